@@ -1,0 +1,12 @@
+// Package providers holds the Backend interface that every snapshot backend
+// implements (specification section 2), the types it speaks, and nothing else.
+//
+// The core (app/snapshots) calls backends only through these types; a backend
+// never imports the core, the store, the web app or the SDK types of another
+// backend. Each backend lives in its own subpackage (providers/local,
+// providers/proxmox) with a compile-time check:
+//
+//	var _ providers.Backend = (*Backend)(nil)
+//
+// The conformance suite every backend passes is in providers/providertest.
+package providers

@@ -1,0 +1,41 @@
+package providers
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors a backend returns, wrapped with its own words. The core decides what
+// each means for a record: ErrUnreachable marks nothing, ErrIncomplete makes a
+// snapshot incomplete, ErrNotFound makes a listing's absence count.
+var (
+	// ErrUnreachable means the backend's host did not answer.
+	ErrUnreachable = errors.New("host does not answer")
+	// ErrNotFound means the guest or snapshot does not exist on the backend.
+	ErrNotFound = errors.New("not found")
+	// ErrIncomplete means part of a snapshot exists.
+	ErrIncomplete = errors.New("snapshot incomplete")
+	// ErrNoRoom means the storage is too full for what was asked.
+	ErrNoRoom = errors.New("no room")
+	// ErrUnsupported means the backend does not offer what was asked.
+	ErrUnsupported = errors.New("not offered by this backend")
+)
+
+// LockedError is returned when a host left the guest locked; its message is
+// the lock and the host's command that clears it (section 6, "A locked guest").
+type LockedError struct {
+	Lock Lock
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("locked (%s): %s", e.Lock.Lock, e.Lock.Fix)
+}
+
+// RefusedError is a refusal in the specification's words. TryAgain is set
+// when it holds only for now (a full storage, a backup's lock).
+type RefusedError struct {
+	Why      string
+	TryAgain bool
+}
+
+func (e *RefusedError) Error() string { return e.Why }
