@@ -1,0 +1,212 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything a boxsnap process is told from outside.
+type Config struct {
+	// DatabaseURL is a PostgreSQL URL; empty means the embedded default: a
+	// private cluster in DataDir.
+	DatabaseURL string
+	// DataDir holds the embedded cluster, the local backend's boxes and
+	// snapshots, and the lock that keeps one serve per folder.
+	DataDir string
+	// Addr is the HTTP listen address.
+	Addr string
+	// BaseURL is the address people reach boxsnap at, used in printed links.
+	// Empty means http://<Addr>.
+	BaseURL string
+	// TLSCert and TLSKey serve HTTPS when both are set; cookies are then
+	// Secure.
+	TLSCert, TLSKey string
+	// Workers runs River's workers in serve; work always runs them.
+	Workers bool
+	// Password is the owner's password; empty means a one-time link sets it.
+	Password string `secret:"true"`
+	// LogFormat is "auto" (text on a terminal, JSON otherwise), "text" or "json".
+	LogFormat string
+	// LogLevel is "debug", "info", "warn" or "error".
+	LogLevel string
+	// ShutdownTimeout bounds how long running jobs may take to finish after
+	// SIGINT or SIGTERM before they are cancelled.
+	ShutdownTimeout time.Duration
+	// Demo seeds demo boxes on the local backend at start (make run).
+	Demo bool
+	// LocalRoot is the local backend's folder; empty means DataDir/local.
+	LocalRoot string
+	// ServerURL and Token are the CLI's: where the server is, and the
+	// owner's personal API token.
+	ServerURL string
+	Token     string `secret:"true"`
+}
+
+// Setting describes one setting for the README and --help.
+type Setting struct {
+	Env, Flag, Default, Usage string
+}
+
+// Settings lists every setting with its environment variable, flag and
+// default; the README's table is made from the same words.
+func Settings() []Setting {
+	return []Setting{
+		{"DATABASE_URL", "database-url", "", "PostgreSQL URL; empty runs a private cluster in the data folder"},
+		{"BOXSNAP_DATA_DIR", "data-dir", "./.data", "data folder: embedded cluster, local boxes and snapshots"},
+		{"BOXSNAP_ADDR", "addr", "127.0.0.1:8080", "HTTP listen address"},
+		{"BOXSNAP_BASE_URL", "base-url", "http://<addr>", "address people reach boxsnap at, for printed links"},
+		{"BOXSNAP_TLS_CERT", "tls-cert", "", "certificate file; with a key, serve HTTPS and mark cookies Secure"},
+		{"BOXSNAP_TLS_KEY", "tls-key", "", "private key file for the certificate"},
+		{"BOXSNAP_WORKERS", "workers", "true", "run River's workers inside serve"},
+		{"BOXSNAP_PASSWORD", "", "", "the owner's password (or BOXSNAP_PASSWORD_FILE); empty: a one-time link sets it"},
+		{"BOXSNAP_LOG_FORMAT", "log-format", "auto", "auto (text on a terminal, JSON otherwise), text or json"},
+		{"BOXSNAP_LOG_LEVEL", "log-level", "info", "debug, info, warn or error"},
+		{"BOXSNAP_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long running jobs may finish after SIGINT/SIGTERM"},
+		{"BOXSNAP_DEMO", "demo", "false", "seed demo boxes on the local backend"},
+		{"BOXSNAP_LOCAL_ROOT", "local-root", "<data-dir>/local", "the local backend's folder"},
+		{"BOXSNAP_SERVER", "server", "http://127.0.0.1:8080", "the CLI's server address"},
+		{"BOXSNAP_TOKEN", "", "", "the CLI's personal API token (or BOXSNAP_TOKEN_FILE)"},
+	}
+}
+
+// Load reads the environment, then the flags in args, which win. getenv is
+// os.Getenv in production and a map in tests.
+func Load(name string, args []string, getenv func(string) string, stderr io.Writer) (Config, *flag.FlagSet, error) {
+	c := Config{}
+	env := func(key, def string) string {
+		if v := getenv(key); v != "" {
+			return v
+		}
+		return def
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty runs a private cluster in the data folder")
+	fs.StringVar(&c.DataDir, "data-dir", env("BOXSNAP_DATA_DIR", "./.data"), "data folder")
+	fs.StringVar(&c.Addr, "addr", env("BOXSNAP_ADDR", "127.0.0.1:8080"), "HTTP listen address")
+	fs.StringVar(&c.BaseURL, "base-url", env("BOXSNAP_BASE_URL", ""), "address people reach boxsnap at")
+	fs.StringVar(&c.TLSCert, "tls-cert", env("BOXSNAP_TLS_CERT", ""), "TLS certificate file")
+	fs.StringVar(&c.TLSKey, "tls-key", env("BOXSNAP_TLS_KEY", ""), "TLS private key file")
+	workers := fs.String("workers", env("BOXSNAP_WORKERS", "true"), "run River's workers inside serve (true/false)")
+	fs.StringVar(&c.LogFormat, "log-format", env("BOXSNAP_LOG_FORMAT", "auto"), "auto, text or json")
+	fs.StringVar(&c.LogLevel, "log-level", env("BOXSNAP_LOG_LEVEL", "info"), "debug, info, warn or error")
+	shutdown := fs.String("shutdown-timeout", env("BOXSNAP_SHUTDOWN_TIMEOUT", "30s"), "how long running jobs may finish after a signal")
+	demo := fs.String("demo", env("BOXSNAP_DEMO", "false"), "seed demo boxes (true/false)")
+	fs.StringVar(&c.LocalRoot, "local-root", env("BOXSNAP_LOCAL_ROOT", ""), "the local backend's folder")
+	fs.StringVar(&c.ServerURL, "server", env("BOXSNAP_SERVER", "http://127.0.0.1:8080"), "the CLI's server address")
+	if err := fs.Parse(args); err != nil {
+		return c, fs, err
+	}
+	var err error
+	var errs []error
+	if c.Workers, err = strconv.ParseBool(*workers); err != nil {
+		errs = append(errs, fmt.Errorf("--workers (BOXSNAP_WORKERS) must be true or false, not %q", *workers))
+	}
+	if c.Demo, err = strconv.ParseBool(*demo); err != nil {
+		errs = append(errs, fmt.Errorf("--demo (BOXSNAP_DEMO) must be true or false, not %q", *demo))
+	}
+	if c.ShutdownTimeout, err = time.ParseDuration(*shutdown); err != nil || c.ShutdownTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-timeout (BOXSNAP_SHUTDOWN_TIMEOUT) must be a duration such as 30s, not %q", *shutdown))
+	}
+	if c.Password, err = secret(getenv, "BOXSNAP_PASSWORD"); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Token, err = secret(getenv, "BOXSNAP_TOKEN"); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, c.validate()...)
+	return c, fs, errors.Join(errs...)
+}
+
+func (c *Config) validate() []error {
+	var errs []error
+	switch c.LogFormat {
+	case "auto", "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("--log-format (BOXSNAP_LOG_FORMAT) must be auto, text or json, not %q", c.LogFormat))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("--log-level (BOXSNAP_LOG_LEVEL) must be debug, info, warn or error, not %q", c.LogLevel))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("--addr (BOXSNAP_ADDR) must be host:port, such as 127.0.0.1:8080, not %q", c.Addr))
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--tls-cert and --tls-key (BOXSNAP_TLS_CERT, BOXSNAP_TLS_KEY) go together: set both or neither"))
+	}
+	if c.DatabaseURL != "" {
+		if _, err := url.Parse(c.DatabaseURL); err != nil && !strings.Contains(c.DatabaseURL, "=") {
+			errs = append(errs, errors.New("DATABASE_URL is not a PostgreSQL URL such as postgres://user@host:5432/db"))
+		}
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir (BOXSNAP_DATA_DIR) cannot be empty"))
+	} else if abs, err := filepath.Abs(c.DataDir); err == nil {
+		c.DataDir = abs
+	}
+	if c.LocalRoot == "" {
+		c.LocalRoot = filepath.Join(c.DataDir, "local")
+	}
+	if c.BaseURL == "" {
+		scheme := "http"
+		if c.TLSCert != "" {
+			scheme = "https"
+		}
+		c.BaseURL = scheme + "://" + c.Addr
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	return errs
+}
+
+// TLS reports whether boxsnap serves HTTPS itself or is reached over it.
+func (c *Config) TLS() bool {
+	return c.TLSCert != "" || strings.HasPrefix(c.BaseURL, "https://")
+}
+
+// secret reads NAME, or the file NAME_FILE names, trimming one trailing
+// newline. Setting both is an error.
+func secret(getenv func(string) string, name string) (string, error) {
+	v, file := getenv(name), getenv(name+"_FILE")
+	if v != "" && file != "" {
+		return "", fmt.Errorf("set %s or %s_FILE, not both", name, name)
+	}
+	if file == "" {
+		return v, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("%s_FILE: cannot read %s: %w", name, file, errors.Unwrap(err))
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+// RedactedDatabaseURL is the database URL without its password, for logs and
+// errors.
+func (c *Config) RedactedDatabaseURL() string {
+	return Redact(c.DatabaseURL)
+}
+
+// Redact removes a password from a PostgreSQL URL or key=value DSN.
+func Redact(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		return u.Redacted()
+	}
+	fields := strings.Fields(dsn)
+	for i, f := range fields {
+		if strings.HasPrefix(f, "password=") {
+			fields[i] = "password=xxxxx"
+		}
+	}
+	return strings.Join(fields, " ")
+}
