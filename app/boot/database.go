@@ -1,0 +1,131 @@
+package boot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/app/pgcluster"
+)
+
+// databaseName is the embedded cluster's database.
+const databaseName = "boxsnap"
+
+// connectTimeout bounds the wait for a database that does not answer.
+const connectTimeout = 10 * time.Second
+
+// Database is an open pool, and the embedded cluster when boxsnap started
+// one.
+type Database struct {
+	Pool    *pgxpool.Pool
+	cluster *pgcluster.Cluster
+	logger  *slog.Logger
+}
+
+// Problem is an error of one line that names the problem and its fix.
+type Problem struct {
+	What, Fix string
+	Err       error
+}
+
+func (p *Problem) Error() string {
+	if p.Fix == "" {
+		return p.What
+	}
+	return p.What + ": " + p.Fix
+}
+
+func (p *Problem) Unwrap() error { return p.Err }
+
+// OpenDatabase opens DATABASE_URL, or starts the embedded cluster in the data
+// folder when it is empty.
+func OpenDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Database, error) {
+	db := &Database{logger: logger}
+	dsn := cfg.DatabaseURL
+	if dsn == "" {
+		if err := checkWritable(cfg.DataDir); err != nil {
+			return nil, err
+		}
+		c, err := pgcluster.Start(ctx, pgcluster.Options{DataDir: filepath.Join(cfg.DataDir, "postgres"), Logger: logger})
+		if err != nil {
+			return nil, err
+		}
+		db.cluster = c
+		if err := c.EnsureDatabase(ctx, databaseName); err != nil {
+			db.Close(ctx)
+			return nil, fmt.Errorf("embedded database: %w", err)
+		}
+		dsn = c.DSN(databaseName)
+	}
+	pcfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		db.Close(ctx)
+		return nil, &Problem{What: "DATABASE_URL is not a PostgreSQL URL", Fix: "use a URL such as postgres://user@host:5432/boxsnap, or unset it to use the embedded default"}
+	}
+	pcfg.ConnConfig.ConnectTimeout = connectTimeout
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err == nil {
+		pctx, cancel := context.WithTimeout(ctx, connectTimeout)
+		err = pool.Ping(pctx)
+		cancel()
+		if err != nil {
+			pool.Close()
+		}
+	}
+	if err != nil {
+		db.Close(ctx)
+		if cfg.DatabaseURL != "" {
+			return nil, &Problem{What: fmt.Sprintf("the database at %s does not answer (%s)", config.Redact(cfg.DatabaseURL), shortErr(err)),
+				Fix: "check that it runs and the URL is right, or unset DATABASE_URL to use the embedded default", Err: err}
+		}
+		return nil, fmt.Errorf("embedded database: %w", err)
+	}
+	db.Pool = pool
+	return db, nil
+}
+
+// Close closes the pool and stops the embedded cluster if boxsnap started it.
+func (db *Database) Close(ctx context.Context) {
+	if db.Pool != nil {
+		db.Pool.Close()
+	}
+	if db.cluster != nil {
+		if err := db.cluster.Stop(ctx); err != nil {
+			db.logger.Error("stop the embedded database", "err", err)
+		}
+		db.cluster = nil
+	}
+}
+
+func checkWritable(dir string) error {
+	fix := "choose a folder you can write with --data-dir or BOXSNAP_DATA_DIR"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &Problem{What: fmt.Sprintf("the data folder %s cannot be made (%s)", dir, shortErr(err)), Fix: fix, Err: err}
+	}
+	f, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return &Problem{What: fmt.Sprintf("the data folder %s cannot be written (%s)", dir, shortErr(err)), Fix: fix, Err: err}
+	}
+	name := f.Name()
+	_ = f.Close()
+	_ = os.Remove(name)
+	return nil
+}
+
+// shortErr is an error's innermost words, without Go's wrapping.
+func shortErr(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}

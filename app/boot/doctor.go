@@ -1,0 +1,66 @@
+package boot
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/app/doctor"
+	"github.com/boxsnap/boxsnap/app/store"
+)
+
+// Doctor checks the database, the migrations and each configured backend,
+// prints each result, and reports whether all passed.
+func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Writer) bool {
+	var db *Database
+	databaseCheck := func(ctx context.Context) []doctor.Result {
+		where := "the embedded database in " + cfg.DataDir
+		if cfg.DatabaseURL != "" {
+			where = "the database at " + config.Redact(cfg.DatabaseURL)
+		}
+		d, err := OpenDatabase(ctx, cfg, logger)
+		if err != nil {
+			r := doctor.Result{Name: "database", Detail: where + ": " + err.Error()}
+			if p, ok := err.(*Problem); ok {
+				r.Detail, r.Fix = p.What, p.Fix
+			}
+			return []doctor.Result{r}
+		}
+		db = d
+		var version string
+		_ = d.Pool.QueryRow(ctx, "SHOW server_version").Scan(&version)
+		return []doctor.Result{{Name: "database", OK: true, Detail: fmt.Sprintf("%s answers (PostgreSQL %s)", where, version)}}
+	}
+	migrationsCheck := func(ctx context.Context) []doctor.Result {
+		if db == nil {
+			return []doctor.Result{{Name: "migrations", Detail: "not checked: no database", Fix: "fix the database first"}}
+		}
+		st, err := store.Status(ctx, db.Pool)
+		if err != nil {
+			return []doctor.Result{{Name: "migrations", Detail: err.Error(), Fix: "run boxsnap migrate"}}
+		}
+		if st.AppPending > 0 || st.RiverPending > 0 {
+			return []doctor.Result{{Name: "migrations", Detail: fmt.Sprintf("%d of the app's and %d of River's are not applied", st.AppPending, st.RiverPending),
+				Fix: "run boxsnap migrate (serve and work apply them at start too)"}}
+		}
+		return []doctor.Result{{Name: "migrations", OK: true, Detail: fmt.Sprintf("%d applied, none pending", st.AppApplied)}}
+	}
+	localCheck := func(ctx context.Context) []doctor.Result {
+		if err := os.MkdirAll(cfg.LocalRoot, 0o755); err != nil {
+			return []doctor.Result{{Name: "backend local", Detail: fmt.Sprintf("%s cannot be made: %s", cfg.LocalRoot, shortErr(err)),
+				Fix: "choose a folder you can write with --local-root or BOXSNAP_LOCAL_ROOT"}}
+		}
+		if err := checkWritable(cfg.LocalRoot); err != nil {
+			return []doctor.Result{{Name: "backend local", Detail: err.Error(), Fix: "choose a folder you can write with --local-root or BOXSNAP_LOCAL_ROOT"}}
+		}
+		return []doctor.Result{{Name: "backend local", OK: true, Detail: "boxes and snapshots in " + cfg.LocalRoot}}
+	}
+	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, localCheck)
+	if db != nil {
+		db.Close(context.WithoutCancel(ctx))
+	}
+	return ok
+}

@@ -1,0 +1,207 @@
+package boot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"riverqueue.com/riverui"
+
+	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/web"
+	"github.com/boxsnap/boxsnap/jobs"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// httpShutdownTimeout bounds how long in-flight HTTP requests may take after
+// a signal; running jobs have the configured ShutdownTimeout.
+const httpShutdownTimeout = 10 * time.Second
+
+// Options are what tests change about a process.
+type Options struct {
+	// ExtraWorkers registers more River workers (tests).
+	ExtraWorkers func(*river.Workers)
+	// Ready is called once the process serves, with its URL (tests).
+	Ready func(url string, client *river.Client[pgx.Tx])
+}
+
+// Serve runs the web app, the JSON API and (unless cfg.Workers is false)
+// River's workers until ctx ends, then stops them in order.
+func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, opts Options) error {
+	// Take the port first: a port in use fails before anything is made.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return &Problem{What: fmt.Sprintf("port %s is in use by another program", cfg.Addr), Fix: "stop it, or choose another address with --addr or BOXSNAP_ADDR"}
+		}
+		return &Problem{What: fmt.Sprintf("cannot listen on %s (%s)", cfg.Addr, shortErr(err)), Fix: "choose another address with --addr or BOXSNAP_ADDR", Err: err}
+	}
+	defer ln.Close()
+	return run(ctx, cfg, logger, stdout, opts, ln)
+}
+
+// Work runs River's workers alone until ctx ends.
+func Work(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Options) error {
+	cfg.Workers = true
+	return run(ctx, cfg, logger, io.Discard, opts, nil)
+}
+
+// Migrate applies every migration and exits.
+func Migrate(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	db, err := OpenDatabase(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close(context.WithoutCancel(ctx))
+	if err := store.Migrate(ctx, db.Pool, logger); err != nil {
+		return err
+	}
+	logger.Info("migrations are up to date")
+	return nil
+}
+
+func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, opts Options, ln net.Listener) error {
+	started := time.Now()
+	db, err := OpenDatabase(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	// The database stops last, after the jobs, whatever happens below.
+	defer db.Close(context.WithoutCancel(ctx))
+
+	if err := store.Migrate(ctx, db.Pool, logger); err != nil {
+		return err
+	}
+	st, err := store.New(db.Pool, auth.Queries...)
+	if err != nil {
+		return err
+	}
+	authSvc := auth.New(st, logger)
+	install, err := authSvc.InstallID(ctx)
+	if err != nil {
+		return err
+	}
+
+	client, err := jobs.NewClient(db.Pool, jobs.ClientOptions{
+		Work: cfg.Workers, Logger: logger, Extra: opts.ExtraWorkers,
+		Deps: jobs.Deps{Auth: authSvc, Logger: logger},
+	})
+	if err != nil {
+		return err
+	}
+	if cfg.Workers {
+		// Jobs run on their own context: a signal stops new work through
+		// Stop below, and running jobs get ShutdownTimeout to finish.
+		if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+			return fmt.Errorf("start River: %w", err)
+		}
+	}
+	stopJobs := func() {
+		if !cfg.Workers {
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+		defer cancel()
+		logger.Info("stopping River: running jobs may finish", "within", cfg.ShutdownTimeout)
+		if err := client.Stop(sctx); err != nil {
+			logger.Warn("running jobs did not finish in time; cancelling them", "err", err)
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = client.StopAndCancel(cctx)
+		}
+	}
+
+	if ln == nil { // work
+		logger.Info("boxsnap work is running", "took", time.Since(started).Round(time.Millisecond))
+		if opts.Ready != nil {
+			opts.Ready("", client)
+		}
+		<-ctx.Done()
+		logger.Info("signal received: stopping")
+		stopJobs()
+		return nil
+	}
+
+	setupToken, err := authSvc.Bootstrap(ctx, cfg.Password)
+	if err != nil {
+		return err
+	}
+	vw, err := views.New()
+	if err != nil {
+		return err
+	}
+	jobsUI, err := riverui.NewHandler(&riverui.HandlerOpts{
+		Endpoints: riverui.NewEndpoints(client, nil),
+		Logger:    logger,
+		Prefix:    "/jobs",
+	})
+	if err != nil {
+		return fmt.Errorf("job dashboard: %w", err)
+	}
+	uiCtx, stopUI := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopUI()
+	if err := jobsUI.Start(uiCtx); err != nil {
+		return fmt.Errorf("job dashboard: %w", err)
+	}
+	srv, err := web.New(web.Options{Auth: authSvc, Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	if err != nil {
+		return err
+	}
+	httpSrv := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() {
+		if cfg.TLSCert != "" {
+			served <- httpSrv.ServeTLS(ln, cfg.TLSCert, cfg.TLSKey)
+		} else {
+			served <- httpSrv.Serve(ln)
+		}
+	}()
+
+	url := cfg.BaseURL
+	logger.Info("boxsnap is serving", "url", url, "workers", cfg.Workers, "took", time.Since(started).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "boxsnap is running at %s\n", url)
+	switch {
+	case setupToken != "":
+		fmt.Fprintf(stdout, "Set the owner's password: open %s/setup/%s (it works once, within %s).\n", url, setupToken, auth.SetupLinkLifetime)
+	case cfg.Password != "":
+		fmt.Fprintln(stdout, "Sign in with the password in BOXSNAP_PASSWORD.")
+	default:
+		fmt.Fprintln(stdout, "Sign in with the owner's password.")
+	}
+	if opts.Ready != nil {
+		opts.Ready(url, client)
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		logger.Info("signal received: stopping")
+	case serveErr = <-served:
+		logger.Error("the web server stopped", "err", serveErr)
+	}
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownTimeout)
+	if err := httpSrv.Shutdown(hctx); err != nil {
+		logger.Warn("HTTP requests did not finish in time", "err", err)
+	}
+	cancel()
+	stopJobs()
+	stopUI()
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("web server: %w", serveErr)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package web
+
+import (
+	"io/fs"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/boxsnap/boxsnap/static"
+)
+
+// Handler is the whole web surface: pages, static files, /jobs and /api/v1.
+// Every route reads in this one table.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, s.logRequests, middleware.Recoverer, securityHeaders)
+
+	staticFS, _ := fs.Sub(static.Files, ".")
+	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
+	r.Get("/healthz", health)
+
+	// Pages anyone may reach.
+	r.Group(func(r chi.Router) {
+		r.Use(s.session)
+		r.Get("/signin", s.showSignIn)
+		r.Post("/signin", s.signIn)
+		r.Get("/setup/{token}", s.showSetup)
+		r.Post("/setup/{token}", s.setup)
+	})
+
+	// Pages for the signed-in owner.
+	r.Group(func(r chi.Router) {
+		r.Use(s.session, s.requireOwner)
+		r.Get("/", s.showHome)
+		r.Post("/signout", s.signOut)
+		r.Get("/settings/tokens", s.showTokens)
+		r.Post("/settings/tokens", s.createToken)
+		r.Post("/settings/tokens/{id}/revoke", s.revokeToken)
+		r.Handle("/jobs", http.RedirectHandler("/jobs/", http.StatusMovedPermanently))
+		r.Mount("/jobs/", s.jobsUI())
+	})
+
+	if s.opts.API != nil {
+		r.Mount("/api/v1", s.opts.API)
+	}
+
+	// The cross-origin protection wraps everything: a state-changing request
+	// from another origin is refused before any handler runs.
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Refused: this request came from another site.", http.StatusForbidden)
+	}))
+	return cop.Handler(r)
+}
+
+func health(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+func (s *Server) jobsUI() http.Handler {
+	if s.opts.JobsUI == nil {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "The job dashboard is not running in this process.", http.StatusServiceUnavailable)
+		})
+	}
+	return s.opts.JobsUI
+}

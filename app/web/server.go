@@ -1,0 +1,86 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// Options are what the web server needs.
+type Options struct {
+	Auth   *auth.Service
+	Views  *views.Views
+	Logger *slog.Logger
+	// SecureCookies marks cookies Secure (served over TLS).
+	SecureCookies bool
+	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil
+	// answers 503 there.
+	JobsUI http.Handler
+	// API serves /api/v1 (agent tools and REST); nil answers 404 there.
+	API http.Handler
+	// Install is this install's ID, shown on the home page.
+	Install string
+}
+
+// Server is boxsnap's web app.
+type Server struct {
+	opts Options
+}
+
+// New makes the web server.
+func New(opts Options) (*Server, error) {
+	if opts.Auth == nil || opts.Views == nil || opts.Logger == nil {
+		return nil, errors.New("web: Auth, Views and Logger are required")
+	}
+	return &Server{opts: opts}, nil
+}
+
+// sessionCookie is the name of the session cookie.
+const sessionCookie = "boxsnap_session"
+
+type ctxKey int
+
+const signedInKey ctxKey = iota
+
+func signedIn(ctx context.Context) bool {
+	v, _ := ctx.Value(signedInKey).(bool)
+	return v
+}
+
+func (s *Server) setSessionCookie(w http.ResponseWriter, token string) {
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, Secure: s.opts.SecureCookies,
+		SameSite: http.SameSiteLaxMode, MaxAge: int(auth.SessionLifetime.Seconds()),
+	})
+}
+
+func (s *Server) clearSessionCookie(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
+		Secure: s.opts.SecureCookies, SameSite: http.SameSiteLaxMode, MaxAge: -1})
+}
+
+// render writes a page, and on a template error logs it and answers a plain
+// 500.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	if err := s.opts.Views.Render(w, r, status, name, data); err != nil {
+		s.logger(r).Error("render", "page", name, "err", err)
+		http.Error(w, "Something went wrong showing this page.", http.StatusInternalServerError)
+	}
+}
+
+type errorPage struct {
+	Page           views.Page
+	Title, Message string
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	s.logger(r).Error("request failed", "err", err)
+	s.render(w, r, http.StatusInternalServerError, "error", errorPage{
+		Page: views.Page{SignedIn: signedIn(r.Context())}, Title: "Something went wrong",
+		Message: "boxsnap could not do that. The error is in its log, with this request's ID.",
+	})
+}

@@ -1,0 +1,53 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+type tokensPage struct {
+	Page              views.Page
+	Tokens            []auth.APIToken
+	NewToken, NewName string
+	Error             string
+}
+
+func (s *Server) tokensPage(r *http.Request, w http.ResponseWriter, status int, p tokensPage) {
+	list, err := s.opts.Auth.ListAPITokens(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p.Page = views.Page{Title: "API tokens", SignedIn: true, Nav: "tokens"}
+	p.Tokens = list
+	// A page that shows a secret once must not be cached.
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, status, "tokens", p)
+}
+
+func (s *Server) showTokens(w http.ResponseWriter, r *http.Request) {
+	s.tokensPage(r, w, http.StatusOK, tokensPage{})
+}
+
+// createToken makes a personal API token and shows it once.
+func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
+	name := r.PostFormValue("name")
+	_, token, err := s.opts.Auth.CreateAPIToken(r.Context(), name)
+	if err != nil {
+		s.tokensPage(r, w, http.StatusUnprocessableEntity, tokensPage{Error: err.Error()})
+		return
+	}
+	s.tokensPage(r, w, http.StatusOK, tokensPage{NewToken: token, NewName: name})
+}
+
+func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) {
+	if err := s.opts.Auth.RevokeAPIToken(r.Context(), chi.URLParam(r, "id")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/settings/tokens", http.StatusSeeOther)
+}

@@ -1,0 +1,11 @@
+// Package static holds boxsnap's CSS, icons and the vendored htmx (4.0.1,
+// from npm's htmx.org, dist/htmx.min.js), served from /static. No CDN, no
+// build step. It imports nothing of boxsnap.
+package static
+
+import "embed"
+
+// Files are the static files, served under /static/.
+//
+//go:embed css js
+var Files embed.FS
