@@ -1,0 +1,423 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// The box's own folder of boxsnap's files, inside the box (section 9).
+const (
+	markerDir    = ".boxsnap"
+	identityFile = ".boxsnap/identity" // the identity marker
+	accessFile   = ".boxsnap/env"      // the box's access file
+)
+
+// identity is what the identity marker holds.
+type identity struct {
+	Box          string `json:"box"`
+	ResetVersion int    `json:"resetVersion"`
+}
+
+// boxState is the small state file kept per box, outside its folder, so that
+// a restart of boxsnap knows which boxes ran and what the last take was.
+type boxState struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Command string `json:"command,omitempty"`
+	// Running is set by Start and cleared by Stop: what the box should be.
+	Running bool `json:"running"`
+	// Last is the snapshot most recently taken of the box: its manifest's
+	// stat cache makes the next take read only what changed.
+	Last string `json:"last,omitempty"`
+	// Parent is the snapshot the box's files descend from now: the last take,
+	// or the target of the last restore. A take records it as its parent.
+	Parent string `json:"parent,omitempty"`
+	// ForkedFrom is the snapshot a fork was made from.
+	ForkedFrom string `json:"forkedFrom,omitempty"`
+}
+
+// proc is a box's running process group.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func (b *Backend) readState(box string) (boxState, error) {
+	var st boxState
+	data, err := os.ReadFile(b.stateFile(box))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return boxState{ID: box}, nil
+		}
+		return st, fmt.Errorf("read box %s's state: %w", box, err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return st, fmt.Errorf("read box %s's state: %w", box, err)
+	}
+	return st, nil
+}
+
+func (b *Backend) writeState(st boxState) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(b.stateFile(st.ID), data, 0o600)
+}
+
+// updateState reads, changes and writes a box's state under the backend's lock.
+func (b *Backend) updateState(box string, change func(*boxState)) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, err := b.readState(box)
+	if err != nil {
+		return err
+	}
+	change(&st)
+	return b.writeState(st)
+}
+
+// existingBox checks a guest's folder is there, wrapping ErrNotFound if not.
+func (b *Backend) existingBox(guest providers.Guest) (string, error) {
+	if err := checkID("box", guest.Ref); err != nil {
+		return "", err
+	}
+	dir := b.boxDir(guest.Ref)
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("box %s: its folder %s does not exist: %w", guest.Ref, dir, providers.ErrNotFound)
+		}
+		return "", fmt.Errorf("box %s: %w", guest.Ref, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("box %s: %s is not a folder: %w", guest.Ref, dir, providers.ErrNotFound)
+	}
+	return dir, nil
+}
+
+func (b *Backend) guestOf(box, kind string) providers.Guest {
+	return providers.Guest{Backend: b.id, Kind: kind, Host: b.host, Ref: box, Generation: 1}
+}
+
+// writeIdentity writes the identity marker naming box, as boxsnap does when a
+// box is first ready and after a fork's reset (section 9).
+func writeIdentity(dir, box string) error {
+	if err := os.MkdirAll(filepath.Join(dir, markerDir), 0o700); err != nil {
+		return fmt.Errorf("write the identity marker: %w", err)
+	}
+	data, _ := json.Marshal(identity{Box: box, ResetVersion: IdentityResetVersion})
+	return writeFileAtomic(filepath.Join(dir, identityFile), data, 0o600)
+}
+
+// readResetVersion reads the identity reset's version in the box's marker,
+// or 0 when it is missing or unreadable (not fork-safe).
+func readResetVersion(dir string) int {
+	data, err := os.ReadFile(filepath.Join(dir, identityFile))
+	if err != nil {
+		return 0
+	}
+	var id identity
+	if json.Unmarshal(data, &id) != nil || id.ResetVersion < 0 {
+		return 0
+	}
+	return id.ResetVersion
+}
+
+// Acquire makes a box's folder, empty or as a copy of a template folder, and
+// writes its identity marker. spec.Adopt adopts a folder already under the
+// backend's boxes folder instead.
+func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (providers.Guest, error) {
+	box := spec.Box.ID
+	if spec.Adopt != "" {
+		box = spec.Adopt
+	}
+	if err := checkID("box", box); err != nil {
+		return providers.Guest{}, err
+	}
+	dir := b.boxDir(box)
+	if spec.Adopt != "" {
+		if _, err := b.existingBox(providers.Guest{Ref: box}); err != nil {
+			return providers.Guest{}, fmt.Errorf("adopt box folder: %w", err)
+		}
+	} else {
+		if _, err := os.Lstat(dir); err == nil {
+			return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("A box folder named %s already exists", box)}
+		}
+		if spec.Template != "" {
+			src := spec.Template
+			if !filepath.IsAbs(src) {
+				if b.tmpl == "" {
+					return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("Template %q is not a full path and no templates folder is set", src)}
+				}
+				src = filepath.Join(b.tmpl, src)
+			}
+			if err := b.copyTree(ctx, src, dir); err != nil {
+				_ = os.RemoveAll(dir)
+				return providers.Guest{}, fmt.Errorf("make box %s from template %s: %w", box, src, err)
+			}
+		} else if err := os.Mkdir(dir, 0o755); err != nil {
+			return providers.Guest{}, fmt.Errorf("make box %s: %w", box, err)
+		}
+	}
+	if err := writeIdentity(dir, box); err != nil {
+		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
+	}
+	st := boxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command}
+	b.mu.Lock()
+	err := b.writeState(st)
+	b.mu.Unlock()
+	if err != nil {
+		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
+	}
+	return b.guestOf(box, spec.Box.Kind), nil
+}
+
+// Release stops the box's process and deletes its folder and state. Its
+// snapshots stay: the core deletes the ones it does not keep first.
+func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
+	if err := checkID("box", guest.Ref); err != nil {
+		return err
+	}
+	if err := b.Stop(ctx, guest); err != nil && !errors.Is(err, providers.ErrNotFound) {
+		return fmt.Errorf("release box %s: %w", guest.Ref, err)
+	}
+	if err := os.RemoveAll(b.boxDir(guest.Ref)); err != nil {
+		return fmt.Errorf("release box %s: %w", guest.Ref, err)
+	}
+	if err := os.Remove(b.stateFile(guest.Ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("release box %s: %w", guest.Ref, err)
+	}
+	return nil
+}
+
+// Start runs the box's command, if it has one, in its folder in a process
+// group of its own, and marks the box running.
+func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
+	dir, err := b.existingBox(guest)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, err := b.readState(guest.Ref)
+	if err != nil {
+		return err
+	}
+	if p := b.procs[guest.Ref]; p != nil && !p.exited() {
+		return nil
+	}
+	if st.Command != "" {
+		if err := b.startLocked(dir, guest.Ref, st.Command); err != nil {
+			return fmt.Errorf("start box %s: %w", guest.Ref, err)
+		}
+	}
+	st.Running = true
+	return b.writeState(st)
+}
+
+func (b *Backend) startLocked(dir, box, command string) error {
+	logf, err := os.OpenFile(b.path(dirState, box+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	// The process outlives the call's context: it is stopped by Stop only.
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return err
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	b.procs[box] = p
+	return nil
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop ends the box's process group: SIGTERM, then SIGKILL after the bound
+// (Config.StopTimeout), and marks the box stopped.
+func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
+	if err := checkID("box", guest.Ref); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	p := b.procs[guest.Ref]
+	delete(b.procs, guest.Ref)
+	b.mu.Unlock()
+	if p != nil && !p.exited() {
+		pgid := p.cmd.Process.Pid
+		// A paused group must be resumed to act on SIGTERM.
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		_ = syscall.Kill(-pgid, syscall.SIGCONT)
+		timer := time.NewTimer(b.stopTO)
+		select {
+		case <-p.done:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		timer.Stop()
+		// Whatever is left of the group, the leader included, is killed.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
+	if _, err := os.Stat(b.stateFile(guest.Ref)); err != nil {
+		return nil
+	}
+	return b.updateState(guest.Ref, func(st *boxState) { st.Running = false })
+}
+
+// Status reads whether the box's folder exists, whether it runs, and its size.
+func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.GuestStatus, error) {
+	dir, err := b.existingBox(guest)
+	if err != nil {
+		if errors.Is(err, providers.ErrNotFound) {
+			return providers.GuestStatus{Exists: false}, nil
+		}
+		return providers.GuestStatus{}, err
+	}
+	running, err := b.running(guest.Ref)
+	if err != nil {
+		return providers.GuestStatus{}, err
+	}
+	sz, err := treeSize(ctx, dir)
+	if err != nil {
+		return providers.GuestStatus{}, fmt.Errorf("box %s's size: %w", guest.Ref, err)
+	}
+	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}}, nil
+}
+
+// running says whether the box runs: its process is alive, or, for a box with
+// no command, it was started and not stopped.
+func (b *Backend) running(box string) (bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, err := b.readState(box)
+	if err != nil {
+		return false, err
+	}
+	if st.Command == "" {
+		return st.Running, nil
+	}
+	p := b.procs[box]
+	return p != nil && !p.exited(), nil
+}
+
+// RestartRunning starts again the processes of boxes marked running whose
+// process is not running, as after a restart of boxsnap (a box's process is
+// boxsnap's child and ends with it). It answers the boxes it started.
+func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
+	files, err := os.ReadDir(b.path(dirState))
+	if err != nil {
+		return nil, fmt.Errorf("restart running boxes: %w", err)
+	}
+	var started []string
+	for _, f := range files {
+		box, ok := strings.CutSuffix(f.Name(), ".json")
+		if !ok || checkID("box", box) != nil {
+			continue
+		}
+		st, err := b.readState(box)
+		if err != nil || !st.Running || st.Command == "" {
+			continue
+		}
+		if run, _ := b.running(box); run {
+			continue
+		}
+		if err := b.Start(ctx, b.guestOf(box, st.Kind)); err != nil {
+			return started, err
+		}
+		started = append(started, box)
+	}
+	return started, nil
+}
+
+// pauseWait bounds the wait for a paused process group to show it stopped.
+const pauseWait = time.Second
+
+// pause stops the box's process group with SIGSTOP, if it runs, and returns
+// the function that resumes it with SIGCONT; the caller always calls it.
+func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
+	b.mu.Lock()
+	p := b.procs[box]
+	b.mu.Unlock()
+	if p == nil || p.exited() {
+		return func() time.Duration { return 0 }, false
+	}
+	pgid := p.cmd.Process.Pid
+	start := time.Now()
+	if err := syscall.Kill(-pgid, syscall.SIGSTOP); err != nil {
+		return func() time.Duration { return 0 }, false
+	}
+	// The signal is delivered asynchronously: wait until the leader shows
+	// stopped, so that nothing it does lands in the snapshot.
+	deadline := time.Now().Add(pauseWait)
+	for time.Now().Before(deadline) && !stopped(pgid) && !p.exited() {
+		time.Sleep(100 * time.Microsecond)
+	}
+	return func() time.Duration {
+		_ = syscall.Kill(-pgid, syscall.SIGCONT)
+		return time.Since(start)
+	}, true
+}
+
+// stopped reads /proc to say whether a process is in the stopped state.
+func stopped(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 || i+2 >= len(data) {
+		return false
+	}
+	s := data[i+2]
+	return s == 'T' || s == 't'
+}
+
+// treeSize adds up the sizes of the regular files under dir.
+func treeSize(ctx context.Context, dir string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				total += fi.Size()
+			}
+		}
+		return ctx.Err()
+	})
+	return total, err
+}

@@ -1,0 +1,264 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// textSniff is how much of a file is looked at to say it is text.
+const textSniff = 8000
+
+// ListFiles lists one folder of a snapshot, read from its manifest.
+func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return nil, fmt.Errorf("browse: %w", err)
+	}
+	rel, err := safeRel(dir)
+	if err != nil {
+		return nil, err
+	}
+	idx := m.byPath()
+	e, err := walkManifest(idx, rel)
+	if err != nil {
+		return nil, err
+	}
+	if e.Type != typeDir {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a folder", rel)}
+	}
+	var out []providers.FileEntry
+	for i := range m.Entries {
+		c := &m.Entries[i]
+		if c.Path == "." || parentOf(c.Path) != rel {
+			continue
+		}
+		out = append(out, fileEntry(c))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// ReadFile writes one file of a snapshot, of at most providers.MaxReadBytes,
+// to w, after checking its content against its hash.
+func (b *Backend) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return providers.FileEntry{}, fmt.Errorf("download: %w", err)
+	}
+	data, e, err := b.snapshotFile(m, p, providers.MaxReadBytes)
+	if err != nil {
+		return providers.FileEntry{}, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return providers.FileEntry{}, fmt.Errorf("download %s: %w", e.Path, err)
+	}
+	return fileEntry(e), nil
+}
+
+// DiffFile compares one text file of the snapshot with the same path in
+// another snapshot, or in the box's folder now (against nil).
+func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return "", fmt.Errorf("compare: %w", err)
+	}
+	rel, err := safeRel(p)
+	if err != nil {
+		return "", err
+	}
+	old, _, err := b.snapshotFile(m, rel, providers.MaxDiffBytes)
+	if err != nil && !errors.Is(err, providers.ErrNotFound) {
+		return "", err
+	}
+	oldName := "a/" + rel
+	if errors.Is(err, providers.ErrNotFound) {
+		old, oldName = nil, "/dev/null"
+	}
+	var cur []byte
+	newName := "b/" + rel
+	if against != nil {
+		am, err := b.loadUsable(*against)
+		if err != nil {
+			return "", fmt.Errorf("compare: %w", err)
+		}
+		cur, _, err = b.snapshotFile(am, rel, providers.MaxDiffBytes)
+		if errors.Is(err, providers.ErrNotFound) {
+			cur, newName = nil, "/dev/null"
+		} else if err != nil {
+			return "", err
+		}
+	} else {
+		cur, err = b.boxFile(m.Guest, rel)
+		if errors.Is(err, providers.ErrNotFound) {
+			cur, newName = nil, "/dev/null"
+		} else if err != nil {
+			return "", err
+		}
+	}
+	if oldName == "/dev/null" && newName == "/dev/null" {
+		return "", fmt.Errorf("compare %s: on neither side: %w", rel, providers.ErrNotFound)
+	}
+	for _, side := range [][]byte{old, cur} {
+		if !isText(side) {
+			return "", &providers.RefusedError{Why: fmt.Sprintf("%s is not text, so it cannot be compared: download it instead", rel)}
+		}
+	}
+	return unifiedDiff(oldName, newName, string(old), string(cur)), nil
+}
+
+// safeRel cleans a caller's path and refuses one that climbs with "..".
+func safeRel(p string) (string, error) {
+	rel, ok := cleanRel(p)
+	if !ok {
+		return "", &providers.RefusedError{Why: fmt.Sprintf("The path %q climbs out of the box with ..; paths are relative to the box's folder", p)}
+	}
+	return rel, nil
+}
+
+// walkManifest finds rel in a manifest, refusing a path through a link.
+func walkManifest(idx map[string]*entry, rel string) (*entry, error) {
+	if rel == "." {
+		if e := idx["."]; e != nil {
+			return e, nil
+		}
+		return nil, fmt.Errorf("the snapshot's top folder: %w", providers.ErrNotFound)
+	}
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		e := idx[strings.Join(parts[:i], "/")]
+		if e == nil {
+			return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
+		}
+		if e.Type == typeLink {
+			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link (%s), which is never followed", rel, e.Path)}
+		}
+		if e.Type != typeDir {
+			return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
+		}
+	}
+	e := idx[rel]
+	if e == nil {
+		return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
+	}
+	return e, nil
+}
+
+// snapshotFile reads a regular file of a snapshot, of at most limit bytes,
+// checked against its hash.
+func (b *Backend) snapshotFile(m *manifest, p string, limit int64) ([]byte, *entry, error) {
+	rel, err := safeRel(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := walkManifest(m.byPath(), rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch e.Type {
+	case typeFile:
+	case typeLink:
+		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
+	default:
+		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
+	}
+	if e.Size > limit {
+		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is %d bytes, more than the %d this allows: restore the snapshot or fork it instead", rel, e.Size, limit)}
+	}
+	data, err := os.ReadFile(b.contentPath(e.Hash))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
+	}
+	if sum := sha256Hex(data); sum != e.Hash {
+		b.markDamaged(m.ID, fmt.Sprintf("Its content is damaged on disk: %s does not match its hash", rel))
+		return nil, nil, fmt.Errorf("read %s: %w: %w", rel, errDamaged, providers.ErrIncomplete)
+	}
+	return data, e, nil
+}
+
+// boxFile reads a file of the box's folder now, through no link, of at most
+// providers.MaxDiffBytes.
+func (b *Backend) boxFile(guest providers.Guest, rel string) ([]byte, error) {
+	dir, err := b.existingBox(guest)
+	if err != nil {
+		return nil, err
+	}
+	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open box %s: %w", guest.Ref, err)
+	}
+	defer unix.Close(dfd)
+	fd, err := unix.Openat2(dfd, rel, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS,
+	})
+	if err != nil {
+		switch {
+		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
+			return nil, fmt.Errorf("%s in box %s now: %w", rel, guest.Ref, providers.ErrNotFound)
+		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.EXDEV):
+			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link in the box now, which is never followed", rel)}
+		}
+		return nil, fmt.Errorf("open %s in box %s: %w", rel, guest.Ref, err)
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is not a file", rel)}
+	}
+	if fi.Size() > providers.MaxDiffBytes {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %d bytes, more than the %d a comparison allows", rel, fi.Size(), providers.MaxDiffBytes)}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, providers.MaxDiffBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > providers.MaxDiffBytes {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now grew past the %d bytes a comparison allows", rel, providers.MaxDiffBytes)}
+	}
+	return data, nil
+}
+
+func isText(data []byte) bool {
+	sniff := data
+	if len(sniff) > textSniff {
+		sniff = sniff[:textSniff]
+	}
+	return bytes.IndexByte(sniff, 0) < 0 && utf8.Valid(data)
+}
+
+func parentOf(rel string) string {
+	d := path.Dir(rel)
+	return d
+}
+
+func fileEntry(e *entry) providers.FileEntry {
+	t := map[string]string{typeFile: "file", typeDir: "dir", typeLink: "link"}[e.Type]
+	if t == "" {
+		t = "other"
+	}
+	return providers.FileEntry{
+		Path:    e.Path,
+		Type:    t,
+		Mode:    uint32(e.fileMode()),
+		Size:    e.Size,
+		ModTime: time.Unix(0, e.MTime).UTC(),
+		Target:  e.Target,
+	}
+}

@@ -1,0 +1,243 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// collectTimeout bounds the clean-up after a failed take, which runs even
+// when the take's own context has ended.
+const collectTimeout = 2 * time.Minute
+
+// The steps of a delete, in order; a delete cut short between two leaves the
+// snapshot incomplete, and a second delete finishes it.
+const (
+	deleteMark     = "mark"     // write the deleting marker
+	deleteManifest = "manifest" // remove the manifest, so its content is no longer used
+	deleteSweep    = "sweep"    // free the content no other snapshot uses
+	deleteFolder   = "folder"   // remove the snapshot's folder and label
+)
+
+// DeleteSnapshot deletes one snapshot and frees the content no other snapshot
+// uses. It waits for takes running now to publish first (the store lock), so
+// it never frees content a take is about to name. Deleting a snapshot that is
+// already gone succeeds.
+func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
+	id := snapID(ref)
+	if err := checkID("snapshot", id); err != nil {
+		return err
+	}
+	dir := b.snapDir(id)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	stopped := func(step string, err error) error {
+		return fmt.Errorf("delete snapshot %s stopped at its %s step: %w (%w)", id, step, providers.ErrIncomplete, err)
+	}
+	step := func(name string) error {
+		if b.hooks.deleteStep != nil {
+			if err := b.hooks.deleteStep(name); err != nil {
+				return stopped(name, err)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return stopped(name, err)
+		}
+		return nil
+	}
+	if err := step(deleteMark); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, fileDeleting), []byte("delete started "+time.Now().UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
+		return stopped(deleteMark, err)
+	}
+	lock, err := b.lockStore(ctx, true)
+	if err != nil {
+		return stopped(deleteMark, err)
+	}
+	defer lock.unlock()
+
+	if err := step(deleteManifest); err != nil {
+		return err
+	}
+	var candidates map[string]int64
+	var m manifest
+	if err := readChecked(filepath.Join(dir, fileManifest), &m); err == nil {
+		candidates = m.hashes()
+	}
+	if err := os.Remove(filepath.Join(dir, fileManifest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return stopped(deleteManifest, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return stopped(deleteManifest, err)
+	}
+
+	if err := step(deleteSweep); err != nil {
+		return err
+	}
+	var freed int64
+	if candidates != nil {
+		freed, err = b.sweepLocked(ctx, candidates)
+	} else {
+		// A delete cut short after its manifest went does not know what the
+		// snapshot used: sweep everything no manifest names.
+		freed, err = b.sweepLocked(ctx, nil)
+	}
+	if err != nil {
+		return stopped(deleteSweep, err)
+	}
+
+	if err := step(deleteFolder); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return stopped(deleteFolder, err)
+	}
+	if err := syncDir(b.path(dirSnapshots)); err != nil {
+		return stopped(deleteFolder, err)
+	}
+	b.log.Debug("local backend: snapshot deleted", "snapshot", id, "freed", freed)
+	return nil
+}
+
+// referenced reads every manifest and gives the content they name. It is
+// called with the store locked exclusive, so no take is half-way.
+func (b *Backend) referenced(ctx context.Context) (map[string]struct{}, error) {
+	dirs, err := os.ReadDir(b.path(dirSnapshots))
+	if err != nil {
+		return nil, fmt.Errorf("read the snapshots: %w", err)
+	}
+	out := make(map[string]struct{})
+	for _, d := range dirs {
+		if strings.HasPrefix(d.Name(), ".") || !d.IsDir() {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var m manifest
+		err := readChecked(filepath.Join(b.snapDir(d.Name()), fileManifest), &m)
+		if err != nil {
+			// A missing manifest is a snapshot being deleted; a damaged one
+			// is never restored, so its content is not kept for it.
+			continue
+		}
+		for i := range m.Entries {
+			if m.Entries[i].Type == typeFile {
+				out[m.Entries[i].Hash] = struct{}{}
+			}
+		}
+	}
+	return out, nil
+}
+
+// sweepLocked removes the candidates no manifest names, or, with no
+// candidates, every content file no manifest names, the leftovers of takes
+// that stopped, and temporary files. The store must be locked exclusive.
+func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) (int64, error) {
+	used, err := b.referenced(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var freed int64
+	remove := func(h string) error {
+		fi, err := os.Lstat(b.contentPath(h))
+		if err != nil {
+			return nil
+		}
+		if err := os.Remove(b.contentPath(h)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("free content %s: %w", h[:12], err)
+		}
+		freed += fi.Size()
+		return nil
+	}
+	if candidates != nil {
+		keys := make([]string, 0, len(candidates))
+		for h := range candidates {
+			keys = append(keys, h)
+		}
+		sort.Strings(keys)
+		for _, h := range keys {
+			if _, ok := used[h]; ok || len(h) < 3 {
+				continue
+			}
+			if err := remove(h); err != nil {
+				return freed, err
+			}
+		}
+		return freed, nil
+	}
+	subs, err := os.ReadDir(b.path(dirContent))
+	if err != nil {
+		return 0, fmt.Errorf("read the content: %w", err)
+	}
+	for _, s := range subs {
+		files, err := os.ReadDir(b.path(dirContent, s.Name()))
+		if err != nil {
+			return freed, fmt.Errorf("read the content: %w", err)
+		}
+		for _, f := range files {
+			h := s.Name() + f.Name()
+			if _, ok := used[h]; ok {
+				continue
+			}
+			if err := remove(h); err != nil {
+				return freed, err
+			}
+		}
+	}
+	dirs, _ := os.ReadDir(b.path(dirSnapshots))
+	for _, d := range dirs {
+		if strings.HasPrefix(d.Name(), takingPrefix) {
+			_ = os.RemoveAll(b.path(dirSnapshots, d.Name()))
+		}
+	}
+	tmps, _ := os.ReadDir(b.path(dirTmp))
+	for _, t := range tmps {
+		_ = os.RemoveAll(b.path(dirTmp, t.Name()))
+	}
+	return freed, nil
+}
+
+// Sweep frees every content file no snapshot names and the leftovers of
+// takes cut short by a crash. It waits for running takes to finish. It
+// answers the bytes it freed.
+func (b *Backend) Sweep(ctx context.Context) (int64, error) {
+	lock, err := b.lockStore(ctx, true)
+	if err != nil {
+		return 0, err
+	}
+	defer lock.unlock()
+	return b.sweepLocked(ctx, nil)
+}
+
+// collect frees the content a failed take added, where no snapshot names it.
+func (b *Backend) collect(ctx context.Context, added []string) {
+	if len(added) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), collectTimeout)
+	defer cancel()
+	lock, err := b.lockStore(ctx, true)
+	if err != nil {
+		b.log.Warn("local backend: could not collect a failed take's content", "err", err)
+		return
+	}
+	defer lock.unlock()
+	cands := make(map[string]int64, len(added))
+	for _, h := range added {
+		cands[h] = 0
+	}
+	if _, err := b.sweepLocked(ctx, cands); err != nil {
+		b.log.Warn("local backend: could not collect a failed take's content", "err", err)
+	}
+}

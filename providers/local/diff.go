@@ -1,0 +1,220 @@
+package local
+
+import (
+	"fmt"
+	"strings"
+)
+
+// diffContext is how many unchanged lines a hunk shows around a change, as
+// diff -u does.
+const diffContext = 3
+
+// maxDiffEdits bounds the edit distance the line diff searches; past it the
+// differing middle is shown as all removed and all added. Its memory grows
+// with the square of this.
+const maxDiffEdits = 2000
+
+// splitLines splits text into lines, each keeping its "\n".
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// edit is one line of an edit script: ' ' kept, '-' removed, '+' added.
+type edit struct {
+	op   byte
+	line string
+}
+
+// lineEdits gives a shortest edit script from a to b (Myers' algorithm), after
+// taking off the common start and end.
+func lineEdits(a, b []string) []edit {
+	var out []edit
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		out = append(out, edit{' ', a[pre]})
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	out = append(out, myers(a[pre:len(a)-suf], b[pre:len(b)-suf])...)
+	for i := len(a) - suf; i < len(a); i++ {
+		out = append(out, edit{' ', a[i]})
+	}
+	return out
+}
+
+func myers(a, b []string) []edit {
+	n, m := len(a), len(b)
+	if n == 0 || m == 0 {
+		return replaceAll(a, b)
+	}
+	maxD := n + m
+	if maxD > maxDiffEdits {
+		maxD = maxDiffEdits
+	}
+	off := maxD + 1
+	v := make([]int, 2*maxD+3)
+	// trace[d] holds v[-d-1 .. d+1] as it was before round d.
+	var trace [][]int
+	for d := 0; d <= maxD; d++ {
+		trace = append(trace, append([]int(nil), v[off-d-1:off+d+2]...))
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				return backtrack(a, b, trace)
+			}
+		}
+	}
+	return replaceAll(a, b)
+}
+
+func backtrack(a, b []string, trace [][]int) []edit {
+	x, y := len(a), len(b)
+	var rev []edit
+	for d := len(trace) - 1; d >= 0; d-- {
+		tv := trace[d]
+		at := func(k int) int { return tv[k+d+1] }
+		k := x - y
+		var pk int
+		if k == -d || (k != d && at(k-1) < at(k+1)) {
+			pk = k + 1
+		} else {
+			pk = k - 1
+		}
+		px := at(pk)
+		py := px - pk
+		for x > px && y > py {
+			rev = append(rev, edit{' ', a[x-1]})
+			x--
+			y--
+		}
+		if d > 0 {
+			if x == px {
+				rev = append(rev, edit{'+', b[y-1]})
+			} else {
+				rev = append(rev, edit{'-', a[x-1]})
+			}
+		}
+		x, y = px, py
+	}
+	out := make([]edit, len(rev))
+	for i := range rev {
+		out[i] = rev[len(rev)-1-i]
+	}
+	return out
+}
+
+func replaceAll(a, b []string) []edit {
+	out := make([]edit, 0, len(a)+len(b))
+	for _, l := range a {
+		out = append(out, edit{'-', l})
+	}
+	for _, l := range b {
+		out = append(out, edit{'+', l})
+	}
+	return out
+}
+
+// unifiedDiff gives the unified diff of two texts, or "" when they are the
+// same.
+func unifiedDiff(oldName, newName, a, b string) string {
+	if a == b {
+		return ""
+	}
+	edits := lineEdits(splitLines(a), splitLines(b))
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", oldName, newName)
+	i := 0
+	for i < len(edits) {
+		// Find the next change.
+		for i < len(edits) && edits[i].op == ' ' {
+			i++
+		}
+		if i >= len(edits) {
+			break
+		}
+		start := i - diffContext
+		if start < 0 {
+			start = 0
+		}
+		// Extend the hunk while changes are within two contexts of each other.
+		end := i
+		for {
+			for end < len(edits) && edits[end].op != ' ' {
+				end++
+			}
+			next := end
+			for next < len(edits) && edits[next].op == ' ' {
+				next++
+			}
+			if next < len(edits) && next-end <= 2*diffContext {
+				end = next
+				continue
+			}
+			end += diffContext
+			if end > len(edits) {
+				end = len(edits)
+			}
+			break
+		}
+		// Line numbers where the hunk starts on each side.
+		aLine, bLine := 0, 0
+		for _, e := range edits[:start] {
+			if e.op != '+' {
+				aLine++
+			}
+			if e.op != '-' {
+				bLine++
+			}
+		}
+		aCount, bCount := 0, 0
+		for _, e := range edits[start:end] {
+			if e.op != '+' {
+				aCount++
+			}
+			if e.op != '-' {
+				bCount++
+			}
+		}
+		fmt.Fprintf(&sb, "@@ -%s +%s @@\n", hunkRange(aLine, aCount), hunkRange(bLine, bCount))
+		for _, e := range edits[start:end] {
+			sb.WriteByte(e.op)
+			sb.WriteString(e.line)
+			if !strings.HasSuffix(e.line, "\n") {
+				sb.WriteString("\n\\ No newline at end of file\n")
+			}
+		}
+		i = end
+	}
+	return sb.String()
+}
+
+func hunkRange(start, count int) string {
+	if count == 0 {
+		return fmt.Sprintf("%d,0", start)
+	}
+	if count == 1 {
+		return fmt.Sprintf("%d", start+1)
+	}
+	return fmt.Sprintf("%d,%d", start+1, count)
+}

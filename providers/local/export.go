@@ -1,0 +1,422 @@
+package local
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// An archive is a gzip-compressed tar holding, in this order:
+//
+//	boxsnap-archive.json  what it is: the snapshot's ID, member name, parent,
+//	                      the base it leaves content out against, and the
+//	                      SHA-256 of its manifest
+//	manifest.json         the snapshot's manifest, byte for byte as stored
+//	content/<sha256>      each piece of content it carries
+//
+// The label is not carried: labels belong to an install, and an import
+// writes its own.
+const (
+	archiveMeta     = "boxsnap-archive.json"
+	archiveManifest = "manifest.json"
+	archiveContent  = "content/"
+	archiveFormat   = 1
+)
+
+type archiveInfo struct {
+	Format      int    `json:"format"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Parent      string `json:"parent,omitempty"`
+	Base        string `json:"base,omitempty"`
+	ManifestSum string `json:"manifestSha256"`
+}
+
+// ExportSnapshot writes one snapshot as one archive: its manifest and its
+// content, or, with opts.Base, only the content the base lacks.
+func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef, opts providers.ExportOptions, w io.Writer) error {
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(b.snapDir(m.ID), fileManifest))
+	if err != nil {
+		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
+	}
+	skip := map[string]int64{}
+	info := archiveInfo{Format: archiveFormat, ID: m.ID, Name: opts.Name, Parent: m.Parent, ManifestSum: sha256Hex(raw)}
+	if info.Name == "" {
+		info.Name = m.ID
+	}
+	if opts.Base != nil {
+		bm, err := b.loadUsable(*opts.Base)
+		if err != nil {
+			return fmt.Errorf("export against base: %w", err)
+		}
+		skip = bm.hashes()
+		info.Base = bm.ID
+	}
+	lock, err := b.lockStore(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer lock.unlock()
+	zw := gzip.NewWriter(w)
+	tw := tar.NewWriter(zw)
+	now := time.Now().UTC()
+	put := func(name string, data []byte) error {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: int64(len(data)), ModTime: now, Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		_, err := tw.Write(data)
+		return err
+	}
+	meta, _ := json.Marshal(info)
+	if err := put(archiveMeta, meta); err != nil {
+		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
+	}
+	if err := put(archiveManifest, raw); err != nil {
+		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
+	}
+	hashes := make([]string, 0)
+	for h := range m.hashes() {
+		if _, ok := skip[h]; !ok {
+			hashes = append(hashes, h)
+		}
+	}
+	sort.Strings(hashes)
+	for _, h := range hashes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := b.exportContent(tw, h, now); err != nil {
+			if errors.Is(err, errDamaged) {
+				b.markDamaged(m.ID, "Its content is damaged on disk: "+err.Error())
+			}
+			return fmt.Errorf("export snapshot %s: %w", m.ID, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
+	}
+	return nil
+}
+
+// exportContent streams one content file into the archive, checking its hash
+// as it goes.
+func (b *Backend) exportContent(tw *tar.Writer, h string, now time.Time) error {
+	f, err := os.Open(b.contentPath(h))
+	if err != nil {
+		return fmt.Errorf("%w: content %s is missing", errDamaged, h[:12])
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: archiveContent + h, Mode: 0o444, Size: fi.Size(), ModTime: now, Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	sum := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(tw, sum), f); err != nil {
+		return err
+	}
+	if hex.EncodeToString(sum.Sum(nil)) != h {
+		return fmt.Errorf("%w: content %s does not match its hash", errDamaged, h[:12])
+	}
+	return nil
+}
+
+// group is the members of one import group: member name to snapshot ID.
+type group struct {
+	Members map[string]string `json:"members"`
+}
+
+// staged is one archive of a batch, unpacked and checked.
+type staged struct {
+	info     archiveInfo
+	raw      []byte
+	m        manifest
+	already  bool
+	position int
+}
+
+// ImportSnapshots unpacks a batch of archives, in any order, validates every
+// one before publishing any, then publishes them for the box named by
+// opts.Group. Content an incremental archive leaves out is found in the batch
+// first, then in the store. Ancestry is each manifest's own parent.
+func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
+	if err := checkID("group", opts.Group); err != nil {
+		return nil, err
+	}
+	stage, err := os.MkdirTemp(b.path(dirTmp), "import-")
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	defer os.RemoveAll(stage)
+	if err := os.Mkdir(filepath.Join(stage, "content"), 0o700); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	refuse := func(format string, a ...any) error {
+		return &providers.RefusedError{Why: fmt.Sprintf(format, a...) + ". Nothing was imported."}
+	}
+	var batch []*staged
+	for i, r := range archives {
+		s, err := b.unpack(ctx, r, stage, i+1)
+		if err != nil {
+			var re *providers.RefusedError
+			if errors.As(err, &re) {
+				return nil, refuse("Archive %d of the batch: %s", i+1, re.Why)
+			}
+			return nil, fmt.Errorf("import archive %d: %w", i+1, err)
+		}
+		batch = append(batch, s)
+	}
+
+	lock, err := b.lockStore(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	g := group{Members: map[string]string{}}
+	if data, err := os.ReadFile(b.groupFile(opts.Group)); err == nil {
+		if err := json.Unmarshal(data, &g); err != nil {
+			return nil, fmt.Errorf("import: read group %s: %w", opts.Group, err)
+		}
+		if g.Members == nil {
+			g.Members = map[string]string{}
+		}
+	}
+
+	// Validate the whole batch before publishing anything.
+	byID := map[string]*staged{}
+	names := map[string]string{}
+	var unique []*staged
+	for _, s := range batch {
+		if o := byID[s.info.ID]; o != nil {
+			if o.info.ManifestSum != s.info.ManifestSum {
+				return nil, refuse("Archives %d and %d both hold snapshot %s, with different content", o.position, s.position, s.info.ID)
+			}
+			continue
+		}
+		byID[s.info.ID] = s
+		if raw, err := os.ReadFile(filepath.Join(b.snapDir(s.info.ID), fileManifest)); err == nil {
+			if sha256Hex(raw) != s.info.ManifestSum {
+				return nil, refuse("Snapshot %s (archive %d) is already held here with different content", s.info.ID, s.position)
+			}
+			s.already = true
+		} else if _, err := os.Lstat(b.snapDir(s.info.ID)); err == nil {
+			return nil, refuse("Snapshot %s (archive %d) is already here, incomplete: delete it first", s.info.ID, s.position)
+		}
+		if other, ok := names[s.info.Name]; ok && other != s.info.ID {
+			return nil, refuse("The name %q is given to both %s and %s in this batch", s.info.Name, other, s.info.ID)
+		}
+		if other, ok := g.Members[s.info.Name]; ok && other != s.info.ID {
+			return nil, refuse("The name %q is already used by snapshot %s in group %s", s.info.Name, other, opts.Group)
+		}
+		names[s.info.Name] = s.info.ID
+		unique = append(unique, s)
+	}
+	for _, s := range unique {
+		for h, size := range s.m.hashes() {
+			if fi, err := os.Lstat(filepath.Join(stage, "content", h)); err == nil && fi.Size() == size {
+				continue
+			}
+			if fi, err := os.Lstat(b.contentPath(h)); err == nil && fi.Size() == size {
+				continue
+			}
+			return nil, refuse("Snapshot %s (archive %d) needs content %s that neither the batch nor this store holds: add the archive of its base to the batch", s.info.ID, s.position, h[:12])
+		}
+	}
+
+	// Publish: content first, then each snapshot's folder, then the group.
+	staged, _ := os.ReadDir(filepath.Join(stage, "content"))
+	for _, c := range staged {
+		dst := b.contentPath(c.Name())
+		if _, err := os.Lstat(dst); err == nil {
+			continue
+		}
+		if err := os.Rename(filepath.Join(stage, "content", c.Name()), dst); err != nil {
+			return nil, fmt.Errorf("import: %w", err)
+		}
+	}
+	if err := b.syncContent(); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	var out []providers.ImportedSnapshot
+	for _, s := range unique {
+		if !s.already {
+			if err := b.publishImported(ctx, s, opts.Group); err != nil {
+				return out, fmt.Errorf("import snapshot %s: %w", s.info.ID, err)
+			}
+		}
+		g.Members[s.info.Name] = s.info.ID
+		out = append(out, providers.ImportedSnapshot{
+			Ref:     providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Guest: b.guestOf(opts.Group, s.m.Guest.Kind), Storage: b.id, Where: "current"},
+			Name:    s.info.Name,
+			Parent:  s.m.Parent,
+			Already: s.already,
+		})
+	}
+	data, _ := json.Marshal(g)
+	if err := writeFileAtomic(b.groupFile(opts.Group), data, 0o600); err != nil {
+		return out, fmt.Errorf("import: write group %s: %w", opts.Group, err)
+	}
+	return out, nil
+}
+
+// unpack reads one archive into the staging folder, checking that every
+// piece of content matches its name and the manifest its checksum.
+func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int) (*staged, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("it is not a boxsnap archive (%v)", err)}
+	}
+	tr := tar.NewReader(zr)
+	s := &staged{position: pos}
+	gotInfo := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &providers.RefusedError{Why: fmt.Sprintf("it is cut short or damaged (%v)", err)}
+		}
+		switch {
+		case hdr.Name == archiveMeta:
+			data, err := io.ReadAll(io.LimitReader(tr, 1<<20))
+			if err != nil {
+				return nil, err
+			}
+			if err := json.Unmarshal(data, &s.info); err != nil || s.info.Format != archiveFormat {
+				return nil, &providers.RefusedError{Why: "its description is unreadable or of another format"}
+			}
+			gotInfo = true
+		case hdr.Name == archiveManifest:
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				return nil, &providers.RefusedError{Why: fmt.Sprintf("it is cut short (%v)", err)}
+			}
+			s.raw = data
+		case strings.HasPrefix(hdr.Name, archiveContent):
+			h := strings.TrimPrefix(hdr.Name, archiveContent)
+			if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
+				return nil, &providers.RefusedError{Why: fmt.Sprintf("it holds an unexpected file %q", hdr.Name)}
+			}
+			if err := b.stageContent(tr, filepath.Join(stage, "content"), h); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, &providers.RefusedError{Why: fmt.Sprintf("it holds an unexpected file %q", hdr.Name)}
+		}
+	}
+	if !gotInfo || s.raw == nil {
+		return nil, &providers.RefusedError{Why: "it lacks its description or its manifest"}
+	}
+	if err := checkID("snapshot", s.info.ID); err != nil {
+		return nil, err
+	}
+	if sha256Hex(s.raw) != s.info.ManifestSum {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("the manifest of snapshot %s does not match its checksum", s.info.ID)}
+	}
+	mp := filepath.Join(stage, fmt.Sprintf("manifest-%d", pos))
+	if err := os.WriteFile(mp, s.raw, 0o600); err != nil {
+		return nil, err
+	}
+	if err := readChecked(mp, &s.m); err != nil {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("the manifest of snapshot %s is damaged (%v)", s.info.ID, err)}
+	}
+	if s.m.ID != s.info.ID {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("its manifest is of snapshot %s, not %s", s.m.ID, s.info.ID)}
+	}
+	if s.info.Name == "" {
+		s.info.Name = s.info.ID
+	}
+	if err := checkID("member name", s.info.Name); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (b *Backend) stageContent(r io.Reader, dir, h string) error {
+	dst := filepath.Join(dir, h)
+	if _, err := os.Lstat(dst); err == nil {
+		_, err := io.Copy(io.Discard, r)
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".in-")
+	if err != nil {
+		return err
+	}
+	defer func() { f.Close(); _ = os.Remove(f.Name()) }()
+	sum := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, sum), r); err != nil {
+		return &providers.RefusedError{Why: fmt.Sprintf("it is cut short (%v)", err)}
+	}
+	if hex.EncodeToString(sum.Sum(nil)) != h {
+		return &providers.RefusedError{Why: fmt.Sprintf("its content %s does not match its hash", h[:12])}
+	}
+	if err := f.Chmod(0o444); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), dst)
+}
+
+// publishImported writes an imported snapshot's folder: its manifest byte for
+// byte, and a label of this install for the group's box.
+func (b *Backend) publishImported(ctx context.Context, s *staged, group string) error {
+	tmp := b.path(dirSnapshots, takingPrefix+s.info.ID+"-"+randomSuffix())
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = os.RemoveAll(tmp)
+		}
+	}()
+	lab := label{Label: providers.Label{Install: b.install, Box: group, Snapshot: s.info.ID, ResetVersion: s.m.ResetVersion}, TakenAt: s.m.CapturedAt}
+	ldata, err := encodeChecked(lab)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(tmp, fileManifest), s.raw, 0o600); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(tmp, fileLabel), ldata, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, b.snapDir(s.info.ID)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s appeared while it was imported", s.info.ID)}
+		}
+		return err
+	}
+	ok = true
+	return syncDir(b.path(dirSnapshots))
+}
+
+

@@ -1,0 +1,194 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// PlanSnapshots reads the box's folder and the store's file system, changing
+// nothing, and says what a take, a restore to snap, a keep and a fork would do
+// now (section 2). Times come from the rates measured by earlier takes.
+func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap *providers.SnapshotRef) (providers.SnapshotPlan, error) {
+	var plan providers.SnapshotPlan
+	dir, err := b.existingBox(guest)
+	if err != nil {
+		return plan, fmt.Errorf("plan snapshots: %w", err)
+	}
+	storage, err := b.storage()
+	if err != nil {
+		return plan, fmt.Errorf("plan snapshots: %w", err)
+	}
+	plan.Storage = storage
+	st, err := b.readState(guest.Ref)
+	if err != nil {
+		return plan, fmt.Errorf("plan snapshots: %w", err)
+	}
+	var prev map[string]*entry
+	if st.Last != "" {
+		var pm manifest
+		if readChecked(filepath.Join(b.snapDir(st.Last), fileManifest), &pm) == nil {
+			prev = pm.byPath()
+		}
+	}
+	files, total, changed, err := scanChanges(ctx, dir, prev)
+	if err != nil {
+		return plan, fmt.Errorf("plan snapshots: read box %s: %w", guest.Ref, err)
+	}
+	plan.Size = &providers.BoxSize{DiskBytes: total}
+	r := b.readRates()
+	about := r.estimate(files, changed)
+	running, err := b.running(guest.Ref)
+	if err != nil {
+		return plan, fmt.Errorf("plan snapshots: %w", err)
+	}
+	reset := readResetVersion(dir)
+	adds := changed
+	plan.Take = providers.TakePlan{OK: true, About: about, AddsBytes: &adds, ResetVersion: reset}
+	if running {
+		plan.Take.PauseAbout = about
+	}
+	if reset == 0 {
+		plan.Take.ForkSafeWhy = fmt.Sprintf("Taken before %s's image had the identity reset", guest.Ref)
+	}
+	if changed > storage.FreeBytes {
+		plan.Take.OK = false
+		plan.Take.TryAgain = true
+		plan.Take.Why = fmt.Sprintf("The store has %d bytes free and this take needs about %d", storage.FreeBytes, changed)
+	}
+	undoBytes := changed
+	plan.Restore = providers.RestorePlan{
+		Way:               providers.WayRollback,
+		Undo:              providers.UndoSnapshot,
+		UndoAbout:         about,
+		UndoBytes:         &undoBytes,
+		Order:             restoreOrder(),
+		Excludes:          excludes,
+		RestartsProcesses: st.Command != "",
+	}
+	var noTime time.Duration
+	plan.Keep = providers.KeepPlan{Way: providers.KeepsAsIs, About: &noTime}
+	plan.Fork = providers.ForkPlan{OK: reset > 0, About: r.estimate(files, total), Bytes: &total}
+	if reset == 0 {
+		plan.Fork.Why = plan.Take.ForkSafeWhy
+	}
+	if snap == nil {
+		return plan, nil
+	}
+
+	m, err := b.loadUsable(*snap)
+	if err != nil {
+		why := "This snapshot cannot be restored or forked: " + err.Error()
+		if errors.Is(err, providers.ErrNotFound) {
+			why = "This snapshot is no longer held"
+		}
+		plan.Restore.Way = providers.WayNone
+		plan.Restore.Why = why
+		plan.Fork = providers.ForkPlan{OK: false, Why: why}
+		plan.Keep.Why = why
+		return plan, nil
+	}
+	plan.Restore.SizeBack = &providers.BoxSize{DiskBytes: m.Bytes}
+	owner := m.Guest.Ref
+	var lab label
+	if readChecked(filepath.Join(b.snapDir(m.ID), fileLabel), &lab) == nil && lab.Box != "" {
+		owner = lab.Box // an imported snapshot belongs to its group's box
+	}
+	if owner != "" && owner != guest.Ref {
+		plan.Restore.Way = providers.WayNone
+		plan.Restore.Why = fmt.Sprintf("This snapshot is of box %s: fork it instead", owner)
+	}
+	mb := m.Bytes
+	plan.Fork = providers.ForkPlan{OK: m.ResetVersion > 0, About: r.estimate(len(m.Entries), m.Bytes), Bytes: &mb}
+	if m.ResetVersion == 0 {
+		plan.Fork.Why = fmt.Sprintf("Taken before %s's image had the identity reset", m.Guest.Ref)
+	}
+	return plan, nil
+}
+
+// restoreOrder is the local backend's capture order (section 5): the box
+// keeps running while the core takes the undo (its process group paused for
+// the take), then it stops, its folder is put back, and it starts.
+func restoreOrder() []providers.RestoreStep {
+	return []providers.RestoreStep{
+		providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize,
+	}
+}
+
+// scanChanges stats the box's files against the previous manifest: how many
+// paths, their total size, and the size of those whose stat changed (the
+// content a take would read and may add).
+func scanChanges(ctx context.Context, dir string, prev map[string]*entry) (files int, total, changed int64, err error) {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		files++
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		total += fi.Size()
+		rel, _ := filepath.Rel(dir, p)
+		pe := prev[filepath.ToSlash(rel)]
+		if pe == nil || pe.key() != keyOf(fi.Sys().(*syscall.Stat_t)) {
+			changed += fi.Size()
+		}
+		return ctx.Err()
+	})
+	return files, total, changed, err
+}
+
+// fsType names a file system by its statfs magic number, for Storage.Type.
+func fsType(magic int64) string {
+	switch magic {
+	case 0xEF53:
+		return "ext4"
+	case 0x58465342:
+		return "xfs"
+	case 0x9123683E:
+		return "btrfs"
+	case 0x01021994:
+		return "tmpfs"
+	case 0x794C7630:
+		return "overlay"
+	case 0x2FC12FC2:
+		return "zfs"
+	case 0x6969:
+		return "nfs"
+	}
+	return fmt.Sprintf("0x%x", magic)
+}
+
+// storage reads the store's file system: how full it is, in bytes and in
+// inodes (every content file is one).
+func (b *Backend) storage() (providers.Storage, error) {
+	var s unix.Statfs_t
+	if err := unix.Statfs(b.root, &s); err != nil {
+		return providers.Storage{}, fmt.Errorf("read the store's file system: %w", err)
+	}
+	out := providers.Storage{Name: b.root, Type: fsType(int64(s.Type)), FreeBytes: int64(s.Bavail) * int64(s.Bsize)}
+	used := s.Blocks - s.Bfree
+	if used+s.Bavail > 0 {
+		out.PercentFull = float64(used) * 100 / float64(used+s.Bavail)
+	}
+	if s.Files > 0 {
+		pct := float64(s.Files-s.Ffree) * 100 / float64(s.Files)
+		out.MetadataPercentFull = &pct
+	}
+	return out, nil
+}

@@ -1,0 +1,571 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// RestoreSnapshot runs one step of a restore in place, in restoreOrder.
+func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
+	switch step {
+	case providers.StepStop:
+		if _, err := b.existingBox(guest); err != nil {
+			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
+		}
+		if err := b.Stop(ctx, guest); err != nil {
+			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
+		}
+		return providers.RestoreProgress{Step: step, Done: true, Note: "box stopped"}, nil
+	case providers.StepRollback:
+		n, err := b.rollback(ctx, guest, ref)
+		if err != nil {
+			return providers.RestoreProgress{}, fmt.Errorf("restore, put the folder back: %w", err)
+		}
+		return providers.RestoreProgress{Step: step, Done: true, Note: n}, nil
+	case providers.StepStart:
+		if err := b.Start(ctx, guest); err != nil {
+			return providers.RestoreProgress{}, fmt.Errorf("restore, start: %w", err)
+		}
+		return providers.RestoreProgress{Step: step, Done: true, Note: "box started"}, nil
+	case providers.StepReadSize:
+		dir, err := b.existingBox(guest)
+		if err != nil {
+			return providers.RestoreProgress{}, fmt.Errorf("restore, read the size: %w", err)
+		}
+		sz, err := treeSize(ctx, dir)
+		if err != nil {
+			return providers.RestoreProgress{}, fmt.Errorf("restore, read the size: %w", err)
+		}
+		return providers.RestoreProgress{Step: step, Done: true, Size: &providers.BoxSize{DiskBytes: sz}}, nil
+	case providers.StepUndo:
+		return providers.RestoreProgress{}, fmt.Errorf("restore step %q is the core's own take: %w", step, providers.ErrUnsupported)
+	}
+	return providers.RestoreProgress{}, fmt.Errorf("restore step %q: %w", step, providers.ErrUnsupported)
+}
+
+// snapID is the folder of a snapshot: its backend reference, or its ID.
+func snapID(ref providers.SnapshotRef) string {
+	if ref.Ref != "" {
+		return ref.Ref
+	}
+	return ref.ID
+}
+
+// loadUsable reads a snapshot's manifest, refusing one that is incomplete,
+// damaged or being deleted: such a snapshot is never restored or forked.
+func (b *Backend) loadUsable(ref providers.SnapshotRef) (*manifest, error) {
+	id := snapID(ref)
+	if err := checkID("snapshot", id); err != nil {
+		return nil, err
+	}
+	dir := b.snapDir(id)
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", id, providers.ErrNotFound)
+	}
+	if _, err := os.Stat(filepath.Join(dir, fileDeleting)); err == nil {
+		return nil, fmt.Errorf("snapshot %s: its delete stopped part way: %w", id, providers.ErrIncomplete)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, fileDamaged)); err == nil {
+		return nil, fmt.Errorf("snapshot %s: %s: %w", id, strings.TrimSpace(string(data)), providers.ErrIncomplete)
+	}
+	var m manifest
+	if err := readChecked(filepath.Join(dir, fileManifest), &m); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("snapshot %s: its manifest is missing: %w", id, providers.ErrIncomplete)
+		}
+		return nil, fmt.Errorf("snapshot %s: its manifest is %v: %w", id, err, providers.ErrIncomplete)
+	}
+	return &m, nil
+}
+
+// markDamaged records damage found in a snapshot's content, so HeldSnapshots
+// reports it incomplete from then on.
+func (b *Backend) markDamaged(id, why string) {
+	if err := writeFileAtomic(filepath.Join(b.snapDir(id), fileDamaged), []byte(why+"\n"), 0o600); err != nil {
+		b.log.Warn("local backend: could not mark a damaged snapshot", "snapshot", id, "err", err)
+	}
+}
+
+// rollback brings the box's folder to exactly the snapshot.
+func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref providers.SnapshotRef) (string, error) {
+	dir, err := b.existingBox(guest)
+	if err != nil {
+		return "", err
+	}
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return "", err
+	}
+	lock, err := b.lockStore(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	defer lock.unlock()
+	st, err := b.readState(guest.Ref)
+	if err != nil {
+		return "", err
+	}
+	var known map[string]*entry
+	if st.Last != "" {
+		var lm manifest
+		if readChecked(filepath.Join(b.snapDir(st.Last), fileManifest), &lm) == nil {
+			known = lm.byPath()
+		}
+	}
+	res, err := b.apply(ctx, dir, m, known)
+	if err != nil {
+		return "", err
+	}
+	if err := b.updateState(guest.Ref, func(s *boxState) { s.Parent = m.ID; s.ID = guest.Ref }); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d files rewritten, %d removed, %d with their details put back", res.written, res.removed, res.meta), nil
+}
+
+// applyResult counts what apply changed.
+type applyResult struct{ written, removed, meta int }
+
+// current is one path found in the folder before a restore.
+type current struct {
+	mode fs.FileMode
+	st   syscall.Stat_t
+}
+
+// apply brings dir to exactly m: it removes what m lacks, rewrites only the
+// files whose content differs, and puts back every path's details. It checks
+// all the content it will write against its hash before it changes anything.
+func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[string]*entry) (applyResult, error) {
+	var res applyResult
+	cur := make(map[string]current)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		cur[filepath.ToSlash(rel)] = current{mode: fi.Mode(), st: *fi.Sys().(*syscall.Stat_t)}
+		return ctx.Err()
+	})
+	if err != nil {
+		return res, fmt.Errorf("read the box's files: %w", err)
+	}
+	target := m.byPath()
+
+	// What goes: paths the snapshot lacks, or holds as another type.
+	var removals []string
+	for rel, c := range cur {
+		t := target[rel]
+		if t == nil || t.Type != typeOfMode(c.mode) {
+			if rel == "." {
+				return res, errors.New("the box's folder is not a folder")
+			}
+			removals = append(removals, rel)
+		}
+	}
+	sort.Strings(removals)
+
+	// Which files need their content written, and which only their details.
+	var checks, writes []*entry
+	var metas []*entry
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		if e.Type != typeFile {
+			continue
+		}
+		c, ok := cur[e.Path]
+		if !ok || typeOfMode(c.mode) != typeFile || c.st.Size != e.Size {
+			writes = append(writes, e)
+			continue
+		}
+		if k := known[e.Path]; k != nil && k.Type == typeFile && k.key() == keyOf(&c.st) && k.Hash != "" {
+			if k.Hash == e.Hash {
+				metas = append(metas, e)
+			} else {
+				writes = append(writes, e)
+			}
+			continue
+		}
+		checks = append(checks, e) // a suspect: same size, unknown content
+	}
+	var mu sync.Mutex
+	err = b.parallel(ctx, len(checks), func(i int) error {
+		e := checks[i]
+		h, _, err := b.hashPath(filepath.Join(dir, filepath.FromSlash(e.Path)))
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil && h == e.Hash {
+			metas = append(metas, e)
+		} else {
+			writes = append(writes, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+
+	// Check every piece of content to write before anything changes.
+	need := make(map[string]int64)
+	for _, e := range writes {
+		need[e.Hash] = e.Size
+	}
+	hashes := make([]string, 0, len(need))
+	for h := range need {
+		hashes = append(hashes, h)
+	}
+	err = b.parallel(ctx, len(hashes), func(i int) error {
+		h := hashes[i]
+		got, n, err := b.hashPath(b.contentPath(h))
+		if err != nil {
+			return fmt.Errorf("%w: content %s is unreadable (%v)", errDamaged, h[:12], err)
+		}
+		if got != h || n != need[h] {
+			return fmt.Errorf("%w: content %s does not match its hash", errDamaged, h[:12])
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, errDamaged) {
+			why := "Its content is damaged on disk: " + err.Error()
+			b.markDamaged(m.ID, why)
+			return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %s. Nothing was changed.", m.ID, err)}
+		}
+		return res, err
+	}
+
+	// Now change the folder: removals first, deepest paths under their
+	// removed folder going with it.
+	removed := make(map[string]bool, len(removals))
+	for _, rel := range removals {
+		if underRemoved(rel, removed) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+			return res, fmt.Errorf("remove %s: %w", rel, err)
+		}
+		res.removed++
+		removed[rel] = true
+	}
+	// Removed folders took what they held with them.
+	for rel := range cur {
+		if removed[rel] || underRemoved(rel, removed) {
+			delete(cur, rel)
+		}
+	}
+	root := os.Geteuid() == 0
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		p := filepath.Join(dir, filepath.FromSlash(e.Path))
+		switch e.Type {
+		case typeDir:
+			if _, ok := cur[e.Path]; !ok {
+				if err := os.Mkdir(p, 0o700); err != nil {
+					return res, fmt.Errorf("make folder %s: %w", e.Path, err)
+				}
+			}
+		case typeLink:
+			if c, ok := cur[e.Path]; ok {
+				if t, err := os.Readlink(p); err == nil && t == e.Target {
+					if err := setMeta(p, e, root, &c); err != nil {
+						return res, err
+					}
+					continue
+				}
+				if err := os.Remove(p); err != nil {
+					return res, fmt.Errorf("remove link %s: %w", e.Path, err)
+				}
+			}
+			if err := os.Symlink(e.Target, p); err != nil {
+				return res, fmt.Errorf("make link %s: %w", e.Path, err)
+			}
+			if err := setMeta(p, e, root, nil); err != nil {
+				return res, err
+			}
+			res.written++
+		case typeFIFO:
+			if _, ok := cur[e.Path]; !ok {
+				if err := unix.Mkfifo(p, e.Mode&0o777); err != nil {
+					return res, fmt.Errorf("make fifo %s: %w", e.Path, err)
+				}
+			}
+			if err := setMeta(p, e, root, nil); err != nil {
+				return res, err
+			}
+		}
+	}
+	err = b.parallel(ctx, len(writes), func(i int) error {
+		e := writes[i]
+		if err := b.writeFile(filepath.Join(dir, filepath.FromSlash(e.Path)), b.contentPath(e.Hash), e, root); err != nil {
+			return fmt.Errorf("write %s: %w", e.Path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	res.written += len(writes)
+	for _, e := range metas {
+		c := cur[e.Path]
+		changed, err := setMetaIfDiffers(filepath.Join(dir, filepath.FromSlash(e.Path)), e, root, &c)
+		if err != nil {
+			return res, err
+		}
+		if changed {
+			res.meta++
+		}
+	}
+	// Folders' details last, deepest first, as writing inside one changes
+	// its times.
+	var dirs []*entry
+	for i := range m.Entries {
+		if m.Entries[i].Type == typeDir {
+			dirs = append(dirs, &m.Entries[i])
+		}
+	}
+	sort.SliceStable(dirs, func(i, j int) bool { return depth(dirs[i].Path) > depth(dirs[j].Path) })
+	for _, e := range dirs {
+		if err := setMeta(filepath.Join(dir, filepath.FromSlash(e.Path)), e, root, nil); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func typeOfMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return typeDir
+	case m&fs.ModeSymlink != 0:
+		return typeLink
+	case m&fs.ModeNamedPipe != 0:
+		return typeFIFO
+	case m.IsRegular():
+		return typeFile
+	}
+	return "other"
+}
+
+// writeFile writes one file from src through a temporary file in the same
+// folder, with its details, then renames it into place.
+func (b *Backend) writeFile(dst, src string, e *entry, root bool) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp := filepath.Join(filepath.Dir(dst), ".boxsnap-restore-"+randomSuffix())
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			out.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if err := b.copyData(out, in); err != nil {
+		return err
+	}
+	if root {
+		if err := out.Chown(int(e.UID), int(e.GID)); err != nil {
+			return err
+		}
+	}
+	// Chmod after chown: a chown clears setuid and setgid.
+	if err := out.Chmod(e.fileMode()); err != nil {
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return err
+	}
+	ok = true
+	return setTimes(dst, e)
+}
+
+func setTimes(p string, e *entry) error {
+	ts := []unix.Timespec{unix.NsecToTimespec(e.ATime), unix.NsecToTimespec(e.MTime)}
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("set the times of %s: %w", e.Path, err)
+	}
+	return nil
+}
+
+// setMeta puts back a path's owner (as root), mode (not for links) and times.
+func setMeta(p string, e *entry, root bool, c *current) error {
+	if root {
+		if err := os.Lchown(p, int(e.UID), int(e.GID)); err != nil {
+			return fmt.Errorf("set the owner of %s: %w", e.Path, err)
+		}
+	}
+	if e.Type != typeLink {
+		if err := os.Chmod(p, e.fileMode()); err != nil {
+			return fmt.Errorf("set the mode of %s: %w", e.Path, err)
+		}
+	}
+	return setTimes(p, e)
+}
+
+// setMetaIfDiffers puts back a file's details where they differ from c.
+func setMetaIfDiffers(p string, e *entry, root bool, c *current) (bool, error) {
+	same := fileModeOf(c.st.Mode) == e.fileMode() && c.st.Mtim.Nano() == e.MTime &&
+		(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID))
+	if same {
+		return false, nil
+	}
+	return true, setMeta(p, e, root, c)
+}
+
+// parallel runs fn for 0..n-1 on the backend's workers, stopping at the
+// first error.
+func (b *Backend) parallel(ctx context.Context, n int, fn func(i int) error) error {
+	if n == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	ch := make(chan int)
+	for w := 0; w < b.workers && w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ch {
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+						cancel()
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+loop:
+	for i := 0; i < n; i++ {
+		select {
+		case ch <- i:
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	close(ch)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
+
+// copyTree copies a template folder to a new box folder, with its details;
+// links are copied as links, never followed.
+func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", src)
+	}
+	if err := os.Mkdir(dst, 0o700); err != nil {
+		return err
+	}
+	root := os.Geteuid() == 0
+	var dirs []entry
+	var files []entry
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		e := entryFromStat(filepath.ToSlash(rel), fi.Mode(), fi.Sys().(*syscall.Stat_t))
+		out := filepath.Join(dst, rel)
+		switch e.Type {
+		case typeDir:
+			if rel != "." {
+				if err := os.Mkdir(out, 0o700); err != nil {
+					return err
+				}
+			}
+			dirs = append(dirs, e)
+		case typeLink:
+			t, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(t, out); err != nil {
+				return err
+			}
+			e.Target = t
+			if err := setMeta(out, &e, root, nil); err != nil {
+				return err
+			}
+		case typeFile:
+			e.Hash = p // the source path, for the copy below
+			files = append(files, e)
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return err
+	}
+	err = b.parallel(ctx, len(files), func(i int) error {
+		e := &files[i]
+		return b.writeFile(filepath.Join(dst, filepath.FromSlash(e.Path)), e.Hash, e, root)
+	})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(dirs, func(i, j int) bool { return depth(dirs[i].Path) > depth(dirs[j].Path) })
+	for i := range dirs {
+		if err := setMeta(filepath.Join(dst, filepath.FromSlash(dirs[i].Path)), &dirs[i], root, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// underRemoved says whether one of rel's folders was removed.
+func underRemoved(rel string, removed map[string]bool) bool {
+	for {
+		i := strings.LastIndexByte(rel, '/')
+		if i < 0 {
+			return false
+		}
+		rel = rel[:i]
+		if removed[rel] {
+			return true
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// The store's layout under the backend's root (see doc.go).
+const (
+	dirBoxes     = "boxes"
+	dirState     = "state"
+	dirSnapshots = "snapshots"
+	dirContent   = "content"
+	dirTmp       = "tmp"
+	dirGroups    = "groups"
+	fileLock     = "store.lock"
+	fileRates    = "rates.json"
+
+	fileManifest = "manifest.json"
+	fileLabel    = "label.json"
+	// fileDeleting marks a snapshot whose delete has started; a snapshot
+	// with it is incomplete until a delete finishes.
+	fileDeleting = "deleting"
+	// fileDamaged records damage a restore or a check found in its content.
+	fileDamaged = "damaged"
+
+	// takingPrefix names a snapshot folder still being written; it is never
+	// listed, and a sweep removes it once no take runs.
+	takingPrefix = ".taking-"
+	// checksumPrefix starts the first line of every manifest and label.
+	checksumPrefix = "boxsnap-sha256 "
+)
+
+// validID is what a box ID, a snapshot ID and a group name may be: they name
+// folders, so no slash, no dot first.
+var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+func checkID(what, id string) error {
+	if !validID.MatchString(id) {
+		return &providers.RefusedError{Why: fmt.Sprintf("%s %q is not a valid ID: letters, digits, - and _ only, at most 64", what, id)}
+	}
+	return nil
+}
+
+func (b *Backend) path(parts ...string) string {
+	return filepath.Join(append([]string{b.root}, parts...)...)
+}
+
+func (b *Backend) boxDir(id string) string      { return b.path(dirBoxes, id) }
+func (b *Backend) snapDir(id string) string     { return b.path(dirSnapshots, id) }
+func (b *Backend) contentPath(h string) string  { return b.path(dirContent, h[:2], h[2:]) }
+func (b *Backend) stateFile(box string) string  { return b.path(dirState, box+".json") }
+func (b *Backend) groupFile(name string) string { return b.path(dirGroups, name+".json") }
+
+// randomSuffix gives a short random word for temporary names.
+func randomSuffix() string {
+	var p [8]byte
+	_, _ = rand.Read(p[:])
+	return hex.EncodeToString(p[:])
+}
+
+// newSnapshotID makes an ID in boxsnap's form, "sn" and 12 letters and
+// digits, for a take that was given none (tests and benchmarks).
+func newSnapshotID() string {
+	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var p [12]byte
+	_, _ = rand.Read(p[:])
+	out := []byte("sn")
+	for _, c := range p {
+		out = append(out, letters[int(c)%len(letters)])
+	}
+	return string(out)
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// folder, synced, then renamed, then the folder synced: a reader sees the old
+// file or the new one, never half of one.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	ok = true
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// encodeChecked gives v as JSON after a first line holding the JSON's
+// SHA-256, so that damage on disk is found when it is read.
+func encodeChecked(v any) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(body)
+	out := make([]byte, 0, len(body)+len(checksumPrefix)+66)
+	out = append(out, checksumPrefix...)
+	out = append(out, hex.EncodeToString(sum[:])...)
+	out = append(out, '\n')
+	out = append(out, body...)
+	return out, nil
+}
+
+// errDamaged marks a manifest, label or content file whose checksum does not
+// match what it holds.
+var errDamaged = errors.New("damaged on disk: its checksum does not match")
+
+// readChecked reads a file written by encodeChecked into v, checking its sum.
+func readChecked(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 || !bytes.HasPrefix(data, []byte(checksumPrefix)) {
+		return fmt.Errorf("%s: %w (no checksum line)", filepath.Base(path), errDamaged)
+	}
+	want := string(data[len(checksumPrefix):nl])
+	body := data[nl+1:]
+	sum := sha256.Sum256(body)
+	if hex.EncodeToString(sum[:]) != want {
+		return fmt.Errorf("%s: %w", filepath.Base(path), errDamaged)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%s: %w (%v)", filepath.Base(path), errDamaged, err)
+	}
+	return nil
+}
+
+// storeLock is a flock on the store's lock file. Takes hold it shared for
+// their whole run; a sweep that deletes content holds it exclusive, so it
+// never deletes content a take is about to publish.
+type storeLock struct{ f *os.File }
+
+// lockPoll is how often a waiting lock tries again; flock cannot be
+// interrupted by a context, so the wait polls a non-blocking attempt.
+const lockPoll = 5 * time.Millisecond
+
+func (b *Backend) lockStore(ctx context.Context, exclusive bool) (*storeLock, error) {
+	f, err := os.OpenFile(b.path(fileLock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock the store: %w", err)
+	}
+	how := unix.LOCK_SH
+	if exclusive {
+		how = unix.LOCK_EX
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
+		if err == nil {
+			return &storeLock{f: f}, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock the store: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("lock the store: %w", ctx.Err())
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
+func (l *storeLock) unlock() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	_ = l.f.Close()
+	l.f = nil
+}
+
+// sha256Hex is the hex SHA-256 of data.
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,439 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// maxCopyAttempts is how many times a take copies a file that changes while
+// it is copied before the take fails.
+const maxCopyAttempts = 3
+
+// Snapshot takes one snapshot of the box's folder. A running box's process
+// group is paused (SIGSTOP) for the take and always resumed (SIGCONT). Only
+// files whose size, mtime, ctime or inode differ from the box's previous
+// snapshot are read; new content is copied into the store once, by hash.
+func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take providers.SnapshotTake, rec providers.Recorder) (providers.SnapshotTaken, error) {
+	if take.Memory {
+		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot with memory: %w", providers.ErrUnsupported)
+	}
+	dir, err := b.existingBox(guest)
+	if err != nil {
+		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot: %w", err)
+	}
+	id := take.Label.Snapshot
+	if id == "" {
+		id = newSnapshotID()
+	}
+	if err := checkID("snapshot", id); err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+	if _, err := os.Lstat(b.snapDir(id)); err == nil {
+		return providers.SnapshotTaken{}, &providers.RefusedError{Why: fmt.Sprintf("A snapshot with ID %s is already held", id)}
+	}
+	st, err := b.readState(guest.Ref)
+	if err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+
+	lock, err := b.lockStore(ctx, false)
+	if err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+	// The previous manifest is read under the lock, so its content cannot be
+	// swept while this take reuses it.
+	var prev map[string]*entry
+	if st.Last != "" {
+		var pm manifest
+		if err := readChecked(filepath.Join(b.snapDir(st.Last), fileManifest), &pm); err == nil {
+			if _, err := os.Stat(filepath.Join(b.snapDir(st.Last), fileDeleting)); err != nil {
+				prev = pm.byPath()
+			}
+		}
+	}
+
+	resume, _ := b.pause(guest.Ref)
+	var once sync.Once
+	var pausedFor time.Duration
+	doResume := func() { once.Do(func() { pausedFor = resume() }) }
+	defer doResume()
+
+	capturedAt := time.Now().UTC()
+	reset := readResetVersion(dir)
+	m, added, stats, err := b.capture(ctx, dir, prev)
+	doResume()
+	if err != nil {
+		lock.unlock()
+		b.collect(ctx, added)
+		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
+	}
+	m.ID = id
+	m.Guest = guest
+	m.Parent = st.Parent
+	if m.Parent != "" {
+		if _, err := os.Stat(b.snapDir(m.Parent)); err != nil {
+			m.Parent = ""
+		}
+	}
+	m.CapturedAt = capturedAt
+	m.ResetVersion = reset
+	lab := label{Label: take.Label, TakenAt: capturedAt}
+	lab.Snapshot = id
+	lab.ResetVersion = reset
+	if lab.Box == "" {
+		lab.Box = guest.Ref
+	}
+	if lab.Install == "" {
+		lab.Install = b.install
+	}
+	if err := b.publish(ctx, m, lab); err != nil {
+		lock.unlock()
+		b.collect(ctx, added)
+		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
+	}
+	lock.unlock()
+	if err := b.updateState(guest.Ref, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = guest.Ref }); err != nil {
+		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: it is held, but: %w", guest.Ref, err)
+	}
+	b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
+	b.log.Debug("local backend: snapshot taken", "box", guest.Ref, "snapshot", id, "files", m.Files,
+		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor)
+	return providers.SnapshotTaken{
+		Ref:          id,
+		Storage:      b.id,
+		CapturedAt:   capturedAt,
+		Holds:        providers.HoldsDisk,
+		Size:         &providers.Size{Bytes: m.AddedBytes, Meaning: "own"},
+		Excludes:     excludes,
+		ResetVersion: reset,
+		Paused:       pausedFor,
+		Parent:       m.Parent,
+	}, nil
+}
+
+// takeStats is what a capture measured, for the running rates.
+type takeStats struct {
+	files    int
+	statTime time.Duration
+	copied   int64
+	copyTime time.Duration
+}
+
+// capture walks the box's folder into a manifest, copying new content into
+// the store. It answers the content it added, so a failed take can collect it.
+func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entry) (*manifest, []string, takeStats, error) {
+	var stats takeStats
+	m := &manifest{Format: manifestFormat}
+	type job struct {
+		idx int
+		abs string
+	}
+	var jobs []job
+	t0 := time.Now()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // it vanished while the walk read it
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		sys, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return fmt.Errorf("%s: no stat", p)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		e := entryFromStat(rel, fi.Mode(), sys)
+		switch e.Type {
+		case "":
+			return nil // sockets and devices are left out
+		case typeLink:
+			t, err := os.Readlink(p)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			e.Target = t
+		case typeFile:
+			if pe := prev[rel]; pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" {
+				e.Hash = pe.Hash
+			} else {
+				jobs = append(jobs, job{idx: len(m.Entries), abs: p})
+			}
+		}
+		m.Entries = append(m.Entries, e)
+		return nil
+	})
+	stats.files = len(m.Entries)
+	stats.statTime = time.Since(t0)
+	if err != nil {
+		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
+	}
+
+	t1 := time.Now()
+	var (
+		mu      sync.Mutex
+		added   []string
+		firstEr error
+		wg      sync.WaitGroup
+	)
+	ch := make(chan job)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for w := 0; w < b.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				e := &m.Entries[j.idx]
+				isNew, err := b.copyIn(cctx, j.abs, e)
+				mu.Lock()
+				if isNew {
+					added = append(added, e.Hash)
+					m.AddedBytes += e.Size
+				}
+				if err != nil && firstEr == nil {
+					firstEr = fmt.Errorf("%s: %w", e.Path, err)
+					cancel()
+				}
+				if err == nil && e.Type == typeFile {
+					stats.copied += e.Size
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range jobs {
+		if cctx.Err() != nil {
+			break
+		}
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	stats.copyTime = time.Since(t1)
+	if firstEr == nil {
+		firstEr = ctx.Err()
+	}
+	if firstEr != nil {
+		return nil, added, stats, firstEr
+	}
+	// Drop the files that vanished before they were read.
+	kept := m.Entries[:0]
+	for _, e := range m.Entries {
+		if e.Type != "" {
+			kept = append(kept, e)
+		}
+	}
+	m.Entries = kept
+	for i := range m.Entries {
+		if m.Entries[i].Type == typeFile {
+			m.Files++
+			m.Bytes += m.Entries[i].Size
+		}
+	}
+	return m, added, stats, nil
+}
+
+// errVanished marks a file that was gone when its content was read.
+var errVanished = errors.New("vanished")
+
+// copyIn copies one file's content into the store and sets e's hash and
+// stat from what was copied. A file that changes while it is copied is copied
+// again, up to maxCopyAttempts; one that vanished is dropped (e.Type = "").
+func (b *Backend) copyIn(ctx context.Context, abs string, e *entry) (isNew bool, err error) {
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		hash, isNew, err := b.copyOnce(abs, e)
+		if errors.Is(err, errVanished) {
+			e.Type = ""
+			return false, nil
+		}
+		if errors.Is(err, errChanged) {
+			if attempt < maxCopyAttempts {
+				continue
+			}
+			return false, fmt.Errorf("it kept changing while the take copied it, %d times", maxCopyAttempts)
+		}
+		if err != nil {
+			return false, err
+		}
+		e.Hash = hash
+		return isNew, nil
+	}
+}
+
+// errChanged marks a file whose stat changed while it was copied.
+var errChanged = errors.New("changed while copied")
+
+func (b *Backend) copyOnce(abs string, e *entry) (string, bool, error) {
+	src, err := os.OpenFile(abs, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ELOOP) {
+			return "", false, errVanished
+		}
+		return "", false, err
+	}
+	defer src.Close()
+	var before unix.Stat_t
+	if err := unix.Fstat(int(src.Fd()), &before); err != nil {
+		return "", false, err
+	}
+	if before.Mode&unix.S_IFMT != unix.S_IFREG {
+		return "", false, errChanged
+	}
+	tmp, err := os.CreateTemp(b.path(dirTmp), "c-")
+	if err != nil {
+		return "", false, err
+	}
+	tmpName := tmp.Name()
+	keep := false
+	defer func() {
+		tmp.Close()
+		if !keep {
+			_ = os.Remove(tmpName)
+		}
+	}()
+	if err := b.copyData(tmp, src); err != nil {
+		return "", false, err
+	}
+	if b.hooks.afterCopy != nil {
+		b.hooks.afterCopy(e.Path)
+	}
+	var after unix.Stat_t
+	if err := unix.Fstat(int(src.Fd()), &after); err != nil {
+		return "", false, err
+	}
+	if after.Size != before.Size || after.Mtim != before.Mtim || after.Ctim != before.Ctim {
+		return "", false, errChanged
+	}
+	if _, err := os.Lstat(abs); err != nil {
+		return "", false, errVanished
+	}
+	hash, n, err := b.hashFile(tmp)
+	if err != nil {
+		return "", false, err
+	}
+	if n != before.Size {
+		return "", false, errChanged
+	}
+	// The entry takes the stat of what was copied.
+	e.Size = before.Size
+	e.MTime = before.Mtim.Nano()
+	e.ATime = before.Atim.Nano()
+	e.CTime = before.Ctim.Nano()
+	e.Ino = before.Ino
+	e.Mode = uint32(fileModeOf(before.Mode))
+	e.UID, e.GID = before.Uid, before.Gid
+	dst := b.contentPath(hash)
+	if _, err := os.Lstat(dst); err == nil {
+		return hash, false, nil
+	}
+	if err := tmp.Chmod(0o444); err != nil {
+		return "", false, err
+	}
+	if err := os.Rename(tmpName, dst); err != nil {
+		return "", false, err
+	}
+	keep = true
+	return hash, true, nil
+}
+
+// fileModeOf turns a stat's st_mode into the bits an entry keeps.
+func fileModeOf(m uint32) fs.FileMode {
+	out := fs.FileMode(m & 0o777)
+	if m&unix.S_ISUID != 0 {
+		out |= fs.ModeSetuid
+	}
+	if m&unix.S_ISGID != 0 {
+		out |= fs.ModeSetgid
+	}
+	if m&unix.S_ISVTX != 0 {
+		out |= fs.ModeSticky
+	}
+	return out
+}
+
+// publish writes the snapshot's folder under a temporary name, with its
+// manifest and label, after the content it names is on disk, then renames it
+// into place: a snapshot is never half-published.
+func (b *Backend) publish(ctx context.Context, m *manifest, lab label) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tmp := b.path(dirSnapshots, takingPrefix+m.ID+"-"+randomSuffix())
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = os.RemoveAll(tmp)
+		}
+	}()
+	mdata, err := encodeChecked(m)
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	ldata, err := encodeChecked(lab)
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if err := b.syncContent(); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(tmp, fileManifest), mdata, 0o600); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(tmp, fileLabel), ldata, 0o600); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if err := os.Rename(tmp, b.snapDir(m.ID)); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	ok = true
+	return syncDir(b.path(dirSnapshots))
+}
+
+// syncContent flushes the store's file system once (syncfs), so the content a
+// manifest names is on disk before the manifest is: one call, not one fsync a
+// file.
+func (b *Backend) syncContent() error {
+	if b.noSync {
+		return nil
+	}
+	f, err := os.Open(b.root)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Syncfs(int(f.Fd())); err != nil {
+		return fmt.Errorf("syncfs: %w", err)
+	}
+	return nil
+}
