@@ -1,0 +1,74 @@
+package local_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/providers/providertest"
+)
+
+func newBackend(t *testing.T) *local.Backend {
+	t.Helper()
+	b, err := local.New(local.Config{Root: t.TempDir(), Install: "in-test", NoSync: true})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return b
+}
+
+const stateFile = "work/state.txt"
+
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	providertest.Run(t, providertest.Harness{
+		Kind:    "linux",
+		Install: "in-test",
+		New: func(t *testing.T) (providers.Backend, providers.Boxes) {
+			b := newBackend(t)
+			return b, b
+		},
+		NewGuest: func(t *testing.T, b providers.Backend, boxes providers.Boxes, id string) providers.Guest {
+			g, err := boxes.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: id, Name: id, Kind: "linux"}})
+			if err != nil {
+				t.Fatalf("Acquire: %v", err)
+			}
+			writeState(t, b.(*local.Backend), g, "fresh")
+			return g
+		},
+		WriteState: func(t *testing.T, b providers.Backend, g providers.Guest, s string) {
+			writeState(t, b.(*local.Backend), g, s)
+		},
+		ReadState: func(t *testing.T, b providers.Backend, g providers.Guest) string {
+			data, err := os.ReadFile(filepath.Join(b.(*local.Backend).BoxDir(g), stateFile))
+			if err != nil {
+				t.Fatalf("read state: %v", err)
+			}
+			return string(data)
+		},
+		Unreachable: func(t *testing.T) providers.Backend {
+			root := t.TempDir()
+			b, err := local.New(local.Config{Root: root})
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			if err := os.RemoveAll(root); err != nil {
+				t.Fatal(err)
+			}
+			return b
+		},
+	})
+}
+
+func writeState(t *testing.T, b *local.Backend, g providers.Guest, s string) {
+	t.Helper()
+	p := filepath.Join(b.BoxDir(g), stateFile)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
