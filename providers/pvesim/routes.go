@@ -13,7 +13,7 @@ func (s *Sim) routes() []route {
 	return []route{
 		{method: "GET", pattern: "version", params: none, handle: getVersion},
 		{method: "POST", pattern: "access/ticket", noAuth: true, handle: postTicket,
-			params: map[string]ptype{"username": pString, "password": pString, "realm": pString, "otp": pString, "path": pString, "privs": pString, "new-format": pBool, "tfa-challenge": pString},
+			params:   map[string]ptype{"username": pString, "password": pString, "realm": pString, "otp": pString, "path": pString, "privs": pString, "new-format": pBool, "tfa-challenge": pString},
 			required: []string{"username", "password"}},
 		{method: "GET", pattern: "access/permissions", params: map[string]ptype{"userid": pString, "path": pString}, handle: getPermissions},
 		{method: "GET", pattern: "nodes", params: none, handle: getNodes},
@@ -42,7 +42,7 @@ func (s *Sim) routes() []route {
 		{method: "POST", pattern: "nodes/{node}/{type}/{vmid}/snapshot/{snapname}/rollback", params: map[string]ptype{"start": pBool}, handle: postRollback},
 
 		{method: "POST", pattern: "nodes/{node}/{type}/{vmid}/clone", handle: postClone,
-			params: map[string]ptype{"newid": pInt, "hostname": pString, "name": pString, "description": pString, "pool": pString, "snapname": pConfigID, "storage": pString, "format": pString, "full": pBool, "target": pString, "bwlimit": pInt},
+			params:   map[string]ptype{"newid": pInt, "hostname": pString, "name": pString, "description": pString, "pool": pString, "snapname": pConfigID, "storage": pString, "format": pString, "full": pBool, "target": pString, "bwlimit": pInt},
 			required: []string{"newid"}},
 		{method: "POST", pattern: "nodes/{node}/{type}/{vmid}/template", params: map[string]ptype{"disk": pString}, handle: postTemplate},
 
