@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	goproxmox "github.com/luthermonson/go-proxmox"
 	telmate "github.com/Telmate/proxmox-api-go/proxmox"
+	goproxmox "github.com/luthermonson/go-proxmox"
 )
 
 // telmateTimeout is the Telmate client's task timeout in seconds.

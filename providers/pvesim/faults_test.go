@@ -87,7 +87,7 @@ func TestLockedRollbackWords(t *testing.T) {
 	equal(t, "start", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/lxc/101/status/start", nil)), "CT is locked (rollback)")
 	for _, r := range []struct {
 		method, path string
-		params []string
+		params       []string
 	}{
 		{"PUT", "/nodes/pve-1/lxc/101/config", []string{"description", "x"}},
 		{"POST", "/nodes/pve-1/lxc/101/clone", []string{"newid", "150"}},

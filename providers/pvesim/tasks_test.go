@@ -1,0 +1,138 @@
+package pvesim
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"testing"
+	"time"
+)
+
+// TestTaskListArchiveVersusActive: the default source=archive hides running
+// tasks; active shows only them; all shows both; newest first, with total
+// (PM API2/Tasks.pm node_tasks).
+func TestTaskListArchiveVersusActive(t *testing.T) {
+	t.Parallel()
+	e := setup(t, frozen())
+	first := e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))
+	e.sim.Advance(time.Minute)
+	running := e.upid(t, "POST", "/nodes/pve-1/qemu/102/snapshot", form("snapname", "s1"))
+
+	list := func(params url.Values) ([]map[string]any, float64) {
+		a := e.call(t, adminToken, "GET", "/nodes/pve-1/tasks", params)
+		equal(t, "tasks status", a.status, http.StatusOK)
+		total, _ := a.body["total"].(float64)
+		return a.dataList(t), total
+	}
+	items, total := list(nil)
+	equal(t, "archive: the finished one only", len(items), 1)
+	equal(t, "archive total", total, float64(1))
+	equal(t, "archive item", items[0]["upid"], any(first))
+	equal(t, "archive status", items[0]["status"], any("OK"))
+	equal(t, "token id apart", items[0]["tokenid"], any("admin"))
+	equal(t, "user", items[0]["user"], any("boxsnap@pve"))
+	if items[0]["endtime"] == nil {
+		t.Fatal("a finished task has no endtime")
+	}
+	items, _ = list(form("source", "active"))
+	equal(t, "active", len(items), 1)
+	equal(t, "active item", items[0]["upid"], any(running))
+	equal(t, "active status", items[0]["status"], any("RUNNING"))
+	items, total = list(form("source", "all"))
+	equal(t, "all", len(items), 2)
+	equal(t, "all total", total, float64(2))
+	equal(t, "newest first", items[0]["upid"], any(running))
+
+	e.sim.Advance(time.Minute)
+	items, _ = list(nil)
+	equal(t, "archive after it ends", len(items), 2)
+
+	// Filters and paging.
+	items, _ = list(form("vmid", "102"))
+	equal(t, "vmid filter", len(items), 1)
+	items, _ = list(form("typefilter", "vzsnapshot"))
+	equal(t, "typefilter", len(items), 1)
+	items, _ = list(form("since", itoa(int(testStart.Add(30*time.Second).Unix()))))
+	equal(t, "since", len(items), 1)
+	items, total = list(form("limit", "1", "start", "1"))
+	equal(t, "page", len(items), 1)
+	equal(t, "page total", total, float64(2))
+	equal(t, "second page item", items[0]["upid"], any(first))
+	a := e.call(t, adminToken, "GET", "/nodes/pve-1/tasks", form("source", "bogus"))
+	equal(t, "bad source", a.status, http.StatusBadRequest)
+}
+
+// TestTaskVisibility: a token without Sys.Audit on the node sees only its
+// own tasks; root@pam's outside rollback is seen by a token with Sys.Audit
+// (what boxsnap's outside-restore scan reads, G13).
+func TestTaskVisibility(t *testing.T) {
+	t.Parallel()
+	e := setup(t, frozen())
+	equal(t, "take", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))), "OK")
+	upid, err := e.sim.OutsideRollback(101, "s1")
+	must(t, err)
+	if !regexp.MustCompile(`^UPID:pve-1:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:vzrollback:101:root@pam:$`).MatchString(upid) {
+		t.Fatalf("outside rollback UPID %q", upid)
+	}
+	e.sim.Advance(time.Minute)
+	items := e.call(t, adminToken, "GET", "/nodes/pve-1/tasks", form("typefilter", "vzrollback")).dataList(t)
+	equal(t, "auditor sees root's rollback", len(items), 1)
+	equal(t, "its user", items[0]["user"], any("root@pam"))
+	equal(t, "its status", items[0]["status"], any("OK"))
+
+	must(t, e.sim.AddToken("boxsnap@pve!snaponly", "s3cret", Grant{Path: "/vms", Privs: []string{"VM.Audit", "VM.Snapshot"}, Propagate: true}))
+	own := e.call(t, "", "GET", "/nodes/pve-1/tasks", nil)
+	equal(t, "no token", own.status, http.StatusUnauthorized)
+	req, _ := http.NewRequest("GET", e.base+apiPrefix+"/nodes/pve-1/tasks", nil)
+	req.Header.Set("Authorization", "PVEAPIToken=boxsnap@pve!snaponly=s3cret")
+	resp, err := e.hc.Do(req)
+	must(t, err)
+	resp.Body.Close()
+	equal(t, "snaponly lists", resp.StatusCode, http.StatusOK)
+
+	// Its own task is readable, root's status is not.
+	req, _ = http.NewRequest("GET", e.base+apiPrefix+"/nodes/pve-1/tasks/"+url.PathEscape(upid)+"/status", nil)
+	req.Header.Set("Authorization", "PVEAPIToken=boxsnap@pve!snaponly=s3cret")
+	resp, err = e.hc.Do(req)
+	must(t, err)
+	resp.Body.Close()
+	equal(t, "another's task status", resp.Status, "403 Permission check failed (/nodes/pve-1, Sys.Audit)")
+
+	a := e.call(t, adminToken, "GET", "/nodes/pve-1/tasks/UPID:pve-1:00000001:00000001:00000001:vzstart:101:root@pam:/status", nil)
+	errs, _ := a.body["errors"].(map[string]any)
+	equal(t, "unknown UPID", errs["upid"], any("no such task\n"))
+	log := e.call(t, adminToken, "GET", "/nodes/pve-1/tasks/"+url.PathEscape(upid)+"/log", nil).dataList(t)
+	equal(t, "log ends", log[len(log)-1]["t"], any("TASK OK"))
+	equal(t, "log numbered from 1", log[0]["n"], any(float64(1)))
+}
+
+// TestTasksTakeConfiguredTime: per-type durations run on the simulator's
+// clock.
+func TestTasksTakeConfiguredTime(t *testing.T) {
+	t.Parallel()
+	e := setup(t, Config{StartTime: testStart, TaskDuration: time.Second, TaskDurations: map[string]time.Duration{"vzsnapshot": 10 * time.Second}})
+	upid := e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))
+	e.sim.Advance(9 * time.Second)
+	equal(t, "at 9 s", e.taskStatus(t, upid)["status"], any("running"))
+	e.sim.Advance(time.Second)
+	equal(t, "at 10 s", e.taskStatus(t, upid)["status"], any("stopped"))
+	stop := e.upid(t, "POST", "/nodes/pve-1/lxc/101/status/stop", nil)
+	e.sim.Advance(time.Second)
+	equal(t, "vzstop at 1 s", e.taskStatus(t, stop)["exitstatus"], any("OK"))
+	a := e.call(t, adminToken, "POST", "/nodes/pve-1/lxc/101/status/stop", nil)
+	equal(t, "LXC stop of a stopped CT", a.reason, "CT 101 not running")
+	a = e.call(t, adminToken, "POST", "/nodes/pve-1/lxc/103/status/start", nil)
+	equal(t, "LXC start", a.status, http.StatusOK)
+	a = e.call(t, adminToken, "POST", "/nodes/pve-1/lxc/103/status/start", nil)
+	equal(t, "LXC start while the first runs is allowed (not running yet)", a.status, http.StatusOK)
+	e.sim.Advance(time.Second)
+	a = e.call(t, adminToken, "POST", "/nodes/pve-1/lxc/103/status/start", nil)
+	equal(t, "LXC start of a running CT", a.reason, "CT 103 already running")
+	qs := e.upid(t, "POST", "/nodes/pve-1/qemu/102/status/stop", nil)
+	e.sim.Advance(time.Second)
+	equal(t, "QEMU stop of a stopped VM", e.taskStatus(t, qs)["exitstatus"], any("OK"))
+	must(t, e.sim.SetTime(testStart.Add(time.Hour)))
+	if err := e.sim.SetTime(testStart); err == nil {
+		t.Fatal("the clock ran backwards")
+	}
+}
