@@ -376,11 +376,11 @@ func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	if err := syscall.Kill(-pgid, syscall.SIGSTOP); err != nil {
 		return func() time.Duration { return 0 }, false
 	}
-	// The signal is delivered asynchronously: wait until the leader shows
-	// stopped, so that nothing it does lands in the snapshot.
+	// The signal is delivered asynchronously: wait until no process of the
+	// group can run, so that nothing it does lands in the snapshot.
 	deadline := time.Now().Add(pauseWait)
-	for time.Now().Before(deadline) && !stopped(pgid) && !p.exited() {
-		time.Sleep(100 * time.Microsecond)
+	for time.Now().Before(deadline) && !groupStopped(pgid) && !p.exited() {
+		time.Sleep(200 * time.Microsecond)
 	}
 	return func() time.Duration {
 		_ = syscall.Kill(-pgid, syscall.SIGCONT)
@@ -388,18 +388,38 @@ func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	}, true
 }
 
-// stopped reads /proc to say whether a process is in the stopped state.
-func stopped(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// groupStopped reads /proc to say whether no process of the group can run:
+// each is stopped (T), a zombie, or in an uninterruptible wait (D, as a
+// parent waiting for a stopped vfork child is), which it leaves only to stop.
+// A process still running or sleeping interruptibly (R, S) has not yet taken
+// its SIGSTOP.
+func groupStopped(pgid int) bool {
+	procs, err := os.ReadDir("/proc")
 	if err != nil {
 		return true
 	}
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 || i+2 >= len(data) {
-		return false
+	for _, p := range procs {
+		if p.Name()[0] < '0' || p.Name()[0] > '9' {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + p.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(data), ')')
+		if i < 0 || i+2 >= len(data) {
+			continue
+		}
+		// After the command's name: state, ppid, pgrp.
+		fields := strings.Fields(string(data[i+2:]))
+		if len(fields) < 3 || fields[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		if fields[0] == "R" || fields[0] == "S" {
+			return false
+		}
 	}
-	s := data[i+2]
-	return s == 'T' || s == 't'
+	return true
 }
 
 // treeSize adds up the sizes of the regular files under dir.

@@ -418,5 +418,3 @@ func (b *Backend) publishImported(ctx context.Context, s *staged, group string) 
 	ok = true
 	return syncDir(b.path(dirSnapshots))
 }
-
-

@@ -44,14 +44,14 @@ type entry struct {
 
 // manifest is one snapshot's list of paths, and what it was taken of.
 type manifest struct {
-	Format       int            `json:"format"`
-	ID           string         `json:"id"`
+	Format       int             `json:"format"`
+	ID           string          `json:"id"`
 	Guest        providers.Guest `json:"guest"`
-	Parent       string         `json:"parent,omitempty"`
-	CapturedAt   time.Time      `json:"capturedAt"`
-	ResetVersion int            `json:"resetVersion"`
-	Files        int            `json:"files"`
-	Bytes        int64          `json:"bytes"`
+	Parent       string          `json:"parent,omitempty"`
+	CapturedAt   time.Time       `json:"capturedAt"`
+	ResetVersion int             `json:"resetVersion"`
+	Files        int             `json:"files"`
+	Bytes        int64           `json:"bytes"`
 	// AddedBytes is the content this take added to the store.
 	AddedBytes int64   `json:"addedBytes"`
 	Entries    []entry `json:"entries"`
