@@ -48,6 +48,11 @@ func (s *Sim) guestListJSON(g *guest) map[string]any {
 		"diskwrite": 0,
 	}
 	if g.typ == LXC {
+		// PC LXC.pm vmstatus copies the config's file name, so the list
+		// carries vmid as a string ("101"); QS vmstatus has int($vmid).
+		// (Read from the source, unverified on a live host; clients such as
+		// go-proxmox accept both.)
+		m["vmid"] = itoa(g.vmid)
 		m["type"] = "lxc"
 		m["disk"] = g.written
 		m["maxswap"] = int64(512) * mib

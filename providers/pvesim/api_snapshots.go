@@ -142,6 +142,7 @@ func (s *Sim) startSnapshot(g *guest, who *principal, name, description string, 
 	// __snapshot_save_vmstate runs only for a running VM).
 	if g.typ == QEMU && vmstate && g.running {
 		sn.vmstate = true
+		sn.vmstateVol = vol.storage + ":vm-" + itoa(g.vmid) + "-state-" + name
 		mem, _ := strconv.ParseInt(g.conf["memory"], 10, 64)
 		sn.unique = mem * mib
 	}

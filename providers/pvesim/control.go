@@ -80,9 +80,17 @@ func (s *Sim) CutNode(name string) error {
 	return s.withNode(name, func(n *node) { n.cut = true })
 }
 
-// ReconnectNode undoes CutNode.
+// DropNode cuts a node off at the connection level instead: every call on
+// /nodes/<node>/... has its connection closed without an answer, as when a
+// client talks to that node itself and it goes away. /nodes and
+// /cluster/resources show it as CutNode does.
+func (s *Sim) DropNode(name string) error {
+	return s.withNode(name, func(n *node) { n.cut, n.dropped = true, true })
+}
+
+// ReconnectNode undoes CutNode and DropNode.
 func (s *Sim) ReconnectNode(name string) error {
-	return s.withNode(name, func(n *node) { n.cut = false })
+	return s.withNode(name, func(n *node) { n.cut, n.dropped = false, false })
 }
 
 func (s *Sim) withNode(name string, f func(n *node)) error {
@@ -352,6 +360,8 @@ func (s *Sim) control(action string, q controlRequest) (any, error) {
 		s.DieNextTask(q.Type, q.VMID)
 	case "cut-node":
 		return nil, s.CutNode(q.Node)
+	case "drop-node":
+		return nil, s.DropNode(q.Node)
 	case "reconnect-node":
 		return nil, s.ReconnectNode(q.Node)
 	case "reboot-node":

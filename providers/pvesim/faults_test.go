@@ -185,3 +185,44 @@ func TestStorageGrowsWithWrites(t *testing.T) {
 	errs, _ := a.body["errors"].(map[string]any)
 	equal(t, "unknown storage", errs["storage"], any("No such storage.\n"))
 }
+
+// TestDropNode: a dropped node's calls get no answer at all; the others
+// still do.
+func TestDropNode(t *testing.T) {
+	t.Parallel()
+	e := setup(t, frozen())
+	must(t, e.sim.DropNode("pve-2"))
+	req, _ := http.NewRequest("GET", e.base+apiPrefix+"/nodes/pve-2/lxc", nil)
+	req.Header.Set("Authorization", "PVEAPIToken="+adminToken+"="+testSecret)
+	resp, err := e.hc.Do(req)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("a dropped node answered %s", resp.Status)
+	}
+	equal(t, "pve-1 answers", e.call(t, adminToken, "GET", "/nodes/pve-1/lxc", nil).status, http.StatusOK)
+	must(t, e.sim.ReconnectNode("pve-2"))
+	equal(t, "back", e.call(t, adminToken, "GET", "/nodes/pve-2/lxc", nil).status, http.StatusOK)
+}
+
+// TestOutsideSnapshotAndDelete: an admin's snapshot and delete on the host
+// show in the task list by root@pam and change the guest as boxsnap's own
+// would (G13's outside take and delete).
+func TestOutsideSnapshotAndDelete(t *testing.T) {
+	t.Parallel()
+	e := setup(t, frozen())
+	upid, err := e.sim.OutsideSnapshot(102, "by-admin", "made on the host")
+	must(t, err)
+	equal(t, "outside take", e.finish(t, upid), "OK")
+	g := e.guest(t, 102)
+	equal(t, "parent", g.Parent, "by-admin")
+	equal(t, "description", g.Snapshots[0].Description, "made on the host")
+	if _, err := e.sim.OutsideSnapshot(102, "current", ""); err == nil {
+		t.Fatal("an outside snapshot named current was taken")
+	}
+	upid, err = e.sim.OutsideDelete(102, "by-admin", false)
+	must(t, err)
+	equal(t, "outside delete", e.finish(t, upid), "OK")
+	items := e.call(t, adminToken, "GET", "/nodes/pve-1/tasks", form("userfilter", "root@pam")).dataList(t)
+	equal(t, "root's tasks", len(items), 2)
+	equal(t, "newest first", items[0]["type"], any("qmdelsnapshot"))
+}

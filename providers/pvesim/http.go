@@ -165,6 +165,11 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, routes []route) {
 	if who != nil {
 		caller = who.id
 	}
+	if err == errDropped {
+		s.log.Info("pvesim simulator request dropped (node unreachable)", "method", r.Method, "path", r.URL.Path)
+		dropConnection(w)
+		return
+	}
 	if err != nil {
 		ae := asAPIError(err)
 		s.log.Info("pvesim simulator request", "method", r.Method, "path", r.URL.Path, "status", ae.status, "caller", caller, "error", ae.message)
@@ -195,6 +200,9 @@ func (s *Sim) dispatch(r *http.Request, rt *route, vars, params map[string]strin
 		if nd == nil {
 			// PM/HS: the API node cannot resolve a node it does not know.
 			return nil, nil, nil, die("hostname lookup '%s' failed - failed to get address info for: %s: Name or service not known", n, n)
+		}
+		if nd.dropped {
+			return nil, nil, nil, errDropped
 		}
 		if nd.cut {
 			return nil, nil, nil, &apiError{status: statusUnreachable, message: "No route to host"}
@@ -363,6 +371,21 @@ func checkType(t ptype, v string) string {
 		}
 	}
 	return ""
+}
+
+// errDropped marks a request to a dropped node: no answer at all.
+var errDropped = &apiError{status: 0, message: "dropped"}
+
+// dropConnection closes the client's connection without an answer, as a
+// node that went away mid-connection does.
+func dropConnection(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
 }
 
 func asAPIError(err error) *apiError {

@@ -59,7 +59,8 @@ const (
 
 type node struct {
 	name    string
-	cut     bool // unreachable from the API node (control API)
+	cut     bool // unreachable from the API node (control API): 595
+	dropped bool // its connections drop without an answer (control API)
 	pstart  int  // "process start" counter of the node, in clock ticks
 	bootAt  time.Time
 	tasks   []*task
@@ -88,6 +89,7 @@ type snapshot struct {
 	snaptime    int64
 	snapstate   string
 	vmstate     bool
+	vmstateVol  string // the RAM state's volume, QEMU only
 	conf        map[string]string
 	written     int64 // the disk's used bytes when it was taken
 	unique      int64 // bytes only this snapshot still holds (thin storage)
@@ -312,7 +314,9 @@ func (sn *snapshot) sectionConf() map[string]string {
 		out["snapstate"] = sn.snapstate
 	}
 	if sn.vmstate {
-		out["vmstate"] = "1"
+		// QS QemuConfig.pm __snapshot_save_vmstate: the section names the
+		// state volume.
+		out["vmstate"] = sn.vmstateVol
 	}
 	return out
 }
