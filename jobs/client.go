@@ -9,12 +9,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // Queue names. Operations run on their own queue so a slow housekeeping run
 // never delays a box's operation.
 const (
-	QueueOperations  = "operations"
+	QueueOperations  = snapshots.QueueOperations
 	QueueMaintenance = river.QueueDefault
 )
 

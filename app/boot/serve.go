@@ -17,6 +17,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -82,7 +83,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := store.Migrate(ctx, db.Pool, logger); err != nil {
 		return err
 	}
-	st, err := store.New(db.Pool, auth.Queries...)
+	st, err := store.New(db.Pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
 	if err != nil {
 		return err
 	}
@@ -91,19 +92,35 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
+	bes, err := backends(cfg, install, logger)
+	if err != nil {
+		return err
+	}
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger})
+	if err != nil {
+		return err
+	}
+	if err := core.RegisterBackends(ctx); err != nil {
+		return err
+	}
 
 	client, err := jobs.NewClient(db.Pool, jobs.ClientOptions{
 		Work: cfg.Workers, Logger: logger, Extra: opts.ExtraWorkers,
-		Deps: jobs.Deps{Auth: authSvc, Logger: logger},
+		Deps: jobs.Deps{Auth: authSvc, Core: core, Logger: logger},
 	})
 	if err != nil {
 		return err
 	}
+	core.UseJobs(client)
 	if cfg.Workers {
 		// Jobs run on their own context: a signal stops new work through
 		// Stop below, and running jobs get ShutdownTimeout to finish.
 		if err := client.Start(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("start River: %w", err)
+		}
+		// Operations a stopped process cut short go on from their step.
+		if _, err := core.Recover(ctx); err != nil {
+			logger.Error("recover operations cut short", "err", err)
 		}
 	}
 	stopJobs := func() {

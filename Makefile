@@ -1,0 +1,48 @@
+# boxsnap: `make run` runs it on its embedded default; `make test` runs every test.
+# Each target installs what the machine lacks, and says what it did.
+
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/boxsnap
+PLAYWRIGHT_CORE_VERSION := 1.64.1
+DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_CORE_VERSION)
+AXE_DIR := $(CURDIR)/.cache/axe-core
+export PLAYWRIGHT_DRIVER_DIR := $(DRIVER_DIR)
+export BOXSNAP_AXE_DIR := $(AXE_DIR)
+
+.PHONY: run test bench build deps browser-deps vet clean
+
+## run: build boxsnap and run it on its embedded default (private PostgreSQL, local backend, demo boxes)
+run: build
+	@echo "make run: starting boxsnap on its embedded default (data in ./.data; Ctrl-C stops it)"
+	./$(BIN) serve --demo=$${BOXSNAP_DEMO:-true}
+
+## build: the boxsnap binary in ./bin
+build: deps
+	@$(GO) build -o $(BIN) .
+	@echo "make: built $(BIN)"
+
+## deps: Go modules (downloaded only when missing) and PostgreSQL's binaries (installed only when missing)
+deps:
+	@scripts/need-go-modules.sh
+	@scripts/need-postgres.sh
+
+## browser-deps: Debian's chromium and npm's playwright-core (for playwright-go) and axe-core, only when missing
+browser-deps:
+	@scripts/need-browser.sh "$(DRIVER_DIR)" "$(PLAYWRIGHT_CORE_VERSION)" "$(AXE_DIR)"
+
+## test: every test (unit, database, backends, simulator, browser)
+test: deps browser-deps
+	@echo "make test: go vet and go test ./... (each test package gets its own private PostgreSQL cluster)"
+	@$(GO) vet ./...
+	@PLAYWRIGHT_NODEJS_PATH=$$(command -v node) $(GO) test -count=1 -timeout 45m ./...
+
+## bench: start-up time of boxsnap serve to its first HTTP 200 (first and warm start, medians)
+bench: build
+	@$(GO) run ./bench/startup -binary $(BIN) -runs 5
+
+vet:
+	@$(GO) vet ./...
+
+clean:
+	rm -rf bin .cache

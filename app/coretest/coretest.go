@@ -1,0 +1,134 @@
+// Package coretest gives tests a running core: a fresh database (dbtest), the
+// local backend in a temporary folder, the core and a started River client
+// with the workers jobs registers. It is for tests only; it imports dbtest,
+// which needs dbtest.Main in the test binary's TestMain.
+package coretest
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/jobs"
+	"github.com/boxsnap/boxsnap/providers/local"
+)
+
+// Env is a running core for one test.
+type Env struct {
+	Pool   *pgxpool.Pool
+	Store  *store.Store
+	Auth   *auth.Service
+	Core   *snapshots.Service
+	Client *river.Client[pgx.Tx]
+	Local  *local.Backend
+	Logger *slog.Logger
+	// Install is this test's install ID.
+	Install string
+}
+
+// Options change an Env.
+type Options struct {
+	// NoWorkers makes an insert-only client: operations wait in the queue.
+	NoWorkers bool
+	// Extra adds backends beside the local one.
+	Extra []snapshots.Backend
+	// Now is the core's clock.
+	Now func() time.Time
+	// LocalRoot is the local backend's folder; a temporary one when empty.
+	LocalRoot string
+}
+
+// New starts a core for t, stopped at t's cleanup.
+func New(t testing.TB, opts Options) *Env {
+	t.Helper()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := store.New(pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := auth.New(st, logger)
+	install, err := a.InstallID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := opts.LocalRoot
+	if root == "" {
+		root = t.TempDir()
+	}
+	lb, err := local.New(local.Config{ID: "local", Root: root, Install: install, Logger: logger, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bes := append([]snapshots.Backend{{ID: "local", Kind: "local", Label: "this host", Snap: lb, Boxes: lb}}, opts.Extra...)
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := core.RegisterBackends(ctx); err != nil {
+		t.Fatal(err)
+	}
+	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
+		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core.UseJobs(client)
+	if !opts.NoWorkers {
+		if err := client.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = client.Stop(sctx)
+		})
+	}
+	return &Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client, Local: lb, Logger: logger, Install: install}
+}
+
+// Thread makes a thread and returns it with its agent's caller.
+func (e *Env) Thread(t testing.TB, title string) (*snapshots.Thread, snapshots.Caller, string) {
+	t.Helper()
+	th, token, err := e.Core.CreateThread(context.Background(), snapshots.Owner(), title)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th, snapshots.Agent(th.ID), token
+}
+
+// Box makes a box on the local backend for caller, with one file in it.
+func (e *Env) Box(t testing.TB, c snapshots.Caller, name string) *snapshots.Box {
+	t.Helper()
+	b, err := e.Core.AcquireBox(context.Background(), c, snapshots.BoxRequest{Name: name, Backend: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Wait waits for an operation to end, failing the test after a minute.
+func (e *Env) Wait(t testing.TB, op *snapshots.Operation) *snapshots.Operation {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got, err := e.Core.Wait(ctx, op.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State == snapshots.OpRunning {
+		t.Fatalf("operation %s (%s) still running at step %s after a minute", got.ID, got.Kind, got.Step)
+	}
+	return got
+}

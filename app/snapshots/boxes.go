@@ -1,0 +1,213 @@
+package snapshots
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+var boxNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,39}$`)
+
+var (
+	nameAdjectives = []string{"amber", "brisk", "calm", "dusky", "eager", "fair", "grey", "hazel", "icy", "jolly", "keen", "lucid", "mellow", "noble", "olive", "quick", "rapid", "sunny", "tidy", "vivid", "warm", "young", "zesty"}
+	nameNouns      = []string{"fox", "lake", "ridge", "glade", "wren", "brook", "cedar", "dune", "elm", "fern", "grove", "heron", "isle", "jay", "kite", "lark", "moss", "otter", "pine", "reef", "stone", "vale", "wolf"}
+)
+
+func randomBoxName() string {
+	b := make([]byte, 2)
+	_, _ = rand.Read(b)
+	return nameAdjectives[int(b[0])%len(nameAdjectives)] + "-" + nameNouns[int(b[1])%len(nameNouns)]
+}
+
+// BoxRequest asks for a new box.
+type BoxRequest struct {
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Backend  string `json:"backend"`
+	Host     string `json:"host"`
+	Template string `json:"template"`
+	Adopt    string `json:"adopt"`   // an existing guest's reference (a VMID) to adopt
+	Command  string `json:"command"` // a process to run in a local box
+	// Thread puts the box in a thread (the owner's choice); an agent's box is
+	// always its own thread's. Empty for the owner: one of their machines.
+	Thread    string `json:"thread"`
+	HasScreen bool   `json:"hasScreen"`
+	ScreenURL string `json:"screenUrl"`
+}
+
+// AcquireBox makes a box on a backend: a folder on the local backend, a
+// clone of a template or an adopted guest on Proxmox.
+func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box, error) {
+	var thread *string
+	switch {
+	case c.Kind == CallerAgent:
+		t := c.Thread
+		thread = &t
+	case c.IsPerson() && req.Thread != "":
+		if _, err := s.thread(ctx, req.Thread); err != nil {
+			return nil, err
+		}
+		thread = &req.Thread
+	case !c.IsPerson():
+		return nil, refuse(CodeForbidden, http.StatusForbidden, "Not allowed.")
+	}
+	if req.Backend == "" && len(s.order) > 0 {
+		req.Backend = s.order[0]
+	}
+	b, err := s.backend(req.Backend)
+	if err != nil {
+		return nil, err
+	}
+	if req.Kind == "" {
+		req.Kind = "linux"
+	}
+	name := strings.TrimSpace(req.Name)
+	if name == "" {
+		name = randomBoxName()
+		for i := 0; i < 20; i++ {
+			if _, err := s.boxByName(ctx, name); errors.Is(err, errNoRow) {
+				break
+			}
+			name = randomBoxName() + fmt.Sprintf("-%d", i+2)
+		}
+	} else if !boxNameRE.MatchString(name) {
+		return nil, invalid("A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter.")
+	}
+	if _, err := s.boxByName(ctx, name); err == nil {
+		return nil, refuse(CodeConflict, http.StatusConflict, "A box named %s exists already.", name)
+	}
+	id := NewID(PrefixBox)
+	guest, err := b.Boxes.Acquire(ctx, providers.BoxSpec{
+		Box:      providers.BoxIdentity{ID: id, Name: name, Kind: req.Kind, Install: s.install},
+		Template: req.Template, Adopt: req.Adopt, Command: req.Command, Host: req.Host,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("make box %s on %s: %w", name, b.ID, err)
+	}
+	row, err := s.st.Pool.Query(ctx, s.st.Q("CoreBoxInsert"), id, name, req.Kind, thread, b.ID, guest.Host, guest.Ref,
+		req.HasScreen, req.ScreenURL)
+	if err != nil {
+		return nil, fmt.Errorf("record box %s: %w", name, err)
+	}
+	box, err := pgx.CollectExactlyOneRow(row, pgx.RowToAddrOfStructByName[Box])
+	if err != nil {
+		_ = b.Boxes.Release(context.WithoutCancel(ctx), guest)
+		return nil, fmt.Errorf("record box %s: %w", name, err)
+	}
+	s.log(ctx, s.st.Pool, box.ID, "made", c, fmt.Sprintf("made on %s", b.Label), "", "", nil)
+	return box, nil
+}
+
+var errNoRow = errors.New("no row")
+
+func (s *Service) boxByName(ctx context.Context, name string) (*Box, error) {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreBoxByName"), name)
+	if err != nil {
+		return nil, fmt.Errorf("read box: %w", err)
+	}
+	b, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNoRow
+	}
+	return b, err
+}
+
+func (s *Service) boxByID(ctx context.Context, q pgxQuerier, id string) (*Box, error) {
+	rows, err := q.Query(ctx, s.st.Q("CoreBoxByID"), id)
+	if err != nil {
+		return nil, fmt.Errorf("read box: %w", err)
+	}
+	b, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNoRow
+	}
+	return b, err
+}
+
+// Box finds a box by its ID or name, as the caller may see it.
+func (s *Service) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
+	var b *Box
+	var err error
+	if ValidID(PrefixBox, ref) {
+		b, err = s.boxByID(ctx, s.st.Pool, ref)
+	} else {
+		b, err = s.boxByName(ctx, ref)
+	}
+	if errors.Is(err, errNoRow) {
+		return nil, boxNotFound(ref)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActSee, b, nil); err != nil {
+		return nil, boxNotFound(ref)
+	}
+	return b, nil
+}
+
+// Boxes lists the boxes the caller may see, released ones included for the
+// person.
+func (s *Service) Boxes(ctx context.Context, c Caller) ([]*Box, error) {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreBoxes"))
+	if err != nil {
+		return nil, fmt.Errorf("list boxes: %w", err)
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box])
+	if err != nil {
+		return nil, fmt.Errorf("list boxes: %w", err)
+	}
+	var out []*Box
+	for _, b := range all {
+		if MayAct(c, ActSee, b, nil) == nil {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// SetPresence records what the platform reports about a box: workspaces,
+// desktop control and terminals. Only the person's token (the platform's)
+// may report it.
+func (s *Service) SetPresence(ctx context.Context, c Caller, ref string, p Presence) (*Box, error) {
+	if !c.IsPerson() {
+		return nil, refuse(CodeForbidden, http.StatusForbidden, "Only the platform, with the owner's token, reports presence.")
+	}
+	b, err := s.Box(ctx, c, ref)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range p.Workspaces {
+		if _, err := s.thread(ctx, w.Thread); err != nil {
+			return nil, invalid("Presence names a thread %s that boxsnap does not know.", w.Thread)
+		}
+	}
+	if p.Terminals < 0 {
+		return nil, invalid("Terminals cannot be below zero.")
+	}
+	raw, _ := json.Marshal(p)
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreBoxSetPresence"), b.ID, raw); err != nil {
+		return nil, fmt.Errorf("set presence: %w", err)
+	}
+	b.Presence = p
+	return b, nil
+}
+
+// IsExecutionMachine reports whether threads run on the box (section 5:
+// any box with a thread on its machine that runs on it).
+func (b *Box) IsExecutionMachine() bool {
+	for _, w := range b.Presence.Workspaces {
+		if w.RunsOn {
+			return true
+		}
+	}
+	return false
+}

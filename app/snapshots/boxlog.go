@@ -1,0 +1,113 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Box log event kinds (section 4, "The box log").
+const (
+	EvSnapshotTaken        = "snapshot-taken"
+	EvSnapshotFailed       = "snapshot-failed"
+	EvRestoreAsked         = "restore-asked"
+	EvRestored             = "restored"
+	EvRestoreFailed        = "restore-failed"
+	EvRestoredOutside      = "restored-outside"
+	EvRestoreOutsideFailed = "restore-outside-failed"
+	EvRestoreOutsideRun    = "restore-outside-running"
+	EvChangedOutside       = "snapshots-changed-outside"
+	EvForkAsked            = "fork-asked"
+	EvForked               = "forked"
+	EvForkFailed           = "fork-failed"
+	EvSnapshotDeleted      = "snapshot-deleted"
+	EvSnapshotKept         = "snapshot-kept"
+	EvSnapshotUnkept       = "snapshot-unkept"
+	EvSnapshotLost         = "snapshot-lost"
+	EvSnapshotUnavailable  = "snapshot-unavailable"
+	EvSnapshotFound        = "snapshot-found"
+	EvHeldCopyMade         = "held-copy-made"
+	EvHeldCopyStarted      = "held-copy-started"
+	EvMade                 = "made"
+	EvReleased             = "released"
+)
+
+// BoxLogKeep is how many events a box's log keeps; housekeeping prunes the
+// rest (section 4: "bounded and pruned", as 069).
+const BoxLogKeep = 1000
+
+// LogEvent is one box log event.
+type LogEvent struct {
+	ID          int64           `db:"id" json:"id"`
+	BoxID       string          `db:"box_id" json:"box"`
+	At          time.Time       `db:"at" json:"at"`
+	Kind        string          `db:"kind" json:"kind"`
+	ActorKind   string          `db:"actor_kind" json:"actorKind"`
+	ActorThread *string         `db:"actor_thread" json:"actorThread,omitempty"`
+	ActorWhy    *string         `db:"actor_why" json:"actorWhy,omitempty"`
+	Words       string          `db:"words" json:"words"`
+	SnapshotID  *string         `db:"snapshot_id" json:"snapshot,omitempty"`
+	OperationID *string         `db:"operation_id" json:"operation,omitempty"`
+	Data        json.RawMessage `db:"data" json:"data,omitempty"`
+}
+
+type pgxQuerier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func nilIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// log records one box log event. A failure to log is itself logged and does
+// not undo the change it describes.
+func (s *Service) log(ctx context.Context, q pgxQuerier, box, kind string, c Caller, words, snapshot, op string, data any) {
+	var raw []byte
+	if data != nil {
+		raw, _ = json.Marshal(data)
+	}
+	if _, err := q.Exec(ctx, s.st.Q("CoreLogInsert"), box, kind, c.byKind(), c.thread(), nilIfEmpty(c.Why), words,
+		nilIfEmpty(snapshot), nilIfEmpty(op), raw); err != nil {
+		s.logger.Error("box log", "box", box, "kind", kind, "err", err)
+	}
+}
+
+// BoxLog reads a box's log, newest first, as the caller may see it: an agent
+// reads only the events of its own thread's actions and boxsnap's.
+func (s *Service) BoxLog(ctx context.Context, c Caller, boxRef string, limit int) ([]LogEvent, error) {
+	b, err := s.Box(ctx, c, boxRef)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > BoxLogKeep {
+		limit = 200
+	}
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreLogOfBox"), b.ID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read box log: %w", err)
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowToStructByName[LogEvent])
+	if err != nil {
+		return nil, fmt.Errorf("read box log: %w", err)
+	}
+	if c.Kind != CallerAgent {
+		return all, nil
+	}
+	var out []LogEvent
+	for _, e := range all {
+		if e.ActorKind == "agent" && (e.ActorThread == nil || *e.ActorThread != c.Thread) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

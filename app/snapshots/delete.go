@@ -1,0 +1,165 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+)
+
+// DeleteRequest asks to delete one snapshot.
+type DeleteRequest struct {
+	Box       string
+	Snapshot  string
+	RequestID string
+}
+
+// DeleteResult is what a finished delete answers.
+type DeleteResult struct {
+	Snapshot string `json:"snapshot"`
+	Name     string `json:"name"`
+	Freed    *int64 `json:"freedBytes,omitempty"`
+}
+
+// Delete admits a delete after mayAct and eligible.
+func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Operation, error) {
+	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActDelete, b, sn); err != nil {
+		return nil, err
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpDelete, &sn.ID); err != nil || op != nil {
+		return op, err
+	}
+	tz := s.TimeZone(ctx)
+	var op *Operation
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		if _, err := s.lockBox(ctx, tx, b.ID); err != nil {
+			return err
+		}
+		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
+		if err != nil {
+			return snapshotNotFound(req.Snapshot)
+		}
+		pins, err := s.pins(ctx, tx, sn.ID, "")
+		if err != nil {
+			return err
+		}
+		if err := Eligible(sn, ChangeDelete, pins, s.now(), tz); err != nil {
+			return err
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c, RequestID: req.RequestID})
+		return err
+	})
+	return op, err
+}
+
+// runDelete runs a delete from the step it reached; eligible is asked again
+// now, at the moment of the change.
+func (s *Service) runDelete(ctx context.Context, op *Operation, resuming bool) error {
+	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	if errors.Is(err, errNoRow) {
+		return s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", "it was already gone")
+	}
+	if err != nil {
+		return err
+	}
+	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	if err != nil {
+		return err
+	}
+	change := ChangeDelete
+	why := byWhy(callerOf(op))
+	if op.Kind == OpExpiry {
+		change, why = ChangeExpire, "its keep ended"
+	}
+	if sn.State != StateDeleting {
+		pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+		if err != nil {
+			return err
+		}
+		if err := Eligible(sn, change, pins, s.now(), s.TimeZone(ctx)); err != nil {
+			return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		}
+	}
+	be, err := s.backend(sn.BackendID)
+	if err != nil {
+		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+	}
+	if err := s.deleteNow(ctx, op, sn, b, be, callerOf(op), why); err != nil {
+		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+	}
+	return s.finish(ctx, op, OpDone, DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, "", "")
+}
+
+func freed(sn *Snapshot) *int64 {
+	if sn.SizeBytes != nil && sn.SizeMeaning != nil && *sn.SizeMeaning == "own" {
+		return sn.SizeBytes
+	}
+	return nil
+}
+
+// byWhy is the box log's why for a delete (section 4: by you, by the agent,
+// ...).
+func byWhy(c Caller) string {
+	switch c.Kind {
+	case CallerOwner:
+		return "by you"
+	case CallerCLI:
+		return "by a boxsnap command"
+	case CallerAgent:
+		return "by the agent"
+	}
+	return c.Why
+}
+
+// deleteNow deletes a snapshot within an operation that holds its box's
+// turn: deleting, the backend's delete, then the record goes. A delete cut
+// short leaves the snapshot incomplete, and another delete finishes it.
+func (s *Service) deleteNow(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
+	if sn.State != StateDeleting {
+		if err := s.moveState(ctx, s.st.Pool, sn, StateDeleting, ""); err != nil {
+			return err
+		}
+	}
+	if err := s.step(ctx, op, StepDelete); err != nil {
+		return err
+	}
+	if sn.Ref != "" {
+		if err := be.Snap.DeleteSnapshot(ctx, refOf(sn, b), opRecorder{s, op}); err != nil {
+			words := fmt.Sprintf("the delete stopped part way: %v", err)
+			if merr := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
+				s.logger.Error("mark incomplete", "snapshot", sn.ID, "err", merr)
+			}
+			return fmt.Errorf("delete ‘%s’: %w", sn.Name, err)
+		}
+	}
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotDelete"), sn.ID); err != nil {
+		return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
+	}
+	words := fmt.Sprintf("‘%s’ (%s), %s", sn.Name, sn.ID, why)
+	if f := freed(sn); f != nil {
+		words = fmt.Sprintf("‘%s’ (%s), freed %s, %s", sn.Name, sn.ID, GB(*f), why)
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
+	return nil
+}
+
+// GB says a size in GB, as providers bill (section 12, "Words").
+func GB(n int64) string {
+	gb := float64(n) / 1e9
+	switch {
+	case n < 1e6:
+		return fmt.Sprintf("%d KB", (n+999)/1000)
+	case gb < 0.1:
+		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
+	case gb < 10:
+		return fmt.Sprintf("%.1f GB", gb)
+	}
+	return fmt.Sprintf("%.0f GB", gb)
+}

@@ -1,0 +1,77 @@
+package snapshots
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+)
+
+// Rename renames a snapshot: the person only, a name unique on its box, and
+// eligible at the moment (a restore's target is refused and named).
+func (s *Service) Rename(ctx context.Context, c Caller, boxRef, ref, name string) (*Snapshot, error) {
+	name, err := CleanName(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.edit(ctx, c, boxRef, ref, ActRename, ChangeRename, func(tx pgx.Tx, sn *Snapshot) error {
+		if sn.Name == name {
+			return nil
+		}
+		taken, err := s.namesOfBox(ctx, tx, sn.BoxID)
+		if err != nil {
+			return err
+		}
+		if taken[name] {
+			return refuse(CodeConflict, 409, "%s has a snapshot named ‘%s’ already.", sn.BoxName, name)
+		}
+		_, err = tx.Exec(ctx, s.st.Q("CoreSnapshotRename"), sn.ID, name)
+		return err
+	})
+}
+
+// SetNote sets or clears a snapshot's note (at most 1 KB).
+func (s *Service) SetNote(ctx context.Context, c Caller, boxRef, ref, note string) (*Snapshot, error) {
+	n, err := CleanNote(note)
+	if err != nil {
+		return nil, err
+	}
+	return s.edit(ctx, c, boxRef, ref, ActNote, ChangeNote, func(tx pgx.Tx, sn *Snapshot) error {
+		_, err := tx.Exec(ctx, s.st.Q("CoreSnapshotNote"), sn.ID, n)
+		return err
+	})
+}
+
+func (s *Service) edit(ctx context.Context, c Caller, boxRef, ref string, act Action, change Change, fn func(pgx.Tx, *Snapshot) error) (*Snapshot, error) {
+	sn, b, err := s.SnapshotOfBox(ctx, c, boxRef, ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, act, b, sn); err != nil {
+		return nil, err
+	}
+	tz := s.TimeZone(ctx)
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		if _, err := s.lockBox(ctx, tx, b.ID); err != nil {
+			return err
+		}
+		sn, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
+		if err != nil {
+			return snapshotNotFound(ref)
+		}
+		pins, err := s.pins(ctx, tx, sn.ID, "")
+		if err != nil {
+			return err
+		}
+		if err := Eligible(sn, change, pins, s.now(), tz); err != nil {
+			return err
+		}
+		return fn(tx, sn)
+	})
+	if err != nil {
+		return nil, err
+	}
+	sn, _, err = s.Snapshot(ctx, c, sn.ID)
+	return sn, err
+}

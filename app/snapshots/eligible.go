@@ -1,0 +1,155 @@
+package snapshots
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Change is what eligible is asked about (section 6, "One eligibility
+// check").
+type Change string
+
+// The changes eligible decides.
+const (
+	ChangeDelete      Change = "delete"       // the person's or an agent's delete
+	ChangeExpire      Change = "expire"       // a keep's end
+	ChangeEvictLimit  Change = "evict-limit"  // the per-box limit
+	ChangeEvictRoom   Change = "evict-room"   // the room sweep
+	ChangeReplaceUndo Change = "replace-undo" // a new undo replaces an old one
+	ChangeKeep        Change = "keep"
+	ChangeUnkeep      Change = "unkeep"
+	ChangeRename      Change = "rename"
+	ChangeNote        Change = "note"
+	ChangeRestore     Change = "restore" // as a restore's target
+	ChangeFork        Change = "fork"    // as a fork's source
+)
+
+// automatic reports whether a change deletes without anyone asking.
+func (c Change) automatic() bool {
+	return c == ChangeExpire || c == ChangeEvictLimit || c == ChangeEvictRoom || c == ChangeReplaceUndo
+}
+
+// Pin is an operation that uses a snapshot.
+type Pin struct {
+	Operation string
+	Kind      string
+	At        time.Time
+	Box       string
+}
+
+// Eligible is section 6's one eligibility check: whether snapshot s may
+// undergo change now, given the operations that pin it (other than the one
+// asking, which the caller leaves out). It is called at the moment of the
+// change, by every path: rows, menus, dialogs, bulk actions, the CLI, the
+// tools, the sweeps and the limit.
+func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Location) error {
+	if len(pins) > 0 {
+		p := pins[0]
+		return refuse(CodeBusy, http.StatusConflict, "‘%s’ is in use: %s.", s.Name, pinWords(p, tz))
+	}
+	if change.automatic() {
+		if s.Kept() && change != ChangeExpire {
+			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is kept: boxsnap never deletes it by itself.", s.Name)
+		}
+		if change == ChangeExpire && (!s.Kept() || s.KeptUntil.After(now)) {
+			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is kept until %s.", s.Name, s.KeptUntil.Format("2 Jan"))
+		}
+		if change != ChangeExpire && (s.OwnerKind == "person" || s.ByKind == "owner" || s.ByKind == "cli") {
+			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is the person's: boxsnap never deletes it by itself.", s.Name)
+		}
+		if change == ChangeEvictLimit && s.IsUndo() {
+			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is an undo: the limit never deletes one.", s.Name)
+		}
+		if change == ChangeReplaceUndo && !s.IsUndo() {
+			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is not an undo.", s.Name)
+		}
+	}
+	switch change {
+	case ChangeRestore, ChangeFork, ChangeKeep, ChangeUnkeep, ChangeRename, ChangeNote:
+		if s.State != StateReady && !(s.State == StateUnavailable && (change == ChangeRename || change == ChangeNote)) {
+			return refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be %s.", s.Name, stateWords(s.State), changeWords(change))
+		}
+	case ChangeDelete, ChangeExpire, ChangeEvictLimit, ChangeEvictRoom, ChangeReplaceUndo:
+		switch s.State {
+		case StateTaking:
+			return refuse(CodeBusy, http.StatusConflict, "‘%s’ is still being taken.", s.Name)
+		case StateDeleting:
+			return refuse(CodeBusy, http.StatusConflict, "‘%s’ is already being deleted.", s.Name)
+		case StateUnavailable:
+			return refuse(CodePlan, http.StatusConflict, "‘%s’ is unavailable: boxsnap cannot reach where it is.", s.Name)
+		}
+		if change.automatic() && s.State != StateReady {
+			return refuse(CodePlan, http.StatusConflict, "‘%s’ is %s.", s.Name, stateWords(s.State))
+		}
+	}
+	if change == ChangeRestore && s.Guest != "current" {
+		if s.Guest == "earlier" {
+			return refuse(CodePlan, http.StatusConflict, "‘%s’ is on %s's earlier guest: fork only.", s.Name, s.BoxName)
+		}
+		return refuse(CodePlan, http.StatusConflict, "‘%s’ is a held copy: fork it instead.", s.Name)
+	}
+	if (change == ChangeKeep) && s.ForkSafe == nil {
+		return refuse(CodePlan, http.StatusConflict, "Taken before %s's image had the identity reset: it could not be forked after a release.", s.BoxName)
+	}
+	if change == ChangeUnkeep && !s.Kept() {
+		return refuse(CodeConflict, http.StatusConflict, "‘%s’ is not kept.", s.Name)
+	}
+	if change == ChangeUnkeep && s.BoxGoneAt != nil {
+		return refuse(CodeConflict, http.StatusConflict, "‘%s’ outlives its released box only because it is kept: keep it longer, or delete it.", s.Name)
+	}
+	return nil
+}
+
+func pinWords(p Pin, tz *time.Location) string {
+	at := p.At.In(tz).Format("15:04")
+	switch p.Kind {
+	case OpRestore:
+		return fmt.Sprintf("the restore at %s uses it", at)
+	case OpFork:
+		return fmt.Sprintf("the fork at %s uses it", at)
+	case OpDelete, OpExpiry:
+		return fmt.Sprintf("it is being deleted (%s)", at)
+	case OpTake:
+		return fmt.Sprintf("it is being taken (%s)", at)
+	case OpKeep, OpUnkeep:
+		return fmt.Sprintf("its keep is changing (%s)", at)
+	}
+	return fmt.Sprintf("the %s at %s uses it", p.Kind, at)
+}
+
+func stateWords(state string) string {
+	switch state {
+	case StateTaking:
+		return "still being taken"
+	case StateFailed:
+		return "a failed take"
+	case StateIncomplete:
+		return "incomplete"
+	case StateDeleting:
+		return "being deleted"
+	case StateUnavailable:
+		return "unavailable"
+	case StateLost:
+		return "lost"
+	}
+	return state
+}
+
+func changeWords(c Change) string {
+	switch c {
+	case ChangeRestore:
+		return "restored"
+	case ChangeFork:
+		return "forked"
+	case ChangeKeep:
+		return "kept"
+	case ChangeUnkeep:
+		return "unkept"
+	case ChangeRename:
+		return "renamed"
+	case ChangeNote:
+		return "given a note"
+	}
+	return string(c)
+}

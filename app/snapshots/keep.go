@@ -1,0 +1,196 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// KeepRequest asks to keep a snapshot: for Days from today (0: the
+// setting), or until a date.
+type KeepRequest struct {
+	Box       string
+	Snapshot  string
+	Days      int
+	Until     *time.Time
+	RequestID string
+}
+
+type keepParams struct {
+	Until time.Time `json:"until"`
+	Unkeep bool     `json:"unkeep,omitempty"`
+}
+
+// EndOfUTCDay is a keep date: the end of the UTC day t falls on (unit 8:
+// the same day the label carries).
+func EndOfUTCDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 23, 59, 59, 0, time.UTC)
+}
+
+// KeepUntil works out a keep date (section 7; unit 8): from today for days,
+// or the date given, at most 365 days from today. Keeping a kept snapshot
+// again by days adds them to its date, so it never shortens it.
+func KeepUntil(now time.Time, current *time.Time, days int, until *time.Time) (time.Time, error) {
+	max := EndOfUTCDay(now.AddDate(0, 0, MaxKeepDays))
+	if until != nil {
+		u := EndOfUTCDay(*until)
+		if u.Before(now) {
+			return time.Time{}, invalid("A keep date must be today or later.")
+		}
+		if u.After(max) {
+			return time.Time{}, invalid("A snapshot is kept at most %d days from today.", MaxKeepDays)
+		}
+		return u, nil
+	}
+	if days < 1 || days > MaxKeepDays {
+		return time.Time{}, invalid("Keep keeps a snapshot 1 to %d days.", MaxKeepDays)
+	}
+	from := now
+	if current != nil && current.After(now) {
+		from = *current
+	}
+	u := EndOfUTCDay(from.AddDate(0, 0, days))
+	if u.After(max) {
+		u = max
+	}
+	return u, nil
+}
+
+// Keep admits a keep: only the person keeps (section 3), only a snapshot
+// whose fork plan is ok (section 7), recorded as an operation and written on
+// the backend's label first (unit 8).
+func (s *Service) Keep(ctx context.Context, c Caller, req KeepRequest) (*Operation, error) {
+	return s.keepOrUnkeep(ctx, c, req, false)
+}
+
+// Unkeep admits a "Stop keeping".
+func (s *Service) Unkeep(ctx context.Context, c Caller, req KeepRequest) (*Operation, error) {
+	return s.keepOrUnkeep(ctx, c, req, true)
+}
+
+func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, unkeep bool) (*Operation, error) {
+	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	act, change, kind := ActKeep, ChangeKeep, OpKeep
+	if unkeep {
+		act, change, kind = ActUnkeep, ChangeUnkeep, OpUnkeep
+	}
+	if err := MayAct(c, act, b, sn); err != nil {
+		return nil, err
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, kind, &sn.ID); err != nil || op != nil {
+		return op, err
+	}
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var until time.Time
+	if !unkeep {
+		days := req.Days
+		if days == 0 && req.Until == nil {
+			days = settings.KeepDays
+		}
+		if until, err = KeepUntil(s.now(), sn.KeptUntil, days, req.Until); err != nil {
+			return nil, err
+		}
+		be, err := s.backend(sn.BackendID)
+		if err != nil {
+			return nil, err
+		}
+		if snapping := be.Snap.Snapshotting(sn.BoxKind); snapping == nil || snapping.KeepsPastRelease == providers.KeepsNo || snapping.Fork == providers.ForkNone {
+			return nil, refuse(CodePlan, http.StatusConflict, "Snapshots of %s cannot be kept: they could not be used after a release.", sn.BoxName)
+		}
+	}
+	tz := s.TimeZone(ctx)
+	var op *Operation
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, err := s.lockBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
+		if err != nil {
+			return snapshotNotFound(req.Snapshot)
+		}
+		pins, err := s.pins(ctx, tx, sn.ID, "")
+		if err != nil {
+			return err
+		}
+		if err := Eligible(sn, change, pins, s.now(), tz); err != nil {
+			return err
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: kind, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+			RequestID: req.RequestID, Params: keepParams{Until: until, Unkeep: unkeep}})
+		return err
+	})
+	return op, err
+}
+
+// runKeep writes the keep date on the backend's label first, then on the
+// record; if the label cannot be written, nothing is kept (unit 8).
+func (s *Service) runKeep(ctx context.Context, op *Operation, resuming bool) error {
+	var p keepParams
+	_ = json.Unmarshal(op.Params, &p)
+	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	if errors.Is(err, errNoRow) {
+		return s.finish(ctx, op, OpFailed, nil, "the snapshot is gone", "")
+	}
+	if err != nil {
+		return err
+	}
+	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	if err != nil {
+		return err
+	}
+	change := ChangeKeep
+	if p.Unkeep {
+		change = ChangeUnkeep
+	}
+	pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+	if err != nil {
+		return err
+	}
+	if err := Eligible(sn, change, pins, s.now(), s.TimeZone(ctx)); err != nil {
+		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+	}
+	var until *time.Time
+	if !p.Unkeep {
+		until = &p.Until
+	}
+	if err := s.step(ctx, op, StepLabel); err != nil {
+		return err
+	}
+	be, err := s.backend(sn.BackendID)
+	if err != nil {
+		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+	}
+	if l, ok := be.Snap.(providers.Labeler); ok {
+		if err := l.SetKeptUntil(ctx, refOf(sn, b), until); err != nil {
+			return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("%s refused the label, so nothing is kept: %v", be.Label, err), "")
+		}
+	}
+	if err := s.step(ctx, op, StepRecord); err != nil {
+		return err
+	}
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotKeep"), sn.ID, until); err != nil {
+		return fmt.Errorf("record keep of %s: %w", sn.ID, err)
+	}
+	if p.Unkeep {
+		s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), fmt.Sprintf("‘%s’ goes with the box again", sn.Name), sn.ID, op.ID, nil)
+	} else {
+		s.log(ctx, s.st.Pool, b.ID, EvSnapshotKept, callerOf(op), fmt.Sprintf("‘%s’ until %s", sn.Name, p.Until.Format("2 Jan 2006")), sn.ID, op.ID, nil)
+	}
+	return s.finish(ctx, op, OpDone, map[string]any{"snapshot": sn.ID, "keptUntil": until}, "", "")
+}

@@ -1,0 +1,136 @@
+package snapshots
+
+import "net/http"
+
+// Action is what a caller asks to do (section 3's columns).
+type Action string
+
+// The actions of section 3, and the ones the pages add.
+const (
+	ActSee     Action = "see"
+	ActTake    Action = "take"
+	ActRestore Action = "restore"
+	ActFork    Action = "fork"
+	ActDelete  Action = "delete"
+	ActKeep    Action = "keep"
+	ActUnkeep  Action = "unkeep"
+	ActRename  Action = "rename"
+	ActNote    Action = "note"
+	ActPicture Action = "picture"
+	ActRelease Action = "release"
+)
+
+// boxAccess says how an agent's thread reaches a box.
+type boxAccess int
+
+const (
+	accessNone     boxAccess = iota
+	accessOwnBox             // a box of the thread that the thread does not run on
+	accessRunsOn             // the box the thread runs on (an execution machine for it)
+)
+
+func agentAccess(thread string, b *Box) boxAccess {
+	for _, w := range b.Presence.Workspaces {
+		if w.Thread == thread && w.RunsOn {
+			return accessRunsOn
+		}
+	}
+	if b.ThreadID != nil && *b.ThreadID == thread {
+		return accessOwnBox
+	}
+	return accessNone
+}
+
+// MayAct is the one permission check of section 3: whether caller may do
+// act on box b, and on snapshot s where the action has one (s may be nil).
+// Every path calls it at the moment of the change. A refusal for something
+// the caller may not see reads as "not found", so guessing tells nothing.
+func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
+	switch c.Kind {
+	case CallerOwner, CallerCLI:
+		return nil // the person may do everything section 3 gives anyone
+	case CallerSystem:
+		switch act {
+		case ActSee, ActDelete, ActTake, ActRelease:
+			return nil
+		}
+		return refuse(CodeForbidden, http.StatusForbidden, "boxsnap does not %s by itself.", act)
+	case CallerAgent:
+	default:
+		return refuse(CodeForbidden, http.StatusForbidden, "Sign in first.")
+	}
+
+	access := accessNone
+	if b != nil {
+		access = agentAccess(c.Thread, b)
+		if b.State == "released" {
+			access = accessNone // a released box's kept snapshots are the person's alone
+		}
+	}
+	if access == accessNone {
+		if s != nil {
+			return snapshotNotFound(s.ID)
+		}
+		if b != nil {
+			return boxNotFound(b.Name)
+		}
+		return boxNotFound("")
+	}
+	if s != nil && !agentSees(c.Thread, access, s) {
+		return snapshotNotFound(s.ID)
+	}
+	switch act {
+	case ActSee, ActTake, ActFork:
+		return nil
+	case ActPicture:
+		if s != nil && s.Kept() {
+			// A kept snapshot is the person's: the agent sees it while its
+			// box lives, without its picture (section 3).
+			return snapshotNotFound(s.ID)
+		}
+		return nil
+	case ActRestore:
+		return nil // the restore's own rules (execution machines, the guard) follow
+	case ActDelete:
+		if s == nil {
+			return nil
+		}
+		if s.Kept() || s.OwnerKind == "person" {
+			return refuse(CodeForbidden, http.StatusForbidden, "‘%s’ is kept by the person: only the person can delete it.", s.Name)
+		}
+		if s.ByKind != "agent" || s.ByThreadID == nil || *s.ByThreadID != c.Thread {
+			return refuse(CodeForbidden, http.StatusForbidden, "‘%s’ was not taken by an agent of this thread: only the person can delete it.", s.Name)
+		}
+		return nil
+	case ActKeep, ActUnkeep:
+		return refuse(CodeForbidden, http.StatusForbidden, "Only the person can keep a snapshot.")
+	case ActRename, ActNote:
+		return refuse(CodeForbidden, http.StatusForbidden, "Only the person can rename a snapshot or change its note.")
+	case ActRelease:
+		if access == accessOwnBox {
+			return nil
+		}
+		return refuse(CodeForbidden, http.StatusForbidden, "Only the box's own thread or the person can release %s.", b.Name)
+	}
+	return refuse(CodeForbidden, http.StatusForbidden, "Not allowed.")
+}
+
+// agentSees is section 3's "See" column: on its own box, the agent sees its
+// thread's snapshots, and kept ones while the box lives; on a box it runs
+// on, only what it took there. No thread sees another thread's.
+func agentSees(thread string, access boxAccess, s *Snapshot) bool {
+	tookIt := s.ByKind == "agent" && s.ByThreadID != nil && *s.ByThreadID == thread
+	switch access {
+	case accessOwnBox:
+		if tookIt {
+			return true
+		}
+		if s.ByKind == "agent" && s.ByThreadID != nil && *s.ByThreadID != thread {
+			return false // another thread's agent took it
+		}
+		return s.OwnerThreadID != nil && *s.OwnerThreadID == thread || s.Kept()
+	case accessRunsOn:
+		return tookIt
+	}
+	return false
+}

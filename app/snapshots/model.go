@@ -1,0 +1,210 @@
+package snapshots
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Snapshot states (section 1, "Its states").
+const (
+	StateTaking      = "taking"
+	StateReady       = "ready"
+	StateFailed      = "failed"
+	StateIncomplete  = "incomplete"
+	StateDeleting    = "deleting"
+	StateUnavailable = "unavailable"
+	StateLost        = "lost"
+)
+
+// transitions are the only state changes section 1 draws; every state write
+// goes through moveState, which refuses any other.
+var transitions = map[string][]string{
+	StateTaking:      {StateReady, StateFailed, StateIncomplete},
+	StateReady:       {StateDeleting, StateUnavailable, StateLost},
+	StateDeleting:    {StateIncomplete}, // gone: the record goes
+	StateUnavailable: {StateReady, StateDeleting},
+	StateIncomplete:  {StateDeleting},
+	StateLost:        {StateDeleting},
+	StateFailed:      {StateDeleting},
+}
+
+// CanMove reports whether section 1 allows a snapshot to go from one state
+// to another.
+func CanMove(from, to string) bool {
+	for _, t := range transitions[from] {
+		if t == to {
+			return true
+		}
+	}
+	return false
+}
+
+// Box is a box boxsnap manages.
+type Box struct {
+	ID         string          `db:"id" json:"id"`
+	Name       string          `db:"name" json:"name"`
+	Kind       string          `db:"kind" json:"kind"`
+	System     string          `db:"system" json:"system,omitempty"`
+	ThreadID   *string         `db:"thread_id" json:"thread,omitempty"`
+	BackendID  string          `db:"backend_id" json:"backend"`
+	Host       string          `db:"host" json:"host,omitempty"`
+	GuestRef   string          `db:"guest_ref" json:"guestRef"`
+	Generation int             `db:"generation" json:"generation"`
+	HasScreen  bool            `db:"has_screen" json:"hasScreen"`
+	ScreenURL  string          `db:"screen_url" json:"-"`
+	Presence   Presence        `db:"presence" json:"presence"`
+	ForkedFrom json.RawMessage `db:"forked_from" json:"forkedFrom,omitempty"`
+	State      string          `db:"state" json:"state"`
+	CreatedAt  time.Time       `db:"created_at" json:"createdAt"`
+	ReleasedAt *time.Time      `db:"released_at" json:"releasedAt,omitempty"`
+}
+
+// Presence is what the platform that runs agents reports about a box: which
+// threads have a workspace on it and whether they work, who holds its
+// desktop, and how many terminals are open (DESIGN.md, in place of BB's
+// threadsOn, desktop control and open terminals).
+type Presence struct {
+	Workspaces []Workspace `json:"workspaces,omitempty"`
+	Desktop    string      `json:"desktop,omitempty"`   // who holds the desktop's control, or ""
+	Terminals  int         `json:"terminals,omitempty"` // open terminals
+}
+
+// Workspace is one thread's workspace on a box.
+type Workspace struct {
+	Thread  string `json:"thread"`
+	Working bool   `json:"working"`
+	// RunsOn is set when the thread runs on this box: the box is then an
+	// execution machine (section 5).
+	RunsOn bool `json:"runsOn,omitempty"`
+}
+
+// Thread is a thread registered in boxsnap; its agent calls the tools with
+// the thread's bearer token.
+type Thread struct {
+	ID        string     `db:"id" json:"id"`
+	Title     string     `db:"title" json:"title"`
+	CreatedAt time.Time  `db:"created_at" json:"createdAt"`
+	EndedAt   *time.Time `db:"ended_at" json:"endedAt,omitempty"`
+}
+
+// Snapshot is boxsnap's record of one snapshot, with every field of section
+// 1's table.
+type Snapshot struct {
+	ID              string          `db:"id" json:"id"`
+	BoxID           string          `db:"box_id" json:"box"`
+	BoxName         string          `db:"box_name" json:"boxName"`
+	BoxKind         string          `db:"box_kind" json:"boxKind"`
+	BoxSystem       string          `db:"box_system" json:"boxSystem,omitempty"`
+	BoxThreadID     *string         `db:"box_thread_id" json:"boxThread,omitempty"`
+	BoxGoneAt       *time.Time      `db:"box_gone_at" json:"boxGoneAt,omitempty"`
+	BoxGoneHow      *string         `db:"box_gone_how" json:"boxGoneHow,omitempty"`
+	BackendID       string          `db:"backend_id" json:"backend"`
+	Host            string          `db:"host" json:"host,omitempty"`
+	Storage         string          `db:"storage" json:"storage,omitempty"`
+	StorageType     string          `db:"storage_type" json:"storageType,omitempty"`
+	Guest           string          `db:"guest" json:"guest"`
+	GuestGeneration int             `db:"guest_generation" json:"-"`
+	Name            string          `db:"name" json:"name"`
+	Note            *string         `db:"note" json:"note,omitempty"`
+	TakenAt         time.Time       `db:"taken_at" json:"takenAt"`
+	CapturedAt      *time.Time      `db:"captured_at" json:"capturedAt,omitempty"`
+	TookMs          *int            `db:"took_ms" json:"tookMs,omitempty"`
+	PausedMs        *int            `db:"paused_ms" json:"pausedMs,omitempty"`
+	ByKind          string          `db:"by_kind" json:"byKind"`
+	ByThreadID      *string         `db:"by_thread_id" json:"byThread,omitempty"`
+	ByWhy           *string         `db:"by_why" json:"-"`
+	Scope           string          `db:"scope" json:"scope"`
+	Holds           string          `db:"holds" json:"holds"`
+	Excludes        *string         `db:"excludes" json:"excludes,omitempty"`
+	SizeBytes       *int64          `db:"size_bytes" json:"sizeBytes,omitempty"`
+	SizeMeaning     *string         `db:"size_meaning" json:"sizeMeaning,omitempty"`
+	Price           json.RawMessage `db:"price" json:"price,omitempty"`
+	OwnerKind       string          `db:"owner_kind" json:"ownerKind"`
+	OwnerThreadID   *string         `db:"owner_thread_id" json:"-"`
+	KeptUntil       *time.Time      `db:"kept_until" json:"keptUntil,omitempty"`
+	KeptAt          *time.Time      `db:"kept_at" json:"keptAt,omitempty"`
+	UndoOf          *string         `db:"undo_of" json:"undoOf,omitempty"`
+	ForkSafe        *int            `db:"fork_safe" json:"forkSafe,omitempty"`
+	DependsOn       []string        `db:"depends_on" json:"dependsOn,omitempty"`
+	Picture         string          `db:"picture" json:"picture"`
+	Ref             string          `db:"ref" json:"-"`
+	State           string          `db:"state" json:"state"`
+	Error           *string         `db:"error" json:"error,omitempty"`
+	Found           bool            `db:"found" json:"found,omitempty"`
+	MissingSince    *time.Time      `db:"missing_since" json:"-"`
+	StateAt         time.Time       `db:"state_at" json:"-"`
+}
+
+// Kept reports whether the person keeps the snapshot.
+func (s *Snapshot) Kept() bool { return s.KeptUntil != nil }
+
+// IsUndo reports whether the snapshot is a restore's undo that still counts
+// apart: a kept undo is an ordinary kept snapshot (section 8).
+func (s *Snapshot) IsUndo() bool { return s.UndoOf != nil && !s.Kept() }
+
+// Operation is one change, recorded before it starts, with every field of
+// section 6's table.
+type Operation struct {
+	ID         string          `db:"id" json:"id"`
+	Seq        int64           `db:"seq" json:"-"`
+	RequestKey *string         `db:"request_key" json:"-"`
+	Kind       string          `db:"kind" json:"kind"`
+	BoxID      *string         `db:"box_id" json:"box,omitempty"`
+	Generation int             `db:"generation" json:"generation"`
+	Target     *string         `db:"target" json:"target,omitempty"`
+	Snapshots  []string        `db:"snapshots" json:"snapshots"`
+	ByKind     string          `db:"by_kind" json:"byKind"`
+	ByThreadID *string         `db:"by_thread_id" json:"byThread,omitempty"`
+	Consent    json.RawMessage `db:"consent" json:"consent,omitempty"`
+	UndoID     *string         `db:"undo_id" json:"undo,omitempty"`
+	Guests     json.RawMessage `db:"guests" json:"guests,omitempty"`
+	Step       string          `db:"step" json:"step"`
+	Task       json.RawMessage `db:"task" json:"task,omitempty"`
+	State      string          `db:"state" json:"state"`
+	Reserved   json.RawMessage `db:"reserved" json:"reserved,omitempty"`
+	Params     json.RawMessage `db:"params" json:"-"`
+	Result     json.RawMessage `db:"result" json:"result,omitempty"`
+	Error      *string         `db:"error" json:"error,omitempty"`
+	Observed   *string         `db:"observed" json:"observed,omitempty"`
+	Resumes    int             `db:"resumes" json:"-"`
+	CreatedAt  time.Time       `db:"created_at" json:"createdAt"`
+	StartedAt  *time.Time      `db:"started_at" json:"startedAt,omitempty"`
+	EndedAt    *time.Time      `db:"ended_at" json:"endedAt,omitempty"`
+}
+
+// Operation kinds (section 6).
+const (
+	OpTake    = "take"
+	OpRestore = "restore"
+	OpDelete  = "delete"
+	OpKeep    = "keep"
+	OpUnkeep  = "unkeep"
+	OpExpiry  = "expiry"
+	OpFork    = "fork"
+	OpRelease = "release"
+)
+
+// Operation states (section 6).
+const (
+	OpRunning = "running"
+	OpDone    = "done"
+	OpFailed  = "failed"
+	OpUnknown = "unknown"
+)
+
+// Steps an operation records before it runs them, beside the restore steps
+// of providers.RestoreStep.
+const (
+	StepWaiting  = "waiting"  // asked; an earlier operation of the box runs
+	StepQueued   = "queued"   // its job is in River's queue
+	StepPlan     = "plan"     // reading the plan again at the moment of the change
+	StepPicture  = "picture"  // taking the screen's picture
+	StepSnapshot = "snapshot" // the backend takes the snapshot
+	StepLimit    = "limit"    // deleting what the per-box limit replaces
+	StepDelete   = "delete"   // the backend deletes
+	StepLabel    = "label"    // the backend's label changes (keep)
+	StepRecord   = "record"   // boxsnap's record changes
+	StepRelease  = "release"  // the backend releases the guest
+	StepUndos    = "undos"    // replacing older undos after a restore
+	StepDone     = "done"
+)

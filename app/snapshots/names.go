@@ -1,0 +1,73 @@
+package snapshots
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DefaultName is a snapshot's name when none is given: the time in the
+// owner's time zone, "Thu 10:42" (section 1).
+func DefaultName(t time.Time, tz *time.Location) string {
+	return t.In(tz).Format("Mon 15:04")
+}
+
+// UndoName is a restore's undo's name, "before the restore at 11:02"
+// (section 5).
+func UndoName(t time.Time, tz *time.Location) string {
+	return "before the restore at " + t.In(tz).Format("15:04")
+}
+
+// CleanName checks a name given by a caller: trimmed, 1 to 60 characters,
+// no control characters.
+func CleanName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", refuse(CodeInvalid, http.StatusBadRequest, "A snapshot's name cannot be empty.")
+	}
+	if n := utf8.RuneCountInString(name); n > MaxNameLength {
+		return "", refuse(CodeInvalid, http.StatusBadRequest, "A snapshot's name is at most %d characters; this one has %d.", MaxNameLength, n)
+	}
+	if !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return "", refuse(CodeInvalid, http.StatusBadRequest, "A snapshot's name cannot hold control characters.")
+	}
+	return name, nil
+}
+
+// CleanNote checks a note: at most 1 KB; empty means none.
+func CleanNote(note string) (*string, error) {
+	note = strings.TrimSpace(note)
+	if note == "" {
+		return nil, nil
+	}
+	if len(note) > MaxNoteBytes {
+		return nil, refuse(CodeInvalid, http.StatusBadRequest, "A note is at most 1 KB; this one is %d bytes.", len(note))
+	}
+	if !utf8.ValidString(note) {
+		return nil, refuse(CodeInvalid, http.StatusBadRequest, "A note must be text.")
+	}
+	return &note, nil
+}
+
+// UniqueName returns name, or name with " (2)", " (3)" ... so that it is not
+// in taken (section 1: "a repeat gets (2)"). The result stays within 60
+// characters by shortening the name before the suffix.
+func UniqueName(name string, taken map[string]bool) string {
+	if !taken[name] {
+		return name
+	}
+	for i := 2; ; i++ {
+		suffix := fmt.Sprintf(" (%d)", i)
+		base := name
+		for utf8.RuneCountInString(base)+len(suffix) > MaxNameLength {
+			_, size := utf8.DecodeLastRuneInString(base)
+			base = base[:len(base)-size]
+		}
+		if c := base + suffix; !taken[c] {
+			return c
+		}
+	}
+}

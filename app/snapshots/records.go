@@ -1,0 +1,203 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5"
+)
+
+func (s *Service) snapshotByQuery(ctx context.Context, q pgxQuerier, name string, args ...any) (*Snapshot, error) {
+	rows, err := q.Query(ctx, s.st.Q(name), args...)
+	if err != nil {
+		return nil, err
+	}
+	sn, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNoRow
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return nil, refuse(CodeConflict, http.StatusConflict, "That name is taken on this box.")
+	}
+	return sn, err
+}
+
+func (s *Service) snapshotByID(ctx context.Context, q pgxQuerier, id string) (*Snapshot, error) {
+	return s.snapshotByQuery(ctx, q, "CoreSnapshotByID", id)
+}
+
+func (s *Service) snapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
+	return s.snapshotByQuery(ctx, s.st.Pool, "CoreSnapshotsByRef", backend, ref)
+}
+
+func (s *Service) snapshotsOfBox(ctx context.Context, q pgxQuerier, box string) ([]*Snapshot, error) {
+	rows, err := q.Query(ctx, s.st.Q("CoreSnapshotsOfBox"), box)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshots: %w", err)
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	if err != nil {
+		return nil, fmt.Errorf("read snapshots: %w", err)
+	}
+	return all, nil
+}
+
+func (s *Service) namesOfBox(ctx context.Context, q pgxQuerier, box string) (map[string]bool, error) {
+	rows, err := q.Query(ctx, s.st.Q("CoreSnapshotNames"), box)
+	if err != nil {
+		return nil, fmt.Errorf("read names: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("read names: %w", err)
+	}
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out, nil
+}
+
+// moveState changes a snapshot's state, only along section 1's arrows and
+// only from the state it was read in.
+func (s *Service) moveState(ctx context.Context, q pgxQuerier, sn *Snapshot, to, errWords string) error {
+	if !CanMove(sn.State, to) {
+		return fmt.Errorf("snapshot %s: %s → %s is not a state change section 1 allows", sn.ID, sn.State, to)
+	}
+	tag, err := q.Exec(ctx, s.st.Q("CoreSnapshotState"), sn.ID, sn.State, to, nilIfEmpty(errWords))
+	if err != nil {
+		return fmt.Errorf("snapshot %s → %s: %w", sn.ID, to, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("snapshot %s → %s: it is no longer %s", sn.ID, to, sn.State)
+	}
+	sn.State = to
+	return nil
+}
+
+// Snapshot reads one snapshot as the caller may see it. A snapshot the
+// caller may not see reads as not found.
+func (s *Service) Snapshot(ctx context.Context, c Caller, id string) (*Snapshot, *Box, error) {
+	if !ValidID(PrefixSnapshot, id) {
+		return nil, nil, snapshotNotFound(id)
+	}
+	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+	if errors.Is(err, errNoRow) {
+		return nil, nil, snapshotNotFound(id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	if err != nil {
+		return nil, nil, snapshotNotFound(id)
+	}
+	if err := MayAct(c, ActSee, b, sn); err != nil {
+		return nil, nil, snapshotNotFound(id)
+	}
+	return sn, b, nil
+}
+
+// SnapshotOfBox finds a snapshot of a box by its ID or name, as the caller
+// may see it (the tools take either).
+func (s *Service) SnapshotOfBox(ctx context.Context, c Caller, boxRef, ref string) (*Snapshot, *Box, error) {
+	if ValidID(PrefixSnapshot, ref) {
+		sn, b, err := s.Snapshot(ctx, c, ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		if boxRef != "" && b.ID != boxRef && b.Name != boxRef {
+			return nil, nil, snapshotNotFound(ref)
+		}
+		return sn, b, nil
+	}
+	b, err := s.Box(ctx, c, boxRef)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, sn := range all {
+		if sn.Name == ref && MayAct(c, ActSee, b, sn) == nil {
+			return sn, b, nil
+		}
+	}
+	return nil, nil, refuse(CodeNotFound, http.StatusNotFound, "No snapshot named ‘%s’ on %s that you can see.", ref, b.Name)
+}
+
+// BoxSnapshots is one box with the snapshots the caller may see.
+type BoxSnapshots struct {
+	Box       *Box
+	Snapshots []*Snapshot
+	Pins      map[string][]Pin
+}
+
+// ListQuery narrows a list.
+type ListQuery struct {
+	Box  string // a box's ID or name; empty for every box the caller may see
+	Kept bool   // only kept snapshots
+}
+
+// List lists snapshots by box, as the caller may see them, newest first.
+func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapshots, error) {
+	var boxes []*Box
+	if q.Box != "" {
+		b, err := s.Box(ctx, c, q.Box)
+		if err != nil {
+			return nil, err
+		}
+		boxes = []*Box{b}
+	} else {
+		var err error
+		if boxes, err = s.Boxes(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("CorePinsOfBox"))
+	if err != nil {
+		return nil, fmt.Errorf("read pins: %w", err)
+	}
+	type pinRow struct {
+		Snapshot string `db:"snapshot"`
+		Pin
+	}
+	pinRows, err := pgx.CollectRows(rows, pgx.RowToStructByName[pinRow])
+	if err != nil {
+		return nil, fmt.Errorf("read pins: %w", err)
+	}
+	pins := map[string][]Pin{}
+	for _, p := range pinRows {
+		pins[p.Snapshot] = append(pins[p.Snapshot], p.Pin)
+	}
+	var out []BoxSnapshots
+	for _, b := range boxes {
+		all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+		if err != nil {
+			return nil, err
+		}
+		bs := BoxSnapshots{Box: b, Pins: map[string][]Pin{}}
+		for _, sn := range all {
+			if q.Kept && !sn.Kept() {
+				continue
+			}
+			if MayAct(c, ActSee, b, sn) == nil {
+				bs.Snapshots = append(bs.Snapshots, sn)
+				if p := pins[sn.ID]; p != nil {
+					bs.Pins[sn.ID] = p
+				}
+			}
+		}
+		sort.SliceStable(bs.Snapshots, func(i, j int) bool { return bs.Snapshots[i].TakenAt.After(bs.Snapshots[j].TakenAt) })
+		if len(bs.Snapshots) > 0 || q.Box != "" {
+			out = append(out, bs)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,92 @@
+package snapshots
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+)
+
+// ReleaseBox admits a box's release: it waits its turn behind a running
+// take, then deletes the box's snapshots that nobody kept, marks the kept
+// ones released, and releases the guest (section 6; section 7).
+func (s *Service) ReleaseBox(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+	b, err := s.Box(ctx, c, ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActRelease, b, nil); err != nil {
+		return nil, err
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpRelease, nil); err != nil || op != nil {
+		return op, err
+	}
+	var op *Operation
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, err := s.lockBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		if b.State != "ready" {
+			return refuse(CodeConflict, http.StatusConflict, "%s is %s already.", b.Name, b.State)
+		}
+		if err := s.unsettled(ctx, tx, b); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, s.st.Q("CoreBoxSetState"), b.ID, "releasing"); err != nil {
+			return err
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpRelease, Box: b, Caller: c, RequestID: requestID})
+		return err
+	})
+	return op, err
+}
+
+func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) error {
+	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	if err != nil {
+		return err
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+	}
+	if err := s.step(ctx, op, StepDelete); err != nil {
+		return err
+	}
+	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return err
+	}
+	for _, sn := range all {
+		if sn.Kept() {
+			continue
+		}
+		if err := s.deleteNow(ctx, op, sn, b, be, System("its box was released"), "its box was released"); err != nil {
+			return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: boxsnap could not delete ‘%s’: %v", sn.Name, err), "")
+		}
+	}
+	if err := s.step(ctx, op, StepRelease); err != nil {
+		return err
+	}
+	if err := be.Boxes.Release(ctx, guestOf(b)); err != nil {
+		return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: %v", err), "")
+	}
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, s.st.Q("CoreSnapshotBoxGone"), b.ID, "released"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, s.st.Q("CoreBoxSetState"), b.ID, "released")
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record release of %s: %w", b.Name, err)
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvReleased, callerOf(op), "released; kept snapshots stay", "", op.ID, nil)
+	return s.finish(ctx, op, OpDone, map[string]any{"box": b.ID}, "", "")
+}
+
+var _ = pgx.ErrNoRows

@@ -1,0 +1,500 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// RestoreRequest asks to restore a box to one of its snapshots.
+type RestoreRequest struct {
+	Box      string
+	Snapshot string
+	// Replace must be true for an agent: a restore replaces everything on
+	// the box since the snapshot (section 4, box_restore).
+	Replace bool
+	// NoUndo restores without an undo: the person's choice alone, never on a
+	// box threads run on (section 5, step 5).
+	NoUndo bool
+	// Force is the person's "Restore anyway": it goes on past what the guard
+	// names (section 5, step 2).
+	Force     bool
+	RequestID string
+}
+
+// restoreParams are a restore's parameters on its operation, fixed at
+// admission so a resumed restore follows the same order.
+type restoreParams struct {
+	NoUndo bool                    `json:"noUndo"`
+	Force  bool                    `json:"force"`
+	Order  []providers.RestoreStep `json:"order"`
+	Guard  []string                `json:"guard,omitempty"`
+	Undo   providers.UndoKind      `json:"undo"`
+}
+
+// RestoreResult is what a finished restore answers (section 4: what it
+// replaced, the undo's name, whether processes ended, size changes, the
+// box's state).
+type RestoreResult struct {
+	Target     string             `json:"snapshot"`
+	TargetName string             `json:"name"`
+	Undo       string             `json:"undo,omitempty"`
+	UndoName   string             `json:"undoName,omitempty"`
+	Size       *providers.BoxSize `json:"size,omitempty"`
+	Processes  bool               `json:"processesEnded"`
+	BoxState   string             `json:"boxState"`
+	Replaced   []string           `json:"replacedUndos,omitempty"`
+}
+
+// Guard lists what a restore of b would lose beyond its disk (section 5,
+// step 2): threads with a workspace on it, the desktop's control, open
+// terminals. An agent's own workspace on its own box is left out for it.
+func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
+	var out []string
+	for _, w := range b.Presence.Workspaces {
+		if c.Kind == CallerAgent && w.Thread == c.Thread && !w.RunsOn {
+			continue
+		}
+		title := s.threadTitle(ctx, &w.Thread)
+		if title == "" {
+			title = w.Thread
+		}
+		if w.Working {
+			out = append(out, fmt.Sprintf("%s is working on %s: its worktree, uncommitted files and session there go.", title, b.Name))
+		} else {
+			out = append(out, fmt.Sprintf("%s is idle on %s: its worktree, uncommitted files and session there go.", title, b.Name))
+		}
+	}
+	if b.Presence.Desktop != "" {
+		who := "You have"
+		if b.Presence.Desktop != "you" && b.Presence.Desktop != "the person" {
+			who = b.Presence.Desktop + " has"
+		}
+		out = append(out, who+" control of its desktop.")
+	}
+	switch n := b.Presence.Terminals; {
+	case n == 1:
+		out = append(out, "A terminal is open on it.")
+	case n > 1:
+		out = append(out, fmt.Sprintf("%d terminals are open on it.", n))
+	}
+	return out
+}
+
+// executionMachineWords names the threads that run on a box, for the
+// refusal of its restore (section 5: these ship off; unit 3).
+func (s *Service) executionMachineWords(ctx context.Context, b *Box) string {
+	var names []string
+	for _, w := range b.Presence.Workspaces {
+		if w.RunsOn {
+			t := s.threadTitle(ctx, &w.Thread)
+			if t == "" {
+				t = w.Thread
+			}
+			names = append(names, t)
+		}
+	}
+	verb := "runs"
+	if len(names) > 1 {
+		verb = "run"
+	}
+	return fmt.Sprintf("Restores of boxes threads run on are off: %s %s on %s. Move its threads off it first.", strings.Join(names, " and "), verb, b.Name)
+}
+
+// Restore admits a restore: section 5's steps 1 to 4 (plan, guard, pin and
+// record, admit the undo), before anything stops.
+func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*Operation, error) {
+	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActRestore, b, sn); err != nil {
+		return nil, err
+	}
+	if c.Kind == CallerAgent {
+		if !req.Replace {
+			return nil, invalid("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", b.Name)
+		}
+		req.NoUndo, req.Force = false, false
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpRestore, &sn.ID); err != nil || op != nil {
+		return op, err
+	}
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.Kind == CallerAgent && !settings.AgentsMayRestore {
+		return nil, refuse(CodeForbidden, http.StatusForbidden, "Agents do not restore boxes by themselves in this install: ask the person to restore %s.", b.Name)
+	}
+	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
+		return nil, refuse(CodeForbidden, http.StatusForbidden, "Only the person restores a memory snapshot in this install.")
+	}
+	if b.IsExecutionMachine() {
+		return nil, refuse(CodeGuard, http.StatusConflict, "%s", s.executionMachineWords(ctx, b))
+	}
+	if sn.BoxID != b.ID {
+		return nil, refuse(CodePlan, http.StatusConflict, "‘%s’ is a snapshot of %s: fork it instead.", sn.Name, sn.BoxName)
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	ref := refOf(sn, b)
+	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), &ref)
+	if err != nil {
+		return nil, s.planError(b, be, err)
+	}
+	if plan.Locked != nil {
+		return nil, &Refusal{Code: CodeLocked, Status: http.StatusConflict, TryAgain: plan.Locked.Lock == "backup",
+			Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, strings.TrimSuffix(plan.Locked.Fix, "."))}
+	}
+	if plan.Restore.Way == providers.WayNone || plan.Restore.Why != "" {
+		why := plan.Restore.Why
+		if why == "" {
+			why = fmt.Sprintf("%s cannot be restored on %s.", b.Name, be.Label)
+		}
+		return nil, &Refusal{Code: CodePlan, Status: http.StatusConflict, Words: why, TryAgain: plan.Restore.TryAgain}
+	}
+	guard := s.Guard(ctx, c, b)
+	if len(guard) > 0 && (c.Kind == CallerAgent || !req.Force) {
+		w := strings.Join(guard, " ")
+		if c.Kind == CallerAgent {
+			return nil, &Refusal{Code: CodeGuard, Status: http.StatusConflict, TryAgain: true,
+				Words: fmt.Sprintf("%s cannot be restored now. %s", b.Name, w)}
+		}
+		return nil, &Refusal{Code: CodeGuard, Status: http.StatusConflict,
+			Words: fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", b.Name, w)}
+	}
+	if !req.NoUndo {
+		if plan.Restore.Undo == providers.UndoNone {
+			return nil, refuse(CodePlan, http.StatusConflict, "No undo can be taken of %s on %s, so it is not restored.", b.Name, be.Label)
+		}
+		if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+			r, _ := AsRefusal(err)
+			if c.IsPerson() {
+				r.Words = "No room for the undo. " + r.Words + " Or untick the undo to restore without one."
+			}
+			return nil, r
+		}
+	}
+	tz := s.TimeZone(ctx)
+	var op *Operation
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, err := s.lockBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		if b.State != "ready" {
+			return refuse(CodeBusy, http.StatusConflict, "%s is being released.", b.Name)
+		}
+		if err := s.unsettled(ctx, tx, b); err != nil {
+			return err
+		}
+		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
+		if err != nil {
+			return snapshotNotFound(req.Snapshot)
+		}
+		pins, err := s.pins(ctx, tx, sn.ID, "")
+		if err != nil {
+			return err
+		}
+		// A target being deleted refuses the restore; a take or a restore
+		// that uses it is waited for in the box's turn.
+		var blocking []Pin
+		for _, p := range pins {
+			if p.Kind == OpDelete || p.Kind == OpExpiry {
+				blocking = append(blocking, p)
+			}
+		}
+		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
+			return err
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+			RequestID: req.RequestID, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: restoreOrder(plan),
+				Guard: guard, Undo: plan.Restore.Undo}})
+		return err
+	})
+	return op, err
+}
+
+// restoreOrder is the plan's capture order with the steps every restore
+// has, in section 5's order where the backend gave none.
+func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
+	if len(plan.Restore.Order) > 0 {
+		return plan.Restore.Order
+	}
+	return []providers.RestoreStep{providers.StepStop, providers.StepUndo, providers.StepRollback, providers.StepStart, providers.StepReadSize}
+}
+
+// runRestore runs a restore's steps 5 to 10 in the backend's capture order,
+// recording each before it runs, from the step it reached.
+func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) error {
+	var p restoreParams
+	_ = json.Unmarshal(op.Params, &p)
+	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	if err != nil {
+		return s.finish(ctx, op, OpFailed, nil, "its target's record is gone; nothing changed", "")
+	}
+	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	if err != nil {
+		return err
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return s.restoreFailed(ctx, op, b, sn, "", err.Error(), "nothing changed")
+	}
+	caller := callerOf(op)
+	tz := s.TimeZone(ctx)
+	if !resuming {
+		// Eligible again, now: a delete that began meanwhile refuses it.
+		pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+		if err != nil {
+			return err
+		}
+		var blocking []Pin
+		for _, pin := range pins {
+			if pin.Kind == OpDelete || pin.Kind == OpExpiry {
+				blocking = append(blocking, pin)
+			}
+		}
+		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
+			return s.finish(ctx, op, OpFailed, nil, err.Error()+" Nothing changed.", "")
+		}
+	}
+	// Skip the steps already done: each step is recorded before it runs, so
+	// the recorded one runs again, and the ones before it are done.
+	start := 0
+	for i, st := range p.Order {
+		if string(st) == op.Step {
+			start = i
+		}
+	}
+	if op.Step == StepUndos {
+		start = len(p.Order)
+	}
+	ref := refOf(sn, b)
+	var size *providers.BoxSize
+	stopped := false
+	asked := false
+	if p.NoUndo {
+		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’, no undo", sn.Name), sn.ID, op.ID, nil)
+		asked = true
+	}
+	for i := start; i < len(p.Order); i++ {
+		step := p.Order[i]
+		if err := s.step(ctx, op, string(step)); err != nil {
+			return err
+		}
+		switch step {
+		case providers.StepUndo:
+			if p.NoUndo {
+				continue
+			}
+			undo, err := s.takeUndo(ctx, op, b, be, resuming)
+			if err != nil {
+				words := "could not take the undo: " + err.Error()
+				if stopped || i > 0 {
+					// Bring the box back as it was before saying so.
+					if _, serr := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, providers.StepStart, opRecorder{s, op}); serr != nil {
+						words += "; and boxsnap could not start it again: " + serr.Error()
+					}
+				}
+				return s.restoreFailed(ctx, op, b, sn, string(step), words, "nothing changed")
+			}
+			if !asked {
+				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’; undo ‘%s’", sn.Name, undo.Name), sn.ID, op.ID, nil)
+				asked = true
+			}
+		default:
+			if !asked {
+				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’", sn.Name), sn.ID, op.ID, nil)
+				asked = true
+			}
+			prog, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, step, opRecorder{s, op})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err() // the worker stops: the restore resumes from this step
+				}
+				if errors.Is(err, providers.ErrUnreachable) {
+					return s.finish(ctx, op, OpUnknown, nil, err.Error(), fmt.Sprintf("%s did not answer while boxsnap was at %s", hostWords(b, be), step))
+				}
+				observed := "nothing changed"
+				if step != providers.StepStop {
+					observed = "the box may be stopped"
+				}
+				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), observed)
+			}
+			if step == providers.StepStop {
+				stopped = true
+			}
+			if prog.Size != nil {
+				size = prog.Size
+			}
+		}
+	}
+	// Older undos go once this one is ready (section 8), never this
+	// restore's target or its own undo.
+	if err := s.step(ctx, op, StepUndos); err != nil {
+		return err
+	}
+	op2, _ := s.opByQuery(ctx, s.st.Pool, "CoreOpByID", op.ID)
+	if op2 != nil {
+		op.UndoID = op2.UndoID
+	}
+	replaced := s.replaceUndos(ctx, op, b, be, sn.ID)
+	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: size, Processes: true, BoxState: "running", Replaced: replaced}
+	if op.UndoID != nil {
+		if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
+			res.Undo, res.UndoName = u.ID, u.Name
+		}
+	}
+	words := fmt.Sprintf("to ‘%s’, taken %s", sn.Name, sn.TakenAt.In(tz).Format("2 Jan 15:04"))
+	if size != nil && size.MemoryBytes > 0 {
+		words += fmt.Sprintf("; %d cores and %s memory, as it was then", size.Cores, GiB(size.MemoryBytes))
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvRestored, caller, words, sn.ID, op.ID, res)
+	return s.finish(ctx, op, OpDone, res, "", "")
+}
+
+func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *Snapshot, step, words, observed string) error {
+	s.log(ctx, s.st.Pool, b.ID, EvRestoreFailed, callerOf(op), fmt.Sprintf("to ‘%s’ stopped at %s: %s; boxsnap then observed: %s", sn.Name, stepName(step), words, observed), sn.ID, op.ID, nil)
+	return s.finish(ctx, op, OpFailed, nil, words, observed)
+}
+
+func stepName(step string) string {
+	if step == "" {
+		return "the start"
+	}
+	return step
+}
+
+// takeUndo takes a restore's undo (section 5, step 5), named "before the
+// restore at 11:02", or finds the one a restart cut short.
+func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
+	caller := callerOf(op)
+	var undo *Snapshot
+	if op.UndoID == nil {
+		tz := s.TimeZone(ctx)
+		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+			taken, err := s.namesOfBox(ctx, tx, b.ID)
+			if err != nil {
+				return err
+			}
+			name := UniqueName(UndoName(op.CreatedAt, tz), taken)
+			owner, ownerThread := ownerOf(b)
+			snapping := be.Snap.Snapshotting(b.Kind)
+			excludes := ""
+			scope := "box"
+			if snapping != nil {
+				excludes, scope = snapping.Excludes, string(snapping.Scope)
+			}
+			id := NewID(PrefixSnapshot)
+			undo, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotInsert", id, b.ID, b.Name, b.Kind, b.System, b.ThreadID,
+				b.BackendID, b.Host, "", "", b.Generation, name, nil, s.now(), caller.byKind(), caller.thread(), nilIfEmpty(caller.Why),
+				scope, string(providers.HoldsDisk), nilIfEmpty(excludes), owner, ownerThread, StateTaking, "none")
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, s.st.Q("CoreOpSetUndo"), op.ID, id); err != nil {
+				return err
+			}
+			op.UndoID = &id
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("record the undo: %w", err)
+		}
+	} else {
+		u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+		if err != nil {
+			return nil, fmt.Errorf("the undo's record is gone")
+		}
+		undo = u
+		if undo.State == StateReady {
+			return undo, nil
+		}
+		if undo.State != StateTaking {
+			return nil, fmt.Errorf("the undo is %s", stateWords(undo.State))
+		}
+	}
+	start := s.now()
+	var taken providers.SnapshotTaken
+	found := false
+	if resuming {
+		if held, ok, err := s.findHeld(ctx, be, undo.ID); err == nil && ok && !held.Incomplete {
+			taken = providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt, Holds: held.Holds,
+				Size: held.Size, ResetVersion: held.Label.ResetVersion}
+			found = true
+		}
+	}
+	if !found {
+		var err error
+		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID}}, opRecorder{s, op})
+		if err != nil {
+			state := StateFailed
+			if errors.Is(err, providers.ErrIncomplete) {
+				state = StateIncomplete
+			}
+			_ = s.moveState(ctx, s.st.Pool, undo, state, err.Error())
+			return nil, err
+		}
+	}
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start)); err != nil {
+		return nil, err
+	}
+	undo.State = StateReady
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, caller, fmt.Sprintf("‘%s’ (%s), the undo of this restore, %s", undo.Name, undo.ID, holdsWords(undo.Holds)), undo.ID, op.ID, nil)
+	return undo, nil
+}
+
+// replaceUndos deletes the oldest undos that may go while the box holds more
+// than its 2 (section 8), never target or this restore's own undo.
+func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Backend, target string) []string {
+	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return nil
+	}
+	var undos []*Snapshot
+	for _, sn := range all {
+		if sn.IsUndo() && sn.State != StateFailed && sn.State != StateDeleting {
+			undos = append(undos, sn)
+		}
+	}
+	tz := s.TimeZone(ctx)
+	var gone []string
+	// Oldest first: snapshotsOfBox lists newest first.
+	for i := len(undos) - 1; i >= 0 && len(undos)-len(gone) > UndosPerBox; i-- {
+		u := undos[i]
+		if u.ID == target || (op.UndoID != nil && u.ID == *op.UndoID) {
+			continue
+		}
+		pins, err := s.pins(ctx, s.st.Pool, u.ID, op.ID)
+		if err != nil || Eligible(u, ChangeReplaceUndo, pins, s.now(), tz) != nil {
+			continue
+		}
+		if err := s.deleteNow(ctx, op, u, b, be, System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {
+			s.logger.Warn("replace an undo", "snapshot", u.ID, "err", err)
+			continue
+		}
+		gone = append(gone, u.Name)
+	}
+	return gone
+}
+
+// GiB says a box's memory or disk in GiB (section 12, "Words").
+func GiB(n int64) string {
+	g := float64(n) / (1 << 30)
+	if g == float64(int64(g)) {
+		return fmt.Sprintf("%d GiB", int64(g))
+	}
+	return fmt.Sprintf("%.1f GiB", g)
+}

@@ -1,0 +1,169 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// QueueOperations is the River queue operations run on.
+const QueueOperations = "operations"
+
+// OperationArgs is the River job of one operation. Its unique key is the
+// box, the operation and the resume count, so a repeat never runs twice; a
+// resume after a crash is a new attempt with its own key. The operation's
+// advisory lock makes sure one worker runs it at a time.
+type OperationArgs struct {
+	Box    string `json:"box" river:"unique"`
+	Op     string `json:"op" river:"unique"`
+	Resume int    `json:"resume" river:"unique"`
+}
+
+// Kind is the job's stable name.
+func (OperationArgs) Kind() string { return "operation" }
+
+// InsertOpts puts operations on their queue, unique by their args.
+func (OperationArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueOperations, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// Inserter inserts a River job in a transaction; *river.Client[pgx.Tx] is
+// one.
+type Inserter interface {
+	InsertTx(ctx context.Context, tx pgx.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
+// Backend is one configured backend as the core uses it.
+type Backend struct {
+	ID        string
+	Kind      string
+	Label     string
+	Simulated bool
+	Snap      providers.Backend
+	Boxes     providers.Boxes
+}
+
+// Options configure the core.
+type Options struct {
+	Store    *store.Store
+	Backends []Backend
+	Install  string
+	Logger   *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service is the core.
+type Service struct {
+	st       *store.Store
+	backends map[string]Backend
+	order    []string
+	install  string
+	logger   *slog.Logger
+	now      func() time.Time
+	jobs     Inserter
+}
+
+// Queries the core runs; store.New checks they exist at start.
+var Queries = []string{
+	"CoreBackendUpsert", "CoreThreadInsert", "CoreThreadByHash", "CoreThreadByID", "CoreThreads",
+	"CoreBoxInsert", "CoreBoxByID", "CoreBoxByName", "CoreBoxLock", "CoreBoxes", "CoreBoxSetPresence", "CoreBoxSetState",
+	"CoreSnapshotInsert", "CoreSnapshotByID", "CoreSnapshotLock", "CoreSnapshotsOfBox", "CoreSnapshotsAll", "CoreSnapshotNames",
+	"CoreSnapshotTaken", "CoreSnapshotState", "CoreSnapshotDelete", "CoreSnapshotRename", "CoreSnapshotNote",
+	"CoreSnapshotKeep", "CoreSnapshotBoxGone", "CoreSnapshotsByRef",
+	"CoreOpInsert", "CoreOpByID", "CoreOpByRequest", "CoreOpLock", "CoreOpStep", "CoreOpStart", "CoreOpEnd", "CoreOpSetUndo",
+	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
+	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
+	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ",
+}
+
+// New makes the core.
+func New(opts Options) (*Service, error) {
+	if opts.Store == nil {
+		return nil, errors.New("snapshots: a store is required")
+	}
+	s := &Service{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	for _, b := range opts.Backends {
+		if b.Snap == nil || b.Boxes == nil {
+			return nil, fmt.Errorf("snapshots: backend %s lacks its snapshots or boxes side", b.ID)
+		}
+		s.backends[b.ID] = b
+		s.order = append(s.order, b.ID)
+	}
+	sort.Strings(s.order)
+	return s, nil
+}
+
+// UseJobs gives the core River's client, made after the core because its
+// workers call the core.
+func (s *Service) UseJobs(j Inserter) { s.jobs = j }
+
+// Install is this install's ID.
+func (s *Service) Install() string { return s.install }
+
+// Backends lists the configured backends in ID order.
+func (s *Service) Backends() []Backend {
+	out := make([]Backend, 0, len(s.order))
+	for _, id := range s.order {
+		out = append(out, s.backends[id])
+	}
+	return out
+}
+
+// RegisterBackends records the configured backends in the database, so that
+// boxes and snapshots can refer to them.
+func (s *Service) RegisterBackends(ctx context.Context) error {
+	for _, b := range s.Backends() {
+		if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreBackendUpsert"), b.ID, b.Kind, b.Label, b.Simulated); err != nil {
+			return fmt.Errorf("register backend %s: %w", b.ID, err)
+		}
+	}
+	return nil
+}
+
+func (s *Service) backend(id string) (Backend, error) {
+	b, ok := s.backends[id]
+	if !ok {
+		return Backend{}, &Refusal{Code: CodePlan, Status: 409, Words: fmt.Sprintf("The backend %s is not in settings: its boxes and snapshots are unavailable.", id), TryAgain: true}
+	}
+	return b, nil
+}
+
+// TimeZone is the owner's time zone, for names and words.
+func (s *Service) TimeZone(ctx context.Context) *time.Location {
+	var name string
+	if err := s.st.Pool.QueryRow(ctx, s.st.Q("CoreOwnerTZ")).Scan(&name); err == nil {
+		if loc, err := time.LoadLocation(name); err == nil {
+			return loc
+		}
+	}
+	return time.UTC
+}
+
+func guestOf(b *Box) providers.Guest {
+	return providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}
+}
+
+func refOf(sn *Snapshot, b *Box) providers.SnapshotRef {
+	g := providers.Guest{Backend: sn.BackendID, Kind: sn.BoxKind, Host: sn.Host, Generation: sn.GuestGeneration}
+	if b != nil {
+		g.Ref = b.GuestRef
+	}
+	return providers.SnapshotRef{ID: sn.ID, Ref: sn.Ref, Guest: g, Storage: sn.Storage, Where: sn.Guest}
+}

@@ -1,0 +1,90 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Settings are the Snapshots settings of section 12, with its defaults and
+// ranges.
+type Settings struct {
+	PerBox                 int                `json:"perBox"`                 // 1 to 50
+	RoomPercent            int                `json:"roomPercent"`            // 50 to 90
+	KeepDays               int                `json:"keepDays"`               // 1 to 365
+	AgentsMayRestore       bool               `json:"agentsMayRestore"`       // on
+	AgentsMayRestoreMemory bool               `json:"agentsMayRestoreMemory"` // on
+	Pictures               bool               `json:"pictures"`               // on
+	Ceilings               map[string]float64 `json:"ceilings,omitempty"`     // per backend, a month
+}
+
+// DefaultCeiling is the paid ceiling a month, per provider (section 8: $5,
+// the owner's default).
+const DefaultCeiling = 5.0
+
+// DefaultSettings are section 12's defaults.
+func DefaultSettings() Settings {
+	return Settings{PerBox: DefaultPerBox, RoomPercent: DefaultRoomPercent, KeepDays: DefaultKeepDays,
+		AgentsMayRestore: true, AgentsMayRestoreMemory: true, Pictures: true}
+}
+
+// Validate checks each number against its range, in words.
+func (st Settings) Validate() error {
+	var errs []error
+	if st.PerBox < MinPerBox || st.PerBox > MaxPerBox {
+		errs = append(errs, fmt.Errorf("Snapshots per box is %d to %d.", MinPerBox, MaxPerBox))
+	}
+	if st.RoomPercent < MinRoomPercent || st.RoomPercent > MaxRoomPercent {
+		errs = append(errs, fmt.Errorf("The room threshold is %d%% to %d%%.", MinRoomPercent, MaxRoomPercent))
+	}
+	if st.KeepDays < 1 || st.KeepDays > MaxKeepDays {
+		errs = append(errs, fmt.Errorf("Keep keeps a snapshot 1 to %d days.", MaxKeepDays))
+	}
+	for id, c := range st.Ceilings {
+		if c < 0 {
+			errs = append(errs, fmt.Errorf("The ceiling for %s cannot be below zero.", id))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return &Refusal{Code: CodeInvalid, Status: http.StatusBadRequest, Words: err.Error()}
+	}
+	return nil
+}
+
+const settingsKey = "snapshots"
+
+// Settings reads the settings, with defaults for what was never set.
+func (s *Service) Settings(ctx context.Context) (Settings, error) {
+	st := DefaultSettings()
+	var raw []byte
+	err := s.st.Pool.QueryRow(ctx, s.st.Q("CoreSettingGet"), settingsKey).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("read settings: %w", err)
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return DefaultSettings(), fmt.Errorf("read settings: %w", err)
+	}
+	return st, nil
+}
+
+// SaveSettings validates and saves the settings; only the person may.
+func (s *Service) SaveSettings(ctx context.Context, c Caller, st Settings) error {
+	if !c.IsPerson() {
+		return refuse(CodeForbidden, http.StatusForbidden, "Only the person changes settings.")
+	}
+	if err := st.Validate(); err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(st)
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSettingSet"), settingsKey, raw); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	return nil
+}

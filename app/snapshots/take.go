@@ -1,0 +1,560 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// TakeRequest asks for a snapshot of a box.
+type TakeRequest struct {
+	Box       string
+	Name      string
+	Note      string
+	Memory    bool
+	RequestID string
+}
+
+// takeParams are a take's parameters on its operation.
+type takeParams struct {
+	Memory bool   `json:"memory"`
+	Evict  string `json:"evict,omitempty"` // the agent's snapshot its sixth replaces, chosen at admission
+}
+
+// TakeResult is what a finished take answers.
+type TakeResult struct {
+	Snapshot string `json:"snapshot"`
+	Name     string `json:"name"`
+	Holds    string `json:"holds"`
+	Excludes string `json:"excludes,omitempty"`
+	Size     *int64 `json:"sizeBytes,omitempty"`
+	TookMs   int64  `json:"tookMs"`
+	PausedMs int64  `json:"pausedMs,omitempty"`
+	Count    int    `json:"count"`
+	Limit    int    `json:"limit"`
+	Replaced string `json:"replaced,omitempty"`
+}
+
+// Take admits a take: it plans, checks the room and the limit, records the
+// snapshot as taking and its operation, and queues the operation's job, all
+// before anything changes on the backend. A repeated request ID returns the
+// same operation.
+func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operation, *Snapshot, error) {
+	b, err := s.Box(ctx, c, req.Box)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := MayAct(c, ActTake, b, nil); err != nil {
+		return nil, nil, err
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpTake, nil); err != nil || op != nil {
+		if op != nil {
+			sn, _ := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+			return op, sn, nil
+		}
+		return nil, nil, err
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, nil, err
+	}
+	snapping := be.Snap.Snapshotting(b.Kind)
+	if snapping == nil {
+		return nil, nil, refuse(CodePlan, http.StatusConflict, "Boxes on %s have no snapshots.", be.Label)
+	}
+	if req.Memory && !snapping.OffersMemory() {
+		return nil, nil, invalid("%s's snapshots hold the disk only: pass memory false.", b.Name)
+	}
+	tz := s.TimeZone(ctx)
+	now := s.now()
+	name := DefaultName(now, tz)
+	if strings.TrimSpace(req.Name) != "" {
+		if name, err = CleanName(req.Name); err != nil {
+			return nil, nil, err
+		}
+	}
+	note, err := CleanNote(req.Note)
+	if err != nil {
+		return nil, nil, err
+	}
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), nil)
+	if err != nil {
+		return nil, nil, s.planError(b, be, err)
+	}
+	if err := s.takeAllowed(ctx, c, b, be, plan, settings); err != nil {
+		return nil, nil, err
+	}
+
+	var op *Operation
+	var sn *Snapshot
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, err = s.lockBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		if b.State != "ready" {
+			return refuse(CodeBusy, http.StatusConflict, "%s is being released: it takes no snapshots.", b.Name)
+		}
+		if err := s.unsettled(ctx, tx, b); err != nil {
+			return err
+		}
+		evict, err := s.limitRoom(ctx, tx, c, b, settings.PerBox, tz)
+		if err != nil {
+			return err
+		}
+		taken, err := s.namesOfBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		name = UniqueName(name, taken)
+		owner, ownerThread := ownerOf(b)
+		holds := string(providers.HoldsDisk)
+		if req.Memory {
+			holds = string(providers.HoldsDiskAndMemory)
+		}
+		id := NewID(PrefixSnapshot)
+		sn, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotInsert", id, b.ID, b.Name, b.Kind, b.System, b.ThreadID,
+			b.BackendID, b.Host, plan.Storage.Name, plan.Storage.Type, b.Generation, name, note, now,
+			c.byKind(), c.thread(), nilIfEmpty(c.Why), string(snapping.Scope), holds, nilIfEmpty(snapping.Excludes),
+			owner, ownerThread, StateTaking, pictureState(b, settings))
+		if err != nil {
+			var conflict *Refusal
+			if errors.As(err, &conflict) {
+				return err
+			}
+			return fmt.Errorf("record snapshot: %w", err)
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+			RequestID: req.RequestID, Params: takeParams{Memory: req.Memory, Evict: evict}})
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return op, sn, nil
+}
+
+func pinTarget(op *Operation) string {
+	if op.Target != nil {
+		return *op.Target
+	}
+	return ""
+}
+
+func pictureState(b *Box, st Settings) string {
+	switch {
+	case !b.HasScreen:
+		return "none"
+	case !st.Pictures:
+		return "off"
+	}
+	return "none" // set to taken or failed once captured
+}
+
+// ownerOf says who owns a box's new snapshots (section 3's first column):
+// the box's thread, or the person for one of their machines.
+func ownerOf(b *Box) (string, *string) {
+	if b.ThreadID == nil {
+		return "person", nil
+	}
+	t := *b.ThreadID
+	return "thread", &t
+}
+
+// planError turns a backend's failure to plan into words.
+func (s *Service) planError(b *Box, be Backend, err error) error {
+	var locked *providers.LockedError
+	var refused *providers.RefusedError
+	switch {
+	case errors.As(err, &locked):
+		return &Refusal{Code: CodeLocked, Status: http.StatusConflict, TryAgain: locked.Lock.Lock == "backup",
+			Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, locked.Lock.Lock, strings.TrimSuffix(locked.Lock.Fix, "."))}
+	case errors.As(err, &refused):
+		return &Refusal{Code: CodePlan, Status: http.StatusConflict, Words: refused.Why, TryAgain: refused.TryAgain}
+	case errors.Is(err, providers.ErrUnreachable):
+		return &Refusal{Code: CodePlan, Status: http.StatusServiceUnavailable, TryAgain: true,
+			Words: fmt.Sprintf("%s does not answer: boxsnap cannot plan a snapshot of %s now.", hostWords(b, be), b.Name)}
+	case errors.Is(err, providers.ErrNotFound):
+		return &Refusal{Code: CodePlan, Status: http.StatusConflict,
+			Words: fmt.Sprintf("%s is gone from %s: boxsnap cannot find its guest.", b.Name, be.Label)}
+	}
+	return fmt.Errorf("plan %s: %w", b.Name, err)
+}
+
+func hostWords(b *Box, be Backend) string {
+	if b.Host != "" {
+		return b.Host
+	}
+	return be.Label
+}
+
+// takeAllowed applies the plan and the room rule to a take (section 8).
+func (s *Service) takeAllowed(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings) error {
+	if plan.Locked != nil {
+		return &Refusal{Code: CodeLocked, Status: http.StatusConflict, TryAgain: plan.Locked.Lock == "backup",
+			Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, strings.TrimSuffix(plan.Locked.Fix, "."))}
+	}
+	if !plan.Take.OK {
+		return &Refusal{Code: CodePlan, Status: http.StatusConflict, Words: plan.Take.Why, TryAgain: plan.Take.TryAgain}
+	}
+	return s.roomFor(ctx, c, b, be, plan, st, plan.Take.AddsBytes)
+}
+
+// roomFor refuses what would take a storage past the room setting, or thin
+// metadata past 5 points below it (section 8; unit 4).
+func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) error {
+	full := plan.Storage.PercentFull
+	if adds != nil && plan.Storage.FreeBytes > 0 && full < 100 {
+		total := float64(plan.Storage.FreeBytes) / (1 - full/100)
+		full += float64(*adds) / total * 100
+	}
+	where := hostWords(b, be)
+	if full > float64(st.RoomPercent) {
+		return &Refusal{Code: CodeRoom, Status: http.StatusConflict, TryAgain: true,
+			Words: fmt.Sprintf("%s's storage would be %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
+				where, full, st.RoomPercent, s.freeableWords(ctx, c, b))}
+	}
+	if m := plan.Storage.MetadataPercentFull; m != nil && *m > float64(st.RoomPercent-MetadataBelowRoom) {
+		return &Refusal{Code: CodeRoom, Status: http.StatusConflict, TryAgain: true,
+			Words: fmt.Sprintf("%s's thin pool metadata is %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
+				where, *m, st.RoomPercent-MetadataBelowRoom, s.freeableWords(ctx, c, b))}
+	}
+	return nil
+}
+
+// freeableWords names the snapshots on the box's backend the caller could
+// delete to free room, and "and others you cannot see" for the rest.
+func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreSnapshotsAll"))
+	if err != nil {
+		return ""
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	if err != nil {
+		return ""
+	}
+	var names []string
+	hidden := 0
+	for _, sn := range all {
+		if sn.BackendID != b.BackendID || sn.Host != b.Host || sn.State != StateReady {
+			continue
+		}
+		box, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+		if err != nil {
+			continue
+		}
+		if MayAct(c, ActDelete, box, sn) == nil {
+			names = append(names, fmt.Sprintf("‘%s’ of %s", sn.Name, sn.BoxName))
+		} else {
+			hidden++
+		}
+	}
+	return deleteWords(names, hidden)
+}
+
+func deleteWords(names []string, hidden int) string {
+	switch {
+	case len(names) == 0 && hidden == 0:
+		return ""
+	case len(names) == 0:
+		return "Deleting snapshots you cannot see would free it: ask the person."
+	}
+	w := "Delete one to free it: " + strings.Join(names, ", ")
+	if hidden > 0 {
+		w += ", and others you cannot see"
+	}
+	return w + "."
+}
+
+// limitRoom applies section 8's per-box limit at admission: it returns the
+// agent's snapshot a sixth will replace once it is ready, or refuses with
+// what to delete.
+func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, perBox int, tz *time.Location) (string, error) {
+	all, err := s.snapshotsOfBox(ctx, tx, b.ID)
+	if err != nil {
+		return "", err
+	}
+	count := countTowardLimit(all)
+	if count < perBox {
+		return "", nil
+	}
+	if c.Kind == CallerAgent {
+		if ev := s.evictable(ctx, tx, c.Thread, all, "", tz); ev != nil {
+			return ev.ID, nil
+		}
+	}
+	var names []string
+	hidden := 0
+	for _, sn := range all {
+		if sn.IsUndo() || sn.State == StateFailed || sn.State == StateDeleting {
+			continue
+		}
+		if MayAct(c, ActDelete, b, sn) == nil {
+			names = append(names, "‘"+sn.Name+"’")
+		} else {
+			hidden++
+		}
+	}
+	return "", &Refusal{Code: CodeLimit, Status: http.StatusConflict,
+		Words: strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots. %s", b.Name, count, perBox, deleteWords(names, hidden)))}
+}
+
+// countTowardLimit counts a box's snapshots against the limit: undos apart,
+// kept ones counted, failed and deleting ones not (section 8).
+func countTowardLimit(all []*Snapshot) int {
+	n := 0
+	for _, sn := range all {
+		if sn.IsUndo() || sn.State == StateFailed || sn.State == StateDeleting || sn.Guest != "current" {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// evictable is the oldest snapshot an agent of thread took on the box that
+// nobody kept and that eligible lets the limit delete now.
+func (s *Service) evictable(ctx context.Context, q pgxQuerier, thread string, all []*Snapshot, except string, tz *time.Location) *Snapshot {
+	var best *Snapshot
+	for _, sn := range all {
+		if sn.ID == except || sn.ByKind != "agent" || sn.ByThreadID == nil || *sn.ByThreadID != thread {
+			continue
+		}
+		pins, err := s.pins(ctx, q, sn.ID, "")
+		if err != nil || Eligible(sn, ChangeEvictLimit, pins, s.now(), tz) != nil {
+			continue
+		}
+		if best == nil || sn.TakenAt.Before(best.TakenAt) {
+			best = sn
+		}
+	}
+	return best
+}
+
+// runTake runs a take from the step it reached.
+func (s *Service) runTake(ctx context.Context, op *Operation, resuming bool) error {
+	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	if err != nil {
+		return s.finish(ctx, op, OpFailed, nil, "its snapshot's record is gone", "")
+	}
+	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	if err != nil {
+		return s.finish(ctx, op, OpFailed, nil, "its box's record is gone", "")
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return s.failTake(ctx, op, sn, b, err.Error())
+	}
+	var params takeParams
+	_ = json.Unmarshal(op.Params, &params)
+	caller := callerOf(op)
+	start := s.now()
+
+	if sn.State == StateTaking {
+		if err := s.step(ctx, op, StepSnapshot); err != nil {
+			return err
+		}
+		var taken providers.SnapshotTaken
+		found := false
+		if resuming {
+			// The take may have happened before the restart: look for its
+			// label before taking again.
+			if held, ok, herr := s.findHeld(ctx, be, sn.ID); herr == nil && ok {
+				if held.Incomplete {
+					return s.incompleteTake(ctx, op, sn, b, held.Error)
+				}
+				taken = providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt,
+					Holds: held.Holds, Size: held.Size, ResetVersion: held.Label.ResetVersion, Parent: held.Parent}
+				found = true
+			}
+		}
+		if !found {
+			label := providers.Label{Install: s.install, Box: b.ID, Snapshot: sn.ID}
+			taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory}, opRecorder{s, op})
+			if err != nil {
+				if errors.Is(err, providers.ErrIncomplete) {
+					return s.incompleteTake(ctx, op, sn, b, err.Error())
+				}
+				if ctx.Err() != nil {
+					return ctx.Err() // the worker is stopping: River retries, and the take resumes
+				}
+				return s.failTake(ctx, op, sn, b, err.Error())
+			}
+		}
+		took := s.now().Sub(start)
+		if err := s.markTaken(ctx, sn, taken, took); err != nil {
+			return err
+		}
+		s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, caller,
+			fmt.Sprintf("‘%s’ (%s), %s, in %s", sn.Name, sn.ID, holdsWords(sn.Holds), durationWords(took)), sn.ID, op.ID, nil)
+	}
+
+	// The per-box limit: an agent's sixth replaces its thread's oldest,
+	// checked again now (section 6: eligible at the moment of the change).
+	if err := s.step(ctx, op, StepLimit); err != nil {
+		return err
+	}
+	replaced, err := s.applyLimit(ctx, op, b, be, caller)
+	if err != nil {
+		return err
+	}
+	all, _ := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	st, _ := s.Settings(ctx)
+	sn, _ = s.snapshotByID(ctx, s.st.Pool, sn.ID)
+	res := TakeResult{Snapshot: sn.ID, Name: sn.Name, Holds: sn.Holds, Size: sn.SizeBytes, Count: countTowardLimit(all),
+		Limit: st.PerBox, Replaced: replaced}
+	if sn.Excludes != nil {
+		res.Excludes = *sn.Excludes
+	}
+	if sn.TookMs != nil {
+		res.TookMs = int64(*sn.TookMs)
+	}
+	if sn.PausedMs != nil {
+		res.PausedMs = int64(*sn.PausedMs)
+	}
+	return s.finish(ctx, op, OpDone, res, "", "")
+}
+
+// findHeld looks for a snapshot's label in the backend's listing.
+func (s *Service) findHeld(ctx context.Context, be Backend, id string) (providers.HeldSnapshot, bool, error) {
+	held, err := be.Snap.HeldSnapshots(ctx)
+	if err != nil {
+		return providers.HeldSnapshot{}, false, err
+	}
+	for _, h := range held {
+		if h.Label.Snapshot == id && h.Label.Install == s.install {
+			return h, true, nil
+		}
+	}
+	return providers.HeldSnapshot{}, false, nil
+}
+
+func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.SnapshotTaken, took time.Duration) error {
+	var size *int64
+	var meaning *string
+	if t.Size != nil {
+		size, meaning = &t.Size.Bytes, &t.Size.Meaning
+	}
+	var fork *int
+	if t.ResetVersion > 0 {
+		v := t.ResetVersion
+		fork = &v
+	}
+	captured := t.CapturedAt
+	if captured.IsZero() {
+		captured = s.now()
+	}
+	holds := string(t.Holds)
+	if holds == "" {
+		holds = sn.Holds
+	}
+	var depends []string
+	if t.Parent != "" {
+		if parent, err := s.snapshotByRef(ctx, sn.BackendID, t.Parent); err == nil {
+			depends = []string{parent.ID}
+		}
+	}
+	if depends == nil {
+		depends = []string{}
+	}
+	tag, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotTaken"), sn.ID, t.Ref, nilIfEmpty(t.Storage), captured,
+		int(took.Milliseconds()), int(t.Paused.Milliseconds()), holds, size, meaning, fork, depends, nilIfEmpty(t.Excludes))
+	if err != nil {
+		return fmt.Errorf("record take of %s: %w", sn.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
+	}
+	return nil
+}
+
+func (s *Service) failTake(ctx context.Context, op *Operation, sn *Snapshot, b *Box, words string) error {
+	if err := s.moveState(ctx, s.st.Pool, sn, StateFailed, words); err != nil {
+		return err
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), fmt.Sprintf("‘%s’: %s", sn.Name, words), sn.ID, op.ID, nil)
+	return s.finish(ctx, op, OpFailed, nil, words, "")
+}
+
+func (s *Service) incompleteTake(ctx context.Context, op *Operation, sn *Snapshot, b *Box, words string) error {
+	if err := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); err != nil {
+		return err
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), fmt.Sprintf("‘%s’ is incomplete: %s", sn.Name, words), sn.ID, op.ID, nil)
+	return s.finish(ctx, op, OpFailed, nil, "part of the snapshot exists: "+words+". Delete finishes the clean-up.", "")
+}
+
+// applyLimit deletes what the per-box limit replaces once a take is ready:
+// the oldest snapshot an agent of the same thread took and nobody kept,
+// checked by eligible now. It never deletes another thread's, the person's,
+// a kept one, an undo or a pinned one.
+func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Backend, caller Caller) (string, error) {
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return "", err
+	}
+	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return "", err
+	}
+	if countTowardLimit(all) <= st.PerBox || caller.Kind != CallerAgent {
+		return "", nil
+	}
+	tz := s.TimeZone(ctx)
+	ev := s.evictable(ctx, s.st.Pool, caller.Thread, all, pinTarget(op), tz)
+	if ev == nil {
+		return "", nil // nothing may go: the box holds one more until a person deletes one
+	}
+	if err := s.deleteNow(ctx, op, ev, b, be, System("the per-box limit"), "the per-box limit"); err != nil {
+		s.logger.Warn("the per-box limit could not delete", "snapshot", ev.ID, "err", err)
+		return "", nil
+	}
+	return ev.Name, nil
+}
+
+func callerOf(op *Operation) Caller {
+	switch op.ByKind {
+	case "owner":
+		return Owner()
+	case "cli":
+		return CLI()
+	case "agent":
+		if op.ByThreadID != nil {
+			return Agent(*op.ByThreadID)
+		}
+	}
+	return System("")
+}
+
+func holdsWords(h string) string {
+	switch h {
+	case string(providers.HoldsDiskAndMemory):
+		return "disk and memory"
+	case "device":
+		return "device"
+	}
+	return "disk"
+}
+
+func durationWords(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}

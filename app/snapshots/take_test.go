@@ -1,0 +1,86 @@
+package snapshots_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+func TestTakeRestoreDelete(t *testing.T) {
+	t.Parallel()
+	e := coretest.New(t, coretest.Options{})
+	ctx := context.Background()
+	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
+	b := e.Box(t, agent, "amber-fox")
+	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("before"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	op, sn, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "before the migration"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn.State != snapshots.StateTaking || !snapshots.ValidID("sn", sn.ID) {
+		t.Fatalf("admitted snapshot %+v", sn)
+	}
+	if got := e.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("take %s: %v", got.State, got.Error)
+	}
+	sn, _, err = e.Core.Snapshot(ctx, agent, sn.ID)
+	if err != nil || sn.State != snapshots.StateReady {
+		t.Fatalf("snapshot %+v, %v", sn, err)
+	}
+
+	if err := os.WriteFile(file, []byte("after"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rop, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: "before the migration", Replace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rop = e.Wait(t, rop)
+	if rop.State != snapshots.OpDone {
+		t.Fatalf("restore %s: %v %v", rop.State, deref(rop.Error), deref(rop.Observed))
+	}
+	if b, _ := os.ReadFile(file); string(b) != "before" {
+		t.Fatalf("after the restore the file holds %q", b)
+	}
+	list, err := e.Core.List(ctx, agent, snapshots.ListQuery{Box: "amber-fox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var undo *snapshots.Snapshot
+	for _, s := range list[0].Snapshots {
+		if strings.HasPrefix(s.Name, "before the restore at ") {
+			undo = s
+		}
+	}
+	if undo == nil || undo.State != snapshots.StateReady {
+		t.Fatalf("no ready undo in %+v", list[0].Snapshots)
+	}
+	dop, err := e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "amber-fox", Snapshot: sn.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Wait(t, dop); got.State != snapshots.OpDone {
+		t.Fatalf("delete %s: %v", got.State, deref(got.Error))
+	}
+	if _, _, err := e.Core.Snapshot(ctx, agent, sn.ID); err == nil {
+		t.Fatal("deleted snapshot still listed")
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,175 @@
+-- The snapshot core's queries (app/snapshots). Column lists follow the
+-- structs' db tags; each query that returns a record returns all of it.
+
+-- name: CoreBackendUpsert
+INSERT INTO backends (id, kind, label, simulated) VALUES ($1, $2, $3, $4)
+ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, label = EXCLUDED.label, simulated = EXCLUDED.simulated;
+
+-- name: CoreThreadInsert
+INSERT INTO threads (id, title, token_hash) VALUES ($1, $2, $3)
+RETURNING id, title, created_at, ended_at;
+
+-- name: CoreThreadByHash
+SELECT id, title, created_at, ended_at FROM threads WHERE token_hash = $1 AND ended_at IS NULL;
+
+-- name: CoreThreadByID
+SELECT id, title, created_at, ended_at FROM threads WHERE id = $1;
+
+-- name: CoreThreads
+SELECT id, title, created_at, ended_at FROM threads ORDER BY created_at DESC;
+
+-- name: CoreBoxInsert
+INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, has_screen, screen_url)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+RETURNING *;
+
+-- name: CoreBoxByID
+SELECT * FROM boxes WHERE id = $1;
+
+-- name: CoreBoxByName
+SELECT * FROM boxes WHERE name = $1 ORDER BY (state = 'released'), created_at DESC LIMIT 1;
+
+-- name: CoreBoxLock
+SELECT * FROM boxes WHERE id = $1 FOR UPDATE;
+
+-- name: CoreBoxes
+SELECT * FROM boxes ORDER BY (state = 'released'), name;
+
+-- name: CoreBoxSetPresence
+UPDATE boxes SET presence = $2 WHERE id = $1;
+
+-- name: CoreBoxSetState
+UPDATE boxes SET state = $2, released_at = CASE WHEN $2 = 'released' THEN now() ELSE released_at END WHERE id = $1;
+
+-- name: CoreSnapshotInsert
+INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id, backend_id, host, storage, storage_type,
+    guest_generation, name, note, taken_at, by_kind, by_thread_id, by_why, scope, holds, excludes, owner_kind,
+    owner_thread_id, state, picture)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+RETURNING *;
+
+-- name: CoreSnapshotByID
+SELECT * FROM snapshots WHERE id = $1;
+
+-- name: CoreSnapshotLock
+SELECT * FROM snapshots WHERE id = $1 FOR UPDATE;
+
+-- name: CoreSnapshotsByRef
+SELECT * FROM snapshots WHERE backend_id = $1 AND ref = $2 LIMIT 1;
+
+-- name: CoreSnapshotsOfBox
+SELECT * FROM snapshots WHERE box_id = $1 ORDER BY taken_at DESC, id;
+
+-- name: CoreSnapshotsAll
+SELECT * FROM snapshots ORDER BY taken_at DESC, id;
+
+-- name: CoreSnapshotNames
+SELECT name FROM snapshots WHERE box_id = $1;
+
+-- name: CoreSnapshotTaken
+UPDATE snapshots SET state = 'ready', state_at = now(), error = NULL, ref = $2, storage = coalesce($3, storage),
+    captured_at = $4, took_ms = $5, paused_ms = $6, holds = $7, size_bytes = $8, size_meaning = $9, fork_safe = $10,
+    depends_on = $11, excludes = coalesce($12, excludes)
+WHERE id = $1 AND state = 'taking';
+
+-- name: CoreSnapshotState
+UPDATE snapshots SET state = $3, error = $4, state_at = now() WHERE id = $1 AND state = $2;
+
+-- name: CoreSnapshotDelete
+DELETE FROM snapshots WHERE id = $1;
+
+-- name: CoreSnapshotRename
+UPDATE snapshots SET name = $2 WHERE id = $1;
+
+-- name: CoreSnapshotNote
+UPDATE snapshots SET note = $2 WHERE id = $1;
+
+-- name: CoreSnapshotKeep
+UPDATE snapshots SET kept_until = $2,
+    kept_at = CASE WHEN $2::timestamptz IS NULL THEN NULL ELSE coalesce(kept_at, now()) END,
+    owner_kind = CASE WHEN $2::timestamptz IS NULL THEN CASE WHEN box_thread_id IS NULL THEN 'person' ELSE 'thread' END ELSE 'person' END,
+    owner_thread_id = CASE WHEN $2::timestamptz IS NULL THEN box_thread_id ELSE NULL END
+WHERE id = $1;
+
+-- name: CoreSnapshotBoxGone
+UPDATE snapshots SET box_gone_at = now(), box_gone_how = $2 WHERE box_id = $1;
+
+-- name: CoreOpInsert
+INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+RETURNING *;
+
+-- name: CoreOpByID
+SELECT * FROM operations WHERE id = $1;
+
+-- name: CoreOpByRequest
+SELECT * FROM operations WHERE request_key = $1;
+
+-- name: CoreOpLock
+SELECT * FROM operations WHERE id = $1 FOR UPDATE;
+
+-- name: CoreOpStep
+UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running';
+
+-- name: CoreOpStart
+UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING *;
+
+-- name: CoreOpEnd
+UPDATE operations SET state = $2, result = coalesce($3, result), error = $4, observed = $5,
+    ended_at = CASE WHEN $2 IN ('done', 'failed') THEN now() ELSE ended_at END
+WHERE id = $1;
+
+-- name: CoreOpSetUndo
+UPDATE operations SET undo_id = $2, snapshots = array_append(snapshots, $2) WHERE id = $1;
+
+-- name: CoreOpSetTask
+UPDATE operations SET task = $2 WHERE id = $1;
+
+-- name: CoreOpNextWaiting
+SELECT * FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE;
+
+-- name: CoreOpActiveOnBox
+SELECT count(*) FROM operations WHERE box_id = $1 AND id <> $2 AND state = 'running';
+
+-- name: CoreOpQueue
+UPDATE operations SET step = 'queued' WHERE id = $1;
+
+-- name: CoreOpUnsettled
+SELECT * FROM operations WHERE box_id = $1 AND state = 'unknown' ORDER BY seq;
+
+-- name: CoreOpResume
+SELECT * FROM operations WHERE state = 'running' AND started_at IS NOT NULL ORDER BY seq;
+
+-- name: CoreOpResumeMark
+UPDATE operations SET resumes = $2, state = 'running', ended_at = NULL WHERE id = $1;
+
+-- name: CorePins
+SELECT id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box FROM operations
+WHERE state IN ('running', 'unknown') AND $1 = ANY (snapshots) AND id <> $2 ORDER BY seq;
+
+-- name: CorePinsOfBox
+SELECT s AS snapshot, id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box
+FROM operations, unnest(snapshots) AS s WHERE state IN ('running', 'unknown') ORDER BY seq;
+
+-- name: CoreLogInsert
+INSERT INTO box_log (box_id, kind, actor_kind, actor_thread, actor_why, words, snapshot_id, operation_id, data)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9);
+
+-- name: CoreLogOfBox
+SELECT * FROM box_log WHERE box_id = $1 ORDER BY id DESC LIMIT $2;
+
+-- name: CoreSettingGet
+SELECT value FROM settings WHERE key = $1;
+
+-- name: CoreSettingSet
+INSERT INTO settings (key, value) VALUES ($1, $2)
+ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now();
+
+-- name: CoreTryOpLock
+SELECT pg_try_advisory_lock(hashtextextended($1, 0));
+
+-- name: CoreOpUnlock
+SELECT pg_advisory_unlock(hashtextextended($1, 0));
+
+-- name: CoreOwnerTZ
+SELECT time_zone FROM owner;
