@@ -25,8 +25,8 @@ type KeepRequest struct {
 }
 
 type keepParams struct {
-	Until time.Time `json:"until"`
-	Unkeep bool     `json:"unkeep,omitempty"`
+	Until  time.Time `json:"until"`
+	Unkeep bool      `json:"unkeep,omitempty"`
 }
 
 // EndOfUTCDay is a keep date: the end of the UTC day t falls on (unit 8:

@@ -12,9 +12,9 @@ const (
 	UndosPerBox = 2
 	// DefaultRoomPercent refuses takes past it (section 8); the setting's
 	// range is 50 to 90 (section 12).
-	DefaultRoomPercent       = 85
-	MinRoomPercent           = 50
-	MaxRoomPercent           = 90
+	DefaultRoomPercent = 85
+	MinRoomPercent     = 50
+	MaxRoomPercent     = 90
 	// MetadataBelowRoom: thin metadata refuses 5 points below the room
 	// setting; SweepAboveRoom: the room sweep deletes 7 points above it
 	// (decided during unit 4).
@@ -22,8 +22,8 @@ const (
 	SweepAboveRoom    = 7
 	// DefaultKeepDays is how long Keep keeps (section 7); the range is 1 to
 	// 365 (section 12), and a chosen date is at most 365 days away (unit 8).
-	DefaultKeepDays     = 30
-	MaxKeepDays         = 365
+	DefaultKeepDays = 30
+	MaxKeepDays     = 365
 	// GoesSoonDays is when a kept snapshot's row says "goes in 3 days" in
 	// amber (section 7); the tab's line counts keeps ending within 7 days
 	// (section 12).

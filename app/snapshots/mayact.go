@@ -24,9 +24,9 @@ const (
 type boxAccess int
 
 const (
-	accessNone     boxAccess = iota
-	accessOwnBox             // a box of the thread that the thread does not run on
-	accessRunsOn             // the box the thread runs on (an execution machine for it)
+	accessNone   boxAccess = iota
+	accessOwnBox           // a box of the thread that the thread does not run on
+	accessRunsOn           // the box the thread runs on (an execution machine for it)
 )
 
 func agentAccess(thread string, b *Box) boxAccess {

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"sort"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func (s *Service) snapshotByQuery(ctx context.Context, q pgxQuerier, name string, args ...any) (*Snapshot, error) {

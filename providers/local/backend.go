@@ -93,6 +93,7 @@ type Backend struct {
 	procs map[string]*proc // running box processes, by box ID
 
 	ratesMu sync.Mutex
+	cache   manifestCache
 }
 
 // New opens (or makes) the backend's store under cfg.Root. It starts no

@@ -124,8 +124,7 @@ func (b *Backend) referenced(ctx context.Context) (map[string]struct{}, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var m manifest
-		err := readChecked(filepath.Join(b.snapDir(d.Name()), fileManifest), &m)
+		m, err := b.manifest(d.Name())
 		if err != nil {
 			// A missing manifest is a snapshot being deleted; a damaged one
 			// is never restored, so its content is not kept for it.

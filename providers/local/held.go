@@ -70,8 +70,8 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 			bad(strings.TrimSpace(string(data)))
 		}
 		o := &one{}
-		var m manifest
-		if err := readChecked(filepath.Join(dir, fileManifest), &m); err != nil {
+		m, err := b.manifest(id)
+		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				bad("Its manifest is missing")
 			} else {

@@ -34,10 +34,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	}
 	var prev map[string]*entry
 	if st.Last != "" {
-		var pm manifest
-		if readChecked(filepath.Join(b.snapDir(st.Last), fileManifest), &pm) == nil {
-			prev = pm.byPath()
-		}
+		prev, _ = b.manifestIndex(st.Last)
 	}
 	files, total, changed, err := scanChanges(ctx, dir, prev)
 	if err != nil {

@@ -80,14 +80,14 @@ func (b *Backend) loadUsable(ref providers.SnapshotRef) (*manifest, error) {
 	if data, err := os.ReadFile(filepath.Join(dir, fileDamaged)); err == nil {
 		return nil, fmt.Errorf("snapshot %s: %s: %w", id, strings.TrimSpace(string(data)), providers.ErrIncomplete)
 	}
-	var m manifest
-	if err := readChecked(filepath.Join(dir, fileManifest), &m); err != nil {
+	m, err := b.manifest(id)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("snapshot %s: its manifest is missing: %w", id, providers.ErrIncomplete)
 		}
 		return nil, fmt.Errorf("snapshot %s: its manifest is %v: %w", id, err, providers.ErrIncomplete)
 	}
-	return &m, nil
+	return m, nil
 }
 
 // markDamaged records damage found in a snapshot's content, so HeldSnapshots
@@ -119,10 +119,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	}
 	var known map[string]*entry
 	if st.Last != "" {
-		var lm manifest
-		if readChecked(filepath.Join(b.snapDir(st.Last), fileManifest), &lm) == nil {
-			known = lm.byPath()
-		}
+		known, _ = b.manifestIndex(st.Last)
 	}
 	res, err := b.apply(ctx, dir, m, known)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -137,7 +138,13 @@ func syncDir(dir string) error {
 // encodeChecked gives v as JSON after a first line holding the JSON's
 // SHA-256, so that damage on disk is found when it is read.
 func encodeChecked(v any) ([]byte, error) {
-	body, err := json.Marshal(v)
+	var body []byte
+	var err error
+	if bm, ok := v.(encoding.BinaryMarshaler); ok {
+		body, err = bm.MarshalBinary()
+	} else {
+		body, err = json.Marshal(v)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +176,12 @@ func readChecked(path string, v any) error {
 	sum := sha256.Sum256(body)
 	if hex.EncodeToString(sum[:]) != want {
 		return fmt.Errorf("%s: %w", filepath.Base(path), errDamaged)
+	}
+	if bu, ok := v.(encoding.BinaryUnmarshaler); ok {
+		if err := bu.UnmarshalBinary(body); err != nil {
+			return fmt.Errorf("%s: %w (%v)", filepath.Base(path), errDamaged, err)
+		}
+		return nil
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return fmt.Errorf("%s: %w (%v)", filepath.Base(path), errDamaged, err)

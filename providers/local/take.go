@@ -55,11 +55,8 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	// swept while this take reuses it.
 	var prev map[string]*entry
 	if st.Last != "" {
-		var pm manifest
-		if err := readChecked(filepath.Join(b.snapDir(st.Last), fileManifest), &pm); err == nil {
-			if _, err := os.Stat(filepath.Join(b.snapDir(st.Last), fileDeleting)); err != nil {
-				prev = pm.byPath()
-			}
+		if _, err := os.Stat(filepath.Join(b.snapDir(st.Last), fileDeleting)); err != nil {
+			prev, _ = b.manifestIndex(st.Last)
 		}
 	}
 
@@ -102,6 +99,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		b.collect(ctx, added)
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
 	}
+	b.remember(id, m)
 	lock.unlock()
 	if err := b.updateState(guest.Ref, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = guest.Ref }); err != nil {
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: it is held, but: %w", guest.Ref, err)
