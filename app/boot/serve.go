@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"riverqueue.com/riverui"
 
+	"github.com/boxsnap/boxsnap/app/api"
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -170,7 +171,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := jobsUI.Start(uiCtx); err != nil {
 		return fmt.Errorf("job dashboard: %w", err)
 	}
-	srv, err := web.New(web.Options{Auth: authSvc, Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, API: api.New(api.Options{Core: core, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ var Queries = []string{
 	"CoreOpInsert", "CoreOpByID", "CoreOpByRequest", "CoreOpLock", "CoreOpStep", "CoreOpStart", "CoreOpEnd", "CoreOpSetUndo",
 	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
 	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
-	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ",
+	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ", "CorePictureGet",
 }
 
 // New makes the core.

@@ -7,12 +7,15 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/views"
 )
 
 // Options are what the web server needs.
 type Options struct {
-	Auth   *auth.Service
+	Auth *auth.Service
+	// Core is the snapshot core the pages call.
+	Core   *snapshots.Service
 	Views  *views.Views
 	Logger *slog.Logger
 	// SecureCookies marks cookies Secure (served over TLS).

@@ -173,3 +173,6 @@ SELECT pg_advisory_unlock(hashtextextended($1, 0));
 
 -- name: CoreOwnerTZ
 SELECT time_zone FROM owner;
+
+-- name: CorePictureGet
+SELECT jpeg, width, height FROM pictures WHERE snapshot_id = $1;
