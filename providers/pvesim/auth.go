@@ -10,13 +10,15 @@ import (
 
 // allPrivileges are Proxmox VE's privileges (AC AccessControl.pm
 // $privgroups), the ones Administrator and root@pam hold.
-var allPrivileges = []string{
-	"Datastore.Allocate", "Datastore.AllocateSpace", "Datastore.AllocateTemplate", "Datastore.Audit",
-	"Group.Allocate", "Permissions.Modify", "Pool.Allocate", "Pool.Audit", "Realm.Allocate", "Realm.AllocateUser",
-	"SDN.Allocate", "SDN.Audit", "Sys.Audit", "Sys.Console", "Sys.Incoming", "Sys.Modify", "Sys.PowerMgmt", "Sys.Syslog",
-	"User.Modify", "VM.Allocate", "VM.Audit", "VM.Backup", "VM.Clone", "VM.Config.CDROM", "VM.Config.CPU",
-	"VM.Config.Cloudinit", "VM.Config.Disk", "VM.Config.HWType", "VM.Config.Memory", "VM.Config.Network",
-	"VM.Config.Options", "VM.Console", "VM.Migrate", "VM.Monitor", "VM.PowerMgmt", "VM.Snapshot", "VM.Snapshot.Rollback",
+func allPrivileges() []string {
+	return []string{
+		"Datastore.Allocate", "Datastore.AllocateSpace", "Datastore.AllocateTemplate", "Datastore.Audit",
+		"Group.Allocate", "Permissions.Modify", "Pool.Allocate", "Pool.Audit", "Realm.Allocate", "Realm.AllocateUser",
+		"SDN.Allocate", "SDN.Audit", "Sys.Audit", "Sys.Console", "Sys.Incoming", "Sys.Modify", "Sys.PowerMgmt", "Sys.Syslog",
+		"User.Modify", "VM.Allocate", "VM.Audit", "VM.Backup", "VM.Clone", "VM.Config.CDROM", "VM.Config.CPU",
+		"VM.Config.Cloudinit", "VM.Config.Disk", "VM.Config.HWType", "VM.Config.Memory", "VM.Config.Network",
+		"VM.Config.Options", "VM.Console", "VM.Migrate", "VM.Monitor", "VM.PowerMgmt", "VM.Snapshot", "VM.Snapshot.Rollback",
+	}
 }
 
 // builtinRoles are the roles Proxmox VE defines (AC AccessControl.pm
@@ -28,7 +30,7 @@ func builtinRole(name string) ([]string, bool) {
 		"VM.Config.Options", "VM.Console", "VM.Migrate", "VM.Monitor", "VM.PowerMgmt", "VM.Snapshot", "VM.Snapshot.Rollback"}
 	switch name {
 	case "Administrator":
-		return allPrivileges, true
+		return allPrivileges(), true
 	case "NoAccess":
 		return nil, true
 	case "PVEVMAdmin":
@@ -120,7 +122,7 @@ func normPath(p string) string {
 func (s *Sim) privileges(p *principal, path string) map[string]bool {
 	if p.root {
 		out := map[string]bool{}
-		for _, priv := range allPrivileges {
+		for _, priv := range allPrivileges() {
 			out[priv] = true
 		}
 		return out
@@ -193,12 +195,12 @@ func (s *Sim) authenticate(r *http.Request) (*principal, error) {
 	if rest, ok := strings.CutPrefix(authz, "PVEAPIToken="); ok {
 		i := strings.LastIndex(rest, "=")
 		if i <= 0 {
-			return nil, errUnauthorized
+			return nil, errUnauthorized()
 		}
 		id, secret := rest[:i], rest[i+1:]
 		tok := s.tokens[id]
 		if tok == nil || subtle.ConstantTimeCompare([]byte(tok.secret), []byte(secret)) != 1 {
-			return nil, errUnauthorized
+			return nil, errUnauthorized()
 		}
 		return tok, nil
 	}
@@ -213,7 +215,7 @@ func (s *Sim) authenticate(r *http.Request) (*principal, error) {
 	}
 	t, ok := s.tickets[tk]
 	if !ok || s.clock.now().After(t.expires) {
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
 	if r.Method != http.MethodGet {
 		want := s.csrf[tk]
@@ -223,13 +225,15 @@ func (s *Sim) authenticate(r *http.Request) (*principal, error) {
 	}
 	p := s.users[t.user]
 	if p == nil {
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
 	return p, nil
 }
 
 // errUnauthorized is HS AnyEvent.pm's answer to a bad token or ticket.
-var errUnauthorized = &apiError{status: http.StatusUnauthorized, message: "Authentication failed!"}
+func errUnauthorized() error {
+	return &apiError{status: http.StatusUnauthorized, message: "Authentication failed!"}
+}
 
 // permissionsJSON is GET /access/permissions (AC API2/AccessControl.pm
 // permissions): {"<path>": {"<Priv>": propagate}} for the caller's ACL paths

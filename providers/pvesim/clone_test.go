@@ -108,3 +108,26 @@ func mac(net string) string {
 	}
 	return ""
 }
+
+// TestDestroyGuest: a held copy is deleted (the sweep's first act at start,
+// specification section 2) with a destroy task; a template with a linked
+// clone stays.
+func TestDestroyGuest(t *testing.T) {
+	t.Parallel()
+	e := setup(t, frozen())
+	a := e.call(t, adminToken, "DELETE", "/nodes/pve-1/lxc/101", nil)
+	equal(t, "running CT", a.reason, "unable to destroy CT 101 - container is running")
+	equal(t, "clone", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/102/clone", form("newid", "9100"))), "OK")
+	upid := e.upid(t, "DELETE", "/nodes/pve-1/qemu/9100", form("purge", "1"))
+	equal(t, "task type", strings.Contains(upid, ":qmdestroy:9100:"), true)
+	equal(t, "destroy", e.finish(t, upid), "OK")
+	if _, err := e.sim.Guest(9100); err == nil {
+		t.Fatal("destroyed guest still there")
+	}
+	equal(t, "template", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/102/template", nil)), "OK")
+	equal(t, "linked clone", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/102/clone", form("newid", "9101"))), "OK")
+	equal(t, "template in use", e.finish(t, e.upid(t, "DELETE", "/nodes/pve-1/qemu/102", nil)), "base volume 'base-102-disk-0' is still in use by linked cloned")
+	must(t, e.sim.SetLock(9101, LockBackup))
+	a = e.call(t, adminToken, "DELETE", "/nodes/pve-1/qemu/9101", nil)
+	equal(t, "locked", a.reason, "VM is locked (backup)")
+}

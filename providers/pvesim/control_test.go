@@ -34,7 +34,7 @@ func (e *env) control(t *testing.T, secret, action string, body any) (int, map[s
 // faults as the Go methods.
 func TestControlAPI(t *testing.T) {
 	t.Parallel()
-	e := setup(t, Config{StartTime: testStart, Control: true})
+	e := setup(t, Config{StartTime: testStart(), Control: true})
 	secret := e.sim.ControlSecret()
 	if len(secret) < 32 {
 		t.Fatalf("control secret too short: %d", len(secret))
@@ -47,7 +47,7 @@ func TestControlAPI(t *testing.T) {
 	upid := e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))
 	code, out = e.control(t, secret, "clock", map[string]any{"advance": "10m"})
 	equal(t, "clock", code, http.StatusOK)
-	equal(t, "clock now", out["data"], any(testStart.Add(10*time.Minute).Format(time.RFC3339Nano)))
+	equal(t, "clock now", out["data"], any(testStart().Add(10*time.Minute).Format(time.RFC3339Nano)))
 	equal(t, "died", e.taskStatus(t, upid)["exitstatus"], any("unexpected status"))
 	code, out = e.control(t, secret, "outside-delete", map[string]any{"vmid": 101, "name": "s1"})
 	equal(t, "outside delete answers", code, http.StatusOK)
@@ -83,7 +83,7 @@ func TestControlOffByDefault(t *testing.T) {
 func TestCallsAndLogs(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	e := setup(t, Config{StartTime: testStart, Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	e := setup(t, Config{StartTime: testStart(), Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	e.call(t, adminToken, "GET", "/nodes/pve-1/lxc/101/snapshot", nil)
 	e.call(t, adminToken, "GET", "/nodes/pve-2/lxc/201/snapshot/", nil)
 	e.call(t, auditToken, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "x1"))
@@ -180,7 +180,7 @@ func TestRun(t *testing.T) {
 // tasks.
 func TestSeedDemo(t *testing.T) {
 	t.Parallel()
-	sim, err := New(Config{StartTime: testStart})
+	sim, err := New(Config{StartTime: testStart()})
 	must(t, err)
 	must(t, sim.SeedDemo("demo-secret"))
 	ctx, cancel := context.WithCancel(context.Background())

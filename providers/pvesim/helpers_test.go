@@ -19,8 +19,8 @@ const (
 	auditSecret = "5f0c2b1e-0000-4000-8000-00000000a0d1"
 )
 
-// testStart is the frozen clock's start in tests that drive the clock.
-var testStart = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+// testStart() is the frozen clock's start in tests that drive the clock.
+func testStart() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
 
 type env struct {
 	sim  *Sim
@@ -62,8 +62,8 @@ func setup(t *testing.T, cfg Config) *env {
 	return &env{sim: sim, base: base, hc: &http.Client{Transport: &http.Transport{TLSClientConfig: sim.TLSConfig()}, Timeout: 10 * time.Second}}
 }
 
-// frozen is a Config with the clock frozen at testStart and default tasks.
-func frozen() Config { return Config{StartTime: testStart} }
+// frozen is a Config with the clock frozen at testStart() and default tasks.
+func frozen() Config { return Config{StartTime: testStart()} }
 
 // instant is a Config whose tasks end at the next call (for clients that
 // poll every 2 s).

@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -165,7 +164,7 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, routes []route) {
 	if who != nil {
 		caller = who.id
 	}
-	if err == errDropped {
+	if _, drop := err.(errDropped); drop {
 		s.log.Info("pvesim simulator request dropped (node unreachable)", "method", r.Method, "path", r.URL.Path)
 		dropConnection(w)
 		return
@@ -202,7 +201,7 @@ func (s *Sim) dispatch(r *http.Request, rt *route, vars, params map[string]strin
 			return nil, nil, nil, die("hostname lookup '%s' failed - failed to get address info for: %s: Name or service not known", n, n)
 		}
 		if nd.dropped {
-			return nil, nil, nil, errDropped
+			return nil, nil, nil, errDropped{}
 		}
 		if nd.cut {
 			return nil, nil, nil, &apiError{status: statusUnreachable, message: "No route to host"}
@@ -233,7 +232,7 @@ func matchRoute(pattern, segs []string) (map[string]string, bool) {
 			if name == "type" && segs[i] != string(LXC) && segs[i] != string(QEMU) {
 				return nil, false
 			}
-			if name == "action" && !powerActions[segs[i]] {
+			if name == "action" && !isPowerAction(segs[i]) {
 				return nil, false
 			}
 			v, err := url.PathUnescape(segs[i])
@@ -306,10 +305,37 @@ func readParams(r *http.Request) (map[string]string, error) {
 	return out, nil
 }
 
-var (
-	intRe      = regexp.MustCompile(`^-?\d+$`)
-	configIDRe = regexp.MustCompile(`(?i)^[a-z][a-z0-9_-]+$`)
-)
+// isInteger is CO JSONSchema.pm's integer check: ^-?\d+$.
+func isInteger(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	if v == "" {
+		return false
+	}
+	for _, r := range v {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isConfigID is CO JSONSchema.pm pve_verify_configid: ^[a-z][a-z0-9_-]+$,
+// case-insensitive.
+func isConfigID(v string) bool {
+	if len(v) < 2 {
+		return false
+	}
+	for i, r := range strings.ToLower(v) {
+		letter := r >= 'a' && r <= 'z'
+		if i == 0 && !letter {
+			return false
+		}
+		if !letter && !(r >= '0' && r <= '9') && r != '_' && r != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // validateParams applies the route's schema (CO JSONSchema.pm
 // validate/check_type): unknown parameters, type checks, formats, and
@@ -359,14 +385,14 @@ func checkType(t ptype, v string) string {
 			return "type check ('boolean') failed - got '" + v + "'"
 		}
 	case pInt:
-		if !intRe.MatchString(v) {
+		if !isInteger(v) {
 			return "type check ('integer') failed - got '" + v + "'"
 		}
 	case pConfigID:
 		if len(v) > 40 {
 			return "value may only be 40 characters long"
 		}
-		if !configIDRe.MatchString(v) {
+		if !isConfigID(v) {
 			return "invalid format - invalid configuration ID '" + v + "'"
 		}
 	}
@@ -374,7 +400,9 @@ func checkType(t ptype, v string) string {
 }
 
 // errDropped marks a request to a dropped node: no answer at all.
-var errDropped = &apiError{status: 0, message: "dropped"}
+type errDropped struct{}
+
+func (errDropped) Error() string { return "dropped" }
 
 // dropConnection closes the client's connection without an answer, as a
 // node that went away mid-connection does.

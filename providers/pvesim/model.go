@@ -329,20 +329,25 @@ func copyConf(c map[string]string) map[string]string {
 	return out
 }
 
-// intKeys are config keys Proxmox answers as JSON numbers (their schema type
-// is integer or boolean; CO JSONSchema.pm). QEMU's memory is a string since
-// qemu-server 8 (a property string), LXC's an integer.
-var lxcIntKeys = map[string]bool{"cores": true, "memory": true, "swap": true, "onboot": true, "template": true, "unprivileged": true, "cpuunits": true, "snaptime": true, "protection": true}
-var qemuIntKeys = map[string]bool{"cores": true, "sockets": true, "onboot": true, "template": true, "snaptime": true, "protection": true, "agent": false}
+// isIntKey reports the config keys Proxmox answers as JSON numbers (their
+// schema type is integer or boolean; CO JSONSchema.pm). QEMU's memory is a
+// string since qemu-server 8 (a property string), LXC's an integer.
+func isIntKey(typ GuestType, key string) bool {
+	switch key {
+	case "cores", "onboot", "template", "snaptime", "protection":
+		return true
+	case "memory", "swap", "unprivileged", "cpuunits":
+		return typ == LXC
+	case "sockets":
+		return typ == QEMU
+	}
+	return false
+}
 
 func (g *guest) confJSON(conf map[string]string) map[string]any {
-	ints := qemuIntKeys
-	if g.typ == LXC {
-		ints = lxcIntKeys
-	}
 	out := make(map[string]any, len(conf)+1)
 	for k, v := range conf {
-		if ints[k] {
+		if isIntKey(g.typ, k) {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 				out[k] = n
 				continue

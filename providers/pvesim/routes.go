@@ -3,7 +3,13 @@ package pvesim
 // powerActions are the status/{action} endpoints (QS API2/Qemu.pm and PC
 // API2/LXC/Status.pm: vm_start, vm_stop, vm_shutdown, vm_suspend,
 // vm_resume).
-var powerActions = map[string]bool{"start": true, "stop": true, "shutdown": true, "suspend": true, "resume": true}
+func isPowerAction(a string) bool {
+	switch a {
+	case "start", "stop", "shutdown", "suspend", "resume":
+		return true
+	}
+	return false
+}
 
 // routes is the simulator's whole API surface, one line per endpoint, each
 // with the parameters Proxmox's schema allows (path variables are always
@@ -26,6 +32,8 @@ func (s *Sim) routes() []route {
 		{method: "GET", pattern: "nodes/{node}/disks/lvmthin", params: none, handle: getLVMThin},
 
 		{method: "GET", pattern: "nodes/{node}/{type}", params: map[string]ptype{"full": pBool}, handle: getGuests},
+		{method: "DELETE", pattern: "nodes/{node}/{type}/{vmid}", handle: deleteGuest,
+			params: map[string]ptype{"purge": pBool, "destroy-unreferenced-disks": pBool, "skiplock": pBool, "force": pBool}},
 		{method: "GET", pattern: "nodes/{node}/{type}/{vmid}/status/current", params: none, handle: getGuestStatus},
 		{method: "POST", pattern: "nodes/{node}/{type}/{vmid}/status/{action}", handle: postPower,
 			params: map[string]ptype{"skiplock": pBool, "timeout": pInt, "forceStop": pBool, "keepActive": pBool, "overrule-shutdown": pBool, "todisk": pBool, "statestorage": pString, "nocheck": pBool, "migratedfrom": pString}},

@@ -52,7 +52,7 @@ func TestTaskListArchiveVersusActive(t *testing.T) {
 	equal(t, "vmid filter", len(items), 1)
 	items, _ = list(form("typefilter", "vzsnapshot"))
 	equal(t, "typefilter", len(items), 1)
-	items, _ = list(form("since", itoa(int(testStart.Add(30*time.Second).Unix()))))
+	items, _ = list(form("since", itoa(int(testStart().Add(30*time.Second).Unix()))))
 	equal(t, "since", len(items), 1)
 	items, total = list(form("limit", "1", "start", "1"))
 	equal(t, "page", len(items), 1)
@@ -110,7 +110,7 @@ func TestTaskVisibility(t *testing.T) {
 // clock.
 func TestTasksTakeConfiguredTime(t *testing.T) {
 	t.Parallel()
-	e := setup(t, Config{StartTime: testStart, TaskDuration: time.Second, TaskDurations: map[string]time.Duration{"vzsnapshot": 10 * time.Second}})
+	e := setup(t, Config{StartTime: testStart(), TaskDuration: time.Second, TaskDurations: map[string]time.Duration{"vzsnapshot": 10 * time.Second}})
 	upid := e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))
 	e.sim.Advance(9 * time.Second)
 	equal(t, "at 9 s", e.taskStatus(t, upid)["status"], any("running"))
@@ -131,8 +131,8 @@ func TestTasksTakeConfiguredTime(t *testing.T) {
 	qs := e.upid(t, "POST", "/nodes/pve-1/qemu/102/status/stop", nil)
 	e.sim.Advance(time.Second)
 	equal(t, "QEMU stop of a stopped VM", e.taskStatus(t, qs)["exitstatus"], any("OK"))
-	must(t, e.sim.SetTime(testStart.Add(time.Hour)))
-	if err := e.sim.SetTime(testStart); err == nil {
+	must(t, e.sim.SetTime(testStart().Add(time.Hour)))
+	if err := e.sim.SetTime(testStart()); err == nil {
 		t.Fatal("the clock ran backwards")
 	}
 }
