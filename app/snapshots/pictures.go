@@ -36,3 +36,43 @@ func (s *Service) Picture(ctx context.Context, c Caller, id string) (*Picture, e
 	}
 	return &p, nil
 }
+
+// PictureTaker captures a box's screen for a snapshot's picture (section
+// 10): a JPEG 320 px wide, quality 70. The core gives it PictureWait at most;
+// a picture that fails or is late never fails or slows the take.
+type PictureTaker interface {
+	Capture(ctx context.Context, b *Box) (jpeg []byte, width, height int, err error)
+}
+
+// UsePictures gives the core its picture taker; without one, boxes with a
+// screen get no picture.
+func (s *Service) UsePictures(p PictureTaker) { s.pictures = p }
+
+// takePicture captures and keeps a snapshot's picture, just before the take,
+// within PictureWait, and caps all pictures at PicturesCapBytes, oldest
+// unkept first.
+func (s *Service) takePicture(ctx context.Context, b *Box, sn *Snapshot) {
+	if s.pictures == nil || !b.HasScreen || sn.Picture == "off" {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, PictureWait)
+	defer cancel()
+	jpeg, w, h, err := s.pictures.Capture(pctx, b)
+	state := "taken"
+	if err == nil && pctx.Err() != nil {
+		err = pctx.Err()
+	}
+	if err == nil {
+		_, err = s.st.Pool.Exec(ctx, s.st.Q("CorePictureInsert"), sn.ID, jpeg, w, h, s.now(), len(jpeg))
+	}
+	if err != nil {
+		state = "failed"
+		s.logger.Info("no picture for this snapshot", "snapshot", sn.ID, "why", err.Error())
+	}
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CorePictureState"), sn.ID, state); err != nil {
+		s.logger.Warn("picture state", "snapshot", sn.ID, "err", err)
+	}
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CorePicturesPrune"), PicturesCapBytes); err != nil {
+		s.logger.Warn("prune pictures", "err", err)
+	}
+}

@@ -72,6 +72,7 @@ type Service struct {
 	logger   *slog.Logger
 	now      func() time.Time
 	jobs     Inserter
+	pictures PictureTaker
 }
 
 // Queries the core runs; store.New checks they exist at start.
@@ -84,7 +85,7 @@ var Queries = []string{
 	"CoreOpInsert", "CoreOpByID", "CoreOpByRequest", "CoreOpLock", "CoreOpStep", "CoreOpStart", "CoreOpEnd", "CoreOpSetUndo",
 	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
 	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
-	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ", "CorePictureGet",
+	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ", "CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune",
 }
 
 // New makes the core.

@@ -364,6 +364,12 @@ func (s *Service) runTake(ctx context.Context, op *Operation, resuming bool) err
 	start := s.now()
 
 	if sn.State == StateTaking {
+		if !resuming && sn.Picture != "off" && b.HasScreen {
+			if err := s.step(ctx, op, StepPicture); err != nil {
+				return err
+			}
+			s.takePicture(ctx, b, sn)
+		}
 		if err := s.step(ctx, op, StepSnapshot); err != nil {
 			return err
 		}

@@ -176,3 +176,22 @@ SELECT time_zone FROM owner;
 
 -- name: CorePictureGet
 SELECT jpeg, width, height FROM pictures WHERE snapshot_id = $1;
+
+-- name: CorePictureInsert
+INSERT INTO pictures (snapshot_id, jpeg, width, height, taken_at, bytes) VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (snapshot_id) DO UPDATE SET jpeg = EXCLUDED.jpeg, width = EXCLUDED.width, height = EXCLUDED.height,
+    taken_at = EXCLUDED.taken_at, bytes = EXCLUDED.bytes;
+
+-- name: CorePictureState
+UPDATE snapshots SET picture = $2 WHERE id = $1;
+
+-- name: CorePicturesPrune
+-- Keeps all pictures within the cap: the newest first, kept snapshots' before
+-- unkept ones', so the oldest unkept go first (section 1).
+WITH ranked AS (
+    SELECT p.snapshot_id, sum(p.bytes) OVER (ORDER BY (s.kept_until IS NOT NULL) DESC, p.taken_at DESC) AS running
+    FROM pictures p JOIN snapshots s ON s.id = p.snapshot_id
+), gone AS (
+    DELETE FROM pictures WHERE snapshot_id IN (SELECT snapshot_id FROM ranked WHERE running > $1) RETURNING snapshot_id
+)
+UPDATE snapshots SET picture = 'none' WHERE id IN (SELECT snapshot_id FROM gone);
