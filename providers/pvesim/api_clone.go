@@ -77,7 +77,10 @@ func postClone(c *call) (any, error) {
 		}
 		st := s.storages[src.node+"/"+targetStorage]
 		if st == nil || !st.shared {
-			return nil, die("Can't clone to other node '%s' - storage '%s' is not shared", tn, targetStorage)
+			if typ == LXC {
+				return nil, die("can't clone CT to node '%s' (CT uses local storage)", tn)
+			}
+			return nil, die("can't clone VM to node '%s' (VM uses local storage)", tn)
 		}
 		targetNode = tn
 	}
@@ -101,7 +104,13 @@ func postClone(c *call) (any, error) {
 		return nil, die("Full clone of a running container is only possible from a snapshot")
 	}
 	if !full && !src.isTemplate() {
-		return nil, die("Linked clone feature is not supported for drive '%s'", src.diskKey())
+		if typ == LXC {
+			// PC API2/LXC.pm clone_vm: volume_has_feature('clone') fails.
+			return nil, die("Linked clone feature for '%s:%s' is not available", srcVol.storage, srcVol.volname)
+		}
+		// QS API2/Qemu.pm clone_vm: "Linked clone feature is not supported
+		// for '<volid>' (<drive>)".
+		return nil, die("Linked clone feature is not supported for '%s:%s' (%s)", srcVol.storage, srcVol.volname, src.diskKey())
 	}
 	st := s.storages[targetNode+"/"+targetStorage]
 	if st == nil {

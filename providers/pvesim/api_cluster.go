@@ -133,7 +133,6 @@ func getClusterResources(c *call) (any, error) {
 				continue
 			}
 			item := s.guestListJSON(g)
-			item["vmid"] = g.vmid // a number here (PM API2/Cluster.pm resources)
 			item["id"] = string(g.typ) + "/" + itoa(g.vmid)
 			item["type"] = string(g.typ)
 			item["node"] = g.node

@@ -48,11 +48,6 @@ func (s *Sim) guestListJSON(g *guest) map[string]any {
 		"diskwrite": 0,
 	}
 	if g.typ == LXC {
-		// PC LXC.pm vmstatus copies the config's file name, so the list
-		// carries vmid as a string ("101"); QS vmstatus has int($vmid).
-		// (Read from the source, unverified on a live host; clients such as
-		// go-proxmox accept both.)
-		m["vmid"] = itoa(g.vmid)
 		m["type"] = "lxc"
 		m["disk"] = g.written
 		m["maxswap"] = int64(512) * mib
@@ -133,6 +128,10 @@ func postPower(c *call) (any, error) {
 			return nil, die("you can't start a CT if it's a template")
 		}
 		return nil, die("you can't start a vm if it's a template")
+	}
+	if g.typ == QEMU && (action == "suspend" || action == "resume") && !g.running {
+		// QS API2/Qemu.pm vm_suspend / vm_resume check at once.
+		return nil, die("VM %d not running", g.vmid)
 	}
 	if g.typ == LXC {
 		switch {

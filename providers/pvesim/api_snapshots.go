@@ -102,6 +102,11 @@ func (s *Sim) startSnapshot(g *guest, who *principal, name, description string, 
 			t.log = append(t.log, "snapshot create failed: starting cleanup")
 			return errorf("%s", failMsg)
 		}
+		// GC __snapshot_commit's own checks (someone may have unlocked the
+		// guest meanwhile).
+		if g.conf["lock"] != LockSnapshot {
+			return errorf("missing snapshot lock")
+		}
 		if sn == nil {
 			return errorf("snapshot '%s' does not exist", name)
 		}
@@ -249,8 +254,18 @@ func (s *Sim) startRollback(g *guest, who *principal, name string, start bool) *
 	n := s.nodes[g.node]
 	t := s.newTask(n, typ, itoa(g.vmid), who, func(t *task, failMsg string) error {
 		sn := g.snaps[name]
-		if failMsg != "" || sn == nil {
-			return errorf("%s", firstNonEmpty(failMsg, "snapshot '"+name+"' does not exist"))
+		if failMsg != "" {
+			// A failed volume rollback: the worker dies before its second
+			// pass, so lock=rollback stays.
+			return errorf("%s", failMsg)
+		}
+		switch {
+		case g.isTemplate():
+			return errorf("you can't rollback if vm is a template")
+		case sn == nil:
+			return errorf("snapshot '%s' does not exist", name)
+		case g.conf["lock"] != LockRollback:
+			return errorf("got wrong lock")
 		}
 		keep := map[string]string{}
 		for k, v := range g.conf {
@@ -334,8 +349,9 @@ func deleteSnapshot(c *call) (any, error) {
 }
 
 // startDeleteSnapshot runs GC AbstractConfig.pm snapshot_delete: at once
-// the lock check, templates refused, "snapshot 'x' does not exist", then
-// lock=snapshot-delete and snapstate=delete; when due the volume snapshot
+// "snapshot 'x' does not exist", then set_lock (refused on any lock), so
+// lock=snapshot-delete, then templates refused (the lock stays), then
+// snapstate=delete; when due the volume snapshot
 // goes, children and current are re-parented to the deleted one's parent,
 // and the section and lock are removed. A non-forced delete that fails
 // part way leaves lock snapshot-delete and snapstate=delete; a forced one
@@ -348,11 +364,14 @@ func (s *Sim) startDeleteSnapshot(g *guest, who *principal, name string, force b
 	n := s.nodes[g.node]
 	t := s.newTask(n, typ, itoa(g.vmid), who, func(t *task, failMsg string) error {
 		sn := g.snaps[name]
-		if sn == nil {
-			return errorf("snapshot '%s' does not exist", name)
-		}
 		if failMsg != "" && !force {
 			return errorf("%s", failMsg)
+		}
+		if g.conf["lock"] != LockSnapshotDelete {
+			return errorf("encountered invalid lock, expected '%s'", LockSnapshotDelete)
+		}
+		if sn == nil {
+			return errorf("snapshot '%s' does not exist", name)
 		}
 		for _, other := range g.snaps {
 			if other.parent == name {
@@ -376,17 +395,18 @@ func (s *Sim) startDeleteSnapshot(g *guest, who *principal, name string, force b
 	})
 	sn := g.snaps[name]
 	switch {
-	case g.conf["lock"] != "":
-		s.failTask(t, g.kind()+" is locked ("+g.conf["lock"]+")")
-		return t
-	case g.isTemplate():
-		s.failTask(t, "you can't delete a snapshot if vm is a template")
-		return t
 	case sn == nil:
 		s.failTask(t, "snapshot '"+name+"' does not exist")
 		return t
+	case g.conf["lock"] != "":
+		s.failTask(t, g.kind()+" is locked ("+g.conf["lock"]+")")
+		return t
 	}
 	g.conf["lock"] = LockSnapshotDelete
+	if g.isTemplate() {
+		s.failTask(t, "you can't delete a snapshot if vm is a template")
+		return t
+	}
 	sn.snapstate = "delete"
 	return t
 }

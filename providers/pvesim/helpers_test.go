@@ -19,7 +19,7 @@ const (
 	auditSecret = "5f0c2b1e-0000-4000-8000-00000000a0d1"
 )
 
-// testStart() is the frozen clock's start in tests that drive the clock.
+// testStart is the frozen clock's start in tests that drive the clock.
 func testStart() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
 
 type env struct {
