@@ -16,6 +16,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/boot"
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/logging"
+	"github.com/boxsnap/boxsnap/providers/pvesim"
 )
 
 const usage = `boxsnap keeps snapshots of boxes.
@@ -25,6 +26,7 @@ Usage:
   boxsnap work      the workers alone
   boxsnap migrate   apply the app's and River's migrations
   boxsnap doctor    check the database, the migrations and each backend
+  boxsnap pvesim    run the Proxmox VE API simulator (for tests and the demo)
   boxsnap help      this text
 
 Run "boxsnap <command> -h" for a command's flags. Every flag has an
@@ -44,6 +46,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
+		return 0
+	case "pvesim":
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		if err := pvesim.Run(ctx, rest, stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "boxsnap pvesim: %v\n", err)
+			return 1
+		}
 		return 0
 	case "serve", "work", "migrate", "doctor":
 	default:
