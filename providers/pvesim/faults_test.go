@@ -111,6 +111,7 @@ func TestCutNode(t *testing.T) {
 	a := e.call(t, adminToken, "GET", "/nodes/pve-2/lxc/201/snapshot", nil)
 	equal(t, "status", a.status, statusUnreachable)
 	equal(t, "reason", a.reason, "No route to host")
+	equal(t, "no body", a.raw, "")
 	equal(t, "pve-1 still answers", e.call(t, adminToken, "GET", "/nodes/pve-1/lxc", nil).status, http.StatusOK)
 	for _, n := range e.call(t, adminToken, "GET", "/nodes", nil).dataList(t) {
 		want := map[string]string{"pve-1": "online", "pve-2": "offline"}[n["node"].(string)]

@@ -437,9 +437,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // writeError answers an error as pveproxy does: the reason phrase is the
-// message's first line (clients such as Telmate's read only that), the
-// body {"data":null,"message":"...\n"} with "errors" for a 400, and an
-// empty body for a 401. Go's server cannot set a reason phrase, so the
+// message's first line (HS AnyEvent.pm response; clients such as Telmate's
+// read only that), the body {"data":null,"message":"...\n"} with "errors"
+// for a 400, and an empty body for a 401 and for a 595 (AnyEvent::HTTP's
+// own status for a connection that failed, passed on by proxy_request). Go's server cannot set a reason phrase, so the
 // answer is written on the hijacked connection, which is then closed.
 func writeError(w http.ResponseWriter, e *apiError) {
 	msg := strings.TrimRight(e.message, "\n")
@@ -451,7 +452,7 @@ func writeError(w http.ResponseWriter, e *apiError) {
 		return r
 	}, reason)
 	var body []byte
-	if e.status != http.StatusUnauthorized {
+	if e.status != http.StatusUnauthorized && e.status != statusUnreachable {
 		env := map[string]any{"data": nil, "message": msg + "\n"}
 		if len(e.errors) > 0 {
 			errs := map[string]string{}
