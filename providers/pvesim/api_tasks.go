@@ -28,29 +28,37 @@ func getTasks(c *call) (any, error) {
 	vmid := c.str("vmid")
 	typefilter := c.str("typefilter")
 	userfilter := c.str("userfilter")
-	statusfilter := c.str("statusfilter")
 	since, until := c.num("since", 0), c.num("until", 0)
+	// Running tasks come first (the active list), then finished ones, each
+	// newest first, as node_tasks reads the active file and then the index
+	// backwards.
+	var ordered []*task
+	for _, pass := range []bool{false, true} {
+		for _, t := range sortedTasks(n.tasks) {
+			if t.done == pass {
+				ordered = append(ordered, t)
+			}
+		}
+	}
 	var matched []map[string]any
-	for _, t := range sortedTasks(n.tasks) {
+	for _, t := range ordered {
 		switch {
 		case source == "archive" && !t.done, source == "active" && t.done:
 			continue
-		case !auditor && t.owner() != c.who.id:
+		case userfilter != "" && !strings.Contains(strings.ToLower(t.user), strings.ToLower(userfilter)):
+			continue
+		case !auditor && !taskVisibleTo(t, c.who.id):
 			continue
 		case vmid != "" && t.id != vmid:
 			continue
 		case typefilter != "" && t.typ != typefilter:
 			continue
-		case userfilter != "" && !strings.Contains(t.owner(), userfilter):
+		case c.isSet("since") && t.start.Unix() < int64(since):
 			continue
-		case c.flag("errors") && (!t.done || t.status == "OK"):
-			continue
-		case since != 0 && t.start.Unix() < int64(since):
-			continue
-		case until != 0 && t.start.Unix() > int64(until):
+		case c.isSet("until") && t.start.Unix() > int64(until):
 			continue
 		}
-		if statusfilter != "" && !matchStatusFilter(statusfilter, t) {
+		if !statusAllowed(c, t) {
 			continue
 		}
 		matched = append(matched, t.listJSON())
@@ -68,27 +76,38 @@ func getTasks(c *call) (any, error) {
 	return matched[start:end], nil
 }
 
-// matchStatusFilter follows PM API2/Tasks.pm: ok, warning, error, unknown.
-func matchStatusFilter(filter string, t *task) bool {
-	kind := "unknown"
+// statusAllowed applies statusfilter and errors (PM API2/Tasks.pm: the
+// status's type is CO Tools.pm upid_normalize_status_type: ok, warning,
+// error, or unknown for a running task; errors=1 drops only ok).
+func statusAllowed(c *call, t *task) bool {
+	kind := "error"
 	switch {
 	case !t.done:
-		kind = "running"
+		kind = "unknown"
 	case t.status == "OK":
 		kind = "ok"
-	case strings.HasPrefix(t.status, "WARNINGS"):
+	case strings.HasPrefix(t.status, "WARNINGS: "):
 		kind = "warning"
-	case t.status == statusUnexpected:
-		kind = "unknown"
-	default:
-		kind = "error"
 	}
-	for _, f := range strings.Split(filter, ",") {
-		if strings.TrimSpace(f) == kind {
+	if c.flag("errors") {
+		return kind != "ok"
+	}
+	filter := c.str("statusfilter")
+	if filter == "" {
+		return true
+	}
+	for _, f := range strings.FieldsFunc(filter, func(r rune) bool { return r == ',' || r == ';' || r == ' ' }) {
+		if strings.ToLower(f) == kind {
 			return true
 		}
 	}
 	return false
+}
+
+// taskVisibleTo is PM API2/Tasks.pm check_task_user: a token sees only its
+// own tasks, a user its own and its tokens'.
+func taskVisibleTo(t *task, caller string) bool {
+	return caller == t.owner() || caller == t.user
 }
 
 // taskFor finds the path's task and checks who may read it (PM
@@ -104,7 +123,7 @@ func taskFor(c *call) (*task, error) {
 	if t == nil || node != c.vars["node"] {
 		return nil, paramErr(map[string]string{"upid": "no such task"})
 	}
-	if t.owner() != c.who.id {
+	if !taskVisibleTo(t, c.who.id) {
 		if err := c.s.check(c.who, "/nodes/"+c.vars["node"], "Sys.Audit"); err != nil {
 			return nil, err
 		}

@@ -136,3 +136,26 @@ func TestTasksTakeConfiguredTime(t *testing.T) {
 		t.Fatal("the clock ran backwards")
 	}
 }
+
+// TestTaskStatusFilters: errors=1 drops only OK tasks (a running one is
+// "unknown" and stays); statusfilter picks by type; a killed worker is an
+// error.
+func TestTaskStatusFilters(t *testing.T) {
+	t.Parallel()
+	e := setup(t, frozen())
+	equal(t, "ok", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))), "OK")
+	equal(t, "error", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))), "snapshot name 's1' already used")
+	e.sim.DieNextTask("qmsnapshot", 102)
+	equal(t, "died", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/102/snapshot", form("snapname", "s1"))), "unexpected status")
+	e.upid(t, "POST", "/nodes/pve-1/lxc/103/status/start", nil)
+	count := func(params ...string) int {
+		return len(e.call(t, adminToken, "GET", "/nodes/pve-1/tasks", form(append([]string{"source", "all"}, params...)...)).dataList(t))
+	}
+	equal(t, "all", count(), 4)
+	equal(t, "errors=1", count("errors", "1"), 3)
+	equal(t, "statusfilter=ok", count("statusfilter", "ok"), 1)
+	equal(t, "statusfilter=error", count("statusfilter", "error"), 2)
+	equal(t, "statusfilter=unknown (running)", count("statusfilter", "unknown"), 1)
+	equal(t, "userfilter, case-insensitive", count("userfilter", "BOXSNAP"), 4)
+	equal(t, "userfilter root", count("userfilter", "root@pam"), 0)
+}
