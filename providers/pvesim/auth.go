@@ -146,7 +146,9 @@ func (s *Sim) grantPrivs(grants []Grant, path string) map[string]bool {
 	if vmid, ok := strings.CutPrefix(normPath(path), "/vms/"); ok {
 		if id, err := strconv.Atoi(vmid); err == nil {
 			if g := s.guests[id]; g != nil && g.pool != "" {
-				for k := range privsFromGrants(grants, "/pool/"+g.pool+"/"+"vms") {
+				// AC RPCEnvironment.pm compile_acl_path: the roles at the
+				// pool's own path reach its members.
+				for k := range privsFromGrants(grants, "/pool/"+g.pool) {
 					out[k] = true
 				}
 			}
@@ -236,8 +238,10 @@ func errUnauthorized() error {
 }
 
 // permissionsJSON is GET /access/permissions (AC API2/AccessControl.pm
-// permissions): {"<path>": {"<Priv>": propagate}} for the caller's ACL paths
-// and the top-level paths; paths without privileges left out.
+// permissions, RPCEnvironment.pm get_effective_permissions):
+// {"<path>": {"<Priv>": propagate}} for the top-level paths, every path in
+// the ACL tree, and every pool member's /vms/<vmid>; paths without
+// privileges left out.
 func (s *Sim) permissionsJSON(p *principal, onlyPath string) map[string]map[string]int {
 	paths := map[string]bool{}
 	if onlyPath != "" {
@@ -246,15 +250,17 @@ func (s *Sim) permissionsJSON(p *principal, onlyPath string) map[string]map[stri
 		for _, top := range []string{"/", "/access", "/access/groups", "/nodes", "/pool", "/sdn", "/storage", "/vms"} {
 			paths[top] = true
 		}
-		grants := p.grants
-		if user, _, ok := strings.Cut(p.id, "!"); ok && s.users[user] != nil {
-			grants = append(append([]Grant(nil), grants...), s.users[user].grants...)
+		for _, group := range []map[string]*principal{s.users, s.tokens} {
+			for _, q := range group {
+				for _, g := range q.grants {
+					paths[normPath(g.Path)] = true
+				}
+			}
 		}
-		for _, g := range grants {
-			paths[normPath(g.Path)] = true
-		}
-		for name := range s.nodes {
-			paths["/nodes/"+name] = true
+		for _, g := range s.guests {
+			if g.pool != "" {
+				paths["/vms/"+itoa(g.vmid)] = true
+			}
 		}
 	}
 	out := map[string]map[string]int{}
