@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 
@@ -49,6 +50,11 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		return &Problem{What: fmt.Sprintf("cannot listen on %s (%s)", cfg.Addr, shortErr(err)), Fix: "choose another address with --addr or BOXSNAP_ADDR", Err: err}
 	}
 	defer ln.Close()
+	if strings.HasSuffix(cfg.BaseURL, ":0") {
+		// Port 0 asks the kernel for a free port: links name the real one.
+		cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "127.0.0.1:0")
+		cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "localhost:0") + ln.Addr().String()
+	}
 	return run(ctx, cfg, logger, stdout, opts, ln)
 }
 
