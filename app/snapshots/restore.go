@@ -400,7 +400,7 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 			id := NewID(PrefixSnapshot)
 			undo, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotInsert", id, b.ID, b.Name, b.Kind, b.System, b.ThreadID,
 				b.BackendID, b.Host, "", "", b.Generation, name, nil, s.now(), caller.byKind(), caller.thread(), nilIfEmpty(caller.Why),
-				scope, string(providers.HoldsDisk), nilIfEmpty(excludes), owner, ownerThread, StateTaking, "none")
+				scope, string(providers.HoldsDisk), nilIfEmpty(excludes), owner, ownerThread, StateTaking, "none", op.ID)
 			if err != nil {
 				return err
 			}

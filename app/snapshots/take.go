@@ -129,7 +129,7 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 		sn, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotInsert", id, b.ID, b.Name, b.Kind, b.System, b.ThreadID,
 			b.BackendID, b.Host, plan.Storage.Name, plan.Storage.Type, b.Generation, name, note, now,
 			c.byKind(), c.thread(), nilIfEmpty(c.Why), string(snapping.Scope), holds, nilIfEmpty(snapping.Excludes),
-			owner, ownerThread, StateTaking, pictureState(b, settings))
+			owner, ownerThread, StateTaking, pictureState(b, settings), nil)
 		if err != nil {
 			var conflict *Refusal
 			if errors.As(err, &conflict) {

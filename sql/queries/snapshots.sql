@@ -44,8 +44,8 @@ UPDATE boxes SET state = $2, released_at = CASE WHEN $2 = 'released' THEN now() 
 -- name: CoreSnapshotInsert
 INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id, backend_id, host, storage, storage_type,
     guest_generation, name, note, taken_at, by_kind, by_thread_id, by_why, scope, holds, excludes, owner_kind,
-    owner_thread_id, state, picture)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+    owner_thread_id, state, picture, undo_of)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
 RETURNING *;
 
 -- name: CoreSnapshotByID
