@@ -85,9 +85,10 @@ type Backend struct {
 	workers int
 	noSync  bool
 
-	noClone atomic.Bool // the file system refused a reflink once
-	bufs    sync.Pool
-	hooks   hooks
+	noClone   atomic.Bool // the file system refused a reflink once
+	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
+	bufs      sync.Pool
+	hooks     hooks
 
 	mu    sync.Mutex
 	procs map[string]*proc // running box processes, by box ID
@@ -236,7 +237,7 @@ func (b *Backend) measure(files int, statTime time.Duration, bytes int64, copyTi
 		return
 	}
 	data, _ := json.Marshal(r)
-	if err := writeFileAtomic(b.path(fileRates), data, 0o600); err != nil {
+	if err := replaceFile(b.path(fileRates), data, 0o600); err != nil {
 		b.log.Warn("local backend: could not keep the measured rates", "err", err)
 	}
 }

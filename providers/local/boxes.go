@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -74,7 +76,7 @@ func (b *Backend) writeState(st boxState) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(b.stateFile(st.ID), data, 0o600)
+	return replaceFile(b.stateFile(st.ID), data, 0o600)
 }
 
 // updateState reads, changes and writes a box's state under the backend's lock.
@@ -119,7 +121,7 @@ func writeIdentity(dir, box string) error {
 		return fmt.Errorf("write the identity marker: %w", err)
 	}
 	data, _ := json.Marshal(identity{Box: box, ResetVersion: IdentityResetVersion})
-	return writeFileAtomic(filepath.Join(dir, identityFile), data, 0o600)
+	return replaceFile(filepath.Join(dir, identityFile), data, 0o600)
 }
 
 // readResetVersion reads the identity reset's version in the box's marker,
@@ -307,7 +309,7 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	if err != nil {
 		return providers.GuestStatus{}, err
 	}
-	sz, err := treeSize(ctx, dir)
+	sz, err := b.treeSize(ctx, dir)
 	if err != nil {
 		return providers.GuestStatus{}, fmt.Errorf("box %s's size: %w", guest.Ref, err)
 	}
@@ -423,21 +425,16 @@ func groupStopped(pgid int) bool {
 }
 
 // treeSize adds up the sizes of the regular files under dir.
-func treeSize(ctx context.Context, dir string) (int64, error) {
+func (b *Backend) treeSize(ctx context.Context, dir string) (int64, error) {
+	found, err := b.scanTree(ctx, dir)
+	if err != nil {
+		return 0, err
+	}
 	var total int64
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
+	for i := range found {
+		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
+			total += found[i].st.Size
 		}
-		if d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				total += fi.Size()
-			}
-		}
-		return ctx.Err()
-	})
-	return total, err
+	}
+	return total, nil
 }

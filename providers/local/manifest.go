@@ -5,8 +5,9 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -72,7 +73,7 @@ type statKey struct {
 	ino   uint64
 }
 
-func keyOf(st *syscall.Stat_t) statKey {
+func keyOf(st *unix.Stat_t) statKey {
 	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}
 }
 
@@ -81,7 +82,8 @@ func (e *entry) key() statKey {
 }
 
 // entryFromStat fills the parts of an entry a stat gives.
-func entryFromStat(rel string, mode fs.FileMode, st *syscall.Stat_t) entry {
+func entryFromStat(rel string, st *unix.Stat_t) entry {
+	mode := modeOfStat(st.Mode)
 	e := entry{
 		Path:  rel,
 		Mode:  uint32(mode.Perm() | mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)),

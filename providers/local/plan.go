@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -36,7 +34,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	if st.Last != "" {
 		prev, _ = b.manifestIndex(st.Last)
 	}
-	files, total, changed, err := scanChanges(ctx, dir, prev)
+	files, total, changed, err := b.scanChanges(ctx, dir, prev)
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: read box %s: %w", guest.Ref, err)
 	}
@@ -123,31 +121,23 @@ func restoreOrder() []providers.RestoreStep {
 // scanChanges stats the box's files against the previous manifest: how many
 // paths, their total size, and the size of those whose stat changed (the
 // content a take would read and may add).
-func scanChanges(ctx context.Context, dir string, prev map[string]*entry) (files int, total, changed int64, err error) {
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
+func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*entry) (files int, total, changed int64, err error) {
+	found, err := b.scanTree(ctx, dir)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for i := range found {
+		s := &found[i]
 		files++
-		if !d.Type().IsRegular() {
-			return nil
+		if s.st.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
 		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
+		total += s.st.Size
+		if pe := prev[s.rel]; pe == nil || pe.key() != keyOf(&s.st) {
+			changed += s.st.Size
 		}
-		total += fi.Size()
-		rel, _ := filepath.Rel(dir, p)
-		pe := prev[filepath.ToSlash(rel)]
-		if pe == nil || pe.key() != keyOf(fi.Sys().(*syscall.Stat_t)) {
-			changed += fi.Size()
-		}
-		return ctx.Err()
-	})
-	return files, total, changed, err
+	}
+	return files, total, changed, nil
 }
 
 // fsType names a file system by its statfs magic number, for Storage.Type.

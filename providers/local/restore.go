@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -44,7 +43,7 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 		if err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, read the size: %w", err)
 		}
-		sz, err := treeSize(ctx, dir)
+		sz, err := b.treeSize(ctx, dir)
 		if err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, read the size: %w", err)
 		}
@@ -137,7 +136,7 @@ type applyResult struct{ written, removed, meta int }
 // current is one path found in the folder before a restore.
 type current struct {
 	mode fs.FileMode
-	st   syscall.Stat_t
+	st   unix.Stat_t
 }
 
 // apply brings dir to exactly m: it removes what m lacks, rewrites only the
@@ -145,24 +144,13 @@ type current struct {
 // all the content it will write against its hash before it changes anything.
 func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[string]*entry) (applyResult, error) {
 	var res applyResult
-	cur := make(map[string]current)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		cur[filepath.ToSlash(rel)] = current{mode: fi.Mode(), st: *fi.Sys().(*syscall.Stat_t)}
-		return ctx.Err()
-	})
+	found, err := b.scanTree(ctx, dir)
 	if err != nil {
 		return res, fmt.Errorf("read the box's files: %w", err)
+	}
+	cur := make(map[string]current, len(found))
+	for i := range found {
+		cur[found[i].rel] = current{mode: found[i].mode(), st: found[i].st}
 	}
 	target := m.byPath()
 
@@ -497,17 +485,15 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	root := os.Geteuid() == 0
 	var dirs []entry
 	var files []entry
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		e := entryFromStat(filepath.ToSlash(rel), fi.Mode(), fi.Sys().(*syscall.Stat_t))
-		out := filepath.Join(dst, rel)
+	found, err := b.scanTree(ctx, src)
+	if err != nil {
+		return err
+	}
+	for i := range found {
+		rel := found[i].rel
+		e := entryFromStat(rel, &found[i].st)
+		p := filepath.Join(src, filepath.FromSlash(rel))
+		out := filepath.Join(dst, filepath.FromSlash(rel))
 		switch e.Type {
 		case typeDir:
 			if rel != "." {
@@ -532,10 +518,6 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 			e.Hash = p // the source path, for the copy below
 			files = append(files, e)
 		}
-		return ctx.Err()
-	})
-	if err != nil {
-		return err
 	}
 	err = b.parallel(ctx, len(files), func(i int) error {
 		e := &files[i]

@@ -123,6 +123,22 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	return syncDir(dir)
 }
 
+// replaceFile writes data to path through a temporary file and a rename,
+// with no fsync: for small state a crash may lose (a box's last take, the
+// measured rates), never half-write.
+func replaceFile(path string, data []byte, mode os.FileMode) error {
+	tmp := path + ".tmp-" + randomSuffix()
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -139,52 +138,38 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	}
 	var jobs []job
 	t0 := time.Now()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // it vanished while the walk read it
-			}
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		sys, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok {
-			return fmt.Errorf("%s: no stat", p)
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		e := entryFromStat(rel, fi.Mode(), sys)
-		switch e.Type {
-		case "":
-			return nil // sockets and devices are left out
-		case typeLink:
-			t, err := os.Readlink(p)
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
+	found, err := b.scanTree(ctx, dir)
+	if err == nil {
+		m.Entries = make([]entry, 0, len(found))
+		for i := range found {
+			s := &found[i]
+			e := entryFromStat(s.rel, &s.st)
+			p := filepath.Join(dir, filepath.FromSlash(s.rel))
+			switch e.Type {
+			case "":
+				continue // sockets and devices are left out
+			case typeLink:
+				t, lerr := os.Readlink(p)
+				if lerr != nil {
+					if errors.Is(lerr, fs.ErrNotExist) {
+						continue
+					}
+					err = lerr
 				}
-				return err
+				e.Target = t
+			case typeFile:
+				if pe := prev[s.rel]; pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" {
+					e.Hash = pe.Hash
+				} else {
+					jobs = append(jobs, job{idx: len(m.Entries), abs: p})
+				}
 			}
-			e.Target = t
-		case typeFile:
-			if pe := prev[rel]; pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" {
-				e.Hash = pe.Hash
-			} else {
-				jobs = append(jobs, job{idx: len(m.Entries), abs: p})
+			if err != nil {
+				break
 			}
+			m.Entries = append(m.Entries, e)
 		}
-		m.Entries = append(m.Entries, e)
-		return nil
-	})
+	}
 	stats.files = len(m.Entries)
 	stats.statTime = time.Since(t0)
 	if err != nil {
@@ -305,15 +290,14 @@ func (b *Backend) copyOnce(abs string, e *entry) (string, bool, error) {
 	if before.Mode&unix.S_IFMT != unix.S_IFREG {
 		return "", false, errChanged
 	}
-	tmp, err := os.CreateTemp(b.path(dirTmp), "c-")
+	tmp, tmpName, err := b.newContentFile()
 	if err != nil {
 		return "", false, err
 	}
-	tmpName := tmp.Name()
 	keep := false
 	defer func() {
 		tmp.Close()
-		if !keep {
+		if !keep && tmpName != "" {
 			_ = os.Remove(tmpName)
 		}
 	}()
@@ -352,6 +336,18 @@ func (b *Backend) copyOnce(abs string, e *entry) (string, bool, error) {
 	if _, err := os.Lstat(dst); err == nil {
 		return hash, false, nil
 	}
+	if tmpName == "" {
+		// An unnamed file (O_TMPFILE) gets its one name: no rename, and
+		// nothing left behind if the take stops before.
+		err := unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", tmp.Fd()), unix.AT_FDCWD, dst, unix.AT_SYMLINK_FOLLOW)
+		if errors.Is(err, unix.EEXIST) {
+			return hash, false, nil
+		}
+		if err != nil {
+			return "", false, fmt.Errorf("name content %s: %w", hash[:12], err)
+		}
+		return hash, true, nil
+	}
 	if err := tmp.Chmod(0o444); err != nil {
 		return "", false, err
 	}
@@ -360,6 +356,26 @@ func (b *Backend) copyOnce(abs string, e *entry) (string, bool, error) {
 	}
 	keep = true
 	return hash, true, nil
+}
+
+// newContentFile opens a file for new content: unnamed (O_TMPFILE) where the
+// file system allows it, else a named temporary file (its name answered).
+func (b *Backend) newContentFile() (*os.File, string, error) {
+	if !b.noTmpfile.Load() {
+		fd, err := unix.Open(b.path(dirTmp), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
+		if err == nil {
+			return os.NewFile(uintptr(fd), "content"), "", nil
+		}
+		if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EINVAL) {
+			return nil, "", fmt.Errorf("new content file: %w", err)
+		}
+		b.noTmpfile.Store(true)
+	}
+	f, err := os.CreateTemp(b.path(dirTmp), "c-")
+	if err != nil {
+		return nil, "", err
+	}
+	return f, f.Name(), nil
 }
 
 // fileModeOf turns a stat's st_mode into the bits an entry keeps.
@@ -402,19 +418,24 @@ func (b *Backend) publish(ctx context.Context, m *manifest, lab label) error {
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
+	if err := os.WriteFile(filepath.Join(tmp, fileManifest), mdata, 0o600); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, fileLabel), ldata, 0o600); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	// One syncfs puts the content, the manifest and the label on disk before
+	// the rename publishes them.
 	if err := b.syncContent(); err != nil {
-		return fmt.Errorf("publish: %w", err)
-	}
-	if err := writeFileAtomic(filepath.Join(tmp, fileManifest), mdata, 0o600); err != nil {
-		return fmt.Errorf("publish: %w", err)
-	}
-	if err := writeFileAtomic(filepath.Join(tmp, fileLabel), ldata, 0o600); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	if err := os.Rename(tmp, b.snapDir(m.ID)); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	ok = true
+	if b.noSync {
+		return nil
+	}
 	return syncDir(b.path(dirSnapshots))
 }
 

@@ -1,0 +1,148 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"sort"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// scanned is one path of a folder, as a scan found it.
+type scanned struct {
+	rel string // slash-separated; "." for the top
+	st  unix.Stat_t
+}
+
+// mode gives the path's fs.FileMode from its stat.
+func (s *scanned) mode() fs.FileMode { return modeOfStat(s.st.Mode) }
+
+// modeOfStat turns st_mode into an fs.FileMode with its type.
+func modeOfStat(m uint32) fs.FileMode {
+	out := fileModeOf(m)
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		out |= fs.ModeDir
+	case unix.S_IFLNK:
+		out |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		out |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		out |= fs.ModeSocket
+	case unix.S_IFCHR:
+		out |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		out |= fs.ModeDevice
+	}
+	return out
+}
+
+// scanTree stats every path under dir, never following a link, with the
+// backend's workers reading folders side by side. Each stat is relative to
+// its folder's descriptor (fstatat), so no path is resolved from the top
+// again. Paths that vanish while it reads are left out. The answer is sorted
+// by path, which puts every folder before what it holds.
+func (b *Backend) scanTree(ctx context.Context, dir string) ([]scanned, error) {
+	var top unix.Stat_t
+	if err := unix.Lstat(dir, &top); err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: dir, Err: err}
+	}
+	out := []scanned{{rel: ".", st: top}}
+	if top.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return out, nil
+	}
+	var (
+		mu      sync.Mutex
+		wg      sync.WaitGroup
+		first   error
+		pending = []string{"."}
+		cond    = sync.NewCond(&mu)
+		busy    int
+	)
+	worker := func() {
+		defer wg.Done()
+		for {
+			mu.Lock()
+			for len(pending) == 0 && busy > 0 && first == nil {
+				cond.Wait()
+			}
+			if len(pending) == 0 || first != nil {
+				mu.Unlock()
+				cond.Broadcast()
+				return
+			}
+			rel := pending[len(pending)-1]
+			pending = pending[:len(pending)-1]
+			busy++
+			mu.Unlock()
+
+			found, subdirs, err := scanDir(dir, rel)
+			if err == nil {
+				err = ctx.Err()
+			}
+			mu.Lock()
+			busy--
+			if err != nil && first == nil {
+				first = err
+			}
+			out = append(out, found...)
+			pending = append(pending, subdirs...)
+			mu.Unlock()
+			cond.Broadcast()
+		}
+	}
+	for w := 0; w < b.workers; w++ {
+		wg.Add(1)
+		go worker()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	return out, nil
+}
+
+// scanDir reads one folder: its entries' stats and its subfolders.
+func scanDir(top, rel string) ([]scanned, []string, error) {
+	path := top
+	if rel != "." {
+		path = top + "/" + rel
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+			return nil, nil, nil // it vanished, or became something else
+		}
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: "readdir", Path: path, Err: err}
+	}
+	found := make([]scanned, 0, len(names))
+	var subdirs []string
+	for _, name := range names {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return nil, nil, &fs.PathError{Op: "fstatat", Path: path + "/" + name, Err: err}
+		}
+		r := name
+		if rel != "." {
+			r = rel + "/" + name
+		}
+		found = append(found, scanned{rel: r, st: st})
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			subdirs = append(subdirs, r)
+		}
+	}
+	return found, subdirs, nil
+}
