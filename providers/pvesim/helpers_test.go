@@ -33,7 +33,7 @@ type env struct {
 // running, onboot), 102 (QEMU, stopped), 103 (LXC on a directory: raw, no
 // snapshots), 201 (LXC on ZFS, running), 202 (QEMU on ZFS), and two tokens:
 // admin (PVEVMAdmin and Sys.Audit everywhere) and audit (VM.Audit on /vms).
-func setup(t *testing.T, cfg Config) *env {
+func setup(t testing.TB, cfg Config) *env {
 	t.Helper()
 	sim, err := New(cfg)
 	must(t, err)
@@ -78,7 +78,7 @@ type answer struct {
 
 func (a answer) data() any { return a.body["data"] }
 
-func (a answer) dataMap(t *testing.T) map[string]any {
+func (a answer) dataMap(t testing.TB) map[string]any {
 	t.Helper()
 	m, ok := a.body["data"].(map[string]any)
 	if !ok {
@@ -87,7 +87,7 @@ func (a answer) dataMap(t *testing.T) map[string]any {
 	return m
 }
 
-func (a answer) dataList(t *testing.T) []map[string]any {
+func (a answer) dataList(t testing.TB) []map[string]any {
 	t.Helper()
 	l, ok := a.body["data"].([]any)
 	if !ok {
@@ -101,7 +101,7 @@ func (a answer) dataList(t *testing.T) []map[string]any {
 }
 
 // call makes one API request with a token (tokenID "" sends none).
-func (e *env) call(t *testing.T, tokenID, method, path string, params url.Values) answer {
+func (e *env) call(t testing.TB, tokenID, method, path string, params url.Values) answer {
 	t.Helper()
 	var body io.Reader
 	u := e.base + apiPrefix + path
@@ -138,7 +138,7 @@ func (e *env) call(t *testing.T, tokenID, method, path string, params url.Values
 }
 
 // upid makes a request that must answer a UPID, and returns it.
-func (e *env) upid(t *testing.T, method, path string, params url.Values) string {
+func (e *env) upid(t testing.TB, method, path string, params url.Values) string {
 	t.Helper()
 	a := e.call(t, adminToken, method, path, params)
 	if a.status != http.StatusOK {
@@ -152,7 +152,7 @@ func (e *env) upid(t *testing.T, method, path string, params url.Values) string 
 }
 
 // taskStatus reads a task's status through the API.
-func (e *env) taskStatus(t *testing.T, upid string) map[string]any {
+func (e *env) taskStatus(t testing.TB, upid string) map[string]any {
 	t.Helper()
 	node, _ := parseUPID(upid)
 	a := e.call(t, adminToken, "GET", "/nodes/"+node+"/tasks/"+url.PathEscape(upid)+"/status", nil)
@@ -164,7 +164,7 @@ func (e *env) taskStatus(t *testing.T, upid string) map[string]any {
 
 // exitStatus advances the frozen clock past every task and returns the
 // task's exit status.
-func (e *env) finish(t *testing.T, upid string) string {
+func (e *env) finish(t testing.TB, upid string) string {
 	t.Helper()
 	e.sim.Advance(time.Minute)
 	st := e.taskStatus(t, upid)
@@ -175,21 +175,21 @@ func (e *env) finish(t *testing.T, upid string) string {
 	return s
 }
 
-func (e *env) guest(t *testing.T, vmid int) GuestInfo {
+func (e *env) guest(t testing.TB, vmid int) GuestInfo {
 	t.Helper()
 	g, err := e.sim.Guest(vmid)
 	must(t, err)
 	return g
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-func equal[T comparable](t *testing.T, what string, got, want T) {
+func equal[T comparable](t testing.TB, what string, got, want T) {
 	t.Helper()
 	if got != want {
 		t.Fatalf("%s: got %v, want %v", what, got, want)

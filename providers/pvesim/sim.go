@@ -92,6 +92,7 @@ type Sim struct {
 	tickets  map[string]ticket
 	csrf     map[string]string // ticket -> CSRF prevention token
 	faults   []fault
+	pending  []*task // tasks not yet done, so advancing needs no scan of all
 	calls    map[string]int
 	nextPID  int
 

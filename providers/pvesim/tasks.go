@@ -85,6 +85,7 @@ func (s *Sim) newTask(n *node, typ, id string, caller *principal, finish func(t 
 	t.upid = upidFor(n.name, t.pid, t.pstart, now, typ, id, caller.id)
 	t.fault = s.takeFault(typ, id)
 	n.tasks = append(n.tasks, t)
+	s.pending = append(s.pending, t)
 	return t
 }
 
@@ -116,16 +117,21 @@ func (s *Sim) advanceLocked() {
 	for {
 		now := s.clock.now()
 		var next *task
-		for _, n := range s.nodes {
-			for _, t := range n.tasks {
-				if t.done || t.due.After(now) {
-					continue
-				}
-				if next == nil || t.due.Before(next.due) || (t.due.Equal(next.due) && t.pid < next.pid) {
-					next = t
-				}
+		live := s.pending[:0]
+		for _, t := range s.pending {
+			if t.done {
+				continue
+			}
+			live = append(live, t)
+			if t.due.After(now) {
+				continue
+			}
+			if next == nil || t.due.Before(next.due) || (t.due.Equal(next.due) && t.pid < next.pid) {
+				next = t
 			}
 		}
+		clear(s.pending[len(live):])
+		s.pending = live
 		if next == nil {
 			return
 		}
