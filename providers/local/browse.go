@@ -42,7 +42,7 @@ func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	var out []providers.FileEntry
 	for i := range m.Entries {
 		c := &m.Entries[i]
-		if c.Path == "." || parentOf(c.Path) != rel {
+		if c.Path == "." || c.Path == markerDir || parentOf(c.Path) != rel {
 			continue
 		}
 		out = append(out, fileEntry(c))
@@ -119,11 +119,15 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 	return unifiedDiff(oldName, newName, string(old), string(cur)), nil
 }
 
-// safeRel cleans a caller's path and refuses one that climbs with "..".
+// safeRel cleans a caller's path and refuses one that climbs with "..", and
+// boxsnap's own folder in the box, which holds the box's access file.
 func safeRel(p string) (string, error) {
 	rel, ok := cleanRel(p)
 	if !ok {
 		return "", &providers.RefusedError{Why: fmt.Sprintf("The path %q climbs out of the box with ..; paths are relative to the box's folder", p)}
+	}
+	if rel == markerDir || strings.HasPrefix(rel, markerDir+"/") {
+		return "", &providers.RefusedError{Why: fmt.Sprintf("%s holds boxsnap's own files, such as the box's access, and is not browsed", markerDir)}
 	}
 	return rel, nil
 }

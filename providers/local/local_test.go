@@ -667,6 +667,11 @@ func TestBrowseDownloadAndCompare(t *testing.T) {
 			link = f
 		}
 	}
+	for _, f := range top {
+		if f.Path == ".boxsnap" {
+			t.Fatal("boxsnap's own folder, with the box's access file, is listed")
+		}
+	}
 	if link.Type != "link" || link.Target != "/etc" {
 		t.Fatalf("the link is listed as %+v", link)
 	}
@@ -675,7 +680,7 @@ func TestBrowseDownloadAndCompare(t *testing.T) {
 		t.Fatalf("ReadFile = %q, %v", buf.String(), err)
 	}
 	var re *providers.RefusedError
-	for _, bad := range []string{"../outside", "docs/../../x", "etc-link/passwd"} {
+	for _, bad := range []string{"../outside", "docs/../../x", "etc-link/passwd", ".boxsnap/env", ".boxsnap"} {
 		if _, err := e.b.ReadFile(e.ctx, r1, bad, io.Discard); !errors.As(err, &re) {
 			t.Errorf("ReadFile(%q) answered %v, want a refusal", bad, err)
 		}
@@ -778,6 +783,26 @@ func TestExportAndImportABatchInAnyOrder(t *testing.T) {
 	bad[len(bad)/2] ^= 0xff
 	if _, err := setup(t).b.ImportSnapshots(t.Context(), providers.ImportOptions{Group: "g"}, []io.Reader{bytes.NewReader(bad)}); !errors.As(err, &re) {
 		t.Fatalf("importing a damaged archive answered %v", err)
+	}
+}
+
+func TestASnapshotOfAnotherBoxIsNeverRestoredOverThisOne(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	e.write(t, "a.txt", "a")
+	_, ref := e.take(t)
+	g2, err := e.b.Acquire(e.ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxother"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.b.RestoreSnapshot(e.ctx, g2, ref, providers.StepRollback, nil)
+	var re *providers.RefusedError
+	if !errors.As(err, &re) || !strings.Contains(re.Why, "fork it instead") {
+		t.Fatalf("restoring another box's snapshot answered %v", err)
+	}
+	plan, err := e.b.PlanSnapshots(e.ctx, g2, &ref)
+	if err != nil || plan.Restore.Way != providers.WayNone {
+		t.Fatalf("the plan for another box's snapshot is %+v, %v", plan.Restore, err)
 	}
 }
 

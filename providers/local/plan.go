@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -92,12 +91,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		return plan, nil
 	}
 	plan.Restore.SizeBack = &providers.BoxSize{DiskBytes: m.Bytes}
-	owner := m.Guest.Ref
-	var lab label
-	if readChecked(filepath.Join(b.snapDir(m.ID), fileLabel), &lab) == nil && lab.Box != "" {
-		owner = lab.Box // an imported snapshot belongs to its group's box
-	}
-	if owner != "" && owner != guest.Ref {
+	if owner := b.ownerOf(m); owner != guest.Ref {
 		plan.Restore.Way = providers.WayNone
 		plan.Restore.Why = fmt.Sprintf("This snapshot is of box %s: fork it instead", owner)
 	}

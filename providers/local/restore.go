@@ -89,6 +89,16 @@ func (b *Backend) loadUsable(ref providers.SnapshotRef) (*manifest, error) {
 	return m, nil
 }
 
+// ownerOf is the box a snapshot belongs to: its label's box (an imported
+// snapshot belongs to its group's box), else the box it was taken of.
+func (b *Backend) ownerOf(m *manifest) string {
+	var lab label
+	if readChecked(filepath.Join(b.snapDir(m.ID), fileLabel), &lab) == nil && lab.Box != "" {
+		return lab.Box
+	}
+	return m.Guest.Ref
+}
+
 // markDamaged records damage found in a snapshot's content, so HeldSnapshots
 // reports it incomplete from then on.
 func (b *Backend) markDamaged(id, why string) {
@@ -106,6 +116,9 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	m, err := b.loadUsable(ref)
 	if err != nil {
 		return "", err
+	}
+	if owner := b.ownerOf(m); owner != guest.Ref {
+		return "", &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s is of box %s, not %s: fork it instead", m.ID, owner, guest.Ref)}
 	}
 	lock, err := b.lockStore(ctx, false)
 	if err != nil {
