@@ -94,6 +94,9 @@ func (s *Sim) startSnapshot(g *guest, who *principal, name, description string, 
 	n := s.nodes[g.node]
 	t := s.newTask(n, typ, itoa(g.vmid), who, func(t *task, failMsg string) error {
 		sn := g.snaps[name]
+		if failMsg == "" {
+			failMsg = s.fullStorageSnapshotError(g, name)
+		}
 		if failMsg != "" {
 			// snapshot_create's error path: snapshot_delete(force) with the
 			// drives, which removes the section and the lock.
@@ -415,3 +418,24 @@ func (s *Sim) startDeleteSnapshot(g *guest, who *principal, name string, force b
 type warnings int
 
 func (w warnings) Error() string { return "WARNINGS: " + strconv.Itoa(int(w)) }
+
+// fullStorageSnapshotError is what a volume snapshot answers on a storage
+// with no room left (LVM's lvcreate refusal on a thin pool past its
+// threshold; ZFS's out of space), or "" when there is room.
+func (s *Sim) fullStorageSnapshotError(g *guest, name string) string {
+	vol, ok := g.rootVolume()
+	if !ok {
+		return ""
+	}
+	st := s.storages[g.node+"/"+vol.storage]
+	if st == nil || s.storageUsed(st) < st.total {
+		return ""
+	}
+	switch st.typ {
+	case StorageLVMThin:
+		return "lvcreate snapshot '" + st.vgname + "/snap_" + vol.volname + "_" + name + "' error:   Cannot create new thin volume, free space in thin pool " + st.vgname + "/" + st.thin + " reached threshold."
+	case StorageZFSPool:
+		return "zfs error: cannot create snapshot '" + st.pool + "/" + vol.volname + "@" + name + "': out of space"
+	}
+	return "snapshot of '" + vol.storage + ":" + vol.volname + "' failed: no space left on device"
+}

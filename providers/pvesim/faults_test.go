@@ -227,3 +227,21 @@ func TestOutsideSnapshotAndDelete(t *testing.T) {
 	equal(t, "root's tasks", len(items), 2)
 	equal(t, "newest first", items[0]["type"], any("qmdelsnapshot"))
 }
+
+// TestFullStorageRefusesTake: on a full storage the volume snapshot fails
+// with the storage's words and is cleaned up.
+func TestFullStorageRefusesTake(t *testing.T) {
+	t.Parallel()
+	e := setup(t, frozen())
+	must(t, e.sim.FillStorage("pve-1", "local-lvm", 100))
+	equal(t, "LVM-thin full", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))),
+		"lvcreate snapshot 'pve/snap_vm-101-disk-0_s1' error:   Cannot create new thin volume, free space in thin pool pve/data reached threshold.")
+	g := e.guest(t, 101)
+	equal(t, "cleaned up", len(g.Snapshots), 0)
+	equal(t, "unlocked", g.Lock, "")
+	must(t, e.sim.FillStorage("pve-2", "local-zfs", 100))
+	equal(t, "ZFS full", e.finish(t, e.upid(t, "POST", "/nodes/pve-2/lxc/201/snapshot", form("snapname", "s1"))),
+		"zfs error: cannot create snapshot 'rpool/data/subvol-201-disk-0@s1': out of space")
+	must(t, e.sim.FillStorage("pve-1", "local-lvm", 50))
+	equal(t, "room again", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))), "OK")
+}
