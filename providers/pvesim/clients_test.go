@@ -140,6 +140,18 @@ func TestGoProxmoxClient(t *testing.T) {
 	equal(t, "VMs on pve-1", len(vms), 1)
 	equal(t, "VM name", vms[0].Name, "quiet-owl")
 
+	vm, err := n.VirtualMachine(ctx, 102)
+	must(t, err)
+	equal(t, "VM status", vm.Status, "stopped")
+	equal(t, "VM smbios1 read", strings.HasPrefix(vm.VirtualMachineConfig.SMBios1, "uuid="), true)
+	vmTask, err := vm.NewSnapshot(ctx, "vm-snap")
+	must(t, err)
+	must(t, vmTask.Ping(ctx))
+	equal(t, "VM snapshot exit status", vmTask.ExitStatus, "OK")
+	vmSnaps, err := vm.Snapshots(ctx)
+	must(t, err)
+	equal(t, "VM snapshots (with current)", len(vmSnaps), 2)
+
 	ct, err := n.Container(ctx, 101)
 	must(t, err)
 	equal(t, "container status", ct.Status, "running")
