@@ -172,3 +172,31 @@ func TestQEMUVMState(t *testing.T) {
 	equal(t, "rollback cold", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/102/snapshot/cold/rollback", nil)), "OK")
 	equal(t, "stopped after a disk-only rollback", e.guest(t, 102).Running, false)
 }
+
+// TestRollbackByStorageType: the per-storage table of proxmox-api.md
+// section 10: qcow2 on a directory, RBD and BTRFS roll back to any
+// snapshot; LVM (thick) and raw files take none.
+func TestRollbackByStorageType(t *testing.T) {
+	t.Parallel()
+	e := setup(t, frozen())
+	for i, st := range []StorageSpec{
+		{ID: "ceph", Type: StorageRBD, Total: 100 * gib, Shared: true},
+		{ID: "btr", Type: StorageBTRFS, Total: 100 * gib},
+		{ID: "thick", Type: StorageLVM, Total: 100 * gib},
+	} {
+		must(t, e.sim.AddStorage("pve-1", st))
+		must(t, e.sim.AddGuest(GuestSpec{VMID: 400 + i, Type: QEMU, Node: "pve-1", Storage: st.ID}))
+	}
+	must(t, e.sim.AddGuest(GuestSpec{VMID: 403, Type: QEMU, Node: "pve-1", Storage: "local"}))
+	must(t, e.sim.AddGuest(GuestSpec{VMID: 404, Type: QEMU, Node: "pve-1", Storage: "local", Format: "raw"}))
+	equal(t, "qcow2 volume name", e.guest(t, 403).Config["scsi0"], "local:403/vm-403-disk-0.qcow2,size=8G")
+	for _, vmid := range []string{"400", "401", "403"} {
+		for _, n := range []string{"a1", "b2"} {
+			equal(t, vmid+" take "+n, e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/"+vmid+"/snapshot", form("snapname", n))), "OK")
+		}
+		equal(t, vmid+" rollback to the older", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/"+vmid+"/snapshot/a1/rollback", nil)), "OK")
+	}
+	for _, vmid := range []string{"402", "404"} {
+		equal(t, vmid+" take", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/"+vmid+"/snapshot", form("snapname", "a1"))), "snapshot feature is not available")
+	}
+}
