@@ -3,6 +3,7 @@ package pvesim
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // maxVMID is the largest guest ID Proxmox accepts (CO JSONSchema.pm
@@ -190,6 +191,13 @@ func postClone(c *call) (any, error) {
 		return nil
 	})
 	t.log = append(t.log, "create "+map[bool]string{true: "full", false: "linked"}[full]+" clone of drive "+src.diskKey()+" ("+srcVol.storage+":"+srcVol.volname+")")
+	if full {
+		per4G := realisticCloneQEMUPer4G
+		if typ == LXC {
+			per4G = realisticCloneLXCPer4G
+		}
+		s.realistic(t, time.Duration(float64(per4G)*float64(ng.written)/float64(4*gib)))
+	}
 	return t.upid, nil
 }
 

@@ -3,6 +3,7 @@ package pvesim
 import (
 	"sort"
 	"strconv"
+	"time"
 )
 
 // reservedSnapshotName answers Proxmox's refusal of a reserved name, or "".
@@ -156,6 +157,11 @@ func (s *Sim) startSnapshot(g *guest, who *principal, name, description string, 
 	}
 	g.snaps[name] = sn
 	t.log = append(t.log, "snapshotting '"+g.diskKey()+"' ("+vol.storage+":"+vol.volname+")")
+	if g.typ == LXC {
+		s.realistic(t, realisticTakeLXC)
+	} else {
+		s.realistic(t, realisticTakeQEMU+time.Duration(sn.unique*int64(realisticMemoryPerGiB)/gib))
+	}
 	return t
 }
 

@@ -80,13 +80,14 @@ func Run(ctx context.Context, args []string, stdout io.Writer) error {
 	caFile := fs.String("ca-file", "pvesim-ca.pem", "file to write the simulator's certificate to, for clients to trust")
 	control := fs.Bool("control", false, "enable the control API (faults, clock) under /pvesim/control/")
 	controlFile := fs.String("control-file", "pvesim-control.secret", "file to write the control API's secret to (mode 0600)")
-	taskDuration := fs.Duration("task-duration", 2*time.Second, "how long each task runs (so a person sees it running)")
+	taskDuration := fs.Duration("task-duration", time.Second, "how long each task runs (so a person sees it running)")
+	realistic := fs.Bool("realistic", true, "snapshot and clone tasks take as long as measured on Proxmox VE")
 	authDelay := fs.Duration("auth-fail-delay", 3*time.Second, "delay of a 401, as Proxmox VE's")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("pvesim: flags: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	sim, err := New(Config{Logger: logger, TaskDuration: *taskDuration, AuthFailDelay: *authDelay, Control: *control})
+	sim, err := New(Config{Logger: logger, TaskDuration: *taskDuration, AuthFailDelay: *authDelay, Control: *control, Realistic: *realistic})
 	if err != nil {
 		return err
 	}

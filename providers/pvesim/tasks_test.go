@@ -159,3 +159,21 @@ func TestTaskStatusFilters(t *testing.T) {
 	equal(t, "userfilter, case-insensitive", count("userfilter", "BOXSNAP"), 4)
 	equal(t, "userfilter root", count("userfilter", "root@pam"), 0)
 }
+
+// TestRealisticDurations: with Config.Realistic a take lasts what the
+// research measured, and a full clone grows with what the guest uses.
+func TestRealisticDurations(t *testing.T) {
+	t.Parallel()
+	e := setup(t, Config{StartTime: testStart(), Realistic: true})
+	upid := e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))
+	e.sim.Advance(699 * time.Millisecond)
+	equal(t, "LXC take at 0.699 s", e.taskStatus(t, upid)["status"], any("running"))
+	e.sim.Advance(time.Millisecond)
+	equal(t, "LXC take at 0.7 s", e.taskStatus(t, upid)["status"], any("stopped"))
+	must(t, e.sim.AddGuest(GuestSpec{VMID: 170, Type: QEMU, Node: "pve-1", Storage: "local-lvm", Written: 8 * gib}))
+	upid = e.upid(t, "POST", "/nodes/pve-1/qemu/170/clone", form("newid", "171"))
+	e.sim.Advance(12999 * time.Millisecond)
+	equal(t, "QEMU clone of 8 GiB at 12.999 s", e.taskStatus(t, upid)["status"], any("running"))
+	e.sim.Advance(time.Millisecond)
+	equal(t, "QEMU clone of 8 GiB at 13 s", e.taskStatus(t, upid)["status"], any("stopped"))
+}
