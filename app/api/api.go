@@ -1,14 +1,8 @@
-// Package api serves the agent tools (/api/v1/tools/<tool>) and the REST API
-// under /api/v1, for agents (a thread's bearer token) and the owner's CLI (a
-// personal API token). It calls the core; it must never import jobs, app/web
-// or a provider.
 package api
 
 import (
 	"log/slog"
 	"net/http"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -21,13 +15,19 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// New returns the API's handler, mounted at /api/v1.
+// server holds the handlers' dependencies.
+type server struct {
+	core   *snapshots.Service
+	auth   *auth.Service
+	logger *slog.Logger
+}
+
+// New returns the API's handler, mounted at /api/v1. The handler is a chi
+// router, so its routes can be walked (the OpenAPI test does).
 func New(opts Options) http.Handler {
-	r := chi.NewRouter()
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte(`{"error":{"code":"not_found","message":"No such endpoint."}}` + "\n"))
-	})
-	return r
+	s := &server{core: opts.Core, auth: opts.Auth, logger: opts.Logger}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	return s.routes()
 }

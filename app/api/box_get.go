@@ -1,0 +1,19 @@
+package api
+
+import "net/http"
+
+// getBox answers one box the caller may see, by its name or ID.
+func (s *server) getBox(w http.ResponseWriter, r *http.Request) {
+	ref := param(r, "box")
+	if err := checkRef("box", ref); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	c := caller(r)
+	b, err := s.core.Box(r.Context(), c, ref)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, boxView(c, b))
+}

@@ -1,0 +1,44 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// DefaultLogLimit is how many box log events an answer holds unless
+// ?limit= says otherwise, up to the log's own bound.
+const DefaultLogLimit = 200
+
+type logAnswer struct {
+	Box    string               `json:"box"`
+	Events []snapshots.LogEvent `json:"events"`
+}
+
+// boxLog answers a box's log, newest first, as the caller may see it.
+func (s *server) boxLog(w http.ResponseWriter, r *http.Request) {
+	ref := param(r, "box")
+	limit := DefaultLogLimit
+	if l := r.URL.Query().Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > snapshots.BoxLogKeep {
+			s.fail(w, r, invalid("limit is 1 to %d.", snapshots.BoxLogKeep))
+			return
+		}
+		limit = n
+	}
+	if err := checkRef("box", ref); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	events, err := s.core.BoxLog(r.Context(), caller(r), ref, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if events == nil {
+		events = []snapshots.LogEvent{}
+	}
+	writeJSON(w, http.StatusOK, logAnswer{Box: ref, Events: events})
+}

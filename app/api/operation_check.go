@@ -1,0 +1,15 @@
+package api
+
+import "net/http"
+
+// checkOperation is Check now: it observes an operation that could not be
+// confirmed again, from the step it reached (section 6).
+func (s *server) checkOperation(w http.ResponseWriter, r *http.Request) {
+	c := caller(r)
+	op, err := s.core.CheckNow(r.Context(), c, param(r, "operation"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, operationAnswer{Operation: op, Message: s.stateWords(r, op)})
+}

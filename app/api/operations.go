@@ -1,0 +1,166 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// ToolWait bounds how long a tool, or a REST call with wait=true, waits for
+// the operation it started; the request's own context can end it sooner.
+// Past it, the answer is the running operation, to ask again.
+const ToolWait = 10 * time.Minute
+
+// Polling the operation's row while waiting: quick at first, as a local
+// take ends in milliseconds, then slower.
+const (
+	pollFirst = 2 * time.Millisecond
+	pollMax   = 25 * time.Millisecond
+)
+
+// waitOp waits for the operation to end, or for ctx or ToolWait, and
+// returns it as the caller sees it then.
+func (s *server) waitOp(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Operation, error) {
+	ctx, cancel := context.WithTimeout(ctx, ToolWait)
+	defer cancel()
+	wait := pollFirst
+	for {
+		op, err := s.core.Operation(ctx, c, id)
+		if err != nil {
+			if ctx.Err() != nil {
+				return s.core.Operation(context.WithoutCancel(ctx), c, id)
+			}
+			return nil, err
+		}
+		if op.State != snapshots.OpRunning {
+			return op, nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return op, nil
+		case <-t.C:
+		}
+		wait = min(wait*3/2, pollMax)
+	}
+}
+
+// operationAnswer is the REST answer for an operation: the operation, and
+// once it is done, what it did in the specification's words.
+type operationAnswer struct {
+	Operation *snapshots.Operation `json:"operation"`
+	Message   string               `json:"message,omitempty"`
+}
+
+// answerOperation answers an operation just admitted: at once (202) unless
+// wait, else once it ends: 200 with its words when done, the error shape
+// when it failed or could not be confirmed, 202 when it still runs.
+func (s *server) answerOperation(w http.ResponseWriter, r *http.Request, op *snapshots.Operation, wait bool) {
+	c := caller(r)
+	if wait {
+		var err error
+		if op, err = s.waitOp(r.Context(), c, op.ID); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	if s.endedBadly(w, r, op) {
+		return
+	}
+	if op.State != snapshots.OpDone {
+		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+		return
+	}
+	writeJSON(w, http.StatusOK, operationAnswer{Operation: op, Message: s.describe(r.Context(), c, op)})
+}
+
+// endedBadly answers a failed or unconfirmed operation in the error shape,
+// with the operation's ID, and reports whether it did.
+func (s *server) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshots.Operation) bool {
+	switch op.State {
+	case snapshots.OpFailed:
+		words := fmt.Sprintf("The %s failed", op.Kind)
+		if op.Error != nil && *op.Error != "" {
+			words += ": " + strings.TrimSuffix(*op.Error, ".")
+		}
+		if op.Observed != nil && *op.Observed != "" {
+			words += "; boxsnap then observed: " + strings.TrimSuffix(*op.Observed, ".")
+		}
+		writeJSON(w, http.StatusConflict, errorBody{Error: apiError{Code: "failed", Message: words + ".", Operation: op.ID}})
+		return true
+	case snapshots.OpUnknown:
+		writeJSON(w, http.StatusConflict, errorBody{Error: apiError{Code: "unknown",
+			Message: snapshots.UnknownWords(s.boxName(r.Context(), caller(r), op), op) + " Check now: POST /api/v1/operations/" + op.ID + "/check.",
+			Operation: op.ID}})
+		return true
+	}
+	return false
+}
+
+func runningWords(op *snapshots.Operation) string {
+	return fmt.Sprintf("The %s %s is still running (at %s). Ask GET /api/v1/operations/%s?wait=true for its end.", op.Kind, op.ID, op.Step, op.ID)
+}
+
+// describe says what a finished operation did, in the specification's
+// words (section 4, "Answers").
+func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {
+	box := s.boxName(ctx, c, op)
+	switch op.Kind {
+	case snapshots.OpTake:
+		var res snapshots.TakeResult
+		if json.Unmarshal(op.Result, &res) == nil {
+			return takeWords(box, res, s.priceOf(ctx, c, res.Snapshot))
+		}
+	case snapshots.OpRestore:
+		var res snapshots.RestoreResult
+		if json.Unmarshal(op.Result, &res) == nil {
+			return s.restoreWords(ctx, c, box, res)
+		}
+	case snapshots.OpDelete, snapshots.OpExpiry:
+		var res snapshots.DeleteResult
+		if json.Unmarshal(op.Result, &res) == nil {
+			return deleteWords(box, res)
+		}
+	case snapshots.OpKeep, snapshots.OpUnkeep:
+		var res keepResult
+		if json.Unmarshal(op.Result, &res) == nil {
+			return s.keepWords(ctx, c, box, op.Kind == snapshots.OpUnkeep, res)
+		}
+	case snapshots.OpRelease:
+		return fmt.Sprintf("Released %s.", box)
+	}
+	return fmt.Sprintf("The %s is done.", op.Kind)
+}
+
+// keepResult is what the core's keep and unkeep answer.
+type keepResult struct {
+	Snapshot  string     `json:"snapshot"`
+	KeptUntil *time.Time `json:"keptUntil"`
+}
+
+func (s *server) boxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {
+	if op.BoxID == nil {
+		return "the box"
+	}
+	if b, err := s.core.Box(ctx, c, *op.BoxID); err == nil {
+		return b.Name
+	}
+	return "the box"
+}
+
+// waitParam reads ?wait=true.
+func waitParam(r *http.Request) (bool, error) {
+	switch r.URL.Query().Get("wait") {
+	case "", "false", "0":
+		return false, nil
+	case "true", "1":
+		return true, nil
+	}
+	return false, invalid("wait is true or false.")
+}

@@ -1,0 +1,78 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// routes is the API's one route table: every route with its method. Paths
+// are relative to /api/v1, and each is in openapi.json (a test keeps the
+// two the same).
+func (s *server) routes() *chi.Mux {
+	r := chi.NewRouter()
+	r.Use(jsonOnly, cleanParams)
+	r.NotFound(notFound)
+	r.MethodNotAllowed(methodNotAllowed)
+
+	r.Get("/openapi.json", serveOpenAPI)
+
+	r.Group(func(r chi.Router) {
+		r.Use(s.authenticate)
+
+		// The agent's tools (section 4, "Tools").
+		r.Post("/tools/box_snapshot", s.toolSnapshot)
+		r.Post("/tools/box_snapshots", s.toolSnapshots)
+		r.Post("/tools/box_restore", s.toolRestore)
+		r.Post("/tools/box_snapshot_delete", s.toolSnapshotDelete)
+		r.Post("/tools/{tool}", unknownTool)
+
+		// Snapshots.
+		r.Get("/snapshots", s.listSnapshots)
+		r.Get("/boxes/{box}/snapshots", s.listBoxSnapshots)
+		r.Post("/boxes/{box}/snapshots", s.takeSnapshot)
+		r.Get("/boxes/{box}/snapshots/{snapshot}", s.getSnapshot)
+		r.Delete("/boxes/{box}/snapshots/{snapshot}", s.deleteSnapshot)
+		r.Post("/boxes/{box}/snapshots/{snapshot}/restore", s.restoreSnapshot)
+		r.Put("/boxes/{box}/snapshots/{snapshot}/name", s.renameSnapshot)
+		r.Put("/boxes/{box}/snapshots/{snapshot}/note", s.noteSnapshot)
+		r.Post("/boxes/{box}/snapshots/{snapshot}/keep", s.keepSnapshot)
+		r.Post("/boxes/{box}/snapshots/{snapshot}/unkeep", s.unkeepSnapshot)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/picture", s.snapshotPicture)
+
+		// Operations.
+		r.Get("/operations/{operation}", s.getOperation)
+		r.Post("/operations/{operation}/check", s.checkOperation)
+
+		// Boxes.
+		r.Get("/boxes", s.listBoxes)
+		r.Post("/boxes", s.acquireBox)
+		r.Get("/boxes/{box}", s.getBox)
+		r.Post("/boxes/{box}/release", s.releaseBox)
+		r.Put("/boxes/{box}/presence", s.setPresence)
+		r.Get("/boxes/{box}/log", s.boxLog)
+
+		// Threads.
+		r.Get("/threads", s.listThreads)
+		r.Post("/threads", s.createThread)
+
+		// Settings.
+		r.Get("/settings", s.getSettings)
+		r.Put("/settings", s.saveSettings)
+	})
+	return r
+}
+
+func notFound(w http.ResponseWriter, _ *http.Request) {
+	writeError(w, http.StatusNotFound, "not_found", "No such endpoint. GET /api/v1/openapi.json lists them.", false)
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed",
+		r.Method+" is not allowed here. GET /api/v1/openapi.json lists each endpoint's methods.", false)
+}
+
+func unknownTool(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, "not_found",
+		"No tool named "+quote(param(r, "tool"))+". The tools are box_snapshot, box_snapshots, box_restore and box_snapshot_delete.", false)
+}

@@ -1,0 +1,21 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// getSettings answers the Snapshots settings: the person only.
+func (s *server) getSettings(w http.ResponseWriter, r *http.Request) {
+	if !caller(r).IsPerson() {
+		s.fail(w, r, &badRequest{status: http.StatusForbidden, code: snapshots.CodeForbidden, words: "Only the person reads or changes settings."})
+		return
+	}
+	st, err := s.core.Settings(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}

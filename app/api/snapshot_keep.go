@@ -1,0 +1,88 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// keepBody is POST .../keep's body: days from today, or a date to keep it
+// until (YYYY-MM-DD, the end of that UTC day); neither means the setting.
+type keepBody struct {
+	Days    int    `json:"days"`
+	Until   string `json:"until"`
+	Request string `json:"request"`
+}
+
+type unkeepBody struct {
+	Request string `json:"request"`
+}
+
+// keepSnapshot keeps a snapshot: the person only (section 7).
+func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	var body keepBody
+	if err := decodeOptional(r, &body, "days or until, and request, all optional"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wait, err := waitParam(r)
+	if err == nil {
+		err = checkBoxAndSnapshot(box, ref)
+	}
+	if err == nil {
+		err = checkRequest(body.Request)
+	}
+	if err == nil && body.Days != 0 && body.Until != "" {
+		err = invalid("Keep takes days or until, not both.")
+	}
+	if err == nil && body.Days < 0 {
+		err = invalid("Keep keeps a snapshot 1 to %d days.", snapshots.MaxKeepDays)
+	}
+	req := snapshots.KeepRequest{Box: box, Snapshot: ref, Days: body.Days, RequestID: body.Request}
+	if err == nil && body.Until != "" {
+		u, perr := time.Parse(time.DateOnly, body.Until)
+		if perr != nil {
+			err = invalid("until is a date such as 2026-12-29.")
+		}
+		req.Until = &u
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err := s.core.Keep(r.Context(), caller(r), req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.answerOperation(w, r, op, wait)
+}
+
+// unkeepSnapshot stops keeping a snapshot: the person only.
+func (s *server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	var body unkeepBody
+	if err := decodeOptional(r, &body, "request, optional"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wait, err := waitParam(r)
+	if err == nil {
+		err = checkBoxAndSnapshot(box, ref)
+	}
+	if err == nil {
+		err = checkRequest(body.Request)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err := s.core.Unkeep(r.Context(), caller(r), snapshots.KeepRequest{Box: box, Snapshot: ref, RequestID: body.Request})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.answerOperation(w, r, op, wait)
+}

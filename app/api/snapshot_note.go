@@ -1,0 +1,28 @@
+package api
+
+import "net/http"
+
+type noteBody struct {
+	Note string `json:"note"`
+}
+
+// noteSnapshot sets or clears (an empty note) a snapshot's note: the person
+// only, at most 1 KB.
+func (s *server) noteSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	var body noteBody
+	if err := decode(r, &body, "note"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkBoxAndSnapshot(box, ref); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sn, err := s.core.SetNote(r.Context(), caller(r), box, ref, body.Note)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.full(r.Context(), sn, s.core.TimeZone(r.Context())))
+}

@@ -1,0 +1,27 @@
+package api
+
+import "net/http"
+
+type renameBody struct {
+	Name string `json:"name"`
+}
+
+// renameSnapshot renames a snapshot: the person only.
+func (s *server) renameSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	var body renameBody
+	if err := decode(r, &body, "name"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkBoxAndSnapshot(box, ref); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sn, err := s.core.Rename(r.Context(), caller(r), box, ref, body.Name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.full(r.Context(), sn, s.core.TimeZone(r.Context())))
+}

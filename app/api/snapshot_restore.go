@@ -1,0 +1,52 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// restoreBody is POST .../restore's body. Replace must be true; NoUndo and
+// Force are the person's alone (section 4, the CLI's --no-undo and --force).
+type restoreBody struct {
+	Replace *bool  `json:"replace"`
+	NoUndo  bool   `json:"noUndo"`
+	Force   bool   `json:"force"`
+	Request string `json:"request"`
+}
+
+// restoreSnapshot restores a box to one of its snapshots.
+func (s *server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	var body restoreBody
+	if err := decode(r, &body, "replace (true), and optionally noUndo, force and request"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wait, err := waitParam(r)
+	if err == nil {
+		err = checkBoxAndSnapshot(box, ref)
+	}
+	if err == nil {
+		err = checkRequest(body.Request)
+	}
+	if err == nil && (body.Replace == nil || !*body.Replace) {
+		err = invalid("A restore needs replace: true. It replaces everything on %s since the snapshot.", box)
+	}
+	c := caller(r)
+	if err == nil && !c.IsPerson() && (body.NoUndo || body.Force) {
+		err = &badRequest{status: http.StatusForbidden, code: snapshots.CodeForbidden,
+			words: "Only the person restores without an undo or past what the restore would end."}
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err := s.core.Restore(r.Context(), c, snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true,
+		NoUndo: body.NoUndo, Force: body.Force, RequestID: body.Request})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.answerOperation(w, r, op, wait)
+}

@@ -1,0 +1,37 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+type threadBody struct {
+	Title string `json:"title"`
+}
+
+// threadAnswer holds the thread's token, shown this once: boxsnap keeps
+// only its hash.
+type threadAnswer struct {
+	Thread  *snapshots.Thread `json:"thread"`
+	Token   string            `json:"token"`
+	Message string            `json:"message"`
+}
+
+// createThread registers a thread for the owner and answers its agent's
+// token once.
+func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
+	var body threadBody
+	if err := decode(r, &body, "title"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	th, token, err := s.core.CreateThread(r.Context(), caller(r), body.Title)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusCreated, threadAnswer{Thread: th, Token: token,
+		Message: "This is the thread's token for its agent. boxsnap shows it once: keep it now."})
+}

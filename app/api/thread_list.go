@@ -1,0 +1,25 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+type threadsAnswer struct {
+	Threads []*snapshots.Thread `json:"threads"`
+}
+
+// listThreads lists the threads: every one for the owner, its own for an
+// agent.
+func (s *server) listThreads(w http.ResponseWriter, r *http.Request) {
+	ts, err := s.core.Threads(r.Context(), caller(r))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if ts == nil {
+		ts = []*snapshots.Thread{}
+	}
+	writeJSON(w, http.StatusOK, threadsAnswer{Threads: ts})
+}

@@ -1,0 +1,89 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// restoreParams are box_restore's parameters (section 4). Replace is a
+// pointer so that a missing one is told apart from false.
+type restoreParams struct {
+	Box      string `json:"box"`
+	Snapshot string `json:"snapshot"`
+	Replace  *bool  `json:"replace"`
+	// Request is an ID the agent makes, so a repeat is the same restore.
+	Request string `json:"request"`
+}
+
+// restoreAnswer is box_restore's answer: what it replaced, the undo's name,
+// whether processes ended, size changes, and the box's state.
+type restoreAnswer struct {
+	Message        string             `json:"message"`
+	Operation      string             `json:"operation"`
+	Box            string             `json:"box"`
+	Snapshot       string             `json:"snapshot"`
+	Name           string             `json:"name"`
+	Undo           string             `json:"undo,omitempty"`
+	UndoName       string             `json:"undoName,omitempty"`
+	ProcessesEnded bool               `json:"processesEnded"`
+	Size           *providers.BoxSize `json:"size,omitempty"`
+	BoxState       string             `json:"boxState"`
+	ReplacedUndos  []string           `json:"replacedUndos,omitempty"`
+}
+
+const restoreTakes = "box, snapshot, replace (true) and request"
+
+// toolRestore is box_restore: an undo is always taken; replace must be
+// true; a repeated request is the same restore.
+func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
+	var p restoreParams
+	if err := decode(r, &p, restoreTakes); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkRef("box", p.Box); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkRef("snapshot", p.Snapshot); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if p.Replace == nil || !*p.Replace {
+		s.fail(w, r, invalid("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", p.Box))
+		return
+	}
+	if err := checkRequest(p.Request); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	c := caller(r)
+	op, err := s.core.Restore(r.Context(), c, snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true, RequestID: p.Request})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err = s.waitOp(r.Context(), c, op.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if s.endedBadly(w, r, op) {
+		return
+	}
+	if op.State != snapshots.OpDone {
+		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+		return
+	}
+	var res snapshots.RestoreResult
+	_ = json.Unmarshal(op.Result, &res)
+	box := s.boxName(r.Context(), c, op)
+	writeJSON(w, http.StatusOK, restoreAnswer{
+		Message: s.restoreWords(r.Context(), c, box, res), Operation: op.ID, Box: box, Snapshot: res.Target, Name: res.TargetName,
+		Undo: res.Undo, UndoName: res.UndoName, ProcessesEnded: res.Processes, Size: res.Size, BoxState: res.BoxState,
+		ReplacedUndos: res.Replaced,
+	})
+}

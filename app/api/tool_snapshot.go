@@ -1,0 +1,98 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// snapshotParams are box_snapshot's parameters (section 4).
+type snapshotParams struct {
+	Box    string `json:"box"`
+	Name   string `json:"name"`
+	Note   string `json:"note"`
+	Memory bool   `json:"memory"`
+	// Request is an ID the caller makes, so a repeat is the same take.
+	Request string `json:"request"`
+}
+
+// takeAnswer is box_snapshot's answer: its name and ID, what it holds and
+// leaves out, its size where known, how long it took, its price if any, and
+// "3 of 5 for this box".
+type takeAnswer struct {
+	Message   string           `json:"message"`
+	Operation string           `json:"operation"`
+	Snapshot  string           `json:"snapshot"`
+	Name      string           `json:"name"`
+	Box       string           `json:"box"`
+	Holds     string           `json:"holds"`
+	Excludes  string           `json:"excludes,omitempty"`
+	SizeBytes *int64           `json:"sizeBytes,omitempty"`
+	Size      string           `json:"size"`
+	TookMs    int64            `json:"tookMs"`
+	Price     *providers.Price `json:"price,omitempty"`
+	Count     int              `json:"count"`
+	Limit     int              `json:"limit"`
+	OfLimit   string           `json:"ofLimit"`
+	Replaced  string           `json:"replaced,omitempty"`
+}
+
+const snapshotTakes = "box, and optionally name, note, memory and request"
+
+// toolSnapshot is box_snapshot: it takes one, waits for it, and answers.
+func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
+	var p snapshotParams
+	if err := decode(r, &p, snapshotTakes); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkRef("box", p.Box); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkRequest(p.Request); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	c := caller(r)
+	op, _, err := s.core.Take(r.Context(), c, snapshots.TakeRequest{Box: p.Box, Name: p.Name, Note: p.Note, Memory: p.Memory, RequestID: p.Request})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err = s.waitOp(r.Context(), c, op.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if s.endedBadly(w, r, op) {
+		return
+	}
+	if op.State != snapshots.OpDone {
+		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+		return
+	}
+	var res snapshots.TakeResult
+	_ = json.Unmarshal(op.Result, &res)
+	box := s.boxName(r.Context(), c, op)
+	price := s.priceOf(r.Context(), c, res.Snapshot)
+	own := "own"
+	writeJSON(w, http.StatusOK, takeAnswer{
+		Message: takeWords(box, res, price), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name, Box: box,
+		Holds: res.Holds, Excludes: res.Excludes, SizeBytes: res.Size, Size: sizeWords(res.Size, &own), TookMs: res.TookMs,
+		Price: price, Count: res.Count, Limit: res.Limit, OfLimit: countWords(res.Count, res.Limit), Replaced: res.Replaced,
+	})
+}
+
+// MaxRequestID bounds a request ID an agent makes.
+const MaxRequestID = 100
+
+// checkRequest refuses a request ID that is too long or not text.
+func checkRequest(id string) error {
+	if len(id) > MaxRequestID || !isText(id) {
+		return invalid("request is an ID you make, at most %d characters of text.", MaxRequestID)
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// deleteParams are box_snapshot_delete's parameters (section 4).
+type deleteParams struct {
+	Box      string `json:"box"`
+	Snapshot string `json:"snapshot"`
+	Request  string `json:"request"`
+}
+
+// deleteAnswer is box_snapshot_delete's answer: what it freed, where known.
+type deleteAnswer struct {
+	Message    string `json:"message"`
+	Operation  string `json:"operation"`
+	Snapshot   string `json:"snapshot"`
+	Name       string `json:"name"`
+	FreedBytes *int64 `json:"freedBytes,omitempty"`
+	Freed      string `json:"freed"`
+}
+
+const deleteTakes = "box and snapshot, and optionally request"
+
+// toolSnapshotDelete is box_snapshot_delete: it deletes one the thread may
+// delete, waits, and says what it freed.
+func (s *server) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
+	var p deleteParams
+	if err := decode(r, &p, deleteTakes); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkRef("box", p.Box); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkRef("snapshot", p.Snapshot); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkRequest(p.Request); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	c := caller(r)
+	op, err := s.core.Delete(r.Context(), c, snapshots.DeleteRequest{Box: p.Box, Snapshot: p.Snapshot, RequestID: p.Request})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err = s.waitOp(r.Context(), c, op.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if s.endedBadly(w, r, op) {
+		return
+	}
+	if op.State != snapshots.OpDone {
+		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+		return
+	}
+	var res snapshots.DeleteResult
+	_ = json.Unmarshal(op.Result, &res)
+	box := s.boxName(r.Context(), c, op)
+	own := "own"
+	writeJSON(w, http.StatusOK, deleteAnswer{Message: deleteWords(box, res), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name,
+		FreedBytes: res.Freed, Freed: sizeWords(res.Freed, &own)})
+}

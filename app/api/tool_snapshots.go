@@ -1,0 +1,191 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// snapshotsParams are box_snapshots' parameters (section 4).
+type snapshotsParams struct {
+	Box      string `json:"box"`
+	Pictures bool   `json:"pictures"`
+}
+
+// boxListing is one box in box_snapshots' answer: what its snapshots hold,
+// or that it has none.
+type boxListing struct {
+	Box       string        `json:"box"`
+	ID        string        `json:"id"`
+	Message   string        `json:"message"`
+	OfLimit   string        `json:"ofLimit"`
+	Snapshots []listedShort `json:"snapshots"`
+}
+
+// listedShort is one snapshot as a tool lists it: name, ID, when, by,
+// holds, size, price, kept, which guest, and its picture when asked.
+type listedShort struct {
+	Name      string           `json:"name"`
+	ID        string           `json:"id"`
+	TakenAt   time.Time        `json:"takenAt"`
+	When      string           `json:"when"`
+	By        string           `json:"by"`
+	Holds     string           `json:"holds"`
+	SizeBytes *int64           `json:"sizeBytes,omitempty"`
+	Size      string           `json:"size"`
+	Price     *providers.Price `json:"price,omitempty"`
+	Kept      bool             `json:"kept"`
+	KeptUntil *time.Time       `json:"keptUntil,omitempty"`
+	Guest     string           `json:"guest"`
+	State     string           `json:"state"`
+	Note      string           `json:"note,omitempty"`
+	Undo      bool             `json:"undo,omitempty"`
+	Picture   *pictureData     `json:"picture,omitempty"`
+}
+
+// pictureData is a snapshot's picture of the screen: a JPEG, base64.
+type pictureData struct {
+	JPEG   string `json:"jpeg"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+}
+
+type snapshotsAnswer struct {
+	Boxes []boxListing `json:"boxes"`
+}
+
+const snapshotsTakes = "box and pictures, both optional"
+
+// toolSnapshots is box_snapshots: a box's snapshots, or every box's of the
+// thread, that the caller may see.
+func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
+	var p snapshotsParams
+	if err := decode(r, &p, snapshotsTakes); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if p.Box != "" {
+		if err := checkRef("box", p.Box); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	c := caller(r)
+	ctx := r.Context()
+	var boxes []*snapshots.Box
+	if p.Box != "" {
+		b, err := s.core.Box(ctx, c, p.Box)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		boxes = []*snapshots.Box{b}
+	} else {
+		var err error
+		if boxes, err = s.core.Boxes(ctx, c); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	settings, err := s.core.Settings(ctx)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	tz := s.core.TimeZone(ctx)
+	ans := snapshotsAnswer{Boxes: []boxListing{}}
+	for _, b := range boxes {
+		if b.State == "released" {
+			continue
+		}
+		list, err := s.core.List(ctx, c, snapshots.ListQuery{Box: b.ID})
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		var all []*snapshots.Snapshot
+		if len(list) > 0 {
+			all = list[0].Snapshots
+		}
+		bl := boxListing{Box: b.Name, ID: b.ID, Snapshots: []listedShort{}}
+		counted := 0
+		for _, sn := range all {
+			bl.Snapshots = append(bl.Snapshots, s.short(ctx, c, sn, tz, p.Pictures))
+			if !sn.IsUndo() && sn.State != snapshots.StateFailed && sn.State != snapshots.StateDeleting && sn.Guest == "current" {
+				counted++
+			}
+		}
+		bl.OfLimit = countWords(counted, settings.PerBox)
+		bl.Message = s.boxHoldsWords(b, len(all))
+		ans.Boxes = append(ans.Boxes, bl)
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+// boxHoldsWords says what a box's snapshots hold, or that it has none.
+func (s *server) boxHoldsWords(b *snapshots.Box, n int) string {
+	what := "Its snapshots hold the disk"
+	if sn := s.core.Snapshotting(b); sn == nil {
+		what = "It takes no snapshots"
+	} else {
+		if sn.OffersMemory() {
+			what += ", or the disk and memory when asked"
+		}
+		if sn.Excludes != "" {
+			what += "; they leave out " + sn.Excludes
+		}
+	}
+	switch n {
+	case 0:
+		return fmt.Sprintf("%s has no snapshots you can see. %s.", b.Name, what)
+	case 1:
+		return fmt.Sprintf("%s has 1 snapshot you can see. %s.", b.Name, what)
+	}
+	return fmt.Sprintf("%s has %d snapshots you can see. %s.", b.Name, n, what)
+}
+
+// short is one snapshot as a tool lists it; its picture only when asked and
+// only where mayAct allows (never a kept one's for an agent).
+func (s *server) short(ctx context.Context, c snapshots.Caller, sn *snapshots.Snapshot, tz *time.Location, pictures bool) listedShort {
+	ls := listedShort{Name: sn.Name, ID: sn.ID, TakenAt: sn.TakenAt, When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
+		By: s.byWords(ctx, sn), Holds: holdsWords(sn.Holds), SizeBytes: sn.SizeBytes, Size: sizeWords(sn.SizeBytes, sn.SizeMeaning),
+		Kept: sn.Kept(), KeptUntil: sn.KeptUntil, Guest: sn.Guest, State: sn.State, Undo: sn.IsUndo()}
+	if sn.Note != nil {
+		ls.Note = *sn.Note
+	}
+	if len(sn.Price) > 0 && string(sn.Price) != "null" {
+		var p providers.Price
+		if json.Unmarshal(sn.Price, &p) == nil {
+			ls.Price = &p
+		}
+	}
+	if pictures && sn.Picture == "taken" {
+		if pic, err := s.core.Picture(ctx, c, sn.ID); err == nil {
+			ls.Picture = &pictureData{JPEG: base64.StdEncoding.EncodeToString(pic.JPEG), Width: pic.Width, Height: pic.Height}
+		}
+	}
+	return ls
+}
+
+// byWords says who took a snapshot: "by you", "by the agent in (thread)",
+// "by a boxsnap command", "by boxsnap: (why)". The caller sees only
+// snapshots of its own thread's agents, so naming the thread tells nothing
+// new.
+func (s *server) byWords(ctx context.Context, sn *snapshots.Snapshot) string {
+	title, why := "", ""
+	if sn.ByThreadID != nil {
+		if t, err := s.core.Thread(ctx, snapshots.Owner(), *sn.ByThreadID); err == nil {
+			title = t.Title
+		}
+	}
+	if sn.ByWhy != nil {
+		why = *sn.ByWhy
+	}
+	return snapshots.ByWords(sn.ByKind, title, why)
+}

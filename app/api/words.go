@@ -1,0 +1,185 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Words of the answers (section 4, "Answers"; section 12, "Words").
+
+// holdsWords says what a snapshot holds.
+func holdsWords(holds string) string {
+	if holds == string(providers.HoldsDiskAndMemory) {
+		return "the disk and memory"
+	}
+	return "the disk"
+}
+
+// sizeWords says a snapshot's size and what it means, or that it is not
+// known (section 1: unknown is shown as unknown).
+func sizeWords(bytes *int64, meaning *string) string {
+	if bytes == nil {
+		return "unknown"
+	}
+	w := snapshots.GB(*bytes)
+	if meaning != nil && *meaning == "whole" {
+		w += ", some shared with the box"
+	}
+	return w
+}
+
+// priceWords says a price: "$0.056 a day", or unknown, never free.
+func priceWords(p *providers.Price) string {
+	if p == nil {
+		return ""
+	}
+	if !p.Known {
+		return "unknown"
+	}
+	sym := p.Currency + " "
+	switch p.Currency {
+	case "USD":
+		sym = "$"
+	case "EUR":
+		sym = "€"
+	}
+	per := "a " + p.Per
+	if p.Per == "GB-month" {
+		per = "per GB a month"
+	}
+	return fmt.Sprintf("%s%s %s", sym, trimAmount(p.Amount), per)
+}
+
+func trimAmount(a float64) string {
+	s := fmt.Sprintf("%.3f", a)
+	s = strings.TrimRight(s, "0")
+	if strings.HasSuffix(s, ".") {
+		s += "00"
+	} else if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i == 2 {
+		s += "0"
+	}
+	return s
+}
+
+func durationWords(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", ms)
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// countWords is "3 of 5 for this box" (section 4).
+func countWords(count, limit int) string {
+	return fmt.Sprintf("%d of %d for this box", count, limit)
+}
+
+// takeWords is box_snapshot's answer: its name and ID, what it holds and
+// leaves out, its size where known, how long it took, its price if any, and
+// "3 of 5 for this box".
+func takeWords(box string, res snapshots.TakeResult, price *providers.Price) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Took ‘%s’ (%s) of %s in %s. It holds %s", res.Name, res.Snapshot, box, durationWords(res.TookMs), holdsWords(res.Holds))
+	if res.Excludes != "" {
+		fmt.Fprintf(&b, "; it leaves out %s", res.Excludes)
+	}
+	meaning := "own"
+	fmt.Fprintf(&b, ". Its size: %s.", sizeWords(res.Size, &meaning))
+	if w := priceWords(price); w != "" {
+		fmt.Fprintf(&b, " Its price: %s.", w)
+	}
+	if res.Replaced != "" {
+		fmt.Fprintf(&b, " It replaced ‘%s’, the oldest this thread took, as the box holds %d.", res.Replaced, res.Limit)
+	}
+	fmt.Fprintf(&b, " %s.", upper(countWords(res.Count, res.Limit)))
+	return b.String()
+}
+
+// restoreWords is box_restore's answer: what it replaced, the undo's name,
+// whether processes ended, size changes, and the box's state.
+func (s *server) restoreWords(ctx context.Context, c snapshots.Caller, box string, res snapshots.RestoreResult) string {
+	var b strings.Builder
+	taken := ""
+	if sn, _, err := s.core.Snapshot(ctx, c, res.Target); err == nil {
+		taken = ", taken " + sn.TakenAt.In(s.core.TimeZone(ctx)).Format("Mon 2 Jan 15:04")
+	}
+	fmt.Fprintf(&b, "Restored %s to ‘%s’%s: everything on its disk since then was replaced.", box, res.TargetName, taken)
+	if res.UndoName != "" {
+		fmt.Fprintf(&b, " Undo restores ‘%s’ (%s).", res.UndoName, res.Undo)
+	} else {
+		b.WriteString(" No undo was taken.")
+	}
+	if res.Processes {
+		b.WriteString(" Every process in it ended.")
+	}
+	if sz := res.Size; sz != nil && (sz.Cores > 0 || sz.MemoryBytes > 0 || sz.DiskBytes > 0) {
+		var parts []string
+		if sz.Cores > 0 {
+			parts = append(parts, fmt.Sprintf("%d cores", sz.Cores))
+		}
+		if sz.MemoryBytes > 0 {
+			parts = append(parts, snapshots.GiB(sz.MemoryBytes)+" memory")
+		}
+		if sz.DiskBytes > 0 {
+			parts = append(parts, snapshots.GiB(sz.DiskBytes)+" disk")
+		}
+		fmt.Fprintf(&b, " %s went back to %s, as it was then.", box, strings.Join(parts, ", "))
+	}
+	if len(res.Replaced) > 0 {
+		fmt.Fprintf(&b, " Older undos went: ‘%s’.", strings.Join(res.Replaced, "’, ‘"))
+	}
+	fmt.Fprintf(&b, " %s is %s.", box, res.BoxState)
+	return b.String()
+}
+
+// deleteWords is box_snapshot_delete's answer: what it freed, where known.
+func deleteWords(box string, res snapshots.DeleteResult) string {
+	name := res.Name
+	if name == "" {
+		return fmt.Sprintf("%s was already gone.", res.Snapshot)
+	}
+	if res.Freed == nil {
+		return fmt.Sprintf("Deleted ‘%s’ of %s; what it freed is not known.", name, box)
+	}
+	return fmt.Sprintf("Deleted ‘%s’ of %s: it freed %s.", name, box, snapshots.GB(*res.Freed))
+}
+
+func (s *server) keepWords(ctx context.Context, c snapshots.Caller, box string, unkeep bool, res keepResult) string {
+	name := res.Snapshot
+	if sn, _, err := s.core.Snapshot(ctx, c, res.Snapshot); err == nil {
+		name = "‘" + sn.Name + "’"
+	}
+	if unkeep || res.KeptUntil == nil {
+		return fmt.Sprintf("%s is no longer kept: it goes with %s again.", name, box)
+	}
+	return fmt.Sprintf("Kept %s until %s.", name, res.KeptUntil.UTC().Format("2 Jan 2006"))
+}
+
+// priceOf reads a snapshot's price from its record.
+func (s *server) priceOf(ctx context.Context, c snapshots.Caller, id string) *providers.Price {
+	sn, _, err := s.core.Snapshot(ctx, c, id)
+	if err != nil || len(sn.Price) == 0 || string(sn.Price) == "null" {
+		return nil
+	}
+	var p providers.Price
+	if json.Unmarshal(sn.Price, &p) != nil {
+		return nil
+	}
+	return &p
+}
+
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
