@@ -185,6 +185,11 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, routes []route) {
 	s.log.Debug("pvesim simulator request", "method", r.Method, "path", r.URL.Path, "status", http.StatusOK, "caller", caller)
 	env := map[string]any{"data": data}
 	for k, v := range extra {
+		// HS Formatter/Standard.pm prepare_response_data adds total only
+		// when it is not zero.
+		if n, isInt := v.(int); k == "total" && isInt && n == 0 {
+			continue
+		}
 		env[k] = v
 	}
 	writeJSON(w, http.StatusOK, env)
