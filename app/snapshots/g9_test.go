@@ -161,35 +161,33 @@ func TestG9SerialisedAndEligible(t *testing.T) {
 
 	t.Run("delete and restore", func(t *testing.T) {
 		t.Parallel()
-		e := coretest.New(t, coretest.Options{})
+		// Workers off: each admitted operation stays, pinning its snapshot,
+		// so the order is exact.
+		e := coretest.New(t, coretest.Options{NoWorkers: true})
 		_, agent, _ := e.Thread(t, "Clean up")
 		e.Box(t, agent, "dusky-elm")
-		a := take(t, e, agent, "dusky-elm", "a")
-		// A delete and a restore of one snapshot: whichever is asked first
-		// pins it, and the other is refused, named.
-		paused := coretest.New(t, coretest.Options{NoWorkers: true})
-		_, pagent, _ := paused.Thread(t, "Clean up")
-		paused.Box(t, pagent, "dusky-elm")
-		_ = a
-		op, sn, err := paused.Core.Take(ctx, pagent, snapshots.TakeRequest{Box: "dusky-elm", Name: "x"})
-		if err != nil || op.Step != snapshots.StepQueued {
-			t.Fatalf("take admitted at %v: %v", op, err)
+		a := admitReady(t, e, agent, "dusky-elm", "a")
+		b := admitReady(t, e, agent, "dusky-elm", "b")
+		if _, err := e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: a.ID}); err != nil {
+			t.Fatal(err)
 		}
-		_, err = paused.Core.Delete(ctx, pagent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: sn.ID})
-		refusedWith(t, err, "‘x’ is in use: it is being taken")
-		dop, err := e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: a.ID})
+		_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: a.ID, Replace: true})
+		refusedWith(t, err, "‘a’ is in use: it is being deleted")
+		rop, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: b.ID, Replace: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, rerr := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: a.ID, Replace: true})
-		if rerr != nil {
-			refusedWith(t, rerr, "‘a’")
+		_, err = e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: b.ID})
+		refusedWith(t, err, "‘b’ is in use: the restore at")
+		// A take admitted while nothing is ready yet cannot be deleted.
+		_, x, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "dusky-elm", Name: "x"})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := e.Wait(t, dop); got.State != snapshots.OpDone {
-			t.Fatalf("delete ended %s", got.State)
-		}
-		if _, ok := names(t, e, "dusky-elm")["a"]; ok {
-			t.Fatal("‘a’ is still there after its delete")
+		_, err = e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: x.ID})
+		refusedWith(t, err, "‘x’ is in use: it is being taken")
+		if rop.Step != snapshots.StepWaiting {
+			t.Fatalf("the restore, asked behind the delete, is at %s, want waiting", rop.Step)
 		}
 	})
 
@@ -292,7 +290,10 @@ func TestG9SerialisedAndEligible(t *testing.T) {
 				_, err := e.Core.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Snapshot: sn.ID})
 				return err
 			}()},
-			{"keep", func() error { _, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: sn.ID}); return err }()},
+			{"keep", func() error {
+				_, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: sn.ID})
+				return err
+			}()},
 			{"rename", func() error { _, err := e.Core.Rename(ctx, snapshots.Owner(), "", sn.ID, "new name"); return err }()},
 		} {
 			if try.err == nil {

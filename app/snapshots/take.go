@@ -235,8 +235,9 @@ func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, pla
 	return nil
 }
 
-// freeableWords names the snapshots on the box's backend the caller could
-// delete to free room, and "and others you cannot see" for the rest.
+// freeableWords names the snapshots on the box's host whose deletion would
+// free room, only those the caller may see, and "and others you cannot see"
+// for the rest (section 3).
 func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
 	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreSnapshotsAll"))
 	if err != nil {
@@ -256,7 +257,7 @@ func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
 		if err != nil {
 			continue
 		}
-		if MayAct(c, ActDelete, box, sn) == nil {
+		if MayAct(c, ActSee, box, sn) == nil {
 			names = append(names, fmt.Sprintf("‘%s’ of %s", sn.Name, sn.BoxName))
 		} else {
 			hidden++
@@ -270,7 +271,7 @@ func deleteWords(names []string, hidden int) string {
 	case len(names) == 0 && hidden == 0:
 		return ""
 	case len(names) == 0:
-		return "Deleting snapshots you cannot see would free it: ask the person."
+		return "Only snapshots you cannot see would free it: ask the person."
 	}
 	w := "Delete one to free it: " + strings.Join(names, ", ")
 	if hidden > 0 {
@@ -302,7 +303,7 @@ func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, pe
 		if sn.IsUndo() || sn.State == StateFailed || sn.State == StateDeleting {
 			continue
 		}
-		if MayAct(c, ActDelete, b, sn) == nil {
+		if MayAct(c, ActSee, b, sn) == nil {
 			names = append(names, "‘"+sn.Name+"’")
 		} else {
 			hidden++

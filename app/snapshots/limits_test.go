@@ -1,0 +1,128 @@
+package snapshots_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("an agent's sixth replaces its thread's oldest, once ready", func(t *testing.T) {
+		t.Parallel()
+		e := coretest.New(t, coretest.Options{})
+		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
+		e.Box(t, agent, "amber-fox")
+		var first *snapshots.Snapshot
+		for i := 1; i <= snapshots.DefaultPerBox; i++ {
+			sn := take(t, e, agent, "amber-fox", fmt.Sprintf("s%d", i))
+			if i == 1 {
+				first = sn
+			}
+		}
+		// The person's snapshot and a kept one are never replaced.
+		op, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "s6"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := e.Wait(t, op)
+		if done.State != snapshots.OpDone {
+			t.Fatalf("the sixth ended %s", done.State)
+		}
+		got := names(t, e, "amber-fox")
+		if _, ok := got["s1"]; ok || len(got) != snapshots.DefaultPerBox {
+			t.Fatalf("after the sixth: %v (the oldest, %s, should be gone)", keys(got), first.ID)
+		}
+		if _, ok := got["s6"]; !ok {
+			t.Fatal("the sixth is missing")
+		}
+		log, err := e.Core.BoxLog(ctx, snapshots.Owner(), "amber-fox", 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, ev := range log {
+			if ev.Kind == snapshots.EvSnapshotDeleted && strings.Contains(ev.Words, "‘s1’") && strings.Contains(ev.Words, "the per-box limit") {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatal("the box log does not say the per-box limit deleted ‘s1’")
+		}
+	})
+
+	t.Run("the owner's sixth is refused with what to delete", func(t *testing.T) {
+		t.Parallel()
+		e := coretest.New(t, coretest.Options{})
+		e.Box(t, snapshots.Owner(), "work-pc")
+		for i := 1; i <= snapshots.DefaultPerBox; i++ {
+			take(t, e, snapshots.Owner(), "work-pc", fmt.Sprintf("s%d", i))
+		}
+		_, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "work-pc"})
+		refusedWith(t, err, "work-pc has 5 of 5 snapshots.", "Delete one to free it:", "‘s1’")
+		if got := names(t, e, "work-pc"); len(got) != 5 {
+			t.Fatalf("a refused take changed the box: %v", keys(got))
+		}
+	})
+
+	t.Run("an agent with none of its own to delete is refused, naming only what it may see", func(t *testing.T) {
+		t.Parallel()
+		e := coretest.New(t, coretest.Options{})
+		th, agent, _ := e.Thread(t, "Fix the sign-in flow")
+		_, other, _ := e.Thread(t, "Another thread")
+		b := e.Box(t, agent, "brisk-lake")
+		// Another thread ran on the box and took one there; the person took
+		// three and kept this agent's one. None is this agent's to delete.
+		if _, err := e.Core.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: other.Thread, RunsOn: true}}}); err != nil {
+			t.Fatal(err)
+		}
+		take(t, e, other, "brisk-lake", "theirs")
+		if _, err := e.Core.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 2; i++ {
+			take(t, e, snapshots.Owner(), "brisk-lake", fmt.Sprintf("p%d", i))
+		}
+		_ = th
+		take(t, e, agent, "brisk-lake", "mine")
+		kop, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "brisk-lake", Snapshot: "mine"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Wait(t, kop)
+		take(t, e, snapshots.Owner(), "brisk-lake", "p3")
+		_, _, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"})
+		refusedWith(t, err, "brisk-lake has 5 of 5 snapshots.", "‘p1’", "‘mine’", "and others you cannot see.")
+		if r, _ := snapshots.AsRefusal(err); strings.Contains(r.Words, "theirs") {
+			t.Fatalf("the refusal names another thread's snapshot: %q", r.Words)
+		}
+	})
+
+	t.Run("bad names and notes change nothing", func(t *testing.T) {
+		t.Parallel()
+		e := coretest.New(t, coretest.Options{})
+		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
+		e.Box(t, agent, "calm-moss")
+		for _, req := range []snapshots.TakeRequest{
+			{Box: "calm-moss", Name: strings.Repeat("n", 61)},
+			{Box: "calm-moss", Name: "ok", Note: strings.Repeat("x", 1025)},
+			{Box: "no-such-box"},
+			{Box: "calm-moss", Memory: true},
+		} {
+			if _, _, err := e.Core.Take(ctx, agent, req); err == nil {
+				t.Errorf("take %+v was admitted", req)
+			} else if _, ok := snapshots.AsRefusal(err); !ok {
+				t.Errorf("take %+v: not a refusal: %v", req, err)
+			}
+		}
+		if got := names(t, e, "calm-moss"); len(got) != 0 {
+			t.Fatalf("refused takes left %v", keys(got))
+		}
+	})
+}
