@@ -22,7 +22,7 @@ func deleteGuest(c *call) (any, error) {
 		return nil, die("%s is locked (%s)", g.kind(), l)
 	}
 	if c.isSet("skiplock") && !c.who.root {
-		return nil, die("Only root may use this option.")
+		return nil, paramErr(map[string]string{"skiplock": "Only root may use this option."})
 	}
 	if g.running {
 		if g.typ == LXC {

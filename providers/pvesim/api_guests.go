@@ -123,11 +123,8 @@ func postPower(c *call) (any, error) {
 		return nil, err
 	}
 	action := c.vars["action"]
-	if action == "start" && g.isTemplate() {
-		if g.typ == LXC {
-			return nil, die("you can't start a CT if it's a template")
-		}
-		return nil, die("you can't start a vm if it's a template")
+	if c.isSet("skiplock") && !c.who.root {
+		return nil, paramErr(map[string]string{"skiplock": "Only root may use this option."})
 	}
 	if g.typ == QEMU && (action == "suspend" || action == "resume") && !g.running {
 		// QS API2/Qemu.pm vm_suspend / vm_resume check at once.
@@ -159,7 +156,17 @@ func postPower(c *call) (any, error) {
 		s.applyPower(g, action)
 		return nil
 	})
-	if l := g.conf["lock"]; l != "" && action != "stop" {
+	// Inside the worker (PC API2/LXC/Status.pm vm_start, QS QemuServer.pm
+	// vm_start): a template never starts; then the lock.
+	if action == "start" && g.isTemplate() {
+		if g.typ == LXC {
+			s.failTask(t, "you can't start a CT if it's a template")
+		} else {
+			s.failTask(t, "you can't start a vm if it's a template")
+		}
+		return t.upid, nil
+	}
+	if l := g.conf["lock"]; l != "" && action != "stop" && !(c.flag("skiplock") && c.who.root) {
 		s.failTask(t, g.kind()+" is locked ("+l+")")
 		return t.upid, nil
 	}
@@ -261,7 +268,7 @@ func putConfig(c *call) (any, error) {
 		}
 	}
 	if c.isSet("skiplock") && !c.who.root {
-		return nil, die("Only root may use this option.")
+		return nil, paramErr(map[string]string{"skiplock": "Only root may use this option."})
 	}
 	g, err := c.guest()
 	if err != nil {

@@ -40,8 +40,8 @@ func TestHeldCopySteps(t *testing.T) {
 	cp = e.guest(t, 9001)
 	equal(t, "is a template", cp.Template, true)
 	equal(t, "base volume", cp.Config["scsi0"], "local-lvm:base-9001-disk-0,size=8G")
-	a = e.call(t, adminToken, "POST", "/nodes/pve-1/qemu/9001/status/start", nil)
-	equal(t, "a template cannot start", a.reason, "you can't start a vm if it's a template")
+	equal(t, "a template cannot start", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/9001/status/start", nil)), "you can't start a vm if it's a template")
+	equal(t, "still stopped", e.guest(t, 9001).Running, false)
 
 	// A linked clone of the template (full defaults to 0) inherits the
 	// disarm; storage is not allowed for it.
