@@ -280,7 +280,7 @@ func putConfig(c *call) (any, error) {
 		}
 		return nil, die("detected modified configuration - file changed by other user? Try again.")
 	}
-	if l := g.conf["lock"]; l != "" && !c.flag("skiplock") && !(c.who.root && contains(deletes, "lock")) {
+	if l := g.conf["lock"]; l != "" && !c.flag("skiplock") {
 		return nil, die("%s is locked (%s)", g.kind(), l)
 	}
 	if len(c.str("description")) > descriptionMax {
@@ -310,13 +310,4 @@ func putConfig(c *call) (any, error) {
 		delete(g.conf, k)
 	}
 	return nil, nil
-}
-
-func contains(l []string, v string) bool {
-	for _, x := range l {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
