@@ -44,6 +44,10 @@ func postClone(c *call) (any, error) {
 	}
 	pool := c.str("pool")
 	if pool != "" {
+		// AC RPCEnvironment.pm check_pool_exist.
+		if !s.pools[pool] {
+			return nil, &apiError{status: 403, message: "Permission check failed (pool '" + pool + "' does not exist)"}
+		}
 		if err := s.check(c.who, "/pool/"+pool, "VM.Allocate"); err != nil {
 			return nil, err
 		}

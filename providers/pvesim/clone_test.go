@@ -17,6 +17,9 @@ func TestHeldCopySteps(t *testing.T) {
 	equal(t, "take", e.finish(t, e.upid(t, "POST", "/nodes/pve-1/qemu/150/snapshot", form("snapname", "s1"))), "OK")
 	src := e.guest(t, 150)
 
+	a := e.call(t, adminToken, "POST", "/nodes/pve-1/qemu/150/clone", form("newid", "9001", "pool", "nope"))
+	equal(t, "unknown pool", a.reason, "Permission check failed (pool 'nope' does not exist)")
+	must(t, e.sim.AddPool("boxsnap"))
 	upid := e.upid(t, "POST", "/nodes/pve-1/qemu/150/clone", form("newid", "9001", "name", "held-copy", "full", "1", "pool", "boxsnap"))
 	equal(t, "task ID is the source", strings.Contains(upid, ":qmclone:150:"), true)
 	equal(t, "target locked while cloning", e.guest(t, 9001).Lock, LockClone)
@@ -33,7 +36,7 @@ func TestHeldCopySteps(t *testing.T) {
 		t.Fatalf("clone kept the source's identity: %q %q", cp.Config["smbios1"], cp.Config["net0"])
 	}
 
-	a := e.call(t, adminToken, "PUT", "/nodes/pve-1/qemu/9001/config", form("onboot", "0", "net0", cp.Config["net0"]+",link_down=1"))
+	a = e.call(t, adminToken, "PUT", "/nodes/pve-1/qemu/9001/config", form("onboot", "0", "net0", cp.Config["net0"]+",link_down=1"))
 	equal(t, "disarm", a.status, http.StatusOK)
 	upid = e.upid(t, "POST", "/nodes/pve-1/qemu/9001/template", nil)
 	equal(t, "template", e.finish(t, upid), "OK")

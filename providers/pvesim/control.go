@@ -380,6 +380,8 @@ func (s *Sim) control(action string, q controlRequest) (any, error) {
 		return nil, s.Write(q.VMID, q.Bytes)
 	case "fill-storage":
 		return nil, s.FillStorage(q.Node, q.Storage, q.Percent)
+	case "state":
+		return s.stateSummary(), nil
 	case "clock":
 		if q.Advance != "" {
 			d, err := time.ParseDuration(q.Advance)
@@ -409,4 +411,23 @@ func writeJSONPlain(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// stateSummary is the control API's "state": every guest as the simulator
+// holds it, for a person watching the demo.
+func (s *Sim) stateSummary() []GuestInfo {
+	s.mu.Lock()
+	ids := make([]int, 0, len(s.guests))
+	for id := range s.guests {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	sort.Ints(ids)
+	out := make([]GuestInfo, 0, len(ids))
+	for _, id := range ids {
+		if g, err := s.Guest(id); err == nil {
+			out = append(out, g)
+		}
+	}
+	return out
 }

@@ -66,6 +66,11 @@ func TestControlAPI(t *testing.T) {
 	equal(t, "write", code, http.StatusOK)
 	code, _ = e.control(t, secret, "reboot-node", map[string]any{"node": "pve-1"})
 	equal(t, "reboot", code, http.StatusOK)
+	code, out = e.control(t, secret, "state", nil)
+	equal(t, "state", code, http.StatusOK)
+	if l, _ := out["data"].([]any); len(l) != 5 {
+		t.Fatalf("state lists %d guests, want 5", len(l))
+	}
 	code, _ = e.control(t, secret, "nope", nil)
 	equal(t, "unknown action", code, http.StatusBadRequest)
 }

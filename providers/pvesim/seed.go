@@ -172,6 +172,9 @@ func (s *Sim) addGuestLocked(spec GuestSpec) (*guest, error) {
 		delete(g.conf, "name")
 	}
 	g.written = min(spec.Written, size)
+	if spec.Pool != "" {
+		s.pools[spec.Pool] = true
+	}
 	if spec.Running {
 		g.running = true
 		g.startedAt = s.clock.now()
@@ -268,6 +271,17 @@ func firstNonEmpty(v ...string) string {
 		}
 	}
 	return ""
+}
+
+// AddPool adds a resource pool (a guest seeded with a pool adds it too).
+func (s *Sim) AddPool(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == "" || strings.ContainsAny(name, "/ ") {
+		return fmt.Errorf("pvesim: add pool %q: invalid name", name)
+	}
+	s.pools[name] = true
+	return nil
 }
 
 // AddUser adds a user that can sign in with a password (POST

@@ -117,6 +117,7 @@ type Sim struct {
 	guests   map[int]*guest
 	users    map[string]*principal // key: user@realm
 	tokens   map[string]*principal // key: user@realm!tokenid
+	pools    map[string]bool
 	tickets  map[string]ticket
 	csrf     map[string]string // ticket -> CSRF prevention token
 	faults   []fault
@@ -174,6 +175,7 @@ func New(cfg Config) (*Sim, error) {
 		guests:        map[int]*guest{},
 		users:         map[string]*principal{},
 		tokens:        map[string]*principal{},
+		pools:         map[string]bool{},
 		tickets:       map[string]ticket{},
 		csrf:          map[string]string{},
 		calls:         map[string]int{},
