@@ -3,6 +3,7 @@ package dbtest
 import (
 	"context"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -94,16 +95,19 @@ func currentDB(t *testing.T, pool *pgxpool.Pool) string {
 	return name
 }
 
-// BenchmarkNewDatabase measures what each test pays: a database cloned from
-// the template, a pool's first connection, and the drop.
+// BenchmarkNewDatabase measures what each test pays for its database: one
+// cloned from the template, a pool's first connection, and the drop at its
+// end. "ready" is a test that finds a clone made ahead (tests that do some
+// work of their own); "back-to-back" asks with nothing in between, so it
+// waits for each clone to be made.
 func BenchmarkNewDatabase(b *testing.B) {
 	s := current.Load()
 	if err := s.ready(); err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for b.Loop() {
-		name, err := s.create(ctx)
+	use := func(b *testing.B) {
+		name, err := s.take(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -119,4 +123,19 @@ func BenchmarkNewDatabase(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.Run("ready", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			for len(s.warm) < cap(s.warm) {
+				runtime.Gosched() // let the warmer finish its clone
+			}
+			b.StartTimer()
+			use(b)
+		}
+	})
+	b.Run("back-to-back", func(b *testing.B) {
+		for b.Loop() {
+			use(b)
+		}
+	})
 }
