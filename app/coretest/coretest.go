@@ -34,6 +34,7 @@ type Env struct {
 	Logger *slog.Logger
 	// Install is this test's install ID.
 	Install string
+	stop    func()
 }
 
 // Options change an Env.
@@ -46,56 +47,88 @@ type Options struct {
 	Now func() time.Time
 	// LocalRoot is the local backend's folder; a temporary one when empty.
 	LocalRoot string
+	// Wrap wraps the local backend (tests that stall or fail a step).
+	Wrap func(snapshots.Backend) snapshots.Backend
+	// Logger is the env's logger; warnings to stderr when nil.
+	Logger *slog.Logger
 }
 
-// New starts a core for t, stopped at t's cleanup.
+// New starts a core for t on a fresh database, stopped at t's cleanup.
 func New(t testing.TB, opts Options) *Env {
 	t.Helper()
-	ctx := context.Background()
 	pool := dbtest.New(t)
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := store.New(pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
+	if opts.LocalRoot == "" {
+		opts.LocalRoot = t.TempDir()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	e, err := Build(context.Background(), pool, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(e.Stop)
+	return e
+}
+
+// Build starts a core on pool: the local backend in opts.LocalRoot (which
+// must be set), and a River client with the workers unless opts.NoWorkers.
+// Worker processes that tests start and kill use it too. Stop stops it.
+func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	st, err := store.New(pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
+	if err != nil {
+		return nil, err
 	}
 	a := auth.New(st, logger)
 	install, err := a.InstallID(ctx)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	root := opts.LocalRoot
-	if root == "" {
-		root = t.TempDir()
-	}
-	lb, err := local.New(local.Config{ID: "local", Root: root, Install: install, Logger: logger, NoSync: true})
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	bes := append([]snapshots.Backend{{ID: "local", Kind: "local", Label: "this host", Snap: lb, Boxes: lb}}, opts.Extra...)
+	localBackend := snapshots.Backend{ID: "local", Kind: "local", Label: "this host", Snap: lb, Boxes: lb}
+	if opts.Wrap != nil {
+		localBackend = opts.Wrap(localBackend)
+	}
+	bes := append([]snapshots.Backend{localBackend}, opts.Extra...)
 	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := core.RegisterBackends(ctx); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
 		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger}})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	core.UseJobs(client)
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client, Local: lb, Logger: logger, Install: install}
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		t.Cleanup(func() {
+		e.stop = func() {
 			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			_ = client.Stop(sctx)
-		})
+		}
 	}
-	return &Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client, Local: lb, Logger: logger, Install: install}
+	return e, nil
+}
+
+// Stop stops the env's River client.
+func (e *Env) Stop() {
+	if e.stop != nil {
+		e.stop()
+	}
 }
 
 // Thread makes a thread and returns it with its agent's caller.

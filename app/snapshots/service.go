@@ -76,7 +76,7 @@ type Service struct {
 }
 
 // Queries the core runs; store.New checks they exist at start.
-var Queries = []string{
+var Queries = append([]string{
 	"CoreBackendUpsert", "CoreThreadInsert", "CoreThreadByHash", "CoreThreadByID", "CoreThreads",
 	"CoreBoxInsert", "CoreBoxByID", "CoreBoxByName", "CoreBoxLock", "CoreBoxes", "CoreBoxSetPresence", "CoreBoxSetState",
 	"CoreSnapshotInsert", "CoreSnapshotByID", "CoreSnapshotLock", "CoreSnapshotsOfBox", "CoreSnapshotsAll", "CoreSnapshotNames",
@@ -86,7 +86,7 @@ var Queries = []string{
 	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
 	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
 	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ", "CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune",
-}
+}, SweepQueries...)
 
 // New makes the core.
 func New(opts Options) (*Service, error) {

@@ -1,0 +1,195 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// OutsideWindow is how far back each outside-restore scan reads the task
+// lists; each task is logged once (by its reference, kept on the event), so
+// overlapping scans log nothing twice.
+const OutsideWindow = 24 * time.Hour
+
+// OutsideReport says what one outside-restore scan logged.
+type OutsideReport struct {
+	Tasks          int // tasks read
+	Restored       int // restored-outside
+	RestoreFailed  int // restore-outside-failed
+	RestoreRunning int // restore-outside-running
+	Changed        int // snapshots-changed-outside
+	Unreachable    []string
+}
+
+// Task types that restore, and that change a guest's snapshots, on Proxmox
+// (proxmox-api.md section 5).
+var (
+	rollbackTasks = []string{"vzrollback", "qmrollback"}
+	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot"}
+)
+
+type opTask struct {
+	ID        string     `db:"id"`
+	Kind      string     `db:"kind"`
+	Box       string     `db:"box"`
+	UPID      *string    `db:"upid"`
+	StartedAt time.Time  `db:"started_at"`
+	EndedAt   *time.Time `db:"ended_at"`
+}
+
+// ScanOutside reads each backend's task lists (section 4, "Restores made
+// outside boxsnap"): a rollback task on a box's guest that boxsnap did not
+// start is logged by its status, restored-outside only when it ended OK,
+// restore-outside-failed when it failed, restore-outside-running while it
+// runs (and again once it ends); a snapshot take or delete boxsnap did not
+// start is logged as "its snapshots changed outside boxsnap", with no
+// repair and no claim of a restore. Each task is logged once per status.
+// A task is boxsnap's when its reference is on one of its operations, or it
+// started while an operation of that box ran.
+func (s *Service) ScanOutside(ctx context.Context) (OutsideReport, error) {
+	var rep OutsideReport
+	now := s.now()
+	for _, id := range s.order {
+		be := s.backends[id]
+		lister, ok := be.Snap.(providers.TaskLister)
+		if !ok {
+			continue
+		}
+		tasks, err := lister.RecentTasks(ctx, now.Add(-OutsideWindow))
+		if err != nil {
+			var hosts *providers.HostsUnreachableError
+			if !errors.As(err, &hosts) {
+				rep.Unreachable = append(rep.Unreachable, id)
+				s.logger.Warn("outside scan: task lists", "backend", id, "err", err)
+				continue
+			}
+			for _, h := range hosts.Hosts {
+				rep.Unreachable = append(rep.Unreachable, id+"/"+h)
+			}
+		}
+		rep.Tasks += len(tasks)
+		if err := s.scanBackend(ctx, be, tasks, &rep); err != nil {
+			return rep, fmt.Errorf("outside scan of %s: %w", id, err)
+		}
+	}
+	return rep, nil
+}
+
+func (s *Service) scanBackend(ctx context.Context, be Backend, tasks []providers.Task, rep *OutsideReport) error {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepBoxesOfBackend"), be.ID)
+	if err != nil {
+		return err
+	}
+	boxes, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box])
+	if err != nil {
+		return err
+	}
+	byGuest := map[string]*Box{}
+	ids := make([]string, 0, len(boxes))
+	for _, b := range boxes {
+		byGuest[b.Host+"/"+b.GuestRef] = b
+		ids = append(ids, b.ID)
+	}
+	var earliest time.Time
+	for _, t := range tasks {
+		if earliest.IsZero() || t.Start.Before(earliest) {
+			earliest = t.Start
+		}
+	}
+	rows, err = s.st.Pool.Query(ctx, s.st.Q("SweepOpTasks"), ids, earliest.Add(-time.Hour))
+	if err != nil {
+		return err
+	}
+	ops, err := pgx.CollectRows(rows, pgx.RowToStructByName[opTask])
+	if err != nil {
+		return err
+	}
+	ours := map[string]bool{}
+	opsOf := map[string][]opTask{}
+	for _, o := range ops {
+		if o.UPID != nil {
+			ours[*o.UPID] = true
+		}
+		opsOf[o.Box] = append(opsOf[o.Box], o)
+	}
+	tz := s.TimeZone(ctx)
+	// Oldest first, so the box log reads in the order things happened.
+	slices.SortFunc(tasks, func(a, b providers.Task) int { return a.Start.Compare(b.Start) })
+	for _, t := range tasks {
+		rollback := slices.Contains(rollbackTasks, t.Type)
+		change := slices.Contains(changeTasks, t.Type)
+		if !rollback && !change {
+			continue
+		}
+		b := byGuest[t.Ref.Host+"/"+t.Guest]
+		if b == nil || ours[t.Ref.ID] || duringOperation(t, opsOf[b.ID]) {
+			continue
+		}
+		kind := EvChangedOutside
+		switch {
+		case !rollback:
+		case t.End == nil:
+			kind = EvRestoreOutsideRun
+		case t.Status == "OK" || len(t.Status) > 8 && t.Status[:8] == "WARNINGS":
+			kind = EvRestoredOutside
+		default:
+			kind = EvRestoreOutsideFailed
+		}
+		var logged []string
+		if err := s.st.Pool.QueryRow(ctx, s.st.Q("SweepTaskLogged"), b.ID, t.Ref.ID).Scan(&logged); err != nil {
+			return err
+		}
+		if slices.Contains(logged, kind) {
+			continue
+		}
+		words := outsideWords(kind, t, tz)
+		data := map[string]any{"task": t.Ref.ID, "host": t.Ref.Host, "type": t.Type, "user": t.User, "status": t.Status, "start": t.Start}
+		s.log(ctx, s.st.Pool, b.ID, kind, System("from the provider's task list"), words, "", "", data)
+		switch kind {
+		case EvRestoredOutside:
+			rep.Restored++
+		case EvRestoreOutsideFailed:
+			rep.RestoreFailed++
+		case EvRestoreOutsideRun:
+			rep.RestoreRunning++
+		default:
+			rep.Changed++
+		}
+	}
+	return nil
+}
+
+// duringOperation reports whether the task started while one of the box's
+// operations ran: boxsnap's own step, whose reference a later step's may
+// have replaced on the operation.
+func duringOperation(t providers.Task, ops []opTask) bool {
+	for _, o := range ops {
+		end := time.Now()
+		if o.EndedAt != nil {
+			end = *o.EndedAt
+		}
+		if !t.Start.Before(o.StartedAt.Add(-time.Second)) && !t.Start.After(end.Add(time.Second)) {
+			return true
+		}
+	}
+	return false
+}
+
+func outsideWords(kind string, t providers.Task, tz *time.Location) string {
+	at := t.Start.In(tz).Format("2 Jan 15:04:05")
+	switch kind {
+	case EvRestoredOutside:
+		return fmt.Sprintf("restored outside boxsnap: %s task %s by %s at %s ended %s", t.Type, t.Ref.ID, t.User, at, t.Status)
+	case EvRestoreOutsideFailed:
+		return fmt.Sprintf("a restore outside boxsnap failed: %s task %s by %s at %s ended %s", t.Type, t.Ref.ID, t.User, at, t.Status)
+	case EvRestoreOutsideRun:
+		return fmt.Sprintf("a restore outside boxsnap is running: %s task %s by %s since %s", t.Type, t.Ref.ID, t.User, at)
+	}
+	return fmt.Sprintf("its snapshots changed outside boxsnap: %s task %s by %s at %s", t.Type, t.Ref.ID, t.User, at)
+}

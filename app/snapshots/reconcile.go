@@ -1,0 +1,321 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// ReconcileReport says what one reconcile did, per backend.
+type ReconcileReport struct {
+	// Listed is the backends whose listing succeeded (wholly or for some
+	// hosts); Unreachable the backends or hosts that did not answer.
+	Listed      []string
+	Unreachable []string
+	Unavailable int // records made unavailable
+	Back        int // unavailable records ready again
+	Missing     int // records first missed by a successful listing
+	Lost        int // records lost: missed twice, LostAfter apart
+	Recorded    int // labelled snapshots of live boxes given a record again
+	Kept        int // kept snapshots of gone boxes given a record as kept
+	Found       int // snapshots of gone boxes listed as found
+	Incomplete  int // of the above, incomplete ones
+}
+
+// Reconcile compares every backend's listing with boxsnap's records
+// (section 1, "Where it lives, and how it is found again"): a record missing
+// from a successful listing becomes lost only after two successful listings
+// LostAfter apart; a failed listing marks the backend's (or the cut-off
+// host's) snapshots unavailable and nothing lost; unavailable ones come back
+// ready when a listing succeeds; a labelled snapshot with no record gets one
+// again (by unknown, for a box that exists; as kept, for a gone box's kept
+// one; as found, for a gone box's unkept one). It never deletes anything on
+// a backend. A backend no longer in settings has its snapshots marked
+// unavailable.
+func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
+	var rep ReconcileReport
+	if err := s.unavailableWithoutBackend(ctx, &rep); err != nil {
+		return rep, err
+	}
+	for _, id := range s.order {
+		if err := s.reconcileBackend(ctx, s.backends[id], &rep); err != nil {
+			return rep, fmt.Errorf("reconcile %s: %w", id, err)
+		}
+	}
+	return rep, nil
+}
+
+func (s *Service) unavailableWithoutBackend(ctx context.Context, rep *ReconcileReport) error {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepSnapshotsNotIn"), s.order)
+	if err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	if err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
+	for _, sn := range all {
+		if sn.State == StateReady {
+			s.markUnavailable(ctx, sn, fmt.Sprintf("its backend %s is not in settings", sn.BackendID))
+			rep.Unavailable++
+		}
+	}
+	return nil
+}
+
+func (s *Service) markUnavailable(ctx context.Context, sn *Snapshot, words string) {
+	if err := s.moveState(ctx, s.st.Pool, sn, StateUnavailable, words); err != nil {
+		s.logger.Warn("mark unavailable", "snapshot", sn.ID, "err", err)
+		return
+	}
+	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotUnavailable, System("reconcile"),
+		fmt.Sprintf("‘%s’ (%s): %s", sn.Name, sn.ID, words), sn.ID, "", nil)
+}
+
+func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *ReconcileReport) error {
+	held, listErr := be.Snap.HeldSnapshots(ctx)
+	cut := map[string]bool{}
+	whole := false
+	if listErr != nil {
+		var hosts *providers.HostsUnreachableError
+		switch {
+		case errors.As(listErr, &hosts):
+			for _, h := range hosts.Hosts {
+				cut[h] = true
+				rep.Unreachable = append(rep.Unreachable, be.ID+"/"+h)
+			}
+		case errors.Is(listErr, providers.ErrUnreachable):
+			whole = true
+			rep.Unreachable = append(rep.Unreachable, be.ID)
+		default:
+			// A listing that fails marks nothing (section 1).
+			s.logger.Warn("reconcile: listing failed; nothing marked", "backend", be.ID, "err", listErr)
+			return nil
+		}
+	}
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepSnapshotsOfBackend"), be.ID)
+	if err != nil {
+		return err
+	}
+	records, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	if err != nil {
+		return err
+	}
+	if whole {
+		for _, sn := range records {
+			if sn.State == StateReady {
+				s.markUnavailable(ctx, sn, fmt.Sprintf("%s does not answer: %v", be.Label, listErr))
+				rep.Unavailable++
+			}
+		}
+		return nil
+	}
+	rep.Listed = append(rep.Listed, be.ID)
+	now := s.now()
+	byID := make(map[string]providers.HeldSnapshot, len(held))
+	for _, h := range held {
+		if h.Label.Install == s.install && h.Label.Snapshot != "" {
+			byID[h.Label.Snapshot] = h
+		}
+	}
+	known := make(map[string]bool, len(records))
+	for _, sn := range records {
+		known[sn.ID] = true
+		if cut[sn.Host] {
+			if sn.State == StateReady {
+				s.markUnavailable(ctx, sn, fmt.Sprintf("%s does not answer", sn.Host))
+				rep.Unavailable++
+			}
+			continue
+		}
+		h, listed := byID[sn.ID]
+		if listed {
+			if sn.State == StateUnavailable {
+				if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err == nil {
+					rep.Back++
+				}
+			}
+			if sn.MissingSince != nil {
+				if _, err := s.st.Pool.Exec(ctx, s.st.Q("SweepSeen"), sn.ID); err != nil {
+					return err
+				}
+			}
+			_ = h
+			continue
+		}
+		// Not listed by a listing that succeeded for its host.
+		switch sn.State {
+		case StateUnavailable:
+			// The listing succeeded again: it is no longer unavailable, and
+			// its absence now counts.
+			if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err != nil {
+				continue
+			}
+			rep.Back++
+		case StateReady:
+		default:
+			continue // taking, deleting, failed, incomplete, lost: not this sweep's
+		}
+		if sn.MissingSince == nil {
+			if _, err := s.st.Pool.Exec(ctx, s.st.Q("SweepMissing"), sn.ID, now); err != nil {
+				return err
+			}
+			rep.Missing++
+			continue
+		}
+		if now.Sub(*sn.MissingSince) < LostAfter {
+			continue
+		}
+		pins, err := s.pins(ctx, s.st.Pool, sn.ID, "")
+		if err != nil || len(pins) > 0 {
+			continue // in use by an operation: it settles it
+		}
+		words := fmt.Sprintf("not on %s at two listings %s apart", hostWords(&Box{Host: sn.Host}, be), durationWords(now.Sub(*sn.MissingSince)))
+		if err := s.moveState(ctx, s.st.Pool, sn, StateLost, words); err != nil {
+			continue
+		}
+		rep.Lost++
+		s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), fmt.Sprintf("‘%s’ (%s): %s", sn.Name, sn.ID, words), sn.ID, "", nil)
+	}
+	for _, h := range held {
+		if h.Label.Install != s.install || h.Label.Snapshot == "" || known[h.Label.Snapshot] {
+			continue
+		}
+		if err := s.recordAgain(ctx, be, h, now, rep); err != nil {
+			s.logger.Warn("reconcile: record again", "snapshot", h.Label.Snapshot, "err", err)
+		}
+	}
+	return nil
+}
+
+// recordAgain gives a labelled snapshot with no record its record again.
+func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldSnapshot, now time.Time, rep *ReconcileReport) error {
+	if !ValidID(PrefixSnapshot, h.Label.Snapshot) || !ValidID(PrefixBox, h.Label.Box) {
+		return fmt.Errorf("label %+v names no boxsnap IDs", h.Label)
+	}
+	// A snapshot boxsnap deleted a moment ago may still be in a listing
+	// read before its delete: never bring it back.
+	var deleted bool
+	if err := s.st.Pool.QueryRow(ctx, s.st.Q("SweepWasDeleted"), h.Label.Snapshot).Scan(&deleted); err != nil {
+		return err
+	}
+	if deleted {
+		return nil
+	}
+	tz := s.TimeZone(ctx)
+	host := h.Host
+	if host == "" {
+		host = h.Ref.Guest.Host
+	}
+	kind := h.Ref.Guest.Kind
+	b, err := s.boxByID(ctx, s.st.Pool, h.Label.Box)
+	gone := errors.Is(err, errNoRow) || (err == nil && b.State == "released")
+	if err != nil && !errors.Is(err, errNoRow) {
+		return err
+	}
+	state, errWords := StateReady, ""
+	if h.Incomplete {
+		state, errWords = StateIncomplete, h.Error
+	}
+	kept := h.Label.KeptUntil != nil && h.Label.KeptUntil.After(now)
+	var keptUntil *time.Time
+	found := false
+	owner, ownerThread := "person", (*string)(nil)
+	var goneAt *time.Time
+	goneHow := (*string)(nil)
+	switch {
+	case !gone:
+		owner, ownerThread = ownerOf(b)
+		if h.Label.KeptUntil != nil {
+			keptUntil, owner, ownerThread = h.Label.KeptUntil, "person", nil
+		}
+	case kept:
+		keptUntil = h.Label.KeptUntil
+	default:
+		found = true
+	}
+	if gone {
+		t := now
+		goneAt = &t
+		how := "released"
+		goneHow = &how
+	}
+	var fork *int
+	if h.Label.ResetVersion > 0 {
+		v := h.Label.ResetVersion
+		fork = &v
+	}
+	where := h.Ref.Where
+	if where == "" {
+		where = "current"
+	}
+	var depends []string
+	if h.Parent != "" {
+		if p, err := s.snapshotByRef(ctx, be.ID, h.Parent); err == nil {
+			depends = append(depends, p.ID)
+		}
+	}
+	if depends == nil {
+		depends = []string{}
+	}
+	var sn *Snapshot
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		boxName, boxKind := h.Label.Box, kind
+		var boxSystem string
+		var boxThread *string
+		if b == nil {
+			// The box's record is gone too (a lost database): a released
+			// box stands for it, named by its ID.
+			if _, err := tx.Exec(ctx, s.st.Q("SweepGoneBoxInsert"), h.Label.Box, h.Label.Box, kind, be.ID, host, h.Ref.Guest.Ref, now); err != nil {
+				return err
+			}
+		} else {
+			boxName, boxKind, boxSystem, boxThread = b.Name, b.Kind, b.System, b.ThreadID
+		}
+		taken, err := s.namesOfBox(ctx, tx, h.Label.Box)
+		if err != nil {
+			return err
+		}
+		name := UniqueName(DefaultName(h.TakenAt, tz), taken)
+		sn, err = s.snapshotByQuery(ctx, tx, "SweepSnapshotInsert", h.Label.Snapshot, h.Label.Box, boxName, boxKind, boxSystem, boxThread,
+			goneAt, goneHow, be.ID, host, h.Storage, "", where, name, h.TakenAt, string(orDisk(h.Holds)),
+			owner, ownerThread, keptUntil, now, fork, depends, h.Ref.Ref, state, nilIfEmpty(errWords), found)
+		return err
+	})
+	if errors.Is(err, errNoRow) {
+		return nil // recorded meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	words := fmt.Sprintf("‘%s’ (%s) is on %s with no record in boxsnap: recorded again, by unknown", sn.Name, sn.ID, host)
+	switch {
+	case found:
+		rep.Found++
+		words = fmt.Sprintf("‘%s’ (%s): Found on %s, not in boxsnap's records", sn.Name, sn.ID, host)
+	case gone:
+		rep.Kept++
+		words = fmt.Sprintf("‘%s’ (%s) is on %s with no record in boxsnap: recorded again as kept until %s", sn.Name, sn.ID, host, keptUntil.In(tz).Format("2 Jan 2006"))
+	default:
+		rep.Recorded++
+	}
+	if h.Incomplete {
+		rep.Incomplete++
+		words += "; it is incomplete: " + h.Error
+	}
+	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotFound, System("reconcile"), words, sn.ID, "", nil)
+	return nil
+}
+
+func orDisk(h providers.Holds) providers.Holds {
+	if h == "" {
+		return providers.HoldsDisk
+	}
+	return h
+}

@@ -1,0 +1,282 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+)
+
+// SweepQueries are the queries of the reconcile and the sweeps (sweeps.sql);
+// Queries names them so store.New checks them at start.
+var SweepQueries = []string{
+	"SweepSnapshotsOfBackend", "SweepSnapshotsNotIn", "SweepMissing", "SweepSeen", "SweepSnapshotInsert", "SweepGoneBoxInsert",
+	"SweepWasDeleted", "SweepFailedOld", "SweepLostOld", "SweepLogPrune", "SweepExpired", "SweepRoomCandidates", "SweepStorages",
+	"SweepOpInsert", "SweepBoxesOfBackend", "SweepTaskLogged", "SweepOpTasks",
+}
+
+// HousekeepReport says what housekeeping removed.
+type HousekeepReport struct {
+	Failed    int   // failed records older than FailedKeptFor
+	Lost      int   // lost records older than LostKeptFor
+	LogPruned int64 // box log events past BoxLogKeep per box
+}
+
+// Housekeep removes failed records after 24 hours and lost ones after 7
+// days (section 1; fixed, decided during unit 4), and prunes each box's log
+// to BoxLogKeep events. Found records stay until the person deletes them
+// (changed during unit 8). Records pinned by an operation stay.
+func (s *Service) Housekeep(ctx context.Context) (HousekeepReport, error) {
+	var rep HousekeepReport
+	now := s.now()
+	count := func(name string, arg any) (int, error) {
+		rows, err := s.st.Pool.Query(ctx, s.st.Q(name), arg)
+		if err != nil {
+			return 0, fmt.Errorf("housekeeping: %w", err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		return len(ids), err
+	}
+	var err error
+	if rep.Failed, err = count("SweepFailedOld", now.Add(-FailedKeptFor)); err != nil {
+		return rep, err
+	}
+	if rep.Lost, err = count("SweepLostOld", now.Add(-LostKeptFor)); err != nil {
+		return rep, err
+	}
+	tag, err := s.st.Pool.Exec(ctx, s.st.Q("SweepLogPrune"), BoxLogKeep)
+	if err != nil {
+		return rep, fmt.Errorf("housekeeping: prune the box log: %w", err)
+	}
+	rep.LogPruned = tag.RowsAffected()
+	return rep, nil
+}
+
+// ExpireKeeps admits an expiry, a delete of kind "expiry" by boxsnap ("its
+// keep ended"), for each kept snapshot whose keep date has passed, once no
+// operation uses it (section 1: "Expiry is not a state"); eligible is asked
+// at admission and again when the delete runs. It answers the operations it
+// admitted.
+func (s *Service) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepExpired"), s.now())
+	if err != nil {
+		return nil, fmt.Errorf("expiry: %w", err)
+	}
+	due, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	if err != nil {
+		return nil, fmt.Errorf("expiry: %w", err)
+	}
+	tz := s.TimeZone(ctx)
+	var ops []*Operation
+	for _, cand := range due {
+		var op *Operation
+		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+			b, err := s.lockBox(ctx, tx, cand.BoxID)
+			if err != nil {
+				return err
+			}
+			sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", cand.ID)
+			if err != nil {
+				return err
+			}
+			pins, err := s.pins(ctx, tx, sn.ID, "")
+			if err != nil {
+				return err
+			}
+			if err := Eligible(sn, ChangeExpire, pins, s.now(), tz); err != nil {
+				return err
+			}
+			op, err = s.admit(ctx, tx, opRequest{Kind: OpExpiry, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System("its keep ended")})
+			return err
+		})
+		var r *Refusal
+		switch {
+		case errors.As(err, &r), errors.Is(err, errNoRow):
+			continue // in use, or kept longer meanwhile: the next sweep asks again
+		case err != nil:
+			return ops, fmt.Errorf("expiry of %s: %w", cand.ID, err)
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// RoomReport says what the room sweep found and deleted.
+type RoomReport struct {
+	Checked []RoomChecked
+	Deleted []string // snapshot IDs
+	Skipped []string // candidates eligible refused at the moment, or whose box was busy
+}
+
+// RoomChecked is one storage the room sweep read.
+type RoomChecked struct {
+	Backend, Host, Storage string
+	PercentFull            float64
+	MetadataPercentFull    *float64
+}
+
+// RoomSweep reads each storage that holds ready snapshots through a plan
+// (section 8, "Room on each host, afterwards") and, past the room setting
+// plus SweepAboveRoom points (or its metadata past the setting plus 2),
+// deletes agents' snapshots on that storage that nobody kept, oldest first,
+// each checked by eligible(evict-room) at the moment of its delete, logging
+// "by boxsnap: pve-1's storage was 93% full". It stops on a storage once it
+// is back under the line.
+func (s *Service) RoomSweep(ctx context.Context) (RoomReport, error) {
+	var rep RoomReport
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return rep, err
+	}
+	line := float64(settings.RoomPercent + SweepAboveRoom)
+	metaLine := float64(settings.RoomPercent - MetadataBelowRoom + SweepAboveRoom)
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepStorages"))
+	if err != nil {
+		return rep, fmt.Errorf("room sweep: %w", err)
+	}
+	type place struct{ Backend, Host, Storage, Box string }
+	places, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (place, error) {
+		var p place
+		err := r.Scan(&p.Backend, &p.Host, &p.Storage, &p.Box)
+		return p, err
+	})
+	if err != nil {
+		return rep, fmt.Errorf("room sweep: %w", err)
+	}
+	done := map[string]bool{}
+	for _, p := range places {
+		key := p.Backend + "/" + p.Host + "/" + p.Storage
+		if done[key] {
+			continue
+		}
+		be, ok := s.backends[p.Backend]
+		if !ok {
+			continue
+		}
+		b, err := s.boxByID(ctx, s.st.Pool, p.Box)
+		if err != nil {
+			continue
+		}
+		plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), nil)
+		if plan.Storage.Name == "" {
+			if err != nil {
+				s.logger.Warn("room sweep: plan", "box", b.ID, "err", err)
+			}
+			continue // another box on the storage may plan
+		}
+		done[key] = true
+		full := plan.Storage.PercentFull
+		rep.Checked = append(rep.Checked, RoomChecked{Backend: p.Backend, Host: p.Host, Storage: p.Storage, PercentFull: full, MetadataPercentFull: plan.Storage.MetadataPercentFull})
+		meta := plan.Storage.MetadataPercentFull
+		if full <= line && (meta == nil || *meta <= metaLine) {
+			continue
+		}
+		why := fmt.Sprintf("%s's storage was %.0f%% full", p.Host, full)
+		if full <= line {
+			why = fmt.Sprintf("%s's thin pool metadata was %.0f%% full", p.Host, *meta)
+		}
+		if err := s.evictRoom(ctx, be, p.Host, p.Storage, why, line, metaLine, &rep); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// evictRoom deletes candidates on one storage, oldest first, until a plan
+// says it is under the line again.
+func (s *Service) evictRoom(ctx context.Context, be Backend, host, storage, why string, line, metaLine float64, rep *RoomReport) error {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepRoomCandidates"), be.ID, host, storage)
+	if err != nil {
+		return fmt.Errorf("room sweep: %w", err)
+	}
+	cands, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	if err != nil {
+		return fmt.Errorf("room sweep: %w", err)
+	}
+	for _, cand := range cands {
+		deleted, err := s.deleteForRoom(ctx, be, cand.ID, why)
+		if err != nil {
+			return err
+		}
+		if !deleted {
+			rep.Skipped = append(rep.Skipped, cand.ID)
+			continue
+		}
+		rep.Deleted = append(rep.Deleted, cand.ID)
+		b, err := s.boxByID(ctx, s.st.Pool, cand.BoxID)
+		if err != nil {
+			continue
+		}
+		plan, _ := be.Snap.PlanSnapshots(ctx, guestOf(b), nil)
+		if plan.Storage.Name != "" && plan.Storage.PercentFull <= line &&
+			(plan.Storage.MetadataPercentFull == nil || *plan.Storage.MetadataPercentFull <= metaLine) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// deleteForRoom deletes one snapshot as an operation of its box, run here
+// while the box's turn is free: recorded before it starts, eligible(evict-
+// room) asked at the moment of the change, the box log saying why. A box
+// busy with another operation is skipped until the next sweep.
+func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string) (bool, error) {
+	caller := System(why)
+	var op *Operation
+	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotByID", id)
+		if err != nil {
+			return err
+		}
+		b, err := s.lockBox(ctx, tx, sn.BoxID)
+		if err != nil {
+			return err
+		}
+		var active int
+		if err := tx.QueryRow(ctx, s.st.Q("CoreOpActiveOnBox"), b.ID, "").Scan(&active); err != nil {
+			return err
+		}
+		if active > 0 {
+			return errNoRow
+		}
+		sn, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", id)
+		if err != nil {
+			return err
+		}
+		pins, err := s.pins(ctx, tx, sn.ID, "")
+		if err != nil {
+			return err
+		}
+		if err := Eligible(sn, ChangeEvictRoom, pins, s.now(), s.TimeZone(ctx)); err != nil {
+			return err
+		}
+		op, err = s.opByQuery(ctx, tx, "SweepOpInsert", NewID(PrefixOperation), OpDelete, b.ID, b.Generation, sn.ID, []string{sn.ID})
+		return err
+	})
+	var r *Refusal
+	if errors.As(err, &r) || errors.Is(err, errNoRow) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("room sweep: %w", err)
+	}
+	op, err = s.opByQuery(ctx, s.st.Pool, "CoreOpStart", op.ID)
+	if err != nil {
+		return false, fmt.Errorf("room sweep: %w", err)
+	}
+	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+	if err != nil {
+		return false, s.finish(ctx, op, OpDone, nil, "", "it was already gone")
+	}
+	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	if err != nil {
+		return false, err
+	}
+	if err := s.deleteNow(ctx, op, sn, b, be, caller, "by boxsnap: "+why); err != nil {
+		return false, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+	}
+	return true, s.finish(ctx, op, OpDone, DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, "", "")
+}

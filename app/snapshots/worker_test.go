@@ -1,0 +1,159 @@
+package snapshots_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Worker processes: the test binary started again with these variables runs
+// a boxsnap worker (the core, River's workers, the local backend) on the
+// test's database and folder, as `boxsnap work` does, until it is killed.
+const (
+	workerEnv    = "BOXSNAP_TEST_WORKER"
+	workerDSN    = "BOXSNAP_TEST_DSN"
+	workerRoot   = "BOXSNAP_TEST_ROOT"
+	workerStall  = "BOXSNAP_TEST_STALL"  // "before:rollback", "after:snapshot", ...
+	workerMarker = "BOXSNAP_TEST_MARKER" // a file the worker writes when it stalls
+)
+
+func runWorkerProcess() int {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv(workerDSN))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	stall, marker := os.Getenv(workerStall), os.Getenv(workerMarker)
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: os.Getenv(workerRoot), Logger: logger,
+		Wrap: func(b snapshots.Backend) snapshots.Backend {
+			if stall != "" {
+				b.Snap = &stallBackend{Backend: b.Snap, at: stall, marker: marker}
+			}
+			return b
+		}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if _, err := e.Core.Recover(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	select {} // until killed
+}
+
+// stallBackend stops forever before or after one backend call, after writing
+// its marker, so the test can kill the process exactly there.
+type stallBackend struct {
+	providers.Backend
+	at     string // "before:<step>" or "after:<step>"
+	marker string
+}
+
+func (s *stallBackend) point(when, step string) {
+	if s.at == when+":"+step {
+		_ = os.WriteFile(s.marker, []byte(s.at), 0o644)
+		select {}
+	}
+}
+
+func (s *stallBackend) Snapshot(ctx context.Context, g providers.Guest, take providers.SnapshotTake, rec providers.Recorder) (providers.SnapshotTaken, error) {
+	s.point("before", "snapshot")
+	t, err := s.Backend.Snapshot(ctx, g, take, rec)
+	s.point("after", "snapshot")
+	return t, err
+}
+
+func (s *stallBackend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
+	s.point("before", string(step))
+	p, err := s.Backend.RestoreSnapshot(ctx, g, ref, step, rec)
+	s.point("after", string(step))
+	return p, err
+}
+
+func (s *stallBackend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
+	s.point("before", "delete")
+	err := s.Backend.DeleteSnapshot(ctx, ref, rec)
+	s.point("after", "delete")
+	return err
+}
+
+// workerProcess is a running worker process.
+type workerProcess struct {
+	cmd *exec.Cmd
+	log string
+}
+
+// startWorker starts a worker process on dsn and root, stalling at stall
+// ("" for none).
+func startWorker(t *testing.T, dsn, root, stall, marker string) *workerProcess {
+	t.Helper()
+	logFile := filepath.Join(t.TempDir(), "worker.log")
+	out, err := os.Create(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), workerEnv+"=1", workerDSN+"="+dsn, workerRoot+"="+root, workerStall+"="+stall, workerMarker+"="+marker)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &workerProcess{cmd: cmd, log: logFile}
+	t.Cleanup(func() { w.kill() })
+	return w
+}
+
+// kill kills the worker process as a crash would: SIGKILL, no clean-up.
+func (w *workerProcess) kill() {
+	if w.cmd.ProcessState != nil {
+		return
+	}
+	_ = w.cmd.Process.Signal(syscall.SIGKILL)
+	_ = w.cmd.Wait()
+}
+
+// waitFile waits for a file to appear, up to a minute.
+func waitFile(t *testing.T, path string, w *workerProcess) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(w.log)
+	t.Fatalf("the worker never reached its stall; its log:\n%s", log)
+}
+
+// waitNoAdvisoryLocks waits until no session holds an operation's lock: the
+// killed worker's connections are gone.
+func waitNoAdvisoryLocks(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var n int
+		if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())").Scan(&n); err == nil && n == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("a killed worker's advisory lock outlived it by 30 s")
+}
+
+var _ = strings.TrimSpace
