@@ -96,7 +96,7 @@ func (s *server) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshot
 		return true
 	case snapshots.OpUnknown:
 		writeJSON(w, http.StatusConflict, errorBody{Error: apiError{Code: "unknown",
-			Message: snapshots.UnknownWords(s.boxName(r.Context(), caller(r), op), op) + " Check now: POST /api/v1/operations/" + op.ID + "/check.",
+			Message:   snapshots.UnknownWords(s.boxName(r.Context(), caller(r), op), op) + " Check now: POST /api/v1/operations/" + op.ID + "/check.",
 			Operation: op.ID}})
 		return true
 	}
