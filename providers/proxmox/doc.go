@@ -1,0 +1,19 @@
+// Package proxmox is boxsnap's Proxmox VE backend: LXC containers and QEMU
+// VMs (Linux and Windows), their snapshots with Proxmox's own locks,
+// snapstate and per-storage rollback rules, restores in the capture order of
+// section 5, held copies for ZFS's order (behind a switch for live checks),
+// the node task lists that show restores made outside boxsnap, boxes made by
+// cloning a template or adopting a guest, and the doctor's checks of the
+// token's rights and the storages.
+//
+// Every request goes through github.com/Telmate/proxmox-api-go over HTTPS
+// with the certificate verified (unless a setting says otherwise by name);
+// Proxmox's errors are translated into package providers' sentinels here, at
+// the boundary, and a task's UPID is recorded before it is waited for and
+// polled at this package's own pace (PollEvery), never the client's 2 s.
+// The API token is never printed, logged, or put in an error.
+//
+// It must never import the boxsnap core (app/...), the store, jobs or the
+// simulator (providers/pvesim) outside its tests: it speaks to a Proxmox VE,
+// real or simulated, only over HTTP.
+package proxmox

@@ -1,0 +1,277 @@
+package proxmox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// RestoreSnapshot runs one step of a restore in the capture order (section
+// 5): a hard stop, (the core's undo), the rollback, the start, the size read
+// back. On ZFS, with the switch on, the rollback step first makes the held
+// copy of the stopped guest (clone, disarm, template), then rolls back to
+// the newest snapshot, never past a newer one.
+func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
+	p := providers.RestoreProgress{Step: step}
+	switch step {
+	case providers.StepStop:
+		if err := b.Stop(ctx, g); err != nil {
+			return p, err
+		}
+		p.Done, p.Note = true, "stopped hard"
+	case providers.StepRollback:
+		note, err := b.rollback(ctx, g, ref, rec)
+		if err != nil {
+			return p, err
+		}
+		p.Done, p.Note = true, note
+	case providers.StepStart:
+		if err := b.start(ctx, g, rec); err != nil {
+			return p, err
+		}
+		p.Done, p.Note = true, "started"
+	case providers.StepReadSize:
+		conf, err := b.readConfig(ctx, g, "")
+		if err != nil {
+			return p, err
+		}
+		p.Done = true
+		p.Size = &providers.BoxSize{Cores: conf.Cores, MemoryBytes: conf.Memory, DiskBytes: conf.Disk}
+	case providers.StepUndo:
+		return p, fmt.Errorf("the undo is the core's own take: %w", providers.ErrUnsupported)
+	default:
+		return p, fmt.Errorf("restore step %q: %w", step, providers.ErrUnsupported)
+	}
+	return p, nil
+}
+
+func (b *Backend) rollback(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, rec providers.Recorder) (string, error) {
+	conf, err := b.readConfig(ctx, g, "")
+	if err != nil {
+		return "", err
+	}
+	if conf.Lock != "" {
+		return "", &providers.LockedError{Lock: providers.Lock{Lock: conf.Lock, Fix: unlockWords(g)}}
+	}
+	st, err := b.storageType(ctx, g.Host, conf.Storage)
+	if err != nil {
+		return "", err
+	}
+	note := "rolled back to " + ref.Ref
+	if rollbackRule[st] == providers.WayRollbackNewestOnly {
+		if !b.cfg.ZFSOrderForLiveChecksOnly {
+			return "", &providers.RefusedError{Why: fmt.Sprintf("%s uses ZFS, whose restores are off until they are checked live: fork this snapshot instead.", g.Host)}
+		}
+		list, err := b.listSnapshots(ctx, g)
+		if err != nil {
+			return "", err
+		}
+		target := find(list, ref.Ref)
+		if target == nil {
+			return "", fmt.Errorf("snapshot %s of %s: %w", ref.Ref, g.Ref, providers.ErrNotFound)
+		}
+		newer := 0
+		for _, s := range list {
+			if s.Name != "current" && s.Name != ref.Ref && (s.SnapTime > target.SnapTime || s.SnapTime == target.SnapTime && newerThan(list, s.Name, ref.Ref)) {
+				newer++
+			}
+		}
+		if newer > 0 {
+			return "", &providers.RefusedError{Why: ZFSRefusal(g.Host, newer)}
+		}
+		// ZFS's order: the held copy of the stopped guest is the undo.
+		copyRef, err := b.holdStopped(ctx, g, ref, rec)
+		if err != nil {
+			return "", fmt.Errorf("the held copy of %s, before the rollback: %w", g.Ref, err)
+		}
+		note = fmt.Sprintf("held copy %s of the stopped guest made; rolled back to %s", copyRef, ref.Ref)
+	}
+	upid, err := b.api.post(ctx, guestPath(g)+"/snapshot/"+ref.Ref+"/rollback", map[string]any{"start": 0})
+	if err != nil {
+		return "", fmt.Errorf("roll %s back to %s: %w", g.Ref, ref.Ref, err)
+	}
+	if _, err := b.api.wait(ctx, upid, rec); err != nil {
+		var te *TaskError
+		if errors.As(err, &te) {
+			if le := lockError(g, te.ExitStatus); le != nil {
+				return "", le
+			}
+			if strings.Contains(te.ExitStatus, "is not most recent snapshot") {
+				return "", &providers.RefusedError{Why: ZFSRefusal(g.Host, 1) + " (" + te.ExitStatus + ")"}
+			}
+		}
+		return "", fmt.Errorf("roll %s back to %s: %w", g.Ref, ref.Ref, err)
+	}
+	return note, nil
+}
+
+// storageType is a storage's type, read once per storage.
+func (b *Backend) storageType(ctx context.Context, node, storage string) (string, error) {
+	b.mu.Lock()
+	typ, ok := b.stor[node+"/"+storage]
+	b.mu.Unlock()
+	if ok {
+		return typ, nil
+	}
+	st, err := b.readStorage(ctx, node, storage)
+	if err != nil {
+		return "", err
+	}
+	return st.Type, nil
+}
+
+// power posts a power action and waits for its task. LXC answers at once
+// that a container is already in that state; that is done, not an error.
+func (b *Backend) power(ctx context.Context, g providers.Guest, action string, rec providers.Recorder) error {
+	upid, err := b.api.post(ctx, guestPath(g)+"/status/"+action, nil)
+	if err != nil {
+		if strings.Contains(err.Error(), "already running") || strings.Contains(err.Error(), "not running") {
+			return nil
+		}
+		if le := lockError(g, err.Error()); le != nil {
+			return le
+		}
+		return fmt.Errorf("%s %s: %w", action, g.Ref, err)
+	}
+	if _, err := b.api.wait(ctx, upid, rec); err != nil {
+		var te *TaskError
+		if errors.As(err, &te) {
+			if strings.Contains(te.ExitStatus, "already running") {
+				return nil
+			}
+			if le := lockError(g, te.ExitStatus); le != nil {
+				return le
+			}
+		}
+		return fmt.Errorf("%s %s: %w", action, g.Ref, err)
+	}
+	return nil
+}
+
+func (b *Backend) start(ctx context.Context, g providers.Guest, rec providers.Recorder) error {
+	return b.power(ctx, g, "start", rec)
+}
+
+// Start starts the guest.
+func (b *Backend) Start(ctx context.Context, g providers.Guest) error { return b.start(ctx, g, nil) }
+
+// Stop stops the guest hard (section 5: boxsnap's own hard stop, 1.3 s).
+func (b *Backend) Stop(ctx context.Context, g providers.Guest) error { return b.power(ctx, g, "stop", nil) }
+
+// ProviderTask reads a task by its UPID after a restart.
+func (b *Backend) ProviderTask(ctx context.Context, task providers.TaskRef) (providers.TaskOutcome, error) {
+	st, err := b.api.task(ctx, task.ID)
+	if err != nil {
+		return providers.TaskOutcome{}, err
+	}
+	if st.Status != "stopped" {
+		return providers.TaskOutcome{Running: true}, nil
+	}
+	return providers.TaskOutcome{OK: taskOK(st.ExitStatus), ExitStatus: st.ExitStatus}, nil
+}
+
+// taskListLimit is how many tasks one node's listing reads per sweep.
+const taskListLimit = 500
+
+// RecentTasks lists the tasks of every node since a time, newest first: one
+// task list call per node (GET /nodes/{node}/tasks with source=all, so that
+// running tasks show too), which the token's Sys.Audit on the node allows.
+func (b *Backend) RecentTasks(ctx context.Context, since time.Time) ([]providers.Task, error) {
+	var nodes []struct {
+		Node   string `json:"node"`
+		Status string `json:"status"`
+	}
+	if err := b.api.get(ctx, "/nodes", &nodes); err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	var out []providers.Task
+	var cut []string
+	for _, n := range nodes {
+		if n.Status != "online" {
+			cut = append(cut, n.Node)
+			continue
+		}
+		var tasks []struct {
+			UPID      string `json:"upid"`
+			Node      string `json:"node"`
+			Type      string `json:"type"`
+			ID        string `json:"id"`
+			User      string `json:"user"`
+			StartTime int64  `json:"starttime"`
+			EndTime   int64  `json:"endtime"`
+			Status    string `json:"status"`
+		}
+		path := fmt.Sprintf("/nodes/%s/tasks?source=all&since=%d&limit=%d", n.Node, since.Unix(), taskListLimit)
+		if err := b.api.get(ctx, path, &tasks); err != nil {
+			if errors.Is(err, providers.ErrUnreachable) {
+				cut = append(cut, n.Node)
+				continue
+			}
+			return nil, fmt.Errorf("list %s's tasks: %w", n.Node, err)
+		}
+		for _, t := range tasks {
+			task := providers.Task{Ref: providers.TaskRef{Host: n.Node, ID: t.UPID}, Type: t.Type, Guest: t.ID, User: t.User,
+				Start: time.Unix(t.StartTime, 0).UTC()}
+			if t.EndTime > 0 && t.Status != "RUNNING" {
+				end := time.Unix(t.EndTime, 0).UTC()
+				task.End = &end
+				task.Status = t.Status
+			}
+			out = append(out, task)
+		}
+	}
+	if len(cut) > 0 {
+		return out, &providers.HostsUnreachableError{Hosts: cut}
+	}
+	return out, nil
+}
+
+// holdStopped makes the held copy of a stopped guest (section 2, "A held
+// copy"): a full clone into a VMID of boxsnap's range, labelled as the held
+// copy made before the restore to ref, disarmed and made a template. A copy
+// already made for this restore (a restart between steps) is used again
+// when it is a template; one that is not yet a template is never trusted:
+// it is deleted and made again.
+func (b *Backend) holdStopped(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, rec providers.Recorder) (string, error) {
+	desc := fmt.Sprintf("boxsnap install %s held-copy of %s before %s", b.cfg.Install, g.Ref, ref.ID)
+	guests, err := b.resources(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range guests {
+		if r.VMID < b.cfg.VMIDFirst || r.VMID > b.cfg.VMIDLast {
+			continue
+		}
+		cg := providers.Guest{Backend: b.cfg.ID, Kind: g.Kind, Host: r.Node, Ref: strconv.Itoa(r.VMID)}
+		conf, err := b.readConfig(ctx, cg, "")
+		if err != nil || str(conf.raw["description"]) != desc {
+			continue
+		}
+		if conf.Template {
+			return cg.Ref, nil
+		}
+		if err := b.destroy(ctx, cg); err != nil {
+			return "", fmt.Errorf("delete the untrusted copy %s: %w", cg.Ref, err)
+		}
+	}
+	copyRef := providers.SnapshotRef{Guest: g, ID: ref.ID}
+	prog, err := b.HoldCopy(ctx, copyRef, providers.Label{Install: b.cfg.Install, Snapshot: ref.ID}, providers.HeldCopyClone, rec)
+	if err != nil {
+		return "", err
+	}
+	cg := prog.Copy.Guest
+	if _, err := b.api.put(ctx, guestPath(cg)+"/config", map[string]any{"description": desc}); err != nil {
+		return "", err
+	}
+	for _, step := range []providers.HeldCopyStep{providers.HeldCopyDisarm, providers.HeldCopyTemplate} {
+		if _, err := b.HoldCopy(ctx, *prog.Copy, providers.Label{}, step, rec); err != nil {
+			return "", err
+		}
+	}
+	return cg.Ref, nil
+}
