@@ -145,8 +145,6 @@ func getClusterResources(c *call) (any, error) {
 			if g.pool != "" {
 				item["pool"] = g.pool
 			}
-			item["hastate"] = nil
-			delete(item, "hastate")
 			if s.nodes[g.node].cut {
 				item["status"] = "unknown"
 			}

@@ -95,9 +95,37 @@ func TestTelmateClient(t *testing.T) {
 		t.Fatalf("vzsnapshot tasks: %d, want 1", len(items))
 	}
 	upid := items[0].(map[string]any)["upid"].(string)
-	st, err := c.GetTaskExitstatus(ctx, upid)
+	exitSt, err := c.GetTaskExitstatus(ctx, upid)
 	must(t, err)
-	equal(t, "task exit status", st, any("OK"))
+	equal(t, "task exit status", exitSt, any("OK"))
+
+	// Clone, template, power, storage: the calls a held copy makes.
+	newID := telmate.GuestID(9050)
+	src := telmate.NewVmRef(102)
+	must(t, c.CheckVmRef(ctx, src)) // the clone calls use the ref's node as it is
+	_, err = src.CloneQemu(ctx, telmate.CloneQemuTarget{Full: &telmate.CloneQemuFull{Node: "pve-1", ID: &newID}}, c)
+	must(t, err)
+	equal(t, "clone made", e.guest(t, 9050).Lock, "")
+	must(t, c.CreateTemplate(ctx, telmate.NewVmRef(9050)))
+	equal(t, "QEMU template", e.guest(t, 9050).Template, true)
+	lxcCopy := telmate.GuestID(9051)
+	_, err = lxc.CloneLxc(ctx, telmate.CloneLxcTarget{Full: &telmate.CloneLxcFull{Node: "pve-1", ID: &lxcCopy}}, c)
+	if err == nil || !strings.Contains(err.Error(), "Full clone of a running container is only possible from a snapshot") {
+		t.Fatalf("full clone of a running CT: err %v", err)
+	}
+	must(t, telmate.NewVmRef(101).Stop(ctx, c))
+	equal(t, "stopped", e.guest(t, 101).Running, false)
+	_, err = lxc.CloneLxc(ctx, telmate.CloneLxcTarget{Full: &telmate.CloneLxcFull{Node: "pve-1", ID: &lxcCopy}}, c)
+	must(t, err)
+	must(t, c.CreateTemplate(ctx, telmate.NewVmRef(9051)))
+	e.sim.Advance(time.Second) // LXC's template answers null; its task still runs.
+	equal(t, "LXC template", e.guest(t, 9051).Template, true)
+	_, err = c.StartVm(ctx, telmate.NewVmRef(101))
+	must(t, err)
+	equal(t, "started", e.guest(t, 101).Running, true)
+	st, err := c.GetStorageStatus(ctx, telmate.NewVmRef(101), "local-lvm")
+	must(t, err)
+	equal(t, "storage type", st["type"], any("lvmthin"))
 
 	// A refusal: the audit token may read but not snapshot.
 	ro := telmateClient(t, e, auditToken, auditSecret)
