@@ -212,6 +212,10 @@ func putSnapshotConfig(c *call) (any, error) {
 	if err := c.s.check(c.who, vmPath(c), "VM.Snapshot"); err != nil {
 		return nil, err
 	}
+	if !c.isSet("description") {
+		// PC API2/LXC/Snapshot.pm update_snapshot_config: nothing to do.
+		return nil, nil
+	}
 	g, err := c.guest()
 	if err != nil {
 		return nil, err
@@ -226,9 +230,7 @@ func putSnapshotConfig(c *call) (any, error) {
 	if len(c.str("description")) > descriptionMax {
 		return nil, paramErr(map[string]string{"description": "value may only be 8192 characters long"})
 	}
-	if c.isSet("description") {
-		sn.description = c.str("description")
-	}
+	sn.description = c.str("description")
 	return nil, nil
 }
 
