@@ -38,6 +38,9 @@ func Register(workers *river.Workers, d Deps) error {
 		if err := river.AddWorkerSafely(workers, &RecoverWorker{core: d.Core}); err != nil {
 			return err
 		}
+		if err := addSweepWorkers(workers, d); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -54,6 +57,7 @@ func Periodic(d Deps) []*river.PeriodicJob {
 		jobs = append(jobs, river.NewPeriodicJob(river.PeriodicInterval(RecoverInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return RecoverArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "recover", RunOnStart: true}))
+		jobs = append(jobs, sweepJobs()...)
 	}
 	return jobs
 }
