@@ -1,0 +1,146 @@
+package proxmox_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	telmate "github.com/Telmate/proxmox-api-go/proxmox"
+
+	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/proxmox"
+	"github.com/boxsnap/boxsnap/providers/pvesim"
+)
+
+func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
+
+const (
+	tokenID     = "boxsnap@pve!boxsnap"
+	tokenSecret = "0b5e55ed-1111-4222-8333-444455556666"
+	install     = "in7testinstall1"
+	gib         = int64(1) << 30
+	// Guests every test cluster has.
+	lxcThin   = 214 // LXC on pve-1's LVM-thin, running, with the identity reset
+	qemuThin  = 215 // QEMU on pve-1's LVM-thin, running
+	winThin   = 216 // QEMU Windows on pve-1
+	lxcZFS    = 221 // LXC on pve-2's ZFS, running
+	lxcTmpl   = 300 // an LXC template on pve-1, with the identity reset
+	lxcThick  = 230 // LXC on pve-1's thick LVM: no snapshots
+	simTaskMS = 20
+)
+
+type simEnv struct {
+	sim *pvesim.Sim
+	be  *proxmox.Backend
+	url string
+}
+
+type simOpts struct {
+	zfsOn   bool
+	noAudit bool // a token without Sys.Audit on /nodes
+	extra   func(s *pvesim.Sim)
+}
+
+// newSim starts a simulator (pve-1 with LVM-thin and thick LVM, pve-2 with
+// ZFS) with a few guests and boxsnap's token, and a backend talking to it
+// through the Telmate client over HTTPS with its certificate verified.
+func newSim(t testing.TB, o simOpts) *simEnv {
+	t.Helper()
+	sim, err := pvesim.New(pvesim.Config{TaskDuration: simTaskMS * time.Millisecond})
+	must(t, err)
+	must(t, sim.AddNode("pve-1"))
+	must(t, sim.AddNode("pve-2"))
+	must(t, sim.AddStorage("pve-1", pvesim.StorageSpec{ID: "local-lvm", Type: pvesim.StorageLVMThin, Total: 500 * gib}))
+	must(t, sim.AddStorage("pve-1", pvesim.StorageSpec{ID: "thick", Type: pvesim.StorageLVM, Total: 500 * gib}))
+	must(t, sim.AddStorage("pve-2", pvesim.StorageSpec{ID: "local-zfs", Type: pvesim.StorageZFSPool, Total: 500 * gib}))
+	for _, g := range []pvesim.GuestSpec{
+		{VMID: lxcThin, Type: pvesim.LXC, Node: "pve-1", Name: "amber-fox", Storage: "local-lvm", Running: true, OnBoot: true, Written: 3 * gib, Tags: "boxsnap;boxsnap-reset-1"},
+		{VMID: qemuThin, Type: pvesim.QEMU, Node: "pve-1", Name: "quiet-owl", Storage: "local-lvm", DiskSize: 32 * gib, Memory: 4096, Running: true, Tags: "boxsnap;boxsnap-reset-1"},
+		{VMID: winThin, Type: pvesim.QEMU, Node: "pve-1", Name: "win-desk", Storage: "local-lvm", DiskSize: 64 * gib, Memory: 8192, OSType: "win11"},
+		{VMID: lxcZFS, Type: pvesim.LXC, Node: "pve-2", Name: "river-elk", Storage: "local-zfs", Running: true, Tags: "boxsnap;boxsnap-reset-1"},
+		{VMID: lxcTmpl, Type: pvesim.LXC, Node: "pve-1", Name: "tmpl", Storage: "local-lvm", Tags: "boxsnap;boxsnap-reset-1"},
+		{VMID: lxcThick, Type: pvesim.LXC, Node: "pve-1", Name: "thick-box", Storage: "thick"},
+	} {
+		must(t, sim.AddGuest(g))
+	}
+	if o.extra != nil {
+		o.extra(sim)
+	}
+	grants := []pvesim.Grant{
+		{Path: "/vms", Privs: []string{"PVEVMAdmin"}, Propagate: true},
+		{Path: "/storage", Privs: []string{"PVEDatastoreUser"}, Propagate: true},
+	}
+	if !o.noAudit {
+		grants = append(grants, pvesim.Grant{Path: "/nodes", Privs: []string{"Sys.Audit"}, Propagate: true})
+	}
+	must(t, sim.AddToken(tokenID, tokenSecret, grants...))
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	url, err := sim.Start(ctx)
+	must(t, err)
+	// The template: made through the API, as an admin would.
+	c := adminClient(t, sim, url)
+	// LXC answers null and runs the task: PostWithTask returns at once.
+	_, err = c.PostWithTask(ctx, nil, "/nodes/pve-1/lxc/300/template")
+	must(t, err)
+	waitFor(t, "guest 300 a template", func() bool { g, _ := sim.Guest(lxcTmpl); return g.Template })
+	be, err := proxmox.New(proxmox.Config{ID: "pve-lab", URL: url, TokenID: tokenID, TokenSecret: tokenSecret, CAPool: sim.CertPool(),
+		Install: install, PollEvery: 10 * time.Millisecond, ZFSOrderForLiveChecksOnly: o.zfsOn})
+	must(t, err)
+	return &simEnv{sim: sim, be: be, url: url}
+}
+
+// adminClient is a Telmate client with an admin's token (the person at the
+// Proxmox console), for changes boxsnap would not make.
+func adminClient(t testing.TB, sim *pvesim.Sim, url string) *telmate.Client {
+	t.Helper()
+	const id, secret = "root@pam!admin", "aaaaaaaa-1111-4222-8333-444455556666"
+	_ = sim.AddToken(id, secret, pvesim.Grant{Path: "/", Privs: []string{"Administrator"}, Propagate: true})
+	c, err := telmate.NewClient(url+"/api2/json", nil, "", sim.TLSConfig(), "", 30)
+	must(t, err)
+	c.SetAPIToken(id, secret)
+	return c
+}
+
+func guest(kind, node string, vmid int) providers.Guest {
+	return providers.Guest{Backend: "pve-lab", Kind: kind, Host: node, Ref: itoa(vmid), Generation: 1}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls cond every few milliseconds until it holds, failing the test
+// after 20 s.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 20 s for %s", what)
+		}
+		<-tick.C
+	}
+}
+
+func newID(prefix string) string {
+	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var p [12]byte
+	_, _ = rand.Read(p[:])
+	out := []byte(prefix)
+	for _, c := range p {
+		out = append(out, letters[int(c)%len(letters)])
+	}
+	return string(out)
+}
