@@ -2,8 +2,8 @@ package proxmox_test
 
 import (
 	"context"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 
 	telmate "github.com/Telmate/proxmox-api-go/proxmox"

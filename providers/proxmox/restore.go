@@ -161,7 +161,9 @@ func (b *Backend) start(ctx context.Context, g providers.Guest, rec providers.Re
 func (b *Backend) Start(ctx context.Context, g providers.Guest) error { return b.start(ctx, g, nil) }
 
 // Stop stops the guest hard (section 5: boxsnap's own hard stop, 1.3 s).
-func (b *Backend) Stop(ctx context.Context, g providers.Guest) error { return b.power(ctx, g, "stop", nil) }
+func (b *Backend) Stop(ctx context.Context, g providers.Guest) error {
+	return b.power(ctx, g, "stop", nil)
+}
 
 // ProviderTask reads a task by its UPID after a restart.
 func (b *Backend) ProviderTask(ctx context.Context, task providers.TaskRef) (providers.TaskOutcome, error) {
