@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -55,6 +56,7 @@ type suite struct {
 	once    sync.Once
 	err     error
 	dir     string
+	owner   *os.File // the flock that keeps sweep away from dir
 	cluster *pgcluster.Cluster
 	admin   *pgxpool.Pool // on the postgres database, for CREATE and DROP DATABASE
 	n       atomic.Int64
@@ -149,14 +151,29 @@ func (s *suite) setUp() error {
 		return fmt.Errorf("make a folder for the test cluster: %w", err)
 	}
 	s.dir = dir
+	if s.owner, err = lockOwner(dir); err != nil {
+		return fmt.Errorf("lock the test cluster's folder: %w", err)
+	}
 	// The cluster's OS user must pass through this folder (when the tests
 	// run as root, the cluster runs as postgres); it may not list it.
 	if err := os.Chmod(dir, 0o711); err != nil {
 		return fmt.Errorf("make a folder for the test cluster: %w", err)
 	}
-	s.cluster, err = pgcluster.Start(ctx, pgcluster.Options{
-		DataDir: filepath.Join(dir, "postgres"), ForTests: true, Logger: logger,
-	})
+	data := filepath.Join(dir, "postgres")
+	opts := pgcluster.Options{DataDir: data, ForTests: true, Logger: logger}
+	seed, err := ensureSeed(ctx)
+	if err == nil {
+		err = copyTree(seed, data)
+	}
+	if err != nil {
+		logger.Warn("no seed cluster to copy; running initdb", "err", err)
+	}
+	s.cluster, err = pgcluster.Start(ctx, opts)
+	if err != nil && seed != "" {
+		// A seed of another PostgreSQL version, say: start from initdb.
+		_ = os.RemoveAll(data)
+		s.cluster, err = pgcluster.Start(ctx, opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -254,30 +271,64 @@ func (s *suite) close() {
 	if s.dir != "" {
 		_ = os.RemoveAll(s.dir)
 	}
+	if s.owner != nil {
+		_ = s.owner.Close()
+	}
+}
+
+// ownerLockName is a file in each test binary's cluster folder that the
+// binary holds an exclusive flock on for its whole life, from before its
+// cluster exists: sweep never touches the folder of a live binary, even
+// while its cluster is being copied or made.
+const ownerLockName = "owner.lock"
+
+// lockOwner makes and locks dir's owner lock.
+func lockOwner(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, ownerLockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // sweep removes the clusters of test binaries that died without stopping
 // theirs (go test's -timeout panics past Main): their server may still run.
-// A folder whose lock a live test binary holds is left alone (Start refuses
-// it); a dead one's server is stopped through Start and Stop, which deal
-// with an orphan server, and its folder removed.
+// A folder whose owner lock a live test binary holds is left alone; a dead
+// one's server is stopped through Start and Stop, which deal with an orphan
+// server, and its folder removed.
 func sweep(ctx context.Context, logger *slog.Logger) {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), folderPrefix+"*"))
 	for _, dir := range dirs {
-		data := filepath.Join(dir, "postgres")
-		if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err != nil {
+		f, err := os.OpenFile(filepath.Join(dir, ownerLockName), os.O_RDWR, 0)
+		if err != nil {
+			// Just made by a live binary, or left by one that died at once.
 			if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) > abandonedAge {
 				_ = os.RemoveAll(dir)
 			}
 			continue
 		}
-		c, err := pgcluster.Start(ctx, pgcluster.Options{DataDir: data, ForTests: true})
-		if err != nil {
-			continue // in use, or not one of ours
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			_ = f.Close() // alive
+			continue
 		}
-		if err := c.Stop(ctx); err == nil {
-			_ = os.RemoveAll(dir)
-			logger.Warn("removed the test cluster of a test binary that died", "dir", dir)
+		data := filepath.Join(dir, "postgres")
+		if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err == nil {
+			c, err := pgcluster.Start(ctx, pgcluster.Options{DataDir: data, ForTests: true})
+			if err != nil {
+				_ = f.Close()
+				continue // not one of ours to judge
+			}
+			if err := c.Stop(ctx); err != nil {
+				_ = f.Close()
+				continue
+			}
 		}
+		_ = os.RemoveAll(dir)
+		_ = f.Close()
+		logger.Warn("removed the test cluster of a test binary that died", "dir", dir)
 	}
 }
