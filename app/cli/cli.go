@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/config"
+)
+
+// Usage is the CLI's help (section 4, "The CLI").
+const Usage = `boxsnap snapshot: the owner's snapshots, through a running boxsnap server.
+
+Usage:
+  boxsnap snapshot take <box> [--name <name>] [--note <text>] [--memory]
+  boxsnap snapshot list [<box>] [--kept] [--json]
+  boxsnap snapshot delete <box> <snapshot>
+  boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]
+  boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]
+  boxsnap snapshot unkeep <box> <snapshot>
+  boxsnap snapshot rename <box> <snapshot> <name>
+  boxsnap snapshot note <box> <snapshot> <text>
+
+A snapshot is named by its name or its ID. Every command takes
+--server <address> (or BOXSNAP_SERVER; default http://127.0.0.1:8080).
+The token is your personal API token, from BOXSNAP_TOKEN or the file
+BOXSNAP_TOKEN_FILE names; make one in Settings, API tokens.
+`
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitRefused = 1 // boxsnap refused, or the server could not be reached
+	ExitUsage   = 2
+)
+
+// RequestTimeout bounds one command: a command that starts an operation
+// waits for it, as long as the API's own wait (app/api.ToolWait) and a
+// little more.
+const RequestTimeout = 11 * time.Minute
+
+// Env is what the CLI takes from outside: the environment, and the HTTP
+// client (tests give the httptest server's).
+type Env struct {
+	Getenv func(string) string
+	HTTP   *http.Client
+}
+
+// Run runs `boxsnap snapshot <args>` and returns its exit code. It prints
+// answers on stdout and refusals on stderr, never the token.
+func Run(ctx context.Context, args []string, env Env, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, Usage)
+		return ExitUsage
+	}
+	name, rest := args[0], args[1:]
+	if name == "help" || name == "-h" || name == "--help" {
+		fmt.Fprint(stdout, Usage)
+		return ExitOK
+	}
+	cmd, ok := commands()[name]
+	if !ok {
+		fmt.Fprintf(stderr, "boxsnap snapshot: there is no command %q.\n\n%s", name, Usage)
+		return ExitUsage
+	}
+	fs := flag.NewFlagSet("boxsnap snapshot "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	server := fs.String("server", "", "the server's address (BOXSNAP_SERVER)")
+	opts := cmd.flags(fs)
+	pos, err := parse(fs, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, "Usage: %s\n", cmd.usage)
+		return ExitOK
+	}
+	if err == nil && (len(pos) < cmd.min || len(pos) > cmd.max) {
+		err = fmt.Errorf("it takes %s", cmd.args)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "boxsnap snapshot %s: %v.\nUsage: %s\n", name, strings.TrimSuffix(err.Error(), "."), cmd.usage)
+		return ExitUsage
+	}
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	cfg, _, cerr := config.Load("boxsnap snapshot", nil, getenv, io.Discard)
+	if *server != "" {
+		cfg.ServerURL = *server
+	}
+	if cfg.Token == "" {
+		why := "set BOXSNAP_TOKEN or BOXSNAP_TOKEN_FILE to your personal API token (Settings, API tokens)"
+		if cerr != nil {
+			why = cerr.Error()
+		}
+		fmt.Fprintf(stderr, "boxsnap snapshot %s: no token: %s.\n", name, why)
+		return ExitUsage
+	}
+	hc := env.HTTP
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
+	c := &client{base: trimURL(cfg.ServerURL), token: cfg.Token, http: hc}
+	if err := cmd.run(ctx, c, pos, opts, stdout); err != nil {
+		fmt.Fprintf(stderr, "boxsnap snapshot %s: %s\n", name, err.Error())
+		return ExitRefused
+	}
+	return ExitOK
+}
+
+// parse reads flags anywhere among the arguments: "take amber-fox --name x"
+// as well as "take --name x amber-fox".
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// command is one subcommand: its words, how many arguments it takes, its
+// flags and what it does.
+type command struct {
+	usage    string
+	args     string
+	min, max int
+	flags    func(*flag.FlagSet) any
+	run      func(ctx context.Context, c *client, pos []string, opts any, out io.Writer) error
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"take":    {usage: "boxsnap snapshot take <box> [--name <name>] [--note <text>] [--memory]", args: "a box", min: 1, max: 1, flags: takeFlags, run: take},
+		"list":    {usage: "boxsnap snapshot list [<box>] [--kept] [--json]", args: "at most a box", min: 0, max: 1, flags: listFlags, run: list},
+		"delete":  {usage: "boxsnap snapshot delete <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: deleteSnapshot},
+		"restore": {usage: "boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]", args: "a box and a snapshot", min: 2, max: 2, flags: restoreFlags, run: restore},
+		"keep":    {usage: "boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]", args: "a box and a snapshot", min: 2, max: 2, flags: keepFlags, run: keep},
+		"unkeep":  {usage: "boxsnap snapshot unkeep <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unkeep},
+		"rename":  {usage: "boxsnap snapshot rename <box> <snapshot> <name>", args: "a box, a snapshot and its new name", min: 3, max: 3, flags: noFlags, run: rename},
+		"note":    {usage: "boxsnap snapshot note <box> <snapshot> <text>", args: "a box, a snapshot and the note's text (\"\" clears it)", min: 3, max: 3, flags: noFlags, run: note},
+	}
+}
+
+func noFlags(*flag.FlagSet) any { return nil }

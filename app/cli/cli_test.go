@@ -1,0 +1,191 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/api"
+	"github.com/boxsnap/boxsnap/app/cli"
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// rig is a running server (the core behind the API on a real HTTP server)
+// and the owner's token for it.
+type rig struct {
+	*coretest.Env
+	url, token string
+}
+
+func setup(t *testing.T) *rig {
+	t.Helper()
+	e := coretest.New(t, coretest.Options{})
+	r := chi.NewRouter()
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Auth: e.Auth, Logger: e.Logger}))
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	_, token, err := e.Auth.CreateAPIToken(context.Background(), "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rig{Env: e, url: srv.URL, token: token}
+}
+
+// run runs `boxsnap snapshot <args>` with env, and checks the token never
+// shows.
+func (g *rig) run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	code := cli.Run(context.Background(), args, cli.Env{Getenv: func(k string) string { return env[k] }}, &out, &errw)
+	if strings.Contains(out.String()+errw.String(), g.token) {
+		t.Fatalf("the token was printed: %s %s", out.String(), errw.String())
+	}
+	return code, out.String(), errw.String()
+}
+
+func (g *rig) env() map[string]string {
+	return map[string]string{"BOXSNAP_SERVER": g.url, "BOXSNAP_TOKEN": g.token}
+}
+
+// ok runs a command that must succeed and returns its output.
+func (g *rig) ok(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errw := g.run(t, g.env(), args...)
+	if code != cli.ExitOK {
+		t.Fatalf("boxsnap snapshot %s: exit %d: %s%s", strings.Join(args, " "), code, out, errw)
+	}
+	return out
+}
+
+func says(t *testing.T, got string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Fatalf("%q does not say %q", got, w)
+		}
+	}
+}
+
+var snapshotID = regexp.MustCompile(`\bsn[a-z0-9]{12}\b`)
+
+func TestCLIEndToEnd(t *testing.T) {
+	t.Parallel()
+	g := setup(t)
+	b := g.Box(t, snapshots.Owner(), "amber-fox")
+	file := filepath.Join(g.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "app.conf")
+	if err := os.WriteFile(file, []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := g.ok(t, "take", "amber-fox", "--name", "before the upgrade", "--note", "v1 config")
+	says(t, out, "Took ‘before the upgrade’ (", ") of amber-fox in ", "It holds the disk", "1 of 5 for this box.")
+	first := snapshotID.FindString(out)
+	out = g.ok(t, "take", "--name", "second/try", "amber-fox")
+	says(t, out, "Took ‘second/try’", "2 of 5 for this box.")
+
+	// list: a table in words, and --json the API's answer.
+	out = g.ok(t, "list")
+	says(t, out, "amber-fox: 2 of 5 for this box", "NAME", "before the upgrade", first, "by a boxsnap command", "second/try")
+	out = g.ok(t, "list", "amber-fox", "--json")
+	var listed struct {
+		Boxes []struct {
+			Snapshots []struct {
+				ID   string  `json:"id"`
+				Name string  `json:"name"`
+				Note *string `json:"note"`
+			} `json:"snapshots"`
+		} `json:"boxes"`
+	}
+	if err := json.Unmarshal([]byte(out), &listed); err != nil || len(listed.Boxes) != 1 || len(listed.Boxes[0].Snapshots) != 2 {
+		t.Fatalf("list --json: %v %s", err, out)
+	}
+	says(t, g.ok(t, "list", "--kept"), "No kept snapshots.")
+
+	// rename (a name with a slash), note, keep and unkeep.
+	says(t, g.ok(t, "rename", "amber-fox", "second/try", "third/try"), "Renamed sn", " to ‘third/try’.")
+	says(t, g.ok(t, "note", "amber-fox", "third/try", "try the new flags"), "Saved the note of ‘third/try’.")
+	says(t, g.ok(t, "note", "amber-fox", "third/try", ""), "Cleared the note of ‘third/try’.")
+	says(t, g.ok(t, "keep", "amber-fox", first, "--days", "10"), "Kept ‘before the upgrade’ until ")
+	says(t, g.ok(t, "list", "--kept"), "before the upgrade", "until ")
+	says(t, g.ok(t, "unkeep", "amber-fox", "before the upgrade"), "‘before the upgrade’ is no longer kept: it goes with amber-fox again.")
+
+	// restore needs --replace; then it restores with an undo.
+	if err := os.WriteFile(file, []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errw := g.run(t, g.env(), "restore", "amber-fox", "before the upgrade")
+	if code != cli.ExitRefused {
+		t.Fatalf("restore without --replace: exit %d", code)
+	}
+	says(t, errw, "boxsnap snapshot restore: a restore replaces everything on amber-fox since the snapshot: pass --replace to say so")
+	out = g.ok(t, "restore", "amber-fox", "before the upgrade", "--replace")
+	says(t, out, "Restored amber-fox to ‘before the upgrade’", "Undo restores ‘before the restore at ")
+	if got, _ := os.ReadFile(file); string(got) != "v1" {
+		t.Fatalf("after the restore the file holds %q", got)
+	}
+
+	// delete says what it freed.
+	says(t, g.ok(t, "delete", "amber-fox", "third/try"), "Deleted ‘third/try’ of amber-fox")
+
+	// The box log says these were a boxsnap command's.
+	events, err := g.Core.BoxLog(context.Background(), snapshots.Owner(), "amber-fox", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range events {
+		if (ev.Kind == snapshots.EvSnapshotTaken || ev.Kind == snapshots.EvSnapshotDeleted) && ev.ActorKind != "cli" {
+			t.Fatalf("%s recorded as by %s, not by a boxsnap command", ev.Kind, ev.ActorKind)
+		}
+	}
+}
+
+func TestCLIRefusals(t *testing.T) {
+	t.Parallel()
+	g := setup(t)
+	g.Box(t, snapshots.Owner(), "brisk-lake")
+	g.ok(t, "take", "brisk-lake", "--name", "only")
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte(g.token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		code  int
+		words string
+	}{
+		{"no such snapshot", g.env(), []string{"delete", "brisk-lake", "nothing"}, 1, "boxsnap snapshot delete: No snapshot named ‘nothing’ on brisk-lake that you can see."},
+		{"no such box", g.env(), []string{"take", "no-box"}, 1, "boxsnap snapshot take: No box no-box that you can see."},
+		{"name too long", g.env(), []string{"take", "brisk-lake", "--name", strings.Repeat("x", 61)}, 1, "A snapshot's name is at most 60 characters; this one has 61."},
+		{"note too long", g.env(), []string{"note", "brisk-lake", "only", strings.Repeat("x", 1025)}, 1, "A note is at most 1 KB; this one is 1025 bytes."},
+		{"a wrong token", map[string]string{"BOXSNAP_SERVER": g.url, "BOXSNAP_TOKEN": "bxt_wrong"}, []string{"list"}, 1, "That token is not valid"},
+		{"no token", map[string]string{"BOXSNAP_SERVER": g.url}, []string{"list"}, 2, "no token: set BOXSNAP_TOKEN or BOXSNAP_TOKEN_FILE"},
+		{"no server", map[string]string{"BOXSNAP_SERVER": "http://127.0.0.1:1", "BOXSNAP_TOKEN": g.token}, []string{"list"}, 1, "cannot reach boxsnap at http://127.0.0.1:1"},
+		{"a missing argument", g.env(), []string{"delete", "brisk-lake"}, 2, "boxsnap snapshot delete: it takes a box and a snapshot."},
+		{"an unknown flag", g.env(), []string{"take", "brisk-lake", "--colour"}, 2, "flag provided but not defined: -colour"},
+		{"an unknown command", g.env(), []string{"fork", "brisk-lake", "only"}, 2, "there is no command \"fork\""},
+		{"keep too long", g.env(), []string{"keep", "brisk-lake", "only", "--days", "400"}, 1, "Keep keeps a snapshot 1 to 365 days."},
+	} {
+		code, out, errw := g.run(t, tc.env, tc.args...)
+		if code != tc.code || !strings.Contains(errw, tc.words) {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit %d and %q", tc.name, code, errw, out, tc.code, tc.words)
+		}
+	}
+	// The token from a file, and --server over BOXSNAP_SERVER.
+	code, out, errw := g.run(t, map[string]string{"BOXSNAP_SERVER": "http://127.0.0.1:1", "BOXSNAP_TOKEN_FILE": tokenFile}, "list", "--server", g.url)
+	if code != 0 || !strings.Contains(out, "brisk-lake: 1 of 5 for this box") {
+		t.Fatalf("with a token file: exit %d: %s%s", code, out, errw)
+	}
+}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// MaxAnswerBytes caps what the CLI reads of one answer.
+const MaxAnswerBytes = 32 << 20
+
+// client calls the API with the owner's token.
+type client struct {
+	base  string // the server's address, without a trailing slash
+	token string
+	http  *http.Client
+}
+
+// apiError is the API's error shape.
+type apiError struct {
+	Error struct {
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+		TryAgain  bool   `json:"try_again"`
+		Operation string `json:"operation"`
+	} `json:"error"`
+}
+
+// refusal is an answer in words the CLI prints on stderr.
+type refusal struct{ words string }
+
+func (r *refusal) Error() string { return r.words }
+
+// do sends one request to /api/v1+path and decodes a JSON answer into out
+// (raw, when out is *json.RawMessage).
+func (c *client) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("encode the request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+"/api/v1"+path, rd)
+	if err != nil {
+		return &refusal{words: fmt.Sprintf("the server address %s is not a URL such as http://127.0.0.1:8080", redact(c.base))}
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return &refusal{words: fmt.Sprintf("cannot reach boxsnap at %s: %v", redact(c.base), err)}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes))
+	if err != nil {
+		return &refusal{words: fmt.Sprintf("the answer from %s was cut short: %v", redact(c.base), err)}
+	}
+	if resp.StatusCode >= 400 {
+		var ae apiError
+		if json.Unmarshal(raw, &ae) == nil && ae.Error.Message != "" {
+			w := ae.Error.Message
+			if ae.Error.TryAgain {
+				w += " (This holds only for now: try again later.)"
+			}
+			return &refusal{words: w}
+		}
+		return &refusal{words: fmt.Sprintf("boxsnap at %s answered %s", redact(c.base), resp.Status)}
+	}
+	if out == nil {
+		return nil
+	}
+	if rm, ok := out.(*json.RawMessage); ok {
+		*rm = append((*rm)[:0], raw...)
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return &refusal{words: fmt.Sprintf("boxsnap at %s answered something that is not its API's JSON", redact(c.base))}
+	}
+	return nil
+}
+
+// redact drops any user and password from an address before it is shown.
+func redact(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "the configured server"
+	}
+	u.User = nil
+	return u.String()
+}
+
+// seg escapes one path segment: a snapshot's name may hold spaces and
+// slashes.
+func seg(s string) string { return url.PathEscape(s) }
+
+// operationAnswer is the API's answer for an operation.
+type operationAnswer struct {
+	Operation struct {
+		ID    string `json:"id"`
+		State string `json:"state"`
+		Step  string `json:"step"`
+	} `json:"operation"`
+	Message string `json:"message"`
+}
+
+// snapshotAnswer is the part of a snapshot the CLI prints.
+type snapshotAnswer struct {
+	ID   string  `json:"id"`
+	Name string  `json:"name"`
+	Note *string `json:"note"`
+}
+
+func trimURL(s string) string { return strings.TrimRight(s, "/") }

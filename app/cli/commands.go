@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"text/tabwriter"
+	"time"
+)
+
+type takeOpts struct {
+	name, note *string
+	memory     *bool
+}
+
+func takeFlags(fs *flag.FlagSet) any {
+	return &takeOpts{name: fs.String("name", "", "its name"), note: fs.String("note", "", "its note"), memory: fs.Bool("memory", false, "hold memory too")}
+}
+
+// take is `snapshot take`: it waits for the take and says what it took.
+func take(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*takeOpts)
+	var ans operationAnswer
+	body := map[string]any{"name": *opts.name, "note": *opts.note, "memory": *opts.memory}
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots?wait=true", body, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
+
+// printOperation prints a finished operation's words, or that it still
+// runs.
+func printOperation(out io.Writer, ans operationAnswer) error {
+	_, err := fmt.Fprintln(out, ans.Message)
+	return err
+}
+
+type listOpts struct{ kept, json *bool }
+
+func listFlags(fs *flag.FlagSet) any {
+	return &listOpts{kept: fs.Bool("kept", false, "kept ones only"), json: fs.Bool("json", false, "the API's JSON")}
+}
+
+// listAnswer is the part of the API's listing the CLI prints.
+type listAnswer struct {
+	Boxes []struct {
+		Box struct {
+			Name  string `json:"name"`
+			State string `json:"state"`
+		} `json:"box"`
+		OfLimit   string `json:"ofLimit"`
+		Snapshots []struct {
+			ID        string     `json:"id"`
+			Name      string     `json:"name"`
+			When      string     `json:"when"`
+			By        string     `json:"by"`
+			Holds     string     `json:"holds"`
+			Size      string     `json:"size"`
+			State     string     `json:"state"`
+			KeptUntil *time.Time `json:"keptUntil"`
+			Undo      bool       `json:"undo"`
+			Note      *string    `json:"note"`
+		} `json:"snapshots"`
+	} `json:"boxes"`
+}
+
+// list is `snapshot list`: a table per box, or with --json the API's own
+// answer.
+func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*listOpts)
+	q := url.Values{}
+	if len(pos) == 1 {
+		q.Set("box", pos[0])
+	}
+	if *opts.kept {
+		q.Set("kept", "true")
+	}
+	path := "/snapshots"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var raw json.RawMessage
+	if err := c.do(ctx, "GET", path, nil, &raw); err != nil {
+		return err
+	}
+	if *opts.json {
+		_, err := out.Write(append(raw, '\n'))
+		return err
+	}
+	var ans listAnswer
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		return errors.New("boxsnap answered a listing the CLI cannot read")
+	}
+	if len(ans.Boxes) == 0 {
+		if *opts.kept {
+			fmt.Fprintln(out, "No kept snapshots.")
+		} else {
+			fmt.Fprintln(out, "No snapshots.")
+		}
+		return nil
+	}
+	for i, b := range ans.Boxes {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		head := b.Box.Name + ": " + b.OfLimit
+		if b.Box.State == "released" {
+			head = b.Box.Name + " (released)"
+		}
+		fmt.Fprintln(out, head)
+		if len(b.Snapshots) == 0 {
+			fmt.Fprintln(out, "  No snapshots.")
+			continue
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NAME\tID\tTAKEN\tBY\tHOLDS\tSIZE\tKEPT\tSTATE")
+		for _, s := range b.Snapshots {
+			kept := "no"
+			if s.KeptUntil != nil {
+				kept = "until " + s.KeptUntil.UTC().Format("2 Jan 2006")
+			}
+			name := s.Name
+			if s.Undo {
+				name += " (undo)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, s.ID, s.When, s.By, s.Holds, s.Size, kept, s.State)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteSnapshot is `snapshot delete`: it says what it freed, where known.
+func deleteSnapshot(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var ans operationAnswer
+	if err := c.do(ctx, "DELETE", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"?wait=true", nil, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
+
+type restoreOpts struct{ replace, noUndo, force *bool }
+
+func restoreFlags(fs *flag.FlagSet) any {
+	return &restoreOpts{replace: fs.Bool("replace", false, "replace everything since the snapshot"),
+		noUndo: fs.Bool("no-undo", false, "restore without an undo"), force: fs.Bool("force", false, "restore anyway")}
+}
+
+// restore is `snapshot restore`: --replace is required, as the agent's
+// replace: true is.
+func restore(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*restoreOpts)
+	if !*opts.replace {
+		return fmt.Errorf("a restore replaces everything on %s since the snapshot: pass --replace to say so", pos[0])
+	}
+	var ans operationAnswer
+	body := map[string]any{"replace": true, "noUndo": *opts.noUndo, "force": *opts.force}
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/restore?wait=true", body, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
+
+type keepOpts struct {
+	days  *int
+	until *string
+}
+
+func keepFlags(fs *flag.FlagSet) any {
+	return &keepOpts{days: fs.Int("days", 0, "keep it this many days from today"), until: fs.String("until", "", "keep it until this date (YYYY-MM-DD)")}
+}
+
+// keep is `snapshot keep`: for the setting's days, --days, or --until.
+func keep(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*keepOpts)
+	body := map[string]any{}
+	if *opts.days != 0 {
+		body["days"] = *opts.days
+	}
+	if *opts.until != "" {
+		body["until"] = *opts.until
+	}
+	var ans operationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/keep?wait=true", body, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
+
+// unkeep is `snapshot unkeep`.
+func unkeep(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var ans operationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/unkeep?wait=true", map[string]any{}, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
+
+// rename is `snapshot rename`.
+func rename(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var sn snapshotAnswer
+	if err := c.do(ctx, "PUT", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/name", map[string]any{"name": pos[2]}, &sn); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Renamed %s to ‘%s’.\n", sn.ID, sn.Name)
+	return nil
+}
+
+// note is `snapshot note`; an empty text clears it.
+func note(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var sn snapshotAnswer
+	if err := c.do(ctx, "PUT", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/note", map[string]any{"note": pos[2]}, &sn); err != nil {
+		return err
+	}
+	if sn.Note == nil {
+		fmt.Fprintf(out, "Cleared the note of ‘%s’.\n", sn.Name)
+	} else {
+		fmt.Fprintf(out, "Saved the note of ‘%s’.\n", sn.Name)
+	}
+	return nil
+}
