@@ -55,7 +55,11 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		if change == ChangeExpire && (!s.Kept() || s.KeptUntil.After(now)) {
 			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is kept until %s.", s.Name, s.KeptUntil.Format("2 Jan"))
 		}
-		if change != ChangeExpire && (s.OwnerKind == "person" || s.ByKind == "owner" || s.ByKind == "cli") {
+		// An undo is replaced by a newer one whoever took it (section 8: "the
+		// oldest undo that is not kept, not pinned and not the target of a
+		// running operation"); the limit and the room sweep never take the
+		// person's.
+		if change != ChangeExpire && change != ChangeReplaceUndo && (s.OwnerKind == "person" || s.ByKind == "owner" || s.ByKind == "cli") {
 			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is the person's: boxsnap never deletes it by itself.", s.Name)
 		}
 		if change == ChangeEvictLimit && s.IsUndo() {

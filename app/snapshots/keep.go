@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -131,6 +132,11 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 		if err := Eligible(sn, change, pins, s.now(), tz); err != nil {
 			return err
 		}
+		if !unkeep {
+			if err := s.keepFits(ctx, tx, c, b, sn, settings.PerBox); err != nil {
+				return err
+			}
+		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: kind, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Params: keepParams{Until: until, Unkeep: unkeep}})
 		return err
@@ -168,6 +174,13 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, resuming bool) err
 	var until *time.Time
 	if !p.Unkeep {
 		until = &p.Until
+		st, err := s.Settings(ctx)
+		if err != nil {
+			return err
+		}
+		if err := s.keepFits(ctx, s.st.Pool, callerOf(op), b, sn, st.PerBox); err != nil {
+			return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		}
 	}
 	if err := s.step(ctx, op, StepLabel); err != nil {
 		return err
@@ -193,4 +206,34 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, resuming bool) err
 		s.log(ctx, s.st.Pool, b.ID, EvSnapshotKept, callerOf(op), fmt.Sprintf("‘%s’ until %s", sn.Name, p.Until.Format("2 Jan 2006")), sn.ID, op.ID, nil)
 	}
 	return s.finish(ctx, op, OpDone, map[string]any{"snapshot": sn.ID, "keptUntil": until}, "", "")
+}
+
+// keepFits refuses to keep an undo when the box holds its limit already: a
+// kept undo is an ordinary kept snapshot and counts in the limit (section 8).
+func (s *Service) keepFits(ctx context.Context, q pgxQuerier, c Caller, b *Box, sn *Snapshot, perBox int) error {
+	if !sn.IsUndo() {
+		return nil
+	}
+	all, err := s.snapshotsOfBox(ctx, q, b.ID)
+	if err != nil {
+		return err
+	}
+	count := countTowardLimit(all)
+	if count < perBox {
+		return nil
+	}
+	var names []string
+	hidden := 0
+	for _, o := range all {
+		if o.IsUndo() || o.State == StateFailed || o.State == StateDeleting {
+			continue
+		}
+		if MayAct(c, ActSee, b, o) == nil {
+			names = append(names, "‘"+o.Name+"’")
+		} else {
+			hidden++
+		}
+	}
+	return &Refusal{Code: CodeLimit, Status: http.StatusConflict, Words: strings.TrimSpace(fmt.Sprintf(
+		"A kept undo counts in the %d: %s has %d of %d already. %s", perBox, b.Name, count, perBox, deleteWords(names, hidden)))}
 }

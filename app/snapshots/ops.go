@@ -202,7 +202,9 @@ func (s *Service) Wait(ctx context.Context, id string) (*Operation, error) {
 	tick := time.NewTicker(15 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		op, err := s.opByQuery(ctx, s.st.Pool, "CoreOpByID", id)
+		// The read itself is not cut by ctx: ctx bounds the wait, and the
+		// answer is the operation as it is when the wait ends.
+		op, err := s.opByQuery(context.WithoutCancel(ctx), s.st.Pool, "CoreOpByID", id)
 		if err != nil {
 			return nil, fmt.Errorf("read operation %s: %w", id, err)
 		}

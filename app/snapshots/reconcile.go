@@ -146,7 +146,14 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 					return err
 				}
 			}
-			_ = h
+			if sn.Ref == "" && h.Ref.Ref != "" {
+				// A take cut short before its record had the backend's
+				// reference (an incomplete one): record it, so a Delete can
+				// finish the backend's clean-up.
+				if _, err := s.st.Pool.Exec(ctx, s.st.Q("SweepSetRef"), sn.ID, h.Ref.Ref); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		// Not listed by a listing that succeeded for its host.

@@ -15,7 +15,7 @@ import (
 var SweepQueries = []string{
 	"SweepSnapshotsOfBackend", "SweepSnapshotsNotIn", "SweepMissing", "SweepSeen", "SweepSnapshotInsert", "SweepGoneBoxInsert",
 	"SweepWasDeleted", "SweepFailedOld", "SweepLostOld", "SweepLogPrune", "SweepExpired", "SweepRoomCandidates", "SweepStorages",
-	"SweepOpInsert", "SweepBoxesOfBackend", "SweepTaskLogged", "SweepOpTasks",
+	"SweepOpInsert", "SweepBoxesOfBackend", "SweepTaskLogged", "SweepOpTasks", "SweepSetRef",
 }
 
 // HousekeepReport says what housekeeping removed.

@@ -1,0 +1,239 @@
+package snapshots_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// TestModelRandomOperations runs thousands of random takes, deletes,
+// restores, renames and keeps from several threads and the owner, executed by
+// two worker processes (one of them killed and restarted now and then), and
+// checks after every operation the invariants of sections 6 and 8:
+//   - a box holds at most its limit, undos apart, and at most 2 undos;
+//   - nothing deletes a pinned, kept or owner's snapshot by itself: every
+//     snapshot that goes without being asked was an agent's, unkept, and (for
+//     the limit) of the asking thread, or (for a newer undo) an undo;
+//   - every operation ends; a refusal changes nothing;
+//   - the box log has an event for each change.
+//
+// BOXSNAP_MODEL_SEED replays a seed; BOXSNAP_MODEL_OPS sets the count.
+func TestModelRandomOperations(t *testing.T) {
+	t.Parallel()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("BOXSNAP_MODEL_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	ops := 2000
+	if s := os.Getenv("BOXSNAP_MODEL_OPS"); s != "" {
+		ops, _ = strconv.Atoi(s)
+	}
+	t.Logf("seed %d (replay with BOXSNAP_MODEL_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("seed %d: "+format, append([]any{seed}, args...)...)
+	}
+
+	ctx := context.Background()
+	dsn := dbtest.NewDSN(t)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	root := t.TempDir()
+	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	workers := []*workerProcess{startWorker(t, dsn, root, "", ""), startWorker(t, dsn, root, "", "")}
+
+	callers := []snapshots.Caller{snapshots.Owner()}
+	for i := 1; i <= 3; i++ {
+		_, agent, _ := e.Thread(t, fmt.Sprintf("Thread %d", i))
+		callers = append(callers, agent)
+	}
+	type boxInfo struct {
+		name  string
+		owner snapshots.Caller
+		dir   string
+	}
+	var boxes []boxInfo
+	for i := 0; i < 6; i++ {
+		owner := callers[i%len(callers)]
+		name := fmt.Sprintf("box-%d", i)
+		b := e.Box(t, owner, name)
+		boxes = append(boxes, boxInfo{name, owner, e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})})
+	}
+
+	state := func(box string) map[string]*snapshots.Snapshot {
+		all := map[string]*snapshots.Snapshot{}
+		list, err := e.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: box})
+		if err != nil {
+			fail("list %s: %v", box, err)
+		}
+		for _, s := range list[0].Snapshots {
+			all[s.ID] = s
+		}
+		return all
+	}
+	wait := func(op *snapshots.Operation) *snapshots.Operation {
+		deadline := time.Now().Add(90 * time.Second)
+		for time.Now().Before(deadline) {
+			wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			got, err := e.Core.Wait(wctx, op.ID)
+			cancel()
+			if err != nil {
+				fail("wait %s: %v", op.ID, err)
+			}
+			if got.State != snapshots.OpRunning {
+				return got
+			}
+			// A killed worker's operation resumes on the other one.
+			if _, err := e.Core.Recover(ctx); err != nil {
+				fail("recover: %v", err)
+			}
+		}
+		fail("operation %s (%s) never ended", op.ID, op.Kind)
+		return nil
+	}
+
+	settings, _ := e.Core.Settings(ctx)
+	counts := map[string]int{}
+	for i := 0; i < ops; i++ {
+		bx := boxes[rng.IntN(len(boxes))]
+		// The box's owner acts on it most; the person now and then, and
+		// another thread sometimes, to be refused.
+		c := bx.owner
+		switch r := rng.IntN(10); {
+		case r == 0:
+			c = snapshots.Owner()
+		case r == 1:
+			c = callers[rng.IntN(len(callers))]
+		}
+		before := state(bx.name)
+		var ids []string
+		for id := range before {
+			ids = append(ids, id)
+		}
+		pick := ""
+		if len(ids) > 0 {
+			pick = ids[rng.IntN(len(ids))]
+		}
+		write(t, filepath.Join(bx.dir, "work.txt"), fmt.Sprintf("step %d", i))
+
+		var op *snapshots.Operation
+		var err error
+		action := []string{"take", "take", "take", "restore", "restore", "delete", "delete", "rename", "keep", "unkeep"}[rng.IntN(10)]
+		if pick == "" {
+			action = "take"
+		}
+		switch action {
+		case "take":
+			op, _, err = e.Core.Take(ctx, c, snapshots.TakeRequest{Box: bx.name, Name: fmt.Sprintf("t%d", i)})
+		case "restore":
+			op, err = e.Core.Restore(ctx, c, snapshots.RestoreRequest{Box: bx.name, Snapshot: pick, Replace: true})
+		case "delete":
+			op, err = e.Core.Delete(ctx, c, snapshots.DeleteRequest{Box: bx.name, Snapshot: pick})
+		case "rename":
+			_, err = e.Core.Rename(ctx, c, bx.name, pick, fmt.Sprintf("renamed %d", i))
+		case "keep":
+			op, err = e.Core.Keep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick, Days: 1 + rng.IntN(30)})
+		case "unkeep":
+			op, err = e.Core.Unkeep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick})
+		}
+		if i > 0 && i%250 == 0 {
+			// A worker dies mid-run, as a crash would, and comes back.
+			k := rng.IntN(len(workers))
+			workers[k].kill()
+			workers[k] = startWorker(t, dsn, root, "", "")
+		}
+		if err != nil {
+			if _, ok := snapshots.AsRefusal(err); !ok {
+				fail("op %d %s by %s: not a refusal: %v", i, action, c.Kind, err)
+			}
+			counts["refused"]++
+			after := state(bx.name)
+			if len(after) != len(before) {
+				fail("op %d: a refused %s changed the box: %d → %d snapshots", i, action, len(before), len(after))
+			}
+			continue
+		}
+		var done *snapshots.Operation
+		if op != nil {
+			done = wait(op)
+			counts[action+" "+done.State]++
+		} else {
+			counts[action]++
+		}
+		after := state(bx.name)
+
+		// Limits: 5 besides undos, and 2 undos.
+		total, undoN := 0, 0
+		for _, s := range after {
+			if s.IsUndo() {
+				undoN++
+			} else if s.State != snapshots.StateFailed {
+				total++
+			}
+		}
+		if total > settings.PerBox || undoN > snapshots.UndosPerBox {
+			fail("op %d (%s): %s holds %d snapshots and %d undos", i, action, bx.name, total, undoN)
+		}
+		// What went without being asked for.
+		for id, s := range before {
+			if _, ok := after[id]; ok {
+				continue
+			}
+			asked := action == "delete" && id == pick && done != nil && done.State == snapshots.OpDone
+			if asked {
+				continue
+			}
+			if s.Kept() {
+				fail("op %d (%s): the kept snapshot ‘%s’ was deleted by itself", i, action, s.Name)
+			}
+			replacedUndo := action == "restore" && s.IsUndo() && id != pick
+			if !replacedUndo && (s.ByKind == "owner" || s.ByKind == "cli" || s.OwnerKind == "person") {
+				fail("op %d (%s): the person's snapshot ‘%s’ was deleted by itself", i, action, s.Name)
+			}
+			switch {
+			case action == "take" && !s.IsUndo() && c.Kind == snapshots.CallerAgent && s.ByThreadID != nil && *s.ByThreadID == c.Thread:
+			case action == "restore" && s.IsUndo() && id != pick:
+			default:
+				fail("op %d (%s by %s): ‘%s’ went without a reason the rules give (undo %v, by %s)", i, action, c.Kind, s.Name, s.IsUndo(), s.ByKind)
+			}
+		}
+		// Every change has its event.
+		if done != nil && done.State == snapshots.OpDone {
+			want := map[string]string{"take": snapshots.EvSnapshotTaken, "restore": snapshots.EvRestored,
+				"delete": snapshots.EvSnapshotDeleted, "keep": snapshots.EvSnapshotKept, "unkeep": snapshots.EvSnapshotUnkept}[action]
+			var n int
+			if err := pool.QueryRow(ctx, "SELECT count(*) FROM box_log WHERE operation_id = $1 AND kind = $2", done.ID, want).Scan(&n); err != nil || n == 0 {
+				fail("op %d: the %s %s has no %s event in the box log", i, action, done.ID, want)
+			}
+		}
+	}
+	var running int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM operations WHERE state IN ('running', 'unknown')").Scan(&running); err != nil || running != 0 {
+		fail("%d operations never settled", running)
+	}
+	var summary []string
+	for k, v := range counts {
+		summary = append(summary, fmt.Sprintf("%s %d", k, v))
+	}
+	t.Logf("seed %d: %d operations: %s", seed, ops, strings.Join(summary, ", "))
+}
