@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/boxsnap/boxsnap/app/boot"
+	"github.com/boxsnap/boxsnap/app/cli"
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/logging"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
@@ -27,6 +28,7 @@ Usage:
   boxsnap migrate   apply the app's and River's migrations
   boxsnap doctor    check the database, the migrations and each backend
   boxsnap pvesim    run the Proxmox VE API simulator (for tests and the demo)
+  boxsnap snapshot  the owner's snapshots through a running server ("boxsnap snapshot help")
   boxsnap help      this text
 
 Run "boxsnap <command> -h" for a command's flags. Every flag has an
@@ -55,6 +57,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		return 0
+	case "snapshot":
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		return cli.Run(ctx, rest, cli.Env{Getenv: os.Getenv}, stdout, stderr)
 	case "serve", "work", "migrate", "doctor":
 	default:
 		fmt.Fprintf(stderr, "boxsnap: unknown command %q\n\n%s", cmd, usage)
