@@ -272,7 +272,8 @@ func (c *Cluster) EnsureDatabase(ctx context.Context, name string) error {
 // Stop shuts the server down in fast mode (open transactions are rolled back,
 // connections closed), removes the socket folder and releases the data
 // folder. It is idempotent. A server that has already died counts as
-// stopped.
+// stopped. Stop runs even when ctx is already cancelled, as a shutdown's
+// context often is; a deadline of ctx not yet passed bounds its wait.
 func (c *Cluster) Stop(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -280,8 +281,12 @@ func (c *Cluster) Stop(ctx context.Context) error {
 		return nil
 	}
 	began := time.Now()
-	out, err := c.run(ctx, false, "pg_ctl", "stop", "-D", c.dataDir, "-m", "fast", "-w", "-s",
-		"-t", strconv.Itoa(timeoutSeconds(ctx, stopTimeout)))
+	wait := timeoutSeconds(ctx, stopTimeout)
+	if ctx.Err() != nil {
+		wait = int(stopTimeout / time.Second)
+	}
+	out, err := c.run(context.WithoutCancel(ctx), false, "pg_ctl", "stop", "-D", c.dataDir, "-m", "fast", "-w", "-s",
+		"-t", strconv.Itoa(wait))
 	if err != nil {
 		if pid, alive := c.postmasterAlive(); alive {
 			return fmt.Errorf("stop the PostgreSQL cluster in %s (pid %d): %s: see %s", c.dataDir, pid, oneLine(out, err), c.LogFile())

@@ -251,8 +251,14 @@ func TestUnixSocketOnlyAndRunsAsClusterUser(t *testing.T) {
 		t.Errorf("the server's log reached boxsnap's logger:\n%s", logs.String())
 	}
 
-	if err := c.Stop(t.Context()); err != nil {
+	// A shutdown's context is often cancelled already: Stop still stops.
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := c.Stop(cancelled); err != nil {
 		t.Fatal(err)
+	}
+	if _, alive := c.postmasterAlive(); alive {
+		t.Error("the server still runs after Stop")
 	}
 	requireAbsent(t, c.sockDir)
 }
