@@ -73,3 +73,6 @@ SELECT coalesce(array_agg(kind), '{}') FROM box_log WHERE box_id = $1 AND data->
 -- name: SweepOpTasks
 SELECT id, kind, coalesce(box_id, '') AS box, task->>'id' AS upid, coalesce(started_at, created_at) AS started_at, ended_at
 FROM operations WHERE box_id = ANY ($1::text[]) AND coalesce(started_at, created_at) > $2;
+
+-- name: SweepSetRef
+UPDATE snapshots SET ref = $2 WHERE id = $1 AND ref = '';
