@@ -10,11 +10,13 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,8 +41,24 @@ func main() {
 	work := flag.String("dir", "/tmp/boxsnap-bench", "work folder (its contents are deleted)")
 	runs := flag.Int("runs", 3, "runs; each figure is the median")
 	noSync := flag.Bool("nosync", false, "skip the take's syncfs (cp -a does not sync)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	verbose := flag.Bool("v", false, "log each take's phases")
 	flag.Parse()
+	if *verbose {
+		slog.SetLogLoggerLevel(slog.LevelDebug)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*work, *runs, *noSync); err != nil {
+		pprof.StopCPUProfile()
 		log.Fatal(err)
 	}
 }

@@ -66,6 +66,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	defer doResume()
 
 	capturedAt := time.Now().UTC()
+	start := time.Now()
 	reset := readResetVersion(dir)
 	m, added, stats, err := b.capture(ctx, dir, prev)
 	doResume()
@@ -93,6 +94,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	if lab.Install == "" {
 		lab.Install = b.install
 	}
+	captured := time.Since(start)
 	if err := b.publish(ctx, m, lab); err != nil {
 		lock.unlock()
 		b.collect(ctx, added)
@@ -105,7 +107,8 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	}
 	b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
 	b.log.Debug("local backend: snapshot taken", "box", guest.Ref, "snapshot", id, "files", m.Files,
-		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor)
+		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor, "scan", stats.statTime,
+		"copy", stats.copyTime, "capture", captured, "publish", time.Since(start)-captured)
 	return providers.SnapshotTaken{
 		Ref:          id,
 		Storage:      b.id,
