@@ -50,8 +50,8 @@ type opTask struct {
 // runs (and again once it ends); a snapshot take or delete boxsnap did not
 // start is logged as "its snapshots changed outside boxsnap", with no
 // repair and no claim of a restore. Each task is logged once per status.
-// A task is boxsnap's when its reference is on one of its operations, or it
-// started while an operation of that box ran.
+// A task is boxsnap's when its reference is on one of its operations, or
+// it was run by the user (the API token) that ran those.
 func (s *Service) ScanOutside(ctx context.Context) (OutsideReport, error) {
 	var rep OutsideReport
 	now := s.now()
@@ -111,12 +111,19 @@ func (s *Service) scanBackend(ctx context.Context, be Backend, tasks []providers
 		return err
 	}
 	ours := map[string]bool{}
-	opsOf := map[string][]opTask{}
 	for _, o := range ops {
 		if o.UPID != nil {
 			ours[*o.UPID] = true
 		}
-		opsOf[o.Box] = append(opsOf[o.Box], o)
+	}
+	// An operation keeps its latest task's reference only (a restore's
+	// start replaces its rollback's), so who ran boxsnap's recorded tasks
+	// (its token) marks its other tasks too.
+	ourUsers := map[string]bool{}
+	for _, t := range tasks {
+		if ours[t.Ref.ID] && t.User != "" {
+			ourUsers[t.User] = true
+		}
 	}
 	tz := s.TimeZone(ctx)
 	// Oldest first, so the box log reads in the order things happened.
@@ -128,7 +135,7 @@ func (s *Service) scanBackend(ctx context.Context, be Backend, tasks []providers
 			continue
 		}
 		b := byGuest[t.Ref.Host+"/"+t.Guest]
-		if b == nil || ours[t.Ref.ID] || duringOperation(t, opsOf[b.ID]) {
+		if b == nil || ours[t.Ref.ID] || ourUsers[t.User] {
 			continue
 		}
 		kind := EvChangedOutside
@@ -163,22 +170,6 @@ func (s *Service) scanBackend(ctx context.Context, be Backend, tasks []providers
 		}
 	}
 	return nil
-}
-
-// duringOperation reports whether the task started while one of the box's
-// operations ran: boxsnap's own step, whose reference a later step's may
-// have replaced on the operation.
-func duringOperation(t providers.Task, ops []opTask) bool {
-	for _, o := range ops {
-		end := time.Now()
-		if o.EndedAt != nil {
-			end = *o.EndedAt
-		}
-		if !t.Start.Before(o.StartedAt.Add(-time.Second)) && !t.Start.After(end.Add(time.Second)) {
-			return true
-		}
-	}
-	return false
 }
 
 func outsideWords(kind string, t providers.Task, tz *time.Location) string {

@@ -43,6 +43,8 @@ type simOpts struct {
 	zfsOn   bool
 	noAudit bool // a token without Sys.Audit on /nodes
 	extra   func(s *pvesim.Sim)
+	// durations override a task type's duration ("vzrollback": 1 s).
+	durations map[string]time.Duration
 }
 
 // newSim starts a simulator (pve-1 with LVM-thin and thick LVM, pve-2 with
@@ -50,7 +52,7 @@ type simOpts struct {
 // through the Telmate client over HTTPS with its certificate verified.
 func newSim(t testing.TB, o simOpts) *simEnv {
 	t.Helper()
-	sim, err := pvesim.New(pvesim.Config{TaskDuration: simTaskMS * time.Millisecond})
+	sim, err := pvesim.New(pvesim.Config{TaskDuration: simTaskMS * time.Millisecond, TaskDurations: o.durations})
 	must(t, err)
 	must(t, sim.AddNode("pve-1"))
 	must(t, sim.AddNode("pve-2"))

@@ -204,6 +204,7 @@ func (b *Backend) RecentTasks(ctx context.Context, since time.Time) ([]providers
 			Type      string `json:"type"`
 			ID        string `json:"id"`
 			User      string `json:"user"`
+			TokenID   string `json:"tokenid"`
 			StartTime int64  `json:"starttime"`
 			EndTime   int64  `json:"endtime"`
 			Status    string `json:"status"`
@@ -217,7 +218,11 @@ func (b *Backend) RecentTasks(ctx context.Context, since time.Time) ([]providers
 			return nil, fmt.Errorf("list %s's tasks: %w", n.Node, err)
 		}
 		for _, t := range tasks {
-			task := providers.Task{Ref: providers.TaskRef{Host: n.Node, ID: t.UPID}, Type: t.Type, Guest: t.ID, User: t.User,
+			user := t.User
+			if t.TokenID != "" {
+				user += "!" + t.TokenID // a token's task: who ran it is the token
+			}
+			task := providers.Task{Ref: providers.TaskRef{Host: n.Node, ID: t.UPID}, Type: t.Type, Guest: t.ID, User: user,
 				Start: time.Unix(t.StartTime, 0).UTC()}
 			if t.EndTime > 0 && t.Status != "RUNNING" {
 				end := time.Unix(t.EndTime, 0).UTC()
