@@ -88,7 +88,10 @@ UPDATE snapshots SET note = $2 WHERE id = $1;
 UPDATE snapshots SET kept_until = $2,
     kept_at = CASE WHEN $2::timestamptz IS NULL THEN NULL ELSE coalesce(kept_at, now()) END,
     owner_kind = CASE WHEN $2::timestamptz IS NULL THEN CASE WHEN box_thread_id IS NULL THEN 'person' ELSE 'thread' END ELSE 'person' END,
-    owner_thread_id = CASE WHEN $2::timestamptz IS NULL THEN box_thread_id ELSE NULL END
+    owner_thread_id = CASE WHEN $2::timestamptz IS NULL THEN box_thread_id ELSE NULL END,
+    -- A kept undo is an ordinary kept snapshot from then on, also once
+    -- unkept: it is no longer replaced as an undo (section 8).
+    undo_of = CASE WHEN $2::timestamptz IS NULL THEN undo_of ELSE NULL END
 WHERE id = $1;
 
 -- name: CoreSnapshotBoxGone
