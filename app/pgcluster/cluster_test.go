@@ -181,7 +181,7 @@ func TestKeepsDataAcrossStopAndStart(t *testing.T) {
 	}
 }
 
-func TestUnixSocketOnlyAndRunsAsClusterUser(t *testing.T) {
+func TestRunningCluster(t *testing.T) {
 	t.Parallel()
 	uid := expectedUID(t)
 	var logs logBuffer
@@ -251,6 +251,31 @@ func TestUnixSocketOnlyAndRunsAsClusterUser(t *testing.T) {
 		t.Errorf("the server's log reached boxsnap's logger:\n%s", logs.String())
 	}
 
+	t.Run("a second Start on its data folder is refused", func(t *testing.T) {
+		_, err := Start(t.Context(), Options{DataDir: dir, ForTests: true})
+		requireOneLine(t, err, "data folder "+dir+" is in use by another boxsnap (pid "+strconv.Itoa(os.Getpid())+")")
+		if err := conn.Ping(t.Context()); err != nil {
+			t.Errorf("the first cluster must keep running: %v", err)
+		}
+	})
+	t.Run("EnsureDatabase makes a database once", func(t *testing.T) {
+		for range 2 { // the second call finds it
+			if err := c.EnsureDatabase(t.Context(), "boxsnap app"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		conn, err := pgx.Connect(t.Context(), c.DSN("boxsnap app"))
+		if err != nil {
+			t.Fatalf("DSN of a database with a space: %v", err)
+		}
+		defer conn.Close(context.Background())
+		var name string
+		if err := conn.QueryRow(t.Context(), "SELECT current_database()").Scan(&name); err != nil || name != "boxsnap app" {
+			t.Errorf("current_database() = %q, %v", name, err)
+		}
+		requireOneLine(t, c.EnsureDatabase(t.Context(), ""), "database name")
+	})
+
 	// A shutdown's context is often cancelled already: Stop still stops.
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -308,17 +333,6 @@ func TestUnreachableParentGetsSearchBit(t *testing.T) {
 		}
 	} else if mode != 0o700 {
 		t.Errorf("not root: folders must stay as they are, mode %#o", mode)
-	}
-}
-
-func TestSecondStartOnSameDataFolderRefused(t *testing.T) {
-	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "postgres")
-	c := start(t, Options{DataDir: dir, ForTests: true})
-	_, err := Start(t.Context(), Options{DataDir: dir, ForTests: true})
-	requireOneLine(t, err, "data folder "+dir+" is in use by another boxsnap (pid "+strconv.Itoa(os.Getpid())+")")
-	if err := connect(t, c).Ping(t.Context()); err != nil {
-		t.Errorf("the first cluster must keep running: %v", err)
 	}
 }
 
@@ -407,26 +421,6 @@ func waitGone(t *testing.T, pid int) {
 		// timed assertion.
 		<-time.After(5 * time.Millisecond)
 	}
-}
-
-func TestEnsureDatabase(t *testing.T) {
-	t.Parallel()
-	c := start(t, Options{DataDir: filepath.Join(t.TempDir(), "postgres"), ForTests: true})
-	for range 2 { // the second call finds it
-		if err := c.EnsureDatabase(t.Context(), "boxsnap app"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn, err := pgx.Connect(t.Context(), c.DSN("boxsnap app"))
-	if err != nil {
-		t.Fatalf("DSN of a database with a space: %v", err)
-	}
-	defer conn.Close(context.Background())
-	var name string
-	if err := conn.QueryRow(t.Context(), "SELECT current_database()").Scan(&name); err != nil || name != "boxsnap app" {
-		t.Errorf("current_database() = %q, %v", name, err)
-	}
-	requireOneLine(t, c.EnsureDatabase(t.Context(), ""), "database name")
 }
 
 func TestNoBinaries(t *testing.T) {
