@@ -16,6 +16,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/boot"
 	"github.com/boxsnap/boxsnap/app/cli"
 	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/app/demo"
 	"github.com/boxsnap/boxsnap/app/logging"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
 )
@@ -61,6 +62,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
 		return cli.Run(ctx, rest, cli.Env{Getenv: os.Getenv}, stdout, stderr)
+	case "demo-app":
+		// The demo box's own process (make run's amber-fox), not a command
+		// for people.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		if err := demo.RunWebApp(ctx, rest, stderr); err != nil {
+			fmt.Fprintf(stderr, "boxsnap demo-app: %v\n", err)
+			return 1
+		}
+		return 0
 	case "serve", "work", "migrate", "doctor":
 	default:
 		fmt.Fprintf(stderr, "boxsnap: unknown command %q\n\n%s", cmd, usage)

@@ -19,6 +19,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/api"
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
@@ -107,6 +108,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
+	core.UsePictures(pictures.New(pictures.Options{Logger: logger}))
 	if err := core.RegisterBackends(ctx); err != nil {
 		return err
 	}
@@ -129,6 +131,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		if _, err := core.Recover(ctx); err != nil {
 			logger.Error("recover operations cut short", "err", err)
 		}
+		startLocalBoxes(ctx, cfg, core, bes, logger)
 	}
 	stopJobs := func() {
 		if !cfg.Workers {

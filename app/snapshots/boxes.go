@@ -103,7 +103,12 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 		_ = b.Boxes.Release(context.WithoutCancel(ctx), guest)
 		return nil, fmt.Errorf("record box %s: %w", name, err)
 	}
-	s.log(ctx, s.st.Pool, box.ID, "made", c, fmt.Sprintf("made on %s", b.Label), "", "", nil)
+	if req.Command != "" {
+		if err := b.Boxes.Start(ctx, guest); err != nil {
+			s.logger.Warn("the box's process did not start", "box", name, "err", err)
+		}
+	}
+	s.log(ctx, s.st.Pool, box.ID, EvMade, c, fmt.Sprintf("made on %s", b.Label), "", "", nil)
 	return box, nil
 }
 
