@@ -58,6 +58,9 @@ func translate(path string, err error, body string) error {
 		return nil
 	}
 	var ue *url.Error
+	if errors.As(err, &ue) && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "context canceled")) {
+		return fmt.Errorf("%s: %w", path, context.Canceled)
+	}
 	var ne net.Error
 	if errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) ||
 		strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection reset") {
@@ -104,6 +107,15 @@ func parseStatus(s string) (int, string) {
 	return n, rest
 }
 
+// fail translates a request's error; a request cut short by its own
+// context (a worker stopping) is that, never an unreachable host.
+func (a *api) fail(ctx context.Context, path string, err error, body string) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", path, ctx.Err())
+	}
+	return translate(path, err, body)
+}
+
 // noRetry makes the client's GET give up at once.
 func noRetry(error) bool { return true }
 
@@ -111,7 +123,7 @@ func noRetry(error) bool { return true }
 func (a *api) get(ctx context.Context, path string, out any) error {
 	var env map[string]any
 	if err := a.c.GetJsonRetryable(ctx, path, &env, 1, noRetry); err != nil {
-		return translate(path, err, "")
+		return a.fail(ctx, path, err, "")
 	}
 	raw, err := json.Marshal(env["data"])
 	if err != nil {
@@ -130,7 +142,7 @@ func (a *api) get(ctx context.Context, path string, out any) error {
 func (a *api) post(ctx context.Context, path string, params map[string]any) (string, error) {
 	body, err := a.c.CreateItemReturnStatus(ctx, params, path)
 	if err != nil {
-		return "", translate(path, err, body)
+		return "", a.fail(ctx, path, err, body)
 	}
 	return dataString(body), nil
 }
@@ -139,7 +151,7 @@ func (a *api) post(ctx context.Context, path string, params map[string]any) (str
 func (a *api) put(ctx context.Context, path string, params map[string]any) (string, error) {
 	body, err := a.c.UpdateItemReturnStatus(ctx, params, path)
 	if err != nil {
-		return "", translate(path, err, body)
+		return "", a.fail(ctx, path, err, body)
 	}
 	return dataString(body), nil
 }
@@ -148,7 +160,7 @@ func (a *api) put(ctx context.Context, path string, params map[string]any) (stri
 // that starts a task is found in the node's task list afterwards (delTask).
 func (a *api) del(ctx context.Context, path string) error {
 	if err := a.c.Delete(ctx, path); err != nil {
-		return translate(path, err, "")
+		return a.fail(ctx, path, err, "")
 	}
 	return nil
 }

@@ -16,7 +16,14 @@ import (
 	"github.com/boxsnap/boxsnap/providers/pvesim"
 )
 
-func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
+// TestMain runs the tests, or, when a test starts this binary as a worker
+// process (workerEnv set), a boxsnap worker that the test can kill.
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) != "" {
+		os.Exit(runWorkerProcess())
+	}
+	os.Exit(dbtest.Main(m))
+}
 
 const (
 	tokenID     = "boxsnap@pve!boxsnap"

@@ -51,7 +51,7 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref pr
 }
 
 func (b *Backend) rollback(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, rec providers.Recorder) (string, error) {
-	conf, err := b.readConfig(ctx, g, "")
+	conf, err := b.settled(ctx, g, rec)
 	if err != nil {
 		return "", err
 	}
@@ -281,4 +281,34 @@ func (b *Backend) holdStopped(ctx context.Context, g providers.Guest, ref provid
 		}
 	}
 	return cg.Ref, nil
+}
+
+// settled reads the guest's config; when a lock on it belongs to a task
+// still running on the guest (boxsnap's own, from before a restart: the
+// step is recorded before it runs, so it runs again), it waits for that
+// task first, then reads the config again. A lock with no task running is
+// the host's to clear, and is answered as such by the caller.
+func (b *Backend) settled(ctx context.Context, g providers.Guest, rec providers.Recorder) (guestConfig, error) {
+	conf, err := b.readConfig(ctx, g, "")
+	if err != nil || conf.Lock == "" {
+		return conf, err
+	}
+	var active []struct {
+		UPID string `json:"upid"`
+	}
+	if err := b.api.get(ctx, fmt.Sprintf("/nodes/%s/tasks?vmid=%s&source=active", g.Host, g.Ref), &active); err != nil {
+		return conf, err
+	}
+	if len(active) == 0 {
+		return conf, nil
+	}
+	for _, t := range active {
+		if _, err := b.api.wait(ctx, t.UPID, rec); err != nil {
+			var te *TaskError
+			if !errors.As(err, &te) {
+				return conf, err
+			}
+		}
+	}
+	return b.readConfig(ctx, g, "")
 }

@@ -140,12 +140,22 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	if err != nil {
 		return out, err
 	}
-	conf, err := b.readConfig(ctx, g, "")
+	conf, err := b.settled(ctx, g, rec)
 	if err != nil {
 		return out, err
 	}
 	if conf.Lock != "" {
 		return out, &providers.LockedError{Lock: providers.Lock{Lock: conf.Lock, Fix: unlockWords(g)}}
+	}
+	if list, err := b.listSnapshots(ctx, g); err == nil {
+		if sn := find(list, name); sn != nil {
+			// Taken before a restart cut the wait short: answer it as a
+			// take would have, or as incomplete.
+			if sn.SnapState != "" {
+				return out, fmt.Errorf("snapshot %s of %s has snapstate %s: %w", name, g.Ref, sn.SnapState, providers.ErrIncomplete)
+			}
+			return takenOf(sn, conf, name), nil
+		}
 	}
 	label := take.Label
 	label.ResetVersion = resetVersion(str(conf.raw["tags"]))
@@ -189,12 +199,16 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	case sn.SnapState != "":
 		return out, fmt.Errorf("snapshot %s of %s has snapstate %s: %w", name, g.Ref, sn.SnapState, providers.ErrIncomplete)
 	}
+	return takenOf(sn, conf, name), nil
+}
+
+func takenOf(sn *pveSnapshot, conf guestConfig, name string) providers.SnapshotTaken {
 	holds := providers.HoldsDisk
 	if sn.VMState == 1 {
 		holds = providers.HoldsDiskAndMemory
 	}
 	return providers.SnapshotTaken{Ref: name, Storage: conf.Storage, CapturedAt: time.Unix(sn.SnapTime, 0).UTC(), Holds: holds,
-		ResetVersion: label.ResetVersion, Parent: sn.Parent}, nil
+		ResetVersion: resetVersion(str(conf.raw["tags"])), Parent: sn.Parent}
 }
 
 // delTask finds the UPID of the task a DELETE just started on a guest: the
