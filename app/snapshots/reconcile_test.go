@@ -1,0 +1,116 @@
+package snapshots_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// fakeClock is the core's clock in these tests (Options.Now).
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+func stateOf(t *testing.T, e *coretest.Env, id string) string {
+	t.Helper()
+	sn, _, err := e.Core.Snapshot(context.Background(), snapshots.Owner(), id)
+	if err != nil {
+		return "gone"
+	}
+	return sn.State
+}
+
+func taken(t *testing.T, e *coretest.Env, box, name string) *snapshots.Snapshot {
+	t.Helper()
+	op, sn, err := e.Core.Take(context.Background(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("take: %s %s", got.State, deref(got.Error))
+	}
+	sn, _, _ = e.Core.Snapshot(context.Background(), snapshots.Owner(), sn.ID)
+	return sn
+}
+
+// TestReconcileLostAfterTwoListings: on the local backend, a snapshot
+// deleted behind boxsnap's back is lost only after two successful listings
+// LostAfter apart, never at the first; housekeeping removes the lost record
+// after 7 days, not before.
+func TestReconcileLostAfterTwoListings(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Now()}
+	e := coretest.New(t, coretest.Options{Now: clk.Now})
+	ctx := context.Background()
+	b := e.Box(t, snapshots.Owner(), "amber-fox")
+	gone := taken(t, e, b.Name, "gone")
+	stays := taken(t, e, b.Name, "stays")
+	if err := e.Local.DeleteSnapshot(ctx, providers.SnapshotRef{ID: gone.ID, Ref: gone.Ref, Guest: providers.Guest{Backend: "local", Kind: b.Kind, Ref: b.GuestRef}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, step := range []struct {
+		advance time.Duration
+		want    string
+	}{{0, snapshots.StateReady}, {snapshots.LostAfter - time.Second, snapshots.StateReady}, {time.Second, snapshots.StateLost}} {
+		clk.Advance(step.advance)
+		rep, err := e.Core.Reconcile(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stateOf(t, e, gone.ID); got != step.want {
+			t.Fatalf("listing %d (%+v): %s, want %s", i+1, rep, got, step.want)
+		}
+	}
+	if got := stateOf(t, e, stays.ID); got != snapshots.StateReady {
+		t.Fatalf("the snapshot still there is %s", got)
+	}
+	clk.Advance(6 * 24 * time.Hour)
+	if _, err := e.Core.Housekeep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := stateOf(t, e, gone.ID); got != snapshots.StateLost {
+		t.Fatalf("after 6 days the lost record is %s", got)
+	}
+	clk.Advance(24*time.Hour + time.Minute)
+	rep, err := e.Core.Housekeep(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lost != 1 || stateOf(t, e, gone.ID) != "gone" || stateOf(t, e, stays.ID) != snapshots.StateReady {
+		t.Fatalf("after 7 days: %+v, lost %s, other %s", rep, stateOf(t, e, gone.ID), stateOf(t, e, stays.ID))
+	}
+}
+
+// TestHousekeepPrunesBoxLog: a box's log keeps its newest BoxLogKeep events.
+func TestHousekeepPrunesBoxLog(t *testing.T) {
+	t.Parallel()
+	e := coretest.New(t, coretest.Options{})
+	ctx := context.Background()
+	b := e.Box(t, snapshots.Owner(), "amber-fox")
+	if _, err := e.Pool.Exec(ctx, `INSERT INTO box_log (box_id, kind, actor_kind, words)
+		SELECT $1, 'snapshot-taken', 'owner', 'event ' || g FROM generate_series(1, $2::int) g`, b.ID, snapshots.BoxLogKeep+5); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Core.Housekeep(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := e.Core.BoxLog(ctx, snapshots.Owner(), b.ID, snapshots.BoxLogKeep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.LogPruned < 5 || len(log) != snapshots.BoxLogKeep || log[0].Words != fmt.Sprintf("event %d", snapshots.BoxLogKeep+5) {
+		t.Fatalf("pruned %d, kept %d, newest %q", rep.LogPruned, len(log), log[0].Words)
+	}
+}
