@@ -2,7 +2,7 @@ package snapshots_test
 
 import (
 	"context"
-		"slices"
+	"slices"
 	"testing"
 	"time"
 
