@@ -45,10 +45,15 @@ func (p *Problem) Error() string {
 func (p *Problem) Unwrap() error { return p.Err }
 
 // OpenDatabase opens DATABASE_URL, or starts the embedded cluster in the data
-// folder when it is empty.
-func OpenDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Database, error) {
+// folder when it is empty. With attach, a cluster that a running serve holds
+// in that folder is used as it is (work and doctor beside serve).
+func OpenDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger, attach bool) (*Database, error) {
 	db := &Database{logger: logger}
 	dsn := cfg.DatabaseURL
+	if running, ok := pgcluster.RunningDSN(filepath.Join(cfg.DataDir, "postgres"), databaseName); dsn == "" && attach && ok {
+		dsn = running
+		logger.Info("using the embedded database that a running boxsnap serve holds", "data", cfg.DataDir)
+	}
 	if dsn == "" {
 		if err := checkWritable(cfg.DataDir); err != nil {
 			return nil, err

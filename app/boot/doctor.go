@@ -21,7 +21,7 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		if cfg.DatabaseURL != "" {
 			where = "the database at " + config.Redact(cfg.DatabaseURL)
 		}
-		d, err := OpenDatabase(ctx, cfg, logger)
+		d, err := OpenDatabase(ctx, cfg, logger, true)
 		if err != nil {
 			r := doctor.Result{Name: "database", Detail: where + ": " + err.Error()}
 			if p, ok := err.(*Problem); ok {

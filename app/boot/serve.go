@@ -67,7 +67,7 @@ func Work(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Opti
 
 // Migrate applies every migration and exits.
 func Migrate(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
-	db, err := OpenDatabase(ctx, cfg, logger)
+	db, err := OpenDatabase(ctx, cfg, logger, true)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,8 @@ func Migrate(ctx context.Context, cfg config.Config, logger *slog.Logger) error 
 
 func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, opts Options, ln net.Listener) error {
 	started := time.Now()
-	db, err := OpenDatabase(ctx, cfg, logger)
+	// serve owns the embedded cluster; work attaches to the one a serve runs.
+	db, err := OpenDatabase(ctx, cfg, logger, ln == nil)
 	if err != nil {
 		return err
 	}

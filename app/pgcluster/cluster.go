@@ -653,3 +653,20 @@ func joinInts(ns []int) string {
 	}
 	return strings.Join(s, " ")
 }
+
+// RunningDSN is the DSN of a cluster that another boxsnap process runs in
+// dataDir on the default socket folder and port, when its socket is there:
+// `boxsnap work` and `boxsnap doctor` beside a `boxsnap serve` on the
+// embedded default use it instead of starting a second cluster.
+func RunningDSN(dataDir, database string) (string, bool) {
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", false
+	}
+	dir := defaultSocketDir(abs, DefaultPort)
+	if _, err := os.Stat(socketPath(dir, DefaultPort)); err != nil {
+		return "", false
+	}
+	c := &Cluster{sockDir: dir, port: DefaultPort}
+	return c.DSN(database), true
+}
