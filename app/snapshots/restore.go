@@ -67,11 +67,17 @@ func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
 		if title == "" {
 			title = w.Thread
 		}
+		doing := "idle"
 		if w.Working {
-			out = append(out, fmt.Sprintf("%s is working on %s: its worktree, uncommitted files and session there go.", title, b.Name))
-		} else {
-			out = append(out, fmt.Sprintf("%s is idle on %s: its worktree, uncommitted files and session there go.", title, b.Name))
+			doing = "working"
 		}
+		// The dialog's words (section 5): the first says what goes, the
+		// others "the same".
+		what := "its worktree, uncommitted files and session there go."
+		if len(out) > 0 {
+			what = "the same."
+		}
+		out = append(out, fmt.Sprintf("%s is %s on %s: %s", title, doing, b.Name, what))
 	}
 	if b.Presence.Desktop != "" {
 		who := "You have"
