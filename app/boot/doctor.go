@@ -10,6 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/doctor"
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
 // Doctor checks the database, the migrations and each configured backend,
@@ -58,9 +59,34 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		}
 		return []doctor.Result{{Name: "backend local", OK: true, Detail: "boxes and snapshots in " + cfg.LocalRoot}}
 	}
-	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, localCheck)
+	proxmoxCheck := func(ctx context.Context) []doctor.Result {
+		if cfg.ProxmoxURL == "" {
+			return nil
+		}
+		install := "doctor"
+		if db != nil {
+			_ = db.Pool.QueryRow(ctx, "SELECT install_id FROM install").Scan(&install)
+		}
+		be, err := proxmoxBackend(cfg, install, logger)
+		if err != nil {
+			return []doctor.Result{{Name: "backend " + cfg.ProxmoxID, Detail: err.Error(), Fix: "set BOXSNAP_PROXMOX_URL, BOXSNAP_PROXMOX_TOKEN_ID and BOXSNAP_PROXMOX_TOKEN_SECRET(_FILE)"}}
+		}
+		return proxmoxResults(ctx, be)
+	}
+	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, localCheck, proxmoxCheck)
 	if db != nil {
 		db.Close(context.WithoutCancel(ctx))
 	}
 	return ok
+}
+
+// proxmoxResults runs a Proxmox backend's own checks: the token's rights,
+// each storage and what it restores, and every locked guest with the
+// host's command (G7). The token's secret is in none of them.
+func proxmoxResults(ctx context.Context, be *proxmox.Backend) []doctor.Result {
+	var out []doctor.Result
+	for _, c := range be.Doctor(ctx) {
+		out = append(out, doctor.Result{Name: c.Name, OK: c.OK, Detail: c.Detail, Fix: c.Fix})
+	}
+	return out
 }

@@ -49,6 +49,21 @@ type Config struct {
 	// owner's personal API token.
 	ServerURL string
 	Token     string `secret:"true"`
+
+	// A Proxmox VE backend, beside the local one, when ProxmoxURL is set.
+	// ProxmoxID is its ID in settings; the token's secret comes from the
+	// environment or a file, never a flag. TLS is verified, against
+	// ProxmoxCAFile when set; only ProxmoxInsecureSkipTLSVerify turns that
+	// off. ProxmoxZFSOrderLiveChecksOnly turns ZFS restores on, for live
+	// checks only (unit 3).
+	ProxmoxURL                    string
+	ProxmoxID                     string
+	ProxmoxTokenID                string
+	ProxmoxTokenSecret            string `secret:"true"`
+	ProxmoxCAFile                 string
+	ProxmoxPool                   string
+	ProxmoxInsecureSkipTLSVerify  bool
+	ProxmoxZFSOrderLiveChecksOnly bool
 }
 
 // Setting describes one setting for the README and --help.
@@ -75,6 +90,14 @@ func Settings() []Setting {
 		{"BOXSNAP_LOCAL_ROOT", "local-root", "<data-dir>/local", "the local backend's folder"},
 		{"BOXSNAP_SERVER", "server", "http://127.0.0.1:8080", "the CLI's server address"},
 		{"BOXSNAP_TOKEN", "", "", "the CLI's personal API token (or BOXSNAP_TOKEN_FILE)"},
+		{"BOXSNAP_PROXMOX_URL", "proxmox-url", "", "a Proxmox VE's API, https://host:8006; empty: no Proxmox backend"},
+		{"BOXSNAP_PROXMOX_ID", "proxmox-id", "pve", "the Proxmox backend's ID in settings"},
+		{"BOXSNAP_PROXMOX_TOKEN_ID", "proxmox-token-id", "", "the API token's ID, user@realm!tokenid"},
+		{"BOXSNAP_PROXMOX_TOKEN_SECRET", "", "", "the API token's secret (or BOXSNAP_PROXMOX_TOKEN_SECRET_FILE); never printed"},
+		{"BOXSNAP_PROXMOX_CA_FILE", "proxmox-ca-file", "", "PEM certificate(s) to trust for the Proxmox API; empty: the system's"},
+		{"BOXSNAP_PROXMOX_POOL", "proxmox-pool", "", "the Proxmox pool boxsnap's guests go in"},
+		{"BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY", "proxmox-insecure-skip-tls-verify", "false", "do not verify the Proxmox API's certificate (never by default)"},
+		{"BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY", "proxmox-zfs-order-live-checks-only", "false", "turn ZFS restores on, for live checks only"},
 	}
 }
 
@@ -103,6 +126,13 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	demo := fs.String("demo", env("BOXSNAP_DEMO", "false"), "seed demo boxes (true/false)")
 	fs.StringVar(&c.LocalRoot, "local-root", env("BOXSNAP_LOCAL_ROOT", ""), "the local backend's folder")
 	fs.StringVar(&c.ServerURL, "server", env("BOXSNAP_SERVER", "http://127.0.0.1:8080"), "the CLI's server address")
+	fs.StringVar(&c.ProxmoxURL, "proxmox-url", env("BOXSNAP_PROXMOX_URL", ""), "a Proxmox VE's API, https://host:8006")
+	fs.StringVar(&c.ProxmoxID, "proxmox-id", env("BOXSNAP_PROXMOX_ID", "pve"), "the Proxmox backend's ID")
+	fs.StringVar(&c.ProxmoxTokenID, "proxmox-token-id", env("BOXSNAP_PROXMOX_TOKEN_ID", ""), "the API token's ID, user@realm!tokenid")
+	fs.StringVar(&c.ProxmoxCAFile, "proxmox-ca-file", env("BOXSNAP_PROXMOX_CA_FILE", ""), "PEM certificate(s) to trust for the Proxmox API")
+	fs.StringVar(&c.ProxmoxPool, "proxmox-pool", env("BOXSNAP_PROXMOX_POOL", ""), "the Proxmox pool boxsnap's guests go in")
+	pveInsecure := fs.String("proxmox-insecure-skip-tls-verify", env("BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY", "false"), "do not verify the Proxmox API's certificate (true/false)")
+	pveZFS := fs.String("proxmox-zfs-order-live-checks-only", env("BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY", "false"), "turn ZFS restores on, for live checks only (true/false)")
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
 	}
@@ -122,6 +152,23 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	}
 	if c.Token, err = secret(getenv, "BOXSNAP_TOKEN"); err != nil {
 		errs = append(errs, err)
+	}
+	if c.ProxmoxInsecureSkipTLSVerify, err = strconv.ParseBool(*pveInsecure); err != nil {
+		errs = append(errs, fmt.Errorf("--proxmox-insecure-skip-tls-verify (BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY) must be true or false, not %q", *pveInsecure))
+	}
+	if c.ProxmoxZFSOrderLiveChecksOnly, err = strconv.ParseBool(*pveZFS); err != nil {
+		errs = append(errs, fmt.Errorf("--proxmox-zfs-order-live-checks-only (BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY) must be true or false, not %q", *pveZFS))
+	}
+	if c.ProxmoxTokenSecret, err = secret(getenv, "BOXSNAP_PROXMOX_TOKEN_SECRET"); err != nil {
+		errs = append(errs, err)
+	}
+	if c.ProxmoxURL != "" {
+		if !strings.HasPrefix(c.ProxmoxURL, "https://") {
+			errs = append(errs, fmt.Errorf("--proxmox-url (BOXSNAP_PROXMOX_URL) must be https://host:8006, not %q", c.ProxmoxURL))
+		}
+		if c.ProxmoxTokenID == "" || !strings.Contains(c.ProxmoxTokenID, "!") || c.ProxmoxTokenSecret == "" {
+			errs = append(errs, errors.New("a Proxmox backend needs BOXSNAP_PROXMOX_TOKEN_ID (user@realm!tokenid) and BOXSNAP_PROXMOX_TOKEN_SECRET or BOXSNAP_PROXMOX_TOKEN_SECRET_FILE"))
+		}
 	}
 	errs = append(errs, c.validate()...)
 	return c, fs, errors.Join(errs...)
