@@ -46,6 +46,11 @@ type boxState struct {
 	// Parent is the snapshot the box's files descend from now: the last take,
 	// or the target of the last restore. A take records it as its parent.
 	Parent string `json:"parent,omitempty"`
+	// StatCache names the snapshot a restore brought the box to when the
+	// restore left a stat cache (state/<boxID>.cache): that snapshot's
+	// entries with the stat of the files as the restore left them, fresher
+	// than Last's manifest. Empty after a take.
+	StatCache string `json:"statCache,omitempty"`
 	// ForkedFrom is the snapshot a fork was made from.
 	ForkedFrom string `json:"forkedFrom,omitempty"`
 }
@@ -199,8 +204,10 @@ func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
 	if err := os.RemoveAll(b.boxDir(guest.Ref)); err != nil {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	if err := os.Remove(b.stateFile(guest.Ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("release box %s: %w", guest.Ref, err)
+	for _, f := range []string{b.stateFile(guest.Ref), b.statCacheFile(guest.Ref), b.path(dirState, guest.Ref+".log")} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("release box %s: %w", guest.Ref, err)
+		}
 	}
 	return nil
 }

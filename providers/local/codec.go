@@ -316,3 +316,64 @@ func (b *Backend) remember(id string, m *manifest) {
 	}
 	b.cache.items[id] = &cachedManifest{key: keyOf(&st), m: m}
 }
+
+// statCacheFile is where a box's stat cache is kept.
+func (b *Backend) statCacheFile(box string) string { return b.path(dirState, box+".cache") }
+
+// writeStatCache keeps, after a restore to m, m's entries with the stat of
+// each file as the restore left it, so the next take and restore read only
+// what changed since.
+func (b *Backend) writeStatCache(box string, m *manifest, keys map[string]statKey) error {
+	c := *m
+	c.Entries = make([]entry, len(m.Entries))
+	copy(c.Entries, m.Entries)
+	for i := range c.Entries {
+		e := &c.Entries[i]
+		if e.Type != typeFile {
+			continue
+		}
+		k, ok := keys[e.Path]
+		if !ok {
+			e.Hash = "" // unknown now: read again
+			continue
+		}
+		e.Size, e.MTime, e.CTime, e.Ino = k.size, k.mtime, k.ctime, k.ino
+	}
+	data, err := encodeChecked(&c)
+	if err != nil {
+		return err
+	}
+	return replaceFile(b.statCacheFile(box), data, 0o600)
+}
+
+// statIndex gives what the box's files were last known to hold, by path: the
+// stat cache the last restore left, else the last take's manifest, else the
+// manifest of the snapshot the box descends from. A source is used only while
+// its snapshot is held whole, so every hash it gives names content the store
+// keeps (the caller holds the store lock).
+func (b *Backend) statIndex(st boxState) map[string]*entry {
+	usable := func(id string) bool {
+		if id == "" {
+			return false
+		}
+		if _, err := os.Stat(b.snapDir(id) + "/" + fileDeleting); err == nil {
+			return false
+		}
+		_, err := os.Stat(b.snapDir(id) + "/" + fileManifest)
+		return err == nil
+	}
+	if st.StatCache != "" && usable(st.StatCache) {
+		var m manifest
+		if readChecked(b.statCacheFile(st.ID), &m) == nil {
+			return m.byPath()
+		}
+	}
+	for _, id := range []string{st.Last, st.Parent} {
+		if usable(id) {
+			if idx, err := b.manifestIndex(id); err == nil {
+				return idx
+			}
+		}
+	}
+	return nil
+}

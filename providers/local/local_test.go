@@ -233,6 +233,38 @@ func TestTakeReadsOnlyWhatChanged(t *testing.T) {
 	}
 }
 
+func TestAfterARestoreTheNextTakeReadsOnlyWhatChangedSince(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	for i := 0; i < 20; i++ {
+		e.write(t, fmt.Sprintf("f%02d.txt", i), strings.Repeat(fmt.Sprint(i), 100))
+	}
+	_, r1 := e.take(t)
+	e.write(t, "f03.txt", "changed")
+	e.write(t, "f04.txt", "changed too")
+	_, _ = e.take(t)
+	if err := e.restore(t, r1); err != nil {
+		t.Fatal(err)
+	}
+	var copied []string
+	e.b.hooks.afterCopy = func(rel string) { copied = append(copied, rel) }
+	_, r3 := e.take(t)
+	if len(copied) != 0 {
+		t.Fatalf("the take after a restore read %v, which the restore itself wrote", copied)
+	}
+	e.write(t, "f05.txt", "after")
+	_, _ = e.take(t)
+	if strings.Join(copied, ",") != "f05.txt" {
+		t.Fatalf("the next take read %v, want only f05.txt", copied)
+	}
+	if err := e.restore(t, r3); err != nil {
+		t.Fatal(err)
+	}
+	if e.read(t, "f03.txt") != strings.Repeat("3", 100) || e.read(t, "f05.txt") != strings.Repeat("5", 100) {
+		t.Fatal("the snapshot taken from the stat cache does not restore the files it should hold")
+	}
+}
+
 func TestTakePausesTheRunningProcessGroupAndResumesIt(t *testing.T) {
 	t.Parallel()
 	e := setupAt(t, t.TempDir(), "while :; do date +%s%N > tick; done")

@@ -29,10 +29,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}
-	var prev map[string]*entry
-	if st.Last != "" {
-		prev, _ = b.manifestIndex(st.Last)
-	}
+	prev := b.statIndex(st)
 	files, total, changed, err := b.scanChanges(ctx, dir, prev)
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: read box %s: %w", guest.Ref, err)

@@ -129,22 +129,36 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	if err != nil {
 		return "", err
 	}
-	var known map[string]*entry
-	if st.Last != "" {
-		known, _ = b.manifestIndex(st.Last)
-	}
+	known := b.statIndex(st)
 	res, err := b.apply(ctx, dir, m, known)
 	if err != nil {
 		return "", err
 	}
-	if err := b.updateState(guest.Ref, func(s *boxState) { s.Parent = m.ID; s.ID = guest.Ref }); err != nil {
+	cache := false
+	if err := b.writeStatCache(guest.Ref, m, res.keys); err != nil {
+		b.log.Warn("local backend: could not keep the stat cache after a restore; the next take reads more", "box", guest.Ref, "err", err)
+	} else {
+		cache = true
+	}
+	if err := b.updateState(guest.Ref, func(s *boxState) {
+		s.Parent = m.ID
+		s.ID = guest.Ref
+		s.StatCache = ""
+		if cache {
+			s.StatCache = m.ID
+		}
+	}); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%d files rewritten, %d removed, %d with their details put back", res.written, res.removed, res.meta), nil
 }
 
-// applyResult counts what apply changed.
-type applyResult struct{ written, removed, meta int }
+// applyResult counts what apply changed, and gives the stat of every file
+// as apply left it, for the stat cache.
+type applyResult struct {
+	written, removed, meta int
+	keys                   map[string]statKey
+}
 
 // current is one path found in the folder before a restore.
 type current struct {
@@ -309,10 +323,18 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 			}
 		}
 	}
+	res.keys = make(map[string]statKey, len(m.Entries))
 	err = b.parallel(ctx, len(writes), func(i int) error {
 		e := writes[i]
-		if err := b.writeFile(filepath.Join(dir, filepath.FromSlash(e.Path)), b.contentPath(e.Hash), e, root); err != nil {
+		p := filepath.Join(dir, filepath.FromSlash(e.Path))
+		if err := b.writeFile(p, b.contentPath(e.Hash), e, root); err != nil {
 			return fmt.Errorf("write %s: %w", e.Path, err)
+		}
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == nil {
+			mu.Lock()
+			res.keys[e.Path] = keyOf(&st)
+			mu.Unlock()
 		}
 		return nil
 	})
@@ -322,12 +344,19 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	res.written += len(writes)
 	for _, e := range metas {
 		c := cur[e.Path]
-		changed, err := setMetaIfDiffers(filepath.Join(dir, filepath.FromSlash(e.Path)), e, root, &c)
+		p := filepath.Join(dir, filepath.FromSlash(e.Path))
+		changed, err := setMetaIfDiffers(p, e, root, &c)
 		if err != nil {
 			return res, err
 		}
 		if changed {
 			res.meta++
+			var st unix.Stat_t
+			if unix.Lstat(p, &st) == nil {
+				res.keys[e.Path] = keyOf(&st)
+			}
+		} else {
+			res.keys[e.Path] = keyOf(&c.st)
 		}
 	}
 	// Folders' details last, deepest first, as writing inside one changes

@@ -52,12 +52,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	}
 	// The previous manifest is read under the lock, so its content cannot be
 	// swept while this take reuses it.
-	var prev map[string]*entry
-	if st.Last != "" {
-		if _, err := os.Stat(filepath.Join(b.snapDir(st.Last), fileDeleting)); err != nil {
-			prev, _ = b.manifestIndex(st.Last)
-		}
-	}
+	prev := b.statIndex(st)
 
 	resume, _ := b.pause(guest.Ref)
 	var once sync.Once
@@ -102,7 +97,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	}
 	b.remember(id, m)
 	lock.unlock()
-	if err := b.updateState(guest.Ref, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = guest.Ref }); err != nil {
+	if err := b.updateState(guest.Ref, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = guest.Ref; s.StatCache = "" }); err != nil {
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: it is held, but: %w", guest.Ref, err)
 	}
 	b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
