@@ -101,7 +101,11 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 			return "", err
 		}
 	} else {
-		cur, err = b.boxFile(m.Guest, rel)
+		guest := m.Guest
+		if owner := b.ownerOf(m); owner != guest.Ref {
+			guest = b.guestOf(owner, m.Guest.Kind) // an imported snapshot's box
+		}
+		cur, err = b.boxFile(guest, rel)
 		if errors.Is(err, providers.ErrNotFound) {
 			cur, newName = nil, "/dev/null"
 		} else if err != nil {

@@ -79,6 +79,9 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 			}
 		} else {
 			h.Ref.Guest = m.Guest
+			if lerr == nil && lab.Box != "" && lab.Box != m.Guest.Ref {
+				h.Ref.Guest = b.guestOf(lab.Box, m.Guest.Kind) // imported for this box
+			}
 			h.Parent = m.Parent
 			if h.TakenAt.IsZero() {
 				h.TakenAt = m.CapturedAt
