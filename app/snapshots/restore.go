@@ -185,11 +185,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			return nil, refuse(CodePlan, http.StatusConflict, "No undo can be taken of %s on %s, so it is not restored.", b.Name, be.Label)
 		}
 		if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
-			r, _ := AsRefusal(err)
-			if c.IsPerson() {
-				r.Words = "No room for the undo. " + r.Words + " Or untick the undo to restore without one."
-			}
-			return nil, r
+			return nil, undoRoomWords(c, err)
 		}
 	}
 	tz := s.TimeZone(ctx)
@@ -224,9 +220,20 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
 			return err
 		}
+		// The undo's room is reserved before anything stops (section 5, step 4).
+		var reserved *Reserved
+		if !req.NoUndo {
+			if reserved, err = s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+				return undoRoomWords(c, err)
+			}
+		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: restoreOrder(plan),
 				Guard: guard, Undo: plan.Restore.Undo}})
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, s.st.Q("CoreOpSetReserved"), op.ID, reservedJSON(reserved))
 		return err
 	})
 	return op, err
@@ -503,4 +510,18 @@ func GiB(n int64) string {
 		return fmt.Sprintf("%d GiB", int64(g))
 	}
 	return fmt.Sprintf("%.1f GiB", g)
+}
+
+// undoRoomWords says a refusal for the undo's room: the person is told they
+// can untick the undo instead (section 5, step 4).
+func undoRoomWords(c Caller, err error) error {
+	r, ok := AsRefusal(err)
+	if !ok {
+		return err
+	}
+	words := "No room for the undo. " + r.Words
+	if c.IsPerson() {
+		words += " Or untick the undo to restore without one."
+	}
+	return &Refusal{Code: r.Code, Status: r.Status, TryAgain: r.TryAgain, Words: words}
 }

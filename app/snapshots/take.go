@@ -137,8 +137,22 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			}
 			return fmt.Errorf("record snapshot: %w", err)
 		}
+		adds := plan.Take.AddsBytes
+		if req.Memory && plan.Take.MemoryBytes != nil && adds != nil {
+			// A memory snapshot's expected size is the box's memory too.
+			sum := *adds + *plan.Take.MemoryBytes
+			adds = &sum
+		}
+		reserved, err := s.reserveRoom(ctx, tx, c, b, be, plan, settings, adds)
+		if err != nil {
+			return err
+		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Params: takeParams{Memory: req.Memory, Evict: evict}})
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, s.st.Q("CoreOpSetReserved"), op.ID, reservedJSON(reserved))
 		return err
 	})
 	if err != nil {

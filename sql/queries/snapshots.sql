@@ -198,3 +198,13 @@ WITH ranked AS (
     DELETE FROM pictures WHERE snapshot_id IN (SELECT snapshot_id FROM ranked WHERE running > $1) RETURNING snapshot_id
 )
 UPDATE snapshots SET picture = 'none' WHERE id IN (SELECT snapshot_id FROM gone);
+
+-- name: CoreStorageLock
+SELECT pg_advisory_xact_lock(hashtextextended('storage:' || $1, 0));
+
+-- name: CoreReservedOn
+SELECT coalesce(sum((reserved->>'bytes')::bigint), 0)::bigint FROM operations
+WHERE state = 'running' AND reserved->>'storage' = $1;
+
+-- name: CoreOpSetReserved
+UPDATE operations SET reserved = $2 WHERE id = $1;

@@ -1,0 +1,56 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Reserved is the room an operation holds on a storage until it ends
+// (section 6: "Room and money are reserved, for every box at once, in one
+// transaction, so two takes cannot both use the last of a host's room").
+type Reserved struct {
+	Storage string `json:"storage"`
+	Bytes   int64  `json:"bytes"`
+}
+
+// storageKey names a storage across backends and hosts.
+func storageKey(b *Box, plan providers.SnapshotPlan) string {
+	return fmt.Sprintf("%s/%s/%s", b.BackendID, b.Host, plan.Storage.Name)
+}
+
+// reserveRoom checks the room rule again inside the admission's transaction,
+// counting what running operations on the same storage have reserved, under
+// a transaction lock on that storage, and returns the reservation to record
+// on the operation. adds is what this operation expects to write.
+func (s *Service) reserveRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) (*Reserved, error) {
+	key := storageKey(b, plan)
+	if _, err := tx.Exec(ctx, s.st.Q("CoreStorageLock"), key); err != nil {
+		return nil, fmt.Errorf("lock storage %s: %w", key, err)
+	}
+	var held int64
+	if err := tx.QueryRow(ctx, s.st.Q("CoreReservedOn"), key).Scan(&held); err != nil {
+		return nil, fmt.Errorf("read reservations on %s: %w", key, err)
+	}
+	var mine int64
+	if adds != nil {
+		mine = *adds
+	}
+	total := held + mine
+	if err := s.roomFor(ctx, c, b, be, plan, st, &total); err != nil {
+		return nil, err
+	}
+	return &Reserved{Storage: key, Bytes: mine}, nil
+}
+
+func reservedJSON(r *Reserved) []byte {
+	if r == nil {
+		return nil
+	}
+	b, _ := json.Marshal(r)
+	return b
+}
