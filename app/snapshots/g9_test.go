@@ -2,11 +2,9 @@ package snapshots_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -366,5 +364,3 @@ func order(a, b *snapshots.Operation) (*snapshots.Operation, *snapshots.Operatio
 	return b, a
 }
 
-var _ = errors.New
-var _ = time.Second

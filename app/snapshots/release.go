@@ -89,4 +89,3 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) 
 	return s.finish(ctx, op, OpDone, map[string]any{"box": b.ID}, "", "")
 }
 
-var _ = pgx.ErrNoRows

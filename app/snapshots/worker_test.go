@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -156,4 +155,3 @@ func waitNoAdvisoryLocks(t *testing.T, pool *pgxpool.Pool) {
 	t.Fatal("a killed worker's advisory lock outlived it by 30 s")
 }
 
-var _ = strings.TrimSpace
