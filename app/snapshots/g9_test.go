@@ -363,4 +363,3 @@ func order(a, b *snapshots.Operation) (*snapshots.Operation, *snapshots.Operatio
 	}
 	return b, a
 }
-

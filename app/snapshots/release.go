@@ -88,4 +88,3 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) 
 	s.log(ctx, s.st.Pool, b.ID, EvReleased, callerOf(op), "released; kept snapshots stay", "", op.ID, nil)
 	return s.finish(ctx, op, OpDone, map[string]any{"box": b.ID}, "", "")
 }
-

@@ -154,4 +154,3 @@ func waitNoAdvisoryLocks(t *testing.T, pool *pgxpool.Pool) {
 	}
 	t.Fatal("a killed worker's advisory lock outlived it by 30 s")
 }
-
