@@ -30,13 +30,13 @@ func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.U
 
 // newCore starts a core on a fresh database whose install ID is install,
 // with the local backend in root and the Proxmox backend of e as "pve-lab".
-func newCore(t *testing.T, e *simEnv, root string, now func() time.Time) *coretest.Env {
+func newCore(t testing.TB, e *simEnv, root string, now func() time.Time) *coretest.Env {
 	t.Helper()
 	pool := dbtest.New(t)
 	return buildCore(t, pool, e, root, now)
 }
 
-func buildCore(t *testing.T, pool *pgxpool.Pool, e *simEnv, root string, now func() time.Time) *coretest.Env {
+func buildCore(t testing.TB, pool *pgxpool.Pool, e *simEnv, root string, now func() time.Time) *coretest.Env {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
@@ -55,14 +55,14 @@ func buildCore(t *testing.T, pool *pgxpool.Pool, e *simEnv, root string, now fun
 	return env
 }
 
-func adopt(t *testing.T, env *coretest.Env, name, kind string, vmid int) *snapshots.Box {
+func adopt(t testing.TB, env *coretest.Env, name, kind string, vmid int) *snapshots.Box {
 	t.Helper()
 	b, err := env.Core.AcquireBox(context.Background(), snapshots.Owner(), snapshots.BoxRequest{Name: name, Kind: kind, Backend: "pve-lab", Adopt: itoa(vmid)})
 	must(t, err)
 	return b
 }
 
-func takeDone(t *testing.T, env *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
+func takeDone(t testing.TB, env *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
 	t.Helper()
 	op, sn, err := env.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
 	must(t, err)
@@ -81,7 +81,7 @@ func deref(s *string) string {
 	return *s
 }
 
-func snapshotState(t *testing.T, env *coretest.Env, id string) string {
+func snapshotState(t testing.TB, env *coretest.Env, id string) string {
 	t.Helper()
 	sn, _, err := env.Core.Snapshot(context.Background(), snapshots.Owner(), id)
 	if err != nil {
@@ -90,7 +90,7 @@ func snapshotState(t *testing.T, env *coretest.Env, id string) string {
 	return sn.State
 }
 
-func boxLog(t *testing.T, env *coretest.Env, box string) []snapshots.LogEvent {
+func boxLog(t testing.TB, env *coretest.Env, box string) []snapshots.LogEvent {
 	t.Helper()
 	l, err := env.Core.BoxLog(context.Background(), snapshots.Owner(), box, 500)
 	must(t, err)
@@ -107,7 +107,7 @@ func countKind(log []snapshots.LogEvent, kind string) int {
 	return n
 }
 
-func pinned(t *testing.T, env *coretest.Env, id string) int {
+func pinned(t testing.TB, env *coretest.Env, id string) int {
 	t.Helper()
 	var n int
 	must(t, env.Pool.QueryRow(context.Background(),
@@ -312,7 +312,7 @@ func restoreDone(t *testing.T, env *coretest.Env, box, snap string) *snapshots.O
 	return got
 }
 
-func written(t *testing.T, e *simEnv, vmid int) int64 {
+func written(t testing.TB, e *simEnv, vmid int) int64 {
 	t.Helper()
 	g, err := e.sim.Guest(vmid)
 	must(t, err)
