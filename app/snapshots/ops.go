@@ -325,6 +325,8 @@ func (s *Service) RunOperation(ctx context.Context, id string) error {
 		return s.runKeep(ctx, op, resuming)
 	case OpRelease:
 		return s.runRelease(ctx, op, resuming)
+	case OpFork:
+		return s.runFork(ctx, op)
 	}
 	return s.finish(ctx, op, OpFailed, nil, "boxsnap does not know this kind of operation: "+op.Kind, "")
 }

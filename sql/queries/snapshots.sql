@@ -208,3 +208,8 @@ WHERE state = 'running' AND reserved->>'storage' = $1;
 
 -- name: CoreOpSetReserved
 UPDATE operations SET reserved = $2 WHERE id = $1;
+
+-- name: CoreBoxInsertFork
+INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING *;

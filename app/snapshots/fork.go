@@ -1,0 +1,201 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// ForkRequest asks for a new box from a snapshot (section 9).
+type ForkRequest struct {
+	Box      string
+	Snapshot string
+	// Name is the new box's name; empty makes one.
+	Name string
+	// AsMachine makes the fork one of the person's machines (the person's
+	// choice, "As one of your machines"); an agent's fork is always its own
+	// thread's.
+	AsMachine bool
+	RequestID string
+}
+
+type forkParams struct {
+	Name   string  `json:"name"`
+	BoxID  string  `json:"boxId"`
+	Thread *string `json:"thread,omitempty"`
+}
+
+// ForkResult is what a finished fork answers.
+type ForkResult struct {
+	Box  string `json:"box"`
+	Name string `json:"name"`
+	From string `json:"from"` // "forked from amber-fox at 10:42"
+}
+
+// Fork admits a fork on the source box's queue: the source's take, restore
+// and release wait for it, and its snapshot stays pinned until the fork is
+// ready or failed (decided during unit 7).
+func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operation, error) {
+	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActFork, b, sn); err != nil {
+		return nil, err
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpFork, &sn.ID); err != nil || op != nil {
+		return op, err
+	}
+	name := strings.TrimSpace(req.Name)
+	if name == "" {
+		name = b.Name + "-fork"
+		for i := 2; ; i++ {
+			if _, err := s.boxByName(ctx, name); errors.Is(err, errNoRow) {
+				break
+			}
+			name = fmt.Sprintf("%s-fork-%d", b.Name, i)
+		}
+	} else if !boxNameRE.MatchString(name) {
+		return nil, invalid("A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter.")
+	}
+	if existing, err := s.boxByName(ctx, name); err == nil && existing.State != "released" {
+		return nil, refuse(CodeConflict, http.StatusConflict, "A box named %s exists already.", name)
+	}
+	var thread *string
+	switch {
+	case c.Kind == CallerAgent:
+		t := c.Thread
+		thread = &t
+	case req.AsMachine || b.State == "released" || sn.Kept() && b.State != "ready":
+		thread = nil // a kept snapshot of a released box forks as one of the person's machines
+	default:
+		thread = b.ThreadID
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	ref := refOf(sn, b)
+	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), &ref)
+	if err != nil {
+		return nil, s.planError(b, be, err)
+	}
+	if !plan.Fork.OK {
+		why := plan.Fork.Why
+		if why == "" {
+			why = fmt.Sprintf("‘%s’ cannot be forked on %s.", sn.Name, be.Label)
+		}
+		return nil, refuse(CodePlan, http.StatusConflict, "%s", why)
+	}
+	tz := s.TimeZone(ctx)
+	var op *Operation
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, err := s.lockBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.unsettled(ctx, tx, b); err != nil {
+			return err
+		}
+		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
+		if err != nil {
+			return snapshotNotFound(req.Snapshot)
+		}
+		pins, err := s.pins(ctx, tx, sn.ID, "")
+		if err != nil {
+			return err
+		}
+		var blocking []Pin
+		for _, p := range pins {
+			if p.Kind == OpDelete || p.Kind == OpExpiry {
+				blocking = append(blocking, p)
+			}
+		}
+		if err := Eligible(sn, ChangeFork, blocking, s.now(), tz); err != nil {
+			return err
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+			RequestID: req.RequestID, Params: forkParams{Name: name, BoxID: NewID(PrefixBox), Thread: thread}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvForkAsked, c, fmt.Sprintf("‘%s’ as %s", sn.Name, name), sn.ID, op.ID, nil)
+	return op, nil
+}
+
+// runFork makes the new box from the snapshot, records it and starts it.
+// The new box's ID is fixed at admission, so a resumed fork finds the guest
+// a restart cut short and goes on with it rather than copying again.
+func (s *Service) runFork(ctx context.Context, op *Operation) error {
+	var p forkParams
+	_ = json.Unmarshal(op.Params, &p)
+	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	if err != nil {
+		return s.finish(ctx, op, OpFailed, nil, "the snapshot is gone", "")
+	}
+	src, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	if err != nil {
+		return err
+	}
+	be, err := s.backend(src.BackendID)
+	if err != nil {
+		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+	}
+	caller := callerOf(op)
+	fail := func(words string) error {
+		s.log(ctx, s.st.Pool, src.ID, EvForkFailed, caller, fmt.Sprintf("‘%s’ as %s: %s", sn.Name, p.Name, words), sn.ID, op.ID, nil)
+		return s.finish(ctx, op, OpFailed, nil, words, "")
+	}
+	if err := s.step(ctx, op, "fork"); err != nil {
+		return err
+	}
+	box, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
+	if errors.Is(err, errNoRow) {
+		identity := providers.BoxIdentity{ID: p.BoxID, Name: p.Name, Kind: src.Kind, Install: s.install}
+		guest := providers.Guest{Backend: src.BackendID, Kind: src.Kind, Host: src.Host, Ref: p.BoxID}
+		st, serr := be.Boxes.Status(ctx, guest)
+		if serr != nil || !st.Exists {
+			guest, err = be.Snap.ForkSnapshot(ctx, refOf(sn, src), identity, opRecorder{s, op})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fail(err.Error())
+			}
+		}
+		from, _ := json.Marshal(map[string]any{"box": src.ID, "boxName": src.Name, "snapshot": sn.ID, "snapshotName": sn.Name, "takenAt": sn.TakenAt})
+		rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreBoxInsertFork"), p.BoxID, p.Name, src.Kind, p.Thread, src.BackendID, guest.Host, guest.Ref, from)
+		if err != nil {
+			return fmt.Errorf("record fork %s: %w", p.Name, err)
+		}
+		box, err = pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box])
+		if err != nil {
+			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
+			return fail(fmt.Sprintf("boxsnap could not record the new box %s: %v", p.Name, err))
+		}
+		tz := s.TimeZone(ctx)
+		s.log(ctx, s.st.Pool, box.ID, EvMade, caller, fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", src.Name, sn.Name, sn.TakenAt.In(tz).Format("2 Jan 15:04")), "", op.ID, nil)
+	} else if err != nil {
+		return err
+	}
+	if err := s.step(ctx, op, string(providers.StepStart)); err != nil {
+		return err
+	}
+	if err := be.Boxes.Start(ctx, guestOf(box)); err != nil {
+		s.logger.Warn("the fork did not start", "box", box.Name, "err", err)
+	}
+	tz := s.TimeZone(ctx)
+	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))
+	s.log(ctx, s.st.Pool, src.ID, EvForked, caller, fmt.Sprintf("‘%s’ as %s", sn.Name, box.Name), sn.ID, op.ID, nil)
+	return s.finish(ctx, op, OpDone, ForkResult{Box: box.ID, Name: box.Name, From: from}, "", "")
+}
