@@ -116,4 +116,3 @@ func benchCalls(calls map[string]int) (int, string) {
 	}
 	return total, sb.String()
 }
-
