@@ -114,3 +114,39 @@ func TestHousekeepPrunesBoxLog(t *testing.T) {
 		t.Fatalf("pruned %d, kept %d, newest %q", rep.LogPruned, len(log), log[0].Words)
 	}
 }
+
+// TestReconcileRecordsAgain: a labelled snapshot of a box that exists, with
+// no record, gets its record again, by unknown, named from its time; a
+// second reconcile changes nothing.
+func TestReconcileRecordsAgain(t *testing.T) {
+	t.Parallel()
+	e := coretest.New(t, coretest.Options{})
+	ctx := context.Background()
+	b := e.Box(t, snapshots.Owner(), "amber-fox")
+	sn := taken(t, e, b.Name, "before the migration")
+	if _, err := e.Pool.Exec(ctx, "DELETE FROM snapshots WHERE id = $1", sn.ID); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Core.Reconcile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := e.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
+	if err != nil {
+		t.Fatalf("not recorded again (%+v): %v", rep, err)
+	}
+	want := snapshots.DefaultName(back.TakenAt, e.Core.TimeZone(ctx))
+	if rep.Recorded != 1 || back.ByKind != "unknown" || back.Found || back.State != snapshots.StateReady || back.Name != want || back.Ref != sn.Ref {
+		t.Fatalf("recorded again as %+v (%+v); want by unknown, named %q", back, rep, want)
+	}
+	if snapshots.ByWords(back.ByKind, "", "") != "by unknown" {
+		t.Fatalf("by words %q", snapshots.ByWords(back.ByKind, "", ""))
+	}
+	rep, err = e.Core.Reconcile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Recorded+rep.Found+rep.Kept+rep.Missing+rep.Lost != 0 {
+		t.Fatalf("a second reconcile: %+v", rep)
+	}
+}
