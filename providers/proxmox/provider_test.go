@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
@@ -118,10 +119,23 @@ func TestG7LockWords(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})
 	ctx := context.Background()
+	env := newCore(t, e, "", nil)
+	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
+	sn := takeDone(t, env, snapshots.Owner(), "amber-fox", "before")
 	g := guest(proxmox.KindLXC, "pve-1", lxcThin)
-	ref, _ := take(t, e, g, false)
+	ref := providers.SnapshotRef{ID: sn.ID, Ref: sn.Ref, Guest: g}
 	must(t, e.sim.SetLock(lxcThin, "rollback"))
 	const fix = "Run pct unlock 214 on pve-1"
+
+	// The core's refusals, as the page and the tools show them.
+	_, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox"})
+	if err == nil || err.Error() != "pve-lab left amber-fox locked (rollback). "+fix+"." {
+		t.Fatalf("take of a locked guest through the core: %v", err)
+	}
+	_, err = env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID})
+	if err == nil || !strings.Contains(err.Error(), fix) {
+		t.Fatalf("restore of a locked guest through the core: %v", err)
+	}
 
 	plan, err := e.be.PlanSnapshots(ctx, g, &ref)
 	var le *providers.LockedError
