@@ -24,12 +24,17 @@ func stateClient(t *testing.T, e *simEnv) *telmate.Client {
 }
 
 // TestConformance runs the provider contract's suite against the simulator,
-// on LXC boxes cloned from a template, through the Telmate client.
+// on LXC and QEMU boxes cloned from a template, through the Telmate client.
 func TestConformance(t *testing.T) {
 	t.Parallel()
+	t.Run("LXC", func(t *testing.T) { t.Parallel(); conformance(t, proxmox.KindLXC, lxcTmpl) })
+	t.Run("QEMU", func(t *testing.T) { t.Parallel(); conformance(t, proxmox.KindQEMU, qemuTmpl) })
+}
+
+func conformance(t *testing.T, kind string, template int) {
 	var envs sync.Map // test name → *simEnv
 	h := providertest.Harness{
-		Kind:    proxmox.KindLXC,
+		Kind:    kind,
 		Install: install,
 		New: func(t *testing.T) (providers.Backend, providers.Boxes) {
 			e := newSim(t, simOpts{})
@@ -37,8 +42,8 @@ func TestConformance(t *testing.T) {
 			return e.be, e.be
 		},
 		NewGuest: func(t *testing.T, b providers.Backend, boxes providers.Boxes, id string) providers.Guest {
-			g, err := boxes.Acquire(context.Background(), providers.BoxSpec{Box: providers.BoxIdentity{ID: id, Name: "conf-box", Kind: proxmox.KindLXC, Install: install},
-				Template: itoa(lxcTmpl)})
+			g, err := boxes.Acquire(context.Background(), providers.BoxSpec{Box: providers.BoxIdentity{ID: id, Name: "conf-box", Kind: kind, Install: install},
+				Template: itoa(template)})
 			must(t, err)
 			return g
 		},
@@ -46,12 +51,12 @@ func TestConformance(t *testing.T) {
 			e, _ := envs.Load(t.Name())
 			c := stateClient(t, e.(*simEnv))
 			tags := "boxsnap;boxsnap-reset-1;" + stateTag + strings.ReplaceAll(state, " ", "-")
-			must(t, c.Put(context.Background(), map[string]any{"tags": tags}, "/nodes/"+g.Host+"/lxc/"+g.Ref+"/config"))
+			must(t, c.Put(context.Background(), map[string]any{"tags": tags}, "/nodes/"+g.Host+"/"+pveType(g.Kind)+"/"+g.Ref+"/config"))
 		},
 		ReadState: func(t *testing.T, b providers.Backend, g providers.Guest) string {
 			e, _ := envs.Load(t.Name())
 			c := stateClient(t, e.(*simEnv))
-			conf, err := c.GetItemConfigMapStringInterface(context.Background(), "/nodes/"+g.Host+"/lxc/"+g.Ref+"/config", "guest", "config")
+			conf, err := c.GetItemConfigMapStringInterface(context.Background(), "/nodes/"+g.Host+"/"+pveType(g.Kind)+"/"+g.Ref+"/config", "guest", "config")
 			must(t, err)
 			tags, _ := conf["tags"].(string)
 			for _, tag := range strings.Split(tags, ";") {
@@ -70,4 +75,11 @@ func TestConformance(t *testing.T) {
 	// The suite's tests each make their own backend: keep one simulator per
 	// test name (the harness funcs receive the same t).
 	providertest.Run(t, h)
+}
+
+func pveType(kind string) string {
+	if kind == proxmox.KindLXC {
+		return "lxc"
+	}
+	return "qemu"
 }

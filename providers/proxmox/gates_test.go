@@ -226,6 +226,26 @@ func TestG2UnavailableNotLost(t *testing.T) {
 	if n := countKind(boxLog(t, env, "amber-fox"), snapshots.EvSnapshotLost); n != 1 {
 		t.Fatalf("snapshot-lost logged %d times", n)
 	}
+
+	// The whole cluster gone: every ready snapshot unavailable, none lost,
+	// however long it lasts.
+	must(t, e.sim.Close())
+	for range 3 {
+		rep, err := env.Core.Reconcile(ctx)
+		must(t, err)
+		if rep.Lost != 0 || len(rep.Unreachable) != 1 || rep.Unreachable[0] != "pve-lab" {
+			t.Fatalf("cluster gone: %+v", rep)
+		}
+		clk.Advance(time.Hour)
+	}
+	for _, id := range []string{a.ID, c.ID} {
+		if s := snapshotState(t, env, id); s != snapshots.StateUnavailable {
+			t.Fatalf("cluster gone: %s is %s, want unavailable", id, s)
+		}
+	}
+	if s := snapshotState(t, env, b.ID); s != snapshots.StateLost {
+		t.Fatalf("the lost one is %s", s)
+	}
 }
 
 // TestG3OrphansQuarantined: with the database's records gone while boxsnap

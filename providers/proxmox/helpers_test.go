@@ -36,6 +36,7 @@ const (
 	winThin   = 216 // QEMU Windows on pve-1
 	lxcZFS    = 221 // LXC on pve-2's ZFS, running
 	lxcTmpl   = 300 // an LXC template on pve-1, with the identity reset
+	qemuTmpl  = 301 // a QEMU template on pve-1, with the identity reset
 	lxcThick  = 230 // LXC on pve-1's thick LVM: no snapshots
 	simTaskMS = 20
 )
@@ -72,6 +73,7 @@ func newSim(t testing.TB, o simOpts) *simEnv {
 		{VMID: winThin, Type: pvesim.QEMU, Node: "pve-1", Name: "win-desk", Storage: "local-lvm", DiskSize: 64 * gib, Memory: 8192, OSType: "win11"},
 		{VMID: lxcZFS, Type: pvesim.LXC, Node: "pve-2", Name: "river-elk", Storage: "local-zfs", Running: true, Tags: "boxsnap;boxsnap-reset-1"},
 		{VMID: lxcTmpl, Type: pvesim.LXC, Node: "pve-1", Name: "tmpl", Storage: "local-lvm", Tags: "boxsnap;boxsnap-reset-1"},
+		{VMID: qemuTmpl, Type: pvesim.QEMU, Node: "pve-1", Name: "qtmpl", Storage: "local-lvm", Tags: "boxsnap;boxsnap-reset-1"},
 		{VMID: lxcThick, Type: pvesim.LXC, Node: "pve-1", Name: "thick-box", Storage: "thick"},
 	} {
 		must(t, sim.AddGuest(g))
@@ -93,10 +95,14 @@ func newSim(t testing.TB, o simOpts) *simEnv {
 	must(t, err)
 	// The template: made through the API, as an admin would.
 	c := adminClient(t, sim, url)
-	// LXC answers null and runs the task: PostWithTask returns at once.
-	_, err = c.PostWithTask(ctx, nil, "/nodes/pve-1/lxc/300/template")
-	must(t, err)
-	waitFor(t, "guest 300 a template", func() bool { g, _ := sim.Guest(lxcTmpl); return g.Template })
+	// Posted without the client's 2 s wait; the task's end is polled below.
+	must(t, c.Post(ctx, nil, "/nodes/pve-1/lxc/300/template"))
+	must(t, c.Post(ctx, nil, "/nodes/pve-1/qemu/301/template"))
+	waitFor(t, "guests 300 and 301 templates", func() bool {
+		g, _ := sim.Guest(lxcTmpl)
+		q, _ := sim.Guest(qemuTmpl)
+		return g.Template && q.Template
+	})
 	be, err := proxmox.New(proxmox.Config{ID: "pve-lab", URL: url, TokenID: tokenID, TokenSecret: tokenSecret, CAPool: sim.CertPool(),
 		Install: install, PollEvery: 10 * time.Millisecond, ZFSOrderForLiveChecksOnly: o.zfsOn})
 	must(t, err)
