@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-//go:embed layouts/*.html pages/*.html
+//go:embed layouts/*.html partials/*.html pages/*.html
 var files embed.FS
 
 // Views holds every page, each parsed with the layout.
@@ -25,13 +25,14 @@ func Funcs() template.FuncMap {
 	return template.FuncMap{
 		"since": func(t time.Time) string { return time.Since(t).Round(time.Minute).String() },
 		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006 15:04 UTC") },
+		"add":   func(a, b int) int { return a + b },
 	}
 }
 
 // New parses the layouts and every page. A page file defines the blocks
 // "title" and "content"; the layout renders them.
 func New() (*Views, error) {
-	layout, err := template.New("layout").Funcs(Funcs()).ParseFS(files, "layouts/*.html")
+	layout, err := template.New("layout").Funcs(Funcs()).ParseFS(files, "layouts/*.html", "partials/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("views: layouts: %w", err)
 	}
@@ -56,6 +57,26 @@ type Page struct {
 	SignedIn bool
 	Nav      string // the nav item that is current
 	Flash    string
+}
+
+// RenderBlock writes one named block of page name alone: the fragment an
+// htmx request's target asks for (a card, a list, a dialog). It renders
+// into a buffer first and sets Vary: HX-Request, as Render does.
+func (v *Views) RenderBlock(w http.ResponseWriter, status int, name, block string, data any) error {
+	t, ok := v.pages[name]
+	if !ok {
+		return fmt.Errorf("views: no page %q", name)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, block, data); err != nil {
+		return fmt.Errorf("views: render %s/%s: %w", name, block, err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Add("Vary", "HX-Request")
+	w.WriteHeader(status)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 // Render writes page name with data. An htmx request that is not a boosted

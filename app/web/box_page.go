@@ -1,0 +1,287 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// notice is one of a box page's notices: a restore's, for 24 hours, with
+// Undo; a restore boxsnap could not confirm, with Check now.
+type notice struct {
+	Words    string
+	Amber    bool
+	UndoHref string
+	UndoName string
+	CheckOp  string
+}
+
+// boxCard is a box's Snapshots card.
+type boxCard struct {
+	Count    string
+	Take     action
+	NoTake   bool   // the backend has no snapshots: no Take snapshot
+	None     string // "Boxes on … have no snapshots."
+	Refusal  string // why the plan refuses a take now
+	Group    boxGroup
+	Footer   string
+	Progress string // a running restore's step, in words
+	Back     string
+}
+
+// boxLive is the part of a box's page that polls while an operation runs:
+// its notices and its Snapshots card.
+type boxLive struct {
+	Notices  []notice
+	Card     boxCard
+	Busy     bool
+	LiveURL  string
+	Announce string
+	Done     string
+}
+
+type boxPage struct {
+	Page views.Page
+	Box  *snapshots.Box
+	Head boxHead
+	Live boxLive
+}
+
+func (s *Server) boxLive(r *http.Request, b *snapshots.Box, back string) (boxLive, error) {
+	c, err := s.card(r, b, back)
+	if err != nil {
+		return boxLive{}, err
+	}
+	l := boxLive{Notices: s.notices(r, b), Card: c, Busy: c.Group.Busy, Announce: c.Group.Announce,
+		LiveURL: "/boxes/" + url.PathEscape(b.Name) + "/live?in=page&back=" + url.QueryEscape(back)}
+	return l, nil
+}
+
+// doneWords is what a settled card says in the live region: the box log's
+// newest event.
+func (s *Server) doneWords(r *http.Request, b *snapshots.Box) string {
+	evs, err := s.opts.Core.BoxLog(r.Context(), snapshots.Owner(), b.ID, 1)
+	if err != nil || len(evs) == 0 {
+		return b.Name + ": done."
+	}
+	return fmt.Sprintf("%s %s: %s.", b.Name, strings.ReplaceAll(evs[0].Kind, "-", " "), evs[0].Words)
+}
+
+// stepWords says a restore's step while it runs.
+func stepWords(step string) string {
+	switch step {
+	case string(providers.StepStop):
+		return "Stopping the box"
+	case string(providers.StepUndo):
+		return "Taking the undo"
+	case string(providers.StepRollback):
+		return "Restoring"
+	case string(providers.StepStart):
+		return "Starting the box"
+	case string(providers.StepReadSize):
+		return "Reading its size back"
+	case snapshots.StepUndos:
+		return "Replacing older undos"
+	case snapshots.StepWaiting, snapshots.StepQueued:
+		return "Waiting for the box's earlier operation"
+	}
+	return "Working"
+}
+
+// card builds a box's Snapshots card: the count, Take snapshot with why it
+// is refused, the rows, a running restore's step, and what goes with the
+// box.
+func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, error) {
+	ctx := r.Context()
+	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
+	if err != nil {
+		return boxCard{}, err
+	}
+	rc := s.rowContext(r, back)
+	var bs snapshots.BoxSnapshots
+	if len(list) > 0 {
+		bs = list[0]
+	} else {
+		bs = snapshots.BoxSnapshots{Box: b}
+	}
+	c := boxCard{Back: back}
+	live := "/boxes/" + url.PathEscape(b.Name) + "/live?in=page&back=" + url.QueryEscape(back)
+	c.Group = s.group(bs, bs.Snapshots, rc, live)
+	settings, _ := s.opts.Core.Settings(ctx)
+	counted, undos := 0, 0
+	for _, sn := range bs.Snapshots {
+		switch {
+		case sn.IsUndo():
+			undos++
+		case !sn.Kept():
+			counted++
+		}
+	}
+	be, _ := s.opts.Core.BackendOf(b)
+	snapping := s.opts.Core.Snapshotting(b)
+	if snapping == nil {
+		c.NoTake = true
+		c.None = fmt.Sprintf("Boxes on %s have no snapshots.", be.Label)
+		return c, nil
+	}
+	holds := "disk"
+	if snapping.OffersMemory() {
+		holds = "disk, or disk and memory"
+	}
+	c.Count = fmt.Sprintf("%d of %d", counted, settings.PerBox)
+	if undos > 0 {
+		c.Count += ", and " + plural(undos, "undo", "undos")
+	}
+	c.Count += " · " + holds + " · " + s.whereWords(b)
+	c.Take = action{Label: "Take snapshot", Href: "/boxes/" + url.PathEscape(b.Name) + "/take?back=" + url.QueryEscape(back)}
+	if b.ReleasedAt != nil || b.State != "ready" {
+		c.Take.Why = fmt.Sprintf("%s is released: it takes no snapshots.", b.Name)
+	} else if _, _, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), b.ID, ""); err != nil {
+		c.Take.Why = refusalWords(err)
+	} else if plan.Locked != nil {
+		c.Take.Why = fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, strings.TrimSuffix(plan.Locked.Fix, "."))
+	} else if !plan.Take.OK {
+		c.Take.Why = plan.Take.Why
+	}
+	c.Refusal = c.Take.Why
+	what := "the disk"
+	if snapping.OffersMemory() {
+		what = "the disk, and the memory when you ask"
+	}
+	c.Footer = fmt.Sprintf("Snapshots hold %s. They go when %s is released, unless kept.", what, b.Name)
+	for _, pins := range bs.Pins {
+		for _, p := range pins {
+			if p.Kind != snapshots.OpRestore {
+				continue
+			}
+			if op, err := s.opts.Core.Operation(ctx, snapshots.Owner(), p.Operation); err == nil && op.State == snapshots.OpRunning {
+				c.Progress = stepWords(op.Step) + "…"
+				c.Group.Busy = true
+				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(stepWords(op.Step)))
+			}
+		}
+	}
+	return c, nil
+}
+
+// notices reads a box's log for its restore's notice (24 hours, with Undo)
+// and for operations boxsnap could not confirm (with Check now).
+func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
+	ctx := r.Context()
+	events, err := s.opts.Core.BoxLog(ctx, snapshots.Owner(), b.ID, 100)
+	if err != nil {
+		return nil
+	}
+	tz := s.opts.Core.TimeZone(ctx)
+	now := time.Now()
+	var out []notice
+	seen := map[string]bool{}
+	restoreShown := false
+	for _, ev := range events {
+		if ev.OperationID != nil && !seen[*ev.OperationID] {
+			seen[*ev.OperationID] = true
+			if op, err := s.opts.Core.Operation(ctx, snapshots.Owner(), *ev.OperationID); err == nil && op.State == snapshots.OpUnknown {
+				out = append(out, notice{Words: snapshots.UnknownWords(b.Name, op), Amber: true, CheckOp: op.ID})
+			}
+		}
+		if restoreShown || now.Sub(ev.At) > snapshots.RestoreNoticeFor {
+			continue
+		}
+		switch ev.Kind {
+		case snapshots.EvRestored:
+			restoreShown = true
+			var res snapshots.RestoreResult
+			_ = json.Unmarshal(ev.Data, &res)
+			thread := ""
+			if ev.ActorThread != nil {
+				if t, err := s.opts.Core.Thread(ctx, snapshots.Owner(), *ev.ActorThread); err == nil {
+					thread = t.Title
+				}
+			}
+			why := ""
+			if ev.ActorWhy != nil {
+				why = *ev.ActorWhy
+			}
+			taken := ""
+			if sn, _, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), res.Target); err == nil {
+				taken = ", taken " + whenAt(sn.TakenAt, now, tz)
+			}
+			n := notice{Words: fmt.Sprintf("Restored at %s to ‘%s’%s, %s.", ev.At.In(tz).Format("15:04"), res.TargetName, taken,
+				snapshots.ByWords(ev.ActorKind, thread, why))}
+			if res.Undo != "" {
+				if _, _, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), res.Undo); err == nil {
+					n.Words += fmt.Sprintf(" Undo restores ‘%s’.", res.UndoName)
+					n.UndoName = res.UndoName
+					n.UndoHref = fmt.Sprintf("/boxes/%s/snapshots/%s/restore?back=%s", url.PathEscape(b.Name), res.Undo,
+						url.QueryEscape("/boxes/"+b.Name))
+				}
+			}
+			out = append(out, n)
+		case snapshots.EvRestoreFailed:
+			restoreShown = true
+			out = append(out, notice{Words: fmt.Sprintf("The restore at %s did not finish: %s.", ev.At.In(tz).Format("15:04"), ev.Words), Amber: true})
+		}
+	}
+	return out
+}
+
+// showBox answers a box's page with its Snapshots card and notices.
+func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
+	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	back := "/boxes/" + b.Name
+	l, err := s.boxLive(r, b, back)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rc := s.rowContext(r, back)
+	p := boxPage{Page: views.Page{Title: b.Name, SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Box: b, Head: s.head(b, rc), Live: l}
+	s.render(w, r, http.StatusOK, "box", p)
+}
+
+// showBoxLive answers the fragment a busy card polls about once a second:
+// the box page's card, or the box's card on the Snapshots tab. When nothing
+// runs, the fragment it returns polls no more.
+func (s *Server) showBoxLive(w http.ResponseWriter, r *http.Request) {
+	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	back := safeNext(r.URL.Query().Get("back"))
+	l, err := s.boxLive(r, b, back)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if r.URL.Query().Get("in") == "tab" {
+		g := l.Card.Group
+		g.LiveURL = "/boxes/" + url.PathEscape(b.Name) + "/live?in=tab&back=" + url.QueryEscape(back)
+		if r.URL.Query().Get("select") == "1" {
+			g.LiveURL += "&select=1"
+		}
+		if !g.Busy {
+			g.Done = s.doneWords(r, b)
+		}
+		s.renderBlock(w, http.StatusOK, "box", "group", g)
+		return
+	}
+	if !l.Busy {
+		l.Done = s.doneWords(r, b)
+	}
+	s.renderBlock(w, http.StatusOK, "box", "boxlive", l)
+}

@@ -1,0 +1,52 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// machineRow is one box on the Machines tab.
+type machineRow struct {
+	Head  boxHead
+	Count int
+}
+
+type machinesTab struct {
+	Page     views.Page
+	Tabs     tabCounts
+	Machines []machineRow
+	Released []machineRow
+}
+
+// showMachines answers the Boxes page's Machines tab.
+func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
+	list, err := s.opts.Core.List(r.Context(), snapshots.Owner(), snapshots.ListQuery{})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	counts := map[string]int{}
+	total := 0
+	for _, bs := range list {
+		counts[bs.Box.ID] = len(bs.Snapshots)
+		total += len(bs.Snapshots)
+	}
+	boxes, err := s.opts.Core.Boxes(r.Context(), snapshots.Owner())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rc := s.rowContext(r, "/boxes")
+	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines", total)}
+	for _, b := range boxes {
+		row := machineRow{Head: s.head(b, rc), Count: counts[b.ID]}
+		if b.ReleasedAt != nil {
+			p.Released = append(p.Released, row)
+		} else {
+			p.Machines = append(p.Machines, row)
+		}
+	}
+	s.render(w, r, http.StatusOK, "machines", p)
+}

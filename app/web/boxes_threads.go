@@ -1,0 +1,46 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+type threadsTab struct {
+	Page            views.Page
+	Tabs            tabCounts
+	Threads         []*snapshots.Thread
+	NewToken, Title string
+	Error           string
+}
+
+func (s *Server) threadsTab(w http.ResponseWriter, r *http.Request, status int, p threadsTab) {
+	ths, err := s.opts.Core.Threads(r.Context(), snapshots.Owner())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p.Threads = ths
+	p.Page = views.Page{Title: "Threads", SignedIn: true, Nav: "boxes"}
+	p.Tabs = s.tabCounts(r, "threads", -1)
+	// A page that shows a thread's token once must not be cached.
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, status, "threads", p)
+}
+
+// showThreads answers the Boxes page's Threads tab.
+func (s *Server) showThreads(w http.ResponseWriter, r *http.Request) {
+	s.threadsTab(w, r, http.StatusOK, threadsTab{})
+}
+
+// createThread makes a thread with its title and shows its token once.
+func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
+	title := r.PostFormValue("title")
+	_, token, err := s.opts.Core.CreateThread(r.Context(), snapshots.Owner(), title)
+	if err != nil {
+		s.threadsTab(w, r, statusOf(err), threadsTab{Error: refusalWords(err), Title: title})
+		return
+	}
+	s.threadsTab(w, r, http.StatusOK, threadsTab{NewToken: token, Title: title})
+}

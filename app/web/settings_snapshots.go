@@ -1,0 +1,144 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// backendOffer is one backend's row in Settings: what it offers, read only,
+// with any problem and its fix.
+type backendOffer struct {
+	Label, Offers, Problem, Fix string
+	Simulated                   bool
+}
+
+type settingsPage struct {
+	Page     views.Page
+	Settings snapshots.Settings
+	Min, Max struct{ PerBox, Room, Keep int }
+	Offers   []backendOffer
+	Error    string
+	Saved    bool
+}
+
+// offersWords says what a backend offers: "Disk; restores any; forks by
+// full copy; keeps by held copy · no charge".
+func offersWords(sn *providers.Snapshotting) string {
+	if sn == nil {
+		return "No snapshots"
+	}
+	var parts []string
+	if sn.OffersMemory() {
+		parts = append(parts, "Disk, or disk and memory")
+	} else if sn.Scope == providers.ScopeDevice {
+		parts = append(parts, "Device")
+	} else {
+		parts = append(parts, "Disk")
+	}
+	switch sn.Restore {
+	case providers.RestoreInPlace:
+		parts = append(parts, "restores any")
+	case providers.RestoreNewGuest:
+		parts = append(parts, "restores to a new guest")
+	default:
+		parts = append(parts, "no restores")
+	}
+	if sn.Fork == providers.ForkCopy {
+		parts = append(parts, "forks by full copy")
+	} else {
+		parts = append(parts, "no forks")
+	}
+	switch sn.KeepsPastRelease {
+	case providers.KeepsHeldCopy:
+		parts = append(parts, "keeps by held copy")
+	case providers.KeepsAsIs:
+		parts = append(parts, "keeps as is")
+	default:
+		parts = append(parts, "no Keep")
+	}
+	w := strings.Join(parts, "; ")
+	if sn.Price == nil {
+		return w + " · no charge"
+	}
+	return w + " · " + priceWords(mustJSON(sn.Price))
+}
+
+func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int, p settingsPage) {
+	ctx := r.Context()
+	p.Page = views.Page{Title: "Settings, Snapshots", SignedIn: true, Nav: "settings", Flash: s.flash(w, r)}
+	p.Min.PerBox, p.Max.PerBox = snapshots.MinPerBox, snapshots.MaxPerBox
+	p.Min.Room, p.Max.Room = snapshots.MinRoomPercent, snapshots.MaxRoomPercent
+	p.Min.Keep, p.Max.Keep = 1, snapshots.MaxKeepDays
+	boxes, _ := s.opts.Core.Boxes(ctx, snapshots.Owner())
+	for _, be := range s.opts.Core.Backends() {
+		o := backendOffer{Label: be.Label, Simulated: be.Simulated, Offers: offersWords(be.Snap.Snapshotting("linux"))}
+		// A live box on the backend gives a plan, and with it any problem.
+		for _, b := range boxes {
+			if b.BackendID != be.ID || b.ReleasedAt != nil {
+				continue
+			}
+			_, _, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), b.ID, "")
+			switch {
+			case err != nil:
+				o.Problem = refusalWords(err)
+			case plan.Locked != nil:
+				o.Problem, o.Fix = fmt.Sprintf("%s is locked (%s).", b.Name, plan.Locked.Lock), plan.Locked.Fix
+			case !plan.Take.OK:
+				o.Problem = plan.Take.Why
+			default:
+				if plan.Storage.Name != "" {
+					o.Offers += fmt.Sprintf(" · %s %.0f%% full", plan.Storage.Name, plan.Storage.PercentFull)
+				}
+				if plan.Storage.PercentFull > float64(p.Settings.RoomPercent) {
+					o.Problem = fmt.Sprintf("%s is past %d%% full: new snapshots are refused.", plan.Storage.Name, p.Settings.RoomPercent)
+					o.Fix = "Delete snapshots there, or raise the threshold."
+				}
+			}
+			break
+		}
+		p.Offers = append(p.Offers, o)
+	}
+	s.render(w, r, status, "settings_snapshots", p)
+}
+
+func (s *Server) showSnapshotSettings(w http.ResponseWriter, r *http.Request) {
+	st, err := s.opts.Core.Settings(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.settingsPage(w, r, http.StatusOK, settingsPage{Settings: st})
+}
+
+// saveSnapshotSettings saves the drafts with Save: numbers and switches.
+func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
+	st, err := s.opts.Core.Settings(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	num := func(name string, into *int) {
+		if v, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue(name))); err == nil {
+			*into = v
+		} else {
+			*into = -1
+		}
+	}
+	num("perBox", &st.PerBox)
+	num("roomPercent", &st.RoomPercent)
+	num("keepDays", &st.KeepDays)
+	st.AgentsMayRestore = r.PostFormValue("agentsMayRestore") == "1"
+	st.AgentsMayRestoreMemory = r.PostFormValue("agentsMayRestoreMemory") == "1"
+	st.Pictures = r.PostFormValue("pictures") == "1"
+	if err := s.opts.Core.SaveSettings(r.Context(), snapshots.Owner(), st); err != nil {
+		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Error: refusalWords(err)})
+		return
+	}
+	s.done(w, r, "/settings/snapshots", "Saved.")
+}

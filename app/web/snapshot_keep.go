@@ -1,0 +1,143 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// dateForm is the HTML date input's layout.
+const dateForm = "2006-01-02"
+
+// keepDialog builds Keep…: the date (the setting's days by default) and
+// what keeping costs on that backend (section 7).
+func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+	ctx := r.Context()
+	b, sn, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), boxRef, ref)
+	if b == nil || sn == nil {
+		if err == nil {
+			err = fmt.Errorf("keep dialog: no snapshot %s", ref)
+		}
+		return dialog{}, err
+	}
+	now := time.Now()
+	tz := s.opts.Core.TimeZone(ctx)
+	settings, _ := s.opts.Core.Settings(ctx)
+	d := dialog{Kind: "keep", Title: fmt.Sprintf("Keep ‘%s’", sn.Name), Back: backOf(r, b.Name), Submit: "Keep",
+		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/keep", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil)}
+	until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
+	d.Until = until.Format(dateForm)
+	d.MinDate = now.UTC().Format(dateForm)
+	d.MaxDate = now.UTC().AddDate(0, 0, snapshots.MaxKeepDays).Format(dateForm)
+	if sn.KeptUntil != nil {
+		d.Lines = append(d.Lines, fmt.Sprintf("You keep it until %s. Choose a later date to keep it longer.", sn.KeptUntil.In(tz).Format("2 Jan")))
+	}
+	d.Lines = append(d.Lines, fmt.Sprintf("A kept snapshot is yours: no agent deletes it, and it outlives %s's release, to be forked.", b.Name))
+	if list, lerr := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); lerr == nil && len(list) > 0 {
+		if werr := snapshots.Eligible(sn, snapshots.ChangeKeep, list[0].Pins[sn.ID], now, tz); werr != nil {
+			d.Disabled, d.Error = true, refusalWords(werr)
+			return d, nil
+		}
+	}
+	if err != nil {
+		d.Lines = append(d.Lines, "boxsnap could not read what keeping costs now: "+refusalWords(err))
+		return d, nil
+	}
+	date := until.In(tz).Format("2 Jan")
+	switch plan.Keep.Way {
+	case providers.KeepsHeldCopy:
+		w := fmt.Sprintf("If %s is released, boxsnap first copies this snapshot in full into a template that cannot start", b.Name)
+		if plan.Keep.About != nil {
+			w += ": " + lowerFirst(aboutWords(*plan.Keep.About))
+		}
+		if plan.Keep.Bytes != nil {
+			w += fmt.Sprintf(", and %s %s until %s", snapshots.GB(*plan.Keep.Bytes), s.whereWords(b), date)
+		}
+		d.Lines = append(d.Lines, w+".")
+	case providers.KeepsAsIs:
+		w := fmt.Sprintf("It stays as it is %s after a release", s.whereWords(b))
+		if plan.Keep.Bytes != nil {
+			w += fmt.Sprintf(", taking up to %s until %s", snapshots.GB(*plan.Keep.Bytes), date)
+		} else if sn.SizeBytes != nil {
+			w += fmt.Sprintf(", taking up to %s until %s", snapshots.GB(*sn.SizeBytes), date)
+		}
+		d.Lines = append(d.Lines, w+".")
+	case providers.KeepsNo:
+		d.Disabled, d.Error = true, plan.Keep.Why
+		if d.Error == "" {
+			d.Error = fmt.Sprintf("Snapshots of %s cannot be kept: they could not be used after a release.", b.Name)
+		}
+	}
+	if plan.Keep.Price != nil {
+		d.Lines = append(d.Lines, "It costs "+priceWords(mustJSON(plan.Keep.Price))+" until then.")
+	} else {
+		d.Lines = append(d.Lines, "No charge.")
+	}
+	if plan.Keep.Why != "" && !d.Disabled {
+		d.Lines = append(d.Lines, plan.Keep.Why)
+	}
+	return d, nil
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]|0x20) + s[1:]
+}
+
+func (s *Server) showKeepDialog(w http.ResponseWriter, r *http.Request) {
+	d, err := s.keepDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.renderDialog(w, r, http.StatusOK, d)
+}
+
+// keepSnapshot keeps a snapshot until the date chosen.
+func (s *Server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
+	d, err := s.keepDialog(r, box, id)
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	if r.PostFormValue("plan") != d.Fingerprint {
+		d.Error = staleWords
+		s.renderDialog(w, r, http.StatusConflict, d)
+		return
+	}
+	req := snapshots.KeepRequest{Box: box, Snapshot: id}
+	if v := r.PostFormValue("until"); v != "" {
+		t, perr := time.Parse(dateForm, v)
+		if perr != nil {
+			d.Error = "A keep date is a day, such as " + d.Until + "."
+			s.renderDialog(w, r, http.StatusUnprocessableEntity, d)
+			return
+		}
+		req.Until = &t
+	}
+	if _, err := s.opts.Core.Keep(r.Context(), snapshots.Owner(), req); err != nil {
+		d.Error = refusalWords(err)
+		s.renderDialog(w, r, statusOf(err), d)
+		return
+	}
+	s.done(w, r, backOf(r, box), "")
+}
+
+// unkeepSnapshot is "Stop keeping": the snapshot goes with the box again.
+func (s *Server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
+	if _, err := s.opts.Core.Unkeep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id}); err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.done(w, r, backOf(r, box), "It goes with the box again.")
+}

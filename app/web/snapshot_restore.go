@@ -1,0 +1,154 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// restoreDialog builds section 5's restore dialog: when it goes back to,
+// everything that goes (the guard), the size it goes back to, the undo line
+// that only the owner can untick, and the button's three wordings.
+func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+	ctx := r.Context()
+	b, sn, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), boxRef, ref)
+	if b == nil || sn == nil {
+		if err == nil {
+			err = fmt.Errorf("restore dialog: no snapshot %s", ref)
+		}
+		return dialog{}, err
+	}
+	tz := s.opts.Core.TimeZone(ctx)
+	now := time.Now()
+	d := dialog{Kind: "restore", Title: fmt.Sprintf("Restore %s to ‘%s’?", b.Name, sn.Name), Back: backOf(r, b.Name),
+		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/restore", url.PathEscape(b.Name), sn.ID), RequestID: snapshots.NewID("rq")}
+	be, _ := s.opts.Core.BackendOf(b)
+	guard := s.opts.Core.Guard(ctx, snapshots.Owner(), b)
+	d.Fingerprint = fingerprint(b, sn, guard)
+	switch {
+	case err != nil:
+		d.Disabled, d.Error = true, refusalWords(err)
+		return d, nil
+	case b.IsExecutionMachine():
+		d.Disabled, d.Error = true, "Restores of boxes threads run on are off: move its threads off it first."
+		return d, nil
+	case plan.Locked != nil:
+		d.Disabled, d.Error = true, fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)
+		return d, nil
+	case plan.Restore.Way == providers.WayNone || plan.Restore.Why != "":
+		d.Disabled, d.Error = true, plan.Restore.Why
+		if d.Error == "" {
+			d.Error = fmt.Sprintf("%s cannot be restored on %s.", b.Name, be.Label)
+		}
+		return d, nil
+	}
+	if list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(list) > 0 {
+		if werr := snapshots.Eligible(sn, snapshots.ChangeRestore, list[0].Pins[sn.ID], now, tz); werr != nil {
+			d.Disabled, d.Error = true, refusalWords(werr)
+			return d, nil
+		}
+	}
+	when := whenAt(sn.TakenAt, now, tz)
+	first := fmt.Sprintf("It goes back to %s, %s ago. Everything on its disk since then goes: files, installed apps and settings.",
+		when, agoWords(now.Sub(sn.TakenAt)))
+	if sn.Holds == string(providers.HoldsDiskAndMemory) {
+		first += fmt.Sprintf(" %s comes back running, as it was then, with the credentials its apps held then. Undo brings back its files, not its running apps.", b.Name)
+	} else if plan.Restore.RestartsProcesses {
+		first += fmt.Sprintf(" %s restarts, so every process in it ends.", b.Name)
+	}
+	first += " What it did to the world since stays done."
+	d.Lines = append(d.Lines, first)
+	d.Goes = guard
+	if sz := plan.Restore.SizeBack; sz != nil && (sz.Cores > 0 || sz.MemoryBytes > 0) {
+		d.After = append(d.After, fmt.Sprintf("%s goes back to %d cores and %s memory, as it was then.", b.Name, sz.Cores, snapshots.GiB(sz.MemoryBytes)))
+	}
+	if plan.Restore.Excludes != "" {
+		d.After = append(d.After, "It leaves out "+plan.Restore.Excludes+".")
+	}
+	settings, _ := s.opts.Core.Settings(ctx)
+	undoName := snapshots.UndoName(now, tz)
+	if plan.Restore.Undo != providers.UndoNone {
+		d.UndoOffered = true
+		switch plan.Restore.Undo {
+		case providers.UndoHeldCopy:
+			d.UndoLine = fmt.Sprintf("Copy %s once stopped, so you can undo this: %s", b.Name, strings.ToLower(aboutWords(plan.Restore.UndoAbout)))
+			if plan.Restore.UndoBytes != nil {
+				d.UndoLine += fmt.Sprintf(" and %s %s", snapshots.GB(*plan.Restore.UndoBytes), s.whereWords(b))
+			}
+			d.UndoLine += "."
+		default:
+			d.UndoLine = fmt.Sprintf("Take a snapshot of it, once stopped, so you can undo this. %s.", aboutWords(plan.Restore.UndoAbout))
+		}
+		d.UndoLine += fmt.Sprintf(" Named ‘%s’. Undos do not count against the %d.", undoName, settings.PerBox)
+	} else {
+		d.NoUndo = true
+		d.After = append(d.After, fmt.Sprintf("No undo can be taken of %s on %s: only a restore without undo can go on.", b.Name, be.Label))
+	}
+	d.Force = len(guard) > 0
+	d.Submit = "Restore " + b.Name
+	if d.Force {
+		d.Submit += " anyway"
+	}
+	d.SubmitNoUndo = "Restore without undo"
+	if d.NoUndo {
+		d.Submit, d.Danger = d.SubmitNoUndo, true
+	}
+	return d, nil
+}
+
+func (s *Server) showRestoreDialog(w http.ResponseWriter, r *http.Request) {
+	d, err := s.restoreDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.renderDialog(w, r, http.StatusOK, d)
+}
+
+// restoreSnapshot restores, after checking the dialog's plan is the plan
+// now; a guarded restore goes on only with "Restore anyway".
+func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
+	d, err := s.restoreDialog(r, box, id)
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	if d.Disabled {
+		s.renderDialog(w, r, http.StatusConflict, d)
+		return
+	}
+	if r.PostFormValue("plan") != d.Fingerprint {
+		d.Error = staleWords
+		s.renderDialog(w, r, http.StatusConflict, d)
+		return
+	}
+	noUndo := d.NoUndo || r.PostFormValue("undo") != "1"
+	_, err = s.opts.Core.Restore(r.Context(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: id,
+		NoUndo: noUndo, Force: d.Force, RequestID: r.PostFormValue("request")})
+	if err != nil {
+		d.Error = refusalWords(err)
+		s.renderDialog(w, r, statusOf(err), d)
+		return
+	}
+	s.done(w, r, backOf(r, box), "")
+}
+
+// whenAt says when in a sentence: "yesterday at 23:39", "today at 10:42",
+// "Thu 09:15", "12 Oct".
+func whenAt(t, now time.Time, tz *time.Location) string {
+	w := whenWords(t, now, tz)
+	for _, day := range []string{"Today ", "Yesterday "} {
+		if rest, ok := strings.CutPrefix(w, day); ok {
+			return strings.ToLower(day) + "at " + rest
+		}
+	}
+	return w
+}

@@ -1,0 +1,384 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// forkLater is why Fork is disabled: the core has no fork operation yet.
+const forkLater = "Forks come with a later unit."
+
+// action is one control of a row: its accessible name, where it goes, and
+// why it is disabled when it is.
+type action struct {
+	Label string
+	Href  string
+	Why   string
+}
+
+// Disabled reports whether the action is refused now.
+func (a action) Disabled() bool { return a.Why != "" }
+
+// boxHead is a card's head: the box, its kind badges, where it lives, its
+// thread or "Your machine", and "released 12 Oct".
+type boxHead struct {
+	Name, Href  string
+	Badges      []string
+	Where       string
+	Thread      string
+	YourMachine bool
+	Released    string
+}
+
+// menuItem is one item of a row's menu.
+type menuItem struct {
+	Text, Label, Href, Why, Copy string
+	Post, Narrow                 bool
+}
+
+// snapRow is one snapshot's row.
+type snapRow struct {
+	ID, BoxName, Name, Note string
+	Picture                 bool
+	PicAlt, PicSrc          string
+	Memory, Kept, Undo      bool
+	Attention               string // amber words, what needs the owner first
+	Failure                 string // red words
+	Line                    string
+	Busy                    string // "Taking…", "Deleting…", "Restoring…": a spinner
+	Restore, Fork, Rename   action
+	NoteA, Keep, Unkeep     action
+	Delete                  action
+	IsKept                  bool
+	Back                    string
+	Selecting               bool
+	Menu                    []menuItem
+}
+
+// boxGroup is one box's card with its rows.
+type boxGroup struct {
+	ID, Name string
+	Head     boxHead
+	Rows     []snapRow
+	// Busy is set while an operation of the box runs: the card polls.
+	Busy     bool
+	Announce string
+	Done     string // said when a busy card settles
+	LiveURL  string
+	Total    int
+}
+
+// rowContext is what building rows needs once per request.
+type rowContext struct {
+	now     time.Time
+	tz      *time.Location
+	threads map[string]string
+	back    string // where dialogs return
+	// selecting shows a checkbox on each row (the tab's Select).
+	selecting bool
+}
+
+func (s *Server) rowContext(r *http.Request, back string) rowContext {
+	rc := rowContext{now: time.Now(), tz: s.opts.Core.TimeZone(r.Context()), threads: map[string]string{}, back: back,
+		selecting: r.URL.Query().Get("select") == "1"}
+	if ths, err := s.opts.Core.Threads(r.Context(), snapshots.Owner()); err == nil {
+		for _, t := range ths {
+			rc.threads[t.ID] = t.Title
+		}
+	}
+	return rc
+}
+
+// whenWords says when, as the rows do: "Today 10:42", "Yesterday 23:39",
+// "Thu 09:15" within the week, "12 Oct" before.
+func whenWords(t, now time.Time, tz *time.Location) string {
+	t, now = t.In(tz), now.In(tz)
+	y1, m1, d1 := t.Date()
+	day := time.Date(y1, m1, d1, 0, 0, 0, 0, tz)
+	y2, m2, d2 := now.Date()
+	today := time.Date(y2, m2, d2, 0, 0, 0, 0, tz)
+	switch days := int(today.Sub(day).Hours() / 24); {
+	case days <= 0:
+		return "Today " + t.Format("15:04")
+	case days == 1:
+		return "Yesterday " + t.Format("15:04")
+	case days < 7:
+		return t.Format("Mon 15:04")
+	case y1 == y2:
+		return t.Format("2 Jan")
+	}
+	return t.Format("2 Jan 2006")
+}
+
+// holdsWords is what a snapshot holds, in the specification's words.
+func holdsWords(sn *snapshots.Snapshot) string {
+	switch {
+	case sn.Scope == string(providers.ScopeDevice):
+		return "device"
+	case sn.Holds == string(providers.HoldsDiskAndMemory):
+		return "disk and memory"
+	}
+	return "disk"
+}
+
+// priceWords says a provider's price as it gives it, or "".
+func priceWords(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var p providers.Price
+	if json.Unmarshal(raw, &p) != nil || !p.Known {
+		return "price unknown"
+	}
+	sym := "$"
+	if p.Currency == "EUR" {
+		sym = "€"
+	}
+	return fmt.Sprintf("%s%.2f a %s", sym, p.Amount, p.Per)
+}
+
+// monthly is a price's rate a month, for the tab's line.
+func monthly(raw json.RawMessage) float64 {
+	var p providers.Price
+	if len(raw) == 0 || json.Unmarshal(raw, &p) != nil || !p.Known {
+		return 0
+	}
+	switch p.Per {
+	case "day":
+		return p.Amount * 30
+	case "month":
+		return p.Amount
+	}
+	return 0
+}
+
+// whereWords says where a box lives: "on this host", "Proxmox LXC on pve-1".
+func (s *Server) whereWords(b *snapshots.Box) string {
+	be, ok := s.opts.Core.BackendOf(b)
+	label := b.BackendID
+	if ok {
+		label = be.Label
+	}
+	if ok && be.Kind == "local" {
+		return "on " + label
+	}
+	if b.Host != "" && !strings.Contains(label, b.Host) {
+		return fmt.Sprintf("%s on %s", label, b.Host)
+	}
+	return "on " + label
+}
+
+func kindBadges(b *snapshots.Box) []string {
+	var out []string
+	if b.System != "" {
+		out = append(out, b.System)
+	}
+	switch b.Kind {
+	case "linux":
+		out = append(out, "Linux")
+	case "lxc":
+		out = append(out, "LXC")
+	case "qemu":
+		out = append(out, "QEMU")
+	default:
+		if b.Kind != "" {
+			out = append(out, b.Kind)
+		}
+	}
+	if b.HasScreen {
+		out = append(out, "Desktop")
+	}
+	return out
+}
+
+func (s *Server) head(b *snapshots.Box, rc rowContext) boxHead {
+	h := boxHead{Name: b.Name, Href: "/boxes/" + url.PathEscape(b.Name), Badges: kindBadges(b), Where: s.whereWords(b)}
+	if b.ThreadID != nil {
+		h.Thread = rc.threads[*b.ThreadID]
+		if h.Thread == "" {
+			h.Thread = *b.ThreadID
+		}
+	} else {
+		h.YourMachine = true
+	}
+	if b.ReleasedAt != nil {
+		h.Released = "released " + b.ReleasedAt.In(rc.tz).Format("2 Jan")
+	}
+	return h
+}
+
+func refusalWords(err error) string {
+	if err == nil {
+		return ""
+	}
+	if r, ok := snapshots.AsRefusal(err); ok {
+		return r.Words
+	}
+	return "boxsnap cannot tell now: " + err.Error()
+}
+
+// row builds one snapshot's row: badges, the one line in the
+// specification's order, and each action with why it is refused.
+func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.Pin, rc rowContext) snapRow {
+	owner := snapshots.Owner()
+	base := fmt.Sprintf("/boxes/%s/snapshots/%s", url.PathEscape(b.Name), sn.ID)
+	q := "?back=" + url.QueryEscape(rc.back)
+	r := snapRow{ID: sn.ID, BoxName: b.Name, Name: sn.Name, Memory: sn.Holds == string(providers.HoldsDiskAndMemory),
+		Kept: sn.Kept(), Undo: sn.IsUndo(), IsKept: sn.Kept(), Back: rc.back, Selecting: rc.selecting}
+	if sn.Note != nil {
+		r.Note = *sn.Note
+	}
+	if b.HasScreen && sn.Picture == "taken" {
+		r.Picture = true
+		at := sn.TakenAt
+		if sn.CapturedAt != nil {
+			at = *sn.CapturedAt
+		}
+		r.PicAlt = fmt.Sprintf("%s's screen around %s", b.Name, at.In(rc.tz).Format("15:04"))
+		r.PicSrc = "/pictures/" + sn.ID
+	}
+	// What needs attention comes first.
+	var attention []string
+	switch sn.State {
+	case snapshots.StateFailed:
+		r.Failure = "take failed"
+		if sn.Error != nil {
+			r.Failure += ": " + *sn.Error
+		}
+	case snapshots.StateIncomplete:
+		r.Failure = "incomplete"
+	case snapshots.StateUnavailable:
+		attention = append(attention, "unavailable")
+	case snapshots.StateLost:
+		r.Failure = "lost: its backend no longer has it"
+	case snapshots.StateTaking:
+		r.Busy = "Taking…"
+	case snapshots.StateDeleting:
+		r.Busy = "Deleting…"
+	}
+	for _, p := range pins {
+		switch {
+		case r.Busy != "":
+		case p.Kind == snapshots.OpRestore && !sn.IsUndo():
+			r.Busy = "Restoring to this…"
+		case p.Kind == snapshots.OpKeep:
+			r.Busy = "Keeping…"
+		case p.Kind == snapshots.OpUnkeep:
+			r.Busy = "Stopping keeping…"
+		case p.Kind == snapshots.OpDelete || p.Kind == snapshots.OpExpiry:
+			r.Busy = "Deleting…"
+		}
+	}
+	if sn.Kept() {
+		left := sn.KeptUntil.Sub(rc.now)
+		if left < snapshots.GoesSoonDays*24*time.Hour {
+			days := int(left.Hours()/24) + 1
+			if days <= 1 {
+				attention = append(attention, "goes tomorrow")
+			} else {
+				attention = append(attention, fmt.Sprintf("goes in %d days", days))
+			}
+		}
+	}
+	switch sn.Guest {
+	case "earlier":
+		attention = append(attention, fmt.Sprintf("on %s's earlier guest: fork only", b.Name))
+	case "held-copy":
+		attention = append(attention, "held copy")
+	}
+	r.Attention = strings.Join(attention, " · ")
+	thread := ""
+	if sn.ByThreadID != nil {
+		thread = rc.threads[*sn.ByThreadID]
+	}
+	why := ""
+	if sn.ByWhy != nil {
+		why = *sn.ByWhy
+	}
+	parts := []string{whenWords(sn.TakenAt, rc.now, rc.tz), snapshots.ByWords(sn.ByKind, thread, why), holdsWords(sn)}
+	if sn.SizeBytes != nil {
+		parts = append(parts, snapshots.GB(*sn.SizeBytes))
+	}
+	if p := priceWords(sn.Price); p != "" {
+		parts = append(parts, p)
+	}
+	switch {
+	case sn.Kept():
+		parts = append(parts, "kept until "+sn.KeptUntil.In(rc.tz).Format("2 Jan"))
+	case sn.IsUndo():
+		parts = append(parts, "an undo")
+	default:
+		parts = append(parts, "goes with the box")
+	}
+	r.Line = strings.Join(parts, " · ")
+
+	snapping := s.opts.Core.Snapshotting(b)
+	elig := func(act snapshots.Action, ch snapshots.Change) string {
+		if err := snapshots.MayAct(owner, act, b, sn); err != nil {
+			return refusalWords(err)
+		}
+		return refusalWords(snapshots.Eligible(sn, ch, pins, rc.now, rc.tz))
+	}
+	r.Restore = action{Label: fmt.Sprintf("Restore %s to %s", b.Name, sn.Name), Href: base + "/restore" + q}
+	switch {
+	case b.ReleasedAt != nil || b.State != "ready":
+		r.Restore.Why = fmt.Sprintf("%s is released: fork it instead.", b.Name)
+	case snapping == nil || snapping.Restore == providers.RestoreNone:
+		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", s.whereWords(b))
+	case b.IsExecutionMachine():
+		r.Restore.Why = "Restores of boxes threads run on are off: move its threads off it first."
+	default:
+		r.Restore.Why = elig(snapshots.ActRestore, snapshots.ChangeRestore)
+	}
+	r.Fork = action{Label: fmt.Sprintf("Fork %s from %s", b.Name, sn.Name), Why: forkLater}
+	r.Rename = action{Label: fmt.Sprintf("Rename %s", sn.Name), Href: base + "/rename" + q, Why: elig(snapshots.ActRename, snapshots.ChangeRename)}
+	r.NoteA = action{Label: fmt.Sprintf("Note on %s", sn.Name), Href: base + "/note" + q, Why: elig(snapshots.ActNote, snapshots.ChangeNote)}
+	r.Keep = action{Label: fmt.Sprintf("Keep %s", sn.Name), Href: base + "/keep" + q, Why: elig(snapshots.ActKeep, snapshots.ChangeKeep)}
+	if r.Keep.Why == "" && (snapping == nil || snapping.KeepsPastRelease == providers.KeepsNo || snapping.Fork == providers.ForkNone) {
+		r.Keep.Why = fmt.Sprintf("Snapshots of %s cannot be kept: they could not be used after a release.", b.Name)
+	}
+	if sn.Kept() {
+		r.Keep.Label = fmt.Sprintf("Keep %s longer", sn.Name)
+	}
+	r.Unkeep = action{Label: fmt.Sprintf("Stop keeping %s", sn.Name), Href: base + "/unkeep" + q, Why: elig(snapshots.ActUnkeep, snapshots.ChangeUnkeep)}
+	r.Delete = action{Label: fmt.Sprintf("Delete %s", sn.Name), Href: base + "/delete" + q, Why: elig(snapshots.ActDelete, snapshots.ChangeDelete)}
+	item := func(text string, a action) menuItem {
+		return menuItem{Text: text, Label: a.Label + "…", Href: a.Href, Why: a.Why}
+	}
+	keepText := "Keep…"
+	if sn.Kept() {
+		keepText = "Keep longer…"
+	}
+	r.Menu = []menuItem{{Text: "Fork…", Why: r.Fork.Why, Narrow: true}, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep)}
+	if sn.Kept() {
+		m := item("Stop keeping", r.Unkeep)
+		m.Post, m.Href, m.Label = true, base+"/unkeep", r.Unkeep.Label
+		r.Menu = append(r.Menu, m)
+	}
+	r.Menu = append(r.Menu, menuItem{Text: "Copy ID", Copy: sn.ID}, item("Delete…", r.Delete))
+	return r
+}
+
+// group builds a box's card from the core's list.
+func (s *Server) group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string) boxGroup {
+	g := boxGroup{ID: "box-" + bs.Box.Name, Name: bs.Box.Name, Head: s.head(bs.Box, rc), LiveURL: live, Total: len(bs.Snapshots)}
+	for _, sn := range sns {
+		row := s.row(bs.Box, sn, bs.Pins[sn.ID], rc)
+		if len(bs.Pins[sn.ID]) > 0 {
+			g.Busy = true // an operation uses it: the card polls until it ends
+		}
+		if row.Busy != "" {
+			g.Busy = true
+			g.Announce = fmt.Sprintf("%s: ‘%s’ %s", bs.Box.Name, sn.Name, strings.ToLower(strings.TrimSuffix(row.Busy, "…")))
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}

@@ -1,0 +1,126 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// takeDialog builds Take snapshot's dialog from the plan: a name (the time
+// by default), a note, "With its memory" where offered, the time, pause and
+// space, what it holds, the count, the picture and the price.
+func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
+	ctx := r.Context()
+	b, _, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), boxRef, "")
+	if b == nil {
+		return dialog{}, err
+	}
+	d := dialog{Kind: "take", Title: fmt.Sprintf("Take a snapshot of %s", b.Name), Back: backOf(r, b.Name),
+		Action: "/boxes/" + url.PathEscape(b.Name) + "/take", Submit: "Take snapshot"}
+	tz := s.opts.Core.TimeZone(ctx)
+	d.NamePlaceholder = snapshots.DefaultName(time.Now(), tz)
+	snapping := s.opts.Core.Snapshotting(b)
+	be, _ := s.opts.Core.BackendOf(b)
+	switch {
+	case snapping == nil:
+		d.Disabled, d.Error = true, fmt.Sprintf("Boxes on %s have no snapshots.", be.Label)
+		return d, nil
+	case err != nil:
+		d.Disabled, d.Error = true, refusalWords(err)
+		return d, nil
+	case plan.Locked != nil:
+		d.Disabled, d.Error = true, fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)
+		return d, nil
+	case !plan.Take.OK:
+		d.Disabled, d.Error = true, plan.Take.Why
+		return d, nil
+	}
+	line := aboutWords(plan.Take.About) + "."
+	if plan.Take.PauseAbout > 0 || snapping.WhileRunning == providers.WhileRunningPauses {
+		line += fmt.Sprintf(" %s pauses for a moment.", b.Name)
+	}
+	if plan.Take.AddsBytes != nil {
+		line += fmt.Sprintf(" Up to %s more %s.", snapshots.GB(*plan.Take.AddsBytes), s.whereWords(b))
+	}
+	d.Lines = append(d.Lines, line)
+	holds := "It holds the disk: files, installed apps and settings, not its running apps."
+	if snapping.Excludes != "" {
+		holds += " It leaves out " + snapping.Excludes + "."
+	}
+	d.Lines = append(d.Lines, holds)
+	if snapping.OffersMemory() {
+		d.OfferMemory = true
+		d.MemoryLine = "With its memory: its running apps come back too."
+		if plan.Take.MemoryAbout > 0 {
+			d.MemoryLine += " " + aboutWords(plan.Take.MemoryAbout) + "."
+		}
+		if plan.Take.MemoryBytes != nil {
+			d.MemoryLine += fmt.Sprintf(" Up to %s more %s.", snapshots.GiB(*plan.Take.MemoryBytes), s.whereWords(b))
+		}
+	}
+	settings, _ := s.opts.Core.Settings(ctx)
+	if list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(list) > 0 {
+		n := 0
+		for _, sn := range list[0].Snapshots {
+			if !sn.IsUndo() && !sn.Kept() {
+				n++
+			}
+		}
+		w := fmt.Sprintf("%s has %d of %d.", b.Name, n, settings.PerBox)
+		if n >= settings.PerBox {
+			w += " The oldest of an agent's goes to make room; yours are never deleted by themselves."
+		}
+		d.Lines = append(d.Lines, w)
+	}
+	if b.HasScreen && settings.Pictures {
+		d.Lines = append(d.Lines, "A small picture of its screen is kept with it.")
+	}
+	if snapping.Price == nil {
+		d.Lines = append(d.Lines, "No charge.")
+	} else if p := priceWords(mustJSON(snapping.Price)); p != "" {
+		d.Lines = append(d.Lines, "It costs "+p+".")
+	}
+	d.Fingerprint = fingerprint(b, nil, nil)
+	d.RequestID = snapshots.NewID("rq")
+	return d, nil
+}
+
+func (s *Server) showTakeDialog(w http.ResponseWriter, r *http.Request) {
+	d, err := s.takeDialog(r, chi.URLParam(r, "box"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.renderDialog(w, r, http.StatusOK, d)
+}
+
+// takeSnapshot takes a snapshot; its row appears at once, taking.
+func (s *Server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
+	box := chi.URLParam(r, "box")
+	_, sn, err := s.opts.Core.Take(r.Context(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: r.PostFormValue("name"),
+		Note: r.PostFormValue("note"), Memory: r.PostFormValue("memory") == "1", RequestID: r.PostFormValue("request")})
+	if err != nil {
+		d, derr := s.takeDialog(r, box)
+		if derr != nil {
+			s.refused(w, r, err)
+			return
+		}
+		d.Error, d.Name, d.Note = refusalWords(err), r.PostFormValue("name"), r.PostFormValue("note")
+		s.renderDialog(w, r, statusOf(err), d)
+		return
+	}
+	s.done(w, r, backOf(r, box), fmt.Sprintf("Taking ‘%s’.", sn.Name))
+}
+
+func statusOf(err error) int {
+	if ref, ok := snapshots.AsRefusal(err); ok && ref.Status >= 400 {
+		return ref.Status
+	}
+	return http.StatusInternalServerError
+}

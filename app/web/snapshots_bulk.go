@@ -1,0 +1,152 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// bulkCap bounds one bulk action's snapshots.
+const bulkCap = 200
+
+// bulkDialog applies the same checks to each selected snapshot: which are
+// skipped and why, and what each of the rest frees or costs.
+func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, []bulkItem, error) {
+	ctx := r.Context()
+	if act != "keep" && act != "delete" {
+		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "Choose Keep… or Delete…."}
+	}
+	if len(ids) == 0 {
+		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "Tick the snapshots first."}
+	}
+	if len(ids) > bulkCap {
+		ids = ids[:bulkCap]
+	}
+	back := safeNext(r.FormValue("back"))
+	if r.FormValue("back") == "" {
+		back = "/boxes/snapshots"
+	}
+	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{})
+	if err != nil {
+		return dialog{}, nil, err
+	}
+	pins := map[string][]snapshots.Pin{}
+	for _, bs := range list {
+		for k, v := range bs.Pins {
+			pins[k] = v
+		}
+	}
+	tz := s.opts.Core.TimeZone(ctx)
+	now := time.Now()
+	settings, _ := s.opts.Core.Settings(ctx)
+	verb := "Delete"
+	if act == "keep" {
+		verb = "Keep"
+	}
+	d := dialog{Kind: "bulk", Action2: act, Action: "/boxes/snapshots/bulk", Back: back, Danger: act == "delete", Picked: ids}
+	var items []bulkItem
+	var fp []string
+	for _, id := range ids {
+		sn, b, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), id)
+		if err != nil {
+			d.Skipped = append(d.Skipped, refusalWords(err))
+			continue
+		}
+		change := snapshots.ChangeDelete
+		if act == "keep" {
+			change = snapshots.ChangeKeep
+		}
+		if werr := snapshots.Eligible(sn, change, pins[sn.ID], now, tz); werr != nil {
+			d.Skipped = append(d.Skipped, fmt.Sprintf("‘%s’ on %s: %s", sn.Name, b.Name, refusalWords(werr)))
+			fp = append(fp, "skip:"+sn.ID)
+			continue
+		}
+		w := fmt.Sprintf("‘%s’ on %s: ", sn.Name, b.Name)
+		if act == "delete" {
+			w += lowerFirst(s.freesWords(b, sn))
+			if sn.Kept() {
+				w += fmt.Sprintf(" You kept it until %s.", sn.KeptUntil.In(tz).Format("2 Jan"))
+			}
+		} else {
+			until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
+			w += fmt.Sprintf("kept until %s", until.In(tz).Format("2 Jan"))
+			if sn.SizeBytes != nil {
+				w += fmt.Sprintf(", %s %s", snapshots.GB(*sn.SizeBytes), s.whereWords(b))
+			}
+			if p := priceWords(sn.Price); p != "" {
+				w += ", " + p
+			} else {
+				w += ", no charge"
+			}
+			w += "."
+		}
+		d.Items = append(d.Items, w)
+		d.IDs = append(d.IDs, sn.ID)
+		items = append(items, bulkItem{sn: sn, box: b})
+		fp = append(fp, sn.ID+":"+sn.State)
+	}
+	d.Fingerprint = fingerprint(&snapshots.Box{}, nil, nil, fp...)
+	d.Title = fmt.Sprintf("%s %s?", verb, plural(len(d.IDs), "snapshot", "snapshots"))
+	d.Submit = fmt.Sprintf("%s %s", verb, plural(len(d.IDs), "snapshot", "snapshots"))
+	if len(d.IDs) == 0 {
+		d.Disabled = true
+		d.Title = fmt.Sprintf("None of these can be %s", map[string]string{"keep": "kept", "delete": "deleted"}[act])
+	}
+	return d, items, nil
+}
+
+type bulkItem struct {
+	sn  *snapshots.Snapshot
+	box *snapshots.Box
+}
+
+// showBulkDialog answers the Select bar's Keep… and Delete….
+func (s *Server) showBulkDialog(w http.ResponseWriter, r *http.Request) {
+	d, _, err := s.bulkDialog(r, r.URL.Query().Get("action"), r.URL.Query()["id"])
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.renderDialog(w, r, http.StatusOK, d)
+}
+
+// bulkSnapshots keeps or deletes each selected snapshot; the core checks
+// each again at the moment of the change and refuses what it must, which
+// the flash names.
+func (s *Server) bulkSnapshots(w http.ResponseWriter, r *http.Request) {
+	act := r.PostFormValue("action")
+	d, items, err := s.bulkDialog(r, act, r.PostForm["id"])
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	if r.PostFormValue("plan") != d.Fingerprint {
+		d.Error = staleWords
+		s.renderDialog(w, r, http.StatusConflict, d)
+		return
+	}
+	var skipped []string
+	n := 0
+	for _, it := range items {
+		var err error
+		if act == "delete" {
+			_, err = s.opts.Core.Delete(r.Context(), snapshots.Owner(), snapshots.DeleteRequest{Box: it.box.ID, Snapshot: it.sn.ID})
+		} else {
+			_, err = s.opts.Core.Keep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.box.ID, Snapshot: it.sn.ID})
+		}
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("‘%s’: %s", it.sn.Name, refusalWords(err)))
+			continue
+		}
+		n++
+	}
+	verb := map[string]string{"keep": "Keeping", "delete": "Deleting"}[act]
+	msg := fmt.Sprintf("%s %s.", verb, plural(n, "snapshot", "snapshots"))
+	if all := append(d.Skipped, skipped...); len(all) > 0 {
+		msg += " Skipped " + strings.Join(all, " ")
+	}
+	s.done(w, r, d.Back, msg)
+}

@@ -1,0 +1,336 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mxschmitt/playwright-go"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// TestBrowser drives Debian's Chromium through the pages and dialogs by
+// keyboard alone, against a real server and database: one browser, one
+// boxsnap and database per subtest.
+func TestBrowser(t *testing.T) {
+	br, err := Launch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = br.Close() })
+
+	t.Run("TakeRestoreAndUndo", func(t *testing.T) {
+		t.Parallel()
+		e := setup(t, br, 1440)
+		e.gotoPage(t, "/boxes/brisk-lake")
+		e.mark(t)
+		// Take snapshot: focus starts on the name.
+		e.tabTo(t, "#snapshots-card a.button")
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open] h2", "Take a snapshot of brisk-lake")
+		if f := e.focused(t); !strings.Contains(f, "#dlg-name") {
+			t.Fatalf("Take snapshot's focus starts on %s, want the name", f)
+		}
+		if d := e.text(t, "dialog[open]"); !strings.Contains(d, "No charge.") || !strings.Contains(d, "brisk-lake has") {
+			t.Fatalf("the take dialog does not say the count and the price:\n%s", d)
+		}
+		e.typeText(t, "before the e2e change")
+		e.press(t, "Enter")
+		e.waitText(t, "#snapshots-card li.snap:not(.busy) .name", "before the e2e change")
+		id := e.rowID(t, "before the e2e change")
+		if err := e.s.WriteFile(e.demo.BriskLake, "notes.txt", "changed after the snapshot\n"); err != nil {
+			t.Fatal(err)
+		}
+		// Restore, with its undo: focus starts on Cancel.
+		e.mark(t)
+		e.tabTo(t, "#snap-"+id+" a[data-dialog][href*=restore]")
+		if f := e.focused(t); !strings.Contains(f, "Restore brisk-lake to before the e2e change") {
+			t.Fatalf("the restore button's name is %q", f)
+		}
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open] h2", "Restore brisk-lake to ‘before the e2e change’?")
+		if f := e.focused(t); !strings.Contains(f, "Cancel") {
+			t.Fatalf("the restore dialog's focus starts on %s, want Cancel", f)
+		}
+		d := e.text(t, "dialog[open]")
+		for _, want := range []string{"Everything on its disk since then goes", "so you can undo this", "Named ‘before the restore at"} {
+			if !strings.Contains(d, want) {
+				t.Fatalf("the restore dialog does not say %q:\n%s", want, d)
+			}
+		}
+		e.tabTo(t, "dialog[open] button[type=submit]")
+		if f := e.focused(t); !strings.Contains(f, "Restore brisk-lake") || strings.Contains(f, "anyway") {
+			t.Fatalf("with nothing more going, the button says %q", f)
+		}
+		e.press(t, "Enter")
+		e.waitText(t, ".notice", "to ‘before the e2e change’")
+		e.waitText(t, "#live", "restored")
+		notice := e.text(t, ".notice")
+		if !strings.Contains(notice, "by you") || !strings.Contains(notice, "Undo restores ‘before the restore at") {
+			t.Fatalf("the restore's notice says %q", notice)
+		}
+		// Undo from the notice opens the same dialog for the undo.
+		e.tabTo(t, ".notice a.button")
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open] h2", "Restore brisk-lake to ‘before the restore at")
+		e.tabTo(t, "dialog[open] button[type=submit]")
+		e.mark(t)
+		e.press(t, "Enter")
+		e.waitText(t, ".notice", "to ‘before the restore at")
+		e.noReload(t)
+	})
+
+	t.Run("KeepRenameNoteDelete", func(t *testing.T) {
+		t.Parallel()
+		e := setup(t, br, 1440)
+		e.gotoPage(t, "/boxes/brisk-lake")
+		id := e.rowID(t, "clean install")
+		menu := "#snap-" + id + " summary"
+		openItem := func(text string) {
+			e.tabTo(t, menu)
+			e.press(t, "Enter")
+			e.tabTo(t, "#snap-"+id+" .items a[aria-label^='"+text+"']")
+			e.press(t, "Enter")
+			e.page.Locator("dialog[open]").WaitFor()
+		}
+		// Escape closes a dialog opened from the menu and returns focus to
+		// the menu's button.
+		openItem("Rename")
+		e.press(t, "Escape")
+		if f := e.focused(t); !strings.Contains(f, "More for clean install") {
+			t.Fatalf("after Escape, focus is on %s, want the menu's button", f)
+		}
+		// Keep: the date, and what keeping costs.
+		openItem("Keep")
+		if d := e.text(t, "dialog[open]"); !strings.Contains(d, "after a release") || !strings.Contains(d, "No charge.") {
+			t.Fatalf("the keep dialog does not say what keeping costs:\n%s", d)
+		}
+		e.tabTo(t, "dialog[open] button[type=submit]")
+		e.press(t, "Enter")
+		e.waitText(t, "#snap-"+id+" .line", "kept until")
+		e.waitText(t, "#snap-"+id+" .badge", "Kept")
+		// Rename.
+		openItem("Rename")
+		e.press(t, "Control+a")
+		e.typeText(t, "golden image")
+		e.press(t, "Enter")
+		e.waitText(t, "#snap-"+id+" .name", "golden image")
+		// Note.
+		openItem("Note")
+		e.press(t, "Control+a")
+		e.typeText(t, "The base every test starts from.")
+		e.tabTo(t, "dialog[open] button[type=submit]")
+		e.press(t, "Enter")
+		e.waitText(t, "#snap-"+id+" .note", "The base every test starts from.")
+		if got := snapshotNamed(t, e.s, "brisk-lake", "golden image"); got.Note == nil || !got.Kept() {
+			t.Fatalf("the record is not renamed, noted and kept: %+v", got)
+		}
+		// Delete the undo: it says it is one, focus starts on Cancel.
+		undo := ""
+		for _, sn := range mustList(t, e.s, "brisk-lake") {
+			if sn.IsUndo() {
+				undo = sn.ID
+			}
+		}
+		menu = "#snap-" + undo + " summary"
+		e.tabTo(t, menu)
+		e.press(t, "Enter")
+		e.tabTo(t, "#snap-"+undo+" .items a[aria-label^='Delete']")
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open]", "It is the undo of the restore at")
+		if f := e.focused(t); !strings.Contains(f, "Cancel") {
+			t.Fatalf("the delete dialog's focus starts on %s, want Cancel", f)
+		}
+		e.tabTo(t, "dialog[open] button[type=submit]")
+		e.press(t, "Enter")
+		if err := e.page.Locator("#snap-" + undo).WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateDetached}); err != nil {
+			t.Fatalf("the deleted undo's row stays: %v", err)
+		}
+	})
+
+	t.Run("BulkDeleteSkipsARestoresTarget", func(t *testing.T) {
+		t.Parallel()
+		e := setup(t, br, 1440)
+		ctx := context.Background()
+		slow, err := e.s.SlowBox(ctx, "hazel-heron")
+		if err != nil {
+			t.Fatal(err)
+		}
+		target, err := e.s.Take(ctx, snapshots.Owner(), slow.Name, "before the upgrade", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := e.s.Take(ctx, snapshots.Owner(), slow.Name, "scratch", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The restore waits at its stop: its target stays pinned.
+		if _, err := e.s.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: target.ID}); err != nil {
+			t.Fatal(err)
+		}
+		e.gotoPage(t, "/boxes/snapshots?q=hazel-heron&select=1")
+		// Newest first: scratch's row comes before the target's.
+		for _, id := range []string{other.ID, target.ID} {
+			e.tabTo(t, "#snap-"+id+" input.pick")
+			e.press(t, "Space")
+		}
+		e.tabTo(t, "#bulk button[value=delete]")
+		e.press(t, "Enter")
+		e.waitText(t, "dialog", "Skipped")
+		d := e.text(t, "dialog")
+		if !strings.Contains(d, "‘before the upgrade’ on hazel-heron: ‘before the upgrade’ is in use: the restore at") {
+			t.Fatalf("the bulk dialog does not name the restore's target as skipped, and why:\n%s", d)
+		}
+		if !strings.Contains(d, "‘scratch’ on hazel-heron: frees") {
+			t.Fatalf("the bulk dialog does not say what the rest frees:\n%s", d)
+		}
+		e.tabTo(t, "dialog button[type=submit]")
+		e.press(t, "Enter")
+		e.waitText(t, ".flash", "Deleting 1 snapshot. Skipped ‘before the upgrade’")
+		if _, _, err := e.s.Core.Snapshot(ctx, snapshots.Owner(), target.ID); err != nil {
+			t.Fatalf("the restore's target went: %v", err)
+		}
+	})
+
+	t.Run("GuardedRestoreAndAStaleDialog", func(t *testing.T) {
+		t.Parallel()
+		e := setup(t, br, 1440)
+		ctx := context.Background()
+		presence := snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: e.demo.Thread.ID, Working: true}, {Thread: e.demo.Guide.ID}},
+			Desktop: "you", Terminals: 1}
+		if _, err := e.s.Core.SetPresence(ctx, snapshots.Owner(), "amber-fox", presence); err != nil {
+			t.Fatal(err)
+		}
+		e.gotoPage(t, "/boxes/amber-fox")
+		id := e.demo.Migration.ID
+		e.tabTo(t, "#snap-"+id+" a[data-dialog][href*=restore]")
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open] h2", "Restore amber-fox to ‘before the migration’?")
+		d := e.text(t, "dialog[open]")
+		for _, want := range []string{"Also goes:", "Fix the sign-in flow is working on amber-fox", "Write the API guide is idle on amber-fox",
+			"You have control of its desktop.", "A terminal is open on it."} {
+			if !strings.Contains(d, want) {
+				t.Fatalf("the restore dialog does not name %q:\n%s", want, d)
+			}
+		}
+		e.tabTo(t, "dialog[open] button[type=submit]")
+		if f := e.focused(t); !strings.Contains(f, "Restore amber-fox anyway") {
+			t.Fatalf("a guarded restore's button says %q", f)
+		}
+		// The plan changes while the dialog is open: the terminal closes.
+		presence.Terminals = 0
+		if _, err := e.s.Core.SetPresence(ctx, snapshots.Owner(), "amber-fox", presence); err != nil {
+			t.Fatal(err)
+		}
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open] .error", "This changed since the dialog opened")
+		if d := e.text(t, "dialog[open]"); strings.Contains(d, "A terminal is open") {
+			t.Fatalf("the stale dialog still shows the old plan:\n%s", d)
+		}
+		if got := mustList(t, e.s, "amber-fox"); len(got) != 2 {
+			t.Fatalf("a stale dialog acted: amber-fox has %d snapshots", len(got))
+		}
+		// Unticking the undo turns the button red: "Restore without undo".
+		e.tabTo(t, "dialog[open] input[name=undo]")
+		e.press(t, "Space")
+		e.tabTo(t, "dialog[open] button[type=submit]")
+		if f := e.focused(t); !strings.Contains(f, "Restore without undo") {
+			t.Fatalf("with the undo unticked the button says %q", f)
+		}
+		e.press(t, "Space")
+		e.waitText(t, ".notice", "to ‘before the migration’")
+		for _, sn := range mustList(t, e.s, "amber-fox") {
+			if sn.IsUndo() {
+				t.Fatalf("a restore without undo took one: %s", sn.Name)
+			}
+		}
+	})
+
+	t.Run("WithoutJavaScript", func(t *testing.T) {
+		t.Parallel()
+		e := setup(t, br, 1440)
+		bctx, err := br.Browser.NewContext(playwright.BrowserNewContextOptions{JavaScriptEnabled: playwright.Bool(false)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bctx.Close()
+		page, err := bctx.NewPage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := SignIn(page, e.s.URL); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := page.Goto(e.s.URL + "/boxes/brisk-lake"); err != nil {
+			t.Fatal(err)
+		}
+		if err := page.Locator("#snapshots-card a.button").Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := page.Locator("#dlg-name").Fill("taken with a form"); err != nil {
+			t.Fatal(err)
+		}
+		if err := page.Locator("dialog button[type=submit]").Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := page.Locator("li.snap .name", playwright.PageLocatorOptions{HasText: "taken with a form"}).WaitFor(); err != nil {
+			t.Fatalf("the form's take has no row: %v", err)
+		}
+	})
+
+	t.Run("Accessibility", func(t *testing.T) {
+		t.Parallel()
+		e := setupWith(t, br, 1440, true)
+		mig := e.demo.Migration.ID
+		for _, p := range []string{"/boxes", "/boxes/threads", "/boxes/snapshots", "/boxes/snapshots?select=1", "/boxes/amber-fox",
+			"/boxes/brisk-lake", "/boxes/dusky-dune", "/settings/snapshots", "/settings/tokens",
+			"/boxes/amber-fox/take", "/boxes/amber-fox/snapshots/" + mig + "/restore", "/boxes/amber-fox/snapshots/" + mig + "/keep",
+			"/boxes/amber-fox/snapshots/" + mig + "/delete", "/boxes/amber-fox/snapshots/" + mig + "/rename",
+			"/boxes/amber-fox/snapshots/" + mig + "/note"} {
+			e.gotoPage(t, p)
+			e.axe(t, p)
+		}
+		// A dialog open over the page.
+		e.gotoPage(t, "/boxes/amber-fox")
+		e.tabTo(t, "#snap-"+mig+" a[data-dialog][href*=restore]")
+		e.press(t, "Enter")
+		e.page.Locator("dialog[open]").WaitFor()
+		e.axe(t, "the restore dialog over amber-fox's page")
+		// Signed out.
+		e.gotoPage(t, "/signin")
+		e.axe(t, "/signin")
+	})
+
+	t.Run("NarrowWindow", func(t *testing.T) {
+		t.Parallel()
+		e := setup(t, br, 390)
+		e.gotoPage(t, "/boxes/amber-fox")
+		id := e.demo.Migration.ID
+		// At 390 px the actions always show, and Fork is in the menu.
+		op, err := e.page.Locator("#snap-"+id+" .acts").Evaluate(`el => getComputedStyle(el).opacity`, nil)
+		if err != nil || op != "1" {
+			t.Fatalf("at 390 px the row's actions have opacity %v (%v)", op, err)
+		}
+		if v, _ := e.page.Locator("#snap-" + id + " .acts > button.wide-only").IsVisible(); v {
+			t.Fatal("at 390 px Fork still shows beside Restore")
+		}
+		e.tabTo(t, "#snap-"+id+" summary")
+		e.press(t, "Enter")
+		if v, _ := e.page.Locator("#snap-" + id + " .items .narrow-only").IsVisible(); !v {
+			t.Fatal("at 390 px the menu has no Fork")
+		}
+		if !strings.Contains(e.text(t, "#snap-"+id+" .items .narrow-only"), "Forks come with a later unit.") {
+			t.Fatal("Fork in the menu does not say why it is disabled")
+		}
+	})
+}
+
+func mustList(t *testing.T, s *Stack, box string) []*snapshots.Snapshot {
+	t.Helper()
+	list, err := s.Core.List(context.Background(), snapshots.Owner(), snapshots.ListQuery{Box: box})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list[0].Snapshots
+}

@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/pictures"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/web"
+	"github.com/boxsnap/boxsnap/jobs"
+	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// Password is the owner's password in a Stack.
+const Password = "correct horse battery staple"
+
+// StackOptions change a Stack.
+type StackOptions struct {
+	// LocalRoot is the local backend's folder (required).
+	LocalRoot string
+	Logger    *slog.Logger
+	// NoWorkers leaves operations queued: nothing runs (a busy box).
+	NoWorkers bool
+	// Pictures gives the core a picture taker.
+	Pictures *pictures.Taker
+	// StopTimeout bounds a box's stop (a slow box ignores SIGTERM until
+	// then); 20 s when 0.
+	StopTimeout time.Duration
+}
+
+// Stack is boxsnap in this process: the core, River's workers and the web
+// app on a free local port, over a migrated database.
+type Stack struct {
+	URL    string
+	Core   *snapshots.Service
+	Auth   *auth.Service
+	Client *river.Client[pgx.Tx]
+	Local  *local.Backend
+	srv    *http.Server
+	screen *http.Server
+	// ScreenURL is a page served as a desktop box's screen.
+	ScreenURL string
+}
+
+// Start assembles boxsnap on pool as boot.Serve does, with the local backend
+// in opts.LocalRoot, and serves it.
+func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := store.Migrate(ctx, pool, logger); err != nil {
+		return nil, err
+	}
+	st, err := store.New(pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
+	if err != nil {
+		return nil, err
+	}
+	a := auth.New(st, logger)
+	install, err := a.InstallID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.Bootstrap(ctx, Password); err != nil {
+		return nil, fmt.Errorf("set the owner's password: %w", err)
+	}
+	if opts.StopTimeout == 0 {
+		opts.StopTimeout = 20 * time.Second
+	}
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, StopTimeout: opts.StopTimeout})
+	if err != nil {
+		return nil, err
+	}
+	core, err := snapshots.New(snapshots.Options{Store: st, Install: install, Logger: logger,
+		Backends: []snapshots.Backend{{ID: "local", Kind: "local", Label: "this host", Snap: lb, Boxes: lb}}})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Pictures != nil {
+		core.UsePictures(opts.Pictures)
+	}
+	if err := core.RegisterBackends(ctx); err != nil {
+		return nil, err
+	}
+	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
+		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger}})
+	if err != nil {
+		return nil, err
+	}
+	core.UseJobs(client)
+	if !opts.NoWorkers {
+		if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+			return nil, fmt.Errorf("start River: %w", err)
+		}
+	}
+	vw, err := views.New()
+	if err != nil {
+		return nil, err
+	}
+	w, err := web.New(web.Options{Auth: a, Core: core, Views: vw, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{Core: core, Auth: a, Client: client, Local: lb}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.URL = "http://" + ln.Addr().String()
+	s.srv = &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	sl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.ScreenURL = "http://" + sl.Addr().String() + "/"
+	s.screen = &http.Server{Handler: http.HandlerFunc(screenPage), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.screen.Serve(sl) }()
+	return s, nil
+}
+
+// screenPage is a desktop box's screen: a small page with the time on it,
+// so each snapshot's picture differs.
+func screenPage(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, `<!doctype html><html><body style="margin:0;font:28px system-ui;background:#1f4d7a;color:#fff">
+<div style="padding:40px"><div style="background:#fff;color:#222;border-radius:8px;padding:30px;width:60%%">
+<h1 style="margin:0 0 10px">Sign-in flow</h1><p>Editor · %s</p></div></div></body></html>`, time.Now().Format("15:04:05"))
+}
+
+// Close stops the web server, the screen and the workers.
+func (s *Stack) Close(ctx context.Context) error {
+	var errs []error
+	errs = append(errs, s.srv.Shutdown(ctx), s.screen.Shutdown(ctx))
+	// Running operations are cancelled: a slow box's stop ends at once.
+	if err := s.Client.StopAndCancel(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Wait waits for an operation to end, up to a minute.
+func (s *Stack) Wait(ctx context.Context, op *snapshots.Operation) (*snapshots.Operation, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	got, err := s.Core.Wait(ctx, op.ID)
+	if err != nil {
+		return nil, err
+	}
+	if got.State == snapshots.OpRunning {
+		return got, fmt.Errorf("operation %s still running at %s", got.ID, got.Step)
+	}
+	return got, nil
+}

@@ -1,0 +1,158 @@
+// boxsnap's own script: dialogs as modal alert dialogs with focus returned
+// to what opened them, the polite live region, Copy ID and the restore
+// button's wording. No inline scripts: the Content-Security-Policy forbids
+// them. Every page works without this file; it only makes them smoother.
+(function () {
+  "use strict";
+  var opener = null;
+  // The opener's id, to find it again after its card was fetched anew.
+  var openerID = "";
+
+  function refocus() {
+    var back = (openerID && document.getElementById(openerID)) || (opener && document.contains(opener) ? opener : null) ||
+      document.getElementById("snapcard-h") || document.querySelector("main h1");
+    if (back) back.focus();
+  }
+
+  function live(text) {
+    var region = document.getElementById("live");
+    if (!region || !text) return;
+    region.textContent = "";
+    window.setTimeout(function () { region.textContent = text; }, 50);
+  }
+
+  // The control a dialog returns focus to: the link or button that opened
+  // it, or, for an item of a menu, the menu's button.
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest ? e.target.closest("[data-dialog]") : null;
+    if (a) {
+      var menu = a.closest("details.menu");
+      opener = menu ? menu.querySelector("summary") : a;
+      if (menu) menu.open = false;
+      openerID = opener.id || "";
+    }
+    var c = e.target.closest ? e.target.closest("[data-close]") : null;
+    if (c) {
+      var dlg = c.closest("dialog");
+      if (dlg && dlg.parentElement && dlg.parentElement.id === "dialog-host") {
+        e.preventDefault();
+        dlg.close();
+      }
+    }
+    var copy = e.target.closest ? e.target.closest("[data-copy]") : null;
+    if (copy && navigator.clipboard) {
+      navigator.clipboard.writeText(copy.getAttribute("data-copy")).then(function () { live("Copied " + copy.getAttribute("data-copy") + "."); }, function () {});
+    }
+    // A click outside an open menu closes it.
+    document.querySelectorAll("details.menu[open], details.filters[open]").forEach(function (d) {
+      if (!d.contains(e.target)) d.open = false;
+    });
+  }, true);
+
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "Escape") return;
+    var menu = document.activeElement && document.activeElement.closest ? document.activeElement.closest("details.menu[open]") : null;
+    if (menu) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+    }
+  });
+
+  function openDialog(dlg) {
+    if (dlg.getAttribute("data-shown")) return;
+    dlg.setAttribute("data-shown", "1");
+    // Rendered open for its own page; as a fragment it opens as a modal.
+    // Removing the attribute fires no close event, as close() would.
+    dlg.removeAttribute("open");
+    dlg.showModal();
+    var first = dlg.querySelector("[autofocus]");
+    if (first) first.focus();
+    dlg.addEventListener("close", function () {
+      var host = document.getElementById("dialog-host");
+      if (host && host.contains(dlg)) host.innerHTML = "";
+      refocus();
+    });
+    wireUndo(dlg);
+  }
+
+  // The restore button's wording follows the undo box: "Restore amber-fox"
+  // or "… anyway", and "Restore without undo" in red when it is unticked.
+  function wireUndo(root) {
+    var box = root.querySelector("input[data-undo]");
+    if (!box) return;
+    var btn = root.querySelector("button[type=submit]");
+    box.addEventListener("change", function () {
+      if (box.checked) {
+        btn.textContent = btn.getAttribute("data-submit");
+        btn.classList.remove("danger");
+      } else {
+        btn.textContent = btn.getAttribute("data-submit-noundo");
+        btn.classList.add("danger");
+      }
+    });
+  }
+
+  // A card fetched again while someone tabs through it keeps their place:
+  // focus goes back to the element with the same id.
+  var lastFocus = "";
+  document.addEventListener("focusin", function (e) { if (e.target.id) lastFocus = e.target.id; });
+
+  // Ticked rows stay ticked when a polling card is fetched again.
+  var picked = {};
+  document.addEventListener("change", function (e) {
+    if (e.target.matches && e.target.matches("input.pick")) picked[e.target.value] = e.target.checked;
+  });
+
+  function keepPicks() {
+    document.querySelectorAll("input.pick").forEach(function (box) {
+      if (picked[box.value] !== undefined && box.checked !== picked[box.value]) box.checked = picked[box.value];
+    });
+  }
+
+  function keepFocus() {
+    if (document.activeElement && document.activeElement !== document.body) return;
+    if (document.querySelector("#dialog-host dialog[open]")) return;
+    var el = lastFocus && document.getElementById(lastFocus);
+    if (el) el.focus();
+  }
+
+  function scan(node) {
+    if (node.nodeType !== 1) return;
+    var host = document.getElementById("dialog-host");
+    if (host && host.contains(node)) {
+      var dlg = node.matches("dialog") ? node : node.querySelector("dialog");
+      if (dlg) openDialog(dlg);
+    }
+    var said = node.matches("[data-announce]") ? node : null;
+    if (said) live(said.getAttribute("data-announce"));
+    // A dialog that is done: fetch the part of the page it changed again,
+    // then give focus back to what opened it.
+    if (node.matches("[data-refresh]") && window.htmx) {
+      var url = node.getAttribute("data-refresh"), target = node.getAttribute("data-refresh-target");
+      if (!document.querySelector(target)) {
+        // A dialog on its own page: go back to the page it came from.
+        window.location.href = node.getAttribute("data-back");
+        return;
+      }
+      if (host) host.innerHTML = "";
+      Promise.resolve(window.htmx.ajax("GET", url, { target: target, swap: "outerHTML" })).then(function () {
+        window.setTimeout(refocus, 0);
+      });
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("dialog.dlg").forEach(wireUndo);
+    new MutationObserver(function (records) {
+      records.forEach(function (r) {
+        if (r.type === "attributes") {
+          live(r.target.getAttribute("data-announce"));
+          return;
+        }
+        r.addedNodes.forEach(scan);
+      });
+      keepPicks();
+      keepFocus();
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-announce"] });
+  });
+})();
