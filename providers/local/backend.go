@@ -66,6 +66,8 @@ type Config struct {
 // hooks lets this package's own tests reach inside a take or a delete, to make
 // a file change mid-take or a delete stop part way. Nil outside tests.
 type hooks struct {
+	mu sync.Mutex
+
 	// afterCopy runs after a file's content was copied, before its re-stat.
 	afterCopy func(rel string)
 	// deleteStep runs before each step of a delete; an error stops it there.

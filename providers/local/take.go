@@ -303,7 +303,10 @@ func (b *Backend) copyOnce(abs string, e *entry) (string, bool, error) {
 		return "", false, err
 	}
 	if b.hooks.afterCopy != nil {
+		// Workers copy side by side; a test's hook runs one at a time.
+		b.hooks.mu.Lock()
 		b.hooks.afterCopy(e.Path)
+		b.hooks.mu.Unlock()
 	}
 	var after unix.Stat_t
 	if err := unix.Fstat(int(src.Fd()), &after); err != nil {
