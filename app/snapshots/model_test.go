@@ -92,7 +92,7 @@ func TestModelRandomOperations(t *testing.T) {
 		return all
 	}
 	wait := func(op *snapshots.Operation) *snapshots.Operation {
-		deadline := time.Now().Add(90 * time.Second)
+		deadline := time.Now().Add(3 * time.Minute)
 		for time.Now().Before(deadline) {
 			wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 			got, err := e.Core.Wait(wctx, op.ID)
@@ -108,7 +108,15 @@ func TestModelRandomOperations(t *testing.T) {
 				fail("recover: %v", err)
 			}
 		}
-		fail("operation %s (%s) never ended", op.ID, op.Kind)
+		got, _ := e.Core.Operation(ctx, snapshots.Owner(), op.ID)
+		var jobs []string
+		rows, _ := pool.Query(ctx, "SELECT state || ' attempt ' || attempt || ' ' || coalesce(errors::text, '') FROM river_job WHERE args->>'op' = $1", op.ID)
+		for rows != nil && rows.Next() {
+			var j string
+			_ = rows.Scan(&j)
+			jobs = append(jobs, j)
+		}
+		fail("operation %s (%s) never ended: at step %s, resumed %d times; its jobs: %v", op.ID, op.Kind, got.Step, got.Resumes, jobs)
 		return nil
 	}
 

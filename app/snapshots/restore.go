@@ -314,6 +314,9 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 			}
 			undo, err := s.takeUndo(ctx, op, b, be, resuming)
 			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err() // the worker stops: the restore resumes at its undo
+				}
 				words := "could not take the undo: " + err.Error()
 				if stopped || i > 0 {
 					// Bring the box back as it was before saying so.
@@ -453,6 +456,9 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 		var err error
 		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID}}, opRecorder{s, op})
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			state := StateFailed
 			if errors.Is(err, providers.ErrIncomplete) {
 				state = StateIncomplete
