@@ -16,7 +16,7 @@ import (
 
 // groupsPerPage is how many boxes' cards the Snapshots tab sends at once;
 // the rest arrive as the owner scrolls (htmx "load more" on reveal).
-const groupsPerPage = 20
+const groupsPerPage = 10
 
 // tabQuery is the Snapshots tab's search, filters and sort, kept in the
 // query string so a reload and the back button keep them.

@@ -1,0 +1,111 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+var planField = regexp.MustCompile(`name="plan" value="([0-9a-f]+)"`)
+
+// TestStaleDialogRefuses: a restore dialog whose plan changed meanwhile (a
+// terminal opened) restores nothing and shows the new plan.
+func TestStaleDialogRefuses(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{})
+	ctx := context.Background()
+	b := s.env.Box(t, snapshots.Owner(), "amber-fox")
+	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.env.Wait(t, op)
+	path := "/boxes/amber-fox/snapshots/" + sn.ID + "/restore"
+	w := s.do(t, "GET", path, nil, nil)
+	m := planField.FindStringSubmatch(w.Body.String())
+	if w.Code != http.StatusOK || m == nil {
+		t.Fatalf("restore dialog: %d, plan field %v\n%s", w.Code, m, w.Body)
+	}
+	if _, err := s.env.Core.SetPresence(ctx, snapshots.Owner(), b.Name, snapshots.Presence{Terminals: 1}); err != nil {
+		t.Fatal(err)
+	}
+	w = s.do(t, "POST", path, url.Values{"plan": {m[1]}, "undo": {"1"}, "back": {"/boxes/amber-fox"}}, nil)
+	body := w.Body.String()
+	if w.Code != http.StatusConflict || !strings.Contains(body, "This changed since the dialog opened") || !strings.Contains(body, "A terminal is open on it.") {
+		t.Fatalf("a stale restore answered %d:\n%s", w.Code, body)
+	}
+	list, _ := s.env.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.Name})
+	if len(list[0].Snapshots) != 1 {
+		t.Fatalf("a stale dialog acted: %d snapshots", len(list[0].Snapshots))
+	}
+	// The new plan's own fingerprint goes on, with "Restore anyway".
+	m = planField.FindStringSubmatch(body)
+	w = s.do(t, "POST", path, url.Values{"plan": {m[1]}, "undo": {"1"}, "back": {"/boxes/amber-fox"}}, nil)
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/boxes/amber-fox" {
+		t.Fatalf("the fresh dialog's restore answered %d %s:\n%s", w.Code, w.Header().Get("Location"), w.Body)
+	}
+}
+
+// TestStateChangesArePostsFromThisSite: a POST from another site is refused
+// before any handler, a GET changes nothing, and a signed-out POST is 401.
+func TestStateChangesArePostsFromThisSite(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{NoWorkers: true})
+	s.env.Box(t, snapshots.Owner(), "amber-fox")
+	w := s.do(t, "POST", "/boxes/amber-fox/take", url.Values{"name": {"x"}}, map[string]string{"Sec-Fetch-Site": "cross-site"})
+	if w.Code != http.StatusForbidden {
+		t.Fatalf("a cross-site take answered %d", w.Code)
+	}
+	if w := s.do(t, "GET", "/boxes/amber-fox/take", nil, nil); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `role="alertdialog"`) {
+		t.Fatalf("the take dialog's page answered %d", w.Code)
+	}
+	list, _ := s.env.Core.List(context.Background(), snapshots.Owner(), snapshots.ListQuery{Box: "amber-fox"})
+	if len(list[0].Snapshots) != 0 {
+		t.Fatal("a refused or GET request took a snapshot")
+	}
+	r := s.do(t, "POST", "/boxes/amber-fox/take", url.Values{"name": {"x"}}, nil)
+	if r.Code != http.StatusSeeOther {
+		t.Fatalf("the owner's take answered %d:\n%s", r.Code, r.Body)
+	}
+	s.session = "not-a-session"
+	if w := s.do(t, "POST", "/boxes/amber-fox/take", url.Values{}, nil); w.Code != http.StatusUnauthorized {
+		t.Fatalf("a signed-out take answered %d", w.Code)
+	}
+}
+
+// TestFragmentsAndPages: one handler answers the whole page or the
+// fragment htmx targets, with Vary: HX-Request; the tab keeps its query.
+func TestFragmentsAndPages(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{})
+	ctx := context.Background()
+	b := s.env.Box(t, snapshots.Owner(), "amber-fox")
+	op, _, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration", Note: "schema v2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.env.Wait(t, op)
+	full := s.do(t, "GET", "/boxes/snapshots?q=schema", nil, nil)
+	if !strings.Contains(full.Body.String(), "<!doctype html>") || !strings.Contains(full.Body.String(), "before the migration") {
+		t.Fatalf("the tab's page:\n%s", full.Body)
+	}
+	if !strings.Contains(full.Header().Get("Vary"), "HX-Request") {
+		t.Fatal("no Vary: HX-Request")
+	}
+	part := s.do(t, "GET", "/boxes/snapshots?q=nothing-matches", nil, map[string]string{"HX-Request": "true", "HX-Target": "div#snapshot-results"})
+	body := part.Body.String()
+	if strings.Contains(body, "<html") || !strings.HasPrefix(strings.TrimSpace(body), `<div id="snapshot-results">`) || !strings.Contains(body, "No snapshots match") {
+		t.Fatalf("the results fragment:\n%s", body)
+	}
+	// The picture: a snapshot with none reads as not found.
+	list, _ := s.env.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.Name})
+	if w := s.do(t, "GET", "/pictures/"+list[0].Snapshots[0].ID, nil, nil); w.Code != http.StatusNotFound {
+		t.Fatalf("a snapshot with no picture answered %d", w.Code)
+	}
+}

@@ -1,0 +1,64 @@
+package web
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// site is the web app on a running core, with the owner signed in.
+type site struct {
+	env     *coretest.Env
+	h       http.Handler
+	session string
+}
+
+func newSite(t testing.TB, opts coretest.Options) *site {
+	t.Helper()
+	env := coretest.New(t, opts)
+	ctx := context.Background()
+	if _, err := env.Auth.Bootstrap(ctx, "a long enough password"); err != nil {
+		t.Fatal(err)
+	}
+	session, err := env.Auth.SignIn(ctx, "a long enough password", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vw, err := views.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Auth: env.Auth, Core: env.Core, Views: vw, Logger: env.Logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &site{env: env, h: srv.Handler(), session: session}
+}
+
+// do sends a request as the signed-in owner, from this site.
+func (s *site) do(t testing.TB, method, target string, form url.Values, header map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	r := httptest.NewRequest(method, target, body)
+	if form != nil {
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.AddCookie(&http.Cookie{Name: sessionCookie, Value: s.session})
+	for k, v := range header {
+		r.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, r)
+	return w
+}
