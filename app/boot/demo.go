@@ -16,6 +16,15 @@ import (
 // when asked. It runs where the workers run: a local box's process belongs
 // to the process that runs its operations.
 func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Service, bes []snapshots.Backend, logger *slog.Logger) {
+	if cfg.Demo {
+		for _, b := range bes {
+			if b.ID == DemoProxmoxID {
+				if err := demo.SeedProxmox(ctx, core, b.ID, logger); err != nil {
+					logger.Warn("demo: seeding the simulated Proxmox stopped", "err", err)
+				}
+			}
+		}
+	}
 	for _, b := range bes {
 		lb, ok := b.Snap.(*local.Backend)
 		if !ok {

@@ -133,6 +133,14 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 			logger.Error("recover operations cut short", "err", err)
 		}
 		startLocalBoxes(ctx, cfg, core, bes, logger)
+		// The reconcile runs at start and at each sweep (section 1); at start
+		// in the background, so a backend that is slow to list never delays
+		// the first page.
+		go func() {
+			if _, err := core.Reconcile(context.WithoutCancel(ctx)); err != nil {
+				logger.Warn("reconcile at start", "err", err)
+			}
+		}()
 	}
 	stopJobs := func() {
 		if !cfg.Workers {
