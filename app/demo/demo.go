@@ -23,7 +23,7 @@ type BoxDirer interface {
 	BoxDir(guest providers.Guest) string
 }
 
-// Seed makes the demo once: it does nothing when any box exists. self is the
+// Seed makes the demo once: it does nothing when the backend has a box. self is the
 // boxsnap binary, which runs the demo's web app (boxsnap demo-app).
 func Seed(ctx context.Context, core *snapshots.Service, local BoxDirer, backendID, self string, logger *slog.Logger) error {
 	owner := snapshots.Owner()
@@ -31,8 +31,10 @@ func Seed(ctx context.Context, core *snapshots.Service, local BoxDirer, backendI
 	if err != nil {
 		return err
 	}
-	if len(existing) > 0 {
-		return nil
+	for _, b := range existing {
+		if b.BackendID == backendID {
+			return nil // seeded before
+		}
 	}
 	signIn, _, err := core.CreateThread(ctx, owner, "Fix the sign-in flow")
 	if err != nil {
