@@ -9,6 +9,8 @@
 //	boxes/<boxID>/                 a box's files; a fork is made in boxes/.fork-* and renamed
 //	state/<boxID>.json             a box's command, whether it should run, its last take
 //	state/<boxID>.log              its process's output
+//	state/<boxID>.cache            after a restore: the target's entries with the stat the
+//	                               restore left, so the next take reads only what changed
 //	content/ab/cdef…               each file's content once, named by its SHA-256, read-only,
 //	                               shared by every snapshot of every box
 //	snapshots/<snapshotID>/
@@ -23,9 +25,30 @@
 //	store.lock                     flock: takes shared, content sweeps exclusive
 //	rates.json                     measured bytes/s and files/s, for plans' times
 //
-// Manifests and labels start with a line holding the SHA-256 of the JSON that
-// follows, and are written to a temporary file, synced, and renamed. Content a
-// manifest names is flushed with one syncfs before the manifest is written.
+// Manifests and labels start with a line holding the SHA-256 of what follows:
+// JSON for a label, a compact binary form for a manifest (codec.go), which a
+// box of 20,000 files needs for an incremental take to stay well under rsync's.
+// A snapshot is written under snapshots/.taking-*, flushed with one syncfs
+// (content, manifest and label together), then renamed into place: it is never
+// half-published. Config.NoSync skips the syncfs, for tests and benchmarks.
+//
+// # Takes and restores
+//
+// A take scans the folder with fstatat from several workers, reuses the hash
+// of every file whose size, mtime, ctime and inode match the box's last known
+// stat (the last take's manifest, or the stat cache of the last restore), and
+// copies the rest into unnamed files (O_TMPFILE) with a reflink or
+// copy_file_range, hashes the copy, re-stats the source (a file that changed
+// while copied is copied again, three times at most, then the take fails), and
+// links the copy into content/ under its hash. A running box's process group
+// is stopped (SIGSTOP) for the take and always continued (SIGCONT).
+//
+// A restore scans the folder, decides per path what differs (a file whose stat
+// matches the last known stat is compared by hash without reading it; one of
+// the same size with an unknown stat is re-hashed), checks every piece of
+// content it will write against its hash before changing anything, then
+// removes, writes (temporary file and rename) and puts back modes, owners
+// (as root) and times.
 //
 // # Why SHA-256
 //
