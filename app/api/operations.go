@@ -16,10 +16,12 @@ import (
 // Past it, the answer is the running operation, to ask again.
 const ToolWait = 10 * time.Minute
 
-// Polling the operation's row while waiting: quick at first, as a local
-// take ends in milliseconds, then slower.
+// Polling the operation's row while waiting (the core notifies nothing):
+// every pollFirst for the first pollQuick, as a local take ends in tens of
+// milliseconds, then backing off to pollMax.
 const (
 	pollFirst = 2 * time.Millisecond
+	pollQuick = 150 * time.Millisecond
 	pollMax   = 25 * time.Millisecond
 )
 
@@ -28,7 +30,7 @@ const (
 func (s *server) waitOp(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Operation, error) {
 	ctx, cancel := context.WithTimeout(ctx, ToolWait)
 	defer cancel()
-	wait := pollFirst
+	wait, start := pollFirst, time.Now()
 	for {
 		op, err := s.core.Operation(ctx, c, id)
 		if err != nil {
@@ -47,7 +49,9 @@ func (s *server) waitOp(ctx context.Context, c snapshots.Caller, id string) (*sn
 			return op, nil
 		case <-t.C:
 		}
-		wait = min(wait*3/2, pollMax)
+		if time.Since(start) > pollQuick {
+			wait = min(wait*3/2, pollMax)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -134,3 +135,5 @@ func (e *env) agent(t testing.TB, title string) (string, snapshots.Caller) {
 }
 
 func ownerCaller() snapshots.Caller { return snapshots.Owner() }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

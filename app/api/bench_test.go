@@ -1,0 +1,229 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/boxsnap/boxsnap/app/api"
+	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/jobs"
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local"
+)
+
+// The benchmark's shape (issue item 14): takes spread over benchBoxes
+// boxes by benchCallers agents at once.
+const (
+	benchBoxes   = 100
+	benchCallers = 8
+	benchFiles   = 20 // files in each box
+)
+
+// timedBackend is the local backend with its Snapshot calls timed, so the
+// core's own overhead per take is the tool's time minus the backend's. It
+// is registered as a backend in this benchmark only.
+type timedBackend struct {
+	providers.Backend
+	mu   sync.Mutex
+	took map[string]time.Duration // by snapshot ID
+}
+
+func (t *timedBackend) Snapshot(ctx context.Context, g providers.Guest, take providers.SnapshotTake, rec providers.Recorder) (providers.SnapshotTaken, error) {
+	start := time.Now()
+	res, err := t.Backend.Snapshot(ctx, g, take, rec)
+	d := time.Since(start)
+	t.mu.Lock()
+	t.took[take.Label.Snapshot] = d
+	t.mu.Unlock()
+	return res, err
+}
+
+// BenchmarkBoxSnapshot measures, per box_snapshot call of an agent: the
+// time from the request to its operation's job starting (the operation's
+// started_at, which the worker sets as it begins), and the core's own
+// overhead (the whole call minus the backend's Snapshot). Run it as
+//
+//	go test ./app/api -run '^$' -bench BenchmarkBoxSnapshot -benchtime 1000x
+func BenchmarkBoxSnapshot(b *testing.B) {
+	lb, err := local.New(local.Config{ID: "timed", Root: b.TempDir(), Install: "bench", NoSync: true,
+		Logger: discardLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	timed := &timedBackend{Backend: lb, took: map[string]time.Duration{}}
+	e := benchEnv(b, snapshots.Backend{ID: "timed", Kind: "local", Label: "this host, timed", Snap: timed, Boxes: lb})
+	ctx := context.Background()
+	st, _ := e.Core.Settings(ctx)
+	st.PerBox = snapshots.MaxPerBox // 10 takes a box: none replaces another
+	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
+		b.Fatal(err)
+	}
+	r := chi.NewRouter()
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Auth: e.Auth, Logger: e.Logger}))
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	ev := &env{Env: e, srv: srv}
+
+	tokens := make([]string, benchCallers)
+	boxes := make([][]string, benchCallers)
+	for g := range benchCallers {
+		var c snapshots.Caller
+		tokens[g], c = ev.agent(b, fmt.Sprintf("Bench %d", g))
+		for i := g; i < benchBoxes; i += benchCallers {
+			name := fmt.Sprintf("bench-%03d", i)
+			bx, err := e.Core.AcquireBox(ctx, c, snapshots.BoxRequest{Name: name, Backend: "timed"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			dir := lb.BoxDir(providers.Guest{Ref: bx.GuestRef})
+			for f := range benchFiles {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", f)), []byte(fmt.Sprintf("file %d of %s\n", f, name)), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			boxes[g] = append(boxes[g], name)
+		}
+	}
+
+	type sample struct {
+		op, snapshot string
+		start        time.Time
+		total        time.Duration
+	}
+	samples := make([]sample, b.N)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for g := range benchCallers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; ; k++ {
+				i := int(next.Add(1)) - 1
+				if i >= b.N {
+					return
+				}
+				box := boxes[g][k%len(boxes[g])]
+				start := time.Now()
+				a := ev.call(b, "POST", "/tools/box_snapshot", tokens[g], map[string]any{"box": box})
+				total := time.Since(start)
+				if a.Status != 200 {
+					b.Errorf("take %d: %d %s", i, a.Status, a.Raw)
+					return
+				}
+				samples[i] = sample{op: a.str("operation"), snapshot: a.str("snapshot"), start: start, total: total}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	if b.Failed() {
+		return
+	}
+
+	var jobStart, attempted, overhead, backend, total, admit, queue, run, reply []time.Duration
+	for _, s := range samples {
+		var created, started, ended, att time.Time
+		err := e.Pool.QueryRow(ctx, `SELECT o.created_at, o.started_at, o.ended_at, j.attempted_at FROM operations o
+			JOIN river_job j ON j.args->>'op' = o.id WHERE o.id = $1 ORDER BY j.id LIMIT 1`, s.op).Scan(&created, &started, &ended, &att)
+		if err != nil {
+			b.Fatal(err)
+		}
+		timed.mu.Lock()
+		bt, ok := timed.took[s.snapshot]
+		timed.mu.Unlock()
+		if !ok {
+			b.Fatalf("no backend time for %s", s.snapshot)
+		}
+		jobStart = append(jobStart, started.Sub(s.start))
+		attempted = append(attempted, att.Sub(s.start))
+		backend = append(backend, bt)
+		total = append(total, s.total)
+		overhead = append(overhead, s.total-bt)
+		admit = append(admit, created.Sub(s.start))
+		queue = append(queue, started.Sub(created))
+		run = append(run, ended.Sub(started)-bt)
+		reply = append(reply, s.start.Add(s.total).Sub(ended))
+	}
+	report := func(name string, ds []time.Duration) {
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		p := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000 }
+		b.ReportMetric(p(0.5), name+"-p50-ms")
+		b.ReportMetric(p(0.99), name+"-p99-ms")
+	}
+	report("job-start", jobStart)
+	report("river-attempted", attempted)
+	report("overhead", overhead)
+	report("backend", backend)
+	report("total", total)
+	// Where the overhead goes: the request to the operation's row, the row
+	// to its job's start, the run without the backend, the end to the
+	// answer.
+	report("admit", admit)
+	report("queue", queue)
+	report("run-core", run)
+	report("reply", reply)
+}
+
+// benchPoolConns is the benchmark's pool size. The core's RunOperation
+// holds one connection for its advisory lock while it queries through the
+// pool, so a pool no larger than the operations running at once stalls
+// (coretest's and boot's default, max(4, CPUs), does with 8 callers).
+const benchPoolConns = 64
+
+// benchEnv is coretest.New's running core, on a pool large enough for the
+// benchmark's concurrency.
+func benchEnv(b *testing.B, be snapshots.Backend) *coretest.Env {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, dbtest.NewDSN(b)+fmt.Sprintf(" pool_max_conns=%d", benchPoolConns))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	logger := discardLogger()
+	st, err := store.New(pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := auth.New(st, logger)
+	install, err := a.InstallID(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: []snapshots.Backend{be}, Install: install, Logger: logger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := core.RegisterBackends(ctx); err != nil {
+		b.Fatal(err)
+	}
+	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: true, Logger: logger, Deps: jobs.Deps{Auth: a, Core: core, Logger: logger}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	core.UseJobs(client)
+	if err := client.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = client.Stop(sctx)
+	})
+	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client, Logger: logger, Install: install}
+}
