@@ -264,8 +264,12 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.Empty = total == 0
+	allBoxes := make([]*snapshots.Box, 0, len(list))
+	for _, bs := range list {
+		allBoxes = append(allBoxes, bs.Box)
+	}
 	for _, be := range s.opts.Core.Backends() {
-		if be.Snap.Snapshotting("linux") == nil {
+		if snapshottingOf(be, allBoxes) == nil {
 			p.NoneOn = append(p.NoneOn, fmt.Sprintf("Boxes on %s have no snapshots.", be.Label))
 		}
 	}
@@ -431,8 +435,12 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 	if failed > 0 {
 		l.Needs = append(l.Needs, plural(failed, "take failed", "takes failed"))
 	}
+	boxes := make([]*snapshots.Box, 0, len(list))
+	for _, bs := range list {
+		boxes = append(boxes, bs.Box)
+	}
 	for _, be := range s.opts.Core.Backends() {
-		if be.Snap.Snapshotting("linux") == nil {
+		if snapshottingOf(be, boxes) == nil {
 			l.Needs = append(l.Needs, fmt.Sprintf("%s cannot take snapshots", be.Label))
 		}
 	}

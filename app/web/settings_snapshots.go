@@ -69,6 +69,27 @@ func offersWords(sn *providers.Snapshotting) string {
 	return w + " · " + priceWords(mustJSON(sn.Price))
 }
 
+// commonKinds are the kinds a backend is asked about when it has no box.
+var commonKinds = [...]string{"linux", "lxc", "qemu"}
+
+// snapshottingOf is what a backend offers: for the kind of one of its boxes,
+// or else for a common kind; nil when it offers snapshots for none.
+func snapshottingOf(be snapshots.Backend, boxes []*snapshots.Box) *providers.Snapshotting {
+	for _, b := range boxes {
+		if b.BackendID == be.ID {
+			if sn := be.Snap.Snapshotting(b.Kind); sn != nil {
+				return sn
+			}
+		}
+	}
+	for _, k := range commonKinds {
+		if sn := be.Snap.Snapshotting(k); sn != nil {
+			return sn
+		}
+	}
+	return nil
+}
+
 func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int, p settingsPage) {
 	ctx := r.Context()
 	p.Page = views.Page{Title: "Settings, Snapshots", SignedIn: true, Nav: "settings", Flash: s.flash(w, r)}
@@ -77,7 +98,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Min.Keep, p.Max.Keep = 1, snapshots.MaxKeepDays
 	boxes, _ := s.opts.Core.Boxes(ctx, snapshots.Owner())
 	for _, be := range s.opts.Core.Backends() {
-		o := backendOffer{Label: be.Label, Simulated: be.Simulated, Offers: offersWords(be.Snap.Snapshotting("linux"))}
+		o := backendOffer{Label: be.Label, Simulated: be.Simulated, Offers: offersWords(snapshottingOf(be, boxes))}
 		// A live box on the backend gives a plan, and with it any problem.
 		for _, b := range boxes {
 			if b.BackendID != be.ID || b.ReleasedAt != nil {
@@ -93,10 +114,10 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 				o.Problem = plan.Take.Why
 			default:
 				if plan.Storage.Name != "" {
-					o.Offers += fmt.Sprintf(" · %s %.0f%% full", plan.Storage.Name, plan.Storage.PercentFull)
+					o.Offers += fmt.Sprintf(" · its storage is %.0f%% full", plan.Storage.PercentFull)
 				}
 				if plan.Storage.PercentFull > float64(p.Settings.RoomPercent) {
-					o.Problem = fmt.Sprintf("%s is past %d%% full: new snapshots are refused.", plan.Storage.Name, p.Settings.RoomPercent)
+					o.Problem = fmt.Sprintf("Its storage is past %d%% full: new snapshots are refused.", p.Settings.RoomPercent)
 					o.Fix = "Delete snapshots there, or raise the threshold."
 				}
 			}
