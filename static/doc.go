@@ -1,6 +1,7 @@
-// Package static holds boxsnap's CSS, icons and the vendored htmx (4.0.1,
-// from npm's htmx.org, dist/htmx.min.js), served from /static. No CDN, no
-// build step. It imports nothing of boxsnap.
+// Package static holds boxsnap's CSS, the vendored htmx (4.0.1, from npm's
+// htmx.org, dist/htmx.min.js) and boxsnap.js (dialogs, focus, the live
+// region; no inline script, as the Content-Security-Policy forbids them),
+// served from /static. No CDN, no build step. It imports nothing of boxsnap.
 package static
 
 import "embed"

@@ -1,7 +1,19 @@
 // Package web serves boxsnap's pages: one route table (routes.go), one
 // handler per file named for what it does, sign-in and sessions, and River's
-// dashboard at /jobs behind sign-in. Pages render through views; every
-// state-changing request passes the standard library's cross-origin
-// protection. It calls the core and auth; it must never import jobs or a
-// provider.
+// dashboard at /jobs behind sign-in.
+//
+// The pages of the specification's section 12: the Boxes page with its
+// Machines, Threads and Snapshots tabs (boxes_*.go), a box's page with its
+// Snapshots card and notices (box_page.go), the dialogs (snapshot_*.go,
+// snapshots_bulk.go), each also its own page with a real form, and
+// Settings, Snapshots (settings_snapshots.go). One handler answers a whole
+// page or the fragment an htmx target asks for; a busy card polls
+// /boxes/{box}/live about once a second until its operation ends. A dialog
+// sends its plan's fingerprint back, and a post whose plan changed meanwhile
+// is refused with the new plan shown.
+//
+// Every page and fragment reads through the core as snapshots.Owner(), so
+// mayAct decides; every state-changing request is a POST behind the
+// standard library's cross-origin protection. It calls the core and auth;
+// it must never import jobs or a provider's implementation.
 package web
