@@ -302,6 +302,46 @@ func TestBrowser(t *testing.T) {
 		e.axe(t, "/signin")
 	})
 
+	t.Run("SearchAndFiltersKeepTheirPlace", func(t *testing.T) {
+		t.Parallel()
+		e := setup(t, br, 1440)
+		e.gotoPage(t, "/boxes/snapshots")
+		e.mark(t)
+		e.tabTo(t, "#q")
+		e.typeText(t, "migration")
+		// The results narrow as the owner types, with no reload, and the
+		// address keeps the search.
+		if err := e.page.Locator("#box-brisk-lake").WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateDetached}); err != nil {
+			t.Fatalf("the search did not narrow the list: %v", err)
+		}
+		e.waitText(t, "#snapshot-results", "before the migration")
+		e.noReload(t)
+		if err := e.page.WaitForURL("**/boxes/snapshots?q=migration"); err != nil {
+			t.Fatalf("the address does not keep the search: %s", e.page.URL())
+		}
+		// A reload keeps it.
+		if _, err := e.page.Reload(); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := e.page.Locator("#q").InputValue(); v != "migration" {
+			t.Fatalf("after a reload the search box says %q", v)
+		}
+		if n, _ := e.page.Locator("section.group").Count(); n != 1 {
+			t.Fatalf("after a reload %d boxes show, want amber-fox alone", n)
+		}
+		// A filter from the address, and the back button.
+		e.gotoPage(t, "/boxes/snapshots?by=agents")
+		if ok, _ := e.page.Locator("input[name=by][value=agents]").IsChecked(); !ok {
+			t.Fatal("the Taken by: Agents filter is not shown as on")
+		}
+		if _, err := e.page.GoBack(); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := e.page.Locator("#q").InputValue(); v != "migration" {
+			t.Fatalf("after Back the search box says %q", v)
+		}
+	})
+
 	t.Run("NarrowWindow", func(t *testing.T) {
 		t.Parallel()
 		e := setup(t, br, 390)

@@ -332,6 +332,11 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(target, "div#more-"):
 		s.renderBlock(w, http.StatusOK, "snapshots", "groups", p)
 	case target == "div#snapshot-results":
+		// The address keeps the search, filters and sort, without the
+		// form's empty fields.
+		if r.Header.Get("HX-Source") == "form#search-form" {
+			w.Header().Set("HX-Push-Url", q.URL(0))
+		}
 		s.renderBlock(w, http.StatusOK, "snapshots", "results", p)
 	default:
 		s.render(w, r, http.StatusOK, "snapshots", p)

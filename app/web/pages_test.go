@@ -109,3 +109,13 @@ func TestFragmentsAndPages(t *testing.T) {
 		t.Fatalf("a snapshot with no picture answered %d", w.Code)
 	}
 }
+
+// TestEmptyTab: with no snapshots the tab says the specification's words.
+func TestEmptyTab(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{NoWorkers: true})
+	w := s.do(t, "GET", "/boxes/snapshots", nil, nil)
+	if !strings.Contains(w.Body.String(), "No snapshots yet. An agent takes one before a risky change, or take one from a box's page.") {
+		t.Fatalf("the empty tab:\n%s", w.Body)
+	}
+}
