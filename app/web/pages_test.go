@@ -119,3 +119,29 @@ func TestEmptyTab(t *testing.T) {
 		t.Fatalf("the empty tab:\n%s", w.Body)
 	}
 }
+
+// TestSettingsSaved: Save keeps the numbers within their ranges, and says
+// the range of one that is not.
+func TestSettingsSaved(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{NoWorkers: true})
+	form := url.Values{"perBox": {"7"}, "roomPercent": {"80"}, "keepDays": {"14"}, "pictures": {"1"}, "agentsMayRestore": {"1"}}
+	if w := s.do(t, "POST", "/settings/snapshots", form, nil); w.Code != http.StatusSeeOther {
+		t.Fatalf("Save answered %d:\n%s", w.Code, w.Body)
+	}
+	st, err := s.env.Core.Settings(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.PerBox != 7 || st.RoomPercent != 80 || st.KeepDays != 14 || !st.Pictures || !st.AgentsMayRestore || st.AgentsMayRestoreMemory {
+		t.Fatalf("saved settings: %+v", st)
+	}
+	form.Set("perBox", "51")
+	w := s.do(t, "POST", "/settings/snapshots", form, nil)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "Snapshots per box is 1 to 50.") {
+		t.Fatalf("an out-of-range Save answered %d:\n%s", w.Code, w.Body)
+	}
+	if w := s.do(t, "GET", "/settings/snapshots", nil, nil); !strings.Contains(w.Body.String(), "7 per box · kept 14 days") {
+		t.Fatalf("the page does not sum up the settings:\n%s", w.Body)
+	}
+}

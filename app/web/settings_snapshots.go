@@ -18,8 +18,17 @@ type backendOffer struct {
 	Simulated                   bool
 }
 
+// ceilingRow is one paid provider's ceiling a month (section 8).
+type ceilingRow struct {
+	ID, Label string
+	Ceiling   float64
+	Default   float64
+}
+
 type settingsPage struct {
 	Page     views.Page
+	Summary  string
+	Ceilings []ceilingRow
 	Settings snapshots.Settings
 	Min, Max struct{ PerBox, Room, Keep int }
 	Offers   []backendOffer
@@ -97,6 +106,17 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Min.Room, p.Max.Room = snapshots.MinRoomPercent, snapshots.MaxRoomPercent
 	p.Min.Keep, p.Max.Keep = 1, snapshots.MaxKeepDays
 	boxes, _ := s.opts.Core.Boxes(ctx, snapshots.Owner())
+	p.Summary = fmt.Sprintf("%d per box · kept %d days", p.Settings.PerBox, p.Settings.KeepDays)
+	for _, be := range s.opts.Core.Backends() {
+		if sn := snapshottingOf(be, boxes); sn != nil && sn.Price != nil {
+			c, ok := p.Settings.Ceilings[be.ID]
+			if !ok {
+				c = snapshots.DefaultCeiling
+			}
+			p.Ceilings = append(p.Ceilings, ceilingRow{ID: be.ID, Label: be.Label, Ceiling: c, Default: snapshots.DefaultCeiling})
+			p.Summary += fmt.Sprintf(" · %s up to $%.0f a month", be.Label, c)
+		}
+	}
 	for _, be := range s.opts.Core.Backends() {
 		o := backendOffer{Label: be.Label, Simulated: be.Simulated, Offers: offersWords(snapshottingOf(be, boxes))}
 		// A live box on the backend gives a plan, and with it any problem.
@@ -157,6 +177,20 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	st.AgentsMayRestore = r.PostFormValue("agentsMayRestore") == "1"
 	st.AgentsMayRestoreMemory = r.PostFormValue("agentsMayRestoreMemory") == "1"
 	st.Pictures = r.PostFormValue("pictures") == "1"
+	for _, be := range s.opts.Core.Backends() {
+		v := strings.TrimSpace(r.PostFormValue("ceiling-" + be.ID))
+		if v == "" {
+			continue
+		}
+		c, err := strconv.ParseFloat(strings.TrimPrefix(v, "$"), 64)
+		if err != nil {
+			c = -1
+		}
+		if st.Ceilings == nil {
+			st.Ceilings = map[string]float64{}
+		}
+		st.Ceilings[be.ID] = c
+	}
 	if err := s.opts.Core.SaveSettings(r.Context(), snapshots.Owner(), st); err != nil {
 		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Error: refusalWords(err)})
 		return
