@@ -27,7 +27,8 @@ import (
 )
 
 // The benchmark's shape (issue item 14): takes spread over benchBoxes
-// boxes by benchCallers agents at once.
+// boxes by benchCallers agents at once (and by one, to tell queueing under
+// concurrency from the path's own latency).
 const (
 	benchBoxes   = 100
 	benchCallers = 8
@@ -60,6 +61,11 @@ func (t *timedBackend) Snapshot(ctx context.Context, g providers.Guest, take pro
 //
 //	go test ./app/api -run '^$' -bench BenchmarkBoxSnapshot -benchtime 1000x
 func BenchmarkBoxSnapshot(b *testing.B) {
+	b.Run(fmt.Sprintf("callers=%d", benchCallers), func(b *testing.B) { benchTakes(b, benchCallers) })
+	b.Run("callers=1", func(b *testing.B) { benchTakes(b, 1) })
+}
+
+func benchTakes(b *testing.B, callers int) {
 	lb, err := local.New(local.Config{ID: "timed", Root: b.TempDir(), Install: "bench", NoSync: true,
 		Logger: discardLogger()})
 	if err != nil {
@@ -79,12 +85,12 @@ func BenchmarkBoxSnapshot(b *testing.B) {
 	defer srv.Close()
 	ev := &env{Env: e, srv: srv}
 
-	tokens := make([]string, benchCallers)
-	boxes := make([][]string, benchCallers)
-	for g := range benchCallers {
+	tokens := make([]string, callers)
+	boxes := make([][]string, callers)
+	for g := range callers {
 		var c snapshots.Caller
 		tokens[g], c = ev.agent(b, fmt.Sprintf("Bench %d", g))
-		for i := g; i < benchBoxes; i += benchCallers {
+		for i := g; i < benchBoxes; i += callers {
 			name := fmt.Sprintf("bench-%03d", i)
 			bx, err := e.Core.AcquireBox(ctx, c, snapshots.BoxRequest{Name: name, Backend: "timed"})
 			if err != nil {
@@ -109,7 +115,7 @@ func BenchmarkBoxSnapshot(b *testing.B) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	for g := range benchCallers {
+	for g := range callers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
