@@ -176,14 +176,31 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 	for _, p := range pinRows {
 		pins[p.Snapshot] = append(pins[p.Snapshot], p.Pin)
 	}
-	var out []BoxSnapshots
-	for _, b := range boxes {
-		all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	// One read of the snapshots for every box: the tab lists thousands.
+	byBox := map[string][]*Snapshot{}
+	if q.Box != "" {
+		all, err := s.snapshotsOfBox(ctx, s.st.Pool, boxes[0].ID)
 		if err != nil {
 			return nil, err
 		}
-		bs := BoxSnapshots{Box: b, Pins: map[string][]Pin{}}
+		byBox[boxes[0].ID] = all
+	} else {
+		rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreSnapshotsAll"))
+		if err != nil {
+			return nil, fmt.Errorf("read snapshots: %w", err)
+		}
+		all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+		if err != nil {
+			return nil, fmt.Errorf("read snapshots: %w", err)
+		}
 		for _, sn := range all {
+			byBox[sn.BoxID] = append(byBox[sn.BoxID], sn)
+		}
+	}
+	var out []BoxSnapshots
+	for _, b := range boxes {
+		bs := BoxSnapshots{Box: b, Pins: map[string][]Pin{}}
+		for _, sn := range byBox[b.ID] {
 			if q.Kept && !sn.Kept() {
 				continue
 			}
