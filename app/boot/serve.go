@@ -24,6 +24,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
 	"github.com/boxsnap/boxsnap/jobs"
+	"github.com/boxsnap/boxsnap/providers/local"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -236,6 +237,15 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	cancel()
 	stopJobs()
 	stopUI()
+	// A local box's process is boxsnap's child: it ends with boxsnap, and
+	// starts again with it.
+	for _, b := range bes {
+		if lb, ok := b.Snap.(*local.Backend); ok {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+			_ = lb.Close(cctx)
+			cancel()
+		}
+	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("web server: %w", serveErr)
 	}
