@@ -37,7 +37,8 @@ type ClientOptions struct {
 	Logger *slog.Logger
 	// Extra registers more workers; tests use it.
 	Extra func(*river.Workers)
-	// MaxWorkers is the operations queue's concurrency; 0 means 20.
+	// MaxWorkers is the operations queue's concurrency; 0 sizes it to the
+	// pool (operationWorkers).
 	MaxWorkers int
 }
 
@@ -58,7 +59,7 @@ func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*river.Client[pgx.Tx], e
 		}
 		max := opts.MaxWorkers
 		if max <= 0 {
-			max = 20
+			max = operationWorkers(pool)
 		}
 		cfg.Workers = workers
 		cfg.Queues = map[string]river.QueueConfig{
@@ -73,3 +74,25 @@ func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*river.Client[pgx.Tx], e
 	}
 	return client, nil
 }
+
+// operationWorkers is how many operations run at once on pool: a running
+// operation holds one connection for its advisory lock and uses another for
+// its queries, and River keeps a few of its own, so the pool's size bounds
+// it; at most maxOperationWorkers.
+func operationWorkers(pool *pgxpool.Pool) int {
+	n := int(pool.Config().MaxConns)/2 - riverConnections
+	if n < 1 {
+		n = 1
+	}
+	if n > maxOperationWorkers {
+		n = maxOperationWorkers
+	}
+	return n
+}
+
+// Connections River keeps for itself (its LISTEN connection, the producer's
+// fetches, the maintenance queue), and the most operations at once.
+const (
+	riverConnections    = 2
+	maxOperationWorkers = 20
+)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,6 +21,12 @@ const databaseName = "boxsnap"
 
 // connectTimeout bounds the wait for a database that does not answer.
 const connectTimeout = 10 * time.Second
+
+// poolConnections is a process's pool size unless DATABASE_URL sets
+// pool_max_conns: 44 serves 20 operations at once with River's own and the
+// web's requests beside them. Several processes on one PostgreSQL add up;
+// its default max_connections is 100.
+const poolConnections = 44
 
 // Database is an open pool, and the embedded cluster when boxsnap started
 // one.
@@ -75,6 +82,12 @@ func OpenDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger, a
 		return nil, &Problem{What: "DATABASE_URL is not a PostgreSQL URL", Fix: "use a URL such as postgres://user@host:5432/boxsnap, or unset it to use the embedded default"}
 	}
 	pcfg.ConnConfig.ConnectTimeout = connectTimeout
+	if _, set := pcfg.ConnConfig.RuntimeParams["pool_max_conns"]; !set && !strings.Contains(dsn, "pool_max_conns") {
+		// pgxpool's default, max(4, CPUs), would let four running
+		// operations take every connection (each holds one for its lock and
+		// uses another); River's operation workers are sized to the pool.
+		pcfg.MaxConns = poolConnections
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err == nil {
 		pctx, cancel := context.WithTimeout(ctx, connectTimeout)

@@ -87,12 +87,22 @@ func Main(m *testing.M) int {
 	return code
 }
 
+// testPoolConnections is a test pool's size: four operations at once.
+const testPoolConnections = 12
+
 // New gives the test a fresh database, migrated like boxsnap's, as a pool
 // that is closed and a database that is dropped when the test ends.
 func New(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	dsn := NewDSN(t)
-	pool, err := pgxpool.New(context.Background(), dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	// Room for a few operations at once (each holds a connection for its
+	// lock and uses another) beside River's own, as boxsnap's pools have.
+	cfg.MaxConns = testPoolConnections
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("dbtest: open the test database: %v", err)
 	}

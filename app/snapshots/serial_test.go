@@ -100,3 +100,43 @@ func TestOneAtATimeAcrossTwoWorkers(t *testing.T) {
 	t.Logf("%d operations on 2 boxes by %d worker processes; from one operation's end to the next one's start: median %v, max %v",
 		n, workers, gaps[len(gaps)/2], gaps[len(gaps)-1])
 }
+
+// TestManyOperationsOnASmallPool: operations on many boxes at once on a pool
+// of pgxpool's default size (4) all end: River runs only as many at once as
+// the pool can hold, each with its lock's connection and its queries'.
+func TestManyOperationsOnASmallPool(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(dbtest.NewDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 4
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop()
+	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
+	var ops []*snapshots.Operation
+	for i := 0; i < 8; i++ {
+		e.Box(t, agent, "box-"+string(rune('a'+i)))
+	}
+	for i := 0; i < 8; i++ {
+		op, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "box-" + string(rune('a'+i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, op)
+	}
+	for _, op := range ops {
+		if got := e.Wait(t, op); got.State != snapshots.OpDone {
+			t.Fatalf("take %s ended %s", op.ID, got.State)
+		}
+	}
+}
