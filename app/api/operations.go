@@ -136,6 +136,11 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 		if json.Unmarshal(op.Result, &res) == nil {
 			return s.keepWords(ctx, c, box, op.Kind == snapshots.OpUnkeep, res)
 		}
+	case snapshots.OpFork:
+		var res snapshots.ForkResult
+		if json.Unmarshal(op.Result, &res) == nil && res.Name != "" {
+			return forkWords(res)
+		}
 	case snapshots.OpRelease:
 		return fmt.Sprintf("Released %s.", box)
 	}

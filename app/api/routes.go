@@ -25,6 +25,7 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/tools/box_snapshots", s.toolSnapshots)
 		r.Post("/tools/box_restore", s.toolRestore)
 		r.Post("/tools/box_snapshot_delete", s.toolSnapshotDelete)
+		r.Post("/tools/box_fork", s.toolFork)
 		r.Post("/tools/{tool}", unknownTool)
 
 		// Snapshots.
@@ -34,6 +35,8 @@ func (s *server) routes() *chi.Mux {
 		r.Get("/boxes/{box}/snapshots/{snapshot}", s.getSnapshot)
 		r.Delete("/boxes/{box}/snapshots/{snapshot}", s.deleteSnapshot)
 		r.Post("/boxes/{box}/snapshots/{snapshot}/restore", s.restoreSnapshot)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/fork", s.checkFork)
+		r.Post("/boxes/{box}/snapshots/{snapshot}/fork", s.forkSnapshot)
 		r.Put("/boxes/{box}/snapshots/{snapshot}/name", s.renameSnapshot)
 		r.Put("/boxes/{box}/snapshots/{snapshot}/note", s.noteSnapshot)
 		r.Post("/boxes/{box}/snapshots/{snapshot}/keep", s.keepSnapshot)
@@ -74,5 +77,5 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 
 func unknownTool(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, "not_found",
-		"No tool named "+quote(param(r, "tool"))+". The tools are box_snapshot, box_snapshots, box_restore and box_snapshot_delete.", false)
+		"No tool named "+quote(param(r, "tool"))+". The tools are box_snapshot, box_snapshots, box_restore, box_fork and box_snapshot_delete.", false)
 }

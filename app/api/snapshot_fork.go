@@ -1,0 +1,107 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// forkBody is POST .../fork's body, all of it optional: the new box's name,
+// whether it is one of the person's machines (the CLI's --as-machine, the
+// person's alone), and a request ID.
+type forkBody struct {
+	Name      string `json:"name"`
+	AsMachine bool   `json:"asMachine"`
+	Request   string `json:"request"`
+}
+
+// forkSnapshot makes a new box from one of a box's snapshots (section 9).
+func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	var body forkBody
+	if err := decodeOptional(r, &body, "optionally name, asMachine and request"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wait, err := waitParam(r)
+	if err == nil {
+		err = checkBoxAndSnapshot(box, ref)
+	}
+	if err == nil {
+		err = checkForkName(body.Name)
+	}
+	if err == nil {
+		err = checkRequest(body.Request)
+	}
+	c := caller(r)
+	if err == nil && !c.IsPerson() && body.AsMachine {
+		err = &badRequest{status: http.StatusForbidden, code: snapshots.CodeForbidden,
+			words: "Only the person forks as one of their machines: an agent's fork is its own thread's."}
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err := s.core.Fork(r.Context(), c, snapshots.ForkRequest{Box: box, Snapshot: ref, Name: body.Name,
+		AsMachine: body.AsMachine, RequestID: body.Request})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.answerOperation(w, r, op, wait)
+}
+
+// forkCheckAnswer is GET .../fork's answer: whether the snapshot can be
+// forked now, from its plan, and why not (the CLI's fork --check).
+type forkCheckAnswer struct {
+	OK       bool   `json:"ok"`
+	Why      string `json:"why,omitempty"`
+	Message  string `json:"message"`
+	Snapshot string `json:"snapshot"`
+	AboutMs  int64  `json:"aboutMs"`
+	Bytes    *int64 `json:"bytes,omitempty"`
+}
+
+// checkFork says whether a snapshot can be forked, from its fork plan, and,
+// with ?name=, whether that name is free. It changes nothing.
+func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	name := strings.TrimSpace(r.URL.Query().Get("name"))
+	err := checkBoxAndSnapshot(box, ref)
+	if err == nil {
+		err = checkForkName(name)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx, c := r.Context(), caller(r)
+	b, sn, plan, err := s.core.Plan(ctx, c, box, ref)
+	if err == nil {
+		err = snapshots.MayAct(c, snapshots.ActFork, b, sn)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ans := forkCheckAnswer{OK: plan.Fork.OK, Snapshot: sn.ID, AboutMs: plan.Fork.About.Milliseconds(), Bytes: plan.Fork.Bytes}
+	if !ans.OK {
+		ans.Why = planWhy(plan.Fork.Why, fmt.Sprintf("‘%s’ cannot be forked.", sn.Name))
+	} else if name != "" {
+		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != "released" {
+			ans.OK, ans.Why = false, fmt.Sprintf("A box named %s exists already.", name)
+		}
+	}
+	if ans.OK {
+		ans.Message = fmt.Sprintf("‘%s’ of %s can be forked: about %s", sn.Name, b.Name, durationWords(ans.AboutMs))
+		if ans.Bytes != nil {
+			ans.Message += ", " + snapshots.GB(*ans.Bytes)
+		}
+		ans.Message += "."
+	} else {
+		ans.Message = fmt.Sprintf("‘%s’ of %s cannot be forked now: %s", sn.Name, b.Name, ans.Why)
+	}
+	writeJSON(w, http.StatusOK, ans)
+}

@@ -1,0 +1,242 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// ForkTakeName is the name of the snapshot box_fork takes when it forks the
+// box now (section 4, "Tools": “for a fork”).
+const ForkTakeName = "for a fork"
+
+// forkTakeRequest prefixes the request ID of the take box_fork makes, so a
+// repeated box_fork is the same take and the same fork, and the take's ID
+// never collides with the fork's.
+const forkTakeRequest = "take for fork "
+
+// boxNameRule is a box's name, the machine rule the core checks (section 9:
+// names are checked before anything is recorded). box_fork checks it before
+// it takes, as the core's Fork checks it only after.
+var boxNameRule = regexp.MustCompile(`^[a-z][a-z0-9-]{1,39}$`)
+
+const boxNameWords = "A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter."
+
+// forkToolParams are box_fork's parameters (section 4).
+type forkToolParams struct {
+	// Snapshot is the snapshot to fork, by name or ID; empty forks the box
+	// now, from a snapshot taken first.
+	Snapshot string `json:"snapshot"`
+	// Box is the snapshot's box (needed for a snapshot's name), or the box
+	// to fork now when Snapshot is empty.
+	Box string `json:"box"`
+	// Name is the new box's name; empty makes one.
+	Name string `json:"name"`
+	// Request is an ID the caller makes, so a repeat is the same fork.
+	Request string `json:"request"`
+}
+
+// forkAnswer is box_fork's answer: the new box, as box_acquire answers it,
+// and “forked from amber-fox at 10:42”; with the take's words when it took
+// a snapshot first.
+type forkAnswer struct {
+	*snapshots.Box
+	Message   string `json:"message"`
+	Operation string `json:"operation"`
+	From      string `json:"from"`
+	// Forked is the ID of the snapshot the fork was made from.
+	Forked string `json:"forked"`
+	// Took is what the take said, when box_fork took a snapshot first.
+	Took string `json:"took,omitempty"`
+}
+
+const forkTakes = "snapshot (its name or ID, with box for a name), or box alone to fork the box now; and optionally name and request"
+
+// toolFork is box_fork: a new box of the thread from a snapshot, or from
+// the box now, for which it takes a snapshot first. It checks before it
+// takes, deletes the snapshot it took if the fork is still refused, and
+// passes on the take's words (decided during unit 7).
+func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
+	var p forkToolParams
+	if err := decode(r, &p, forkTakes); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkForkParams(p); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx, c := r.Context(), caller(r)
+	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
+	if ref == "" {
+		if err := s.checkForkNow(ctx, c, p); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		op, _, err := s.core.Take(ctx, c, snapshots.TakeRequest{Box: p.Box, Name: ForkTakeName, RequestID: forkTakeID(p.Request)})
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if op, err = s.waitOp(ctx, c, op.ID); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if s.endedBadly(w, r, op) {
+			return
+		}
+		if op.State != snapshots.OpDone {
+			writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+			return
+		}
+		var res snapshots.TakeResult
+		_ = json.Unmarshal(op.Result, &res)
+		ref, took, tookName = res.Snapshot, res.Snapshot, res.Name
+		tookWords = takeWords(s.boxName(ctx, c, op), res, s.priceOf(ctx, c, res.Snapshot))
+	}
+	op, err := s.core.Fork(ctx, c, snapshots.ForkRequest{Box: p.Box, Snapshot: ref, Name: p.Name, RequestID: p.Request})
+	if err != nil {
+		if took != "" {
+			err = s.undoForkTake(ctx, c, took, tookName, err)
+		}
+		s.fail(w, r, err)
+		return
+	}
+	if op, err = s.waitOp(ctx, c, op.ID); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if s.endedBadly(w, r, op) {
+		return
+	}
+	if op.State != snapshots.OpDone {
+		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+		return
+	}
+	var res snapshots.ForkResult
+	_ = json.Unmarshal(op.Result, &res)
+	b, err := s.core.Box(ctx, c, res.Box)
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("read the fork %s: %w", res.Box, err))
+		return
+	}
+	msg := forkWords(res)
+	if tookWords != "" {
+		msg = tookWords + " " + msg
+	}
+	forked := ""
+	if op.Target != nil {
+		forked = *op.Target
+	}
+	writeJSON(w, http.StatusOK, forkAnswer{Box: boxView(c, b), Message: msg, Operation: op.ID, From: res.From, Forked: forked, Took: tookWords})
+}
+
+// checkForkParams refuses box_fork's input that names nothing, before
+// anything is asked of the core.
+func checkForkParams(p forkToolParams) error {
+	if p.Snapshot == "" && strings.TrimSpace(p.Box) == "" {
+		return invalid("box_fork needs snapshot (its name or ID), or box to fork the box now.")
+	}
+	if p.Snapshot != "" {
+		if err := checkRef("snapshot", p.Snapshot); err != nil {
+			return err
+		}
+		if p.Box == "" && !snapshots.ValidID(snapshots.PrefixSnapshot, p.Snapshot) {
+			return invalid("A snapshot's name needs its box: pass box too, or the snapshot's ID.")
+		}
+	}
+	if p.Box != "" {
+		if err := checkRef("box", p.Box); err != nil {
+			return err
+		}
+	}
+	if err := checkForkName(p.Name); err != nil {
+		return err
+	}
+	return checkRequest(p.Request)
+}
+
+// checkForkName refuses a new box's name that breaks the machine rule.
+func checkForkName(name string) error {
+	if name = strings.TrimSpace(name); name != "" && !boxNameRule.MatchString(name) {
+		return invalid("%s", boxNameWords)
+	}
+	return nil
+}
+
+// checkForkNow is box_fork's check before it takes (decided during unit
+// 7): the box's plan must allow a fork and a take, and the new name must be
+// free. The core checks all of it again, and the room, when it forks.
+func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToolParams) error {
+	b, _, plan, err := s.core.Plan(ctx, c, p.Box, "")
+	if err != nil {
+		return err
+	}
+	if err := snapshots.MayAct(c, snapshots.ActFork, b, nil); err != nil {
+		return err
+	}
+	if !plan.Fork.OK {
+		return &snapshots.Refusal{Code: snapshots.CodePlan, Status: http.StatusConflict, Words: planWhy(plan.Fork.Why, b.Name+" cannot be forked")}
+	}
+	if !plan.Take.OK {
+		return &snapshots.Refusal{Code: snapshots.CodePlan, Status: http.StatusConflict, TryAgain: plan.Take.TryAgain,
+			Words: planWhy(plan.Take.Why, b.Name+" cannot take the snapshot a fork starts from")}
+	}
+	if name := strings.TrimSpace(p.Name); name != "" {
+		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != "released" {
+			return &snapshots.Refusal{Code: snapshots.CodeConflict, Status: http.StatusConflict, Words: fmt.Sprintf("A box named %s exists already.", name)}
+		}
+	}
+	return nil
+}
+
+// undoForkTake deletes the snapshot box_fork took when the fork is then
+// refused, and says so after the fork's refusal.
+func (s *server) undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error {
+	ref, ok := snapshots.AsRefusal(refused)
+	if !ok {
+		return refused
+	}
+	ctx = context.WithoutCancel(ctx)
+	words := strings.TrimSuffix(ref.Words, ".") + ". "
+	op, err := s.core.Delete(ctx, c, snapshots.DeleteRequest{Snapshot: id})
+	if err == nil {
+		op, err = s.waitOp(ctx, c, op.ID)
+	}
+	if err == nil && op.State == snapshots.OpDone {
+		words += fmt.Sprintf("boxsnap deleted ‘%s’ (%s), the snapshot it took for the fork.", name, id)
+	} else {
+		words += fmt.Sprintf("‘%s’ (%s), the snapshot it took for the fork, could not be deleted: delete it with box_snapshot_delete.", name, id)
+	}
+	return &snapshots.Refusal{Code: ref.Code, Status: ref.Status, TryAgain: ref.TryAgain, Words: words}
+}
+
+// forkTakeID is the request ID of box_fork's take, or none.
+func forkTakeID(request string) string {
+	if request == "" {
+		return ""
+	}
+	return forkTakeRequest + request
+}
+
+// forkWords says what a fork made: “Made amber-fox-fork, forked from
+// amber-fox at 10:42.”
+func forkWords(res snapshots.ForkResult) string {
+	return fmt.Sprintf("Made %s, %s.", res.Name, res.From)
+}
+
+// planWhy is a plan's own words, or fallback when it gives none.
+func planWhy(why, fallback string) string {
+	if why = strings.TrimSpace(why); why == "" {
+		why = fallback
+	}
+	if !strings.HasSuffix(why, ".") {
+		why += "."
+	}
+	return why
+}
