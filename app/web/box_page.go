@@ -54,6 +54,35 @@ type boxPage struct {
 	Box  *snapshots.Box
 	Head boxHead
 	Live boxLive
+	// Facts are the page's facts: kind, where, and where a fork came from.
+	Facts []fact
+	// Forking is set while the box is being forked into, before its own
+	// page can say more.
+	Forking *forking
+}
+
+// fact is one of a box page's facts.
+type fact struct {
+	Term, Value string
+}
+
+// facts are a box's facts: what it is, where, whose, and for a fork
+// "Forked from amber-fox, ‘before the migration’ (yesterday 23:39)".
+func (s *Server) facts(r *http.Request, b *snapshots.Box, h boxHead) []fact {
+	out := []fact{{"Kind", strings.Join(h.Badges, " · ")}, {"Where", strings.TrimPrefix(h.Where, "on ")}}
+	switch {
+	case h.Thread != "":
+		out = append(out, fact{"Thread", h.Thread})
+	case h.YourMachine:
+		out = append(out, fact{"Whose", "Your machine"})
+	}
+	tz := s.opts.Core.TimeZone(r.Context())
+	if f := forkedFromWords(b.ForkedFrom, time.Now(), tz); f != "" {
+		out = append(out, fact{"Made", f})
+	} else {
+		out = append(out, fact{"Made", b.CreatedAt.In(tz).Format("2 Jan 2006 15:04")})
+	}
+	return out
 }
 
 func (s *Server) boxLive(r *http.Request, b *snapshots.Box, back string) (boxLive, error) {
@@ -236,7 +265,16 @@ func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
 
 // showBox answers a box's page with its Snapshots card and notices.
 func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
-	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
+	name := chi.URLParam(r, "box")
+	f := s.forkingOf(r, name)
+	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), name)
+	if f != nil && (err != nil || f.Busy || f.Failed != "") {
+		// The new box's page opens at once, starting: the fork's progress
+		// until its operation ends.
+		p := boxPage{Page: views.Page{Title: name, SignedIn: true, Nav: "boxes"}, Forking: f}
+		s.render(w, r, http.StatusOK, "box", p)
+		return
+	}
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -248,7 +286,9 @@ func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc := s.rowContext(r, back)
-	p := boxPage{Page: views.Page{Title: b.Name, SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Box: b, Head: s.head(b, rc), Live: l}
+	h := s.head(b, rc)
+	p := boxPage{Page: views.Page{Title: b.Name, SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Box: b, Head: h, Live: l,
+		Facts: s.facts(r, b, h)}
 	s.render(w, r, http.StatusOK, "box", p)
 }
 
@@ -256,6 +296,11 @@ func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
 // the box page's card, or the box's card on the Snapshots tab. When nothing
 // runs, the fragment it returns polls no more.
 func (s *Server) showBoxLive(w http.ResponseWriter, r *http.Request) {
+	if f := s.forkingOf(r, chi.URLParam(r, "box")); f != nil {
+		w.Header().Set("Cache-Control", "no-store")
+		s.renderBlock(w, http.StatusOK, "box", "forking", f)
+		return
+	}
 	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
 	if err != nil {
 		s.refused(w, r, err)

@@ -21,7 +21,7 @@ const flashCookie = "boxsnap_flash"
 // on its safe choice; Kind picks its fields.
 type dialog struct {
 	Page        views.Page
-	Kind        string // take, restore, keep, delete, rename, note, bulk
+	Kind        string // take, restore, fork, keep, delete, rename, note, bulk
 	Title       string
 	Action      string
 	Back        string
@@ -50,6 +50,9 @@ type dialog struct {
 
 	// Keep.
 	Until, MinDate, MaxDate string
+
+	// Fork: where the new box goes, when there is a choice.
+	Places []place
 
 	// Bulk.
 	Action2 string

@@ -45,6 +45,8 @@ func (s *Server) Handler() http.Handler {
 		r.Post("/boxes/{box}/take", s.takeSnapshot)
 		r.Get("/boxes/{box}/snapshots/{id}/restore", s.showRestoreDialog)
 		r.Post("/boxes/{box}/snapshots/{id}/restore", s.restoreSnapshot)
+		r.Get("/boxes/{box}/snapshots/{id}/fork", s.showForkDialog)
+		r.Post("/boxes/{box}/snapshots/{id}/fork", s.forkSnapshot)
 		r.Get("/boxes/{box}/snapshots/{id}/keep", s.showKeepDialog)
 		r.Post("/boxes/{box}/snapshots/{id}/keep", s.keepSnapshot)
 		r.Post("/boxes/{box}/snapshots/{id}/unkeep", s.unkeepSnapshot)

@@ -32,6 +32,8 @@ type Options struct {
 // Server is boxsnap's web app.
 type Server struct {
 	opts Options
+	// plans keeps boxes' plans a few seconds for the rows and the tab.
+	plans *planCache
 }
 
 // New makes the web server.
@@ -39,7 +41,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil || opts.Views == nil || opts.Logger == nil {
 		return nil, errors.New("web: Auth, Views and Logger are required")
 	}
-	return &Server{opts: opts}, nil
+	return &Server{opts: opts, plans: &planCache{}}, nil
 }
 
 // sessionCookie is the name of the session cookie.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,9 +12,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// forkLater is why Fork is disabled: the core has no fork operation yet.
-const forkLater = "Forks come with a later unit."
 
 // action is one control of a row: its accessible name, where it goes, and
 // why it is disabled when it is.
@@ -77,6 +75,7 @@ type boxGroup struct {
 
 // rowContext is what building rows needs once per request.
 type rowContext struct {
+	ctx     context.Context
 	now     time.Time
 	tz      *time.Location
 	threads map[string]string
@@ -86,7 +85,7 @@ type rowContext struct {
 }
 
 func (s *Server) rowContext(r *http.Request, back string) rowContext {
-	rc := rowContext{now: time.Now(), tz: s.opts.Core.TimeZone(r.Context()), threads: map[string]string{}, back: back,
+	rc := rowContext{ctx: r.Context(), now: time.Now(), tz: s.opts.Core.TimeZone(r.Context()), threads: map[string]string{}, back: back,
 		selecting: r.URL.Query().Get("select") == "1"}
 	if ths, err := s.opts.Core.Threads(r.Context(), snapshots.Owner()); err == nil {
 		for _, t := range ths {
@@ -337,7 +336,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	default:
 		r.Restore.Why = elig(snapshots.ActRestore, snapshots.ChangeRestore)
 	}
-	r.Fork = action{Label: fmt.Sprintf("Fork %s from %s", b.Name, sn.Name), Why: forkLater}
+	r.Fork = action{Label: fmt.Sprintf("Fork %s from %s", b.Name, sn.Name), Href: base + "/fork" + q, Why: s.forkWhy(b, sn, rc)}
 	r.Rename = action{Label: fmt.Sprintf("Rename %s", sn.Name), Href: base + "/rename" + q, Why: elig(snapshots.ActRename, snapshots.ChangeRename)}
 	r.NoteA = action{Label: fmt.Sprintf("Note on %s", sn.Name), Href: base + "/note" + q, Why: elig(snapshots.ActNote, snapshots.ChangeNote)}
 	r.Keep = action{Label: fmt.Sprintf("Keep %s", sn.Name), Href: base + "/keep" + q, Why: elig(snapshots.ActKeep, snapshots.ChangeKeep)}
@@ -356,7 +355,9 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	if sn.Kept() {
 		keepText = "Keep longer…"
 	}
-	r.Menu = []menuItem{{Text: "Fork…", Why: r.Fork.Why, Narrow: true}, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep)}
+	fork := item("Fork…", r.Fork)
+	fork.Narrow = true
+	r.Menu = []menuItem{fork, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep)}
 	if sn.Kept() {
 		m := item("Stop keeping", r.Unkeep)
 		m.Post, m.Href, m.Label = true, base+"/unkeep", r.Unkeep.Label
@@ -381,4 +382,40 @@ func (s *Server) group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc 
 		g.Rows = append(g.Rows, row)
 	}
 	return g
+}
+
+// forkWhy says why Fork is refused for a row, from the plan's fork (cached
+// a few seconds per snapshot, so a tab of many rows stays fast), or "".
+func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext) string {
+	if err := snapshots.MayAct(snapshots.Owner(), snapshots.ActFork, b, sn); err != nil {
+		return refusalWords(err)
+	}
+	switch sn.State {
+	case snapshots.StateTaking, snapshots.StateFailed, snapshots.StateIncomplete, snapshots.StateLost, snapshots.StateUnavailable, snapshots.StateDeleting:
+		return fmt.Sprintf("‘%s’ cannot be forked while it is %s.", sn.Name, sn.State)
+	}
+	snapping := s.opts.Core.Snapshotting(b)
+	if snapping == nil || snapping.Fork == providers.ForkNone {
+		if b.Kind == "qemu-windows" {
+			return "Windows boxes do not fork until a unit builds Windows' identity reset."
+		}
+		return fmt.Sprintf("Boxes %s do not fork.", s.whereWords(b))
+	}
+	// The snapshot's own record says whether it was taken with the
+	// identity reset (forkSafe, section 9: per snapshot, not per kind).
+	if sn.ForkSafe == nil || *sn.ForkSafe <= 0 {
+		return fmt.Sprintf("Taken before %s's image had the identity reset", b.Name)
+	}
+	if b.ReleasedAt != nil || b.State != "ready" {
+		return "" // the dialog reads the kept snapshot's own plan
+	}
+	// The box's plan says whether a fork can be made there now.
+	plan, err := s.plans.boxPlan(rc.ctx, s.opts.Core, b)
+	if err != nil {
+		return refusalWords(err)
+	}
+	if !plan.Fork.OK && plan.Fork.Why != "" && !strings.HasPrefix(plan.Fork.Why, "Taken before") {
+		return plan.Fork.Why
+	}
+	return ""
 }

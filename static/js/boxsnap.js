@@ -123,6 +123,7 @@
       var dlg = node.matches("dialog") ? node : node.querySelector("dialog");
       if (dlg) openDialog(dlg);
     }
+    goTo(node);
     var said = node.matches("[data-announce]") ? node : null;
     if (said) live(said.getAttribute("data-announce"));
     // A dialog that is done: fetch the part of the page it changed again,
@@ -141,18 +142,26 @@
     }
   }
 
+  // A fork's page, starting, opens the new box's own page when its
+  // operation ends (the fragment that says so carries data-goto).
+  function goTo(node) {
+    var to = node.getAttribute && node.getAttribute("data-goto");
+    if (to && to.charAt(0) === "/" && to.charAt(1) !== "/") window.location.assign(to);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("dialog.dlg").forEach(wireUndo);
     new MutationObserver(function (records) {
       records.forEach(function (r) {
         if (r.type === "attributes") {
-          live(r.target.getAttribute("data-announce"));
+          if (r.attributeName === "data-goto") goTo(r.target);
+          else live(r.target.getAttribute("data-announce"));
           return;
         }
         r.addedNodes.forEach(scan);
       });
       keepPicks();
       keepFocus();
-    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-announce"] });
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-announce", "data-goto"] });
   });
 })();
