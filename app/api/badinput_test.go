@@ -81,6 +81,26 @@ func TestBadInput(t *testing.T) {
 		{"huge body", "POST", "/tools/box_snapshot", token, `{"box":"calm-glade","note":"` + strings.Repeat("x", 70<<10) + `"}`, 413, "The request's body is over 64 KiB."},
 		{"request ID too long", "POST", "/tools/box_restore", token, map[string]any{"box": "calm-glade", "snapshot": "first", "replace": true, "request": strings.Repeat("r", 101)}, 400, "request is an ID you make, at most 100 characters of text."},
 		{"memory on a disk-only box", "POST", "/tools/box_snapshot", token, map[string]any{"box": "calm-glade", "memory": true}, 400, "calm-glade's snapshots hold the disk only: pass memory false."},
+		{"fork: neither box nor snapshot", "POST", "/tools/box_fork", token, map[string]any{"name": "calm-copy"}, 400, "box_fork needs snapshot (its name or ID), or box to fork the box now."},
+		{"fork: a snapshot's name without its box", "POST", "/tools/box_fork", token, map[string]any{"snapshot": "first"}, 400, "A snapshot's name needs its box: pass box too, or the snapshot's ID."},
+		{"fork: a name with capitals", "POST", "/tools/box_fork", token, map[string]any{"box": "calm-glade", "snapshot": "first", "name": "Calm Copy"}, 400, "A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter."},
+		{"fork the box now: a name too long", "POST", "/tools/box_fork", token, map[string]any{"box": "calm-glade", "name": "c" + strings.Repeat("x", 40)}, 400, "A box's name is 2 to 40 lowercase letters"},
+		{"fork the box now: a name starting with a digit", "POST", "/tools/box_fork", token, map[string]any{"box": "calm-glade", "name": "1-copy"}, 400, "A box's name is 2 to 40 lowercase letters"},
+		{"fork the box now: a name in use", "POST", "/tools/box_fork", token, map[string]any{"box": "calm-glade", "name": "calm-glade"}, 409, "A box named calm-glade exists already."},
+		{"fork: box blank", "POST", "/tools/box_fork", token, map[string]any{"box": "  "}, 400, "box_fork needs snapshot (its name or ID), or box to fork the box now."},
+		{"fork: unknown snapshot", "POST", "/tools/box_fork", token, map[string]any{"box": "calm-glade", "snapshot": "nothing"}, 404, "No snapshot named ‘nothing’ on calm-glade that you can see."},
+		{"fork: unknown snapshot ID", "POST", "/tools/box_fork", token, map[string]any{"snapshot": "snaaaaaaaaaaaa"}, 404, "No snapshot snaaaaaaaaaaaa that you can see."},
+		{"fork: unknown box", "POST", "/tools/box_fork", token, map[string]any{"box": "no-such-box"}, 404, "No box no-such-box that you can see."},
+		{"fork: asMachine is not the agent's", "POST", "/tools/box_fork", token, map[string]any{"box": "calm-glade", "asMachine": true}, 400, `it does not know the field "asMachine"`},
+		{"fork: wrong type", "POST", "/tools/box_fork", token, map[string]any{"box": "calm-glade", "name": 3}, 400, "name must be text, not a number."},
+		{"fork: request ID too long", "POST", "/tools/box_fork", token, map[string]any{"box": "calm-glade", "request": strings.Repeat("r", 101)}, 400, "request is an ID you make, at most 100 characters of text."},
+		{"fork, REST: an agent as a machine", "POST", "/boxes/calm-glade/snapshots/first/fork", token, map[string]any{"asMachine": true}, 403, "Only the person forks as one of their machines"},
+		{"fork, REST: a bad name", "POST", "/boxes/calm-glade/snapshots/first/fork?wait=true", e.owner, map[string]any{"name": "-copy"}, 400, "A box's name is 2 to 40 lowercase letters"},
+		{"fork, REST: a name in use", "POST", "/boxes/calm-glade/snapshots/first/fork?wait=true", e.owner, map[string]any{"name": "calm-glade"}, 409, "A box named calm-glade exists already."},
+		{"fork, REST: asMachine not a bool", "POST", "/boxes/calm-glade/snapshots/first/fork", e.owner, map[string]any{"asMachine": "yes"}, 400, "asMachine must be true or false, not a string."},
+		{"fork, REST: wait not a bool", "POST", "/boxes/calm-glade/snapshots/first/fork?wait=soon", e.owner, map[string]any{}, 400, "wait is true or false."},
+		{"fork check: a bad name", "GET", "/boxes/calm-glade/snapshots/first/fork?name=Calm", e.owner, nil, 400, "A box's name is 2 to 40 lowercase letters"},
+		{"fork check: unknown snapshot", "GET", "/boxes/calm-glade/snapshots/nothing/fork", token, nil, 404, "No snapshot named ‘nothing’ on calm-glade that you can see."},
 		{"unknown tool", "POST", "/tools/box_fork_everything", token, map[string]any{}, 404, "No tool named “box_fork_everything”."},
 		{"keep days and until", "POST", "/boxes/calm-glade/snapshots/first/keep", e.owner, map[string]any{"days": 3, "until": "2030-01-01"}, 400, "Keep takes days or until, not both."},
 		{"keep a bad date", "POST", "/boxes/calm-glade/snapshots/first/keep", e.owner, map[string]any{"until": "tomorrow"}, 400, "until is a date such as 2026-12-29."},
@@ -122,6 +142,11 @@ func TestBadInput(t *testing.T) {
 	sn := sns[0].(map[string]any)
 	if sn["id"] != taken || sn["name"] != "first" || sn["note"] != nil || sn["keptUntil"] != nil {
 		t.Fatalf("after bad input the snapshot is %v", sn)
+	}
+	// No fork was made: calm-glade is the only box.
+	a = e.call(t, "GET", "/boxes", e.owner, nil).must(t, 200)
+	if n := len(a.JSON["boxes"].([]any)); n != 1 {
+		t.Fatalf("after bad input there are %d boxes: %s", n, a.Raw)
 	}
 	a = e.call(t, "GET", "/settings", e.owner, nil).must(t, 200)
 	if a.JSON["perBox"] != float64(5) {

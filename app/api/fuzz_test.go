@@ -12,7 +12,7 @@ func FuzzTools(f *testing.F) {
 	token, agent := e.agent(f, "Fuzz")
 	e.Box(f, agent, "fuzz-box")
 	seed := e.call(f, "POST", "/tools/box_snapshot", token, map[string]any{"box": "fuzz-box", "name": "seed"}).must(f, 200).str("snapshot")
-	tools := []string{"box_snapshot", "box_snapshots", "box_restore", "box_snapshot_delete", "box_nothing"}
+	tools := []string{"box_snapshot", "box_snapshots", "box_restore", "box_snapshot_delete", "box_nothing", "box_fork"}
 	for i, body := range []string{
 		`{"box":"fuzz-box"}`,
 		`{"box":"fuzz-box","pictures":true}`,
@@ -36,6 +36,26 @@ func FuzzTools(f *testing.F) {
 		`{"box":"fuzz-box"`,
 	} {
 		f.Add(uint8(i), body)
+	}
+	// box_fork's own seeds: from a snapshot, from the box now, and what
+	// names nothing or breaks the name rule.
+	const fork = 5
+	for _, body := range []string{
+		`{"snapshot":"` + seed + `","name":"fuzz-fork"}`,
+		`{"box":"fuzz-box","snapshot":"seed"}`,
+		`{"box":"fuzz-box","request":"f2"}`,
+		`{"box":"fuzz-box","name":"fuzz-box"}`,
+		`{"snapshot":"seed"}`,
+		`{"snapshot":"snzzzzzzzzzzzz"}`,
+		`{"box":"fuzz-box","name":"Not A Name"}`,
+		`{"box":"fuzz-box","name":"` + "été" + `"}`,
+		`{"box":"fuzz-box","snapshot":"","name":""}`,
+		`{"box":"fuzz-box","asMachine":true}`,
+		`{"box":["fuzz-box"]}`,
+		`{"snapshot":"../` + seed + `"}`,
+		`{"box":"bx000000000000"}`,
+	} {
+		f.Add(uint8(fork), body)
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body string) {
 		tool := tools[int(which)%len(tools)]

@@ -6,8 +6,8 @@ import (
 )
 
 // TestG12Permissions is gate G12 through the API: a thread guessing another
-// thread's snapshot and operation IDs can list, see, restore, delete and
-// fetch the picture of none of them, through every endpoint, tools and
+// thread's snapshot and operation IDs can list, see, restore, fork, delete
+// and fetch the picture of none of them, through every endpoint, tools and
 // REST; and each answer reads exactly as for a made-up ID.
 func TestG12Permissions(t *testing.T) {
 	t.Parallel()
@@ -31,6 +31,12 @@ func TestG12Permissions(t *testing.T) {
 		{"POST", "/tools/box_restore", `{"box":"a-box","snapshot":"{S}","replace":true}`},
 		{"POST", "/tools/box_restore", `{"box":"{B}","snapshot":"{S}","replace":true}`},
 		{"POST", "/tools/box_restore", `{"box":"{B}","snapshot":"secret plan","replace":true}`},
+		{"POST", "/tools/box_fork", `{"snapshot":"{S}"}`},
+		{"POST", "/tools/box_fork", `{"snapshot":"{S}","name":"stolen-a"}`},
+		{"POST", "/tools/box_fork", `{"box":"a-box","snapshot":"{S}"}`},
+		{"POST", "/tools/box_fork", `{"box":"{B}","snapshot":"{S}"}`},
+		{"POST", "/tools/box_fork", `{"box":"{B}","snapshot":"secret plan"}`},
+		{"POST", "/tools/box_fork", `{"box":"{B}","name":"stolen-b"}`},
 		{"POST", "/tools/box_snapshot_delete", `{"box":"a-box","snapshot":"{S}"}`},
 		{"POST", "/tools/box_snapshot_delete", `{"box":"{B}","snapshot":"{S}"}`},
 		{"GET", "/boxes/a-box/snapshots/{S}", ``},
@@ -41,6 +47,10 @@ func TestG12Permissions(t *testing.T) {
 		{"DELETE", "/boxes/{B}/snapshots/{S}?wait=true", ``},
 		{"POST", "/boxes/a-box/snapshots/{S}/restore", `{"replace":true}`},
 		{"POST", "/boxes/{B}/snapshots/{S}/restore?wait=true", `{"replace":true}`},
+		{"GET", "/boxes/a-box/snapshots/{S}/fork", ``},
+		{"GET", "/boxes/{B}/snapshots/{S}/fork?name=stolen-c", ``},
+		{"POST", "/boxes/a-box/snapshots/{S}/fork", `{}`},
+		{"POST", "/boxes/{B}/snapshots/{S}/fork?wait=true", `{"name":"stolen-d"}`},
 		{"POST", "/boxes/a-box/snapshots/{S}/keep", `{}`},
 		{"POST", "/boxes/a-box/snapshots/{S}/unkeep", `{}`},
 		{"PUT", "/boxes/a-box/snapshots/{S}/name", `{"name":"taken over"}`},
@@ -113,6 +123,10 @@ func TestG12Permissions(t *testing.T) {
 	for _, p := range []struct{ method, path, body string }{
 		{"POST", "/tools/box_restore", `{"box":"b-box","snapshot":"{S}","replace":true}`},
 		{"POST", "/tools/box_snapshot_delete", `{"box":"b-box","snapshot":"{S}"}`},
+		{"POST", "/tools/box_fork", `{"box":"b-box","snapshot":"{S}","name":"stolen-e"}`},
+		{"POST", "/tools/box_fork", `{"snapshot":"{S}"}`},
+		{"POST", "/boxes/b-box/snapshots/{S}/fork?wait=true", `{}`},
+		{"GET", "/boxes/b-box/snapshots/{S}/fork", ``},
 		{"GET", "/boxes/b-box/snapshots/{S}/picture", ``},
 		{"DELETE", "/boxes/b-box/snapshots/{S}", ``},
 	} {
@@ -125,6 +139,20 @@ func TestG12Permissions(t *testing.T) {
 		if real.Status != 404 || strings.ReplaceAll(string(real.Raw), secret, fakeSn) != string(fake.Raw) {
 			t.Errorf("running on b-box, %s %s: real %d %s, fake %d %s", p.method, p.path, real.Status, real.Raw, fake.Status, fake.Raw)
 		}
+	}
+
+	// Nothing was made: no fork of B's snapshot, nor of B's box, and B's
+	// box log has no fork-asked.
+	boxes := e.call(t, "GET", "/boxes", e.owner, nil).must(t, 200)
+	if n := len(boxes.JSON["boxes"].([]any)); n != 2 || strings.Contains(string(boxes.Raw), "stolen") || strings.Contains(string(boxes.Raw), "-fork") {
+		t.Errorf("after A's probes the owner sees %d boxes: %s", n, boxes.Raw)
+	}
+	blog := e.call(t, "GET", "/boxes/b-box/log", e.owner, nil).must(t, 200)
+	if strings.Contains(string(blog.Raw), `"fork-asked"`) || strings.Contains(string(blog.Raw), `"forked"`) {
+		t.Errorf("B's box log after A's probes: %s", blog.Raw)
+	}
+	if n := len(e.call(t, "GET", "/boxes/b-box/snapshots", e.owner, nil).must(t, 200).JSON["boxes"].([]any)[0].(map[string]any)["snapshots"].([]any)); n != 1 {
+		t.Errorf("b-box has %d snapshots after A's probes", n)
 	}
 
 	// B's snapshot is whole and unchanged, and B still sees its picture.
