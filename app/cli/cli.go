@@ -21,10 +21,15 @@ Usage:
   boxsnap snapshot list [<box>] [--kept] [--json]
   boxsnap snapshot delete <box> <snapshot>
   boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]
+  boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]
   boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]
   boxsnap snapshot unkeep <box> <snapshot>
   boxsnap snapshot rename <box> <snapshot> <name>
   boxsnap snapshot note <box> <snapshot> <text>
+
+fork makes a new box from the snapshot, in the box's thread, or with
+--as-machine as one of your machines; --check only says whether it can be
+forked, and changes nothing.
 
 A snapshot is named by its name or its ID. Every command takes
 --server <address> (or BOXSNAP_SERVER; default http://127.0.0.1:8080).
@@ -146,6 +151,7 @@ func commands() map[string]command {
 		"list":    {usage: "boxsnap snapshot list [<box>] [--kept] [--json]", args: "at most a box", min: 0, max: 1, flags: listFlags, run: list},
 		"delete":  {usage: "boxsnap snapshot delete <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: deleteSnapshot},
 		"restore": {usage: "boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]", args: "a box and a snapshot", min: 2, max: 2, flags: restoreFlags, run: restore},
+		"fork":    {usage: "boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", args: "a box and a snapshot", min: 2, max: 2, flags: forkFlags, run: fork},
 		"keep":    {usage: "boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]", args: "a box and a snapshot", min: 2, max: 2, flags: keepFlags, run: keep},
 		"unkeep":  {usage: "boxsnap snapshot unkeep <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unkeep},
 		"rename":  {usage: "boxsnap snapshot rename <box> <snapshot> <name>", args: "a box, a snapshot and its new name", min: 3, max: 3, flags: noFlags, run: rename},

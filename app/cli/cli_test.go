@@ -175,7 +175,12 @@ func TestCLIRefusals(t *testing.T) {
 		{"no server", map[string]string{"BOXSNAP_SERVER": "http://127.0.0.1:1", "BOXSNAP_TOKEN": g.token}, []string{"list"}, 1, "cannot reach boxsnap at http://127.0.0.1:1"},
 		{"a missing argument", g.env(), []string{"delete", "brisk-lake"}, 2, "boxsnap snapshot delete: it takes a box and a snapshot."},
 		{"an unknown flag", g.env(), []string{"take", "brisk-lake", "--colour"}, 2, "flag provided but not defined: -colour"},
-		{"an unknown command", g.env(), []string{"fork", "brisk-lake", "only"}, 2, "there is no command \"fork\""},
+		{"an unknown command", g.env(), []string{"export", "brisk-lake", "only"}, 2, "there is no command \"export\""},
+		{"fork: a bad name", g.env(), []string{"fork", "brisk-lake", "only", "--name", "Not Valid"}, 1, "boxsnap snapshot fork: A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter."},
+		{"fork: a name in use", g.env(), []string{"fork", "brisk-lake", "only", "--name", "brisk-lake"}, 1, "boxsnap snapshot fork: A box named brisk-lake exists already."},
+		{"fork --check: a name in use", g.env(), []string{"fork", "brisk-lake", "only", "--check", "--name", "brisk-lake"}, 1, "boxsnap snapshot fork: ‘only’ of brisk-lake cannot be forked now: A box named brisk-lake exists already."},
+		{"fork: no such snapshot", g.env(), []string{"fork", "brisk-lake", "nothing", "--check"}, 1, "No snapshot named ‘nothing’ on brisk-lake that you can see."},
+		{"fork: a missing argument", g.env(), []string{"fork", "brisk-lake", "--as-machine"}, 2, "boxsnap snapshot fork: it takes a box and a snapshot."},
 		{"keep too long", g.env(), []string{"keep", "brisk-lake", "only", "--days", "400"}, 1, "Keep keeps a snapshot 1 to 365 days."},
 	} {
 		code, out, errw := g.run(t, tc.env, tc.args...)
@@ -188,4 +193,113 @@ func TestCLIRefusals(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "brisk-lake: 1 of 5 for this box") {
 		t.Fatalf("with a token file: exit %d: %s%s", code, out, errw)
 	}
+}
+
+// TestCLIFork: `snapshot fork` makes a new box from a snapshot, in the
+// box's thread or with --as-machine as one of the person's machines;
+// --check says whether it can be forked, from its plan, and changes
+// nothing.
+func TestCLIFork(t *testing.T) {
+	t.Parallel()
+	g := setup(t)
+	ctx := context.Background()
+	_, agent, _ := g.Thread(t, "Try the new parser")
+	b := g.Box(t, agent, "amber-fox")
+	dir := g.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
+	if err := os.WriteFile(filepath.Join(dir, "app.conf"), []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.ok(t, "take", "amber-fox", "--name", "v1")
+	if err := os.WriteFile(filepath.Join(dir, "app.conf"), []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boxes := func() int {
+		t.Helper()
+		all, err := g.Core.Boxes(ctx, snapshots.Owner())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(all)
+	}
+
+	// --check says it can, and makes nothing.
+	says(t, g.ok(t, "fork", "amber-fox", "v1", "--check", "--name", "amber-copy"), "‘v1’ of amber-fox can be forked: about ")
+	if n := boxes(); n != 1 {
+		t.Fatalf("fork --check made a box: %d boxes", n)
+	}
+
+	// Into the box's thread, with the snapshot's files.
+	says(t, g.ok(t, "fork", "amber-fox", "v1", "--name", "amber-copy"), "Made amber-copy, forked from amber-fox at ")
+	fork, err := g.Core.Box(ctx, agent, "amber-copy")
+	if err != nil {
+		t.Fatalf("the fork is not in the box's thread: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(g.Local.BoxDir(providers.Guest{Ref: fork.GuestRef}), "app.conf")); string(got) != "v1" {
+		t.Fatalf("the fork holds %q", got)
+	}
+
+	// --as-machine: one of the person's machines, which the agent cannot see.
+	says(t, g.ok(t, "fork", "--as-machine", "amber-fox", "v1"), "Made amber-fox-fork, forked from amber-fox at ")
+	mine, err := g.Core.Box(ctx, snapshots.Owner(), "amber-fox-fork")
+	if err != nil || mine.ThreadID != nil {
+		t.Fatalf("fork --as-machine: %+v, %v", mine, err)
+	}
+	if _, err := g.Core.Box(ctx, agent, "amber-fox-fork"); err == nil {
+		t.Fatal("the agent sees the person's machine")
+	}
+
+	// A snapshot taken before the image had the identity reset: --check
+	// says why not, and exits as a refusal.
+	if err := os.Remove(filepath.Join(dir, ".boxsnap", "identity")); err != nil {
+		t.Fatal(err)
+	}
+	g.ok(t, "take", "amber-fox", "--name", "bare")
+	code, out, errw := g.run(t, g.env(), "fork", "amber-fox", "bare", "--check")
+	if code != cli.ExitRefused || out != "" {
+		t.Fatalf("fork --check of a bare snapshot: exit %d, %q", code, out)
+	}
+	says(t, errw, "boxsnap snapshot fork: ‘bare’ of amber-fox cannot be forked now: Taken before ", "image had the identity reset.")
+	code, _, errw = g.run(t, g.env(), "fork", "amber-fox", "bare")
+	if code != cli.ExitRefused {
+		t.Fatalf("fork of a bare snapshot: exit %d", code)
+	}
+	says(t, errw, "Taken before ", "image had the identity reset")
+	if n := boxes(); n != 3 {
+		t.Fatalf("%d boxes after the refused fork, want 3", n)
+	}
+
+	// The box log says the forks were a boxsnap command's.
+	events, err := g.Core.BoxLog(ctx, snapshots.Owner(), "amber-fox", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forked := 0
+	for _, ev := range events {
+		if ev.Kind == snapshots.EvForked {
+			forked++
+			if ev.ActorKind != "cli" {
+				t.Fatalf("forked recorded as by %s, not by a boxsnap command", ev.ActorKind)
+			}
+		}
+	}
+	if forked != 2 {
+		t.Fatalf("amber-fox's log has %d forked", forked)
+	}
+}
+
+// TestCLIUsage: the usage text lists every command, fork with its flags.
+func TestCLIUsage(t *testing.T) {
+	t.Parallel()
+	var out, errw bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"help"}, cli.Env{}, &out, &errw); code != cli.ExitOK {
+		t.Fatalf("help: exit %d", code)
+	}
+	for _, cmd := range []string{"take", "list", "delete", "restore", "fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", "keep", "unkeep", "rename", "note"} {
+		says(t, out.String(), "boxsnap snapshot "+cmd)
+	}
+	out.Reset()
+	if code := cli.Run(context.Background(), []string{"fork", "--help"}, cli.Env{}, &out, &errw); code != cli.ExitOK {
+		t.Fatalf("fork --help: exit %d", code)
+	}
+	says(t, out.String(), "Usage: boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]")
 }

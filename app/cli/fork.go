@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+)
+
+type forkOpts struct {
+	asMachine, check *bool
+	name             *string
+}
+
+func forkFlags(fs *flag.FlagSet) any {
+	return &forkOpts{asMachine: fs.Bool("as-machine", false, "make the fork one of your machines"),
+		name: fs.String("name", "", "the new box's name"), check: fs.Bool("check", false, "say whether it can be forked, and change nothing")}
+}
+
+// forkCheck is the API's answer to GET .../fork.
+type forkCheck struct {
+	OK      bool   `json:"ok"`
+	Message string `json:"message"`
+}
+
+// fork is `snapshot fork`: it waits for the fork and says what it made, or
+// with --check says whether the snapshot can be forked, from its plan, and
+// changes nothing. A check that says no exits as a refusal does.
+func fork(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*forkOpts)
+	path := "/boxes/" + seg(pos[0]) + "/snapshots/" + seg(pos[1]) + "/fork"
+	if *opts.check {
+		if *opts.name != "" {
+			path += "?" + url.Values{"name": {*opts.name}}.Encode()
+		}
+		var ans forkCheck
+		if err := c.do(ctx, "GET", path, nil, &ans); err != nil {
+			return err
+		}
+		if !ans.OK {
+			return &refusal{words: ans.Message}
+		}
+		_, err := fmt.Fprintln(out, ans.Message)
+		return err
+	}
+	var ans operationAnswer
+	body := map[string]any{"name": *opts.name, "asMachine": *opts.asMachine}
+	if err := c.do(ctx, "POST", path+"?wait=true", body, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
