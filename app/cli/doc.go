@@ -1,5 +1,5 @@
 // Package cli is `boxsnap snapshot ...`, the owner's command line (section
-// 4, "The CLI"): take, list, delete, restore, rename, note, keep and unkeep,
+// 4, "The CLI"): take, list, delete, restore, fork, rename, note, keep and unkeep,
 // as a client of a running server's REST API (app/api) with the owner's
 // personal API token. The box log records these as "by a boxsnap command".
 //
