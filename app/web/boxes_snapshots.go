@@ -440,15 +440,12 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 	if failed > 0 {
 		l.Needs = append(l.Needs, plural(failed, "take failed", "takes failed"))
 	}
-	boxes := make([]*snapshots.Box, 0, len(list))
-	for _, bs := range list {
-		boxes = append(boxes, bs.Box)
+	// Hosts come from real plans, one per host, cached a few seconds.
+	room := snapshots.DefaultRoomPercent
+	if st, err := s.opts.Core.Settings(rc.ctx); err == nil {
+		room = st.RoomPercent
 	}
-	for _, be := range s.opts.Core.Backends() {
-		if snapshottingOf(be, boxes) == nil {
-			l.Needs = append(l.Needs, fmt.Sprintf("%s cannot take snapshots", be.Label))
-		}
-	}
+	l.Needs = append(l.Needs, s.hostNeeds(rc.ctx, room)...)
 	return l
 }
 

@@ -14,8 +14,8 @@ import (
 // backendOffer is one backend's row in Settings: what it offers, read only,
 // with any problem and its fix.
 type backendOffer struct {
-	Label, Offers, Problem, Fix string
-	Simulated                   bool
+	Label, Kind, Where, Offers, Problem, Fix string
+	Simulated                                bool
 }
 
 // ceilingRow is one paid provider's ceiling a month (section 8).
@@ -78,9 +78,6 @@ func offersWords(sn *providers.Snapshotting) string {
 	return w + " · " + priceWords(mustJSON(sn.Price))
 }
 
-// commonKinds are the kinds a backend is asked about when it has no box.
-var commonKinds = [...]string{"linux", "lxc", "qemu"}
-
 // snapshottingOf is what a backend offers: for the kind of one of its boxes,
 // or else for a common kind; nil when it offers snapshots for none.
 func snapshottingOf(be snapshots.Backend, boxes []*snapshots.Box) *providers.Snapshotting {
@@ -117,35 +114,58 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 			p.Summary += fmt.Sprintf(" · %s up to $%.0f a month", be.Label, c)
 		}
 	}
-	for _, be := range s.opts.Core.Backends() {
-		o := backendOffer{Label: be.Label, Simulated: be.Simulated, Offers: offersWords(snapshottingOf(be, boxes))}
-		// A live box on the backend gives a plan, and with it any problem.
-		for _, b := range boxes {
-			if b.BackendID != be.ID || b.ReleasedAt != nil {
-				continue
+	// One row per backend and kind (and host, with its storage), each read
+	// from a plan through a live box there where there is one.
+	for _, kp := range s.kindPlans(ctx, boxes) {
+		o := backendOffer{Label: kp.Backend.Label, Simulated: kp.Backend.Simulated, Kind: kindWords(kp.Kind), Offers: "No snapshots"}
+		if kp.Snapping != nil {
+			o.Offers = planOffers(kp)
+		}
+		if kp.Host != kp.Backend.Label {
+			o.Where = kp.Host
+		}
+		switch {
+		case !kp.Planned:
+			if kp.Snapping != nil {
+				o.Where = joinWords(o.Where, "no box there yet: its storage is read with the first")
 			}
-			_, _, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), b.ID, "")
+		case kp.Err != nil && isLocked(kp.Err):
+			o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
+			o.Problem, o.Fix = fmt.Sprintf("%s is locked (%s).", kp.Box.Name, kp.Plan.Locked.Lock), kp.Plan.Locked.Fix+"."
+		case kp.Err != nil:
+			o.Problem = refusalWords(kp.Err)
+		default:
+			o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
 			switch {
-			case err != nil:
-				o.Problem = refusalWords(err)
-			case plan.Locked != nil:
-				o.Problem, o.Fix = fmt.Sprintf("%s is locked (%s).", b.Name, plan.Locked.Lock), plan.Locked.Fix
-			case !plan.Take.OK:
-				o.Problem = plan.Take.Why
-			default:
-				if plan.Storage.Name != "" {
-					o.Offers += fmt.Sprintf(" · its storage is %.0f%% full", plan.Storage.PercentFull)
-				}
-				if plan.Storage.PercentFull > float64(p.Settings.RoomPercent) {
-					o.Problem = fmt.Sprintf("Its storage is past %d%% full: new snapshots are refused.", p.Settings.RoomPercent)
-					o.Fix = "Delete snapshots there, or raise the threshold."
+			case !kp.Plan.Take.OK && !kp.Plan.Take.TryAgain:
+				o.Problem = kp.Plan.Take.Why
+			case kp.Plan.Storage.Name != "" && kp.Plan.Storage.PercentFull > float64(p.Settings.RoomPercent):
+				o.Problem = fmt.Sprintf("%s's storage is past %d%% full: new snapshots are refused.", kp.Host, p.Settings.RoomPercent)
+				o.Fix = "Delete snapshots there, or raise the threshold."
+			case kp.Plan.Restore.Why != "" && kp.Plan.Restore.Way != providers.WayNone:
+				// A plan's restore refusal speaks of one snapshot; the row
+				// speaks of them all.
+				why, fix, ok := strings.Cut(kp.Plan.Restore.Why, ": ")
+				o.Problem = why + "."
+				if ok {
+					o.Fix = strings.ToUpper(fix[:1]) + strings.Replace(fix[1:], "this snapshot", "a snapshot", 1)
 				}
 			}
-			break
 		}
 		p.Offers = append(p.Offers, o)
 	}
 	s.render(w, r, status, "settings_snapshots", p)
+}
+
+// joinWords joins the non-empty words with " · ".
+func joinWords(ws ...string) string {
+	var out []string
+	for _, w := range ws {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " · ")
 }
 
 func (s *Server) showSnapshotSettings(w http.ResponseWriter, r *http.Request) {
