@@ -120,12 +120,67 @@ func TestEmptyTab(t *testing.T) {
 	}
 }
 
+// TestSwitchesSaveAtOnce: a switch's change posts the switches' form and
+// saves at once, answering its receipt alone to htmx; without script the
+// form's own post saves and comes back to the page. Numbers stay drafts.
+func TestSwitchesSaveAtOnce(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	page := s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String()
+	if !strings.Contains(page, `hx-post="/settings/snapshots/switches" hx-trigger="change"`) || !strings.Contains(page, `action="/settings/snapshots/switches"`) {
+		t.Fatalf("the switches do not save on change, with a form behind them:\n%s", page)
+	}
+	st, err := s.env.Core.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The form as the page has it, with one switch changed.
+	form := func(agents, memory, pictures bool) url.Values {
+		v := url.Values{"switches": {"1"}}
+		for name, on := range map[string]bool{"agentsMayRestore": agents, "agentsMayRestoreMemory": memory, "pictures": pictures} {
+			if on {
+				v.Set(name, "1")
+			}
+		}
+		return v
+	}
+	w := s.do(t, "POST", "/settings/snapshots/switches", form(!st.AgentsMayRestore, st.AgentsMayRestoreMemory, st.Pictures),
+		map[string]string{"HX-Request": "true"})
+	want := "Saved: Agents may restore their own boxes, on."
+	if st.AgentsMayRestore {
+		want = "Saved: Agents may restore their own boxes, off."
+	}
+	if w.Code != http.StatusOK || w.Body.String() != want {
+		t.Fatalf("a switch's change answered %d %q, want %q", w.Code, w.Body, want)
+	}
+	after, err := s.env.Core.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.AgentsMayRestore == st.AgentsMayRestore || after.AgentsMayRestoreMemory != st.AgentsMayRestoreMemory || after.Pictures != st.Pictures {
+		t.Fatalf("after the change: %+v, before %+v", after, st)
+	}
+	w = s.do(t, "POST", "/settings/snapshots/switches", form(after.AgentsMayRestore, after.AgentsMayRestoreMemory, !after.Pictures), nil)
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/settings/snapshots" {
+		t.Fatalf("the form's own post answered %d %s", w.Code, w.Header().Get("Location"))
+	}
+	if got, _ := s.env.Core.Settings(ctx); got.Pictures == after.Pictures || got.AgentsMayRestore != after.AgentsMayRestore {
+		t.Fatalf("after the form's post: %+v", got)
+	}
+}
+
 // TestSettingsSaved: Save keeps the numbers within their ranges, and says
 // the range of one that is not.
 func TestSettingsSaved(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{NoWorkers: true})
-	form := url.Values{"perBox": {"7"}, "roomPercent": {"80"}, "keepDays": {"14"}, "pictures": {"1"}, "agentsMayRestore": {"1"}}
+	before, err := s.env.Core.Settings(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Save saves the numbers; switches sent with them are not its to save.
+	form := url.Values{"perBox": {"7"}, "roomPercent": {"80"}, "keepDays": {"14"}, "agentsMayRestoreMemory": {"1"}}
 	if w := s.do(t, "POST", "/settings/snapshots", form, nil); w.Code != http.StatusSeeOther {
 		t.Fatalf("Save answered %d:\n%s", w.Code, w.Body)
 	}
@@ -133,7 +188,8 @@ func TestSettingsSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.PerBox != 7 || st.RoomPercent != 80 || st.KeepDays != 14 || !st.Pictures || !st.AgentsMayRestore || st.AgentsMayRestoreMemory {
+	if st.PerBox != 7 || st.RoomPercent != 80 || st.KeepDays != 14 || st.Pictures != before.Pictures ||
+		st.AgentsMayRestore != before.AgentsMayRestore || st.AgentsMayRestoreMemory != before.AgentsMayRestoreMemory {
 		t.Fatalf("saved settings: %+v", st)
 	}
 	form.Set("perBox", "51")

@@ -60,6 +60,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/pictures/{id}", s.showPicture)
 		r.Get("/settings/snapshots", s.showSnapshotSettings)
 		r.Post("/settings/snapshots", s.saveSnapshotSettings)
+		r.Post("/settings/snapshots/switches", s.saveSwitches)
 		r.Post("/signout", s.signOut)
 		r.Get("/settings/tokens", s.showTokens)
 		r.Post("/settings/tokens", s.createToken)

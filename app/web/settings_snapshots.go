@@ -177,7 +177,9 @@ func (s *Server) showSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	s.settingsPage(w, r, http.StatusOK, settingsPage{Settings: st})
 }
 
-// saveSnapshotSettings saves the drafts with Save: numbers and switches.
+// saveSnapshotSettings saves the numbers, drafts until Save (section 12:
+// "Numbers are drafts saved with Save; switches save at once"). The
+// switches are left as they are: they saved when they changed.
 func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	st, err := s.opts.Core.Settings(r.Context())
 	if err != nil {
@@ -194,9 +196,6 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	num("perBox", &st.PerBox)
 	num("roomPercent", &st.RoomPercent)
 	num("keepDays", &st.KeepDays)
-	st.AgentsMayRestore = r.PostFormValue("agentsMayRestore") == "1"
-	st.AgentsMayRestoreMemory = r.PostFormValue("agentsMayRestoreMemory") == "1"
-	st.Pictures = r.PostFormValue("pictures") == "1"
 	for _, be := range s.opts.Core.Backends() {
 		v := strings.TrimSpace(r.PostFormValue("ceiling-" + be.ID))
 		if v == "" {
@@ -216,4 +215,57 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.done(w, r, "/settings/snapshots", "Saved.")
+}
+
+// switchNames are the switches' words, for a receipt.
+var switchNames = [...]struct{ field, words string }{
+	{"agentsMayRestore", "Agents may restore their own boxes"},
+	{"agentsMayRestoreMemory", "Agents may restore memory snapshots"},
+	{"pictures", "Keep a picture of the screen with each snapshot"},
+}
+
+// saveSwitches saves the switches at once, on each change: htmx posts the
+// switches' form and gets the receipt alone; without script the form's
+// own Save switches posts it and the page comes back with the receipt.
+func (s *Server) saveSwitches(w http.ResponseWriter, r *http.Request) {
+	st, err := s.opts.Core.Settings(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	before := map[string]bool{"agentsMayRestore": st.AgentsMayRestore, "agentsMayRestoreMemory": st.AgentsMayRestoreMemory, "pictures": st.Pictures}
+	on := func(name string) bool { return r.PostFormValue(name) == "1" }
+	st.AgentsMayRestore, st.AgentsMayRestoreMemory, st.Pictures = on("agentsMayRestore"), on("agentsMayRestoreMemory"), on("pictures")
+	var changed []string
+	for _, sw := range switchNames {
+		if before[sw.field] != on(sw.field) {
+			state := "off"
+			if on(sw.field) {
+				state = "on"
+			}
+			changed = append(changed, sw.words+", "+state)
+		}
+	}
+	receipt := "Saved."
+	if len(changed) > 0 {
+		receipt = "Saved: " + strings.Join(changed, "; ") + "."
+	}
+	htmx := r.Header.Get("HX-Request") == "true"
+	if err := s.opts.Core.SaveSettings(r.Context(), snapshots.Owner(), st); err != nil {
+		if htmx {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusOK) // the words go into the receipt
+			_, _ = w.Write([]byte("Not saved: " + refusalWords(err)))
+			return
+		}
+		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Error: refusalWords(err)})
+		return
+	}
+	if htmx {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte(receipt))
+		return
+	}
+	s.done(w, r, "/settings/snapshots", receipt)
 }
