@@ -109,15 +109,9 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 		if err != nil {
 			return snapshotNotFound(req.Snapshot)
 		}
-		pins, err := s.pins(ctx, tx, sn.ID, "")
+		blocking, err := s.deletingPins(ctx, tx, sn.ID, "")
 		if err != nil {
 			return err
-		}
-		var blocking []Pin
-		for _, p := range pins {
-			if p.Kind == OpDelete || p.Kind == OpExpiry {
-				blocking = append(blocking, p)
-			}
 		}
 		if err := Eligible(sn, ChangeFork, blocking, s.now(), tz); err != nil {
 			return err

@@ -271,6 +271,24 @@ func (s *Service) pins(ctx context.Context, q pgxQuerier, id, except string) ([]
 	return pgx.CollectRows(rows, pgx.RowToStructByName[Pin])
 }
 
+// deletingPins lists the operations other than except that delete snapshot
+// id. A restore or a fork waits in the box's turn for a take or a restore
+// that uses its snapshot, and is refused only while the snapshot is being
+// deleted (section 5, step 1).
+func (s *Service) deletingPins(ctx context.Context, q pgxQuerier, id, except string) ([]Pin, error) {
+	pins, err := s.pins(ctx, q, id, except)
+	if err != nil {
+		return nil, err
+	}
+	var out []Pin
+	for _, p := range pins {
+		if p.Kind == OpDelete || p.Kind == OpExpiry {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 // opRecorder records a backend's task on its operation before the backend
 // waits for it.
 type opRecorder struct {

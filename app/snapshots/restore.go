@@ -205,17 +205,9 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		if err != nil {
 			return snapshotNotFound(req.Snapshot)
 		}
-		pins, err := s.pins(ctx, tx, sn.ID, "")
+		blocking, err := s.deletingPins(ctx, tx, sn.ID, "")
 		if err != nil {
 			return err
-		}
-		// A target being deleted refuses the restore; a take or a restore
-		// that uses it is waited for in the box's turn.
-		var blocking []Pin
-		for _, p := range pins {
-			if p.Kind == OpDelete || p.Kind == OpExpiry {
-				blocking = append(blocking, p)
-			}
 		}
 		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
 			return err
@@ -269,15 +261,9 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 	tz := s.TimeZone(ctx)
 	if !resuming {
 		// Eligible again, now: a delete that began meanwhile refuses it.
-		pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+		blocking, err := s.deletingPins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil {
 			return err
-		}
-		var blocking []Pin
-		for _, pin := range pins {
-			if pin.Kind == OpDelete || pin.Kind == OpExpiry {
-				blocking = append(blocking, pin)
-			}
 		}
 		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
 			return s.finish(ctx, op, OpFailed, nil, err.Error()+" Nothing changed.", "")
