@@ -287,7 +287,7 @@ func TestBrowser(t *testing.T) {
 			"/boxes/brisk-lake", "/boxes/dusky-dune", "/settings/snapshots", "/settings/tokens",
 			"/boxes/amber-fox/take", "/boxes/amber-fox/snapshots/" + mig + "/restore", "/boxes/amber-fox/snapshots/" + mig + "/keep",
 			"/boxes/amber-fox/snapshots/" + mig + "/delete", "/boxes/amber-fox/snapshots/" + mig + "/rename",
-			"/boxes/amber-fox/snapshots/" + mig + "/note"} {
+			"/boxes/amber-fox/snapshots/" + mig + "/note", "/boxes/amber-fox/snapshots/" + mig + "/fork"} {
 			e.gotoPage(t, p)
 			e.axe(t, p)
 		}
@@ -352,16 +352,109 @@ func TestBrowser(t *testing.T) {
 		if err != nil || op != "1" {
 			t.Fatalf("at 390 px the row's actions have opacity %v (%v)", op, err)
 		}
-		if v, _ := e.page.Locator("#snap-" + id + " .acts > button.wide-only").IsVisible(); v {
+		if v, _ := e.page.Locator("#snap-" + id + " .acts > .wide-only").IsVisible(); v {
 			t.Fatal("at 390 px Fork still shows beside Restore")
 		}
+		// Fork from the menu, by keyboard, on a box's page.
 		e.tabTo(t, "#snap-"+id+" summary")
 		e.press(t, "Enter")
 		if v, _ := e.page.Locator("#snap-" + id + " .items .narrow-only").IsVisible(); !v {
 			t.Fatal("at 390 px the menu has no Fork")
 		}
-		if !strings.Contains(e.text(t, "#snap-"+id+" .items .narrow-only"), "Forks come with a later unit.") {
-			t.Fatal("Fork in the menu does not say why it is disabled")
+		e.tabTo(t, "#snap-"+id+" .items a.narrow-only")
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open] h2", "Fork amber-fox from ‘before the migration’")
+		if f := e.focused(t); !strings.Contains(f, "#dlg-name") {
+			t.Fatalf("Fork's focus starts on %s, want the name", f)
+		}
+		// Escape returns focus to the menu's button.
+		e.press(t, "Escape")
+		if f := e.focused(t); !strings.Contains(f, "More for before the migration") {
+			t.Fatalf("after Escape, focus is on %s, want the menu's button", f)
+		}
+		e.press(t, "Enter")
+		e.tabTo(t, "#snap-"+id+" .items a.narrow-only")
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open] h2", "Fork amber-fox")
+		e.typeText(t, "amber-narrow")
+		// The radio group is one stop; the arrow moves to "As one of your
+		// machines".
+		e.tabTo(t, "dialog[open] input[name=where]")
+		e.press(t, "ArrowDown")
+		if ok, _ := e.page.Locator("dialog[open] input[value=machine]").IsChecked(); !ok {
+			t.Fatal("the arrow did not choose As one of your machines")
+		}
+		e.press(t, "Enter")
+		if err := e.page.WaitForURL("**/boxes/amber-narrow**"); err != nil {
+			t.Fatalf("Fork did not open the new box's page: %s", e.page.URL())
+		}
+		e.waitText(t, ".facts", "Forked from amber-fox, ‘before the migration’")
+		e.waitText(t, ".facts", "Your machine")
+	})
+
+	t.Run("ForkFromTheTab", func(t *testing.T) {
+		t.Parallel()
+		e := setup(t, br, 1440)
+		e.gotoPage(t, "/boxes/snapshots")
+		id := e.rowID(t, "clean install")
+		e.tabTo(t, "#fork-"+id)
+		if f := e.focused(t); !strings.Contains(f, "Fork brisk-lake from clean install") {
+			t.Fatalf("the fork button's name is %q", f)
+		}
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open] h2", "Fork brisk-lake from ‘clean install’")
+		if f := e.focused(t); !strings.Contains(f, "#dlg-name") {
+			t.Fatalf("Fork's focus starts on %s, want the name", f)
+		}
+		d := e.text(t, "dialog[open]")
+		for _, want := range []string{"A new box with brisk-lake's files as they were at", "It gets its own identity and keys, and never acts as brisk-lake.",
+			"It starts fresh: no apps are running.", "It goes: as one of your machines.", "Its size: as the snapshot"} {
+			if !strings.Contains(d, want) {
+				t.Fatalf("the fork dialog does not say %q:\n%s", want, d)
+			}
+		}
+		// Left empty, the name is brisk-lake-fork.
+		e.press(t, "Enter")
+		if err := e.page.WaitForURL("**/boxes/brisk-lake-fork**"); err != nil {
+			t.Fatalf("Fork did not open the new box's page: %s", e.page.URL())
+		}
+		e.waitText(t, ".facts", "Forked from brisk-lake, ‘clean install’")
+		// The fork is a box of its own: a snapshot of it has its row there.
+		e.tabTo(t, "#snapshots-card a.button")
+		e.press(t, "Enter")
+		e.waitText(t, "dialog[open] h2", "Take a snapshot of brisk-lake-fork")
+		e.typeText(t, "the fork's first")
+		e.press(t, "Enter")
+		e.waitText(t, "#snapshots-card li.snap:not(.busy) .name", "the fork's first")
+		if got := e.text(t, "#snapshots-card li.snap .line"); !strings.Contains(got, "by you") {
+			t.Fatalf("the fork's row says %q", got)
+		}
+	})
+
+	t.Run("SwitchesSaveAtOnce", func(t *testing.T) {
+		t.Parallel()
+		e := setup(t, br, 1440)
+		e.gotoPage(t, "/settings/snapshots")
+		before, err := e.s.Core.Settings(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.tabTo(t, "input[name=pictures]")
+		e.press(t, "Space")
+		want := "Saved: Keep a picture of the screen with each snapshot, off."
+		if !before.Pictures {
+			want = "Saved: Keep a picture of the screen with each snapshot, on."
+		}
+		e.waitText(t, "#switch-receipt", want)
+		after, err := e.s.Core.Settings(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Pictures == before.Pictures {
+			t.Fatal("the pictures switch did not save")
+		}
+		if f := e.focused(t); !strings.Contains(f, "INPUT") {
+			t.Fatalf("focus left the switch: %s", f)
 		}
 	})
 }
