@@ -26,27 +26,3 @@ func (w *OperationWorker) Timeout(*river.Job[snapshots.OperationArgs]) time.Dura
 func (w *OperationWorker) Work(ctx context.Context, job *river.Job[snapshots.OperationArgs]) error {
 	return w.core.RunOperation(ctx, job.Args.Op)
 }
-
-// RecoverArgs is the periodic job that resumes operations whose worker died
-// while other workers live (serve and work also recover at start).
-type RecoverArgs struct{}
-
-// Kind is the job's stable name.
-func (RecoverArgs) Kind() string { return "recover" }
-
-// InsertOpts keeps one queued at a time.
-func (RecoverArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-// RecoverWorker runs RecoverArgs.
-type RecoverWorker struct {
-	river.WorkerDefaults[RecoverArgs]
-	core *snapshots.Service
-}
-
-// Work resumes what no live worker runs.
-func (w *RecoverWorker) Work(ctx context.Context, _ *river.Job[RecoverArgs]) error {
-	_, err := w.core.Recover(ctx)
-	return err
-}

@@ -1,0 +1,133 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+)
+
+// How often the periodic jobs run (DESIGN.md, "Periodic jobs").
+const (
+	// RecoverInterval: a worker that dies while others live has its
+	// operations resumed within this long (every process also resumes at
+	// start).
+	RecoverInterval = 30 * time.Second
+	// ReconcileInterval: the reconcile's LostAfter needs two listings 10
+	// minutes apart, so every 2 minutes gives a lost record within 12.
+	ReconcileInterval = 2 * time.Minute
+	OutsideInterval   = time.Minute
+	RoomInterval      = 5 * time.Minute
+	ExpiryInterval    = 10 * time.Minute
+	// HousekeepingInterval is for sessions, set-up links, old records and
+	// the box log.
+	HousekeepingInterval = time.Hour
+)
+
+// sweep is one periodic job: its name (the job's args and its periodic ID),
+// how often it runs, whether it runs at start, and what it does.
+type sweep struct {
+	name    string
+	every   time.Duration
+	onStart bool
+	run     func(ctx context.Context, d Deps) error
+}
+
+// sweeps is the one table of periodic jobs. The snapshot sweeps do not run
+// at start (serve reconciles once at start itself), so a freshly started
+// process sees its first sweep after one interval.
+func sweeps(d Deps) []sweep {
+	out := []sweep{{name: "sessions", every: HousekeepingInterval, onStart: true, run: func(ctx context.Context, d Deps) error {
+		n, err := d.Auth.DeleteExpired(ctx)
+		if n > 0 {
+			d.Logger.Info("housekeeping removed expired sessions and links", "count", n)
+		}
+		return err
+	}}}
+	if d.Core == nil {
+		return out
+	}
+	return append(out,
+		sweep{name: "recover", every: RecoverInterval, onStart: true, run: func(ctx context.Context, d Deps) error {
+			_, err := d.Core.Recover(ctx)
+			return err
+		}},
+		sweep{name: "reconcile", every: ReconcileInterval, run: func(ctx context.Context, d Deps) error {
+			rep, err := d.Core.Reconcile(ctx)
+			if rep.Lost+rep.Found+rep.Kept+rep.Recorded+rep.Unavailable+rep.Back > 0 {
+				d.Logger.Info("reconcile", "lost", rep.Lost, "found", rep.Found, "kept", rep.Kept, "recorded", rep.Recorded,
+					"unavailable", rep.Unavailable, "back", rep.Back, "unreachable", rep.Unreachable)
+			}
+			return err
+		}},
+		sweep{name: "outside-restores", every: OutsideInterval, run: func(ctx context.Context, d Deps) error {
+			_, err := d.Core.ScanOutside(ctx)
+			return err
+		}},
+		sweep{name: "room", every: RoomInterval, run: func(ctx context.Context, d Deps) error {
+			rep, err := d.Core.RoomSweep(ctx)
+			if len(rep.Deleted) > 0 {
+				d.Logger.Info("room sweep deleted snapshots", "count", len(rep.Deleted))
+			}
+			return err
+		}},
+		sweep{name: "expiry", every: ExpiryInterval, run: func(ctx context.Context, d Deps) error {
+			_, err := d.Core.ExpireKeeps(ctx)
+			return err
+		}},
+		sweep{name: "housekeeping", every: HousekeepingInterval, run: func(ctx context.Context, d Deps) error {
+			_, err := d.Core.Housekeep(ctx)
+			return err
+		}},
+	)
+}
+
+// SweepArgs is one periodic job's run; Name says which.
+type SweepArgs struct {
+	Name string `json:"name" river:"unique"`
+}
+
+// Kind is the job's stable name.
+func (SweepArgs) Kind() string { return "sweep" }
+
+// InsertOpts keeps one run of each sweep queued at a time, on the
+// maintenance queue, so a slow sweep never delays a box's operation.
+func (SweepArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// SweepWorker runs a sweep by its name.
+type SweepWorker struct {
+	river.WorkerDefaults[SweepArgs]
+	deps   Deps
+	byName map[string]sweep
+}
+
+func newSweepWorker(d Deps) *SweepWorker {
+	w := &SweepWorker{deps: d, byName: map[string]sweep{}}
+	for _, s := range sweeps(d) {
+		w.byName[s.name] = s
+	}
+	return w
+}
+
+// Work runs the sweep.
+func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error {
+	s, ok := w.byName[job.Args.Name]
+	if !ok {
+		return river.JobCancel(fmt.Errorf("no sweep named %q", job.Args.Name))
+	}
+	return s.run(ctx, w.deps)
+}
+
+func periodicJobs(d Deps) []*river.PeriodicJob {
+	var out []*river.PeriodicJob
+	for _, s := range sweeps(d) {
+		args := SweepArgs{Name: s.name}
+		out = append(out, river.NewPeriodicJob(river.PeriodicInterval(s.every),
+			func() (river.JobArgs, *river.InsertOpts) { return args, nil },
+			&river.PeriodicJobOpts{ID: s.name, RunOnStart: s.onStart}))
+	}
+	return out
+}
