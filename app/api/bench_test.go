@@ -186,14 +186,12 @@ func benchTakes(b *testing.B, callers int) {
 	report("reply", reply)
 }
 
-// benchPoolConns is the benchmark's pool size. The core's RunOperation
-// holds one connection for its advisory lock while it queries through the
-// pool, so a pool no larger than the operations running at once stalls
-// (coretest's and boot's default, max(4, CPUs), does with 8 callers).
-const benchPoolConns = 64
+// benchPoolConns is the benchmark's pool size: boot's (app/boot's
+// poolConnections, unexported there), so River's operation workers, which
+// the jobs client sizes to the pool, are as many as boxsnap runs with (20).
+const benchPoolConns = 44
 
-// benchEnv is coretest.New's running core, on a pool large enough for the
-// benchmark's concurrency.
+// benchEnv is coretest.New's running core, on a pool the size of boot's.
 func benchEnv(b *testing.B, be snapshots.Backend) *coretest.Env {
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, dbtest.NewDSN(b)+fmt.Sprintf(" pool_max_conns=%d", benchPoolConns))
