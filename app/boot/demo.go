@@ -30,6 +30,15 @@ func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Ser
 		if !ok {
 			continue
 		}
+		// Content a take cut short by a crash wrote and no snapshot names
+		// is freed, in the background.
+		go func() {
+			if freed, err := lb.Sweep(context.WithoutCancel(ctx)); err != nil {
+				logger.Warn("local backend: sweep at start", "err", err)
+			} else if freed > 0 {
+				logger.Info("local backend: freed content no snapshot uses", "bytes", freed)
+			}
+		}()
 		if started, err := lb.RestartRunning(ctx); err != nil {
 			logger.Warn("start the local boxes' processes again", "err", err)
 		} else if len(started) > 0 {
