@@ -102,6 +102,11 @@ func run(ctx context.Context, out, only string) error {
 	if _, _, err := s.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: slow.Name, Name: "after the upgrade"}); err != nil {
 		return err
 	}
+	// A fork of hazel-heron waits behind its restore: a fork starting.
+	forkOp, err := s.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: slow.Name, Snapshot: slowTarget, Name: "hazel-heron-fork"})
+	if err != nil {
+		return fmt.Errorf("fork hazel-heron: %w", err)
+	}
 	// Presence on amber-fox: the restore dialog names what goes.
 	if _, err := s.Core.SetPresence(ctx, snapshots.Owner(), "amber-fox", snapshots.Presence{
 		Workspaces: []snapshots.Workspace{{Thread: demo.Thread.ID, Working: true}, {Thread: demo.Guide.ID}},
@@ -158,6 +163,17 @@ func run(ctx context.Context, out, only string) error {
 			}
 			return p.Locator("dialog input[name=undo]").Uncheck()
 		}},
+		{name: "fork", path: "/boxes/amber-fox", do: func(p playwright.Page) error {
+			// Beside Restore on a wide window; in the menu at 390 px.
+			if v, _ := p.Locator("#fork-" + mig).IsVisible(); v {
+				return dialog("#fork-" + mig)(p)
+			}
+			if err := p.Locator("#snap-" + mig + " summary").Click(); err != nil {
+				return err
+			}
+			return dialog("#snap-" + mig + " .items a.narrow-only")(p)
+		}},
+		{name: "a-fork-starting", path: "/boxes/hazel-heron-fork?fork=" + forkOp.ID},
 		{name: "notice-with-undo", path: "/boxes/brisk-lake"},
 		{name: "undo-dialog", path: "/boxes/brisk-lake", do: dialog(".notice a.button")},
 		{name: "row-menu", path: "/boxes/amber-fox", do: click("#snap-" + mig + " summary")},

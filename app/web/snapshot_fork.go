@@ -186,9 +186,11 @@ func (s *Server) forkingOf(r *http.Request, name string) *forking {
 		return nil
 	}
 	f := &forking{Name: name, LiveURL: fmt.Sprintf("/boxes/%s/live?fork=%s", url.PathEscape(name), url.QueryEscape(op.ID))}
+	source := "its source"
 	if op.Target != nil {
 		if sn, src, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), *op.Target); err == nil {
 			f.From = fmt.Sprintf("from %s, ‘%s’", src.Name, sn.Name)
+			source = src.Name
 		}
 	}
 	switch op.State {
@@ -199,6 +201,8 @@ func (s *Server) forkingOf(r *http.Request, name string) *forking {
 			f.Step = "Copying its files"
 		case string(providers.StepStart):
 			f.Step = "Starting"
+		case snapshots.StepWaiting, snapshots.StepQueued:
+			f.Step = fmt.Sprintf("Waiting for %s's earlier operation", source)
 		default:
 			f.Step = stepWords(op.Step)
 		}
