@@ -97,6 +97,18 @@ func TestForkRefusedWithWhy(t *testing.T) {
 	if !strings.Contains(html.UnescapeString(w.Body.String()), `aria-label="Fork brisk-lake from old image: `+why+`"`) {
 		t.Fatalf("the row's Fork is not disabled with why:\n%s", w.Body)
 	}
+	// Its dialog refuses too, and so does a post of it.
+	w = s.do(t, "GET", "/boxes/brisk-lake/snapshots/"+sn.ID+"/fork", nil, nil)
+	if body := html.UnescapeString(w.Body.String()); !strings.Contains(body, why+".") || strings.Contains(body, `data-submit="Fork"`) {
+		t.Fatalf("the fork dialog of a snapshot without the reset:\n%s", body)
+	}
+	w = s.do(t, "POST", "/boxes/brisk-lake/snapshots/"+sn.ID+"/fork", url.Values{"name": {"brisk-copy"}}, nil)
+	if w.Code != http.StatusConflict {
+		t.Fatalf("a post of Fork for a snapshot without the reset answered %d", w.Code)
+	}
+	if _, err := s.env.Core.Box(ctx, snapshots.Owner(), "brisk-copy"); err == nil {
+		t.Fatal("a snapshot without the reset was forked")
+	}
 }
 
 // TestCheckNowSettles: a restore boxsnap could not confirm shows its notice

@@ -52,6 +52,12 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 		d.Disabled, d.Error = true, refusalWords(err)
 		return d, nil
 	}
+	// Section 9: a snapshot taken without the identity reset never forks.
+	// The core does not check this yet, so the page does.
+	if sn.ForkSafe == nil || *sn.ForkSafe <= 0 {
+		d.Disabled, d.Error = true, fmt.Sprintf("Taken before %s's image had the identity reset.", b.Name)
+		return d, nil
+	}
 	// Where it goes: the box's thread, or as one of the person's machines;
 	// a released box's kept snapshot, and a machine's, only the latter.
 	if b.ThreadID != nil && b.ReleasedAt == nil && b.State == "ready" {
@@ -64,14 +70,23 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	} else {
 		d.Lines = append(d.Lines, "It goes: as one of your machines.")
 	}
+	// Its size is the snapshot's (decided during unit 7: no larger size
+	// is offered yet), read from the snapshot's config where the plan has it.
 	size := "Its size: as the snapshot"
-	if plan.Fork.Bytes != nil {
+	if sz := plan.Restore.SizeBack; sz != nil && (sz.Cores > 0 || sz.MemoryBytes > 0) {
+		size = fmt.Sprintf("Its size: %d cores and %s memory", sz.Cores, snapshots.GiB(sz.MemoryBytes))
+		if sz.DiskBytes > 0 {
+			size = fmt.Sprintf("Its size: %d cores, %s memory and %s disk", sz.Cores, snapshots.GiB(sz.MemoryBytes), snapshots.GiB(sz.DiskBytes))
+		}
+		size += ", as the snapshot"
+	} else if plan.Fork.Bytes != nil {
 		size += ", " + snapshots.GB(*plan.Fork.Bytes) + " of files"
 	}
 	d.Lines = append(d.Lines, size+".")
 	line := aboutWords(plan.Fork.About)
 	if plan.Fork.Bytes != nil {
-		line += fmt.Sprintf(", and %s %s", snapshots.GB(*plan.Fork.Bytes), s.whereWords(b))
+		be, _ := s.opts.Core.BackendOf(b)
+		line += fmt.Sprintf(", and %s on %s", snapshots.GB(*plan.Fork.Bytes), hostName(be, b))
 	}
 	d.Lines = append(d.Lines, line+".")
 	at := sn.TakenAt.In(tz).Format("15:04")
