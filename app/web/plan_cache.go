@@ -14,7 +14,8 @@ import (
 // must not ask it again for each. A dialog always reads a fresh plan.
 const planCacheFor = 5 * time.Second
 
-// planCache keeps each box's plan (no snapshot) for planCacheFor.
+// planCache keeps each box's plan, for a take or for one snapshot, for
+// planCacheFor.
 type planCache struct {
 	mu    sync.Mutex
 	plans map[string]cachedPlan
@@ -28,14 +29,21 @@ type cachedPlan struct {
 
 // boxPlan is b's plan for a take, read at most every planCacheFor.
 func (c *planCache) boxPlan(ctx context.Context, core *snapshots.Service, b *snapshots.Box) (providers.SnapshotPlan, error) {
+	return c.snapshotPlan(ctx, core, b, "")
+}
+
+// snapshotPlan is b's plan for snapshot ref (a take's when ref is ""),
+// read at most every planCacheFor.
+func (c *planCache) snapshotPlan(ctx context.Context, core *snapshots.Service, b *snapshots.Box, ref string) (providers.SnapshotPlan, error) {
+	key := b.ID + "/" + ref
 	now := time.Now()
 	c.mu.Lock()
-	if p, ok := c.plans[b.ID]; ok && now.Sub(p.at) < planCacheFor {
+	if p, ok := c.plans[key]; ok && now.Sub(p.at) < planCacheFor {
 		c.mu.Unlock()
 		return p.plan, p.err
 	}
 	c.mu.Unlock()
-	_, _, plan, err := core.Plan(ctx, snapshots.Owner(), b.ID, "")
+	_, _, plan, err := core.Plan(ctx, snapshots.Owner(), b.ID, ref)
 	if ctx.Err() != nil {
 		return plan, err // a cancelled request's answer is not kept
 	}
@@ -49,6 +57,6 @@ func (c *planCache) boxPlan(ctx context.Context, core *snapshots.Service, b *sna
 			delete(c.plans, id)
 		}
 	}
-	c.plans[b.ID] = cachedPlan{plan: plan, err: err, at: now}
+	c.plans[key] = cachedPlan{plan: plan, err: err, at: now}
 	return plan, err
 }

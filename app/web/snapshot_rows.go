@@ -407,7 +407,17 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 		return fmt.Sprintf("Taken before %s's image had the identity reset", b.Name)
 	}
 	if b.ReleasedAt != nil || b.State != "ready" {
-		return "" // the dialog reads the kept snapshot's own plan
+		// A released box's kept snapshot: its own plan says (a few rows).
+		plan, err := s.plans.snapshotPlan(rc.ctx, s.opts.Core, b, sn.ID)
+		switch {
+		case err != nil:
+			return refusalWords(err)
+		case !plan.Fork.OK && plan.Fork.Why != "":
+			return plan.Fork.Why
+		case !plan.Fork.OK:
+			return fmt.Sprintf("‘%s’ cannot be forked now.", sn.Name)
+		}
+		return ""
 	}
 	// The box's plan says whether a fork can be made there now.
 	plan, err := s.plans.boxPlan(rc.ctx, s.opts.Core, b)
