@@ -12,8 +12,16 @@
 // sends its plan's fingerprint back, and a post whose plan changed meanwhile
 // is refused with the new plan shown.
 //
+// Fork (snapshot_fork.go) opens the new box's page at once, starting: the
+// fork's operation polled until it ends, then the box's own page, whose
+// facts say where it came from. What each backend offers and the line under
+// the tabs come from real plans, one per backend, kind and host
+// (backend_plans.go), kept a few seconds (plan_cache.go). Switches in
+// Settings save at once; numbers are drafts saved with Save.
+//
 // Every page and fragment reads through the core as snapshots.Owner(), so
 // mayAct decides; every state-changing request is a POST behind the
 // standard library's cross-origin protection. It calls the core and auth;
-// it must never import jobs or a provider's implementation.
+// it must never import jobs or a provider's implementation (only its tests
+// do, to run the simulated Proxmox VE behind a real core).
 package web
