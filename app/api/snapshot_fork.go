@@ -89,6 +89,8 @@ func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
 	ans := forkCheckAnswer{OK: plan.Fork.OK, Snapshot: sn.ID, AboutMs: plan.Fork.About.Milliseconds(), Bytes: plan.Fork.Bytes}
 	if !ans.OK {
 		ans.Why = planWhy(plan.Fork.Why, fmt.Sprintf("‘%s’ cannot be forked.", sn.Name))
+	} else if err := forkRoom(plan, false); err != nil {
+		ans.OK, ans.Why = false, err.Error()
 	} else if name != "" {
 		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != "released" {
 			ans.OK, ans.Why = false, fmt.Sprintf("A box named %s exists already.", name)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // ForkTakeName is the name of the snapshot box_fork takes when it forks the
@@ -170,8 +171,9 @@ func checkForkName(name string) error {
 }
 
 // checkForkNow is box_fork's check before it takes (decided during unit
-// 7): the box's plan must allow a fork and a take, and the new name must be
-// free. The core checks all of it again, and the room, when it forks.
+// 7, and after the re-reviews): the box's plan must allow a fork and a
+// take, its storage must have room for both, and the new name must be
+// free. The core checks the plan and the name again when it forks.
 func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToolParams) error {
 	b, _, plan, err := s.core.Plan(ctx, c, p.Box, "")
 	if err != nil {
@@ -187,12 +189,37 @@ func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToo
 		return &snapshots.Refusal{Code: snapshots.CodePlan, Status: http.StatusConflict, TryAgain: plan.Take.TryAgain,
 			Words: planWhy(plan.Take.Why, b.Name+" cannot take the snapshot a fork starts from")}
 	}
+	if err := forkRoom(plan, true); err != nil {
+		return err
+	}
 	if name := strings.TrimSpace(p.Name); name != "" {
 		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != "released" {
 			return &snapshots.Refusal{Code: snapshots.CodeConflict, Status: http.StatusConflict, Words: fmt.Sprintf("A box named %s exists already.", name)}
 		}
 	}
 	return nil
+}
+
+// forkRoom refuses a fork the storage has no room for, from the plan: the
+// fork's copy, and with take the snapshot taken first. A size the plan does
+// not know refuses nothing (section 1: unknown is unknown, not zero).
+func forkRoom(plan providers.SnapshotPlan, take bool) error {
+	if plan.Fork.Bytes == nil {
+		return nil
+	}
+	need := *plan.Fork.Bytes
+	if take && plan.Take.AddsBytes != nil {
+		need += *plan.Take.AddsBytes
+	}
+	if need <= plan.Storage.FreeBytes {
+		return nil
+	}
+	where := plan.Storage.Name
+	if where == "" {
+		where = "The storage"
+	}
+	return &snapshots.Refusal{Code: snapshots.CodeRoom, Status: http.StatusConflict, TryAgain: true,
+		Words: fmt.Sprintf("%s has %s free, and the fork needs about %s.", where, snapshots.GB(plan.Storage.FreeBytes), snapshots.GB(need))}
 }
 
 // undoForkTake deletes the snapshot box_fork took when the fork is then
