@@ -27,7 +27,13 @@ type env struct {
 
 func setup(t testing.TB) *env {
 	t.Helper()
-	e := coretest.New(t, coretest.Options{})
+	return setupWith(t, coretest.Options{})
+}
+
+// setupWith is setup with the core's options (a wrapped local backend).
+func setupWith(t testing.TB, opts coretest.Options) *env {
+	t.Helper()
+	e := coretest.New(t, opts)
 	r := chi.NewRouter()
 	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Auth: e.Auth, Logger: e.Logger}))
 	srv := httptest.NewServer(r)

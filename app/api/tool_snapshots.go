@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -116,7 +115,7 @@ func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		bl := boxListing{Box: b.Name, ID: b.ID, Snapshots: []listedShort{}}
 		counted := 0
 		for _, sn := range all {
-			bl.Snapshots = append(bl.Snapshots, s.short(ctx, c, sn, tz, p.Pictures))
+			bl.Snapshots = append(bl.Snapshots, s.short(ctx, c, b, sn, tz, p.Pictures))
 			if !sn.IsUndo() && sn.State != snapshots.StateFailed && sn.State != snapshots.StateDeleting && sn.Guest == "current" {
 				counted++
 			}
@@ -152,19 +151,14 @@ func (s *server) boxHoldsWords(b *snapshots.Box, n int) string {
 
 // short is one snapshot as a tool lists it; its picture only when asked and
 // only where mayAct allows (never a kept one's for an agent).
-func (s *server) short(ctx context.Context, c snapshots.Caller, sn *snapshots.Snapshot, tz *time.Location, pictures bool) listedShort {
+func (s *server) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, tz *time.Location, pictures bool) listedShort {
 	ls := listedShort{Name: sn.Name, ID: sn.ID, TakenAt: sn.TakenAt, When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
 		By: s.byWords(ctx, sn), Holds: holdsWords(sn.Holds), SizeBytes: sn.SizeBytes, Size: sizeWords(sn.SizeBytes, sn.SizeMeaning),
 		Kept: sn.Kept(), KeptUntil: sn.KeptUntil, Guest: sn.Guest, State: sn.State, Undo: sn.IsUndo()}
 	if sn.Note != nil {
 		ls.Note = *sn.Note
 	}
-	if len(sn.Price) > 0 && string(sn.Price) != "null" {
-		var p providers.Price
-		if json.Unmarshal(sn.Price, &p) == nil {
-			ls.Price = &p
-		}
-	}
+	ls.Price = s.snapshotPrice(sn, b)
 	if pictures && sn.Picture == "taken" {
 		if pic, err := s.core.Picture(ctx, c, sn.ID); err == nil {
 			ls.Picture = &pictureData{JPEG: base64.StdEncoding.EncodeToString(pic.JPEG), Width: pic.Width, Height: pic.Height}

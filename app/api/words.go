@@ -164,17 +164,34 @@ func (s *server) keepWords(ctx context.Context, c snapshots.Caller, box string, 
 	return fmt.Sprintf("Kept %s until %s.", name, res.KeptUntil.UTC().Format("2 Jan 2006"))
 }
 
-// priceOf reads a snapshot's price from its record.
+// priceOf is a snapshot's price (section 4: "its price if any").
 func (s *server) priceOf(ctx context.Context, c snapshots.Caller, id string) *providers.Price {
-	sn, _, err := s.core.Snapshot(ctx, c, id)
-	if err != nil || len(sn.Price) == 0 || string(sn.Price) == "null" {
+	sn, b, err := s.core.Snapshot(ctx, c, id)
+	if err != nil {
 		return nil
 	}
-	var p providers.Price
-	if json.Unmarshal(sn.Price, &p) != nil {
+	return s.snapshotPrice(sn, b)
+}
+
+// snapshotPrice is the price on the snapshot's record or, as the core
+// records none yet, the price its box's backend offers for the box's kind
+// (Snapshotting.Price); nil where neither has one, which answers say by
+// saying nothing, never "free".
+func (s *server) snapshotPrice(sn *snapshots.Snapshot, b *snapshots.Box) *providers.Price {
+	if len(sn.Price) > 0 && string(sn.Price) != "null" {
+		var p providers.Price
+		if json.Unmarshal(sn.Price, &p) == nil {
+			return &p
+		}
+	}
+	if b == nil {
 		return nil
 	}
-	return &p
+	if off := s.core.Snapshotting(b); off != nil && off.Price != nil {
+		p := *off.Price
+		return &p
+	}
+	return nil
 }
 
 func upper(s string) string {
