@@ -95,6 +95,13 @@ func TestToolFork(t *testing.T) {
 	if names := e.snapshotNames(t, "amber-fox"); len(names) != 2 {
 		t.Fatalf("after a refused fork, amber-fox's snapshots: %q", names)
 	}
+	// With a request ID, a repeat is refused too, and leaves nothing.
+	e.call(t, "POST", "/tools/box_fork", token, map[string]any{"box": "amber-fox", "name": "held-name", "request": "f-2"}).must(t, 409)
+	a = e.call(t, "POST", "/tools/box_fork", token, map[string]any{"box": "amber-fox", "name": "held-name", "request": "f-2"}).must(t, 409)
+	contains(t, a.errorWords(), "The fork of request f-2 was refused before, and boxsnap deleted ‘for a fork (2)’ (sn", "Send box_fork with a new request to try again.")
+	if names := e.snapshotNames(t, "amber-fox"); len(names) != 2 {
+		t.Fatalf("after a repeated refused fork, amber-fox's snapshots: %q", names)
+	}
 
 	// Checked before the take: a box whose image lacks the identity reset
 	// cannot fork, and nothing is taken.

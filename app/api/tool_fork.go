@@ -102,7 +102,12 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 	}
 	op, err := s.core.Fork(ctx, c, snapshots.ForkRequest{Box: p.Box, Snapshot: ref, Name: p.Name, RequestID: p.Request})
 	if err != nil {
-		if took != "" {
+		if ref, ok := snapshots.AsRefusal(err); ok && took != "" && p.Request != "" && ref.Code == snapshots.CodeNotFound {
+			// The snapshot this request's take made is gone: a fork of the
+			// same request was refused before, and deleted it.
+			err = &snapshots.Refusal{Code: snapshots.CodeConflict, Status: http.StatusConflict,
+				Words: fmt.Sprintf("The fork of request %s was refused before, and boxsnap deleted ‘%s’ (%s), the snapshot it took for it. Send box_fork with a new request to try again.", p.Request, tookName, took)}
+		} else if took != "" {
 			err = s.undoForkTake(ctx, c, took, tookName, err)
 		}
 		s.fail(w, r, err)
@@ -225,16 +230,16 @@ func forkRoom(plan providers.SnapshotPlan, take bool) error {
 // undoForkTake deletes the snapshot box_fork took when the fork is then
 // refused, and says so after the fork's refusal.
 func (s *server) undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error {
-	ref, ok := snapshots.AsRefusal(refused)
-	if !ok {
-		return refused
-	}
 	ctx = context.WithoutCancel(ctx)
-	words := strings.TrimSuffix(ref.Words, ".") + ". "
 	op, err := s.core.Delete(ctx, c, snapshots.DeleteRequest{Snapshot: id})
 	if err == nil {
 		op, err = s.waitOp(ctx, c, op.ID)
 	}
+	ref, ok := snapshots.AsRefusal(refused)
+	if !ok {
+		return refused
+	}
+	words := strings.TrimSuffix(ref.Words, ".") + ". "
 	if err == nil && op.State == snapshots.OpDone {
 		words += fmt.Sprintf("boxsnap deleted ‘%s’ (%s), the snapshot it took for the fork.", name, id)
 	} else {
