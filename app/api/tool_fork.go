@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -20,13 +19,6 @@ const ForkTakeName = "for a fork"
 // repeated box_fork is the same take and the same fork, and the take's ID
 // never collides with the fork's.
 const forkTakeRequest = "take for fork "
-
-// boxNameRule is a box's name, the machine rule the core checks (section 9:
-// names are checked before anything is recorded). box_fork checks it before
-// it takes, as the core's Fork checks it only after.
-var boxNameRule = regexp.MustCompile(`^[a-z][a-z0-9-]{1,39}$`)
-
-const boxNameWords = "A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter."
 
 // forkToolParams are box_fork's parameters (section 4).
 type forkToolParams struct {
@@ -169,8 +161,8 @@ func checkForkParams(p forkToolParams) error {
 
 // checkForkName refuses a new box's name that breaks the machine rule.
 func checkForkName(name string) error {
-	if name = strings.TrimSpace(name); name != "" && !boxNameRule.MatchString(name) {
-		return invalid("%s", boxNameWords)
+	if name = strings.TrimSpace(name); name != "" {
+		return snapshots.CheckBoxName(name)
 	}
 	return nil
 }

@@ -17,6 +17,15 @@ import (
 
 var boxNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,39}$`)
 
+// CheckBoxName refuses a new box's name that breaks the machine rule, in
+// words; every path that names a box (acquire, fork, the tools) asks it.
+func CheckBoxName(name string) error {
+	if !boxNameRE.MatchString(name) {
+		return invalid("A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter.")
+	}
+	return nil
+}
+
 var (
 	nameAdjectives = []string{"amber", "brisk", "calm", "dusky", "eager", "fair", "grey", "hazel", "icy", "jolly", "keen", "lucid", "mellow", "noble", "olive", "quick", "rapid", "sunny", "tidy", "vivid", "warm", "young", "zesty"}
 	nameNouns      = []string{"fox", "lake", "ridge", "glade", "wren", "brook", "cedar", "dune", "elm", "fern", "grove", "heron", "isle", "jay", "kite", "lark", "moss", "otter", "pine", "reef", "stone", "vale", "wolf"}
@@ -79,8 +88,8 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 			}
 			name = randomBoxName() + fmt.Sprintf("-%d", i+2)
 		}
-	} else if !boxNameRE.MatchString(name) {
-		return nil, invalid("A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter.")
+	} else if err := CheckBoxName(name); err != nil {
+		return nil, err
 	}
 	if _, err := s.boxByName(ctx, name); err == nil {
 		return nil, refuse(CodeConflict, http.StatusConflict, "A box named %s exists already.", name)

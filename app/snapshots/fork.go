@@ -63,8 +63,8 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 			}
 			name = fmt.Sprintf("%s-fork-%d", b.Name, i)
 		}
-	} else if !boxNameRE.MatchString(name) {
-		return nil, invalid("A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter.")
+	} else if err := CheckBoxName(name); err != nil {
+		return nil, err
 	}
 	if existing, err := s.boxByName(ctx, name); err == nil && existing.State != "released" {
 		return nil, refuse(CodeConflict, http.StatusConflict, "A box named %s exists already.", name)

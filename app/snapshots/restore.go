@@ -406,6 +406,9 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 			if err != nil {
 				return err
 			}
+			if err := s.recordPrice(ctx, tx, undo, snapping); err != nil {
+				return err
+			}
 			if _, err := tx.Exec(ctx, s.st.Q("CoreOpSetUndo"), op.ID, id); err != nil {
 				return err
 			}

@@ -137,6 +137,9 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			}
 			return fmt.Errorf("record snapshot: %w", err)
 		}
+		if err := s.recordPrice(ctx, tx, sn, snapping); err != nil {
+			return err
+		}
 		adds := plan.Take.AddsBytes
 		if req.Memory && plan.Take.MemoryBytes != nil && adds != nil {
 			// A memory snapshot's expected size is the box's memory too.
@@ -578,4 +581,18 @@ func durationWords(d time.Duration) string {
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
 	return d.Round(time.Second).String()
+}
+
+// recordPrice keeps on the record what the backend charges for holding the
+// snapshot (section 1, "price"): null on the person's own storage.
+func (s *Service) recordPrice(ctx context.Context, tx pgx.Tx, sn *Snapshot, snapping *providers.Snapshotting) error {
+	if snapping == nil || snapping.Price == nil {
+		return nil
+	}
+	raw, _ := json.Marshal(snapping.Price)
+	if _, err := tx.Exec(ctx, s.st.Q("CoreSnapshotSetPrice"), sn.ID, raw); err != nil {
+		return fmt.Errorf("record price of %s: %w", sn.ID, err)
+	}
+	sn.Price = raw
+	return nil
 }

@@ -213,3 +213,6 @@ UPDATE operations SET reserved = $2 WHERE id = $1;
 INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING *;
+
+-- name: CoreSnapshotSetPrice
+UPDATE snapshots SET price = $2 WHERE id = $1;
