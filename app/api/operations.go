@@ -16,43 +16,20 @@ import (
 // Past it, the answer is the running operation, to ask again.
 const ToolWait = 10 * time.Minute
 
-// Polling the operation's row while waiting (the core notifies nothing):
-// every pollFirst for the first pollQuick, as a local take ends in tens of
-// milliseconds, then backing off to pollMax.
-const (
-	pollFirst = 2 * time.Millisecond
-	pollQuick = 150 * time.Millisecond
-	pollMax   = 25 * time.Millisecond
-)
-
-// waitOp waits for the operation to end, or for ctx or ToolWait, and
-// returns it as the caller sees it then.
+// waitOp waits for the operation to end (the core's Wait ends the moment
+// its operation's end is notified), or for ctx or ToolWait, and returns it
+// as the caller sees it then.
 func (s *server) waitOp(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Operation, error) {
-	ctx, cancel := context.WithTimeout(ctx, ToolWait)
-	defer cancel()
-	wait, start := pollFirst, time.Now()
-	for {
-		op, err := s.core.Operation(ctx, c, id)
-		if err != nil {
-			if ctx.Err() != nil {
-				return s.core.Operation(context.WithoutCancel(ctx), c, id)
-			}
-			return nil, err
-		}
-		if op.State != snapshots.OpRunning {
-			return op, nil
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return op, nil
-		case <-t.C:
-		}
-		if time.Since(start) > pollQuick {
-			wait = min(wait*3/2, pollMax)
-		}
+	// The caller may see it: ask first, so Wait never reads another's.
+	if _, err := s.core.Operation(ctx, c, id); err != nil {
+		return nil, err
 	}
+	wctx, cancel := context.WithTimeout(ctx, ToolWait)
+	defer cancel()
+	if _, err := s.core.Wait(wctx, id); err != nil {
+		return nil, err
+	}
+	return s.core.Operation(context.WithoutCancel(ctx), c, id)
 }
 
 // operationAnswer is the REST answer for an operation: the operation, and

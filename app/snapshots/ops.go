@@ -196,20 +196,64 @@ func (s *Service) Operation(ctx context.Context, c Caller, id string) (*Operatio
 	return op, err
 }
 
+// operationEnded is the channel finish notifies, with the operation's ID,
+// so a wait ends the moment its operation does, with no polling delay.
+const operationEnded = "boxsnap_operation_ended"
+
+// waitRecheck bounds how long a wait trusts the notification alone: it
+// reads the operation again at least this often.
+const waitRecheck = time.Second
+
 // Wait waits until the operation ends or ctx does, and returns it as it is
-// then.
+// then. It listens for finish's notification; without a connection to
+// listen on, it reads the operation every 15 ms instead.
 func (s *Service) Wait(ctx context.Context, id string) (*Operation, error) {
-	tick := time.NewTicker(15 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		// The read itself is not cut by ctx: ctx bounds the wait, and the
-		// answer is the operation as it is when the wait ends.
+	// The reads are not cut by ctx: ctx bounds the wait, and the answer is
+	// the operation as it is when the wait ends.
+	read := func() (*Operation, error) {
 		op, err := s.opByQuery(context.WithoutCancel(ctx), s.st.Pool, "CoreOpByID", id)
 		if err != nil {
 			return nil, fmt.Errorf("read operation %s: %w", id, err)
 		}
-		if op.State != OpRunning {
-			return op, nil
+		return op, nil
+	}
+	conn, err := s.st.Pool.Acquire(ctx)
+	if err == nil {
+		_, err = conn.Exec(ctx, "LISTEN "+operationEnded)
+		if err != nil {
+			conn.Release()
+		}
+	}
+	if err != nil {
+		return s.pollWait(ctx, read)
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "UNLISTEN "+operationEnded)
+		conn.Release()
+	}()
+	for {
+		op, err := read()
+		if err != nil || op.State != OpRunning || ctx.Err() != nil {
+			return op, err
+		}
+		for {
+			wctx, cancel := context.WithTimeout(ctx, waitRecheck)
+			n, err := conn.Conn().WaitForNotification(wctx)
+			cancel()
+			if err != nil || n.Payload == id {
+				break // ended, timed out, or ctx is done: read it again
+			}
+		}
+	}
+}
+
+func (s *Service) pollWait(ctx context.Context, read func() (*Operation, error)) (*Operation, error) {
+	tick := time.NewTicker(15 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		op, err := read()
+		if err != nil || op.State != OpRunning {
+			return op, err
 		}
 		select {
 		case <-ctx.Done():
@@ -244,6 +288,10 @@ func (s *Service) finish(ctx context.Context, op *Operation, state string, resul
 			}
 		}
 		if _, err := tx.Exec(ctx, s.st.Q("CoreOpEnd"), op.ID, state, res, nilIfEmpty(errWords), nilIfEmpty(observed)); err != nil {
+			return fmt.Errorf("end operation %s: %w", op.ID, err)
+		}
+		// Sent at commit: a Wait on this operation ends at once.
+		if _, err := tx.Exec(ctx, s.st.Q("CoreOpNotify"), operationEnded, op.ID); err != nil {
 			return fmt.Errorf("end operation %s: %w", op.ID, err)
 		}
 		op.State = state

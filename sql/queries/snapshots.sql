@@ -216,3 +216,6 @@ RETURNING *;
 
 -- name: CoreSnapshotSetPrice
 UPDATE snapshots SET price = $2 WHERE id = $1;
+
+-- name: CoreOpNotify
+SELECT pg_notify($1, $2);
