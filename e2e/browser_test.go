@@ -92,7 +92,7 @@ func TestBrowser(t *testing.T) {
 			e.press(t, "Enter")
 			e.tabTo(t, "#snap-"+id+" .items a[aria-label^='"+text+"']")
 			e.press(t, "Enter")
-			e.page.Locator("dialog[open]").WaitFor()
+			e.shown(t)
 		}
 		// Escape closes a dialog opened from the menu and returns focus to
 		// the menu's button.
@@ -364,6 +364,7 @@ func TestBrowser(t *testing.T) {
 		e.tabTo(t, "#snap-"+id+" .items a.narrow-only")
 		e.press(t, "Enter")
 		e.waitText(t, "dialog[open] h2", "Fork amber-fox from ‘before the migration’")
+		e.shown(t)
 		if f := e.focused(t); !strings.Contains(f, "#dlg-name") {
 			t.Fatalf("Fork's focus starts on %s, want the name", f)
 		}

@@ -116,6 +116,15 @@ func (e *env) waitText(t *testing.T, sel, want string) {
 	}
 }
 
+// shown waits until boxsnap.js has opened the dialog htmx brought as a
+// modal: before that, Escape would reach a dialog that is not yet modal.
+func (e *env) shown(t *testing.T) {
+	t.Helper()
+	if err := e.page.Locator("#dialog-host dialog[data-shown]").WaitFor(); err != nil {
+		t.Fatalf("the dialog was not opened as a modal: %v", err)
+	}
+}
+
 func (e *env) text(t *testing.T, sel string) string {
 	t.Helper()
 	s, err := e.page.Locator(sel).First().InnerText()
