@@ -93,7 +93,9 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		}
 		return refuse(CodePlan, http.StatusConflict, "‘%s’ is a held copy: fork it instead.", s.Name)
 	}
-	if (change == ChangeKeep) && s.ForkSafe == nil {
+	// A snapshot without the identity reset neither forks nor is kept
+	// (section 9).
+	if (change == ChangeKeep || change == ChangeFork) && s.ForkSafe == nil {
 		return refuse(CodePlan, http.StatusConflict, "Taken before %s's image had the identity reset: it could not be forked after a release.", s.BoxName)
 	}
 	if change == ChangeUnkeep && !s.Kept() {

@@ -83,10 +83,18 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	if err != nil {
 		return nil, err
 	}
-	ref := refOf(sn, b)
-	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), &ref)
-	if err != nil {
-		return nil, s.planError(b, be, err)
+	// Refused in the core's words before asking the backend (section 9).
+	if err := Eligible(sn, ChangeFork, nil, s.now(), s.TimeZone(ctx)); err != nil {
+		return nil, err
+	}
+	// A released box has no guest to plan on: its kept snapshot forks as
+	// it is, and the backend's fork says if it cannot.
+	plan := providers.SnapshotPlan{Fork: providers.ForkPlan{OK: true}}
+	if b.State != "released" {
+		ref := refOf(sn, b)
+		if plan, err = be.Snap.PlanSnapshots(ctx, guestOf(b), &ref); err != nil {
+			return nil, s.planError(b, be, err)
+		}
 	}
 	if !plan.Fork.OK {
 		why := plan.Fork.Why

@@ -77,3 +77,52 @@ func TestFork(t *testing.T) {
 	_, err = e.Core.Fork(ctx, other, snapshots.ForkRequest{Snapshot: sn.ID})
 	refusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
 }
+
+// TestForkKeptOfReleasedAndUnsafe: a kept snapshot of a released box forks
+// as one of the person's machines; a snapshot taken before the box had the
+// identity reset neither forks nor is kept (section 9).
+func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := coretest.New(t, coretest.Options{})
+	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
+	b := e.Box(t, agent, "brisk-lake")
+	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
+	write(t, filepath.Join(dir, "notes.txt"), "kept")
+	kept := take(t, e, agent, "brisk-lake", "release candidate")
+	kop, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: kept.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Wait(t, kop)
+	if err := os.Remove(filepath.Join(dir, ".boxsnap/identity")); err != nil {
+		t.Fatal(err)
+	}
+	unsafe := take(t, e, agent, "brisk-lake", "no reset")
+	_, err = e.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Snapshot: unsafe.ID})
+	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset")
+	_, err = e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: unsafe.ID})
+	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset")
+
+	rop, err := e.Core.ReleaseBox(ctx, snapshots.Owner(), "brisk-lake", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Wait(t, rop); got.State != snapshots.OpDone {
+		t.Fatalf("release ended %s: %s", got.State, deref(got.Error))
+	}
+	op, err := e.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Snapshot: kept.ID, Name: "brisk-again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("fork of the released box's kept snapshot ended %s: %s", got.State, deref(got.Error))
+	}
+	fork, err := e.Core.Box(ctx, snapshots.Owner(), "brisk-again")
+	if err != nil || fork.ThreadID != nil {
+		t.Fatalf("the fork of a released box's kept snapshot is one of the person's machines: %+v %v", fork, err)
+	}
+	if got := read(t, filepath.Join(e.Local.BoxDir(providers.Guest{Ref: fork.GuestRef}), "notes.txt")); got != "kept" {
+		t.Fatalf("the fork holds %q", got)
+	}
+}
