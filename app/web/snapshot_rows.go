@@ -174,6 +174,15 @@ func (s *Server) whereWords(b *snapshots.Box) string {
 	return "on " + label
 }
 
+// onHost says where a box's space is taken, "on pve-1", as the Take
+// dialog's words have it (section 12: "Up to 16 GiB more on pve-1").
+func (s *Server) onHost(b *snapshots.Box) string {
+	if be, ok := s.opts.Core.BackendOf(b); ok && be.Kind != "local" && b.Host != "" {
+		return "on " + b.Host
+	}
+	return s.whereWords(b)
+}
+
 func kindBadges(b *snapshots.Box) []string {
 	var out []string
 	if b.System != "" {
