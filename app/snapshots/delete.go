@@ -36,21 +36,10 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpDelete, &sn.ID); err != nil || op != nil {
 		return op, err
 	}
-	tz := s.TimeZone(ctx)
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		if _, err := s.lockBox(ctx, tx, b.ID); err != nil {
-			return err
-		}
-		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
+		_, sn, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeDelete)
 		if err != nil {
-			return snapshotNotFound(req.Snapshot)
-		}
-		pins, err := s.pins(ctx, tx, sn.ID, "")
-		if err != nil {
-			return err
-		}
-		if err := Eligible(sn, ChangeDelete, pins, s.now(), tz); err != nil {
 			return err
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c, RequestID: req.RequestID})

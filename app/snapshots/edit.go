@@ -51,20 +51,9 @@ func (s *Service) edit(ctx context.Context, c Caller, boxRef, ref string, act Ac
 	if err := MayAct(c, act, b, sn); err != nil {
 		return nil, err
 	}
-	tz := s.TimeZone(ctx)
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		if _, err := s.lockBox(ctx, tx, b.ID); err != nil {
-			return err
-		}
-		sn, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
+		_, sn, err = s.changeNow(ctx, tx, b.ID, sn.ID, ref, change)
 		if err != nil {
-			return snapshotNotFound(ref)
-		}
-		pins, err := s.pins(ctx, tx, sn.ID, "")
-		if err != nil {
-			return err
-		}
-		if err := Eligible(sn, change, pins, s.now(), tz); err != nil {
 			return err
 		}
 		return fn(tx, sn)

@@ -103,25 +103,13 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 		}
 		return nil, refuse(CodePlan, http.StatusConflict, "%s", why)
 	}
-	tz := s.TimeZone(ctx)
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err := s.lockBox(ctx, tx, b.ID)
+		b, sn, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeFork)
 		if err != nil {
 			return err
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
-			return err
-		}
-		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
-		if err != nil {
-			return snapshotNotFound(req.Snapshot)
-		}
-		blocking, err := s.deletingPins(ctx, tx, sn.ID, "")
-		if err != nil {
-			return err
-		}
-		if err := Eligible(sn, ChangeFork, blocking, s.now(), tz); err != nil {
 			return err
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,

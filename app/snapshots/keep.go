@@ -114,22 +114,10 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 			return nil, refuse(CodePlan, http.StatusConflict, "Snapshots of %s cannot be kept: they could not be used after a release.", sn.BoxName)
 		}
 	}
-	tz := s.TimeZone(ctx)
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err := s.lockBox(ctx, tx, b.ID)
+		b, sn, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, change)
 		if err != nil {
-			return err
-		}
-		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
-		if err != nil {
-			return snapshotNotFound(req.Snapshot)
-		}
-		pins, err := s.pins(ctx, tx, sn.ID, "")
-		if err != nil {
-			return err
-		}
-		if err := Eligible(sn, change, pins, s.now(), tz); err != nil {
 			return err
 		}
 		if !unkeep {

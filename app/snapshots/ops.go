@@ -319,6 +319,36 @@ func (s *Service) pins(ctx context.Context, q pgxQuerier, id, except string) ([]
 	return pgx.CollectRows(rows, pgx.RowToStructByName[Pin])
 }
 
+// changeNow locks a box's row and one of its snapshots for tx and asks
+// Eligible about change at this moment, counting the pins of the
+// operations running now (only deletes' for a restore's or a fork's target,
+// which wait for a take or a restore in the box's turn). It answers the box
+// and the snapshot as they are now. ref is the caller's words for the
+// snapshot, for a refusal.
+func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change Change) (*Box, *Snapshot, error) {
+	b, err := s.lockBox(ctx, tx, boxID)
+	if err != nil {
+		return nil, nil, err
+	}
+	sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", snapID)
+	if err != nil {
+		return nil, nil, snapshotNotFound(ref)
+	}
+	var pins []Pin
+	if change == ChangeRestore || change == ChangeFork {
+		pins, err = s.deletingPins(ctx, tx, sn.ID, "")
+	} else {
+		pins, err = s.pins(ctx, tx, sn.ID, "")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := Eligible(sn, change, pins, s.now(), s.TimeZone(ctx)); err != nil {
+		return nil, nil, err
+	}
+	return b, sn, nil
+}
+
 // deletingPins lists the operations other than except that delete snapshot
 // id. A restore or a fork waits in the box's turn for a take or a restore
 // that uses its snapshot, and is refused only while the snapshot is being

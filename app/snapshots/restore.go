@@ -188,10 +188,9 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			return nil, undoRoomWords(c, err)
 		}
 	}
-	tz := s.TimeZone(ctx)
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err := s.lockBox(ctx, tx, b.ID)
+		b, _, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeRestore)
 		if err != nil {
 			return err
 		}
@@ -199,17 +198,6 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			return refuse(CodeBusy, http.StatusConflict, "%s is being released.", b.Name)
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
-			return err
-		}
-		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", sn.ID)
-		if err != nil {
-			return snapshotNotFound(req.Snapshot)
-		}
-		blocking, err := s.deletingPins(ctx, tx, sn.ID, "")
-		if err != nil {
-			return err
-		}
-		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
 			return err
 		}
 		// The undo's room is reserved before anything stops (section 5, step 4).
