@@ -84,7 +84,20 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 			}
 			d.UndoLine += "."
 		default:
-			d.UndoLine = fmt.Sprintf("Take a snapshot of it, once stopped, so you can undo this. %s.", aboutWords(plan.Restore.UndoAbout))
+			// The backend's capture order says when the undo is taken: after
+			// the stop (Proxmox), or first, while the box runs (a backend
+			// that pauses, as the local one does).
+			when := ", once stopped"
+			for _, step := range plan.Restore.Order {
+				if step == providers.StepUndo {
+					when = " first"
+					break
+				}
+				if step == providers.StepStop {
+					break
+				}
+			}
+			d.UndoLine = fmt.Sprintf("Take a snapshot of it%s, so you can undo this. %s.", when, aboutWords(plan.Restore.UndoAbout))
 		}
 		d.UndoLine += fmt.Sprintf(" Named ‘%s’. Undos do not count against the %d.", undoName, settings.PerBox)
 	} else {
