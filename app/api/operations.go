@@ -32,6 +32,30 @@ func (s *server) waitOp(ctx context.Context, c snapshots.Caller, id string) (*sn
 	return s.core.Operation(context.WithoutCancel(ctx), c, id)
 }
 
+// runTool admits a tool's operation with start, waits for it, and answers
+// for it when it did not end done: the refusal, the failure or the
+// unconfirmed words, or 202 while it still runs. It returns the done
+// operation and true when the tool should answer its result.
+func (s *server) runTool(w http.ResponseWriter, r *http.Request, start func(context.Context, snapshots.Caller) (*snapshots.Operation, error)) (*snapshots.Operation, bool) {
+	c := caller(r)
+	op, err := start(r.Context(), c)
+	if err == nil {
+		op, err = s.waitOp(r.Context(), c, op.ID)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return nil, false
+	}
+	if s.endedBadly(w, r, op) {
+		return nil, false
+	}
+	if op.State != snapshots.OpDone {
+		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+		return nil, false
+	}
+	return op, true
+}
+
 // operationAnswer is the REST answer for an operation: the operation, and
 // once it is done, what it did in the specification's words.
 type operationAnswer struct {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -60,24 +61,13 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
+		return s.core.Restore(ctx, c, snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true, RequestID: p.Request})
+	})
+	if !ok {
+		return
+	}
 	c := caller(r)
-	op, err := s.core.Restore(r.Context(), c, snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true, RequestID: p.Request})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	op, err = s.waitOp(r.Context(), c, op.ID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if s.endedBadly(w, r, op) {
-		return
-	}
-	if op.State != snapshots.OpDone {
-		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
-		return
-	}
 	var res snapshots.RestoreResult
 	_ = json.Unmarshal(op.Result, &res)
 	box := s.boxName(r.Context(), c, op)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -56,24 +57,14 @@ func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
+		op, _, err := s.core.Take(ctx, c, snapshots.TakeRequest{Box: p.Box, Name: p.Name, Note: p.Note, Memory: p.Memory, RequestID: p.Request})
+		return op, err
+	})
+	if !ok {
+		return
+	}
 	c := caller(r)
-	op, _, err := s.core.Take(r.Context(), c, snapshots.TakeRequest{Box: p.Box, Name: p.Name, Note: p.Note, Memory: p.Memory, RequestID: p.Request})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	op, err = s.waitOp(r.Context(), c, op.ID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if s.endedBadly(w, r, op) {
-		return
-	}
-	if op.State != snapshots.OpDone {
-		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
-		return
-	}
 	var res snapshots.TakeResult
 	_ = json.Unmarshal(op.Result, &res)
 	box := s.boxName(r.Context(), c, op)
