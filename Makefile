@@ -12,8 +12,9 @@ export BOXSNAP_AXE_DIR := $(AXE_DIR)
 
 .PHONY: run test bench build deps browser-deps vet clean
 
-## run: build boxsnap and run it on its embedded default (private PostgreSQL, local backend, demo boxes)
-run: build
+## run: build boxsnap and run it on its embedded default (private PostgreSQL, local backend, demo boxes);
+## the browser deps take the demo box's pictures
+run: build browser-deps
 	@echo "make run: starting boxsnap on its embedded default (data in ./.data; Ctrl-C stops it)"
 	./$(BIN) serve --demo=$${BOXSNAP_DEMO:-true}
 

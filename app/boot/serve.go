@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -110,9 +112,31 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	core.UsePictures(pictures.New(pictures.Options{Logger: logger}))
+	// Pictures need npm's playwright-core (make browser-deps); without it
+	// they are off, said once, and never fetched from anywhere.
+	driver := os.Getenv("PLAYWRIGHT_DRIVER_DIR")
+	if driver == "" {
+		driver = filepath.Join(".cache", "playwright-driver-"+pictures.PlaywrightCoreVersion)
+	}
+	var taker *pictures.Taker
+	if _, err := os.Stat(filepath.Join(driver, "package", "cli.js")); err == nil {
+		taker = pictures.New(pictures.Options{Logger: logger, DriverDir: driver})
+		core.UsePictures(taker)
+		defer func() { _ = taker.Close() }()
+	} else {
+		logger.Info("pictures of screens are off: no playwright driver here (make browser-deps installs it)", "looked_in", driver)
+	}
 	if err := core.RegisterBackends(ctx); err != nil {
 		return err
+	}
+	if taker != nil && cfg.Workers && (cfg.Demo || hasScreens(ctx, core)) {
+		// Chromium takes longer to start than a picture may wait (2 s):
+		// warm it now, so the first take's picture is not lost.
+		go func() {
+			if err := taker.Start(); err != nil {
+				logger.Warn("pictures are off: the browser that takes them did not start", "err", err)
+			}
+		}()
 	}
 
 	client, err := jobs.NewClient(db.Pool, jobs.ClientOptions{
@@ -250,4 +274,19 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return fmt.Errorf("web server: %w", serveErr)
 	}
 	return nil
+}
+
+// hasScreens reports whether any box serves its screen, so pictures are
+// taken.
+func hasScreens(ctx context.Context, core *snapshots.Service) bool {
+	boxes, err := core.Boxes(ctx, snapshots.Owner())
+	if err != nil {
+		return false
+	}
+	for _, b := range boxes {
+		if b.HasScreen && b.State != "released" {
+			return true
+		}
+	}
+	return false
 }

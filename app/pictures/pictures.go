@@ -196,3 +196,8 @@ func (t *Taker) Close() error {
 	t.browser, t.pw = nil, nil
 	return errors.Join(errs...)
 }
+
+// PlaywrightCoreVersion is the npm playwright-core that the playwright-go
+// module in go.mod drives (make browser-deps installs it into
+// .cache/playwright-driver-<version>).
+const PlaywrightCoreVersion = "1.64.1"
