@@ -131,12 +131,18 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	}
 	if taker != nil && cfg.Workers && (cfg.Demo || hasScreens(ctx, core)) {
 		// Chromium takes longer to start than a picture may wait (2 s):
-		// warm it now, so the first take's picture is not lost.
-		go func() {
+		// warm it now, so the first take's picture is not lost. The demo
+		// takes its first snapshots at once, so it waits for it.
+		warm := func() {
 			if err := taker.Start(); err != nil {
 				logger.Warn("pictures are off: the browser that takes them did not start", "err", err)
 			}
-		}()
+		}
+		if cfg.Demo {
+			warm()
+		} else {
+			go warm()
+		}
 	}
 
 	client, err := jobs.NewClient(db.Pool, jobs.ClientOptions{
