@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -73,6 +74,7 @@ type Service struct {
 	now      func() time.Time
 	jobs     Inserter
 	pictures PictureTaker
+	cache    readCache
 }
 
 // Queries the core runs; store.New checks they exist at start.
@@ -148,13 +150,34 @@ func (s *Service) backend(id string) (Backend, error) {
 
 // TimeZone is the owner's time zone, for names and words.
 func (s *Service) TimeZone(ctx context.Context) *time.Location {
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	if s.cache.tz != nil && s.now().Before(s.cache.tzUntil) {
+		return s.cache.tz
+	}
+	tz := time.UTC
 	var name string
 	if err := s.st.Pool.QueryRow(ctx, s.st.Q("CoreOwnerTZ")).Scan(&name); err == nil {
 		if loc, err := time.LoadLocation(name); err == nil {
-			return loc
+			tz = loc
 		}
 	}
-	return time.UTC
+	s.cache.tz, s.cache.tzUntil = tz, s.now().Add(readCacheFor)
+	return tz
+}
+
+// readCacheFor is how long a process keeps the settings and the owner's
+// time zone it read: an operation reads them at several steps, and a
+// change made in another process bites within this long.
+const readCacheFor = time.Second
+
+// readCache holds what the core reads often and changes seldom.
+type readCache struct {
+	mu            sync.Mutex
+	tz            *time.Location
+	tzUntil       time.Time
+	settings      *Settings
+	settingsUntil time.Time
 }
 
 func guestOf(b *Box) providers.Guest {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 
 	"github.com/jackc/pgx/v5"
@@ -59,6 +60,24 @@ const settingsKey = "snapshots"
 
 // Settings reads the settings, with defaults for what was never set.
 func (s *Service) Settings(ctx context.Context) (Settings, error) {
+	s.cache.mu.Lock()
+	if s.cache.settings != nil && s.now().Before(s.cache.settingsUntil) {
+		st := *s.cache.settings
+		s.cache.mu.Unlock()
+		st.Ceilings = maps.Clone(st.Ceilings) // the caller may change its copy
+		return st, nil
+	}
+	s.cache.mu.Unlock()
+	st, err := s.readSettings(ctx)
+	if err == nil {
+		s.cache.mu.Lock()
+		s.cache.settings, s.cache.settingsUntil = &st, s.now().Add(readCacheFor)
+		s.cache.mu.Unlock()
+	}
+	return st, err
+}
+
+func (s *Service) readSettings(ctx context.Context) (Settings, error) {
 	st := DefaultSettings()
 	var raw []byte
 	err := s.st.Pool.QueryRow(ctx, s.st.Q("CoreSettingGet"), settingsKey).Scan(&raw)
@@ -86,5 +105,8 @@ func (s *Service) SaveSettings(ctx context.Context, c Caller, st Settings) error
 	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSettingSet"), settingsKey, raw); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
+	s.cache.mu.Lock()
+	s.cache.settings = nil // this process sees its own change at once
+	s.cache.mu.Unlock()
 	return nil
 }
