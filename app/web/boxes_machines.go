@@ -18,6 +18,7 @@ type machinesTab struct {
 	Tabs     tabCounts
 	Machines []machineRow
 	Released []machineRow
+	New      newBoxForm
 }
 
 // showMachines answers the Boxes page's Machines tab.
@@ -39,7 +40,8 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc := s.rowContext(r, "/boxes")
-	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines", total)}
+	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines", total),
+		New: s.newBoxForm(r)}
 	for _, b := range boxes {
 		row := machineRow{Head: s.head(b, rc), Count: counts[b.ID]}
 		if b.ReleasedAt != nil {

@@ -1,0 +1,79 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// TestNewBoxAndRelease: the owner makes a box of a thread on the Machines
+// tab, sees what a release takes with it, and releases it; a bad name is
+// refused in words and makes nothing.
+func TestNewBoxAndRelease(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{})
+	ctx := context.Background()
+	th, _, _ := s.env.Thread(t, "Fix the sign-in flow")
+
+	page := s.do(t, "GET", "/boxes", nil, nil).Body.String()
+	for _, want := range []string{"New box", `name="backend"`, "Fix the sign-in flow", "Your machine"} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the Machines tab lacks %q", want)
+		}
+	}
+	w := s.do(t, "POST", "/boxes", url.Values{"name": {"Bad Name"}, "backend": {"local"}, "kind": {"linux"}}, nil)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "A box&#39;s name is 2 to 40 lowercase letters") {
+		t.Fatalf("a bad name: %d %s", w.Code, w.Body.String())
+	}
+	w = s.do(t, "POST", "/boxes", url.Values{"name": {"calm-moss"}, "backend": {"local"}, "kind": {"linux"}, "thread": {th.ID}}, nil)
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/boxes/calm-moss" {
+		t.Fatalf("make a box: %d %s", w.Code, w.Header().Get("Location"))
+	}
+	b, err := s.env.Core.Box(ctx, snapshots.Owner(), "calm-moss")
+	if err != nil || b.ThreadID == nil || *b.ThreadID != th.ID {
+		t.Fatalf("the box %+v (%v)", b, err)
+	}
+	if boxes, _ := s.env.Core.Boxes(ctx, snapshots.Owner()); len(boxes) != 1 {
+		t.Fatalf("the bad name made a box: %d boxes", len(boxes))
+	}
+	op, _, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "calm-moss"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.env.Wait(t, op)
+
+	page = s.do(t, "GET", "/boxes/calm-moss", nil, nil).Body.String()
+	if !strings.Contains(page, `href="/boxes/calm-moss/release"`) {
+		t.Fatal("the box's page has no Release…")
+	}
+	page = s.do(t, "GET", "/boxes/calm-moss/release", nil, nil).Body.String()
+	if !strings.Contains(page, "Release calm-moss?") || !strings.Contains(page, "Its snapshot goes with it.") {
+		t.Fatalf("the release page: %s", page)
+	}
+	w = s.do(t, "POST", "/boxes/calm-moss/release", url.Values{}, nil)
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/boxes" {
+		t.Fatalf("release: %d %s", w.Code, w.Header().Get("Location"))
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		b, err = s.env.Core.Box(ctx, snapshots.Owner(), "calm-moss")
+		if err == nil && b.State == "released" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the box is %s a minute after its release", b.State)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// A released box cannot be released again, with words.
+	w = s.do(t, "POST", "/boxes/calm-moss/release", url.Values{}, nil)
+	if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "calm-moss is released already.") {
+		t.Fatalf("second release: %d %s", w.Code, w.Body.String())
+	}
+}

@@ -1,0 +1,63 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+type releasePage struct {
+	Page    views.Page
+	Box     *snapshots.Box
+	Goes    int
+	Kept    int
+	Message string
+}
+
+// showRelease asks before a box is released, saying what goes with it.
+func (s *Server) showRelease(w http.ResponseWriter, r *http.Request) {
+	list, err := s.opts.Core.List(r.Context(), snapshots.Owner(), snapshots.ListQuery{Box: chi.URLParam(r, "box")})
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	p := releasePage{Page: views.Page{Title: "Release " + list[0].Box.Name, SignedIn: true, Nav: "boxes"}, Box: list[0].Box}
+	for _, sn := range list[0].Snapshots {
+		if sn.Kept() {
+			p.Kept++
+		} else {
+			p.Goes++
+		}
+	}
+	switch {
+	case p.Goes == 0 && p.Kept == 0:
+		p.Message = fmt.Sprintf("%s has no snapshots.", p.Box.Name)
+	case p.Kept == 0 && p.Goes == 1:
+		p.Message = "Its snapshot goes with it."
+	case p.Kept == 0:
+		p.Message = fmt.Sprintf("Its %d snapshots go with it.", p.Goes)
+	default:
+		kept := fmt.Sprintf("the %d kept ones stay", p.Kept)
+		if p.Kept == 1 {
+			kept = "the kept one stays"
+		}
+		p.Message = fmt.Sprintf("Its snapshots that nobody kept (%d) go with it; %s, listed under it as released, until its keep date.", p.Goes, kept)
+	}
+	s.render(w, r, http.StatusOK, "release", p)
+}
+
+// releaseBox releases a box: its operation waits for what runs on the box,
+// deletes its unkept snapshots, and releases its guest.
+func (s *Server) releaseBox(w http.ResponseWriter, r *http.Request) {
+	op, err := s.opts.Core.ReleaseBox(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"), r.PostFormValue("request"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.logger(r).Info("release asked", "box", chi.URLParam(r, "box"), "operation", op.ID)
+	s.done(w, r, "/boxes", "Releasing "+chi.URLParam(r, "box")+": its snapshots that nobody kept go with it.")
+}
