@@ -50,6 +50,9 @@ func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*river.Client[pgx.Tx], e
 		FetchPollInterval: fetchPollInterval,
 	}
 	if opts.Work {
+		if n := pool.Config().MaxConns; n < MinPoolConnections {
+			return nil, fmt.Errorf("the database pool has %d connections; boxsnap's workers need at least %d (set pool_max_conns=%d or more in DATABASE_URL)", n, MinPoolConnections, MinPoolConnections)
+		}
 		workers := river.NewWorkers()
 		if err := Register(workers, opts.Deps); err != nil {
 			return nil, err
@@ -80,7 +83,7 @@ func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*river.Client[pgx.Tx], e
 // its queries, and River keeps a few of its own, so the pool's size bounds
 // it; at most maxOperationWorkers.
 func operationWorkers(pool *pgxpool.Pool) int {
-	n := int(pool.Config().MaxConns)/2 - riverConnections
+	n := (int(pool.Config().MaxConns) - riverConnections) / 2
 	if n < 1 {
 		n = 1
 	}
@@ -90,9 +93,15 @@ func operationWorkers(pool *pgxpool.Pool) int {
 	return n
 }
 
-// Connections River keeps for itself (its LISTEN connection, the producer's
-// fetches, the maintenance queue), and the most operations at once.
+// Connections River keeps for itself (its LISTEN connection, the
+// producer's fetches, the completer, the leader's maintenance), and the most
+// operations at once. With fewer than MinPoolConnections, River's completer
+// and a running operation can each wait for the other's connection: a test
+// with worker processes on pgxpool's default of 4 hung that way.
 const (
-	riverConnections    = 2
+	riverConnections    = 4
 	maxOperationWorkers = 20
+	// MinPoolConnections is the smallest pool a working process accepts: two
+	// operations at once beside River's own.
+	MinPoolConnections = 8
 )

@@ -427,9 +427,10 @@ func (s *Service) RunOperation(ctx context.Context, id string) error {
 	return s.finish(ctx, op, OpFailed, nil, "boxsnap does not know this kind of operation: "+op.Kind, "")
 }
 
-// Recover resumes every operation that a worker started and no worker runs
-// now (its process died): it queues a new attempt that goes on from the
-// step it reached. serve and work call it at start; the reconcile calls it
+// Recover resumes every operation that a worker started or picked and no
+// worker runs now (its process died): it queues a new attempt that goes on
+// from the step it reached. A second attempt of one that still runs does
+// nothing: the operation's lock lets one worker run it. serve and work call it at start; the reconcile calls it
 // again, for workers that die while others live.
 func (s *Service) Recover(ctx context.Context) (int, error) {
 	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreOpResume"))

@@ -3,6 +3,7 @@ package snapshots_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/jobs"
 )
 
 // TestOneAtATimeAcrossTwoWorkers asks for many operations on one box at once,
@@ -101,23 +103,32 @@ func TestOneAtATimeAcrossTwoWorkers(t *testing.T) {
 		n, workers, gaps[len(gaps)/2], gaps[len(gaps)-1])
 }
 
-// TestManyOperationsOnASmallPool: operations on many boxes at once on a pool
-// of pgxpool's default size (4) all end: River runs only as many at once as
-// the pool can hold, each with its lock's connection and its queries'.
+// TestManyOperationsOnASmallPool: operations on many boxes at once on the
+// smallest pool a worker accepts all end: River runs only as many at once as
+// the pool can hold beside its own connections. A smaller pool is refused
+// with words (on pgxpool's default of 4, River's completer and a running
+// operation could each wait for the other's connection).
 func TestManyOperationsOnASmallPool(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(dbtest.NewDSN(t))
-	if err != nil {
-		t.Fatal(err)
+	dsn := dbtest.NewDSN(t)
+	small := func(n int32) *pgxpool.Pool {
+		cfg, err := pgxpool.ParseConfig(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.MaxConns = n
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		return pool
 	}
-	cfg.MaxConns = 4
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
+	if _, err := coretest.Build(ctx, small(4), coretest.Options{LocalRoot: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "need at least 8") {
+		t.Fatalf("a pool of 4 for workers: %v", err)
 	}
-	defer pool.Close()
-	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: t.TempDir()})
+	e, err := coretest.Build(ctx, small(jobs.MinPoolConnections), coretest.Options{LocalRoot: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,13 @@ const (
 
 func runWorkerProcess() int {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, os.Getenv(workerDSN))
+	cfg, err := pgxpool.ParseConfig(os.Getenv(workerDSN))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cfg.MaxConns = 12 // as dbtest's pools: four operations at once beside River's own
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

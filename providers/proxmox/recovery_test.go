@@ -37,7 +37,9 @@ const (
 
 func runWorkerProcess() int {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, os.Getenv(workerDSN))
+	// A worker needs room for its operations beside River's own
+	// connections (jobs.MinPoolConnections); pgxpool's default is 4.
+	pool, err := pgxpool.New(ctx, os.Getenv(workerDSN)+" pool_max_conns=12")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -141,7 +141,17 @@ UPDATE operations SET step = 'queued' WHERE id = $1;
 SELECT * FROM operations WHERE box_id = $1 AND state = 'unknown' ORDER BY seq;
 
 -- name: CoreOpResume
-SELECT * FROM operations WHERE state = 'running' AND started_at IS NOT NULL ORDER BY seq;
+-- Operations a worker started, and operations whose job a worker picked and
+-- never started (killed in between: River keeps such a job running until
+-- its rescuer, an hour later). Recover resumes those no live worker holds.
+SELECT o.* FROM operations o
+WHERE o.state = 'running'
+  AND (o.started_at IS NOT NULL
+       OR (o.step = 'queued' AND EXISTS (
+           SELECT 1 FROM river_job j
+           WHERE j.kind = 'operation' AND j.args->>'op' = o.id AND j.state = 'running'
+             AND j.attempted_at < now() - interval '5 seconds')))
+ORDER BY o.seq;
 
 -- name: CoreOpResumeMark
 UPDATE operations SET resumes = $2, state = 'running', ended_at = NULL WHERE id = $1;
