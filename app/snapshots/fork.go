@@ -56,13 +56,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	}
 	name := strings.TrimSpace(req.Name)
 	if name == "" {
-		name = b.Name + "-fork"
-		for i := 2; ; i++ {
-			if _, err := s.boxByName(ctx, name); errors.Is(err, errNoRow) {
-				break
-			}
-			name = fmt.Sprintf("%s-fork-%d", b.Name, i)
-		}
+		name = s.ForkName(ctx, b.Name)
 	} else if err := CheckBoxName(name); err != nil {
 		return nil, err
 	}
@@ -121,6 +115,18 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvForkAsked, c, fmt.Sprintf("‘%s’ as %s", sn.Name, name), sn.ID, op.ID, nil)
 	return op, nil
+}
+
+// ForkName is the name a fork of box gets when none is given: "amber-fox-
+// fork", then "amber-fox-fork-2" and on, the first no box has.
+func (s *Service) ForkName(ctx context.Context, box string) string {
+	name := box + "-fork"
+	for i := 2; ; i++ {
+		if _, err := s.boxByName(ctx, name); errors.Is(err, errNoRow) {
+			return name
+		}
+		name = fmt.Sprintf("%s-fork-%d", box, i)
+	}
 }
 
 // runFork makes the new box from the snapshot, records it and starts it.

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -60,16 +59,15 @@ func TestNewBoxAndRelease(t *testing.T) {
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/boxes" {
 		t.Fatalf("release: %d %s", w.Code, w.Header().Get("Location"))
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		b, err = s.env.Core.Box(ctx, snapshots.Owner(), "calm-moss")
-		if err == nil && b.State == "released" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the box is %s a minute after its release", b.State)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var opID string
+	if err := s.env.Pool.QueryRow(ctx, "SELECT id FROM operations WHERE kind = 'release' AND box_id = $1", b.ID).Scan(&opID); err != nil {
+		t.Fatalf("no release operation: %v", err)
+	}
+	if got := s.env.Wait(t, &snapshots.Operation{ID: opID}); got.State != snapshots.OpDone {
+		t.Fatalf("release ended %s", got.State)
+	}
+	if b, err = s.env.Core.Box(ctx, snapshots.Owner(), "calm-moss"); err != nil || b.State != "released" {
+		t.Fatalf("after its release the box is %+v (%v)", b, err)
 	}
 	// A released box cannot be released again, with words.
 	w = s.do(t, "POST", "/boxes/calm-moss/release", url.Values{}, nil)

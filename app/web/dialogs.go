@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/go-chi/chi/v5"
 	"net/http"
 	"net/url"
 	"strings"
@@ -198,4 +199,27 @@ func aboutWords(d time.Duration) string {
 		return fmt.Sprintf("About %d s", int(d.Round(time.Second).Seconds()))
 	}
 	return fmt.Sprintf("About %d min", int(d.Round(time.Minute).Minutes()))
+}
+
+// postedDialog builds a dialog again for its post and checks that the plan
+// it was shown for is the plan now (section 6: a stale dialog refuses and
+// shows the new plan rather than acting on the old one). When the post must
+// go no further it has answered, and ok is false.
+func (s *Server) postedDialog(w http.ResponseWriter, r *http.Request, build func(*http.Request, string, string) (dialog, error)) (d dialog, box, id string, ok bool) {
+	box, id = chi.URLParam(r, "box"), chi.URLParam(r, "id")
+	d, err := build(r, box, id)
+	if err != nil {
+		s.refused(w, r, err)
+		return d, box, id, false
+	}
+	if d.Disabled {
+		s.renderDialog(w, r, http.StatusConflict, d)
+		return d, box, id, false
+	}
+	if r.PostFormValue("plan") != d.Fingerprint {
+		d.Error = staleWords
+		s.renderDialog(w, r, http.StatusConflict, d)
+		return d, box, id, false
+	}
+	return d, box, id, true
 }

@@ -68,15 +68,8 @@ func (s *Server) showDeleteDialog(w http.ResponseWriter, r *http.Request) {
 
 // deleteSnapshot deletes one snapshot; the row goes when it is gone.
 func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
-	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	d, err := s.deleteDialog(r, box, id)
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	if r.PostFormValue("plan") != d.Fingerprint {
-		d.Error = staleWords
-		s.renderDialog(w, r, http.StatusConflict, d)
+	d, box, id, ok := s.postedDialog(w, r, s.deleteDialog)
+	if !ok {
 		return
 	}
 	if _, err := s.opts.Core.Delete(r.Context(), snapshots.Owner(), snapshots.DeleteRequest{Box: box, Snapshot: id}); err != nil {

@@ -36,7 +36,7 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	d := dialog{Kind: "fork", Title: fmt.Sprintf("Fork %s from ‘%s’", b.Name, sn.Name), Back: backOf(r, b.Name),
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/fork", url.PathEscape(b.Name), sn.ID), Submit: "Fork",
 		RequestID: snapshots.NewID("rq"), Fingerprint: fingerprint(b, sn, nil)}
-	d.NamePlaceholder = s.forkName(r, b.Name)
+	d.NamePlaceholder = s.opts.Core.ForkName(r.Context(), b.Name)
 	switch {
 	case err != nil:
 		d.Disabled, d.Error = true, refusalWords(err)
@@ -110,19 +110,6 @@ type place struct {
 	Checked     bool
 }
 
-// forkName is the name the core gives a fork left unnamed: amber-fox-fork,
-// then amber-fox-fork-2 and on while one is taken.
-func (s *Server) forkName(r *http.Request, box string) string {
-	name := box + "-fork"
-	for i := 2; i < 100; i++ {
-		if _, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), name); err != nil {
-			return name
-		}
-		name = fmt.Sprintf("%s-fork-%d", box, i)
-	}
-	return name
-}
-
 func (s *Server) showForkDialog(w http.ResponseWriter, r *http.Request) {
 	d, err := s.forkDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
@@ -135,19 +122,8 @@ func (s *Server) showForkDialog(w http.ResponseWriter, r *http.Request) {
 // forkSnapshot forks and opens the new box's page, starting: it shows the
 // fork's progress until its operation ends.
 func (s *Server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
-	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	d, err := s.forkDialog(r, box, id)
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	if d.Disabled {
-		s.renderDialog(w, r, http.StatusConflict, d)
-		return
-	}
-	if r.PostFormValue("plan") != d.Fingerprint {
-		d.Error = staleWords
-		s.renderDialog(w, r, http.StatusConflict, d)
+	d, box, id, ok := s.postedDialog(w, r, s.forkDialog)
+	if !ok {
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))

@@ -103,15 +103,8 @@ func (s *Server) showKeepDialog(w http.ResponseWriter, r *http.Request) {
 
 // keepSnapshot keeps a snapshot until the date chosen.
 func (s *Server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
-	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	d, err := s.keepDialog(r, box, id)
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	if r.PostFormValue("plan") != d.Fingerprint {
-		d.Error = staleWords
-		s.renderDialog(w, r, http.StatusConflict, d)
+	d, box, id, ok := s.postedDialog(w, r, s.keepDialog)
+	if !ok {
 		return
 	}
 	req := snapshots.KeepRequest{Box: box, Snapshot: id}

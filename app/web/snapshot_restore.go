@@ -128,23 +128,12 @@ func (s *Server) showRestoreDialog(w http.ResponseWriter, r *http.Request) {
 // restoreSnapshot restores, after checking the dialog's plan is the plan
 // now; a guarded restore goes on only with "Restore anyway".
 func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
-	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	d, err := s.restoreDialog(r, box, id)
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	if d.Disabled {
-		s.renderDialog(w, r, http.StatusConflict, d)
-		return
-	}
-	if r.PostFormValue("plan") != d.Fingerprint {
-		d.Error = staleWords
-		s.renderDialog(w, r, http.StatusConflict, d)
+	d, box, id, ok := s.postedDialog(w, r, s.restoreDialog)
+	if !ok {
 		return
 	}
 	noUndo := d.NoUndo || r.PostFormValue("undo") != "1"
-	_, err = s.opts.Core.Restore(r.Context(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: id,
+	_, err := s.opts.Core.Restore(r.Context(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: id,
 		NoUndo: noUndo, Force: d.Force, RequestID: r.PostFormValue("request")})
 	if err != nil {
 		d.Error = refusalWords(err)
