@@ -179,6 +179,8 @@ func (s *Service) runFork(ctx context.Context, op *Operation) error {
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
 			return fail(fmt.Sprintf("boxsnap could not record the new box %s: %v", p.Name, err))
 		}
+		s.setHead(ctx, s.st.Pool, box.ID, sn.ID)
+		box.HeadID = &sn.ID
 		tz := s.TimeZone(ctx)
 		s.log(ctx, s.st.Pool, box.ID, EvMade, caller, fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", src.Name, sn.Name, sn.TakenAt.In(tz).Format("2 Jan 15:04")), "", op.ID, nil)
 	} else if err != nil {

@@ -57,6 +57,10 @@ type Box struct {
 	State      string          `db:"state" json:"state"`
 	CreatedAt  time.Time       `db:"created_at" json:"createdAt"`
 	ReleasedAt *time.Time      `db:"released_at" json:"releasedAt,omitempty"`
+	// HeadID is the snapshot the box's current state descends from: it moves
+	// forward by itself on a take and back only by a restore. The API gives
+	// it through the lineage, as the caller may see it.
+	HeadID *string `db:"head_id" json:"-"`
 }
 
 // Presence is what the platform that runs agents reports about a box: which
@@ -133,6 +137,10 @@ type Snapshot struct {
 	Found           bool            `db:"found" json:"found,omitempty"`
 	MissingSince    *time.Time      `db:"missing_since" json:"-"`
 	StateAt         time.Time       `db:"state_at" json:"-"`
+	// ParentID is what the snapshot was taken from: the box's head at the
+	// take (after a restore, the snapshot the box was restored to). The API
+	// gives it through the lineage, as the caller may see it.
+	ParentID *string `db:"parent_id" json:"-"`
 }
 
 // Kept reports whether the person keeps the snapshot.

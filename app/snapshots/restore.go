@@ -351,6 +351,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 	if size != nil && size.MemoryBytes > 0 {
 		words += fmt.Sprintf("; %d cores and %s memory, as it was then", size.Cores, GiB(size.MemoryBytes))
 	}
+	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
 	s.log(ctx, s.st.Pool, b.ID, EvRestored, caller, words, sn.ID, op.ID, res)
 	return s.finish(ctx, op, OpDone, res, "", "")
 }
@@ -392,6 +393,9 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 				b.BackendID, b.Host, "", "", b.Generation, name, nil, s.now(), caller.byKind(), caller.thread(), nilIfEmpty(caller.Why),
 				scope, string(providers.HoldsDisk), nilIfEmpty(excludes), owner, ownerThread, StateTaking, "none", op.ID)
 			if err != nil {
+				return err
+			}
+			if err := s.recordParent(ctx, tx, undo); err != nil {
 				return err
 			}
 			if err := s.recordPrice(ctx, tx, undo, snapping); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -88,7 +89,7 @@ var Queries = append([]string{
 	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
 	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
 	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ", "CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune", "CoreStorageLock", "CoreReservedOn", "CoreOpSetReserved", "CoreBoxInsertFork", "CoreSnapshotSetPrice", "CoreOpNotify",
-}, SweepQueries...)
+}, slices.Concat(SweepQueries, LookQueries)...)
 
 // New makes the core.
 func New(opts Options) (*Service, error) {
@@ -191,3 +192,7 @@ func refOf(sn *Snapshot, b *Box) providers.SnapshotRef {
 	}
 	return providers.SnapshotRef{ID: sn.ID, Ref: sn.Ref, Guest: g, Storage: sn.Storage, Where: sn.Guest}
 }
+
+// LookQueries are the queries of browsing, comparing and heads
+// (sql/queries/lookinside.sql).
+var LookQueries = []string{"LookSnapshotParentFromHead", "LookHeadAdvance", "LookHeadSet", "LookLineage"}

@@ -137,6 +137,9 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			}
 			return fmt.Errorf("record snapshot: %w", err)
 		}
+		if err := s.recordParent(ctx, tx, sn); err != nil {
+			return err
+		}
 		if err := s.recordPrice(ctx, tx, sn, snapping); err != nil {
 			return err
 		}
@@ -502,6 +505,7 @@ func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.Snaps
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
 	}
+	s.advanceHead(ctx, sn.BoxID, sn.ID)
 	return nil
 }
 

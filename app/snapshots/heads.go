@@ -1,0 +1,139 @@
+package snapshots
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Ancestry and heads (microsandbox-snapshot-groups.txt): a snapshot records
+// what it was taken from, the box's head at the take; the box's head is the
+// snapshot its current state descends from. The head moves forward by itself
+// when a take of a known descendant is ready, and moves back only by a
+// restore (or is set when a fork makes a box from a snapshot).
+
+// maxLineage bounds how far a lineage is followed.
+const maxLineage = 200
+
+// recordParent sets a snapshot's parent to its box's head now, in the
+// transaction that records it.
+func (s *Service) recordParent(ctx context.Context, q pgxQuerier, sn *Snapshot) error {
+	if _, err := q.Exec(ctx, s.st.Q("LookSnapshotParentFromHead"), sn.ID); err != nil {
+		return fmt.Errorf("record what %s was taken from: %w", sn.ID, err)
+	}
+	return nil
+}
+
+// advanceHead moves a box's head to a snapshot just taken when it descends
+// from the head (or the box has none yet); it never moves it sideways or
+// back. A failure is logged: the take itself stands.
+func (s *Service) advanceHead(ctx context.Context, box, snapshot string) {
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("LookHeadAdvance"), box, snapshot); err != nil {
+		s.logger.Error("advance the box's head", "box", box, "snapshot", snapshot, "err", err)
+	}
+}
+
+// setHead puts a box's head on a snapshot: a restore's target, or the
+// snapshot a fork made the box from.
+func (s *Service) setHead(ctx context.Context, q pgxQuerier, box, snapshot string) {
+	if _, err := q.Exec(ctx, s.st.Q("LookHeadSet"), box, snapshot); err != nil {
+		s.logger.Error("set the box's head", "box", box, "snapshot", snapshot, "err", err)
+	}
+}
+
+// Ancestor is one snapshot of a lineage, as the caller may see it.
+type Ancestor struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Box   string `json:"box"`
+	State string `json:"state"`
+	// Hidden is set for a snapshot the caller may not see: its ID and name
+	// are left out, so the chain reads as a chain without telling them.
+	Hidden bool `json:"hidden,omitempty"`
+}
+
+// Lineage is a snapshot's ancestry, or a box's head and its ancestry.
+type Lineage struct {
+	// Head is the box's head (for a box's lineage), or nil when it has none.
+	Head *Ancestor `json:"head,omitempty"`
+	// Chain lists the snapshot (or the head) first, then what it was taken
+	// from, and so on, as far as the records go. Missing is set when the
+	// chain ends at a snapshot whose record is gone.
+	Chain   []Ancestor `json:"chain"`
+	Missing bool       `json:"missing,omitempty"`
+}
+
+// SnapshotLineage gives a snapshot's ancestry, as the caller may see it.
+func (s *Service) SnapshotLineage(ctx context.Context, c Caller, id string) (Lineage, error) {
+	sn, _, err := s.Snapshot(ctx, c, id)
+	if err != nil {
+		return Lineage{}, err
+	}
+	return s.lineage(ctx, c, sn.ID)
+}
+
+// BoxLineage gives a box's head and its ancestry, as the caller may see
+// them.
+func (s *Service) BoxLineage(ctx context.Context, c Caller, boxRef string) (Lineage, error) {
+	b, err := s.Box(ctx, c, boxRef)
+	if err != nil {
+		return Lineage{}, err
+	}
+	if b.HeadID == nil {
+		return Lineage{Chain: []Ancestor{}}, nil
+	}
+	l, err := s.lineage(ctx, c, *b.HeadID)
+	if err != nil {
+		return Lineage{}, err
+	}
+	if len(l.Chain) > 0 {
+		h := l.Chain[0]
+		l.Head = &h
+	}
+	return l, nil
+}
+
+func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, error) {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("LookLineage"), id, maxLineage)
+	if err != nil {
+		return Lineage{}, fmt.Errorf("read lineage: %w", err)
+	}
+	chain, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	if err != nil {
+		return Lineage{}, fmt.Errorf("read lineage: %w", err)
+	}
+	out := Lineage{Chain: []Ancestor{}}
+	boxes := map[string]*Box{}
+	for _, sn := range chain {
+		b, ok := boxes[sn.BoxID]
+		if !ok {
+			b, _ = s.boxByID(ctx, s.st.Pool, sn.BoxID)
+			boxes[sn.BoxID] = b
+		}
+		if b == nil || MayAct(c, ActSee, b, sn) != nil {
+			out.Chain = append(out.Chain, Ancestor{Hidden: true})
+			continue
+		}
+		out.Chain = append(out.Chain, Ancestor{ID: sn.ID, Name: sn.Name, Box: b.Name, State: sn.State})
+	}
+	if len(chain) == 0 {
+		out.Missing = true
+	} else if last := chain[len(chain)-1]; last.ParentID != nil && len(chain) < maxLineage {
+		out.Missing = true // its parent's record is gone
+	}
+	return out, nil
+}
+
+// ParentName says what a snapshot was taken from, for its row: the parent's
+// name, "" when it has none, or words when its record is gone.
+func (s *Service) ParentName(ctx context.Context, sn *Snapshot) string {
+	if sn.ParentID == nil {
+		return ""
+	}
+	p, err := s.snapshotByID(ctx, s.st.Pool, *sn.ParentID)
+	if err != nil {
+		return "a deleted snapshot"
+	}
+	return "‘" + p.Name + "’"
+}
