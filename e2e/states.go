@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mxschmitt/playwright-go"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// State is one page or dialog state of the screenshot run: where to go and
+// what to do there. The screenshot run saves each at every width and
+// scheme, and TestLayoutEveryState checks each one's layout and runs
+// axe-core on it, so a state added here is both pictured and checked.
+type State struct {
+	Name string
+	Path string
+	Do   func(p playwright.Page) error
+}
+
+// Scene is the demo with what the states need beyond Seed: a box whose
+// restore waits at its stop, a take queued behind it, a fork starting, and
+// presence on amber-fox.
+type Scene struct {
+	Demo *Demo
+	// SlowTarget is hazel-heron's snapshot its waiting restore goes to.
+	SlowTarget string
+	// ForkOp is the operation of hazel-heron-fork, starting.
+	ForkOp string
+	// Undo is brisk-lake's undo.
+	Undo string
+}
+
+// SetScene seeds the demo and the busy boxes the states show. The stack's
+// StopTimeout should be long (minutes): hazel-heron's restore waits at its
+// stop that long.
+func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
+	demo, err := s.Seed(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("demo data: %w", err)
+	}
+	sc := &Scene{Demo: demo}
+	// A box whose restore waits at its stop, and a take queued behind it:
+	// restoring, and a take in progress.
+	slow, err := s.SlowBox(ctx, "hazel-heron")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Take(ctx, snapshots.Owner(), slow.Name, "before the upgrade", ""); err != nil {
+		return nil, err
+	}
+	if err := s.WriteFile(slow, "data.txt", "changed\n"); err != nil {
+		return nil, err
+	}
+	list, err := s.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: slow.Name})
+	if err != nil {
+		return nil, err
+	}
+	sc.SlowTarget = list[0].Snapshots[0].ID
+	if _, err := s.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: sc.SlowTarget}); err != nil {
+		return nil, err
+	}
+	if _, _, err := s.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: slow.Name, Name: "after the upgrade"}); err != nil {
+		return nil, err
+	}
+	// A fork of hazel-heron waits behind its restore: a fork starting.
+	forkOp, err := s.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: slow.Name, Snapshot: sc.SlowTarget, Name: "hazel-heron-fork"})
+	if err != nil {
+		return nil, fmt.Errorf("fork hazel-heron: %w", err)
+	}
+	sc.ForkOp = forkOp.ID
+	// Presence on amber-fox: the restore dialog names what goes.
+	if _, err := s.Core.SetPresence(ctx, snapshots.Owner(), "amber-fox", snapshots.Presence{
+		Workspaces: []snapshots.Workspace{{Thread: demo.Thread.ID, Working: true}, {Thread: demo.Guide.ID}},
+		Desktop:    "you", Terminals: 1}); err != nil {
+		return nil, err
+	}
+	brisk, err := s.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: "brisk-lake"})
+	if err != nil {
+		return nil, err
+	}
+	for _, sn := range brisk[0].Snapshots {
+		if sn.IsUndo() {
+			sc.Undo = sn.ID
+		}
+	}
+	return sc, nil
+}
+
+// States is every page and dialog state, in the screenshot run's order.
+// Add a state here (not in the screenshot run) so the layout test covers
+// it too; a state's Do leaves the page as it should be pictured.
+func (sc *Scene) States() []State {
+	mig := sc.Demo.Migration.ID
+	click := func(sel string) func(p playwright.Page) error {
+		return func(p playwright.Page) error { return p.Locator(sel).First().Click() }
+	}
+	dialog := func(sel string) func(p playwright.Page) error {
+		return func(p playwright.Page) error {
+			if err := p.Locator(sel).First().Click(); err != nil {
+				return err
+			}
+			return p.Locator("#dialog-host dialog[open]").WaitFor()
+		}
+	}
+	return []State{
+		{Name: "snapshots-tab", Path: "/boxes/snapshots"},
+		{Name: "row-actions-on-hover", Path: "/boxes/snapshots", Do: func(p playwright.Page) error {
+			return p.Locator("#snap-" + mig).Hover()
+		}},
+		{Name: "two-selected-and-their-delete", Path: "/boxes/snapshots?select=1", Do: func(p playwright.Page) error {
+			for _, id := range []string{sc.SlowTarget, mig} {
+				if err := p.Locator("#snap-" + id + " input.pick").Check(); err != nil {
+					return err
+				}
+			}
+			if err := p.Locator("button[value=delete]").Click(); err != nil {
+				return err
+			}
+			return p.Locator("dialog").WaitFor()
+		}},
+		{Name: "agents-only", Path: "/boxes/snapshots?by=agents"},
+		{Name: "desktop-box-page", Path: "/boxes/amber-fox"},
+		{Name: "picture-popover", Path: "/boxes/amber-fox", Do: click("button.pic")},
+		{Name: "take-snapshot", Path: "/boxes/amber-fox", Do: dialog("#snapshots-card a.button")},
+		{Name: "take-in-progress-and-restoring", Path: "/boxes/hazel-heron"},
+		{Name: "restore-dialog-naming-what-goes", Path: "/boxes/amber-fox", Do: dialog("#snap-" + mig + " a[data-dialog]")},
+		{Name: "restore-without-undo", Path: "/boxes/amber-fox", Do: func(p playwright.Page) error {
+			if err := dialog("#snap-" + mig + " a[data-dialog]")(p); err != nil {
+				return err
+			}
+			return p.Locator("dialog input[name=undo]").Uncheck()
+		}},
+		{Name: "fork", Path: "/boxes/amber-fox", Do: func(p playwright.Page) error {
+			// Beside Restore on a wide window; in the menu at 390 px.
+			if v, _ := p.Locator("#fork-" + mig).IsVisible(); v {
+				return dialog("#fork-" + mig)(p)
+			}
+			if err := p.Locator("#snap-" + mig + " summary").Click(); err != nil {
+				return err
+			}
+			return dialog("#snap-" + mig + " .items a.narrow-only")(p)
+		}},
+		{Name: "a-fork-starting", Path: "/boxes/hazel-heron-fork?fork=" + sc.ForkOp},
+		{Name: "notice-with-undo", Path: "/boxes/brisk-lake"},
+		{Name: "undo-dialog", Path: "/boxes/brisk-lake", Do: dialog(".notice a.button")},
+		{Name: "row-menu", Path: "/boxes/amber-fox", Do: click("#snap-" + mig + " summary")},
+		{Name: "keep-and-its-cost", Path: "/boxes/amber-fox/snapshots/" + mig + "/keep"},
+		{Name: "delete-dialog", Path: "/boxes/brisk-lake/snapshots/" + sc.Undo + "/delete"},
+		{Name: "released-box-kept", Path: "/boxes/snapshots?kept=1"},
+		{Name: "box-with-none", Path: "/boxes/dusky-dune"},
+		{Name: "snapshots-settings", Path: "/settings/snapshots"},
+		{Name: "machines-tab", Path: "/boxes"},
+		{Name: "threads-tab", Path: "/boxes/threads"},
+	}
+}
