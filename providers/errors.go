@@ -19,6 +19,11 @@ var (
 	ErrNoRoom = errors.New("no room")
 	// ErrUnsupported means the backend does not offer what was asked.
 	ErrUnsupported = errors.New("not offered by this backend")
+	// ErrRefused means the backend refuses what was asked as asked (a kind it
+	// does not have, a template that is not there, a bad reference): the
+	// caller's request is at fault, and the core answers it with a 4xx in the
+	// backend's words. A RefusedError is one.
+	ErrRefused = errors.New("refused")
 )
 
 // LockedError is returned when a host left the guest locked; its message is
@@ -39,3 +44,6 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string { return e.Why }
+
+// Is makes errors.Is(err, ErrRefused) hold for a RefusedError.
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }

@@ -326,6 +326,26 @@ type BoxSpec struct {
 	// Command is a process to run in the box (local backend), or empty.
 	Command string
 	Host    string
+	// User is the unprivileged user the box's process runs as, from its box
+	// template; empty means the backend's own unprivileged user. A backend
+	// never runs a box's process as root.
+	User string
+	// Env is the whole environment of the box's process, as its box template
+	// declares it: nothing of boxsnap's own environment is passed on.
+	Env map[string]string
+	// Limits bound the box's process, from its box template.
+	Limits BoxLimits
+}
+
+// BoxLimits bound a box's process (its box template's limits). Zero means
+// the backend's default bound, never none.
+type BoxLimits struct {
+	// MemoryBytes bounds the address space of each of the box's processes.
+	MemoryBytes int64 `json:"memoryBytes,omitempty"`
+	// Processes bounds how many processes the box's user may run.
+	Processes int `json:"processes,omitempty"`
+	// OpenFiles bounds the files each of the box's processes may hold open.
+	OpenFiles int `json:"openFiles,omitempty"`
 }
 
 // GuestStatus is what Status reads of a guest.

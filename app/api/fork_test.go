@@ -89,7 +89,7 @@ func TestToolFork(t *testing.T) {
 	// box holds, which the check before the take cannot see. The snapshot
 	// it took is deleted, and the answer says so.
 	tokB, _ := e.agent(t, "Another thread")
-	e.call(t, "POST", "/boxes", tokB, map[string]any{"name": "held-name"}).must(t, 201)
+	e.call(t, "POST", "/boxes", tokB, map[string]any{"name": "held-name", "template": "blank"}).must(t, 201)
 	a = e.call(t, "POST", "/tools/box_fork", token, map[string]any{"box": "amber-fox", "name": "held-name"}).must(t, 409)
 	contains(t, a.errorWords(), "A box named held-name exists already. boxsnap deleted ‘for a fork (2)’ (sn", "), the snapshot it took for the fork.")
 	if names := e.snapshotNames(t, "amber-fox"); len(names) != 2 {

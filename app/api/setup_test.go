@@ -42,6 +42,16 @@ func setupWith(t testing.TB, opts coretest.Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The box templates an agent makes its boxes from.
+	be := e.Core.Backends()[0].ID
+	for _, tm := range []snapshots.BoxTemplate{
+		{Name: "blank", Backend: be, Kind: "linux"},
+		{Name: "with-screen", Backend: be, Kind: "linux", HasScreen: true},
+	} {
+		if err := e.Core.SaveTemplate(context.Background(), snapshots.Owner(), tm); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return &env{Env: e, srv: srv, owner: token}
 }
 

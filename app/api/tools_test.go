@@ -138,7 +138,7 @@ func TestToolSnapshotsPictures(t *testing.T) {
 	e := setup(t)
 	e.Core.UsePictures(jpegTaker{})
 	token, _ := e.agent(t, "Draw the chart")
-	e.call(t, "POST", "/boxes", token, map[string]any{"name": "dusky-wren", "hasScreen": true}).must(t, 201)
+	e.call(t, "POST", "/boxes", token, map[string]any{"name": "dusky-wren", "template": "with-screen"}).must(t, 201)
 	a := e.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "dusky-wren", "name": "with chart"}).must(t, 200)
 	id := a.str("snapshot")
 

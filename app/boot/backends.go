@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/config"
@@ -29,7 +30,7 @@ const demoTaskDuration = 400 * time.Millisecond
 // BOXSNAP_PROXMOX_URL is set; and with cfg.Demo a simulated Proxmox VE
 // (pvesim, in this process) labelled as simulated.
 func backends(cfg config.Config, install string, logger *slog.Logger) ([]snapshots.Backend, error) {
-	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Install: install, Logger: logger.With("backend", LocalBackendID)})
+	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), Logger: logger.With("backend", LocalBackendID)})
 	if err != nil {
 		return nil, fmt.Errorf("local backend: %w", err)
 	}

@@ -141,10 +141,16 @@ func (e *Env) Thread(t testing.TB, title string) (*snapshots.Thread, snapshots.C
 	return th, snapshots.Agent(th.ID), token
 }
 
-// Box makes a box on the local backend for caller, with one file in it.
+// Box makes an empty box on the local backend for caller: the person's
+// machine, or, for an agent's caller, a box of its thread that the person
+// puts there (an agent itself makes boxes only from box templates).
 func (e *Env) Box(t testing.TB, c snapshots.Caller, name string) *snapshots.Box {
 	t.Helper()
-	b, err := e.Core.AcquireBox(context.Background(), c, snapshots.BoxRequest{Name: name, Backend: "local"})
+	req := snapshots.BoxRequest{Name: name, Backend: "local"}
+	if c.Kind == snapshots.CallerAgent {
+		req.Thread, c = c.Thread, snapshots.Owner()
+	}
+	b, err := e.Core.AcquireBox(context.Background(), c, req)
 	if err != nil {
 		t.Fatal(err)
 	}

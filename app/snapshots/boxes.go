@@ -37,12 +37,16 @@ func randomBoxName() string {
 	return nameAdjectives[int(b[0])%len(nameAdjectives)] + "-" + nameNouns[int(b[1])%len(nameNouns)]
 }
 
-// BoxRequest asks for a new box.
+// BoxRequest asks for a new box. An agent gives only Name and Template (a
+// box template's name); the person may give the rest instead (MayBox).
 type BoxRequest struct {
-	Name     string `json:"name"`
-	Kind     string `json:"kind"`
-	Backend  string `json:"backend"`
-	Host     string `json:"host"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Backend string `json:"backend"`
+	Host    string `json:"host"`
+	// Template is a box template's name; for the person, a name that is no
+	// box template's is the backend's own source (a folder's name in the
+	// templates folder, a template VMID, an image reference).
 	Template string `json:"template"`
 	Adopt    string `json:"adopt"`   // an existing guest's reference (a VMID) to adopt
 	Command  string `json:"command"` // a process to run in a local box
@@ -53,8 +57,62 @@ type BoxRequest struct {
 	ScreenURL string `json:"screenUrl"`
 }
 
+// boxSpecOf reads what req asks of a backend, under MayBox: a box template
+// by name, or, for the person only, the parts given.
+func (s *Service) boxSpecOf(ctx context.Context, c Caller, req *BoxRequest, box providers.BoxIdentity) (providers.BoxSpec, error) {
+	if c.Kind == CallerAgent {
+		if err := agentBoxFields(*req); err != nil {
+			return providers.BoxSpec{}, err
+		}
+	}
+	if req.Template != "" && req.Adopt == "" {
+		t, err := s.Template(ctx, req.Template)
+		if err == nil {
+			if err := MayBox(c, BoxFromTemplate, nil); err != nil {
+				return providers.BoxSpec{}, err
+			}
+			for _, f := range []struct{ name, given, set string }{
+				{"backend", req.Backend, t.Backend}, {"kind", req.Kind, t.Kind}, {"command", req.Command, t.Command},
+			} {
+				if f.given != "" && f.given != f.set {
+					return providers.BoxSpec{}, invalid("The box template %s sets the %s: leave it out.", t.Name, f.name)
+				}
+			}
+			req.Backend, req.Kind, req.Command = t.Backend, t.Kind, t.Command
+			if t.HasScreen {
+				req.HasScreen, req.ScreenURL = true, t.ScreenURL
+			}
+			box.Kind = t.Kind
+			return t.spec(box, req.Host), nil
+		}
+		if _, ok := AsRefusal(err); !ok || c.Kind == CallerAgent {
+			return providers.BoxSpec{}, err
+		}
+	}
+	act := BoxFromParts
+	if req.Adopt != "" {
+		act = BoxAdopt
+	}
+	if err := MayBox(c, act, nil); err != nil {
+		return providers.BoxSpec{}, err
+	}
+	if err := CheckText("A box's command", req.Command); err != nil {
+		return providers.BoxSpec{}, err
+	}
+	for _, f := range []struct{ what, v string }{
+		{"A box's kind", req.Kind}, {"A box's host", req.Host}, {"A box's template", req.Template}, {"An adopt reference", req.Adopt},
+		{"A box's screen address", req.ScreenURL},
+	} {
+		if err := CheckLine(f.what, f.v); err != nil {
+			return providers.BoxSpec{}, err
+		}
+	}
+	return providers.BoxSpec{Box: box, Template: req.Template, Adopt: req.Adopt, Command: req.Command, Host: req.Host}, nil
+}
+
 // AcquireBox makes a box on a backend: a folder on the local backend, a
-// clone of a template or an adopted guest on Proxmox.
+// clone of a template or an adopted guest on Proxmox. MayBox says who may
+// make it from what.
 func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box, error) {
 	var thread *string
 	switch {
@@ -62,12 +120,24 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 		t := c.Thread
 		thread = &t
 	case c.IsPerson() && req.Thread != "":
+		if !ValidID(PrefixThread, req.Thread) {
+			return nil, invalid("No thread %s.", req.Thread)
+		}
 		if _, err := s.thread(ctx, req.Thread); err != nil {
 			return nil, err
 		}
 		thread = &req.Thread
 	case !c.IsPerson():
 		return nil, refuse(CodeForbidden, http.StatusForbidden, "Not allowed.")
+	}
+	if err := CheckLine("A box's name", req.Name); err != nil {
+		return nil, err
+	}
+	id := NewID(PrefixBox)
+	name := strings.TrimSpace(req.Name)
+	spec, err := s.boxSpecOf(ctx, c, &req, providers.BoxIdentity{ID: id, Name: name, Kind: req.Kind, Install: s.install})
+	if err != nil {
+		return nil, err
 	}
 	if req.Backend == "" && len(s.order) > 0 {
 		req.Backend = s.order[0]
@@ -79,7 +149,6 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 	if req.Kind == "" {
 		req.Kind = "linux"
 	}
-	name := strings.TrimSpace(req.Name)
 	if name == "" {
 		name = randomBoxName()
 		for i := 0; i < 20; i++ {
@@ -94,13 +163,10 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 	if _, err := s.boxByName(ctx, name); err == nil {
 		return nil, refuse(CodeConflict, http.StatusConflict, "A box named %s exists already.", name)
 	}
-	id := NewID(PrefixBox)
-	guest, err := b.Boxes.Acquire(ctx, providers.BoxSpec{
-		Box:      providers.BoxIdentity{ID: id, Name: name, Kind: req.Kind, Install: s.install},
-		Template: req.Template, Adopt: req.Adopt, Command: req.Command, Host: req.Host,
-	})
+	spec.Box.Name, spec.Box.Kind = name, req.Kind
+	guest, err := b.Boxes.Acquire(ctx, spec)
 	if err != nil {
-		return nil, fmt.Errorf("make box %s on %s: %w", name, b.ID, err)
+		return nil, backendRefusal(fmt.Errorf("make box %s on %s: %w", name, b.ID, err), "The box was not made: ")
 	}
 	row, err := s.st.Pool.Query(ctx, s.st.Q("CoreBoxInsert"), id, name, req.Kind, thread, b.ID, guest.Host, guest.Ref,
 		req.HasScreen, req.ScreenURL)
@@ -112,13 +178,30 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 		_ = b.Boxes.Release(context.WithoutCancel(ctx), guest)
 		return nil, fmt.Errorf("record box %s: %w", name, err)
 	}
-	if req.Command != "" {
+	if spec.Command != "" {
 		if err := b.Boxes.Start(ctx, guest); err != nil {
 			s.logger.Warn("the box's process did not start", "box", name, "err", err)
 		}
 	}
 	s.log(ctx, s.st.Pool, box.ID, EvMade, c, fmt.Sprintf("made on %s", b.Label), "", "", nil)
 	return box, nil
+}
+
+// backendRefusal turns a backend's refusal of what was asked (ErrRefused,
+// ErrNotFound, ErrUnsupported) into a refusal in its words, with before in
+// front; anything else stays an error. This is the core's boundary: no
+// backend's refusal of a request reaches a caller as an internal error.
+func backendRefusal(err error, before string) error {
+	var words *providers.RefusedError
+	switch {
+	case errors.As(err, &words):
+		return &Refusal{Code: CodePlan, Status: http.StatusUnprocessableEntity, Words: before + words.Why, TryAgain: words.TryAgain}
+	case errors.Is(err, providers.ErrRefused), errors.Is(err, providers.ErrNotFound), errors.Is(err, providers.ErrUnsupported):
+		return &Refusal{Code: CodePlan, Status: http.StatusUnprocessableEntity, Words: before + err.Error()}
+	case errors.Is(err, providers.ErrUnreachable):
+		return &Refusal{Code: CodeBusy, Status: http.StatusServiceUnavailable, Words: before + err.Error(), TryAgain: true}
+	}
+	return err
 }
 
 var errNoRow = errors.New("no row")

@@ -107,10 +107,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 	case ActRename, ActNote:
 		return refuse(CodeForbidden, http.StatusForbidden, "Only the person can rename a snapshot or change its note.")
 	case ActRelease:
-		if access == accessOwnBox {
-			return nil
-		}
-		return refuse(CodeForbidden, http.StatusForbidden, "Only the box's own thread or the person can release %s.", b.Name)
+		return MayBox(c, BoxRelease, b)
 	}
 	return refuse(CodeForbidden, http.StatusForbidden, "Not allowed.")
 }

@@ -31,7 +31,7 @@ func CleanName(name string) (string, error) {
 	if n := utf8.RuneCountInString(name); n > MaxNameLength {
 		return "", refuse(CodeInvalid, http.StatusBadRequest, "A snapshot's name is at most %d characters; this one has %d.", MaxNameLength, n)
 	}
-	if !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+	if !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 || strings.IndexFunc(name, isBidiControl) >= 0 {
 		return "", refuse(CodeInvalid, http.StatusBadRequest, "A snapshot's name cannot hold control characters.")
 	}
 	return name, nil
@@ -48,6 +48,9 @@ func CleanNote(note string) (*string, error) {
 	}
 	if !utf8.ValidString(note) {
 		return nil, refuse(CodeInvalid, http.StatusBadRequest, "A note must be text.")
+	}
+	if err := CheckText("A note", note); err != nil {
+		return nil, err
 	}
 	return &note, nil
 }

@@ -18,7 +18,7 @@ func (s *Service) ReleaseBox(ctx context.Context, c Caller, ref, requestID strin
 	if err != nil {
 		return nil, err
 	}
-	if err := MayAct(c, ActRelease, b, nil); err != nil {
+	if err := MayBox(c, BoxRelease, b); err != nil {
 		return nil, err
 	}
 	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpRelease, nil); err != nil || op != nil {

@@ -28,6 +28,9 @@ func (s *Service) CreateThread(ctx context.Context, c Caller, title string) (*Th
 	if title == "" || utf8.RuneCountInString(title) > MaxThreadTitle {
 		return nil, "", invalid("A thread's title is 1 to %d characters.", MaxThreadTitle)
 	}
+	if err := CheckLine("A thread's title", title); err != nil {
+		return nil, "", err
+	}
 	id := NewID(PrefixThread)
 	token := ThreadTokenPrefix + NewID("") + NewID("") + NewID("")
 	h := sha256.Sum256([]byte(token))

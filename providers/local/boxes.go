@@ -38,6 +38,10 @@ type boxState struct {
 	ID      string `json:"id"`
 	Kind    string `json:"kind"`
 	Command string `json:"command,omitempty"`
+	// User, Env and Limits are how the command runs (BoxSpec's).
+	User   string              `json:"user,omitempty"`
+	Env    map[string]string   `json:"env,omitempty"`
+	Limits providers.BoxLimits `json:"limits,omitempty"`
 	// Running is set by Start and cleared by Stop: what the box should be.
 	Running bool `json:"running"`
 	// Last is the snapshot most recently taken of the box: its manifest's
@@ -164,12 +168,9 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 			return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("A box folder named %s already exists", box)}
 		}
 		if spec.Template != "" {
-			src := spec.Template
-			if !filepath.IsAbs(src) {
-				if b.tmpl == "" {
-					return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("Template %q is not a full path and no templates folder is set", src)}
-				}
-				src = filepath.Join(b.tmpl, src)
+			src, err := b.templateDir(spec.Template)
+			if err != nil {
+				return providers.Guest{}, err
 			}
 			if err := b.copyTree(ctx, src, dir); err != nil {
 				_ = os.RemoveAll(dir)
@@ -182,7 +183,7 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if err := writeIdentity(dir, box); err != nil {
 		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
 	}
-	st := boxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command}
+	st := boxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command, User: spec.User, Env: spec.Env, Limits: spec.Limits}
 	b.mu.Lock()
 	err := b.writeState(st)
 	b.mu.Unlock()
@@ -190,6 +191,30 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
 	}
 	return b.guestOf(box, spec.Box.Kind), nil
+}
+
+// templateDir resolves a template folder's name inside the templates folder
+// (Config.Templates), refusing in words a full path, "..", a name with a
+// slash, or a link whose target is outside the templates folder.
+func (b *Backend) templateDir(name string) (string, error) {
+	if err := providers.CheckFolderName(name); err != nil {
+		return "", err
+	}
+	if b.tmpl == "" {
+		return "", &providers.RefusedError{Why: "No templates folder is set, so no box can be made from a template folder."}
+	}
+	base, err := filepath.EvalSymlinks(b.tmpl)
+	if err != nil {
+		return "", &providers.RefusedError{Why: fmt.Sprintf("The templates folder %s cannot be read.", b.tmpl)}
+	}
+	src, err := filepath.EvalSymlinks(filepath.Join(base, name))
+	if err != nil {
+		return "", &providers.RefusedError{Why: fmt.Sprintf("No template folder named %s in the templates folder.", name)}
+	}
+	if rel, err := filepath.Rel(base, src); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", &providers.RefusedError{Why: fmt.Sprintf("The template folder %s is a link leading out of the templates folder.", name)}
+	}
+	return src, nil
 }
 
 // Release stops the box's process and deletes its folder and state. Its

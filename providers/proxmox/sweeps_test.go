@@ -19,8 +19,9 @@ func TestRoomSweep(t *testing.T) {
 	e := newSim(t, simOpts{})
 	env := newCore(t, e, "", nil)
 	ctx := context.Background()
-	_, agent, _ := env.Thread(t, "Fix the sign-in flow")
-	if _, err := env.Core.AcquireBox(ctx, agent, snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC, Backend: "pve-lab", Adopt: itoa(lxcThin)}); err != nil {
+	th, agent, _ := env.Thread(t, "Fix the sign-in flow")
+	// Only the person adopts; the box is the thread's.
+	if _, err := env.Core.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC, Backend: "pve-lab", Adopt: itoa(lxcThin), Thread: th.ID}); err != nil {
 		t.Fatal(err)
 	}
 	old := takeDone(t, env, agent, "amber-fox", "oldest")

@@ -1,0 +1,89 @@
+package snapshots
+
+import "net/http"
+
+// BoxAction is what a caller asks to do with a box itself, beside MayAct's
+// actions on its snapshots.
+type BoxAction string
+
+// The box actions of the Security model (README).
+const (
+	// BoxFromTemplate makes a box from a box template the owner made, by name.
+	BoxFromTemplate BoxAction = "make from a template"
+	// BoxFromParts makes a box from a backend, kind, source, host or command
+	// the caller gives itself.
+	BoxFromParts BoxAction = "make from parts"
+	// BoxAdopt takes over a guest or a folder that exists already.
+	BoxAdopt BoxAction = "adopt"
+	// BoxRelease releases a box: its guest or folder is destroyed.
+	BoxRelease BoxAction = "release"
+)
+
+// MayBox is the one rule for making, adopting and releasing boxes (the
+// README's Security model), beside MayAct: the person does all of it; an
+// agent makes a box only from a box template, by name, into its own thread,
+// and releases only its own thread's boxes; only the person adopts; boxsnap
+// itself only releases. b is the box released, or nil. A box of another
+// thread reads exactly as one that does not exist.
+func MayBox(c Caller, act BoxAction, b *Box) error {
+	switch c.Kind {
+	case CallerOwner, CallerCLI:
+		return nil
+	case CallerSystem:
+		if act == BoxRelease {
+			return nil
+		}
+		return refuse(CodeForbidden, http.StatusForbidden, "boxsnap does not %s by itself.", act)
+	case CallerAgent:
+	default:
+		return refuse(CodeForbidden, http.StatusForbidden, "Sign in first.")
+	}
+	switch act {
+	case BoxFromTemplate:
+		return nil
+	case BoxFromParts:
+		return agentLeaveOut("command")
+	case BoxAdopt:
+		return refuse(CodeForbidden, http.StatusForbidden, "Only the person adopts a guest or a folder that exists already.")
+	case BoxRelease:
+		if b == nil {
+			return boxNotFound("")
+		}
+		if b.State == "released" || b.ThreadID == nil || *b.ThreadID != c.Thread {
+			if agentAccess(c.Thread, b) == accessRunsOn && b.State != "released" {
+				// It sees the box it runs on, so it may read why.
+				return refuse(CodeForbidden, http.StatusForbidden, "Only the box's own thread or the person can release %s.", b.Name)
+			}
+			return boxNotFound(b.Name)
+		}
+		return nil
+	}
+	return refuse(CodeForbidden, http.StatusForbidden, "Not allowed.")
+}
+
+// agentLeaveOut is the one home of the words refusing a field an agent may
+// not send when it asks for a box.
+func agentLeaveOut(field string) *Refusal {
+	return refuse(CodeForbidden, http.StatusForbidden, "An agent makes a box only from a box template, by name: leave out %s.", field)
+}
+
+// agentBoxFields refuses, in words, the first field of req an agent may not
+// give: everything but the box's name and its template's name.
+func agentBoxFields(req BoxRequest) error {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"command", req.Command != ""}, {"adopt", req.Adopt != ""}, {"backend", req.Backend != ""},
+		{"host", req.Host != ""}, {"kind", req.Kind != ""}, {"thread", req.Thread != ""},
+		{"hasScreen", req.HasScreen}, {"screenUrl", req.ScreenURL != ""},
+	} {
+		if f.set {
+			return agentLeaveOut(f.name)
+		}
+	}
+	if req.Template == "" {
+		return refuse(CodeInvalid, http.StatusBadRequest, "An agent makes a box only from a box template, by name: name one in template.")
+	}
+	return nil
+}

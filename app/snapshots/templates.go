@@ -1,0 +1,230 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// TemplateQueries are the queries of box templates (security.sql).
+var TemplateQueries = []string{"TemplateList", "TemplateByName", "TemplateUpsert", "TemplateDelete"}
+
+// BoxTemplate is what the owner makes available for new boxes (issue 9): an
+// agent makes a box only from one of these, by name. Source is the
+// backend's own: on the local backend a folder's name inside the templates
+// folder, on Proxmox a template VMID, on Docker an image reference. Command,
+// User, Env and Limits are for boxes with a process.
+type BoxTemplate struct {
+	Name    string `json:"name"`
+	Backend string `json:"backend"`
+	Kind    string `json:"kind"`
+	Source  string `json:"source,omitempty"`
+	Command string `json:"command,omitempty"`
+	// User is the unprivileged user the process runs as; empty is the
+	// backend's own (boxsnap-box on the local backend).
+	User      string              `json:"user,omitempty"`
+	Env       map[string]string   `json:"env,omitempty"`
+	Limits    providers.BoxLimits `json:"limits"`
+	HasScreen bool                `json:"hasScreen,omitempty"`
+	ScreenURL string              `json:"screenUrl,omitempty"`
+}
+
+// templateRow is a box_templates row.
+type templateRow struct {
+	Name        string            `db:"name"`
+	BackendID   string            `db:"backend_id"`
+	Kind        string            `db:"kind"`
+	Source      string            `db:"source"`
+	Command     string            `db:"command"`
+	RunAs       string            `db:"run_as"`
+	Env         map[string]string `db:"env"`
+	MemoryBytes int64             `db:"memory_bytes"`
+	Processes   int               `db:"processes"`
+	OpenFiles   int               `db:"open_files"`
+	HasScreen   bool              `db:"has_screen"`
+	ScreenURL   string            `db:"screen_url"`
+	CreatedAt   any               `db:"created_at"`
+	UpdatedAt   any               `db:"updated_at"`
+}
+
+func (r templateRow) template() BoxTemplate {
+	return BoxTemplate{Name: r.Name, Backend: r.BackendID, Kind: r.Kind, Source: r.Source, Command: r.Command,
+		User: r.RunAs, Env: r.Env, HasScreen: r.HasScreen, ScreenURL: r.ScreenURL,
+		Limits: providers.BoxLimits{MemoryBytes: r.MemoryBytes, Processes: r.Processes, OpenFiles: r.OpenFiles}}
+}
+
+// The bounds of a box template.
+const (
+	MaxTemplateEnv     = 64
+	MaxTemplateCommand = 4096
+	MaxTemplateSource  = 255
+)
+
+var (
+	envNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+	userNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
+)
+
+// Check refuses, in words, a box template that breaks a rule: its name is a
+// box's name (the machine rule), its backend one boxsnap has, its text valid,
+// its user not root, its limits not below zero. A source on the local
+// backend is a folder's name in the templates folder: never a full path,
+// never "..", never a folder below another (section "Security model").
+func (s *Service) CheckTemplate(t BoxTemplate) error {
+	var errs []error
+	if !boxNameRE.MatchString(t.Name) {
+		errs = append(errs, errors.New("A box template's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter."))
+	}
+	b, ok := s.backends[t.Backend]
+	if !ok {
+		errs = append(errs, fmt.Errorf("Choose one of the backends: %s.", strings.Join(s.order, ", ")))
+	}
+	if t.Kind == "" || CheckLine("A box template's kind", t.Kind) != nil || len(t.Kind) > 40 {
+		errs = append(errs, errors.New("A box template names the kind of box it makes, such as linux or lxc."))
+	}
+	if err := CheckLine("A box template's source", t.Source); err != nil {
+		errs = append(errs, err)
+	} else if len(t.Source) > MaxTemplateSource {
+		errs = append(errs, fmt.Errorf("A box template's source is at most %d characters.", MaxTemplateSource))
+	} else if ok && b.Kind == "local" && t.Source != "" {
+		if err := providers.CheckFolderName(t.Source); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := CheckText("A box template's command", t.Command); err != nil {
+		errs = append(errs, err)
+	} else if len(t.Command) > MaxTemplateCommand {
+		errs = append(errs, fmt.Errorf("A box template's command is at most %d bytes.", MaxTemplateCommand))
+	}
+	if t.User != "" && (!userNameRE.MatchString(t.User) || t.User == "root") {
+		errs = append(errs, errors.New("A box template's user is the name of an unprivileged user of this host, never root."))
+	}
+	if len(t.Env) > MaxTemplateEnv {
+		errs = append(errs, fmt.Errorf("A box template declares at most %d environment variables.", MaxTemplateEnv))
+	}
+	for _, k := range sortedKeys(t.Env) {
+		if !envNameRE.MatchString(k) {
+			errs = append(errs, errors.New("An environment variable's name is letters, digits and underscores, not starting with a digit."))
+			break
+		}
+		if err := CheckLine("An environment variable's value", t.Env[k]); err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	if t.Limits.MemoryBytes < 0 || t.Limits.Processes < 0 || t.Limits.OpenFiles < 0 {
+		errs = append(errs, errors.New("A box template's limits cannot be below zero."))
+	}
+	if err := CheckLine("A box template's screen address", t.ScreenURL); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return &Refusal{Code: CodeInvalid, Status: http.StatusBadRequest, Words: err.Error()}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Templates lists the box templates. An agent reads them too: it chooses
+// one by name.
+func (s *Service) Templates(ctx context.Context) ([]BoxTemplate, error) {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("TemplateList"))
+	if err != nil {
+		return nil, fmt.Errorf("list box templates: %w", err)
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowToStructByName[templateRow])
+	if err != nil {
+		return nil, fmt.Errorf("list box templates: %w", err)
+	}
+	out := make([]BoxTemplate, 0, len(all))
+	for _, r := range all {
+		out = append(out, r.template())
+	}
+	return out, nil
+}
+
+// errNoTemplate is the refusal of a template name boxsnap does not have.
+func noTemplate() *Refusal {
+	return refuse(CodeNotFound, http.StatusNotFound, "No box template by that name: the owner makes box templates on the Settings page.")
+}
+
+// Template reads one box template by its name.
+func (s *Service) Template(ctx context.Context, name string) (BoxTemplate, error) {
+	if !boxNameRE.MatchString(name) {
+		return BoxTemplate{}, noTemplate()
+	}
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("TemplateByName"), name)
+	if err != nil {
+		return BoxTemplate{}, fmt.Errorf("read box template: %w", err)
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[templateRow])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return BoxTemplate{}, noTemplate()
+	}
+	if err != nil {
+		return BoxTemplate{}, fmt.Errorf("read box template: %w", err)
+	}
+	return r.template(), nil
+}
+
+// SaveTemplate adds or changes a box template; only the person may.
+func (s *Service) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) error {
+	if !c.IsPerson() {
+		return refuse(CodeForbidden, http.StatusForbidden, "Only the person changes box templates.")
+	}
+	if t.Env == nil {
+		t.Env = map[string]string{}
+	}
+	if err := s.CheckTemplate(t); err != nil {
+		return err
+	}
+	env, _ := json.Marshal(t.Env)
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("TemplateUpsert"), t.Name, t.Backend, t.Kind, t.Source, t.Command, t.User,
+		env, t.Limits.MemoryBytes, t.Limits.Processes, t.Limits.OpenFiles, t.HasScreen, t.ScreenURL); err != nil {
+		return fmt.Errorf("save box template: %w", err)
+	}
+	return nil
+}
+
+// DeleteTemplate removes a box template; boxes made from it stay. Only the
+// person may.
+func (s *Service) DeleteTemplate(ctx context.Context, c Caller, name string) error {
+	if !c.IsPerson() {
+		return refuse(CodeForbidden, http.StatusForbidden, "Only the person changes box templates.")
+	}
+	if !boxNameRE.MatchString(name) {
+		return noTemplate()
+	}
+	tag, err := s.st.Pool.Exec(ctx, s.st.Q("TemplateDelete"), name)
+	if err != nil {
+		return fmt.Errorf("delete box template: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return noTemplate()
+	}
+	return nil
+}
+
+// spec is what the template asks of a backend for box.
+func (t BoxTemplate) spec(box providers.BoxIdentity, host string) providers.BoxSpec {
+	return providers.BoxSpec{Box: box, Template: t.Source, Command: t.Command, Host: host,
+		User: t.User, Env: maps.Clone(t.Env), Limits: t.Limits}
+}

@@ -1,0 +1,19 @@
+-- Box templates (app/snapshots templates.go, issue 9): the owner's list of
+-- what a new box may be made from.
+
+-- name: TemplateList
+SELECT * FROM box_templates ORDER BY name;
+
+-- name: TemplateByName
+SELECT * FROM box_templates WHERE name = $1;
+
+-- name: TemplateUpsert
+INSERT INTO box_templates (name, backend_id, kind, source, command, run_as, env, memory_bytes, processes, open_files, has_screen, screen_url)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+ON CONFLICT (name) DO UPDATE SET backend_id = EXCLUDED.backend_id, kind = EXCLUDED.kind, source = EXCLUDED.source,
+    command = EXCLUDED.command, run_as = EXCLUDED.run_as, env = EXCLUDED.env, memory_bytes = EXCLUDED.memory_bytes,
+    processes = EXCLUDED.processes, open_files = EXCLUDED.open_files, has_screen = EXCLUDED.has_screen,
+    screen_url = EXCLUDED.screen_url, updated_at = now();
+
+-- name: TemplateDelete
+DELETE FROM box_templates WHERE name = $1;
