@@ -57,6 +57,40 @@ type Browser interface {
 	// most MaxDiffBytes between the snapshot and against: another snapshot,
 	// or nil for the box's file now. An empty answer means no difference.
 	DiffFile(ctx context.Context, ref SnapshotRef, against *SnapshotRef, path string) (string, error)
+	// OpenFile opens one regular file of the snapshot, of any size, to be
+	// streamed: a download. Its content is checked against what the snapshot
+	// recorded as it is read; a mismatch is a read error at the end.
+	OpenFile(ctx context.Context, ref SnapshotRef, path string) (io.ReadCloser, FileEntry, error)
+	// WalkFiles calls fn with every entry under dir ("" is the top), dir
+	// itself first and each folder before what it holds, in path order.
+	WalkFiles(ctx context.Context, ref SnapshotRef, dir string, fn func(FileEntry) error) error
+	// CompareFiles lists the paths that differ between the snapshot and
+	// against (another snapshot of the same box), or the box's files now
+	// (against nil), sorted by path. A folder is listed when it was added or
+	// removed, never for what it holds.
+	CompareFiles(ctx context.Context, ref SnapshotRef, against *SnapshotRef) ([]FileChange, error)
+}
+
+// How a path differs, in FileChange.Change: seen from the snapshot, a path
+// was added since, removed since, or changed since.
+const (
+	ChangeAdded   = "added"
+	ChangeRemoved = "removed"
+	ChangeChanged = "changed"
+)
+
+// FileChange is one path that differs between a snapshot and what it is
+// compared with.
+type FileChange struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // ChangeAdded, ChangeRemoved or ChangeChanged
+	// Type is the path's type where it is now ("file", "dir", "link",
+	// "other"), or in the snapshot when it was removed.
+	Type string `json:"type"`
+	// Before is the size in the snapshot, After the size now (or in the
+	// other snapshot); nil where the path is absent.
+	Before *int64 `json:"before,omitempty"`
+	After  *int64 `json:"after,omitempty"`
 }
 
 // ExportOptions says how one snapshot is exported.

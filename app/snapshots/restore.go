@@ -28,6 +28,9 @@ type RestoreRequest struct {
 	// names (section 5, step 2).
 	Force     bool
 	RequestID string
+	// dryRun checks everything the restore would check and admits nothing
+	// (RestoreDryRun).
+	dryRun bool
 }
 
 // restoreParams are a restore's parameters on its operation, fixed at
@@ -131,8 +134,10 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		}
 		req.NoUndo, req.Force = false, false
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpRestore, &sn.ID); err != nil || op != nil {
-		return op, err
+	if !req.dryRun {
+		if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpRestore, &sn.ID); err != nil || op != nil {
+			return op, err
+		}
 	}
 	settings, err := s.Settings(ctx)
 	if err != nil {
@@ -187,6 +192,9 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 			return nil, undoRoomWords(c, err)
 		}
+	}
+	if req.dryRun {
+		return nil, s.restoreEligibleNow(ctx, b, sn, req.Snapshot)
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {

@@ -36,6 +36,9 @@ func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	if err != nil {
 		return nil, err
 	}
+	if e.Type == typeLink {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
+	}
 	if e.Type != typeDir {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a folder", rel)}
 	}

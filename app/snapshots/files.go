@@ -1,0 +1,554 @@
+package snapshots
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Looking inside a snapshot (moatbox's "Browse, download and compare
+// files"): its tree, a file's text, a download of a file or a folder (a
+// folder streams as a tar.gz), and a comparison with the box now or with
+// another snapshot of the same box. Every call checks MayAct for the
+// snapshot, so an agent sees inside only what it may see.
+
+// EvDownloaded is the box log's event of a download from a snapshot.
+const EvDownloaded = "downloaded"
+
+// CodeCannot is the refusal of something the box's backend cannot do.
+const CodeCannot = "cannot"
+
+// MaxShownBytes is the most of a file's text a page or an answer shows
+// inline; past it, it says so and offers the download.
+const MaxShownBytes = 256 << 10
+
+// DefaultComparePage is how many changes a page of a comparison lists.
+const DefaultComparePage = 200
+
+// MaxComparePage is the most changes one page lists.
+const MaxComparePage = 1000
+
+// browserOf gives the box's backend's Browser, or a refusal saying why it
+// cannot look inside a snapshot.
+func (s *Service) browserOf(b *Box) (providers.Browser, error) {
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	if br, ok := be.Snap.(providers.Browser); ok {
+		return br, nil
+	}
+	return nil, &Refusal{Code: CodeCannot, Status: http.StatusConflict, Words: CannotBrowseWords(be.Label)}
+}
+
+// CannotBrowseWords is why a backend without a Browser cannot show a
+// snapshot's files: the words of the disabled items, and of the refusal.
+func CannotBrowseWords(backend string) string {
+	return fmt.Sprintf("%s cannot list a snapshot's files through its API: restore or fork the snapshot to look inside it.", backend)
+}
+
+// BrowseWhyNot is "" when the box's snapshots can be browsed and compared,
+// else why not, for a disabled item.
+func (s *Service) BrowseWhyNot(b *Box) string {
+	if _, err := s.browserOf(b); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// lookable finds a snapshot the caller may look inside, and its Browser.
+func (s *Service) lookable(ctx context.Context, c Caller, id string) (*Snapshot, *Box, providers.Browser, error) {
+	sn, b, err := s.Snapshot(ctx, c, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := MayAct(c, ActSee, b, sn); err != nil {
+		return nil, nil, nil, snapshotNotFound(id)
+	}
+	if sn.State != StateReady {
+		return nil, nil, nil, refuse(CodeConflict, http.StatusConflict, "‘%s’ is %s: there is nothing to look inside.", sn.Name, stateWords(sn.State))
+	}
+	br, err := s.browserOf(b)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sn, b, br, nil
+}
+
+// filesError turns a backend's answer about a path into words.
+func filesError(sn *Snapshot, p string, err error) error {
+	var refused *providers.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return refuse(CodeInvalid, http.StatusBadRequest, "%s.", strings.TrimSuffix(refused.Why, "."))
+	case errors.Is(err, providers.ErrNotFound):
+		return refuse(CodeNotFound, http.StatusNotFound, "No %s in ‘%s’.", shownPath(p), sn.Name)
+	case errors.Is(err, providers.ErrIncomplete):
+		return refuse(CodeConflict, http.StatusConflict, "‘%s’ cannot be read: %s", sn.Name, err.Error())
+	}
+	return fmt.Errorf("look inside %s: %w", sn.ID, err)
+}
+
+func shownPath(p string) string {
+	if p == "" || p == "." || p == "/" {
+		return "top folder"
+	}
+	return "/" + strings.TrimPrefix(p, "/")
+}
+
+// CleanPath checks a path a caller gives inside a snapshot: relative to the
+// box's folder, with no ".." and no NUL. It gives the
+// clean path ("" for the top) or a refusal in words; an absolute path is
+// refused. A path through a link is refused by the backend, which never
+// follows one.
+func CleanPath(p string) (string, error) {
+	if strings.ContainsRune(p, 0) || !utf8.ValidString(p) {
+		return "", invalid("That path is not a path.")
+	}
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+		return "", invalid("The path %q is absolute: paths are inside the snapshot, relative to the box's folder.", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return "", invalid("The path %q climbs out of the snapshot with ..: paths are inside the box's folder.", p)
+		}
+	}
+	c := path.Clean("/" + p)
+	c = strings.TrimPrefix(c, "/")
+	if c == "." {
+		c = ""
+	}
+	if len(c) > 4096 {
+		return "", invalid("That path is longer than 4096 characters.")
+	}
+	return c, nil
+}
+
+// Listing is one folder of a snapshot.
+type Listing struct {
+	Snapshot *Snapshot             `json:"-"`
+	Box      *Box                  `json:"-"`
+	Path     string                `json:"path"`
+	Entries  []providers.FileEntry `json:"entries"`
+}
+
+// Browse lists one folder of a snapshot ("" is the top): folders first,
+// then by name. Links are listed as links, never followed.
+func (s *Service) Browse(ctx context.Context, c Caller, id, dir string) (*Listing, error) {
+	sn, b, br, err := s.lookable(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	dir, err = CleanPath(dir)
+	if err != nil {
+		return nil, err
+	}
+	es, err := br.ListFiles(ctx, refOf(sn, b), dir)
+	if err != nil {
+		return nil, filesError(sn, dir, err)
+	}
+	sort.SliceStable(es, func(i, j int) bool {
+		if di, dj := es[i].Type == "dir", es[j].Type == "dir"; di != dj {
+			return di
+		}
+		return es[i].Path < es[j].Path
+	})
+	if es == nil {
+		es = []providers.FileEntry{}
+	}
+	return &Listing{Snapshot: sn, Box: b, Path: dir, Entries: es}, nil
+}
+
+// Shown is one file of a snapshot as a page or an answer shows it.
+type Shown struct {
+	Snapshot *Snapshot           `json:"-"`
+	Box      *Box                `json:"-"`
+	Entry    providers.FileEntry `json:"entry"`
+	// Text is the file's text, up to MaxShownBytes; empty when it is not
+	// text.
+	Text string `json:"text,omitempty"`
+	// Binary is set when the file is not text: it is offered as a download.
+	Binary bool `json:"binary,omitempty"`
+	// Cut says the text stops at MaxShownBytes, in words.
+	Cut string `json:"cut,omitempty"`
+}
+
+// ShowFile reads one file of a snapshot for showing inline: its text up to
+// MaxShownBytes, with words when it stops there. A link is shown as a link.
+func (s *Service) ShowFile(ctx context.Context, c Caller, id, p string) (*Shown, error) {
+	sn, b, br, err := s.lookable(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err = CleanPath(p)
+	if err != nil {
+		return nil, err
+	}
+	if p == "" {
+		return nil, invalid("The top folder is a folder: browse it instead.")
+	}
+	ref := refOf(sn, b)
+	// A link or a folder is described by its folder's listing, never
+	// opened.
+	parent := path.Dir(p)
+	if parent == "." {
+		parent = ""
+	}
+	es, err := br.ListFiles(ctx, ref, parent)
+	if err != nil {
+		return nil, filesError(sn, p, err)
+	}
+	var entry *providers.FileEntry
+	for i := range es {
+		if es[i].Path == p {
+			entry = &es[i]
+		}
+	}
+	if entry == nil {
+		return nil, filesError(sn, p, providers.ErrNotFound)
+	}
+	out := &Shown{Snapshot: sn, Box: b, Entry: *entry}
+	if entry.Type != "file" {
+		return out, nil
+	}
+	rc, _, err := br.OpenFile(ctx, ref, p)
+	if err != nil {
+		return nil, filesError(sn, p, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, MaxShownBytes))
+	if err != nil {
+		return nil, filesError(sn, p, err)
+	}
+	if !looksText(data) {
+		out.Binary = true
+		return out, nil
+	}
+	if entry.Size > MaxShownBytes {
+		data = trimToRune(data)
+		out.Cut = fmt.Sprintf("Showing the first %s of %s: download the file for all of it.", GB(MaxShownBytes), GB(entry.Size))
+	}
+	out.Text = string(data)
+	return out, nil
+}
+
+// looksText says whether the start of a file is text: no NUL, valid UTF-8
+// (a rune cut at the end is allowed).
+func looksText(data []byte) bool {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return false
+	}
+	return utf8.Valid(trimToRune(data))
+}
+
+// trimToRune drops a rune cut at the end of data.
+func trimToRune(data []byte) []byte {
+	for i := 0; i < utf8.UTFMax && len(data) > 0; i++ {
+		if utf8.Valid(data) {
+			return data
+		}
+		data = data[:len(data)-1]
+	}
+	return data
+}
+
+// Download is a download of a file or a folder of a snapshot, checked and
+// recorded; WriteTo streams it.
+type Download struct {
+	// Name is the file's name, or the folder's with ".tar.gz".
+	Name string
+	// Folder is set for a folder, streamed as a tar.gz.
+	Folder bool
+	// Size is a file's size; 0 for a folder, whose size is known only once
+	// it is written.
+	Size int64
+	sn   *Snapshot
+	b    *Box
+	br   providers.Browser
+	path string
+}
+
+// OpenDownload checks that the caller may download path of a snapshot and
+// records the download in the box log with who made it. Nothing is read
+// until WriteTo.
+func (s *Service) OpenDownload(ctx context.Context, c Caller, id, p string) (*Download, error) {
+	sn, b, br, err := s.lookable(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err = CleanPath(p)
+	if err != nil {
+		return nil, err
+	}
+	d := &Download{sn: sn, b: b, br: br, path: p}
+	if p == "" {
+		d.Folder, d.Name = true, sn.BoxName+".tar.gz"
+	} else {
+		parent := path.Dir(p)
+		if parent == "." {
+			parent = ""
+		}
+		es, err := br.ListFiles(ctx, refOf(sn, b), parent)
+		if err != nil {
+			return nil, filesError(sn, p, err)
+		}
+		var entry *providers.FileEntry
+		for i := range es {
+			if es[i].Path == p {
+				entry = &es[i]
+			}
+		}
+		switch {
+		case entry == nil:
+			return nil, filesError(sn, p, providers.ErrNotFound)
+		case entry.Type == "dir":
+			d.Folder, d.Name = true, path.Base(p)+".tar.gz"
+		case entry.Type == "file":
+			d.Name, d.Size = path.Base(p), entry.Size
+		case entry.Type == "link":
+			return nil, invalid("%s is a link to %s, which is never followed: download what it points to instead.", shownPath(p), entry.Target)
+		default:
+			return nil, invalid("%s is not a file or a folder.", shownPath(p))
+		}
+	}
+	what := fmt.Sprintf("%s (%s)", shownPath(p), GB(d.Size))
+	if d.Folder {
+		what = shownPath(p) + " as a tar.gz"
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvDownloaded, c, fmt.Sprintf("%s of ‘%s’", what, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
+	return d, nil
+}
+
+// WriteTo streams the download to w: a file as it is, a folder as a tar.gz
+// written entry by entry, never whole in memory or on disk. Links go in as
+// links.
+func (d *Download) WriteTo(ctx context.Context, w io.Writer) error {
+	ref := refOf(d.sn, d.b)
+	if !d.Folder {
+		rc, _, err := d.br.OpenFile(ctx, ref, d.path)
+		if err != nil {
+			return filesError(d.sn, d.path, err)
+		}
+		defer rc.Close()
+		if _, err := io.Copy(w, rc); err != nil {
+			return fmt.Errorf("download %s: %w", shownPath(d.path), err)
+		}
+		return nil
+	}
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(zw)
+	top := strings.TrimSuffix(d.Name, ".tar.gz")
+	name := func(p string) string {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, d.path), "/")
+		if d.path == "" && p == "." {
+			rel = ""
+		}
+		if rel == "" || rel == "." {
+			return top
+		}
+		return top + "/" + rel
+	}
+	err = d.br.WalkFiles(ctx, ref, d.path, func(e providers.FileEntry) error {
+		h := &tar.Header{Name: name(e.Path), Mode: int64(e.Mode & 0o7777), ModTime: e.ModTime, Format: tar.FormatPAX}
+		switch e.Type {
+		case "dir":
+			h.Typeflag, h.Name = tar.TypeDir, h.Name+"/"
+			return tw.WriteHeader(h)
+		case "link":
+			h.Typeflag, h.Linkname = tar.TypeSymlink, e.Target
+			return tw.WriteHeader(h)
+		case "file":
+			h.Typeflag, h.Size = tar.TypeReg, e.Size
+			rc, _, err := d.br.OpenFile(ctx, ref, e.Path)
+			if err != nil {
+				return err
+			}
+			defer rc.Close()
+			if err := tw.WriteHeader(h); err != nil {
+				return err
+			}
+			_, err = io.Copy(tw, rc)
+			return err
+		}
+		return nil // other kinds (named pipes) have no content to give
+	})
+	if err != nil {
+		return fmt.Errorf("download %s: %w", shownPath(d.path), err)
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// Comparison is a page of what differs between a snapshot and the box now,
+// or another snapshot of the same box.
+type Comparison struct {
+	Snapshot *Snapshot `json:"-"`
+	Box      *Box      `json:"-"`
+	// Against is the other snapshot, nil for the box now.
+	Against *Snapshot `json:"-"`
+	// Added, Removed and Changed count every path that differs (folders
+	// added or removed included), seen from the snapshot: added since,
+	// removed since, changed since.
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+	Changed int `json:"changed"`
+	Total   int `json:"total"`
+	// Offset and Changes are this page.
+	Offset  int                    `json:"offset"`
+	Changes []providers.FileChange `json:"changes"`
+	// Words says the counts in the specification's words: "14 files
+	// changed, 2 added, 1 removed since then".
+	Words string `json:"words"`
+}
+
+// Compare lists what differs between a snapshot and the box now (against
+// "") or another snapshot of the same box (against its ID or name), a page
+// of limit changes from offset, sorted by path.
+func (s *Service) Compare(ctx context.Context, c Caller, id, against string, offset, limit int) (*Comparison, error) {
+	sn, b, br, err := s.lookable(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	var other *Snapshot
+	var otherRef *providers.SnapshotRef
+	if against != "" {
+		other, err = s.compareTarget(ctx, c, b, against)
+		if err != nil {
+			return nil, err
+		}
+		r := refOf(other, b)
+		otherRef = &r
+	} else if b.State != "ready" {
+		return nil, refuse(CodeConflict, http.StatusConflict, "%s is %s: there is no box now to compare with.", b.Name, b.State)
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	if limit <= 0 {
+		limit = DefaultComparePage
+	}
+	if limit > MaxComparePage {
+		limit = MaxComparePage
+	}
+	all, err := br.CompareFiles(ctx, refOf(sn, b), otherRef)
+	if err != nil {
+		return nil, filesError(sn, "", err)
+	}
+	out := &Comparison{Snapshot: sn, Box: b, Against: other, Total: len(all), Offset: offset}
+	for _, ch := range all {
+		switch ch.Change {
+		case providers.ChangeAdded:
+			out.Added++
+		case providers.ChangeRemoved:
+			out.Removed++
+		default:
+			out.Changed++
+		}
+	}
+	if offset < len(all) {
+		end := min(offset+limit, len(all))
+		out.Changes = all[offset:end]
+	}
+	if out.Changes == nil {
+		out.Changes = []providers.FileChange{}
+	}
+	out.Words = ChangesWords(out.Changed, out.Added, out.Removed, other)
+	return out, nil
+}
+
+// ChangesWords says a comparison's counts: "14 files changed, 2 added, 1
+// removed since then", or "Nothing changed since then".
+func ChangesWords(changed, added, removed int, against *Snapshot) string {
+	since := "since then"
+	if against != nil {
+		since = "in ‘" + against.Name + "’"
+	}
+	if changed+added+removed == 0 {
+		return "Nothing changed " + since
+	}
+	files := "files"
+	if changed == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("%d %s changed, %d added, %d removed %s", changed, files, added, removed, since)
+}
+
+// compareTarget finds the other snapshot of a comparison: of the same box,
+// one the caller may see.
+func (s *Service) compareTarget(ctx context.Context, c Caller, b *Box, ref string) (*Snapshot, error) {
+	other, ob, err := s.SnapshotOfBox(ctx, c, b.ID, ref)
+	if err != nil {
+		return nil, err
+	}
+	if ob.ID != b.ID {
+		return nil, invalid("‘%s’ is of another box: compare snapshots of the same box.", other.Name)
+	}
+	if other.State != StateReady {
+		return nil, refuse(CodeConflict, http.StatusConflict, "‘%s’ is %s: there is nothing to compare with.", other.Name, stateWords(other.State))
+	}
+	return other, nil
+}
+
+// DiffFile gives the unified diff of one text file between a snapshot and
+// the box now (against "") or another snapshot of the same box: "" when it
+// did not change.
+func (s *Service) DiffFile(ctx context.Context, c Caller, id, against, p string) (string, error) {
+	sn, b, br, err := s.lookable(ctx, c, id)
+	if err != nil {
+		return "", err
+	}
+	p, err = CleanPath(p)
+	if err != nil {
+		return "", err
+	}
+	if p == "" {
+		return "", invalid("Name a file to compare.")
+	}
+	var otherRef *providers.SnapshotRef
+	if against != "" {
+		other, err := s.compareTarget(ctx, c, b, against)
+		if err != nil {
+			return "", err
+		}
+		r := refOf(other, b)
+		otherRef = &r
+	}
+	diff, err := br.DiffFile(ctx, refOf(sn, b), otherRef, p)
+	if err != nil {
+		return "", filesError(sn, p, err)
+	}
+	return diff, nil
+}
+
+// RestorePreview says what a restore of box to a snapshot would change: the
+// comparison of the snapshot with the box now, first page. It is nil (with
+// no error) where the backend cannot tell.
+func (s *Service) RestorePreview(ctx context.Context, c Caller, id string) (*Comparison, error) {
+	sn, b, err := s.Snapshot(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.browserOf(b); err != nil {
+		return nil, nil
+	}
+	if sn.State != StateReady || b.State != "ready" {
+		return nil, nil
+	}
+	return s.Compare(ctx, c, id, "", 0, DefaultComparePage)
+}

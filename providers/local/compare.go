@@ -1,0 +1,325 @@
+package local
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// CompareFiles lists what differs between a snapshot and another snapshot,
+// or the box's folder now (against nil). Against now, a file whose stat is
+// the one the snapshot (or the box's last take or restore) recorded is not
+// read; only files whose stat moved are hashed, by the backend's workers.
+func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	old, err := b.manifestIndex(m.ID)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	if against != nil {
+		am, err := b.loadUsable(*against)
+		if err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+		cur, err := b.manifestIndex(am.ID)
+		if err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+		return compareIndexes(old, cur, func(*entry) bool { return false }), nil
+	}
+
+	guest := m.Guest
+	if owner := b.ownerOf(m); owner != guest.Ref {
+		guest = b.guestOf(owner, m.Guest.Kind) // an imported snapshot's box
+	}
+	dir, err := b.existingBox(guest)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	st, err := b.readState(guest.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	known := b.statIndex(st)
+	found, err := b.scanTree(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
+	}
+	now := make(map[string]*entry, len(found))
+	var toHash []*entry
+	for i := range found {
+		e := entryFromStat(found[i].rel, &found[i].st)
+		if e.Type == "" || hidden(e.Path) {
+			continue
+		}
+		ne := &e
+		now[e.Path] = ne
+		switch e.Type {
+		case typeLink:
+			t, err := os.Readlink(filepath.Join(dir, filepath.FromSlash(e.Path)))
+			if err != nil {
+				delete(now, e.Path) // it vanished while read
+				continue
+			}
+			ne.Target = t
+		case typeFile:
+			oe := old[e.Path]
+			if oe == nil || oe.Type != typeFile || oe.Size != e.Size {
+				continue // added, or changed by its size: no need to read it
+			}
+			if oe.key() == e.key() {
+				ne.Hash = oe.Hash
+			} else if ke := known[e.Path]; ke != nil && ke.Type == typeFile && ke.Hash != "" && ke.key() == e.key() {
+				ne.Hash = ke.Hash
+			} else {
+				toHash = append(toHash, ne)
+			}
+		}
+	}
+	if err := b.hashAll(ctx, dir, toHash); err != nil {
+		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
+	}
+	return compareIndexes(old, now, func(e *entry) bool { return e.Hash == "" && e.Type == typeFile }), nil
+}
+
+// hidden reports whether a path is boxsnap's own folder in the box or under
+// it: never browsed, never compared.
+func hidden(rel string) bool {
+	return rel == "." || rel == markerDir || strings.HasPrefix(rel, markerDir+"/")
+}
+
+// hashAll sets the hash of each entry from the box's file, with the
+// backend's workers. A file that vanished keeps no hash.
+func (b *Backend) hashAll(ctx context.Context, dir string, es []*entry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	ch := make(chan *entry)
+	for w := 0; w < b.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range ch {
+				h, _, err := b.hashPath(filepath.Join(dir, filepath.FromSlash(e.Path)))
+				if err != nil {
+					if errors.Is(err, os.ErrNotExist) {
+						continue
+					}
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					continue
+				}
+				e.Hash = h
+			}
+		}()
+	}
+	for _, e := range es {
+		if ctx.Err() != nil {
+			break
+		}
+		ch <- e
+	}
+	close(ch)
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
+}
+
+// compareIndexes lists the paths that differ between old (the snapshot) and
+// cur, sorted by path. A folder is listed only when it was added or removed,
+// and what an added or removed folder holds is listed too. unread says a
+// current file's content was not read because its size alone differs.
+func compareIndexes(old, cur map[string]*entry, unread func(*entry) bool) []providers.FileChange {
+	var out []providers.FileChange
+	size := func(e *entry) *int64 {
+		if e.Type != typeFile {
+			return nil
+		}
+		v := e.Size
+		return &v
+	}
+	for p, ne := range cur {
+		if hidden(p) {
+			continue
+		}
+		oe := old[p]
+		if oe == nil {
+			out = append(out, providers.FileChange{Path: p, Change: providers.ChangeAdded, Type: changeType(ne.Type), After: size(ne)})
+			continue
+		}
+		if differs(oe, ne, unread) {
+			out = append(out, providers.FileChange{Path: p, Change: providers.ChangeChanged, Type: changeType(ne.Type), Before: size(oe), After: size(ne)})
+		}
+	}
+	for p, oe := range old {
+		if hidden(p) {
+			continue
+		}
+		if cur[p] == nil {
+			out = append(out, providers.FileChange{Path: p, Change: providers.ChangeRemoved, Type: changeType(oe.Type), Before: size(oe)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// differs says whether a path present on both sides changed: its type, a
+// link's target, a file's content, or its permission bits. A folder's own
+// times are left out: what it holds is listed instead.
+func differs(oe, ne *entry, unread func(*entry) bool) bool {
+	if oe.Type != ne.Type {
+		return true
+	}
+	if oe.fileMode() != ne.fileMode() {
+		return true
+	}
+	switch oe.Type {
+	case typeLink:
+		return oe.Target != ne.Target
+	case typeFile:
+		if oe.Size != ne.Size || unread(ne) {
+			return true
+		}
+		return oe.Hash != ne.Hash
+	}
+	return false
+}
+
+// changeType is a manifest type in FileEntry's words.
+func changeType(t string) string {
+	switch t {
+	case typeFile:
+		return "file"
+	case typeDir:
+		return "dir"
+	case typeLink:
+		return "link"
+	}
+	return "other"
+}
+
+// OpenFile opens one regular file of a snapshot to be streamed, checking its
+// content against its hash as it is read.
+func (b *Backend) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return nil, providers.FileEntry{}, fmt.Errorf("download: %w", err)
+	}
+	rel, err := safeRel(p)
+	if err != nil {
+		return nil, providers.FileEntry{}, err
+	}
+	idx, err := b.manifestIndex(m.ID)
+	if err != nil {
+		return nil, providers.FileEntry{}, fmt.Errorf("download: %w", err)
+	}
+	e, err := walkManifest(idx, rel)
+	if err != nil {
+		return nil, providers.FileEntry{}, err
+	}
+	switch e.Type {
+	case typeFile:
+	case typeLink:
+		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
+	default:
+		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
+	}
+	f, err := os.Open(b.contentPath(e.Hash))
+	if err != nil {
+		return nil, providers.FileEntry{}, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
+	}
+	return &checkedReader{f: f, h: sha256.New(), want: e.Hash, left: e.Size, rel: rel, damaged: func(why string) { b.markDamaged(m.ID, why) }}, fileEntry(e), nil
+}
+
+// checkedReader reads a content file and checks, at its end, that it is the
+// size and hash the snapshot recorded.
+type checkedReader struct {
+	f       *os.File
+	h       hash.Hash
+	want    string
+	left    int64
+	rel     string
+	damaged func(why string)
+}
+
+func (r *checkedReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	r.h.Write(p[:n])
+	r.left -= int64(n)
+	if err == io.EOF {
+		if r.left != 0 || hex.EncodeToString(r.h.Sum(nil)) != r.want {
+			why := fmt.Sprintf("Its content is damaged on disk: %s does not match its hash", r.rel)
+			r.damaged(why)
+			return n, fmt.Errorf("read %s: %w: %w", r.rel, errDamaged, providers.ErrIncomplete)
+		}
+	}
+	return n, err
+}
+
+func (r *checkedReader) Close() error { return r.f.Close() }
+
+// WalkFiles calls fn with every entry of a snapshot under dir, dir first,
+// in path order (a folder before what it holds), leaving out boxsnap's own
+// folder.
+func (b *Backend) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return fmt.Errorf("download: %w", err)
+	}
+	rel, err := safeRel(dir)
+	if err != nil {
+		return err
+	}
+	idx, err := b.manifestIndex(m.ID)
+	if err != nil {
+		return fmt.Errorf("download: %w", err)
+	}
+	top, err := walkManifest(idx, rel)
+	if err != nil {
+		return err
+	}
+	if top.Type != typeDir {
+		return fn(fileEntry(top))
+	}
+	prefix := rel + "/"
+	for i := range m.Entries { // sorted by path: a folder before what it holds
+		e := &m.Entries[i]
+		if rel != "." && e.Path != rel && !strings.HasPrefix(e.Path, prefix) {
+			continue
+		}
+		if e.Path != "." && hidden(e.Path) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(fileEntry(e)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
