@@ -103,6 +103,11 @@ type ExportOptions struct {
 	// Name is the snapshot's member name in a group, carried in the archive,
 	// never on a label. Empty: the snapshot's ID.
 	Name string
+	// Scrub, when set, exports a copy without what it lists (a share code's
+	// copy): a new snapshot, with the ID AsID and no parent, whose manifest
+	// leaves those paths out. Base is then ignored.
+	Scrub *Secrets
+	AsID  string
 }
 
 // ImportOptions says where a batch of archives goes.
@@ -128,6 +133,9 @@ type ImportedSnapshot struct {
 // Exporter is implemented by backends that move snapshots between installs as
 // archive files (microsandbox-snapshot-groups.txt).
 type Exporter interface {
+	// ScrubbedPaths says what a copy scrubbed by sec leaves out of the
+	// snapshot: the paths of sec's targets it holds.
+	ScrubbedPaths(ctx context.Context, ref SnapshotRef, sec Secrets) ([]string, error)
 	// ExportSnapshot writes one snapshot as one archive to w.
 	ExportSnapshot(ctx context.Context, ref SnapshotRef, opts ExportOptions, w io.Writer) error
 	// ImportSnapshots reads a batch of archives, in any order, validates every

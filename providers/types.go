@@ -306,6 +306,9 @@ type BoxIdentity struct {
 	Kind string
 	// Install labels the new guest as this install's.
 	Install string
+	// Secrets is what a fork leaves behind (the zero value: the default
+	// list).
+	Secrets Secrets
 }
 
 // GuestIdentity is what keeps a box the same machine across a swap: its MAC

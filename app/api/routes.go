@@ -20,13 +20,13 @@ func (s *server) routes() *chi.Mux {
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
 
-		// The agent's tools (section 4, "Tools").
-		r.Post("/tools/box_snapshot", s.toolSnapshot)
-		r.Post("/tools/box_snapshots", s.toolSnapshots)
-		r.Post("/tools/box_restore", s.toolRestore)
-		r.Post("/tools/box_snapshot_delete", s.toolSnapshotDelete)
-		r.Post("/tools/box_fork", s.toolFork)
+		// The agent's tools (section 4, "Tools"), from their one table
+		// (tools.go), which MCP serves too.
+		for _, t := range tools {
+			r.Post("/tools/"+t.Name, func(w http.ResponseWriter, r *http.Request) { t.handle(s, w, r) })
+		}
 		r.Post("/tools/{tool}", unknownTool)
+		r.Get("/skill", serveSkill)
 
 		// Snapshots.
 		r.Get("/snapshots", s.listSnapshots)
@@ -77,5 +77,5 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 
 func unknownTool(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, "not_found",
-		"No tool named "+quote(param(r, "tool"))+". The tools are box_snapshot, box_snapshots, box_restore, box_fork and box_snapshot_delete.", false)
+		"No tool named "+quote(param(r, "tool"))+". The tools are "+toolNames()+".", false)
 }

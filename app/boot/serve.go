@@ -108,7 +108,13 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger})
+	// Imports are checked in the data folder, beside the snapshots they
+	// become, rather than in a /tmp that may be small or in memory.
+	tmp := filepath.Join(cfg.DataDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return fmt.Errorf("make %s: %w", tmp, err)
+	}
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, TempDir: tmp})
 	if err != nil {
 		return err
 	}
@@ -220,7 +226,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := jobsUI.Start(uiCtx); err != nil {
 		return fmt.Errorf("job dashboard: %w", err)
 	}
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, API: api.New(api.Options{Core: core, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, API: api.New(api.Options{Core: core, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation) error {
 	}
 	box, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
 	if errors.Is(err, errNoRow) {
-		identity := providers.BoxIdentity{ID: p.BoxID, Name: p.Name, Kind: src.Kind, Install: s.install}
+		identity := providers.BoxIdentity{ID: p.BoxID, Name: p.Name, Kind: src.Kind, Install: s.install, Secrets: s.secrets(ctx)}
 		guest := providers.Guest{Backend: src.BackendID, Kind: src.Kind, Host: src.Host, Ref: p.BoxID}
 		st, serr := be.Boxes.Status(ctx, guest)
 		if serr != nil || !st.Exists {

@@ -18,6 +18,9 @@ const (
 	ActNote    Action = "note"
 	ActPicture Action = "picture"
 	ActRelease Action = "release"
+	ActExport  Action = "export"
+	ActImport  Action = "import"
+	ActShare   Action = "share"
 )
 
 // boxAccess says how an agent's thread reaches a box.
@@ -56,6 +59,19 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		}
 		return refuse(CodeForbidden, http.StatusForbidden, "boxsnap does not %s by itself.", act)
 	case CallerAgent:
+		// Moving snapshots is the person's (issue 13). An export carries
+		// every file of a box, secrets included, out of boxsnap; an import
+		// brings an archive from outside in, a way in an agent's thread never
+		// has (it never sends a host path or a backend reference); a share
+		// code hands a copy to anyone who holds it.
+		switch act {
+		case ActExport:
+			return refuse(CodeForbidden, http.StatusForbidden, "Only the person can export snapshots: an export carries every file of the box, secrets included.")
+		case ActImport:
+			return refuse(CodeForbidden, http.StatusForbidden, "Only the person can import snapshots: an archive from outside is no agent's to bring in.")
+		case ActShare:
+			return refuse(CodeForbidden, http.StatusForbidden, "Only the person can make, revoke or redeem a share code.")
+		}
 	default:
 		return refuse(CodeForbidden, http.StatusForbidden, "Sign in first.")
 	}

@@ -63,6 +63,8 @@ type Options struct {
 	Logger   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// TempDir holds imports while they are checked; empty: the system's.
+	TempDir string
 }
 
 // Service is the core.
@@ -76,6 +78,7 @@ type Service struct {
 	jobs     Inserter
 	pictures PictureTaker
 	cache    readCache
+	tempDir  string
 }
 
 // Queries the core runs; store.New checks they exist at start.
@@ -89,14 +92,14 @@ var Queries = append([]string{
 	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
 	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
 	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ", "CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune", "CoreStorageLock", "CoreReservedOn", "CoreOpSetReserved", "CoreBoxInsertFork", "CoreSnapshotSetPrice", "CoreOpNotify",
-}, slices.Concat(SweepQueries, LookQueries, TemplateQueries)...)
+}, slices.Concat(SweepQueries, LookQueries, TemplateQueries, MoveQueries)...)
 
 // New makes the core.
 func New(opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("snapshots: a store is required")
 	}
-	s := &Service{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}}
+	s := &Service{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -21,6 +22,12 @@ type Settings struct {
 	AgentsMayRestoreMemory bool               `json:"agentsMayRestoreMemory"` // on
 	Pictures               bool               `json:"pictures"`               // on
 	Ceilings               map[string]float64 `json:"ceilings,omitempty"`     // per backend, a month
+	// ShareDays is how long a share code works: 1 to 30 days, 7 unless
+	// changed (moatbox-snapshots.md, "Share codes").
+	ShareDays int `json:"shareDays"`
+	// AlsoRemove are home paths a fork and a share code's copy also leave
+	// behind, beside providers.DefaultSecrets.
+	AlsoRemove []string `json:"alsoRemove,omitempty"`
 }
 
 // DefaultCeiling is the paid ceiling a month, per provider (section 8: $5,
@@ -30,7 +37,7 @@ const DefaultCeiling = 5.0
 // DefaultSettings are section 12's defaults.
 func DefaultSettings() Settings {
 	return Settings{PerBox: DefaultPerBox, RoomPercent: DefaultRoomPercent, KeepDays: DefaultKeepDays,
-		AgentsMayRestore: true, AgentsMayRestoreMemory: true, Pictures: true}
+		AgentsMayRestore: true, AgentsMayRestoreMemory: true, Pictures: true, ShareDays: DefaultShareDays}
 }
 
 // Validate checks each number against its range, in words.
@@ -44,6 +51,14 @@ func (st Settings) Validate() error {
 	}
 	if st.KeepDays < 1 || st.KeepDays > MaxKeepDays {
 		errs = append(errs, fmt.Errorf("Keep keeps a snapshot 1 to %d days.", MaxKeepDays))
+	}
+	if st.ShareDays < 1 || st.ShareDays > MaxShareDays {
+		errs = append(errs, fmt.Errorf("A share code works 1 to %d days.", MaxShareDays))
+	}
+	for _, p := range st.AlsoRemove {
+		if strings.Contains(p, "..") || strings.HasPrefix(strings.TrimSpace(p), "/") {
+			errs = append(errs, fmt.Errorf("%q: a path to remove is inside a home folder, with no .. and no leading /.", p))
+		}
 	}
 	for id, c := range st.Ceilings {
 		if c < 0 {

@@ -75,6 +75,9 @@ func (s *Server) Handler() http.Handler {
 	if s.opts.API != nil {
 		r.Mount("/api/v1", s.opts.API)
 	}
+	if s.opts.MCP != nil {
+		r.Handle("/mcp", s.opts.MCP)
+	}
 
 	// The cross-origin protection wraps everything: a state-changing request
 	// from another origin is refused before any handler runs.

@@ -25,6 +25,9 @@ type Options struct {
 	JobsUI http.Handler
 	// API serves /api/v1 (agent tools and REST); nil answers 404 there.
 	API http.Handler
+	// MCP serves the agent tools over the Model Context Protocol at /mcp;
+	// nil answers 404 there.
+	MCP http.Handler
 	// Install is this install's ID, shown on the home page.
 	Install string
 }

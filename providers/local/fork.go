@@ -6,30 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// homeCredentials are the sign-in and key files moatbox removes from "/root
-// and each home folder" before a share code works (moatbox-snapshots.md,
-// "Share codes"), and BB's own (section 9): a fork never carries them.
-func homeCredentials() []string {
-	return []string{
-		".claude/.credentials.json", ".claude.json", ".codex/auth.json",
-		".local/share/opencode/auth.json", ".config/gh/hosts.yml", ".git-credentials",
-		".netrc", ".npmrc", ".pypirc", ".docker/config.json", ".aws/credentials",
-		".aws/config", ".config/gcloud", ".kube/config", ".ssh",
-		".bb-machines", ".config/bb-box/env",
-	}
-}
-
-// rootIdentity are files of a box whose folder is a whole system: its SSH
-// host keys, machine ID and Tailscale state are made new by its image.
-func rootIdentity() []string {
-	return []string{"etc/machine-id", "var/lib/tailscale", "var/lib/dbus/machine-id"}
-}
 
 // ForkSnapshot makes a new box folder from a snapshot and cleans it of its
 // source's identity before its first start (section 9): the identity marker
@@ -71,7 +53,11 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if _, err := b.apply(ctx, tmp, m, nil); err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
-	if _, err := cleanIdentity(tmp); err != nil {
+	sec := box.Secrets
+	if len(sec.Home) == 0 && len(sec.System) == 0 {
+		sec = providers.DefaultSecrets()
+	}
+	if _, err := cleanIdentity(tmp, sec); err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: clean its identity: %w", m.ID, err)
 	}
 	if err := writeIdentity(tmp, box.ID); err != nil {
@@ -96,24 +82,17 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	return b.guestOf(box.ID, kind), nil
 }
 
-// cleanIdentity removes a fork's access file, the credential files of every
-// home-like folder (the box's folder, root, and each folder under home and
-// Users) and a whole system's identity files. It never follows a link: a
-// path through one is not inside the box and is left alone. It answers what
-// it removed.
-func cleanIdentity(dir string) ([]string, error) {
+// cleanIdentity removes what sec lists (providers.Secrets: boxsnap's access
+// file, the credential files of every home-like folder, a whole system's
+// identity files) from a fork's folder. It never follows a link: a path
+// through one is not inside the box and is left alone. It answers what it
+// removed.
+func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
 	var removed []string
-	rm := func(rel string) error {
-		ok, err := removeInside(dir, rel)
-		if ok {
-			removed = append(removed, rel)
-		}
-		return err
+	dirs := []string{}
+	if isRealDir(dir, "root") {
+		dirs = append(dirs, "root")
 	}
-	if err := rm(accessFile); err != nil {
-		return removed, err
-	}
-	homes := []string{"", "root"}
 	for _, parent := range []string{"home", "Users"} {
 		if !isRealDir(dir, parent) {
 			continue
@@ -124,30 +103,28 @@ func cleanIdentity(dir string) ([]string, error) {
 		}
 		for _, e := range ents {
 			if e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
-				homes = append(homes, parent+"/"+e.Name())
+				dirs = append(dirs, parent+"/"+e.Name())
 			}
 		}
 	}
-	for _, h := range homes {
-		if h != "" && !isRealDir(dir, h) {
-			continue
-		}
-		for _, c := range homeCredentials() {
-			if err := rm(strings.TrimPrefix(h+"/"+c, "/")); err != nil {
-				return removed, err
+	for _, t := range sec.Targets(providers.Homes(dirs)) {
+		rels := []string{t}
+		if strings.Contains(t, "*") {
+			rels = nil
+			if parent := path.Dir(t); parent == "." || isRealDir(dir, parent) {
+				matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(t)))
+				for _, m := range matches {
+					rel, _ := filepath.Rel(dir, m)
+					rels = append(rels, filepath.ToSlash(rel))
+				}
 			}
 		}
-	}
-	for _, c := range rootIdentity() {
-		if err := rm(c); err != nil {
-			return removed, err
-		}
-	}
-	if isRealDir(dir, "etc/ssh") {
-		keys, _ := filepath.Glob(filepath.Join(dir, "etc", "ssh", "ssh_host_*"))
-		for _, k := range keys {
-			rel, _ := filepath.Rel(dir, k)
-			if err := rm(filepath.ToSlash(rel)); err != nil {
+		for _, rel := range rels {
+			ok, err := removeInside(dir, rel)
+			if ok {
+				removed = append(removed, rel)
+			}
+			if err != nil {
 				return removed, err
 			}
 		}

@@ -1,0 +1,99 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+)
+
+// toolDef is one agent tool (section 4, "Tools"): served as JSON at
+// /api/v1/tools/<name> and over MCP at /mcp from this one table, so a tool
+// added here is in both. Its description is its summary in openapi.json,
+// the one home of the words an agent reads about it.
+type toolDef struct {
+	Name string
+	// Params is the tool's parameters, a struct value: MCP's input schema
+	// is made from it.
+	Params any
+	// Required are the parameters a call must send.
+	Required []string
+	handle   func(*server, http.ResponseWriter, *http.Request)
+}
+
+// tools is the table of agent tools.
+var tools = []toolDef{
+	{Name: "box_snapshot", Params: snapshotParams{}, Required: []string{"box"}, handle: (*server).toolSnapshot},
+	{Name: "box_snapshots", Params: snapshotsParams{}, handle: (*server).toolSnapshots},
+	{Name: "box_restore", Params: restoreParams{}, Required: []string{"box", "snapshot", "replace"}, handle: (*server).toolRestore},
+	{Name: "box_fork", Params: forkToolParams{}, handle: (*server).toolFork},
+	{Name: "box_snapshot_delete", Params: deleteParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotDelete},
+}
+
+// toolNames lists the tools in words: "box_snapshot, … and box_fork".
+func toolNames() string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// toolSummary is a tool's summary in openapi.json.
+func toolSummary(name string) string {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Summary string `json:"summary"`
+		} `json:"paths"`
+	}
+	_ = json.Unmarshal(openAPI, &doc)
+	return doc.Paths["/tools/"+name]["post"].Summary
+}
+
+// toolSchema is a JSON schema of a tool's parameters: an object with one
+// property per JSON field of its Params.
+func toolSchema(t toolDef) map[string]any {
+	props := map[string]any{}
+	rt := reflect.TypeOf(t.Params)
+	for i := 0; i < rt.NumField(); i++ {
+		f := rt.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		var typ string
+		switch ft.Kind() {
+		case reflect.String:
+			typ = "string"
+		case reflect.Bool:
+			typ = "boolean"
+		case reflect.Int, reflect.Int64:
+			typ = "integer"
+		default:
+			panic(fmt.Sprintf("tool %s: parameter %s of kind %s has no schema", t.Name, name, ft.Kind()))
+		}
+		props[name] = map[string]any{"type": typ}
+	}
+	required := t.Required
+	if required == nil {
+		required = []string{}
+	}
+	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+}
+
+// ToolNames are the agent tools' names, in the table's order.
+func ToolNames() []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return names
+}

@@ -1,0 +1,754 @@
+package snapshots
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Box log event kinds of moving snapshots (issue 13).
+const (
+	EvExported      = "exported"
+	EvImported      = "imported"
+	EvShared        = "share-code-made"
+	EvShareRevoked  = "share-code-revoked"
+	EvShareRedeemed = "share-code-redeemed"
+)
+
+// MoveQueries are the queries of export, import and share codes (move.sql).
+var MoveQueries = []string{
+	"MoveBoxInsert", "MoveBoxReady", "MoveBoxLiveName", "MoveSnapshotInsert",
+	"MoveShareInsert", "MoveShareByHash", "MoveShareByID", "MoveSharesOfSnapshot", "MoveShares",
+	"MoveShareRevoke", "MoveShareRedeemed",
+}
+
+// An export file (".boxsnap") moves snapshots of one box to another install
+// (microsandbox-snapshot-groups.txt, "Move a history to another machine"). It
+// is a tar holding, per snapshot, the backend's own archive cut in parts of
+// exportPart bytes (so it streams with no temporary copy), then
+// boxsnap-export.json: the box, each snapshot's record and the size and
+// SHA-256 of its archive. The backend's archive in turn names every piece of
+// content by its SHA-256 and carries its manifest's checksum, so an import
+// checks every byte before it publishes anything.
+const (
+	// ExportManifestName is the export file's manifest, its last member.
+	ExportManifestName = "boxsnap-export.json"
+	// ExportExtension is what an export file's name ends with.
+	ExportExtension = ".boxsnap"
+	exportFormat    = 1
+	exportPart      = 4 << 20
+	exportMember    = "snapshots/"
+)
+
+// ExportManifest is what an export file says it holds.
+type ExportManifest struct {
+	Format     int                `json:"format"`
+	Install    string             `json:"install"`
+	ExportedAt time.Time          `json:"exportedAt"`
+	Box        ExportedBox        `json:"box"`
+	Snapshots  []ExportedSnapshot `json:"snapshots"`
+}
+
+// ExportedBox is the box an export file's snapshots belong to: an import
+// puts them in the box with this ID, made here if it is not.
+type ExportedBox struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	System  string `json:"system,omitempty"`
+	Backend string `json:"backend"` // the backend's kind, "local"
+}
+
+// ExportedSnapshot is one snapshot of an export file: its record, and its
+// archive's parts, size and SHA-256.
+type ExportedSnapshot struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Note       *string    `json:"note,omitempty"`
+	TakenAt    time.Time  `json:"takenAt"`
+	CapturedAt *time.Time `json:"capturedAt,omitempty"`
+	Holds      string     `json:"holds"`
+	ForkSafe   *int       `json:"forkSafe,omitempty"`
+	// Base is the snapshot whose content the archive leaves out; it supplies
+	// data only, never ancestry.
+	Base   string `json:"base,omitempty"`
+	Parts  int    `json:"parts"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// ExportRequest asks for one export file of snapshots of one box.
+type ExportRequest struct {
+	Box       string
+	Snapshots []string // names or IDs; at least one
+	// Base makes the file incremental against a snapshot the receiver
+	// holds: content it holds is left out.
+	Base string
+}
+
+// Export is an export checked and ready to write: Plan refuses before a
+// byte is written, so a page or the API can still answer in words.
+type Export struct {
+	s        *Service
+	c        Caller
+	box      *Box
+	be       Backend
+	exporter providers.Exporter
+	snaps    []*Snapshot
+	base     *Snapshot
+}
+
+// FileName is a name for the export file: the box, the newest snapshot's
+// date, ".boxsnap".
+func (e *Export) FileName() string {
+	last := e.snaps[len(e.snaps)-1]
+	return fmt.Sprintf("%s-%s%s", e.box.Name, last.TakenAt.UTC().Format("20060102-1504"), ExportExtension)
+}
+
+// Box is the box the export is of.
+func (e *Export) Box() *Box { return e.box }
+
+// PlanExport checks an export: the person only, snapshots of one box that
+// are ready, on a backend that exports.
+func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (*Export, error) {
+	if len(req.Snapshots) == 0 {
+		return nil, invalid("Name at least one snapshot to export.")
+	}
+	b, err := s.Box(ctx, c, req.Box)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActExport, b, nil); err != nil {
+		return nil, err
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := be.Snap.(providers.Exporter)
+	if !ok {
+		return nil, refuse(CodePlan, http.StatusConflict, "%s cannot export snapshots: boxsnap reads its snapshots only where they live.", be.Label)
+	}
+	e := &Export{s: s, c: c, box: b, be: be, exporter: ex}
+	seen := map[string]bool{}
+	for _, ref := range req.Snapshots {
+		sn, _, err := s.SnapshotOfBox(ctx, c, b.ID, ref)
+		if err != nil {
+			return nil, err
+		}
+		if seen[sn.ID] {
+			continue
+		}
+		seen[sn.ID] = true
+		if sn.State != StateReady {
+			return nil, refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be exported.", sn.Name, stateWords(sn.State))
+		}
+		e.snaps = append(e.snaps, sn)
+	}
+	// Oldest first, so each archive after the first leaves out what the one
+	// before it in the file holds.
+	sort.SliceStable(e.snaps, func(i, j int) bool { return e.snaps[i].TakenAt.Before(e.snaps[j].TakenAt) })
+	if req.Base != "" {
+		base, _, err := s.SnapshotOfBox(ctx, c, b.ID, req.Base)
+		if err != nil {
+			return nil, err
+		}
+		if base.State != StateReady {
+			return nil, refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be a base.", base.Name, stateWords(base.State))
+		}
+		if seen[base.ID] {
+			return nil, invalid("‘%s’ is both exported and the base: a base is one the receiver already holds.", base.Name)
+		}
+		e.base = base
+	}
+	return e, nil
+}
+
+// WriteTo writes the export file to w, and records it in the box log.
+func (e *Export) WriteTo(ctx context.Context, w io.Writer) (*ExportManifest, error) {
+	m := &ExportManifest{Format: exportFormat, Install: e.s.install, ExportedAt: e.s.now().UTC(),
+		Box: ExportedBox{ID: e.box.ID, Name: e.box.Name, Kind: e.box.Kind, System: e.box.System, Backend: e.be.Kind}}
+	tw := tar.NewWriter(w)
+	base := e.base
+	for _, sn := range e.snaps {
+		var opts providers.ExportOptions
+		if base != nil {
+			ref := refOf(base, e.box)
+			opts.Base = &ref
+		}
+		part := newPartWriter(tw, exportMember+sn.ID+".tar.gz", e.s.now())
+		if err := e.exporter.ExportSnapshot(ctx, refOf(sn, e.box), opts, part); err != nil {
+			return nil, fmt.Errorf("export ‘%s’: %w", sn.Name, err)
+		}
+		if err := part.Close(); err != nil {
+			return nil, fmt.Errorf("export ‘%s’: %w", sn.Name, err)
+		}
+		es := ExportedSnapshot{ID: sn.ID, Name: sn.Name, Note: sn.Note, TakenAt: sn.TakenAt, CapturedAt: sn.CapturedAt,
+			Holds: sn.Holds, ForkSafe: sn.ForkSafe, Parts: part.parts, Size: part.size, SHA256: hex.EncodeToString(part.sum.Sum(nil))}
+		if base != nil {
+			es.Base = base.ID
+		}
+		m.Snapshots = append(m.Snapshots, es)
+		base = sn
+	}
+	raw, _ := json.MarshalIndent(m, "", "  ")
+	if err := tw.WriteHeader(&tar.Header{Name: ExportManifestName, Mode: 0o644, Size: int64(len(raw)), ModTime: m.ExportedAt, Typeflag: tar.TypeReg}); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	if _, err := tw.Write(raw); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	if err := tw.Close(); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	names := make([]string, len(e.snaps))
+	for i, sn := range e.snaps {
+		names[i] = "‘" + sn.Name + "’"
+	}
+	words := "exported " + strings.Join(names, ", ")
+	if e.base != nil {
+		words += fmt.Sprintf(", leaving out what ‘%s’ holds", e.base.Name)
+	}
+	e.s.log(ctx, e.s.st.Pool, e.box.ID, EvExported, e.c, words, e.snaps[0].ID, "", nil)
+	return m, nil
+}
+
+// partWriter cuts what is written into tar members of exportPart bytes,
+// named name.0000, name.0001 ..., and sums it.
+type partWriter struct {
+	tw    *tar.Writer
+	name  string
+	at    time.Time
+	buf   []byte
+	parts int
+	size  int64
+	sum   hash.Hash
+}
+
+func newPartWriter(tw *tar.Writer, name string, at time.Time) *partWriter {
+	return &partWriter{tw: tw, name: name, at: at, buf: make([]byte, 0, exportPart), sum: sha256.New()}
+}
+
+func (p *partWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	p.sum.Write(b)
+	p.size += int64(n)
+	for len(b) > 0 {
+		k := min(exportPart-len(p.buf), len(b))
+		p.buf = append(p.buf, b[:k]...)
+		b = b[k:]
+		if len(p.buf) == exportPart {
+			if err := p.flush(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return n, nil
+}
+
+func (p *partWriter) flush() error {
+	hdr := &tar.Header{Name: fmt.Sprintf("%s.%04d", p.name, p.parts), Mode: 0o644, Size: int64(len(p.buf)), ModTime: p.at, Typeflag: tar.TypeReg}
+	if err := p.tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	if _, err := p.tw.Write(p.buf); err != nil {
+		return err
+	}
+	p.parts++
+	p.buf = p.buf[:0]
+	return nil
+}
+
+// Close writes the last part.
+func (p *partWriter) Close() error {
+	if len(p.buf) > 0 || p.parts == 0 {
+		return p.flush()
+	}
+	return nil
+}
+
+// Staged is one export file read into a temporary folder and checked
+// against its manifest; Import takes a batch of them. Remove it when done.
+type Staged struct {
+	// Name is how the file is called in words: its file name, or "file 2".
+	Name     string
+	Manifest ExportManifest
+	dir      string
+	files    map[string]string // snapshot ID to its archive's staged path
+}
+
+// Remove deletes the staged copy.
+func (st *Staged) Remove() {
+	if st != nil && st.dir != "" {
+		_ = os.RemoveAll(st.dir)
+	}
+}
+
+var partName = regexp.MustCompile(`^snapshots/(sn[a-z0-9]{12})\.tar\.gz\.([0-9]{4})$`)
+
+// Stage reads one export file from r into a temporary folder, checking each
+// snapshot's archive against the size and SHA-256 its manifest gives. A file
+// that is damaged, cut short or not an export file is refused naming what is
+// wrong; nothing changes.
+func (s *Service) Stage(ctx context.Context, name string, r io.Reader) (*Staged, error) {
+	dir, err := os.MkdirTemp(s.tempDir, "import-")
+	if err != nil {
+		return nil, fmt.Errorf("stage %s: %w", name, err)
+	}
+	st := &Staged{Name: name, dir: dir, files: map[string]string{}}
+	ok := false
+	defer func() {
+		if !ok {
+			st.Remove()
+		}
+	}()
+	bad := func(format string, a ...any) error {
+		return refuse(CodeInvalid, http.StatusBadRequest, "%s: %s. Nothing was imported.", name, fmt.Sprintf(format, a...))
+	}
+	type got struct {
+		f     *os.File
+		parts int
+		size  int64
+		sum   hash.Hash
+	}
+	spools := map[string]*got{}
+	defer func() {
+		for _, g := range spools {
+			g.f.Close()
+		}
+	}()
+	tr := tar.NewReader(r)
+	sawManifest := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return nil, err
+			}
+			return nil, bad("it is not a boxsnap export file, or it is cut short (%v)", err)
+		}
+		if sawManifest {
+			return nil, bad("it holds %s after its manifest", hdr.Name)
+		}
+		if hdr.Name == ExportManifestName {
+			raw, err := io.ReadAll(io.LimitReader(tr, 1<<20))
+			if err != nil {
+				return nil, bad("its manifest is cut short (%v)", err)
+			}
+			if err := json.Unmarshal(raw, &st.Manifest); err != nil {
+				return nil, bad("its manifest is unreadable (%v)", err)
+			}
+			if st.Manifest.Format != exportFormat {
+				return nil, bad("it is of format %d; this boxsnap reads format %d", st.Manifest.Format, exportFormat)
+			}
+			sawManifest = true
+			continue
+		}
+		m := partName.FindStringSubmatch(hdr.Name)
+		if m == nil || hdr.Typeflag != tar.TypeReg {
+			return nil, bad("it holds an unexpected file %q", hdr.Name)
+		}
+		id, n := m[1], m[2]
+		g := spools[id]
+		if g == nil {
+			f, err := os.CreateTemp(dir, id+"-")
+			if err != nil {
+				return nil, fmt.Errorf("stage %s: %w", name, err)
+			}
+			g = &got{f: f, sum: sha256.New()}
+			spools[id] = g
+			st.files[id] = f.Name()
+		}
+		if want := fmt.Sprintf("%04d", g.parts); n != want {
+			return nil, bad("part %s of snapshot %s comes where part %s belongs", n, id, want)
+		}
+		k, err := io.Copy(io.MultiWriter(g.f, g.sum), tr)
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return nil, err
+			}
+			return nil, bad("the archive of snapshot %s is cut short (%v)", id, err)
+		}
+		g.parts++
+		g.size += k
+	}
+	if !sawManifest {
+		return nil, bad("it has no manifest (%s): it is cut short or not a boxsnap export file", ExportManifestName)
+	}
+	mf := &st.Manifest
+	if !ValidID(PrefixBox, mf.Box.ID) || CheckBoxName(mf.Box.Name) != nil || mf.Box.Kind == "" {
+		return nil, bad("its manifest names no valid box")
+	}
+	if len(mf.Snapshots) == 0 {
+		return nil, bad("its manifest lists no snapshot")
+	}
+	listed := map[string]bool{}
+	for _, es := range mf.Snapshots {
+		if !ValidID(PrefixSnapshot, es.ID) {
+			return nil, bad("its manifest lists a snapshot with no valid ID")
+		}
+		if _, err := CleanName(es.Name); err != nil {
+			return nil, bad("snapshot %s has no valid name", es.ID)
+		}
+		g := spools[es.ID]
+		if g == nil {
+			return nil, bad("the archive of snapshot %s (‘%s’) is missing", es.ID, es.Name)
+		}
+		if g.parts != es.Parts || g.size != es.Size {
+			return nil, bad("the archive of snapshot %s (‘%s’) is %d bytes in %d parts; its manifest says %d bytes in %d parts", es.ID, es.Name, g.size, g.parts, es.Size, es.Parts)
+		}
+		if sum := hex.EncodeToString(g.sum.Sum(nil)); sum != es.SHA256 {
+			return nil, bad("the archive of snapshot %s (‘%s’) does not match its checksum: it is damaged", es.ID, es.Name)
+		}
+		listed[es.ID] = true
+	}
+	for id := range spools {
+		if !listed[id] {
+			return nil, bad("it holds the archive of snapshot %s, which its manifest does not list", id)
+		}
+	}
+	for _, g := range spools {
+		if err := g.f.Close(); err != nil {
+			return nil, fmt.Errorf("stage %s: %w", name, err)
+		}
+	}
+	spools = nil
+	ok = true
+	return st, nil
+}
+
+// ImportResult is what an import did.
+type ImportResult struct {
+	Box     string `json:"box"`
+	BoxName string `json:"boxName"`
+	// Made is set when the box was made here by this import, from the
+	// snapshot named in MadeFrom.
+	Made      bool               `json:"made"`
+	MadeFrom  string             `json:"madeFrom,omitempty"`
+	Snapshots []ImportedSnapshot `json:"snapshots"`
+	Words     string             `json:"words"`
+}
+
+// ImportedSnapshot is one snapshot of an import.
+type ImportedSnapshot struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Parent string `json:"parent,omitempty"`
+	// Already is set when it was here already: importing it again changes
+	// nothing.
+	Already bool `json:"already"`
+}
+
+// Import imports a batch of staged export files of one box, in any order:
+// the backend checks the whole batch (every checksum, every piece of content
+// an incremental archive leaves out, found in the batch or here) before it
+// publishes any. Each snapshot keeps its ID and its ancestry and gets a
+// record here, the person's; a name its box already uses gets " (2)". A box
+// that is not here is made from the newest imported snapshot. Importing the
+// same snapshots again changes nothing.
+func (s *Service) Import(ctx context.Context, c Caller, batch []*Staged) (*ImportResult, error) {
+	if err := MayAct(c, ActImport, nil, nil); err != nil {
+		return nil, err
+	}
+	if len(batch) == 0 {
+		return nil, invalid("Choose at least one export file to import.")
+	}
+	mb := batch[0].Manifest.Box
+	for _, st := range batch[1:] {
+		if st.Manifest.Box.ID != mb.ID {
+			return nil, invalid("%s is of box %s and %s of box %s: import each box's files apart. Nothing was imported.", batch[0].Name, mb.Name, st.Name, st.Manifest.Box.Name)
+		}
+	}
+	// The records, by ID; the same snapshot in two files is one.
+	records := map[string]ExportedSnapshot{}
+	var order []string
+	for _, st := range batch {
+		for _, es := range st.Manifest.Snapshots {
+			if _, ok := records[es.ID]; !ok {
+				order = append(order, es.ID)
+			}
+			records[es.ID] = es
+		}
+	}
+
+	box, err := s.boxByID(ctx, s.st.Pool, mb.ID)
+	if err != nil && !errors.Is(err, errNoRow) {
+		return nil, err
+	}
+	var be Backend
+	if box != nil {
+		if box.State == "released" || box.State == "releasing" {
+			return nil, refuse(CodeConflict, http.StatusConflict, "%s was released here: its snapshots cannot be imported into it. Nothing was imported.", box.Name)
+		}
+		if be, err = s.backend(box.BackendID); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, id := range s.order {
+			if b := s.backends[id]; b.Kind == mb.Backend {
+				if _, ok := b.Snap.(providers.Exporter); ok {
+					be = b
+					break
+				}
+			}
+		}
+		if be.ID == "" {
+			return nil, refuse(CodePlan, http.StatusConflict, "No backend here imports snapshots of a %s box. Nothing was imported.", mb.Backend)
+		}
+	}
+	ex, ok := be.Snap.(providers.Exporter)
+	if !ok {
+		return nil, refuse(CodePlan, http.StatusConflict, "%s cannot import snapshots. Nothing was imported.", be.Label)
+	}
+	for _, id := range order {
+		sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+		if err == nil && sn.BoxID != mb.ID {
+			return nil, refuse(CodeConflict, http.StatusConflict, "Snapshot %s is here already, on %s. Nothing was imported.", id, sn.BoxName)
+		} else if err != nil && !errors.Is(err, errNoRow) {
+			return nil, err
+		}
+	}
+
+	var readers []io.Reader
+	for _, st := range batch {
+		for _, es := range st.Manifest.Snapshots {
+			f, err := os.Open(st.files[es.ID])
+			if err != nil {
+				return nil, fmt.Errorf("import %s: %w", st.Name, err)
+			}
+			defer f.Close()
+			readers = append(readers, f)
+		}
+	}
+	done, err := ex.ImportSnapshots(ctx, providers.ImportOptions{Group: mb.ID}, readers)
+	if err != nil {
+		var re *providers.RefusedError
+		if errors.As(err, &re) {
+			return nil, refuse(CodeInvalid, http.StatusBadRequest, "%s", re.Why)
+		}
+		return nil, fmt.Errorf("import: %w", err)
+	}
+
+	res := &ImportResult{Box: mb.ID}
+	var made []*Snapshot
+	parents := map[string]string{}
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		if box == nil {
+			name, err := s.freeBoxName(ctx, tx, mb.Name)
+			if err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, s.st.Q("MoveBoxInsert"), mb.ID, name, mb.Kind, mb.System, be.ID, "", mb.ID)
+			if err != nil {
+				return fmt.Errorf("record box %s: %w", name, err)
+			}
+			if box, err = pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box]); err != nil {
+				return fmt.Errorf("record box %s: %w", name, err)
+			}
+			res.Made = true
+		}
+		taken, err := s.namesOfBox(ctx, tx, box.ID)
+		if err != nil {
+			return err
+		}
+		for _, d := range done {
+			parents[d.Ref.ID] = d.Parent
+			es := records[d.Ref.ID]
+			if sn, err := s.snapshotByID(ctx, tx, d.Ref.ID); err == nil {
+				res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: d.Parent, Already: true})
+				continue
+			}
+			name := UniqueName(es.Name, taken)
+			taken[name] = true
+			depends := []string{}
+			if d.Parent != "" {
+				if p, err := s.snapshotByID(ctx, tx, d.Parent); err == nil && p.BoxID == box.ID {
+					depends = append(depends, p.ID)
+				}
+			}
+			holds := es.Holds
+			if holds == "" {
+				holds = "disk"
+			}
+			sn, err := s.snapshotByQuery(ctx, tx, "MoveSnapshotInsert", d.Ref.ID, box.ID, box.Name, box.Kind, box.System,
+				be.ID, "", d.Ref.Storage, name, es.Note, es.TakenAt, es.CapturedAt, c.byKind(), nilIfEmpty(c.Why), holds,
+				es.ForkSafe, depends, d.Ref.Ref)
+			if err != nil {
+				return fmt.Errorf("record snapshot %s: %w", d.Ref.ID, err)
+			}
+			made = append(made, sn)
+			res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: d.Parent})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.BoxName = box.Name
+	if res.Made {
+		if err := s.makeImportedBox(ctx, c, box, be, made, parents, res); err != nil {
+			return res, err
+		}
+	}
+	res.Words = importWords(res)
+	if len(made) > 0 || res.Made {
+		names := make([]string, len(made))
+		for i, sn := range made {
+			names[i] = "‘" + sn.Name + "’"
+		}
+		words := "imported " + strings.Join(names, ", ")
+		if len(made) == 0 {
+			words = "imported nothing new"
+		}
+		if batch[0].Manifest.Install != s.install {
+			words += " from another install"
+		}
+		first := ""
+		if len(made) > 0 {
+			first = made[0].ID
+		}
+		s.log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, "", nil)
+	}
+	return res, nil
+}
+
+func importWords(res *ImportResult) string {
+	var fresh, already int
+	for _, sn := range res.Snapshots {
+		if sn.Already {
+			already++
+		} else {
+			fresh++
+		}
+	}
+	var w string
+	switch {
+	case fresh == 0:
+		w = fmt.Sprintf("Nothing new: %s holds %s already.", res.BoxName, plural(already, "this snapshot", "these %d snapshots"))
+	case already == 0:
+		w = fmt.Sprintf("Imported %s into %s.", plural(fresh, "1 snapshot", "%d snapshots"), res.BoxName)
+	default:
+		w = fmt.Sprintf("Imported %s into %s; %d %s here already.", plural(fresh, "1 snapshot", "%d snapshots"), res.BoxName, already, plural(already, "was", "were"))
+	}
+	if res.Made {
+		if res.MadeFrom != "" {
+			w += fmt.Sprintf(" %s is a new box here, made from ‘%s’.", res.BoxName, res.MadeFrom)
+		} else {
+			w += fmt.Sprintf(" %s is a new box here, empty: restore one of its snapshots into it.", res.BoxName)
+		}
+	}
+	return w
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	if strings.Contains(many, "%d") {
+		return fmt.Sprintf(many, n)
+	}
+	return many
+}
+
+// makeImportedBox makes the guest of a box an import brought here: from the
+// newest snapshot no other imported one descends from, as a fork is made
+// (section 9: a new identity, without its sign-in files; restoring that
+// snapshot brings them back), or empty when the backend cannot fork it.
+func (s *Service) makeImportedBox(ctx context.Context, c Caller, box *Box, be Backend, made []*Snapshot, parents map[string]string, res *ImportResult) error {
+	isParent := map[string]bool{}
+	for _, p := range parents {
+		isParent[p] = true
+	}
+	var tip *Snapshot
+	for _, sn := range made {
+		if isParent[sn.ID] {
+			continue
+		}
+		if tip == nil || sn.TakenAt.After(tip.TakenAt) {
+			tip = sn
+		}
+	}
+	identity := providers.BoxIdentity{ID: box.ID, Name: box.Name, Kind: box.Kind, Install: s.install, Secrets: s.secrets(ctx)}
+	var guest providers.Guest
+	var err error
+	if tip != nil && tip.ForkSafe != nil {
+		guest, err = be.Snap.ForkSnapshot(ctx, refOf(tip, box), identity, nil)
+		if err == nil {
+			res.MadeFrom = tip.Name
+		}
+	}
+	if res.MadeFrom == "" {
+		if guest, err = be.Boxes.Acquire(ctx, providers.BoxSpec{Box: identity}); err != nil {
+			return fmt.Errorf("make the imported box %s: %w", box.Name, err)
+		}
+	}
+	_ = guest
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("MoveBoxReady"), box.ID); err != nil {
+		return fmt.Errorf("make the imported box %s: %w", box.Name, err)
+	}
+	box.State = "ready"
+	words := "made by an import, empty"
+	if res.MadeFrom != "" {
+		words = fmt.Sprintf("made by an import, from ‘%s’", res.MadeFrom)
+	}
+	s.log(ctx, s.st.Pool, box.ID, EvMade, c, words, "", "", nil)
+	return nil
+}
+
+// freeBoxName is name, or name-2, name-3 ... the first no live box has.
+func (s *Service) freeBoxName(ctx context.Context, q pgxQuerier, name string) (string, error) {
+	base := name
+	for i := 2; ; i++ {
+		var used bool
+		rows, err := q.Query(ctx, s.st.Q("MoveBoxLiveName"), name)
+		if err != nil {
+			return "", err
+		}
+		used, err = pgx.CollectExactlyOneRow(rows, pgx.RowTo[bool])
+		if err != nil {
+			return "", err
+		}
+		if !used {
+			return name, nil
+		}
+		suffix := "-" + strconv.Itoa(i)
+		name = base
+		if len(name)+len(suffix) > 40 {
+			name = strings.TrimRight(name[:40-len(suffix)], "-")
+		}
+		name += suffix
+	}
+}
+
+// secrets is what a copy of a box leaves behind: the one list, and the
+// settings' own paths.
+func (s *Service) secrets(ctx context.Context) providers.Secrets {
+	st, _ := s.Settings(ctx)
+	return providers.DefaultSecrets().With(st.AlsoRemove)
+}

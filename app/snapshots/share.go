@@ -1,0 +1,318 @@
+package snapshots
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Share codes (moatbox-snapshots.md, "Share codes"): a code hands out a copy
+// of one snapshot with its secrets removed (providers.Secrets and the
+// settings' own paths). The code is shown once; only its SHA-256 is kept.
+const (
+	// DefaultShareDays is how long a code works unless the settings say
+	// otherwise; MaxShareDays the longest.
+	DefaultShareDays = 7
+	MaxShareDays     = 30
+	// SharePrefix starts every code: "bxs_" and 43 letters, 47 in all.
+	SharePrefix = "bxs_"
+	// PrefixShare is a share's ID prefix.
+	PrefixShare = "sh"
+)
+
+// Share is a share code's record; the code itself is never kept.
+type Share struct {
+	ID         string     `db:"id" json:"id"`
+	CodeHash   []byte     `db:"code_hash" json:"-"`
+	BoxID      string     `db:"box_id" json:"box"`
+	SnapshotID string     `db:"snapshot_id" json:"snapshot"`
+	CopyID     string     `db:"copy_id" json:"copy"`
+	CopyBoxID  string     `db:"copy_box_id" json:"-"`
+	Removed    []string   `db:"removed" json:"removed"`
+	HomeExtra  []string   `db:"home_extra" json:"-"`
+	CreatedAt  time.Time  `db:"created_at" json:"createdAt"`
+	ExpiresAt  time.Time  `db:"expires_at" json:"expiresAt"`
+	RevokedAt  *time.Time `db:"revoked_at" json:"revokedAt,omitempty"`
+	Redeemed   int        `db:"redeemed" json:"redeemed"`
+	RedeemedAt *time.Time `db:"redeemed_at" json:"redeemedAt,omitempty"`
+}
+
+// Live reports whether the code still works at now.
+func (sh *Share) Live(now time.Time) bool {
+	return sh.RevokedAt == nil && now.Before(sh.ExpiresAt)
+}
+
+// MadeShare is a new share code: the code, shown once, and its record.
+type MadeShare struct {
+	Code  string `json:"code"`
+	Share *Share `json:"share"`
+}
+
+func hashCode(code string) []byte {
+	h := sha256.Sum256([]byte(strings.TrimSpace(code)))
+	return h[:]
+}
+
+// MakeShare makes a share code for a snapshot: the person only, a ready
+// snapshot of a backend that exports. What the copy leaves out is worked out
+// now and kept on the record, so the page can say it.
+func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string, days int) (*MadeShare, error) {
+	sn, b, err := s.SnapshotOfBox(ctx, c, box, snapshot)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActShare, b, sn); err != nil {
+		return nil, err
+	}
+	if sn.State != StateReady {
+		return nil, refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be shared.", sn.Name, stateWords(sn.State))
+	}
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if days == 0 {
+		days = st.ShareDays
+	}
+	if days < 1 || days > MaxShareDays {
+		return nil, invalid("A share code works 1 to %d days.", MaxShareDays)
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := be.Snap.(providers.Exporter)
+	if !ok {
+		return nil, refuse(CodePlan, http.StatusConflict, "%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", be.Label)
+	}
+	extra := st.AlsoRemove
+	if extra == nil {
+		extra = []string{}
+	}
+	removed, err := ex.ScrubbedPaths(ctx, refOf(sn, b), providers.DefaultSecrets().With(extra))
+	if err != nil {
+		return nil, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
+	}
+	if removed == nil {
+		removed = []string{}
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, err
+	}
+	code := SharePrefix + base64.RawURLEncoding.EncodeToString(raw)
+	now := s.now()
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("MoveShareInsert"), NewID(PrefixShare), hashCode(code), b.ID, sn.ID,
+		NewID(PrefixSnapshot), NewID(PrefixBox), removed, extra, now, now.Add(time.Duration(days)*24*time.Hour))
+	if err != nil {
+		return nil, fmt.Errorf("record share code: %w", err)
+	}
+	sh, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Share])
+	if err != nil {
+		return nil, fmt.Errorf("record share code: %w", err)
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvShared, c, fmt.Sprintf("a share code for ‘%s’, until %s, leaving out %s", sn.Name,
+		sh.ExpiresAt.In(s.TimeZone(ctx)).Format("2 Jan 15:04"), removedWords(removed)), sn.ID, "", nil)
+	return &MadeShare{Code: code, Share: sh}, nil
+}
+
+// removedWords says what a copy leaves out.
+func removedWords(removed []string) string {
+	switch len(removed) {
+	case 0:
+		return "nothing it found"
+	case 1:
+		return removed[0]
+	}
+	return fmt.Sprintf("%d paths (%s)", len(removed), strings.Join(removed, ", "))
+}
+
+// RemovedWords says what a share code's copy leaves out, for its page.
+func (sh *Share) RemovedWords() string { return removedWords(sh.Removed) }
+
+// Shares lists share codes, of one snapshot or (snapshot empty) all: the
+// person only.
+func (s *Service) Shares(ctx context.Context, c Caller, snapshot string) ([]*Share, error) {
+	if err := MayAct(c, ActShare, nil, nil); err != nil {
+		return nil, err
+	}
+	q, args := "MoveShares", []any{}
+	if snapshot != "" {
+		q, args = "MoveSharesOfSnapshot", []any{snapshot}
+	}
+	rows, err := s.st.Pool.Query(ctx, s.st.Q(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("read share codes: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Share])
+}
+
+// RevokeShare ends a share code now: the person only.
+func (s *Service) RevokeShare(ctx context.Context, c Caller, id string) (*Share, error) {
+	if err := MayAct(c, ActShare, nil, nil); err != nil {
+		return nil, err
+	}
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("MoveShareRevoke"), id, s.now())
+	if err != nil {
+		return nil, fmt.Errorf("revoke share code: %w", err)
+	}
+	sh, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Share])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, refuse(CodeNotFound, http.StatusNotFound, "No live share code %s.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("revoke share code: %w", err)
+	}
+	s.log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, "a share code revoked", sh.SnapshotID, "", nil)
+	return sh, nil
+}
+
+// shareByCode finds a live share code. A wrong, revoked or expired code is
+// refused in the same words but the last, so a guess tells little.
+func (s *Service) shareByCode(ctx context.Context, code string) (*Share, error) {
+	code = strings.TrimSpace(code)
+	if !strings.HasPrefix(code, SharePrefix) || len(code) != len(SharePrefix)+43 {
+		return nil, invalid("That is not a share code: one starts with %s and is %d characters long.", SharePrefix, len(SharePrefix)+43)
+	}
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("MoveShareByHash"), hashCode(code))
+	if err != nil {
+		return nil, fmt.Errorf("read share code: %w", err)
+	}
+	sh, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Share])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, refuse(CodeNotFound, http.StatusNotFound, "No share code like that works here.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read share code: %w", err)
+	}
+	if sh.RevokedAt != nil {
+		return nil, refuse(CodeConflict, http.StatusGone, "This share code was revoked.")
+	}
+	if !s.now().Before(sh.ExpiresAt) {
+		return nil, refuse(CodeConflict, http.StatusGone, "This share code expired on %s.", sh.ExpiresAt.In(s.TimeZone(ctx)).Format("2 Jan 15:04"))
+	}
+	return sh, nil
+}
+
+// SharedExport is a share code's copy, checked and ready to write as an
+// export file. The code is its own authority: whoever holds it may take the
+// copy, as moatbox's codes work across teams.
+type SharedExport struct {
+	s     *Service
+	share *Share
+	sn    *Snapshot
+	box   *Box
+	ex    providers.Exporter
+	kind  string
+}
+
+// FileName is a name for the copy's export file.
+func (e *SharedExport) FileName() string { return e.box.Name + "-shared" + ExportExtension }
+
+// PlanShared checks a share code and finds its snapshot.
+func (s *Service) PlanShared(ctx context.Context, code string) (*SharedExport, error) {
+	sh, err := s.shareByCode(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	sn, err := s.snapshotByID(ctx, s.st.Pool, sh.SnapshotID)
+	if err != nil {
+		return nil, refuse(CodeNotFound, http.StatusGone, "The snapshot of this share code is gone.")
+	}
+	if sn.State != StateReady {
+		return nil, refuse(CodePlan, http.StatusConflict, "The snapshot of this share code is %s.", stateWords(sn.State))
+	}
+	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	if err != nil {
+		return nil, err
+	}
+	be, err := s.backend(sn.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := be.Snap.(providers.Exporter)
+	if !ok {
+		return nil, refuse(CodePlan, http.StatusConflict, "%s cannot share snapshots.", be.Label)
+	}
+	return &SharedExport{s: s, share: sh, sn: sn, box: b, ex: ex, kind: be.Kind}, nil
+}
+
+// WriteTo writes the copy as an export file of one snapshot, for a box that
+// does not exist yet: the copy's ID and its box's are fixed on the share, so
+// redeeming twice on one install finds the box it made.
+func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
+	s := e.s
+	name, _ := CleanName(e.box.Name + "-shared")
+	if CheckBoxName(name) != nil {
+		name = "shared-box"
+	}
+	m := &ExportManifest{Format: exportFormat, Install: s.install, ExportedAt: s.now().UTC(),
+		Box: ExportedBox{ID: e.share.CopyBoxID, Name: name, Kind: e.box.Kind, System: e.box.System, Backend: e.kind}}
+	tw := tar.NewWriter(w)
+	sec := providers.DefaultSecrets().With(e.share.HomeExtra)
+	part := newPartWriter(tw, exportMember+e.share.CopyID+".tar.gz", s.now())
+	if err := e.ex.ExportSnapshot(ctx, refOf(e.sn, e.box), providers.ExportOptions{Scrub: &sec, AsID: e.share.CopyID}, part); err != nil {
+		return fmt.Errorf("write the shared copy: %w", err)
+	}
+	if err := part.Close(); err != nil {
+		return fmt.Errorf("write the shared copy: %w", err)
+	}
+	note := fmt.Sprintf("Shared from %s, without %s.", e.box.Name, removedWords(e.share.Removed))
+	if len(note) > MaxNoteBytes {
+		note = note[:MaxNoteBytes]
+	}
+	m.Snapshots = []ExportedSnapshot{{ID: e.share.CopyID, Name: e.sn.Name, Note: &note, TakenAt: e.sn.TakenAt, CapturedAt: e.sn.CapturedAt,
+		Holds: "disk", ForkSafe: e.sn.ForkSafe, Parts: part.parts, Size: part.size, SHA256: hex.EncodeToString(part.sum.Sum(nil))}}
+	raw, _ := json.MarshalIndent(m, "", "  ")
+	if err := tw.WriteHeader(&tar.Header{Name: ExportManifestName, Mode: 0o644, Size: int64(len(raw)), ModTime: m.ExportedAt, Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	if _, err := tw.Write(raw); err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("MoveShareRedeemed"), e.share.ID, s.now()); err != nil {
+		return fmt.Errorf("record the redeem: %w", err)
+	}
+	s.log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, System("a share code was redeemed"), fmt.Sprintf("a copy of ‘%s’ handed out, without %s", e.sn.Name, removedWords(e.share.Removed)), e.sn.ID, "", nil)
+	return nil
+}
+
+// Redeem redeems a share code of this install: the copy, without its
+// secrets, becomes a new box of the person's. A code of another install is
+// redeemed by taking its copy from there (GET /api/v1/shared/{code}) and
+// importing it here, which is what the CLI's --from does.
+func (s *Service) Redeem(ctx context.Context, c Caller, code string) (*ImportResult, error) {
+	if err := MayAct(c, ActShare, nil, nil); err != nil {
+		return nil, err
+	}
+	e, err := s.PlanShared(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(e.WriteTo(ctx, pw)) }()
+	st, err := s.Stage(ctx, "the shared copy", pr)
+	pr.CloseWithError(errors.New("redeem stopped"))
+	if err != nil {
+		return nil, err
+	}
+	defer st.Remove()
+	return s.Import(ctx, c, []*Staged{st})
+}
