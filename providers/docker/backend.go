@@ -1,0 +1,213 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/client"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// KindContainer is the kind of box this backend runs: a Linux container.
+const KindContainer = "container"
+
+// Defaults of Config.
+const (
+	// DefaultVolumePath is where a box's own Docker volume is mounted in its
+	// container: the box keeps its own Docker data there (section 2's Docker
+	// row, "the box's own Docker volume").
+	DefaultVolumePath = "/var/lib/docker"
+	// DefaultStopSeconds is how long a stop waits for the box's processes
+	// before it kills them.
+	DefaultStopSeconds = 10
+	// DefaultRequestTimeout bounds a call that is not a copy or a commit.
+	DefaultRequestTimeout = 30 * time.Second
+)
+
+// Names and labels boxsnap writes on the daemon: IDs only (section 1,
+// "Where it lives").
+const (
+	labelInstall    = "boxsnap.install"
+	labelBox        = "boxsnap.box"
+	labelSnapshot   = "boxsnap.snapshot"
+	labelRole       = "boxsnap.role"
+	labelVolume     = "boxsnap.volume"
+	labelReset      = "boxsnap.reset-version"
+	labelKeptUntil  = "boxsnap.kept-until"
+	labelTakenAt    = "boxsnap.taken-at"
+	labelFromBox    = "boxsnap.parent"
+	roleBox         = "box"
+	roleSnapshot    = "snapshot"
+	roleCopier      = "copier"
+	snapshotRepo    = "boxsnap/snapshot"
+	identityEnvName = "BOXSNAP_IDENTITY"
+)
+
+// Config configures a Docker backend.
+type Config struct {
+	// ID is the backend's ID in settings, such as "docker".
+	ID string
+	// Host is the engine's address: unix:///var/run/docker.sock,
+	// tcp://host:2376 (with TLS) or ssh://user@host. Empty means the
+	// environment's DOCKER_HOST, or the local socket.
+	Host string
+	// TLSCACert, TLSCert and TLSKey are the PEM files of a tcp:// engine's
+	// TLS (docker's --tlsverify); all three, or none.
+	TLSCACert, TLSCert, TLSKey string
+	// Install is this install's ID, written on every label.
+	Install string
+	// VolumePath is where the box's volume is mounted; DefaultVolumePath
+	// when empty.
+	VolumePath string
+	// Network is the network boxes join ("none" for none); empty is the
+	// engine's default.
+	Network string
+	// BoxesGoWithHost is the profile of hosts whose boxes go with their host
+	// (section 2's Hetzner and Namespace rows): Keep is off there.
+	BoxesGoWithHost bool
+	// CopierBinary is the static busybox that the copier image is made from
+	// (the volume's copy runs in a container of it); "/bin/busybox" when
+	// empty.
+	CopierBinary string
+	// Hook, when set, is called at each named point of a take and a restore
+	// (tests stop a worker there); it never changes what happens.
+	Hook func(point string)
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// Backend is a Docker Engine backend: a box is a container with its own
+// named volume; a snapshot is a committed image and a copy of that volume.
+type Backend struct {
+	cfg Config
+	c   *client.Client
+	log *slog.Logger
+
+	mu     sync.Mutex
+	copier string // the copier image's ID once made
+}
+
+var (
+	_ providers.Backend = (*Backend)(nil)
+	_ providers.Boxes   = (*Backend)(nil)
+)
+
+// New makes a backend. It checks the configuration and makes the client; it
+// calls no host. The API version is negotiated with the engine on the first
+// call, never fixed.
+func New(cfg Config) (*Backend, error) {
+	if cfg.ID == "" {
+		return nil, errors.New("docker: a backend ID is required")
+	}
+	if cfg.Install == "" {
+		return nil, fmt.Errorf("docker %s: the install ID is required for labels", cfg.ID)
+	}
+	if cfg.VolumePath == "" {
+		cfg.VolumePath = DefaultVolumePath
+	}
+	if cfg.CopierBinary == "" {
+		cfg.CopierBinary = "/bin/busybox"
+	}
+	opts := []client.Opt{client.WithAPIVersionNegotiation()}
+	host := cfg.Host
+	switch {
+	case host == "":
+		opts = append(opts, client.FromEnv)
+	case strings.HasPrefix(host, "ssh://"):
+		dial, err := sshDialer(host)
+		if err != nil {
+			return nil, fmt.Errorf("docker %s: %w", cfg.ID, err)
+		}
+		opts = append(opts, client.WithHost("http://docker.example"), client.WithDialContext(dial))
+	case strings.HasPrefix(host, "unix://"), strings.HasPrefix(host, "tcp://"):
+		opts = append(opts, client.WithHost(host))
+		if n := countSet(cfg.TLSCACert, cfg.TLSCert, cfg.TLSKey); n == 3 {
+			opts = append(opts, client.WithTLSClientConfig(cfg.TLSCACert, cfg.TLSCert, cfg.TLSKey))
+		} else if n != 0 {
+			return nil, fmt.Errorf("docker %s: TLS needs the CA, the certificate and the key: %d of 3 are set", cfg.ID, n)
+		} else if strings.HasPrefix(host, "tcp://") {
+			return nil, fmt.Errorf("docker %s: a tcp:// engine needs TLS (its CA, certificate and key): an engine's API without TLS is root on its host for anyone on the network", cfg.ID)
+		}
+	default:
+		return nil, fmt.Errorf("docker %s: the host %q is none of unix://, tcp:// and ssh://", cfg.ID, host)
+	}
+	c, err := client.New(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("docker %s: client: %w", cfg.ID, err)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Backend{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}, nil
+}
+
+func countSet(s ...string) int {
+	n := 0
+	for _, x := range s {
+		if x != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Close closes the client's connections.
+func (b *Backend) Close() error { return b.c.Close() }
+
+// ID is the backend's ID.
+func (b *Backend) ID() string { return b.cfg.ID }
+
+// String names the backend.
+func (b *Backend) String() string { return fmt.Sprintf("docker %s (%s)", b.cfg.ID, b.c.DaemonHost()) }
+
+// Client is the backend's engine client (the doctor and the tests read the
+// engine with it).
+func (b *Backend) Client() *client.Client { return b.c }
+
+func (b *Backend) hook(point string) {
+	if b.cfg.Hook != nil {
+		b.cfg.Hook(point)
+	}
+}
+
+// Container names: the box's own, and the two a swap uses for a moment.
+func boxName(box string) string     { return "boxsnap-" + box }
+func nextName(ref string) string    { return ref + "-next" }
+func prevName(ref string) string    { return ref + "-prev" }
+func snapImage(snap string) string  { return snapshotRepo + ":" + snap }
+func snapVolume(snap string) string { return "boxsnap-" + snap }
+
+// wrap gives an engine error boxsnap's meaning: a daemon that does not
+// answer is ErrUnreachable, an absent object ErrNotFound.
+func wrap(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	switch {
+	case client.IsErrConnectionFailed(err), errors.Is(err, http.ErrServerClosed), isDialError(err):
+		return fmt.Errorf("%s: the Docker engine does not answer: %w (%w)", what, providers.ErrUnreachable, err)
+	case cerrdefs.IsNotFound(err):
+		return fmt.Errorf("%s: %w (%w)", what, providers.ErrNotFound, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func isDialError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "connect: connection refused") || strings.Contains(s, "connect: no such file or directory") ||
+		strings.Contains(s, "Cannot connect to the Docker daemon")
+}
+
+// short bounds a call that is not a copy or a commit.
+func short(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, DefaultRequestTimeout)
+}

@@ -1,0 +1,293 @@
+package docker
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/client"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// copierImage is the image the volume copies run in, made by the backend
+// from a static busybox (never pulled from a registry).
+const copierImage = "boxsnap/copier:1"
+
+// Snapshot takes one snapshot (section 2's Docker row): the container is
+// paused, its volume copied into a volume of the snapshot's own, then the
+// container committed as an image, then unpaused. The image is committed
+// last: a snapshot whose image exists is whole, and one with only its volume
+// copy is incomplete (G1). Memory is not captured.
+func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take providers.SnapshotTake, _ providers.Recorder) (providers.SnapshotTaken, error) {
+	if take.Memory {
+		return providers.SnapshotTaken{}, &providers.RefusedError{Why: "a Docker box's snapshot holds its disk only: its container's memory is not captured"}
+	}
+	snap := take.Label.Snapshot
+	c, err := b.mustInspect(ctx, g)
+	if err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+	vol := volumeOf(c)
+	if vol == "" {
+		return providers.SnapshotTaken{}, fmt.Errorf("the container %s has no volume of boxsnap's", g.Ref)
+	}
+	if err := b.ensureCopier(ctx); err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+	// What an earlier try left (a worker killed mid-take) goes first.
+	if err := b.deleteParts(ctx, snap); err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+	reset, _ := strconv.Atoi(c.Config.Labels[labelReset])
+	now := time.Now().UTC()
+	labels := map[string]string{labelInstall: take.Label.Install, labelBox: take.Label.Box, labelSnapshot: snap, labelRole: roleSnapshot,
+		labelVolume: snapVolume(snap), labelTakenAt: now.Format(time.RFC3339Nano), labelReset: strconv.Itoa(reset)}
+	if take.Label.KeptUntil != nil {
+		labels[labelKeptUntil] = take.Label.KeptUntil.UTC().Format(time.RFC3339)
+	}
+	cctx, cancel := short(ctx)
+	_, err = b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
+	cancel()
+	if err != nil {
+		return providers.SnapshotTaken{}, wrap(err, "create the snapshot's volume")
+	}
+	b.hook("take:volume")
+	taken, err := b.capture(ctx, g.Ref, vol, snap, labels)
+	if err != nil {
+		// Nothing half-made is left where the engine lets boxsnap remove it;
+		// where it does not, the snapshot is incomplete and its delete
+		// finishes the clean-up.
+		if cerr := b.deleteParts(context.WithoutCancel(ctx), snap); cerr != nil {
+			return providers.SnapshotTaken{}, fmt.Errorf("%w: %w; and its parts could not be removed: %w", providers.ErrIncomplete, err, cerr)
+		}
+		return providers.SnapshotTaken{}, err
+	}
+	taken.CapturedAt = now
+	taken.ResetVersion = reset
+	b.hook("take:committed")
+	return taken, nil
+}
+
+// capture pauses the container, copies its volume and commits it, and
+// unpauses it whatever happened.
+func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels map[string]string) (providers.SnapshotTaken, error) {
+	c, ok, err := b.inspect(ctx, name)
+	if err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+	if !ok {
+		return providers.SnapshotTaken{}, fmt.Errorf("the container %s: %w", name, providers.ErrNotFound)
+	}
+	paused := false
+	var start time.Time
+	if running(c) && !c.State.Paused {
+		cctx, cancel := short(ctx)
+		start = time.Now()
+		_, err := b.c.ContainerPause(cctx, name, client.ContainerPauseOptions{})
+		cancel()
+		if err != nil {
+			return providers.SnapshotTaken{}, wrap(err, "pause "+name)
+		}
+		paused = true
+	}
+	var pause time.Duration
+	unpause := func() error {
+		if !paused {
+			return nil
+		}
+		paused = false
+		cctx, cancel := short(context.WithoutCancel(ctx))
+		defer cancel()
+		_, err := b.c.ContainerUnpause(cctx, name, client.ContainerUnpauseOptions{})
+		pause = time.Since(start)
+		return wrap(err, "unpause "+name)
+	}
+	defer func() { _ = unpause() }()
+
+	volBytes, err := b.copyVolume(ctx, vol, snapVolume(snap))
+	if err != nil {
+		return providers.SnapshotTaken{}, fmt.Errorf("copy the volume: %w", err)
+	}
+	b.hook("take:copied")
+	res, err := b.c.ContainerCommit(ctx, name, client.ContainerCommitOptions{Reference: snapImage(snap), NoPause: true,
+		Comment: "boxsnap snapshot " + snap, Config: &container.Config{Labels: labels}})
+	if err != nil {
+		return providers.SnapshotTaken{}, wrap(err, "commit "+name)
+	}
+	if err := unpause(); err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: pause}
+	if img, err := b.c.ImageInspect(ctx, res.ID); err == nil && img.Size > 0 {
+		taken.Size = &providers.Size{Bytes: img.Size + volBytes, Meaning: "whole"}
+	}
+	return taken, nil
+}
+
+// ensureCopier makes the copier image once: a static busybox, imported.
+func (b *Backend) ensureCopier(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.copier != "" {
+		return nil
+	}
+	cctx, cancel := short(ctx)
+	defer cancel()
+	if img, err := b.c.ImageInspect(cctx, copierImage); err == nil {
+		b.copier = img.ID
+		return nil
+	} else if w := wrap(err, "read the copier image"); !errors.Is(w, providers.ErrNotFound) {
+		return w
+	}
+	tarball, err := BusyboxRoot(b.cfg.CopierBinary, nil)
+	if err != nil {
+		return fmt.Errorf("make the copier image: %w (Debian: apt-get install busybox-static)", err)
+	}
+	r, err := b.c.ImageImport(cctx, client.ImageImportSource{Source: bytes.NewReader(tarball), SourceName: "-"}, copierImage,
+		client.ImageImportOptions{Changes: []string{"LABEL " + labelRole + "=" + roleCopier}})
+	if err != nil {
+		return wrap(err, "import the copier image")
+	}
+	_, _ = io.Copy(io.Discard, r)
+	_ = r.Close()
+	img, err := b.c.ImageInspect(cctx, copierImage)
+	if err != nil {
+		return wrap(err, "read the copier image")
+	}
+	b.copier = img.ID
+	return nil
+}
+
+// BusyboxRoot is a root file system holding a static busybox and links to
+// it for the tools the tests and the copier use, plus files (path → content),
+// as a tar for `docker import`.
+func BusyboxRoot(busybox string, files map[string]string) ([]byte, error) {
+	bin, err := os.ReadFile(busybox)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	dirs := []string{"bin/", "tmp/", "etc/", "var/", "var/lib/", "var/lib/docker/"}
+	for _, d := range dirs {
+		if err := tw.WriteHeader(&tar.Header{Name: d, Typeflag: tar.TypeDir, Mode: 0o755}); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: "bin/busybox", Mode: 0o755, Size: int64(len(bin))}); err != nil {
+		return nil, err
+	}
+	if _, err := tw.Write(bin); err != nil {
+		return nil, err
+	}
+	for _, l := range []string{"sh", "ls", "cat", "cp", "du", "df", "sleep", "echo", "mkdir", "rm", "dd", "sync", "id", "env", "head", "true"} {
+		if err := tw.WriteHeader(&tar.Header{Name: "bin/" + l, Typeflag: tar.TypeSymlink, Linkname: "busybox", Mode: 0o777}); err != nil {
+			return nil, err
+		}
+	}
+	for p, content := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(p, "/"), Mode: 0o644, Size: int64(len(content))}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write([]byte(content)); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// copyVolume copies one volume into another in a container of the copier
+// image (`cp -a`, as a person would with `docker run --rm -v`), and answers
+// the copy's size in bytes.
+func (b *Backend) copyVolume(ctx context.Context, from, to string) (int64, error) {
+	out, err := b.runCopier(ctx, []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp -a /from/. /to/ && /bin/busybox du -sk /to"},
+		[]mount.Mount{{Type: mount.TypeVolume, Source: from, Target: "/from", ReadOnly: true}, {Type: mount.TypeVolume, Source: to, Target: "/to"}})
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(out)
+	if len(f) == 0 {
+		return 0, nil
+	}
+	kib, _ := strconv.ParseInt(f[0], 10, 64)
+	return kib * 1024, nil
+}
+
+// runCopier runs a command in a container of the copier image with the
+// given mounts and answers its output; the container is removed after.
+func (b *Backend) runCopier(ctx context.Context, cmd []string, mounts []mount.Mount) (string, error) {
+	if err := b.ensureCopier(ctx); err != nil {
+		return "", err
+	}
+	cctx, cancel := short(ctx)
+	res, err := b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: copierImage,
+		Config: &container.Config{Cmd: cmd, Labels: map[string]string{labelInstall: b.cfg.Install, labelRole: roleCopier}},
+		HostConfig: &container.HostConfig{Mounts: mounts, NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"}}})
+	cancel()
+	if err != nil {
+		return "", wrap(err, "create the copier")
+	}
+	defer func() {
+		rctx, cancel := short(context.WithoutCancel(ctx))
+		defer cancel()
+		_, _ = b.c.ContainerRemove(rctx, res.ID, client.ContainerRemoveOptions{Force: true})
+	}()
+	wait := b.c.ContainerWait(ctx, res.ID, client.ContainerWaitOptions{Condition: container.WaitConditionNextExit})
+	cctx, cancel = short(ctx)
+	_, err = b.c.ContainerStart(cctx, res.ID, client.ContainerStartOptions{})
+	cancel()
+	if err != nil {
+		return "", wrap(err, "start the copier")
+	}
+	var code int64
+	select {
+	case r := <-wait.Result:
+		code = r.StatusCode
+	case err := <-wait.Error:
+		return "", wrap(err, "wait for the copier")
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	out := b.logs(ctx, res.ID)
+	if code != 0 {
+		return "", fmt.Errorf("the copy ended with status %d: %s", code, strings.TrimSpace(out))
+	}
+	return out, nil
+}
+
+// logs reads a stopped container's output (stdout and stderr, demultiplexed).
+func (b *Backend) logs(ctx context.Context, id string) string {
+	cctx, cancel := short(ctx)
+	defer cancel()
+	r, err := b.c.ContainerLogs(cctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true})
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = r.Close() }()
+	raw, _ := io.ReadAll(io.LimitReader(r, 1<<20))
+	var out bytes.Buffer
+	for len(raw) >= 8 {
+		n := int(binary.BigEndian.Uint32(raw[4:8]))
+		raw = raw[8:]
+		if n > len(raw) {
+			n = len(raw)
+		}
+		out.Write(raw[:n])
+		raw = raw[n:]
+	}
+	return out.String()
+}
