@@ -41,13 +41,13 @@ const (
 	labelRole       = "boxsnap.role"
 	labelVolume     = "boxsnap.volume"
 	labelReset      = "boxsnap.reset-version"
-	labelKeptUntil  = "boxsnap.kept-until"
 	labelTakenAt    = "boxsnap.taken-at"
 	labelFromBox    = "boxsnap.parent"
 	roleBox         = "box"
 	roleSnapshot    = "snapshot"
 	roleCopier      = "copier"
 	snapshotRepo    = "boxsnap/snapshot"
+	keptRepo        = "boxsnap/kept"
 	identityEnvName = "BOXSNAP_IDENTITY"
 )
 
@@ -98,6 +98,7 @@ type Backend struct {
 var (
 	_ providers.Backend = (*Backend)(nil)
 	_ providers.Boxes   = (*Backend)(nil)
+	_ providers.Labeler = (*Backend)(nil)
 )
 
 // New makes a backend. It checks the configuration and makes the client; it

@@ -76,12 +76,12 @@ func (c *cmdConn) Close() error {
 	return nil
 }
 
-func (c *cmdConn) LocalAddr() net.Addr                { return sshAddr{} }
-func (c *cmdConn) RemoteAddr() net.Addr               { return sshAddr{} }
-func (c *cmdConn) SetDeadline(time.Time) error        { return nil }
-func (c *cmdConn) SetReadDeadline(time.Time) error    { return nil }
-func (c *cmdConn) SetWriteDeadline(time.Time) error   { return nil }
-func (sshAddr) Network() string                       { return "ssh" }
-func (sshAddr) String() string                        { return "ssh" }
+func (c *cmdConn) LocalAddr() net.Addr              { return sshAddr{} }
+func (c *cmdConn) RemoteAddr() net.Addr             { return sshAddr{} }
+func (c *cmdConn) SetDeadline(time.Time) error      { return nil }
+func (c *cmdConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *cmdConn) SetWriteDeadline(time.Time) error { return nil }
+func (sshAddr) Network() string                     { return "ssh" }
+func (sshAddr) String() string                      { return "ssh" }
 
 type sshAddr struct{}

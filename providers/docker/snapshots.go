@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/moby/moby/api/types/image"
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -26,14 +28,90 @@ func (b *Backend) deleteParts(ctx context.Context, snap string) error {
 	}
 	cctx, cancel := short(ctx)
 	defer cancel()
-	// Force untags an image a box's container was made from (a restored box
-	// or a fork runs on it); the engine keeps the image while it is used.
-	if _, err := b.c.ImageRemove(cctx, snapImage(snap), client.ImageRemoveOptions{Force: true}); err != nil {
-		if w := wrap(err, "remove the snapshot's image"); !errors.Is(w, providers.ErrNotFound) {
-			return w
+	imgs, err := b.imagesOf(cctx, snap)
+	if err != nil {
+		return err
+	}
+	for _, im := range imgs {
+		// Force untags an image a box's container was made from (a restored
+		// box or a fork runs on it); the engine keeps the image while it is
+		// used. A commit a killed take never tagged goes where nothing uses
+		// it.
+		for _, tag := range im.RepoTags {
+			if _, err := b.c.ImageRemove(cctx, tag, client.ImageRemoveOptions{Force: true}); err != nil {
+				if w := wrap(err, "remove the snapshot's image"); !errors.Is(w, providers.ErrNotFound) {
+					return w
+				}
+			}
+		}
+		if len(im.RepoTags) == 0 {
+			_, _ = b.c.ImageRemove(cctx, im.ID, client.ImageRemoveOptions{})
 		}
 	}
 	return b.removeVolume(ctx, snapVolume(snap))
+}
+
+// imagesOf lists the images labelled with the snapshot's ID (its commit,
+// tagged or not).
+func (b *Backend) imagesOf(ctx context.Context, snap string) ([]image.Summary, error) {
+	f := client.Filters{}.Add("label", labelInstall+"="+b.cfg.Install, labelSnapshot+"="+snap)
+	imgs, err := b.c.ImageList(ctx, client.ImageListOptions{Filters: f})
+	if err != nil {
+		return nil, wrap(err, "list the snapshot's images")
+	}
+	return imgs.Items, nil
+}
+
+// keptTag is the tag that writes a keep date on a snapshot: image labels
+// cannot change after the commit, tags can (section 1, "Where it lives").
+func keptTag(snap string, until time.Time) string {
+	return keptRepo + ":" + snap + "-" + until.UTC().Format("20060102")
+}
+
+// keptFrom reads a keep date from an image's tags: the end of that UTC day.
+func keptFrom(snap string, tags []string) *time.Time {
+	for _, tag := range tags {
+		if day, ok := strings.CutPrefix(tag, keptRepo+":"+snap+"-"); ok {
+			if d, err := time.Parse("20060102", day); err == nil {
+				end := d.Add(24*time.Hour - time.Second)
+				return &end
+			}
+		}
+	}
+	return nil
+}
+
+// SetKeptUntil writes the keep date (nil: not kept) as a tag on the
+// snapshot's image.
+func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, keptUntil *time.Time) error {
+	cctx, cancel := short(ctx)
+	defer cancel()
+	imgs, err := b.imagesOf(cctx, ref.Ref)
+	if err != nil {
+		return err
+	}
+	var id string
+	for _, im := range imgs {
+		if !slices.Contains(im.RepoTags, snapImage(ref.Ref)) {
+			continue
+		}
+		id = im.ID
+		for _, tag := range im.RepoTags {
+			if strings.HasPrefix(tag, keptRepo+":") && (keptUntil == nil || tag != keptTag(ref.Ref, *keptUntil)) {
+				if _, err := b.c.ImageRemove(cctx, tag, client.ImageRemoveOptions{}); err != nil {
+					return wrap(err, "remove the keep date")
+				}
+			}
+		}
+	}
+	if id == "" {
+		return fmt.Errorf("the snapshot %s's image: %w", ref.Ref, providers.ErrNotFound)
+	}
+	if keptUntil == nil {
+		return nil
+	}
+	_, err = b.c.ImageTag(cctx, client.ImageTagOptions{Source: id, Target: keptTag(ref.Ref, *keptUntil)})
+	return wrap(err, "write the keep date")
 }
 
 // HeldSnapshots lists this install's snapshots from the labels of their
@@ -51,10 +129,10 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		return nil, wrap(err, "list the snapshots' volumes")
 	}
 	type parts struct {
-		labels      map[string]string
-		image, vol  bool
-		size        int64
-		volumeNamed bool
+		labels     map[string]string
+		image, vol bool
+		size       int64
+		kept       *time.Time
 	}
 	found := map[string]*parts{}
 	var order []string
@@ -78,6 +156,7 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		p := get(im.Labels)
 		p.image, p.size = true, im.Size
 		p.labels = im.Labels
+		p.kept = keptFrom(id, im.RepoTags)
 	}
 	for _, v := range vols.Items {
 		id := v.Labels[labelSnapshot]
@@ -100,14 +179,18 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		if t, err := time.Parse(time.RFC3339Nano, l[labelTakenAt]); err == nil {
 			h.TakenAt = t
 		}
-		if k, err := time.Parse(time.RFC3339, l[labelKeptUntil]); err == nil {
-			h.Label.KeptUntil = &k
-		}
+		h.Label.KeptUntil = p.kept
 		if p.size > 0 {
 			h.Size = &providers.Size{Bytes: p.size, Meaning: "whole"}
 		}
 		switch {
 		case !p.image:
+			// While the box is paused a take is at work on it (or was cut
+			// short there, and its resume takes it again): not yet a
+			// snapshot, nor an orphan.
+			if c, ok, err := b.inspect(ctx, boxName(l[labelBox])); err == nil && ok && c.State != nil && c.State.Paused {
+				continue
+			}
 			h.Incomplete, h.Error = true, "its volume's copy exists but its image was never committed: the take was cut short"
 		case !p.vol:
 			h.Incomplete, h.Error = true, "its image exists but its volume's copy is gone"

@@ -25,10 +25,14 @@ import (
 const copierImage = "boxsnap/copier:1"
 
 // Snapshot takes one snapshot (section 2's Docker row): the container is
-// paused, its volume copied into a volume of the snapshot's own, then the
-// container committed as an image, then unpaused. The image is committed
-// last: a snapshot whose image exists is whole, and one with only its volume
-// copy is incomplete (G1). Memory is not captured.
+// paused, its volume copied into a volume of the snapshot's own and the
+// container committed as an image, then unpaused, and only then is the image
+// tagged with the snapshot's name. The tag is the mark of a whole snapshot:
+// one without it is incomplete (G1). Memory is not captured.
+//
+// A take a killed worker left while the box was paused is taken again: the
+// pause it left is this take's own (its partial copy is there), and the new
+// try ends it.
 func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take providers.SnapshotTake, _ providers.Recorder) (providers.SnapshotTaken, error) {
 	if take.Memory {
 		return providers.SnapshotTaken{}, &providers.RefusedError{Why: "a Docker box's snapshot holds its disk only: its container's memory is not captured"}
@@ -45,7 +49,15 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	if err := b.ensureCopier(ctx); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	// What an earlier try left (a worker killed mid-take) goes first.
+	// What an earlier try left (a worker killed mid-take) goes first; a
+	// pause it left is this take's to end.
+	ownPause := false
+	if running(c) && c.State.Paused {
+		cctx, cancel := short(ctx)
+		_, err := b.c.VolumeInspect(cctx, snapVolume(snap), client.VolumeInspectOptions{})
+		cancel()
+		ownPause = err == nil
+	}
 	if err := b.deleteParts(ctx, snap); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -53,9 +65,6 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	now := time.Now().UTC()
 	labels := map[string]string{labelInstall: take.Label.Install, labelBox: take.Label.Box, labelSnapshot: snap, labelRole: roleSnapshot,
 		labelVolume: snapVolume(snap), labelTakenAt: now.Format(time.RFC3339Nano), labelReset: strconv.Itoa(reset)}
-	if take.Label.KeptUntil != nil {
-		labels[labelKeptUntil] = take.Label.KeptUntil.UTC().Format(time.RFC3339)
-	}
 	cctx, cancel := short(ctx)
 	_, err = b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
 	cancel()
@@ -63,7 +72,7 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 		return providers.SnapshotTaken{}, wrap(err, "create the snapshot's volume")
 	}
 	b.hook("take:volume")
-	taken, err := b.capture(ctx, g.Ref, vol, snap, labels)
+	taken, err := b.capture(ctx, g.Ref, vol, snap, labels, ownPause)
 	if err != nil {
 		// Nothing half-made is left where the engine lets boxsnap remove it;
 		// where it does not, the snapshot is incomplete and its delete
@@ -75,13 +84,18 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	}
 	taken.CapturedAt = now
 	taken.ResetVersion = reset
-	b.hook("take:committed")
+	if take.Label.KeptUntil != nil {
+		if err := b.SetKeptUntil(ctx, providers.SnapshotRef{Ref: snap}, take.Label.KeptUntil); err != nil {
+			return providers.SnapshotTaken{}, err
+		}
+	}
+	b.hook("take:tagged")
 	return taken, nil
 }
 
-// capture pauses the container, copies its volume and commits it, and
-// unpauses it whatever happened.
-func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels map[string]string) (providers.SnapshotTaken, error) {
+// capture pauses the container, copies its volume and commits it, unpauses
+// it whatever happened, and then tags the image.
+func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels map[string]string, ownPause bool) (providers.SnapshotTaken, error) {
 	c, ok, err := b.inspect(ctx, name)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
@@ -89,8 +103,8 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	if !ok {
 		return providers.SnapshotTaken{}, fmt.Errorf("the container %s: %w", name, providers.ErrNotFound)
 	}
-	paused := false
-	var start time.Time
+	paused := ownPause
+	start := time.Now()
 	if running(c) && !c.State.Paused {
 		cctx, cancel := short(ctx)
 		start = time.Now()
@@ -114,22 +128,28 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 		return wrap(err, "unpause "+name)
 	}
 	defer func() { _ = unpause() }()
-
+	b.hook("take:paused")
 	volBytes, err := b.copyVolume(ctx, vol, snapVolume(snap))
 	if err != nil {
 		return providers.SnapshotTaken{}, fmt.Errorf("copy the volume: %w", err)
 	}
 	b.hook("take:copied")
-	res, err := b.c.ContainerCommit(ctx, name, client.ContainerCommitOptions{Reference: snapImage(snap), NoPause: true,
+	res, err := b.c.ContainerCommit(ctx, name, client.ContainerCommitOptions{NoPause: true,
 		Comment: "boxsnap snapshot " + snap, Config: &container.Config{Labels: labels}})
 	if err != nil {
 		return providers.SnapshotTaken{}, wrap(err, "commit "+name)
 	}
+	b.hook("take:committed")
 	if err := unpause(); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
+	cctx, cancel := short(ctx)
+	defer cancel()
+	if _, err := b.c.ImageTag(cctx, client.ImageTagOptions{Source: res.ID, Target: snapImage(snap)}); err != nil {
+		return providers.SnapshotTaken{}, wrap(err, "tag the snapshot's image")
+	}
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: pause}
-	if img, err := b.c.ImageInspect(ctx, res.ID); err == nil && img.Size > 0 {
+	if img, err := b.c.ImageInspect(cctx, res.ID); err == nil && img.Size > 0 {
 		taken.Size = &providers.Size{Bytes: img.Size + volBytes, Meaning: "whole"}
 	}
 	return taken, nil
@@ -235,7 +255,7 @@ func (b *Backend) runCopier(ctx context.Context, cmd []string, mounts []mount.Mo
 	}
 	cctx, cancel := short(ctx)
 	res, err := b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: copierImage,
-		Config: &container.Config{Cmd: cmd, Labels: map[string]string{labelInstall: b.cfg.Install, labelRole: roleCopier}},
+		Config:     &container.Config{Cmd: cmd, Labels: map[string]string{labelInstall: b.cfg.Install, labelRole: roleCopier}},
 		HostConfig: &container.HostConfig{Mounts: mounts, NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"}}})
 	cancel()
 	if err != nil {
