@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/moby/moby/client"
 
@@ -152,4 +153,12 @@ func harness() providertest.Harness {
 			return b
 		},
 	}
+}
+
+// mustDay is the end of a UTC day, as keep dates are.
+func mustDay(t testing.TB, day string) time.Time {
+	t.Helper()
+	d, err := time.Parse("2006-01-02", day)
+	must(t, err)
+	return d.Add(24*time.Hour - time.Second)
 }

@@ -37,14 +37,15 @@ func (b *Backend) deleteParts(ctx context.Context, snap string) error {
 		// box or a fork runs on it); the engine keeps the image while it is
 		// used. A commit a killed take never tagged goes where nothing uses
 		// it.
-		for _, tag := range im.RepoTags {
+		tags := realTags(im.RepoTags)
+		for _, tag := range tags {
 			if _, err := b.c.ImageRemove(cctx, tag, client.ImageRemoveOptions{Force: true}); err != nil {
 				if w := wrap(err, "remove the snapshot's image"); !errors.Is(w, providers.ErrNotFound) {
 					return w
 				}
 			}
 		}
-		if len(im.RepoTags) == 0 {
+		if len(tags) == 0 {
 			_, _ = b.c.ImageRemove(cctx, im.ID, client.ImageRemoveOptions{})
 		}
 	}
@@ -60,6 +61,18 @@ func (b *Backend) imagesOf(ctx context.Context, snap string) ([]image.Summary, e
 		return nil, wrap(err, "list the snapshot's images")
 	}
 	return imgs.Items, nil
+}
+
+// realTags drops the "<none>:<none>" older engines list for an untagged
+// image.
+func realTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		if t != "<none>:<none>" && t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // keptTag is the tag that writes a keep date on a snapshot: image labels
@@ -96,7 +109,7 @@ func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, k
 			continue
 		}
 		id = im.ID
-		for _, tag := range im.RepoTags {
+		for _, tag := range realTags(im.RepoTags) {
 			if strings.HasPrefix(tag, keptRepo+":") && (keptUntil == nil || tag != keptTag(ref.Ref, *keptUntil)) {
 				if _, err := b.c.ImageRemove(cctx, tag, client.ImageRemoveOptions{}); err != nil {
 					return wrap(err, "remove the keep date")
