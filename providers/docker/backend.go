@@ -16,8 +16,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// KindContainer is the kind of box this backend runs: a Linux container.
-const KindContainer = "container"
+// KindLinux is the kind of box this backend runs: a Linux container.
+const KindLinux = "linux"
 
 // Defaults of Config.
 const (

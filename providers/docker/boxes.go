@@ -17,7 +17,7 @@ import (
 // Acquire makes a box: a named volume of its own and a container made from
 // the template's image with that volume at VolumePath, the box's ID as its
 // identity value, labels with boxsnap's IDs only, no privileges and no host
-// mount. The core starts it.
+// mount, started.
 func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (providers.Guest, error) {
 	if spec.Adopt != "" {
 		return providers.Guest{}, &providers.RefusedError{Why: "a Docker box is made from a template's image; boxsnap does not adopt a container it did not make, whose data has no volume of its own"}
@@ -27,10 +27,10 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	}
 	kind := spec.Box.Kind
 	if kind == "" {
-		kind = KindContainer
+		kind = KindLinux
 	}
 	if b.Snapshotting(kind) == nil {
-		return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("the Docker backend runs %s boxes, not %s", KindContainer, kind)}
+		return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("the Docker backend runs %s boxes, not %s", KindLinux, kind)}
 	}
 	ref := boxName(spec.Box.ID)
 	vol, err := b.newVolume(ctx, spec.Box.ID)
@@ -45,7 +45,13 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 		_ = b.removeVolume(context.WithoutCancel(ctx), vol)
 		return providers.Guest{}, err
 	}
-	return providers.Guest{Backend: b.cfg.ID, Kind: kind, Host: b.host(), Ref: ref, Generation: 1}, nil
+	g := providers.Guest{Backend: b.cfg.ID, Kind: kind, Host: b.host(), Ref: ref, Generation: 1}
+	// A container box runs from the start, as its image says.
+	if err := b.Start(ctx, g); err != nil {
+		_ = b.Release(context.WithoutCancel(ctx), g)
+		return providers.Guest{}, err
+	}
+	return g, nil
 }
 
 // host names the engine in a guest: "docker" for the local one.

@@ -221,7 +221,7 @@ func TestDockerForkNewIdentity(t *testing.T) {
 	writeState(t, b, g, "the forked state")
 	ref := take(t, b, g, box)
 	forkID := providertest.NewID("bx")
-	fg, err := b.ForkSnapshot(ctx, ref, providers.BoxIdentity{ID: forkID, Name: "fork", Kind: docker.KindContainer, Install: install}, nil)
+	fg, err := b.ForkSnapshot(ctx, ref, providers.BoxIdentity{ID: forkID, Name: "fork", Kind: docker.KindLinux, Install: install}, nil)
 	must(t, err)
 	t.Cleanup(func() { _ = b.Release(context.Background(), fg) })
 	must(t, b.Start(ctx, fg))
@@ -265,7 +265,7 @@ func TestDockerKeepOutlivesRelease(t *testing.T) {
 	if !ok || h.Incomplete || h.Label.KeptUntil == nil || !h.Label.KeptUntil.Equal(until) {
 		t.Fatalf("after the release the kept snapshot is listed %v: %+v", ok, h)
 	}
-	fg, err := b.ForkSnapshot(ctx, ref, providers.BoxIdentity{ID: providertest.NewID("bx"), Kind: docker.KindContainer, Install: install}, nil)
+	fg, err := b.ForkSnapshot(ctx, ref, providers.BoxIdentity{ID: providertest.NewID("bx"), Kind: docker.KindLinux, Install: install}, nil)
 	must(t, err)
 	t.Cleanup(func() { _ = b.Release(context.Background(), fg) })
 	must(t, b.Start(ctx, fg))
@@ -274,7 +274,7 @@ func TestDockerKeepOutlivesRelease(t *testing.T) {
 	}
 
 	gone := newBackend(t, func(c *docker.Config) { c.BoxesGoWithHost = true })
-	if s := gone.Snapshotting(docker.KindContainer); s.KeepsPastRelease != providers.KeepsNo {
+	if s := gone.Snapshotting(docker.KindLinux); s.KeepsPastRelease != providers.KeepsNo {
 		t.Fatalf("on a host whose boxes go with it keep is %s", s.KeepsPastRelease)
 	}
 	g2 := newGuest(t, gone, providertest.NewID("bx"))

@@ -63,7 +63,7 @@ func newBackend(t testing.TB, mod ...func(*docker.Config)) *docker.Backend {
 func newGuest(t testing.TB, b *docker.Backend, id string) providers.Guest {
 	t.Helper()
 	ctx := context.Background()
-	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: id, Name: id, Kind: docker.KindContainer, Install: install},
+	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: id, Name: id, Kind: docker.KindLinux, Install: install},
 		Template: dockertest.TestImage})
 	must(t, err)
 	t.Cleanup(func() { _ = b.Release(context.WithoutCancel(ctx), g) })
@@ -130,7 +130,7 @@ func readState(t testing.TB, b *docker.Backend, g providers.Guest) string {
 
 func harness() providertest.Harness {
 	return providertest.Harness{
-		Kind:    docker.KindContainer,
+		Kind:    docker.KindLinux,
 		Install: install,
 		New: func(t *testing.T) (providers.Backend, providers.Boxes) {
 			b := newBackend(t)

@@ -35,7 +35,7 @@ const KeepOffWhy = "this Docker host goes with its boxes (Hetzner deletes a host
 
 // Snapshotting is section 2's Docker row, with no call to the engine.
 func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
-	if kind != KindContainer {
+	if kind != KindLinux {
 		return nil
 	}
 	s := &providers.Snapshotting{Scope: providers.ScopeBox, Holds: []providers.Holds{providers.HoldsDisk},

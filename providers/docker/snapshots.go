@@ -184,7 +184,7 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		l := p.labels
 		h := providers.HeldSnapshot{
 			Ref: providers.SnapshotRef{ID: id, Ref: id, Storage: "docker", Where: "current",
-				Guest: providers.Guest{Backend: b.cfg.ID, Kind: KindContainer, Host: b.host(), Ref: boxName(l[labelBox])}},
+				Guest: providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Host: b.host(), Ref: boxName(l[labelBox])}},
 			Label: providers.Label{Install: l[labelInstall], Box: l[labelBox], Snapshot: id},
 			Host:  b.host(), Storage: "docker", Holds: providers.HoldsDisk,
 		}
@@ -243,7 +243,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	}
 	kind := box.Kind
 	if kind == "" {
-		kind = KindContainer
+		kind = KindLinux
 	}
 	return providers.Guest{Backend: b.cfg.ID, Kind: kind, Host: b.host(), Ref: name, Generation: 1}, nil
 }

@@ -30,9 +30,9 @@ const copierImage = "boxsnap/copier:1"
 // tagged with the snapshot's name. The tag is the mark of a whole snapshot:
 // one without it is incomplete (G1). Memory is not captured.
 //
-// A take a killed worker left while the box was paused is taken again: the
-// pause it left is this take's own (its partial copy is there), and the new
-// try ends it.
+// A take a killed worker left while the box was paused is taken again: a
+// paused box's pause is taken as this take's own, and the new try ends it
+// (boxsnap leaves a box running after a take).
 func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take providers.SnapshotTake, _ providers.Recorder) (providers.SnapshotTaken, error) {
 	if take.Memory {
 		return providers.SnapshotTaken{}, &providers.RefusedError{Why: "a Docker box's snapshot holds its disk only: its container's memory is not captured"}
@@ -49,15 +49,9 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	if err := b.ensureCopier(ctx); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	// What an earlier try left (a worker killed mid-take) goes first; a
-	// pause it left is this take's to end.
-	ownPause := false
-	if running(c) && c.State.Paused {
-		cctx, cancel := short(ctx)
-		_, err := b.c.VolumeInspect(cctx, snapVolume(snap), client.VolumeInspectOptions{})
-		cancel()
-		ownPause = err == nil
-	}
+	// A pause a worker killed mid-take left is this take's to end, and
+	// what that try made goes first.
+	ownPause := running(c) && c.State.Paused
 	if err := b.deleteParts(ctx, snap); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -65,13 +59,6 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	now := time.Now().UTC()
 	labels := map[string]string{labelInstall: take.Label.Install, labelBox: take.Label.Box, labelSnapshot: snap, labelRole: roleSnapshot,
 		labelVolume: snapVolume(snap), labelTakenAt: now.Format(time.RFC3339Nano), labelReset: strconv.Itoa(reset)}
-	cctx, cancel := short(ctx)
-	_, err = b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
-	cancel()
-	if err != nil {
-		return providers.SnapshotTaken{}, wrap(err, "create the snapshot's volume")
-	}
-	b.hook("take:volume")
 	taken, err := b.capture(ctx, g.Ref, vol, snap, labels, ownPause)
 	if err != nil {
 		// Nothing half-made is left where the engine lets boxsnap remove it;
@@ -129,6 +116,12 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	}
 	defer func() { _ = unpause() }()
 	b.hook("take:paused")
+	cctx, cancel := short(ctx)
+	_, err = b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
+	cancel()
+	if err != nil {
+		return providers.SnapshotTaken{}, wrap(err, "create the snapshot's volume")
+	}
 	volBytes, err := b.copyVolume(ctx, vol, snapVolume(snap))
 	if err != nil {
 		return providers.SnapshotTaken{}, fmt.Errorf("copy the volume: %w", err)
@@ -143,7 +136,8 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	if err := unpause(); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	cctx, cancel := short(ctx)
+	b.hook("take:unpaused")
+	cctx, cancel = short(ctx)
 	defer cancel()
 	if _, err := b.c.ImageTag(cctx, client.ImageTagOptions{Source: res.ID, Target: snapImage(snap)}); err != nil {
 		return providers.SnapshotTaken{}, wrap(err, "tag the snapshot's image")
