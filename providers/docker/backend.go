@@ -28,6 +28,11 @@ const (
 	// DefaultStopSeconds is how long a stop waits for the box's processes
 	// before it kills them.
 	DefaultStopSeconds = 10
+	// DefaultMemoryBytes, DefaultProcesses and DefaultOpenFiles bound a box
+	// whose template gives no bound (never none).
+	DefaultMemoryBytes = 2 << 30
+	DefaultProcesses   = 1024
+	DefaultOpenFiles   = 4096
 	// DefaultRequestTimeout bounds a call that is not a copy or a commit.
 	DefaultRequestTimeout = 30 * time.Second
 )

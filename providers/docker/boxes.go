@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/moby/moby/api/types/container"
@@ -37,7 +39,7 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if err != nil {
 		return providers.Guest{}, err
 	}
-	cfg := boxSettings{Image: spec.Template, Identity: spec.Box.ID, Volume: vol}
+	cfg := boxSettings{Image: spec.Template, Identity: spec.Box.ID, Volume: vol, User: spec.User, Env: spec.Env, Limits: spec.Limits}
 	if spec.Command != "" {
 		cfg.Cmd = []string{"/bin/sh", "-c", spec.Command}
 	}
@@ -69,6 +71,10 @@ type boxSettings struct {
 	Identity string
 	Volume   string
 	Cmd      []string
+	// User, Env and Limits are the box template's (BoxSpec's).
+	User   string
+	Env    map[string]string
+	Limits providers.BoxLimits
 	// From copies the settings boxsnap gave an earlier container of the box
 	// (its limits and its user), for a swap.
 	From *container.InspectResponse
@@ -81,12 +87,34 @@ func (b *Backend) createBox(ctx context.Context, name, box string, s boxSettings
 		Env:    []string{identityEnvName + "=" + s.Identity},
 		Labels: map[string]string{labelInstall: b.cfg.Install, labelBox: box, labelRole: roleBox, labelVolume: s.Volume},
 		Cmd:    s.Cmd,
+		User:   s.User,
 	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		if k != identityEnvName {
+			cfg.Env = append(cfg.Env, k+"="+s.Env[k])
+		}
+	}
+	// The box's only mount is its own volume; no privileges, no new ones,
+	// and the template's bounds (the backend's where it gives none).
 	hc := &container.HostConfig{
 		Mounts:      []mount.Mount{{Type: mount.TypeVolume, Source: s.Volume, Target: b.cfg.VolumePath}},
 		SecurityOpt: []string{"no-new-privileges"},
 		Privileged:  false,
 	}
+	lim := s.Limits
+	if lim.MemoryBytes <= 0 {
+		lim.MemoryBytes = DefaultMemoryBytes
+	}
+	if lim.Processes <= 0 {
+		lim.Processes = DefaultProcesses
+	}
+	if lim.OpenFiles <= 0 {
+		lim.OpenFiles = DefaultOpenFiles
+	}
+	pids := int64(lim.Processes)
+	hc.Resources.Memory = lim.MemoryBytes
+	hc.Resources.PidsLimit = &pids
+	hc.Resources.Ulimits = []*container.Ulimit{{Name: "nofile", Soft: int64(lim.OpenFiles), Hard: int64(lim.OpenFiles)}}
 	if b.cfg.Network != "" {
 		hc.NetworkMode = container.NetworkMode(b.cfg.Network)
 	}

@@ -343,3 +343,44 @@ func TestDockerRemovedBehindBack(t *testing.T) {
 		t.Fatalf("storage %q", ref.Storage)
 	}
 }
+
+// TestDockerBoxBounds: a box's container runs as its template's user, with
+// its template's environment and bounds (the backend's where it gives
+// none), never privileged, with no mount but its own volume; a restore's
+// new container keeps them.
+func TestDockerBoxBounds(t *testing.T) {
+	t.Parallel()
+	b := newBackend(t)
+	ctx := context.Background()
+	box := providertest.NewID("bx")
+	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: docker.KindLinux, Install: install},
+		Template: "boxsnap-test/busybox:1", User: "65534:65534", Env: map[string]string{"GREETING": "hello"},
+		Limits: providers.BoxLimits{MemoryBytes: 256 << 20, Processes: 64}})
+	must(t, err)
+	t.Cleanup(func() { _ = b.Release(context.Background(), g) })
+	check := func(when string) {
+		t.Helper()
+		r, err := b.Client().ContainerInspect(ctx, g.Ref, client.ContainerInspectOptions{})
+		must(t, err)
+		c := r.Container
+		if !c.State.Running || c.HostConfig.Privileged || c.Config.User != "65534:65534" {
+			t.Fatalf("%s: running %v, privileged %v, user %q", when, c.State.Running, c.HostConfig.Privileged, c.Config.User)
+		}
+		if c.HostConfig.Memory != 256<<20 || c.HostConfig.PidsLimit == nil || *c.HostConfig.PidsLimit != 64 {
+			t.Fatalf("%s: memory %d, pids %v; want the template's", when, c.HostConfig.Memory, c.HostConfig.PidsLimit)
+		}
+		if len(c.HostConfig.Ulimits) != 1 || c.HostConfig.Ulimits[0].Name != "nofile" || c.HostConfig.Ulimits[0].Hard != docker.DefaultOpenFiles {
+			t.Fatalf("%s: ulimits %+v; want the backend's open files", when, c.HostConfig.Ulimits)
+		}
+		if len(c.HostConfig.Binds) != 0 || len(c.Mounts) != 1 || c.Mounts[0].Type != "volume" || c.Mounts[0].Destination != docker.DefaultVolumePath {
+			t.Fatalf("%s: mounts %+v binds %v; want its own volume only", when, c.Mounts, c.HostConfig.Binds)
+		}
+		if !slices.Contains(c.Config.Env, "GREETING=hello") || !slices.Contains(c.Config.Env, "BOXSNAP_IDENTITY="+box) {
+			t.Fatalf("%s: env %v", when, c.Config.Env)
+		}
+	}
+	check("made")
+	ref := take(t, b, g, box)
+	restore(t, b, g, box, ref)
+	check("after a restore")
+}
