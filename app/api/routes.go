@@ -16,6 +16,8 @@ func (s *server) routes() *chi.Mux {
 	r.MethodNotAllowed(methodNotAllowed)
 
 	r.Get("/openapi.json", serveOpenAPI)
+	// A share code's copy, to whoever holds the code (shares.go).
+	r.Post("/shared", s.sharedCopy)
 
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
@@ -42,6 +44,14 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/boxes/{box}/snapshots/{snapshot}/keep", s.keepSnapshot)
 		r.Post("/boxes/{box}/snapshots/{snapshot}/unkeep", s.unkeepSnapshot)
 		r.Get("/boxes/{box}/snapshots/{snapshot}/picture", s.snapshotPicture)
+
+		// Moving snapshots: export, import, share codes (issue 13).
+		r.Get("/boxes/{box}/export", s.exportSnapshots)
+		r.Post("/import", s.importSnapshots)
+		r.Post("/boxes/{box}/snapshots/{snapshot}/shares", s.makeShare)
+		r.Get("/shares", s.listShares)
+		r.Delete("/shares/{share}", s.revokeShare)
+		r.Post("/shares/redeem", s.redeemShare)
 
 		// Operations.
 		r.Get("/operations/{operation}", s.getOperation)

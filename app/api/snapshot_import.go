@@ -1,0 +1,119 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// MaxImportBytes caps an import's request: every export file it carries,
+// together. An import streams into a temporary folder in the data folder,
+// never into memory.
+const MaxImportBytes = 64 << 30
+
+// MaxImportFiles bounds the files of one import.
+const MaxImportFiles = 100
+
+// importSnapshots imports a batch of export files, in any order: the person
+// only. POST /import with multipart/form-data, one part per file, or one
+// file as the body itself (application/x-tar). Every file is checked against
+// its manifest, and the whole batch by the backend, before anything is
+// published: a refusal names what is wrong, and nothing is half-imported.
+func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
+	c := caller(r)
+	if err := snapshots.MayAct(c, snapshots.ActImport, nil, nil); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	batch, err := s.stageUpload(r)
+	defer func() {
+		for _, st := range batch {
+			st.Remove()
+		}
+	}()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	res, err := s.core.Import(r.Context(), c, batch)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// stageUpload stages each file of an upload.
+func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return nil, &badRequest{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+			words: "Send the export files as multipart/form-data, or one as application/x-tar."}
+	}
+	var batch []*snapshots.Staged
+	stage := func(name string, rd io.Reader) error {
+		st, err := s.core.Stage(r.Context(), name, rd)
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &badRequest{status: http.StatusRequestEntityTooLarge, code: "too_large",
+				words: fmt.Sprintf("An import is at most %d GiB. Nothing was imported.", MaxImportBytes>>30)}
+		}
+		if err != nil {
+			return err
+		}
+		batch = append(batch, st)
+		return nil
+	}
+	switch mt {
+	case "application/x-tar", "application/octet-stream":
+		return batch, stage("the file", r.Body)
+	case "multipart/form-data":
+		if params["boundary"] == "" {
+			return nil, invalid("The multipart body has no boundary.")
+		}
+		mr, err := r.MultipartReader()
+		if err != nil {
+			return nil, invalid("The multipart body is unreadable.")
+		}
+		for {
+			part, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				var tooBig *http.MaxBytesError
+				if errors.As(err, &tooBig) {
+					return batch, &badRequest{status: http.StatusRequestEntityTooLarge, code: "too_large",
+						words: fmt.Sprintf("An import is at most %d GiB. Nothing was imported.", MaxImportBytes>>30)}
+				}
+				return batch, invalid("The multipart body is cut short. Nothing was imported.")
+			}
+			if part.FormName() != "file" {
+				part.Close()
+				continue
+			}
+			if len(batch) == MaxImportFiles {
+				return batch, invalid("An import takes at most %d files.", MaxImportFiles)
+			}
+			name := part.FileName()
+			if name == "" || !isText(name) || len(name) > 200 {
+				name = fmt.Sprintf("file %d", len(batch)+1)
+			}
+			err = stage(name, part)
+			part.Close()
+			if err != nil {
+				return batch, err
+			}
+		}
+		if len(batch) == 0 {
+			return nil, invalid("Send at least one export file, as a part named file.")
+		}
+		return batch, nil
+	}
+	return nil, &badRequest{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+		words: "Send the export files as multipart/form-data, or one as application/x-tar."}
+}
