@@ -26,7 +26,25 @@ func Funcs() template.FuncMap {
 		"since": func(t time.Time) string { return time.Since(t).Round(time.Minute).String() },
 		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006 15:04 UTC") },
 		"add":   func(a, b int) int { return a + b },
+		"icon":  icon,
 	}
+}
+
+// icons are the pages' icons as inline SVG, drawn with the text's colour:
+// a font's symbol may have no glyph (Fork's ⑂ has none in Debian's fonts).
+// Each is decorative; its control carries the words.
+var icons = map[string]string{
+	"restore": `<path d="M3 12a9 9 0 1 0 3-6.7"/><path d="M3 4v5h5"/>`,
+	"fork":    `<circle cx="6" cy="5" r="2"/><circle cx="18" cy="5" r="2"/><circle cx="12" cy="19" r="2"/><path d="M6 7v2a3 3 0 0 0 3 3h6a3 3 0 0 0 3-3V7"/><path d="M12 12v5"/>`,
+	"more":    `<circle cx="5" cy="12" r="1.3" fill="currentColor"/><circle cx="12" cy="12" r="1.3" fill="currentColor"/><circle cx="19" cy="12" r="1.3" fill="currentColor"/>`,
+	"gear":    `<circle cx="12" cy="12" r="3"/><path d="M12 2v3M12 19v3M4.9 4.9l2.1 2.1M17 17l2.1 2.1M2 12h3M19 12h3M4.9 19.1 7 17M17 7l2.1-2.1"/>`,
+	"close":   `<path d="M6 6l12 12M18 6 6 18"/>`,
+	"back":    `<path d="M15 5l-7 7 7 7"/>`,
+}
+
+// icon draws the named icon, 18 px, hidden from screen readers.
+func icon(name string) template.HTML {
+	return template.HTML(`<svg class="ico" width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">` + icons[name] + `</svg>`)
 }
 
 // New parses the layouts and every page. A page file defines the blocks

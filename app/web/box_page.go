@@ -315,6 +315,7 @@ func (s *Server) showBoxLive(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	if r.URL.Query().Get("in") == "tab" {
 		g := l.Card.Group
+		g.Dense = true
 		g.LiveURL = "/boxes/" + url.PathEscape(b.Name) + "/live?in=tab&back=" + url.QueryEscape(back)
 		if r.URL.Query().Get("select") == "1" {
 			g.LiveURL += "&select=1"

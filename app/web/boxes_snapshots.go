@@ -320,7 +320,9 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		if q.Select {
 			live += "&select=1"
 		}
-		p.Groups = append(p.Groups, s.group(g.bs, g.sns, rc, live))
+		bg := s.group(g.bs, g.sns, rc, live)
+		bg.Dense = true
+		p.Groups = append(p.Groups, bg)
 	}
 	if end < len(groups) {
 		p.More = q.URL(end)

@@ -46,6 +46,14 @@ type snapRow struct {
 	ID, BoxName, Name, Note string
 	Picture                 bool
 	PicAlt, PicSrc          string
+	// Screen is set for a box with a screen: a row without a picture
+	// keeps the picture's place, so names line up.
+	Screen bool
+	// Restored marks the snapshot the box was last restored to.
+	Restored string
+	// Holds says what an undo holds: "amber-fox at 23:01, before
+	// restoring to ‘before the migration’".
+	Holds string
 	Memory, Kept, Undo      bool
 	Attention               string // amber words, what needs the owner first
 	Failure                 string // red words
@@ -71,6 +79,8 @@ type boxGroup struct {
 	Done     string // said when a busy card settles
 	LiveURL  string
 	Total    int
+	// Dense is the Snapshots tab's card: actions show on hover and focus.
+	Dense bool
 }
 
 // rowContext is what building rows needs once per request.
@@ -243,13 +253,14 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	if sn.Note != nil {
 		r.Note = *sn.Note
 	}
+	r.Screen = b.HasScreen
 	if b.HasScreen && sn.Picture == "taken" {
 		r.Picture = true
 		at := sn.TakenAt
 		if sn.CapturedAt != nil {
 			at = *sn.CapturedAt
 		}
-		r.PicAlt = fmt.Sprintf("%s's screen around %s", b.Name, at.In(rc.tz).Format("15:04"))
+		r.PicAlt = fmt.Sprintf("%s's screen at %s", b.Name, at.In(rc.tz).Format("15:04"))
 		r.PicSrc = "/pictures/" + sn.ID
 	}
 	// What needs attention comes first.
