@@ -26,10 +26,22 @@ Usage:
   boxsnap snapshot unkeep <box> <snapshot>
   boxsnap snapshot rename <box> <snapshot> <name>
   boxsnap snapshot note <box> <snapshot> <text>
+  boxsnap snapshot export <box> <snapshot>... -o <file> [--base <snapshot>]
+  boxsnap snapshot import <file>...
+  boxsnap snapshot share <box> <snapshot> [--days <n>]
+  boxsnap snapshot shares
+  boxsnap snapshot unshare <share>
+  boxsnap snapshot redeem <code> [--from <server>]
 
 fork makes a new box from the snapshot, in the box's thread, or with
 --as-machine as one of your machines; --check only says whether it can be
 forked, and changes nothing.
+
+export writes one file of a box's snapshots (with --base, leaving out what
+that snapshot holds: the receiver must hold it); import takes export files
+in any order and imports all or nothing. share prints a code, once, for a
+copy of the snapshot without its secrets; redeem makes a new box from a
+code's copy, with --from when another boxsnap made the code.
 
 A snapshot is named by its name or its ID. Every command takes
 --server <address> (or BOXSNAP_SERVER; default http://127.0.0.1:8080).
@@ -156,6 +168,12 @@ func commands() map[string]command {
 		"unkeep":  {usage: "boxsnap snapshot unkeep <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unkeep},
 		"rename":  {usage: "boxsnap snapshot rename <box> <snapshot> <name>", args: "a box, a snapshot and its new name", min: 3, max: 3, flags: noFlags, run: rename},
 		"note":    {usage: "boxsnap snapshot note <box> <snapshot> <text>", args: "a box, a snapshot and the note's text (\"\" clears it)", min: 3, max: 3, flags: noFlags, run: note},
+		"export":  {usage: "boxsnap snapshot export <box> <snapshot>... -o <file> [--base <snapshot>]", args: "a box and its snapshots", min: 2, max: 101, flags: exportFlags, run: export},
+		"import":  {usage: "boxsnap snapshot import <file>...", args: "export files", min: 1, max: 100, flags: noFlags, run: importFiles},
+		"share":   {usage: "boxsnap snapshot share <box> <snapshot> [--days <n>]", args: "a box and a snapshot", min: 2, max: 2, flags: shareFlags, run: share},
+		"shares":  {usage: "boxsnap snapshot shares", args: "nothing", min: 0, max: 0, flags: noFlags, run: shares},
+		"unshare": {usage: "boxsnap snapshot unshare <share>", args: "a share's ID", min: 1, max: 1, flags: noFlags, run: unshare},
+		"redeem":  {usage: "boxsnap snapshot redeem <code> [--from <server>]", args: "a share code", min: 1, max: 1, flags: redeemFlags, run: redeem},
 	}
 }
 
