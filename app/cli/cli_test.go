@@ -175,7 +175,7 @@ func TestCLIRefusals(t *testing.T) {
 		{"no server", map[string]string{"BOXSNAP_SERVER": "http://127.0.0.1:1", "BOXSNAP_TOKEN": g.token}, []string{"list"}, 1, "cannot reach boxsnap at http://127.0.0.1:1"},
 		{"a missing argument", g.env(), []string{"delete", "brisk-lake"}, 2, "boxsnap snapshot delete: it takes a box and a snapshot."},
 		{"an unknown flag", g.env(), []string{"take", "brisk-lake", "--colour"}, 2, "flag provided but not defined: -colour"},
-		{"an unknown command", g.env(), []string{"export", "brisk-lake", "only"}, 2, "there is no command \"export\""},
+		{"an unknown command", g.env(), []string{"explode", "brisk-lake", "only"}, 2, "there is no command \"explode\""},
 		{"fork: a bad name", g.env(), []string{"fork", "brisk-lake", "only", "--name", "Not Valid"}, 1, "boxsnap snapshot fork: A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter."},
 		{"fork: a name in use", g.env(), []string{"fork", "brisk-lake", "only", "--name", "brisk-lake"}, 1, "boxsnap snapshot fork: A box named brisk-lake exists already."},
 		{"fork --check: a name in use", g.env(), []string{"fork", "brisk-lake", "only", "--check", "--name", "brisk-lake"}, 1, "boxsnap snapshot fork: ‘only’ of brisk-lake cannot be forked now: A box named brisk-lake exists already."},
