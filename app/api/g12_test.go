@@ -64,6 +64,24 @@ func TestG12Permissions(t *testing.T) {
 		{"GET", "/boxes/{B}/log", ``},
 		{"POST", "/boxes/{B}/release", ``},
 		{"POST", "/boxes/{B}/snapshots", `{"name":"intruder"}`},
+		// Looking inside (issue 13): browse, show, download, compare, lineage.
+		{"GET", "/boxes/a-box/snapshots/{S}/files", ``},
+		{"GET", "/boxes/{B}/snapshots/{S}/files?path=.boxsnap", ``},
+		{"GET", "/boxes/{B}/snapshots/secret plan/files", ``},
+		{"GET", "/boxes/{B}/snapshots/{S}/file?path=notes.txt", ``},
+		{"GET", "/boxes/{B}/snapshots/{S}/download", ``},
+		{"GET", "/boxes/a-box/snapshots/{S}/download?path=notes.txt", ``},
+		{"GET", "/boxes/{B}/snapshots/{S}/diff", ``},
+		{"GET", "/boxes/{B}/snapshots/{S}/diff?path=notes.txt", ``},
+		{"GET", "/boxes/a-box/snapshots/mine/diff?against={S}", ``},
+		{"GET", "/boxes/a-box/snapshots/mine/diff?against={S}&path=notes.txt", ``},
+		{"GET", "/boxes/{B}/snapshots/{S}/lineage", ``},
+		{"GET", "/boxes/{B}/lineage", ``},
+		{"POST", "/tools/box_snapshot_diff", `{"box":"{B}","snapshot":"{S}"}`},
+		{"POST", "/tools/box_snapshot_diff", `{"box":"a-box","snapshot":"{S}"}`},
+		{"POST", "/tools/box_snapshot_diff", `{"box":"a-box","snapshot":"mine","against":"{S}"}`},
+		{"POST", "/tools/box_restore", `{"box":"{B}","snapshot":"{S}","dry_run":true}`},
+		{"POST", "/tools/box_restore", `{"box":"a-box","snapshot":"{S}","dry_run":true}`},
 	}
 	fill := func(s, sn, op, box string) string {
 		return strings.NewReplacer("{S}", sn, "{O}", op, "{B}", box).Replace(s)

@@ -44,6 +44,11 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/boxes/{box}/snapshots/{snapshot}/keep", s.keepSnapshot)
 		r.Post("/boxes/{box}/snapshots/{snapshot}/unkeep", s.unkeepSnapshot)
 		r.Get("/boxes/{box}/snapshots/{snapshot}/picture", s.snapshotPicture)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/files", s.snapshotFiles)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/file", s.snapshotFile)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/download", s.snapshotDownload)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/diff", s.snapshotDiff)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/lineage", s.snapshotLineage)
 
 		// Moving snapshots: export, import, share codes (issue 13).
 		r.Get("/boxes/{box}/export", s.exportSnapshots)
@@ -64,6 +69,7 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/boxes/{box}/release", s.releaseBox)
 		r.Put("/boxes/{box}/presence", s.setPresence)
 		r.Get("/boxes/{box}/log", s.boxLog)
+		r.Get("/boxes/{box}/lineage", s.boxLineage)
 
 		// Threads.
 		r.Get("/threads", s.listThreads)

@@ -17,6 +17,25 @@ type restoreParams struct {
 	Replace  *bool  `json:"replace"`
 	// Request is an ID the agent makes, so a repeat is the same restore.
 	Request string `json:"request"`
+	// DryRun answers what the restore would change and the plan's words,
+	// and changes nothing.
+	DryRun bool `json:"dry_run"`
+}
+
+// dryRunAnswer is box_restore's answer to dry_run: what would change since
+// the snapshot (a first page, where the backend can tell) and the plan's
+// words.
+type dryRunAnswer struct {
+	Message  string                 `json:"message"`
+	DryRun   bool                   `json:"dryRun"`
+	Box      string                 `json:"box"`
+	Snapshot string                 `json:"snapshot"`
+	Name     string                 `json:"name"`
+	Added    *int                   `json:"added,omitempty"`
+	Removed  *int                   `json:"removed,omitempty"`
+	Changed  *int                   `json:"changed,omitempty"`
+	Total    *int                   `json:"total,omitempty"`
+	Changes  []providers.FileChange `json:"changes,omitempty"`
 }
 
 // restoreAnswer is box_restore's answer: what it replaced, the undo's name,
@@ -35,7 +54,7 @@ type restoreAnswer struct {
 	ReplacedUndos  []string           `json:"replacedUndos,omitempty"`
 }
 
-const restoreTakes = "box, snapshot, replace (true) and request"
+const restoreTakes = "box, snapshot, replace (true), request and dry_run"
 
 // toolRestore is box_restore: an undo is always taken; replace must be
 // true; a repeated request is the same restore.
@@ -51,6 +70,10 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := checkRef("snapshot", p.Snapshot); err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p.DryRun {
+		s.restoreDryRun(w, r, p)
 		return
 	}
 	if p.Replace == nil || !*p.Replace {
@@ -76,4 +99,19 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 		Undo: res.Undo, UndoName: res.UndoName, ProcessesEnded: res.Processes, Size: res.Size, BoxState: res.BoxState,
 		ReplacedUndos: res.Replaced,
 	})
+}
+
+// restoreDryRun answers box_restore with dry_run: the same checks as a
+// restore, what it would change, and nothing changed.
+func (s *server) restoreDryRun(w http.ResponseWriter, r *http.Request, p restoreParams) {
+	d, err := s.core.RestoreDryRun(r.Context(), caller(r), snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	a := dryRunAnswer{Message: snapshots.DryRunWords(d), DryRun: true, Box: d.Box.Name, Snapshot: d.Snapshot.ID, Name: d.Snapshot.Name}
+	if c := d.Changes; c != nil {
+		a.Added, a.Removed, a.Changed, a.Total, a.Changes = &c.Added, &c.Removed, &c.Changed, &c.Total, c.Changes
+	}
+	writeJSON(w, http.StatusOK, a)
 }

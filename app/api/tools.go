@@ -26,9 +26,10 @@ type toolDef struct {
 var tools = []toolDef{
 	{Name: "box_snapshot", Params: snapshotParams{}, Required: []string{"box"}, handle: (*server).toolSnapshot},
 	{Name: "box_snapshots", Params: snapshotsParams{}, handle: (*server).toolSnapshots},
-	{Name: "box_restore", Params: restoreParams{}, Required: []string{"box", "snapshot", "replace"}, handle: (*server).toolRestore},
+	{Name: "box_restore", Params: restoreParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolRestore},
 	{Name: "box_fork", Params: forkToolParams{}, handle: (*server).toolFork},
 	{Name: "box_snapshot_delete", Params: deleteParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotDelete},
+	{Name: "box_snapshot_diff", Params: snapshotDiffParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotDiff},
 }
 
 // toolNames lists the tools in words: "box_snapshot, … and box_fork".

@@ -200,3 +200,25 @@ func upper(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// compareWords is a comparison's answer: "14 files changed, 2 added, 1
+// removed since then", and which page this is.
+func compareWords(cmp *snapshots.Comparison) string {
+	w := cmp.Words + "."
+	if cmp.Total > len(cmp.Changes) && len(cmp.Changes) > 0 {
+		w += fmt.Sprintf(" Listing %d to %d of %d.", cmp.Offset+1, cmp.Offset+len(cmp.Changes), cmp.Total)
+	}
+	return w
+}
+
+// fileDiffWords is a file's comparison's answer.
+func fileDiffWords(path, name, against, diff string) string {
+	with := "the box now"
+	if against != "" {
+		with = "‘" + against + "’"
+	}
+	if diff == "" {
+		return fmt.Sprintf("%s is the same in ‘%s’ and %s.", path, name, with)
+	}
+	return fmt.Sprintf("%s differs between ‘%s’ and %s: the diff is unified, ‘%s’ first.", path, name, with, name)
+}

@@ -1,0 +1,109 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// diffAnswer is a page of a comparison, or one file's unified diff.
+type diffAnswer struct {
+	Message  string                 `json:"message"`
+	Box      string                 `json:"box"`
+	Snapshot string                 `json:"snapshot"`
+	Name     string                 `json:"name"`
+	Against  string                 `json:"against"` // "now", or the other snapshot's ID
+	Added    int                    `json:"added"`
+	Removed  int                    `json:"removed"`
+	Changed  int                    `json:"changed"`
+	Total    int                    `json:"total"`
+	Offset   int                    `json:"offset"`
+	Next     *int                   `json:"next,omitempty"`
+	Changes  []providers.FileChange `json:"changes"`
+	// Path and Diff answer a file's comparison: its unified diff, "" when
+	// it did not change.
+	Path string  `json:"path,omitempty"`
+	Diff *string `json:"diff,omitempty"`
+}
+
+// snapshotDiff compares a snapshot with the box now, or with another
+// snapshot of the same box (?against=), a page at a time (?offset=,
+// ?limit=); with ?path= it answers that text file's unified diff.
+func (s *server) snapshotDiff(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	if err := checkBoxAndSnapshot(box, ref); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	offset, err := intParam(q.Get("offset"), "offset")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	limit, err := intParam(q.Get("limit"), "limit")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	a, err := s.compare(r, box, ref, q.Get("against"), q.Get("path"), offset, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+func intParam(v, name string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 1<<30 {
+		return 0, invalid("%s must be a whole number, 0 or more.", name)
+	}
+	return n, nil
+}
+
+// compare is the REST route's and box_snapshot_diff's one comparison.
+func (s *server) compare(r *http.Request, box, ref, against, path string, offset, limit int) (*diffAnswer, error) {
+	if against != "" {
+		if err := checkRef("against", against); err != nil {
+			return nil, err
+		}
+	}
+	ctx, c := r.Context(), caller(r)
+	sn, b, err := s.core.SnapshotOfBox(ctx, c, box, ref)
+	if err != nil {
+		return nil, err
+	}
+	a := &diffAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Against: "now", Changes: []providers.FileChange{}}
+	if path != "" {
+		diff, err := s.core.DiffFile(ctx, c, sn.ID, against, path)
+		if err != nil {
+			return nil, err
+		}
+		clean, _ := snapshots.CleanPath(path)
+		a.Path, a.Diff = clean, &diff
+		if against != "" {
+			a.Against = against
+		}
+		a.Message = fileDiffWords(clean, sn.Name, against, diff)
+		return a, nil
+	}
+	cmp, err := s.core.Compare(ctx, c, sn.ID, against, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	if cmp.Against != nil {
+		a.Against = cmp.Against.ID
+	}
+	a.Added, a.Removed, a.Changed, a.Total, a.Offset, a.Changes = cmp.Added, cmp.Removed, cmp.Changed, cmp.Total, cmp.Offset, cmp.Changes
+	if end := cmp.Offset + len(cmp.Changes); end < cmp.Total {
+		a.Next = &end
+	}
+	a.Message = compareWords(cmp)
+	return a, nil
+}

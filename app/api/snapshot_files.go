@@ -1,0 +1,70 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// filesAnswer is one folder of a snapshot: folders first, links as links.
+type filesAnswer struct {
+	Box      string                `json:"box"`
+	Snapshot string                `json:"snapshot"`
+	Name     string                `json:"name"`
+	Path     string                `json:"path"`
+	Entries  []providers.FileEntry `json:"entries"`
+}
+
+// snapshotFiles lists one folder of a snapshot (?path=, the top when
+// empty).
+func (s *server) snapshotFiles(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	if err := checkBoxAndSnapshot(box, ref); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	c := caller(r)
+	sn, b, err := s.core.SnapshotOfBox(r.Context(), c, box, ref)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	l, err := s.core.Browse(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, filesAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Path: l.Path, Entries: l.Entries})
+}
+
+// fileAnswer is one file of a snapshot shown inline.
+type fileAnswer struct {
+	Box      string              `json:"box"`
+	Snapshot string              `json:"snapshot"`
+	Entry    providers.FileEntry `json:"entry"`
+	Text     string              `json:"text,omitempty"`
+	Binary   bool                `json:"binary,omitempty"`
+	Cut      string              `json:"cut,omitempty"`
+}
+
+// snapshotFile shows one file of a snapshot (?path=): its text up to the
+// cap, with words when it stops there; a link as a link.
+func (s *server) snapshotFile(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	if err := checkBoxAndSnapshot(box, ref); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	c := caller(r)
+	sn, b, err := s.core.SnapshotOfBox(r.Context(), c, box, ref)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	f, err := s.core.ShowFile(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, fileAnswer{Box: b.Name, Snapshot: sn.ID, Entry: f.Entry, Text: f.Text, Binary: f.Binary, Cut: f.Cut})
+}

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"net/http"
+)
+
+// snapshotDiffParams are box_snapshot_diff's parameters.
+type snapshotDiffParams struct {
+	Box      string `json:"box"`
+	Snapshot string `json:"snapshot"`
+	// Against is another snapshot of the same box; the box now when empty.
+	Against string `json:"against"`
+	// Path names a text file: the answer is its unified diff.
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+const snapshotDiffTakes = "box, snapshot, against (another snapshot of the box; the box now when left out), path (a text file, for its diff), offset and limit"
+
+// toolSnapshotDiff is box_snapshot_diff: what changed since a snapshot, in
+// the box now or in another snapshot of the same box, a page at a time, or
+// one text file's unified diff. It changes nothing.
+func (s *server) toolSnapshotDiff(w http.ResponseWriter, r *http.Request) {
+	var p snapshotDiffParams
+	if err := decode(r, &p, snapshotDiffTakes); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkBoxAndSnapshot(p.Box, p.Snapshot); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if p.Offset < 0 || p.Limit < 0 {
+		s.fail(w, r, invalid("offset and limit are whole numbers, 0 or more."))
+		return
+	}
+	if len(p.Path) > 4096 || !isText(p.Path) {
+		s.fail(w, r, invalid("path must be a path inside the box, as text of at most 4096 characters."))
+		return
+	}
+	a, err := s.compare(r, p.Box, p.Snapshot, p.Against, p.Path, p.Offset, p.Limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
