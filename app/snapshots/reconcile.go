@@ -26,6 +26,8 @@ type ReconcileReport struct {
 	Kept        int // kept snapshots of gone boxes given a record as kept
 	Found       int // snapshots of gone boxes listed as found
 	Incomplete  int // of the above, incomplete ones
+	// GuestsGone names the boxes whose guest is gone from its backend.
+	GuestsGone []string
 }
 
 // Reconcile compares every backend's listing with boxsnap's records
@@ -198,7 +200,7 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 			s.logger.Warn("reconcile: record again", "snapshot", h.Label.Snapshot, "err", err)
 		}
 	}
-	return nil
+	return s.checkGuests(ctx, be, rep)
 }
 
 // recordAgain gives a labelled snapshot with no record its record again.

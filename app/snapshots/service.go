@@ -92,7 +92,7 @@ var Queries = append([]string{
 	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
 	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
 	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ", "CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune", "CoreStorageLock", "CoreReservedOn", "CoreOpSetReserved", "CoreBoxInsertFork", "CoreSnapshotSetPrice", "CoreOpNotify",
-}, slices.Concat(SweepQueries, LookQueries, TemplateQueries, MoveQueries)...)
+}, slices.Concat(SweepQueries, LookQueries, TemplateQueries, MoveQueries, GuestQueries)...)
 
 // New makes the core.
 func New(opts Options) (*Service, error) {

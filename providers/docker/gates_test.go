@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/client"
+
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -189,5 +191,50 @@ func TestG6RestartRecoveryDocker(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDockerReconcileSaysContainerRemoved: a box's container removed behind
+// boxsnap's back is named by the next reconcile, said once in the box's log
+// in words, and its snapshot stays ready and listed.
+func TestDockerReconcileSaysContainerRemoved(t *testing.T) {
+	t.Parallel()
+	b := newBackend(t)
+	ctx := context.Background()
+	env, _, _ := coreEnv(t, b, true)
+	box := dockerBox(t, env, b, "amber-fox")
+	sn := takeDone(t, env, env.Core, box.Name, "before")
+	rep, err := env.Core.Reconcile(ctx)
+	must(t, err)
+	if len(rep.GuestsGone) != 0 {
+		t.Fatalf("a reconcile with the container there says %v gone", rep.GuestsGone)
+	}
+	_, err = b.Client().ContainerRemove(ctx, box.GuestRef, client.ContainerRemoveOptions{Force: true})
+	must(t, err)
+	for i := range 2 {
+		rep, err = env.Core.Reconcile(ctx)
+		must(t, err)
+		if len(rep.GuestsGone) != 1 || rep.GuestsGone[0] != "amber-fox" {
+			t.Fatalf("reconcile %d after the removal: gone %v", i+1, rep.GuestsGone)
+		}
+	}
+	log, err := env.Core.BoxLog(ctx, snapshots.Owner(), box.ID, 50)
+	must(t, err)
+	said := 0
+	for _, ev := range log {
+		if ev.Kind == snapshots.EvGuestGone {
+			said++
+			if want := "its guest " + box.GuestRef + " is gone from"; !strings.Contains(ev.Words, want) || !strings.Contains(ev.Words, "removed outside boxsnap") {
+				t.Fatalf("the log says %q", ev.Words)
+			}
+		}
+	}
+	if said != 1 {
+		t.Fatalf("the box's log says the guest is gone %d times, want once", said)
+	}
+	got, _, err := env.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
+	must(t, err)
+	if got.State != snapshots.StateReady {
+		t.Fatalf("its snapshot is %s", got.State)
 	}
 }

@@ -24,6 +24,10 @@ import (
 // from a static busybox (never pulled from a registry).
 const copierImage = "boxsnap/copier:1"
 
+// fullBelow is the free room under which a failed copy is put down to a
+// full data root.
+const fullBelow = 4 << 20
+
 // Snapshot takes one snapshot (section 2's Docker row): the container is
 // paused, its volume copied into a volume of the snapshot's own and the
 // container committed as an image, then unpaused, and only then is the image
@@ -231,6 +235,13 @@ func (b *Backend) copyVolume(ctx context.Context, from, to string) (int64, error
 	out, err := b.runCopier(ctx, []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp -a /from/. /to/ && /bin/busybox du -sk /to"},
 		[]mount.Mount{{Type: mount.TypeVolume, Source: from, Target: "/from", ReadOnly: true}, {Type: mount.TypeVolume, Source: to, Target: "/to"}})
 	if err != nil {
+		// A full disk may leave no room for the copier's own output either:
+		// the data root's room says it.
+		if !errors.Is(err, providers.ErrNoRoom) && ctx.Err() == nil {
+			if st, _, rerr := b.room(ctx, ""); rerr == nil && st.PercentFull > 0 && st.FreeBytes < fullBelow {
+				return 0, fmt.Errorf("the Docker host's data root is full (%s free): %w (%w)", bytesWords(st.FreeBytes), providers.ErrNoRoom, err)
+			}
+		}
 		return 0, err
 	}
 	f := strings.Fields(out)
@@ -278,7 +289,11 @@ func (b *Backend) runCopier(ctx context.Context, cmd []string, mounts []mount.Mo
 	}
 	out := b.logs(ctx, res.ID)
 	if code != 0 {
-		return "", fmt.Errorf("the copy ended with status %d: %s", code, strings.TrimSpace(out))
+		err := fmt.Errorf("the copy ended with status %d: %s", code, strings.TrimSpace(out))
+		if strings.Contains(out, "No space left on device") {
+			return "", fmt.Errorf("the Docker host's data root is full: %w (%w)", providers.ErrNoRoom, err)
+		}
+		return "", err
 	}
 	return out, nil
 }

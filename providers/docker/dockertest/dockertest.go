@@ -132,13 +132,20 @@ func Start(parent string) (*Daemon, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("dockerd needs root")
 	}
-	bin, err := exec.LookPath("dockerd")
-	if err != nil {
-		return nil, errors.New("dockerd is not installed (Debian: apt-get install docker.io)")
-	}
 	dir, err := os.MkdirTemp(parent, "bsdkr-")
 	if err != nil {
 		return nil, err
+	}
+	return StartIn(dir)
+}
+
+// StartIn starts a private dockerd whose data root, exec root, pidfile and
+// socket are in dir (a dir an earlier daemon used starts it again, with its
+// containers, images and volumes).
+func StartIn(dir string) (*Daemon, error) {
+	bin, err := exec.LookPath("dockerd")
+	if err != nil {
+		return nil, errors.New("dockerd is not installed (Debian: apt-get install docker.io)")
 	}
 	sock := filepath.Join(dir, "docker.sock")
 	logf, err := os.Create(filepath.Join(dir, "dockerd.log"))
@@ -184,6 +191,12 @@ func Start(parent string) (*Daemon, error) {
 
 // Stop stops the daemon (SIGTERM, then SIGKILL) and removes its folder.
 func (d *Daemon) Stop() {
+	d.Halt()
+	_ = os.RemoveAll(d.Dir)
+}
+
+// Halt stops the daemon and keeps its folder, for StartIn.
+func (d *Daemon) Halt() {
 	_ = d.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-d.done:
@@ -191,7 +204,6 @@ func (d *Daemon) Stop() {
 		_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
 		<-d.done
 	}
-	_ = os.RemoveAll(d.Dir)
 }
 
 func lastLines(s string, n int) string {
