@@ -32,6 +32,9 @@ Usage:
   boxsnap snapshot shares
   boxsnap snapshot unshare <share>
   boxsnap snapshot redeem <code> [--from <server>]
+  boxsnap snapshot files <box> <snapshot> [<path>] [--json]
+  boxsnap snapshot download <box> <snapshot> [<path>] -o <file>
+  boxsnap snapshot diff <box> <snapshot> [<path>] [--against <snapshot>] [--all] [--json]
 
 fork makes a new box from the snapshot, in the box's thread, or with
 --as-machine as one of your machines; --check only says whether it can be
@@ -42,6 +45,13 @@ that snapshot holds: the receiver must hold it); import takes export files
 in any order and imports all or nothing. share prints a code, once, for a
 copy of the snapshot without its secrets; redeem makes a new box from a
 code's copy, with --from when another boxsnap made the code.
+
+files lists a folder of a snapshot (the top when no path is given), links
+as links, never followed; download writes a file, or a folder as a tar.gz
+(-o - writes to the standard output); diff lists what was added, removed
+and changed since the snapshot, in the box now or in another snapshot
+(--against), or with a path, that text file's unified diff. Paths are
+inside the box's folder.
 
 A snapshot is named by its name or its ID. Every command takes
 --server <address> (or BOXSNAP_SERVER; default http://127.0.0.1:8080).
@@ -159,21 +169,24 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"take":    {usage: "boxsnap snapshot take <box> [--name <name>] [--note <text>] [--memory]", args: "a box", min: 1, max: 1, flags: takeFlags, run: take},
-		"list":    {usage: "boxsnap snapshot list [<box>] [--kept] [--json]", args: "at most a box", min: 0, max: 1, flags: listFlags, run: list},
-		"delete":  {usage: "boxsnap snapshot delete <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: deleteSnapshot},
-		"restore": {usage: "boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]", args: "a box and a snapshot", min: 2, max: 2, flags: restoreFlags, run: restore},
-		"fork":    {usage: "boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", args: "a box and a snapshot", min: 2, max: 2, flags: forkFlags, run: fork},
-		"keep":    {usage: "boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]", args: "a box and a snapshot", min: 2, max: 2, flags: keepFlags, run: keep},
-		"unkeep":  {usage: "boxsnap snapshot unkeep <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unkeep},
-		"rename":  {usage: "boxsnap snapshot rename <box> <snapshot> <name>", args: "a box, a snapshot and its new name", min: 3, max: 3, flags: noFlags, run: rename},
-		"note":    {usage: "boxsnap snapshot note <box> <snapshot> <text>", args: "a box, a snapshot and the note's text (\"\" clears it)", min: 3, max: 3, flags: noFlags, run: note},
-		"export":  {usage: "boxsnap snapshot export <box> <snapshot>... -o <file> [--base <snapshot>]", args: "a box and its snapshots", min: 2, max: 101, flags: exportFlags, run: export},
-		"import":  {usage: "boxsnap snapshot import <file>...", args: "export files", min: 1, max: 100, flags: noFlags, run: importFiles},
-		"share":   {usage: "boxsnap snapshot share <box> <snapshot> [--days <n>]", args: "a box and a snapshot", min: 2, max: 2, flags: shareFlags, run: share},
-		"shares":  {usage: "boxsnap snapshot shares", args: "nothing", min: 0, max: 0, flags: noFlags, run: shares},
-		"unshare": {usage: "boxsnap snapshot unshare <share>", args: "a share's ID", min: 1, max: 1, flags: noFlags, run: unshare},
-		"redeem":  {usage: "boxsnap snapshot redeem <code> [--from <server>]", args: "a share code", min: 1, max: 1, flags: redeemFlags, run: redeem},
+		"take":     {usage: "boxsnap snapshot take <box> [--name <name>] [--note <text>] [--memory]", args: "a box", min: 1, max: 1, flags: takeFlags, run: take},
+		"list":     {usage: "boxsnap snapshot list [<box>] [--kept] [--json]", args: "at most a box", min: 0, max: 1, flags: listFlags, run: list},
+		"delete":   {usage: "boxsnap snapshot delete <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: deleteSnapshot},
+		"restore":  {usage: "boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]", args: "a box and a snapshot", min: 2, max: 2, flags: restoreFlags, run: restore},
+		"fork":     {usage: "boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", args: "a box and a snapshot", min: 2, max: 2, flags: forkFlags, run: fork},
+		"keep":     {usage: "boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]", args: "a box and a snapshot", min: 2, max: 2, flags: keepFlags, run: keep},
+		"unkeep":   {usage: "boxsnap snapshot unkeep <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unkeep},
+		"rename":   {usage: "boxsnap snapshot rename <box> <snapshot> <name>", args: "a box, a snapshot and its new name", min: 3, max: 3, flags: noFlags, run: rename},
+		"note":     {usage: "boxsnap snapshot note <box> <snapshot> <text>", args: "a box, a snapshot and the note's text (\"\" clears it)", min: 3, max: 3, flags: noFlags, run: note},
+		"export":   {usage: "boxsnap snapshot export <box> <snapshot>... -o <file> [--base <snapshot>]", args: "a box and its snapshots", min: 2, max: 101, flags: exportFlags, run: export},
+		"import":   {usage: "boxsnap snapshot import <file>...", args: "export files", min: 1, max: 100, flags: noFlags, run: importFiles},
+		"share":    {usage: "boxsnap snapshot share <box> <snapshot> [--days <n>]", args: "a box and a snapshot", min: 2, max: 2, flags: shareFlags, run: share},
+		"shares":   {usage: "boxsnap snapshot shares", args: "nothing", min: 0, max: 0, flags: noFlags, run: shares},
+		"unshare":  {usage: "boxsnap snapshot unshare <share>", args: "a share's ID", min: 1, max: 1, flags: noFlags, run: unshare},
+		"redeem":   {usage: "boxsnap snapshot redeem <code> [--from <server>]", args: "a share code", min: 1, max: 1, flags: redeemFlags, run: redeem},
+		"files":    {usage: "boxsnap snapshot files <box> <snapshot> [<path>] [--json]", args: "a box, a snapshot and at most a path", min: 2, max: 3, flags: filesFlags, run: files},
+		"download": {usage: "boxsnap snapshot download <box> <snapshot> [<path>] -o <file>", args: "a box, a snapshot and at most a path", min: 2, max: 3, flags: downloadFlags, run: download},
+		"diff":     {usage: "boxsnap snapshot diff <box> <snapshot> [<path>] [--against <snapshot>] [--all] [--json]", args: "a box, a snapshot and at most a path", min: 2, max: 3, flags: diffFlags, run: diff},
 	}
 }
 
