@@ -11,7 +11,7 @@ import (
 // two the same).
 func (s *server) routes() *chi.Mux {
 	r := chi.NewRouter()
-	r.Use(jsonOnly, cleanParams)
+	r.Use(jsonOnly, cleanParams, longWaits)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(methodNotAllowed)
 

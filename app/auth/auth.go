@@ -47,11 +47,40 @@ type Service struct {
 	st     *store.Store
 	logger *slog.Logger
 	now    func() time.Time
+	// hashes holds a slot per password hash running now: argon2id takes
+	// 19 MiB each, so a flood of sign-ins waits here instead of filling
+	// memory.
+	hashes chan struct{}
 }
+
+// MaxHashes is how many password hashes run at once; HashWait is how long a
+// sign-in waits for a slot before it is refused with ErrBusy.
+const (
+	MaxHashes = 2
+	HashWait  = 3 * time.Second
+)
+
+// ErrBusy refuses a sign-in while MaxHashes others are being checked.
+var ErrBusy = errors.New("Too many sign-ins at once: try again in a few seconds.")
 
 // New makes a Service on st.
 func New(st *store.Store, logger *slog.Logger) *Service {
-	return &Service{st: st, logger: logger, now: time.Now}
+	return &Service{st: st, logger: logger, now: time.Now, hashes: make(chan struct{}, MaxHashes)}
+}
+
+// hashSlot waits for one of the MaxHashes slots, at most HashWait, and
+// returns the function that gives it back.
+func (s *Service) hashSlot(ctx context.Context) (func(), error) {
+	t := time.NewTimer(HashWait)
+	defer t.Stop()
+	select {
+	case s.hashes <- struct{}{}:
+		return func() { <-s.hashes }, nil
+	case <-t.C:
+		return nil, ErrBusy
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // NewToken makes a random token with prefix: 160 bits in lowercase base32.
@@ -132,7 +161,12 @@ func (s *Service) SetupLinkUsable(ctx context.Context, token string) (bool, erro
 // UseSetupLink sets the owner's password through a one-time link: it works
 // once, only while no owner exists, and signs the owner in.
 func (s *Service) UseSetupLink(ctx context.Context, token, password, userAgent string) (session string, err error) {
+	done, err := s.hashSlot(ctx)
+	if err != nil {
+		return "", err
+	}
 	hash, err := HashPassword(password)
+	done()
 	if err != nil {
 		return "", err
 	}
@@ -169,7 +203,12 @@ func (s *Service) SignIn(ctx context.Context, password, userAgent string) (sessi
 		}
 		return "", fmt.Errorf("read owner: %w", err)
 	}
+	done, err := s.hashSlot(ctx)
+	if err != nil {
+		return "", err
+	}
 	ok, err := CheckPassword(hash, password)
+	done()
 	if err != nil {
 		return "", err
 	}

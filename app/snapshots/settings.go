@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"strings"
 
@@ -61,7 +62,9 @@ func (st Settings) Validate() error {
 		}
 	}
 	for id, c := range st.Ceilings {
-		if c < 0 {
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			errs = append(errs, fmt.Errorf("The ceiling for %s is a number of dollars.", id))
+		} else if c < 0 {
 			errs = append(errs, fmt.Errorf("The ceiling for %s cannot be below zero.", id))
 		}
 	}
@@ -85,8 +88,10 @@ func (s *Service) Settings(ctx context.Context) (Settings, error) {
 	s.cache.mu.Unlock()
 	st, err := s.readSettings(ctx)
 	if err == nil {
+		cached := st
+		cached.Ceilings = maps.Clone(st.Ceilings) // the caller may change its own
 		s.cache.mu.Lock()
-		s.cache.settings, s.cache.settingsUntil = &st, s.now().Add(readCacheFor)
+		s.cache.settings, s.cache.settingsUntil = &cached, s.now().Add(readCacheFor)
 		s.cache.mu.Unlock()
 	}
 	return st, err
@@ -116,7 +121,10 @@ func (s *Service) SaveSettings(ctx context.Context, c Caller, st Settings) error
 	if err := st.Validate(); err != nil {
 		return err
 	}
-	raw, _ := json.Marshal(st)
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
 	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSettingSet"), settingsKey, raw); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}

@@ -21,6 +21,12 @@ type releasePage struct {
 // showRelease asks before a box is released, saying what goes with it.
 func (s *Server) showRelease(w http.ResponseWriter, r *http.Request) {
 	list, err := s.opts.Core.List(r.Context(), snapshots.Owner(), snapshots.ListQuery{Box: chi.URLParam(r, "box")})
+	if err == nil && (len(list) != 1 || chi.URLParam(r, "box") == "") {
+		_, err = s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
+		if err == nil {
+			err = &snapshots.Refusal{Code: snapshots.CodeNotFound, Status: http.StatusNotFound, Words: "No such box."}
+		}
+	}
 	if err != nil {
 		s.refused(w, r, err)
 		return

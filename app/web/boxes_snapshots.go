@@ -29,9 +29,8 @@ type tabQuery struct {
 func parseTabQuery(v url.Values) tabQuery {
 	q := tabQuery{Q: strings.TrimSpace(v.Get("q")), Where: v.Get("where"), Holds: v.Get("holds"), By: v.Get("by"), Sort: v.Get("sort"),
 		Kept: v.Get("kept") == "1", Undos: v.Get("undos") == "1", Soon: v.Get("soon") == "1", Select: v.Get("select") == "1"}
-	q.From, _ = strconv.Atoi(v.Get("from"))
-	if q.From < 0 {
-		q.From = 0
+	if n, err := strconv.Atoi(v.Get("from")); err == nil && n > 0 && n < 1<<20 {
+		q.From = n
 	}
 	switch q.Sort {
 	case "oldest", "largest", "price", "box":

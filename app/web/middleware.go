@@ -88,11 +88,3 @@ func (s *Server) requireOwner(next http.Handler) http.Handler {
 		http.Redirect(w, r, "/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 	})
 }
-
-// safeNext keeps a redirect after sign-in on this site.
-func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, "\\") {
-		return "/"
-	}
-	return next
-}

@@ -13,8 +13,13 @@ import (
 // Handler is the whole web surface: pages, static files, /jobs and /api/v1.
 // Every route reads in this one table.
 func (s *Server) Handler() http.Handler {
+	return crossOrigin(s.router())
+}
+
+// router is the route table itself (the fuzz test walks it).
+func (s *Server) router() *chi.Mux {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, s.logRequests, middleware.Recoverer, securityHeaders)
+	r.Use(middleware.RequestID, s.logRequests, middleware.Recoverer, securityHeaders, boundRequests)
 
 	staticFS, _ := fs.Sub(static.Files, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
@@ -79,13 +84,17 @@ func (s *Server) Handler() http.Handler {
 		r.Handle("/mcp", s.opts.MCP)
 	}
 
-	// The cross-origin protection wraps everything: a state-changing request
-	// from another origin is refused before any handler runs.
+	return r
+}
+
+// crossOrigin wraps everything: a state-changing request from another
+// origin is refused before any handler runs.
+func crossOrigin(h http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Refused: this request came from another site.", http.StatusForbidden)
 	}))
-	return cop.Handler(r)
+	return cop.Handler(h)
 }
 
 func health(w http.ResponseWriter, _ *http.Request) {

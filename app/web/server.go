@@ -37,6 +37,8 @@ type Server struct {
 	opts Options
 	// plans keeps boxes' plans a few seconds for the rows and the tab.
 	plans *planCache
+	// throttle counts wrong passwords per client address.
+	throttle *signInThrottle
 }
 
 // New makes the web server.
@@ -44,7 +46,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil || opts.Views == nil || opts.Logger == nil {
 		return nil, errors.New("web: Auth, Views and Logger are required")
 	}
-	return &Server{opts: opts, plans: &planCache{}}, nil
+	return &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil)}, nil
 }
 
 // sessionCookie is the name of the session cookie.

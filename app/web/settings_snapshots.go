@@ -202,7 +202,7 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		c, err := strconv.ParseFloat(strings.TrimPrefix(v, "$"), 64)
-		if err != nil {
+		if err != nil || !finite(c) {
 			c = -1
 		}
 		if st.Ceilings == nil {

@@ -45,8 +45,21 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnprocessableEntity, "setup", p)
 		return
 	}
+	addr := clientPrefix(r)
+	if wait, ok := s.throttle.begin(addr); !ok {
+		retryAfter(w, wait)
+		p.Error = tooManyWords(wait)
+		s.render(w, r, http.StatusTooManyRequests, "setup", p)
+		return
+	}
 	session, err := s.opts.Auth.UseSetupLink(r.Context(), token, pw, r.UserAgent())
+	s.throttle.end(addr, !errors.Is(err, auth.ErrLinkUsed))
 	switch {
+	case errors.Is(err, auth.ErrBusy):
+		retryAfter(w, auth.HashWait)
+		p.Error = err.Error()
+		s.render(w, r, http.StatusTooManyRequests, "setup", p)
+		return
 	case errors.Is(err, auth.ErrWeakPassword):
 		p.Error = err.Error() + "."
 		s.render(w, r, http.StatusUnprocessableEntity, "setup", p)

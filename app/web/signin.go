@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/views"
@@ -25,8 +26,17 @@ func (s *Server) showSignIn(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostFormValue("next"))
+	addr := clientPrefix(r)
+	if wait, ok := s.throttle.begin(addr); !ok {
+		s.tooMany(w, r, wait, next)
+		return
+	}
 	token, err := s.opts.Auth.SignIn(r.Context(), r.PostFormValue("password"), r.UserAgent())
+	s.throttle.end(addr, err == nil || errors.Is(err, auth.ErrBusy))
 	switch {
+	case errors.Is(err, auth.ErrBusy):
+		s.tooMany(w, r, auth.HashWait, next)
+		return
 	case errors.Is(err, auth.ErrWrongPassword), errors.Is(err, auth.ErrNoOwner):
 		s.logger(r).Warn("sign-in refused", "why", err.Error())
 		s.render(w, r, http.StatusUnauthorized, "signin", signInPage{Page: views.Page{Title: "Sign in"},
@@ -38,4 +48,12 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	s.setSessionCookie(w, token)
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// tooMany answers a throttled sign-in: 429, with when to try again.
+func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, next string) {
+	s.logger(r).Warn("sign-in throttled", "wait", wait.Round(time.Second))
+	retryAfter(w, wait)
+	s.render(w, r, http.StatusTooManyRequests, "signin", signInPage{Page: views.Page{Title: "Sign in"},
+		Error: tooManyWords(wait), Next: next})
 }

@@ -3,11 +3,14 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
@@ -238,6 +241,10 @@ func refusalWords(err error) string {
 	}
 	if r, ok := snapshots.AsRefusal(err); ok {
 		return r.Words
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return "boxsnap cannot tell now: an internal error, which it logged."
 	}
 	return "boxsnap cannot tell now: " + err.Error()
 }
