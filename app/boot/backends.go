@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers/docker"
 	"github.com/boxsnap/boxsnap/providers/local"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
@@ -28,7 +29,9 @@ const demoTaskDuration = 400 * time.Millisecond
 // backends makes the configured backends: the local backend always, in the
 // folder the configuration names; a Proxmox VE backend when
 // BOXSNAP_PROXMOX_URL is set; and with cfg.Demo a simulated Proxmox VE
-// (pvesim, in this process) labelled as simulated.
+// (pvesim, in this process) labelled as simulated; a Docker Engine backend
+// when BOXSNAP_DOCKER_HOST is set, or with cfg.Demo where a local engine
+// answers.
 func backends(cfg config.Config, install string, logger *slog.Logger) ([]snapshots.Backend, error) {
 	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), Logger: logger.With("backend", LocalBackendID)})
 	if err != nil {
@@ -49,7 +52,50 @@ func backends(cfg config.Config, install string, logger *slog.Logger) ([]snapsho
 		}
 		out = append(out, be)
 	}
+	if be, err := dockerBackend(cfg, install, logger); err != nil {
+		return nil, err
+	} else if be != nil {
+		out = append(out, snapshots.Backend{ID: be.ID(), Kind: "docker", Label: dockerLabel(cfg), Snap: be, Boxes: be})
+	}
 	return out, nil
+}
+
+// LocalDockerHost is the local engine's socket the demo looks for.
+const LocalDockerHost = "unix:///var/run/docker.sock"
+
+// dockerBackend makes the Docker backend BOXSNAP_DOCKER_HOST names; with the
+// demo and no host named, the local engine when it answers (nothing fails
+// where none does: the Settings page says how to add one).
+func dockerBackend(cfg config.Config, install string, logger *slog.Logger) (*docker.Backend, error) {
+	host := cfg.DockerHost
+	if host == "" && !cfg.Demo {
+		return nil, nil
+	}
+	if host == "" {
+		host = LocalDockerHost
+	}
+	be, err := docker.New(docker.Config{ID: cfg.DockerID, Host: host, TLSCACert: cfg.DockerTLSCA, TLSCert: cfg.DockerTLSCert, TLSKey: cfg.DockerTLSKey,
+		Install: install, Network: cfg.DockerNetwork, BoxesGoWithHost: cfg.DockerBoxesGoWithHost, Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("docker backend: %w", err)
+	}
+	if cfg.DockerHost == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := be.Ping(ctx); err != nil {
+			_ = be.Close()
+			logger.Info("demo: no Docker engine answers here, so no Docker backend (Settings says how to add one)", "looked_at", host)
+			return nil, nil
+		}
+	}
+	return be, nil
+}
+
+func dockerLabel(cfg config.Config) string {
+	if cfg.DockerHost == "" {
+		return "Docker (this host)"
+	}
+	return "Docker " + cfg.DockerID
 }
 
 // proxmoxBackend makes the Proxmox backend the configuration names.

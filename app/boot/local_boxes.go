@@ -8,6 +8,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/demo"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers/docker"
 	"github.com/boxsnap/boxsnap/providers/local"
 )
 
@@ -21,6 +22,11 @@ func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Ser
 			if b.ID == DemoProxmoxID {
 				if err := demo.SeedProxmox(ctx, core, b.ID, logger); err != nil {
 					logger.Warn("demo: seeding the simulated Proxmox stopped", "err", err)
+				}
+			}
+			if db, ok := b.Snap.(*docker.Backend); ok {
+				if err := demo.SeedDocker(ctx, core, db, "/bin/busybox", logger); err != nil {
+					logger.Warn("demo: seeding Docker stopped", "err", err)
 				}
 			}
 		}

@@ -64,6 +64,19 @@ type Config struct {
 	ProxmoxPool                   string
 	ProxmoxInsecureSkipTLSVerify  bool
 	ProxmoxZFSOrderLiveChecksOnly bool
+
+	// A Docker Engine backend when DockerHost is set (unix://, tcp:// with
+	// TLS from the three DockerTLS files, or ssh://user@host). With Demo
+	// and no DockerHost, a local engine that answers is added too.
+	// DockerBoxesGoWithHost is the profile of hosts whose boxes go with
+	// them (Hetzner, Namespace): Keep is off there.
+	DockerHost            string
+	DockerID              string
+	DockerTLSCA           string
+	DockerTLSCert         string
+	DockerTLSKey          string
+	DockerNetwork         string
+	DockerBoxesGoWithHost bool
 }
 
 // Setting describes one setting for the README and --help.
@@ -98,6 +111,13 @@ func Settings() []Setting {
 		{"BOXSNAP_PROXMOX_POOL", "proxmox-pool", "", "the Proxmox pool boxsnap's guests go in"},
 		{"BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY", "proxmox-insecure-skip-tls-verify", "false", "do not verify the Proxmox API's certificate (never by default)"},
 		{"BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY", "proxmox-zfs-order-live-checks-only", "false", "turn ZFS restores on, for live checks only"},
+		{"BOXSNAP_DOCKER_HOST", "docker-host", "", "a Docker Engine: unix:///var/run/docker.sock, tcp://host:2376 (with TLS) or ssh://user@host; empty: no Docker backend"},
+		{"BOXSNAP_DOCKER_ID", "docker-id", "docker", "the Docker backend's ID in settings"},
+		{"BOXSNAP_DOCKER_TLS_CA", "docker-tls-ca", "", "a tcp:// engine's CA certificate (PEM)"},
+		{"BOXSNAP_DOCKER_TLS_CERT", "docker-tls-cert", "", "boxsnap's client certificate for a tcp:// engine (PEM)"},
+		{"BOXSNAP_DOCKER_TLS_KEY", "docker-tls-key", "", "that certificate's key (PEM)"},
+		{"BOXSNAP_DOCKER_NETWORK", "docker-network", "", "the network Docker boxes join (none for none); empty: the engine's default"},
+		{"BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "docker-boxes-go-with-host", "false", "the host goes with its boxes (Hetzner, Namespace): Keep is off"},
 	}
 }
 
@@ -133,6 +153,13 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.ProxmoxPool, "proxmox-pool", env("BOXSNAP_PROXMOX_POOL", ""), "the Proxmox pool boxsnap's guests go in")
 	pveInsecure := fs.String("proxmox-insecure-skip-tls-verify", env("BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY", "false"), "do not verify the Proxmox API's certificate (true/false)")
 	pveZFS := fs.String("proxmox-zfs-order-live-checks-only", env("BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY", "false"), "turn ZFS restores on, for live checks only (true/false)")
+	fs.StringVar(&c.DockerHost, "docker-host", env("BOXSNAP_DOCKER_HOST", ""), "a Docker Engine: unix://, tcp:// (with TLS) or ssh://user@host")
+	fs.StringVar(&c.DockerID, "docker-id", env("BOXSNAP_DOCKER_ID", "docker"), "the Docker backend's ID")
+	fs.StringVar(&c.DockerTLSCA, "docker-tls-ca", env("BOXSNAP_DOCKER_TLS_CA", ""), "a tcp:// engine's CA certificate (PEM)")
+	fs.StringVar(&c.DockerTLSCert, "docker-tls-cert", env("BOXSNAP_DOCKER_TLS_CERT", ""), "boxsnap's client certificate for a tcp:// engine")
+	fs.StringVar(&c.DockerTLSKey, "docker-tls-key", env("BOXSNAP_DOCKER_TLS_KEY", ""), "that certificate's key")
+	fs.StringVar(&c.DockerNetwork, "docker-network", env("BOXSNAP_DOCKER_NETWORK", ""), "the network Docker boxes join (none for none)")
+	dockerGoes := fs.String("docker-boxes-go-with-host", env("BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "false"), "the host goes with its boxes: Keep is off (true/false)")
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
 	}
@@ -158,6 +185,15 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	}
 	if c.ProxmoxZFSOrderLiveChecksOnly, err = strconv.ParseBool(*pveZFS); err != nil {
 		errs = append(errs, fmt.Errorf("--proxmox-zfs-order-live-checks-only (BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY) must be true or false, not %q", *pveZFS))
+	}
+	if c.DockerBoxesGoWithHost, err = strconv.ParseBool(*dockerGoes); err != nil {
+		errs = append(errs, fmt.Errorf("--docker-boxes-go-with-host (BOXSNAP_DOCKER_BOXES_GO_WITH_HOST) must be true or false, not %q", *dockerGoes))
+	}
+	if c.DockerHost != "" && !strings.HasPrefix(c.DockerHost, "unix://") && !strings.HasPrefix(c.DockerHost, "tcp://") && !strings.HasPrefix(c.DockerHost, "ssh://") {
+		errs = append(errs, fmt.Errorf("--docker-host (BOXSNAP_DOCKER_HOST) must be unix://, tcp:// or ssh://, not %q", c.DockerHost))
+	}
+	if strings.HasPrefix(c.DockerHost, "tcp://") && (c.DockerTLSCA == "" || c.DockerTLSCert == "" || c.DockerTLSKey == "") {
+		errs = append(errs, errors.New("a tcp:// Docker engine needs TLS: BOXSNAP_DOCKER_TLS_CA, BOXSNAP_DOCKER_TLS_CERT and BOXSNAP_DOCKER_TLS_KEY"))
 	}
 	if c.ProxmoxTokenSecret, err = secret(getenv, "BOXSNAP_PROXMOX_TOKEN_SECRET"); err != nil {
 		errs = append(errs, err)

@@ -175,6 +175,14 @@ func (b *Backend) ID() string { return b.cfg.ID }
 // String names the backend.
 func (b *Backend) String() string { return fmt.Sprintf("docker %s (%s)", b.cfg.ID, b.c.DaemonHost()) }
 
+// Ping asks the engine whether it answers, negotiating the API version.
+func (b *Backend) Ping(ctx context.Context) error {
+	cctx, cancel := short(ctx)
+	defer cancel()
+	_, err := b.c.Ping(cctx, client.PingOptions{NegotiateAPIVersion: true})
+	return wrap(err, "ping the Docker engine")
+}
+
 // Client is the backend's engine client (the doctor and the tests read the
 // engine with it).
 func (b *Backend) Client() *client.Client { return b.c }

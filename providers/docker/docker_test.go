@@ -184,6 +184,7 @@ func TestDockerVolumeComesBack(t *testing.T) {
 	target := take(t, b, g, box)
 	writeState(t, b, g, "after the migration")
 	old, _ := inspect(t, b, g.Ref)
+	oldHost := hostID(t, b, g)
 
 	undo := restore(t, b, g, box, target)
 	if got := readState(t, b, g); got != "before the migration" {
@@ -195,6 +196,9 @@ func TestDockerVolumeComesBack(t *testing.T) {
 	}
 	if now.Identity != box || old.Identity != box {
 		t.Fatalf("the identity value was %q and is %q; a same-box swap passes on %q", old.Identity, now.Identity, box)
+	}
+	if got := hostID(t, b, g); got != oldHost {
+		t.Fatalf("the swap reset the box's host ID (%s, was %s)", got, oldHost)
 	}
 	for _, name := range []string{g.Ref + "-next", g.Ref + "-prev"} {
 		if _, ok := inspect(t, b, name); ok {
@@ -219,6 +223,7 @@ func TestDockerForkNewIdentity(t *testing.T) {
 	box := providertest.NewID("bx")
 	g := newGuest(t, b, box)
 	writeState(t, b, g, "the forked state")
+	srcHost := hostID(t, b, g)
 	ref := take(t, b, g, box)
 	forkID := providertest.NewID("bx")
 	fg, err := b.ForkSnapshot(ctx, ref, providers.BoxIdentity{ID: forkID, Name: "fork", Kind: docker.KindLinux, Install: install}, nil)
@@ -232,6 +237,14 @@ func TestDockerForkNewIdentity(t *testing.T) {
 	}
 	if fork.Volume == src.Volume {
 		t.Fatal("the fork shares its source's volume")
+	}
+	// The image's identity reset saw a new value: the fork's host ID is its
+	// own; its source's is unchanged.
+	if got := hostID(t, b, fg); got == srcHost {
+		t.Fatalf("the fork kept its source's host ID %s", got)
+	}
+	if got := hostID(t, b, g); got != srcHost {
+		t.Fatalf("the source's host ID changed from %s to %s", srcHost, got)
 	}
 	if got := readState(t, b, fg); got != "the forked state" {
 		t.Fatalf("the fork holds %q", got)

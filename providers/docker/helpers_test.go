@@ -162,3 +162,19 @@ func mustDay(t testing.TB, day string) time.Time {
 	must(t, err)
 	return d.Add(24*time.Hour - time.Second)
 }
+
+// hostID waits for the identity reset to write the box's host ID, and
+// reads it.
+func hostID(t testing.TB, b *docker.Backend, g providers.Guest) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if id := readFile(t, b, g, "/var/lib/boxsnap/host-id"); id != "" {
+			return id
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the identity reset never wrote %s's host ID", g.Ref)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

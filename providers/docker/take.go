@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -187,9 +189,27 @@ func (b *Backend) ensureCopier(ctx context.Context) error {
 	return nil
 }
 
-// BusyboxRoot is a root file system holding a static busybox and links to
-// it for the tools the tests and the copier use, plus files (path → content),
-// as a tar for `docker import`.
+// IdentityReset is the identity reset of the images boxsnap builds (section
+// 9, for Docker: the value is BOXSNAP_IDENTITY): at each start it compares
+// the value with the marker the box kept; where they differ (a fork, or a
+// first start) it makes the box's host ID new and writes the marker, so a
+// same-box swap keeps the host ID and a fork gets its own. Then it runs the
+// box's command (sleeps).
+const IdentityReset = `#!/bin/sh
+dir=/var/lib/boxsnap
+if [ "$(cat $dir/identity 2>/dev/null)" != "$BOXSNAP_IDENTITY" ]; then
+  mkdir -p $dir && head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' > $dir/host-id && echo "$BOXSNAP_IDENTITY" > $dir/identity
+fi
+exec sleep 2147483647
+`
+
+// IdentityResetVersion is IdentityReset's version, on its images' label.
+const IdentityResetVersion = 1
+
+// BusyboxRoot is a root file system holding a static busybox, links to it
+// for the tools the tests and the copier use, IdentityReset at
+// /bin/boxsnap-identity, and files (path → content), as a tar for `docker
+// import`.
 func BusyboxRoot(busybox string, files map[string]string) ([]byte, error) {
 	bin, err := os.ReadFile(busybox)
 	if err != nil {
@@ -197,9 +217,13 @@ func BusyboxRoot(busybox string, files map[string]string) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	dirs := []string{"bin/", "tmp/", "etc/", "var/", "var/lib/", "var/lib/docker/"}
+	dirs := []string{"bin/", "tmp/", "etc/", "var/", "var/lib/", "var/lib/docker/", "var/lib/boxsnap/"}
 	for _, d := range dirs {
-		if err := tw.WriteHeader(&tar.Header{Name: d, Typeflag: tar.TypeDir, Mode: 0o755}); err != nil {
+		mode := int64(0o755)
+		if d == "tmp/" {
+			mode = 0o1777
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: d, Typeflag: tar.TypeDir, Mode: mode}); err != nil {
 			return nil, err
 		}
 	}
@@ -209,16 +233,22 @@ func BusyboxRoot(busybox string, files map[string]string) ([]byte, error) {
 	if _, err := tw.Write(bin); err != nil {
 		return nil, err
 	}
-	for _, l := range []string{"sh", "ls", "cat", "cp", "du", "df", "sleep", "echo", "mkdir", "rm", "dd", "sync", "id", "env", "head", "true"} {
+	for _, l := range []string{"sh", "ls", "cat", "cp", "du", "df", "sleep", "echo", "mkdir", "rm", "dd", "sync", "id", "env", "head", "tail", "true", "od", "tr"} {
 		if err := tw.WriteHeader(&tar.Header{Name: "bin/" + l, Typeflag: tar.TypeSymlink, Linkname: "busybox", Mode: 0o777}); err != nil {
 			return nil, err
 		}
 	}
-	for p, content := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(p, "/"), Mode: 0o644, Size: int64(len(content))}); err != nil {
+	all := map[string]string{"/bin/boxsnap-identity": IdentityReset}
+	maps.Copy(all, files)
+	for _, p := range slices.Sorted(maps.Keys(all)) {
+		mode := int64(0o644)
+		if strings.HasPrefix(p, "/bin/") {
+			mode = 0o755
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(p, "/"), Mode: mode, Size: int64(len(all[p]))}); err != nil {
 			return nil, err
 		}
-		if _, err := tw.Write([]byte(content)); err != nil {
+		if _, err := tw.Write([]byte(all[p])); err != nil {
 			return nil, err
 		}
 	}
@@ -226,6 +256,24 @@ func BusyboxRoot(busybox string, files map[string]string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// ImportBusyboxImage makes an image named ref on the engine from a static
+// busybox and files, whose command is IdentityReset, labelled with its
+// version: boxsnap's own images for tests and the demo, never pulled.
+func (b *Backend) ImportBusyboxImage(ctx context.Context, ref, busybox string, files map[string]string) error {
+	root, err := BusyboxRoot(busybox, files)
+	if err != nil {
+		return fmt.Errorf("%w (Debian: apt-get install busybox-static)", err)
+	}
+	r, err := b.c.ImageImport(ctx, client.ImageImportSource{Source: bytes.NewReader(root), SourceName: "-"}, ref,
+		client.ImageImportOptions{Changes: []string{`CMD ["/bin/boxsnap-identity"]`, "ENV PATH=/bin",
+			fmt.Sprintf("LABEL %s=%d", labelReset, IdentityResetVersion)}})
+	if err != nil {
+		return wrap(err, "import the image "+ref)
+	}
+	_, _ = io.Copy(io.Discard, r)
+	return r.Close()
 }
 
 // copyVolume copies one volume into another in a container of the copier

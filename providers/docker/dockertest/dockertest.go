@@ -9,11 +9,9 @@
 package dockertest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -26,13 +24,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moby/moby/client"
-
 	"github.com/boxsnap/boxsnap/providers/docker"
 )
 
-// TestImage is the image Image makes: a static busybox whose command sleeps,
-// labelled with the identity reset's version 1 (so its snapshots fork).
+// TestImage is the image Image makes: a static busybox whose command is the
+// identity reset, labelled with its version (so its snapshots fork).
 const TestImage = "boxsnap-test/busybox:1"
 
 // Busybox is where Debian's busybox-static puts its binary.
@@ -105,25 +101,15 @@ func Image(t testing.TB, host string) string {
 	return TestImage
 }
 
-// Import makes an image named ref from a static busybox and files, whose
-// command sleeps and whose label says it has the identity reset (version 1).
+// Import makes an image named ref from a static busybox and files, with
+// the identity reset (docker.IdentityReset) as its command.
 func Import(ctx context.Context, host, ref string, files map[string]string) error {
-	c, err := client.New(client.WithHost(host), client.WithAPIVersionNegotiation())
+	b, err := docker.New(docker.Config{ID: "dockertest", Host: host, Install: "dockertest"})
 	if err != nil {
 		return err
 	}
-	defer func() { _ = c.Close() }()
-	root, err := docker.BusyboxRoot(Busybox, files)
-	if err != nil {
-		return fmt.Errorf("%w (Debian: apt-get install busybox-static)", err)
-	}
-	r, err := c.ImageImport(ctx, client.ImageImportSource{Source: bytes.NewReader(root), SourceName: "-"}, ref,
-		client.ImageImportOptions{Changes: []string{`CMD ["/bin/sleep", "2147483647"]`, "LABEL boxsnap.reset-version=1", "ENV PATH=/bin"}})
-	if err != nil {
-		return err
-	}
-	_, _ = io.Copy(io.Discard, r)
-	return r.Close()
+	defer func() { _ = b.Close() }()
+	return b.ImportBusyboxImage(ctx, ref, Busybox, files)
 }
 
 // Start starts a private dockerd in a new folder under parent and waits
