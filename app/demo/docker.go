@@ -30,7 +30,7 @@ func SeedDocker(ctx context.Context, core *snapshots.Service, be *docker.Backend
 		}
 	}
 	files := map[string]string{
-		"/srv/app/README.md": "# crisp-dune\n\nA demo Docker box: its own data lives in its volume at /var/lib/docker.\n",
+		"/srv/app/README.md":  "# crisp-dune\n\nA demo Docker box: its own data lives in its volume at /var/lib/docker.\n",
 		"/srv/app/config.env": "PORT=8080\nMODE=demo\n",
 	}
 	if err := be.ImportBusyboxImage(ctx, DockerImage, busybox, files); err != nil {
