@@ -32,9 +32,10 @@ deps:
 browser-deps:
 	@scripts/need-browser.sh "$(DRIVER_DIR)" "$(PLAYWRIGHT_CORE_VERSION)" "$(AXE_DIR)"
 
-## test: every test (unit, database, backends, simulator, browser)
+## test: every test (unit, database, backends, simulator, browser); Docker's installed when missing
 test: deps browser-deps
-	@echo "make test: go vet and go test ./... (each test package gets its own private PostgreSQL cluster)"
+	@scripts/need-docker.sh
+	@echo "make test: go vet and go test ./... (each test package gets its own private PostgreSQL cluster; the Docker backend's its own private dockerd)"
 	@$(GO) vet ./...
 	@PLAYWRIGHT_NODEJS_PATH=$$(command -v node) $(GO) test -count=1 -timeout 45m ./...
 

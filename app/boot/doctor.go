@@ -73,7 +73,26 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		}
 		return proxmoxResults(ctx, be)
 	}
-	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, localCheck, proxmoxCheck)
+	dockerCheck := func(ctx context.Context) []doctor.Result {
+		if cfg.DockerHost == "" {
+			return nil
+		}
+		install := "doctor"
+		if db != nil {
+			_ = db.Pool.QueryRow(ctx, "SELECT install_id FROM install").Scan(&install)
+		}
+		be, err := dockerBackend(cfg, install, logger)
+		if err != nil {
+			return []doctor.Result{{Name: "backend " + cfg.DockerID, Detail: err.Error(), Fix: "set BOXSNAP_DOCKER_HOST (unix://, tcp:// with the three BOXSNAP_DOCKER_TLS_ files, or ssh://user@host)"}}
+		}
+		defer func() { _ = be.Close() }()
+		var out []doctor.Result
+		for _, c := range be.Doctor(ctx) {
+			out = append(out, doctor.Result{Name: c.Name, OK: c.OK, Detail: c.Detail, Fix: c.Fix})
+		}
+		return out
+	}
+	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, localCheck, proxmoxCheck, dockerCheck)
 	if db != nil {
 		db.Close(context.WithoutCancel(ctx))
 	}

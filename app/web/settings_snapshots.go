@@ -32,6 +32,9 @@ type settingsPage struct {
 	Settings snapshots.Settings
 	Min, Max struct{ PerBox, Room, Keep int }
 	Offers   []backendOffer
+	// NoDocker: no Docker backend is configured; the page says how to add
+	// one.
+	NoDocker bool
 	Error    string
 	Saved    bool
 }
@@ -103,6 +106,12 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Min.Room, p.Max.Room = snapshots.MinRoomPercent, snapshots.MaxRoomPercent
 	p.Min.Keep, p.Max.Keep = 1, snapshots.MaxKeepDays
 	boxes, _ := s.opts.Core.Boxes(ctx, snapshots.Owner())
+	p.NoDocker = true
+	for _, be := range s.opts.Core.Backends() {
+		if be.Kind == "docker" {
+			p.NoDocker = false
+		}
+	}
 	p.Summary = fmt.Sprintf("%d per box · kept %d days", p.Settings.PerBox, p.Settings.KeepDays)
 	for _, be := range s.opts.Core.Backends() {
 		if sn := snapshottingOf(be, boxes); sn != nil && sn.Price != nil {

@@ -397,3 +397,41 @@ func TestDockerBoxBounds(t *testing.T) {
 	restore(t, b, g, box, ref)
 	check("after a restore")
 }
+
+// TestDockerDoctor: the doctor says the engine answers with the API version
+// it negotiated, and names a box left paused with the command that unpauses
+// it; an engine that does not answer gets the fix for how it is reached.
+func TestDockerDoctor(t *testing.T) {
+	t.Parallel()
+	b := newBackend(t)
+	ctx := context.Background()
+	g := newGuest(t, b, providertest.NewID("bx"))
+	_, err := b.Client().ContainerPause(ctx, g.Ref, client.ContainerPauseOptions{})
+	must(t, err)
+	checks := b.Doctor(ctx)
+	if len(checks) == 0 || !checks[0].OK || !strings.Contains(checks[0].Detail, "API 1.") || !strings.Contains(checks[0].Detail, "(negotiated)") {
+		t.Fatalf("the doctor's first check: %+v", checks)
+	}
+	paused := false
+	for _, c := range checks {
+		if !c.OK && c.Fix == "Run docker unpause "+g.Ref+" (or take a snapshot of it: the take ends the pause)" {
+			paused = true
+		}
+	}
+	if !paused {
+		t.Fatalf("the doctor does not name the paused box: %+v", checks)
+	}
+	must(t, b.Start(ctx, g))
+
+	for host, fix := range map[string]string{
+		"unix://" + t.TempDir() + "/none.sock": "start the engine",
+		"ssh://nobody@127.0.0.1:1":             "ssh nobody@127.0.0.1:1 docker version",
+	} {
+		gone, err := docker.New(docker.Config{ID: "far", Host: host, Install: install})
+		must(t, err)
+		c := gone.Doctor(ctx)
+		if len(c) != 1 || c[0].OK || !strings.Contains(c[0].Fix, fix) {
+			t.Fatalf("the doctor of %s: %+v", host, c)
+		}
+	}
+}
