@@ -67,6 +67,15 @@ func (s *Service) BrowseWhyNot(b *Box) string {
 	return ""
 }
 
+// LookWhyNot is "" when a snapshot's files can be looked at, else why
+// not, for a disabled item: its state, or its backend.
+func (s *Service) LookWhyNot(b *Box, sn *Snapshot) string {
+	if sn.State != StateReady {
+		return fmt.Sprintf("‘%s’ is %s: there is nothing to look inside.", sn.Name, stateWords(sn.State))
+	}
+	return s.BrowseWhyNot(b)
+}
+
 // lookable finds a snapshot the caller may look inside, and its Browser.
 func (s *Service) lookable(ctx context.Context, c Caller, id string) (*Snapshot, *Box, providers.Browser, error) {
 	sn, b, err := s.Snapshot(ctx, c, id)

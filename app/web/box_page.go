@@ -76,6 +76,7 @@ func (s *Server) facts(r *http.Request, b *snapshots.Box, h boxHead) []fact {
 	case h.YourMachine:
 		out = append(out, fact{"Whose", "Your machine"})
 	}
+	out = append(out, fact{"Head", s.headWords(r, b)})
 	tz := s.opts.Core.TimeZone(r.Context())
 	if f := forkedFromWords(b.ForkedFrom, time.Now(), tz); f != "" {
 		out = append(out, fact{"Made", f})
@@ -330,4 +331,17 @@ func (s *Server) showBoxLive(w http.ResponseWriter, r *http.Request) {
 		l.Done = s.doneWords(r, b)
 	}
 	s.renderBlock(w, http.StatusOK, "box", "boxlive", l)
+}
+
+// headWords says the box's head, the snapshot its files descend from: it
+// moves forward by itself on a take and back only by a restore.
+func (s *Server) headWords(r *http.Request, b *snapshots.Box) string {
+	if b.HeadID == nil {
+		return "None yet: its first snapshot becomes its head."
+	}
+	sn, _, err := s.opts.Core.Snapshot(r.Context(), snapshots.Owner(), *b.HeadID)
+	if err != nil {
+		return "A deleted snapshot: its files descend from it."
+	}
+	return fmt.Sprintf("‘%s’: its files descend from it.", sn.Name)
 }

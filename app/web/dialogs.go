@@ -42,12 +42,16 @@ type dialog struct {
 	MemoryLine                  string
 
 	// Restore.
-	UndoOffered  bool
-	UndoLocked   bool
-	UndoLine     string
-	NoUndo       bool
-	Force        bool
-	SubmitNoUndo string
+	// Changes says what a restore changes back ("14 files changed, 2
+	// added, 1 removed since then"), where the backend can tell, and
+	// ChangesHref lists them.
+	Changes, ChangesHref string
+	UndoOffered          bool
+	UndoLocked           bool
+	UndoLine             string
+	NoUndo               bool
+	Force                bool
+	SubmitNoUndo         string
 
 	// Keep.
 	Until, MinDate, MaxDate string

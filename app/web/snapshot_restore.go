@@ -65,6 +65,10 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	}
 	first += " What it did to the world since stays done."
 	d.Lines = append(d.Lines, first)
+	if cmp, err := s.opts.Core.RestorePreview(ctx, snapshots.Owner(), sn.ID); err == nil && cmp != nil {
+		d.Changes = cmp.Words
+		d.ChangesHref = fmt.Sprintf("/boxes/%s/snapshots/%s/compare", url.PathEscape(b.Name), sn.ID)
+	}
 	d.Goes = guard
 	if sz := plan.Restore.SizeBack; sz != nil && (sz.Cores > 0 || sz.MemoryBytes > 0) {
 		d.After = append(d.After, fmt.Sprintf("%s goes back to %d cores and %s memory, as it was then.", b.Name, sz.Cores, snapshots.GiB(sz.MemoryBytes)))

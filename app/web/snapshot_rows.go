@@ -42,6 +42,9 @@ type boxHead struct {
 type menuItem struct {
 	Text, Label, Href, Why, Copy string
 	Post, Narrow                 bool
+	// Page is set for an item that opens a page (Browse files, Compare),
+	// not a dialog.
+	Page bool
 }
 
 // snapRow is one snapshot's row.
@@ -56,19 +59,19 @@ type snapRow struct {
 	Restored string
 	// Holds says what an undo holds: "amber-fox at 23:01, before
 	// restoring to ‘before the migration’".
-	Holds string
-	Memory, Kept, Undo      bool
-	Attention               string // amber words, what needs the owner first
-	Failure                 string // red words
-	Line                    string
-	Busy                    string // "Taking…", "Deleting…", "Restoring…": a spinner
-	Restore, Fork, Rename   action
-	NoteA, Keep, Unkeep     action
-	Delete                  action
-	IsKept                  bool
-	Back                    string
-	Selecting               bool
-	Menu                    []menuItem
+	Holds                 string
+	Memory, Kept, Undo    bool
+	Attention             string // amber words, what needs the owner first
+	Failure               string // red words
+	Line                  string
+	Busy                  string // "Taking…", "Deleting…", "Restoring…": a spinner
+	Restore, Fork, Rename action
+	NoteA, Keep, Unkeep   action
+	Delete                action
+	IsKept                bool
+	Back                  string
+	Selecting             bool
+	Menu                  []menuItem
 }
 
 // boxGroup is one box's card with its rows.
@@ -95,6 +98,8 @@ type rowContext struct {
 	back    string // where dialogs return
 	// selecting shows a checkbox on each row (the tab's Select).
 	selecting bool
+	// names are the names of the box's snapshots by ID, for "from ‘…’".
+	names map[string]string
 }
 
 func (s *Server) rowContext(r *http.Request, back string) rowContext {
@@ -343,6 +348,14 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	default:
 		parts = append(parts, "goes with the box")
 	}
+	if sn.ParentID != nil {
+		// What it was taken from: the box's head then.
+		if name, ok := rc.names[*sn.ParentID]; ok {
+			parts = append(parts, "from ‘"+name+"’")
+		} else {
+			parts = append(parts, "from "+s.opts.Core.ParentName(rc.ctx, sn))
+		}
+	}
 	r.Line = strings.Join(parts, " · ")
 
 	snapping := s.opts.Core.Snapshotting(b)
@@ -390,6 +403,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		m.Post, m.Href, m.Label = true, base+"/unkeep", r.Unkeep.Label
 		r.Menu = append(r.Menu, m)
 	}
+	r.Menu = append(r.Menu, s.lookItems(b, sn, base)...)
 	r.Menu = append(r.Menu, menuItem{Text: "Copy ID", Copy: sn.ID}, item("Delete…", r.Delete))
 	return r
 }
@@ -397,6 +411,10 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 // group builds a box's card from the core's list.
 func (s *Server) group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string) boxGroup {
 	g := boxGroup{ID: "box-" + bs.Box.Name, Name: bs.Box.Name, Head: s.head(bs.Box, rc), LiveURL: live, Total: len(bs.Snapshots)}
+	rc.names = make(map[string]string, len(bs.Snapshots))
+	for _, sn := range bs.Snapshots {
+		rc.names[sn.ID] = sn.Name
+	}
 	for _, sn := range sns {
 		row := s.row(bs.Box, sn, bs.Pins[sn.ID], rc)
 		if len(bs.Pins[sn.ID]) > 0 {
@@ -455,4 +473,18 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 		return plan.Fork.Why
 	}
 	return ""
+}
+
+// lookItems are a row's ways to look inside its snapshot: Browse files and
+// Compare with now, each disabled with why where the backend cannot, or the
+// snapshot or the box is not there to look at.
+func (s *Server) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem {
+	browse := menuItem{Text: "Browse files…", Label: fmt.Sprintf("Browse the files of %s", sn.Name), Href: base + "/files", Page: true}
+	compare := menuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare %s with %s now", sn.Name, b.Name), Href: base + "/compare", Page: true}
+	browse.Why = s.opts.Core.LookWhyNot(b, sn)
+	compare.Why = browse.Why
+	if compare.Why == "" && (b.State != "ready" || b.ReleasedAt != nil) {
+		compare.Why = fmt.Sprintf("%s is released: there is no box now to compare with.", b.Name)
+	}
+	return []menuItem{browse, compare}
 }
