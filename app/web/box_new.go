@@ -14,7 +14,10 @@ type newBoxForm struct {
 	Backends []option
 	Kinds    []option
 	Threads  []option
-	Error    string
+	// Templates are the owner's box templates, offered by name (a Docker
+	// template names an image).
+	Templates []option
+	Error     string
 }
 
 type option struct {
@@ -32,6 +35,11 @@ func (s *Server) newBoxForm(r *http.Request) newBoxForm {
 	f := newBoxForm{Kinds: boxKinds}
 	for _, b := range s.opts.Core.Backends() {
 		f.Backends = append(f.Backends, option{b.ID, b.Label})
+	}
+	if ts, err := s.opts.Core.Templates(r.Context()); err == nil {
+		for _, t := range ts {
+			f.Templates = append(f.Templates, option{t.Name, t.Name + " · " + t.Backend + ", " + t.Source})
+		}
 	}
 	f.Threads = []option{{"", "Your machine"}}
 	if threads, err := s.opts.Core.Threads(r.Context(), snapshots.Owner()); err == nil {

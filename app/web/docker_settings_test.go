@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -30,5 +31,23 @@ func TestSettingsDockerRow(t *testing.T) {
 	}
 	if !strings.Contains(page, "<td>Docker (this host)") || !strings.Contains(page, "Disk; restores to a new guest; forks by full copy; keeps as is · no charge") {
 		t.Fatalf("the Docker row is not there, or not Docker's table:\n%s", page)
+	}
+}
+
+// TestNewBoxOffersDockerTemplates: the Machines tab's New box offers the
+// owner's box templates by name, a Docker one with its image.
+func TestNewBoxOffersDockerTemplates(t *testing.T) {
+	t.Parallel()
+	be, err := docker.New(docker.Config{ID: "docker", Host: "unix://" + t.TempDir() + "/docker.sock", Install: "in7anyinstall12"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSite(t, coretest.Options{NoWorkers: true, Extra: []snapshots.Backend{{ID: "docker", Kind: "docker", Label: "Docker (this host)", Snap: be, Boxes: be}}})
+	if err := s.env.Core.SaveTemplate(context.Background(), snapshots.Owner(), snapshots.BoxTemplate{Name: "busybox-docker", Backend: "docker", Kind: docker.KindLinux, Source: "boxsnap-demo/busybox:1"}); err != nil {
+		t.Fatal(err)
+	}
+	page := s.do(t, "GET", "/boxes", nil, nil).Body.String()
+	if !strings.Contains(page, `<option value="busybox-docker">busybox-docker · docker, boxsnap-demo/busybox:1</option>`) {
+		t.Fatalf("New box does not offer the Docker template:\n%s", page)
 	}
 }

@@ -46,6 +46,9 @@ func restore(t testing.TB, b *docker.Backend, g providers.Guest, box string, ref
 	if plan.Restore.Way != providers.WayNewGuest {
 		t.Fatalf("the plan's restore is %s (%s), want new-guest", plan.Restore.Way, plan.Restore.Why)
 	}
+	if plan.Restore.Excludes != "what the box writes between its undo and the old container's stop, about a second" || plan.Restore.Order[0] != providers.StepUndo {
+		t.Fatalf("the plan's restore leaves out %q, in the order %v", plan.Restore.Excludes, plan.Restore.Order)
+	}
 	var undo providers.SnapshotRef
 	for _, step := range plan.Restore.Order {
 		if step == providers.StepUndo {

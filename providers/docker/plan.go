@@ -33,6 +33,11 @@ const (
 // Hetzner and Namespace rows).
 const KeepOffWhy = "this Docker host goes with its boxes (Hetzner deletes a host with no boxes, and Namespace an instance at release), so a snapshot cannot outlive its box here"
 
+// RestoreLeavesOut is what a restore loses that its undo does not hold, in
+// section 5's words for Docker (the undo is taken while the box runs): the
+// dialog says "It leaves out …".
+const RestoreLeavesOut = "what the box writes between its undo and the old container's stop, about a second"
+
 // Snapshotting is section 2's Docker row, with no call to the engine.
 func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
 	if kind != KindLinux {
@@ -90,6 +95,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 			plan.Fork.OK, plan.Fork.Why = false, plan.Restore.Why
 		} else {
 			plan.Restore.Way, plan.Restore.Why = providers.WayNewGuest, ""
+			plan.Restore.Excludes = RestoreLeavesOut
 			plan.Restore.UndoAbout = about
 			if used > 0 {
 				plan.Restore.UndoBytes = &used
