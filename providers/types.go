@@ -138,6 +138,14 @@ type Label struct {
 	// ResetVersion is the identity reset's version found in the box at the
 	// take, or 0 when it had none (section 9, forkSafe).
 	ResetVersion int `json:"resetVersion,omitempty"`
+	// Held is set on a held copy (section 2, "A held copy"): the backend
+	// reference of the snapshot it copies, or "guest" for a copy of the
+	// stopped guest (ZFS's undo). SnapshotAt is then the snapshot's time and
+	// Kind the box's kind, so a copy found again after the records are lost
+	// still forks.
+	Held       string     `json:"held,omitempty"`
+	SnapshotAt *time.Time `json:"snapshotAt,omitempty"`
+	Kind       string     `json:"kind,omitempty"`
 }
 
 // SnapshotTake asks for one snapshot.
@@ -373,6 +381,14 @@ type HeldCopyProgress struct {
 	Step HeldCopyStep
 	Done bool
 	Copy *SnapshotRef
+	// Template is set when the clone step found this copy made already, a
+	// template: the disarm and template steps are done.
+	Template bool
+	// Remade is set when the clone step found a copy of this snapshot that
+	// was not yet a template, deleted it and made it again (never trusted).
+	Remade bool
+	// ResetVersion is the identity reset's version the copy carries.
+	ResetVersion int
 }
 
 // HeldSnapshot is one labelled snapshot, earlier guest or held copy that a

@@ -186,11 +186,11 @@ func (s *Service) runFork(ctx context.Context, op *Operation) error {
 	} else if err != nil {
 		return err
 	}
-	if err := s.step(ctx, op, string(providers.StepStart)); err != nil {
-		return err
-	}
-	if err := be.Boxes.Start(ctx, guestOf(box)); err != nil {
-		s.logger.Warn("the fork did not start", "box", box.Name, "err", err)
+	if err := s.armAndStart(ctx, op, be, box, refOf(sn, src)); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fail(reason(err))
 	}
 	tz := s.TimeZone(ctx)
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))

@@ -2,6 +2,8 @@ package snapshots
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -14,6 +16,21 @@ import (
 // take, then deletes the box's snapshots that nobody kept, marks the kept
 // ones released, and releases the guest (section 6; section 7).
 func (s *Service) ReleaseBox(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+	return s.releaseBox(ctx, c, ref, requestID, releaseParams{})
+}
+
+// ReleaseBoxDeletingKept is the person's "Release and delete it", offered
+// when a release stopped because a held copy could not be made: each kept
+// snapshot of the box not yet copied stops being kept and goes with it;
+// held copies made already stay kept (section 7; unit 8).
+func (s *Service) ReleaseBoxDeletingKept(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+	if !c.IsPerson() {
+		return nil, refuse(CodeForbidden, http.StatusForbidden, "Only the person deletes what they kept.")
+	}
+	return s.releaseBox(ctx, c, ref, requestID, releaseParams{DeleteKept: true})
+}
+
+func (s *Service) releaseBox(ctx context.Context, c Caller, ref, requestID string, p releaseParams) (*Operation, error) {
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err
@@ -39,13 +56,15 @@ func (s *Service) ReleaseBox(ctx context.Context, c Caller, ref, requestID strin
 		if _, err := tx.Exec(ctx, s.st.Q("CoreBoxSetState"), b.ID, "releasing"); err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpRelease, Box: b, Caller: c, RequestID: requestID})
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpRelease, Box: b, Caller: c, RequestID: requestID, Params: p})
 		return err
 	})
 	return op, err
 }
 
 func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) error {
+	var p releaseParams
+	_ = json.Unmarshal(op.Params, &p)
 	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return err
@@ -53,6 +72,15 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) 
 	be, err := s.backend(b.BackendID)
 	if err != nil {
 		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+	}
+	// Keep is confirmed only when it will last: each kept snapshot's held
+	// copy is a template before any guest goes (section 7).
+	if err := s.holdKept(ctx, op, b, be, p); err != nil {
+		var cf *copyFailedError
+		if !errors.As(err, &cf) {
+			return err
+		}
+		return s.releaseStopped(ctx, op, b, cf.words)
 	}
 	if err := s.step(ctx, op, StepDelete); err != nil {
 		return err
@@ -62,8 +90,8 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) 
 		return err
 	}
 	for _, sn := range all {
-		if sn.Kept() {
-			continue
+		if sn.Kept() || sn.Guest == "earlier" {
+			continue // an earlier guest's unkept snapshots go with it, below
 		}
 		if err := s.deleteNow(ctx, op, sn, b, be, System("its box was released"), "its box was released"); err != nil {
 			return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: boxsnap could not delete ‘%s’: %v", sn.Name, err), "")
@@ -73,6 +101,9 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) 
 		return err
 	}
 	if err := be.Boxes.Release(ctx, guestOf(b)); err != nil {
+		return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: %v", err), "")
+	}
+	if err := s.releaseEarlier(ctx, op, b, be); err != nil {
 		return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: %v", err), "")
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {

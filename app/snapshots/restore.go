@@ -276,6 +276,9 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 	if op.Step == StepUndos {
 		start = len(p.Order)
 	}
+	if isCopyStep(op.Step) {
+		start = indexOf(p.Order, providers.StepUndo) // the held copy is the undo
+	}
 	ref := refOf(sn, b)
 	var size *providers.BoxSize
 	stopped := false
@@ -294,7 +297,11 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 			if p.NoUndo {
 				continue
 			}
-			undo, err := s.takeUndo(ctx, op, b, be, resuming)
+			take := s.takeUndo
+			if p.Undo == providers.UndoHeldCopy {
+				take = s.takeHeldUndo // ZFS's order: a held copy of the stopped guest
+			}
+			undo, err := take(ctx, op, b, be, resuming)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err() // the worker stops: the restore resumes at its undo
@@ -379,6 +386,47 @@ func stepName(step string) string {
 // takeUndo takes a restore's undo (section 5, step 5), named "before the
 // restore at 11:02", or finds the one a restart cut short.
 func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
+	undo, err := s.recordUndo(ctx, op, b, be)
+	if err != nil || undo.State == StateReady {
+		return undo, err
+	}
+	start := s.now()
+	var taken providers.SnapshotTaken
+	found := false
+	if resuming {
+		if held, ok, err := s.findHeld(ctx, be, undo.ID); err == nil && ok && !held.Incomplete {
+			taken = providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt, Holds: held.Holds,
+				Size: held.Size, ResetVersion: held.Label.ResetVersion}
+			found = true
+		}
+	}
+	if !found {
+		var err error
+		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID}}, opRecorder{s, op})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			state := StateFailed
+			if errors.Is(err, providers.ErrIncomplete) {
+				state = StateIncomplete
+			}
+			_ = s.moveState(ctx, s.st.Pool, undo, state, err.Error())
+			return nil, err
+		}
+	}
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start)); err != nil {
+		return nil, err
+	}
+	undo.State = StateReady
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, callerOf(op), fmt.Sprintf("‘%s’ (%s), the undo of this restore, %s", undo.Name, undo.ID, holdsWords(undo.Holds)), undo.ID, op.ID, nil)
+	return undo, nil
+}
+
+// recordUndo records a restore's undo before it is taken, named "before the
+// restore at 11:02", or reads the one a restart cut short. An undo already
+// ready is answered as it is; one neither taking nor ready is an error.
+func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Backend) (*Snapshot, error) {
 	caller := callerOf(op)
 	var undo *Snapshot
 	if op.UndoID == nil {
@@ -431,36 +479,6 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 			return nil, fmt.Errorf("the undo is %s", stateWords(undo.State))
 		}
 	}
-	start := s.now()
-	var taken providers.SnapshotTaken
-	found := false
-	if resuming {
-		if held, ok, err := s.findHeld(ctx, be, undo.ID); err == nil && ok && !held.Incomplete {
-			taken = providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt, Holds: held.Holds,
-				Size: held.Size, ResetVersion: held.Label.ResetVersion}
-			found = true
-		}
-	}
-	if !found {
-		var err error
-		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID}}, opRecorder{s, op})
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			state := StateFailed
-			if errors.Is(err, providers.ErrIncomplete) {
-				state = StateIncomplete
-			}
-			_ = s.moveState(ctx, s.st.Pool, undo, state, err.Error())
-			return nil, err
-		}
-	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start)); err != nil {
-		return nil, err
-	}
-	undo.State = StateReady
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, caller, fmt.Sprintf("‘%s’ (%s), the undo of this restore, %s", undo.Name, undo.ID, holdsWords(undo.Holds)), undo.ID, op.ID, nil)
 	return undo, nil
 }
 

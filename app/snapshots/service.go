@@ -92,7 +92,7 @@ var Queries = append([]string{
 	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
 	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
 	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ", "CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune", "CoreStorageLock", "CoreReservedOn", "CoreOpSetReserved", "CoreBoxInsertFork", "CoreSnapshotSetPrice", "CoreOpNotify",
-}, slices.Concat(SweepQueries, LookQueries, TemplateQueries, MoveQueries, GuestQueries)...)
+}, slices.Concat(SweepQueries, LookQueries, TemplateQueries, MoveQueries, GuestQueries, HeldQueries)...)
 
 // New makes the core.
 func New(opts Options) (*Service, error) {
@@ -190,7 +190,10 @@ func guestOf(b *Box) providers.Guest {
 
 func refOf(sn *Snapshot, b *Box) providers.SnapshotRef {
 	g := providers.Guest{Backend: sn.BackendID, Kind: sn.BoxKind, Host: sn.Host, Generation: sn.GuestGeneration}
-	if b != nil {
+	switch {
+	case sn.GuestRef != nil && sn.Guest != "current":
+		g.Ref = *sn.GuestRef // a held copy, or the box's earlier guest
+	case b != nil:
 		g.Ref = b.GuestRef
 	}
 	return providers.SnapshotRef{ID: sn.ID, Ref: sn.Ref, Guest: g, Storage: sn.Storage, Where: sn.Guest}

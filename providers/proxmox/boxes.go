@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -74,7 +73,97 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if ref.Guest.Kind == KindQEMUWindows {
 		return providers.Guest{}, &providers.RefusedError{Why: "Windows boxes do not fork until a unit builds Windows' identity reset."}
 	}
-	return b.clone(ctx, ref.Guest, ref.Ref, box.Name, guestLabel(box), true, rec)
+	snapname := ref.Ref
+	if ref.Where == "held-copy" {
+		snapname = "" // a held copy is a template: a full clone of it
+	}
+	g, err := b.clone(ctx, ref.Guest, snapname, box.Name, guestLabel(box), true, rec)
+	if err != nil {
+		return g, err
+	}
+	g.Kind = ref.Guest.Kind
+	// The first request after the clone: it cannot start until boxsnap
+	// arms it (onboot 0, links down, on QEMU a new SMBIOS UUID), with the
+	// new box's labels; a held copy's or an earlier guest's tags go.
+	conf, err := b.readConfig(ctx, g, "")
+	if err != nil {
+		return g, err
+	}
+	params := disarmParams(g, conf)
+	if tags := str(conf.raw["tags"]); hasTag(tags, HeldTag) || hasTag(tags, EarlierTag) {
+		params["tags"] = dropTags(tags, HeldTag, EarlierTag)
+	}
+	if _, err := b.api.put(ctx, guestPath(g)+"/config", params); err != nil {
+		return g, fmt.Errorf("disarm the fork %s: %w", g.Ref, err)
+	}
+	return g, nil
+}
+
+// ArmFork brings a fork's links up before its first start, and sets onboot
+// once the check before ready passed (section 9).
+func (b *Backend) ArmFork(ctx context.Context, g providers.Guest, onboot bool) error {
+	conf, err := b.readConfig(ctx, g, "")
+	if err != nil {
+		return err
+	}
+	params := map[string]any{"digest": str(conf.raw["digest"])}
+	for _, k := range netKeys(conf.raw) {
+		params[k] = withLink(str(conf.raw[k]), false)
+	}
+	if onboot {
+		params["onboot"] = 1
+	}
+	if _, err := b.api.put(ctx, guestPath(g)+"/config", params); err != nil {
+		return fmt.Errorf("arm %s: %w", g.Ref, err)
+	}
+	return nil
+}
+
+// CheckFork is the check before ready, from what Proxmox holds: the fork's
+// MAC addresses and static IP addresses are none of its source's, and it
+// carries the identity reset (section 9). A read that fails refuses.
+func (b *Backend) CheckFork(ctx context.Context, fork providers.Guest, source providers.SnapshotRef) error {
+	fc, err := b.readConfig(ctx, fork, "")
+	if err != nil {
+		return fmt.Errorf("read the fork %s, so it is not trusted: %w", fork.Ref, err)
+	}
+	if resetVersion(str(fc.raw["tags"])) == 0 {
+		return &providers.RefusedError{Why: fmt.Sprintf("The fork %s carries no identity reset, so it could act as its source.", fork.Ref)}
+	}
+	sc, err := b.readConfig(ctx, source.Guest, "")
+	if errors.Is(err, providers.ErrNotFound) {
+		return nil // its source is gone: there is nothing to share
+	}
+	if err != nil {
+		return fmt.Errorf("read the fork's source %s, so the fork is not trusted: %w", source.Guest.Ref, err)
+	}
+	theirs := addresses(sc.raw)
+	for a := range addresses(fc.raw) {
+		if theirs[a] {
+			return &providers.RefusedError{Why: fmt.Sprintf("The fork %s holds its source's address %s.", fork.Ref, a)}
+		}
+	}
+	return nil
+}
+
+var ipRE = regexp.MustCompile(`(?:^|,)ip6?=([^,]+)`)
+
+// addresses are a guest's MAC addresses and static IP addresses, from its
+// network settings.
+func addresses(raw map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range netKeys(raw) {
+		v := str(raw[k])
+		for _, m := range macRE.FindAllString(v, -1) {
+			out[strings.ToUpper(m)] = true
+		}
+		for _, m := range ipRE.FindAllStringSubmatch(v, -1) {
+			if ip := m[1]; ip != "dhcp" && ip != "auto" && ip != "manual" {
+				out[ip] = true
+			}
+		}
+	}
+	return out
 }
 
 func guestLabel(box providers.BoxIdentity) string {
@@ -116,75 +205,6 @@ func newUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// HoldCopy runs one step of a held copy (section 2): a full clone of the
-// snapshot or of the stopped guest, then disarm (onboot 0, links down, a new
-// SMBIOS UUID on QEMU, in one config write), then make it a template.
-func (b *Backend) HoldCopy(ctx context.Context, source providers.SnapshotRef, label providers.Label, step providers.HeldCopyStep, rec providers.Recorder) (providers.HeldCopyProgress, error) {
-	p := providers.HeldCopyProgress{Step: step}
-	switch step {
-	case providers.HeldCopyClone:
-		desc := Describe(label)
-		g, err := b.clone(ctx, source.Guest, source.Ref, "", desc, true, rec)
-		if err != nil {
-			return p, err
-		}
-		p.Copy = &providers.SnapshotRef{ID: source.ID, Ref: g.Ref, Guest: g, Storage: source.Storage, Where: "held-copy"}
-	case providers.HeldCopyDisarm:
-		g := source.Guest
-		conf, err := b.readConfig(ctx, g, "")
-		if err != nil {
-			return p, err
-		}
-		params := map[string]any{"onboot": 0, "digest": str(conf.raw["digest"])}
-		for _, k := range netKeys(conf.raw) {
-			params[k] = withLink(str(conf.raw[k]), true)
-		}
-		if g.Kind != KindLXC {
-			params["smbios1"] = "uuid=" + newUUID()
-		}
-		if _, err := b.api.put(ctx, guestPath(g)+"/config", params); err != nil {
-			return p, fmt.Errorf("disarm %s: %w", g.Ref, err)
-		}
-		p.Copy = &source
-	case providers.HeldCopyTemplate:
-		g := source.Guest
-		upid, err := b.api.post(ctx, guestPath(g)+"/template", nil)
-		if err != nil {
-			return p, fmt.Errorf("make %s a template: %w", g.Ref, err)
-		}
-		if upid != "" {
-			if _, err := b.api.wait(ctx, upid, rec); err != nil {
-				return p, fmt.Errorf("make %s a template: %w", g.Ref, err)
-			}
-		}
-		// LXC answers null though a task runs: read the config until it is
-		// a template.
-		deadline := time.Now().Add(b.cfg.TaskTimeout)
-		for {
-			conf, err := b.readConfig(ctx, g, "")
-			if err != nil {
-				return p, err
-			}
-			if conf.Template {
-				break
-			}
-			if time.Now().After(deadline) {
-				return p, fmt.Errorf("%s is not a template after %s", g.Ref, b.cfg.TaskTimeout)
-			}
-			select {
-			case <-ctx.Done():
-				return p, ctx.Err()
-			case <-time.After(b.cfg.PollEvery):
-			}
-		}
-		p.Copy = &source
-	default:
-		return p, fmt.Errorf("held copy step %q: %w", step, providers.ErrUnsupported)
-	}
-	p.Done = true
-	return p, nil
 }
 
 // AdoptCopy makes a new guest for the same box from a held copy: a full

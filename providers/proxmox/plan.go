@@ -337,14 +337,13 @@ func (b *Backend) restorePlan(g providers.Guest, st providers.Storage, conf gues
 	p := providers.RestorePlan{Way: way, Undo: providers.UndoSnapshot, UndoAbout: HardStop + about, RestartsProcesses: true,
 		Order: []providers.RestoreStep{providers.StepStop, providers.StepUndo, providers.StepRollback, providers.StepStart, providers.StepReadSize}}
 	if way == providers.WayRollbackNewestOnly {
-		// ZFS: the undo is a held copy of the stopped guest, made in the
-		// rollback step before the rollback itself (section 2, "The ZFS
-		// order"); a snapshot would block the rollback.
+		// ZFS: the undo is a held copy of the stopped guest, made after
+		// the stop and before the rollback (section 2, "The ZFS order"); a
+		// snapshot would block the rollback.
 		p.Undo = providers.UndoHeldCopy
 		p.UndoAbout = HardStop + heldCopyTime(g.Kind, conf.Disk)
 		used := conf.Disk
 		p.UndoBytes = &used
-		p.Order = []providers.RestoreStep{providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize}
 		if !b.cfg.ZFSOrderForLiveChecksOnly {
 			p.Why = fmt.Sprintf("%s uses ZFS, whose restores are off until they are checked live: fork this snapshot instead.", g.Host)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,9 +12,9 @@ import (
 
 // RestoreSnapshot runs one step of a restore in the capture order (section
 // 5): a hard stop, (the core's undo), the rollback, the start, the size read
-// back. On ZFS, with the switch on, the rollback step first makes the held
-// copy of the stopped guest (clone, disarm, template), then rolls back to
-// the newest snapshot, never past a newer one.
+// back. On ZFS, with the switch on, the core's undo is the held copy of the
+// stopped guest (HoldCopy, section 2's "ZFS order"), and the rollback goes
+// to the newest snapshot only, never past a newer one.
 func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
 	p := providers.RestoreProgress{Step: step}
 	switch step {
@@ -84,12 +83,6 @@ func (b *Backend) rollback(ctx context.Context, g providers.Guest, ref providers
 		if newer > 0 {
 			return "", &providers.RefusedError{Why: ZFSRefusal(g.Host, newer)}
 		}
-		// ZFS's order: the held copy of the stopped guest is the undo.
-		copyRef, err := b.holdStopped(ctx, g, ref, rec)
-		if err != nil {
-			return "", fmt.Errorf("the held copy of %s, before the rollback: %w", g.Ref, err)
-		}
-		note = fmt.Sprintf("held copy %s of the stopped guest made; rolled back to %s", copyRef, ref.Ref)
 	}
 	upid, err := b.api.post(ctx, guestPath(g)+"/snapshot/"+ref.Ref+"/rollback", map[string]any{"start": 0})
 	if err != nil {
@@ -236,51 +229,6 @@ func (b *Backend) RecentTasks(ctx context.Context, since time.Time) ([]providers
 		return out, &providers.HostsUnreachableError{Hosts: cut}
 	}
 	return out, nil
-}
-
-// holdStopped makes the held copy of a stopped guest (section 2, "A held
-// copy"): a full clone into a VMID of boxsnap's range, labelled as the held
-// copy made before the restore to ref, disarmed and made a template. A copy
-// already made for this restore (a restart between steps) is used again
-// when it is a template; one that is not yet a template is never trusted:
-// it is deleted and made again.
-func (b *Backend) holdStopped(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, rec providers.Recorder) (string, error) {
-	desc := fmt.Sprintf("boxsnap install %s held-copy of %s before %s", b.cfg.Install, g.Ref, ref.ID)
-	guests, err := b.resources(ctx)
-	if err != nil {
-		return "", err
-	}
-	for _, r := range guests {
-		if r.VMID < b.cfg.VMIDFirst || r.VMID > b.cfg.VMIDLast {
-			continue
-		}
-		cg := providers.Guest{Backend: b.cfg.ID, Kind: g.Kind, Host: r.Node, Ref: strconv.Itoa(r.VMID)}
-		conf, err := b.readConfig(ctx, cg, "")
-		if err != nil || str(conf.raw["description"]) != desc {
-			continue
-		}
-		if conf.Template {
-			return cg.Ref, nil
-		}
-		if err := b.destroy(ctx, cg); err != nil {
-			return "", fmt.Errorf("delete the untrusted copy %s: %w", cg.Ref, err)
-		}
-	}
-	copyRef := providers.SnapshotRef{Guest: g, ID: ref.ID}
-	prog, err := b.HoldCopy(ctx, copyRef, providers.Label{Install: b.cfg.Install, Snapshot: ref.ID}, providers.HeldCopyClone, rec)
-	if err != nil {
-		return "", err
-	}
-	cg := prog.Copy.Guest
-	if _, err := b.api.put(ctx, guestPath(cg)+"/config", map[string]any{"description": desc}); err != nil {
-		return "", err
-	}
-	for _, step := range []providers.HeldCopyStep{providers.HeldCopyDisarm, providers.HeldCopyTemplate} {
-		if _, err := b.HoldCopy(ctx, *prog.Copy, providers.Label{}, step, rec); err != nil {
-			return "", err
-		}
-	}
-	return cg.Ref, nil
 }
 
 // settled reads the guest's config; when a lock on it belongs to a task

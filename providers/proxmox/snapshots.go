@@ -44,7 +44,21 @@ func Describe(l providers.Label) string {
 	if l.KeptUntil != nil {
 		kept = l.KeptUntil.UTC().Format(time.RFC3339)
 	}
-	return fmt.Sprintf("boxsnap install %s box %s snapshot %s kept %s reset %d", l.Install, l.Box, l.Snapshot, kept, l.ResetVersion)
+	d := fmt.Sprintf("boxsnap install %s box %s snapshot %s kept %s reset %d", l.Install, l.Box, l.Snapshot, kept, l.ResetVersion)
+	if l.Held != "" {
+		// A held copy's label also says what it copies, when, and of what
+		// kind of box (unit 8), so one found again still forks.
+		at := int64(0)
+		if l.SnapshotAt != nil {
+			at = l.SnapshotAt.Unix()
+		}
+		kind := l.Kind
+		if kind == "" {
+			kind = "unknown"
+		}
+		d += fmt.Sprintf(" held %s taken %d kind %s", l.Held, at, kind)
+	}
+	return d
 }
 
 // ParseLabel reads a description Describe wrote; ok is false for any other.
@@ -74,6 +88,19 @@ func ParseLabel(desc string) (providers.Label, bool) {
 			}
 		case "reset":
 			l.ResetVersion, _ = strconv.Atoi(v)
+		case "held":
+			l.Held = v
+		case "taken":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return l, false
+			}
+			t := time.Unix(n, 0).UTC()
+			l.SnapshotAt = &t
+		case "kind":
+			if v != "unknown" {
+				l.Kind = v
+			}
 		default:
 			return l, false
 		}
@@ -232,6 +259,10 @@ func (b *Backend) delTask(ctx context.Context, g providers.Guest, typ string) (s
 // already gone is a success. A locked guest refuses with the host's command.
 func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
 	g := ref.Guest
+	if ref.Where == "held-copy" {
+		// A held copy is a guest of its own: deleting it deletes the copy.
+		return b.dropCopy(ctx, g)
+	}
 	list, err := b.listSnapshots(ctx, g)
 	if errors.Is(err, providers.ErrNotFound) {
 		return nil // the guest is gone, and its snapshots with it
@@ -275,6 +306,9 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 
 // SetKeptUntil rewrites the snapshot's description with its keep date.
 func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, keptUntil *time.Time) error {
+	if ref.Where == "held-copy" {
+		return b.setCopyKeptUntil(ctx, ref.Guest, keptUntil)
+	}
 	list, err := b.listSnapshots(ctx, ref.Guest)
 	if err != nil {
 		return err
@@ -351,8 +385,8 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 	var cut []string
 	go func() {
 		for _, r := range guests {
-			if r.Template == 1 {
-				continue
+			if r.Template == 1 || hasTag(r.Tags, HeldTag) {
+				continue // held copies are listed below, from their labels
 			}
 			if r.Status == "unknown" {
 				continue // its node does not answer; counted below
@@ -392,6 +426,11 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 	if firstErr != nil {
 		return nil, firstErr
 	}
+	copies, err := b.findCopies(ctx, guests, false)
+	if err != nil && !errors.Is(err, providers.ErrUnreachable) {
+		return nil, err
+	}
+	out = append(out, heldCopiesListed(copies)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].TakenAt.Before(out[j].TakenAt) })
 	if len(cut) > 0 {
 		sort.Strings(cut)
@@ -410,6 +449,10 @@ func (b *Backend) heldOf(ctx context.Context, r resource) ([]providers.HeldSnaps
 	if err != nil {
 		return nil, err
 	}
+	where := "current"
+	if hasTag(r.Tags, EarlierTag) {
+		where = "earlier" // a box's earlier guest, after a swap (section 2)
+	}
 	var out []providers.HeldSnapshot
 	for _, sn := range list {
 		if sn.Name == "current" {
@@ -423,7 +466,7 @@ func (b *Backend) heldOf(ctx context.Context, r resource) ([]providers.HeldSnaps
 		if sn.VMState == 1 {
 			holds = providers.HoldsDiskAndMemory
 		}
-		h := providers.HeldSnapshot{Ref: providers.SnapshotRef{ID: l.Snapshot, Ref: sn.Name, Guest: g, Where: "current"},
+		h := providers.HeldSnapshot{Ref: providers.SnapshotRef{ID: l.Snapshot, Ref: sn.Name, Guest: g, Where: where},
 			Label: l, Host: r.Node, TakenAt: time.Unix(sn.SnapTime, 0).UTC(), Holds: holds, Parent: sn.Parent}
 		if sn.SnapState != "" {
 			h.Incomplete = true

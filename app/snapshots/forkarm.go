@@ -1,0 +1,67 @@
+package snapshots
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Steps of a fork after its copy, each recorded before it runs (section 9;
+// decided during unit 7).
+const (
+	StepForkArm   = "arm"   // the fork's links come up, before its first start
+	StepForkCheck = "check" // the check before ready
+	StepForkReady = "ready" // onboot, once the check passed
+)
+
+// armAndStart arms a fork's links, starts it, checks it before it is ready
+// and only then sets it to start at its host's boot, on a backend whose
+// forks wait to be armed (providers.Armer). A fork that fails the check is
+// released, and the fork fails with why.
+func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, box *Box, source providers.SnapshotRef) error {
+	armer, ok := be.Snap.(providers.Armer)
+	g := guestOf(box)
+	if ok {
+		if err := s.step(ctx, op, StepForkArm); err != nil {
+			return err
+		}
+		if err := armer.ArmFork(ctx, g, false); err != nil {
+			return fmt.Errorf("arm %s: %w", box.Name, err)
+		}
+	}
+	if err := s.step(ctx, op, string(providers.StepStart)); err != nil {
+		return err
+	}
+	if err := be.Boxes.Start(ctx, g); err != nil {
+		if !ok {
+			s.logger.Warn("the fork did not start", "box", box.Name, "err", err)
+			return nil
+		}
+		return fmt.Errorf("start %s: %w", box.Name, err)
+	}
+	if !ok {
+		return nil
+	}
+	if err := s.step(ctx, op, StepForkCheck); err != nil {
+		return err
+	}
+	if err := armer.CheckFork(ctx, g, source); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if rerr := be.Boxes.Release(context.WithoutCancel(ctx), g); rerr != nil {
+			s.logger.Warn("release a fork that failed its check", "box", box.Name, "err", rerr)
+		} else {
+			_, _ = s.st.Pool.Exec(context.WithoutCancel(ctx), s.st.Q("CoreBoxSetState"), box.ID, "released")
+		}
+		return fmt.Errorf("%s failed the check before ready, so it was released: %s", box.Name, reason(err))
+	}
+	if err := s.step(ctx, op, StepForkReady); err != nil {
+		return err
+	}
+	if err := armer.ArmFork(ctx, g, true); err != nil {
+		return fmt.Errorf("set %s to start at its host's boot: %w", box.Name, err)
+	}
+	return nil
+}

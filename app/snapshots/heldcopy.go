@@ -1,0 +1,258 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// HeldQueries are the queries of held copies, swaps and earlier guests
+// (sql/queries/heldcopies.sql).
+var HeldQueries = []string{"HeldSetCopy", "HeldSetWhere", "HeldToEarlier", "HeldBoxSwap", "HeldEarlierInUse"}
+
+// Steps of a held copy, each recorded before it runs (section 2, "A held
+// copy"). A release cut short at any of them makes that copy again from its
+// clone step, which uses a copy already a template and remakes one that is
+// not: a copy that is not yet a template is never trusted.
+const (
+	StepCopyClone    = "copy-clone"
+	StepCopyDisarm   = "copy-disarm"
+	StepCopyTemplate = "copy-template"
+)
+
+// EvReleaseStopped is the box log's event for a release that stopped before
+// any guest went.
+const EvReleaseStopped = "release-stopped"
+
+// releaseParams are a release's parameters on its operation.
+type releaseParams struct {
+	// DeleteKept is the person's "Release and delete it": each kept snapshot
+	// not yet copied stops being kept, at the person's word, and goes with
+	// the box; held copies made already stay kept (unit 8).
+	DeleteKept bool `json:"deleteKept,omitempty"`
+}
+
+// copyFailedError is a held copy that could not be made: the release stops
+// with its words (section 7, "Keep is confirmed only when it will last").
+type copyFailedError struct{ words string }
+
+func (e *copyFailedError) Error() string { return e.words }
+
+// CopyFailedWords is section 7's refusal when a release's held copy cannot
+// be made: "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1
+// has 6 GB free, and it needs 13 GB)".
+func CopyFailedWords(snapshot, why string) string {
+	return fmt.Sprintf("Release did not finish: boxsnap could not copy ‘%s’ (%s)", snapshot, why)
+}
+
+// keepsAsHeldCopy reports whether the box's backend keeps a snapshot past a
+// release as a held copy, and its copier.
+func keepsAsHeldCopy(be Backend, kind string) (providers.HeldCopier, bool) {
+	hc, ok := be.Snap.(providers.HeldCopier)
+	snapping := be.Snap.Snapshotting(kind)
+	return hc, ok && snapping != nil && snapping.KeepsPastRelease == providers.KeepsHeldCopy
+}
+
+// holdKept makes the held copy of each kept snapshot of the box, its earlier
+// guest's included, before the release deletes a guest (section 7). With
+// p.DeleteKept, each kept snapshot not yet copied is unkept and deleted
+// instead. A copy that cannot be made answers a *copyFailedError and
+// nothing kept is deleted.
+func (s *Service) holdKept(ctx context.Context, op *Operation, b *Box, be Backend, p releaseParams) error {
+	hc, ok := keepsAsHeldCopy(be, b.Kind)
+	if !ok {
+		return nil
+	}
+	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return err
+	}
+	for _, sn := range all {
+		if !sn.Kept() || sn.Guest == "held-copy" {
+			continue
+		}
+		if p.DeleteKept {
+			if err := s.unkeepAndDelete(ctx, op, sn, b, be); err != nil {
+				return &copyFailedError{words: fmt.Sprintf("Release did not finish: boxsnap could not delete ‘%s’: %v", sn.Name, err)}
+			}
+			continue
+		}
+		if err := s.holdCopy(ctx, op, sn, b, be, hc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unkeepAndDelete stops keeping sn, on its label first, then deletes it.
+func (s *Service) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend) error {
+	if l, ok := be.Snap.(providers.Labeler); ok && sn.Ref != "" {
+		if err := l.SetKeptUntil(ctx, refOf(sn, b), nil); err != nil && !errors.Is(err, providers.ErrNotFound) {
+			return err
+		}
+	}
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotKeep"), sn.ID, nil); err != nil {
+		return fmt.Errorf("record unkeep of %s: %w", sn.ID, err)
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), fmt.Sprintf("‘%s’ goes with the box, at the person's word", sn.Name), sn.ID, op.ID, nil)
+	return s.deleteNow(ctx, op, sn, b, be, callerOf(op), "its box was released, at the person's word")
+}
+
+// holdCopy makes one kept snapshot's held copy: room first (a take's rule,
+// with the copy's size), then clone, disarm and template, each recorded
+// before it runs; then the record says where the snapshot lives now.
+func (s *Service) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, hc providers.HeldCopier) error {
+	fail := func(why string) error { return &copyFailedError{words: CopyFailedWords(sn.Name, why)} }
+	if sn.State != StateReady {
+		return fail(fmt.Sprintf("it is %s", stateWords(sn.State)))
+	}
+	if sn.ForkSafe == nil {
+		// A copy of what could never fork is never made (unit 8).
+		return fail(fmt.Sprintf("it was taken before %s's image had the identity reset, so a copy could not be forked", b.Name))
+	}
+	ref := refOf(sn, b)
+	if err := s.step(ctx, op, StepCopyClone); err != nil {
+		return err
+	}
+	if why, err := s.copyRoom(ctx, b, be, ref); err != nil {
+		return err
+	} else if why != "" {
+		return fail(why)
+	}
+	at := sn.TakenAt
+	label := providers.Label{Install: s.install, Box: b.ID, Snapshot: sn.ID, KeptUntil: sn.KeptUntil, ResetVersion: *sn.ForkSafe,
+		Held: sn.Ref, SnapshotAt: &at, Kind: b.Kind}
+	rec := opRecorder{s, op}
+	prog, err := hc.HoldCopy(ctx, ref, label, providers.HeldCopyClone, rec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fail(reason(err))
+	}
+	if prog.Remade {
+		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyStarted, System("a held copy is never trusted before it is a template"),
+			fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", sn.Name), sn.ID, op.ID, nil)
+	}
+	cp := *prog.Copy
+	if !prog.Template {
+		for _, st := range []struct {
+			step string
+			hc   providers.HeldCopyStep
+		}{{StepCopyDisarm, providers.HeldCopyDisarm}, {StepCopyTemplate, providers.HeldCopyTemplate}} {
+			if err := s.step(ctx, op, st.step); err != nil {
+				return err
+			}
+			if _, err := hc.HoldCopy(ctx, cp, label, st.hc, rec); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fail(reason(err))
+			}
+		}
+	}
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("HeldSetCopy"), sn.ID, cp.Guest.Ref, cp.Guest.Host); err != nil {
+		return fmt.Errorf("record the held copy of %s: %w", sn.ID, err)
+	}
+	words := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", sn.Name, cp.Guest.Ref, cp.Guest.Host)
+	if sn.Holds == string(providers.HoldsDiskAndMemory) {
+		words += "; the copy holds the disk only"
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), words, sn.ID, op.ID, nil)
+	return nil
+}
+
+// copyRoom says why a held copy does not fit on its storage, or "": a
+// held copy's room is a take's, sized as the plan's Keep says (unit 8).
+func (s *Service) copyRoom(ctx context.Context, b *Box, be Backend, ref providers.SnapshotRef) (string, error) {
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return "", err
+	}
+	plan, err := be.Snap.PlanSnapshots(ctx, ref.Guest, nil)
+	var locked *providers.LockedError
+	if err != nil && !errors.As(err, &locked) {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "boxsnap could not read its storage: " + reason(err), nil
+	}
+	if plan.Keep.Bytes == nil || plan.Storage.FreeBytes <= 0 && plan.Storage.PercentFull <= 0 {
+		return "", nil
+	}
+	need := *plan.Keep.Bytes
+	full := plan.Storage.PercentFull
+	total := float64(plan.Storage.FreeBytes)
+	if full < 100 {
+		total = float64(plan.Storage.FreeBytes) / (1 - full/100)
+	}
+	// What boxsnap may use: the room below "Refuse new snapshots when a
+	// host's storage is past".
+	room := int64(total*float64(st.RoomPercent)/100 - total*full/100)
+	if room < 0 {
+		room = 0
+	}
+	if need <= room {
+		return "", nil
+	}
+	host := ref.Guest.Host
+	if host == "" {
+		host = b.Host
+	}
+	return fmt.Sprintf("%s has %s free, and it needs %s", host, GB(room), GB(need)), nil
+}
+
+// reason is an error's words for a person, as a refusal says them.
+func reason(err error) string {
+	if r, ok := AsRefusal(err); ok {
+		return r.Words
+	}
+	var pr *providers.RefusedError
+	if errors.As(err, &pr) {
+		return pr.Why
+	}
+	return err.Error()
+}
+
+// releaseStopped ends a release that stopped before any guest went: the box
+// is ready again, so the person can Release again or "Release and delete
+// it", and the box log says why.
+func (s *Service) releaseStopped(ctx context.Context, op *Operation, b *Box, words string) error {
+	if _, err := s.st.Pool.Exec(context.WithoutCancel(ctx), s.st.Q("CoreBoxSetState"), b.ID, "ready"); err != nil {
+		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words+". Nothing kept was deleted.", "", op.ID, nil)
+	return s.finish(ctx, op, OpFailed, nil, words, "nothing kept was deleted")
+}
+
+// releaseEarlier deletes the box's earlier guests at its release, after
+// their kept snapshots' held copies are made, with the snapshots left on
+// them (section 2: "it is deleted ... at the box's release").
+func (s *Service) releaseEarlier(ctx context.Context, op *Operation, b *Box, be Backend) error {
+	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return err
+	}
+	done := map[string]bool{}
+	for _, sn := range all {
+		if sn.Guest != "earlier" || sn.GuestRef == nil {
+			continue
+		}
+		ref := *sn.GuestRef
+		if !done[ref] {
+			g := refOf(sn, b).Guest
+			if err := be.Boxes.Release(ctx, g); err != nil {
+				return fmt.Errorf("delete %s's earlier guest %s: %w", b.Name, ref, err)
+			}
+			done[ref] = true
+		}
+		if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotDelete"), sn.ID); err != nil {
+			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
+		}
+		s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its box was released"),
+			fmt.Sprintf("‘%s’ (%s), with %s's earlier guest", sn.Name, sn.ID, b.Name), sn.ID, op.ID, nil)
+	}
+	return nil
+}

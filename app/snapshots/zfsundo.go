@@ -1,0 +1,85 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// isCopyStep reports whether step is one of a held copy's.
+func isCopyStep(step string) bool { return strings.HasPrefix(step, "copy-") }
+
+func indexOf(order []providers.RestoreStep, step providers.RestoreStep) int {
+	for i, s := range order {
+		if s == step {
+			return i
+		}
+	}
+	return 0
+}
+
+// takeHeldUndo takes a ZFS restore's undo: the held copy of the stopped
+// guest (section 2, "The ZFS order"), recorded as this restore's undo, which
+// lives in the copy and is undone by a swap. Its steps, clone, disarm and
+// template, are each recorded before they run; a restart at any of them
+// makes the copy again from its clone step, which uses a copy already a
+// template and never trusts one that is not.
+func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
+	hc, ok := be.Snap.(providers.HeldCopier)
+	if !ok {
+		return nil, fmt.Errorf("%s makes no held copies: %w", be.Label, providers.ErrUnsupported)
+	}
+	undo, err := s.recordUndo(ctx, op, b, be)
+	if err != nil || undo.State == StateReady {
+		return undo, err
+	}
+	start := s.now()
+	at := start
+	label := providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID, Held: "guest", SnapshotAt: &at, Kind: b.Kind}
+	rec := opRecorder{s, op}
+	source := providers.SnapshotRef{ID: undo.ID, Guest: guestOf(b)}
+	if err := s.step(ctx, op, StepCopyClone); err != nil {
+		return nil, err
+	}
+	prog, err := hc.HoldCopy(ctx, source, label, providers.HeldCopyClone, rec)
+	if err == nil && !prog.Template {
+		for _, st := range []struct {
+			step string
+			hc   providers.HeldCopyStep
+		}{{StepCopyDisarm, providers.HeldCopyDisarm}, {StepCopyTemplate, providers.HeldCopyTemplate}} {
+			if err = s.step(ctx, op, st.step); err != nil {
+				return nil, err
+			}
+			if _, err = hc.HoldCopy(ctx, *prog.Copy, label, st.hc, rec); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		state := StateFailed
+		if errors.Is(err, providers.ErrIncomplete) {
+			state = StateIncomplete
+		}
+		_ = s.moveState(ctx, s.st.Pool, undo, state, err.Error())
+		return nil, err
+	}
+	cp := prog.Copy.Guest
+	taken := providers.SnapshotTaken{Ref: "guest", Storage: prog.Copy.Storage, CapturedAt: start, Holds: providers.HoldsDisk,
+		ResetVersion: prog.ResetVersion}
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start)); err != nil {
+		return nil, err
+	}
+	if _, err := s.st.Pool.Exec(ctx, s.st.Q("HeldSetCopy"), undo.ID, cp.Ref, cp.Host); err != nil {
+		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
+	}
+	undo.State = StateReady
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, callerOf(op), fmt.Sprintf("‘%s’ (%s), the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in",
+		undo.Name, undo.ID, cp.Ref, cp.Host), undo.ID, op.ID, nil)
+	return undo, nil
+}

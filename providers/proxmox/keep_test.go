@@ -1,0 +1,171 @@
+package proxmox_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers/proxmox"
+	"github.com/boxsnap/boxsnap/providers/pvesim"
+)
+
+// keepDone keeps a snapshot for the setting's days and waits.
+func keepDone(t testing.TB, env *coretest.Env, box, id string) *snapshots.Snapshot {
+	t.Helper()
+	ctx := context.Background()
+	op, err := env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id})
+	must(t, err)
+	if got := env.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("keep %s: %s %s", id, got.State, deref(got.Error))
+	}
+	sn, _, err := env.Core.Snapshot(ctx, snapshots.Owner(), id)
+	must(t, err)
+	return sn
+}
+
+// heldCopies are the templates in boxsnap's range that carry a held copy's
+// label, by the snapshot they copy.
+func heldCopies(t testing.TB, e *simEnv) map[string]pvesim.GuestInfo {
+	t.Helper()
+	out := map[string]pvesim.GuestInfo{}
+	for id := proxmox.DefaultVMIDFirst; id < proxmox.DefaultVMIDFirst+50; id++ {
+		g, err := e.sim.Guest(id)
+		if err != nil {
+			continue
+		}
+		if l, ok := proxmox.ParseLabel(g.Config["description"]); ok && l.Held != "" {
+			out[l.Snapshot] = g
+		}
+	}
+	return out
+}
+
+// TestG15KeptOutlivesRelease: keep, release, restart boxsnap, then fork the
+// kept snapshot and read what was written before the take (section 7, G15).
+// The simulator holds a guest's disk as the bytes written to it, so the
+// fork's disk is checked by that count.
+func TestG15KeptOutlivesRelease(t *testing.T) {
+	t.Parallel()
+	e := newSim(t, simOpts{})
+	pool := dbtest.New(t)
+	env := buildCore(t, pool, e, "", nil)
+	ctx := context.Background()
+	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
+	must(t, e.sim.Write(lxcThin, 2*gib))
+	atTake := written(t, e, lxcThin)
+	kept := takeDone(t, env, snapshots.Owner(), "amber-fox", "before the upgrade")
+	plain := takeDone(t, env, snapshots.Owner(), "amber-fox", "plain")
+	must(t, e.sim.Write(lxcThin, 3*gib)) // after the take: not in the kept snapshot
+	kept = keepDone(t, env, "amber-fox", kept.ID)
+
+	op, err := env.Core.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	must(t, err)
+	if got := env.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("release: %s %s", got.State, deref(got.Error))
+	}
+	if _, err := e.sim.Guest(lxcThin); err == nil {
+		t.Fatalf("the released guest %d is still there", lxcThin)
+	}
+	copies := heldCopies(t, e)
+	cp, ok := copies[kept.ID]
+	if !ok || len(copies) != 1 {
+		t.Fatalf("held copies after the release: %v; want one, of %s", copies, kept.ID)
+	}
+	if !cp.Template || cp.OnBoot || !strings.Contains(cp.Config["net0"], "link_down=1") || cp.Pool != "" && cp.Pool != "boxsnap" {
+		t.Fatalf("the held copy is not inert: template %v onboot %v net0 %q", cp.Template, cp.OnBoot, cp.Config["net0"])
+	}
+	if cp.Written != atTake {
+		t.Fatalf("the held copy holds %d written, want %d (the snapshot's)", cp.Written, atTake)
+	}
+	if snapshotState(t, env, plain.ID) != "gone" {
+		t.Fatalf("the unkept snapshot outlived the release")
+	}
+
+	env.Stop()
+	again := buildCore(t, pool, e, "", nil)
+	sn, _, err := again.Core.Snapshot(ctx, snapshots.Owner(), kept.ID)
+	must(t, err)
+	if sn.Guest != "held-copy" || sn.State != snapshots.StateReady || sn.KeptUntil == nil || sn.BoxGoneAt == nil {
+		t.Fatalf("the kept snapshot after the release and a restart: %+v", sn)
+	}
+	fop, err := again.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "amber-fox", Snapshot: kept.ID, Name: "amber-fox-again"})
+	must(t, err)
+	got := again.Wait(t, fop)
+	if got.State != snapshots.OpDone {
+		t.Fatalf("fork of the kept snapshot: %s %s", got.State, deref(got.Error))
+	}
+	fork, err := again.Core.Box(ctx, snapshots.Owner(), "amber-fox-again")
+	must(t, err)
+	if fork.ThreadID != nil {
+		t.Fatalf("a kept snapshot of a released box forks as one of the person's machines, not thread %s", *fork.ThreadID)
+	}
+	var vmid int
+	for _, c := range fork.GuestRef {
+		vmid = vmid*10 + int(c-'0')
+	}
+	fg, err := e.sim.Guest(vmid)
+	must(t, err)
+	if fg.Written != atTake || fg.Template || !fg.Running {
+		t.Fatalf("the fork: written %d (want %d, what was on the disk at the take), template %v, running %v", fg.Written, atTake, fg.Template, fg.Running)
+	}
+	if strings.Contains(fg.Config["net0"], "link_down=1") || !fg.OnBoot {
+		t.Fatalf("the fork is not re-armed: onboot %v, net0 %q", fg.OnBoot, fg.Config["net0"])
+	}
+}
+
+// TestReleaseStopsWhenACopyFails: with too little room for the held copy,
+// the release stops with section 7's words, deletes nothing, and the box can
+// be released again; "Release and delete it" then releases it.
+func TestReleaseStopsWhenACopyFails(t *testing.T) {
+	t.Parallel()
+	e := newSim(t, simOpts{})
+	env := newCore(t, e, "", nil)
+	ctx := context.Background()
+	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
+	kept := takeDone(t, env, snapshots.Owner(), "amber-fox", "Thu 09:15")
+	plain := takeDone(t, env, snapshots.Owner(), "amber-fox", "plain")
+	keepDone(t, env, "amber-fox", kept.ID)
+	must(t, e.sim.FillStorage("pve-1", "local-lvm", 84))
+
+	op, err := env.Core.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	must(t, err)
+	got := env.Wait(t, op)
+	want := "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 5.4 GB free, and it needs 8.6 GB)"
+	if got.State != snapshots.OpFailed || deref(got.Error) != want {
+		t.Fatalf("release with no room: %s %q; want failed %q", got.State, deref(got.Error), want)
+	}
+	g, err := e.sim.Guest(lxcThin)
+	if err != nil || len(g.Snapshots) != 2 {
+		t.Fatalf("after the stopped release: guest %v, %d snapshots; want both still there", err, len(g.Snapshots))
+	}
+	for _, id := range []string{kept.ID, plain.ID} {
+		if st := snapshotState(t, env, id); st != snapshots.StateReady {
+			t.Fatalf("%s is %s after the stopped release", id, st)
+		}
+	}
+	if len(heldCopies(t, e)) != 0 {
+		t.Fatalf("a held copy was left")
+	}
+	b, err := env.Core.Box(ctx, snapshots.Owner(), "amber-fox")
+	must(t, err)
+	if b.State != "ready" {
+		t.Fatalf("the box is %s after the stopped release; want ready, to release again", b.State)
+	}
+	if _, err := env.Core.ReleaseBoxDeletingKept(ctx, snapshots.Caller{Kind: snapshots.CallerAgent, Thread: "th000000000000"}, "amber-fox", ""); err == nil {
+		t.Fatalf("an agent deleted what the person kept")
+	}
+	op, err = env.Core.ReleaseBoxDeletingKept(ctx, snapshots.Owner(), "amber-fox", "")
+	must(t, err)
+	if got := env.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("release and delete it: %s %s", got.State, deref(got.Error))
+	}
+	if _, err := e.sim.Guest(lxcThin); err == nil {
+		t.Fatalf("the guest outlived “Release and delete it”")
+	}
+	if snapshotState(t, env, kept.ID) != "gone" {
+		t.Fatalf("the kept snapshot outlived “Release and delete it”")
+	}
+}

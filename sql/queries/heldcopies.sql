@@ -1,0 +1,26 @@
+-- Held copies, swaps and earlier guests (issue 11; specification sections 2 and 7).
+
+-- name: HeldSetCopy
+-- The snapshot now lives in its held copy: a template guest of its own,
+-- which holds the disk only.
+UPDATE snapshots SET guest = 'held-copy', guest_ref = $2, host = $3, holds = 'disk', state_at = now()
+WHERE id = $1;
+
+-- name: HeldSetWhere
+-- The reconcile found a snapshot where its record did not say.
+UPDATE snapshots SET guest = $2, guest_ref = $3 WHERE id = $1;
+
+-- name: HeldToEarlier
+-- A swap: the box's snapshots on its current guest stay on that guest,
+-- which becomes the box's earlier guest.
+UPDATE snapshots SET guest = 'earlier', guest_ref = $2
+WHERE box_id = $1 AND guest = 'current';
+
+-- name: HeldBoxSwap
+-- A swap gives the box a new guest, its next generation.
+UPDATE boxes SET guest_ref = $2, host = $3, generation = generation + 1 WHERE id = $1 AND guest_ref <> $2
+RETURNING generation;
+
+-- name: HeldEarlierInUse
+-- How many snapshots still live on one earlier guest of a box.
+SELECT count(*) FROM snapshots WHERE box_id = $1 AND guest = 'earlier' AND guest_ref = $2 AND state <> 'deleting';
