@@ -96,8 +96,11 @@ func gooseProvider(pool *pgxpool.Pool) (*goose.Provider, func(), error) {
 		return nil, nil, fmt.Errorf("app migrations: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
+	// Each piece of work has its own range of numbers, so a database may
+	// hold a later range's migration before an earlier range's lands: those
+	// are applied out of order rather than refused.
 	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations,
-		goose.WithTableName("boxsnap_migrations"))
+		goose.WithTableName("boxsnap_migrations"), goose.WithAllowOutofOrder(true))
 	if err != nil {
 		_ = db.Close()
 		return nil, nil, fmt.Errorf("app migrations: %w", err)
