@@ -136,6 +136,7 @@ func (s *Service) deleteNow(ctx context.Context, op *Operation, sn *Snapshot, b 
 		words = fmt.Sprintf("‘%s’ (%s), freed %s, %s", sn.Name, sn.ID, GB(*f), why)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
+	s.dropEarlierIfEmpty(ctx, sn, b, be)
 	return nil
 }
 

@@ -91,7 +91,10 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		if s.Guest == "earlier" {
 			return refuse(CodePlan, http.StatusConflict, "‘%s’ is on %s's earlier guest: fork only.", s.Name, s.BoxName)
 		}
-		return refuse(CodePlan, http.StatusConflict, "‘%s’ is a held copy: fork it instead.", s.Name)
+		if s.UndoOf == nil {
+			return refuse(CodePlan, http.StatusConflict, "‘%s’ is a held copy: fork it instead.", s.Name)
+		}
+		// A ZFS restore's undo is a held copy: its restore is a swap.
 	}
 	// A snapshot without the identity reset neither forks nor is kept
 	// (section 9).

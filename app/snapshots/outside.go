@@ -161,6 +161,10 @@ func (s *Service) scanBackend(ctx context.Context, be Backend, tasks []providers
 		switch kind {
 		case EvRestoredOutside:
 			rep.Restored++
+			// Then the box is set straight, as after boxsnap's own (section 4).
+			if err := s.straightAfterOutside(ctx, b); err != nil {
+				s.logger.Warn("set straight after a restore made outside", "box", b.Name, "err", err)
+			}
 		case EvRestoreOutsideFailed:
 			rep.RestoreFailed++
 		case EvRestoreOutsideRun:

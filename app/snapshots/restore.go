@@ -185,6 +185,11 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		return nil, &Refusal{Code: CodeGuard, Status: http.StatusConflict,
 			Words: fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", b.Name, w)}
 	}
+	if sn.Guest == "held-copy" {
+		// A swap: the current guest stays, as the box's earlier guest, in
+		// place of an undo (section 2, "Undoing a ZFS restore is a swap").
+		req.NoUndo = true
+	}
 	if !req.NoUndo {
 		if plan.Restore.Undo == providers.UndoNone {
 			return nil, refuse(CodePlan, http.StatusConflict, "No undo can be taken of %s on %s, so it is not restored.", b.Name, be.Label)
@@ -216,7 +221,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			}
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: restoreOrder(plan),
+			RequestID: req.RequestID, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
 				Guard: guard, Undo: plan.Restore.Undo}})
 		if err != nil {
 			return err
@@ -319,6 +324,23 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’; undo ‘%s’", sn.Name, undo.Name), sn.ID, op.ID, nil)
 				asked = true
 			}
+		case providers.StepAccess:
+			// Step 9: the box set straight, its access first (G8).
+			if err := s.setStraight(ctx, op.ID, b, be, "the restore"); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), "the box is restored but stopped, and its access may be its snapshot's")
+			}
+		case providers.StepAdopt, providers.StepEarlier:
+			nb, err := s.swapStep(ctx, op, b, sn, be, step)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), "the box may be stopped")
+			}
+			b = nb
 		default:
 			if !asked {
 				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’", sn.Name), sn.ID, op.ID, nil)
@@ -356,6 +378,12 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 		op.UndoID = op2.UndoID
 	}
 	replaced := s.replaceUndos(ctx, op, b, be, sn.ID)
+	if sn.Guest == "held-copy" && b.GuestRef != "" {
+		// The copy is the box's guest now: its template goes.
+		if err := s.deleteNow(ctx, op, sn, b, be, System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
+			s.logger.Warn("delete a swapped-in held copy", "snapshot", sn.ID, "err", err)
+		}
+	}
 	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: size, Processes: true, BoxState: "running", Replaced: replaced}
 	if op.UndoID != nil {
 		if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {

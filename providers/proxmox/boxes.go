@@ -207,36 +207,6 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// AdoptCopy makes a new guest for the same box from a held copy: a full
-// clone, re-armed with the box's MAC addresses and SMBIOS, onboot set and
-// links up, before its first start (section 2, "Cloning a held copy re-arms
-// the clone").
-func (b *Backend) AdoptCopy(ctx context.Context, cp providers.SnapshotRef, box providers.BoxIdentity, id providers.GuestIdentity, rec providers.Recorder) (providers.Guest, error) {
-	g, err := b.clone(ctx, cp.Guest, "", box.Name, guestLabel(box), true, rec)
-	if err != nil {
-		return g, err
-	}
-	conf, err := b.readConfig(ctx, g, "")
-	if err != nil {
-		return g, err
-	}
-	params := map[string]any{"onboot": 1, "digest": str(conf.raw["digest"])}
-	for i, k := range netKeys(conf.raw) {
-		v := withLink(str(conf.raw[k]), false)
-		if i < len(id.MACs) {
-			v = macRE.ReplaceAllString(v, id.MACs[i])
-		}
-		params[k] = v
-	}
-	if g.Kind != KindLXC && id.SMBIOS != "" {
-		params["smbios1"] = id.SMBIOS
-	}
-	if _, err := b.api.put(ctx, guestPath(g)+"/config", params); err != nil {
-		return g, fmt.Errorf("re-arm %s: %w", g.Ref, err)
-	}
-	return g, nil
-}
-
 // Acquire adopts an existing guest by its VMID, or clones a template VMID
 // into a new VMID of boxsnap's range and starts it.
 func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (providers.Guest, error) {

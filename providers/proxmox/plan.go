@@ -269,7 +269,9 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 
 	// The restore.
 	plan.Restore = b.restorePlan(g, st, conf, takes)
-	if snap != nil && takes && plan.Restore.Way != providers.WayNone {
+	if snap != nil && snap.Where == "held-copy" {
+		b.swapPlan(ctx, g, conf, &plan)
+	} else if snap != nil && takes && plan.Restore.Way != providers.WayNone {
 		if err := b.planTarget(ctx, g, snap, st, &plan); err != nil {
 			return plan, err
 		}

@@ -24,3 +24,7 @@ RETURNING generation;
 -- name: HeldEarlierInUse
 -- How many snapshots still live on one earlier guest of a box.
 SELECT count(*) FROM snapshots WHERE box_id = $1 AND guest = 'earlier' AND guest_ref = $2 AND state <> 'deleting';
+
+-- name: HeldOpSetGuests
+-- A swap records its guests on its operation before it changes one.
+UPDATE operations SET guests = $2 WHERE id = $1;

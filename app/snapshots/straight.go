@@ -1,0 +1,199 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// EvSetStraight is the box log's event for a box set straight after a
+// restore, boxsnap's own or one made outside it (section 5, step 9).
+const EvSetStraight = "set-straight"
+
+// accessOf is what the box holds of boxsnap's now.
+func (s *Service) accessOf(b *Box) providers.Access {
+	a := providers.Access{Box: providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install}, Generation: b.Generation}
+	if b.ThreadID != nil {
+		a.Thread = *b.ThreadID
+	}
+	for _, w := range b.Presence.Workspaces {
+		a.Threads = append(a.Threads, w.Thread)
+	}
+	return a
+}
+
+// withAccess puts the step that sets the box straight into a restore's
+// order, before the box starts, where the backend can (G8: access first).
+func withAccess(order []providers.RestoreStep, be Backend) []providers.RestoreStep {
+	if _, ok := be.Snap.(providers.Straightener); !ok {
+		return order
+	}
+	out := make([]providers.RestoreStep, 0, len(order)+1)
+	put := false
+	for _, st := range order {
+		if st == providers.StepStart && !put {
+			out = append(out, providers.StepAccess)
+			put = true
+		}
+		out = append(out, st)
+	}
+	if !put {
+		out = append(out, providers.StepAccess)
+	}
+	return out
+}
+
+// setStraight writes the box's access back as it is now, and its labels,
+// and says in the box log what it set straight (section 5, step 9). A lock
+// the host left, which boxsnap cannot clear, is said with the host's
+// command. opID is the restore's, or "" after a restore made outside.
+func (s *Service) setStraight(ctx context.Context, opID string, b *Box, be Backend, after string) error {
+	st, ok := be.Snap.(providers.Straightener)
+	if !ok {
+		return nil
+	}
+	did, err := st.SetStraight(ctx, guestOf(b), s.accessOf(b))
+	var locked *providers.LockedError
+	switch {
+	case errors.As(err, &locked):
+		words := fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, locked.Lock.Lock, strings.TrimSuffix(locked.Lock.Fix, "."))
+		if len(did) > 0 {
+			words = "set straight after " + after + ": " + strings.Join(did, " and ") + ". " + words
+		}
+		s.log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
+		return nil
+	case err != nil:
+		return err
+	}
+	words := "set straight after " + after + ": nothing had changed"
+	if len(did) > 0 {
+		words = "set straight after " + after + ": " + strings.Join(did, " and ") + " brought back to what the box holds now"
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
+	return nil
+}
+
+// swapGuests is what a swap records on its operation before it changes a
+// guest, so a restart goes on with the same guests: the old guest, the
+// identity it passes on, and the new guest once it is made.
+type swapGuests struct {
+	Old      providers.Guest         `json:"old"`
+	Identity providers.GuestIdentity `json:"identity"`
+	New      *providers.Guest        `json:"new,omitempty"`
+}
+
+// swapStep runs one step of a swap (section 2, "Undoing a ZFS restore is a
+// swap"), and answers the box as it is after it.
+func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *Snapshot, be Backend, step providers.RestoreStep) (*Box, error) {
+	hc, ok1 := be.Snap.(providers.HeldCopier)
+	sw, ok2 := be.Snap.(providers.Swapper)
+	if !ok1 || !ok2 {
+		return b, fmt.Errorf("%s makes no swaps: %w", be.Label, providers.ErrUnsupported)
+	}
+	cur, err := s.opByQuery(ctx, s.st.Pool, "CoreOpByID", op.ID)
+	if err != nil {
+		return b, err
+	}
+	var g swapGuests
+	if len(cur.Guests) > 0 {
+		_ = json.Unmarshal(cur.Guests, &g)
+	}
+	record := func() error {
+		raw, _ := json.Marshal(g)
+		_, err := s.st.Pool.Exec(ctx, s.st.Q("HeldOpSetGuests"), op.ID, raw)
+		return err
+	}
+	box := providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install}
+	switch step {
+	case providers.StepAdopt:
+		if g.Old.Ref == "" {
+			id, err := sw.GuestIdentity(ctx, guestOf(b))
+			if err != nil {
+				return b, fmt.Errorf("read %s's identity: %w", b.Name, err)
+			}
+			g = swapGuests{Old: guestOf(b), Identity: id}
+			if err := record(); err != nil {
+				return b, err
+			}
+		}
+		if g.New != nil {
+			return b, nil
+		}
+		ng, err := hc.AdoptCopy(ctx, refOf(target, b), box, g.Identity, opRecorder{s, op})
+		if err != nil {
+			return b, err
+		}
+		g.New = &ng
+		return b, record()
+	case providers.StepEarlier:
+		if g.New == nil {
+			return b, errors.New("the swap has no new guest on record")
+		}
+		if err := sw.MakeEarlier(ctx, g.Old, box); err != nil {
+			return b, err
+		}
+		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, s.st.Q("HeldToEarlier"), b.ID, g.Old.Ref); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, s.st.Q("HeldBoxSwap"), b.ID, g.New.Ref, g.New.Host)
+			return err
+		})
+		if err != nil {
+			return b, fmt.Errorf("record the swap of %s: %w", b.Name, err)
+		}
+		nb, err := s.boxByID(ctx, s.st.Pool, b.ID)
+		if err != nil {
+			return b, err
+		}
+		n := 0
+		_ = s.st.Pool.QueryRow(ctx, s.st.Q("HeldEarlierInUse"), b.ID, g.Old.Ref).Scan(&n)
+		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), fmt.Sprintf("guest %s is %s's earlier guest now, disarmed, with %d snapshots: fork only; its new guest is %s, with its MAC addresses",
+			g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
+		return nb, nil
+	}
+	return b, fmt.Errorf("swap step %q: %w", step, providers.ErrUnsupported)
+}
+
+// dropEarlierIfEmpty deletes a box's earlier guest once its last snapshot
+// has gone (section 2: "it is deleted when its last snapshot goes").
+func (s *Service) dropEarlierIfEmpty(ctx context.Context, sn *Snapshot, b *Box, be Backend) {
+	if sn.Guest != "earlier" || sn.GuestRef == nil || b == nil {
+		return
+	}
+	var n int
+	if err := s.st.Pool.QueryRow(ctx, s.st.Q("HeldEarlierInUse"), b.ID, *sn.GuestRef).Scan(&n); err != nil || n > 0 {
+		return
+	}
+	g := refOf(sn, b).Guest
+	if err := be.Boxes.Release(ctx, g); err != nil {
+		s.logger.Warn("delete an earlier guest with no snapshots", "box", b.Name, "guest", g.Ref, "err", err)
+		return
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its last snapshot went"), fmt.Sprintf("%s's earlier guest %s, with no snapshot left on it", b.Name, g.Ref), "", "", nil)
+}
+
+// straightAfterOutside sets a box straight after a restore made outside
+// boxsnap, unless one of boxsnap's operations runs on it (which sets it
+// straight itself when it is a restore, and must not be raced).
+func (s *Service) straightAfterOutside(ctx context.Context, b *Box) error {
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return err
+	}
+	var active int
+	if err := s.st.Pool.QueryRow(ctx, s.st.Q("CoreOpActiveOnBox"), b.ID, "").Scan(&active); err != nil {
+		return err
+	}
+	if active > 0 {
+		return nil
+	}
+	return s.setStraight(ctx, "", b, be, "the restore made outside boxsnap")
+}
