@@ -155,6 +155,12 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	if sn.BoxID != b.ID {
 		return nil, refuse(CodePlan, http.StatusConflict, "‘%s’ is a snapshot of %s: fork it instead.", sn.Name, sn.BoxName)
 	}
+	if sn.Guest == "earlier" {
+		// Its guest is not the box's: only its own words say why (step 1).
+		if err := Eligible(sn, ChangeRestore, nil, s.now(), s.TimeZone(ctx)); err != nil {
+			return nil, err
+		}
+	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
 		return nil, err

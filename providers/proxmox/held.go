@@ -239,6 +239,18 @@ func (b *Backend) dropCopy(ctx context.Context, g providers.Guest) error {
 	if err != nil {
 		return err
 	}
+	if conf.Lock == "create" || conf.Lock == "clone" {
+		// Proxmox lists a clone's task under its source's VMID only: wait
+		// for the node's clones still running, then read the copy again.
+		if err := b.waitClones(ctx, g); err != nil {
+			return err
+		}
+		if conf, err = b.readConfig(ctx, g, ""); errors.Is(err, providers.ErrNotFound) {
+			return nil // the clone failed, and Proxmox removed its target
+		} else if err != nil {
+			return err
+		}
+	}
 	if !conf.Template && conf.Lock == "" {
 		if _, err := b.api.put(ctx, guestPath(g)+"/config", disarmParams(g, conf)); err != nil && !errors.Is(err, providers.ErrNotFound) {
 			return fmt.Errorf("disarm %s: %w", g.Ref, err)
@@ -296,4 +308,27 @@ next:
 		keep = append(keep, t)
 	}
 	return strings.Join(keep, ";")
+}
+
+// waitClones waits for every clone task still running on g's node.
+func (b *Backend) waitClones(ctx context.Context, g providers.Guest) error {
+	typ := "qmclone"
+	if g.Kind == KindLXC {
+		typ = "vzclone"
+	}
+	var active []struct {
+		UPID string `json:"upid"`
+	}
+	if err := b.api.get(ctx, fmt.Sprintf("/nodes/%s/tasks?typefilter=%s&source=active", g.Host, typ), &active); err != nil {
+		return err
+	}
+	for _, t := range active {
+		if _, err := b.api.wait(ctx, t.UPID, nil); err != nil {
+			var te *TaskError
+			if !errors.As(err, &te) {
+				return err
+			}
+		}
+	}
+	return nil
 }

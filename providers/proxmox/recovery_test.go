@@ -33,6 +33,7 @@ const (
 	workerURL  = "BOXSNAP_PVE_URL"
 	workerCA   = "BOXSNAP_PVE_CA"
 	workerRoot = "BOXSNAP_PVE_ROOT"
+	workerZFS  = "BOXSNAP_PVE_ZFS" // set: the ZFS order's switch is on
 )
 
 func runWorkerProcess() int {
@@ -46,7 +47,8 @@ func runWorkerProcess() int {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	be, err := proxmox.New(proxmox.Config{ID: "pve-lab", URL: os.Getenv(workerURL), TokenID: tokenID, TokenSecret: tokenSecret,
-		CAFile: os.Getenv(workerCA), Install: install, PollEvery: 10 * time.Millisecond, Logger: logger})
+		CAFile: os.Getenv(workerCA), Install: install, PollEvery: 10 * time.Millisecond, Logger: logger,
+		ZFSOrderForLiveChecksOnly: os.Getenv(workerZFS) != ""})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -68,7 +70,7 @@ type worker struct {
 	log string
 }
 
-func startWorker(t *testing.T, e *simEnv, dsn, root string) *worker {
+func startWorker(t *testing.T, e *simEnv, dsn, root string, env ...string) *worker {
 	t.Helper()
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "ca.pem")
@@ -78,6 +80,7 @@ func startWorker(t *testing.T, e *simEnv, dsn, root string) *worker {
 	must(t, err)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), workerEnv+"=1", workerDSN+"="+dsn, workerURL+"="+e.url, workerCA+"="+ca, workerRoot+"="+root)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	must(t, cmd.Start())
 	w := &worker{cmd: cmd, log: logFile}

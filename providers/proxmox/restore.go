@@ -19,7 +19,7 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref pr
 	p := providers.RestoreProgress{Step: step}
 	switch step {
 	case providers.StepStop:
-		if err := b.Stop(ctx, g); err != nil {
+		if err := b.power(ctx, g, "stop", rec); err != nil {
 			return p, err
 		}
 		p.Done, p.Note = true, "stopped hard"
