@@ -256,3 +256,11 @@ func (s *Service) releaseEarlier(ctx context.Context, op *Operation, b *Box, be 
 	}
 	return nil
 }
+
+// preferHeld says whether a listing's h stands for its snapshot before prev,
+// the same snapshot listed elsewhere: a copy is never trusted over its
+// source, so a held copy that is not a template loses to the snapshot it was
+// made from (unit 8), and the first complete one listed stays.
+func preferHeld(h, prev providers.HeldSnapshot) bool {
+	return prev.Incomplete && !h.Incomplete
+}

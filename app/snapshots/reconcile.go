@@ -123,6 +123,9 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 	byID := make(map[string]providers.HeldSnapshot, len(held))
 	for _, h := range held {
 		if h.Label.Install == s.install && h.Label.Snapshot != "" {
+			if prev, ok := byID[h.Label.Snapshot]; ok && !preferHeld(h, prev) {
+				continue
+			}
 			byID[h.Label.Snapshot] = h
 		}
 	}
@@ -192,8 +195,8 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 		rep.Lost++
 		s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), fmt.Sprintf("‘%s’ (%s): %s", sn.Name, sn.ID, words), sn.ID, "", nil)
 	}
-	for _, h := range held {
-		if h.Label.Install != s.install || h.Label.Snapshot == "" || known[h.Label.Snapshot] {
+	for _, h := range byID {
+		if known[h.Label.Snapshot] {
 			continue
 		}
 		if err := s.recordAgain(ctx, be, h, now, rep); err != nil {
@@ -302,6 +305,13 @@ func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldS
 	}
 	if err != nil {
 		return err
+	}
+	if where != "current" {
+		// On a held copy or an earlier guest: the record says which guest.
+		if _, err := s.st.Pool.Exec(ctx, s.st.Q("HeldSetWhere"), sn.ID, where, h.Ref.Guest.Ref); err != nil {
+			return err
+		}
+		sn.Guest = where
 	}
 	words := fmt.Sprintf("‘%s’ (%s) is on %s with no record in boxsnap: recorded again, by unknown", sn.Name, sn.ID, host)
 	switch {

@@ -318,6 +318,45 @@ func TestG3OrphansQuarantined(t *testing.T) {
 	if rep.Kept+rep.Found+rep.Recorded+rep.Lost != 0 {
 		t.Fatalf("a second reconcile recorded again: %+v", rep)
 	}
+
+	// Held copies: a QEMU box's kept memory snapshot outlives its release
+	// as a held copy of its disk; with the records lost again, the
+	// reconcile finds the copy by its label, as kept, and it still forks.
+	adopt(t, fresh, "quiet-owl", proxmox.KindQEMU, qemuThin)
+	top, msn, err := fresh.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "quiet-owl", Name: "with memory", Memory: true})
+	must(t, err)
+	if got := fresh.Wait(t, top); got.State != snapshots.OpDone {
+		t.Fatalf("memory take: %s %s", got.State, deref(got.Error))
+	}
+	msn = keepDone(t, fresh, "quiet-owl", msn.ID)
+	rop, err := fresh.Core.ReleaseBox(ctx, snapshots.Owner(), "quiet-owl", "")
+	must(t, err)
+	if got := fresh.Wait(t, rop); got.State != snapshots.OpDone {
+		t.Fatalf("release of quiet-owl: %s %s", got.State, deref(got.Error))
+	}
+	if sn, _, err := fresh.Core.Snapshot(ctx, snapshots.Owner(), msn.ID); err != nil || sn.Guest != "held-copy" || sn.Holds != "disk" {
+		t.Fatalf("the kept memory snapshot after the release: %+v %v; want a held copy, holding the disk", sn, err)
+	}
+	fresh.Stop()
+	third := newCore(t, e, root, nil)
+	rep, err = third.Core.Reconcile(ctx)
+	must(t, err)
+	if rep.Kept < 3 || rep.Lost != 0 {
+		t.Fatalf("reconcile after the records are lost again: %+v; want the held copy kept beside the others", rep)
+	}
+	sn, _, err := third.Core.Snapshot(ctx, snapshots.Owner(), msn.ID)
+	must(t, err)
+	if sn.Guest != "held-copy" || sn.KeptUntil == nil || !sn.KeptUntil.Equal(*msn.KeptUntil) || sn.State != snapshots.StateReady || sn.ForkSafe == nil {
+		t.Fatalf("the held copy came back as %+v", sn)
+	}
+	fop, err := third.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: sn.BoxID, Snapshot: sn.ID, Name: "owl-again"})
+	must(t, err)
+	if got := third.Wait(t, fop); got.State != snapshots.OpDone {
+		t.Fatalf("fork of the found held copy: %s %s", got.State, deref(got.Error))
+	}
+	if n := len(heldCopies(t, e)); n != 1 {
+		t.Fatalf("%d held copies; the reconcile deletes none", n)
+	}
 }
 
 // restoreDone restores box to snapshot, with its undo, and waits.
@@ -342,7 +381,9 @@ func written(t testing.TB, e *simEnv, vmid int) int64 {
 // TestG4StorageRollback: on LVM-thin a restore to the oldest of three, with
 // its undo, loses nothing written before the stop; on ZFS an older target is
 // refused with the words, and with the switch on the newest restores with a
-// held copy of the stopped guest, every newer snapshot still there.
+// held copy of the stopped guest, every newer snapshot still there; its
+// Undo is a swap that leaves them on the earlier guest, found there again
+// after the records are lost.
 func TestG4StorageRollback(t *testing.T) {
 	t.Parallel()
 	t.Run("LVMThin", func(t *testing.T) {
@@ -413,6 +454,26 @@ func TestG4StorageRollback(t *testing.T) {
 		}
 		if copyInfo.Written != atThird+gib {
 			t.Fatalf("the held copy holds %d written, want %d", copyInfo.Written, atThird+gib)
+		}
+
+		// Undo is a swap (TestZFSUndoSwap checks the guests); the three
+		// snapshots stay on the earlier guest, and with the records lost the
+		// reconcile finds them there.
+		op := lastOp(t, env, "river-elk")
+		restoreDone(t, env, "river-elk", *op.UndoID)
+		env.Stop()
+		fresh := newCore(t, e, "", nil)
+		rep, err := fresh.Core.Reconcile(ctx)
+		must(t, err)
+		if rep.Kept+rep.Found+rep.Recorded != 3 {
+			t.Fatalf("reconcile after the swap, records lost: %+v; want the earlier guest's 3", rep)
+		}
+		for _, sn := range snaps {
+			got, _, err := fresh.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
+			must(t, err)
+			if got.Guest != "earlier" {
+				t.Fatalf("%s found again on %q, want the earlier guest", sn.ID, got.Guest)
+			}
 		}
 	})
 }

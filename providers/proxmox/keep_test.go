@@ -2,8 +2,12 @@ package proxmox_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
@@ -168,4 +172,94 @@ func TestReleaseStopsWhenACopyFails(t *testing.T) {
 	if snapshotState(t, env, kept.ID) != "gone" {
 		t.Fatalf("the kept snapshot outlived “Release and delete it”")
 	}
+}
+
+// TestG16HeldCopyRemade: boxsnap killed after a release's clone and before
+// the copy is a template, and the node rebooted at that moment (the
+// template task dies): the copy is not trusted; the new worker deletes it
+// and copies again, and the remade copy holds what the snapshot held; no
+// copy ever started (section 2, "A held copy"; G16).
+func TestG16HeldCopyRemade(t *testing.T) {
+	t.Parallel()
+	e := newSim(t, simOpts{durations: map[string]time.Duration{"vztemplate": 600 * time.Millisecond}})
+	dsn := dbtest.NewDSN(t)
+	pool, err := pgxpool.New(context.Background(), dsn)
+	must(t, err)
+	t.Cleanup(pool.Close)
+	root := t.TempDir()
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
+		t.Fatal(err)
+	}
+	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true,
+		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
+	must(t, err)
+	w := startWorker(t, e, dsn, root)
+	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
+	must(t, e.sim.Write(lxcThin, gib))
+	atTake := written(t, e, lxcThin)
+	kept := takeDone(t, env, snapshots.Owner(), "amber-fox", "kept")
+	must(t, e.sim.Write(lxcThin, gib))
+	keepDone(t, env, "amber-fox", kept.ID)
+
+	op, err := env.Core.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	must(t, err)
+	waitFor(t, "the release at the copy's template", func() bool {
+		got, err := env.Core.Operation(ctx, snapshots.Owner(), op.ID)
+		must(t, err)
+		return got.Step == snapshots.StepCopyTemplate
+	})
+	w.kill()
+	must(t, e.sim.RebootNode("pve-1"))
+	var first int
+	for vmid, g := range heldCopiesAll(t, e) {
+		if g.Template {
+			t.Fatalf("the copy %d became a template though its task died", vmid)
+		}
+		if g.Running {
+			t.Fatalf("the part-made copy %d started at the node's boot", vmid)
+		}
+		first = vmid
+	}
+	if first == 0 {
+		t.Fatalf("no part-made copy after the kill")
+	}
+	w = startWorker(t, e, dsn, root)
+	got := env.Wait(t, op)
+	if got.State != snapshots.OpDone {
+		log, _ := os.ReadFile(w.log)
+		t.Fatalf("the release after the kill: %s %q\n%s", got.State, deref(got.Error), log)
+	}
+	copies := heldCopies(t, e)
+	cp, ok := copies[kept.ID]
+	if !ok || len(copies) != 1 || !cp.Template || cp.Running || cp.Written != atTake {
+		t.Fatalf("after the release: copies %v; want one template holding %d written", copies, atTake)
+	}
+	remade := false
+	for _, ev := range boxLog(t, env, "amber-fox") {
+		if ev.Kind == snapshots.EvHeldCopyStarted && strings.Contains(ev.Words, "cut short before it was a template, so boxsnap deleted it and copied again") {
+			remade = true
+		}
+	}
+	if !remade {
+		t.Fatalf("the box log does not say the copy was made again")
+	}
+	if _, err := e.sim.Guest(lxcThin); err == nil {
+		t.Fatalf("the guest outlived its release")
+	}
+}
+
+// heldCopiesAll are the guests in boxsnap's range that carry a held copy's
+// label, templates or not, by VMID.
+func heldCopiesAll(t testing.TB, e *simEnv) map[int]pvesim.GuestInfo {
+	t.Helper()
+	out := map[int]pvesim.GuestInfo{}
+	for id := proxmox.DefaultVMIDFirst; id < proxmox.DefaultVMIDFirst+50; id++ {
+		if g, err := e.sim.Guest(id); err == nil {
+			if l, ok := proxmox.ParseLabel(g.Config["description"]); ok && l.Held != "" {
+				out[id] = g
+			}
+		}
+	}
+	return out
 }
