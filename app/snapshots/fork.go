@@ -86,7 +86,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	plan := providers.SnapshotPlan{Fork: providers.ForkPlan{OK: true}}
 	if b.State != "released" {
 		ref := refOf(sn, b)
-		if plan, err = be.Snap.PlanSnapshots(ctx, guestOf(b), &ref); err != nil {
+		if plan, err = s.planNow(ctx, b, be, &ref); err != nil {
 			return nil, s.planError(b, be, err)
 		}
 	}

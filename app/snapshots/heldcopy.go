@@ -10,7 +10,7 @@ import (
 
 // HeldQueries are the queries of held copies, swaps and earlier guests
 // (sql/queries/heldcopies.sql).
-var HeldQueries = []string{"HeldSetCopy", "HeldSetWhere", "HeldToEarlier", "HeldBoxSwap", "HeldEarlierInUse", "HeldOpSetGuests"}
+var HeldQueries = []string{"HeldSetCopy", "HeldSetWhere", "HeldToEarlier", "HeldBoxSwap", "HeldEarlierInUse", "HeldOpSetGuests", "HeldOpRunningOnBox"}
 
 // Steps of a held copy, each recorded before it runs (section 2, "A held
 // copy"). A release cut short at any of them makes that copy again from its

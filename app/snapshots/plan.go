@@ -30,7 +30,7 @@ func (s *Service) Plan(ctx context.Context, c Caller, boxRef, ref string) (*Box,
 		rr := refOf(sn, b)
 		r = &rr
 	}
-	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), r)
+	plan, err := s.planNow(ctx, b, be, r)
 	if err != nil {
 		return b, sn, plan, s.planError(b, be, err)
 	}

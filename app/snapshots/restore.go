@@ -166,7 +166,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		return nil, err
 	}
 	ref := refOf(sn, b)
-	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), &ref)
+	plan, err := s.planNow(ctx, b, be, &ref)
 	if err != nil {
 		return nil, s.planError(b, be, err)
 	}

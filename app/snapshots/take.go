@@ -90,7 +90,7 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), nil)
+	plan, err := s.planNow(ctx, b, be, nil)
 	if err != nil {
 		return nil, nil, s.planError(b, be, err)
 	}

@@ -28,3 +28,8 @@ SELECT count(*) FROM snapshots WHERE box_id = $1 AND guest = 'earlier' AND guest
 -- name: HeldOpSetGuests
 -- A swap records its guests on its operation before it changes one.
 UPDATE operations SET guests = $2 WHERE id = $1;
+
+-- name: HeldOpRunningOnBox
+-- The operation running on a box now, if any (not one waiting its turn).
+SELECT * FROM operations WHERE box_id = $1 AND state = 'running' AND step NOT IN ('waiting', 'queued')
+ORDER BY seq LIMIT 1;

@@ -1,0 +1,82 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// RunningOn answers the operation of boxsnap's running on the box now, or
+// nil: the box page shows its step in place of any lock its work holds.
+func (s *Service) RunningOn(ctx context.Context, b *Box) (*Operation, error) {
+	rows, err := s.st.Pool.Query(ctx, s.st.Q("HeldOpRunningOnBox"), b.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read %s's operations: %w", b.Name, err)
+	}
+	op, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Operation])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s's operations: %w", b.Name, err)
+	}
+	return op, nil
+}
+
+// planNow reads the backend's plan for b the way every admission and the
+// box page do (section 6, locks): a lock is the host's to clear, and said
+// with its command, only when it is seen on two reads with none of
+// boxsnap's operations running on the box; while one runs, the lock is that
+// work's own, so the plan answers without it (what is asked waits its turn,
+// and the backend waits for the task holding the lock).
+func (s *Service) planNow(ctx context.Context, b *Box, be Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error) {
+	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), ref)
+	var locked *providers.LockedError
+	for read := 1; errors.As(err, &locked); read++ {
+		op, rerr := s.RunningOn(ctx, b)
+		if rerr != nil {
+			return plan, rerr
+		}
+		if op != nil {
+			plan.Locked = nil // boxsnap's own work holds it
+			return plan, nil
+		}
+		if read == 2 {
+			return plan, err
+		}
+		plan, err = be.Snap.PlanSnapshots(ctx, guestOf(b), ref)
+	}
+	return plan, err
+}
+
+// LockNotice is what the box page says of a lock its host left on a box's
+// guest: the lock and the words with the host's command (section 6, G7).
+type LockNotice struct {
+	Lock  string `json:"lock"`
+	Words string `json:"words"`
+}
+
+// BoxLockNotice answers the box's lock notice: nil while one of boxsnap's
+// operations runs on the box, and set only when a lock is seen on two reads
+// of the guest with none running.
+func (s *Service) BoxLockNotice(ctx context.Context, c Caller, boxRef string) (*LockNotice, error) {
+	b, err := s.Box(ctx, c, boxRef)
+	if err != nil {
+		return nil, err
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.planNow(ctx, b, be, nil)
+	var locked *providers.LockedError
+	if !errors.As(err, &locked) {
+		return nil, nil
+	}
+	return &LockNotice{Lock: locked.Lock.Lock, Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, locked.Lock.Lock, strings.TrimSuffix(locked.Lock.Fix, "."))}, nil
+}
