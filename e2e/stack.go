@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -78,6 +80,10 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	}
 	if opts.StopTimeout == 0 {
 		opts.StopTimeout = 20 * time.Second
+	}
+	// A box's process runs as an unprivileged user, who must reach its folder.
+	if err := local.Passable(filepath.Dir(opts.LocalRoot), os.TempDir()); err != nil {
+		return nil, err
 	}
 	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, StopTimeout: opts.StopTimeout})
 	if err != nil {

@@ -59,6 +59,9 @@ func New(t testing.TB, opts Options) *Env {
 	pool := dbtest.New(t)
 	if opts.LocalRoot == "" {
 		opts.LocalRoot = t.TempDir()
+		if err := local.Passable(opts.LocalRoot, os.TempDir()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

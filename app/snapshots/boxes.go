@@ -164,6 +164,15 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 		return nil, refuse(CodeConflict, http.StatusConflict, "A box named %s exists already.", name)
 	}
 	spec.Box.Name, spec.Box.Kind = name, req.Kind
+	if spec.Adopt != "" {
+		rows, err := s.st.Pool.Query(ctx, s.st.Q("SecurityBoxByGuest"), b.ID, spec.Adopt)
+		if err != nil {
+			return nil, fmt.Errorf("adopt: %w", err)
+		}
+		if held, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box]); err == nil && len(held) > 0 {
+			return nil, refuse(CodeConflict, http.StatusConflict, "%s already holds that guest: release it first.", held[0].Name)
+		}
+	}
 	guest, err := b.Boxes.Acquire(ctx, spec)
 	if err != nil {
 		return nil, backendRefusal(fmt.Errorf("make box %s on %s: %w", name, b.ID, err), "The box was not made: ")

@@ -94,6 +94,12 @@ type Backend struct {
 
 	mu    sync.Mutex
 	procs map[string]*proc // running box processes, by box ID
+	// warnedUser is set once the log said a template's user cannot be
+	// switched to (boxsnap does not run as root).
+	warnedUser bool
+
+	bwrapOnce sync.Once
+	bwrap     string // bwrap's path when box processes run inside it
 
 	ratesMu sync.Mutex
 	cache   manifestCache
@@ -141,6 +147,15 @@ func New(cfg Config) (*Backend, error) {
 	for _, d := range []string{dirBoxes, dirState, dirSnapshots, dirContent, dirTmp, dirGroups} {
 		if err := os.MkdirAll(b.path(d), 0o700); err != nil {
 			return nil, fmt.Errorf("local backend: make %s: %w", d, err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		// A box's process runs as an unprivileged user: it must pass through
+		// to its own folder, without listing the others.
+		for _, d := range []string{b.root, b.path(dirBoxes)} {
+			if err := os.Chmod(d, 0o711); err != nil {
+				return nil, fmt.Errorf("local backend: %w", err)
+			}
 		}
 	}
 	for i := 0; i < 256; i++ {

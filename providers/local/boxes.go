@@ -254,7 +254,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 		return nil
 	}
 	if st.Command != "" {
-		if err := b.startLocked(dir, guest.Ref, st.Command); err != nil {
+		if err := b.startLocked(dir, guest.Ref, st); err != nil {
 			return fmt.Errorf("start box %s: %w", guest.Ref, err)
 		}
 	}
@@ -262,19 +262,42 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	return b.writeState(st)
 }
 
-func (b *Backend) startLocked(dir, box, command string) error {
+// startLocked starts the box's process: never as root (boxUser), in its own
+// session and process group, in the box's folder, with only the template's
+// environment and its limits, inside bubblewrap where it works.
+func (b *Backend) startLocked(dir, box string, st boxState) error {
+	who, err := b.boxUser(st.User)
+	if err != nil {
+		return err
+	}
+	if err := ownBy(dir, who); err != nil {
+		return fmt.Errorf("give the box's folder to %s: %w", who.name, err)
+	}
+	args, err := b.processArgs(dir, st.Command, st.Limits, who)
+	if err != nil {
+		return err
+	}
 	logf, err := os.OpenFile(b.path(dirState, box+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
 	// The process outlives the call's context: it is stopped by Stop only.
-	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
+	cmd.Env = envList(st.Env)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Setsid makes the process the leader of its own session and process
+	// group (pgid = pid), which Stop and pause signal as a whole.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if who.switchTo {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}
+	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
+		if errors.Is(err, fs.ErrPermission) && who.switchTo {
+			return &providers.RefusedError{Why: fmt.Sprintf("The box's user %s cannot reach the box's folder %s: every folder above it must let others pass (chmod o+x).", who.name, dir)}
+		}
 		return err
 	}
 	p := &proc{cmd: cmd, done: make(chan struct{})}

@@ -267,7 +267,7 @@ func TestAfterARestoreTheNextTakeReadsOnlyWhatChangedSince(t *testing.T) {
 
 func TestTakePausesTheRunningProcessGroupAndResumesIt(t *testing.T) {
 	t.Parallel()
-	e := setupAt(t, t.TempDir(), "while :; do date +%s%N > tick; done")
+	e := setupAt(t, passable(t), "while :; do date +%s%N > tick; done")
 	e.write(t, "a.txt", "a")
 	if err := e.b.Start(e.ctx, e.g); err != nil {
 		t.Fatal(err)
@@ -318,7 +318,7 @@ func TestTakePausesTheRunningProcessGroupAndResumesIt(t *testing.T) {
 
 func TestStopKillsAGroupThatIgnoresSIGTERM(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
+	root := passable(t)
 	b, err := New(Config{Root: root, NoSync: true, StopTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -17,3 +17,6 @@ ON CONFLICT (name) DO UPDATE SET backend_id = EXCLUDED.backend_id, kind = EXCLUD
 
 -- name: TemplateDelete
 DELETE FROM box_templates WHERE name = $1;
+
+-- name: SecurityBoxByGuest
+SELECT * FROM boxes WHERE backend_id = $1 AND guest_ref = $2 AND state <> 'released';

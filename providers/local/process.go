@@ -1,0 +1,203 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// DefaultBoxUser is the unprivileged user a box's process runs as when its
+// template names none and boxsnap runs as root: boxsnap makes it (useradd)
+// the first time it is needed, and says so in its log.
+const DefaultBoxUser = "boxsnap-box"
+
+// The bounds of a box's process when its template sets none (README,
+// "Security model"). Memory is RLIMIT_DATA (the heap and private mappings,
+// per process); processes is RLIMIT_NPROC (all processes of the box's
+// user); open files is RLIMIT_NOFILE (per process).
+const (
+	DefaultMemoryBytes = 4 << 30
+	DefaultProcesses   = 512
+	DefaultOpenFiles   = 1024
+)
+
+// runAs is who a box's process runs as.
+type runAs struct {
+	name     string
+	uid, gid uint32
+	// switchTo is set when boxsnap runs as root and switches to the user;
+	// otherwise the process runs as boxsnap's own (unprivileged) user.
+	switchTo bool
+}
+
+// boxUser resolves the user a box's process runs as: the template's, or
+// DefaultBoxUser, made when missing. It never answers root. Called with
+// b.mu held.
+func (b *Backend) boxUser(name string) (runAs, error) {
+	if os.Geteuid() != 0 {
+		me, err := user.Current()
+		if err != nil {
+			return runAs{}, fmt.Errorf("read boxsnap's own user: %w", err)
+		}
+		if name != "" && name != me.Username && !b.warnedUser {
+			b.warnedUser = true
+			b.log.Warn("boxsnap does not run as root, so a box's process runs as boxsnap's own user, not the template's", "user", me.Username, "template_user", name)
+		}
+		return runAs{name: me.Username, uid: uint32(os.Geteuid()), gid: uint32(os.Getegid())}, nil
+	}
+	if name == "" {
+		name = DefaultBoxUser
+	}
+	u, err := user.Lookup(name)
+	var unknown user.UnknownUserError
+	if errors.As(err, &unknown) && name == DefaultBoxUser {
+		out, addErr := exec.Command("useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+			"--shell", "/usr/sbin/nologin", "--comment", "boxsnap's box processes", DefaultBoxUser).CombinedOutput()
+		if addErr != nil {
+			return runAs{}, fmt.Errorf("make the unprivileged user %s for box processes: %v: %s", DefaultBoxUser, addErr, out)
+		}
+		b.log.Info("made the unprivileged user that box processes run as (useradd --system)", "user", DefaultBoxUser)
+		u, err = user.Lookup(name)
+	}
+	if errors.As(err, &unknown) {
+		return runAs{}, &providers.RefusedError{Why: fmt.Sprintf("The box's user %s does not exist on this host.", name)}
+	}
+	if err != nil {
+		return runAs{}, fmt.Errorf("look up the box's user %s: %w", name, err)
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return runAs{}, fmt.Errorf("the box's user %s has no numeric IDs", name)
+	}
+	if uid == 0 || gid == 0 {
+		return runAs{}, &providers.RefusedError{Why: fmt.Sprintf("A box's process never runs as root, and %s is root.", name)}
+	}
+	return runAs{name: name, uid: uint32(uid), gid: uint32(gid), switchTo: true}, nil
+}
+
+// ownBy gives the box's folder to the box's user the first time its process
+// starts (a template's copy keeps the template's owners), so that the
+// process can write in it and nowhere else of boxsnap's.
+func ownBy(dir string, who runAs) error {
+	if !who.switchTo {
+		return nil
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(dir, &st); err == nil && st.Uid == who.uid {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, int(who.uid), int(who.gid))
+	})
+}
+
+// sandbox says whether box processes run inside bubblewrap: bwrap is
+// installed and makes a sandbox as the box's user on this host. Probed
+// once, and said in the log.
+func (b *Backend) sandbox(who runAs) string {
+	b.bwrapOnce.Do(func() {
+		path, err := exec.LookPath("bwrap")
+		if err != nil {
+			b.log.Warn("bubblewrap (bwrap) is not installed: box processes run as an unprivileged user with limits, but see the whole host's files that user may read (README, Security model)")
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		probe := exec.CommandContext(ctx, path, "--ro-bind", "/", "/", "--unshare-all", "--share-net", "--die-with-parent", "--", "/bin/true")
+		probe.Env = []string{}
+		if who.switchTo {
+			probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}}
+		}
+		if out, err := probe.CombinedOutput(); err != nil {
+			b.log.Warn("bubblewrap cannot make a sandbox on this host: box processes run without it", "err", err, "output", string(out))
+			return
+		}
+		b.bwrap = path
+		b.log.Info("box processes run inside bubblewrap: only the box's folder is writable, boxsnap's own folder is hidden")
+	})
+	return b.bwrap
+}
+
+// processArgs is the command line of a box's process: bwrap where it
+// works, then prlimit setting the limits before the command runs (Go's
+// SysProcAttr has no rlimits, and setting them on boxsnap itself would bound
+// boxsnap), then the shell.
+func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who runAs) ([]string, error) {
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		return nil, errors.New("prlimit (util-linux) is not installed: boxsnap does not start a box's process without its limits")
+	}
+	if lim.MemoryBytes <= 0 {
+		lim.MemoryBytes = DefaultMemoryBytes
+	}
+	if lim.OpenFiles <= 0 {
+		lim.OpenFiles = DefaultOpenFiles
+	}
+	var args []string
+	if bw := b.sandbox(who); bw != "" {
+		args = append(args, bw, "--die-with-parent", "--unshare-all", "--share-net",
+			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+			"--tmpfs", b.root, "--bind", dir, dir, "--chdir", dir, "--")
+	}
+	args = append(args, prlimit, fmt.Sprintf("--data=%d", lim.MemoryBytes), fmt.Sprintf("--nofile=%d", lim.OpenFiles))
+	switch {
+	case lim.Processes > 0:
+		args = append(args, fmt.Sprintf("--nproc=%d", lim.Processes))
+	case who.switchTo:
+		// Not as boxsnap's own user: its count holds boxsnap's threads too.
+		args = append(args, fmt.Sprintf("--nproc=%d", DefaultProcesses))
+	}
+	return append(args, "--", "/bin/sh", "-c", command), nil
+}
+
+// envList is the process's whole environment: the template's, nothing of
+// boxsnap's own.
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	if len(out) == 0 {
+		return []string{} // not nil: nil would pass boxsnap's environment on
+	}
+	return out
+}
+
+// Passable lets others pass through dir and each folder above it up to stop
+// (o+x, not listing), as a box's user must to reach its box's folder when
+// boxsnap runs as root. boxsnap never does it by itself to folders it did
+// not make; tests call it on their temporary folders.
+func Passable(dir, stop string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	for d := filepath.Clean(dir); d != "/" && d != filepath.Clean(stop) && d != "."; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			if err := os.Chmod(d, fi.Mode().Perm()|0o011); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
