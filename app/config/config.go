@@ -139,11 +139,11 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.BaseURL, "base-url", env("BOXSNAP_BASE_URL", ""), "address people reach boxsnap at")
 	fs.StringVar(&c.TLSCert, "tls-cert", env("BOXSNAP_TLS_CERT", ""), "TLS certificate file")
 	fs.StringVar(&c.TLSKey, "tls-key", env("BOXSNAP_TLS_KEY", ""), "TLS private key file")
-	workers := fs.String("workers", env("BOXSNAP_WORKERS", "true"), "run River's workers inside serve (true/false)")
+	workers := boolFlag(fs, "workers", env("BOXSNAP_WORKERS", "true"), "run River's workers inside serve (true/false)")
 	fs.StringVar(&c.LogFormat, "log-format", env("BOXSNAP_LOG_FORMAT", "auto"), "auto, text or json")
 	fs.StringVar(&c.LogLevel, "log-level", env("BOXSNAP_LOG_LEVEL", "info"), "debug, info, warn or error")
 	shutdown := fs.String("shutdown-timeout", env("BOXSNAP_SHUTDOWN_TIMEOUT", "30s"), "how long running jobs may finish after a signal")
-	demo := fs.String("demo", env("BOXSNAP_DEMO", "false"), "seed demo boxes (true/false)")
+	demo := boolFlag(fs, "demo", env("BOXSNAP_DEMO", "false"), "seed demo boxes (true/false)")
 	fs.StringVar(&c.LocalRoot, "local-root", env("BOXSNAP_LOCAL_ROOT", ""), "the local backend's folder")
 	fs.StringVar(&c.ServerURL, "server", env("BOXSNAP_SERVER", "http://127.0.0.1:8080"), "the CLI's server address")
 	fs.StringVar(&c.ProxmoxURL, "proxmox-url", env("BOXSNAP_PROXMOX_URL", ""), "a Proxmox VE's API, https://host:8006")
@@ -151,15 +151,15 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.ProxmoxTokenID, "proxmox-token-id", env("BOXSNAP_PROXMOX_TOKEN_ID", ""), "the API token's ID, user@realm!tokenid")
 	fs.StringVar(&c.ProxmoxCAFile, "proxmox-ca-file", env("BOXSNAP_PROXMOX_CA_FILE", ""), "PEM certificate(s) to trust for the Proxmox API")
 	fs.StringVar(&c.ProxmoxPool, "proxmox-pool", env("BOXSNAP_PROXMOX_POOL", ""), "the Proxmox pool boxsnap's guests go in")
-	pveInsecure := fs.String("proxmox-insecure-skip-tls-verify", env("BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY", "false"), "do not verify the Proxmox API's certificate (true/false)")
-	pveZFS := fs.String("proxmox-zfs-order-live-checks-only", env("BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY", "false"), "turn ZFS restores on, for live checks only (true/false)")
+	pveInsecure := boolFlag(fs, "proxmox-insecure-skip-tls-verify", env("BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY", "false"), "do not verify the Proxmox API's certificate (true/false)")
+	pveZFS := boolFlag(fs, "proxmox-zfs-order-live-checks-only", env("BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY", "false"), "turn ZFS restores on, for live checks only (true/false)")
 	fs.StringVar(&c.DockerHost, "docker-host", env("BOXSNAP_DOCKER_HOST", ""), "a Docker Engine: unix://, tcp:// (with TLS) or ssh://user@host")
 	fs.StringVar(&c.DockerID, "docker-id", env("BOXSNAP_DOCKER_ID", "docker"), "the Docker backend's ID")
 	fs.StringVar(&c.DockerTLSCA, "docker-tls-ca", env("BOXSNAP_DOCKER_TLS_CA", ""), "a tcp:// engine's CA certificate (PEM)")
 	fs.StringVar(&c.DockerTLSCert, "docker-tls-cert", env("BOXSNAP_DOCKER_TLS_CERT", ""), "boxsnap's client certificate for a tcp:// engine")
 	fs.StringVar(&c.DockerTLSKey, "docker-tls-key", env("BOXSNAP_DOCKER_TLS_KEY", ""), "that certificate's key")
 	fs.StringVar(&c.DockerNetwork, "docker-network", env("BOXSNAP_DOCKER_NETWORK", ""), "the network Docker boxes join (none for none)")
-	dockerGoes := fs.String("docker-boxes-go-with-host", env("BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "false"), "the host goes with its boxes: Keep is off (true/false)")
+	dockerGoes := boolFlag(fs, "docker-boxes-go-with-host", env("BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "false"), "the host goes with its boxes: Keep is off (true/false)")
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
 	}
@@ -292,4 +292,28 @@ func Redact(dsn string) string {
 		}
 	}
 	return strings.Join(fields, " ")
+}
+
+// boolText is a boolean flag kept as its text, so that a wrong value is
+// refused naming the flag and its environment variable; IsBoolFlag makes
+// the bare form (--demo) mean true, as people type it.
+type boolText struct{ s string }
+
+func (b *boolText) String() string {
+	if b == nil {
+		return ""
+	}
+	return b.s
+}
+
+func (b *boolText) Set(v string) error { b.s = v; return nil }
+
+func (b *boolText) IsBoolFlag() bool { return true }
+
+// boolFlag defines a boolean flag whose default is def (from the
+// environment); "--name" alone is "--name=true".
+func boolFlag(fs *flag.FlagSet, name, def, usage string) *string {
+	b := &boolText{s: def}
+	fs.Var(b, name, usage)
+	return &b.s
 }

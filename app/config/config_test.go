@@ -83,3 +83,24 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// TestBareBooleanFlags: every boolean flag takes the bare form (--demo
+// means true), beside --demo=false and its environment variable.
+func TestBareBooleanFlags(t *testing.T) {
+	t.Parallel()
+	c, err := load(t, map[string]string{"BOXSNAP_WORKERS": "false"}, "--demo", "--addr", "127.0.0.1:9002", "--workers",
+		"--proxmox-insecure-skip-tls-verify", "--proxmox-zfs-order-live-checks-only", "--docker-boxes-go-with-host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Demo || !c.Workers || c.Addr != "127.0.0.1:9002" || !c.ProxmoxInsecureSkipTLSVerify || !c.ProxmoxZFSOrderLiveChecksOnly || !c.DockerBoxesGoWithHost {
+		t.Fatalf("bare flags: %+v", c)
+	}
+	c, err = load(t, map[string]string{"BOXSNAP_DEMO": "true"}, "--demo=false")
+	if err != nil || c.Demo {
+		t.Fatalf("--demo=false: %v %v", c.Demo, err)
+	}
+	if _, err := load(t, nil, "--demo=maybe"); err == nil || !strings.Contains(err.Error(), `--demo (BOXSNAP_DEMO) must be true or false, not "maybe"`) {
+		t.Fatalf("--demo=maybe: %v", err)
+	}
+}

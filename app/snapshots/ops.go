@@ -454,8 +454,26 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 	if n > 0 {
 		s.logger.Info("resumed operations cut short", "count", n)
 	}
+	// The jobs a killed worker left running: finished once their operation
+	// ended (a few seconds ago, so a live worker's own completion goes
+	// first), or once a resume replaced them.
+	rows, err = s.st.Pool.Query(ctx, s.st.Q("SecurityFinishStaleJobs"), s.now().Add(-staleJobAfter))
+	if err != nil {
+		return n, fmt.Errorf("recover: finish stale jobs: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return n, fmt.Errorf("recover: finish stale jobs: %w", err)
+	}
+	if len(ids) > 0 {
+		s.logger.Info("finished the jobs a stopped worker left running", "jobs", ids)
+	}
 	return n, nil
 }
+
+// staleJobAfter is how long after its operation ended a job still shown
+// running is taken as left behind by a killed worker.
+const staleJobAfter = 10 * time.Second
 
 // resume queues a new attempt of op if no worker holds its lock.
 func (s *Service) resume(ctx context.Context, op *Operation, fromUnknown bool) (bool, error) {
