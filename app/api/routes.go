@@ -78,6 +78,9 @@ func (s *server) routes() *chi.Mux {
 		// Settings.
 		r.Get("/settings", s.getSettings)
 		r.Put("/settings", s.saveSettings)
+		r.Get("/templates", s.listTemplates)
+		r.Put("/templates/{template}", s.saveTemplate)
+		r.Delete("/templates/{template}", s.deleteTemplate)
 	})
 	return r
 }

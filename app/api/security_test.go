@@ -105,3 +105,40 @@ func TestAgentCannotAdoptOrReleaseOthers(t *testing.T) {
 	// The person adopts, and releases any box.
 	e.call(t, "POST", "/boxes", e.owner, map[string]any{"name": "adopted", "adopt": bBox.GuestRef}).must(t, 409)
 }
+
+// TestBoxTemplatesThroughTheAPI: the person adds, reads and removes box
+// templates; a template's folder outside the templates folder is refused in
+// words for the person too; an agent reads only the names it may make boxes
+// from, never a command, and changes none.
+func TestBoxTemplatesThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	token, _ := e.agent(t, "Builder")
+	e.call(t, "PUT", "/templates/node-dev", e.owner, map[string]any{"backend": "local", "kind": "linux",
+		"command": "sleep 1000", "env": map[string]string{"PORT": "3000"}, "limits": map[string]any{"openFiles": 256}}).must(t, 200)
+	for _, c := range []struct{ source, words string }{
+		{"/etc/ssh", "A box template's folder is a name inside the templates folder, not a full path."},
+		{"../etc", "A box template's folder is one folder's name inside the templates folder: no slashes, no “..”."},
+	} {
+		a := e.call(t, "PUT", "/templates/bad", e.owner, map[string]any{"backend": "local", "kind": "linux", "source": c.source}).must(t, 400)
+		if a.errorWords() != c.words {
+			t.Errorf("source %q: %q", c.source, a.errorWords())
+		}
+	}
+	e.call(t, "PUT", "/templates/bad", e.owner, map[string]any{"backend": "local", "kind": "linux", "user": "root"}).must(t, 400)
+	a := e.call(t, "GET", "/templates", token, nil).must(t, 200)
+	if strings.Contains(string(a.Raw), "sleep") || strings.Contains(string(a.Raw), "PORT") || !strings.Contains(string(a.Raw), `"name":"node-dev"`) {
+		t.Fatalf("an agent's list of templates: %s", a.Raw)
+	}
+	a = e.call(t, "PUT", "/templates/mine", token, map[string]any{"backend": "local", "kind": "linux", "command": "id"}).must(t, 403)
+	if a.errorWords() != "Only the person changes box templates." {
+		t.Fatalf("an agent's template: %q", a.errorWords())
+	}
+	e.call(t, "DELETE", "/templates/node-dev", token, nil).must(t, 403)
+	a = e.call(t, "GET", "/templates", e.owner, nil).must(t, 200)
+	if !strings.Contains(string(a.Raw), `"command":"sleep 1000"`) {
+		t.Fatalf("the person's list of templates: %s", a.Raw)
+	}
+	e.call(t, "DELETE", "/templates/node-dev", e.owner, nil).must(t, 204)
+	e.call(t, "DELETE", "/templates/node-dev", e.owner, nil).must(t, 404)
+}
