@@ -70,6 +70,14 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		return nil, fmt.Errorf("fork hazel-heron: %w", err)
 	}
 	sc.ForkOp = forkOp.ID
+	// amber-fox changed since its migration's snapshot: the restore dialog
+	// says so, and Compare lists it.
+	if err := s.WriteFile(demo.AmberFox, "app/db/schema.sql", "create table users (id int, email text);\ncreate index users_email on users (email);\n"); err != nil {
+		return nil, err
+	}
+	if err := s.WriteFile(demo.AmberFox, "app/notes.txt", "Schema v2: email on users.\n"); err != nil {
+		return nil, err
+	}
 	// Presence on amber-fox: the restore dialog names what goes.
 	if _, err := s.Core.SetPresence(ctx, snapshots.Owner(), "amber-fox", snapshots.Presence{
 		Workspaces: []snapshots.Workspace{{Thread: demo.Thread.ID, Working: true}, {Thread: demo.Guide.ID}},
@@ -146,6 +154,10 @@ func (sc *Scene) States() []State {
 		{Name: "notice-with-undo", Path: "/boxes/brisk-lake"},
 		{Name: "undo-dialog", Path: "/boxes/brisk-lake", Do: dialog(".notice a.button")},
 		{Name: "row-menu", Path: "/boxes/amber-fox", Do: click("#snap-" + mig + " summary")},
+		{Name: "look-browse-files", Path: "/boxes/amber-fox/snapshots/" + mig + "/files?path=app"},
+		{Name: "look-a-file-shown", Path: "/boxes/amber-fox/snapshots/" + mig + "/file?path=app%2Fdb%2Fschema.sql"},
+		{Name: "look-compare-list", Path: "/boxes/amber-fox/snapshots/" + mig + "/compare"},
+		{Name: "look-a-diff", Path: "/boxes/amber-fox/snapshots/" + mig + "/diff?path=app%2Fdb%2Fschema.sql"},
 		{Name: "keep-and-its-cost", Path: "/boxes/amber-fox/snapshots/" + mig + "/keep"},
 		{Name: "delete-dialog", Path: "/boxes/brisk-lake/snapshots/" + sc.Undo + "/delete"},
 		{Name: "released-box-kept", Path: "/boxes/snapshots?kept=1"},

@@ -18,28 +18,23 @@ import (
 )
 
 // CompareFiles lists what differs between a snapshot and another snapshot,
-// or the box's folder now (against nil). Against now, a file whose stat is
-// the one the snapshot (or the box's last take or restore) recorded is not
-// read; only files whose stat moved are hashed, by the backend's workers.
+// or the box's folder now (against nil). Both sides are lists sorted by path
+// (a manifest's entries, a scan of the box), walked side by side with no
+// index built. Against now, a file whose stat is the one the snapshot (or
+// the box's last take or restore) recorded is not read; only files whose
+// stat moved and whose size did not are hashed, by the backend's workers.
 func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
 	m, err := b.loadUsable(ref)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	old, err := b.manifestIndex(m.ID)
-	if err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
-	}
+	old := sortedEntries(m.Entries)
 	if against != nil {
 		am, err := b.loadUsable(*against)
 		if err != nil {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
-		cur, err := b.manifestIndex(am.ID)
-		if err != nil {
-			return nil, fmt.Errorf("compare: %w", err)
-		}
-		return compareIndexes(old, cur, func(*entry) bool { return false }), nil
+		return diffSorted(old, sortedEntries(am.Entries)), nil
 	}
 
 	guest := m.Guest
@@ -50,50 +45,79 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	st, err := b.readState(guest.Ref)
-	if err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
-	}
-	known := b.statIndex(st)
 	found, err := b.scanTree(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
-	now := make(map[string]*entry, len(found))
-	var toHash []*entry
+	now := make([]entry, 0, len(found))
 	for i := range found {
 		e := entryFromStat(found[i].rel, &found[i].st)
 		if e.Type == "" || hidden(e.Path) {
 			continue
 		}
-		ne := &e
-		now[e.Path] = ne
-		switch e.Type {
-		case typeLink:
+		if e.Type == typeLink {
 			t, err := os.Readlink(filepath.Join(dir, filepath.FromSlash(e.Path)))
 			if err != nil {
-				delete(now, e.Path) // it vanished while read
-				continue
+				continue // it vanished while read
 			}
-			ne.Target = t
-		case typeFile:
-			oe := old[e.Path]
-			if oe == nil || oe.Type != typeFile || oe.Size != e.Size {
-				continue // added, or changed by its size: no need to read it
+			e.Target = t
+		}
+		now = append(now, e)
+	}
+	// Files on both sides with the same size: their hash from a stat that
+	// did not move, else from their content.
+	var known map[string]*entry
+	var toHash []*entry
+	j := 0
+	for i := range now {
+		ne := &now[i]
+		if ne.Type != typeFile {
+			continue
+		}
+		for j < len(old) && old[j].Path < ne.Path {
+			j++
+		}
+		if j >= len(old) || old[j].Path != ne.Path {
+			continue // added
+		}
+		oe := &old[j]
+		if oe.Type != typeFile || oe.Size != ne.Size {
+			continue // changed by its type or size: no need to read it
+		}
+		if oe.key() == ne.key() {
+			ne.Hash = oe.Hash
+			continue
+		}
+		if known == nil {
+			st, err := b.readState(guest.Ref)
+			if err != nil {
+				return nil, fmt.Errorf("compare: %w", err)
 			}
-			if oe.key() == e.key() {
-				ne.Hash = oe.Hash
-			} else if ke := known[e.Path]; ke != nil && ke.Type == typeFile && ke.Hash != "" && ke.key() == e.key() {
-				ne.Hash = ke.Hash
-			} else {
-				toHash = append(toHash, ne)
+			if known = b.statIndex(st); known == nil {
+				known = map[string]*entry{}
 			}
+		}
+		if ke := known[ne.Path]; ke != nil && ke.Type == typeFile && ke.Hash != "" && ke.key() == ne.key() {
+			ne.Hash = ke.Hash
+		} else {
+			toHash = append(toHash, ne)
 		}
 	}
 	if err := b.hashAll(ctx, dir, toHash); err != nil {
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
-	return compareIndexes(old, now, func(e *entry) bool { return e.Hash == "" && e.Type == typeFile }), nil
+	return diffSorted(old, now), nil
+}
+
+// sortedEntries gives a manifest's entries sorted by path, as a take writes
+// them; a copy is sorted only when they are not.
+func sortedEntries(es []entry) []entry {
+	if sort.SliceIsSorted(es, func(i, j int) bool { return es[i].Path < es[j].Path }) {
+		return es
+	}
+	c := append([]entry(nil), es...)
+	sortEntries(c)
+	return c
 }
 
 // hidden reports whether a path is boxsnap's own folder in the box or under
@@ -149,11 +173,11 @@ func (b *Backend) hashAll(ctx context.Context, dir string, es []*entry) error {
 	return first
 }
 
-// compareIndexes lists the paths that differ between old (the snapshot) and
-// cur, sorted by path. A folder is listed only when it was added or removed,
-// and what an added or removed folder holds is listed too. unread says a
-// current file's content was not read because its size alone differs.
-func compareIndexes(old, cur map[string]*entry, unread func(*entry) bool) []providers.FileChange {
+// diffSorted lists the paths that differ between old (the snapshot) and
+// cur, both sorted by path, in path order. A folder is listed only when it
+// was added or removed, and what an added or removed folder holds is listed
+// too. boxsnap's own folder is left out.
+func diffSorted(old, cur []entry) []providers.FileChange {
 	var out []providers.FileChange
 	size := func(e *entry) *int64 {
 		if e.Type != typeFile {
@@ -162,35 +186,36 @@ func compareIndexes(old, cur map[string]*entry, unread func(*entry) bool) []prov
 		v := e.Size
 		return &v
 	}
-	for p, ne := range cur {
-		if hidden(p) {
-			continue
-		}
-		oe := old[p]
-		if oe == nil {
-			out = append(out, providers.FileChange{Path: p, Change: providers.ChangeAdded, Type: changeType(ne.Type), After: size(ne)})
-			continue
-		}
-		if differs(oe, ne, unread) {
-			out = append(out, providers.FileChange{Path: p, Change: providers.ChangeChanged, Type: changeType(ne.Type), Before: size(oe), After: size(ne)})
+	i, j := 0, 0
+	for i < len(old) || j < len(cur) {
+		switch {
+		case j >= len(cur) || (i < len(old) && old[i].Path < cur[j].Path):
+			if oe := &old[i]; !hidden(oe.Path) {
+				out = append(out, providers.FileChange{Path: oe.Path, Change: providers.ChangeRemoved, Type: changeType(oe.Type), Before: size(oe)})
+			}
+			i++
+		case i >= len(old) || cur[j].Path < old[i].Path:
+			if ne := &cur[j]; !hidden(ne.Path) {
+				out = append(out, providers.FileChange{Path: ne.Path, Change: providers.ChangeAdded, Type: changeType(ne.Type), After: size(ne)})
+			}
+			j++
+		default:
+			oe, ne := &old[i], &cur[j]
+			if !hidden(oe.Path) && differs(oe, ne) {
+				out = append(out, providers.FileChange{Path: ne.Path, Change: providers.ChangeChanged, Type: changeType(ne.Type), Before: size(oe), After: size(ne)})
+			}
+			i++
+			j++
 		}
 	}
-	for p, oe := range old {
-		if hidden(p) {
-			continue
-		}
-		if cur[p] == nil {
-			out = append(out, providers.FileChange{Path: p, Change: providers.ChangeRemoved, Type: changeType(oe.Type), Before: size(oe)})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
 // differs says whether a path present on both sides changed: its type, a
 // link's target, a file's content, or its permission bits. A folder's own
-// times are left out: what it holds is listed instead.
-func differs(oe, ne *entry, unread func(*entry) bool) bool {
+// times are left out: what it holds is listed instead. A current file with
+// no hash was not read (its size differs) or vanished: it changed.
+func differs(oe, ne *entry) bool {
 	if oe.Type != ne.Type {
 		return true
 	}
@@ -201,10 +226,7 @@ func differs(oe, ne *entry, unread func(*entry) bool) bool {
 	case typeLink:
 		return oe.Target != ne.Target
 	case typeFile:
-		if oe.Size != ne.Size || unread(ne) {
-			return true
-		}
-		return oe.Hash != ne.Hash
+		return oe.Size != ne.Size || ne.Hash == "" || oe.Hash != ne.Hash
 	}
 	return false
 }
