@@ -6,7 +6,9 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/demo"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers/docker"
 	"github.com/boxsnap/boxsnap/providers/docker/dockertest"
+	"github.com/boxsnap/boxsnap/providers/providertest"
 )
 
 // TestDockerDemoSeeds: the demo builds its image with docker import, saves
@@ -14,9 +16,10 @@ import (
 // the box takes a snapshot as any other.
 func TestDockerDemoSeeds(t *testing.T) {
 	t.Parallel()
-	b := newBackend(t)
+	own := providertest.NewID("in")
+	b := newBackend(t, func(c *docker.Config) { c.Install = own })
 	ctx := context.Background()
-	env, _, _ := coreEnv(t, b, true)
+	env, _, _ := coreEnv(t, b, true, own)
 	for range 2 {
 		must(t, demo.SeedDocker(ctx, env.Core, b, dockertest.Busybox, env.Logger))
 	}

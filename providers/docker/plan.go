@@ -136,7 +136,7 @@ func (b *Backend) room(ctx context.Context, vol string) (providers.Storage, int6
 	if vol == "" {
 		return st, used, nil
 	}
-	out, err := b.runCopier(ctx, []string{"/bin/busybox", "sh", "-c", "/bin/busybox df -Pk /v | /bin/busybox tail -n 1; /bin/busybox du -sk /v"},
+	out, err := b.runOnce(ctx, []string{"/bin/busybox", "sh", "-c", "/bin/busybox df -Pk /v | /bin/busybox tail -n 1; /bin/busybox du -sk /v"},
 		[]mount.Mount{{Type: mount.TypeVolume, Source: vol, Target: "/v", ReadOnly: true}})
 	if err != nil {
 		return providers.Storage{}, 0, fmt.Errorf("read the data root's room: %w", err)

@@ -28,6 +28,13 @@ func (b *Backend) deleteParts(ctx context.Context, snap string) error {
 	}
 	cctx, cancel := short(ctx)
 	defer cancel()
+	copiers, err := b.copiersOf(cctx, snap)
+	if err != nil {
+		return err
+	}
+	for _, id := range copiers {
+		b.removeCopier(ctx, id)
+	}
 	imgs, err := b.imagesOf(cctx, snap)
 	if err != nil {
 		return err
@@ -50,6 +57,20 @@ func (b *Backend) deleteParts(ctx context.Context, snap string) error {
 		}
 	}
 	return b.removeVolume(ctx, snapVolume(snap))
+}
+
+// copiersOf lists the copier containers a take of the snapshot made.
+func (b *Backend) copiersOf(ctx context.Context, snap string) ([]string, error) {
+	f := client.Filters{}.Add("label", labelInstall+"="+b.cfg.Install, labelRole+"="+roleCopier, labelSnapshot+"="+snap)
+	list, err := b.c.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return nil, wrap(err, "list the snapshot's copiers")
+	}
+	var out []string
+	for _, c := range list.Items {
+		out = append(out, c.ID)
+	}
+	return out, nil
 }
 
 // imagesOf lists the images labelled with the snapshot's ID (its commit,
@@ -198,10 +219,13 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		}
 		switch {
 		case !p.image:
-			// While the box is paused a take is at work on it (or was cut
-			// short there, and its resume takes it again): not yet a
-			// snapshot, nor an orphan.
+			// While the box is paused, or the take's copier is there, a
+			// take is at work on it (or was cut short there, and its resume
+			// takes it again): not yet a snapshot, nor an orphan.
 			if c, ok, err := b.inspect(ctx, boxName(l[labelBox])); err == nil && ok && c.State != nil && c.State.Paused {
+				continue
+			}
+			if cps, err := b.copiersOf(ctx, id); err != nil || len(cps) > 0 {
 				continue
 			}
 			h.Incomplete, h.Error = true, "its volume's copy exists but its image was never committed: the take was cut short"
@@ -228,7 +252,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if err != nil {
 		return providers.Guest{}, err
 	}
-	if _, err := b.copyVolume(ctx, snapVolume(ref.Ref), vol); err != nil {
+	if err := b.copyVolume(ctx, snapVolume(ref.Ref), vol); err != nil {
 		_ = b.removeVolume(context.WithoutCancel(ctx), vol)
 		return providers.Guest{}, fmt.Errorf("copy the snapshot's volume: %w", err)
 	}

@@ -96,6 +96,20 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	if !ok {
 		return providers.SnapshotTaken{}, fmt.Errorf("the container %s: %w", name, providers.ErrNotFound)
 	}
+	// The snapshot's volume and the copier's container are made before the
+	// pause: inside it only the copy runs, and the commit.
+	cctx, cancel := short(ctx)
+	_, err = b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
+	cancel()
+	if err != nil {
+		return providers.SnapshotTaken{}, wrap(err, "create the snapshot's volume")
+	}
+	cp, err := b.createCopier(ctx, snap, copyCmd, copyMounts(vol, snapVolume(snap)))
+	if err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+	defer b.removeCopier(ctx, cp)
+	b.hook("take:prepared")
 	paused := ownPause
 	start := time.Now()
 	if running(c) && !c.State.Paused {
@@ -122,15 +136,8 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	}
 	defer func() { _ = unpause() }()
 	b.hook("take:paused")
-	cctx, cancel := short(ctx)
-	_, err = b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
-	cancel()
-	if err != nil {
-		return providers.SnapshotTaken{}, wrap(err, "create the snapshot's volume")
-	}
-	volBytes, err := b.copyVolume(ctx, vol, snapVolume(snap))
-	if err != nil {
-		return providers.SnapshotTaken{}, fmt.Errorf("copy the volume: %w", err)
+	if err := b.runCopier(ctx, cp); err != nil {
+		return providers.SnapshotTaken{}, fmt.Errorf("copy the volume: %w", b.roomWords(ctx, err))
 	}
 	b.hook("take:copied")
 	res, err := b.c.ContainerCommit(ctx, name, client.ContainerCommitOptions{NoPause: true,
@@ -150,7 +157,7 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	}
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: pause}
 	if img, err := b.c.ImageInspect(cctx, res.ID); err == nil && img.Size > 0 {
-		taken.Size = &providers.Size{Bytes: img.Size + volBytes, Meaning: "whole"}
+		taken.Size = &providers.Size{Bytes: img.Size + duOutput(b.logs(ctx, cp)), Meaning: "whole"}
 	}
 	return taken, nil
 }
@@ -276,74 +283,114 @@ func (b *Backend) ImportBusyboxImage(ctx context.Context, ref, busybox string, f
 	return r.Close()
 }
 
-// copyVolume copies one volume into another in a container of the copier
-// image (`cp -a`, as a person would with `docker run --rm -v`), and answers
-// the copy's size in bytes.
-func (b *Backend) copyVolume(ctx context.Context, from, to string) (int64, error) {
-	out, err := b.runCopier(ctx, []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp -a /from/. /to/ && /bin/busybox du -sk /to"},
-		[]mount.Mount{{Type: mount.TypeVolume, Source: from, Target: "/from", ReadOnly: true}, {Type: mount.TypeVolume, Source: to, Target: "/to"}})
-	if err != nil {
-		// A full disk may leave no room for the copier's own output either:
-		// the data root's room says it.
-		if !errors.Is(err, providers.ErrNoRoom) && ctx.Err() == nil {
-			if st, _, rerr := b.room(ctx, ""); rerr == nil && st.PercentFull > 0 && st.FreeBytes < fullBelow {
-				return 0, fmt.Errorf("the Docker host's data root is full (%s free): %w (%w)", bytesWords(st.FreeBytes), providers.ErrNoRoom, err)
-			}
-		}
-		return 0, err
-	}
-	f := strings.Fields(out)
-	if len(f) == 0 {
-		return 0, nil
-	}
-	kib, _ := strconv.ParseInt(f[0], 10, 64)
-	return kib * 1024, nil
+// copyCmd copies /from into /to (`cp -a`, as a person would with `docker
+// run --rm -v`) and says the copy's size in KiB.
+var copyCmd = []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp -a /from/. /to/ && /bin/busybox du -sk /to"}
+
+func copyMounts(from, to string) []mount.Mount {
+	return []mount.Mount{{Type: mount.TypeVolume, Source: from, Target: "/from", ReadOnly: true}, {Type: mount.TypeVolume, Source: to, Target: "/to"}}
 }
 
-// runCopier runs a command in a container of the copier image with the
-// given mounts and answers its output; the container is removed after.
-func (b *Backend) runCopier(ctx context.Context, cmd []string, mounts []mount.Mount) (string, error) {
+// copyVolume copies one volume into another in a container of the copier
+// image.
+func (b *Backend) copyVolume(ctx context.Context, from, to string) error {
+	id, err := b.createCopier(ctx, "", copyCmd, copyMounts(from, to))
+	if err != nil {
+		return err
+	}
+	defer b.removeCopier(ctx, id)
+	return b.roomWords(ctx, b.runCopier(ctx, id))
+}
+
+// roomWords says a failed copy ran out of room where the data root is full:
+// a full disk may leave no room for the copier's own output.
+func (b *Backend) roomWords(ctx context.Context, err error) error {
+	if err == nil || errors.Is(err, providers.ErrNoRoom) || ctx.Err() != nil {
+		return err
+	}
+	if st, _, rerr := b.room(ctx, ""); rerr == nil && st.PercentFull > 0 && st.FreeBytes < fullBelow {
+		return fmt.Errorf("the Docker host's data root is full (%s free): %w (%w)", bytesWords(st.FreeBytes), providers.ErrNoRoom, err)
+	}
+	return err
+}
+
+func duOutput(out string) int64 {
+	f := strings.Fields(out)
+	if len(f) == 0 {
+		return 0
+	}
+	kib, _ := strconv.ParseInt(f[0], 10, 64)
+	return kib * 1024
+}
+
+// createCopier creates (does not start) a container of the copier image
+// that runs cmd with mounts, labelled with the snapshot it copies for (so a
+// take cut short is known by it, and its delete removes it).
+func (b *Backend) createCopier(ctx context.Context, snap string, cmd []string, mounts []mount.Mount) (string, error) {
 	if err := b.ensureCopier(ctx); err != nil {
 		return "", err
 	}
+	labels := map[string]string{labelInstall: b.cfg.Install, labelRole: roleCopier}
+	if snap != "" {
+		labels[labelSnapshot] = snap
+	}
 	cctx, cancel := short(ctx)
+	defer cancel()
 	res, err := b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: copierImage,
-		Config:     &container.Config{Cmd: cmd, Labels: map[string]string{labelInstall: b.cfg.Install, labelRole: roleCopier}},
+		Config:     &container.Config{Cmd: cmd, Labels: labels},
 		HostConfig: &container.HostConfig{Mounts: mounts, NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"}}})
-	cancel()
 	if err != nil {
 		return "", wrap(err, "create the copier")
 	}
-	defer func() {
-		rctx, cancel := short(context.WithoutCancel(ctx))
-		defer cancel()
-		_, _ = b.c.ContainerRemove(rctx, res.ID, client.ContainerRemoveOptions{Force: true})
-	}()
-	wait := b.c.ContainerWait(ctx, res.ID, client.ContainerWaitOptions{Condition: container.WaitConditionNextExit})
-	cctx, cancel = short(ctx)
-	_, err = b.c.ContainerStart(cctx, res.ID, client.ContainerStartOptions{})
+	return res.ID, nil
+}
+
+// runCopier starts a copier's container and waits for it to end.
+func (b *Backend) runCopier(ctx context.Context, id string) error {
+	wait := b.c.ContainerWait(ctx, id, client.ContainerWaitOptions{Condition: container.WaitConditionNextExit})
+	cctx, cancel := short(ctx)
+	_, err := b.c.ContainerStart(cctx, id, client.ContainerStartOptions{})
 	cancel()
 	if err != nil {
-		return "", wrap(err, "start the copier")
+		return wrap(err, "start the copier")
 	}
-	var code int64
 	select {
 	case r := <-wait.Result:
-		code = r.StatusCode
-	case err := <-wait.Error:
-		return "", wrap(err, "wait for the copier")
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
-	out := b.logs(ctx, res.ID)
-	if code != 0 {
-		err := fmt.Errorf("the copy ended with status %d: %s", code, strings.TrimSpace(out))
-		if strings.Contains(out, "No space left on device") {
-			return "", fmt.Errorf("the Docker host's data root is full: %w (%w)", providers.ErrNoRoom, err)
+		if r.StatusCode != 0 {
+			out := strings.TrimSpace(b.logs(ctx, id))
+			err := fmt.Errorf("the copy ended with status %d: %s", r.StatusCode, out)
+			if strings.Contains(out, "No space left on device") {
+				return fmt.Errorf("the Docker host's data root is full: %w (%w)", providers.ErrNoRoom, err)
+			}
+			return err
 		}
+		return nil
+	case err := <-wait.Error:
+		return wrap(err, "wait for the copier")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// removeCopier removes a copier's container, even after ctx ends.
+func (b *Backend) removeCopier(ctx context.Context, id string) {
+	rctx, cancel := short(context.WithoutCancel(ctx))
+	defer cancel()
+	_, _ = b.c.ContainerRemove(rctx, id, client.ContainerRemoveOptions{Force: true})
+}
+
+// runOnce runs cmd in a copier's container with mounts and answers its
+// output.
+func (b *Backend) runOnce(ctx context.Context, cmd []string, mounts []mount.Mount) (string, error) {
+	id, err := b.createCopier(ctx, "", cmd, mounts)
+	if err != nil {
 		return "", err
 	}
-	return out, nil
+	defer b.removeCopier(ctx, id)
+	if err := b.runCopier(ctx, id); err != nil {
+		return "", err
+	}
+	return b.logs(ctx, id), nil
 }
 
 // logs reads a stopped container's output (stdout and stderr, demultiplexed).

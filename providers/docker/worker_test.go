@@ -119,7 +119,7 @@ func (w *worker) waitStalled(t *testing.T) {
 
 // coreEnv is a core that admits and reads (no workers) on a fresh database,
 // with the Docker backend beside the local one.
-func coreEnv(t *testing.T, b *docker.Backend, workers bool) (*coretest.Env, string, string) {
+func coreEnv(t *testing.T, b *docker.Backend, workers bool, install string) (*coretest.Env, string, string) {
 	t.Helper()
 	ctx := context.Background()
 	dsn := dbtest.NewDSN(t)
