@@ -438,3 +438,27 @@ func TestDockerDoctor(t *testing.T) {
 		}
 	}
 }
+
+// TestDockerNewRefuses: a configuration that would reach an engine unsafely
+// or not at all is refused in words, before any call.
+func TestDockerNewRefuses(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		cfg  docker.Config
+		want string
+	}{
+		{docker.Config{Host: "unix:///x"}, "a backend ID is required"},
+		{docker.Config{ID: "d", Host: "unix:///x"}, "the install ID is required"},
+		{docker.Config{ID: "d", Install: install, Host: "tcp://10.0.0.2:2375"}, "a tcp:// engine needs TLS"},
+		{docker.Config{ID: "d", Install: install, Host: "tcp://10.0.0.2:2376", TLSCACert: "/ca.pem"}, "TLS needs the CA, the certificate and the key: 1 of 3 are set"},
+		{docker.Config{ID: "d", Install: install, Host: "http://10.0.0.2"}, "is none of unix://, tcp:// and ssh://"},
+		{docker.Config{ID: "d", Install: install, Host: "ssh://me:secret@host"}, "must not hold a password"},
+		{docker.Config{ID: "d", Install: install, Host: "ssh://-oProxyCommand=x"}, "is not a host name"},
+		{docker.Config{ID: "d", Install: install, Host: "ssh://host/path"}, "must be ssh://[user@]host[:port]"},
+	} {
+		_, err := docker.New(c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(%+v) = %v, want %q", c.cfg, err, c.want)
+		}
+	}
+}
