@@ -61,6 +61,13 @@ type Config struct {
 	// Only for tests and benchmarks: after a power cut a manifest could then
 	// name content that never reached the disk (a restore's checksum finds it).
 	NoSync bool
+	// NoJournal turns the change journal off (journal.go): every take and
+	// restore walks the box's folder. For a folder on a file system inotify
+	// cannot watch whole, or a box whose programs write through mmap.
+	NoJournal bool
+	// JournalPaths caps the changed paths a box's journal remembers between
+	// takes; past it the next take walks. DefaultJournalPaths when 0.
+	JournalPaths int
 }
 
 // hooks lets this package's own tests reach inside a take or a delete, to make
@@ -86,6 +93,10 @@ type Backend struct {
 	stopTO  time.Duration
 	workers int
 	noSync  bool
+
+	noJournal    bool
+	journalPaths int
+	journals     journals // running boxes' change journals
 
 	noClone   atomic.Bool // the file system refused a reflink once
 	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
@@ -127,6 +138,12 @@ func New(cfg Config) (*Backend, error) {
 		workers: cfg.Workers,
 		noSync:  cfg.NoSync,
 		procs:   make(map[string]*proc),
+
+		noJournal:    cfg.NoJournal,
+		journalPaths: cfg.JournalPaths,
+	}
+	if b.journalPaths <= 0 {
+		b.journalPaths = DefaultJournalPaths
 	}
 	if b.id == "" {
 		b.id = DefaultID

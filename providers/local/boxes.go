@@ -259,7 +259,11 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 		}
 	}
 	st.Running = true
-	return b.writeState(st)
+	if err := b.writeState(st); err != nil {
+		return err
+	}
+	b.startJournal(guest.Ref, dir)
+	return nil
 }
 
 // startLocked starts the box's process: never as root (boxUser), in its own
@@ -320,11 +324,17 @@ func (p *proc) exited() bool {
 }
 
 // Stop ends the box's process group: SIGTERM, then SIGKILL after the bound
-// (Config.StopTimeout), and marks the box stopped.
+// (Config.StopTimeout), marks the box stopped and ends its change journal.
 func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
 	if err := checkID("box", guest.Ref); err != nil {
 		return err
 	}
+	b.endJournal(guest.Ref)
+	return b.stop(ctx, guest)
+}
+
+// stop is Stop that keeps the change journal, for a restore's stop step.
+func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 	b.mu.Lock()
 	p := b.procs[guest.Ref]
 	delete(b.procs, guest.Ref)

@@ -11,6 +11,7 @@ import (
 // leaves each box marked running, so RestartRunning starts it again at the
 // next start.
 func (b *Backend) Close(ctx context.Context) error {
+	b.endJournals()
 	b.mu.Lock()
 	procs := b.procs
 	b.procs = make(map[string]*proc)

@@ -50,7 +50,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 			_ = os.RemoveAll(tmp)
 		}
 	}()
-	if _, err := b.apply(ctx, tmp, m, nil); err != nil {
+	if _, err := b.apply(ctx, tmp, m, nil, nil); err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
 	sec := box.Secrets

@@ -23,7 +23,8 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 		if _, err := b.existingBox(guest); err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
 		}
-		if err := b.Stop(ctx, guest); err != nil {
+		// The change journal goes on: the rollback reads it.
+		if err := b.stop(ctx, guest); err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
 		}
 		return providers.RestoreProgress{Step: step, Done: true, Note: "box stopped"}, nil
@@ -129,8 +130,17 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	if err != nil {
 		return "", err
 	}
-	known := b.statIndex(st)
-	res, err := b.apply(ctx, dir, m, known)
+	// With the change journal, the folder as it is now is the last manifest
+	// plus the paths the journal names: no walk. The restore's own writes go
+	// to the journal's next record.
+	jc := b.cutJournal(guest.Ref)
+	found, _, why := b.fromJournal(ctx, dir, st, jc)
+	var known map[string]*entry
+	if found == nil {
+		b.log.Info("local backend: the restore reads the box's whole folder", "box", guest.Ref, "why", why)
+		known = b.statIndex(st)
+	}
+	res, err := b.apply(ctx, dir, m, known, found)
 	if err != nil {
 		return "", err
 	}
@@ -150,6 +160,9 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	}); err != nil {
 		return "", err
 	}
+	if cache {
+		b.rebaseJournal(guest.Ref, jc, "restore:"+m.ID)
+	}
 	return fmt.Sprintf("%d files rewritten, %d removed, %d with their details put back", res.written, res.removed, res.meta), nil
 }
 
@@ -160,24 +173,31 @@ type applyResult struct {
 	keys                   map[string]statKey
 }
 
-// current is one path found in the folder before a restore.
+// current is one path found in the folder before a restore, and what the
+// journal's manifest knew of it.
 type current struct {
 	mode fs.FileMode
 	st   unix.Stat_t
+	prev *entry
 }
 
 // apply brings dir to exactly m: it removes what m lacks, rewrites only the
-// files whose content differs, and puts back every path's details. It checks
-// all the content it will write against its hash before it changes anything.
-func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[string]*entry) (applyResult, error) {
+// files whose content differs, and puts back the details of every path that
+// differs or that it changed. It checks all the content it will write against
+// its hash before it changes anything. found is the folder's paths from the
+// change journal; nil walks the folder.
+func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[string]*entry, found []scanned) (applyResult, error) {
 	var res applyResult
-	found, err := b.scanTree(ctx, dir)
-	if err != nil {
-		return res, fmt.Errorf("read the box's files: %w", err)
+	if found == nil {
+		var err error
+		found, err = b.scanTree(ctx, dir)
+		if err != nil {
+			return res, fmt.Errorf("read the box's files: %w", err)
+		}
 	}
 	cur := make(map[string]current, len(found))
 	for i := range found {
-		cur[found[i].rel] = current{mode: found[i].mode(), st: found[i].st}
+		cur[found[i].rel] = current{mode: found[i].mode(), st: found[i].st, prev: found[i].prev}
 	}
 	target := m.byPath()
 
@@ -207,7 +227,11 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 			writes = append(writes, e)
 			continue
 		}
-		if k := known[e.Path]; k != nil && k.Type == typeFile && k.key() == keyOf(&c.st) && k.Hash != "" {
+		k := c.prev
+		if k == nil {
+			k = known[e.Path]
+		}
+		if k != nil && k.Type == typeFile && k.key() == keyOf(&c.st) && k.Hash != "" {
 			if k.Hash == e.Hash {
 				metas = append(metas, e)
 			} else {
@@ -218,7 +242,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		checks = append(checks, e) // a suspect: same size, unknown content
 	}
 	var mu sync.Mutex
-	err = b.parallel(ctx, len(checks), func(i int) error {
+	err := b.parallel(ctx, len(checks), func(i int) error {
 		e := checks[i]
 		h, _, err := b.hashPath(filepath.Join(dir, filepath.FromSlash(e.Path)))
 		mu.Lock()
@@ -265,6 +289,9 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 
 	// Now change the folder: removals first, deepest paths under their
 	// removed folder going with it.
+	// touched is the folders whose times this restore changes, by writing in
+	// them: their details are put back.
+	touched := make(map[string]bool)
 	removed := make(map[string]bool, len(removals))
 	for _, rel := range removals {
 		if underRemoved(rel, removed) {
@@ -275,6 +302,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		}
 		res.removed++
 		removed[rel] = true
+		touched[folderOf(rel)] = true
 	}
 	// Removed folders took what they held with them.
 	for rel := range cur {
@@ -292,6 +320,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 				if err := os.Mkdir(p, 0o700); err != nil {
 					return res, fmt.Errorf("make folder %s: %w", e.Path, err)
 				}
+				touched[folderOf(e.Path)] = true
 			}
 		case typeLink:
 			if c, ok := cur[e.Path]; ok {
@@ -308,6 +337,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 			if err := os.Symlink(e.Target, p); err != nil {
 				return res, fmt.Errorf("make link %s: %w", e.Path, err)
 			}
+			touched[folderOf(e.Path)] = true
 			if err := setMeta(p, e, root, nil); err != nil {
 				return res, err
 			}
@@ -317,6 +347,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 				if err := unix.Mkfifo(p, e.Mode&0o777); err != nil {
 					return res, fmt.Errorf("make fifo %s: %w", e.Path, err)
 				}
+				touched[folderOf(e.Path)] = true
 			}
 			if err := setMeta(p, e, root, nil); err != nil {
 				return res, err
@@ -342,6 +373,9 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		return res, err
 	}
 	res.written += len(writes)
+	for _, e := range writes {
+		touched[folderOf(e.Path)] = true
+	}
 	for _, e := range metas {
 		c := cur[e.Path]
 		p := filepath.Join(dir, filepath.FromSlash(e.Path))
@@ -369,6 +403,11 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	}
 	sort.SliceStable(dirs, func(i, j int) bool { return depth(dirs[i].Path) > depth(dirs[j].Path) })
 	for _, e := range dirs {
+		if c, ok := cur[e.Path]; ok && !touched[e.Path] && typeOfMode(c.mode) == typeDir &&
+			fileModeOf(c.st.Mode) == e.fileMode() && c.st.Mtim.Nano() == e.MTime &&
+			(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID)) {
+			continue // as the snapshot has it, and nothing written in it
+		}
 		if err := setMeta(filepath.Join(dir, filepath.FromSlash(e.Path)), e, root, nil); err != nil {
 			return res, err
 		}

@@ -15,6 +15,9 @@ import (
 type scanned struct {
 	rel string // slash-separated; "." for the top
 	st  unix.Stat_t
+	// prev is the path's entry in the manifest a journal-driven read starts
+	// from; nil from a walk.
+	prev *entry
 }
 
 // mode gives the path's fs.FileMode from its stat.
@@ -46,11 +49,24 @@ func modeOfStat(m uint32) fs.FileMode {
 // again. Paths that vanish while it reads are left out. The answer is sorted
 // by path, which puts every folder before what it holds.
 func (b *Backend) scanTree(ctx context.Context, dir string) ([]scanned, error) {
+	return b.scanFrom(ctx, dir, ".")
+}
+
+// scanFrom is scanTree of the folder rel under dir and what it holds, with
+// paths relative to dir.
+func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, error) {
 	var top unix.Stat_t
-	if err := unix.Lstat(dir, &top); err != nil {
-		return nil, &fs.PathError{Op: "lstat", Path: dir, Err: err}
+	abs := dir
+	if rel != "." {
+		abs = dir + "/" + rel
 	}
-	out := []scanned{{rel: ".", st: top}}
+	if err := unix.Lstat(abs, &top); err != nil {
+		if rel != "." && errors.Is(err, unix.ENOENT) {
+			return nil, nil
+		}
+		return nil, &fs.PathError{Op: "lstat", Path: abs, Err: err}
+	}
+	out := []scanned{{rel: rel, st: top}}
 	if top.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return out, nil
 	}
@@ -58,7 +74,7 @@ func (b *Backend) scanTree(ctx context.Context, dir string) ([]scanned, error) {
 		mu      sync.Mutex
 		wg      sync.WaitGroup
 		first   error
-		pending = []string{"."}
+		pending = []string{rel}
 		cond    = sync.NewCond(&mu)
 		busy    int
 	)

@@ -50,10 +50,6 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	// The previous manifest is read under the lock, so its content cannot be
-	// swept while this take reuses it.
-	prev := b.statIndex(st)
-
 	resume, _ := b.pause(guest.Ref)
 	var once sync.Once
 	var pausedFor time.Duration
@@ -62,8 +58,19 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 
 	capturedAt := time.Now().UTC()
 	start := time.Now()
+	// The change journal is cut once the box is paused: what changed before
+	// is in this take, what changes after goes to the next one's record.
+	// The previous manifest is read under the lock, so its content cannot be
+	// swept while this take reuses it.
+	jc := b.cutJournal(guest.Ref)
+	found, journalRead, why := b.fromJournal(ctx, dir, st, jc)
+	var prev map[string]*entry
+	if found == nil {
+		b.log.Info("local backend: the take reads the box's whole folder", "box", guest.Ref, "why", why)
+		prev = b.statIndex(st)
+	}
 	reset := readResetVersion(dir)
-	m, added, stats, err := b.capture(ctx, dir, prev)
+	m, added, stats, err := b.capture(ctx, dir, prev, found)
 	doResume()
 	if err != nil {
 		lock.unlock()
@@ -100,9 +107,14 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	if err := b.updateState(guest.Ref, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = guest.Ref; s.StatCache = "" }); err != nil {
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: it is held, but: %w", guest.Ref, err)
 	}
-	b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
+	b.rebaseJournal(guest.Ref, jc, "take:"+id)
+	b.watchLinked(guest.Ref, stats.linked, found == nil)
+	if found == nil {
+		b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
+	}
 	b.log.Debug("local backend: snapshot taken", "box", guest.Ref, "snapshot", id, "files", m.Files,
-		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor, "scan", stats.statTime,
+		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor, "journal", found != nil,
+		"journalPaths", journalRead, "scan", stats.statTime,
 		"copy", stats.copyTime, "capture", captured, "publish", time.Since(start)-captured)
 	return providers.SnapshotTaken{
 		Ref:          id,
@@ -123,11 +135,15 @@ type takeStats struct {
 	statTime time.Duration
 	copied   int64
 	copyTime time.Duration
+	linked   []linkedFile // files with more than one link, as stat'ed
 }
 
-// capture walks the box's folder into a manifest, copying new content into
-// the store. It answers the content it added, so a failed take can collect it.
-func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entry) (*manifest, []string, takeStats, error) {
+// capture reads the box's paths into a manifest, copying new content into the
+// store: found, from the change journal, or a walk of the folder when found is
+// nil. A file whose stat matches its entry in the previous manifest (prev, or
+// the journal's own) keeps that entry's hash. It answers the content it
+// added, so a failed take can collect it.
+func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entry, found []scanned) (*manifest, []string, takeStats, error) {
 	var stats takeStats
 	m := &manifest{Format: manifestFormat}
 	type job struct {
@@ -136,17 +152,30 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	}
 	var jobs []job
 	t0 := time.Now()
-	found, err := b.scanTree(ctx, dir)
+	var err error
+	if found == nil {
+		found, err = b.scanTree(ctx, dir)
+	}
 	if err == nil {
 		m.Entries = make([]entry, 0, len(found))
 		for i := range found {
 			s := &found[i]
 			e := entryFromStat(s.rel, &s.st)
 			p := filepath.Join(dir, filepath.FromSlash(s.rel))
+			pe := s.prev
+			if pe == nil {
+				pe = prev[s.rel]
+			}
 			switch e.Type {
 			case "":
 				continue // sockets and devices are left out
 			case typeLink:
+				// A link's target never changes in place: the same inode
+				// and change time is the same target.
+				if pe != nil && pe.Type == typeLink && pe.key() == e.key() && pe.Target != "" {
+					e.Target = pe.Target
+					break
+				}
 				t, lerr := os.Readlink(p)
 				if lerr != nil {
 					if errors.Is(lerr, fs.ErrNotExist) {
@@ -156,7 +185,10 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 				}
 				e.Target = t
 			case typeFile:
-				if pe := prev[s.rel]; pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" {
+				if s.st.Nlink > 1 {
+					stats.linked = append(stats.linked, linkedFile{rel: s.rel, ino: s.st.Ino})
+				}
+				if pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" {
 					e.Hash = pe.Hash
 				} else {
 					jobs = append(jobs, job{idx: len(m.Entries), abs: p})

@@ -1,0 +1,1020 @@
+package local
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// The change journal (issue 16, item 4). While a box runs, an inotify
+// instance watches every folder of it and records which paths changed since
+// the last take or restore; a take then reads only those paths (and the
+// subtrees of folders that appeared), a restore compares the target with the
+// last manifest plus those paths, and ChangedSinceTake answers without
+// reading a folder. Whatever makes the record incomplete (the kernel's queue
+// overflowed, more paths changed than the journal keeps, a watch could not be
+// added, the box's folder moved, boxsnap restarted) makes the next take or
+// restore walk the whole folder, and it says so in its log.
+//
+// inotify is read straight through golang.org/x/sys/unix rather than through
+// github.com/fsnotify/fsnotify (which the module proxy serves, v1.10.1): a take
+// must know that every event queued before it began has been handled, and
+// reading the descriptor itself until EAGAIN gives that, where fsnotify's
+// goroutine and channel give no such point; fsnotify also hides the rename
+// cookie and folder moves, and keys watches by a path that goes stale when a
+// watched folder is renamed. fanotify would need CAP_SYS_ADMIN, which boxsnap
+// does not assume (issue 9 runs boxes as a plain user).
+//
+// Two things inotify never reports, and what the journal does about them:
+// writes through a shared memory mapping (no event at all), and writes to a
+// hard-linked file through a name outside the box (no event on the box's
+// folders). For the second, every file with more than one link gets a watch
+// of its own; for the first there is no cure short of fanotify with
+// FAN_MODIFY, which has the same gap: a box whose program writes files
+// through mmap should set Config.NoJournal.
+
+// DefaultJournalPaths is how many changed paths a box's journal remembers
+// between takes before it gives up and the next take walks the folder.
+const DefaultJournalPaths = 50000
+
+// Marks on a changed path.
+const (
+	dirtySelf    uint8 = 1 // the path itself: stat it again
+	dirtySubtree uint8 = 2 // the path and everything under it: read it again
+)
+
+const (
+	journalDirMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY | unix.IN_ATTRIB |
+		unix.IN_CLOSE_WRITE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF |
+		unix.IN_MOVE_SELF | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_EXCL_UNLINK
+	journalFileMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_DONT_FOLLOW
+)
+
+// journal is one box's change journal.
+type journal struct {
+	box, dir string
+	maxPaths int
+	file     *os.File // the inotify descriptor, non-blocking, in Go's poller
+	fd       int
+	buf      []byte
+	done     chan struct{}
+
+	mu      sync.Mutex
+	wds     map[int32]string // folder watches: descriptor to path
+	dirs    map[string]int32 // and back
+	fileWds map[int32]uint64 // watches of hard-linked files: descriptor to inode
+	inoWd   map[uint64]int32
+	linked  map[uint64]map[string]bool // a hard-linked inode's known names
+	dirty   map[string]uint8
+	lost    string // why this epoch's record is incomplete ("" while whole)
+	dead    string // why the journal stopped watching for good
+	base    string // what the epoch's record is relative to (journalBasis)
+	epoch   uint64
+	closed  bool
+}
+
+// journals is the backend's running journals, by box.
+type journals struct {
+	mu sync.Mutex
+	m  map[string]*journal
+}
+
+// journalCut is a journal's record at a take's or restore's start: what
+// changed since base. The journal goes on recording into a new epoch.
+type journalCut struct {
+	running bool
+	dirty   map[string]uint8
+	lost    string
+	base    string
+	epoch   uint64
+}
+
+// journalBasis names what a box's files were last known to be, as a journal
+// base: the last take, or the restore (with its stat cache) since.
+func journalBasis(st boxState) string {
+	if st.StatCache != "" {
+		return "restore:" + st.StatCache
+	}
+	if st.Last != "" {
+		return "take:" + st.Last
+	}
+	return ""
+}
+
+// networkFS are the file systems whose changes may come from another host,
+// which inotify never sees.
+var networkFS = map[int64]string{
+	0x6969:     "nfs",
+	0xFF534D42: "cifs",
+	0xFE534D42: "smb2",
+	0x517B:     "smb",
+	0x65735546: "fuse",
+	0x01021997: "9p",
+	0x00C36400: "ceph",
+	0x5346414F: "afs",
+	0x73757245: "coda",
+	0x47504653: "gpfs",
+	0x013111A8: "ibrix",
+	0x7461636F: "ocfs2",
+	0x01161970: "gfs2",
+}
+
+// startJournal starts the box's journal, if it is not running: it watches
+// every folder of the box before it returns. A journal that cannot watch is
+// kept with its reason, which the box's takes then log.
+func (b *Backend) startJournal(box, dir string) {
+	if b.noJournal {
+		return
+	}
+	b.journals.mu.Lock()
+	defer b.journals.mu.Unlock()
+	if b.journals.m == nil {
+		b.journals.m = make(map[string]*journal)
+	}
+	if j := b.journals.m[box]; j != nil {
+		j.mu.Lock()
+		dead := j.dead
+		j.mu.Unlock()
+		if dead == "" {
+			return
+		}
+		j.close()
+	}
+	j := &journal{box: box, dir: dir, maxPaths: b.journalPaths, fd: -1,
+		wds: map[int32]string{}, dirs: map[string]int32{}, fileWds: map[int32]uint64{},
+		inoWd: map[uint64]int32{}, linked: map[uint64]map[string]bool{}, dirty: map[string]uint8{}}
+	b.journals.m[box] = j
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(dir, &sfs); err == nil {
+		if name, ok := networkFS[int64(sfs.Type)]; ok {
+			j.dead = fmt.Sprintf("the box's folder is on a network file system (%s), whose changes inotify does not see", name)
+			j.lost = j.dead
+			return
+		}
+	}
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		j.dead = fmt.Sprintf("no inotify instance (%v; fs.inotify.max_user_instances)", err)
+		j.lost = j.dead
+		return
+	}
+	j.fd = fd
+	j.file = os.NewFile(uintptr(fd), "inotify-"+box)
+	j.buf = make([]byte, 64<<10)
+	j.done = make(chan struct{})
+	j.mu.Lock()
+	j.watchTreeLocked(".")
+	j.lost = "the journal started after the last take" // the first take walks
+	j.mu.Unlock()
+	go j.run()
+}
+
+// endJournal stops the box's journal and releases its watches.
+func (b *Backend) endJournal(box string) {
+	b.journals.mu.Lock()
+	j := b.journals.m[box]
+	delete(b.journals.m, box)
+	b.journals.mu.Unlock()
+	if j != nil {
+		j.close()
+	}
+}
+
+// endJournals stops every journal, as the backend closes.
+func (b *Backend) endJournals() {
+	b.journals.mu.Lock()
+	all := b.journals.m
+	b.journals.m = nil
+	b.journals.mu.Unlock()
+	for _, j := range all {
+		j.close()
+	}
+}
+
+func (b *Backend) journalOf(box string) *journal {
+	b.journals.mu.Lock()
+	defer b.journals.mu.Unlock()
+	return b.journals.m[box]
+}
+
+// cutJournal takes the box's journal's record up to now and starts a new
+// epoch. Every event queued before the call is handled first.
+func (b *Backend) cutJournal(box string) journalCut {
+	j := b.journalOf(box)
+	if j == nil {
+		return journalCut{}
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.drainLocked()
+	c := journalCut{running: true, dirty: j.dirty, lost: j.lost, base: j.base}
+	if j.dead != "" {
+		c.lost = j.dead
+	}
+	j.epoch++
+	c.epoch = j.epoch
+	j.dirty = map[string]uint8{}
+	j.lost = j.dead
+	j.base = ""
+	return c
+}
+
+// rebaseJournal says the epoch started by cut records changes since base (a
+// journalBasis), once the take or restore that cut it has succeeded.
+func (b *Backend) rebaseJournal(box string, c journalCut, base string) {
+	if !c.running {
+		return
+	}
+	j := b.journalOf(box)
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.epoch == c.epoch {
+		j.base = base
+	}
+}
+
+// usable says why a cut cannot stand in for a walk against basis, or "".
+func (c journalCut) usable(basis string) string {
+	switch {
+	case !c.running:
+		return "the box's change journal is not running (the box is stopped, or boxsnap restarted)"
+	case c.lost != "":
+		return c.lost
+	case basis == "" || c.base != basis:
+		return "the journal records changes since another state of the box than its last take or restore"
+	}
+	return ""
+}
+
+// Change is what ChangedSinceTake found.
+type Change struct {
+	// Changed says the box's files may differ from its last take.
+	Changed bool
+	// Paths is how many paths the journal recorded as changed.
+	Paths int
+	// Walked says the folder was read, because the journal could not answer
+	// (Why says why).
+	Walked bool
+	Why    string
+}
+
+// ChangedSinceTake says whether the box's files changed since its last take.
+// With its change journal running it reads no folder; without, it stats every
+// path against the last take's manifest.
+func (b *Backend) ChangedSinceTake(ctx context.Context, guest providers.Guest) (Change, error) {
+	dir, err := b.existingBox(guest)
+	if err != nil {
+		return Change{}, fmt.Errorf("check box for changes: %w", err)
+	}
+	st, err := b.readState(guest.Ref)
+	if err != nil {
+		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
+	}
+	why := "the box's change journal is not running (the box is stopped, or boxsnap restarted)"
+	if j := b.journalOf(guest.Ref); j != nil {
+		j.mu.Lock()
+		j.drainLocked()
+		switch {
+		case j.dead != "":
+			why = j.dead
+		case j.lost != "":
+			why = j.lost
+		case st.StatCache != "" && j.base == journalBasis(st):
+			j.mu.Unlock()
+			return Change{Changed: true, Why: "restored since the last take"}, nil
+		case j.base == "" || j.base != journalBasis(st):
+			why = "the journal records changes since another state of the box than its last take"
+		default:
+			n := len(j.dirty)
+			j.mu.Unlock()
+			return Change{Changed: n > 0, Paths: n}, nil
+		}
+		j.mu.Unlock()
+	}
+	if st.Last == "" {
+		return Change{Changed: true, Why: "no take yet"}, nil
+	}
+	prev, err := b.manifestIndex(st.Last)
+	if err != nil {
+		return Change{Changed: true, Why: "the last take's manifest is unreadable"}, nil
+	}
+	found, err := b.scanTree(ctx, dir)
+	if err != nil {
+		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
+	}
+	out := Change{Walked: true, Why: why}
+	n := 0
+	for i := range found {
+		s := &found[i]
+		e := entryFromStat(s.rel, &s.st)
+		if e.Type == "" {
+			continue
+		}
+		n++
+		pe := prev[s.rel]
+		if pe == nil || pe.Type != e.Type || pe.key() != e.key() || pe.Mode != e.Mode ||
+			pe.UID != e.UID || pe.GID != e.GID || pe.MTime != e.MTime {
+			out.Changed = true
+			out.Paths++
+		}
+	}
+	if n != len(prev) {
+		out.Changed = true
+	}
+	return out, nil
+}
+
+func (j *journal) close() {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return
+	}
+	j.closed = true
+	j.dirty = nil
+	j.mu.Unlock()
+	if j.file != nil {
+		_ = j.file.Close() // releases every watch; wakes run
+		<-j.done
+	}
+}
+
+// run handles events as they come, until the journal is closed.
+func (j *journal) run() {
+	defer close(j.done)
+	rc, err := j.file.SyscallConn()
+	if err != nil {
+		j.mu.Lock()
+		j.dieLocked(fmt.Sprintf("its events cannot be read (%v)", err))
+		j.mu.Unlock()
+		return
+	}
+	_ = rc.Read(func(uintptr) bool {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if j.closed {
+			return true
+		}
+		j.drainLocked()
+		return j.closed
+	})
+}
+
+// drainLocked reads and handles every queued event.
+func (j *journal) drainLocked() {
+	if j.closed || j.fd < 0 {
+		return
+	}
+	for {
+		n, err := unix.Read(j.fd, j.buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if errors.Is(err, unix.EAGAIN) || n <= 0 {
+			return
+		}
+		if err != nil {
+			j.dieLocked(fmt.Sprintf("reading its events failed (%v)", err))
+			return
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			wd := int32(binary.NativeEndian.Uint32(j.buf[off:]))
+			mask := binary.NativeEndian.Uint32(j.buf[off+4:])
+			nameLen := int(binary.NativeEndian.Uint32(j.buf[off+12:]))
+			name := j.buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+nameLen]
+			if i := indexNUL(name); i >= 0 {
+				name = name[:i]
+			}
+			off += unix.SizeofInotifyEvent + nameLen
+			j.handleLocked(wd, mask, string(name))
+		}
+	}
+}
+
+func indexNUL(p []byte) int {
+	for i, c := range p {
+		if c == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// handleLocked records one event.
+func (j *journal) handleLocked(wd int32, mask uint32, name string) {
+	if mask&unix.IN_Q_OVERFLOW != 0 {
+		j.loseLocked("the kernel's event queue overflowed (fs.inotify.max_queued_events)")
+		return
+	}
+	if ino, ok := j.fileWds[wd]; ok {
+		if mask&unix.IN_IGNORED != 0 {
+			delete(j.fileWds, wd)
+			delete(j.inoWd, ino)
+			return
+		}
+		for p := range j.linked[ino] {
+			j.markLocked(p, dirtySelf)
+		}
+		return
+	}
+	dir, ok := j.wds[wd]
+	if !ok {
+		return // a watch already dropped: its folder's move or removal marked it
+	}
+	if mask&unix.IN_IGNORED != 0 {
+		delete(j.wds, wd)
+		if j.dirs[dir] == wd {
+			delete(j.dirs, dir)
+		}
+		if dir == "." {
+			j.dieLocked("the box's folder was removed or moved")
+		}
+		return
+	}
+	if mask&unix.IN_UNMOUNT != 0 {
+		j.dieLocked("the file system of the box's folder was unmounted")
+		return
+	}
+	if name == "" {
+		if dir == "." && mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0 {
+			j.dieLocked("the box's folder was removed or moved")
+			return
+		}
+		if mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) == 0 {
+			j.markLocked(dir, dirtySelf)
+		}
+		return
+	}
+	rel := name
+	if dir != "." {
+		rel = dir + "/" + name
+	}
+	isDir := mask&unix.IN_ISDIR != 0
+	if mask&(unix.IN_CREATE|unix.IN_DELETE|unix.IN_MOVED_FROM|unix.IN_MOVED_TO) != 0 {
+		j.markLocked(dir, dirtySelf) // its times changed
+	}
+	switch {
+	case isDir && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+		// A folder made or moved in: everything in it is new to the journal,
+		// and it may hold folders made before its watch was added.
+		j.markLocked(rel, dirtySubtree)
+		j.watchTreeLocked(rel)
+	case isDir && mask&(unix.IN_MOVED_FROM|unix.IN_DELETE) != 0:
+		j.markLocked(rel, dirtySelf)
+		j.unwatchTreeLocked(rel)
+	default:
+		j.markLocked(rel, dirtySelf)
+	}
+}
+
+func (j *journal) markLocked(rel string, how uint8) {
+	if j.lost != "" {
+		return
+	}
+	old, ok := j.dirty[rel]
+	if !ok && len(j.dirty) >= j.maxPaths {
+		j.loseLocked(fmt.Sprintf("more than %d paths changed since the last take (the journal's cap)", j.maxPaths))
+		return
+	}
+	j.dirty[rel] = old | how
+}
+
+func (j *journal) loseLocked(why string) {
+	if j.lost == "" {
+		j.lost = why
+	}
+	j.dirty = map[string]uint8{}
+}
+
+func (j *journal) dieLocked(why string) {
+	if j.dead == "" {
+		j.dead = why
+	}
+	j.loseLocked(why)
+}
+
+// watchTreeLocked adds a watch to rel and every folder under it. Each folder
+// is read after its watch is added, so a folder made in it meanwhile is
+// either seen by the read or reported by the watch.
+func (j *journal) watchTreeLocked(rel string) {
+	pending := []string{rel}
+	for len(pending) > 0 && j.dead == "" {
+		r := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		abs := j.dir
+		if r != "." {
+			abs = j.dir + "/" + r
+		}
+		wd, err := unix.InotifyAddWatch(j.fd, abs, journalDirMask)
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+				continue // it went; its parent's watch reported that
+			}
+			if errors.Is(err, unix.ENOSPC) {
+				j.dieLocked("the inotify watch limit was reached (fs.inotify.max_user_watches)")
+				return
+			}
+			j.dieLocked(fmt.Sprintf("a folder could not be watched (%v)", err))
+			return
+		}
+		if old, ok := j.wds[int32(wd)]; ok && old != r && j.dirs[old] == int32(wd) {
+			delete(j.dirs, old)
+		}
+		j.wds[int32(wd)] = r
+		j.dirs[r] = int32(wd)
+		f, err := os.Open(abs)
+		if err != nil {
+			continue
+		}
+		ents, _ := f.ReadDir(-1)
+		f.Close()
+		for _, e := range ents {
+			if e.IsDir() {
+				c := e.Name()
+				if r != "." {
+					c = r + "/" + c
+				}
+				pending = append(pending, c)
+			}
+		}
+	}
+}
+
+// unwatchTreeLocked drops the watches of rel and every folder under it, after
+// rel was moved away or removed.
+func (j *journal) unwatchTreeLocked(rel string) {
+	prefix := rel + "/"
+	for p, wd := range j.dirs {
+		if p == rel || strings.HasPrefix(p, prefix) {
+			_, _ = unix.InotifyRmWatch(j.fd, uint32(wd))
+			delete(j.dirs, p)
+			delete(j.wds, wd)
+		}
+	}
+}
+
+// linkedFile is a file with more than one link, and one of its names.
+type linkedFile struct {
+	rel string
+	ino uint64
+}
+
+// watchLinked gives each hard-linked file a watch of its own, so a write
+// through a name outside the box is recorded too. fresh replaces what the
+// journal knew (after a walk). A watch newly added marks the file's names
+// changed: it could have been written before the watch began.
+func (b *Backend) watchLinked(box string, files []linkedFile, fresh bool) {
+	j := b.journalOf(box)
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed || j.fd < 0 || j.dead != "" {
+		return
+	}
+	if fresh {
+		j.linked = map[uint64]map[string]bool{}
+	}
+	for _, f := range files {
+		names := j.linked[f.ino]
+		if names == nil {
+			if len(j.linked) >= j.maxPaths {
+				j.loseLocked("too many hard-linked files to watch")
+				return
+			}
+			names = map[string]bool{}
+			j.linked[f.ino] = names
+		}
+		names[f.rel] = true
+		if _, ok := j.inoWd[f.ino]; ok {
+			continue
+		}
+		wd, err := unix.InotifyAddWatch(j.fd, j.dir+"/"+f.rel, journalFileMask)
+		if err != nil {
+			if errors.Is(err, unix.ENOSPC) {
+				j.dieLocked("the inotify watch limit was reached (fs.inotify.max_user_watches)")
+				return
+			}
+			j.markLocked(f.rel, dirtySelf)
+			continue
+		}
+		if old, ok := j.fileWds[int32(wd)]; ok && old != f.ino {
+			delete(j.inoWd, old)
+		}
+		j.fileWds[int32(wd)] = f.ino
+		j.inoWd[f.ino] = int32(wd)
+		j.markLocked(f.rel, dirtySelf)
+	}
+}
+
+// linkedIn lists the hard-linked files among found.
+func linkedIn(found []scanned) []linkedFile {
+	var out []linkedFile
+	for i := range found {
+		s := &found[i]
+		if s.st.Mode&unix.S_IFMT == unix.S_IFREG && s.st.Nlink > 1 {
+			out = append(out, linkedFile{rel: s.rel, ino: s.st.Ino})
+		}
+	}
+	return out
+}
+
+// journalBase reads what the cut's record is relative to: the last take's
+// manifest, or the stat cache a restore left.
+func (b *Backend) journalBase(st boxState) (*manifest, bool, error) {
+	if st.StatCache != "" {
+		if _, err := os.Stat(b.snapDir(st.StatCache) + "/" + fileDeleting); err == nil {
+			return nil, false, errors.New("the restored snapshot is being deleted")
+		}
+		var m manifest
+		if err := readChecked(b.statCacheFile(st.ID), &m); err != nil {
+			return nil, false, fmt.Errorf("the stat cache is unreadable (%v)", err)
+		}
+		return &m, true, nil
+	}
+	if _, err := os.Stat(b.snapDir(st.Last) + "/" + fileDeleting); err == nil {
+		return nil, false, errors.New("the last take is being deleted")
+	}
+	m, err := b.manifest(st.Last)
+	if err != nil {
+		return nil, false, fmt.Errorf("the last take's manifest is unreadable (%v)", err)
+	}
+	return m, false, nil
+}
+
+// fromJournal gives the box's paths as a walk would find them, from the base
+// the cut is relative to and a stat of each path the cut names (a read of each
+// folder it marks as new), with no walk. It answers why not when it cannot.
+func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c journalCut) ([]scanned, int, string) {
+	if why := c.usable(journalBasis(st)); why != "" {
+		return nil, 0, why
+	}
+	base, restored, err := b.journalBase(st)
+	if err != nil {
+		return nil, 0, err.Error()
+	}
+	found, n, err := b.readChanged(ctx, dir, base, restored, c.dirty)
+	if err != nil {
+		return nil, 0, fmt.Sprintf("reading the journal's paths failed (%v)", err)
+	}
+	return found, n, ""
+}
+
+// readChanged builds the box's paths from base and the changed paths. After
+// a restore (restored), the stat cache knows files only: every other path is
+// stat'ed again, and every file whose content it does not know.
+func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, restored bool, dirty map[string]uint8) ([]scanned, int, error) {
+	es := base.Entries
+	if !sort.SliceIsSorted(es, func(i, k int) bool { return es[i].Path < es[k].Path }) {
+		es = append([]entry(nil), es...)
+		sortEntries(es)
+	}
+	find := func(p string) int {
+		i := sort.Search(len(es), func(k int) bool { return es[k].Path >= p })
+		if i < len(es) && es[i].Path == p {
+			return i
+		}
+		return -1
+	}
+	var subtrees, selfs []string
+	for p, how := range dirty {
+		if how&dirtySubtree != 0 {
+			subtrees = append(subtrees, p)
+		} else {
+			selfs = append(selfs, p)
+		}
+	}
+	if restored {
+		for i := range es {
+			if es[i].Type != typeFile || es[i].Hash == "" {
+				selfs = append(selfs, es[i].Path)
+			}
+		}
+	}
+	r := newResolver(dir)
+	defer r.close()
+	drop := make([]bool, len(es))  // base entries replaced or gone
+	dropUnder := func(p string) { // p's descendants
+		if p == "." {
+			for i := range drop {
+				drop[i] = true
+			}
+			return
+		}
+		lo := sort.Search(len(es), func(k int) bool { return es[k].Path >= p+"/" })
+		hi := sort.Search(len(es), func(k int) bool { return es[k].Path >= p+"0" })
+		for i := lo; i < hi; i++ {
+			drop[i] = true
+		}
+	}
+	var out []scanned
+	read := 0
+	sweep := map[uint64]bool{} // inodes whose other names changed too (hard links)
+	stated := map[string]bool{}
+	statOne := func(p string) (bool, error) {
+		if stated[p] {
+			return true, nil
+		}
+		stated[p] = true
+		read++
+		i := find(p)
+		var pe *entry
+		if i >= 0 {
+			pe = &es[i]
+			drop[i] = true
+			if pe.Type == typeFile {
+				sweep[pe.Ino] = true
+			}
+		}
+		var s unix.Stat_t
+		ok, err := r.lstat(p, &s)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			if pe != nil && pe.Type == typeDir {
+				dropUnder(p)
+			}
+			return true, nil
+		}
+		isDir := s.Mode&unix.S_IFMT == unix.S_IFDIR
+		if isDir && (pe == nil || pe.Type != typeDir || pe.Ino != s.Ino) {
+			return false, nil // a new folder: read it whole
+		}
+		if !isDir && pe != nil && pe.Type == typeDir {
+			dropUnder(p)
+		}
+		if s.Mode&unix.S_IFMT == unix.S_IFREG && s.Nlink > 1 {
+			sweep[s.Ino] = true
+		}
+		out = append(out, scanned{rel: p, st: s, prev: pe})
+		return true, nil
+	}
+	sort.Strings(subtrees)
+	var tops []string
+	for _, p := range subtrees {
+		if len(tops) > 0 && under(p, tops[len(tops)-1]) {
+			continue
+		}
+		tops = append(tops, p)
+	}
+	sort.Strings(selfs)
+	for _, p := range selfs {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		if coveredBy(p, tops) {
+			continue
+		}
+		ok, err := statOne(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			tops = insertTop(tops, p)
+		}
+	}
+	for _, p := range tops {
+		if i := find(p); i >= 0 {
+			drop[i] = true
+			if es[i].Type == typeFile {
+				sweep[es[i].Ino] = true
+			}
+		}
+		dropUnder(p)
+		var s unix.Stat_t
+		ok, err := r.lstat(p, &s)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			continue
+		}
+		if s.Mode&unix.S_IFMT != unix.S_IFDIR {
+			out = append(out, scanned{rel: p, st: s, prev: entryAt(es, find(p))})
+			continue
+		}
+		sub, err := b.scanFrom(ctx, dir, p)
+		if err != nil {
+			return nil, 0, err
+		}
+		read += len(sub)
+		for k := range sub {
+			sub[k].prev = entryAt(es, find(sub[k].rel))
+			if sub[k].st.Mode&unix.S_IFMT == unix.S_IFREG && sub[k].st.Nlink > 1 {
+				sweep[sub[k].st.Ino] = true
+			}
+		}
+		out = append(out, sub...)
+	}
+	// A hard-linked file changed through one name changed under all of them
+	// (its times, its link count): stat the base's other names again.
+	for seen := -1; len(sweep) > 0 && seen != len(sweep); {
+		seen = len(sweep)
+		for i := range es {
+			if !drop[i] && es[i].Type == typeFile && sweep[es[i].Ino] {
+				ok, err := statOne(es[i].Path)
+				if err != nil {
+					return nil, 0, err
+				}
+				if !ok {
+					return nil, 0, fmt.Errorf("%s became a folder unreported", es[i].Path)
+				}
+			}
+		}
+	}
+	for i := range es {
+		if !drop[i] {
+			out = append(out, scanned{rel: es[i].Path, st: statOfEntry(&es[i]), prev: &es[i]})
+		}
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].rel < out[k].rel })
+	// Correctness first: every path's folder must be there, once.
+	dirs := make(map[string]bool)
+	for i := range out {
+		if i > 0 && out[i].rel == out[i-1].rel {
+			return nil, 0, fmt.Errorf("%s is found twice", out[i].rel)
+		}
+		if out[i].st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			dirs[out[i].rel] = true
+		}
+	}
+	if len(out) == 0 || out[0].rel != "." {
+		return nil, 0, errors.New("the box's folder itself is missing")
+	}
+	for i := 1; i < len(out); i++ {
+		if !dirs[folderOf(out[i].rel)] {
+			return nil, 0, fmt.Errorf("%s has no folder", out[i].rel)
+		}
+	}
+	return out, read, nil
+}
+
+func entryAt(es []entry, i int) *entry {
+	if i < 0 {
+		return nil
+	}
+	return &es[i]
+}
+
+// under says whether p is top or below it.
+func under(p, top string) bool {
+	return top == "." || p == top || strings.HasPrefix(p, top+"/")
+}
+
+func coveredBy(p string, tops []string) bool {
+	for _, t := range tops {
+		if under(p, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// insertTop adds p to the sorted folders to read whole, dropping those under it.
+func insertTop(tops []string, p string) []string {
+	out := tops[:0:0]
+	for _, t := range tops {
+		if !under(t, p) {
+			out = append(out, t)
+		}
+	}
+	out = append(out, p)
+	sort.Strings(out)
+	return out
+}
+
+func folderOf(rel string) string {
+	i := strings.LastIndexByte(rel, '/')
+	if i < 0 {
+		return "."
+	}
+	return rel[:i]
+}
+
+// statOfEntry gives the stat a manifest entry records, for a path the journal
+// says did not change since.
+func statOfEntry(e *entry) unix.Stat_t {
+	var st unix.Stat_t
+	mode := uint32(e.Mode & 0o777)
+	fm := e.fileMode()
+	if fm&fs.ModeSetuid != 0 {
+		mode |= unix.S_ISUID
+	}
+	if fm&fs.ModeSetgid != 0 {
+		mode |= unix.S_ISGID
+	}
+	if fm&fs.ModeSticky != 0 {
+		mode |= unix.S_ISVTX
+	}
+	switch e.Type {
+	case typeDir:
+		mode |= unix.S_IFDIR
+	case typeLink:
+		mode |= unix.S_IFLNK
+	case typeFIFO:
+		mode |= unix.S_IFIFO
+	default:
+		mode |= unix.S_IFREG
+	}
+	st.Mode = mode
+	st.Uid, st.Gid = e.UID, e.GID
+	st.Size = e.Size
+	st.Ino = e.Ino
+	st.Nlink = 1
+	st.Mtim = unix.NsecToTimespec(e.MTime)
+	st.Atim = unix.NsecToTimespec(e.ATime)
+	st.Ctim = unix.NsecToTimespec(e.CTime)
+	return st
+}
+
+// resolver stats paths under a box's folder without following a link in any
+// of their folders (openat2 with RESOLVE_NO_SYMLINKS), as the walk does.
+type resolver struct {
+	dir  string
+	top  int
+	fds  map[string]int
+	err  error
+	open int
+}
+
+func newResolver(dir string) *resolver {
+	r := &resolver{dir: dir, fds: map[string]int{}, top: -1}
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.top = fd
+	r.fds["."] = fd
+	return r
+}
+
+func (r *resolver) close() {
+	for _, fd := range r.fds {
+		_ = unix.Close(fd)
+	}
+	r.fds = nil
+}
+
+// maxResolverFds bounds the folder descriptors a resolver keeps open.
+const maxResolverFds = 256
+
+// lstat stats rel; ok is false when it is not there (or one of its folders
+// is not a folder).
+func (r *resolver) lstat(rel string, st *unix.Stat_t) (bool, error) {
+	if r.err != nil {
+		return false, r.err
+	}
+	if rel == "." {
+		if err := unix.Fstat(r.top, st); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	parent, name := folderOf(rel), rel[strings.LastIndexByte(rel, '/')+1:]
+	fd, ok := r.fds[parent]
+	if !ok {
+		if len(r.fds) >= maxResolverFds {
+			for p, f := range r.fds {
+				if p != "." {
+					_ = unix.Close(f)
+					delete(r.fds, p)
+				}
+			}
+		}
+		var err error
+		fd, err = unix.Openat2(r.top, parent, &unix.OpenHow{
+			Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+		})
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
+				return false, nil
+			}
+			return false, fmt.Errorf("open %s: %w", parent, err)
+		}
+		r.fds[parent] = fd
+	}
+	if err := unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+			return false, nil
+		}
+		return false, fmt.Errorf("fstatat %s: %w", rel, err)
+	}
+	return true, nil
+}
