@@ -76,6 +76,8 @@ type journal struct {
 	inoWd   map[uint64]int32
 	linked  map[uint64]map[string]bool // a hard-linked inode's known names
 	dirty   map[string]uint8
+	sweep   map[uint64]bool // inodes that got a new name: their other names changed too
+	unseen  map[string]bool // names made but gone before stat'ed; true once written
 	lost    string // why this epoch's record is incomplete ("" while whole)
 	dead    string // why the journal stopped watching for good
 	base    string // what the epoch's record is relative to (journalBasis)
@@ -94,6 +96,7 @@ type journals struct {
 type journalCut struct {
 	running bool
 	dirty   map[string]uint8
+	sweep   map[uint64]bool
 	lost    string
 	base    string
 	epoch   uint64
@@ -152,7 +155,8 @@ func (b *Backend) startJournal(box, dir string) {
 	}
 	j := &journal{box: box, dir: dir, maxPaths: b.journalPaths, fd: -1,
 		wds: map[int32]string{}, dirs: map[string]int32{}, fileWds: map[int32]uint64{},
-		inoWd: map[uint64]int32{}, linked: map[uint64]map[string]bool{}, dirty: map[string]uint8{}}
+		inoWd: map[uint64]int32{}, linked: map[uint64]map[string]bool{}, dirty: map[string]uint8{},
+		sweep: map[uint64]bool{}, unseen: map[string]bool{}}
 	b.journals.m[box] = j
 	var sfs unix.Statfs_t
 	if err := unix.Statfs(dir, &sfs); err == nil {
@@ -217,13 +221,15 @@ func (b *Backend) cutJournal(box string) journalCut {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.drainLocked()
-	c := journalCut{running: true, dirty: j.dirty, lost: j.lost, base: j.base}
+	c := journalCut{running: true, dirty: j.dirty, sweep: j.sweep, lost: j.lost, base: j.base}
 	if j.dead != "" {
 		c.lost = j.dead
 	}
 	j.epoch++
 	c.epoch = j.epoch
 	j.dirty = map[string]uint8{}
+	j.sweep = map[uint64]bool{}
+	j.unseen = map[string]bool{}
 	j.lost = j.dead
 	j.base = ""
 	return c
@@ -475,9 +481,58 @@ func (j *journal) handleLocked(wd int32, mask uint32, name string) {
 	case isDir && mask&(unix.IN_MOVED_FROM|unix.IN_DELETE) != 0:
 		j.markLocked(rel, dirtySelf)
 		j.unwatchTreeLocked(rel)
+	case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+		j.markLocked(rel, dirtySelf)
+		j.seeNameLocked(rel)
 	default:
 		j.markLocked(rel, dirtySelf)
+		if written, ok := j.unseen[rel]; ok {
+			switch {
+			case mask&unix.IN_MOVED_FROM != 0:
+				delete(j.unseen, rel) // its new name is stat'ed in turn
+			case mask&unix.IN_DELETE != 0:
+				delete(j.unseen, rel)
+				if written {
+					j.loseLocked("a name was made, written and removed before the journal could see whether it was a hard link")
+				}
+			case mask&(unix.IN_MODIFY|unix.IN_ATTRIB|unix.IN_CLOSE_WRITE) != 0:
+				j.unseen[rel] = true
+			}
+		}
 	}
+}
+
+// seeNameLocked stats a name just made or moved in. A hard link to a file of
+// the box changes that file under every name, and inotify reports it under
+// this one only: the file gets a watch of its own and its inode is swept at
+// the next take. A name gone before it could be stat'ed may have been such a
+// link: if it is written and then removed (not renamed) the record is
+// incomplete. One made and removed with no write in between changed another
+// name's change time only, which a take keeps as it was: the content, mode,
+// owner and times are right, and a later walk reads that file once more.
+func (j *journal) seeNameLocked(rel string) {
+	if j.lost != "" {
+		return
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(unix.AT_FDCWD, j.dir+"/"+rel, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if len(j.unseen) >= j.maxPaths {
+			j.loseLocked("too many names made and removed since the last take")
+			return
+		}
+		j.unseen[rel] = false
+		return
+	}
+	delete(j.unseen, rel)
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR || st.Nlink < 2 {
+		return
+	}
+	if len(j.sweep) >= j.maxPaths {
+		j.loseLocked("too many hard links made since the last take")
+		return
+	}
+	j.sweep[st.Ino] = true
+	j.watchLinkedLocked(linkedFile{rel: rel, ino: st.Ino})
 }
 
 func (j *journal) markLocked(rel string, how uint8) {
@@ -497,6 +552,8 @@ func (j *journal) loseLocked(why string) {
 		j.lost = why
 	}
 	j.dirty = map[string]uint8{}
+	j.sweep = map[uint64]bool{}
+	j.unseen = map[string]bool{}
 }
 
 func (j *journal) dieLocked(why string) {
@@ -542,12 +599,16 @@ func (j *journal) watchTreeLocked(rel string) {
 		ents, _ := f.ReadDir(-1)
 		f.Close()
 		for _, e := range ents {
+			c := e.Name()
+			if r != "." {
+				c = r + "/" + c
+			}
 			if e.IsDir() {
-				c := e.Name()
-				if r != "." {
-					c = r + "/" + c
-				}
 				pending = append(pending, c)
+			} else if rel != "." {
+				// A name made in a new folder before its watch: it may be a
+				// hard link to a file of the box.
+				j.seeNameLocked(c)
 			}
 		}
 	}
@@ -590,35 +651,42 @@ func (b *Backend) watchLinked(box string, files []linkedFile, fresh bool) {
 		j.linked = map[uint64]map[string]bool{}
 	}
 	for _, f := range files {
-		names := j.linked[f.ino]
-		if names == nil {
-			if len(j.linked) >= j.maxPaths {
-				j.loseLocked("too many hard-linked files to watch")
-				return
-			}
-			names = map[string]bool{}
-			j.linked[f.ino] = names
-		}
-		names[f.rel] = true
-		if _, ok := j.inoWd[f.ino]; ok {
-			continue
-		}
-		wd, err := unix.InotifyAddWatch(j.fd, j.dir+"/"+f.rel, journalFileMask)
-		if err != nil {
-			if errors.Is(err, unix.ENOSPC) {
-				j.dieLocked("the inotify watch limit was reached (fs.inotify.max_user_watches)")
-				return
-			}
-			j.markLocked(f.rel, dirtySelf)
-			continue
-		}
-		if old, ok := j.fileWds[int32(wd)]; ok && old != f.ino {
-			delete(j.inoWd, old)
-		}
-		j.fileWds[int32(wd)] = f.ino
-		j.inoWd[f.ino] = int32(wd)
-		j.markLocked(f.rel, dirtySelf)
+		j.watchLinkedLocked(f)
 	}
+}
+
+func (j *journal) watchLinkedLocked(f linkedFile) {
+	if j.dead != "" {
+		return
+	}
+	names := j.linked[f.ino]
+	if names == nil {
+		if len(j.linked) >= j.maxPaths {
+			j.loseLocked("too many hard-linked files to watch")
+			return
+		}
+		names = map[string]bool{}
+		j.linked[f.ino] = names
+	}
+	names[f.rel] = true
+	if _, ok := j.inoWd[f.ino]; ok {
+		return
+	}
+	wd, err := unix.InotifyAddWatch(j.fd, j.dir+"/"+f.rel, journalFileMask)
+	if err != nil {
+		if errors.Is(err, unix.ENOSPC) {
+			j.dieLocked("the inotify watch limit was reached (fs.inotify.max_user_watches)")
+			return
+		}
+		j.markLocked(f.rel, dirtySelf)
+		return
+	}
+	if old, ok := j.fileWds[int32(wd)]; ok && old != f.ino {
+		delete(j.inoWd, old)
+	}
+	j.fileWds[int32(wd)] = f.ino
+	j.inoWd[f.ino] = int32(wd)
+	j.markLocked(f.rel, dirtySelf)
 }
 
 // linkedIn lists the hard-linked files among found.
@@ -667,7 +735,7 @@ func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c jo
 	if err != nil {
 		return nil, 0, err.Error()
 	}
-	found, n, err := b.readChanged(ctx, dir, base, restored, c.dirty)
+	found, n, err := b.readChanged(ctx, dir, base, restored, c.dirty, c.sweep)
 	if err != nil {
 		return nil, 0, fmt.Sprintf("reading the journal's paths failed (%v)", err)
 	}
@@ -677,7 +745,7 @@ func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c jo
 // readChanged builds the box's paths from base and the changed paths. After
 // a restore (restored), the stat cache knows files only: every other path is
 // stat'ed again, and every file whose content it does not know.
-func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, restored bool, dirty map[string]uint8) ([]scanned, int, error) {
+func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, restored bool, dirty map[string]uint8, linked map[uint64]bool) ([]scanned, int, error) {
 	es := base.Entries
 	if !sort.SliceIsSorted(es, func(i, k int) bool { return es[i].Path < es[k].Path }) {
 		es = append([]entry(nil), es...)
@@ -724,6 +792,9 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 	var out []scanned
 	read := 0
 	sweep := map[uint64]bool{} // inodes whose other names changed too (hard links)
+	for ino := range linked {
+		sweep[ino] = true
+	}
 	stated := map[string]bool{}
 	statOne := func(p string) (bool, error) {
 		if stated[p] {
@@ -736,7 +807,7 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 		if i >= 0 {
 			pe = &es[i]
 			drop[i] = true
-			if pe.Type == typeFile {
+			if pe.Type != typeDir {
 				sweep[pe.Ino] = true
 			}
 		}
@@ -758,7 +829,7 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 		if !isDir && pe != nil && pe.Type == typeDir {
 			dropUnder(p)
 		}
-		if s.Mode&unix.S_IFMT == unix.S_IFREG && s.Nlink > 1 {
+		if s.Mode&unix.S_IFMT != unix.S_IFDIR && s.Nlink > 1 {
 			sweep[s.Ino] = true
 		}
 		out = append(out, scanned{rel: p, st: s, prev: pe})
@@ -791,7 +862,7 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 	for _, p := range tops {
 		if i := find(p); i >= 0 {
 			drop[i] = true
-			if es[i].Type == typeFile {
+			if es[i].Type != typeDir {
 				sweep[es[i].Ino] = true
 			}
 		}
@@ -815,7 +886,7 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 		read += len(sub)
 		for k := range sub {
 			sub[k].prev = entryAt(es, find(sub[k].rel))
-			if sub[k].st.Mode&unix.S_IFMT == unix.S_IFREG && sub[k].st.Nlink > 1 {
+			if sub[k].st.Mode&unix.S_IFMT != unix.S_IFDIR && sub[k].st.Nlink > 1 {
 				sweep[sub[k].st.Ino] = true
 			}
 		}
@@ -826,7 +897,7 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 	for seen := -1; len(sweep) > 0 && seen != len(sweep); {
 		seen = len(sweep)
 		for i := range es {
-			if !drop[i] && es[i].Type == typeFile && sweep[es[i].Ino] {
+			if !drop[i] && es[i].Type != typeDir && sweep[es[i].Ino] {
 				ok, err := statOne(es[i].Path)
 				if err != nil {
 					return nil, 0, err

@@ -305,9 +305,20 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		touched[folderOf(rel)] = true
 	}
 	// Removed folders took what they held with them.
-	for rel := range cur {
+	// A hard-linked file loses a link when another of its names goes or is
+	// written over: its change time moves, so its stat is read again below.
+	relinked := make(map[uint64]bool)
+	for rel, c := range cur {
 		if removed[rel] || underRemoved(rel, removed) {
+			if !c.mode.IsDir() {
+				relinked[c.st.Ino] = true
+			}
 			delete(cur, rel)
+		}
+	}
+	for _, e := range writes {
+		if c, ok := cur[e.Path]; ok {
+			relinked[c.st.Ino] = true
 		}
 	}
 	root := os.Geteuid() == 0
@@ -391,6 +402,10 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 			}
 		} else {
 			res.keys[e.Path] = keyOf(&c.st)
+			var st unix.Stat_t
+			if relinked[c.st.Ino] && unix.Lstat(p, &st) == nil {
+				res.keys[e.Path] = keyOf(&st)
+			}
 		}
 	}
 	// Folders' details last, deepest first, as writing inside one changes
