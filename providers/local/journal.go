@@ -78,9 +78,9 @@ type journal struct {
 	dirty   map[string]uint8
 	sweep   map[uint64]bool // inodes that got a new name: their other names changed too
 	unseen  map[string]bool // names made but gone before stat'ed; true once written
-	lost    string // why this epoch's record is incomplete ("" while whole)
-	dead    string // why the journal stopped watching for good
-	base    string // what the epoch's record is relative to (journalBasis)
+	lost    string          // why this epoch's record is incomplete ("" while whole)
+	dead    string          // why the journal stopped watching for good
+	base    string          // what the epoch's record is relative to (journalBasis)
 	epoch   uint64
 	closed  bool
 }
@@ -775,7 +775,7 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 	}
 	r := newResolver(dir)
 	defer r.close()
-	drop := make([]bool, len(es))  // base entries replaced or gone
+	drop := make([]bool, len(es)) // base entries replaced or gone
 	dropUnder := func(p string) { // p's descendants
 		if p == "." {
 			for i := range drop {
