@@ -162,6 +162,25 @@ func (sc *Scene) States() []State {
 		{Name: "delete-dialog", Path: "/boxes/brisk-lake/snapshots/" + sc.Undo + "/delete"},
 		{Name: "released-box-kept", Path: "/boxes/snapshots?kept=1"},
 		{Name: "box-with-none", Path: "/boxes/dusky-dune"},
+		{Name: "export-dialog", Path: "/boxes/amber-fox", Do: func(p playwright.Page) error {
+			if err := p.Locator("#snap-" + mig + " summary").Click(); err != nil {
+				return err
+			}
+			return dialog("#snap-" + mig + " .items a[href*='/export']")(p)
+		}},
+		{Name: "share-code-shown", Path: "/boxes/amber-fox", Do: func(p playwright.Page) error {
+			if err := p.Locator("#snap-" + mig + " summary").Click(); err != nil {
+				return err
+			}
+			if err := dialog("#snap-" + mig + " .items a[href*='/share']")(p); err != nil {
+				return err
+			}
+			if err := p.Locator("dialog[open] button[type=submit]").Click(); err != nil {
+				return err
+			}
+			return p.Locator("#share-code").WaitFor()
+		}},
+		{Name: "import-page", Path: "/import"},
 		{Name: "snapshots-settings", Path: "/settings/snapshots"},
 		{Name: "machines-tab", Path: "/boxes"},
 		{Name: "threads-tab", Path: "/boxes/threads"},

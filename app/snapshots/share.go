@@ -67,6 +67,48 @@ func hashCode(code string) []byte {
 	return h[:]
 }
 
+// SharePlan is what a share code of a snapshot would be: its snapshot, its
+// box, what its copy leaves out and how many days it works by default.
+type SharePlan struct {
+	Snapshot *Snapshot
+	Box      *Box
+	Removed  []string
+	Days     int
+}
+
+// PlanShare checks that a snapshot can be shared and says what its copy
+// leaves out, changing nothing: the share dialog's words.
+func (s *Service) PlanShare(ctx context.Context, c Caller, box, snapshot string) (*SharePlan, error) {
+	sn, b, err := s.SnapshotOfBox(ctx, c, box, snapshot)
+	if err != nil {
+		return nil, err
+	}
+	p := &SharePlan{Snapshot: sn, Box: b}
+	if err := MayAct(c, ActShare, b, sn); err != nil {
+		return p, err
+	}
+	if sn.State != StateReady {
+		return p, refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be shared.", sn.Name, stateWords(sn.State))
+	}
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return p, err
+	}
+	p.Days = st.ShareDays
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return p, err
+	}
+	ex, ok := be.Snap.(providers.Exporter)
+	if !ok {
+		return p, refuse(CodePlan, http.StatusConflict, "%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", be.Label)
+	}
+	if p.Removed, err = ex.ScrubbedPaths(ctx, refOf(sn, b), s.secrets(ctx)); err != nil {
+		return p, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
+	}
+	return p, nil
+}
+
 // MakeShare makes a share code for a snapshot: the person only, a ready
 // snapshot of a backend that exports. What the copy leaves out is worked out
 // now and kept on the record, so the page can say it.

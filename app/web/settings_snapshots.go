@@ -30,7 +30,7 @@ type settingsPage struct {
 	Summary  string
 	Ceilings []ceilingRow
 	Settings snapshots.Settings
-	Min, Max struct{ PerBox, Room, Keep int }
+	Min, Max struct{ PerBox, Room, Keep, Share int }
 	Offers   []backendOffer
 	// NoDocker: no Docker backend is configured; the page says how to add
 	// one.
@@ -105,6 +105,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Min.PerBox, p.Max.PerBox = snapshots.MinPerBox, snapshots.MaxPerBox
 	p.Min.Room, p.Max.Room = snapshots.MinRoomPercent, snapshots.MaxRoomPercent
 	p.Min.Keep, p.Max.Keep = 1, snapshots.MaxKeepDays
+	p.Min.Share, p.Max.Share = 1, snapshots.MaxShareDays
 	boxes, _ := s.opts.Core.Boxes(ctx, snapshots.Owner())
 	p.NoDocker = true
 	for _, be := range s.opts.Core.Backends() {
@@ -205,6 +206,17 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	num("perBox", &st.PerBox)
 	num("roomPercent", &st.RoomPercent)
 	num("keepDays", &st.KeepDays)
+	if _, ok := r.PostForm["shareDays"]; ok {
+		num("shareDays", &st.ShareDays)
+	}
+	if _, ok := r.PostForm["alsoRemove"]; ok {
+		st.AlsoRemove = nil
+		for _, line := range strings.Split(r.PostFormValue("alsoRemove"), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				st.AlsoRemove = append(st.AlsoRemove, line)
+			}
+		}
+	}
 	for _, be := range s.opts.Core.Backends() {
 		v := strings.TrimSpace(r.PostFormValue("ceiling-" + be.ID))
 		if v == "" {

@@ -404,6 +404,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		r.Menu = append(r.Menu, m)
 	}
 	r.Menu = append(r.Menu, s.lookItems(b, sn, base)...)
+	r.Menu = append(r.Menu, s.moveItems(b, sn, base, q)...)
 	r.Menu = append(r.Menu, menuItem{Text: "Copy ID", Copy: sn.ID}, item("Delete…", r.Delete))
 	return r
 }

@@ -1,0 +1,163 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// MaxImportBytes caps an import from the Import page, as the API's does.
+const MaxImportBytes = 64 << 30
+
+// importPage is the Import page: export files, a share code, and the codes
+// the person made.
+type importPage struct {
+	Page                          views.Page
+	Error, Done, BoxName, BoxHref string
+	Shares                        []shareRow
+}
+
+type shareRow struct {
+	ID, Snapshot, Until, Removed string
+	Redeemed                     int
+	Live                         bool
+}
+
+func (s *Server) importPageOf(ctx context.Context) importPage {
+	p := importPage{Page: views.Page{Title: "Import", SignedIn: true, Nav: "import"}}
+	shares, err := s.opts.Core.Shares(ctx, snapshots.Owner(), "")
+	if err != nil {
+		return p
+	}
+	tz, now := s.opts.Core.TimeZone(ctx), time.Now()
+	for _, sh := range shares {
+		row := shareRow{ID: sh.ID, Snapshot: sh.SnapshotID, Redeemed: sh.Redeemed, Live: sh.Live(now), Removed: sh.RemovedWords(),
+			Until: sh.ExpiresAt.In(tz).Format("Mon 2 Jan 15:04")}
+		if sn, b, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), sh.SnapshotID); err == nil {
+			row.Snapshot = fmt.Sprintf("‘%s’ of %s", sn.Name, b.Name)
+		}
+		switch {
+		case sh.RevokedAt != nil:
+			row.Until = "revoked"
+		case !row.Live:
+			row.Until = "expired " + row.Until
+		}
+		p.Shares = append(p.Shares, row)
+	}
+	return p
+}
+
+func (s *Server) showImport(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "import", s.importPageOf(r.Context()))
+}
+
+func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *snapshots.ImportResult, err error) {
+	p := s.importPageOf(r.Context())
+	if err != nil {
+		p.Error = refusalWords(err)
+		s.render(w, r, statusOf(err), "import", p)
+		return
+	}
+	p.Done, p.BoxName, p.BoxHref = res.Words, res.BoxName, "/boxes/"+url.PathEscape(res.BoxName)
+	s.render(w, r, http.StatusOK, "import", p)
+}
+
+// importFiles imports the uploaded export files, streamed part by part into
+// the data folder, checked whole before anything is published.
+func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes)
+	var batch []*snapshots.Staged
+	defer func() {
+		for _, st := range batch {
+			st.Remove()
+		}
+	}()
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mr, err := r.MultipartReader()
+	if mt != "multipart/form-data" || err != nil {
+		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "Choose the export files to import."})
+		return
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest,
+				Words: fmt.Sprintf("The upload was cut short or is over %d GiB. Nothing was imported.", MaxImportBytes>>30)})
+			return
+		}
+		if part.FormName() != "file" || part.FileName() == "" {
+			part.Close()
+			continue
+		}
+		st, err := s.opts.Core.Stage(r.Context(), part.FileName(), part)
+		part.Close()
+		if err != nil {
+			s.importResult(w, r, nil, err)
+			return
+		}
+		batch = append(batch, st)
+	}
+	res, err := s.opts.Core.Import(r.Context(), snapshots.Owner(), batch)
+	s.importResult(w, r, res, err)
+}
+
+// redeemCode redeems a share code: one of this install's, or with from,
+// another's, whose copy is fetched from there and imported here.
+func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
+	code, from := strings.TrimSpace(r.PostFormValue("code")), strings.TrimSpace(r.PostFormValue("from"))
+	if from == "" {
+		res, err := s.opts.Core.Redeem(r.Context(), snapshots.Owner(), code)
+		s.importResult(w, r, res, err)
+		return
+	}
+	u, err := url.Parse(from)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "The other boxsnap's address is a URL such as https://boxsnap.example."})
+		return
+	}
+	body := strings.NewReader(fmt.Sprintf(`{"code":%q}`, code))
+	req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, strings.TrimRight(u.String(), "/")+"/api/v1/shared", body)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadGateway, Words: fmt.Sprintf("boxsnap could not reach %s.", u.Host), TryAgain: true})
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest,
+			Words: fmt.Sprintf("%s refused the code (%s).", u.Host, resp.Status)})
+		return
+	}
+	st, err := s.opts.Core.Stage(r.Context(), "the copy from "+u.Host, io.LimitReader(resp.Body, MaxImportBytes))
+	if err != nil {
+		s.importResult(w, r, nil, err)
+		return
+	}
+	defer st.Remove()
+	res, err := s.opts.Core.Import(r.Context(), snapshots.Owner(), []*snapshots.Staged{st})
+	s.importResult(w, r, res, err)
+}
+
+// revokeShare ends a share code from the Import page.
+func (s *Server) revokeShare(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.opts.Core.RevokeShare(r.Context(), snapshots.Owner(), chi.URLParam(r, "id")); err != nil {
+		s.importResult(w, r, nil, err)
+		return
+	}
+	s.done(w, r, "/import", "Revoked: the code no longer works.")
+}

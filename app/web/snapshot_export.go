@@ -1,0 +1,120 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// exportDialog is the Export dialog: which of the box's snapshots go in the
+// file, and what the receiver holds already.
+type exportDialog struct {
+	Page                     views.Page
+	Title, Box, Action, Back string
+	Error, First             string
+	Disabled                 bool
+	Snapshots                []exportChoice
+}
+
+type exportChoice struct {
+	ID, Name, When string
+	Checked        bool
+}
+
+func (s *Server) exportDialogOf(r *http.Request, boxRef, ref string) (exportDialog, error) {
+	ctx := r.Context()
+	sn, b, err := s.opts.Core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
+	if err != nil {
+		return exportDialog{}, err
+	}
+	d := exportDialog{Page: views.Page{Title: "Export", SignedIn: true, Nav: "boxes"}, Title: fmt.Sprintf("Export ‘%s’", sn.Name),
+		Box: b.Name, Action: "/boxes/" + url.PathEscape(b.Name) + "/export", Back: backOf(r, b.Name), First: sn.ID}
+	if why := s.exportWhy(b, sn); why != "" {
+		d.Disabled, d.Error = true, why
+		return d, nil
+	}
+	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
+	if err != nil {
+		return d, err
+	}
+	tz, now := s.opts.Core.TimeZone(ctx), time.Now()
+	for _, bs := range list {
+		for _, x := range bs.Snapshots {
+			if x.State != snapshots.StateReady {
+				continue
+			}
+			d.Snapshots = append(d.Snapshots, exportChoice{ID: x.ID, Name: x.Name, When: whenWords(x.TakenAt, now, tz), Checked: x.ID == sn.ID})
+		}
+	}
+	return d, nil
+}
+
+// exportWhy says why a snapshot cannot be exported or shared from its row,
+// or "".
+func (s *Server) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
+	for _, be := range s.opts.Core.Backends() {
+		if be.ID == b.BackendID {
+			if _, ok := be.Snap.(providers.Exporter); !ok {
+				return fmt.Sprintf("%s cannot move snapshots out: boxsnap reads them only where they live.", be.Label)
+			}
+		}
+	}
+	if sn.State != snapshots.StateReady {
+		return "Only a ready snapshot moves."
+	}
+	return ""
+}
+
+func (s *Server) showExportDialog(w http.ResponseWriter, r *http.Request) {
+	d, err := s.exportDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, http.StatusOK, "export", d)
+}
+
+// exportSnapshots streams the export file the dialog asked for; a refusal
+// before the first byte shows the dialog again with its words.
+func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
+	box := chi.URLParam(r, "box")
+	q := r.URL.Query()
+	ex, err := s.opts.Core.PlanExport(r.Context(), snapshots.Owner(), snapshots.ExportRequest{Box: box, Snapshots: q["snapshot"], Base: q.Get("base")})
+	if err != nil {
+		first := ""
+		if len(q["snapshot"]) > 0 {
+			first = q["snapshot"][0]
+		}
+		d, derr := s.exportDialogOf(r, box, first)
+		if derr != nil {
+			s.refused(w, r, err)
+			return
+		}
+		d.Error = refusalWords(err)
+		s.render(w, r, statusOf(err), "export", d)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-tar")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", ex.FileName()))
+	if _, err := ex.WriteTo(r.Context(), w); err != nil {
+		s.logger(r).Warn("export cut short", "box", box, "err", err)
+	}
+}
+
+// moveItems are a row's Export… and Share code… menu items, disabled with
+// why where the snapshot cannot move.
+func (s *Server) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string) []menuItem {
+	why := s.exportWhy(b, sn)
+	return []menuItem{
+		{Text: "Export…", Label: fmt.Sprintf("Export %s…", sn.Name), Href: base + "/export" + q, Why: why},
+		{Text: "Share code…", Label: fmt.Sprintf("A share code for %s…", sn.Name), Href: base + "/share" + q, Why: why},
+	}
+}

@@ -1,0 +1,76 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// shareDialog is the Share code dialog: what the copy leaves out and how
+// long the code works; once made, the code, shown this once.
+type shareDialog struct {
+	Page                          views.Page
+	Title, Snapshot, Action, Back string
+	Error, Code, Until            string
+	Removed                       []string
+	Days, MaxDays                 int
+	Disabled                      bool
+}
+
+func (s *Server) shareDialogOf(r *http.Request, boxRef, ref string) (shareDialog, error) {
+	p, err := s.opts.Core.PlanShare(r.Context(), snapshots.Owner(), boxRef, ref)
+	if p == nil {
+		return shareDialog{}, err
+	}
+	d := shareDialog{Page: views.Page{Title: "Share code", SignedIn: true, Nav: "boxes"}, Title: fmt.Sprintf("A share code for ‘%s’", p.Snapshot.Name),
+		Snapshot: p.Snapshot.Name, Back: backOf(r, p.Box.Name), Removed: p.Removed, Days: p.Days, MaxDays: snapshots.MaxShareDays,
+		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/share", url.PathEscape(p.Box.Name), p.Snapshot.ID)}
+	if err != nil {
+		d.Disabled, d.Error = true, refusalWords(err)
+	}
+	return d, nil
+}
+
+func (s *Server) showShareDialog(w http.ResponseWriter, r *http.Request) {
+	d, err := s.shareDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, http.StatusOK, "share", d)
+}
+
+// makeShare makes the code and shows it in the dialog, once; the answer is
+// never cached.
+func (s *Server) makeShare(w http.ResponseWriter, r *http.Request) {
+	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
+	d, err := s.shareDialogOf(r, box, id)
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	days, perr := strconv.Atoi(strings.TrimSpace(r.PostFormValue("days")))
+	if perr != nil {
+		days = -1
+	}
+	made, err := s.opts.Core.MakeShare(r.Context(), snapshots.Owner(), box, id, days)
+	if err != nil {
+		d.Error = refusalWords(err)
+		s.render(w, r, statusOf(err), "share", d)
+		return
+	}
+	tz := s.opts.Core.TimeZone(r.Context())
+	d.Title = fmt.Sprintf("The share code for ‘%s’", d.Snapshot)
+	d.Code, d.Removed = made.Code, made.Share.Removed
+	d.Until = made.Share.ExpiresAt.In(tz).Format("Mon 2 Jan 15:04")
+	s.render(w, r, http.StatusCreated, "share", d)
+}
