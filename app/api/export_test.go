@@ -183,6 +183,15 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Fatalf("imported %s: %s", id, got.Raw)
 		}
 	}
+	for id, parent := range map[string]string{second: first, third: second} {
+		sn, _, err := b.Core.Snapshot(t.Context(), snapshots.Owner(), id)
+		if err != nil || sn.ParentID == nil || *sn.ParentID != parent {
+			t.Fatalf("B's record of %s has parent %v, want %s (%v)", id, sn.ParentID, parent, err)
+		}
+	}
+	if bb, err := b.Core.Box(t.Context(), snapshots.Owner(), "amber-fox"); err != nil || bb.HeadID == nil || *bb.HeadID != third {
+		t.Fatalf("the imported box's head is not the newest snapshot %s: %+v", third, bb)
+	}
 	if got := b.boxFile(t, "amber-fox", "notes.txt"); got != "three" {
 		t.Fatalf("the imported box holds %q, not the newest snapshot's", got)
 	}

@@ -586,11 +586,11 @@ func (s *Service) Import(ctx context.Context, c Caller, batch []*Staged) (*Impor
 			}
 			name := UniqueName(es.Name, taken)
 			taken[name] = true
-			depends := []string{}
+			// Ancestry is the snapshot's own manifest's parent, never
+			// the order of the batch.
+			var parent *string
 			if d.Parent != "" {
-				if p, err := s.snapshotByID(ctx, tx, d.Parent); err == nil && p.BoxID == box.ID {
-					depends = append(depends, p.ID)
-				}
+				parent = &d.Parent
 			}
 			holds := es.Holds
 			if holds == "" {
@@ -598,7 +598,7 @@ func (s *Service) Import(ctx context.Context, c Caller, batch []*Staged) (*Impor
 			}
 			sn, err := s.snapshotByQuery(ctx, tx, "MoveSnapshotInsert", d.Ref.ID, box.ID, box.Name, box.Kind, box.System,
 				be.ID, "", d.Ref.Storage, name, es.Note, es.TakenAt, es.CapturedAt, c.byKind(), nilIfEmpty(c.Why), holds,
-				es.ForkSafe, depends, d.Ref.Ref)
+				es.ForkSafe, parent, d.Ref.Ref)
 			if err != nil {
 				return fmt.Errorf("record snapshot %s: %w", d.Ref.ID, err)
 			}
@@ -709,6 +709,9 @@ func (s *Service) makeImportedBox(ctx context.Context, c Caller, box *Box, be Ba
 		}
 	}
 	_ = guest
+	if res.MadeFrom != "" {
+		s.setHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
+	}
 	if _, err := s.st.Pool.Exec(ctx, s.st.Q("MoveBoxReady"), box.ID); err != nil {
 		return fmt.Errorf("make the imported box %s: %w", box.Name, err)
 	}

@@ -14,7 +14,7 @@ SELECT EXISTS (SELECT 1 FROM boxes WHERE name = $1 AND state <> 'released');
 
 -- name: MoveSnapshotInsert
 INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, backend_id, host, storage, guest, name, note,
-    taken_at, captured_at, by_kind, by_why, scope, holds, owner_kind, fork_safe, depends_on, ref, state)
+    taken_at, captured_at, by_kind, by_why, scope, holds, owner_kind, fork_safe, parent_id, ref, state)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'current', $9, $10, $11, $12, $13, $14, 'box', $15, 'person', $16, $17, $18, 'ready')
 ON CONFLICT (id) DO NOTHING
 RETURNING *;
