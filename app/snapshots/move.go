@@ -402,7 +402,7 @@ func (s *Service) Stage(ctx context.Context, name string, r io.Reader) (*Staged,
 		return nil, bad("it has no manifest (%s): it is cut short or not a boxsnap export file", ExportManifestName)
 	}
 	mf := &st.Manifest
-	if !ValidID(PrefixBox, mf.Box.ID) || CheckBoxName(mf.Box.Name) != nil || mf.Box.Kind == "" {
+	if !ValidID(PrefixBox, mf.Box.ID) || CheckBoxName(mf.Box.Name) != nil || mf.Box.Kind == "" || len(mf.Box.Kind) > 40 || !isPlainWord(mf.Box.Kind) || len(mf.Box.System) > 200 {
 		return nil, bad("its manifest names no valid box")
 	}
 	if len(mf.Snapshots) == 0 {
@@ -415,6 +415,14 @@ func (s *Service) Stage(ctx context.Context, name string, r io.Reader) (*Staged,
 		}
 		if _, err := CleanName(es.Name); err != nil {
 			return nil, bad("snapshot %s has no valid name", es.ID)
+		}
+		if es.Note != nil {
+			if _, err := CleanNote(*es.Note); err != nil {
+				return nil, bad("the note of snapshot %s is not a note: %s", es.ID, strings.TrimSuffix(err.Error(), "."))
+			}
+		}
+		if es.Holds != string(providers.HoldsDisk) && es.Holds != string(providers.HoldsDiskAndMemory) {
+			return nil, bad("snapshot %s holds %q, which boxsnap does not know", es.ID, es.Holds)
 		}
 		g := spools[es.ID]
 		if g == nil {
@@ -593,9 +601,6 @@ func (s *Service) Import(ctx context.Context, c Caller, batch []*Staged) (*Impor
 				parent = &d.Parent
 			}
 			holds := es.Holds
-			if holds == "" {
-				holds = "disk"
-			}
 			sn, err := s.snapshotByQuery(ctx, tx, "MoveSnapshotInsert", d.Ref.ID, box.ID, box.Name, box.Kind, box.System,
 				be.ID, "", d.Ref.Storage, name, es.Note, es.TakenAt, es.CapturedAt, c.byKind(), nilIfEmpty(c.Why), holds,
 				es.ForkSafe, parent, d.Ref.Ref)
@@ -636,6 +641,16 @@ func (s *Service) Import(ctx context.Context, c Caller, batch []*Staged) (*Impor
 		s.log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, "", nil)
 	}
 	return res, nil
+}
+
+// isPlainWord is a kind's shape: lowercase letters, digits and dashes.
+func isPlainWord(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 func importWords(res *ImportResult) string {

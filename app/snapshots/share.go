@@ -176,7 +176,7 @@ func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string,
 func removedWords(removed []string) string {
 	switch len(removed) {
 	case 0:
-		return "nothing it found"
+		return "nothing (it held none of the files a copy leaves out)"
 	case 1:
 		return removed[0]
 	}
