@@ -26,7 +26,7 @@ func TestLookInside(t *testing.T) {
 		e.tabTo(t, "#snap-"+mig+" summary")
 		e.press(t, "Enter")
 		e.tabTo(t, "#snap-"+mig+" .items a[href$='/files']")
-		if f := e.focused(t); !strings.Contains(f, "Browse the files of before the migration") {
+		if f := e.focused(t); !strings.Contains(f, "Browse files of before the migration") {
 			t.Fatalf("the menu item's name is %q", f)
 		}
 		e.press(t, "Enter")
@@ -77,7 +77,7 @@ func TestLookInside(t *testing.T) {
 		e.press(t, "Enter")
 		e.waitText(t, "#compare-words", "1 file changed, 1 added, 0 removed since then.")
 		list := e.text(t, "table.changes tbody")
-		if !strings.Contains(list, "changed\tapp/db/schema.sql") || !strings.Contains(list, "added\tapp/notes.txt") {
+		if !strings.Contains(list, "changed app/db/schema.sql\t29 bytes → 41 bytes") || !strings.Contains(list, "added app/notes.txt\t— → 4 bytes") {
 			t.Fatalf("the list says:\n%s", list)
 		}
 		e.tabTo(t, "table.changes a[href*='diff?path=app%2Fdb%2Fschema.sql']")

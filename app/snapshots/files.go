@@ -12,6 +12,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -455,9 +457,20 @@ func (s *Service) Compare(ctx context.Context, c Caller, id, against string, off
 	if limit > MaxComparePage {
 		limit = MaxComparePage
 	}
-	all, err := br.CompareFiles(ctx, refOf(sn, b), otherRef)
-	if err != nil {
-		return nil, filesError(sn, "", err)
+	key := sn.ID + "|"
+	if other != nil {
+		key += other.ID
+	}
+	// The first page compares again; the pages after it read the list the
+	// first page made, while it is fresh, so paging is quick and
+	// consistent.
+	all, ok := s.compares.get(key, offset > 0, s.now())
+	if !ok {
+		all, err = br.CompareFiles(ctx, refOf(sn, b), otherRef)
+		if err != nil {
+			return nil, filesError(sn, "", err)
+		}
+		s.compares.put(key, all, s.now())
 	}
 	out := &Comparison{Snapshot: sn, Box: b, Against: other, Total: len(all), Offset: offset}
 	for _, ch := range all {
@@ -560,4 +573,54 @@ func (s *Service) RestorePreview(ctx context.Context, c Caller, id string) (*Com
 		return nil, nil
 	}
 	return s.Compare(ctx, c, id, "", 0, DefaultComparePage)
+}
+
+// comparePagesFor is how long the pages after a comparison's first read
+// the list the first page made.
+const comparePagesFor = 2 * time.Minute
+
+// compareCacheSize is how many comparisons are kept for their next pages.
+const compareCacheSize = 8
+
+// compareCache keeps the last comparisons' lists for their next pages.
+type compareCache struct {
+	mu    sync.Mutex
+	items map[string]cachedCompare
+}
+
+type cachedCompare struct {
+	at  time.Time
+	all []providers.FileChange
+}
+
+// get gives the list kept for key when a later page asks and it is fresh.
+func (c *compareCache) get(key string, later bool, now time.Time) ([]providers.FileChange, bool) {
+	if !later {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.items[key]
+	if !ok || now.Sub(it.at) > comparePagesFor {
+		return nil, false
+	}
+	return it.all, true
+}
+
+func (c *compareCache) put(key string, all []providers.FileChange, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.items == nil {
+		c.items = map[string]cachedCompare{}
+	}
+	c.items[key] = cachedCompare{at: now, all: all}
+	for len(c.items) > compareCacheSize {
+		oldest := ""
+		for k, it := range c.items {
+			if oldest == "" || it.at.Before(c.items[oldest].at) {
+				oldest = k
+			}
+		}
+		delete(c.items, oldest)
+	}
 }

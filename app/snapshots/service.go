@@ -79,6 +79,7 @@ type Service struct {
 	pictures PictureTaker
 	cache    readCache
 	tempDir  string
+	compares compareCache
 }
 
 // Queries the core runs; store.New checks they exist at start.

@@ -480,8 +480,8 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 // Compare with now, each disabled with why where the backend cannot, or the
 // snapshot or the box is not there to look at.
 func (s *Server) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem {
-	browse := menuItem{Text: "Browse files…", Label: fmt.Sprintf("Browse the files of %s", sn.Name), Href: base + "/files", Page: true}
-	compare := menuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare %s with %s now", sn.Name, b.Name), Href: base + "/compare", Page: true}
+	browse := menuItem{Text: "Browse files…", Label: fmt.Sprintf("Browse files of %s", sn.Name), Href: base + "/files", Page: true}
+	compare := menuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare with now: %s and %s", sn.Name, b.Name), Href: base + "/compare", Page: true}
 	browse.Why = s.opts.Core.LookWhyNot(b, sn)
 	compare.Why = browse.Why
 	if compare.Why == "" && (b.State != "ready" || b.ReleasedAt != nil) {

@@ -8,7 +8,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work=${1:-/tmp/boxsnap-bench-compare}
-runs=${2:-3}
+runs=${2:-5}
 command -v rsync >/dev/null 2>&1 || { echo "installing rsync from Debian's packages"; apt-get install -y rsync >/dev/null; }
 echo "rsync: $(rsync --version | head -1)"
 echo "diff: $(diff --version | head -1)"
