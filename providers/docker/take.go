@@ -36,8 +36,10 @@ const fullBelow = 4 << 20
 // tagged with the snapshot's name. The tag is the mark of a whole snapshot:
 // one without it is incomplete (G1). Memory is not captured.
 //
-// A take a killed worker left while the box was paused is taken again: a
-// paused box's pause is taken as this take's own, and the new try ends it
+// A take a killed worker cut short before its tag is known by its copier's
+// container or by the box's pause (HeldSnapshots lists it as neither a
+// snapshot nor an orphan) and is taken again: what it made goes first, and
+// a paused box's pause is taken as this take's own, which the new try ends
 // (boxsnap leaves a box running after a take).
 func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take providers.SnapshotTake, _ providers.Recorder) (providers.SnapshotTaken, error) {
 	if take.Memory {

@@ -128,7 +128,12 @@ func Start(parent string) (*Daemon, error) {
 // StartIn starts a private dockerd whose data root, exec root, pidfile and
 // socket are in dir (a dir an earlier daemon used starts it again, with its
 // containers, images and volumes).
-func StartIn(dir string) (*Daemon, error) {
+func StartIn(dir string) (*Daemon, error) { return StartWith(dir) }
+
+// StartWith starts a private dockerd in dir as StartIn does, with more of
+// dockerd's arguments (a tcp:// listener with TLS, say); Host stays its
+// unix socket.
+func StartWith(dir string, extra ...string) (*Daemon, error) {
 	bin, err := exec.LookPath("dockerd")
 	if err != nil {
 		return nil, errors.New("dockerd is not installed (Debian: apt-get install docker.io)")
@@ -141,6 +146,7 @@ func StartIn(dir string) (*Daemon, error) {
 	cmd := exec.Command(bin, "--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"),
 		"--pidfile", filepath.Join(dir, "docker.pid"), "--host", "unix://"+sock,
 		"--bridge", "none", "--iptables=false", "--ip-masq=false", "--ip6tables=false")
+	cmd.Args = append(cmd.Args, extra...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// The daemon dies with the test binary, even one killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
