@@ -130,12 +130,17 @@ func DemoProxmox(ctx context.Context, install string, logger *slog.Logger) (snap
 	if err != nil {
 		return snapshots.Backend{}, nil, err
 	}
+	// The demo turns the live-checks switch on for its simulated ZFS node
+	// only, so a newcomer can restore pve-2's boxes and undo that restore
+	// (a swap); a real Proxmox VE keeps ZFS restores off until G4 passes
+	// on a ZFS node (section 2).
 	be, err := proxmox.New(proxmox.Config{ID: DemoProxmoxID, URL: url, TokenID: pvesim.DemoTokenID, TokenSecret: secret,
-		CAPool: sim.CertPool(), Pool: pvesim.DemoPool, Install: install, Logger: logger})
+		CAPool: sim.CertPool(), Pool: pvesim.DemoPool, Install: install, Logger: logger, ZFSOrderForLiveChecksOnly: true})
 	if err != nil {
 		_ = sim.Close()
 		return snapshots.Backend{}, nil, err
 	}
+	logger.Info("demo: ZFS restores and their undo are on for the simulated Proxmox VE only (the live-checks switch)", "backend", DemoProxmoxID)
 	return snapshots.Backend{ID: DemoProxmoxID, Kind: "proxmox", Label: "Proxmox VE (simulated)", Simulated: true, Snap: be, Boxes: be}, sim, nil
 }
 

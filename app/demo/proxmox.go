@@ -9,8 +9,10 @@ import (
 )
 
 // SeedProxmox adopts the simulated Proxmox VE's demo guests as boxes, once:
-// an LXC box on LVM-thin (restores any snapshot), a QEMU VM, a Windows VM
-// (no fork, no Keep), and an LXC box on ZFS (restores only the newest).
+// an LXC box on LVM-thin (restores any snapshot; its snapshots fork and
+// keep, as its image has the identity reset), a QEMU VM, a Windows VM (no
+// fork, no Keep), and an LXC box on ZFS (restores only the newest, with a
+// held copy as its undo, which Undo swaps in: on for the simulator only).
 func SeedProxmox(ctx context.Context, core *snapshots.Service, backendID string, logger *slog.Logger) error {
 	owner := snapshots.Owner()
 	boxes, err := core.Boxes(ctx, owner)

@@ -26,7 +26,9 @@ const (
 
 // SeedDemo seeds the demo cluster: node pve-1 with LVM-thin storage
 // "local-lvm" and node pve-2 with ZFS storage "local-zfs", a few LXC and
-// QEMU guests (one of them Windows) in pool "boxsnap", and the API token
+// QEMU guests (one of them Windows) in pool "boxsnap", the Linux ones made
+// from an image with the identity reset (tag boxsnap-reset-1), so their
+// snapshots fork and keep, and the API token
 // DemoTokenID with the given secret and the rights boxsnap needs:
 // PVEVMAdmin on /pool/boxsnap and /vms, PVEDatastoreUser on /storage,
 // Sys.Audit on /nodes (to read others' tasks, for outside restores).
@@ -42,11 +44,11 @@ func (s *Sim) SeedDemo(tokenSecret string) error {
 		},
 	}
 	guests := []GuestSpec{
-		{VMID: 214, Type: LXC, Node: "pve-1", Name: "amber-fox", Storage: "local-lvm", DiskSize: 8 * gib, Memory: 2048, Cores: 2, OnBoot: true, Running: true, Pool: DemoPool, Written: 3 * gib, Tags: "boxsnap"},
-		{VMID: 215, Type: QEMU, Node: "pve-1", Name: "quiet-owl", Storage: "local-lvm", DiskSize: 32 * gib, Memory: 4096, Cores: 4, OnBoot: true, Running: true, Pool: DemoPool, Written: 9 * gib, Tags: "boxsnap"},
+		{VMID: 214, Type: LXC, Node: "pve-1", Name: "amber-fox", Storage: "local-lvm", DiskSize: 8 * gib, Memory: 2048, Cores: 2, OnBoot: true, Running: true, Pool: DemoPool, Written: 3 * gib, Tags: "boxsnap;boxsnap-reset-1"},
+		{VMID: 215, Type: QEMU, Node: "pve-1", Name: "quiet-owl", Storage: "local-lvm", DiskSize: 32 * gib, Memory: 4096, Cores: 4, OnBoot: true, Running: true, Pool: DemoPool, Written: 9 * gib, Tags: "boxsnap;boxsnap-reset-1"},
 		{VMID: 216, Type: QEMU, Node: "pve-1", Name: "win-desk", Storage: "local-lvm", DiskSize: 64 * gib, Memory: 8192, Cores: 4, OSType: "win11", Pool: DemoPool, Written: 21 * gib, Tags: "boxsnap;windows"},
-		{VMID: 221, Type: LXC, Node: "pve-2", Name: "river-elk", Storage: "local-zfs", DiskSize: 8 * gib, Memory: 1024, Cores: 1, OnBoot: true, Running: true, Pool: DemoPool, Written: 2 * gib, Tags: "boxsnap"},
-		{VMID: 222, Type: QEMU, Node: "pve-2", Name: "stone-bay", Storage: "local-zfs", DiskSize: 32 * gib, Memory: 4096, Cores: 2, Pool: DemoPool, Written: 7 * gib, Tags: "boxsnap"},
+		{VMID: 221, Type: LXC, Node: "pve-2", Name: "river-elk", Storage: "local-zfs", DiskSize: 8 * gib, Memory: 1024, Cores: 1, OnBoot: true, Running: true, Pool: DemoPool, Written: 2 * gib, Tags: "boxsnap;boxsnap-reset-1"},
+		{VMID: 222, Type: QEMU, Node: "pve-2", Name: "stone-bay", Storage: "local-zfs", DiskSize: 32 * gib, Memory: 4096, Cores: 2, Pool: DemoPool, Written: 7 * gib, Tags: "boxsnap;boxsnap-reset-1"},
 	}
 	for _, g := range guests {
 		steps = append(steps, func() error { return s.AddGuest(g) })
