@@ -1,10 +1,15 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
 
 // releaseBox releases a box: its snapshots that nobody kept go with it
 // (?request=<ID> makes a repeat the same release; ?wait=true answers once
-// it is done).
+// it is done). ?deleteKept=true is the person's "Release and delete it":
+// the kept snapshots not yet copied go too.
 func (s *server) releaseBox(w http.ResponseWriter, r *http.Request) {
 	ref := param(r, "box")
 	request := r.URL.Query().Get("request")
@@ -19,7 +24,16 @@ func (s *server) releaseBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.ReleaseBox(r.Context(), caller(r), ref, request)
+	release := s.core.ReleaseBox
+	switch r.URL.Query().Get("deleteKept") {
+	case "", "false":
+	case "true":
+		release = s.core.ReleaseBoxDeletingKept
+	default:
+		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "deleteKept is true or false."})
+		return
+	}
+	op, err := release(r.Context(), caller(r), ref, request)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
 
 // HeldQueries are the queries of held copies, swaps and earlier guests
 // (sql/queries/heldcopies.sql).
-var HeldQueries = []string{"HeldSetCopy", "HeldSetWhere", "HeldToEarlier", "HeldBoxSwap", "HeldEarlierInUse", "HeldOpSetGuests", "HeldOpRunningOnBox"}
+var HeldQueries = []string{"HeldSetCopy", "HeldSetWhere", "HeldToEarlier", "HeldBoxSwap", "HeldEarlierInUse", "HeldOpSetGuests", "HeldOpRunningOnBox", "HeldLastRelease"}
 
 // Steps of a held copy, each recorded before it runs (section 2, "A held
 // copy"). A release cut short at any of them makes that copy again from its
@@ -263,4 +264,28 @@ func (s *Service) releaseEarlier(ctx context.Context, op *Operation, b *Box, be 
 // made from (unit 8), and the first complete one listed stays.
 func preferHeld(h, prev providers.HeldSnapshot) bool {
 	return prev.Incomplete && !h.Incomplete
+}
+
+// ReleaseStopped answers the words of the box's last release when it
+// stopped because a held copy could not be made, or "": the release page
+// then offers Release again and "Release and delete it" (section 7).
+func (s *Service) ReleaseStopped(ctx context.Context, c Caller, boxRef string) (string, error) {
+	b, err := s.Box(ctx, c, boxRef)
+	if err != nil {
+		return "", err
+	}
+	if b.State != "ready" {
+		return "", nil
+	}
+	op, err := s.opByQuery(ctx, s.st.Pool, "HeldLastRelease", b.ID)
+	if errors.Is(err, errNoRow) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if op.State != OpFailed || op.Error == nil || !strings.HasPrefix(*op.Error, "Release did not finish: boxsnap could not copy") {
+		return "", nil
+	}
+	return *op.Error + ".", nil
 }

@@ -16,6 +16,9 @@ type releasePage struct {
 	Goes    int
 	Kept    int
 	Message string
+	// Stopped is the words of the last release, stopped because a held
+	// copy could not be made; the page then offers "Release and delete it".
+	Stopped string
 }
 
 // showRelease asks before a box is released, saying what goes with it.
@@ -53,13 +56,18 @@ func (s *Server) showRelease(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Message = fmt.Sprintf("Its snapshots that nobody kept (%d) go with it; %s, listed under it as released, until its keep date.", p.Goes, kept)
 	}
+	p.Stopped, _ = s.opts.Core.ReleaseStopped(r.Context(), snapshots.Owner(), p.Box.ID)
 	s.render(w, r, http.StatusOK, "release", p)
 }
 
 // releaseBox releases a box: its operation waits for what runs on the box,
 // deletes its unkept snapshots, and releases its guest.
 func (s *Server) releaseBox(w http.ResponseWriter, r *http.Request) {
-	op, err := s.opts.Core.ReleaseBox(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"), r.PostFormValue("request"))
+	release := s.opts.Core.ReleaseBox
+	if r.PostFormValue("deleteKept") == "1" {
+		release = s.opts.Core.ReleaseBoxDeletingKept // "Release and delete it"
+	}
+	op, err := release(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"), r.PostFormValue("request"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -322,7 +322,11 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	case "earlier":
 		attention = append(attention, fmt.Sprintf("on %s's earlier guest: fork only", b.Name))
 	case "held-copy":
-		attention = append(attention, "held copy")
+		where := "held copy"
+		if sn.Host != "" {
+			where += " on " + sn.Host // where it lives after its box's release (section 7)
+		}
+		attention = append(attention, where)
 	}
 	r.Attention = strings.Join(attention, " · ")
 	thread := ""

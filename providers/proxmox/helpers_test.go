@@ -1,6 +1,7 @@
 package proxmox_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -53,6 +54,12 @@ type simOpts struct {
 	extra   func(s *pvesim.Sim)
 	// durations override a task type's duration ("vzrollback": 1 s).
 	durations map[string]time.Duration
+	// realistic gives takes and full clones the research's task times.
+	realistic bool
+	// taskTime is every other task's time; 0: simTaskMS.
+	taskTime time.Duration
+	// pollEvery is the backend's task poll pace; 0: 10 ms.
+	pollEvery time.Duration
 }
 
 // newSim starts a simulator (pve-1 with LVM-thin and thick LVM, pve-2 with
@@ -60,7 +67,11 @@ type simOpts struct {
 // through the Telmate client over HTTPS with its certificate verified.
 func newSim(t testing.TB, o simOpts) *simEnv {
 	t.Helper()
-	sim, err := pvesim.New(pvesim.Config{TaskDuration: simTaskMS * time.Millisecond, TaskDurations: o.durations})
+	taskTime := o.taskTime
+	if taskTime == 0 {
+		taskTime = simTaskMS * time.Millisecond
+	}
+	sim, err := pvesim.New(pvesim.Config{TaskDuration: taskTime, TaskDurations: o.durations, Realistic: o.realistic})
 	must(t, err)
 	must(t, sim.AddNode("pve-1"))
 	must(t, sim.AddNode("pve-2"))
@@ -104,7 +115,7 @@ func newSim(t testing.TB, o simOpts) *simEnv {
 		return g.Template && q.Template
 	})
 	be, err := proxmox.New(proxmox.Config{ID: "pve-lab", URL: url, TokenID: tokenID, TokenSecret: tokenSecret, CAPool: sim.CertPool(),
-		Install: install, PollEvery: 10 * time.Millisecond, ZFSOrderForLiveChecksOnly: o.zfsOn})
+		Install: install, PollEvery: cmp.Or(o.pollEvery, 10*time.Millisecond), ZFSOrderForLiveChecksOnly: o.zfsOn})
 	must(t, err)
 	return &simEnv{sim: sim, be: be, url: url}
 }

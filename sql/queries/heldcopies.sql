@@ -33,3 +33,7 @@ UPDATE operations SET guests = $2 WHERE id = $1;
 -- The operation running on a box now, if any (not one waiting its turn).
 SELECT * FROM operations WHERE box_id = $1 AND state = 'running' AND step NOT IN ('waiting', 'queued')
 ORDER BY seq LIMIT 1;
+
+-- name: HeldLastRelease
+-- A box's last release, for the words of one that stopped.
+SELECT * FROM operations WHERE box_id = $1 AND kind = 'release' ORDER BY seq DESC LIMIT 1;
