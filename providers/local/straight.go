@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -43,6 +44,16 @@ func (b *Backend) SetStraight(_ context.Context, g providers.Guest, a providers.
 	}
 	if err := replaceFile(path, want, 0o600); err != nil {
 		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
+	}
+	// The access file is the box's, for its user to read: it goes to
+	// whoever owns the box's folder (its process's user once it has run).
+	var st syscall.Stat_t
+	if err := syscall.Lstat(dir, &st); err == nil {
+		for _, p := range []string{filepath.Join(dir, markerDir), path} {
+			if err := os.Lchown(p, int(st.Uid), int(st.Gid)); err != nil {
+				return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
+			}
+		}
 	}
 	return []string{"its access file"}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -44,14 +45,19 @@ func TestG8AccessFirst(t *testing.T) {
 	t.Run("Local", func(t *testing.T) {
 		t.Parallel()
 		e := newSim(t, simOpts{})
-		env := newCore(t, e, "", nil)
+		// The data folder must let the box's user pass (chmod o+x).
+		root := t.TempDir()
+		for d := root; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+			must(t, os.Chmod(d, 0o711))
+		}
+		env := newCore(t, e, root, nil)
 		ctx := context.Background()
-		seen := filepath.Join(t.TempDir(), "seen")
 		// The box's command: its first act at each start is to read its
-		// access file.
-		cmd := fmt.Sprintf("{ cat .boxsnap/env 2>/dev/null || echo none; echo ---; } >> %s; exec sleep 600", seen)
+		// access file, into a file of its own folder.
+		cmd := "{ cat .boxsnap/env 2>/dev/null || echo none; } > started-with.txt; exec sleep 600"
 		b, err := env.Core.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "brisk-lake", Kind: "linux", Backend: "local", Command: cmd})
 		must(t, err)
+		seen := filepath.Join(env.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "started-with.txt")
 		sn := takeDone(t, env, snapshots.Owner(), b.Name, "before")
 		th, _, _ := env.Thread(t, "fix the tests")
 		// After the take: a thread has a workspace on the box now.
@@ -62,14 +68,15 @@ func TestG8AccessFirst(t *testing.T) {
 		if got := env.Wait(t, op); got.State != snapshots.OpDone {
 			t.Fatalf("restore: %s %s", got.State, deref(got.Error))
 		}
-		var starts []string
-		waitFor(t, "the box's command to run after the restore", func() bool {
+		// The restore put back the file of the first start; the box's
+		// first command after the restore writes it again.
+		var last string
+		waitFor(t, "the box's command to read its access after the restore", func() bool {
 			data, _ := os.ReadFile(seen)
-			starts = strings.Split(strings.TrimSuffix(string(data), "---\n"), "---\n")
-			return len(starts) >= 2
+			last = string(data)
+			return strings.Contains(last, "BOXSNAP_BOX="+b.ID)
 		})
-		last := starts[len(starts)-1]
-		if !strings.Contains(last, "BOXSNAP_THREADS="+th.ID) || !strings.Contains(last, "BOXSNAP_BOX="+b.ID) {
+		if !strings.Contains(last, "BOXSNAP_THREADS="+th.ID) {
 			t.Fatalf("the box's first command after the restore read this access file:\n%s\nwant the thread %s given after the take", last, th.ID)
 		}
 		log := boxLog(t, env, b.Name)
