@@ -78,6 +78,9 @@ type Config struct {
 	// BoxesGoWithHost is the profile of hosts whose boxes go with their host
 	// (section 2's Hetzner and Namespace rows): Keep is off there.
 	BoxesGoWithHost bool
+	// SSHCommand is the ssh client an ssh:// host is reached with; "ssh"
+	// when empty.
+	SSHCommand string
 	// CopierBinary is the static busybox that the copier image is made from
 	// (the volume's copy runs in a container of it); "/bin/busybox" when
 	// empty.
@@ -128,7 +131,10 @@ func New(cfg Config) (*Backend, error) {
 	case host == "":
 		opts = append(opts, client.FromEnv)
 	case strings.HasPrefix(host, "ssh://"):
-		dial, err := sshDialer(host)
+		if cfg.SSHCommand == "" {
+			cfg.SSHCommand = "ssh"
+		}
+		dial, err := sshDialer(host, cfg.SSHCommand)
 		if err != nil {
 			return nil, fmt.Errorf("docker %s: %w", cfg.ID, err)
 		}
@@ -173,7 +179,7 @@ func (b *Backend) Close() error { return b.c.Close() }
 func (b *Backend) ID() string { return b.cfg.ID }
 
 // String names the backend.
-func (b *Backend) String() string { return fmt.Sprintf("docker %s (%s)", b.cfg.ID, b.c.DaemonHost()) }
+func (b *Backend) String() string { return fmt.Sprintf("docker %s (%s)", b.cfg.ID, b.where()) }
 
 // Ping asks the engine whether it answers, negotiating the API version.
 func (b *Backend) Ping(ctx context.Context) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -56,13 +57,26 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	return g, nil
 }
 
-// host names the engine in a guest: "docker" for the local one.
+// host names the engine in a guest: "docker" for a local one, else its
+// host (and port).
 func (b *Backend) host() string {
-	h := b.c.DaemonHost()
-	if strings.HasPrefix(h, "unix://") || h == "" {
+	u, err := url.Parse(b.where())
+	if err != nil || u.Scheme == "unix" || u.Host == "" {
 		return "docker"
 	}
-	return strings.TrimPrefix(strings.TrimPrefix(h, "tcp://"), "http://")
+	if u.Scheme == "ssh" {
+		return u.Hostname()
+	}
+	return u.Host
+}
+
+// where is the engine's address as configured (the client's, for ssh://,
+// is a stand-in).
+func (b *Backend) where() string {
+	if b.cfg.Host != "" {
+		return b.cfg.Host
+	}
+	return b.c.DaemonHost()
 }
 
 // boxSettings is what a box's container is made with.

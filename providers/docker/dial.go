@@ -16,7 +16,7 @@ import (
 // system dial-stdio`, the engine's API carried on ssh's standard input and
 // output. ssh's own configuration (keys, known hosts, agent) applies;
 // BatchMode keeps it from ever asking for a password.
-func sshDialer(host string) (func(ctx context.Context, network, addr string) (net.Conn, error), error) {
+func sshDialer(host, sshCommand string) (func(ctx context.Context, network, addr string) (net.Conn, error), error) {
 	u, err := url.Parse(host)
 	if err != nil {
 		return nil, fmt.Errorf("the ssh:// host %q: %w", host, err)
@@ -40,7 +40,7 @@ func sshDialer(host string) (func(ctx context.Context, network, addr string) (ne
 	}
 	args = append(args, "--", target, "docker", "system", "dial-stdio")
 	return func(ctx context.Context, _, _ string) (net.Conn, error) {
-		cmd := exec.Command("ssh", args...)
+		cmd := exec.Command(sshCommand, args...)
 		in, err := cmd.StdinPipe()
 		if err != nil {
 			return nil, err

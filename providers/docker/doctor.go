@@ -23,7 +23,7 @@ type Check struct {
 func (b *Backend) Doctor(ctx context.Context) []Check {
 	name := "backend " + b.cfg.ID
 	if err := b.Ping(ctx); err != nil {
-		return []Check{{Name: name, Detail: fmt.Sprintf("the Docker engine at %s does not answer: %v", b.c.DaemonHost(), err), Fix: b.reachFix()}}
+		return []Check{{Name: name, Detail: fmt.Sprintf("the Docker engine at %s does not answer: %v", b.where(), err), Fix: b.reachFix()}}
 	}
 	cctx, cancel := short(ctx)
 	defer cancel()
@@ -31,7 +31,7 @@ func (b *Backend) Doctor(ctx context.Context) []Check {
 	if err != nil {
 		return []Check{{Name: name, Detail: "the engine answers but not its version: " + err.Error(), Fix: b.reachFix()}}
 	}
-	out := []Check{{Name: name, OK: true, Detail: fmt.Sprintf("Docker Engine %s at %s, API %s (negotiated)", v.Version, b.c.DaemonHost(), b.c.ClientVersion())}}
+	out := []Check{{Name: name, OK: true, Detail: fmt.Sprintf("Docker Engine %s at %s, API %s (negotiated)", v.Version, b.where(), b.c.ClientVersion())}}
 	if b.cfg.BoxesGoWithHost {
 		out = append(out, Check{Name: name + " keep", OK: true, Detail: "Keep is off: " + KeepOffWhy})
 	}
@@ -74,7 +74,7 @@ func firstOr(s []string, def string) string {
 
 // reachFix is what to check for the engine to answer, by how it is reached.
 func (b *Backend) reachFix() string {
-	h := b.c.DaemonHost()
+	h := b.where()
 	switch {
 	case strings.HasPrefix(b.cfg.Host, "ssh://"):
 		return "check that `ssh " + strings.TrimPrefix(b.cfg.Host, "ssh://") + " docker version` works with a key (boxsnap never asks for a password), or set BOXSNAP_DOCKER_HOST"

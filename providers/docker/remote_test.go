@@ -121,3 +121,46 @@ func writePKI(t *testing.T, dir string) {
 		write(leaf.name+"-key.pem", "EC PRIVATE KEY", kd)
 	}
 }
+
+// TestDockerRemoteSSH: an ssh:// engine is reached as the docker CLI does,
+// `ssh -o BatchMode=yes -p PORT -- user@host docker system dial-stdio`,
+// the API carried on ssh's standard input and output. Here the ssh client
+// is a stand-in that runs that command on this machine against the test's
+// daemon (the machine has no sshd): the backend's own side (the command, its
+// arguments, the connection on its pipes) is real, and so is dial-stdio.
+func TestDockerRemoteSSH(t *testing.T) {
+	t.Parallel()
+	host := dockertest.Host(t)
+	dockertest.Image(t, host)
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "ssh")
+	must(t, os.WriteFile(fake, []byte(`#!/bin/sh
+echo "$@" > `+filepath.Join(dir, "args")+`
+while [ "$1" != "--" ]; do shift; done
+shift; shift
+DOCKER_HOST=`+host+` exec "$@"
+`), 0o755))
+	b, err := docker.New(docker.Config{ID: "far", Host: "ssh://tester@box.example:2222", SSHCommand: fake, Install: install, Network: "none",
+		CopierBinary: dockertest.Busybox})
+	must(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	ctx := context.Background()
+	must(t, b.Ping(ctx))
+	args, err := os.ReadFile(filepath.Join(dir, "args"))
+	must(t, err)
+	if got := strings.TrimSpace(string(args)); got != "-o BatchMode=yes -p 2222 -- tester@box.example docker system dial-stdio" {
+		t.Fatalf("ssh ran with %q", got)
+	}
+	box := providertest.NewID("bx")
+	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: docker.KindLinux, Install: install}, Template: dockertest.TestImage})
+	must(t, err)
+	t.Cleanup(func() { _ = b.Release(context.Background(), g) })
+	if g.Host != "box.example" {
+		t.Errorf("a box over ssh is on %q, want box.example", g.Host)
+	}
+	writeState(t, b, g, "over ssh")
+	ref := take(t, b, g, box)
+	if h, ok := held(t, b, ref.ID); !ok || h.Incomplete {
+		t.Fatalf("a take over ssh is listed %v %+v", ok, h)
+	}
+}
