@@ -10,6 +10,11 @@ AXE_DIR := $(CURDIR)/.cache/axe-core
 export PLAYWRIGHT_DRIVER_DIR := $(DRIVER_DIR)
 export BOXSNAP_AXE_DIR := $(AXE_DIR)
 
+# RACE_TESTS are the tests make test runs again under -race: those where
+# goroutines share state (the settings cache, the sign-in throttle, the
+# pages and the API under load).
+RACE_TESTS := TestSettingsCacheCopies|TestSignInThrottled|TestSignInOneAtATimePerAddress|FuzzWebForms|TestFragmentsAndPages|TestG12Permissions|TestAgentCannot
+
 .PHONY: run test bench build deps browser-deps vet clean
 
 ## run: build boxsnap and run it on its embedded default (private PostgreSQL, local backend, demo boxes);
@@ -23,10 +28,11 @@ build: deps
 	@$(GO) build -o $(BIN) .
 	@echo "make: built $(BIN)"
 
-## deps: Go modules (downloaded only when missing) and PostgreSQL's binaries (installed only when missing)
+## deps: Go modules (downloaded only when missing), PostgreSQL's binaries and bubblewrap (installed only when missing)
 deps:
 	@scripts/need-go-modules.sh
 	@scripts/need-postgres.sh
+	@scripts/need-bubblewrap.sh
 
 ## browser-deps: Debian's chromium and npm's playwright-core (for playwright-go) and axe-core, only when missing
 browser-deps:
@@ -38,6 +44,8 @@ test: deps browser-deps
 	@echo "make test: go vet and go test ./... (each test package gets its own private PostgreSQL cluster; the Docker backend's its own private dockerd)"
 	@$(GO) vet ./...
 	@PLAYWRIGHT_NODEJS_PATH=$$(command -v node) $(GO) test -count=1 -timeout 45m ./...
+	@echo "make test: the race detector on the tests of shared state (the settings cache, the sign-in throttle, the pages)"
+	@$(GO) test -race -count=1 -timeout 15m -run '$(RACE_TESTS)' ./app/snapshots ./app/web ./app/api
 
 ## bench: start-up time of boxsnap serve to its first HTTP 200 (first and warm start, medians)
 bench: build

@@ -150,6 +150,8 @@ const (
 	MaxSignInWait      = 5 * time.Minute
 	throttleForget     = 15 * time.Minute // an address quiet this long starts afresh
 	throttleTracked    = 10000
+	// maxSlowed bounds the throttled answers held back at once.
+	maxSlowed = 64
 )
 
 // signInThrottle counts wrong passwords per client address (its IPv4

@@ -39,6 +39,7 @@ func signInServer(t *testing.T) (*Server, *coretest.Env, *time.Time) {
 	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	srv.throttle.now = func() time.Time { return now }
+	srv.slowFor = 0
 	return srv, env, &now
 }
 
@@ -254,6 +255,7 @@ func FuzzWebForms(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	srv.slowFor = 0
 	type route struct{ method, pattern string }
 	var routes []route
 	_ = chi.Walk(srv.router(), func(method, pattern string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
@@ -299,4 +301,37 @@ func mustViews(t testing.TB) *views.Views {
 		t.Fatal(err)
 	}
 	return vw
+}
+
+// TestBoxTemplatesOnTheSettingsPage: the owner adds, sees and removes box
+// templates on Settings; a folder outside the templates folder is refused in
+// words and saves nothing.
+func TestBoxTemplatesOnTheSettingsPage(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{NoWorkers: true})
+	if w := s.do(t, "GET", "/settings/templates", nil, nil); w.Code != 200 || !strings.Contains(w.Body.String(), "No box templates yet: agents cannot make boxes.") {
+		t.Fatalf("the empty page: %d", w.Code)
+	}
+	w := s.do(t, "POST", "/settings/templates", url.Values{"name": {"etc-copy"}, "backend": {"local"}, "kind": {"linux"}, "source": {"/etc/ssh"}}, nil)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "A box template&#39;s folder is a name inside the templates folder, not a full path.") {
+		t.Fatalf("a full path: %d\n%s", w.Code, w.Body)
+	}
+	w = s.do(t, "POST", "/settings/templates", url.Values{"name": {"node-dev"}, "backend": {"local"}, "kind": {"linux"},
+		"command": {"npm start"}, "env": {"PORT=3000\nNODE_ENV=development"}, "memoryMiB": {"512"}, "processes": {"64"}}, nil)
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("a good template: %d\n%s", w.Code, w.Body)
+	}
+	got, err := s.env.Core.Template(context.Background(), "node-dev")
+	if err != nil || got.Limits.MemoryBytes != 512<<20 || got.Limits.Processes != 64 || got.Env["PORT"] != "3000" || got.Command != "npm start" {
+		t.Fatalf("saved: %+v %v", got, err)
+	}
+	if w := s.do(t, "GET", "/settings/templates", nil, nil); !strings.Contains(w.Body.String(), "npm start") {
+		t.Fatal("the page does not list the template")
+	}
+	if w := s.do(t, "POST", "/settings/templates/node-dev/delete", url.Values{}, nil); w.Code != http.StatusSeeOther {
+		t.Fatalf("remove: %d", w.Code)
+	}
+	if _, err := s.env.Core.Template(context.Background(), "node-dev"); err == nil {
+		t.Fatal("the template is still there")
+	}
 }

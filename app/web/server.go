@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -37,8 +38,11 @@ type Server struct {
 	opts Options
 	// plans keeps boxes' plans a few seconds for the rows and the tab.
 	plans *planCache
-	// throttle counts wrong passwords per client address.
+	// throttle counts wrong passwords per client address; a throttled
+	// answer waits slowFor, at most len(slowed) at once.
 	throttle *signInThrottle
+	slowed   chan struct{}
+	slowFor  time.Duration
 }
 
 // New makes the web server.
@@ -46,7 +50,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil || opts.Views == nil || opts.Logger == nil {
 		return nil, errors.New("web: Auth, Views and Logger are required")
 	}
-	return &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil)}, nil
+	return &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
+		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}, nil
 }
 
 // sessionCookie is the name of the session cookie.

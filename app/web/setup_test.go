@@ -39,6 +39,7 @@ func newSite(t testing.TB, opts coretest.Options) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.slowFor = 0 // throttled answers at once in tests
 	return &site{env: env, h: srv.Handler(), session: session}
 }
 

@@ -53,6 +53,20 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 // tooMany answers a throttled sign-in: 429, with when to try again.
 func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, next string) {
 	s.logger(r).Warn("sign-in throttled", "wait", wait.Round(time.Second))
+	// A client that ignores Retry-After gets its answer a moment later, so a
+	// flood costs the server a few requests a second, not thousands; the
+	// number of answers held back at once is bounded.
+	select {
+	case s.slowed <- struct{}{}:
+		t := time.NewTimer(min(wait, s.slowFor))
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+		}
+		t.Stop()
+		<-s.slowed
+	default:
+	}
 	retryAfter(w, wait)
 	s.render(w, r, http.StatusTooManyRequests, "signin", signInPage{Page: views.Page{Title: "Sign in"},
 		Error: tooManyWords(wait), Next: next})
