@@ -303,3 +303,22 @@ func TestCLIUsage(t *testing.T) {
 	}
 	says(t, out.String(), "Usage: boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]")
 }
+
+// TestCLIBoxTemplates: the person adds, lists and removes box templates
+// from the CLI; a folder outside the templates folder is refused in words.
+func TestCLIBoxTemplates(t *testing.T) {
+	t.Parallel()
+	g := setup(t)
+	says(t, g.ok(t, "templates"), "No box templates: agents cannot make boxes.")
+	says(t, g.ok(t, "template", "node-dev", "--command", "npm start", "--env", "PORT=3000", "--processes", "64"), "Saved the box template node-dev.")
+	says(t, g.ok(t, "templates"), "node-dev", "npm start", "boxsnap-box")
+	got, err := g.Core.Template(context.Background(), "node-dev")
+	if err != nil || got.Env["PORT"] != "3000" || got.Limits.Processes != 64 {
+		t.Fatalf("saved: %+v %v", got, err)
+	}
+	code, _, errw := g.run(t, g.env(), "template", "etc-copy", "--source", "/etc/ssh")
+	if code == cli.ExitOK || !strings.Contains(errw, "A box template's folder is a name inside the templates folder, not a full path.") {
+		t.Fatalf("a full path: %d %s", code, errw)
+	}
+	says(t, g.ok(t, "template-remove", "node-dev"), "Removed the box template node-dev.")
+}
