@@ -263,3 +263,40 @@ func heldCopiesAll(t testing.TB, e *simEnv) map[int]pvesim.GuestInfo {
 	}
 	return out
 }
+
+// TestHeldCopyExpires: a released box's kept snapshot lives in its held
+// copy until its keep date; then the expiry deletes the copy (section 7).
+func TestHeldCopyExpires(t *testing.T) {
+	t.Parallel()
+	e := newSim(t, simOpts{})
+	clk := newClock()
+	env := newCore(t, e, "", clk.Now)
+	ctx := context.Background()
+	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
+	sn := takeDone(t, env, snapshots.Owner(), "amber-fox", "kept a day")
+	op, err := env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: sn.ID, Days: 1})
+	must(t, err)
+	if got := env.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("keep: %s %s", got.State, deref(got.Error))
+	}
+	op, err = env.Core.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	must(t, err)
+	if got := env.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("release: %s %s", got.State, deref(got.Error))
+	}
+	if len(heldCopies(t, e)) != 1 {
+		t.Fatal("no held copy after the release")
+	}
+	clk.Advance(3 * 24 * time.Hour)
+	ops, err := env.Core.ExpireKeeps(ctx)
+	must(t, err)
+	if len(ops) != 1 {
+		t.Fatalf("expiry ops %+v", ops)
+	}
+	if got := env.Wait(t, ops[0]); got.State != snapshots.OpDone {
+		t.Fatalf("expiry: %s %s", got.State, deref(got.Error))
+	}
+	if n := len(heldCopiesAll(t, e)); n != 0 || snapshotState(t, env, sn.ID) != "gone" {
+		t.Fatalf("after the expiry: %d held copies, the snapshot %s", n, snapshotState(t, env, sn.ID))
+	}
+}
