@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,7 +38,13 @@ func MCP(opts Options) http.Handler {
 		return srv
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.logger})
 	// The caller is checked before MCP reads a byte: no token, no session.
-	return s.authenticate(http.MaxBytesHandler(h, MaxBodyBytes))
+	// A tool call waits for its operation as a JSON call does, past the
+	// server's write timeout.
+	bounded := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(ToolWait + time.Minute))
+		h.ServeHTTP(w, r)
+	})
+	return s.authenticate(http.MaxBytesHandler(bounded, MaxBodyBytes))
 }
 
 // mcpCall calls one JSON tool through the API's routes with the MCP

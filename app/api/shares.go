@@ -85,6 +85,7 @@ func (s *server) redeemShare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	longTransfer(w)
 	res, err := s.core.Redeem(r.Context(), caller(r), body.Code)
 	if err != nil {
 		s.fail(w, r, err)
@@ -108,6 +109,7 @@ func (s *server) sharedCopy(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	longTransfer(w)
 	w.Header().Set("Content-Type", "application/x-tar")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", e.FileName()))
 	if err := e.WriteTo(r.Context(), w); err != nil {

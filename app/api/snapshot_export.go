@@ -36,6 +36,7 @@ func (s *server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	longTransfer(w)
 	w.Header().Set("Content-Type", "application/x-tar")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", ex.FileName()))
 	if _, err := ex.WriteTo(r.Context(), w); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -29,6 +30,7 @@ func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	longTransfer(w)
 	batch, err := s.stageUpload(r)
 	defer func() {
 		for _, st := range batch {
@@ -116,4 +118,16 @@ func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
 	}
 	return nil, &badRequest{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
 		words: "Send the export files as multipart/form-data, or one as application/x-tar."}
+}
+
+// TransferTimeout bounds an export's download or an import's upload, in
+// place of the server's read and write timeouts, which bound every other
+// request.
+const TransferTimeout = time.Hour
+
+// longTransfer moves the request's deadlines to TransferTimeout from now.
+func longTransfer(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(TransferTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(TransferTimeout))
 }

@@ -76,6 +76,7 @@ func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *snaps
 // importFiles imports the uploaded export files, streamed part by part into
 // the data folder, checked whole before anything is published.
 func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
+	longTransfer(w)
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes)
 	var batch []*snapshots.Staged
 	defer func() {
@@ -129,6 +130,7 @@ func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
 		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "The other boxsnap's address is a URL such as https://boxsnap.example."})
 		return
 	}
+	longTransfer(w)
 	body := strings.NewReader(fmt.Sprintf(`{"code":%q}`, code))
 	req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, strings.TrimRight(u.String(), "/")+"/api/v1/shared", body)
 	req.Header.Set("Content-Type", "application/json")
@@ -160,4 +162,16 @@ func (s *Server) revokeShare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.done(w, r, "/import", "Revoked: the code no longer works.")
+}
+
+// TransferTimeout bounds an export's download or an import's upload, in
+// place of the server's read and write timeouts, which bound every other
+// request.
+const TransferTimeout = time.Hour
+
+// longTransfer moves the request's deadlines to TransferTimeout from now.
+func longTransfer(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(TransferTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(TransferTimeout))
 }

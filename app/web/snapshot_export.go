@@ -102,6 +102,7 @@ func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, statusOf(err), "export", d)
 		return
 	}
+	longTransfer(w)
 	w.Header().Set("Content-Type", "application/x-tar")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", ex.FileName()))
 	if _, err := ex.WriteTo(r.Context(), w); err != nil {
