@@ -123,6 +123,20 @@ func stepWords(step string) string {
 		return "Replacing older undos"
 	case snapshots.StepWaiting, snapshots.StepQueued:
 		return "Waiting for the box's earlier operation"
+	case string(providers.StepAccess):
+		return "Setting the box straight"
+	case snapshots.StepCopyClone:
+		return "Making a held copy"
+	case snapshots.StepCopyDisarm, snapshots.StepCopyTemplate:
+		return "Making the held copy inert"
+	case string(providers.StepAdopt):
+		return "Making the held copy its guest"
+	case string(providers.StepEarlier):
+		return "Keeping its old guest as its earlier guest"
+	case snapshots.StepSnapshot:
+		return "Taking a snapshot"
+	case snapshots.StepDelete:
+		return "Deleting a snapshot"
 	}
 	return "Working"
 }
@@ -198,6 +212,13 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 				c.Group.Busy = true
 				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(stepWords(op.Step)))
 			}
+		}
+	}
+	if c.Progress == "" {
+		// boxsnap's own work on the box, in place of a lock it holds
+		// (the core's lock notice is nil meanwhile).
+		if op, err := s.opts.Core.RunningOn(ctx, b); err == nil && op != nil {
+			c.Progress = stepWords(op.Step) + "…"
 		}
 	}
 	return c, nil
