@@ -60,7 +60,7 @@ func (e envFlag) Set(v string) error {
 
 func templateFlags(fs *flag.FlagSet) any {
 	o := &templateOpts{backend: fs.String("backend", "local", "the backend's ID"), kind: fs.String("kind", "linux", "the kind of box"),
-		source: fs.String("source", "", "a folder's name in the templates folder, a template VMID, or an image"),
+		source:  fs.String("source", "", "a folder's name in the templates folder, a template VMID, or an image"),
 		command: fs.String("command", "", "the box's process"), user: fs.String("user", "", "the unprivileged user it runs as (boxsnap-box)"),
 		env: envFlag{}, memoryMiB: fs.Int64("memory-mib", 0, "its memory, MiB"), processes: fs.Int("processes", 0, "its processes"),
 		openFiles: fs.Int("open-files", 0, "its open files")}

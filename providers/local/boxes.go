@@ -63,6 +63,8 @@ type boxState struct {
 type proc struct {
 	cmd  *exec.Cmd
 	done chan struct{}
+	// sandboxed is set when the process runs inside bubblewrap.
+	sandboxed bool
 }
 
 func (b *Backend) readState(box string) (boxState, error) {
@@ -304,7 +306,7 @@ func (b *Backend) startLocked(dir, box string, st boxState) error {
 		}
 		return err
 	}
-	p := &proc{cmd: cmd, done: make(chan struct{})}
+	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: b.bwrap != "" && args[0] == b.bwrap}
 	go func() {
 		_ = cmd.Wait()
 		logf.Close()
@@ -342,7 +344,7 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 	if p != nil && !p.exited() {
 		pgid := p.cmd.Process.Pid
 		// A paused group must be resumed to act on SIGTERM.
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		p.terminate()
 		_ = syscall.Kill(-pgid, syscall.SIGCONT)
 		timer := time.NewTimer(b.stopTO)
 		select {

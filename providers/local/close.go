@@ -20,9 +20,8 @@ func (b *Backend) Close(ctx context.Context) error {
 		if p.exited() {
 			continue
 		}
-		pgid := p.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		_ = syscall.Kill(-pgid, syscall.SIGCONT)
+		p.terminate()
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT)
 	}
 	for _, p := range procs {
 		timer := time.NewTimer(b.stopTO)

@@ -10,6 +10,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -200,4 +201,50 @@ func Passable(dir, stop string) error {
 		}
 	}
 	return nil
+}
+
+// terminate sends SIGTERM to the box's process group. Inside bubblewrap the
+// group's leader is bwrap itself, which dies of SIGTERM and takes the whole
+// sandbox with it: there each process of the group but the leader gets it,
+// so the box's own processes end as they choose, or are killed with the
+// group after the stop's bound, as without bubblewrap.
+func (p *proc) terminate() {
+	pgid := p.cmd.Process.Pid
+	if !p.sandboxed {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		return
+	}
+	for _, pid := range groupMembers(pgid) {
+		if pid != pgid {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+}
+
+// groupMembers reads /proc for the processes of a process group.
+func groupMembers(pgid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 >= len(s) {
+			continue
+		}
+		if f := strings.Fields(s[i+2:]); len(f) >= 3 && f[2] == strconv.Itoa(pgid) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
