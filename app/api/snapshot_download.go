@@ -27,6 +27,7 @@ func (s *server) snapshotDownload(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	longTransfer(w) // a large folder streams past the server's write timeout
 	serveDownload(w, r, d.Name, d.Folder, d.Size)
 	if err := d.WriteTo(r.Context(), w); err != nil {
 		// The answer has begun: the client sees a cut download.

@@ -24,6 +24,7 @@ func (s *Server) downloadSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
+	longTransfer(w) // a large folder streams past the server's write timeout
 	h := w.Header()
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Name}))
 	h.Set("Cache-Control", "private, no-store")
