@@ -414,7 +414,12 @@ func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 			continue
 		}
 		st, err := b.readState(box)
-		if err != nil || !st.Running || st.Command == "" {
+		if err != nil || !st.Running {
+			continue
+		}
+		if st.Command == "" {
+			// Nothing to run, but its change journal runs again.
+			b.startJournal(box, b.boxDir(box))
 			continue
 		}
 		if run, _ := b.running(box); run {

@@ -50,6 +50,16 @@
 // removes, writes (temporary file and rename) and puts back modes, owners
 // (as root) and times.
 //
+// While a box runs, its change journal (journal.go: inotify on every folder)
+// records the paths that changed since the last take or restore. A take then
+// stats only those paths (and reads the folders made or moved in), starting
+// from the last manifest, and a restore compares the target with the last
+// manifest plus those paths: neither walks the folder, and ChangedSinceTake
+// answers from memory. Where the record is incomplete (the kernel's queue
+// overflowed, more paths changed than Config.JournalPaths, a watch could not
+// be added, a network file system, boxsnap restarted, the box was stopped),
+// the take or restore walks the folder as above and logs why.
+//
 // # Why SHA-256
 //
 // It is in the standard library and uses the CPU's SHA instructions where
