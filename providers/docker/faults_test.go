@@ -22,6 +22,9 @@ func ownDaemon(t *testing.T, tmpfsSize string) *dockertest.Daemon {
 	dockertest.Host(t) // skips, or fails under CI, where dockerd cannot run
 	dir, err := os.MkdirTemp("", "bsdkr-")
 	must(t, err)
+	// Last: the folder goes once the daemon has stopped and the tmpfs is
+	// unmounted (cleanups run in reverse).
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	if tmpfsSize != "" {
 		data := filepath.Join(dir, "data")
 		must(t, os.MkdirAll(data, 0o700))
