@@ -98,13 +98,24 @@ func main() {
 		if run == 0 {
 			take()
 		}
-		first, s := take()
-		full = append(full, s)
-		fullHand = append(fullHand, byHand())
+		// Which goes first alternates by run, so that neither always finds
+		// the other's reads in the page cache.
+		pair := func(into, hand *[]sample) providers.SnapshotRef {
+			var ref providers.SnapshotRef
+			var s sample
+			if run%2 == 1 {
+				*hand = append(*hand, byHand())
+				ref, s = take()
+			} else {
+				ref, s = take()
+				*hand = append(*hand, byHand())
+			}
+			*into = append(*into, s)
+			return ref
+		}
+		first := pair(&full, &fullHand)
 		fill(max(1, *size/100), "changed")
-		_, s = take()
-		incr = append(incr, s)
-		incrHand = append(incrHand, byHand())
+		pair(&incr, &incrHand)
 
 		// A restore to the first snapshot: boxsnap's steps (its undo, a take
 		// of the running box, measured apart), and the same by hand.
