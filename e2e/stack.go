@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/boxsnap/boxsnap/app/api"
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -115,7 +116,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	w, err := web.New(web.Options{Auth: a, Core: core, Views: vw, Logger: logger})
+	w, err := web.New(web.Options{Auth: a, Core: core, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Auth: a, Logger: logger})})
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,8 @@ type Scene struct {
 	ForkOp string
 	// Undo is brisk-lake's undo.
 	Undo string
+	// RestoreOp is brisk-lake's restore, done.
+	RestoreOp string
 }
 
 // SetScene seeds the demo and the busy boxes the states show. The stack's
@@ -91,6 +93,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	for _, sn := range brisk[0].Snapshots {
 		if sn.IsUndo() {
 			sc.Undo = sn.ID
+			sc.RestoreOp = *sn.UndoOf
 		}
 	}
 	return sc, nil
@@ -184,5 +187,25 @@ func (sc *Scene) States() []State {
 		{Name: "snapshots-settings", Path: "/settings/snapshots"},
 		{Name: "machines-tab", Path: "/boxes"},
 		{Name: "threads-tab", Path: "/boxes/threads"},
+		{Name: "select-with-ticks", Path: "/boxes/snapshots?select=1", Do: func(p playwright.Page) error {
+			for _, id := range []string{sc.SlowTarget, mig} {
+				if err := p.Locator("#snap-" + id + " label.pickbox").Click(); err != nil {
+					return err
+				}
+			}
+			return p.Locator("#picked-count", playwright.PageLocatorOptions{HasText: "2 ticked"}).WaitFor()
+		}},
+		{Name: "now-row-and-history", Path: "/boxes/brisk-lake#history"},
+		{Name: "toast", Path: "/boxes/threads", Do: func(p playwright.Page) error {
+			// brisk-lake's restore, started by the person, ended while
+			// they were elsewhere.
+			if err := p.Context().AddCookies([]playwright.OptionalCookie{{Name: "boxsnap_watch", Value: sc.RestoreOp, URL: playwright.String(p.URL())}}); err != nil {
+				return err
+			}
+			if _, err := p.Reload(); err != nil {
+				return err
+			}
+			return p.Locator(".toast").WaitFor()
+		}},
 	}
 }

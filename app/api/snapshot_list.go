@@ -21,10 +21,14 @@ type listedFull struct {
 
 // boxSnapshots is one box with the snapshots the caller may see.
 type boxSnapshots struct {
-	Box       *snapshots.Box `json:"box"`
-	OfLimit   string         `json:"ofLimit"`
-	Message   string         `json:"message"`
-	Snapshots []listedFull   `json:"snapshots"`
+	Box     *snapshots.Box `json:"box"`
+	OfLimit string         `json:"ofLimit"`
+	// Count and Counted are the count every page shows for the box, by
+	// the core's one rule (snapshots.CountOf).
+	Count     string           `json:"count"`
+	Counted   snapshots.Counts `json:"counted"`
+	Message   string           `json:"message"`
+	Snapshots []listedFull     `json:"snapshots"`
 }
 
 type listAnswer struct {
@@ -82,6 +86,8 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQu
 			}
 		}
 		out.OfLimit = countWords(counted, settings.PerBox)
+		out.Counted = snapshots.CountOf(bs.Snapshots)
+		out.Count = out.Counted.Words()
 		out.Message = s.boxHoldsWords(bs.Box, len(bs.Snapshots))
 		ans.Boxes = append(ans.Boxes, out)
 	}

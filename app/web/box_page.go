@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +37,7 @@ type boxCard struct {
 	Footer   string
 	Progress string // a running restore's step, in words
 	Back     string
+	Screen   bool // the box has a screen: rows keep a picture's place
 }
 
 // boxLive is the part of a box's page that polls while an operation runs:
@@ -59,6 +61,8 @@ type boxPage struct {
 	// Forking is set while the box is being forked into, before its own
 	// page can say more.
 	Forking *forking
+	// History is the box log, newest first, paged.
+	History history
 }
 
 // fact is one of a box page's facts.
@@ -157,19 +161,14 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 	} else {
 		bs = snapshots.BoxSnapshots{Box: b}
 	}
-	c := boxCard{Back: back}
+	c := boxCard{Back: back, Screen: b.HasScreen}
 	live := "/boxes/" + url.PathEscape(b.Name) + "/live?in=page&back=" + url.QueryEscape(back)
 	c.Group = s.group(bs, bs.Snapshots, rc, live)
-	settings, _ := s.opts.Core.Settings(ctx)
-	counted, undos := 0, 0
-	for _, sn := range bs.Snapshots {
-		switch {
-		case sn.IsUndo():
-			undos++
-		case !sn.Kept():
-			counted++
-		}
+	if b.ReleasedAt == nil {
+		c.Group.Now = s.nowOf(rc, b, bs.Snapshots, c.Group.restores)
 	}
+	settings, _ := s.opts.Core.Settings(ctx)
+	counts := snapshots.CountOf(bs.Snapshots)
 	be, _ := s.opts.Core.BackendOf(b)
 	snapping := s.opts.Core.Snapshotting(b)
 	if snapping == nil {
@@ -181,11 +180,7 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 	if snapping.OffersMemory() {
 		holds = "disk, or disk and memory"
 	}
-	c.Count = fmt.Sprintf("%d of %d", counted, settings.PerBox)
-	if undos > 0 {
-		c.Count += ", and " + plural(undos, "undo", "undos")
-	}
-	c.Count += " · " + holds + " · " + s.whereWords(b)
+	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + s.whereWords(b)
 	c.Take = action{Label: "Take snapshot", Href: "/boxes/" + url.PathEscape(b.Name) + "/take?back=" + url.QueryEscape(back)}
 	if b.ReleasedAt != nil || b.State != "ready" {
 		c.Take.Why = fmt.Sprintf("%s is released: it takes no snapshots.", b.Name)
@@ -237,6 +232,7 @@ func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
 	var out []notice
 	seen := map[string]bool{}
 	restoreShown := false
+	var rs *restores
 	for _, ev := range events {
 		if ev.OperationID != nil && !seen[*ev.OperationID] {
 			seen[*ev.OperationID] = true
@@ -265,15 +261,27 @@ func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
 			taken := ""
 			if sn, _, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), res.Target); err == nil {
 				taken = ", taken " + whenAt(sn.TakenAt, now, tz)
+				// An undo is named for its restore; say what it holds.
+				if sn.UndoOf != nil {
+					if rs == nil {
+						v := s.restoresOf(s.rowContext(r, ""), b)
+						rs = &v
+					}
+					if was, ok := rs.byOp[*sn.UndoOf]; ok {
+						taken = fmt.Sprintf(" (%s as it was at %s, before restoring to ‘%s’)", b.Name, sn.TakenAt.In(tz).Format("15:04"), was.TargetName)
+					}
+				}
 			}
 			n := notice{Words: fmt.Sprintf("Restored at %s to ‘%s’%s, %s.", ev.At.In(tz).Format("15:04"), res.TargetName, taken,
 				snapshots.ByWords(ev.ActorKind, thread, why))}
 			if res.Undo != "" {
 				if _, _, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), res.Undo); err == nil {
-					n.Words += fmt.Sprintf(" Undo restores ‘%s’.", res.UndoName)
+					n.Words += fmt.Sprintf(" Undo restores ‘%s’, %s as it was just before.", res.UndoName, b.Name)
 					n.UndoName = res.UndoName
 					n.UndoHref = fmt.Sprintf("/boxes/%s/snapshots/%s/restore?back=%s", url.PathEscape(b.Name), res.Undo,
 						url.QueryEscape("/boxes/"+b.Name))
+				} else {
+					n.Words += fmt.Sprintf(" Its undo, ‘%s’, was deleted, so it cannot be undone.", res.UndoName)
 				}
 			}
 			out = append(out, n)
@@ -309,8 +317,9 @@ func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
 	}
 	rc := s.rowContext(r, back)
 	h := s.head(b, rc)
+	shown, _ := strconv.Atoi(r.URL.Query().Get("log"))
 	p := boxPage{Page: views.Page{Title: b.Name, SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Box: b, Head: h, Live: l,
-		Facts: s.facts(r, b, h)}
+		Facts: s.facts(r, b, h), History: s.historyOf(rc, b, shown)}
 	s.render(w, r, http.StatusOK, "box", p)
 }
 

@@ -10,7 +10,7 @@ import (
 // machineRow is one box on the Machines tab.
 type machineRow struct {
 	Head  boxHead
-	Count int
+	Count string // by the core's one counting rule
 }
 
 type machinesTab struct {
@@ -28,11 +28,11 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	counts := map[string]int{}
-	total := 0
+	counts := map[string]snapshots.Counts{}
+	var total snapshots.Counts
 	for _, bs := range list {
-		counts[bs.Box.ID] = len(bs.Snapshots)
-		total += len(bs.Snapshots)
+		counts[bs.Box.ID] = snapshots.CountOf(bs.Snapshots)
+		total = total.Add(counts[bs.Box.ID])
 	}
 	boxes, err := s.opts.Core.Boxes(r.Context(), snapshots.Owner())
 	if err != nil {
@@ -40,10 +40,10 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc := s.rowContext(r, "/boxes")
-	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines", total),
+	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines", total.All),
 		New: s.newBoxForm(r)}
 	for _, b := range boxes {
-		row := machineRow{Head: s.head(b, rc), Count: counts[b.ID]}
+		row := machineRow{Head: s.head(b, rc), Count: counts[b.ID].Words()}
 		if b.ReleasedAt != nil {
 			p.Released = append(p.Released, row)
 		} else {

@@ -374,24 +374,20 @@ func sortSnapshots(sns []*snapshots.Snapshot, by string) {
 // by agents, space by host, each paid provider's rate a month; and first,
 // in amber, what needs the owner.
 func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine {
-	var n, undos, agents, soon, failed int
+	var soon, failed, unknown int
+	var counts snapshots.Counts
 	space := map[string]int64{}
 	hostLabel := map[string]string{}
 	rate := map[string]float64{}
 	for _, bs := range list {
+		counts = counts.Add(snapshots.CountOf(bs.Snapshots))
 		for _, sn := range bs.Snapshots {
-			if sn.IsUndo() {
-				undos++
-			} else {
-				n++
-			}
-			if sn.ByKind == "agent" {
-				agents++
-			}
 			if sn.SizeBytes != nil {
 				k := whereKey(bs.Box)
 				space[k] += *sn.SizeBytes
 				hostLabel[k] = strings.TrimPrefix(s.whereWords(bs.Box), "on ")
+			} else {
+				unknown++
 			}
 			if m := monthly(sn.Price); m > 0 {
 				be, _ := s.opts.Core.BackendOf(bs.Box)
@@ -406,12 +402,9 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 		}
 	}
 	var l tabLine
-	parts := []string{plural(n, "snapshot", "snapshots")}
-	if undos > 0 {
-		parts[0] += " and " + plural(undos, "undo", "undos")
-	}
-	if agents > 0 {
-		parts[0] += fmt.Sprintf(", %d by agents", agents)
+	parts := []string{counts.Words()}
+	if counts.ByAgents > 0 {
+		parts = append(parts, plural(counts.ByAgents, "by an agent", "by agents"))
 	}
 	var total int64
 	for _, v := range space {
@@ -425,6 +418,9 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 		}
 	default:
 		parts = append(parts, fmt.Sprintf("%s on %d hosts", snapshots.GB(total), len(space)))
+	}
+	if unknown > 0 {
+		parts = append(parts, plural(unknown, "of size unknown", "of size unknown"))
 	}
 	var labels []string
 	for k := range rate {
@@ -450,12 +446,7 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 	return l
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func plural(n int, one, many string) string { return snapshots.Plural(n, one, many) }
 
 func pick(n int, one, many string) string {
 	if n == 1 {

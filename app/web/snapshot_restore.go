@@ -137,13 +137,14 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	noUndo := d.NoUndo || r.PostFormValue("undo") != "1"
-	_, err := s.opts.Core.Restore(r.Context(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: id,
+	op, err := s.opts.Core.Restore(r.Context(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: id,
 		NoUndo: noUndo, Force: d.Force, RequestID: r.PostFormValue("request")})
 	if err != nil {
 		d.Error = refusalWords(err)
 		s.renderDialog(w, r, statusOf(err), d)
 		return
 	}
+	s.watch(w, r, op.ID)
 	s.done(w, r, backOf(r, box), "")
 }
 

@@ -87,6 +87,9 @@ type boxGroup struct {
 	Total    int
 	// Dense is the Snapshots tab's card: actions show on hover and focus.
 	Dense bool
+	// Now is the box page's first row: where the box is now.
+	Now      *nowRow
+	restores restores
 }
 
 // rowContext is what building rows needs once per request.
@@ -338,9 +341,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		why = *sn.ByWhy
 	}
 	parts := []string{whenWords(sn.TakenAt, rc.now, rc.tz), snapshots.ByWords(sn.ByKind, thread, why), holdsWords(sn)}
-	if sn.SizeBytes != nil {
-		parts = append(parts, snapshots.GB(*sn.SizeBytes))
-	}
+	parts = append(parts, snapshots.SizeWords(sn))
 	if p := priceWords(sn.Price); p != "" {
 		parts = append(parts, p)
 	}
@@ -431,6 +432,12 @@ func (s *Server) group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc 
 		}
 		g.Rows = append(g.Rows, row)
 	}
+	refs := make([]snapshotRowRef, len(sns))
+	for i, sn := range sns {
+		refs[i] = snapshotRowRef{row: &g.Rows[i], sn: sn}
+	}
+	g.restores = s.restoresOf(rc, bs.Box)
+	g.restores.mark(bs.Box, refs, rc)
 	return g
 }
 

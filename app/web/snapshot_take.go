@@ -45,7 +45,7 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 	if plan.Take.PauseAbout > 0 || snapping.WhileRunning == providers.WhileRunningPauses {
 		line += fmt.Sprintf(" %s pauses for a moment.", b.Name)
 	}
-	if plan.Take.AddsBytes != nil {
+	if plan.Take.AddsBytes != nil && *plan.Take.AddsBytes > 0 {
 		line += fmt.Sprintf(" Up to %s more %s.", snapshots.GB(*plan.Take.AddsBytes), s.onHost(b))
 	}
 	d.Lines = append(d.Lines, line)

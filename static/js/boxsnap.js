@@ -107,7 +107,20 @@
     document.querySelectorAll("input.pick").forEach(function (box) {
       if (picked[box.value] !== undefined && box.checked !== picked[box.value]) box.checked = picked[box.value];
     });
+    countPicks();
   }
+
+  // The bulk bar says how many are ticked.
+  function countPicks() {
+    var said = document.getElementById("picked-count");
+    if (!said) return;
+    var n = document.querySelectorAll("input.pick:checked").length;
+    var text = n === 0 ? "Tick snapshots, then" : n === 1 ? "1 ticked:" : n + " ticked:";
+    if (said.textContent !== text) said.textContent = text;
+  }
+  document.addEventListener("change", function (e) {
+    if (e.target.matches && e.target.matches("input.pick")) countPicks();
+  });
 
   function keepFocus() {
     if (document.activeElement && document.activeElement !== document.body) return;
@@ -149,7 +162,28 @@
     if (to && to.charAt(0) === "/" && to.charAt(1) !== "/") window.location.assign(to);
   }
 
+  // A restore the person started says how it ended, once, in a toast on
+  // whatever page they are on; on the box's page its notice says it. The
+  // server keeps the list in a cookie; the script asks while there is one.
+  function toasts() {
+    var host = document.getElementById("toasts");
+    if (!host || document.cookie.indexOf("boxsnap_watch=") < 0) return;
+    fetch("/toasts?here=" + encodeURIComponent(location.pathname), { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (r) { return r.ok ? r.text() : ""; })
+      .then(function (html) {
+        if (html.trim()) host.insertAdjacentHTML("beforeend", html);
+        if (document.cookie.indexOf("boxsnap_watch=") >= 0) window.setTimeout(toasts, 2000);
+      }, function () {});
+  }
+  document.addEventListener("click", function (e) {
+    var x = e.target.closest ? e.target.closest("[data-dismiss]") : null;
+    if (x && x.parentElement) x.parentElement.remove();
+  });
+  // After a dialog's restore, start asking.
+  document.addEventListener("htmx:after:request", function () { window.setTimeout(toasts, 500); });
+
   document.addEventListener("DOMContentLoaded", function () {
+    toasts();
     document.querySelectorAll("dialog.dlg").forEach(wireUndo);
     new MutationObserver(function (records) {
       records.forEach(function (r) {

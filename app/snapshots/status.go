@@ -1,0 +1,28 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// BoxStatus reads whether a box's guest exists and runs, and its size
+// where its backend says, as the caller may see the box: what a box's
+// page shows beside its snapshots.
+func (s *Service) BoxStatus(ctx context.Context, c Caller, ref string) (providers.GuestStatus, error) {
+	b, err := s.Box(ctx, c, ref)
+	if err != nil {
+		return providers.GuestStatus{}, err
+	}
+	be, ok := s.BackendOf(b)
+	if !ok || be.Boxes == nil {
+		return providers.GuestStatus{}, errors.New("its backend is not configured here")
+	}
+	st, err := be.Boxes.Status(ctx, guestOf(b))
+	if err != nil {
+		return providers.GuestStatus{}, fmt.Errorf("read %s's state: %w", b.Name, err)
+	}
+	return st, nil
+}

@@ -1,0 +1,177 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+		"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// restores is what a box's log says of its restores: each restore's result
+// by its operation (an undo's UndoOf), and the newest one, which the box
+// is now at.
+type restores struct {
+	byOp   map[string]snapshots.RestoreResult
+	last   *snapshots.RestoreResult
+	lastAt time.Time
+	// tookAfter is set when a snapshot was taken after the newest restore.
+	tookAfter bool
+}
+
+// restoresOf reads a box's restores from its log (its newest events).
+func (s *Server) restoresOf(rc rowContext, b *snapshots.Box) restores {
+	out := restores{byOp: map[string]snapshots.RestoreResult{}}
+	evs, err := s.opts.Core.BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
+	if err != nil {
+		return out
+	}
+	for _, ev := range evs { // newest first
+		switch ev.Kind {
+		case snapshots.EvSnapshotTaken:
+			if out.last == nil && ev.OperationID != nil {
+				if _, isRestore := out.byOp[*ev.OperationID]; !isRestore {
+					out.tookAfter = true
+				}
+			}
+		case snapshots.EvRestored:
+			var res snapshots.RestoreResult
+			if json.Unmarshal(ev.Data, &res) != nil || ev.OperationID == nil {
+				continue
+			}
+			out.byOp[*ev.OperationID] = res
+			if out.last == nil {
+				out.last, out.lastAt = &res, ev.At
+			}
+		}
+	}
+	return out
+}
+
+// mark gives the rows what the restores say: the snapshot the box was last
+// restored to, and what each undo holds ("amber-fox at 23:01, before
+// restoring to ‘before the migration’"). An undo keeps its record's name,
+// "before the restore at 23:01", the specification's word for it.
+func (rs restores) mark(b *snapshots.Box, rows []snapshotRowRef, rc rowContext) {
+	for _, r := range rows {
+		sn := r.sn
+		if sn.UndoOf != nil {
+			if res, ok := rs.byOp[*sn.UndoOf]; ok {
+				r.row.Holds = fmt.Sprintf("Holds %s at %s, before restoring to ‘%s’.", b.Name, sn.TakenAt.In(rc.tz).Format("15:04"), res.TargetName)
+			}
+		}
+		if rs.last != nil && sn.ID == rs.last.Target {
+			r.row.Restored = "Restored to this at " + rs.lastAt.In(rc.tz).Format("15:04")
+		}
+	}
+}
+
+// snapshotRowRef pairs a row with its record while the card is built.
+type snapshotRowRef struct {
+	row *snapRow
+	sn  *snapshots.Snapshot
+}
+
+// nowRow is the first row of a box's list, as Proxmox's snapshot tree has:
+// where the box is now, and whether it runs.
+type nowRow struct {
+	State string // "Running", "Stopped", or "" when unknown
+	Line  string
+}
+
+// nowOf says where a box is now: restored to a snapshot, or since its
+// newest snapshot.
+func (s *Server) nowOf(rc rowContext, b *snapshots.Box, sns []*snapshots.Snapshot, rs restores) *nowRow {
+	n := &nowRow{}
+	if st, err := s.opts.Core.BoxStatus(rc.ctx, snapshots.Owner(), b.ID); err == nil && st.Exists {
+		n.State = "Stopped"
+		if st.Running {
+			n.State = "Running"
+		}
+	}
+	switch {
+	case rs.last != nil && !rs.tookAfter:
+		n.Line = fmt.Sprintf("%s as it is now: restored %s to ‘%s’, and what changed since.", b.Name, whenAt(rs.lastAt, rc.now, rc.tz), rs.last.TargetName)
+	default:
+		var newest *snapshots.Snapshot
+		for _, sn := range sns {
+			if sn.IsUndo() || sn.State != snapshots.StateReady {
+				continue
+			}
+			if newest == nil || sn.TakenAt.After(newest.TakenAt) {
+				newest = sn
+			}
+		}
+		if newest == nil {
+			n.Line = fmt.Sprintf("%s as it is now. No snapshot holds it yet.", b.Name)
+		} else {
+			n.Line = fmt.Sprintf("%s as it is now: what changed since ‘%s’, %s, is in no snapshot yet.", b.Name, newest.Name, whenAt(newest.TakenAt, rc.now, rc.tz))
+		}
+	}
+	return n
+}
+
+// historyPage is how many box log events the History card shows at once.
+const historyPage = 10
+
+// historyEvent is one line of a box's History card.
+type historyEvent struct {
+	When, What, Words, By string
+}
+
+// history is a box page's History card: the box log, newest first, paged.
+type history struct {
+	Events []historyEvent
+	Older  string // the address that shows more, or ""
+}
+
+// eventWords say a box log event's kind in the pages' words.
+var eventWords = map[string]string{
+	snapshots.EvSnapshotTaken: "Snapshot taken", snapshots.EvSnapshotFailed: "Snapshot failed",
+	snapshots.EvRestoreAsked: "Restore asked", snapshots.EvRestored: "Restored", snapshots.EvRestoreFailed: "Restore failed",
+	snapshots.EvRestoredOutside: "Restored outside boxsnap", snapshots.EvRestoreOutsideFailed: "A restore outside boxsnap failed",
+	snapshots.EvRestoreOutsideRun: "A restore outside boxsnap is running", snapshots.EvChangedOutside: "Snapshots changed outside boxsnap",
+	snapshots.EvForkAsked: "Fork asked", snapshots.EvForked: "Forked", snapshots.EvForkFailed: "Fork failed",
+	snapshots.EvSnapshotDeleted: "Deleted", snapshots.EvSnapshotKept: "Kept", snapshots.EvSnapshotUnkept: "Stopped keeping",
+	snapshots.EvSnapshotLost: "Lost", snapshots.EvSnapshotUnavailable: "Unavailable", snapshots.EvSnapshotFound: "Found again",
+	snapshots.EvHeldCopyMade: "Held copy made", snapshots.EvHeldCopyStarted: "Held copy started",
+	snapshots.EvMade: "Made", snapshots.EvReleased: "Released",
+}
+
+// historyOf reads a box's log through the core for its History card:
+// shown events, each with who did it.
+func (s *Server) historyOf(rc rowContext, b *snapshots.Box, shown int) history {
+	if shown < historyPage {
+		shown = historyPage
+	}
+	if shown > snapshots.BoxLogKeep {
+		shown = snapshots.BoxLogKeep
+	}
+	evs, err := s.opts.Core.BoxLog(rc.ctx, snapshots.Owner(), b.ID, shown+1)
+	if err != nil {
+		return history{}
+	}
+	var h history
+	if len(evs) > shown {
+		evs = evs[:shown]
+		h.Older = fmt.Sprintf("/boxes/%s?log=%d#history", url.PathEscape(b.Name), shown+historyPage)
+	}
+	for _, ev := range evs {
+		what := eventWords[ev.Kind]
+		if what == "" {
+			what = strings.ReplaceAll(ev.Kind, "-", " ")
+		}
+		thread, why := "", ""
+		if ev.ActorThread != nil {
+			thread = rc.threads[*ev.ActorThread]
+		}
+		if ev.ActorWhy != nil {
+			why = *ev.ActorWhy
+		}
+		h.Events = append(h.Events, historyEvent{When: whenWords(ev.At, rc.now, rc.tz), What: what, Words: ev.Words,
+			By: snapshots.ByWords(ev.ActorKind, thread, why)})
+	}
+	return h
+}
