@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-		"strings"
+	"strings"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
