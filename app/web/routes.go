@@ -125,5 +125,5 @@ func (s *Server) jobsUI() http.Handler {
 			http.Error(w, "The job dashboard is not running in this process.", http.StatusServiceUnavailable)
 		})
 	}
-	return s.opts.JobsUI
+	return withBackLink(s.opts.JobsUI)
 }

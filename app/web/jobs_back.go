@@ -1,0 +1,83 @@
+package web
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// jobsBanner is the way back to boxsnap on River's job dashboard, which
+// brings its own page and has no option for a link of ours: its HTML page
+// gets this bar at the top of its body. Its own styles, as River's page
+// has none of boxsnap's.
+const jobsBanner = `<div style="position:sticky;top:0;z-index:9999;display:flex;gap:12px;align-items:center;padding:6px 16px;` +
+	`font:15px/1.5 system-ui,sans-serif;background:#1b1d21;color:#e6e8ec">` +
+	`<a href="/boxes" style="color:#7aa2ff;text-decoration:none;display:inline-block;padding:3px 0">← Back to boxsnap</a>` +
+	`<span style="color:#a0a6b3">River's job dashboard: every snapshot operation is a job here.</span></div>`
+
+// withBackLink wraps River's dashboard: its HTML page (not its API or
+// assets) gets the bar back to boxsnap.
+func withBackLink(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || strings.Contains(r.URL.Path, "/api/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		bw := &bufferedHTML{ResponseWriter: w}
+		next.ServeHTTP(bw, r)
+		bw.finish()
+	})
+}
+
+// bufferedHTML holds an uncompressed HTML answer back to add the bar; any
+// other answer passes through.
+type bufferedHTML struct {
+	http.ResponseWriter
+	status  int
+	holding bool
+	decided bool
+	buf     bytes.Buffer
+}
+
+func (b *bufferedHTML) WriteHeader(status int) {
+	if b.decided {
+		return
+	}
+	b.decided = true
+	h := b.Header()
+	if strings.HasPrefix(h.Get("Content-Type"), "text/html") && h.Get("Content-Encoding") == "" && status == http.StatusOK {
+		b.holding, b.status = true, status
+		return
+	}
+	b.ResponseWriter.WriteHeader(status)
+}
+
+func (b *bufferedHTML) Write(p []byte) (int, error) {
+	if !b.decided {
+		if b.Header().Get("Content-Type") == "" {
+			b.Header().Set("Content-Type", http.DetectContentType(p))
+		}
+		b.WriteHeader(http.StatusOK)
+	}
+	if b.holding {
+		return b.buf.Write(p)
+	}
+	return b.ResponseWriter.Write(p)
+}
+
+func (b *bufferedHTML) finish() {
+	if !b.holding {
+		return
+	}
+	page := b.buf.Bytes()
+	if i := bytes.Index(page, []byte("<body")); i >= 0 {
+		if j := bytes.IndexByte(page[i:], '>'); j >= 0 {
+			at := i + j + 1
+			page = append(append(append([]byte{}, page[:at]...), jobsBanner...), page[at:]...)
+		}
+	}
+	b.Header().Set("Content-Length", strconv.Itoa(len(page)))
+	b.ResponseWriter.WriteHeader(b.status)
+	_, _ = b.ResponseWriter.Write(page)
+}
