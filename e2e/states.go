@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/url"
 
 	"github.com/mxschmitt/playwright-go"
 
@@ -199,7 +200,11 @@ func (sc *Scene) States() []State {
 		{Name: "toast", Path: "/boxes/threads", Do: func(p playwright.Page) error {
 			// brisk-lake's restore, started by the person, ended while
 			// they were elsewhere.
-			if err := p.Context().AddCookies([]playwright.OptionalCookie{{Name: "boxsnap_watch", Value: sc.RestoreOp, URL: playwright.String(p.URL())}}); err != nil {
+			u, err := url.Parse(p.URL())
+			if err != nil {
+				return err
+			}
+			if err := p.Context().AddCookies([]playwright.OptionalCookie{{Name: "boxsnap_watch", Value: sc.RestoreOp, URL: playwright.String(u.Scheme + "://" + u.Host + "/")}}); err != nil {
 				return err
 			}
 			if _, err := p.Reload(); err != nil {

@@ -74,6 +74,18 @@ type fact struct {
 // "Forked from amber-fox, ‘before the migration’ (yesterday 23:39)".
 func (s *Server) facts(r *http.Request, b *snapshots.Box, h boxHead) []fact {
 	out := []fact{{"Kind", strings.Join(h.Badges, " · ")}, {"Where", strings.TrimPrefix(h.Where, "on ")}}
+	if b.ReleasedAt == nil {
+		if st, err := s.opts.Core.BoxStatus(r.Context(), snapshots.Owner(), b.ID); err != nil {
+			out = append(out, fact{"State", "unknown: " + err.Error()})
+		} else if !st.Exists {
+			out = append(out, fact{"State", "its guest is missing"})
+		} else {
+			// Running or stopped shows on the Now row of its Snapshots card.
+			if sz := sizeOfBox(st.Size); sz != "" {
+				out = append(out, fact{"Size", sz})
+			}
+		}
+	}
 	switch {
 	case h.Thread != "":
 		out = append(out, fact{"Thread", h.Thread})
@@ -374,4 +386,30 @@ func (s *Server) headWords(r *http.Request, b *snapshots.Box) string {
 		return "A deleted snapshot: its files descend from it."
 	}
 	return fmt.Sprintf("‘%s’: its files descend from it.", sn.Name)
+}
+
+// sizeOfBox says a box's size in GiB, as 069 says it: "4 cores · 8 GiB
+// memory · 40 GiB disk", or "" when its backend does not say.
+func sizeOfBox(sz *providers.BoxSize) string {
+	if sz == nil {
+		return ""
+	}
+	var parts []string
+	if sz.Cores > 0 {
+		parts = append(parts, plural(sz.Cores, "core", "cores"))
+	}
+	gib := func(n int64) string {
+		g := float64(n) / (1 << 30)
+		if g < 10 {
+			return strings.TrimSuffix(fmt.Sprintf("%.1f", g), ".0") + " GiB"
+		}
+		return fmt.Sprintf("%.0f GiB", g)
+	}
+	if sz.MemoryBytes > 0 {
+		parts = append(parts, gib(sz.MemoryBytes)+" memory")
+	}
+	if sz.DiskBytes > 0 {
+		parts = append(parts, gib(sz.DiskBytes)+" disk")
+	}
+	return strings.Join(parts, " · ")
 }

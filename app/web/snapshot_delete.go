@@ -21,7 +21,7 @@ func (s *Server) freesWords(b *snapshots.Box, sn *snapshots.Snapshot) string {
 		return fmt.Sprintf("Frees what it no longer shares with %s.", b.Name)
 	}
 	if *sn.SizeBytes == 0 {
-		return fmt.Sprintf("It shares all its data with %s: deleting it frees next to nothing.", b.Name)
+		return fmt.Sprintf("Frees next to nothing: it shares all its data with %s.", b.Name)
 	}
 	return fmt.Sprintf("Frees %s %s.", snapshots.GB(*sn.SizeBytes), s.whereWords(b))
 }
