@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
@@ -82,6 +83,11 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	if d.AmberFox, err = mk("amber-fox", d.Thread.ID, true); err != nil {
 		return nil, err
 	}
+	// Sizes a person would recognise, not a few bytes: an app's build and
+	// its database.
+	if err := s.WriteFile(d.AmberFox, "app/dist/bundle.js", strings.Repeat("console.log('amber-fox');\n", 24<<20/26)); err != nil {
+		return nil, err
+	}
 	if d.BriskLake, err = mk("brisk-lake", "", false); err != nil {
 		return nil, err
 	}
@@ -94,7 +100,7 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	if _, err = s.Take(ctx, owner, "amber-fox", "Thu 09:15", ""); err != nil {
 		return nil, err
 	}
-	if err := s.WriteFile(d.AmberFox, "app/db/schema.sql", "create table users (id int);\n"); err != nil {
+	if err := s.WriteFile(d.AmberFox, "app/db/schema.sql", "create table users (id int);\n"+strings.Repeat("insert into users values (1);\n", 6<<20/30)); err != nil {
 		return nil, err
 	}
 	if d.Migration, err = s.Take(ctx, agent, "amber-fox", "before the migration", "Schema v2 lands next."); err != nil {
@@ -103,7 +109,7 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	if _, err = s.Take(ctx, owner, "brisk-lake", "clean install", "Nothing but the base image."); err != nil {
 		return nil, err
 	}
-	if err := s.WriteFile(d.BriskLake, "notes.txt", "work in progress\n"); err != nil {
+	if err := s.WriteFile(d.BriskLake, "notes.txt", strings.Repeat("work in progress\n", 3<<20/17)); err != nil {
 		return nil, err
 	}
 	if _, err = s.Take(ctx, owner, "brisk-lake", "", ""); err != nil {

@@ -2,15 +2,24 @@ package web
 
 import (
 	"net/http"
+	"net/url"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/views"
 )
 
+// threadRow is one thread's card: when it was made, in the install's time
+// zone as every page says times, and a link to its boxes' snapshots.
+type threadRow struct {
+	*snapshots.Thread
+	Made, Href string
+}
+
 type threadsTab struct {
 	Page            views.Page
 	Tabs            tabCounts
-	Threads         []*snapshots.Thread
+	Threads         []threadRow
 	NewToken, Title string
 	Error           string
 }
@@ -21,7 +30,12 @@ func (s *Server) threadsTab(w http.ResponseWriter, r *http.Request, status int, 
 		s.fail(w, r, err)
 		return
 	}
-	p.Threads = ths
+	tz := s.opts.Core.TimeZone(r.Context())
+	now := time.Now()
+	for _, t := range ths {
+		p.Threads = append(p.Threads, threadRow{Thread: t, Made: whenWords(t.CreatedAt, now, tz),
+			Href: "/boxes/snapshots?q=" + url.QueryEscape(t.Title)})
+	}
 	p.Page = views.Page{Title: "Threads", SignedIn: true, Nav: "boxes"}
 	p.Tabs = s.tabCounts(r, "threads", -1)
 	// A page that shows a thread's token once must not be cached.

@@ -380,6 +380,14 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		r.Restore.Why = "Restores of boxes threads run on are off: move its threads off it first."
 	default:
 		r.Restore.Why = elig(snapshots.ActRestore, snapshots.ChangeRestore)
+		// Beyond the folders here, the snapshot's own plan says whether it
+		// can be restored (ZFS restores only the newest, until checked):
+		// the row's Restore is off with why, not a dialog that refuses.
+		if be, ok := s.opts.Core.BackendOf(b); r.Restore.Why == "" && ok && be.Kind != "local" {
+			if plan, err := s.plans.snapshotPlan(rc.ctx, s.opts.Core, b, sn.ID); err == nil && plan.Restore.Way == providers.WayNone && plan.Restore.Why != "" {
+				r.Restore.Why = plan.Restore.Why
+			}
+		}
 	}
 	r.Fork = action{Label: fmt.Sprintf("Fork %s from %s", b.Name, sn.Name), Href: base + "/fork" + q, Why: s.forkWhy(b, sn, rc)}
 	r.Rename = action{Label: fmt.Sprintf("Rename %s", sn.Name), Href: base + "/rename" + q, Why: elig(snapshots.ActRename, snapshots.ChangeRename)}
