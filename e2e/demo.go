@@ -100,7 +100,10 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	if _, err = s.Take(ctx, owner, "amber-fox", "Thu 09:15", ""); err != nil {
 		return nil, err
 	}
-	if err := s.WriteFile(d.AmberFox, "app/db/schema.sql", "create table users (id int);\n"+strings.Repeat("insert into users values (1);\n", 6<<20/30)); err != nil {
+	if err := s.WriteFile(d.AmberFox, "app/db/schema.sql", "create table users (id int);\n"); err != nil {
+		return nil, err
+	}
+	if err := s.WriteFile(d.AmberFox, "app/db/users.csv", strings.Repeat("1,amber@example.com\n", 6<<20/20)); err != nil {
 		return nil, err
 	}
 	if d.Migration, err = s.Take(ctx, agent, "amber-fox", "before the migration", "Schema v2 lands next."); err != nil {

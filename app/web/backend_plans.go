@@ -94,6 +94,8 @@ func kindWords(kind string) string {
 		return "QEMU"
 	case "qemu-windows":
 		return "Windows (QEMU)"
+	case "docker":
+		return "Docker"
 	}
 	return kind
 }

@@ -59,7 +59,9 @@ type snapRow struct {
 	Restored string
 	// Holds says what an undo holds: "amber-fox at 23:01, before
 	// restoring to ‘before the migration’".
-	Holds                 string
+	Holds string
+	// Off says why Restore or Fork is disabled, with its fix.
+	Off                   string
 	Memory, Kept, Undo    bool
 	Attention             string // amber words, what needs the owner first
 	Failure               string // red words
@@ -209,17 +211,9 @@ func kindBadges(b *snapshots.Box) []string {
 	if b.System != "" {
 		out = append(out, b.System)
 	}
-	switch b.Kind {
-	case "linux":
-		out = append(out, "Linux")
-	case "lxc":
-		out = append(out, "LXC")
-	case "qemu":
-		out = append(out, "QEMU")
-	default:
-		if b.Kind != "" {
-			out = append(out, b.Kind)
-		}
+	if b.Kind != "" {
+		// One home for a kind's words: kindWords.
+		out = append(out, kindWords(b.Kind))
 	}
 	if b.HasScreen {
 		out = append(out, "Desktop")
@@ -401,6 +395,16 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	}
 	r.Unkeep = action{Label: fmt.Sprintf("Stop keeping %s", sn.Name), Href: base + "/unkeep" + q, Why: elig(snapshots.ActUnkeep, snapshots.ChangeUnkeep)}
 	r.Delete = action{Label: fmt.Sprintf("Delete %s", sn.Name), Href: base + "/delete" + q, Why: elig(snapshots.ActDelete, snapshots.ChangeDelete)}
+	// On the box page a disabled action says why on the row itself, not
+	// only on hover (the tab, dense, keeps it in the control's name).
+	var off []string
+	if r.Restore.Why != "" && r.Busy == "" {
+		off = append(off, "Restore is off: "+r.Restore.Why)
+	}
+	if r.Fork.Why != "" && r.Busy == "" && r.Fork.Why != r.Restore.Why {
+		off = append(off, "Fork is off: "+r.Fork.Why)
+	}
+	r.Off = strings.Join(off, " ")
 	item := func(text string, a action) menuItem {
 		return menuItem{Text: text, Label: a.Label + "…", Href: a.Href, Why: a.Why}
 	}
