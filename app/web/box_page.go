@@ -400,6 +400,9 @@ func sizeOfBox(sz *providers.BoxSize) string {
 	}
 	gib := func(n int64) string {
 		g := float64(n) / (1 << 30)
+		if g < 0.1 {
+			return "under 0.1 GiB"
+		}
 		if g < 10 {
 			return strings.TrimSuffix(fmt.Sprintf("%.1f", g), ".0") + " GiB"
 		}
