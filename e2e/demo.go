@@ -88,6 +88,9 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	if err := s.WriteFile(d.AmberFox, "app/dist/bundle.js", strings.Repeat("console.log('amber-fox');\n", 24<<20/26)); err != nil {
 		return nil, err
 	}
+	if err := s.WriteFile(d.AmberFox, "app/data/users.csv", strings.Repeat("1,amber@example.com\n", 6<<20/20)); err != nil {
+		return nil, err
+	}
 	if d.BriskLake, err = mk("brisk-lake", "", false); err != nil {
 		return nil, err
 	}
@@ -101,9 +104,6 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 		return nil, err
 	}
 	if err := s.WriteFile(d.AmberFox, "app/db/schema.sql", "create table users (id int);\n"); err != nil {
-		return nil, err
-	}
-	if err := s.WriteFile(d.AmberFox, "app/db/users.csv", strings.Repeat("1,amber@example.com\n", 6<<20/20)); err != nil {
 		return nil, err
 	}
 	if d.Migration, err = s.Take(ctx, agent, "amber-fox", "before the migration", "Schema v2 lands next."); err != nil {
