@@ -162,7 +162,9 @@ func (s *Server) historyOf(rc rowContext, b *snapshots.Box, shown int) history {
 		what := eventWords[ev.Kind]
 		if what == "" {
 			what = strings.ReplaceAll(ev.Kind, "-", " ")
-			what = strings.ToUpper(what[:1]) + what[1:]
+			if what != "" {
+				what = strings.ToUpper(what[:1]) + what[1:]
+			}
 		}
 		thread, why := "", ""
 		if ev.ActorThread != nil {
