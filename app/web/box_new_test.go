@@ -21,7 +21,8 @@ func TestNewBoxAndRelease(t *testing.T) {
 	th, _, _ := s.env.Thread(t, "Fix the sign-in flow")
 
 	page := s.do(t, "GET", "/boxes", nil, nil).Body.String()
-	for _, want := range []string{"New box", `name="backend"`, "Fix the sign-in flow", "Your machine"} {
+	for _, want := range []string{"New box", `name="backend"`, "Fix the sign-in flow", "Your machine",
+		"Adopting takes the guest over: boxsnap snapshots and restores it as one of its boxes, and releasing the box destroys the guest with its snapshots, except those kept."} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("the Machines tab lacks %q", want)
 		}
