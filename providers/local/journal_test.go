@@ -463,7 +463,7 @@ func TestJournalFallsBackAfterOverflow(t *testing.T) {
 			t.Fatalf("a take after one change walked: %s", why)
 		}
 		for i := 0; i < 20; i++ {
-			e.write(t, fmt.Sprintf("b/f%d", i), "x")
+			e.write(t, fmt.Sprintf("a/f%d", i), "x") // a folder already watched: one path each
 		}
 		if ch, err := e.b.ChangedSinceTake(e.ctx, e.g); err != nil || !ch.Changed || !ch.Walked {
 			t.Fatalf("ChangedSinceTake after an overflow = %+v, %v; want changed, walked", ch, err)
@@ -476,7 +476,7 @@ func TestJournalFallsBackAfterOverflow(t *testing.T) {
 		if diffs := sameEntries(got, walkTake(t, e.b, e.dir), true); len(diffs) > 0 {
 			t.Fatalf("the walk's take differs: %v", diffs)
 		}
-		e.write(t, "b/f3", "changed")
+		e.write(t, "a/f3", "changed")
 		if _, walked, why := e.takeLogged(t); walked {
 			t.Fatalf("the take after the walk walked again: %s", why)
 		}
