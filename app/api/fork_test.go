@@ -110,7 +110,7 @@ func TestToolFork(t *testing.T) {
 		t.Fatal(err)
 	}
 	a = e.call(t, "POST", "/tools/box_fork", token, map[string]any{"box": "bare-wren"}).must(t, 409)
-	contains(t, a.errorWords(), "Taken before ", "image had the identity reset")
+	contains(t, a.errorWords(), "Taken before ", "image had the identity reset: it could not be forked after a release. To fork or keep, refresh the image, make the box again from it and take a new snapshot.")
 	if names := e.snapshotNames(t, "bare-wren"); len(names) != 0 {
 		t.Fatalf("a fork refused before its take took %q", names)
 	}

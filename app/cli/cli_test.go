@@ -258,12 +258,12 @@ func TestCLIFork(t *testing.T) {
 	if code != cli.ExitRefused || out != "" {
 		t.Fatalf("fork --check of a bare snapshot: exit %d, %q", code, out)
 	}
-	says(t, errw, "boxsnap snapshot fork: ‘bare’ of amber-fox cannot be forked now: Taken before ", "image had the identity reset.")
+	says(t, errw, "boxsnap snapshot fork: ‘bare’ of amber-fox cannot be forked now: Taken before ", "image had the identity reset: it could not be forked after a release. To fork or keep, refresh the image, make the box again from it and take a new snapshot.")
 	code, _, errw = g.run(t, g.env(), "fork", "amber-fox", "bare")
 	if code != cli.ExitRefused {
 		t.Fatalf("fork of a bare snapshot: exit %d", code)
 	}
-	says(t, errw, "Taken before ", "image had the identity reset")
+	says(t, errw, "Taken before ", "To fork or keep, refresh the image, make the box again from it and take a new snapshot.")
 	if n := boxes(); n != 3 {
 		t.Fatalf("%d boxes after the refused fork, want 3", n)
 	}

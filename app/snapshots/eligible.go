@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // Change is what eligible is asked about (section 6, "One eligibility
@@ -99,7 +101,7 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 	// A snapshot without the identity reset neither forks nor is kept
 	// (section 9).
 	if (change == ChangeKeep || change == ChangeFork) && s.ForkSafe == nil {
-		return refuse(CodePlan, http.StatusConflict, "Taken before %s's image had the identity reset: it could not be forked after a release.", s.BoxName)
+		return &Refusal{Code: CodePlan, Status: http.StatusConflict, Words: providers.NoResetWords(s.BoxName)}
 	}
 	if change == ChangeUnkeep && !s.Kept() {
 		return refuse(CodeConflict, http.StatusConflict, "‘%s’ is not kept.", s.Name)

@@ -100,9 +100,9 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	}
 	unsafe := take(t, e, agent, "brisk-lake", "no reset")
 	_, err = e.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Snapshot: unsafe.ID})
-	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset")
+	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
 	_, err = e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: unsafe.ID})
-	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset")
+	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
 
 	rop, err := e.Core.ReleaseBox(ctx, snapshots.Owner(), "brisk-lake", "")
 	if err != nil {

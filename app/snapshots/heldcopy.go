@@ -111,7 +111,7 @@ func (s *Service) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *
 	}
 	if sn.ForkSafe == nil {
 		// A copy of what could never fork is never made (unit 8).
-		return fail(fmt.Sprintf("it was taken before %s's image had the identity reset, so a copy could not be forked", b.Name))
+		return fail(strings.TrimSuffix(providers.NoResetWords(b.Name), "."))
 	}
 	ref := refOf(sn, b)
 	if err := s.step(ctx, op, StepCopyClone); err != nil {

@@ -52,10 +52,10 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 		d.Disabled, d.Error = true, refusalWords(err)
 		return d, nil
 	}
-	// Section 9: a snapshot taken without the identity reset never forks.
-	// The core does not check this yet, so the page does.
+	// Section 9: a snapshot taken without the identity reset never forks
+	// (the core refuses it too; the dialog says why before a post).
 	if sn.ForkSafe == nil || *sn.ForkSafe <= 0 {
-		d.Disabled, d.Error = true, fmt.Sprintf("Taken before %s's image had the identity reset.", b.Name)
+		d.Disabled, d.Error = true, providers.NoResetWords(b.Name)
 		return d, nil
 	}
 	// Where it goes: the box's thread, or as one of the person's machines;

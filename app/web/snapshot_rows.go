@@ -473,7 +473,7 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 	// The snapshot's own record says whether it was taken with the
 	// identity reset (forkSafe, section 9: per snapshot, not per kind).
 	if sn.ForkSafe == nil || *sn.ForkSafe <= 0 {
-		return fmt.Sprintf("Taken before %s's image had the identity reset", b.Name)
+		return providers.NoResetWords(b.Name)
 	}
 	if b.ReleasedAt != nil || b.State != "ready" {
 		// A released box's kept snapshot: its own plan says (a few rows).

@@ -24,7 +24,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
 	}
 	if m.ResetVersion == 0 {
-		return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("Taken before %s's image had the identity reset", m.Guest.Ref)}
+		return providers.Guest{}, &providers.RefusedError{Why: providers.NoResetWords(m.Guest.Ref)}
 	}
 	if err := checkID("box", box.ID); err != nil {
 		return providers.Guest{}, err

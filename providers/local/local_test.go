@@ -669,7 +669,7 @@ func TestForkIsCleanedOfItsSourcesIdentity(t *testing.T) {
 	}
 	_, err = e.b.ForkSnapshot(e.ctx, ref, providers.BoxIdentity{ID: "bxfork2"}, nil)
 	var re *providers.RefusedError
-	if !errors.As(err, &re) || re.Why != fmt.Sprintf("Taken before %s's image had the identity reset", e.g.Ref) {
+	if !errors.As(err, &re) || re.Why != providers.NoResetWords(e.g.Ref) {
 		t.Fatalf("forking a snapshot with no identity reset answered %v", err)
 	}
 	plan, err := e.b.PlanSnapshots(e.ctx, e.g, &ref)

@@ -48,7 +48,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		plan.Take.PauseAbout = about
 	}
 	if reset == 0 {
-		plan.Take.ForkSafeWhy = fmt.Sprintf("Taken before %s's image had the identity reset", guest.Ref)
+		plan.Take.ForkSafeWhy = providers.NoResetWords(guest.Ref)
 	}
 	if changed > storage.FreeBytes {
 		plan.Take.OK = false
@@ -95,7 +95,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	mb := m.Bytes
 	plan.Fork = providers.ForkPlan{OK: m.ResetVersion > 0, About: r.estimate(len(m.Entries), m.Bytes), Bytes: &mb}
 	if m.ResetVersion == 0 {
-		plan.Fork.Why = fmt.Sprintf("Taken before %s's image had the identity reset", m.Guest.Ref)
+		plan.Fork.Why = providers.NoResetWords(m.Guest.Ref)
 	}
 	return plan, nil
 }
