@@ -68,6 +68,9 @@ type Config struct {
 	// JournalPaths caps the changed paths a box's journal remembers between
 	// takes; past it the next take walks. DefaultJournalPaths when 0.
 	JournalPaths int
+	// Self is boxsnap's own executable, which a box's command may run (the
+	// demo's web app is `boxsnap demo-app`); os.Executable() when empty.
+	Self string
 }
 
 // hooks lets this package's own tests reach inside a take or a delete, to make
@@ -111,6 +114,7 @@ type Backend struct {
 
 	bwrapOnce sync.Once
 	bwrap     string // bwrap's path when box processes run inside it
+	selfPath  string // Config.Self
 
 	ratesMu sync.Mutex
 	cache   manifestCache
@@ -141,6 +145,7 @@ func New(cfg Config) (*Backend, error) {
 
 		noJournal:    cfg.NoJournal,
 		journalPaths: cfg.JournalPaths,
+		selfPath:     cfg.Self,
 	}
 	if b.journalPaths <= 0 {
 		b.journalPaths = DefaultJournalPaths

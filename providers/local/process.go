@@ -151,8 +151,15 @@ func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who 
 	var args []string
 	if bw := b.sandbox(who); bw != "" {
 		args = append(args, bw, "--die-with-parent", "--unshare-all", "--share-net",
-			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
-			"--tmpfs", b.root, "--bind", dir, dir, "--chdir", dir, "--")
+			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp")
+		// A box's command may run boxsnap itself (the demo's web app is
+		// `boxsnap demo-app`); a binary built under /tmp, as a checkout or a
+		// test there gives, would be hidden by the private /tmp, so it is
+		// bound back, read-only, at its own path.
+		if self := b.self(); self != "" && underTmp(self) && othersMayRun(self) {
+			args = append(args, "--ro-bind", self, self)
+		}
+		args = append(args, "--tmpfs", b.root, "--bind", dir, dir, "--chdir", dir, "--")
 	}
 	args = append(args, prlimit, fmt.Sprintf("--data=%d", lim.MemoryBytes), fmt.Sprintf("--nofile=%d", lim.OpenFiles))
 	switch {
@@ -163,6 +170,46 @@ func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who 
 		args = append(args, fmt.Sprintf("--nproc=%d", DefaultProcesses))
 	}
 	return append(args, "--", "/bin/sh", "-c", command), nil
+}
+
+// self is boxsnap's own executable, or "" when it cannot be told.
+func (b *Backend) self() string {
+	if b.selfPath != "" {
+		return b.selfPath
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return self
+}
+
+// othersMayRun says whether any user may reach and run path: every folder
+// above it passable by others, and the file runnable by them. A binary
+// that is not (such as a test binary in go's 0700 build folder) is not
+// bound, as bwrap, running as the box's user, could not reach it.
+func othersMayRun(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o005 != 0o005 {
+		return false
+	}
+	for d := filepath.Dir(filepath.Clean(path)); d != "/"; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// underTmp says whether path lies in a folder the sandbox makes private.
+func underTmp(path string) bool {
+	for _, d := range []string{"/tmp/", "/var/tmp/"} {
+		if strings.HasPrefix(filepath.Clean(path), d) {
+			return true
+		}
+	}
+	return false
 }
 
 // envList is the process's whole environment: the template's, nothing of

@@ -185,3 +185,41 @@ func TestTemplatesStayInTheirFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestBoxCommandRunsBoxsnapFromTmp: a box's command may run boxsnap's own
+// executable (the demo's web app) even where it was built under /tmp, which
+// the sandbox makes private: it is bound back, read-only.
+func TestBoxCommandRunsBoxsnapFromTmp(t *testing.T) {
+	dir := passable(t)
+	self := filepath.Join(dir, "boxsnap")
+	if err := os.WriteFile(self, []byte("#!/bin/sh\necho ran > \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "local")
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, Self: self})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxselftest001", Kind: "linux"},
+		Command: self + " ran; echo done > done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Release(context.Background(), g) })
+	if err := b.Start(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	p := b.procs[g.Ref]
+	b.mu.Unlock()
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the box's process did not end")
+	}
+	got, err := os.ReadFile(filepath.Join(b.BoxDir(g), "ran"))
+	if err != nil || strings.TrimSpace(string(got)) != "ran" {
+		log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
+		t.Fatalf("the box's command could not run %s (%v); its log: %s", self, err, log)
+	}
+}
