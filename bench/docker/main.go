@@ -162,6 +162,7 @@ func main() {
 // restoreByHand is a swap as a person would type it.
 func restoreByHand(dk func(...string) string, name, image, snapVol string) sample {
 	vol := "hand-" + id("v")
+	oldVol := volumeOf(dk, name)
 	start := time.Now()
 	dk("stop", "-t", "1", name)
 	dk("volume", "create", vol)
@@ -171,6 +172,9 @@ func restoreByHand(dk func(...string) string, name, image, snapVol string) sampl
 	dk("rename", name, name+"-old")
 	dk("rename", name+"-hand", name)
 	dk("rm", "-f", name+"-old")
+	if oldVol != "" {
+		dk("volume", "rm", oldVol) // as boxsnap deletes the old container's volume
+	}
 	return sample{total: time.Since(start)}
 }
 
