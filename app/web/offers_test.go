@@ -19,6 +19,13 @@ var tagRE = regexp.MustCompile(`<[^>]*>`)
 // on ZFS) and a Proxmox backend on it, as the demo does.
 func simulatedProxmox(t *testing.T) (snapshots.Backend, *pvesim.Sim) {
 	t.Helper()
+	return simulatedProxmoxZFS(t, false)
+}
+
+// simulatedProxmoxZFS is simulatedProxmox with ZFS's restore order's switch
+// on or off (ZFSOrderForLiveChecksOnly).
+func simulatedProxmoxZFS(t *testing.T, zfsOn bool) (snapshots.Backend, *pvesim.Sim) {
+	t.Helper()
 	sim, err := pvesim.New(pvesim.Config{TaskDuration: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +42,7 @@ func simulatedProxmox(t *testing.T) (snapshots.Backend, *pvesim.Sim) {
 	}
 	t.Cleanup(func() { _ = sim.Close() })
 	be, err := proxmox.New(proxmox.Config{ID: "pve-demo", URL: u, TokenID: pvesim.DemoTokenID, TokenSecret: secret,
-		CAPool: sim.CertPool(), Pool: pvesim.DemoPool, Install: "test"})
+		CAPool: sim.CertPool(), Pool: pvesim.DemoPool, Install: "test", ZFSOrderForLiveChecksOnly: zfsOn})
 	if err != nil {
 		t.Fatal(err)
 	}

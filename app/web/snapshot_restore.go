@@ -49,7 +49,9 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		}
 		return d, nil
 	}
-	if list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(list) > 0 {
+	var list []snapshots.BoxSnapshots
+	if l, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(l) > 0 {
+		list = l
 		if werr := snapshots.Eligible(sn, snapshots.ChangeRestore, list[0].Pins[sn.ID], now, tz); werr != nil {
 			d.Disabled, d.Error = true, refusalWords(werr)
 			return d, nil
@@ -75,6 +77,11 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	}
 	if plan.Restore.Excludes != "" {
 		d.After = append(d.After, "It leaves out "+plan.Restore.Excludes+".")
+	}
+	// A held copy's undo (ZFS's) comes back by a swap: say what undoing
+	// does, in the restore's dialog and in the undo's own (section 2).
+	if len(list) > 0 && (plan.Restore.Undo == providers.UndoHeldCopy || (sn.UndoOf != nil && sn.Guest == "held-copy")) {
+		d.After = append(d.After, swapWords(list[0].Snapshots))
 	}
 	settings, _ := s.opts.Core.Settings(ctx)
 	undoName := snapshots.UndoName(now, tz)
@@ -158,4 +165,19 @@ func whenAt(t, now time.Time, tz *time.Location) string {
 		}
 	}
 	return w
+}
+
+// swapWords says what undoing a restore whose undo is a held copy does: a
+// new guest from the copy, the box's snapshots left on the earlier guest.
+func swapWords(list []*snapshots.Snapshot) string {
+	n := 0
+	for _, x := range list {
+		if x.Guest == "current" {
+			n++
+		}
+	}
+	if n == 1 {
+		return "Undoing this makes a new guest from that copy; the 1 snapshot on its current guest stays there, fork only."
+	}
+	return fmt.Sprintf("Undoing this makes a new guest from that copy; the %d snapshots on its current guest stay there, fork only.", n)
 }
