@@ -21,8 +21,9 @@ var layoutWidths = []int{390, 760, 1440}
 // layoutChecks measures the page from its elements' boxes and returns what
 // is wrong, in words: horizontal overflow, a menu, popover or dialog off
 // the screen, a checkbox or radio wider than 32 px, a target under 24 px,
-// a text block squeezed under 12 characters wide, and a character the
-// page's fonts have no glyph for (drawn as an empty box).
+// a text block squeezed under 12 characters wide, a field's pattern that
+// does not compile, and a character the page's fonts have no glyph for
+// (drawn as an empty box).
 const layoutChecks = `() => {
 	const vw = document.documentElement.clientWidth, vh = window.innerHeight;
 	const out = [];
@@ -83,6 +84,11 @@ const layoutChecks = `() => {
 		if (cs.display === "inline") continue;
 		measure.font = cs.fontSize + " " + cs.fontFamily;
 		if (el.getBoundingClientRect().width + 1 < measure.measureText(own.slice(0, 12)).width) say("text squeezed under 12 characters wide", el);
+	}
+	// A field's pattern must compile as Chromium compiles it (the v flag),
+	// or the browser ignores it and says so only in its console.
+	for (const el of document.querySelectorAll("input[pattern]")) {
+		try { new RegExp(el.getAttribute("pattern"), "v"); } catch (e) { say("an invalid pattern " + el.getAttribute("pattern"), el); }
 	}
 	// Glyphs: each symbol is drawn on a canvas in its element's font and
 	// compared with a character no font has; equal means an empty box.
