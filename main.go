@@ -30,6 +30,7 @@ Usage:
   boxsnap doctor    check the database, the migrations and each backend
   boxsnap pvesim    run the Proxmox VE API simulator (for tests and the demo)
   boxsnap snapshot  the owner's snapshots through a running server ("boxsnap snapshot help")
+  boxsnap box       the owner's boxes through a running server ("boxsnap box help")
   boxsnap help      this text
 
 Run "boxsnap <command> -h" for a command's flags. Every flag has an
@@ -62,6 +63,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
 		return cli.Run(ctx, rest, cli.Env{Getenv: os.Getenv}, stdout, stderr)
+	case "box":
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		return cli.RunBox(ctx, rest, cli.Env{Getenv: os.Getenv}, stdout, stderr)
 	case "demo-app":
 		// The demo box's own process (make run's amber-fox), not a command
 		// for people.

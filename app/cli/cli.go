@@ -81,21 +81,32 @@ type Env struct {
 // Run runs `boxsnap snapshot <args>` and returns its exit code. It prints
 // answers on stdout and refusals on stderr, never the token.
 func Run(ctx context.Context, args []string, env Env, stdout, stderr io.Writer) int {
+	return runGroup(ctx, "boxsnap snapshot", Usage, commands(), args, env, stdout, stderr)
+}
+
+// RunBox runs `boxsnap box <args>`, the owner's boxes, as Run does.
+func RunBox(ctx context.Context, args []string, env Env, stdout, stderr io.Writer) int {
+	return runGroup(ctx, "boxsnap box", BoxUsage, boxCommands(), args, env, stdout, stderr)
+}
+
+// runGroup runs one command of a group (group is "boxsnap snapshot" or
+// "boxsnap box").
+func runGroup(ctx context.Context, group, usage string, cmds map[string]command, args []string, env Env, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, Usage)
+		fmt.Fprint(stderr, usage)
 		return ExitUsage
 	}
 	name, rest := args[0], args[1:]
 	if name == "help" || name == "-h" || name == "--help" {
-		fmt.Fprint(stdout, Usage)
+		fmt.Fprint(stdout, usage)
 		return ExitOK
 	}
-	cmd, ok := commands()[name]
+	cmd, ok := cmds[name]
 	if !ok {
-		fmt.Fprintf(stderr, "boxsnap snapshot: there is no command %q.\n\n%s", name, Usage)
+		fmt.Fprintf(stderr, "%s: there is no command %q.\n\n%s", group, name, usage)
 		return ExitUsage
 	}
-	fs := flag.NewFlagSet("boxsnap snapshot "+name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(group+" "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	server := fs.String("server", "", "the server's address (BOXSNAP_SERVER)")
 	opts := cmd.flags(fs)
@@ -108,14 +119,14 @@ func Run(ctx context.Context, args []string, env Env, stdout, stderr io.Writer) 
 		err = fmt.Errorf("it takes %s", cmd.args)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "boxsnap snapshot %s: %v.\nUsage: %s\n", name, strings.TrimSuffix(err.Error(), "."), cmd.usage)
+		fmt.Fprintf(stderr, "%s %s: %v.\nUsage: %s\n", group, name, strings.TrimSuffix(err.Error(), "."), cmd.usage)
 		return ExitUsage
 	}
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	cfg, _, cerr := config.Load("boxsnap snapshot", nil, getenv, io.Discard)
+	cfg, _, cerr := config.Load(group, nil, getenv, io.Discard)
 	if *server != "" {
 		cfg.ServerURL = *server
 	}
@@ -124,7 +135,7 @@ func Run(ctx context.Context, args []string, env Env, stdout, stderr io.Writer) 
 		if cerr != nil {
 			why = cerr.Error()
 		}
-		fmt.Fprintf(stderr, "boxsnap snapshot %s: no token: %s.\n", name, why)
+		fmt.Fprintf(stderr, "%s %s: no token: %s.\n", group, name, why)
 		return ExitUsage
 	}
 	hc := env.HTTP
@@ -135,7 +146,7 @@ func Run(ctx context.Context, args []string, env Env, stdout, stderr io.Writer) 
 	defer cancel()
 	c := &client{base: trimURL(cfg.ServerURL), token: cfg.Token, http: hc}
 	if err := cmd.run(ctx, c, pos, opts, stdout); err != nil {
-		fmt.Fprintf(stderr, "boxsnap snapshot %s: %s\n", name, err.Error())
+		fmt.Fprintf(stderr, "%s %s: %s\n", group, name, err.Error())
 		return ExitRefused
 	}
 	return ExitOK

@@ -1,0 +1,98 @@
+package cli_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/api"
+	"github.com/boxsnap/boxsnap/app/cli"
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers/proxmox"
+	"github.com/boxsnap/boxsnap/providers/pvesim"
+)
+
+// TestCLIRelease: `boxsnap box release` of a Proxmox box whose kept
+// snapshot cannot be copied (its storage full) stops with the release's
+// words and deletes nothing; --delete-kept then releases it, the kept
+// snapshot with it (section 7, "Release again" and "Release and delete it").
+func TestCLIRelease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sim, err := pvesim.New(pvesim.Config{TaskDuration: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "5f0c4d1e-2b3a-4c5d-8e9f-0a1b2c3d4e5f"
+	if err := sim.SeedDemo(secret); err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	u, err := sim.Start(sctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	pve, err := proxmox.New(proxmox.Config{ID: "pve-demo", URL: u, TokenID: pvesim.DemoTokenID, TokenSecret: secret,
+		CAPool: sim.CertPool(), Pool: pvesim.DemoPool, Install: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := snapshots.Backend{ID: "pve-demo", Kind: "proxmox", Label: "Proxmox VE (simulated)", Simulated: true, Snap: pve, Boxes: pve}
+	e := coretest.New(t, coretest.Options{Extra: []snapshots.Backend{be}})
+	r := chi.NewRouter()
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Auth: e.Auth, Logger: e.Logger}))
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	_, token, err := e.Auth.CreateAPIToken(ctx, "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &rig{Env: e, url: srv.URL, token: token}
+	box := func(args ...string) (int, string, string) {
+		var out, errw strings.Builder
+		code := cli.RunBox(ctx, args, cli.Env{Getenv: func(k string) string { return g.env()[k] }}, &out, &errw)
+		if strings.Contains(out.String()+errw.String(), token) {
+			t.Fatalf("the token was printed")
+		}
+		return code, out.String(), errw.String()
+	}
+
+	if _, err := e.Core.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: be.ID, Kind: "lxc", Adopt: "214"}); err != nil {
+		t.Fatal(err)
+	}
+	g.ok(t, "take", "amber-fox", "--name", "Thu 09:15")
+	g.ok(t, "keep", "amber-fox", "Thu 09:15")
+	if err := sim.FillStorage("pve-1", "local-lvm", 84); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errw := box("release", "amber-fox")
+	if code != cli.ExitRefused || out != "" {
+		t.Fatalf("release with no room for the copy: exit %d, %q %q", code, out, errw)
+	}
+	says(t, errw, "boxsnap box release: The release failed: Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has ", "free, and it needs ",
+		"Run it again, or with --delete-kept to release amber-fox and delete its kept snapshots.")
+	if b, err := e.Core.Box(ctx, snapshots.Owner(), "amber-fox"); err != nil || b.State != "ready" {
+		t.Fatalf("after the stopped release: %+v, %v; want ready", b, err)
+	}
+	if list := g.ok(t, "list", "amber-fox"); !strings.Contains(list, "Thu 09:15") {
+		t.Fatalf("the kept snapshot is gone after the stopped release:\n%s", list)
+	}
+
+	code, out, errw = box("release", "amber-fox", "--delete-kept")
+	if code != cli.ExitOK {
+		t.Fatalf("release --delete-kept: exit %d, %q %q", code, out, errw)
+	}
+	if _, err := sim.Guest(214); err == nil {
+		t.Fatal("the guest outlived release --delete-kept")
+	}
+	if code, _, errw = box("release", "amber-fox", "--delete-kept", "--nonsense"); code != cli.ExitUsage {
+		t.Fatalf("a bad flag: exit %d, %q", code, errw)
+	}
+}
