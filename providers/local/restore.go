@@ -495,18 +495,72 @@ func setTimes(p string, e *entry) error {
 }
 
 // setMeta puts back a path's owner (as root), mode (not for links) and times.
+// The owner and mode are set through the path opened beneath the box's
+// folder with no link followed on the way (openBeneath), never by path: a
+// restore runs as root, and a box's folder is its process's to change, so
+// a link put where a folder was must never lead a chmod or a chown out to
+// the host's files.
 func setMeta(p string, e *entry, root bool, c *current) error {
+	fd, err := openBeneath(p, e.Path)
+	if err != nil {
+		return fmt.Errorf("set the details of %s: %w", e.Path, err)
+	}
+	defer unix.Close(fd)
 	if root {
-		if err := os.Lchown(p, int(e.UID), int(e.GID)); err != nil {
+		if err := unix.Fchownat(fd, "", int(e.UID), int(e.GID), unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return fmt.Errorf("set the owner of %s: %w", e.Path, err)
 		}
 	}
 	if e.Type != typeLink {
-		if err := os.Chmod(p, e.fileMode()); err != nil {
+		// An O_PATH descriptor takes no fchmod; its /proc link names the
+		// very file it opened.
+		if err := unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", fd), unixMode(e.fileMode())); err != nil {
 			return fmt.Errorf("set the mode of %s: %w", e.Path, err)
 		}
 	}
 	return setTimes(p, e)
+}
+
+// openBeneath opens p, which is rel inside a box's folder, as an O_PATH
+// descriptor, refusing any link on the way from the folder to it (the last
+// component itself is opened, not followed).
+func openBeneath(p, rel string) (int, error) {
+	base := p
+	if rel != "." && rel != "" {
+		rel = filepath.FromSlash(rel)
+		suffix := string(filepath.Separator) + rel
+		if !strings.HasSuffix(p, suffix) {
+			return -1, fmt.Errorf("%s does not end with %s", p, rel)
+		}
+		base = strings.TrimSuffix(p, suffix)
+	} else {
+		rel = "."
+	}
+	dfd, err := unix.Open(base, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(dfd)
+	return unix.Openat2(dfd, rel, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+}
+
+// unixMode is a FileMode's permission, setuid, setgid and sticky bits as
+// chmod takes them.
+func unixMode(m fs.FileMode) uint32 {
+	out := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		out |= unix.S_ISUID
+	}
+	if m&fs.ModeSetgid != 0 {
+		out |= unix.S_ISGID
+	}
+	if m&fs.ModeSticky != 0 {
+		out |= unix.S_ISVTX
+	}
+	return out
 }
 
 // setMetaIfDiffers puts back a file's details where they differ from c.
