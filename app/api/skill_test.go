@@ -27,7 +27,7 @@ func TestSkillInReadme(t *testing.T) {
 		t.Fatalf("the README's skill differs from app/api/skill.md: copy it again:\n%s", api.Skill())
 	}
 	for _, words := range []string{"before a change you cannot undo", "when the person asks", "Never take snapshots on a schedule of your own",
-		"restore", "Delete your own snapshots", "end your turn", "Never answer one of boxsnap's approvals"} {
+		"restore", "Delete your own snapshots", "Never restore a box threads run on", "end your turn", "Never answer a question boxsnap asks the person"} {
 		if !strings.Contains(api.Skill(), words) {
 			t.Errorf("the skill does not say %q", words)
 		}
