@@ -41,7 +41,9 @@ browser-deps:
 ## test: every test (unit, database, backends, simulator, browser); Docker's installed when missing
 test: deps browser-deps
 	@scripts/need-docker.sh
-	@echo "make test: go vet and go test ./... (each test package gets its own private PostgreSQL cluster; the Docker backend's its own private dockerd)"
+	@echo "make test: gofmt, go vet and go test ./... (each test package gets its own private PostgreSQL cluster; the Docker backend's its own private dockerd)"
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \
+	  if [ -n "$$unformatted" ]; then echo "make test: gofmt -w these files first:"; echo "$$unformatted"; exit 1; fi
 	@$(GO) vet ./...
 	@PLAYWRIGHT_NODEJS_PATH=$$(command -v node) $(GO) test -count=1 -timeout 45m ./...
 	@echo "make test: the race detector on the tests of shared state (the settings cache, the sign-in throttle, the pages)"
