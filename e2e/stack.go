@@ -51,6 +51,10 @@ type Stack struct {
 	Auth   *auth.Service
 	Client *river.Client[pgx.Tx]
 	Local  *local.Backend
+	// Pool is the stack's database, for a scene's records no backend here
+	// can make (a release stopped at a held copy, which the local backend
+	// never needs).
+	Pool   *pgxpool.Pool
 	srv    *http.Server
 	screen *http.Server
 	// ScreenURL is a page served as a desktop box's screen.
@@ -120,7 +124,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Auth: a, Client: client, Local: lb}
+	s := &Stack{Core: core, Auth: a, Client: client, Local: lb, Pool: pool}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

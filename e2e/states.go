@@ -87,6 +87,31 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		Desktop:    "you", Terminals: 1}); err != nil {
 		return nil, err
 	}
+	// tawny-moss's last release stopped at its kept snapshot's held copy,
+	// as with a full storage on Proxmox: the release page says why, with
+	// Release again and Release and delete it. The local backend keeps
+	// snapshots as they are and never stops there, so the stopped release
+	// is recorded as the core records one (CopyFailedWords).
+	tawny, err := s.Core.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "tawny-moss", Backend: "local"})
+	if err != nil {
+		return nil, err
+	}
+	thu, err := s.Take(ctx, snapshots.Owner(), tawny.Name, "Thu 09:15", "")
+	if err != nil {
+		return nil, err
+	}
+	kop, err := s.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: tawny.Name, Snapshot: thu.ID, Days: 30})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Wait(ctx, kop); err != nil {
+		return nil, err
+	}
+	if _, err := s.Pool.Exec(ctx, `INSERT INTO operations (id, kind, box_id, by_kind, step, state, error, observed, started_at, ended_at)
+		VALUES ($1, 'release', $2, 'owner', 'copy-clone', 'failed', $3, 'nothing kept was deleted', now(), now())`,
+		snapshots.NewID("op"), tawny.ID, snapshots.CopyFailedWords(thu.Name, "this host has 5.4 GB free, and it needs 8.6 GB")); err != nil {
+		return nil, fmt.Errorf("a stopped release of tawny-moss: %w", err)
+	}
 	brisk, err := s.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: "brisk-lake"})
 	if err != nil {
 		return nil, err
@@ -175,6 +200,7 @@ func (sc *Scene) States() []State {
 		{Name: "keep-and-its-cost", Path: "/boxes/amber-fox/snapshots/" + mig + "/keep"},
 		{Name: "delete-dialog", Path: "/boxes/brisk-lake/snapshots/" + sc.Undo + "/delete"},
 		{Name: "released-box-kept", Path: "/boxes/snapshots?kept=1"},
+		{Name: "release-stopped", Path: "/boxes/tawny-moss/release"},
 		{Name: "box-with-none", Path: "/boxes/dusky-dune"},
 		{Name: "export-dialog", Path: "/boxes/amber-fox", Do: func(p playwright.Page) error {
 			if err := p.Locator("#snap-" + mig + " summary").Click(); err != nil {
