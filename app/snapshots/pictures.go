@@ -55,15 +55,32 @@ func (s *Service) takePicture(ctx context.Context, b *Box, sn *Snapshot) {
 	if s.pictures == nil || !b.HasScreen || sn.Picture == "off" {
 		return
 	}
+	p, err := s.capturePicture(ctx, b)
+	s.keepPicture(ctx, sn, p, err)
+}
+
+// capturePicture captures a box's screen within PictureWait. A restore
+// captures it before the stop, for its undo (section 10).
+func (s *Service) capturePicture(ctx context.Context, b *Box) (*Picture, error) {
 	pctx, cancel := context.WithTimeout(ctx, PictureWait)
 	defer cancel()
 	jpeg, w, h, err := s.pictures.Capture(pctx, b)
-	state := "taken"
 	if err == nil && pctx.Err() != nil {
 		err = pctx.Err()
 	}
+	if err != nil {
+		return nil, err
+	}
+	return &Picture{JPEG: jpeg, Width: w, Height: h}, nil
+}
+
+// keepPicture keeps a captured picture as sn's, or records that it failed
+// (capErr), and caps all pictures at PicturesCapBytes, oldest unkept first.
+func (s *Service) keepPicture(ctx context.Context, sn *Snapshot, p *Picture, capErr error) {
+	state := "taken"
+	err := capErr
 	if err == nil {
-		_, err = s.st.Pool.Exec(ctx, s.st.Q("CorePictureInsert"), sn.ID, jpeg, w, h, s.now(), len(jpeg))
+		_, err = s.st.Pool.Exec(ctx, s.st.Q("CorePictureInsert"), sn.ID, p.JPEG, p.Width, p.Height, s.now(), len(p.JPEG))
 	}
 	if err != nil {
 		state = "failed"

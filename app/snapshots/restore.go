@@ -298,6 +298,17 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’, no undo", sn.Name), sn.ID, op.ID, nil)
 		asked = true
 	}
+	// The undo's picture is from before the stop (section 10): captured
+	// as the restore starts, kept once the undo is taken.
+	var pic *Picture
+	var picErr error
+	captured := false
+	if !p.NoUndo && start == 0 && s.pictures != nil && b.HasScreen {
+		if settings, err := s.Settings(ctx); err == nil && settings.Pictures {
+			pic, picErr = s.capturePicture(ctx, b)
+			captured = true
+		}
+	}
 	for i := start; i < len(p.Order); i++ {
 		step := p.Order[i]
 		if err := s.step(ctx, op, string(step)); err != nil {
@@ -313,6 +324,9 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 				take = s.takeHeldUndo // ZFS's order: a held copy of the stopped guest
 			}
 			undo, err := take(ctx, op, b, be, resuming)
+			if err == nil && captured {
+				s.keepPicture(ctx, undo, pic, picErr)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err() // the worker stops: the restore resumes at its undo
