@@ -24,7 +24,6 @@ type Views struct {
 func Funcs() template.FuncMap {
 	return template.FuncMap{
 		"since": func(t time.Time) string { return time.Since(t).Round(time.Minute).String() },
-		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006 15:04 UTC") },
 		"add":   func(a, b int) int { return a + b },
 		"icon":  icon,
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -131,6 +132,11 @@ func TestSwitchesSaveAtOnce(t *testing.T) {
 	if !strings.Contains(page, `hx-post="/settings/snapshots/switches" hx-trigger="change"`) || !strings.Contains(page, `action="/settings/snapshots/switches"`) {
 		t.Fatalf("the switches do not save on change, with a form behind them:\n%s", page)
 	}
+	// Save ends the numbers it saves: no setting follows it on the page.
+	save := strings.Index(page, `<button type="submit">Save</button>`)
+	if save < 0 || strings.LastIndex(page, `type="number"`) > save || strings.LastIndex(page, `type="checkbox"`) > save || strings.LastIndex(page, "<textarea") > save {
+		t.Fatalf("Save is not after every setting it and the switches show:\n%s", page)
+	}
 	st, err := s.env.Core.Settings(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -199,5 +205,32 @@ func TestSettingsSaved(t *testing.T) {
 	}
 	if w := s.do(t, "GET", "/settings/snapshots", nil, nil); !strings.Contains(w.Body.String(), "7 per box · kept 14 days") {
 		t.Fatalf("the page does not sum up the settings:\n%s", w.Body)
+	}
+}
+
+// TestTokensInInstallTimeZone: the tokens page says its times in the
+// install's time zone, as every other page, never in UTC.
+func TestTokensInInstallTimeZone(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	if _, err := s.env.Pool.Exec(ctx, `UPDATE owner SET time_zone = 'Asia/Kolkata'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.env.Auth.CreateAPIToken(ctx, "laptop CLI"); err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.env.Auth.ListAPITokens(ctx)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("tokens %v: %v", list, err)
+	}
+	loc, err := time.LoadLocation("Asia/Kolkata")
+	if err != nil {
+		t.Skip("no time zone data here")
+	}
+	page := s.do(t, "GET", "/settings/tokens", nil, nil).Body.String()
+	made := list[0].CreatedAt.In(loc).Format("15:04")
+	if strings.Contains(page, "UTC") || !strings.Contains(page, "<td>Today "+made+"</td><td>never</td>") {
+		t.Fatalf("the token's times are not in the install's time zone (made %s there):\n%s", made, page)
 	}
 }

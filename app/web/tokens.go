@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -11,9 +12,16 @@ import (
 
 type tokensPage struct {
 	Page              views.Page
-	Tokens            []auth.APIToken
+	Tokens            []tokenRow
 	NewToken, NewName string
 	Error             string
+}
+
+// tokenRow is a token with its times in the install's time zone, as the
+// other pages say them.
+type tokenRow struct {
+	auth.APIToken
+	Made, Used string
 }
 
 func (s *Server) tokensPage(r *http.Request, w http.ResponseWriter, status int, p tokensPage) {
@@ -23,7 +31,14 @@ func (s *Server) tokensPage(r *http.Request, w http.ResponseWriter, status int, 
 		return
 	}
 	p.Page = views.Page{Title: "API tokens", SignedIn: true, Nav: "tokens"}
-	p.Tokens = list
+	tz, now := s.opts.Core.TimeZone(r.Context()), time.Now()
+	for _, t := range list {
+		row := tokenRow{APIToken: t, Made: whenWords(t.CreatedAt, now, tz), Used: "never"}
+		if t.LastUsedAt != nil {
+			row.Used = whenWords(*t.LastUsedAt, now, tz)
+		}
+		p.Tokens = append(p.Tokens, row)
+	}
 	// A page that shows a secret once must not be cached.
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, r, status, "tokens", p)
