@@ -201,6 +201,7 @@ func (sc *Scene) States() []State {
 		{Name: "delete-dialog", Path: "/boxes/brisk-lake/snapshots/" + sc.Undo + "/delete"},
 		{Name: "released-box-kept", Path: "/boxes/snapshots?kept=1"},
 		{Name: "release-stopped", Path: "/boxes/tawny-moss/release"},
+		{Name: "release-keep-first", Path: "/boxes/amber-fox/release"},
 		{Name: "box-with-none", Path: "/boxes/dusky-dune"},
 		{Name: "export-dialog", Path: "/boxes/amber-fox", Do: func(p playwright.Page) error {
 			if err := p.Locator("#snap-" + mig + " summary").Click(); err != nil {

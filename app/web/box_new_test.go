@@ -56,6 +56,10 @@ func TestNewBoxAndRelease(t *testing.T) {
 	if !strings.Contains(page, "Release calm-moss?") || !strings.Contains(page, "Its snapshot goes with it.") {
 		t.Fatalf("the release page: %s", page)
 	}
+	// It is a dialog like the others, and offers to keep its snapshot first.
+	if !strings.Contains(page, `<dialog class="dlg"`) || !strings.Contains(page, `<a href="/boxes/snapshots?q=calm-moss" id="keep-first">keep them first</a>`) {
+		t.Fatalf("the release page is not a dialog offering Keep first: %s", page)
+	}
 	w = s.do(t, "POST", "/boxes/calm-moss/release", url.Values{}, nil)
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/boxes" {
 		t.Fatalf("release: %d %s", w.Code, w.Header().Get("Location"))

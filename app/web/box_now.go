@@ -173,7 +173,12 @@ func (s *Server) historyOf(rc rowContext, b *snapshots.Box, shown int) history {
 		if ev.ActorWhy != nil {
 			why = *ev.ActorWhy
 		}
-		h.Events = append(h.Events, historyEvent{When: whenWords(ev.At, rc.now, rc.tz), What: what, Words: ev.Words,
+		words := ev.Words
+		if n := len(what); what != "" && len(words) > n && words[n] == ' ' && strings.EqualFold(words[:n], what) {
+			// "made on this host" says its kind itself: once, as "Made on this host".
+			what, words = what+words[n:], ""
+		}
+		h.Events = append(h.Events, historyEvent{When: whenWords(ev.At, rc.now, rc.tz), What: what, Words: words,
 			By: snapshots.ByWords(ev.ActorKind, thread, why)})
 	}
 	return h

@@ -3,10 +3,12 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -19,6 +21,34 @@ type releasePage struct {
 	// Stopped is the words of the last release, stopped because a held
 	// copy could not be made; the page then offers "Release and delete it".
 	Stopped string
+	// Keepable counts its unkept snapshots that Keep could keep; KeepFirst
+	// is where to keep them before the release, or "".
+	Keepable  int
+	KeepFirst string
+}
+
+// releaseWords say what goes with a released box and what stays, in plain
+// words for none, one and many.
+func releaseWords(name string, goes, kept int) string {
+	switch {
+	case goes == 0 && kept == 0:
+		return fmt.Sprintf("%s has no snapshots.", name)
+	case kept == 0 && goes == 1:
+		return "Its snapshot goes with it."
+	case kept == 0:
+		return fmt.Sprintf("Its %d snapshots go with it.", goes)
+	}
+	stays := fmt.Sprintf("its %d kept snapshots stay, listed under it as released, until their keep dates", kept)
+	if kept == 1 {
+		stays = "its kept snapshot stays, listed under it as released, until its keep date"
+	}
+	switch goes {
+	case 0:
+		return fmt.Sprintf("No snapshot goes with it: %s.", stays)
+	case 1:
+		return fmt.Sprintf("Its one snapshot that nobody kept goes with it; %s.", stays)
+	}
+	return fmt.Sprintf("Its %d snapshots that nobody kept go with it; %s.", goes, stays)
 }
 
 // showRelease asks before a box is released, saying what goes with it.
@@ -36,25 +66,21 @@ func (s *Server) showRelease(w http.ResponseWriter, r *http.Request) {
 	}
 	p := releasePage{Page: views.Page{Title: "Release " + list[0].Box.Name, SignedIn: true, Nav: "boxes"}, Box: list[0].Box}
 	for _, sn := range list[0].Snapshots {
-		if sn.Kept() {
+		switch {
+		case sn.Kept():
 			p.Kept++
-		} else {
+		default:
 			p.Goes++
+			if !sn.IsUndo() && sn.State == snapshots.StateReady {
+				p.Keepable++
+			}
 		}
 	}
-	switch {
-	case p.Goes == 0 && p.Kept == 0:
-		p.Message = fmt.Sprintf("%s has no snapshots.", p.Box.Name)
-	case p.Kept == 0 && p.Goes == 1:
-		p.Message = "Its snapshot goes with it."
-	case p.Kept == 0:
-		p.Message = fmt.Sprintf("Its %d snapshots go with it.", p.Goes)
-	default:
-		kept := fmt.Sprintf("the %d kept ones stay", p.Kept)
-		if p.Kept == 1 {
-			kept = "the kept one stays"
-		}
-		p.Message = fmt.Sprintf("Its snapshots that nobody kept (%d) go with it; %s, listed under it as released, until its keep date.", p.Goes, kept)
+	p.Message = releaseWords(p.Box.Name, p.Goes, p.Kept)
+	// Keep first: where some of its snapshots go and its backend can keep
+	// them past the release, the page links to them on the Snapshots tab.
+	if sp := s.opts.Core.Snapshotting(p.Box); p.Keepable > 0 && sp != nil && sp.KeepsPastRelease != providers.KeepsNo && sp.Fork != providers.ForkNone {
+		p.KeepFirst = "/boxes/snapshots?q=" + url.QueryEscape(p.Box.Name)
 	}
 	p.Stopped, _ = s.opts.Core.ReleaseStopped(r.Context(), snapshots.Owner(), p.Box.ID)
 	s.render(w, r, http.StatusOK, "release", p)

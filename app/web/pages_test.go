@@ -234,3 +234,35 @@ func TestTokensInInstallTimeZone(t *testing.T) {
 		t.Fatalf("the token's times are not in the install's time zone (made %s there):\n%s", made, page)
 	}
 }
+
+// TestHistorySaysMadeOnce: a box's History card says how it was made once,
+// in plain words ("Made on this host"), not "Made: made on this host".
+func TestHistorySaysMadeOnce(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{NoWorkers: true})
+	s.env.Box(t, snapshots.Owner(), "calm-moss")
+	page := s.do(t, "GET", "/boxes/calm-moss", nil, nil).Body.String()
+	if !strings.Contains(page, `<span class="what">Made on this host</span> <span class="muted">`) || strings.Contains(page, "made on this host") {
+		t.Fatalf("the History card does not say “Made on this host” once:\n%s", page)
+	}
+}
+
+// TestReleaseWords: the release page says what goes and what stays in plain
+// words, for none, one and many.
+func TestReleaseWords(t *testing.T) {
+	for _, c := range []struct {
+		goes, kept int
+		want       string
+	}{
+		{0, 0, "calm-moss has no snapshots."},
+		{1, 0, "Its snapshot goes with it."},
+		{3, 0, "Its 3 snapshots go with it."},
+		{0, 1, "No snapshot goes with it: its kept snapshot stays, listed under it as released, until its keep date."},
+		{1, 2, "Its one snapshot that nobody kept goes with it; its 2 kept snapshots stay, listed under it as released, until their keep dates."},
+		{4, 1, "Its 4 snapshots that nobody kept go with it; its kept snapshot stays, listed under it as released, until its keep date."},
+	} {
+		if got := releaseWords("calm-moss", c.goes, c.kept); got != c.want {
+			t.Errorf("%d go, %d kept: %q, want %q", c.goes, c.kept, got, c.want)
+		}
+	}
+}
