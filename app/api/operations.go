@@ -144,6 +144,10 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 		}
 	case snapshots.OpRelease:
 		return fmt.Sprintf("Released %s.", box)
+	case snapshots.OpImport:
+		if res, err := snapshots.ImportResultOf(op); err == nil {
+			return res.Words
+		}
 	}
 	return fmt.Sprintf("The %s is done.", op.Kind)
 }

@@ -22,11 +22,28 @@ const MaxImportFiles = 100
 // importSnapshots imports a batch of export files, in any order: the person
 // only. POST /import with multipart/form-data, one part per file, or one
 // file as the body itself (application/x-tar). Every file is checked against
-// its manifest, and the whole batch by the backend, before anything is
-// published: a refusal names what is wrong, and nothing is half-imported.
+// its manifest while it is staged; the import is then an operation, whose
+// job has the backend check the whole batch before it publishes anything: a
+// refusal names what is wrong, and nothing is half-imported. The call waits
+// for the operation (?wait=false answers it at once, 202;
+// ?request=<ID> makes a repeat the same import).
 func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
 	if err := snapshots.MayAct(c, snapshots.ActImport, nil, nil); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	request := r.URL.Query().Get("request")
+	wait := r.URL.Query().Get("wait") == ""
+	if !wait {
+		var err error
+		wait, err = waitParam(r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	if err := checkRequest(request); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -34,19 +51,42 @@ func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 	batch, err := s.stageUpload(r)
 	defer func() {
 		for _, st := range batch {
-			st.Remove()
+			st.Remove() // nothing once the operation owns them
 		}
 	}()
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	res, err := s.core.Import(r.Context(), c, batch)
+	op, err := s.core.AdmitImport(r.Context(), c, batch, request)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res)
+	if !wait {
+		s.answerOperation(w, r, op, false)
+		return
+	}
+	if op, err = s.waitOp(r.Context(), c, op.ID); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if op.State != snapshots.OpDone && op.State != snapshots.OpFailed {
+		s.answerOperation(w, r, op, false)
+		return
+	}
+	res, err := snapshots.ImportResultOf(op)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, importAnswer{ImportResult: res, Operation: op.ID})
+}
+
+// importAnswer is an import's answer: what it did, and its operation.
+type importAnswer struct {
+	*snapshots.ImportResult
+	Operation string `json:"operation"`
 }
 
 // stageUpload stages each file of an upload.

@@ -193,6 +193,7 @@ const (
 	OpExpiry  = "expiry"
 	OpFork    = "fork"
 	OpRelease = "release"
+	OpImport  = "import"
 )
 
 // Operation states (section 6).
@@ -217,5 +218,7 @@ const (
 	StepRecord   = "record"   // boxsnap's record changes
 	StepRelease  = "release"  // the backend releases the guest
 	StepUndos    = "undos"    // replacing older undos after a restore
+	StepPublish  = "publish"  // the backend publishes an import's snapshots
+	StepBox      = "box"      // making the box an import brought here
 	StepDone     = "done"
 )

@@ -59,7 +59,8 @@ func (s *Service) existingRequest(ctx context.Context, q pgxQuerier, c Caller, r
 // admit records an operation in tx, with the box's row already locked: the
 // row first, before anything changes, and its River job in the same
 // transaction when no earlier operation of the box is running. Otherwise it
-// waits; finish starts it when the one before ends.
+// waits; finish starts it when the one before ends. An operation of no box
+// (r.Box nil) is queued at once.
 func (s *Service) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, error) {
 	if s.jobs == nil {
 		return nil, errors.New("snapshots: no job client (UseJobs was not called)")
@@ -78,10 +79,22 @@ func (s *Service) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation
 		pins = []string{}
 	}
 	id := NewID(PrefixOperation)
-	op, err := s.opByQuery(ctx, tx, "CoreOpInsert", id, requestKey(r.Caller, r.RequestID), r.Kind, r.Box.ID, r.Box.Generation,
+	var boxID *string
+	generation := 1
+	if r.Box != nil {
+		boxID, generation = &r.Box.ID, r.Box.Generation
+	}
+	op, err := s.opByQuery(ctx, tx, "CoreOpInsert", id, requestKey(r.Caller, r.RequestID), r.Kind, boxID, generation,
 		target, pins, r.Caller.byKind(), r.Caller.thread(), consent, params)
 	if err != nil {
 		return nil, fmt.Errorf("record operation: %w", err)
+	}
+	if r.Box == nil {
+		// Of no box yet (an import making its box): nothing to wait for.
+		if err := s.queue(ctx, tx, op); err != nil {
+			return nil, err
+		}
+		return op, nil
 	}
 	var active int
 	if err := tx.QueryRow(ctx, s.st.Q("CoreOpActiveOnBox"), r.Box.ID, id).Scan(&active); err != nil {
@@ -423,6 +436,8 @@ func (s *Service) RunOperation(ctx context.Context, id string) error {
 		return s.runRelease(ctx, op, resuming)
 	case OpFork:
 		return s.runFork(ctx, op)
+	case OpImport:
+		return s.runImport(ctx, op)
 	}
 	return s.finish(ctx, op, OpFailed, nil, "boxsnap does not know this kind of operation: "+op.Kind, "")
 }

@@ -3,6 +3,7 @@ package snapshots_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -95,6 +96,23 @@ func (s *stallBackend) DeleteSnapshot(ctx context.Context, ref providers.Snapsho
 	err := s.Backend.DeleteSnapshot(ctx, ref, rec)
 	s.point("after", "delete")
 	return err
+}
+
+// The export and import of the backend it wraps, stalling around the
+// import's publish ("import").
+func (s *stallBackend) ScrubbedPaths(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) ([]string, error) {
+	return s.Backend.(providers.Exporter).ScrubbedPaths(ctx, ref, sec)
+}
+
+func (s *stallBackend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef, opts providers.ExportOptions, w io.Writer) error {
+	return s.Backend.(providers.Exporter).ExportSnapshot(ctx, ref, opts, w)
+}
+
+func (s *stallBackend) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
+	s.point("before", "import")
+	got, err := s.Backend.(providers.Exporter).ImportSnapshots(ctx, opts, archives)
+	s.point("after", "import")
+	return got, err
 }
 
 // workerProcess is a running worker process.

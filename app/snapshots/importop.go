@@ -1,0 +1,362 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// importParams is an import operation's params: the staged files, which the
+// operation owns from its admission and removes when it ends, and what was
+// here when it was admitted, so a resumed run answers as the first would.
+type importParams struct {
+	Files []importFile `json:"files"`
+	// Backend is the backend the snapshots go to.
+	Backend string `json:"backend"`
+	// Already lists the snapshots that were here already at admission.
+	Already []string `json:"already,omitempty"`
+	// NewBox is set when the box was not here at admission: the import
+	// makes it.
+	NewBox bool `json:"newBox,omitempty"`
+	// Why is the caller's reason, for the records.
+	Why string `json:"why,omitempty"`
+}
+
+// importFile is one staged export file: its folder in the data folder's
+// tmp (made by Stage, never named by a caller), its manifest, and each
+// snapshot's staged archive.
+type importFile struct {
+	Name     string            `json:"name"`
+	Dir      string            `json:"dir"`
+	Manifest ExportManifest    `json:"manifest"`
+	Archives map[string]string `json:"archives"`
+}
+
+// Import admits an import and waits for it to end, answering what it did:
+// the Import page and a share code's redeem call it.
+func (s *Service) Import(ctx context.Context, c Caller, batch []*Staged) (*ImportResult, error) {
+	op, err := s.AdmitImport(ctx, c, batch, "")
+	if err != nil {
+		return nil, err
+	}
+	if op, err = s.Wait(ctx, op.ID); err != nil {
+		return nil, err
+	}
+	return ImportResultOf(op)
+}
+
+// ImportResultOf is what an ended import operation did, or its failure as a
+// refusal; an import still running is refused as busy.
+func ImportResultOf(op *Operation) (*ImportResult, error) {
+	switch op.State {
+	case OpDone:
+		var res ImportResult
+		if err := json.Unmarshal(op.Result, &res); err != nil {
+			return nil, fmt.Errorf("read import %s: %w", op.ID, err)
+		}
+		return &res, nil
+	case OpFailed:
+		words := "The import failed."
+		if op.Error != nil && *op.Error != "" {
+			words = *op.Error
+		}
+		return nil, &Refusal{Code: CodeInvalid, Status: http.StatusBadRequest, Words: words}
+	}
+	return nil, refuse(CodeBusy, http.StatusAccepted, "The import %s is still running (at %s).", op.ID, op.Step)
+}
+
+// AdmitImport admits an import of a batch of staged export files of one
+// box, in any order, as an operation: checked here (one box, not released
+// here, a backend that imports, no snapshot of another box), then run by its
+// job, which publishes through the backend and writes the records. The
+// operation owns the staged files from here: their Remove does nothing, and
+// they go when it ends. A repeated request ID answers the same import.
+//
+// Each snapshot keeps its ID and its ancestry and gets a record here, the
+// person's; a name its box already uses gets " (2)". A box that is not here
+// is made from the newest imported snapshot. Importing the same snapshots
+// again changes nothing.
+func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, requestID string) (*Operation, error) {
+	if err := MayAct(c, ActImport, nil, nil); err != nil {
+		return nil, err
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpImport, nil); err != nil || op != nil {
+		return op, err
+	}
+	if len(batch) == 0 {
+		return nil, invalid("Choose at least one export file to import.")
+	}
+	mb := batch[0].Manifest.Box
+	for _, st := range batch[1:] {
+		if st.Manifest.Box.ID != mb.ID {
+			return nil, invalid("%s is of box %s and %s of box %s: import each box's files apart. Nothing was imported.", batch[0].Name, mb.Name, st.Name, st.Manifest.Box.Name)
+		}
+	}
+	p := importParams{Why: c.Why}
+	var op *Operation
+	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		box, err := s.boxByID(ctx, tx, mb.ID)
+		if err != nil && !errors.Is(err, errNoRow) {
+			return err
+		}
+		var be Backend
+		if box != nil {
+			if box, err = s.lockBox(ctx, tx, box.ID); err != nil {
+				return err
+			}
+			if box.State == "released" || box.State == "releasing" {
+				return refuse(CodeConflict, http.StatusConflict, "%s was released here: its snapshots cannot be imported into it. Nothing was imported.", box.Name)
+			}
+			if be, err = s.backend(box.BackendID); err != nil {
+				return err
+			}
+		} else {
+			p.NewBox = true
+			for _, id := range s.order {
+				if b := s.backends[id]; b.Kind == mb.Backend {
+					if _, ok := b.Snap.(providers.Exporter); ok {
+						be = b
+						break
+					}
+				}
+			}
+			if be.ID == "" {
+				return refuse(CodePlan, http.StatusConflict, "No backend here imports snapshots of a %s box. Nothing was imported.", mb.Backend)
+			}
+		}
+		if _, ok := be.Snap.(providers.Exporter); !ok {
+			return refuse(CodePlan, http.StatusConflict, "%s cannot import snapshots. Nothing was imported.", be.Label)
+		}
+		p.Backend = be.ID
+		for _, st := range batch {
+			for _, es := range st.Manifest.Snapshots {
+				sn, err := s.snapshotByID(ctx, tx, es.ID)
+				if err == nil && sn.BoxID != mb.ID {
+					return refuse(CodeConflict, http.StatusConflict, "Snapshot %s is here already, on %s. Nothing was imported.", es.ID, sn.BoxName)
+				} else if err == nil {
+					p.Already = append(p.Already, es.ID)
+				} else if !errors.Is(err, errNoRow) {
+					return err
+				}
+			}
+			p.Files = append(p.Files, importFile{Name: st.Name, Dir: st.dir, Manifest: st.Manifest, Archives: st.files})
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpImport, Box: box, Caller: c, RequestID: requestID, Params: p})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range batch {
+		st.dir = "" // the operation's now
+	}
+	return op, nil
+}
+
+// runImport runs an import from the step it reached: publish (the backend
+// publishes the batch; publishing it again is a no-op), record (the box and
+// the records, upserts), box (making a box the import brought here). The
+// staged files go when it ends, done or failed.
+func (s *Service) runImport(ctx context.Context, op *Operation) error {
+	var p importParams
+	if err := json.Unmarshal(op.Params, &p); err != nil || len(p.Files) == 0 {
+		return s.finish(ctx, op, OpFailed, nil, "the import's params are unreadable", "")
+	}
+	c := callerOf(op)
+	c.Why = p.Why
+	end := func(state string, result any, words string) error {
+		err := s.finish(ctx, op, state, result, words, "")
+		if err == nil {
+			for _, f := range p.Files {
+				_ = os.RemoveAll(f.Dir)
+			}
+		}
+		return err
+	}
+	be, err := s.backend(p.Backend)
+	if err != nil {
+		return end(OpFailed, nil, err.Error())
+	}
+	ex, ok := be.Snap.(providers.Exporter)
+	if !ok {
+		return end(OpFailed, nil, fmt.Sprintf("%s cannot import snapshots. Nothing was imported.", be.Label))
+	}
+	mb := p.Files[0].Manifest.Box
+
+	if err := s.step(ctx, op, StepPublish); err != nil {
+		return err
+	}
+	done, err := s.publishImport(ctx, ex, mb.ID, p.Files)
+	if err != nil {
+		var re *providers.RefusedError
+		if errors.As(err, &re) {
+			return end(OpFailed, nil, re.Why)
+		}
+		if ctx.Err() != nil {
+			return err // stopped: Recover resumes it
+		}
+		return end(OpFailed, nil, fmt.Sprintf("the import failed: %v", err))
+	}
+
+	if err := s.step(ctx, op, StepRecord); err != nil {
+		return err
+	}
+	res, box, made, parents, err := s.recordImport(ctx, c, be, p, done)
+	if err != nil {
+		return err
+	}
+	if res.Made && box.State == "making" {
+		if err := s.step(ctx, op, StepBox); err != nil {
+			return err
+		}
+		if err := s.makeImportedBox(ctx, c, box, be, made, parents, res); err != nil {
+			return end(OpFailed, nil, err.Error())
+		}
+	} else if res.Made {
+		res.MadeFrom = s.madeFrom(ctx, box)
+	}
+	res.Words = importWords(res)
+	if len(made) > 0 || res.Made {
+		names := make([]string, len(made))
+		for i, sn := range made {
+			names[i] = "‘" + sn.Name + "’"
+		}
+		words := "imported " + strings.Join(names, ", ")
+		if len(made) == 0 {
+			words = "imported nothing new"
+		}
+		if p.Files[0].Manifest.Install != s.install {
+			words += " from another install"
+		}
+		first := ""
+		if len(made) > 0 {
+			first = made[0].ID
+		}
+		s.log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, op.ID, nil)
+	}
+	return end(OpDone, res, "")
+}
+
+// publishImport has the backend check and publish the batch's archives.
+func (s *Service) publishImport(ctx context.Context, ex providers.Exporter, group string, files []importFile) ([]providers.ImportedSnapshot, error) {
+	var readers []io.Reader
+	for _, f := range files {
+		for _, es := range f.Manifest.Snapshots {
+			r, err := os.Open(f.Archives[es.ID])
+			if err != nil {
+				return nil, fmt.Errorf("import %s: %w", f.Name, err)
+			}
+			defer r.Close()
+			readers = append(readers, r)
+		}
+	}
+	return ex.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers)
+}
+
+// recordImport writes the box (when it is not here) and each published
+// snapshot's record, in one transaction; both are upserts, so a resumed run
+// writes nothing twice. A snapshot is new unless it was here at admission.
+func (s *Service) recordImport(ctx context.Context, c Caller, be Backend, p importParams, done []providers.ImportedSnapshot) (*ImportResult, *Box, []*Snapshot, map[string]string, error) {
+	mb := p.Files[0].Manifest.Box
+	records := map[string]ExportedSnapshot{}
+	for _, f := range p.Files {
+		for _, es := range f.Manifest.Snapshots {
+			records[es.ID] = es
+		}
+	}
+	already := map[string]bool{}
+	for _, id := range p.Already {
+		already[id] = true
+	}
+	res := &ImportResult{Box: mb.ID}
+	var box *Box
+	var made []*Snapshot
+	parents := map[string]string{}
+	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		res.Snapshots, made, res.Made = nil, nil, false
+		var err error
+		box, err = s.boxByID(ctx, tx, mb.ID)
+		if errors.Is(err, errNoRow) {
+			name, err := s.freeBoxName(ctx, tx, mb.Name)
+			if err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, s.st.Q("MoveBoxInsert"), mb.ID, name, mb.Kind, mb.System, be.ID, "", mb.ID)
+			if err != nil {
+				return fmt.Errorf("record box %s: %w", name, err)
+			}
+			if box, err = pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box]); err != nil {
+				return fmt.Errorf("record box %s: %w", name, err)
+			}
+		} else if err != nil {
+			return err
+		}
+		// Made here by this import (or by one cut short, still making it).
+		res.Made = p.NewBox || box.State == "making"
+		taken, err := s.namesOfBox(ctx, tx, box.ID)
+		if err != nil {
+			return err
+		}
+		for _, d := range done {
+			parents[d.Ref.ID] = d.Parent
+			es := records[d.Ref.ID]
+			if sn, err := s.snapshotByID(ctx, tx, d.Ref.ID); err == nil {
+				if already[sn.ID] {
+					res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: d.Parent, Already: true})
+				} else {
+					// Recorded by this import's earlier run.
+					made = append(made, sn)
+					res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: d.Parent})
+				}
+				continue
+			} else if !errors.Is(err, errNoRow) {
+				return err
+			}
+			name := UniqueName(es.Name, taken)
+			taken[name] = true
+			// Ancestry is the snapshot's own manifest's parent, never
+			// the order of the batch.
+			var parent *string
+			if d.Parent != "" {
+				parent = &d.Parent
+			}
+			sn, err := s.snapshotByQuery(ctx, tx, "MoveSnapshotInsert", d.Ref.ID, box.ID, box.Name, box.Kind, box.System,
+				be.ID, "", d.Ref.Storage, name, es.Note, es.TakenAt, es.CapturedAt, c.byKind(), nilIfEmpty(c.Why), es.Holds,
+				es.ForkSafe, parent, d.Ref.Ref)
+			if err != nil {
+				return fmt.Errorf("record snapshot %s: %w", d.Ref.ID, err)
+			}
+			made = append(made, sn)
+			res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: d.Parent})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	res.BoxName = box.Name
+	return res, box, made, parents, nil
+}
+
+// madeFrom is the snapshot an imported box was made from, its head, when a
+// resumed import finds the box made already.
+func (s *Service) madeFrom(ctx context.Context, box *Box) string {
+	b, err := s.boxByID(ctx, s.st.Pool, box.ID)
+	if err != nil || b.HeadID == nil {
+		return ""
+	}
+	if sn, err := s.snapshotByID(ctx, s.st.Pool, *b.HeadID); err == nil {
+		return sn.Name
+	}
+	return ""
+}
