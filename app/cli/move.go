@@ -112,6 +112,9 @@ func sizeWords(n int64) string {
 type importAnswer struct {
 	BoxName string `json:"boxName"`
 	Words   string `json:"words"`
+	// Message is an import's answer when it still runs past the server's
+	// wait: its operation, to ask again.
+	Message string `json:"message"`
 }
 
 // importFiles is `snapshot import`: the files go up as one streamed
@@ -169,6 +172,9 @@ func (c *client) upload(ctx context.Context, files []namedReader, out io.Writer)
 	var ans importAnswer
 	if err := json.NewDecoder(io.LimitReader(resp.Body, MaxAnswerBytes)).Decode(&ans); err != nil {
 		return &refusal{words: fmt.Sprintf("boxsnap at %s answered something that is not its API's JSON", redact(c.base))}
+	}
+	if ans.Words == "" {
+		ans.Words = ans.Message
 	}
 	_, err = fmt.Fprintln(out, ans.Words)
 	return err
