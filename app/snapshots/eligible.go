@@ -125,6 +125,8 @@ func pinWords(p Pin, tz *time.Location) string {
 		return fmt.Sprintf("it is being taken (%s)", at)
 	case OpKeep, OpUnkeep:
 		return fmt.Sprintf("its keep is changing (%s)", at)
+	case OpImport:
+		return fmt.Sprintf("it is being imported (%s)", at)
 	}
 	return fmt.Sprintf("the %s at %s uses it", p.Kind, at)
 }

@@ -138,6 +138,9 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 			return refuse(CodePlan, http.StatusConflict, "%s cannot import snapshots. Nothing was imported.", be.Label)
 		}
 		p.Backend = be.ID
+		// The snapshots it brings in are pinned until it ends: the
+		// reconcile leaves a published one with no record yet to it.
+		var pins []string
 		for _, st := range batch {
 			for _, es := range st.Manifest.Snapshots {
 				sn, err := s.snapshotByID(ctx, tx, es.ID)
@@ -145,13 +148,15 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 					return refuse(CodeConflict, http.StatusConflict, "Snapshot %s is here already, on %s. Nothing was imported.", es.ID, sn.BoxName)
 				} else if err == nil {
 					p.Already = append(p.Already, es.ID)
-				} else if !errors.Is(err, errNoRow) {
+				} else if errors.Is(err, errNoRow) {
+					pins = append(pins, es.ID)
+				} else {
 					return err
 				}
 			}
 			p.Files = append(p.Files, importFile{Name: st.Name, Dir: st.dir, Manifest: st.Manifest, Archives: st.files})
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpImport, Box: box, Caller: c, RequestID: requestID, Params: p})
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpImport, Box: box, Pins: pins, Caller: c, RequestID: requestID, Params: p})
 		return err
 	})
 	if err != nil {
@@ -165,8 +170,9 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 
 // runImport runs an import from the step it reached: publish (the backend
 // publishes the batch; publishing it again is a no-op), record (the box and
-// the records, upserts), box (making a box the import brought here). The
-// staged files go when it ends, done or failed.
+// the records, upserts), box (making a box the import brought here), clean
+// (the records are written: the staged files go, then it ends). A run
+// resumed at clean only reads what the first wrote.
 func (s *Service) runImport(ctx context.Context, op *Operation) error {
 	var p importParams
 	if err := json.Unmarshal(op.Params, &p); err != nil || len(p.Files) == 0 {
@@ -175,57 +181,70 @@ func (s *Service) runImport(ctx context.Context, op *Operation) error {
 	c := callerOf(op)
 	c.Why = p.Why
 	end := func(state string, result any, words string) error {
-		err := s.finish(ctx, op, state, result, words, "")
-		if err == nil {
-			for _, f := range p.Files {
-				_ = os.RemoveAll(f.Dir)
-			}
+		for _, f := range p.Files {
+			_ = os.RemoveAll(f.Dir)
 		}
-		return err
+		return s.finish(ctx, op, state, result, words, "")
 	}
 	be, err := s.backend(p.Backend)
 	if err != nil {
 		return end(OpFailed, nil, err.Error())
 	}
-	ex, ok := be.Snap.(providers.Exporter)
-	if !ok {
-		return end(OpFailed, nil, fmt.Sprintf("%s cannot import snapshots. Nothing was imported.", be.Label))
+	if op.Step != StepClean {
+		failed, err := s.importSteps(ctx, op, c, be, p)
+		if err != nil {
+			return err
+		}
+		if failed != "" {
+			return end(OpFailed, nil, failed)
+		}
+		if err := s.step(ctx, op, StepClean); err != nil {
+			return err
+		}
 	}
-	mb := p.Files[0].Manifest.Box
-
-	if err := s.step(ctx, op, StepPublish); err != nil {
+	res, _, err := s.importedNow(ctx, p)
+	if err != nil {
 		return err
 	}
-	done, err := s.publishImport(ctx, ex, mb.ID, p.Files)
+	return end(OpDone, res, "")
+}
+
+// importSteps publishes, records and makes the box, each step recorded
+// before it runs; it answers a failure in words, or an error to resume on.
+func (s *Service) importSteps(ctx context.Context, op *Operation, c Caller, be Backend, p importParams) (string, error) {
+	ex, ok := be.Snap.(providers.Exporter)
+	if !ok {
+		return fmt.Sprintf("%s cannot import snapshots. Nothing was imported.", be.Label), nil
+	}
+	if err := s.step(ctx, op, StepPublish); err != nil {
+		return "", err
+	}
+	done, err := s.publishImport(ctx, ex, p.Files[0].Manifest.Box.ID, p.Files)
 	if err != nil {
 		var re *providers.RefusedError
 		if errors.As(err, &re) {
-			return end(OpFailed, nil, re.Why)
+			return re.Why, nil
 		}
 		if ctx.Err() != nil {
-			return err // stopped: Recover resumes it
+			return "", err // stopped: Recover resumes it
 		}
-		return end(OpFailed, nil, fmt.Sprintf("the import failed: %v", err))
+		return fmt.Sprintf("the import failed: %v", err), nil
 	}
-
 	if err := s.step(ctx, op, StepRecord); err != nil {
-		return err
+		return "", err
 	}
 	res, box, made, parents, err := s.recordImport(ctx, c, be, p, done)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if res.Made && box.State == "making" {
 		if err := s.step(ctx, op, StepBox); err != nil {
-			return err
+			return "", err
 		}
 		if err := s.makeImportedBox(ctx, c, box, be, made, parents, res); err != nil {
-			return end(OpFailed, nil, err.Error())
+			return err.Error(), nil
 		}
-	} else if res.Made {
-		res.MadeFrom = s.madeFrom(ctx, box)
 	}
-	res.Words = importWords(res)
 	if len(made) > 0 || res.Made {
 		names := make([]string, len(made))
 		for i, sn := range made {
@@ -244,7 +263,45 @@ func (s *Service) runImport(ctx context.Context, op *Operation) error {
 		}
 		s.log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, op.ID, nil)
 	}
-	return end(OpDone, res, "")
+	return "", nil
+}
+
+// importedNow is what an import did, read from the records it wrote: its
+// snapshots in the files' order, each new unless it was here at admission.
+func (s *Service) importedNow(ctx context.Context, p importParams) (*ImportResult, *Box, error) {
+	mb := p.Files[0].Manifest.Box
+	box, err := s.boxByID(ctx, s.st.Pool, mb.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the imported box: %w", err)
+	}
+	already := map[string]bool{}
+	for _, id := range p.Already {
+		already[id] = true
+	}
+	res := &ImportResult{Box: box.ID, BoxName: box.Name, Made: p.NewBox}
+	seen := map[string]bool{}
+	for _, f := range p.Files {
+		for _, es := range f.Manifest.Snapshots {
+			if seen[es.ID] {
+				continue
+			}
+			seen[es.ID] = true
+			sn, err := s.snapshotByID(ctx, s.st.Pool, es.ID)
+			if err != nil {
+				return nil, nil, fmt.Errorf("read the imported snapshot %s: %w", es.ID, err)
+			}
+			parent := ""
+			if sn.ParentID != nil {
+				parent = *sn.ParentID
+			}
+			res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: parent, Already: already[sn.ID]})
+		}
+	}
+	if res.Made {
+		res.MadeFrom = s.madeFrom(ctx, box)
+	}
+	res.Words = importWords(res)
+	return res, box, nil
 }
 
 // publishImport has the backend check and publish the batch's archives.

@@ -220,5 +220,6 @@ const (
 	StepUndos    = "undos"    // replacing older undos after a restore
 	StepPublish  = "publish"  // the backend publishes an import's snapshots
 	StepBox      = "box"      // making the box an import brought here
+	StepClean    = "clean"    // an import's records are written; its staged files go
 	StepDone     = "done"
 )

@@ -220,6 +220,11 @@ func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldS
 	if deleted {
 		return nil
 	}
+	// An import published it and has not recorded it yet: the import
+	// records it, resumed after a crash from its recorded step.
+	if pins, err := s.pins(ctx, s.st.Pool, h.Label.Snapshot, ""); err != nil || len(pins) > 0 {
+		return err
+	}
 	tz := s.TimeZone(ctx)
 	host := h.Host
 	if host == "" {
