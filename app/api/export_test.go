@@ -33,6 +33,12 @@ func (e *env) download(t testing.TB, path, token string) (int, []byte) {
 // upload POSTs files to /import as multipart/form-data.
 func (e *env) upload(t testing.TB, token string, files ...[]byte) answer {
 	t.Helper()
+	return e.uploadTo(t, "/import", token, files...)
+}
+
+// uploadTo posts export files to path (/import with its query).
+func (e *env) uploadTo(t testing.TB, path, token string, files ...[]byte) answer {
+	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for i, f := range files {
@@ -40,7 +46,7 @@ func (e *env) upload(t testing.TB, token string, files ...[]byte) answer {
 		w.Write(f)
 	}
 	mw.Close()
-	req, _ := http.NewRequest("POST", e.srv.URL+"/api/v1/import", &body)
+	req, _ := http.NewRequest("POST", e.srv.URL+"/api/v1"+path, &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := e.srv.Client().Do(req)
@@ -227,3 +233,37 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
+
+// TestImportAnswersItsOperation: an import is an operation of kind import;
+// with wait=false the call answers it at once (202), its end says what it
+// did in the import's words, and a repeat of its request ID is the same
+// import.
+func TestImportAnswersItsOperation(t *testing.T) {
+	t.Parallel()
+	a, b := setup(t), setup(t)
+	box := a.Box(t, snapshots.Owner(), "amber-fox")
+	writeBox(t, a, box, "notes.txt", []byte("one"))
+	a.call(t, "POST", "/boxes/amber-fox/snapshots?wait=true", a.owner, map[string]any{"name": "first"}).must(t, 200)
+	status, file := a.download(t, "/boxes/amber-fox/export?snapshot=first", a.owner)
+	if status != 200 {
+		t.Fatalf("export: %d %s", status, file)
+	}
+
+	ans := b.uploadTo(t, "/import?wait=false&request=move-1", b.owner, file)
+	if ans.Status != 202 {
+		t.Fatalf("import with wait=false: %d %s", ans.Status, ans.Raw)
+	}
+	op, _ := ans.JSON["operation"].(map[string]any)
+	if op == nil || op["kind"] != "import" {
+		t.Fatalf("the import answered no import operation: %s", ans.Raw)
+	}
+	id, _ := op["id"].(string)
+	end := b.call(t, "GET", "/operations/"+id+"?wait=true", b.owner, nil).must(t, 200)
+	if end.str("message") != "Imported 1 snapshot into amber-fox. amber-fox is a new box here, made from ‘first’." {
+		t.Fatalf("the import's end says: %s", end.Raw)
+	}
+	again := b.uploadTo(t, "/import?request=move-1", b.owner, file)
+	if again.Status != 200 || again.str("operation") != id || again.str("boxName") != "amber-fox" {
+		t.Fatalf("a repeated request answered %d %s, want operation %s", again.Status, again.Raw, id)
+	}
+}
