@@ -59,13 +59,14 @@ func TestBrowserImport(t *testing.T) {
 	e.tabTo(t, "nav a[href='/import']")
 	e.press(t, "Enter")
 	e.waitText(t, "h1", "Import")
+	// Tab reaches the file field; what a person picks there is the
+	// system's own file chooser, which no page drives, so the file is set
+	// on the field Tab reached. (Opening the chooser with Space was tried:
+	// Chromium opened it late or not at all under load, failing CI for
+	// nothing boxsnap draws.)
 	e.tabTo(t, "#import-files")
-	chooser, err := e.page.ExpectFileChooser(func() error { return e.page.Keyboard().Press("Space") })
-	if err != nil {
-		t.Fatalf("Space on the file field opened no chooser: %v", err)
-	}
-	if err := chooser.SetFiles(file); err != nil {
-		t.Fatal(err)
+	if err := e.page.Locator("#import-files:focus").SetInputFiles(file); err != nil {
+		t.Fatalf("the file field Tab reached takes no file: %v", err)
 	}
 	e.tabTo(t, "#import-submit")
 	e.press(t, "Enter")
@@ -80,8 +81,7 @@ func TestBrowserImport(t *testing.T) {
 		t.Fatalf("the imported snapshot keeps no ID %s: %v", demo.Migration.ID, err)
 	}
 
-	// The same file again (chosen directly: the keyboard's way is shown
-	// above): nothing new, said in words.
+	// The same file again: nothing new, said in words.
 	e.gotoPage(t, "/import")
 	if err := e.page.Locator("#import-files").SetInputFiles(file); err != nil {
 		t.Fatal(err)
