@@ -9,6 +9,9 @@ import (
 	"sort"
 	"sync"
 	"time"
+	// The owner's time zone is loaded by name; the zone database is linked
+	// in, so a machine without tzdata still says times in it.
+	_ "time/tzdata"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"

@@ -224,9 +224,9 @@ func TestTokensInInstallTimeZone(t *testing.T) {
 	if err != nil || len(list) != 1 {
 		t.Fatalf("tokens %v: %v", list, err)
 	}
-	loc, err := time.LoadLocation("Asia/Kolkata")
+	loc, err := time.LoadLocation("Asia/Kolkata") // time/tzdata is linked in: never missing
 	if err != nil {
-		t.Skip("no time zone data here")
+		t.Fatal(err)
 	}
 	page := s.do(t, "GET", "/settings/tokens", nil, nil).Body.String()
 	made := list[0].CreatedAt.In(loc).Format("15:04")

@@ -11,12 +11,10 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"flag"
 	"fmt"
+	"github.com/boxsnap/boxsnap/bench/benchtree"
 	"log"
-	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +52,7 @@ func run(work string, size int64, files, runs int) error {
 	}
 	tree := filepath.Join(root, "boxes", boxID)
 	fmt.Printf("building the box: %d files, %d bytes\n", files, size)
-	paths, err := buildTree(tree, size, files)
+	paths, err := benchtree.Build(tree, size, files)
 	if err != nil {
 		return err
 	}
@@ -70,7 +68,7 @@ func run(work string, size int64, files, runs int) error {
 	if err != nil {
 		return fmt.Errorf("take: %w", err)
 	}
-	changed, err := churn(tree, paths, 1)
+	changed, err := benchtree.Churn(tree, paths, 1)
 	if err != nil {
 		return err
 	}
@@ -163,66 +161,4 @@ func run(work string, size int64, files, runs int) error {
 	fmt.Printf("Ratios:\n  tar czf / boxsnap export, full        %6.2f\n  tar czf / boxsnap export, increment   %6.2f\n",
 		med("tar_full")/med("full"), med("tar_incr")/med("incr"))
 	return nil
-}
-
-// buildTree writes files files of log-uniform sizes totalling size bytes,
-// as bench/local does.
-func buildTree(dir string, size int64, files int) ([]string, error) {
-	rng := rand.New(rand.NewPCG(4, 2))
-	sizes := make([]float64, files)
-	var sum float64
-	for i := range sizes {
-		s := math.Exp(math.Log(100) + rng.Float64()*(math.Log(4<<20)-math.Log(100)))
-		if rng.IntN(500) == 0 {
-			s = float64(4<<20) + rng.Float64()*float64(36<<20)
-		}
-		sizes[i] = s
-		sum += s
-	}
-	scale := float64(size) / sum
-	var paths []string
-	var written int64
-	for i := range sizes {
-		n := int64(sizes[i] * scale)
-		if i == len(sizes)-1 {
-			n = size - written
-		}
-		written += n
-		rel := filepath.Join(fmt.Sprintf("d%02d", i%20), fmt.Sprintf("s%03d", i%200), fmt.Sprintf("f%05d.dat", i))
-		if err := writeRandom(filepath.Join(dir, rel), n, uint64(i)); err != nil {
-			return nil, err
-		}
-		paths = append(paths, rel)
-	}
-	return paths, nil
-}
-
-func writeRandom(p string, n int64, seed uint64) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	var key [32]byte
-	binary.LittleEndian.PutUint64(key[:], seed)
-	buf := make([]byte, n)
-	_, _ = rand.NewChaCha8(key).Read(buf)
-	return os.WriteFile(p, buf, 0o644)
-}
-
-// churn rewrites 1% of the files with new content of the same size, and
-// answers their paths.
-func churn(dir string, paths []string, seed uint64) ([]string, error) {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	var out []string
-	for _, i := range rng.Perm(len(paths))[:len(paths)/100] {
-		p := filepath.Join(dir, paths[i])
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if err := writeRandom(p, fi.Size(), seed<<20|uint64(i)); err != nil {
-			return nil, err
-		}
-		out = append(out, paths[i])
-	}
-	return out, nil
 }

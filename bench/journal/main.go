@@ -10,9 +10,9 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"flag"
 	"fmt"
+	"github.com/boxsnap/boxsnap/bench/benchtree"
 	"log"
 	"math"
 	"math/rand/v2"
@@ -32,7 +32,6 @@ import (
 const (
 	boxID      = "bench"
 	resticPass = "bench-only" // a throwaway repository's password
-	churnShare = 0.01         // 1% of the files change
 )
 
 func main() {
@@ -116,7 +115,7 @@ func run(work string, runs, nFiles int, nBytes int64, checks int, noSync bool) e
 	}
 	f := figures{}
 	seed := uint64(1)
-	churn := func() error { seed++; return churnTree(tree, paths, seed) }
+	churn := func() error { seed++; _, err := benchtree.Churn(tree, paths, seed); return err }
 	for r := 1; r <= runs; r++ {
 		fmt.Printf("run %d of %d\n", r, runs)
 		// 1. The check of an unchanged box.
@@ -325,39 +324,10 @@ func buildTree(dir string, nFiles int, nBytes int64) ([]string, error) {
 	var paths []string
 	for i := range sizes {
 		rel := filepath.Join(fmt.Sprintf("d%02d", i%folders%50), fmt.Sprintf("s%04d", i%folders), fmt.Sprintf("f%06d.dat", i))
-		if err := writeRandom(filepath.Join(dir, rel), int64(sizes[i]*scale), uint64(i)); err != nil {
+		if err := benchtree.WriteRandom(filepath.Join(dir, rel), int64(sizes[i]*scale), uint64(i)); err != nil {
 			return nil, err
 		}
 		paths = append(paths, rel)
 	}
 	return paths, nil
-}
-
-func writeRandom(p string, n int64, seed uint64) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	var key [32]byte
-	binary.LittleEndian.PutUint64(key[:], seed)
-	buf := make([]byte, n)
-	_, _ = rand.NewChaCha8(key).Read(buf)
-	return os.WriteFile(p, buf, 0o644)
-}
-
-// churnTree rewrites 1% of the files, chosen by seed, with new content of the
-// same size.
-func churnTree(dir string, paths []string, seed uint64) error {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	n := int(float64(len(paths)) * churnShare)
-	for _, i := range rng.Perm(len(paths))[:n] {
-		p := filepath.Join(dir, paths[i])
-		fi, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if err := writeRandom(p, fi.Size(), seed<<24|uint64(i)); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -6,13 +6,12 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"flag"
 	"fmt"
+	"github.com/boxsnap/boxsnap/bench/benchtree"
 	"log"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,13 +28,11 @@ import (
 
 // The benchmark's tree and churn, from the project's issue #4.
 const (
-	treeFiles   = 20000
-	treeBytes   = 1 << 30
-	churnShare  = 0.01 // 1% of the files change between snapshots
-	snapshots   = 10   // for the disk-use figure
-	boxID       = "bench"
-	resticPass  = "bench-only" // a throwaway repository's password
-	folderCount = 200
+	treeFiles  = 20000
+	treeBytes  = 1 << 30
+	snapshots  = 10 // for the disk-use figure
+	boxID      = "bench"
+	resticPass = "bench-only" // a throwaway repository's password
 )
 
 func main() {
@@ -90,7 +87,7 @@ func run(work string, runs int, noSync bool) error {
 	tree := filepath.Join(root, "boxes", boxID)
 	fmt.Printf("building the tree: %d files, %d bytes, in %s\n", treeFiles, treeBytes, tree)
 	t0 := time.Now()
-	paths, err := buildTree(tree)
+	paths, err := benchtree.Build(tree, treeBytes, treeFiles)
 	if err != nil {
 		return err
 	}
@@ -159,7 +156,7 @@ func oneRun(ctx context.Context, b *local.Backend, g providers.Guest, work, root
 	}))
 
 	// 1% of the files change; each tool runs again.
-	if err := churn(tree, paths, uint64(r*1000+1)); err != nil {
+	if _, err := benchtree.Churn(tree, paths, uint64(r*1000+1)); err != nil {
 		return err
 	}
 	f.add("rsync_incr", timed(func() error { return sh("rsync", "-a", "--link-dest="+rs1, tree+"/", rs2+"/") }))
@@ -175,7 +172,7 @@ func oneRun(ctx context.Context, b *local.Backend, g providers.Guest, work, root
 	_ = os.RemoveAll(repo)
 
 	// Restore to the full take, 1% away: the undo take, then the rollback.
-	if err := churn(tree, paths, uint64(r*1000+2)); err != nil {
+	if _, err := benchtree.Churn(tree, paths, uint64(r*1000+2)); err != nil {
 		return err
 	}
 	var undoT, rollT float64
@@ -197,7 +194,7 @@ func oneRun(ctx context.Context, b *local.Backend, g providers.Guest, work, root
 	var first providers.SnapshotRef
 	for i := 0; i < snapshots; i++ {
 		if i > 0 {
-			if err := churn(tree, paths, uint64(r*1000+10+i)); err != nil {
+			if _, err := benchtree.Churn(tree, paths, uint64(r*1000+10+i)); err != nil {
 				return err
 			}
 		}
@@ -287,67 +284,4 @@ func duDisk(paths ...string) int64 {
 
 func duApparent(paths ...string) int64 {
 	return duOut(append([]string{"-s", "-b"}, paths...)...)
-}
-
-// buildTree writes the tree: a realistic mix of sizes (most files small, a
-// few large), scaled to treeBytes in all, in folderCount folders two deep.
-func buildTree(dir string) ([]string, error) {
-	rng := rand.New(rand.NewPCG(4, 2))
-	sizes := make([]float64, treeFiles)
-	var sum float64
-	for i := range sizes {
-		// Log-uniform from 100 B to 4 MiB, and one file in 500 from 4 to 40 MiB.
-		s := math.Exp(math.Log(100) + rng.Float64()*(math.Log(4<<20)-math.Log(100)))
-		if rng.IntN(500) == 0 {
-			s = float64(4<<20) + rng.Float64()*float64(36<<20)
-		}
-		sizes[i] = s
-		sum += s
-	}
-	scale := float64(treeBytes) / sum
-	var paths []string
-	var written int64
-	for i := range sizes {
-		n := int64(sizes[i] * scale)
-		if i == len(sizes)-1 {
-			n = treeBytes - written
-		}
-		written += n
-		rel := filepath.Join(fmt.Sprintf("d%02d", i%20), fmt.Sprintf("s%03d", i%folderCount), fmt.Sprintf("f%05d.dat", i))
-		if err := writeRandom(filepath.Join(dir, rel), n, uint64(i)); err != nil {
-			return nil, err
-		}
-		paths = append(paths, rel)
-	}
-	return paths, nil
-}
-
-func writeRandom(p string, n int64, seed uint64) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	var key [32]byte
-	binary.LittleEndian.PutUint64(key[:], seed)
-	src := rand.NewChaCha8(key)
-	buf := make([]byte, n)
-	_, _ = src.Read(buf)
-	return os.WriteFile(p, buf, 0o644)
-}
-
-// churn rewrites 1% of the files, chosen by seed, with new content of the
-// same size.
-func churn(dir string, paths []string, seed uint64) error {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	n := int(float64(len(paths)) * churnShare)
-	for _, i := range rng.Perm(len(paths))[:n] {
-		p := filepath.Join(dir, paths[i])
-		fi, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if err := writeRandom(p, fi.Size(), seed<<20|uint64(i)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
