@@ -88,6 +88,7 @@ func TestBrowser(t *testing.T) {
 		id := e.rowID(t, "clean install")
 		menu := "#snap-" + id + " summary"
 		openItem := func(text string) {
+			e.settled(t)
 			e.tabTo(t, menu)
 			e.press(t, "Enter")
 			e.tabTo(t, "#snap-"+id+" .items a[aria-label^='"+text+"']")
@@ -134,6 +135,7 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 		menu = "#snap-" + undo + " summary"
+		e.settled(t)
 		e.tabTo(t, menu)
 		e.press(t, "Enter")
 		e.tabTo(t, "#snap-"+undo+" .items a[aria-label^='Delete']")
@@ -356,6 +358,7 @@ func TestBrowser(t *testing.T) {
 			t.Fatal("at 390 px Fork still shows beside Restore")
 		}
 		// Fork from the menu, by keyboard, on a box's page.
+		e.settled(t)
 		e.tabTo(t, "#snap-"+id+" summary")
 		e.press(t, "Enter")
 		if v, _ := e.page.Locator("#snap-" + id + " .items .narrow-only").IsVisible(); !v {

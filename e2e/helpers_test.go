@@ -116,6 +116,16 @@ func (e *env) waitText(t *testing.T, sel, want string) {
 	}
 }
 
+// settled waits until nothing on the page refreshes itself any more (the
+// cards poll every second while an operation runs): a poll's morph that
+// lands while the test tabs through a menu closes it and drops focus.
+func (e *env) settled(t *testing.T) {
+	t.Helper()
+	if err := e.page.Locator("[hx-trigger^='every']").First().WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateDetached}); err != nil {
+		t.Fatalf("the page still refreshes itself: %v", err)
+	}
+}
+
 // shown waits until boxsnap.js has opened the dialog htmx brought as a
 // modal: before that, Escape would reach a dialog that is not yet modal.
 func (e *env) shown(t *testing.T) {

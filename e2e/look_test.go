@@ -23,6 +23,7 @@ func TestLookInside(t *testing.T) {
 		e := setup(t, br, 1440)
 		mig := e.demo.Migration.ID
 		e.gotoPage(t, "/boxes/amber-fox")
+		e.settled(t)
 		e.tabTo(t, "#snap-"+mig+" summary")
 		e.press(t, "Enter")
 		e.tabTo(t, "#snap-"+mig+" .items a[href$='/files']")
