@@ -7,6 +7,8 @@ BIN := bin/boxsnap
 PLAYWRIGHT_CORE_VERSION := 1.64.1
 DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_CORE_VERSION)
 AXE_DIR := $(CURDIR)/.cache/axe-core
+SQLC_VERSION := 1.31.1
+SQLC := $(CURDIR)/.cache/bin/sqlc
 export PLAYWRIGHT_DRIVER_DIR := $(DRIVER_DIR)
 export BOXSNAP_AXE_DIR := $(AXE_DIR)
 
@@ -15,7 +17,7 @@ export BOXSNAP_AXE_DIR := $(AXE_DIR)
 # pages and the API under load).
 RACE_TESTS := TestSettingsCacheCopies|TestSignInThrottled|TestSignInOneAtATimePerAddress|FuzzWebForms|TestFragmentsAndPages|TestG12Permissions|TestAgentCannot
 
-.PHONY: run test bench build deps browser-deps vet clean
+.PHONY: run test bench build deps browser-deps vet clean sqlc sqlc-check
 
 ## run: build boxsnap and run it on its embedded default (private PostgreSQL, local backend, demo boxes);
 ## the browser deps take the demo box's pictures
@@ -38,8 +40,21 @@ deps:
 browser-deps:
 	@scripts/need-browser.sh "$(DRIVER_DIR)" "$(PLAYWRIGHT_CORE_VERSION)" "$(AXE_DIR)"
 
+## sqlc: regenerate app/store/db, the typed Go functions of sql/queries (sqlc installed into ./.cache/bin when missing)
+sqlc:
+	@scripts/need-sqlc.sh "$(SQLC_VERSION)" "$(SQLC)"
+	@$(SQLC) generate
+	@echo "make sqlc: regenerated app/store/db from sql/queries and sql/migrations"
+
+## sqlc-check: fails when app/store/db is not what sqlc makes of sql/queries and sql/migrations today
+sqlc-check:
+	@scripts/need-sqlc.sh "$(SQLC_VERSION)" "$(SQLC)"
+	@if ! $(SQLC) diff >/dev/null 2>&1; then \
+	  echo "make: app/store/db is stale (sql/queries or sql/migrations changed since it was generated): run make sqlc and commit the result"; \
+	  $(SQLC) diff; exit 1; fi
+
 ## test: every test (unit, database, backends, simulator, browser); Docker's installed when missing
-test: deps browser-deps
+test: deps browser-deps sqlc-check
 	@scripts/need-docker.sh
 	@echo "make test: gofmt, go vet and go test ./... (each test package gets its own private PostgreSQL cluster; the Docker backend's its own private dockerd)"
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \

@@ -11,10 +11,11 @@ import (
 //go:embed queries/*.sql
 var queryFiles embed.FS
 
-var nameLine = regexp.MustCompile(`^-- name: ([A-Za-z][A-Za-z0-9]*)\s*$`)
+var nameLine = regexp.MustCompile(`^-- name: ([A-Za-z][A-Za-z0-9]*)(\s+:[a-z]+)?\s*$`)
 
-// Queries parses every file in queries/ into its named queries. A query
-// starts at a line "-- name: Name" and runs to the next such line or the end
+// Queries parses every file in queries/ into its named queries, for
+// store.Q while the callers move to the typed functions sqlc generates into
+// app/store/db. A query starts at a line "-- name: Name :kind" and runs to the next such line or the end
 // of the file. A name given twice is an error, so the store's start fails
 // rather than a request.
 func Queries() (map[string]string, error) {

@@ -1,13 +1,13 @@
 -- Box templates (app/snapshots templates.go, issue 9): the owner's list of
 -- what a new box may be made from.
 
--- name: TemplateList
+-- name: TemplateList :many
 SELECT * FROM box_templates ORDER BY name;
 
--- name: TemplateByName
+-- name: TemplateByName :one
 SELECT * FROM box_templates WHERE name = $1;
 
--- name: TemplateUpsert
+-- name: TemplateUpsert :exec
 INSERT INTO box_templates (name, backend_id, kind, source, command, run_as, env, memory_bytes, processes, open_files, has_screen, screen_url)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (name) DO UPDATE SET backend_id = EXCLUDED.backend_id, kind = EXCLUDED.kind, source = EXCLUDED.source,
@@ -15,13 +15,13 @@ ON CONFLICT (name) DO UPDATE SET backend_id = EXCLUDED.backend_id, kind = EXCLUD
     processes = EXCLUDED.processes, open_files = EXCLUDED.open_files, has_screen = EXCLUDED.has_screen,
     screen_url = EXCLUDED.screen_url, updated_at = now();
 
--- name: TemplateDelete
+-- name: TemplateDelete :execrows
 DELETE FROM box_templates WHERE name = $1;
 
--- name: SecurityBoxByGuest
+-- name: SecurityBoxByGuest :many
 SELECT * FROM boxes WHERE backend_id = $1 AND guest_ref = $2 AND state <> 'released';
 
--- name: SecurityFinishStaleJobs
+-- name: SecurityFinishStaleJobs :many
 -- The River jobs that a killed worker left running (River's own rescuer
 -- waits an hour): the job of an operation that ended before $1, or an
 -- attempt a resume replaced. Each is finished as its operation went, so the

@@ -1,90 +1,90 @@
 -- The snapshot core's queries (app/snapshots). Column lists follow the
 -- structs' db tags; each query that returns a record returns all of it.
 
--- name: CoreBackendUpsert
+-- name: CoreBackendUpsert :exec
 INSERT INTO backends (id, kind, label, simulated) VALUES ($1, $2, $3, $4)
 ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, label = EXCLUDED.label, simulated = EXCLUDED.simulated;
 
--- name: CoreThreadInsert
+-- name: CoreThreadInsert :one
 INSERT INTO threads (id, title, token_hash) VALUES ($1, $2, $3)
 RETURNING id, title, created_at, ended_at;
 
--- name: CoreThreadByHash
+-- name: CoreThreadByHash :one
 SELECT id, title, created_at, ended_at FROM threads WHERE token_hash = $1 AND ended_at IS NULL;
 
--- name: CoreThreadByID
+-- name: CoreThreadByID :one
 SELECT id, title, created_at, ended_at FROM threads WHERE id = $1;
 
--- name: CoreThreads
+-- name: CoreThreads :many
 SELECT id, title, created_at, ended_at FROM threads ORDER BY created_at DESC;
 
--- name: CoreBoxInsert
+-- name: CoreBoxInsert :one
 INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, has_screen, screen_url)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 RETURNING *;
 
--- name: CoreBoxByID
+-- name: CoreBoxByID :one
 SELECT * FROM boxes WHERE id = $1;
 
--- name: CoreBoxByName
+-- name: CoreBoxByName :one
 SELECT * FROM boxes WHERE name = $1 ORDER BY (state = 'released'), created_at DESC LIMIT 1;
 
--- name: CoreBoxLock
+-- name: CoreBoxLock :one
 SELECT * FROM boxes WHERE id = $1 FOR UPDATE;
 
--- name: CoreBoxes
+-- name: CoreBoxes :many
 SELECT * FROM boxes ORDER BY (state = 'released'), name;
 
--- name: CoreBoxSetPresence
+-- name: CoreBoxSetPresence :exec
 UPDATE boxes SET presence = $2 WHERE id = $1;
 
--- name: CoreBoxSetState
+-- name: CoreBoxSetState :exec
 UPDATE boxes SET state = $2, released_at = CASE WHEN $2 = 'released' THEN now() ELSE released_at END WHERE id = $1;
 
--- name: CoreSnapshotInsert
+-- name: CoreSnapshotInsert :one
 INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id, backend_id, host, storage, storage_type,
     guest_generation, name, note, taken_at, by_kind, by_thread_id, by_why, scope, holds, excludes, owner_kind,
     owner_thread_id, state, picture, undo_of)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
 RETURNING *;
 
--- name: CoreSnapshotByID
+-- name: CoreSnapshotByID :one
 SELECT * FROM snapshots WHERE id = $1;
 
--- name: CoreSnapshotLock
+-- name: CoreSnapshotLock :one
 SELECT * FROM snapshots WHERE id = $1 FOR UPDATE;
 
--- name: CoreSnapshotsByRef
+-- name: CoreSnapshotsByRef :one
 SELECT * FROM snapshots WHERE backend_id = $1 AND ref = $2 LIMIT 1;
 
--- name: CoreSnapshotsOfBox
+-- name: CoreSnapshotsOfBox :many
 SELECT * FROM snapshots WHERE box_id = $1 ORDER BY taken_at DESC, id;
 
--- name: CoreSnapshotsAll
+-- name: CoreSnapshotsAll :many
 SELECT * FROM snapshots ORDER BY taken_at DESC, id;
 
--- name: CoreSnapshotNames
+-- name: CoreSnapshotNames :many
 SELECT name FROM snapshots WHERE box_id = $1;
 
--- name: CoreSnapshotTaken
+-- name: CoreSnapshotTaken :execrows
 UPDATE snapshots SET state = 'ready', state_at = now(), error = NULL, ref = $2, storage = coalesce($3, storage),
     captured_at = $4, took_ms = $5, paused_ms = $6, holds = $7, size_bytes = $8, size_meaning = $9, fork_safe = $10,
     depends_on = $11, excludes = coalesce($12, excludes)
 WHERE id = $1 AND state = 'taking';
 
--- name: CoreSnapshotState
+-- name: CoreSnapshotState :execrows
 UPDATE snapshots SET state = $3, error = $4, state_at = now() WHERE id = $1 AND state = $2;
 
--- name: CoreSnapshotDelete
+-- name: CoreSnapshotDelete :exec
 DELETE FROM snapshots WHERE id = $1;
 
--- name: CoreSnapshotRename
+-- name: CoreSnapshotRename :exec
 UPDATE snapshots SET name = $2 WHERE id = $1;
 
--- name: CoreSnapshotNote
+-- name: CoreSnapshotNote :exec
 UPDATE snapshots SET note = $2 WHERE id = $1;
 
--- name: CoreSnapshotKeep
+-- name: CoreSnapshotKeep :exec
 UPDATE snapshots SET kept_until = $2,
     kept_at = CASE WHEN $2::timestamptz IS NULL THEN NULL ELSE coalesce(kept_at, now()) END,
     owner_kind = CASE WHEN $2::timestamptz IS NULL THEN CASE WHEN box_thread_id IS NULL THEN 'person' ELSE 'thread' END ELSE 'person' END,
@@ -94,53 +94,53 @@ UPDATE snapshots SET kept_until = $2,
     undo_of = CASE WHEN $2::timestamptz IS NULL THEN undo_of ELSE NULL END
 WHERE id = $1;
 
--- name: CoreSnapshotBoxGone
+-- name: CoreSnapshotBoxGone :exec
 UPDATE snapshots SET box_gone_at = now(), box_gone_how = $2 WHERE box_id = $1;
 
--- name: CoreOpInsert
+-- name: CoreOpInsert :one
 INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 RETURNING *;
 
--- name: CoreOpByID
+-- name: CoreOpByID :one
 SELECT * FROM operations WHERE id = $1;
 
--- name: CoreOpByRequest
+-- name: CoreOpByRequest :one
 SELECT * FROM operations WHERE request_key = $1;
 
--- name: CoreOpLock
+-- name: CoreOpLock :one
 SELECT * FROM operations WHERE id = $1 FOR UPDATE;
 
--- name: CoreOpStep
+-- name: CoreOpStep :exec
 UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running';
 
--- name: CoreOpStart
+-- name: CoreOpStart :one
 UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING *;
 
--- name: CoreOpEnd
+-- name: CoreOpEnd :exec
 UPDATE operations SET state = $2, result = coalesce($3, result), error = $4, observed = $5,
     ended_at = CASE WHEN $2 IN ('done', 'failed') THEN now() ELSE ended_at END
 WHERE id = $1;
 
--- name: CoreOpSetUndo
+-- name: CoreOpSetUndo :exec
 UPDATE operations SET undo_id = $2, snapshots = array_append(snapshots, $2) WHERE id = $1;
 
--- name: CoreOpSetTask
+-- name: CoreOpSetTask :exec
 UPDATE operations SET task = $2 WHERE id = $1;
 
--- name: CoreOpNextWaiting
+-- name: CoreOpNextWaiting :one
 SELECT * FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE;
 
--- name: CoreOpActiveOnBox
+-- name: CoreOpActiveOnBox :one
 SELECT count(*) FROM operations WHERE box_id = $1 AND id <> $2 AND state = 'running';
 
--- name: CoreOpQueue
+-- name: CoreOpQueue :exec
 UPDATE operations SET step = 'queued' WHERE id = $1;
 
--- name: CoreOpUnsettled
+-- name: CoreOpUnsettled :many
 SELECT * FROM operations WHERE box_id = $1 AND state = 'unknown' ORDER BY seq;
 
--- name: CoreOpResume
+-- name: CoreOpResume :many
 -- Operations a worker started, and operations whose job a worker picked and
 -- never started (killed in between: River keeps such a job running until
 -- its rescuer, an hour later). Recover resumes those no live worker holds.
@@ -153,79 +153,79 @@ WHERE o.state = 'running'
              AND j.attempted_at < now() - interval '5 seconds')))
 ORDER BY o.seq;
 
--- name: CoreOpResumeMark
+-- name: CoreOpResumeMark :exec
 UPDATE operations SET resumes = $2, state = 'running', ended_at = NULL WHERE id = $1;
 
--- name: CorePins
+-- name: CorePins :many
 SELECT id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box FROM operations
 WHERE state IN ('running', 'unknown') AND $1 = ANY (snapshots) AND id <> $2 ORDER BY seq;
 
--- name: CorePinsOfBox
-SELECT s AS snapshot, id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box
+-- name: CorePinsOfBox :many
+SELECT s::text AS snapshot, id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box
 FROM operations, unnest(snapshots) AS s WHERE state IN ('running', 'unknown') ORDER BY seq;
 
--- name: CoreLogInsert
+-- name: CoreLogInsert :exec
 INSERT INTO box_log (box_id, kind, actor_kind, actor_thread, actor_why, words, snapshot_id, operation_id, data)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9);
 
--- name: CoreLogOfBox
+-- name: CoreLogOfBox :many
 SELECT * FROM box_log WHERE box_id = $1 ORDER BY id DESC LIMIT $2;
 
--- name: CoreSettingGet
+-- name: CoreSettingGet :one
 SELECT value FROM settings WHERE key = $1;
 
--- name: CoreSettingSet
+-- name: CoreSettingSet :exec
 INSERT INTO settings (key, value) VALUES ($1, $2)
 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now();
 
--- name: CoreTryOpLock
+-- name: CoreTryOpLock :one
 SELECT pg_try_advisory_lock(hashtextextended($1, 0));
 
--- name: CoreOpUnlock
+-- name: CoreOpUnlock :exec
 SELECT pg_advisory_unlock(hashtextextended($1, 0));
 
--- name: CoreOwnerTZ
+-- name: CoreOwnerTZ :one
 SELECT time_zone FROM owner;
 
--- name: CorePictureGet
+-- name: CorePictureGet :one
 SELECT jpeg, width, height FROM pictures WHERE snapshot_id = $1;
 
--- name: CorePictureInsert
+-- name: CorePictureInsert :exec
 INSERT INTO pictures (snapshot_id, jpeg, width, height, taken_at, bytes) VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (snapshot_id) DO UPDATE SET jpeg = EXCLUDED.jpeg, width = EXCLUDED.width, height = EXCLUDED.height,
     taken_at = EXCLUDED.taken_at, bytes = EXCLUDED.bytes;
 
--- name: CorePictureState
+-- name: CorePictureState :exec
 UPDATE snapshots SET picture = $2 WHERE id = $1;
 
--- name: CorePicturesPrune
+-- name: CorePicturesPrune :exec
 -- Keeps all pictures within the cap: the newest first, kept snapshots' before
 -- unkept ones', so the oldest unkept go first (section 1).
 WITH ranked AS (
     SELECT p.snapshot_id, sum(p.bytes) OVER (ORDER BY (s.kept_until IS NOT NULL) DESC, p.taken_at DESC) AS running
     FROM pictures p JOIN snapshots s ON s.id = p.snapshot_id
 ), gone AS (
-    DELETE FROM pictures WHERE snapshot_id IN (SELECT snapshot_id FROM ranked WHERE running > $1) RETURNING snapshot_id
+    DELETE FROM pictures WHERE snapshot_id IN (SELECT snapshot_id FROM ranked WHERE running > $1::bigint) RETURNING snapshot_id
 )
 UPDATE snapshots SET picture = 'none' WHERE id IN (SELECT snapshot_id FROM gone);
 
--- name: CoreStorageLock
-SELECT pg_advisory_xact_lock(hashtextextended('storage:' || $1, 0));
+-- name: CoreStorageLock :exec
+SELECT pg_advisory_xact_lock(hashtextextended('storage:' || $1::text, 0));
 
--- name: CoreReservedOn
+-- name: CoreReservedOn :one
 SELECT coalesce(sum((reserved->>'bytes')::bigint), 0)::bigint FROM operations
-WHERE state = 'running' AND reserved->>'storage' = $1;
+WHERE state = 'running' AND reserved->>'storage' = $1::text;
 
--- name: CoreOpSetReserved
+-- name: CoreOpSetReserved :exec
 UPDATE operations SET reserved = $2 WHERE id = $1;
 
--- name: CoreBoxInsertFork
+-- name: CoreBoxInsertFork :one
 INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING *;
 
--- name: CoreSnapshotSetPrice
+-- name: CoreSnapshotSetPrice :exec
 UPDATE snapshots SET price = $2 WHERE id = $1;
 
--- name: CoreOpNotify
+-- name: CoreOpNotify :exec
 SELECT pg_notify($1, $2);

@@ -3,19 +3,19 @@
 -- (section 8) and the outside-restore scan (section 4). Times are passed in
 -- from the core's clock, so tests move them with a fake clock.
 
--- name: SweepSnapshotsOfBackend
+-- name: SweepSnapshotsOfBackend :many
 SELECT * FROM snapshots WHERE backend_id = $1 ORDER BY taken_at, id;
 
--- name: SweepSnapshotsNotIn
+-- name: SweepSnapshotsNotIn :many
 SELECT * FROM snapshots WHERE NOT (backend_id = ANY ($1::text[])) AND state IN ('ready', 'unavailable') ORDER BY taken_at, id;
 
--- name: SweepMissing
+-- name: SweepMissing :exec
 UPDATE snapshots SET missing_since = $2 WHERE id = $1 AND missing_since IS NULL;
 
--- name: SweepSeen
+-- name: SweepSeen :exec
 UPDATE snapshots SET missing_since = NULL WHERE id = $1 AND missing_since IS NOT NULL;
 
--- name: SweepSnapshotInsert
+-- name: SweepSnapshotInsert :one
 INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how,
     backend_id, host, storage, storage_type, guest, name, taken_at, captured_at, by_kind, scope, holds,
     owner_kind, owner_thread_id, kept_until, kept_at, fork_safe, depends_on, ref, state, error, found)
@@ -24,55 +24,55 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, '
 ON CONFLICT (id) DO NOTHING
 RETURNING *;
 
--- name: SweepGoneBoxInsert
+-- name: SweepGoneBoxInsert :exec
 INSERT INTO boxes (id, name, kind, backend_id, host, guest_ref, state, released_at)
 VALUES ($1, $2, $3, $4, $5, $6, 'released', $7)
 ON CONFLICT (id) DO NOTHING;
 
--- name: SweepWasDeleted
-SELECT EXISTS (SELECT 1 FROM box_log WHERE snapshot_id = $1 AND kind = 'snapshot-deleted')
-    OR EXISTS (SELECT 1 FROM operations WHERE target = $1 AND kind IN ('delete', 'expiry'));
+-- name: SweepWasDeleted :one
+SELECT (EXISTS (SELECT 1 FROM box_log WHERE snapshot_id = $1 AND kind = 'snapshot-deleted')
+    OR EXISTS (SELECT 1 FROM operations WHERE target = $1 AND kind IN ('delete', 'expiry')))::boolean;
 
--- name: SweepFailedOld
+-- name: SweepFailedOld :many
 DELETE FROM snapshots s WHERE s.state = 'failed' AND s.state_at < $1
     AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.state IN ('running', 'unknown') AND s.id = ANY (o.snapshots))
 RETURNING id;
 
--- name: SweepLostOld
+-- name: SweepLostOld :many
 DELETE FROM snapshots s WHERE s.state = 'lost' AND s.state_at < $1
     AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.state IN ('running', 'unknown') AND s.id = ANY (o.snapshots))
 RETURNING id;
 
--- name: SweepLogPrune
+-- name: SweepLogPrune :execrows
 DELETE FROM box_log WHERE id IN (
-    SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY box_id ORDER BY id DESC) AS n FROM box_log) x WHERE x.n > $1);
+    SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY box_id ORDER BY id DESC) AS n FROM box_log) x WHERE x.n > $1::int);
 
--- name: SweepExpired
+-- name: SweepExpired :many
 SELECT * FROM snapshots WHERE kept_until IS NOT NULL AND kept_until < $1 AND state = 'ready' ORDER BY kept_until, id;
 
--- name: SweepRoomCandidates
+-- name: SweepRoomCandidates :many
 SELECT * FROM snapshots WHERE backend_id = $1 AND host = $2 AND storage = $3 AND state = 'ready'
     AND kept_until IS NULL AND by_kind = 'agent' ORDER BY taken_at, id;
 
--- name: SweepStorages
+-- name: SweepStorages :many
 SELECT DISTINCT s.backend_id, s.host, s.storage, b.id AS box_id FROM snapshots s JOIN boxes b ON b.id = s.box_id
 WHERE s.state = 'ready' AND s.storage <> '' AND b.state = 'ready' AND s.guest = 'current' AND b.backend_id = s.backend_id
 ORDER BY s.backend_id, s.host, s.storage, b.id;
 
--- name: SweepOpInsert
+-- name: SweepOpInsert :one
 INSERT INTO operations (id, kind, box_id, generation, target, snapshots, by_kind, params, step)
 VALUES ($1, $2, $3, $4, $5, $6, 'boxsnap', '{}', 'queued')
 RETURNING *;
 
--- name: SweepBoxesOfBackend
+-- name: SweepBoxesOfBackend :many
 SELECT * FROM boxes WHERE backend_id = $1 AND state <> 'released';
 
--- name: SweepTaskLogged
-SELECT coalesce(array_agg(kind), '{}') FROM box_log WHERE box_id = $1 AND data->>'task' = $2;
+-- name: SweepTaskLogged :one
+SELECT coalesce(array_agg(kind), '{}')::text[] FROM box_log WHERE box_id = $1 AND data->>'task' = $2::text;
 
--- name: SweepOpTasks
+-- name: SweepOpTasks :many
 SELECT id, kind, coalesce(box_id, '') AS box, task->>'id' AS upid, coalesce(started_at, created_at) AS started_at, ended_at
 FROM operations WHERE box_id = ANY ($1::text[]) AND coalesce(started_at, created_at) > $2;
 
--- name: SweepSetRef
+-- name: SweepSetRef :exec
 UPDATE snapshots SET ref = $2 WHERE id = $1 AND ref = '';
