@@ -24,7 +24,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 		token = strings.TrimSpace(token)
 		if !ok || token == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="boxsnap"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized",
+			writeError(w, codeUnauthorized,
 				"Send Authorization: Bearer and a token: a personal API token (bxt_…) or a thread's token (bxa_…).", false)
 			return
 		}
@@ -35,7 +35,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 		}
 		if c == nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="boxsnap", error="invalid_token"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized",
+			writeError(w, codeUnauthorized,
 				"That token is not valid: it may have been revoked, or its thread has ended.", false)
 			return
 		}

@@ -30,7 +30,7 @@ func (s *server) releaseBox(w http.ResponseWriter, r *http.Request) {
 	case "true":
 		release = s.core.ReleaseBoxDeletingKept
 	default:
-		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "deleteKept is true or false."})
+		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "deleteKept is true or false."})
 		return
 	}
 	op, err := release(r.Context(), caller(r), ref, request)

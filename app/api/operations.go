@@ -97,10 +97,10 @@ func (s *server) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshot
 		if op.Observed != nil && *op.Observed != "" {
 			words += "; boxsnap then observed: " + strings.TrimSuffix(*op.Observed, ".")
 		}
-		writeJSON(w, http.StatusConflict, errorBody{Error: apiError{Code: "failed", Message: words + ".", Operation: op.ID}})
+		writeJSON(w, statusOf(codeFailed), errorBody{Error: apiError{Code: codeFailed, Message: words + ".", Operation: op.ID}})
 		return true
 	case snapshots.OpUnknown:
-		writeJSON(w, http.StatusConflict, errorBody{Error: apiError{Code: "unknown",
+		writeJSON(w, statusOf(codeUnknown), errorBody{Error: apiError{Code: codeUnknown,
 			Message:   snapshots.UnknownWords(s.boxName(r.Context(), caller(r), op), op) + " Check now: POST /api/v1/operations/" + op.ID + "/check.",
 			Operation: op.ID}})
 		return true

@@ -34,9 +34,9 @@ type errorBody struct {
 }
 
 type apiError struct {
-	Code     string `json:"code"`
-	Message  string `json:"message"`
-	TryAgain bool   `json:"try_again"`
+	Code     snapshots.Code `json:"code"`
+	Message  string         `json:"message"`
+	TryAgain bool           `json:"try_again"`
 	// Operation names the operation a failed or unconfirmed answer is about.
 	Operation string `json:"operation,omitempty"`
 }
@@ -44,7 +44,7 @@ type apiError struct {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "internal", "boxsnap could not write its answer.", false)
+		writeError(w, codeInternal, "boxsnap could not write its answer.", false)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -52,42 +52,38 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-func writeError(w http.ResponseWriter, status int, code, words string, tryAgain bool) {
-	writeJSON(w, status, errorBody{Error: apiError{Code: code, Message: words, TryAgain: tryAgain}})
+// writeError answers a code with its status (statusOf) and words.
+func writeError(w http.ResponseWriter, code snapshots.Code, words string, tryAgain bool) {
+	writeJSON(w, statusOf(code), errorBody{Error: apiError{Code: code, Message: words, TryAgain: tryAgain}})
 }
 
-// fail answers err: a refusal with its own status and words; anything else
+// fail answers err: a refusal with its code's status and its words; anything else
 // is logged and answered 500 with words that hold no detail (and so no
 // secret).
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if ref, ok := snapshots.AsRefusal(err); ok {
-		status := ref.Status
-		if status < 400 || status > 599 {
-			status = http.StatusConflict
-		}
-		writeError(w, status, ref.Code, ref.Words, ref.TryAgain)
+		writeError(w, ref.Code, ref.Words, ref.TryAgain)
 		return
 	}
 	var bad *badRequest
 	if errors.As(err, &bad) {
-		writeError(w, bad.status, bad.code, bad.words, false)
+		writeError(w, bad.code, bad.words, false)
 		return
 	}
 	logging.From(r.Context(), s.logger).Error("api", "method", r.Method, "path", r.URL.Path, "err", err)
-	writeError(w, http.StatusInternalServerError, "internal", "boxsnap could not do this: an internal error, which it logged.", true)
+	writeError(w, codeInternal, "boxsnap could not do this: an internal error, which it logged.", true)
 }
 
 // badRequest is a request the API refuses before it reaches the core.
 type badRequest struct {
-	status int
-	code   string
-	words  string
+	code  snapshots.Code
+	words string
 }
 
 func (b *badRequest) Error() string { return b.words }
 
 func invalid(format string, args ...any) error {
-	return &badRequest{status: http.StatusBadRequest, code: snapshots.CodeInvalid, words: fmt.Sprintf(format, args...)}
+	return &badRequest{code: snapshots.CodeInvalid, words: fmt.Sprintf(format, args...)}
 }
 
 // decode reads a JSON object from the body into v: at most MaxBodyBytes,
@@ -97,7 +93,7 @@ func decode(r *http.Request, v any, takes string) error {
 	body, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return &badRequest{status: http.StatusRequestEntityTooLarge, code: "too_large",
+		return &badRequest{code: codeTooLarge,
 			words: fmt.Sprintf("The request's body is over %d KiB.", MaxBodyBytes>>10)}
 	}
 	if err != nil {
@@ -207,7 +203,7 @@ func jsonOnly(next http.Handler) http.Handler {
 		}
 		if ct := r.Header.Get("Content-Type"); ct != "" && r.ContentLength != 0 {
 			if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-				writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Send JSON, with Content-Type: application/json.", false)
+				writeError(w, codeUnsupportedMediaType, "Send JSON, with Content-Type: application/json.", false)
 				return
 			}
 		}
@@ -228,7 +224,7 @@ func cleanParams(next http.Handler) http.Handler {
 			}
 		}
 		if bad {
-			writeError(w, http.StatusBadRequest, snapshots.CodeInvalid, "The request's path or query holds something that is not text.", false)
+			writeError(w, snapshots.CodeInvalid, "The request's path or query holds something that is not text.", false)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -246,7 +242,7 @@ func checkRef(what, ref string) error {
 		return invalid("%s is required: its name or ID.", what)
 	}
 	if utf8.RuneCountInString(ref) > MaxRefLength || !isText(ref) {
-		return &badRequest{status: http.StatusNotFound, code: snapshots.CodeNotFound,
+		return &badRequest{code: snapshots.CodeNotFound,
 			words: fmt.Sprintf("No %s %s that you can see.", what, quote(ref))}
 	}
 	return nil

@@ -86,15 +86,15 @@ func (s *server) routes() *chi.Mux {
 }
 
 func notFound(w http.ResponseWriter, _ *http.Request) {
-	writeError(w, http.StatusNotFound, "not_found", "No such endpoint. GET /api/v1/openapi.json lists them.", false)
+	writeError(w, codeNoRoute, "No such endpoint. GET /api/v1/openapi.json lists them.", false)
 }
 
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed",
+	writeError(w, codeMethodNotAllowed,
 		r.Method+" is not allowed here. GET /api/v1/openapi.json lists each endpoint's methods.", false)
 }
 
 func unknownTool(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusNotFound, "not_found",
+	writeError(w, codeNoRoute,
 		"No tool named "+quote(param(r, "tool"))+". The tools are "+toolNames()+".", false)
 }

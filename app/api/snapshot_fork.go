@@ -37,7 +37,7 @@ func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	c := caller(r)
 	if err == nil && !c.IsPerson() && body.AsMachine {
-		err = &badRequest{status: http.StatusForbidden, code: snapshots.CodeForbidden,
+		err = &badRequest{code: snapshots.CodeForbidden,
 			words: "Only the person forks as one of their machines: an agent's fork is its own thread's."}
 	}
 	if err != nil {

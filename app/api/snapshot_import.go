@@ -93,7 +93,7 @@ type importAnswer struct {
 func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
-		return nil, &badRequest{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+		return nil, &badRequest{code: codeUnsupportedMediaType,
 			words: "Send the export files as multipart/form-data, or one as application/x-tar."}
 	}
 	var batch []*snapshots.Staged
@@ -101,7 +101,7 @@ func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
 		st, err := s.core.Stage(r.Context(), name, rd)
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return &badRequest{status: http.StatusRequestEntityTooLarge, code: "too_large",
+			return &badRequest{code: codeTooLarge,
 				words: fmt.Sprintf("An import is at most %d GiB. Nothing was imported.", MaxImportBytes>>30)}
 		}
 		if err != nil {
@@ -129,7 +129,7 @@ func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
 			if err != nil {
 				var tooBig *http.MaxBytesError
 				if errors.As(err, &tooBig) {
-					return batch, &badRequest{status: http.StatusRequestEntityTooLarge, code: "too_large",
+					return batch, &badRequest{code: codeTooLarge,
 						words: fmt.Sprintf("An import is at most %d GiB. Nothing was imported.", MaxImportBytes>>30)}
 				}
 				return batch, invalid("The multipart body is cut short. Nothing was imported.")
@@ -156,7 +156,7 @@ func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
 		}
 		return batch, nil
 	}
-	return nil, &badRequest{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+	return nil, &badRequest{code: codeUnsupportedMediaType,
 		words: "Send the export files as multipart/form-data, or one as application/x-tar."}
 }
 

@@ -35,7 +35,7 @@ func (s *server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	c := caller(r)
 	if err == nil && !c.IsPerson() && (body.NoUndo || body.Force) {
-		err = &badRequest{status: http.StatusForbidden, code: snapshots.CodeForbidden,
+		err = &badRequest{code: snapshots.CodeForbidden,
 			words: "Only the person restores without an undo or past what the restore would end."}
 	}
 	if err != nil {

@@ -97,7 +97,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 		if ref, ok := snapshots.AsRefusal(err); ok && took != "" && p.Request != "" && ref.Code == snapshots.CodeNotFound {
 			// The snapshot this request's take made is gone: a fork of the
 			// same request was refused before, and deleted it.
-			err = &snapshots.Refusal{Code: snapshots.CodeConflict, Status: http.StatusConflict,
+			err = &snapshots.Refusal{Code: snapshots.CodeConflict,
 				Words: fmt.Sprintf("The fork of request %s was refused before, and boxsnap deleted ‘%s’ (%s), the snapshot it took for it. Send box_fork with a new request to try again.", p.Request, tookName, took)}
 		} else if took != "" {
 			err = s.undoForkTake(ctx, c, took, tookName, err)
@@ -180,10 +180,10 @@ func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToo
 		return err
 	}
 	if !plan.Fork.OK {
-		return &snapshots.Refusal{Code: snapshots.CodePlan, Status: http.StatusConflict, Words: planWhy(plan.Fork.Why, b.Name+" cannot be forked")}
+		return &snapshots.Refusal{Code: snapshots.CodePlan, Words: planWhy(plan.Fork.Why, b.Name+" cannot be forked")}
 	}
 	if !plan.Take.OK {
-		return &snapshots.Refusal{Code: snapshots.CodePlan, Status: http.StatusConflict, TryAgain: plan.Take.TryAgain,
+		return &snapshots.Refusal{Code: snapshots.CodePlan, TryAgain: plan.Take.TryAgain,
 			Words: planWhy(plan.Take.Why, b.Name+" cannot take the snapshot a fork starts from")}
 	}
 	if err := forkRoom(plan, true); err != nil {
@@ -191,7 +191,7 @@ func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToo
 	}
 	if name := strings.TrimSpace(p.Name); name != "" {
 		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != "released" {
-			return &snapshots.Refusal{Code: snapshots.CodeConflict, Status: http.StatusConflict, Words: fmt.Sprintf("A box named %s exists already.", name)}
+			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: fmt.Sprintf("A box named %s exists already.", name)}
 		}
 	}
 	return nil
@@ -215,7 +215,7 @@ func forkRoom(plan providers.SnapshotPlan, take bool) error {
 	if where == "" {
 		where = "The storage"
 	}
-	return &snapshots.Refusal{Code: snapshots.CodeRoom, Status: http.StatusConflict, TryAgain: true,
+	return &snapshots.Refusal{Code: snapshots.CodeRoom, TryAgain: true,
 		Words: fmt.Sprintf("%s has %s free, and the fork needs about %s.", where, snapshots.GB(plan.Storage.FreeBytes), snapshots.GB(need))}
 }
 
@@ -237,7 +237,7 @@ func (s *server) undoForkTake(ctx context.Context, c snapshots.Caller, id, name 
 	} else {
 		words += fmt.Sprintf("‘%s’ (%s), the snapshot it took for the fork, could not be deleted: delete it with box_snapshot_delete.", name, id)
 	}
-	return &snapshots.Refusal{Code: ref.Code, Status: ref.Status, TryAgain: ref.TryAgain, Words: words}
+	return &snapshots.Refusal{Code: ref.Code, TryAgain: ref.TryAgain, Words: words}
 }
 
 // forkTakeID is the request ID of box_fork's take, or none.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 
@@ -128,7 +127,7 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 		}
 		thread = &req.Thread
 	case !c.IsPerson():
-		return nil, refuse(CodeForbidden, http.StatusForbidden, "Not allowed.")
+		return nil, refuse(CodeForbidden, "Not allowed.")
 	}
 	if err := CheckLine("A box's name", req.Name); err != nil {
 		return nil, err
@@ -161,7 +160,7 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 		return nil, err
 	}
 	if _, err := s.boxByName(ctx, name); err == nil {
-		return nil, refuse(CodeConflict, http.StatusConflict, "A box named %s exists already.", name)
+		return nil, refuse(CodeConflict, "A box named %s exists already.", name)
 	}
 	spec.Box.Name, spec.Box.Kind = name, req.Kind
 	if spec.Adopt != "" {
@@ -170,7 +169,7 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 			return nil, fmt.Errorf("adopt: %w", err)
 		}
 		if held, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box]); err == nil && len(held) > 0 {
-			return nil, refuse(CodeConflict, http.StatusConflict, "%s already holds that guest: release it first.", held[0].Name)
+			return nil, refuse(CodeConflict, "%s already holds that guest: release it first.", held[0].Name)
 		}
 	}
 	guest, err := b.Boxes.Acquire(ctx, spec)
@@ -204,11 +203,11 @@ func backendRefusal(err error, before string) error {
 	var words *providers.RefusedError
 	switch {
 	case errors.As(err, &words):
-		return &Refusal{Code: CodePlan, Status: http.StatusUnprocessableEntity, Words: before + words.Why, TryAgain: words.TryAgain}
+		return &Refusal{Code: CodeBackend, Words: before + words.Why, TryAgain: words.TryAgain}
 	case errors.Is(err, providers.ErrRefused), errors.Is(err, providers.ErrNotFound), errors.Is(err, providers.ErrUnsupported):
-		return &Refusal{Code: CodePlan, Status: http.StatusUnprocessableEntity, Words: before + err.Error()}
+		return &Refusal{Code: CodeBackend, Words: before + err.Error()}
 	case errors.Is(err, providers.ErrUnreachable):
-		return &Refusal{Code: CodeBusy, Status: http.StatusServiceUnavailable, Words: before + err.Error(), TryAgain: true}
+		return &Refusal{Code: CodeUnreachable, Words: before + err.Error(), TryAgain: true}
 	}
 	return err
 }
@@ -285,7 +284,7 @@ func (s *Service) Boxes(ctx context.Context, c Caller) ([]*Box, error) {
 // may report it.
 func (s *Service) SetPresence(ctx context.Context, c Caller, ref string, p Presence) (*Box, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, http.StatusForbidden, "Only the platform, with the owner's token, reports presence.")
+		return nil, refuse(CodeForbidden, "Only the platform, with the owner's token, reports presence.")
 	}
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {

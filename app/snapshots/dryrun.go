@@ -3,7 +3,6 @@ package snapshots
 import (
 	"context"
 	"fmt"
-	"net/http"
 )
 
 // RestoreDry is what a dry run of a restore answers: what the restore would
@@ -65,7 +64,7 @@ func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, 
 		return err
 	}
 	if b.State != "ready" {
-		return refuse(CodeBusy, http.StatusConflict, "%s is being released.", b.Name)
+		return refuse(CodeBusy, "%s is being released.", b.Name)
 	}
 	return s.unsettled(ctx, s.st.Pool, b)
 }

@@ -24,7 +24,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, boxRef, ref, name string
 			return err
 		}
 		if taken[name] {
-			return refuse(CodeConflict, 409, "%s has a snapshot named ‘%s’ already.", sn.BoxName, name)
+			return refuse(CodeConflict, "%s has a snapshot named ‘%s’ already.", sn.BoxName, name)
 		}
 		_, err = tx.Exec(ctx, s.st.Q("CoreSnapshotRename"), sn.ID, name)
 		return err

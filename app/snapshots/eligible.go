@@ -2,7 +2,6 @@ package snapshots
 
 import (
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -48,66 +47,66 @@ type Pin struct {
 func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Location) error {
 	if len(pins) > 0 {
 		p := pins[0]
-		return refuse(CodeBusy, http.StatusConflict, "‘%s’ is in use: %s.", s.Name, pinWords(p, tz))
+		return refuse(CodeBusy, "‘%s’ is in use: %s.", s.Name, pinWords(p, tz))
 	}
 	if change.automatic() {
 		if s.Kept() && change != ChangeExpire {
-			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is kept: boxsnap never deletes it by itself.", s.Name)
+			return refuse(CodeProtected, "‘%s’ is kept: boxsnap never deletes it by itself.", s.Name)
 		}
 		if change == ChangeExpire && (!s.Kept() || s.KeptUntil.After(now)) {
-			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is kept until %s.", s.Name, s.KeptUntil.Format("2 Jan"))
+			return refuse(CodeProtected, "‘%s’ is kept until %s.", s.Name, s.KeptUntil.Format("2 Jan"))
 		}
 		// An undo is replaced by a newer one whoever took it (section 8: "the
 		// oldest undo that is not kept, not pinned and not the target of a
 		// running operation"); the limit and the room sweep never take the
 		// person's.
 		if change != ChangeExpire && change != ChangeReplaceUndo && (s.OwnerKind == "person" || s.ByKind == "owner" || s.ByKind == "cli") {
-			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is the person's: boxsnap never deletes it by itself.", s.Name)
+			return refuse(CodeProtected, "‘%s’ is the person's: boxsnap never deletes it by itself.", s.Name)
 		}
 		if change == ChangeEvictLimit && s.IsUndo() {
-			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is an undo: the limit never deletes one.", s.Name)
+			return refuse(CodeProtected, "‘%s’ is an undo: the limit never deletes one.", s.Name)
 		}
 		if change == ChangeReplaceUndo && !s.IsUndo() {
-			return refuse(CodeForbidden, http.StatusConflict, "‘%s’ is not an undo.", s.Name)
+			return refuse(CodeProtected, "‘%s’ is not an undo.", s.Name)
 		}
 	}
 	switch change {
 	case ChangeRestore, ChangeFork, ChangeKeep, ChangeUnkeep, ChangeRename, ChangeNote:
 		if s.State != StateReady && !(s.State == StateUnavailable && (change == ChangeRename || change == ChangeNote)) {
-			return refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be %s.", s.Name, stateWords(s.State), changeWords(change))
+			return refuse(CodePlan, "‘%s’ is %s: it cannot be %s.", s.Name, stateWords(s.State), changeWords(change))
 		}
 	case ChangeDelete, ChangeExpire, ChangeEvictLimit, ChangeEvictRoom, ChangeReplaceUndo:
 		switch s.State {
 		case StateTaking:
-			return refuse(CodeBusy, http.StatusConflict, "‘%s’ is still being taken.", s.Name)
+			return refuse(CodeBusy, "‘%s’ is still being taken.", s.Name)
 		case StateDeleting:
-			return refuse(CodeBusy, http.StatusConflict, "‘%s’ is already being deleted.", s.Name)
+			return refuse(CodeBusy, "‘%s’ is already being deleted.", s.Name)
 		case StateUnavailable:
-			return refuse(CodePlan, http.StatusConflict, "‘%s’ is unavailable: boxsnap cannot reach where it is.", s.Name)
+			return refuse(CodePlan, "‘%s’ is unavailable: boxsnap cannot reach where it is.", s.Name)
 		}
 		if change.automatic() && s.State != StateReady {
-			return refuse(CodePlan, http.StatusConflict, "‘%s’ is %s.", s.Name, stateWords(s.State))
+			return refuse(CodePlan, "‘%s’ is %s.", s.Name, stateWords(s.State))
 		}
 	}
 	if change == ChangeRestore && s.Guest != "current" {
 		if s.Guest == "earlier" {
-			return refuse(CodePlan, http.StatusConflict, "‘%s’ is on %s's earlier guest: fork only.", s.Name, s.BoxName)
+			return refuse(CodePlan, "‘%s’ is on %s's earlier guest: fork only.", s.Name, s.BoxName)
 		}
 		if s.UndoOf == nil {
-			return refuse(CodePlan, http.StatusConflict, "‘%s’ is a held copy: fork it instead.", s.Name)
+			return refuse(CodePlan, "‘%s’ is a held copy: fork it instead.", s.Name)
 		}
 		// A ZFS restore's undo is a held copy: its restore is a swap.
 	}
 	// A snapshot without the identity reset neither forks nor is kept
 	// (section 9).
 	if (change == ChangeKeep || change == ChangeFork) && s.ForkSafe == nil {
-		return &Refusal{Code: CodePlan, Status: http.StatusConflict, Words: providers.NoResetWords(s.BoxName)}
+		return &Refusal{Code: CodePlan, Words: providers.NoResetWords(s.BoxName)}
 	}
 	if change == ChangeUnkeep && !s.Kept() {
-		return refuse(CodeConflict, http.StatusConflict, "‘%s’ is not kept.", s.Name)
+		return refuse(CodeConflict, "‘%s’ is not kept.", s.Name)
 	}
 	if change == ChangeUnkeep && s.BoxGoneAt != nil {
-		return refuse(CodeConflict, http.StatusConflict, "‘%s’ outlives its released box only because it is kept: keep it longer, or delete it.", s.Name)
+		return refuse(CodeConflict, "‘%s’ outlives its released box only because it is kept: keep it longer, or delete it.", s.Name)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"path"
 	"sort"
 	"strings"
@@ -27,9 +26,6 @@ import (
 
 // EvDownloaded is the box log's event of a download from a snapshot.
 const EvDownloaded = "downloaded"
-
-// CodeCannot is the refusal of something the box's backend cannot do.
-const CodeCannot = "cannot"
 
 // MaxShownBytes is the most of a file's text a page or an answer shows
 // inline; past it, it says so and offers the download.
@@ -51,7 +47,7 @@ func (s *Service) browserOf(b *Box) (providers.Browser, error) {
 	if br, ok := be.Snap.(providers.Browser); ok {
 		return br, nil
 	}
-	return nil, &Refusal{Code: CodeCannot, Status: http.StatusConflict, Words: CannotBrowseWords(be.Label)}
+	return nil, &Refusal{Code: CodeCannot, Words: CannotBrowseWords(be.Label)}
 }
 
 // CannotBrowseWords is why a backend without a Browser cannot show a
@@ -88,7 +84,7 @@ func (s *Service) lookable(ctx context.Context, c Caller, id string) (*Snapshot,
 		return nil, nil, nil, snapshotNotFound(id)
 	}
 	if sn.State != StateReady {
-		return nil, nil, nil, refuse(CodeConflict, http.StatusConflict, "‘%s’ is %s: there is nothing to look inside.", sn.Name, stateWords(sn.State))
+		return nil, nil, nil, refuse(CodeConflict, "‘%s’ is %s: there is nothing to look inside.", sn.Name, stateWords(sn.State))
 	}
 	br, err := s.browserOf(b)
 	if err != nil {
@@ -102,11 +98,11 @@ func filesError(sn *Snapshot, p string, err error) error {
 	var refused *providers.RefusedError
 	switch {
 	case errors.As(err, &refused):
-		return refuse(CodeInvalid, http.StatusBadRequest, "%s.", strings.TrimSuffix(refused.Why, "."))
+		return refuse(CodeInvalid, "%s.", strings.TrimSuffix(refused.Why, "."))
 	case errors.Is(err, providers.ErrNotFound):
-		return refuse(CodeNotFound, http.StatusNotFound, "No %s in ‘%s’.", shownPath(p), sn.Name)
+		return refuse(CodeNotFound, "No %s in ‘%s’.", shownPath(p), sn.Name)
 	case errors.Is(err, providers.ErrIncomplete):
-		return refuse(CodeConflict, http.StatusConflict, "‘%s’ cannot be read: %s", sn.Name, err.Error())
+		return refuse(CodeConflict, "‘%s’ cannot be read: %s", sn.Name, err.Error())
 	}
 	return fmt.Errorf("look inside %s: %w", sn.ID, err)
 }
@@ -446,7 +442,7 @@ func (s *Service) Compare(ctx context.Context, c Caller, id, against string, off
 		r := refOf(other, b)
 		otherRef = &r
 	} else if b.State != "ready" {
-		return nil, refuse(CodeConflict, http.StatusConflict, "%s is %s: there is no box now to compare with.", b.Name, b.State)
+		return nil, refuse(CodeConflict, "%s is %s: there is no box now to compare with.", b.Name, b.State)
 	}
 	if offset < 0 {
 		offset = 0
@@ -522,7 +518,7 @@ func (s *Service) compareTarget(ctx context.Context, c Caller, b *Box, ref strin
 		return nil, invalid("‘%s’ is of another box: compare snapshots of the same box.", other.Name)
 	}
 	if other.State != StateReady {
-		return nil, refuse(CodeConflict, http.StatusConflict, "‘%s’ is %s: there is nothing to compare with.", other.Name, stateWords(other.State))
+		return nil, refuse(CodeConflict, "‘%s’ is %s: there is nothing to compare with.", other.Name, stateWords(other.State))
 	}
 	return other, nil
 }

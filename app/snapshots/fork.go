@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -61,7 +60,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 		return nil, err
 	}
 	if existing, err := s.boxByName(ctx, name); err == nil && existing.State != "released" {
-		return nil, refuse(CodeConflict, http.StatusConflict, "A box named %s exists already.", name)
+		return nil, refuse(CodeConflict, "A box named %s exists already.", name)
 	}
 	var thread *string
 	switch {
@@ -95,7 +94,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 		if why == "" {
 			why = fmt.Sprintf("‘%s’ cannot be forked on %s.", sn.Name, be.Label)
 		}
-		return nil, refuse(CodePlan, http.StatusConflict, "%s", why)
+		return nil, refuse(CodePlan, "%s", why)
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 
@@ -70,9 +69,9 @@ func ImportResultOf(op *Operation) (*ImportResult, error) {
 		if op.Error != nil && *op.Error != "" {
 			words = *op.Error
 		}
-		return nil, &Refusal{Code: CodeInvalid, Status: http.StatusBadRequest, Words: words}
+		return nil, &Refusal{Code: CodeInvalid, Words: words}
 	}
-	return nil, refuse(CodeBusy, http.StatusAccepted, "The import %s is still running (at %s).", op.ID, op.Step)
+	return nil, refuse(CodeRunning, "The import %s is still running (at %s).", op.ID, op.Step)
 }
 
 // AdmitImport admits an import of a batch of staged export files of one
@@ -115,7 +114,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 				return err
 			}
 			if box.State == "released" || box.State == "releasing" {
-				return refuse(CodeConflict, http.StatusConflict, "%s was released here: its snapshots cannot be imported into it. Nothing was imported.", box.Name)
+				return refuse(CodeConflict, "%s was released here: its snapshots cannot be imported into it. Nothing was imported.", box.Name)
 			}
 			if be, err = s.backend(box.BackendID); err != nil {
 				return err
@@ -131,11 +130,11 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 				}
 			}
 			if be.ID == "" {
-				return refuse(CodePlan, http.StatusConflict, "No backend here imports snapshots of a %s box. Nothing was imported.", mb.Backend)
+				return refuse(CodePlan, "No backend here imports snapshots of a %s box. Nothing was imported.", mb.Backend)
 			}
 		}
 		if _, ok := be.Snap.(providers.Exporter); !ok {
-			return refuse(CodePlan, http.StatusConflict, "%s cannot import snapshots. Nothing was imported.", be.Label)
+			return refuse(CodePlan, "%s cannot import snapshots. Nothing was imported.", be.Label)
 		}
 		p.Backend = be.ID
 		// The snapshots it brings in are pinned until it ends: the
@@ -145,7 +144,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 			for _, es := range st.Manifest.Snapshots {
 				sn, err := s.snapshotByID(ctx, tx, es.ID)
 				if err == nil && sn.BoxID != mb.ID {
-					return refuse(CodeConflict, http.StatusConflict, "Snapshot %s is here already, on %s. Nothing was imported.", es.ID, sn.BoxName)
+					return refuse(CodeConflict, "Snapshot %s is here already, on %s. Nothing was imported.", es.ID, sn.BoxName)
 				} else if err == nil {
 					p.Already = append(p.Already, es.ID)
 				} else if errors.Is(err, errNoRow) {

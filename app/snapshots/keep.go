@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -111,7 +110,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 			return nil, err
 		}
 		if snapping := be.Snap.Snapshotting(sn.BoxKind); snapping == nil || snapping.KeepsPastRelease == providers.KeepsNo || snapping.Fork == providers.ForkNone {
-			return nil, refuse(CodePlan, http.StatusConflict, "Snapshots of %s cannot be kept: they could not be used after a release.", sn.BoxName)
+			return nil, refuse(CodePlan, "Snapshots of %s cannot be kept: they could not be used after a release.", sn.BoxName)
 		}
 	}
 	var op *Operation
@@ -222,6 +221,6 @@ func (s *Service) keepFits(ctx context.Context, q pgxQuerier, c Caller, b *Box, 
 			hidden++
 		}
 	}
-	return &Refusal{Code: CodeLimit, Status: http.StatusConflict, Words: strings.TrimSpace(fmt.Sprintf(
+	return &Refusal{Code: CodeLimit, Words: strings.TrimSpace(fmt.Sprintf(
 		"A kept undo counts in the %d: %s has %d of %d already. %s", perBox, b.Name, count, perBox, deleteWords(names, hidden)))}
 }

@@ -1,7 +1,5 @@
 package snapshots
 
-import "net/http"
-
 // Action is what a caller asks to do (section 3's columns).
 type Action string
 
@@ -57,7 +55,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		case ActSee, ActDelete, ActTake, ActRelease:
 			return nil
 		}
-		return refuse(CodeForbidden, http.StatusForbidden, "boxsnap does not %s by itself.", act)
+		return refuse(CodeForbidden, "boxsnap does not %s by itself.", act)
 	case CallerAgent:
 		// Moving snapshots is the person's (issue 13). An export carries
 		// every file of a box, secrets included, out of boxsnap; an import
@@ -66,14 +64,14 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		// code hands a copy to anyone who holds it.
 		switch act {
 		case ActExport:
-			return refuse(CodeForbidden, http.StatusForbidden, "Only the person can export snapshots: an export carries every file of the box, secrets included.")
+			return refuse(CodeForbidden, "Only the person can export snapshots: an export carries every file of the box, secrets included.")
 		case ActImport:
-			return refuse(CodeForbidden, http.StatusForbidden, "Only the person can import snapshots: an archive from outside is no agent's to bring in.")
+			return refuse(CodeForbidden, "Only the person can import snapshots: an archive from outside is no agent's to bring in.")
 		case ActShare:
-			return refuse(CodeForbidden, http.StatusForbidden, "Only the person can make, revoke or redeem a share code.")
+			return refuse(CodeForbidden, "Only the person can make, revoke or redeem a share code.")
 		}
 	default:
-		return refuse(CodeForbidden, http.StatusForbidden, "Sign in first.")
+		return refuse(CodeForbidden, "Sign in first.")
 	}
 
 	access := accessNone
@@ -112,20 +110,20 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 			return nil
 		}
 		if s.Kept() || s.OwnerKind == "person" {
-			return refuse(CodeForbidden, http.StatusForbidden, "‘%s’ is kept by the person: only the person can delete it.", s.Name)
+			return refuse(CodeForbidden, "‘%s’ is kept by the person: only the person can delete it.", s.Name)
 		}
 		if s.ByKind != "agent" || s.ByThreadID == nil || *s.ByThreadID != c.Thread {
-			return refuse(CodeForbidden, http.StatusForbidden, "‘%s’ was not taken by an agent of this thread: only the person can delete it.", s.Name)
+			return refuse(CodeForbidden, "‘%s’ was not taken by an agent of this thread: only the person can delete it.", s.Name)
 		}
 		return nil
 	case ActKeep, ActUnkeep:
-		return refuse(CodeForbidden, http.StatusForbidden, "Only the person can keep a snapshot.")
+		return refuse(CodeForbidden, "Only the person can keep a snapshot.")
 	case ActRename, ActNote:
-		return refuse(CodeForbidden, http.StatusForbidden, "Only the person can rename a snapshot or change its note.")
+		return refuse(CodeForbidden, "Only the person can rename a snapshot or change its note.")
 	case ActRelease:
 		return MayBox(c, BoxRelease, b)
 	}
-	return refuse(CodeForbidden, http.StatusForbidden, "Not allowed.")
+	return refuse(CodeForbidden, "Not allowed.")
 }
 
 // agentSees is section 3's "See" column: on its own box, the agent sees its

@@ -1,7 +1,5 @@
 package snapshots
 
-import "net/http"
-
 // BoxAction is what a caller asks to do with a box itself, beside MayAct's
 // actions on its snapshots.
 type BoxAction string
@@ -33,10 +31,10 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		if act == BoxRelease {
 			return nil
 		}
-		return refuse(CodeForbidden, http.StatusForbidden, "boxsnap does not %s by itself.", act)
+		return refuse(CodeForbidden, "boxsnap does not %s by itself.", act)
 	case CallerAgent:
 	default:
-		return refuse(CodeForbidden, http.StatusForbidden, "Sign in first.")
+		return refuse(CodeForbidden, "Sign in first.")
 	}
 	switch act {
 	case BoxFromTemplate:
@@ -44,7 +42,7 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 	case BoxFromParts:
 		return agentLeaveOut("command")
 	case BoxAdopt:
-		return refuse(CodeForbidden, http.StatusForbidden, "Only the person adopts a guest or a folder that exists already.")
+		return refuse(CodeForbidden, "Only the person adopts a guest or a folder that exists already.")
 	case BoxRelease:
 		if b == nil {
 			return boxNotFound("")
@@ -52,19 +50,19 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		if b.State == "released" || b.ThreadID == nil || *b.ThreadID != c.Thread {
 			if agentAccess(c.Thread, b) == accessRunsOn && b.State != "released" {
 				// It sees the box it runs on, so it may read why.
-				return refuse(CodeForbidden, http.StatusForbidden, "Only the box's own thread or the person can release %s.", b.Name)
+				return refuse(CodeForbidden, "Only the box's own thread or the person can release %s.", b.Name)
 			}
 			return boxNotFound(b.Name)
 		}
 		return nil
 	}
-	return refuse(CodeForbidden, http.StatusForbidden, "Not allowed.")
+	return refuse(CodeForbidden, "Not allowed.")
 }
 
 // agentLeaveOut is the one home of the words refusing a field an agent may
 // not send when it asks for a box.
 func agentLeaveOut(field string) *Refusal {
-	return refuse(CodeForbidden, http.StatusForbidden, "An agent makes a box only from a box template, by name: leave out %s.", field)
+	return refuse(CodeForbidden, "An agent makes a box only from a box template, by name: leave out %s.", field)
 }
 
 // agentBoxFields refuses, in words, the first field of req an agent may not
@@ -83,7 +81,7 @@ func agentBoxFields(req BoxRequest) error {
 		}
 	}
 	if req.Template == "" {
-		return refuse(CodeInvalid, http.StatusBadRequest, "An agent makes a box only from a box template, by name: name one in template.")
+		return refuse(CodeInvalid, "An agent makes a box only from a box template, by name: name one in template.")
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"net/http"
 	"os"
 	"regexp"
 	"sort"
@@ -144,7 +143,7 @@ func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refuse(CodePlan, http.StatusConflict, "%s cannot export snapshots: boxsnap reads its snapshots only where they live.", be.Label)
+		return nil, refuse(CodePlan, "%s cannot export snapshots: boxsnap reads its snapshots only where they live.", be.Label)
 	}
 	e := &Export{s: s, c: c, box: b, be: be, exporter: ex}
 	seen := map[string]bool{}
@@ -158,7 +157,7 @@ func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (
 		}
 		seen[sn.ID] = true
 		if sn.State != StateReady {
-			return nil, refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be exported.", sn.Name, stateWords(sn.State))
+			return nil, refuse(CodePlan, "‘%s’ is %s: it cannot be exported.", sn.Name, stateWords(sn.State))
 		}
 		e.snaps = append(e.snaps, sn)
 	}
@@ -171,7 +170,7 @@ func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (
 			return nil, err
 		}
 		if base.State != StateReady {
-			return nil, refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be a base.", base.Name, stateWords(base.State))
+			return nil, refuse(CodePlan, "‘%s’ is %s: it cannot be a base.", base.Name, stateWords(base.State))
 		}
 		if seen[base.ID] {
 			return nil, invalid("‘%s’ is both exported and the base: a base is one the receiver already holds.", base.Name)
@@ -319,8 +318,8 @@ func (s *Service) Stage(ctx context.Context, name string, r io.Reader) (*Staged,
 			st.Remove()
 		}
 	}()
-	bad := func(format string, a ...any) error {
-		return refuse(CodeInvalid, http.StatusBadRequest, "%s: %s. Nothing was imported.", name, fmt.Sprintf(format, a...))
+	bad := func(format string, a ...any) *Refusal {
+		return refuse(CodeInvalid, "%s: %s. Nothing was imported.", name, fmt.Sprintf(format, a...))
 	}
 	type got struct {
 		f     *os.File
@@ -345,11 +344,7 @@ func (s *Service) Stage(ctx context.Context, name string, r io.Reader) (*Staged,
 			break
 		}
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return nil, err
-			}
-			return nil, bad("it is not a boxsnap export file, or it is cut short (%v)", err)
+			return nil, cutShort(bad("it is not a boxsnap export file, or it is cut short (%v)", err), err)
 		}
 		if sawManifest {
 			return nil, bad("it holds %s after its manifest", hdr.Name)
@@ -388,11 +383,7 @@ func (s *Service) Stage(ctx context.Context, name string, r io.Reader) (*Staged,
 		}
 		k, err := io.Copy(io.MultiWriter(g.f, g.sum), tr)
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return nil, err
-			}
-			return nil, bad("the archive of snapshot %s is cut short (%v)", id, err)
+			return nil, cutShort(bad("the archive of snapshot %s is cut short (%v)", id, err), err)
 		}
 		g.parts++
 		g.size += k
@@ -598,4 +589,12 @@ func (s *Service) freeBoxName(ctx context.Context, q pgxQuerier, name string) (s
 func (s *Service) secrets(ctx context.Context) providers.Secrets {
 	st, _ := s.Settings(ctx)
 	return providers.DefaultSecrets().With(st.AlsoRemove)
+}
+
+// cutShort is a refusal of an export file that stopped, which keeps the
+// reader's error as its cause: a surface that capped the body it read tells
+// its own "too large" from it.
+func cutShort(r *Refusal, err error) *Refusal {
+	r.cause = err
+	return r
 }

@@ -2,7 +2,6 @@ package snapshots
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 	"unicode"
@@ -26,13 +25,13 @@ func UndoName(t time.Time, tz *time.Location) string {
 func CleanName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", refuse(CodeInvalid, http.StatusBadRequest, "A snapshot's name cannot be empty.")
+		return "", refuse(CodeInvalid, "A snapshot's name cannot be empty.")
 	}
 	if n := utf8.RuneCountInString(name); n > MaxNameLength {
-		return "", refuse(CodeInvalid, http.StatusBadRequest, "A snapshot's name is at most %d characters; this one has %d.", MaxNameLength, n)
+		return "", refuse(CodeInvalid, "A snapshot's name is at most %d characters; this one has %d.", MaxNameLength, n)
 	}
 	if !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 || strings.IndexFunc(name, isBidiControl) >= 0 {
-		return "", refuse(CodeInvalid, http.StatusBadRequest, "A snapshot's name cannot hold control characters.")
+		return "", refuse(CodeInvalid, "A snapshot's name cannot hold control characters.")
 	}
 	return name, nil
 }
@@ -44,10 +43,10 @@ func CleanNote(note string) (*string, error) {
 		return nil, nil
 	}
 	if len(note) > MaxNoteBytes {
-		return nil, refuse(CodeInvalid, http.StatusBadRequest, "A note is at most 1 KB; this one is %d bytes.", len(note))
+		return nil, refuse(CodeInvalid, "A note is at most 1 KB; this one is %d bytes.", len(note))
 	}
 	if !utf8.ValidString(note) {
-		return nil, refuse(CodeInvalid, http.StatusBadRequest, "A note must be text.")
+		return nil, refuse(CodeInvalid, "A note must be text.")
 	}
 	if err := CheckText("A note", note); err != nil {
 		return nil, err

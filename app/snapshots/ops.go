@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,7 +50,7 @@ func (s *Service) existingRequest(ctx context.Context, q pgxQuerier, c Caller, r
 		return nil, err
 	}
 	if op.Kind != kind || (target != nil && (op.Target == nil || *op.Target != *target)) {
-		return nil, refuse(CodeConflict, http.StatusConflict, "The request ID %s was used for another operation (%s %s).", requestID, op.Kind, op.ID)
+		return nil, refuse(CodeConflict, "The request ID %s was used for another operation (%s %s).", requestID, op.Kind, op.ID)
 	}
 	return op, nil
 }
@@ -155,7 +154,7 @@ func (s *Service) unsettled(ctx context.Context, q pgxQuerier, b *Box) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	return refuse(CodeBusy, http.StatusConflict, "%s Check now first.", UnknownWords(b.Name, ops[0]))
+	return refuse(CodeBusy, "%s Check now first.", UnknownWords(b.Name, ops[0]))
 }
 
 // UnknownWords says what boxsnap could not confirm (section 6: "boxsnap
@@ -200,11 +199,11 @@ func (s *Service) opByQuery(ctx context.Context, q pgxQuerier, name string, args
 // its own thread's.
 func (s *Service) Operation(ctx context.Context, c Caller, id string) (*Operation, error) {
 	if !ValidID(PrefixOperation, id) {
-		return nil, refuse(CodeNotFound, http.StatusNotFound, "No operation %s that you can see.", id)
+		return nil, refuse(CodeNotFound, "No operation %s that you can see.", id)
 	}
 	op, err := s.opByQuery(ctx, s.st.Pool, "CoreOpByID", id)
 	if errors.Is(err, errNoRow) || (err == nil && c.Kind == CallerAgent && (op.ByThreadID == nil || *op.ByThreadID != c.Thread)) {
-		return nil, refuse(CodeNotFound, http.StatusNotFound, "No operation %s that you can see.", id)
+		return nil, refuse(CodeNotFound, "No operation %s that you can see.", id)
 	}
 	return op, err
 }

@@ -29,7 +29,7 @@ func (s *Service) Picture(ctx context.Context, c Caller, id string) (*Picture, e
 	var p Picture
 	err = s.st.Pool.QueryRow(ctx, s.st.Q("CorePictureGet"), sn.ID).Scan(&p.JPEG, &p.Width, &p.Height)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, 404, "‘%s’ has no picture.", sn.Name)
+		return nil, refuse(CodeNotFound, "‘%s’ has no picture.", sn.Name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read picture: %w", err)

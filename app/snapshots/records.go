@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 
 	"github.com/jackc/pgx/v5"
@@ -22,7 +21,7 @@ func (s *Service) snapshotByQuery(ctx context.Context, q pgxQuerier, name string
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return nil, refuse(CodeConflict, http.StatusConflict, "That name is taken on this box.")
+		return nil, refuse(CodeConflict, "That name is taken on this box.")
 	}
 	return sn, err
 }
@@ -129,7 +128,7 @@ func (s *Service) SnapshotOfBox(ctx context.Context, c Caller, boxRef, ref strin
 			return sn, b, nil
 		}
 	}
-	return nil, nil, refuse(CodeNotFound, http.StatusNotFound, "No snapshot named ‘%s’ on %s that you can see.", ref, b.Name)
+	return nil, nil, refuse(CodeNotFound, "No snapshot named ‘%s’ on %s that you can see.", ref, b.Name)
 }
 
 // BoxSnapshots is one box with the snapshots the caller may see.

@@ -3,39 +3,64 @@ package snapshots
 import (
 	"errors"
 	"fmt"
-	"net/http"
 )
 
 // Refusal is a refusal in the specification's words. Nothing has changed
-// when one is returned. Status is the HTTP status the API answers with;
-// TryAgain is set when the refusal holds only for now (decided during unit
-// 5: a storage too full, a backup's lock).
+// when one is returned. Code says what kind of refusal it is; each surface
+// turns a code into its own answer (the API's and the web's HTTP status, in
+// one place each). TryAgain is set when the refusal holds only for now
+// (decided during unit 5: a storage too full, a backup's lock).
 type Refusal struct {
-	Code     string
+	Code     Code
 	Words    string
-	Status   int
 	TryAgain bool
+	// cause is what made it, where that was an error of the caller's own
+	// (a reader that stopped), so the caller can still tell it with
+	// errors.As.
+	cause error
 }
 
 func (r *Refusal) Error() string { return r.Words }
 
-func refuse(code string, status int, format string, args ...any) *Refusal {
-	return &Refusal{Code: code, Status: status, Words: fmt.Sprintf(format, args...)}
+// Unwrap is the caller's own error that made the refusal, if any.
+func (r *Refusal) Unwrap() error { return r.cause }
+
+func refuse(code Code, format string, args ...any) *Refusal {
+	return &Refusal{Code: code, Words: fmt.Sprintf(format, args...)}
 }
+
+// Code is the kind of a refusal, the same on every surface (the API's
+// "code").
+type Code string
 
 // Refusal codes.
 const (
-	CodeNotFound  = "not_found"
-	CodeInvalid   = "invalid"
-	CodeForbidden = "forbidden"
-	CodeConflict  = "conflict"
-	CodeLimit     = "limit"
-	CodeRoom      = "room"
-	CodeLocked    = "locked"
-	CodeGuard     = "guard"
-	CodeBusy      = "busy"
-	CodePlan      = "plan"
+	CodeNotFound  Code = "not_found" // no such thing that the caller can see
+	CodeInvalid   Code = "invalid"   // the request itself is wrong
+	CodeForbidden Code = "forbidden" // the caller may not do this
+	CodeConflict  Code = "conflict"  // the state of things does not allow it now
+	CodeLimit     Code = "limit"     // a limit (snapshots per box, kept) is reached
+	CodeRoom      Code = "room"      // the storage has no room
+	CodeLocked    Code = "locked"    // the backend holds a lock on the box
+	CodeGuard     Code = "guard"     // a restore's guard (work, terminals, the desktop)
+	CodeBusy      Code = "busy"      // another operation of the box runs
+	CodePlan      Code = "plan"      // the backend's plan does not offer it
+	CodeCannot    Code = "cannot"    // the box's backend cannot do this at all
+	CodeProtected Code = "protected" // a snapshot boxsnap never deletes by itself
+	CodeGone      Code = "gone"      // it was there and is no more (a share code)
+	CodeRunning   Code = "running"   // what was asked for is still running
+	CodeBackend   Code = "backend"   // the backend refused what was asked
+	// CodeUnreachable: a backend or another boxsnap does not answer.
+	CodeUnreachable Code = "unreachable"
 )
+
+// Codes are every refusal code of the core, for the surfaces' tests that
+// each has its answer.
+func Codes() []Code {
+	return []Code{CodeNotFound, CodeInvalid, CodeForbidden, CodeConflict, CodeLimit, CodeRoom,
+		CodeLocked, CodeGuard, CodeBusy, CodePlan, CodeCannot, CodeProtected, CodeGone,
+		CodeRunning, CodeBackend, CodeUnreachable}
+}
 
 // AsRefusal returns err's Refusal, if it is one.
 func AsRefusal(err error) (*Refusal, bool) {
@@ -46,16 +71,17 @@ func AsRefusal(err error) (*Refusal, bool) {
 	return nil, false
 }
 
-// notFound is what a caller reads for a snapshot it may not see as for one
-// that does not exist, so a guessed ID tells nothing (section 3, G12).
+// snapshotNotFound is what a caller reads for a snapshot it may not see as
+// for one that does not exist, so a guessed ID tells nothing (section 3,
+// G12).
 func snapshotNotFound(id string) *Refusal {
-	return refuse(CodeNotFound, http.StatusNotFound, "No snapshot %s that you can see.", id)
+	return refuse(CodeNotFound, "No snapshot %s that you can see.", id)
 }
 
 func boxNotFound(ref string) *Refusal {
-	return refuse(CodeNotFound, http.StatusNotFound, "No box %s that you can see.", ref)
+	return refuse(CodeNotFound, "No box %s that you can see.", ref)
 }
 
 func invalid(format string, args ...any) *Refusal {
-	return refuse(CodeInvalid, http.StatusBadRequest, format, args...)
+	return refuse(CodeInvalid, format, args...)
 }

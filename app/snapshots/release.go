@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,7 +24,7 @@ func (s *Service) ReleaseBox(ctx context.Context, c Caller, ref, requestID strin
 // held copies made already stay kept (section 7; unit 8).
 func (s *Service) ReleaseBoxDeletingKept(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, http.StatusForbidden, "Only the person deletes what they kept.")
+		return nil, refuse(CodeForbidden, "Only the person deletes what they kept.")
 	}
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{DeleteKept: true})
 }
@@ -48,7 +47,7 @@ func (s *Service) releaseBox(ctx context.Context, c Caller, ref, requestID strin
 			return err
 		}
 		if b.State != "ready" {
-			return refuse(CodeConflict, http.StatusConflict, "%s is %s already.", b.Name, b.State)
+			return refuse(CodeConflict, "%s is %s already.", b.Name, b.State)
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -144,16 +143,16 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		return nil, err
 	}
 	if c.Kind == CallerAgent && !settings.AgentsMayRestore {
-		return nil, refuse(CodeForbidden, http.StatusForbidden, "Agents do not restore boxes by themselves in this install: ask the person to restore %s.", b.Name)
+		return nil, refuse(CodeForbidden, "Agents do not restore boxes by themselves in this install: ask the person to restore %s.", b.Name)
 	}
 	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
-		return nil, refuse(CodeForbidden, http.StatusForbidden, "Only the person restores a memory snapshot in this install.")
+		return nil, refuse(CodeForbidden, "Only the person restores a memory snapshot in this install.")
 	}
 	if b.IsExecutionMachine() {
-		return nil, refuse(CodeGuard, http.StatusConflict, "%s", s.executionMachineWords(ctx, b))
+		return nil, refuse(CodeGuard, "%s", s.executionMachineWords(ctx, b))
 	}
 	if sn.BoxID != b.ID {
-		return nil, refuse(CodePlan, http.StatusConflict, "‘%s’ is a snapshot of %s: fork it instead.", sn.Name, sn.BoxName)
+		return nil, refuse(CodePlan, "‘%s’ is a snapshot of %s: fork it instead.", sn.Name, sn.BoxName)
 	}
 	if sn.Guest == "earlier" {
 		// Its guest is not the box's: only its own words say why (step 1).
@@ -171,7 +170,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		return nil, s.planError(b, be, err)
 	}
 	if plan.Locked != nil {
-		return nil, &Refusal{Code: CodeLocked, Status: http.StatusConflict, TryAgain: plan.Locked.Lock == "backup",
+		return nil, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
 			Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, strings.TrimSuffix(plan.Locked.Fix, "."))}
 	}
 	if plan.Restore.Way == providers.WayNone || plan.Restore.Why != "" {
@@ -179,16 +178,16 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		if why == "" {
 			why = fmt.Sprintf("%s cannot be restored on %s.", b.Name, be.Label)
 		}
-		return nil, &Refusal{Code: CodePlan, Status: http.StatusConflict, Words: why, TryAgain: plan.Restore.TryAgain}
+		return nil, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
 	}
 	guard := s.Guard(ctx, c, b)
 	if len(guard) > 0 && (c.Kind == CallerAgent || !req.Force) {
 		w := strings.Join(guard, " ")
 		if c.Kind == CallerAgent {
-			return nil, &Refusal{Code: CodeGuard, Status: http.StatusConflict, TryAgain: true,
+			return nil, &Refusal{Code: CodeGuard, TryAgain: true,
 				Words: fmt.Sprintf("%s cannot be restored now. %s", b.Name, w)}
 		}
-		return nil, &Refusal{Code: CodeGuard, Status: http.StatusConflict,
+		return nil, &Refusal{Code: CodeGuard,
 			Words: fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", b.Name, w)}
 	}
 	if sn.Guest == "held-copy" {
@@ -198,7 +197,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	}
 	if !req.NoUndo {
 		if plan.Restore.Undo == providers.UndoNone {
-			return nil, refuse(CodePlan, http.StatusConflict, "No undo can be taken of %s on %s, so it is not restored.", b.Name, be.Label)
+			return nil, refuse(CodePlan, "No undo can be taken of %s on %s, so it is not restored.", b.Name, be.Label)
 		}
 		if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 			return nil, undoRoomWords(c, err)
@@ -214,7 +213,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			return err
 		}
 		if b.State != "ready" {
-			return refuse(CodeBusy, http.StatusConflict, "%s is being released.", b.Name)
+			return refuse(CodeBusy, "%s is being released.", b.Name)
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
@@ -584,5 +583,5 @@ func undoRoomWords(c Caller, err error) error {
 	if c.IsPerson() {
 		words += " Or untick the undo to restore without one."
 	}
-	return &Refusal{Code: r.Code, Status: r.Status, TryAgain: r.TryAgain, Words: words}
+	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: words}
 }

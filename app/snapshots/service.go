@@ -151,7 +151,7 @@ func (s *Service) RegisterBackends(ctx context.Context) error {
 func (s *Service) backend(id string) (Backend, error) {
 	b, ok := s.backends[id]
 	if !ok {
-		return Backend{}, &Refusal{Code: CodePlan, Status: 409, Words: fmt.Sprintf("The backend %s is not in settings: its boxes and snapshots are unavailable.", id), TryAgain: true}
+		return Backend{}, &Refusal{Code: CodePlan, Words: fmt.Sprintf("The backend %s is not in settings: its boxes and snapshots are unavailable.", id), TryAgain: true}
 	}
 	return b, nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net/http"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -69,7 +68,7 @@ func (st Settings) Validate() error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return &Refusal{Code: CodeInvalid, Status: http.StatusBadRequest, Words: err.Error()}
+		return &Refusal{Code: CodeInvalid, Words: err.Error()}
 	}
 	return nil
 }
@@ -116,7 +115,7 @@ func (s *Service) readSettings(ctx context.Context) (Settings, error) {
 // SaveSettings validates and saves the settings; only the person may.
 func (s *Service) SaveSettings(ctx context.Context, c Caller, st Settings) error {
 	if !c.IsPerson() {
-		return refuse(CodeForbidden, http.StatusForbidden, "Only the person changes settings.")
+		return refuse(CodeForbidden, "Only the person changes settings.")
 	}
 	if err := st.Validate(); err != nil {
 		return err

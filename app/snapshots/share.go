@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
 
@@ -88,7 +87,7 @@ func (s *Service) PlanShare(ctx context.Context, c Caller, box, snapshot string)
 		return p, err
 	}
 	if sn.State != StateReady {
-		return p, refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be shared.", sn.Name, stateWords(sn.State))
+		return p, refuse(CodePlan, "‘%s’ is %s: it cannot be shared.", sn.Name, stateWords(sn.State))
 	}
 	st, err := s.Settings(ctx)
 	if err != nil {
@@ -101,7 +100,7 @@ func (s *Service) PlanShare(ctx context.Context, c Caller, box, snapshot string)
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return p, refuse(CodePlan, http.StatusConflict, "%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", be.Label)
+		return p, refuse(CodePlan, "%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", be.Label)
 	}
 	if p.Removed, err = ex.ScrubbedPaths(ctx, refOf(sn, b), s.secrets(ctx)); err != nil {
 		return p, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
@@ -121,7 +120,7 @@ func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string,
 		return nil, err
 	}
 	if sn.State != StateReady {
-		return nil, refuse(CodePlan, http.StatusConflict, "‘%s’ is %s: it cannot be shared.", sn.Name, stateWords(sn.State))
+		return nil, refuse(CodePlan, "‘%s’ is %s: it cannot be shared.", sn.Name, stateWords(sn.State))
 	}
 	st, err := s.Settings(ctx)
 	if err != nil {
@@ -139,7 +138,7 @@ func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string,
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refuse(CodePlan, http.StatusConflict, "%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", be.Label)
+		return nil, refuse(CodePlan, "%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", be.Label)
 	}
 	extra := st.AlsoRemove
 	if extra == nil {
@@ -214,7 +213,7 @@ func (s *Service) RevokeShare(ctx context.Context, c Caller, id string) (*Share,
 	}
 	sh, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Share])
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, http.StatusNotFound, "No live share code %s.", id)
+		return nil, refuse(CodeNotFound, "No live share code %s.", id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("revoke share code: %w", err)
@@ -236,16 +235,16 @@ func (s *Service) shareByCode(ctx context.Context, code string) (*Share, error) 
 	}
 	sh, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Share])
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, http.StatusNotFound, "No share code like that works here.")
+		return nil, refuse(CodeNotFound, "No share code like that works here.")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read share code: %w", err)
 	}
 	if sh.RevokedAt != nil {
-		return nil, refuse(CodeConflict, http.StatusGone, "This share code was revoked.")
+		return nil, refuse(CodeGone, "This share code was revoked.")
 	}
 	if !s.now().Before(sh.ExpiresAt) {
-		return nil, refuse(CodeConflict, http.StatusGone, "This share code expired on %s.", sh.ExpiresAt.In(s.TimeZone(ctx)).Format("2 Jan 15:04"))
+		return nil, refuse(CodeGone, "This share code expired on %s.", sh.ExpiresAt.In(s.TimeZone(ctx)).Format("2 Jan 15:04"))
 	}
 	return sh, nil
 }
@@ -273,10 +272,10 @@ func (s *Service) PlanShared(ctx context.Context, code string) (*SharedExport, e
 	}
 	sn, err := s.snapshotByID(ctx, s.st.Pool, sh.SnapshotID)
 	if err != nil {
-		return nil, refuse(CodeNotFound, http.StatusGone, "The snapshot of this share code is gone.")
+		return nil, refuse(CodeGone, "The snapshot of this share code is gone.")
 	}
 	if sn.State != StateReady {
-		return nil, refuse(CodePlan, http.StatusConflict, "The snapshot of this share code is %s.", stateWords(sn.State))
+		return nil, refuse(CodePlan, "The snapshot of this share code is %s.", stateWords(sn.State))
 	}
 	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
@@ -288,7 +287,7 @@ func (s *Service) PlanShared(ctx context.Context, code string) (*SharedExport, e
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refuse(CodePlan, http.StatusConflict, "%s cannot share snapshots.", be.Label)
+		return nil, refuse(CodePlan, "%s cannot share snapshots.", be.Label)
 	}
 	return &SharedExport{s: s, share: sh, sn: sn, box: b, ex: ex, kind: be.Kind}, nil
 }

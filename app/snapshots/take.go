@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -69,7 +68,7 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 	}
 	snapping := be.Snap.Snapshotting(b.Kind)
 	if snapping == nil {
-		return nil, nil, refuse(CodePlan, http.StatusConflict, "Boxes on %s have no snapshots.", be.Label)
+		return nil, nil, refuse(CodePlan, "Boxes on %s have no snapshots.", be.Label)
 	}
 	if req.Memory && !snapping.OffersMemory() {
 		return nil, nil, invalid("%s's snapshots hold the disk only: pass memory false.", b.Name)
@@ -106,7 +105,7 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			return err
 		}
 		if b.State != "ready" {
-			return refuse(CodeBusy, http.StatusConflict, "%s is being released: it takes no snapshots.", b.Name)
+			return refuse(CodeBusy, "%s is being released: it takes no snapshots.", b.Name)
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
@@ -200,15 +199,15 @@ func (s *Service) planError(b *Box, be Backend, err error) error {
 	var refused *providers.RefusedError
 	switch {
 	case errors.As(err, &locked):
-		return &Refusal{Code: CodeLocked, Status: http.StatusConflict, TryAgain: locked.Lock.Lock == "backup",
+		return &Refusal{Code: CodeLocked, TryAgain: locked.Lock.Lock == "backup",
 			Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, locked.Lock.Lock, strings.TrimSuffix(locked.Lock.Fix, "."))}
 	case errors.As(err, &refused):
-		return &Refusal{Code: CodePlan, Status: http.StatusConflict, Words: refused.Why, TryAgain: refused.TryAgain}
+		return &Refusal{Code: CodePlan, Words: refused.Why, TryAgain: refused.TryAgain}
 	case errors.Is(err, providers.ErrUnreachable):
-		return &Refusal{Code: CodePlan, Status: http.StatusServiceUnavailable, TryAgain: true,
+		return &Refusal{Code: CodeUnreachable, TryAgain: true,
 			Words: fmt.Sprintf("%s does not answer: boxsnap cannot plan a snapshot of %s now.", hostWords(b, be), b.Name)}
 	case errors.Is(err, providers.ErrNotFound):
-		return &Refusal{Code: CodePlan, Status: http.StatusConflict,
+		return &Refusal{Code: CodePlan,
 			Words: fmt.Sprintf("%s is gone from %s: boxsnap cannot find its guest.", b.Name, be.Label)}
 	}
 	return fmt.Errorf("plan %s: %w", b.Name, err)
@@ -224,11 +223,11 @@ func hostWords(b *Box, be Backend) string {
 // takeAllowed applies the plan and the room rule to a take (section 8).
 func (s *Service) takeAllowed(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings) error {
 	if plan.Locked != nil {
-		return &Refusal{Code: CodeLocked, Status: http.StatusConflict, TryAgain: plan.Locked.Lock == "backup",
+		return &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
 			Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, strings.TrimSuffix(plan.Locked.Fix, "."))}
 	}
 	if !plan.Take.OK {
-		return &Refusal{Code: CodePlan, Status: http.StatusConflict, Words: plan.Take.Why, TryAgain: plan.Take.TryAgain}
+		return &Refusal{Code: CodePlan, Words: plan.Take.Why, TryAgain: plan.Take.TryAgain}
 	}
 	return s.roomFor(ctx, c, b, be, plan, st, plan.Take.AddsBytes)
 }
@@ -243,12 +242,12 @@ func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, pla
 	}
 	where := hostWords(b, be)
 	if full > float64(st.RoomPercent) {
-		return &Refusal{Code: CodeRoom, Status: http.StatusConflict, TryAgain: true,
+		return &Refusal{Code: CodeRoom, TryAgain: true,
 			Words: fmt.Sprintf("%s's storage would be %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
 				where, full, st.RoomPercent, s.freeableWords(ctx, c, b))}
 	}
 	if m := plan.Storage.MetadataPercentFull; m != nil && *m > float64(st.RoomPercent-MetadataBelowRoom) {
-		return &Refusal{Code: CodeRoom, Status: http.StatusConflict, TryAgain: true,
+		return &Refusal{Code: CodeRoom, TryAgain: true,
 			Words: fmt.Sprintf("%s's thin pool metadata is %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
 				where, *m, st.RoomPercent-MetadataBelowRoom, s.freeableWords(ctx, c, b))}
 	}
@@ -329,7 +328,7 @@ func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, pe
 			hidden++
 		}
 	}
-	return "", &Refusal{Code: CodeLimit, Status: http.StatusConflict,
+	return "", &Refusal{Code: CodeLimit,
 		Words: strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots. %s", b.Name, count, perBox, deleteWords(names, hidden)))}
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -129,7 +128,7 @@ func (s *Service) CheckTemplate(t BoxTemplate) error {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return &Refusal{Code: CodeInvalid, Status: http.StatusBadRequest, Words: err.Error()}
+		return &Refusal{Code: CodeInvalid, Words: err.Error()}
 	}
 	return nil
 }
@@ -163,7 +162,7 @@ func (s *Service) Templates(ctx context.Context) ([]BoxTemplate, error) {
 
 // errNoTemplate is the refusal of a template name boxsnap does not have.
 func noTemplate() *Refusal {
-	return refuse(CodeNotFound, http.StatusNotFound, "No box template by that name: the owner makes box templates on the Settings page.")
+	return refuse(CodeNotFound, "No box template by that name: the owner makes box templates on the Settings page.")
 }
 
 // Template reads one box template by its name.
@@ -188,7 +187,7 @@ func (s *Service) Template(ctx context.Context, name string) (BoxTemplate, error
 // SaveTemplate adds or changes a box template; only the person may.
 func (s *Service) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) error {
 	if !c.IsPerson() {
-		return refuse(CodeForbidden, http.StatusForbidden, "Only the person changes box templates.")
+		return refuse(CodeForbidden, "Only the person changes box templates.")
 	}
 	if t.Env == nil {
 		t.Env = map[string]string{}
@@ -208,7 +207,7 @@ func (s *Service) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) err
 // person may.
 func (s *Service) DeleteTemplate(ctx context.Context, c Caller, name string) error {
 	if !c.IsPerson() {
-		return refuse(CodeForbidden, http.StatusForbidden, "Only the person changes box templates.")
+		return refuse(CodeForbidden, "Only the person changes box templates.")
 	}
 	if !boxNameRE.MatchString(name) {
 		return noTemplate()

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"unicode/utf8"
 
@@ -22,7 +21,7 @@ const MaxThreadTitle = 120
 // returned once and kept only as a hash. Only the person makes threads.
 func (s *Service) CreateThread(ctx context.Context, c Caller, title string) (*Thread, string, error) {
 	if !c.IsPerson() {
-		return nil, "", refuse(CodeForbidden, http.StatusForbidden, "Only the person makes threads.")
+		return nil, "", refuse(CodeForbidden, "Only the person makes threads.")
 	}
 	title = strings.TrimSpace(title)
 	if title == "" || utf8.RuneCountInString(title) > MaxThreadTitle {
@@ -72,7 +71,7 @@ func (s *Service) thread(ctx context.Context, id string) (*Thread, error) {
 	}
 	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Thread])
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, http.StatusNotFound, "No thread %s.", id)
+		return nil, refuse(CodeNotFound, "No thread %s.", id)
 	}
 	return t, err
 }
@@ -80,7 +79,7 @@ func (s *Service) thread(ctx context.Context, id string) (*Thread, error) {
 // Thread reads one thread; an agent reads only its own.
 func (s *Service) Thread(ctx context.Context, c Caller, id string) (*Thread, error) {
 	if c.Kind == CallerAgent && c.Thread != id {
-		return nil, refuse(CodeNotFound, http.StatusNotFound, "No thread %s.", id)
+		return nil, refuse(CodeNotFound, "No thread %s.", id)
 	}
 	return s.thread(ctx, id)
 }

@@ -70,7 +70,7 @@ func (s *Server) newBox(w http.ResponseWriter, r *http.Request) {
 			// A backend's own words (a template that does not exist, a
 			// guest already taken) are the person's to read too.
 			s.logger(r).Warn("make box", "err", err)
-			err = &snapshots.Refusal{Code: snapshots.CodePlan, Status: http.StatusUnprocessableEntity, Words: "The box was not made: " + err.Error()}
+			err = &snapshots.Refusal{Code: snapshots.CodeBackend, Words: "The box was not made: " + err.Error()}
 		}
 		s.refused(w, r, err)
 		return

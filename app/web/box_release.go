@@ -57,7 +57,7 @@ func (s *Server) showRelease(w http.ResponseWriter, r *http.Request) {
 	if err == nil && (len(list) != 1 || chi.URLParam(r, "box") == "") {
 		_, err = s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
 		if err == nil {
-			err = &snapshots.Refusal{Code: snapshots.CodeNotFound, Status: http.StatusNotFound, Words: "No such box."}
+			err = &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: "No such box."}
 		}
 	}
 	if err != nil {

@@ -144,7 +144,7 @@ func (s *Server) flash(w http.ResponseWriter, r *http.Request) string {
 // refused answers a refusal with its words and status, or fails.
 func (s *Server) refused(w http.ResponseWriter, r *http.Request, err error) {
 	if ref, ok := snapshots.AsRefusal(err); ok {
-		s.render(w, r, ref.Status, "error", errorPage{Page: views.Page{Title: "Refused", SignedIn: true},
+		s.render(w, r, codeStatus(ref.Code), "error", errorPage{Page: views.Page{Title: "Refused", SignedIn: true},
 			Title: "boxsnap did not do that", Message: ref.Words})
 		return
 	}

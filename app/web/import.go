@@ -87,7 +87,7 @@ func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	mr, err := r.MultipartReader()
 	if mt != "multipart/form-data" || err != nil {
-		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "Choose the export files to import."})
+		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Choose the export files to import."})
 		return
 	}
 	for {
@@ -96,7 +96,7 @@ func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if err != nil {
-			s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest,
+			s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid,
 				Words: fmt.Sprintf("The upload was cut short or is over %d GiB. Nothing was imported.", MaxImportBytes>>30)})
 			return
 		}
@@ -127,7 +127,7 @@ func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := url.Parse(from)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "The other boxsnap's address is a URL such as https://boxsnap.example."})
+		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "The other boxsnap's address is a URL such as https://boxsnap.example."})
 		return
 	}
 	longTransfer(w)
@@ -136,12 +136,12 @@ func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadGateway, Words: fmt.Sprintf("boxsnap could not reach %s.", u.Host), TryAgain: true})
+		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: fmt.Sprintf("boxsnap could not reach %s.", u.Host), TryAgain: true})
 		return
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest,
+		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid,
 			Words: fmt.Sprintf("%s refused the code (%s).", u.Host, resp.Status)})
 		return
 	}

@@ -15,7 +15,7 @@ func (s *Server) showPicture(w http.ResponseWriter, r *http.Request) {
 	p, err := s.opts.Core.Picture(r.Context(), snapshots.Owner(), chi.URLParam(r, "id"))
 	if err != nil {
 		if ref, ok := snapshots.AsRefusal(err); ok {
-			http.Error(w, ref.Words, ref.Status)
+			http.Error(w, ref.Words, codeStatus(ref.Code))
 			return
 		}
 		s.fail(w, r, err)

@@ -92,7 +92,7 @@ func (s *Server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 	t.Limits.OpenFiles = int(num("openFiles", "Open files is a whole number.", 1))
 	err := error(nil)
 	if len(bad) > 0 {
-		err = &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: strings.Join(bad, " ")}
+		err = &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: strings.Join(bad, " ")}
 	} else {
 		err = s.opts.Core.SaveTemplate(r.Context(), snapshots.Owner(), t)
 	}

@@ -117,10 +117,3 @@ func (s *Server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	s.done(w, r, backOf(r, box), fmt.Sprintf("Taking ‘%s’.", sn.Name))
 }
-
-func statusOf(err error) int {
-	if ref, ok := snapshots.AsRefusal(err); ok && ref.Status >= 400 {
-		return ref.Status
-	}
-	return http.StatusInternalServerError
-}

@@ -17,10 +17,10 @@ const bulkCap = 200
 func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, []bulkItem, error) {
 	ctx := r.Context()
 	if act != "keep" && act != "delete" {
-		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "Choose Keep… or Delete…."}
+		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Choose Keep… or Delete…."}
 	}
 	if len(ids) == 0 {
-		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Status: http.StatusBadRequest, Words: "Tick the snapshots first."}
+		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Tick the snapshots first."}
 	}
 	if len(ids) > bulkCap {
 		ids = ids[:bulkCap]
