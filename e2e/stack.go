@@ -71,7 +71,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err := store.Migrate(ctx, pool, logger); err != nil {
 		return nil, err
 	}
-	st, err := store.New(pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
+	st, err := store.New(pool, snapshots.Queries...)
 	if err != nil {
 		return nil, err
 	}

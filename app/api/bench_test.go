@@ -200,7 +200,7 @@ func benchEnv(b *testing.B, be snapshots.Backend) *coretest.Env {
 	}
 	b.Cleanup(pool.Close)
 	logger := discardLogger()
-	st, err := store.New(pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
+	st, err := store.New(pool, snapshots.Queries...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // Lifetimes of what this package hands out.
@@ -36,11 +37,6 @@ var (
 	ErrLinkUsed      = errors.New("This link has been used or has expired. Restart boxsnap for a new one, or sign in.")
 	ErrNoSession     = errors.New("not signed in")
 )
-
-// Queries this package runs.
-var Queries = []string{"InstallID", "OwnerPasswordHash", "OwnerExists", "SetOwnerPassword", "CreateOwnerIfNone",
-	"CreateSetupLink", "UseSetupLink", "SetupLinkUsable", "CreateSession", "TouchSession", "DeleteSession",
-	"DeleteExpired", "CreateAPIToken", "OwnerTokenByHash", "ListAPITokens", "RevokeAPIToken", "OwnerTimeZone"}
 
 // Service signs the owner in and out and checks tokens.
 type Service struct {
@@ -101,8 +97,7 @@ func Hash(token string) []byte {
 // InstallID returns this install's ID, made on first use; labels on backends
 // carry it.
 func (s *Service) InstallID(ctx context.Context) (string, error) {
-	var id string
-	err := s.st.Pool.QueryRow(ctx, s.st.Q("InstallID"), "in"+NewToken("")[:12]).Scan(&id)
+	id, err := s.st.InstallID(ctx, s.st.Pool, "in"+NewToken("")[:12])
 	if err != nil {
 		return "", fmt.Errorf("install ID: %w", err)
 	}
@@ -114,16 +109,13 @@ func (s *Service) InstallID(ctx context.Context) (string, error) {
 // and no owner yet, it returns a one-time set-up link's token to print.
 func (s *Service) Bootstrap(ctx context.Context, password string) (setupToken string, err error) {
 	if password != "" {
-		hash, herr := s.st.Pool.Query(ctx, s.st.Q("OwnerPasswordHash"))
-		if herr != nil {
+		current, herr := s.st.OwnerPasswordHash(ctx, s.st.Pool)
+		switch {
+		case errors.Is(herr, pgx.ErrNoRows):
+		case herr != nil:
 			return "", fmt.Errorf("read owner: %w", herr)
-		}
-		current, herr := pgx.CollectRows(hash, pgx.RowTo[string])
-		if herr != nil {
-			return "", fmt.Errorf("read owner: %w", herr)
-		}
-		if len(current) == 1 {
-			if ok, _ := CheckPassword(current[0], password); ok {
+		default:
+			if ok, _ := CheckPassword(current, password); ok {
 				return "", nil
 			}
 		}
@@ -131,21 +123,21 @@ func (s *Service) Bootstrap(ctx context.Context, password string) (setupToken st
 		if herr != nil {
 			return "", fmt.Errorf("BOXSNAP_PASSWORD: %w", herr)
 		}
-		if _, err := s.st.Pool.Exec(ctx, s.st.Q("SetOwnerPassword"), h); err != nil {
+		if err := s.st.SetOwnerPassword(ctx, s.st.Pool, h); err != nil {
 			return "", fmt.Errorf("set owner password: %w", err)
 		}
 		s.logger.Info("the owner's password was set from BOXSNAP_PASSWORD")
 		return "", nil
 	}
-	var exists bool
-	if err := s.st.Pool.QueryRow(ctx, s.st.Q("OwnerExists")).Scan(&exists); err != nil {
+	exists, err := s.st.OwnerExists(ctx, s.st.Pool)
+	if err != nil {
 		return "", fmt.Errorf("read owner: %w", err)
 	}
 	if exists {
 		return "", nil
 	}
 	token := NewToken(SetupPrefix)
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CreateSetupLink"), Hash(token), s.now().Add(SetupLinkLifetime)); err != nil {
+	if err := s.st.CreateSetupLink(ctx, s.st.Pool, db.CreateSetupLinkParams{TokenHash: Hash(token), ExpiresAt: s.now().Add(SetupLinkLifetime)}); err != nil {
 		return "", fmt.Errorf("make set-up link: %w", err)
 	}
 	return token, nil
@@ -153,9 +145,11 @@ func (s *Service) Bootstrap(ctx context.Context, password string) (setupToken st
 
 // SetupLinkUsable reports whether a set-up link's token can still be used.
 func (s *Service) SetupLinkUsable(ctx context.Context, token string) (bool, error) {
-	var ok bool
-	err := s.st.Pool.QueryRow(ctx, s.st.Q("SetupLinkUsable"), Hash(token)).Scan(&ok)
-	return ok, err
+	ok, err := s.st.SetupLinkUsable(ctx, s.st.Pool, Hash(token))
+	if err != nil {
+		return false, fmt.Errorf("read set-up link: %w", err)
+	}
+	return ok, nil
 }
 
 // UseSetupLink sets the owner's password through a one-time link: it works
@@ -171,18 +165,17 @@ func (s *Service) UseSetupLink(ctx context.Context, token, password, userAgent s
 		return "", err
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		var used bool
-		if err := tx.QueryRow(ctx, s.st.Q("UseSetupLink"), Hash(token)).Scan(&used); err != nil {
+		if _, err := s.st.UseSetupLink(ctx, tx, Hash(token)); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
 				return ErrLinkUsed
 			}
 			return fmt.Errorf("use set-up link: %w", err)
 		}
-		tag, err := tx.Exec(ctx, s.st.Q("CreateOwnerIfNone"), hash)
+		made, err := s.st.CreateOwnerIfNone(ctx, tx, hash)
 		if err != nil {
 			return fmt.Errorf("set owner password: %w", err)
 		}
-		if tag.RowsAffected() == 0 {
+		if made == 0 {
 			return ErrLinkUsed
 		}
 		return nil
@@ -196,8 +189,8 @@ func (s *Service) UseSetupLink(ctx context.Context, token, password, userAgent s
 
 // SignIn checks the owner's password and starts a session.
 func (s *Service) SignIn(ctx context.Context, password, userAgent string) (session string, err error) {
-	var hash string
-	if err := s.st.Pool.QueryRow(ctx, s.st.Q("OwnerPasswordHash")).Scan(&hash); err != nil {
+	hash, err := s.st.OwnerPasswordHash(ctx, s.st.Pool)
+	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return "", ErrNoOwner
 		}
@@ -223,7 +216,7 @@ func (s *Service) newSession(ctx context.Context, userAgent string) (string, err
 	if len(userAgent) > 200 {
 		userAgent = userAgent[:200]
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CreateSession"), Hash(token), s.now().Add(SessionLifetime), userAgent); err != nil {
+	if err := s.st.CreateSession(ctx, s.st.Pool, db.CreateSessionParams{TokenHash: Hash(token), ExpiresAt: s.now().Add(SessionLifetime), UserAgent: userAgent}); err != nil {
 		return "", fmt.Errorf("start session: %w", err)
 	}
 	return token, nil
@@ -234,8 +227,7 @@ func (s *Service) CheckSession(ctx context.Context, token string) error {
 	if !strings.HasPrefix(token, SessionPrefix) {
 		return ErrNoSession
 	}
-	var ok bool
-	err := s.st.Pool.QueryRow(ctx, s.st.Q("TouchSession"), Hash(token), s.now().Add(SessionLifetime)).Scan(&ok)
+	_, err := s.st.TouchSession(ctx, s.st.Pool, db.TouchSessionParams{TokenHash: Hash(token), ExpiresAt: s.now().Add(SessionLifetime)})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ErrNoSession
 	}
@@ -247,7 +239,7 @@ func (s *Service) CheckSession(ctx context.Context, token string) error {
 
 // SignOut ends a session.
 func (s *Service) SignOut(ctx context.Context, token string) error {
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("DeleteSession"), Hash(token)); err != nil {
+	if err := s.st.DeleteSession(ctx, s.st.Pool, Hash(token)); err != nil {
 		return fmt.Errorf("sign out: %w", err)
 	}
 	return nil
@@ -262,7 +254,7 @@ func (s *Service) CreateAPIToken(ctx context.Context, name string) (id, token st
 	}
 	token = NewToken(APITokenPrefix)
 	id = "tk" + NewToken("")[:12]
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CreateAPIToken"), id, name, Hash(token)); err != nil {
+	if err := s.st.CreateAPIToken(ctx, s.st.Pool, db.CreateAPITokenParams{ID: id, Name: name, TokenHash: Hash(token)}); err != nil {
 		return "", "", fmt.Errorf("make API token: %w", err)
 	}
 	return id, token, nil
@@ -278,16 +270,20 @@ type APIToken struct {
 
 // ListAPITokens lists the owner's live tokens.
 func (s *Service) ListAPITokens(ctx context.Context) ([]APIToken, error) {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("ListAPITokens"))
+	rows, err := s.st.ListAPITokens(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("list API tokens: %w", err)
 	}
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[APIToken])
+	out := make([]APIToken, len(rows))
+	for i, r := range rows {
+		out[i] = APIToken(r)
+	}
+	return out, nil
 }
 
 // RevokeAPIToken revokes a token by its ID.
 func (s *Service) RevokeAPIToken(ctx context.Context, id string) error {
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("RevokeAPIToken"), id); err != nil {
+	if err := s.st.RevokeAPIToken(ctx, s.st.Pool, id); err != nil {
 		return fmt.Errorf("revoke API token: %w", err)
 	}
 	return nil
@@ -298,8 +294,7 @@ func (s *Service) CheckOwnerToken(ctx context.Context, token string) (bool, erro
 	if !strings.HasPrefix(token, APITokenPrefix) {
 		return false, nil
 	}
-	var id string
-	err := s.st.Pool.QueryRow(ctx, s.st.Q("OwnerTokenByHash"), Hash(token)).Scan(&id)
+	_, err := s.st.OwnerTokenByHash(ctx, s.st.Pool, Hash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
@@ -312,8 +307,8 @@ func (s *Service) CheckOwnerToken(ctx context.Context, token string) (bool, erro
 // DeleteExpired removes expired sessions and set-up links; housekeeping
 // calls it.
 func (s *Service) DeleteExpired(ctx context.Context) (int64, error) {
-	var n int64
-	if err := s.st.Pool.QueryRow(ctx, s.st.Q("DeleteExpired")).Scan(&n); err != nil {
+	n, err := s.st.DeleteExpired(ctx, s.st.Pool)
+	if err != nil {
 		return 0, fmt.Errorf("delete expired sessions: %w", err)
 	}
 	return n, nil

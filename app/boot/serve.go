@@ -95,7 +95,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := store.Migrate(ctx, db.Pool, logger); err != nil {
 		return err
 	}
-	st, err := store.New(db.Pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
+	st, err := store.New(db.Pool, snapshots.Queries...)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	st, err := store.New(pool, append(append([]string{}, auth.Queries...), snapshots.Queries...)...)
+	st, err := store.New(pool, snapshots.Queries...)
 	if err != nil {
 		return nil, err
 	}

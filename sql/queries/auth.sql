@@ -2,7 +2,7 @@
 -- personal API tokens. Tokens are looked up by their SHA-256 hash.
 
 -- name: InstallID :one
-INSERT INTO install (install_id) VALUES ($1)
+INSERT INTO install (install_id) VALUES (@new_id)
 ON CONFLICT (id) DO UPDATE SET install_id = install.install_id
 RETURNING install_id;
 

@@ -97,8 +97,8 @@ RETURNING install_id
 
 // The install, the owner's sign-in, sessions, the one-time set-up link and
 // personal API tokens. Tokens are looked up by their SHA-256 hash.
-func (q *Queries) InstallID(ctx context.Context, db DBTX, installID string) (string, error) {
-	row := db.QueryRow(ctx, installID, installID)
+func (q *Queries) InstallID(ctx context.Context, db DBTX, newID string) (string, error) {
+	row := db.QueryRow(ctx, installID, newID)
 	var install_id string
 	err := row.Scan(&install_id)
 	return install_id, err

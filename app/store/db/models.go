@@ -20,7 +20,7 @@ type Box struct {
 	GuestRef   string
 	Generation int
 	HasScreen  bool
-	ScreenUrl  string
+	ScreenURL  string
 	Presence   json.RawMessage
 	ForkedFrom json.RawMessage
 	State      string
@@ -55,7 +55,7 @@ type BoxTemplate struct {
 	Processes   int
 	OpenFiles   int
 	HasScreen   bool
-	ScreenUrl   string
+	ScreenURL   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }

@@ -51,7 +51,7 @@ func (q *Queries) MoveBoxInsert(ctx context.Context, db DBTX, arg MoveBoxInsertP
 		&i.GuestRef,
 		&i.Generation,
 		&i.HasScreen,
-		&i.ScreenUrl,
+		&i.ScreenURL,
 		&i.Presence,
 		&i.ForkedFrom,
 		&i.State,

@@ -40,7 +40,7 @@ func (q *Queries) SecurityBoxByGuest(ctx context.Context, db DBTX, arg SecurityB
 			&i.GuestRef,
 			&i.Generation,
 			&i.HasScreen,
-			&i.ScreenUrl,
+			&i.ScreenURL,
 			&i.Presence,
 			&i.ForkedFrom,
 			&i.State,
@@ -112,7 +112,7 @@ func (q *Queries) TemplateByName(ctx context.Context, db DBTX, name string) (Box
 		&i.Processes,
 		&i.OpenFiles,
 		&i.HasScreen,
-		&i.ScreenUrl,
+		&i.ScreenURL,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -159,7 +159,7 @@ func (q *Queries) TemplateList(ctx context.Context, db DBTX) ([]BoxTemplate, err
 			&i.Processes,
 			&i.OpenFiles,
 			&i.HasScreen,
-			&i.ScreenUrl,
+			&i.ScreenURL,
 			&i.CreatedAt,
 			&i.UpdatedAt,
 		); err != nil {
@@ -194,7 +194,7 @@ type TemplateUpsertParams struct {
 	Processes   int
 	OpenFiles   int
 	HasScreen   bool
-	ScreenUrl   string
+	ScreenURL   string
 }
 
 func (q *Queries) TemplateUpsert(ctx context.Context, db DBTX, arg TemplateUpsertParams) error {
@@ -210,7 +210,7 @@ func (q *Queries) TemplateUpsert(ctx context.Context, db DBTX, arg TemplateUpser
 		arg.Processes,
 		arg.OpenFiles,
 		arg.HasScreen,
-		arg.ScreenUrl,
+		arg.ScreenURL,
 	)
 	return err
 }

@@ -54,7 +54,7 @@ func (q *Queries) CoreBoxByID(ctx context.Context, db DBTX, id string) (Box, err
 		&i.GuestRef,
 		&i.Generation,
 		&i.HasScreen,
-		&i.ScreenUrl,
+		&i.ScreenURL,
 		&i.Presence,
 		&i.ForkedFrom,
 		&i.State,
@@ -83,7 +83,7 @@ func (q *Queries) CoreBoxByName(ctx context.Context, db DBTX, name string) (Box,
 		&i.GuestRef,
 		&i.Generation,
 		&i.HasScreen,
-		&i.ScreenUrl,
+		&i.ScreenURL,
 		&i.Presence,
 		&i.ForkedFrom,
 		&i.State,
@@ -109,7 +109,7 @@ type CoreBoxInsertParams struct {
 	Host      string
 	GuestRef  string
 	HasScreen bool
-	ScreenUrl string
+	ScreenURL string
 }
 
 func (q *Queries) CoreBoxInsert(ctx context.Context, db DBTX, arg CoreBoxInsertParams) (Box, error) {
@@ -122,7 +122,7 @@ func (q *Queries) CoreBoxInsert(ctx context.Context, db DBTX, arg CoreBoxInsertP
 		arg.Host,
 		arg.GuestRef,
 		arg.HasScreen,
-		arg.ScreenUrl,
+		arg.ScreenURL,
 	)
 	var i Box
 	err := row.Scan(
@@ -136,7 +136,7 @@ func (q *Queries) CoreBoxInsert(ctx context.Context, db DBTX, arg CoreBoxInsertP
 		&i.GuestRef,
 		&i.Generation,
 		&i.HasScreen,
-		&i.ScreenUrl,
+		&i.ScreenURL,
 		&i.Presence,
 		&i.ForkedFrom,
 		&i.State,
@@ -187,7 +187,7 @@ func (q *Queries) CoreBoxInsertFork(ctx context.Context, db DBTX, arg CoreBoxIns
 		&i.GuestRef,
 		&i.Generation,
 		&i.HasScreen,
-		&i.ScreenUrl,
+		&i.ScreenURL,
 		&i.Presence,
 		&i.ForkedFrom,
 		&i.State,
@@ -216,7 +216,7 @@ func (q *Queries) CoreBoxLock(ctx context.Context, db DBTX, id string) (Box, err
 		&i.GuestRef,
 		&i.Generation,
 		&i.HasScreen,
-		&i.ScreenUrl,
+		&i.ScreenURL,
 		&i.Presence,
 		&i.ForkedFrom,
 		&i.State,
@@ -279,7 +279,7 @@ func (q *Queries) CoreBoxes(ctx context.Context, db DBTX) ([]Box, error) {
 			&i.GuestRef,
 			&i.Generation,
 			&i.HasScreen,
-			&i.ScreenUrl,
+			&i.ScreenURL,
 			&i.Presence,
 			&i.ForkedFrom,
 			&i.State,
@@ -889,7 +889,7 @@ SELECT jpeg, width, height FROM pictures WHERE snapshot_id = $1
 `
 
 type CorePictureGetRow struct {
-	Jpeg   []byte
+	JPEG   []byte
 	Width  int
 	Height int
 }
@@ -897,7 +897,7 @@ type CorePictureGetRow struct {
 func (q *Queries) CorePictureGet(ctx context.Context, db DBTX, snapshotID string) (CorePictureGetRow, error) {
 	row := db.QueryRow(ctx, corePictureGet, snapshotID)
 	var i CorePictureGetRow
-	err := row.Scan(&i.Jpeg, &i.Width, &i.Height)
+	err := row.Scan(&i.JPEG, &i.Width, &i.Height)
 	return i, err
 }
 
@@ -909,7 +909,7 @@ ON CONFLICT (snapshot_id) DO UPDATE SET jpeg = EXCLUDED.jpeg, width = EXCLUDED.w
 
 type CorePictureInsertParams struct {
 	SnapshotID string
-	Jpeg       []byte
+	JPEG       []byte
 	Width      int
 	Height     int
 	TakenAt    time.Time
@@ -919,7 +919,7 @@ type CorePictureInsertParams struct {
 func (q *Queries) CorePictureInsert(ctx context.Context, db DBTX, arg CorePictureInsertParams) error {
 	_, err := db.Exec(ctx, corePictureInsert,
 		arg.SnapshotID,
-		arg.Jpeg,
+		arg.JPEG,
 		arg.Width,
 		arg.Height,
 		arg.TakenAt,

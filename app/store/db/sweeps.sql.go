@@ -34,7 +34,7 @@ func (q *Queries) SweepBoxesOfBackend(ctx context.Context, db DBTX, backendID st
 			&i.GuestRef,
 			&i.Generation,
 			&i.HasScreen,
-			&i.ScreenUrl,
+			&i.ScreenURL,
 			&i.Presence,
 			&i.ForkedFrom,
 			&i.State,
