@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -151,7 +151,7 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 	if name == "" {
 		name = randomBoxName()
 		for i := 0; i < 20; i++ {
-			if _, err := s.boxByName(ctx, name); errors.Is(err, errNoRow) {
+			if _, err := s.boxByName(ctx, name); errors.Is(err, store.ErrNotFound) {
 				break
 			}
 			name = randomBoxName() + fmt.Sprintf("-%d", i+2)
@@ -164,11 +164,11 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 	}
 	spec.Box.Name, spec.Box.Kind = name, req.Kind
 	if spec.Adopt != "" {
-		rows, err := s.st.Pool.Query(ctx, s.st.Q("SecurityBoxByGuest"), b.ID, spec.Adopt)
+		held, err := s.st.SecurityBoxByGuest(ctx, s.st.Pool, db.SecurityBoxByGuestParams{BackendID: b.ID, GuestRef: spec.Adopt})
 		if err != nil {
 			return nil, fmt.Errorf("adopt: %w", err)
 		}
-		if held, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box]); err == nil && len(held) > 0 {
+		if len(held) > 0 {
 			return nil, refuse(CodeConflict, "%s already holds that guest: release it first.", held[0].Name)
 		}
 	}
@@ -176,12 +176,8 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 	if err != nil {
 		return nil, backendRefusal(fmt.Errorf("make box %s on %s: %w", name, b.ID, err), "The box was not made: ")
 	}
-	row, err := s.st.Pool.Query(ctx, s.st.Q("CoreBoxInsert"), id, name, req.Kind, thread, b.ID, guest.Host, guest.Ref,
-		req.HasScreen, req.ScreenURL)
-	if err != nil {
-		return nil, fmt.Errorf("record box %s: %w", name, err)
-	}
-	box, err := pgx.CollectExactlyOneRow(row, pgx.RowToAddrOfStructByName[Box])
+	box, err := boxRow(s.st.CoreBoxInsert(ctx, s.st.Pool, db.CoreBoxInsertParams{ID: id, Name: name, Kind: req.Kind,
+		ThreadID: thread, BackendID: b.ID, Host: guest.Host, GuestRef: guest.Ref, HasScreen: req.HasScreen, ScreenURL: req.ScreenURL}))
 	if err != nil {
 		_ = b.Boxes.Release(context.WithoutCancel(ctx), guest)
 		return nil, fmt.Errorf("record box %s: %w", name, err)
@@ -212,28 +208,24 @@ func backendRefusal(err error, before string) error {
 	return err
 }
 
-var errNoRow = errors.New("no row")
+// errNoRow is store.ErrNotFound under the name ops.go still uses.
+var errNoRow = store.ErrNotFound
 
+// boxByName reads the box of that name (a live one before a released one);
+// none is store.ErrNotFound.
 func (s *Service) boxByName(ctx context.Context, name string) (*Box, error) {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreBoxByName"), name)
-	if err != nil {
-		return nil, fmt.Errorf("read box: %w", err)
-	}
-	b, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNoRow
+	b, err := boxRow(s.st.CoreBoxByName(ctx, s.st.Pool, name))
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("read box %s: %w", name, err)
 	}
 	return b, err
 }
 
-func (s *Service) boxByID(ctx context.Context, q pgxQuerier, id string) (*Box, error) {
-	rows, err := q.Query(ctx, s.st.Q("CoreBoxByID"), id)
-	if err != nil {
-		return nil, fmt.Errorf("read box: %w", err)
-	}
-	b, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNoRow
+// boxByID reads a box; none is store.ErrNotFound.
+func (s *Service) boxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
+	b, err := boxRow(s.st.CoreBoxByID(ctx, q, id))
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("read box %s: %w", id, err)
 	}
 	return b, err
 }
@@ -247,7 +239,7 @@ func (s *Service) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 	} else {
 		b, err = s.boxByName(ctx, ref)
 	}
-	if errors.Is(err, errNoRow) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(ref)
 	}
 	if err != nil {
@@ -262,11 +254,7 @@ func (s *Service) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 // Boxes lists the boxes the caller may see, released ones included for the
 // person.
 func (s *Service) Boxes(ctx context.Context, c Caller) ([]*Box, error) {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreBoxes"))
-	if err != nil {
-		return nil, fmt.Errorf("list boxes: %w", err)
-	}
-	all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box])
+	all, err := boxRows(s.st.CoreBoxes(ctx, s.st.Pool))
 	if err != nil {
 		return nil, fmt.Errorf("list boxes: %w", err)
 	}
@@ -298,8 +286,11 @@ func (s *Service) SetPresence(ctx context.Context, c Caller, ref string, p Prese
 	if p.Terminals < 0 {
 		return nil, invalid("Terminals cannot be below zero.")
 	}
-	raw, _ := json.Marshal(p)
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreBoxSetPresence"), b.ID, raw); err != nil {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("set presence: %w", err)
+	}
+	if err := s.st.CoreBoxSetPresence(ctx, s.st.Pool, db.CoreBoxSetPresenceParams{ID: b.ID, Presence: raw}); err != nil {
 		return nil, fmt.Errorf("set presence: %w", err)
 	}
 	b.Presence = p

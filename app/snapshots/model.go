@@ -92,54 +92,55 @@ type Thread struct {
 }
 
 // Snapshot is boxsnap's record of one snapshot, with every field of section
-// 1's table.
+// 1's table, in the order of the snapshots table's columns (a row of
+// db.Snapshot converts to it: rows.go).
 type Snapshot struct {
-	ID              string     `db:"id" json:"id"`
-	BoxID           string     `db:"box_id" json:"box"`
-	BoxName         string     `db:"box_name" json:"boxName"`
-	BoxKind         string     `db:"box_kind" json:"boxKind"`
-	BoxSystem       string     `db:"box_system" json:"boxSystem,omitempty"`
-	BoxThreadID     *string    `db:"box_thread_id" json:"boxThread,omitempty"`
-	BoxGoneAt       *time.Time `db:"box_gone_at" json:"boxGoneAt,omitempty"`
-	BoxGoneHow      *string    `db:"box_gone_how" json:"boxGoneHow,omitempty"`
-	BackendID       string     `db:"backend_id" json:"backend"`
-	Host            string     `db:"host" json:"host,omitempty"`
-	Storage         string     `db:"storage" json:"storage,omitempty"`
-	StorageType     string     `db:"storage_type" json:"storageType,omitempty"`
-	Guest           string     `db:"guest" json:"guest"`
-	GuestGeneration int        `db:"guest_generation" json:"-"`
+	ID              string          `db:"id" json:"id"`
+	BoxID           string          `db:"box_id" json:"box"`
+	BoxName         string          `db:"box_name" json:"boxName"`
+	BoxKind         string          `db:"box_kind" json:"boxKind"`
+	BoxSystem       string          `db:"box_system" json:"boxSystem,omitempty"`
+	BoxThreadID     *string         `db:"box_thread_id" json:"boxThread,omitempty"`
+	BoxGoneAt       *time.Time      `db:"box_gone_at" json:"boxGoneAt,omitempty"`
+	BoxGoneHow      *string         `db:"box_gone_how" json:"boxGoneHow,omitempty"`
+	BackendID       string          `db:"backend_id" json:"backend"`
+	Host            string          `db:"host" json:"host,omitempty"`
+	Storage         string          `db:"storage" json:"storage,omitempty"`
+	StorageType     string          `db:"storage_type" json:"storageType,omitempty"`
+	Guest           string          `db:"guest" json:"guest"`
+	GuestGeneration int             `db:"guest_generation" json:"-"`
+	Name            string          `db:"name" json:"name"`
+	Note            *string         `db:"note" json:"note,omitempty"`
+	TakenAt         time.Time       `db:"taken_at" json:"takenAt"`
+	CapturedAt      *time.Time      `db:"captured_at" json:"capturedAt,omitempty"`
+	TookMs          *int            `db:"took_ms" json:"tookMs,omitempty"`
+	PausedMs        *int            `db:"paused_ms" json:"pausedMs,omitempty"`
+	ByKind          string          `db:"by_kind" json:"byKind"`
+	ByThreadID      *string         `db:"by_thread_id" json:"byThread,omitempty"`
+	ByWhy           *string         `db:"by_why" json:"-"`
+	Scope           string          `db:"scope" json:"scope"`
+	Holds           string          `db:"holds" json:"holds"`
+	Excludes        *string         `db:"excludes" json:"excludes,omitempty"`
+	SizeBytes       *int64          `db:"size_bytes" json:"sizeBytes,omitempty"`
+	SizeMeaning     *string         `db:"size_meaning" json:"sizeMeaning,omitempty"`
+	Price           json.RawMessage `db:"price" json:"price,omitempty"`
+	OwnerKind       string          `db:"owner_kind" json:"ownerKind"`
+	OwnerThreadID   *string         `db:"owner_thread_id" json:"-"`
+	KeptUntil       *time.Time      `db:"kept_until" json:"keptUntil,omitempty"`
+	KeptAt          *time.Time      `db:"kept_at" json:"keptAt,omitempty"`
+	UndoOf          *string         `db:"undo_of" json:"undoOf,omitempty"`
+	ForkSafe        *int            `db:"fork_safe" json:"forkSafe,omitempty"`
+	DependsOn       []string        `db:"depends_on" json:"dependsOn,omitempty"`
+	Picture         string          `db:"picture" json:"picture"`
+	Ref             string          `db:"ref" json:"-"`
+	State           string          `db:"state" json:"state"`
+	Error           *string         `db:"error" json:"error,omitempty"`
+	Found           bool            `db:"found" json:"found,omitempty"`
+	MissingSince    *time.Time      `db:"missing_since" json:"-"`
+	StateAt         time.Time       `db:"state_at" json:"-"`
 	// GuestRef is the guest that holds the snapshot when it is not its box's
 	// current guest: its held copy, or the box's earlier guest (a VMID).
-	GuestRef      *string         `db:"guest_ref" json:"-"`
-	Name          string          `db:"name" json:"name"`
-	Note          *string         `db:"note" json:"note,omitempty"`
-	TakenAt       time.Time       `db:"taken_at" json:"takenAt"`
-	CapturedAt    *time.Time      `db:"captured_at" json:"capturedAt,omitempty"`
-	TookMs        *int            `db:"took_ms" json:"tookMs,omitempty"`
-	PausedMs      *int            `db:"paused_ms" json:"pausedMs,omitempty"`
-	ByKind        string          `db:"by_kind" json:"byKind"`
-	ByThreadID    *string         `db:"by_thread_id" json:"byThread,omitempty"`
-	ByWhy         *string         `db:"by_why" json:"-"`
-	Scope         string          `db:"scope" json:"scope"`
-	Holds         string          `db:"holds" json:"holds"`
-	Excludes      *string         `db:"excludes" json:"excludes,omitempty"`
-	SizeBytes     *int64          `db:"size_bytes" json:"sizeBytes,omitempty"`
-	SizeMeaning   *string         `db:"size_meaning" json:"sizeMeaning,omitempty"`
-	Price         json.RawMessage `db:"price" json:"price,omitempty"`
-	OwnerKind     string          `db:"owner_kind" json:"ownerKind"`
-	OwnerThreadID *string         `db:"owner_thread_id" json:"-"`
-	KeptUntil     *time.Time      `db:"kept_until" json:"keptUntil,omitempty"`
-	KeptAt        *time.Time      `db:"kept_at" json:"keptAt,omitempty"`
-	UndoOf        *string         `db:"undo_of" json:"undoOf,omitempty"`
-	ForkSafe      *int            `db:"fork_safe" json:"forkSafe,omitempty"`
-	DependsOn     []string        `db:"depends_on" json:"dependsOn,omitempty"`
-	Picture       string          `db:"picture" json:"picture"`
-	Ref           string          `db:"ref" json:"-"`
-	State         string          `db:"state" json:"state"`
-	Error         *string         `db:"error" json:"error,omitempty"`
-	Found         bool            `db:"found" json:"found,omitempty"`
-	MissingSince  *time.Time      `db:"missing_since" json:"-"`
-	StateAt       time.Time       `db:"state_at" json:"-"`
+	GuestRef *string `db:"guest_ref" json:"-"`
 	// ParentID is what the snapshot was taken from: the box's head at the
 	// take (after a restore, the snapshot the box was restored to). The API
 	// gives it through the lineage, as the caller may see it.
@@ -154,7 +155,8 @@ func (s *Snapshot) Kept() bool { return s.KeptUntil != nil }
 func (s *Snapshot) IsUndo() bool { return s.UndoOf != nil && !s.Kept() }
 
 // Operation is one change, recorded before it starts, with every field of
-// section 6's table.
+// section 6's table, in the order of the operations table's columns (a row
+// of db.Operation converts to it: rows.go).
 type Operation struct {
 	ID         string          `db:"id" json:"id"`
 	Seq        int64           `db:"seq" json:"-"`

@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// snapshotByQuery runs a query named by string, for ops.go until it moves to
+// the typed queries; everything else calls them through snapshotRow.
 func (s *Service) snapshotByQuery(ctx context.Context, q pgxQuerier, name string, args ...any) (*Snapshot, error) {
 	rows, err := q.Query(ctx, s.st.Q(name), args...)
 	if err != nil {
@@ -26,32 +30,27 @@ func (s *Service) snapshotByQuery(ctx context.Context, q pgxQuerier, name string
 	return sn, err
 }
 
-func (s *Service) snapshotByID(ctx context.Context, q pgxQuerier, id string) (*Snapshot, error) {
-	return s.snapshotByQuery(ctx, q, "CoreSnapshotByID", id)
+// snapshotByID reads a snapshot; none is store.ErrNotFound.
+func (s *Service) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
+	return snapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
+// snapshotByRef reads the snapshot of a backend's reference; none is
+// store.ErrNotFound.
 func (s *Service) snapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
-	return s.snapshotByQuery(ctx, s.st.Pool, "CoreSnapshotsByRef", backend, ref)
+	return snapshotRow(s.st.CoreSnapshotsByRef(ctx, s.st.Pool, db.CoreSnapshotsByRefParams{BackendID: backend, Ref: ref}))
 }
 
-func (s *Service) snapshotsOfBox(ctx context.Context, q pgxQuerier, box string) ([]*Snapshot, error) {
-	rows, err := q.Query(ctx, s.st.Q("CoreSnapshotsOfBox"), box)
-	if err != nil {
-		return nil, fmt.Errorf("read snapshots: %w", err)
-	}
-	all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+func (s *Service) snapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
+	all, err := snapshotRows(s.st.CoreSnapshotsOfBox(ctx, q, box))
 	if err != nil {
 		return nil, fmt.Errorf("read snapshots: %w", err)
 	}
 	return all, nil
 }
 
-func (s *Service) namesOfBox(ctx context.Context, q pgxQuerier, box string) (map[string]bool, error) {
-	rows, err := q.Query(ctx, s.st.Q("CoreSnapshotNames"), box)
-	if err != nil {
-		return nil, fmt.Errorf("read names: %w", err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+func (s *Service) namesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error) {
+	names, err := s.st.CoreSnapshotNames(ctx, q, box)
 	if err != nil {
 		return nil, fmt.Errorf("read names: %w", err)
 	}
@@ -64,15 +63,15 @@ func (s *Service) namesOfBox(ctx context.Context, q pgxQuerier, box string) (map
 
 // moveState changes a snapshot's state, only along section 1's arrows and
 // only from the state it was read in.
-func (s *Service) moveState(ctx context.Context, q pgxQuerier, sn *Snapshot, to, errWords string) error {
+func (s *Service) moveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
 	if !CanMove(sn.State, to) {
 		return fmt.Errorf("snapshot %s: %s → %s is not a state change section 1 allows", sn.ID, sn.State, to)
 	}
-	tag, err := q.Exec(ctx, s.st.Q("CoreSnapshotState"), sn.ID, sn.State, to, nilIfEmpty(errWords))
+	n, err := s.st.CoreSnapshotState(ctx, q, db.CoreSnapshotStateParams{ID: sn.ID, OldState: sn.State, NewState: to, Error: nilIfEmpty(errWords)})
 	if err != nil {
 		return fmt.Errorf("snapshot %s → %s: %w", sn.ID, to, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return fmt.Errorf("snapshot %s → %s: it is no longer %s", sn.ID, to, sn.State)
 	}
 	sn.State = to
@@ -86,7 +85,7 @@ func (s *Service) Snapshot(ctx context.Context, c Caller, id string) (*Snapshot,
 		return nil, nil, snapshotNotFound(id)
 	}
 	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
-	if errors.Is(err, errNoRow) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, snapshotNotFound(id)
 	}
 	if err != nil {
@@ -159,21 +158,13 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 			return nil, err
 		}
 	}
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CorePinsOfBox"))
-	if err != nil {
-		return nil, fmt.Errorf("read pins: %w", err)
-	}
-	type pinRow struct {
-		Snapshot string `db:"snapshot"`
-		Pin
-	}
-	pinRows, err := pgx.CollectRows(rows, pgx.RowToStructByName[pinRow])
+	pinRows, err := s.st.CorePinsOfBox(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
 	}
 	pins := map[string][]Pin{}
 	for _, p := range pinRows {
-		pins[p.Snapshot] = append(pins[p.Snapshot], p.Pin)
+		pins[p.Snapshot] = append(pins[p.Snapshot], Pin{Operation: p.Operation, Kind: p.Kind, At: p.At, Box: p.Box})
 	}
 	// One read of the snapshots for every box: the tab lists thousands.
 	byBox := map[string][]*Snapshot{}
@@ -184,11 +175,7 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 		}
 		byBox[boxes[0].ID] = all
 	} else {
-		rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreSnapshotsAll"))
-		if err != nil {
-			return nil, fmt.Errorf("read snapshots: %w", err)
-		}
-		all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+		all, err := snapshotRows(s.st.CoreSnapshotsAll(ctx, s.st.Pool))
 		if err != nil {
 			return nil, fmt.Errorf("read snapshots: %w", err)
 		}

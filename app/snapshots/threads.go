@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // ThreadTokenPrefix starts every thread's bearer token.
@@ -33,47 +36,44 @@ func (s *Service) CreateThread(ctx context.Context, c Caller, title string) (*Th
 	id := NewID(PrefixThread)
 	token := ThreadTokenPrefix + NewID("") + NewID("") + NewID("")
 	h := sha256.Sum256([]byte(token))
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreThreadInsert"), id, title, h[:])
+	r, err := s.st.CoreThreadInsert(ctx, s.st.Pool, db.CoreThreadInsertParams{ID: id, Title: title, TokenHash: h[:]})
 	if err != nil {
 		return nil, "", fmt.Errorf("make thread: %w", err)
 	}
-	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Thread])
-	if err != nil {
-		return nil, "", fmt.Errorf("make thread: %w", err)
-	}
-	return t, token, nil
+	t := Thread(r)
+	return &t, token, nil
 }
 
 // ThreadByToken finds the live thread a bearer token belongs to.
 func (s *Service) ThreadByToken(ctx context.Context, token string) (*Thread, error) {
 	if !strings.HasPrefix(token, ThreadTokenPrefix) {
-		return nil, errNoRow
+		return nil, ErrNoThread
 	}
 	h := sha256.Sum256([]byte(token))
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreThreadByHash"), h[:])
+	r, err := s.st.CoreThreadByHash(ctx, s.st.Pool, h[:])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNoThread
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read thread: %w", err)
 	}
-	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Thread])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNoRow
-	}
-	return t, err
+	t := Thread(r)
+	return &t, nil
 }
 
 // ErrNoThread is returned for a token that names no live thread.
-var ErrNoThread = errNoRow
+var ErrNoThread = fmt.Errorf("thread: %w", store.ErrNotFound)
 
 func (s *Service) thread(ctx context.Context, id string) (*Thread, error) {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreThreadByID"), id)
-	if err != nil {
-		return nil, fmt.Errorf("read thread: %w", err)
-	}
-	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Thread])
+	r, err := s.st.CoreThreadByID(ctx, s.st.Pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, refuse(CodeNotFound, "No thread %s.", id)
 	}
-	return t, err
+	if err != nil {
+		return nil, fmt.Errorf("read thread: %w", err)
+	}
+	t := Thread(r)
+	return &t, nil
 }
 
 // Thread reads one thread; an agent reads only its own.
@@ -93,11 +93,16 @@ func (s *Service) Threads(ctx context.Context, c Caller) ([]*Thread, error) {
 		}
 		return []*Thread{t}, nil
 	}
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreThreads"))
+	rows, err := s.st.CoreThreads(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
-	return pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Thread])
+	out := make([]*Thread, len(rows))
+	for i := range rows {
+		t := Thread(rows[i])
+		out[i] = &t
+	}
+	return out, nil
 }
 
 // threadTitle is a thread's title for words, or "" when unknown.

@@ -73,7 +73,7 @@ UPDATE snapshots SET state = 'ready', state_at = now(), error = NULL, ref = $2, 
 WHERE id = $1 AND state = 'taking';
 
 -- name: CoreSnapshotState :execrows
-UPDATE snapshots SET state = $3, error = $4, state_at = now() WHERE id = $1 AND state = $2;
+UPDATE snapshots SET state = @new_state, error = @error, state_at = now() WHERE id = @id AND state = @old_state;
 
 -- name: CoreSnapshotDelete :exec
 DELETE FROM snapshots WHERE id = $1;

@@ -1418,22 +1418,22 @@ func (q *Queries) CoreSnapshotSetPrice(ctx context.Context, db DBTX, arg CoreSna
 }
 
 const coreSnapshotState = `-- name: CoreSnapshotState :execrows
-UPDATE snapshots SET state = $3, error = $4, state_at = now() WHERE id = $1 AND state = $2
+UPDATE snapshots SET state = $1, error = $2, state_at = now() WHERE id = $3 AND state = $4
 `
 
 type CoreSnapshotStateParams struct {
-	ID      string
-	State   string
-	State_2 string
-	Error   *string
+	NewState string
+	Error    *string
+	ID       string
+	OldState string
 }
 
 func (q *Queries) CoreSnapshotState(ctx context.Context, db DBTX, arg CoreSnapshotStateParams) (int64, error) {
 	result, err := db.Exec(ctx, coreSnapshotState,
-		arg.ID,
-		arg.State,
-		arg.State_2,
+		arg.NewState,
 		arg.Error,
+		arg.ID,
+		arg.OldState,
 	)
 	if err != nil {
 		return 0, err
