@@ -28,9 +28,17 @@ func setup(t *testing.T, br *Browser, width int) *env {
 
 func setupWith(t *testing.T, br *Browser, width int, bypassCSP bool) *env {
 	t.Helper()
+	return setupStack(t, br, width, bypassCSP, StackOptions{})
+}
+
+// setupStack is setupWith on a stack made with opts; its LocalRoot is the
+// test's own.
+func setupStack(t *testing.T, br *Browser, width int, bypassCSP bool, opts StackOptions) *env {
+	t.Helper()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	s, err := Start(ctx, pool, StackOptions{LocalRoot: filepath.Join(t.TempDir(), "local")})
+	opts.LocalRoot = filepath.Join(t.TempDir(), "local")
+	s, err := Start(ctx, pool, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,8 +125,8 @@ func (e *env) waitText(t *testing.T, sel, want string) {
 }
 
 // settled waits until nothing on the page refreshes itself any more (the
-// cards poll every second while an operation runs): a poll's morph that
-// lands while the test tabs through a menu closes it and drops focus.
+// cards poll every second while an operation runs), so what a test reads
+// and tabs through is the page's last state, not one a poll replaces.
 func (e *env) settled(t *testing.T) {
 	t.Helper()
 	if err := e.page.Locator("[hx-trigger^='every']").First().WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateDetached}); err != nil {

@@ -179,6 +179,24 @@
     var x = e.target.closest ? e.target.closest("[data-dismiss]") : null;
     if (x && x.parentElement) x.parentElement.remove();
   });
+  // A card that refreshes itself while an operation runs waits while a
+  // person has one of its menus open: the refresh would close the menu and
+  // drop the focus inside it. The next tick after the menu closes refreshes.
+  function menuOpenIn(el) {
+    return !!(el && el.querySelector && el.querySelector("details.menu[open]"));
+  }
+  function polling(ctx) {
+    var src = ctx && ctx.sourceElement;
+    return src && /^\s*every\b/.test(src.getAttribute("hx-trigger") || "") ? src : null;
+  }
+  document.addEventListener("htmx:config:request", function (e) {
+    var src = polling(e.detail && e.detail.ctx);
+    if (src && menuOpenIn(src)) e.preventDefault();
+  });
+  document.addEventListener("htmx:before:swap", function (e) {
+    var ctx = e.detail && e.detail.ctx;
+    if (polling(ctx) && menuOpenIn(ctx.target)) e.preventDefault();
+  });
   // After a dialog's restore, start asking.
   document.addEventListener("htmx:after:request", function () { window.setTimeout(toasts, 500); });
 
