@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -40,7 +41,8 @@ const (
 // rest (section 4: "bounded and pruned", as 069).
 const BoxLogKeep = 1000
 
-// LogEvent is one box log event.
+// LogEvent is one box log event, a row of box_log as it is (db.BoxLog
+// converts to it).
 type LogEvent struct {
 	ID          int64           `db:"id" json:"id"`
 	BoxID       string          `db:"box_id" json:"box"`
@@ -70,13 +72,16 @@ func nilIfEmpty(s string) *string {
 
 // log records one box log event. A failure to log is itself logged and does
 // not undo the change it describes.
-func (s *Service) log(ctx context.Context, q pgxQuerier, box, kind string, c Caller, words, snapshot, op string, data any) {
+func (s *Service) log(ctx context.Context, q db.DBTX, box, kind string, c Caller, words, snapshot, op string, data any) {
 	var raw []byte
 	if data != nil {
-		raw, _ = json.Marshal(data)
+		var err error
+		if raw, err = json.Marshal(data); err != nil {
+			s.logger.Error("box log: its data", "box", box, "kind", kind, "err", err)
+		}
 	}
-	if _, err := q.Exec(ctx, s.st.Q("CoreLogInsert"), box, kind, c.byKind(), c.thread(), nilIfEmpty(c.Why), words,
-		nilIfEmpty(snapshot), nilIfEmpty(op), raw); err != nil {
+	if err := s.st.CoreLogInsert(ctx, q, db.CoreLogInsertParams{BoxID: box, Kind: kind, ActorKind: c.byKind(), ActorThread: c.thread(),
+		ActorWhy: nilIfEmpty(c.Why), Words: words, SnapshotID: nilIfEmpty(snapshot), OperationID: nilIfEmpty(op), Data: raw}); err != nil {
 		s.logger.Error("box log", "box", box, "kind", kind, "err", err)
 	}
 }
@@ -91,13 +96,13 @@ func (s *Service) BoxLog(ctx context.Context, c Caller, boxRef string, limit int
 	if limit <= 0 || limit > BoxLogKeep {
 		limit = 200
 	}
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreLogOfBox"), b.ID, limit)
+	rows, err := s.st.CoreLogOfBox(ctx, s.st.Pool, db.CoreLogOfBoxParams{BoxID: b.ID, MaxRows: limit})
 	if err != nil {
 		return nil, fmt.Errorf("read box log: %w", err)
 	}
-	all, err := pgx.CollectRows(rows, pgx.RowToStructByName[LogEvent])
-	if err != nil {
-		return nil, fmt.Errorf("read box log: %w", err)
+	all := make([]LogEvent, len(rows))
+	for i, r := range rows {
+		all[i] = LogEvent(r)
 	}
 	if c.Kind != CallerAgent {
 		return all, nil

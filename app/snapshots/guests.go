@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // GuestQueries are the queries of the reconcile's guest check (guests.sql).
@@ -20,13 +20,9 @@ func (s *Service) checkGuests(ctx context.Context, be Backend, rep *ReconcileRep
 	if be.Boxes == nil {
 		return nil
 	}
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepBoxesOfBackend"), be.ID)
+	boxes, err := boxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
-		return err
-	}
-	boxes, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box])
-	if err != nil {
-		return err
+		return fmt.Errorf("the boxes of %s: %w", be.ID, err)
 	}
 	for _, b := range boxes {
 		if b.State != "ready" {
@@ -37,17 +33,17 @@ func (s *Service) checkGuests(ctx context.Context, be Backend, rep *ReconcileRep
 			continue
 		}
 		if st.Exists {
-			if _, err := s.st.Pool.Exec(ctx, s.st.Q("GuestMissingClear"), b.ID); err != nil {
+			if err := s.st.GuestMissingClear(ctx, s.st.Pool, b.ID); err != nil {
 				return err
 			}
 			continue
 		}
 		rep.GuestsGone = append(rep.GuestsGone, b.Name)
-		tag, err := s.st.Pool.Exec(ctx, s.st.Q("GuestMissingMark"), b.ID, b.GuestRef, s.now())
+		marked, err := s.st.GuestMissingMark(ctx, s.st.Pool, db.GuestMissingMarkParams{BoxID: b.ID, Guest: b.GuestRef, Since: s.now()})
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 1 {
+		if marked == 1 {
 			s.log(ctx, s.st.Pool, b.ID, EvGuestGone, System("reconcile"),
 				fmt.Sprintf("its guest %s is gone from %s: removed outside boxsnap; its snapshots stay", b.GuestRef, hostWords(b, be)), "", "", nil)
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // Ancestry and heads (microsandbox-snapshot-groups.txt): a snapshot records
@@ -18,8 +18,8 @@ const maxLineage = 200
 
 // recordParent sets a snapshot's parent to its box's head now, in the
 // transaction that records it.
-func (s *Service) recordParent(ctx context.Context, q pgxQuerier, sn *Snapshot) error {
-	if _, err := q.Exec(ctx, s.st.Q("LookSnapshotParentFromHead"), sn.ID); err != nil {
+func (s *Service) recordParent(ctx context.Context, q db.DBTX, sn *Snapshot) error {
+	if err := s.st.LookSnapshotParentFromHead(ctx, q, sn.ID); err != nil {
 		return fmt.Errorf("record what %s was taken from: %w", sn.ID, err)
 	}
 	return nil
@@ -29,15 +29,15 @@ func (s *Service) recordParent(ctx context.Context, q pgxQuerier, sn *Snapshot) 
 // from the head (or the box has none yet); it never moves it sideways or
 // back. A failure is logged: the take itself stands.
 func (s *Service) advanceHead(ctx context.Context, box, snapshot string) {
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("LookHeadAdvance"), box, snapshot); err != nil {
+	if err := s.st.LookHeadAdvance(ctx, s.st.Pool, db.LookHeadAdvanceParams{ID: box, HeadID: &snapshot}); err != nil {
 		s.logger.Error("advance the box's head", "box", box, "snapshot", snapshot, "err", err)
 	}
 }
 
 // setHead puts a box's head on a snapshot: a restore's target, or the
 // snapshot a fork made the box from.
-func (s *Service) setHead(ctx context.Context, q pgxQuerier, box, snapshot string) {
-	if _, err := q.Exec(ctx, s.st.Q("LookHeadSet"), box, snapshot); err != nil {
+func (s *Service) setHead(ctx context.Context, q db.DBTX, box, snapshot string) {
+	if err := s.st.LookHeadSet(ctx, q, db.LookHeadSetParams{ID: box, HeadID: &snapshot}); err != nil {
 		s.logger.Error("set the box's head", "box", box, "snapshot", snapshot, "err", err)
 	}
 }
@@ -95,11 +95,7 @@ func (s *Service) BoxLineage(ctx context.Context, c Caller, boxRef string) (Line
 }
 
 func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, error) {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("LookLineage"), id, maxLineage)
-	if err != nil {
-		return Lineage{}, fmt.Errorf("read lineage: %w", err)
-	}
-	chain, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	chain, err := snapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: maxLineage}))
 	if err != nil {
 		return Lineage{}, fmt.Errorf("read lineage: %w", err)
 	}

@@ -34,7 +34,7 @@ const (
 // MoveQueries are the queries of export, import and share codes (move.sql).
 var MoveQueries = []string{
 	"MoveBoxInsert", "MoveBoxReady", "MoveBoxLiveName", "MoveSnapshotInsert",
-	"MoveShareInsert", "MoveShareByHash", "MoveShareByID", "MoveSharesOfSnapshot", "MoveShares",
+	"MoveShareInsert", "MoveShareByHash", "MoveSharesOfSnapshot", "MoveShares",
 	"MoveShareRevoke", "MoveShareRedeemed",
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -26,15 +27,14 @@ func (s *Service) Picture(ctx context.Context, c Caller, id string) (*Picture, e
 	if err := MayAct(c, ActPicture, b, sn); err != nil {
 		return nil, err
 	}
-	var p Picture
-	err = s.st.Pool.QueryRow(ctx, s.st.Q("CorePictureGet"), sn.ID).Scan(&p.JPEG, &p.Width, &p.Height)
+	r, err := s.st.CorePictureGet(ctx, s.st.Pool, sn.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, refuse(CodeNotFound, "‘%s’ has no picture.", sn.Name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read picture: %w", err)
 	}
-	return &p, nil
+	return &Picture{JPEG: r.JPEG, Width: r.Width, Height: r.Height}, nil
 }
 
 // PictureTaker captures a box's screen for a snapshot's picture (section
@@ -80,16 +80,17 @@ func (s *Service) keepPicture(ctx context.Context, sn *Snapshot, p *Picture, cap
 	state := "taken"
 	err := capErr
 	if err == nil {
-		_, err = s.st.Pool.Exec(ctx, s.st.Q("CorePictureInsert"), sn.ID, p.JPEG, p.Width, p.Height, s.now(), len(p.JPEG))
+		err = s.st.CorePictureInsert(ctx, s.st.Pool, db.CorePictureInsertParams{SnapshotID: sn.ID, JPEG: p.JPEG, Width: p.Width,
+			Height: p.Height, TakenAt: s.now(), Bytes: len(p.JPEG)})
 	}
 	if err != nil {
 		state = "failed"
 		s.logger.Info("no picture for this snapshot", "snapshot", sn.ID, "why", err.Error())
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CorePictureState"), sn.ID, state); err != nil {
+	if err := s.st.CorePictureState(ctx, s.st.Pool, db.CorePictureStateParams{ID: sn.ID, Picture: state}); err != nil {
 		s.logger.Warn("picture state", "snapshot", sn.ID, "err", err)
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CorePicturesPrune"), PicturesCapBytes); err != nil {
+	if err := s.st.CorePicturesPrune(ctx, s.st.Pool, PicturesCapBytes); err != nil {
 		s.logger.Warn("prune pictures", "err", err)
 	}
 }

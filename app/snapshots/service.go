@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -95,7 +96,7 @@ var Queries = append([]string{
 	"CoreOpInsert", "CoreOpByID", "CoreOpByRequest", "CoreOpLock", "CoreOpStep", "CoreOpStart", "CoreOpEnd", "CoreOpSetUndo",
 	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
 	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
-	"CoreTryOpLock", "CoreOpUnlock", "CoreOwnerTZ", "CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune", "CoreStorageLock", "CoreReservedOn", "CoreOpSetReserved", "CoreBoxInsertFork", "CoreSnapshotSetPrice", "CoreOpNotify",
+	"CoreTryOpLock", "CoreOpUnlock", "CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune", "CoreStorageLock", "CoreReservedOn", "CoreOpSetReserved", "CoreBoxInsertFork", "CoreSnapshotSetPrice", "CoreOpNotify",
 }, slices.Concat(SweepQueries, LookQueries, TemplateQueries, MoveQueries, GuestQueries, HeldQueries)...)
 
 // New makes the core.
@@ -141,7 +142,7 @@ func (s *Service) Backends() []Backend {
 // boxes and snapshots can refer to them.
 func (s *Service) RegisterBackends(ctx context.Context) error {
 	for _, b := range s.Backends() {
-		if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreBackendUpsert"), b.ID, b.Kind, b.Label, b.Simulated); err != nil {
+		if err := s.st.CoreBackendUpsert(ctx, s.st.Pool, db.CoreBackendUpsertParams{ID: b.ID, Kind: b.Kind, Label: b.Label, Simulated: b.Simulated}); err != nil {
 			return fmt.Errorf("register backend %s: %w", b.ID, err)
 		}
 	}
@@ -164,11 +165,15 @@ func (s *Service) TimeZone(ctx context.Context) *time.Location {
 		return s.cache.tz
 	}
 	tz := time.UTC
-	var name string
-	if err := s.st.Pool.QueryRow(ctx, s.st.Q("CoreOwnerTZ")).Scan(&name); err == nil {
-		if loc, err := time.LoadLocation(name); err == nil {
-			tz = loc
-		}
+	name, err := s.st.OwnerTimeZone(ctx, s.st.Pool)
+	if err == nil {
+		tz, err = time.LoadLocation(name)
+	}
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		s.logger.Warn("the owner's time zone: UTC in its place", "err", err)
+	}
+	if tz == nil {
+		tz = time.UTC
 	}
 	s.cache.tz, s.cache.tzUntil = tz, s.now().Add(readCacheFor)
 	return tz

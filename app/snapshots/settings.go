@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -98,8 +99,7 @@ func (s *Service) Settings(ctx context.Context) (Settings, error) {
 
 func (s *Service) readSettings(ctx context.Context) (Settings, error) {
 	st := DefaultSettings()
-	var raw []byte
-	err := s.st.Pool.QueryRow(ctx, s.st.Q("CoreSettingGet"), settingsKey).Scan(&raw)
+	raw, err := s.st.CoreSettingGet(ctx, s.st.Pool, settingsKey)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, nil
 	}
@@ -124,7 +124,7 @@ func (s *Service) SaveSettings(ctx context.Context, c Caller, st Settings) error
 	if err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSettingSet"), settingsKey, raw); err != nil {
+	if err := s.st.CoreSettingSet(ctx, s.st.Pool, db.CoreSettingSetParams{Key: settingsKey, Value: raw}); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
 	s.cache.mu.Lock()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -33,7 +34,8 @@ const (
 	PrefixShare = "sh"
 )
 
-// Share is a share code's record; the code itself is never kept.
+// Share is a share code's record; the code itself is never kept. It is a
+// row of shares as it is (db.Share converts to it).
 type Share struct {
 	ID         string     `db:"id" json:"id"`
 	CodeHash   []byte     `db:"code_hash" json:"-"`
@@ -157,15 +159,13 @@ func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string,
 	}
 	code := SharePrefix + base64.RawURLEncoding.EncodeToString(raw)
 	now := s.now()
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("MoveShareInsert"), NewID(PrefixShare), hashCode(code), b.ID, sn.ID,
-		NewID(PrefixSnapshot), NewID(PrefixBox), removed, extra, now, now.Add(time.Duration(days)*24*time.Hour))
+	r, err := s.st.MoveShareInsert(ctx, s.st.Pool, db.MoveShareInsertParams{ID: NewID(PrefixShare), CodeHash: hashCode(code),
+		BoxID: b.ID, SnapshotID: sn.ID, CopyID: NewID(PrefixSnapshot), CopyBoxID: NewID(PrefixBox), Removed: removed,
+		HomeExtra: extra, CreatedAt: now, ExpiresAt: now.Add(time.Duration(days) * 24 * time.Hour)})
 	if err != nil {
 		return nil, fmt.Errorf("record share code: %w", err)
 	}
-	sh, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Share])
-	if err != nil {
-		return nil, fmt.Errorf("record share code: %w", err)
-	}
+	sh := (*Share)(&r)
 	s.log(ctx, s.st.Pool, b.ID, EvShared, c, fmt.Sprintf("a share code for ‘%s’, until %s, leaving out %s", sn.Name,
 		sh.ExpiresAt.In(s.TimeZone(ctx)).Format("2 Jan 15:04"), removedWords(removed)), sn.ID, "", nil)
 	return &MadeShare{Code: code, Share: sh}, nil
@@ -191,15 +191,21 @@ func (s *Service) Shares(ctx context.Context, c Caller, snapshot string) ([]*Sha
 	if err := MayAct(c, ActShare, nil, nil); err != nil {
 		return nil, err
 	}
-	q, args := "MoveShares", []any{}
+	var rows []db.Share
+	var err error
 	if snapshot != "" {
-		q, args = "MoveSharesOfSnapshot", []any{snapshot}
+		rows, err = s.st.MoveSharesOfSnapshot(ctx, s.st.Pool, snapshot)
+	} else {
+		rows, err = s.st.MoveShares(ctx, s.st.Pool)
 	}
-	rows, err := s.st.Pool.Query(ctx, s.st.Q(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read share codes: %w", err)
 	}
-	return pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Share])
+	out := make([]*Share, len(rows))
+	for i := range rows {
+		out[i] = (*Share)(&rows[i])
+	}
+	return out, nil
 }
 
 // RevokeShare ends a share code now: the person only.
@@ -207,17 +213,15 @@ func (s *Service) RevokeShare(ctx context.Context, c Caller, id string) (*Share,
 	if err := MayAct(c, ActShare, nil, nil); err != nil {
 		return nil, err
 	}
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("MoveShareRevoke"), id, s.now())
-	if err != nil {
-		return nil, fmt.Errorf("revoke share code: %w", err)
-	}
-	sh, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Share])
+	now := s.now()
+	r, err := s.st.MoveShareRevoke(ctx, s.st.Pool, db.MoveShareRevokeParams{ID: id, RevokedAt: &now})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, refuse(CodeNotFound, "No live share code %s.", id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("revoke share code: %w", err)
 	}
+	sh := (*Share)(&r)
 	s.log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, "a share code revoked", sh.SnapshotID, "", nil)
 	return sh, nil
 }
@@ -229,17 +233,14 @@ func (s *Service) shareByCode(ctx context.Context, code string) (*Share, error) 
 	if !strings.HasPrefix(code, SharePrefix) || len(code) != len(SharePrefix)+43 {
 		return nil, invalid("That is not a share code: one starts with %s and is %d characters long.", SharePrefix, len(SharePrefix)+43)
 	}
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("MoveShareByHash"), hashCode(code))
-	if err != nil {
-		return nil, fmt.Errorf("read share code: %w", err)
-	}
-	sh, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Share])
+	r, err := s.st.MoveShareByHash(ctx, s.st.Pool, hashCode(code))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, refuse(CodeNotFound, "No share code like that works here.")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read share code: %w", err)
 	}
+	sh := (*Share)(&r)
 	if sh.RevokedAt != nil {
 		return nil, refuse(CodeGone, "This share code was revoked.")
 	}
@@ -328,7 +329,8 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	if err := tw.Close(); err != nil {
 		return err
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("MoveShareRedeemed"), e.share.ID, s.now()); err != nil {
+	now := s.now()
+	if err := s.st.MoveShareRedeemed(ctx, s.st.Pool, db.MoveShareRedeemedParams{ID: e.share.ID, RedeemedAt: &now}); err != nil {
 		return fmt.Errorf("record the redeem: %w", err)
 	}
 	s.log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, System("a share code was redeemed"), fmt.Sprintf("a copy of ‘%s’ handed out, without %s", e.sn.Name, removedWords(e.share.Removed)), e.sn.ID, "", nil)

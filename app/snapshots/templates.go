@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -38,28 +39,16 @@ type BoxTemplate struct {
 	ScreenURL string              `json:"screenUrl,omitempty"`
 }
 
-// templateRow is a box_templates row.
-type templateRow struct {
-	Name        string            `db:"name"`
-	BackendID   string            `db:"backend_id"`
-	Kind        string            `db:"kind"`
-	Source      string            `db:"source"`
-	Command     string            `db:"command"`
-	RunAs       string            `db:"run_as"`
-	Env         map[string]string `db:"env"`
-	MemoryBytes int64             `db:"memory_bytes"`
-	Processes   int               `db:"processes"`
-	OpenFiles   int               `db:"open_files"`
-	HasScreen   bool              `db:"has_screen"`
-	ScreenURL   string            `db:"screen_url"`
-	CreatedAt   any               `db:"created_at"`
-	UpdatedAt   any               `db:"updated_at"`
-}
-
-func (r templateRow) template() BoxTemplate {
-	return BoxTemplate{Name: r.Name, Backend: r.BackendID, Kind: r.Kind, Source: r.Source, Command: r.Command,
-		User: r.RunAs, Env: r.Env, HasScreen: r.HasScreen, ScreenURL: r.ScreenURL,
+// templateOf is the template of a box_templates row, its environment
+// decoded.
+func templateOf(r db.BoxTemplate) (BoxTemplate, error) {
+	t := BoxTemplate{Name: r.Name, Backend: r.BackendID, Kind: r.Kind, Source: r.Source, Command: r.Command,
+		User: r.RunAs, HasScreen: r.HasScreen, ScreenURL: r.ScreenURL,
 		Limits: providers.BoxLimits{MemoryBytes: r.MemoryBytes, Processes: r.Processes, OpenFiles: r.OpenFiles}}
+	if err := json.Unmarshal(r.Env, &t.Env); err != nil {
+		return BoxTemplate{}, fmt.Errorf("box template %s: its environment: %w", r.Name, err)
+	}
+	return t, nil
 }
 
 // The bounds of a box template.
@@ -145,17 +134,15 @@ func sortedKeys(m map[string]string) []string {
 // Templates lists the box templates. An agent reads them too: it chooses
 // one by name.
 func (s *Service) Templates(ctx context.Context) ([]BoxTemplate, error) {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("TemplateList"))
+	all, err := s.st.TemplateList(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("list box templates: %w", err)
 	}
-	all, err := pgx.CollectRows(rows, pgx.RowToStructByName[templateRow])
-	if err != nil {
-		return nil, fmt.Errorf("list box templates: %w", err)
-	}
-	out := make([]BoxTemplate, 0, len(all))
-	for _, r := range all {
-		out = append(out, r.template())
+	out := make([]BoxTemplate, len(all))
+	for i, r := range all {
+		if out[i], err = templateOf(r); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -170,18 +157,14 @@ func (s *Service) Template(ctx context.Context, name string) (BoxTemplate, error
 	if !boxNameRE.MatchString(name) {
 		return BoxTemplate{}, noTemplate()
 	}
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("TemplateByName"), name)
-	if err != nil {
-		return BoxTemplate{}, fmt.Errorf("read box template: %w", err)
-	}
-	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[templateRow])
+	r, err := s.st.TemplateByName(ctx, s.st.Pool, name)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return BoxTemplate{}, noTemplate()
 	}
 	if err != nil {
 		return BoxTemplate{}, fmt.Errorf("read box template: %w", err)
 	}
-	return r.template(), nil
+	return templateOf(r)
 }
 
 // SaveTemplate adds or changes a box template; only the person may.
@@ -195,9 +178,13 @@ func (s *Service) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) err
 	if err := s.CheckTemplate(t); err != nil {
 		return err
 	}
-	env, _ := json.Marshal(t.Env)
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("TemplateUpsert"), t.Name, t.Backend, t.Kind, t.Source, t.Command, t.User,
-		env, t.Limits.MemoryBytes, t.Limits.Processes, t.Limits.OpenFiles, t.HasScreen, t.ScreenURL); err != nil {
+	env, err := json.Marshal(t.Env)
+	if err != nil {
+		return fmt.Errorf("save box template: %w", err)
+	}
+	if err := s.st.TemplateUpsert(ctx, s.st.Pool, db.TemplateUpsertParams{Name: t.Name, BackendID: t.Backend, Kind: t.Kind,
+		Source: t.Source, Command: t.Command, RunAs: t.User, Env: env, MemoryBytes: t.Limits.MemoryBytes,
+		Processes: t.Limits.Processes, OpenFiles: t.Limits.OpenFiles, HasScreen: t.HasScreen, ScreenURL: t.ScreenURL}); err != nil {
 		return fmt.Errorf("save box template: %w", err)
 	}
 	return nil
@@ -212,11 +199,11 @@ func (s *Service) DeleteTemplate(ctx context.Context, c Caller, name string) err
 	if !boxNameRE.MatchString(name) {
 		return noTemplate()
 	}
-	tag, err := s.st.Pool.Exec(ctx, s.st.Q("TemplateDelete"), name)
+	n, err := s.st.TemplateDelete(ctx, s.st.Pool, name)
 	if err != nil {
 		return fmt.Errorf("delete box template: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return noTemplate()
 	}
 	return nil

@@ -27,9 +27,6 @@ RETURNING *;
 -- name: MoveShareByHash :one
 SELECT * FROM shares WHERE code_hash = $1;
 
--- name: MoveShareByID :one
-SELECT * FROM shares WHERE id = $1;
-
 -- name: MoveSharesOfSnapshot :many
 SELECT * FROM shares WHERE snapshot_id = $1 ORDER BY created_at DESC;
 

@@ -169,7 +169,7 @@ INSERT INTO box_log (box_id, kind, actor_kind, actor_thread, actor_why, words, s
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9);
 
 -- name: CoreLogOfBox :many
-SELECT * FROM box_log WHERE box_id = $1 ORDER BY id DESC LIMIT $2;
+SELECT * FROM box_log WHERE box_id = @box_id ORDER BY id DESC LIMIT @max_rows::int;
 
 -- name: CoreSettingGet :one
 SELECT value FROM settings WHERE key = $1;
@@ -183,9 +183,6 @@ SELECT pg_try_advisory_lock(hashtextextended($1, 0));
 
 -- name: CoreOpUnlock :exec
 SELECT pg_advisory_unlock(hashtextextended($1, 0));
-
--- name: CoreOwnerTZ :one
-SELECT time_zone FROM owner;
 
 -- name: CorePictureGet :one
 SELECT jpeg, width, height FROM pictures WHERE snapshot_id = $1;
@@ -205,7 +202,7 @@ WITH ranked AS (
     SELECT p.snapshot_id, sum(p.bytes) OVER (ORDER BY (s.kept_until IS NOT NULL) DESC, p.taken_at DESC) AS running
     FROM pictures p JOIN snapshots s ON s.id = p.snapshot_id
 ), gone AS (
-    DELETE FROM pictures WHERE snapshot_id IN (SELECT snapshot_id FROM ranked WHERE running > $1::bigint) RETURNING snapshot_id
+    DELETE FROM pictures WHERE snapshot_id IN (SELECT snapshot_id FROM ranked WHERE running > @cap_bytes::bigint) RETURNING snapshot_id
 )
 UPDATE snapshots SET picture = 'none' WHERE id IN (SELECT snapshot_id FROM gone);
 

@@ -58,13 +58,13 @@ SELECT s.id, s.box_id, s.box_name, s.box_kind, s.box_system, s.box_thread_id, s.
 `
 
 type LookLineageParams struct {
-	ID      string
-	Column2 int
+	ID       string
+	MaxDepth int
 }
 
 // A snapshot and its ancestors, nearest first, as far as their records go.
 func (q *Queries) LookLineage(ctx context.Context, db DBTX, arg LookLineageParams) ([]Snapshot, error) {
-	rows, err := db.Query(ctx, lookLineage, arg.ID, arg.Column2)
+	rows, err := db.Query(ctx, lookLineage, arg.ID, arg.MaxDepth)
 	if err != nil {
 		return nil, err
 	}

@@ -107,31 +107,6 @@ func (q *Queries) MoveShareByHash(ctx context.Context, db DBTX, codeHash []byte)
 	return i, err
 }
 
-const moveShareByID = `-- name: MoveShareByID :one
-SELECT id, code_hash, box_id, snapshot_id, copy_id, copy_box_id, removed, home_extra, created_at, expires_at, revoked_at, redeemed, redeemed_at FROM shares WHERE id = $1
-`
-
-func (q *Queries) MoveShareByID(ctx context.Context, db DBTX, id string) (Share, error) {
-	row := db.QueryRow(ctx, moveShareByID, id)
-	var i Share
-	err := row.Scan(
-		&i.ID,
-		&i.CodeHash,
-		&i.BoxID,
-		&i.SnapshotID,
-		&i.CopyID,
-		&i.CopyBoxID,
-		&i.Removed,
-		&i.HomeExtra,
-		&i.CreatedAt,
-		&i.ExpiresAt,
-		&i.RevokedAt,
-		&i.Redeemed,
-		&i.RedeemedAt,
-	)
-	return i, err
-}
-
 const moveShareInsert = `-- name: MoveShareInsert :one
 INSERT INTO shares (id, code_hash, box_id, snapshot_id, copy_id, copy_box_id, removed, home_extra, created_at, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)

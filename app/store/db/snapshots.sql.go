@@ -330,16 +330,16 @@ func (q *Queries) CoreLogInsert(ctx context.Context, db DBTX, arg CoreLogInsertP
 }
 
 const coreLogOfBox = `-- name: CoreLogOfBox :many
-SELECT id, box_id, at, kind, actor_kind, actor_thread, actor_why, words, snapshot_id, operation_id, data FROM box_log WHERE box_id = $1 ORDER BY id DESC LIMIT $2
+SELECT id, box_id, at, kind, actor_kind, actor_thread, actor_why, words, snapshot_id, operation_id, data FROM box_log WHERE box_id = $1 ORDER BY id DESC LIMIT $2::int
 `
 
 type CoreLogOfBoxParams struct {
-	BoxID string
-	Limit int32
+	BoxID   string
+	MaxRows int
 }
 
 func (q *Queries) CoreLogOfBox(ctx context.Context, db DBTX, arg CoreLogOfBoxParams) ([]BoxLog, error) {
-	rows, err := db.Query(ctx, coreLogOfBox, arg.BoxID, arg.Limit)
+	rows, err := db.Query(ctx, coreLogOfBox, arg.BoxID, arg.MaxRows)
 	if err != nil {
 		return nil, err
 	}
@@ -873,17 +873,6 @@ func (q *Queries) CoreOpUnsettled(ctx context.Context, db DBTX, boxID *string) (
 	return items, nil
 }
 
-const coreOwnerTZ = `-- name: CoreOwnerTZ :one
-SELECT time_zone FROM owner
-`
-
-func (q *Queries) CoreOwnerTZ(ctx context.Context, db DBTX) (string, error) {
-	row := db.QueryRow(ctx, coreOwnerTZ)
-	var time_zone string
-	err := row.Scan(&time_zone)
-	return time_zone, err
-}
-
 const corePictureGet = `-- name: CorePictureGet :one
 SELECT jpeg, width, height FROM pictures WHERE snapshot_id = $1
 `
@@ -954,8 +943,8 @@ UPDATE snapshots SET picture = 'none' WHERE id IN (SELECT snapshot_id FROM gone)
 
 // Keeps all pictures within the cap: the newest first, kept snapshots' before
 // unkept ones', so the oldest unkept go first (section 1).
-func (q *Queries) CorePicturesPrune(ctx context.Context, db DBTX, dollar_1 int64) error {
-	_, err := db.Exec(ctx, corePicturesPrune, dollar_1)
+func (q *Queries) CorePicturesPrune(ctx context.Context, db DBTX, capBytes int64) error {
+	_, err := db.Exec(ctx, corePicturesPrune, capBytes)
 	return err
 }
 
