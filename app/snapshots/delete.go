@@ -52,7 +52,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 // now, at the moment of the change.
 func (s *Service) runDelete(ctx context.Context, op *Operation, resuming bool) error {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
-	if errors.Is(err, errNoRow) {
+	if errors.Is(err, store.ErrNotFound) {
 		return s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", "it was already gone")
 	}
 	if err != nil {
@@ -128,7 +128,7 @@ func (s *Service) deleteNow(ctx context.Context, op *Operation, sn *Snapshot, b 
 			return fmt.Errorf("delete ‘%s’: %w", sn.Name, err)
 		}
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotDelete"), sn.ID); err != nil {
+	if err := s.st.CoreSnapshotDelete(ctx, s.st.Pool, sn.ID); err != nil {
 		return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 	}
 	words := fmt.Sprintf("‘%s’ (%s), %s", sn.Name, sn.ID, why)

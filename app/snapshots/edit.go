@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // Rename renames a snapshot: the person only, a name unique on its box, and
@@ -26,8 +27,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, boxRef, ref, name string
 		if taken[name] {
 			return refuse(CodeConflict, "%s has a snapshot named ‘%s’ already.", sn.BoxName, name)
 		}
-		_, err = tx.Exec(ctx, s.st.Q("CoreSnapshotRename"), sn.ID, name)
-		return err
+		return s.st.CoreSnapshotRename(ctx, tx, db.CoreSnapshotRenameParams{ID: sn.ID, Name: name})
 	})
 }
 
@@ -38,8 +38,7 @@ func (s *Service) SetNote(ctx context.Context, c Caller, boxRef, ref, note strin
 		return nil, err
 	}
 	return s.edit(ctx, c, boxRef, ref, ActNote, ChangeNote, func(tx pgx.Tx, sn *Snapshot) error {
-		_, err := tx.Exec(ctx, s.st.Q("CoreSnapshotNote"), sn.ID, n)
-		return err
+		return s.st.CoreSnapshotNote(ctx, tx, db.CoreSnapshotNoteParams{ID: sn.ID, Note: n})
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -121,7 +122,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 func (s *Service) ForkName(ctx context.Context, box string) string {
 	name := box + "-fork"
 	for i := 2; ; i++ {
-		if _, err := s.boxByName(ctx, name); errors.Is(err, errNoRow) {
+		if _, err := s.boxByName(ctx, name); errors.Is(err, store.ErrNotFound) {
 			return name
 		}
 		name = fmt.Sprintf("%s-fork-%d", box, i)
@@ -155,7 +156,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation) error {
 		return err
 	}
 	box, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
-	if errors.Is(err, errNoRow) {
+	if errors.Is(err, store.ErrNotFound) {
 		identity := providers.BoxIdentity{ID: p.BoxID, Name: p.Name, Kind: src.Kind, Install: s.install, Secrets: s.secrets(ctx)}
 		guest := providers.Guest{Backend: src.BackendID, Kind: src.Kind, Host: src.Host, Ref: p.BoxID}
 		st, serr := be.Boxes.Status(ctx, guest)
@@ -168,12 +169,12 @@ func (s *Service) runFork(ctx context.Context, op *Operation) error {
 				return fail(err.Error())
 			}
 		}
-		from, _ := json.Marshal(map[string]any{"box": src.ID, "boxName": src.Name, "snapshot": sn.ID, "snapshotName": sn.Name, "takenAt": sn.TakenAt})
-		rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreBoxInsertFork"), p.BoxID, p.Name, src.Kind, p.Thread, src.BackendID, guest.Host, guest.Ref, from)
+		from, err := json.Marshal(map[string]any{"box": src.ID, "boxName": src.Name, "snapshot": sn.ID, "snapshotName": sn.Name, "takenAt": sn.TakenAt})
 		if err != nil {
 			return fmt.Errorf("record fork %s: %w", p.Name, err)
 		}
-		box, err = pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box])
+		box, err = boxRow(s.st.CoreBoxInsertFork(ctx, s.st.Pool, db.CoreBoxInsertForkParams{ID: p.BoxID, Name: p.Name, Kind: src.Kind,
+			ThreadID: p.Thread, BackendID: src.BackendID, Host: guest.Host, GuestRef: guest.Ref, ForkedFrom: from}))
 		if err != nil {
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
 			return fail(fmt.Sprintf("boxsnap could not record the new box %s: %v", p.Name, err))

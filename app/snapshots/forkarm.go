@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -53,7 +54,9 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 		if rerr := be.Boxes.Release(context.WithoutCancel(ctx), g); rerr != nil {
 			s.logger.Warn("release a fork that failed its check", "box", box.Name, "err", rerr)
 		} else {
-			_, _ = s.st.Pool.Exec(context.WithoutCancel(ctx), s.st.Q("CoreBoxSetState"), box.ID, "released")
+			if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: box.ID, State: "released"}); err != nil {
+				s.logger.Error("release a box that failed its check", "box", box.Name, "err", err)
+			}
 		}
 		return fmt.Errorf("%s failed the check before ready, so it was released: %s", box.Name, reason(err))
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -94,7 +96,7 @@ func (s *Service) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapsh
 			return err
 		}
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotKeep"), sn.ID, nil); err != nil {
+	if err := s.st.CoreSnapshotKeep(ctx, s.st.Pool, db.CoreSnapshotKeepParams{ID: sn.ID}); err != nil {
 		return fmt.Errorf("record unkeep of %s: %w", sn.ID, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), fmt.Sprintf("‘%s’ goes with the box, at the person's word", sn.Name), sn.ID, op.ID, nil)
@@ -154,7 +156,7 @@ func (s *Service) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *
 			}
 		}
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("HeldSetCopy"), sn.ID, cp.Guest.Ref, cp.Guest.Host); err != nil {
+	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: sn.ID, GuestRef: cp.Guest.Ref, Host: cp.Guest.Host}); err != nil {
 		return fmt.Errorf("record the held copy of %s: %w", sn.ID, err)
 	}
 	words := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", sn.Name, cp.Guest.Ref, cp.Guest.Host)
@@ -221,7 +223,7 @@ func reason(err error) string {
 // is ready again, so the person can Release again or "Release and delete
 // it", and the box log says why.
 func (s *Service) releaseStopped(ctx context.Context, op *Operation, b *Box, words string) error {
-	if _, err := s.st.Pool.Exec(context.WithoutCancel(ctx), s.st.Q("CoreBoxSetState"), b.ID, "ready"); err != nil {
+	if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: "ready"}); err != nil {
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words+". Nothing kept was deleted.", "", op.ID, nil)
@@ -249,7 +251,7 @@ func (s *Service) releaseEarlier(ctx context.Context, op *Operation, b *Box, be 
 			}
 			done[ref] = true
 		}
-		if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotDelete"), sn.ID); err != nil {
+		if err := s.st.CoreSnapshotDelete(ctx, s.st.Pool, sn.ID); err != nil {
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
 		s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its box was released"),
@@ -277,8 +279,8 @@ func (s *Service) ReleaseStopped(ctx context.Context, c Caller, boxRef string) (
 	if b.State != "ready" {
 		return "", nil
 	}
-	op, err := s.opByQuery(ctx, s.st.Pool, "HeldLastRelease", b.ID)
-	if errors.Is(err, errNoRow) {
+	op, err := operationRow(s.st.HeldLastRelease(ctx, s.st.Pool, b.ID))
+	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
 	}
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -137,7 +138,7 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, resuming bool) err
 	var p keepParams
 	_ = json.Unmarshal(op.Params, &p)
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
-	if errors.Is(err, errNoRow) {
+	if errors.Is(err, store.ErrNotFound) {
 		return s.finish(ctx, op, OpFailed, nil, "the snapshot is gone", "")
 	}
 	if err != nil {
@@ -184,7 +185,7 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, resuming bool) err
 	if err := s.step(ctx, op, StepRecord); err != nil {
 		return err
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotKeep"), sn.ID, until); err != nil {
+	if err := s.st.CoreSnapshotKeep(ctx, s.st.Pool, db.CoreSnapshotKeepParams{ID: sn.ID, KeptUntil: until}); err != nil {
 		return fmt.Errorf("record keep of %s: %w", sn.ID, err)
 	}
 	if p.Unkeep {

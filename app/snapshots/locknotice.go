@@ -6,20 +6,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
 // RunningOn answers the operation of boxsnap's running on the box now, or
 // nil: the box page shows its step in place of any lock its work holds.
 func (s *Service) RunningOn(ctx context.Context, b *Box) (*Operation, error) {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("HeldOpRunningOnBox"), b.ID)
-	if err != nil {
-		return nil, fmt.Errorf("read %s's operations: %w", b.Name, err)
-	}
-	op, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Operation])
-	if errors.Is(err, pgx.ErrNoRows) {
+	op, err := operationRow(s.st.HeldOpRunningOnBox(ctx, s.st.Pool, b.ID))
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {

@@ -17,8 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -547,7 +546,7 @@ func (s *Service) makeImportedBox(ctx context.Context, c Caller, box *Box, be Ba
 	if res.MadeFrom != "" {
 		s.setHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("MoveBoxReady"), box.ID); err != nil {
+	if err := s.st.MoveBoxReady(ctx, s.st.Pool, box.ID); err != nil {
 		return fmt.Errorf("make the imported box %s: %w", box.Name, err)
 	}
 	box.State = "ready"
@@ -560,17 +559,12 @@ func (s *Service) makeImportedBox(ctx context.Context, c Caller, box *Box, be Ba
 }
 
 // freeBoxName is name, or name-2, name-3 ... the first no live box has.
-func (s *Service) freeBoxName(ctx context.Context, q pgxQuerier, name string) (string, error) {
+func (s *Service) freeBoxName(ctx context.Context, q db.DBTX, name string) (string, error) {
 	base := name
 	for i := 2; ; i++ {
-		var used bool
-		rows, err := q.Query(ctx, s.st.Q("MoveBoxLiveName"), name)
+		used, err := s.st.MoveBoxLiveName(ctx, q, name)
 		if err != nil {
-			return "", err
-		}
-		used, err = pgx.CollectExactlyOneRow(rows, pgx.RowTo[bool])
-		if err != nil {
-			return "", err
+			return "", fmt.Errorf("is the name %s free: %w", name, err)
 		}
 		if !used {
 			return name, nil

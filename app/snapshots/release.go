@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // ReleaseBox admits a box's release: it waits its turn behind a running
@@ -52,7 +53,7 @@ func (s *Service) releaseBox(ctx context.Context, c Caller, ref, requestID strin
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, s.st.Q("CoreBoxSetState"), b.ID, "releasing"); err != nil {
+		if err := s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: "releasing"}); err != nil {
 			return err
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpRelease, Box: b, Caller: c, RequestID: requestID, Params: p})
@@ -106,11 +107,10 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) 
 		return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: %v", err), "")
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, s.st.Q("CoreSnapshotBoxGone"), b.ID, "released"); err != nil {
+		if err := s.st.CoreSnapshotBoxGone(ctx, tx, db.CoreSnapshotBoxGoneParams{BoxID: b.ID, How: "released"}); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, s.st.Q("CoreBoxSetState"), b.ID, "released")
-		return err
+		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: "released"})
 	})
 	if err != nil {
 		return fmt.Errorf("record release of %s: %w", b.Name, err)

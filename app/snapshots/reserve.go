@@ -29,11 +29,11 @@ func storageKey(b *Box, plan providers.SnapshotPlan) string {
 // on the operation. adds is what this operation expects to write.
 func (s *Service) reserveRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) (*Reserved, error) {
 	key := storageKey(b, plan)
-	if _, err := tx.Exec(ctx, s.st.Q("CoreStorageLock"), key); err != nil {
+	if err := s.st.CoreStorageLock(ctx, tx, key); err != nil {
 		return nil, fmt.Errorf("lock storage %s: %w", key, err)
 	}
-	var held int64
-	if err := tx.QueryRow(ctx, s.st.Q("CoreReservedOn"), key).Scan(&held); err != nil {
+	held, err := s.st.CoreReservedOn(ctx, tx, key)
+	if err != nil {
 		return nil, fmt.Errorf("read reservations on %s: %w", key, err)
 	}
 	var mine int64

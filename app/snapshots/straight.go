@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -103,12 +104,16 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 	}
 	var g swapGuests
 	if len(cur.Guests) > 0 {
-		_ = json.Unmarshal(cur.Guests, &g)
+		if err := json.Unmarshal(cur.Guests, &g); err != nil {
+			return b, fmt.Errorf("the guests %s recorded: %w", op.ID, err)
+		}
 	}
 	record := func() error {
-		raw, _ := json.Marshal(g)
-		_, err := s.st.Pool.Exec(ctx, s.st.Q("HeldOpSetGuests"), op.ID, raw)
-		return err
+		raw, err := json.Marshal(g)
+		if err != nil {
+			return fmt.Errorf("record the guests of %s: %w", op.ID, err)
+		}
+		return s.st.HeldOpSetGuests(ctx, s.st.Pool, db.HeldOpSetGuestsParams{ID: op.ID, Guests: raw})
 	}
 	box := providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install}
 	switch step {
@@ -140,11 +145,10 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 			return b, err
 		}
 		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, s.st.Q("HeldToEarlier"), b.ID, g.Old.Ref); err != nil {
+			if err := s.st.HeldToEarlier(ctx, tx, db.HeldToEarlierParams{BoxID: b.ID, GuestRef: g.Old.Ref}); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, s.st.Q("HeldBoxSwap"), b.ID, g.New.Ref, g.New.Host)
-			return err
+			return s.st.HeldBoxSwap(ctx, tx, db.HeldBoxSwapParams{ID: b.ID, GuestRef: g.New.Ref, Host: g.New.Host})
 		})
 		if err != nil {
 			return b, fmt.Errorf("record the swap of %s: %w", b.Name, err)
@@ -153,8 +157,11 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		if err != nil {
 			return b, err
 		}
-		n := 0
-		_ = s.st.Pool.QueryRow(ctx, s.st.Q("HeldEarlierInUse"), b.ID, g.Old.Ref).Scan(&n)
+		n, err := s.st.HeldEarlierInUse(ctx, s.st.Pool, db.HeldEarlierInUseParams{BoxID: b.ID, GuestRef: g.Old.Ref})
+		if err != nil {
+			// The swap is recorded; only the log's count is missing.
+			s.logger.Warn("count the snapshots on an earlier guest", "box", b.Name, "err", err)
+		}
 		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), fmt.Sprintf("guest %s is %s's earlier guest now, disarmed, with %d snapshots: fork only; its new guest is %s, with its MAC addresses",
 			g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
 		return nb, nil
@@ -168,8 +175,12 @@ func (s *Service) dropEarlierIfEmpty(ctx context.Context, sn *Snapshot, b *Box, 
 	if sn.Guest != "earlier" || sn.GuestRef == nil || b == nil {
 		return
 	}
-	var n int
-	if err := s.st.Pool.QueryRow(ctx, s.st.Q("HeldEarlierInUse"), b.ID, *sn.GuestRef).Scan(&n); err != nil || n > 0 {
+	n, err := s.st.HeldEarlierInUse(ctx, s.st.Pool, db.HeldEarlierInUseParams{BoxID: b.ID, GuestRef: *sn.GuestRef})
+	if err != nil {
+		s.logger.Warn("count the snapshots on an earlier guest", "box", b.Name, "err", err)
+		return
+	}
+	if n > 0 {
 		return
 	}
 	g := refOf(sn, b).Guest

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -75,7 +76,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start)); err != nil {
 		return nil, err
 	}
-	if _, err := s.st.Pool.Exec(ctx, s.st.Q("HeldSetCopy"), undo.ID, cp.Ref, cp.Host); err != nil {
+	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: undo.ID, GuestRef: cp.Ref, Host: cp.Host}); err != nil {
 		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
 	}
 	undo.State = StateReady

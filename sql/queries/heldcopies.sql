@@ -3,8 +3,8 @@
 -- name: HeldSetCopy :exec
 -- The snapshot now lives in its held copy: a template guest of its own,
 -- which holds the disk only.
-UPDATE snapshots SET guest = 'held-copy', guest_ref = $2, host = $3, holds = 'disk', state_at = now()
-WHERE id = $1;
+UPDATE snapshots SET guest = 'held-copy', guest_ref = @guest_ref::text, host = @host, holds = 'disk', state_at = now()
+WHERE id = @id;
 
 -- name: HeldSetWhere :exec
 -- The reconcile found a snapshot where its record did not say.
@@ -13,8 +13,8 @@ UPDATE snapshots SET guest = $2, guest_ref = $3 WHERE id = $1;
 -- name: HeldToEarlier :exec
 -- A swap: the box's snapshots on its current guest stay on that guest,
 -- which becomes the box's earlier guest.
-UPDATE snapshots SET guest = 'earlier', guest_ref = $2
-WHERE box_id = $1 AND guest = 'current';
+UPDATE snapshots SET guest = 'earlier', guest_ref = @guest_ref::text
+WHERE box_id = @box_id AND guest = 'current';
 
 -- name: HeldBoxSwap :exec
 -- A swap gives the box a new guest, its next generation.
@@ -23,7 +23,7 @@ RETURNING generation;
 
 -- name: HeldEarlierInUse :one
 -- How many snapshots still live on one earlier guest of a box.
-SELECT count(*) FROM snapshots WHERE box_id = $1 AND guest = 'earlier' AND guest_ref = $2 AND state <> 'deleting';
+SELECT count(*) FROM snapshots WHERE box_id = @box_id AND guest = 'earlier' AND guest_ref = @guest_ref::text AND state <> 'deleting';
 
 -- name: HeldOpSetGuests :exec
 -- A swap records its guests on its operation before it changes one.
@@ -31,9 +31,9 @@ UPDATE operations SET guests = $2 WHERE id = $1;
 
 -- name: HeldOpRunningOnBox :one
 -- The operation running on a box now, if any (not one waiting its turn).
-SELECT * FROM operations WHERE box_id = $1 AND state = 'running' AND step NOT IN ('waiting', 'queued')
+SELECT * FROM operations WHERE box_id = @box_id::text AND state = 'running' AND step NOT IN ('waiting', 'queued')
 ORDER BY seq LIMIT 1;
 
 -- name: HeldLastRelease :one
 -- A box's last release, for the words of one that stopped.
-SELECT * FROM operations WHERE box_id = $1 AND kind = 'release' ORDER BY seq DESC LIMIT 1;
+SELECT * FROM operations WHERE box_id = @box_id::text AND kind = 'release' ORDER BY seq DESC LIMIT 1;

@@ -95,7 +95,7 @@ UPDATE snapshots SET kept_until = $2,
 WHERE id = $1;
 
 -- name: CoreSnapshotBoxGone :exec
-UPDATE snapshots SET box_gone_at = now(), box_gone_how = $2 WHERE box_id = $1;
+UPDATE snapshots SET box_gone_at = now(), box_gone_how = @how::text WHERE box_id = @box_id;
 
 -- name: CoreOpInsert :one
 INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params)
@@ -207,11 +207,11 @@ WITH ranked AS (
 UPDATE snapshots SET picture = 'none' WHERE id IN (SELECT snapshot_id FROM gone);
 
 -- name: CoreStorageLock :exec
-SELECT pg_advisory_xact_lock(hashtextextended('storage:' || $1::text, 0));
+SELECT pg_advisory_xact_lock(hashtextextended('storage:' || @storage_key::text, 0));
 
 -- name: CoreReservedOn :one
 SELECT coalesce(sum((reserved->>'bytes')::bigint), 0)::bigint FROM operations
-WHERE state = 'running' AND reserved->>'storage' = $1::text;
+WHERE state = 'running' AND reserved->>'storage' = @storage_key::text;
 
 -- name: CoreOpSetReserved :exec
 UPDATE operations SET reserved = $2 WHERE id = $1;

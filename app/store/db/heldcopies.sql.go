@@ -28,12 +28,12 @@ func (q *Queries) HeldBoxSwap(ctx context.Context, db DBTX, arg HeldBoxSwapParam
 }
 
 const heldEarlierInUse = `-- name: HeldEarlierInUse :one
-SELECT count(*) FROM snapshots WHERE box_id = $1 AND guest = 'earlier' AND guest_ref = $2 AND state <> 'deleting'
+SELECT count(*) FROM snapshots WHERE box_id = $1 AND guest = 'earlier' AND guest_ref = $2::text AND state <> 'deleting'
 `
 
 type HeldEarlierInUseParams struct {
 	BoxID    string
-	GuestRef *string
+	GuestRef string
 }
 
 // How many snapshots still live on one earlier guest of a box.
@@ -45,11 +45,11 @@ func (q *Queries) HeldEarlierInUse(ctx context.Context, db DBTX, arg HeldEarlier
 }
 
 const heldLastRelease = `-- name: HeldLastRelease :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at FROM operations WHERE box_id = $1 AND kind = 'release' ORDER BY seq DESC LIMIT 1
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at FROM operations WHERE box_id = $1::text AND kind = 'release' ORDER BY seq DESC LIMIT 1
 `
 
 // A box's last release, for the words of one that stopped.
-func (q *Queries) HeldLastRelease(ctx context.Context, db DBTX, boxID *string) (Operation, error) {
+func (q *Queries) HeldLastRelease(ctx context.Context, db DBTX, boxID string) (Operation, error) {
 	row := db.QueryRow(ctx, heldLastRelease, boxID)
 	var i Operation
 	err := row.Scan(
@@ -83,12 +83,12 @@ func (q *Queries) HeldLastRelease(ctx context.Context, db DBTX, boxID *string) (
 }
 
 const heldOpRunningOnBox = `-- name: HeldOpRunningOnBox :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at FROM operations WHERE box_id = $1 AND state = 'running' AND step NOT IN ('waiting', 'queued')
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at FROM operations WHERE box_id = $1::text AND state = 'running' AND step NOT IN ('waiting', 'queued')
 ORDER BY seq LIMIT 1
 `
 
 // The operation running on a box now, if any (not one waiting its turn).
-func (q *Queries) HeldOpRunningOnBox(ctx context.Context, db DBTX, boxID *string) (Operation, error) {
+func (q *Queries) HeldOpRunningOnBox(ctx context.Context, db DBTX, boxID string) (Operation, error) {
 	row := db.QueryRow(ctx, heldOpRunningOnBox, boxID)
 	var i Operation
 	err := row.Scan(
@@ -138,21 +138,21 @@ func (q *Queries) HeldOpSetGuests(ctx context.Context, db DBTX, arg HeldOpSetGue
 
 const heldSetCopy = `-- name: HeldSetCopy :exec
 
-UPDATE snapshots SET guest = 'held-copy', guest_ref = $2, host = $3, holds = 'disk', state_at = now()
-WHERE id = $1
+UPDATE snapshots SET guest = 'held-copy', guest_ref = $1::text, host = $2, holds = 'disk', state_at = now()
+WHERE id = $3
 `
 
 type HeldSetCopyParams struct {
-	ID       string
-	GuestRef *string
+	GuestRef string
 	Host     string
+	ID       string
 }
 
 // Held copies, swaps and earlier guests (issue 11; specification sections 2 and 7).
 // The snapshot now lives in its held copy: a template guest of its own,
 // which holds the disk only.
 func (q *Queries) HeldSetCopy(ctx context.Context, db DBTX, arg HeldSetCopyParams) error {
-	_, err := db.Exec(ctx, heldSetCopy, arg.ID, arg.GuestRef, arg.Host)
+	_, err := db.Exec(ctx, heldSetCopy, arg.GuestRef, arg.Host, arg.ID)
 	return err
 }
 
@@ -173,18 +173,18 @@ func (q *Queries) HeldSetWhere(ctx context.Context, db DBTX, arg HeldSetWherePar
 }
 
 const heldToEarlier = `-- name: HeldToEarlier :exec
-UPDATE snapshots SET guest = 'earlier', guest_ref = $2
-WHERE box_id = $1 AND guest = 'current'
+UPDATE snapshots SET guest = 'earlier', guest_ref = $1::text
+WHERE box_id = $2 AND guest = 'current'
 `
 
 type HeldToEarlierParams struct {
+	GuestRef string
 	BoxID    string
-	GuestRef *string
 }
 
 // A swap: the box's snapshots on its current guest stay on that guest,
 // which becomes the box's earlier guest.
 func (q *Queries) HeldToEarlier(ctx context.Context, db DBTX, arg HeldToEarlierParams) error {
-	_, err := db.Exec(ctx, heldToEarlier, arg.BoxID, arg.GuestRef)
+	_, err := db.Exec(ctx, heldToEarlier, arg.GuestRef, arg.BoxID)
 	return err
 }

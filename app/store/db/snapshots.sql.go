@@ -1034,8 +1034,8 @@ SELECT coalesce(sum((reserved->>'bytes')::bigint), 0)::bigint FROM operations
 WHERE state = 'running' AND reserved->>'storage' = $1::text
 `
 
-func (q *Queries) CoreReservedOn(ctx context.Context, db DBTX, dollar_1 string) (int64, error) {
-	row := db.QueryRow(ctx, coreReservedOn, dollar_1)
+func (q *Queries) CoreReservedOn(ctx context.Context, db DBTX, storageKey string) (int64, error) {
+	row := db.QueryRow(ctx, coreReservedOn, storageKey)
 	var column_1 int64
 	err := row.Scan(&column_1)
 	return column_1, err
@@ -1068,16 +1068,16 @@ func (q *Queries) CoreSettingSet(ctx context.Context, db DBTX, arg CoreSettingSe
 }
 
 const coreSnapshotBoxGone = `-- name: CoreSnapshotBoxGone :exec
-UPDATE snapshots SET box_gone_at = now(), box_gone_how = $2 WHERE box_id = $1
+UPDATE snapshots SET box_gone_at = now(), box_gone_how = $1::text WHERE box_id = $2
 `
 
 type CoreSnapshotBoxGoneParams struct {
-	BoxID      string
-	BoxGoneHow *string
+	How   string
+	BoxID string
 }
 
 func (q *Queries) CoreSnapshotBoxGone(ctx context.Context, db DBTX, arg CoreSnapshotBoxGoneParams) error {
-	_, err := db.Exec(ctx, coreSnapshotBoxGone, arg.BoxID, arg.BoxGoneHow)
+	_, err := db.Exec(ctx, coreSnapshotBoxGone, arg.How, arg.BoxID)
 	return err
 }
 
@@ -1679,8 +1679,8 @@ const coreStorageLock = `-- name: CoreStorageLock :exec
 SELECT pg_advisory_xact_lock(hashtextextended('storage:' || $1::text, 0))
 `
 
-func (q *Queries) CoreStorageLock(ctx context.Context, db DBTX, dollar_1 string) error {
-	_, err := db.Exec(ctx, coreStorageLock, dollar_1)
+func (q *Queries) CoreStorageLock(ctx context.Context, db DBTX, storageKey string) error {
+	_, err := db.Exec(ctx, coreStorageLock, storageKey)
 	return err
 }
 
