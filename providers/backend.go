@@ -51,6 +51,17 @@ type Backend interface {
 
 	// ProviderTask reads a backend task by its reference after a restart.
 	ProviderTask(ctx context.Context, task TaskRef) (TaskOutcome, error)
+
+	// Changes says, as cheaply as the backend can, whether the guest runs
+	// and whether its disk changed since its last snapshot (ChangedUnknown
+	// where the backend cannot tell without taking one). The core asks it
+	// at the backend's ChangeCadence for automatic snapshots. It takes
+	// nothing and changes nothing the box can see.
+	Changes(ctx context.Context, guest Guest) (ChangeCheck, error)
+
+	// ChangeCadence is how often Changes is asked of a running box by
+	// default, with no I/O.
+	ChangeCadence() Cadence
 }
 
 // Boxes is the part of a backend that makes, starts, stops and releases boxes.

@@ -331,6 +331,7 @@ func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
 	if err := checkID("box", guest.Ref); err != nil {
 		return err
 	}
+	b.noteAtStop(guest)
 	b.endJournal(guest.Ref)
 	return b.stop(ctx, guest)
 }

@@ -92,6 +92,10 @@ type journal struct {
 type journals struct {
 	mu sync.Mutex
 	m  map[string]*journal
+	// atStop is what each stopped box's journal said as the box stopped:
+	// whether its files changed since its last take (Changes answers it
+	// for a stopped box).
+	atStop map[string]providers.Changed
 }
 
 // journalCut is a journal's record at a take's or restore's start: what
@@ -306,6 +310,14 @@ type Change struct {
 // With its change journal running it reads no folder; without, it stats every
 // path against the last take's manifest.
 func (b *Backend) ChangedSinceTake(ctx context.Context, guest providers.Guest) (Change, error) {
+	return b.changedSince(ctx, guest, false)
+}
+
+// changedSince is ChangedSinceTake; with rearm, a walk that finds nothing
+// changed since the last take starts the journal's record from that take
+// again (unless something changed while it walked), so the next answer
+// reads no folder.
+func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm bool) (Change, error) {
 	dir, err := b.existingBox(guest)
 	if err != nil {
 		return Change{}, fmt.Errorf("check box for changes: %w", err)
@@ -315,9 +327,11 @@ func (b *Backend) ChangedSinceTake(ctx context.Context, guest providers.Guest) (
 		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 	}
 	why := "the box's change journal is not running (the box is stopped, or boxsnap restarted)"
+	cut := journalCut{}
 	if j := b.journalOf(guest.Ref); j != nil {
 		j.mu.Lock()
 		j.drainLocked()
+		dead := j.dead
 		switch {
 		case j.dead != "":
 			why = j.dead
@@ -334,6 +348,9 @@ func (b *Backend) ChangedSinceTake(ctx context.Context, guest providers.Guest) (
 			return Change{Changed: n > 0, Paths: n}, nil
 		}
 		j.mu.Unlock()
+		if rearm && dead == "" && st.Last != "" && st.StatCache == "" {
+			cut = b.cutJournal(guest.Ref)
+		}
 	}
 	if st.Last == "" {
 		return Change{Changed: true, Why: "no take yet"}, nil
@@ -364,6 +381,9 @@ func (b *Backend) ChangedSinceTake(ctx context.Context, guest providers.Guest) (
 	}
 	if n != len(prev) {
 		out.Changed = true
+	}
+	if !out.Changed && cut.running {
+		b.rebaseJournal(guest.Ref, cut, journalBasis(st))
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -39,6 +40,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("RestoreOrderBringsBackTheState", func(t *testing.T) { t.Parallel(); testRestore(t, h) })
 	t.Run("DeleteThenHeldLacksItAndDeleteTwiceSucceeds", func(t *testing.T) { t.Parallel(); testDelete(t, h) })
 	t.Run("ForkGivesADistinctGuest", func(t *testing.T) { t.Parallel(); testFork(t, h) })
+	t.Run("ChangesNeverSaysNoAfterAChange", func(t *testing.T) { t.Parallel(); testChanges(t, h) })
 }
 
 // NewID gives an ID in boxsnap's form: prefix and 12 letters and digits.
@@ -297,5 +299,61 @@ func testFork(t *testing.T, h Harness) {
 	}
 	if err := f.boxes.Release(ctx, fg); err != nil {
 		t.Fatalf("release the fork: %v", err)
+	}
+}
+
+// testChanges checks the automatic snapshots' question (issue 16, item 1):
+// Changes agrees with Status on whether the guest runs, never answers "no"
+// once the guest's state changed after its last take, and never answers
+// "yes" right after a take with nothing changed; a released guest does not
+// exist. Its cadence is positive and needs no I/O.
+func testChanges(t *testing.T, h Harness) {
+	ctx := context.Background()
+	f := setup(t, h)
+	if c := f.b.ChangeCadence(); c.Every <= 0 || c.Why == "" {
+		t.Errorf("ChangeCadence = %+v: want a positive interval and its why", c)
+	}
+	for round, start := range []bool{false, true} {
+		if start {
+			if err := f.boxes.Start(ctx, f.guest); err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+		}
+		st, err := f.boxes.Status(ctx, f.guest)
+		if err != nil {
+			t.Fatalf("Status: %v", err)
+		}
+		f.take(t, h)
+		ch, err := f.b.Changes(ctx, f.guest)
+		if err != nil {
+			t.Fatalf("round %d: Changes after a take: %v", round, err)
+		}
+		if !ch.Exists || ch.Running != st.Running {
+			t.Errorf("round %d: Changes = %+v, want it to exist and running %v as Status says", round, ch, st.Running)
+		}
+		if ch.Changed == providers.ChangedYes {
+			t.Errorf("round %d: Changes right after a take with nothing changed = yes (%s)", round, ch.Why)
+		}
+		if !slices.Contains([]providers.Changed{providers.ChangedYes, providers.ChangedNo, providers.ChangedUnknown}, ch.Changed) {
+			t.Errorf("round %d: Changes = %q, not one of yes, no, unknown", round, ch.Changed)
+		}
+		h.WriteState(t, f.b, f.guest, fmt.Sprintf("changed in round %d", round))
+		ch, err = f.b.Changes(ctx, f.guest)
+		if err != nil {
+			t.Fatalf("round %d: Changes after a change: %v", round, err)
+		}
+		if ch.Changed == providers.ChangedNo {
+			t.Errorf("round %d: Changes after the guest's state changed = no", round)
+		}
+	}
+	if err := f.boxes.Release(ctx, f.guest); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	ch, err := f.b.Changes(ctx, f.guest)
+	if err != nil {
+		t.Fatalf("Changes of a released guest: %v", err)
+	}
+	if ch.Exists {
+		t.Errorf("Changes of a released guest = %+v, want it gone", ch)
 	}
 }

@@ -1,0 +1,93 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// ChangeCadence: a local box is checked every 15 seconds; with its change
+// journal running, a check reads no folder.
+func (b *Backend) ChangeCadence() providers.Cadence {
+	return providers.Cadence{Every: 15 * time.Second,
+		Why: "the change journal answers without reading the box's folder"}
+}
+
+// Changes answers from the box's change journal: a running box whose
+// journal records changes since its last take against that take reads no
+// folder. Where the journal cannot answer (boxsnap restarted, it
+// overflowed, the folder is on a network file system) the box's folder is
+// compared with the last take's manifest once, and where nothing changed the
+// journal's record starts from that take again, so the next check is free.
+// A stopped box answers what its journal said as it stopped.
+func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers.ChangeCheck, error) {
+	if err := checkID("box", guest.Ref); err != nil {
+		return providers.ChangeCheck{}, err
+	}
+	if _, err := b.existingBox(guest); err != nil {
+		if errors.Is(err, providers.ErrNotFound) {
+			return providers.ChangeCheck{}, nil
+		}
+		return providers.ChangeCheck{}, err
+	}
+	running, err := b.running(guest.Ref)
+	if err != nil {
+		return providers.ChangeCheck{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
+	}
+	if !running {
+		b.journals.mu.Lock()
+		at, ok := b.journals.atStop[guest.Ref]
+		b.journals.mu.Unlock()
+		if !ok {
+			return providers.ChangeCheck{Exists: true, Changed: providers.ChangedUnknown,
+				Why: "boxsnap did not watch the box as it stopped"}, nil
+		}
+		return providers.ChangeCheck{Exists: true, Changed: at}, nil
+	}
+	b.journals.mu.Lock()
+	delete(b.journals.atStop, guest.Ref)
+	b.journals.mu.Unlock()
+	ch, err := b.changedSince(ctx, guest, true)
+	if err != nil {
+		return providers.ChangeCheck{}, err
+	}
+	out := providers.ChangeCheck{Exists: true, Running: true, Changed: providers.ChangedNo, Walked: ch.Walked, Why: ch.Why}
+	if ch.Changed {
+		out.Changed = providers.ChangedYes
+	}
+	if ch.Walked {
+		b.log.Info("local backend: the change check walked the box's folder", "box", guest.Ref, "why", ch.Why, "changed", ch.Changed)
+	}
+	return out, nil
+}
+
+// noteAtStop remembers, as a box stops, whether its journal recorded a
+// change since its last take.
+func (b *Backend) noteAtStop(guest providers.Guest) {
+	at := providers.ChangedUnknown
+	if j := b.journalOf(guest.Ref); j != nil {
+		st, err := b.readState(guest.Ref)
+		j.mu.Lock()
+		j.drainLocked()
+		switch {
+		case err != nil || j.dead != "" || j.lost != "":
+		case st.StatCache != "" && j.base == journalBasis(st):
+			at = providers.ChangedYes // restored since the last take
+		case j.base != "" && j.base == journalBasis(st):
+			at = providers.ChangedNo
+			if len(j.dirty) > 0 {
+				at = providers.ChangedYes
+			}
+		}
+		j.mu.Unlock()
+	}
+	b.journals.mu.Lock()
+	if b.journals.atStop == nil {
+		b.journals.atStop = map[string]providers.Changed{}
+	}
+	b.journals.atStop[guest.Ref] = at
+	b.journals.mu.Unlock()
+}
