@@ -106,7 +106,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		return nil, err
 	}
 	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
-		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger}})
+		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true}})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // How often the periodic jobs run (DESIGN.md, "Periodic jobs").
@@ -23,6 +25,11 @@ const (
 	// HousekeepingInterval is for sessions, set-up links, old records and
 	// the box log.
 	HousekeepingInterval = time.Hour
+	// AutomaticInterval is the automatic check's (the shortest backend
+	// cadence); ThinInterval is thinning's, often enough that its
+	// one-a-minute tier holds.
+	AutomaticInterval = snapshots.CheckInterval
+	ThinInterval      = time.Minute
 )
 
 // sweep is one periodic job: its name (the job's args and its periodic ID),
@@ -31,6 +38,9 @@ type sweep struct {
 	name    string
 	every   time.Duration
 	onStart bool
+	// history marks automatic history's sweeps, which Deps.ManualHistory
+	// leaves to the caller.
+	history bool
 	run     func(ctx context.Context, d Deps) error
 }
 
@@ -74,6 +84,20 @@ func sweeps(d Deps) []sweep {
 		}},
 		sweep{name: "expiry", every: ExpiryInterval, run: func(ctx context.Context, d Deps) error {
 			_, err := d.Core.ExpireKeeps(ctx)
+			return err
+		}},
+		sweep{name: "automatic", every: AutomaticInterval, history: true, run: func(ctx context.Context, d Deps) error {
+			rep, err := d.Core.CheckAutomatic(ctx)
+			if len(rep.Taken) > 0 || rep.Walked > 0 {
+				d.Logger.Info("automatic check", "checked", rep.Checked, "taken", len(rep.Taken), "walked", rep.Walked)
+			}
+			return err
+		}},
+		sweep{name: "thinning", every: ThinInterval, history: true, run: func(ctx context.Context, d Deps) error {
+			rep, err := d.Core.ThinHistory(ctx)
+			if rep.Snapshots > 0 {
+				d.Logger.Info("thinning", "boxes", rep.Boxes, "operations", rep.Operations, "snapshots", rep.Snapshots)
+			}
 			return err
 		}},
 		sweep{name: "housekeeping", every: HousekeepingInterval, run: func(ctx context.Context, d Deps) error {
@@ -124,6 +148,9 @@ func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 func periodicJobs(d Deps) []*river.PeriodicJob {
 	var out []*river.PeriodicJob
 	for _, s := range sweeps(d) {
+		if s.history && d.ManualHistory {
+			continue
+		}
 		args := SweepArgs{Name: s.name}
 		out = append(out, river.NewPeriodicJob(river.PeriodicInterval(s.every),
 			func() (river.JobArgs, *river.InsertOpts) { return args, nil },

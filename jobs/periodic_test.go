@@ -23,12 +23,12 @@ func TestEverySweepRuns(t *testing.T) {
 	e := coretest.New(t, coretest.Options{})
 	ctx := context.Background()
 	periodic := jobs.Periodic(jobs.Deps{Auth: e.Auth, Core: e.Core, Logger: e.Logger})
-	if len(periodic) < 7 {
-		t.Fatalf("%d periodic jobs, want the sessions' and the core's seven", len(periodic))
+	if len(periodic) < 9 {
+		t.Fatalf("%d periodic jobs, want the sessions' and the core's nine", len(periodic))
 	}
 	events, cancel := e.Client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
 	defer cancel()
-	for _, name := range []string{"sessions", "recover", "reconcile", "outside-restores", "room", "expiry", "housekeeping"} {
+	for _, name := range []string{"sessions", "recover", "reconcile", "outside-restores", "room", "expiry", "automatic", "thinning", "housekeeping"} {
 		res, err := e.Client.Insert(ctx, jobs.SweepArgs{Name: name}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{}})
 		if err != nil {
 			t.Fatal(err)

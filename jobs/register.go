@@ -14,6 +14,10 @@ type Deps struct {
 	Auth   *auth.Service
 	Core   *snapshots.Service
 	Logger *slog.Logger
+	// ManualHistory leaves the automatic check and thinning out of the
+	// periodic jobs (their workers stay): tests whose boxes run call them
+	// when they mean to, so no snapshot appears on its own mid-test.
+	ManualHistory bool
 }
 
 // Register adds every worker to workers. This is the one place workers are

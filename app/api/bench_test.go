@@ -216,7 +216,7 @@ func benchEnv(b *testing.B, be snapshots.Backend) *coretest.Env {
 	if err := core.RegisterBackends(ctx); err != nil {
 		b.Fatal(err)
 	}
-	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: true, Logger: logger, Deps: jobs.Deps{Auth: a, Core: core, Logger: logger}})
+	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: true, Logger: logger, Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
-		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger}})
+		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true}})
 	if err != nil {
 		return nil, err
 	}

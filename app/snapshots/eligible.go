@@ -24,11 +24,12 @@ const (
 	ChangeNote        Change = "note"
 	ChangeRestore     Change = "restore" // as a restore's target
 	ChangeFork        Change = "fork"    // as a fork's source
+	ChangeThin        Change = "thin"    // thinning the automatic history (issue 16)
 )
 
 // automatic reports whether a change deletes without anyone asking.
 func (c Change) automatic() bool {
-	return c == ChangeExpire || c == ChangeEvictLimit || c == ChangeEvictRoom || c == ChangeReplaceUndo
+	return c == ChangeExpire || c == ChangeEvictLimit || c == ChangeEvictRoom || c == ChangeReplaceUndo || c == ChangeThin
 }
 
 // Pin is an operation that uses a snapshot.
@@ -50,6 +51,16 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		return refuse(CodeBusy, "‘%s’ is in use: %s.", s.Name, pinWords(p, tz))
 	}
 	if change.automatic() {
+		if change == ChangeThin {
+			// Thinning takes automatic snapshots only: a saved one (the
+			// person's, an agent's, or one Save made ordinary) is never thinned.
+			if !s.Automatic {
+				return refuse(CodeProtected, "‘%s’ is saved: thinning never deletes it.", s.Name)
+			}
+			if s.IsUndo() {
+				return refuse(CodeProtected, "‘%s’ is an undo: thinning never deletes one.", s.Name)
+			}
+		}
 		if s.Kept() && change != ChangeExpire {
 			return refuse(CodeProtected, "‘%s’ is kept: boxsnap never deletes it by itself.", s.Name)
 		}
@@ -60,7 +71,7 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		// oldest undo that is not kept, not pinned and not the target of a
 		// running operation"); the limit and the room sweep never take the
 		// person's.
-		if change != ChangeExpire && change != ChangeReplaceUndo && (s.OwnerKind == "person" || s.ByKind == "owner" || s.ByKind == "cli") {
+		if change != ChangeExpire && change != ChangeReplaceUndo && change != ChangeThin && (s.OwnerKind == "person" || s.ByKind == "owner" || s.ByKind == "cli") {
 			return refuse(CodeProtected, "‘%s’ is the person's: boxsnap never deletes it by itself.", s.Name)
 		}
 		if change == ChangeEvictLimit && s.IsUndo() {
@@ -75,7 +86,7 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		if s.State != StateReady && !(s.State == StateUnavailable && (change == ChangeRename || change == ChangeNote)) {
 			return refuse(CodePlan, "‘%s’ is %s: it cannot be %s.", s.Name, stateWords(s.State), changeWords(change))
 		}
-	case ChangeDelete, ChangeExpire, ChangeEvictLimit, ChangeEvictRoom, ChangeReplaceUndo:
+	case ChangeDelete, ChangeExpire, ChangeEvictLimit, ChangeEvictRoom, ChangeReplaceUndo, ChangeThin:
 		switch s.State {
 		case StateTaking:
 			return refuse(CodeBusy, "‘%s’ is still being taken.", s.Name)

@@ -145,6 +145,10 @@ type Snapshot struct {
 	// take (after a restore, the snapshot the box was restored to). The API
 	// gives it through the lineage, as the caller may see it.
 	ParentID *string `db:"parent_id" json:"-"`
+	// Automatic is set on a snapshot boxsnap took by itself because the box
+	// changed (issue 16): not counted in the per-box limit, never an undo,
+	// thinned, until Save makes it an ordinary one.
+	Automatic bool `db:"automatic" json:"automatic"`
 }
 
 // Kept reports whether the person keeps the snapshot.

@@ -372,7 +372,7 @@ func (s *Service) deletingPins(ctx context.Context, q pgxQuerier, id, except str
 	}
 	var out []Pin
 	for _, p := range pins {
-		if p.Kind == OpDelete || p.Kind == OpExpiry {
+		if p.Kind == OpDelete || p.Kind == OpExpiry || p.Kind == OpThin || p.Kind == OpDeleteHistory {
 			out = append(out, p)
 		}
 	}
@@ -437,6 +437,8 @@ func (s *Service) RunOperation(ctx context.Context, id string) error {
 		return s.runFork(ctx, op)
 	case OpImport:
 		return s.runImport(ctx, op)
+	case OpThin, OpDeleteHistory:
+		return s.runThin(ctx, op)
 	}
 	return s.finish(ctx, op, OpFailed, nil, "boxsnap does not know this kind of operation: "+op.Kind, "")
 }

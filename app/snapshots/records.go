@@ -141,6 +141,9 @@ type BoxSnapshots struct {
 type ListQuery struct {
 	Box  string // a box's ID or name; empty for every box the caller may see
 	Kept bool   // only kept snapshots
+	// Automatic, when set, lists only automatic snapshots (true) or only
+	// saved ones (false).
+	Automatic *bool
 }
 
 // List lists snapshots by box, as the caller may see them, newest first.
@@ -187,7 +190,7 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 	for _, b := range boxes {
 		bs := BoxSnapshots{Box: b, Pins: map[string][]Pin{}}
 		for _, sn := range byBox[b.ID] {
-			if q.Kept && !sn.Kept() {
+			if (q.Kept && !sn.Kept()) || (q.Automatic != nil && sn.Automatic != *q.Automatic) {
 				continue
 			}
 			if MayAct(c, ActSee, b, sn) == nil {

@@ -84,6 +84,14 @@ type Service struct {
 	cache    readCache
 	tempDir  string
 	compares compareCache
+	checks   checkTimes
+}
+
+// checkTimes is when this process last asked each box whether it changed,
+// for backends whose cadence is longer than the automatic check's.
+type checkTimes struct {
+	mu   sync.Mutex
+	last map[string]time.Time
 }
 
 // Queries the core runs; store.New checks they exist at start.

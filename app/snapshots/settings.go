@@ -29,6 +29,20 @@ type Settings struct {
 	// AlsoRemove are home paths a fork and a share code's copy also leave
 	// behind, beside providers.DefaultSecrets.
 	AlsoRemove []string `json:"alsoRemove,omitempty"`
+	// Automatic turns automatic snapshots on or off per backend ID; a
+	// backend not named follows AutomaticByDefault (issue 16).
+	Automatic map[string]bool `json:"automatic,omitempty"`
+	// CheckSeconds is how often a backend's running boxes are checked for
+	// changes, per backend ID; a backend not named uses its own cadence.
+	CheckSeconds map[string]int `json:"checkSeconds,omitempty"`
+	// HistoryDays is how long automatic snapshots are kept, one a day at the
+	// end: 1 to 365, 7 unless changed (moatbox's plan's "automatic history
+	// days").
+	HistoryDays int `json:"historyDays"`
+	// HistoryGiB is the held data past which thinning drops a box's oldest
+	// automatic snapshot, unless the box sets its own: 1 to 100,000, 100
+	// unless changed.
+	HistoryGiB int `json:"historyGiB"`
 }
 
 // DefaultCeiling is the paid ceiling a month, per provider (section 8: $5,
@@ -38,7 +52,8 @@ const DefaultCeiling = 5.0
 // DefaultSettings are section 12's defaults.
 func DefaultSettings() Settings {
 	return Settings{PerBox: DefaultPerBox, RoomPercent: DefaultRoomPercent, KeepDays: DefaultKeepDays,
-		AgentsMayRestore: true, AgentsMayRestoreMemory: true, Pictures: true, ShareDays: DefaultShareDays}
+		AgentsMayRestore: true, AgentsMayRestoreMemory: true, Pictures: true, ShareDays: DefaultShareDays,
+		HistoryDays: DefaultHistoryDays, HistoryGiB: DefaultHistoryGiB}
 }
 
 // Validate checks each number against its range, in words.
@@ -56,6 +71,7 @@ func (st Settings) Validate() error {
 	if st.ShareDays < 1 || st.ShareDays > MaxShareDays {
 		errs = append(errs, fmt.Errorf("A share code works 1 to %d days.", MaxShareDays))
 	}
+	errs = append(errs, st.validateHistory()...)
 	for _, p := range st.AlsoRemove {
 		if strings.Contains(p, "..") || strings.HasPrefix(strings.TrimSpace(p), "/") {
 			errs = append(errs, fmt.Errorf("%q: a path to remove is inside a home folder, with no .. and no leading /.", p))

@@ -319,7 +319,7 @@ func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, pe
 	var names []string
 	hidden := 0
 	for _, sn := range all {
-		if sn.IsUndo() || sn.State == StateFailed || sn.State == StateDeleting {
+		if sn.IsUndo() || sn.Automatic || sn.State == StateFailed || sn.State == StateDeleting {
 			continue
 		}
 		if MayAct(c, ActSee, b, sn) == nil {
@@ -332,12 +332,13 @@ func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, pe
 		Words: strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots. %s", b.Name, count, perBox, deleteWords(names, hidden)))}
 }
 
-// countTowardLimit counts a box's snapshots against the limit: undos apart,
-// kept ones counted, failed and deleting ones not (section 8).
+// countTowardLimit counts a box's snapshots against the limit: undos and
+// automatic ones apart, kept ones counted, failed and deleting ones not
+// (section 8; issue 16).
 func countTowardLimit(all []*Snapshot) int {
 	n := 0
 	for _, sn := range all {
-		if sn.IsUndo() || sn.State == StateFailed || sn.State == StateDeleting || sn.Guest != "current" {
+		if sn.IsUndo() || sn.Automatic || sn.State == StateFailed || sn.State == StateDeleting || sn.Guest != "current" {
 			continue
 		}
 		n++

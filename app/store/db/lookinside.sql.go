@@ -54,7 +54,7 @@ WITH RECURSIVE chain(id, parent_id, depth) AS (
     UNION ALL
     SELECT s.id, s.parent_id, c.depth + 1 FROM snapshots s JOIN chain c ON s.id = c.parent_id WHERE c.depth < $2::int
 )
-SELECT s.id, s.box_id, s.box_name, s.box_kind, s.box_system, s.box_thread_id, s.box_gone_at, s.box_gone_how, s.backend_id, s.host, s.storage, s.storage_type, s.guest, s.guest_generation, s.name, s.note, s.taken_at, s.captured_at, s.took_ms, s.paused_ms, s.by_kind, s.by_thread_id, s.by_why, s.scope, s.holds, s.excludes, s.size_bytes, s.size_meaning, s.price, s.owner_kind, s.owner_thread_id, s.kept_until, s.kept_at, s.undo_of, s.fork_safe, s.depends_on, s.picture, s.ref, s.state, s.error, s.found, s.missing_since, s.state_at, s.guest_ref, s.parent_id FROM chain JOIN snapshots s ON s.id = chain.id ORDER BY chain.depth
+SELECT s.id, s.box_id, s.box_name, s.box_kind, s.box_system, s.box_thread_id, s.box_gone_at, s.box_gone_how, s.backend_id, s.host, s.storage, s.storage_type, s.guest, s.guest_generation, s.name, s.note, s.taken_at, s.captured_at, s.took_ms, s.paused_ms, s.by_kind, s.by_thread_id, s.by_why, s.scope, s.holds, s.excludes, s.size_bytes, s.size_meaning, s.price, s.owner_kind, s.owner_thread_id, s.kept_until, s.kept_at, s.undo_of, s.fork_safe, s.depends_on, s.picture, s.ref, s.state, s.error, s.found, s.missing_since, s.state_at, s.guest_ref, s.parent_id, s.automatic FROM chain JOIN snapshots s ON s.id = chain.id ORDER BY chain.depth
 `
 
 type LookLineageParams struct {
@@ -118,6 +118,7 @@ func (q *Queries) LookLineage(ctx context.Context, db DBTX, arg LookLineageParam
 			&i.StateAt,
 			&i.GuestRef,
 			&i.ParentID,
+			&i.Automatic,
 		); err != nil {
 			return nil, err
 		}

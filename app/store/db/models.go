@@ -150,4 +150,5 @@ type Snapshot struct {
 	StateAt         time.Time
 	GuestRef        *string
 	ParentID        *string
+	Automatic       bool
 }

@@ -284,7 +284,7 @@ INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, backend_id, h
     taken_at, captured_at, by_kind, by_why, scope, holds, owner_kind, fork_safe, parent_id, ref, state)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'current', $9, $10, $11, $12, $13, $14, 'box', $15, 'person', $16, $17, $18, 'ready')
 ON CONFLICT (id) DO NOTHING
-RETURNING id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id
+RETURNING id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic
 `
 
 type MoveSnapshotInsertParams struct {
@@ -376,6 +376,7 @@ func (q *Queries) MoveSnapshotInsert(ctx context.Context, db DBTX, arg MoveSnaps
 		&i.StateAt,
 		&i.GuestRef,
 		&i.ParentID,
+		&i.Automatic,
 	)
 	return i, err
 }

@@ -1082,7 +1082,7 @@ func (q *Queries) CoreSnapshotBoxGone(ctx context.Context, db DBTX, arg CoreSnap
 }
 
 const coreSnapshotByID = `-- name: CoreSnapshotByID :one
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots WHERE id = $1
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE id = $1
 `
 
 func (q *Queries) CoreSnapshotByID(ctx context.Context, db DBTX, id string) (Snapshot, error) {
@@ -1134,6 +1134,7 @@ func (q *Queries) CoreSnapshotByID(ctx context.Context, db DBTX, id string) (Sna
 		&i.StateAt,
 		&i.GuestRef,
 		&i.ParentID,
+		&i.Automatic,
 	)
 	return i, err
 }
@@ -1152,7 +1153,7 @@ INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id
     guest_generation, name, note, taken_at, by_kind, by_thread_id, by_why, scope, holds, excludes, owner_kind,
     owner_thread_id, state, picture, undo_of)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
-RETURNING id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id
+RETURNING id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic
 `
 
 type CoreSnapshotInsertParams struct {
@@ -1258,6 +1259,7 @@ func (q *Queries) CoreSnapshotInsert(ctx context.Context, db DBTX, arg CoreSnaps
 		&i.StateAt,
 		&i.GuestRef,
 		&i.ParentID,
+		&i.Automatic,
 	)
 	return i, err
 }
@@ -1284,7 +1286,7 @@ func (q *Queries) CoreSnapshotKeep(ctx context.Context, db DBTX, arg CoreSnapsho
 }
 
 const coreSnapshotLock = `-- name: CoreSnapshotLock :one
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots WHERE id = $1 FOR UPDATE
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) CoreSnapshotLock(ctx context.Context, db DBTX, id string) (Snapshot, error) {
@@ -1336,6 +1338,7 @@ func (q *Queries) CoreSnapshotLock(ctx context.Context, db DBTX, id string) (Sna
 		&i.StateAt,
 		&i.GuestRef,
 		&i.ParentID,
+		&i.Automatic,
 	)
 	return i, err
 }
@@ -1474,7 +1477,7 @@ func (q *Queries) CoreSnapshotTaken(ctx context.Context, db DBTX, arg CoreSnapsh
 }
 
 const coreSnapshotsAll = `-- name: CoreSnapshotsAll :many
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots ORDER BY taken_at DESC, id
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots ORDER BY taken_at DESC, id
 `
 
 func (q *Queries) CoreSnapshotsAll(ctx context.Context, db DBTX) ([]Snapshot, error) {
@@ -1532,6 +1535,7 @@ func (q *Queries) CoreSnapshotsAll(ctx context.Context, db DBTX) ([]Snapshot, er
 			&i.StateAt,
 			&i.GuestRef,
 			&i.ParentID,
+			&i.Automatic,
 		); err != nil {
 			return nil, err
 		}
@@ -1544,7 +1548,7 @@ func (q *Queries) CoreSnapshotsAll(ctx context.Context, db DBTX) ([]Snapshot, er
 }
 
 const coreSnapshotsByRef = `-- name: CoreSnapshotsByRef :one
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots WHERE backend_id = $1 AND ref = $2 LIMIT 1
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE backend_id = $1 AND ref = $2 LIMIT 1
 `
 
 type CoreSnapshotsByRefParams struct {
@@ -1601,12 +1605,13 @@ func (q *Queries) CoreSnapshotsByRef(ctx context.Context, db DBTX, arg CoreSnaps
 		&i.StateAt,
 		&i.GuestRef,
 		&i.ParentID,
+		&i.Automatic,
 	)
 	return i, err
 }
 
 const coreSnapshotsOfBox = `-- name: CoreSnapshotsOfBox :many
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots WHERE box_id = $1 ORDER BY taken_at DESC, id
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE box_id = $1 ORDER BY taken_at DESC, id
 `
 
 func (q *Queries) CoreSnapshotsOfBox(ctx context.Context, db DBTX, boxID string) ([]Snapshot, error) {
@@ -1664,6 +1669,7 @@ func (q *Queries) CoreSnapshotsOfBox(ctx context.Context, db DBTX, boxID string)
 			&i.StateAt,
 			&i.GuestRef,
 			&i.ParentID,
+			&i.Automatic,
 		); err != nil {
 			return nil, err
 		}

@@ -53,7 +53,7 @@ func (q *Queries) SweepBoxesOfBackend(ctx context.Context, db DBTX, backendID st
 }
 
 const sweepExpired = `-- name: SweepExpired :many
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots WHERE kept_until IS NOT NULL AND kept_until < $1 AND state = 'ready' ORDER BY kept_until, id
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE kept_until IS NOT NULL AND kept_until < $1 AND state = 'ready' ORDER BY kept_until, id
 `
 
 func (q *Queries) SweepExpired(ctx context.Context, db DBTX, keptUntil *time.Time) ([]Snapshot, error) {
@@ -111,6 +111,7 @@ func (q *Queries) SweepExpired(ctx context.Context, db DBTX, keptUntil *time.Tim
 			&i.StateAt,
 			&i.GuestRef,
 			&i.ParentID,
+			&i.Automatic,
 		); err != nil {
 			return nil, err
 		}
@@ -332,7 +333,7 @@ func (q *Queries) SweepOpTasks(ctx context.Context, db DBTX, arg SweepOpTasksPar
 }
 
 const sweepRoomCandidates = `-- name: SweepRoomCandidates :many
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots WHERE backend_id = $1 AND host = $2 AND storage = $3 AND state = 'ready'
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE backend_id = $1 AND host = $2 AND storage = $3 AND state = 'ready'
     AND kept_until IS NULL AND by_kind = 'agent' ORDER BY taken_at, id
 `
 
@@ -397,6 +398,7 @@ func (q *Queries) SweepRoomCandidates(ctx context.Context, db DBTX, arg SweepRoo
 			&i.StateAt,
 			&i.GuestRef,
 			&i.ParentID,
+			&i.Automatic,
 		); err != nil {
 			return nil, err
 		}
@@ -438,7 +440,7 @@ INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, 'unknown', 'box', $16,
     $17, $18, $19, CASE WHEN $19::timestamptz IS NULL THEN NULL ELSE $20::timestamptz END, $21, $22, $23, $24, $25, $26)
 ON CONFLICT (id) DO NOTHING
-RETURNING id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id
+RETURNING id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic
 `
 
 type SweepSnapshotInsertParams struct {
@@ -546,12 +548,13 @@ func (q *Queries) SweepSnapshotInsert(ctx context.Context, db DBTX, arg SweepSna
 		&i.StateAt,
 		&i.GuestRef,
 		&i.ParentID,
+		&i.Automatic,
 	)
 	return i, err
 }
 
 const sweepSnapshotsNotIn = `-- name: SweepSnapshotsNotIn :many
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots WHERE NOT (backend_id = ANY ($1::text[])) AND state IN ('ready', 'unavailable') ORDER BY taken_at, id
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE NOT (backend_id = ANY ($1::text[])) AND state IN ('ready', 'unavailable') ORDER BY taken_at, id
 `
 
 func (q *Queries) SweepSnapshotsNotIn(ctx context.Context, db DBTX, dollar_1 []string) ([]Snapshot, error) {
@@ -609,6 +612,7 @@ func (q *Queries) SweepSnapshotsNotIn(ctx context.Context, db DBTX, dollar_1 []s
 			&i.StateAt,
 			&i.GuestRef,
 			&i.ParentID,
+			&i.Automatic,
 		); err != nil {
 			return nil, err
 		}
@@ -622,7 +626,7 @@ func (q *Queries) SweepSnapshotsNotIn(ctx context.Context, db DBTX, dollar_1 []s
 
 const sweepSnapshotsOfBackend = `-- name: SweepSnapshotsOfBackend :many
 
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots WHERE backend_id = $1 ORDER BY taken_at, id
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE backend_id = $1 ORDER BY taken_at, id
 `
 
 // The core's sweeps (app/snapshots reconcile.go, sweeps.go, outside.go): the
@@ -684,6 +688,7 @@ func (q *Queries) SweepSnapshotsOfBackend(ctx context.Context, db DBTX, backendI
 			&i.StateAt,
 			&i.GuestRef,
 			&i.ParentID,
+			&i.Automatic,
 		); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,239 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// CheckInterval is how often the automatic check runs: the shortest cadence
+// of any backend (the local and Docker backends' 15 seconds). A box whose
+// backend's cadence is longer is asked only once that long has passed.
+const CheckInterval = 15 * time.Second
+
+// AutomaticReport says what one automatic check did.
+type AutomaticReport struct {
+	Checked int      // boxes asked whether they changed
+	Taken   []string // snapshots admitted
+	Ops     []string // their operations
+	Walked  int      // checks that read a box's folder
+}
+
+// AutomaticName is an automatic snapshot's name: the time to the second in
+// the owner's time zone, "Thu 10:42:07".
+func AutomaticName(t time.Time, tz *time.Location) string {
+	return t.In(tz).Format("Mon 15:04:05")
+}
+
+// CheckAutomatic is the automatic check (issue 16, item 1), run by a
+// periodic River job every CheckInterval: it asks each box with automatic
+// snapshots on, at its backend's cadence, whether it runs and changed since
+// its last snapshot, and takes an automatic snapshot only if it did; where
+// the backend cannot tell (unknown), it takes one once the cadence has
+// passed since the box's last snapshot; and it takes one more when it finds
+// a box stopped that it last saw running. A box with an operation running
+// or waiting is left for the next check.
+func (s *Service) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
+	var rep AutomaticReport
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return rep, err
+	}
+	busyList, err := s.st.HistoryBusyBoxes(ctx, s.st.Pool)
+	if err != nil {
+		return rep, fmt.Errorf("automatic check: %w", err)
+	}
+	busy := make(map[string]bool, len(busyList))
+	for _, id := range busyList {
+		if id != nil {
+			busy[*id] = true
+		}
+	}
+	boxes, err := s.st.HistoryBoxes(ctx, s.st.Pool)
+	if err != nil {
+		return rep, fmt.Errorf("automatic check: %w", err)
+	}
+	now := s.now()
+	var errs []error
+	for _, b := range boxes {
+		be, ok := s.backends[b.BackendID]
+		if !ok || busy[b.ID] || ctx.Err() != nil {
+			continue
+		}
+		on := st.AutomaticOn(be)
+		if b.Automatic != nil {
+			on = *b.Automatic
+		}
+		if !on {
+			continue
+		}
+		every := st.CheckEvery(be)
+		if !s.checkDue(b.ID, every, now) {
+			continue
+		}
+		guest := providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}
+		ch, err := be.Snap.Changes(ctx, guest)
+		if err != nil {
+			s.logger.Debug("automatic check: the backend did not answer", "box", b.ID, "err", err)
+			continue
+		}
+		rep.Checked++
+		if ch.Walked {
+			rep.Walked++
+		}
+		if !ch.Exists {
+			continue
+		}
+		stopped := b.Running && !ch.Running
+		if ch.Running != b.Running {
+			if err := s.st.HistorySetRunning(ctx, s.st.Pool, db.HistorySetRunningParams{BoxID: b.ID, Running: ch.Running, CheckedAt: &now}); err != nil {
+				errs = append(errs, fmt.Errorf("automatic check of %s: %w", b.ID, err))
+				continue
+			}
+		}
+		why := ""
+		switch {
+		case stopped && ch.Changed != providers.ChangedNo:
+			why = "the box stopped"
+		case !ch.Running:
+		case ch.Changed == providers.ChangedYes:
+			why = "the box changed"
+		case ch.Changed == providers.ChangedUnknown:
+			last, err := s.st.HistoryLastTake(ctx, s.st.Pool, b.ID)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				errs = append(errs, fmt.Errorf("automatic check of %s: %w", b.ID, err))
+				continue
+			}
+			if err != nil || now.Sub(last) >= every {
+				why = "its backend cannot tell whether it changed"
+			}
+		}
+		if why == "" {
+			continue
+		}
+		op, sn, err := s.TakeAutomatic(ctx, b.ID, why)
+		if err != nil {
+			var r *Refusal
+			if errors.As(err, &r) {
+				s.logger.Info("automatic snapshot not taken", "box", b.ID, "why", r.Words)
+				continue
+			}
+			errs = append(errs, err)
+			continue
+		}
+		rep.Taken = append(rep.Taken, sn.ID)
+		rep.Ops = append(rep.Ops, op.ID)
+	}
+	return rep, errors.Join(errs...)
+}
+
+// checkDue says whether a box is due a check at its cadence, and notes the
+// check. The automatic check runs every CheckInterval; a box whose cadence
+// is longer is asked once that long has passed (in this process).
+func (s *Service) checkDue(box string, every time.Duration, now time.Time) bool {
+	if every <= CheckInterval {
+		return true
+	}
+	s.checks.mu.Lock()
+	defer s.checks.mu.Unlock()
+	if s.checks.last == nil {
+		s.checks.last = map[string]time.Time{}
+	}
+	// A little slack: a periodic job that fires a moment early still counts.
+	if last, ok := s.checks.last[box]; ok && now.Sub(last) < every-CheckInterval/2 {
+		return false
+	}
+	s.checks.last[box] = now
+	return true
+}
+
+// TakeAutomatic admits an automatic snapshot of a box, taken by boxsnap
+// (why says what made it): not counted in the per-box limit, never an
+// undo, refused only by the plan, the room rule and the ceiling.
+func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operation, *Snapshot, error) {
+	c := System("automatic history: " + why)
+	b, err := s.boxByID(ctx, s.st.Pool, boxID)
+	if err != nil {
+		return nil, nil, err
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, nil, err
+	}
+	snapping := be.Snap.Snapshotting(b.Kind)
+	if snapping == nil {
+		return nil, nil, refuse(CodePlan, "Boxes on %s have no snapshots.", be.Label)
+	}
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := s.planNow(ctx, b, be, nil)
+	if err != nil {
+		return nil, nil, s.planError(b, be, err)
+	}
+	if err := s.takeAllowed(ctx, c, b, be, plan, settings); err != nil {
+		return nil, nil, err
+	}
+	tz := s.TimeZone(ctx)
+	now := s.now()
+	var sn *Snapshot
+	var op *Operation
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, err = s.lockBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		if b.State != "ready" {
+			return refuse(CodeBusy, "%s is being released: it takes no snapshots.", b.Name)
+		}
+		if err := s.unsettled(ctx, tx, b); err != nil {
+			return err
+		}
+		taken, err := s.namesOfBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		name := UniqueName(AutomaticName(now, tz), taken)
+		owner, ownerThread := ownerOf(b)
+		sn, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotInsert", NewID(PrefixSnapshot), b.ID, b.Name, b.Kind, b.System, b.ThreadID,
+			b.BackendID, b.Host, plan.Storage.Name, plan.Storage.Type, b.Generation, name, nil, now,
+			c.byKind(), c.thread(), nilIfEmpty(c.Why), string(snapping.Scope), string(providers.HoldsDisk), nilIfEmpty(snapping.Excludes),
+			owner, ownerThread, StateTaking, pictureState(b, settings), nil)
+		if err != nil {
+			return fmt.Errorf("record automatic snapshot: %w", err)
+		}
+		if err := s.st.HistoryMarkAutomatic(ctx, tx, sn.ID); err != nil {
+			return fmt.Errorf("record automatic snapshot: %w", err)
+		}
+		sn.Automatic = true
+		if err := s.recordParent(ctx, tx, sn); err != nil {
+			return err
+		}
+		if err := s.recordPrice(ctx, tx, sn, snapping); err != nil {
+			return err
+		}
+		reserved, err := s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)
+		if err != nil {
+			return err
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+			Params: takeParams{}})
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, s.st.Q("CoreOpSetReserved"), op.ID, reservedJSON(reserved))
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return op, sn, nil
+}

@@ -1,0 +1,327 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+)
+
+// Numbers of automatic history (issue 16; moatbox-snapshots.md, "Automatic
+// history"), each cited once.
+const (
+	// DefaultHistoryDays is how long automatic snapshots are kept, one a
+	// day at the end (moatbox's Solo plan: 7 days); MaxHistoryDays bounds
+	// the setting.
+	DefaultHistoryDays, MaxHistoryDays = 7, 365
+	// DefaultHistoryGiB is the held data past which thinning drops the
+	// oldest automatic snapshot (moatbox: 100 GiB); MaxHistoryGiB bounds it.
+	DefaultHistoryGiB, MaxHistoryGiB = 100, 100000
+	// ThinAllFor, ThinMinutelyFor and ThinHourlyFor are the tiers: every
+	// snapshot of the last 10 minutes, one a minute for the last hour, one
+	// an hour for the last day, then one a day.
+	ThinAllFor      = 10 * time.Minute
+	ThinMinutelyFor = time.Hour
+	ThinHourlyFor   = 24 * time.Hour
+	// MinCheckSeconds and MaxCheckSeconds bound a backend's check cadence.
+	MinCheckSeconds, MaxCheckSeconds = 15, 86400
+)
+
+// AutomaticByDefault says whether automatic snapshots are on for a kind of
+// backend that the settings do not name: on for the local backend, whose
+// change journal makes a check free; off elsewhere, where a backend that
+// cannot tell whether a box changed takes one at every check.
+func AutomaticByDefault(backendKind string) bool { return backendKind == "local" }
+
+func (st Settings) validateHistory() []error {
+	var errs []error
+	if st.HistoryDays < 1 || st.HistoryDays > MaxHistoryDays {
+		errs = append(errs, fmt.Errorf("Automatic history is kept 1 to %d days.", MaxHistoryDays))
+	}
+	if st.HistoryGiB < 1 || st.HistoryGiB > MaxHistoryGiB {
+		errs = append(errs, fmt.Errorf("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", MaxHistoryGiB))
+	}
+	for id, n := range st.CheckSeconds {
+		if n < MinCheckSeconds || n > MaxCheckSeconds {
+			errs = append(errs, fmt.Errorf("%s's boxes are checked every %d to %d seconds.", id, MinCheckSeconds, MaxCheckSeconds))
+		}
+	}
+	return errs
+}
+
+// AutomaticOn says whether automatic snapshots are on for a backend, by
+// the settings or its default.
+func (st Settings) AutomaticOn(be Backend) bool {
+	if on, ok := st.Automatic[be.ID]; ok {
+		return on
+	}
+	return AutomaticByDefault(be.Kind)
+}
+
+// CheckEvery is how often a backend's running boxes are checked.
+func (st Settings) CheckEvery(be Backend) time.Duration {
+	if n, ok := st.CheckSeconds[be.ID]; ok && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return be.Snap.ChangeCadence().Every
+}
+
+// BoxHistory is a box's history settings, its own and in effect.
+type BoxHistory struct {
+	// Automatic is the box's own choice, or nil: its backend's.
+	Automatic *bool `json:"automatic"`
+	// MaxGiB is the box's own size bound, or nil: the setting's.
+	MaxGiB *int64 `json:"maxGiB"`
+	// On and LimitGiB are what is in effect.
+	On       bool  `json:"on"`
+	LimitGiB int64 `json:"limitGiB"`
+	// Every is how often the box is checked while it runs, in seconds.
+	Every int `json:"checkSeconds"`
+	// Automatic snapshots the box holds now.
+	Count int `json:"automaticCount"`
+}
+
+// BoxHistorySettings reads a box's history settings as the caller may see
+// the box.
+func (s *Service) BoxHistorySettings(ctx context.Context, c Caller, ref string) (*BoxHistory, error) {
+	b, err := s.Box(ctx, c, ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.boxHistory(ctx, b)
+}
+
+func (s *Service) boxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &BoxHistory{LimitGiB: int64(st.HistoryGiB)}
+	row, err := s.st.HistorySettingsOf(ctx, s.st.Pool, b.ID)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("read %s's history settings: %w", b.Name, err)
+	}
+	out.Automatic = row.Automatic
+	maxBytes := row.MaxBytes
+	if maxBytes != nil {
+		g := *maxBytes >> 30
+		out.MaxGiB, out.LimitGiB = &g, g
+	}
+	if be, err := s.backend(b.BackendID); err == nil {
+		out.On = st.AutomaticOn(be)
+		out.Every = int(st.CheckEvery(be) / time.Second)
+	}
+	if out.Automatic != nil {
+		out.On = *out.Automatic
+	}
+	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, sn := range all {
+		if sn.Automatic && sn.State != StateDeleting {
+			out.Count++
+		}
+	}
+	return out, nil
+}
+
+// SetBoxHistory sets a box's own history settings: the person only.
+// automatic nil follows the backend; maxGiB nil follows the setting.
+func (s *Service) SetBoxHistory(ctx context.Context, c Caller, ref string, automatic *bool, maxGiB *int64) (*BoxHistory, error) {
+	if !c.IsPerson() {
+		return nil, refuse(CodeForbidden, "Only the person changes a box's history settings.")
+	}
+	b, err := s.Box(ctx, c, ref)
+	if err != nil {
+		return nil, err
+	}
+	var maxBytes *int64
+	if maxGiB != nil {
+		if *maxGiB < 1 || *maxGiB > MaxHistoryGiB {
+			return nil, invalid("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", MaxHistoryGiB)
+		}
+		n := *maxGiB << 30
+		maxBytes = &n
+	}
+	if err := s.st.HistorySetSettings(ctx, s.st.Pool, db.HistorySetSettingsParams{BoxID: b.ID, Automatic: automatic, MaxBytes: maxBytes}); err != nil {
+		return nil, fmt.Errorf("save %s's history settings: %w", b.Name, err)
+	}
+	words := "automatic snapshots follow the backend's setting"
+	if automatic != nil && *automatic {
+		words = "automatic snapshots on"
+	} else if automatic != nil {
+		words = "automatic snapshots off"
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, words, "", "", nil)
+	return s.boxHistory(ctx, b)
+}
+
+// Save makes an automatic snapshot an ordinary one, with a new name if
+// given (moatbox's "Save with a name"): it then counts in the per-box limit
+// and thinning leaves it. The caller must be able to take a snapshot of the
+// box; a box at its limit refuses, naming what to delete.
+func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) (*Snapshot, error) {
+	var newName *string
+	if strings.TrimSpace(name) != "" {
+		n, err := CleanName(name)
+		if err != nil {
+			return nil, err
+		}
+		newName = &n
+	}
+	sn, b, err := s.SnapshotOfBox(ctx, c, boxRef, ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActTake, b, nil); err != nil {
+		return nil, err
+	}
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, sn, err = s.changeNow(ctx, tx, b.ID, sn.ID, ref, ChangeRename)
+		if err != nil {
+			return err
+		}
+		if !sn.Automatic {
+			return refuse(CodeConflict, "‘%s’ is saved already.", sn.Name)
+		}
+		if newName != nil && *newName != sn.Name {
+			taken, err := s.namesOfBox(ctx, tx, sn.BoxID)
+			if err != nil {
+				return err
+			}
+			if taken[*newName] {
+				return refuse(CodeConflict, "%s has a snapshot named ‘%s’ already.", sn.BoxName, *newName)
+			}
+		}
+		all, err := s.snapshotsOfBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		if count := countTowardLimit(all); count >= st.PerBox {
+			var names []string
+			hidden := 0
+			for _, o := range all {
+				if o.IsUndo() || o.Automatic || o.State == StateFailed || o.State == StateDeleting {
+					continue
+				}
+				if MayAct(c, ActSee, b, o) == nil {
+					names = append(names, "‘"+o.Name+"’")
+				} else {
+					hidden++
+				}
+			}
+			return &Refusal{Code: CodeLimit,
+				Words: strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots: saving ‘%s’ would pass it. %s", b.Name, count, st.PerBox, sn.Name, deleteWords(names, hidden)))}
+		}
+		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: false, NewName: newName}); err != nil {
+			return fmt.Errorf("save %s: %w", sn.ID, err)
+		}
+		shown := sn.Name
+		if newName != nil {
+			shown = *newName
+		}
+		s.log(ctx, tx, b.ID, EvSnapshotSaved, c, fmt.Sprintf("‘%s’ (%s)", shown, sn.ID), sn.ID, "", nil)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sn, _, err = s.Snapshot(ctx, c, sn.ID)
+	return sn, err
+}
+
+// Unsave makes a saved snapshot automatic again: from then on thinning
+// treats it as any other automatic one. An undo stays an undo, and a kept
+// one stays kept (and so spared) until its keep ends.
+func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Snapshot, error) {
+	sn, b, err := s.SnapshotOfBox(ctx, c, boxRef, ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActDelete, b, sn); err != nil {
+		return nil, err
+	}
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, sn, err = s.changeNow(ctx, tx, b.ID, sn.ID, ref, ChangeRename)
+		if err != nil {
+			return err
+		}
+		if sn.Automatic {
+			return refuse(CodeConflict, "‘%s’ is automatic already.", sn.Name)
+		}
+		if sn.UndoOf != nil {
+			return refuse(CodeConflict, "‘%s’ is an undo: it is never automatic.", sn.Name)
+		}
+		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: true}); err != nil {
+			return fmt.Errorf("unsave %s: %w", sn.ID, err)
+		}
+		s.log(ctx, tx, b.ID, EvSnapshotUnsaved, c, fmt.Sprintf("‘%s’ (%s)", sn.Name, sn.ID), sn.ID, "", nil)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sn, _, err = s.Snapshot(ctx, c, sn.ID)
+	return sn, err
+}
+
+// DeleteHistoryWords is the refusal when the typed name is not the box's.
+func DeleteHistoryWords(box string) string {
+	return fmt.Sprintf("Type the box's name, %s, to delete its automatic history.", box)
+}
+
+// DeleteHistory deletes every automatic snapshot of a box once the person
+// typed the box's name (moatbox's "Delete history"): saved and kept ones
+// stay, and so does one an operation uses. It admits one operation that
+// deletes them one by one; with none to delete it answers nil.
+func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, requestID string) (*Operation, error) {
+	if !c.IsPerson() {
+		return nil, refuse(CodeForbidden, "Only the person deletes a box's history.")
+	}
+	b, err := s.Box(ctx, c, boxRef)
+	if err != nil {
+		return nil, err
+	}
+	if confirm != b.Name {
+		return nil, invalid("%s", DeleteHistoryWords(b.Name))
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpDeleteHistory, nil); err != nil || op != nil {
+		return op, err
+	}
+	return s.admitThin(ctx, c, b, OpDeleteHistory, ChangeDelete, requestID, func(all []*Snapshot, pins map[string][]Pin, _ *string) []string {
+		var ids []string
+		for _, sn := range all {
+			if sn.Automatic && Eligible(sn, ChangeDelete, pins[sn.ID], s.now(), time.UTC) == nil && !sn.Kept() {
+				ids = append(ids, sn.ID)
+			}
+		}
+		return ids
+	})
+}
+
+// Box log event kinds of automatic history.
+const (
+	EvSnapshotSaved   = "snapshot-saved"
+	EvSnapshotUnsaved = "snapshot-unsaved"
+	EvHistorySettings = "history-settings"
+	EvHistoryThinned  = "history-thinned"
+	EvHistoryDeleted  = "history-deleted"
+)
+
+// Operation kinds of automatic history: thinning's deletes, and the
+// person's Delete history.
+const (
+	OpThin          = "thin"
+	OpDeleteHistory = "delete-history"
+)

@@ -1,0 +1,326 @@
+package snapshots_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// historyBox makes the person's box and starts it, so its change journal
+// runs, and answers a function that writes a file in it.
+func historyBox(t *testing.T, e *coretest.Env, name string) (*snapshots.Box, func(file, text string)) {
+	t.Helper()
+	b := e.Box(t, snapshots.Owner(), name)
+	g := providers.Guest{Backend: "local", Kind: b.Kind, Ref: b.GuestRef}
+	if err := e.Local.Start(context.Background(), g); err != nil {
+		t.Fatal(err)
+	}
+	dir := e.Local.BoxDir(g)
+	return b, func(file, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// check runs the automatic check and waits for what it took.
+func check(t *testing.T, e *coretest.Env) snapshots.AutomaticReport {
+	t.Helper()
+	rep, err := e.Core.CheckAutomatic(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range rep.Ops {
+		if got := e.Wait(t, &snapshots.Operation{ID: id}); got.State != snapshots.OpDone {
+			t.Fatalf("automatic take %s: %s", got.State, deref(got.Error))
+		}
+	}
+	return rep
+}
+
+func automaticOf(t *testing.T, e *coretest.Env, box string) []*snapshots.Snapshot {
+	t.Helper()
+	yes := true
+	list, err := e.Core.List(context.Background(), snapshots.Owner(), snapshots.ListQuery{Box: box, Automatic: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list[0].Snapshots
+}
+
+// TestAutomaticOnlyWhenChanged: the automatic check takes a snapshot of a
+// running box only if it changed since the last one, reading no folder when
+// its change journal answers; one more when the box stops; none while it is
+// stopped or with automatic snapshots off for it. Automatic snapshots are
+// labelled automatic, taken by boxsnap, never undos, and not counted in the
+// per-box limit of 5.
+func TestAutomaticOnlyWhenChanged(t *testing.T) {
+	t.Parallel()
+	e := coretest.New(t, coretest.Options{})
+	ctx := context.Background()
+	b, write := historyBox(t, e, "amber-fox")
+	write("notes.txt", "one")
+
+	if rep := check(t, e); len(rep.Taken) != 1 {
+		t.Fatalf("the first check of a box with no snapshot took %d, want 1", len(rep.Taken))
+	}
+	for i := range 3 {
+		if rep := check(t, e); len(rep.Taken) != 0 || rep.Walked != 0 || rep.Checked != 1 {
+			t.Fatalf("check %d of an unchanged box: %+v, want it checked, nothing taken, no folder read", i, rep)
+		}
+	}
+	write("notes.txt", "two")
+	if rep := check(t, e); len(rep.Taken) != 1 || rep.Walked != 0 {
+		t.Fatalf("a check after a change: %+v, want one taken from the journal", rep)
+	}
+	if rep := check(t, e); len(rep.Taken) != 0 {
+		t.Fatalf("a second check after one change took %d", len(rep.Taken))
+	}
+	auto := automaticOf(t, e, b.Name)
+	if len(auto) != 2 {
+		t.Fatalf("%d automatic snapshots, want 2", len(auto))
+	}
+	for _, sn := range auto {
+		if !sn.Automatic || sn.ByKind != "boxsnap" || sn.UndoOf != nil || sn.State != snapshots.StateReady {
+			t.Fatalf("automatic snapshot %+v: want automatic, by boxsnap, no undo, ready", sn)
+		}
+	}
+	op, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "the person's"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op = e.Wait(t, op)
+	var res snapshots.TakeResult
+	if err := jsonOf(op.Result, &res); err != nil || res.Count != 1 || res.Limit != 5 {
+		t.Fatalf("the person's take beside 2 automatic ones counts %d of %d (%v), want 1 of 5", res.Count, res.Limit, err)
+	}
+
+	// The box stops after a change: one more; then none while it is stopped.
+	write("notes.txt", "three")
+	if err := e.Local.Stop(ctx, providers.Guest{Backend: "local", Kind: b.Kind, Ref: b.GuestRef}); err != nil {
+		t.Fatal(err)
+	}
+	if rep := check(t, e); len(rep.Taken) != 1 {
+		t.Fatalf("the check after the box stopped took %d, want one more", len(rep.Taken))
+	}
+	if rep := check(t, e); len(rep.Taken) != 0 {
+		t.Fatalf("a check of a stopped box took %d", len(rep.Taken))
+	}
+
+	// Off for this box: a change takes nothing.
+	if err := e.Local.Start(ctx, providers.Guest{Backend: "local", Kind: b.Kind, Ref: b.GuestRef}); err != nil {
+		t.Fatal(err)
+	}
+	off := false
+	if _, err := e.Core.SetBoxHistory(ctx, snapshots.Owner(), b.Name, &off, nil); err != nil {
+		t.Fatal(err)
+	}
+	write("notes.txt", "four")
+	if rep := check(t, e); len(rep.Taken) != 0 || rep.Checked != 0 {
+		t.Fatalf("with automatic snapshots off the check did %+v", rep)
+	}
+	if _, err := e.Core.SetBoxHistory(ctx, snapshots.Agent("thabc"), b.Name, nil, nil); err == nil {
+		t.Fatal("an agent changed a box's history settings")
+	}
+}
+
+// blockRestore holds a restore at its stop step until released.
+type blockRestore struct {
+	providers.Backend
+	once    sync.Once
+	armed   atomic.Bool
+	reached chan struct{}
+	release chan struct{}
+}
+
+func (b *blockRestore) RestoreSnapshot(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
+	if b.armed.Load() {
+		b.once.Do(func() { close(b.reached) })
+		<-b.release
+	}
+	return b.Backend.RestoreSnapshot(ctx, g, ref, step, rec)
+}
+
+// TestThinningSparesWhatIsUsed: six automatic snapshots in one minute,
+// thinned half an hour later, when the tier keeps one of that minute:
+// thinning deletes only the one nothing uses, and spares the minute's
+// first, a saved one, a kept one, the restore's target the box's files
+// descend from, and the target of a restore that is running; a second
+// thinning before the first ends admits nothing more.
+func TestThinningSparesWhatIsUsed(t *testing.T) {
+	t.Parallel()
+	var clock atomic.Int64
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	clock.Store(t0.UnixNano())
+	block := &blockRestore{reached: make(chan struct{}), release: make(chan struct{})}
+	e := coretest.New(t, coretest.Options{
+		Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() },
+		Wrap: func(b snapshots.Backend) snapshots.Backend {
+			block.Backend = b.Snap
+			b.Snap = block
+			return b
+		},
+	})
+	ctx := context.Background()
+	owner := snapshots.Owner()
+	b, write := historyBox(t, e, "amber-fox")
+	var ids []string
+	for i, name := range []string{"a", "b", "c", "d", "e", "f"} {
+		clock.Store(t0.Add(time.Duration(i) * 5 * time.Second).UnixNano())
+		write("notes.txt", name)
+		rep := check(t, e)
+		if len(rep.Taken) != 1 {
+			t.Fatalf("change %s took %d", name, len(rep.Taken))
+		}
+		ids = append(ids, rep.Taken[0])
+	}
+	if _, err := e.Core.Save(ctx, owner, b.Name, ids[1], ""); err != nil {
+		t.Fatalf("Save: %v", err)
+	}
+	kop, err := e.Core.Keep(ctx, owner, snapshots.KeepRequest{Box: b.Name, Snapshot: ids[3], Days: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Wait(t, kop); got.State != snapshots.OpDone {
+		t.Fatalf("keep: %s", deref(got.Error))
+	}
+	rop, err := e.Core.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: ids[2], Replace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Wait(t, rop); got.State != snapshots.OpDone {
+		t.Fatalf("restore: %s", deref(got.Error))
+	}
+	block.armed.Store(true)
+	rop, err = e.Core.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: ids[4], Replace: true, NoUndo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-block.reached
+
+	clock.Store(t0.Add(30 * time.Minute).UnixNano())
+	rep, err := e.Core.ThinHistory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Operations != 1 || rep.Snapshots != 1 {
+		t.Fatalf("thinning admitted %+v, want one operation deleting one snapshot", rep)
+	}
+	again, err := e.Core.ThinHistory(ctx)
+	if err != nil || again.Operations != 0 {
+		t.Fatalf("a second thinning before the first ended admitted %+v (%v), want nothing", again, err)
+	}
+	close(block.release)
+	if got := e.Wait(t, rop); got.State != snapshots.OpDone {
+		t.Fatalf("restore: %s", deref(got.Error))
+	}
+	waitIdle(t, e, b.ID)
+
+	var left []string
+	list, err := e.Core.List(ctx, owner, snapshots.ListQuery{Box: b.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sn := range list[0].Snapshots {
+		left = append(left, sn.ID)
+	}
+	for i, id := range ids {
+		if got, want := slices.Contains(left, id), i != 5; got != want {
+			t.Errorf("snapshot %d (%s) present %v after thinning, want %v", i, id, got, want)
+		}
+	}
+}
+
+// waitIdle waits until the box has no operation running or waiting.
+func waitIdle(t *testing.T, e *coretest.Env, box string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		var id string
+		err := e.Pool.QueryRow(ctx, `SELECT id FROM operations WHERE box_id = $1 AND state = 'running' ORDER BY seq LIMIT 1`, box).Scan(&id)
+		if err != nil {
+			return // none
+		}
+		if _, err := e.Core.Wait(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDeleteHistoryNeedsName: Delete history is refused, changing nothing,
+// unless the box's name is typed, and to an agent; with it, every automatic
+// snapshot goes and saved and kept ones stay.
+func TestDeleteHistoryNeedsName(t *testing.T) {
+	t.Parallel()
+	e := coretest.New(t, coretest.Options{})
+	ctx := context.Background()
+	owner := snapshots.Owner()
+	b, write := historyBox(t, e, "amber-fox")
+	var ids []string
+	for _, text := range []string{"one", "two", "three"} {
+		write("notes.txt", text)
+		ids = append(ids, check(t, e).Taken...)
+	}
+	if len(ids) != 3 {
+		t.Fatalf("%d automatic snapshots, want 3", len(ids))
+	}
+	if _, err := e.Core.Save(ctx, owner, b.Name, ids[0], "worth keeping"); err != nil {
+		t.Fatal(err)
+	}
+	pop, _, err := e.Core.Take(ctx, owner, snapshots.TakeRequest{Box: b.Name, Name: "the person's"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Wait(t, pop)
+
+	for _, typed := range []string{"", "amber", "Amber-Fox", "amber-fox "} {
+		_, err := e.Core.DeleteHistory(ctx, owner, b.Name, typed, "")
+		var r *snapshots.Refusal
+		if !errors.As(err, &r) || r.Words != snapshots.DeleteHistoryWords("amber-fox") {
+			t.Fatalf("Delete history with %q typed: %v, want %q", typed, err, snapshots.DeleteHistoryWords("amber-fox"))
+		}
+	}
+	if _, err := e.Core.DeleteHistory(ctx, snapshots.Agent("thabc"), b.Name, "amber-fox", ""); err == nil {
+		t.Fatal("an agent deleted a box's history")
+	}
+	if n := len(automaticOf(t, e, b.Name)); n != 2 {
+		t.Fatalf("after refusals %d automatic snapshots, want the 2 still there", n)
+	}
+	op, err := e.Core.DeleteHistory(ctx, owner, b.Name, "amber-fox", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("delete history: %s", deref(got.Error))
+	}
+	if n := len(automaticOf(t, e, b.Name)); n != 0 {
+		t.Fatalf("after Delete history %d automatic snapshots remain", n)
+	}
+	list, err := e.Core.List(ctx, owner, snapshots.ListQuery{Box: b.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sn := range list[0].Snapshots {
+		names = append(names, sn.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"the person's", "worth keeping"}) {
+		t.Fatalf("after Delete history the box holds %v, want the saved ones", names)
+	}
+}
+
+func jsonOf(raw []byte, v any) error { return json.Unmarshal(raw, v) }
