@@ -36,7 +36,8 @@ type listAnswer struct {
 }
 
 // listSnapshots lists every box's snapshots the caller may see
-// (?box=<name or ID> for one, ?kept=true for kept ones only).
+// (?box=<name or ID> for one, ?kept=true for kept ones only, ?automatic=true
+// for automatic ones only, false for saved ones only).
 func (s *server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 	q := snapshots.ListQuery{Box: r.URL.Query().Get("box")}
 	s.list(w, r, q)
@@ -61,6 +62,14 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQu
 			return
 		}
 		q.Kept = kept
+	}
+	if a := r.URL.Query().Get("automatic"); a != "" {
+		auto, err := strconv.ParseBool(a)
+		if err != nil {
+			s.fail(w, r, invalid("automatic is true or false."))
+			return
+		}
+		q.Automatic = &auto
 	}
 	c := caller(r)
 	ctx := r.Context()

@@ -15,6 +15,9 @@ import (
 type snapshotsParams struct {
 	Box      string `json:"box"`
 	Pictures bool   `json:"pictures"`
+	// Automatic, when set, lists only automatic snapshots (true) or only
+	// saved ones (false).
+	Automatic *bool `json:"automatic,omitempty"`
 }
 
 // boxListing is one box in box_snapshots' answer: what its snapshots hold,
@@ -45,7 +48,10 @@ type listedShort struct {
 	State     string           `json:"state"`
 	Note      string           `json:"note,omitempty"`
 	Undo      bool             `json:"undo,omitempty"`
-	Picture   *pictureData     `json:"picture,omitempty"`
+	// Automatic: boxsnap took it because the box changed; it is thinned and
+	// not counted in the limit until box_snapshot_save saves it.
+	Automatic bool         `json:"automatic"`
+	Picture   *pictureData `json:"picture,omitempty"`
 }
 
 // pictureData is a snapshot's picture of the screen: a JPEG, base64.
@@ -59,7 +65,7 @@ type snapshotsAnswer struct {
 	Boxes []boxListing `json:"boxes"`
 }
 
-const snapshotsTakes = "box and pictures, both optional"
+const snapshotsTakes = "box, pictures and automatic, all optional"
 
 // toolSnapshots is box_snapshots: a box's snapshots, or every box's of the
 // thread, that the caller may see.
@@ -103,7 +109,7 @@ func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		if b.State == "released" {
 			continue
 		}
-		list, err := s.core.List(ctx, c, snapshots.ListQuery{Box: b.ID})
+		list, err := s.core.List(ctx, c, snapshots.ListQuery{Box: b.ID, Automatic: p.Automatic})
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -116,7 +122,7 @@ func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		counted := 0
 		for _, sn := range all {
 			bl.Snapshots = append(bl.Snapshots, s.short(ctx, c, b, sn, tz, p.Pictures))
-			if !sn.IsUndo() && sn.State != snapshots.StateFailed && sn.State != snapshots.StateDeleting && sn.Guest == "current" {
+			if !sn.IsUndo() && !sn.Automatic && sn.State != snapshots.StateFailed && sn.State != snapshots.StateDeleting && sn.Guest == "current" {
 				counted++
 			}
 		}
@@ -154,7 +160,7 @@ func (s *server) boxHoldsWords(b *snapshots.Box, n int) string {
 func (s *server) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, tz *time.Location, pictures bool) listedShort {
 	ls := listedShort{Name: sn.Name, ID: sn.ID, TakenAt: sn.TakenAt, When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
 		By: s.byWords(ctx, sn), Holds: holdsWords(sn.Holds), SizeBytes: sn.SizeBytes, Size: sizeWords(sn.SizeBytes, sn.SizeMeaning),
-		Kept: sn.Kept(), KeptUntil: sn.KeptUntil, Guest: sn.Guest, State: sn.State, Undo: sn.IsUndo()}
+		Kept: sn.Kept(), KeptUntil: sn.KeptUntil, Guest: sn.Guest, State: sn.State, Undo: sn.IsUndo(), Automatic: sn.Automatic}
 	if sn.Note != nil {
 		ls.Note = *sn.Note
 	}

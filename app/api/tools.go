@@ -30,6 +30,8 @@ var tools = []toolDef{
 	{Name: "box_fork", Params: forkToolParams{}, handle: (*server).toolFork},
 	{Name: "box_snapshot_delete", Params: deleteParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotDelete},
 	{Name: "box_snapshot_diff", Params: snapshotDiffParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotDiff},
+	{Name: "box_snapshot_save", Params: saveParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotSave},
+	{Name: "box_snapshot_unsave", Params: unsaveParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotUnsave},
 }
 
 // toolNames lists the tools in words: "box_snapshot, … and box_fork".

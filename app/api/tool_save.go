@@ -1,0 +1,71 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// saveParams are box_snapshot_save's parameters: an automatic snapshot, and
+// a name for it, optional.
+type saveParams struct {
+	Box      string `json:"box"`
+	Snapshot string `json:"snapshot"`
+	Name     string `json:"name"`
+}
+
+// unsaveParams are box_snapshot_unsave's.
+type unsaveParams struct {
+	Box      string `json:"box"`
+	Snapshot string `json:"snapshot"`
+}
+
+// saveAnswer is what box_snapshot_save and box_snapshot_unsave answer.
+type saveAnswer struct {
+	Message   string `json:"message"`
+	Snapshot  string `json:"snapshot"`
+	Name      string `json:"name"`
+	Automatic bool   `json:"automatic"`
+}
+
+// toolSnapshotSave is box_snapshot_save: an automatic snapshot of a box the
+// thread may take snapshots of becomes an ordinary one, counted in the
+// per-box limit and never thinned.
+func (s *server) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
+	var p saveParams
+	if err := decode(r, &p, "box and snapshot, and optionally name"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkBoxAndSnapshot(p.Box, p.Snapshot); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sn, err := s.core.Save(r.Context(), caller(r), p.Box, p.Snapshot, p.Name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, saveAnswer{Snapshot: sn.ID, Name: sn.Name, Automatic: sn.Automatic,
+		Message: fmt.Sprintf("Saved ‘%s’ of %s: it counts in the box's limit and is never thinned.", sn.Name, sn.BoxName)})
+}
+
+// toolSnapshotUnsave is box_snapshot_unsave: a snapshot the thread may
+// delete becomes automatic again, thinned as any other.
+func (s *server) toolSnapshotUnsave(w http.ResponseWriter, r *http.Request) {
+	var p unsaveParams
+	if err := decode(r, &p, "box and snapshot"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkBoxAndSnapshot(p.Box, p.Snapshot); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sn, err := s.core.Unsave(r.Context(), caller(r), p.Box, p.Snapshot)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, saveAnswer{Snapshot: sn.ID, Name: sn.Name, Automatic: sn.Automatic,
+		Message: fmt.Sprintf("‘%s’ of %s is automatic again: thinning may delete it as it ages.", sn.Name, sn.BoxName)})
+}
