@@ -7,8 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -33,15 +32,6 @@ var (
 	rollbackTasks = []string{"vzrollback", "qmrollback"}
 	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot"}
 )
-
-type opTask struct {
-	ID        string     `db:"id"`
-	Kind      string     `db:"kind"`
-	Box       string     `db:"box"`
-	UPID      *string    `db:"upid"`
-	StartedAt time.Time  `db:"started_at"`
-	EndedAt   *time.Time `db:"ended_at"`
-}
 
 // ScanOutside reads each backend's task lists (section 4, "Restores made
 // outside boxsnap"): a rollback task on a box's guest that boxsnap did not
@@ -82,11 +72,7 @@ func (s *Service) ScanOutside(ctx context.Context) (OutsideReport, error) {
 }
 
 func (s *Service) scanBackend(ctx context.Context, be Backend, tasks []providers.Task, rep *OutsideReport) error {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepBoxesOfBackend"), be.ID)
-	if err != nil {
-		return err
-	}
-	boxes, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box])
+	boxes, err := boxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
 		return err
 	}
@@ -102,18 +88,14 @@ func (s *Service) scanBackend(ctx context.Context, be Backend, tasks []providers
 			earliest = t.Start
 		}
 	}
-	rows, err = s.st.Pool.Query(ctx, s.st.Q("SweepOpTasks"), ids, earliest.Add(-time.Hour))
-	if err != nil {
-		return err
-	}
-	ops, err := pgx.CollectRows(rows, pgx.RowToStructByName[opTask])
+	ops, err := s.st.SweepOpTasks(ctx, s.st.Pool, db.SweepOpTasksParams{Boxes: ids, Since: earliest.Add(-time.Hour)})
 	if err != nil {
 		return err
 	}
 	ours := map[string]bool{}
 	for _, o := range ops {
-		if o.UPID != nil {
-			ours[*o.UPID] = true
+		if o.Upid != "" {
+			ours[o.Upid] = true
 		}
 	}
 	// An operation keeps its latest task's reference only (a restore's
@@ -148,8 +130,8 @@ func (s *Service) scanBackend(ctx context.Context, be Backend, tasks []providers
 		default:
 			kind = EvRestoreOutsideFailed
 		}
-		var logged []string
-		if err := s.st.Pool.QueryRow(ctx, s.st.Q("SweepTaskLogged"), b.ID, t.Ref.ID).Scan(&logged); err != nil {
+		logged, err := s.st.SweepTaskLogged(ctx, s.st.Pool, db.SweepTaskLoggedParams{BoxID: b.ID, Task: t.Ref.ID})
+		if err != nil {
 			return err
 		}
 		if slices.Contains(logged, kind) {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -54,11 +55,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 }
 
 func (s *Service) unavailableWithoutBackend(ctx context.Context, rep *ReconcileReport) error {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepSnapshotsNotIn"), s.order)
-	if err != nil {
-		return fmt.Errorf("reconcile: %w", err)
-	}
-	all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	all, err := snapshotRows(s.st.SweepSnapshotsNotIn(ctx, s.st.Pool, s.order))
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
@@ -101,13 +98,9 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 			return nil
 		}
 	}
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepSnapshotsOfBackend"), be.ID)
+	records, err := snapshotRows(s.st.SweepSnapshotsOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
-		return err
-	}
-	records, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
-	if err != nil {
-		return err
+		return fmt.Errorf("reconcile %s: %w", be.ID, err)
 	}
 	if whole {
 		for _, sn := range records {
@@ -147,7 +140,7 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 				}
 			}
 			if sn.MissingSince != nil {
-				if _, err := s.st.Pool.Exec(ctx, s.st.Q("SweepSeen"), sn.ID); err != nil {
+				if err := s.st.SweepSeen(ctx, s.st.Pool, sn.ID); err != nil {
 					return err
 				}
 			}
@@ -155,7 +148,7 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 				// A take cut short before its record had the backend's
 				// reference (an incomplete one): record it, so a Delete can
 				// finish the backend's clean-up.
-				if _, err := s.st.Pool.Exec(ctx, s.st.Q("SweepSetRef"), sn.ID, h.Ref.Ref); err != nil {
+				if err := s.st.SweepSetRef(ctx, s.st.Pool, db.SweepSetRefParams{ID: sn.ID, Ref: h.Ref.Ref}); err != nil {
 					return err
 				}
 			}
@@ -175,7 +168,7 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 			continue // taking, deleting, failed, incomplete, lost: not this sweep's
 		}
 		if sn.MissingSince == nil {
-			if _, err := s.st.Pool.Exec(ctx, s.st.Q("SweepMissing"), sn.ID, now); err != nil {
+			if err := s.st.SweepMissing(ctx, s.st.Pool, db.SweepMissingParams{ID: sn.ID, Since: now}); err != nil {
 				return err
 			}
 			rep.Missing++
@@ -213,9 +206,9 @@ func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldS
 	}
 	// A snapshot boxsnap deleted a moment ago may still be in a listing
 	// read before its delete: never bring it back.
-	var deleted bool
-	if err := s.st.Pool.QueryRow(ctx, s.st.Q("SweepWasDeleted"), h.Label.Snapshot).Scan(&deleted); err != nil {
-		return err
+	deleted, err := s.st.SweepWasDeleted(ctx, s.st.Pool, h.Label.Snapshot)
+	if err != nil {
+		return fmt.Errorf("was %s deleted: %w", h.Label.Snapshot, err)
 	}
 	if deleted {
 		return nil
@@ -232,8 +225,8 @@ func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldS
 	}
 	kind := h.Ref.Guest.Kind
 	b, err := s.boxByID(ctx, s.st.Pool, h.Label.Box)
-	gone := errors.Is(err, errNoRow) || (err == nil && b.State == "released")
-	if err != nil && !errors.Is(err, errNoRow) {
+	gone := errors.Is(err, store.ErrNotFound) || (err == nil && b.State == "released")
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	state, errWords := StateReady, ""
@@ -289,7 +282,8 @@ func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldS
 		if b == nil {
 			// The box's record is gone too (a lost database): a released
 			// box stands for it, named by its ID.
-			if _, err := tx.Exec(ctx, s.st.Q("SweepGoneBoxInsert"), h.Label.Box, h.Label.Box, kind, be.ID, host, h.Ref.Guest.Ref, now); err != nil {
+			if err := s.st.SweepGoneBoxInsert(ctx, tx, db.SweepGoneBoxInsertParams{ID: h.Label.Box, Name: h.Label.Box, Kind: kind,
+				BackendID: be.ID, Host: host, GuestRef: h.Ref.Guest.Ref, ReleasedAt: &now}); err != nil {
 				return err
 			}
 		} else {
@@ -300,12 +294,15 @@ func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldS
 			return err
 		}
 		name := UniqueName(DefaultName(h.TakenAt, tz), taken)
-		sn, err = s.snapshotByQuery(ctx, tx, "SweepSnapshotInsert", h.Label.Snapshot, h.Label.Box, boxName, boxKind, boxSystem, boxThread,
-			goneAt, goneHow, be.ID, host, h.Storage, "", where, name, h.TakenAt, string(orDisk(h.Holds)),
-			owner, ownerThread, keptUntil, now, fork, depends, h.Ref.Ref, state, nilIfEmpty(errWords), found)
+		sn, err = snapshotRow(s.st.SweepSnapshotInsert(ctx, tx, db.SweepSnapshotInsertParams{ID: h.Label.Snapshot,
+			BoxID: h.Label.Box, BoxName: boxName, BoxKind: boxKind, BoxSystem: boxSystem, BoxThreadID: boxThread,
+			BoxGoneAt: goneAt, BoxGoneHow: goneHow, BackendID: be.ID, Host: host, Storage: h.Storage, Guest: where,
+			Name: name, TakenAt: h.TakenAt, Holds: string(orDisk(h.Holds)), OwnerKind: owner, OwnerThreadID: ownerThread,
+			KeptUntil: keptUntil, Now: now, ForkSafe: fork, DependsOn: depends, Ref: h.Ref.Ref, State: state,
+			Error: nilIfEmpty(errWords), Found: found}))
 		return err
 	})
-	if errors.Is(err, errNoRow) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil // recorded meanwhile
 	}
 	if err != nil {
@@ -313,7 +310,7 @@ func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldS
 	}
 	if where != "current" {
 		// On a held copy or an earlier guest: the record says which guest.
-		if _, err := s.st.Pool.Exec(ctx, s.st.Q("HeldSetWhere"), sn.ID, where, h.Ref.Guest.Ref); err != nil {
+		if err := s.st.HeldSetWhere(ctx, s.st.Pool, db.HeldSetWhereParams{ID: sn.ID, Guest: where, GuestRef: h.Ref.Guest.Ref}); err != nil {
 			return err
 		}
 		sn.Guest = where

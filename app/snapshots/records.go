@@ -35,6 +35,12 @@ func (s *Service) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snap
 	return snapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
+// snapshotLock reads a snapshot and locks its row until tx ends; none is
+// store.ErrNotFound.
+func (s *Service) snapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
+	return snapshotRow(s.st.CoreSnapshotLock(ctx, tx, id))
+}
+
 // snapshotByRef reads the snapshot of a backend's reference; none is
 // store.ErrNotFound.
 func (s *Service) snapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // SweepQueries are the queries of the reconcile and the sweeps (sweeps.sql);
@@ -32,26 +33,18 @@ type HousekeepReport struct {
 func (s *Service) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	var rep HousekeepReport
 	now := s.now()
-	count := func(name string, arg any) (int, error) {
-		rows, err := s.st.Pool.Query(ctx, s.st.Q(name), arg)
-		if err != nil {
-			return 0, fmt.Errorf("housekeeping: %w", err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		return len(ids), err
-	}
-	var err error
-	if rep.Failed, err = count("SweepFailedOld", now.Add(-FailedKeptFor)); err != nil {
-		return rep, err
-	}
-	if rep.Lost, err = count("SweepLostOld", now.Add(-LostKeptFor)); err != nil {
-		return rep, err
-	}
-	tag, err := s.st.Pool.Exec(ctx, s.st.Q("SweepLogPrune"), BoxLogKeep)
+	failed, err := s.st.SweepFailedOld(ctx, s.st.Pool, now.Add(-FailedKeptFor))
 	if err != nil {
+		return rep, fmt.Errorf("housekeeping: failed records: %w", err)
+	}
+	lost, err := s.st.SweepLostOld(ctx, s.st.Pool, now.Add(-LostKeptFor))
+	if err != nil {
+		return rep, fmt.Errorf("housekeeping: lost records: %w", err)
+	}
+	rep.Failed, rep.Lost = len(failed), len(lost)
+	if rep.LogPruned, err = s.st.SweepLogPrune(ctx, s.st.Pool, BoxLogKeep); err != nil {
 		return rep, fmt.Errorf("housekeeping: prune the box log: %w", err)
 	}
-	rep.LogPruned = tag.RowsAffected()
 	return rep, nil
 }
 
@@ -61,11 +54,7 @@ func (s *Service) Housekeep(ctx context.Context) (HousekeepReport, error) {
 // at admission and again when the delete runs. It answers the operations it
 // admitted.
 func (s *Service) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepExpired"), s.now())
-	if err != nil {
-		return nil, fmt.Errorf("expiry: %w", err)
-	}
-	due, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	due, err := snapshotRows(s.st.SweepExpired(ctx, s.st.Pool, s.now()))
 	if err != nil {
 		return nil, fmt.Errorf("expiry: %w", err)
 	}
@@ -78,7 +67,7 @@ func (s *Service) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
 			if err != nil {
 				return err
 			}
-			sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", cand.ID)
+			sn, err := s.snapshotLock(ctx, tx, cand.ID)
 			if err != nil {
 				return err
 			}
@@ -94,7 +83,7 @@ func (s *Service) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
 		})
 		var r *Refusal
 		switch {
-		case errors.As(err, &r), errors.Is(err, errNoRow):
+		case errors.As(err, &r), errors.Is(err, store.ErrNotFound):
 			continue // in use, or kept longer meanwhile: the next sweep asks again
 		case err != nil:
 			return ops, fmt.Errorf("expiry of %s: %w", cand.ID, err)
@@ -133,30 +122,21 @@ func (s *Service) RoomSweep(ctx context.Context) (RoomReport, error) {
 	}
 	line := float64(settings.RoomPercent + SweepAboveRoom)
 	metaLine := float64(settings.RoomPercent - MetadataBelowRoom + SweepAboveRoom)
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepStorages"))
-	if err != nil {
-		return rep, fmt.Errorf("room sweep: %w", err)
-	}
-	type place struct{ Backend, Host, Storage, Box string }
-	places, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (place, error) {
-		var p place
-		err := r.Scan(&p.Backend, &p.Host, &p.Storage, &p.Box)
-		return p, err
-	})
+	places, err := s.st.SweepStorages(ctx, s.st.Pool)
 	if err != nil {
 		return rep, fmt.Errorf("room sweep: %w", err)
 	}
 	done := map[string]bool{}
 	for _, p := range places {
-		key := p.Backend + "/" + p.Host + "/" + p.Storage
+		key := p.BackendID + "/" + p.Host + "/" + p.Storage
 		if done[key] {
 			continue
 		}
-		be, ok := s.backends[p.Backend]
+		be, ok := s.backends[p.BackendID]
 		if !ok {
 			continue
 		}
-		b, err := s.boxByID(ctx, s.st.Pool, p.Box)
+		b, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
 		if err != nil {
 			continue
 		}
@@ -169,7 +149,7 @@ func (s *Service) RoomSweep(ctx context.Context) (RoomReport, error) {
 		}
 		done[key] = true
 		full := plan.Storage.PercentFull
-		rep.Checked = append(rep.Checked, RoomChecked{Backend: p.Backend, Host: p.Host, Storage: p.Storage, PercentFull: full, MetadataPercentFull: plan.Storage.MetadataPercentFull})
+		rep.Checked = append(rep.Checked, RoomChecked{Backend: p.BackendID, Host: p.Host, Storage: p.Storage, PercentFull: full, MetadataPercentFull: plan.Storage.MetadataPercentFull})
 		meta := plan.Storage.MetadataPercentFull
 		if full <= line && (meta == nil || *meta <= metaLine) {
 			continue
@@ -188,11 +168,7 @@ func (s *Service) RoomSweep(ctx context.Context) (RoomReport, error) {
 // evictRoom deletes candidates on one storage, oldest first, until a plan
 // says it is under the line again.
 func (s *Service) evictRoom(ctx context.Context, be Backend, host, storage, why string, line, metaLine float64, rep *RoomReport) error {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("SweepRoomCandidates"), be.ID, host, storage)
-	if err != nil {
-		return fmt.Errorf("room sweep: %w", err)
-	}
-	cands, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	cands, err := snapshotRows(s.st.SweepRoomCandidates(ctx, s.st.Pool, db.SweepRoomCandidatesParams{BackendID: be.ID, Host: host, Storage: storage}))
 	if err != nil {
 		return fmt.Errorf("room sweep: %w", err)
 	}
@@ -219,6 +195,9 @@ func (s *Service) evictRoom(ctx context.Context, be Backend, host, storage, why 
 	return nil
 }
 
+// errBoxBusy says the room sweep left a box whose turn was taken.
+var errBoxBusy = errors.New("another operation runs on the box")
+
 // deleteForRoom deletes one snapshot as an operation of its box, run here
 // while the box's turn is free: recorded before it starts, eligible(evict-
 // room) asked at the moment of the change, the box log saying why. A box
@@ -227,7 +206,7 @@ func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string)
 	caller := System(why)
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotByID", id)
+		sn, err := s.snapshotByID(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -240,9 +219,9 @@ func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string)
 			return err
 		}
 		if active > 0 {
-			return errNoRow
+			return errBoxBusy
 		}
-		sn, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", id)
+		sn, err = s.snapshotLock(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -257,7 +236,7 @@ func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string)
 		return err
 	})
 	var r *Refusal
-	if errors.As(err, &r) || errors.Is(err, errNoRow) {
+	if errors.As(err, &r) || errors.Is(err, errBoxBusy) || errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {

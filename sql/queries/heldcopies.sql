@@ -8,7 +8,7 @@ WHERE id = @id;
 
 -- name: HeldSetWhere :exec
 -- The reconcile found a snapshot where its record did not say.
-UPDATE snapshots SET guest = $2, guest_ref = $3 WHERE id = $1;
+UPDATE snapshots SET guest = @guest, guest_ref = @guest_ref::text WHERE id = @id;
 
 -- name: HeldToEarlier :exec
 -- A swap: the box's snapshots on its current guest stay on that guest,

@@ -157,18 +157,18 @@ func (q *Queries) HeldSetCopy(ctx context.Context, db DBTX, arg HeldSetCopyParam
 }
 
 const heldSetWhere = `-- name: HeldSetWhere :exec
-UPDATE snapshots SET guest = $2, guest_ref = $3 WHERE id = $1
+UPDATE snapshots SET guest = $1, guest_ref = $2::text WHERE id = $3
 `
 
 type HeldSetWhereParams struct {
-	ID       string
 	Guest    string
-	GuestRef *string
+	GuestRef string
+	ID       string
 }
 
 // The reconcile found a snapshot where its record did not say.
 func (q *Queries) HeldSetWhere(ctx context.Context, db DBTX, arg HeldSetWhereParams) error {
-	_, err := db.Exec(ctx, heldSetWhere, arg.ID, arg.Guest, arg.GuestRef)
+	_, err := db.Exec(ctx, heldSetWhere, arg.Guest, arg.GuestRef, arg.ID)
 	return err
 }
 

@@ -53,11 +53,11 @@ func (q *Queries) SweepBoxesOfBackend(ctx context.Context, db DBTX, backendID st
 }
 
 const sweepExpired = `-- name: SweepExpired :many
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE kept_until IS NOT NULL AND kept_until < $1 AND state = 'ready' ORDER BY kept_until, id
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE kept_until IS NOT NULL AND kept_until < $1::timestamptz AND state = 'ready' ORDER BY kept_until, id
 `
 
-func (q *Queries) SweepExpired(ctx context.Context, db DBTX, keptUntil *time.Time) ([]Snapshot, error) {
-	rows, err := db.Query(ctx, sweepExpired, keptUntil)
+func (q *Queries) SweepExpired(ctx context.Context, db DBTX, now time.Time) ([]Snapshot, error) {
+	rows, err := db.Query(ctx, sweepExpired, now)
 	if err != nil {
 		return nil, err
 	}
@@ -183,8 +183,8 @@ DELETE FROM box_log WHERE id IN (
     SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY box_id ORDER BY id DESC) AS n FROM box_log) x WHERE x.n > $1::int)
 `
 
-func (q *Queries) SweepLogPrune(ctx context.Context, db DBTX, dollar_1 int) (int64, error) {
-	result, err := db.Exec(ctx, sweepLogPrune, dollar_1)
+func (q *Queries) SweepLogPrune(ctx context.Context, db DBTX, keep int) (int64, error) {
+	result, err := db.Exec(ctx, sweepLogPrune, keep)
 	if err != nil {
 		return 0, err
 	}
@@ -218,16 +218,16 @@ func (q *Queries) SweepLostOld(ctx context.Context, db DBTX, stateAt time.Time) 
 }
 
 const sweepMissing = `-- name: SweepMissing :exec
-UPDATE snapshots SET missing_since = $2 WHERE id = $1 AND missing_since IS NULL
+UPDATE snapshots SET missing_since = $1::timestamptz WHERE id = $2 AND missing_since IS NULL
 `
 
 type SweepMissingParams struct {
-	ID           string
-	MissingSince *time.Time
+	Since time.Time
+	ID    string
 }
 
 func (q *Queries) SweepMissing(ctx context.Context, db DBTX, arg SweepMissingParams) error {
-	_, err := db.Exec(ctx, sweepMissing, arg.ID, arg.MissingSince)
+	_, err := db.Exec(ctx, sweepMissing, arg.Since, arg.ID)
 	return err
 }
 
@@ -287,26 +287,26 @@ func (q *Queries) SweepOpInsert(ctx context.Context, db DBTX, arg SweepOpInsertP
 }
 
 const sweepOpTasks = `-- name: SweepOpTasks :many
-SELECT id, kind, coalesce(box_id, '') AS box, task->>'id' AS upid, coalesce(started_at, created_at) AS started_at, ended_at
-FROM operations WHERE box_id = ANY ($1::text[]) AND coalesce(started_at, created_at) > $2
+SELECT id, kind, coalesce(box_id, '') AS box, coalesce(task->>'id', '')::text AS upid, coalesce(started_at, created_at) AS started_at, ended_at
+FROM operations WHERE box_id = ANY ($1::text[]) AND coalesce(started_at, created_at) > $2::timestamptz
 `
 
 type SweepOpTasksParams struct {
-	Column1   []string
-	StartedAt *time.Time
+	Boxes []string
+	Since time.Time
 }
 
 type SweepOpTasksRow struct {
 	ID        string
 	Kind      string
 	Box       string
-	Upid      interface{}
+	Upid      string
 	StartedAt time.Time
 	EndedAt   *time.Time
 }
 
 func (q *Queries) SweepOpTasks(ctx context.Context, db DBTX, arg SweepOpTasksParams) ([]SweepOpTasksRow, error) {
-	rows, err := db.Query(ctx, sweepOpTasks, arg.Column1, arg.StartedAt)
+	rows, err := db.Query(ctx, sweepOpTasks, arg.Boxes, arg.Since)
 	if err != nil {
 		return nil, err
 	}
@@ -437,8 +437,11 @@ const sweepSnapshotInsert = `-- name: SweepSnapshotInsert :one
 INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how,
     backend_id, host, storage, storage_type, guest, name, taken_at, captured_at, by_kind, scope, holds,
     owner_kind, owner_thread_id, kept_until, kept_at, fork_safe, depends_on, ref, state, error, found)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, 'unknown', 'box', $16,
-    $17, $18, $19, CASE WHEN $19::timestamptz IS NULL THEN NULL ELSE $20::timestamptz END, $21, $22, $23, $24, $25, $26)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+    $9, $10, $11, $12, $13, $14, $15, $15, 'unknown', 'box', $16,
+    $17, $18, $19::timestamptz,
+    CASE WHEN $19::timestamptz IS NULL THEN NULL ELSE $20::timestamptz END,
+    $21, $22, $23, $24, $25, $26)
 ON CONFLICT (id) DO NOTHING
 RETURNING id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic
 `
@@ -463,7 +466,7 @@ type SweepSnapshotInsertParams struct {
 	OwnerKind     string
 	OwnerThreadID *string
 	KeptUntil     *time.Time
-	Column20      time.Time
+	Now           time.Time
 	ForkSafe      *int
 	DependsOn     []string
 	Ref           string
@@ -493,7 +496,7 @@ func (q *Queries) SweepSnapshotInsert(ctx context.Context, db DBTX, arg SweepSna
 		arg.OwnerKind,
 		arg.OwnerThreadID,
 		arg.KeptUntil,
-		arg.Column20,
+		arg.Now,
 		arg.ForkSafe,
 		arg.DependsOn,
 		arg.Ref,
@@ -557,8 +560,8 @@ const sweepSnapshotsNotIn = `-- name: SweepSnapshotsNotIn :many
 SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE NOT (backend_id = ANY ($1::text[])) AND state IN ('ready', 'unavailable') ORDER BY taken_at, id
 `
 
-func (q *Queries) SweepSnapshotsNotIn(ctx context.Context, db DBTX, dollar_1 []string) ([]Snapshot, error) {
-	rows, err := db.Query(ctx, sweepSnapshotsNotIn, dollar_1)
+func (q *Queries) SweepSnapshotsNotIn(ctx context.Context, db DBTX, backends []string) ([]Snapshot, error) {
+	rows, err := db.Query(ctx, sweepSnapshotsNotIn, backends)
 	if err != nil {
 		return nil, err
 	}
@@ -743,23 +746,23 @@ SELECT coalesce(array_agg(kind), '{}')::text[] FROM box_log WHERE box_id = $1 AN
 `
 
 type SweepTaskLoggedParams struct {
-	BoxID   string
-	Column2 string
+	BoxID string
+	Task  string
 }
 
 func (q *Queries) SweepTaskLogged(ctx context.Context, db DBTX, arg SweepTaskLoggedParams) ([]string, error) {
-	row := db.QueryRow(ctx, sweepTaskLogged, arg.BoxID, arg.Column2)
+	row := db.QueryRow(ctx, sweepTaskLogged, arg.BoxID, arg.Task)
 	var column_1 []string
 	err := row.Scan(&column_1)
 	return column_1, err
 }
 
 const sweepWasDeleted = `-- name: SweepWasDeleted :one
-SELECT (EXISTS (SELECT 1 FROM box_log WHERE snapshot_id = $1 AND kind = 'snapshot-deleted')
-    OR EXISTS (SELECT 1 FROM operations WHERE target = $1 AND kind IN ('delete', 'expiry')))::boolean
+SELECT (EXISTS (SELECT 1 FROM box_log WHERE snapshot_id = $1::text AND kind = 'snapshot-deleted')
+    OR EXISTS (SELECT 1 FROM operations WHERE target = $1::text AND kind IN ('delete', 'expiry')))::boolean
 `
 
-func (q *Queries) SweepWasDeleted(ctx context.Context, db DBTX, snapshotID *string) (bool, error) {
+func (q *Queries) SweepWasDeleted(ctx context.Context, db DBTX, snapshotID string) (bool, error) {
 	row := db.QueryRow(ctx, sweepWasDeleted, snapshotID)
 	var column_1 bool
 	err := row.Scan(&column_1)
