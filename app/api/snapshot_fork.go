@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -97,7 +98,7 @@ func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if ans.OK {
-		ans.Message = fmt.Sprintf("‘%s’ of %s can be forked: about %s", sn.Name, b.Name, durationWords(ans.AboutMs))
+		ans.Message = fmt.Sprintf("‘%s’ of %s can be forked: about %s", sn.Name, b.Name, snapshots.DurationWords(time.Duration(ans.AboutMs)*time.Millisecond))
 		if ans.Bytes != nil {
 			ans.Message += ", " + snapshots.GB(*ans.Bytes)
 		}

@@ -105,7 +105,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQu
 
 func (s *server) full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) listedFull {
 	return listedFull{Snapshot: sn, By: s.byWords(ctx, sn), When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
-		Size: sizeWords(sn.SizeBytes, sn.SizeMeaning), Undo: sn.IsUndo()}
+		Size: snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning), Undo: sn.IsUndo()}
 }
 
 // boxView is a box as the caller may see it: an agent sees its own

@@ -59,5 +59,5 @@ func (s *server) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
 	box := s.boxName(r.Context(), c, op)
 	own := "own"
 	writeJSON(w, http.StatusOK, deleteAnswer{Message: deleteWords(box, res), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name,
-		FreedBytes: res.Freed, Freed: sizeWords(res.Freed, &own)})
+		FreedBytes: res.Freed, Freed: snapshots.SizeOfWords(res.Freed, &own)})
 }

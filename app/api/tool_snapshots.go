@@ -159,7 +159,7 @@ func (s *server) boxHoldsWords(b *snapshots.Box, n int) string {
 // only where mayAct allows (never a kept one's for an agent).
 func (s *server) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, tz *time.Location, pictures bool) listedShort {
 	ls := listedShort{Name: sn.Name, ID: sn.ID, TakenAt: sn.TakenAt, When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
-		By: s.byWords(ctx, sn), Holds: holdsWords(sn.Holds), SizeBytes: sn.SizeBytes, Size: sizeWords(sn.SizeBytes, sn.SizeMeaning),
+		By: s.byWords(ctx, sn), Holds: snapshots.HoldsWords(sn.Holds, sn.Scope), SizeBytes: sn.SizeBytes, Size: snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning),
 		Kept: sn.Kept(), KeptUntil: sn.KeptUntil, Guest: sn.Guest, State: sn.State, Undo: sn.IsUndo(), Automatic: sn.Automatic}
 	if sn.Note != nil {
 		ls.Note = *sn.Note

@@ -67,7 +67,7 @@ func TestToolsHappyPath(t *testing.T) {
 			sns := bx["snapshots"].([]any)
 			s0 := sns[len(sns)-1].(map[string]any)
 			if s0["name"] != "before the migration" || s0["id"] != first || s0["by"] != "by the agent in Fix the sign-in flow" ||
-				s0["holds"] != "the disk" || s0["kept"] != false || s0["guest"] != "current" || s0["note"] != "pre-upgrade" || s0["when"] == "" {
+				s0["holds"] != "disk" || s0["kept"] != false || s0["guest"] != "current" || s0["note"] != "pre-upgrade" || s0["when"] == "" {
 				t.Fatalf("listed %v", s0)
 			}
 		case "brisk-lake":

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -13,69 +12,10 @@ import (
 
 // Words of the answers (section 4, "Answers"; section 12, "Words").
 
-// holdsWords says what a snapshot holds.
+// holdsWords is what a snapshot holds in an answer's sentence: "It holds
+// the disk and memory".
 func holdsWords(holds string) string {
-	if holds == string(providers.HoldsDiskAndMemory) {
-		return "the disk and memory"
-	}
-	return "the disk"
-}
-
-// sizeWords says a snapshot's size and what it means, or that it is not
-// known (section 1: unknown is shown as unknown).
-func sizeWords(bytes *int64, meaning *string) string {
-	if bytes == nil {
-		return "unknown"
-	}
-	w := snapshots.GB(*bytes)
-	if meaning != nil && *meaning == "whole" {
-		w += ", some shared with the box"
-	}
-	return w
-}
-
-// priceWords says a price: "$0.056 a day", or unknown, never free.
-func priceWords(p *providers.Price) string {
-	if p == nil {
-		return ""
-	}
-	if !p.Known {
-		return "unknown"
-	}
-	sym := p.Currency + " "
-	switch p.Currency {
-	case "USD":
-		sym = "$"
-	case "EUR":
-		sym = "€"
-	}
-	per := "a " + p.Per
-	if p.Per == "GB-month" {
-		per = "per GB a month"
-	}
-	return fmt.Sprintf("%s%s %s", sym, trimAmount(p.Amount), per)
-}
-
-func trimAmount(a float64) string {
-	s := fmt.Sprintf("%.3f", a)
-	s = strings.TrimRight(s, "0")
-	if strings.HasSuffix(s, ".") {
-		s += "00"
-	} else if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i == 2 {
-		s += "0"
-	}
-	return s
-}
-
-func durationWords(ms int64) string {
-	d := time.Duration(ms) * time.Millisecond
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%d ms", ms)
-	case d < time.Minute:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	}
-	return d.Round(time.Second).String()
+	return "the " + snapshots.HoldsWords(holds, "")
 }
 
 // countWords is "3 of 5 for this box" (section 4).
@@ -88,13 +28,13 @@ func countWords(count, limit int) string {
 // "3 of 5 for this box".
 func takeWords(box string, res snapshots.TakeResult, price *providers.Price) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Took ‘%s’ (%s) of %s in %s. It holds %s", res.Name, res.Snapshot, box, durationWords(res.TookMs), holdsWords(res.Holds))
+	fmt.Fprintf(&b, "Took ‘%s’ (%s) of %s in %s. It holds %s", res.Name, res.Snapshot, box, snapshots.DurationWords(time.Duration(res.TookMs)*time.Millisecond), holdsWords(res.Holds))
 	if res.Excludes != "" {
 		fmt.Fprintf(&b, "; it leaves out %s", res.Excludes)
 	}
 	meaning := "own"
-	fmt.Fprintf(&b, ". Its size: %s.", sizeWords(res.Size, &meaning))
-	if w := priceWords(price); w != "" {
+	fmt.Fprintf(&b, ". Its size: %s.", snapshots.SizeOfWords(res.Size, &meaning))
+	if w := snapshots.PriceWords(price); w != "" {
 		fmt.Fprintf(&b, " Its price: %s.", w)
 	}
 	if res.Replaced != "" {
@@ -178,11 +118,8 @@ func (s *server) priceOf(ctx context.Context, c snapshots.Caller, id string) *pr
 // (Snapshotting.Price); nil where neither has one, which answers say by
 // saying nothing, never "free".
 func (s *server) snapshotPrice(sn *snapshots.Snapshot, b *snapshots.Box) *providers.Price {
-	if len(sn.Price) > 0 && string(sn.Price) != "null" {
-		var p providers.Price
-		if json.Unmarshal(sn.Price, &p) == nil {
-			return &p
-		}
+	if p := snapshots.PriceOf(sn.Price); p != nil {
+		return p
 	}
 	if b == nil {
 		return nil

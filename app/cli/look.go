@@ -14,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // fileEntry is one entry of a snapshot's folder, as the API lists it.
@@ -149,7 +151,7 @@ func download(ctx context.Context, c *client, pos []string, o any, out io.Writer
 			what += " as a tar.gz"
 		}
 	}
-	_, err = fmt.Fprintf(out, "Wrote %s (%s): %s of ‘%s’.\n", dst, sizeWords(n), what, pos[1])
+	_, err = fmt.Fprintf(out, "Wrote %s (%s): %s of ‘%s’.\n", dst, snapshots.FileSizeWords(n), what, pos[1])
 	return err
 }
 

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // send sends one request with a streamed body (or none) and answers the
@@ -92,20 +94,8 @@ func export(ctx context.Context, c *client, pos []string, o any, out io.Writer) 
 	if err := os.Rename(tmp.Name(), dst); err != nil {
 		return &refusal{words: fmt.Sprintf("cannot write %s: %v", dst, err)}
 	}
-	_, err = fmt.Fprintf(out, "Wrote %s (%s) with %d snapshot(s) of %s.\n", dst, sizeWords(n), len(pos)-1, pos[0])
+	_, err = fmt.Fprintf(out, "Wrote %s (%s) with %d snapshot(s) of %s.\n", dst, snapshots.FileSizeWords(n), len(pos)-1, pos[0])
 	return err
-}
-
-func sizeWords(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // importAnswer is the API's answer to an import or a redeem.

@@ -81,20 +81,3 @@ func Plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-
-// SizeWords say a snapshot's size, in GB as providers bill (section 12):
-// "size unknown" when boxsnap cannot know it, and "shares all its data
-// with the box" rather than "0 KB" when deleting it would free nothing.
-func SizeWords(sn *Snapshot) string {
-	if sn.SizeBytes == nil {
-		return "size unknown"
-	}
-	if *sn.SizeBytes == 0 {
-		return "shares all its data with the box"
-	}
-	w := GB(*sn.SizeBytes)
-	if sn.SizeMeaning != nil && *sn.SizeMeaning == "whole" {
-		w += ", some shared with the box"
-	}
-	return w
-}

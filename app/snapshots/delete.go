@@ -139,17 +139,3 @@ func (s *Service) deleteNow(ctx context.Context, op *Operation, sn *Snapshot, b 
 	s.dropEarlierIfEmpty(ctx, sn, b, be)
 	return nil
 }
-
-// GB says a size in GB, as providers bill (section 12, "Words").
-func GB(n int64) string {
-	gb := float64(n) / 1e9
-	switch {
-	case n < 1e6:
-		return fmt.Sprintf("%d KB", (n+999)/1000)
-	case gb < 0.1:
-		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
-	case gb < 10:
-		return fmt.Sprintf("%.1f GB", gb)
-	}
-	return fmt.Sprintf("%.0f GB", gb)
-}

@@ -157,32 +157,6 @@ func (s *Service) unsettled(ctx context.Context, q pgxQuerier, b *Box) error {
 	return refuse(CodeBusy, "%s Check now first.", UnknownWords(b.Name, ops[0]))
 }
 
-// UnknownWords says what boxsnap could not confirm (section 6: "boxsnap
-// could not confirm the restore of amber-fox: it was rolling back when
-// boxsnap restarted").
-func UnknownWords(box string, op *Operation) string {
-	doing := "working on it"
-	switch op.Step {
-	case string(providers.StepRollback):
-		doing = "rolling back"
-	case string(providers.StepStop):
-		doing = "stopping it"
-	case string(providers.StepStart):
-		doing = "starting it"
-	case string(providers.StepUndo):
-		doing = "taking the undo"
-	case StepSnapshot:
-		doing = "taking the snapshot"
-	case StepDelete:
-		doing = "deleting the snapshot"
-	}
-	w := fmt.Sprintf("boxsnap could not confirm the %s of %s: it was %s when boxsnap restarted", op.Kind, box, doing)
-	if op.Observed != nil && *op.Observed != "" {
-		w += " (" + *op.Observed + ")"
-	}
-	return w + "."
-}
-
 func (s *Service) opByQuery(ctx context.Context, q pgxQuerier, name string, args ...any) (*Operation, error) {
 	rows, err := q.Query(ctx, s.st.Q(name), args...)
 	if err != nil {

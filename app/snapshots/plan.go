@@ -51,3 +51,19 @@ func (s *Service) BackendOf(b *Box) (Backend, bool) {
 	be, ok := s.backends[b.BackendID]
 	return be, ok
 }
+
+// Snapshotting says what the backend offers for a kind of box, or nil. The
+// pages and the API ask a backend through the core's methods, never its
+// Snap or Boxes, which are the core's and the wiring's (app/boot).
+func (be Backend) Snapshotting(kind string) *providers.Snapshotting {
+	if be.Snap == nil {
+		return nil
+	}
+	return be.Snap.Snapshotting(kind)
+}
+
+// Exports says whether the backend writes its snapshots to export files.
+func (be Backend) Exports() bool {
+	_, ok := be.Snap.(providers.Exporter)
+	return ok
+}

@@ -181,7 +181,7 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 		if err != nil || len(pins) > 0 {
 			continue // in use by an operation: it settles it
 		}
-		words := fmt.Sprintf("not on %s at two listings %s apart", hostWords(&Box{Host: sn.Host}, be), durationWords(now.Sub(*sn.MissingSince)))
+		words := fmt.Sprintf("not on %s at two listings %s apart", hostWords(&Box{Host: sn.Host}, be), DurationWords(now.Sub(*sn.MissingSince)))
 		if err := s.moveState(ctx, s.st.Pool, sn, StateLost, words); err != nil {
 			continue
 		}

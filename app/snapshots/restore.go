@@ -466,7 +466,7 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 		return nil, err
 	}
 	undo.State = StateReady
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, callerOf(op), fmt.Sprintf("‘%s’ (%s), the undo of this restore, %s", undo.Name, undo.ID, holdsWords(undo.Holds)), undo.ID, op.ID, nil)
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, callerOf(op), fmt.Sprintf("‘%s’ (%s), the undo of this restore, %s", undo.Name, undo.ID, HoldsWords(undo.Holds, undo.Scope)), undo.ID, op.ID, nil)
 	return undo, nil
 }
 
@@ -561,15 +561,6 @@ func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Ba
 		gone = append(gone, u.Name)
 	}
 	return gone
-}
-
-// GiB says a box's memory or disk in GiB (section 12, "Words").
-func GiB(n int64) string {
-	g := float64(n) / (1 << 30)
-	if g == float64(int64(g)) {
-		return fmt.Sprintf("%d GiB", int64(g))
-	}
-	return fmt.Sprintf("%.1f GiB", g)
 }
 
 // undoRoomWords says a refusal for the undo's room: the person is told they

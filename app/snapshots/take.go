@@ -426,7 +426,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, resuming bool) err
 			return err
 		}
 		s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, caller,
-			fmt.Sprintf("‘%s’ (%s), %s, in %s", sn.Name, sn.ID, holdsWords(sn.Holds), durationWords(took)), sn.ID, op.ID, nil)
+			fmt.Sprintf("‘%s’ (%s), %s, in %s", sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), DurationWords(took)), sn.ID, op.ID, nil)
 	}
 
 	// The per-box limit: an agent's sixth replaces its thread's oldest,
@@ -565,26 +565,6 @@ func callerOf(op *Operation) Caller {
 		}
 	}
 	return System("")
-}
-
-func holdsWords(h string) string {
-	switch h {
-	case string(providers.HoldsDiskAndMemory):
-		return "disk and memory"
-	case "device":
-		return "device"
-	}
-	return "disk"
-}
-
-func durationWords(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	}
-	return d.Round(time.Second).String()
 }
 
 // recordPrice keeps on the record what the backend charges for holding the

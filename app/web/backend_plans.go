@@ -55,7 +55,7 @@ func (s *Server) kindPlans(ctx context.Context, boxes []*snapshots.Box) []kindPl
 				continue
 			}
 			seen[key] = true
-			kp := kindPlan{Backend: be, Kind: b.Kind, Host: host, Box: b, Snapping: be.Snap.Snapshotting(b.Kind)}
+			kp := kindPlan{Backend: be, Kind: b.Kind, Host: host, Box: b, Snapping: be.Snapshotting(b.Kind)}
 			if kp.Snapping != nil {
 				kp.Plan, kp.Err = s.plans.boxPlan(ctx, s.opts.Core, b)
 				kp.Planned = true
@@ -69,7 +69,7 @@ func (s *Server) kindPlans(ctx context.Context, boxes []*snapshots.Box) []kindPl
 		// kinds it treats alike.
 		offered := map[string]bool{}
 		for _, k := range commonKinds {
-			sn := be.Snap.Snapshotting(k)
+			sn := be.Snapshotting(k)
 			if sn == nil || offered[offersWords(sn)] {
 				continue
 			}

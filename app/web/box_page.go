@@ -122,41 +122,6 @@ func (s *Server) doneWords(r *http.Request, b *snapshots.Box) string {
 	return fmt.Sprintf("%s %s: %s.", b.Name, strings.ReplaceAll(evs[0].Kind, "-", " "), evs[0].Words)
 }
 
-// stepWords says a restore's step while it runs.
-func stepWords(step string) string {
-	switch step {
-	case string(providers.StepStop):
-		return "Stopping the box"
-	case string(providers.StepUndo):
-		return "Taking the undo"
-	case string(providers.StepRollback):
-		return "Restoring"
-	case string(providers.StepStart):
-		return "Starting the box"
-	case string(providers.StepReadSize):
-		return "Reading its size back"
-	case snapshots.StepUndos:
-		return "Replacing older undos"
-	case snapshots.StepWaiting, snapshots.StepQueued:
-		return "Waiting for the box's earlier operation"
-	case string(providers.StepAccess):
-		return "Setting the box straight"
-	case snapshots.StepCopyClone:
-		return "Making a held copy"
-	case snapshots.StepCopyDisarm, snapshots.StepCopyTemplate:
-		return "Making the held copy inert"
-	case string(providers.StepAdopt):
-		return "Making the held copy its guest"
-	case string(providers.StepEarlier):
-		return "Keeping its old guest as its earlier guest"
-	case snapshots.StepSnapshot:
-		return "Taking a snapshot"
-	case snapshots.StepDelete:
-		return "Deleting a snapshot"
-	}
-	return "Working"
-}
-
 // card builds a box's Snapshots card: the count, Take snapshot with why it
 // is refused, the rows, a running restore's step, and what goes with the
 // box.
@@ -215,9 +180,9 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 				continue
 			}
 			if op, err := s.opts.Core.Operation(ctx, snapshots.Owner(), p.Operation); err == nil && op.State == snapshots.OpRunning {
-				c.Progress = stepWords(op.Step) + "…"
+				c.Progress = snapshots.StepWords(op.Step) + "…"
 				c.Group.Busy = true
-				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(stepWords(op.Step)))
+				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(snapshots.StepWords(op.Step)))
 			}
 		}
 	}
@@ -225,7 +190,7 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 		// boxsnap's own work on the box, in place of a lock it holds
 		// (the core's lock notice is nil meanwhile).
 		if op, err := s.opts.Core.RunningOn(ctx, b); err == nil && op != nil {
-			c.Progress = stepWords(op.Step) + "…"
+			c.Progress = snapshots.StepWords(op.Step) + "…"
 		}
 	}
 	return c, nil

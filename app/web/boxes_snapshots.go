@@ -378,7 +378,7 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 	var counts snapshots.Counts
 	space := map[string]int64{}
 	hostLabel := map[string]string{}
-	rate := map[string]float64{}
+	rate, currency := map[string]float64{}, map[string]string{}
 	for _, bs := range list {
 		counts = counts.Add(snapshots.CountOf(bs.Snapshots))
 		for _, sn := range bs.Snapshots {
@@ -392,6 +392,7 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 			if m := monthly(sn.Price); m > 0 {
 				be, _ := s.opts.Core.BackendOf(bs.Box)
 				rate[be.Label] += m
+				currency[be.Label] = snapshots.PriceOf(sn.Price).Currency
 			}
 			if endingSoon(sn, rc.now) {
 				soon++
@@ -428,7 +429,7 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 	}
 	sort.Strings(labels)
 	for _, k := range labels {
-		parts = append(parts, fmt.Sprintf("%s $%.2f a month held", k, rate[k]))
+		parts = append(parts, fmt.Sprintf("%s %s a month held", k, snapshots.Money(rate[k], currency[k])))
 	}
 	l.Summary = strings.Join(parts, " · ")
 	if soon > 0 {

@@ -3,7 +3,6 @@ package web
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"github.com/go-chi/chi/v5"
 	"net/http"
@@ -167,11 +166,6 @@ func fingerprint(b *snapshots.Box, sn *snapshots.Snapshot, guard []string, extra
 	}
 	fmt.Fprintf(h, "%s|%s", strings.Join(guard, "\n"), strings.Join(extra, "\n"))
 	return hex.EncodeToString(h.Sum(nil))[:20]
-}
-
-func mustJSON(v any) []byte {
-	raw, _ := json.Marshal(v)
-	return raw
 }
 
 // staleWords is what a dialog says when its plan changed since it opened.

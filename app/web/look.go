@@ -71,17 +71,6 @@ func modeWords(typ string, mode uint32) string {
 	return kind + fs.FileMode(mode & 0o777).String()[1:]
 }
 
-// sizeWords is a size in bytes as the pages write it.
-func sizeWords(n int64) string {
-	if n < 1000 {
-		if n == 1 {
-			return "1 byte"
-		}
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return snapshots.GB(n)
-}
-
 func lookPage(title string) views.Page {
 	return views.Page{Title: title, SignedIn: true, Nav: "boxes"}
 }

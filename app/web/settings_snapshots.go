@@ -78,7 +78,7 @@ func offersWords(sn *providers.Snapshotting) string {
 	if sn.Price == nil {
 		return w + " · no charge"
 	}
-	return w + " · " + priceWords(mustJSON(sn.Price))
+	return w + " · " + snapshots.PriceTag(sn.Price)
 }
 
 // snapshottingOf is what a backend offers: for the kind of one of its boxes,
@@ -86,13 +86,13 @@ func offersWords(sn *providers.Snapshotting) string {
 func snapshottingOf(be snapshots.Backend, boxes []*snapshots.Box) *providers.Snapshotting {
 	for _, b := range boxes {
 		if b.BackendID == be.ID {
-			if sn := be.Snap.Snapshotting(b.Kind); sn != nil {
+			if sn := be.Snapshotting(b.Kind); sn != nil {
 				return sn
 			}
 		}
 	}
 	for _, k := range commonKinds {
-		if sn := be.Snap.Snapshotting(k); sn != nil {
+		if sn := be.Snapshotting(k); sn != nil {
 			return sn
 		}
 	}
@@ -121,7 +121,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 				c = snapshots.DefaultCeiling
 			}
 			p.Ceilings = append(p.Ceilings, ceilingRow{ID: be.ID, Label: be.Label, Ceiling: c, Default: snapshots.DefaultCeiling})
-			p.Summary += fmt.Sprintf(" · %s up to $%.0f a month", be.Label, c)
+			p.Summary += fmt.Sprintf(" · %s up to %s a month", be.Label, snapshots.Money(c, sn.Price.Currency))
 		}
 	}
 	// One row per backend and kind (and host, with its storage), each read

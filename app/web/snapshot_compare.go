@@ -79,7 +79,7 @@ func (s *Server) showSnapshotCompare(w http.ResponseWriter, r *http.Request) {
 		if v == nil {
 			return "—"
 		}
-		return sizeWords(*v)
+		return snapshots.FileSizeWords(*v)
 	}
 	for _, ch := range cmp.Changes {
 		row := changeRow{Change: ch.Change, Path: ch.Path, Type: ch.Type, Before: size(ch.Before), After: size(ch.After)}

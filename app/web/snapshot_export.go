@@ -9,7 +9,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -61,7 +60,7 @@ func (s *Server) exportDialogOf(r *http.Request, boxRef, ref string) (exportDial
 func (s *Server) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
 	for _, be := range s.opts.Core.Backends() {
 		if be.ID == b.BackendID {
-			if _, ok := be.Snap.(providers.Exporter); !ok {
+			if !be.Exports() {
 				return fmt.Sprintf("%s cannot move snapshots out: boxsnap reads them only where they live.", be.Label)
 			}
 		}

@@ -36,7 +36,7 @@ func (s *Server) showSnapshotFile(w http.ResponseWriter, r *http.Request) {
 	tz := s.opts.Core.TimeZone(r.Context())
 	q := url.QueryEscape(f.Entry.Path)
 	p := filePage{Page: lookPageData{lookHead: h, Title: f.Entry.Path + " in ‘" + h.Snap.Name + "’", SignedIn: true, Nav: "boxes"},
-		Shown: f, Name: h.Crumbs[len(h.Crumbs)-1].Name, Size: sizeWords(f.Entry.Size), Mode: modeWords(f.Entry.Type, f.Entry.Mode),
+		Shown: f, Name: h.Crumbs[len(h.Crumbs)-1].Name, Size: snapshots.FileSizeWords(f.Entry.Size), Mode: modeWords(f.Entry.Type, f.Entry.Mode),
 		When: f.Entry.ModTime.In(tz).Format("2 Jan 2006 15:04")}
 	if f.Entry.Type == "file" {
 		p.Download = h.Base + "/download?path=" + q

@@ -56,7 +56,7 @@ func (s *Server) showSnapshotFiles(w http.ResponseWriter, r *http.Request) {
 			row.Href, row.Size = h.Base+"/files?path="+q, "—"
 			row.Download = h.Base + "/download?path=" + q
 		case "file":
-			row.Href, row.Size = h.Base+"/file?path="+q, sizeWords(e.Size)
+			row.Href, row.Size = h.Base+"/file?path="+q, snapshots.FileSizeWords(e.Size)
 			row.Download = h.Base + "/download?path=" + q
 		case "link":
 			row.Target, row.Size = e.Target, "—"

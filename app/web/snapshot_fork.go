@@ -97,8 +97,10 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 		"Everything else on its disk comes with it: project secrets, signed-in browsers and keychains. It starts fresh: no apps are running.",
 		b.Name, at, b.Name))
 	if s := s.opts.Core.Snapshotting(b); s != nil && s.Price != nil {
-		if p := priceWords(mustJSON(s.Price)); p != "" {
-			d.After = append(d.After, "Its snapshots cost "+p+".")
+		if s.Price.Known {
+			d.After = append(d.After, "Its snapshots cost "+snapshots.PriceWords(s.Price)+".")
+		} else {
+			d.After = append(d.After, "The price of its snapshots is unknown.")
 		}
 	}
 	return d, nil
@@ -195,7 +197,7 @@ func (s *Server) forkingOf(r *http.Request, name string) *forking {
 		case snapshots.StepWaiting, snapshots.StepQueued:
 			f.Step = fmt.Sprintf("Waiting for %s's earlier operation", source)
 		default:
-			f.Step = stepWords(op.Step)
+			f.Step = snapshots.StepWords(op.Step)
 		}
 	case snapshots.OpFailed:
 		f.Failed = "The fork did not finish"

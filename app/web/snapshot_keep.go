@@ -74,11 +74,7 @@ func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error)
 			d.Error = fmt.Sprintf("Snapshots of %s cannot be kept: they could not be used after a release.", b.Name)
 		}
 	}
-	if plan.Keep.Price != nil {
-		d.Lines = append(d.Lines, "It costs "+priceWords(mustJSON(plan.Keep.Price))+" until then.")
-	} else {
-		d.Lines = append(d.Lines, "No charge.")
-	}
+	d.Lines = append(d.Lines, snapshots.CostsWords(plan.Keep.Price, " until then"))
 	if plan.Keep.Why != "" && !d.Disabled {
 		d.Lines = append(d.Lines, plan.Keep.Why)
 	}

@@ -139,33 +139,6 @@ func whenWords(t, now time.Time, tz *time.Location) string {
 	return t.Format("2 Jan 2006")
 }
 
-// holdsWords is what a snapshot holds, in the specification's words.
-func holdsWords(sn *snapshots.Snapshot) string {
-	switch {
-	case sn.Scope == string(providers.ScopeDevice):
-		return "device"
-	case sn.Holds == string(providers.HoldsDiskAndMemory):
-		return "disk and memory"
-	}
-	return "disk"
-}
-
-// priceWords says a provider's price as it gives it, or "".
-func priceWords(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var p providers.Price
-	if json.Unmarshal(raw, &p) != nil || !p.Known {
-		return "price unknown"
-	}
-	sym := "$"
-	if p.Currency == "EUR" {
-		sym = "€"
-	}
-	return fmt.Sprintf("%s%.2f a %s", sym, p.Amount, p.Per)
-}
-
 // monthly is a price's rate a month, for the tab's line.
 func monthly(raw json.RawMessage) float64 {
 	var p providers.Price
@@ -334,9 +307,9 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	if sn.ByWhy != nil {
 		why = *sn.ByWhy
 	}
-	parts := []string{whenWords(sn.TakenAt, rc.now, rc.tz), snapshots.ByWords(sn.ByKind, thread, why), holdsWords(sn)}
+	parts := []string{whenWords(sn.TakenAt, rc.now, rc.tz), snapshots.ByWords(sn.ByKind, thread, why), snapshots.HoldsWords(sn.Holds, sn.Scope)}
 	parts = append(parts, snapshots.SizeWords(sn))
-	if p := priceWords(sn.Price); p != "" {
+	if p := snapshots.PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
 		parts = append(parts, p)
 	}
 	switch {

@@ -81,11 +81,7 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 	if b.HasScreen && settings.Pictures {
 		d.Lines = append(d.Lines, "A small picture of its screen is kept with it.")
 	}
-	if snapping.Price == nil {
-		d.Lines = append(d.Lines, "No charge.")
-	} else if p := priceWords(mustJSON(snapping.Price)); p != "" {
-		d.Lines = append(d.Lines, "It costs "+p+".")
-	}
+	d.Lines = append(d.Lines, snapshots.CostsWords(snapping.Price, ""))
 	d.Fingerprint = fingerprint(b, nil, nil)
 	d.RequestID = snapshots.NewID("rq")
 	return d, nil

@@ -76,7 +76,7 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 			if sn.SizeBytes != nil {
 				w += fmt.Sprintf(", %s %s", snapshots.GB(*sn.SizeBytes), s.whereWords(b))
 			}
-			if p := priceWords(sn.Price); p != "" {
+			if p := snapshots.PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
 				w += ", " + p
 			} else {
 				w += ", no charge"

@@ -33,20 +33,14 @@ func TestWhenWords(t *testing.T) {
 	}
 }
 
-// TestPriceWords: a price is said as the provider gives it; an unknown one
-// is never free.
-func TestPriceWords(t *testing.T) {
+// TestMonthly: a price's rate a month, for the Snapshots tab's line, is 30
+// days of a daily price (section 8).
+func TestMonthly(t *testing.T) {
 	t.Parallel()
-	if got := priceWords([]byte(`{"amount":0.12,"currency":"USD","per":"day","known":true}`)); got != "$0.12 a day" {
-		t.Errorf("priceWords = %q", got)
-	}
-	if got := priceWords([]byte(`{"amount":0,"currency":"USD","per":"day","known":false}`)); got != "price unknown" {
-		t.Errorf("an unknown price reads %q", got)
-	}
-	if got := priceWords(nil); got != "" {
-		t.Errorf("no price reads %q", got)
-	}
 	if got := monthly([]byte(`{"amount":0.12,"currency":"USD","per":"day","known":true}`)); got < 3.59 || got > 3.61 {
 		t.Errorf("monthly = %v, want 3.60", got)
+	}
+	if got := monthly([]byte(`{"amount":0,"currency":"USD","per":"day","known":false}`)); got != 0 {
+		t.Errorf("monthly of an unknown price = %v, want 0", got)
 	}
 }
