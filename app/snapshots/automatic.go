@@ -203,10 +203,13 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 		}
 		name := UniqueName(AutomaticName(now, tz), taken)
 		owner, ownerThread := ownerOf(b)
-		sn, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotInsert", NewID(PrefixSnapshot), b.ID, b.Name, b.Kind, b.System, b.ThreadID,
-			b.BackendID, b.Host, plan.Storage.Name, plan.Storage.Type, b.Generation, name, nil, now,
-			c.byKind(), c.thread(), nilIfEmpty(c.Why), string(snapping.Scope), string(providers.HoldsDisk), nilIfEmpty(snapping.Excludes),
-			owner, ownerThread, StateTaking, pictureState(b, settings), nil)
+		sn, err = snapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: NewID(PrefixSnapshot),
+			BoxID: b.ID, BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID,
+			BackendID: b.BackendID, Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type,
+			GuestGeneration: b.Generation, Name: name, TakenAt: now, ByKind: c.byKind(), ByThreadID: c.thread(),
+			ByWhy: nilIfEmpty(c.Why), Scope: string(snapping.Scope), Holds: string(providers.HoldsDisk),
+			Excludes: nilIfEmpty(snapping.Excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
+			Picture: pictureState(b, settings)}))
 		if err != nil {
 			return fmt.Errorf("record automatic snapshot: %w", err)
 		}

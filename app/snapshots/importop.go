@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -105,7 +106,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		box, err := s.boxByID(ctx, tx, mb.ID)
-		if err != nil && !errors.Is(err, errNoRow) {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		var be Backend
@@ -147,7 +148,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 					return refuse(CodeConflict, "Snapshot %s is here already, on %s. Nothing was imported.", es.ID, sn.BoxName)
 				} else if err == nil {
 					p.Already = append(p.Already, es.ID)
-				} else if errors.Is(err, errNoRow) {
+				} else if errors.Is(err, store.ErrNotFound) {
 					pins = append(pins, es.ID)
 				} else {
 					return err
@@ -342,16 +343,14 @@ func (s *Service) recordImport(ctx context.Context, c Caller, be Backend, p impo
 		res.Snapshots, made, res.Made = nil, nil, false
 		var err error
 		box, err = s.boxByID(ctx, tx, mb.ID)
-		if errors.Is(err, errNoRow) {
+		if errors.Is(err, store.ErrNotFound) {
 			name, err := s.freeBoxName(ctx, tx, mb.Name)
 			if err != nil {
 				return err
 			}
-			rows, err := tx.Query(ctx, s.st.Q("MoveBoxInsert"), mb.ID, name, mb.Kind, mb.System, be.ID, "", mb.ID)
+			box, err = boxRow(s.st.MoveBoxInsert(ctx, tx, db.MoveBoxInsertParams{ID: mb.ID, Name: name, Kind: mb.Kind,
+				System: mb.System, BackendID: be.ID, GuestRef: mb.ID}))
 			if err != nil {
-				return fmt.Errorf("record box %s: %w", name, err)
-			}
-			if box, err = pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box]); err != nil {
 				return fmt.Errorf("record box %s: %w", name, err)
 			}
 		} else if err != nil {
@@ -375,7 +374,7 @@ func (s *Service) recordImport(ctx context.Context, c Caller, be Backend, p impo
 					res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: d.Parent})
 				}
 				continue
-			} else if !errors.Is(err, errNoRow) {
+			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 			name := UniqueName(es.Name, taken)
@@ -386,9 +385,10 @@ func (s *Service) recordImport(ctx context.Context, c Caller, be Backend, p impo
 			if d.Parent != "" {
 				parent = &d.Parent
 			}
-			sn, err := s.snapshotByQuery(ctx, tx, "MoveSnapshotInsert", d.Ref.ID, box.ID, box.Name, box.Kind, box.System,
-				be.ID, "", d.Ref.Storage, name, es.Note, es.TakenAt, es.CapturedAt, c.byKind(), nilIfEmpty(c.Why), es.Holds,
-				es.ForkSafe, parent, d.Ref.Ref)
+			sn, err := snapshotRow(s.st.MoveSnapshotInsert(ctx, tx, db.MoveSnapshotInsertParams{ID: d.Ref.ID, BoxID: box.ID,
+				BoxName: box.Name, BoxKind: box.Kind, BoxSystem: box.System, BackendID: be.ID, Storage: d.Ref.Storage,
+				Name: name, Note: es.Note, TakenAt: es.TakenAt, CapturedAt: es.CapturedAt, ByKind: c.byKind(),
+				ByWhy: nilIfEmpty(c.Why), Holds: es.Holds, ForkSafe: es.ForkSafe, ParentID: parent, Ref: d.Ref.Ref}))
 			if err != nil {
 				return fmt.Errorf("record snapshot %s: %w", d.Ref.ID, err)
 			}

@@ -35,6 +35,20 @@ func (s *Service) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snap
 	return snapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
+// allPins reads what pins each snapshot now: the running and unknown
+// operations that name it, by snapshot ID.
+func (s *Service) allPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
+	rows, err := s.st.CorePinsOfBox(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read pins: %w", err)
+	}
+	pins := map[string][]Pin{}
+	for _, p := range rows {
+		pins[p.Snapshot] = append(pins[p.Snapshot], Pin{Operation: p.Operation, Kind: p.Kind, At: p.At, Box: p.Box})
+	}
+	return pins, nil
+}
+
 // snapshotLock reads a snapshot and locks its row until tx ends; none is
 // store.ErrNotFound.
 func (s *Service) snapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
@@ -167,13 +181,9 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 			return nil, err
 		}
 	}
-	pinRows, err := s.st.CorePinsOfBox(ctx, s.st.Pool)
+	pins, err := s.allPins(ctx, s.st.Pool)
 	if err != nil {
-		return nil, fmt.Errorf("read pins: %w", err)
-	}
-	pins := map[string][]Pin{}
-	for _, p := range pinRows {
-		pins[p.Snapshot] = append(pins[p.Snapshot], Pin{Operation: p.Operation, Kind: p.Kind, At: p.At, Box: p.Box})
+		return nil, err
 	}
 	// One read of the snapshots for every box: the tab lists thousands.
 	byBox := map[string][]*Snapshot{}

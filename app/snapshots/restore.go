@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -492,9 +493,12 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 				excludes, scope = snapping.Excludes, string(snapping.Scope)
 			}
 			id := NewID(PrefixSnapshot)
-			undo, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotInsert", id, b.ID, b.Name, b.Kind, b.System, b.ThreadID,
-				b.BackendID, b.Host, "", "", b.Generation, name, nil, s.now(), caller.byKind(), caller.thread(), nilIfEmpty(caller.Why),
-				scope, string(providers.HoldsDisk), nilIfEmpty(excludes), owner, ownerThread, StateTaking, "none", op.ID)
+			undo, err = snapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: id, BoxID: b.ID,
+				BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
+				Host: b.Host, GuestGeneration: b.Generation, Name: name, TakenAt: s.now(), ByKind: caller.byKind(),
+				ByThreadID: caller.thread(), ByWhy: nilIfEmpty(caller.Why), Scope: scope, Holds: string(providers.HoldsDisk),
+				Excludes: nilIfEmpty(excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
+				Picture: "none", UndoOf: &op.ID}))
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -57,7 +58,10 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 	}
 	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpTake, nil); err != nil || op != nil {
 		if op != nil {
-			sn, _ := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+			sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return nil, nil, fmt.Errorf("read the snapshot of %s: %w", op.ID, err)
+			}
 			return op, sn, nil
 		}
 		return nil, nil, err
@@ -125,10 +129,12 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			holds = string(providers.HoldsDiskAndMemory)
 		}
 		id := NewID(PrefixSnapshot)
-		sn, err = s.snapshotByQuery(ctx, tx, "CoreSnapshotInsert", id, b.ID, b.Name, b.Kind, b.System, b.ThreadID,
-			b.BackendID, b.Host, plan.Storage.Name, plan.Storage.Type, b.Generation, name, note, now,
-			c.byKind(), c.thread(), nilIfEmpty(c.Why), string(snapping.Scope), holds, nilIfEmpty(snapping.Excludes),
-			owner, ownerThread, StateTaking, pictureState(b, settings), nil)
+		sn, err = snapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: id, BoxID: b.ID,
+			BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
+			Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type, GuestGeneration: b.Generation,
+			Name: name, Note: note, TakenAt: now, ByKind: c.byKind(), ByThreadID: c.thread(), ByWhy: nilIfEmpty(c.Why),
+			Scope: string(snapping.Scope), Holds: holds, Excludes: nilIfEmpty(snapping.Excludes), OwnerKind: owner,
+			OwnerThreadID: ownerThread, State: StateTaking, Picture: pictureState(b, settings)}))
 		if err != nil {
 			var conflict *Refusal
 			if errors.As(err, &conflict) {
@@ -258,12 +264,9 @@ func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, pla
 // free room, only those the caller may see, and "and others you cannot see"
 // for the rest (section 3).
 func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CoreSnapshotsAll"))
+	all, err := snapshotRows(s.st.CoreSnapshotsAll(ctx, s.st.Pool))
 	if err != nil {
-		return ""
-	}
-	all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
-	if err != nil {
+		s.logger.Warn("the snapshots a delete would free room of", "err", err)
 		return ""
 	}
 	var names []string
@@ -438,9 +441,18 @@ func (s *Service) runTake(ctx context.Context, op *Operation, resuming bool) err
 	if err != nil {
 		return err
 	}
-	all, _ := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
-	st, _ := s.Settings(ctx)
-	sn, _ = s.snapshotByID(ctx, s.st.Pool, sn.ID)
+	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return err
+	}
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	id := sn.ID
+	if sn, err = s.snapshotByID(ctx, s.st.Pool, id); err != nil {
+		return fmt.Errorf("read %s after its take: %w", id, err)
+	}
 	res := TakeResult{Snapshot: sn.ID, Name: sn.Name, Holds: sn.Holds, Size: sn.SizeBytes, Count: countTowardLimit(all),
 		Limit: st.PerBox, Replaced: replaced}
 	if sn.Excludes != nil {
@@ -497,12 +509,14 @@ func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.Snaps
 	if depends == nil {
 		depends = []string{}
 	}
-	tag, err := s.st.Pool.Exec(ctx, s.st.Q("CoreSnapshotTaken"), sn.ID, t.Ref, nilIfEmpty(t.Storage), captured,
-		int(took.Milliseconds()), int(t.Paused.Milliseconds()), holds, size, meaning, fork, depends, nilIfEmpty(t.Excludes))
+	tookMs, pausedMs := int(took.Milliseconds()), int(t.Paused.Milliseconds())
+	n, err := s.st.CoreSnapshotTaken(ctx, s.st.Pool, db.CoreSnapshotTakenParams{ID: sn.ID, Ref: t.Ref, Storage: nilIfEmpty(t.Storage),
+		CapturedAt: &captured, TookMs: &tookMs, PausedMs: &pausedMs, Holds: holds, SizeBytes: size, SizeMeaning: meaning,
+		ForkSafe: fork, DependsOn: depends, Excludes: nilIfEmpty(t.Excludes)})
 	if err != nil {
 		return fmt.Errorf("record take of %s: %w", sn.ID, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
 	}
 	s.advanceHead(ctx, sn.BoxID, sn.ID)
@@ -573,8 +587,11 @@ func (s *Service) recordPrice(ctx context.Context, tx pgx.Tx, sn *Snapshot, snap
 	if snapping == nil || snapping.Price == nil {
 		return nil
 	}
-	raw, _ := json.Marshal(snapping.Price)
-	if _, err := tx.Exec(ctx, s.st.Q("CoreSnapshotSetPrice"), sn.ID, raw); err != nil {
+	raw, err := json.Marshal(snapping.Price)
+	if err != nil {
+		return fmt.Errorf("record price of %s: %w", sn.ID, err)
+	}
+	if err := s.st.CoreSnapshotSetPrice(ctx, tx, db.CoreSnapshotSetPriceParams{ID: sn.ID, Price: raw}); err != nil {
 		return fmt.Errorf("record price of %s: %w", sn.ID, err)
 	}
 	sn.Price = raw

@@ -169,24 +169,9 @@ func (s *Service) admitThin(ctx context.Context, c Caller, b *Box, kind string, 
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, s.st.Q("CorePinsOfBox"))
+		pins, err := s.allPins(ctx, tx)
 		if err != nil {
-			return fmt.Errorf("read pins: %w", err)
-		}
-		type pinRow struct {
-			Snapshot  string    `db:"snapshot"`
-			Operation string    `db:"operation"`
-			Kind      string    `db:"kind"`
-			At        time.Time `db:"at"`
-			Box       string    `db:"box"`
-		}
-		list, err := pgx.CollectRows(rows, pgx.RowToStructByName[pinRow])
-		if err != nil {
-			return fmt.Errorf("read pins: %w", err)
-		}
-		pins := map[string][]Pin{}
-		for _, p := range list {
-			pins[p.Snapshot] = append(pins[p.Snapshot], Pin{Operation: p.Operation, Kind: p.Kind, At: p.At, Box: p.Box})
+			return err
 		}
 		ids := choose(all, pins, b.HeadID)
 		if len(ids) == 0 {
@@ -219,7 +204,7 @@ func (s *Service) runThin(ctx context.Context, op *Operation) error {
 	var res ThinResult
 	for _, id := range op.Snapshots {
 		sn, err := s.snapshotByID(ctx, s.st.Pool, id)
-		if errors.Is(err, errNoRow) {
+		if errors.Is(err, store.ErrNotFound) {
 			continue // gone already (a resume)
 		}
 		if err != nil {

@@ -1434,16 +1434,15 @@ func (q *Queries) CoreSnapshotState(ctx context.Context, db DBTX, arg CoreSnapsh
 }
 
 const coreSnapshotTaken = `-- name: CoreSnapshotTaken :execrows
-UPDATE snapshots SET state = 'ready', state_at = now(), error = NULL, ref = $2, storage = coalesce($3, storage),
-    captured_at = $4, took_ms = $5, paused_ms = $6, holds = $7, size_bytes = $8, size_meaning = $9, fork_safe = $10,
-    depends_on = $11, excludes = coalesce($12, excludes)
-WHERE id = $1 AND state = 'taking'
+UPDATE snapshots SET state = 'ready', state_at = now(), error = NULL, ref = $1, storage = coalesce($2, storage),
+    captured_at = $3, took_ms = $4, paused_ms = $5, holds = $6, size_bytes = $7,
+    size_meaning = $8, fork_safe = $9, depends_on = $10, excludes = coalesce($11, excludes)
+WHERE id = $12 AND state = 'taking'
 `
 
 type CoreSnapshotTakenParams struct {
-	ID          string
 	Ref         string
-	Storage     string
+	Storage     *string
 	CapturedAt  *time.Time
 	TookMs      *int
 	PausedMs    *int
@@ -1453,11 +1452,11 @@ type CoreSnapshotTakenParams struct {
 	ForkSafe    *int
 	DependsOn   []string
 	Excludes    *string
+	ID          string
 }
 
 func (q *Queries) CoreSnapshotTaken(ctx context.Context, db DBTX, arg CoreSnapshotTakenParams) (int64, error) {
 	result, err := db.Exec(ctx, coreSnapshotTaken,
-		arg.ID,
 		arg.Ref,
 		arg.Storage,
 		arg.CapturedAt,
@@ -1469,6 +1468,7 @@ func (q *Queries) CoreSnapshotTaken(ctx context.Context, db DBTX, arg CoreSnapsh
 		arg.ForkSafe,
 		arg.DependsOn,
 		arg.Excludes,
+		arg.ID,
 	)
 	if err != nil {
 		return 0, err
