@@ -451,3 +451,19 @@ func TestFaultsNamedWithFix(t *testing.T) {
 		}
 	})
 }
+
+// TestDoctorReadsTheDatabase: the doctor says which PostgreSQL answers and
+// that the migrations are applied, through its typed queries.
+func TestDoctorReadsTheDatabase(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, nil)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var out strings.Builder
+	boot.Doctor(context.Background(), cfg, logger, &out)
+	if !regexp.MustCompile(`answers \(PostgreSQL \d+`).MatchString(out.String()) {
+		t.Fatalf("the doctor does not name the database's version:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "applied, none pending") {
+		t.Fatalf("the doctor does not say the migrations are applied:\n%s", out.String())
+	}
+}

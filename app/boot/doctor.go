@@ -2,21 +2,25 @@ package boot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/doctor"
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
 // Doctor checks the database, the migrations and each configured backend,
 // prints each result, and reports whether all passed.
 func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Writer) bool {
-	var db *Database
+	var database *Database
 	databaseCheck := func(ctx context.Context) []doctor.Result {
 		where := "the embedded database in " + cfg.DataDir
 		if cfg.DatabaseURL != "" {
@@ -30,16 +34,18 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 			}
 			return []doctor.Result{r}
 		}
-		db = d
-		var version string
-		_ = d.Pool.QueryRow(ctx, "SHOW server_version").Scan(&version)
+		database = d
+		version, err := db.New().DoctorServerVersion(ctx, d.Pool)
+		if err != nil {
+			return []doctor.Result{{Name: "database", Detail: where + " answers, but not what version it is: " + err.Error()}}
+		}
 		return []doctor.Result{{Name: "database", OK: true, Detail: fmt.Sprintf("%s answers (PostgreSQL %s)", where, version)}}
 	}
 	migrationsCheck := func(ctx context.Context) []doctor.Result {
-		if db == nil {
+		if database == nil {
 			return []doctor.Result{{Name: "migrations", Detail: "not checked: no database", Fix: "fix the database first"}}
 		}
-		st, err := store.Status(ctx, db.Pool)
+		st, err := store.Status(ctx, database.Pool)
 		if err != nil {
 			return []doctor.Result{{Name: "migrations", Detail: err.Error(), Fix: "run boxsnap migrate"}}
 		}
@@ -63,10 +69,7 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		if cfg.ProxmoxURL == "" {
 			return nil
 		}
-		install := "doctor"
-		if db != nil {
-			_ = db.Pool.QueryRow(ctx, "SELECT install_id FROM install").Scan(&install)
-		}
+		install := installID(ctx, database, logger)
 		be, err := proxmoxBackend(cfg, install, logger)
 		if err != nil {
 			return []doctor.Result{{Name: "backend " + cfg.ProxmoxID, Detail: err.Error(), Fix: "set BOXSNAP_PROXMOX_URL, BOXSNAP_PROXMOX_TOKEN_ID and BOXSNAP_PROXMOX_TOKEN_SECRET(_FILE)"}}
@@ -77,10 +80,7 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		if cfg.DockerHost == "" {
 			return nil
 		}
-		install := "doctor"
-		if db != nil {
-			_ = db.Pool.QueryRow(ctx, "SELECT install_id FROM install").Scan(&install)
-		}
+		install := installID(ctx, database, logger)
 		be, err := dockerBackend(cfg, install, logger)
 		if err != nil {
 			return []doctor.Result{{Name: "backend " + cfg.DockerID, Detail: err.Error(), Fix: "set BOXSNAP_DOCKER_HOST (unix://, tcp:// with the three BOXSNAP_DOCKER_TLS_ files, or ssh://user@host)"}}
@@ -93,10 +93,26 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		return out
 	}
 	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, localCheck, proxmoxCheck, dockerCheck)
-	if db != nil {
-		db.Close(context.WithoutCancel(ctx))
+	if database != nil {
+		database.Close(context.WithoutCancel(ctx))
 	}
 	return ok
+}
+
+// installID is the install's ID the backends' checks label with: the one
+// serve made, or "doctor" before the first start or without a database.
+func installID(ctx context.Context, database *Database, logger *slog.Logger) string {
+	if database == nil {
+		return "doctor"
+	}
+	id, err := db.New().DoctorInstallID(ctx, database.Pool)
+	if err != nil {
+		if !errors.Is(err, pgx.ErrNoRows) {
+			logger.Warn("the doctor could not read the install's ID; its checks label as doctor", "err", err)
+		}
+		return "doctor"
+	}
+	return id
 }
 
 // proxmoxResults runs a Proxmox backend's own checks: the token's rights,
