@@ -42,8 +42,20 @@ func TestG5RestoreGuard(t *testing.T) {
 	if r, _ := snapshots.AsRefusal(err); strings.Contains(r.Words, "Fix the sign-in flow") {
 		t.Errorf("the agent's own workspace on its own box is named: %q", r.Words)
 	}
+	// The person: a thread's workspace, working or idle, makes a box threads
+	// run on, refused for everyone, Restore anyway included (decided during
+	// unit 3): Restore anyway passes only the desktop and the terminals.
+	for _, force := range []bool{false, true} {
+		for _, c := range []snapshots.Caller{snapshots.Owner(), snapshots.CLI()} {
+			_, err = e.Core.Restore(ctx, c, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Force: force})
+			refusedWith(t, err, "Restores of boxes threads run on are off: Write the API guide and Tidy the docs and Fix the sign-in flow run on amber-fox. Move its threads off it first.")
+		}
+	}
+	if _, err := e.Core.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Desktop: "you", Terminals: 1}); err != nil {
+		t.Fatal(err)
+	}
 	_, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID})
-	refusedWith(t, err, "Restore anyway")
+	refusedWith(t, err, "Restoring amber-fox also ends this. You have control of its desktop. A terminal is open on it. Restore anyway to go on.")
 	op, err := e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Force: true})
 	if err != nil || op == nil {
 		t.Fatalf("Restore anyway: %v", err)

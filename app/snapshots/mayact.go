@@ -93,8 +93,23 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 	if s != nil && !agentSees(c.Thread, access, s) {
 		return snapshotNotFound(s.ID)
 	}
+	if s != nil && s.Kept() {
+		// A kept snapshot is the person's from the moment it is kept: the
+		// agent sees it, and nothing more (section 3's third row).
+		switch act {
+		case ActRestore, ActFork, ActDelete:
+			return refuse(CodeForbidden, "‘%s’ is kept by the person: only the person can %s it.", s.Name, act)
+		}
+	}
 	switch act {
-	case ActSee, ActTake, ActFork:
+	case ActSee, ActTake:
+		return nil
+	case ActFork:
+		if access == accessRunsOn {
+			// The box a thread runs on is forked by the person only
+			// (section 3's second row).
+			return refuse(CodeForbidden, "Only the person forks %s: it is the box this thread runs on.", b.Name)
+		}
 		return nil
 	case ActPicture:
 		if s != nil && s.Kept() {

@@ -98,12 +98,25 @@ func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
 	return out
 }
 
+// ThreadsRunOn reports whether, for a restore by c, threads run on b: for
+// the person, any thread with a workspace on it, working or idle (decided
+// during unit 3: "Restore anyway" passes only the desktop and terminals);
+// for an agent, a thread that runs on it (the rest is the guard's).
+func ThreadsRunOn(c Caller, b *Box) bool {
+	for _, w := range b.Presence.Workspaces {
+		if w.RunsOn || c.IsPerson() {
+			return true
+		}
+	}
+	return false
+}
+
 // executionMachineWords names the threads that run on a box, for the
-// refusal of its restore (section 5: these ship off; unit 3).
-func (s *Service) executionMachineWords(ctx context.Context, b *Box) string {
+// refusal of its restore by c (section 5: these ship off; unit 3).
+func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) string {
 	var names []string
 	for _, w := range b.Presence.Workspaces {
-		if w.RunsOn {
+		if w.RunsOn || c.IsPerson() {
 			t := s.threadTitle(ctx, &w.Thread)
 			if t == "" {
 				t = w.Thread
@@ -149,8 +162,8 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
 		return nil, refuse(CodeForbidden, "Only the person restores a memory snapshot in this install.")
 	}
-	if b.IsExecutionMachine() {
-		return nil, refuse(CodeGuard, "%s", s.executionMachineWords(ctx, b))
+	if ThreadsRunOn(c, b) {
+		return nil, refuse(CodeGuard, "%s", s.executionMachineWords(ctx, c, b))
 	}
 	if sn.BoxID != b.ID {
 		return nil, refuse(CodePlan, "‘%s’ is a snapshot of %s: fork it instead.", sn.Name, sn.BoxName)
