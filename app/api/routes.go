@@ -81,6 +81,8 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/threads", s.createThread)
 
 		// Settings.
+		r.Get("/backends/{backend}/forget", s.checkForget)
+		r.Post("/backends/{backend}/forget", s.forgetBackend)
 		r.Get("/settings", s.getSettings)
 		r.Put("/settings", s.saveSettings)
 		r.Get("/templates", s.listTemplates)

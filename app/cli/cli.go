@@ -198,6 +198,7 @@ func commands() map[string]command {
 		"files":           {usage: "boxsnap snapshot files <box> <snapshot> [<path>] [--json]", args: "a box, a snapshot and at most a path", min: 2, max: 3, flags: filesFlags, run: files},
 		"download":        {usage: "boxsnap snapshot download <box> <snapshot> [<path>] -o <file>", args: "a box, a snapshot and at most a path", min: 2, max: 3, flags: downloadFlags, run: download},
 		"diff":            {usage: "boxsnap snapshot diff <box> <snapshot> [<path>] [--against <snapshot>] [--all] [--json]", args: "a box, a snapshot and at most a path", min: 2, max: 3, flags: diffFlags, run: diff},
+		"forget":          {usage: "boxsnap snapshot forget <backend> [--check]", args: "a backend removed from settings", min: 1, max: 1, flags: forgetFlags, run: forget},
 		"templates":       {usage: "boxsnap snapshot templates", args: "nothing", min: 0, max: 0, flags: noFlags, run: templates},
 		"template":        {usage: "boxsnap snapshot template <name> [--backend <id>] [--kind <kind>] [--source <s>] [--command <c>] [--user <u>] [--env NAME=value]... [--memory-mib <n>] [--processes <n>] [--open-files <n>]", args: "a template's name", min: 1, max: 1, flags: templateFlags, run: setTemplate},
 		"template-remove": {usage: "boxsnap snapshot template-remove <name>", args: "a template's name", min: 1, max: 1, flags: noFlags, run: removeTemplate},

@@ -163,6 +163,7 @@ type snapshotsTab struct {
 	MoreID   string
 	Empty    bool
 	NoneOn   []string // backends that have no snapshots
+	Gone     []goneBackend
 	Matching int
 	Back     string
 }
@@ -211,6 +212,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	rc.selecting = q.Select
 	p := snapshotsTab{Query: q, Back: q.URL(0)}
 	p.Line = s.tabLineOf(list, rc)
+	p.Gone = s.goneBackends(r)
 
 	type matched struct {
 		bs  snapshots.BoxSnapshots

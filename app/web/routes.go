@@ -43,6 +43,8 @@ func (s *Server) router() *chi.Mux {
 		r.Get("/boxes/threads", s.showThreads)
 		r.Post("/boxes/threads", s.createThread)
 		r.Get("/boxes/snapshots", s.showSnapshotsTab)
+		r.Get("/backends/{backend}/forget", s.showForgetDialog)
+		r.Post("/backends/{backend}/forget", s.forgetBackend)
 		r.Get("/boxes/snapshots/bulk", s.showBulkDialog)
 		r.Post("/boxes/snapshots/bulk", s.bulkSnapshots)
 		r.Get("/boxes/{box}", s.showBox)

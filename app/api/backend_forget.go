@@ -1,0 +1,61 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// forgetAnswer is what "Forget its snapshots" would remove, or removed: the
+// records of a backend no longer in settings (section 1; G2).
+type forgetAnswer struct {
+	Backend   string   `json:"backend"`
+	Snapshots []string `json:"snapshots"`
+	Lines     []string `json:"lines"`
+	Bytes     int64    `json:"bytes"`
+	Words     string   `json:"words"`
+	// Stayed names the records an operation still used (POST only).
+	Stayed []string `json:"stayed,omitempty"`
+}
+
+func forgetOf(p *snapshots.ForgetPlan) forgetAnswer {
+	a := forgetAnswer{Backend: p.Backend, Lines: p.Lines, Bytes: p.Bytes, Words: p.Words, Snapshots: []string{}}
+	for _, sn := range p.Snapshots {
+		a.Snapshots = append(a.Snapshots, sn.ID)
+	}
+	return a
+}
+
+// checkForget says what forgetting a removed backend's snapshots would
+// remove, and changes nothing: the person only.
+func (s *server) checkForget(w http.ResponseWriter, r *http.Request) {
+	be := param(r, "backend")
+	if err := checkRef("backend", be); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, err := s.core.ForgetBackendPlan(r.Context(), caller(r), be)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, forgetOf(p))
+}
+
+// forgetBackend removes the records of a removed backend's snapshots, and
+// nothing on any backend: the person only.
+func (s *server) forgetBackend(w http.ResponseWriter, r *http.Request) {
+	be := param(r, "backend")
+	if err := checkRef("backend", be); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, stayed, err := s.core.ForgetBackend(r.Context(), caller(r), be)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	a := forgetOf(p)
+	a.Words, a.Stayed = snapshots.ForgotWords(p, stayed), stayed
+	writeJSON(w, http.StatusOK, a)
+}

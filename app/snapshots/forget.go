@@ -1,0 +1,136 @@
+package snapshots
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/boxsnap/boxsnap/app/store/db"
+)
+
+// EvSnapshotForgotten is the box log's event for a record the person forgot.
+const EvSnapshotForgotten = "snapshot-forgotten"
+
+// GoneBackend is a backend no longer in settings whose snapshots boxsnap
+// still records: they show as unavailable, with "Forget its snapshots" for
+// the person (section 1; G2).
+type GoneBackend struct {
+	ID        string `json:"backend"`
+	Snapshots int    `json:"snapshots"`
+	Bytes     int64  `json:"bytes"`
+}
+
+// GoneBackends lists the backends no longer in settings that still have
+// snapshot records.
+func (s *Service) GoneBackends(ctx context.Context) ([]GoneBackend, error) {
+	rows, err := db.New().PersonGoneBackends(ctx, s.st.Pool, s.order)
+	if err != nil {
+		return nil, fmt.Errorf("gone backends: %w", err)
+	}
+	out := make([]GoneBackend, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, GoneBackend{ID: r.BackendID, Snapshots: r.Snapshots, Bytes: r.Bytes})
+	}
+	return out, nil
+}
+
+// ForgetPlan is what "Forget its snapshots" removes: the records of every
+// snapshot of a backend no longer in settings, named with their size and
+// price (section 1).
+type ForgetPlan struct {
+	Backend   string       `json:"backend"`
+	Snapshots []ForgetItem `json:"snapshots"`
+	Bytes     int64        `json:"bytes"`
+	// Lines name each snapshot, its box, size and price.
+	Lines []string `json:"lines"`
+	// Words ask the question, and say the records go and nothing else.
+	Words string `json:"words"`
+}
+
+// ForgetItem is one snapshot Forget would remove the record of.
+type ForgetItem struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	BoxID string `json:"box"`
+}
+
+// ForgetBackendPlan says what forgetting backend's snapshots would remove,
+// and changes nothing.
+func (s *Service) ForgetBackendPlan(ctx context.Context, c Caller, backend string) (*ForgetPlan, error) {
+	if !c.IsPerson() {
+		return nil, refuse(CodeForbidden, "Only the person forgets snapshots.")
+	}
+	if _, in := s.backends[backend]; in {
+		return nil, refuse(CodeConflict,
+			"%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
+	}
+	all, err := db.New().PersonSnapshotsOfBackend(ctx, s.st.Pool, backend)
+	if err != nil {
+		return nil, fmt.Errorf("snapshots of %s: %w", backend, err)
+	}
+	if len(all) == 0 {
+		return nil, refuse(CodeNotFound, "boxsnap records no snapshots of %s.", backend)
+	}
+	p := &ForgetPlan{Backend: backend}
+	for _, sn := range all {
+		p.Snapshots = append(p.Snapshots, ForgetItem{ID: sn.ID, Name: sn.Name, BoxID: sn.BoxID})
+		line := fmt.Sprintf("‘%s’ of %s", sn.Name, sn.BoxName)
+		var what []string
+		if sn.SizeBytes != nil {
+			p.Bytes += *sn.SizeBytes
+			what = append(what, GB(*sn.SizeBytes))
+		} else {
+			what = append(what, "size unknown")
+		}
+		switch ch := ChargeOfSnapshot(&Snapshot{Price: sn.Price, SizeBytes: sn.SizeBytes}); {
+		case ch.Paid && ch.Known:
+			what = append(what, "about "+Money(ch.Monthly(), ch.Currency)+" a month")
+		case ch.Paid:
+			what = append(what, "price unknown")
+		}
+		p.Lines = append(p.Lines, line+" ("+strings.Join(what, ", ")+")")
+	}
+	n := Plural(len(all), "snapshot", "snapshots")
+	size := ""
+	if p.Bytes > 0 {
+		size = ", " + GB(p.Bytes)
+	}
+	p.Words = fmt.Sprintf("Forget the %s of %s%s, a backend no longer in settings? boxsnap removes their records only: they may still exist on %s and be billed.",
+		n, backend, strings.Replace(size, ", ", " (", 1)+map[bool]string{true: ")", false: ""}[size != ""], backend)
+	return p, nil
+}
+
+// ForgetBackend removes the records of a removed backend's snapshots, and
+// nothing on any backend (G2). A snapshot an operation still uses keeps its
+// record, and the answer names it.
+func (s *Service) ForgetBackend(ctx context.Context, c Caller, backend string) (*ForgetPlan, []string, error) {
+	p, err := s.ForgetBackendPlan(ctx, c, backend)
+	if err != nil {
+		return nil, nil, err
+	}
+	var kept []string
+	for _, sn := range p.Snapshots {
+		n, err := db.New().PersonSnapshotForget(ctx, s.st.Pool, db.PersonSnapshotForgetParams{ID: sn.ID, BackendID: backend})
+		if err != nil {
+			return nil, nil, fmt.Errorf("forget %s: %w", sn.ID, err)
+		}
+		if n == 0 {
+			kept = append(kept, "‘"+sn.Name+"’")
+			continue
+		}
+		s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotForgotten, c,
+			fmt.Sprintf("‘%s’ (%s): its record only; its backend %s is not in settings, so it may still exist there and be billed", sn.Name, sn.ID, backend),
+			sn.ID, "", nil)
+	}
+	return p, kept, nil
+}
+
+// ForgotWords says what ForgetBackend did.
+func ForgotWords(p *ForgetPlan, kept []string) string {
+	n := len(p.Snapshots) - len(kept)
+	w := fmt.Sprintf("Forgot %s of %s: their records only. They may still exist on %s and be billed.", Plural(n, "snapshot", "snapshots"), p.Backend, p.Backend)
+	if len(kept) > 0 {
+		w += fmt.Sprintf(" %s stay, in use by an operation: forget again when it ends.", strings.Join(kept, ", "))
+	}
+	return w
+}

@@ -1,0 +1,11 @@
+-- name: PersonGoneBackends :many
+SELECT backend_id, count(*)::int AS snapshots, coalesce(sum(size_bytes), 0)::bigint AS bytes
+FROM snapshots WHERE NOT (backend_id = ANY ($1::text[]))
+GROUP BY backend_id ORDER BY backend_id;
+
+-- name: PersonSnapshotsOfBackend :many
+SELECT * FROM snapshots WHERE backend_id = $1 ORDER BY box_name, taken_at, id;
+
+-- name: PersonSnapshotForget :execrows
+DELETE FROM snapshots s WHERE s.id = $1 AND s.backend_id = $2
+AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.state IN ('running', 'unknown') AND s.id = ANY (o.snapshots));
