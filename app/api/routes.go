@@ -48,6 +48,7 @@ func (s *server) routes() *chi.Mux {
 		r.Get("/boxes/{box}/history", s.boxHistory)
 		r.Put("/boxes/{box}/history", s.setBoxHistory)
 		r.Delete("/boxes/{box}/history", s.deleteHistory)
+		r.Post("/boxes/{box}/snapshots/{snapshot}/renew", s.renewSnapshot)
 		r.Get("/boxes/{box}/snapshots/{snapshot}/picture", s.snapshotPicture)
 		r.Get("/boxes/{box}/snapshots/{snapshot}/files", s.snapshotFiles)
 		r.Get("/boxes/{box}/snapshots/{snapshot}/file", s.snapshotFile)

@@ -86,3 +86,32 @@ func (s *server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	s.answerOperation(w, r, op, wait)
 }
+
+// renewSnapshot is "Keep 30 more days": the setting's days added to a kept
+// snapshot's keep date (section 7), refused past the paid ceiling (section
+// 8). The person only.
+func (s *server) renewSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	var body unkeepBody
+	if err := decodeOptional(r, &body, "request, optional"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wait, err := waitParam(r)
+	if err == nil {
+		err = checkBoxAndSnapshot(box, ref)
+	}
+	if err == nil {
+		err = checkRequest(body.Request)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err := s.core.Renew(r.Context(), caller(r), snapshots.KeepRequest{Box: box, Snapshot: ref, RequestID: body.Request})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.answerOperation(w, r, op, wait)
+}

@@ -186,6 +186,7 @@ func commands() map[string]command {
 		"restore":         {usage: "boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]", args: "a box and a snapshot", min: 2, max: 2, flags: restoreFlags, run: restore},
 		"fork":            {usage: "boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", args: "a box and a snapshot", min: 2, max: 2, flags: forkFlags, run: fork},
 		"keep":            {usage: "boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]", args: "a box and a snapshot", min: 2, max: 2, flags: keepFlags, run: keep},
+		"renew":           {usage: "boxsnap snapshot renew <box> <snapshot>", args: "a box and a kept snapshot", min: 2, max: 2, flags: noFlags, run: renew},
 		"unkeep":          {usage: "boxsnap snapshot unkeep <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unkeep},
 		"rename":          {usage: "boxsnap snapshot rename <box> <snapshot> <name>", args: "a box, a snapshot and its new name", min: 3, max: 3, flags: noFlags, run: rename},
 		"note":            {usage: "boxsnap snapshot note <box> <snapshot> <text>", args: "a box, a snapshot and the note's text (\"\" clears it)", min: 3, max: 3, flags: noFlags, run: note},

@@ -193,6 +193,15 @@ func keep(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 	return printOperation(out, ans)
 }
 
+// renew is `snapshot renew`: "Keep 30 more days" for a kept snapshot.
+func renew(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var ans operationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/renew?wait=true", map[string]any{}, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
+
 // unkeep is `snapshot unkeep`.
 func unkeep(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
 	var ans operationAnswer

@@ -20,6 +20,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
+	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
 )
 
@@ -51,6 +52,9 @@ type Options struct {
 	Wrap func(snapshots.Backend) snapshots.Backend
 	// Logger is the env's logger; warnings to stderr when nil.
 	Logger *slog.Logger
+	// Price makes the local backend charge for its snapshots (the paid
+	// ceiling's tests; local.Config.Price).
+	Price *providers.Price
 }
 
 // New starts a core for t on a fresh database, stopped at t's cleanup.
@@ -91,7 +95,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true})
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, Price: opts.Price})
 	if err != nil {
 		return nil, err
 	}

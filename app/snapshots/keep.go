@@ -124,6 +124,11 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 			if err := s.keepFits(ctx, tx, c, b, sn, settings.PerBox); err != nil {
 				return err
 			}
+			// Keeping or renewing a paid snapshot is refused while the rate
+			// held is past the ceiling (sections 7 and 8).
+			if err := s.ceilingAdmits(ctx, tx, c, sn.BackendID, keptCharge(sn), settings); err != nil {
+				return err
+			}
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: kind, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Params: keepParams{Until: until, Unkeep: unkeep}})

@@ -2,7 +2,6 @@ package snapshots
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -59,15 +58,4 @@ func ChargeOfSnapshot(sn *Snapshot) Charge {
 		return Charge{Paid: true}
 	}
 	return ChargeOf(&p, sn.SizeBytes)
-}
-
-// Money says an amount in its currency, to the cent: "$5.04", "€1.20".
-func Money(amount float64, currency string) string {
-	switch currency {
-	case "", "USD":
-		return fmt.Sprintf("$%.2f", amount)
-	case "EUR":
-		return fmt.Sprintf("€%.2f", amount)
-	}
-	return fmt.Sprintf("%.2f %s", amount, currency)
 }

@@ -216,6 +216,10 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 			return nil, undoRoomWords(c, err)
 		}
+		// Its price too, before anything stops (section 5, step 4).
+		if err := s.ceilingAdmits(ctx, s.st.Pool, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+			return nil, undoPriceWords(c, err)
+		}
 	}
 	if req.dryRun {
 		return nil, s.restoreEligibleNow(ctx, b, sn, req.Snapshot)
@@ -235,6 +239,9 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		// The undo's room is reserved before anything stops (section 5, step 4).
 		var reserved *Reserved
 		if !req.NoUndo {
+			if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+				return undoPriceWords(c, err)
+			}
 			if reserved, err = s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 				return undoRoomWords(c, err)
 			}
@@ -592,4 +599,15 @@ func undoRoomWords(c Caller, err error) error {
 		words += " Or untick the undo to restore without one."
 	}
 	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: words}
+}
+
+// undoPriceWords says a refusal for the undo's price: the ceiling's own
+// words, and for the person that they can untick the undo instead (section
+// 5, step 4), except on a box threads run on, never restored without one.
+func undoPriceWords(c Caller, err error) error {
+	r, ok := AsRefusal(err)
+	if !ok || !c.IsPerson() {
+		return err
+	}
+	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: r.Words + " Or untick the undo to restore without one."}
 }

@@ -123,6 +123,11 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			return err
 		}
 		name = UniqueName(name, taken)
+		// The ceiling (section 8): refused when the rate held would be past
+		// it after this take.
+		if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(snapping), settings); err != nil {
+			return err
+		}
 		owner, ownerThread := ownerOf(b)
 		holds := string(providers.HoldsDisk)
 		if req.Memory {

@@ -152,20 +152,22 @@ type tabLine struct {
 }
 
 type snapshotsTab struct {
-	Page     views.Page
-	Tabs     tabCounts
-	Line     tabLine
-	Query    tabQuery
-	Filters  []filterGroup
-	Sorts    []filterOption
-	Groups   []boxGroup
-	More     string // the next page's address, or ""
-	MoreID   string
-	Empty    bool
-	NoneOn   []string // backends that have no snapshots
-	Gone     []goneBackend
-	Matching int
-	Back     string
+	Page    views.Page
+	Tabs    tabCounts
+	Line    tabLine
+	Query   tabQuery
+	Filters []filterGroup
+	Sorts   []filterOption
+	Groups  []boxGroup
+	More    string // the next page's address, or ""
+	MoreID  string
+	Empty   bool
+	NoneOn  []string // backends that have no snapshots
+	Gone    []goneBackend
+	// RenewText is the bulk bar's "Keep 30 more days".
+	RenewText string
+	Matching  int
+	Back      string
 }
 
 // tabCounts are the Boxes page's three tabs with their counts.
@@ -213,6 +215,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	p := snapshotsTab{Query: q, Back: q.URL(0)}
 	p.Line = s.tabLineOf(list, rc)
 	p.Gone = s.goneBackends(r)
+	p.RenewText = snapshots.RenewWords(rc.keepDays)
 
 	type matched struct {
 		bs  snapshots.BoxSnapshots
@@ -434,6 +437,13 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 		parts = append(parts, fmt.Sprintf("%s %s a month held", k, snapshots.Money(rate[k], currency[k])))
 	}
 	l.Summary = strings.Join(parts, " · ")
+	if rates, err := s.opts.Core.PaidRates(rc.ctx); err == nil {
+		for _, pr := range rates {
+			if pr.Past() {
+				l.Needs = append(l.Needs, pr.PastWords())
+			}
+		}
+	}
 	if soon > 0 {
 		l.Needs = append(l.Needs, fmt.Sprintf("%d %s within %d days", soon, pick(soon, "goes", "go"), snapshots.EndingSoonDays))
 	}

@@ -60,6 +60,7 @@ func (s *Server) router() *chi.Mux {
 		r.Get("/boxes/{box}/snapshots/{id}/keep", s.showKeepDialog)
 		r.Post("/boxes/{box}/snapshots/{id}/keep", s.keepSnapshot)
 		r.Post("/boxes/{box}/snapshots/{id}/unkeep", s.unkeepSnapshot)
+		r.Post("/boxes/{box}/snapshots/{id}/renew", s.renewSnapshot)
 		r.Get("/boxes/{box}/snapshots/{id}/delete", s.showDeleteDialog)
 		r.Post("/boxes/{box}/snapshots/{id}/delete", s.deleteSnapshot)
 		r.Get("/boxes/{box}/snapshots/{id}/rename", s.showRenameDialog)

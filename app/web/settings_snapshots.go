@@ -23,6 +23,9 @@ type ceilingRow struct {
 	ID, Label string
 	Ceiling   float64
 	Default   float64
+	// Held is the rate held and this month's spend beside it; Past warns
+	// that the rate is past the ceiling (section 8).
+	Held, Past string
 }
 
 type settingsPage struct {
@@ -114,14 +117,34 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 		}
 	}
 	p.Summary = fmt.Sprintf("%d per box · kept %d days", p.Settings.PerBox, p.Settings.KeepDays)
+	rates, _ := s.opts.Core.PaidRates(ctx)
 	for _, be := range s.opts.Core.Backends() {
-		if sn := snapshottingOf(be, boxes); sn != nil && sn.Price != nil {
+		var held *snapshots.PaidRate
+		for i := range rates {
+			if rates[i].Backend == be.ID {
+				held = &rates[i]
+			}
+		}
+		if sn := snapshottingOf(be, boxes); held != nil || sn != nil && sn.Price != nil {
 			c, ok := p.Settings.Ceilings[be.ID]
 			if !ok {
 				c = snapshots.DefaultCeiling
 			}
-			p.Ceilings = append(p.Ceilings, ceilingRow{ID: be.ID, Label: be.Label, Ceiling: c, Default: snapshots.DefaultCeiling})
-			p.Summary += fmt.Sprintf(" · %s up to %s a month", be.Label, snapshots.Money(c, sn.Price.Currency))
+			row := ceilingRow{ID: be.ID, Label: be.Label, Ceiling: c, Default: snapshots.DefaultCeiling}
+			if held != nil {
+				row.Held = held.Words()
+				if held.Past() {
+					row.Past = held.PastWords()
+				}
+			}
+			p.Ceilings = append(p.Ceilings, row)
+			cur := ""
+			if held != nil {
+				cur = held.Currency
+			} else if sn != nil && sn.Price != nil {
+				cur = sn.Price.Currency
+			}
+			p.Summary += fmt.Sprintf(" · %s up to %s a month", be.Label, snapshots.Money(c, cur))
 		}
 	}
 	// One row per backend and kind (and host, with its storage), each read

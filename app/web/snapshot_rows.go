@@ -70,10 +70,15 @@ type snapRow struct {
 	Restore, Fork, Rename action
 	NoteA, Keep, Unkeep   action
 	Delete                action
-	IsKept                bool
-	Back                  string
-	Selecting             bool
-	Menu                  []menuItem
+	// Renew is "Keep 30 more days" on a kept snapshot; GoesSoon puts it on
+	// the row itself, beside "goes in 3 days" (section 7).
+	Renew     action
+	RenewText string
+	GoesSoon  bool
+	IsKept    bool
+	Back      string
+	Selecting bool
+	Menu      []menuItem
 }
 
 // boxGroup is one box's card with its rows.
@@ -101,6 +106,8 @@ type rowContext struct {
 	tz      *time.Location
 	threads map[string]string
 	back    string // where dialogs return
+	// keepDays is the setting's days, for "Keep 30 more days".
+	keepDays int
 	// selecting shows a checkbox on each row (the tab's Select).
 	selecting bool
 	// names are the names of the box's snapshots by ID, for "from ‘…’".
@@ -109,7 +116,10 @@ type rowContext struct {
 
 func (s *Server) rowContext(r *http.Request, back string) rowContext {
 	rc := rowContext{ctx: r.Context(), now: time.Now(), tz: s.opts.Core.TimeZone(r.Context()), threads: map[string]string{}, back: back,
-		selecting: r.URL.Query().Get("select") == "1"}
+		selecting: r.URL.Query().Get("select") == "1", keepDays: snapshots.DefaultKeepDays}
+	if st, err := s.opts.Core.Settings(r.Context()); err == nil {
+		rc.keepDays = st.KeepDays
+	}
 	if ths, err := s.opts.Core.Threads(r.Context(), snapshots.Owner()); err == nil {
 		for _, t := range ths {
 			rc.threads[t.ID] = t.Title
@@ -280,6 +290,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	if sn.Kept() {
 		left := sn.KeptUntil.Sub(rc.now)
 		if left < snapshots.GoesSoonDays*24*time.Hour {
+			r.GoesSoon = true
 			days := int(left.Hours()/24) + 1
 			if days <= 1 {
 				attention = append(attention, "goes tomorrow")
@@ -363,8 +374,15 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	if r.Keep.Why == "" && (snapping == nil || snapping.KeepsPastRelease == providers.KeepsNo || snapping.Fork == providers.ForkNone) {
 		r.Keep.Why = fmt.Sprintf("Snapshots of %s cannot be kept: they could not be used after a release.", b.Name)
 	}
+	if r.Keep.Why == "" {
+		r.Keep.Why = s.ceilingWhy(rc.ctx, b, sn)
+	}
 	if sn.Kept() {
 		r.Keep.Label = fmt.Sprintf("Keep %s longer", sn.Name)
+	}
+	if sn.Kept() {
+		r.RenewText = snapshots.RenewWords(rc.keepDays)
+		r.Renew = action{Label: fmt.Sprintf("%s for %s", snapshots.RenewWords(rc.keepDays), sn.Name), Href: base + "/renew", Why: r.Keep.Why}
 	}
 	r.Unkeep = action{Label: fmt.Sprintf("Stop keeping %s", sn.Name), Href: base + "/unkeep" + q, Why: elig(snapshots.ActUnkeep, snapshots.ChangeUnkeep)}
 	r.Delete = action{Label: fmt.Sprintf("Delete %s", sn.Name), Href: base + "/delete" + q, Why: elig(snapshots.ActDelete, snapshots.ChangeDelete)}
@@ -389,6 +407,9 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	fork.Narrow = true
 	r.Menu = []menuItem{fork, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep)}
 	if sn.Kept() {
+		renew := item(snapshots.RenewWords(rc.keepDays), r.Renew)
+		renew.Post, renew.Label = true, r.Renew.Label
+		r.Menu = append(r.Menu, renew)
 		m := item("Stop keeping", r.Unkeep)
 		m.Post, m.Href, m.Label = true, base+"/unkeep", r.Unkeep.Label
 		r.Menu = append(r.Menu, m)

@@ -16,8 +16,8 @@ const bulkCap = 200
 // skipped and why, and what each of the rest frees or costs.
 func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, []bulkItem, error) {
 	ctx := r.Context()
-	if act != "keep" && act != "delete" {
-		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Choose Keep… or Delete…."}
+	if act != "keep" && act != "delete" && act != "renew" {
+		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Choose Keep…, Keep 30 more days… or Delete…."}
 	}
 	if len(ids) == 0 {
 		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Tick the snapshots first."}
@@ -43,8 +43,11 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 	now := time.Now()
 	settings, _ := s.opts.Core.Settings(ctx)
 	verb := "Delete"
-	if act == "keep" {
+	switch act {
+	case "keep":
 		verb = "Keep"
+	case "renew":
+		verb = snapshots.RenewWords(settings.KeepDays) + " for"
 	}
 	d := dialog{Kind: "bulk", Action2: act, Action: "/boxes/snapshots/bulk", Back: back, Danger: act == "delete", Picked: ids}
 	var items []bulkItem
@@ -56,10 +59,21 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 			continue
 		}
 		change := snapshots.ChangeDelete
-		if act == "keep" {
+		if act != "delete" {
 			change = snapshots.ChangeKeep
 		}
-		if werr := snapshots.Eligible(sn, change, pins[sn.ID], now, tz); werr != nil {
+		werr := snapshots.Eligible(sn, change, pins[sn.ID], now, tz)
+		if werr == nil && act == "renew" && !sn.Kept() {
+			werr = &snapshots.Refusal{Code: snapshots.CodeConflict, Words: fmt.Sprintf("‘%s’ is not kept: Keep it first.", sn.Name)}
+		}
+		if werr == nil && act != "delete" {
+			// Keep and renewals past the paid ceiling: its words for each
+			// (section 7).
+			if w := s.opts.Core.KeepCeiling(ctx, sn); w != "" {
+				werr = &snapshots.Refusal{Code: snapshots.CodeLimit, Words: w}
+			}
+		}
+		if werr != nil {
 			d.Skipped = append(d.Skipped, fmt.Sprintf("‘%s’ on %s: %s", sn.Name, b.Name, refusalWords(werr)))
 			fp = append(fp, "skip:"+sn.ID)
 			continue
@@ -93,7 +107,7 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 	d.Submit = fmt.Sprintf("%s %s", verb, plural(len(d.IDs), "snapshot", "snapshots"))
 	if len(d.IDs) == 0 {
 		d.Disabled = true
-		d.Title = fmt.Sprintf("None of these can be %s", map[string]string{"keep": "kept", "delete": "deleted"}[act])
+		d.Title = fmt.Sprintf("None of these can be %s", map[string]string{"keep": "kept", "delete": "deleted", "renew": "kept longer"}[act])
 	}
 	return d, items, nil
 }
@@ -132,9 +146,12 @@ func (s *Server) bulkSnapshots(w http.ResponseWriter, r *http.Request) {
 	n := 0
 	for _, it := range items {
 		var err error
-		if act == "delete" {
+		switch act {
+		case "delete":
 			_, err = s.opts.Core.Delete(r.Context(), snapshots.Owner(), snapshots.DeleteRequest{Box: it.box.ID, Snapshot: it.sn.ID})
-		} else {
+		case "renew":
+			_, err = s.opts.Core.Renew(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.box.ID, Snapshot: it.sn.ID})
+		default:
 			_, err = s.opts.Core.Keep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.box.ID, Snapshot: it.sn.ID})
 		}
 		if err != nil {
@@ -143,7 +160,7 @@ func (s *Server) bulkSnapshots(w http.ResponseWriter, r *http.Request) {
 		}
 		n++
 	}
-	verb := map[string]string{"keep": "Keeping", "delete": "Deleting"}[act]
+	verb := map[string]string{"keep": "Keeping", "delete": "Deleting", "renew": "Keeping longer"}[act]
 	msg := fmt.Sprintf("%s %s.", verb, plural(n, "snapshot", "snapshots"))
 	if all := append(d.Skipped, skipped...); len(all) > 0 {
 		msg += " Skipped " + strings.Join(all, " ")

@@ -71,6 +71,11 @@ type Config struct {
 	// Self is boxsnap's own executable, which a box's command may run (the
 	// demo's web app is `boxsnap demo-app`); os.Executable() when empty.
 	Self string
+	// Price makes this backend charge for holding a snapshot, as a paid
+	// provider does. Only tests set it, to prove the paid ceiling's
+	// arithmetic (section 8: paid snapshots stay off until a live check on a
+	// real paid plan); boxsnap's configuration has no way to.
+	Price *providers.Price
 }
 
 // hooks lets this package's own tests reach inside a take or a delete, to make
@@ -96,6 +101,7 @@ type Backend struct {
 	stopTO  time.Duration
 	workers int
 	noSync  bool
+	price   *providers.Price
 
 	noJournal    bool
 	journalPaths int
@@ -141,6 +147,7 @@ func New(cfg Config) (*Backend, error) {
 		stopTO:  cfg.StopTimeout,
 		workers: cfg.Workers,
 		noSync:  cfg.NoSync,
+		price:   cfg.Price,
 		procs:   make(map[string]*proc),
 
 		noJournal:    cfg.NoJournal,
@@ -208,7 +215,7 @@ func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
 		Fork:             providers.ForkCopy,
 		KeepsPastRelease: providers.KeepsAsIs,
 		Lives:            providers.LivesHost,
-		Price:            nil,
+		Price:            b.price,
 		Excludes:         excludes,
 	}
 }

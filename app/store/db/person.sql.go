@@ -7,7 +7,64 @@ package db
 
 import (
 	"context"
+	"encoding/json"
+	"time"
 )
+
+const personCeilingLock = `-- name: PersonCeilingLock :exec
+SELECT pg_advisory_xact_lock(hashtext('boxsnap-ceiling:' || $1::text))
+`
+
+func (q *Queries) PersonCeilingLock(ctx context.Context, db DBTX, backendID string) error {
+	_, err := db.Exec(ctx, personCeilingLock, backendID)
+	return err
+}
+
+const personChargesSince = `-- name: PersonChargesSince :many
+SELECT snapshot_id, name, price, size_bytes, held_from, held_until FROM snapshot_charges
+WHERE backend_id = $1 AND (held_until IS NULL OR held_until > $2::timestamptz)
+`
+
+type PersonChargesSinceParams struct {
+	BackendID string
+	Since     time.Time
+}
+
+type PersonChargesSinceRow struct {
+	SnapshotID string
+	Name       string
+	Price      json.RawMessage
+	SizeBytes  *int64
+	HeldFrom   time.Time
+	HeldUntil  *time.Time
+}
+
+func (q *Queries) PersonChargesSince(ctx context.Context, db DBTX, arg PersonChargesSinceParams) ([]PersonChargesSinceRow, error) {
+	rows, err := db.Query(ctx, personChargesSince, arg.BackendID, arg.Since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []PersonChargesSinceRow
+	for rows.Next() {
+		var i PersonChargesSinceRow
+		if err := rows.Scan(
+			&i.SnapshotID,
+			&i.Name,
+			&i.Price,
+			&i.SizeBytes,
+			&i.HeldFrom,
+			&i.HeldUntil,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
 
 const personGoneBackends = `-- name: PersonGoneBackends :many
 SELECT backend_id, count(*)::int AS snapshots, coalesce(sum(size_bytes), 0)::bigint AS bytes
@@ -41,6 +98,37 @@ func (q *Queries) PersonGoneBackends(ctx context.Context, db DBTX, dollar_1 []st
 	return items, nil
 }
 
+const personPaidHeld = `-- name: PersonPaidHeld :many
+SELECT id, price, size_bytes FROM snapshots
+WHERE backend_id = $1 AND price IS NOT NULL AND state <> 'failed'
+`
+
+type PersonPaidHeldRow struct {
+	ID        string
+	Price     json.RawMessage
+	SizeBytes *int64
+}
+
+func (q *Queries) PersonPaidHeld(ctx context.Context, db DBTX, backendID string) ([]PersonPaidHeldRow, error) {
+	rows, err := db.Query(ctx, personPaidHeld, backendID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []PersonPaidHeldRow
+	for rows.Next() {
+		var i PersonPaidHeldRow
+		if err := rows.Scan(&i.ID, &i.Price, &i.SizeBytes); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const personSnapshotForget = `-- name: PersonSnapshotForget :execrows
 DELETE FROM snapshots s WHERE s.id = $1 AND s.backend_id = $2
 AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.state IN ('running', 'unknown') AND s.id = ANY (o.snapshots))
@@ -60,7 +148,7 @@ func (q *Queries) PersonSnapshotForget(ctx context.Context, db DBTX, arg PersonS
 }
 
 const personSnapshotsOfBackend = `-- name: PersonSnapshotsOfBackend :many
-SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id FROM snapshots WHERE backend_id = $1 ORDER BY box_name, taken_at, id
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE backend_id = $1 ORDER BY box_name, taken_at, id
 `
 
 func (q *Queries) PersonSnapshotsOfBackend(ctx context.Context, db DBTX, backendID string) ([]Snapshot, error) {
@@ -118,6 +206,7 @@ func (q *Queries) PersonSnapshotsOfBackend(ctx context.Context, db DBTX, backend
 			&i.StateAt,
 			&i.GuestRef,
 			&i.ParentID,
+			&i.Automatic,
 		); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,251 @@
+package snapshots
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// PaidRate is one paid backend's row under Settings, Snapshots, Paid
+// snapshots (section 8): the rate held, this month's spend, and the
+// ceiling.
+type PaidRate struct {
+	Backend  string  `json:"backend"`
+	Label    string  `json:"label"`
+	Currency string  `json:"currency"`
+	Ceiling  float64 `json:"ceiling"`
+	// Rate is every paid snapshot held, kept or not, undos and held copies
+	// included, times its daily price, times 30.
+	Rate float64 `json:"rate"`
+	// Unknown counts the snapshots held whose price boxsnap does not know.
+	Unknown int `json:"unknown"`
+	// Spend is this month's so far, from the ledger: deleted snapshots'
+	// charges included.
+	Spend float64 `json:"spend"`
+}
+
+// Past reports whether the rate held is past the ceiling: new paid
+// snapshots, undos, Keep and renewals are then refused.
+func (p PaidRate) Past() bool { return p.Rate > p.Ceiling+1e-9 }
+
+// Words say the rate and the spend beside the ceiling, for Settings.
+func (p PaidRate) Words() string {
+	w := fmt.Sprintf("Held: about %s a month", toTheCent(p.Rate, p.Currency))
+	if p.Unknown > 0 {
+		w += fmt.Sprintf(", and %s at a price unknown", Plural(p.Unknown, "snapshot", "snapshots"))
+	}
+	return w + fmt.Sprintf(" · This month so far: %s", toTheCent(p.Spend, p.Currency))
+}
+
+// PastWords warn that the rate is past the ceiling, on the tab and in
+// Settings; boxsnap deletes nothing to get under it (section 8).
+func (p PaidRate) PastWords() string {
+	return fmt.Sprintf("Snapshots held on %s are about %s a month, past your ceiling of %s: new paid snapshots, undos, Keep and renewals are refused. Nothing is deleted.",
+		p.Label, toTheCent(p.Rate, p.Currency), toTheCent(p.Ceiling, p.Currency))
+}
+
+// CeilingWords is the refusal of section 8, the same for the pages, the
+// API, the CLI and an agent's tools.
+func CeilingWords(label string, rate, ceiling float64, currency string) string {
+	return fmt.Sprintf("It would bring snapshots held on %s to about %s a month, past your ceiling of %s. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots.",
+		label, toTheCent(rate, currency), toTheCent(ceiling, currency))
+}
+
+// ceilingOf is the ceiling set for a backend, or the default.
+func ceilingOf(st Settings, backend string) float64 {
+	if c, ok := st.Ceilings[backend]; ok {
+		return c
+	}
+	return DefaultCeiling
+}
+
+// paidHeld is the rate held on a backend now: every paid snapshot record
+// that is not failed.
+func (s *Service) paidHeld(ctx context.Context, q db.DBTX, backend string) (rate float64, currency string, unknown int, err error) {
+	rows, err := db.New().PersonPaidHeld(ctx, q, backend)
+	if err != nil {
+		return 0, "", 0, fmt.Errorf("the rate held on %s: %w", backend, err)
+	}
+	for _, r := range rows {
+		ch := ChargeOfSnapshot(&Snapshot{Price: r.Price, SizeBytes: r.SizeBytes})
+		if !ch.Paid {
+			continue
+		}
+		if !ch.Known {
+			unknown++
+			continue
+		}
+		rate += ch.Monthly()
+		if currency == "" {
+			currency = ch.Currency
+		}
+	}
+	return rate, currency, unknown, nil
+}
+
+// MonthStart is the start of the UTC month t falls in: the ledger's month.
+func MonthStart(t time.Time) time.Time {
+	y, m, _ := t.UTC().Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// Spend is what the ledger charged on a backend from since to until,
+// deleted snapshots' charges included (section 8).
+func (s *Service) Spend(ctx context.Context, backend string, since, until time.Time) (float64, error) {
+	return s.spendSince(ctx, s.st.Pool, backend, since, until)
+}
+
+// spendSince adds up the ledger's charges on a backend from since to now:
+// each charge's daily price for the part of a day it was held.
+func (s *Service) spendSince(ctx context.Context, q db.DBTX, backend string, since, now time.Time) (float64, error) {
+	rows, err := db.New().PersonChargesSince(ctx, q, db.PersonChargesSinceParams{BackendID: backend, Since: since})
+	if err != nil {
+		return 0, fmt.Errorf("this month's spend on %s: %w", backend, err)
+	}
+	var sum float64
+	for _, r := range rows {
+		ch := ChargeOfSnapshot(&Snapshot{Price: r.Price, SizeBytes: r.SizeBytes})
+		if !ch.Known {
+			continue
+		}
+		from, until := r.HeldFrom, now
+		if r.HeldUntil != nil && r.HeldUntil.Before(until) {
+			until = *r.HeldUntil
+		}
+		if from.Before(since) {
+			from = since
+		}
+		if until.After(from) {
+			sum += ch.Daily * until.Sub(from).Hours() / 24
+		}
+	}
+	return sum, nil
+}
+
+// PaidRates are the rows of Paid snapshots: one per backend whose boxes'
+// snapshots have a price, or that holds paid snapshots.
+func (s *Service) PaidRates(ctx context.Context) ([]PaidRate, error) {
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var out []PaidRate
+	for _, id := range s.order {
+		be := s.backends[id]
+		rate, cur, unknown, err := s.paidHeld(ctx, s.st.Pool, id)
+		if err != nil {
+			return nil, err
+		}
+		price := backendPrice(be)
+		if price == nil && rate == 0 && unknown == 0 {
+			continue
+		}
+		if cur == "" && price != nil {
+			cur = price.Currency
+		}
+		spend, err := s.spendSince(ctx, s.st.Pool, id, MonthStart(now), now)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, PaidRate{Backend: id, Label: be.Label, Currency: cur, Ceiling: ceilingOf(st, id), Rate: rate, Unknown: unknown, Spend: spend})
+	}
+	return out, nil
+}
+
+// backendPrice is the price a backend gives for any kind of box it
+// snapshots, or nil where it charges nothing.
+func backendPrice(be Backend) *providers.Price {
+	for _, k := range []string{"linux", "lxc", "qemu", "qemu-windows"} {
+		if sn := be.Snap.Snapshotting(k); sn != nil && sn.Price != nil {
+			return sn.Price
+		}
+	}
+	return nil
+}
+
+// ceilingAdmits is section 8's one rule for a take, an undo, a Keep, a
+// renewal and a held copy: refused when the rate held on the backend
+// would be past the ceiling after it. adds is what the change adds to the
+// rate (nothing for a Keep or renewal of a snapshot already held). A price
+// boxsnap does not know is admitted only for the person. It runs in the
+// change's transaction, under the backend's ceiling lock, so two changes
+// cannot both pass on the same room under the ceiling.
+func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backend string, adds Charge, settings Settings) error {
+	if !adds.Paid {
+		return nil
+	}
+	be, err := s.backend(backend)
+	if err != nil {
+		return err
+	}
+	if !adds.Known && !c.IsPerson() {
+		return refuse(CodeLimit, "The price of snapshots on %s is unknown: only the person admits one.", be.Label)
+	}
+	if err := db.New().PersonCeilingLock(ctx, tx, backend); err != nil {
+		return fmt.Errorf("the ceiling's lock: %w", err)
+	}
+	rate, cur, _, err := s.paidHeld(ctx, tx, backend)
+	if err != nil {
+		return err
+	}
+	if cur == "" {
+		cur = adds.Currency
+	}
+	after := rate + adds.Monthly()
+	ceiling := ceilingOf(settings, backend)
+	if after > ceiling+1e-9 {
+		return refuse(CodeLimit, "%s", CeilingWords(be.Label, roundCents(after), ceiling, cur))
+	}
+	return nil
+}
+
+// chargeOfPlan is what a new snapshot of the box would add, from its
+// backend's offer.
+func chargeOfPlan(snapping *providers.Snapshotting) Charge {
+	if snapping == nil {
+		return Charge{}
+	}
+	return ChargeOf(snapping.Price, nil)
+}
+
+func roundCents(v float64) float64 { return math.Round(v*100) / 100 }
+
+// keptCharge is a held snapshot's charge as a Keep or renewal sees it: it
+// adds nothing to the rate, but is refused while the rate is past.
+func keptCharge(sn *Snapshot) Charge {
+	ch := ChargeOfSnapshot(sn)
+	ch.Daily = 0
+	ch.Known = true
+	return ch
+}
+
+// KeepCeiling says why keeping or renewing sn is refused now, in the
+// ceiling's words, or "" (for the row's Keep, "Keep 30 more days" and bulk
+// Keep, which say so before the person asks).
+func (s *Service) KeepCeiling(ctx context.Context, sn *Snapshot) string {
+	if !ChargeOfSnapshot(sn).Paid {
+		return ""
+	}
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return ""
+	}
+	if err := s.ceilingAdmits(ctx, s.st.Pool, Owner(), sn.BackendID, keptCharge(sn), st); err != nil {
+		if r, ok := AsRefusal(err); ok {
+			return r.Words
+		}
+	}
+	return ""
+}
+
+// toTheCent says an amount always to the cent, as section 8's words do
+// ("about $5.04 a month, past your ceiling of $5.00").
+func toTheCent(amount float64, currency string) string {
+	return currencySign(currency) + strconv.FormatFloat(amount, 'f', 2, 64)
+}

@@ -1,0 +1,32 @@
+package snapshots
+
+import (
+	"context"
+	"fmt"
+)
+
+// RenewWords is the control that renews a kept snapshot, "Keep 30 more
+// days" with the setting's days (section 7).
+func RenewWords(days int) string { return fmt.Sprintf("Keep %d more days", days) }
+
+// Renew is "Keep 30 more days": it adds the setting's days to a kept
+// snapshot's keep date (section 7; unit 8: a renewal never shortens it).
+// A snapshot that is not kept is refused: Keep it first.
+func (s *Service) Renew(ctx context.Context, c Caller, req KeepRequest) (*Operation, error) {
+	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActKeep, b, sn); err != nil {
+		return nil, err
+	}
+	if !sn.Kept() {
+		return nil, refuse(CodeConflict, "‘%s’ is not kept: Keep it first.", sn.Name)
+	}
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req.Days, req.Until = settings.KeepDays, nil
+	return s.Keep(ctx, c, req)
+}
