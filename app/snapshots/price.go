@@ -1,8 +1,6 @@
 package snapshots
 
 import (
-	"encoding/json"
-
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -49,13 +47,4 @@ func ChargeOf(p *providers.Price, sizeBytes *int64) Charge {
 }
 
 // ChargeOfSnapshot reads a snapshot record's price.
-func ChargeOfSnapshot(sn *Snapshot) Charge {
-	if len(sn.Price) == 0 || string(sn.Price) == "null" {
-		return Charge{}
-	}
-	var p providers.Price
-	if err := json.Unmarshal(sn.Price, &p); err != nil {
-		return Charge{Paid: true}
-	}
-	return ChargeOf(&p, sn.SizeBytes)
-}
+func ChargeOfSnapshot(sn *Snapshot) Charge { return ChargeOf(PriceOf(sn.Price), sn.SizeBytes) }
