@@ -29,10 +29,8 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	counts := map[string]snapshots.Counts{}
-	var total snapshots.Counts
 	for _, bs := range list {
 		counts[bs.Box.ID] = snapshots.CountOf(bs.Snapshots)
-		total = total.Add(counts[bs.Box.ID])
 	}
 	boxes, err := s.opts.Core.Boxes(r.Context(), snapshots.Owner())
 	if err != nil {
@@ -40,7 +38,7 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc := s.rowContext(r, "/boxes")
-	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines", total.All),
+	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines"),
 		New: s.newBoxForm(r)}
 	for _, b := range boxes {
 		row := machineRow{Head: s.head(b, rc), Count: counts[b.ID].Words()}

@@ -1,11 +1,12 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,29 +20,28 @@ import (
 const groupsPerPage = 10
 
 // tabQuery is the Snapshots tab's search, filters and sort, kept in the
-// query string so a reload and the back button keep them.
+// query string so a reload and the back button keep them, and After, the
+// place a page starts (the core's cursor).
 type tabQuery struct {
 	Q, Where, Holds, By, Sort string
 	Kept, Undos, Soon, Select bool
-	From                      int
+	After                     string
 }
 
 func parseTabQuery(v url.Values) tabQuery {
 	q := tabQuery{Q: strings.TrimSpace(v.Get("q")), Where: v.Get("where"), Holds: v.Get("holds"), By: v.Get("by"), Sort: v.Get("sort"),
 		Kept: v.Get("kept") == "1", Undos: v.Get("undos") == "1", Soon: v.Get("soon") == "1", Select: v.Get("select") == "1"}
-	if n, err := strconv.Atoi(v.Get("from")); err == nil && n > 0 && n < 1<<20 {
-		q.From = n
+	if a := v.Get("after"); len(a) < 1024 {
+		q.After = a
 	}
-	switch q.Sort {
-	case "oldest", "largest", "price", "box":
-	default:
+	if !slices.Contains(snapshots.TabSorts, q.Sort) {
 		q.Sort = "newest"
 	}
 	return q
 }
 
-// URL is the tab's address with this query, from the given group.
-func (q tabQuery) URL(from int) string {
+// URL is the tab's address with this query, from the given place.
+func (q tabQuery) URL(after string) string {
 	v := url.Values{}
 	set := func(k, val string) {
 		if val != "" {
@@ -60,9 +60,7 @@ func (q tabQuery) URL(from int) string {
 			v.Set(k, "1")
 		}
 	}
-	if from > 0 {
-		v.Set("from", strconv.Itoa(from))
-	}
+	set("after", after)
 	if len(v) == 0 {
 		return "/boxes/snapshots"
 	}
@@ -70,54 +68,20 @@ func (q tabQuery) URL(from int) string {
 }
 
 // Toggle is the address with Select switched.
-func (q tabQuery) Toggle() string { q.Select = !q.Select; return q.URL(0) }
+func (q tabQuery) Toggle() string { q.Select = !q.Select; return q.URL("") }
 
 // Filtered reports whether any filter or search narrows the list.
 func (q tabQuery) Filtered() bool {
 	return q.Q != "" || q.Where != "" || q.Holds != "" || q.By != "" || q.Kept || q.Undos || q.Soon
 }
 
-func whereKey(b *snapshots.Box) string { return b.BackendID + ":" + b.Host }
-
-func (q tabQuery) match(b *snapshots.Box, sn *snapshots.Snapshot, threadTitle string, now time.Time) bool {
-	if q.Where != "" && whereKey(b) != q.Where {
-		return false
-	}
-	if q.Holds != "" && holdsKey(sn) != q.Holds {
-		return false
-	}
-	switch q.By {
-	case "you":
-		if sn.ByKind != "owner" && sn.ByKind != "cli" {
-			return false
-		}
-	case "agents":
-		if sn.ByKind != "agent" {
-			return false
-		}
-	}
-	if q.Kept && !sn.Kept() {
-		return false
-	}
-	if q.Undos && !sn.IsUndo() {
-		return false
-	}
-	if q.Soon && !endingSoon(sn, now) {
-		return false
-	}
-	if q.Q != "" {
-		needle := strings.ToLower(q.Q)
-		note := ""
-		if sn.Note != nil {
-			note = *sn.Note
-		}
-		hay := strings.ToLower(sn.Name + "\n" + note + "\n" + b.Name + "\n" + threadTitle)
-		if !strings.Contains(hay, needle) {
-			return false
-		}
-	}
-	return true
+// core is the query as the core's tab takes it.
+func (q tabQuery) core(now time.Time) snapshots.TabQuery {
+	return snapshots.TabQuery{Search: q.Q, Where: q.Where, Holds: q.Holds, By: q.By, Kept: q.Kept, Undos: q.Undos, Soon: q.Soon,
+		Now: now, Sort: q.Sort, After: q.After, Limit: groupsPerPage}
 }
+
+func whereKey(b *snapshots.Box) string { return b.BackendID + ":" + b.Host }
 
 func holdsKey(sn *snapshots.Snapshot) string {
 	if sn.Scope == string(providers.ScopeDevice) {
@@ -152,22 +116,19 @@ type tabLine struct {
 }
 
 type snapshotsTab struct {
-	Page    views.Page
-	Tabs    tabCounts
-	Line    tabLine
-	Query   tabQuery
-	Filters []filterGroup
-	Sorts   []filterOption
-	Groups  []boxGroup
-	More    string // the next page's address, or ""
-	MoreID  string
-	Empty   bool
-	NoneOn  []string // backends that have no snapshots
-	Gone    []goneBackend
-	// RenewText is the bulk bar's "Keep 30 more days".
-	RenewText string
-	Matching  int
-	Back      string
+	Page     views.Page
+	Tabs     tabCounts
+	Line     tabLine
+	Query    tabQuery
+	Filters  []filterGroup
+	Sorts    []filterOption
+	Groups   []boxGroup
+	More     string // the next page's address, or ""
+	MoreID   string
+	Empty    bool
+	NoneOn   []string // backends that have no snapshots
+	Matching int
+	Back     string
 }
 
 // tabCounts are the Boxes page's three tabs with their counts.
@@ -176,116 +137,137 @@ type tabCounts struct {
 	Machines, Threads, Snapshots int
 }
 
-func (s *Server) tabCounts(r *http.Request, current string, snapCount int) tabCounts {
-	tc := tabCounts{Current: current, Snapshots: snapCount}
-	if bs, err := s.opts.Core.Boxes(r.Context(), snapshots.Owner()); err == nil {
-		for _, b := range bs {
-			if b.ReleasedAt == nil {
-				tc.Machines++
-			}
-		}
-	}
-	if ths, err := s.opts.Core.Threads(r.Context(), snapshots.Owner()); err == nil {
-		tc.Threads = len(ths)
-	}
-	if snapCount < 0 {
-		tc.Snapshots = 0
-		if list, err := s.opts.Core.List(r.Context(), snapshots.Owner(), snapshots.ListQuery{}); err == nil {
-			for _, bs := range list {
-				tc.Snapshots += len(bs.Snapshots)
-			}
-		}
+// tabCounts counts the three tabs in the database.
+func (s *Server) tabCounts(r *http.Request, current string) tabCounts {
+	tc := tabCounts{Current: current}
+	if t, err := s.opts.Core.Totals(r.Context(), snapshots.Owner()); err == nil {
+		tc.Machines, tc.Threads, tc.Snapshots = t.Machines, t.Threads, t.Snapshots
+	} else {
+		s.opts.Logger.Warn("count the boxes' tabs", "err", err)
 	}
 	return tc
 }
 
 // showSnapshotsTab answers the Snapshots tab: the whole page, the results
 // alone for a search or filter (hx-target #snapshot-results), or the next
-// boxes for "load more".
+// boxes for "load more". The search, filters, counts, sort and page are the
+// database's (the core's Tab and TabTally); only the page's boxes are read
+// in full.
 func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := parseTabQuery(r.URL.Query())
-	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{})
+	target := r.Header.Get("HX-Target")
+	rc := s.rowContext(r, q.URL(""))
+	rc.selecting = q.Select
+	p := snapshotsTab{Query: q, Back: q.URL("")}
+	page, err := s.opts.Core.Tab(ctx, snapshots.Owner(), q.core(rc.now))
+	if err != nil && q.After != "" {
+		// A place from an old address: from the start.
+		q.After = ""
+		page, err = s.opts.Core.Tab(ctx, snapshots.Owner(), q.core(rc.now))
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	rc := s.rowContext(r, q.URL(0))
-	rc.selecting = q.Select
-	p := snapshotsTab{Query: q, Back: q.URL(0)}
-	p.Line = s.tabLineOf(list, rc)
-	p.Gone = s.goneBackends(r)
-	p.RenewText = snapshots.RenewWords(rc.keepDays)
-
-	type matched struct {
-		bs  snapshots.BoxSnapshots
-		sns []*snapshots.Snapshot
+	p.Matching = page.SnapshotsMatching
+	for _, tb := range page.Boxes {
+		live := "/boxes/" + url.PathEscape(tb.Box.Name) + "/live?in=tab&back=" + url.QueryEscape(p.Back)
+		if q.Select {
+			live += "&select=1"
+		}
+		bg := s.group(tb.BoxSnapshots, tb.Matched, rc, live)
+		bg.Dense = true
+		p.Groups = append(p.Groups, bg)
 	}
-	var groups []matched
-	total := 0
+	if page.Next != "" && len(page.Boxes) > 0 {
+		p.More = q.URL(page.Next)
+		p.MoreID = "more-" + page.Boxes[len(page.Boxes)-1].Box.ID
+	}
+	if strings.HasPrefix(target, "div#more-") {
+		s.renderBlock(w, http.StatusOK, "snapshots", "groups", p)
+		return
+	}
+	full := target != "div#snapshot-results"
+	var tally []snapshots.TallyRow
+	if full {
+		if tally, err = s.opts.Core.TabTally(ctx, snapshots.Owner(), rc.now); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		p.Tabs = s.tabCounts(r, "snapshots")
+		p.Empty = p.Tabs.Snapshots == 0
+	} else if len(page.Boxes) == 0 {
+		t, err := s.opts.Core.Totals(ctx, snapshots.Owner())
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		p.Empty = t.Snapshots == 0
+	}
+	if p.Empty {
+		p.NoneOn = s.noneOn(ctx)
+	}
+	if !full {
+		// The address keeps the search, filters and sort, without the
+		// form's empty fields.
+		if r.Header.Get("HX-Source") == "form#search-form" {
+			w.Header().Set("HX-Push-Url", q.URL(""))
+		}
+		s.renderBlock(w, http.StatusOK, "snapshots", "results", p)
+		return
+	}
+	p.Line = s.tabLineOf(tally, rc)
+	p.Filters = s.tabFilters(tally, q)
+	for _, o := range []struct{ v, l string }{{"newest", "Newest"}, {"oldest", "Oldest"}, {"largest", "Largest"}, {"price", "Price"}, {"box", "Box name"}} {
+		p.Sorts = append(p.Sorts, filterOption{Value: o.v, Label: o.l, On: q.Sort == o.v})
+	}
+	p.Page = views.Page{Title: "Snapshots", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}
+	s.render(w, r, http.StatusOK, "snapshots", p)
+}
+
+// noneOn says which backends' boxes have no snapshots at all.
+func (s *Server) noneOn(ctx context.Context) []string {
+	kinds, err := s.opts.Core.BoxKinds(ctx)
+	if err != nil {
+		s.opts.Logger.Warn("read the kinds of box", "err", err)
+	}
+	boxes := make([]*snapshots.Box, len(kinds))
+	for i, k := range kinds {
+		boxes[i] = &snapshots.Box{BackendID: k.BackendID, Kind: k.Kind}
+	}
+	var out []string
+	for _, be := range s.opts.Core.Backends() {
+		if snapshottingOf(be, boxes) == nil {
+			out = append(out, fmt.Sprintf("Boxes on %s have no snapshots.", be.Label))
+		}
+	}
+	return out
+}
+
+// tabFilters are the filter groups with their counts, from the tally of
+// every snapshot.
+func (s *Server) tabFilters(tally []snapshots.TallyRow, q tabQuery) []filterGroup {
+	total, byYou, byAgents, kept, undos, soon := 0, 0, 0, 0, 0, 0
 	where := map[string]*filterOption{}
 	var whereOrder []string
 	holds := map[string]int{}
-	byYou, byAgents, kept, undos, soon := 0, 0, 0, 0, 0
-	for _, bs := range list {
-		title := ""
-		if bs.Box.ThreadID != nil {
-			title = rc.threads[*bs.Box.ThreadID]
+	for _, t := range tally {
+		total += t.Snapshots
+		k := t.BackendID + ":" + t.Host
+		if where[k] == nil {
+			label := strings.TrimPrefix(s.whereWords(&snapshots.Box{BackendID: t.BackendID, Host: t.Host}), "on ")
+			where[k] = &filterOption{Name: "where", Value: k, Label: label}
+			whereOrder = append(whereOrder, k)
 		}
-		var m []*snapshots.Snapshot
-		for _, sn := range bs.Snapshots {
-			total++
-			k := whereKey(bs.Box)
-			if where[k] == nil {
-				where[k] = &filterOption{Name: "where", Value: k, Label: strings.TrimPrefix(s.whereWords(bs.Box), "on ")}
-				whereOrder = append(whereOrder, k)
-			}
-			where[k].Count++
-			holds[holdsKey(sn)]++
-			switch sn.ByKind {
-			case "owner", "cli":
-				byYou++
-			case "agent":
-				byAgents++
-			}
-			if sn.Kept() {
-				kept++
-			}
-			if sn.IsUndo() {
-				undos++
-			}
-			if endingSoon(sn, rc.now) {
-				soon++
-			}
-			if q.match(bs.Box, sn, title, rc.now) {
-				m = append(m, sn)
-			}
-		}
-		if len(m) > 0 {
-			sortSnapshots(m, q.Sort)
-			groups = append(groups, matched{bs, m})
-			p.Matching += len(m)
-		}
+		where[k].Count += t.Snapshots
+		holds[t.Holds] += t.Snapshots
+		byYou += t.ByYou
+		byAgents += t.ByAgents
+		kept += t.Kept
+		undos += t.Undos
+		soon += t.Soon
 	}
-	p.Empty = total == 0
-	allBoxes := make([]*snapshots.Box, 0, len(list))
-	for _, bs := range list {
-		allBoxes = append(allBoxes, bs.Box)
-	}
-	for _, be := range s.opts.Core.Backends() {
-		if snapshottingOf(be, allBoxes) == nil {
-			p.NoneOn = append(p.NoneOn, fmt.Sprintf("Boxes on %s have no snapshots.", be.Label))
-		}
-	}
-	sort.SliceStable(groups, func(i, j int) bool {
-		a, b := groups[i], groups[j]
-		switch q.Sort {
-		case "box":
-			return a.bs.Box.Name < b.bs.Box.Name
-		default:
-			return less(a.sns[0], b.sns[0], q.Sort)
-		}
-	})
 	sort.Strings(whereOrder)
 	wg := filterGroup{Legend: "Where", Name: "where", Radio: true, Options: []filterOption{{Name: "where", Value: "", Label: "Anywhere", Count: total, On: q.Where == ""}}}
 	for _, k := range whereOrder {
@@ -307,105 +289,33 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		{Name: "kept", Value: "1", Label: "Kept", Count: kept, On: q.Kept},
 		{Name: "undos", Value: "1", Label: "Undos", Count: undos, On: q.Undos},
 		{Name: "soon", Value: "1", Label: "Goes within 7 days", Count: soon, On: q.Soon}}}
-	p.Filters = []filterGroup{wg, hg, bg, og}
-	for _, o := range []struct{ v, l string }{{"newest", "Newest"}, {"oldest", "Oldest"}, {"largest", "Largest"}, {"price", "Price"}, {"box", "Box name"}} {
-		p.Sorts = append(p.Sorts, filterOption{Value: o.v, Label: o.l, On: q.Sort == o.v})
-	}
-	end := q.From + groupsPerPage
-	if end > len(groups) {
-		end = len(groups)
-	}
-	from := q.From
-	if from > len(groups) {
-		from = len(groups)
-	}
-	for _, g := range groups[from:end] {
-		live := "/boxes/" + url.PathEscape(g.bs.Box.Name) + "/live?in=tab&back=" + url.QueryEscape(p.Back)
-		if q.Select {
-			live += "&select=1"
-		}
-		bg := s.group(g.bs, g.sns, rc, live)
-		bg.Dense = true
-		p.Groups = append(p.Groups, bg)
-	}
-	if end < len(groups) {
-		p.More = q.URL(end)
-		p.MoreID = fmt.Sprintf("more-%d", end)
-	}
-	p.Tabs = s.tabCounts(r, "snapshots", total)
-	p.Page = views.Page{Title: "Snapshots", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}
-	switch target := r.Header.Get("HX-Target"); {
-	case strings.HasPrefix(target, "div#more-"):
-		s.renderBlock(w, http.StatusOK, "snapshots", "groups", p)
-	case target == "div#snapshot-results":
-		// The address keeps the search, filters and sort, without the
-		// form's empty fields.
-		if r.Header.Get("HX-Source") == "form#search-form" {
-			w.Header().Set("HX-Push-Url", q.URL(0))
-		}
-		s.renderBlock(w, http.StatusOK, "snapshots", "results", p)
-	default:
-		s.render(w, r, http.StatusOK, "snapshots", p)
-	}
-}
-
-func less(a, b *snapshots.Snapshot, by string) bool {
-	switch by {
-	case "oldest":
-		return a.TakenAt.Before(b.TakenAt)
-	case "largest":
-		return size(a) > size(b)
-	case "price":
-		return monthly(a.Price) > monthly(b.Price)
-	}
-	return a.TakenAt.After(b.TakenAt)
-}
-
-func size(sn *snapshots.Snapshot) int64 {
-	if sn.SizeBytes == nil {
-		return -1
-	}
-	return *sn.SizeBytes
-}
-
-func sortSnapshots(sns []*snapshots.Snapshot, by string) {
-	if by == "box" {
-		by = "newest"
-	}
-	sort.SliceStable(sns, func(i, j int) bool { return less(sns[i], sns[j], by) })
+	return []filterGroup{wg, hg, bg, og}
 }
 
 // tabLineOf is the line under the tabs: the count, undos apart, how many
 // by agents, space by host, each paid provider's rate a month; and first,
-// in amber, what needs the owner.
-func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine {
+// in amber, what needs the owner. It reads the tally of every snapshot.
+func (s *Server) tabLineOf(tally []snapshots.TallyRow, rc rowContext) tabLine {
 	var soon, failed, unknown int
 	var counts snapshots.Counts
 	space := map[string]int64{}
 	hostLabel := map[string]string{}
-	rate, currency := map[string]float64{}, map[string]string{}
-	for _, bs := range list {
-		counts = counts.Add(snapshots.CountOf(bs.Snapshots))
-		for _, sn := range bs.Snapshots {
-			if sn.SizeBytes != nil {
-				k := whereKey(bs.Box)
-				space[k] += *sn.SizeBytes
-				hostLabel[k] = strings.TrimPrefix(s.whereWords(bs.Box), "on ")
-			} else {
-				unknown++
-			}
-			if m := monthly(sn.Price); m > 0 {
-				be, _ := s.opts.Core.BackendOf(bs.Box)
-				rate[be.Label] += m
-				currency[be.Label] = snapshots.PriceOf(sn.Price).Currency
-			}
-			if endingSoon(sn, rc.now) {
-				soon++
-			}
-			if sn.State == snapshots.StateFailed {
-				failed++
-			}
+	rate := map[string]float64{}
+	for _, t := range tally {
+		counts = counts.Add(snapshots.Counts{All: t.Snapshots, Kept: t.Kept, Undos: t.Undos, Failed: t.Failed, ByAgents: t.ByAgents})
+		b := &snapshots.Box{BackendID: t.BackendID, Host: t.Host}
+		if t.Sized > 0 {
+			k := whereKey(b)
+			space[k] += t.SizeBytes
+			hostLabel[k] = strings.TrimPrefix(s.whereWords(b), "on ")
 		}
+		unknown += t.Snapshots - t.Sized
+		if t.Monthly > 0 {
+			be, _ := s.opts.Core.BackendOf(b)
+			rate[be.Label] += t.Monthly
+		}
+		soon += t.Soon
+		failed += t.Failed
 	}
 	var l tabLine
 	parts := []string{counts.Words()}
@@ -434,16 +344,9 @@ func (s *Server) tabLineOf(list []snapshots.BoxSnapshots, rc rowContext) tabLine
 	}
 	sort.Strings(labels)
 	for _, k := range labels {
-		parts = append(parts, fmt.Sprintf("%s %s a month held", k, snapshots.Money(rate[k], currency[k])))
+		parts = append(parts, fmt.Sprintf("%s $%.2f a month held", k, rate[k]))
 	}
 	l.Summary = strings.Join(parts, " · ")
-	if rates, err := s.opts.Core.PaidRates(rc.ctx); err == nil {
-		for _, pr := range rates {
-			if pr.Past() {
-				l.Needs = append(l.Needs, pr.PastWords())
-			}
-		}
-	}
 	if soon > 0 {
 		l.Needs = append(l.Needs, fmt.Sprintf("%d %s within %d days", soon, pick(soon, "goes", "go"), snapshots.EndingSoonDays))
 	}

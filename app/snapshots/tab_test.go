@@ -1,0 +1,462 @@
+package snapshots_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// seedTab makes threads, boxes and snapshots straight in the database, with
+// every kind of row the tab's filters tell apart: two backends and hosts,
+// released boxes (one with a live box's name), notes, agents' and the
+// person's, kept ones (some ending within 7 days), undos (one kept), device
+// and memory snapshots, failed takes, sizes unknown, prices per day and per
+// month, and ties in every sort's key.
+func seedTab(t testing.TB, e *coretest.Env, boxes, snaps int) {
+	t.Helper()
+	ctx := context.Background()
+	threads := max(boxes/10, 3)
+	stmts := []string{
+		`INSERT INTO backends (id, kind, label) VALUES ('pve', 'proxmox', 'Proxmox') ON CONFLICT DO NOTHING`,
+		fmt.Sprintf(`INSERT INTO threads (id, title, token_hash) SELECT 'th' || lpad(i::text, 12, '0'),
+		   CASE WHEN i = 2 THEN 'Fix the Sign-in flow' ELSE 'Thread ' || i END, decode(md5(i::text), 'hex') FROM generate_series(1, %d) i`, threads),
+		fmt.Sprintf(`INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, state, released_at, presence)
+		 SELECT 'bx' || lpad(i::text, 12, '0'),
+		        CASE WHEN i = 5 THEN 'box-00004' ELSE 'box-' || lpad(i::text, 5, '0') END, 'linux',
+		        CASE WHEN i %% 2 = 0 THEN 'th' || lpad((i %% %[2]d + 1)::text, 12, '0') END,
+		        CASE WHEN i %% 3 = 0 THEN 'pve' ELSE 'local' END, CASE WHEN i %% 3 = 0 THEN 'pve-' || (i %% 2 + 1) ELSE '' END,
+		        'g' || i, CASE WHEN i %% 9 = 5 THEN 'released' ELSE 'ready' END, CASE WHEN i %% 9 = 5 THEN now() END,
+		        CASE WHEN i = 7 THEN jsonb_build_object('workspaces', jsonb_build_array(jsonb_build_object('thread', 'th' || lpad('3', 12, '0'), 'working', true, 'runsOn', true)))
+		             ELSE '{}'::jsonb END
+		 FROM generate_series(1, %[1]d) i`, boxes, threads),
+		fmt.Sprintf(`INSERT INTO snapshots (id, box_id, box_name, box_kind, backend_id, host, name, note, taken_at, by_kind, by_thread_id,
+		        size_bytes, size_meaning, owner_kind, owner_thread_id, state, kept_until, undo_of, scope, holds, price)
+		 SELECT 'sn' || lpad(i::text, 12, '0'), 'bx' || lpad((i %% %[2]d + 1)::text, 12, '0'), 'box',
+		        'linux', 'local', '', CASE WHEN i %% 17 = 0 THEN 'Snap_100%% ' || i ELSE 'snapshot ' || i END,
+		        CASE WHEN i %% 7 = 0 THEN 'before the Migration' END,
+		        timestamptz '2026-11-30 12:00:00+00' - ((i %% 97) || ' minutes')::interval,
+		        CASE WHEN i %% 3 = 0 THEN 'agent' WHEN i %% 5 = 0 THEN 'cli' ELSE 'owner' END,
+		        CASE WHEN i %% 3 = 0 THEN 'th' || lpad(((i %% %[2]d + 1) %% %[3]d + 1)::text, 12, '0') END,
+		        CASE WHEN i %% 10 = 0 THEN NULL ELSE (i %% 13) * 1000000000::bigint END, 'own',
+		        CASE WHEN i %% 4 = 0 THEN 'thread' ELSE 'person' END,
+		        CASE WHEN i %% 4 = 0 THEN 'th' || lpad(((i %% %[2]d + 1) %% %[3]d + 1)::text, 12, '0') END,
+		        CASE WHEN i %% 19 = 0 THEN 'failed' ELSE 'ready' END,
+		        CASE WHEN i %% 11 = 0 THEN timestamptz '2026-11-30 12:00:00+00' + interval '20 days'
+		             WHEN i %% 13 = 0 THEN timestamptz '2026-11-30 12:00:00+00' + interval '3 days' END,
+		        CASE WHEN i %% 8 = 0 THEN 'op' || i END,
+		        CASE WHEN i %% 23 = 0 THEN 'device' ELSE 'box' END,
+		        CASE WHEN i %% 6 = 0 THEN 'disk-and-memory' ELSE 'disk' END,
+		        CASE WHEN i %% 29 = 0 THEN '{"amount": 0.056, "currency": "USD", "per": "day", "known": true}'::jsonb
+		             WHEN i %% 31 = 0 THEN jsonb_build_object('amount', i %% 5, 'currency', 'EUR', 'per', 'month', 'known', true) END
+		 FROM generate_series(1, %[1]d) i`, snaps, boxes, threads),
+		`ANALYZE threads, boxes, snapshots`,
+	}
+	for _, q := range stmts {
+		if _, err := e.Pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+}
+
+// monthlyOf is a price a month as the pages said it.
+func monthlyOf(raw json.RawMessage) float64 {
+	var p providers.Price
+	if len(raw) == 0 || json.Unmarshal(raw, &p) != nil || !p.Known {
+		return 0
+	}
+	switch p.Per {
+	case "day":
+		return p.Amount * 30
+	case "month":
+		return p.Amount
+	}
+	return 0
+}
+
+// refTab is the tab as the handler computed it before it moved to SQL,
+// from the core's List of every snapshot: the boxes in order, each with
+// the IDs of its matching snapshots in order.
+func refTab(list []snapshots.BoxSnapshots, titles map[string]string, q snapshots.TabQuery, now time.Time) []string {
+	sortBy := q.Sort
+	if sortBy == "" {
+		sortBy = "newest"
+	}
+	size := func(sn *snapshots.Snapshot) int64 {
+		if sn.SizeBytes == nil {
+			return -1
+		}
+		return *sn.SizeBytes
+	}
+	monthly := monthlyOf
+	less := func(a, b *snapshots.Snapshot, by string) bool {
+		switch by {
+		case "oldest":
+			return a.TakenAt.Before(b.TakenAt)
+		case "largest":
+			return size(a) > size(b)
+		case "price":
+			return monthly(a.Price) > monthly(b.Price)
+		}
+		return a.TakenAt.After(b.TakenAt)
+	}
+	match := func(b *snapshots.Box, sn *snapshots.Snapshot) bool {
+		if q.Where != "" && b.BackendID+":"+b.Host != q.Where {
+			return false
+		}
+		holds := sn.Holds
+		if sn.Scope == string(providers.ScopeDevice) {
+			holds = "device"
+		}
+		if q.Holds != "" && holds != q.Holds {
+			return false
+		}
+		switch q.By {
+		case "you":
+			if sn.ByKind != "owner" && sn.ByKind != "cli" {
+				return false
+			}
+		case "agents":
+			if sn.ByKind != "agent" {
+				return false
+			}
+		}
+		if q.Kept && !sn.Kept() || q.Undos && !sn.IsUndo() {
+			return false
+		}
+		if q.Soon && !(sn.Kept() && sn.KeptUntil.Sub(now) < snapshots.EndingSoonDays*24*time.Hour) {
+			return false
+		}
+		if q.Search != "" {
+			note, title := "", ""
+			if sn.Note != nil {
+				note = *sn.Note
+			}
+			if b.ThreadID != nil {
+				title = titles[*b.ThreadID]
+			}
+			for _, f := range []string{sn.Name, note, b.Name, title} {
+				if strings.Contains(strings.ToLower(f), strings.ToLower(q.Search)) {
+					return true
+				}
+			}
+			return false
+		}
+		return true
+	}
+	type group struct {
+		b   *snapshots.Box
+		sns []*snapshots.Snapshot
+	}
+	var groups []group
+	for _, bs := range list {
+		var m []*snapshots.Snapshot
+		for _, sn := range bs.Snapshots {
+			if match(bs.Box, sn) {
+				m = append(m, sn)
+			}
+		}
+		if len(m) > 0 {
+			by := sortBy
+			if by == "box" || by == snapshots.SortBoxes {
+				by = "newest"
+			}
+			sort.SliceStable(m, func(i, j int) bool { return less(m[i], m[j], by) })
+			groups = append(groups, group{bs.Box, m})
+		}
+	}
+	// The list's order (live boxes first, by name), with the ID where it
+	// left ties to the database.
+	released := func(b *snapshots.Box) bool { return b.State == "released" }
+	sort.SliceStable(groups, func(i, j int) bool {
+		a, b := groups[i].b, groups[j].b
+		if released(a) != released(b) {
+			return !released(a)
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.ID < b.ID
+	})
+	sort.SliceStable(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		switch sortBy {
+		case snapshots.SortBoxes:
+			return false
+		case "box":
+			return a.b.Name < b.b.Name
+		}
+		return less(a.sns[0], b.sns[0], sortBy)
+	})
+	var out []string
+	for _, g := range groups {
+		ids := make([]string, len(g.sns))
+		for i, sn := range g.sns {
+			ids[i] = sn.ID
+		}
+		out = append(out, g.b.Name+"/"+g.b.ID+": "+strings.Join(ids, " "))
+	}
+	return out
+}
+
+// walkTab reads every page of the tab, limit boxes at a time.
+func walkTab(t *testing.T, e *coretest.Env, c snapshots.Caller, q snapshots.TabQuery, limit int) (out []string, pages int, matching int) {
+	t.Helper()
+	q.Limit = limit
+	seen := 0
+	for {
+		p, err := e.Core.Tab(context.Background(), c, q)
+		if err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		pages++
+		for _, tb := range p.Boxes {
+			ids := make([]string, len(tb.Matched))
+			for i, sn := range tb.Matched {
+				ids[i] = sn.ID
+				seen++
+			}
+			out = append(out, tb.Box.Name+"/"+tb.Box.ID+": "+strings.Join(ids, " "))
+		}
+		if pages == 1 {
+			matching = p.SnapshotsMatching
+		}
+		if p.Next == "" {
+			break
+		}
+		if len(p.Boxes) == 0 && c.Kind != snapshots.CallerAgent {
+			t.Fatalf("%+v: an empty page with a next one", q)
+		}
+		q.After = p.Next
+		if pages > 1000 {
+			t.Fatal("the pages do not end")
+		}
+	}
+	if c.Kind != snapshots.CallerAgent && seen != matching {
+		t.Errorf("%+v: the pages hold %d snapshots, the count says %d", q, seen, matching)
+	}
+	return out, pages, matching
+}
+
+// TestTabMatchesTheList: every search, filter and sort of the Snapshots tab,
+// paged in SQL 7 boxes at a time, gives the boxes and snapshots, in the
+// order, that the handler gave from the core's list of every snapshot; for
+// the person and for an agent, who sees its own thread's alone.
+func TestTabMatchesTheList(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	e := coretest.New(t, coretest.Options{NoWorkers: true, Now: func() time.Time { return now }})
+	seedTab(t, e, 120, 1500)
+	ctx := context.Background()
+	ths, err := e.Core.Threads(ctx, snapshots.Owner())
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := map[string]string{}
+	for _, th := range ths {
+		titles[th.ID] = th.Title
+	}
+	queries := []snapshots.TabQuery{{}, {Search: "migration"}, {Search: "SIGN-IN"}, {Search: "box-00004"}, {Search: "100%"}, {Search: "_1"},
+		{Search: "nothing has this"}, {Where: "local:"}, {Where: "pve:pve-2"}, {Where: "pve"}, {Holds: "disk"}, {Holds: "disk-and-memory"},
+		{Holds: "device"}, {By: "you"}, {By: "agents"}, {Kept: true}, {Undos: true}, {Soon: true, Now: now}, {By: "agents", Kept: true},
+		{Search: "snapshot 1", Holds: "disk", By: "you", Where: "local:"}}
+	var all []snapshots.TabQuery
+	for _, q := range queries {
+		for _, by := range append(slices.Clone(snapshots.TabSorts), snapshots.SortBoxes) {
+			q.Sort = by
+			all = append(all, q)
+		}
+	}
+	for _, c := range []snapshots.Caller{snapshots.Owner(), snapshots.Agent("th000000000002"), snapshots.Agent("th000000000003")} {
+		list, err := e.Core.List(ctx, c, snapshots.ListQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range all {
+			want := refTab(list, titles, q, now)
+			got, pages, _ := walkTab(t, e, c, q, 7)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s %+v (%d pages):\n got %d boxes %.300q\nwant %d boxes %.300q", c.Kind, q, pages, len(got), got, len(want), want)
+			}
+			if c.Kind == snapshots.CallerOwner && q.Search == "" && q.Where == "" && q.Holds == "" && q.By == "" && !q.Kept && !q.Undos && !q.Soon && len(want) < 100 {
+				t.Fatalf("the seed has only %d boxes with snapshots", len(want))
+			}
+		}
+	}
+	// A place the listing never gave is refused, not read from the start.
+	if _, err := e.Core.Tab(ctx, snapshots.Owner(), snapshots.TabQuery{Limit: 5, After: "not a place"}); err == nil ||
+		!strings.Contains(err.Error(), "after is not a place this listing gave") {
+		t.Fatalf("a made-up cursor: %v", err)
+	}
+}
+
+// TestTabTallyCountsEverySnapshot: the tab's grouped counts add up to what
+// the core's list of every snapshot says.
+func TestTabTallyCountsEverySnapshot(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	e := coretest.New(t, coretest.Options{NoWorkers: true})
+	seedTab(t, e, 40, 400)
+	ctx := context.Background()
+	list, err := e.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got snapshots.TallyRow
+	wantWhere, gotWhere := map[string]int{}, map[string]int{}
+	for _, bs := range list {
+		for _, sn := range bs.Snapshots {
+			want.Snapshots++
+			wantWhere[bs.Box.BackendID+":"+bs.Box.Host]++
+			switch sn.ByKind {
+			case "owner", "cli":
+				want.ByYou++
+			case "agent":
+				want.ByAgents++
+			}
+			if sn.Kept() {
+				want.Kept++
+				if sn.KeptUntil.Sub(now) < snapshots.EndingSoonDays*24*time.Hour {
+					want.Soon++
+				}
+			}
+			if sn.IsUndo() {
+				want.Undos++
+			}
+			if sn.State == snapshots.StateFailed {
+				want.Failed++
+			}
+			want.Monthly += monthlyOf(sn.Price)
+			if sn.SizeBytes != nil {
+				want.Sized++
+				want.SizeBytes += *sn.SizeBytes
+			}
+		}
+	}
+	rows, err := e.Core.TabTally(ctx, snapshots.Owner(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		got.Snapshots += r.Snapshots
+		got.ByYou += r.ByYou
+		got.ByAgents += r.ByAgents
+		got.Kept += r.Kept
+		got.Soon += r.Soon
+		got.Undos += r.Undos
+		got.Failed += r.Failed
+		got.Sized += r.Sized
+		got.SizeBytes += r.SizeBytes
+		got.Monthly += r.Monthly
+		gotWhere[r.BackendID+":"+r.Host] += r.Snapshots
+	}
+	if math.Abs(got.Monthly-want.Monthly) > 1e-6 || want.Monthly == 0 {
+		t.Errorf("the tally's rate a month is %v, the list's %v", got.Monthly, want.Monthly)
+	}
+	got.Monthly = want.Monthly
+	if got != want || !maps.Equal(gotWhere, wantWhere) {
+		t.Errorf("the tally says %+v %v, the list %+v %v", got, gotWhere, want, wantWhere)
+	}
+}
+
+// planNodes lists an EXPLAIN (FORMAT JSON) plan's nodes as "type index".
+func planNodes(v any, out *[]string) {
+	switch n := v.(type) {
+	case map[string]any:
+		if typ, ok := n["Node Type"].(string); ok {
+			idx, _ := n["Index Name"].(string)
+			*out = append(*out, strings.TrimSpace(typ+" "+idx))
+		}
+		for _, c := range n {
+			planNodes(c, out)
+		}
+	case []any:
+		for _, c := range n {
+			planNodes(c, out)
+		}
+	}
+}
+
+// TestTabQueriesUseIndexes: on an install of 20,000 snapshots on 2,000
+// boxes, with sequential scans off, EXPLAIN of the tab's real queries with a
+// search, a filter and a page's rows shows the indexes migration 00080 made
+// (and snapshots_box).
+func TestTabQueriesUseIndexes(t *testing.T) {
+	t.Parallel()
+	e := coretest.New(t, coretest.Options{NoWorkers: true})
+	seedTab(t, e, 2000, 20000)
+	ctx := context.Background()
+	explain := func(name string, named map[string]any) []string {
+		t.Helper()
+		text, order := e.Core.TabSQL(name)
+		args := []any{pgx.QueryExecModeDescribeExec}
+		for _, n := range order {
+			v, ok := named[n]
+			if !ok {
+				t.Fatalf("%s: no value for %s", name, n)
+			}
+			args = append(args, v)
+		}
+		// Seq scans off: on this small install a scan would do, and the
+		// test asks whether the query can read the indexes at all.
+		tx, err := e.Pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+			t.Fatal(err)
+		}
+		var plan []any
+		if err := tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+text, args...).Scan(&plan); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var nodes []string
+		planNodes(plan, &nodes)
+		return nodes
+	}
+	page := func(set map[string]any) map[string]any {
+		m := map[string]any{"search": nil, "backend_id": nil, "host": nil, "holds": nil, "by_kinds": nil, "kept": false, "undos": false,
+			"soon_before": nil, "thread": nil, "sort": "newest", "after_key": nil, "after_released": nil, "after_name": nil, "after_id": nil, "page_size": 51}
+		for k, v := range set {
+			m[k] = v
+		}
+		return m
+	}
+	uses := func(what string, nodes []string, index string) {
+		t.Helper()
+		for _, n := range nodes {
+			if strings.HasSuffix(n, " "+index) {
+				return
+			}
+		}
+		t.Errorf("%s does not read %s: %q", what, index, nodes)
+	}
+	search := explain("TabPage", page(map[string]any{"search": "%box-0042%"}))
+	uses("a search", search, "snapshots_name_trgm")
+	uses("a search", search, "snapshots_note_trgm")
+	uses("a search", search, "boxes_name_trgm")
+	uses("a search", search, "snapshots_box")
+	kept := explain("TabPage", page(map[string]any{"kept": true, "by_kinds": []string{"agent"}}))
+	uses("Kept, by agents", kept, "snapshots_kept")
+	soon := explain("TabPage", page(map[string]any{"soon_before": time.Now().Add(7 * 24 * time.Hour)}))
+	uses("Goes within 7 days", soon, "snapshots_kept")
+	first := explain("TabPage", page(nil))
+	uses("the first view's rows", first, "snapshots_box")
+	rows := explain("TabSnapshotsOfBoxes", map[string]any{"box_ids": []string{"bx000000000001", "bx000000000002"}})
+	uses("the page's snapshots", rows, "snapshots_box")
+	boxes := explain("TabBoxesByID", map[string]any{"ids": []string{"bx000000000001", "bx000000000002"}})
+	uses("the page's boxes", boxes, "boxes_pkey")
+}

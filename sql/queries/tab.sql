@@ -1,0 +1,119 @@
+-- The Snapshots tab's queries (app/snapshots/tab.go): its page of boxes with
+-- their matching snapshots, its counts and its totals, each in the database
+-- so the tab's cost follows the page, not the install (issue 10). The
+-- indexes they read are in migrations/00080_tab.sql.
+
+-- name: TabPage :many
+-- One page of the boxes with a snapshot that matches the search and filters,
+-- in the sort's order, after the cursor (the last row of the page before).
+-- Every filter is off when its argument is null (or false). search is an
+-- ILIKE pattern ('%word%', its own % and _ escaped). thread, for an agent,
+-- keeps what its thread may see (section 3, as MayAct says). The order is a
+-- numeric key ascending (a descending sort's key is negated), then the box's
+-- name for the Box name sort, then live boxes before released ones, then the
+-- name and the ID, so the cursor is exact. matched is the box's matching
+-- snapshots in the sort's order; boxes_matching and snapshots_matching count
+-- every page's.
+WITH f AS NOT MATERIALIZED (
+    SELECT s.id, s.box_id, s.taken_at,
+        CASE WHEN sqlc.arg(sort)::text = 'largest' THEN coalesce(s.size_bytes, -1) END AS size,
+        CASE WHEN sqlc.arg(sort)::text = 'price' THEN snapshot_monthly(s.price) END AS monthly
+    FROM snapshots s
+    WHERE (sqlc.narg(search)::text IS NULL
+           OR s.name ILIKE sqlc.narg(search) OR s.note ILIKE sqlc.narg(search)
+           OR s.box_id = ANY (ARRAY(
+               SELECT sb.id FROM boxes sb WHERE sb.name ILIKE sqlc.narg(search)
+               UNION
+               SELECT sb.id FROM threads st JOIN boxes sb ON sb.thread_id = st.id WHERE st.title ILIKE sqlc.narg(search))))
+      AND (sqlc.narg(backend_id)::text IS NULL OR s.box_id = ANY (ARRAY(
+               SELECT wb.id FROM boxes wb WHERE wb.backend_id = sqlc.narg(backend_id) AND wb.host = sqlc.narg(host)::text)))
+      AND (sqlc.narg(holds)::text IS NULL OR CASE WHEN s.scope = 'device' THEN 'device' ELSE s.holds END = sqlc.narg(holds))
+      AND (sqlc.narg(by_kinds)::text[] IS NULL OR s.by_kind = ANY (sqlc.narg(by_kinds)))
+      AND (NOT sqlc.arg(kept)::boolean OR s.kept_until IS NOT NULL)
+      AND (NOT sqlc.arg(undos)::boolean OR (s.undo_of IS NOT NULL AND s.kept_until IS NULL))
+      AND (sqlc.narg(soon_before)::timestamptz IS NULL OR s.kept_until < sqlc.narg(soon_before))
+      -- An agent: on a box its thread runs on, what its agents took; on
+      -- its thread's own box, also what nobody else's agent took that is
+      -- its thread's or kept; never a released box's.
+      AND (sqlc.narg(thread)::text IS NULL
+           OR (s.box_id = ANY (ARRAY(
+                   SELECT rb.id FROM boxes rb WHERE rb.state <> 'released'
+                       AND rb.presence -> 'workspaces' @> jsonb_build_array(jsonb_build_object('thread', sqlc.narg(thread), 'runsOn', true))))
+               AND s.by_kind = 'agent' AND s.by_thread_id = sqlc.narg(thread))
+           OR (s.box_id = ANY (ARRAY(
+                   SELECT ob.id FROM boxes ob WHERE ob.state <> 'released' AND ob.thread_id = sqlc.narg(thread)
+                       AND NOT coalesce(ob.presence -> 'workspaces' @> jsonb_build_array(jsonb_build_object('thread', sqlc.narg(thread), 'runsOn', true)), false)))
+               AND ((s.by_kind = 'agent' AND s.by_thread_id = sqlc.narg(thread))
+                    OR (NOT (s.by_kind = 'agent' AND s.by_thread_id IS NOT NULL AND s.by_thread_id <> sqlc.narg(thread))
+                        AND (s.owner_thread_id = sqlc.narg(thread) OR s.kept_until IS NOT NULL)))))
+), m AS (
+    SELECT box_id, count(*) AS matching, max(taken_at) AS newest, min(taken_at) AS oldest, max(size) AS largest, max(monthly) AS price
+    FROM f GROUP BY box_id
+), ranked AS (
+    SELECT m.box_id, b.name AS box_name, (b.state = 'released')::int AS released,
+        CASE sqlc.arg(sort)::text
+            WHEN 'newest' THEN -extract(epoch FROM m.newest)
+            WHEN 'oldest' THEN extract(epoch FROM m.oldest)
+            WHEN 'largest' THEN -m.largest::numeric
+            WHEN 'price' THEN -m.price
+            ELSE 0::numeric END AS sort_key,
+        CASE WHEN sqlc.arg(sort)::text = 'box' THEN b.name ELSE '' END AS sort_name,
+        count(*) OVER () AS boxes_matching,
+        sum(m.matching) OVER () AS snapshots_matching
+    FROM m JOIN boxes b ON b.id = m.box_id
+)
+SELECT r.box_id, r.box_name, r.released, r.sort_key::text AS sort_key, r.boxes_matching, r.snapshots_matching::bigint AS snapshots_matching,
+    ARRAY(SELECT f.id FROM f WHERE f.box_id = r.box_id
+          ORDER BY CASE sqlc.arg(sort)::text
+                       WHEN 'oldest' THEN extract(epoch FROM f.taken_at)
+                       WHEN 'largest' THEN -f.size::numeric
+                       WHEN 'price' THEN -f.monthly
+                       ELSE -extract(epoch FROM f.taken_at) END,
+                   f.taken_at DESC, f.id)::text[] AS matched
+FROM ranked r
+WHERE sqlc.narg(after_key)::numeric IS NULL
+   OR (r.sort_key, r.sort_name, r.released, r.box_name, r.box_id) >
+      (sqlc.narg(after_key), CASE WHEN sqlc.arg(sort)::text = 'box' THEN sqlc.narg(after_name)::text ELSE '' END,
+       sqlc.narg(after_released)::int, sqlc.narg(after_name)::text, sqlc.narg(after_id)::text)
+ORDER BY r.sort_key, r.sort_name, r.released, r.box_name, r.box_id
+LIMIT sqlc.arg(page_size);
+
+-- name: TabBoxesByID :many
+SELECT * FROM boxes WHERE id = ANY (sqlc.arg(ids)::text[]);
+
+-- name: TabSnapshotsOfBoxes :many
+SELECT * FROM snapshots WHERE box_id = ANY (sqlc.arg(box_ids)::text[]) ORDER BY box_id, taken_at DESC, id;
+
+-- name: TabTally :many
+-- The tab's counts in one pass, by where the box lives and what the snapshot
+-- holds ("device" for a device snapshot): the filters' counts, the line
+-- under the tabs (its count, undos apart, by agents, space by host, each
+-- backend's monthly rate) and what needs the owner (keeps ending before
+-- soon_before, failed takes).
+SELECT b.backend_id, b.host,
+    CASE WHEN s.scope = 'device' THEN 'device' ELSE s.holds END AS holds,
+    count(*) AS snapshots,
+    count(*) FILTER (WHERE s.by_kind IN ('owner', 'cli')) AS by_you,
+    count(*) FILTER (WHERE s.by_kind = 'agent') AS by_agents,
+    count(*) FILTER (WHERE s.kept_until IS NOT NULL) AS kept,
+    count(*) FILTER (WHERE s.undo_of IS NOT NULL AND s.kept_until IS NULL) AS undos,
+    count(*) FILTER (WHERE s.kept_until < sqlc.arg(soon_before)::timestamptz) AS soon,
+    count(*) FILTER (WHERE s.state = 'failed') AS failed,
+    count(s.size_bytes) AS sized,
+    coalesce(sum(s.size_bytes), 0)::bigint AS size_bytes,
+    coalesce(sum(snapshot_monthly(s.price)) FILTER (WHERE s.price IS NOT NULL), 0)::float8 AS monthly
+FROM snapshots s
+JOIN boxes b ON b.id = s.box_id
+GROUP BY 1, 2, 3
+ORDER BY 1, 2, 3;
+
+-- name: TabTotals :one
+-- The Boxes page's three tabs' counts: live machines, threads, snapshots.
+SELECT (SELECT count(*) FROM boxes WHERE released_at IS NULL) AS machines,
+    (SELECT count(*) FROM threads) AS threads,
+    (SELECT count(*) FROM snapshots) AS snapshots;
+
+-- name: TabBoxKinds :many
+-- Each backend's kinds of box, for saying which backends' boxes have no
+-- snapshots at all.
+SELECT DISTINCT backend_id, kind FROM boxes ORDER BY backend_id, kind;
