@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -33,14 +34,74 @@ type boxSnapshots struct {
 
 type listAnswer struct {
 	Boxes []boxSnapshots `json:"boxes"`
+	// Next is the path, under /api/v1, of the next page of boxes, or ""
+	// at the last.
+	Next string `json:"next,omitempty"`
 }
 
-// listSnapshots lists every box's snapshots the caller may see
-// (?box=<name or ID> for one, ?kept=true for kept ones only, ?automatic=true
-// for automatic ones only, false for saved ones only).
+// listPage is how many boxes a page of the listing holds unless ?limit=
+// says (1 to listMaxPage).
+const (
+	listPage    = 50
+	listMaxPage = 500
+)
+
+// listSnapshots lists the snapshots the caller may see, by box, a page of
+// boxes at a time (live boxes first, by name; ?limit= boxes, ?after= the
+// place the page before gave in next), paged in the database so a listing
+// never reads the whole install; ?box=<name or ID> for one box (no pages),
+// ?kept=true for kept ones only, ?automatic=true for automatic ones only,
+// false for saved ones only.
 func (s *server) listSnapshots(w http.ResponseWriter, r *http.Request) {
-	q := snapshots.ListQuery{Box: r.URL.Query().Get("box")}
-	s.list(w, r, q)
+	v := r.URL.Query()
+	if box := v.Get("box"); box != "" {
+		s.list(w, r, snapshots.ListQuery{Box: box})
+		return
+	}
+	kept, auto, err := listParams(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	limit := listPage
+	if l := v.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > listMaxPage {
+			s.fail(w, r, invalid("limit is a number of boxes from 1 to %d.", listMaxPage))
+			return
+		}
+		limit = n
+	}
+	c := caller(r)
+	ctx := r.Context()
+	page, err := s.core.Tab(ctx, c, snapshots.TabQuery{Kept: kept, Automatic: auto, Sort: snapshots.SortBoxes, After: v.Get("after"), Limit: limit})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	list := make([]snapshots.BoxSnapshots, len(page.Boxes))
+	for i, tb := range page.Boxes {
+		list[i] = tb.BoxSnapshots
+		list[i].Snapshots = tb.Matched
+	}
+	ans, err := s.listAnswer(ctx, c, list)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if page.Next != "" {
+		next := url.Values{"after": {page.Next}}
+		for _, k := range []string{"kept", "automatic"} {
+			if x := v.Get(k); x != "" {
+				next.Set(k, x)
+			}
+		}
+		if v.Get("limit") != "" {
+			next.Set("limit", strconv.Itoa(limit))
+		}
+		ans.Next = "/snapshots?" + next.Encode()
+	}
+	writeJSON(w, http.StatusOK, ans)
 }
 
 // listBoxSnapshots lists one box's snapshots.
@@ -48,29 +109,35 @@ func (s *server) listBoxSnapshots(w http.ResponseWriter, r *http.Request) {
 	s.list(w, r, snapshots.ListQuery{Box: param(r, "box")})
 }
 
-func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQuery) {
-	if q.Box != "" {
-		if err := checkRef("box", q.Box); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-	}
+// listParams are a listing's ?kept= and ?automatic=.
+func listParams(r *http.Request) (kept bool, auto *bool, err error) {
 	if k := r.URL.Query().Get("kept"); k != "" {
-		kept, err := strconv.ParseBool(k)
-		if err != nil {
-			s.fail(w, r, invalid("kept is true or false."))
-			return
+		if kept, err = strconv.ParseBool(k); err != nil {
+			return false, nil, invalid("kept is true or false.")
 		}
-		q.Kept = kept
 	}
 	if a := r.URL.Query().Get("automatic"); a != "" {
-		auto, err := strconv.ParseBool(a)
+		v, err := strconv.ParseBool(a)
 		if err != nil {
-			s.fail(w, r, invalid("automatic is true or false."))
-			return
+			return false, nil, invalid("automatic is true or false.")
 		}
-		q.Automatic = &auto
+		auto = &v
 	}
+	return kept, auto, nil
+}
+
+// list answers one box's snapshots.
+func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQuery) {
+	if err := checkRef("box", q.Box); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	kept, auto, err := listParams(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q.Kept, q.Automatic = kept, auto
 	c := caller(r)
 	ctx := r.Context()
 	list, err := s.core.List(ctx, c, q)
@@ -78,10 +145,19 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQu
 		s.fail(w, r, err)
 		return
 	}
-	settings, err := s.core.Settings(ctx)
+	ans, err := s.listAnswer(ctx, c, list)
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+// listAnswer is the listing of these boxes' snapshots.
+func (s *server) listAnswer(ctx context.Context, c snapshots.Caller, list []snapshots.BoxSnapshots) (listAnswer, error) {
+	settings, err := s.core.Settings(ctx)
+	if err != nil {
+		return listAnswer{}, err
 	}
 	tz := s.core.TimeZone(ctx)
 	ans := listAnswer{Boxes: []boxSnapshots{}}
@@ -100,7 +176,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQu
 		out.Message = s.boxHoldsWords(bs.Box, len(bs.Snapshots))
 		ans.Boxes = append(ans.Boxes, out)
 	}
-	writeJSON(w, http.StatusOK, ans)
+	return ans, nil
 }
 
 func (s *server) full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) listedFull {

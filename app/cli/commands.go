@@ -66,6 +66,7 @@ type listAnswer struct {
 			Note      *string    `json:"note"`
 		} `json:"snapshots"`
 	} `json:"boxes"`
+	Next string `json:"next"`
 }
 
 // list is `snapshot list`: a table per box, or with --json the API's own
@@ -83,17 +84,49 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var raw json.RawMessage
-	if err := c.do(ctx, "GET", path, nil, &raw); err != nil {
+	// The listing comes a page of boxes at a time: every page, in order.
+	var ans listAnswer
+	var pages []json.RawMessage
+	for path != "" {
+		var raw json.RawMessage
+		if err := c.do(ctx, "GET", path, nil, &raw); err != nil {
+			return err
+		}
+		var page listAnswer
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return errors.New("boxsnap answered a listing the CLI cannot read")
+		}
+		pages = append(pages, raw)
+		ans.Boxes = append(ans.Boxes, page.Boxes...)
+		if path = page.Next; len(pages) > 100000 {
+			return errors.New("boxsnap's listing did not end")
+		}
+	}
+	if *opts.json && len(pages) == 1 {
+		_, err := out.Write(append(pages[0], '\n'))
 		return err
 	}
 	if *opts.json {
-		_, err := out.Write(append(raw, '\n'))
+		// One document, as one page is: every page's boxes.
+		var doc struct {
+			Boxes []json.RawMessage `json:"boxes"`
+		}
+		doc.Boxes = []json.RawMessage{}
+		for _, raw := range pages {
+			var p struct {
+				Boxes []json.RawMessage `json:"boxes"`
+			}
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return errors.New("boxsnap answered a listing the CLI cannot read")
+			}
+			doc.Boxes = append(doc.Boxes, p.Boxes...)
+		}
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return fmt.Errorf("encode the listing: %w", err)
+		}
+		_, err = out.Write(append(b, '\n'))
 		return err
-	}
-	var ans listAnswer
-	if err := json.Unmarshal(raw, &ans); err != nil {
-		return errors.New("boxsnap answered a listing the CLI cannot read")
 	}
 	if len(ans.Boxes) == 0 {
 		if *opts.kept {

@@ -14,7 +14,7 @@ import (
 )
 
 // TabQueries are the Snapshots tab's queries (sql/queries/tab.sql).
-var TabQueries = []string{"TabPage", "TabBoxesByID", "TabSnapshotsOfBoxes", "TabTally", "TabTotals", "TabBoxKinds"}
+var TabQueries = []string{"TabPage", "TabBoxesByID", "TabSnapshotsOfBoxes", "TabTally", "TabTotals", "TabBoxKinds", "TabLiveBoxPerKind"}
 
 // TabSorts are the orders of the Snapshots tab's boxes: by their newest,
 // oldest, largest or priciest matching snapshot, or by the box's name. The
@@ -308,12 +308,12 @@ type Totals struct {
 	Snapshots int `db:"snapshots"`
 }
 
-// Totals counts the person's machines, threads and snapshots.
-func (s *Service) Totals(ctx context.Context, c Caller) (Totals, error) {
+// Totals counts the person's machines, threads and, with snaps, snapshots.
+func (s *Service) Totals(ctx context.Context, c Caller, snaps bool) (Totals, error) {
 	if !c.IsPerson() {
 		return Totals{}, refuse(CodeForbidden, http.StatusForbidden, "Only the person sees the whole install's counts.")
 	}
-	rows, err := s.tabQuery(ctx, "TabTotals", map[string]any{})
+	rows, err := s.tabQuery(ctx, "TabTotals", map[string]any{"count_snapshots": snaps})
 	if err != nil {
 		return Totals{}, err
 	}
@@ -339,6 +339,21 @@ func (s *Service) BoxKinds(ctx context.Context) ([]BoxKind, error) {
 	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[BoxKind])
 	if err != nil {
 		return nil, fmt.Errorf("read the kinds of box: %w", err)
+	}
+	return out, nil
+}
+
+// LiveBoxPerKind lists one live box for each backend, kind and host, the
+// first by name, in name order: what a host's plan is read through, without
+// reading every box.
+func (s *Service) LiveBoxPerKind(ctx context.Context) ([]*Box, error) {
+	rows, err := s.tabQuery(ctx, "TabLiveBoxPerKind", map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box])
+	if err != nil {
+		return nil, fmt.Errorf("read a live box per kind: %w", err)
 	}
 	return out, nil
 }

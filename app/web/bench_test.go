@@ -38,7 +38,7 @@ func benchSite(b *testing.B, boxes, snaps int) *site {
 		        (i::bigint * 1000003) %% 4000000000, 'own', 'person', 'ready', 1,
 		        CASE WHEN i %% 11 = 0 THEN now() + interval '20 days' WHEN i %% 13 = 0 THEN now() + interval '3 days' END
 		 FROM generate_series(1, %[1]d) i`, snaps, boxes, threads),
-		`ANALYZE threads, boxes, snapshots`,
+		`VACUUM (ANALYZE) threads, boxes, snapshots`,
 	}
 	for _, q := range stmts {
 		if _, err := s.env.Pool.Exec(ctx, q); err != nil {

@@ -38,7 +38,7 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc := s.rowContext(r, "/boxes")
-	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines"),
+	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines", -1),
 		New: s.newBoxForm(r)}
 	for _, b := range boxes {
 		row := machineRow{Head: s.head(b, rc), Count: counts[b.ID].Words()}

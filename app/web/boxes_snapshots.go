@@ -137,11 +137,15 @@ type tabCounts struct {
 	Machines, Threads, Snapshots int
 }
 
-// tabCounts counts the three tabs in the database.
-func (s *Server) tabCounts(r *http.Request, current string) tabCounts {
-	tc := tabCounts{Current: current}
-	if t, err := s.opts.Core.Totals(r.Context(), snapshots.Owner()); err == nil {
-		tc.Machines, tc.Threads, tc.Snapshots = t.Machines, t.Threads, t.Snapshots
+// tabCounts counts the three tabs in the database; snaps is the count of
+// snapshots when the caller has it, or -1.
+func (s *Server) tabCounts(r *http.Request, current string, snaps int) tabCounts {
+	tc := tabCounts{Current: current, Snapshots: snaps}
+	if t, err := s.opts.Core.Totals(r.Context(), snapshots.Owner(), snaps < 0); err == nil {
+		tc.Machines, tc.Threads = t.Machines, t.Threads
+		if snaps < 0 {
+			tc.Snapshots = t.Snapshots
+		}
 	} else {
 		s.opts.Logger.Warn("count the boxes' tabs", "err", err)
 	}
@@ -195,10 +199,14 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
-		p.Tabs = s.tabCounts(r, "snapshots")
-		p.Empty = p.Tabs.Snapshots == 0
+		total := 0
+		for _, t := range tally {
+			total += t.Snapshots
+		}
+		p.Tabs = s.tabCounts(r, "snapshots", total)
+		p.Empty = total == 0
 	} else if len(page.Boxes) == 0 {
-		t, err := s.opts.Core.Totals(ctx, snapshots.Owner())
+		t, err := s.opts.Core.Totals(ctx, snapshots.Owner(), true)
 		if err != nil {
 			s.fail(w, r, err)
 			return

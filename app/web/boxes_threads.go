@@ -37,7 +37,7 @@ func (s *Server) threadsTab(w http.ResponseWriter, r *http.Request, status int, 
 			Href: "/boxes/snapshots?q=" + url.QueryEscape(t.Title)})
 	}
 	p.Page = views.Page{Title: "Threads", SignedIn: true, Nav: "boxes"}
-	p.Tabs = s.tabCounts(r, "threads")
+	p.Tabs = s.tabCounts(r, "threads", -1)
 	// A page that shows a thread's token once must not be cached.
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, r, status, "threads", p)

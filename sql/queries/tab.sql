@@ -108,12 +108,22 @@ GROUP BY 1, 2, 3
 ORDER BY 1, 2, 3;
 
 -- name: TabTotals :one
--- The Boxes page's three tabs' counts: live machines, threads, snapshots.
+-- The Boxes page's three tabs' counts: live machines, threads, and
+-- snapshots unless the caller has counted them (0 then).
 SELECT (SELECT count(*) FROM boxes WHERE released_at IS NULL) AS machines,
     (SELECT count(*) FROM threads) AS threads,
-    (SELECT count(*) FROM snapshots) AS snapshots;
+    CASE WHEN sqlc.arg(count_snapshots)::boolean THEN (SELECT count(*) FROM snapshots) ELSE 0 END AS snapshots;
 
 -- name: TabBoxKinds :many
 -- Each backend's kinds of box, for saying which backends' boxes have no
 -- snapshots at all.
 SELECT DISTINCT backend_id, kind FROM boxes ORDER BY backend_id, kind;
+
+-- name: TabLiveBoxPerKind :many
+-- One live box for each backend, kind and host (the first by name), in
+-- name order: the boxes a host's plan is read through.
+SELECT * FROM (
+    SELECT DISTINCT ON (backend_id, kind, host) * FROM boxes
+    WHERE state = 'ready' AND released_at IS NULL
+    ORDER BY backend_id, kind, host, name, id
+) x ORDER BY name, id;
