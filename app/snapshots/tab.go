@@ -48,6 +48,9 @@ type TabQuery struct {
 	After string
 	// Limit is how many boxes a page holds (1 to 500).
 	Limit int
+	// Rows, when above 0, ends a page before the box that would take its
+	// matching snapshots past Rows (a page holds its first box whole).
+	Rows int
 }
 
 // TabBox is one box of a page: the box, every snapshot of it the caller may
@@ -73,6 +76,7 @@ type tabRow struct {
 	SortKey           string   `db:"sort_key"`
 	BoxesMatching     int64    `db:"boxes_matching"`
 	SnapshotsMatching int64    `db:"snapshots_matching"`
+	BoxesLeft         int64    `db:"boxes_left"`
 	Matched           []string `db:"matched"`
 }
 
@@ -134,7 +138,10 @@ func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, erro
 	args := map[string]any{
 		"search": nil, "backend_id": nil, "host": nil, "holds": nil, "by_kinds": nil, "kept": q.Kept, "undos": q.Undos,
 		"soon_before": nil, "thread": nil, "sort": sort, "after_key": nil, "after_released": nil, "after_name": nil, "after_id": nil,
-		"page_size": q.Limit + 1,
+		"page_size": q.Limit, "row_budget": nil,
+	}
+	if q.Rows > 0 {
+		args["row_budget"] = q.Rows
 	}
 	if q.Search != "" {
 		args["search"] = likePattern(q.Search)
@@ -184,8 +191,7 @@ func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, erro
 	if len(found) > 0 {
 		page.BoxesMatching, page.SnapshotsMatching = int(found[0].BoxesMatching), int(found[0].SnapshotsMatching)
 	}
-	if len(found) > q.Limit {
-		found = found[:q.Limit]
+	if len(found) > 0 && int64(len(found)) < found[0].BoxesLeft {
 		last := found[len(found)-1]
 		page.Next = tabCursor{key: last.SortKey, released: last.Released, name: last.BoxName, id: last.BoxID}.String()
 	}

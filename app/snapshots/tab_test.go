@@ -211,10 +211,11 @@ func refTab(list []snapshots.BoxSnapshots, titles map[string]string, q snapshots
 	return out
 }
 
-// walkTab reads every page of the tab, limit boxes at a time.
+// walkTab reads every page of the tab, limit boxes at a time, and as many
+// as hold 40 snapshots.
 func walkTab(t *testing.T, e *coretest.Env, c snapshots.Caller, q snapshots.TabQuery, limit int) (out []string, pages int, matching int) {
 	t.Helper()
-	q.Limit = limit
+	q.Limit, q.Rows = limit, 40
 	seen := 0
 	for {
 		p, err := e.Core.Tab(context.Background(), c, q)
@@ -251,7 +252,7 @@ func walkTab(t *testing.T, e *coretest.Env, c snapshots.Caller, q snapshots.TabQ
 }
 
 // TestTabMatchesTheList: every search, filter and sort of the Snapshots tab,
-// paged in SQL 7 boxes at a time, gives the boxes and snapshots, in the
+// paged in SQL 7 boxes or 40 snapshots at a time, gives the boxes and snapshots, in the
 // order, that the handler gave from the core's list of every snapshot; for
 // the person and for an agent, who sees its own thread's alone.
 func TestTabMatchesTheList(t *testing.T) {
@@ -429,7 +430,8 @@ func TestTabQueriesUseIndexes(t *testing.T) {
 	}
 	page := func(set map[string]any) map[string]any {
 		m := map[string]any{"search": nil, "backend_id": nil, "host": nil, "holds": nil, "by_kinds": nil, "kept": false, "undos": false,
-			"soon_before": nil, "thread": nil, "sort": "newest", "after_key": nil, "after_released": nil, "after_name": nil, "after_id": nil, "page_size": 51}
+			"soon_before": nil, "thread": nil, "sort": "newest", "after_key": nil, "after_released": nil, "after_name": nil, "after_id": nil, "page_size": 10,
+			"row_budget": 30}
 		for k, v := range set {
 			m[k] = v
 		}

@@ -15,9 +15,14 @@ import (
 	"github.com/boxsnap/boxsnap/views"
 )
 
-// groupsPerPage is how many boxes' cards the Snapshots tab sends at once;
-// the rest arrive as the owner scrolls (htmx "load more" on reveal).
-const groupsPerPage = 10
+// The Snapshots tab sends at most groupsPerPage boxes' cards at once, and
+// only as many as hold rowsPerPage snapshots (the first box whole, however
+// many it has), so a page stays small (about 4.5 KB a row); the rest
+// arrive as the owner scrolls (htmx "load more" on reveal).
+const (
+	groupsPerPage = 10
+	rowsPerPage   = 30
+)
 
 // tabQuery is the Snapshots tab's search, filters and sort, kept in the
 // query string so a reload and the back button keep them, and After, the
@@ -78,7 +83,7 @@ func (q tabQuery) Filtered() bool {
 // core is the query as the core's tab takes it.
 func (q tabQuery) core(now time.Time) snapshots.TabQuery {
 	return snapshots.TabQuery{Search: q.Q, Where: q.Where, Holds: q.Holds, By: q.By, Kept: q.Kept, Undos: q.Undos, Soon: q.Soon,
-		Now: now, Sort: q.Sort, After: q.After, Limit: groupsPerPage}
+		Now: now, Sort: q.Sort, After: q.After, Limit: groupsPerPage, Rows: rowsPerPage}
 }
 
 func whereKey(b *snapshots.Box) string { return b.BackendID + ":" + b.Host }

@@ -5,7 +5,9 @@
 
 -- name: TabPage :many
 -- One page of the boxes with a snapshot that matches the search and filters,
--- in the sort's order, after the cursor (the last row of the page before).
+-- in the sort's order, after the cursor (the last row of the page before):
+-- page_size boxes at most, and, with row_budget, only as many whole boxes
+-- as hold row_budget matching snapshots (the first box always).
 -- Every filter is off when its argument is null (or false). search is an
 -- ILIKE pattern ('%word%', its own % and _ escaped). thread, for an agent,
 -- keeps what its thread may see (section 3, as MayAct says). The order is a
@@ -13,7 +15,7 @@
 -- name for the Box name sort, then live boxes before released ones, then the
 -- name and the ID, so the cursor is exact. matched is the box's matching
 -- snapshots in the sort's order; boxes_matching and snapshots_matching count
--- every page's.
+-- every page's, boxes_left those from the cursor on.
 WITH f AS NOT MATERIALIZED (
     SELECT s.id, s.box_id, s.taken_at,
         CASE WHEN sqlc.arg(sort)::text = 'largest' THEN coalesce(s.size_bytes, -1) END AS size,
@@ -59,23 +61,29 @@ WITH f AS NOT MATERIALIZED (
             ELSE 0::numeric END AS sort_key,
         CASE WHEN sqlc.arg(sort)::text = 'box' THEN b.name ELSE '' END AS sort_name,
         count(*) OVER () AS boxes_matching,
-        sum(m.matching) OVER () AS snapshots_matching
+        sum(m.matching) OVER () AS snapshots_matching, m.matching
     FROM m JOIN boxes b ON b.id = m.box_id
+), after AS (
+    SELECT r.*, count(*) OVER () AS boxes_left,
+        sum(r.matching) OVER (ORDER BY r.sort_key, r.sort_name, r.released, r.box_name, r.box_id) - r.matching AS rows_before
+    FROM ranked r
+    WHERE sqlc.narg(after_key)::numeric IS NULL
+       OR (r.sort_key, r.sort_name, r.released, r.box_name, r.box_id) >
+          (sqlc.narg(after_key), CASE WHEN sqlc.arg(sort)::text = 'box' THEN sqlc.narg(after_name)::text ELSE '' END,
+           sqlc.narg(after_released)::int, sqlc.narg(after_name)::text, sqlc.narg(after_id)::text)
 )
-SELECT r.box_id, r.box_name, r.released, r.sort_key::text AS sort_key, r.boxes_matching, r.snapshots_matching::bigint AS snapshots_matching,
-    ARRAY(SELECT f.id FROM f WHERE f.box_id = r.box_id
+SELECT a.box_id, a.box_name, a.released, a.sort_key::text AS sort_key, a.boxes_matching, a.snapshots_matching::bigint AS snapshots_matching,
+    a.boxes_left,
+    ARRAY(SELECT f.id FROM f WHERE f.box_id = a.box_id
           ORDER BY CASE sqlc.arg(sort)::text
                        WHEN 'oldest' THEN extract(epoch FROM f.taken_at)
                        WHEN 'largest' THEN -f.size::numeric
                        WHEN 'price' THEN -f.monthly
                        ELSE -extract(epoch FROM f.taken_at) END,
                    f.taken_at DESC, f.id)::text[] AS matched
-FROM ranked r
-WHERE sqlc.narg(after_key)::numeric IS NULL
-   OR (r.sort_key, r.sort_name, r.released, r.box_name, r.box_id) >
-      (sqlc.narg(after_key), CASE WHEN sqlc.arg(sort)::text = 'box' THEN sqlc.narg(after_name)::text ELSE '' END,
-       sqlc.narg(after_released)::int, sqlc.narg(after_name)::text, sqlc.narg(after_id)::text)
-ORDER BY r.sort_key, r.sort_name, r.released, r.box_name, r.box_id
+FROM after a
+WHERE a.rows_before = 0 OR sqlc.narg(row_budget)::bigint IS NULL OR a.rows_before + a.matching <= sqlc.narg(row_budget)
+ORDER BY a.sort_key, a.sort_name, a.released, a.box_name, a.box_id
 LIMIT sqlc.arg(page_size);
 
 -- name: TabBoxesByID :many
