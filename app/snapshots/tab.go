@@ -4,17 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// TabQueries are the Snapshots tab's queries (sql/queries/tab.sql).
-var TabQueries = []string{"TabPage", "TabBoxesByID", "TabSnapshotsOfBoxes", "TabTally", "TabTotals", "TabBoxKinds", "TabLiveBoxPerKind"}
+	"github.com/boxsnap/boxsnap/app/store/db"
+)
 
 // TabSorts are the orders of the Snapshots tab's boxes: by their newest,
 // oldest, largest or priciest matching snapshot, or by the box's name. The
@@ -40,6 +38,8 @@ type TabQuery struct {
 	// Kept, Undos and Soon keep kept snapshots, undos, and kept snapshots
 	// whose keep ends within EndingSoonDays of Now.
 	Kept, Undos, Soon bool
+	// Automatic, when set, keeps automatic snapshots (true) or saved ones.
+	Automatic *bool
 	// Now is when Soon counts from; zero is the core's clock.
 	Now time.Time
 	// Sort is one of TabSorts or SortBoxes; "" is newest.
@@ -69,34 +69,23 @@ type TabPage struct {
 	BoxesMatching, SnapshotsMatching int
 }
 
-type tabRow struct {
-	BoxID             string   `db:"box_id"`
-	BoxName           string   `db:"box_name"`
-	Released          int32    `db:"released"`
-	SortKey           string   `db:"sort_key"`
-	BoxesMatching     int64    `db:"boxes_matching"`
-	SnapshotsMatching int64    `db:"snapshots_matching"`
-	BoxesLeft         int64    `db:"boxes_left"`
-	Matched           []string `db:"matched"`
-}
-
 // tabCursor is where a page ends: its last row's sort key, released flag,
 // box name and box ID, the columns TabPage orders by.
 type tabCursor struct {
 	key      string
-	released int32
+	released int
 	name, id string
 }
 
 var decimalKey = regexp.MustCompile(`^-?[0-9]{1,30}(\.[0-9]{1,30})?$`)
 
 func (c tabCursor) String() string {
-	raw := strings.Join([]string{c.key, strconv.Itoa(int(c.released)), c.name, c.id}, "\x00")
+	raw := strings.Join([]string{c.key, strconv.Itoa(c.released), c.name, c.id}, "\x00")
 	return base64.RawURLEncoding.EncodeToString([]byte(raw))
 }
 
 func parseTabCursor(s string) (*tabCursor, error) {
-	bad := refuse(CodeInvalid, http.StatusBadRequest, "after is not a place this listing gave; start again from the first page.")
+	bad := refuse(CodeInvalid, "after is not a place this listing gave; start again from the first page.")
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return nil, bad
@@ -106,8 +95,10 @@ func parseTabCursor(s string) (*tabCursor, error) {
 		return nil, bad
 	}
 	rel, _ := strconv.Atoi(parts[1])
-	return &tabCursor{key: parts[0], released: int32(rel), name: parts[2], id: parts[3]}, nil
+	return &tabCursor{key: parts[0], released: rel, name: parts[2], id: parts[3]}, nil
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // likePattern is an ILIKE pattern that finds s anywhere, its own wildcards
 // taken as themselves.
@@ -122,7 +113,7 @@ func likePattern(s string) string {
 // the core reads in full only the page's boxes.
 func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, error) {
 	if c.Kind != CallerOwner && c.Kind != CallerCLI && c.Kind != CallerAgent && c.Kind != CallerSystem {
-		return nil, refuse(CodeForbidden, http.StatusForbidden, "Sign in first.")
+		return nil, refuse(CodeForbidden, "Sign in first.")
 	}
 	sort := q.Sort
 	switch sort {
@@ -130,60 +121,53 @@ func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, erro
 		sort = "newest"
 	case "newest", "oldest", "largest", "price", "box", SortBoxes:
 	default:
-		return nil, refuse(CodeInvalid, http.StatusBadRequest, "sort is newest, oldest, largest, price or box.")
+		return nil, refuse(CodeInvalid, "sort is newest, oldest, largest, price or box.")
 	}
 	if q.Limit < 1 || q.Limit > 500 {
-		return nil, refuse(CodeInvalid, http.StatusBadRequest, "A page holds 1 to 500 boxes.")
+		return nil, refuse(CodeInvalid, "A page holds 1 to 500 boxes.")
 	}
-	args := map[string]any{
-		"search": nil, "backend_id": nil, "host": nil, "holds": nil, "by_kinds": nil, "kept": q.Kept, "undos": q.Undos,
-		"soon_before": nil, "thread": nil, "sort": sort, "after_key": nil, "after_released": nil, "after_name": nil, "after_id": nil,
-		"page_size": q.Limit, "row_budget": nil,
-	}
+	arg := db.TabPageParams{Sort: sort, PageSize: q.Limit, Kept: q.Kept, Undos: q.Undos, Automatic: q.Automatic}
 	if q.Rows > 0 {
-		args["row_budget"] = q.Rows
+		rows := int64(q.Rows)
+		arg.RowBudget = &rows
 	}
 	if q.Search != "" {
-		args["search"] = likePattern(q.Search)
+		arg.Search = ptr(likePattern(q.Search))
 	}
 	if q.Where != "" {
 		be, host, ok := strings.Cut(q.Where, ":")
 		if !ok {
 			return &TabPage{}, nil // no box lives nowhere
 		}
-		args["backend_id"], args["host"] = be, host
+		arg.BackendID, arg.Host = &be, &host
 	}
 	if q.Holds != "" {
-		args["holds"] = q.Holds
+		arg.Holds = &q.Holds
 	}
 	switch q.By {
 	case "you":
-		args["by_kinds"] = []string{"owner", "cli"}
+		arg.ByKinds = []string{"owner", "cli"}
 	case "agents":
-		args["by_kinds"] = []string{"agent"}
+		arg.ByKinds = []string{"agent"}
 	}
 	if q.Soon {
 		now := q.Now
 		if now.IsZero() {
 			now = s.now()
 		}
-		args["soon_before"] = now.Add(EndingSoonDays * 24 * time.Hour)
+		arg.SoonBefore = ptr(now.Add(EndingSoonDays * 24 * time.Hour))
 	}
 	if c.Kind == CallerAgent {
-		args["thread"] = c.Thread
+		arg.Thread = &c.Thread
 	}
 	if q.After != "" {
 		cur, err := parseTabCursor(q.After)
 		if err != nil {
 			return nil, err
 		}
-		args["after_key"], args["after_released"], args["after_name"], args["after_id"] = cur.key, cur.released, cur.name, cur.id
+		arg.AfterKey, arg.AfterReleased, arg.AfterName, arg.AfterID = &cur.key, &cur.released, &cur.name, &cur.id
 	}
-	rows, err := s.tabQuery(ctx, "TabPage", args)
-	if err != nil {
-		return nil, err
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowToStructByName[tabRow])
+	found, err := s.st.TabPage(ctx, Planned(s.st.Pool), arg)
 	if err != nil {
 		return nil, fmt.Errorf("read the tab's page: %w", err)
 	}
@@ -238,11 +222,7 @@ func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, erro
 // tabBoxes reads the page's boxes, all their snapshots (newest first) and
 // the pins of the operations running now.
 func (s *Service) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, map[string][]*Snapshot, map[string][]Pin, error) {
-	rows, err := s.tabQuery(ctx, "TabBoxesByID", map[string]any{"ids": ids})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	bs, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box])
+	bs, err := boxRows(s.st.TabBoxesByID(ctx, s.st.Pool, ids))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the page's boxes: %w", err)
 	}
@@ -250,11 +230,7 @@ func (s *Service) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, 
 	for _, b := range bs {
 		boxes[b.ID] = b
 	}
-	rows, err = s.tabQuery(ctx, "TabSnapshotsOfBoxes", map[string]any{"box_ids": ids})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	all, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Snapshot])
+	all, err := snapshotRows(s.st.TabSnapshotsOfBoxes(ctx, s.st.Pool, ids))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the page's snapshots: %w", err)
 	}
@@ -270,36 +246,18 @@ func (s *Service) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, 
 }
 
 // TallyRow is the tab's counts for the snapshots of boxes on one backend
-// and host that hold one thing (disk, disk-and-memory or device).
-type TallyRow struct {
-	BackendID string `db:"backend_id"`
-	Host      string `db:"host"`
-	Holds     string `db:"holds"`
-	Snapshots int    `db:"snapshots"`
-	ByYou     int    `db:"by_you"`
-	ByAgents  int    `db:"by_agents"`
-	Kept      int    `db:"kept"`
-	Undos     int    `db:"undos"`
-	// Soon counts the kept snapshots whose keep ends within EndingSoonDays.
-	Soon   int `db:"soon"`
-	Failed int `db:"failed"`
-	// Sized counts those of known size; SizeBytes is their sum.
-	Sized     int     `db:"sized"`
-	SizeBytes int64   `db:"size_bytes"`
-	Monthly   float64 `db:"monthly"`
-}
+// and host that hold one thing (Holds: disk, disk-and-memory or device):
+// Soon counts the kept ones whose keep ends within EndingSoonDays, Sized
+// those of known size (SizeBytes their sum), Monthly their price a month.
+type TallyRow = db.TabTallyRow
 
 // TabTally counts every snapshot of the install for the person's tab, in
 // one grouped query: by backend and host, and by what it holds.
 func (s *Service) TabTally(ctx context.Context, c Caller, now time.Time) ([]TallyRow, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, http.StatusForbidden, "Only the person sees the whole install's counts.")
+		return nil, refuse(CodeForbidden, "Only the person sees the whole install's counts.")
 	}
-	rows, err := s.tabQuery(ctx, "TabTally", map[string]any{"soon_before": now.Add(EndingSoonDays * 24 * time.Hour)})
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[TallyRow])
+	out, err := s.st.TabTally(ctx, s.st.Pool, now.Add(EndingSoonDays*24*time.Hour))
 	if err != nil {
 		return nil, fmt.Errorf("read the tab's counts: %w", err)
 	}
@@ -309,40 +267,27 @@ func (s *Service) TabTally(ctx context.Context, c Caller, now time.Time) ([]Tall
 // Totals are the Boxes page's tabs' counts: live machines, threads and
 // snapshots.
 type Totals struct {
-	Machines  int `db:"machines"`
-	Threads   int `db:"threads"`
-	Snapshots int `db:"snapshots"`
+	Machines, Threads, Snapshots int
 }
 
 // Totals counts the person's machines, threads and, with snaps, snapshots.
 func (s *Service) Totals(ctx context.Context, c Caller, snaps bool) (Totals, error) {
 	if !c.IsPerson() {
-		return Totals{}, refuse(CodeForbidden, http.StatusForbidden, "Only the person sees the whole install's counts.")
+		return Totals{}, refuse(CodeForbidden, "Only the person sees the whole install's counts.")
 	}
-	rows, err := s.tabQuery(ctx, "TabTotals", map[string]any{"count_snapshots": snaps})
-	if err != nil {
-		return Totals{}, err
-	}
-	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Totals])
+	t, err := s.st.TabTotals(ctx, s.st.Pool, snaps)
 	if err != nil {
 		return Totals{}, fmt.Errorf("count the boxes' tabs: %w", err)
 	}
-	return t, nil
+	return Totals{Machines: t.Machines, Threads: t.Threads, Snapshots: t.Snapshots}, nil
 }
 
 // BoxKind is a kind of box a backend has.
-type BoxKind struct {
-	BackendID string `db:"backend_id"`
-	Kind      string `db:"kind"`
-}
+type BoxKind = db.TabBoxKindsRow
 
 // BoxKinds lists each backend's kinds of box.
 func (s *Service) BoxKinds(ctx context.Context) ([]BoxKind, error) {
-	rows, err := s.tabQuery(ctx, "TabBoxKinds", map[string]any{})
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[BoxKind])
+	out, err := s.st.TabBoxKinds(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("read the kinds of box: %w", err)
 	}
@@ -353,11 +298,7 @@ func (s *Service) BoxKinds(ctx context.Context) ([]BoxKind, error) {
 // first by name, in name order: what a host's plan is read through, without
 // reading every box.
 func (s *Service) LiveBoxPerKind(ctx context.Context) ([]*Box, error) {
-	rows, err := s.tabQuery(ctx, "TabLiveBoxPerKind", map[string]any{})
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Box])
+	out, err := boxRows(s.st.TabLiveBoxPerKind(ctx, s.st.Pool))
 	if err != nil {
 		return nil, fmt.Errorf("read a live box per kind: %w", err)
 	}
@@ -366,64 +307,28 @@ func (s *Service) LiveBoxPerKind(ctx context.Context) ([]*Box, error) {
 
 // activePins are the snapshots the running operations use, by snapshot.
 func (s *Service) activePins(ctx context.Context) (map[string][]Pin, error) {
-	rows, err := s.st.Pool.Query(ctx, s.st.Q("CorePinsOfBox"))
-	if err != nil {
-		return nil, fmt.Errorf("read pins: %w", err)
-	}
-	type pinRow struct {
-		Snapshot string `db:"snapshot"`
-		Pin
-	}
-	pinRows, err := pgx.CollectRows(rows, pgx.RowToStructByName[pinRow])
+	pinRows, err := s.st.CorePinsOfBox(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
 	}
 	pins := map[string][]Pin{}
 	for _, p := range pinRows {
-		pins[p.Snapshot] = append(pins[p.Snapshot], p.Pin)
+		pins[p.Snapshot] = append(pins[p.Snapshot], Pin{Operation: p.Operation, Kind: p.Kind, At: p.At, Box: p.Box})
 	}
 	return pins, nil
 }
 
-// tabQuery runs a named tab query with its sqlc arguments by name. It is
-// planned for its arguments (an unnamed statement), so a filter that is off
-// folds away and the plan reads the indexes of those that are on.
-func (s *Service) tabQuery(ctx context.Context, name string, named map[string]any) (pgx.Rows, error) {
-	text, order := Positional(s.st.Q(name))
-	args := []any{pgx.QueryExecModeDescribeExec}
-	for _, n := range order {
-		v, ok := named[n]
-		if !ok {
-			return nil, fmt.Errorf("%s: no value for %s", name, n)
-		}
-		args = append(args, v)
-	}
-	rows, err := s.st.Pool.Query(ctx, text, args...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return rows, nil
+// Planned runs each query on d as an unnamed statement, planned for its
+// arguments: a tab filter that is off folds away, and the plan reads the
+// indexes of those that are on (a cached generic plan could not).
+func Planned(d db.DBTX) db.DBTX { return planned{d} }
+
+type planned struct{ db.DBTX }
+
+func (p planned) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return p.DBTX.Query(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
 }
 
-// TabSQL is a named tab query as the database runs it, with its arguments'
-// names in order: what a test EXPLAINs.
-func (s *Service) TabSQL(name string) (string, []string) { return Positional(s.st.Q(name)) }
-
-var sqlcArg = regexp.MustCompile(`sqlc\.n?arg\(([a-z_][a-z0-9_]*)\)`)
-
-// Positional turns sqlc's named arguments (sqlc.arg(x), sqlc.narg(x)) into
-// PostgreSQL's $1, $2, ..., numbered by first use, and says the names in
-// that order.
-func Positional(q string) (string, []string) {
-	var order []string
-	num := map[string]int{}
-	out := sqlcArg.ReplaceAllStringFunc(q, func(m string) string {
-		n := sqlcArg.FindStringSubmatch(m)[1]
-		if _, ok := num[n]; !ok {
-			order = append(order, n)
-			num[n] = len(order)
-		}
-		return "$" + strconv.Itoa(num[n])
-	})
-	return out, order
+func (p planned) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return p.DBTX.QueryRow(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -372,6 +373,20 @@ func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	}
 }
 
+// explainer answers each query with no rows, keeping the plan EXPLAIN
+// (FORMAT JSON) gives for it.
+type explainer struct {
+	pgx.Tx
+	plan []any
+}
+
+func (x *explainer) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if err := x.Tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+sql, args...).Scan(&x.plan); err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
+	return x.Tx.Query(ctx, "SELECT 1 WHERE false")
+}
+
 // planNodes lists an EXPLAIN (FORMAT JSON) plan's nodes as "type index".
 func planNodes(v any, out *[]string) {
 	switch n := v.(type) {
@@ -399,19 +414,12 @@ func TestTabQueriesUseIndexes(t *testing.T) {
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	seedTab(t, e, 2000, 20000)
 	ctx := context.Background()
-	explain := func(name string, named map[string]any) []string {
+	// explain runs query with EXPLAIN (FORMAT JSON) in front of its SQL,
+	// planned for its arguments as the core plans it, with seq scans off:
+	// on this small install a scan would do, and the test asks whether the
+	// query can read the indexes at all.
+	explain := func(query func(db.DBTX) error) []string {
 		t.Helper()
-		text, order := e.Core.TabSQL(name)
-		args := []any{pgx.QueryExecModeDescribeExec}
-		for _, n := range order {
-			v, ok := named[n]
-			if !ok {
-				t.Fatalf("%s: no value for %s", name, n)
-			}
-			args = append(args, v)
-		}
-		// Seq scans off: on this small install a scan would do, and the
-		// test asks whether the query can read the indexes at all.
 		tx, err := e.Pool.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -420,22 +428,17 @@ func TestTabQueriesUseIndexes(t *testing.T) {
 		if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
 			t.Fatal(err)
 		}
-		var plan []any
-		if err := tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+text, args...).Scan(&plan); err != nil {
-			t.Fatalf("%s: %v", name, err)
+		x := &explainer{Tx: tx}
+		if err := query(snapshots.Planned(x)); err != nil {
+			t.Fatal(err)
 		}
 		var nodes []string
-		planNodes(plan, &nodes)
+		planNodes(x.plan, &nodes)
 		return nodes
 	}
-	page := func(set map[string]any) map[string]any {
-		m := map[string]any{"search": nil, "backend_id": nil, "host": nil, "holds": nil, "by_kinds": nil, "kept": false, "undos": false,
-			"soon_before": nil, "thread": nil, "sort": "newest", "after_key": nil, "after_released": nil, "after_name": nil, "after_id": nil, "page_size": 10,
-			"row_budget": 30}
-		for k, v := range set {
-			m[k] = v
-		}
-		return m
+	page := func(p db.TabPageParams) func(db.DBTX) error {
+		p.Sort, p.PageSize = "newest", 10
+		return func(d db.DBTX) error { _, err := e.Store.TabPage(ctx, d, p); return err }
 	}
 	uses := func(what string, nodes []string, index string) {
 		t.Helper()
@@ -446,19 +449,22 @@ func TestTabQueriesUseIndexes(t *testing.T) {
 		}
 		t.Errorf("%s does not read %s: %q", what, index, nodes)
 	}
-	search := explain("TabPage", page(map[string]any{"search": "%box-0042%"}))
+	pattern := "%box-0042%"
+	search := explain(page(db.TabPageParams{Search: &pattern}))
 	uses("a search", search, "snapshots_name_trgm")
 	uses("a search", search, "snapshots_note_trgm")
 	uses("a search", search, "boxes_name_trgm")
 	uses("a search", search, "snapshots_box")
-	kept := explain("TabPage", page(map[string]any{"kept": true, "by_kinds": []string{"agent"}}))
+	kept := explain(page(db.TabPageParams{Kept: true, ByKinds: []string{"agent"}}))
 	uses("Kept, by agents", kept, "snapshots_kept")
-	soon := explain("TabPage", page(map[string]any{"soon_before": time.Now().Add(7 * 24 * time.Hour)}))
+	week := time.Now().Add(7 * 24 * time.Hour)
+	soon := explain(page(db.TabPageParams{SoonBefore: &week}))
 	uses("Goes within 7 days", soon, "snapshots_kept")
-	first := explain("TabPage", page(nil))
+	first := explain(page(db.TabPageParams{}))
 	uses("the first view's rows", first, "snapshots_box")
-	rows := explain("TabSnapshotsOfBoxes", map[string]any{"box_ids": []string{"bx000000000001", "bx000000000002"}})
+	ids := []string{"bx000000000001", "bx000000000002"}
+	rows := explain(func(d db.DBTX) error { _, err := e.Store.TabSnapshotsOfBoxes(ctx, d, ids); return err })
 	uses("the page's snapshots", rows, "snapshots_box")
-	boxes := explain("TabBoxesByID", map[string]any{"ids": []string{"bx000000000001", "bx000000000002"}})
+	boxes := explain(func(d db.DBTX) error { _, err := e.Store.TabBoxesByID(ctx, d, ids); return err })
 	uses("the page's boxes", boxes, "boxes_pkey")
 }

@@ -32,6 +32,7 @@ WITH f AS NOT MATERIALIZED (
       AND (sqlc.narg(holds)::text IS NULL OR CASE WHEN s.scope = 'device' THEN 'device' ELSE s.holds END = sqlc.narg(holds))
       AND (sqlc.narg(by_kinds)::text[] IS NULL OR s.by_kind = ANY (sqlc.narg(by_kinds)))
       AND (NOT sqlc.arg(kept)::boolean OR s.kept_until IS NOT NULL)
+      AND (sqlc.narg(automatic)::boolean IS NULL OR s.automatic = sqlc.narg(automatic))
       AND (NOT sqlc.arg(undos)::boolean OR (s.undo_of IS NOT NULL AND s.kept_until IS NULL))
       AND (sqlc.narg(soon_before)::timestamptz IS NULL OR s.kept_until < sqlc.narg(soon_before))
       -- An agent: on a box its thread runs on, what its agents took; on
@@ -67,9 +68,9 @@ WITH f AS NOT MATERIALIZED (
     SELECT r.*, count(*) OVER () AS boxes_left,
         sum(r.matching) OVER (ORDER BY r.sort_key, r.sort_name, r.released, r.box_name, r.box_id) - r.matching AS rows_before
     FROM ranked r
-    WHERE sqlc.narg(after_key)::numeric IS NULL
+    WHERE sqlc.narg(after_key)::text IS NULL
        OR (r.sort_key, r.sort_name, r.released, r.box_name, r.box_id) >
-          (sqlc.narg(after_key), CASE WHEN sqlc.arg(sort)::text = 'box' THEN sqlc.narg(after_name)::text ELSE '' END,
+          (sqlc.narg(after_key)::text::numeric, CASE WHEN sqlc.arg(sort)::text = 'box' THEN sqlc.narg(after_name)::text ELSE '' END,
            sqlc.narg(after_released)::int, sqlc.narg(after_name)::text, sqlc.narg(after_id)::text)
 )
 SELECT a.box_id, a.box_name, a.released, a.sort_key::text AS sort_key, a.boxes_matching, a.snapshots_matching::bigint AS snapshots_matching,
@@ -84,7 +85,7 @@ SELECT a.box_id, a.box_name, a.released, a.sort_key::text AS sort_key, a.boxes_m
 FROM after a
 WHERE a.rows_before = 0 OR sqlc.narg(row_budget)::bigint IS NULL OR a.rows_before + a.matching <= sqlc.narg(row_budget)
 ORDER BY a.sort_key, a.sort_name, a.released, a.box_name, a.box_id
-LIMIT sqlc.arg(page_size);
+LIMIT sqlc.arg(page_size)::int;
 
 -- name: TabBoxesByID :many
 SELECT * FROM boxes WHERE id = ANY (sqlc.arg(ids)::text[]);
@@ -99,15 +100,15 @@ SELECT * FROM snapshots WHERE box_id = ANY (sqlc.arg(box_ids)::text[]) ORDER BY 
 -- backend's monthly rate) and what needs the owner (keeps ending before
 -- soon_before, failed takes).
 SELECT b.backend_id, b.host,
-    CASE WHEN s.scope = 'device' THEN 'device' ELSE s.holds END AS holds,
-    count(*) AS snapshots,
-    count(*) FILTER (WHERE s.by_kind IN ('owner', 'cli')) AS by_you,
-    count(*) FILTER (WHERE s.by_kind = 'agent') AS by_agents,
-    count(*) FILTER (WHERE s.kept_until IS NOT NULL) AS kept,
-    count(*) FILTER (WHERE s.undo_of IS NOT NULL AND s.kept_until IS NULL) AS undos,
-    count(*) FILTER (WHERE s.kept_until < sqlc.arg(soon_before)::timestamptz) AS soon,
-    count(*) FILTER (WHERE s.state = 'failed') AS failed,
-    count(s.size_bytes) AS sized,
+    (CASE WHEN s.scope = 'device' THEN 'device' ELSE s.holds END)::text AS holds,
+    count(*)::int AS snapshots,
+    count(*) FILTER (WHERE s.by_kind IN ('owner', 'cli'))::int AS by_you,
+    count(*) FILTER (WHERE s.by_kind = 'agent')::int AS by_agents,
+    count(*) FILTER (WHERE s.kept_until IS NOT NULL)::int AS kept,
+    count(*) FILTER (WHERE s.undo_of IS NOT NULL AND s.kept_until IS NULL)::int AS undos,
+    count(*) FILTER (WHERE s.kept_until < sqlc.arg(soon_before)::timestamptz)::int AS soon,
+    count(*) FILTER (WHERE s.state = 'failed')::int AS failed,
+    count(s.size_bytes)::int AS sized,
     coalesce(sum(s.size_bytes), 0)::bigint AS size_bytes,
     coalesce(sum(snapshot_monthly(s.price)) FILTER (WHERE s.price IS NOT NULL), 0)::float8 AS monthly
 FROM snapshots s
@@ -118,9 +119,9 @@ ORDER BY 1, 2, 3;
 -- name: TabTotals :one
 -- The Boxes page's three tabs' counts: live machines, threads, and
 -- snapshots unless the caller has counted them (0 then).
-SELECT (SELECT count(*) FROM boxes WHERE released_at IS NULL) AS machines,
-    (SELECT count(*) FROM threads) AS threads,
-    CASE WHEN sqlc.arg(count_snapshots)::boolean THEN (SELECT count(*) FROM snapshots) ELSE 0 END AS snapshots;
+SELECT (SELECT count(*) FROM boxes WHERE released_at IS NULL)::int AS machines,
+    (SELECT count(*) FROM threads)::int AS threads,
+    (CASE WHEN sqlc.arg(count_snapshots)::boolean THEN (SELECT count(*) FROM snapshots) ELSE 0 END)::int AS snapshots;
 
 -- name: TabBoxKinds :many
 -- Each backend's kinds of box, for saying which backends' boxes have no
