@@ -246,7 +246,8 @@ func (s *Service) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, 
 }
 
 // TallyRow is the tab's counts for the snapshots of boxes on one backend
-// and host that hold one thing (Holds: disk, disk-and-memory or device):
+// and host that hold one thing (Holds: disk, disk-and-memory or device),
+// priced in one currency (Currency, "" for none):
 // Soon counts the kept ones whose keep ends within EndingSoonDays, Sized
 // those of known size (SizeBytes their sum), Monthly their price a month.
 type TallyRow = db.TabTallyRow

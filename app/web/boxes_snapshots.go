@@ -313,7 +313,7 @@ func (s *Server) tabLineOf(tally []snapshots.TallyRow, rc rowContext) tabLine {
 	var counts snapshots.Counts
 	space := map[string]int64{}
 	hostLabel := map[string]string{}
-	rate := map[string]float64{}
+	rate, currency := map[string]float64{}, map[string]string{}
 	for _, t := range tally {
 		counts = counts.Add(snapshots.Counts{All: t.Snapshots, Kept: t.Kept, Undos: t.Undos, Failed: t.Failed, ByAgents: t.ByAgents})
 		b := &snapshots.Box{BackendID: t.BackendID, Host: t.Host}
@@ -326,6 +326,7 @@ func (s *Server) tabLineOf(tally []snapshots.TallyRow, rc rowContext) tabLine {
 		if t.Monthly > 0 {
 			be, _ := s.opts.Core.BackendOf(b)
 			rate[be.Label] += t.Monthly
+			currency[be.Label] = t.Currency
 		}
 		soon += t.Soon
 		failed += t.Failed
@@ -357,7 +358,7 @@ func (s *Server) tabLineOf(tally []snapshots.TallyRow, rc rowContext) tabLine {
 	}
 	sort.Strings(labels)
 	for _, k := range labels {
-		parts = append(parts, fmt.Sprintf("%s $%.2f a month held", k, rate[k]))
+		parts = append(parts, fmt.Sprintf("%s %s a month held", k, snapshots.Money(rate[k], currency[k])))
 	}
 	l.Summary = strings.Join(parts, " · ")
 	if soon > 0 {

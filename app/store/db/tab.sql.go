@@ -373,6 +373,7 @@ func (q *Queries) TabSnapshotsOfBoxes(ctx context.Context, db DBTX, boxIds []str
 const tabTally = `-- name: TabTally :many
 SELECT b.backend_id, b.host,
     (CASE WHEN s.scope = 'device' THEN 'device' ELSE s.holds END)::text AS holds,
+    coalesce(s.price ->> 'currency', '')::text AS currency,
     count(*)::int AS snapshots,
     count(*) FILTER (WHERE s.by_kind IN ('owner', 'cli'))::int AS by_you,
     count(*) FILTER (WHERE s.by_kind = 'agent')::int AS by_agents,
@@ -385,14 +386,15 @@ SELECT b.backend_id, b.host,
     coalesce(sum(snapshot_monthly(s.price)) FILTER (WHERE s.price IS NOT NULL), 0)::float8 AS monthly
 FROM snapshots s
 JOIN boxes b ON b.id = s.box_id
-GROUP BY 1, 2, 3
-ORDER BY 1, 2, 3
+GROUP BY 1, 2, 3, 4
+ORDER BY 1, 2, 3, 4
 `
 
 type TabTallyRow struct {
 	BackendID string
 	Host      string
 	Holds     string
+	Currency  string
 	Snapshots int
 	ByYou     int
 	ByAgents  int
@@ -405,8 +407,9 @@ type TabTallyRow struct {
 	Monthly   float64
 }
 
-// The tab's counts in one pass, by where the box lives and what the snapshot
-// holds ("device" for a device snapshot): the filters' counts, the line
+// The tab's counts in one pass, by where the box lives, what the snapshot
+// holds ("device" for a device snapshot) and its price's currency: the
+// filters' counts, the line
 // under the tabs (its count, undos apart, by agents, space by host, each
 // backend's monthly rate) and what needs the owner (keeps ending before
 // soon_before, failed takes).
@@ -423,6 +426,7 @@ func (q *Queries) TabTally(ctx context.Context, db DBTX, soonBefore time.Time) (
 			&i.BackendID,
 			&i.Host,
 			&i.Holds,
+			&i.Currency,
 			&i.Snapshots,
 			&i.ByYou,
 			&i.ByAgents,
