@@ -238,7 +238,7 @@ func (s *Service) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, 
 	for _, sn := range all {
 		snaps[sn.BoxID] = append(snaps[sn.BoxID], sn)
 	}
-	pins, err := s.activePins(ctx)
+	pins, err := s.allPins(ctx, s.st.Pool)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -304,19 +304,6 @@ func (s *Service) LiveBoxPerKind(ctx context.Context) ([]*Box, error) {
 		return nil, fmt.Errorf("read a live box per kind: %w", err)
 	}
 	return out, nil
-}
-
-// activePins are the snapshots the running operations use, by snapshot.
-func (s *Service) activePins(ctx context.Context) (map[string][]Pin, error) {
-	pinRows, err := s.st.CorePinsOfBox(ctx, s.st.Pool)
-	if err != nil {
-		return nil, fmt.Errorf("read pins: %w", err)
-	}
-	pins := map[string][]Pin{}
-	for _, p := range pinRows {
-		pins[p.Snapshot] = append(pins[p.Snapshot], Pin{Operation: p.Operation, Kind: p.Kind, At: p.At, Box: p.Box})
-	}
-	return pins, nil
 }
 
 // Planned runs each query on d as an unnamed statement, planned for its
