@@ -121,19 +121,22 @@ type tabLine struct {
 }
 
 type snapshotsTab struct {
-	Page     views.Page
-	Tabs     tabCounts
-	Line     tabLine
-	Query    tabQuery
-	Filters  []filterGroup
-	Sorts    []filterOption
-	Groups   []boxGroup
-	More     string // the next page's address, or ""
-	MoreID   string
-	Empty    bool
-	NoneOn   []string // backends that have no snapshots
-	Matching int
-	Back     string
+	Page    views.Page
+	Tabs    tabCounts
+	Line    tabLine
+	Query   tabQuery
+	Filters []filterGroup
+	Sorts   []filterOption
+	Groups  []boxGroup
+	More    string // the next page's address, or ""
+	MoreID  string
+	Empty   bool
+	NoneOn  []string // backends that have no snapshots
+	Gone    []goneBackend
+	// RenewText is the bulk bar's "Keep 30 more days".
+	RenewText string
+	Matching  int
+	Back      string
 }
 
 // tabCounts are the Boxes page's three tabs with their counts.
@@ -168,7 +171,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	target := r.Header.Get("HX-Target")
 	rc := s.rowContext(r, q.URL(""))
 	rc.selecting = q.Select
-	p := snapshotsTab{Query: q, Back: q.URL("")}
+	p := snapshotsTab{Query: q, Back: q.URL(""), RenewText: snapshots.RenewWords(rc.keepDays)}
 	page, err := s.opts.Core.Tab(ctx, snapshots.Owner(), q.core(rc.now))
 	if err != nil && q.After != "" {
 		// A place from an old address: from the start.
@@ -231,6 +234,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Line = s.tabLineOf(tally, rc)
+	p.Gone = s.goneBackends(r)
 	p.Filters = s.tabFilters(tally, q)
 	for _, o := range []struct{ v, l string }{{"newest", "Newest"}, {"oldest", "Oldest"}, {"largest", "Largest"}, {"price", "Price"}, {"box", "Box name"}} {
 		p.Sorts = append(p.Sorts, filterOption{Value: o.v, Label: o.l, On: q.Sort == o.v})
@@ -361,6 +365,13 @@ func (s *Server) tabLineOf(tally []snapshots.TallyRow, rc rowContext) tabLine {
 		parts = append(parts, fmt.Sprintf("%s %s a month held", k, snapshots.Money(rate[k], currency[k])))
 	}
 	l.Summary = strings.Join(parts, " · ")
+	if rates, err := s.opts.Core.PaidRates(rc.ctx); err == nil {
+		for _, pr := range rates {
+			if pr.Past() {
+				l.Needs = append(l.Needs, pr.PastWords())
+			}
+		}
+	}
 	if soon > 0 {
 		l.Needs = append(l.Needs, fmt.Sprintf("%d %s within %d days", soon, pick(soon, "goes", "go"), snapshots.EndingSoonDays))
 	}
