@@ -93,7 +93,7 @@ func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
 	} else if err := forkRoom(plan, false); err != nil {
 		ans.OK, ans.Why = false, err.Error()
 	} else if name != "" {
-		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != "released" {
+		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != snapshots.BoxReleased {
 			ans.OK, ans.Why = false, fmt.Sprintf("A box named %s exists already.", name)
 		}
 	}

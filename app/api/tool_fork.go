@@ -190,7 +190,7 @@ func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToo
 		return err
 	}
 	if name := strings.TrimSpace(p.Name); name != "" {
-		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != "released" {
+		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != snapshots.BoxReleased {
 			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: fmt.Sprintf("A box named %s exists already.", name)}
 		}
 	}

@@ -106,7 +106,7 @@ func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 	tz := s.core.TimeZone(ctx)
 	ans := snapshotsAnswer{Boxes: []boxListing{}}
 	for _, b := range boxes {
-		if b.State == "released" {
+		if b.State == snapshots.BoxReleased {
 			continue
 		}
 		list, err := s.core.List(ctx, c, snapshots.ListQuery{Box: b.ID, Automatic: p.Automatic})

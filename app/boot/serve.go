@@ -293,7 +293,7 @@ func hasScreens(ctx context.Context, core *snapshots.Service) bool {
 		return false
 	}
 	for _, b := range boxes {
-		if b.HasScreen && b.State != "released" {
+		if b.HasScreen && b.State != snapshots.BoxReleased {
 			return true
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"text/tabwriter"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 type takeOpts struct {
@@ -49,8 +51,8 @@ func listFlags(fs *flag.FlagSet) any {
 type listAnswer struct {
 	Boxes []struct {
 		Box struct {
-			Name  string `json:"name"`
-			State string `json:"state"`
+			Name  string             `json:"name"`
+			State snapshots.BoxState `json:"state"`
 		} `json:"box"`
 		OfLimit   string `json:"ofLimit"`
 		Snapshots []struct {
@@ -141,7 +143,7 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 			fmt.Fprintln(out)
 		}
 		head := b.Box.Name + ": " + b.OfLimit
-		if b.Box.State == "released" {
+		if b.Box.State == snapshots.BoxReleased {
 			head = b.Box.Name + " (released)"
 		}
 		fmt.Fprintln(out, head)

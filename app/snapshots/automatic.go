@@ -191,7 +191,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 		if err != nil {
 			return err
 		}
-		if b.State != "ready" {
+		if b.State != BoxReady {
 			return refuse(CodeBusy, "%s is being released: it takes no snapshots.", b.Name)
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {

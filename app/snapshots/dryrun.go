@@ -63,7 +63,7 @@ func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, 
 	if err := Eligible(sn, ChangeRestore, pins, s.now(), s.TimeZone(ctx)); err != nil {
 		return err
 	}
-	if b.State != "ready" {
+	if b.State != BoxReady {
 		return refuse(CodeBusy, "%s is being released.", b.Name)
 	}
 	return s.unsettled(ctx, s.st.Pool, b)

@@ -441,7 +441,7 @@ func (s *Service) Compare(ctx context.Context, c Caller, id, against string, off
 		}
 		r := refOf(other, b)
 		otherRef = &r
-	} else if b.State != "ready" {
+	} else if b.State != BoxReady {
 		return nil, refuse(CodeConflict, "%s is %s: there is no box now to compare with.", b.Name, b.State)
 	}
 	if offset < 0 {
@@ -565,7 +565,7 @@ func (s *Service) RestorePreview(ctx context.Context, c Caller, id string) (*Com
 	if _, err := s.browserOf(b); err != nil {
 		return nil, nil
 	}
-	if sn.State != StateReady || b.State != "ready" {
+	if sn.State != StateReady || b.State != BoxReady {
 		return nil, nil
 	}
 	return s.Compare(ctx, c, id, "", 0, DefaultComparePage)

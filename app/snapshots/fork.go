@@ -60,7 +60,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	} else if err := CheckBoxName(name); err != nil {
 		return nil, err
 	}
-	if existing, err := s.boxByName(ctx, name); err == nil && existing.State != "released" {
+	if existing, err := s.boxByName(ctx, name); err == nil && existing.State != BoxReleased {
 		return nil, refuse(CodeConflict, "A box named %s exists already.", name)
 	}
 	var thread *string
@@ -68,7 +68,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	case c.Kind == CallerAgent:
 		t := c.Thread
 		thread = &t
-	case req.AsMachine || b.State == "released" || sn.Kept() && b.State != "ready":
+	case req.AsMachine || b.State == BoxReleased || sn.Kept() && b.State != BoxReady:
 		thread = nil // a kept snapshot of a released box forks as one of the person's machines
 	default:
 		thread = b.ThreadID
@@ -84,7 +84,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	// A released box has no guest to plan on: its kept snapshot forks as
 	// it is, and the backend's fork says if it cannot.
 	plan := providers.SnapshotPlan{Fork: providers.ForkPlan{OK: true}}
-	if b.State != "released" {
+	if b.State != BoxReleased {
 		ref := refOf(sn, b)
 		if plan, err = s.planNow(ctx, b, be, &ref); err != nil {
 			return nil, s.planError(b, be, err)

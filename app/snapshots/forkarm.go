@@ -54,7 +54,7 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 		if rerr := be.Boxes.Release(context.WithoutCancel(ctx), g); rerr != nil {
 			s.logger.Warn("release a fork that failed its check", "box", box.Name, "err", rerr)
 		} else {
-			if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: box.ID, State: "released"}); err != nil {
+			if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: box.ID, State: string(BoxReleased)}); err != nil {
 				s.logger.Error("release a box that failed its check", "box", box.Name, "err", err)
 			}
 		}

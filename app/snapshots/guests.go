@@ -25,7 +25,7 @@ func (s *Service) checkGuests(ctx context.Context, be Backend, rep *ReconcileRep
 		return fmt.Errorf("the boxes of %s: %w", be.ID, err)
 	}
 	for _, b := range boxes {
-		if b.State != "ready" {
+		if b.State != BoxReady {
 			continue
 		}
 		st, err := be.Boxes.Status(ctx, guestOf(b))

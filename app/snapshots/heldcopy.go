@@ -223,7 +223,7 @@ func reason(err error) string {
 // is ready again, so the person can Release again or "Release and delete
 // it", and the box log says why.
 func (s *Service) releaseStopped(ctx context.Context, op *Operation, b *Box, words string) error {
-	if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: "ready"}); err != nil {
+	if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReady)}); err != nil {
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words+". Nothing kept was deleted.", "", op.ID, nil)
@@ -276,7 +276,7 @@ func (s *Service) ReleaseStopped(ctx context.Context, c Caller, boxRef string) (
 	if err != nil {
 		return "", err
 	}
-	if b.State != "ready" {
+	if b.State != BoxReady {
 		return "", nil
 	}
 	op, err := operationRow(s.st.HeldLastRelease(ctx, s.st.Pool, b.ID))

@@ -114,7 +114,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 			if box, err = s.lockBox(ctx, tx, box.ID); err != nil {
 				return err
 			}
-			if box.State == "released" || box.State == "releasing" {
+			if box.State == BoxReleased || box.State == BoxReleasing {
 				return refuse(CodeConflict, "%s was released here: its snapshots cannot be imported into it. Nothing was imported.", box.Name)
 			}
 			if be, err = s.backend(box.BackendID); err != nil {
@@ -237,7 +237,7 @@ func (s *Service) importSteps(ctx context.Context, op *Operation, c Caller, be B
 	if err != nil {
 		return "", err
 	}
-	if res.Made && box.State == "making" {
+	if res.Made && box.State == BoxMaking {
 		if err := s.step(ctx, op, StepBox); err != nil {
 			return "", err
 		}
@@ -357,7 +357,7 @@ func (s *Service) recordImport(ctx context.Context, c Caller, be Backend, p impo
 			return err
 		}
 		// Made here by this import (or by one cut short, still making it).
-		res.Made = p.NewBox || box.State == "making"
+		res.Made = p.NewBox || box.State == BoxMaking
 		taken, err := s.namesOfBox(ctx, tx, box.ID)
 		if err != nil {
 			return err

@@ -77,7 +77,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 	access := accessNone
 	if b != nil {
 		access = agentAccess(c.Thread, b)
-		if b.State == "released" {
+		if b.State == BoxReleased {
 			access = accessNone // a released box's kept snapshots are the person's alone
 		}
 	}

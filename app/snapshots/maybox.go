@@ -47,8 +47,8 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		if b == nil {
 			return boxNotFound("")
 		}
-		if b.State == "released" || b.ThreadID == nil || *b.ThreadID != c.Thread {
-			if agentAccess(c.Thread, b) == accessRunsOn && b.State != "released" {
+		if b.State == BoxReleased || b.ThreadID == nil || *b.ThreadID != c.Thread {
+			if agentAccess(c.Thread, b) == accessRunsOn && b.State != BoxReleased {
 				// It sees the box it runs on, so it may read why.
 				return refuse(CodeForbidden, "Only the box's own thread or the person can release %s.", b.Name)
 			}

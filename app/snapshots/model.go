@@ -54,7 +54,7 @@ type Box struct {
 	ScreenURL  string          `db:"screen_url" json:"-"`
 	Presence   Presence        `db:"presence" json:"presence"`
 	ForkedFrom json.RawMessage `db:"forked_from" json:"forkedFrom,omitempty"`
-	State      string          `db:"state" json:"state"`
+	State      BoxState        `db:"state" json:"state"`
 	CreatedAt  time.Time       `db:"created_at" json:"createdAt"`
 	ReleasedAt *time.Time      `db:"released_at" json:"releasedAt,omitempty"`
 	// HeadID is the snapshot the box's current state descends from: it moves

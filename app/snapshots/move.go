@@ -549,7 +549,7 @@ func (s *Service) makeImportedBox(ctx context.Context, c Caller, box *Box, be Ba
 	if err := s.st.MoveBoxReady(ctx, s.st.Pool, box.ID); err != nil {
 		return fmt.Errorf("make the imported box %s: %w", box.Name, err)
 	}
-	box.State = "ready"
+	box.State = BoxReady
 	words := "made by an import, empty"
 	if res.MadeFrom != "" {
 		words = fmt.Sprintf("made by an import, from ‘%s’", res.MadeFrom)

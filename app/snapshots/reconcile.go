@@ -225,7 +225,7 @@ func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldS
 	}
 	kind := h.Ref.Guest.Kind
 	b, err := s.boxByID(ctx, s.st.Pool, h.Label.Box)
-	gone := errors.Is(err, store.ErrNotFound) || (err == nil && b.State == "released")
+	gone := errors.Is(err, store.ErrNotFound) || (err == nil && b.State == BoxReleased)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}

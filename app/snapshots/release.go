@@ -47,13 +47,13 @@ func (s *Service) releaseBox(ctx context.Context, c Caller, ref, requestID strin
 		if err != nil {
 			return err
 		}
-		if b.State != "ready" {
+		if b.State != BoxReady {
 			return refuse(CodeConflict, "%s is %s already.", b.Name, b.State)
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
 		}
-		if err := s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: "releasing"}); err != nil {
+		if err := s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReleasing)}); err != nil {
 			return err
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpRelease, Box: b, Caller: c, RequestID: requestID, Params: p})
@@ -110,7 +110,7 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) 
 		if err := s.st.CoreSnapshotBoxGone(ctx, tx, db.CoreSnapshotBoxGoneParams{BoxID: b.ID, How: "released"}); err != nil {
 			return err
 		}
-		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: "released"})
+		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReleased)})
 	})
 	if err != nil {
 		return fmt.Errorf("record release of %s: %w", b.Name, err)

@@ -230,7 +230,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		if err != nil {
 			return err
 		}
-		if b.State != "ready" {
+		if b.State != BoxReady {
 			return refuse(CodeBusy, "%s is being released.", b.Name)
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {

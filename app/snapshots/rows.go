@@ -80,7 +80,7 @@ func operationRows(rs []db.Operation, err error) ([]*Operation, error) {
 func boxOf(r db.Box) (*Box, error) {
 	b := &Box{ID: r.ID, Name: r.Name, Kind: r.Kind, System: r.System, ThreadID: r.ThreadID, BackendID: r.BackendID,
 		Host: r.Host, GuestRef: r.GuestRef, Generation: r.Generation, HasScreen: r.HasScreen, ScreenURL: r.ScreenURL,
-		ForkedFrom: r.ForkedFrom, State: r.State, CreatedAt: r.CreatedAt, ReleasedAt: r.ReleasedAt, HeadID: r.HeadID}
+		ForkedFrom: r.ForkedFrom, State: BoxState(r.State), CreatedAt: r.CreatedAt, ReleasedAt: r.ReleasedAt, HeadID: r.HeadID}
 	if len(r.Presence) > 0 {
 		if err := json.Unmarshal(r.Presence, &b.Presence); err != nil {
 			return nil, fmt.Errorf("box %s: its presence: %w", r.ID, err)

@@ -108,7 +108,7 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 		if err != nil {
 			return err
 		}
-		if b.State != "ready" {
+		if b.State != BoxReady {
 			return refuse(CodeBusy, "%s is being released: it takes no snapshots.", b.Name)
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {

@@ -46,7 +46,7 @@ func (s *Server) kindPlans(ctx context.Context, boxes []*snapshots.Box) []kindPl
 	for _, be := range s.opts.Core.Backends() {
 		seen := map[string]bool{}
 		for _, b := range boxes {
-			if b.BackendID != be.ID || b.ReleasedAt != nil || b.State != "ready" {
+			if b.BackendID != be.ID || b.ReleasedAt != nil || b.State != snapshots.BoxReady {
 				continue
 			}
 			host := hostName(be, b)

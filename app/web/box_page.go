@@ -159,7 +159,7 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 	}
 	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + s.whereWords(b)
 	c.Take = action{Label: "Take snapshot", Href: "/boxes/" + url.PathEscape(b.Name) + "/take?back=" + url.QueryEscape(back)}
-	if b.ReleasedAt != nil || b.State != "ready" {
+	if b.ReleasedAt != nil || b.State != snapshots.BoxReady {
 		c.Take.Why = fmt.Sprintf("%s is released: it takes no snapshots.", b.Name)
 	} else if _, _, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), b.ID, ""); err != nil {
 		c.Take.Why = refusalWords(err)

@@ -60,7 +60,7 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	}
 	// Where it goes: the box's thread, or as one of the person's machines;
 	// a released box's kept snapshot, and a machine's, only the latter.
-	if b.ThreadID != nil && b.ReleasedAt == nil && b.State == "ready" {
+	if b.ThreadID != nil && b.ReleasedAt == nil && b.State == snapshots.BoxReady {
 		title := *b.ThreadID
 		if t, terr := s.opts.Core.Thread(ctx, snapshots.Owner(), *b.ThreadID); terr == nil {
 			title = t.Title

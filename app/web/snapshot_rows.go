@@ -350,7 +350,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	}
 	r.Restore = action{Label: fmt.Sprintf("Restore %s to %s", b.Name, sn.Name), Href: base + "/restore" + q}
 	switch {
-	case b.ReleasedAt != nil || b.State != "ready":
+	case b.ReleasedAt != nil || b.State != snapshots.BoxReady:
 		r.Restore.Why = fmt.Sprintf("%s is released: fork it instead.", b.Name)
 	case snapping == nil || snapping.Restore == providers.RestoreNone:
 		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", s.whereWords(b))
@@ -469,7 +469,7 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 	if sn.ForkSafe == nil || *sn.ForkSafe <= 0 {
 		return providers.NoResetWords(b.Name)
 	}
-	if b.ReleasedAt != nil || b.State != "ready" {
+	if b.ReleasedAt != nil || b.State != snapshots.BoxReady {
 		// A released box's kept snapshot: its own plan says (a few rows).
 		plan, err := s.plans.snapshotPlan(rc.ctx, s.opts.Core, b, sn.ID)
 		switch {
@@ -501,7 +501,7 @@ func (s *Server) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string
 	compare := menuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare with now: %s and %s", sn.Name, b.Name), Href: base + "/compare", Page: true}
 	browse.Why = s.opts.Core.LookWhyNot(b, sn)
 	compare.Why = browse.Why
-	if compare.Why == "" && (b.State != "ready" || b.ReleasedAt != nil) {
+	if compare.Why == "" && (b.State != snapshots.BoxReady || b.ReleasedAt != nil) {
 		compare.Why = fmt.Sprintf("%s is released: there is no box now to compare with.", b.Name)
 	}
 	return []menuItem{browse, compare}
