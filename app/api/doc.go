@@ -10,7 +10,8 @@
 //
 // It calls the core (app/snapshots) and app/auth only. The caller's thread
 // always comes from its token, never from a parameter; what a caller may do
-// is the core's MayAct, whose refusals become HTTP answers here.
+// is the core's MayAct, whose refusals become HTTP answers here: codes.go is
+// the one place where a refusal's code becomes a status.
 //
 // It must never import jobs, app/web, app/cli or a provider's subpackage.
 package api

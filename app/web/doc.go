@@ -21,7 +21,10 @@
 //
 // Every page and fragment reads through the core as snapshots.Owner(), so
 // mayAct decides; every state-changing request is a POST behind the
-// standard library's cross-origin protection. It calls the core and auth;
-// it must never import jobs or a provider's implementation (only its tests
-// do, to run the simulated Proxmox VE behind a real core).
+// standard library's cross-origin protection. A refusal's code becomes a
+// page's status in one place (codes.go). It calls the core and auth, and
+// asks a backend only through the core, never through Backend.Snap or
+// Backend.Boxes (layers_test.go); it must never import jobs or a provider's
+// implementation (only its tests do, to run the simulated Proxmox VE behind
+// a real core).
 package web
