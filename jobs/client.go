@@ -10,13 +10,13 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/operations"
 )
 
 // Queue names. Operations run on their own queue so a slow housekeeping run
 // never delays a box's operation.
 const (
-	QueueOperations  = snapshots.QueueOperations
+	QueueOperations  = operations.Queue
 	QueueMaintenance = river.QueueDefault
 )
 
@@ -80,10 +80,11 @@ func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*river.Client[pgx.Tx], e
 
 // operationWorkers is how many operations run at once on pool: a running
 // operation holds one connection for its advisory lock and uses another for
-// its queries, and River keeps a few of its own, so the pool's size bounds
-// it; at most maxOperationWorkers.
+// its queries (a job snoozed on its provider task holds none), River keeps
+// a few of its own, and the engine one to hear the operations' ends while
+// anyone waits, so the pool's size bounds it; at most maxOperationWorkers.
 func operationWorkers(pool *pgxpool.Pool) int {
-	n := (int(pool.Config().MaxConns) - riverConnections) / 2
+	n := (int(pool.Config().MaxConns) - riverConnections - listenerConnections) / 2
 	if n < 1 {
 		n = 1
 	}
@@ -100,8 +101,9 @@ func operationWorkers(pool *pgxpool.Pool) int {
 // with worker processes on pgxpool's default of 4 hung that way.
 const (
 	riverConnections    = 4
+	listenerConnections = 1
 	maxOperationWorkers = 20
 	// MinPoolConnections is the smallest pool a working process accepts: two
-	// operations at once beside River's own.
-	MinPoolConnections = 8
+	// operations at once beside River's own and the engine's listener.
+	MinPoolConnections = 9
 )

@@ -27,7 +27,7 @@ func Register(workers *river.Workers, d Deps) error {
 		return err
 	}
 	if d.Core != nil {
-		if err := river.AddWorkerSafely(workers, &OperationWorker{core: d.Core}); err != nil {
+		if err := river.AddWorkerSafely(workers, &OperationWorker{engine: d.Core.Engine()}); err != nil {
 			return err
 		}
 	}

@@ -24,6 +24,12 @@ var (
 	// caller's request is at fault, and the core answers it with a 4xx in the
 	// backend's words. A RefusedError is one.
 	ErrRefused = errors.New("refused")
+	// ErrTaskPending is what a Recorder's TaskStarted answers when the core
+	// takes the wait for the task it records upon itself: the backend returns
+	// it (wrapped or not) at once, without waiting and without cleaning up,
+	// and the core asks ProviderTask later where the task got to. Nothing
+	// failed.
+	ErrTaskPending = errors.New("provider task pending")
 )
 
 // LockedError is returned when a host left the guest locked; its message is

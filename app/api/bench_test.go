@@ -189,7 +189,7 @@ func benchTakes(b *testing.B, callers int) {
 // benchPoolConns is the benchmark's pool size: boot's (app/boot's
 // poolConnections, unexported there), so River's operation workers, which
 // the jobs client sizes to the pool, are as many as boxsnap runs with (20).
-const benchPoolConns = 44
+const benchPoolConns = 45
 
 // benchEnv is coretest.New's running core, on a pool the size of boot's.
 func benchEnv(b *testing.B, be snapshots.Backend) *coretest.Env {

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -118,28 +117,23 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 	box := s.boxName(ctx, c, op)
 	switch op.Kind {
 	case snapshots.OpTake:
-		var res snapshots.TakeResult
-		if json.Unmarshal(op.Result, &res) == nil {
+		if res, err := s.core.Kinds().Take.Result(op); err == nil {
 			return takeWords(box, res, s.priceOf(ctx, c, res.Snapshot))
 		}
 	case snapshots.OpRestore:
-		var res snapshots.RestoreResult
-		if json.Unmarshal(op.Result, &res) == nil {
+		if res, err := s.core.Kinds().Restore.Result(op); err == nil {
 			return s.restoreWords(ctx, c, box, res)
 		}
 	case snapshots.OpDelete, snapshots.OpExpiry:
-		var res snapshots.DeleteResult
-		if json.Unmarshal(op.Result, &res) == nil {
+		if res, err := s.core.Kinds().Delete.Result(op); err == nil {
 			return deleteWords(box, res)
 		}
 	case snapshots.OpKeep, snapshots.OpUnkeep:
-		var res keepResult
-		if json.Unmarshal(op.Result, &res) == nil {
+		if res, err := s.core.Kinds().Keep.Result(op); err == nil {
 			return s.keepWords(ctx, c, box, op.Kind == snapshots.OpUnkeep, res)
 		}
 	case snapshots.OpFork:
-		var res snapshots.ForkResult
-		if json.Unmarshal(op.Result, &res) == nil && res.Name != "" {
+		if res, err := s.core.Kinds().Fork.Result(op); err == nil && res.Name != "" {
 			return forkWords(res)
 		}
 	case snapshots.OpRelease:
@@ -150,12 +144,6 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 		}
 	}
 	return fmt.Sprintf("The %s is done.", op.Kind)
-}
-
-// keepResult is what the core's keep and unkeep answer.
-type keepResult struct {
-	Snapshot  string     `json:"snapshot"`
-	KeptUntil *time.Time `json:"keptUntil"`
 }
 
 func (s *server) boxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -87,8 +86,11 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
 			return
 		}
-		var res snapshots.TakeResult
-		_ = json.Unmarshal(op.Result, &res)
+		res, err := s.core.Kinds().Take.Result(op)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
 		ref, took, tookName = res.Snapshot, res.Snapshot, res.Name
 		tookWords = takeWords(s.boxName(ctx, c, op), res, s.priceOf(ctx, c, res.Snapshot))
 	}
@@ -116,8 +118,11 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
 		return
 	}
-	var res snapshots.ForkResult
-	_ = json.Unmarshal(op.Result, &res)
+	res, err := s.core.Kinds().Fork.Result(op)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	b, err := s.core.Box(ctx, c, res.Box)
 	if err != nil {
 		s.fail(w, r, fmt.Errorf("read the fork %s: %w", res.Box, err))

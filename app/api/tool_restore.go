@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -91,8 +90,11 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := caller(r)
-	var res snapshots.RestoreResult
-	_ = json.Unmarshal(op.Result, &res)
+	res, err := s.core.Kinds().Restore.Result(op)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	box := s.boxName(r.Context(), c, op)
 	writeJSON(w, http.StatusOK, restoreAnswer{
 		Message: s.restoreWords(r.Context(), c, box, res), Operation: op.ID, Box: box, Snapshot: res.Target, Name: res.TargetName,

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -65,8 +64,11 @@ func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := caller(r)
-	var res snapshots.TakeResult
-	_ = json.Unmarshal(op.Result, &res)
+	res, err := s.core.Kinds().Take.Result(op)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	box := s.boxName(r.Context(), c, op)
 	price := s.priceOf(r.Context(), c, res.Snapshot)
 	own := "own"

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -54,8 +53,11 @@ func (s *server) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := caller(r)
-	var res snapshots.DeleteResult
-	_ = json.Unmarshal(op.Result, &res)
+	res, err := s.core.Kinds().Delete.Result(op)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	box := s.boxName(r.Context(), c, op)
 	own := "own"
 	writeJSON(w, http.StatusOK, deleteAnswer{Message: deleteWords(box, res), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name,

@@ -93,7 +93,7 @@ func deleteWords(box string, res snapshots.DeleteResult) string {
 	return fmt.Sprintf("Deleted ‘%s’ of %s: it freed %s.", name, box, snapshots.GB(*res.Freed))
 }
 
-func (s *server) keepWords(ctx context.Context, c snapshots.Caller, box string, unkeep bool, res keepResult) string {
+func (s *server) keepWords(ctx context.Context, c snapshots.Caller, box string, unkeep bool, res snapshots.KeepResult) string {
 	name := res.Snapshot
 	if sn, _, err := s.core.Snapshot(ctx, c, res.Snapshot); err == nil {
 		name = "‘" + sn.Name + "’"

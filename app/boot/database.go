@@ -23,10 +23,10 @@ const databaseName = "boxsnap"
 const connectTimeout = 10 * time.Second
 
 // poolConnections is a process's pool size unless DATABASE_URL sets
-// pool_max_conns: 44 serves 20 operations at once with River's own and the
-// web's requests beside them. Several processes on one PostgreSQL add up;
+// pool_max_conns: 45 serves 20 operations at once with River's own, the
+// engine's listener and the web's requests beside them. Several processes on one PostgreSQL add up;
 // its default max_connections is 100.
-const poolConnections = 44
+const poolConnections = 45
 
 // Database is an open pool, and the embedded cluster when boxsnap started
 // one.

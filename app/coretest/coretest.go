@@ -55,6 +55,9 @@ type Options struct {
 	// Price makes the local backend charge for its snapshots (the paid
 	// ceiling's tests; local.Config.Price).
 	Price *providers.Price
+	// TaskSnooze is how long a job snoozes between looks at its provider
+	// task; 0: the engine's default.
+	TaskSnooze time.Duration
 }
 
 // New starts a core for t on a fresh database, stopped at t's cleanup.
@@ -104,7 +107,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		localBackend = opts.Wrap(localBackend)
 	}
 	bes := append([]snapshots.Backend{localBackend}, opts.Extra...)
-	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now})
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now, TaskSnooze: opts.TaskSnooze})
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // DeleteRequest asks to delete one snapshot.
@@ -50,7 +52,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
-func (s *Service) runDelete(ctx context.Context, op *Operation, resuming bool) error {
+func (s *Service) runDelete(ctx context.Context, op *Operation) error {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
 		return s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", "it was already gone")
@@ -80,10 +82,16 @@ func (s *Service) runDelete(ctx context.Context, op *Operation, resuming bool) e
 	if err != nil {
 		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
-	if err := s.deleteNow(ctx, op, sn, b, be, callerOf(op), why); err != nil {
+	// The backend's task is waited for by the job's snooze, not here: a
+	// resumed delete finds the snapshot gone and ends, or, when the task
+	// failed, asks once more and waits in place for the backend's words.
+	if err := s.deleteWith(ctx, op, sn, b, be, callerOf(op), why, s.taskRecorder(op)); err != nil {
+		if operations.Pending(err) {
+			return err
+		}
 		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
-	return s.finish(ctx, op, OpDone, DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, "", "")
+	return s.ops.EndWith(ctx, op, OpDone, DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, "", "")
 }
 
 func freed(sn *Snapshot) *int64 {
@@ -111,6 +119,22 @@ func byWhy(c Caller) string {
 // turn: deleting, the backend's delete, then the record goes. A delete cut
 // short leaves the snapshot incomplete, and another delete finishes it.
 func (s *Service) deleteNow(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
+	return s.deleteWith(ctx, op, sn, b, be, c, why, s.ops.Recorder(op))
+}
+
+// taskRecorder is the recorder of a step that may leave its provider task
+// to the job's snooze: the snoozer, unless the run follows a task that
+// failed, which the step asks again and waits for in place.
+func (s *Service) taskRecorder(op *Operation) providers.Recorder {
+	if op.TaskEnded != nil && !op.TaskEnded.OK {
+		return s.ops.Recorder(op)
+	}
+	return s.ops.Snoozer(op)
+}
+
+// deleteWith is deleteNow with the recorder of the backend's task: one that
+// snoozes answers operations.ErrTaskPending, with the snapshot deleting.
+func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string, rec providers.Recorder) error {
 	if sn.State != StateDeleting {
 		if err := s.moveState(ctx, s.st.Pool, sn, StateDeleting, ""); err != nil {
 			return err
@@ -120,7 +144,10 @@ func (s *Service) deleteNow(ctx context.Context, op *Operation, sn *Snapshot, b 
 		return err
 	}
 	if sn.Ref != "" {
-		if err := be.Snap.DeleteSnapshot(ctx, refOf(sn, b), opRecorder{s, op}); err != nil {
+		if err := be.Snap.DeleteSnapshot(ctx, refOf(sn, b), rec); err != nil {
+			if operations.Pending(err) {
+				return err
+			}
 			words := fmt.Sprintf("the delete stopped part way: %v", err)
 			if merr := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
 				s.logger.Error("mark incomplete", "snapshot", sn.ID, "err", merr)

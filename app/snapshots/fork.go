@@ -27,7 +27,9 @@ type ForkRequest struct {
 	RequestID string
 }
 
-type forkParams struct {
+// ForkParams are a fork's parameters on its operation: the new box's name
+// and ID, fixed at admission, and its thread.
+type ForkParams struct {
 	Name   string  `json:"name"`
 	BoxID  string  `json:"boxId"`
 	Thread *string `json:"thread,omitempty"`
@@ -107,7 +109,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 			return err
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Params: forkParams{Name: name, BoxID: NewID(PrefixBox), Thread: thread}})
+			RequestID: req.RequestID, Params: ForkParams{Name: name, BoxID: NewID(PrefixBox), Thread: thread}})
 		return err
 	})
 	if err != nil {
@@ -132,9 +134,7 @@ func (s *Service) ForkName(ctx context.Context, box string) string {
 // runFork makes the new box from the snapshot, records it and starts it.
 // The new box's ID is fixed at admission, so a resumed fork finds the guest
 // a restart cut short and goes on with it rather than copying again.
-func (s *Service) runFork(ctx context.Context, op *Operation) error {
-	var p forkParams
-	_ = json.Unmarshal(op.Params, &p)
+func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) error {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
 		return s.finish(ctx, op, OpFailed, nil, "the snapshot is gone", "")
@@ -161,7 +161,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation) error {
 		guest := providers.Guest{Backend: src.BackendID, Kind: src.Kind, Host: src.Host, Ref: p.BoxID}
 		st, serr := be.Boxes.Status(ctx, guest)
 		if serr != nil || !st.Exists {
-			guest, err = be.Snap.ForkSnapshot(ctx, refOf(sn, src), identity, opRecorder{s, op})
+			guest, err = be.Snap.ForkSnapshot(ctx, refOf(sn, src), identity, s.ops.Recorder(op))
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -195,5 +195,5 @@ func (s *Service) runFork(ctx context.Context, op *Operation) error {
 	tz := s.TimeZone(ctx)
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))
 	s.log(ctx, s.st.Pool, src.ID, EvForked, caller, fmt.Sprintf("‘%s’ as %s", sn.Name, box.Name), sn.ID, op.ID, nil)
-	return s.finish(ctx, op, OpDone, ForkResult{Box: box.ID, Name: box.Name, From: from}, "", "")
+	return s.kinds.Fork.Done(ctx, op, ForkResult{Box: box.ID, Name: box.Name, From: from})
 }

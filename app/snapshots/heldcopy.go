@@ -127,7 +127,7 @@ func (s *Service) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *
 	at := sn.TakenAt
 	label := providers.Label{Install: s.install, Box: b.ID, Snapshot: sn.ID, KeptUntil: sn.KeptUntil, ResetVersion: *sn.ForkSafe,
 		Held: sn.Ref, SnapshotAt: &at, Kind: b.Kind}
-	rec := opRecorder{s, op}
+	rec := s.ops.Recorder(op)
 	prog, err := hc.HoldCopy(ctx, ref, label, providers.HeldCopyClone, rec)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -173,9 +173,8 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 // the records, upserts), box (making a box the import brought here), clean
 // (the records are written: the staged files go, then it ends). A run
 // resumed at clean only reads what the first wrote.
-func (s *Service) runImport(ctx context.Context, op *Operation) error {
-	var p importParams
-	if err := json.Unmarshal(op.Params, &p); err != nil || len(p.Files) == 0 {
+func (s *Service) runImport(ctx context.Context, op *Operation, p importParams) error {
+	if len(p.Files) == 0 {
 		return s.finish(ctx, op, OpFailed, nil, "the import's params are unreadable", "")
 	}
 	c := callerOf(op)

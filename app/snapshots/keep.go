@@ -2,7 +2,6 @@ package snapshots
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -139,9 +138,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 
 // runKeep writes the keep date on the backend's label first, then on the
 // record; if the label cannot be written, nothing is kept (unit 8).
-func (s *Service) runKeep(ctx context.Context, op *Operation, resuming bool) error {
-	var p keepParams
-	_ = json.Unmarshal(op.Params, &p)
+func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) error {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
 		return s.finish(ctx, op, OpFailed, nil, "the snapshot is gone", "")
@@ -198,7 +195,7 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, resuming bool) err
 	} else {
 		s.log(ctx, s.st.Pool, b.ID, EvSnapshotKept, callerOf(op), fmt.Sprintf("‘%s’ until %s", sn.Name, p.Until.Format("2 Jan 2006")), sn.ID, op.ID, nil)
 	}
-	return s.finish(ctx, op, OpDone, map[string]any{"snapshot": sn.ID, "keptUntil": until}, "", "")
+	return s.ops.EndWith(ctx, op, OpDone, KeepResult{Snapshot: sn.ID, KeptUntil: until}, "", "")
 }
 
 // keepFits refuses to keep an undo when the box holds its limit already: a

@@ -3,6 +3,8 @@ package snapshots
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/operations"
 )
 
 // Snapshot states (section 1, "Its states").
@@ -159,35 +161,8 @@ func (s *Snapshot) Kept() bool { return s.KeptUntil != nil }
 func (s *Snapshot) IsUndo() bool { return s.UndoOf != nil && !s.Kept() }
 
 // Operation is one change, recorded before it starts, with every field of
-// section 6's table, in the order of the operations table's columns (a row
-// of db.Operation converts to it: rows.go).
-type Operation struct {
-	ID         string          `db:"id" json:"id"`
-	Seq        int64           `db:"seq" json:"-"`
-	RequestKey *string         `db:"request_key" json:"-"`
-	Kind       string          `db:"kind" json:"kind"`
-	BoxID      *string         `db:"box_id" json:"box,omitempty"`
-	Generation int             `db:"generation" json:"generation"`
-	Target     *string         `db:"target" json:"target,omitempty"`
-	Snapshots  []string        `db:"snapshots" json:"snapshots"`
-	ByKind     string          `db:"by_kind" json:"byKind"`
-	ByThreadID *string         `db:"by_thread_id" json:"byThread,omitempty"`
-	Consent    json.RawMessage `db:"consent" json:"consent,omitempty"`
-	UndoID     *string         `db:"undo_id" json:"undo,omitempty"`
-	Guests     json.RawMessage `db:"guests" json:"guests,omitempty"`
-	Step       string          `db:"step" json:"step"`
-	Task       json.RawMessage `db:"task" json:"task,omitempty"`
-	State      string          `db:"state" json:"state"`
-	Reserved   json.RawMessage `db:"reserved" json:"reserved,omitempty"`
-	Params     json.RawMessage `db:"params" json:"-"`
-	Result     json.RawMessage `db:"result" json:"result,omitempty"`
-	Error      *string         `db:"error" json:"error,omitempty"`
-	Observed   *string         `db:"observed" json:"observed,omitempty"`
-	Resumes    int             `db:"resumes" json:"-"`
-	CreatedAt  time.Time       `db:"created_at" json:"createdAt"`
-	StartedAt  *time.Time      `db:"started_at" json:"startedAt,omitempty"`
-	EndedAt    *time.Time      `db:"ended_at" json:"endedAt,omitempty"`
-}
+// section 6's table; the engine (app/operations) owns its row.
+type Operation = operations.Operation
 
 // Operation kinds (section 6).
 const (
@@ -204,17 +179,17 @@ const (
 
 // Operation states (section 6).
 const (
-	OpRunning = "running"
-	OpDone    = "done"
-	OpFailed  = "failed"
-	OpUnknown = "unknown"
+	OpRunning = operations.Running
+	OpDone    = operations.Done
+	OpFailed  = operations.Failed
+	OpUnknown = operations.Unknown
 )
 
 // Steps an operation records before it runs them, beside the restore steps
 // of providers.RestoreStep.
 const (
-	StepWaiting  = "waiting"  // asked; an earlier operation of the box runs
-	StepQueued   = "queued"   // its job is in River's queue
+	StepWaiting  = operations.StepWaiting
+	StepQueued   = operations.StepQueued
 	StepPlan     = "plan"     // reading the plan again at the moment of the change
 	StepPicture  = "picture"  // taking the screen's picture
 	StepSnapshot = "snapshot" // the backend takes the snapshot

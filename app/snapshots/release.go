@@ -2,7 +2,6 @@ package snapshots
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -62,9 +61,7 @@ func (s *Service) releaseBox(ctx context.Context, c Caller, ref, requestID strin
 	return op, err
 }
 
-func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) error {
-	var p releaseParams
-	_ = json.Unmarshal(op.Params, &p)
+func (s *Service) runRelease(ctx context.Context, op *Operation, p releaseParams) error {
 	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return err
@@ -116,5 +113,5 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, resuming bool) 
 		return fmt.Errorf("record release of %s: %w", b.Name, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvReleased, callerOf(op), "released; kept snapshots stay", "", op.ID, nil)
-	return s.finish(ctx, op, OpDone, map[string]any{"box": b.ID}, "", "")
+	return s.kinds.Release.Done(ctx, op, ReleaseResult{Box: b.ID})
 }

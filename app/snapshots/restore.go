@@ -2,7 +2,6 @@ package snapshots
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -269,9 +268,8 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
-func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) error {
-	var p restoreParams
-	_ = json.Unmarshal(op.Params, &p)
+func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) error {
+	resuming := op.Resuming
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
 		return s.finish(ctx, op, OpFailed, nil, "its target's record is gone; nothing changed", "")
@@ -354,7 +352,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 				words := "could not take the undo: " + err.Error()
 				if stopped || i > 0 {
 					// Bring the box back as it was before saying so.
-					if _, serr := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, providers.StepStart, opRecorder{s, op}); serr != nil {
+					if _, serr := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, providers.StepStart, s.ops.Recorder(op)); serr != nil {
 						words += "; and boxsnap could not start it again: " + serr.Error()
 					}
 				}
@@ -386,7 +384,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’", sn.Name), sn.ID, op.ID, nil)
 				asked = true
 			}
-			prog, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, step, opRecorder{s, op})
+			prog, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, step, s.ops.Recorder(op))
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err() // the worker stops: the restore resumes from this step
@@ -413,7 +411,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 	if err := s.step(ctx, op, StepUndos); err != nil {
 		return err
 	}
-	op2, _ := s.opByQuery(ctx, s.st.Pool, "CoreOpByID", op.ID)
+	op2, _ := s.ops.ByID(ctx, s.st.Pool, op.ID)
 	if op2 != nil {
 		op.UndoID = op2.UndoID
 	}
@@ -436,7 +434,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, resuming bool) 
 	}
 	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
 	s.log(ctx, s.st.Pool, b.ID, EvRestored, caller, words, sn.ID, op.ID, res)
-	return s.finish(ctx, op, OpDone, res, "", "")
+	return s.kinds.Restore.Done(ctx, op, res)
 }
 
 func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *Snapshot, step, words, observed string) error {
@@ -470,7 +468,7 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 	}
 	if !found {
 		var err error
-		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID}}, opRecorder{s, op})
+		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID}}, s.ops.Recorder(op))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -8,12 +8,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // The records read through sqlc's typed queries (app/store/db) become the
-// core's types here, one function per record. Snapshot, Operation and
+// core's types here, one function per record (an operation through
+// operations.FromRow, whose type also carries a run's state). Snapshot and
 // Thread have their table's columns in the table's order with the same Go
 // types, so a row converts to them as it is: a column a migration adds is a
 // compile error here until the type has it too, in the same place. A box's
@@ -59,8 +61,7 @@ func operationRow(r db.Operation, err error) (*Operation, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := Operation(r)
-	return &op, nil
+	return operations.FromRow(r), nil
 }
 
 // operationRows is the operations a :many query read.
@@ -70,8 +71,7 @@ func operationRows(rs []db.Operation, err error) ([]*Operation, error) {
 	}
 	out := make([]*Operation, len(rs))
 	for i := range rs {
-		op := Operation(rs[i])
-		out[i] = &op
+		out[i] = operations.FromRow(rs[i])
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package snapshots_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -125,7 +126,7 @@ func TestManyOperationsOnASmallPool(t *testing.T) {
 		t.Cleanup(pool.Close)
 		return pool
 	}
-	if _, err := coretest.Build(ctx, small(4), coretest.Options{LocalRoot: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "need at least 8") {
+	if _, err := coretest.Build(ctx, small(4), coretest.Options{LocalRoot: t.TempDir()}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("need at least %d", jobs.MinPoolConnections)) {
 		t.Fatalf("a pool of 4 for workers: %v", err)
 	}
 	e, err := coretest.Build(ctx, small(jobs.MinPoolConnections), coretest.Options{LocalRoot: t.TempDir()})

@@ -14,40 +14,22 @@ import (
 	_ "time/tzdata"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
 // QueueOperations is the River queue operations run on.
-const QueueOperations = "operations"
+const QueueOperations = operations.Queue
 
-// OperationArgs is the River job of one operation. Its unique key is the
-// box, the operation and the resume count, so a repeat never runs twice; a
-// resume after a crash is a new attempt with its own key. The operation's
-// advisory lock makes sure one worker runs it at a time.
-type OperationArgs struct {
-	Box    string `json:"box" river:"unique"`
-	Op     string `json:"op" river:"unique"`
-	Resume int    `json:"resume" river:"unique"`
-}
-
-// Kind is the job's stable name.
-func (OperationArgs) Kind() string { return "operation" }
-
-// InsertOpts puts operations on their queue, unique by their args.
-func (OperationArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueOperations, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
+// OperationArgs is the River job of one operation (operations.Args).
+type OperationArgs = operations.Args
 
 // Inserter inserts a River job in a transaction; *river.Client[pgx.Tx] is
 // one.
-type Inserter interface {
-	InsertTx(ctx context.Context, tx pgx.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
-}
+type Inserter = operations.Inserter
 
 // Backend is one configured backend as the core uses it.
 type Backend struct {
@@ -69,6 +51,9 @@ type Options struct {
 	Now func() time.Time
 	// TempDir holds imports while they are checked; empty: the system's.
 	TempDir string
+	// TaskSnooze is how long an operation's job sleeps between two looks at
+	// its provider task; 0 means operations.DefaultSnooze.
+	TaskSnooze time.Duration
 }
 
 // Service is the core.
@@ -79,7 +64,8 @@ type Service struct {
 	install  string
 	logger   *slog.Logger
 	now      func() time.Time
-	jobs     Inserter
+	ops      *operations.Engine
+	kinds    Kinds
 	pictures PictureTaker
 	cache    readCache
 	tempDir  string
@@ -101,10 +87,9 @@ var Queries = append([]string{
 	"CoreSnapshotInsert", "CoreSnapshotByID", "CoreSnapshotLock", "CoreSnapshotsOfBox", "CoreSnapshotsAll", "CoreSnapshotNames",
 	"CoreSnapshotTaken", "CoreSnapshotState", "CoreSnapshotDelete", "CoreSnapshotRename", "CoreSnapshotNote",
 	"CoreSnapshotKeep", "CoreSnapshotBoxGone", "CoreSnapshotsByRef",
-	"CoreOpInsert", "CoreOpByID", "CoreOpByRequest", "CoreOpLock", "CoreOpStep", "CoreOpStart", "CoreOpEnd", "CoreOpSetUndo",
-	"CoreOpSetTask", "CoreOpNextWaiting", "CoreOpActiveOnBox", "CoreOpQueue", "CoreOpUnsettled", "CoreOpResume", "CoreOpResumeMark",
+	"CoreOpSetUndo", "CoreOpUnsettled",
 	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
-	"CoreTryOpLock", "CoreOpUnlock", "CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune", "CoreStorageLock", "CoreReservedOn", "CoreOpSetReserved", "CoreBoxInsertFork", "CoreSnapshotSetPrice", "CoreOpNotify",
+	"CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune", "CoreStorageLock", "CoreReservedOn", "CoreOpSetReserved", "CoreBoxInsertFork", "CoreSnapshotSetPrice",
 }, slices.Concat(SweepQueries, LookQueries, TemplateQueries, MoveQueries, GuestQueries, HeldQueries)...)
 
 // New makes the core.
@@ -127,12 +112,18 @@ func New(opts Options) (*Service, error) {
 		s.order = append(s.order, b.ID)
 	}
 	sort.Strings(s.order)
+	ops, err := operations.New(operations.Options{Store: opts.Store, Logger: s.logger, Snooze: opts.TaskSnooze})
+	if err != nil {
+		return nil, err
+	}
+	s.ops = ops
+	s.register()
 	return s, nil
 }
 
 // UseJobs gives the core River's client, made after the core because its
 // workers call the core.
-func (s *Service) UseJobs(j Inserter) { s.jobs = j }
+func (s *Service) UseJobs(j Inserter) { s.ops.UseJobs(j) }
 
 // Install is this install's ID.
 func (s *Service) Install() string { return s.install }

@@ -98,7 +98,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 	if !ok1 || !ok2 {
 		return b, fmt.Errorf("%s makes no swaps: %w", be.Label, providers.ErrUnsupported)
 	}
-	cur, err := s.opByQuery(ctx, s.st.Pool, "CoreOpByID", op.ID)
+	cur, err := s.ops.ByID(ctx, s.st.Pool, op.ID)
 	if err != nil {
 		return b, err
 	}
@@ -131,7 +131,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		if g.New != nil {
 			return b, nil
 		}
-		ng, err := hc.AdoptCopy(ctx, refOf(target, b), box, g.Identity, opRecorder{s, op})
+		ng, err := hc.AdoptCopy(ctx, refOf(target, b), box, g.Identity, s.ops.Recorder(op))
 		if err != nil {
 			return b, err
 		}
@@ -199,8 +199,8 @@ func (s *Service) straightAfterOutside(ctx context.Context, b *Box) error {
 	if err != nil {
 		return err
 	}
-	var active int
-	if err := s.st.Pool.QueryRow(ctx, s.st.Q("CoreOpActiveOnBox"), b.ID, "").Scan(&active); err != nil {
+	active, err := s.ops.ActiveOnBox(ctx, s.st.Pool, b.ID, "")
+	if err != nil {
 		return err
 	}
 	if active > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
@@ -16,7 +17,7 @@ import (
 var SweepQueries = []string{
 	"SweepSnapshotsOfBackend", "SweepSnapshotsNotIn", "SweepMissing", "SweepSeen", "SweepSnapshotInsert", "SweepGoneBoxInsert",
 	"SweepWasDeleted", "SweepFailedOld", "SweepLostOld", "SweepLogPrune", "SweepExpired", "SweepRoomCandidates", "SweepStorages",
-	"SweepOpInsert", "SweepBoxesOfBackend", "SweepTaskLogged", "SweepOpTasks", "SweepSetRef",
+	"SweepBoxesOfBackend", "SweepTaskLogged", "SweepOpTasks", "SweepSetRef",
 }
 
 // HousekeepReport says what housekeeping removed.
@@ -214,8 +215,8 @@ func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string)
 		if err != nil {
 			return err
 		}
-		var active int
-		if err := tx.QueryRow(ctx, s.st.Q("CoreOpActiveOnBox"), b.ID, "").Scan(&active); err != nil {
+		active, err := s.ops.ActiveOnBox(ctx, tx, b.ID, "")
+		if err != nil {
 			return err
 		}
 		if active > 0 {
@@ -232,7 +233,8 @@ func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string)
 		if err := Eligible(sn, ChangeEvictRoom, pins, s.now(), s.TimeZone(ctx)); err != nil {
 			return err
 		}
-		op, err = s.opByQuery(ctx, tx, "SweepOpInsert", NewID(PrefixOperation), OpDelete, b.ID, b.Generation, sn.ID, []string{sn.ID})
+		op, err = s.ops.Begin(ctx, tx, operations.Request{Kind: OpDelete, Box: &b.ID, Generation: b.Generation, Target: &sn.ID,
+			Pins: []string{sn.ID}, ByKind: "boxsnap"})
 		return err
 	})
 	var r *Refusal
@@ -242,13 +244,13 @@ func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string)
 	if err != nil {
 		return false, fmt.Errorf("room sweep: %w", err)
 	}
-	op, err = s.opByQuery(ctx, s.st.Pool, "CoreOpStart", op.ID)
+	op, err = s.ops.Start(ctx, op.ID)
 	if err != nil {
 		return false, fmt.Errorf("room sweep: %w", err)
 	}
 	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
 	if err != nil {
-		return false, s.finish(ctx, op, OpDone, nil, "", "it was already gone")
+		return false, s.ops.EndWith(ctx, op, OpDone, nil, "", "it was already gone")
 	}
 	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
@@ -257,5 +259,5 @@ func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string)
 	if err := s.deleteNow(ctx, op, sn, b, be, caller, "by boxsnap: "+why); err != nil {
 		return false, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
-	return true, s.finish(ctx, op, OpDone, DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, "", "")
+	return true, s.kinds.Delete.Done(ctx, op, DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)})
 }

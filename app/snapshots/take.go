@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -47,7 +48,7 @@ type TakeResult struct {
 // Take admits a take: it plans, checks the room and the limit, records the
 // snapshot as taking and its operation, and queues the operation's job, all
 // before anything changes on the backend. A repeated request ID returns the
-// same operation.
+// same operation (and its snapshot, nil if it was deleted since).
 func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operation, *Snapshot, error) {
 	b, err := s.Box(ctx, c, req.Box)
 	if err != nil {
@@ -374,7 +375,8 @@ func (s *Service) evictable(ctx context.Context, q pgxQuerier, thread string, al
 }
 
 // runTake runs a take from the step it reached.
-func (s *Service) runTake(ctx context.Context, op *Operation, resuming bool) error {
+func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams) error {
+	resuming := op.Resuming
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
 		return s.finish(ctx, op, OpFailed, nil, "its snapshot's record is gone", "")
@@ -387,10 +389,11 @@ func (s *Service) runTake(ctx context.Context, op *Operation, resuming bool) err
 	if err != nil {
 		return s.failTake(ctx, op, sn, b, err.Error())
 	}
-	var params takeParams
-	_ = json.Unmarshal(op.Params, &params)
 	caller := callerOf(op)
 	start := s.now()
+	if op.TaskEnded != nil && op.StartedAt != nil {
+		start = *op.StartedAt // the take began before the job snoozed on its task
+	}
 
 	if sn.State == StateTaking {
 		if !resuming && sn.Picture != "off" && b.HasScreen {
@@ -418,7 +421,14 @@ func (s *Service) runTake(ctx context.Context, op *Operation, resuming bool) err
 		}
 		if !found {
 			label := providers.Label{Install: s.install, Box: b.ID, Snapshot: sn.ID}
-			taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory}, opRecorder{s, op})
+			// A backend task is waited for by the job's snooze: the take
+			// resumes here and finds its snapshot by its label. One whose
+			// task failed and left nothing asks once more and waits in place,
+			// so the backend says why in its own words.
+			taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory}, s.taskRecorder(op))
+			if operations.Pending(err) {
+				return err
+			}
 			if err != nil {
 				if errors.Is(err, providers.ErrIncomplete) {
 					return s.incompleteTake(ctx, op, sn, b, err.Error())
@@ -469,7 +479,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, resuming bool) err
 	if sn.PausedMs != nil {
 		res.PausedMs = int64(*sn.PausedMs)
 	}
-	return s.finish(ctx, op, OpDone, res, "", "")
+	return s.kinds.Take.Done(ctx, op, res)
 }
 
 // findHeld looks for a snapshot's label in the backend's listing.

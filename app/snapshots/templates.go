@@ -17,7 +17,7 @@ import (
 )
 
 // TemplateQueries are the queries of box templates (security.sql).
-var TemplateQueries = []string{"TemplateList", "TemplateByName", "TemplateUpsert", "TemplateDelete", "SecurityBoxByGuest", "SecurityFinishStaleJobs"}
+var TemplateQueries = []string{"TemplateList", "TemplateByName", "TemplateUpsert", "TemplateDelete", "SecurityBoxByGuest"}
 
 // BoxTemplate is what the owner makes available for new boxes (issue 9): an
 // agent makes a box only from one of these, by name. Source is the

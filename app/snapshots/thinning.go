@@ -2,7 +2,6 @@ package snapshots
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -190,9 +189,7 @@ func (s *Service) admitThin(ctx context.Context, c Caller, b *Box, kind string, 
 // runThin runs a thinning or a Delete history: each snapshot it pinned is
 // asked of eligible again now and deleted, one at a time; one that may not
 // go now is spared and named in the result.
-func (s *Service) runThin(ctx context.Context, op *Operation) error {
-	var params thinParams
-	_ = json.Unmarshal(op.Params, &params)
+func (s *Service) runThin(ctx context.Context, op *Operation, params thinParams) error {
 	if params.Change == "" {
 		params.Change = ChangeThin
 	}
@@ -240,5 +237,5 @@ func (s *Service) runThin(ctx context.Context, op *Operation) error {
 		}
 		s.log(ctx, s.st.Pool, *op.BoxID, kind, caller, fmt.Sprintf("%d automatic snapshots deleted, %s", len(res.Deleted), why), "", op.ID, nil)
 	}
-	return s.finish(ctx, op, OpDone, res, "", "")
+	return s.ops.EndWith(ctx, op, OpDone, res, "", "")
 }

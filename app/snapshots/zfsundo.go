@@ -40,7 +40,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	start := s.now()
 	at := start
 	label := providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID, Held: "guest", SnapshotAt: &at, Kind: b.Kind}
-	rec := opRecorder{s, op}
+	rec := s.ops.Recorder(op)
 	source := providers.SnapshotRef{ID: undo.ID, Guest: guestOf(b)}
 	if err := s.step(ctx, op, StepCopyClone); err != nil {
 		return nil, err

@@ -139,7 +139,7 @@ func (s *Server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.renderDialog(w, r, statusOf(err), d)
 		return
 	}
-	next := fmt.Sprintf("/boxes/%s?fork=%s", url.PathEscape(forkTarget(op, name)), url.QueryEscape(op.ID))
+	next := fmt.Sprintf("/boxes/%s?fork=%s", url.PathEscape(s.forkTarget(op, name)), url.QueryEscape(op.ID))
 	if r.Header.Get("HX-Request") == "true" {
 		w.Header().Set("HX-Redirect", next)
 		w.WriteHeader(http.StatusOK)
@@ -149,11 +149,8 @@ func (s *Server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 }
 
 // forkTarget is the new box's name as the fork's operation records it.
-func forkTarget(op *snapshots.Operation, fallback string) string {
-	var p struct {
-		Name string `json:"name"`
-	}
-	if json.Unmarshal(op.Params, &p) == nil && p.Name != "" {
+func (s *Server) forkTarget(op *snapshots.Operation, fallback string) string {
+	if p, err := s.opts.Core.Kinds().Fork.Params(op); err == nil && p.Name != "" {
 		return p.Name
 	}
 	return fallback
@@ -175,7 +172,7 @@ func (s *Server) forkingOf(r *http.Request, name string) *forking {
 	}
 	ctx := r.Context()
 	op, err := s.opts.Core.Operation(ctx, snapshots.Owner(), id)
-	if err != nil || op.Kind != snapshots.OpFork || forkTarget(op, "") != name {
+	if err != nil || op.Kind != snapshots.OpFork || s.forkTarget(op, "") != name {
 		return nil
 	}
 	f := &forking{Name: name, LiveURL: fmt.Sprintf("/boxes/%s/live?fork=%s", url.PathEscape(name), url.QueryEscape(op.ID))}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -84,8 +83,9 @@ func (s *Server) showToasts(w http.ResponseWriter, r *http.Request) {
 		if here == page {
 			continue // the box's page says it in its notice
 		}
-		var res snapshots.RestoreResult
-		_ = json.Unmarshal(op.Result, &res)
+		// A restore that did not end done has no result: its words below
+		// name no target.
+		res, _ := s.opts.Core.Kinds().Restore.Result(op)
 		switch op.State {
 		case snapshots.OpDone:
 			out = append(out, toast{Words: fmt.Sprintf("%s was restored to ‘%s’.", b.Name, res.TargetName), Href: page})

@@ -215,7 +215,9 @@ func taskOK(exit string) bool {
 }
 
 // wait records the task, then polls its status every a.poll until it stops,
-// and returns its exit status. A task that failed returns a *TaskError.
+// and returns its exit status. A task that failed returns a *TaskError. A
+// recorder that takes the wait upon itself answers providers.ErrTaskPending,
+// which wait returns at once.
 func (a *api) wait(ctx context.Context, upid string, rec providers.Recorder) (taskStatus, error) {
 	if upid == "" {
 		return taskStatus{}, errors.New("Proxmox answered no task")

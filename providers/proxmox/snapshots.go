@@ -198,8 +198,8 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 		return out, fmt.Errorf("take snapshot %s of %s: %w", name, g.Ref, err)
 	}
 	_, werr := b.api.wait(ctx, upid, rec)
-	if werr != nil && ctx.Err() != nil {
-		return out, werr
+	if werr != nil && (ctx.Err() != nil || errors.Is(werr, providers.ErrTaskPending)) {
+		return out, werr // the core waits for the task; a resumed take finds the snapshot
 	}
 	list, lerr := b.listSnapshots(ctx, g)
 	if werr != nil {

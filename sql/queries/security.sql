@@ -20,17 +20,3 @@ DELETE FROM box_templates WHERE name = $1;
 
 -- name: SecurityBoxByGuest :many
 SELECT * FROM boxes WHERE backend_id = $1 AND guest_ref = $2 AND state <> 'released';
-
--- name: SecurityFinishStaleJobs :many
--- The River jobs that a killed worker left running (River's own rescuer
--- waits an hour): the job of an operation that ended before $1, or an
--- attempt a resume replaced. Each is finished as its operation went, so the
--- job dashboard agrees with the operations.
-UPDATE river_job j
-SET state = (CASE WHEN o.state = 'done' AND (j.args->>'resume')::int = o.resumes THEN 'completed' ELSE 'discarded' END)::river_job_state,
-    finalized_at = now()
-FROM operations o
-WHERE j.kind = 'operation' AND j.state = 'running'
-  AND o.id = j.args->>'op'
-  AND ((o.state <> 'running' AND o.ended_at < $1) OR (j.args->>'resume')::int < o.resumes)
-RETURNING j.id;

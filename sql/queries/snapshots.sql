@@ -97,64 +97,11 @@ WHERE id = $1;
 -- name: CoreSnapshotBoxGone :exec
 UPDATE snapshots SET box_gone_at = now(), box_gone_how = @how::text WHERE box_id = @box_id;
 
--- name: CoreOpInsert :one
-INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING *;
-
--- name: CoreOpByID :one
-SELECT * FROM operations WHERE id = $1;
-
--- name: CoreOpByRequest :one
-SELECT * FROM operations WHERE request_key = $1;
-
--- name: CoreOpLock :one
-SELECT * FROM operations WHERE id = $1 FOR UPDATE;
-
--- name: CoreOpStep :exec
-UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running';
-
--- name: CoreOpStart :one
-UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING *;
-
--- name: CoreOpEnd :exec
-UPDATE operations SET state = $2, result = coalesce($3, result), error = $4, observed = $5,
-    ended_at = CASE WHEN $2 IN ('done', 'failed') THEN now() ELSE ended_at END
-WHERE id = $1;
-
 -- name: CoreOpSetUndo :exec
 UPDATE operations SET undo_id = $2, snapshots = array_append(snapshots, $2) WHERE id = $1;
 
--- name: CoreOpSetTask :exec
-UPDATE operations SET task = $2 WHERE id = $1;
-
--- name: CoreOpNextWaiting :one
-SELECT * FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE;
-
--- name: CoreOpActiveOnBox :one
-SELECT count(*) FROM operations WHERE box_id = $1 AND id <> $2 AND state = 'running';
-
--- name: CoreOpQueue :exec
-UPDATE operations SET step = 'queued' WHERE id = $1;
-
 -- name: CoreOpUnsettled :many
 SELECT * FROM operations WHERE box_id = $1 AND state = 'unknown' ORDER BY seq;
-
--- name: CoreOpResume :many
--- Operations a worker started, and operations whose job a worker picked and
--- never started (killed in between: River keeps such a job running until
--- its rescuer, an hour later). Recover resumes those no live worker holds.
-SELECT o.* FROM operations o
-WHERE o.state = 'running'
-  AND (o.started_at IS NOT NULL
-       OR (o.step = 'queued' AND EXISTS (
-           SELECT 1 FROM river_job j
-           WHERE j.kind = 'operation' AND j.args->>'op' = o.id AND j.state = 'running'
-             AND j.attempted_at < now() - interval '5 seconds')))
-ORDER BY o.seq;
-
--- name: CoreOpResumeMark :exec
-UPDATE operations SET resumes = $2, state = 'running', ended_at = NULL WHERE id = $1;
 
 -- name: CorePins :many
 SELECT id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box FROM operations
@@ -177,12 +124,6 @@ SELECT value FROM settings WHERE key = $1;
 -- name: CoreSettingSet :exec
 INSERT INTO settings (key, value) VALUES ($1, $2)
 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now();
-
--- name: CoreTryOpLock :one
-SELECT pg_try_advisory_lock(hashtextextended($1, 0));
-
--- name: CoreOpUnlock :exec
-SELECT pg_advisory_unlock(hashtextextended($1, 0));
 
 -- name: CorePictureGet :one
 SELECT jpeg, width, height FROM pictures WHERE snapshot_id = $1;
@@ -223,6 +164,3 @@ RETURNING *;
 
 -- name: CoreSnapshotSetPrice :exec
 UPDATE snapshots SET price = $2 WHERE id = $1;
-
--- name: CoreOpNotify :exec
-SELECT pg_notify($1, $2);

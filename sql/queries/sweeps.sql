@@ -62,11 +62,6 @@ SELECT DISTINCT s.backend_id, s.host, s.storage, b.id AS box_id FROM snapshots s
 WHERE s.state = 'ready' AND s.storage <> '' AND b.state = 'ready' AND s.guest = 'current' AND b.backend_id = s.backend_id
 ORDER BY s.backend_id, s.host, s.storage, b.id;
 
--- name: SweepOpInsert :one
-INSERT INTO operations (id, kind, box_id, generation, target, snapshots, by_kind, params, step)
-VALUES ($1, $2, $3, $4, $5, $6, 'boxsnap', '{}', 'queued')
-RETURNING *;
-
 -- name: SweepBoxesOfBackend :many
 SELECT * FROM boxes WHERE backend_id = $1 AND state <> 'released';
 

@@ -8,7 +8,6 @@ package db
 import (
 	"context"
 	"encoding/json"
-	"time"
 )
 
 const securityBoxByGuest = `-- name: SecurityBoxByGuest :many
@@ -51,41 +50,6 @@ func (q *Queries) SecurityBoxByGuest(ctx context.Context, db DBTX, arg SecurityB
 			return nil, err
 		}
 		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const securityFinishStaleJobs = `-- name: SecurityFinishStaleJobs :many
-UPDATE river_job j
-SET state = (CASE WHEN o.state = 'done' AND (j.args->>'resume')::int = o.resumes THEN 'completed' ELSE 'discarded' END)::river_job_state,
-    finalized_at = now()
-FROM operations o
-WHERE j.kind = 'operation' AND j.state = 'running'
-  AND o.id = j.args->>'op'
-  AND ((o.state <> 'running' AND o.ended_at < $1) OR (j.args->>'resume')::int < o.resumes)
-RETURNING j.id
-`
-
-// The River jobs that a killed worker left running (River's own rescuer
-// waits an hour): the job of an operation that ended before $1, or an
-// attempt a resume replaced. Each is finished as its operation went, so the
-// job dashboard agrees with the operations.
-func (q *Queries) SecurityFinishStaleJobs(ctx context.Context, db DBTX, endedAt *time.Time) ([]int64, error) {
-	rows, err := db.Query(ctx, securityFinishStaleJobs, endedAt)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -231,61 +231,6 @@ func (q *Queries) SweepMissing(ctx context.Context, db DBTX, arg SweepMissingPar
 	return err
 }
 
-const sweepOpInsert = `-- name: SweepOpInsert :one
-INSERT INTO operations (id, kind, box_id, generation, target, snapshots, by_kind, params, step)
-VALUES ($1, $2, $3, $4, $5, $6, 'boxsnap', '{}', 'queued')
-RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at
-`
-
-type SweepOpInsertParams struct {
-	ID         string
-	Kind       string
-	BoxID      *string
-	Generation int
-	Target     *string
-	Snapshots  []string
-}
-
-func (q *Queries) SweepOpInsert(ctx context.Context, db DBTX, arg SweepOpInsertParams) (Operation, error) {
-	row := db.QueryRow(ctx, sweepOpInsert,
-		arg.ID,
-		arg.Kind,
-		arg.BoxID,
-		arg.Generation,
-		arg.Target,
-		arg.Snapshots,
-	)
-	var i Operation
-	err := row.Scan(
-		&i.ID,
-		&i.Seq,
-		&i.RequestKey,
-		&i.Kind,
-		&i.BoxID,
-		&i.Generation,
-		&i.Target,
-		&i.Snapshots,
-		&i.ByKind,
-		&i.ByThreadID,
-		&i.Consent,
-		&i.UndoID,
-		&i.Guests,
-		&i.Step,
-		&i.Task,
-		&i.State,
-		&i.Reserved,
-		&i.Params,
-		&i.Result,
-		&i.Error,
-		&i.Observed,
-		&i.Resumes,
-		&i.CreatedAt,
-		&i.StartedAt,
-		&i.EndedAt,
-	)
-	return i, err
-}
-
 const sweepOpTasks = `-- name: SweepOpTasks :many
 SELECT id, kind, coalesce(box_id, '') AS box, coalesce(task->>'id', '')::text AS upid, coalesce(started_at, created_at) AS started_at, ended_at
 FROM operations WHERE box_id = ANY ($1::text[]) AND coalesce(started_at, created_at) > $2::timestamptz

@@ -1,0 +1,384 @@
+package operations
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Inserter inserts a River job in a transaction; *river.Client[pgx.Tx] is
+// one.
+type Inserter interface {
+	InsertTx(ctx context.Context, tx pgx.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
+// DB is what a query runs on: the pool or a transaction.
+type DB = db.DBTX
+
+// TaskReader asks the provider of an operation's box where a task got to
+// (providers.Backend.ProviderTask); the core gives it, as it knows which
+// backend an operation's box is on.
+type TaskReader func(ctx context.Context, op *Operation, task providers.TaskRef) (providers.TaskOutcome, error)
+
+// Options configure the engine.
+type Options struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	// Snooze is how long a job sleeps between two looks at its provider
+	// task; 0 means DefaultSnooze.
+	Snooze time.Duration
+}
+
+// DefaultSnooze is how long a job sleeps between two looks at its
+// provider task: Proxmox's own task list refreshes about as often.
+const DefaultSnooze = time.Second
+
+// Engine admits, queues, runs, finishes, recovers and waits for
+// operations.
+type Engine struct {
+	st      *store.Store
+	logger  *slog.Logger
+	snooze  time.Duration
+	jobs    Inserter
+	tasks   TaskReader
+	runners map[string]func(ctx context.Context, op *Operation) error
+	ends    *listener
+	mu      sync.RWMutex
+}
+
+// New makes the engine. Runners are registered with Register before work
+// starts.
+func New(opts Options) (*Engine, error) {
+	if opts.Store == nil {
+		return nil, errors.New("operations: a store is required")
+	}
+	e := &Engine{st: opts.Store, logger: opts.Logger, snooze: opts.Snooze, runners: map[string]func(context.Context, *Operation) error{}}
+	if e.logger == nil {
+		e.logger = slog.New(slog.DiscardHandler)
+	}
+	if e.snooze <= 0 {
+		e.snooze = DefaultSnooze
+	}
+	e.ends = newListener(opts.Store.Pool, e.logger)
+	return e, nil
+}
+
+// UseJobs gives the engine River's client, made after the engine because
+// its workers call it.
+func (e *Engine) UseJobs(j Inserter) { e.jobs = j }
+
+// UseTasks gives the engine the core's way to ask a provider about a task.
+func (e *Engine) UseTasks(t TaskReader) { e.tasks = t }
+
+// ErrNotFound is an operation that is not there.
+var ErrNotFound = store.ErrNotFound
+
+// Ended answers a runner that already ended its operation itself (failed,
+// or unknown, with its words): the engine finishes nothing more.
+var errEnded = errors.New("operation ended by its runner")
+
+// Kind is one registered kind of operation, with its typed parameters and
+// result.
+type Kind[P, R any] struct {
+	name string
+	e    *Engine
+}
+
+// Register makes kind run by run: the engine decodes the operation's
+// parameters as P (a failure fails the operation, in words) and, when run
+// answers a result with no error and has not ended the operation itself
+// (with Engine.End), finishes it done with that result. An error from run
+// leaves the operation running: River tries the job again, or snoozes it
+// on a provider task (ErrTaskPending).
+func Register[P, R any](e *Engine, kind string, run func(ctx context.Context, op *Operation, p P) (R, error)) *Kind[P, R] {
+	k := &Kind[P, R]{name: kind, e: e}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, dup := e.runners[kind]; dup {
+		panic("operations: kind " + kind + " registered twice")
+	}
+	e.runners[kind] = func(ctx context.Context, op *Operation) error {
+		p, err := k.Params(op)
+		if err != nil {
+			return e.End(ctx, op, Failed, "boxsnap could not read its parameters: "+err.Error(), "")
+		}
+		r, err := run(ctx, op, p)
+		if err != nil {
+			return err
+		}
+		if op.State != Running {
+			return nil // the runner ended it
+		}
+		return e.finish(ctx, op, Done, r, "", "")
+	}
+	return k
+}
+
+// Name is the kind's name, as operations record it.
+func (k *Kind[P, R]) Name() string { return k.name }
+
+// Params decodes an operation's parameters; an operation of no parameters
+// answers P's zero value.
+func (k *Kind[P, R]) Params(op *Operation) (P, error) {
+	var p P
+	if len(op.Params) == 0 || string(op.Params) == "null" {
+		return p, nil
+	}
+	if err := json.Unmarshal(op.Params, &p); err != nil {
+		return p, fmt.Errorf("parameters of %s %s: %w", op.Kind, op.ID, err)
+	}
+	return p, nil
+}
+
+// Result decodes a finished operation's result. An operation that ended
+// with no result answers ErrNotFound.
+func (k *Kind[P, R]) Result(op *Operation) (R, error) {
+	var r R
+	if len(op.Result) == 0 || string(op.Result) == "null" {
+		return r, fmt.Errorf("result of %s %s: %w", op.Kind, op.ID, ErrNotFound)
+	}
+	if err := json.Unmarshal(op.Result, &r); err != nil {
+		return r, fmt.Errorf("result of %s %s: %w", op.Kind, op.ID, err)
+	}
+	return r, nil
+}
+
+// Done finishes op done with its result now, for a runner that must end it
+// before it returns (the room sweep's delete, run in place).
+func (k *Kind[P, R]) Done(ctx context.Context, op *Operation, r R) error {
+	return k.e.finish(ctx, op, Done, r, "", "")
+}
+
+// Request is what Admit records. Box is nil for an operation of no box yet
+// (an import making its box).
+type Request struct {
+	Kind       string
+	Box        *string
+	Generation int
+	Target     *string
+	Pins       []string
+	ByKind     string
+	ByThread   *string
+	RequestKey *string
+	Consent    any
+	Params     any
+}
+
+func (e *Engine) insert(ctx context.Context, tx DB, running bool, r Request) (*Operation, error) {
+	params, err := json.Marshal(r.Params)
+	if err != nil {
+		return nil, fmt.Errorf("record operation: %w", err)
+	}
+	if r.Params == nil {
+		params = []byte("{}")
+	}
+	var consent []byte
+	if r.Consent != nil {
+		if consent, err = json.Marshal(r.Consent); err != nil {
+			return nil, fmt.Errorf("record operation: %w", err)
+		}
+	}
+	pins := r.Pins
+	if pins == nil {
+		pins = []string{}
+	}
+	gen := r.Generation
+	if gen == 0 {
+		gen = 1
+	}
+	arg := db.OpInsertParams{ID: NewID(), RequestKey: r.RequestKey, Kind: r.Kind, BoxID: r.Box, Generation: gen, Target: r.Target,
+		Snapshots: pins, ByKind: r.ByKind, ByThreadID: r.ByThread, Consent: consent, Params: params}
+	var op *Operation
+	if running {
+		op, err = row(e.st.OpInsertRunning(ctx, tx, db.OpInsertRunningParams(arg)))
+	} else {
+		op, err = row(e.st.OpInsert(ctx, tx, arg))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record operation: %w", err)
+	}
+	return op, nil
+}
+
+// Admit records an operation in tx, with its box's row already locked by
+// the caller (admissions and ends of a box's operations are serialised on
+// it): the row first, before anything changes, and its River job in the
+// same transaction when no earlier operation of the box is running.
+// Otherwise it waits; the end of the one before queues it. An operation of
+// no box is queued at once.
+func (e *Engine) Admit(ctx context.Context, tx pgx.Tx, r Request) (*Operation, error) {
+	if e.jobs == nil {
+		return nil, errors.New("operations: no job client (UseJobs was not called)")
+	}
+	op, err := e.insert(ctx, tx, false, r)
+	if err != nil {
+		return nil, err
+	}
+	if r.Box != nil {
+		active, err := e.ActiveOnBox(ctx, tx, *r.Box, op.ID)
+		if err != nil {
+			return nil, err
+		}
+		if active > 0 {
+			return op, nil
+		}
+	}
+	if err := e.queue(ctx, tx, op); err != nil {
+		return nil, err
+	}
+	return op, nil
+}
+
+// Admit records an operation of this kind with its typed parameters.
+func (k *Kind[P, R]) Admit(ctx context.Context, tx pgx.Tx, r Request, p P) (*Operation, error) {
+	r.Kind, r.Params = k.name, p
+	return k.e.Admit(ctx, tx, r)
+}
+
+// Begin records an operation its caller runs at once in its own process,
+// with no job (the room sweep's delete, when the box's turn is free), and
+// starts it. The caller ends it with Kind.Done or End.
+func (e *Engine) Begin(ctx context.Context, tx pgx.Tx, r Request) (*Operation, error) {
+	return e.insert(ctx, tx, true, r)
+}
+
+// Start marks a begun operation started and answers it as it is now;
+// ErrNotFound when it is no longer running.
+func (e *Engine) Start(ctx context.Context, id string) (*Operation, error) {
+	op, err := row(e.st.OpStart(ctx, e.st.Pool, id))
+	if err != nil {
+		return nil, fmt.Errorf("start operation %s: %w", id, err)
+	}
+	return op, nil
+}
+
+// queue inserts op's River job in tx and marks it queued.
+func (e *Engine) queue(ctx context.Context, tx pgx.Tx, op *Operation) error {
+	box := ""
+	if op.BoxID != nil {
+		box = *op.BoxID
+	}
+	if _, err := e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: op.ID, Resume: op.Resumes}, nil); err != nil {
+		return fmt.Errorf("queue operation %s: %w", op.ID, err)
+	}
+	if err := e.st.OpQueue(ctx, tx, op.ID); err != nil {
+		return fmt.Errorf("queue operation %s: %w", op.ID, err)
+	}
+	op.Step = StepQueued
+	return nil
+}
+
+// ActiveOnBox counts the box's running operations other than except.
+func (e *Engine) ActiveOnBox(ctx context.Context, q DB, box, except string) (int, error) {
+	n, err := e.st.OpActiveOnBox(ctx, q, db.OpActiveOnBoxParams{BoxID: &box, ID: except})
+	if err != nil {
+		return 0, fmt.Errorf("read the box's operations: %w", err)
+	}
+	return int(n), nil
+}
+
+// ByID reads an operation; ErrNotFound when there is none.
+func (e *Engine) ByID(ctx context.Context, q DB, id string) (*Operation, error) {
+	return row(e.st.OpByID(ctx, q, id))
+}
+
+// ByRequest reads the operation a request key made; ErrNotFound when none.
+func (e *Engine) ByRequest(ctx context.Context, q DB, key string) (*Operation, error) {
+	return row(e.st.OpByRequest(ctx, q, &key))
+}
+
+// row is the operation a :one query answered; no row is ErrNotFound.
+func row(r db.Operation, err error) (*Operation, error) {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return FromRow(r), nil
+}
+
+// Step records the step an operation is at, before it runs it (section 6).
+func (e *Engine) Step(ctx context.Context, op *Operation, step string) error {
+	if err := e.st.OpStep(ctx, e.st.Pool, db.OpStepParams{ID: op.ID, Step: step}); err != nil {
+		return fmt.Errorf("record step %s of %s: %w", step, op.ID, err)
+	}
+	op.Step = step
+	return nil
+}
+
+// End ends an operation as failed or unknown, in words (and what boxsnap
+// observed), with no result. Done ends come from the runner's result.
+func (e *Engine) End(ctx context.Context, op *Operation, state, words, observed string) error {
+	return e.finish(ctx, op, state, nil, words, observed)
+}
+
+// EndWith ends an operation in any state with a result already made, for
+// the callers that end an operation outside its runner.
+func (e *Engine) EndWith(ctx context.Context, op *Operation, state string, result any, words, observed string) error {
+	return e.finish(ctx, op, state, result, words, observed)
+}
+
+// operationEnded is the channel an end notifies, with the operation's ID,
+// so a wait ends the moment its operation does, with no polling delay.
+const operationEnded = "boxsnap_operation_ended"
+
+// finish ends an operation and, in the same transaction, queues the box's
+// next waiting operation, so a box's operations follow each other with no
+// polling delay. Its pins end with it.
+func (e *Engine) finish(ctx context.Context, op *Operation, state string, result any, words, observed string) error {
+	var res []byte
+	if result != nil {
+		var err error
+		if res, err = json.Marshal(result); err != nil {
+			return fmt.Errorf("end operation %s: %w", op.ID, err)
+		}
+	}
+	ctx = context.WithoutCancel(ctx)
+	return store.InTx(ctx, e.st.Pool, func(tx pgx.Tx) error {
+		if op.BoxID != nil {
+			if err := e.st.OpBoxLock(ctx, tx, *op.BoxID); err != nil {
+				return fmt.Errorf("end operation %s: %w", op.ID, err)
+			}
+		}
+		if err := e.st.OpEnd(ctx, tx, db.OpEndParams{ID: op.ID, State: state, Result: res, Error: nilIfEmpty(words), Observed: nilIfEmpty(observed)}); err != nil {
+			return fmt.Errorf("end operation %s: %w", op.ID, err)
+		}
+		// Sent at commit: a Wait on this operation ends at once.
+		if err := e.st.OpNotify(ctx, tx, db.OpNotifyParams{Channel: operationEnded, Payload: op.ID}); err != nil {
+			return fmt.Errorf("end operation %s: %w", op.ID, err)
+		}
+		op.State = state
+		if op.BoxID == nil || state == Unknown {
+			// An unknown operation holds the box until Check now settles it.
+			return nil
+		}
+		next, err := row(e.st.OpNextWaiting(ctx, tx, op.BoxID))
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("next operation: %w", err)
+		}
+		return e.queue(ctx, tx, next)
+	})
+}
+
+func nilIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,169 @@
+package operations_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+)
+
+// echoParams and echoResult are a test kind's typed parameters and result.
+type echoParams struct {
+	Words string `json:"words"`
+	Times int    `json:"times"`
+}
+
+type echoResult struct {
+	Said []string `json:"said"`
+}
+
+// admitEcho admits one operation of kind on box in its own transaction.
+func admitEcho[P, R any](t *testing.T, env *coretest.Env, k *operations.Kind[P, R], box *snapshots.Box, p P) *operations.Operation {
+	t.Helper()
+	var op *operations.Operation
+	err := store.InTx(context.Background(), env.Pool, func(tx pgx.Tx) error {
+		var err error
+		op, err = k.Admit(context.Background(), tx, operations.Request{Box: &box.ID, ByKind: "owner"}, p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+// TestRegisteredKindIsTyped: a kind registered with Register gets its
+// parameters decoded as its type and its result recorded and read back as
+// its type; parameters that are not its type fail the operation in words,
+// and the runner is never called with them.
+func TestRegisteredKindIsTyped(t *testing.T) {
+	// No workers: this test runs each operation itself.
+	env := coretest.New(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	b := env.Box(t, snapshots.Owner(), "echo-box")
+	calls := 0
+	echo := operations.Register(env.Core.Engine(), "echo", func(ctx context.Context, op *operations.Operation, p echoParams) (echoResult, error) {
+		calls++
+		var r echoResult
+		for range p.Times {
+			r.Said = append(r.Said, p.Words)
+		}
+		return r, nil
+	})
+	op := admitEcho(t, env, echo, b, echoParams{Words: "hello", Times: 2})
+	if err := env.Core.RunOperation(ctx, op.ID); err != nil {
+		t.Fatal(err)
+	}
+	op = env.Wait(t, op)
+	if op.State != operations.Done {
+		t.Fatalf("echo ended %s: %v", op.State, op.Error)
+	}
+	res, err := echo.Result(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(res.Said) != "[hello hello]" {
+		t.Fatalf("echo answered %v, want [hello hello]", res.Said)
+	}
+
+	// An echo whose parameters are not echo's type.
+	bad := admitEcho(t, env, echo, b, echoParams{Words: "again", Times: 1})
+	if _, err := env.Pool.Exec(ctx, `UPDATE operations SET params = '{"times": "many"}' WHERE id = $1`, bad.ID); err != nil {
+		t.Fatal(err)
+	}
+	before := calls
+	if err := env.Core.RunOperation(ctx, bad.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := env.Wait(t, bad)
+	if got.State != operations.Failed || got.Error == nil || !strings.Contains(*got.Error, "boxsnap could not read its parameters") {
+		t.Fatalf("echo with parameters of another type ended %s %v", got.State, got.Error)
+	}
+	if calls != before {
+		t.Fatal("the runner was called with parameters that are not its type")
+	}
+	if _, err := echo.Result(got); !errors.Is(err, operations.ErrNotFound) {
+		t.Fatalf("a failed operation's result: %v, want not found", err)
+	}
+}
+
+// TestWaitersShareOneListener (issue 10, part 2): twenty callers waiting
+// for operations hold one connection between them, the listener's; each
+// wakes when its own operation ends, and once nobody waits the listener
+// gives its connection back.
+func TestWaitersShareOneListener(t *testing.T) {
+	env := coretest.New(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	const waiters = 20
+	var ops []*snapshots.Operation
+	for i := range waiters {
+		env.Box(t, snapshots.Owner(), fmt.Sprintf("wait-%02d", i))
+		op, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: fmt.Sprintf("wait-%02d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, op)
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	ended := make(chan *snapshots.Operation, waiters)
+	for _, op := range ops {
+		go func() {
+			got, err := env.Core.Wait(wctx, op.ID)
+			if err != nil {
+				t.Error(err)
+			}
+			ended <- got
+		}()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, connected := env.Core.Engine().Listening()
+		if n == waiters && connected {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d waiters after 30 s (listening %v)", n, waiters, connected)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Between their rechecks (a read each, every second) the waits hold one
+	// connection between them: the listener's, the only one listening.
+	var listeners int
+	if err := env.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`).Scan(&listeners); err != nil {
+		t.Fatal(err)
+	}
+	if listeners != 1 {
+		t.Fatalf("%d LISTEN connections for %d waiters, want 1", listeners, waiters)
+	}
+	// Each ends when its operation does, and not before.
+	for i, op := range ops {
+		if err := env.Core.RunOperation(ctx, op.ID); err != nil {
+			t.Fatal(err)
+		}
+		got := <-ended
+		if got.State != snapshots.OpDone {
+			t.Fatalf("wait %d ended with its operation %s", i, got.State)
+		}
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		n, connected := env.Core.Engine().Listening()
+		if n == 0 && !connected {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nobody waits and the listener still holds its connection (%d, %v)", n, connected)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,251 @@
+package operations
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// ErrTaskPending is what a backend answers, through the Snoozer's
+// recorder, when it has started a provider task and left the wait to the
+// engine: the runner returns it as it is, and the job snoozes.
+var ErrTaskPending = providers.ErrTaskPending
+
+// Pending reports whether err says a provider task runs on, left to the
+// engine: a runner returns such an error at once, ending nothing.
+func Pending(err error) bool { return errors.Is(err, providers.ErrTaskPending) }
+
+// recorder records a backend's task on its operation before the backend
+// waits for it; with snooze, it tells the backend to leave the wait to the
+// engine.
+type recorder struct {
+	e      *Engine
+	op     *Operation
+	snooze bool
+}
+
+func (r recorder) TaskStarted(ctx context.Context, task providers.TaskRef) error {
+	raw, err := json.Marshal(task)
+	if err != nil {
+		return fmt.Errorf("record task of %s: %w", r.op.ID, err)
+	}
+	if err := r.e.st.OpSetTask(ctx, r.e.st.Pool, db.OpSetTaskParams{ID: r.op.ID, Task: raw, TaskWaiting: r.snooze}); err != nil {
+		return fmt.Errorf("record task of %s: %w", r.op.ID, err)
+	}
+	r.op.Task, r.op.TaskWaiting = raw, r.snooze
+	if r.snooze {
+		return ErrTaskPending
+	}
+	return nil
+}
+
+// Recorder records a backend's task on op, and the backend waits for it in
+// place (a step whose resume cannot start from the task alone).
+func (e *Engine) Recorder(op *Operation) providers.Recorder { return recorder{e: e, op: op} }
+
+// Snoozer records a backend's task on op and leaves the wait to the
+// engine: the backend answers ErrTaskPending at once, the runner returns
+// it, the job snoozes, and the runner runs again, resuming, once the
+// provider says the task ended (op.TaskEnded). Use it where the step's
+// resume finds what the task did.
+func (e *Engine) Snoozer(op *Operation) providers.Recorder {
+	if e.tasks == nil {
+		return recorder{e: e, op: op}
+	}
+	return recorder{e: e, op: op, snooze: true}
+}
+
+// Work runs one operation's job from the step it reached: River's worker
+// calls it. The operation's advisory lock, held on one connection for the
+// run, makes sure one worker runs it at a time, and is let go if that
+// worker's process dies, so Recover can resume it. A job whose operation
+// waits for a provider task asks the provider and snoozes again while the
+// task runs, holding nothing in between.
+func (e *Engine) Work(ctx context.Context, args Args) error {
+	return e.Run(ctx, args.Op)
+}
+
+// Run runs an operation now in this goroutine, as its job would; an
+// operation another worker holds is left to it.
+func (e *Engine) Run(ctx context.Context, id string) error {
+	conn, err := e.st.Pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", id, err)
+	}
+	defer conn.Release()
+	got, err := e.st.OpTryLock(ctx, conn, id)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", id, err)
+	}
+	if !got {
+		return nil // another worker runs it
+	}
+	defer func() { _, _ = e.st.OpUnlock(context.WithoutCancel(ctx), conn, id) }()
+
+	op, err := row(e.st.OpStart(ctx, e.st.Pool, id))
+	if errors.Is(err, ErrNotFound) {
+		return nil // done, failed or unknown already
+	}
+	if err != nil {
+		return fmt.Errorf("run %s: %w", id, err)
+	}
+	op.Resuming = op.Resumes > 0
+	if op.TaskWaiting {
+		out, wait, err := e.taskNow(ctx, op)
+		if err != nil || wait {
+			return err
+		}
+		op.TaskEnded, op.TaskWaiting, op.Resuming = &out, false, true
+	}
+	e.mu.RLock()
+	run := e.runners[op.Kind]
+	e.mu.RUnlock()
+	if run == nil {
+		return e.End(ctx, op, Failed, "boxsnap does not know this kind of operation: "+op.Kind, "")
+	}
+	err = run(ctx, op)
+	if Pending(err) {
+		return river.JobSnooze(e.snooze)
+	}
+	return err
+}
+
+// taskNow asks the provider where op's task got to. wait says the job
+// snoozed again (err is River's snooze); otherwise the task has ended and
+// is no longer waited for.
+func (e *Engine) taskNow(ctx context.Context, op *Operation) (providers.TaskOutcome, bool, error) {
+	var ref providers.TaskRef
+	if err := json.Unmarshal(op.Task, &ref); err != nil || e.tasks == nil {
+		// Nothing to ask: run the step again, resuming, as after a restart.
+		out := providers.TaskOutcome{ExitStatus: "boxsnap could not read the task it waited for"}
+		return out, false, e.taskWaited(ctx, op)
+	}
+	out, err := e.tasks(ctx, op, ref)
+	if err != nil {
+		// The host does not answer: look again later, holding nothing.
+		e.logger.Warn("a provider task could not be read; the operation looks again", "operation", op.ID, "task", ref.ID, "err", err)
+		return out, true, river.JobSnooze(e.snooze)
+	}
+	if out.Running {
+		return out, true, river.JobSnooze(e.snooze)
+	}
+	return out, false, e.taskWaited(ctx, op)
+}
+
+func (e *Engine) taskWaited(ctx context.Context, op *Operation) error {
+	if err := e.st.OpTaskWaited(ctx, e.st.Pool, op.ID); err != nil {
+		return fmt.Errorf("run %s: %w", op.ID, err)
+	}
+	return nil
+}
+
+// Recover resumes every operation that a worker started or picked and no
+// worker runs now (its process died): it queues a new attempt that goes on
+// from the step it reached. A second attempt of one that still runs does
+// nothing: the operation's lock lets one worker run it. One whose job
+// snoozed on its provider task is left to that job. serve and work call it
+// at start; a periodic job calls it again, for workers that die while
+// others live.
+func (e *Engine) Recover(ctx context.Context) (int, error) {
+	rows, err := e.st.OpResumable(ctx, e.st.Pool)
+	if err != nil {
+		return 0, fmt.Errorf("recover: %w", err)
+	}
+	n := 0
+	for _, r := range rows {
+		resumed, err := e.Resume(ctx, FromRow(r), false)
+		if err != nil {
+			return n, err
+		}
+		if resumed {
+			n++
+		}
+	}
+	if n > 0 {
+		e.logger.Info("resumed operations cut short", "count", n)
+	}
+	// The jobs a killed worker left running: finished once their operation
+	// ended (a few seconds ago, so a live worker's own completion goes
+	// first), or once a resume replaced them.
+	jobs, err := e.st.OpFinishStaleJobs(ctx, e.st.Pool, time.Now().Add(-staleJobAfter))
+	if err != nil {
+		return n, fmt.Errorf("recover: finish stale jobs: %w", err)
+	}
+	if len(jobs) > 0 {
+		e.logger.Info("finished the jobs a stopped worker left running", "jobs", jobs)
+	}
+	return n, nil
+}
+
+// staleJobAfter is how long after its operation ended a job still shown
+// running is taken as left behind by a killed worker.
+const staleJobAfter = 10 * time.Second
+
+// Resume queues a new attempt of op if no worker holds its lock. With
+// fromUnknown, an operation that could not be confirmed runs again from the
+// step it reached (Check now, section 6).
+func (e *Engine) Resume(ctx context.Context, op *Operation, fromUnknown bool) (bool, error) {
+	free, err := e.lockFree(ctx, op.ID)
+	if err != nil || !free {
+		return false, err // !free: a live worker runs it
+	}
+	err = store.InTx(ctx, e.st.Pool, func(tx pgx.Tx) error {
+		again, err := row(e.st.OpLock(ctx, tx, op.ID))
+		if err != nil {
+			return err
+		}
+		if again.State == Done || again.State == Failed || (again.State == Unknown && !fromUnknown) {
+			return ErrNotFound
+		}
+		if again.Resumes != op.Resumes && !fromUnknown {
+			return ErrNotFound // someone resumed it meanwhile
+		}
+		again.Resumes++
+		if err := e.st.OpResumeMark(ctx, tx, db.OpResumeMarkParams{ID: again.ID, Resumes: again.Resumes}); err != nil {
+			return err
+		}
+		box := ""
+		if again.BoxID != nil {
+			box = *again.BoxID
+		}
+		_, err = e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: again.ID, Resume: again.Resumes}, nil)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("resume %s: %w", op.ID, err)
+	}
+	return true, nil
+}
+
+// lockFree reports whether no worker holds an operation's lock now.
+func (e *Engine) lockFree(ctx context.Context, id string) (bool, error) {
+	conn, err := e.st.Pool.Acquire(ctx)
+	if err != nil {
+		return false, fmt.Errorf("resume %s: %w", id, err)
+	}
+	defer conn.Release()
+	free, err := e.st.OpTryLock(ctx, conn, id)
+	if err != nil {
+		return false, fmt.Errorf("resume %s: %w", id, err)
+	}
+	if !free {
+		return false, nil
+	}
+	// Let the lock go before queueing: the new attempt takes it.
+	if _, err := e.st.OpUnlock(ctx, conn, id); err != nil {
+		return false, fmt.Errorf("resume %s: %w", id, err)
+	}
+	return true, nil
+}

@@ -1,0 +1,95 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Kinds are the core's kinds of operation, each registered with the engine
+// with its typed parameters and result; the API and the web read an
+// operation's result through them (Kinds().Take.Result(op)).
+type Kinds struct {
+	Take    *operations.Kind[takeParams, TakeResult]
+	Delete  *operations.Kind[struct{}, DeleteResult]
+	Expiry  *operations.Kind[struct{}, DeleteResult]
+	Restore *operations.Kind[restoreParams, RestoreResult]
+	Keep    *operations.Kind[keepParams, KeepResult]
+	Unkeep  *operations.Kind[keepParams, KeepResult]
+	Fork    *operations.Kind[ForkParams, ForkResult]
+	Release *operations.Kind[releaseParams, ReleaseResult]
+	Import  *operations.Kind[importParams, ImportResult]
+	// Thin and DeleteHistory delete automatic snapshots (automatic history).
+	Thin          *operations.Kind[thinParams, ThinResult]
+	DeleteHistory *operations.Kind[thinParams, ThinResult]
+}
+
+// KeepResult is what a finished keep or unkeep answers.
+type KeepResult struct {
+	Snapshot  string     `json:"snapshot"`
+	KeptUntil *time.Time `json:"keptUntil"`
+}
+
+// ReleaseResult is what a finished release answers.
+type ReleaseResult struct {
+	Box string `json:"box"`
+}
+
+// ended adapts a runner that ends its operation itself (its done end
+// through its kind's typed Done) to the engine's typed runner.
+func ended[P, R any](run func(ctx context.Context, op *Operation, p P) error) func(context.Context, *Operation, P) (R, error) {
+	return func(ctx context.Context, op *Operation, p P) (R, error) {
+		var zero R
+		return zero, run(ctx, op, p)
+	}
+}
+
+// register registers the core's kinds of operation with the engine.
+func (s *Service) register() {
+	e := s.ops
+	del := ended[struct{}, DeleteResult](func(ctx context.Context, op *Operation, _ struct{}) error { return s.runDelete(ctx, op) })
+	keep := ended[keepParams, KeepResult](s.runKeep)
+	thin := ended[thinParams, ThinResult](s.runThin)
+	s.kinds = Kinds{
+		Take:    operations.Register(e, OpTake, ended[takeParams, TakeResult](s.runTake)),
+		Delete:  operations.Register(e, OpDelete, del),
+		Expiry:  operations.Register(e, OpExpiry, del),
+		Restore: operations.Register(e, OpRestore, ended[restoreParams, RestoreResult](s.runRestore)),
+		Keep:    operations.Register(e, OpKeep, keep),
+		Unkeep:  operations.Register(e, OpUnkeep, keep),
+		Fork:    operations.Register(e, OpFork, ended[ForkParams, ForkResult](s.runFork)),
+		Release: operations.Register(e, OpRelease, ended[releaseParams, ReleaseResult](s.runRelease)),
+		Import:  operations.Register(e, OpImport, ended[importParams, ImportResult](s.runImport)),
+
+		Thin:          operations.Register(e, OpThin, thin),
+		DeleteHistory: operations.Register(e, OpDeleteHistory, thin),
+	}
+	e.UseTasks(s.providerTask)
+}
+
+// Kinds are the core's registered kinds of operation.
+func (s *Service) Kinds() *Kinds { return &s.kinds }
+
+// Engine is the operation engine the core runs on; another part of
+// boxsnap registers its kinds of operation with it.
+func (s *Service) Engine() *operations.Engine { return s.ops }
+
+// providerTask asks the backend of an operation's box where a task got to.
+func (s *Service) providerTask(ctx context.Context, op *Operation, task providers.TaskRef) (providers.TaskOutcome, error) {
+	if op.BoxID == nil {
+		return providers.TaskOutcome{}, errors.New("an operation of no box has no provider task")
+	}
+	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	if err != nil {
+		return providers.TaskOutcome{}, fmt.Errorf("read the box of %s: %w", op.ID, err)
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return providers.TaskOutcome{}, err
+	}
+	return be.Snap.ProviderTask(ctx, task)
+}

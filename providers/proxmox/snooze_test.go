@@ -1,0 +1,103 @@
+package proxmox_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers/proxmox"
+)
+
+// TestTakeSnoozesOnItsProviderTask (issue 10, part 2): while Proxmox takes
+// the snapshot, the take's job snoozes with the task recorded and no
+// worker holds its lock or a connection for it; the worker process is
+// killed during the snooze, and a new one resumes from the task: the take
+// ends done with its snapshot ready, and Proxmox ran one snapshot task.
+func TestTakeSnoozesOnItsProviderTask(t *testing.T) {
+	t.Parallel()
+	e := newSim(t, simOpts{durations: map[string]time.Duration{"vzsnapshot": 3 * time.Second}})
+	dsn := dbtest.NewDSN(t)
+	pool, err := pgxpool.New(context.Background(), dsn)
+	must(t, err)
+	t.Cleanup(pool.Close)
+	root := t.TempDir()
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
+		t.Fatal(err)
+	}
+	// This process admits; the worker processes run.
+	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true,
+		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
+	must(t, err)
+	w := startWorker(t, e, dsn, root)
+	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
+
+	op, sn, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "while it snoozes"})
+	must(t, err)
+	var upid string
+	waitFor(t, "the take's job snoozed on its running vzsnapshot task, with no lock held", func() bool {
+		var waiting bool
+		var task string
+		var locks, snoozes int
+		var state string
+		err := pool.QueryRow(ctx, `SELECT o.task_waiting, coalesce(o.task->>'id', ''),
+				(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'),
+				j.state::text, coalesce((j.metadata->>'snoozes')::int, 0)
+			FROM operations o JOIN river_job j ON j.args->>'op' = o.id AND (j.args->>'resume')::int = o.resumes
+			WHERE o.id = $1`, op.ID).Scan(&waiting, &task, &locks, &state, &snoozes)
+		must(t, err)
+		if !waiting || locks != 0 || snoozes < 1 || (state != "available" && state != "scheduled") || !strings.Contains(task, ":vzsnapshot:") {
+			return false
+		}
+		upid = task
+		return taskRunning(t, e, upid)
+	})
+	w.kill()
+	if !taskRunning(t, e, upid) {
+		t.Fatal("the snapshot task ended before the worker was killed: the test shows no resume from the task")
+	}
+	startWorker(t, e, dsn, root)
+	got := env.Wait(t, op)
+	if got.State != snapshots.OpDone {
+		t.Fatalf("the take resumed from its task ended %s: %q", got.State, deref(got.Error))
+	}
+	res, err := env.Core.Kinds().Take.Result(got)
+	must(t, err)
+	if res.Snapshot != sn.ID {
+		t.Fatalf("the take answered %s, want %s", res.Snapshot, sn.ID)
+	}
+	after, _, err := env.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
+	must(t, err)
+	if after.State != snapshots.StateReady {
+		t.Fatalf("the snapshot is %s, want ready", after.State)
+	}
+	tasks, err := e.sim.Tasks("pve-1")
+	must(t, err)
+	n := 0
+	for _, tk := range tasks {
+		if tk.Type == "vzsnapshot" && tk.ID == "214" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("Proxmox ran %d snapshot tasks for the take, want 1 (the resume took it again)", n)
+	}
+}
+
+func taskRunning(t *testing.T, e *simEnv, upid string) bool {
+	t.Helper()
+	tasks, err := e.sim.Tasks("pve-1")
+	must(t, err)
+	for _, tk := range tasks {
+		if tk.UPID == upid {
+			return tk.Running
+		}
+	}
+	return false
+}

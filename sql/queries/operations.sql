@@ -1,0 +1,99 @@
+-- The operation engine (app/operations): admission, the queue, steps,
+-- tasks, ends, recovery and the end's notification. Nothing here knows what
+-- a kind of operation does.
+
+-- name: OpInsert :one
+INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+RETURNING *;
+
+-- name: OpInsertRunning :one
+-- An operation its caller runs at once, in its own process, with no job
+-- (the room sweep's delete): queued, and started by OpStart.
+INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, step)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued')
+RETURNING *;
+
+-- name: OpByID :one
+SELECT * FROM operations WHERE id = $1;
+
+-- name: OpByRequest :one
+SELECT * FROM operations WHERE request_key = $1;
+
+-- name: OpLock :one
+SELECT * FROM operations WHERE id = $1 FOR UPDATE;
+
+-- name: OpBoxLock :exec
+-- Admissions and ends of a box's operations are serialised on its row.
+SELECT 1 FROM boxes WHERE id = $1 FOR UPDATE;
+
+-- name: OpStep :exec
+UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running';
+
+-- name: OpStart :one
+UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING *;
+
+-- name: OpEnd :exec
+UPDATE operations SET state = $2, result = coalesce($3, result), error = $4, observed = $5, task_waiting = false,
+    ended_at = CASE WHEN $2 IN ('done', 'failed') THEN now() ELSE ended_at END
+WHERE id = $1;
+
+-- name: OpSetTask :exec
+UPDATE operations SET task = $2, task_waiting = $3 WHERE id = $1;
+
+-- name: OpTaskWaited :exec
+UPDATE operations SET task_waiting = false WHERE id = $1;
+
+-- name: OpNextWaiting :one
+SELECT * FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE;
+
+-- name: OpActiveOnBox :one
+SELECT count(*) FROM operations WHERE box_id = $1 AND id <> $2 AND state = 'running';
+
+-- name: OpQueue :exec
+UPDATE operations SET step = 'queued' WHERE id = $1;
+
+-- name: OpResumable :many
+-- Operations a worker started, and operations whose job a worker picked and
+-- never started (killed in between: River keeps such a job running until
+-- its rescuer, an hour later). Recover resumes those no live worker holds,
+-- but not one whose job snoozed on its provider task: that job wakes by
+-- itself, in whichever process.
+SELECT o.* FROM operations o
+WHERE o.state = 'running'
+  AND (o.started_at IS NOT NULL
+       OR (o.step = 'queued' AND EXISTS (
+           SELECT 1 FROM river_job j
+           WHERE j.kind = 'operation' AND j.args->>'op' = o.id AND j.state = 'running'
+             AND j.attempted_at < now() - interval '5 seconds')))
+  AND NOT (o.task_waiting AND EXISTS (
+           SELECT 1 FROM river_job j
+           WHERE j.kind = 'operation' AND j.args->>'op' = o.id AND (j.args->>'resume')::int = o.resumes
+             AND j.state IN ('available', 'scheduled', 'retryable')))
+ORDER BY o.seq;
+
+-- name: OpResumeMark :exec
+UPDATE operations SET resumes = $2, state = 'running', ended_at = NULL WHERE id = $1;
+
+-- name: OpTryLock :one
+SELECT pg_try_advisory_lock(hashtextextended(sqlc.arg(id)::text, 0));
+
+-- name: OpUnlock :one
+SELECT pg_advisory_unlock(hashtextextended(sqlc.arg(id)::text, 0));
+
+-- name: OpNotify :exec
+SELECT pg_notify(sqlc.arg(channel)::text, sqlc.arg(payload)::text);
+
+-- name: OpFinishStaleJobs :many
+-- The River jobs that a killed worker left running (River's own rescuer
+-- waits an hour): the job of an operation that ended before ended_before, or an
+-- attempt a resume replaced. Each is finished as its operation went, so the
+-- job dashboard agrees with the operations.
+UPDATE river_job j
+SET state = (CASE WHEN o.state = 'done' AND (j.args->>'resume')::int = o.resumes THEN 'completed' ELSE 'discarded' END)::river_job_state,
+    finalized_at = now()
+FROM operations o
+WHERE j.kind = 'operation' AND j.state = 'running'
+  AND o.id = j.args->>'op'
+  AND ((o.state <> 'running' AND o.ended_at < sqlc.arg(ended_before)::timestamptz) OR (j.args->>'resume')::int < o.resumes)
+RETURNING j.id;
