@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/store/db"
@@ -35,25 +34,25 @@ func (p PaidRate) Past() bool { return p.Rate > p.Ceiling+1e-9 }
 
 // Words say the rate and the spend beside the ceiling, for Settings.
 func (p PaidRate) Words() string {
-	w := fmt.Sprintf("Held: about %s a month", toTheCent(p.Rate, p.Currency))
+	w := fmt.Sprintf("Held: about %s a month", Money(p.Rate, p.Currency))
 	if p.Unknown > 0 {
 		w += fmt.Sprintf(", and %s at a price unknown", Plural(p.Unknown, "snapshot", "snapshots"))
 	}
-	return w + fmt.Sprintf(" · This month so far: %s", toTheCent(p.Spend, p.Currency))
+	return w + fmt.Sprintf(" · This month so far: %s", Money(p.Spend, p.Currency))
 }
 
 // PastWords warn that the rate is past the ceiling, on the tab and in
 // Settings; boxsnap deletes nothing to get under it (section 8).
 func (p PaidRate) PastWords() string {
 	return fmt.Sprintf("Snapshots held on %s are about %s a month, past your ceiling of %s: new paid snapshots, undos, Keep and renewals are refused. Nothing is deleted.",
-		p.Label, toTheCent(p.Rate, p.Currency), toTheCent(p.Ceiling, p.Currency))
+		p.Label, Money(p.Rate, p.Currency), Money(p.Ceiling, p.Currency))
 }
 
 // CeilingWords is the refusal of section 8, the same for the pages, the
 // API, the CLI and an agent's tools.
 func CeilingWords(label string, rate, ceiling float64, currency string) string {
 	return fmt.Sprintf("It would bring snapshots held on %s to about %s a month, past your ceiling of %s. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots.",
-		label, toTheCent(rate, currency), toTheCent(ceiling, currency))
+		label, Money(rate, currency), Money(ceiling, currency))
 }
 
 // ceilingOf is the ceiling set for a backend, or the default.
@@ -242,10 +241,4 @@ func (s *Service) KeepCeiling(ctx context.Context, sn *Snapshot) string {
 		}
 	}
 	return ""
-}
-
-// toTheCent says an amount always to the cent, as section 8's words do
-// ("about $5.04 a month, past your ceiling of $5.00").
-func toTheCent(amount float64, currency string) string {
-	return currencySign(currency) + strconv.FormatFloat(amount, 'f', 2, 64)
 }

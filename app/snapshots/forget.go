@@ -84,7 +84,7 @@ func (s *Service) ForgetBackendPlan(ctx context.Context, c Caller, backend strin
 		}
 		switch ch := ChargeOfSnapshot(&Snapshot{Price: sn.Price, SizeBytes: sn.SizeBytes}); {
 		case ch.Paid && ch.Known:
-			what = append(what, "about "+toTheCent(ch.Monthly(), ch.Currency)+" a month")
+			what = append(what, "about "+Money(ch.Monthly(), ch.Currency)+" a month")
 		case ch.Paid:
 			what = append(what, "price unknown")
 		}

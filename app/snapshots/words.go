@@ -42,12 +42,11 @@ func currencySign(currency string) string {
 	return currency + " "
 }
 
-// Money says an amount in its currency, to the cent, and a whole amount
-// without cents: "$5.04", "€1.20", "£0.30", "$5" (section 8: "a default of
-// $5 a month"), "CHF 2".
+// Money says an amount in its currency, always to the cent, as section 8's
+// words do ("about $5.04 a month, past your ceiling of $5.00"): "€1.20",
+// "£0.30", "CHF 2.00".
 func Money(amount float64, currency string) string {
-	cents := strconv.FormatFloat(amount, 'f', 2, 64)
-	return currencySign(currency) + strings.TrimSuffix(cents, ".00")
+	return currencySign(currency) + strconv.FormatFloat(amount, 'f', 2, 64)
 }
 
 // PriceWords says a price as the provider gives it (section 1: "$0.056 a

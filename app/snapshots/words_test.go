@@ -79,7 +79,7 @@ func TestPriceWords(t *testing.T) {
 		amount   float64
 		currency string
 		want     string
-	}{{5.04, "USD", "$5.04"}, {1.2, "EUR", "€1.20"}, {0.3, "GBP", "£0.30"}, {5, "USD", "$5"}, {3.6, "USD", "$3.60"}, {2, "CHF", "CHF 2"}} {
+	}{{5.04, "USD", "$5.04"}, {1.2, "EUR", "€1.20"}, {0.3, "GBP", "£0.30"}, {5, "USD", "$5.00"}, {3.6, "USD", "$3.60"}, {2, "CHF", "CHF 2.00"}} {
 		if got := Money(c.amount, c.currency); got != c.want {
 			t.Errorf("Money(%v, %q) = %q, want %q", c.amount, c.currency, got, c.want)
 		}
