@@ -1,8 +1,13 @@
 // Package snapshots is boxsnap's core: snapshot records and their states,
-// boxes and threads, operations and their steps (one at a time per box, on
-// River), eligible and mayAct, the limits, names, the restore's steps, the
-// box log and the admission of room. It owns the River args of an
-// operation's job, so it inserts the job in the operation's own transaction.
+// boxes and threads, what each kind of operation does and its steps,
+// eligible and mayAct, the limits, names, the restore's steps, the box log
+// and the admission of room. Its operations run on the engine of package
+// operations (one at a time per box, on River): kinds.go registers each
+// kind's runner with its typed parameters and result (Kinds), and admits
+// an operation in the same transaction as the records it changes. The
+// engine knows nothing of these rules; a runner leaves a provider task to
+// the engine's snooze (Engine.Snoozer) where its step's resume finds what
+// the task did.
 //
 // words.go is the one home of the words a person or an agent reads on more
 // than one surface (what a snapshot holds, prices in their currency, sizes,
