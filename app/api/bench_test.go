@@ -7,13 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"github.com/boxsnap/boxsnap/app/api"
 	"github.com/boxsnap/boxsnap/app/auth"
@@ -72,8 +75,14 @@ func benchTakes(b *testing.B, callers int) {
 		b.Fatal(err)
 	}
 	timed := &timedBackend{Backend: lb, took: map[string]time.Duration{}}
-	e := benchEnv(b, snapshots.Backend{ID: "timed", Kind: "local", Label: "this host, timed", Snap: timed, Boxes: lb})
+	tr := &queryCounter{}
+	ping := &pingWorker{took: make(chan time.Duration, 1024)}
+	e := benchEnv(b, snapshots.Backend{ID: "timed", Kind: "local", Label: "this host, timed", Snap: timed, Boxes: lb}, tr, ping)
 	ctx := context.Background()
+	// River's own insert-to-work time on the same database, client and
+	// queue, with the same callers inserting at once: the baseline the
+	// take's request-to-job-start is compared with.
+	baseline := riverBaseline(b, e, ping, callers)
 	st, _ := e.Core.Settings(ctx)
 	st.PerBox = snapshots.MaxPerBox // 10 takes a box: none replaces another
 	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
@@ -114,6 +123,7 @@ func benchTakes(b *testing.B, callers int) {
 	samples := make([]sample, b.N)
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	tr.start()
 	b.ResetTimer()
 	for g := range callers {
 		wg.Add(1)
@@ -138,6 +148,7 @@ func benchTakes(b *testing.B, callers int) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	ours, rivers := tr.stop()
 	if b.Failed() {
 		return
 	}
@@ -172,7 +183,14 @@ func benchTakes(b *testing.B, callers int) {
 		b.ReportMetric(p(0.5), name+"-p50-ms")
 		b.ReportMetric(p(0.99), name+"-p99-ms")
 	}
+	report("river-baseline", baseline)
 	report("job-start", jobStart)
+	b.ReportMetric(float64(jobStart[len(jobStart)/2])/float64(baseline[len(baseline)/2]), "job-start/river-p50-x")
+	// Every query on the pool while the takes ran, per take: boxsnap's own
+	// (the request, the admission, the run, the end, the waits' reads) and
+	// River's (its inserts, fetches and completions).
+	b.ReportMetric(float64(ours)/float64(b.N), "queries/take")
+	b.ReportMetric(float64(rivers)/float64(b.N), "river-queries/take")
 	report("river-attempted", attempted)
 	report("overhead", overhead)
 	report("backend", backend)
@@ -192,9 +210,14 @@ func benchTakes(b *testing.B, callers int) {
 const benchPoolConns = 45
 
 // benchEnv is coretest.New's running core, on a pool the size of boot's.
-func benchEnv(b *testing.B, be snapshots.Backend) *coretest.Env {
+func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWorker) *coretest.Env {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, dbtest.NewDSN(b)+fmt.Sprintf(" pool_max_conns=%d", benchPoolConns))
+	cfg, err := pgxpool.ParseConfig(dbtest.NewDSN(b) + fmt.Sprintf(" pool_max_conns=%d", benchPoolConns))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.ConnConfig.Tracer = tr
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -216,7 +239,8 @@ func benchEnv(b *testing.B, be snapshots.Backend) *coretest.Env {
 	if err := core.RegisterBackends(ctx); err != nil {
 		b.Fatal(err)
 	}
-	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: true, Logger: logger, Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true}})
+	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: true, Logger: logger, Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true},
+		Extra: func(w *river.Workers) { river.AddWorker(w, ping) }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -230,4 +254,92 @@ func benchEnv(b *testing.B, be snapshots.Backend) *coretest.Env {
 		_ = client.Stop(sctx)
 	})
 	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client, Logger: logger, Install: install}
+}
+
+// queryCounter is a pgx tracer that counts the queries sent while it
+// counts: boxsnap's own, and River's (their SQL names a river_ table or
+// function).
+type queryCounter struct {
+	on           atomic.Bool
+	ours, rivers atomic.Int64
+}
+
+func (q *queryCounter) start() { q.ours.Store(0); q.rivers.Store(0); q.on.Store(true) }
+
+func (q *queryCounter) stop() (int64, int64) {
+	q.on.Store(false)
+	return q.ours.Load(), q.rivers.Load()
+}
+
+// TraceQueryStart counts one query.
+func (q *queryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if q.on.Load() {
+		if strings.Contains(d.SQL, "river_") {
+			q.rivers.Add(1)
+		} else {
+			q.ours.Add(1)
+		}
+	}
+	return ctx
+}
+
+// TraceQueryEnd does nothing.
+func (q *queryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// pingArgs is a job that does nothing: River's own baseline.
+type pingArgs struct {
+	At time.Time `json:"at"`
+}
+
+func (pingArgs) Kind() string { return "bench-ping" }
+
+func (pingArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: jobs.QueueOperations} }
+
+// pingWorker says how long after its insert began each ping started.
+type pingWorker struct {
+	river.WorkerDefaults[pingArgs]
+	took chan time.Duration
+}
+
+func (w *pingWorker) Work(ctx context.Context, job *river.Job[pingArgs]) error {
+	w.took <- time.Since(job.Args.At)
+	return nil
+}
+
+// riverBaselineJobs is how many no-op jobs the baseline times.
+const riverBaselineJobs = 400
+
+// riverBaseline times River alone on the benchmark's client: callers
+// goroutines each insert a no-op job in its own transaction (as an
+// admission does) and wait for a worker to start one; each sample is the
+// time from before a job's insert to its worker's start.
+func riverBaseline(b *testing.B, e *coretest.Env, ping *pingWorker, callers int) []time.Duration {
+	ctx := context.Background()
+	out := make([]time.Duration, 0, riverBaselineJobs)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= riverBaselineJobs {
+				start := time.Now()
+				err := store.InTx(ctx, e.Pool, func(tx pgx.Tx) error {
+					_, err := e.Client.InsertTx(ctx, tx, pingArgs{At: start}, nil)
+					return err
+				})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				took := <-ping.took
+				mu.Lock()
+				out = append(out, took)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
