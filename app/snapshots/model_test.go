@@ -2,6 +2,7 @@ package snapshots_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -19,6 +20,14 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
+// The model test's sizes: make test's, and the nightly run's (-long).
+const (
+	modelOps     = 2000
+	modelOpsLong = 10000
+)
+
+var longModel = flag.Bool("long", false, "run the nightly-sized model test (10,000 operations with kills)")
+
 // TestModelRandomOperations runs thousands of random takes, deletes,
 // restores, renames and keeps from several threads and the owner, executed by
 // two worker processes (one of them killed and restarted now and then), and
@@ -30,6 +39,11 @@ import (
 //   - every operation ends; a refusal changes nothing;
 //   - the box log has an event for each change.
 //
+// make test runs 2,000 operations (about 8 kills); the nightly-sized run is
+// -long, 10,000 operations with a kill every 250 (40 kills):
+//
+//	go test ./app/snapshots -run TestModelRandomOperations -long -timeout 60m
+//
 // BOXSNAP_MODEL_SEED replays a seed; BOXSNAP_MODEL_OPS sets the count.
 func TestModelRandomOperations(t *testing.T) {
 	t.Parallel()
@@ -37,7 +51,10 @@ func TestModelRandomOperations(t *testing.T) {
 	if s := os.Getenv("BOXSNAP_MODEL_SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
-	ops := 2000
+	ops := modelOps
+	if *longModel {
+		ops = modelOpsLong
+	}
 	if s := os.Getenv("BOXSNAP_MODEL_OPS"); s != "" {
 		ops, _ = strconv.Atoi(s)
 	}
