@@ -74,7 +74,7 @@ func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 	own := "own"
 	writeJSON(w, http.StatusOK, takeAnswer{
 		Message: takeWords(box, res, price), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name, Box: box,
-		Holds: res.Holds, Excludes: res.Excludes, SizeBytes: res.Size, Size: snapshots.SizeOfWords(res.Size, &own), TookMs: res.TookMs,
+		Holds: snapshots.HoldsWords(res.Holds, ""), Excludes: res.Excludes, SizeBytes: res.Size, Size: snapshots.SizeOfWords(res.Size, &own), TookMs: res.TookMs,
 		Price: price, Count: res.Count, Limit: res.Limit, OfLimit: countWords(res.Count, res.Limit), Replaced: res.Replaced,
 	})
 }
