@@ -163,15 +163,11 @@ func (s *server) listAnswer(ctx context.Context, c snapshots.Caller, list []snap
 	ans := listAnswer{Boxes: []boxSnapshots{}}
 	for _, bs := range list {
 		out := boxSnapshots{Box: boxView(c, bs.Box), Snapshots: []listedFull{}}
-		counted := 0
 		for _, sn := range bs.Snapshots {
 			out.Snapshots = append(out.Snapshots, s.full(ctx, sn, tz))
-			if !sn.IsUndo() && sn.State != snapshots.StateFailed && sn.State != snapshots.StateDeleting && sn.Guest == "current" {
-				counted++
-			}
 		}
-		out.OfLimit = countWords(counted, settings.PerBox)
 		out.Counted = snapshots.CountOf(bs.Snapshots)
+		out.OfLimit = countWords(out.Counted.ToLimit, settings.PerBox)
 		out.Count = out.Counted.Words()
 		out.Message = s.boxHoldsWords(bs.Box, len(bs.Snapshots))
 		ans.Boxes = append(ans.Boxes, out)

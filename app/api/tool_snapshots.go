@@ -119,14 +119,10 @@ func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 			all = list[0].Snapshots
 		}
 		bl := boxListing{Box: b.Name, ID: b.ID, Snapshots: []listedShort{}}
-		counted := 0
 		for _, sn := range all {
 			bl.Snapshots = append(bl.Snapshots, s.short(ctx, c, b, sn, tz, p.Pictures))
-			if !sn.IsUndo() && !sn.Automatic && sn.State != snapshots.StateFailed && sn.State != snapshots.StateDeleting && sn.Guest == "current" {
-				counted++
-			}
 		}
-		bl.OfLimit = countWords(counted, settings.PerBox)
+		bl.OfLimit = countWords(snapshots.CountOf(all).ToLimit, settings.PerBox)
 		bl.Message = s.boxHoldsWords(b, len(all))
 		ans.Boxes = append(ans.Boxes, bl)
 	}

@@ -18,12 +18,16 @@ const Usage = `boxsnap snapshot: the owner's snapshots, through a running boxsna
 
 Usage:
   boxsnap snapshot take <box> [--name <name>] [--note <text>] [--memory]
-  boxsnap snapshot list [<box>] [--kept] [--json]
+  boxsnap snapshot list [<box>] [--kept] [--automatic | --saved] [--json]
   boxsnap snapshot delete <box> <snapshot>
   boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]
   boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]
   boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]
   boxsnap snapshot unkeep <box> <snapshot>
+  boxsnap snapshot save <box> <snapshot> [--name <name>]
+  boxsnap snapshot unsave <box> <snapshot>
+  boxsnap snapshot history <box> [--automatic on|off|backend] [--max-gib <n>|default]
+  boxsnap snapshot delete-history <box> --confirm <box>
   boxsnap snapshot rename <box> <snapshot> <name>
   boxsnap snapshot note <box> <snapshot> <text>
   boxsnap snapshot export <box> <snapshot>... -o <file> [--base <snapshot>]
@@ -35,6 +39,12 @@ Usage:
   boxsnap snapshot files <box> <snapshot> [<path>] [--json]
   boxsnap snapshot download <box> <snapshot> [<path>] -o <file>
   boxsnap snapshot diff <box> <snapshot> [<path>] [--against <snapshot>] [--all] [--json]
+
+boxsnap takes automatic snapshots of a running box that changed (list
+--automatic lists them); save makes one an ordinary snapshot, counted in
+the box's limit and never thinned, and unsave makes one automatic again.
+history says whether a box takes them and sets it; delete-history deletes
+every automatic snapshot of a box, once --confirm names the box again.
 
 fork makes a new box from the snapshot, in the box's thread, or with
 --as-machine as one of your machines; --check only says whether it can be
@@ -181,13 +191,17 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"take":            {usage: "boxsnap snapshot take <box> [--name <name>] [--note <text>] [--memory]", args: "a box", min: 1, max: 1, flags: takeFlags, run: take},
-		"list":            {usage: "boxsnap snapshot list [<box>] [--kept] [--json]", args: "at most a box", min: 0, max: 1, flags: listFlags, run: list},
+		"list":            {usage: "boxsnap snapshot list [<box>] [--kept] [--automatic | --saved] [--json]", args: "at most a box", min: 0, max: 1, flags: listFlags, run: list},
 		"delete":          {usage: "boxsnap snapshot delete <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: deleteSnapshot},
 		"restore":         {usage: "boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]", args: "a box and a snapshot", min: 2, max: 2, flags: restoreFlags, run: restore},
 		"fork":            {usage: "boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", args: "a box and a snapshot", min: 2, max: 2, flags: forkFlags, run: fork},
 		"keep":            {usage: "boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]", args: "a box and a snapshot", min: 2, max: 2, flags: keepFlags, run: keep},
 		"renew":           {usage: "boxsnap snapshot renew <box> <snapshot>", args: "a box and a kept snapshot", min: 2, max: 2, flags: noFlags, run: renew},
 		"unkeep":          {usage: "boxsnap snapshot unkeep <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unkeep},
+		"save":            {usage: "boxsnap snapshot save <box> <snapshot> [--name <name>]", args: "a box and a snapshot", min: 2, max: 2, flags: saveFlags, run: save},
+		"unsave":          {usage: "boxsnap snapshot unsave <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unsave},
+		"history":         {usage: "boxsnap snapshot history <box> [--automatic on|off|backend] [--max-gib <n>|default]", args: "a box", min: 1, max: 1, flags: historyFlags, run: history},
+		"delete-history":  {usage: "boxsnap snapshot delete-history <box> --confirm <box>", args: "a box", min: 1, max: 1, flags: deleteHistoryFlags, run: deleteHistory},
 		"rename":          {usage: "boxsnap snapshot rename <box> <snapshot> <name>", args: "a box, a snapshot and its new name", min: 3, max: 3, flags: noFlags, run: rename},
 		"note":            {usage: "boxsnap snapshot note <box> <snapshot> <text>", args: "a box, a snapshot and the note's text (\"\" clears it)", min: 3, max: 3, flags: noFlags, run: note},
 		"export":          {usage: "boxsnap snapshot export <box> <snapshot>... -o <file> [--base <snapshot>]", args: "a box and its snapshots", min: 2, max: 101, flags: exportFlags, run: export},

@@ -41,10 +41,11 @@ func printOperation(out io.Writer, ans operationAnswer) error {
 	return err
 }
 
-type listOpts struct{ kept, json *bool }
+type listOpts struct{ kept, automatic, saved, json *bool }
 
 func listFlags(fs *flag.FlagSet) any {
-	return &listOpts{kept: fs.Bool("kept", false, "kept ones only"), json: fs.Bool("json", false, "the API's JSON")}
+	return &listOpts{kept: fs.Bool("kept", false, "kept ones only"), automatic: fs.Bool("automatic", false, "automatic ones only"),
+		saved: fs.Bool("saved", false, "saved ones only (not automatic)"), json: fs.Bool("json", false, "the API's JSON")}
 }
 
 // listAnswer is the part of the API's listing the CLI prints.
@@ -65,6 +66,7 @@ type listAnswer struct {
 			State     string     `json:"state"`
 			KeptUntil *time.Time `json:"keptUntil"`
 			Undo      bool       `json:"undo"`
+			Automatic bool       `json:"automatic"`
 			Note      *string    `json:"note"`
 		} `json:"snapshots"`
 	} `json:"boxes"`
@@ -81,6 +83,14 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 	}
 	if *opts.kept {
 		q.Set("kept", "true")
+	}
+	switch {
+	case *opts.automatic && *opts.saved:
+		return errors.New("list takes --automatic or --saved, not both")
+	case *opts.automatic:
+		q.Set("automatic", "true")
+	case *opts.saved:
+		q.Set("automatic", "false")
 	}
 	path := "/snapshots"
 	if len(q) > 0 {
@@ -161,6 +171,9 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 			name := s.Name
 			if s.Undo {
 				name += " (undo)"
+			}
+			if s.Automatic {
+				name += " (automatic)"
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, s.ID, s.When, s.By, s.Holds, s.Size, kept, s.State)
 		}

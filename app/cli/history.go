@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+type saveOpts struct{ name *string }
+
+func saveFlags(fs *flag.FlagSet) any {
+	return &saveOpts{name: fs.String("name", "", "a new name for it")}
+}
+
+// save is `snapshot save`: an automatic snapshot becomes an ordinary one.
+func save(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*saveOpts)
+	var sn snapshotAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/save", map[string]any{"name": *opts.name}, &sn); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Saved ‘%s’ (%s): it counts in %s's limit and is never thinned.\n", sn.Name, sn.ID, pos[0])
+	return nil
+}
+
+// unsave is `snapshot unsave`: a saved snapshot becomes automatic again.
+func unsave(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var sn snapshotAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/unsave", map[string]any{}, &sn); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "‘%s’ (%s) is automatic again: thinning may delete it as it ages.\n", sn.Name, sn.ID)
+	return nil
+}
+
+type historyOpts struct {
+	automatic *string
+	maxGiB    *string
+}
+
+func historyFlags(fs *flag.FlagSet) any {
+	return &historyOpts{automatic: fs.String("automatic", "", "on, off, or backend (follow the backend's setting)"),
+		maxGiB: fs.String("max-gib", "", "GiB of held data past which the oldest automatic snapshot goes, or default")}
+}
+
+// boxHistoryAnswer is GET and PUT /boxes/{box}/history's answer.
+type boxHistoryAnswer struct {
+	Automatic *bool  `json:"automatic"`
+	MaxGiB    *int64 `json:"maxGiB"`
+	On        bool   `json:"on"`
+	LimitGiB  int64  `json:"limitGiB"`
+	Every     int    `json:"checkSeconds"`
+	Count     int    `json:"automaticCount"`
+}
+
+// history is `snapshot history`: a box's automatic history settings, and
+// with --automatic or --max-gib it sets them.
+func history(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*historyOpts)
+	path := "/boxes/" + seg(pos[0]) + "/history"
+	var ans boxHistoryAnswer
+	if *opts.automatic == "" && *opts.maxGiB == "" {
+		if err := c.do(ctx, "GET", path, nil, &ans); err != nil {
+			return err
+		}
+	} else {
+		if err := c.do(ctx, "GET", path, nil, &ans); err != nil {
+			return err
+		}
+		body := map[string]any{"automatic": ans.Automatic, "maxGiB": ans.MaxGiB}
+		switch *opts.automatic {
+		case "":
+		case "on":
+			body["automatic"] = true
+		case "off":
+			body["automatic"] = false
+		case "backend":
+			body["automatic"] = nil
+		default:
+			return errors.New("--automatic is on, off or backend")
+		}
+		switch *opts.maxGiB {
+		case "":
+		case "default":
+			body["maxGiB"] = nil
+		default:
+			n, err := strconv.ParseInt(*opts.maxGiB, 10, 64)
+			if err != nil {
+				return errors.New("--max-gib is a number of GiB, or default")
+			}
+			body["maxGiB"] = n
+		}
+		if err := c.do(ctx, "PUT", path, body, &ans); err != nil {
+			return err
+		}
+	}
+	state := "off"
+	if ans.On {
+		state = fmt.Sprintf("on, checked every %d s while it runs", ans.Every)
+	}
+	whose := "the backend's setting"
+	if ans.Automatic != nil {
+		whose = "this box's own setting"
+	}
+	fmt.Fprintf(out, "%s: automatic snapshots %s (%s); %d held; the oldest goes past %d GiB held.\n", pos[0], state, whose, ans.Count, ans.LimitGiB)
+	return nil
+}
+
+type deleteHistoryOpts struct{ confirm *string }
+
+func deleteHistoryFlags(fs *flag.FlagSet) any {
+	return &deleteHistoryOpts{confirm: fs.String("confirm", "", "the box's name, typed again")}
+}
+
+// deleteHistory is `snapshot delete-history`: every automatic snapshot of
+// the box goes, once --confirm names the box.
+func deleteHistory(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*deleteHistoryOpts)
+	var ans operationAnswer
+	if err := c.do(ctx, "DELETE", "/boxes/"+seg(pos[0])+"/history?wait=true", map[string]any{"confirm": *opts.confirm}, &ans); err != nil {
+		return err
+	}
+	if ans.Operation.ID == "" {
+		fmt.Fprintf(out, "%s has no automatic snapshots to delete.\n", pos[0])
+		return nil
+	}
+	return printOperation(out, ans)
+}
