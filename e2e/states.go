@@ -33,6 +33,8 @@ type Scene struct {
 	Undo string
 	// RestoreOp is brisk-lake's restore, done.
 	RestoreOp string
+	// Automatic is amber-fox's newest automatic snapshot.
+	Automatic string
 }
 
 // SetScene seeds the demo and the busy boxes the states show. The stack's
@@ -111,6 +113,21 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		VALUES ($1, 'release', $2, 'owner', 'copy-clone', 'failed', $3, 'nothing kept was deleted', now(), now())`,
 		snapshots.NewID("op"), tawny.ID, snapshots.CopyFailedWords(thu.Name, "this host has 5.4 GB free, and it needs 8.6 GB")); err != nil {
 		return nil, fmt.Errorf("a stopped release of tawny-moss: %w", err)
+	}
+	// amber-fox's automatic history: three changes, each an automatic
+	// snapshot with its picture, for the timeline, Save and Delete history.
+	for i, text := range []string{"one", "two", "three"} {
+		if err := s.WriteFile(demo.AmberFox, "app/session.log", text+"\n"); err != nil {
+			return nil, err
+		}
+		op, sn, err := s.Core.TakeAutomatic(ctx, demo.AmberFox.ID, "the box changed")
+		if err != nil {
+			return nil, fmt.Errorf("amber-fox's automatic snapshot %d: %w", i, err)
+		}
+		if _, err := s.Wait(ctx, op); err != nil {
+			return nil, err
+		}
+		sc.Automatic = sn.ID
 	}
 	brisk, err := s.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: "brisk-lake"})
 	if err != nil {
@@ -234,6 +251,14 @@ func (sc *Scene) States() []State {
 			return p.Locator("#picked-count", playwright.PageLocatorOptions{HasText: "2 ticked"}).WaitFor()
 		}},
 		{Name: "now-row-and-history", Path: "/boxes/brisk-lake#history"},
+		{Name: "timeline", Path: "/boxes/amber-fox#timeline"},
+		{Name: "save-dialog", Path: "/boxes/amber-fox#timeline", Do: func(p playwright.Page) error {
+			if err := click("#snap-" + sc.Automatic + " summary")(p); err != nil {
+				return err
+			}
+			return dialog("#snap-" + sc.Automatic + " a[href*='/save']")(p)
+		}},
+		{Name: "delete-history-dialog", Path: "/boxes/amber-fox/history/delete"},
 		{Name: "toast", Path: "/boxes/threads", Do: func(p playwright.Page) error {
 			// brisk-lake's restore, started by the person, ended while
 			// they were elsewhere.

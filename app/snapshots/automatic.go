@@ -158,7 +158,7 @@ func (s *Service) checkDue(box string, every time.Duration, now time.Time) bool 
 // (why says what made it): not counted in the per-box limit, never an
 // undo, refused only by the plan, the room rule and the ceiling.
 func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operation, *Snapshot, error) {
-	c := System("automatic history: " + why)
+	c := System(why)
 	b, err := s.boxByID(ctx, s.st.Pool, boxID)
 	if err != nil {
 		return nil, nil, err

@@ -49,6 +49,9 @@ type boxLive struct {
 	LiveURL  string
 	Announce string
 	Done     string
+	// Timeline is the box's automatic snapshots (issue 16): in the live
+	// part, so thinning, Save and Delete history show as they happen.
+	Timeline timeline
 }
 
 type boxPage struct {
@@ -107,8 +110,16 @@ func (s *Server) boxLive(r *http.Request, b *snapshots.Box, back string) (boxLiv
 	if err != nil {
 		return boxLive{}, err
 	}
-	l := boxLive{Notices: s.notices(r, b), Card: c, Busy: c.Group.Busy, Announce: c.Group.Announce,
+	tl, _ := strconv.Atoi(r.URL.Query().Get("tl"))
+	t, err := s.timelineOf(r, b, tl)
+	if err != nil {
+		return boxLive{}, err
+	}
+	l := boxLive{Notices: s.notices(r, b), Card: c, Busy: c.Group.Busy, Announce: c.Group.Announce, Timeline: t,
 		LiveURL: "/boxes/" + url.PathEscape(b.Name) + "/live?in=page&back=" + url.QueryEscape(back)}
+	if tl > 0 {
+		l.LiveURL += "&tl=" + strconv.Itoa(tl)
+	}
 	return l, nil
 }
 
@@ -140,12 +151,25 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 	}
 	c := boxCard{Back: back, Screen: b.HasScreen}
 	live := "/boxes/" + url.PathEscape(b.Name) + "/live?in=page&back=" + url.QueryEscape(back)
-	c.Group = s.group(bs, bs.Snapshots, rc, live)
+	// The card lists the saved snapshots; the automatic ones are on the
+	// page's timeline.
+	var saved []*snapshots.Snapshot
+	for _, sn := range bs.Snapshots {
+		if !sn.Automatic {
+			saved = append(saved, sn)
+		}
+	}
+	c.Group = s.group(bs, saved, rc, live)
+	for _, sn := range bs.Snapshots {
+		if sn.Automatic && (sn.State == snapshots.StateTaking || sn.State == snapshots.StateDeleting || len(bs.Pins[sn.ID]) > 0) {
+			c.Group.Busy = true // the timeline's work shows on the card's poll
+		}
+	}
 	if b.ReleasedAt == nil {
 		c.Group.Now = s.nowOf(rc, b, bs.Snapshots, c.Group.restores)
 	}
 	settings, _ := s.opts.Core.Settings(ctx)
-	counts := snapshots.CountOf(bs.Snapshots)
+	counts := snapshots.CountOf(saved)
 	be, _ := s.opts.Core.BackendOf(b)
 	snapping := s.opts.Core.Snapshotting(b)
 	if snapping == nil {

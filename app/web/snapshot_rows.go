@@ -63,6 +63,8 @@ type snapRow struct {
 	// Off says why Restore or Fork is disabled, with its fix.
 	Off                   string
 	Memory, Kept, Undo    bool
+	// Automatic marks a snapshot boxsnap took because the box changed.
+	Automatic bool
 	Attention             string // amber words, what needs the owner first
 	Failure               string // red words
 	Line                  string
@@ -241,7 +243,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	base := fmt.Sprintf("/boxes/%s/snapshots/%s", url.PathEscape(b.Name), sn.ID)
 	q := "?back=" + url.QueryEscape(rc.back)
 	r := snapRow{ID: sn.ID, BoxName: b.Name, Name: sn.Name, Memory: sn.Holds == string(providers.HoldsDiskAndMemory),
-		Kept: sn.Kept(), Undo: sn.IsUndo(), IsKept: sn.Kept(), Back: rc.back, Selecting: rc.selecting}
+		Kept: sn.Kept(), Undo: sn.IsUndo(), IsKept: sn.Kept(), Back: rc.back, Selecting: rc.selecting, Automatic: sn.Automatic}
 	if sn.Note != nil {
 		r.Note = *sn.Note
 	}
@@ -328,6 +330,8 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		parts = append(parts, "kept until "+sn.KeptUntil.In(rc.tz).Format("2 Jan"))
 	case sn.IsUndo():
 		parts = append(parts, "an undo")
+	case sn.Automatic:
+		parts = append(parts, "thinned as it ages")
 	default:
 		parts = append(parts, "goes with the box")
 	}
@@ -405,7 +409,9 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	}
 	fork := item("Fork…", r.Fork)
 	fork.Narrow = true
-	r.Menu = []menuItem{fork, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep)}
+	r.Menu = []menuItem{fork}
+	r.Menu = append(r.Menu, saveItems(b, sn, base, q, elig)...)
+	r.Menu = append(r.Menu, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep))
 	if sn.Kept() {
 		renew := item(snapshots.RenewWords(rc.keepDays), r.Renew)
 		renew.Post, renew.Label = true, r.Renew.Label

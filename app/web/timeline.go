@@ -1,0 +1,313 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// TimelinePage is how many automatic snapshots the box page's timeline
+// shows at a time; Older and Newer move along it.
+const TimelinePage = 40
+
+// timeline is the box page's Timeline card (issue 16, item 3): the box's
+// automatic snapshots, newest first, grouped by day and by hour, each a row
+// with its picture where the box has a screen, Restore… (the usual dialog
+// and undo), Save… and Keep….
+type timeline struct {
+	Box    string
+	Words  string // "12 automatic snapshots · on, checked every 15 s while it runs"
+	Toggle string // "Turn off for amber-fox" / "Turn on for amber-fox"
+	Value  string // what Toggle posts: on or off
+	Action string
+	Days   []timelineDay
+	None   string
+	// Newer and Older move along the timeline, a page at a time; Shown
+	// says which part is shown ("1 to 40 of 112").
+	Newer, Older, Shown string
+	Delete              action
+	Back                string
+}
+
+type timelineDay struct {
+	Title string
+	Hours []timelineHour
+}
+
+type timelineHour struct {
+	Title, ID string
+	Rows      []snapRow
+}
+
+// timelineOf builds a box's timeline from offset (a page's first row).
+func (s *Server) timelineOf(r *http.Request, b *snapshots.Box, offset int) (timeline, error) {
+	ctx := r.Context()
+	back := "/boxes/" + b.Name
+	t := timeline{Box: b.Name, Back: back, Action: "/boxes/" + url.PathEscape(b.Name) + "/history"}
+	hist, err := s.opts.Core.BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
+	if err != nil {
+		return t, err
+	}
+	yes := true
+	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID, Automatic: &yes})
+	if err != nil {
+		return t, err
+	}
+	all, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
+	if err != nil {
+		return t, err
+	}
+	state := "off for this box"
+	if hist.On {
+		state = fmt.Sprintf("on: checked every %s while it runs, taken when it changed", everyWords(hist.Every))
+		t.Toggle, t.Value = "Turn off for "+b.Name, "off"
+	} else {
+		t.Toggle, t.Value = "Turn on for "+b.Name, "on"
+	}
+	if b.State != "ready" {
+		t.Toggle = ""
+	}
+	autos := list[0].Snapshots
+	t.Words = fmt.Sprintf("%s · automatic snapshots %s", plural(len(autos), "automatic snapshot", "automatic snapshots"), state)
+	t.Delete = action{Label: "Delete history…", Href: "/boxes/" + url.PathEscape(b.Name) + "/history/delete?back=" + url.QueryEscape(back)}
+	if len(autos) == 0 {
+		t.Delete.Why = fmt.Sprintf("%s has no automatic snapshots.", b.Name)
+		t.None = fmt.Sprintf("No automatic snapshots of %s yet: boxsnap takes one while it runs, when it changed.", b.Name)
+		return t, nil
+	}
+	if offset < 0 || offset >= len(autos) {
+		offset = 0
+	}
+	end := min(offset+TimelinePage, len(autos))
+	t.Shown = fmt.Sprintf("%d to %d of %d, newest first", offset+1, end, len(autos))
+	if offset > 0 {
+		t.Newer = fmt.Sprintf("/boxes/%s?tl=%d#timeline", url.PathEscape(b.Name), max(offset-TimelinePage, 0))
+	}
+	if end < len(autos) {
+		t.Older = fmt.Sprintf("/boxes/%s?tl=%d#timeline", url.PathEscape(b.Name), end)
+	}
+	rc := s.rowContext(r, back)
+	bs := all[0]
+	g := s.group(bs, autos[offset:end], rc, "")
+	for i, sn := range autos[offset:end] {
+		at := sn.TakenAt.In(rc.tz)
+		day := whenDay(at, rc.now.In(rc.tz))
+		if len(t.Days) == 0 || t.Days[len(t.Days)-1].Title != day {
+			t.Days = append(t.Days, timelineDay{Title: day})
+		}
+		d := &t.Days[len(t.Days)-1]
+		hour := at.Format("15:00")
+		if len(d.Hours) == 0 || d.Hours[len(d.Hours)-1].Title != hour {
+			d.Hours = append(d.Hours, timelineHour{Title: hour, ID: "tl-" + at.Format("2006-01-02-15")})
+		}
+		h := &d.Hours[len(d.Hours)-1]
+		h.Rows = append(h.Rows, g.Rows[i])
+	}
+	return t, nil
+}
+
+// whenDay names a day as the rows do: Today, Yesterday, a weekday within
+// the week, a date before.
+func whenDay(t, now time.Time) string {
+	y1, m1, d1 := t.Date()
+	y2, m2, d2 := now.Date()
+	days := int(time.Date(y2, m2, d2, 0, 0, 0, 0, time.UTC).Sub(time.Date(y1, m1, d1, 0, 0, 0, 0, time.UTC)).Hours() / 24)
+	switch {
+	case days <= 0:
+		return "Today"
+	case days == 1:
+		return "Yesterday"
+	case days < 7:
+		return t.Format("Monday 2 Jan")
+	case y1 == y2:
+		return t.Format("2 Jan")
+	}
+	return t.Format("2 Jan 2006")
+}
+
+// everyWords says a cadence: "15 s", "10 min".
+func everyWords(seconds int) string {
+	if seconds%60 == 0 && seconds >= 60 {
+		return strconv.Itoa(seconds/60) + " min"
+	}
+	return strconv.Itoa(seconds) + " s"
+}
+
+// setBoxHistory turns a box's automatic snapshots on or off (the
+// timeline's toggle).
+func (s *Server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
+	box := chi.URLParam(r, "box")
+	var on *bool
+	switch r.PostFormValue("automatic") {
+	case "on":
+		v := true
+		on = &v
+	case "off":
+		v := false
+		on = &v
+	case "backend":
+	default:
+		s.refused(w, r, fmt.Errorf("automatic is on, off or backend"))
+		return
+	}
+	cur, err := s.opts.Core.BoxHistorySettings(r.Context(), snapshots.Owner(), box)
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	if _, err := s.opts.Core.SetBoxHistory(r.Context(), snapshots.Owner(), box, on, cur.MaxGiB); err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	words := "Automatic snapshots are off for " + box + "."
+	if on == nil || *on {
+		words = "Automatic snapshots are on for " + box + "."
+	}
+	s.done(w, r, backOf(r, box), words)
+}
+
+// saveDialog is Save…: an automatic snapshot becomes an ordinary one, with
+// a name if given (moatbox's "Save with a name").
+func (s *Server) saveDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+	ctx := r.Context()
+	sn, b, err := s.opts.Core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
+	if err != nil {
+		return dialog{}, err
+	}
+	settings, _ := s.opts.Core.Settings(ctx)
+	d := dialog{Kind: "save", Title: fmt.Sprintf("Save ‘%s’", sn.Name), Back: backOf(r, b.Name), Submit: "Save",
+		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/save", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil),
+		NamePlaceholder: sn.Name}
+	d.Lines = append(d.Lines, fmt.Sprintf("A saved snapshot is no longer thinned: it stays until it is deleted, and counts in %s's %d.", b.Name, settings.PerBox))
+	if !sn.Automatic {
+		d.Disabled, d.Error = true, fmt.Sprintf("‘%s’ is saved already.", sn.Name)
+	}
+	return d, nil
+}
+
+func (s *Server) showSaveDialog(w http.ResponseWriter, r *http.Request) {
+	d, err := s.saveDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.renderDialog(w, r, http.StatusOK, d)
+}
+
+// saveSnapshot saves it; the page is read again, as the snapshot moves
+// from the timeline to the Snapshots card.
+func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) {
+	d, box, id, ok := s.postedDialog(w, r, s.saveDialog)
+	if !ok {
+		return
+	}
+	sn, err := s.opts.Core.Save(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("name"))
+	if err != nil {
+		d.Error = refusalWords(err)
+		s.renderDialog(w, r, statusOf(err), d)
+		return
+	}
+	s.reload(w, r, backOf(r, box), fmt.Sprintf("Saved ‘%s’.", sn.Name))
+}
+
+// unsaveSnapshot makes a saved snapshot automatic again.
+func (s *Server) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
+	sn, err := s.opts.Core.Unsave(r.Context(), snapshots.Owner(), box, id)
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.reload(w, r, backOf(r, box), fmt.Sprintf("‘%s’ is automatic again: thinning may delete it as it ages.", sn.Name))
+}
+
+// reload ends a post whose change moves rows between the Snapshots card
+// and the timeline: the whole page is read again.
+func (s *Server) reload(w http.ResponseWriter, r *http.Request, back, flash string) {
+	if flash != "" {
+		http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(flash), Path: "/", HttpOnly: true,
+			Secure: s.opts.SecureCookies, SameSite: http.SameSiteLaxMode, MaxAge: 60})
+	}
+	if r.Header.Get("HX-Request") == "true" {
+		w.Header().Set("HX-Redirect", back)
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// deleteHistoryDialog is Delete history…: every automatic snapshot of the
+// box goes once its name is typed; saved and kept ones stay.
+func (s *Server) deleteHistoryDialog(r *http.Request, boxRef, _ string) (dialog, error) {
+	ctx := r.Context()
+	b, err := s.opts.Core.Box(ctx, snapshots.Owner(), boxRef)
+	if err != nil {
+		return dialog{}, err
+	}
+	hist, err := s.opts.Core.BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
+	if err != nil {
+		return dialog{}, err
+	}
+	d := dialog{Kind: "delete-history", Title: fmt.Sprintf("Delete %s's history?", b.Name), Back: backOf(r, b.Name),
+		Submit: "Delete history", Danger: true, Action: "/boxes/" + url.PathEscape(b.Name) + "/history/delete",
+		Fingerprint: fmt.Sprintf("%s:%d", b.ID, hist.Count), NamePlaceholder: b.Name}
+	d.Lines = append(d.Lines,
+		fmt.Sprintf("Deletes %s of %s. They cannot come back.", plural(hist.Count, "automatic snapshot", "automatic snapshots"), b.Name),
+		"Saved and kept snapshots stay, and so does one a restore or another operation uses now.",
+		fmt.Sprintf("Type %s to confirm.", b.Name))
+	if hist.Count == 0 {
+		d.Disabled, d.Error = true, fmt.Sprintf("%s has no automatic snapshots.", b.Name)
+	}
+	return d, nil
+}
+
+func (s *Server) showDeleteHistoryDialog(w http.ResponseWriter, r *http.Request) {
+	d, err := s.deleteHistoryDialog(r, chi.URLParam(r, "box"), "")
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.renderDialog(w, r, http.StatusOK, d)
+}
+
+func (s *Server) deleteHistory(w http.ResponseWriter, r *http.Request) {
+	box := chi.URLParam(r, "box")
+	d, err := s.deleteHistoryDialog(r, box, "")
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	if d.Disabled {
+		s.renderDialog(w, r, http.StatusConflict, d)
+		return
+	}
+	if _, err := s.opts.Core.DeleteHistory(r.Context(), snapshots.Owner(), box, r.PostFormValue("confirm"), ""); err != nil {
+		d.Error = refusalWords(err)
+		s.renderDialog(w, r, statusOf(err), d)
+		return
+	}
+	s.reload(w, r, backOf(r, box), fmt.Sprintf("Deleting %s's automatic history.", box))
+}
+
+// saveItems are a row's Save… (an automatic snapshot) or Unsave (a saved
+// one that is not an undo), each disabled with why when it is refused now.
+func saveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string, elig func(snapshots.Action, snapshots.Change) string) []menuItem {
+	switch {
+	case sn.Automatic:
+		why := elig(snapshots.ActTake, snapshots.ChangeRename)
+		if b.State != "ready" {
+			why = fmt.Sprintf("%s is released: it takes no snapshots.", b.Name)
+		}
+		return []menuItem{{Text: "Save…", Label: fmt.Sprintf("Save %s…", sn.Name), Href: base + "/save" + q, Why: why}}
+	case sn.UndoOf == nil && sn.State == snapshots.StateReady:
+		return []menuItem{{Text: "Unsave", Label: fmt.Sprintf("Unsave %s: make it automatic again", sn.Name), Href: base + "/unsave",
+			Post: true, Why: elig(snapshots.ActDelete, snapshots.ChangeRename)}}
+	}
+	return nil
+}
