@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-
 )
 
 // saveBody is POST .../save's body: a new name, optional.
@@ -125,4 +124,3 @@ func (s *server) deleteHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	s.answerOperation(w, r, op, wait)
 }
-

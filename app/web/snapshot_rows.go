@@ -61,10 +61,10 @@ type snapRow struct {
 	// restoring to ‘before the migration’".
 	Holds string
 	// Off says why Restore or Fork is disabled, with its fix.
-	Off                   string
-	Memory, Kept, Undo    bool
+	Off                string
+	Memory, Kept, Undo bool
 	// Automatic marks a snapshot boxsnap took because the box changed.
-	Automatic bool
+	Automatic             bool
 	Attention             string // amber words, what needs the owner first
 	Failure               string // red words
 	Line                  string
