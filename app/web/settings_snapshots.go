@@ -28,10 +28,20 @@ type ceilingRow struct {
 	Held, Past string
 }
 
+// historyRow is one backend's automatic snapshots: on or off, and how
+// often its running boxes are checked (issue 16).
+type historyRow struct {
+	ID, Label string
+	On        bool
+	Every     int
+	Why       string // the backend's reason for its default cadence
+}
+
 type settingsPage struct {
 	Page     views.Page
 	Summary  string
 	Ceilings []ceilingRow
+	History  []historyRow
 	Settings snapshots.Settings
 	Min, Max struct{ PerBox, Room, Keep, Share int }
 	Offers   []backendOffer
@@ -118,6 +128,11 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	}
 	p.Summary = fmt.Sprintf("%d per box · kept %d days", p.Settings.PerBox, p.Settings.KeepDays)
 	rates, _ := s.opts.Core.PaidRates(ctx)
+	for _, be := range s.opts.Core.Backends() {
+		c := be.Snap.ChangeCadence()
+		p.History = append(p.History, historyRow{ID: be.ID, Label: be.Label, On: p.Settings.AutomaticOn(be),
+			Every: int(p.Settings.CheckEvery(be).Seconds()), Why: fmt.Sprintf("Its own is every %s: %s.", everyWords(int(c.Every.Seconds())), c.Why)})
+	}
 	for _, be := range s.opts.Core.Backends() {
 		var held *snapshots.PaidRate
 		for i := range rates {
@@ -229,6 +244,35 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	num("perBox", &st.PerBox)
 	num("roomPercent", &st.RoomPercent)
 	num("keepDays", &st.KeepDays)
+	if _, ok := r.PostForm["historyDays"]; ok {
+		num("historyDays", &st.HistoryDays)
+		num("historyGiB", &st.HistoryGiB)
+	}
+	for _, be := range s.opts.Core.Backends() {
+		switch r.PostFormValue("automatic-" + be.ID) {
+		case "on", "off":
+			if st.Automatic == nil {
+				st.Automatic = map[string]bool{}
+			}
+			st.Automatic[be.ID] = r.PostFormValue("automatic-"+be.ID) == "on"
+		}
+		v := strings.TrimSpace(r.PostFormValue("check-" + be.ID))
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			n = -1
+		}
+		if n == int(be.Snap.ChangeCadence().Every.Seconds()) {
+			delete(st.CheckSeconds, be.ID) // its own cadence
+			continue
+		}
+		if st.CheckSeconds == nil {
+			st.CheckSeconds = map[string]int{}
+		}
+		st.CheckSeconds[be.ID] = n
+	}
 	if _, ok := r.PostForm["shareDays"]; ok {
 		num("shareDays", &st.ShareDays)
 	}
