@@ -153,7 +153,7 @@ func (s *Server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
 		on = &v
 	case "backend":
 	default:
-		s.refused(w, r, fmt.Errorf("automatic is on, off or backend"))
+		s.refused(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Automatic snapshots are on, off, or as the backend's setting says (backend)."})
 		return
 	}
 	cur, err := s.opts.Core.BoxHistorySettings(r.Context(), snapshots.Owner(), box)
