@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // Numbers of automatic history (issue 16; moatbox-snapshots.md, "Automatic
@@ -63,6 +64,10 @@ func (st Settings) AutomaticOn(be Backend) bool {
 	}
 	return AutomaticByDefault(be.Kind)
 }
+
+// OwnCadence is a backend's own cadence for the automatic check, with its
+// reason, as the backend gives it.
+func (s *Service) OwnCadence(be Backend) providers.Cadence { return be.Snap.ChangeCadence() }
 
 // CheckEvery is how often a backend's running boxes are checked.
 func (st Settings) CheckEvery(be Backend) time.Duration {

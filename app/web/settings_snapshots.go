@@ -129,7 +129,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Summary = fmt.Sprintf("%d per box · kept %d days", p.Settings.PerBox, p.Settings.KeepDays)
 	rates, _ := s.opts.Core.PaidRates(ctx)
 	for _, be := range s.opts.Core.Backends() {
-		c := be.Snap.ChangeCadence()
+		c := s.opts.Core.OwnCadence(be)
 		p.History = append(p.History, historyRow{ID: be.ID, Label: be.Label, On: p.Settings.AutomaticOn(be),
 			Every: int(p.Settings.CheckEvery(be).Seconds()), Why: fmt.Sprintf("Its own is every %s: %s.", everyWords(int(c.Every.Seconds())), c.Why)})
 	}
@@ -264,7 +264,7 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			n = -1
 		}
-		if n == int(be.Snap.ChangeCadence().Every.Seconds()) {
+		if n == int(s.opts.Core.OwnCadence(be).Every.Seconds()) {
 			delete(st.CheckSeconds, be.ID) // its own cadence
 			continue
 		}
