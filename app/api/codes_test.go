@@ -1,7 +1,11 @@
 package api
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -45,6 +49,41 @@ func TestRefusalCodesStatuses(t *testing.T) {
 	for code, status := range want {
 		if got := statusOf(code); got != status {
 			t.Errorf("statusOf(%q) = %d, want %d", code, got, status)
+		}
+	}
+}
+
+// TestOpenAPISaysEachCode: openapi.json's Error.code names every code the
+// API answers with, each with the status statusOf gives it.
+func TestOpenAPISaysEachCode(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Properties map[string]struct {
+						Description string `json:"description"`
+					} `json:"properties"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	says := doc.Components.Schemas["Error"].Properties["error"].Properties["code"].Description
+	codes := append(snapshots.Codes(), codeUnauthorized, codeMethodNotAllowed, codeTooLarge,
+		codeUnsupportedMediaType, codeInternal, codeFailed, codeUnknown)
+	for _, code := range codes {
+		st := statusOf(code)
+		if st == http.StatusConflict {
+			if !regexp.MustCompile(`409 for [^.]*\b` + string(code) + `\b`).MatchString(says) {
+				t.Errorf("openapi.json's Error.code does not list %s among the 409s: %q", code, says)
+			}
+			continue
+		}
+		if !strings.Contains(says, fmt.Sprintf("%s %d", code, st)) {
+			t.Errorf("openapi.json's Error.code does not say %s %d: %q", code, st, says)
 		}
 	}
 }
