@@ -65,7 +65,8 @@ type TabPage struct {
 	Boxes []TabBox
 	// Next is the cursor of the page after this one, or "" at the end.
 	Next string
-	// BoxesMatching and SnapshotsMatching count every page's.
+	// BoxesMatching and SnapshotsMatching count every page's, when a
+	// search or filter narrows the list (0 when nothing does).
 	BoxesMatching, SnapshotsMatching int
 }
 
@@ -125,6 +126,10 @@ func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, erro
 	}
 	if q.Limit < 1 || q.Limit > 500 {
 		return nil, refuse(CodeInvalid, "A page holds 1 to 500 boxes.")
+	}
+	if c.IsPerson() && sort == "newest" && q.Search == "" && q.Where == "" && q.Holds == "" && q.By != "you" && q.By != "agents" &&
+		!q.Kept && !q.Undos && !q.Soon && q.Automatic == nil {
+		return s.newestPage(ctx, q)
 	}
 	arg := db.TabPageParams{Sort: sort, PageSize: q.Limit, Kept: q.Kept, Undos: q.Undos, Automatic: q.Automatic}
 	if q.Rows > 0 {
@@ -217,6 +222,85 @@ func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, erro
 		}
 	}
 	return page, nil
+}
+
+// newestPage is the person's first view (no search or filter, newest
+// first): the boxes in the order of their newest snapshot, walked from the
+// newest snapshot down and stopped at the page, so its cost follows the
+// page, not the install. Boxes whose newest snapshots were taken at the
+// same instant come in the order of those snapshots' IDs. It counts no
+// matches (nothing narrows the list).
+func (s *Service) newestPage(ctx context.Context, q TabQuery) (*TabPage, error) {
+	arg := db.TabNewestBoxesParams{PageSize: q.Limit + 1}
+	if q.After != "" {
+		taken, id, ok := parseNewestCursor(q.After)
+		if !ok {
+			return nil, refuse(CodeInvalid, "after is not a place this listing gave; start again from the first page.")
+		}
+		arg.AfterTaken, arg.AfterID = &taken, &id
+	}
+	heads, err := s.st.TabNewestBoxes(ctx, Planned(s.st.Pool), arg)
+	if err != nil {
+		return nil, fmt.Errorf("read the tab's page: %w", err)
+	}
+	page := &TabPage{}
+	if len(heads) == 0 {
+		return page, nil
+	}
+	ids := make([]string, 0, q.Limit)
+	for _, h := range heads[:min(len(heads), q.Limit)] {
+		ids = append(ids, h.BoxID)
+	}
+	boxes, snaps, pins, err := s.tabBoxes(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, used := 0, 0
+	for i, id := range ids {
+		sns := snaps[id]
+		if i > 0 && q.Rows > 0 && rows+len(sns) > q.Rows {
+			break
+		}
+		used, rows = i+1, rows+len(sns)
+		b := boxes[id]
+		if b == nil || len(sns) == 0 {
+			continue // gone between the reads
+		}
+		tb := TabBox{BoxSnapshots: BoxSnapshots{Box: b, Snapshots: sns, Pins: map[string][]Pin{}}, Matched: sns}
+		for _, sn := range sns {
+			if p := pins[sn.ID]; p != nil {
+				tb.Pins[sn.ID] = p
+			}
+		}
+		page.Boxes = append(page.Boxes, tb)
+	}
+	if used < len(heads) {
+		last := heads[used-1]
+		page.Next = newestCursor(last.TakenAt, last.ID)
+	}
+	return page, nil
+}
+
+// newestCursor is where a page of the first view ends: its last box's
+// newest snapshot.
+func newestCursor(taken time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("newest\x00" + strconv.FormatInt(taken.UnixMicro(), 10) + "\x00" + id))
+}
+
+func parseNewestCursor(s string) (time.Time, string, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return time.Time{}, "", false
+	}
+	parts := strings.Split(string(raw), "\x00")
+	if len(parts) != 3 || parts[0] != "newest" || parts[2] == "" {
+		return time.Time{}, "", false
+	}
+	us, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return time.Time{}, "", false
+	}
+	return time.UnixMicro(us), parts[2], true
 }
 
 // tabBoxes reads the page's boxes, all their snapshots (newest first) and

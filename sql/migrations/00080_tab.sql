@@ -5,13 +5,17 @@
 --
 -- The search (a substring of a snapshot's name or note, its box's name or
 -- its thread's title, any case) reads trigram indexes; the Kept and "goes
--- within 7 days" filters read the kept snapshots alone; the page's rows are
--- read by box through snapshots_box.
+-- within 7 days" filters read the kept snapshots alone; the first view reads
+-- the newest snapshots alone; the page's rows are read by box through
+-- snapshots_box.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX snapshots_name_trgm ON snapshots USING gin (name gin_trgm_ops);
 CREATE INDEX snapshots_note_trgm ON snapshots USING gin (note gin_trgm_ops);
 CREATE INDEX boxes_name_trgm ON boxes USING gin (name gin_trgm_ops);
 CREATE INDEX snapshots_kept ON snapshots (kept_until) WHERE kept_until IS NOT NULL;
+-- The first view (no search or filter, newest first) walks the snapshots
+-- newest first and stops at a page of boxes.
+CREATE INDEX snapshots_taken ON snapshots (taken_at, id);
 
 -- What a snapshot's price comes to a month, as the pages say it (a price
 -- per day is 30 days' worth; an unknown price or one per GB-month is 0):
@@ -27,6 +31,7 @@ END;
 
 -- +goose Down
 DROP FUNCTION snapshot_monthly(jsonb);
+DROP INDEX snapshots_taken;
 DROP INDEX snapshots_kept;
 DROP INDEX boxes_name_trgm;
 DROP INDEX snapshots_note_trgm;

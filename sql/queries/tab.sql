@@ -138,3 +138,17 @@ SELECT * FROM (
     WHERE state = 'ready' AND released_at IS NULL
     ORDER BY backend_id, kind, host, name, id
 ) x ORDER BY name, id;
+
+-- name: TabNewestBoxes :many
+-- The first view's order without reading the install: every box with
+-- snapshots, newest snapshot first (ties by the snapshot's ID, highest
+-- first), after the cursor, one row per box (its newest snapshot), read
+-- backwards through snapshots_taken and stopping at page_size boxes.
+SELECT s.box_id, s.taken_at, s.id
+FROM snapshots s
+WHERE (sqlc.narg(after_taken)::timestamptz IS NULL
+       OR (s.taken_at, s.id) < (sqlc.narg(after_taken)::timestamptz, sqlc.narg(after_id)::text))
+  AND NOT EXISTS (SELECT 1 FROM snapshots n WHERE n.box_id = s.box_id AND n.taken_at >= s.taken_at
+                  AND (n.taken_at, n.id) > (s.taken_at, s.id))
+ORDER BY s.taken_at DESC, s.id DESC
+LIMIT sqlc.arg(page_size)::int;

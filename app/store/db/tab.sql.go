@@ -131,6 +131,53 @@ func (q *Queries) TabLiveBoxPerKind(ctx context.Context, db DBTX) ([]Box, error)
 	return items, nil
 }
 
+const tabNewestBoxes = `-- name: TabNewestBoxes :many
+SELECT s.box_id, s.taken_at, s.id
+FROM snapshots s
+WHERE ($1::timestamptz IS NULL
+       OR (s.taken_at, s.id) < ($1::timestamptz, $2::text))
+  AND NOT EXISTS (SELECT 1 FROM snapshots n WHERE n.box_id = s.box_id AND n.taken_at >= s.taken_at
+                  AND (n.taken_at, n.id) > (s.taken_at, s.id))
+ORDER BY s.taken_at DESC, s.id DESC
+LIMIT $3::int
+`
+
+type TabNewestBoxesParams struct {
+	AfterTaken *time.Time
+	AfterID    *string
+	PageSize   int
+}
+
+type TabNewestBoxesRow struct {
+	BoxID   string
+	TakenAt time.Time
+	ID      string
+}
+
+// The first view's order without reading the install: every box with
+// snapshots, newest snapshot first (ties by the snapshot's ID, highest
+// first), after the cursor, one row per box (its newest snapshot), read
+// backwards through snapshots_taken and stopping at page_size boxes.
+func (q *Queries) TabNewestBoxes(ctx context.Context, db DBTX, arg TabNewestBoxesParams) ([]TabNewestBoxesRow, error) {
+	rows, err := db.Query(ctx, tabNewestBoxes, arg.AfterTaken, arg.AfterID, arg.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []TabNewestBoxesRow
+	for rows.Next() {
+		var i TabNewestBoxesRow
+		if err := rows.Scan(&i.BoxID, &i.TakenAt, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const tabPage = `-- name: TabPage :many
 
 WITH f AS NOT MATERIALIZED (
