@@ -24,5 +24,6 @@
 // what a kind does and what its words are belong to the core
 // (app/snapshots). It must never import app/snapshots, app/web, app/api,
 // app/cli, jobs or a provider's subpackage; of providers it uses only the
-// task's reference and outcome types.
+// task's reference and outcome types. It runs its queries
+// (sql/queries/operations.sql) through app/store's generated functions.
 package operations
