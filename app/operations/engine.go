@@ -226,16 +226,10 @@ func (e *Engine) Admit(ctx context.Context, tx pgx.Tx, r Request) (*Operation, e
 	if err != nil {
 		return nil, err
 	}
-	if r.Box != nil {
-		active, err := e.ActiveOnBox(ctx, tx, *r.Box, op.ID)
-		if err != nil {
-			return nil, err
-		}
-		if active > 0 {
-			return op, nil
-		}
+	if op.Step != StepQueued {
+		return op, nil // it waits for its box's running operation
 	}
-	if err := e.queue(ctx, tx, op); err != nil {
+	if err := e.insertJob(ctx, tx, op); err != nil {
 		return nil, err
 	}
 	return op, nil
@@ -264,14 +258,22 @@ func (e *Engine) Start(ctx context.Context, id string) (*Operation, error) {
 	return op, nil
 }
 
-// queue inserts op's River job in tx and marks it queued.
-func (e *Engine) queue(ctx context.Context, tx pgx.Tx, op *Operation) error {
+// insertJob inserts op's River job in tx.
+func (e *Engine) insertJob(ctx context.Context, tx pgx.Tx, op *Operation) error {
 	box := ""
 	if op.BoxID != nil {
 		box = *op.BoxID
 	}
 	if _, err := e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: op.ID, Resume: op.Resumes}, nil); err != nil {
 		return fmt.Errorf("queue operation %s: %w", op.ID, err)
+	}
+	return nil
+}
+
+// queue inserts a waiting op's River job in tx and marks it queued.
+func (e *Engine) queue(ctx context.Context, tx pgx.Tx, op *Operation) error {
+	if err := e.insertJob(ctx, tx, op); err != nil {
+		return err
 	}
 	if err := e.st.OpQueue(ctx, tx, op.ID); err != nil {
 		return fmt.Errorf("queue operation %s: %w", op.ID, err)
@@ -353,11 +355,9 @@ func (e *Engine) finish(ctx context.Context, op *Operation, state string, result
 				return fmt.Errorf("end operation %s: %w", op.ID, err)
 			}
 		}
-		if err := e.st.OpEnd(ctx, tx, db.OpEndParams{ID: op.ID, State: state, Result: res, Error: nilIfEmpty(words), Observed: nilIfEmpty(observed)}); err != nil {
-			return fmt.Errorf("end operation %s: %w", op.ID, err)
-		}
-		// Sent at commit: a Wait on this operation ends at once.
-		if err := e.st.OpNotify(ctx, tx, db.OpNotifyParams{Channel: operationEnded, Payload: op.ID}); err != nil {
+		// Its notification is sent at commit: a Wait on it ends at once.
+		if err := e.st.OpEnd(ctx, tx, db.OpEndParams{ID: op.ID, State: state, Result: res, Error: nilIfEmpty(words),
+			Observed: nilIfEmpty(observed), Channel: operationEnded}); err != nil {
 			return fmt.Errorf("end operation %s: %w", op.ID, err)
 		}
 		op.State = state

@@ -3,8 +3,11 @@
 -- a kind of operation does.
 
 -- name: OpInsert :one
-INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+-- Queued when no other operation of its box runs (its job goes in with it),
+-- else waiting for the end of the one before.
+INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, step)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+    CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4 AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
 RETURNING *;
 
 -- name: OpInsertRunning :one
@@ -34,9 +37,14 @@ UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running';
 UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING *;
 
 -- name: OpEnd :exec
-UPDATE operations SET state = $2, result = coalesce($3, result), error = $4, observed = $5, task_waiting = false,
-    ended_at = CASE WHEN $2 IN ('done', 'failed') THEN now() ELSE ended_at END
-WHERE id = $1;
+-- The end, and its notification to the waits, sent at commit.
+WITH ended AS (
+    UPDATE operations SET state = sqlc.arg(state), result = coalesce(sqlc.arg(result), result), error = sqlc.arg(error),
+        observed = sqlc.arg(observed), task_waiting = false,
+        ended_at = CASE WHEN sqlc.arg(state) IN ('done', 'failed') THEN now() ELSE ended_at END
+    WHERE id = sqlc.arg(id)
+    RETURNING id)
+SELECT pg_notify(sqlc.arg(channel)::text, id) FROM ended;
 
 -- name: OpSetTask :exec
 UPDATE operations SET task = $2, task_waiting = $3 WHERE id = $1;
@@ -80,9 +88,6 @@ SELECT pg_try_advisory_lock(hashtextextended(sqlc.arg(id)::text, 0));
 
 -- name: OpUnlock :one
 SELECT pg_advisory_unlock(hashtextextended(sqlc.arg(id)::text, 0));
-
--- name: OpNotify :exec
-SELECT pg_notify(sqlc.arg(channel)::text, sqlc.arg(payload)::text);
 
 -- name: OpFinishStaleJobs :many
 -- The River jobs that a killed worker left running (River's own rescuer

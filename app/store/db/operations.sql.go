@@ -114,26 +114,33 @@ func (q *Queries) OpByRequest(ctx context.Context, db DBTX, requestKey *string) 
 }
 
 const opEnd = `-- name: OpEnd :exec
-UPDATE operations SET state = $2, result = coalesce($3, result), error = $4, observed = $5, task_waiting = false,
-    ended_at = CASE WHEN $2 IN ('done', 'failed') THEN now() ELSE ended_at END
-WHERE id = $1
+WITH ended AS (
+    UPDATE operations SET state = $2, result = coalesce($3, result), error = $4,
+        observed = $5, task_waiting = false,
+        ended_at = CASE WHEN $2 IN ('done', 'failed') THEN now() ELSE ended_at END
+    WHERE id = $6
+    RETURNING id)
+SELECT pg_notify($1::text, id) FROM ended
 `
 
 type OpEndParams struct {
-	ID       string
+	Channel  string
 	State    string
 	Result   json.RawMessage
 	Error    *string
 	Observed *string
+	ID       string
 }
 
+// The end, and its notification to the waits, sent at commit.
 func (q *Queries) OpEnd(ctx context.Context, db DBTX, arg OpEndParams) error {
 	_, err := db.Exec(ctx, opEnd,
-		arg.ID,
+		arg.Channel,
 		arg.State,
 		arg.Result,
 		arg.Error,
 		arg.Observed,
+		arg.ID,
 	)
 	return err
 }
@@ -175,8 +182,9 @@ func (q *Queries) OpFinishStaleJobs(ctx context.Context, db DBTX, endedBefore ti
 
 const opInsert = `-- name: OpInsert :one
 
-INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, step)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+    CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4 AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
 RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting
 `
 
@@ -197,6 +205,8 @@ type OpInsertParams struct {
 // The operation engine (app/operations): admission, the queue, steps,
 // tasks, ends, recovery and the end's notification. Nothing here knows what
 // a kind of operation does.
+// Queued when no other operation of its box runs (its job goes in with it),
+// else waiting for the end of the one before.
 func (q *Queries) OpInsert(ctx context.Context, db DBTX, arg OpInsertParams) (Operation, error) {
 	row := db.QueryRow(ctx, opInsert,
 		arg.ID,
@@ -385,20 +395,6 @@ func (q *Queries) OpNextWaiting(ctx context.Context, db DBTX, boxID *string) (Op
 		&i.TaskWaiting,
 	)
 	return i, err
-}
-
-const opNotify = `-- name: OpNotify :exec
-SELECT pg_notify($1::text, $2::text)
-`
-
-type OpNotifyParams struct {
-	Channel string
-	Payload string
-}
-
-func (q *Queries) OpNotify(ctx context.Context, db DBTX, arg OpNotifyParams) error {
-	_, err := db.Exec(ctx, opNotify, arg.Channel, arg.Payload)
-	return err
 }
 
 const opQueue = `-- name: OpQueue :exec
