@@ -61,6 +61,11 @@ func writeError(w http.ResponseWriter, code snapshots.Code, words string, tryAga
 // is logged and answered 500 with words that hold no detail (and so no
 // secret).
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if a, ok := snapshots.AsAsked(err); ok {
+		// Not a refusal: the agent asked the person (section 5).
+		writeJSON(w, http.StatusAccepted, askedAnswer{Message: a.Words, Request: a.Approval.ID, State: a.Approval.State})
+		return
+	}
 	if ref, ok := snapshots.AsRefusal(err); ok {
 		writeError(w, ref.Code, ref.Words, ref.TryAgain)
 		return

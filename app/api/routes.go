@@ -25,7 +25,7 @@ func (s *server) routes() *chi.Mux {
 		// The agent's tools (section 4, "Tools"), from their one table
 		// (tools.go), which MCP serves too.
 		for _, t := range tools {
-			r.Post("/tools/"+t.Name, func(w http.ResponseWriter, r *http.Request) { t.handle(s, w, r) })
+			r.Post("/tools/"+t.Name, func(w http.ResponseWriter, r *http.Request) { s.toolGate(t, w, r) })
 		}
 		r.Post("/tools/{tool}", unknownTool)
 		r.Get("/skill", serveSkill)
@@ -84,6 +84,10 @@ func (s *server) routes() *chi.Mux {
 		// Settings.
 		r.Get("/backends/{backend}/forget", s.checkForget)
 		r.Post("/backends/{backend}/forget", s.forgetBackend)
+		r.Get("/approvals", s.listApprovals)
+		r.Get("/approvals/{approval}", s.getApproval)
+		r.Post("/approvals/{approval}/approve", s.approve)
+		r.Post("/approvals/{approval}/decline", s.decline)
 		r.Get("/settings", s.getSettings)
 		r.Put("/settings", s.saveSettings)
 		r.Get("/templates", s.listTemplates)

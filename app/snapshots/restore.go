@@ -30,6 +30,9 @@ type RestoreRequest struct {
 	// dryRun checks everything the restore would check and admits nothing
 	// (RestoreDryRun).
 	dryRun bool
+	// consent is the person's yes to an agent's request (approvals.go): the
+	// restore then runs as the agent's, past what the person saw.
+	consent *consent
 }
 
 // restoreParams are a restore's parameters on its operation, fixed at
@@ -155,15 +158,22 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	if err != nil {
 		return nil, err
 	}
-	if c.Kind == CallerAgent && !settings.AgentsMayRestore {
-		return nil, refuse(CodeForbidden, "Agents do not restore boxes by themselves in this install: ask the person to restore %s.", b.Name)
-	}
 	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
+		// Refused, not asked for: the form's two cases are not this one
+		// (decided during unit 5).
 		return nil, refuse(CodeForbidden, "Only the person restores a memory snapshot in this install.")
 	}
-	if ThreadsRunOn(c, b) {
+	execution := ThreadsRunOn(c, b)
+	if execution && !settings.ExecutionMachineRestores {
 		return nil, refuse(CodeGuard, "%s", s.executionMachineWords(ctx, c, b))
 	}
+	if execution && req.NoUndo {
+		return nil, refuse(CodePlan, "%s is a box threads run on: it is never restored without an undo.", b.Name)
+	}
+	// An agent asks the person instead (section 5, "the form"): on a box
+	// threads run on, and on its own box when Settings turns "Agents may
+	// restore their own boxes" off.
+	askFirst := c.Kind == CallerAgent && req.consent == nil && !req.dryRun && (execution || !settings.AgentsMayRestore)
 	if sn.BoxID != b.ID {
 		return nil, refuse(CodePlan, "‘%s’ is a snapshot of %s: fork it instead.", sn.Name, sn.BoxName)
 	}
@@ -193,8 +203,11 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		}
 		return nil, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
 	}
+	if askFirst {
+		return nil, s.askRestore(ctx, c, b, sn, execution, settings)
+	}
 	guard := s.Guard(ctx, c, b)
-	if len(guard) > 0 && (c.Kind == CallerAgent || !req.Force) {
+	if len(guard) > 0 && req.consent == nil && (c.Kind == CallerAgent || !req.Force) {
 		w := strings.Join(guard, " ")
 		if c.Kind == CallerAgent {
 			return nil, &Refusal{Code: CodeGuard, TryAgain: true,
@@ -246,7 +259,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			}
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
+			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
 				Guard: guard, Undo: plan.Restore.Undo}})
 		if err != nil {
 			return err
@@ -284,6 +297,11 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	}
 	caller := callerOf(op)
 	tz := s.TimeZone(ctx)
+	// A restore on the person's yes says so in the box log (section 5).
+	yes := ""
+	if w := consentWords(op, tz); w != "" {
+		yes = ", " + w
+	}
 	if !resuming {
 		// Eligible again, now: a delete that began meanwhile refuses it.
 		blocking, err := s.deletingPins(ctx, s.st.Pool, sn.ID, op.ID)
@@ -313,7 +331,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	stopped := false
 	asked := false
 	if p.NoUndo {
-		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’, no undo", sn.Name), sn.ID, op.ID, nil)
+		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’, no undo%s", sn.Name, yes), sn.ID, op.ID, nil)
 		asked = true
 	}
 	// The undo's picture is from before the stop (section 10): captured
@@ -359,7 +377,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				return s.restoreFailed(ctx, op, b, sn, string(step), words, "nothing changed")
 			}
 			if !asked {
-				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’; undo ‘%s’", sn.Name, undo.Name), sn.ID, op.ID, nil)
+				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’; undo ‘%s’%s", sn.Name, undo.Name, yes), sn.ID, op.ID, nil)
 				asked = true
 			}
 		case providers.StepAccess:
@@ -381,7 +399,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			b = nb
 		default:
 			if !asked {
-				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’", sn.Name), sn.ID, op.ID, nil)
+				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’%s", sn.Name, yes), sn.ID, op.ID, nil)
 				asked = true
 			}
 			prog, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, step, s.ops.Recorder(op))
@@ -428,7 +446,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
-	words := fmt.Sprintf("to ‘%s’, taken %s", sn.Name, sn.TakenAt.In(tz).Format("2 Jan 15:04"))
+	words := fmt.Sprintf("to ‘%s’, taken %s%s", sn.Name, sn.TakenAt.In(tz).Format("2 Jan 15:04"), yes)
 	if size != nil && size.MemoryBytes > 0 {
 		words += fmt.Sprintf("; %d cores and %s memory, as it was then", size.Cores, GiB(size.MemoryBytes))
 	}

@@ -16,13 +16,20 @@ import (
 // Settings are the Snapshots settings of section 12, with its defaults and
 // ranges.
 type Settings struct {
-	PerBox                 int                `json:"perBox"`                 // 1 to 50
-	RoomPercent            int                `json:"roomPercent"`            // 50 to 90
-	KeepDays               int                `json:"keepDays"`               // 1 to 365
-	AgentsMayRestore       bool               `json:"agentsMayRestore"`       // on
-	AgentsMayRestoreMemory bool               `json:"agentsMayRestoreMemory"` // on
-	Pictures               bool               `json:"pictures"`               // on
-	Ceilings               map[string]float64 `json:"ceilings,omitempty"`     // per backend, a month
+	PerBox                 int  `json:"perBox"`                 // 1 to 50
+	RoomPercent            int  `json:"roomPercent"`            // 50 to 90
+	KeepDays               int  `json:"keepDays"`               // 1 to 365
+	AgentsMayRestore       bool `json:"agentsMayRestore"`       // on
+	AgentsMayRestoreMemory bool `json:"agentsMayRestoreMemory"` // on
+	Pictures               bool `json:"pictures"`               // on
+	// ExecutionMachineRestores turns on restores of boxes threads run on,
+	// by the person from the box's page and by an agent through a request
+	// (section 5: off until G17 passes).
+	ExecutionMachineRestores bool `json:"executionMachineRestores"` // off
+	// ApprovalMinutes is how long a request for the person's word waits
+	// before it expires: 1 to 1440, 30 unless changed.
+	ApprovalMinutes int                `json:"approvalMinutes"`
+	Ceilings        map[string]float64 `json:"ceilings,omitempty"` // per backend, a month
 	// ShareDays is how long a share code works: 1 to 30 days, 7 unless
 	// changed (moatbox-snapshots.md, "Share codes").
 	ShareDays int `json:"shareDays"`
@@ -53,7 +60,8 @@ const DefaultCeiling = 5.0
 func DefaultSettings() Settings {
 	return Settings{PerBox: DefaultPerBox, RoomPercent: DefaultRoomPercent, KeepDays: DefaultKeepDays,
 		AgentsMayRestore: true, AgentsMayRestoreMemory: true, Pictures: true, ShareDays: DefaultShareDays,
-		HistoryDays: DefaultHistoryDays, HistoryGiB: DefaultHistoryGiB}
+		ApprovalMinutes: DefaultApprovalMinutes,
+		HistoryDays:     DefaultHistoryDays, HistoryGiB: DefaultHistoryGiB}
 }
 
 // Validate checks each number against its range, in words.
@@ -67,6 +75,9 @@ func (st Settings) Validate() error {
 	}
 	if st.KeepDays < 1 || st.KeepDays > MaxKeepDays {
 		errs = append(errs, fmt.Errorf("Keep keeps a snapshot 1 to %d days.", MaxKeepDays))
+	}
+	if st.ApprovalMinutes < 1 || st.ApprovalMinutes > MaxApprovalMinutes {
+		errs = append(errs, fmt.Errorf("A request waits for your word 1 to %d minutes.", MaxApprovalMinutes))
 	}
 	if st.ShareDays < 1 || st.ShareDays > MaxShareDays {
 		errs = append(errs, fmt.Errorf("A share code works 1 to %d days.", MaxShareDays))

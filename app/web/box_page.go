@@ -44,6 +44,8 @@ type boxCard struct {
 // its notices and its Snapshots card.
 type boxLive struct {
 	Notices  []notice
+	// Requests wait for the person's word on this box (section 5).
+	Requests []approvalItem
 	Card     boxCard
 	Busy     bool
 	LiveURL  string
@@ -120,6 +122,7 @@ func (s *Server) boxLive(r *http.Request, b *snapshots.Box, back string) (boxLiv
 	if tl > 0 {
 		l.LiveURL += "&tl=" + strconv.Itoa(tl)
 	}
+	l.Requests = s.approvalItems(r, b.ID, back)
 	return l, nil
 }
 

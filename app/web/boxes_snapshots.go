@@ -117,6 +117,8 @@ type filterGroup struct {
 // tabLine is the line under the tabs.
 type tabLine struct {
 	Summary string
+	// Requests says how many requests wait for the person's word.
+	Requests string
 	Needs   []string // amber: what needs the owner first
 }
 
@@ -371,6 +373,9 @@ func (s *Server) tabLineOf(tally []snapshots.TallyRow, rc rowContext) tabLine {
 				l.Needs = append(l.Needs, pr.PastWords())
 			}
 		}
+	}
+	if list, err := s.opts.Core.Approvals(rc.ctx, snapshots.Owner(), ""); err == nil && len(list) > 0 {
+		l.Requests = approvalsLine(len(list))
 	}
 	if soon > 0 {
 		l.Needs = append(l.Needs, fmt.Sprintf("%d %s within %d days", soon, pick(soon, "goes", "go"), snapshots.EndingSoonDays))

@@ -43,7 +43,7 @@ type settingsPage struct {
 	Ceilings []ceilingRow
 	History  []historyRow
 	Settings snapshots.Settings
-	Min, Max struct{ PerBox, Room, Keep, Share int }
+	Min, Max struct{ PerBox, Room, Keep, Share, Approval int }
 	Offers   []backendOffer
 	// NoDocker: no Docker backend is configured; the page says how to add
 	// one.
@@ -118,6 +118,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Min.PerBox, p.Max.PerBox = snapshots.MinPerBox, snapshots.MaxPerBox
 	p.Min.Room, p.Max.Room = snapshots.MinRoomPercent, snapshots.MaxRoomPercent
 	p.Min.Keep, p.Max.Keep = 1, snapshots.MaxKeepDays
+	p.Min.Approval, p.Max.Approval = 1, snapshots.MaxApprovalMinutes
 	p.Min.Share, p.Max.Share = 1, snapshots.MaxShareDays
 	boxes, _ := s.opts.Core.Boxes(ctx, snapshots.Owner())
 	p.NoDocker = true
@@ -276,6 +277,9 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	if _, ok := r.PostForm["shareDays"]; ok {
 		num("shareDays", &st.ShareDays)
 	}
+	if _, ok := r.PostForm["approvalMinutes"]; ok {
+		num("approvalMinutes", &st.ApprovalMinutes)
+	}
 	if _, ok := r.PostForm["alsoRemove"]; ok {
 		st.AlsoRemove = nil
 		for _, line := range strings.Split(r.PostFormValue("alsoRemove"), "\n") {
@@ -310,6 +314,7 @@ var switchNames = [...]struct{ field, words string }{
 	{"agentsMayRestore", "Agents may restore their own boxes"},
 	{"agentsMayRestoreMemory", "Agents may restore memory snapshots"},
 	{"pictures", "Keep a picture of the screen with each snapshot"},
+	{"executionMachineRestores", "Restores of boxes threads run on"},
 }
 
 // saveSwitches saves the switches at once, on each change: htmx posts the
@@ -321,9 +326,11 @@ func (s *Server) saveSwitches(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	before := map[string]bool{"agentsMayRestore": st.AgentsMayRestore, "agentsMayRestoreMemory": st.AgentsMayRestoreMemory, "pictures": st.Pictures}
+	before := map[string]bool{"agentsMayRestore": st.AgentsMayRestore, "agentsMayRestoreMemory": st.AgentsMayRestoreMemory, "pictures": st.Pictures,
+		"executionMachineRestores": st.ExecutionMachineRestores}
 	on := func(name string) bool { return r.PostFormValue(name) == "1" }
 	st.AgentsMayRestore, st.AgentsMayRestoreMemory, st.Pictures = on("agentsMayRestore"), on("agentsMayRestoreMemory"), on("pictures")
+	st.ExecutionMachineRestores = on("executionMachineRestores")
 	var changed []string
 	for _, sw := range switchNames {
 		if before[sw.field] != on(sw.field) {

@@ -20,3 +20,32 @@ WHERE backend_id = $1 AND price IS NOT NULL AND state <> 'failed';
 -- name: PersonChargesSince :many
 SELECT snapshot_id, name, price, size_bytes, held_from, held_until FROM snapshot_charges
 WHERE backend_id = sqlc.arg(backend_id) AND (held_until IS NULL OR held_until > sqlc.arg(since)::timestamptz);
+
+-- name: PersonApprovalInsert :exec
+INSERT INTO approvals (id, box_id, snapshot_id, thread_id, plan, goes, execution, asked_at, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9);
+
+-- name: PersonApprovalGet :one
+SELECT * FROM approvals WHERE id = $1;
+
+-- name: PersonApprovalsPending :many
+SELECT * FROM approvals WHERE state = 'pending' ORDER BY asked_at, id;
+
+-- name: PersonApprovalExpire :execrows
+UPDATE approvals SET state = 'expired', answered_at = expires_at, answer = $2
+WHERE id = $1 AND state = 'pending';
+
+-- name: PersonApprovalAnswer :execrows
+UPDATE approvals SET state = $2, answered_at = $3, answer = $4, operation_id = $5
+WHERE id = $1 AND state = 'pending';
+
+-- name: PersonApprovalReplan :exec
+UPDATE approvals SET plan = $2, goes = $3, asks = asks + 1 WHERE id = $1 AND state = 'pending';
+
+-- name: PersonApprovalNews :many
+UPDATE approvals SET reported = true
+WHERE thread_id = $1 AND state <> 'pending' AND NOT reported AND answer IS NOT NULL
+RETURNING answer;
+
+-- name: PersonRunningRestores :one
+SELECT count(*) FROM operations WHERE box_id = $1 AND kind = 'restore' AND state IN ('running', 'unknown');

@@ -9,6 +9,24 @@ import (
 	"time"
 )
 
+type Approval struct {
+	ID          string
+	BoxID       string
+	SnapshotID  string
+	ThreadID    string
+	Plan        string
+	Goes        []string
+	Execution   bool
+	State       string
+	Asks        int
+	AskedAt     time.Time
+	ExpiresAt   time.Time
+	AnsweredAt  *time.Time
+	OperationID *string
+	Answer      *string
+	Reported    bool
+}
+
 type Box struct {
 	ID         string
 	Name       string

@@ -11,6 +11,191 @@ import (
 	"time"
 )
 
+const personApprovalAnswer = `-- name: PersonApprovalAnswer :execrows
+UPDATE approvals SET state = $2, answered_at = $3, answer = $4, operation_id = $5
+WHERE id = $1 AND state = 'pending'
+`
+
+type PersonApprovalAnswerParams struct {
+	ID          string
+	State       string
+	AnsweredAt  *time.Time
+	Answer      *string
+	OperationID *string
+}
+
+func (q *Queries) PersonApprovalAnswer(ctx context.Context, db DBTX, arg PersonApprovalAnswerParams) (int64, error) {
+	result, err := db.Exec(ctx, personApprovalAnswer,
+		arg.ID,
+		arg.State,
+		arg.AnsweredAt,
+		arg.Answer,
+		arg.OperationID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const personApprovalExpire = `-- name: PersonApprovalExpire :execrows
+UPDATE approvals SET state = 'expired', answered_at = expires_at, answer = $2
+WHERE id = $1 AND state = 'pending'
+`
+
+type PersonApprovalExpireParams struct {
+	ID     string
+	Answer *string
+}
+
+func (q *Queries) PersonApprovalExpire(ctx context.Context, db DBTX, arg PersonApprovalExpireParams) (int64, error) {
+	result, err := db.Exec(ctx, personApprovalExpire, arg.ID, arg.Answer)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const personApprovalGet = `-- name: PersonApprovalGet :one
+SELECT id, box_id, snapshot_id, thread_id, plan, goes, execution, state, asks, asked_at, expires_at, answered_at, operation_id, answer, reported FROM approvals WHERE id = $1
+`
+
+func (q *Queries) PersonApprovalGet(ctx context.Context, db DBTX, id string) (Approval, error) {
+	row := db.QueryRow(ctx, personApprovalGet, id)
+	var i Approval
+	err := row.Scan(
+		&i.ID,
+		&i.BoxID,
+		&i.SnapshotID,
+		&i.ThreadID,
+		&i.Plan,
+		&i.Goes,
+		&i.Execution,
+		&i.State,
+		&i.Asks,
+		&i.AskedAt,
+		&i.ExpiresAt,
+		&i.AnsweredAt,
+		&i.OperationID,
+		&i.Answer,
+		&i.Reported,
+	)
+	return i, err
+}
+
+const personApprovalInsert = `-- name: PersonApprovalInsert :exec
+INSERT INTO approvals (id, box_id, snapshot_id, thread_id, plan, goes, execution, asked_at, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+`
+
+type PersonApprovalInsertParams struct {
+	ID         string
+	BoxID      string
+	SnapshotID string
+	ThreadID   string
+	Plan       string
+	Goes       []string
+	Execution  bool
+	AskedAt    time.Time
+	ExpiresAt  time.Time
+}
+
+func (q *Queries) PersonApprovalInsert(ctx context.Context, db DBTX, arg PersonApprovalInsertParams) error {
+	_, err := db.Exec(ctx, personApprovalInsert,
+		arg.ID,
+		arg.BoxID,
+		arg.SnapshotID,
+		arg.ThreadID,
+		arg.Plan,
+		arg.Goes,
+		arg.Execution,
+		arg.AskedAt,
+		arg.ExpiresAt,
+	)
+	return err
+}
+
+const personApprovalNews = `-- name: PersonApprovalNews :many
+UPDATE approvals SET reported = true
+WHERE thread_id = $1 AND state <> 'pending' AND NOT reported AND answer IS NOT NULL
+RETURNING answer
+`
+
+func (q *Queries) PersonApprovalNews(ctx context.Context, db DBTX, threadID string) ([]*string, error) {
+	rows, err := db.Query(ctx, personApprovalNews, threadID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*string
+	for rows.Next() {
+		var answer *string
+		if err := rows.Scan(&answer); err != nil {
+			return nil, err
+		}
+		items = append(items, answer)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const personApprovalReplan = `-- name: PersonApprovalReplan :exec
+UPDATE approvals SET plan = $2, goes = $3, asks = asks + 1 WHERE id = $1 AND state = 'pending'
+`
+
+type PersonApprovalReplanParams struct {
+	ID   string
+	Plan string
+	Goes []string
+}
+
+func (q *Queries) PersonApprovalReplan(ctx context.Context, db DBTX, arg PersonApprovalReplanParams) error {
+	_, err := db.Exec(ctx, personApprovalReplan, arg.ID, arg.Plan, arg.Goes)
+	return err
+}
+
+const personApprovalsPending = `-- name: PersonApprovalsPending :many
+SELECT id, box_id, snapshot_id, thread_id, plan, goes, execution, state, asks, asked_at, expires_at, answered_at, operation_id, answer, reported FROM approvals WHERE state = 'pending' ORDER BY asked_at, id
+`
+
+func (q *Queries) PersonApprovalsPending(ctx context.Context, db DBTX) ([]Approval, error) {
+	rows, err := db.Query(ctx, personApprovalsPending)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Approval
+	for rows.Next() {
+		var i Approval
+		if err := rows.Scan(
+			&i.ID,
+			&i.BoxID,
+			&i.SnapshotID,
+			&i.ThreadID,
+			&i.Plan,
+			&i.Goes,
+			&i.Execution,
+			&i.State,
+			&i.Asks,
+			&i.AskedAt,
+			&i.ExpiresAt,
+			&i.AnsweredAt,
+			&i.OperationID,
+			&i.Answer,
+			&i.Reported,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const personCeilingLock = `-- name: PersonCeilingLock :exec
 SELECT pg_advisory_xact_lock(hashtext('boxsnap-ceiling:' || $1::text))
 `
@@ -127,6 +312,17 @@ func (q *Queries) PersonPaidHeld(ctx context.Context, db DBTX, backendID string)
 		return nil, err
 	}
 	return items, nil
+}
+
+const personRunningRestores = `-- name: PersonRunningRestores :one
+SELECT count(*) FROM operations WHERE box_id = $1 AND kind = 'restore' AND state IN ('running', 'unknown')
+`
+
+func (q *Queries) PersonRunningRestores(ctx context.Context, db DBTX, boxID *string) (int64, error) {
+	row := db.QueryRow(ctx, personRunningRestores, boxID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const personSnapshotForget = `-- name: PersonSnapshotForget :execrows

@@ -1,0 +1,148 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// askedAnswer is box_restore's answer when it asked the person instead
+// (section 5, "the form"): 202, the words, and the request's ID.
+type askedAnswer struct {
+	Message string `json:"message"`
+	Request string `json:"request"`
+	State   string `json:"state"`
+}
+
+// approvalsAnswer lists the requests waiting for the person's word.
+type approvalsAnswer struct {
+	Approvals []*snapshots.Approval `json:"approvals"`
+}
+
+// toolGate runs an agent's tool call: while a restore of a box its thread
+// works on waits for the person's word or runs, the call answers try_again
+// in words (section 5, "Holding turns on the box"); otherwise the tool
+// answers, with the answers to the thread's requests it has not been told
+// yet (declined, expired, approved) under "requests".
+func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
+	c := caller(r)
+	if c.Kind != snapshots.CallerAgent {
+		t.handle(s, w, r)
+		return
+	}
+	if words := s.core.TurnHeld(r.Context(), c.Thread); words != "" {
+		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeBusy, Words: words, TryAgain: true})
+		return
+	}
+	news := s.core.ApprovalNews(r.Context(), c.Thread)
+	if len(news) == 0 {
+		t.handle(s, w, r)
+		return
+	}
+	rec := &bufferedWriter{header: w.Header()}
+	t.handle(s, rec, r)
+	body := rec.body.Bytes()
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) == nil {
+		obj["requests"], _ = json.Marshal(news)
+		if b, err := json.Marshal(obj); err == nil {
+			body = append(b, '\n')
+		}
+	}
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(body)
+}
+
+// bufferedWriter keeps a tool's answer so toolGate can add to it.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header         { return b.header }
+func (b *bufferedWriter) WriteHeader(status int)      { b.status = status }
+func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
+
+// listApprovals lists the requests waiting for the person's word (the
+// person only); ?box= narrows them to one box.
+func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) {
+	box := r.URL.Query().Get("box")
+	if box != "" {
+		b, err := s.core.Box(r.Context(), caller(r), box)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		box = b.ID
+	}
+	list, err := s.core.Approvals(r.Context(), caller(r), box)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []*snapshots.Approval{}
+	}
+	writeJSON(w, http.StatusOK, approvalsAnswer{Approvals: list})
+}
+
+// getApproval reads one request, with its plan.
+func (s *server) getApproval(w http.ResponseWriter, r *http.Request) {
+	id := param(r, "approval")
+	if err := checkRef("request", id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	a, err := s.core.Approval(r.Context(), caller(r), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+// approve gives the person's yes: the restore runs, as the asking agent's,
+// on it; a plan that changed refuses and shows the new plan.
+func (s *server) approve(w http.ResponseWriter, r *http.Request) {
+	id := param(r, "approval")
+	if err := checkRef("request", id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wait, err := waitParam(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err := s.core.Approve(r.Context(), caller(r), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.answerOperation(w, r, op, wait)
+}
+
+// decline gives the person's no: nothing is restored.
+func (s *server) decline(w http.ResponseWriter, r *http.Request) {
+	id := param(r, "approval")
+	if err := checkRef("request", id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.core.Decline(r.Context(), caller(r), id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	a, err := s.core.Approval(r.Context(), caller(r), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}

@@ -1,0 +1,383 @@
+package snapshots
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store/db"
+)
+
+// Requests for the person's word (section 5, "the form"). Where the
+// specification makes an agent ask, box_restore records a request bound to
+// the plan it showed and answers at once that it asked; the person approves
+// or declines it on the pages, the API or the CLI. An approval runs the
+// restore as the asking agent's, with the yes on its operation; a plan that
+// changed refuses and shows the new one; a request expires after the
+// setting's minutes. While a request for a box threads run on waits, or its
+// restore runs, those threads' turns are held (their tools answer
+// try_again).
+
+// DefaultApprovalMinutes is how long a request waits for the person's word
+// unless Settings says otherwise; MaxApprovalMinutes bounds the setting.
+const (
+	DefaultApprovalMinutes = 30
+	MaxApprovalMinutes     = 24 * 60
+	// MaxAsks: a plan that changes asks again, at most three times (decided
+	// during unit 5).
+	MaxAsks = 3
+	// PrefixApproval names a request.
+	PrefixApproval = "ap"
+)
+
+// Approval states.
+const (
+	ApprovalPending  = "pending"
+	ApprovalApproved = "approved"
+	ApprovalDeclined = "declined"
+	ApprovalExpired  = "expired"
+)
+
+// Approval is a request for the person's word, with the plan it showed.
+type Approval struct {
+	ID           string     `json:"id"`
+	Box          string     `json:"box"`
+	BoxName      string     `json:"boxName"`
+	Snapshot     string     `json:"snapshot"`
+	SnapshotName string     `json:"snapshotName"`
+	Thread       string     `json:"thread"`
+	ThreadTitle  string     `json:"threadTitle"`
+	State        string     `json:"state"`
+	Execution    bool       `json:"execution"`
+	Goes         []string   `json:"goes"`
+	Plan         []string   `json:"plan"` // the plan in words: what goes, the undo
+	AskedAt      time.Time  `json:"askedAt"`
+	ExpiresAt    time.Time  `json:"expiresAt"`
+	AnsweredAt   *time.Time `json:"answeredAt,omitempty"`
+	Operation    *string    `json:"operation,omitempty"`
+	Answer       *string    `json:"answer,omitempty"`
+	planPrint    string
+}
+
+// Asked is box_restore's answer when it asked the person instead of
+// restoring: not a refusal, a request waiting for their word.
+type Asked struct {
+	Approval *Approval
+	Words    string
+}
+
+func (a *Asked) Error() string { return a.Words }
+
+// AsAsked returns err's Asked, if box_restore asked instead.
+func AsAsked(err error) (*Asked, bool) {
+	var a *Asked
+	ok := errors.As(err, &a)
+	return a, ok
+}
+
+// consent is the yes an approved restore carries on its operation (section
+// 5: "recorded as that"; DESIGN.md: boxsnap knows who answered, so it names
+// them).
+type consent struct {
+	By      string    `json:"by"`
+	At      time.Time `json:"at"`
+	Request string    `json:"request"`
+	Plan    string    `json:"plan"`
+	Goes    []string  `json:"goes,omitempty"`
+}
+
+// consentWords say the yes a restore ran on, "on a yes given by the person
+// at 11:02", or "" for a restore without one.
+func consentWords(op *Operation, tz *time.Location) string {
+	if len(op.Consent) == 0 || string(op.Consent) == "null" {
+		return ""
+	}
+	var c consent
+	if err := json.Unmarshal(op.Consent, &c); err != nil || c.By == "" {
+		return ""
+	}
+	return fmt.Sprintf("on a yes given by %s at %s", c.By, c.At.In(tz).Format("15:04"))
+}
+
+// planPrint is a restore request's plan in a few bytes: the box, its guest
+// generation, the target and its state, and what else goes (section 5: "the
+// approval is bound to the plan it showed").
+func planPrint(b *Box, sn *Snapshot, goes []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|%d|%s|%s|%s|%s\n%s", b.ID, b.Generation, b.State, sn.ID, sn.State, sn.Guest, strings.Join(goes, "\n"))
+	return hex.EncodeToString(h.Sum(nil))[:20]
+}
+
+// askRestore records an agent's restore as a request for the person's
+// word, and answers that it asked (section 5).
+func (s *Service) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot, execution bool, settings Settings) error {
+	// The person sees everything the restore would lose, the asking
+	// thread's own workspace included.
+	goes := append([]string{}, s.Guard(ctx, Owner(), b)...)
+	now := s.now()
+	id := NewID(PrefixApproval)
+	err := db.New().PersonApprovalInsert(ctx, s.st.Pool, db.PersonApprovalInsertParams{ID: id, BoxID: b.ID, SnapshotID: sn.ID,
+		ThreadID: c.Thread, Plan: planPrint(b, sn, goes), Goes: goes, Execution: execution, AskedAt: now,
+		ExpiresAt: now.Add(time.Duration(settings.ApprovalMinutes) * time.Minute)})
+	if err != nil {
+		return fmt.Errorf("record the request: %w", err)
+	}
+	words := fmt.Sprintf("I asked you to restore %s to ‘%s’ (request %s).", b.Name, sn.Name, id)
+	if execution {
+		words += fmt.Sprintf(" End your turn now: nothing you do on %s after this survives the restore.", b.Name)
+	} else {
+		words += " It waits for your word."
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvRestoreRequested, c, fmt.Sprintf("to ‘%s’ (request %s); it waits for the person's word", sn.Name, id), sn.ID, "", nil)
+	a, err := s.Approval(ctx, Owner(), id)
+	if err != nil {
+		return err
+	}
+	return &Asked{Approval: a, Words: words}
+}
+
+// EvRestoreRequested is the box log's event for a request for the
+// person's word.
+const EvRestoreRequested = "restore-requested"
+
+// Approval reads one request, as the person sees it, expiring it if its
+// time has passed.
+func (s *Service) Approval(ctx context.Context, c Caller, id string) (*Approval, error) {
+	if !c.IsPerson() {
+		return nil, refuse(CodeForbidden, "Only the person answers a request.")
+	}
+	r, err := db.New().PersonApprovalGet(ctx, s.st.Pool, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, refuse(CodeNotFound, "No request %s.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read request %s: %w", id, err)
+	}
+	return s.approvalOf(ctx, r), nil
+}
+
+func (s *Service) approvalOf(ctx context.Context, r db.Approval) *Approval {
+	a := &Approval{ID: r.ID, Box: r.BoxID, Snapshot: r.SnapshotID, Thread: r.ThreadID, State: r.State, Execution: r.Execution,
+		Goes: r.Goes, AskedAt: r.AskedAt, ExpiresAt: r.ExpiresAt, AnsweredAt: r.AnsweredAt, Operation: r.OperationID, Answer: r.Answer, planPrint: r.Plan}
+	if a.State == ApprovalPending && !s.now().Before(a.ExpiresAt) {
+		words := fmt.Sprintf("Your request %s expired at %s with no answer: nothing was restored.", a.ID, a.ExpiresAt.In(s.TimeZone(ctx)).Format("15:04"))
+		if _, err := db.New().PersonApprovalExpire(ctx, s.st.Pool, db.PersonApprovalExpireParams{ID: a.ID, Answer: &words}); err == nil {
+			a.State, a.Answer = ApprovalExpired, &words
+		}
+	}
+	a.ThreadTitle = s.threadTitle(ctx, &a.Thread)
+	if b, err := s.boxByID(ctx, s.st.Pool, a.Box); err == nil {
+		a.BoxName = b.Name
+	}
+	if sn, err := s.snapshotByID(ctx, s.st.Pool, a.Snapshot); err == nil {
+		a.SnapshotName = sn.Name
+		a.Plan = approvalPlanWords(a, sn)
+	}
+	return a
+}
+
+// approvalPlanWords is the plan a request shows: what goes, and the undo.
+func approvalPlanWords(a *Approval, sn *Snapshot) []string {
+	w := []string{fmt.Sprintf("Restore %s to ‘%s’: everything on its disk since then goes.", a.BoxName, sn.Name)}
+	if len(a.Goes) > 0 {
+		w = append(w, "Also goes: "+strings.Join(a.Goes, " "))
+	}
+	w = append(w, fmt.Sprintf("An undo of %s is taken first; it cannot be left out.", a.BoxName))
+	return w
+}
+
+// Approvals lists the requests waiting for the person's word, oldest
+// first; box, when set, narrows them to one box.
+func (s *Service) Approvals(ctx context.Context, c Caller, box string) ([]*Approval, error) {
+	if !c.IsPerson() {
+		return nil, refuse(CodeForbidden, "Only the person answers a request.")
+	}
+	rows, err := db.New().PersonApprovalsPending(ctx, s.st.Pool)
+	if err != nil {
+		return nil, fmt.Errorf("requests: %w", err)
+	}
+	var out []*Approval
+	for _, r := range rows {
+		if box != "" && r.BoxID != box {
+			continue
+		}
+		if a := s.approvalOf(ctx, r); a.State == ApprovalPending {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// Approve gives the person's yes: the restore runs as the asking agent's,
+// with the yes on its operation, an undo always taken. A plan that changed
+// since the request restores nothing and shows the new plan, to be
+// approved again (at most three times).
+func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation, error) {
+	a, err := s.Approval(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := pendingOrWords(a, s.TimeZone(ctx)); err != nil {
+		return nil, err
+	}
+	b, err := s.boxByID(ctx, s.st.Pool, a.Box)
+	if err != nil {
+		return nil, err
+	}
+	sn, err := s.snapshotByID(ctx, s.st.Pool, a.Snapshot)
+	if err != nil {
+		return nil, s.closeRefused(ctx, a, "Its snapshot is gone: nothing was restored.")
+	}
+	goes := append([]string{}, s.Guard(ctx, Owner(), b)...)
+	if p := planPrint(b, sn, goes); p != a.planPrint {
+		r, _ := db.New().PersonApprovalGet(ctx, s.st.Pool, id)
+		if r.Asks >= MaxAsks {
+			return nil, s.closeRefused(ctx, a, fmt.Sprintf("The plan of request %s changed %d times: nothing was restored. Ask again.", id, MaxAsks))
+		}
+		if err := db.New().PersonApprovalReplan(ctx, s.st.Pool, db.PersonApprovalReplanParams{ID: id, Plan: p, Goes: goes}); err != nil {
+			return nil, fmt.Errorf("replan request %s: %w", id, err)
+		}
+		a.Goes = goes
+		return nil, refuse(CodeConflict, "The plan changed since the request, so nothing was restored. Now: %s Approve again to restore with this plan.",
+			strings.Join(approvalPlanWords(a, sn), " "))
+	}
+	yes := consent{By: "the person", At: s.now(), Request: id, Plan: a.planPrint, Goes: goes}
+	op, err := s.Restore(ctx, Agent(a.Thread), RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, consent: &yes})
+	if err != nil {
+		if r, ok := AsRefusal(err); ok {
+			return nil, s.closeRefused(ctx, a, fmt.Sprintf("Request %s could not run: %s", id, r.Words))
+		}
+		return nil, err
+	}
+	words := fmt.Sprintf("The person approved your request %s at %s: %s is being restored to ‘%s’, with an undo (operation %s).",
+		id, yes.At.In(s.TimeZone(ctx)).Format("15:04"), b.Name, sn.Name, op.ID)
+	if err := s.closeApproval(ctx, a, ApprovalApproved, words, &op.ID); err != nil {
+		return nil, err
+	}
+	return op, nil
+}
+
+// Decline gives the person's no: nothing is restored, and the asking
+// agent's next call says so.
+func (s *Service) Decline(ctx context.Context, c Caller, id string) error {
+	a, err := s.Approval(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	if err := pendingOrWords(a, s.TimeZone(ctx)); err != nil {
+		return err
+	}
+	words := fmt.Sprintf("The person declined your request %s to restore %s to ‘%s’: nothing was restored.", id, a.BoxName, a.SnapshotName)
+	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
+		return err
+	}
+	s.log(ctx, s.st.Pool, a.Box, EvRestoreDeclined, c, fmt.Sprintf("request %s to ‘%s’: nothing was restored", id, a.SnapshotName), a.Snapshot, "", nil)
+	return nil
+}
+
+// EvRestoreDeclined is the box log's event for a declined request.
+const EvRestoreDeclined = "restore-declined"
+
+func pendingOrWords(a *Approval, tz *time.Location) error {
+	switch a.State {
+	case ApprovalPending:
+		return nil
+	case ApprovalExpired:
+		return refuse(CodeConflict, "Request %s expired at %s: nothing was restored.", a.ID, a.ExpiresAt.In(tz).Format("15:04"))
+	}
+	return refuse(CodeConflict, "Request %s was %s already.", a.ID, a.State)
+}
+
+func (s *Service) closeApproval(ctx context.Context, a *Approval, state, words string, op *string) error {
+	now := s.now()
+	n, err := db.New().PersonApprovalAnswer(ctx, s.st.Pool, db.PersonApprovalAnswerParams{ID: a.ID, State: state, AnsweredAt: &now, Answer: &words, OperationID: op})
+	if err != nil {
+		return fmt.Errorf("answer request %s: %w", a.ID, err)
+	}
+	if n == 0 {
+		return refuse(CodeConflict, "Request %s was answered already.", a.ID)
+	}
+	return nil
+}
+
+// closeRefused closes a request that cannot run, and refuses in words.
+func (s *Service) closeRefused(ctx context.Context, a *Approval, words string) error {
+	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
+		return err
+	}
+	return refuse(CodeConflict, "%s", words)
+}
+
+// ApprovalNews are the answers to a thread's requests that its agent has
+// not been told yet: declined, expired or approved. Each is told once, on
+// the agent's next call.
+func (s *Service) ApprovalNews(ctx context.Context, thread string) []string {
+	// Expire what waited too long first, so its answer is told too.
+	if rows, err := db.New().PersonApprovalsPending(ctx, s.st.Pool); err == nil {
+		for _, r := range rows {
+			if r.ThreadID == thread {
+				s.approvalOf(ctx, r)
+			}
+		}
+	}
+	words, err := db.New().PersonApprovalNews(ctx, s.st.Pool, thread)
+	if err != nil {
+		s.logger.Warn("approval news", "thread", thread, "err", err)
+		return nil
+	}
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		if w != nil {
+			out = append(out, *w)
+		}
+	}
+	return out
+}
+
+// TurnHeld says why a thread's turns are held, or "": while a request to
+// restore a box it has a workspace on waits, or that restore runs (section
+// 5, "Holding turns on the box").
+func (s *Service) TurnHeld(ctx context.Context, thread string) string {
+	boxes, err := s.Boxes(ctx, Owner())
+	if err != nil {
+		return ""
+	}
+	pending, _ := db.New().PersonApprovalsPending(ctx, s.st.Pool)
+	for _, b := range boxes {
+		on := false
+		for _, w := range b.Presence.Workspaces {
+			if w.Thread == thread {
+				on = true
+			}
+		}
+		if !on || !b.IsExecutionMachine() {
+			continue
+		}
+		for _, r := range pending {
+			if r.BoxID == b.ID && r.Execution && s.now().Before(r.ExpiresAt) {
+				return HeldWords(b.Name)
+			}
+		}
+		if ops, err := s.runningRestores(ctx, b.ID); err == nil && ops > 0 {
+			return HeldWords(b.Name)
+		}
+	}
+	return ""
+}
+
+// HeldWords say why a held thread's tool waits: its box is being restored.
+func HeldWords(box string) string {
+	return fmt.Sprintf("%s is being restored, or waits for the person's word to be: this thread's turns are held until it is ready again. Try again then.", box)
+}
+
+// runningRestores counts a box's restores that run now.
+func (s *Service) runningRestores(ctx context.Context, box string) (int64, error) {
+	return db.New().PersonRunningRestores(ctx, s.st.Pool, &box)
+}

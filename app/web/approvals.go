@@ -1,0 +1,83 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+// approvalItem is one request for the person's word, as the pages show it:
+// who asks, for what, the plan it would run, and Approve and Decline.
+type approvalItem struct {
+	ID, Asks, Expires string
+	Plan              []string
+	Back              string
+}
+
+type approvalsPage struct {
+	Page  views.Page
+	Tabs  tabCounts
+	Items []approvalItem
+}
+
+func (s *Server) approvalItems(r *http.Request, box, back string) []approvalItem {
+	list, err := s.opts.Core.Approvals(r.Context(), snapshots.Owner(), box)
+	if err != nil {
+		return nil
+	}
+	tz := s.opts.Core.TimeZone(r.Context())
+	out := make([]approvalItem, 0, len(list))
+	for _, a := range list {
+		out = append(out, approvalItem{ID: a.ID, Back: back,
+			Asks:    fmt.Sprintf("%s asks to restore %s to ‘%s’.", a.ThreadTitle, a.BoxName, a.SnapshotName),
+			Expires: fmt.Sprintf("Asked at %s; it expires at %s with nothing restored.", a.AskedAt.In(tz).Format("15:04"), a.ExpiresAt.In(tz).Format("15:04")),
+			Plan:    a.Plan})
+	}
+	return out
+}
+
+// approvalsLine is the Snapshots tab's line for requests waiting, or "".
+func approvalsLine(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s for your word", snapshots.Plural(n, "request waits", "requests wait"))
+}
+
+// showApprovals is the page of requests waiting for the person's word.
+func (s *Server) showApprovals(w http.ResponseWriter, r *http.Request) {
+	p := approvalsPage{Page: views.Page{Title: "Requests", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)},
+		Tabs: s.tabCounts(r, "", -1), Items: s.approvalItems(r, "", "/approvals")}
+	s.render(w, r, http.StatusOK, "approvals", p)
+}
+
+// approveRequest and declineRequest answer a request from the pages.
+func (s *Server) approveRequest(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	back := safeNext(r.PostFormValue("back"))
+	if r.PostFormValue("back") == "" {
+		back = "/approvals"
+	}
+	if _, err := s.opts.Core.Approve(r.Context(), snapshots.Owner(), id); err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.done(w, r, back, "Approved: the restore runs, with an undo.")
+}
+
+func (s *Server) declineRequest(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	back := safeNext(r.PostFormValue("back"))
+	if r.PostFormValue("back") == "" {
+		back = "/approvals"
+	}
+	if err := s.opts.Core.Decline(r.Context(), snapshots.Owner(), id); err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	s.done(w, r, back, "Declined: nothing is restored.")
+}
