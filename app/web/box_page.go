@@ -43,7 +43,7 @@ type boxCard struct {
 // boxLive is the part of a box's page that polls while an operation runs:
 // its notices and its Snapshots card.
 type boxLive struct {
-	Notices  []notice
+	Notices []notice
 	// Requests wait for the person's word on this box (section 5).
 	Requests []approvalItem
 	Card     boxCard

@@ -119,7 +119,7 @@ type tabLine struct {
 	Summary string
 	// Requests says how many requests wait for the person's word.
 	Requests string
-	Needs   []string // amber: what needs the owner first
+	Needs    []string // amber: what needs the owner first
 }
 
 type snapshotsTab struct {
