@@ -71,10 +71,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err := store.Migrate(ctx, pool, logger); err != nil {
 		return nil, err
 	}
-	st, err := store.New(pool, snapshots.Queries...)
-	if err != nil {
-		return nil, err
-	}
+	st := store.New(pool)
 	a := auth.New(st, logger)
 	install, err := a.InstallID(ctx)
 	if err != nil {

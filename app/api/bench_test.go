@@ -223,10 +223,7 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 	}
 	b.Cleanup(pool.Close)
 	logger := discardLogger()
-	st, err := store.New(pool, snapshots.Queries...)
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := store.New(pool)
 	a := auth.New(st, logger)
 	install, err := a.InstallID(ctx)
 	if err != nil {

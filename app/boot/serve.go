@@ -95,10 +95,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := store.Migrate(ctx, db.Pool, logger); err != nil {
 		return err
 	}
-	st, err := store.New(db.Pool, snapshots.Queries...)
-	if err != nil {
-		return err
-	}
+	st := store.New(db.Pool)
 	authSvc := auth.New(st, logger)
 	install, err := authSvc.InstallID(ctx)
 	if err != nil {

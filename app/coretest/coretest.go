@@ -89,10 +89,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	st, err := store.New(pool, snapshots.Queries...)
-	if err != nil {
-		return nil, err
-	}
+	st := store.New(pool)
 	a := auth.New(st, logger)
 	install, err := a.InstallID(ctx)
 	if err != nil {

@@ -232,8 +232,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, s.st.Q("CoreOpSetReserved"), op.ID, reservedJSON(reserved))
-		return err
+		return s.recordReserved(ctx, tx, op.ID, reserved)
 	})
 	if err != nil {
 		return nil, nil, err

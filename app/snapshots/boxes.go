@@ -208,9 +208,6 @@ func backendRefusal(err error, before string) error {
 	return err
 }
 
-// errNoRow is store.ErrNotFound under the name ops.go still uses.
-var errNoRow = store.ErrNotFound
-
 // boxByName reads the box of that name (a live one before a released one);
 // none is store.ErrNotFound.
 func (s *Service) boxByName(ctx context.Context, name string) (*Box, error) {

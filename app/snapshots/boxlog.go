@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/store/db"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Box log event kinds (section 4, "The box log").
@@ -55,12 +53,6 @@ type LogEvent struct {
 	SnapshotID  *string         `db:"snapshot_id" json:"snapshot,omitempty"`
 	OperationID *string         `db:"operation_id" json:"operation,omitempty"`
 	Data        json.RawMessage `db:"data" json:"data,omitempty"`
-}
-
-type pgxQuerier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 func nilIfEmpty(s string) *string {

@@ -7,9 +7,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// GuestQueries are the queries of the reconcile's guest check (guests.sql).
-var GuestQueries = []string{"GuestMissingMark", "GuestMissingClear"}
-
 // EvGuestGone is the box log's event for a guest the reconcile found gone.
 const EvGuestGone = "guest-gone"
 

@@ -11,10 +11,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// HeldQueries are the queries of held copies, swaps and earlier guests
-// (sql/queries/heldcopies.sql).
-var HeldQueries = []string{"HeldSetCopy", "HeldSetWhere", "HeldToEarlier", "HeldBoxSwap", "HeldEarlierInUse", "HeldOpSetGuests", "HeldOpRunningOnBox", "HeldLastRelease"}
-
 // Steps of a held copy, each recorded before it runs (section 2, "A held
 // copy"). A release cut short at any of them makes that copy again from its
 // clone step, which uses a copy already a template and remakes one that is

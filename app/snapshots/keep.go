@@ -200,7 +200,7 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) erro
 
 // keepFits refuses to keep an undo when the box holds its limit already: a
 // kept undo is an ordinary kept snapshot and counts in the limit (section 8).
-func (s *Service) keepFits(ctx context.Context, q pgxQuerier, c Caller, b *Box, sn *Snapshot, perBox int) error {
+func (s *Service) keepFits(ctx context.Context, q db.DBTX, c Caller, b *Box, sn *Snapshot, perBox int) error {
 	if !sn.IsUndo() {
 		return nil
 	}

@@ -30,13 +30,6 @@ const (
 	EvShareRedeemed = "share-code-redeemed"
 )
 
-// MoveQueries are the queries of export, import and share codes (move.sql).
-var MoveQueries = []string{
-	"MoveBoxInsert", "MoveBoxReady", "MoveBoxLiveName", "MoveSnapshotInsert",
-	"MoveShareInsert", "MoveShareByHash", "MoveSharesOfSnapshot", "MoveShares",
-	"MoveShareRevoke", "MoveShareRedeemed",
-}
-
 // An export file (".boxsnap") moves snapshots of one box to another install
 // (microsandbox-snapshot-groups.txt, "Move a history to another machine"). It
 // is a tar holding, per snapshot, the backend's own archive cut in parts of

@@ -8,6 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // opRequest is what admit records.
@@ -34,13 +36,13 @@ func requestKey(c Caller, id string) *string {
 
 // existingRequest returns the operation a repeated request ID already made,
 // or a refusal when that ID was used for a different operation.
-func (s *Service) existingRequest(ctx context.Context, q pgxQuerier, c Caller, requestID, kind string, target *string) (*Operation, error) {
+func (s *Service) existingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
 	}
 	op, err := s.ops.ByRequest(ctx, q, *key)
-	if errors.Is(err, errNoRow) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -72,12 +74,8 @@ func (s *Service) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation
 // lockBox locks a box's row for the transaction: admissions and ends of a
 // box's operations are serialised on it.
 func (s *Service) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
-	rows, err := tx.Query(ctx, s.st.Q("CoreBoxLock"), id)
-	if err != nil {
-		return nil, fmt.Errorf("lock box: %w", err)
-	}
-	b, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Box])
-	if errors.Is(err, pgx.ErrNoRows) {
+	b, err := boxRow(s.st.CoreBoxLock(ctx, tx, id))
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(id)
 	}
 	if err != nil {
@@ -88,12 +86,8 @@ func (s *Service) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, erro
 
 // unsettledRefusal refuses a new operation on a box whose last operation
 // could not be confirmed, until Check now settles it.
-func (s *Service) unsettled(ctx context.Context, q pgxQuerier, b *Box) error {
-	rows, err := q.Query(ctx, s.st.Q("CoreOpUnsettled"), b.ID)
-	if err != nil {
-		return fmt.Errorf("read the box's operations: %w", err)
-	}
-	ops, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByName[Operation])
+func (s *Service) unsettled(ctx context.Context, q db.DBTX, b *Box) error {
+	ops, err := operationRows(s.st.CoreOpUnsettled(ctx, q, b.ID))
 	if err != nil {
 		return fmt.Errorf("read the box's operations: %w", err)
 	}
@@ -103,18 +97,6 @@ func (s *Service) unsettled(ctx context.Context, q pgxQuerier, b *Box) error {
 	return refuse(CodeBusy, "%s Check now first.", UnknownWords(b.Name, ops[0]))
 }
 
-func (s *Service) opByQuery(ctx context.Context, q pgxQuerier, name string, args ...any) (*Operation, error) {
-	rows, err := q.Query(ctx, s.st.Q(name), args...)
-	if err != nil {
-		return nil, err
-	}
-	op, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Operation])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNoRow
-	}
-	return op, err
-}
-
 // Operation reads an operation as the caller may see it: an agent sees only
 // its own thread's.
 func (s *Service) Operation(ctx context.Context, c Caller, id string) (*Operation, error) {
@@ -122,7 +104,7 @@ func (s *Service) Operation(ctx context.Context, c Caller, id string) (*Operatio
 		return nil, refuse(CodeNotFound, "No operation %s that you can see.", id)
 	}
 	op, err := s.ops.ByID(ctx, s.st.Pool, id)
-	if errors.Is(err, errNoRow) || (err == nil && c.Kind == CallerAgent && (op.ByThreadID == nil || *op.ByThreadID != c.Thread)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && c.Kind == CallerAgent && (op.ByThreadID == nil || *op.ByThreadID != c.Thread)) {
 		return nil, refuse(CodeNotFound, "No operation %s that you can see.", id)
 	}
 	return op, err
@@ -146,12 +128,16 @@ func (s *Service) finish(ctx context.Context, op *Operation, state string, resul
 }
 
 // pins lists the operations other than except that pin snapshot id.
-func (s *Service) pins(ctx context.Context, q pgxQuerier, id, except string) ([]Pin, error) {
-	rows, err := q.Query(ctx, s.st.Q("CorePins"), id, except)
+func (s *Service) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+	rows, err := s.st.CorePins(ctx, q, db.CorePinsParams{SnapshotID: id, ExceptOp: except})
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
 	}
-	return pgx.CollectRows(rows, pgx.RowToStructByName[Pin])
+	out := make([]Pin, len(rows))
+	for i, r := range rows {
+		out[i] = Pin(r)
+	}
+	return out, nil
 }
 
 // changeNow locks a box's row and one of its snapshots for tx and asks
@@ -165,7 +151,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 	if err != nil {
 		return nil, nil, err
 	}
-	sn, err := s.snapshotByQuery(ctx, tx, "CoreSnapshotLock", snapID)
+	sn, err := s.snapshotLock(ctx, tx, snapID)
 	if err != nil {
 		return nil, nil, snapshotNotFound(ref)
 	}
@@ -188,7 +174,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 // id. A restore or a fork waits in the box's turn for a take or a restore
 // that uses its snapshot, and is refused only while the snapshot is being
 // deleted (section 5, step 1).
-func (s *Service) deletingPins(ctx context.Context, q pgxQuerier, id, except string) ([]Pin, error) {
+func (s *Service) deletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	pins, err := s.pins(ctx, q, id, except)
 	if err != nil {
 		return nil, err

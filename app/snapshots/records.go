@@ -8,27 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
-
-// snapshotByQuery runs a query named by string, for ops.go until it moves to
-// the typed queries; everything else calls them through snapshotRow.
-func (s *Service) snapshotByQuery(ctx context.Context, q pgxQuerier, name string, args ...any) (*Snapshot, error) {
-	rows, err := q.Query(ctx, s.st.Q(name), args...)
-	if err != nil {
-		return nil, err
-	}
-	sn, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Snapshot])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNoRow
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return nil, refuse(CodeConflict, "That name is taken on this box.")
-	}
-	return sn, err
-}
 
 // snapshotByID reads a snapshot; none is store.ErrNotFound.
 func (s *Service) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -47,10 +48,14 @@ func (s *Service) reserveRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, 
 	return &Reserved{Storage: key, Bytes: mine}, nil
 }
 
-func reservedJSON(r *Reserved) []byte {
-	if r == nil {
-		return nil
+// recordReserved records on an operation what it reserved (none: nil).
+func (s *Service) recordReserved(ctx context.Context, tx db.DBTX, op string, r *Reserved) error {
+	var raw []byte
+	if r != nil {
+		var err error
+		if raw, err = json.Marshal(r); err != nil {
+			return fmt.Errorf("record the reservation of %s: %w", op, err)
+		}
 	}
-	b, _ := json.Marshal(r)
-	return b
+	return s.st.CoreOpSetReserved(ctx, tx, db.CoreOpSetReservedParams{ID: op, Reserved: raw})
 }

@@ -264,8 +264,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, s.st.Q("CoreOpSetReserved"), op.ID, reservedJSON(reserved))
-		return err
+		return s.recordReserved(ctx, tx, op.ID, reserved)
 	})
 	return op, err
 }
@@ -544,7 +543,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			if err := s.recordPrice(ctx, tx, undo, snapping); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, s.st.Q("CoreOpSetUndo"), op.ID, id); err != nil {
+			if err := s.st.CoreOpSetUndo(ctx, tx, db.CoreOpSetUndoParams{ID: op.ID, UndoID: id}); err != nil {
 				return err
 			}
 			op.UndoID = &id

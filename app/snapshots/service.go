@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -79,18 +78,6 @@ type checkTimes struct {
 	mu   sync.Mutex
 	last map[string]time.Time
 }
-
-// Queries the core runs; store.New checks they exist at start.
-var Queries = append([]string{
-	"CoreBackendUpsert", "CoreThreadInsert", "CoreThreadByHash", "CoreThreadByID", "CoreThreads",
-	"CoreBoxInsert", "CoreBoxByID", "CoreBoxByName", "CoreBoxLock", "CoreBoxes", "CoreBoxSetPresence", "CoreBoxSetState",
-	"CoreSnapshotInsert", "CoreSnapshotByID", "CoreSnapshotLock", "CoreSnapshotsOfBox", "CoreSnapshotsAll", "CoreSnapshotNames",
-	"CoreSnapshotTaken", "CoreSnapshotState", "CoreSnapshotDelete", "CoreSnapshotRename", "CoreSnapshotNote",
-	"CoreSnapshotKeep", "CoreSnapshotBoxGone", "CoreSnapshotsByRef",
-	"CoreOpSetUndo", "CoreOpUnsettled",
-	"CorePins", "CorePinsOfBox", "CoreLogInsert", "CoreLogOfBox", "CoreSettingGet", "CoreSettingSet",
-	"CorePictureGet", "CorePictureInsert", "CorePictureState", "CorePicturesPrune", "CoreStorageLock", "CoreReservedOn", "CoreOpSetReserved", "CoreBoxInsertFork", "CoreSnapshotSetPrice",
-}, slices.Concat(SweepQueries, LookQueries, TemplateQueries, MoveQueries, GuestQueries, HeldQueries)...)
 
 // New makes the core.
 func New(opts Options) (*Service, error) {
@@ -206,7 +193,3 @@ func refOf(sn *Snapshot, b *Box) providers.SnapshotRef {
 	}
 	return providers.SnapshotRef{ID: sn.ID, Ref: sn.Ref, Guest: g, Storage: sn.Storage, Where: sn.Guest}
 }
-
-// LookQueries are the queries of browsing, comparing and heads
-// (sql/queries/lookinside.sql).
-var LookQueries = []string{"LookSnapshotParentFromHead", "LookHeadAdvance", "LookHeadSet", "LookLineage"}

@@ -12,14 +12,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// SweepQueries are the queries of the reconcile and the sweeps (sweeps.sql);
-// Queries names them so store.New checks them at start.
-var SweepQueries = []string{
-	"SweepSnapshotsOfBackend", "SweepSnapshotsNotIn", "SweepMissing", "SweepSeen", "SweepSnapshotInsert", "SweepGoneBoxInsert",
-	"SweepWasDeleted", "SweepFailedOld", "SweepLostOld", "SweepLogPrune", "SweepExpired", "SweepRoomCandidates", "SweepStorages",
-	"SweepBoxesOfBackend", "SweepTaskLogged", "SweepOpTasks", "SweepSetRef",
-}
-
 // HousekeepReport says what housekeeping removed.
 type HousekeepReport struct {
 	Failed    int   // failed records older than FailedKeptFor

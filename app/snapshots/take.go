@@ -169,8 +169,7 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, s.st.Q("CoreOpSetReserved"), op.ID, reservedJSON(reserved))
-		return err
+		return s.recordReserved(ctx, tx, op.ID, reserved)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -357,7 +356,7 @@ func countTowardLimit(all []*Snapshot) int {
 
 // evictable is the oldest snapshot an agent of thread took on the box that
 // nobody kept and that eligible lets the limit delete now.
-func (s *Service) evictable(ctx context.Context, q pgxQuerier, thread string, all []*Snapshot, except string, tz *time.Location) *Snapshot {
+func (s *Service) evictable(ctx context.Context, q db.DBTX, thread string, all []*Snapshot, except string, tz *time.Location) *Snapshot {
 	var best *Snapshot
 	for _, sn := range all {
 		if sn.ID == except || sn.ByKind != "agent" || sn.ByThreadID == nil || *sn.ByThreadID != thread {

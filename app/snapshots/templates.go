@@ -16,9 +16,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// TemplateQueries are the queries of box templates (security.sql).
-var TemplateQueries = []string{"TemplateList", "TemplateByName", "TemplateUpsert", "TemplateDelete", "SecurityBoxByGuest"}
-
 // BoxTemplate is what the owner makes available for new boxes (issue 9): an
 // agent makes a box only from one of these, by name. Source is the
 // backend's own: on the local backend a folder's name inside the templates

@@ -98,14 +98,14 @@ WHERE id = $1;
 UPDATE snapshots SET box_gone_at = now(), box_gone_how = @how::text WHERE box_id = @box_id;
 
 -- name: CoreOpSetUndo :exec
-UPDATE operations SET undo_id = $2, snapshots = array_append(snapshots, $2) WHERE id = $1;
+UPDATE operations SET undo_id = @undo_id::text, snapshots = array_append(snapshots, @undo_id::text) WHERE id = @id;
 
 -- name: CoreOpUnsettled :many
-SELECT * FROM operations WHERE box_id = $1 AND state = 'unknown' ORDER BY seq;
+SELECT * FROM operations WHERE box_id = @box_id::text AND state = 'unknown' ORDER BY seq;
 
 -- name: CorePins :many
 SELECT id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box FROM operations
-WHERE state IN ('running', 'unknown') AND $1 = ANY (snapshots) AND id <> $2 ORDER BY seq;
+WHERE state IN ('running', 'unknown') AND @snapshot_id::text = ANY (snapshots) AND id <> @except_op ORDER BY seq;
 
 -- name: CorePinsOfBox :many
 SELECT s::text AS snapshot, id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box

@@ -385,24 +385,24 @@ func (q *Queries) CoreOpSetReserved(ctx context.Context, db DBTX, arg CoreOpSetR
 }
 
 const coreOpSetUndo = `-- name: CoreOpSetUndo :exec
-UPDATE operations SET undo_id = $2, snapshots = array_append(snapshots, $2) WHERE id = $1
+UPDATE operations SET undo_id = $1::text, snapshots = array_append(snapshots, $1::text) WHERE id = $2
 `
 
 type CoreOpSetUndoParams struct {
+	UndoID string
 	ID     string
-	UndoID *string
 }
 
 func (q *Queries) CoreOpSetUndo(ctx context.Context, db DBTX, arg CoreOpSetUndoParams) error {
-	_, err := db.Exec(ctx, coreOpSetUndo, arg.ID, arg.UndoID)
+	_, err := db.Exec(ctx, coreOpSetUndo, arg.UndoID, arg.ID)
 	return err
 }
 
 const coreOpUnsettled = `-- name: CoreOpUnsettled :many
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting FROM operations WHERE box_id = $1 AND state = 'unknown' ORDER BY seq
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting FROM operations WHERE box_id = $1::text AND state = 'unknown' ORDER BY seq
 `
 
-func (q *Queries) CoreOpUnsettled(ctx context.Context, db DBTX, boxID *string) ([]Operation, error) {
+func (q *Queries) CoreOpUnsettled(ctx context.Context, db DBTX, boxID string) ([]Operation, error) {
 	rows, err := db.Query(ctx, coreOpUnsettled, boxID)
 	if err != nil {
 		return nil, err
@@ -526,12 +526,12 @@ func (q *Queries) CorePicturesPrune(ctx context.Context, db DBTX, capBytes int64
 
 const corePins = `-- name: CorePins :many
 SELECT id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box FROM operations
-WHERE state IN ('running', 'unknown') AND $1 = ANY (snapshots) AND id <> $2 ORDER BY seq
+WHERE state IN ('running', 'unknown') AND $1::text = ANY (snapshots) AND id <> $2 ORDER BY seq
 `
 
 type CorePinsParams struct {
-	Snapshots []string
-	ID        string
+	SnapshotID string
+	ExceptOp   string
 }
 
 type CorePinsRow struct {
@@ -542,7 +542,7 @@ type CorePinsRow struct {
 }
 
 func (q *Queries) CorePins(ctx context.Context, db DBTX, arg CorePinsParams) ([]CorePinsRow, error) {
-	rows, err := db.Query(ctx, corePins, arg.Snapshots, arg.ID)
+	rows, err := db.Query(ctx, corePins, arg.SnapshotID, arg.ExceptOp)
 	if err != nil {
 		return nil, err
 	}
