@@ -413,8 +413,8 @@ func planNodes(v any, out *[]string) {
 
 // TestTabQueriesUseIndexes: on an install of 20,000 snapshots on 2,000
 // boxes, with sequential scans off, EXPLAIN of the tab's real queries with a
-// search, a filter and a page's rows shows the indexes migration 00080 made
-// (and snapshots_box).
+// search, a filter, the first view and a page's rows shows the indexes
+// migrations 00080 and 00081 made (and snapshots_box).
 func TestTabQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
@@ -479,4 +479,6 @@ func TestTabQueriesUseIndexes(t *testing.T) {
 	uses("the page's snapshots", rows, "snapshots_box")
 	boxes := explain(func(d db.DBTX) error { _, err := e.Store.TabBoxesByID(ctx, d, ids); return err })
 	uses("the page's boxes", boxes, "boxes_pkey")
+	priced := explain(func(d db.DBTX) error { _, err := e.Store.PersonPaidHeld(ctx, d, "local"); return err })
+	uses("the line's rate held", priced, "snapshots_priced")
 }
