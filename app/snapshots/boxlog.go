@@ -42,17 +42,17 @@ const BoxLogKeep = 1000
 // LogEvent is one box log event, a row of box_log as it is (db.BoxLog
 // converts to it).
 type LogEvent struct {
-	ID          int64           `db:"id" json:"id"`
-	BoxID       string          `db:"box_id" json:"box"`
-	At          time.Time       `db:"at" json:"at"`
-	Kind        string          `db:"kind" json:"kind"`
-	ActorKind   string          `db:"actor_kind" json:"actorKind"`
-	ActorThread *string         `db:"actor_thread" json:"actorThread,omitempty"`
-	ActorWhy    *string         `db:"actor_why" json:"actorWhy,omitempty"`
-	Words       string          `db:"words" json:"words"`
-	SnapshotID  *string         `db:"snapshot_id" json:"snapshot,omitempty"`
-	OperationID *string         `db:"operation_id" json:"operation,omitempty"`
-	Data        json.RawMessage `db:"data" json:"data,omitempty"`
+	ID          int64           `json:"id"`
+	BoxID       string          `json:"box"`
+	At          time.Time       `json:"at"`
+	Kind        string          `json:"kind"`
+	ActorKind   string          `json:"actorKind"`
+	ActorThread *string         `json:"actorThread,omitempty"`
+	ActorWhy    *string         `json:"actorWhy,omitempty"`
+	Words       string          `json:"words"`
+	SnapshotID  *string         `json:"snapshot,omitempty"`
+	OperationID *string         `json:"operation,omitempty"`
+	Data        json.RawMessage `json:"data,omitempty"`
 }
 
 func nilIfEmpty(s string) *string {

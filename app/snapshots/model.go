@@ -43,26 +43,26 @@ func CanMove(from, to string) bool {
 
 // Box is a box boxsnap manages.
 type Box struct {
-	ID         string          `db:"id" json:"id"`
-	Name       string          `db:"name" json:"name"`
-	Kind       string          `db:"kind" json:"kind"`
-	System     string          `db:"system" json:"system,omitempty"`
-	ThreadID   *string         `db:"thread_id" json:"thread,omitempty"`
-	BackendID  string          `db:"backend_id" json:"backend"`
-	Host       string          `db:"host" json:"host,omitempty"`
-	GuestRef   string          `db:"guest_ref" json:"guestRef"`
-	Generation int             `db:"generation" json:"generation"`
-	HasScreen  bool            `db:"has_screen" json:"hasScreen"`
-	ScreenURL  string          `db:"screen_url" json:"-"`
-	Presence   Presence        `db:"presence" json:"presence"`
-	ForkedFrom json.RawMessage `db:"forked_from" json:"forkedFrom,omitempty"`
-	State      BoxState        `db:"state" json:"state"`
-	CreatedAt  time.Time       `db:"created_at" json:"createdAt"`
-	ReleasedAt *time.Time      `db:"released_at" json:"releasedAt,omitempty"`
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Kind       string          `json:"kind"`
+	System     string          `json:"system,omitempty"`
+	ThreadID   *string         `json:"thread,omitempty"`
+	BackendID  string          `json:"backend"`
+	Host       string          `json:"host,omitempty"`
+	GuestRef   string          `json:"guestRef"`
+	Generation int             `json:"generation"`
+	HasScreen  bool            `json:"hasScreen"`
+	ScreenURL  string          `json:"-"`
+	Presence   Presence        `json:"presence"`
+	ForkedFrom json.RawMessage `json:"forkedFrom,omitempty"`
+	State      BoxState        `json:"state"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	ReleasedAt *time.Time      `json:"releasedAt,omitempty"`
 	// HeadID is the snapshot the box's current state descends from: it moves
 	// forward by itself on a take and back only by a restore. The API gives
 	// it through the lineage, as the caller may see it.
-	HeadID *string `db:"head_id" json:"-"`
+	HeadID *string `json:"-"`
 }
 
 // Presence is what the platform that runs agents reports about a box: which
@@ -87,70 +87,70 @@ type Workspace struct {
 // Thread is a thread registered in boxsnap; its agent calls the tools with
 // the thread's bearer token.
 type Thread struct {
-	ID        string     `db:"id" json:"id"`
-	Title     string     `db:"title" json:"title"`
-	CreatedAt time.Time  `db:"created_at" json:"createdAt"`
-	EndedAt   *time.Time `db:"ended_at" json:"endedAt,omitempty"`
+	ID        string     `json:"id"`
+	Title     string     `json:"title"`
+	CreatedAt time.Time  `json:"createdAt"`
+	EndedAt   *time.Time `json:"endedAt,omitempty"`
 }
 
 // Snapshot is boxsnap's record of one snapshot, with every field of section
 // 1's table, in the order of the snapshots table's columns (a row of
 // db.Snapshot converts to it: rows.go).
 type Snapshot struct {
-	ID              string          `db:"id" json:"id"`
-	BoxID           string          `db:"box_id" json:"box"`
-	BoxName         string          `db:"box_name" json:"boxName"`
-	BoxKind         string          `db:"box_kind" json:"boxKind"`
-	BoxSystem       string          `db:"box_system" json:"boxSystem,omitempty"`
-	BoxThreadID     *string         `db:"box_thread_id" json:"boxThread,omitempty"`
-	BoxGoneAt       *time.Time      `db:"box_gone_at" json:"boxGoneAt,omitempty"`
-	BoxGoneHow      *string         `db:"box_gone_how" json:"boxGoneHow,omitempty"`
-	BackendID       string          `db:"backend_id" json:"backend"`
-	Host            string          `db:"host" json:"host,omitempty"`
-	Storage         string          `db:"storage" json:"storage,omitempty"`
-	StorageType     string          `db:"storage_type" json:"storageType,omitempty"`
-	Guest           string          `db:"guest" json:"guest"`
-	GuestGeneration int             `db:"guest_generation" json:"-"`
-	Name            string          `db:"name" json:"name"`
-	Note            *string         `db:"note" json:"note,omitempty"`
-	TakenAt         time.Time       `db:"taken_at" json:"takenAt"`
-	CapturedAt      *time.Time      `db:"captured_at" json:"capturedAt,omitempty"`
-	TookMs          *int            `db:"took_ms" json:"tookMs,omitempty"`
-	PausedMs        *int            `db:"paused_ms" json:"pausedMs,omitempty"`
-	ByKind          string          `db:"by_kind" json:"byKind"`
-	ByThreadID      *string         `db:"by_thread_id" json:"byThread,omitempty"`
-	ByWhy           *string         `db:"by_why" json:"-"`
-	Scope           string          `db:"scope" json:"scope"`
-	Holds           string          `db:"holds" json:"holds"`
-	Excludes        *string         `db:"excludes" json:"excludes,omitempty"`
-	SizeBytes       *int64          `db:"size_bytes" json:"sizeBytes,omitempty"`
-	SizeMeaning     *string         `db:"size_meaning" json:"sizeMeaning,omitempty"`
-	Price           json.RawMessage `db:"price" json:"price,omitempty"`
-	OwnerKind       string          `db:"owner_kind" json:"ownerKind"`
-	OwnerThreadID   *string         `db:"owner_thread_id" json:"-"`
-	KeptUntil       *time.Time      `db:"kept_until" json:"keptUntil,omitempty"`
-	KeptAt          *time.Time      `db:"kept_at" json:"keptAt,omitempty"`
-	UndoOf          *string         `db:"undo_of" json:"undoOf,omitempty"`
-	ForkSafe        *int            `db:"fork_safe" json:"forkSafe,omitempty"`
-	DependsOn       []string        `db:"depends_on" json:"dependsOn,omitempty"`
-	Picture         string          `db:"picture" json:"picture"`
-	Ref             string          `db:"ref" json:"-"`
-	State           string          `db:"state" json:"state"`
-	Error           *string         `db:"error" json:"error,omitempty"`
-	Found           bool            `db:"found" json:"found,omitempty"`
-	MissingSince    *time.Time      `db:"missing_since" json:"-"`
-	StateAt         time.Time       `db:"state_at" json:"-"`
+	ID              string          `json:"id"`
+	BoxID           string          `json:"box"`
+	BoxName         string          `json:"boxName"`
+	BoxKind         string          `json:"boxKind"`
+	BoxSystem       string          `json:"boxSystem,omitempty"`
+	BoxThreadID     *string         `json:"boxThread,omitempty"`
+	BoxGoneAt       *time.Time      `json:"boxGoneAt,omitempty"`
+	BoxGoneHow      *string         `json:"boxGoneHow,omitempty"`
+	BackendID       string          `json:"backend"`
+	Host            string          `json:"host,omitempty"`
+	Storage         string          `json:"storage,omitempty"`
+	StorageType     string          `json:"storageType,omitempty"`
+	Guest           string          `json:"guest"`
+	GuestGeneration int             `json:"-"`
+	Name            string          `json:"name"`
+	Note            *string         `json:"note,omitempty"`
+	TakenAt         time.Time       `json:"takenAt"`
+	CapturedAt      *time.Time      `json:"capturedAt,omitempty"`
+	TookMs          *int            `json:"tookMs,omitempty"`
+	PausedMs        *int            `json:"pausedMs,omitempty"`
+	ByKind          string          `json:"byKind"`
+	ByThreadID      *string         `json:"byThread,omitempty"`
+	ByWhy           *string         `json:"-"`
+	Scope           string          `json:"scope"`
+	Holds           string          `json:"holds"`
+	Excludes        *string         `json:"excludes,omitempty"`
+	SizeBytes       *int64          `json:"sizeBytes,omitempty"`
+	SizeMeaning     *string         `json:"sizeMeaning,omitempty"`
+	Price           json.RawMessage `json:"price,omitempty"`
+	OwnerKind       string          `json:"ownerKind"`
+	OwnerThreadID   *string         `json:"-"`
+	KeptUntil       *time.Time      `json:"keptUntil,omitempty"`
+	KeptAt          *time.Time      `json:"keptAt,omitempty"`
+	UndoOf          *string         `json:"undoOf,omitempty"`
+	ForkSafe        *int            `json:"forkSafe,omitempty"`
+	DependsOn       []string        `json:"dependsOn,omitempty"`
+	Picture         string          `json:"picture"`
+	Ref             string          `json:"-"`
+	State           string          `json:"state"`
+	Error           *string         `json:"error,omitempty"`
+	Found           bool            `json:"found,omitempty"`
+	MissingSince    *time.Time      `json:"-"`
+	StateAt         time.Time       `json:"-"`
 	// GuestRef is the guest that holds the snapshot when it is not its box's
 	// current guest: its held copy, or the box's earlier guest (a VMID).
-	GuestRef *string `db:"guest_ref" json:"-"`
+	GuestRef *string `json:"-"`
 	// ParentID is what the snapshot was taken from: the box's head at the
 	// take (after a restore, the snapshot the box was restored to). The API
 	// gives it through the lineage, as the caller may see it.
-	ParentID *string `db:"parent_id" json:"-"`
+	ParentID *string `json:"-"`
 	// Automatic is set on a snapshot boxsnap took by itself because the box
 	// changed (issue 16): not counted in the per-box limit, never an undo,
 	// thinned, until Save makes it an ordinary one.
-	Automatic bool `db:"automatic" json:"automatic"`
+	Automatic bool `json:"automatic"`
 }
 
 // Kept reports whether the person keeps the snapshot.

@@ -37,19 +37,19 @@ const (
 // Share is a share code's record; the code itself is never kept. It is a
 // row of shares as it is (db.Share converts to it).
 type Share struct {
-	ID         string     `db:"id" json:"id"`
-	CodeHash   []byte     `db:"code_hash" json:"-"`
-	BoxID      string     `db:"box_id" json:"box"`
-	SnapshotID string     `db:"snapshot_id" json:"snapshot"`
-	CopyID     string     `db:"copy_id" json:"copy"`
-	CopyBoxID  string     `db:"copy_box_id" json:"-"`
-	Removed    []string   `db:"removed" json:"removed"`
-	HomeExtra  []string   `db:"home_extra" json:"-"`
-	CreatedAt  time.Time  `db:"created_at" json:"createdAt"`
-	ExpiresAt  time.Time  `db:"expires_at" json:"expiresAt"`
-	RevokedAt  *time.Time `db:"revoked_at" json:"revokedAt,omitempty"`
-	Redeemed   int        `db:"redeemed" json:"redeemed"`
-	RedeemedAt *time.Time `db:"redeemed_at" json:"redeemedAt,omitempty"`
+	ID         string     `json:"id"`
+	CodeHash   []byte     `json:"-"`
+	BoxID      string     `json:"box"`
+	SnapshotID string     `json:"snapshot"`
+	CopyID     string     `json:"copy"`
+	CopyBoxID  string     `json:"-"`
+	Removed    []string   `json:"removed"`
+	HomeExtra  []string   `json:"-"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	ExpiresAt  time.Time  `json:"expiresAt"`
+	RevokedAt  *time.Time `json:"revokedAt,omitempty"`
+	Redeemed   int        `json:"redeemed"`
+	RedeemedAt *time.Time `json:"redeemedAt,omitempty"`
 }
 
 // Live reports whether the code still works at now.
