@@ -135,6 +135,13 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	if _, err = s.Wait(ctx, op); err != nil {
 		return nil, err
 	}
+	// The release moved it to the trash; emptied, it is released.
+	if op, err = s.Core.EmptyTrash(ctx, owner, "grey-ridge", ""); err != nil {
+		return nil, err
+	}
+	if _, err = s.Wait(ctx, op); err != nil {
+		return nil, err
+	}
 	// A restore of brisk-lake leaves an undo and the page's notice.
 	list, err := s.Core.List(ctx, owner, snapshots.ListQuery{Box: "brisk-lake"})
 	if err != nil {

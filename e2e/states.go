@@ -129,6 +129,22 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		}
 		sc.Automatic = sn.ID
 	}
+	// olive-pine was released: it waits in the trash with its final
+	// snapshot (the Trash tab, its page, Empty now).
+	olive, err := s.Core.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "olive-pine", Backend: "local", Thread: demo.Thread.ID})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.WriteFile(olive, "notes.txt", "a draft\n"); err != nil {
+		return nil, err
+	}
+	rop, err := s.Core.ReleaseBox(ctx, snapshots.Owner(), olive.Name, "")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Wait(ctx, rop); err != nil {
+		return nil, err
+	}
 	brisk, err := s.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: "brisk-lake"})
 	if err != nil {
 		return nil, err
@@ -219,6 +235,10 @@ func (sc *Scene) States() []State {
 		{Name: "released-box-kept", Path: "/boxes/snapshots?kept=1"},
 		{Name: "release-stopped", Path: "/boxes/tawny-moss/release"},
 		{Name: "release-keep-first", Path: "/boxes/amber-fox/release"},
+		{Name: "trash-tab", Path: "/boxes/trash"},
+		{Name: "trashed-box-page", Path: "/boxes/olive-pine"},
+		{Name: "trash-empty-dialog", Path: "/boxes/olive-pine/trash/empty"},
+		{Name: "reset-dialog", Path: "/boxes/amber-fox", Do: dialog("#reset")},
 		{Name: "box-with-none", Path: "/boxes/dusky-dune"},
 		{Name: "export-dialog", Path: "/boxes/amber-fox", Do: func(p playwright.Page) error {
 			if err := p.Locator("#snap-" + mig + " summary").Click(); err != nil {

@@ -22,6 +22,9 @@ const (
 	OutsideInterval   = time.Minute
 	RoomInterval      = 5 * time.Minute
 	ExpiryInterval    = 10 * time.Minute
+	// TrashInterval: a box leaves the trash within this long of its window's
+	// end.
+	TrashInterval = 5 * time.Minute
 	// HousekeepingInterval is for sessions, set-up links, old records and
 	// the box log.
 	HousekeepingInterval = time.Hour
@@ -97,6 +100,13 @@ func sweeps(d Deps) []sweep {
 			rep, err := d.Core.ThinHistory(ctx)
 			if rep.Snapshots > 0 {
 				d.Logger.Info("thinning", "boxes", rep.Boxes, "operations", rep.Operations, "snapshots", rep.Snapshots)
+			}
+			return err
+		}},
+		sweep{name: "trash", every: TrashInterval, run: func(ctx context.Context, d Deps) error {
+			ops, err := d.Core.EmptyDueTrash(ctx)
+			if len(ops) > 0 {
+				d.Logger.Info("the trash sweep released boxes whose time in the trash ended", "count", len(ops))
 			}
 			return err
 		}},

@@ -28,7 +28,7 @@ func TestEverySweepRuns(t *testing.T) {
 	}
 	events, cancel := e.Client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
 	defer cancel()
-	for _, name := range []string{"sessions", "recover", "reconcile", "outside-restores", "room", "expiry", "automatic", "thinning", "housekeeping"} {
+	for _, name := range []string{"sessions", "recover", "reconcile", "outside-restores", "room", "expiry", "automatic", "thinning", "trash", "housekeeping"} {
 		res, err := e.Client.Insert(ctx, jobs.SweepArgs{Name: name}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{}})
 		if err != nil {
 			t.Fatal(err)

@@ -102,6 +102,10 @@ func TestMCPTools(t *testing.T) {
 		"box_restore":         {"box": "amber-fox", "snapshot": "before the migration", "replace": true, "request": "mcp-restore"},
 		"box_fork":            {"box": "amber-fox", "snapshot": "before the migration", "name": "amber-fox-try", "request": "mcp-fork"},
 		"box_snapshot_delete": {"box": "amber-fox", "snapshot": "before the migration", "request": "mcp-delete"},
+		"box_reset":           {"box": "amber-fox", "keep_logins": true, "request": "mcp-reset"},
+		"box_undo":            {"box": "amber-fox", "request": "mcp-undo"},
+		"box_trash":           {},
+		"box_trash_restore":   {"box": "brisk-lake", "request": "mcp-untrash"},
 	}
 	// A delete cannot be repeated on what it deleted: its JSON twin deletes
 	// another snapshot, and must answer in the same shape.
@@ -109,6 +113,9 @@ func TestMCPTools(t *testing.T) {
 	twin := map[string]map[string]any{
 		"box_snapshot_delete": {"box": "amber-fox", "snapshot": "spare", "request": "json-delete"},
 	}
+	// A box of the thread in the trash, for box_trash and box_trash_restore.
+	e.Box(t, agent, "brisk-lake")
+	jsonEnv.call(t, "POST", "/boxes/brisk-lake/release?wait=true", token, nil).must(t, 200)
 	for _, name := range want {
 		a, ok := args[name]
 		if !ok {

@@ -130,6 +130,12 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 		{"ThreadsAnswer", e.call(t, "GET", "/threads", e.owner, nil).must(t, 200)},
 		{"ThreadAnswer", e.call(t, "POST", "/threads", e.owner, map[string]any{"title": "Another"}).must(t, 201)},
 		{"Settings", e.call(t, "GET", "/settings", e.owner, nil).must(t, 200)},
+		{"ResetAnswer", e.call(t, "POST", "/tools/box_reset", token, map[string]any{"box": "vivid-moss", "keep_logins": true}).must(t, 200)},
+		{"RestoreAnswer", e.call(t, "POST", "/tools/box_undo", token, map[string]any{"box": "vivid-moss"}).must(t, 200)},
+		{"OperationAnswer", e.call(t, "POST", "/boxes/vivid-now/release?wait=true", token, nil).must(t, 200)},
+		{"TrashAnswer", e.call(t, "POST", "/tools/box_trash", token, map[string]any{}).must(t, 200)},
+		{"TrashAnswer", e.call(t, "GET", "/trash", e.owner, nil).must(t, 200)},
+		{"OperationAnswer", e.call(t, "POST", "/tools/box_trash_restore", token, map[string]any{"box": "vivid-now"}).must(t, 200)},
 		{"Error", e.call(t, "POST", "/tools/box_restore", token, map[string]any{"box": "vivid-moss"}).must(t, 400)},
 		{"Error", e.call(t, "GET", "/boxes", "", nil).must(t, 401)},
 	} {

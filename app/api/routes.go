@@ -73,6 +73,13 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/boxes", s.acquireBox)
 		r.Get("/boxes/{box}", s.getBox)
 		r.Post("/boxes/{box}/release", s.releaseBox)
+		r.Post("/boxes/{box}/reset", s.resetBox)
+		r.Post("/boxes/{box}/undo", s.undoBox)
+
+		// The trash (issue 16).
+		r.Get("/trash", s.listTrash)
+		r.Post("/boxes/{box}/trash/restore", s.restoreFromTrash)
+		r.Post("/boxes/{box}/trash/empty", s.emptyTrash)
 		r.Put("/boxes/{box}/presence", s.setPresence)
 		r.Get("/boxes/{box}/log", s.boxLog)
 		r.Get("/boxes/{box}/lineage", s.boxLineage)

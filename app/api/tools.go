@@ -32,6 +32,10 @@ var tools = []toolDef{
 	{Name: "box_snapshot_diff", Params: snapshotDiffParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotDiff},
 	{Name: "box_snapshot_save", Params: saveParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotSave},
 	{Name: "box_snapshot_unsave", Params: unsaveParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotUnsave},
+	{Name: "box_reset", Params: resetToolParams{}, Required: []string{"box"}, handle: (*server).toolReset},
+	{Name: "box_undo", Params: boxToolParams{}, Required: []string{"box"}, handle: (*server).toolUndo},
+	{Name: "box_trash", Params: trashToolParams{}, handle: (*server).toolTrash},
+	{Name: "box_trash_restore", Params: boxToolParams{}, Required: []string{"box"}, handle: (*server).toolTrashRestore},
 }
 
 // toolNames lists the tools in words: "box_snapshot, … and box_fork".

@@ -13,12 +13,29 @@ const BoxUsage = `boxsnap box: the owner's boxes, through a running boxsnap serv
 
 Usage:
   boxsnap box release <box> [--delete-kept]
+  boxsnap box trash
+  boxsnap box trash-restore <box>
+  boxsnap box trash-empty <box>
+  boxsnap box reset <box> [--keep-logins] [--template <name>] [--force]
+  boxsnap box undo <box> [--force]
 
-release gives the box up: its snapshots that nobody kept go with it, and
-each kept one is first copied where the backend keeps it past the release
-(a held copy on Proxmox). When a copy cannot be made the release stops,
-says why and deletes nothing; run it again, or with --delete-kept to
-release the box and delete its kept snapshots too.
+release gives the box up. While Settings keeps a trash (72 hours unless
+changed), boxsnap takes a final snapshot where the backend can and moves
+the box to the trash, stopped, with its snapshots: trash lists it,
+trash-restore gives it back with its history, and trash-empty releases it
+now, as the trash does by itself when its time ends. Then its snapshots
+that nobody kept go with it, and each kept one is first copied where the
+backend keeps it past the release (a held copy on Proxmox). When a copy
+cannot be made the release stops, says why and deletes nothing; run it
+again, or with --delete-kept to release the box and delete its kept
+snapshots too.
+
+reset makes the box fresh from its template, taking an undo first; with
+--keep-logins it carries over the login files of Claude Code, Codex,
+opencode and the GitHub CLI (and Settings' own), skipping a file over
+1 MiB, and undoes itself if one cannot be written back. Reset works on
+boxes in this host's folders. undo restores the box to its newest undo,
+of a reset or a restore.
 
 Every command takes --server <address> (or BOXSNAP_SERVER; default
 http://127.0.0.1:8080) and your personal API token, as boxsnap snapshot
@@ -27,7 +44,12 @@ does.
 
 func boxCommands() map[string]command {
 	return map[string]command{
-		"release": {usage: "boxsnap box release <box> [--delete-kept]", args: "a box", min: 1, max: 1, flags: releaseFlags, run: release},
+		"release":       {usage: "boxsnap box release <box> [--delete-kept]", args: "a box", min: 1, max: 1, flags: releaseFlags, run: release},
+		"trash":         {usage: "boxsnap box trash", args: "nothing", min: 0, max: 0, flags: noFlags, run: trashList},
+		"trash-restore": {usage: "boxsnap box trash-restore <box>", args: "a box", min: 1, max: 1, flags: noFlags, run: trashRestore},
+		"trash-empty":   {usage: "boxsnap box trash-empty <box>", args: "a box", min: 1, max: 1, flags: noFlags, run: trashEmpty},
+		"reset":         {usage: "boxsnap box reset <box> [--keep-logins] [--template <name>] [--force]", args: "a box", min: 1, max: 1, flags: resetFlags, run: reset},
+		"undo":          {usage: "boxsnap box undo <box> [--force]", args: "a box", min: 1, max: 1, flags: undoFlags, run: undo},
 	}
 }
 

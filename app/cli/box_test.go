@@ -72,14 +72,32 @@ func TestCLIRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The release moves the box to the trash: its guest stays, stopped,
+	// with its links down and onboot off, like an earlier guest.
 	code, out, errw := box("release", "amber-fox")
-	if code != cli.ExitRefused || out != "" {
-		t.Fatalf("release with no room for the copy: exit %d, %q %q", code, out, errw)
+	if code != cli.ExitOK {
+		t.Fatalf("release into the trash: exit %d, %q %q", code, out, errw)
 	}
-	says(t, errw, "boxsnap box release: The release failed: Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has ", "free, and it needs ",
-		"Run it again, or with --delete-kept to release amber-fox and delete its kept snapshots.")
-	if b, err := e.Core.Box(ctx, snapshots.Owner(), "amber-fox"); err != nil || b.State != "ready" {
-		t.Fatalf("after the stopped release: %+v, %v; want ready", b, err)
+	says(t, out, "Moved amber-fox to the trash until ")
+	gi, err := sim.Guest(214)
+	if err != nil {
+		t.Fatalf("the guest in the trash is gone: %v", err)
+	}
+	if gi.Running || gi.OnBoot || !strings.Contains(gi.Config["net0"], "link_down=1") {
+		t.Fatalf("the guest in the trash: running %v, onboot %v, net0 %q; want stopped, onboot off, link down", gi.Running, gi.OnBoot, gi.Config["net0"])
+	}
+	says(t, g.ok(t, "list", "amber-fox"), "Thu 09:15")
+	says(t, boxOK(t, box, "trash"), "amber-fox")
+
+	// Emptying it stops where the kept snapshot cannot be copied.
+	code, out, errw = box("trash-empty", "amber-fox")
+	if code != cli.ExitRefused || out != "" {
+		t.Fatalf("emptying the trash with no room for the copy: exit %d, %q %q", code, out, errw)
+	}
+	says(t, errw, "boxsnap box trash-empty: The release failed: Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has ", "free, and it needs ",
+		"Run it again, or boxsnap box release amber-fox --delete-kept to release it and delete its kept snapshots.")
+	if b, err := e.Core.Box(ctx, snapshots.Owner(), "amber-fox"); err != nil || b.State != "trashed" {
+		t.Fatalf("after the stopped release: %+v, %v; want trashed", b, err)
 	}
 	if list := g.ok(t, "list", "amber-fox"); !strings.Contains(list, "Thu 09:15") {
 		t.Fatalf("the kept snapshot is gone after the stopped release:\n%s", list)
@@ -95,4 +113,14 @@ func TestCLIRelease(t *testing.T) {
 	if code, _, errw = box("release", "amber-fox", "--delete-kept", "--nonsense"); code != cli.ExitUsage {
 		t.Fatalf("a bad flag: exit %d, %q", code, errw)
 	}
+}
+
+// boxOK runs a box command that must succeed and answers what it printed.
+func boxOK(t *testing.T, box func(args ...string) (int, string, string), args ...string) string {
+	t.Helper()
+	code, out, errw := box(args...)
+	if code != cli.ExitOK {
+		t.Fatalf("box %v: exit %d, %q %q", args, code, out, errw)
+	}
+	return out
 }

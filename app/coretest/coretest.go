@@ -58,6 +58,11 @@ type Options struct {
 	// TaskSnooze is how long a job snoozes between looks at its provider
 	// task; 0: the engine's default.
 	TaskSnooze time.Duration
+	// Templates is the local backend's templates folder; none when empty.
+	Templates string
+	// NoTrash turns the trash off in Settings, so a release deletes at once,
+	// for tests of what the release that deletes does.
+	NoTrash bool
 }
 
 // New starts a core for t on a fresh database, stopped at t's cleanup.
@@ -95,7 +100,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, Price: opts.Price})
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates})
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +115,16 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	}
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
+	}
+	if opts.NoTrash {
+		st, err := core.Settings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st.TrashHours = 0
+		if err := core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
+			return nil, err
+		}
 	}
 	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
 		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true}})

@@ -182,6 +182,13 @@ func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Bo
 		_ = b.Boxes.Release(context.WithoutCancel(ctx), guest)
 		return nil, fmt.Errorf("record box %s: %w", name, err)
 	}
+	tmplName := ""
+	if req.Template != "" && spec.Adopt == "" {
+		if _, err := s.Template(ctx, req.Template); err == nil {
+			tmplName = req.Template
+		}
+	}
+	s.recordMadeFrom(ctx, box.ID, tmplName, spec)
 	if spec.Command != "" {
 		if err := b.Boxes.Start(ctx, guest); err != nil {
 			s.logger.Warn("the box's process did not start", "box", name, "err", err)

@@ -10,4 +10,5 @@ const (
 	BoxReady     BoxState = "ready"     // it works; snapshots are taken and restored
 	BoxReleasing BoxState = "releasing" // its release runs
 	BoxReleased  BoxState = "released"  // its guest is gone; kept snapshots may stay
+	BoxTrashed   BoxState = "trashed"   // released into the trash: stopped, restorable until its window ends
 )

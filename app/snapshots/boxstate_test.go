@@ -25,7 +25,7 @@ func TestBoxStatesAreTheDatabases(t *testing.T) {
 	for _, m := range regexp.MustCompile(`'([a-z]+)'`).FindAllStringSubmatch(def, -1) {
 		allowed = append(allowed, m[1])
 	}
-	ours := []string{string(snapshots.BoxMaking), string(snapshots.BoxReady), string(snapshots.BoxReleasing), string(snapshots.BoxReleased)}
+	ours := []string{string(snapshots.BoxMaking), string(snapshots.BoxReady), string(snapshots.BoxReleasing), string(snapshots.BoxReleased), string(snapshots.BoxTrashed)}
 	slices.Sort(allowed)
 	slices.Sort(ours)
 	if !slices.Equal(allowed, ours) {

@@ -126,6 +126,14 @@ func TestG9SerialisedAndEligible(t *testing.T) {
 		if rop.StartedAt.Before(*top.EndedAt) {
 			t.Fatal("the release started before the take it waited for ended")
 		}
+		// The release moved the box to the trash; emptying it deletes.
+		eop, err := e.Core.EmptyTrash(ctx, snapshots.Owner(), "brisk-lake", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if eop = e.Wait(t, eop); eop.State != snapshots.OpDone {
+			t.Fatalf("emptying the trash ended %s: %s", eop.State, deref(eop.Error))
+		}
 		if _, _, err := e.Core.Snapshot(ctx, snapshots.Owner(), sn.ID); err == nil {
 			t.Fatal("the release kept an unkept snapshot")
 		}

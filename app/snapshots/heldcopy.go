@@ -31,6 +31,10 @@ type releaseParams struct {
 	// not yet copied stops being kept, at the person's word, and goes with
 	// the box; held copies made already stay kept (unit 8).
 	DeleteKept bool `json:"deleteKept,omitempty"`
+	// Trash moves the box to the trash instead (trash.go); Empty releases a
+	// box in the trash.
+	Trash bool `json:"trash,omitempty"`
+	Empty bool `json:"empty,omitempty"`
 }
 
 // copyFailedError is a held copy that could not be made: the release stops
@@ -219,7 +223,11 @@ func reason(err error) string {
 // is ready again, so the person can Release again or "Release and delete
 // it", and the box log says why.
 func (s *Service) releaseStopped(ctx context.Context, op *Operation, b *Box, words string) error {
-	if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReady)}); err != nil {
+	state := BoxReady
+	if _, err := s.trashRow(ctx, s.st.Pool, b.ID); err == nil {
+		state = BoxTrashed // emptying the trash stopped: the box waits there again
+	}
+	if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(state)}); err != nil {
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words+". Nothing kept was deleted.", "", op.ID, nil)
@@ -272,7 +280,7 @@ func (s *Service) ReleaseStopped(ctx context.Context, c Caller, boxRef string) (
 	if err != nil {
 		return "", err
 	}
-	if b.State != BoxReady {
+	if b.State != BoxReady && b.State != BoxTrashed {
 		return "", nil
 	}
 	op, err := operationRow(s.st.HeldLastRelease(ctx, s.st.Pool, b.ID))

@@ -26,6 +26,10 @@ type Kinds struct {
 	// Thin and DeleteHistory delete automatic snapshots (automatic history).
 	Thin          *operations.Kind[thinParams, ThinResult]
 	DeleteHistory *operations.Kind[thinParams, ThinResult]
+	// Untrash restores a box from the trash; Reset makes a box fresh
+	// (trash.go, reset.go).
+	Untrash *operations.Kind[struct{}, UntrashResult]
+	Reset   *operations.Kind[resetParams, ResetResult]
 }
 
 // KeepResult is what a finished keep or unkeep answers.
@@ -34,9 +38,13 @@ type KeepResult struct {
 	KeptUntil *time.Time `json:"keptUntil"`
 }
 
-// ReleaseResult is what a finished release answers.
+// ReleaseResult is what a finished release answers: into the trash (Trash,
+// until when, its final snapshot), or released.
 type ReleaseResult struct {
-	Box string `json:"box"`
+	Box   string     `json:"box"`
+	Trash bool       `json:"trash,omitempty"`
+	Until *time.Time `json:"until,omitempty"`
+	Final string     `json:"finalSnapshot,omitempty"`
 }
 
 // ended adapts a runner that ends its operation itself (its done end
@@ -67,6 +75,9 @@ func (s *Service) register() {
 
 		Thin:          operations.Register(e, OpThin, thin),
 		DeleteHistory: operations.Register(e, OpDeleteHistory, thin),
+
+		Untrash: operations.Register(e, OpUntrash, ended[struct{}, UntrashResult](s.runUntrash)),
+		Reset:   operations.Register(e, OpReset, ended[resetParams, ResetResult](s.runReset)),
 	}
 	e.UseTasks(s.providerTask)
 }

@@ -12,8 +12,10 @@ import (
 )
 
 // ReleaseBox admits a box's release: it waits its turn behind a running
-// take, then deletes the box's snapshots that nobody kept, marks the kept
-// ones released, and releases the guest (section 6; section 7).
+// take, then moves the box to the trash (trash.go) while Settings keeps a
+// trash; otherwise, and when the trash is emptied, it deletes the box's
+// snapshots that nobody kept, marks the kept ones released, and releases
+// the guest (section 6; section 7).
 func (s *Service) ReleaseBox(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{})
 }
@@ -40,15 +42,27 @@ func (s *Service) releaseBox(ctx context.Context, c Caller, ref, requestID strin
 	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpRelease, nil); err != nil || op != nil {
 		return op, err
 	}
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		b, err := s.lockBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
-		if b.State != BoxReady {
+		switch {
+		case b.State == BoxTrashed && (p.Empty || p.DeleteKept && c.IsPerson()):
+			p.Empty = true
+		case b.State == BoxTrashed:
+			return refuse(CodeConflict, "%s is in the trash already: restore it from the trash, or the person empties it.", b.Name)
+		case p.Empty:
+			return notInTrash(b)
+		case b.State != BoxReady:
 			return refuse(CodeConflict, "%s is %s already.", b.Name, b.State)
 		}
+		p.Trash = !p.Empty && !p.DeleteKept && settings.TrashHours > 0
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
 		}
@@ -69,6 +83,9 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, p releaseParams
 	be, err := s.backend(b.BackendID)
 	if err != nil {
 		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+	}
+	if p.Trash {
+		return s.runTrash(ctx, op, b, be)
 	}
 	// Keep is confirmed only when it will last: each kept snapshot's held
 	// copy is a template before any guest goes (section 7).
@@ -105,6 +122,9 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, p releaseParams
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.CoreSnapshotBoxGone(ctx, tx, db.CoreSnapshotBoxGoneParams{BoxID: b.ID, How: "released"}); err != nil {
+			return err
+		}
+		if err := s.st.TrashForget(ctx, tx, b.ID); err != nil {
 			return err
 		}
 		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReleased)})

@@ -502,15 +502,17 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 		return nil, err
 	}
 	undo.State = StateReady
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, callerOf(op), fmt.Sprintf("‘%s’ (%s), the undo of this restore, %s", undo.Name, undo.ID, HoldsWords(undo.Holds, undo.Scope)), undo.ID, op.ID, nil)
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, undoCallerOf(op), fmt.Sprintf("‘%s’ (%s), %s, %s", undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope)), undo.ID, op.ID, nil)
 	return undo, nil
 }
 
 // recordUndo records a restore's undo before it is taken, named "before the
-// restore at 11:02", or reads the one a restart cut short. An undo already
+// restore at 11:02" (a reset's "before the reset at 11:02"; a release's
+// final snapshot, which is no undo, "at the release at 11:02"), or reads the
+// one a restart cut short. An undo already
 // ready is answered as it is; one neither taking nor ready is an error.
 func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Backend) (*Snapshot, error) {
-	caller := callerOf(op)
+	caller := undoCallerOf(op)
 	var undo *Snapshot
 	if op.UndoID == nil {
 		tz := s.TimeZone(ctx)
@@ -519,7 +521,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			if err != nil {
 				return err
 			}
-			name := UniqueName(UndoName(op.CreatedAt, tz), taken)
+			name := UniqueName(undoNameOf(op, tz), taken)
 			owner, ownerThread := ownerOf(b)
 			snapping := be.Snap.Snapshotting(b.Kind)
 			excludes := ""
@@ -533,7 +535,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 				Host: b.Host, GuestGeneration: b.Generation, Name: name, TakenAt: s.now(), ByKind: caller.byKind(),
 				ByThreadID: caller.thread(), ByWhy: nilIfEmpty(caller.Why), Scope: scope, Holds: string(providers.HoldsDisk),
 				Excludes: nilIfEmpty(excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
-				Picture: "none", UndoOf: &op.ID}))
+				Picture: "none", UndoOf: undoOfOp(op)}))
 			if err != nil {
 				return err
 			}

@@ -50,6 +50,13 @@ type Settings struct {
 	// automatic snapshot, unless the box sets its own: 1 to 100,000, 100
 	// unless changed.
 	HistoryGiB int `json:"historyGiB"`
+	// TrashHours is how long a released box waits in the trash before it
+	// goes: 0 to 720 hours, 72 unless changed; 0 releases at once
+	// (moatbox-snapshots.md, "Snapshot taken at delete").
+	TrashHours int `json:"trashHours"`
+	// KeepLogins are home paths a reset with Keep logins also carries over,
+	// beside providers.DefaultLogins.
+	KeepLogins []string `json:"keepLogins,omitempty"`
 }
 
 // DefaultCeiling is the paid ceiling a month, per provider (section 8: $5,
@@ -61,7 +68,7 @@ func DefaultSettings() Settings {
 	return Settings{PerBox: DefaultPerBox, RoomPercent: DefaultRoomPercent, KeepDays: DefaultKeepDays,
 		AgentsMayRestore: true, AgentsMayRestoreMemory: true, Pictures: true, ShareDays: DefaultShareDays,
 		ApprovalMinutes: DefaultApprovalMinutes,
-		HistoryDays:     DefaultHistoryDays, HistoryGiB: DefaultHistoryGiB}
+		HistoryDays:     DefaultHistoryDays, HistoryGiB: DefaultHistoryGiB, TrashHours: DefaultTrashHours}
 }
 
 // Validate checks each number against its range, in words.
@@ -86,6 +93,14 @@ func (st Settings) Validate() error {
 	for _, p := range st.AlsoRemove {
 		if strings.Contains(p, "..") || strings.HasPrefix(strings.TrimSpace(p), "/") {
 			errs = append(errs, fmt.Errorf("%q: a path to remove is inside a home folder, with no .. and no leading /.", p))
+		}
+	}
+	if st.TrashHours < 0 || st.TrashHours > MaxTrashHours {
+		errs = append(errs, fmt.Errorf("A released box stays in the trash 0 to %d hours.", MaxTrashHours))
+	}
+	for _, p := range st.KeepLogins {
+		if err := checkLoginPath(p); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	for id, c := range st.Ceilings {

@@ -352,7 +352,9 @@ func (s *Service) TabTally(ctx context.Context, c Caller, now time.Time) ([]Tall
 // Totals are the Boxes page's tabs' counts: live machines, threads and
 // snapshots.
 type Totals struct {
-	Machines, Threads, Snapshots int
+	// Machines counts the live boxes; Trash those in the trash, which are
+	// not among them.
+	Machines, Threads, Snapshots, Trash int
 }
 
 // Totals counts the person's machines, threads and, with snaps, snapshots.
@@ -364,7 +366,11 @@ func (s *Service) Totals(ctx context.Context, c Caller, snaps bool) (Totals, err
 	if err != nil {
 		return Totals{}, fmt.Errorf("count the boxes' tabs: %w", err)
 	}
-	return Totals{Machines: t.Machines, Threads: t.Threads, Snapshots: t.Snapshots}, nil
+	trash, err := s.st.TrashCount(ctx, s.st.Pool)
+	if err != nil {
+		return Totals{}, fmt.Errorf("count the trash: %w", err)
+	}
+	return Totals{Machines: t.Machines - int(trash), Threads: t.Threads, Snapshots: t.Snapshots, Trash: int(trash)}, nil
 }
 
 // BoxKind is a kind of box a backend has.

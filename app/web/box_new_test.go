@@ -71,10 +71,24 @@ func TestNewBoxAndRelease(t *testing.T) {
 	if got := s.env.Wait(t, &snapshots.Operation{ID: opID}); got.State != snapshots.OpDone {
 		t.Fatalf("release ended %s", got.State)
 	}
-	if b, err = s.env.Core.Box(ctx, snapshots.Owner(), "calm-moss"); err != nil || b.State != "released" {
-		t.Fatalf("after its release the box is %+v (%v)", b, err)
+	if b, err = s.env.Core.Box(ctx, snapshots.Owner(), "calm-moss"); err != nil || b.State != "trashed" {
+		t.Fatalf("after its release the box is %+v (%v), want in the trash", b, err)
 	}
-	// A released box cannot be released again, with words.
+	// The Trash tab lists it, with what it costs while it waits.
+	page = s.do(t, "GET", "/boxes/trash", nil, nil).Body.String()
+	if !strings.Contains(page, `href="/boxes/calm-moss/trash/empty"`) || !strings.Contains(page, "On this host its folder and its snapshots stay on disk") {
+		t.Fatalf("the Trash tab: %s", page)
+	}
+	// Emptying it releases it; a released box cannot be released again.
+	if w = s.do(t, "POST", "/boxes/calm-moss/trash/empty", url.Values{}, nil); w.Code != http.StatusSeeOther {
+		t.Fatalf("empty: %d %s", w.Code, w.Body.String())
+	}
+	if err := s.env.Pool.QueryRow(ctx, "SELECT id FROM operations WHERE kind = 'release' AND box_id = $1 ORDER BY seq DESC LIMIT 1", b.ID).Scan(&opID); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.env.Wait(t, &snapshots.Operation{ID: opID}); got.State != snapshots.OpDone {
+		t.Fatalf("emptying the trash ended %s", got.State)
+	}
 	w = s.do(t, "POST", "/boxes/calm-moss/release", url.Values{}, nil)
 	if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "calm-moss is released already.") {
 		t.Fatalf("second release: %d %s", w.Code, w.Body.String())

@@ -68,6 +68,10 @@ type boxPage struct {
 	Forking *forking
 	// History is the box log, newest first, paged.
 	History history
+	// Undo is the box's newest undo, of a reset or a restore, or nil.
+	Undo *snapshots.Snapshot
+	// Trashed says when a box in the trash goes, or "".
+	Trashed string
 }
 
 // fact is one of a box page's facts.
@@ -186,7 +190,9 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 	}
 	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + s.whereWords(b)
 	c.Take = action{Label: "Take snapshot", Href: "/boxes/" + url.PathEscape(b.Name) + "/take?back=" + url.QueryEscape(back)}
-	if b.ReleasedAt != nil || b.State != snapshots.BoxReady {
+	if b.State == snapshots.BoxTrashed {
+		c.Take.Why = snapshots.InTrashWords(b.Name)
+	} else if b.ReleasedAt != nil || b.State != snapshots.BoxReady {
 		c.Take.Why = fmt.Sprintf("%s is released: it takes no snapshots.", b.Name)
 	} else if _, _, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), b.ID, ""); err != nil {
 		c.Take.Why = refusalWords(err)
@@ -324,6 +330,13 @@ func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
 	shown, _ := strconv.Atoi(r.URL.Query().Get("log"))
 	p := boxPage{Page: views.Page{Title: b.Name, SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Box: b, Head: h, Live: l,
 		Facts: s.facts(r, b, h), History: s.historyOf(rc, b, shown)}
+	p.Undo, _ = s.opts.Core.NewestUndo(r.Context(), snapshots.Owner(), b.ID)
+	if b.State == snapshots.BoxTrashed {
+		if e, err := s.opts.Core.TrashOf(r.Context(), snapshots.Owner(), b.ID); err == nil {
+			p.Trashed = fmt.Sprintf("Released: it goes %s with its snapshots that nobody kept. Restore it to use it again, with its history.",
+				e.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
+		}
+	}
 	s.render(w, r, http.StatusOK, "box", p)
 }
 

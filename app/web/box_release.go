@@ -25,6 +25,9 @@ type releasePage struct {
 	// is where to keep them before the release, or "".
 	Keepable  int
 	KeepFirst string
+	// Trash says where the release puts the box first, and what the trash
+	// costs on its backend; empty when it goes at once.
+	Trash string
 }
 
 // releaseWords say what goes with a released box and what stays, in plain
@@ -83,6 +86,11 @@ func (s *Server) showRelease(w http.ResponseWriter, r *http.Request) {
 		p.KeepFirst = "/boxes/snapshots?q=" + url.QueryEscape(p.Box.Name)
 	}
 	p.Stopped, _ = s.opts.Core.ReleaseStopped(r.Context(), snapshots.Owner(), p.Box.ID)
+	if p.Box.State == snapshots.BoxReady && p.Stopped == "" {
+		if st, err := s.opts.Core.Settings(r.Context()); err == nil && st.TrashHours > 0 {
+			p.Trash, _ = s.opts.Core.ReleaseWords(r.Context(), p.Box)
+		}
+	}
 	s.render(w, r, http.StatusOK, "release", p)
 }
 
@@ -90,8 +98,18 @@ func (s *Server) showRelease(w http.ResponseWriter, r *http.Request) {
 // deletes its unkept snapshots, and releases its guest.
 func (s *Server) releaseBox(w http.ResponseWriter, r *http.Request) {
 	release := s.opts.Core.ReleaseBox
-	if r.PostFormValue("deleteKept") == "1" {
+	flash := "Releasing " + chi.URLParam(r, "box") + ": its snapshots that nobody kept go with it."
+	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
+	switch {
+	case err != nil:
+	case r.PostFormValue("deleteKept") == "1":
 		release = s.opts.Core.ReleaseBoxDeletingKept // "Release and delete it"
+	case b.State == snapshots.BoxTrashed:
+		release = s.opts.Core.EmptyTrash // Release again, after emptying the trash stopped
+	default:
+		if st, err := s.opts.Core.Settings(r.Context()); err == nil && st.TrashHours > 0 {
+			flash = fmt.Sprintf("Moving %s to the trash: you can restore it with its history for %d hours.", b.Name, st.TrashHours)
+		}
 	}
 	op, err := release(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"), r.PostFormValue("request"))
 	if err != nil {
@@ -99,5 +117,5 @@ func (s *Server) releaseBox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger(r).Info("release asked", "box", chi.URLParam(r, "box"), "operation", op.ID)
-	s.done(w, r, "/boxes", "Releasing "+chi.URLParam(r, "box")+": its snapshots that nobody kept go with it.")
+	s.done(w, r, "/boxes", flash)
 }

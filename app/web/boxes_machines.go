@@ -41,6 +41,9 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines", -1),
 		New: s.newBoxForm(r)}
 	for _, b := range boxes {
+		if b.State == snapshots.BoxTrashed {
+			continue // on the Trash tab
+		}
 		row := machineRow{Head: s.head(b, rc), Count: counts[b.ID].Words()}
 		if b.ReleasedAt != nil {
 			p.Released = append(p.Released, row)

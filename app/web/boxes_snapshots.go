@@ -143,8 +143,8 @@ type snapshotsTab struct {
 
 // tabCounts are the Boxes page's three tabs with their counts.
 type tabCounts struct {
-	Current                      string
-	Machines, Threads, Snapshots int
+	Current                             string
+	Machines, Threads, Snapshots, Trash int
 }
 
 // tabCounts counts the three tabs in the database; snaps is the count of
@@ -152,7 +152,7 @@ type tabCounts struct {
 func (s *Server) tabCounts(r *http.Request, current string, snaps int) tabCounts {
 	tc := tabCounts{Current: current, Snapshots: snaps}
 	if t, err := s.opts.Core.Totals(r.Context(), snapshots.Owner(), snaps < 0); err == nil {
-		tc.Machines, tc.Threads = t.Machines, t.Threads
+		tc.Machines, tc.Threads, tc.Trash = t.Machines, t.Threads, t.Trash
 		if snaps < 0 {
 			tc.Snapshots = t.Snapshots
 		}

@@ -43,7 +43,7 @@ type settingsPage struct {
 	Ceilings []ceilingRow
 	History  []historyRow
 	Settings snapshots.Settings
-	Min, Max struct{ PerBox, Room, Keep, Share, Approval int }
+	Min, Max struct{ PerBox, Room, Keep, Share, Approval, Trash int }
 	Offers   []backendOffer
 	// NoDocker: no Docker backend is configured; the page says how to add
 	// one.
@@ -120,6 +120,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Min.Keep, p.Max.Keep = 1, snapshots.MaxKeepDays
 	p.Min.Approval, p.Max.Approval = 1, snapshots.MaxApprovalMinutes
 	p.Min.Share, p.Max.Share = 1, snapshots.MaxShareDays
+	p.Max.Trash = snapshots.MaxTrashHours
 	boxes, _ := s.opts.Core.Boxes(ctx, snapshots.Owner())
 	p.NoDocker = true
 	for _, be := range s.opts.Core.Backends() {
@@ -279,6 +280,17 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, ok := r.PostForm["approvalMinutes"]; ok {
 		num("approvalMinutes", &st.ApprovalMinutes)
+	}
+	if _, ok := r.PostForm["trashHours"]; ok {
+		num("trashHours", &st.TrashHours)
+	}
+	if _, ok := r.PostForm["keepLogins"]; ok {
+		st.KeepLogins = nil
+		for _, line := range strings.Split(r.PostFormValue("keepLogins"), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				st.KeepLogins = append(st.KeepLogins, line)
+			}
+		}
 	}
 	if _, ok := r.PostForm["alsoRemove"]; ok {
 		st.AlsoRemove = nil

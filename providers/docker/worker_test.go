@@ -130,7 +130,8 @@ func coreEnv(t *testing.T, b *docker.Backend, workers bool, install string) (*co
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: !workers, Extra: []snapshots.Backend{dockerBackend(t, b)}})
+	// The trash is off: these tests release as a release that deletes.
+	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: !workers, NoTrash: true, Extra: []snapshots.Backend{dockerBackend(t, b)}})
 	must(t, err)
 	t.Cleanup(env.Stop)
 	if env.Install != install {

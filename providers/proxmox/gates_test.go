@@ -45,7 +45,9 @@ func buildCore(t testing.TB, pool *pgxpool.Pool, e *simEnv, root string, now fun
 	if root == "" {
 		root = t.TempDir()
 	}
-	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, Now: now,
+	// The trash is off: these tests release as a release that deletes
+	// (TestTrashOnProxmox puts a guest in the trash).
+	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, Now: now, NoTrash: true,
 		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
 	must(t, err)
 	t.Cleanup(env.Stop)

@@ -61,6 +61,13 @@ type BoxLog struct {
 	Data        json.RawMessage
 }
 
+type BoxMadeFrom struct {
+	BoxID    string
+	Template string
+	Source   string
+	Command  string
+}
+
 type BoxTemplate struct {
 	Name        string
 	BackendID   string
@@ -76,6 +83,19 @@ type BoxTemplate struct {
 	ScreenURL   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+type BoxTrash struct {
+	BoxID         string
+	ReleaseOp     string
+	TrashedAt     time.Time
+	Until         time.Time
+	FinalSnapshot *string
+	FinalWords    string
+	WasRunning    bool
+	GuestState    json.RawMessage
+	ByKind        string
+	ByThreadID    *string
 }
 
 type Operation struct {

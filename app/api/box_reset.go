@@ -1,0 +1,90 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// resetBody is POST /boxes/{box}/reset's body.
+type resetBody struct {
+	KeepLogins bool   `json:"keepLogins"`
+	Template   string `json:"template"`
+	Force      bool   `json:"force"`
+	Request    string `json:"request"`
+}
+
+// undoBody is POST /boxes/{box}/undo's body.
+type undoBody struct {
+	Force   bool   `json:"force"`
+	Request string `json:"request"`
+}
+
+// resetBox resets a box to a fresh one from its template, with an undo
+// always taken (?wait=true answers once it is done).
+func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
+	box := param(r, "box")
+	var body resetBody
+	if err := decodeOptional(r, &body, "keepLogins, template, force and request"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wait, err := waitParam(r)
+	if err == nil {
+		err = checkRef("box", box)
+	}
+	if err == nil && body.Template != "" {
+		err = checkRef("template", body.Template)
+	}
+	if err == nil {
+		err = checkRequest(body.Request)
+	}
+	c := caller(r)
+	if err == nil && !c.IsPerson() && body.Force {
+		err = &badRequest{code: snapshots.CodeForbidden,
+			words: "Only the person resets past what the reset would end."}
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err := s.core.Reset(r.Context(), c, snapshots.ResetRequest{Box: box, KeepLogins: body.KeepLogins,
+		Template: body.Template, Force: body.Force, RequestID: body.Request})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.answerOperation(w, r, op, wait)
+}
+
+// undoBox restores the box to its newest undo, of a reset or a restore.
+func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
+	box := param(r, "box")
+	var body undoBody
+	if err := decodeOptional(r, &body, "force and request"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wait, err := waitParam(r)
+	if err == nil {
+		err = checkRef("box", box)
+	}
+	if err == nil {
+		err = checkRequest(body.Request)
+	}
+	c := caller(r)
+	if err == nil && !c.IsPerson() && body.Force {
+		err = &badRequest{code: snapshots.CodeForbidden,
+			words: "Only the person undoes past what the restore would end."}
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err := s.core.UndoNewest(r.Context(), c, box, body.Request, body.Force)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.answerOperation(w, r, op, wait)
+}

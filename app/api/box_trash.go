@@ -1,0 +1,64 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// trashAnswer lists the boxes in the trash the caller may see: an agent
+// only its own thread's.
+type trashAnswer struct {
+	Trash []snapshots.TrashEntry `json:"trash"`
+}
+
+// listTrash lists the trash, the soonest to go first.
+func (s *server) listTrash(w http.ResponseWriter, r *http.Request) {
+	c := caller(r)
+	list, err := s.core.Trash(r.Context(), c)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for i := range list {
+		list[i].Box = boxView(c, list[i].Box)
+	}
+	writeJSON(w, http.StatusOK, trashAnswer{Trash: list})
+}
+
+// restoreFromTrash restores a box from the trash with its history
+// (?request=<ID> makes a repeat the same restore; ?wait=true answers once it
+// is done).
+func (s *server) restoreFromTrash(w http.ResponseWriter, r *http.Request) {
+	s.trashOperation(w, r, s.core.RestoreFromTrash)
+}
+
+// emptyTrash releases a box in the trash now: its unkept snapshots go with
+// it. Only the person empties the trash.
+func (s *server) emptyTrash(w http.ResponseWriter, r *http.Request) {
+	s.trashOperation(w, r, s.core.EmptyTrash)
+}
+
+func (s *server) trashOperation(w http.ResponseWriter, r *http.Request,
+	start func(ctx context.Context, c snapshots.Caller, ref, requestID string) (*snapshots.Operation, error)) {
+	ref := param(r, "box")
+	request := r.URL.Query().Get("request")
+	wait, err := waitParam(r)
+	if err == nil {
+		err = checkRef("box", ref)
+	}
+	if err == nil {
+		err = checkRequest(request)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, err := start(r.Context(), caller(r), ref, request)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.answerOperation(w, r, op, wait)
+}

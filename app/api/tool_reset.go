@@ -1,0 +1,139 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// resetToolParams are box_reset's parameters: the box, Keep logins, and at
+// most a box template's name. An agent never names a path, a source, a host
+// or a login file.
+type resetToolParams struct {
+	Box        string `json:"box"`
+	KeepLogins bool   `json:"keep_logins"`
+	Template   string `json:"template"`
+	Request    string `json:"request"`
+}
+
+// resetAnswer is box_reset's answer.
+type resetAnswer struct {
+	Message   string   `json:"message"`
+	Operation string   `json:"operation"`
+	Box       string   `json:"box"`
+	Undo      string   `json:"undo"`
+	UndoName  string   `json:"undoName"`
+	Kept      []string `json:"kept,omitempty"`
+	Skipped   []string `json:"skipped,omitempty"`
+}
+
+// toolReset is box_reset: the agent's own box made fresh from its
+// template, an undo always taken.
+func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
+	var p resetToolParams
+	if err := decode(r, &p, "box, keep_logins, template and request"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	err := checkRef("box", p.Box)
+	if err == nil && p.Template != "" {
+		err = checkRef("template", p.Template)
+	}
+	if err == nil {
+		err = checkRequest(p.Request)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
+		return s.core.Reset(ctx, c, snapshots.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template, RequestID: p.Request})
+	})
+	if !ok {
+		return
+	}
+	var res snapshots.ResetResult
+	_ = json.Unmarshal(op.Result, &res)
+	box := s.boxName(r.Context(), caller(r), op)
+	writeJSON(w, http.StatusOK, resetAnswer{Message: snapshots.ResetDoneWords(box, res), Operation: op.ID, Box: box,
+		Undo: res.Undo, UndoName: res.UndoName, Kept: res.Kept, Skipped: res.Skipped})
+}
+
+// boxToolParams are the parameters of a tool that names only a box.
+type boxToolParams struct {
+	Box     string `json:"box"`
+	Request string `json:"request"`
+}
+
+// toolUndo is box_undo: the box goes back to its newest undo, of a reset or
+// a restore, with the restore's rules.
+func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
+	var p boxToolParams
+	if err := decode(r, &p, "box and request"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	err := checkRef("box", p.Box)
+	if err == nil {
+		err = checkRequest(p.Request)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
+		return s.core.UndoNewest(ctx, c, p.Box, p.Request, false)
+	})
+	if !ok {
+		return
+	}
+	c := caller(r)
+	var res snapshots.RestoreResult
+	_ = json.Unmarshal(op.Result, &res)
+	box := s.boxName(r.Context(), c, op)
+	writeJSON(w, http.StatusOK, restoreAnswer{
+		Message: s.restoreWords(r.Context(), c, box, res), Operation: op.ID, Box: box, Snapshot: res.Target, Name: res.TargetName,
+		Undo: res.Undo, UndoName: res.UndoName, ProcessesEnded: res.Processes, Size: res.Size, BoxState: res.BoxState,
+		ReplacedUndos: res.Replaced,
+	})
+}
+
+// trashToolParams are box_trash's parameters: none.
+type trashToolParams struct{}
+
+// toolTrash is box_trash: the boxes of the agent's own thread in the trash.
+func (s *server) toolTrash(w http.ResponseWriter, r *http.Request) {
+	var p trashToolParams
+	if err := decodeOptional(r, &p, "no parameters"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.listTrash(w, r)
+}
+
+// toolTrashRestore is box_trash_restore: a box of the agent's own thread
+// back from the trash, with its history.
+func (s *server) toolTrashRestore(w http.ResponseWriter, r *http.Request) {
+	var p boxToolParams
+	if err := decode(r, &p, "box and request"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	err := checkRef("box", p.Box)
+	if err == nil {
+		err = checkRequest(p.Request)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
+		return s.core.RestoreFromTrash(ctx, c, p.Box, p.Request)
+	})
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, operationAnswer{Operation: op, Message: s.describe(r.Context(), caller(r), op)})
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// The trash and reset (issue 16): `boxsnap box trash`, `trash-restore`,
+// `trash-empty`, `reset` and `undo`.
+
+// trashList is `box trash`: the boxes in the trash, the soonest to go first.
+func trashList(ctx context.Context, c *client, _ []string, _ any, out io.Writer) error {
+	var a struct {
+		Trash []snapshots.TrashEntry `json:"trash"`
+	}
+	if err := c.do(ctx, "GET", "/trash", nil, &a); err != nil {
+		return err
+	}
+	if len(a.Trash) == 0 {
+		_, err := fmt.Fprintln(out, "The trash is empty.")
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BOX\tGOES\tFINAL SNAPSHOT")
+	for _, e := range a.Trash {
+		final := e.FinalName
+		if final == "" {
+			final = "none: " + e.FinalWords
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Box.Name, e.Until.Local().Format("Mon 2 Jan 15:04"), final)
+	}
+	return tw.Flush()
+}
+
+// trashRestore is `box trash-restore <box>`: back from the trash, with its
+// history.
+func trashRestore(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var ans operationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/trash/restore?wait=true", nil, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
+
+// trashEmpty is `box trash-empty <box>`: released now, with its unkept
+// snapshots.
+func trashEmpty(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var ans operationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/trash/empty?wait=true", nil, &ans); err != nil {
+		var r *refusal
+		if errors.As(err, &r) && strings.Contains(r.words, "Release did not finish") {
+			r.words += "\nRun it again, or boxsnap box release " + pos[0] + " --delete-kept to release it and delete its kept snapshots."
+		}
+		return err
+	}
+	return printOperation(out, ans)
+}
+
+type resetOpts struct {
+	keepLogins, force *bool
+	template          *string
+}
+
+func resetFlags(fs *flag.FlagSet) any {
+	return &resetOpts{keepLogins: fs.Bool("keep-logins", false, "carry the login files over (Claude Code, Codex, opencode, the GitHub CLI, and Settings' own)"),
+		force:    fs.Bool("force", false, "reset past what the reset would end (Reset anyway)"),
+		template: fs.String("template", "", "a box template to reset to (the box's own when left out)")}
+}
+
+// reset is `box reset <box>`: a fresh box from its template, an undo taken.
+func reset(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*resetOpts)
+	body := map[string]any{"keepLogins": *opts.keepLogins, "force": *opts.force}
+	if *opts.template != "" {
+		body["template"] = *opts.template
+	}
+	var ans operationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/reset?wait=true", body, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
+
+type undoOpts struct{ force *bool }
+
+func undoFlags(fs *flag.FlagSet) any {
+	return &undoOpts{force: fs.Bool("force", false, "undo past what the restore would end (Restore anyway)")}
+}
+
+// undo is `box undo <box>`: back to its newest undo, of a reset or a
+// restore.
+func undo(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*undoOpts)
+	var ans operationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/undo?wait=true", map[string]any{"force": *opts.force}, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}

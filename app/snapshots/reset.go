@@ -1,0 +1,644 @@
+package snapshots
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Reset (issue 16, item 6; moatbox-snapshots.md, "Reset to a fresh box, and
+// undo it"): the box is made fresh again from the template it was made from,
+// after an undo of its old state is taken under section 8's undo rules; with
+// Keep logins, the login files of providers.DefaultLogins and the settings
+// are carried over from that undo into the fresh box. If a kept login
+// cannot be written back, the reset undoes itself: the box goes back to its
+// undo.
+//
+// What an agent's reset can touch on the host: only its own thread's box
+// (MayAct), through the backend's Resetter, which replaces the box's own
+// folder with a copy of a template folder inside the templates folder, and
+// writes each kept login beneath the box's folder with no link followed.
+// The agent names the box and, at most, a box template the owner made; it
+// never names a path, a source, a host or a login file (those come from the
+// template and the settings).
+
+// OpReset is a reset's operation.
+const OpReset = "reset"
+
+// The reset's steps and box log events.
+const (
+	StepStop   = "stop"
+	StepReset  = "reset"
+	StepLogins = "logins"
+	StepStart  = "start"
+	EvReset    = "reset"
+	// EvResetUndone is a reset that undid itself.
+	EvResetUndone = "reset-undone"
+)
+
+// ResetRequest asks to reset a box to a fresh one.
+type ResetRequest struct {
+	Box string `json:"box"`
+	// KeepLogins carries the login files over (moatbox's Keep logins).
+	KeepLogins bool `json:"keepLogins"`
+	// Template is a box template's name to reset to; empty is the template
+	// the box was made from.
+	Template string `json:"template,omitempty"`
+	// Force is the person's "Reset anyway", past what the guard names.
+	Force     bool   `json:"force,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+}
+
+// resetParams are fixed at admission, so a resumed reset does the same.
+type resetParams struct {
+	KeepLogins bool     `json:"keepLogins"`
+	Logins     []string `json:"logins,omitempty"`
+	Template   string   `json:"template,omitempty"`
+	Source     string   `json:"source"`
+	Command    string   `json:"command,omitempty"`
+	WasRunning bool     `json:"wasRunning"`
+}
+
+// ResetResult is what a finished reset answers.
+type ResetResult struct {
+	Template string `json:"template,omitempty"`
+	Undo     string `json:"undo"`
+	UndoName string `json:"undoName"`
+	// Kept are the login files carried over, Skipped those left out, each
+	// with why.
+	Kept     []string `json:"kept,omitempty"`
+	Skipped  []string `json:"skipped,omitempty"`
+	Started  bool     `json:"started"`
+	Replaced []string `json:"replacedUndos,omitempty"`
+}
+
+// recordMadeFrom remembers what a new box was made from, for its reset:
+// the box template by name where it was one, the backend's source and the
+// command as they were.
+func (s *Service) recordMadeFrom(ctx context.Context, boxID, template string, spec providers.BoxSpec) {
+	if spec.Adopt != "" {
+		return // an adopted guest was made outside boxsnap: it has no template
+	}
+	if err := s.st.MadeFromInsert(ctx, s.st.Pool, db.MadeFromInsertParams{BoxID: boxID, Template: template, Source: spec.Template, Command: spec.Command}); err != nil {
+		s.logger.Warn("record what a box was made from", "box", boxID, "err", err)
+	}
+}
+
+// LoginPaths are the home paths a reset with Keep logins carries over:
+// moatbox's list, then the settings' own.
+func LoginPaths(st Settings) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		p = strings.Trim(strings.TrimSpace(p), "/")
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, l := range providers.DefaultLogins() {
+		for _, f := range l.Files {
+			add(f)
+		}
+	}
+	for _, p := range st.KeepLogins {
+		add(p)
+	}
+	return out
+}
+
+// checkLoginPath refuses, in words, a login path that is not inside a home
+// folder.
+func checkLoginPath(p string) error {
+	t := strings.TrimSpace(p)
+	if t == "" || strings.HasPrefix(t, "/") || path.Clean(t) != t || t == "." || strings.HasPrefix(t, "..") || strings.Contains(t, "/../") {
+		return fmt.Errorf("%q: a login to keep is a file inside a home folder, with no .. and no leading /.", p)
+	}
+	return CheckLine("A login to keep", t)
+}
+
+// Reset admits a reset: the box's own rules as a restore's (who may, the
+// guard, an execution machine, the undo's room), the template to reset to,
+// and the backend's ability, before anything changes.
+func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Operation, error) {
+	b, err := s.Box(ctx, c, req.Box)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayAct(c, ActRestore, b, nil); err != nil {
+		return nil, err
+	}
+	if c.Kind == CallerAgent {
+		req.Force = false
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpReset, nil); err != nil || op != nil {
+		return op, err
+	}
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.Kind == CallerAgent && !settings.AgentsMayRestore {
+		return nil, refuse(CodeForbidden, "Agents do not reset boxes by themselves in this install: ask the person to reset %s.", b.Name)
+	}
+	if b.IsExecutionMachine() {
+		return nil, refuse(CodeGuard, "%s", s.executionMachineWords(ctx, c, b))
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := be.Snap.(providers.Resetter); !ok {
+		return nil, refuse(CodeCannot, "%s", ResetNotBuiltWords(be, b))
+	}
+	if _, ok := be.Snap.(providers.Browser); req.KeepLogins && !ok {
+		return nil, refuse(CodePlan, "%s cannot read the logins back from %s's undo: reset it without Keep logins.", be.Label, b.Name)
+	}
+	p := resetParams{KeepLogins: req.KeepLogins}
+	if req.KeepLogins {
+		p.Logins = LoginPaths(settings)
+	}
+	if err := s.resetSource(ctx, b, req.Template, &p); err != nil {
+		return nil, err
+	}
+	plan, err := s.planNow(ctx, b, be, nil)
+	if err != nil {
+		return nil, s.planError(b, be, err)
+	}
+	if !plan.Take.OK {
+		why := plan.Take.Why
+		if why == "" {
+			why = fmt.Sprintf("No undo can be taken of %s on %s.", b.Name, be.Label)
+		}
+		return nil, &Refusal{Code: CodePlan, Words: why + " It is not reset without an undo.", TryAgain: plan.Take.TryAgain}
+	}
+	if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Take.AddsBytes); err != nil {
+		return nil, undoRoomWords(Agent(""), err) // a reset always takes its undo
+	}
+	if guard := s.Guard(ctx, c, b); len(guard) > 0 && !req.Force {
+		w := strings.Join(guard, " ")
+		if c.Kind == CallerAgent {
+			return nil, &Refusal{Code: CodeGuard, TryAgain: true, Words: fmt.Sprintf("%s cannot be reset now. %s", b.Name, w)}
+		}
+		return nil, &Refusal{Code: CodeGuard, Words: fmt.Sprintf("Resetting %s also ends this. %s Reset anyway to go on.", b.Name, w)}
+	}
+	if st, err := be.Boxes.Status(ctx, guestOf(b)); err == nil {
+		p.WasRunning = st.Running
+	}
+	var op *Operation
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, err := s.lockBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		if b.State != BoxReady {
+			return refuse(CodeBusy, "%s is %s.", b.Name, b.State)
+		}
+		if err := s.unsettled(ctx, tx, b); err != nil {
+			return err
+		}
+		reserved, err := s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)
+		if err != nil {
+			return undoRoomWords(Agent(""), err)
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpReset, Box: b, Caller: c, RequestID: req.RequestID, Params: p})
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, s.st.Q("CoreOpSetReserved"), op.ID, reservedJSON(reserved))
+		return err
+	})
+	return op, err
+}
+
+// ResetNotBuiltWords is the one home of why a box on a backend with no
+// Resetter is not reset.
+func ResetNotBuiltWords(be Backend, b *Box) string {
+	return fmt.Sprintf("Reset is built for boxes on this host's folders only: boxsnap does not reset %s on %s. Release it and make a new box from its template instead.", b.Name, be.Label)
+}
+
+// resetSource fills p with what the box resets to: the box template named
+// (which must make boxes on the box's backend), or what the box was made
+// from (its box template as it is now, if it still exists).
+func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *resetParams) error {
+	if name == "" {
+		mf, err := s.st.MadeFromByBox(ctx, s.st.Pool, b.ID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return refuse(CodeInvalid, "%s was not made from a template here (it was adopted, forked or imported): name a box template to reset it to.", b.Name)
+		}
+		if err != nil {
+			return fmt.Errorf("read what %s was made from: %w", b.Name, err)
+		}
+		if mf.Template == "" {
+			p.Source, p.Command = mf.Source, mf.Command
+			return nil
+		}
+		t, err := s.Template(ctx, mf.Template)
+		if err != nil {
+			p.Source, p.Command = mf.Source, mf.Command // the template is gone: the source as it was
+			return nil
+		}
+		name = t.Name
+	}
+	t, err := s.Template(ctx, name)
+	if err != nil {
+		return err
+	}
+	if t.Backend != b.BackendID {
+		return invalid("The box template %s makes boxes on %s; %s is on %s.", t.Name, t.Backend, b.Name, b.BackendID)
+	}
+	p.Template, p.Source, p.Command = t.Name, t.Source, t.Command
+	return nil
+}
+
+// runReset runs a reset from the step it reached: the undo, the stop, the
+// fresh box, the kept logins, the start, then older undos replaced.
+func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) error {
+	resuming := op.Resumes > 0
+	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	if err != nil {
+		return err
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return s.finish(ctx, op, OpFailed, nil, err.Error(), "nothing changed")
+	}
+	rs, ok := be.Snap.(providers.Resetter)
+	if !ok {
+		return s.finish(ctx, op, OpFailed, nil, ResetNotBuiltWords(be, b), "nothing changed")
+	}
+	steps := []string{string(providers.StepUndo), StepStop, StepReset, StepLogins, StepStart, StepUndos}
+	start := 0
+	for i, st := range steps {
+		if st == op.Step {
+			start = i
+		}
+	}
+	g := guestOf(b)
+	res := ResetResult{Template: p.Template, Started: p.WasRunning}
+	var undo *Snapshot
+	if op.UndoID != nil {
+		undo, _ = s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+	}
+	for _, step := range steps[start:] {
+		if err := s.step(ctx, op, step); err != nil {
+			return err
+		}
+		switch step {
+		case string(providers.StepUndo):
+			u, err := s.takeUndo(ctx, op, b, be, resuming)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return s.resetFailed(ctx, op, b, "could not take the undo: "+err.Error(), "nothing changed")
+			}
+			undo = u
+		case StepStop:
+			if err := be.Boxes.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return s.resetFailed(ctx, op, b, "could not stop it: "+err.Error(), "nothing changed")
+			}
+		case StepReset:
+			spec := providers.BoxSpec{Box: providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install},
+				Template: p.Source, Command: p.Command}
+			if err := rs.ResetGuest(ctx, g, spec); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return s.undoReset(ctx, op, b, be, undo, p, "could not make it fresh: "+err.Error())
+			}
+			if err := s.setStraight(ctx, op.ID, b, be, "the reset"); err != nil {
+				return s.undoReset(ctx, op, b, be, undo, p, "could not write its access back: "+err.Error())
+			}
+			s.clearHead(ctx, b.ID)
+		case StepLogins:
+			if !p.KeepLogins {
+				continue
+			}
+			kept, skipped, err := s.carryLogins(ctx, b, be, rs, undo, p.Logins)
+			res.Kept, res.Skipped = kept, skipped
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return s.undoReset(ctx, op, b, be, undo, p, err.Error())
+			}
+		case StepStart:
+			if !p.WasRunning {
+				continue
+			}
+			if err := be.Boxes.Start(ctx, g); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return s.resetFailed(ctx, op, b, "it is fresh, but boxsnap could not start it: "+err.Error(), "the box is reset and stopped")
+			}
+		case StepUndos:
+			res.Replaced = s.replaceUndos(ctx, op, b, be, "")
+		}
+	}
+	if undo != nil {
+		res.Undo, res.UndoName = undo.ID, undo.Name
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvReset, callerOf(op), resetWords(res), "", op.ID, res)
+	return s.kinds.Reset.Done(ctx, op, res)
+}
+
+// resetWords says what a reset did, for the box log.
+func resetWords(res ResetResult) string {
+	w := "reset to a fresh box"
+	if res.Template != "" {
+		w += " from " + res.Template
+	}
+	if len(res.Kept) > 0 {
+		w += "; kept " + strings.Join(res.Kept, ", ")
+	}
+	if len(res.Skipped) > 0 {
+		w += "; skipped " + strings.Join(res.Skipped, "; ")
+	}
+	if res.UndoName != "" {
+		w += fmt.Sprintf("; Undo restores ‘%s’", res.UndoName)
+	}
+	return w
+}
+
+func (s *Service) resetFailed(ctx context.Context, op *Operation, b *Box, words, observed string) error {
+	words = "Reset did not finish: boxsnap " + words
+	s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words+"; then: "+observed, "", op.ID, nil)
+	return s.finish(ctx, op, OpFailed, nil, words, observed)
+}
+
+// undoReset puts the box back to its undo after a reset that could not
+// finish, a kept login that could not be written back above all: the reset
+// undoes itself, and says why.
+func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backend, undo *Snapshot, p resetParams, why string) error {
+	if undo == nil {
+		return s.resetFailed(ctx, op, b, why+"; and its undo's record is gone", "the box may be fresh")
+	}
+	g := guestOf(b)
+	ref := refOf(undo, b)
+	rec := s.ops.Recorder(op)
+	back := func() error {
+		if err := be.Boxes.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
+			return err
+		}
+		if _, err := be.Snap.RestoreSnapshot(ctx, g, ref, providers.StepRollback, rec); err != nil {
+			return err
+		}
+		if err := s.setStraight(ctx, op.ID, b, be, "the reset's undo"); err != nil {
+			return err
+		}
+		s.setHead(ctx, s.st.Pool, b.ID, undo.ID)
+		if p.WasRunning {
+			return be.Boxes.Start(ctx, g)
+		}
+		return nil
+	}
+	if err := back(); err != nil {
+		words := fmt.Sprintf("Reset did not finish: boxsnap %s; and it could not put %s back: %v. Restore ‘%s’ to go back.", why, b.Name, err, undo.Name)
+		s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words, undo.ID, op.ID, nil)
+		return s.finish(ctx, op, OpFailed, nil, words, "the box may be fresh, without its logins")
+	}
+	words := fmt.Sprintf("The reset undid itself: boxsnap %s. %s is as it was before, from ‘%s’.", why, b.Name, undo.Name)
+	s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words, undo.ID, op.ID, nil)
+	return s.finish(ctx, op, OpFailed, map[string]any{"undoneItself": true, "undo": undo.ID}, words, "the box is as it was before the reset")
+}
+
+// carryLogins writes each login file the undo holds in a home-like folder
+// into the fresh box, at the same path with its mode. A file over
+// providers.MaxLoginBytes is skipped and said; of Claude Code's account
+// file only the account is carried. It answers what it kept and skipped,
+// and the first write that failed.
+func (s *Service) carryLogins(ctx context.Context, b *Box, be Backend, rs providers.Resetter, undo *Snapshot, logins []string) ([]string, []string, error) {
+	br, ok := be.Snap.(providers.Browser)
+	if !ok || undo == nil {
+		return nil, nil, errors.New("could not read the logins back from the undo")
+	}
+	ref := refOf(undo, b)
+	var dirs []string
+	for _, top := range []string{"", "home", "Users"} {
+		es, err := br.ListFiles(ctx, ref, top)
+		if err != nil {
+			continue // no such folder in the box
+		}
+		for _, e := range es {
+			if e.Type == "dir" {
+				dirs = append(dirs, e.Path)
+			}
+		}
+	}
+	var kept, skipped []string
+	for _, home := range providers.Homes(dirs) {
+		for _, l := range logins {
+			rel := strings.TrimPrefix(home+"/"+l, "/")
+			e, found, err := s.loginEntry(ctx, br, ref, rel)
+			if err != nil {
+				return kept, skipped, fmt.Errorf("could not read %s from the undo: %v", rel, err)
+			}
+			if !found {
+				continue
+			}
+			if e.Type != "file" {
+				skipped = append(skipped, rel+" is not a file")
+				continue
+			}
+			if e.Size > providers.MaxLoginBytes {
+				skipped = append(skipped, fmt.Sprintf("%s is %.1f MiB, over 1 MiB", rel, float64(e.Size)/(1<<20)))
+				continue
+			}
+			var buf bytes.Buffer
+			if _, err := br.ReadFile(ctx, ref, rel, &buf); err != nil {
+				return kept, skipped, fmt.Errorf("could not read %s from the undo: %v", rel, err)
+			}
+			data := buf.Bytes()
+			if path.Base(l) == providers.ClaudeAccountFile && path.Dir(l) == "." {
+				acct, ok := accountOnly(data)
+				if !ok {
+					skipped = append(skipped, rel+" holds no account boxsnap can read")
+					continue
+				}
+				data = acct
+			}
+			if err := rs.WriteBoxFile(ctx, guestOf(b), rel, data, fs.FileMode(e.Mode)&fs.ModePerm); err != nil {
+				return kept, skipped, fmt.Errorf("could not write the kept login %s back: %v", rel, err)
+			}
+			kept = append(kept, rel)
+		}
+	}
+	return kept, skipped, nil
+}
+
+// loginEntry finds rel in the snapshot, through its folder's listing.
+func (s *Service) loginEntry(ctx context.Context, br providers.Browser, ref providers.SnapshotRef, rel string) (providers.FileEntry, bool, error) {
+	dir := path.Dir(rel)
+	if dir == "." {
+		dir = ""
+	}
+	es, err := br.ListFiles(ctx, ref, dir)
+	var refused *providers.RefusedError
+	switch {
+	case errors.Is(err, providers.ErrNotFound), errors.As(err, &refused):
+		return providers.FileEntry{}, false, nil // no such folder, or one through a link: nothing to keep
+	case err != nil:
+		return providers.FileEntry{}, false, err
+	}
+	for _, e := range es {
+		if e.Path == rel {
+			return e, true, nil
+		}
+	}
+	return providers.FileEntry{}, false, nil
+}
+
+// accountOnly keeps only the account of Claude Code's account file
+// (providers.AccountKeys), or false when it holds none.
+func accountOnly(data []byte) ([]byte, bool) {
+	var all map[string]json.RawMessage
+	if json.Unmarshal(data, &all) != nil {
+		return nil, false
+	}
+	out := map[string]json.RawMessage{}
+	for _, k := range providers.AccountKeys {
+		if v, ok := all[k]; ok {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil, false
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	return b, err == nil
+}
+
+// clearHead forgets the box's head: a fresh box descends from none of its
+// snapshots.
+func (s *Service) clearHead(ctx context.Context, box string) {
+	if err := s.st.ResetHeadClear(ctx, s.st.Pool, box); err != nil {
+		s.logger.Error("clear the box's head", "box", box, "err", err)
+	}
+}
+
+// UndoNewest restores the box to its newest undo, of a reset or a restore
+// (moatbox: "Undo always goes back to the newest undo point"), with the
+// restore's own rules.
+func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID string, force bool) (*Operation, error) {
+	b, err := s.Box(ctx, c, boxRef)
+	if err != nil {
+		return nil, err
+	}
+	// A repeated request is the same undo, though a newer undo exists now.
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpRestore, nil); err != nil || op != nil {
+		return op, err
+	}
+	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, refuse(CodeNotFound, "%s has no undo to go back to.", b.Name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)
+	}
+	return s.Restore(ctx, c, RestoreRequest{Box: b.ID, Snapshot: id, Replace: true, Force: force, RequestID: requestID})
+}
+
+// ResetDoneWords says what a finished reset did: the one home of these
+// words for the API, the CLI and the pages.
+func ResetDoneWords(box string, res ResetResult) string {
+	w := "Reset " + box + " to a fresh box"
+	if res.Template != "" {
+		w += " from " + res.Template
+	}
+	w += "."
+	if len(res.Kept) > 0 {
+		w += " Kept its logins: " + strings.Join(res.Kept, ", ") + "."
+	}
+	if len(res.Skipped) > 0 {
+		w += " Skipped " + strings.Join(res.Skipped, "; ") + "."
+	}
+	if res.UndoName != "" {
+		w += fmt.Sprintf(" Undo restores ‘%s’.", res.UndoName)
+	}
+	return w
+}
+
+// ResetPreview is what the reset dialog says before the person confirms.
+type ResetPreview struct {
+	// From says what the fresh box is a copy of, in words.
+	From string
+	// Why is set when the box cannot be reset now, in words.
+	Why string
+	// Logins are the files Keep logins carries over, per home folder.
+	Logins []string
+}
+
+// PreviewReset reads what a reset of the box would do, changing nothing.
+func (s *Service) PreviewReset(ctx context.Context, c Caller, boxRef, template string) (*ResetPreview, error) {
+	b, err := s.Box(ctx, c, boxRef)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pv := &ResetPreview{Logins: LoginPaths(st)}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := be.Snap.(providers.Resetter); !ok {
+		pv.Why = ResetNotBuiltWords(be, b)
+		return pv, nil
+	}
+	var p resetParams
+	if err := s.resetSource(ctx, b, template, &p); err != nil {
+		if r, ok := AsRefusal(err); ok {
+			pv.Why = r.Words
+			return pv, nil
+		}
+		return nil, err
+	}
+	switch {
+	case p.Template != "":
+		pv.From = "the box template " + p.Template
+	case p.Source != "":
+		pv.From = "the template folder " + p.Source + ", as it was made"
+	default:
+		pv.From = "an empty folder, as it was made"
+	}
+	return pv, nil
+}
+
+// NewestUndo is the box's newest undo, of a reset or a restore, as the
+// caller may see it, or nil.
+func (s *Service) NewestUndo(ctx context.Context, c Caller, boxRef string) (*Snapshot, error) {
+	b, err := s.Box(ctx, c, boxRef)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)
+	}
+	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+	if err != nil || MayAct(c, ActSee, b, sn) != nil {
+		return nil, nil
+	}
+	return sn, nil
+}

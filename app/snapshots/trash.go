@@ -1,0 +1,521 @@
+package snapshots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// The trash (issue 16, item 5; moatbox-snapshots.md, "Snapshot taken at
+// delete"): a release takes a final snapshot where the box's backend can,
+// stops the box, makes its guest inert where its backend needs it
+// (providers.Trasher), and keeps it with its snapshots for TrashHours. The
+// person restores it from the trash or empties it; after the window the
+// trash sweep empties it, which is the release as it was before the trash:
+// unkept snapshots deleted, kept ones held, the guest released.
+
+// The trash's numbers.
+const (
+	// DefaultTrashHours is how long a released box stays in the trash
+	// (moatbox: 72 hours).
+	DefaultTrashHours = 72
+	// MaxTrashHours is the longest the setting allows: 30 days.
+	MaxTrashHours = 720
+)
+
+// The trash's operation, steps and box log events.
+const (
+	// OpUntrash restores a box from the trash.
+	OpUntrash = "untrash"
+	// StepFinal takes the final snapshot of a release into the trash.
+	StepFinal = "final"
+	// StepInert stops the box and makes its guest inert (or, restoring from
+	// the trash, gives back what was set aside and starts it).
+	StepInert = "inert"
+	EvTrashed = "trashed"
+	// EvUntrashed is a box restored from the trash.
+	EvUntrashed = "restored-from-trash"
+)
+
+// TrashEntry is one box in the trash.
+type TrashEntry struct {
+	Box       *Box      `json:"box"`
+	TrashedAt time.Time `json:"trashedAt"`
+	Until     time.Time `json:"until"`
+	// Final is the snapshot taken at the release, or nil with FinalWords
+	// saying why there is none.
+	Final      *string `json:"finalSnapshot,omitempty"`
+	FinalName  string  `json:"finalName,omitempty"`
+	FinalWords string  `json:"finalWords,omitempty"`
+	WasRunning bool    `json:"wasRunning"`
+	ByKind     string  `json:"by"`
+	// Costs says what the box costs while it waits, on its backend.
+	Costs string `json:"costs"`
+}
+
+// trashRow is a box_trash row.
+type trashRow = db.BoxTrash
+
+// TrashCostWords is the one home of what a box costs while it waits in the
+// trash on a backend of kind, which the release dialog says and the trash
+// lists.
+func TrashCostWords(kind string) string {
+	switch kind {
+	case "proxmox":
+		return "On Proxmox its guest stays stopped, with its links down and onboot off, like an earlier guest: its disk and snapshots keep their room on their storage, and count in it, while it waits."
+	case "docker":
+		return "On Docker its container stays, stopped, with its snapshot images: they keep their room on the Docker host while it waits."
+	case "local":
+		return "On this host its folder and its snapshots stay on disk, stopped, and keep their room while it waits."
+	}
+	return "Its guest stays, stopped, with its snapshots, and keeps their room while it waits."
+}
+
+// ReleaseWords says what a release of b does now, in the words of the
+// release dialog: into the trash for the setting's hours, with a final
+// snapshot where the backend can take one, or deleted at once.
+func (s *Service) ReleaseWords(ctx context.Context, b *Box) (string, error) {
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return "", err
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return "", err
+	}
+	if st.TrashHours == 0 {
+		return fmt.Sprintf("%s is deleted at once: the trash is off in Settings.", b.Name), nil
+	}
+	final := "boxsnap takes a final snapshot of it first"
+	if be.Snap.Snapshotting(b.Kind) == nil {
+		final = fmt.Sprintf("%s takes no snapshot of it, so it goes as it is", be.Label)
+	}
+	return fmt.Sprintf("%s goes to the trash for %d hours: %s, and you can restore it with its history until then. %s",
+		b.Name, st.TrashHours, final, TrashCostWords(be.Kind)), nil
+}
+
+func (s *Service) trashRow(ctx context.Context, q db.DBTX, boxID string) (*trashRow, error) {
+	r, err := s.st.TrashByBox(ctx, q, boxID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNoRow
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the trash: %w", err)
+	}
+	return &r, nil
+}
+
+func (s *Service) trashEntry(ctx context.Context, b *Box, r *trashRow) TrashEntry {
+	e := TrashEntry{Box: b, TrashedAt: r.TrashedAt, Until: r.Until, Final: r.FinalSnapshot, FinalWords: r.FinalWords,
+		WasRunning: r.WasRunning, ByKind: r.ByKind}
+	if r.FinalSnapshot != nil {
+		if sn, err := s.snapshotByID(ctx, s.st.Pool, *r.FinalSnapshot); err == nil {
+			e.FinalName = sn.Name
+		}
+	}
+	if be, err := s.backend(b.BackendID); err == nil {
+		e.Costs = TrashCostWords(be.Kind)
+	}
+	return e
+}
+
+// Trash lists the boxes in the trash that the caller may see, the soonest
+// to go first: an agent sees only its own thread's.
+func (s *Service) Trash(ctx context.Context, c Caller) ([]TrashEntry, error) {
+	all, err := s.st.TrashList(ctx, s.st.Pool)
+	if err != nil {
+		return nil, fmt.Errorf("list the trash: %w", err)
+	}
+	out := []TrashEntry{}
+	for i := range all {
+		r := &all[i]
+		b, err := s.boxByID(ctx, s.st.Pool, r.BoxID)
+		if err != nil || MayAct(c, ActSee, b, nil) != nil {
+			continue
+		}
+		out = append(out, s.trashEntry(ctx, b, r))
+	}
+	return out, nil
+}
+
+// TrashOf reads one box in the trash as the caller may see it.
+func (s *Service) TrashOf(ctx context.Context, c Caller, ref string) (*TrashEntry, error) {
+	b, err := s.Box(ctx, c, ref)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.trashRow(ctx, s.st.Pool, b.ID)
+	if errors.Is(err, errNoRow) || (err == nil && b.State != BoxTrashed) {
+		return nil, notInTrash(b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e := s.trashEntry(ctx, b, r)
+	return &e, nil
+}
+
+func notInTrash(b *Box) *Refusal {
+	return refuse(CodeConflict, "%s is not in the trash.", b.Name)
+}
+
+// RestoreFromTrash admits the restore of a box from the trash: its guest
+// made as it was (links up, onboot back), started if it ran, with its
+// history. The person restores any box; an agent only its own thread's.
+func (s *Service) RestoreFromTrash(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+	b, err := s.Box(ctx, c, ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := MayBox(c, BoxRelease, b); err != nil {
+		return nil, err
+	}
+	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpUntrash, nil); err != nil || op != nil {
+		return op, err
+	}
+	var op *Operation
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, err := s.lockBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		if b.State != BoxTrashed {
+			return notInTrash(b)
+		}
+		if err := s.unsettled(ctx, tx, b); err != nil {
+			return err
+		}
+		if err := s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReleasing)}); err != nil {
+			return err
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpUntrash, Box: b, Caller: c, RequestID: requestID})
+		return err
+	})
+	return op, err
+}
+
+// EmptyTrash admits the release of a box in the trash now: its unkept
+// snapshots go and its guest is released, as a release did before the
+// trash. Only the person empties the trash; boxsnap does when the window
+// ends (EmptyDueTrash).
+func (s *Service) EmptyTrash(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+	if !c.IsPerson() && c.Kind != CallerSystem {
+		return nil, refuse(CodeForbidden, "Only the person empties the trash.")
+	}
+	return s.releaseBox(ctx, c, ref, requestID, releaseParams{Empty: true})
+}
+
+// EmptyDueTrash admits the release of every box whose time in the trash has
+// ended; the periodic trash sweep calls it. A box whose release cannot be
+// admitted now (an operation cut short) is tried again at the next sweep.
+func (s *Service) EmptyDueTrash(ctx context.Context) ([]*Operation, error) {
+	ids, err := s.st.TrashDue(ctx, s.st.Pool, s.now())
+	if err != nil {
+		return nil, fmt.Errorf("trash sweep: %w", err)
+	}
+	var ops []*Operation
+	for _, id := range ids {
+		op, err := s.EmptyTrash(ctx, System("its time in the trash ended"), id, "")
+		if err != nil {
+			if _, ok := AsRefusal(err); ok {
+				s.logger.Info("the trash sweep left a box for later", "box", id, "why", err)
+				continue
+			}
+			return ops, err
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// runTrash is a release into the trash: the final snapshot, the stop and
+// the inert guest, then the box marked trashed. Each step is recorded
+// before it runs; a resumed one goes on from it.
+func (s *Service) runTrash(ctx context.Context, op *Operation, b *Box, be Backend) error {
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	caller := callerOf(op)
+	until := op.CreatedAt.Add(time.Duration(st.TrashHours) * time.Hour)
+	if err := s.st.TrashInsert(ctx, s.st.Pool, db.TrashInsertParams{BoxID: b.ID, ReleaseOp: op.ID, TrashedAt: s.now(), Until: until,
+		ByKind: caller.byKind(), ByThreadID: caller.thread()}); err != nil {
+		return fmt.Errorf("record %s in the trash: %w", b.Name, err)
+	}
+	if op.Step != StepInert && op.Step != StepRecord {
+		if err := s.step(ctx, op, StepFinal); err != nil {
+			return err
+		}
+		if err := s.takeFinal(ctx, op, b, be); err != nil {
+			return err
+		}
+	}
+	if op.Step != StepRecord {
+		first := op.Step != StepInert
+		if err := s.step(ctx, op, StepInert); err != nil {
+			return err
+		}
+		if err := s.makeInert(ctx, b, be, first); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return s.trashFailed(ctx, op, b, fmt.Sprintf("Release did not finish: boxsnap could not stop %s: %v", b.Name, err))
+		}
+	}
+	if err := s.step(ctx, op, StepRecord); err != nil {
+		return err
+	}
+	if err := s.st.CoreBoxSetState(ctx, s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxTrashed)}); err != nil {
+		return fmt.Errorf("record %s in the trash: %w", b.Name, err)
+	}
+	r, err := s.trashRow(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return err
+	}
+	tz := s.TimeZone(ctx)
+	words := fmt.Sprintf("moved to the trash until %s", r.Until.In(tz).Format("2 Jan 15:04"))
+	if r.FinalSnapshot != nil {
+		if sn, err := s.snapshotByID(ctx, s.st.Pool, *r.FinalSnapshot); err == nil {
+			words += fmt.Sprintf(", with its final snapshot ‘%s’", sn.Name)
+		}
+	} else if r.FinalWords != "" {
+		words += "; no final snapshot: " + r.FinalWords
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvTrashed, caller, words, "", op.ID, nil)
+	trashedUntil := r.Until
+	res := ReleaseResult{Box: b.ID, Trash: true, Until: &trashedUntil}
+	if r.FinalSnapshot != nil {
+		res.Final = *r.FinalSnapshot
+	}
+	return s.kinds.Release.Done(ctx, op, res)
+}
+
+// trashFailed ends a release into the trash that could not make the box
+// inert: the box is ready again, out of the trash; its final snapshot stays
+// in its history.
+func (s *Service) trashFailed(ctx context.Context, op *Operation, b *Box, words string) error {
+	ctx = context.WithoutCancel(ctx)
+	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		if err := s.st.TrashForget(ctx, tx, b.ID); err != nil {
+			return err
+		}
+		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReady)})
+	})
+	if err != nil {
+		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
+	return s.finish(ctx, op, OpFailed, nil, words, "the box is ready again, not in the trash")
+}
+
+// takeFinal takes the release's final snapshot where the backend can, as an
+// undo is taken (named "at the release at 11:02", by boxsnap, no undo), and
+// records it on the trash, or why there is none. A final snapshot that
+// fails does not stop the release: the trash keeps the box as it is.
+func (s *Service) takeFinal(ctx context.Context, op *Operation, b *Box, be Backend) error {
+	var final *string
+	words := ""
+	if be.Snap.Snapshotting(b.Kind) == nil {
+		words = fmt.Sprintf("%s takes no snapshots of %s.", be.Label, b.Name)
+	} else if plan, err := s.planNow(ctx, b, be, nil); err != nil {
+		words = "boxsnap could not plan it: " + err.Error()
+	} else if !plan.Take.OK {
+		words = plan.Take.Why
+	} else {
+		sn, err := s.takeUndo(ctx, op, b, be, op.Resumes > 0)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			words = "it failed: " + err.Error()
+		} else {
+			final = &sn.ID
+		}
+	}
+	if err := s.st.TrashSetFinal(ctx, s.st.Pool, db.TrashSetFinalParams{BoxID: b.ID, FinalSnapshot: final, FinalWords: words}); err != nil {
+		return fmt.Errorf("record %s's final snapshot: %w", b.Name, err)
+	}
+	return nil
+}
+
+// makeInert stops the box's guest and, where its backend needs it, makes it
+// inert (providers.Trasher). first records whether it ran, before the stop,
+// so a restore from the trash starts it again.
+func (s *Service) makeInert(ctx context.Context, b *Box, be Backend, first bool) error {
+	g := guestOf(b)
+	if first {
+		running := false
+		if st, err := be.Boxes.Status(ctx, g); err == nil {
+			running = st.Running
+		}
+		if err := s.st.TrashSetRunning(ctx, s.st.Pool, db.TrashSetRunningParams{BoxID: b.ID, WasRunning: running}); err != nil {
+			return err
+		}
+	}
+	if err := be.Boxes.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
+		return err
+	}
+	t, ok := be.Snap.(providers.Trasher)
+	if !ok {
+		return nil
+	}
+	aside, err := t.TrashGuest(ctx, g)
+	if err != nil {
+		return err
+	}
+	if err := s.st.TrashSetAside(ctx, s.st.Pool, db.TrashSetAsideParams{BoxID: b.ID, GuestState: aside}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// runUntrash restores a box from the trash: its guest given back what was
+// set aside, started if it ran, the box ready with its history; the final
+// snapshot joins it as an automatic one.
+func (s *Service) runUntrash(ctx context.Context, op *Operation, _ struct{}) error {
+	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	if err != nil {
+		return err
+	}
+	r, err := s.trashRow(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return s.untrashFailed(ctx, op, b, fmt.Sprintf("%s's record in the trash is gone", b.Name))
+	}
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return s.untrashFailed(ctx, op, b, err.Error())
+	}
+	if err := s.step(ctx, op, StepInert); err != nil {
+		return err
+	}
+	g := guestOf(b)
+	if t, ok := be.Snap.(providers.Trasher); ok {
+		if err := t.UntrashGuest(ctx, g, r.GuestState); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return s.untrashFailed(ctx, op, b, fmt.Sprintf("boxsnap could not bring %s's guest back: %v", b.Name, err))
+		}
+	}
+	if r.WasRunning {
+		if err := be.Boxes.Start(ctx, g); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return s.untrashFailed(ctx, op, b, fmt.Sprintf("boxsnap could not start %s: %v", b.Name, err))
+		}
+	}
+	if err := s.step(ctx, op, StepRecord); err != nil {
+		return err
+	}
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		if err := s.st.TrashForget(ctx, tx, b.ID); err != nil {
+			return err
+		}
+		if r.FinalSnapshot != nil {
+			// It joins the box's history as an automatic snapshot, thinned
+			// as the others (moatbox: "Snapshot taken at delete").
+			if err := s.st.HistoryMarkAutomatic(ctx, tx, *r.FinalSnapshot); err != nil {
+				return err
+			}
+		}
+		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReady)})
+	})
+	if err != nil {
+		return fmt.Errorf("restore %s from the trash: %w", b.Name, err)
+	}
+	words := "restored from the trash with its history"
+	if r.WasRunning {
+		words += ", and started"
+	}
+	s.log(ctx, s.st.Pool, b.ID, EvUntrashed, callerOf(op), words, "", op.ID, nil)
+	return s.kinds.Untrash.Done(ctx, op, UntrashResult{Box: b.ID, Started: r.WasRunning})
+}
+
+// untrashFailed ends a restore from the trash that did not finish: the box
+// stays in the trash, and the person can try again or empty it.
+func (s *Service) untrashFailed(ctx context.Context, op *Operation, b *Box, words string) error {
+	ctx = context.WithoutCancel(ctx)
+	if err := s.st.CoreBoxSetState(ctx, s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxTrashed)}); err != nil {
+		return fmt.Errorf("restore of %s from the trash stopped: %w", b.Name, err)
+	}
+	words = "Restore from the trash did not finish: " + words + ". It is still in the trash."
+	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
+	return s.finish(ctx, op, OpFailed, nil, words, "the box is still in the trash")
+}
+
+// undoNameOf names the snapshot an operation takes before it changes the
+// box: a restore's undo, a reset's undo, a release's final snapshot.
+func undoNameOf(op *Operation, tz *time.Location) string {
+	at := op.CreatedAt.In(tz).Format("15:04")
+	switch op.Kind {
+	case OpRelease:
+		return "at the release at " + at
+	case OpReset:
+		return "before the reset at " + at
+	}
+	return UndoName(op.CreatedAt, tz)
+}
+
+// undoOfOp is what the snapshot's undo_of records: the operation it is the
+// undo of; a release's final snapshot is no undo.
+func undoOfOp(op *Operation) *string {
+	if op.Kind == OpRelease {
+		return nil
+	}
+	id := op.ID
+	return &id
+}
+
+// undoCallerOf is who takes the snapshot: boxsnap takes a release's final
+// snapshot; an undo is its operation's caller's.
+func undoCallerOf(op *Operation) Caller {
+	if op.Kind == OpRelease {
+		return System("the box's release")
+	}
+	return callerOf(op)
+}
+
+// undoWordsOf says what the snapshot is, for the box log.
+func undoWordsOf(op *Operation) string {
+	switch op.Kind {
+	case OpRelease:
+		return "the final snapshot of its release"
+	case OpReset:
+		return "the undo of this reset"
+	}
+	return "the undo of this restore"
+}
+
+// UntrashResult is what a finished restore from the trash answers.
+type UntrashResult struct {
+	Box     string `json:"box"`
+	Started bool   `json:"started"`
+}
+
+// TrashedWords says where a release left the box: the one home of these
+// words for the API, the CLI and the pages.
+func TrashedWords(box string, until time.Time, tz *time.Location) string {
+	return fmt.Sprintf("Moved %s to the trash until %s. Restore it from the trash until then, with its history.", box, until.In(tz).Format("Mon 2 Jan 15:04"))
+}
+
+// InTrashWords says why a box in the trash takes and restores no
+// snapshot: the one home of these words for the pages.
+func InTrashWords(box string) string {
+	return fmt.Sprintf("%s is in the trash: restore it from the trash first.", box)
+}
+
+// UntrashedWords says a restore from the trash is done.
+func UntrashedWords(box string, started bool) string {
+	if started {
+		return fmt.Sprintf("Restored %s from the trash, with its history, and started it.", box)
+	}
+	return fmt.Sprintf("Restored %s from the trash, with its history.", box)
+}
