@@ -208,6 +208,9 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
 		}
+		if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+			return undoPriceWords(Agent(""), err) // a reset always takes its undo
+		}
 		reserved, err := s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)
 		if err != nil {
 			return undoRoomWords(Agent(""), err)
@@ -216,8 +219,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, s.st.Q("CoreOpSetReserved"), op.ID, reservedJSON(reserved))
-		return err
+		return s.recordReserved(ctx, tx, op.ID, reserved)
 	})
 	return op, err
 }

@@ -104,7 +104,7 @@ func (s *Service) ReleaseWords(ctx context.Context, b *Box) (string, error) {
 func (s *Service) trashRow(ctx context.Context, q db.DBTX, boxID string) (*trashRow, error) {
 	r, err := s.st.TrashByBox(ctx, q, boxID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNoRow
+		return nil, store.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the trash: %w", err)
@@ -152,7 +152,7 @@ func (s *Service) TrashOf(ctx context.Context, c Caller, ref string) (*TrashEntr
 		return nil, err
 	}
 	r, err := s.trashRow(ctx, s.st.Pool, b.ID)
-	if errors.Is(err, errNoRow) || (err == nil && b.State != BoxTrashed) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && b.State != BoxTrashed) {
 		return nil, notInTrash(b)
 	}
 	if err != nil {
