@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -87,17 +86,6 @@ func (q tabQuery) core(now time.Time) snapshots.TabQuery {
 }
 
 func whereKey(b *snapshots.Box) string { return b.BackendID + ":" + b.Host }
-
-func holdsKey(sn *snapshots.Snapshot) string {
-	if sn.Scope == string(providers.ScopeDevice) {
-		return "device"
-	}
-	return sn.Holds
-}
-
-func endingSoon(sn *snapshots.Snapshot, now time.Time) bool {
-	return sn.Kept() && sn.KeptUntil.Sub(now) < snapshots.EndingSoonDays*24*time.Hour
-}
 
 // filterOption is one choice of a filter group, with its count.
 type filterOption struct {
