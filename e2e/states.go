@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/mxschmitt/playwright-go"
 
@@ -35,6 +36,9 @@ type Scene struct {
 	RestoreOp string
 	// Automatic is amber-fox's newest automatic snapshot.
 	Automatic string
+	// Request is the agent's restore of sage-wren, waiting for the
+	// person's word.
+	Request string
 }
 
 // SetScene seeds the demo and the busy boxes the states show. The stack's
@@ -143,6 +147,48 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		return nil, err
 	}
 	if _, err := s.Wait(ctx, rop); err != nil {
+		return nil, err
+	}
+	// tawny-moss's "before the cleanup", kept until tomorrow: its row says
+	// it goes, with Keep 30 more days beside it.
+	cleanup, err := s.Take(ctx, snapshots.Owner(), tawny.Name, "before the cleanup", "")
+	if err != nil {
+		return nil, err
+	}
+	tomorrow := time.Now().UTC().AddDate(0, 0, 1)
+	kop, err = s.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: tawny.Name, Snapshot: cleanup.ID, Until: &tomorrow})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Wait(ctx, kop); err != nil {
+		return nil, err
+	}
+	// sage-wren, a box of the demo's thread whose agent asked to restore
+	// it while "Agents may restore their own boxes" was off.
+	if _, err := s.Core.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "sage-wren", Backend: "local", Thread: demo.Thread.ID}); err != nil {
+		return nil, err
+	}
+	agent := snapshots.Agent(demo.Thread.ID)
+	wren, err := s.Take(ctx, agent, "sage-wren", "before the refactor", "")
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.Core.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.AgentsMayRestore = false
+	if err := s.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
+		return nil, err
+	}
+	_, err = s.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "sage-wren", Snapshot: wren.ID, Replace: true})
+	asked, ok := snapshots.AsAsked(err)
+	if !ok {
+		return nil, fmt.Errorf("sage-wren's request: %v", err)
+	}
+	sc.Request = asked.Approval.ID
+	st.AgentsMayRestore = true
+	if err := s.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
 		return nil, err
 	}
 	brisk, err := s.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: "brisk-lake"})
@@ -260,6 +306,9 @@ func (sc *Scene) States() []State {
 		}},
 		{Name: "import-page", Path: "/import"},
 		{Name: "snapshots-settings", Path: "/settings/snapshots"},
+		{Name: "requests-page", Path: "/approvals"},
+		{Name: "box-page-with-a-request", Path: "/boxes/sage-wren"},
+		{Name: "keep-30-more-days", Path: "/boxes/tawny-moss"},
 		{Name: "machines-tab", Path: "/boxes"},
 		{Name: "threads-tab", Path: "/boxes/threads"},
 		{Name: "select-with-ticks", Path: "/boxes/snapshots?select=1", Do: func(p playwright.Page) error {
