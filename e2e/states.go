@@ -88,6 +88,19 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		return nil, err
 	}
 	// Presence on amber-fox: the restore dialog names what goes.
+	// Threads' workspaces on amber-fox make it a box threads run on, whose
+	// restores are off unless Settings turns them on (decided during unit
+	// 3): on here, so the restore dialog names what goes (section 5).
+	{
+		st, err := s.Core.Settings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st.ExecutionMachineRestores = true
+		if err := s.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := s.Core.SetPresence(ctx, snapshots.Owner(), "amber-fox", snapshots.Presence{
 		Workspaces: []snapshots.Workspace{{Thread: demo.Thread.ID, Working: true}, {Thread: demo.Guide.ID}},
 		Desktop:    "you", Terminals: 1}); err != nil {

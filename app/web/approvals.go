@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -80,4 +81,14 @@ func (s *Server) declineRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.done(w, r, back, "Declined: nothing is restored.")
+}
+
+// restoresOff reports whether the person's restore of b is off: threads
+// run on it and Settings keeps such restores off (section 5; unit 3).
+func (s *Server) restoresOff(ctx context.Context, b *snapshots.Box) bool {
+	if !snapshots.ThreadsRunOn(snapshots.Owner(), b) {
+		return false
+	}
+	st, err := s.opts.Core.Settings(ctx)
+	return err != nil || !st.ExecutionMachineRestores
 }

@@ -36,7 +36,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	case err != nil:
 		d.Disabled, d.Error = true, refusalWords(err)
 		return d, nil
-	case snapshots.ThreadsRunOn(snapshots.Owner(), b):
+	case s.restoresOff(ctx, b):
 		d.Disabled, d.Error = true, "Restores of boxes threads run on are off: move its threads off it first."
 		return d, nil
 	case plan.Locked != nil:

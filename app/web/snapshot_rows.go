@@ -360,7 +360,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		r.Restore.Why = fmt.Sprintf("%s is released: fork it instead.", b.Name)
 	case snapping == nil || snapping.Restore == providers.RestoreNone:
 		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", s.whereWords(b))
-	case snapshots.ThreadsRunOn(snapshots.Owner(), b):
+	case s.restoresOff(rc.ctx, b):
 		r.Restore.Why = "Restores of boxes threads run on are off: move its threads off it first."
 	default:
 		r.Restore.Why = elig(snapshots.ActRestore, snapshots.ChangeRestore)
