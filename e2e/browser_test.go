@@ -199,6 +199,16 @@ func TestBrowser(t *testing.T) {
 		t.Parallel()
 		e := setup(t, br, 1440)
 		ctx := context.Background()
+		// Threads' workspaces make amber-fox a box threads run on: its
+		// restores are off unless Settings turns them on (unit 3).
+		st, err := e.s.Core.Settings(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.ExecutionMachineRestores = true
+		if err := e.s.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
+			t.Fatal(err)
+		}
 		presence := snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: e.demo.Thread.ID, Working: true}, {Thread: e.demo.Guide.ID}},
 			Desktop: "you", Terminals: 1}
 		if _, err := e.s.Core.SetPresence(ctx, snapshots.Owner(), "amber-fox", presence); err != nil {
@@ -233,19 +243,25 @@ func TestBrowser(t *testing.T) {
 		if got := mustList(t, e.s, "amber-fox"); len(got) != 2 {
 			t.Fatalf("a stale dialog acted: amber-fox has %d snapshots", len(got))
 		}
-		// Unticking the undo turns the button red: "Restore without undo".
-		e.tabTo(t, "dialog[open] input[name=undo]")
-		e.press(t, "Space")
-		e.tabTo(t, "dialog[open] button[type=submit]")
-		if f := e.focused(t); !strings.Contains(f, "Restore without undo") {
-			t.Fatalf("with the undo unticked the button says %q", f)
+		// A box threads run on is never restored without an undo: the
+		// undo is ticked and locked, and the restore takes it.
+		if d := e.text(t, "dialog[open]"); !strings.Contains(d, snapshots.AlwaysWithUndoWords("amber-fox")) {
+			t.Fatalf("the restore dialog does not say the undo is locked:\n%s", d)
 		}
+		if off, err := e.page.Locator("dialog[open] input[name=undo][type=checkbox]").IsDisabled(); err != nil || !off {
+			t.Fatalf("the undo of a box threads run on can be unticked (disabled %v, %v)", off, err)
+		}
+		e.tabTo(t, "dialog[open] button[type=submit]")
 		e.press(t, "Space")
 		e.waitText(t, ".notice", "to ‘before the migration’")
+		undos := 0
 		for _, sn := range mustList(t, e.s, "amber-fox") {
 			if sn.IsUndo() {
-				t.Fatalf("a restore without undo took one: %s", sn.Name)
+				undos++
 			}
+		}
+		if undos != 1 {
+			t.Fatalf("the restore of a box threads run on took %d undos, want 1", undos)
 		}
 	})
 

@@ -168,7 +168,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		return nil, refuse(CodeGuard, "%s", s.executionMachineWords(ctx, c, b))
 	}
 	if execution && req.NoUndo {
-		return nil, refuse(CodePlan, "%s is a box threads run on: it is never restored without an undo.", b.Name)
+		return nil, refuse(CodePlan, "%s", AlwaysWithUndoWords(b.Name))
 	}
 	// An agent asks the person instead (section 5, "the form"): on a box
 	// threads run on, and on its own box when Settings turns "Agents may

@@ -248,3 +248,10 @@ func UnknownWords(box string, op *Operation) string {
 	}
 	return w + "."
 }
+
+// AlwaysWithUndoWords says that a box threads run on is restored only with
+// an undo: the refusal of a restore without one, and the restore dialog's
+// undo line, which is ticked and locked there.
+func AlwaysWithUndoWords(box string) string {
+	return box + " is a box threads run on: it is never restored without an undo."
+}

@@ -111,6 +111,11 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 			d.UndoLine = fmt.Sprintf("Take a snapshot of it%s, so you can undo this. %s.", when, aboutWords(plan.Restore.UndoAbout))
 		}
 		d.UndoLine += fmt.Sprintf(" Named ‘%s’. Undos do not count against the %d.", undoName, settings.PerBox)
+		// Ticked and locked where the core refuses a restore without one.
+		if snapshots.ThreadsRunOn(snapshots.Owner(), b) {
+			d.UndoLocked = true
+			d.UndoLine += " " + snapshots.AlwaysWithUndoWords(b.Name)
+		}
 	} else {
 		d.NoUndo = true
 		d.After = append(d.After, fmt.Sprintf("No undo can be taken of %s on %s: only a restore without undo can go on.", b.Name, be.Label))
