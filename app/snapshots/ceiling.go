@@ -2,6 +2,7 @@ package snapshots
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -173,8 +174,9 @@ func backendPrice(be Backend) *providers.Price {
 // would be past the ceiling after it. adds is what the change adds to the
 // rate (nothing for a Keep or renewal of a snapshot already held). A price
 // boxsnap does not know is admitted only for the person. It runs in the
-// change's transaction, under the backend's ceiling lock, so two changes
-// cannot both pass on the same room under the ceiling.
+// change's transaction, under the backend's ceiling lock, and counts the
+// undos admitted operations will take (reservePrice), so two changes cannot
+// both pass on the same room under the ceiling.
 func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backend string, adds Charge, settings Settings) error {
 	if !adds.Paid {
 		return nil
@@ -193,6 +195,11 @@ func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backe
 	if err != nil {
 		return err
 	}
+	reserved, err := s.priceReserved(ctx, tx, backend)
+	if err != nil {
+		return err
+	}
+	rate += reserved
 	if cur == "" {
 		cur = adds.Currency
 	}
@@ -241,4 +248,39 @@ func (s *Service) KeepCeiling(ctx context.Context, sn *Snapshot) string {
 		}
 	}
 	return ""
+}
+
+// priceReserved is what the undos that admitted operations will take add
+// to the rate on a backend: reserved at their admission (reservePrice),
+// counted until the undo has a record (then paidHeld counts it) or the
+// operation ends.
+func (s *Service) priceReserved(ctx context.Context, q db.DBTX, backend string) (float64, error) {
+	rows, err := db.New().PersonPriceReserved(ctx, q, &backend)
+	if err != nil {
+		return 0, fmt.Errorf("the prices reserved on %s: %w", backend, err)
+	}
+	var rate float64
+	for _, raw := range rows {
+		if ch := ChargeOf(PriceOf(raw), nil); ch.Paid && ch.Known {
+			rate += ch.Monthly()
+		}
+	}
+	return rate, nil
+}
+
+// reservePrice reserves on an admitted operation the price of the undo it
+// will take, in the transaction that admitted it under the ceiling's lock
+// (section 8: an undo's price is reserved before the box stops).
+func (s *Service) reservePrice(ctx context.Context, tx db.DBTX, op string, backend string, snapping *providers.Snapshotting) error {
+	if snapping == nil || snapping.Price == nil {
+		return nil
+	}
+	raw, err := json.Marshal(snapping.Price)
+	if err != nil {
+		return fmt.Errorf("reserve the undo's price on %s: %w", op, err)
+	}
+	if err := db.New().PersonOpReservePrice(ctx, tx, db.PersonOpReservePriceParams{ID: op, BackendID: backend, Price: raw}); err != nil {
+		return fmt.Errorf("reserve the undo's price on %s: %w", op, err)
+	}
+	return nil
 }

@@ -219,6 +219,9 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		if err != nil {
 			return err
 		}
+		if err := s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind)); err != nil {
+			return err
+		}
 		return s.recordReserved(ctx, tx, op.ID, reserved)
 	})
 	return op, err

@@ -264,6 +264,11 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		if err != nil {
 			return err
 		}
+		if !req.NoUndo {
+			if err := s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind)); err != nil {
+				return err
+			}
+		}
 		return s.recordReserved(ctx, tx, op.ID, reserved)
 	})
 	return op, err

@@ -49,3 +49,13 @@ RETURNING answer;
 
 -- name: PersonRunningRestores :one
 SELECT count(*) FROM operations WHERE box_id = $1 AND kind = 'restore' AND state IN ('running', 'unknown');
+
+-- name: PersonOpReservePrice :exec
+-- The price of the undo an admitted operation will take, reserved against
+-- the ceiling of its backend until the undo has a record or the operation ends.
+UPDATE operations SET price_backend = sqlc.arg(backend_id)::text, price_reserved = sqlc.arg(price)::jsonb
+WHERE id = sqlc.arg(id);
+
+-- name: PersonPriceReserved :many
+SELECT price_reserved FROM operations
+WHERE price_backend = $1 AND price_reserved IS NOT NULL AND state IN ('running', 'unknown') AND undo_id IS NULL;

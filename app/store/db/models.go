@@ -99,32 +99,34 @@ type BoxTrash struct {
 }
 
 type Operation struct {
-	ID          string
-	Seq         int64
-	RequestKey  *string
-	Kind        string
-	BoxID       *string
-	Generation  int
-	Target      *string
-	Snapshots   []string
-	ByKind      string
-	ByThreadID  *string
-	Consent     json.RawMessage
-	UndoID      *string
-	Guests      json.RawMessage
-	Step        string
-	Task        json.RawMessage
-	State       string
-	Reserved    json.RawMessage
-	Params      json.RawMessage
-	Result      json.RawMessage
-	Error       *string
-	Observed    *string
-	Resumes     int
-	CreatedAt   time.Time
-	StartedAt   *time.Time
-	EndedAt     *time.Time
-	TaskWaiting bool
+	ID            string
+	Seq           int64
+	RequestKey    *string
+	Kind          string
+	BoxID         *string
+	Generation    int
+	Target        *string
+	Snapshots     []string
+	ByKind        string
+	ByThreadID    *string
+	Consent       json.RawMessage
+	UndoID        *string
+	Guests        json.RawMessage
+	Step          string
+	Task          json.RawMessage
+	State         string
+	Reserved      json.RawMessage
+	Params        json.RawMessage
+	Result        json.RawMessage
+	Error         *string
+	Observed      *string
+	Resumes       int
+	CreatedAt     time.Time
+	StartedAt     *time.Time
+	EndedAt       *time.Time
+	PriceBackend  *string
+	PriceReserved json.RawMessage
+	TaskWaiting   bool
 }
 
 type Share struct {

@@ -38,7 +38,7 @@ func (q *Queries) OpBoxLock(ctx context.Context, db DBTX, id string) error {
 }
 
 const opByID = `-- name: OpByID :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting FROM operations WHERE id = $1
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting FROM operations WHERE id = $1
 `
 
 func (q *Queries) OpByID(ctx context.Context, db DBTX, id string) (Operation, error) {
@@ -70,13 +70,15 @@ func (q *Queries) OpByID(ctx context.Context, db DBTX, id string) (Operation, er
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
 		&i.TaskWaiting,
 	)
 	return i, err
 }
 
 const opByRequest = `-- name: OpByRequest :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting FROM operations WHERE request_key = $1
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting FROM operations WHERE request_key = $1
 `
 
 func (q *Queries) OpByRequest(ctx context.Context, db DBTX, requestKey *string) (Operation, error) {
@@ -108,6 +110,8 @@ func (q *Queries) OpByRequest(ctx context.Context, db DBTX, requestKey *string) 
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
 		&i.TaskWaiting,
 	)
 	return i, err
@@ -185,7 +189,7 @@ const opInsert = `-- name: OpInsert :one
 INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, step)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
     CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4 AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
-RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting
+RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting
 `
 
 type OpInsertParams struct {
@@ -248,6 +252,8 @@ func (q *Queries) OpInsert(ctx context.Context, db DBTX, arg OpInsertParams) (Op
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
 		&i.TaskWaiting,
 	)
 	return i, err
@@ -256,7 +262,7 @@ func (q *Queries) OpInsert(ctx context.Context, db DBTX, arg OpInsertParams) (Op
 const opInsertRunning = `-- name: OpInsertRunning :one
 INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, step)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued')
-RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting
+RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting
 `
 
 type OpInsertRunningParams struct {
@@ -316,13 +322,15 @@ func (q *Queries) OpInsertRunning(ctx context.Context, db DBTX, arg OpInsertRunn
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
 		&i.TaskWaiting,
 	)
 	return i, err
 }
 
 const opLock = `-- name: OpLock :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting FROM operations WHERE id = $1 FOR UPDATE
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting FROM operations WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) OpLock(ctx context.Context, db DBTX, id string) (Operation, error) {
@@ -354,13 +362,15 @@ func (q *Queries) OpLock(ctx context.Context, db DBTX, id string) (Operation, er
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
 		&i.TaskWaiting,
 	)
 	return i, err
 }
 
 const opNextWaiting = `-- name: OpNextWaiting :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE
 `
 
 func (q *Queries) OpNextWaiting(ctx context.Context, db DBTX, boxID *string) (Operation, error) {
@@ -392,6 +402,8 @@ func (q *Queries) OpNextWaiting(ctx context.Context, db DBTX, boxID *string) (Op
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
 		&i.TaskWaiting,
 	)
 	return i, err
@@ -407,7 +419,7 @@ func (q *Queries) OpQueue(ctx context.Context, db DBTX, id string) error {
 }
 
 const opResumable = `-- name: OpResumable :many
-SELECT o.id, o.seq, o.request_key, o.kind, o.box_id, o.generation, o.target, o.snapshots, o.by_kind, o.by_thread_id, o.consent, o.undo_id, o.guests, o.step, o.task, o.state, o.reserved, o.params, o.result, o.error, o.observed, o.resumes, o.created_at, o.started_at, o.ended_at, o.task_waiting FROM operations o
+SELECT o.id, o.seq, o.request_key, o.kind, o.box_id, o.generation, o.target, o.snapshots, o.by_kind, o.by_thread_id, o.consent, o.undo_id, o.guests, o.step, o.task, o.state, o.reserved, o.params, o.result, o.error, o.observed, o.resumes, o.created_at, o.started_at, o.ended_at, o.price_backend, o.price_reserved, o.task_waiting FROM operations o
 WHERE o.state = 'running'
   AND (o.started_at IS NOT NULL
        OR (o.step = 'queued' AND EXISTS (
@@ -461,6 +473,8 @@ func (q *Queries) OpResumable(ctx context.Context, db DBTX) ([]Operation, error)
 			&i.CreatedAt,
 			&i.StartedAt,
 			&i.EndedAt,
+			&i.PriceBackend,
+			&i.PriceReserved,
 			&i.TaskWaiting,
 		); err != nil {
 			return nil, err
@@ -503,7 +517,7 @@ func (q *Queries) OpSetTask(ctx context.Context, db DBTX, arg OpSetTaskParams) e
 }
 
 const opStart = `-- name: OpStart :one
-UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, task_waiting
+UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting
 `
 
 func (q *Queries) OpStart(ctx context.Context, db DBTX, id string) (Operation, error) {
@@ -535,6 +549,8 @@ func (q *Queries) OpStart(ctx context.Context, db DBTX, id string) (Operation, e
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
 		&i.TaskWaiting,
 	)
 	return i, err

@@ -283,6 +283,24 @@ func (q *Queries) PersonGoneBackends(ctx context.Context, db DBTX, dollar_1 []st
 	return items, nil
 }
 
+const personOpReservePrice = `-- name: PersonOpReservePrice :exec
+UPDATE operations SET price_backend = $1::text, price_reserved = $2::jsonb
+WHERE id = $3
+`
+
+type PersonOpReservePriceParams struct {
+	BackendID string
+	Price     json.RawMessage
+	ID        string
+}
+
+// The price of the undo an admitted operation will take, reserved against
+// the ceiling of its backend until the undo has a record or the operation ends.
+func (q *Queries) PersonOpReservePrice(ctx context.Context, db DBTX, arg PersonOpReservePriceParams) error {
+	_, err := db.Exec(ctx, personOpReservePrice, arg.BackendID, arg.Price, arg.ID)
+	return err
+}
+
 const personPaidHeld = `-- name: PersonPaidHeld :many
 SELECT id, price, size_bytes FROM snapshots
 WHERE backend_id = $1 AND price IS NOT NULL AND state <> 'failed'
@@ -307,6 +325,31 @@ func (q *Queries) PersonPaidHeld(ctx context.Context, db DBTX, backendID string)
 			return nil, err
 		}
 		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const personPriceReserved = `-- name: PersonPriceReserved :many
+SELECT price_reserved FROM operations
+WHERE price_backend = $1 AND price_reserved IS NOT NULL AND state IN ('running', 'unknown') AND undo_id IS NULL
+`
+
+func (q *Queries) PersonPriceReserved(ctx context.Context, db DBTX, priceBackend *string) ([]json.RawMessage, error) {
+	rows, err := db.Query(ctx, personPriceReserved, priceBackend)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []json.RawMessage
+	for rows.Next() {
+		var price_reserved json.RawMessage
+		if err := rows.Scan(&price_reserved); err != nil {
+			return nil, err
+		}
+		items = append(items, price_reserved)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
