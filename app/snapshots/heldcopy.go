@@ -105,7 +105,11 @@ func (s *Service) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapsh
 
 // holdCopy makes one kept snapshot's held copy: room first (a take's rule,
 // with the copy's size), then clone, disarm and template, each recorded
-// before it runs; then the record says where the snapshot lives now.
+// before it runs; then the record says where the snapshot lives now. No
+// ceiling is checked: the copy keeps its snapshot's record, price and size,
+// so it replaces its snapshot in the paid rate and adds nothing to it
+// (unit 8, "a release checks no ceiling"); no backend that makes held copies
+// charges yet.
 func (s *Service) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, hc providers.HeldCopier) error {
 	fail := func(why string) error { return &copyFailedError{words: CopyFailedWords(sn.Name, why)} }
 	if sn.State != StateReady {
