@@ -2,13 +2,17 @@ package snapshots_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +24,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
+// refusalLike marks an agent's restore that asked instead: like a refusal,
+// it changes nothing on the box.
+var refusalLike = errors.New("asked the person")
+
 // The model test's sizes: make test's, and the nightly run's (-long).
 const (
 	modelOps     = 2000
@@ -30,14 +38,24 @@ var longModel = flag.Bool("long", false, "run the nightly-sized model test (10,0
 
 // TestModelRandomOperations runs thousands of random takes, deletes,
 // restores, renames and keeps from several threads and the owner, executed by
-// two worker processes (one of them killed and restarted now and then), and
-// checks after every operation the invariants of sections 6 and 8:
+// two worker processes (one of them killed and restarted now and then), with
+// requests for the person's word among them (section 5, "the form"): one box
+// is a box a thread runs on (its agent's restores ask), "Agents may restore
+// their own boxes" is switched off and on now and then (off, agents' restores
+// ask), and the person approves, declines or lets requests expire (the core's
+// clock moves past them). It checks after every operation the invariants of
+// sections 5, 6 and 8:
 //   - a box holds at most its limit, undos apart, and at most 2 undos;
 //   - nothing deletes a pinned, kept or owner's snapshot by itself: every
 //     snapshot that goes without being asked was an agent's, unkept, and (for
 //     the limit) of the asking thread, or (for a newer undo) an undo;
 //   - every operation ends; a refusal changes nothing;
-//   - the box log has an event for each change.
+//   - the box log has an event for each change;
+//   - no operation runs without the consent it needs: every agent's restore
+//     of a box that needs the person's word carries the yes on its operation
+//     and is the operation of an approved request; every operation with a yes
+//     is an approved request's; no declined or expired request ever produced
+//     an operation.
 //
 // make test runs 2,000 operations (about 8 kills); the nightly-sized run is
 // -long, 10,000 operations with a kill every 250 (40 kills):
@@ -73,7 +91,11 @@ func TestModelRandomOperations(t *testing.T) {
 	}
 	defer pool.Close()
 	root := t.TempDir()
-	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true})
+	// The core's clock: real time plus what the model moved it on by, to
+	// let requests expire.
+	var ahead atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +117,56 @@ func TestModelRandomOperations(t *testing.T) {
 		name := fmt.Sprintf("box-%d", i)
 		b := e.Box(t, owner, name)
 		boxes = append(boxes, boxInfo{name, owner, e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})})
+	}
+	// The last box is one its owner's thread runs on: its agent's restores
+	// ask the person (G17), with the switch for them on.
+	runsOn := boxes[len(boxes)-1]
+	runsOnBox, err := e.Core.Box(ctx, snapshots.Owner(), runsOn.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Core.SetPresence(ctx, snapshots.Owner(), runsOnBox.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{
+		{Thread: runsOn.owner.Thread, RunsOn: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	const approvalMinutes = 5
+	setSwitches(t, e, func(st *snapshots.Settings) {
+		st.ExecutionMachineRestores = true
+		st.ApprovalMinutes = approvalMinutes
+	})
+	agentsMayRestore := true
+	pending := map[string]string{}    // requests waiting for the person's word → their box
+	approvedOp := map[string]string{} // operations admitted by approvals → their request
+	closed := map[string]string{}     // declined or expired requests → their state
+
+	// consentHolds checks that no operation ran without the consent it
+	// needs, in the database.
+	consentHolds := func(step int, action string) {
+		var bad []string
+		rows, err := pool.Query(ctx, `
+			SELECT o.id || ' (' || o.kind || ' by ' || o.by_kind || ', consent ' || coalesce(nullif(o.consent, 'null'::jsonb)::text, 'none') || ')'
+			FROM operations o
+			WHERE (o.kind = 'restore' AND o.by_kind = 'agent' AND o.box_id = $1 OR nullif(o.consent, 'null'::jsonb) IS NOT NULL)
+			  AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.operation_id = o.id AND a.state = 'approved'
+			                  AND a.id = o.consent->>'request' AND a.box_id = o.box_id)
+			UNION ALL
+			SELECT 'request ' || a.id || ' (' || a.state || ') produced ' || coalesce(a.operation_id, o.id)
+			FROM approvals a LEFT JOIN operations o ON o.request_key LIKE '%approval-' || a.id
+			WHERE a.state IN ('declined', 'expired') AND (a.operation_id IS NOT NULL OR o.id IS NOT NULL)`, runsOnBox.ID)
+		if err != nil {
+			fail("op %d: consent check: %v", step, err)
+		}
+		for rows.Next() {
+			var b string
+			if err := rows.Scan(&b); err != nil {
+				fail("op %d: consent check: %v", step, err)
+			}
+			bad = append(bad, b)
+		}
+		rows.Close()
+		if len(bad) > 0 {
+			fail("op %d (%s): operations without the consent they need: %v", step, action, bad)
+		}
 	}
 
 	state := func(box string) map[string]*snapshots.Snapshot {
@@ -163,8 +235,32 @@ func TestModelRandomOperations(t *testing.T) {
 
 		var op *snapshots.Operation
 		var err error
-		action := []string{"take", "take", "take", "restore", "restore", "delete", "delete", "rename", "keep", "unkeep"}[rng.IntN(10)]
-		if pick == "" {
+		actions := []string{"take", "take", "take", "restore", "restore", "delete", "delete", "rename", "keep", "unkeep", "approve", "approve", "decline", "expire"}
+		action := actions[rng.IntN(len(actions))]
+		if rng.IntN(40) == 0 {
+			action = "switch"
+		}
+		var request string // the request an answer goes to
+		if action == "approve" || action == "decline" || action == "expire" {
+			var ids []string
+			for id := range pending {
+				ids = append(ids, id)
+			}
+			if len(ids) == 0 {
+				// Nothing waits: an agent asks instead, where it must.
+				action, c = "restore", bx.owner
+			} else {
+				slices.Sort(ids)
+				request = ids[rng.IntN(len(ids))]
+				for j := range boxes {
+					if boxes[j].name == pending[request] {
+						bx = boxes[j]
+					}
+				}
+				before = state(bx.name)
+			}
+		}
+		if pick == "" && (action != "approve" && action != "decline" && action != "expire" && action != "switch") {
 			action = "take"
 		}
 		switch action {
@@ -180,7 +276,76 @@ func TestModelRandomOperations(t *testing.T) {
 			op, err = e.Core.Keep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick, Days: 1 + rng.IntN(30)})
 		case "unkeep":
 			op, err = e.Core.Unkeep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick})
+		case "switch":
+			agentsMayRestore = !agentsMayRestore
+			setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = agentsMayRestore })
+		case "approve":
+			op, err = e.Core.Approve(ctx, snapshots.Owner(), request)
+			if op != nil {
+				var yes struct{ By, Request string }
+				_ = json.Unmarshal(op.Consent, &yes)
+				if op.ByKind != "agent" || yes.By != "the person" || yes.Request != request {
+					fail("op %d: request %s's restore %s: by %s, consent %s", i, request, op.ID, op.ByKind, op.Consent)
+				}
+				approvedOp[op.ID] = request
+			}
+		case "decline":
+			err = e.Core.Decline(ctx, snapshots.Owner(), request)
+		case "expire":
+			// The core's clock moves past the request's time; listing the
+			// requests expires it.
+			ahead.Add(int64(approvalMinutes*time.Minute + time.Second))
+			if _, err := e.Core.Approvals(ctx, snapshots.Owner(), ""); err != nil {
+				fail("op %d: requests: %v", i, err)
+			}
+			_, err = e.Core.Approve(ctx, snapshots.Owner(), request)
+			if err == nil {
+				fail("op %d: the expired request %s was approved", i, request)
+			}
 		}
+		if request != "" {
+			// Whatever the answer, the request is no longer waiting (an
+			// approval whose plan changed asks again).
+			a, aerr := e.Core.Approval(ctx, snapshots.Owner(), request)
+			if aerr != nil {
+				fail("op %d: request %s: %v", i, request, aerr)
+			}
+			switch a.State {
+			case snapshots.ApprovalPending:
+				if action != "approve" {
+					fail("op %d: request %s still waits after %s", i, request, action)
+				}
+			case snapshots.ApprovalApproved:
+				delete(pending, request)
+				if a.Operation == nil || approvedOp[*a.Operation] != request {
+					fail("op %d: approved request %s names operation %v", i, request, a.Operation)
+				}
+			default:
+				delete(pending, request)
+				closed[request] = a.State
+				if a.Operation != nil {
+					fail("op %d: the %s request %s names operation %s", i, a.State, request, *a.Operation)
+				}
+			}
+			if action == "expire" && a.State != snapshots.ApprovalExpired {
+				fail("op %d: request %s is %s after its time", i, request, a.State)
+			}
+			counts[action+" "+a.State]++
+		}
+		if action == "restore" && c.Kind == snapshots.CallerAgent {
+			if asked, ok := snapshots.AsAsked(err); ok {
+				if bx.name != runsOn.name && agentsMayRestore {
+					fail("op %d: %s asked to restore %s, which needs no word: %s", i, c.Thread, bx.name, asked.Words)
+				}
+				pending[asked.Approval.ID] = bx.name
+				counts["restore asked"]++
+				err = refusalLike
+			} else if err == nil && (bx.name == runsOn.name || !agentsMayRestore) {
+				fail("op %d: an agent restored %s without the person's word (operation %s)", i, bx.name, op.ID)
+			}
+		}
+		// An operation's rows are there as soon as it is admitted.
+		consentHolds(i, action)
 		if i > 0 && i%250 == 0 {
 			// A worker dies mid-run, as a crash would, and comes back.
 			k := rng.IntN(len(workers))
@@ -188,21 +353,29 @@ func TestModelRandomOperations(t *testing.T) {
 			workers[k] = startWorker(t, dsn, root, "", "")
 		}
 		if err != nil {
-			if _, ok := snapshots.AsRefusal(err); !ok {
+			if _, ok := snapshots.AsRefusal(err); !ok && err != refusalLike {
 				fail("op %d %s by %s: not a refusal: %v", i, action, c.Kind, err)
 			}
-			counts["refused"]++
+			if err != refusalLike {
+				counts["refused"]++
+			}
 			after := state(bx.name)
 			if len(after) != len(before) {
 				fail("op %d: a refused %s changed the box: %d → %d snapshots", i, action, len(before), len(after))
 			}
 			continue
 		}
+		if action == "approve" && op != nil {
+			action = "restore" // the approved request's restore, checked as one
+			if op.Target != nil {
+				pick = *op.Target
+			}
+		}
 		var done *snapshots.Operation
 		if op != nil {
 			done = wait(op)
 			counts[action+" "+done.State]++
-		} else {
+		} else if request == "" {
 			counts[action]++
 		}
 		after := state(bx.name)
@@ -255,6 +428,9 @@ func TestModelRandomOperations(t *testing.T) {
 	var running int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM operations WHERE state IN ('running', 'unknown')").Scan(&running); err != nil || running != 0 {
 		fail("%d operations never settled", running)
+	}
+	if len(approvedOp) == 0 || len(closed) == 0 {
+		fail("the run answered no request: %d approved, %d declined or expired", len(approvedOp), len(closed))
 	}
 	var summary []string
 	for k, v := range counts {
