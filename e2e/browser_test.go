@@ -99,6 +99,7 @@ func TestBrowser(t *testing.T) {
 		// the menu's button.
 		openItem("Rename")
 		e.press(t, "Escape")
+		e.closed(t)
 		if f := e.focused(t); !strings.Contains(f, "More for clean install") {
 			t.Fatalf("after Escape, focus is on %s, want the menu's button", f)
 		}
@@ -389,6 +390,7 @@ func TestBrowser(t *testing.T) {
 		}
 		// Escape returns focus to the menu's button.
 		e.press(t, "Escape")
+		e.closed(t)
 		if f := e.focused(t); !strings.Contains(f, "More for before the migration") {
 			t.Fatalf("after Escape, focus is on %s, want the menu's button", f)
 		}

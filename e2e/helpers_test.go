@@ -143,6 +143,17 @@ func (e *env) shown(t *testing.T) {
 	}
 }
 
+// closed waits until boxsnap.js has closed the dialog and handled its
+// close: it empties the dialog's host and puts the focus back in the same
+// step, and the close event comes a task after Escape, so a test that reads
+// the focus at once can read it before.
+func (e *env) closed(t *testing.T) {
+	t.Helper()
+	if err := e.page.Locator("#dialog-host dialog").WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateDetached}); err != nil {
+		t.Fatalf("the dialog did not close: %v", err)
+	}
+}
+
 func (e *env) text(t *testing.T, sel string) string {
 	t.Helper()
 	s, err := e.page.Locator(sel).First().InnerText()
