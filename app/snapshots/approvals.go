@@ -123,7 +123,7 @@ func (s *Service) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot
 	goes := append([]string{}, s.Guard(ctx, Owner(), b)...)
 	now := s.now()
 	id := NewID(PrefixApproval)
-	err := db.New().PersonApprovalInsert(ctx, s.st.Pool, db.PersonApprovalInsertParams{ID: id, BoxID: b.ID, SnapshotID: sn.ID,
+	err := s.st.PersonApprovalInsert(ctx, s.st.Pool, db.PersonApprovalInsertParams{ID: id, BoxID: b.ID, SnapshotID: sn.ID,
 		ThreadID: c.Thread, Plan: planPrint(b, sn, goes), Goes: goes, Execution: execution, AskedAt: now,
 		ExpiresAt: now.Add(time.Duration(settings.ApprovalMinutes) * time.Minute)})
 	if err != nil {
@@ -153,7 +153,7 @@ func (s *Service) Approval(ctx context.Context, c Caller, id string) (*Approval,
 	if !c.IsPerson() {
 		return nil, refuse(CodeForbidden, "Only the person answers a request.")
 	}
-	r, err := db.New().PersonApprovalGet(ctx, s.st.Pool, id)
+	r, err := s.st.PersonApprovalGet(ctx, s.st.Pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, refuse(CodeNotFound, "No request %s.", id)
 	}
@@ -168,7 +168,7 @@ func (s *Service) approvalOf(ctx context.Context, r db.Approval) *Approval {
 		Goes: r.Goes, AskedAt: r.AskedAt, ExpiresAt: r.ExpiresAt, AnsweredAt: r.AnsweredAt, Operation: r.OperationID, Answer: r.Answer, planPrint: r.Plan}
 	if a.State == ApprovalPending && !s.now().Before(a.ExpiresAt) {
 		words := fmt.Sprintf("Your request %s expired at %s with no answer: nothing was restored.", a.ID, a.ExpiresAt.In(s.TimeZone(ctx)).Format("15:04"))
-		if _, err := db.New().PersonApprovalExpire(ctx, s.st.Pool, db.PersonApprovalExpireParams{ID: a.ID, Answer: &words}); err == nil {
+		if _, err := s.st.PersonApprovalExpire(ctx, s.st.Pool, db.PersonApprovalExpireParams{ID: a.ID, Answer: &words}); err == nil {
 			a.State, a.Answer = ApprovalExpired, &words
 		}
 	}
@@ -199,7 +199,7 @@ func (s *Service) Approvals(ctx context.Context, c Caller, box string) ([]*Appro
 	if !c.IsPerson() {
 		return nil, refuse(CodeForbidden, "Only the person answers a request.")
 	}
-	rows, err := db.New().PersonApprovalsPending(ctx, s.st.Pool)
+	rows, err := s.st.PersonApprovalsPending(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("requests: %w", err)
 	}
@@ -237,11 +237,14 @@ func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation,
 	}
 	goes := append([]string{}, s.Guard(ctx, Owner(), b)...)
 	if p := planPrint(b, sn, goes); p != a.planPrint {
-		r, _ := db.New().PersonApprovalGet(ctx, s.st.Pool, id)
+		r, err := s.st.PersonApprovalGet(ctx, s.st.Pool, id)
+		if err != nil {
+			return nil, fmt.Errorf("read request %s: %w", id, err)
+		}
 		if r.Asks >= MaxAsks {
 			return nil, s.closeRefused(ctx, a, fmt.Sprintf("The plan of request %s changed %d times: nothing was restored. Ask again.", id, MaxAsks))
 		}
-		if err := db.New().PersonApprovalReplan(ctx, s.st.Pool, db.PersonApprovalReplanParams{ID: id, Plan: p, Goes: goes}); err != nil {
+		if err := s.st.PersonApprovalReplan(ctx, s.st.Pool, db.PersonApprovalReplanParams{ID: id, Plan: p, Goes: goes}); err != nil {
 			return nil, fmt.Errorf("replan request %s: %w", id, err)
 		}
 		a.Goes = goes
@@ -297,7 +300,7 @@ func pendingOrWords(a *Approval, tz *time.Location) error {
 
 func (s *Service) closeApproval(ctx context.Context, a *Approval, state, words string, op *string) error {
 	now := s.now()
-	n, err := db.New().PersonApprovalAnswer(ctx, s.st.Pool, db.PersonApprovalAnswerParams{ID: a.ID, State: state, AnsweredAt: &now, Answer: &words, OperationID: op})
+	n, err := s.st.PersonApprovalAnswer(ctx, s.st.Pool, db.PersonApprovalAnswerParams{ID: a.ID, State: state, AnsweredAt: &now, Answer: &words, OperationID: op})
 	if err != nil {
 		return fmt.Errorf("answer request %s: %w", a.ID, err)
 	}
@@ -320,14 +323,14 @@ func (s *Service) closeRefused(ctx context.Context, a *Approval, words string) e
 // the agent's next call.
 func (s *Service) ApprovalNews(ctx context.Context, thread string) []string {
 	// Expire what waited too long first, so its answer is told too.
-	if rows, err := db.New().PersonApprovalsPending(ctx, s.st.Pool); err == nil {
+	if rows, err := s.st.PersonApprovalsPending(ctx, s.st.Pool); err == nil {
 		for _, r := range rows {
 			if r.ThreadID == thread {
 				s.approvalOf(ctx, r)
 			}
 		}
 	}
-	words, err := db.New().PersonApprovalNews(ctx, s.st.Pool, thread)
+	words, err := s.st.PersonApprovalNews(ctx, s.st.Pool, thread)
 	if err != nil {
 		s.logger.Warn("approval news", "thread", thread, "err", err)
 		return nil
@@ -349,7 +352,7 @@ func (s *Service) TurnHeld(ctx context.Context, thread string) string {
 	if err != nil {
 		return ""
 	}
-	pending, _ := db.New().PersonApprovalsPending(ctx, s.st.Pool)
+	pending, _ := s.st.PersonApprovalsPending(ctx, s.st.Pool)
 	for _, b := range boxes {
 		on := false
 		for _, w := range b.Presence.Workspaces {
@@ -379,5 +382,5 @@ func HeldWords(box string) string {
 
 // runningRestores counts a box's restores that run now.
 func (s *Service) runningRestores(ctx context.Context, box string) (int64, error) {
-	return db.New().PersonRunningRestores(ctx, s.st.Pool, &box)
+	return s.st.PersonRunningRestores(ctx, s.st.Pool, &box)
 }

@@ -67,7 +67,7 @@ func ceilingOf(st Settings, backend string) float64 {
 // paidHeld is the rate held on a backend now: every paid snapshot record
 // that is not failed.
 func (s *Service) paidHeld(ctx context.Context, q db.DBTX, backend string) (rate float64, currency string, unknown int, err error) {
-	rows, err := db.New().PersonPaidHeld(ctx, q, backend)
+	rows, err := s.st.PersonPaidHeld(ctx, q, backend)
 	if err != nil {
 		return 0, "", 0, fmt.Errorf("the rate held on %s: %w", backend, err)
 	}
@@ -103,7 +103,7 @@ func (s *Service) Spend(ctx context.Context, backend string, since, until time.T
 // spendSince adds up the ledger's charges on a backend from since to now:
 // each charge's daily price for the part of a day it was held.
 func (s *Service) spendSince(ctx context.Context, q db.DBTX, backend string, since, now time.Time) (float64, error) {
-	rows, err := db.New().PersonChargesSince(ctx, q, db.PersonChargesSinceParams{BackendID: backend, Since: since})
+	rows, err := s.st.PersonChargesSince(ctx, q, db.PersonChargesSinceParams{BackendID: backend, Since: since})
 	if err != nil {
 		return 0, fmt.Errorf("this month's spend on %s: %w", backend, err)
 	}
@@ -188,7 +188,7 @@ func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backe
 	if !adds.Known && !c.IsPerson() {
 		return refuse(CodeLimit, "The price of snapshots on %s is unknown: only the person admits one.", be.Label)
 	}
-	if err := db.New().PersonCeilingLock(ctx, tx, backend); err != nil {
+	if err := s.st.PersonCeilingLock(ctx, tx, backend); err != nil {
 		return fmt.Errorf("the ceiling's lock: %w", err)
 	}
 	rate, cur, _, err := s.paidHeld(ctx, tx, backend)
@@ -255,7 +255,7 @@ func (s *Service) KeepCeiling(ctx context.Context, sn *Snapshot) string {
 // counted until the undo has a record (then paidHeld counts it) or the
 // operation ends.
 func (s *Service) priceReserved(ctx context.Context, q db.DBTX, backend string) (float64, error) {
-	rows, err := db.New().PersonPriceReserved(ctx, q, &backend)
+	rows, err := s.st.PersonPriceReserved(ctx, q, &backend)
 	if err != nil {
 		return 0, fmt.Errorf("the prices reserved on %s: %w", backend, err)
 	}
@@ -279,7 +279,7 @@ func (s *Service) reservePrice(ctx context.Context, tx db.DBTX, op string, backe
 	if err != nil {
 		return fmt.Errorf("reserve the undo's price on %s: %w", op, err)
 	}
-	if err := db.New().PersonOpReservePrice(ctx, tx, db.PersonOpReservePriceParams{ID: op, BackendID: backend, Price: raw}); err != nil {
+	if err := s.st.PersonOpReservePrice(ctx, tx, db.PersonOpReservePriceParams{ID: op, BackendID: backend, Price: raw}); err != nil {
 		return fmt.Errorf("reserve the undo's price on %s: %w", op, err)
 	}
 	return nil

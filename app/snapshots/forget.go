@@ -23,7 +23,7 @@ type GoneBackend struct {
 // GoneBackends lists the backends no longer in settings that still have
 // snapshot records.
 func (s *Service) GoneBackends(ctx context.Context) ([]GoneBackend, error) {
-	rows, err := db.New().PersonGoneBackends(ctx, s.st.Pool, s.order)
+	rows, err := s.st.PersonGoneBackends(ctx, s.st.Pool, s.order)
 	if err != nil {
 		return nil, fmt.Errorf("gone backends: %w", err)
 	}
@@ -64,7 +64,7 @@ func (s *Service) ForgetBackendPlan(ctx context.Context, c Caller, backend strin
 		return nil, refuse(CodeConflict,
 			"%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
 	}
-	all, err := db.New().PersonSnapshotsOfBackend(ctx, s.st.Pool, backend)
+	all, err := s.st.PersonSnapshotsOfBackend(ctx, s.st.Pool, backend)
 	if err != nil {
 		return nil, fmt.Errorf("snapshots of %s: %w", backend, err)
 	}
@@ -110,7 +110,7 @@ func (s *Service) ForgetBackend(ctx context.Context, c Caller, backend string) (
 	}
 	var kept []string
 	for _, sn := range p.Snapshots {
-		n, err := db.New().PersonSnapshotForget(ctx, s.st.Pool, db.PersonSnapshotForgetParams{ID: sn.ID, BackendID: backend})
+		n, err := s.st.PersonSnapshotForget(ctx, s.st.Pool, db.PersonSnapshotForgetParams{ID: sn.ID, BackendID: backend})
 		if err != nil {
 			return nil, nil, fmt.Errorf("forget %s: %w", sn.ID, err)
 		}
