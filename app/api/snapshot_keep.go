@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -62,35 +63,19 @@ func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 
 // unkeepSnapshot stops keeping a snapshot: the person only.
 func (s *server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
-	box, ref := param(r, "box"), param(r, "snapshot")
-	var body unkeepBody
-	if err := decodeOptional(r, &body, "request, optional"); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	wait, err := waitParam(r)
-	if err == nil {
-		err = checkBoxAndSnapshot(box, ref)
-	}
-	if err == nil {
-		err = checkRequest(body.Request)
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	op, err := s.core.Unkeep(r.Context(), caller(r), snapshots.KeepRequest{Box: box, Snapshot: ref, RequestID: body.Request})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.answerOperation(w, r, op, wait)
+	s.keepChange(w, r, s.core.Unkeep)
 }
 
 // renewSnapshot is "Keep 30 more days": the setting's days added to a kept
 // snapshot's keep date (section 7), refused past the paid ceiling (section
 // 8). The person only.
 func (s *server) renewSnapshot(w http.ResponseWriter, r *http.Request) {
+	s.keepChange(w, r, s.core.Renew)
+}
+
+// keepChange runs a change of a kept snapshot that takes nothing but an
+// optional request ID: Unkeep and Renew.
+func (s *server) keepChange(w http.ResponseWriter, r *http.Request, change func(context.Context, snapshots.Caller, snapshots.KeepRequest) (*snapshots.Operation, error)) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body unkeepBody
 	if err := decodeOptional(r, &body, "request, optional"); err != nil {
@@ -108,7 +93,7 @@ func (s *server) renewSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Renew(r.Context(), caller(r), snapshots.KeepRequest{Box: box, Snapshot: ref, RequestID: body.Request})
+	op, err := change(r.Context(), caller(r), snapshots.KeepRequest{Box: box, Snapshot: ref, RequestID: body.Request})
 	if err != nil {
 		s.fail(w, r, err)
 		return
