@@ -503,11 +503,12 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 			return nil, err
 		}
 	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start)); err != nil {
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), func(q db.DBTX) {
+		s.log(ctx, q, b.ID, EvSnapshotTaken, undoCallerOf(op), fmt.Sprintf("‘%s’ (%s), %s, %s", undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope)), undo.ID, op.ID, nil)
+	}); err != nil {
 		return nil, err
 	}
 	undo.State = StateReady
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, undoCallerOf(op), fmt.Sprintf("‘%s’ (%s), %s, %s", undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope)), undo.ID, op.ID, nil)
 	return undo, nil
 }
 

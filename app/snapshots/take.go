@@ -439,11 +439,12 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 			}
 		}
 		took := s.now().Sub(start)
-		if err := s.markTaken(ctx, sn, taken, took); err != nil {
+		if err := s.markTaken(ctx, sn, taken, took, func(q db.DBTX) {
+			s.log(ctx, q, b.ID, EvSnapshotTaken, caller,
+				fmt.Sprintf("‘%s’ (%s), %s, in %s", sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), DurationWords(took)), sn.ID, op.ID, nil)
+		}); err != nil {
 			return err
 		}
-		s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, caller,
-			fmt.Sprintf("‘%s’ (%s), %s, in %s", sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), DurationWords(took)), sn.ID, op.ID, nil)
 	}
 
 	// The per-box limit: an agent's sixth replaces its thread's oldest,
@@ -495,7 +496,11 @@ func (s *Service) findHeld(ctx context.Context, be Backend, id string) (provider
 	return providers.HeldSnapshot{}, false, nil
 }
 
-func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.SnapshotTaken, took time.Duration) error {
+// event writes the box log's event of the take in the same transaction as
+// the record: a worker killed between the two left a ready snapshot whose
+// take the log never told, and the resumed take, finding it ready, did not
+// tell it either.
+func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.SnapshotTaken, took time.Duration, event func(q db.DBTX)) error {
 	var size *int64
 	var meaning *string
 	if t.Size != nil {
@@ -524,14 +529,21 @@ func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.Snaps
 		depends = []string{}
 	}
 	tookMs, pausedMs := int(took.Milliseconds()), int(t.Paused.Milliseconds())
-	n, err := s.st.CoreSnapshotTaken(ctx, s.st.Pool, db.CoreSnapshotTakenParams{ID: sn.ID, Ref: t.Ref, Storage: nilIfEmpty(t.Storage),
-		CapturedAt: &captured, TookMs: &tookMs, PausedMs: &pausedMs, Holds: holds, SizeBytes: size, SizeMeaning: meaning,
-		ForkSafe: fork, DependsOn: depends, Excludes: nilIfEmpty(t.Excludes)})
+	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		n, err := s.st.CoreSnapshotTaken(ctx, tx, db.CoreSnapshotTakenParams{ID: sn.ID, Ref: t.Ref, Storage: nilIfEmpty(t.Storage),
+			CapturedAt: &captured, TookMs: &tookMs, PausedMs: &pausedMs, Holds: holds, SizeBytes: size, SizeMeaning: meaning,
+			ForkSafe: fork, DependsOn: depends, Excludes: nilIfEmpty(t.Excludes)})
+		if err != nil {
+			return fmt.Errorf("record take of %s: %w", sn.ID, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
+		}
+		event(tx)
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("record take of %s: %w", sn.ID, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
+		return err
 	}
 	s.advanceHead(ctx, sn.BoxID, sn.ID)
 	return nil

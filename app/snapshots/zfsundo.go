@@ -73,7 +73,8 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	cp := prog.Copy.Guest
 	taken := providers.SnapshotTaken{Ref: "guest", Storage: prog.Copy.Storage, CapturedAt: start, Holds: providers.HoldsDisk,
 		ResetVersion: prog.ResetVersion}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start)); err != nil {
+	// Its event follows the held copy's record, below.
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), func(db.DBTX) {}); err != nil {
 		return nil, err
 	}
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: undo.ID, GuestRef: cp.Ref, Host: cp.Host}); err != nil {
