@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -390,7 +391,16 @@ func TestModelRandomOperations(t *testing.T) {
 			}
 		}
 		if total > settings.PerBox || undoN > snapshots.UndosPerBox {
-			fail("op %d (%s): %s holds %d snapshots and %d undos", i, action, bx.name, total, undoN)
+			var held []string
+			for _, s := range after {
+				held = append(held, fmt.Sprintf("‘%s’ (%s, undo %v, kept %v)", s.Name, s.State, s.IsUndo(), s.Kept()))
+			}
+			sort.Strings(held)
+			why := ""
+			if done != nil {
+				why = fmt.Sprintf("; the operation ended %s: %s", done.State, deref(done.Error))
+			}
+			fail("op %d (%s): %s holds %d snapshots and %d undos%s: %s", i, action, bx.name, total, undoN, why, strings.Join(held, ", "))
 		}
 		// What went without being asked for.
 		for id, s := range before {
