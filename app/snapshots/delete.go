@@ -115,6 +115,31 @@ func byWhy(c Caller) string {
 	return c.Why
 }
 
+// finishLeftDeletes finishes the deletes a step of op began before its
+// worker stopped: the snapshots in all (the box's, as read by the step) that
+// are still deleting, that the step deletes (mine), and that no other
+// operation pins. It answers their names. A step that deletes calls it as it
+// resumes, so a kill between the record's "deleting" and its removal
+// leaves nothing half gone.
+func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, be Backend, all []*Snapshot, mine func(*Snapshot) bool, c Caller, why string) []string {
+	var done []string
+	for _, sn := range all {
+		if sn.State != StateDeleting || !mine(sn) {
+			continue
+		}
+		pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+		if err != nil || len(pins) > 0 {
+			continue // another operation deletes it
+		}
+		if err := s.deleteNow(ctx, op, sn, b, be, c, why); err != nil {
+			s.logger.Warn("finish a delete cut short", "snapshot", sn.ID, "err", err)
+			continue
+		}
+		done = append(done, sn.Name)
+	}
+	return done
+}
+
 // deleteNow deletes a snapshot within an operation that holds its box's
 // turn: deleting, the backend's delete, then the record goes. A delete cut
 // short leaves the snapshot incomplete, and another delete finishes it.
@@ -140,8 +165,15 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 			return err
 		}
 	}
-	if err := s.step(ctx, op, StepDelete); err != nil {
-		return err
+	// A delete that is its operation's own step is recorded as such; one
+	// within another step (a restore's older undos, a take's limit) leaves
+	// that step recorded, so a resume after a kill comes back to it rather
+	// than to the operation's start, and finishes this delete there
+	// (finishLeftDeletes).
+	if op.Step == "" {
+		if err := s.step(ctx, op, StepDelete); err != nil {
+			return err
+		}
 	}
 	if sn.Ref != "" {
 		if err := be.Snap.DeleteSnapshot(ctx, refOf(sn, b), rec); err != nil {

@@ -164,3 +164,136 @@ func read(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestG6RestartRecoveryMidReplace kills the worker while a step deletes
+// what its operation replaces (a restore's oldest undo, an agent's sixth's
+// oldest), before and after the backend's delete, then starts another
+// worker: the operation resumes at that step, not from its start; it runs
+// its backend steps and logs its events once; and it finishes the delete
+// the kill cut short, so the box holds its 2 undos or its 5 snapshots, none
+// left deleting, and the backend holds what the records list (G6, section 8).
+func TestG6RestartRecoveryMidReplace(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"restore", "take"} {
+		for _, when := range []string{"before", "after"} {
+			t.Run(kind+" "+when+":delete", func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				dsn := dbtest.NewDSN(t)
+				pool, err := pgxpool.New(ctx, dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer pool.Close()
+				root := t.TempDir()
+				e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, agent, _ := e.Thread(t, "Fix the sign-in flow")
+				b := e.Box(t, agent, "amber-fox")
+				file := filepath.Join(e.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "state.txt")
+				write(t, file, "v1")
+				a := admitReady(t, e, agent, "amber-fox", "a")
+				switch kind {
+				case "restore":
+					// Two restores first: the box holds its 2 undos.
+					for i := 0; i < 2; i++ {
+						op, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
+						if err != nil {
+							t.Fatal(err)
+						}
+						runOp(t, e, op)
+					}
+				case "take":
+					for _, n := range []string{"b", "c", "d", "e"} {
+						admitReady(t, e, agent, "amber-fox", n)
+					}
+				}
+				write(t, file, "v2")
+
+				marker := filepath.Join(t.TempDir(), "stalled")
+				first := startWorker(t, dsn, root, when+":delete", marker)
+				var op *snapshots.Operation
+				if kind == "restore" {
+					op, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
+				} else {
+					op, _, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "f"})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitFile(t, marker, first)
+				first.kill()
+				waitNoAdvisoryLocks(t, pool)
+				startWorker(t, dsn, root, "", "")
+				if _, err := e.Core.Recover(ctx); err != nil {
+					t.Fatal(err)
+				}
+				wctx, cancel := context.WithTimeout(ctx, time.Minute)
+				defer cancel()
+				done, err := e.Core.Wait(wctx, op.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if done.State != snapshots.OpDone {
+					t.Fatalf("after the restart the %s ended %s at %s: %s (%s)", kind, done.State, done.Step, deref(done.Error), deref(done.Observed))
+				}
+
+				all := names(t, e, "amber-fox")
+				undos, others := 0, 0
+				for _, sn := range all {
+					if sn.State != snapshots.StateReady {
+						t.Errorf("‘%s’ is %s after the %s ended", sn.Name, sn.State, kind)
+					}
+					if sn.IsUndo() {
+						undos++
+					} else {
+						others++
+					}
+				}
+				held, err := e.Local.HeldSnapshots(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(held) != len(all) {
+					t.Errorf("the backend holds %d snapshots and the records list %d", len(held), len(all))
+				}
+				switch kind {
+				case "restore":
+					if undos != snapshots.UndosPerBox || others != 1 {
+						t.Errorf("after the restore the box holds %d undos and %d others, want %d and 1: %v", undos, others, snapshots.UndosPerBox, keys(all))
+					}
+					if got := read(t, file); got != "v1" {
+						t.Errorf("after the restore the box holds %q, want v1", got)
+					}
+				case "take":
+					if others != 5 || undos != 0 {
+						t.Errorf("after the take the box holds %d snapshots, want 5: %v", others, keys(all))
+					}
+				}
+				// Its events, once each: the resume did not run it again from
+				// its start.
+				events, err := e.Core.BoxLog(ctx, snapshots.Owner(), "amber-fox", 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				count := map[string]int{}
+				for _, ev := range events {
+					if ev.OperationID != nil && *ev.OperationID == op.ID {
+						count[ev.Kind]++
+					}
+				}
+				want := map[string]int{snapshots.EvRestoreAsked: 1, snapshots.EvRestored: 1, snapshots.EvSnapshotDeleted: 1}
+				if kind == "take" {
+					want = map[string]int{snapshots.EvSnapshotTaken: 1, snapshots.EvSnapshotDeleted: 1}
+				}
+				for k, n := range want {
+					if count[k] != n {
+						t.Errorf("the %s logged %d ‘%s’ events, want %d (all: %v)", kind, count[k], k, n, count)
+					}
+				}
+			})
+		}
+	}
+}

@@ -63,7 +63,8 @@ var longModel = flag.Bool("long", false, "run the nightly-sized model test (10,0
 //
 //	go test ./app/snapshots -run TestModelRandomOperations -long -timeout 60m
 //
-// BOXSNAP_MODEL_SEED replays a seed; BOXSNAP_MODEL_OPS sets the count.
+// BOXSNAP_MODEL_SEED replays a seed; BOXSNAP_MODEL_OPS sets the count;
+// BOXSNAP_MODEL_KILL_EVERY kills a worker every that many operations (250).
 func TestModelRandomOperations(t *testing.T) {
 	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
@@ -76,6 +77,10 @@ func TestModelRandomOperations(t *testing.T) {
 	}
 	if s := os.Getenv("BOXSNAP_MODEL_OPS"); s != "" {
 		ops, _ = strconv.Atoi(s)
+	}
+	killEvery := 250
+	if s := os.Getenv("BOXSNAP_MODEL_KILL_EVERY"); s != "" {
+		killEvery, _ = strconv.Atoi(s)
 	}
 	t.Logf("seed %d (replay with BOXSNAP_MODEL_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -347,7 +352,7 @@ func TestModelRandomOperations(t *testing.T) {
 		}
 		// An operation's rows are there as soon as it is admitted.
 		consentHolds(i, action)
-		if i > 0 && i%250 == 0 {
+		if i > 0 && i%killEvery == 0 {
 			// A worker dies mid-run, as a crash would, and comes back.
 			k := rng.IntN(len(workers))
 			workers[k].kill()

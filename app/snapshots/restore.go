@@ -583,6 +583,8 @@ func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Ba
 	if err != nil {
 		return nil
 	}
+	// An undo this step began to delete before a restart goes first.
+	finished := s.finishLeftDeletes(ctx, op, b, be, all, (*Snapshot).IsUndo, System("a newer undo replaced it"), "a newer undo replaced it")
 	var undos []*Snapshot
 	for _, sn := range all {
 		if sn.IsUndo() && sn.State != StateFailed && sn.State != StateDeleting {
@@ -607,7 +609,7 @@ func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Ba
 		}
 		gone = append(gone, u.Name)
 	}
-	return gone
+	return append(finished, gone...)
 }
 
 // undoRoomWords says a refusal for the undo's room: the person is told they

@@ -578,6 +578,11 @@ func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Back
 	if err != nil {
 		return "", err
 	}
+	// What this step began to delete before a restart goes first.
+	notUndo := func(sn *Snapshot) bool { return !sn.IsUndo() }
+	if left := s.finishLeftDeletes(ctx, op, b, be, all, notUndo, System("the per-box limit"), "the per-box limit"); len(left) > 0 {
+		return left[0], nil
+	}
 	if countTowardLimit(all) <= st.PerBox || caller.Kind != CallerAgent {
 		return "", nil
 	}
