@@ -67,7 +67,7 @@ func sweeps(d Deps) []sweep {
 			return err
 		}},
 		sweep{name: "reconcile", every: ReconcileInterval, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Core.Reconcile(ctx)
+			rep, err := d.Core.Sweeps().Reconcile(ctx)
 			if rep.Lost+rep.Found+rep.Kept+rep.Recorded+rep.Unavailable+rep.Back > 0 {
 				d.Logger.Info("reconcile", "lost", rep.Lost, "found", rep.Found, "kept", rep.Kept, "recorded", rep.Recorded,
 					"unavailable", rep.Unavailable, "back", rep.Back, "unreachable", rep.Unreachable)
@@ -75,43 +75,43 @@ func sweeps(d Deps) []sweep {
 			return err
 		}},
 		sweep{name: "outside-restores", every: OutsideInterval, run: func(ctx context.Context, d Deps) error {
-			_, err := d.Core.ScanOutside(ctx)
+			_, err := d.Core.Sweeps().ScanOutside(ctx)
 			return err
 		}},
 		sweep{name: "room", every: RoomInterval, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Core.RoomSweep(ctx)
+			rep, err := d.Core.Sweeps().RoomSweep(ctx)
 			if len(rep.Deleted) > 0 {
 				d.Logger.Info("room sweep deleted snapshots", "count", len(rep.Deleted))
 			}
 			return err
 		}},
 		sweep{name: "expiry", every: ExpiryInterval, run: func(ctx context.Context, d Deps) error {
-			_, err := d.Core.ExpireKeeps(ctx)
+			_, err := d.Core.Sweeps().ExpireKeeps(ctx)
 			return err
 		}},
 		sweep{name: "automatic", every: AutomaticInterval, history: true, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Core.CheckAutomatic(ctx)
+			rep, err := d.Core.Sweeps().CheckAutomatic(ctx)
 			if len(rep.Taken) > 0 || rep.Walked > 0 {
 				d.Logger.Info("automatic check", "checked", rep.Checked, "taken", len(rep.Taken), "walked", rep.Walked)
 			}
 			return err
 		}},
 		sweep{name: "thinning", every: ThinInterval, history: true, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Core.ThinHistory(ctx)
+			rep, err := d.Core.Sweeps().ThinHistory(ctx)
 			if rep.Snapshots > 0 {
 				d.Logger.Info("thinning", "boxes", rep.Boxes, "operations", rep.Operations, "snapshots", rep.Snapshots)
 			}
 			return err
 		}},
 		sweep{name: "trash", every: TrashInterval, run: func(ctx context.Context, d Deps) error {
-			ops, err := d.Core.EmptyDueTrash(ctx)
+			ops, err := d.Core.Sweeps().EmptyDueTrash(ctx)
 			if len(ops) > 0 {
 				d.Logger.Info("the trash sweep released boxes whose time in the trash ended", "count", len(ops))
 			}
 			return err
 		}},
 		sweep{name: "housekeeping", every: HousekeepingInterval, run: func(ctx context.Context, d Deps) error {
-			_, err := d.Core.Housekeep(ctx)
+			_, err := d.Core.Sweeps().Housekeep(ctx)
 			return err
 		}},
 	)

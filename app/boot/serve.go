@@ -171,7 +171,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		// in the background, so a backend that is slow to list never delays
 		// the first page.
 		go func() {
-			if _, err := core.Reconcile(context.WithoutCancel(ctx)); err != nil {
+			if _, err := core.Sweeps().Reconcile(context.WithoutCancel(ctx)); err != nil {
 				logger.Warn("reconcile at start", "err", err)
 			}
 		}()

@@ -29,7 +29,7 @@ func TestCLIHistory(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(g.Local.BoxDir(guest), "app.conf"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := g.Core.CheckAutomatic(ctx)
+		rep, err := g.Core.Sweeps().CheckAutomatic(ctx)
 		if err != nil || len(rep.Ops) != 1 {
 			t.Fatalf("automatic check: %+v %v", rep, err)
 		}

@@ -40,7 +40,7 @@ func AutomaticName(t time.Time, tz *time.Location) string {
 // passed since the box's last snapshot; and it takes one more when it finds
 // a box stopped that it last saw running. A box with an operation running
 // or waiting is left for the next check.
-func (s *Service) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
+func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 	var rep AutomaticReport
 	st, err := s.Settings(ctx)
 	if err != nil {
@@ -118,7 +118,7 @@ func (s *Service) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 		if why == "" {
 			continue
 		}
-		op, sn, err := s.TakeAutomatic(ctx, b.ID, why)
+		op, sn, err := s.snaps.TakeAutomatic(ctx, b.ID, why)
 		if err != nil {
 			var r *Refusal
 			if errors.As(err, &r) {
@@ -137,7 +137,7 @@ func (s *Service) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 // checkDue says whether a box is due a check at its cadence, and notes the
 // check. The automatic check runs every CheckInterval; a box whose cadence
 // is longer is asked once that long has passed (in this process).
-func (s *Service) checkDue(box string, every time.Duration, now time.Time) bool {
+func (s *Sweeps) checkDue(box string, every time.Duration, now time.Time) bool {
 	if every <= CheckInterval {
 		return true
 	}

@@ -9,6 +9,17 @@
 // the engine's snooze (Engine.Snoozer) where its step's resume finds what
 // the task did.
 //
+// The service splits along its seams, each a type with the methods that
+// belong to it: Service holds the snapshots' rules and their operations
+// (take, restore, delete, keep, fork, release, reset, import, files,
+// pictures, shares, lists) and reaches the other seams; Sweeps (Service's
+// Sweeps) holds the periodic work (the reconcile, the outside-restore scan,
+// the room sweep, the keeps' expiry, automatic history's check and
+// thinning, the trash's emptying, housekeeping). What every seam shares
+// (the store, the backends, the engine, the settings, the time zone, the
+// log and the record reads) is the unexported core each embeds; a seam
+// calls another's method through that seam's type (s.snaps, s.sweeps).
+//
 // words.go is the one home of the words a person or an agent reads on more
 // than one surface (what a snapshot holds, prices in their currency, sizes,
 // how long, an operation's step, what boxsnap could not confirm): the pages,

@@ -13,7 +13,7 @@ const EvGuestGone = "guest-gone"
 // checkGuests reads each ready box's guest on be: a guest gone from its
 // backend (removed outside boxsnap) is said once in the box's log, and
 // counted in the report; its snapshots stay. A read that fails says nothing.
-func (s *Service) checkGuests(ctx context.Context, be Backend, rep *ReconcileReport) error {
+func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileReport) error {
 	if be.Boxes == nil {
 		return nil
 	}

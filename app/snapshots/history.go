@@ -304,7 +304,7 @@ func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, 
 	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpDeleteHistory, nil); err != nil || op != nil {
 		return op, err
 	}
-	return s.admitThin(ctx, c, b, OpDeleteHistory, ChangeDelete, requestID, func(all []*Snapshot, pins map[string][]Pin, _ *string) []string {
+	return s.sweeps.admitThin(ctx, c, b, OpDeleteHistory, ChangeDelete, requestID, func(all []*Snapshot, pins map[string][]Pin, _ *string) []string {
 		var ids []string
 		for _, sn := range all {
 			if sn.Automatic && Eligible(sn, ChangeDelete, pins[sn.ID], s.now(), time.UTC) == nil && !sn.Kept() {

@@ -43,7 +43,7 @@ func BenchmarkIdleHistory50(b *testing.B) {
 		}
 	}
 	// Settle: the first check after the takes finds nothing changed.
-	rep, err := e.Core.CheckAutomatic(ctx)
+	rep, err := e.Core.Sweeps().CheckAutomatic(ctx)
 	if err != nil || len(rep.Taken) != 0 || rep.Walked != 0 {
 		b.Fatalf("the settling check: %+v %v", rep, err)
 	}
@@ -51,12 +51,12 @@ func BenchmarkIdleHistory50(b *testing.B) {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rep, err := e.Core.CheckAutomatic(ctx)
+		rep, err := e.Core.Sweeps().CheckAutomatic(ctx)
 		if err != nil || len(rep.Taken) != 0 || rep.Walked != 0 || rep.Checked != 50 {
 			b.Fatalf("an idle check: %+v %v", rep, err)
 		}
 		if i%4 == 0 {
-			if _, err := e.Core.ThinHistory(ctx); err != nil {
+			if _, err := e.Core.Sweeps().ThinHistory(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -38,7 +38,7 @@ func historyBox(t *testing.T, e *coretest.Env, name string) (*snapshots.Box, fun
 // check runs the automatic check and waits for what it took.
 func check(t *testing.T, e *coretest.Env) snapshots.AutomaticReport {
 	t.Helper()
-	rep, err := e.Core.CheckAutomatic(context.Background())
+	rep, err := e.Core.Sweeps().CheckAutomatic(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,14 +211,14 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 	<-block.reached
 
 	clock.Store(t0.Add(30 * time.Minute).UnixNano())
-	rep, err := e.Core.ThinHistory(ctx)
+	rep, err := e.Core.Sweeps().ThinHistory(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Operations != 1 || rep.Snapshots != 1 {
 		t.Fatalf("thinning admitted %+v, want one operation deleting one snapshot", rep)
 	}
-	again, err := e.Core.ThinHistory(ctx)
+	again, err := e.Core.Sweeps().ThinHistory(ctx)
 	if err != nil || again.Operations != 0 {
 		t.Fatalf("a second thinning before the first ended admitted %+v (%v), want nothing", again, err)
 	}

@@ -61,7 +61,7 @@ func (s *Service) register() {
 	e := s.ops
 	del := ended[struct{}, DeleteResult](func(ctx context.Context, op *Operation, _ struct{}) error { return s.runDelete(ctx, op) })
 	keep := ended[keepParams, KeepResult](s.runKeep)
-	thin := ended[thinParams, ThinResult](s.runThin)
+	thin := ended[thinParams, ThinResult](s.sweeps.runThin)
 	s.kinds = Kinds{
 		Take:    operations.Register(e, OpTake, ended[takeParams, TakeResult](s.runTake)),
 		Delete:  operations.Register(e, OpDelete, del),
@@ -83,14 +83,14 @@ func (s *Service) register() {
 }
 
 // Kinds are the core's registered kinds of operation.
-func (s *Service) Kinds() *Kinds { return &s.kinds }
+func (s *core) Kinds() *Kinds { return &s.kinds }
 
 // Engine is the operation engine the core runs on; another part of
 // boxsnap registers its kinds of operation with it.
-func (s *Service) Engine() *operations.Engine { return s.ops }
+func (s *core) Engine() *operations.Engine { return s.ops }
 
 // providerTask asks the backend of an operation's box where a task got to.
-func (s *Service) providerTask(ctx context.Context, op *Operation, task providers.TaskRef) (providers.TaskOutcome, error) {
+func (s *core) providerTask(ctx context.Context, op *Operation, task providers.TaskRef) (providers.TaskOutcome, error) {
 	if op.BoxID == nil {
 		return providers.TaskOutcome{}, errors.New("an operation of no box has no provider task")
 	}

@@ -36,7 +36,7 @@ func requestKey(c Caller, id string) *string {
 
 // existingRequest returns the operation a repeated request ID already made,
 // or a refusal when that ID was used for a different operation.
-func (s *Service) existingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
+func (s *core) existingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -59,7 +59,7 @@ func (s *Service) existingRequest(ctx context.Context, q db.DBTX, c Caller, requ
 // transaction when no earlier operation of the box is running. Otherwise it
 // waits; finish starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
-func (s *Service) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, error) {
+func (s *core) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, error) {
 	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.byKind(), ByThread: r.Caller.thread(),
 		RequestKey: requestKey(r.Caller, r.RequestID), Consent: r.Consent, Params: r.Params, Generation: 1}
 	if r.Target != nil {
@@ -73,7 +73,7 @@ func (s *Service) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation
 
 // lockBox locks a box's row for the transaction: admissions and ends of a
 // box's operations are serialised on it.
-func (s *Service) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
+func (s *core) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
 	b, err := boxRow(s.st.CoreBoxLock(ctx, tx, id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(id)
@@ -86,7 +86,7 @@ func (s *Service) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, erro
 
 // unsettledRefusal refuses a new operation on a box whose last operation
 // could not be confirmed, until Check now settles it.
-func (s *Service) unsettled(ctx context.Context, q db.DBTX, b *Box) error {
+func (s *core) unsettled(ctx context.Context, q db.DBTX, b *Box) error {
 	ops, err := operationRows(s.st.CoreOpUnsettled(ctx, q, b.ID))
 	if err != nil {
 		return fmt.Errorf("read the box's operations: %w", err)
@@ -99,7 +99,7 @@ func (s *Service) unsettled(ctx context.Context, q db.DBTX, b *Box) error {
 
 // Operation reads an operation as the caller may see it: an agent sees only
 // its own thread's.
-func (s *Service) Operation(ctx context.Context, c Caller, id string) (*Operation, error) {
+func (s *core) Operation(ctx context.Context, c Caller, id string) (*Operation, error) {
 	if !ValidID(PrefixOperation, id) {
 		return nil, refuse(CodeNotFound, "No operation %s that you can see.", id)
 	}
@@ -112,23 +112,23 @@ func (s *Service) Operation(ctx context.Context, c Caller, id string) (*Operatio
 
 // Wait waits until the operation ends or ctx does, and returns it as it is
 // then (operations.Engine.Wait).
-func (s *Service) Wait(ctx context.Context, id string) (*Operation, error) {
+func (s *core) Wait(ctx context.Context, id string) (*Operation, error) {
 	return s.ops.Wait(ctx, id)
 }
 
 // step records the step an operation is at, before it runs it (section 6).
-func (s *Service) step(ctx context.Context, op *Operation, step string) error {
+func (s *core) step(ctx context.Context, op *Operation, step string) error {
 	return s.ops.Step(ctx, op, step)
 }
 
 // finish ends an operation (operations.Engine.EndWith): a done one with its
 // kind's result, a failed or unknown one in words.
-func (s *Service) finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
+func (s *core) finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
 	return s.ops.EndWith(ctx, op, state, result, errWords, observed)
 }
 
 // pins lists the operations other than except that pin snapshot id.
-func (s *Service) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+func (s *core) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	rows, err := s.st.CorePins(ctx, q, db.CorePinsParams{SnapshotID: id, ExceptOp: except})
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
@@ -174,7 +174,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 // id. A restore or a fork waits in the box's turn for a take or a restore
 // that uses its snapshot, and is refused only while the snapshot is being
 // deleted (section 5, step 1).
-func (s *Service) deletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+func (s *core) deletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	pins, err := s.pins(ctx, q, id, except)
 	if err != nil {
 		return nil, err
@@ -189,18 +189,18 @@ func (s *Service) deletingPins(ctx context.Context, q db.DBTX, id, except string
 }
 
 // RunOperation runs one operation now, as its job would (tests call it).
-func (s *Service) RunOperation(ctx context.Context, id string) error { return s.ops.Run(ctx, id) }
+func (s *core) RunOperation(ctx context.Context, id string) error { return s.ops.Run(ctx, id) }
 
 // Recover resumes every operation that a worker started or picked and no
 // worker runs now (operations.Engine.Recover). serve and work call it at
 // start; the reconcile calls it again, for workers that die while others
 // live.
-func (s *Service) Recover(ctx context.Context) (int, error) { return s.ops.Recover(ctx) }
+func (s *core) Recover(ctx context.Context) (int, error) { return s.ops.Recover(ctx) }
 
 // CheckNow re-observes an operation that could not be confirmed: it runs
 // again from the step it reached, and settles as done, failed or unknown
 // with what it found (section 6).
-func (s *Service) CheckNow(ctx context.Context, c Caller, id string) (*Operation, error) {
+func (s *core) CheckNow(ctx context.Context, c Caller, id string) (*Operation, error) {
 	op, err := s.Operation(ctx, c, id)
 	if err != nil {
 		return nil, err

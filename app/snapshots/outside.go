@@ -42,7 +42,7 @@ var (
 // repair and no claim of a restore. Each task is logged once per status.
 // A task is boxsnap's when its reference is on one of its operations, or
 // it was run by the user (the API token) that ran those.
-func (s *Service) ScanOutside(ctx context.Context) (OutsideReport, error) {
+func (s *Sweeps) ScanOutside(ctx context.Context) (OutsideReport, error) {
 	var rep OutsideReport
 	now := s.now()
 	for _, id := range s.order {
@@ -71,7 +71,7 @@ func (s *Service) ScanOutside(ctx context.Context) (OutsideReport, error) {
 	return rep, nil
 }
 
-func (s *Service) scanBackend(ctx context.Context, be Backend, tasks []providers.Task, rep *OutsideReport) error {
+func (s *Sweeps) scanBackend(ctx context.Context, be Backend, tasks []providers.Task, rep *OutsideReport) error {
 	boxes, err := boxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ type ReconcileReport struct {
 // one; as found, for a gone box's unkept one). It never deletes anything on
 // a backend. A backend no longer in settings has its snapshots marked
 // unavailable.
-func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
+func (s *Sweeps) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	var rep ReconcileReport
 	if err := s.unavailableWithoutBackend(ctx, &rep); err != nil {
 		return rep, err
@@ -54,7 +54,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	return rep, nil
 }
 
-func (s *Service) unavailableWithoutBackend(ctx context.Context, rep *ReconcileReport) error {
+func (s *Sweeps) unavailableWithoutBackend(ctx context.Context, rep *ReconcileReport) error {
 	all, err := snapshotRows(s.st.SweepSnapshotsNotIn(ctx, s.st.Pool, s.order))
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
@@ -68,7 +68,7 @@ func (s *Service) unavailableWithoutBackend(ctx context.Context, rep *ReconcileR
 	return nil
 }
 
-func (s *Service) markUnavailable(ctx context.Context, sn *Snapshot, words string) {
+func (s *Sweeps) markUnavailable(ctx context.Context, sn *Snapshot, words string) {
 	if err := s.moveState(ctx, s.st.Pool, sn, StateUnavailable, words); err != nil {
 		s.logger.Warn("mark unavailable", "snapshot", sn.ID, "err", err)
 		return
@@ -77,7 +77,7 @@ func (s *Service) markUnavailable(ctx context.Context, sn *Snapshot, words strin
 		fmt.Sprintf("‘%s’ (%s): %s", sn.Name, sn.ID, words), sn.ID, "", nil)
 }
 
-func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *ReconcileReport) error {
+func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *ReconcileReport) error {
 	held, listErr := be.Snap.HeldSnapshots(ctx)
 	cut := map[string]bool{}
 	whole := false
@@ -200,7 +200,7 @@ func (s *Service) reconcileBackend(ctx context.Context, be Backend, rep *Reconci
 }
 
 // recordAgain gives a labelled snapshot with no record its record again.
-func (s *Service) recordAgain(ctx context.Context, be Backend, h providers.HeldSnapshot, now time.Time, rep *ReconcileReport) error {
+func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSnapshot, now time.Time, rep *ReconcileReport) error {
 	if !ValidID(PrefixSnapshot, h.Label.Snapshot) || !ValidID(PrefixBox, h.Label.Box) {
 		return fmt.Errorf("label %+v names no boxsnap IDs", h.Label)
 	}

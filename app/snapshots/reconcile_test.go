@@ -64,7 +64,7 @@ func TestReconcileLostAfterTwoListings(t *testing.T) {
 		want    string
 	}{{0, snapshots.StateReady}, {snapshots.LostAfter - time.Second, snapshots.StateReady}, {time.Second, snapshots.StateLost}} {
 		clk.Advance(step.advance)
-		rep, err := e.Core.Reconcile(ctx)
+		rep, err := e.Core.Sweeps().Reconcile(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,14 +76,14 @@ func TestReconcileLostAfterTwoListings(t *testing.T) {
 		t.Fatalf("the snapshot still there is %s", got)
 	}
 	clk.Advance(6 * 24 * time.Hour)
-	if _, err := e.Core.Housekeep(ctx); err != nil {
+	if _, err := e.Core.Sweeps().Housekeep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := stateOf(t, e, gone.ID); got != snapshots.StateLost {
 		t.Fatalf("after 6 days the lost record is %s", got)
 	}
 	clk.Advance(24*time.Hour + time.Minute)
-	rep, err := e.Core.Housekeep(ctx)
+	rep, err := e.Core.Sweeps().Housekeep(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestHousekeepPrunesBoxLog(t *testing.T) {
 		SELECT $1, 'snapshot-taken', 'owner', 'event ' || g FROM generate_series(1, $2::int) g`, b.ID, snapshots.BoxLogKeep+5); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.Core.Housekeep(ctx)
+	rep, err := e.Core.Sweeps().Housekeep(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestReconcileRecordsAgain(t *testing.T) {
 	if _, err := e.Pool.Exec(ctx, "DELETE FROM snapshots WHERE id = $1", sn.ID); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.Core.Reconcile(ctx)
+	rep, err := e.Core.Sweeps().Reconcile(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestReconcileRecordsAgain(t *testing.T) {
 	if snapshots.ByWords(back.ByKind, "", "") != "by unknown" {
 		t.Fatalf("by words %q", snapshots.ByWords(back.ByKind, "", ""))
 	}
-	rep, err = e.Core.Reconcile(ctx)
+	rep, err = e.Core.Sweeps().Reconcile(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,8 +55,34 @@ type Options struct {
 	TaskSnooze time.Duration
 }
 
-// Service is the core.
+// Service is the core's snapshot rules and operations: take, restore,
+// delete, keep, fork, import, files, pictures, shares and lists. It holds
+// the core's other seams, reached through it: Boxes (boxes, threads and
+// templates) and Sweeps (the periodic jobs). What every seam shares (the
+// store, the backends, the engine, the settings and the record reads) is
+// core's, embedded in each.
 type Service struct {
+	*core
+}
+
+// Sweeps is the core's periodic work: the reconcile, the scan for restores
+// made outside boxsnap, the room sweep, the keeps' expiry, automatic
+// history's check and thinning, the trash's emptying and housekeeping.
+type Sweeps struct {
+	*core
+}
+
+// Sweeps is the core's periodic work.
+func (s *Service) Sweeps() *Sweeps { return s.sweeps }
+
+// core is what every seam of the service shares: the store, the backends,
+// the engine and its kinds, the caches, and the helpers each seam uses (the
+// log, the record reads, the settings and the time zone). Its snaps and
+// sweeps are the seams themselves, so that one seam calls another through
+// its type.
+type core struct {
+	snaps    *Service
+	sweeps   *Sweeps
 	st       *store.Store
 	backends map[string]Backend
 	order    []string
@@ -84,7 +110,8 @@ func New(opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("snapshots: a store is required")
 	}
-	s := &Service{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir}
+	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir}}
+	s.snaps, s.sweeps = s, &Sweeps{s.core}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -110,13 +137,13 @@ func New(opts Options) (*Service, error) {
 
 // UseJobs gives the core River's client, made after the core because its
 // workers call the core.
-func (s *Service) UseJobs(j Inserter) { s.ops.UseJobs(j) }
+func (s *core) UseJobs(j Inserter) { s.ops.UseJobs(j) }
 
 // Install is this install's ID.
-func (s *Service) Install() string { return s.install }
+func (s *core) Install() string { return s.install }
 
 // Backends lists the configured backends in ID order.
-func (s *Service) Backends() []Backend {
+func (s *core) Backends() []Backend {
 	out := make([]Backend, 0, len(s.order))
 	for _, id := range s.order {
 		out = append(out, s.backends[id])
@@ -126,7 +153,7 @@ func (s *Service) Backends() []Backend {
 
 // RegisterBackends records the configured backends in the database, so that
 // boxes and snapshots can refer to them.
-func (s *Service) RegisterBackends(ctx context.Context) error {
+func (s *core) RegisterBackends(ctx context.Context) error {
 	for _, b := range s.Backends() {
 		if err := s.st.CoreBackendUpsert(ctx, s.st.Pool, db.CoreBackendUpsertParams{ID: b.ID, Kind: b.Kind, Label: b.Label, Simulated: b.Simulated}); err != nil {
 			return fmt.Errorf("register backend %s: %w", b.ID, err)
@@ -135,7 +162,7 @@ func (s *Service) RegisterBackends(ctx context.Context) error {
 	return nil
 }
 
-func (s *Service) backend(id string) (Backend, error) {
+func (s *core) backend(id string) (Backend, error) {
 	b, ok := s.backends[id]
 	if !ok {
 		return Backend{}, &Refusal{Code: CodePlan, Words: fmt.Sprintf("The backend %s is not in settings: its boxes and snapshots are unavailable.", id), TryAgain: true}
@@ -144,7 +171,7 @@ func (s *Service) backend(id string) (Backend, error) {
 }
 
 // TimeZone is the owner's time zone, for names and words.
-func (s *Service) TimeZone(ctx context.Context) *time.Location {
+func (s *core) TimeZone(ctx context.Context) *time.Location {
 	s.cache.mu.Lock()
 	defer s.cache.mu.Unlock()
 	if s.cache.tz != nil && s.now().Before(s.cache.tzUntil) {

@@ -194,7 +194,7 @@ func (s *Service) dropEarlierIfEmpty(ctx context.Context, sn *Snapshot, b *Box, 
 // straightAfterOutside sets a box straight after a restore made outside
 // boxsnap, unless one of boxsnap's operations runs on it (which sets it
 // straight itself when it is a restore, and must not be raced).
-func (s *Service) straightAfterOutside(ctx context.Context, b *Box) error {
+func (s *Sweeps) straightAfterOutside(ctx context.Context, b *Box) error {
 	be, err := s.backend(b.BackendID)
 	if err != nil {
 		return err
@@ -206,5 +206,5 @@ func (s *Service) straightAfterOutside(ctx context.Context, b *Box) error {
 	if active > 0 {
 		return nil
 	}
-	return s.setStraight(ctx, "", b, be, "the restore made outside boxsnap")
+	return s.snaps.setStraight(ctx, "", b, be, "the restore made outside boxsnap")
 }

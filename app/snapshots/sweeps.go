@@ -23,7 +23,7 @@ type HousekeepReport struct {
 // days (section 1; fixed, decided during unit 4), and prunes each box's log
 // to BoxLogKeep events. Found records stay until the person deletes them
 // (changed during unit 8). Records pinned by an operation stay.
-func (s *Service) Housekeep(ctx context.Context) (HousekeepReport, error) {
+func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	var rep HousekeepReport
 	now := s.now()
 	failed, err := s.st.SweepFailedOld(ctx, s.st.Pool, now.Add(-FailedKeptFor))
@@ -46,7 +46,7 @@ func (s *Service) Housekeep(ctx context.Context) (HousekeepReport, error) {
 // operation uses it (section 1: "Expiry is not a state"); eligible is asked
 // at admission and again when the delete runs. It answers the operations it
 // admitted.
-func (s *Service) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
+func (s *Sweeps) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
 	due, err := snapshotRows(s.st.SweepExpired(ctx, s.st.Pool, s.now()))
 	if err != nil {
 		return nil, fmt.Errorf("expiry: %w", err)
@@ -107,7 +107,7 @@ type RoomChecked struct {
 // each checked by eligible(evict-room) at the moment of its delete, logging
 // "by boxsnap: pve-1's storage was 93% full". It stops on a storage once it
 // is back under the line.
-func (s *Service) RoomSweep(ctx context.Context) (RoomReport, error) {
+func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 	var rep RoomReport
 	settings, err := s.Settings(ctx)
 	if err != nil {
@@ -160,7 +160,7 @@ func (s *Service) RoomSweep(ctx context.Context) (RoomReport, error) {
 
 // evictRoom deletes candidates on one storage, oldest first, until a plan
 // says it is under the line again.
-func (s *Service) evictRoom(ctx context.Context, be Backend, host, storage, why string, line, metaLine float64, rep *RoomReport) error {
+func (s *Sweeps) evictRoom(ctx context.Context, be Backend, host, storage, why string, line, metaLine float64, rep *RoomReport) error {
 	cands, err := snapshotRows(s.st.SweepRoomCandidates(ctx, s.st.Pool, db.SweepRoomCandidatesParams{BackendID: be.ID, Host: host, Storage: storage}))
 	if err != nil {
 		return fmt.Errorf("room sweep: %w", err)
@@ -195,7 +195,7 @@ var errBoxBusy = errors.New("another operation runs on the box")
 // while the box's turn is free: recorded before it starts, eligible(evict-
 // room) asked at the moment of the change, the box log saying why. A box
 // busy with another operation is skipped until the next sweep.
-func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string) (bool, error) {
+func (s *Sweeps) deleteForRoom(ctx context.Context, be Backend, id, why string) (bool, error) {
 	caller := System(why)
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
@@ -248,7 +248,7 @@ func (s *Service) deleteForRoom(ctx context.Context, be Backend, id, why string)
 	if err != nil {
 		return false, err
 	}
-	if err := s.deleteNow(ctx, op, sn, b, be, caller, "by boxsnap: "+why); err != nil {
+	if err := s.snaps.deleteNow(ctx, op, sn, b, be, caller, "by boxsnap: "+why); err != nil {
 		return false, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	return true, s.kinds.Delete.Done(ctx, op, DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)})

@@ -89,7 +89,7 @@ type ThinReport struct {
 // what Thin drops, each asked of eligible again when it goes. It is
 // idempotent: what an admitted operation deletes is pinned by it, so a
 // second run before it ends admits nothing for those.
-func (s *Service) ThinHistory(ctx context.Context) (ThinReport, error) {
+func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 	var rep ThinReport
 	st, err := s.Settings(ctx)
 	if err != nil {
@@ -107,7 +107,7 @@ func (s *Service) ThinHistory(ctx context.Context) (ThinReport, error) {
 			continue
 		}
 		rep.Boxes++
-		hist, err := s.boxHistory(ctx, b)
+		hist, err := s.snaps.boxHistory(ctx, b)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -156,7 +156,7 @@ type ThinResult struct {
 // admitThin admits one operation of kind that deletes the snapshots choose
 // picks from the box's, with the box's row locked and each one's pins read;
 // none picked admits nothing (nil).
-func (s *Service) admitThin(ctx context.Context, c Caller, b *Box, kind string, change Change, requestID string,
+func (s *Sweeps) admitThin(ctx context.Context, c Caller, b *Box, kind string, change Change, requestID string,
 	choose func(all []*Snapshot, pins map[string][]Pin, head *string) []string) (*Operation, error) {
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
@@ -189,7 +189,7 @@ func (s *Service) admitThin(ctx context.Context, c Caller, b *Box, kind string, 
 // runThin runs a thinning or a Delete history: each snapshot it pinned is
 // asked of eligible again now and deleted, one at a time; one that may not
 // go now is spared and named in the result.
-func (s *Service) runThin(ctx context.Context, op *Operation, params thinParams) error {
+func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) error {
 	if params.Change == "" {
 		params.Change = ChangeThin
 	}
@@ -225,7 +225,7 @@ func (s *Service) runThin(ctx context.Context, op *Operation, params thinParams)
 		if err != nil {
 			return s.finish(ctx, op, OpFailed, res, err.Error(), "")
 		}
-		if err := s.deleteNow(ctx, op, sn, b, be, caller, why); err != nil {
+		if err := s.snaps.deleteNow(ctx, op, sn, b, be, caller, why); err != nil {
 			return s.finish(ctx, op, OpFailed, res, err.Error(), "")
 		}
 		res.Deleted = append(res.Deleted, sn.ID)

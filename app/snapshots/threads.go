@@ -64,7 +64,7 @@ func (s *Service) ThreadByToken(ctx context.Context, token string) (*Thread, err
 // ErrNoThread is returned for a token that names no live thread.
 var ErrNoThread = fmt.Errorf("thread: %w", store.ErrNotFound)
 
-func (s *Service) thread(ctx context.Context, id string) (*Thread, error) {
+func (s *core) thread(ctx context.Context, id string) (*Thread, error) {
 	r, err := s.st.CoreThreadByID(ctx, s.st.Pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, refuse(CodeNotFound, "No thread %s.", id)
@@ -106,7 +106,7 @@ func (s *Service) Threads(ctx context.Context, c Caller) ([]*Thread, error) {
 }
 
 // threadTitle is a thread's title for words, or "" when unknown.
-func (s *Service) threadTitle(ctx context.Context, id *string) string {
+func (s *core) threadTitle(ctx context.Context, id *string) string {
 	if id == nil {
 		return ""
 	}

@@ -215,14 +215,14 @@ func (s *Service) EmptyTrash(ctx context.Context, c Caller, ref, requestID strin
 // EmptyDueTrash admits the release of every box whose time in the trash has
 // ended; the periodic trash sweep calls it. A box whose release cannot be
 // admitted now (an operation cut short) is tried again at the next sweep.
-func (s *Service) EmptyDueTrash(ctx context.Context) ([]*Operation, error) {
+func (s *Sweeps) EmptyDueTrash(ctx context.Context) ([]*Operation, error) {
 	ids, err := s.st.TrashDue(ctx, s.st.Pool, s.now())
 	if err != nil {
 		return nil, fmt.Errorf("trash sweep: %w", err)
 	}
 	var ops []*Operation
 	for _, id := range ids {
-		op, err := s.EmptyTrash(ctx, System("its time in the trash ended"), id, "")
+		op, err := s.snaps.EmptyTrash(ctx, System("its time in the trash ended"), id, "")
 		if err != nil {
 			if _, ok := AsRefusal(err); ok {
 				s.logger.Info("the trash sweep left a box for later", "box", id, "why", err)

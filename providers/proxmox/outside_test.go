@@ -26,7 +26,7 @@ func taskEnded(t *testing.T, e *simEnv, upid string) func() bool {
 
 func scan(t *testing.T, env *coretest.Env) snapshots.OutsideReport {
 	t.Helper()
-	rep, err := env.Core.ScanOutside(context.Background())
+	rep, err := env.Core.Sweeps().ScanOutside(context.Background())
 	must(t, err)
 	return rep
 }
