@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -53,4 +54,13 @@ func TestApprovalsThroughTheAPI(t *testing.T) {
 	a = e.call(t, "POST", "/approvals/"+id+"/approve?wait=true", e.owner, nil).must(t, 200)
 	a = e.call(t, "POST", "/tools/box_snapshots", token, map[string]any{}).must(t, 200)
 	contains(t, string(a.Raw), `"requests":["The person approved your request `+id)
+	// openapi.json says the field a tool's answer carries.
+	doc := readOpenAPI(t, e)
+	var v any
+	if err := json.Unmarshal(a.Raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(doc, doc.Components.Schemas["SnapshotsAnswer"], v, "SnapshotsAnswer"); err != nil {
+		t.Errorf("a tool's answer with its requests: %v", err)
+	}
 }

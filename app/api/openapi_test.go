@@ -232,3 +232,44 @@ func validate(doc openAPIDoc, s *schema, v any, at string) error {
 	}
 	return nil
 }
+
+// TestOpenAPIToolAnswersSayTheirRequests: every answer a tool gives, its
+// errors too, declares the "requests" an agent's tool call may carry
+// (toolGate), so an agent reading the file knows the field.
+func TestOpenAPIToolAnswersSayTheirRequests(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	doc := readOpenAPI(t, e)
+	schemaRef := regexp.MustCompile(`#/components/schemas/(\w+)`)
+	seen := 0
+	for path, methods := range doc.Paths {
+		if !strings.HasPrefix(path, "/tools/") {
+			continue
+		}
+		for method, raw := range methods {
+			var op struct {
+				Responses json.RawMessage `json:"responses"`
+			}
+			if err := json.Unmarshal(raw, &op); err != nil || op.Responses == nil {
+				continue
+			}
+			names := map[string]bool{}
+			for _, m := range schemaRef.FindAllStringSubmatch(string(op.Responses), -1) {
+				names[m[1]] = true
+			}
+			if strings.Contains(string(op.Responses), "#/components/responses/Error") {
+				names["Error"] = true
+			}
+			for n := range names {
+				seen++
+				s := doc.Components.Schemas[n]
+				if s == nil || s.Properties["requests"] == nil || s.Properties["requests"].Ref != "#/components/schemas/RequestNews" {
+					t.Errorf("%s %s answers %s, which does not declare its requests", method, path, n)
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no tool's answers found in openapi.json")
+	}
+}
