@@ -18,7 +18,7 @@ func (s *core) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapsho
 // allPins reads what pins each snapshot now: the running and unknown
 // operations that name it, by snapshot ID.
 func (s *core) allPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
-	rows, err := s.st.CorePinsOfBox(ctx, q)
+	rows, err := s.st.CoreAllPins(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
 	}

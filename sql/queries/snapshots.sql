@@ -107,7 +107,7 @@ SELECT * FROM operations WHERE box_id = @box_id::text AND state = 'unknown' ORDE
 SELECT id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box FROM operations
 WHERE state IN ('running', 'unknown') AND @snapshot_id::text = ANY (snapshots) AND id <> @except_op ORDER BY seq;
 
--- name: CorePinsOfBox :many
+-- name: CoreAllPins :many
 SELECT s::text AS snapshot, id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box
 FROM operations, unnest(snapshots) AS s WHERE state IN ('running', 'unknown') ORDER BY seq;
 

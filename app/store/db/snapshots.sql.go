@@ -11,6 +11,45 @@ import (
 	"time"
 )
 
+const coreAllPins = `-- name: CoreAllPins :many
+SELECT s::text AS snapshot, id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box
+FROM operations, unnest(snapshots) AS s WHERE state IN ('running', 'unknown') ORDER BY seq
+`
+
+type CoreAllPinsRow struct {
+	Snapshot  string
+	Operation string
+	Kind      string
+	At        time.Time
+	Box       string
+}
+
+func (q *Queries) CoreAllPins(ctx context.Context, db DBTX) ([]CoreAllPinsRow, error) {
+	rows, err := db.Query(ctx, coreAllPins)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []CoreAllPinsRow
+	for rows.Next() {
+		var i CoreAllPinsRow
+		if err := rows.Scan(
+			&i.Snapshot,
+			&i.Operation,
+			&i.Kind,
+			&i.At,
+			&i.Box,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const coreBackendUpsert = `-- name: CoreBackendUpsert :exec
 
 INSERT INTO backends (id, kind, label, simulated) VALUES ($1, $2, $3, $4)
@@ -553,45 +592,6 @@ func (q *Queries) CorePins(ctx context.Context, db DBTX, arg CorePinsParams) ([]
 	for rows.Next() {
 		var i CorePinsRow
 		if err := rows.Scan(
-			&i.Operation,
-			&i.Kind,
-			&i.At,
-			&i.Box,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const corePinsOfBox = `-- name: CorePinsOfBox :many
-SELECT s::text AS snapshot, id AS operation, kind, created_at AS at, coalesce(box_id, '') AS box
-FROM operations, unnest(snapshots) AS s WHERE state IN ('running', 'unknown') ORDER BY seq
-`
-
-type CorePinsOfBoxRow struct {
-	Snapshot  string
-	Operation string
-	Kind      string
-	At        time.Time
-	Box       string
-}
-
-func (q *Queries) CorePinsOfBox(ctx context.Context, db DBTX) ([]CorePinsOfBoxRow, error) {
-	rows, err := db.Query(ctx, corePinsOfBox)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []CorePinsOfBoxRow
-	for rows.Next() {
-		var i CorePinsOfBoxRow
-		if err := rows.Scan(
-			&i.Snapshot,
 			&i.Operation,
 			&i.Kind,
 			&i.At,
