@@ -25,7 +25,8 @@ func storageKey(b *Box, plan providers.SnapshotPlan) string {
 }
 
 // reserveRoom checks the room rule again inside the admission's transaction,
-// counting what running operations on the same storage have reserved, under
+// counting what operations running or unconfirmed on the same storage have
+// reserved (an unconfirmed one may have written its snapshot), under
 // a transaction lock on that storage, and returns the reservation to record
 // on the operation. adds is what this operation expects to write.
 func (s *Service) reserveRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) (*Reserved, error) {

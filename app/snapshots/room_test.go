@@ -43,12 +43,29 @@ func TestRoomReservedAtOnce(t *testing.T) {
 	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 	e.Box(t, agent, "amber-fox")
 	e.Box(t, agent, "brisk-lake")
-	if _, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox"}); err != nil {
+	first, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox"})
+	if err != nil {
 		t.Fatalf("the first take, to 84.5%%: %v", err)
 	}
-	_, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"})
+	_, _, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"})
 	refusedWith(t, err, "storage would be 86% full, past 85%")
 	if r, _ := snapshots.AsRefusal(err); !r.TryAgain || r.Code != snapshots.CodeRoom {
 		t.Fatalf("a room refusal holds only for now: %+v", r)
+	}
+	// An operation boxsnap could not confirm still holds its room: its
+	// snapshot may be on the storage (section 6, unknown).
+	setOpState := func(state string) {
+		t.Helper()
+		if _, err := e.Pool.Exec(ctx, "UPDATE operations SET state = $2 WHERE id = $1", first.ID, state); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setOpState(snapshots.OpUnknown)
+	_, _, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"})
+	refusedWith(t, err, "storage would be 86% full, past 85%")
+	// One that ended frees it.
+	setOpState(snapshots.OpFailed)
+	if _, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"}); err != nil {
+		t.Fatalf("a take after the first ended: %v", err)
 	}
 }

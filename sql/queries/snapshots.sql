@@ -152,7 +152,7 @@ SELECT pg_advisory_xact_lock(hashtextextended('storage:' || @storage_key::text, 
 
 -- name: CoreReservedOn :one
 SELECT coalesce(sum((reserved->>'bytes')::bigint), 0)::bigint FROM operations
-WHERE state = 'running' AND reserved->>'storage' = @storage_key::text;
+WHERE state IN ('running', 'unknown') AND reserved->>'storage' = @storage_key::text;
 
 -- name: CoreOpSetReserved :exec
 UPDATE operations SET reserved = $2 WHERE id = $1;

@@ -609,7 +609,7 @@ func (q *Queries) CorePins(ctx context.Context, db DBTX, arg CorePinsParams) ([]
 
 const coreReservedOn = `-- name: CoreReservedOn :one
 SELECT coalesce(sum((reserved->>'bytes')::bigint), 0)::bigint FROM operations
-WHERE state = 'running' AND reserved->>'storage' = $1::text
+WHERE state IN ('running', 'unknown') AND reserved->>'storage' = $1::text
 `
 
 func (q *Queries) CoreReservedOn(ctx context.Context, db DBTX, storageKey string) (int64, error) {
