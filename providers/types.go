@@ -413,6 +413,10 @@ type HeldSnapshot struct {
 type TaskRef struct {
 	Host string `json:"host"`
 	ID   string `json:"id"`
+	// Prior marks a task the step waits for before it starts its own (one
+	// still holding the guest's lock, left by a restart or by someone
+	// else): its end says nothing of the step, which runs again.
+	Prior bool `json:"prior,omitempty"`
 }
 
 // TaskOutcome is what ProviderTask reads of a task.

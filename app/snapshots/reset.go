@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -270,7 +271,7 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 // runReset runs a reset from the step it reached: the undo, the stop, the
 // fresh box, the kept logins, the start, then older undos replaced.
 func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) error {
-	resuming := op.Resumes > 0
+	resuming := op.Resuming // after a restart, or after the undo's task, which the job snoozed on
 	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return err
@@ -303,6 +304,9 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 		switch step {
 		case string(providers.StepUndo):
 			u, err := s.takeUndo(ctx, op, b, be, resuming)
+			if operations.Pending(err) {
+				return err // the job snoozes on the undo's task; the resumed run finds it by its label
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -330,11 +331,22 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	if isCopyStep(op.Step) {
 		start = indexOf(p.Order, providers.StepUndo) // the held copy is the undo
 	}
+	if start < len(p.Order) && string(p.Order[start]) == op.Step && providerStep(p.Order[start]) && stepTaskDone(op) {
+		// The job snoozed on this step's own task, which ended OK: the
+		// step is done, and the restore goes on from the next.
+		start++
+	}
 	ref := refOf(sn, b)
 	var size *providers.BoxSize
 	stopped := false
 	asked := false
-	if p.NoUndo {
+	if resuming {
+		// An earlier run of this restore may have said it was asked.
+		if asked, err = loggedBefore(ctx, s.st, op, b.ID, EvRestoreAsked); err != nil {
+			return err
+		}
+	}
+	if p.NoUndo && !asked {
 		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’, no undo%s", sn.Name, yes), sn.ID, op.ID, nil)
 		asked = true
 	}
@@ -351,6 +363,9 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	}
 	for i := start; i < len(p.Order); i++ {
 		step := p.Order[i]
+		if i > start {
+			op.TaskEnded = nil // the task waited for was the first step's: the others snooze on their own
+		}
 		if err := s.step(ctx, op, string(step)); err != nil {
 			return err
 		}
@@ -364,6 +379,9 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				take = s.takeHeldUndo // ZFS's order: a held copy of the stopped guest
 			}
 			undo, err := take(ctx, op, b, be, resuming)
+			if operations.Pending(err) {
+				return err // the job snoozes on the undo's task; the undo is found by its label after
+			}
 			if err == nil && captured {
 				s.keepPicture(ctx, undo, pic, picErr)
 			}
@@ -371,7 +389,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if ctx.Err() != nil {
 					return ctx.Err() // the worker stops: the restore resumes at its undo
 				}
-				words := "could not take the undo: " + err.Error()
+				words := "could not take the undo: " + taskFailedWords(op, err.Error())
 				if stopped || i > 0 {
 					// Bring the box back as it was before saying so.
 					if _, serr := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, providers.StepStart, s.ops.Recorder(op)); serr != nil {
@@ -406,7 +424,13 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’%s", sn.Name, yes), sn.ID, op.ID, nil)
 				asked = true
 			}
-			prog, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, step, s.ops.Recorder(op))
+			// Its provider task is waited for by the job's snooze: the
+			// restore resumes here once the task ended (done: the next step;
+			// failed: this step asked once more, waited for in place).
+			prog, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, step, s.taskRecorder(op))
+			if operations.Pending(err) {
+				return err
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err() // the worker stops: the restore resumes from this step
@@ -418,7 +442,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if step != providers.StepStop {
 					observed = "the box may be stopped"
 				}
-				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), observed)
+				return s.restoreFailed(ctx, op, b, sn, string(step), taskFailedWords(op, err.Error()), observed)
 			}
 			if step == providers.StepStop {
 				stopped = true
@@ -490,7 +514,12 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 	}
 	if !found {
 		var err error
-		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID}}, s.ops.Recorder(op))
+		// As a take's: the job snoozes on the task, and the resumed run
+		// finds the undo by its label.
+		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID}}, s.taskRecorder(op))
+		if operations.Pending(err) {
+			return nil, err
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

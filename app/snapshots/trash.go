@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -329,7 +330,10 @@ func (s *Service) takeFinal(ctx context.Context, op *Operation, b *Box, be Backe
 	} else if !plan.Take.OK {
 		words = plan.Take.Why
 	} else {
-		sn, err := s.takeUndo(ctx, op, b, be, op.Resumes > 0)
+		sn, err := s.takeUndo(ctx, op, b, be, op.Resuming)
+		if operations.Pending(err) {
+			return err // the job snoozes on its task; the resumed run finds it by its label
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

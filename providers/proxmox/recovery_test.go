@@ -99,9 +99,10 @@ func (w *worker) kill() {
 
 // TestG6RestartRecoveryProxmox: the worker process is killed after the
 // stop, after the undo and after the rollback of a restore on Proxmox (each
-// while the next step's Proxmox task runs); a new worker's Recover finishes
-// each restore from the step it reached, or says it could not confirm,
-// naming the step; no pin is left.
+// while the job snoozes on the next step's running Proxmox task, recorded
+// on the operation); a new worker finishes each restore from the task it
+// reached, starting none again, or says it could not confirm, naming the
+// step; no pin is left.
 func TestG6RestartRecoveryProxmox(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -136,6 +137,7 @@ func TestG6RestartRecoveryProxmox(t *testing.T) {
 			target := takeDone(t, env, snapshots.Owner(), "amber-fox", "target")
 			atTarget := written(t, e, lxcThin)
 			must(t, e.sim.Write(lxcThin, 2*gib))
+			before := tasksOf(t, e, lxcThin)
 
 			op, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
 			must(t, err)
@@ -144,7 +146,7 @@ func TestG6RestartRecoveryProxmox(t *testing.T) {
 				must(t, err)
 				var task providers.TaskRef
 				_ = json.Unmarshal(got.Task, &task)
-				return got.Step == string(c.step) && strings.Contains(task.ID, ":"+c.slow+":")
+				return got.Step == string(c.step) && got.TaskWaiting && strings.Contains(task.ID, ":"+c.slow+":") && taskRunning(t, e, task.ID)
 			})
 			w.kill()
 			startWorker(t, e, dsn, root) // recovers at start
@@ -157,6 +159,9 @@ func TestG6RestartRecoveryProxmox(t *testing.T) {
 				}
 				if g, _ := e.sim.Guest(lxcThin); !g.Running || g.Lock != "" {
 					t.Fatalf("after the resumed restore: running %v lock %q", g.Running, g.Lock)
+				}
+				if n := tasksOf(t, e, lxcThin)[c.slow] - before[c.slow]; n != 1 {
+					t.Fatalf("Proxmox ran %d %s tasks for the restore, want 1: the resume started its step again", n, c.slow)
 				}
 			case snapshots.OpUnknown:
 				if w := snapshots.UnknownWords("amber-fox", got); !strings.Contains(w, "could not confirm the restore of amber-fox: it was") {

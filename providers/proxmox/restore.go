@@ -251,7 +251,7 @@ func (b *Backend) settled(ctx context.Context, g providers.Guest, rec providers.
 		return conf, nil
 	}
 	for _, t := range active {
-		if _, err := b.api.wait(ctx, t.UPID, rec); err != nil {
+		if _, err := b.api.wait(ctx, t.UPID, priorRecorder{rec}); err != nil {
 			var te *TaskError
 			if !errors.As(err, &te) {
 				return conf, err
@@ -259,4 +259,13 @@ func (b *Backend) settled(ctx context.Context, g providers.Guest, rec providers.
 		}
 	}
 	return b.readConfig(ctx, g, "")
+}
+
+// priorRecorder records a task the step waits for before it starts its own
+// as Prior: a core that snoozes on it runs the step again once it ends.
+type priorRecorder struct{ rec providers.Recorder }
+
+func (p priorRecorder) TaskStarted(ctx context.Context, task providers.TaskRef) error {
+	task.Prior = true
+	return providers.RecordTask(ctx, p.rec, task)
 }

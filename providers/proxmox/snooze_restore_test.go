@@ -1,0 +1,188 @@
+package proxmox_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers/proxmox"
+)
+
+// snoozeEnv is a simulator, a database, this process's core (which admits
+// and reads, and runs no jobs) and a worker process (which runs them).
+type snoozeEnv struct {
+	e    *simEnv
+	env  *coretest.Env
+	pool *pgxpool.Pool
+	dsn  string
+	root string
+	w    *worker
+}
+
+func newSnoozeEnv(t *testing.T, durations map[string]time.Duration) *snoozeEnv {
+	t.Helper()
+	e := newSim(t, simOpts{durations: durations})
+	dsn := dbtest.NewDSN(t)
+	pool, err := pgxpool.New(context.Background(), dsn)
+	must(t, err)
+	t.Cleanup(pool.Close)
+	root := t.TempDir()
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
+		t.Fatal(err)
+	}
+	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true,
+		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
+	must(t, err)
+	s := &snoozeEnv{e: e, env: env, pool: pool, dsn: dsn, root: root}
+	s.w = startWorker(t, e, dsn, root)
+	return s
+}
+
+// snoozedAt waits until op's job has snoozed at step on its own running
+// Proxmox task of taskType: the task recorded and waited for, River's job
+// snoozed (available or scheduled, its snoozes counted), and no advisory
+// lock held in the test's database (no worker holds the operation). It
+// answers the task's UPID.
+func (s *snoozeEnv) snoozedAt(t *testing.T, op, step, taskType string) string {
+	t.Helper()
+	ctx := context.Background()
+	var upid string
+	waitFor(t, "the job snoozed at "+step+" on its running "+taskType+" task, with no lock held", func() bool {
+		var waiting, prior bool
+		var task, at, state string
+		var locks, snoozes int
+		err := s.pool.QueryRow(ctx, `SELECT o.task_waiting, coalesce(o.task->>'id', ''), coalesce((o.task->>'prior')::bool, false), o.step,
+				(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),
+				j.state::text, coalesce((j.metadata->>'snoozes')::int, 0)
+			FROM operations o JOIN river_job j ON j.args->>'op' = o.id AND (j.args->>'resume')::int = o.resumes
+			WHERE o.id = $1`, op).Scan(&waiting, &task, &prior, &at, &locks, &state, &snoozes)
+		must(t, err)
+		if !waiting || prior || at != step || locks != 0 || snoozes < 1 || (state != "available" && state != "scheduled") ||
+			!strings.Contains(task, ":"+taskType+":") {
+			return false
+		}
+		upid = task
+		return taskRunning(t, s.e, upid)
+	})
+	return upid
+}
+
+// tasksOf counts the Proxmox tasks of each type pve-1 ran on a guest.
+func tasksOf(t *testing.T, e *simEnv, vmid int) map[string]int {
+	t.Helper()
+	tasks, err := e.sim.Tasks("pve-1")
+	must(t, err)
+	n := map[string]int{}
+	for _, tk := range tasks {
+		if tk.ID == itoa(vmid) {
+			n[tk.Type]++
+		}
+	}
+	return n
+}
+
+// TestRestoreSnoozesOnItsProviderTasks (issue 10, part 2): a restore on
+// Proxmox snoozes on each of its steps' tasks, the stop, the undo, the
+// rollback and the start, each recorded on the operation while no worker
+// holds it; the worker process is killed while the job snoozes on the
+// rollback, and a new one resumes from the task. The restore ends done, the
+// box is at its snapshot and running, each task ran once (none was started
+// again by a resume), and the box log tells the restore once.
+func TestRestoreSnoozesOnItsProviderTasks(t *testing.T) {
+	t.Parallel()
+	const slow = 1500 * time.Millisecond
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzstop": slow, "vzsnapshot": slow, "vzrollback": slow, "vzstart": slow})
+	ctx := context.Background()
+	adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
+	must(t, s.e.sim.Write(lxcThin, gib))
+	target := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "target")
+	atTarget := written(t, s.e, lxcThin)
+	must(t, s.e.sim.Write(lxcThin, 2*gib))
+	before := tasksOf(t, s.e, lxcThin)
+
+	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
+	must(t, err)
+	s.snoozedAt(t, op.ID, "stop", "vzstop")
+	s.snoozedAt(t, op.ID, "undo", "vzsnapshot")
+	upid := s.snoozedAt(t, op.ID, "rollback", "vzrollback")
+	s.w.kill()
+	if !taskRunning(t, s.e, upid) {
+		t.Fatal("the rollback's task ended before the worker was killed: the test shows no resume from the task")
+	}
+	s.w = startWorker(t, s.e, s.dsn, s.root)
+	s.snoozedAt(t, op.ID, "start", "vzstart")
+
+	got := s.env.Wait(t, op)
+	if got.State != snapshots.OpDone {
+		log, _ := os.ReadFile(s.w.log)
+		t.Fatalf("the restore ended %s at %s: %q\n%s", got.State, got.Step, deref(got.Error), log)
+	}
+	if n := written(t, s.e, lxcThin); n != atTarget {
+		t.Fatalf("restored: %d written, want %d", n, atTarget)
+	}
+	if g, _ := s.e.sim.Guest(lxcThin); !g.Running || g.Lock != "" {
+		t.Fatalf("after the restore: running %v lock %q", g.Running, g.Lock)
+	}
+	after := tasksOf(t, s.e, lxcThin)
+	for _, typ := range []string{"vzstop", "vzsnapshot", "vzrollback", "vzstart"} {
+		if n := after[typ] - before[typ]; n != 1 {
+			t.Errorf("Proxmox ran %d %s tasks for the restore, want 1", n, typ)
+		}
+	}
+	if got.UndoID == nil {
+		t.Fatal("the restore has no undo")
+	}
+	undo, _, err := s.env.Core.Snapshot(ctx, snapshots.Owner(), *got.UndoID)
+	must(t, err)
+	if undo.State != snapshots.StateReady {
+		t.Fatalf("the undo is %s, want ready", undo.State)
+	}
+	var asked, restored int
+	must(t, s.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE kind = $2), count(*) FILTER (WHERE kind = $3)
+		FROM box_log WHERE operation_id = $1`, op.ID, snapshots.EvRestoreAsked, snapshots.EvRestored).Scan(&asked, &restored))
+	if asked != 1 || restored != 1 {
+		t.Fatalf("the box log tells the restore asked %d times and done %d times, want once each", asked, restored)
+	}
+}
+
+// TestRestoreSnoozedTaskFailsInProxmoxWords: a restore whose rollback task
+// fails while its job snoozes on it asks once more, in place, and fails in
+// Proxmox's words (the failed rollback's own, and the lock it left), with
+// what boxsnap observed.
+func TestRestoreSnoozedTaskFailsInProxmoxWords(t *testing.T) {
+	t.Parallel()
+	const slow = 1500 * time.Millisecond
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzrollback": slow})
+	ctx := context.Background()
+	adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
+	target := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "target")
+	const words = "lvconvert 'pve/vm-214-disk-0' error: Logical volume is busy"
+	s.e.sim.FailNextTask("vzrollback", lxcThin, words)
+
+	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
+	must(t, err)
+	s.snoozedAt(t, op.ID, "rollback", "vzrollback")
+	got := s.env.Wait(t, op)
+	if got.State != snapshots.OpFailed {
+		t.Fatalf("the restore whose rollback failed ended %s", got.State)
+	}
+	if !strings.Contains(deref(got.Error), words) || !strings.Contains(deref(got.Error), "locked (rollback)") {
+		t.Fatalf("the restore failed in other words: %q", deref(got.Error))
+	}
+	if deref(got.Observed) != "the box may be stopped" {
+		t.Fatalf("observed %q", deref(got.Observed))
+	}
+	var failed string
+	must(t, s.pool.QueryRow(ctx, `SELECT words FROM box_log WHERE operation_id = $1 AND kind = $2`, op.ID, snapshots.EvRestoreFailed).Scan(&failed))
+	if !strings.Contains(failed, "stopped at rollback") || !strings.Contains(failed, words) {
+		t.Fatalf("the box log says %q", failed)
+	}
+}
