@@ -234,8 +234,10 @@ func (b *Backend) RecentTasks(ctx context.Context, since time.Time) ([]providers
 // settled reads the guest's config; when a lock on it belongs to a task
 // still running on the guest (boxsnap's own, from before a restart: the
 // step is recorded before it runs, so it runs again), it waits for that
-// task first, then reads the config again. A lock with no task running is
-// the host's to clear, and is answered as such by the caller.
+// task first (recorded as Prior: a recorder that snoozes leaves the wait to
+// the core, which runs the step again once it ended), then reads the config
+// again. A lock with no task running is the host's to clear, and is
+// answered as such by the caller.
 func (b *Backend) settled(ctx context.Context, g providers.Guest, rec providers.Recorder) (guestConfig, error) {
 	conf, err := b.readConfig(ctx, g, "")
 	if err != nil || conf.Lock == "" {
