@@ -73,15 +73,18 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	cp := prog.Copy.Guest
 	taken := providers.SnapshotTaken{Ref: "guest", Storage: prog.Copy.Storage, CapturedAt: start, Holds: providers.HoldsDisk,
 		ResetVersion: prog.ResetVersion}
-	// Its event follows the held copy's record, below.
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), func(db.DBTX) {}); err != nil {
-		return nil, err
-	}
+	// Where the copy is goes first, while the undo is still taking: a kill
+	// after it makes the copy again. Then the undo is ready, and its event
+	// is written in the same transaction.
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: undo.ID, GuestRef: cp.Ref, Host: cp.Host}); err != nil {
 		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
 	}
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), func(q db.DBTX) {
+		s.log(ctx, q, b.ID, EvSnapshotTaken, callerOf(op), fmt.Sprintf("‘%s’ (%s), the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in",
+			undo.Name, undo.ID, cp.Ref, cp.Host), undo.ID, op.ID, nil)
+	}); err != nil {
+		return nil, err
+	}
 	undo.State = StateReady
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotTaken, callerOf(op), fmt.Sprintf("‘%s’ (%s), the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in",
-		undo.Name, undo.ID, cp.Ref, cp.Host), undo.ID, op.ID, nil)
 	return undo, nil
 }

@@ -50,6 +50,23 @@ func TestZFSUndoNotice(t *testing.T) {
 	if err != nil || undo.Guest != "held-copy" {
 		t.Fatalf("the ZFS restore's undo: %+v, %v; want a held copy", undo, err)
 	}
+	// Its take is told once in the box log, with where the copy is.
+	events, err := s.env.Core.BoxLog(ctx, snapshots.Owner(), "river-elk", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := 0
+	for _, ev := range events {
+		if ev.Kind == snapshots.EvSnapshotTaken && ev.SnapshotID != nil && *ev.SnapshotID == undo.ID {
+			told++
+			if !strings.Contains(ev.Words, "the undo of this restore: held copy "+*undo.GuestRef) {
+				t.Errorf("the undo's event does not say where its copy is: %s", ev.Words)
+			}
+		}
+	}
+	if told != 1 {
+		t.Errorf("the undo's take is told %d times in the box log, want once", told)
+	}
 
 	page := html.UnescapeString(s.do(t, "GET", "/boxes/river-elk", nil, nil).Body.String())
 	href := "/boxes/river-elk/snapshots/" + undo.ID + "/restore"
