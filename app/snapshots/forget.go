@@ -23,9 +23,18 @@ type GoneBackend struct {
 // GoneBackends lists the backends no longer in settings that still have
 // snapshot records.
 func (s *Service) GoneBackends(ctx context.Context) ([]GoneBackend, error) {
-	rows, err := s.st.PersonGoneBackends(ctx, s.st.Pool, s.order)
+	// The backends first (a few rows), then only theirs of the snapshots:
+	// most installs have none gone, and read no snapshot.
+	gone, err := s.st.TabGoneBackendIDs(ctx, s.st.Pool, s.order)
 	if err != nil {
 		return nil, fmt.Errorf("gone backends: %w", err)
+	}
+	if len(gone) == 0 {
+		return []GoneBackend{}, nil
+	}
+	rows, err := s.st.TabGoneBackendSnapshots(ctx, s.st.Pool, gone)
+	if err != nil {
+		return nil, fmt.Errorf("gone backends' snapshots: %w", err)
 	}
 	out := make([]GoneBackend, 0, len(rows))
 	for _, r := range rows {

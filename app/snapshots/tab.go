@@ -331,22 +331,48 @@ func (s *Service) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, 
 
 // TallyRow is the tab's counts for the snapshots of boxes on one backend
 // and host that hold one thing (Holds: disk, disk-and-memory or device),
-// priced in one currency (Currency, "" for none):
-// Soon counts the kept ones whose keep ends within EndingSoonDays, Sized
-// those of known size (SizeBytes their sum), Monthly their price a month.
+// priced in one currency (Currency, "" for none): Sized counts those of
+// known size (SizeBytes their sum), Monthly their price a month.
 type TallyRow = db.TabTallyRow
 
-// TabTally counts every snapshot of the install for the person's tab, in
-// one grouped query: by backend and host, and by what it holds.
-func (s *Service) TabTally(ctx context.Context, c Caller, now time.Time) ([]TallyRow, error) {
+// Tally is the tab's counts of every snapshot of the install.
+type Tally struct {
+	Rows []TallyRow
+	// Soon counts the kept snapshots whose keep ends within EndingSoonDays.
+	Soon int
+}
+
+// tallyFoldAt is how many rows of snapshot_tally past one per group make
+// TabTally fold them.
+const tallyFoldAt = 256
+
+// TabTally counts every snapshot of the install for the person's tab
+// without reading it: the counts are kept beside the records, in the same
+// transaction, by the database (migration 00140); only the keeps ending
+// soon, which the clock changes, are counted, through an index of the kept
+// ones. When the kept counts' rows have grown, it folds them.
+func (s *Service) TabTally(ctx context.Context, c Caller, now time.Time) (*Tally, error) {
 	if !c.IsPerson() {
 		return nil, refuse(CodeForbidden, "Only the person sees the whole install's counts.")
 	}
-	out, err := s.st.TabTally(ctx, s.st.Pool, now.Add(EndingSoonDays*24*time.Hour))
+	rows, err := s.st.TabTally(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("read the tab's counts: %w", err)
 	}
-	return out, nil
+	soon, err := s.st.TabSoon(ctx, s.st.Pool, now.Add(EndingSoonDays*24*time.Hour))
+	if err != nil {
+		return nil, fmt.Errorf("count the keeps ending soon: %w", err)
+	}
+	deltas := 0
+	for _, r := range rows {
+		deltas += r.Deltas
+	}
+	if deltas > len(rows)+tallyFoldAt {
+		if err := s.st.TabTallyCompact(ctx, s.st.Pool); err != nil {
+			s.logger.Warn("fold the tab's counts", "err", err)
+		}
+	}
+	return &Tally{Rows: rows, Soon: soon}, nil
 }
 
 // Totals are the Boxes page's tabs' counts: live machines, threads and

@@ -3,6 +3,7 @@ package snapshots_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -310,73 +311,132 @@ func TestTabMatchesTheList(t *testing.T) {
 	}
 }
 
-// TestTabTallyCountsEverySnapshot: the tab's grouped counts add up to what
-// the core's list of every snapshot says.
+// TestTabTallyCountsEverySnapshot: the tab's counts, which triggers keep
+// beside the records (migration 00140), add up to what the core's list of
+// every snapshot says: after the seed, after each kind of change a record
+// goes through (a take, a keep and an unkeep, a failed take, a size and a
+// price learnt, a delete, a box moved to another host), and after TabTally
+// folds the counts' rows.
 func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	seedTab(t, e, 40, 400)
 	ctx := context.Background()
-	list, err := e.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{})
-	if err != nil {
-		t.Fatal(err)
+	type sums struct {
+		db.TabTallyRow
+		Soon int
 	}
-	var want, got snapshots.TallyRow
-	wantWhere, gotWhere := map[string]int{}, map[string]int{}
-	for _, bs := range list {
-		for _, sn := range bs.Snapshots {
-			want.Snapshots++
-			wantWhere[bs.Box.BackendID+":"+bs.Box.Host]++
-			switch sn.ByKind {
-			case "owner", "cli":
-				want.ByYou++
-			case "agent":
-				want.ByAgents++
-			}
-			if sn.Kept() {
-				want.Kept++
-				if sn.KeptUntil.Sub(now) < snapshots.EndingSoonDays*24*time.Hour {
-					want.Soon++
+	check := func(stage string) {
+		t.Helper()
+		list, err := e.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got sums
+		wantWhere, gotWhere := map[string]int{}, map[string]int{}
+		wantHolds, gotHolds := map[string]int{}, map[string]int{}
+		for _, bs := range list {
+			for _, sn := range bs.Snapshots {
+				want.Snapshots++
+				wantWhere[bs.Box.BackendID+":"+bs.Box.Host]++
+				holds := sn.Holds
+				if sn.Scope == "device" {
+					holds = "device"
+				}
+				wantHolds[holds]++
+				switch sn.ByKind {
+				case "owner", "cli":
+					want.ByYou++
+				case "agent":
+					want.ByAgents++
+				}
+				if sn.Kept() {
+					want.Kept++
+					if sn.KeptUntil.Sub(now) < snapshots.EndingSoonDays*24*time.Hour {
+						want.Soon++
+					}
+				}
+				if sn.IsUndo() {
+					want.Undos++
+				}
+				if sn.State == snapshots.StateFailed {
+					want.Failed++
+				}
+				want.Monthly += monthlyOf(sn.Price)
+				if sn.SizeBytes != nil {
+					want.Sized++
+					want.SizeBytes += *sn.SizeBytes
 				}
 			}
-			if sn.IsUndo() {
-				want.Undos++
-			}
-			if sn.State == snapshots.StateFailed {
-				want.Failed++
-			}
-			want.Monthly += monthlyOf(sn.Price)
-			if sn.SizeBytes != nil {
-				want.Sized++
-				want.SizeBytes += *sn.SizeBytes
-			}
+		}
+		tally, err := e.Core.TabTally(ctx, snapshots.Owner(), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Soon = tally.Soon
+		for _, r := range tally.Rows {
+			got.Snapshots += r.Snapshots
+			got.ByYou += r.ByYou
+			got.ByAgents += r.ByAgents
+			got.Kept += r.Kept
+			got.Undos += r.Undos
+			got.Failed += r.Failed
+			got.Sized += r.Sized
+			got.SizeBytes += r.SizeBytes
+			got.Monthly += r.Monthly
+			gotWhere[r.BackendID+":"+r.Host] += r.Snapshots
+			gotHolds[r.Holds] += r.Snapshots
+		}
+		if math.Abs(got.Monthly-want.Monthly) > 1e-6 || want.Monthly == 0 {
+			t.Errorf("%s: the tally's rate a month is %v, the list's %v", stage, got.Monthly, want.Monthly)
+		}
+		got.Monthly = want.Monthly
+		if got != want || !maps.Equal(gotWhere, wantWhere) || !maps.Equal(gotHolds, wantHolds) {
+			t.Errorf("%s: the tally says %+v %v %v, the list %+v %v %v", stage, got, gotWhere, gotHolds, want, wantWhere, wantHolds)
 		}
 	}
-	rows, err := e.Core.TabTally(ctx, snapshots.Owner(), now)
-	if err != nil {
+	check("after the seed")
+	exec := func(q string) {
+		t.Helper()
+		if _, err := e.Pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	// Each statement as the core's writes change a record, some in one
+	// transaction.
+	exec(`INSERT INTO snapshots (id, box_id, box_name, box_kind, backend_id, host, name, taken_at, by_kind, owner_kind, state, holds, price)
+	      VALUES ('snx000000001', 'bx000000000003', 'box', 'linux', 'pve', 'pve-2', 'taken now', now(), 'agent', 'person', 'taking', 'disk-and-memory',
+	              '{"amount": 2, "currency": "EUR", "per": "month", "known": true}')`)
+	exec(`UPDATE snapshots SET state = 'ready', size_bytes = 5000000000 WHERE id = 'snx000000001'`)
+	exec(`UPDATE snapshots SET kept_until = timestamptz '2026-12-02 00:00:00+00' WHERE id IN ('sn000000000001', 'sn000000000008', 'sn000000000016')`)
+	exec(`UPDATE snapshots SET kept_until = NULL WHERE id IN ('sn000000000011', 'sn000000000026')`)
+	exec(`UPDATE snapshots SET state = 'failed', error = 'the disk filled' WHERE id = 'sn000000000002'`)
+	exec(`UPDATE snapshots SET price = '{"amount": 0.5, "currency": "USD", "per": "day", "known": true}' WHERE id = 'sn000000000004'`)
+	exec(`UPDATE snapshots SET size_bytes = NULL WHERE id = 'sn000000000005'`)
+	exec(`UPDATE snapshots SET note = 'only a note', state_at = now() WHERE id = 'sn000000000006'`)
+	exec(`BEGIN; DELETE FROM snapshots WHERE id IN ('sn000000000029', 'sn000000000031', 'sn000000000019');
+	      UPDATE snapshots SET scope = 'device' WHERE id = 'sn000000000007'; COMMIT`)
+	exec(`UPDATE boxes SET host = 'pve-9' WHERE id = 'bx000000000003'`)
+	check("after takes, keeps, unkeeps, a failure, a price, a size, deletes and a move")
+	// Many changes: the counts' rows grow past the fold, and TabTally folds
+	// them to one a group.
+	exec(`UPDATE snapshots SET kept_until = timestamptz '2026-12-20 00:00:00+00' WHERE kept_until IS NULL AND id < 'sn000000000300'`)
+	var rows, groups int
+	if err := e.Pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT (backend_id, host, holds, currency)) FROM snapshot_tally`).Scan(&rows, &groups); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rows {
-		got.Snapshots += r.Snapshots
-		got.ByYou += r.ByYou
-		got.ByAgents += r.ByAgents
-		got.Kept += r.Kept
-		got.Soon += r.Soon
-		got.Undos += r.Undos
-		got.Failed += r.Failed
-		got.Sized += r.Sized
-		got.SizeBytes += r.SizeBytes
-		got.Monthly += r.Monthly
-		gotWhere[r.BackendID+":"+r.Host] += r.Snapshots
+	if rows < groups+256 {
+		t.Fatalf("the counts have %d rows for %d groups: too few to fold", rows, groups)
 	}
-	if math.Abs(got.Monthly-want.Monthly) > 1e-6 || want.Monthly == 0 {
-		t.Errorf("the tally's rate a month is %v, the list's %v", got.Monthly, want.Monthly)
+	check("before the fold")
+	if err := e.Pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT (backend_id, host, holds, currency)) FROM snapshot_tally`).Scan(&rows, &groups); err != nil {
+		t.Fatal(err)
 	}
-	got.Monthly = want.Monthly
-	if got != want || !maps.Equal(gotWhere, wantWhere) {
-		t.Errorf("the tally says %+v %v, the list %+v %v", got, gotWhere, want, wantWhere)
+	if rows != groups {
+		t.Errorf("after the fold the counts have %d rows for %d groups", rows, groups)
 	}
+	check("after the fold")
 }
 
 // explainer answers each query with no rows, keeping the plan EXPLAIN
@@ -393,12 +453,29 @@ func (x *explainer) Query(ctx context.Context, sql string, args ...any) (pgx.Row
 	return x.Tx.Query(ctx, "SELECT 1 WHERE false")
 }
 
-// planNodes lists an EXPLAIN (FORMAT JSON) plan's nodes as "type index".
+// QueryRow answers a :one query with no row (pgx.ErrNoRows), keeping its
+// plan.
+func (x *explainer) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	if err := x.Tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+sql, args...).Scan(&x.plan); err != nil {
+		return errRow{fmt.Errorf("explain: %w", err)}
+	}
+	return x.Tx.QueryRow(ctx, "SELECT 1 WHERE false")
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// planNodes lists an EXPLAIN (FORMAT JSON) plan's nodes as "type index",
+// or "type on table" for a scan that reads no index.
 func planNodes(v any, out *[]string) {
 	switch n := v.(type) {
 	case map[string]any:
 		if typ, ok := n["Node Type"].(string); ok {
 			idx, _ := n["Index Name"].(string)
+			if rel, ok := n["Relation Name"].(string); ok && idx == "" {
+				idx = "on " + rel
+			}
 			*out = append(*out, strings.TrimSpace(typ+" "+idx))
 		}
 		for _, c := range n {
@@ -414,7 +491,10 @@ func planNodes(v any, out *[]string) {
 // TestTabQueriesUseIndexes: on an install of 20,000 snapshots on 2,000
 // boxes, with sequential scans off, EXPLAIN of the tab's real queries with a
 // search, a filter, the first view and a page's rows shows the indexes
-// migrations 00080 and 00081 made (and snapshots_box).
+// migrations 00080 and 00081 made (and snapshots_box); the counts read
+// snapshot_tally and no snapshot, and the keeps ending soon, the gone
+// backends' snapshots and a live box per kind read migration 00140's
+// indexes.
 func TestTabQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
@@ -435,7 +515,7 @@ func TestTabQueriesUseIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		x := &explainer{Tx: tx}
-		if err := query(snapshots.Planned(x)); err != nil {
+		if err := query(snapshots.Planned(x)); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			t.Fatal(err)
 		}
 		var nodes []string
@@ -481,4 +561,20 @@ func TestTabQueriesUseIndexes(t *testing.T) {
 	uses("the page's boxes", boxes, "boxes_pkey")
 	priced := explain(func(d db.DBTX) error { _, err := e.Store.PersonPaidHeld(ctx, d, "local"); return err })
 	uses("the line's rate held", priced, "snapshots_priced")
+	// The counts (migration 00140): the tally's own rows, no snapshot.
+	tally := explain(func(d db.DBTX) error { _, err := e.Store.TabTally(ctx, d); return err })
+	for _, n := range tally {
+		if strings.Contains(n, "snapshots") && !strings.HasSuffix(n, " on snapshot_tally") {
+			t.Errorf("the tab's counts read the snapshots: %q", tally)
+		}
+	}
+	if !slices.ContainsFunc(tally, func(n string) bool { return strings.HasSuffix(n, " on snapshot_tally") }) {
+		t.Errorf("the tab's counts do not read snapshot_tally: %q", tally)
+	}
+	soonCount := explain(func(d db.DBTX) error { _, err := e.Store.TabSoon(ctx, d, week); return err })
+	uses("the count of keeps ending soon", soonCount, "snapshots_kept")
+	gone := explain(func(d db.DBTX) error { _, err := e.Store.TabGoneBackendSnapshots(ctx, d, []string{"pve"}); return err })
+	uses("a gone backend's snapshots", gone, "snapshots_backend")
+	kinds := explain(func(d db.DBTX) error { _, err := e.Store.TabLiveBoxPerKind(ctx, d); return err })
+	uses("a live box per kind", kinds, "boxes_live_kind")
 }

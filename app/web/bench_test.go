@@ -4,11 +4,20 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"log/slog"
 	"net/http"
 	"regexp"
+	"sort"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
@@ -17,10 +26,26 @@ import (
 // Snapshots tab at scale): one thread per 20 boxes, half the boxes a
 // thread's; every 7th snapshot has a note, every 3rd an agent took, every
 // 11th is kept for 20 days, every 13th kept for 3 (it goes within 7).
-func benchSite(b *testing.B, boxes, snaps int) *site {
+// Its pool carries tr, which counts the queries of each view.
+func benchSite(b *testing.B, boxes, snaps int, tr *viewTracer) *site {
 	b.Helper()
-	s := newSite(b, coretest.Options{NoWorkers: true})
 	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(dbtest.NewDSN(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.ConnConfig.Tracer = tr
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	env, err := coretest.Build(ctx, pool, coretest.Options{NoWorkers: true, LocalRoot: b.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(env.Stop)
+	s := siteOn(b, env)
 	threads := boxes / 20
 	stmts := []string{
 		fmt.Sprintf(`INSERT INTO threads (id, title, token_hash) SELECT 'th' || lpad(i::text, 12, '0'), 'Thread ' || i, decode(md5(i::text), 'hex')
@@ -48,19 +73,84 @@ func benchSite(b *testing.B, boxes, snaps int) *site {
 	return s
 }
 
-func benchPage(b *testing.B, s *site, target string, header map[string]string) string {
+// benchPage times one view, b.N times, and reports its size and how many
+// queries it sent; with -v it logs the last view's queries, slowest first.
+func benchPage(b *testing.B, s *site, tr *viewTracer, target string, header map[string]string) string {
 	b.Helper()
 	var body string
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		tr.start()
 		w := s.do(b, "GET", target, nil, header)
 		if w.Code != http.StatusOK {
 			b.Fatalf("%s answered %d", target, w.Code)
 		}
 		body = w.Body.String()
 	}
+	b.StopTimer()
+	qs := tr.stop()
 	b.ReportMetric(float64(len(body)), "html-bytes")
+	b.ReportMetric(float64(len(qs)), "queries")
+	if testing.Verbose() {
+		sort.Slice(qs, func(i, j int) bool { return qs[i].took > qs[j].took })
+		for _, q := range qs {
+			b.Logf("%8.2f ms  %s", float64(q.took.Microseconds())/1000, q.name)
+		}
+	}
 	return body
+}
+
+// viewTracer is a pgx tracer that keeps the queries of one view: each
+// one's name (its sqlc name, or its first line) and how long it took.
+type viewTracer struct {
+	mu      sync.Mutex
+	on      bool
+	queries []tracedQuery
+}
+
+type tracedQuery struct {
+	name string
+	took time.Duration
+}
+
+type traceKey struct{}
+
+type traceStart struct {
+	name string
+	at   time.Time
+}
+
+func (t *viewTracer) start() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.on, t.queries = true, nil
+}
+
+func (t *viewTracer) stop() []tracedQuery {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.on = false
+	return t.queries
+}
+
+// TraceQueryStart notes the query's name and start.
+func (t *viewTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	name, _, _ := strings.Cut(strings.TrimSpace(d.SQL), "\n")
+	name = strings.TrimPrefix(name, "-- name: ")
+	return context.WithValue(ctx, traceKey{}, traceStart{name: name, at: time.Now()})
+}
+
+// TraceQueryEnd keeps the query, while a view is traced.
+func (t *viewTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	st, ok := ctx.Value(traceKey{}).(traceStart)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.on {
+		t.queries = append(t.queries, tracedQuery{name: st.name, took: time.Since(st.at)})
+	}
 }
 
 var moreLink = regexp.MustCompile(`<div id="([^"]+)" class="more" hx-get="([^"]+)"`)
@@ -75,25 +165,26 @@ func BenchmarkSnapshotsTab(b *testing.B) {
 	if testing.Short() {
 		boxes, snaps = 1000, 5000
 	}
-	s := benchSite(b, boxes, snaps)
+	tr := &viewTracer{}
+	s := benchSite(b, boxes, snaps, tr)
 	frag := map[string]string{"HX-Request": "true", "HX-Target": "div#snapshot-results"}
 	var first string
-	b.Run("FirstView", func(b *testing.B) { first = benchPage(b, s, "/boxes/snapshots", nil) })
-	b.Run("Search", func(b *testing.B) { benchPage(b, s, "/boxes/snapshots?q=box-04200", frag) })
-	b.Run("FilterAgentsKept", func(b *testing.B) { benchPage(b, s, "/boxes/snapshots?by=agents&kept=1", frag) })
+	b.Run("FirstView", func(b *testing.B) { first = benchPage(b, s, tr, "/boxes/snapshots", nil) })
+	b.Run("Search", func(b *testing.B) { benchPage(b, s, tr, "/boxes/snapshots?q=box-04200", frag) })
+	b.Run("FilterAgentsKept", func(b *testing.B) { benchPage(b, s, tr, "/boxes/snapshots?by=agents&kept=1", frag) })
 	b.Run("LoadMore", func(b *testing.B) {
 		m := moreLink.FindStringSubmatch(first)
 		if m == nil {
 			b.Fatal("the first view has no more link")
 		}
-		benchPage(b, s, html.UnescapeString(m[2]), map[string]string{"HX-Request": "true", "HX-Target": "div#" + m[1]})
+		benchPage(b, s, tr, html.UnescapeString(m[2]), map[string]string{"HX-Request": "true", "HX-Target": "div#" + m[1]})
 	})
 }
 
 // BenchmarkCoreList is the core's List of every snapshot (the API's
 // listing of one box reads this way), at 5,000 snapshots on 1,000 boxes.
 func BenchmarkCoreList(b *testing.B) {
-	s := benchSite(b, 1000, 5000)
+	s := benchSite(b, 1000, 5000, &viewTracer{})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.env.Core.List(context.Background(), snapshots.Owner(), snapshots.ListQuery{}); err != nil {

@@ -191,14 +191,14 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	full := target != "div#snapshot-results"
-	var tally []snapshots.TallyRow
+	var tally *snapshots.Tally
 	if full {
 		if tally, err = s.opts.Core.TabTally(ctx, snapshots.Owner(), rc.now); err != nil {
 			s.fail(w, r, err)
 			return
 		}
 		total := 0
-		for _, t := range tally {
+		for _, t := range tally.Rows {
 			total += t.Snapshots
 		}
 		p.Tabs = s.tabCounts(r, "snapshots", total)
@@ -254,12 +254,12 @@ func (s *Server) noneOn(ctx context.Context) []string {
 
 // tabFilters are the filter groups with their counts, from the tally of
 // every snapshot.
-func (s *Server) tabFilters(tally []snapshots.TallyRow, q tabQuery) []filterGroup {
-	total, byYou, byAgents, kept, undos, soon := 0, 0, 0, 0, 0, 0
+func (s *Server) tabFilters(tally *snapshots.Tally, q tabQuery) []filterGroup {
+	total, byYou, byAgents, kept, undos, soon := 0, 0, 0, 0, 0, tally.Soon
 	where := map[string]*filterOption{}
 	var whereOrder []string
 	holds := map[string]int{}
-	for _, t := range tally {
+	for _, t := range tally.Rows {
 		total += t.Snapshots
 		k := t.BackendID + ":" + t.Host
 		if where[k] == nil {
@@ -273,7 +273,6 @@ func (s *Server) tabFilters(tally []snapshots.TallyRow, q tabQuery) []filterGrou
 		byAgents += t.ByAgents
 		kept += t.Kept
 		undos += t.Undos
-		soon += t.Soon
 	}
 	sort.Strings(whereOrder)
 	wg := filterGroup{Legend: "Where", Name: "where", Radio: true, Options: []filterOption{{Name: "where", Value: "", Label: "Anywhere", Count: total, On: q.Where == ""}}}
@@ -302,13 +301,14 @@ func (s *Server) tabFilters(tally []snapshots.TallyRow, q tabQuery) []filterGrou
 // tabLineOf is the line under the tabs: the count, undos apart, how many
 // by agents, space by host, each paid provider's rate a month; and first,
 // in amber, what needs the owner. It reads the tally of every snapshot.
-func (s *Server) tabLineOf(tally []snapshots.TallyRow, rc rowContext) tabLine {
-	var soon, failed, unknown int
+func (s *Server) tabLineOf(tally *snapshots.Tally, rc rowContext) tabLine {
+	var failed, unknown int
+	soon := tally.Soon
 	var counts snapshots.Counts
 	space := map[string]int64{}
 	hostLabel := map[string]string{}
 	rate, currency := map[string]float64{}, map[string]string{}
-	for _, t := range tally {
+	for _, t := range tally.Rows {
 		counts = counts.Add(snapshots.Counts{All: t.Snapshots, Kept: t.Kept, Undos: t.Undos, Failed: t.Failed, ByAgents: t.ByAgents})
 		b := &snapshots.Box{BackendID: t.BackendID, Host: t.Host}
 		if t.Sized > 0 {
@@ -322,7 +322,6 @@ func (s *Server) tabLineOf(tally []snapshots.TallyRow, rc rowContext) tabLine {
 			rate[be.Label] += t.Monthly
 			currency[be.Label] = t.Currency
 		}
-		soon += t.Soon
 		failed += t.Failed
 	}
 	var l tabLine

@@ -22,7 +22,12 @@ type site struct {
 
 func newSite(t testing.TB, opts coretest.Options) *site {
 	t.Helper()
-	env := coretest.New(t, opts)
+	return siteOn(t, coretest.New(t, opts))
+}
+
+// siteOn is the web app on env's core, with the owner signed in.
+func siteOn(t testing.TB, env *coretest.Env) *site {
+	t.Helper()
 	ctx := context.Background()
 	if _, err := env.Auth.Bootstrap(ctx, "a long enough password"); err != nil {
 		t.Fatal(err)

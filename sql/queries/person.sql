@@ -1,8 +1,3 @@
--- name: PersonGoneBackends :many
-SELECT backend_id, count(*)::int AS snapshots, coalesce(sum(size_bytes), 0)::bigint AS bytes
-FROM snapshots WHERE NOT (backend_id = ANY ($1::text[]))
-GROUP BY backend_id ORDER BY backend_id;
-
 -- name: PersonSnapshotsOfBackend :many
 SELECT * FROM snapshots WHERE backend_id = $1 ORDER BY box_name, taken_at, id;
 

@@ -94,29 +94,44 @@ SELECT * FROM boxes WHERE id = ANY (sqlc.arg(ids)::text[]);
 SELECT * FROM snapshots WHERE box_id = ANY (sqlc.arg(box_ids)::text[]) ORDER BY box_id, taken_at DESC, id;
 
 -- name: TabTally :many
--- The tab's counts in one pass, by where the box lives, what the snapshot
--- holds ("device" for a device snapshot) and its price's currency: the
--- filters' counts, the line
--- under the tabs (its count, undos apart, by agents, space by host, each
--- backend's monthly rate) and what needs the owner (keeps ending before
--- soon_before, failed takes).
-SELECT b.backend_id, b.host,
-    (CASE WHEN s.scope = 'device' THEN 'device' ELSE s.holds END)::text AS holds,
-    coalesce(s.price ->> 'currency', '')::text AS currency,
-    count(*)::int AS snapshots,
-    count(*) FILTER (WHERE s.by_kind IN ('owner', 'cli'))::int AS by_you,
-    count(*) FILTER (WHERE s.by_kind = 'agent')::int AS by_agents,
-    count(*) FILTER (WHERE s.kept_until IS NOT NULL)::int AS kept,
-    count(*) FILTER (WHERE s.undo_of IS NOT NULL AND s.kept_until IS NULL)::int AS undos,
-    count(*) FILTER (WHERE s.kept_until < sqlc.arg(soon_before)::timestamptz)::int AS soon,
-    count(*) FILTER (WHERE s.state = 'failed')::int AS failed,
-    count(s.size_bytes)::int AS sized,
-    coalesce(sum(s.size_bytes), 0)::bigint AS size_bytes,
-    coalesce(sum(snapshot_monthly(s.price)) FILTER (WHERE s.price IS NOT NULL), 0)::float8 AS monthly
-FROM snapshots s
-JOIN boxes b ON b.id = s.box_id
+-- The tab's counts, from snapshot_tally (migrations/00140_tab_tally.sql),
+-- which triggers keep: by where the box lives, what the snapshot holds
+-- ("device" for a device snapshot) and its price's currency: the filters'
+-- counts, the line under the tabs (its count, undos apart, by agents, space
+-- by host, each backend's monthly rate) and the failed takes that need the
+-- owner. deltas is how many rows the sums read (TabTallyCompact folds them).
+SELECT backend_id, host, holds, currency,
+    sum(snapshots)::int AS snapshots,
+    sum(by_you)::int AS by_you,
+    sum(by_agents)::int AS by_agents,
+    sum(kept)::int AS kept,
+    sum(undos)::int AS undos,
+    sum(failed)::int AS failed,
+    sum(sized)::int AS sized,
+    sum(size_bytes)::bigint AS size_bytes,
+    sum(monthly)::float8 AS monthly,
+    count(*)::int AS deltas
+FROM snapshot_tally
 GROUP BY 1, 2, 3, 4
+HAVING sum(snapshots) <> 0
 ORDER BY 1, 2, 3, 4;
+
+-- name: TabTallyCompact :exec
+-- Folds snapshot_tally's rows into one per group, dropping the empty ones.
+-- It removes only the rows it sums: a writer's rows committed meanwhile
+-- stay, and a compaction running at once skips the rows this one removed.
+WITH gone AS (DELETE FROM snapshot_tally RETURNING *)
+INSERT INTO snapshot_tally
+SELECT backend_id, host, holds, currency, sum(snapshots), sum(by_you), sum(by_agents), sum(kept), sum(undos), sum(failed),
+    sum(sized), sum(size_bytes), sum(monthly)
+FROM gone
+GROUP BY backend_id, host, holds, currency
+HAVING sum(snapshots) <> 0;
+
+-- name: TabSoon :one
+-- The kept snapshots whose keep ends before soon_before (the tally cannot
+-- keep a count that the clock changes), through snapshots_kept.
+SELECT count(*)::int FROM snapshots WHERE kept_until < sqlc.arg(soon_before)::timestamptz;
 
 -- name: TabTotals :one
 -- The Boxes page's three tabs' counts: live machines, threads, and
@@ -132,12 +147,20 @@ SELECT DISTINCT backend_id, kind FROM boxes ORDER BY backend_id, kind;
 
 -- name: TabLiveBoxPerKind :many
 -- One live box for each backend, kind and host (the first by name), in
--- name order: the boxes a host's plan is read through.
-SELECT * FROM (
-    SELECT DISTINCT ON (backend_id, kind, host) * FROM boxes
-    WHERE state = 'ready' AND released_at IS NULL
-    ORDER BY backend_id, kind, host, name, id
-) x ORDER BY name, id;
+-- name order: the boxes a host's plan is read through. It skips through
+-- boxes_live_kind from one backend, kind and host to the next, reading one
+-- entry for each, not every box.
+WITH RECURSIVE k AS (
+    (SELECT l.backend_id, l.kind, l.host, l.id FROM boxes l WHERE l.state = 'ready' AND l.released_at IS NULL
+     ORDER BY l.backend_id, l.kind, l.host, l.name, l.id LIMIT 1)
+    UNION ALL
+    SELECT n.backend_id, n.kind, n.host, n.id FROM k CROSS JOIN LATERAL (
+        SELECT l.backend_id, l.kind, l.host, l.id FROM boxes l
+        WHERE l.state = 'ready' AND l.released_at IS NULL AND (l.backend_id, l.kind, l.host) > (k.backend_id, k.kind, k.host)
+        ORDER BY l.backend_id, l.kind, l.host, l.name, l.id LIMIT 1) n
+)
+SELECT * FROM boxes WHERE id IN (SELECT k.id FROM k)
+ORDER BY name, id;
 
 -- name: TabNewestBoxes :many
 -- The first view's order without reading the install: every box with

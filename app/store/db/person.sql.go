@@ -251,38 +251,6 @@ func (q *Queries) PersonChargesSince(ctx context.Context, db DBTX, arg PersonCha
 	return items, nil
 }
 
-const personGoneBackends = `-- name: PersonGoneBackends :many
-SELECT backend_id, count(*)::int AS snapshots, coalesce(sum(size_bytes), 0)::bigint AS bytes
-FROM snapshots WHERE NOT (backend_id = ANY ($1::text[]))
-GROUP BY backend_id ORDER BY backend_id
-`
-
-type PersonGoneBackendsRow struct {
-	BackendID string
-	Snapshots int
-	Bytes     int64
-}
-
-func (q *Queries) PersonGoneBackends(ctx context.Context, db DBTX, dollar_1 []string) ([]PersonGoneBackendsRow, error) {
-	rows, err := db.Query(ctx, personGoneBackends, dollar_1)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []PersonGoneBackendsRow
-	for rows.Next() {
-		var i PersonGoneBackendsRow
-		if err := rows.Scan(&i.BackendID, &i.Snapshots, &i.Bytes); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const personOpReservePrice = `-- name: PersonOpReservePrice :exec
 UPDATE operations SET price_backend = $1::text, price_reserved = $2::jsonb
 WHERE id = $3
