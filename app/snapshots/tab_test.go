@@ -494,7 +494,8 @@ func planNodes(v any, out *[]string) {
 // migrations 00080 and 00081 made (and snapshots_box); the counts read
 // snapshot_tally and no snapshot, and the keeps ending soon, the gone
 // backends' snapshots and a live box per kind read migration 00140's
-// indexes.
+// indexes, the Machines tab's pages 00141's, its counts snapshots_box and
+// the Select mode's picks snapshots_pkey.
 func TestTabQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
@@ -577,4 +578,27 @@ func TestTabQueriesUseIndexes(t *testing.T) {
 	uses("a gone backend's snapshots", gone, "snapshots_backend")
 	kinds := explain(func(d db.DBTX) error { _, err := e.Store.TabLiveBoxPerKind(ctx, d); return err })
 	uses("a live box per kind", kinds, "boxes_live_kind")
+	// The Machines tab's pages and counts, and the Select mode's picks
+	// (migration 00141).
+	after, afterID := "box-00500", "bx000000000500"
+	for _, released := range []bool{false, true} {
+		index := map[bool]string{false: "boxes_machines", true: "boxes_released"}[released]
+		first := explain(func(d db.DBTX) error {
+			_, err := e.Store.TabMachines(ctx, d, db.TabMachinesParams{Released: released, PageSize: 51})
+			return err
+		})
+		uses("the Machines tab's first page", first, index)
+		next := explain(func(d db.DBTX) error {
+			_, err := e.Store.TabMachines(ctx, d, db.TabMachinesParams{Released: released, PageSize: 51, AfterName: &after, AfterID: &afterID})
+			return err
+		})
+		uses("the Machines tab's next page", next, index)
+	}
+	counts := explain(func(d db.DBTX) error { _, err := e.Store.TabBoxCounts(ctx, d, ids); return err })
+	uses("the Machines tab's counts", counts, "snapshots_box")
+	picks := explain(func(d db.DBTX) error {
+		_, err := e.Store.TabSnapshotsByID(ctx, d, []string{"sn000000000001", "sn000000000002"})
+		return err
+	})
+	uses("the selected snapshots", picks, "snapshots_pkey")
 }

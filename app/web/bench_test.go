@@ -158,8 +158,9 @@ var moreLink = regexp.MustCompile(`<div id="([^"]+)" class="more" hx-get="([^"]+
 // BenchmarkSnapshotsTab measures the Snapshots tab at 100,000 snapshots on
 // 10,000 boxes (issue 10's size; -short: 5,000 on 1,000): the first view
 // (the page renders into a buffer, so its time is the time to the last
-// byte), a search and a filter answered as the results fragment, and the
-// next boxes as the owner scrolls, by the first view's own "more" link.
+// byte), a search and a filter answered as the results fragment, the next
+// boxes as the owner scrolls, by the first view's own "more" link, and the
+// Machines tab's first view.
 func BenchmarkSnapshotsTab(b *testing.B) {
 	boxes, snaps := 10000, 100000
 	if testing.Short() {
@@ -179,6 +180,7 @@ func BenchmarkSnapshotsTab(b *testing.B) {
 		}
 		benchPage(b, s, tr, html.UnescapeString(m[2]), map[string]string{"HX-Request": "true", "HX-Target": "div#" + m[1]})
 	})
+	b.Run("Machines", func(b *testing.B) { benchPage(b, s, tr, "/boxes", nil) })
 }
 
 // BenchmarkCoreList is the core's List of every snapshot (the API's

@@ -2,10 +2,16 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/views"
 )
+
+// machinesPerPage is how many boxes each of the Machines tab's lists (live,
+// released) sends at once; the rest arrive as the owner scrolls (htmx "load
+// more" on reveal), as on the Snapshots tab.
+const machinesPerPage = 50
 
 // machineRow is one box on the Machines tab.
 type machineRow struct {
@@ -13,43 +19,77 @@ type machineRow struct {
 	Count string // by the core's one counting rule
 }
 
+// machineList is one of the Machines tab's lists, a page of it.
+type machineList struct {
+	Rows []machineRow
+	// More is the next page's address, or ""; MoreID the element it
+	// replaces.
+	More, MoreID string
+}
+
 type machinesTab struct {
 	Page     views.Page
 	Tabs     tabCounts
-	Machines []machineRow
-	Released []machineRow
+	Machines machineList
+	Released machineList
 	New      newBoxForm
 }
 
-// showMachines answers the Boxes page's Machines tab.
+// showMachines answers the Boxes page's Machines tab: a page of the live
+// boxes and one of the released (from after and released_after), each box
+// with its snapshots' counts, read in the database for the page's boxes
+// alone; or, for "load more" (an htmx request with after or
+// released_after), the next page of that list alone.
 func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
-	list, err := s.opts.Core.List(r.Context(), snapshots.Owner(), snapshots.ListQuery{})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	counts := map[string]snapshots.Counts{}
-	for _, bs := range list {
-		counts[bs.Box.ID] = snapshots.CountOf(bs.Snapshots)
-	}
-	boxes, err := s.opts.Core.Boxes(r.Context(), snapshots.Owner())
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	ctx := r.Context()
 	rc := s.rowContext(r, "/boxes")
+	v := r.URL.Query()
+	list := func(released bool, after string) (machineList, error) {
+		page, err := s.opts.Core.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
+		if err != nil && after != "" {
+			// A place from an old address: from the start.
+			page, err = s.opts.Core.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, Limit: machinesPerPage})
+		}
+		if err != nil {
+			return machineList{}, err
+		}
+		var l machineList
+		for _, m := range page.Boxes {
+			l.Rows = append(l.Rows, machineRow{Head: s.head(m.Box, rc), Count: m.Counts.Words()})
+		}
+		if page.Next != "" {
+			key := "after"
+			if released {
+				key = "released_after"
+			}
+			l.More = "/boxes?" + url.Values{key: {page.Next}}.Encode()
+			l.MoreID = "more-" + key + "-" + page.Boxes[len(page.Boxes)-1].Box.ID
+		}
+		return l, nil
+	}
+	if r.Header.Get("HX-Request") == "true" && (v.Get("after") != "" || v.Get("released_after") != "") {
+		released := v.Get("released_after") != ""
+		after := v.Get("after")
+		if released {
+			after = v.Get("released_after")
+		}
+		l, err := list(released, after)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.renderBlock(w, http.StatusOK, "machines", "machine-rows", l)
+		return
+	}
 	p := machinesTab{Page: views.Page{Title: "Boxes", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Tabs: s.tabCounts(r, "machines", -1),
 		New: s.newBoxForm(r)}
-	for _, b := range boxes {
-		if b.State == snapshots.BoxTrashed {
-			continue // on the Trash tab
-		}
-		row := machineRow{Head: s.head(b, rc), Count: counts[b.ID].Words()}
-		if b.ReleasedAt != nil {
-			p.Released = append(p.Released, row)
-		} else {
-			p.Machines = append(p.Machines, row)
-		}
+	var err error
+	if p.Machines, err = list(false, v.Get("after")); err == nil {
+		p.Released, err = list(true, v.Get("released_after"))
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	s.render(w, r, http.StatusOK, "machines", p)
 }

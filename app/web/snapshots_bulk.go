@@ -29,15 +29,10 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 	if r.FormValue("back") == "" {
 		back = "/boxes/snapshots"
 	}
-	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{})
+	// The selected snapshots alone, with their boxes and pins.
+	picked, err := s.opts.Core.Pick(ctx, snapshots.Owner(), ids)
 	if err != nil {
 		return dialog{}, nil, err
-	}
-	pins := map[string][]snapshots.Pin{}
-	for _, bs := range list {
-		for k, v := range bs.Pins {
-			pins[k] = v
-		}
 	}
 	tz := s.opts.Core.TimeZone(ctx)
 	now := time.Now()
@@ -53,16 +48,23 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 	var items []bulkItem
 	var fp []string
 	for _, id := range ids {
-		sn, b, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), id)
-		if err != nil {
-			d.Skipped = append(d.Skipped, refusalWords(err))
+		p, ok := picked[id]
+		if !ok {
+			// Not one the person may see: the core's own words for it.
+			if _, _, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), id); err != nil {
+				d.Skipped = append(d.Skipped, refusalWords(err))
+				continue
+			}
+			// Made meanwhile: read again with the rest next time.
+			d.Skipped = append(d.Skipped, refusalWords(&snapshots.Refusal{Code: snapshots.CodeConflict, Words: staleWords}))
 			continue
 		}
+		sn, b := p.Snapshot, p.Box
 		change := snapshots.ChangeDelete
 		if act != "delete" {
 			change = snapshots.ChangeKeep
 		}
-		werr := snapshots.Eligible(sn, change, pins[sn.ID], now, tz)
+		werr := snapshots.Eligible(sn, change, p.Pins, now, tz)
 		if werr == nil && act == "renew" && !sn.Kept() {
 			werr = &snapshots.Refusal{Code: snapshots.CodeConflict, Words: fmt.Sprintf("‘%s’ is not kept: Keep it first.", sn.Name)}
 		}

@@ -9,6 +9,61 @@ import (
 	"context"
 )
 
+const tabBoxCounts = `-- name: TabBoxCounts :many
+SELECT box_id,
+    count(*)::int AS snapshots,
+    count(*) FILTER (WHERE kept_until IS NOT NULL)::int AS kept,
+    count(*) FILTER (WHERE undo_of IS NOT NULL AND kept_until IS NULL)::int AS undos,
+    count(*) FILTER (WHERE state = 'failed')::int AS failed,
+    count(*) FILTER (WHERE by_kind = 'agent')::int AS by_agents,
+    count(*) FILTER (WHERE NOT (undo_of IS NOT NULL AND kept_until IS NULL) AND NOT automatic
+                     AND state NOT IN ('failed', 'deleting') AND guest = 'current')::int AS to_limit
+FROM snapshots
+WHERE box_id = ANY ($1::text[])
+GROUP BY box_id
+`
+
+type TabBoxCountsRow struct {
+	BoxID     string
+	Snapshots int
+	Kept      int
+	Undos     int
+	Failed    int
+	ByAgents  int
+	ToLimit   int
+}
+
+// The counts of each of a page's boxes' snapshots, by the core's one
+// counting rule (Counts, CountOf): kept ones, undos not kept, failed takes,
+// agents' and those toward the per-box limit; through snapshots_box.
+func (q *Queries) TabBoxCounts(ctx context.Context, db DBTX, boxIds []string) ([]TabBoxCountsRow, error) {
+	rows, err := db.Query(ctx, tabBoxCounts, boxIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []TabBoxCountsRow
+	for rows.Next() {
+		var i TabBoxCountsRow
+		if err := rows.Scan(
+			&i.BoxID,
+			&i.Snapshots,
+			&i.Kept,
+			&i.Undos,
+			&i.Failed,
+			&i.ByAgents,
+			&i.ToLimit,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const tabGoneBackendIDs = `-- name: TabGoneBackendIDs :many
 
 SELECT id FROM backends WHERE NOT (id = ANY ($1::text[])) ORDER BY id
@@ -64,6 +119,140 @@ func (q *Queries) TabGoneBackendSnapshots(ctx context.Context, db DBTX, gone []s
 	for rows.Next() {
 		var i TabGoneBackendSnapshotsRow
 		if err := rows.Scan(&i.BackendID, &i.Snapshots, &i.Bytes); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const tabMachines = `-- name: TabMachines :many
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes
+WHERE state <> 'trashed'
+  AND CASE WHEN $1::boolean THEN released_at IS NOT NULL ELSE released_at IS NULL END
+  AND ($2::text IS NULL OR (name, id) > ($2::text, $3::text))
+ORDER BY name, id
+LIMIT $4::int
+`
+
+type TabMachinesParams struct {
+	Released  bool
+	AfterName *string
+	AfterID   *string
+	PageSize  int
+}
+
+// One page of the Machines tab: live boxes, or released ones, by name,
+// after the cursor (the last box of the page before), through
+// boxes_machines or boxes_released; a box in the trash is on neither.
+func (q *Queries) TabMachines(ctx context.Context, db DBTX, arg TabMachinesParams) ([]Box, error) {
+	rows, err := db.Query(ctx, tabMachines,
+		arg.Released,
+		arg.AfterName,
+		arg.AfterID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Box
+	for rows.Next() {
+		var i Box
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Kind,
+			&i.System,
+			&i.ThreadID,
+			&i.BackendID,
+			&i.Host,
+			&i.GuestRef,
+			&i.Generation,
+			&i.HasScreen,
+			&i.ScreenURL,
+			&i.Presence,
+			&i.ForkedFrom,
+			&i.State,
+			&i.CreatedAt,
+			&i.ReleasedAt,
+			&i.HeadID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const tabSnapshotsByID = `-- name: TabSnapshotsByID :many
+SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE id = ANY ($1::text[])
+`
+
+// The snapshots a person selected, and no other, through snapshots_pkey.
+func (q *Queries) TabSnapshotsByID(ctx context.Context, db DBTX, ids []string) ([]Snapshot, error) {
+	rows, err := db.Query(ctx, tabSnapshotsByID, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Snapshot
+	for rows.Next() {
+		var i Snapshot
+		if err := rows.Scan(
+			&i.ID,
+			&i.BoxID,
+			&i.BoxName,
+			&i.BoxKind,
+			&i.BoxSystem,
+			&i.BoxThreadID,
+			&i.BoxGoneAt,
+			&i.BoxGoneHow,
+			&i.BackendID,
+			&i.Host,
+			&i.Storage,
+			&i.StorageType,
+			&i.Guest,
+			&i.GuestGeneration,
+			&i.Name,
+			&i.Note,
+			&i.TakenAt,
+			&i.CapturedAt,
+			&i.TookMs,
+			&i.PausedMs,
+			&i.ByKind,
+			&i.ByThreadID,
+			&i.ByWhy,
+			&i.Scope,
+			&i.Holds,
+			&i.Excludes,
+			&i.SizeBytes,
+			&i.SizeMeaning,
+			&i.Price,
+			&i.OwnerKind,
+			&i.OwnerThreadID,
+			&i.KeptUntil,
+			&i.KeptAt,
+			&i.UndoOf,
+			&i.ForkSafe,
+			&i.DependsOn,
+			&i.Picture,
+			&i.Ref,
+			&i.State,
+			&i.Error,
+			&i.Found,
+			&i.MissingSince,
+			&i.StateAt,
+			&i.GuestRef,
+			&i.ParentID,
+			&i.Automatic,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
