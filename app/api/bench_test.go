@@ -191,6 +191,8 @@ func benchTakes(b *testing.B, callers int) {
 	// River's (its inserts, fetches and completions).
 	b.ReportMetric(float64(ours)/float64(b.N), "queries/take")
 	b.ReportMetric(float64(rivers)/float64(b.N), "river-queries/take")
+	b.ReportMetric(float64(tr.trips.Load())/float64(b.N), "round-trips/take")
+	b.Logf("boxsnap's queries in %d takes, by name:\n%s", b.N, strings.Join(tr.names(), "\n"))
 	report("river-attempted", attempted)
 	report("overhead", overhead)
 	report("backend", backend)
@@ -255,33 +257,99 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 
 // queryCounter is a pgx tracer that counts the queries sent while it
 // counts: boxsnap's own, and River's (their SQL names a river_ table or
-// function).
+// function), each statement of a batch as one query; and, apart, the round
+// trips of boxsnap's (a batch is one) and boxsnap's queries by name (sqlc's name, or
+// the statement's start).
 type queryCounter struct {
 	on           atomic.Bool
 	ours, rivers atomic.Int64
+	trips        atomic.Int64 // boxsnap's
+	mu           sync.Mutex
+	byName       map[string]int64
 }
 
-func (q *queryCounter) start() { q.ours.Store(0); q.rivers.Store(0); q.on.Store(true) }
+func (q *queryCounter) start() {
+	q.ours.Store(0)
+	q.rivers.Store(0)
+	q.trips.Store(0)
+	q.mu.Lock()
+	q.byName = map[string]int64{}
+	q.mu.Unlock()
+	q.on.Store(true)
+}
 
 func (q *queryCounter) stop() (int64, int64) {
 	q.on.Store(false)
 	return q.ours.Load(), q.rivers.Load()
 }
 
-// TraceQueryStart counts one query.
-func (q *queryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if q.on.Load() {
-		if strings.Contains(d.SQL, "river_") {
-			q.rivers.Add(1)
-		} else {
-			q.ours.Add(1)
-		}
+// names are boxsnap's queries by name, most sent first.
+func (q *queryCounter) names() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]string, 0, len(q.byName))
+	for n := range q.byName {
+		out = append(out, n)
 	}
+	sort.Slice(out, func(i, j int) bool {
+		if q.byName[out[i]] != q.byName[out[j]] {
+			return q.byName[out[i]] > q.byName[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	for i, n := range out {
+		out[i] = fmt.Sprintf("%6d %s", q.byName[n], n)
+	}
+	return out
+}
+
+func (q *queryCounter) count(sql string) {
+	if !q.on.Load() {
+		return
+	}
+	if strings.Contains(sql, "river_") {
+		q.rivers.Add(1)
+		return
+	}
+	q.ours.Add(1)
+	name := strings.TrimSpace(sql)
+	if rest, ok := strings.CutPrefix(name, "-- name: "); ok {
+		name, _, _ = strings.Cut(rest, " ")
+	} else if len(name) > 50 {
+		name = name[:50]
+	}
+	q.mu.Lock()
+	q.byName[name]++
+	q.mu.Unlock()
+}
+
+// TraceQueryStart counts one query, one round trip.
+func (q *queryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if q.on.Load() && !strings.Contains(d.SQL, "river_") {
+		q.trips.Add(1)
+	}
+	q.count(d.SQL)
 	return ctx
 }
 
 // TraceQueryEnd does nothing.
 func (q *queryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TraceBatchStart counts a batch of boxsnap's as one round trip.
+func (q *queryCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	if q.on.Load() && d.Batch != nil && len(d.Batch.QueuedQueries) > 0 && !strings.Contains(d.Batch.QueuedQueries[0].SQL, "river_") {
+		q.trips.Add(1)
+	}
+	return ctx
+}
+
+// TraceBatchQuery counts each statement of a batch as one query.
+func (q *queryCounter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	q.count(d.SQL)
+}
+
+// TraceBatchEnd does nothing.
+func (q *queryCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // pingArgs is a job that does nothing: River's own baseline.
 type pingArgs struct {
