@@ -21,10 +21,13 @@ const (
 )
 
 // Fetch timings: River's defaults (100 ms cooldown, 1 s poll) add latency
-// between a box's back-to-back operations; these were measured on this
-// machine (NOTES.md: median 0.7 ms insert-to-work, max 4.7 ms).
+// between a box's back-to-back operations. The cooldown is River's
+// smallest (FetchCooldownMin): it is also how long River's client stays
+// silent after one insert notification, and a job inserted in that window
+// waits for a fetch that another trigger or the poll starts
+// (BenchmarkBoxSnapshot measures it).
 const (
-	fetchCooldown     = 5 * time.Millisecond
+	fetchCooldown     = time.Millisecond
 	fetchPollInterval = 50 * time.Millisecond
 )
 

@@ -56,8 +56,10 @@ func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	var sn *snapshots.Snapshot
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
-		op, _, err := s.core.Take(ctx, c, snapshots.TakeRequest{Box: p.Box, Name: p.Name, Note: p.Note, Memory: p.Memory, RequestID: p.Request})
+		op, taken, err := s.core.Take(ctx, c, snapshots.TakeRequest{Box: p.Box, Name: p.Name, Note: p.Note, Memory: p.Memory, RequestID: p.Request})
+		sn = taken
 		return op, err
 	})
 	if !ok {
@@ -69,8 +71,15 @@ func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	box := s.boxName(r.Context(), c, op)
-	price := s.priceOf(r.Context(), c, res.Snapshot)
+	var box string
+	var price *providers.Price
+	if sn != nil && sn.ID == res.Snapshot {
+		// The record the admission made names the box and holds the price
+		// its backend offered (a take changes neither): no read again.
+		box, price = sn.BoxName, s.snapshotPrice(sn, nil)
+	} else {
+		box, price = s.boxName(r.Context(), c, op), s.priceOf(r.Context(), c, res.Snapshot)
+	}
 	own := "own"
 	writeJSON(w, http.StatusOK, takeAnswer{
 		Message: takeWords(box, res, price), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name, Box: box,

@@ -91,7 +91,8 @@ func (e *Engine) Run(ctx context.Context, id string) error {
 	}
 	defer func() { _, _ = e.st.OpUnlock(context.WithoutCancel(ctx), conn, id) }()
 
-	op, err := row(e.st.OpStart(ctx, e.st.Pool, id))
+	// On the lock's own connection: no second one to wait for.
+	op, err := row(e.st.OpStart(ctx, conn, id))
 	if errors.Is(err, ErrNotFound) {
 		return nil // done, failed or unknown already
 	}

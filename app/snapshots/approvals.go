@@ -348,11 +348,14 @@ func (s *Service) ApprovalNews(ctx context.Context, thread string) []string {
 // restore a box it has a workspace on waits, or that restore runs (section
 // 5, "Holding turns on the box").
 func (s *Service) TurnHeld(ctx context.Context, thread string) string {
-	boxes, err := s.Boxes(ctx, Owner())
+	// Only the boxes the thread has a workspace on, found by index: every
+	// call of an agent asks, and the install's boxes are many.
+	boxes, err := boxRows(s.st.PerfBoxesOfThread(ctx, s.st.Pool, thread))
 	if err != nil {
 		return ""
 	}
-	pending, _ := s.st.PersonApprovalsPending(ctx, s.st.Pool)
+	var pending []db.Approval
+	read := false
 	for _, b := range boxes {
 		on := false
 		for _, w := range b.Presence.Workspaces {
@@ -362,6 +365,10 @@ func (s *Service) TurnHeld(ctx context.Context, thread string) string {
 		}
 		if !on || !b.IsExecutionMachine() {
 			continue
+		}
+		if !read {
+			pending, _ = s.st.PersonApprovalsPending(ctx, s.st.Pool)
+			read = true
 		}
 		for _, r := range pending {
 			if r.BoxID == b.ID && r.Execution && s.now().Before(r.ExpiresAt) {

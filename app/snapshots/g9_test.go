@@ -70,13 +70,13 @@ func TestG9SerialisedAndEligible(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	t.Run("two takes at once run one after the other", func(t *testing.T) {
+	t.Run("takes at once run one after the other and end in one consistent state", func(t *testing.T) {
 		t.Parallel()
 		e := coretest.New(t, coretest.Options{})
 		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 		e.Box(t, agent, "amber-fox")
 		var wg sync.WaitGroup
-		ops := make([]*snapshots.Operation, 2)
+		ops := make([]*snapshots.Operation, 3)
 		for i := range ops {
 			wg.Add(1)
 			go func() {
@@ -93,16 +93,59 @@ func TestG9SerialisedAndEligible(t *testing.T) {
 		if t.Failed() {
 			return
 		}
-		a, b := e.Wait(t, ops[0]), e.Wait(t, ops[1])
-		if a.State != snapshots.OpDone || b.State != snapshots.OpDone {
-			t.Fatalf("takes ended %s and %s", a.State, b.State)
+		for i := range ops {
+			if ops[i] = e.Wait(t, ops[i]); ops[i].State != snapshots.OpDone {
+				t.Fatalf("take %d ended %s: %s", i, ops[i].State, deref(ops[i].Error))
+			}
 		}
-		if first, second := order(a, b); second.StartedAt.Before(*first.EndedAt) {
-			t.Fatalf("the second take started at %v, before the first ended at %v", second.StartedAt, first.EndedAt)
+		for i := range ops {
+			for j := i + 1; j < len(ops); j++ {
+				if first, second := order(ops[i], ops[j]); second.StartedAt.Before(*first.EndedAt) {
+					t.Fatalf("a take started at %v, before the one before it ended at %v", second.StartedAt, first.EndedAt)
+				}
+			}
 		}
 		got := names(t, e, "amber-fox")
-		if len(got) != 2 {
-			t.Fatalf("want 2 snapshots with distinct names, got %v", keys(got))
+		if len(got) != len(ops) {
+			t.Fatalf("want %d snapshots with distinct names, got %v", len(ops), keys(got))
+		}
+		// Each is ready, its take told once in the box log; the box's head
+		// is one of them, and none was taken from it (the head would have
+		// moved on to that one).
+		events, err := e.Core.BoxLog(ctx, snapshots.Owner(), "amber-fox", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		told := map[string]int{}
+		for _, ev := range events {
+			if ev.Kind == snapshots.EvSnapshotTaken && ev.SnapshotID != nil {
+				told[*ev.SnapshotID]++
+			}
+		}
+		box, err := e.Core.Box(ctx, snapshots.Owner(), "amber-fox")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if box.HeadID == nil {
+			t.Fatal("the box has no head after three takes")
+		}
+		headIsOne := false
+		for name, sn := range got {
+			if sn.State != snapshots.StateReady {
+				t.Errorf("‘%s’ is %s, want ready", name, sn.State)
+			}
+			if told[sn.ID] != 1 {
+				t.Errorf("‘%s’ is told %d times in the box log, want once", name, told[sn.ID])
+			}
+			if sn.ID == *box.HeadID {
+				headIsOne = true
+			}
+			if sn.ParentID != nil && *sn.ParentID == *box.HeadID {
+				t.Errorf("‘%s’ was taken from the head %s, yet the head did not move on to it", name, *box.HeadID)
+			}
+		}
+		if !headIsOne {
+			t.Errorf("the box's head %s is none of its takes", *box.HeadID)
 		}
 	})
 

@@ -25,15 +25,6 @@ func (s *Service) recordParent(ctx context.Context, q db.DBTX, sn *Snapshot) err
 	return nil
 }
 
-// advanceHead moves a box's head to a snapshot just taken when it descends
-// from the head (or the box has none yet); it never moves it sideways or
-// back. A failure is logged: the take itself stands.
-func (s *Service) advanceHead(ctx context.Context, box, snapshot string) {
-	if err := s.st.LookHeadAdvance(ctx, s.st.Pool, db.LookHeadAdvanceParams{ID: box, HeadID: &snapshot}); err != nil {
-		s.logger.Error("advance the box's head", "box", box, "snapshot", snapshot, "err", err)
-	}
-}
-
 // setHead puts a box's head on a snapshot: a restore's target, or the
 // snapshot a fork made the box from.
 func (s *Service) setHead(ctx context.Context, q db.DBTX, box, snapshot string) {

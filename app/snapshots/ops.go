@@ -104,10 +104,16 @@ func (s *core) Operation(ctx context.Context, c Caller, id string) (*Operation, 
 		return nil, refuse(CodeNotFound, "No operation %s that you can see.", id)
 	}
 	op, err := s.ops.ByID(ctx, s.st.Pool, id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && c.Kind == CallerAgent && (op.ByThreadID == nil || *op.ByThreadID != c.Thread)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !MaySeeOperation(c, op)) {
 		return nil, refuse(CodeNotFound, "No operation %s that you can see.", id)
 	}
 	return op, err
+}
+
+// MaySeeOperation says whether c may see op: an agent sees only its own
+// thread's.
+func MaySeeOperation(c Caller, op *Operation) bool {
+	return c.Kind != CallerAgent || (op.ByThreadID != nil && *op.ByThreadID == c.Thread)
 }
 
 // Wait waits until the operation ends or ctx does, and returns it as it is

@@ -532,9 +532,8 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 			return nil, err
 		}
 	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), func(q db.DBTX) {
-		s.log(ctx, q, b.ID, EvSnapshotTaken, undoCallerOf(op), fmt.Sprintf("‘%s’ (%s), %s, %s", undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope)), undo.ID, op.ID, nil)
-	}); err != nil {
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: undoCallerOf(op), Op: op.ID,
+		Words: fmt.Sprintf("‘%s’ (%s), %s, %s", undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope))}); err != nil {
 		return nil, err
 	}
 	undo.State = StateReady

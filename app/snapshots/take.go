@@ -115,13 +115,19 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
 		}
-		evict, err := s.limitRoom(ctx, tx, c, b, settings.PerBox, tz)
+		// The box's snapshots, read once under its lock, serve the limit
+		// and the name.
+		all, err := s.snapshotsOfBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
-		taken, err := s.namesOfBox(ctx, tx, b.ID)
+		evict, err := s.limitRoom(ctx, tx, c, b, all, settings.PerBox, tz)
 		if err != nil {
 			return err
+		}
+		taken := make(map[string]bool, len(all))
+		for _, sn := range all {
+			taken[sn.Name] = true
 		}
 		name = UniqueName(name, taken)
 		// The ceiling (section 8): refused when the rate held would be past
@@ -309,12 +315,8 @@ func deleteWords(names []string, hidden int) string {
 
 // limitRoom applies section 8's per-box limit at admission: it returns the
 // agent's snapshot a sixth will replace once it is ready, or refuses with
-// what to delete.
-func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, perBox int, tz *time.Location) (string, error) {
-	all, err := s.snapshotsOfBox(ctx, tx, b.ID)
-	if err != nil {
-		return "", err
-	}
+// what to delete. all is the box's snapshots, read under its lock.
+func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, all []*Snapshot, perBox int, tz *time.Location) (string, error) {
 	count := countTowardLimit(all)
 	if count < perBox {
 		return "", nil
@@ -376,13 +378,23 @@ func (s *Service) evictable(ctx context.Context, q db.DBTX, thread string, all [
 // runTake runs a take from the step it reached.
 func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams) error {
 	resuming := op.Resuming
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
-	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, "its snapshot's record is gone", "")
+	// Its snapshot and its box in one read; apart only to say which is gone.
+	var sn *Snapshot
+	var b *Box
+	both, err := s.st.PerfSnapshotWithBox(ctx, s.st.Pool, pinTarget(op))
+	if err == nil {
+		sn, err = snapshotRow(both.Snapshot, nil)
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	if err == nil {
+		b, err = boxRow(both.Box, nil)
+	}
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, "its box's record is gone", "")
+		if sn, err = s.snapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
+			return s.finish(ctx, op, OpFailed, nil, "its snapshot's record is gone", "")
+		}
+		if b, err = s.boxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
+			return s.finish(ctx, op, OpFailed, nil, "its box's record is gone", "")
+		}
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
@@ -439,10 +451,8 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 			}
 		}
 		took := s.now().Sub(start)
-		if err := s.markTaken(ctx, sn, taken, took, func(q db.DBTX) {
-			s.log(ctx, q, b.ID, EvSnapshotTaken, caller,
-				fmt.Sprintf("‘%s’ (%s), %s, in %s", sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), DurationWords(took)), sn.ID, op.ID, nil)
-		}); err != nil {
+		if err := s.markTaken(ctx, sn, taken, took, &takenEvent{Caller: caller, Op: op.ID,
+			Words: fmt.Sprintf("‘%s’ (%s), %s, in %s", sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), DurationWords(took))}); err != nil {
 			return err
 		}
 	}
@@ -452,21 +462,28 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 	if err := s.step(ctx, op, StepLimit); err != nil {
 		return err
 	}
-	replaced, err := s.applyLimit(ctx, op, b, be, caller)
-	if err != nil {
-		return err
-	}
-	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
-	if err != nil {
-		return err
-	}
 	st, err := s.Settings(ctx)
 	if err != nil {
 		return err
 	}
+	// One read of the box's snapshots serves the limit and the answer; a
+	// second only when the limit deleted one.
+	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return err
+	}
+	replaced, err := s.applyLimit(ctx, op, b, be, caller, all, st.PerBox)
+	if err != nil {
+		return err
+	}
+	if replaced != "" {
+		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
+			return err
+		}
+	}
 	id := sn.ID
-	if sn, err = s.snapshotByID(ctx, s.st.Pool, id); err != nil {
-		return fmt.Errorf("read %s after its take: %w", id, err)
+	if sn = snapshotIn(all, id); sn == nil {
+		return fmt.Errorf("read %s after its take: %w", id, store.ErrNotFound)
 	}
 	res := TakeResult{Snapshot: sn.ID, Name: sn.Name, Holds: sn.Holds, Size: sn.SizeBytes, Count: countTowardLimit(all),
 		Limit: st.PerBox, Replaced: replaced}
@@ -496,11 +513,20 @@ func (s *Service) findHeld(ctx context.Context, be Backend, id string) (provider
 	return providers.HeldSnapshot{}, false, nil
 }
 
-// event writes the box log's event of the take in the same transaction as
-// the record: a worker killed between the two left a ready snapshot whose
-// take the log never told, and the resumed take, finding it ready, did not
-// tell it either.
-func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.SnapshotTaken, took time.Duration, event func(q db.DBTX)) error {
+// takenEvent is the box log's event of a take, written with its record.
+type takenEvent struct {
+	Caller Caller
+	Words  string
+	Op     string
+}
+
+// markTaken records what the backend answered for a take, in one statement
+// (PerfSnapshotTaken): the record made ready, the box log's event of the
+// take (ev; nil writes none), and the box's head moved on. The event goes
+// with the record: a worker killed between the two left a ready snapshot
+// whose take the log never told, and the resumed take, finding it ready,
+// did not tell it either.
+func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev *takenEvent) error {
 	var size *int64
 	var meaning *string
 	if t.Size != nil {
@@ -519,33 +545,22 @@ func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.Snaps
 	if holds == "" {
 		holds = sn.Holds
 	}
-	var depends []string
-	if t.Parent != "" {
-		if parent, err := s.snapshotByRef(ctx, sn.BackendID, t.Parent); err == nil {
-			depends = []string{parent.ID}
-		}
-	}
-	if depends == nil {
-		depends = []string{}
-	}
 	tookMs, pausedMs := int(took.Milliseconds()), int(t.Paused.Milliseconds())
-	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		n, err := s.st.CoreSnapshotTaken(ctx, tx, db.CoreSnapshotTakenParams{ID: sn.ID, Ref: t.Ref, Storage: nilIfEmpty(t.Storage),
-			CapturedAt: &captured, TookMs: &tookMs, PausedMs: &pausedMs, Holds: holds, SizeBytes: size, SizeMeaning: meaning,
-			ForkSafe: fork, DependsOn: depends, Excludes: nilIfEmpty(t.Excludes)})
-		if err != nil {
-			return fmt.Errorf("record take of %s: %w", sn.ID, err)
-		}
-		if n == 0 {
-			return fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
-		}
-		event(tx)
-		return nil
-	})
-	if err != nil {
-		return err
+	arg := db.PerfSnapshotTakenParams{ID: sn.ID, BoxID: sn.BoxID, BackendID: sn.BackendID, ParentRef: nilIfEmpty(t.Parent), Ref: t.Ref,
+		Storage: nilIfEmpty(t.Storage), CapturedAt: &captured, TookMs: &tookMs, PausedMs: &pausedMs, Holds: holds, SizeBytes: size,
+		SizeMeaning: meaning, ForkSafe: fork, Excludes: nilIfEmpty(t.Excludes)}
+	if ev != nil {
+		kind := EvSnapshotTaken
+		arg.LogKind, arg.ActorKind, arg.ActorThread, arg.ActorWhy = &kind, ev.Caller.byKind(), ev.Caller.thread(), nilIfEmpty(ev.Caller.Why)
+		arg.Words, arg.OperationID = ev.Words, nilIfEmpty(ev.Op)
 	}
-	s.advanceHead(ctx, sn.BoxID, sn.ID)
+	n, err := s.st.PerfSnapshotTaken(ctx, s.st.Pool, arg)
+	if err != nil {
+		return fmt.Errorf("record take of %s: %w", sn.ID, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
+	}
 	return nil
 }
 
@@ -569,21 +584,14 @@ func (s *Service) incompleteTake(ctx context.Context, op *Operation, sn *Snapsho
 // the oldest snapshot an agent of the same thread took and nobody kept,
 // checked by eligible now. It never deletes another thread's, the person's,
 // a kept one, an undo or a pinned one.
-func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Backend, caller Caller) (string, error) {
-	st, err := s.Settings(ctx)
-	if err != nil {
-		return "", err
-	}
-	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
-	if err != nil {
-		return "", err
-	}
+// all is the box's snapshots as they are now, perBox the limit.
+func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Backend, caller Caller, all []*Snapshot, perBox int) (string, error) {
 	// What this step began to delete before a restart goes first.
 	notUndo := func(sn *Snapshot) bool { return !sn.IsUndo() }
 	if left := s.finishLeftDeletes(ctx, op, b, be, all, notUndo, System("the per-box limit"), "the per-box limit"); len(left) > 0 {
 		return left[0], nil
 	}
-	if countTowardLimit(all) <= st.PerBox || caller.Kind != CallerAgent {
+	if countTowardLimit(all) <= perBox || caller.Kind != CallerAgent {
 		return "", nil
 	}
 	tz := s.TimeZone(ctx)
@@ -596,6 +604,16 @@ func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Back
 		return "", nil
 	}
 	return ev.Name, nil
+}
+
+// snapshotIn is the snapshot id among all, or nil.
+func snapshotIn(all []*Snapshot, id string) *Snapshot {
+	for _, sn := range all {
+		if sn.ID == id {
+			return sn
+		}
+	}
+	return nil
 }
 
 func callerOf(op *Operation) Caller {

@@ -79,10 +79,9 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: undo.ID, GuestRef: cp.Ref, Host: cp.Host}); err != nil {
 		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
 	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), func(q db.DBTX) {
-		s.log(ctx, q, b.ID, EvSnapshotTaken, callerOf(op), fmt.Sprintf("‘%s’ (%s), the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in",
-			undo.Name, undo.ID, cp.Ref, cp.Host), undo.ID, op.ID, nil)
-	}); err != nil {
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: callerOf(op), Op: op.ID,
+		Words: fmt.Sprintf("‘%s’ (%s), the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in",
+			undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
 		return nil, err
 	}
 	undo.State = StateReady

@@ -66,12 +66,6 @@ SELECT * FROM snapshots ORDER BY taken_at DESC, id;
 -- name: CoreSnapshotNames :many
 SELECT name FROM snapshots WHERE box_id = $1;
 
--- name: CoreSnapshotTaken :execrows
-UPDATE snapshots SET state = 'ready', state_at = now(), error = NULL, ref = @ref, storage = coalesce(sqlc.narg(storage), storage),
-    captured_at = @captured_at, took_ms = @took_ms, paused_ms = @paused_ms, holds = @holds, size_bytes = @size_bytes,
-    size_meaning = @size_meaning, fork_safe = @fork_safe, depends_on = @depends_on, excludes = coalesce(sqlc.narg(excludes), excludes)
-WHERE id = @id AND state = 'taking';
-
 -- name: CoreSnapshotState :execrows
 UPDATE snapshots SET state = @new_state, error = @error, state_at = now() WHERE id = @id AND state = @old_state;
 

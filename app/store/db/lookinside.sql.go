@@ -9,30 +9,6 @@ import (
 	"context"
 )
 
-const lookHeadAdvance = `-- name: LookHeadAdvance :exec
-WITH RECURSIVE chain(id, parent_id, depth) AS (
-    SELECT id, parent_id, 0 FROM snapshots WHERE id = $2
-    UNION ALL
-    SELECT s.id, s.parent_id, c.depth + 1 FROM snapshots s JOIN chain c ON s.id = c.parent_id WHERE c.depth < 10000
-)
-UPDATE boxes SET head_id = $2
-WHERE boxes.id = $1 AND boxes.head_id IS DISTINCT FROM $2
-    AND (boxes.head_id IS NULL OR boxes.head_id IN (SELECT parent_id FROM chain WHERE parent_id IS NOT NULL))
-`
-
-type LookHeadAdvanceParams struct {
-	ID     string
-	HeadID *string
-}
-
-// The head moves forward by itself: to $2 when the box has no head yet, or
-// when its head is an ancestor of $2 (a known descendant); never sideways or
-// back.
-func (q *Queries) LookHeadAdvance(ctx context.Context, db DBTX, arg LookHeadAdvanceParams) error {
-	_, err := db.Exec(ctx, lookHeadAdvance, arg.ID, arg.HeadID)
-	return err
-}
-
 const lookHeadSet = `-- name: LookHeadSet :exec
 UPDATE boxes SET head_id = $2 WHERE id = $1
 `

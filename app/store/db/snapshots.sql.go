@@ -1011,49 +1011,6 @@ func (q *Queries) CoreSnapshotState(ctx context.Context, db DBTX, arg CoreSnapsh
 	return result.RowsAffected(), nil
 }
 
-const coreSnapshotTaken = `-- name: CoreSnapshotTaken :execrows
-UPDATE snapshots SET state = 'ready', state_at = now(), error = NULL, ref = $1, storage = coalesce($2, storage),
-    captured_at = $3, took_ms = $4, paused_ms = $5, holds = $6, size_bytes = $7,
-    size_meaning = $8, fork_safe = $9, depends_on = $10, excludes = coalesce($11, excludes)
-WHERE id = $12 AND state = 'taking'
-`
-
-type CoreSnapshotTakenParams struct {
-	Ref         string
-	Storage     *string
-	CapturedAt  *time.Time
-	TookMs      *int
-	PausedMs    *int
-	Holds       string
-	SizeBytes   *int64
-	SizeMeaning *string
-	ForkSafe    *int
-	DependsOn   []string
-	Excludes    *string
-	ID          string
-}
-
-func (q *Queries) CoreSnapshotTaken(ctx context.Context, db DBTX, arg CoreSnapshotTakenParams) (int64, error) {
-	result, err := db.Exec(ctx, coreSnapshotTaken,
-		arg.Ref,
-		arg.Storage,
-		arg.CapturedAt,
-		arg.TookMs,
-		arg.PausedMs,
-		arg.Holds,
-		arg.SizeBytes,
-		arg.SizeMeaning,
-		arg.ForkSafe,
-		arg.DependsOn,
-		arg.Excludes,
-		arg.ID,
-	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
 const coreSnapshotsAll = `-- name: CoreSnapshotsAll :many
 SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots ORDER BY taken_at DESC, id
 `
