@@ -217,9 +217,6 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 			return fmt.Errorf("record automatic snapshot: %w", err)
 		}
 		sn.Automatic = true
-		if err := s.recordParent(ctx, tx, sn); err != nil {
-			return err
-		}
 		if err := s.recordPrice(ctx, tx, sn, snapping); err != nil {
 			return err
 		}

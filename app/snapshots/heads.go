@@ -16,15 +16,6 @@ import (
 // maxLineage bounds how far a lineage is followed.
 const maxLineage = 200
 
-// recordParent sets a snapshot's parent to its box's head now, in the
-// transaction that records it.
-func (s *Service) recordParent(ctx context.Context, q db.DBTX, sn *Snapshot) error {
-	if err := s.st.LookSnapshotParentFromHead(ctx, q, sn.ID); err != nil {
-		return fmt.Errorf("record what %s was taken from: %w", sn.ID, err)
-	}
-	return nil
-}
-
 // setHead puts a box's head on a snapshot: a restore's target, or the
 // snapshot a fork made the box from.
 func (s *Service) setHead(ctx context.Context, q db.DBTX, box, snapshot string) {

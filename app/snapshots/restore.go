@@ -573,9 +573,6 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			if err != nil {
 				return err
 			}
-			if err := s.recordParent(ctx, tx, undo); err != nil {
-				return err
-			}
 			if err := s.recordPrice(ctx, tx, undo, snapping); err != nil {
 				return err
 			}

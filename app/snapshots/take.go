@@ -154,9 +154,6 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			}
 			return fmt.Errorf("record snapshot: %w", err)
 		}
-		if err := s.recordParent(ctx, tx, sn); err != nil {
-			return err
-		}
 		if err := s.recordPrice(ctx, tx, sn, snapping); err != nil {
 			return err
 		}

@@ -1,9 +1,5 @@
 -- Ancestry and heads, and the box log of downloads (issue 13).
 
--- name: LookSnapshotParentFromHead :exec
-UPDATE snapshots SET parent_id = (SELECT head_id FROM boxes WHERE boxes.id = snapshots.box_id)
-WHERE snapshots.id = $1;
-
 -- name: LookHeadSet :exec
 -- A restore, or a fork's new box: the head is set to $2, back or anywhere.
 UPDATE boxes SET head_id = $2 WHERE id = $1;

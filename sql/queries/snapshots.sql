@@ -42,10 +42,12 @@ UPDATE boxes SET presence = $2 WHERE id = $1;
 UPDATE boxes SET state = $2, released_at = CASE WHEN $2 = 'released' THEN now() ELSE released_at END WHERE id = $1;
 
 -- name: CoreSnapshotInsert :one
+-- Its parent is its box's head now, in the transaction that records it.
 INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id, backend_id, host, storage, storage_type,
     guest_generation, name, note, taken_at, by_kind, by_thread_id, by_why, scope, holds, excludes, owner_kind,
-    owner_thread_id, state, picture, undo_of)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
+    owner_thread_id, state, picture, undo_of, parent_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,
+    (SELECT head_id FROM boxes WHERE boxes.id = $2))
 RETURNING *;
 
 -- name: CoreSnapshotByID :one

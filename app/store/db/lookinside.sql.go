@@ -10,6 +10,7 @@ import (
 )
 
 const lookHeadSet = `-- name: LookHeadSet :exec
+
 UPDATE boxes SET head_id = $2 WHERE id = $1
 `
 
@@ -18,6 +19,7 @@ type LookHeadSetParams struct {
 	HeadID *string
 }
 
+// Ancestry and heads, and the box log of downloads (issue 13).
 // A restore, or a fork's new box: the head is set to $2, back or anywhere.
 func (q *Queries) LookHeadSet(ctx context.Context, db DBTX, arg LookHeadSetParams) error {
 	_, err := db.Exec(ctx, lookHeadSet, arg.ID, arg.HeadID)
@@ -104,16 +106,4 @@ func (q *Queries) LookLineage(ctx context.Context, db DBTX, arg LookLineageParam
 		return nil, err
 	}
 	return items, nil
-}
-
-const lookSnapshotParentFromHead = `-- name: LookSnapshotParentFromHead :exec
-
-UPDATE snapshots SET parent_id = (SELECT head_id FROM boxes WHERE boxes.id = snapshots.box_id)
-WHERE snapshots.id = $1
-`
-
-// Ancestry and heads, and the box log of downloads (issue 13).
-func (q *Queries) LookSnapshotParentFromHead(ctx context.Context, db DBTX, id string) error {
-	_, err := db.Exec(ctx, lookSnapshotParentFromHead, id)
-	return err
 }

@@ -729,8 +729,9 @@ func (q *Queries) CoreSnapshotDelete(ctx context.Context, db DBTX, id string) er
 const coreSnapshotInsert = `-- name: CoreSnapshotInsert :one
 INSERT INTO snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id, backend_id, host, storage, storage_type,
     guest_generation, name, note, taken_at, by_kind, by_thread_id, by_why, scope, holds, excludes, owner_kind,
-    owner_thread_id, state, picture, undo_of)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
+    owner_thread_id, state, picture, undo_of, parent_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,
+    (SELECT head_id FROM boxes WHERE boxes.id = $2))
 RETURNING id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic
 `
 
@@ -762,6 +763,7 @@ type CoreSnapshotInsertParams struct {
 	UndoOf          *string
 }
 
+// Its parent is its box's head now, in the transaction that records it.
 func (q *Queries) CoreSnapshotInsert(ctx context.Context, db DBTX, arg CoreSnapshotInsertParams) (Snapshot, error) {
 	row := db.QueryRow(ctx, coreSnapshotInsert,
 		arg.ID,
