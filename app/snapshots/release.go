@@ -7,8 +7,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // ReleaseBox admits a box's release: it waits its turn behind a running
@@ -107,15 +109,33 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, p releaseParams
 		if sn.Kept() || sn.Guest == "earlier" {
 			continue // an earlier guest's unkept snapshots go with it, below
 		}
-		if err := s.deleteNow(ctx, op, sn, b, be, System("its box was released"), "its box was released"); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: boxsnap could not delete ‘%s’: %v", sn.Name, err), "")
+		// Each delete's provider task is waited for by the job's snooze:
+		// the release resumes here, and the snapshot still deleting is
+		// deleted again (gone already: its record goes).
+		if err := s.deleteWith(ctx, op, sn, b, be, System("its box was released"), "its box was released", s.taskRecorder(op)); err != nil {
+			if operations.Pending(err) {
+				return err
+			}
+			return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: boxsnap could not delete ‘%s’: %v", sn.Name, taskFailedWords(op, err.Error())), "")
 		}
+		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 	}
 	if err := s.step(ctx, op, StepRelease); err != nil {
 		return err
 	}
-	if err := be.Boxes.Release(ctx, guestOf(b)); err != nil {
-		return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: %v", err), "")
+	// The guest's stop and destroy are waited for by the job's snooze where
+	// the backend can leave them (providers.TaskReleaser).
+	var rerr error
+	if tr, ok := be.Boxes.(providers.TaskReleaser); ok {
+		rerr = tr.ReleaseRecorded(ctx, guestOf(b), s.taskRecorder(op))
+	} else {
+		rerr = be.Boxes.Release(ctx, guestOf(b))
+	}
+	if operations.Pending(rerr) {
+		return rerr
+	}
+	if rerr != nil {
+		return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: %v", taskFailedWords(op, rerr.Error())), "")
 	}
 	if err := s.releaseEarlier(ctx, op, b, be); err != nil {
 		return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: %v", err), "")

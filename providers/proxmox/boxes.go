@@ -255,9 +255,11 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	return ng, nil
 }
 
-// destroy stops and deletes a guest and waits for it.
-func (b *Backend) destroy(ctx context.Context, g providers.Guest) error {
-	if err := b.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
+// destroy stops and deletes a guest and waits for it, recording each task
+// with rec (a recorder that snoozes answers providers.ErrTaskPending at
+// once, and the caller calls destroy again once the task ended).
+func (b *Backend) destroy(ctx context.Context, g providers.Guest, rec providers.Recorder) error {
+	if err := b.power(ctx, g, "stop", rec); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return err
 	}
 	if err := b.api.del(ctx, guestPath(g)+"?purge=1"); err != nil {
@@ -277,13 +279,19 @@ func (b *Backend) destroy(ctx context.Context, g providers.Guest) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.api.wait(ctx, upid, nil)
+	_, err = b.api.wait(ctx, upid, rec)
 	return err
 }
 
 // Release deletes the guest. A guest already gone is released.
 func (b *Backend) Release(ctx context.Context, g providers.Guest) error {
-	err := b.destroy(ctx, g)
+	return b.ReleaseRecorded(ctx, g, nil)
+}
+
+// ReleaseRecorded is Release with its stop's and destroy's tasks recorded
+// with rec (providers.TaskReleaser).
+func (b *Backend) ReleaseRecorded(ctx context.Context, g providers.Guest, rec providers.Recorder) error {
+	err := b.destroy(ctx, g, rec)
 	if errors.Is(err, providers.ErrNotFound) {
 		return nil
 	}

@@ -129,7 +129,7 @@ func (b *Backend) HoldCopy(ctx context.Context, source providers.SnapshotRef, la
 				p.Template, p.Done, p.ResetVersion = true, true, f.label.ResetVersion
 				return p, nil
 			}
-			if err := b.dropCopy(ctx, f.guest); err != nil {
+			if err := b.dropCopy(ctx, f.guest, nil); err != nil {
 				return p, fmt.Errorf("delete the copy %s that was not a template: %w", f.guest.Ref, err)
 			}
 			p.Remade = true
@@ -230,8 +230,9 @@ func (b *Backend) template(ctx context.Context, g providers.Guest, rec providers
 
 // dropCopy deletes a part-made copy: it waits for a task still holding its
 // lock, disarms it (so it cannot start as its source meanwhile), then
-// deletes it. One already gone is dropped.
-func (b *Backend) dropCopy(ctx context.Context, g providers.Guest) error {
+// deletes it, recording its stop's and destroy's tasks with rec. One already
+// gone is dropped.
+func (b *Backend) dropCopy(ctx context.Context, g providers.Guest, rec providers.Recorder) error {
 	conf, err := b.settled(ctx, g, nil)
 	if errors.Is(err, providers.ErrNotFound) {
 		return nil
@@ -256,7 +257,7 @@ func (b *Backend) dropCopy(ctx context.Context, g providers.Guest) error {
 			return fmt.Errorf("disarm %s: %w", g.Ref, err)
 		}
 	}
-	return b.destroy(ctx, g)
+	return b.destroy(ctx, g, rec)
 }
 
 // heldCopiesListed lists held copies as HeldSnapshots for the reconcile: a

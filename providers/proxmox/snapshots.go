@@ -261,7 +261,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	g := ref.Guest
 	if ref.Where == "held-copy" {
 		// A held copy is a guest of its own: deleting it deletes the copy.
-		return b.dropCopy(ctx, g)
+		return b.dropCopy(ctx, g, rec)
 	}
 	list, err := b.listSnapshots(ctx, g)
 	if errors.Is(err, providers.ErrNotFound) {

@@ -186,3 +186,57 @@ func TestRestoreSnoozedTaskFailsInProxmoxWords(t *testing.T) {
 		t.Fatalf("the box log says %q", failed)
 	}
 }
+
+// TestReleaseSnoozesOnItsProviderTasks (issue 10, part 2): a release into
+// the trash snoozes on its final snapshot's task; emptying the trash
+// snoozes on each snapshot's delete task and on the guest's destroy, each
+// recorded while no worker holds the operation. The worker is killed while
+// the job snoozes on a delete, and a new one resumes from the task: the
+// guest and its snapshots are gone, each deleted once.
+func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
+	t.Parallel()
+	const slow = 1500 * time.Millisecond
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzsnapshot": slow, "vzdelsnapshot": slow, "vzdestroy": slow})
+	ctx := context.Background()
+	b := adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
+	takeDone(t, s.env, snapshots.Owner(), "amber-fox", "a")
+
+	op, err := s.env.Core.ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
+	must(t, err)
+	s.snoozedAt(t, op.ID, "final", "vzsnapshot")
+	if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("the release into the trash ended %s: %q", got.State, deref(got.Error))
+	}
+	entry, err := s.env.Core.TrashOf(ctx, snapshots.Owner(), b.Name)
+	must(t, err)
+	if entry.Final == nil {
+		t.Fatalf("no final snapshot: %q", entry.FinalWords)
+	}
+
+	empty, err := s.env.Core.EmptyTrash(ctx, snapshots.Owner(), b.Name, "")
+	must(t, err)
+	upid := s.snoozedAt(t, empty.ID, "delete", "vzdelsnapshot")
+	s.w.kill()
+	if !taskRunning(t, s.e, upid) {
+		t.Fatal("the delete's task ended before the worker was killed: the test shows no resume from the task")
+	}
+	s.w = startWorker(t, s.e, s.dsn, s.root)
+	s.snoozedAt(t, empty.ID, "release", "vzdestroy")
+	got := s.env.Wait(t, empty)
+	if got.State != snapshots.OpDone {
+		log, _ := os.ReadFile(s.w.log)
+		t.Fatalf("emptying the trash ended %s at %s: %q\n%s", got.State, got.Step, deref(got.Error), log)
+	}
+	if _, err := s.e.sim.Guest(lxcThin); err == nil {
+		t.Fatal("the released guest is still on Proxmox")
+	}
+	n := tasksOf(t, s.e, lxcThin)
+	if n["vzdelsnapshot"] != 2 || n["vzdestroy"] != 1 {
+		t.Fatalf("Proxmox ran %d snapshot deletes and %d destroys, want 2 and 1", n["vzdelsnapshot"], n["vzdestroy"])
+	}
+	var left int
+	must(t, s.pool.QueryRow(ctx, "SELECT count(*) FROM snapshots WHERE box_id = $1", b.ID).Scan(&left))
+	if left != 0 {
+		t.Fatalf("%d snapshot records of the released box are left", left)
+	}
+}

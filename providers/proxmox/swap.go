@@ -85,7 +85,7 @@ func (b *Backend) AdoptCopy(ctx context.Context, cp providers.SnapshotRef, box p
 		if err != nil || str(conf.raw["description"]) != adoptingLabel(box) {
 			continue
 		}
-		if err := b.dropCopy(ctx, g); err != nil {
+		if err := b.dropCopy(ctx, g, nil); err != nil {
 			return providers.Guest{}, fmt.Errorf("delete the half-adopted guest %s: %w", g.Ref, err)
 		}
 	}
