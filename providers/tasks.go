@@ -11,3 +11,10 @@ import "context"
 type TaskReleaser interface {
 	ReleaseRecorded(ctx context.Context, guest Guest, rec Recorder) error
 }
+
+// TaskStarter is a Boxes whose guest's start runs a provider task it can
+// leave to the core, as TaskReleaser's: called again once the task ended,
+// a guest already running is started.
+type TaskStarter interface {
+	StartRecorded(ctx context.Context, guest Guest, rec Recorder) error
+}

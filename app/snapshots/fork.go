@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -161,7 +162,12 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) erro
 		guest := providers.Guest{Backend: src.BackendID, Kind: src.Kind, Host: src.Host, Ref: p.BoxID}
 		st, serr := be.Boxes.Status(ctx, guest)
 		if serr != nil || !st.Exists {
-			guest, err = be.Snap.ForkSnapshot(ctx, refOf(sn, src), identity, s.ops.Recorder(op))
+			// The clone's task is waited for by the job's snooze: the fork
+			// resumes here, and the backend goes on with the guest it cloned.
+			guest, err = be.Snap.ForkSnapshot(ctx, refOf(sn, src), identity, s.taskRecorder(op))
+			if operations.Pending(err) {
+				return err
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -187,6 +193,9 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) erro
 		return err
 	}
 	if err := s.armAndStart(ctx, op, be, box, refOf(sn, src)); err != nil {
+		if operations.Pending(err) {
+			return err // the job snoozes on the start's task; the fork resumes with its box
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -34,7 +35,19 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 	if err := s.step(ctx, op, string(providers.StepStart)); err != nil {
 		return err
 	}
-	if err := be.Boxes.Start(ctx, g); err != nil {
+	// The start's task is waited for by the job's snooze where the backend
+	// can leave it (providers.TaskStarter): the fork resumes with its box,
+	// arms it again and finds it running.
+	var err error
+	if ts, tok := be.Boxes.(providers.TaskStarter); tok {
+		err = ts.StartRecorded(ctx, g, s.taskRecorder(op))
+	} else {
+		err = be.Boxes.Start(ctx, g)
+	}
+	if operations.Pending(err) {
+		return err
+	}
+	if err != nil {
 		if !ok {
 			s.logger.Warn("the fork did not start", "box", box.Name, "err", err)
 			return nil

@@ -68,7 +68,9 @@ func (b *Backend) clone(ctx context.Context, src providers.Guest, snapname, name
 }
 
 // ForkSnapshot makes a new guest for box from the snapshot: a full clone of
-// it, labelled as the box's (section 9). The core starts it.
+// it, labelled as the box's (section 9). The core starts it. Called again
+// after its clone's task (a snooze, a restart), it goes on with the clone
+// labelled as the box's that this fork made, rather than cloning again.
 func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
 	if ref.Guest.Kind == KindQEMUWindows {
 		return providers.Guest{}, &providers.RefusedError{Why: "Windows boxes do not fork until a unit builds Windows' identity reset."}
@@ -77,9 +79,14 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if ref.Where == "held-copy" {
 		snapname = "" // a held copy is a template: a full clone of it
 	}
-	g, err := b.clone(ctx, ref.Guest, snapname, box.Name, guestLabel(box), true, rec)
+	g, found, err := b.labelledGuest(ctx, guestLabel(box))
 	if err != nil {
 		return g, err
+	}
+	if !found {
+		if g, err = b.clone(ctx, ref.Guest, snapname, box.Name, guestLabel(box), true, rec); err != nil {
+			return g, err
+		}
 	}
 	g.Kind = ref.Guest.Kind
 	// The first request after the clone: it cannot start until boxsnap
@@ -97,6 +104,38 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		return g, fmt.Errorf("disarm the fork %s: %w", g.Ref, err)
 	}
 	return g, nil
+}
+
+// labelledGuest finds the guest of boxsnap's range whose description is
+// label, once its clone ended: one a clone still makes is waited for (a
+// restart's, in place); one the clone's failure removed is not found.
+func (b *Backend) labelledGuest(ctx context.Context, label string) (providers.Guest, bool, error) {
+	guests, err := b.resources(ctx)
+	if err != nil {
+		return providers.Guest{}, false, err
+	}
+	for _, r := range guests {
+		if !b.inRange(r.VMID) || r.Template == 1 {
+			continue
+		}
+		g := providers.Guest{Backend: b.cfg.ID, Kind: kindOf(r), Host: r.Node, Ref: strconv.Itoa(r.VMID), Generation: 1}
+		conf, err := b.readConfig(ctx, g, "")
+		if err != nil || str(conf.raw["description"]) != label {
+			continue
+		}
+		if conf.Lock == "create" || conf.Lock == "clone" {
+			if err := b.waitClones(ctx, g); err != nil {
+				return g, false, err
+			}
+			if _, err := b.readConfig(ctx, g, ""); errors.Is(err, providers.ErrNotFound) {
+				return g, false, nil
+			} else if err != nil {
+				return g, false, err
+			}
+		}
+		return g, true, nil
+	}
+	return providers.Guest{}, false, nil
 }
 
 // ArmFork brings a fork's links up before its first start, and sets onboot

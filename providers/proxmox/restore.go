@@ -153,6 +153,12 @@ func (b *Backend) start(ctx context.Context, g providers.Guest, rec providers.Re
 // Start starts the guest.
 func (b *Backend) Start(ctx context.Context, g providers.Guest) error { return b.start(ctx, g, nil) }
 
+// StartRecorded starts the guest, its task recorded with rec
+// (providers.TaskStarter).
+func (b *Backend) StartRecorded(ctx context.Context, g providers.Guest, rec providers.Recorder) error {
+	return b.start(ctx, g, rec)
+}
+
 // Stop stops the guest hard (section 5: boxsnap's own hard stop, 1.3 s).
 func (b *Backend) Stop(ctx context.Context, g providers.Guest) error {
 	return b.power(ctx, g, "stop", nil)

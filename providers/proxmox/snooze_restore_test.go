@@ -2,6 +2,7 @@ package proxmox_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -238,5 +239,49 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 	must(t, s.pool.QueryRow(ctx, "SELECT count(*) FROM snapshots WHERE box_id = $1", b.ID).Scan(&left))
 	if left != 0 {
 		t.Fatalf("%d snapshot records of the released box are left", left)
+	}
+}
+
+// TestForkSnoozesOnItsProviderTasks (issue 10, part 2): a fork on Proxmox
+// snoozes on its clone's task and on its start's, each recorded while no
+// worker holds the operation; the worker is killed while the job snoozes on
+// the clone, and a new one goes on with the guest that clone made: the fork
+// is running, and Proxmox cloned once.
+func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
+	t.Parallel()
+	const slow = 1500 * time.Millisecond
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzclone": slow, "vzstart": slow})
+	ctx := context.Background()
+	adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
+	sn := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "a")
+
+	op, err := s.env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-twin"})
+	must(t, err)
+	upid := s.snoozedAt(t, op.ID, "fork", "vzclone")
+	s.w.kill()
+	if !taskRunning(t, s.e, upid) {
+		t.Fatal("the clone's task ended before the worker was killed: the test shows no resume from the task")
+	}
+	s.w = startWorker(t, s.e, s.dsn, s.root)
+	s.snoozedAt(t, op.ID, "start", "vzstart")
+	got := s.env.Wait(t, op)
+	if got.State != snapshots.OpDone {
+		log, _ := os.ReadFile(s.w.log)
+		t.Fatalf("the fork ended %s at %s: %q\n%s", got.State, got.Step, deref(got.Error), log)
+	}
+	twin, err := s.env.Core.Box(ctx, snapshots.Owner(), "amber-twin")
+	must(t, err)
+	var vmid int
+	must(t, json.Unmarshal([]byte(twin.GuestRef), &vmid))
+	g, err := s.e.sim.Guest(vmid)
+	must(t, err)
+	if !g.Running || !g.OnBoot {
+		t.Fatalf("the fork's guest %d: running %v onboot %v, want both", vmid, g.Running, g.OnBoot)
+	}
+	if n := tasksOf(t, s.e, lxcThin)["vzclone"]; n != 1 {
+		t.Fatalf("Proxmox cloned %d times for the fork, want once", n)
+	}
+	if n := tasksOf(t, s.e, vmid)["vzstart"]; n != 1 {
+		t.Fatalf("Proxmox started the fork %d times, want once", n)
 	}
 }
