@@ -298,8 +298,12 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 // with rec (a recorder that snoozes answers providers.ErrTaskPending at
 // once, and the caller calls destroy again once the task ended).
 func (b *Backend) destroy(ctx context.Context, g providers.Guest, rec providers.Recorder) error {
-	if err := b.power(ctx, g, "stop", rec); err != nil && !errors.Is(err, providers.ErrNotFound) {
-		return err
+	// A guest stopped already (by a stop called again after its task) is
+	// not stopped again: QEMU would start one more stop task each time.
+	if st, err := b.Status(ctx, g); err != nil || st.Running {
+		if err := b.power(ctx, g, "stop", rec); err != nil && !errors.Is(err, providers.ErrNotFound) {
+			return err
+		}
 	}
 	if err := b.api.del(ctx, guestPath(g)+"?purge=1"); err != nil {
 		if errors.Is(err, providers.ErrNotFound) {
