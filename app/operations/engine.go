@@ -174,6 +174,9 @@ type Request struct {
 	RequestKey *string
 	Consent    any
 	Params     any
+	// Reserved is what the operation holds until it ends (the core's room
+	// reservation), recorded with it; nil: nothing.
+	Reserved any
 }
 
 func (e *Engine) insert(ctx context.Context, tx DB, running bool, r Request) (*Operation, error) {
@@ -190,6 +193,12 @@ func (e *Engine) insert(ctx context.Context, tx DB, running bool, r Request) (*O
 			return nil, fmt.Errorf("record operation: %w", err)
 		}
 	}
+	var reserved []byte
+	if r.Reserved != nil {
+		if reserved, err = json.Marshal(r.Reserved); err != nil {
+			return nil, fmt.Errorf("record operation: %w", err)
+		}
+	}
 	pins := r.Pins
 	if pins == nil {
 		pins = []string{}
@@ -199,7 +208,7 @@ func (e *Engine) insert(ctx context.Context, tx DB, running bool, r Request) (*O
 		gen = 1
 	}
 	arg := db.OpInsertParams{ID: NewID(), RequestKey: r.RequestKey, Kind: r.Kind, BoxID: r.Box, Generation: gen, Target: r.Target,
-		Snapshots: pins, ByKind: r.ByKind, ByThreadID: r.ByThread, Consent: consent, Params: params}
+		Snapshots: pins, ByKind: r.ByKind, ByThreadID: r.ByThread, Consent: consent, Params: params, Reserved: reserved}
 	var op *Operation
 	if running {
 		op, err = row(e.st.OpInsertRunning(ctx, tx, db.OpInsertRunningParams(arg)))

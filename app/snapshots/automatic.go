@@ -225,11 +225,8 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 			return err
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			Params: takeParams{}})
-		if err != nil {
-			return err
-		}
-		return s.recordReserved(ctx, tx, op.ID, reserved)
+			Params: takeParams{}, Reserved: reserved})
+		return err
 	})
 	if err != nil {
 		return nil, nil, err

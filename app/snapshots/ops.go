@@ -22,6 +22,7 @@ type opRequest struct {
 	RequestID string
 	Params    any
 	Consent   any
+	Reserved  *Reserved // the room it holds until it ends; nil: none
 }
 
 // requestKey scopes a caller's request ID to the caller, so one thread's
@@ -67,6 +68,9 @@ func (s *core) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, e
 	}
 	if r.Box != nil {
 		req.Box, req.Generation = &r.Box.ID, r.Box.Generation
+	}
+	if r.Reserved != nil {
+		req.Reserved = r.Reserved
 	}
 	return s.ops.Admit(ctx, tx, req)
 }

@@ -2,12 +2,10 @@ package snapshots
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -47,16 +45,4 @@ func (s *Service) reserveRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, 
 		return nil, err
 	}
 	return &Reserved{Storage: key, Bytes: mine}, nil
-}
-
-// recordReserved records on an operation what it reserved (none: nil).
-func (s *Service) recordReserved(ctx context.Context, tx db.DBTX, op string, r *Reserved) error {
-	var raw []byte
-	if r != nil {
-		var err error
-		if raw, err = json.Marshal(r); err != nil {
-			return fmt.Errorf("record the reservation of %s: %w", op, err)
-		}
-	}
-	return s.st.CoreOpSetReserved(ctx, tx, db.CoreOpSetReservedParams{ID: op, Reserved: raw})
 }

@@ -216,14 +216,11 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		if err != nil {
 			return undoRoomWords(Agent(""), err)
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpReset, Box: b, Caller: c, RequestID: req.RequestID, Params: p})
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpReset, Box: b, Caller: c, RequestID: req.RequestID, Params: p, Reserved: reserved})
 		if err != nil {
 			return err
 		}
-		if err := s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind)); err != nil {
-			return err
-		}
-		return s.recordReserved(ctx, tx, op.ID, reserved)
+		return s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
 	})
 	return op, err
 }

@@ -261,16 +261,14 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
-				Guard: guard, Undo: plan.Restore.Undo}})
+				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
 		if err != nil {
 			return err
 		}
 		if !req.NoUndo {
-			if err := s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind)); err != nil {
-				return err
-			}
+			return s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
 		}
-		return s.recordReserved(ctx, tx, op.ID, reserved)
+		return nil
 	})
 	return op, err
 }

@@ -168,11 +168,8 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			return err
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Params: takeParams{Memory: req.Memory, Evict: evict}})
-		if err != nil {
-			return err
-		}
-		return s.recordReserved(ctx, tx, op.ID, reserved)
+			RequestID: req.RequestID, Params: takeParams{Memory: req.Memory, Evict: evict}, Reserved: reserved})
+		return err
 	})
 	if err != nil {
 		return nil, nil, err

@@ -5,16 +5,16 @@
 -- name: OpInsert :one
 -- Queued when no other operation of its box runs (its job goes in with it),
 -- else waiting for the end of the one before.
-INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, step)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, reserved, step)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
     CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4 AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
 RETURNING *;
 
 -- name: OpInsertRunning :one
 -- An operation its caller runs at once, in its own process, with no job
 -- (the room sweep's delete): queued, and started by OpStart.
-INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, step)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued')
+INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, reserved, step)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'queued')
 RETURNING *;
 
 -- name: OpByID :one

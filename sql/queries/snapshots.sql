@@ -150,9 +150,6 @@ SELECT pg_advisory_xact_lock(hashtextextended('storage:' || @storage_key::text, 
 SELECT coalesce(sum((reserved->>'bytes')::bigint), 0)::bigint FROM operations
 WHERE state IN ('running', 'unknown') AND reserved->>'storage' = @storage_key::text;
 
--- name: CoreOpSetReserved :exec
-UPDATE operations SET reserved = $2 WHERE id = $1;
-
 -- name: CoreBoxInsertFork :one
 INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

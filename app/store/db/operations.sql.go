@@ -186,8 +186,8 @@ func (q *Queries) OpFinishStaleJobs(ctx context.Context, db DBTX, endedBefore ti
 
 const opInsert = `-- name: OpInsert :one
 
-INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, step)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, reserved, step)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
     CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4 AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
 RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting
 `
@@ -204,6 +204,7 @@ type OpInsertParams struct {
 	ByThreadID *string
 	Consent    json.RawMessage
 	Params     json.RawMessage
+	Reserved   json.RawMessage
 }
 
 // The operation engine (app/operations): admission, the queue, steps,
@@ -224,6 +225,7 @@ func (q *Queries) OpInsert(ctx context.Context, db DBTX, arg OpInsertParams) (Op
 		arg.ByThreadID,
 		arg.Consent,
 		arg.Params,
+		arg.Reserved,
 	)
 	var i Operation
 	err := row.Scan(
@@ -260,8 +262,8 @@ func (q *Queries) OpInsert(ctx context.Context, db DBTX, arg OpInsertParams) (Op
 }
 
 const opInsertRunning = `-- name: OpInsertRunning :one
-INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, step)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued')
+INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, reserved, step)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'queued')
 RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting
 `
 
@@ -277,6 +279,7 @@ type OpInsertRunningParams struct {
 	ByThreadID *string
 	Consent    json.RawMessage
 	Params     json.RawMessage
+	Reserved   json.RawMessage
 }
 
 // An operation its caller runs at once, in its own process, with no job
@@ -294,6 +297,7 @@ func (q *Queries) OpInsertRunning(ctx context.Context, db DBTX, arg OpInsertRunn
 		arg.ByThreadID,
 		arg.Consent,
 		arg.Params,
+		arg.Reserved,
 	)
 	var i Operation
 	err := row.Scan(

@@ -409,20 +409,6 @@ func (q *Queries) CoreLogOfBox(ctx context.Context, db DBTX, arg CoreLogOfBoxPar
 	return items, nil
 }
 
-const coreOpSetReserved = `-- name: CoreOpSetReserved :exec
-UPDATE operations SET reserved = $2 WHERE id = $1
-`
-
-type CoreOpSetReservedParams struct {
-	ID       string
-	Reserved json.RawMessage
-}
-
-func (q *Queries) CoreOpSetReserved(ctx context.Context, db DBTX, arg CoreOpSetReservedParams) error {
-	_, err := db.Exec(ctx, coreOpSetReserved, arg.ID, arg.Reserved)
-	return err
-}
-
 const coreOpSetUndo = `-- name: CoreOpSetUndo :exec
 UPDATE operations SET undo_id = $1::text, snapshots = array_append(snapshots, $1::text) WHERE id = $2
 `
