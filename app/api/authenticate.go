@@ -54,7 +54,7 @@ func (s *server) callerOf(ctx context.Context, token string) (*snapshots.Caller,
 		c := snapshots.CLI()
 		return &c, nil
 	case strings.HasPrefix(token, snapshots.ThreadTokenPrefix):
-		th, err := s.core.ThreadByToken(ctx, token)
+		th, err := s.core.Boxes().ThreadByToken(ctx, token)
 		if errors.Is(err, snapshots.ErrNoThread) {
 			return nil, nil
 		}

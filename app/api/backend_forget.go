@@ -34,7 +34,7 @@ func (s *server) checkForget(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.core.ForgetBackendPlan(r.Context(), caller(r), be)
+	p, err := s.core.Boxes().ForgetBackendPlan(r.Context(), caller(r), be)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -50,7 +50,7 @@ func (s *server) forgetBackend(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, stayed, err := s.core.ForgetBackend(r.Context(), caller(r), be)
+	p, stayed, err := s.core.Boxes().ForgetBackend(r.Context(), caller(r), be)
 	if err != nil {
 		s.fail(w, r, err)
 		return

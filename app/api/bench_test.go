@@ -101,7 +101,7 @@ func benchTakes(b *testing.B, callers int) {
 		tokens[g], c = ev.agent(b, fmt.Sprintf("Bench %d", g))
 		for i := g; i < benchBoxes; i += callers {
 			name := fmt.Sprintf("bench-%03d", i)
-			bx, err := e.Core.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: name, Backend: "timed", Thread: c.Thread})
+			bx, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: name, Backend: "timed", Thread: c.Thread})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -24,11 +24,11 @@ func (s *server) releaseBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	release := s.core.ReleaseBox
+	release := s.core.Boxes().ReleaseBox
 	switch r.URL.Query().Get("deleteKept") {
 	case "", "false":
 	case "true":
-		release = s.core.ReleaseBoxDeletingKept
+		release = s.core.Boxes().ReleaseBoxDeletingKept
 	default:
 		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "deleteKept is true or false."})
 		return

@@ -16,7 +16,7 @@ type trashAnswer struct {
 // listTrash lists the trash, the soonest to go first.
 func (s *server) listTrash(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
-	list, err := s.core.Trash(r.Context(), c)
+	list, err := s.core.Boxes().Trash(r.Context(), c)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -31,13 +31,13 @@ func (s *server) listTrash(w http.ResponseWriter, r *http.Request) {
 // (?request=<ID> makes a repeat the same restore; ?wait=true answers once it
 // is done).
 func (s *server) restoreFromTrash(w http.ResponseWriter, r *http.Request) {
-	s.trashOperation(w, r, s.core.RestoreFromTrash)
+	s.trashOperation(w, r, s.core.Boxes().RestoreFromTrash)
 }
 
 // emptyTrash releases a box in the trash now: its unkept snapshots go with
 // it. Only the person empties the trash.
 func (s *server) emptyTrash(w http.ResponseWriter, r *http.Request) {
-	s.trashOperation(w, r, s.core.EmptyTrash)
+	s.trashOperation(w, r, s.core.Boxes().EmptyTrash)
 }
 
 func (s *server) trashOperation(w http.ResponseWriter, r *http.Request,

@@ -58,7 +58,7 @@ func (s *server) boxHistory(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	h, err := s.core.BoxHistorySettings(r.Context(), caller(r), box)
+	h, err := s.core.Boxes().BoxHistorySettings(r.Context(), caller(r), box)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -78,7 +78,7 @@ func (s *server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	h, err := s.core.SetBoxHistory(r.Context(), caller(r), box, body.Automatic, body.MaxGiB)
+	h, err := s.core.Boxes().SetBoxHistory(r.Context(), caller(r), box, body.Automatic, body.MaxGiB)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -48,7 +48,7 @@ func setupWith(t testing.TB, opts coretest.Options) *env {
 		{Name: "blank", Backend: be, Kind: "linux"},
 		{Name: "with-screen", Backend: be, Kind: "linux", HasScreen: true},
 	} {
-		if err := e.Core.SaveTemplate(context.Background(), snapshots.Owner(), tm); err != nil {
+		if err := e.Core.Boxes().SaveTemplate(context.Background(), snapshots.Owner(), tm); err != nil {
 			t.Fatal(err)
 		}
 	}

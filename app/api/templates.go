@@ -20,7 +20,7 @@ type templateView struct {
 // listTemplates answers the box templates: the whole of each for the
 // person; for an agent, the names it may make boxes from.
 func (s *server) listTemplates(w http.ResponseWriter, r *http.Request) {
-	all, err := s.core.Templates(r.Context())
+	all, err := s.core.Boxes().Templates(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -49,11 +49,11 @@ func (s *server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t.Name = name
-	if err := s.core.SaveTemplate(r.Context(), caller(r), t); err != nil {
+	if err := s.core.Boxes().SaveTemplate(r.Context(), caller(r), t); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	saved, err := s.core.Template(r.Context(), name)
+	saved, err := s.core.Boxes().Template(r.Context(), name)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -63,7 +63,7 @@ func (s *server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 
 // deleteTemplate removes a box template (the person); its boxes stay.
 func (s *server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
-	if err := s.core.DeleteTemplate(r.Context(), caller(r), chi.URLParam(r, "template")); err != nil {
+	if err := s.core.Boxes().DeleteTemplate(r.Context(), caller(r), chi.URLParam(r, "template")); err != nil {
 		s.fail(w, r, err)
 		return
 	}

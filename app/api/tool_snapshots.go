@@ -93,7 +93,7 @@ func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		boxes = []*snapshots.Box{b}
 	} else {
 		var err error
-		if boxes, err = s.core.Boxes(ctx, c); err != nil {
+		if boxes, err = s.core.Boxes().List(ctx, c); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -176,7 +176,7 @@ func (s *server) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box
 func (s *server) byWords(ctx context.Context, sn *snapshots.Snapshot) string {
 	title, why := "", ""
 	if sn.ByThreadID != nil {
-		if t, err := s.core.Thread(ctx, snapshots.Owner(), *sn.ByThreadID); err == nil {
+		if t, err := s.core.Boxes().Thread(ctx, snapshots.Owner(), *sn.ByThreadID); err == nil {
 			title = t.Title
 		}
 	}

@@ -285,7 +285,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 // hasScreens reports whether any box serves its screen, so pictures are
 // taken.
 func hasScreens(ctx context.Context, core *snapshots.Service) bool {
-	boxes, err := core.Boxes(ctx, snapshots.Owner())
+	boxes, err := core.Boxes().List(ctx, snapshots.Owner())
 	if err != nil {
 		return false
 	}

@@ -63,7 +63,7 @@ func TestCLIRelease(t *testing.T) {
 		return code, out.String(), errw.String()
 	}
 
-	if _, err := e.Core.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: be.ID, Kind: "lxc", Adopt: "214"}); err != nil {
+	if _, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: be.ID, Kind: "lxc", Adopt: "214"}); err != nil {
 		t.Fatal(err)
 	}
 	g.ok(t, "take", "amber-fox", "--name", "Thu 09:15")

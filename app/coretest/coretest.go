@@ -156,7 +156,7 @@ func (e *Env) Stop() {
 // Thread makes a thread and returns it with its agent's caller.
 func (e *Env) Thread(t testing.TB, title string) (*snapshots.Thread, snapshots.Caller, string) {
 	t.Helper()
-	th, token, err := e.Core.CreateThread(context.Background(), snapshots.Owner(), title)
+	th, token, err := e.Core.Boxes().CreateThread(context.Background(), snapshots.Owner(), title)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func (e *Env) Box(t testing.TB, c snapshots.Caller, name string) *snapshots.Box 
 	if c.Kind == snapshots.CallerAgent {
 		req.Thread, c = c.Thread, snapshots.Owner()
 	}
-	b, err := e.Core.AcquireBox(context.Background(), c, req)
+	b, err := e.Core.Boxes().AcquireBox(context.Background(), c, req)
 	if err != nil {
 		t.Fatal(err)
 	}

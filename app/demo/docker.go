@@ -20,7 +20,7 @@ const DockerTemplate = "busybox-docker"
 // from that template, once.
 func SeedDocker(ctx context.Context, core *snapshots.Service, be *docker.Backend, busybox string, logger *slog.Logger) error {
 	owner := snapshots.Owner()
-	boxes, err := core.Boxes(ctx, owner)
+	boxes, err := core.Boxes().List(ctx, owner)
 	if err != nil {
 		return err
 	}
@@ -36,13 +36,13 @@ func SeedDocker(ctx context.Context, core *snapshots.Service, be *docker.Backend
 	if err := be.ImportBusyboxImage(ctx, DockerImage, busybox, files); err != nil {
 		return fmt.Errorf("build the demo image: %w", err)
 	}
-	if _, err := core.Template(ctx, DockerTemplate); err != nil {
-		if err := core.SaveTemplate(ctx, owner, snapshots.BoxTemplate{Name: DockerTemplate, Backend: be.ID(), Kind: docker.KindLinux,
+	if _, err := core.Boxes().Template(ctx, DockerTemplate); err != nil {
+		if err := core.Boxes().SaveTemplate(ctx, owner, snapshots.BoxTemplate{Name: DockerTemplate, Backend: be.ID(), Kind: docker.KindLinux,
 			Source: DockerImage}); err != nil {
 			return fmt.Errorf("save the demo's box template: %w", err)
 		}
 	}
-	if _, err := core.AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "crisp-dune", Template: DockerTemplate}); err != nil {
+	if _, err := core.Boxes().AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "crisp-dune", Template: DockerTemplate}); err != nil {
 		return fmt.Errorf("make the demo's Docker box: %w", err)
 	}
 	logger.Info("seeded the demo on Docker: one box from the busybox-docker template", "backend", be.ID())

@@ -15,7 +15,7 @@ import (
 // held copy as its undo, which Undo swaps in: on for the simulator only).
 func SeedProxmox(ctx context.Context, core *snapshots.Service, backendID string, logger *slog.Logger) error {
 	owner := snapshots.Owner()
-	boxes, err := core.Boxes(ctx, owner)
+	boxes, err := core.Boxes().List(ctx, owner)
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func SeedProxmox(ctx context.Context, core *snapshots.Service, backendID string,
 		{"221", "tidy-glade", "lxc"},
 	}
 	for _, g := range guests {
-		if _, err := core.AcquireBox(ctx, owner, snapshots.BoxRequest{Name: g.name, Backend: backendID, Kind: g.kind, Adopt: g.vmid}); err != nil {
+		if _, err := core.Boxes().AcquireBox(ctx, owner, snapshots.BoxRequest{Name: g.name, Backend: backendID, Kind: g.kind, Adopt: g.vmid}); err != nil {
 			return fmt.Errorf("adopt guest %s as %s: %w", g.vmid, g.name, err)
 		}
 	}

@@ -58,7 +58,7 @@ type BoxRequest struct {
 
 // boxSpecOf reads what req asks of a backend, under MayBox: a box template
 // by name, or, for the person only, the parts given.
-func (s *Service) boxSpecOf(ctx context.Context, c Caller, req *BoxRequest, box providers.BoxIdentity) (providers.BoxSpec, error) {
+func (s *Boxes) boxSpecOf(ctx context.Context, c Caller, req *BoxRequest, box providers.BoxIdentity) (providers.BoxSpec, error) {
 	if c.Kind == CallerAgent {
 		if err := agentBoxFields(*req); err != nil {
 			return providers.BoxSpec{}, err
@@ -112,7 +112,7 @@ func (s *Service) boxSpecOf(ctx context.Context, c Caller, req *BoxRequest, box 
 // AcquireBox makes a box on a backend: a folder on the local backend, a
 // clone of a template or an adopted guest on Proxmox. MayBox says who may
 // make it from what.
-func (s *Service) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box, error) {
+func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box, error) {
 	var thread *string
 	switch {
 	case c.Kind == CallerAgent:
@@ -257,7 +257,7 @@ func (s *core) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 
 // Boxes lists the boxes the caller may see, released ones included for the
 // person.
-func (s *Service) Boxes(ctx context.Context, c Caller) ([]*Box, error) {
+func (s *Boxes) List(ctx context.Context, c Caller) ([]*Box, error) {
 	all, err := boxRows(s.st.CoreBoxes(ctx, s.st.Pool))
 	if err != nil {
 		return nil, fmt.Errorf("list boxes: %w", err)
@@ -274,7 +274,7 @@ func (s *Service) Boxes(ctx context.Context, c Caller) ([]*Box, error) {
 // SetPresence records what the platform reports about a box: workspaces,
 // desktop control and terminals. Only the person's token (the platform's)
 // may report it.
-func (s *Service) SetPresence(ctx context.Context, c Caller, ref string, p Presence) (*Box, error) {
+func (s *Boxes) SetPresence(ctx context.Context, c Caller, ref string, p Presence) (*Box, error) {
 	if !c.IsPerson() {
 		return nil, refuse(CodeForbidden, "Only the platform, with the owner's token, reports presence.")
 	}

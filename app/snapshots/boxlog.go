@@ -80,7 +80,7 @@ func (s *core) log(ctx context.Context, q db.DBTX, box, kind string, c Caller, w
 
 // BoxLog reads a box's log, newest first, as the caller may see it: an agent
 // reads only the events of its own thread's actions and boxsnap's.
-func (s *Service) BoxLog(ctx context.Context, c Caller, boxRef string, limit int) ([]LogEvent, error) {
+func (s *Boxes) BoxLog(ctx context.Context, c Caller, boxRef string, limit int) ([]LogEvent, error) {
 	b, err := s.Box(ctx, c, boxRef)
 	if err != nil {
 		return nil, err

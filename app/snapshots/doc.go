@@ -11,14 +11,18 @@
 //
 // The service splits along its seams, each a type with the methods that
 // belong to it: Service holds the snapshots' rules and their operations
-// (take, restore, delete, keep, fork, release, reset, import, files,
-// pictures, shares, lists) and reaches the other seams; Sweeps (Service's
-// Sweeps) holds the periodic work (the reconcile, the outside-restore scan,
-// the room sweep, the keeps' expiry, automatic history's check and
-// thinning, the trash's emptying, housekeeping). What every seam shares
-// (the store, the backends, the engine, the settings, the time zone, the
-// log and the record reads) is the unexported core each embeds; a seam
-// calls another's method through that seam's type (s.snaps, s.sweeps).
+// (take, restore, delete, keep, fork, reset, import, files, pictures,
+// shares, approvals, lists) and reaches the other two; Boxes
+// (Service.Boxes) holds boxes and threads (acquiring and listing boxes,
+// presence, status, the box log, history settings, threads, templates, the
+// trash and a box's release, forgetting a backend); Sweeps
+// (Service.Sweeps) holds the periodic work (the reconcile, the
+// outside-restore scan, the room sweep, the keeps' expiry, automatic
+// history's check and thinning, the trash's emptying, housekeeping). What
+// every seam shares (the store, the backends, the engine, the settings, the
+// time zone, the log, the record reads, the caller's box and admission's
+// helpers) is the unexported core each embeds; a seam calls another's
+// method through that seam's type (s.snaps, s.boxes, s.sweeps).
 //
 // words.go is the one home of the words a person or an agent reads on more
 // than one surface (what a snapshot holds, prices in their currency, sizes,

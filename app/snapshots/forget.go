@@ -22,7 +22,7 @@ type GoneBackend struct {
 
 // GoneBackends lists the backends no longer in settings that still have
 // snapshot records.
-func (s *Service) GoneBackends(ctx context.Context) ([]GoneBackend, error) {
+func (s *Boxes) GoneBackends(ctx context.Context) ([]GoneBackend, error) {
 	// The backends first (a few rows), then only theirs of the snapshots:
 	// most installs have none gone, and read no snapshot.
 	gone, err := s.st.TabGoneBackendIDs(ctx, s.st.Pool, s.order)
@@ -65,7 +65,7 @@ type ForgetItem struct {
 
 // ForgetBackendPlan says what forgetting backend's snapshots would remove,
 // and changes nothing.
-func (s *Service) ForgetBackendPlan(ctx context.Context, c Caller, backend string) (*ForgetPlan, error) {
+func (s *Boxes) ForgetBackendPlan(ctx context.Context, c Caller, backend string) (*ForgetPlan, error) {
 	if !c.IsPerson() {
 		return nil, refuse(CodeForbidden, "Only the person forgets snapshots.")
 	}
@@ -112,7 +112,7 @@ func (s *Service) ForgetBackendPlan(ctx context.Context, c Caller, backend strin
 // ForgetBackend removes the records of a removed backend's snapshots, and
 // nothing on any backend (G2). A snapshot an operation still uses keeps its
 // record, and the answer names it.
-func (s *Service) ForgetBackend(ctx context.Context, c Caller, backend string) (*ForgetPlan, []string, error) {
+func (s *Boxes) ForgetBackend(ctx context.Context, c Caller, backend string) (*ForgetPlan, []string, error) {
 	p, err := s.ForgetBackendPlan(ctx, c, backend)
 	if err != nil {
 		return nil, nil, err

@@ -112,7 +112,7 @@ func TestG9SerialisedAndEligible(t *testing.T) {
 		// Each is ready, its take told once in the box log; the box's head
 		// is one of them, and none was taken from it (the head would have
 		// moved on to that one).
-		events, err := e.Core.BoxLog(ctx, snapshots.Owner(), "amber-fox", 0)
+		events, err := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), "amber-fox", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestG9SerialisedAndEligible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rop, err := e.Core.ReleaseBox(ctx, agent, "brisk-lake", "")
+		rop, err := e.Core.Boxes().ReleaseBox(ctx, agent, "brisk-lake", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +170,7 @@ func TestG9SerialisedAndEligible(t *testing.T) {
 			t.Fatal("the release started before the take it waited for ended")
 		}
 		// The release moved the box to the trash; emptying it deletes.
-		eop, err := e.Core.EmptyTrash(ctx, snapshots.Owner(), "brisk-lake", "")
+		eop, err := e.Core.Boxes().EmptyTrash(ctx, snapshots.Owner(), "brisk-lake", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ func keepsAsHeldCopy(be Backend, kind string) (providers.HeldCopier, bool) {
 // p.DeleteKept, each kept snapshot not yet copied is unkept and deleted
 // instead. A copy that cannot be made answers a *copyFailedError and
 // nothing kept is deleted.
-func (s *Service) holdKept(ctx context.Context, op *Operation, b *Box, be Backend, p releaseParams) error {
+func (s *Boxes) holdKept(ctx context.Context, op *Operation, b *Box, be Backend, p releaseParams) error {
 	hc, ok := keepsAsHeldCopy(be, b.Kind)
 	if !ok {
 		return nil
@@ -90,7 +90,7 @@ func (s *Service) holdKept(ctx context.Context, op *Operation, b *Box, be Backen
 }
 
 // unkeepAndDelete stops keeping sn, on its label first, then deletes it.
-func (s *Service) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend) error {
+func (s *Boxes) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend) error {
 	if l, ok := be.Snap.(providers.Labeler); ok && sn.Ref != "" {
 		if err := l.SetKeptUntil(ctx, refOf(sn, b), nil); err != nil && !errors.Is(err, providers.ErrNotFound) {
 			return err
@@ -100,7 +100,7 @@ func (s *Service) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapsh
 		return fmt.Errorf("record unkeep of %s: %w", sn.ID, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), fmt.Sprintf("‘%s’ goes with the box, at the person's word", sn.Name), sn.ID, op.ID, nil)
-	return s.deleteNow(ctx, op, sn, b, be, callerOf(op), "its box was released, at the person's word")
+	return s.snaps.deleteNow(ctx, op, sn, b, be, callerOf(op), "its box was released, at the person's word")
 }
 
 // holdCopy makes one kept snapshot's held copy: room first (a take's rule,
@@ -110,7 +110,7 @@ func (s *Service) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapsh
 // so it replaces its snapshot in the paid rate and adds nothing to it
 // (unit 8, "a release checks no ceiling"); no backend that makes held copies
 // charges yet.
-func (s *Service) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, hc providers.HeldCopier) error {
+func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, hc providers.HeldCopier) error {
 	fail := func(why string) error { return &copyFailedError{words: CopyFailedWords(sn.Name, why)} }
 	if sn.State != StateReady {
 		return fail(fmt.Sprintf("it is %s", stateWords(sn.State)))
@@ -173,7 +173,7 @@ func (s *Service) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *
 
 // copyRoom says why a held copy does not fit on its storage, or "": a
 // held copy's room is a take's, sized as the plan's Keep says (unit 8).
-func (s *Service) copyRoom(ctx context.Context, b *Box, be Backend, ref providers.SnapshotRef) (string, error) {
+func (s *Boxes) copyRoom(ctx context.Context, b *Box, be Backend, ref providers.SnapshotRef) (string, error) {
 	st, err := s.Settings(ctx)
 	if err != nil {
 		return "", err
@@ -226,7 +226,7 @@ func reason(err error) string {
 // releaseStopped ends a release that stopped before any guest went: the box
 // is ready again, so the person can Release again or "Release and delete
 // it", and the box log says why.
-func (s *Service) releaseStopped(ctx context.Context, op *Operation, b *Box, words string) error {
+func (s *Boxes) releaseStopped(ctx context.Context, op *Operation, b *Box, words string) error {
 	state := BoxReady
 	if _, err := s.trashRow(ctx, s.st.Pool, b.ID); err == nil {
 		state = BoxTrashed // emptying the trash stopped: the box waits there again
@@ -241,7 +241,7 @@ func (s *Service) releaseStopped(ctx context.Context, op *Operation, b *Box, wor
 // releaseEarlier deletes the box's earlier guests at its release, after
 // their kept snapshots' held copies are made, with the snapshots left on
 // them (section 2: "it is deleted ... at the box's release").
-func (s *Service) releaseEarlier(ctx context.Context, op *Operation, b *Box, be Backend) error {
+func (s *Boxes) releaseEarlier(ctx context.Context, op *Operation, b *Box, be Backend) error {
 	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
 	if err != nil {
 		return err
@@ -279,7 +279,7 @@ func preferHeld(h, prev providers.HeldSnapshot) bool {
 // ReleaseStopped answers the words of the box's last release when it
 // stopped because a held copy could not be made, or "": the release page
 // then offers Release again and "Release and delete it" (section 7).
-func (s *Service) ReleaseStopped(ctx context.Context, c Caller, boxRef string) (string, error) {
+func (s *Boxes) ReleaseStopped(ctx context.Context, c Caller, boxRef string) (string, error) {
 	b, err := s.Box(ctx, c, boxRef)
 	if err != nil {
 		return "", err

@@ -94,7 +94,7 @@ type BoxHistory struct {
 
 // BoxHistorySettings reads a box's history settings as the caller may see
 // the box.
-func (s *Service) BoxHistorySettings(ctx context.Context, c Caller, ref string) (*BoxHistory, error) {
+func (s *Boxes) BoxHistorySettings(ctx context.Context, c Caller, ref string) (*BoxHistory, error) {
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func (s *Service) BoxHistorySettings(ctx context.Context, c Caller, ref string) 
 	return s.boxHistory(ctx, b)
 }
 
-func (s *Service) boxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
+func (s *Boxes) boxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
 	st, err := s.Settings(ctx)
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func (s *Service) boxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
 
 // SetBoxHistory sets a box's own history settings: the person only.
 // automatic nil follows the backend; maxGiB nil follows the setting.
-func (s *Service) SetBoxHistory(ctx context.Context, c Caller, ref string, automatic *bool, maxGiB *int64) (*BoxHistory, error) {
+func (s *Boxes) SetBoxHistory(ctx context.Context, c Caller, ref string, automatic *bool, maxGiB *int64) (*BoxHistory, error) {
 	if !c.IsPerson() {
 		return nil, refuse(CodeForbidden, "Only the person changes a box's history settings.")
 	}

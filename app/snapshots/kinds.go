@@ -70,13 +70,13 @@ func (s *Service) register() {
 		Keep:    operations.Register(e, OpKeep, keep),
 		Unkeep:  operations.Register(e, OpUnkeep, keep),
 		Fork:    operations.Register(e, OpFork, ended[ForkParams, ForkResult](s.runFork)),
-		Release: operations.Register(e, OpRelease, ended[releaseParams, ReleaseResult](s.runRelease)),
+		Release: operations.Register(e, OpRelease, ended[releaseParams, ReleaseResult](s.boxes.runRelease)),
 		Import:  operations.Register(e, OpImport, ended[importParams, ImportResult](s.runImport)),
 
 		Thin:          operations.Register(e, OpThin, thin),
 		DeleteHistory: operations.Register(e, OpDeleteHistory, thin),
 
-		Untrash: operations.Register(e, OpUntrash, ended[struct{}, UntrashResult](s.runUntrash)),
+		Untrash: operations.Register(e, OpUntrash, ended[struct{}, UntrashResult](s.boxes.runUntrash)),
 		Reset:   operations.Register(e, OpReset, ended[resetParams, ResetResult](s.runReset)),
 	}
 	e.UseTasks(s.providerTask)

@@ -106,7 +106,7 @@ func TestHousekeepPrunesBoxLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := e.Core.BoxLog(ctx, snapshots.Owner(), b.ID, snapshots.BoxLogKeep)
+	log, err := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), b.ID, snapshots.BoxLogKeep)
 	if err != nil {
 		t.Fatal(err)
 	}

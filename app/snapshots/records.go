@@ -157,7 +157,7 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 		boxes = []*Box{b}
 	} else {
 		var err error
-		if boxes, err = s.Boxes(ctx, c); err != nil {
+		if boxes, err = s.boxes.List(ctx, c); err != nil {
 			return nil, err
 		}
 	}

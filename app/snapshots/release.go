@@ -18,7 +18,7 @@ import (
 // trash; otherwise, and when the trash is emptied, it deletes the box's
 // snapshots that nobody kept, marks the kept ones released, and releases
 // the guest (section 6; section 7).
-func (s *Service) ReleaseBox(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+func (s *Boxes) ReleaseBox(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{})
 }
 
@@ -26,14 +26,14 @@ func (s *Service) ReleaseBox(ctx context.Context, c Caller, ref, requestID strin
 // when a release stopped because a held copy could not be made: each kept
 // snapshot of the box not yet copied stops being kept and goes with it;
 // held copies made already stay kept (section 7; unit 8).
-func (s *Service) ReleaseBoxDeletingKept(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+func (s *Boxes) ReleaseBoxDeletingKept(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	if !c.IsPerson() {
 		return nil, refuse(CodeForbidden, "Only the person deletes what they kept.")
 	}
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{DeleteKept: true})
 }
 
-func (s *Service) releaseBox(ctx context.Context, c Caller, ref, requestID string, p releaseParams) (*Operation, error) {
+func (s *Boxes) releaseBox(ctx context.Context, c Caller, ref, requestID string, p releaseParams) (*Operation, error) {
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func (s *Service) releaseBox(ctx context.Context, c Caller, ref, requestID strin
 	return op, err
 }
 
-func (s *Service) runRelease(ctx context.Context, op *Operation, p releaseParams) error {
+func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) error {
 	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, p releaseParams
 		// Each delete's provider task is waited for by the job's snooze:
 		// the release resumes here, and the snapshot still deleting is
 		// deleted again (gone already: its record goes).
-		if err := s.deleteWith(ctx, op, sn, b, be, System("its box was released"), "its box was released", s.taskRecorder(op)); err != nil {
+		if err := s.snaps.deleteWith(ctx, op, sn, b, be, System("its box was released"), "its box was released", s.snaps.taskRecorder(op)); err != nil {
 			if operations.Pending(err) {
 				return err
 			}
@@ -127,7 +127,7 @@ func (s *Service) runRelease(ctx context.Context, op *Operation, p releaseParams
 	// the backend can leave them (providers.TaskReleaser).
 	var rerr error
 	if tr, ok := be.Boxes.(providers.TaskReleaser); ok {
-		rerr = tr.ReleaseRecorded(ctx, guestOf(b), s.taskRecorder(op))
+		rerr = tr.ReleaseRecorded(ctx, guestOf(b), s.snaps.taskRecorder(op))
 	} else {
 		rerr = be.Boxes.Release(ctx, guestOf(b))
 	}

@@ -87,7 +87,7 @@ type ResetResult struct {
 // recordMadeFrom remembers what a new box was made from, for its reset:
 // the box template by name where it was one, the backend's source and the
 // command as they were.
-func (s *Service) recordMadeFrom(ctx context.Context, boxID, template string, spec providers.BoxSpec) {
+func (s *Boxes) recordMadeFrom(ctx context.Context, boxID, template string, spec providers.BoxSpec) {
 	if spec.Adopt != "" {
 		return // an adopted guest was made outside boxsnap: it has no template
 	}
@@ -247,14 +247,14 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 			p.Source, p.Command = mf.Source, mf.Command
 			return nil
 		}
-		t, err := s.Template(ctx, mf.Template)
+		t, err := s.boxes.Template(ctx, mf.Template)
 		if err != nil {
 			p.Source, p.Command = mf.Source, mf.Command // the template is gone: the source as it was
 			return nil
 		}
 		name = t.Name
 	}
-	t, err := s.Template(ctx, name)
+	t, err := s.boxes.Template(ctx, name)
 	if err != nil {
 		return err
 	}

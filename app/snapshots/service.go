@@ -57,13 +57,23 @@ type Options struct {
 
 // Service is the core's snapshot rules and operations: take, restore,
 // delete, keep, fork, import, files, pictures, shares and lists. It holds
-// the core's other seams, reached through it: Boxes (boxes, threads and
-// templates) and Sweeps (the periodic jobs). What every seam shares (the
-// store, the backends, the engine, the settings and the record reads) is
-// core's, embedded in each.
+// the core's other seams, reached through it: Boxes (boxes, threads,
+// templates, trash and release) and Sweeps (the periodic jobs). What
+// every seam shares (the store, the backends, the engine, the settings and
+// the record reads) is core's, embedded in each.
 type Service struct {
 	*core
 }
+
+// Boxes is the core's boxes and threads: acquiring and listing boxes,
+// their presence, status, log and automatic history's settings, threads,
+// templates, the trash and a box's release, and forgetting a backend.
+type Boxes struct {
+	*core
+}
+
+// Boxes is the core's boxes and threads.
+func (s *Service) Boxes() *Boxes { return s.boxes }
 
 // Sweeps is the core's periodic work: the reconcile, the scan for restores
 // made outside boxsnap, the room sweep, the keeps' expiry, automatic
@@ -77,11 +87,12 @@ func (s *Service) Sweeps() *Sweeps { return s.sweeps }
 
 // core is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
-// log, the record reads, the settings and the time zone). Its snaps and
-// sweeps are the seams themselves, so that one seam calls another through
+// log, the record reads, the settings and the time zone). Its snaps, boxes
+// and sweeps are the seams themselves, so that one seam calls another through
 // its type.
 type core struct {
 	snaps    *Service
+	boxes    *Boxes
 	sweeps   *Sweeps
 	st       *store.Store
 	backends map[string]Backend
@@ -111,7 +122,7 @@ func New(opts Options) (*Service, error) {
 		return nil, errors.New("snapshots: a store is required")
 	}
 	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir}}
-	s.snaps, s.sweeps = s, &Sweeps{s.core}
+	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.core}, &Sweeps{s.core}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

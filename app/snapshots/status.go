@@ -11,7 +11,7 @@ import (
 // BoxStatus reads whether a box's guest exists and runs, and its size
 // where its backend says, as the caller may see the box: what a box's
 // page shows beside its snapshots.
-func (s *Service) BoxStatus(ctx context.Context, c Caller, ref string) (providers.GuestStatus, error) {
+func (s *Boxes) BoxStatus(ctx context.Context, c Caller, ref string) (providers.GuestStatus, error) {
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
 		return providers.GuestStatus{}, err

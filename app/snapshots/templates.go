@@ -65,7 +65,7 @@ var (
 // its user not root, its limits not below zero. A source on the local
 // backend is a folder's name in the templates folder: never a full path,
 // never "..", never a folder below another (section "Security model").
-func (s *Service) CheckTemplate(t BoxTemplate) error {
+func (s *Boxes) CheckTemplate(t BoxTemplate) error {
 	var errs []error
 	if !boxNameRE.MatchString(t.Name) {
 		errs = append(errs, errors.New("A box template's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter."))
@@ -130,7 +130,7 @@ func sortedKeys(m map[string]string) []string {
 
 // Templates lists the box templates. An agent reads them too: it chooses
 // one by name.
-func (s *Service) Templates(ctx context.Context) ([]BoxTemplate, error) {
+func (s *Boxes) Templates(ctx context.Context) ([]BoxTemplate, error) {
 	all, err := s.st.TemplateList(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("list box templates: %w", err)
@@ -150,7 +150,7 @@ func noTemplate() *Refusal {
 }
 
 // Template reads one box template by its name.
-func (s *Service) Template(ctx context.Context, name string) (BoxTemplate, error) {
+func (s *Boxes) Template(ctx context.Context, name string) (BoxTemplate, error) {
 	if !boxNameRE.MatchString(name) {
 		return BoxTemplate{}, noTemplate()
 	}
@@ -165,7 +165,7 @@ func (s *Service) Template(ctx context.Context, name string) (BoxTemplate, error
 }
 
 // SaveTemplate adds or changes a box template; only the person may.
-func (s *Service) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) error {
+func (s *Boxes) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) error {
 	if !c.IsPerson() {
 		return refuse(CodeForbidden, "Only the person changes box templates.")
 	}
@@ -189,7 +189,7 @@ func (s *Service) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) err
 
 // DeleteTemplate removes a box template; boxes made from it stay. Only the
 // person may.
-func (s *Service) DeleteTemplate(ctx context.Context, c Caller, name string) error {
+func (s *Boxes) DeleteTemplate(ctx context.Context, c Caller, name string) error {
 	if !c.IsPerson() {
 		return refuse(CodeForbidden, "Only the person changes box templates.")
 	}

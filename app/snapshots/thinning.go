@@ -107,7 +107,7 @@ func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 			continue
 		}
 		rep.Boxes++
-		hist, err := s.snaps.boxHistory(ctx, b)
+		hist, err := s.boxes.boxHistory(ctx, b)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -22,7 +22,7 @@ const MaxThreadTitle = 120
 
 // CreateThread registers a thread with its title; its bearer token is
 // returned once and kept only as a hash. Only the person makes threads.
-func (s *Service) CreateThread(ctx context.Context, c Caller, title string) (*Thread, string, error) {
+func (s *Boxes) CreateThread(ctx context.Context, c Caller, title string) (*Thread, string, error) {
 	if !c.IsPerson() {
 		return nil, "", refuse(CodeForbidden, "Only the person makes threads.")
 	}
@@ -45,7 +45,7 @@ func (s *Service) CreateThread(ctx context.Context, c Caller, title string) (*Th
 }
 
 // ThreadByToken finds the live thread a bearer token belongs to.
-func (s *Service) ThreadByToken(ctx context.Context, token string) (*Thread, error) {
+func (s *Boxes) ThreadByToken(ctx context.Context, token string) (*Thread, error) {
 	if !strings.HasPrefix(token, ThreadTokenPrefix) {
 		return nil, ErrNoThread
 	}
@@ -77,7 +77,7 @@ func (s *core) thread(ctx context.Context, id string) (*Thread, error) {
 }
 
 // Thread reads one thread; an agent reads only its own.
-func (s *Service) Thread(ctx context.Context, c Caller, id string) (*Thread, error) {
+func (s *Boxes) Thread(ctx context.Context, c Caller, id string) (*Thread, error) {
 	if c.Kind == CallerAgent && c.Thread != id {
 		return nil, refuse(CodeNotFound, "No thread %s.", id)
 	}
@@ -85,7 +85,7 @@ func (s *Service) Thread(ctx context.Context, c Caller, id string) (*Thread, err
 }
 
 // Threads lists every thread, for the person.
-func (s *Service) Threads(ctx context.Context, c Caller) ([]*Thread, error) {
+func (s *Boxes) Threads(ctx context.Context, c Caller) ([]*Thread, error) {
 	if !c.IsPerson() {
 		t, err := s.thread(ctx, c.Thread)
 		if err != nil {

@@ -82,7 +82,7 @@ func TrashCostWords(kind string) string {
 // ReleaseWords says what a release of b does now, in the words of the
 // release dialog: into the trash for the setting's hours, with a final
 // snapshot where the backend can take one, or deleted at once.
-func (s *Service) ReleaseWords(ctx context.Context, b *Box) (string, error) {
+func (s *Boxes) ReleaseWords(ctx context.Context, b *Box) (string, error) {
 	st, err := s.Settings(ctx)
 	if err != nil {
 		return "", err
@@ -102,7 +102,7 @@ func (s *Service) ReleaseWords(ctx context.Context, b *Box) (string, error) {
 		b.Name, st.TrashHours, final, TrashCostWords(be.Kind)), nil
 }
 
-func (s *Service) trashRow(ctx context.Context, q db.DBTX, boxID string) (*trashRow, error) {
+func (s *Boxes) trashRow(ctx context.Context, q db.DBTX, boxID string) (*trashRow, error) {
 	r, err := s.st.TrashByBox(ctx, q, boxID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
@@ -113,7 +113,7 @@ func (s *Service) trashRow(ctx context.Context, q db.DBTX, boxID string) (*trash
 	return &r, nil
 }
 
-func (s *Service) trashEntry(ctx context.Context, b *Box, r *trashRow) TrashEntry {
+func (s *Boxes) trashEntry(ctx context.Context, b *Box, r *trashRow) TrashEntry {
 	e := TrashEntry{Box: b, TrashedAt: r.TrashedAt, Until: r.Until, Final: r.FinalSnapshot, FinalWords: r.FinalWords,
 		WasRunning: r.WasRunning, ByKind: r.ByKind}
 	if r.FinalSnapshot != nil {
@@ -129,7 +129,7 @@ func (s *Service) trashEntry(ctx context.Context, b *Box, r *trashRow) TrashEntr
 
 // Trash lists the boxes in the trash that the caller may see, the soonest
 // to go first: an agent sees only its own thread's.
-func (s *Service) Trash(ctx context.Context, c Caller) ([]TrashEntry, error) {
+func (s *Boxes) Trash(ctx context.Context, c Caller) ([]TrashEntry, error) {
 	all, err := s.st.TrashList(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("list the trash: %w", err)
@@ -147,7 +147,7 @@ func (s *Service) Trash(ctx context.Context, c Caller) ([]TrashEntry, error) {
 }
 
 // TrashOf reads one box in the trash as the caller may see it.
-func (s *Service) TrashOf(ctx context.Context, c Caller, ref string) (*TrashEntry, error) {
+func (s *Boxes) TrashOf(ctx context.Context, c Caller, ref string) (*TrashEntry, error) {
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func notInTrash(b *Box) *Refusal {
 // RestoreFromTrash admits the restore of a box from the trash: its guest
 // made as it was (links up, onboot back), started if it ran, with its
 // history. The person restores any box; an agent only its own thread's.
-func (s *Service) RestoreFromTrash(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+func (s *Boxes) RestoreFromTrash(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func (s *Service) RestoreFromTrash(ctx context.Context, c Caller, ref, requestID
 // snapshots go and its guest is released, as a release did before the
 // trash. Only the person empties the trash; boxsnap does when the window
 // ends (EmptyDueTrash).
-func (s *Service) EmptyTrash(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+func (s *Boxes) EmptyTrash(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	if !c.IsPerson() && c.Kind != CallerSystem {
 		return nil, refuse(CodeForbidden, "Only the person empties the trash.")
 	}
@@ -223,7 +223,7 @@ func (s *Sweeps) EmptyDueTrash(ctx context.Context) ([]*Operation, error) {
 	}
 	var ops []*Operation
 	for _, id := range ids {
-		op, err := s.snaps.EmptyTrash(ctx, System("its time in the trash ended"), id, "")
+		op, err := s.boxes.EmptyTrash(ctx, System("its time in the trash ended"), id, "")
 		if err != nil {
 			if _, ok := AsRefusal(err); ok {
 				s.logger.Info("the trash sweep left a box for later", "box", id, "why", err)
@@ -239,7 +239,7 @@ func (s *Sweeps) EmptyDueTrash(ctx context.Context) ([]*Operation, error) {
 // runTrash is a release into the trash: the final snapshot, the stop and
 // the inert guest, then the box marked trashed. Each step is recorded
 // before it runs; a resumed one goes on from it.
-func (s *Service) runTrash(ctx context.Context, op *Operation, b *Box, be Backend) error {
+func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend) error {
 	st, err := s.Settings(ctx)
 	if err != nil {
 		return err
@@ -301,7 +301,7 @@ func (s *Service) runTrash(ctx context.Context, op *Operation, b *Box, be Backen
 // trashFailed ends a release into the trash that could not make the box
 // inert: the box is ready again, out of the trash; its final snapshot stays
 // in its history.
-func (s *Service) trashFailed(ctx context.Context, op *Operation, b *Box, words string) error {
+func (s *Boxes) trashFailed(ctx context.Context, op *Operation, b *Box, words string) error {
 	ctx = context.WithoutCancel(ctx)
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.TrashForget(ctx, tx, b.ID); err != nil {
@@ -320,7 +320,7 @@ func (s *Service) trashFailed(ctx context.Context, op *Operation, b *Box, words 
 // undo is taken (named "at the release at 11:02", by boxsnap, no undo), and
 // records it on the trash, or why there is none. A final snapshot that
 // fails does not stop the release: the trash keeps the box as it is.
-func (s *Service) takeFinal(ctx context.Context, op *Operation, b *Box, be Backend) error {
+func (s *Boxes) takeFinal(ctx context.Context, op *Operation, b *Box, be Backend) error {
 	var final *string
 	words := ""
 	if be.Snap.Snapshotting(b.Kind) == nil {
@@ -330,7 +330,7 @@ func (s *Service) takeFinal(ctx context.Context, op *Operation, b *Box, be Backe
 	} else if !plan.Take.OK {
 		words = plan.Take.Why
 	} else {
-		sn, err := s.takeUndo(ctx, op, b, be, op.Resuming)
+		sn, err := s.snaps.takeUndo(ctx, op, b, be, op.Resuming)
 		if operations.Pending(err) {
 			return err // the job snoozes on its task; the resumed run finds it by its label
 		}
@@ -352,7 +352,7 @@ func (s *Service) takeFinal(ctx context.Context, op *Operation, b *Box, be Backe
 // makeInert stops the box's guest and, where its backend needs it, makes it
 // inert (providers.Trasher). first records whether it ran, before the stop,
 // so a restore from the trash starts it again.
-func (s *Service) makeInert(ctx context.Context, b *Box, be Backend, first bool) error {
+func (s *Boxes) makeInert(ctx context.Context, b *Box, be Backend, first bool) error {
 	g := guestOf(b)
 	if first {
 		running := false
@@ -383,7 +383,7 @@ func (s *Service) makeInert(ctx context.Context, b *Box, be Backend, first bool)
 // runUntrash restores a box from the trash: its guest given back what was
 // set aside, started if it ran, the box ready with its history; the final
 // snapshot joins it as an automatic one.
-func (s *Service) runUntrash(ctx context.Context, op *Operation, _ struct{}) error {
+func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) error {
 	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return err
@@ -445,7 +445,7 @@ func (s *Service) runUntrash(ctx context.Context, op *Operation, _ struct{}) err
 
 // untrashFailed ends a restore from the trash that did not finish: the box
 // stays in the trash, and the person can try again or empty it.
-func (s *Service) untrashFailed(ctx context.Context, op *Operation, b *Box, words string) error {
+func (s *Boxes) untrashFailed(ctx context.Context, op *Operation, b *Box, words string) error {
 	ctx = context.WithoutCancel(ctx)
 	if err := s.st.CoreBoxSetState(ctx, s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxTrashed)}); err != nil {
 		return fmt.Errorf("restore of %s from the trash stopped: %w", b.Name, err)

@@ -24,7 +24,7 @@ type restores struct {
 // restoresOf reads a box's restores from its log (its newest events).
 func (s *Server) restoresOf(rc rowContext, b *snapshots.Box) restores {
 	out := restores{byOp: map[string]snapshots.RestoreResult{}}
-	evs, err := s.opts.Core.BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
+	evs, err := s.opts.Core.Boxes().BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
 	if err != nil {
 		return out
 	}
@@ -85,7 +85,7 @@ type nowRow struct {
 // newest snapshot.
 func (s *Server) nowOf(rc rowContext, b *snapshots.Box, sns []*snapshots.Snapshot, rs restores) *nowRow {
 	n := &nowRow{}
-	if st, err := s.opts.Core.BoxStatus(rc.ctx, snapshots.Owner(), b.ID); err == nil && st.Exists {
+	if st, err := s.opts.Core.Boxes().BoxStatus(rc.ctx, snapshots.Owner(), b.ID); err == nil && st.Exists {
 		n.State = "Stopped"
 		if st.Running {
 			n.State = "Running"
@@ -149,7 +149,7 @@ func (s *Server) historyOf(rc rowContext, b *snapshots.Box, shown int) history {
 	if shown > snapshots.BoxLogKeep {
 		shown = snapshots.BoxLogKeep
 	}
-	evs, err := s.opts.Core.BoxLog(rc.ctx, snapshots.Owner(), b.ID, shown+1)
+	evs, err := s.opts.Core.Boxes().BoxLog(rc.ctx, snapshots.Owner(), b.ID, shown+1)
 	if err != nil {
 		return history{}
 	}

@@ -84,7 +84,7 @@ type fact struct {
 func (s *Server) facts(r *http.Request, b *snapshots.Box, h boxHead) []fact {
 	out := []fact{{"Kind", strings.Join(h.Badges, " · ")}, {"Where", strings.TrimPrefix(h.Where, "on ")}}
 	if b.ReleasedAt == nil {
-		if st, err := s.opts.Core.BoxStatus(r.Context(), snapshots.Owner(), b.ID); err != nil {
+		if st, err := s.opts.Core.Boxes().BoxStatus(r.Context(), snapshots.Owner(), b.ID); err != nil {
 			out = append(out, fact{"State", "unknown: " + err.Error()})
 		} else if !st.Exists {
 			out = append(out, fact{"State", "its guest is missing"})
@@ -133,7 +133,7 @@ func (s *Server) boxLive(r *http.Request, b *snapshots.Box, back string) (boxLiv
 // doneWords is what a settled card says in the live region: the box log's
 // newest event.
 func (s *Server) doneWords(r *http.Request, b *snapshots.Box) string {
-	evs, err := s.opts.Core.BoxLog(r.Context(), snapshots.Owner(), b.ID, 1)
+	evs, err := s.opts.Core.Boxes().BoxLog(r.Context(), snapshots.Owner(), b.ID, 1)
 	if err != nil || len(evs) == 0 {
 		return b.Name + ": done."
 	}
@@ -233,7 +233,7 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 // and for operations boxsnap could not confirm (with Check now).
 func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
 	ctx := r.Context()
-	events, err := s.opts.Core.BoxLog(ctx, snapshots.Owner(), b.ID, 100)
+	events, err := s.opts.Core.Boxes().BoxLog(ctx, snapshots.Owner(), b.ID, 100)
 	if err != nil {
 		return nil
 	}
@@ -260,7 +260,7 @@ func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
 			_ = json.Unmarshal(ev.Data, &res)
 			thread := ""
 			if ev.ActorThread != nil {
-				if t, err := s.opts.Core.Thread(ctx, snapshots.Owner(), *ev.ActorThread); err == nil {
+				if t, err := s.opts.Core.Boxes().Thread(ctx, snapshots.Owner(), *ev.ActorThread); err == nil {
 					thread = t.Title
 				}
 			}
@@ -332,7 +332,7 @@ func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
 		Facts: s.facts(r, b, h), History: s.historyOf(rc, b, shown)}
 	p.Undo, _ = s.opts.Core.NewestUndo(r.Context(), snapshots.Owner(), b.ID)
 	if b.State == snapshots.BoxTrashed {
-		if e, err := s.opts.Core.TrashOf(r.Context(), snapshots.Owner(), b.ID); err == nil {
+		if e, err := s.opts.Core.Boxes().TrashOf(r.Context(), snapshots.Owner(), b.ID); err == nil {
 			p.Trashed = fmt.Sprintf("Released: it goes %s with its snapshots that nobody kept. Restore it to use it again, with its history.",
 				e.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
 		}

@@ -25,7 +25,7 @@ type threadsTab struct {
 }
 
 func (s *Server) threadsTab(w http.ResponseWriter, r *http.Request, status int, p threadsTab) {
-	ths, err := s.opts.Core.Threads(r.Context(), snapshots.Owner())
+	ths, err := s.opts.Core.Boxes().Threads(r.Context(), snapshots.Owner())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -51,7 +51,7 @@ func (s *Server) showThreads(w http.ResponseWriter, r *http.Request) {
 // createThread makes a thread with its title and shows its token once.
 func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 	title := r.PostFormValue("title")
-	_, token, err := s.opts.Core.CreateThread(r.Context(), snapshots.Owner(), title)
+	_, token, err := s.opts.Core.Boxes().CreateThread(r.Context(), snapshots.Owner(), title)
 	if err != nil {
 		s.threadsTab(w, r, statusOf(err), threadsTab{Error: refusalWords(err), Title: title})
 		return

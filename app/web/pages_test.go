@@ -33,7 +33,7 @@ func TestStaleDialogRefuses(t *testing.T) {
 	if w.Code != http.StatusOK || m == nil {
 		t.Fatalf("restore dialog: %d, plan field %v\n%s", w.Code, m, w.Body)
 	}
-	if _, err := s.env.Core.SetPresence(ctx, snapshots.Owner(), b.Name, snapshots.Presence{Terminals: 1}); err != nil {
+	if _, err := s.env.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.Name, snapshots.Presence{Terminals: 1}); err != nil {
 		t.Fatal(err)
 	}
 	w = s.do(t, "POST", path, url.Values{"plan": {m[1]}, "undo": {"1"}, "back": {"/boxes/amber-fox"}}, nil)

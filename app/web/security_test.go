@@ -321,7 +321,7 @@ func TestBoxTemplatesOnTheSettingsPage(t *testing.T) {
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("a good template: %d\n%s", w.Code, w.Body)
 	}
-	got, err := s.env.Core.Template(context.Background(), "node-dev")
+	got, err := s.env.Core.Boxes().Template(context.Background(), "node-dev")
 	if err != nil || got.Limits.MemoryBytes != 512<<20 || got.Limits.Processes != 64 || got.Env["PORT"] != "3000" || got.Command != "npm start" {
 		t.Fatalf("saved: %+v %v", got, err)
 	}
@@ -331,7 +331,7 @@ func TestBoxTemplatesOnTheSettingsPage(t *testing.T) {
 	if w := s.do(t, "POST", "/settings/templates/node-dev/delete", url.Values{}, nil); w.Code != http.StatusSeeOther {
 		t.Fatalf("remove: %d", w.Code)
 	}
-	if _, err := s.env.Core.Template(context.Background(), "node-dev"); err == nil {
+	if _, err := s.env.Core.Boxes().Template(context.Background(), "node-dev"); err == nil {
 		t.Fatal("the template is still there")
 	}
 }

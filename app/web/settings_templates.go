@@ -24,7 +24,7 @@ type templatesPage struct {
 }
 
 func (s *Server) templatesPage(w http.ResponseWriter, r *http.Request, status int, p templatesPage) {
-	list, err := s.opts.Core.Templates(r.Context())
+	list, err := s.opts.Core.Boxes().Templates(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -94,7 +94,7 @@ func (s *Server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 	if len(bad) > 0 {
 		err = &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: strings.Join(bad, " ")}
 	} else {
-		err = s.opts.Core.SaveTemplate(r.Context(), snapshots.Owner(), t)
+		err = s.opts.Core.Boxes().SaveTemplate(r.Context(), snapshots.Owner(), t)
 	}
 	if err != nil {
 		if _, ok := snapshots.AsRefusal(err); !ok {
@@ -110,7 +110,7 @@ func (s *Server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 // deleteTemplate removes a box template; its boxes stay.
 func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
-	if err := s.opts.Core.DeleteTemplate(r.Context(), snapshots.Owner(), name); err != nil {
+	if err := s.opts.Core.Boxes().DeleteTemplate(r.Context(), snapshots.Owner(), name); err != nil {
 		s.refused(w, r, err)
 		return
 	}

@@ -62,7 +62,7 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	// a released box's kept snapshot, and a machine's, only the latter.
 	if b.ThreadID != nil && b.ReleasedAt == nil && b.State == snapshots.BoxReady {
 		title := *b.ThreadID
-		if t, terr := s.opts.Core.Thread(ctx, snapshots.Owner(), *b.ThreadID); terr == nil {
+		if t, terr := s.opts.Core.Boxes().Thread(ctx, snapshots.Owner(), *b.ThreadID); terr == nil {
 			title = t.Title
 		}
 		d.Places = []place{{Value: whereThread, Text: "In " + title + ", as " + b.Name + " is", Checked: true},

@@ -122,7 +122,7 @@ func (s *Server) rowContext(r *http.Request, back string) rowContext {
 	if st, err := s.opts.Core.Settings(r.Context()); err == nil {
 		rc.keepDays = st.KeepDays
 	}
-	if ths, err := s.opts.Core.Threads(r.Context(), snapshots.Owner()); err == nil {
+	if ths, err := s.opts.Core.Boxes().Threads(r.Context(), snapshots.Owner()); err == nil {
 		for _, t := range ths {
 			rc.threads[t.ID] = t.Title
 		}

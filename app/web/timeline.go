@@ -50,7 +50,7 @@ func (s *Server) timelineOf(r *http.Request, b *snapshots.Box, offset int) (time
 	ctx := r.Context()
 	back := "/boxes/" + b.Name
 	t := timeline{Box: b.Name, Back: back, Action: "/boxes/" + url.PathEscape(b.Name) + "/history"}
-	hist, err := s.opts.Core.BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
+	hist, err := s.opts.Core.Boxes().BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
 	if err != nil {
 		return t, err
 	}
@@ -156,12 +156,12 @@ func (s *Server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Automatic snapshots are on, off, or as the backend's setting says (backend)."})
 		return
 	}
-	cur, err := s.opts.Core.BoxHistorySettings(r.Context(), snapshots.Owner(), box)
+	cur, err := s.opts.Core.Boxes().BoxHistorySettings(r.Context(), snapshots.Owner(), box)
 	if err != nil {
 		s.refused(w, r, err)
 		return
 	}
-	if _, err := s.opts.Core.SetBoxHistory(r.Context(), snapshots.Owner(), box, on, cur.MaxGiB); err != nil {
+	if _, err := s.opts.Core.Boxes().SetBoxHistory(r.Context(), snapshots.Owner(), box, on, cur.MaxGiB); err != nil {
 		s.refused(w, r, err)
 		return
 	}
@@ -250,7 +250,7 @@ func (s *Server) deleteHistoryDialog(r *http.Request, boxRef, _ string) (dialog,
 	if err != nil {
 		return dialog{}, err
 	}
-	hist, err := s.opts.Core.BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
+	hist, err := s.opts.Core.Boxes().BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
 	if err != nil {
 		return dialog{}, err
 	}

@@ -31,7 +31,7 @@ type trashTab struct {
 // showTrash answers the Trash tab: every box in the trash, the soonest to
 // go first, with Restore and Empty now.
 func (s *Server) showTrash(w http.ResponseWriter, r *http.Request) {
-	list, err := s.opts.Core.Trash(r.Context(), snapshots.Owner())
+	list, err := s.opts.Core.Boxes().Trash(r.Context(), snapshots.Owner())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -60,7 +60,7 @@ func (s *Server) showTrash(w http.ResponseWriter, r *http.Request) {
 // restoreFromTrash gives a box back from the trash, with its history.
 func (s *Server) restoreFromTrash(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "box")
-	op, err := s.opts.Core.RestoreFromTrash(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"))
+	op, err := s.opts.Core.Boxes().RestoreFromTrash(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -103,7 +103,7 @@ func (s *Server) showEmptyTrash(w http.ResponseWriter, r *http.Request) {
 // emptyTrash releases a box in the trash now.
 func (s *Server) emptyTrash(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "box")
-	op, err := s.opts.Core.EmptyTrash(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"))
+	op, err := s.opts.Core.Boxes().EmptyTrash(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

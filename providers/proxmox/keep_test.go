@@ -65,7 +65,7 @@ func TestG15KeptOutlivesRelease(t *testing.T) {
 	must(t, e.sim.Write(lxcThin, 3*gib)) // after the take: not in the kept snapshot
 	kept = keepDone(t, env, "amber-fox", kept.ID)
 
-	op, err := env.Core.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("release: %s %s", got.State, deref(got.Error))
@@ -134,7 +134,7 @@ func TestReleaseStopsWhenACopyFails(t *testing.T) {
 	keepDone(t, env, "amber-fox", kept.ID)
 	must(t, e.sim.FillStorage("pve-1", "local-lvm", 84))
 
-	op, err := env.Core.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	got := env.Wait(t, op)
 	want := "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 5.4 GB free, and it needs 8.6 GB)"
@@ -158,10 +158,10 @@ func TestReleaseStopsWhenACopyFails(t *testing.T) {
 	if b.State != "ready" {
 		t.Fatalf("the box is %s after the stopped release; want ready, to release again", b.State)
 	}
-	if _, err := env.Core.ReleaseBoxDeletingKept(ctx, snapshots.Caller{Kind: snapshots.CallerAgent, Thread: "th000000000000"}, "amber-fox", ""); err == nil {
+	if _, err := env.Core.Boxes().ReleaseBoxDeletingKept(ctx, snapshots.Caller{Kind: snapshots.CallerAgent, Thread: "th000000000000"}, "amber-fox", ""); err == nil {
 		t.Fatalf("an agent deleted what the person kept")
 	}
-	op, err = env.Core.ReleaseBoxDeletingKept(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err = env.Core.Boxes().ReleaseBoxDeletingKept(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("release and delete it: %s %s", got.State, deref(got.Error))
@@ -202,7 +202,7 @@ func TestG16HeldCopyRemade(t *testing.T) {
 	must(t, e.sim.Write(lxcThin, gib))
 	keepDone(t, env, "amber-fox", kept.ID)
 
-	op, err := env.Core.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	waitFor(t, "the release at the copy's template", func() bool {
 		got, err := env.Core.Operation(ctx, snapshots.Owner(), op.ID)
@@ -279,7 +279,7 @@ func TestHeldCopyExpires(t *testing.T) {
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("keep: %s %s", got.State, deref(got.Error))
 	}
-	op, err = env.Core.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err = env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("release: %s %s", got.State, deref(got.Error))

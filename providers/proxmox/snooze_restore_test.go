@@ -202,19 +202,19 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 	b := adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	takeDone(t, s.env, snapshots.Owner(), "amber-fox", "a")
 
-	op, err := s.env.Core.ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
+	op, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	s.snoozedAt(t, op.ID, "final", "vzsnapshot")
 	if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("the release into the trash ended %s: %q", got.State, deref(got.Error))
 	}
-	entry, err := s.env.Core.TrashOf(ctx, snapshots.Owner(), b.Name)
+	entry, err := s.env.Core.Boxes().TrashOf(ctx, snapshots.Owner(), b.Name)
 	must(t, err)
 	if entry.Final == nil {
 		t.Fatalf("no final snapshot: %q", entry.FinalWords)
 	}
 
-	empty, err := s.env.Core.EmptyTrash(ctx, snapshots.Owner(), b.Name, "")
+	empty, err := s.env.Core.Boxes().EmptyTrash(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	upid := s.snoozedAt(t, empty.ID, "delete", "vzdelsnapshot")
 	s.w.kill()
