@@ -316,7 +316,7 @@ func TestTabMatchesTheList(t *testing.T) {
 // every snapshot says: after the seed, after each kind of change a record
 // goes through (a take, a keep and an unkeep, a failed take, a size and a
 // price learnt, a delete, a box moved to another host), and after TabTally
-// folds the counts' rows.
+// and housekeeping fold the counts' rows.
 func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -437,6 +437,18 @@ func TestTabTallyCountsEverySnapshot(t *testing.T) {
 		t.Errorf("after the fold the counts have %d rows for %d groups", rows, groups)
 	}
 	check("after the fold")
+	// Housekeeping folds them too, for an install whose tab nobody opens.
+	exec(`UPDATE snapshots SET kept_until = NULL WHERE id < 'sn000000000300'`)
+	if _, err := e.Core.Sweeps().Housekeep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT (backend_id, host, holds, currency)) FROM snapshot_tally`).Scan(&rows, &groups); err != nil {
+		t.Fatal(err)
+	}
+	if rows != groups {
+		t.Errorf("after housekeeping the counts have %d rows for %d groups", rows, groups)
+	}
+	check("after housekeeping")
 }
 
 // explainer answers each query with no rows, keeping the plan EXPLAIN
