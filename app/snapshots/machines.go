@@ -36,7 +36,7 @@ type MachinesPage struct {
 // boxes by name (none in the trash) and the counts of their snapshots, each
 // read in the database for the page's boxes alone (TabMachines,
 // TabBoxCounts), so its cost follows the page, not the install.
-func (s *Service) Machines(ctx context.Context, c Caller, q MachinesQuery) (*MachinesPage, error) {
+func (s *Boxes) Machines(ctx context.Context, c Caller, q MachinesQuery) (*MachinesPage, error) {
 	if !c.IsPerson() {
 		return nil, refuse(CodeForbidden, "Only the person sees every box.")
 	}

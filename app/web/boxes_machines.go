@@ -45,10 +45,10 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 	rc := s.rowContext(r, "/boxes")
 	v := r.URL.Query()
 	list := func(released bool, after string) (machineList, error) {
-		page, err := s.opts.Core.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
+		page, err := s.opts.Core.Boxes().Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
 		if err != nil && after != "" {
 			// A place from an old address: from the start.
-			page, err = s.opts.Core.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, Limit: machinesPerPage})
+			page, err = s.opts.Core.Boxes().Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, Limit: machinesPerPage})
 		}
 		if err != nil {
 			return machineList{}, err
