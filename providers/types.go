@@ -374,6 +374,10 @@ const (
 	HeldCopyClone    HeldCopyStep = "clone"
 	HeldCopyDisarm   HeldCopyStep = "disarm"
 	HeldCopyTemplate HeldCopyStep = "template"
+	// HeldCopyCloned is the clone step called again once the core saw the
+	// clone's own task end OK (it snoozed on it): the copy that clone made,
+	// found by its label, is gone on with though it is not yet a template.
+	HeldCopyCloned HeldCopyStep = "cloned"
 )
 
 // HeldCopyProgress is what one held-copy step answers.

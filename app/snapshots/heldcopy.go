@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -120,6 +121,12 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 		return fail(strings.TrimSuffix(providers.NoResetWords(b.Name), "."))
 	}
 	ref := refOf(sn, b)
+	// The job snoozed on this copy's clone, which ended OK: the copy it
+	// made is gone on with (cloned), not made again.
+	clone := providers.HeldCopyClone
+	if op.Step == StepCopyClone && stepTaskDone(op) {
+		clone = providers.HeldCopyCloned
+	}
 	if err := s.step(ctx, op, StepCopyClone); err != nil {
 		return err
 	}
@@ -131,8 +138,14 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 	at := sn.TakenAt
 	label := providers.Label{Install: s.install, Box: b.ID, Snapshot: sn.ID, KeptUntil: sn.KeptUntil, ResetVersion: *sn.ForkSafe,
 		Held: sn.Ref, SnapshotAt: &at, Kind: b.Kind}
-	rec := s.ops.Recorder(op)
-	prog, err := hc.HoldCopy(ctx, ref, label, providers.HeldCopyClone, rec)
+	// The clone's and the template's tasks are waited for by the job's
+	// snooze: the release resumes here (a copy already a template is used
+	// as it is).
+	rec := s.taskRecorder(op)
+	prog, err := hc.HoldCopy(ctx, ref, label, clone, rec)
+	if operations.Pending(err) {
+		return err
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -153,6 +166,9 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 				return err
 			}
 			if _, err := hc.HoldCopy(ctx, cp, label, st.hc, rec); err != nil {
+				if operations.Pending(err) {
+					return err
+				}
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -160,6 +176,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 			}
 		}
 	}
+	op.TaskEnded = nil // the task waited for was this copy's: the next copies snooze on their own
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: sn.ID, GuestRef: cp.Guest.Ref, Host: cp.Guest.Host}); err != nil {
 		return fmt.Errorf("record the held copy of %s: %w", sn.ID, err)
 	}

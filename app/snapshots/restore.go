@@ -364,8 +364,12 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 		if i > start {
 			op.TaskEnded = nil // the task waited for was the first step's: the others snooze on their own
 		}
-		if err := s.step(ctx, op, string(step)); err != nil {
-			return err
+		// A held copy's step stays recorded as the undo resumes: its copy
+		// goes on from it (takeHeldUndo).
+		if !(step == providers.StepUndo && isCopyStep(op.Step)) {
+			if err := s.step(ctx, op, string(step)); err != nil {
+				return err
+			}
 		}
 		switch step {
 		case providers.StepUndo:

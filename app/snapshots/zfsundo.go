@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -40,12 +41,19 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	start := s.now()
 	at := start
 	label := providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID, Held: "guest", SnapshotAt: &at, Kind: b.Kind}
-	rec := s.ops.Recorder(op)
+	// The clone's and the template's tasks are waited for by the job's
+	// snooze: the restore resumes at its undo, and goes on with the copy
+	// its clone made when that clone's task ended OK (cloned).
+	rec := s.taskRecorder(op)
+	clone := providers.HeldCopyClone
+	if op.Step == StepCopyClone && stepTaskDone(op) {
+		clone = providers.HeldCopyCloned
+	}
 	source := providers.SnapshotRef{ID: undo.ID, Guest: guestOf(b)}
 	if err := s.step(ctx, op, StepCopyClone); err != nil {
 		return nil, err
 	}
-	prog, err := hc.HoldCopy(ctx, source, label, providers.HeldCopyClone, rec)
+	prog, err := hc.HoldCopy(ctx, source, label, clone, rec)
 	if err == nil && !prog.Template {
 		for _, st := range []struct {
 			step string
@@ -58,6 +66,9 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 				break
 			}
 		}
+	}
+	if operations.Pending(err) {
+		return nil, err
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -101,14 +101,15 @@ func (b *Backend) findCopies(ctx context.Context, guests []resource, all bool) (
 //     time, the box's kind and the identity reset's version. A copy of the
 //     same snapshot found already is used when it is a template; one that is
 //     not yet a template is never trusted: it is disarmed, deleted and made
-//     again (Remade);
+//     again (Remade), except as cloned (providers.HeldCopyCloned), after the
+//     core saw that copy's own clone task end OK;
 //   - disarm: in one config write, onboot 0, every link down, on QEMU a new
 //     SMBIOS UUID, and the held copy's tags;
 //   - template: make it a template, and wait until Proxmox lists it so.
 func (b *Backend) HoldCopy(ctx context.Context, source providers.SnapshotRef, label providers.Label, step providers.HeldCopyStep, rec providers.Recorder) (providers.HeldCopyProgress, error) {
 	p := providers.HeldCopyProgress{Step: step}
 	switch step {
-	case providers.HeldCopyClone:
+	case providers.HeldCopyClone, providers.HeldCopyCloned:
 		if source.Guest.Kind == KindQEMUWindows {
 			return p, &providers.RefusedError{Why: "Windows boxes are not kept: with no fork, a held copy could not be used."}
 		}
@@ -124,9 +125,12 @@ func (b *Backend) HoldCopy(ctx context.Context, source providers.SnapshotRef, la
 			if f.label.Snapshot != label.Snapshot || f.label.Box != label.Box {
 				continue
 			}
-			if f.template {
+			if f.template || step == providers.HeldCopyCloned && f.lock == "" {
+				// A template is trusted; so is the copy whose own clone
+				// the core saw end OK, which disarm and template finish.
 				p.Copy = &providers.SnapshotRef{ID: source.ID, Ref: source.Ref, Guest: f.guest, Storage: source.Storage, Where: "held-copy"}
-				p.Template, p.Done, p.ResetVersion = true, true, f.label.ResetVersion
+				p.Template, p.Done, p.ResetVersion = f.template, true, f.label.ResetVersion
+				p.Step = providers.HeldCopyClone
 				return p, nil
 			}
 			if err := b.dropCopy(ctx, f.guest, nil); err != nil {

@@ -24,12 +24,13 @@ type snoozeEnv struct {
 	pool *pgxpool.Pool
 	dsn  string
 	root string
+	zfs  bool // the ZFS order's switch is on, in both processes
 	w    *worker
 }
 
-func newSnoozeEnv(t *testing.T, durations map[string]time.Duration) *snoozeEnv {
+func newSnoozeEnv(t *testing.T, durations map[string]time.Duration, zfs bool) *snoozeEnv {
 	t.Helper()
-	e := newSim(t, simOpts{durations: durations})
+	e := newSim(t, simOpts{durations: durations, zfsOn: zfs})
 	dsn := dbtest.NewDSN(t)
 	pool, err := pgxpool.New(context.Background(), dsn)
 	must(t, err)
@@ -42,9 +43,19 @@ func newSnoozeEnv(t *testing.T, durations map[string]time.Duration) *snoozeEnv {
 	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true,
 		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
 	must(t, err)
-	s := &snoozeEnv{e: e, env: env, pool: pool, dsn: dsn, root: root}
-	s.w = startWorker(t, e, dsn, root)
+	s := &snoozeEnv{e: e, env: env, pool: pool, dsn: dsn, root: root, zfs: zfs}
+	s.restart(t)
 	return s
+}
+
+// restart starts a worker process (after a kill, a new one).
+func (s *snoozeEnv) restart(t *testing.T) {
+	t.Helper()
+	var env []string
+	if s.zfs {
+		env = append(env, workerZFS+"=1")
+	}
+	s.w = startWorker(t, s.e, s.dsn, s.root, env...)
 }
 
 // snoozedAt waits until op's job has snoozed at step on its own running
@@ -71,15 +82,39 @@ func (s *snoozeEnv) snoozedAt(t *testing.T, op, step, taskType string) string {
 			return false
 		}
 		upid = task
-		return taskRunning(t, s.e, upid)
+		return taskRunningOn(t, s.e, upid)
 	})
 	return upid
+}
+
+// taskRunningOn reports whether a task runs still on the node its UPID
+// names ("UPID:pve-2:...").
+func taskRunningOn(t *testing.T, e *simEnv, upid string) bool {
+	t.Helper()
+	parts := strings.Split(upid, ":")
+	if len(parts) < 2 {
+		return false
+	}
+	tasks, err := e.sim.Tasks(parts[1])
+	must(t, err)
+	for _, tk := range tasks {
+		if tk.UPID == upid {
+			return tk.Running
+		}
+	}
+	return false
 }
 
 // tasksOf counts the Proxmox tasks of each type pve-1 ran on a guest.
 func tasksOf(t *testing.T, e *simEnv, vmid int) map[string]int {
 	t.Helper()
-	tasks, err := e.sim.Tasks("pve-1")
+	return tasksOn(t, e, "pve-1", vmid)
+}
+
+// tasksOn counts the Proxmox tasks of each type a node ran on a guest.
+func tasksOn(t *testing.T, e *simEnv, node string, vmid int) map[string]int {
+	t.Helper()
+	tasks, err := e.sim.Tasks(node)
 	must(t, err)
 	n := map[string]int{}
 	for _, tk := range tasks {
@@ -100,7 +135,7 @@ func tasksOf(t *testing.T, e *simEnv, vmid int) map[string]int {
 func TestRestoreSnoozesOnItsProviderTasks(t *testing.T) {
 	t.Parallel()
 	const slow = 1500 * time.Millisecond
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzstop": slow, "vzsnapshot": slow, "vzrollback": slow, "vzstart": slow})
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzstop": slow, "vzsnapshot": slow, "vzrollback": slow, "vzstart": slow}, false)
 	ctx := context.Background()
 	adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	must(t, s.e.sim.Write(lxcThin, gib))
@@ -118,7 +153,7 @@ func TestRestoreSnoozesOnItsProviderTasks(t *testing.T) {
 	if !taskRunning(t, s.e, upid) {
 		t.Fatal("the rollback's task ended before the worker was killed: the test shows no resume from the task")
 	}
-	s.w = startWorker(t, s.e, s.dsn, s.root)
+	s.restart(t)
 	s.snoozedAt(t, op.ID, "start", "vzstart")
 
 	got := s.env.Wait(t, op)
@@ -161,7 +196,7 @@ func TestRestoreSnoozesOnItsProviderTasks(t *testing.T) {
 func TestRestoreSnoozedTaskFailsInProxmoxWords(t *testing.T) {
 	t.Parallel()
 	const slow = 1500 * time.Millisecond
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzrollback": slow})
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzrollback": slow}, false)
 	ctx := context.Background()
 	adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	target := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "target")
@@ -190,17 +225,19 @@ func TestRestoreSnoozedTaskFailsInProxmoxWords(t *testing.T) {
 
 // TestReleaseSnoozesOnItsProviderTasks (issue 10, part 2): a release into
 // the trash snoozes on its final snapshot's task; emptying the trash
-// snoozes on each snapshot's delete task and on the guest's destroy, each
-// recorded while no worker holds the operation. The worker is killed while
-// the job snoozes on a delete, and a new one resumes from the task: the
-// guest and its snapshots are gone, each deleted once.
+// snoozes on its kept snapshot's held copy's clone, on each unkept
+// snapshot's delete task and on the guest's destroy, each recorded while no
+// worker holds the operation. The worker is killed while the job snoozes on
+// the clone, and a new one goes on with the copy that clone made: the guest
+// and its unkept snapshots are gone, the kept one is a held copy, and each
+// task ran once.
 func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 	t.Parallel()
 	const slow = 1500 * time.Millisecond
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzsnapshot": slow, "vzdelsnapshot": slow, "vzdestroy": slow})
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzsnapshot": slow, "vzdelsnapshot": slow, "vzdestroy": slow, "vzclone": slow}, false)
 	ctx := context.Background()
 	b := adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
-	takeDone(t, s.env, snapshots.Owner(), "amber-fox", "a")
+	kept := keepDone(t, s.env, "amber-fox", takeDone(t, s.env, snapshots.Owner(), "amber-fox", "a").ID)
 
 	op, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
@@ -216,12 +253,13 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 
 	empty, err := s.env.Core.Boxes().EmptyTrash(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
-	upid := s.snoozedAt(t, empty.ID, "delete", "vzdelsnapshot")
+	upid := s.snoozedAt(t, empty.ID, "copy-clone", "vzclone")
 	s.w.kill()
 	if !taskRunning(t, s.e, upid) {
-		t.Fatal("the delete's task ended before the worker was killed: the test shows no resume from the task")
+		t.Fatal("the clone's task ended before the worker was killed: the test shows no resume from the task")
 	}
-	s.w = startWorker(t, s.e, s.dsn, s.root)
+	s.restart(t)
+	s.snoozedAt(t, empty.ID, "delete", "vzdelsnapshot")
 	s.snoozedAt(t, empty.ID, "release", "vzdestroy")
 	got := s.env.Wait(t, empty)
 	if got.State != snapshots.OpDone {
@@ -232,13 +270,68 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 		t.Fatal("the released guest is still on Proxmox")
 	}
 	n := tasksOf(t, s.e, lxcThin)
-	if n["vzdelsnapshot"] != 2 || n["vzdestroy"] != 1 {
-		t.Fatalf("Proxmox ran %d snapshot deletes and %d destroys, want 2 and 1", n["vzdelsnapshot"], n["vzdestroy"])
+	if n["vzclone"] != 1 || n["vzdelsnapshot"] != 1 || n["vzdestroy"] != 1 {
+		t.Fatalf("Proxmox ran %d clones, %d snapshot deletes and %d destroys, want one each", n["vzclone"], n["vzdelsnapshot"], n["vzdestroy"])
 	}
 	var left int
-	must(t, s.pool.QueryRow(ctx, "SELECT count(*) FROM snapshots WHERE box_id = $1", b.ID).Scan(&left))
+	must(t, s.pool.QueryRow(ctx, "SELECT count(*) FROM snapshots WHERE box_id = $1 AND id <> $2", b.ID, kept.ID).Scan(&left))
 	if left != 0 {
-		t.Fatalf("%d snapshot records of the released box are left", left)
+		t.Fatalf("%d unkept snapshot records of the released box are left", left)
+	}
+	sn, _, err := s.env.Core.Snapshot(ctx, snapshots.Owner(), kept.ID)
+	must(t, err)
+	if sn.Guest != "held-copy" || sn.State != snapshots.StateReady || sn.GuestRef == nil {
+		t.Fatalf("the kept snapshot after the release: %s, %s; want a ready held copy", sn.Guest, sn.State)
+	}
+	var vmid int
+	must(t, json.Unmarshal([]byte(*sn.GuestRef), &vmid))
+	if g, err := s.e.sim.Guest(vmid); err != nil || !g.Template {
+		t.Fatalf("the held copy %d: %+v %v; want a template", vmid, g, err)
+	}
+}
+
+// TestZFSRestoreSnoozesOnItsHeldCopy (issue 10, part 2): a restore in the
+// ZFS order snoozes on its undo's held copy's clone and on its rollback;
+// the worker is killed while the job snoozes on the clone, and a new one
+// goes on with the copy that clone made, never cloning again: the box is
+// at its snapshot, and its undo is the held copy.
+func TestZFSRestoreSnoozesOnItsHeldCopy(t *testing.T) {
+	t.Parallel()
+	const slow = 1500 * time.Millisecond
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzclone": slow, "vzrollback": slow}, true)
+	ctx := context.Background()
+	adopt(t, s.env, "river-elk", proxmox.KindLXC, lxcZFS)
+	must(t, s.e.sim.Write(lxcZFS, gib))
+	target := takeDone(t, s.env, snapshots.Owner(), "river-elk", "target")
+	atTarget := written(t, s.e, lxcZFS)
+	must(t, s.e.sim.Write(lxcZFS, 2*gib))
+
+	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: target.ID})
+	must(t, err)
+	upid := s.snoozedAt(t, op.ID, "copy-clone", "vzclone")
+	s.w.kill()
+	if !taskRunningOn(t, s.e, upid) {
+		t.Fatal("the clone's task ended before the worker was killed: the test shows no resume from the task")
+	}
+	s.restart(t)
+	got := s.env.Wait(t, op)
+	if got.State != snapshots.OpDone {
+		log, _ := os.ReadFile(s.w.log)
+		t.Fatalf("the ZFS restore ended %s at %s: %q\n%s", got.State, got.Step, deref(got.Error), log)
+	}
+	if n := written(t, s.e, lxcZFS); n != atTarget {
+		t.Fatalf("restored: %d written, want %d", n, atTarget)
+	}
+	if n := tasksOn(t, s.e, "pve-2", lxcZFS); n["vzclone"] != 1 || n["vzrollback"] != 1 {
+		t.Fatalf("Proxmox ran %d clones and %d rollbacks for the restore, want one each", n["vzclone"], n["vzrollback"])
+	}
+	if got.UndoID == nil {
+		t.Fatal("the restore has no undo")
+	}
+	undo, _, err := s.env.Core.Snapshot(ctx, snapshots.Owner(), *got.UndoID)
+	must(t, err)
+	if undo.Guest != "held-copy" || undo.State != snapshots.StateReady {
+		t.Fatalf("the undo: %s, %s; want a ready held copy", undo.Guest, undo.State)
 	}
 }
 
@@ -250,7 +343,7 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
 	t.Parallel()
 	const slow = 1500 * time.Millisecond
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzclone": slow, "vzstart": slow})
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzclone": slow, "vzstart": slow}, false)
 	ctx := context.Background()
 	adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	sn := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "a")
@@ -262,7 +355,7 @@ func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
 	if !taskRunning(t, s.e, upid) {
 		t.Fatal("the clone's task ended before the worker was killed: the test shows no resume from the task")
 	}
-	s.w = startWorker(t, s.e, s.dsn, s.root)
+	s.restart(t)
 	s.snoozedAt(t, op.ID, "start", "vzstart")
 	got := s.env.Wait(t, op)
 	if got.State != snapshots.OpDone {
