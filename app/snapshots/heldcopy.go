@@ -143,6 +143,11 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 	// as it is).
 	rec := s.taskRecorder(op)
 	prog, err := hc.HoldCopy(ctx, ref, label, clone, rec)
+	if prog.Remade {
+		// Said before the job snoozes on the new clone.
+		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyStarted, System("a held copy is never trusted before it is a template"),
+			fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", sn.Name), sn.ID, op.ID, nil)
+	}
 	if operations.Pending(err) {
 		return err
 	}
@@ -151,10 +156,6 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 			return ctx.Err()
 		}
 		return fail(reason(err))
-	}
-	if prog.Remade {
-		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyStarted, System("a held copy is never trusted before it is a template"),
-			fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", sn.Name), sn.ID, op.ID, nil)
 	}
 	cp := *prog.Copy
 	if !prog.Template {
