@@ -141,7 +141,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 	// The clone's and the template's tasks are waited for by the job's
 	// snooze: the release resumes here (a copy already a template is used
 	// as it is).
-	rec := s.taskRecorder(op)
+	rec := s.snaps.taskRecorder(op)
 	prog, err := hc.HoldCopy(ctx, ref, label, clone, rec)
 	if prog.Remade {
 		// Said before the job snoozes on the new clone.
