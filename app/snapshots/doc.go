@@ -14,8 +14,9 @@
 // (take, restore, delete, keep, fork, reset, import, files, pictures,
 // shares, approvals, lists) and reaches the other two; Boxes
 // (Service.Boxes) holds boxes and threads (acquiring and listing boxes,
-// presence, status, the box log, history settings, threads, templates, the
-// trash and a box's release, forgetting a backend); Sweeps
+// the Machines tab's pages, presence, status, the box log, history
+// settings, threads, templates, the trash and a box's release, forgetting a
+// backend); Sweeps
 // (Service.Sweeps) holds the periodic work (the reconcile, the
 // outside-restore scan, the room sweep, the keeps' expiry, automatic
 // history's check and thinning, the trash's emptying, housekeeping). What

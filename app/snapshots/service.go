@@ -55,19 +55,20 @@ type Options struct {
 	TaskSnooze time.Duration
 }
 
-// Service is the core's snapshot rules and operations: take, restore,
-// delete, keep, fork, import, files, pictures, shares and lists. It holds
-// the core's other seams, reached through it: Boxes (boxes, threads,
-// templates, trash and release) and Sweeps (the periodic jobs). What
-// every seam shares (the store, the backends, the engine, the settings and
-// the record reads) is core's, embedded in each.
+// Service is the core's snapshot rules and their operations: take,
+// restore, delete, keep, fork, reset, import, files, pictures, shares,
+// approvals and lists. It holds the core's other seams, reached through
+// it: Boxes (boxes, threads, templates, trash and release) and Sweeps (the
+// periodic jobs). What every seam shares (the store, the backends, the
+// engine, the settings and the record reads) is core's, embedded in each.
 type Service struct {
 	*core
 }
 
-// Boxes is the core's boxes and threads: acquiring and listing boxes,
-// their presence, status, log and automatic history's settings, threads,
-// templates, the trash and a box's release, and forgetting a backend.
+// Boxes is the core's boxes and threads: acquiring and listing boxes (and
+// the Machines tab's pages of them), their presence, status, log and
+// automatic history's settings, threads, templates, the trash and a box's
+// release, and forgetting a backend.
 type Boxes struct {
 	*core
 }
