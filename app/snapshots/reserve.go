@@ -28,21 +28,36 @@ func storageKey(b *Box, plan providers.SnapshotPlan) string {
 // a transaction lock on that storage, and returns the reservation to record
 // on the operation. adds is what this operation expects to write.
 func (s *Service) reserveRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) (*Reserved, error) {
-	key := storageKey(b, plan)
+	r := reservation(b, plan, adds)
+	if err := s.roomReserved(ctx, tx, c, b, be, plan, st, r.Storage, r.Bytes); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// reservation is what an operation that expects to write adds reserves on
+// the box's storage.
+func reservation(b *Box, plan providers.SnapshotPlan, adds *int64) *Reserved {
+	r := &Reserved{Storage: storageKey(b, plan)}
+	if adds != nil {
+		r.Bytes = *adds
+	}
+	return r
+}
+
+// roomReserved applies the room rule to what operations running or
+// unconfirmed have reserved on the storage key, plus extra, under a
+// transaction lock on that storage taken here and held to the commit. An
+// admission that has already recorded its operation with its reservation
+// passes no extra: the read counts its own.
+func (s *Service) roomReserved(ctx context.Context, tx pgx.Tx, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, key string, extra int64) error {
 	if err := s.st.CoreStorageLock(ctx, tx, key); err != nil {
-		return nil, fmt.Errorf("lock storage %s: %w", key, err)
+		return fmt.Errorf("lock storage %s: %w", key, err)
 	}
 	held, err := s.st.CoreReservedOn(ctx, tx, key)
 	if err != nil {
-		return nil, fmt.Errorf("read reservations on %s: %w", key, err)
+		return fmt.Errorf("read reservations on %s: %w", key, err)
 	}
-	var mine int64
-	if adds != nil {
-		mine = *adds
-	}
-	total := held + mine
-	if err := s.roomFor(ctx, c, b, be, plan, st, &total); err != nil {
-		return nil, err
-	}
-	return &Reserved{Storage: key, Bytes: mine}, nil
+	total := held + extra
+	return s.roomFor(ctx, c, b, be, plan, st, &total)
 }

@@ -163,13 +163,17 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			sum := *adds + *plan.Take.MemoryBytes
 			adds = &sum
 		}
-		reserved, err := s.reserveRoom(ctx, tx, c, b, be, plan, settings, adds)
+		// The operation and its job are recorded with its reservation first,
+		// and the room checked last, under the storage's lock (which every
+		// admission on the storage waits for): the lock is held for one read
+		// and the commit, and the read counts this take's own reservation.
+		reserved := reservation(b, plan, adds)
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+			RequestID: req.RequestID, Params: takeParams{Memory: req.Memory, Evict: evict}, Reserved: reserved})
 		if err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Params: takeParams{Memory: req.Memory, Evict: evict}, Reserved: reserved})
-		return err
+		return s.roomReserved(ctx, tx, c, b, be, plan, settings, reserved.Storage, 0)
 	})
 	if err != nil {
 		return nil, nil, err
