@@ -307,7 +307,7 @@ func (q *queryCounter) count(sql string) {
 	if !q.on.Load() {
 		return
 	}
-	if strings.Contains(sql, "river_") {
+	if isRivers(sql) {
 		q.rivers.Add(1)
 		return
 	}
@@ -323,9 +323,16 @@ func (q *queryCounter) count(sql string) {
 	q.mu.Unlock()
 }
 
+// isRivers says whether a statement is River's: it names a river_ table or
+// function, or it is River's insert notification (pg_notify, named
+// PGNotifyMany in River's driver).
+func isRivers(sql string) bool {
+	return strings.Contains(sql, "river_") || strings.HasPrefix(strings.TrimSpace(sql), "-- name: PGNotifyMany ")
+}
+
 // TraceQueryStart counts one query, one round trip.
 func (q *queryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if q.on.Load() && !strings.Contains(d.SQL, "river_") {
+	if q.on.Load() && !isRivers(d.SQL) {
 		q.trips.Add(1)
 	}
 	q.count(d.SQL)
@@ -337,7 +344,7 @@ func (q *queryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryE
 
 // TraceBatchStart counts a batch of boxsnap's as one round trip.
 func (q *queryCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	if q.on.Load() && d.Batch != nil && len(d.Batch.QueuedQueries) > 0 && !strings.Contains(d.Batch.QueuedQueries[0].SQL, "river_") {
+	if q.on.Load() && d.Batch != nil && len(d.Batch.QueuedQueries) > 0 && !isRivers(d.Batch.QueuedQueries[0].SQL) {
 		q.trips.Add(1)
 	}
 	return ctx
