@@ -256,10 +256,9 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 }
 
 // queryCounter is a pgx tracer that counts the queries sent while it
-// counts: boxsnap's own, and River's (their SQL names a river_ table or
-// function), each statement of a batch as one query; and, apart, the round
-// trips of boxsnap's (a batch is one) and boxsnap's queries by name (sqlc's name, or
-// the statement's start).
+// counts: boxsnap's own, and River's (isRivers), each statement of a batch
+// as one query; and, apart, boxsnap's round trips (a batch is one) and its
+// queries by name (sqlc's name, or the statement's start).
 type queryCounter struct {
 	on           atomic.Bool
 	ours, rivers atomic.Int64
