@@ -151,11 +151,11 @@ const EvRestoreRequested = "restore-requested"
 // time has passed.
 func (s *Service) Approval(ctx context.Context, c Caller, id string) (*Approval, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, "Only the person answers a request.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonAnswers)
 	}
 	r, err := s.st.PersonApprovalGet(ctx, s.st.Pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, "No request %s.", id)
+		return nil, refusal(CodeNotFound, wordsNoRequest(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read request %s: %w", id, err)
@@ -197,7 +197,7 @@ func approvalPlanWords(a *Approval, sn *Snapshot) []string {
 // first; box, when set, narrows them to one box.
 func (s *Service) Approvals(ctx context.Context, c Caller, box string) ([]*Approval, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, "Only the person answers a request.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonAnswers)
 	}
 	rows, err := s.st.PersonApprovalsPending(ctx, s.st.Pool)
 	if err != nil {
@@ -248,8 +248,7 @@ func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation,
 			return nil, fmt.Errorf("replan request %s: %w", id, err)
 		}
 		a.Goes = goes
-		return nil, refuse(CodeConflict, "The plan changed since the request, so nothing was restored. Now: %s Approve again to restore with this plan.",
-			strings.Join(approvalPlanWords(a, sn), " "))
+		return nil, refusal(CodeConflict, wordsPlanChanged(strings.Join(approvalPlanWords(a, sn), " ")))
 	}
 	yes := consent{By: "the person", At: s.now(), Request: id, Plan: a.planPrint, Goes: goes}
 	op, err := s.Restore(ctx, Agent(a.Thread), RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, consent: &yes})
@@ -293,9 +292,9 @@ func pendingOrWords(a *Approval, tz *time.Location) error {
 	case ApprovalPending:
 		return nil
 	case ApprovalExpired:
-		return refuse(CodeConflict, "Request %s expired at %s: nothing was restored.", a.ID, a.ExpiresAt.In(tz).Format("15:04"))
+		return refusal(CodeConflict, wordsRequestExpired(a.ID, a.ExpiresAt.In(tz).Format("15:04")))
 	}
-	return refuse(CodeConflict, "Request %s was %s already.", a.ID, a.State)
+	return refusal(CodeConflict, wordsRequestWas(a.ID, a.State))
 }
 
 func (s *Service) closeApproval(ctx context.Context, a *Approval, state, words string, op *string) error {
@@ -305,7 +304,7 @@ func (s *Service) closeApproval(ctx context.Context, a *Approval, state, words s
 		return fmt.Errorf("answer request %s: %w", a.ID, err)
 	}
 	if n == 0 {
-		return refuse(CodeConflict, "Request %s was answered already.", a.ID)
+		return refusal(CodeConflict, wordsRequestAnswered(a.ID))
 	}
 	return nil
 }
@@ -315,7 +314,7 @@ func (s *Service) closeRefused(ctx context.Context, a *Approval, words string) e
 	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
 		return err
 	}
-	return refuse(CodeConflict, "%s", words)
+	return refusal(CodeConflict, words)
 }
 
 // ApprovalNews are the answers to a thread's requests that its agent has

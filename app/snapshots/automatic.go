@@ -169,7 +169,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 	}
 	snapping := be.Snap.Snapshotting(b.Kind)
 	if snapping == nil {
-		return nil, nil, refuse(CodePlan, "Boxes on %s have no snapshots.", be.Label)
+		return nil, nil, refusal(CodePlan, wordsNoSnapshots(be.Label))
 	}
 	settings, err := s.Settings(ctx)
 	if err != nil {
@@ -192,7 +192,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 			return err
 		}
 		if b.State != BoxReady {
-			return refuse(CodeBusy, "%s is being released: it takes no snapshots.", b.Name)
+			return refusal(CodeBusy, wordsReleasedTakesNone(b.Name))
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err

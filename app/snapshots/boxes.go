@@ -20,7 +20,7 @@ var boxNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,39}$`)
 // words; every path that names a box (acquire, fork, the tools) asks it.
 func CheckBoxName(name string) error {
 	if !boxNameRE.MatchString(name) {
-		return invalid("A box's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter.")
+		return refusal(CodeInvalid, wordsMachineName("A box's name"))
 	}
 	return nil
 }
@@ -74,7 +74,7 @@ func (s *Boxes) boxSpecOf(ctx context.Context, c Caller, req *BoxRequest, box pr
 				{"backend", req.Backend, t.Backend}, {"kind", req.Kind, t.Kind}, {"command", req.Command, t.Command},
 			} {
 				if f.given != "" && f.given != f.set {
-					return providers.BoxSpec{}, invalid("The box template %s sets the %s: leave it out.", t.Name, f.name)
+					return providers.BoxSpec{}, refusal(CodeInvalid, wordsTemplateSets(t.Name, f.name))
 				}
 			}
 			req.Backend, req.Kind, req.Command = t.Backend, t.Kind, t.Command
@@ -120,14 +120,14 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 		thread = &t
 	case c.IsPerson() && req.Thread != "":
 		if !ValidID(PrefixThread, req.Thread) {
-			return nil, invalid("No thread %s.", req.Thread)
+			return nil, refusal(CodeInvalid, wordsNoThread(req.Thread))
 		}
 		if _, err := s.thread(ctx, req.Thread); err != nil {
 			return nil, err
 		}
 		thread = &req.Thread
 	case !c.IsPerson():
-		return nil, refuse(CodeForbidden, "Not allowed.")
+		return nil, refusal(CodeForbidden, wordsNotAllowed)
 	}
 	if err := CheckLine("A box's name", req.Name); err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 		return nil, err
 	}
 	if _, err := s.boxByName(ctx, name); err == nil {
-		return nil, refuse(CodeConflict, "A box named %s exists already.", name)
+		return nil, refusal(CodeConflict, wordsBoxExists(name))
 	}
 	spec.Box.Name, spec.Box.Kind = name, req.Kind
 	if spec.Adopt != "" {
@@ -169,7 +169,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 			return nil, fmt.Errorf("adopt: %w", err)
 		}
 		if len(held) > 0 {
-			return nil, refuse(CodeConflict, "%s already holds that guest: release it first.", held[0].Name)
+			return nil, refusal(CodeConflict, wordsHoldsGuest(held[0].Name))
 		}
 	}
 	guest, err := b.Boxes.Acquire(ctx, spec)
@@ -276,7 +276,7 @@ func (s *Boxes) List(ctx context.Context, c Caller) ([]*Box, error) {
 // may report it.
 func (s *Boxes) SetPresence(ctx context.Context, c Caller, ref string, p Presence) (*Box, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, "Only the platform, with the owner's token, reports presence.")
+		return nil, refusal(CodeForbidden, wordsOnlyPlatformPresence)
 	}
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
@@ -284,11 +284,11 @@ func (s *Boxes) SetPresence(ctx context.Context, c Caller, ref string, p Presenc
 	}
 	for _, w := range p.Workspaces {
 		if _, err := s.thread(ctx, w.Thread); err != nil {
-			return nil, invalid("Presence names a thread %s that boxsnap does not know.", w.Thread)
+			return nil, refusal(CodeInvalid, wordsPresenceThread(w.Thread))
 		}
 	}
 	if p.Terminals < 0 {
-		return nil, invalid("Terminals cannot be below zero.")
+		return nil, refusal(CodeInvalid, wordsTerminalsBelowZero)
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {

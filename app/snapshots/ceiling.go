@@ -49,13 +49,6 @@ func (p PaidRate) PastWords() string {
 		p.Label, Money(p.Rate, p.Currency), Money(p.Ceiling, p.Currency))
 }
 
-// CeilingWords is the refusal of section 8, the same for the pages, the
-// API, the CLI and an agent's tools.
-func CeilingWords(label string, rate, ceiling float64, currency string) string {
-	return fmt.Sprintf("It would bring snapshots held on %s to about %s a month, past your ceiling of %s. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots.",
-		label, Money(rate, currency), Money(ceiling, currency))
-}
-
 // ceilingOf is the ceiling set for a backend, or the default.
 func ceilingOf(st Settings, backend string) float64 {
 	if c, ok := st.Ceilings[backend]; ok {
@@ -186,7 +179,7 @@ func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backe
 		return err
 	}
 	if !adds.Known && !c.IsPerson() {
-		return refuse(CodeLimit, "The price of snapshots on %s is unknown: only the person admits one.", be.Label)
+		return refusal(CodeLimit, wordsPriceUnknownOnlyPerson(be.Label))
 	}
 	if err := s.st.PersonCeilingLock(ctx, tx, backend); err != nil {
 		return fmt.Errorf("the ceiling's lock: %w", err)
@@ -206,7 +199,7 @@ func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backe
 	after := rate + adds.Monthly()
 	ceiling := ceilingOf(settings, backend)
 	if after > ceiling+1e-9 {
-		return refuse(CodeLimit, "%s", CeilingWords(be.Label, roundCents(after), ceiling, cur))
+		return refusal(CodeLimit, CeilingWords(be.Label, roundCents(after), ceiling, cur))
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, 
 		return err
 	}
 	if b.State != BoxReady {
-		return refuse(CodeBusy, "%s is being released.", b.Name)
+		return refusal(CodeBusy, wordsBeingReleased(b.Name))
 	}
 	return s.unsettled(ctx, s.st.Pool, b)
 }

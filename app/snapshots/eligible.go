@@ -48,76 +48,76 @@ type Pin struct {
 func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Location) error {
 	if len(pins) > 0 {
 		p := pins[0]
-		return refuse(CodeBusy, "‘%s’ is in use: %s.", s.Name, pinWords(p, tz))
+		return refusal(CodeBusy, wordsInUse(s.Name, pinWords(p, tz)))
 	}
 	if change.automatic() {
 		if change == ChangeThin {
 			// Thinning takes automatic snapshots only: a saved one (the
 			// person's, an agent's, or one Save made ordinary) is never thinned.
 			if !s.Automatic {
-				return refuse(CodeProtected, "‘%s’ is saved: thinning never deletes it.", s.Name)
+				return refusal(CodeProtected, wordsSavedNotThinned(s.Name))
 			}
 			if s.IsUndo() {
-				return refuse(CodeProtected, "‘%s’ is an undo: thinning never deletes one.", s.Name)
+				return refusal(CodeProtected, wordsUndoNotThinned(s.Name))
 			}
 		}
 		if s.Kept() && change != ChangeExpire {
-			return refuse(CodeProtected, "‘%s’ is kept: boxsnap never deletes it by itself.", s.Name)
+			return refusal(CodeProtected, wordsKeptNeverDeleted(s.Name))
 		}
 		if change == ChangeExpire && (!s.Kept() || s.KeptUntil.After(now)) {
-			return refuse(CodeProtected, "‘%s’ is kept until %s.", s.Name, s.KeptUntil.Format("2 Jan"))
+			return refusal(CodeProtected, wordsKeptUntil(s.Name, s.KeptUntil.Format("2 Jan")))
 		}
 		// An undo is replaced by a newer one whoever took it (section 8: "the
 		// oldest undo that is not kept, not pinned and not the target of a
 		// running operation"); the limit and the room sweep never take the
 		// person's.
 		if change != ChangeExpire && change != ChangeReplaceUndo && change != ChangeThin && (s.OwnerKind == "person" || s.ByKind == "owner" || s.ByKind == "cli") {
-			return refuse(CodeProtected, "‘%s’ is the person's: boxsnap never deletes it by itself.", s.Name)
+			return refusal(CodeProtected, wordsPersonsNeverDeleted(s.Name))
 		}
 		if change == ChangeEvictLimit && s.IsUndo() {
-			return refuse(CodeProtected, "‘%s’ is an undo: the limit never deletes one.", s.Name)
+			return refusal(CodeProtected, wordsUndoNotEvicted(s.Name))
 		}
 		if change == ChangeReplaceUndo && !s.IsUndo() {
-			return refuse(CodeProtected, "‘%s’ is not an undo.", s.Name)
+			return refusal(CodeProtected, wordsNotAnUndo(s.Name))
 		}
 	}
 	switch change {
 	case ChangeRestore, ChangeFork, ChangeKeep, ChangeUnkeep, ChangeRename, ChangeNote:
 		if s.State != StateReady && !(s.State == StateUnavailable && (change == ChangeRename || change == ChangeNote)) {
-			return refuse(CodePlan, "‘%s’ is %s: it cannot be %s.", s.Name, stateWords(s.State), changeWords(change))
+			return refusal(CodePlan, wordsCannotBe(s.Name, stateWords(s.State), changeWords(change)))
 		}
 	case ChangeDelete, ChangeExpire, ChangeEvictLimit, ChangeEvictRoom, ChangeReplaceUndo, ChangeThin:
 		switch s.State {
 		case StateTaking:
-			return refuse(CodeBusy, "‘%s’ is still being taken.", s.Name)
+			return refusal(CodeBusy, wordsStillBeingTaken(s.Name))
 		case StateDeleting:
-			return refuse(CodeBusy, "‘%s’ is already being deleted.", s.Name)
+			return refusal(CodeBusy, wordsAlreadyDeleting(s.Name))
 		case StateUnavailable:
-			return refuse(CodePlan, "‘%s’ is unavailable: boxsnap cannot reach where it is.", s.Name)
+			return refusal(CodePlan, wordsUnavailable(s.Name))
 		}
 		if change.automatic() && s.State != StateReady {
-			return refuse(CodePlan, "‘%s’ is %s.", s.Name, stateWords(s.State))
+			return refusal(CodePlan, wordsSnapshotIs(s.Name, stateWords(s.State)))
 		}
 	}
 	if change == ChangeRestore && s.Guest != "current" {
 		if s.Guest == "earlier" {
-			return refuse(CodePlan, "‘%s’ is on %s's earlier guest: fork only.", s.Name, s.BoxName)
+			return refusal(CodePlan, wordsEarlierGuestForkOnly(s.Name, s.BoxName))
 		}
 		if s.UndoOf == nil {
-			return refuse(CodePlan, "‘%s’ is a held copy: fork it instead.", s.Name)
+			return refusal(CodePlan, wordsHeldCopyForkInstead(s.Name))
 		}
 		// A ZFS restore's undo is a held copy: its restore is a swap.
 	}
 	// A snapshot without the identity reset neither forks nor is kept
 	// (section 9).
 	if (change == ChangeKeep || change == ChangeFork) && s.ForkSafe == nil {
-		return &Refusal{Code: CodePlan, Words: providers.NoResetWords(s.BoxName)}
+		return refusal(CodePlan, providers.NoResetWords(s.BoxName))
 	}
 	if change == ChangeUnkeep && !s.Kept() {
-		return refuse(CodeConflict, "‘%s’ is not kept.", s.Name)
+		return refusal(CodeConflict, wordsNotKept(s.Name))
 	}
 	if change == ChangeUnkeep && s.BoxGoneAt != nil {
-		return refuse(CodeConflict, "‘%s’ outlives its released box only because it is kept: keep it longer, or delete it.", s.Name)
+		return refusal(CodeConflict, wordsOutlivesBox(s.Name))
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func (s *Service) browserOf(b *Box) (providers.Browser, error) {
 	if br, ok := be.Snap.(providers.Browser); ok {
 		return br, nil
 	}
-	return nil, &Refusal{Code: CodeCannot, Words: CannotBrowseWords(be.Label)}
+	return nil, refusal(CodeCannot, CannotBrowseWords(be.Label))
 }
 
 // CannotBrowseWords is why a backend without a Browser cannot show a
@@ -84,7 +84,7 @@ func (s *Service) lookable(ctx context.Context, c Caller, id string) (*Snapshot,
 		return nil, nil, nil, snapshotNotFound(id)
 	}
 	if sn.State != StateReady {
-		return nil, nil, nil, refuse(CodeConflict, "‘%s’ is %s: there is nothing to look inside.", sn.Name, stateWords(sn.State))
+		return nil, nil, nil, refusal(CodeConflict, wordsNothingInside(sn.Name, stateWords(sn.State)))
 	}
 	br, err := s.browserOf(b)
 	if err != nil {
@@ -98,11 +98,11 @@ func filesError(sn *Snapshot, p string, err error) error {
 	var refused *providers.RefusedError
 	switch {
 	case errors.As(err, &refused):
-		return refuse(CodeInvalid, "%s.", strings.TrimSuffix(refused.Why, "."))
+		return refusal(CodeInvalid, wordsBackendSays(refused.Why))
 	case errors.Is(err, providers.ErrNotFound):
-		return refuse(CodeNotFound, "No %s in ‘%s’.", shownPath(p), sn.Name)
+		return refusal(CodeNotFound, wordsNoPathIn(shownPath(p), sn.Name))
 	case errors.Is(err, providers.ErrIncomplete):
-		return refuse(CodeConflict, "‘%s’ cannot be read: %s", sn.Name, err.Error())
+		return refusal(CodeConflict, wordsCannotBeRead(sn.Name, err.Error()))
 	}
 	return fmt.Errorf("look inside %s: %w", sn.ID, err)
 }
@@ -121,14 +121,14 @@ func shownPath(p string) string {
 // follows one.
 func CleanPath(p string) (string, error) {
 	if strings.ContainsRune(p, 0) || !utf8.ValidString(p) {
-		return "", invalid("That path is not a path.")
+		return "", refusal(CodeInvalid, wordsNotAPath)
 	}
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
-		return "", invalid("The path %q is absolute: paths are inside the snapshot, relative to the box's folder.", p)
+		return "", refusal(CodeInvalid, wordsAbsolutePath(p))
 	}
 	for _, part := range strings.Split(p, "/") {
 		if part == ".." {
-			return "", invalid("The path %q climbs out of the snapshot with ..: paths are inside the box's folder.", p)
+			return "", refusal(CodeInvalid, wordsClimbsOut(p))
 		}
 	}
 	c := path.Clean("/" + p)
@@ -137,7 +137,7 @@ func CleanPath(p string) (string, error) {
 		c = ""
 	}
 	if len(c) > 4096 {
-		return "", invalid("That path is longer than 4096 characters.")
+		return "", refusal(CodeInvalid, wordsPathTooLong)
 	}
 	return c, nil
 }
@@ -203,7 +203,7 @@ func (s *Service) ShowFile(ctx context.Context, c Caller, id, p string) (*Shown,
 		return nil, err
 	}
 	if p == "" {
-		return nil, invalid("The top folder is a folder: browse it instead.")
+		return nil, refusal(CodeInvalid, wordsTopFolder)
 	}
 	ref := refOf(sn, b)
 	// A link or a folder is described by its folder's listing, never
@@ -324,9 +324,9 @@ func (s *Service) OpenDownload(ctx context.Context, c Caller, id, p string) (*Do
 		case entry.Type == "file":
 			d.Name, d.Size = path.Base(p), entry.Size
 		case entry.Type == "link":
-			return nil, invalid("%s is a link to %s, which is never followed: download what it points to instead.", shownPath(p), entry.Target)
+			return nil, refusal(CodeInvalid, wordsLinkNeverFollowed(shownPath(p), entry.Target))
 		default:
-			return nil, invalid("%s is not a file or a folder.", shownPath(p))
+			return nil, refusal(CodeInvalid, wordsNotFileOrFolder(shownPath(p)))
 		}
 	}
 	what := fmt.Sprintf("%s (%s)", shownPath(p), GB(d.Size))
@@ -442,7 +442,7 @@ func (s *Service) Compare(ctx context.Context, c Caller, id, against string, off
 		r := refOf(other, b)
 		otherRef = &r
 	} else if b.State != BoxReady {
-		return nil, refuse(CodeConflict, "%s is %s: there is no box now to compare with.", b.Name, b.State)
+		return nil, refusal(CodeConflict, wordsNoBoxToCompare(b.Name, b.State))
 	}
 	if offset < 0 {
 		offset = 0
@@ -515,10 +515,10 @@ func (s *Service) compareTarget(ctx context.Context, c Caller, b *Box, ref strin
 		return nil, err
 	}
 	if ob.ID != b.ID {
-		return nil, invalid("‘%s’ is of another box: compare snapshots of the same box.", other.Name)
+		return nil, refusal(CodeInvalid, wordsCompareSameBox(other.Name))
 	}
 	if other.State != StateReady {
-		return nil, refuse(CodeConflict, "‘%s’ is %s: there is nothing to compare with.", other.Name, stateWords(other.State))
+		return nil, refusal(CodeConflict, wordsNothingToCompare(other.Name, stateWords(other.State)))
 	}
 	return other, nil
 }
@@ -536,7 +536,7 @@ func (s *Service) DiffFile(ctx context.Context, c Caller, id, against, p string)
 		return "", err
 	}
 	if p == "" {
-		return "", invalid("Name a file to compare.")
+		return "", refusal(CodeInvalid, wordsNameAFile)
 	}
 	var otherRef *providers.SnapshotRef
 	if against != "" {

@@ -67,18 +67,17 @@ type ForgetItem struct {
 // and changes nothing.
 func (s *Boxes) ForgetBackendPlan(ctx context.Context, c Caller, backend string) (*ForgetPlan, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, "Only the person forgets snapshots.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonForgets)
 	}
 	if _, in := s.backends[backend]; in {
-		return nil, refuse(CodeConflict,
-			"%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
+		return nil, refusal(CodeConflict, wordsForgetInSettings(backend))
 	}
 	all, err := s.st.PersonSnapshotsOfBackend(ctx, s.st.Pool, backend)
 	if err != nil {
 		return nil, fmt.Errorf("snapshots of %s: %w", backend, err)
 	}
 	if len(all) == 0 {
-		return nil, refuse(CodeNotFound, "boxsnap records no snapshots of %s.", backend)
+		return nil, refusal(CodeNotFound, wordsNoRecords(backend))
 	}
 	p := &ForgetPlan{Backend: backend}
 	for _, sn := range all {

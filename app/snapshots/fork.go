@@ -64,7 +64,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 		return nil, err
 	}
 	if existing, err := s.boxByName(ctx, name); err == nil && existing.State != BoxReleased {
-		return nil, refuse(CodeConflict, "A box named %s exists already.", name)
+		return nil, refusal(CodeConflict, wordsBoxExists(name))
 	}
 	var thread *string
 	switch {
@@ -98,7 +98,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 		if why == "" {
 			why = fmt.Sprintf("‘%s’ cannot be forked on %s.", sn.Name, be.Label)
 		}
-		return nil, refuse(CodePlan, "%s", why)
+		return nil, refusal(CodePlan, why)
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {

@@ -43,14 +43,14 @@ func AutomaticByDefault(backendKind string) bool { return backendKind == "local"
 func (st Settings) validateHistory() []error {
 	var errs []error
 	if st.HistoryDays < 1 || st.HistoryDays > MaxHistoryDays {
-		errs = append(errs, fmt.Errorf("Automatic history is kept 1 to %d days.", MaxHistoryDays))
+		errs = append(errs, errors.New(wordsHistoryDays(MaxHistoryDays)))
 	}
 	if st.HistoryGiB < 1 || st.HistoryGiB > MaxHistoryGiB {
-		errs = append(errs, fmt.Errorf("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", MaxHistoryGiB))
+		errs = append(errs, errors.New(wordsHistoryGiB(MaxHistoryGiB)))
 	}
 	for id, n := range st.CheckSeconds {
 		if n < MinCheckSeconds || n > MaxCheckSeconds {
-			errs = append(errs, fmt.Errorf("%s's boxes are checked every %d to %d seconds.", id, MinCheckSeconds, MaxCheckSeconds))
+			errs = append(errs, errors.New(wordsCheckSeconds(id, MinCheckSeconds, MaxCheckSeconds)))
 		}
 	}
 	return errs
@@ -141,7 +141,7 @@ func (s *Boxes) boxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
 // automatic nil follows the backend; maxGiB nil follows the setting.
 func (s *Boxes) SetBoxHistory(ctx context.Context, c Caller, ref string, automatic *bool, maxGiB *int64) (*BoxHistory, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, "Only the person changes a box's history settings.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonHistory)
 	}
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
@@ -150,7 +150,7 @@ func (s *Boxes) SetBoxHistory(ctx context.Context, c Caller, ref string, automat
 	var maxBytes *int64
 	if maxGiB != nil {
 		if *maxGiB < 1 || *maxGiB > MaxHistoryGiB {
-			return nil, invalid("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", MaxHistoryGiB)
+			return nil, refusal(CodeInvalid, wordsHistoryGiB(MaxHistoryGiB))
 		}
 		n := *maxGiB << 30
 		maxBytes = &n
@@ -198,7 +198,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 			return err
 		}
 		if !sn.Automatic {
-			return refuse(CodeConflict, "‘%s’ is saved already.", sn.Name)
+			return refusal(CodeConflict, wordsSavedAlready(sn.Name))
 		}
 		if newName != nil && *newName != sn.Name {
 			taken, err := s.namesOfBox(ctx, tx, sn.BoxID)
@@ -206,7 +206,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 				return err
 			}
 			if taken[*newName] {
-				return refuse(CodeConflict, "%s has a snapshot named ‘%s’ already.", sn.BoxName, *newName)
+				return refusal(CodeConflict, wordsNamedAlready(sn.BoxName, *newName))
 			}
 		}
 		all, err := s.snapshotsOfBox(ctx, tx, b.ID)
@@ -226,8 +226,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 					hidden++
 				}
 			}
-			return &Refusal{Code: CodeLimit,
-				Words: strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots: saving ‘%s’ would pass it. %s", b.Name, count, st.PerBox, sn.Name, deleteWords(names, hidden)))}
+			return refusal(CodeLimit, wordsSavingPasses(b.Name, count, st.PerBox, sn.Name, deleteWords(names, hidden)))
 		}
 		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: false, NewName: newName}); err != nil {
 			return fmt.Errorf("save %s: %w", sn.ID, err)
@@ -263,10 +262,10 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 			return err
 		}
 		if sn.Automatic {
-			return refuse(CodeConflict, "‘%s’ is automatic already.", sn.Name)
+			return refusal(CodeConflict, wordsAutomaticAlready(sn.Name))
 		}
 		if sn.UndoOf != nil {
-			return refuse(CodeConflict, "‘%s’ is an undo: it is never automatic.", sn.Name)
+			return refusal(CodeConflict, wordsUndoNeverAutomatic(sn.Name))
 		}
 		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: true}); err != nil {
 			return fmt.Errorf("unsave %s: %w", sn.ID, err)
@@ -292,14 +291,14 @@ func DeleteHistoryWords(box string) string {
 // deletes them one by one; with none to delete it answers nil.
 func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, requestID string) (*Operation, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, "Only the person deletes a box's history.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonDeletesHistory)
 	}
 	b, err := s.Box(ctx, c, boxRef)
 	if err != nil {
 		return nil, err
 	}
 	if confirm != b.Name {
-		return nil, invalid("%s", DeleteHistoryWords(b.Name))
+		return nil, refusal(CodeInvalid, DeleteHistoryWords(b.Name))
 	}
 	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpDeleteHistory, nil); err != nil || op != nil {
 		return op, err

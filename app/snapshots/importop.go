@@ -66,13 +66,13 @@ func ImportResultOf(op *Operation) (*ImportResult, error) {
 		}
 		return &res, nil
 	case OpFailed:
-		words := "The import failed."
+		words := wordsImportFailed
 		if op.Error != nil && *op.Error != "" {
 			words = *op.Error
 		}
-		return nil, &Refusal{Code: CodeInvalid, Words: words}
+		return nil, refusal(CodeInvalid, words)
 	}
-	return nil, refuse(CodeRunning, "The import %s is still running (at %s).", op.ID, op.Step)
+	return nil, refusal(CodeRunning, wordsImportRunning(op.ID, op.Step))
 }
 
 // AdmitImport admits an import of a batch of staged export files of one
@@ -94,12 +94,12 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 		return op, err
 	}
 	if len(batch) == 0 {
-		return nil, invalid("Choose at least one export file to import.")
+		return nil, refusal(CodeInvalid, wordsChooseImport)
 	}
 	mb := batch[0].Manifest.Box
 	for _, st := range batch[1:] {
 		if st.Manifest.Box.ID != mb.ID {
-			return nil, invalid("%s is of box %s and %s of box %s: import each box's files apart. Nothing was imported.", batch[0].Name, mb.Name, st.Name, st.Manifest.Box.Name)
+			return nil, refusal(CodeInvalid, wordsImportOneBox(batch[0].Name, mb.Name, st.Name, st.Manifest.Box.Name))
 		}
 	}
 	p := importParams{Why: c.Why}
@@ -115,7 +115,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 				return err
 			}
 			if box.State == BoxReleased || box.State == BoxReleasing {
-				return refuse(CodeConflict, "%s was released here: its snapshots cannot be imported into it. Nothing was imported.", box.Name)
+				return refusal(CodeConflict, wordsReleasedNoImport(box.Name))
 			}
 			if be, err = s.backend(box.BackendID); err != nil {
 				return err
@@ -131,11 +131,11 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 				}
 			}
 			if be.ID == "" {
-				return refuse(CodePlan, "No backend here imports snapshots of a %s box. Nothing was imported.", mb.Backend)
+				return refusal(CodePlan, wordsNoBackendImports(mb.Backend))
 			}
 		}
 		if _, ok := be.Snap.(providers.Exporter); !ok {
-			return refuse(CodePlan, "%s cannot import snapshots. Nothing was imported.", be.Label)
+			return refusal(CodePlan, wordsCannotImport(be.Label))
 		}
 		p.Backend = be.ID
 		// The snapshots it brings in are pinned until it ends: the
@@ -145,7 +145,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 			for _, es := range st.Manifest.Snapshots {
 				sn, err := s.snapshotByID(ctx, tx, es.ID)
 				if err == nil && sn.BoxID != mb.ID {
-					return refuse(CodeConflict, "Snapshot %s is here already, on %s. Nothing was imported.", es.ID, sn.BoxName)
+					return refusal(CodeConflict, wordsAlreadyHere(es.ID, sn.BoxName))
 				} else if err == nil {
 					p.Already = append(p.Already, es.ID)
 				} else if errors.Is(err, store.ErrNotFound) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,15 +43,15 @@ func KeepUntil(now time.Time, current *time.Time, days int, until *time.Time) (t
 	if until != nil {
 		u := EndOfUTCDay(*until)
 		if u.Before(now) {
-			return time.Time{}, invalid("A keep date must be today or later.")
+			return time.Time{}, refusal(CodeInvalid, wordsKeepFromToday)
 		}
 		if u.After(max) {
-			return time.Time{}, invalid("A snapshot is kept at most %d days from today.", MaxKeepDays)
+			return time.Time{}, refusal(CodeInvalid, wordsKeepAtMost(MaxKeepDays))
 		}
 		return u, nil
 	}
 	if days < 1 || days > MaxKeepDays {
-		return time.Time{}, invalid("Keep keeps a snapshot 1 to %d days.", MaxKeepDays)
+		return time.Time{}, refusal(CodeInvalid, wordsKeepDays(MaxKeepDays))
 	}
 	from := now
 	if current != nil && current.After(now) {
@@ -110,7 +109,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 			return nil, err
 		}
 		if snapping := be.Snap.Snapshotting(sn.BoxKind); snapping == nil || snapping.KeepsPastRelease == providers.KeepsNo || snapping.Fork == providers.ForkNone {
-			return nil, refuse(CodePlan, "Snapshots of %s cannot be kept: they could not be used after a release.", sn.BoxName)
+			return nil, refusal(CodePlan, wordsCannotBeKept(sn.BoxName))
 		}
 	}
 	var op *Operation
@@ -224,6 +223,5 @@ func (s *Service) keepFits(ctx context.Context, q db.DBTX, c Caller, b *Box, sn 
 			hidden++
 		}
 	}
-	return &Refusal{Code: CodeLimit, Words: strings.TrimSpace(fmt.Sprintf(
-		"A kept undo counts in the %d: %s has %d of %d already. %s", perBox, b.Name, count, perBox, deleteWords(names, hidden)))}
+	return refusal(CodeLimit, wordsKeptUndoCounts(b.Name, count, perBox, deleteWords(names, hidden)))
 }

@@ -55,7 +55,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		case ActSee, ActDelete, ActTake, ActRelease:
 			return nil
 		}
-		return refuse(CodeForbidden, "boxsnap does not %s by itself.", act)
+		return refusal(CodeForbidden, wordsNotByItself(string(act)))
 	case CallerAgent:
 		// Moving snapshots is the person's (issue 13). An export carries
 		// every file of a box, secrets included, out of boxsnap; an import
@@ -64,14 +64,14 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		// code hands a copy to anyone who holds it.
 		switch act {
 		case ActExport:
-			return refuse(CodeForbidden, "Only the person can export snapshots: an export carries every file of the box, secrets included.")
+			return refusal(CodeForbidden, wordsOnlyPersonExports)
 		case ActImport:
-			return refuse(CodeForbidden, "Only the person can import snapshots: an archive from outside is no agent's to bring in.")
+			return refusal(CodeForbidden, wordsOnlyPersonImports)
 		case ActShare:
-			return refuse(CodeForbidden, "Only the person can make, revoke or redeem a share code.")
+			return refusal(CodeForbidden, wordsOnlyPersonShares)
 		}
 	default:
-		return refuse(CodeForbidden, "Sign in first.")
+		return refusal(CodeForbidden, wordsSignIn)
 	}
 
 	access := accessNone
@@ -98,7 +98,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		// agent sees it, and nothing more (section 3's third row).
 		switch act {
 		case ActRestore, ActFork, ActDelete:
-			return refuse(CodeForbidden, "‘%s’ is kept by the person: only the person can %s it.", s.Name, act)
+			return refusal(CodeForbidden, wordsKeptOnlyPerson(s.Name, string(act)))
 		}
 	}
 	switch act {
@@ -108,7 +108,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		if access == accessRunsOn {
 			// The box a thread runs on is forked by the person only
 			// (section 3's second row).
-			return refuse(CodeForbidden, "Only the person forks %s: it is the box this thread runs on.", b.Name)
+			return refusal(CodeForbidden, wordsOnlyPersonForksExecution(b.Name))
 		}
 		return nil
 	case ActPicture:
@@ -125,20 +125,20 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 			return nil
 		}
 		if s.Kept() || s.OwnerKind == "person" {
-			return refuse(CodeForbidden, "‘%s’ is kept by the person: only the person can delete it.", s.Name)
+			return refusal(CodeForbidden, wordsKeptOnlyPerson(s.Name, "delete"))
 		}
 		if s.ByKind != "agent" || s.ByThreadID == nil || *s.ByThreadID != c.Thread {
-			return refuse(CodeForbidden, "‘%s’ was not taken by an agent of this thread: only the person can delete it.", s.Name)
+			return refusal(CodeForbidden, wordsNotThisThreads(s.Name))
 		}
 		return nil
 	case ActKeep, ActUnkeep:
-		return refuse(CodeForbidden, "Only the person can keep a snapshot.")
+		return refusal(CodeForbidden, wordsOnlyPersonKeeps)
 	case ActRename, ActNote:
-		return refuse(CodeForbidden, "Only the person can rename a snapshot or change its note.")
+		return refusal(CodeForbidden, wordsOnlyPersonRenames)
 	case ActRelease:
 		return MayBox(c, BoxRelease, b)
 	}
-	return refuse(CodeForbidden, "Not allowed.")
+	return refusal(CodeForbidden, wordsNotAllowed)
 }
 
 // agentSees is section 3's "See" column: on its own box, the agent sees its

@@ -31,10 +31,10 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		if act == BoxRelease {
 			return nil
 		}
-		return refuse(CodeForbidden, "boxsnap does not %s by itself.", act)
+		return refusal(CodeForbidden, wordsNotByItself(string(act)))
 	case CallerAgent:
 	default:
-		return refuse(CodeForbidden, "Sign in first.")
+		return refusal(CodeForbidden, wordsSignIn)
 	}
 	switch act {
 	case BoxFromTemplate:
@@ -42,7 +42,7 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 	case BoxFromParts:
 		return agentLeaveOut("command")
 	case BoxAdopt:
-		return refuse(CodeForbidden, "Only the person adopts a guest or a folder that exists already.")
+		return refusal(CodeForbidden, wordsOnlyPersonAdopts)
 	case BoxRelease:
 		if b == nil {
 			return boxNotFound("")
@@ -50,19 +50,19 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		if b.State == BoxReleased || b.ThreadID == nil || *b.ThreadID != c.Thread {
 			if agentAccess(c.Thread, b) == accessRunsOn && b.State != BoxReleased {
 				// It sees the box it runs on, so it may read why.
-				return refuse(CodeForbidden, "Only the box's own thread or the person can release %s.", b.Name)
+				return refusal(CodeForbidden, wordsOnlyThreadReleases(b.Name))
 			}
 			return boxNotFound(b.Name)
 		}
 		return nil
 	}
-	return refuse(CodeForbidden, "Not allowed.")
+	return refusal(CodeForbidden, wordsNotAllowed)
 }
 
 // agentLeaveOut is the one home of the words refusing a field an agent may
 // not send when it asks for a box.
 func agentLeaveOut(field string) *Refusal {
-	return refuse(CodeForbidden, "An agent makes a box only from a box template, by name: leave out %s.", field)
+	return refusal(CodeForbidden, wordsAgentLeavesOut(field))
 }
 
 // agentBoxFields refuses, in words, the first field of req an agent may not
@@ -81,7 +81,7 @@ func agentBoxFields(req BoxRequest) error {
 		}
 	}
 	if req.Template == "" {
-		return refuse(CodeInvalid, "An agent makes a box only from a box template, by name: name one in template.")
+		return refusal(CodeInvalid, wordsAgentNamesTemplate)
 	}
 	return nil
 }

@@ -120,7 +120,7 @@ func (e *Export) Box() *Box { return e.box }
 // are ready, on a backend that exports.
 func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (*Export, error) {
 	if len(req.Snapshots) == 0 {
-		return nil, invalid("Name at least one snapshot to export.")
+		return nil, refusal(CodeInvalid, wordsNameOneToExport)
 	}
 	b, err := s.Box(ctx, c, req.Box)
 	if err != nil {
@@ -135,7 +135,7 @@ func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refuse(CodePlan, "%s cannot export snapshots: boxsnap reads its snapshots only where they live.", be.Label)
+		return nil, refusal(CodePlan, wordsCannotExport(be.Label))
 	}
 	e := &Export{s: s, c: c, box: b, be: be, exporter: ex}
 	seen := map[string]bool{}
@@ -149,7 +149,7 @@ func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (
 		}
 		seen[sn.ID] = true
 		if sn.State != StateReady {
-			return nil, refuse(CodePlan, "‘%s’ is %s: it cannot be exported.", sn.Name, stateWords(sn.State))
+			return nil, refusal(CodePlan, wordsCannotBeExported(sn.Name, stateWords(sn.State)))
 		}
 		e.snaps = append(e.snaps, sn)
 	}
@@ -162,10 +162,10 @@ func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (
 			return nil, err
 		}
 		if base.State != StateReady {
-			return nil, refuse(CodePlan, "‘%s’ is %s: it cannot be a base.", base.Name, stateWords(base.State))
+			return nil, refusal(CodePlan, wordsCannotBeBase(base.Name, stateWords(base.State)))
 		}
 		if seen[base.ID] {
-			return nil, invalid("‘%s’ is both exported and the base: a base is one the receiver already holds.", base.Name)
+			return nil, refusal(CodeInvalid, wordsExportedAndBase(base.Name))
 		}
 		e.base = base
 	}
@@ -311,7 +311,7 @@ func (s *Service) Stage(ctx context.Context, name string, r io.Reader) (*Staged,
 		}
 	}()
 	bad := func(format string, a ...any) *Refusal {
-		return refuse(CodeInvalid, "%s: %s. Nothing was imported.", name, fmt.Sprintf(format, a...))
+		return refusal(CodeInvalid, wordsBadArchive(name, fmt.Sprintf(format, a...)))
 	}
 	type got struct {
 		f     *os.File

@@ -25,13 +25,13 @@ func UndoName(t time.Time, tz *time.Location) string {
 func CleanName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", refuse(CodeInvalid, "A snapshot's name cannot be empty.")
+		return "", refusal(CodeInvalid, wordsNameEmpty)
 	}
 	if n := utf8.RuneCountInString(name); n > MaxNameLength {
-		return "", refuse(CodeInvalid, "A snapshot's name is at most %d characters; this one has %d.", MaxNameLength, n)
+		return "", refusal(CodeInvalid, wordsNameTooLong(MaxNameLength, n))
 	}
 	if !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 || strings.IndexFunc(name, isBidiControl) >= 0 {
-		return "", refuse(CodeInvalid, "A snapshot's name cannot hold control characters.")
+		return "", refusal(CodeInvalid, wordsNameControl)
 	}
 	return name, nil
 }
@@ -43,10 +43,10 @@ func CleanNote(note string) (*string, error) {
 		return nil, nil
 	}
 	if len(note) > MaxNoteBytes {
-		return nil, refuse(CodeInvalid, "A note is at most 1 KB; this one is %d bytes.", len(note))
+		return nil, refusal(CodeInvalid, wordsNoteTooLong(len(note)))
 	}
 	if !utf8.ValidString(note) {
-		return nil, refuse(CodeInvalid, "A note must be text.")
+		return nil, refusal(CodeInvalid, wordsNoteNotText)
 	}
 	if err := CheckText("A note", note); err != nil {
 		return nil, err

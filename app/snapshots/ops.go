@@ -50,7 +50,7 @@ func (s *core) existingRequest(ctx context.Context, q db.DBTX, c Caller, request
 		return nil, err
 	}
 	if op.Kind != kind || (target != nil && (op.Target == nil || *op.Target != *target)) {
-		return nil, refuse(CodeConflict, "The request ID %s was used for another operation (%s %s).", requestID, op.Kind, op.ID)
+		return nil, refusal(CodeConflict, wordsRequestIDUsed(requestID, op.Kind, op.ID))
 	}
 	return op, nil
 }
@@ -98,18 +98,18 @@ func (s *core) unsettled(ctx context.Context, q db.DBTX, b *Box) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	return refuse(CodeBusy, "%s Check now first.", UnknownWords(b.Name, ops[0]))
+	return refusal(CodeBusy, wordsCheckNowFirst(UnknownWords(b.Name, ops[0])))
 }
 
 // Operation reads an operation as the caller may see it: an agent sees only
 // its own thread's.
 func (s *core) Operation(ctx context.Context, c Caller, id string) (*Operation, error) {
 	if !ValidID(PrefixOperation, id) {
-		return nil, refuse(CodeNotFound, "No operation %s that you can see.", id)
+		return nil, refusal(CodeNotFound, wordsNoOperation(id))
 	}
 	op, err := s.ops.ByID(ctx, s.st.Pool, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !MaySeeOperation(c, op)) {
-		return nil, refuse(CodeNotFound, "No operation %s that you can see.", id)
+		return nil, refusal(CodeNotFound, wordsNoOperation(id))
 	}
 	return op, err
 }

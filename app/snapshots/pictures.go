@@ -29,7 +29,7 @@ func (s *Service) Picture(ctx context.Context, c Caller, id string) (*Picture, e
 	}
 	r, err := s.st.CorePictureGet(ctx, s.st.Pool, sn.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, "‘%s’ has no picture.", sn.Name)
+		return nil, refusal(CodeNotFound, wordsNoPicture(sn.Name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read picture: %w", err)

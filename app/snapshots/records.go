@@ -127,7 +127,7 @@ func (s *Service) SnapshotOfBox(ctx context.Context, c Caller, boxRef, ref strin
 			return sn, b, nil
 		}
 	}
-	return nil, nil, refuse(CodeNotFound, "No snapshot named ‘%s’ on %s that you can see.", ref, b.Name)
+	return nil, nil, refusal(CodeNotFound, wordsNoSnapshotNamed(ref, b.Name))
 }
 
 // BoxSnapshots is one box with the snapshots the caller may see.

@@ -75,11 +75,11 @@ func AsRefusal(err error) (*Refusal, bool) {
 // for one that does not exist, so a guessed ID tells nothing (section 3,
 // G12).
 func snapshotNotFound(id string) *Refusal {
-	return refuse(CodeNotFound, "No snapshot %s that you can see.", id)
+	return refusal(CodeNotFound, wordsNoSnapshot(id))
 }
 
 func boxNotFound(ref string) *Refusal {
-	return refuse(CodeNotFound, "No box %s that you can see.", ref)
+	return refusal(CodeNotFound, wordsNoBox(ref))
 }
 
 func invalid(format string, args ...any) *Refusal {

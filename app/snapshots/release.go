@@ -28,7 +28,7 @@ func (s *Boxes) ReleaseBox(ctx context.Context, c Caller, ref, requestID string)
 // held copies made already stay kept (section 7; unit 8).
 func (s *Boxes) ReleaseBoxDeletingKept(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, "Only the person deletes what they kept.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonDeletesKept)
 	}
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{DeleteKept: true})
 }
@@ -58,11 +58,11 @@ func (s *Boxes) releaseBox(ctx context.Context, c Caller, ref, requestID string,
 		case b.State == BoxTrashed && (p.Empty || p.DeleteKept && c.IsPerson()):
 			p.Empty = true
 		case b.State == BoxTrashed:
-			return refuse(CodeConflict, "%s is in the trash already: restore it from the trash, or the person empties it.", b.Name)
+			return refusal(CodeConflict, wordsInTrashAlready(b.Name))
 		case p.Empty:
 			return notInTrash(b)
 		case b.State != BoxReady:
-			return refuse(CodeConflict, "%s is %s already.", b.Name, b.State)
+			return refusal(CodeConflict, wordsBoxIsAlready(b.Name, b.State))
 		}
 		p.Trash = !p.Empty && !p.DeleteKept && settings.TrashHours > 0
 		if err := s.unsettled(ctx, tx, b); err != nil {

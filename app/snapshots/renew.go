@@ -21,7 +21,7 @@ func (s *Service) Renew(ctx context.Context, c Caller, req KeepRequest) (*Operat
 		return nil, err
 	}
 	if !sn.Kept() {
-		return nil, refuse(CodeConflict, "‘%s’ is not kept: Keep it first.", sn.Name)
+		return nil, refusal(CodeConflict, wordsRenewNotKept(sn.Name))
 	}
 	settings, err := s.Settings(ctx)
 	if err != nil {

@@ -151,20 +151,20 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		return nil, err
 	}
 	if c.Kind == CallerAgent && !settings.AgentsMayRestore {
-		return nil, refuse(CodeForbidden, "Agents do not reset boxes by themselves in this install: ask the person to reset %s.", b.Name)
+		return nil, refusal(CodeForbidden, wordsAgentsDoNotReset(b.Name))
 	}
 	if b.IsExecutionMachine() {
-		return nil, refuse(CodeGuard, "%s", s.executionMachineWords(ctx, c, b))
+		return nil, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := be.Snap.(providers.Resetter); !ok {
-		return nil, refuse(CodeCannot, "%s", ResetNotBuiltWords(be, b))
+		return nil, refusal(CodeCannot, ResetNotBuiltWords(be, b))
 	}
 	if _, ok := be.Snap.(providers.Browser); req.KeepLogins && !ok {
-		return nil, refuse(CodePlan, "%s cannot read the logins back from %s's undo: reset it without Keep logins.", be.Label, b.Name)
+		return nil, refusal(CodePlan, wordsCannotReadLogins(be.Label, b.Name))
 	}
 	p := resetParams{KeepLogins: req.KeepLogins}
 	if req.KeepLogins {
@@ -180,9 +180,9 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	if !plan.Take.OK {
 		why := plan.Take.Why
 		if why == "" {
-			why = fmt.Sprintf("No undo can be taken of %s on %s.", b.Name, be.Label)
+			why = wordsNoUndoCanBeTaken(b.Name, be.Label)
 		}
-		return nil, &Refusal{Code: CodePlan, Words: why + " It is not reset without an undo.", TryAgain: plan.Take.TryAgain}
+		return nil, &Refusal{Code: CodePlan, Words: wordsNotResetWithoutUndo(why), TryAgain: plan.Take.TryAgain}
 	}
 	if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Take.AddsBytes); err != nil {
 		return nil, undoRoomWords(Agent(""), err) // a reset always takes its undo
@@ -190,9 +190,9 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	if guard := s.Guard(ctx, c, b); len(guard) > 0 && !req.Force {
 		w := strings.Join(guard, " ")
 		if c.Kind == CallerAgent {
-			return nil, &Refusal{Code: CodeGuard, TryAgain: true, Words: fmt.Sprintf("%s cannot be reset now. %s", b.Name, w)}
+			return nil, &Refusal{Code: CodeGuard, TryAgain: true, Words: wordsGuardNow(b.Name, "reset", w)}
 		}
-		return nil, &Refusal{Code: CodeGuard, Words: fmt.Sprintf("Resetting %s also ends this. %s Reset anyway to go on.", b.Name, w)}
+		return nil, &Refusal{Code: CodeGuard, Words: wordsResetGuard(b.Name, w)}
 	}
 	if st, err := be.Boxes.Status(ctx, guestOf(b)); err == nil {
 		p.WasRunning = st.Running
@@ -204,7 +204,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 			return err
 		}
 		if b.State != BoxReady {
-			return refuse(CodeBusy, "%s is %s.", b.Name, b.State)
+			return refusal(CodeBusy, wordsBoxIs(b.Name, b.State))
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
@@ -238,7 +238,7 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 	if name == "" {
 		mf, err := s.st.MadeFromByBox(ctx, s.st.Pool, b.ID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return refuse(CodeInvalid, "%s was not made from a template here (it was adopted, forked or imported): name a box template to reset it to.", b.Name)
+			return refusal(CodeInvalid, wordsNotFromTemplate(b.Name))
 		}
 		if err != nil {
 			return fmt.Errorf("read what %s was made from: %w", b.Name, err)
@@ -259,7 +259,7 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 		return err
 	}
 	if t.Backend != b.BackendID {
-		return invalid("The box template %s makes boxes on %s; %s is on %s.", t.Name, t.Backend, b.Name, b.BackendID)
+		return refusal(CodeInvalid, wordsTemplateElsewhere(t.Name, t.Backend, b.Name, b.BackendID))
 	}
 	p.Template, p.Source, p.Command = t.Name, t.Source, t.Command
 	return nil
@@ -552,7 +552,7 @@ func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID st
 	}
 	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, "%s has no undo to go back to.", b.Name)
+		return nil, refusal(CodeNotFound, wordsNoUndoToGoBack(b.Name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)

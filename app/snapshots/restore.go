@@ -146,7 +146,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	}
 	if c.Kind == CallerAgent {
 		if !req.Replace {
-			return nil, invalid("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", b.Name)
+			return nil, refusal(CodeInvalid, wordsReplaceTrue(b.Name))
 		}
 		req.NoUndo, req.Force = false, false
 	}
@@ -162,21 +162,21 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
 		// Refused, not asked for: the form's two cases are not this one
 		// (decided during unit 5).
-		return nil, refuse(CodeForbidden, "Only the person restores a memory snapshot in this install.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonRestoresMemory)
 	}
 	execution := ThreadsRunOn(c, b)
 	if execution && !settings.ExecutionMachineRestores {
-		return nil, refuse(CodeGuard, "%s", s.executionMachineWords(ctx, c, b))
+		return nil, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
 	}
 	if execution && req.NoUndo {
-		return nil, refuse(CodePlan, "%s", AlwaysWithUndoWords(b.Name))
+		return nil, refusal(CodePlan, AlwaysWithUndoWords(b.Name))
 	}
 	// An agent asks the person instead (section 5, "the form"): on a box
 	// threads run on, and on its own box when Settings turns "Agents may
 	// restore their own boxes" off.
 	askFirst := c.Kind == CallerAgent && req.consent == nil && !req.dryRun && (execution || !settings.AgentsMayRestore)
 	if sn.BoxID != b.ID {
-		return nil, refuse(CodePlan, "‘%s’ is a snapshot of %s: fork it instead.", sn.Name, sn.BoxName)
+		return nil, refusal(CodePlan, wordsOtherBoxForkInstead(sn.Name, sn.BoxName))
 	}
 	if sn.Guest == "earlier" {
 		// Its guest is not the box's: only its own words say why (step 1).
@@ -195,12 +195,12 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	}
 	if plan.Locked != nil {
 		return nil, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
-			Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, strings.TrimSuffix(plan.Locked.Fix, "."))}
+			Words: wordsLocked(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
 	}
 	if plan.Restore.Way == providers.WayNone || plan.Restore.Why != "" {
 		why := plan.Restore.Why
 		if why == "" {
-			why = fmt.Sprintf("%s cannot be restored on %s.", b.Name, be.Label)
+			why = wordsCannotBeRestoredOn(b.Name, be.Label)
 		}
 		return nil, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
 	}
@@ -212,10 +212,10 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		w := strings.Join(guard, " ")
 		if c.Kind == CallerAgent {
 			return nil, &Refusal{Code: CodeGuard, TryAgain: true,
-				Words: fmt.Sprintf("%s cannot be restored now. %s", b.Name, w)}
+				Words: wordsGuardNow(b.Name, "restored", w)}
 		}
 		return nil, &Refusal{Code: CodeGuard,
-			Words: fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", b.Name, w)}
+			Words: wordsRestoreGuard(b.Name, w)}
 	}
 	if sn.Guest == "held-copy" {
 		// A swap: the current guest stays, as the box's earlier guest, in
@@ -224,7 +224,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	}
 	if !req.NoUndo {
 		if plan.Restore.Undo == providers.UndoNone {
-			return nil, refuse(CodePlan, "No undo can be taken of %s on %s, so it is not restored.", b.Name, be.Label)
+			return nil, refusal(CodePlan, wordsNoUndoNotRestored(b.Name, be.Label))
 		}
 		if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 			return nil, undoRoomWords(c, err)
@@ -244,7 +244,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			return err
 		}
 		if b.State != BoxReady {
-			return refuse(CodeBusy, "%s is being released.", b.Name)
+			return refusal(CodeBusy, wordsBeingReleased(b.Name))
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
@@ -646,9 +646,9 @@ func undoRoomWords(c Caller, err error) error {
 	if !ok {
 		return err
 	}
-	words := "No room for the undo. " + r.Words
+	words := wordsNoRoomForUndo(r.Words)
 	if c.IsPerson() {
-		words += " Or untick the undo to restore without one."
+		words = wordsOrUntickUndo(words)
 	}
 	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: words}
 }
@@ -661,5 +661,5 @@ func undoPriceWords(c Caller, err error) error {
 	if !ok || !c.IsPerson() {
 		return err
 	}
-	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: r.Words + " Or untick the undo to restore without one."}
+	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: wordsOrUntickUndo(r.Words)}
 }

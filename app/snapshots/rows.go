@@ -31,7 +31,7 @@ func snapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, store.ErrNotFound
 	case errors.As(err, &pgErr) && pgErr.Code == "23505":
-		return nil, refuse(CodeConflict, "That name is taken on this box.")
+		return nil, refusal(CodeConflict, wordsNameTaken)
 	case err != nil:
 		return nil, err
 	}

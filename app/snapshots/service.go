@@ -177,7 +177,7 @@ func (s *core) RegisterBackends(ctx context.Context) error {
 func (s *core) backend(id string) (Backend, error) {
 	b, ok := s.backends[id]
 	if !ok {
-		return Backend{}, &Refusal{Code: CodePlan, Words: fmt.Sprintf("The backend %s is not in settings: its boxes and snapshots are unavailable.", id), TryAgain: true}
+		return Backend{}, &Refusal{Code: CodePlan, Words: wordsBackendNotInSettings(id), TryAgain: true}
 	}
 	return b, nil
 }

@@ -75,28 +75,28 @@ func DefaultSettings() Settings {
 func (st Settings) Validate() error {
 	var errs []error
 	if st.PerBox < MinPerBox || st.PerBox > MaxPerBox {
-		errs = append(errs, fmt.Errorf("Snapshots per box is %d to %d.", MinPerBox, MaxPerBox))
+		errs = append(errs, errors.New(wordsPerBoxRange(MinPerBox, MaxPerBox)))
 	}
 	if st.RoomPercent < MinRoomPercent || st.RoomPercent > MaxRoomPercent {
-		errs = append(errs, fmt.Errorf("The room threshold is %d%% to %d%%.", MinRoomPercent, MaxRoomPercent))
+		errs = append(errs, errors.New(wordsRoomRange(MinRoomPercent, MaxRoomPercent)))
 	}
 	if st.KeepDays < 1 || st.KeepDays > MaxKeepDays {
-		errs = append(errs, fmt.Errorf("Keep keeps a snapshot 1 to %d days.", MaxKeepDays))
+		errs = append(errs, errors.New(wordsKeepDays(MaxKeepDays)))
 	}
 	if st.ApprovalMinutes < 1 || st.ApprovalMinutes > MaxApprovalMinutes {
-		errs = append(errs, fmt.Errorf("A request waits for your word 1 to %d minutes.", MaxApprovalMinutes))
+		errs = append(errs, errors.New(wordsApprovalRange(MaxApprovalMinutes)))
 	}
 	if st.ShareDays < 1 || st.ShareDays > MaxShareDays {
-		errs = append(errs, fmt.Errorf("A share code works 1 to %d days.", MaxShareDays))
+		errs = append(errs, errors.New(wordsShareDays(MaxShareDays)))
 	}
 	errs = append(errs, st.validateHistory()...)
 	for _, p := range st.AlsoRemove {
 		if strings.Contains(p, "..") || strings.HasPrefix(strings.TrimSpace(p), "/") {
-			errs = append(errs, fmt.Errorf("%q: a path to remove is inside a home folder, with no .. and no leading /.", p))
+			errs = append(errs, errors.New(wordsAlsoRemovePath(p)))
 		}
 	}
 	if st.TrashHours < 0 || st.TrashHours > MaxTrashHours {
-		errs = append(errs, fmt.Errorf("A released box stays in the trash 0 to %d hours.", MaxTrashHours))
+		errs = append(errs, errors.New(wordsTrashRange(MaxTrashHours)))
 	}
 	for _, p := range st.KeepLogins {
 		if err := checkLoginPath(p); err != nil {
@@ -105,13 +105,13 @@ func (st Settings) Validate() error {
 	}
 	for id, c := range st.Ceilings {
 		if math.IsNaN(c) || math.IsInf(c, 0) {
-			errs = append(errs, fmt.Errorf("The ceiling for %s is a number of dollars.", id))
+			errs = append(errs, errors.New(wordsCeilingNumber(id)))
 		} else if c < 0 {
-			errs = append(errs, fmt.Errorf("The ceiling for %s cannot be below zero.", id))
+			errs = append(errs, errors.New(wordsCeilingBelowZero(id)))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return &Refusal{Code: CodeInvalid, Words: err.Error()}
+		return refusal(CodeInvalid, err.Error())
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ func (s *core) readSettings(ctx context.Context) (Settings, error) {
 // SaveSettings validates and saves the settings; only the person may.
 func (s *core) SaveSettings(ctx context.Context, c Caller, st Settings) error {
 	if !c.IsPerson() {
-		return refuse(CodeForbidden, "Only the person changes settings.")
+		return refusal(CodeForbidden, wordsOnlyPersonSettings)
 	}
 	if err := st.Validate(); err != nil {
 		return err

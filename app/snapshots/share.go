@@ -89,7 +89,7 @@ func (s *Service) PlanShare(ctx context.Context, c Caller, box, snapshot string)
 		return p, err
 	}
 	if sn.State != StateReady {
-		return p, refuse(CodePlan, "‘%s’ is %s: it cannot be shared.", sn.Name, stateWords(sn.State))
+		return p, refusal(CodePlan, wordsCannotBeShared(sn.Name, stateWords(sn.State)))
 	}
 	st, err := s.Settings(ctx)
 	if err != nil {
@@ -102,7 +102,7 @@ func (s *Service) PlanShare(ctx context.Context, c Caller, box, snapshot string)
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return p, refuse(CodePlan, "%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", be.Label)
+		return p, refusal(CodePlan, wordsCannotShareSecrets(be.Label))
 	}
 	if p.Removed, err = ex.ScrubbedPaths(ctx, refOf(sn, b), s.secrets(ctx)); err != nil {
 		return p, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
@@ -122,7 +122,7 @@ func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string,
 		return nil, err
 	}
 	if sn.State != StateReady {
-		return nil, refuse(CodePlan, "‘%s’ is %s: it cannot be shared.", sn.Name, stateWords(sn.State))
+		return nil, refusal(CodePlan, wordsCannotBeShared(sn.Name, stateWords(sn.State)))
 	}
 	st, err := s.Settings(ctx)
 	if err != nil {
@@ -132,7 +132,7 @@ func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string,
 		days = st.ShareDays
 	}
 	if days < 1 || days > MaxShareDays {
-		return nil, invalid("A share code works 1 to %d days.", MaxShareDays)
+		return nil, refusal(CodeInvalid, wordsShareDays(MaxShareDays))
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
@@ -140,7 +140,7 @@ func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string,
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refuse(CodePlan, "%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", be.Label)
+		return nil, refusal(CodePlan, wordsCannotShareSecrets(be.Label))
 	}
 	extra := st.AlsoRemove
 	if extra == nil {
@@ -216,7 +216,7 @@ func (s *Service) RevokeShare(ctx context.Context, c Caller, id string) (*Share,
 	now := s.now()
 	r, err := s.st.MoveShareRevoke(ctx, s.st.Pool, db.MoveShareRevokeParams{ID: id, RevokedAt: &now})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, "No live share code %s.", id)
+		return nil, refusal(CodeNotFound, wordsNoLiveShareCode(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("revoke share code: %w", err)
@@ -231,21 +231,21 @@ func (s *Service) RevokeShare(ctx context.Context, c Caller, id string) (*Share,
 func (s *Service) shareByCode(ctx context.Context, code string) (*Share, error) {
 	code = strings.TrimSpace(code)
 	if !strings.HasPrefix(code, SharePrefix) || len(code) != len(SharePrefix)+43 {
-		return nil, invalid("That is not a share code: one starts with %s and is %d characters long.", SharePrefix, len(SharePrefix)+43)
+		return nil, refusal(CodeInvalid, wordsNotAShareCode(SharePrefix, len(SharePrefix)+43))
 	}
 	r, err := s.st.MoveShareByHash(ctx, s.st.Pool, hashCode(code))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, "No share code like that works here.")
+		return nil, refusal(CodeNotFound, wordsNoShareCodeHere)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read share code: %w", err)
 	}
 	sh := (*Share)(&r)
 	if sh.RevokedAt != nil {
-		return nil, refuse(CodeGone, "This share code was revoked.")
+		return nil, refusal(CodeGone, wordsShareRevoked)
 	}
 	if !s.now().Before(sh.ExpiresAt) {
-		return nil, refuse(CodeGone, "This share code expired on %s.", sh.ExpiresAt.In(s.TimeZone(ctx)).Format("2 Jan 15:04"))
+		return nil, refusal(CodeGone, wordsShareExpired(sh.ExpiresAt.In(s.TimeZone(ctx)).Format("2 Jan 15:04")))
 	}
 	return sh, nil
 }
@@ -273,10 +273,10 @@ func (s *Service) PlanShared(ctx context.Context, code string) (*SharedExport, e
 	}
 	sn, err := s.snapshotByID(ctx, s.st.Pool, sh.SnapshotID)
 	if err != nil {
-		return nil, refuse(CodeGone, "The snapshot of this share code is gone.")
+		return nil, refusal(CodeGone, wordsShareSnapshotGone)
 	}
 	if sn.State != StateReady {
-		return nil, refuse(CodePlan, "The snapshot of this share code is %s.", stateWords(sn.State))
+		return nil, refusal(CodePlan, wordsShareSnapshotIs(stateWords(sn.State)))
 	}
 	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
@@ -288,7 +288,7 @@ func (s *Service) PlanShared(ctx context.Context, code string) (*SharedExport, e
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refuse(CodePlan, "%s cannot share snapshots.", be.Label)
+		return nil, refusal(CodePlan, wordsCannotShare(be.Label))
 	}
 	return &SharedExport{s: s, share: sh, sn: sn, box: b, ex: ex, kind: be.Kind}, nil
 }

@@ -86,7 +86,7 @@ func (c tabCursor) String() string {
 }
 
 func parseTabCursor(s string) (*tabCursor, error) {
-	bad := refuse(CodeInvalid, "after is not a place this listing gave; start again from the first page.")
+	bad := refusal(CodeInvalid, wordsAfterNotAPlace)
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return nil, bad
@@ -114,7 +114,7 @@ func likePattern(s string) string {
 // the core reads in full only the page's boxes.
 func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, error) {
 	if c.Kind != CallerOwner && c.Kind != CallerCLI && c.Kind != CallerAgent && c.Kind != CallerSystem {
-		return nil, refuse(CodeForbidden, "Sign in first.")
+		return nil, refusal(CodeForbidden, wordsSignIn)
 	}
 	sort := q.Sort
 	switch sort {
@@ -122,10 +122,10 @@ func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, erro
 		sort = "newest"
 	case "newest", "oldest", "largest", "price", "box", SortBoxes:
 	default:
-		return nil, refuse(CodeInvalid, "sort is newest, oldest, largest, price or box.")
+		return nil, refusal(CodeInvalid, wordsSortIs)
 	}
 	if q.Limit < 1 || q.Limit > 500 {
-		return nil, refuse(CodeInvalid, "A page holds 1 to 500 boxes.")
+		return nil, refusal(CodeInvalid, wordsPageHolds)
 	}
 	if c.IsPerson() && sort == "newest" && q.Search == "" && q.Where == "" && q.Holds == "" && q.By != "you" && q.By != "agents" &&
 		!q.Kept && !q.Undos && !q.Soon && q.Automatic == nil {
@@ -235,7 +235,7 @@ func (s *Service) newestPage(ctx context.Context, q TabQuery) (*TabPage, error) 
 	if q.After != "" {
 		taken, id, ok := parseNewestCursor(q.After)
 		if !ok {
-			return nil, refuse(CodeInvalid, "after is not a place this listing gave; start again from the first page.")
+			return nil, refusal(CodeInvalid, wordsAfterNotAPlace)
 		}
 		arg.AfterTaken, arg.AfterID = &taken, &id
 	}
@@ -353,7 +353,7 @@ const tallyFoldAt = 256
 // ones. When the kept counts' rows have grown, it folds them.
 func (s *Service) TabTally(ctx context.Context, c Caller, now time.Time) (*Tally, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, "Only the person sees the whole install's counts.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonSeesCounts)
 	}
 	rows, err := s.st.TabTally(ctx, s.st.Pool)
 	if err != nil {
@@ -386,7 +386,7 @@ type Totals struct {
 // Totals counts the person's machines, threads and, with snaps, snapshots.
 func (s *Service) Totals(ctx context.Context, c Caller, snaps bool) (Totals, error) {
 	if !c.IsPerson() {
-		return Totals{}, refuse(CodeForbidden, "Only the person sees the whole install's counts.")
+		return Totals{}, refusal(CodeForbidden, wordsOnlyPersonSeesCounts)
 	}
 	t, err := s.st.TabTotals(ctx, s.st.Pool, snaps)
 	if err != nil {

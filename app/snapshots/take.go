@@ -73,10 +73,10 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 	}
 	snapping := be.Snap.Snapshotting(b.Kind)
 	if snapping == nil {
-		return nil, nil, refuse(CodePlan, "Boxes on %s have no snapshots.", be.Label)
+		return nil, nil, refusal(CodePlan, wordsNoSnapshots(be.Label))
 	}
 	if req.Memory && !snapping.OffersMemory() {
-		return nil, nil, invalid("%s's snapshots hold the disk only: pass memory false.", b.Name)
+		return nil, nil, refusal(CodeInvalid, wordsDiskOnly(b.Name))
 	}
 	tz := s.TimeZone(ctx)
 	now := s.now()
@@ -110,7 +110,7 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			return err
 		}
 		if b.State != BoxReady {
-			return refuse(CodeBusy, "%s is being released: it takes no snapshots.", b.Name)
+			return refusal(CodeBusy, wordsReleasedTakesNone(b.Name))
 		}
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
@@ -215,15 +215,15 @@ func (s *Service) planError(b *Box, be Backend, err error) error {
 	switch {
 	case errors.As(err, &locked):
 		return &Refusal{Code: CodeLocked, TryAgain: locked.Lock.Lock == "backup",
-			Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, locked.Lock.Lock, strings.TrimSuffix(locked.Lock.Fix, "."))}
+			Words: wordsLocked(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix)}
 	case errors.As(err, &refused):
 		return &Refusal{Code: CodePlan, Words: refused.Why, TryAgain: refused.TryAgain}
 	case errors.Is(err, providers.ErrUnreachable):
 		return &Refusal{Code: CodeUnreachable, TryAgain: true,
-			Words: fmt.Sprintf("%s does not answer: boxsnap cannot plan a snapshot of %s now.", hostWords(b, be), b.Name)}
+			Words: wordsNoAnswer(hostWords(b, be), b.Name)}
 	case errors.Is(err, providers.ErrNotFound):
 		return &Refusal{Code: CodePlan,
-			Words: fmt.Sprintf("%s is gone from %s: boxsnap cannot find its guest.", b.Name, be.Label)}
+			Words: wordsGuestGone(b.Name, be.Label)}
 	}
 	return fmt.Errorf("plan %s: %w", b.Name, err)
 }
@@ -239,7 +239,7 @@ func hostWords(b *Box, be Backend) string {
 func (s *Service) takeAllowed(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings) error {
 	if plan.Locked != nil {
 		return &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
-			Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, strings.TrimSuffix(plan.Locked.Fix, "."))}
+			Words: wordsLocked(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
 	}
 	if !plan.Take.OK {
 		return &Refusal{Code: CodePlan, Words: plan.Take.Why, TryAgain: plan.Take.TryAgain}
@@ -258,13 +258,11 @@ func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, pla
 	where := hostWords(b, be)
 	if full > float64(st.RoomPercent) {
 		return &Refusal{Code: CodeRoom, TryAgain: true,
-			Words: fmt.Sprintf("%s's storage would be %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
-				where, full, st.RoomPercent, s.freeableWords(ctx, c, b))}
+			Words: wordsStorageFull(where, full, st.RoomPercent, s.freeableWords(ctx, c, b))}
 	}
 	if m := plan.Storage.MetadataPercentFull; m != nil && *m > float64(st.RoomPercent-MetadataBelowRoom) {
 		return &Refusal{Code: CodeRoom, TryAgain: true,
-			Words: fmt.Sprintf("%s's thin pool metadata is %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
-				where, *m, st.RoomPercent-MetadataBelowRoom, s.freeableWords(ctx, c, b))}
+			Words: wordsMetadataFull(where, *m, st.RoomPercent-MetadataBelowRoom, s.freeableWords(ctx, c, b))}
 	}
 	return nil
 }
@@ -297,20 +295,6 @@ func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
 	return deleteWords(names, hidden)
 }
 
-func deleteWords(names []string, hidden int) string {
-	switch {
-	case len(names) == 0 && hidden == 0:
-		return ""
-	case len(names) == 0:
-		return "Only snapshots you cannot see would free it: ask the person."
-	}
-	w := "Delete one to free it: " + strings.Join(names, ", ")
-	if hidden > 0 {
-		w += ", and others you cannot see"
-	}
-	return w + "."
-}
-
 // limitRoom applies section 8's per-box limit at admission: it returns the
 // agent's snapshot a sixth will replace once it is ready, or refuses with
 // what to delete. all is the box's snapshots, read under its lock.
@@ -336,8 +320,7 @@ func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, al
 			hidden++
 		}
 	}
-	return "", &Refusal{Code: CodeLimit,
-		Words: strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots. %s", b.Name, count, perBox, deleteWords(names, hidden)))}
+	return "", refusal(CodeLimit, wordsPerBoxLimit(b.Name, count, perBox, deleteWords(names, hidden)))
 }
 
 // countTowardLimit counts a box's snapshots against the limit: undos and

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -68,19 +67,19 @@ var (
 func (s *Boxes) CheckTemplate(t BoxTemplate) error {
 	var errs []error
 	if !boxNameRE.MatchString(t.Name) {
-		errs = append(errs, errors.New("A box template's name is 2 to 40 lowercase letters, digits and dashes, starting with a letter."))
+		errs = append(errs, errors.New(wordsMachineName("A box template's name")))
 	}
 	b, ok := s.backends[t.Backend]
 	if !ok {
-		errs = append(errs, fmt.Errorf("Choose one of the backends: %s.", strings.Join(s.order, ", ")))
+		errs = append(errs, errors.New(wordsChooseBackend(s.order)))
 	}
 	if t.Kind == "" || CheckLine("A box template's kind", t.Kind) != nil || len(t.Kind) > 40 {
-		errs = append(errs, errors.New("A box template names the kind of box it makes, such as linux or lxc."))
+		errs = append(errs, errors.New(wordsTemplateKind))
 	}
 	if err := CheckLine("A box template's source", t.Source); err != nil {
 		errs = append(errs, err)
 	} else if len(t.Source) > MaxTemplateSource {
-		errs = append(errs, fmt.Errorf("A box template's source is at most %d characters.", MaxTemplateSource))
+		errs = append(errs, errors.New(wordsTemplateSource(MaxTemplateSource)))
 	} else if ok && b.Kind == "local" && t.Source != "" {
 		if err := providers.CheckFolderName(t.Source); err != nil {
 			errs = append(errs, err)
@@ -89,17 +88,17 @@ func (s *Boxes) CheckTemplate(t BoxTemplate) error {
 	if err := CheckText("A box template's command", t.Command); err != nil {
 		errs = append(errs, err)
 	} else if len(t.Command) > MaxTemplateCommand {
-		errs = append(errs, fmt.Errorf("A box template's command is at most %d bytes.", MaxTemplateCommand))
+		errs = append(errs, errors.New(wordsTemplateCommand(MaxTemplateCommand)))
 	}
 	if t.User != "" && (!userNameRE.MatchString(t.User) || t.User == "root") {
-		errs = append(errs, errors.New("A box template's user is the name of an unprivileged user of this host, never root."))
+		errs = append(errs, errors.New(wordsTemplateUser))
 	}
 	if len(t.Env) > MaxTemplateEnv {
-		errs = append(errs, fmt.Errorf("A box template declares at most %d environment variables.", MaxTemplateEnv))
+		errs = append(errs, errors.New(wordsTemplateEnv(MaxTemplateEnv)))
 	}
 	for _, k := range sortedKeys(t.Env) {
 		if !envNameRE.MatchString(k) {
-			errs = append(errs, errors.New("An environment variable's name is letters, digits and underscores, not starting with a digit."))
+			errs = append(errs, errors.New(wordsEnvName))
 			break
 		}
 		if err := CheckLine("An environment variable's value", t.Env[k]); err != nil {
@@ -108,13 +107,13 @@ func (s *Boxes) CheckTemplate(t BoxTemplate) error {
 		}
 	}
 	if t.Limits.MemoryBytes < 0 || t.Limits.Processes < 0 || t.Limits.OpenFiles < 0 {
-		errs = append(errs, errors.New("A box template's limits cannot be below zero."))
+		errs = append(errs, errors.New(wordsTemplateLimits))
 	}
 	if err := CheckLine("A box template's screen address", t.ScreenURL); err != nil {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return &Refusal{Code: CodeInvalid, Words: err.Error()}
+		return refusal(CodeInvalid, err.Error())
 	}
 	return nil
 }
@@ -146,7 +145,7 @@ func (s *Boxes) Templates(ctx context.Context) ([]BoxTemplate, error) {
 
 // errNoTemplate is the refusal of a template name boxsnap does not have.
 func noTemplate() *Refusal {
-	return refuse(CodeNotFound, "No box template by that name: the owner makes box templates on the Settings page.")
+	return refusal(CodeNotFound, wordsNoTemplate)
 }
 
 // Template reads one box template by its name.
@@ -167,7 +166,7 @@ func (s *Boxes) Template(ctx context.Context, name string) (BoxTemplate, error) 
 // SaveTemplate adds or changes a box template; only the person may.
 func (s *Boxes) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) error {
 	if !c.IsPerson() {
-		return refuse(CodeForbidden, "Only the person changes box templates.")
+		return refusal(CodeForbidden, wordsOnlyPersonTemplates)
 	}
 	if t.Env == nil {
 		t.Env = map[string]string{}
@@ -191,7 +190,7 @@ func (s *Boxes) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) error
 // person may.
 func (s *Boxes) DeleteTemplate(ctx context.Context, c Caller, name string) error {
 	if !c.IsPerson() {
-		return refuse(CodeForbidden, "Only the person changes box templates.")
+		return refusal(CodeForbidden, wordsOnlyPersonTemplates)
 	}
 	if !boxNameRE.MatchString(name) {
 		return noTemplate()

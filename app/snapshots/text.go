@@ -12,11 +12,11 @@ import (
 // title". Every name and title from outside passes it before it is stored.
 func CheckLine(what, s string) error {
 	if !utf8.ValidString(s) {
-		return invalid("%s is not valid UTF-8 text.", what)
+		return refusal(CodeInvalid, wordsNotUTF8(what))
 	}
 	for _, r := range s {
 		if r == 0 || unicode.IsControl(r) || isBidiControl(r) {
-			return invalid("%s cannot hold control characters or characters that change the direction of text.", what)
+			return refusal(CodeInvalid, wordsLineControl(what))
 		}
 	}
 	return nil
@@ -26,11 +26,11 @@ func CheckLine(what, s string) error {
 // that is not valid UTF-8 or holds a NUL; line breaks and tabs are allowed.
 func CheckText(what, s string) error {
 	if !utf8.ValidString(s) {
-		return invalid("%s is not valid UTF-8 text.", what)
+		return refusal(CodeInvalid, wordsNotUTF8(what))
 	}
 	for _, r := range s {
 		if r == 0 || isBidiControl(r) || (unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r') {
-			return invalid("%s cannot hold a NUL, control characters or characters that change the direction of text.", what)
+			return refusal(CodeInvalid, wordsTextControl(what))
 		}
 	}
 	return nil

@@ -24,11 +24,11 @@ const MaxThreadTitle = 120
 // returned once and kept only as a hash. Only the person makes threads.
 func (s *Boxes) CreateThread(ctx context.Context, c Caller, title string) (*Thread, string, error) {
 	if !c.IsPerson() {
-		return nil, "", refuse(CodeForbidden, "Only the person makes threads.")
+		return nil, "", refusal(CodeForbidden, wordsOnlyPersonMakesThread)
 	}
 	title = strings.TrimSpace(title)
 	if title == "" || utf8.RuneCountInString(title) > MaxThreadTitle {
-		return nil, "", invalid("A thread's title is 1 to %d characters.", MaxThreadTitle)
+		return nil, "", refusal(CodeInvalid, wordsThreadTitle(MaxThreadTitle))
 	}
 	if err := CheckLine("A thread's title", title); err != nil {
 		return nil, "", err
@@ -67,7 +67,7 @@ var ErrNoThread = fmt.Errorf("thread: %w", store.ErrNotFound)
 func (s *core) thread(ctx context.Context, id string) (*Thread, error) {
 	r, err := s.st.CoreThreadByID(ctx, s.st.Pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(CodeNotFound, "No thread %s.", id)
+		return nil, refusal(CodeNotFound, wordsNoThread(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read thread: %w", err)
@@ -79,7 +79,7 @@ func (s *core) thread(ctx context.Context, id string) (*Thread, error) {
 // Thread reads one thread; an agent reads only its own.
 func (s *Boxes) Thread(ctx context.Context, c Caller, id string) (*Thread, error) {
 	if c.Kind == CallerAgent && c.Thread != id {
-		return nil, refuse(CodeNotFound, "No thread %s.", id)
+		return nil, refusal(CodeNotFound, wordsNoThread(id))
 	}
 	return s.thread(ctx, id)
 }

@@ -164,7 +164,7 @@ func (s *Boxes) TrashOf(ctx context.Context, c Caller, ref string) (*TrashEntry,
 }
 
 func notInTrash(b *Box) *Refusal {
-	return refuse(CodeConflict, "%s is not in the trash.", b.Name)
+	return refusal(CodeConflict, wordsNotInTrash(b.Name))
 }
 
 // RestoreFromTrash admits the restore of a box from the trash: its guest
@@ -208,7 +208,7 @@ func (s *Boxes) RestoreFromTrash(ctx context.Context, c Caller, ref, requestID s
 // ends (EmptyDueTrash).
 func (s *Boxes) EmptyTrash(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	if !c.IsPerson() && c.Kind != CallerSystem {
-		return nil, refuse(CodeForbidden, "Only the person empties the trash.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonEmptiesTrash)
 	}
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{Empty: true})
 }

@@ -255,3 +255,732 @@ func UnknownWords(box string, op *Operation) string {
 func AlwaysWithUndoWords(box string) string {
 	return box + " is a box threads run on: it is never restored without an undo."
 }
+
+// Refusals: the words of every refusal a person or an agent reads, grouped
+// by the rule that refuses. The rules call these; words_test.go holds the
+// specification's sentences to its text and the rest to the shape of a
+// sentence. Where a sentence names a snapshot, its name is in ‘’.
+
+// refusal is a refusal of code in words written here.
+func refusal(code Code, words string) *Refusal {
+	return &Refusal{Code: code, Words: words}
+}
+
+// Who may do what (section 3: one permission check, mayAct).
+const (
+	// wordsSignIn refuses a caller boxsnap does not know.
+	wordsSignIn = "Sign in first."
+	// wordsNotAllowed refuses what section 3's table gives nobody.
+	wordsNotAllowed = "Not allowed."
+	// wordsOnlyPersonExports: an export carries every file out (issue 13).
+	wordsOnlyPersonExports = "Only the person can export snapshots: an export carries every file of the box, secrets included."
+	// wordsOnlyPersonImports: an archive from outside is a way in an
+	// agent's thread never has (issue 13).
+	wordsOnlyPersonImports = "Only the person can import snapshots: an archive from outside is no agent's to bring in."
+	// wordsOnlyPersonShares: a share code hands a copy to anyone (issue 13).
+	wordsOnlyPersonShares = "Only the person can make, revoke or redeem a share code."
+	// wordsOnlyPersonKeeps: section 3's table, Keep: the person.
+	wordsOnlyPersonKeeps        = "Only the person can keep a snapshot."
+	wordsOnlyPersonRenames      = "Only the person can rename a snapshot or change its note."
+	wordsOnlyPersonAdopts       = "Only the person adopts a guest or a folder that exists already."
+	wordsOnlyPersonMakesThread  = "Only the person makes threads."
+	wordsOnlyPersonDeletesKept  = "Only the person deletes what they kept."
+	wordsOnlyPersonSeesCounts   = "Only the person sees the whole install's counts."
+	wordsOnlyPersonAnswers      = "Only the person answers a request."
+	wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
+	// wordsOnlyPersonRestoresMemory: Settings' "Agents may restore memory
+	// snapshots" is off (section 12, Settings).
+	wordsOnlyPersonRestoresMemory = "Only the person restores a memory snapshot in this install."
+	wordsOnlyPersonHistory        = "Only the person changes a box's history settings."
+	wordsOnlyPersonDeletesHistory = "Only the person deletes a box's history."
+	wordsOnlyPersonSettings       = "Only the person changes settings."
+	wordsOnlyPersonTemplates      = "Only the person changes box templates."
+	wordsOnlyPersonForgets        = "Only the person forgets snapshots."
+	wordsOnlyPlatformPresence     = "Only the platform, with the owner's token, reports presence."
+	// wordsAgentNamesTemplate: an agent makes a box only from a box
+	// template, and names one.
+	wordsAgentNamesTemplate = "An agent makes a box only from a box template, by name: name one in template."
+)
+
+// wordsNotByItself refuses boxsnap's own sweeps what they never do
+// (section 3).
+func wordsNotByItself(act string) string {
+	return fmt.Sprintf("boxsnap does not %s by itself.", act)
+}
+
+// wordsKeptOnlyPerson: a kept snapshot is the person's from the moment it
+// is kept (section 3; section 7: "no agent can delete it").
+func wordsKeptOnlyPerson(name, act string) string {
+	return fmt.Sprintf("‘%s’ is kept by the person: only the person can %s it.", name, act)
+}
+
+// wordsNotThisThreads: an agent deletes only what an agent of its thread
+// took and nobody kept (section 3).
+func wordsNotThisThreads(name string) string {
+	return fmt.Sprintf("‘%s’ was not taken by an agent of this thread: only the person can delete it.", name)
+}
+
+// wordsOnlyPersonForksExecution: the box a thread runs on is forked by the
+// person (section 3).
+func wordsOnlyPersonForksExecution(box string) string {
+	return fmt.Sprintf("Only the person forks %s: it is the box this thread runs on.", box)
+}
+
+// wordsOnlyThreadReleases: a box is released by its own thread or the
+// person.
+func wordsOnlyThreadReleases(box string) string {
+	return fmt.Sprintf("Only the box's own thread or the person can release %s.", box)
+}
+
+// wordsAgentLeavesOut: an agent never sends a command, a host path, an
+// adopt reference or a backend reference; it names a box template.
+func wordsAgentLeavesOut(field string) string {
+	return fmt.Sprintf("An agent makes a box only from a box template, by name: leave out %s.", field)
+}
+
+// wordsAgentsDoNotReset: Settings' "Agents may restore their own boxes" is
+// off, and a reset is a restore to a fresh box.
+func wordsAgentsDoNotReset(box string) string {
+	return fmt.Sprintf("Agents do not reset boxes by themselves in this install: ask the person to reset %s.", box)
+}
+
+// What a caller cannot see reads as what does not exist, so a guessed ID
+// tells nothing (section 3, G12).
+
+func wordsNoSnapshot(id string) string { return fmt.Sprintf("No snapshot %s that you can see.", id) }
+
+func wordsNoBox(ref string) string { return fmt.Sprintf("No box %s that you can see.", ref) }
+
+func wordsNoOperation(id string) string { return fmt.Sprintf("No operation %s that you can see.", id) }
+
+func wordsNoSnapshotNamed(name, box string) string {
+	return fmt.Sprintf("No snapshot named ‘%s’ on %s that you can see.", name, box)
+}
+
+func wordsNoThread(id string) string { return fmt.Sprintf("No thread %s.", id) }
+
+func wordsNoRequest(id string) string { return fmt.Sprintf("No request %s.", id) }
+
+// wordsNoPicture: a snapshot taken without a picture of the screen
+// (section 10).
+func wordsNoPicture(name string) string { return fmt.Sprintf("‘%s’ has no picture.", name) }
+
+const wordsNoTemplate = "No box template by that name: the owner makes box templates on the Settings page."
+
+func wordsNoUndoToGoBack(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
+
+func wordsNoRecords(backend string) string {
+	return fmt.Sprintf("boxsnap records no snapshots of %s.", backend)
+}
+
+// Names, notes and text: what a person or an agent may write.
+
+const (
+	wordsNameEmpty   = "A snapshot's name cannot be empty."
+	wordsNameControl = "A snapshot's name cannot hold control characters."
+	wordsNoteNotText = "A note must be text."
+	wordsNameTaken   = "That name is taken on this box."
+)
+
+func wordsNameTooLong(most, has int) string {
+	return fmt.Sprintf("A snapshot's name is at most %d characters; this one has %d.", most, has)
+}
+
+func wordsNoteTooLong(bytes int) string {
+	return fmt.Sprintf("A note is at most 1 KB; this one is %d bytes.", bytes)
+}
+
+func wordsThreadTitle(most int) string {
+	return fmt.Sprintf("A thread's title is 1 to %d characters.", most)
+}
+
+// wordsNotUTF8: what (a name, a note, a title) is not text.
+func wordsNotUTF8(what string) string { return fmt.Sprintf("%s is not valid UTF-8 text.", what) }
+
+// wordsLineControl: a line (a name, a title) holds no control or
+// direction characters (section 11).
+func wordsLineControl(what string) string {
+	return fmt.Sprintf("%s cannot hold control characters or characters that change the direction of text.", what)
+}
+
+// wordsTextControl: a text (a note) may hold lines and tabs, nothing else
+// of the kind (section 11).
+func wordsTextControl(what string) string {
+	return fmt.Sprintf("%s cannot hold a NUL, control characters or characters that change the direction of text.", what)
+}
+
+func wordsNamedAlready(box, name string) string {
+	return fmt.Sprintf("%s has a snapshot named ‘%s’ already.", box, name)
+}
+
+// Operations (section 6: every change is an operation, recorded before it
+// starts; one at a time per box; after a restart; a locked guest).
+
+func wordsRequestIDUsed(requestID, kind, op string) string {
+	return fmt.Sprintf("The request ID %s was used for another operation (%s %s).", requestID, kind, op)
+}
+
+// wordsCheckNowFirst: an operation boxsnap could not confirm holds the box
+// until Check now settles it (section 6, "After a restart").
+func wordsCheckNowFirst(unknown string) string { return unknown + " Check now first." }
+
+// wordsLocked: a guest the backend left locked, with the command for the
+// host (section 6, "A locked guest": "Proxmox left amber-fox locked
+// (rollback). Run pct unlock 214 on pve-1.").
+func wordsLocked(backend, box, lock, fix string) string {
+	return fmt.Sprintf("%s left %s locked (%s). %s.", backend, box, lock, strings.TrimSuffix(fix, "."))
+}
+
+func wordsBeingReleased(box string) string { return fmt.Sprintf("%s is being released.", box) }
+
+func wordsReleasedTakesNone(box string) string {
+	return fmt.Sprintf("%s is being released: it takes no snapshots.", box)
+}
+
+// wordsBoxIs: the box is in a state (stopping, released) that does not
+// allow the change now.
+func wordsBoxIs(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
+
+func wordsBoxIsAlready(box string, state BoxState) string {
+	return fmt.Sprintf("%s is %s already.", box, state)
+}
+
+// wordsBackendNotInSettings: a backend removed from settings; its records
+// stay (issue: forget).
+func wordsBackendNotInSettings(id string) string {
+	return fmt.Sprintf("The backend %s is not in settings: its boxes and snapshots are unavailable.", id)
+}
+
+func wordsNoAnswer(host, box string) string {
+	return fmt.Sprintf("%s does not answer: boxsnap cannot plan a snapshot of %s now.", host, box)
+}
+
+func wordsGuestGone(box, backend string) string {
+	return fmt.Sprintf("%s is gone from %s: boxsnap cannot find its guest.", box, backend)
+}
+
+// Takes, limits, room and cost (section 8).
+
+// wordsNoSnapshots: a backend that offers no snapshots (section 2: "Boxes
+// on the SSH host pool have no snapshots.").
+func wordsNoSnapshots(backend string) string {
+	return fmt.Sprintf("Boxes on %s have no snapshots.", backend)
+}
+
+func wordsDiskOnly(box string) string {
+	return fmt.Sprintf("%s's snapshots hold the disk only: pass memory false.", box)
+}
+
+// wordsStorageFull: a take refused while the storage is past "Refuse new
+// snapshots when a host's storage is past" (section 8, "Room on each
+// host, at the take"), with what to delete to free it.
+func wordsStorageFull(where string, full float64, past int, free string) string {
+	return strings.TrimSpace(fmt.Sprintf("%s's storage would be %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
+		where, full, past, free))
+}
+
+// wordsMetadataFull: a thin pool's metadata refuses a take 5 points below
+// the room setting (section 8; unit 4).
+func wordsMetadataFull(where string, full float64, past int, free string) string {
+	return strings.TrimSpace(fmt.Sprintf("%s's thin pool metadata is %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
+		where, full, past, free))
+}
+
+// deleteWords names what the caller may delete to make room, only the
+// snapshots it may see, and "and others you cannot see" for the rest
+// (section 3).
+func deleteWords(names []string, hidden int) string {
+	switch {
+	case len(names) == 0 && hidden == 0:
+		return ""
+	case len(names) == 0:
+		return "Only snapshots you cannot see would free it: ask the person."
+	}
+	w := "Delete one to free it: " + strings.Join(names, ", ")
+	if hidden > 0 {
+		w += ", and others you cannot see"
+	}
+	return w + "."
+}
+
+// wordsPerBoxLimit: a take past the per-box limit, with what to delete
+// (section 8: "the take is refused with what to delete").
+func wordsPerBoxLimit(box string, count, perBox int, del string) string {
+	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots. %s", box, count, perBox, del))
+}
+
+// wordsKeptUndoCounts: "A kept undo is an ordinary kept snapshot: it counts
+// in the 5" (section 8).
+func wordsKeptUndoCounts(box string, count, perBox int, del string) string {
+	return strings.TrimSpace(fmt.Sprintf("A kept undo counts in the %d: %s has %d of %d already. %s", perBox, box, count, perBox, del))
+}
+
+// wordsSavingPasses: saving an automatic snapshot counts it in the limit.
+func wordsSavingPasses(box string, count, perBox int, name, del string) string {
+	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots: saving ‘%s’ would pass it. %s", box, count, perBox, name, del))
+}
+
+// CeilingWords is the refusal of section 8, the same for the pages, the
+// API, the CLI and an agent's tools.
+func CeilingWords(label string, rate, ceiling float64, currency string) string {
+	return fmt.Sprintf("It would bring snapshots held on %s to about %s a month, past your ceiling of %s. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots.",
+		label, Money(rate, currency), Money(ceiling, currency))
+}
+
+// wordsPriceUnknownOnlyPerson: a paid snapshot whose price boxsnap does
+// not know is the person's to admit (section 8, the ceiling).
+func wordsPriceUnknownOnlyPerson(backend string) string {
+	return fmt.Sprintf("The price of snapshots on %s is unknown: only the person admits one.", backend)
+}
+
+// Keep (section 7).
+
+const wordsKeepFromToday = "A keep date must be today or later."
+
+func wordsKeepAtMost(days int) string {
+	return fmt.Sprintf("A snapshot is kept at most %d days from today.", days)
+}
+
+func wordsKeepDays(days int) string { return fmt.Sprintf("Keep keeps a snapshot 1 to %d days.", days) }
+
+// wordsCannotBeKept: "Keep only what can be used after the release"
+// (section 7).
+func wordsCannotBeKept(box string) string {
+	return fmt.Sprintf("Snapshots of %s cannot be kept: they could not be used after a release.", box)
+}
+
+// wordsRenewNotKept: "Keep 30 more days" renews a kept snapshot only.
+func wordsRenewNotKept(name string) string {
+	return fmt.Sprintf("‘%s’ is not kept: Keep it first.", name)
+}
+
+// Eligibility: one check, eligible(snapshot, change), at the moment of the
+// change (section 6), and what the limit and the sweeps never delete
+// (section 8).
+
+func wordsInUse(name, pin string) string { return fmt.Sprintf("‘%s’ is in use: %s.", name, pin) }
+
+func wordsSavedNotThinned(name string) string {
+	return fmt.Sprintf("‘%s’ is saved: thinning never deletes it.", name)
+}
+
+func wordsUndoNotThinned(name string) string {
+	return fmt.Sprintf("‘%s’ is an undo: thinning never deletes one.", name)
+}
+
+// wordsKeptNeverDeleted: a kept snapshot is never deleted automatically
+// (section 6: "a kept or the person's snapshot for every automatic
+// deletion").
+func wordsKeptNeverDeleted(name string) string {
+	return fmt.Sprintf("‘%s’ is kept: boxsnap never deletes it by itself.", name)
+}
+
+// wordsKeptUntil: expiry deletes a kept snapshot at its date, not before
+// (section 7).
+func wordsKeptUntil(name, date string) string {
+	return fmt.Sprintf("‘%s’ is kept until %s.", name, date)
+}
+
+// wordsPersonsNeverDeleted: the person's snapshot is never deleted
+// automatically (section 6; section 8).
+func wordsPersonsNeverDeleted(name string) string {
+	return fmt.Sprintf("‘%s’ is the person's: boxsnap never deletes it by itself.", name)
+}
+
+// wordsUndoNotEvicted: the limit never deletes an undo (section 8).
+func wordsUndoNotEvicted(name string) string {
+	return fmt.Sprintf("‘%s’ is an undo: the limit never deletes one.", name)
+}
+
+func wordsNotAnUndo(name string) string { return fmt.Sprintf("‘%s’ is not an undo.", name) }
+
+// wordsCannotBe: a snapshot whose state (still being taken, a failed take)
+// does not allow the change (restored, forked, kept).
+func wordsCannotBe(name, state, change string) string {
+	return fmt.Sprintf("‘%s’ is %s: it cannot be %s.", name, state, change)
+}
+
+func wordsStillBeingTaken(name string) string {
+	return fmt.Sprintf("‘%s’ is still being taken.", name)
+}
+
+func wordsAlreadyDeleting(name string) string {
+	return fmt.Sprintf("‘%s’ is already being deleted.", name)
+}
+
+// wordsUnavailable: a snapshot where boxsnap cannot reach (section 1's
+// states).
+func wordsUnavailable(name string) string {
+	return fmt.Sprintf("‘%s’ is unavailable: boxsnap cannot reach where it is.", name)
+}
+
+func wordsSnapshotIs(name, state string) string { return fmt.Sprintf("‘%s’ is %s.", name, state) }
+
+// wordsEarlierGuestForkOnly: a snapshot on the box's earlier guest is
+// forked only (section 2: "on amber-fox's earlier guest: fork only").
+func wordsEarlierGuestForkOnly(name, box string) string {
+	return fmt.Sprintf("‘%s’ is on %s's earlier guest: fork only.", name, box)
+}
+
+// wordsHeldCopyForkInstead: a held copy is forked, not restored (section
+// 2).
+func wordsHeldCopyForkInstead(name string) string {
+	return fmt.Sprintf("‘%s’ is a held copy: fork it instead.", name)
+}
+
+func wordsNotKept(name string) string { return fmt.Sprintf("‘%s’ is not kept.", name) }
+
+// wordsOutlivesBox: a kept snapshot outlives its box's release (section
+// 7); unkept it would have nothing to stay for.
+func wordsOutlivesBox(name string) string {
+	return fmt.Sprintf("‘%s’ outlives its released box only because it is kept: keep it longer, or delete it.", name)
+}
+
+// Restore, undo and reset (section 5; reset from the peer's "Reset to a
+// fresh box, and undo it").
+
+// wordsReplaceTrue: box_restore's replace (section 4).
+func wordsReplaceTrue(box string) string {
+	return fmt.Sprintf("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", box)
+}
+
+func wordsOtherBoxForkInstead(name, box string) string {
+	return fmt.Sprintf("‘%s’ is a snapshot of %s: fork it instead.", name, box)
+}
+
+func wordsCannotBeRestoredOn(box, backend string) string {
+	return fmt.Sprintf("%s cannot be restored on %s.", box, backend)
+}
+
+// wordsGuardNow: the guard (work, terminals, the desktop) refuses an agent
+// for now (section 5); verb is "restored" or "reset".
+func wordsGuardNow(box, verb, guard string) string {
+	return fmt.Sprintf("%s cannot be %s now. %s", box, verb, guard)
+}
+
+// wordsRestoreGuard: the guard asks the person to restore anyway (section
+// 5: "Restore amber-fox anyway").
+func wordsRestoreGuard(box, guard string) string {
+	return fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", box, guard)
+}
+
+func wordsResetGuard(box, guard string) string {
+	return fmt.Sprintf("Resetting %s also ends this. %s Reset anyway to go on.", box, guard)
+}
+
+// wordsNoUndoNotRestored: a restore takes an undo first (section 5).
+func wordsNoUndoNotRestored(box, backend string) string {
+	return fmt.Sprintf("No undo can be taken of %s on %s, so it is not restored.", box, backend)
+}
+
+func wordsNoUndoCanBeTaken(box, backend string) string {
+	return fmt.Sprintf("No undo can be taken of %s on %s.", box, backend)
+}
+
+// wordsNotResetWithoutUndo: a reset always takes its undo.
+func wordsNotResetWithoutUndo(why string) string { return why + " It is not reset without an undo." }
+
+// wordsNoRoomForUndo: the undo's room refused (section 5, step 4).
+func wordsNoRoomForUndo(room string) string { return "No room for the undo. " + room }
+
+// wordsOrUntickUndo: the person can untick the undo instead (section 5,
+// step 4).
+func wordsOrUntickUndo(refused string) string {
+	return refused + " Or untick the undo to restore without one."
+}
+
+func wordsCannotReadLogins(backend, box string) string {
+	return fmt.Sprintf("%s cannot read the logins back from %s's undo: reset it without Keep logins.", backend, box)
+}
+
+func wordsNotFromTemplate(box string) string {
+	return fmt.Sprintf("%s was not made from a template here (it was adopted, forked or imported): name a box template to reset it to.", box)
+}
+
+func wordsTemplateElsewhere(template, templateBackend, box, boxBackend string) string {
+	return fmt.Sprintf("The box template %s makes boxes on %s; %s is on %s.", template, templateBackend, box, boxBackend)
+}
+
+// Boxes, box templates and presence.
+
+func wordsBoxExists(name string) string { return fmt.Sprintf("A box named %s exists already.", name) }
+
+func wordsHoldsGuest(box string) string {
+	return fmt.Sprintf("%s already holds that guest: release it first.", box)
+}
+
+func wordsTemplateSets(template, field string) string {
+	return fmt.Sprintf("The box template %s sets the %s: leave it out.", template, field)
+}
+
+func wordsPresenceThread(thread string) string {
+	return fmt.Sprintf("Presence names a thread %s that boxsnap does not know.", thread)
+}
+
+const wordsTerminalsBelowZero = "Terminals cannot be below zero."
+
+// Share codes (the peer's "Share codes").
+
+const (
+	wordsNoShareCodeHere   = "No share code like that works here."
+	wordsShareRevoked      = "This share code was revoked."
+	wordsShareSnapshotGone = "The snapshot of this share code is gone."
+)
+
+func wordsCannotBeShared(name, state string) string {
+	return fmt.Sprintf("‘%s’ is %s: it cannot be shared.", name, state)
+}
+
+// wordsCannotShareSecrets: a share code's copy leaves the secrets out; a
+// backend that cannot make one shares nothing.
+func wordsCannotShareSecrets(backend string) string {
+	return fmt.Sprintf("%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", backend)
+}
+
+func wordsCannotShare(backend string) string {
+	return fmt.Sprintf("%s cannot share snapshots.", backend)
+}
+
+func wordsShareDays(most int) string { return fmt.Sprintf("A share code works 1 to %d days.", most) }
+
+func wordsNoLiveShareCode(id string) string { return fmt.Sprintf("No live share code %s.", id) }
+
+func wordsNotAShareCode(prefix string, length int) string {
+	return fmt.Sprintf("That is not a share code: one starts with %s and is %d characters long.", prefix, length)
+}
+
+func wordsShareExpired(at string) string { return fmt.Sprintf("This share code expired on %s.", at) }
+
+func wordsShareSnapshotIs(state string) string {
+	return fmt.Sprintf("The snapshot of this share code is %s.", state)
+}
+
+// Files: browse, download and compare (the peer's "Browse, download and
+// compare files").
+
+const (
+	wordsNotAPath    = "That path is not a path."
+	wordsPathTooLong = "That path is longer than 4096 characters."
+	wordsTopFolder   = "The top folder is a folder: browse it instead."
+	wordsNameAFile   = "Name a file to compare."
+)
+
+func wordsNothingInside(name, state string) string {
+	return fmt.Sprintf("‘%s’ is %s: there is nothing to look inside.", name, state)
+}
+
+// wordsBackendSays: a backend's own reason, as one sentence.
+func wordsBackendSays(why string) string { return strings.TrimSuffix(why, ".") + "." }
+
+func wordsNoPathIn(path, name string) string { return fmt.Sprintf("No %s in ‘%s’.", path, name) }
+
+func wordsCannotBeRead(name, why string) string {
+	return fmt.Sprintf("‘%s’ cannot be read: %s", name, why)
+}
+
+func wordsAbsolutePath(p string) string {
+	return fmt.Sprintf("The path %q is absolute: paths are inside the snapshot, relative to the box's folder.", p)
+}
+
+func wordsClimbsOut(p string) string {
+	return fmt.Sprintf("The path %q climbs out of the snapshot with ..: paths are inside the box's folder.", p)
+}
+
+func wordsLinkNeverFollowed(path, target string) string {
+	return fmt.Sprintf("%s is a link to %s, which is never followed: download what it points to instead.", path, target)
+}
+
+func wordsNotFileOrFolder(path string) string {
+	return fmt.Sprintf("%s is not a file or a folder.", path)
+}
+
+func wordsNoBoxToCompare(box string, state BoxState) string {
+	return fmt.Sprintf("%s is %s: there is no box now to compare with.", box, state)
+}
+
+func wordsCompareSameBox(name string) string {
+	return fmt.Sprintf("‘%s’ is of another box: compare snapshots of the same box.", name)
+}
+
+func wordsNothingToCompare(name, state string) string {
+	return fmt.Sprintf("‘%s’ is %s: there is nothing to compare with.", name, state)
+}
+
+// Export and import (the peer's export and import of archives).
+
+const (
+	wordsNameOneToExport = "Name at least one snapshot to export."
+	wordsChooseImport    = "Choose at least one export file to import."
+	wordsImportFailed    = "The import failed."
+)
+
+// wordsCannotExport: boxsnap reads a snapshot where it lives.
+func wordsCannotExport(backend string) string {
+	return fmt.Sprintf("%s cannot export snapshots: boxsnap reads its snapshots only where they live.", backend)
+}
+
+func wordsCannotBeExported(name, state string) string {
+	return fmt.Sprintf("‘%s’ is %s: it cannot be exported.", name, state)
+}
+
+func wordsCannotBeBase(name, state string) string {
+	return fmt.Sprintf("‘%s’ is %s: it cannot be a base.", name, state)
+}
+
+func wordsExportedAndBase(name string) string {
+	return fmt.Sprintf("‘%s’ is both exported and the base: a base is one the receiver already holds.", name)
+}
+
+// wordsBadArchive: what is wrong with an export file; nothing changes.
+func wordsBadArchive(file, why string) string {
+	return fmt.Sprintf("%s: %s. Nothing was imported.", file, why)
+}
+
+func wordsImportRunning(op, step string) string {
+	return fmt.Sprintf("The import %s is still running (at %s).", op, step)
+}
+
+func wordsImportOneBox(file, box, other, otherBox string) string {
+	return fmt.Sprintf("%s is of box %s and %s of box %s: import each box's files apart. Nothing was imported.", file, box, other, otherBox)
+}
+
+func wordsReleasedNoImport(box string) string {
+	return fmt.Sprintf("%s was released here: its snapshots cannot be imported into it. Nothing was imported.", box)
+}
+
+func wordsNoBackendImports(kind string) string {
+	return fmt.Sprintf("No backend here imports snapshots of a %s box. Nothing was imported.", kind)
+}
+
+func wordsCannotImport(backend string) string {
+	return fmt.Sprintf("%s cannot import snapshots. Nothing was imported.", backend)
+}
+
+func wordsAlreadyHere(id, box string) string {
+	return fmt.Sprintf("Snapshot %s is here already, on %s. Nothing was imported.", id, box)
+}
+
+// Automatic history, saved snapshots (the peer's "Automatic history").
+
+func wordsHistoryGiB(most int) string {
+	return fmt.Sprintf("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", most)
+}
+
+func wordsSavedAlready(name string) string { return fmt.Sprintf("‘%s’ is saved already.", name) }
+
+func wordsAutomaticAlready(name string) string {
+	return fmt.Sprintf("‘%s’ is automatic already.", name)
+}
+
+func wordsUndoNeverAutomatic(name string) string {
+	return fmt.Sprintf("‘%s’ is an undo: it is never automatic.", name)
+}
+
+// Release and the trash (the peer's "Snapshot taken at delete and trash").
+
+func wordsInTrashAlready(box string) string {
+	return fmt.Sprintf("%s is in the trash already: restore it from the trash, or the person empties it.", box)
+}
+
+func wordsNotInTrash(box string) string { return fmt.Sprintf("%s is not in the trash.", box) }
+
+// wordsForgetInSettings: Forget is for a backend removed from settings.
+func wordsForgetInSettings(backend string) string {
+	return fmt.Sprintf("%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
+}
+
+// Requests to the person: the form (section 5, "the form").
+
+// wordsPlanChanged: the plan the person approved is not the plan now, so
+// nothing happens on their yes.
+func wordsPlanChanged(now string) string {
+	return fmt.Sprintf("The plan changed since the request, so nothing was restored. Now: %s Approve again to restore with this plan.", now)
+}
+
+func wordsRequestExpired(id, at string) string {
+	return fmt.Sprintf("Request %s expired at %s: nothing was restored.", id, at)
+}
+
+func wordsRequestWas(id, state string) string {
+	return fmt.Sprintf("Request %s was %s already.", id, state)
+}
+
+func wordsRequestAnswered(id string) string {
+	return fmt.Sprintf("Request %s was answered already.", id)
+}
+
+// The Snapshots tab's listing (section 12).
+
+const (
+	wordsAfterNotAPlace = "after is not a place this listing gave; start again from the first page."
+	wordsSortIs         = "sort is newest, oldest, largest, price or box."
+	wordsPageHolds      = "A page holds 1 to 500 boxes."
+)
+
+// Settings and box templates: each number in its range, each field in its
+// rule (section 12, Settings).
+
+// wordsMachineName: the machine rule for a name (what: "A box's name", "A
+// box template's name").
+func wordsMachineName(what string) string {
+	return what + " is 2 to 40 lowercase letters, digits and dashes, starting with a letter."
+}
+
+func wordsPerBoxRange(least, most int) string {
+	return fmt.Sprintf("Snapshots per box is %d to %d.", least, most)
+}
+
+func wordsRoomRange(least, most int) string {
+	return fmt.Sprintf("The room threshold is %d%% to %d%%.", least, most)
+}
+
+func wordsApprovalRange(most int) string {
+	return fmt.Sprintf("A request waits for your word 1 to %d minutes.", most)
+}
+
+func wordsAlsoRemovePath(p string) string {
+	return fmt.Sprintf("%q: a path to remove is inside a home folder, with no .. and no leading /.", p)
+}
+
+func wordsTrashRange(most int) string {
+	return fmt.Sprintf("A released box stays in the trash 0 to %d hours.", most)
+}
+
+func wordsCeilingNumber(backend string) string {
+	return fmt.Sprintf("The ceiling for %s is a number of dollars.", backend)
+}
+
+func wordsCeilingBelowZero(backend string) string {
+	return fmt.Sprintf("The ceiling for %s cannot be below zero.", backend)
+}
+
+func wordsHistoryDays(most int) string {
+	return fmt.Sprintf("Automatic history is kept 1 to %d days.", most)
+}
+
+func wordsCheckSeconds(backend string, least, most int) string {
+	return fmt.Sprintf("%s's boxes are checked every %d to %d seconds.", backend, least, most)
+}
+
+const (
+	wordsTemplateKind   = "A box template names the kind of box it makes, such as linux or lxc."
+	wordsTemplateUser   = "A box template's user is the name of an unprivileged user of this host, never root."
+	wordsEnvName        = "An environment variable's name is letters, digits and underscores, not starting with a digit."
+	wordsTemplateLimits = "A box template's limits cannot be below zero."
+)
+
+func wordsChooseBackend(backends []string) string {
+	return fmt.Sprintf("Choose one of the backends: %s.", strings.Join(backends, ", "))
+}
+
+func wordsTemplateSource(most int) string {
+	return fmt.Sprintf("A box template's source is at most %d characters.", most)
+}
+
+func wordsTemplateCommand(most int) string {
+	return fmt.Sprintf("A box template's command is at most %d bytes.", most)
+}
+
+func wordsTemplateEnv(most int) string {
+	return fmt.Sprintf("A box template declares at most %d environment variables.", most)
+}

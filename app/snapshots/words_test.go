@@ -2,6 +2,7 @@ package snapshots
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,5 +179,134 @@ func TestStepWords(t *testing.T) {
 	op = &Operation{Kind: OpDelete, Step: StepDelete, Observed: &seen}
 	if got := UnknownWords("amber-fox", op); got != "boxsnap could not confirm the delete of amber-fox: it was deleting the snapshot when boxsnap restarted (the box is running)." {
 		t.Errorf("UnknownWords = %q", got)
+	}
+}
+
+// TestRefusalWordsFromSpec: the refusals the specification gives word for
+// word read as it writes them ("bb-box" is boxsnap here).
+func TestRefusalWordsFromSpec(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ section, got, want string }{
+		// Section 2, the per-backend table: a backend with no snapshots.
+		{"2", wordsNoSnapshots("the SSH host pool"), "Boxes on the SSH host pool have no snapshots."},
+		// Section 6, "A locked guest".
+		{"6", wordsLocked("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1"),
+			"Proxmox left amber-fox locked (rollback). Run pct unlock 214 on pve-1."},
+		{"6", wordsLocked("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1."),
+			"Proxmox left amber-fox locked (rollback). Run pct unlock 214 on pve-1."},
+		// Section 8, the ceiling.
+		{"8", CeilingWords("boat.dev", 5.04, 5, "USD"),
+			"It would bring snapshots held on boat.dev to about $5.04 a month, past your ceiling of $5.00. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots."},
+		// Section 6, "After a restart", with Check now.
+		{"6", wordsCheckNowFirst(UnknownWords("amber-fox", &Operation{Kind: OpRestore, Step: string(providers.StepRollback)})),
+			"boxsnap could not confirm the restore of amber-fox: it was rolling back when boxsnap restarted. Check now first."},
+		// Section 3: "and others you cannot see".
+		{"3", deleteWords([]string{"‘Thu 09:15’"}, 2), "Delete one to free it: ‘Thu 09:15’, and others you cannot see."},
+	} {
+		if c.got != c.want {
+			t.Errorf("section %s:\n got %q\nwant %q", c.section, c.got, c.want)
+		}
+	}
+}
+
+// TestRefusalWordsShape: every other refusal is a full sentence (or
+// sentences): no space at either end, a full stop at the end, no doubled
+// word, no verb of fmt left over, and a snapshot it names in ‘’.
+func TestRefusalWordsShape(t *testing.T) {
+	t.Parallel()
+	const (
+		sn  = "before the migration"
+		box = "amber-fox"
+		be  = "pve-1"
+	)
+	named := []string{
+		wordsKeptOnlyPerson(sn, "delete"), wordsNotThisThreads(sn), wordsNoSnapshotNamed(sn, box), wordsNoPicture(sn),
+		wordsNamedAlready(box, sn), wordsSavingPasses(box, 5, 5, sn, ""), wordsRenewNotKept(sn),
+		wordsInUse(sn, pinWords(Pin{Kind: OpRestore}, time.UTC)), wordsSavedNotThinned(sn), wordsUndoNotThinned(sn),
+		wordsKeptNeverDeleted(sn), wordsKeptUntil(sn, "29 Nov"), wordsPersonsNeverDeleted(sn), wordsUndoNotEvicted(sn),
+		wordsNotAnUndo(sn), wordsCannotBe(sn, stateWords(StateTaking), changeWords(ChangeRestore)),
+		wordsStillBeingTaken(sn), wordsAlreadyDeleting(sn), wordsUnavailable(sn), wordsSnapshotIs(sn, stateWords(StateLost)),
+		wordsEarlierGuestForkOnly(sn, box), wordsHeldCopyForkInstead(sn), wordsNotKept(sn), wordsOutlivesBox(sn),
+		wordsOtherBoxForkInstead(sn, box), wordsCannotBeShared(sn, stateWords(StateFailed)), wordsNothingInside(sn, "lost"),
+		wordsNoPathIn("the file notes.txt", sn), wordsCannotBeRead(sn, "part of it is missing."),
+		wordsCompareSameBox(sn), wordsNothingToCompare(sn, "lost"), wordsCannotBeExported(sn, "lost"),
+		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), wordsSavedAlready(sn), wordsAutomaticAlready(sn),
+		wordsUndoNeverAutomatic(sn),
+	}
+	others := []string{
+		wordsSignIn, wordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
+		wordsOnlyPersonKeeps, wordsOnlyPersonRenames, wordsOnlyPersonAdopts, wordsOnlyPersonMakesThread,
+		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesCounts, wordsOnlyPersonAnswers, wordsOnlyPersonEmptiesTrash,
+		wordsOnlyPersonRestoresMemory, wordsOnlyPersonHistory, wordsOnlyPersonDeletesHistory, wordsOnlyPersonSettings,
+		wordsOnlyPersonTemplates, wordsOnlyPersonForgets, wordsOnlyPlatformPresence, wordsAgentNamesTemplate,
+		wordsNotByItself("restore"), wordsOnlyPersonForksExecution(box), wordsOnlyThreadReleases(box),
+		wordsAgentLeavesOut("command"), wordsAgentsDoNotReset(box),
+		wordsNoSnapshot("sn123"), wordsNoBox(box), wordsNoOperation("op123"), wordsNoThread("th1"), wordsNoRequest("rq1"),
+		wordsNoTemplate, wordsNoUndoToGoBack(box), wordsNoRecords(be),
+		wordsNameEmpty, wordsNameControl, wordsNoteNotText, wordsNameTaken, wordsNameTooLong(80, 81), wordsNoteTooLong(2000),
+		wordsThreadTitle(200), wordsNotUTF8("A note"), wordsLineControl("A box's name"), wordsTextControl("A note"),
+		wordsMachineName("A box's name"),
+		wordsRequestIDUsed("rq1", OpTake, "op123"), wordsBeingReleased(box), wordsReleasedTakesNone(box),
+		wordsBoxIs(box, BoxReleasing), wordsBoxIsAlready(box, BoxReleasing), wordsBackendNotInSettings(be),
+		wordsNoAnswer(be, box), wordsGuestGone(box, "Proxmox"),
+		wordsDiskOnly(box), wordsStorageFull(be, 91, 85, ""), wordsStorageFull(be, 91, 85, deleteWords([]string{"‘a’ of b"}, 0)),
+		wordsMetadataFull(be, 81, 80, deleteWords(nil, 1)), wordsPerBoxLimit(box, 5, 5, ""),
+		wordsKeptUndoCounts(box, 5, 5, deleteWords([]string{"‘" + sn + "’"}, 0)), wordsPriceUnknownOnlyPerson("boat.dev"),
+		wordsKeepFromToday, wordsKeepAtMost(365), wordsKeepDays(365), wordsCannotBeKept(box),
+		wordsReplaceTrue(box), wordsCannotBeRestoredOn(box, be), wordsGuardNow(box, "restored", "Work is unsaved."),
+		wordsRestoreGuard(box, "Work is unsaved."), wordsResetGuard(box, "Work is unsaved."),
+		wordsNoUndoNotRestored(box, be), wordsNoUndoCanBeTaken(box, be), wordsNotResetWithoutUndo(wordsNoUndoCanBeTaken(box, be)),
+		wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, "")), wordsOrUntickUndo(wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, ""))),
+		wordsCannotReadLogins(be, box), wordsNotFromTemplate(box), wordsTemplateElsewhere("dev", be, box, "local"),
+		wordsBoxExists(box), wordsHoldsGuest(box), wordsTemplateSets("dev", "command"), wordsPresenceThread("th1"),
+		wordsTerminalsBelowZero,
+		wordsNoShareCodeHere, wordsShareRevoked, wordsShareSnapshotGone, wordsCannotShareSecrets(be), wordsCannotShare(be),
+		wordsShareDays(30), wordsNoLiveShareCode("sh1"), wordsNotAShareCode(SharePrefix, len(SharePrefix)+43),
+		wordsShareExpired("29 Nov 10:42"), wordsShareSnapshotIs("lost"),
+		wordsNotAPath, wordsPathTooLong, wordsTopFolder, wordsNameAFile, wordsBackendSays("No such file"),
+		wordsBackendSays("No such file."), wordsAbsolutePath("/etc"), wordsClimbsOut("../x"),
+		wordsLinkNeverFollowed("the link l", "/etc"), wordsNotFileOrFolder("the pipe p"), wordsNoBoxToCompare(box, BoxReleasing),
+		wordsNameOneToExport, wordsChooseImport, wordsImportFailed, wordsCannotExport(be),
+		wordsBadArchive("a.tar", "it is not an export file"), wordsImportRunning("op1", "copying"),
+		wordsImportOneBox("a.tar", box, "b.tar", "brisk-lake"), wordsReleasedNoImport(box), wordsNoBackendImports("tart"),
+		wordsCannotImport(be), wordsAlreadyHere("sn1", box),
+		wordsHistoryGiB(1000), wordsHistoryDays(30), wordsCheckSeconds(be, 10, 3600),
+		wordsInTrashAlready(box), wordsNotInTrash(box), wordsForgetInSettings(be),
+		wordsPlanChanged("Stops amber-fox."), wordsRequestExpired("rq1", "10:42"), wordsRequestWas("rq1", "denied"),
+		wordsRequestAnswered("rq1"), wordsAfterNotAPlace, wordsSortIs, wordsPageHolds,
+		wordsPerBoxRange(1, 50), wordsRoomRange(50, 95), wordsApprovalRange(60), wordsAlsoRemovePath("../x"),
+		wordsTrashRange(720), wordsCeilingNumber("boat.dev"), wordsCeilingBelowZero("boat.dev"),
+		wordsTemplateKind, wordsTemplateUser, wordsEnvName, wordsTemplateLimits, wordsChooseBackend([]string{"local", be}),
+		wordsTemplateSource(200), wordsTemplateCommand(4096), wordsTemplateEnv(64),
+	}
+	check := func(w string) {
+		t.Helper()
+		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
+			t.Errorf("%q: empty, or spaces at an end or doubled", w)
+		}
+		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
+			t.Errorf("%q does not end with one full stop", w)
+		}
+		if strings.Contains(w, "%!") || strings.Contains(w, "%!(") {
+			t.Errorf("%q holds a verb of fmt left over", w)
+		}
+		fields := strings.Fields(w)
+		for i := 1; i < len(fields); i++ {
+			if strings.EqualFold(fields[i], fields[i-1]) {
+				t.Errorf("%q doubles %q", w, fields[i])
+			}
+		}
+		if strings.Count(w, "‘") != strings.Count(w, "’") {
+			t.Errorf("%q: its ‘’ do not pair", w)
+		}
+	}
+	for _, w := range named {
+		check(w)
+		if !strings.Contains(w, "‘"+sn+"’") {
+			t.Errorf("%q does not name the snapshot in ‘’", w)
+		}
+	}
+	for _, w := range others {
+		check(w)
 	}
 }
