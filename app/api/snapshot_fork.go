@@ -94,7 +94,7 @@ func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
 		ans.OK, ans.Why = false, err.Error()
 	} else if name != "" {
 		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != snapshots.BoxReleased {
-			ans.OK, ans.Why = false, fmt.Sprintf("A box named %s exists already.", name)
+			ans.OK, ans.Why = false, snapshots.BoxExistsWords(name)
 		}
 	}
 	if ans.OK {

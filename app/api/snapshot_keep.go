@@ -39,7 +39,7 @@ func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 		err = invalid("Keep takes days or until, not both.")
 	}
 	if err == nil && body.Days < 0 {
-		err = invalid("Keep keeps a snapshot 1 to %d days.", snapshots.MaxKeepDays)
+		err = invalid("%s", snapshots.KeepDaysWords(snapshots.MaxKeepDays))
 	}
 	req := snapshots.KeepRequest{Box: box, Snapshot: ref, Days: body.Days, RequestID: body.Request}
 	if err == nil && body.Until != "" {

@@ -196,7 +196,7 @@ func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToo
 	}
 	if name := strings.TrimSpace(p.Name); name != "" {
 		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != snapshots.BoxReleased {
-			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: fmt.Sprintf("A box named %s exists already.", name)}
+			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: snapshots.BoxExistsWords(name)}
 		}
 	}
 	return nil

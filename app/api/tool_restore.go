@@ -76,7 +76,7 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.Replace == nil || !*p.Replace {
-		s.fail(w, r, invalid("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", p.Box))
+		s.fail(w, r, invalid("%s", snapshots.ReplaceTrueWords(p.Box)))
 		return
 	}
 	if err := checkRequest(p.Request); err != nil {

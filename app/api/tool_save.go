@@ -1,8 +1,9 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // saveParams are box_snapshot_save's parameters: an automatic snapshot, and
@@ -46,7 +47,7 @@ func (s *server) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, saveAnswer{Snapshot: sn.ID, Name: sn.Name, Automatic: sn.Automatic,
-		Message: fmt.Sprintf("Saved ‘%s’ of %s: it counts in the box's limit and is never thinned.", sn.Name, sn.BoxName)})
+		Message: snapshots.SavedWords(sn.Name, " of "+sn.BoxName, sn.BoxName)})
 }
 
 // toolSnapshotUnsave is box_snapshot_unsave: a snapshot the thread may
@@ -67,5 +68,5 @@ func (s *server) toolSnapshotUnsave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, saveAnswer{Snapshot: sn.ID, Name: sn.Name, Automatic: sn.Automatic,
-		Message: fmt.Sprintf("‘%s’ of %s is automatic again: thinning may delete it as it ages.", sn.Name, sn.BoxName)})
+		Message: snapshots.UnsavedWords(sn.Name, " of "+sn.BoxName)})
 }

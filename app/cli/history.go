@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 type saveOpts struct{ name *string }
@@ -22,7 +24,7 @@ func save(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/save", map[string]any{"name": *opts.name}, &sn); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Saved ‘%s’ (%s): it counts in %s's limit and is never thinned.\n", sn.Name, sn.ID, pos[0])
+	fmt.Fprintln(out, snapshots.SavedWords(sn.Name, " ("+sn.ID+")", pos[0]))
 	return nil
 }
 
@@ -32,7 +34,7 @@ func unsave(ctx context.Context, c *client, pos []string, _ any, out io.Writer) 
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/unsave", map[string]any{}, &sn); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "‘%s’ (%s) is automatic again: thinning may delete it as it ages.\n", sn.Name, sn.ID)
+	fmt.Fprintln(out, snapshots.UnsavedWords(sn.Name, " ("+sn.ID+")"))
 	return nil
 }
 

@@ -226,7 +226,7 @@ func unshare(ctx context.Context, c *client, pos []string, _ any, out io.Writer)
 	if err := c.do(ctx, "DELETE", "/shares/"+seg(pos[0]), nil, nil); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(out, "Revoked %s: the code no longer works.\n", pos[0])
+	_, err := fmt.Fprintln(out, snapshots.RevokedWords(pos[0]))
 	return err
 }
 

@@ -169,7 +169,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 	}
 	snapping := be.Snap.Snapshotting(b.Kind)
 	if snapping == nil {
-		return nil, nil, refusal(CodePlan, wordsNoSnapshots(be.Label))
+		return nil, nil, refusal(CodePlan, NoSnapshotsWords(be.Label))
 	}
 	settings, err := s.Settings(ctx)
 	if err != nil {

@@ -160,7 +160,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 		return nil, err
 	}
 	if _, err := s.boxByName(ctx, name); err == nil {
-		return nil, refusal(CodeConflict, wordsBoxExists(name))
+		return nil, refusal(CodeConflict, BoxExistsWords(name))
 	}
 	spec.Box.Name, spec.Box.Kind = name, req.Kind
 	if spec.Adopt != "" {

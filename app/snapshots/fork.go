@@ -64,7 +64,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 		return nil, err
 	}
 	if existing, err := s.boxByName(ctx, name); err == nil && existing.State != BoxReleased {
-		return nil, refusal(CodeConflict, wordsBoxExists(name))
+		return nil, refusal(CodeConflict, BoxExistsWords(name))
 	}
 	var thread *string
 	switch {

@@ -51,7 +51,7 @@ func KeepUntil(now time.Time, current *time.Time, days int, until *time.Time) (t
 		return u, nil
 	}
 	if days < 1 || days > MaxKeepDays {
-		return time.Time{}, refusal(CodeInvalid, wordsKeepDays(MaxKeepDays))
+		return time.Time{}, refusal(CodeInvalid, KeepDaysWords(MaxKeepDays))
 	}
 	from := now
 	if current != nil && current.After(now) {

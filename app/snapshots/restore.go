@@ -146,7 +146,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	}
 	if c.Kind == CallerAgent {
 		if !req.Replace {
-			return nil, refusal(CodeInvalid, wordsReplaceTrue(b.Name))
+			return nil, refusal(CodeInvalid, ReplaceTrueWords(b.Name))
 		}
 		req.NoUndo, req.Force = false, false
 	}

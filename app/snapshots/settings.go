@@ -81,7 +81,7 @@ func (st Settings) Validate() error {
 		errs = append(errs, errors.New(wordsRoomRange(MinRoomPercent, MaxRoomPercent)))
 	}
 	if st.KeepDays < 1 || st.KeepDays > MaxKeepDays {
-		errs = append(errs, errors.New(wordsKeepDays(MaxKeepDays)))
+		errs = append(errs, errors.New(KeepDaysWords(MaxKeepDays)))
 	}
 	if st.ApprovalMinutes < 1 || st.ApprovalMinutes > MaxApprovalMinutes {
 		errs = append(errs, errors.New(wordsApprovalRange(MaxApprovalMinutes)))

@@ -73,7 +73,7 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 	}
 	snapping := be.Snap.Snapshotting(b.Kind)
 	if snapping == nil {
-		return nil, nil, refusal(CodePlan, wordsNoSnapshots(be.Label))
+		return nil, nil, refusal(CodePlan, NoSnapshotsWords(be.Label))
 	}
 	if req.Memory && !snapping.OffersMemory() {
 		return nil, nil, refusal(CodeInvalid, wordsDiskOnly(b.Name))

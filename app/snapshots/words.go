@@ -461,9 +461,10 @@ func wordsGuestGone(box, backend string) string {
 
 // Takes, limits, room and cost (section 8).
 
-// wordsNoSnapshots: a backend that offers no snapshots (section 2: "Boxes
-// on the SSH host pool have no snapshots.").
-func wordsNoSnapshots(backend string) string {
+// NoSnapshotsWords says that a backend offers no snapshots (section 2:
+// "Boxes on the SSH host pool have no snapshots."), in the refusal and on
+// the pages.
+func NoSnapshotsWords(backend string) string {
 	return fmt.Sprintf("Boxes on %s have no snapshots.", backend)
 }
 
@@ -541,7 +542,9 @@ func wordsKeepAtMost(days int) string {
 	return fmt.Sprintf("A snapshot is kept at most %d days from today.", days)
 }
 
-func wordsKeepDays(days int) string { return fmt.Sprintf("Keep keeps a snapshot 1 to %d days.", days) }
+// KeepDaysWords is the range of Keep's days, in the refusal, Settings and
+// the API.
+func KeepDaysWords(days int) string { return fmt.Sprintf("Keep keeps a snapshot 1 to %d days.", days) }
 
 // wordsCannotBeKept: "Keep only what can be used after the release"
 // (section 7).
@@ -639,8 +642,9 @@ func wordsOutlivesBox(name string) string {
 // Restore, undo and reset (section 5; reset from the peer's "Reset to a
 // fresh box, and undo it").
 
-// wordsReplaceTrue: box_restore's replace (section 4).
-func wordsReplaceTrue(box string) string {
+// ReplaceTrueWords refuses box_restore without replace (section 4), in the
+// core and the tool.
+func ReplaceTrueWords(box string) string {
 	return fmt.Sprintf("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", box)
 }
 
@@ -703,7 +707,9 @@ func wordsTemplateElsewhere(template, templateBackend, box, boxBackend string) s
 
 // Boxes, box templates and presence.
 
-func wordsBoxExists(name string) string { return fmt.Sprintf("A box named %s exists already.", name) }
+// BoxExistsWords refuses a box's name that is taken, in the core and a
+// fork's check.
+func BoxExistsWords(name string) string { return fmt.Sprintf("A box named %s exists already.", name) }
 
 func wordsHoldsGuest(box string) string {
 	return fmt.Sprintf("%s already holds that guest: release it first.", box)
@@ -983,4 +989,28 @@ func wordsTemplateCommand(most int) string {
 
 func wordsTemplateEnv(most int) string {
 	return fmt.Sprintf("A box template declares at most %d environment variables.", most)
+}
+
+// What was done, as the pages, the API and the CLI say it.
+
+// SavedWords says that a snapshot was saved (the peer's "Saved
+// snapshots"): which says which snapshot beside its name (" of amber-fox",
+// " (sn_…)").
+func SavedWords(name, which, box string) string {
+	return fmt.Sprintf("Saved ‘%s’%s: it counts in %s's limit and is never thinned.", name, which, box)
+}
+
+// UnsavedWords says that a saved snapshot is automatic again; which as in
+// SavedWords, or "".
+func UnsavedWords(name, which string) string {
+	return fmt.Sprintf("‘%s’%s is automatic again: thinning may delete it as it ages.", name, which)
+}
+
+// RevokedWords says that a share code was revoked; code is its ID, or ""
+// where the page shows it.
+func RevokedWords(code string) string {
+	if code == "" {
+		return "Revoked: the code no longer works."
+	}
+	return fmt.Sprintf("Revoked %s: the code no longer works.", code)
 }

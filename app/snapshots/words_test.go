@@ -188,7 +188,7 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ section, got, want string }{
 		// Section 2, the per-backend table: a backend with no snapshots.
-		{"2", wordsNoSnapshots("the SSH host pool"), "Boxes on the SSH host pool have no snapshots."},
+		{"2", NoSnapshotsWords("the SSH host pool"), "Boxes on the SSH host pool have no snapshots."},
 		// Section 6, "A locked guest".
 		{"6", wordsLocked("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1"),
 			"Proxmox left amber-fox locked (rollback). Run pct unlock 214 on pve-1."},
@@ -252,13 +252,13 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsDiskOnly(box), wordsStorageFull(be, 91, 85, ""), wordsStorageFull(be, 91, 85, deleteWords([]string{"‘a’ of b"}, 0)),
 		wordsMetadataFull(be, 81, 80, deleteWords(nil, 1)), wordsPerBoxLimit(box, 5, 5, ""),
 		wordsKeptUndoCounts(box, 5, 5, deleteWords([]string{"‘" + sn + "’"}, 0)), wordsPriceUnknownOnlyPerson("boat.dev"),
-		wordsKeepFromToday, wordsKeepAtMost(365), wordsKeepDays(365), wordsCannotBeKept(box),
-		wordsReplaceTrue(box), wordsCannotBeRestoredOn(box, be), wordsGuardNow(box, "restored", "Work is unsaved."),
+		wordsKeepFromToday, wordsKeepAtMost(365), KeepDaysWords(365), wordsCannotBeKept(box),
+		ReplaceTrueWords(box), wordsCannotBeRestoredOn(box, be), wordsGuardNow(box, "restored", "Work is unsaved."),
 		wordsRestoreGuard(box, "Work is unsaved."), wordsResetGuard(box, "Work is unsaved."),
 		wordsNoUndoNotRestored(box, be), wordsNoUndoCanBeTaken(box, be), wordsNotResetWithoutUndo(wordsNoUndoCanBeTaken(box, be)),
 		wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, "")), wordsOrUntickUndo(wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, ""))),
 		wordsCannotReadLogins(be, box), wordsNotFromTemplate(box), wordsTemplateElsewhere("dev", be, box, "local"),
-		wordsBoxExists(box), wordsHoldsGuest(box), wordsTemplateSets("dev", "command"), wordsPresenceThread("th1"),
+		BoxExistsWords(box), wordsHoldsGuest(box), wordsTemplateSets("dev", "command"), wordsPresenceThread("th1"),
 		wordsTerminalsBelowZero,
 		wordsNoShareCodeHere, wordsShareRevoked, wordsShareSnapshotGone, wordsCannotShareSecrets(be), wordsCannotShare(be),
 		wordsShareDays(30), wordsNoLiveShareCode("sh1"), wordsNotAShareCode(SharePrefix, len(SharePrefix)+43),

@@ -181,7 +181,7 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 	snapping := s.opts.Core.Snapshotting(b)
 	if snapping == nil {
 		c.NoTake = true
-		c.None = fmt.Sprintf("Boxes on %s have no snapshots.", be.Label)
+		c.None = snapshots.NoSnapshotsWords(be.Label)
 		return c, nil
 	}
 	holds := "disk"

@@ -246,7 +246,7 @@ func (s *Server) noneOn(ctx context.Context) []string {
 	var out []string
 	for _, be := range s.opts.Core.Backends() {
 		if snapshottingOf(be, boxes) == nil {
-			out = append(out, fmt.Sprintf("Boxes on %s have no snapshots.", be.Label))
+			out = append(out, snapshots.NoSnapshotsWords(be.Label))
 		}
 	}
 	return out

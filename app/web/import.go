@@ -161,7 +161,7 @@ func (s *Server) revokeShare(w http.ResponseWriter, r *http.Request) {
 		s.importResult(w, r, nil, err)
 		return
 	}
-	s.done(w, r, "/import", "Revoked: the code no longer works.")
+	s.done(w, r, "/import", snapshots.RevokedWords(""))
 }
 
 // TransferTimeout bounds an export's download or an import's upload, in

@@ -29,7 +29,7 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 	be, _ := s.opts.Core.BackendOf(b)
 	switch {
 	case snapping == nil:
-		d.Disabled, d.Error = true, fmt.Sprintf("Boxes on %s have no snapshots.", be.Label)
+		d.Disabled, d.Error = true, snapshots.NoSnapshotsWords(be.Label)
 		return d, nil
 	case err != nil:
 		d.Disabled, d.Error = true, refusalWords(err)

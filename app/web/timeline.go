@@ -224,7 +224,7 @@ func (s *Server) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
-	s.reload(w, r, backOf(r, box), fmt.Sprintf("‘%s’ is automatic again: thinning may delete it as it ages.", sn.Name))
+	s.reload(w, r, backOf(r, box), snapshots.UnsavedWords(sn.Name, ""))
 }
 
 // reload ends a post whose change moves rows between the Snapshots card
