@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // approvalList is the API's list of requests waiting for the person's word.
@@ -25,7 +27,7 @@ func approvals(ctx context.Context, c *client, _ []string, _ any, out io.Writer)
 		return err
 	}
 	if len(ans.Approvals) == 0 {
-		_, err := fmt.Fprintln(out, "No requests wait for your word.")
+		_, err := fmt.Fprintln(out, snapshots.NoRequestsWords)
 		return err
 	}
 	for _, a := range ans.Approvals {

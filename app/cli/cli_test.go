@@ -309,7 +309,7 @@ func TestCLIUsage(t *testing.T) {
 func TestCLIBoxTemplates(t *testing.T) {
 	t.Parallel()
 	g := setup(t)
-	says(t, g.ok(t, "templates"), "No box templates: agents cannot make boxes.")
+	says(t, g.ok(t, "templates"), "No box templates yet: agents cannot make boxes.")
 	says(t, g.ok(t, "template", "node-dev", "--command", "npm start", "--env", "PORT=3000", "--processes", "64"), "Saved the box template node-dev.")
 	says(t, g.ok(t, "templates"), "node-dev", "npm start", "boxsnap-box")
 	got, err := g.Core.Boxes().Template(context.Background(), "node-dev")

@@ -22,7 +22,7 @@ func templates(ctx context.Context, c *client, _ []string, _ any, out io.Writer)
 		return err
 	}
 	if len(a.Templates) == 0 {
-		_, err := fmt.Fprintln(out, "No box templates: agents cannot make boxes.")
+		_, err := fmt.Fprintln(out, snapshots.NoTemplatesWords)
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

@@ -1014,3 +1014,12 @@ func RevokedWords(code string) string {
 	}
 	return fmt.Sprintf("Revoked %s: the code no longer works.", code)
 }
+
+// Empty lists, as the pages and the CLI say them.
+const (
+	// NoRequestsWords: no agent's request waits for the person (section 5,
+	// the form).
+	NoRequestsWords = "No requests wait for your word."
+	// NoTemplatesWords: with no box template, no agent can make a box.
+	NoTemplatesWords = "No box templates yet: agents cannot make boxes."
+)

@@ -23,6 +23,7 @@ type approvalsPage struct {
 	Page  views.Page
 	Tabs  tabCounts
 	Items []approvalItem
+	None  string // what the page says when no request waits
 }
 
 func (s *Server) approvalItems(r *http.Request, box, back string) []approvalItem {
@@ -52,7 +53,7 @@ func approvalsLine(n int) string {
 // showApprovals is the page of requests waiting for the person's word.
 func (s *Server) showApprovals(w http.ResponseWriter, r *http.Request) {
 	p := approvalsPage{Page: views.Page{Title: "Requests", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)},
-		Tabs: s.tabCounts(r, "", -1), Items: s.approvalItems(r, "", "/approvals")}
+		Tabs: s.tabCounts(r, "", -1), Items: s.approvalItems(r, "", "/approvals"), None: snapshots.NoRequestsWords}
 	s.render(w, r, http.StatusOK, "approvals", p)
 }
 

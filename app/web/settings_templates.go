@@ -21,6 +21,7 @@ type templatesPage struct {
 	EnvText   string
 	MemoryMiB int64
 	Error     string
+	None      string // what the page says with no box template
 }
 
 func (s *Server) templatesPage(w http.ResponseWriter, r *http.Request, status int, p templatesPage) {
@@ -30,7 +31,7 @@ func (s *Server) templatesPage(w http.ResponseWriter, r *http.Request, status in
 		return
 	}
 	p.Page = views.Page{Title: "Box templates", SignedIn: true, Nav: "templates", Flash: s.flash(w, r)}
-	p.Templates = list
+	p.Templates, p.None = list, snapshots.NoTemplatesWords
 	for _, b := range s.opts.Core.Backends() {
 		p.Backends = append(p.Backends, option{b.ID, b.Label})
 	}
