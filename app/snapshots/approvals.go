@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -93,19 +92,6 @@ type consent struct {
 	Goes    []string  `json:"goes,omitempty"`
 }
 
-// consentWords say the yes a restore ran on, "on a yes given by the person
-// at 11:02", or "" for a restore without one.
-func consentWords(op *Operation, tz *time.Location) string {
-	if len(op.Consent) == 0 || string(op.Consent) == "null" {
-		return ""
-	}
-	var c consent
-	if err := json.Unmarshal(op.Consent, &c); err != nil || c.By == "" {
-		return ""
-	}
-	return fmt.Sprintf("on a yes given by %s at %s", c.By, c.At.In(tz).Format("15:04"))
-}
-
 // planPrint is a restore request's plan in a few bytes: the box, its guest
 // generation, the target and its state, and what else goes (section 5: "the
 // approval is bound to the plan it showed").
@@ -181,16 +167,6 @@ func (s *Service) approvalOf(ctx context.Context, r db.Approval) *Approval {
 		a.Plan = approvalPlanWords(a, sn)
 	}
 	return a
-}
-
-// approvalPlanWords is the plan a request shows: what goes, and the undo.
-func approvalPlanWords(a *Approval, sn *Snapshot) []string {
-	w := []string{fmt.Sprintf("Restore %s to ‘%s’: everything on its disk since then goes.", a.BoxName, sn.Name)}
-	if len(a.Goes) > 0 {
-		w = append(w, "Also goes: "+strings.Join(a.Goes, " "))
-	}
-	w = append(w, fmt.Sprintf("An undo of %s is taken first; it cannot be left out.", a.BoxName))
-	return w
 }
 
 // Approvals lists the requests waiting for the person's word, oldest
@@ -379,11 +355,6 @@ func (s *Service) TurnHeld(ctx context.Context, thread string) string {
 		}
 	}
 	return ""
-}
-
-// HeldWords say why a held thread's tool waits: its box is being restored.
-func HeldWords(box string) string {
-	return fmt.Sprintf("%s is being restored, or waits for the person's word to be: this thread's turns are held until it is ready again. Try again then.", box)
 }
 
 // runningRestores counts a box's restores that run now.

@@ -1,7 +1,5 @@
 package snapshots
 
-import "fmt"
-
 // CallerKind says who asks.
 type CallerKind string
 
@@ -58,30 +56,4 @@ func (c Caller) thread() *string {
 		return &t
 	}
 	return nil
-}
-
-// ByWords says who did something, in the specification's words (section
-// 12, "Words"): "by you", "by the agent in (thread)", "by a boxsnap command",
-// "by boxsnap: (why)", "outside boxsnap".
-func ByWords(kind, threadTitle, why string) string {
-	switch kind {
-	case "owner":
-		return "by you"
-	case "agent":
-		if threadTitle == "" {
-			return "by the agent"
-		}
-		return fmt.Sprintf("by the agent in %s", threadTitle)
-	case "cli":
-		return "by a boxsnap command"
-	case "outside":
-		return "outside boxsnap"
-	case "unknown":
-		return "by unknown"
-	default:
-		if why == "" {
-			return "by boxsnap"
-		}
-		return "by boxsnap: " + why
-	}
 }

@@ -33,22 +33,6 @@ type PaidRate struct {
 // snapshots, undos, Keep and renewals are then refused.
 func (p PaidRate) Past() bool { return p.Rate > p.Ceiling+1e-9 }
 
-// Words say the rate and the spend beside the ceiling, for Settings.
-func (p PaidRate) Words() string {
-	w := fmt.Sprintf("Held: about %s a month", Money(p.Rate, p.Currency))
-	if p.Unknown > 0 {
-		w += fmt.Sprintf(", and %s at a price unknown", Plural(p.Unknown, "snapshot", "snapshots"))
-	}
-	return w + fmt.Sprintf(" · This month so far: %s", Money(p.Spend, p.Currency))
-}
-
-// PastWords warn that the rate is past the ceiling, on the tab and in
-// Settings; boxsnap deletes nothing to get under it (section 8).
-func (p PaidRate) PastWords() string {
-	return fmt.Sprintf("Snapshots held on %s are about %s a month, past your ceiling of %s: new paid snapshots, undos, Keep and renewals are refused. Nothing is deleted.",
-		p.Label, Money(p.Rate, p.Currency), Money(p.Ceiling, p.Currency))
-}
-
 // ceilingOf is the ceiling set for a backend, or the default.
 func ceilingOf(st Settings, backend string) float64 {
 	if c, ok := st.Ceilings[backend]; ok {

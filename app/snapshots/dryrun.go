@@ -2,7 +2,6 @@ package snapshots
 
 import (
 	"context"
-	"fmt"
 )
 
 // RestoreDry is what a dry run of a restore answers: what the restore would
@@ -67,21 +66,4 @@ func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, 
 		return refusal(CodeBusy, wordsBeingReleased(b.Name))
 	}
 	return s.unsettled(ctx, s.st.Pool, b)
-}
-
-// DryRunWords says what a restore would do, for a dry run's answer.
-func DryRunWords(d *RestoreDry) string {
-	w := fmt.Sprintf("A restore of %s to ‘%s’ would", d.Box.Name, d.Snapshot.Name)
-	if d.Undo {
-		w += " first take an undo, then"
-	}
-	w += " put back everything on its disk as it was then"
-	if d.RestartsProcesses {
-		w += "; every process in it ends"
-	}
-	w += "."
-	if d.Changes != nil {
-		w += " " + d.Changes.Words + "."
-	}
-	return w + " Nothing changed: this was a dry run."
 }

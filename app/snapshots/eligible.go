@@ -1,7 +1,6 @@
 package snapshots
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -120,59 +119,4 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		return refusal(CodeConflict, wordsOutlivesBox(s.Name))
 	}
 	return nil
-}
-
-func pinWords(p Pin, tz *time.Location) string {
-	at := p.At.In(tz).Format("15:04")
-	switch p.Kind {
-	case OpRestore:
-		return fmt.Sprintf("the restore at %s uses it", at)
-	case OpFork:
-		return fmt.Sprintf("the fork at %s uses it", at)
-	case OpDelete, OpExpiry:
-		return fmt.Sprintf("it is being deleted (%s)", at)
-	case OpTake:
-		return fmt.Sprintf("it is being taken (%s)", at)
-	case OpKeep, OpUnkeep:
-		return fmt.Sprintf("its keep is changing (%s)", at)
-	case OpImport:
-		return fmt.Sprintf("it is being imported (%s)", at)
-	}
-	return fmt.Sprintf("the %s at %s uses it", p.Kind, at)
-}
-
-func stateWords(state string) string {
-	switch state {
-	case StateTaking:
-		return "still being taken"
-	case StateFailed:
-		return "a failed take"
-	case StateIncomplete:
-		return "incomplete"
-	case StateDeleting:
-		return "being deleted"
-	case StateUnavailable:
-		return "unavailable"
-	case StateLost:
-		return "lost"
-	}
-	return state
-}
-
-func changeWords(c Change) string {
-	switch c {
-	case ChangeRestore:
-		return "restored"
-	case ChangeFork:
-		return "forked"
-	case ChangeKeep:
-		return "kept"
-	case ChangeUnkeep:
-		return "unkept"
-	case ChangeRename:
-		return "renamed"
-	case ChangeNote:
-		return "given a note"
-	}
-	return string(c)
 }

@@ -50,12 +50,6 @@ func (s *Service) browserOf(b *Box) (providers.Browser, error) {
 	return nil, refusal(CodeCannot, CannotBrowseWords(be.Label))
 }
 
-// CannotBrowseWords is why a backend without a Browser cannot show a
-// snapshot's files: the words of the disabled items, and of the refusal.
-func CannotBrowseWords(backend string) string {
-	return fmt.Sprintf("%s cannot list a snapshot's files through its API: restore or fork the snapshot to look inside it.", backend)
-}
-
 // BrowseWhyNot is "" when the box's snapshots can be browsed and compared,
 // else why not, for a disabled item.
 func (s *Service) BrowseWhyNot(b *Box) string {
@@ -488,23 +482,6 @@ func (s *Service) Compare(ctx context.Context, c Caller, id, against string, off
 	}
 	out.Words = ChangesWords(out.Changed, out.Added, out.Removed, other)
 	return out, nil
-}
-
-// ChangesWords says a comparison's counts: "14 files changed, 2 added, 1
-// removed since then", or "Nothing changed since then".
-func ChangesWords(changed, added, removed int, against *Snapshot) string {
-	since := "since then"
-	if against != nil {
-		since = "in ‘" + against.Name + "’"
-	}
-	if changed+added+removed == 0 {
-		return "Nothing changed " + since
-	}
-	files := "files"
-	if changed == 1 {
-		files = "file"
-	}
-	return fmt.Sprintf("%d %s changed, %d added, %d removed %s", changed, files, added, removed, since)
 }
 
 // compareTarget finds the other snapshot of a comparison: of the same box,

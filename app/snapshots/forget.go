@@ -132,13 +132,3 @@ func (s *Boxes) ForgetBackend(ctx context.Context, c Caller, backend string) (*F
 	}
 	return p, kept, nil
 }
-
-// ForgotWords says what ForgetBackend did.
-func ForgotWords(p *ForgetPlan, kept []string) string {
-	n := len(p.Snapshots) - len(kept)
-	w := fmt.Sprintf("Forgot %s of %s: their records only. They may still exist on %s and be billed.", Plural(n, "snapshot", "snapshots"), p.Backend, p.Backend)
-	if len(kept) > 0 {
-		w += fmt.Sprintf(" %s stay, in use by an operation: forget again when it ends.", strings.Join(kept, ", "))
-	}
-	return w
-}

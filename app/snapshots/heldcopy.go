@@ -44,13 +44,6 @@ type copyFailedError struct{ words string }
 
 func (e *copyFailedError) Error() string { return e.words }
 
-// CopyFailedWords is section 7's refusal when a release's held copy cannot
-// be made: "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1
-// has 6 GB free, and it needs 13 GB)".
-func CopyFailedWords(snapshot, why string) string {
-	return fmt.Sprintf("Release did not finish: boxsnap could not copy ‘%s’ (%s)", snapshot, why)
-}
-
 // keepsAsHeldCopy reports whether the box's backend keeps a snapshot past a
 // release as a held copy, and its copier.
 func keepsAsHeldCopy(be Backend, kind string) (providers.HeldCopier, bool) {

@@ -280,11 +280,6 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 	return sn, err
 }
 
-// DeleteHistoryWords is the refusal when the typed name is not the box's.
-func DeleteHistoryWords(box string) string {
-	return fmt.Sprintf("Type the box's name, %s, to delete its automatic history.", box)
-}
-
 // DeleteHistory deletes every automatic snapshot of a box once the person
 // typed the box's name (moatbox's "Delete history"): saved and kept ones
 // stay, and so does one an operation uses. It admits one operation that

@@ -465,44 +465,6 @@ func isPlainWord(s string) bool {
 	return true
 }
 
-func importWords(res *ImportResult) string {
-	var fresh, already int
-	for _, sn := range res.Snapshots {
-		if sn.Already {
-			already++
-		} else {
-			fresh++
-		}
-	}
-	var w string
-	switch {
-	case fresh == 0:
-		w = fmt.Sprintf("Nothing new: %s holds %s already.", res.BoxName, plural(already, "this snapshot", "these %d snapshots"))
-	case already == 0:
-		w = fmt.Sprintf("Imported %s into %s.", plural(fresh, "1 snapshot", "%d snapshots"), res.BoxName)
-	default:
-		w = fmt.Sprintf("Imported %s into %s; %d %s here already.", plural(fresh, "1 snapshot", "%d snapshots"), res.BoxName, already, plural(already, "was", "were"))
-	}
-	if res.Made {
-		if res.MadeFrom != "" {
-			w += fmt.Sprintf(" %s is a new box here, made from ‘%s’.", res.BoxName, res.MadeFrom)
-		} else {
-			w += fmt.Sprintf(" %s is a new box here, empty: restore one of its snapshots into it.", res.BoxName)
-		}
-	}
-	return w
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	if strings.Contains(many, "%d") {
-		return fmt.Sprintf(many, n)
-	}
-	return many
-}
-
 // makeImportedBox makes the guest of a box an import brought here: from the
 // newest snapshot no other imported one descends from, as a fork is made
 // (section 9: a new identity, without its sign-in files; restoring that

@@ -157,16 +157,3 @@ func (s *Sweeps) scanBackend(ctx context.Context, be Backend, tasks []providers.
 	}
 	return nil
 }
-
-func outsideWords(kind string, t providers.Task, tz *time.Location) string {
-	at := t.Start.In(tz).Format("2 Jan 15:04:05")
-	switch kind {
-	case EvRestoredOutside:
-		return fmt.Sprintf("restored outside boxsnap: %s task %s by %s at %s ended %s", t.Type, t.Ref.ID, t.User, at, t.Status)
-	case EvRestoreOutsideFailed:
-		return fmt.Sprintf("a restore outside boxsnap failed: %s task %s by %s at %s ended %s", t.Type, t.Ref.ID, t.User, at, t.Status)
-	case EvRestoreOutsideRun:
-		return fmt.Sprintf("a restore outside boxsnap is running: %s task %s by %s since %s", t.Type, t.Ref.ID, t.User, at)
-	}
-	return fmt.Sprintf("its snapshots changed outside boxsnap: %s task %s by %s at %s", t.Type, t.Ref.ID, t.User, at)
-}

@@ -2,12 +2,7 @@ package snapshots
 
 import (
 	"context"
-	"fmt"
 )
-
-// RenewWords is the control that renews a kept snapshot, "Keep 30 more
-// days" with the setting's days (section 7).
-func RenewWords(days int) string { return fmt.Sprintf("Keep %d more days", days) }
 
 // Renew is "Keep 30 more days": it adds the setting's days to a kept
 // snapshot's keep date (section 7; unit 8: a renewal never shortens it).

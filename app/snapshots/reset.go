@@ -225,12 +225,6 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	return op, err
 }
 
-// ResetNotBuiltWords is the one home of why a box on a backend with no
-// Resetter is not reset.
-func ResetNotBuiltWords(be Backend, b *Box) string {
-	return fmt.Sprintf("Reset is built for boxes on this host's folders only: boxsnap does not reset %s on %s. Release it and make a new box from its template instead.", b.Name, be.Label)
-}
-
 // resetSource fills p with what the box resets to: the box template named
 // (which must make boxes on the box's backend), or what the box was made
 // from (its box template as it is now, if it still exists).
@@ -362,24 +356,6 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvReset, callerOf(op), resetWords(res), "", op.ID, res)
 	return s.kinds.Reset.Done(ctx, op, res)
-}
-
-// resetWords says what a reset did, for the box log.
-func resetWords(res ResetResult) string {
-	w := "reset to a fresh box"
-	if res.Template != "" {
-		w += " from " + res.Template
-	}
-	if len(res.Kept) > 0 {
-		w += "; kept " + strings.Join(res.Kept, ", ")
-	}
-	if len(res.Skipped) > 0 {
-		w += "; skipped " + strings.Join(res.Skipped, "; ")
-	}
-	if res.UndoName != "" {
-		w += fmt.Sprintf("; Undo restores ‘%s’", res.UndoName)
-	}
-	return w
 }
 
 func (s *Service) resetFailed(ctx context.Context, op *Operation, b *Box, words, observed string) error {
@@ -558,26 +534,6 @@ func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID st
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)
 	}
 	return s.Restore(ctx, c, RestoreRequest{Box: b.ID, Snapshot: id, Replace: true, Force: force, RequestID: requestID})
-}
-
-// ResetDoneWords says what a finished reset did: the one home of these
-// words for the API, the CLI and the pages.
-func ResetDoneWords(box string, res ResetResult) string {
-	w := "Reset " + box + " to a fresh box"
-	if res.Template != "" {
-		w += " from " + res.Template
-	}
-	w += "."
-	if len(res.Kept) > 0 {
-		w += " Kept its logins: " + strings.Join(res.Kept, ", ") + "."
-	}
-	if len(res.Skipped) > 0 {
-		w += " Skipped " + strings.Join(res.Skipped, "; ") + "."
-	}
-	if res.UndoName != "" {
-		w += fmt.Sprintf(" Undo restores ‘%s’.", res.UndoName)
-	}
-	return w
 }
 
 // ResetPreview is what the reset dialog says before the person confirms.

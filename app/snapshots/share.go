@@ -171,17 +171,6 @@ func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string,
 	return &MadeShare{Code: code, Share: sh}, nil
 }
 
-// removedWords says what a copy leaves out.
-func removedWords(removed []string) string {
-	switch len(removed) {
-	case 0:
-		return "nothing (it held none of the files a copy leaves out)"
-	case 1:
-		return removed[0]
-	}
-	return fmt.Sprintf("%d paths (%s)", len(removed), strings.Join(removed, ", "))
-}
-
 // RemovedWords says what a share code's copy leaves out, for its page.
 func (sh *Share) RemovedWords() string { return removedWords(sh.Removed) }
 

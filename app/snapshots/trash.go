@@ -64,21 +64,6 @@ type TrashEntry struct {
 // trashRow is a box_trash row.
 type trashRow = db.BoxTrash
 
-// TrashCostWords is the one home of what a box costs while it waits in the
-// trash on a backend of kind, which the release dialog says and the trash
-// lists.
-func TrashCostWords(kind string) string {
-	switch kind {
-	case "proxmox":
-		return "On Proxmox its guest stays stopped, with its links down and onboot off, like an earlier guest: its disk and snapshots keep their room on their storage, and count in it, while it waits."
-	case "docker":
-		return "On Docker its container stays, stopped, with its snapshot images: they keep their room on the Docker host while it waits."
-	case "local":
-		return "On this host its folder and its snapshots stay on disk, stopped, and keep their room while it waits."
-	}
-	return "Its guest stays, stopped, with its snapshots, and keeps their room while it waits."
-}
-
 // ReleaseWords says what a release of b does now, in the words of the
 // release dialog: into the trash for the setting's hours, with a final
 // snapshot where the backend can take one, or deleted at once.
@@ -502,24 +487,4 @@ func undoWordsOf(op *Operation) string {
 type UntrashResult struct {
 	Box     string `json:"box"`
 	Started bool   `json:"started"`
-}
-
-// TrashedWords says where a release left the box: the one home of these
-// words for the API, the CLI and the pages.
-func TrashedWords(box string, until time.Time, tz *time.Location) string {
-	return fmt.Sprintf("Moved %s to the trash until %s. Restore it from the trash until then, with its history.", box, until.In(tz).Format("Mon 2 Jan 15:04"))
-}
-
-// InTrashWords says why a box in the trash takes and restores no
-// snapshot: the one home of these words for the pages.
-func InTrashWords(box string) string {
-	return fmt.Sprintf("%s is in the trash: restore it from the trash first.", box)
-}
-
-// UntrashedWords says a restore from the trash is done.
-func UntrashedWords(box string, started bool) string {
-	if started {
-		return fmt.Sprintf("Restored %s from the trash, with its history, and started it.", box)
-	}
-	return fmt.Sprintf("Restored %s from the trash, with its history.", box)
 }

@@ -256,6 +256,388 @@ func AlwaysWithUndoWords(box string) string {
 	return box + " is a box threads run on: it is never restored without an undo."
 }
 
+// The words a snapshot's rules speak in: its state, what pins it, a
+// change; who did something; and what was done, for the pages, the API,
+// the CLI and the box log.
+
+// pinWords says what holds a snapshot in use, in the middle of a
+// sentence: "the restore at 10:42 uses it" (section 6, pins).
+func pinWords(p Pin, tz *time.Location) string {
+	at := p.At.In(tz).Format("15:04")
+	switch p.Kind {
+	case OpRestore:
+		return fmt.Sprintf("the restore at %s uses it", at)
+	case OpFork:
+		return fmt.Sprintf("the fork at %s uses it", at)
+	case OpDelete, OpExpiry:
+		return fmt.Sprintf("it is being deleted (%s)", at)
+	case OpTake:
+		return fmt.Sprintf("it is being taken (%s)", at)
+	case OpKeep, OpUnkeep:
+		return fmt.Sprintf("its keep is changing (%s)", at)
+	case OpImport:
+		return fmt.Sprintf("it is being imported (%s)", at)
+	}
+	return fmt.Sprintf("the %s at %s uses it", p.Kind, at)
+}
+
+// stateWords says a snapshot's state (section 1), in the middle of a
+// sentence: "still being taken", "a failed take".
+func stateWords(state string) string {
+	switch state {
+	case StateTaking:
+		return "still being taken"
+	case StateFailed:
+		return "a failed take"
+	case StateIncomplete:
+		return "incomplete"
+	case StateDeleting:
+		return "being deleted"
+	case StateUnavailable:
+		return "unavailable"
+	case StateLost:
+		return "lost"
+	}
+	return state
+}
+
+// changeWords says a change as what a snapshot would become: "restored",
+// "given a note".
+func changeWords(c Change) string {
+	switch c {
+	case ChangeRestore:
+		return "restored"
+	case ChangeFork:
+		return "forked"
+	case ChangeKeep:
+		return "kept"
+	case ChangeUnkeep:
+		return "unkept"
+	case ChangeRename:
+		return "renamed"
+	case ChangeNote:
+		return "given a note"
+	}
+	return string(c)
+}
+
+// DeleteHistoryWords is the refusal when the typed name is not the box's.
+func DeleteHistoryWords(box string) string {
+	return fmt.Sprintf("Type the box's name, %s, to delete its automatic history.", box)
+}
+
+// CannotBrowseWords is why a backend without a Browser cannot show a
+// snapshot's files: the words of the disabled items, and of the refusal.
+func CannotBrowseWords(backend string) string {
+	return fmt.Sprintf("%s cannot list a snapshot's files through its API: restore or fork the snapshot to look inside it.", backend)
+}
+
+// ChangesWords says a comparison's counts: "14 files changed, 2 added, 1
+// removed since then", or "Nothing changed since then".
+func ChangesWords(changed, added, removed int, against *Snapshot) string {
+	since := "since then"
+	if against != nil {
+		since = "in ‘" + against.Name + "’"
+	}
+	if changed+added+removed == 0 {
+		return "Nothing changed " + since
+	}
+	files := "files"
+	if changed == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("%d %s changed, %d added, %d removed %s", changed, files, added, removed, since)
+}
+
+// ResetNotBuiltWords is the one home of why a box on a backend with no
+// Resetter is not reset.
+func ResetNotBuiltWords(be Backend, b *Box) string {
+	return fmt.Sprintf("Reset is built for boxes on this host's folders only: boxsnap does not reset %s on %s. Release it and make a new box from its template instead.", b.Name, be.Label)
+}
+
+// ResetDoneWords says what a finished reset did: the one home of these
+// words for the API, the CLI and the pages.
+func ResetDoneWords(box string, res ResetResult) string {
+	w := "Reset " + box + " to a fresh box"
+	if res.Template != "" {
+		w += " from " + res.Template
+	}
+	w += "."
+	if len(res.Kept) > 0 {
+		w += " Kept its logins: " + strings.Join(res.Kept, ", ") + "."
+	}
+	if len(res.Skipped) > 0 {
+		w += " Skipped " + strings.Join(res.Skipped, "; ") + "."
+	}
+	if res.UndoName != "" {
+		w += fmt.Sprintf(" Undo restores ‘%s’.", res.UndoName)
+	}
+	return w
+}
+
+// resetWords says what a reset did, for the box log.
+func resetWords(res ResetResult) string {
+	w := "reset to a fresh box"
+	if res.Template != "" {
+		w += " from " + res.Template
+	}
+	if len(res.Kept) > 0 {
+		w += "; kept " + strings.Join(res.Kept, ", ")
+	}
+	if len(res.Skipped) > 0 {
+		w += "; skipped " + strings.Join(res.Skipped, "; ")
+	}
+	if res.UndoName != "" {
+		w += fmt.Sprintf("; Undo restores ‘%s’", res.UndoName)
+	}
+	return w
+}
+
+// TrashCostWords is the one home of what a box costs while it waits in the
+// trash on a backend of kind, which the release dialog says and the trash
+// lists.
+func TrashCostWords(kind string) string {
+	switch kind {
+	case "proxmox":
+		return "On Proxmox its guest stays stopped, with its links down and onboot off, like an earlier guest: its disk and snapshots keep their room on their storage, and count in it, while it waits."
+	case "docker":
+		return "On Docker its container stays, stopped, with its snapshot images: they keep their room on the Docker host while it waits."
+	case "local":
+		return "On this host its folder and its snapshots stay on disk, stopped, and keep their room while it waits."
+	}
+	return "Its guest stays, stopped, with its snapshots, and keeps their room while it waits."
+}
+
+// TrashedWords says where a release left the box: the one home of these
+// words for the API, the CLI and the pages.
+func TrashedWords(box string, until time.Time, tz *time.Location) string {
+	return fmt.Sprintf("Moved %s to the trash until %s. Restore it from the trash until then, with its history.", box, until.In(tz).Format("Mon 2 Jan 15:04"))
+}
+
+// InTrashWords says why a box in the trash takes and restores no
+// snapshot: the one home of these words for the pages.
+func InTrashWords(box string) string {
+	return fmt.Sprintf("%s is in the trash: restore it from the trash first.", box)
+}
+
+// UntrashedWords says a restore from the trash is done.
+func UntrashedWords(box string, started bool) string {
+	if started {
+		return fmt.Sprintf("Restored %s from the trash, with its history, and started it.", box)
+	}
+	return fmt.Sprintf("Restored %s from the trash, with its history.", box)
+}
+
+// CopyFailedWords is section 7's refusal when a release's held copy cannot
+// be made: "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1
+// has 6 GB free, and it needs 13 GB)".
+func CopyFailedWords(snapshot, why string) string {
+	return fmt.Sprintf("Release did not finish: boxsnap could not copy ‘%s’ (%s)", snapshot, why)
+}
+
+// ForgotWords says what ForgetBackend did.
+func ForgotWords(p *ForgetPlan, kept []string) string {
+	n := len(p.Snapshots) - len(kept)
+	w := fmt.Sprintf("Forgot %s of %s: their records only. They may still exist on %s and be billed.", Plural(n, "snapshot", "snapshots"), p.Backend, p.Backend)
+	if len(kept) > 0 {
+		w += fmt.Sprintf(" %s stay, in use by an operation: forget again when it ends.", strings.Join(kept, ", "))
+	}
+	return w
+}
+
+// RenewWords is the control that renews a kept snapshot, "Keep 30 more
+// days" with the setting's days (section 7).
+func RenewWords(days int) string { return fmt.Sprintf("Keep %d more days", days) }
+
+// HeldWords say why a held thread's tool waits: its box is being restored.
+func HeldWords(box string) string {
+	return fmt.Sprintf("%s is being restored, or waits for the person's word to be: this thread's turns are held until it is ready again. Try again then.", box)
+}
+
+// ByWords says who did something, in the specification's words (section
+// 12, "Words"): "by you", "by the agent in (thread)", "by a boxsnap command",
+// "by boxsnap: (why)", "outside boxsnap".
+func ByWords(kind, threadTitle, why string) string {
+	switch kind {
+	case "owner":
+		return "by you"
+	case "agent":
+		if threadTitle == "" {
+			return "by the agent"
+		}
+		return fmt.Sprintf("by the agent in %s", threadTitle)
+	case "cli":
+		return "by a boxsnap command"
+	case "outside":
+		return "outside boxsnap"
+	case "unknown":
+		return "by unknown"
+	default:
+		if why == "" {
+			return "by boxsnap"
+		}
+		return "by boxsnap: " + why
+	}
+}
+
+// DryRunWords says what a restore would do, for a dry run's answer.
+func DryRunWords(d *RestoreDry) string {
+	w := fmt.Sprintf("A restore of %s to ‘%s’ would", d.Box.Name, d.Snapshot.Name)
+	if d.Undo {
+		w += " first take an undo, then"
+	}
+	w += " put back everything on its disk as it was then"
+	if d.RestartsProcesses {
+		w += "; every process in it ends"
+	}
+	w += "."
+	if d.Changes != nil {
+		w += " " + d.Changes.Words + "."
+	}
+	return w + " Nothing changed: this was a dry run."
+}
+
+// removedWords says what a copy leaves out.
+func removedWords(removed []string) string {
+	switch len(removed) {
+	case 0:
+		return "nothing (it held none of the files a copy leaves out)"
+	case 1:
+		return removed[0]
+	}
+	return fmt.Sprintf("%d paths (%s)", len(removed), strings.Join(removed, ", "))
+}
+
+// importWords says what an import did: what is new, what was here
+// already, and the box it made.
+func importWords(res *ImportResult) string {
+	var fresh, already int
+	for _, sn := range res.Snapshots {
+		if sn.Already {
+			already++
+		} else {
+			fresh++
+		}
+	}
+	var w string
+	switch {
+	case fresh == 0:
+		w = fmt.Sprintf("Nothing new: %s holds %s already.", res.BoxName, plural(already, "this snapshot", "these %d snapshots"))
+	case already == 0:
+		w = fmt.Sprintf("Imported %s into %s.", plural(fresh, "1 snapshot", "%d snapshots"), res.BoxName)
+	default:
+		w = fmt.Sprintf("Imported %s into %s; %d %s here already.", plural(fresh, "1 snapshot", "%d snapshots"), res.BoxName, already, plural(already, "was", "were"))
+	}
+	if res.Made {
+		if res.MadeFrom != "" {
+			w += fmt.Sprintf(" %s is a new box here, made from ‘%s’.", res.BoxName, res.MadeFrom)
+		} else {
+			w += fmt.Sprintf(" %s is a new box here, empty: restore one of its snapshots into it.", res.BoxName)
+		}
+	}
+	return w
+}
+
+// outsideWords says, for the box log, what a backend's task did to a box
+// outside boxsnap (section 1, reconcile).
+func outsideWords(kind string, t providers.Task, tz *time.Location) string {
+	at := t.Start.In(tz).Format("2 Jan 15:04:05")
+	switch kind {
+	case EvRestoredOutside:
+		return fmt.Sprintf("restored outside boxsnap: %s task %s by %s at %s ended %s", t.Type, t.Ref.ID, t.User, at, t.Status)
+	case EvRestoreOutsideFailed:
+		return fmt.Sprintf("a restore outside boxsnap failed: %s task %s by %s at %s ended %s", t.Type, t.Ref.ID, t.User, at, t.Status)
+	case EvRestoreOutsideRun:
+		return fmt.Sprintf("a restore outside boxsnap is running: %s task %s by %s since %s", t.Type, t.Ref.ID, t.User, at)
+	}
+	return fmt.Sprintf("its snapshots changed outside boxsnap: %s task %s by %s at %s", t.Type, t.Ref.ID, t.User, at)
+}
+
+// Words say the rate and the spend beside the ceiling, for Settings.
+func (p PaidRate) Words() string {
+	w := fmt.Sprintf("Held: about %s a month", Money(p.Rate, p.Currency))
+	if p.Unknown > 0 {
+		w += fmt.Sprintf(", and %s at a price unknown", Plural(p.Unknown, "snapshot", "snapshots"))
+	}
+	return w + fmt.Sprintf(" · This month so far: %s", Money(p.Spend, p.Currency))
+}
+
+// Words say the count and what is in it: "No snapshots", "1 snapshot",
+// "3 snapshots: 1 kept, 1 undo".
+func (c Counts) Words() string {
+	if c.All == 0 {
+		return "No snapshots"
+	}
+	w := Plural(c.All, "snapshot", "snapshots")
+	var parts []string
+	if c.Kept > 0 {
+		parts = append(parts, fmt.Sprintf("%d kept", c.Kept))
+	}
+	if c.Undos > 0 {
+		parts = append(parts, Plural(c.Undos, "undo", "undos"))
+	}
+	if c.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", c.Failed))
+	}
+	if len(parts) > 0 {
+		w += ": " + strings.Join(parts, ", ")
+	}
+	return w
+}
+
+// PastWords warn that the rate is past the ceiling, on the tab and in
+// Settings; boxsnap deletes nothing to get under it (section 8).
+func (p PaidRate) PastWords() string {
+	return fmt.Sprintf("Snapshots held on %s are about %s a month, past your ceiling of %s: new paid snapshots, undos, Keep and renewals are refused. Nothing is deleted.",
+		p.Label, Money(p.Rate, p.Currency), Money(p.Ceiling, p.Currency))
+}
+
+// LimitWords say what the per-box limit counts: "2 of 5 toward the limit".
+func (c Counts) LimitWords(perBox int) string {
+	return fmt.Sprintf("%d of %d toward the limit", c.ToLimit, perBox)
+}
+
+// Plural says n things with the right noun: "1 snapshot", "2 snapshots".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	if strings.Contains(many, "%d") {
+		return fmt.Sprintf(many, n)
+	}
+	return many
+}
+
+// consentWords say the yes a restore ran on, "on a yes given by the person
+// at 11:02", or "" for a restore without one.
+func consentWords(op *Operation, tz *time.Location) string {
+	if len(op.Consent) == 0 || string(op.Consent) == "null" {
+		return ""
+	}
+	var c consent
+	if err := json.Unmarshal(op.Consent, &c); err != nil || c.By == "" {
+		return ""
+	}
+	return fmt.Sprintf("on a yes given by %s at %s", c.By, c.At.In(tz).Format("15:04"))
+}
+
+// approvalPlanWords is the plan a request shows: what goes, and the undo.
+func approvalPlanWords(a *Approval, sn *Snapshot) []string {
+	w := []string{fmt.Sprintf("Restore %s to ‘%s’: everything on its disk since then goes.", a.BoxName, sn.Name)}
+	if len(a.Goes) > 0 {
+		w = append(w, "Also goes: "+strings.Join(a.Goes, " "))
+	}
+	w = append(w, fmt.Sprintf("An undo of %s is taken first; it cannot be left out.", a.BoxName))
+	return w
+}
+
 // Refusals: the words of every refusal a person or an agent reads, grouped
 // by the rule that refuses. The rules call these; words_test.go holds the
 // specification's sentences to its text and the rest to the shape of a
