@@ -2,6 +2,8 @@ package api
 
 import (
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // saveBody is POST .../save's body: a new name, optional.
@@ -119,7 +121,7 @@ func (s *server) deleteHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if op == nil {
-		writeJSON(w, http.StatusOK, map[string]string{"words": "The box has no automatic snapshots to delete."})
+		writeJSON(w, http.StatusOK, map[string]string{"words": snapshots.NoHistoryToDeleteWords(body.Confirm)})
 		return
 	}
 	s.answerOperation(w, r, op, wait)

@@ -126,7 +126,7 @@ func deleteHistory(ctx context.Context, c *client, pos []string, o any, out io.W
 		return err
 	}
 	if ans.Operation.ID == "" {
-		fmt.Fprintf(out, "%s has no automatic snapshots to delete.\n", pos[0])
+		fmt.Fprintln(out, snapshots.NoHistoryToDeleteWords(pos[0]))
 		return nil
 	}
 	return printOperation(out, ans)

@@ -63,7 +63,7 @@ func (s *Service) BrowseWhyNot(b *Box) string {
 // not, for a disabled item: its state, or its backend.
 func (s *Service) LookWhyNot(b *Box, sn *Snapshot) string {
 	if sn.State != StateReady {
-		return fmt.Sprintf("‘%s’ is %s: there is nothing to look inside.", sn.Name, stateWords(sn.State))
+		return NothingInsideWords(sn.Name, stateWords(sn.State))
 	}
 	return s.BrowseWhyNot(b)
 }
@@ -78,7 +78,7 @@ func (s *Service) lookable(ctx context.Context, c Caller, id string) (*Snapshot,
 		return nil, nil, nil, snapshotNotFound(id)
 	}
 	if sn.State != StateReady {
-		return nil, nil, nil, refusal(CodeConflict, wordsNothingInside(sn.Name, stateWords(sn.State)))
+		return nil, nil, nil, refusal(CodeConflict, NothingInsideWords(sn.Name, stateWords(sn.State)))
 	}
 	br, err := s.browserOf(b)
 	if err != nil {

@@ -135,7 +135,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 			}
 		}
 		if _, ok := be.Snap.(providers.Exporter); !ok {
-			return refusal(CodePlan, wordsCannotImport(be.Label))
+			return refusal(CodePlan, CannotImportWords(be.Label))
 		}
 		p.Backend = be.ID
 		// The snapshots it brings in are pinned until it ends: the
@@ -213,7 +213,7 @@ func (s *Service) runImport(ctx context.Context, op *Operation, p importParams) 
 func (s *Service) importSteps(ctx context.Context, op *Operation, c Caller, be Backend, p importParams) (string, error) {
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return fmt.Sprintf("%s cannot import snapshots. Nothing was imported.", be.Label), nil
+		return CannotImportWords(be.Label), nil
 	}
 	if err := s.step(ctx, op, StepPublish); err != nil {
 		return "", err

@@ -109,7 +109,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 			return nil, err
 		}
 		if snapping := be.Snap.Snapshotting(sn.BoxKind); snapping == nil || snapping.KeepsPastRelease == providers.KeepsNo || snapping.Fork == providers.ForkNone {
-			return nil, refusal(CodePlan, wordsCannotBeKept(sn.BoxName))
+			return nil, refusal(CodePlan, CannotBeKeptWords(sn.BoxName))
 		}
 	}
 	var op *Operation

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/providers"
@@ -73,5 +72,5 @@ func (s *Service) BoxLockNotice(ctx context.Context, c Caller, boxRef string) (*
 	if !errors.As(err, &locked) {
 		return nil, nil
 	}
-	return &LockNotice{Lock: locked.Lock.Lock, Words: fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, locked.Lock.Lock, strings.TrimSuffix(locked.Lock.Fix, "."))}, nil
+	return &LockNotice{Lock: locked.Lock.Lock, Words: LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix)}, nil
 }

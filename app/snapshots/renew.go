@@ -16,7 +16,7 @@ func (s *Service) Renew(ctx context.Context, c Caller, req KeepRequest) (*Operat
 		return nil, err
 	}
 	if !sn.Kept() {
-		return nil, refusal(CodeConflict, wordsRenewNotKept(sn.Name))
+		return nil, refusal(CodeConflict, RenewNotKeptWords(sn.Name))
 	}
 	settings, err := s.Settings(ctx)
 	if err != nil {

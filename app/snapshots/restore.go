@@ -195,12 +195,12 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	}
 	if plan.Locked != nil {
 		return nil, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
-			Words: wordsLocked(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
+			Words: LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
 	}
 	if plan.Restore.Way == providers.WayNone || plan.Restore.Why != "" {
 		why := plan.Restore.Why
 		if why == "" {
-			why = wordsCannotBeRestoredOn(b.Name, be.Label)
+			why = CannotBeRestoredOnWords(b.Name, be.Label)
 		}
 		return nil, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
 	}

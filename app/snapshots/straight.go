@@ -64,7 +64,7 @@ func (s *Service) setStraight(ctx context.Context, opID string, b *Box, be Backe
 	var locked *providers.LockedError
 	switch {
 	case errors.As(err, &locked):
-		words := fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, locked.Lock.Lock, strings.TrimSuffix(locked.Lock.Fix, "."))
+		words := LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix)
 		if len(did) > 0 {
 			words = "set straight after " + after + ": " + strings.Join(did, " and ") + ". " + words
 		}

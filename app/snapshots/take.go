@@ -215,7 +215,7 @@ func (s *Service) planError(b *Box, be Backend, err error) error {
 	switch {
 	case errors.As(err, &locked):
 		return &Refusal{Code: CodeLocked, TryAgain: locked.Lock.Lock == "backup",
-			Words: wordsLocked(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix)}
+			Words: LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix)}
 	case errors.As(err, &refused):
 		return &Refusal{Code: CodePlan, Words: refused.Why, TryAgain: refused.TryAgain}
 	case errors.Is(err, providers.ErrUnreachable):
@@ -239,7 +239,7 @@ func hostWords(b *Box, be Backend) string {
 func (s *Service) takeAllowed(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings) error {
 	if plan.Locked != nil {
 		return &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
-			Words: wordsLocked(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
+			Words: LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
 	}
 	if !plan.Take.OK {
 		return &Refusal{Code: CodePlan, Words: plan.Take.Why, TryAgain: plan.Take.TryAgain}

@@ -806,10 +806,11 @@ func wordsRequestIDUsed(requestID, kind, op string) string {
 // until Check now settles it (section 6, "After a restart").
 func wordsCheckNowFirst(unknown string) string { return unknown + " Check now first." }
 
-// wordsLocked: a guest the backend left locked, with the command for the
-// host (section 6, "A locked guest": "Proxmox left amber-fox locked
-// (rollback). Run pct unlock 214 on pve-1.").
-func wordsLocked(backend, box, lock, fix string) string {
+// LockedWords says that the backend left a guest locked, with the command
+// for the host (section 6, "A locked guest": "Proxmox left amber-fox locked
+// (rollback). Run pct unlock 214 on pve-1."): the refusal, the box page, the
+// dialogs and the doctor's notice.
+func LockedWords(backend, box, lock, fix string) string {
 	return fmt.Sprintf("%s left %s locked (%s). %s.", backend, box, lock, strings.TrimSuffix(fix, "."))
 }
 
@@ -928,14 +929,15 @@ func wordsKeepAtMost(days int) string {
 // the API.
 func KeepDaysWords(days int) string { return fmt.Sprintf("Keep keeps a snapshot 1 to %d days.", days) }
 
-// wordsCannotBeKept: "Keep only what can be used after the release"
-// (section 7).
-func wordsCannotBeKept(box string) string {
+// CannotBeKeptWords: "Keep only what can be used after the release"
+// (section 7): the refusal, and Keep's disabled item and dialog.
+func CannotBeKeptWords(box string) string {
 	return fmt.Sprintf("Snapshots of %s cannot be kept: they could not be used after a release.", box)
 }
 
-// wordsRenewNotKept: "Keep 30 more days" renews a kept snapshot only.
-func wordsRenewNotKept(name string) string {
+// RenewNotKeptWords: "Keep 30 more days" renews a kept snapshot only (the
+// refusal, and a bulk renewal's skip).
+func RenewNotKeptWords(name string) string {
 	return fmt.Sprintf("‘%s’ is not kept: Keep it first.", name)
 }
 
@@ -1034,7 +1036,9 @@ func wordsOtherBoxForkInstead(name, box string) string {
 	return fmt.Sprintf("‘%s’ is a snapshot of %s: fork it instead.", name, box)
 }
 
-func wordsCannotBeRestoredOn(box, backend string) string {
+// CannotBeRestoredOnWords says that a backend's plan restores nothing of
+// the box, in the refusal and the restore dialog.
+func CannotBeRestoredOnWords(box, backend string) string {
 	return fmt.Sprintf("%s cannot be restored on %s.", box, backend)
 }
 
@@ -1153,7 +1157,9 @@ const (
 	wordsNameAFile   = "Name a file to compare."
 )
 
-func wordsNothingInside(name, state string) string {
+// NothingInsideWords says why a snapshot that is not ready has no files to
+// look at: the refusal, and why Look inside is disabled.
+func NothingInsideWords(name, state string) string {
 	return fmt.Sprintf("‘%s’ is %s: there is nothing to look inside.", name, state)
 }
 
@@ -1240,7 +1246,9 @@ func wordsNoBackendImports(kind string) string {
 	return fmt.Sprintf("No backend here imports snapshots of a %s box. Nothing was imported.", kind)
 }
 
-func wordsCannotImport(backend string) string {
+// CannotImportWords: a backend with no importer, in the refusal and the
+// import's check.
+func CannotImportWords(backend string) string {
 	return fmt.Sprintf("%s cannot import snapshots. Nothing was imported.", backend)
 }
 
@@ -1405,3 +1413,23 @@ const (
 	// NoTemplatesWords: with no box template, no agent can make a box.
 	NoTemplatesWords = "No box templates yet: agents cannot make boxes."
 )
+
+// ReleasedTakesNoneWords says why a released box takes no snapshot, on its
+// page and its rows.
+func ReleasedTakesNoneWords(box string) string {
+	return fmt.Sprintf("%s is released: it takes no snapshots.", box)
+}
+
+// NoAutomaticWords says that a box has no automatic snapshots (its history
+// has nothing to delete).
+func NoAutomaticWords(box string) string { return fmt.Sprintf("%s has no automatic snapshots.", box) }
+
+// ExecutionRestoresOffWords says why a box threads run on is not restored
+// while Settings keeps "Restores of boxes threads run on" off (section 5).
+const ExecutionRestoresOffWords = "Restores of boxes threads run on are off: move its threads off it first."
+
+// NoHistoryToDeleteWords answers Delete history on a box with no automatic
+// snapshots: nothing was done.
+func NoHistoryToDeleteWords(box string) string {
+	return fmt.Sprintf("%s has no automatic snapshots to delete.", box)
+}

@@ -190,9 +190,9 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 		// Section 2, the per-backend table: a backend with no snapshots.
 		{"2", NoSnapshotsWords("the SSH host pool"), "Boxes on the SSH host pool have no snapshots."},
 		// Section 6, "A locked guest".
-		{"6", wordsLocked("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1"),
+		{"6", LockedWords("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1"),
 			"Proxmox left amber-fox locked (rollback). Run pct unlock 214 on pve-1."},
-		{"6", wordsLocked("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1."),
+		{"6", LockedWords("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1."),
 			"Proxmox left amber-fox locked (rollback). Run pct unlock 214 on pve-1."},
 		// Section 8, the ceiling.
 		{"8", CeilingWords("boat.dev", 5.04, 5, "USD"),
@@ -221,13 +221,13 @@ func TestRefusalWordsShape(t *testing.T) {
 	)
 	named := []string{
 		wordsKeptOnlyPerson(sn, "delete"), wordsNotThisThreads(sn), wordsNoSnapshotNamed(sn, box), wordsNoPicture(sn),
-		wordsNamedAlready(box, sn), wordsSavingPasses(box, 5, 5, sn, ""), wordsRenewNotKept(sn),
+		wordsNamedAlready(box, sn), wordsSavingPasses(box, 5, 5, sn, ""), RenewNotKeptWords(sn),
 		wordsInUse(sn, pinWords(Pin{Kind: OpRestore}, time.UTC)), wordsSavedNotThinned(sn), wordsUndoNotThinned(sn),
 		wordsKeptNeverDeleted(sn), wordsKeptUntil(sn, "29 Nov"), wordsPersonsNeverDeleted(sn), wordsUndoNotEvicted(sn),
 		wordsNotAnUndo(sn), wordsCannotBe(sn, stateWords(StateTaking), changeWords(ChangeRestore)),
 		wordsStillBeingTaken(sn), wordsAlreadyDeleting(sn), wordsUnavailable(sn), wordsSnapshotIs(sn, stateWords(StateLost)),
 		wordsEarlierGuestForkOnly(sn, box), wordsHeldCopyForkInstead(sn), wordsNotKept(sn), wordsOutlivesBox(sn),
-		wordsOtherBoxForkInstead(sn, box), wordsCannotBeShared(sn, stateWords(StateFailed)), wordsNothingInside(sn, "lost"),
+		wordsOtherBoxForkInstead(sn, box), wordsCannotBeShared(sn, stateWords(StateFailed)), NothingInsideWords(sn, "lost"),
 		wordsNoPathIn("the file notes.txt", sn), wordsCannotBeRead(sn, "part of it is missing."),
 		wordsCompareSameBox(sn), wordsNothingToCompare(sn, "lost"), wordsCannotBeExported(sn, "lost"),
 		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), wordsSavedAlready(sn), wordsAutomaticAlready(sn),
@@ -252,8 +252,8 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsDiskOnly(box), wordsStorageFull(be, 91, 85, ""), wordsStorageFull(be, 91, 85, deleteWords([]string{"‘a’ of b"}, 0)),
 		wordsMetadataFull(be, 81, 80, deleteWords(nil, 1)), wordsPerBoxLimit(box, 5, 5, ""),
 		wordsKeptUndoCounts(box, 5, 5, deleteWords([]string{"‘" + sn + "’"}, 0)), wordsPriceUnknownOnlyPerson("boat.dev"),
-		wordsKeepFromToday, wordsKeepAtMost(365), KeepDaysWords(365), wordsCannotBeKept(box),
-		ReplaceTrueWords(box), wordsCannotBeRestoredOn(box, be), wordsGuardNow(box, "restored", "Work is unsaved."),
+		wordsKeepFromToday, wordsKeepAtMost(365), KeepDaysWords(365), CannotBeKeptWords(box),
+		ReplaceTrueWords(box), CannotBeRestoredOnWords(box, be), wordsGuardNow(box, "restored", "Work is unsaved."),
 		wordsRestoreGuard(box, "Work is unsaved."), wordsResetGuard(box, "Work is unsaved."),
 		wordsNoUndoNotRestored(box, be), wordsNoUndoCanBeTaken(box, be), wordsNotResetWithoutUndo(wordsNoUndoCanBeTaken(box, be)),
 		wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, "")), wordsOrUntickUndo(wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, ""))),
@@ -269,7 +269,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsNameOneToExport, wordsChooseImport, wordsImportFailed, wordsCannotExport(be),
 		wordsBadArchive("a.tar", "it is not an export file"), wordsImportRunning("op1", "copying"),
 		wordsImportOneBox("a.tar", box, "b.tar", "brisk-lake"), wordsReleasedNoImport(box), wordsNoBackendImports("tart"),
-		wordsCannotImport(be), wordsAlreadyHere("sn1", box),
+		CannotImportWords(be), wordsAlreadyHere("sn1", box),
 		wordsHistoryGiB(1000), wordsHistoryDays(30), wordsCheckSeconds(be, 10, 3600),
 		wordsInTrashAlready(box), wordsNotInTrash(box), wordsForgetInSettings(be),
 		wordsPlanChanged("Stops amber-fox."), wordsRequestExpired("rq1", "10:42"), wordsRequestWas("rq1", "denied"),

@@ -193,11 +193,11 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 	if b.State == snapshots.BoxTrashed {
 		c.Take.Why = snapshots.InTrashWords(b.Name)
 	} else if b.ReleasedAt != nil || b.State != snapshots.BoxReady {
-		c.Take.Why = fmt.Sprintf("%s is released: it takes no snapshots.", b.Name)
+		c.Take.Why = snapshots.ReleasedTakesNoneWords(b.Name)
 	} else if _, _, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), b.ID, ""); err != nil {
 		c.Take.Why = refusalWords(err)
 	} else if plan.Locked != nil {
-		c.Take.Why = fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, strings.TrimSuffix(plan.Locked.Fix, "."))
+		c.Take.Why = snapshots.LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)
 	} else if !plan.Take.OK {
 		c.Take.Why = plan.Take.Why
 	}

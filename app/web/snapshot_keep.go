@@ -71,7 +71,7 @@ func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	case providers.KeepsNo:
 		d.Disabled, d.Error = true, plan.Keep.Why
 		if d.Error == "" {
-			d.Error = fmt.Sprintf("Snapshots of %s cannot be kept: they could not be used after a release.", b.Name)
+			d.Error = snapshots.CannotBeKeptWords(b.Name)
 		}
 	}
 	d.Lines = append(d.Lines, snapshots.CostsWords(plan.Keep.Price, " until then"))

@@ -37,15 +37,15 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		d.Disabled, d.Error = true, refusalWords(err)
 		return d, nil
 	case s.restoresOff(ctx, b):
-		d.Disabled, d.Error = true, "Restores of boxes threads run on are off: move its threads off it first."
+		d.Disabled, d.Error = true, snapshots.ExecutionRestoresOffWords
 		return d, nil
 	case plan.Locked != nil:
-		d.Disabled, d.Error = true, fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)
+		d.Disabled, d.Error = true, snapshots.LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)
 		return d, nil
 	case plan.Restore.Way == providers.WayNone || plan.Restore.Why != "":
 		d.Disabled, d.Error = true, plan.Restore.Why
 		if d.Error == "" {
-			d.Error = fmt.Sprintf("%s cannot be restored on %s.", b.Name, be.Label)
+			d.Error = snapshots.CannotBeRestoredOnWords(b.Name, be.Label)
 		}
 		return d, nil
 	}

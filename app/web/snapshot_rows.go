@@ -361,7 +361,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	case snapping == nil || snapping.Restore == providers.RestoreNone:
 		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", s.whereWords(b))
 	case s.restoresOff(rc.ctx, b):
-		r.Restore.Why = "Restores of boxes threads run on are off: move its threads off it first."
+		r.Restore.Why = snapshots.ExecutionRestoresOffWords
 	default:
 		r.Restore.Why = elig(snapshots.ActRestore, snapshots.ChangeRestore)
 		// Beyond the folders here, the snapshot's own plan says whether it
@@ -378,7 +378,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	r.NoteA = action{Label: fmt.Sprintf("Note on %s", sn.Name), Href: base + "/note" + q, Why: elig(snapshots.ActNote, snapshots.ChangeNote)}
 	r.Keep = action{Label: fmt.Sprintf("Keep %s", sn.Name), Href: base + "/keep" + q, Why: elig(snapshots.ActKeep, snapshots.ChangeKeep)}
 	if r.Keep.Why == "" && (snapping == nil || snapping.KeepsPastRelease == providers.KeepsNo || snapping.Fork == providers.ForkNone) {
-		r.Keep.Why = fmt.Sprintf("Snapshots of %s cannot be kept: they could not be used after a release.", b.Name)
+		r.Keep.Why = snapshots.CannotBeKeptWords(b.Name)
 	}
 	if r.Keep.Why == "" {
 		r.Keep.Why = s.ceilingWhy(rc.ctx, b, sn)

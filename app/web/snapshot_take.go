@@ -35,7 +35,7 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 		d.Disabled, d.Error = true, refusalWords(err)
 		return d, nil
 	case plan.Locked != nil:
-		d.Disabled, d.Error = true, fmt.Sprintf("%s left %s locked (%s). %s.", be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)
+		d.Disabled, d.Error = true, snapshots.LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)
 		return d, nil
 	case !plan.Take.OK:
 		d.Disabled, d.Error = true, plan.Take.Why

@@ -66,7 +66,7 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 		}
 		werr := snapshots.Eligible(sn, change, p.Pins, now, tz)
 		if werr == nil && act == "renew" && !sn.Kept() {
-			werr = &snapshots.Refusal{Code: snapshots.CodeConflict, Words: fmt.Sprintf("‘%s’ is not kept: Keep it first.", sn.Name)}
+			werr = &snapshots.Refusal{Code: snapshots.CodeConflict, Words: snapshots.RenewNotKeptWords(sn.Name)}
 		}
 		if werr == nil && act != "delete" {
 			// Keep and renewals past the paid ceiling: its words for each

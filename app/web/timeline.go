@@ -77,7 +77,7 @@ func (s *Server) timelineOf(r *http.Request, b *snapshots.Box, offset int) (time
 	t.Words = fmt.Sprintf("%s · automatic snapshots %s", plural(len(autos), "automatic snapshot", "automatic snapshots"), state)
 	t.Delete = action{Label: "Delete history…", Href: "/boxes/" + url.PathEscape(b.Name) + "/history/delete?back=" + url.QueryEscape(back)}
 	if len(autos) == 0 {
-		t.Delete.Why = fmt.Sprintf("%s has no automatic snapshots.", b.Name)
+		t.Delete.Why = snapshots.NoAutomaticWords(b.Name)
 		t.None = fmt.Sprintf("No automatic snapshots of %s yet: boxsnap takes one while it runs, when it changed.", b.Name)
 		return t, nil
 	}
@@ -262,7 +262,7 @@ func (s *Server) deleteHistoryDialog(r *http.Request, boxRef, _ string) (dialog,
 		"Saved and kept snapshots stay, and so does one a restore or another operation uses now.",
 		fmt.Sprintf("Type %s to confirm.", b.Name))
 	if hist.Count == 0 {
-		d.Disabled, d.Error = true, fmt.Sprintf("%s has no automatic snapshots.", b.Name)
+		d.Disabled, d.Error = true, snapshots.NoAutomaticWords(b.Name)
 	}
 	return d, nil
 }
@@ -302,7 +302,7 @@ func saveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string, elig fu
 	case sn.Automatic:
 		why := elig(snapshots.ActTake, snapshots.ChangeRename)
 		if b.State != "ready" {
-			why = fmt.Sprintf("%s is released: it takes no snapshots.", b.Name)
+			why = snapshots.ReleasedTakesNoneWords(b.Name)
 		}
 		return []menuItem{{Text: "Save…", Label: fmt.Sprintf("Save %s…", sn.Name), Href: base + "/save" + q, Why: why}}
 	case sn.UndoOf == nil && sn.State == snapshots.StateReady:
