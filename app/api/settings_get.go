@@ -9,7 +9,7 @@ import (
 // getSettings answers the Snapshots settings: the person only.
 func (s *server) getSettings(w http.ResponseWriter, r *http.Request) {
 	if !caller(r).IsPerson() {
-		s.fail(w, r, &badRequest{code: snapshots.CodeForbidden, words: "Only the person reads or changes settings."})
+		s.fail(w, r, &badRequest{code: snapshots.CodeForbidden, words: snapshots.OnlyPersonSettingsWords})
 		return
 	}
 	st, err := s.core.Settings(r.Context())

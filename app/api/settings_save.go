@@ -11,7 +11,7 @@ import (
 func (s *server) saveSettings(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
 	if !c.IsPerson() {
-		s.fail(w, r, &badRequest{code: snapshots.CodeForbidden, words: "Only the person reads or changes settings."})
+		s.fail(w, r, &badRequest{code: snapshots.CodeForbidden, words: snapshots.OnlyPersonSettingsWords})
 		return
 	}
 	st, err := s.core.Settings(r.Context())

@@ -89,20 +89,30 @@ type importAnswer struct {
 	Operation string `json:"operation"`
 }
 
+// The refusals of an upload that is not export files, or too large; the
+// same wherever the upload is read.
+func notAnUpload() *badRequest {
+	return &badRequest{code: codeUnsupportedMediaType,
+		words: "Send the export files as multipart/form-data, or one as application/x-tar."}
+}
+
+func importTooLarge() *badRequest {
+	return &badRequest{code: codeTooLarge,
+		words: fmt.Sprintf("An import is at most %d GiB. Nothing was imported.", MaxImportBytes>>30)}
+}
+
 // stageUpload stages each file of an upload.
 func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
-		return nil, &badRequest{code: codeUnsupportedMediaType,
-			words: "Send the export files as multipart/form-data, or one as application/x-tar."}
+		return nil, notAnUpload()
 	}
 	var batch []*snapshots.Staged
 	stage := func(name string, rd io.Reader) error {
 		st, err := s.core.Stage(r.Context(), name, rd)
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return &badRequest{code: codeTooLarge,
-				words: fmt.Sprintf("An import is at most %d GiB. Nothing was imported.", MaxImportBytes>>30)}
+			return importTooLarge()
 		}
 		if err != nil {
 			return err
@@ -129,8 +139,7 @@ func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
 			if err != nil {
 				var tooBig *http.MaxBytesError
 				if errors.As(err, &tooBig) {
-					return batch, &badRequest{code: codeTooLarge,
-						words: fmt.Sprintf("An import is at most %d GiB. Nothing was imported.", MaxImportBytes>>30)}
+					return batch, importTooLarge()
 				}
 				return batch, invalid("The multipart body is cut short. Nothing was imported.")
 			}
@@ -156,8 +165,7 @@ func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
 		}
 		return batch, nil
 	}
-	return nil, &badRequest{code: codeUnsupportedMediaType,
-		words: "Send the export files as multipart/form-data, or one as application/x-tar."}
+	return nil, notAnUpload()
 }
 
 // TransferTimeout bounds an export's download or an import's upload, in

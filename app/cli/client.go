@@ -50,7 +50,7 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) err
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+"/api/v1"+path, rd)
 	if err != nil {
-		return &refusal{words: fmt.Sprintf("the server address %s is not a URL such as http://127.0.0.1:8080", redact(c.base))}
+		return badAddress(c.base)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -63,7 +63,7 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) err
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return &refusal{words: fmt.Sprintf("cannot reach boxsnap at %s: %v", redact(c.base), err)}
+		return unreachable(c.base, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes))
@@ -71,15 +71,7 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) err
 		return &refusal{words: fmt.Sprintf("the answer from %s was cut short: %v", redact(c.base), err)}
 	}
 	if resp.StatusCode >= 400 {
-		var ae apiError
-		if json.Unmarshal(raw, &ae) == nil && ae.Error.Message != "" {
-			w := ae.Error.Message
-			if ae.Error.TryAgain {
-				w += " (This holds only for now: try again later.)"
-			}
-			return &refusal{words: w}
-		}
-		return &refusal{words: fmt.Sprintf("boxsnap at %s answered %s", redact(c.base), resp.Status)}
+		return errorAnswer(c.base, resp.Status, raw)
 	}
 	if out == nil {
 		return nil
@@ -89,9 +81,38 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) err
 		return nil
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return &refusal{words: fmt.Sprintf("boxsnap at %s answered something that is not its API's JSON", redact(c.base))}
+		return notJSON(c.base)
 	}
 	return nil
+}
+
+// The words of the CLI's own refusals about the server it talks to, the
+// same for every request it sends.
+
+func badAddress(base string) *refusal {
+	return &refusal{words: fmt.Sprintf("the server address %s is not a URL such as http://127.0.0.1:8080", redact(base))}
+}
+
+func unreachable(base string, err error) *refusal {
+	return &refusal{words: fmt.Sprintf("cannot reach boxsnap at %s: %v", redact(base), err)}
+}
+
+func notJSON(base string) *refusal {
+	return &refusal{words: fmt.Sprintf("boxsnap at %s answered something that is not its API's JSON", redact(base))}
+}
+
+// errorAnswer is an error answer's refusal: the API's words, and that it
+// holds only for now where the API says so; else the status.
+func errorAnswer(base, status string, raw []byte) *refusal {
+	var ae apiError
+	if json.Unmarshal(raw, &ae) == nil && ae.Error.Message != "" {
+		w := ae.Error.Message
+		if ae.Error.TryAgain {
+			w += " (This holds only for now: try again later.)"
+		}
+		return &refusal{words: w}
+	}
+	return &refusal{words: fmt.Sprintf("boxsnap at %s answered %s", redact(base), status)}
 }
 
 // redact drops any user and password from an address before it is shown.

@@ -24,7 +24,7 @@ import (
 func (c *client) send(ctx context.Context, base, method, path, contentType string, body io.Reader, token bool) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, base+"/api/v1"+path, body)
 	if err != nil {
-		return nil, &refusal{words: fmt.Sprintf("the server address %s is not a URL such as http://127.0.0.1:8080", redact(base))}
+		return nil, badAddress(base)
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -38,16 +38,12 @@ func (c *client) send(ctx context.Context, base, method, path, contentType strin
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, &refusal{words: fmt.Sprintf("cannot reach boxsnap at %s: %v", redact(base), err)}
+		return nil, unreachable(base, err)
 	}
 	if resp.StatusCode >= 400 {
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes))
-		var ae apiError
-		if json.Unmarshal(raw, &ae) == nil && ae.Error.Message != "" {
-			return nil, &refusal{words: ae.Error.Message}
-		}
-		return nil, &refusal{words: fmt.Sprintf("boxsnap at %s answered %s", redact(base), resp.Status)}
+		return nil, errorAnswer(base, resp.Status, raw)
 	}
 	return resp, nil
 }
@@ -161,7 +157,7 @@ func (c *client) upload(ctx context.Context, files []namedReader, out io.Writer)
 	defer resp.Body.Close()
 	var ans importAnswer
 	if err := json.NewDecoder(io.LimitReader(resp.Body, MaxAnswerBytes)).Decode(&ans); err != nil {
-		return &refusal{words: fmt.Sprintf("boxsnap at %s answered something that is not its API's JSON", redact(c.base))}
+		return notJSON(c.base)
 	}
 	if ans.Words == "" {
 		ans.Words = ans.Message

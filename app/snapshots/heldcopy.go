@@ -72,7 +72,7 @@ func (s *Boxes) holdKept(ctx context.Context, op *Operation, b *Box, be Backend,
 		}
 		if p.DeleteKept {
 			if err := s.unkeepAndDelete(ctx, op, sn, b, be); err != nil {
-				return &copyFailedError{words: fmt.Sprintf("Release did not finish: boxsnap could not delete ‘%s’: %v", sn.Name, err)}
+				return &copyFailedError{words: wordsReleaseCouldNotDelete(sn.Name, err.Error())}
 			}
 			continue
 		}
@@ -305,7 +305,7 @@ func (s *Boxes) ReleaseStopped(ctx context.Context, c Caller, boxRef string) (st
 	if err != nil {
 		return "", err
 	}
-	if op.State != OpFailed || op.Error == nil || !strings.HasPrefix(*op.Error, "Release did not finish: boxsnap could not copy") {
+	if op.State != OpFailed || op.Error == nil || !isCopyFailed(*op.Error) {
 		return "", nil
 	}
 	return *op.Error + ".", nil

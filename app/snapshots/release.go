@@ -116,7 +116,7 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 			if operations.Pending(err) {
 				return err
 			}
-			return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: boxsnap could not delete ‘%s’: %v", sn.Name, taskFailedWords(op, err.Error())), "")
+			return s.finish(ctx, op, OpFailed, nil, wordsReleaseCouldNotDelete(sn.Name, taskFailedWords(op, err.Error())), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 	}
@@ -135,10 +135,10 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		return rerr
 	}
 	if rerr != nil {
-		return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: %v", taskFailedWords(op, rerr.Error())), "")
+		return s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(taskFailedWords(op, rerr.Error())), "")
 	}
 	if err := s.releaseEarlier(ctx, op, b, be); err != nil {
-		return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("Release did not finish: %v", err), "")
+		return s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(err.Error()), "")
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.CoreSnapshotBoxGone(ctx, tx, db.CoreSnapshotBoxGoneParams{BoxID: b.ID, How: "released"}); err != nil {

@@ -252,7 +252,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return s.trashFailed(ctx, op, b, fmt.Sprintf("Release did not finish: boxsnap could not stop %s: %v", b.Name, err))
+			return s.trashFailed(ctx, op, b, wordsReleaseCouldNotStop(b.Name, err))
 		}
 	}
 	if err := s.step(ctx, op, StepRecord); err != nil {

@@ -432,7 +432,28 @@ func UntrashedWords(box string, started bool) string {
 // be made: "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1
 // has 6 GB free, and it needs 13 GB)".
 func CopyFailedWords(snapshot, why string) string {
-	return fmt.Sprintf("Release did not finish: boxsnap could not copy ‘%s’ (%s)", snapshot, why)
+	return fmt.Sprintf(releaseUnfinished+copyFailed+"‘%s’ (%s)", snapshot, why)
+}
+
+// The words of a release that stopped (section 7, "Keep is confirmed only
+// when it will last"): the operation's error, on the box's page.
+const (
+	releaseUnfinished = "Release did not finish: "
+	copyFailed        = "boxsnap could not copy "
+)
+
+// isCopyFailed tells a release stopped by a held copy that could not be
+// made, by its words.
+func isCopyFailed(words string) bool { return strings.HasPrefix(words, releaseUnfinished+copyFailed) }
+
+func wordsReleaseUnfinished(why string) string { return releaseUnfinished + why }
+
+func wordsReleaseCouldNotDelete(name, why string) string {
+	return fmt.Sprintf(releaseUnfinished+"boxsnap could not delete ‘%s’: %s", name, why)
+}
+
+func wordsReleaseCouldNotStop(box string, err error) string {
+	return fmt.Sprintf(releaseUnfinished+"boxsnap could not stop %s: %v", box, err)
 }
 
 // ForgotWords says what ForgetBackend did.
@@ -676,9 +697,12 @@ const (
 	wordsOnlyPersonHistory        = "Only the person changes a box's history settings."
 	wordsOnlyPersonDeletesHistory = "Only the person deletes a box's history."
 	wordsOnlyPersonSettings       = "Only the person changes settings."
-	wordsOnlyPersonTemplates      = "Only the person changes box templates."
-	wordsOnlyPersonForgets        = "Only the person forgets snapshots."
-	wordsOnlyPlatformPresence     = "Only the platform, with the owner's token, reports presence."
+	// OnlyPersonSettingsWords refuses an agent the settings' API, reading
+	// or changing.
+	OnlyPersonSettingsWords   = "Only the person reads or changes settings."
+	wordsOnlyPersonTemplates  = "Only the person changes box templates."
+	wordsOnlyPersonForgets    = "Only the person forgets snapshots."
+	wordsOnlyPlatformPresence = "Only the platform, with the owner's token, reports presence."
 	// wordsAgentNamesTemplate: an agent makes a box only from a box
 	// template, and names one.
 	wordsAgentNamesTemplate = "An agent makes a box only from a box template, by name: name one in template."

@@ -200,6 +200,9 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 		// Section 6, "After a restart", with Check now.
 		{"6", wordsCheckNowFirst(UnknownWords("amber-fox", &Operation{Kind: OpRestore, Step: string(providers.StepRollback)})),
 			"boxsnap could not confirm the restore of amber-fox: it was rolling back when boxsnap restarted. Check now first."},
+		// Section 7, "Keep is confirmed only when it will last".
+		{"7", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"),
+			"Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB)"},
 		// Section 3: "and others you cannot see".
 		{"3", deleteWords([]string{"‘Thu 09:15’"}, 2), "Delete one to free it: ‘Thu 09:15’, and others you cannot see."},
 	} {
@@ -278,6 +281,14 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsTrashRange(720), wordsCeilingNumber("boat.dev"), wordsCeilingBelowZero("boat.dev"),
 		wordsTemplateKind, wordsTemplateUser, wordsEnvName, wordsTemplateLimits, wordsChooseBackend([]string{"local", be}),
 		wordsTemplateSource(200), wordsTemplateCommand(4096), wordsTemplateEnv(64),
+		OnlyPersonSettingsWords, ReleasedTakesNoneWords(box), NoAutomaticWords(box), NoHistoryToDeleteWords(box),
+		ExecutionRestoresOffWords, NoRequestsWords, NoTemplatesWords, SavedWords(sn, " of "+box, box),
+		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
+		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC), InTrashWords(box),
+		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box), CannotBrowseWords(be),
+		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}), HeldWords(box),
+		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
+		wordsReleaseUnfinished("pve-1 does not answer."), AlwaysWithUndoWords(box),
 	}
 	check := func(w string) {
 		t.Helper()
@@ -299,6 +310,9 @@ func TestRefusalWordsShape(t *testing.T) {
 		if strings.Count(w, "‘") != strings.Count(w, "’") {
 			t.Errorf("%q: its ‘’ do not pair", w)
 		}
+	}
+	if !isCopyFailed(CopyFailedWords(sn, "no room")) || isCopyFailed(wordsReleaseCouldNotDelete(sn, "busy")) {
+		t.Error("a release stopped by its held copy is not told by its words")
 	}
 	for _, w := range named {
 		check(w)
