@@ -1,12 +1,10 @@
 package snapshots
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
 
-// Refusal is a refusal in the specification's words. Nothing has changed
-// when one is returned. Code says what kind of refusal it is; each surface
+// Refusal is a refusal in the specification's words, which words.go holds
+// (a rule makes one with refusal(code, words…)). Nothing has changed when
+// one is returned. Code says what kind of refusal it is; each surface
 // turns a code into its own answer (the API's and the web's HTTP status, in
 // one place each). TryAgain is set when the refusal holds only for now
 // (decided during unit 5: a storage too full, a backup's lock).
@@ -24,10 +22,6 @@ func (r *Refusal) Error() string { return r.Words }
 
 // Unwrap is the caller's own error that made the refusal, if any.
 func (r *Refusal) Unwrap() error { return r.cause }
-
-func refuse(code Code, format string, args ...any) *Refusal {
-	return &Refusal{Code: code, Words: fmt.Sprintf(format, args...)}
-}
 
 // Code is the kind of a refusal, the same on every surface (the API's
 // "code").
@@ -80,8 +74,4 @@ func snapshotNotFound(id string) *Refusal {
 
 func boxNotFound(ref string) *Refusal {
 	return refusal(CodeNotFound, wordsNoBox(ref))
-}
-
-func invalid(format string, args ...any) *Refusal {
-	return refuse(CodeInvalid, format, args...)
 }

@@ -12,9 +12,12 @@ import (
 
 // The words a person or an agent reads, written once (section 12, "Words"):
 // what a snapshot holds, prices in their currency, sizes, how long, an
-// operation's step, and what boxsnap could not confirm. The pages, the API
+// operation's step, and what boxsnap could not confirm; then the words of
+// states, pins and changes, who did something and what was done; then every
+// refusal, grouped by the rule that refuses. The rules, the pages, the API
 // and its tools, and the CLI say these through here; words_test.go holds
-// them to the specification's sentences.
+// the specification's sentences to its text and the rest to the shape of a
+// sentence.
 
 // HoldsWords is what a snapshot holds: "disk", "disk and memory", or
 // "device" for a device's snapshot (section 12: What it holds).
