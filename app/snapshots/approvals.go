@@ -115,12 +115,7 @@ func (s *Service) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot
 	if err != nil {
 		return fmt.Errorf("record the request: %w", err)
 	}
-	words := fmt.Sprintf("I asked you to restore %s to ‘%s’ (request %s).", b.Name, sn.Name, id)
-	if execution {
-		words += fmt.Sprintf(" End your turn now: nothing you do on %s after this survives the restore.", b.Name)
-	} else {
-		words += " It waits for your word."
-	}
+	words := wordsAsked(b.Name, sn.Name, id, execution)
 	s.log(ctx, s.st.Pool, b.ID, EvRestoreRequested, c, fmt.Sprintf("to ‘%s’ (request %s); it waits for the person's word", sn.Name, id), sn.ID, "", nil)
 	a, err := s.Approval(ctx, Owner(), id)
 	if err != nil {
@@ -153,7 +148,7 @@ func (s *Service) approvalOf(ctx context.Context, r db.Approval) *Approval {
 	a := &Approval{ID: r.ID, Box: r.BoxID, Snapshot: r.SnapshotID, Thread: r.ThreadID, State: r.State, Execution: r.Execution,
 		Goes: r.Goes, AskedAt: r.AskedAt, ExpiresAt: r.ExpiresAt, AnsweredAt: r.AnsweredAt, Operation: r.OperationID, Answer: r.Answer, planPrint: r.Plan}
 	if a.State == ApprovalPending && !s.now().Before(a.ExpiresAt) {
-		words := fmt.Sprintf("Your request %s expired at %s with no answer: nothing was restored.", a.ID, a.ExpiresAt.In(s.TimeZone(ctx)).Format("15:04"))
+		words := wordsRequestExpiredUnanswered(a.ID, a.ExpiresAt.In(s.TimeZone(ctx)).Format("15:04"))
 		if _, err := s.st.PersonApprovalExpire(ctx, s.st.Pool, db.PersonApprovalExpireParams{ID: a.ID, Answer: &words}); err == nil {
 			a.State, a.Answer = ApprovalExpired, &words
 		}
@@ -209,7 +204,7 @@ func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation,
 	}
 	sn, err := s.snapshotByID(ctx, s.st.Pool, a.Snapshot)
 	if err != nil {
-		return nil, s.closeRefused(ctx, a, "Its snapshot is gone: nothing was restored.")
+		return nil, s.closeRefused(ctx, a, wordsRequestSnapshotGone)
 	}
 	goes := append([]string{}, s.Guard(ctx, Owner(), b)...)
 	if p := planPrint(b, sn, goes); p != a.planPrint {
@@ -218,7 +213,7 @@ func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation,
 			return nil, fmt.Errorf("read request %s: %w", id, err)
 		}
 		if r.Asks >= MaxAsks {
-			return nil, s.closeRefused(ctx, a, fmt.Sprintf("The plan of request %s changed %d times: nothing was restored. Ask again.", id, MaxAsks))
+			return nil, s.closeRefused(ctx, a, wordsPlanChangedTooOften(id, MaxAsks))
 		}
 		if err := s.st.PersonApprovalReplan(ctx, s.st.Pool, db.PersonApprovalReplanParams{ID: id, Plan: p, Goes: goes}); err != nil {
 			return nil, fmt.Errorf("replan request %s: %w", id, err)
@@ -230,12 +225,11 @@ func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation,
 	op, err := s.Restore(ctx, Agent(a.Thread), RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, consent: &yes})
 	if err != nil {
 		if r, ok := AsRefusal(err); ok {
-			return nil, s.closeRefused(ctx, a, fmt.Sprintf("Request %s could not run: %s", id, r.Words))
+			return nil, s.closeRefused(ctx, a, wordsRequestCouldNotRun(id, r.Words))
 		}
 		return nil, err
 	}
-	words := fmt.Sprintf("The person approved your request %s at %s: %s is being restored to ‘%s’, with an undo (operation %s).",
-		id, yes.At.In(s.TimeZone(ctx)).Format("15:04"), b.Name, sn.Name, op.ID)
+	words := wordsApproved(id, yes.At.In(s.TimeZone(ctx)).Format("15:04"), b.Name, sn.Name, op.ID)
 	if err := s.closeApproval(ctx, a, ApprovalApproved, words, &op.ID); err != nil {
 		return nil, err
 	}
@@ -252,7 +246,7 @@ func (s *Service) Decline(ctx context.Context, c Caller, id string) error {
 	if err := pendingOrWords(a, s.TimeZone(ctx)); err != nil {
 		return err
 	}
-	words := fmt.Sprintf("The person declined your request %s to restore %s to ‘%s’: nothing was restored.", id, a.BoxName, a.SnapshotName)
+	words := wordsDeclined(id, a.BoxName, a.SnapshotName)
 	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
 		return err
 	}

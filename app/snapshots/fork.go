@@ -96,7 +96,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	if !plan.Fork.OK {
 		why := plan.Fork.Why
 		if why == "" {
-			why = fmt.Sprintf("‘%s’ cannot be forked on %s.", sn.Name, be.Label)
+			why = wordsCannotBeForked(sn.Name, be.Label)
 		}
 		return nil, refusal(CodePlan, why)
 	}

@@ -127,11 +127,7 @@ func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) s
 			names = append(names, t)
 		}
 	}
-	verb := "runs"
-	if len(names) > 1 {
-		verb = "run"
-	}
-	return fmt.Sprintf("Restores of boxes threads run on are off: %s %s on %s. Move its threads off it first.", strings.Join(names, " and "), verb, b.Name)
+	return wordsExecutionMachine(names, b.Name)
 }
 
 // Restore admits a restore: section 5's steps 1 to 4 (plan, guard, pin and

@@ -1451,12 +1451,67 @@ func ReleasedTakesNoneWords(box string) string {
 // has nothing to delete).
 func NoAutomaticWords(box string) string { return fmt.Sprintf("%s has no automatic snapshots.", box) }
 
-// ExecutionRestoresOffWords says why a box threads run on is not restored
-// while Settings keeps "Restores of boxes threads run on" off (section 5).
-const ExecutionRestoresOffWords = "Restores of boxes threads run on are off: move its threads off it first."
-
 // NoHistoryToDeleteWords answers Delete history on a box with no automatic
 // snapshots: nothing was done.
 func NoHistoryToDeleteWords(box string) string {
 	return fmt.Sprintf("%s has no automatic snapshots to delete.", box)
+}
+
+// A box threads run on (section 5: "Restores of execution machines ship
+// off").
+
+const executionOff = "Restores of boxes threads run on are off"
+
+// ExecutionRestoresOffWords says why a box threads run on is not restored
+// while Settings keeps "Restores of boxes threads run on" off (section 5).
+const ExecutionRestoresOffWords = executionOff + ": move its threads off it first."
+
+// wordsExecutionMachine refuses such a restore, naming the threads that run
+// on the box.
+func wordsExecutionMachine(threads []string, box string) string {
+	verb := "runs"
+	if len(threads) > 1 {
+		verb = "run"
+	}
+	return fmt.Sprintf(executionOff+": %s %s on %s. Move its threads off it first.", strings.Join(threads, " and "), verb, box)
+}
+
+// Requests to the person, as the asking agent reads them (section 5, the
+// form: "I asked you to restore dev-desk to ‘before the upgrade’. End your
+// turn now: nothing you do on dev-desk after this survives the restore.").
+
+func wordsAsked(box, name, request string, execution bool) string {
+	w := fmt.Sprintf("I asked you to restore %s to ‘%s’ (request %s).", box, name, request)
+	if execution {
+		return w + fmt.Sprintf(" End your turn now: nothing you do on %s after this survives the restore.", box)
+	}
+	return w + " It waits for your word."
+}
+
+func wordsRequestExpiredUnanswered(request, at string) string {
+	return fmt.Sprintf("Your request %s expired at %s with no answer: nothing was restored.", request, at)
+}
+
+const wordsRequestSnapshotGone = "Its snapshot is gone: nothing was restored."
+
+func wordsPlanChangedTooOften(request string, times int) string {
+	return fmt.Sprintf("The plan of request %s changed %d times: nothing was restored. Ask again.", request, times)
+}
+
+func wordsRequestCouldNotRun(request, why string) string {
+	return fmt.Sprintf("Request %s could not run: %s", request, why)
+}
+
+func wordsApproved(request, at, box, name, op string) string {
+	return fmt.Sprintf("The person approved your request %s at %s: %s is being restored to ‘%s’, with an undo (operation %s).", request, at, box, name, op)
+}
+
+func wordsDeclined(request, box, name string) string {
+	return fmt.Sprintf("The person declined your request %s to restore %s to ‘%s’: nothing was restored.", request, box, name)
+}
+
+// wordsCannotBeForked: a backend's plan forks nothing of the snapshot and
+// says no reason of its own.
+func wordsCannotBeForked(name, backend string) string {
+	return fmt.Sprintf("‘%s’ cannot be forked on %s.", name, backend)
 }

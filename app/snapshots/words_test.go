@@ -210,6 +210,11 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 			t.Errorf("section %s:\n got %q\nwant %q", c.section, c.got, c.want)
 		}
 	}
+	// Section 5, the form: the agent that asked ends its turn.
+	if got := wordsAsked("dev-desk", "before the upgrade", "rq1", true); !strings.HasPrefix(got, "I asked you to restore dev-desk to ‘before the upgrade’") ||
+		!strings.HasSuffix(got, "End your turn now: nothing you do on dev-desk after this survives the restore.") {
+		t.Errorf("section 5: an agent's request reads %q", got)
+	}
 }
 
 // TestRefusalWordsShape: every other refusal is a full sentence (or
@@ -234,7 +239,9 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsNoPathIn("the file notes.txt", sn), wordsCannotBeRead(sn, "part of it is missing."),
 		wordsCompareSameBox(sn), wordsNothingToCompare(sn, "lost"), wordsCannotBeExported(sn, "lost"),
 		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), wordsSavedAlready(sn), wordsAutomaticAlready(sn),
-		wordsUndoNeverAutomatic(sn),
+		wordsUndoNeverAutomatic(sn), wordsCannotBeForked(sn, be),
+		wordsAsked(box, sn, "rq1", true), wordsAsked(box, sn, "rq1", false),
+		wordsApproved("rq1", "10:42", box, sn, "op1"), wordsDeclined("rq1", box, sn),
 	}
 	others := []string{
 		wordsSignIn, wordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
@@ -289,6 +296,10 @@ func TestRefusalWordsShape(t *testing.T) {
 		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}), HeldWords(box),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
 		wordsReleaseUnfinished("pve-1 does not answer."), AlwaysWithUndoWords(box),
+		wordsExecutionMachine([]string{"Fix the sign-in flow"}, box),
+		wordsExecutionMachine([]string{"Fix the sign-in flow", "Write the API guide"}, box),
+		wordsRequestExpiredUnanswered("rq1", "10:42"), wordsRequestSnapshotGone, wordsPlanChangedTooOften("rq1", 3),
+		wordsRequestCouldNotRun("rq1", wordsNoSnapshot("sn1")),
 	}
 	check := func(w string) {
 		t.Helper()
