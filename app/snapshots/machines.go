@@ -38,16 +38,16 @@ type MachinesPage struct {
 // TabBoxCounts), so its cost follows the page, not the install.
 func (s *Boxes) Machines(ctx context.Context, c Caller, q MachinesQuery) (*MachinesPage, error) {
 	if !c.IsPerson() {
-		return nil, refuse(CodeForbidden, "Only the person sees every box.")
+		return nil, refusal(CodeForbidden, wordsOnlyPersonSeesBoxes)
 	}
 	if q.Limit < 1 || q.Limit > 500 {
-		return nil, refuse(CodeInvalid, "A page holds 1 to 500 boxes.")
+		return nil, refusal(CodeInvalid, wordsPageHolds)
 	}
 	arg := db.TabMachinesParams{Released: q.Released, PageSize: q.Limit + 1}
 	if q.After != "" {
 		name, id, ok := parseMachinesCursor(q.After)
 		if !ok {
-			return nil, refuse(CodeInvalid, "after is not a place this listing gave; start again from the first page.")
+			return nil, refusal(CodeInvalid, wordsAfterNotAPlace)
 		}
 		arg.AfterName, arg.AfterID = &name, &id
 	}

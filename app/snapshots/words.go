@@ -692,6 +692,7 @@ const (
 	wordsOnlyPersonMakesThread  = "Only the person makes threads."
 	wordsOnlyPersonDeletesKept  = "Only the person deletes what they kept."
 	wordsOnlyPersonSeesCounts   = "Only the person sees the whole install's counts."
+	wordsOnlyPersonSeesBoxes    = "Only the person sees every box."
 	wordsOnlyPersonAnswers      = "Only the person answers a request."
 	wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
 	// wordsOnlyPersonRestoresMemory: Settings' "Agents may restore memory

@@ -246,7 +246,7 @@ func TestRefusalWordsShape(t *testing.T) {
 	others := []string{
 		wordsSignIn, wordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
 		wordsOnlyPersonKeeps, wordsOnlyPersonRenames, wordsOnlyPersonAdopts, wordsOnlyPersonMakesThread,
-		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesCounts, wordsOnlyPersonAnswers, wordsOnlyPersonEmptiesTrash,
+		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesCounts, wordsOnlyPersonSeesBoxes, wordsOnlyPersonAnswers, wordsOnlyPersonEmptiesTrash,
 		wordsOnlyPersonRestoresMemory, wordsOnlyPersonHistory, wordsOnlyPersonDeletesHistory, wordsOnlyPersonSettings,
 		wordsOnlyPersonTemplates, wordsOnlyPersonForgets, wordsOnlyPlatformPresence, wordsAgentNamesTemplate,
 		wordsNotByItself("restore"), wordsOnlyPersonForksExecution(box), wordsOnlyThreadReleases(box),
