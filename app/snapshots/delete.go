@@ -105,12 +105,8 @@ func freed(sn *Snapshot) *int64 {
 // ...).
 func byWhy(c Caller) string {
 	switch c.Kind {
-	case CallerOwner:
-		return "by you"
-	case CallerCLI:
-		return "by a boxsnap command"
-	case CallerAgent:
-		return "by the agent"
+	case CallerOwner, CallerCLI, CallerAgent:
+		return ByWords(string(c.Kind), "", "")
 	}
 	return c.Why
 }
