@@ -1452,6 +1452,12 @@ func ReleasedTakesNoneWords(box string) string {
 // has nothing to delete).
 func NoAutomaticWords(box string) string { return fmt.Sprintf("%s has no automatic snapshots.", box) }
 
+// ReleasingWords says that a release began (the release dialog, emptying
+// the trash).
+func ReleasingWords(box string) string {
+	return "Releasing " + box + ": its snapshots that nobody kept go with it."
+}
+
 // NoHistoryToDeleteWords answers Delete history on a box with no automatic
 // snapshots: nothing was done.
 func NoHistoryToDeleteWords(box string) string {

@@ -289,7 +289,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsTemplateKind, wordsTemplateUser, wordsEnvName, wordsTemplateLimits, wordsChooseBackend([]string{"local", be}),
 		wordsTemplateSource(200), wordsTemplateCommand(4096), wordsTemplateEnv(64),
 		OnlyPersonSettingsWords, ReleasedTakesNoneWords(box), NoAutomaticWords(box), NoHistoryToDeleteWords(box),
-		ExecutionRestoresOffWords, NoRequestsWords, NoTemplatesWords, SavedWords(sn, " of "+box, box),
+		ExecutionRestoresOffWords, NoRequestsWords, ReleasingWords(box), NoTemplatesWords, SavedWords(sn, " of "+box, box),
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
 		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC), InTrashWords(box),
 		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box), CannotBrowseWords(be),

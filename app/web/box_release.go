@@ -98,7 +98,7 @@ func (s *Server) showRelease(w http.ResponseWriter, r *http.Request) {
 // deletes its unkept snapshots, and releases its guest.
 func (s *Server) releaseBox(w http.ResponseWriter, r *http.Request) {
 	release := s.opts.Core.Boxes().ReleaseBox
-	flash := "Releasing " + chi.URLParam(r, "box") + ": its snapshots that nobody kept go with it."
+	flash := snapshots.ReleasingWords(chi.URLParam(r, "box"))
 	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
 	switch {
 	case err != nil:

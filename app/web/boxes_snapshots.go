@@ -391,6 +391,6 @@ func pick(n int, one, many string) string {
 func (s *Server) renderBlock(w http.ResponseWriter, status int, page, block string, data any) {
 	if err := s.opts.Views.RenderBlock(w, status, page, block, data); err != nil {
 		s.opts.Logger.Error("render", "page", page, "block", block, "err", err)
-		http.Error(w, "Something went wrong showing this page.", http.StatusInternalServerError)
+		http.Error(w, renderFailed, http.StatusInternalServerError)
 	}
 }

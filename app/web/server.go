@@ -78,12 +78,16 @@ func (s *Server) clearSessionCookie(w http.ResponseWriter) {
 		Secure: s.opts.SecureCookies, SameSite: http.SameSiteLaxMode, MaxAge: -1})
 }
 
+// renderFailed is what a page that could not be drawn says (its error is
+// logged, never shown).
+const renderFailed = "Something went wrong showing this page."
+
 // render writes a page, and on a template error logs it and answers a plain
 // 500.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	if err := s.opts.Views.Render(w, r, status, name, data); err != nil {
 		s.logger(r).Error("render", "page", name, "err", err)
-		http.Error(w, "Something went wrong showing this page.", http.StatusInternalServerError)
+		http.Error(w, renderFailed, http.StatusInternalServerError)
 	}
 }
 

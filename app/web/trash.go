@@ -109,7 +109,7 @@ func (s *Server) emptyTrash(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger(r).Info("empty the trash asked", "box", name, "operation", op.ID)
-	s.done(w, r, "/boxes/trash", "Releasing "+name+": its snapshots that nobody kept go with it.")
+	s.done(w, r, "/boxes/trash", snapshots.ReleasingWords(name))
 }
 
 type resetPage struct {
