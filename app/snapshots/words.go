@@ -872,9 +872,9 @@ func wordsGuestGone(box, backend string) string {
 
 // Takes, limits, room and cost (section 8).
 
-// NoSnapshotsWords says that a backend offers no snapshots (section 2:
-// "Boxes on the SSH host pool have no snapshots."), in the refusal and on
-// the pages.
+// NoSnapshotsWords says that a backend offers no snapshots (section 12, the
+// box's card: "Boxes on the SSH host pool have no snapshots."), in the
+// refusal and on the pages.
 func NoSnapshotsWords(backend string) string {
 	return fmt.Sprintf("Boxes on %s have no snapshots.", backend)
 }

@@ -187,8 +187,8 @@ func TestStepWords(t *testing.T) {
 func TestRefusalWordsFromSpec(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ section, got, want string }{
-		// Section 2, the per-backend table: a backend with no snapshots.
-		{"2", NoSnapshotsWords("the SSH host pool"), "Boxes on the SSH host pool have no snapshots."},
+		// Section 12, the box page's card: a backend with no snapshots.
+		{"12", NoSnapshotsWords("the SSH host pool"), "Boxes on the SSH host pool have no snapshots."},
 		// Section 6, "A locked guest".
 		{"6", LockedWords("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1"),
 			"Proxmox left amber-fox locked (rollback). Run pct unlock 214 on pve-1."},
