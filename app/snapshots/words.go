@@ -808,13 +808,13 @@ func wordsThreadTitle(most int) string {
 func wordsNotUTF8(what string) string { return fmt.Sprintf("%s is not valid UTF-8 text.", what) }
 
 // wordsLineControl: a line (a name, a title) holds no control or
-// direction characters (section 11).
+// direction characters.
 func wordsLineControl(what string) string {
 	return fmt.Sprintf("%s cannot hold control characters or characters that change the direction of text.", what)
 }
 
 // wordsTextControl: a text (a note) may hold lines and tabs, nothing else
-// of the kind (section 11).
+// of the kind.
 func wordsTextControl(what string) string {
 	return fmt.Sprintf("%s cannot hold a NUL, control characters or characters that change the direction of text.", what)
 }
@@ -857,7 +857,7 @@ func wordsBoxIsAlready(box string, state BoxState) string {
 }
 
 // wordsBackendNotInSettings: a backend removed from settings; its records
-// stay (issue: forget).
+// stay until the person forgets them.
 func wordsBackendNotInSettings(id string) string {
 	return fmt.Sprintf("The backend %s is not in settings: its boxes and snapshots are unavailable.", id)
 }
