@@ -101,6 +101,10 @@ func notJSON(base string) *refusal {
 	return &refusal{words: fmt.Sprintf("boxsnap at %s answered something that is not its API's JSON", redact(base))}
 }
 
+func unreadableListing() *refusal {
+	return &refusal{words: "boxsnap answered a listing the CLI cannot read"}
+}
+
 // errorAnswer is an error answer's refusal: the API's words, and that it
 // holds only for now where the API says so; else the status.
 func errorAnswer(base, status string, raw []byte) *refusal {

@@ -106,7 +106,7 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 		}
 		var page listAnswer
 		if err := json.Unmarshal(raw, &page); err != nil {
-			return errors.New("boxsnap answered a listing the CLI cannot read")
+			return unreadableListing()
 		}
 		pages = append(pages, raw)
 		ans.Boxes = append(ans.Boxes, page.Boxes...)
@@ -129,7 +129,7 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 				Boxes []json.RawMessage `json:"boxes"`
 			}
 			if err := json.Unmarshal(raw, &p); err != nil {
-				return errors.New("boxsnap answered a listing the CLI cannot read")
+				return unreadableListing()
 			}
 			doc.Boxes = append(doc.Boxes, p.Boxes...)
 		}

@@ -74,7 +74,7 @@ func files(ctx context.Context, c *client, pos []string, o any, out io.Writer) e
 		Entries []fileEntry `json:"entries"`
 	}
 	if err := json.Unmarshal(raw, &ans); err != nil {
-		return &refusal{words: "boxsnap answered a listing the CLI cannot read"}
+		return unreadableListing()
 	}
 	if len(ans.Entries) == 0 {
 		_, err := fmt.Fprintln(out, "An empty folder.")
