@@ -6,6 +6,7 @@ package coretest
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"testing"
@@ -63,6 +64,10 @@ type Options struct {
 	// NoTrash turns the trash off in Settings, so a release deletes at once,
 	// for tests of what the release that deletes does.
 	NoTrash bool
+	// Install is the install ID the database starts with, for a backend
+	// made before the core (Extra), which labels what it makes with it and
+	// finds it again by it; empty: a new one.
+	Install string
 }
 
 // New starts a core for t on a fresh database, stopped at t's cleanup.
@@ -96,6 +101,11 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	}
 	st := store.New(pool)
 	a := auth.New(st, logger)
+	if opts.Install != "" {
+		if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", opts.Install); err != nil {
+			return nil, fmt.Errorf("install %s: %w", opts.Install, err)
+		}
+	}
 	install, err := a.InstallID(ctx)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 func TestProxmoxCannotBrowse(t *testing.T) {
 	t.Parallel()
 	be, _ := simulatedProxmox(t)
-	s := newSite(t, coretest.Options{Extra: []snapshots.Backend{be}})
+	s := newSite(t, coretest.Options{Extra: []snapshots.Backend{be}, Install: simInstall})
 	ctx := context.Background()
 	owner := snapshots.Owner()
 	if _, err := s.env.Core.Boxes().AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "grey-ridge", Backend: be.ID, Kind: "lxc", Adopt: "214"}); err != nil {

@@ -17,6 +17,11 @@ var tagRE = regexp.MustCompile(`<[^>]*>`)
 
 // simulatedProxmox starts pvesim's demo cluster (pve-1 on LVM-thin, pve-2
 // on ZFS) and a Proxmox backend on it, as the demo does.
+// simInstall is the install of the sites a simulated Proxmox backend joins
+// (coretest.Options.Install): the backend labels its guests with it, and
+// finds a held copy its clone made by it.
+const simInstall = "in0websimproxmox"
+
 func simulatedProxmox(t *testing.T) (snapshots.Backend, *pvesim.Sim) {
 	t.Helper()
 	return simulatedProxmoxZFS(t, false)
@@ -42,7 +47,7 @@ func simulatedProxmoxZFS(t *testing.T, zfsOn bool) (snapshots.Backend, *pvesim.S
 	}
 	t.Cleanup(func() { _ = sim.Close() })
 	be, err := proxmox.New(proxmox.Config{ID: "pve-demo", URL: u, TokenID: pvesim.DemoTokenID, TokenSecret: secret,
-		CAPool: sim.CertPool(), Pool: pvesim.DemoPool, Install: "test", ZFSOrderForLiveChecksOnly: zfsOn})
+		CAPool: sim.CertPool(), Pool: pvesim.DemoPool, Install: simInstall, ZFSOrderForLiveChecksOnly: zfsOn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +62,7 @@ func simulatedProxmoxZFS(t *testing.T, zfsOn bool) (snapshots.Backend, *pvesim.S
 func TestWhatEachBackendOffers(t *testing.T) {
 	t.Parallel()
 	be, sim := simulatedProxmox(t)
-	s := newSite(t, coretest.Options{Extra: []snapshots.Backend{be}, NoWorkers: true})
+	s := newSite(t, coretest.Options{Extra: []snapshots.Backend{be}, NoWorkers: true, Install: simInstall})
 	ctx := context.Background()
 	s.env.Box(t, snapshots.Owner(), "amber-fox")
 	for _, g := range []struct{ vmid, name, kind string }{

@@ -17,7 +17,7 @@ import (
 func TestZFSUndoNotice(t *testing.T) {
 	t.Parallel()
 	be, _ := simulatedProxmoxZFS(t, true)
-	s := newSite(t, coretest.Options{Extra: []snapshots.Backend{be}})
+	s := newSite(t, coretest.Options{Extra: []snapshots.Backend{be}, Install: simInstall})
 	ctx := context.Background()
 	if _, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "river-elk", Backend: be.ID, Kind: "lxc", Adopt: "221"}); err != nil {
 		t.Fatalf("adopt river-elk: %v", err)

@@ -138,6 +138,12 @@ func (b *Backend) HoldCopy(ctx context.Context, source providers.SnapshotRef, la
 			}
 			p.Remade = true
 		}
+		if step == providers.HeldCopyCloned && !p.Remade {
+			// The clone's task ended OK, and no copy carries its label: it
+			// was deleted meanwhile, or is labelled for another install.
+			// Cloning again would find none the next time either.
+			return p, fmt.Errorf("the held copy that clone made is not on %s: no guest in boxsnap's range carries its label", b.cfg.ID)
+		}
 		if label.Kind == "" {
 			label.Kind = source.Guest.Kind
 		}

@@ -2,6 +2,7 @@ package proxmox_test
 
 import (
 	"context"
+	"github.com/boxsnap/boxsnap/providers"
 	"os"
 	"strings"
 	"testing"
@@ -298,5 +299,24 @@ func TestHeldCopyExpires(t *testing.T) {
 	}
 	if n := len(heldCopiesAll(t, e)); n != 0 || snapshotState(t, env, sn.ID) != "gone" {
 		t.Fatalf("after the expiry: %d held copies, the snapshot %s", n, snapshotState(t, env, sn.ID))
+	}
+}
+
+// TestHeldCopyClonedFindsItsCopyOrSaysSo: asked to go on with the copy its
+// clone made (providers.HeldCopyCloned) when no guest carries that copy's
+// label, HoldCopy says so and clones nothing: a job that woke after its
+// clone's task would otherwise clone again on every wake.
+func TestHeldCopyClonedFindsItsCopyOrSaysSo(t *testing.T) {
+	t.Parallel()
+	e := newSim(t, simOpts{})
+	ctx := context.Background()
+	src := providers.SnapshotRef{ID: "snmissingcopy1", Guest: guest(proxmox.KindLXC, "pve-1", lxcThin)}
+	label := providers.Label{Install: install, Box: "bxamberfox", Snapshot: "snmissingcopy1", Held: "guest", Kind: proxmox.KindLXC}
+	_, err := e.be.HoldCopy(ctx, src, label, providers.HeldCopyCloned, nil)
+	if err == nil || !strings.Contains(err.Error(), "the held copy that clone made is not on pve-lab") {
+		t.Fatalf("HoldCopy as cloned with no copy: %v", err)
+	}
+	if g, err := e.sim.Guest(9000); err == nil {
+		t.Fatalf("HoldCopy as cloned made guest %+v", g)
 	}
 }
