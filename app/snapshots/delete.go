@@ -183,14 +183,22 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 			return fmt.Errorf("delete ‘%s’: %w", sn.Name, err)
 		}
 	}
-	if err := s.st.CoreSnapshotDelete(ctx, s.st.Pool, sn.ID); err != nil {
-		return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
-	}
 	words := fmt.Sprintf("‘%s’ (%s), %s", sn.Name, sn.ID, why)
 	if f := freed(sn); f != nil {
 		words = fmt.Sprintf("‘%s’ (%s), freed %s, %s", sn.Name, sn.ID, GB(*f), why)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
+	// The record goes with its box log event, in one transaction: a worker
+	// killed between the two left a delete the log never told, and the
+	// resumed delete, finding the record gone, did not tell it either.
+	if err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		if err := s.st.CoreSnapshotDelete(ctx, tx, sn.ID); err != nil {
+			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
+		}
+		s.log(ctx, tx, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
+		return nil
+	}); err != nil {
+		return err
+	}
 	s.dropEarlierIfEmpty(ctx, sn, b, be)
 	return nil
 }
