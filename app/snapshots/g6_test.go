@@ -7,10 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/boxsnap/boxsnap/app/coretest"
-	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -37,19 +34,10 @@ func TestG6RestartRecovery(t *testing.T) {
 		t.Run(c.kind+" "+c.stall, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := dbtest.NewDSN(t)
-			pool, err := pgxpool.New(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pool.Close()
-			root := t.TempDir()
 			// The test's own core admits operations and reads records; it
 			// runs no jobs: the worker processes do.
-			e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			e, pool, dsn, root := workerCore(t, coretest.Options{})
+			var err error
 			_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 			b := e.Box(t, agent, "amber-fox")
 			file := filepath.Join(e.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "state.txt")
@@ -179,17 +167,8 @@ func TestG6RestartRecoveryMidReplace(t *testing.T) {
 			t.Run(kind+" "+when+":delete", func(t *testing.T) {
 				t.Parallel()
 				ctx := context.Background()
-				dsn := dbtest.NewDSN(t)
-				pool, err := pgxpool.New(ctx, dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer pool.Close()
-				root := t.TempDir()
-				e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true})
-				if err != nil {
-					t.Fatal(err)
-				}
+				e, pool, dsn, root := workerCore(t, coretest.Options{})
+				var err error
 				_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 				b := e.Box(t, agent, "amber-fox")
 				file := filepath.Join(e.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "state.txt")

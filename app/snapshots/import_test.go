@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -49,17 +47,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	}
 
 	// The receiving install: its core admits; worker processes run.
-	dsn := dbtest.NewDSN(t)
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	root := t.TempDir()
-	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, pool, dsn, root := workerCore(t, coretest.Options{})
 	marker := filepath.Join(t.TempDir(), "stalled")
 	w := startWorker(t, dsn, root, "after:import", marker)
 	st, err := e.Core.Stage(ctx, "amber-fox.boxsnap", bytes.NewReader(buf.Bytes()))

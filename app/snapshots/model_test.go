@@ -17,10 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/boxsnap/boxsnap/app/coretest"
-	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -90,21 +87,11 @@ func TestModelRandomOperations(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	dsn := dbtest.NewDSN(t)
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	root := t.TempDir()
 	// The core's clock: real time plus what the model moved it on by, to
 	// let requests expire.
 	var ahead atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
-	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true, Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, pool, dsn, root := workerCore(t, coretest.Options{Now: now})
 	workers := []*workerProcess{startWorker(t, dsn, root, "", ""), startWorker(t, dsn, root, "", "")}
 
 	callers := []snapshots.Caller{snapshots.Owner()}

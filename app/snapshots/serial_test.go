@@ -23,17 +23,7 @@ import (
 func TestOneAtATimeAcrossTwoWorkers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := dbtest.NewDSN(t)
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	root := t.TempDir()
-	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, pool, dsn, root := workerCore(t, coretest.Options{})
 	startWorker(t, dsn, root, "", "")
 	startWorker(t, dsn, root, "", "")
 	_, agent, _ := e.Thread(t, "Fix the sign-in flow")

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -177,4 +178,25 @@ func waitNoAdvisoryLocks(t *testing.T, pool *pgxpool.Pool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("a killed worker's advisory lock outlived it by 30 s")
+}
+
+// workerCore is a core on a fresh database that admits and reads but runs
+// no jobs (opts.NoWorkers): the worker processes a test starts on the same
+// database and local folder (startWorker) run them. It answers the core, its
+// pool, the database's address and the local backend's folder.
+func workerCore(t *testing.T, opts coretest.Options) (*coretest.Env, *pgxpool.Pool, string, string) {
+	t.Helper()
+	ctx := context.Background()
+	dsn := dbtest.NewDSN(t)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	opts.LocalRoot, opts.NoWorkers = t.TempDir(), true
+	e, err := coretest.Build(ctx, pool, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, pool, dsn, opts.LocalRoot
 }

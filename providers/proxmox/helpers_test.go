@@ -10,8 +10,11 @@ import (
 	"time"
 
 	telmate "github.com/Telmate/proxmox-api-go/proxmox"
+	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
@@ -169,4 +172,22 @@ func newID(prefix string) string {
 		out = append(out, letters[int(c)%len(letters)])
 	}
 	return string(out)
+}
+
+// workerCore is a core on a fresh database of this test's install, with the
+// simulator's backend beside the local one and no workers of its own: this
+// process admits and reads, and the worker processes a test starts run. It
+// answers the core, its pool, the database's address and the local
+// backend's folder, which the worker processes are given.
+func workerCore(t *testing.T, e *simEnv) (*coretest.Env, *pgxpool.Pool, string, string) {
+	t.Helper()
+	dsn := dbtest.NewDSN(t)
+	pool, err := pgxpool.New(context.Background(), dsn)
+	must(t, err)
+	t.Cleanup(pool.Close)
+	root := t.TempDir()
+	env, err := coretest.Build(context.Background(), pool, coretest.Options{LocalRoot: root, NoWorkers: true, Install: install,
+		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
+	must(t, err)
+	return env, pool, dsn, root
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
-	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
@@ -118,19 +117,9 @@ func TestG6RestartRecoveryProxmox(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			e := newSim(t, simOpts{durations: map[string]time.Duration{c.slow: 800 * time.Millisecond}})
-			dsn := dbtest.NewDSN(t)
-			pool, err := pgxpool.New(context.Background(), dsn)
-			must(t, err)
-			t.Cleanup(pool.Close)
-			root := t.TempDir()
+			// This process admits; the worker processes run.
+			env, _, dsn, root := workerCore(t, e)
 			ctx := context.Background()
-			// This process admits; the worker process runs.
-			if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
-				t.Fatal(err)
-			}
-			env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true,
-				Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
-			must(t, err)
 			w := startWorker(t, e, dsn, root)
 			adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
 			must(t, e.sim.Write(lxcThin, gib))

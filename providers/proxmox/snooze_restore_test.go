@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
-	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
@@ -31,18 +30,8 @@ type snoozeEnv struct {
 func newSnoozeEnv(t *testing.T, durations map[string]time.Duration, zfs bool) *snoozeEnv {
 	t.Helper()
 	e := newSim(t, simOpts{durations: durations, zfsOn: zfs})
-	dsn := dbtest.NewDSN(t)
-	pool, err := pgxpool.New(context.Background(), dsn)
-	must(t, err)
-	t.Cleanup(pool.Close)
-	root := t.TempDir()
-	ctx := context.Background()
-	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
-		t.Fatal(err)
-	}
-	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true,
-		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
-	must(t, err)
+	// This process admits; the worker processes run.
+	env, pool, dsn, root := workerCore(t, e)
 	s := &snoozeEnv{e: e, env: env, pool: pool, dsn: dsn, root: root, zfs: zfs}
 	s.restart(t)
 	return s

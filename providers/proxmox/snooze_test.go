@@ -6,10 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/boxsnap/boxsnap/app/coretest"
-	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
@@ -22,19 +18,9 @@ import (
 func TestTakeSnoozesOnItsProviderTask(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{durations: map[string]time.Duration{"vzsnapshot": 3 * time.Second}})
-	dsn := dbtest.NewDSN(t)
-	pool, err := pgxpool.New(context.Background(), dsn)
-	must(t, err)
-	t.Cleanup(pool.Close)
-	root := t.TempDir()
-	ctx := context.Background()
-	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
-		t.Fatal(err)
-	}
 	// This process admits; the worker processes run.
-	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true,
-		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
-	must(t, err)
+	env, pool, dsn, root := workerCore(t, e)
+	ctx := context.Background()
 	w := startWorker(t, e, dsn, root)
 	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
 

@@ -10,10 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/boxsnap/boxsnap/app/coretest"
-	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
@@ -61,18 +57,9 @@ func TestZFSUndoSwap(t *testing.T) {
 				}
 			}
 			e := newSim(t, simOpts{zfsOn: true, durations: durations})
-			dsn := dbtest.NewDSN(t)
-			pool, err := pgxpool.New(context.Background(), dsn)
-			must(t, err)
-			t.Cleanup(pool.Close)
-			root := t.TempDir()
+			// This process admits; the worker processes run.
+			env, _, dsn, root := workerCore(t, e)
 			ctx := context.Background()
-			if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
-				t.Fatal(err)
-			}
-			env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true,
-				Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
-			must(t, err)
 			w := startWorker(t, e, dsn, root, workerZFS+"=1")
 
 			b := adopt(t, env, "river-elk", proxmox.KindLXC, lxcZFS)
