@@ -915,6 +915,17 @@ func deleteWords(names []string, hidden int) string {
 	return w + "."
 }
 
+// TakeCountWords is the take dialog's count (section 6: "the count"): what
+// the per-box limit counts (Counts.ToLimit: undos and automatic snapshots
+// apart, kept ones counted), and at the limit that the person's take is
+// refused until one goes (section 8: "or the person takes a sixth").
+func TakeCountWords(box string, count, perBox int) string {
+	if count < perBox {
+		return fmt.Sprintf("%s has %d of %d.", box, count, perBox)
+	}
+	return fmt.Sprintf("%s has %d of %d: delete one before taking another.", box, count, perBox)
+}
+
 // wordsPerBoxLimit: a take past the per-box limit, with what to delete
 // (section 8: "the take is refused with what to delete").
 func wordsPerBoxLimit(box string, count, perBox int, del string) string {

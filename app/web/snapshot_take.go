@@ -66,17 +66,7 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 	}
 	settings, _ := s.opts.Core.Settings(ctx)
 	if list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(list) > 0 {
-		n := 0
-		for _, sn := range list[0].Snapshots {
-			if !sn.IsUndo() && !sn.Kept() {
-				n++
-			}
-		}
-		w := fmt.Sprintf("%s has %d of %d.", b.Name, n, settings.PerBox)
-		if n >= settings.PerBox {
-			w += " The oldest of an agent's goes to make room; yours are never deleted by themselves."
-		}
-		d.Lines = append(d.Lines, w)
+		d.Lines = append(d.Lines, snapshots.TakeCountWords(b.Name, snapshots.CountOf(list[0].Snapshots).ToLimit, settings.PerBox))
 	}
 	if b.HasScreen && settings.Pictures {
 		d.Lines = append(d.Lines, "A small picture of its screen is kept with it.")
