@@ -112,12 +112,13 @@ func byWhy(c Caller) string {
 }
 
 // finishLeftDeletes finishes the deletes a step of op began before its
-// worker stopped: the snapshots in all (the box's, as read by the step) that
-// are still deleting, that the step deletes (mine), and that no other
-// operation pins. It answers their names. A step that deletes calls it as it
-// resumes, so a kill between the record's "deleting" and its removal
-// leaves nothing half gone.
-func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, be Backend, all []*Snapshot, mine func(*Snapshot) bool, c Caller, why string) []string {
+// worker stopped or its job snoozed: the snapshots in all (the box's, as read
+// by the step) that are still deleting, that the step deletes (mine), and
+// that no other operation pins. It answers their names, and
+// operations.ErrTaskPending when a backend's task is left to the job's
+// snooze. A step that deletes calls it as it resumes, so a kill between the
+// record's "deleting" and its removal leaves nothing half gone.
+func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, be Backend, all []*Snapshot, mine func(*Snapshot) bool, c Caller, why string) ([]string, error) {
 	var done []string
 	for _, sn := range all {
 		if sn.State != StateDeleting || !mine(sn) {
@@ -127,13 +128,25 @@ func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, 
 		if err != nil || len(pins) > 0 {
 			continue // another operation deletes it
 		}
-		if err := s.deleteNow(ctx, op, sn, b, be, c, why); err != nil {
+		if err := s.deleteStep(ctx, op, sn, b, be, c, why); err != nil {
+			if operations.Pending(err) {
+				return done, err
+			}
 			s.logger.Warn("finish a delete cut short", "snapshot", sn.ID, "err", err)
 			continue
 		}
 		done = append(done, sn.Name)
 	}
-	return done
+	return done, nil
+}
+
+// deleteStep is deleteNow within a step that resumes through
+// finishLeftDeletes (a restore's or a reset's older undos, a take's limit):
+// the backend's task is left to the job's snooze, which answers
+// operations.ErrTaskPending with the snapshot deleting, and the step's
+// resume finishes it.
+func (s *Service) deleteStep(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
+	return s.deleteWith(ctx, op, sn, b, be, c, why, s.taskRecorder(op))
 }
 
 // deleteNow deletes a snapshot within an operation that holds its box's

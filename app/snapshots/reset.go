@@ -348,7 +348,11 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 				return s.resetFailed(ctx, op, b, "it is fresh, but boxsnap could not start it: "+err.Error(), "the box is reset and stopped")
 			}
 		case StepUndos:
-			res.Replaced = s.replaceUndos(ctx, op, b, be, "")
+			replaced, err := s.replaceUndos(ctx, op, b, be, "")
+			if err != nil {
+				return err // the job snoozes on the backend's delete, and resumes here
+			}
+			res.Replaced = replaced
 		}
 	}
 	if undo != nil {

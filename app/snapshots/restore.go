@@ -459,7 +459,10 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	if op2 != nil {
 		op.UndoID = op2.UndoID
 	}
-	replaced := s.replaceUndos(ctx, op, b, be, sn.ID)
+	replaced, err := s.replaceUndos(ctx, op, b, be, sn.ID)
+	if err != nil {
+		return err // the job snoozes on the backend's delete, and resumes here
+	}
 	if sn.Guest == "held-copy" && b.GuestRef != "" {
 		// The copy is the box's guest now: its template goes.
 		if err := s.deleteNow(ctx, op, sn, b, be, System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
@@ -600,14 +603,20 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 }
 
 // replaceUndos deletes the oldest undos that may go while the box holds more
-// than its 2 (section 8), never target or this restore's own undo.
-func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Backend, target string) []string {
+// than its 2 (section 8), never target or this restore's own undo. It answers
+// their names, and operations.ErrTaskPending when a delete's task is left to
+// the job's snooze: the step, resumed, finishes that delete first.
+func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Backend, target string) ([]string, error) {
 	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	// An undo this step began to delete before a restart goes first.
-	finished := s.finishLeftDeletes(ctx, op, b, be, all, (*Snapshot).IsUndo, System("a newer undo replaced it"), "a newer undo replaced it")
+	// An undo this step began to delete before a restart or a snooze goes
+	// first.
+	finished, err := s.finishLeftDeletes(ctx, op, b, be, all, (*Snapshot).IsUndo, System("a newer undo replaced it"), "a newer undo replaced it")
+	if err != nil {
+		return nil, err
+	}
 	var undos []*Snapshot
 	for _, sn := range all {
 		if sn.IsUndo() && sn.State != StateFailed && sn.State != StateDeleting {
@@ -626,13 +635,16 @@ func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Ba
 		if err != nil || Eligible(u, ChangeReplaceUndo, pins, s.now(), tz) != nil {
 			continue
 		}
-		if err := s.deleteNow(ctx, op, u, b, be, System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {
+		if err := s.deleteStep(ctx, op, u, b, be, System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {
+			if operations.Pending(err) {
+				return nil, err
+			}
 			s.logger.Warn("replace an undo", "snapshot", u.ID, "err", err)
 			continue
 		}
 		gone = append(gone, u.Name)
 	}
-	return append(finished, gone...)
+	return append(finished, gone...), nil
 }
 
 // undoRoomWords says a refusal for the undo's room: the person is told they

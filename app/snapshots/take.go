@@ -564,12 +564,17 @@ func (s *Service) incompleteTake(ctx context.Context, op *Operation, sn *Snapsho
 // applyLimit deletes what the per-box limit replaces once a take is ready:
 // the oldest snapshot an agent of the same thread took and nobody kept,
 // checked by eligible now. It never deletes another thread's, the person's,
-// a kept one, an undo or a pinned one.
-// all is the box's snapshots as they are now, perBox the limit.
+// a kept one, an undo or a pinned one. all is the box's snapshots as they
+// are now, perBox the limit. It answers operations.ErrTaskPending when the
+// delete's task is left to the job's snooze; the step, resumed, finishes it.
 func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Backend, caller Caller, all []*Snapshot, perBox int) (string, error) {
 	// What this step began to delete before a restart goes first.
 	notUndo := func(sn *Snapshot) bool { return !sn.IsUndo() }
-	if left := s.finishLeftDeletes(ctx, op, b, be, all, notUndo, System("the per-box limit"), "the per-box limit"); len(left) > 0 {
+	left, err := s.finishLeftDeletes(ctx, op, b, be, all, notUndo, System("the per-box limit"), "the per-box limit")
+	if err != nil {
+		return "", err
+	}
+	if len(left) > 0 {
 		return left[0], nil
 	}
 	if countTowardLimit(all) <= perBox || caller.Kind != CallerAgent {
@@ -580,7 +585,10 @@ func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Back
 	if ev == nil {
 		return "", nil // nothing may go: the box holds one more until a person deletes one
 	}
-	if err := s.deleteNow(ctx, op, ev, b, be, System("the per-box limit"), "the per-box limit"); err != nil {
+	if err := s.deleteStep(ctx, op, ev, b, be, System("the per-box limit"), "the per-box limit"); err != nil {
+		if operations.Pending(err) {
+			return "", err // the job snoozes on the backend's delete; the limit's step finishes it
+		}
 		s.logger.Warn("the per-box limit could not delete", "snapshot", ev.ID, "err", err)
 		return "", nil
 	}

@@ -367,3 +367,77 @@ func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
 		t.Fatalf("Proxmox started the fork %d times, want once", n)
 	}
 }
+
+// TestReplaceSnoozesOnItsDelete (issue 10, part 2): a delete a step makes
+// inside another operation snoozes too. The test covers a restore's oldest
+// undo, replaced once the box holds a third, and an agent's sixth take's
+// oldest. Each is left to the job's snooze on its Proxmox delete task. The
+// worker is killed there, and the step, resumed, finishes it. The box then
+// holds 2 undos, or 5 snapshots, none deleting, and one delete task ran for
+// each.
+func TestReplaceSnoozesOnItsDelete(t *testing.T) {
+	t.Parallel()
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzdelsnapshot": 1500 * time.Millisecond}, false)
+	ctx := context.Background()
+	th, agent, _ := s.env.Thread(t, "Fix the sign-in flow")
+	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
+		Backend: "pve-lab", Adopt: itoa(lxcThin), Thread: th.ID})
+	must(t, err)
+	countOf := func() snapshots.Counts {
+		t.Helper()
+		list, err := s.env.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.Name})
+		must(t, err)
+		for _, sn := range list[0].Snapshots {
+			if sn.State != snapshots.StateReady {
+				t.Fatalf("‘%s’ is %s", sn.Name, sn.State)
+			}
+		}
+		return snapshots.CountOf(list[0].Snapshots)
+	}
+	// finish waits for op after a kill while it snoozed at step on its
+	// delete task, and answers how many delete tasks ran meanwhile.
+	finish := func(op *snapshots.Operation, step string) int {
+		t.Helper()
+		before := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"]
+		upid := s.snoozedAt(t, op.ID, step, "vzdelsnapshot")
+		s.w.kill()
+		if !taskRunning(t, s.e, upid) {
+			t.Fatal("the delete's task ended before the worker was killed: the test shows no resume from the task")
+		}
+		s.restart(t)
+		if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
+			t.Fatalf("after the kill the operation ended %s at %s: %s", got.State, got.Step, deref(got.Error))
+		}
+		waitFor(t, "the delete's task to end", func() bool { return !taskRunning(t, s.e, upid) })
+		return tasksOf(t, s.e, lxcThin)["vzdelsnapshot"] - before
+	}
+
+	target := takeDone(t, s.env, agent, "amber-fox", "target")
+	for i := 0; i < 2; i++ {
+		op, err := s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID, Replace: true})
+		must(t, err)
+		if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
+			t.Fatalf("restore %d: %s %s", i, got.State, deref(got.Error))
+		}
+	}
+	op, err := s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID, Replace: true})
+	must(t, err)
+	if n := finish(op, snapshots.StepUndos); n != 1 {
+		t.Errorf("the undo's replace ran %d delete tasks, want 1", n)
+	}
+	if c := countOf(); c.Undos != snapshots.UndosPerBox {
+		t.Errorf("after the third restore the box holds %d undos, want %d", c.Undos, snapshots.UndosPerBox)
+	}
+
+	for _, n := range []string{"b", "c", "d", "e"} {
+		takeDone(t, s.env, agent, "amber-fox", n)
+	}
+	op, _, err = s.env.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "f"})
+	must(t, err)
+	if n := finish(op, snapshots.StepLimit); n != 1 {
+		t.Errorf("the limit ran %d delete tasks, want 1", n)
+	}
+	if c := countOf(); c.ToLimit != 5 {
+		t.Errorf("after the sixth take the box holds %d toward the limit, want 5", c.ToLimit)
+	}
+}
