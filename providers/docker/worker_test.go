@@ -126,12 +126,9 @@ func coreEnv(t *testing.T, b *docker.Backend, workers bool, install string) (*co
 	pool, err := pgxpool.New(ctx, dsn+" pool_max_conns=12")
 	must(t, err)
 	t.Cleanup(pool.Close)
-	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
-		t.Fatal(err)
-	}
 	root := t.TempDir()
 	// The trash is off: these tests release as a release that deletes.
-	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: !workers, NoTrash: true, Extra: []snapshots.Backend{dockerBackend(t, b)}})
+	env, err := coretest.Build(ctx, pool, coretest.Options{Install: install, LocalRoot: root, NoWorkers: !workers, NoTrash: true, Extra: []snapshots.Backend{dockerBackend(t, b)}})
 	must(t, err)
 	t.Cleanup(env.Stop)
 	if env.Install != install {

@@ -54,10 +54,7 @@ func TestDemoForksKeepsAndUndoes(t *testing.T) {
 	be, _, err := boot.DemoProxmox(ctx, install, slog.New(slog.DiscardHandler))
 	must(t, err)
 	pool := dbtest.New(t)
-	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
-		t.Fatal(err)
-	}
-	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: t.TempDir(), Extra: []snapshots.Backend{be}})
+	env, err := coretest.Build(ctx, pool, coretest.Options{Install: install, LocalRoot: t.TempDir(), Extra: []snapshots.Backend{be}})
 	must(t, err)
 	t.Cleanup(env.Stop)
 	must(t, demo.SeedProxmox(ctx, env.Core, be.ID, slog.New(slog.DiscardHandler)))

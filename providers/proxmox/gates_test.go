@@ -39,15 +39,12 @@ func newCore(t testing.TB, e *simEnv, root string, now func() time.Time) *corete
 func buildCore(t testing.TB, pool *pgxpool.Pool, e *simEnv, root string, now func() time.Time) *coretest.Env {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
-		t.Fatal(err)
-	}
 	if root == "" {
 		root = t.TempDir()
 	}
 	// The trash is off: these tests release as a release that deletes
 	// (TestTrashOnProxmox puts a guest in the trash).
-	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, Now: now, NoTrash: true,
+	env, err := coretest.Build(ctx, pool, coretest.Options{Install: install, LocalRoot: root, Now: now, NoTrash: true,
 		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
 	must(t, err)
 	t.Cleanup(env.Stop)

@@ -189,10 +189,7 @@ func TestG16HeldCopyRemade(t *testing.T) {
 	t.Cleanup(pool.Close)
 	root := t.TempDir()
 	ctx := context.Background()
-	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
-		t.Fatal(err)
-	}
-	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: root, NoWorkers: true, NoTrash: true,
+	env, err := coretest.Build(ctx, pool, coretest.Options{Install: install, LocalRoot: root, NoWorkers: true, NoTrash: true,
 		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
 	must(t, err)
 	w := startWorker(t, e, dsn, root)

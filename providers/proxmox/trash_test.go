@@ -21,10 +21,7 @@ func TestTrashOnProxmox(t *testing.T) {
 	ctx := context.Background()
 	e := newSim(t, simOpts{})
 	pool := dbtest.New(t)
-	if _, err := pool.Exec(ctx, "INSERT INTO install (install_id) VALUES ($1) ON CONFLICT DO NOTHING", install); err != nil {
-		t.Fatal(err)
-	}
-	env, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: t.TempDir(),
+	env, err := coretest.Build(ctx, pool, coretest.Options{Install: install, LocalRoot: t.TempDir(),
 		Extra: []snapshots.Backend{{ID: "pve-lab", Kind: "proxmox", Label: "pve-lab", Snap: e.be, Boxes: e.be}}})
 	must(t, err)
 	t.Cleanup(env.Stop)
