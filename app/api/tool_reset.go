@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -54,8 +53,11 @@ func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var res snapshots.ResetResult
-	_ = json.Unmarshal(op.Result, &res)
+	res, err := s.core.Kinds().Reset.Result(op)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	box := s.boxName(r.Context(), caller(r), op)
 	writeJSON(w, http.StatusOK, resetAnswer{Message: snapshots.ResetDoneWords(box, res), Operation: op.ID, Box: box,
 		Undo: res.Undo, UndoName: res.UndoName, Kept: res.Kept, Skipped: res.Skipped})
@@ -89,15 +91,7 @@ func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c := caller(r)
-	var res snapshots.RestoreResult
-	_ = json.Unmarshal(op.Result, &res)
-	box := s.boxName(r.Context(), c, op)
-	writeJSON(w, http.StatusOK, restoreAnswer{
-		Message: s.restoreWords(r.Context(), c, box, res), Operation: op.ID, Box: box, Snapshot: res.Target, Name: res.TargetName,
-		Undo: res.Undo, UndoName: res.UndoName, ProcessesEnded: res.Processes, Size: res.Size, BoxState: res.BoxState,
-		ReplacedUndos: res.Replaced,
-	})
+	s.writeRestored(w, r, op)
 }
 
 // trashToolParams are box_trash's parameters: none.

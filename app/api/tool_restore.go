@@ -89,6 +89,12 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	s.writeRestored(w, r, op)
+}
+
+// writeRestored answers a tool whose restore ended done (box_restore,
+// box_undo) with what it did.
+func (s *server) writeRestored(w http.ResponseWriter, r *http.Request, op *snapshots.Operation) {
 	c := caller(r)
 	res, err := s.core.Kinds().Restore.Result(op)
 	if err != nil {

@@ -48,22 +48,12 @@ func historyFlags(fs *flag.FlagSet) any {
 		maxGiB: fs.String("max-gib", "", "GiB of held data past which the oldest automatic snapshot goes, or default")}
 }
 
-// boxHistoryAnswer is GET and PUT /boxes/{box}/history's answer.
-type boxHistoryAnswer struct {
-	Automatic *bool  `json:"automatic"`
-	MaxGiB    *int64 `json:"maxGiB"`
-	On        bool   `json:"on"`
-	LimitGiB  int64  `json:"limitGiB"`
-	Every     int    `json:"checkSeconds"`
-	Count     int    `json:"automaticCount"`
-}
-
 // history is `snapshot history`: a box's automatic history settings, and
 // with --automatic or --max-gib it sets them.
 func history(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*historyOpts)
 	path := "/boxes/" + seg(pos[0]) + "/history"
-	var ans boxHistoryAnswer
+	var ans snapshots.BoxHistory
 	if *opts.automatic == "" && *opts.maxGiB == "" {
 		if err := c.do(ctx, "GET", path, nil, &ans); err != nil {
 			return err

@@ -257,7 +257,9 @@ func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
 		case snapshots.EvRestored:
 			restoreShown = true
 			var res snapshots.RestoreResult
-			_ = json.Unmarshal(ev.Data, &res)
+			if err := json.Unmarshal(ev.Data, &res); err != nil {
+				s.opts.Logger.Warn("a restore's event data", "box", b.Name, "event", ev.ID, "err", err)
+			}
 			thread := ""
 			if ev.ActorThread != nil {
 				if t, err := s.opts.Core.Boxes().Thread(ctx, snapshots.Owner(), *ev.ActorThread); err == nil {
