@@ -402,7 +402,12 @@ func TestJournalTakeEqualsWalkTake(t *testing.T) {
 		busy := r%3 == 2
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
+		var stopOnce sync.Once
+		halt := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
 		if busy {
+			// A take that fails stops the changes before the folder's
+			// cleanup, so the failure is the one reported.
+			t.Cleanup(halt)
 			// Changes go on while the take reads: they must be in this take
 			// or the next, never lost.
 			wg.Add(1)
@@ -427,8 +432,7 @@ func TestJournalTakeEqualsWalkTake(t *testing.T) {
 		}
 		ref, walked, why := e.takeLogged(t)
 		if busy {
-			close(stop)
-			wg.Wait()
+			halt()
 			// The take ran among changes; the next one has the rest.
 			ref, walked, why = e.takeLogged(t)
 		}

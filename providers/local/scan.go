@@ -137,9 +137,9 @@ func scanDir(top, rel string) ([]scanned, []string, error) {
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	names, err := readNames(f)
 	if err != nil {
-		return nil, nil, &fs.PathError{Op: "readdir", Path: path, Err: err}
+		return nil, nil, err
 	}
 	found := make([]scanned, 0, len(names))
 	var subdirs []string
@@ -161,4 +161,19 @@ func scanDir(top, rel string) ([]scanned, []string, error) {
 		}
 	}
 	return found, subdirs, nil
+}
+
+// readNames reads an open folder's names. A folder removed after it was
+// opened (the box's own work going on while a take reads it) reads as
+// empty, as one removed before it was opened does: getdents answers ENOENT
+// for a folder with no links left.
+func readNames(f *os.File) ([]string, error) {
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, nil
+		}
+		return nil, &fs.PathError{Op: "readdir", Path: f.Name(), Err: err}
+	}
+	return names, nil
 }
