@@ -178,7 +178,10 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 				}
 				t, lerr := os.Readlink(p)
 				if lerr != nil {
-					if errors.Is(lerr, fs.ErrNotExist) {
+					// Gone, or no longer a link (EINVAL: something else
+					// was renamed over it): the box changed it while the
+					// take read, as when a file vanishes before its copy.
+					if errors.Is(lerr, fs.ErrNotExist) || errors.Is(lerr, unix.EINVAL) {
 						continue
 					}
 					err = lerr
