@@ -178,8 +178,9 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 	// within another step (a restore's older undos, a take's limit) leaves
 	// that step recorded, so a resume after a kill comes back to it rather
 	// than to the operation's start, and finishes this delete there
-	// (finishLeftDeletes).
-	if op.Step == "" {
+	// (finishLeftDeletes). A queued operation (a delete's, a thinning's)
+	// has no step of its own yet.
+	if op.Step == "" || op.Step == operations.StepQueued {
 		if err := s.step(ctx, op, StepDelete); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 )
 
@@ -202,7 +203,13 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 	for _, id := range op.Snapshots {
 		sn, err := s.snapshotByID(ctx, s.st.Pool, id)
 		if errors.Is(err, store.ErrNotFound) {
-			continue // gone already (a resume)
+			// Gone already: this operation deleted it before its job
+			// snoozed or its worker stopped (it pinned it, so no other
+			// deleted it).
+			if op.Resuming {
+				res.Deleted = append(res.Deleted, id)
+			}
+			continue
 		}
 		if err != nil {
 			return err
@@ -225,9 +232,17 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 		if err != nil {
 			return s.finish(ctx, op, OpFailed, res, err.Error(), "")
 		}
-		if err := s.snaps.deleteNow(ctx, op, sn, b, be, caller, why); err != nil {
-			return s.finish(ctx, op, OpFailed, res, err.Error(), "")
+		// Each delete's provider task is waited for by the job's snooze:
+		// the run resumes here, counts the ones gone as deleted, and
+		// deletes the one still deleting again (gone already: its record
+		// goes).
+		if err := s.snaps.deleteWith(ctx, op, sn, b, be, caller, why, s.snaps.taskRecorder(op)); err != nil {
+			if operations.Pending(err) {
+				return err
+			}
+			return s.finish(ctx, op, OpFailed, res, taskFailedWords(op, err.Error()), "")
 		}
+		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 		res.Deleted = append(res.Deleted, sn.ID)
 	}
 	if op.BoxID != nil && len(res.Deleted) > 0 {

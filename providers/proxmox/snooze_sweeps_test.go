@@ -1,0 +1,89 @@
+package proxmox_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers/proxmox"
+)
+
+// finishAfterKill kills the worker while op's job snoozes at step on its
+// running Proxmox task of taskType, starts a new one, and waits for op to
+// end done; it answers op as it ended.
+func (s *snoozeEnv) finishAfterKill(t *testing.T, op *snapshots.Operation, step, taskType string) *snapshots.Operation {
+	t.Helper()
+	upid := s.snoozedAt(t, op.ID, step, taskType)
+	s.w.kill()
+	if !taskRunningOn(t, s.e, upid) {
+		t.Fatalf("the %s task ended before the worker was killed: the test shows no resume from the task", taskType)
+	}
+	s.restart(t)
+	got := s.env.Wait(t, op)
+	if got.State != snapshots.OpDone {
+		log, _ := os.ReadFile(s.w.log)
+		t.Fatalf("after the kill the %s ended %s at %s: %q\n%s", op.Kind, got.State, got.Step, deref(got.Error), log)
+	}
+	waitFor(t, "the "+taskType+" task to end", func() bool { return !taskRunningOn(t, s.e, upid) })
+	return got
+}
+
+// TestDeleteHistorySnoozesOnItsDeletes (issue 10, part 2): Delete history
+// (and thinning, which runs the same way) leaves each automatic snapshot's
+// Proxmox delete task to the job's snooze; the worker is killed while it
+// snoozes on the first, and a new one goes on from that task: every
+// automatic snapshot is gone, the person's stays, one delete task ran for
+// each, and the box log says "2 automatic snapshots deleted".
+func TestDeleteHistorySnoozesOnItsDeletes(t *testing.T) {
+	t.Parallel()
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzdelsnapshot": 1500 * time.Millisecond}, false)
+	ctx := context.Background()
+	b := adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
+	mine := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "the person's")
+	var auto []string
+	for i := 0; i < 2; i++ {
+		op, sn, err := s.env.Core.TakeAutomatic(ctx, b.ID, "the box changed")
+		must(t, err)
+		if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
+			t.Fatalf("automatic take: %s %q", got.State, deref(got.Error))
+		}
+		auto = append(auto, sn.ID)
+	}
+	before := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"]
+
+	op, err := s.env.Core.DeleteHistory(ctx, snapshots.Owner(), "amber-fox", "amber-fox", "")
+	must(t, err)
+	s.finishAfterKill(t, op, snapshots.StepDelete, "vzdelsnapshot")
+
+	if n := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"] - before; n != 2 {
+		t.Errorf("Proxmox ran %d delete tasks for 2 automatic snapshots, want 2 (one each)", n)
+	}
+	for _, id := range auto {
+		if st := snapshotState(t, s.env, id); st != "gone" {
+			t.Errorf("automatic snapshot %s is %s after Delete history, want gone", id, st)
+		}
+	}
+	if st := snapshotState(t, s.env, mine.ID); st != snapshots.StateReady {
+		t.Errorf("the person's snapshot is %s after Delete history, want ready", st)
+	}
+	g, err := s.e.sim.Guest(lxcThin)
+	must(t, err)
+	if len(g.Snapshots) != 1 {
+		t.Errorf("Proxmox holds %d snapshots after Delete history, want the person's only", len(g.Snapshots))
+	}
+	said := false
+	for _, ev := range boxLog(t, s.env, "amber-fox") {
+		if ev.Kind == snapshots.EvHistoryDeleted {
+			said = strings.HasPrefix(ev.Words, "2 automatic snapshots deleted")
+			if !said {
+				t.Errorf("the box log says %q", ev.Words)
+			}
+		}
+	}
+	if !said {
+		t.Error("no history-deleted event in the box log")
+	}
+}
