@@ -32,11 +32,20 @@ func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 		t.handle(s, w, r)
 		return
 	}
-	if words := s.core.TurnHeld(r.Context(), c.Thread); words != "" {
-		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeBusy, Words: words, TryAgain: true})
+	// What authenticate read with the token: the turn's hold, and whether
+	// there is news to tell (read only then).
+	call, _ := r.Context().Value(agentCallKey{}).(*snapshots.AgentCall)
+	if call == nil || call.Thread != c.Thread {
+		call = &snapshots.AgentCall{Thread: c.Thread, Held: s.core.TurnHeld(r.Context(), c.Thread), News: true}
+	}
+	if call.Held != "" {
+		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeBusy, Words: call.Held, TryAgain: true})
 		return
 	}
-	news := s.core.ApprovalNews(r.Context(), c.Thread)
+	var news []string
+	if call.News {
+		news = s.core.ApprovalNews(r.Context(), c.Thread)
+	}
 	if len(news) == 0 {
 		t.handle(s, w, r)
 		return

@@ -12,6 +12,9 @@ import (
 
 type callerKey struct{}
 
+// agentCallKey holds an agent's snapshots.AgentCall, read with its token.
+type agentCallKey struct{}
+
 // authenticate finds the caller from the bearer token: a personal API token
 // is the owner through the CLI (the box log says "by a boxsnap command"); a
 // thread's token is that thread's agent. The thread never comes from a
@@ -28,7 +31,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 				"Send Authorization: Bearer and a token: a personal API token (bxt_…) or a thread's token (bxa_…).", false)
 			return
 		}
-		c, err := s.callerOf(r.Context(), token)
+		c, call, err := s.callerOf(r.Context(), token)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -39,32 +42,38 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 				"That token is not valid: it may have been revoked, or its thread has ended.", false)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, *c)))
+		ctx := context.WithValue(r.Context(), callerKey{}, *c)
+		if call != nil {
+			ctx = context.WithValue(ctx, agentCallKey{}, call)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
 // callerOf returns the caller a token names, nil when it names nothing.
-func (s *server) callerOf(ctx context.Context, token string) (*snapshots.Caller, error) {
+// For a thread's token it also answers what the agent's call needs before
+// its tool runs (toolGate), read with the thread in one statement.
+func (s *server) callerOf(ctx context.Context, token string) (*snapshots.Caller, *snapshots.AgentCall, error) {
 	switch {
 	case strings.HasPrefix(token, auth.APITokenPrefix):
 		ok, err := s.auth.CheckOwnerToken(ctx, token)
 		if err != nil || !ok {
-			return nil, err
+			return nil, nil, err
 		}
 		c := snapshots.CLI()
-		return &c, nil
+		return &c, nil, nil
 	case strings.HasPrefix(token, snapshots.ThreadTokenPrefix):
-		th, err := s.core.Boxes().ThreadByToken(ctx, token)
+		call, err := s.core.AgentCall(ctx, token)
 		if errors.Is(err, snapshots.ErrNoThread) {
-			return nil, nil
+			return nil, nil, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		c := snapshots.Agent(th.ID)
-		return &c, nil
+		c := snapshots.Agent(call.Thread)
+		return &c, call, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // caller is the request's caller; authenticate always sets it.

@@ -48,7 +48,7 @@ func TestG11Approval(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
-	th, agent, _ := e.Thread(t, "Fix the sign-in flow")
+	th, agent, token := e.Thread(t, "Fix the sign-in flow")
 	b := e.Box(t, agent, "amber-fox")
 	sn := admitReady(t, e, agent, "amber-fox", "before the migration")
 	setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = false })
@@ -98,11 +98,17 @@ func TestG11Approval(t *testing.T) {
 	if !restored || !requested {
 		t.Fatalf("the box log does not show the request and the restore on the person's yes: %+v", events)
 	}
+	if call := agentCall(t, e, token); call.Thread != agent.Thread || !call.News {
+		t.Fatalf("the agent's call does not see its news: %+v", call)
+	}
 	if got := e.Core.ApprovalNews(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "The person approved your request "+ap.ID) {
 		t.Fatalf("the agent's next call: %q", got)
 	}
 	if got := e.Core.ApprovalNews(ctx, agent.Thread); len(got) != 0 {
 		t.Fatalf("told twice: %q", got)
+	}
+	if call := agentCall(t, e, token); call.News {
+		t.Fatalf("the agent's call sees news it was told: %+v", call)
 	}
 	if _, err := e.Core.Approve(ctx, snapshots.Owner(), ap.ID); err == nil {
 		t.Fatal("a request answered twice")
@@ -114,6 +120,9 @@ func TestG11Approval(t *testing.T) {
 	if err := e.Core.Decline(ctx, snapshots.Owner(), ap2.ID); err != nil {
 		t.Fatal(err)
 	}
+	if call := agentCall(t, e, token); !call.News {
+		t.Fatalf("the agent's call does not see its declined request: %+v", call)
+	}
 	if got := e.Core.ApprovalNews(ctx, agent.Thread); len(got) != 1 || got[0] != "The person declined your request "+ap2.ID+" to restore amber-fox to ‘before the migration’: nothing was restored." {
 		t.Fatalf("a declined request's words: %q", got)
 	}
@@ -124,6 +133,9 @@ func TestG11Approval(t *testing.T) {
 	ap3 := asked(t, err)
 	if _, err := e.Pool.Exec(ctx, "UPDATE approvals SET expires_at = now() - interval '1 second' WHERE id = $1", ap3.ID); err != nil {
 		t.Fatal(err)
+	}
+	if call := agentCall(t, e, token); !call.News {
+		t.Fatalf("the agent's call does not see its expired request: %+v", call)
 	}
 	if got := e.Core.ApprovalNews(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "Your request "+ap3.ID+" expired at ") || !strings.HasSuffix(got[0], "with no answer: nothing was restored.") {
 		t.Fatalf("an expired request's words: %q", got)
@@ -151,9 +163,11 @@ func TestG17ExecutionMachineRestore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
-	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
-	_, neighbour, _ := e.Thread(t, "Write the API guide")
-	_, elsewhere, _ := e.Thread(t, "Tidy the docs")
+	_, agent, agentToken := e.Thread(t, "Fix the sign-in flow")
+	_, neighbour, neighbourToken := e.Thread(t, "Write the API guide")
+	_, elsewhere, elsewhereToken := e.Thread(t, "Tidy the docs")
+	tokens := map[string]string{agent.Thread: agentToken, neighbour.Thread: neighbourToken, elsewhere.Thread: elsewhereToken}
+	turnHeld := func(c snapshots.Caller) string { return heldBoth(t, e, c, tokens[c.Thread]) }
 	b := e.Box(t, snapshots.Owner(), "dev-desk")
 	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{
 		{Thread: agent.Thread, RunsOn: true, Working: true}, {Thread: neighbour.Thread, RunsOn: true}}}); err != nil {
@@ -175,11 +189,11 @@ func TestG17ExecutionMachineRestore(t *testing.T) {
 	ap := asked(t, err, "I asked you to restore dev-desk to ‘before the upgrade’ (request ", "End your turn now: nothing you do on dev-desk after this survives the restore.")
 	held := snapshots.HeldWords("dev-desk")
 	for _, c := range []snapshots.Caller{agent, neighbour} {
-		if got := e.Core.TurnHeld(ctx, c.Thread); got != held {
+		if got := turnHeld(c); got != held {
 			t.Fatalf("while the request waits, %s's turn: %q, want held", c.Thread, got)
 		}
 	}
-	if got := e.Core.TurnHeld(ctx, elsewhere.Thread); got != "" {
+	if got := turnHeld(elsewhere); got != "" {
 		t.Fatalf("a thread not on the box is held: %q", got)
 	}
 	// The person's own restore of it never leaves out the undo.
@@ -190,7 +204,7 @@ func TestG17ExecutionMachineRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.Core.TurnHeld(ctx, neighbour.Thread); got != held {
+	if got := turnHeld(neighbour); got != held {
 		t.Fatalf("while the restore runs, the neighbour's turn: %q", got)
 	}
 	runOp(t, e, op)
@@ -199,8 +213,30 @@ func TestG17ExecutionMachineRestore(t *testing.T) {
 		t.Fatalf("the approved restore: %s, undo %v, %v", done.State, done.UndoID, done.Error)
 	}
 	for _, c := range []snapshots.Caller{agent, neighbour} {
-		if got := e.Core.TurnHeld(ctx, c.Thread); got != "" {
+		if got := turnHeld(c); got != "" {
 			t.Fatalf("after the restore, %s is still held: %q", c.Thread, got)
 		}
 	}
+}
+
+// agentCall reads what an agent's call with token needs before its tool
+// runs.
+func agentCall(t *testing.T, e *coretest.Env, token string) *snapshots.AgentCall {
+	t.Helper()
+	call, err := e.Core.AgentCall(context.Background(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return call
+}
+
+// heldBoth is TurnHeld's words for c's thread, which the agent's call,
+// read with its token in one statement, must say alike.
+func heldBoth(t *testing.T, e *coretest.Env, c snapshots.Caller, token string) string {
+	t.Helper()
+	held := e.Core.TurnHeld(context.Background(), c.Thread)
+	if call := agentCall(t, e, token); call.Thread != c.Thread || call.Held != held {
+		t.Fatalf("the agent's call says its turn is held by %q, TurnHeld %q", call.Held, held)
+	}
+	return held
 }
