@@ -116,7 +116,7 @@ func (s *Service) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot
 		return fmt.Errorf("record the request: %w", err)
 	}
 	words := wordsAsked(b.Name, sn.Name, id, execution)
-	s.log(ctx, s.st.Pool, b.ID, EvRestoreRequested, c, fmt.Sprintf("to ‘%s’ (request %s); it waits for the person's word", sn.Name, id), sn.ID, "", nil)
+	s.log(ctx, s.st.Pool, b.ID, EvRestoreRequested, c, logRequestedWords(sn.Name, id), sn.ID, "", nil)
 	a, err := s.Approval(ctx, Owner(), id)
 	if err != nil {
 		return err
@@ -250,7 +250,7 @@ func (s *Service) Decline(ctx context.Context, c Caller, id string) error {
 	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
 		return err
 	}
-	s.log(ctx, s.st.Pool, a.Box, EvRestoreDeclined, c, fmt.Sprintf("request %s to ‘%s’: nothing was restored", id, a.SnapshotName), a.Snapshot, "", nil)
+	s.log(ctx, s.st.Pool, a.Box, EvRestoreDeclined, c, logDeclinedWords(id, a.SnapshotName), a.Snapshot, "", nil)
 	return nil
 }
 

@@ -194,7 +194,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 			s.logger.Warn("the box's process did not start", "box", name, "err", err)
 		}
 	}
-	s.log(ctx, s.st.Pool, box.ID, EvMade, c, fmt.Sprintf("made on %s", b.Label), "", "", nil)
+	s.log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeOnWords(b.Label), "", "", nil)
 	return box, nil
 }
 

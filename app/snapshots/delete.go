@@ -55,7 +55,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 func (s *Service) runDelete(ctx context.Context, op *Operation) error {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", "it was already gone")
+		return s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
 	}
 	if err != nil {
 		return err
@@ -190,17 +190,14 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 			if operations.Pending(err) {
 				return err
 			}
-			words := fmt.Sprintf("the delete stopped part way: %v", err)
+			words := deletePartWayWords(err)
 			if merr := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
 				s.logger.Error("mark incomplete", "snapshot", sn.ID, "err", merr)
 			}
 			return fmt.Errorf("delete ‘%s’: %w", sn.Name, err)
 		}
 	}
-	words := fmt.Sprintf("‘%s’ (%s), %s", sn.Name, sn.ID, why)
-	if f := freed(sn); f != nil {
-		words = fmt.Sprintf("‘%s’ (%s), freed %s, %s", sn.Name, sn.ID, GB(*f), why)
-	}
+	words := logDeletedWords(sn.Name, sn.ID, freed(sn), why)
 	// The record goes with its box log event, in one transaction: a worker
 	// killed between the two left a delete the log never told, and the
 	// resumed delete, finding the record gone, did not tell it either.

@@ -323,11 +323,7 @@ func (s *Service) OpenDownload(ctx context.Context, c Caller, id, p string) (*Do
 			return nil, refusal(CodeInvalid, wordsNotFileOrFolder(shownPath(p)))
 		}
 	}
-	what := fmt.Sprintf("%s (%s)", shownPath(p), GB(d.Size))
-	if d.Folder {
-		what = shownPath(p) + " as a tar.gz"
-	}
-	s.log(ctx, s.st.Pool, b.ID, EvDownloaded, c, fmt.Sprintf("%s of ‘%s’", what, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
+	s.log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
 	return d, nil
 }
 

@@ -127,7 +127,7 @@ func (s *Boxes) ForgetBackend(ctx context.Context, c Caller, backend string) (*F
 			continue
 		}
 		s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotForgotten, c,
-			fmt.Sprintf("‘%s’ (%s): its record only; its backend %s is not in settings, so it may still exist there and be billed", sn.Name, sn.ID, backend),
+			logForgottenWords(sn.Name, sn.ID, backend),
 			sn.ID, "", nil)
 	}
 	return p, kept, nil

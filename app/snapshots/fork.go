@@ -116,7 +116,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	if err != nil {
 		return nil, err
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvForkAsked, c, fmt.Sprintf("‘%s’ as %s", sn.Name, name), sn.ID, op.ID, nil)
+	s.log(ctx, s.st.Pool, b.ID, EvForkAsked, c, logForkWords(sn.Name, name), sn.ID, op.ID, nil)
 	return op, nil
 }
 
@@ -138,7 +138,7 @@ func (s *Service) ForkName(ctx context.Context, box string) string {
 func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) error {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, "the snapshot is gone", "")
+		return s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
 	}
 	src, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
@@ -150,7 +150,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) erro
 	}
 	caller := callerOf(op)
 	fail := func(words string) error {
-		s.log(ctx, s.st.Pool, src.ID, EvForkFailed, caller, fmt.Sprintf("‘%s’ as %s: %s", sn.Name, p.Name, words), sn.ID, op.ID, nil)
+		s.log(ctx, s.st.Pool, src.ID, EvForkFailed, caller, logForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
 		return s.finish(ctx, op, OpFailed, nil, words, "")
 	}
 	if err := s.step(ctx, op, "fork"); err != nil {
@@ -183,12 +183,12 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) erro
 			ThreadID: p.Thread, BackendID: src.BackendID, Host: guest.Host, GuestRef: guest.Ref, ForkedFrom: from}))
 		if err != nil {
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
-			return fail(fmt.Sprintf("boxsnap could not record the new box %s: %v", p.Name, err))
+			return fail(failForkRecordWords(p.Name, err))
 		}
 		s.setHead(ctx, s.st.Pool, box.ID, sn.ID)
 		box.HeadID = &sn.ID
 		tz := s.TimeZone(ctx)
-		s.log(ctx, s.st.Pool, box.ID, EvMade, caller, fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", src.Name, sn.Name, sn.TakenAt.In(tz).Format("2 Jan 15:04")), "", op.ID, nil)
+		s.log(ctx, s.st.Pool, box.ID, EvMade, caller, logForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
 	} else if err != nil {
 		return err
 	}
@@ -203,6 +203,6 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) erro
 	}
 	tz := s.TimeZone(ctx)
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))
-	s.log(ctx, s.st.Pool, src.ID, EvForked, caller, fmt.Sprintf("‘%s’ as %s", sn.Name, box.Name), sn.ID, op.ID, nil)
+	s.log(ctx, s.st.Pool, src.ID, EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
 	return s.kinds.Fork.Done(ctx, op, ForkResult{Box: box.ID, Name: box.Name, From: from})
 }

@@ -42,7 +42,7 @@ func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileRepo
 		}
 		if marked == 1 {
 			s.log(ctx, s.st.Pool, b.ID, EvGuestGone, System("reconcile"),
-				fmt.Sprintf("its guest %s is gone from %s: removed outside boxsnap; its snapshots stay", b.GuestRef, hostWords(b, be)), "", "", nil)
+				logGuestGoneWords(b.GuestRef, hostWords(b, be)), "", "", nil)
 		}
 	}
 	return nil

@@ -93,7 +93,7 @@ func (s *Boxes) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot
 	if err := s.st.CoreSnapshotKeep(ctx, s.st.Pool, db.CoreSnapshotKeepParams{ID: sn.ID}); err != nil {
 		return fmt.Errorf("record unkeep of %s: %w", sn.ID, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), fmt.Sprintf("‘%s’ goes with the box, at the person's word", sn.Name), sn.ID, op.ID, nil)
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, true), sn.ID, op.ID, nil)
 	return s.snaps.deleteNow(ctx, op, sn, b, be, callerOf(op), "its box was released, at the person's word")
 }
 
@@ -107,7 +107,7 @@ func (s *Boxes) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot
 func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, hc providers.HeldCopier) error {
 	fail := func(why string) error { return &copyFailedError{words: CopyFailedWords(sn.Name, why)} }
 	if sn.State != StateReady {
-		return fail(fmt.Sprintf("it is %s", stateWords(sn.State)))
+		return fail(copyIsWords(stateWords(sn.State)))
 	}
 	if sn.ForkSafe == nil {
 		// A copy of what could never fork is never made (unit 8).
@@ -139,7 +139,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 	if prog.Remade {
 		// Said before the job snoozes on the new clone.
 		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyStarted, System("a held copy is never trusted before it is a template"),
-			fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", sn.Name), sn.ID, op.ID, nil)
+			logHeldCopyRemadeWords(sn.Name), sn.ID, op.ID, nil)
 	}
 	if operations.Pending(err) {
 		return err
@@ -174,10 +174,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: sn.ID, GuestRef: cp.Guest.Ref, Host: cp.Guest.Host}); err != nil {
 		return fmt.Errorf("record the held copy of %s: %w", sn.ID, err)
 	}
-	words := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", sn.Name, cp.Guest.Ref, cp.Guest.Host)
-	if sn.Holds == string(providers.HoldsDiskAndMemory) {
-		words += "; the copy holds the disk only"
-	}
+	words := logHeldCopyMadeWords(sn.Name, cp.Guest.Ref, cp.Guest.Host, sn.Holds == string(providers.HoldsDiskAndMemory))
 	s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), words, sn.ID, op.ID, nil)
 	return nil
 }
@@ -195,7 +192,7 @@ func (s *Boxes) copyRoom(ctx context.Context, b *Box, be Backend, ref providers.
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "boxsnap could not read its storage: " + reason(err), nil
+		return copyNoStorageWords(reason(err)), nil
 	}
 	if plan.Keep.Bytes == nil || plan.Storage.FreeBytes <= 0 && plan.Storage.PercentFull <= 0 {
 		return "", nil
@@ -219,7 +216,7 @@ func (s *Boxes) copyRoom(ctx context.Context, b *Box, be Backend, ref providers.
 	if host == "" {
 		host = b.Host
 	}
-	return fmt.Sprintf("%s has %s free, and it needs %s", host, GB(room), GB(need)), nil
+	return copyRoomWords(host, room, need), nil
 }
 
 // reason is an error's words for a person, as a refusal says them.
@@ -245,8 +242,8 @@ func (s *Boxes) releaseStopped(ctx context.Context, op *Operation, b *Box, words
 	if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(state)}); err != nil {
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words+". Nothing kept was deleted.", "", op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, "nothing kept was deleted")
+	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), logReleaseStoppedWords(words), "", op.ID, nil)
+	return s.finish(ctx, op, OpFailed, nil, words, observedNothingKeptGone)
 }
 
 // releaseEarlier deletes the box's earlier guests at its release, after
@@ -274,7 +271,7 @@ func (s *Boxes) releaseEarlier(ctx context.Context, op *Operation, b *Box, be Ba
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
 		s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its box was released"),
-			fmt.Sprintf("‘%s’ (%s), with %s's earlier guest", sn.Name, sn.ID, b.Name), sn.ID, op.ID, nil)
+			logDeletedWithEarlierWords(sn.Name, sn.ID, b.Name), sn.ID, op.ID, nil)
 	}
 	return nil
 }

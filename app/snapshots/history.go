@@ -158,13 +158,7 @@ func (s *Boxes) SetBoxHistory(ctx context.Context, c Caller, ref string, automat
 	if err := s.st.HistorySetSettings(ctx, s.st.Pool, db.HistorySetSettingsParams{BoxID: b.ID, Automatic: automatic, MaxBytes: maxBytes}); err != nil {
 		return nil, fmt.Errorf("save %s's history settings: %w", b.Name, err)
 	}
-	words := "automatic snapshots follow the backend's setting"
-	if automatic != nil && *automatic {
-		words = "automatic snapshots on"
-	} else if automatic != nil {
-		words = "automatic snapshots off"
-	}
-	s.log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, words, "", "", nil)
+	s.log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, logHistorySettingsWords(automatic), "", "", nil)
 	return s.boxHistory(ctx, b)
 }
 
@@ -235,7 +229,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 		if newName != nil {
 			shown = *newName
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotSaved, c, fmt.Sprintf("‘%s’ (%s)", shown, sn.ID), sn.ID, "", nil)
+		s.log(ctx, tx, b.ID, EvSnapshotSaved, c, logSavedWords(shown, sn.ID), sn.ID, "", nil)
 		return nil
 	})
 	if err != nil {
@@ -270,7 +264,7 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: true}); err != nil {
 			return fmt.Errorf("unsave %s: %w", sn.ID, err)
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotUnsaved, c, fmt.Sprintf("‘%s’ (%s)", sn.Name, sn.ID), sn.ID, "", nil)
+		s.log(ctx, tx, b.ID, EvSnapshotUnsaved, c, logSavedWords(sn.Name, sn.ID), sn.ID, "", nil)
 		return nil
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -175,7 +174,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 // resumed at clean only reads what the first wrote.
 func (s *Service) runImport(ctx context.Context, op *Operation, p importParams) error {
 	if len(p.Files) == 0 {
-		return s.finish(ctx, op, OpFailed, nil, "the import's params are unreadable", "")
+		return s.finish(ctx, op, OpFailed, nil, failImportParams, "")
 	}
 	c := callerOf(op)
 	c.Why = p.Why
@@ -227,7 +226,7 @@ func (s *Service) importSteps(ctx context.Context, op *Operation, c Caller, be B
 		if ctx.Err() != nil {
 			return "", err // stopped: Recover resumes it
 		}
-		return fmt.Sprintf("the import failed: %v", err), nil
+		return failImportWords(err), nil
 	}
 	if err := s.step(ctx, op, StepRecord); err != nil {
 		return "", err
@@ -247,15 +246,9 @@ func (s *Service) importSteps(ctx context.Context, op *Operation, c Caller, be B
 	if len(made) > 0 || res.Made {
 		names := make([]string, len(made))
 		for i, sn := range made {
-			names[i] = "‘" + sn.Name + "’"
+			names[i] = sn.Name
 		}
-		words := "imported " + strings.Join(names, ", ")
-		if len(made) == 0 {
-			words = "imported nothing new"
-		}
-		if p.Files[0].Manifest.Install != s.install {
-			words += " from another install"
-		}
+		words := logImportedWords(names, p.Files[0].Manifest.Install != s.install)
 		first := ""
 		if len(made) > 0 {
 			first = made[0].ID

@@ -140,7 +140,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) error {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return s.finish(ctx, op, OpFailed, nil, "the snapshot is gone", "")
+		return s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
 	}
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) erro
 	}
 	if l, ok := be.Snap.(providers.Labeler); ok {
 		if err := l.SetKeptUntil(ctx, refOf(sn, b), until); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, fmt.Sprintf("%s refused the label, so nothing is kept: %v", be.Label, err), "")
+			return s.finish(ctx, op, OpFailed, nil, failLabelRefusedWords(be.Label, err), "")
 		}
 	}
 	if err := s.step(ctx, op, StepRecord); err != nil {
@@ -190,9 +190,9 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) erro
 		return fmt.Errorf("record keep of %s: %w", sn.ID, err)
 	}
 	if p.Unkeep {
-		s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), fmt.Sprintf("‘%s’ goes with the box again", sn.Name), sn.ID, op.ID, nil)
+		s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, false), sn.ID, op.ID, nil)
 	} else {
-		s.log(ctx, s.st.Pool, b.ID, EvSnapshotKept, callerOf(op), fmt.Sprintf("‘%s’ until %s", sn.Name, p.Until.Format("2 Jan 2006")), sn.ID, op.ID, nil)
+		s.log(ctx, s.st.Pool, b.ID, EvSnapshotKept, callerOf(op), logKeptWords(sn.Name, p.Until), sn.ID, op.ID, nil)
 	}
 	return s.ops.EndWith(ctx, op, OpDone, KeepResult{Snapshot: sn.ID, KeptUntil: until}, "", "")
 }

@@ -211,12 +211,13 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (*ExportManifest, err
 	}
 	names := make([]string, len(e.snaps))
 	for i, sn := range e.snaps {
-		names[i] = "‘" + sn.Name + "’"
+		names[i] = sn.Name
 	}
-	words := "exported " + strings.Join(names, ", ")
+	baseName := ""
 	if e.base != nil {
-		words += fmt.Sprintf(", leaving out what ‘%s’ holds", e.base.Name)
+		baseName = e.base.Name
 	}
+	words := logExportedWords(names, baseName)
 	e.s.log(ctx, e.s.st.Pool, e.box.ID, EvExported, e.c, words, e.snaps[0].ID, "", nil)
 	return m, nil
 }
@@ -505,11 +506,7 @@ func (s *Service) makeImportedBox(ctx context.Context, c Caller, box *Box, be Ba
 		return fmt.Errorf("make the imported box %s: %w", box.Name, err)
 	}
 	box.State = BoxReady
-	words := "made by an import, empty"
-	if res.MadeFrom != "" {
-		words = fmt.Sprintf("made by an import, from ‘%s’", res.MadeFrom)
-	}
-	s.log(ctx, s.st.Pool, box.ID, EvMade, c, words, "", "", nil)
+	s.log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeByImportWords(res.MadeFrom), "", "", nil)
 	return nil
 }
 

@@ -61,7 +61,7 @@ func (s *Sweeps) unavailableWithoutBackend(ctx context.Context, rep *ReconcileRe
 	}
 	for _, sn := range all {
 		if sn.State == StateReady {
-			s.markUnavailable(ctx, sn, fmt.Sprintf("its backend %s is not in settings", sn.BackendID))
+			s.markUnavailable(ctx, sn, unavailableNotInSettingsWords(sn.BackendID))
 			rep.Unavailable++
 		}
 	}
@@ -74,7 +74,7 @@ func (s *Sweeps) markUnavailable(ctx context.Context, sn *Snapshot, words string
 		return
 	}
 	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotUnavailable, System("reconcile"),
-		fmt.Sprintf("‘%s’ (%s): %s", sn.Name, sn.ID, words), sn.ID, "", nil)
+		logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 }
 
 func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *ReconcileReport) error {
@@ -105,7 +105,7 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 	if whole {
 		for _, sn := range records {
 			if sn.State == StateReady {
-				s.markUnavailable(ctx, sn, fmt.Sprintf("%s does not answer: %v", be.Label, listErr))
+				s.markUnavailable(ctx, sn, unavailableNoAnswerWords(be.Label, listErr))
 				rep.Unavailable++
 			}
 		}
@@ -127,7 +127,7 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 		known[sn.ID] = true
 		if cut[sn.Host] {
 			if sn.State == StateReady {
-				s.markUnavailable(ctx, sn, fmt.Sprintf("%s does not answer", sn.Host))
+				s.markUnavailable(ctx, sn, unavailableNoAnswerWords(sn.Host, nil))
 				rep.Unavailable++
 			}
 			continue
@@ -181,12 +181,12 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 		if err != nil || len(pins) > 0 {
 			continue // in use by an operation: it settles it
 		}
-		words := fmt.Sprintf("not on %s at two listings %s apart", hostWords(&Box{Host: sn.Host}, be), DurationWords(now.Sub(*sn.MissingSince)))
+		words := lostWords(hostWords(&Box{Host: sn.Host}, be), now.Sub(*sn.MissingSince))
 		if err := s.moveState(ctx, s.st.Pool, sn, StateLost, words); err != nil {
 			continue
 		}
 		rep.Lost++
-		s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), fmt.Sprintf("‘%s’ (%s): %s", sn.Name, sn.ID, words), sn.ID, "", nil)
+		s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 	}
 	for _, h := range byID {
 		if known[h.Label.Snapshot] {
@@ -315,20 +315,20 @@ func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSn
 		}
 		sn.Guest = where
 	}
-	words := fmt.Sprintf("‘%s’ (%s) is on %s with no record in boxsnap: recorded again, by unknown", sn.Name, sn.ID, host)
+	var keptAs *time.Time
 	switch {
 	case found:
 		rep.Found++
-		words = fmt.Sprintf("‘%s’ (%s): Found on %s, not in boxsnap's records", sn.Name, sn.ID, host)
 	case gone:
 		rep.Kept++
-		words = fmt.Sprintf("‘%s’ (%s) is on %s with no record in boxsnap: recorded again as kept until %s", sn.Name, sn.ID, host, keptUntil.In(tz).Format("2 Jan 2006"))
+		keptAs = keptUntil
 	default:
 		rep.Recorded++
 	}
+	words := logFoundWords(sn.Name, sn.ID, host, found, keptAs, tz)
 	if h.Incomplete {
 		rep.Incomplete++
-		words += "; it is incomplete: " + h.Error
+		words = logIncompleteToo(words, h.Error)
 	}
 	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotFound, System("reconcile"), words, sn.ID, "", nil)
 	return nil

@@ -152,6 +152,6 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 	if err != nil {
 		return fmt.Errorf("record release of %s: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReleased, callerOf(op), "released; kept snapshots stay", "", op.ID, nil)
+	s.log(ctx, s.st.Pool, b.ID, EvReleased, callerOf(op), logReleasedWords, "", op.ID, nil)
 	return s.kinds.Release.Done(ctx, op, ReleaseResult{Box: b.ID})
 }

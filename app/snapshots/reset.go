@@ -269,11 +269,11 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, err.Error(), "nothing changed")
+		return s.finish(ctx, op, OpFailed, nil, err.Error(), observedNothingChanged)
 	}
 	rs, ok := be.Snap.(providers.Resetter)
 	if !ok {
-		return s.finish(ctx, op, OpFailed, nil, ResetNotBuiltWords(be, b), "nothing changed")
+		return s.finish(ctx, op, OpFailed, nil, ResetNotBuiltWords(be, b), observedNothingChanged)
 	}
 	steps := []string{string(providers.StepUndo), StepStop, StepReset, StepLogins, StepStart, StepUndos}
 	start := 0
@@ -302,7 +302,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.resetFailed(ctx, op, b, "could not take the undo: "+err.Error(), "nothing changed")
+				return s.resetFailed(ctx, op, b, resetWhyUndo(err), observedNothingChanged)
 			}
 			undo = u
 		case StepStop:
@@ -310,7 +310,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.resetFailed(ctx, op, b, "could not stop it: "+err.Error(), "nothing changed")
+				return s.resetFailed(ctx, op, b, resetWhyStop(err), observedNothingChanged)
 			}
 		case StepReset:
 			spec := providers.BoxSpec{Box: providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install},
@@ -319,10 +319,10 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.undoReset(ctx, op, b, be, undo, p, "could not make it fresh: "+err.Error())
+				return s.undoReset(ctx, op, b, be, undo, p, resetWhyFresh(err))
 			}
 			if err := s.setStraight(ctx, op.ID, b, be, "the reset"); err != nil {
-				return s.undoReset(ctx, op, b, be, undo, p, "could not write its access back: "+err.Error())
+				return s.undoReset(ctx, op, b, be, undo, p, resetWhyAccess(err))
 			}
 			s.clearHead(ctx, b.ID)
 		case StepLogins:
@@ -345,7 +345,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.resetFailed(ctx, op, b, "it is fresh, but boxsnap could not start it: "+err.Error(), "the box is reset and stopped")
+				return s.resetFailed(ctx, op, b, resetWhyStart(err), observedResetStopped)
 			}
 		case StepUndos:
 			replaced, err := s.replaceUndos(ctx, op, b, be, "")
@@ -363,8 +363,8 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 }
 
 func (s *Service) resetFailed(ctx context.Context, op *Operation, b *Box, words, observed string) error {
-	words = "Reset did not finish: boxsnap " + words
-	s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words+"; then: "+observed, "", op.ID, nil)
+	words = resetUnfinishedWords(words)
+	s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), logThenWords(words, observed), "", op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, observed)
 }
 
@@ -373,7 +373,7 @@ func (s *Service) resetFailed(ctx context.Context, op *Operation, b *Box, words,
 // undoes itself, and says why.
 func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backend, undo *Snapshot, p resetParams, why string) error {
 	if undo == nil {
-		return s.resetFailed(ctx, op, b, why+"; and its undo's record is gone", "the box may be fresh")
+		return s.resetFailed(ctx, op, b, resetWhyNoUndo(why), observedMayBeFresh)
 	}
 	g := guestOf(b)
 	ref := refOf(undo, b)
@@ -395,13 +395,13 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 		return nil
 	}
 	if err := back(); err != nil {
-		words := fmt.Sprintf("Reset did not finish: boxsnap %s; and it could not put %s back: %v. Restore ‘%s’ to go back.", why, b.Name, err, undo.Name)
+		words := resetNotBackWords(why, b.Name, err, undo.Name)
 		s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words, undo.ID, op.ID, nil)
-		return s.finish(ctx, op, OpFailed, nil, words, "the box may be fresh, without its logins")
+		return s.finish(ctx, op, OpFailed, nil, words, observedFreshNoLogins)
 	}
-	words := fmt.Sprintf("The reset undid itself: boxsnap %s. %s is as it was before, from ‘%s’.", why, b.Name, undo.Name)
+	words := resetUndoneWords(why, b.Name, undo.Name)
 	s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words, undo.ID, op.ID, nil)
-	return s.finish(ctx, op, OpFailed, map[string]any{"undoneItself": true, "undo": undo.ID}, words, "the box is as it was before the reset")
+	return s.finish(ctx, op, OpFailed, map[string]any{"undoneItself": true, "undo": undo.ID}, words, observedAsBeforeReset)
 }
 
 // carryLogins writes each login file the undo holds in a home-like folder

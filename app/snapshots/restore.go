@@ -284,7 +284,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	resuming := op.Resuming
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, "its target's record is gone; nothing changed", "")
+		return s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
 	}
 	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
@@ -292,7 +292,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.restoreFailed(ctx, op, b, sn, "", err.Error(), "nothing changed")
+		return s.restoreFailed(ctx, op, b, sn, "", err.Error(), observedNothingChanged)
 	}
 	caller := callerOf(op)
 	tz := s.TimeZone(ctx)
@@ -308,7 +308,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			return err
 		}
 		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, err.Error()+" Nothing changed.", "")
+			return s.finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
 		}
 	}
 	// Skip the steps already done: each step is recorded before it runs, so
@@ -341,7 +341,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 		}
 	}
 	if p.NoUndo && !asked {
-		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’, no undo%s", sn.Name, yes), sn.ID, op.ID, nil)
+		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, "", true, yes), sn.ID, op.ID, nil)
 		asked = true
 	}
 	// The undo's picture is from before the stop (section 10): captured
@@ -387,17 +387,18 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if ctx.Err() != nil {
 					return ctx.Err() // the worker stops: the restore resumes at its undo
 				}
-				words := "could not take the undo: " + taskFailedWords(op, err.Error())
+				notStarted := ""
 				if stopped || i > 0 {
 					// Bring the box back as it was before saying so.
 					if _, serr := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, providers.StepStart, s.ops.Recorder(op)); serr != nil {
-						words += "; and boxsnap could not start it again: " + serr.Error()
+						notStarted = serr.Error()
 					}
 				}
-				return s.restoreFailed(ctx, op, b, sn, string(step), words, "nothing changed")
+				words := failUndoWords(taskFailedWords(op, err.Error()), notStarted)
+				return s.restoreFailed(ctx, op, b, sn, string(step), words, observedNothingChanged)
 			}
 			if !asked {
-				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’; undo ‘%s’%s", sn.Name, undo.Name, yes), sn.ID, op.ID, nil)
+				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, undo.Name, false, yes), sn.ID, op.ID, nil)
 				asked = true
 			}
 		case providers.StepAccess:
@@ -406,7 +407,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), "the box is restored but stopped, and its access may be its snapshot's")
+				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), observedRestoredStopped)
 			}
 		case providers.StepAdopt, providers.StepEarlier:
 			nb, err := s.swapStep(ctx, op, b, sn, be, step)
@@ -414,12 +415,12 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), "the box may be stopped")
+				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), observedMayBeStopped)
 			}
 			b = nb
 		default:
 			if !asked {
-				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, fmt.Sprintf("to ‘%s’%s", sn.Name, yes), sn.ID, op.ID, nil)
+				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, "", false, yes), sn.ID, op.ID, nil)
 				asked = true
 			}
 			// Its provider task is waited for by the job's snooze: the
@@ -434,11 +435,11 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 					return ctx.Err() // the worker stops: the restore resumes from this step
 				}
 				if errors.Is(err, providers.ErrUnreachable) {
-					return s.finish(ctx, op, OpUnknown, nil, err.Error(), fmt.Sprintf("%s did not answer while boxsnap was at %s", hostWords(b, be), step))
+					return s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, be), string(step)))
 				}
-				observed := "nothing changed"
+				observed := observedNothingChanged
 				if step != providers.StepStop {
-					observed = "the box may be stopped"
+					observed = observedMayBeStopped
 				}
 				return s.restoreFailed(ctx, op, b, sn, string(step), taskFailedWords(op, err.Error()), observed)
 			}
@@ -475,25 +476,15 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
-	words := fmt.Sprintf("to ‘%s’, taken %s%s", sn.Name, sn.TakenAt.In(tz).Format("2 Jan 15:04"), yes)
-	if size != nil && size.MemoryBytes > 0 {
-		words += fmt.Sprintf("; %d cores and %s memory, as it was then", size.Cores, GiB(size.MemoryBytes))
-	}
+	words := logRestoredWords(sn.Name, sn.TakenAt, yes, size, tz)
 	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
 	s.log(ctx, s.st.Pool, b.ID, EvRestored, caller, words, sn.ID, op.ID, res)
 	return s.kinds.Restore.Done(ctx, op, res)
 }
 
 func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *Snapshot, step, words, observed string) error {
-	s.log(ctx, s.st.Pool, b.ID, EvRestoreFailed, callerOf(op), fmt.Sprintf("to ‘%s’ stopped at %s: %s; boxsnap then observed: %s", sn.Name, stepName(step), words, observed), sn.ID, op.ID, nil)
+	s.log(ctx, s.st.Pool, b.ID, EvRestoreFailed, callerOf(op), logRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, observed)
-}
-
-func stepName(step string) string {
-	if step == "" {
-		return "the start"
-	}
-	return step
 }
 
 // takeUndo takes a restore's undo (section 5, step 5), named "before the
@@ -534,7 +525,7 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 		}
 	}
 	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: undoCallerOf(op), Op: op.ID,
-		Words: fmt.Sprintf("‘%s’ (%s), %s, %s", undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope))}); err != nil {
+		Words: logUndoTakenWords(undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope))}); err != nil {
 		return nil, err
 	}
 	undo.State = StateReady

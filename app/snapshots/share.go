@@ -166,8 +166,7 @@ func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string,
 		return nil, fmt.Errorf("record share code: %w", err)
 	}
 	sh := (*Share)(&r)
-	s.log(ctx, s.st.Pool, b.ID, EvShared, c, fmt.Sprintf("a share code for ‘%s’, until %s, leaving out %s", sn.Name,
-		sh.ExpiresAt.In(s.TimeZone(ctx)).Format("2 Jan 15:04"), removedWords(removed)), sn.ID, "", nil)
+	s.log(ctx, s.st.Pool, b.ID, EvShared, c, logSharedWords(sn.Name, sh.ExpiresAt, removed, s.TimeZone(ctx)), sn.ID, "", nil)
 	return &MadeShare{Code: code, Share: sh}, nil
 }
 
@@ -211,7 +210,7 @@ func (s *Service) RevokeShare(ctx context.Context, c Caller, id string) (*Share,
 		return nil, fmt.Errorf("revoke share code: %w", err)
 	}
 	sh := (*Share)(&r)
-	s.log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, "a share code revoked", sh.SnapshotID, "", nil)
+	s.log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, logShareRevokedWords, sh.SnapshotID, "", nil)
 	return sh, nil
 }
 
@@ -322,7 +321,7 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	if err := s.st.MoveShareRedeemed(ctx, s.st.Pool, db.MoveShareRedeemedParams{ID: e.share.ID, RedeemedAt: &now}); err != nil {
 		return fmt.Errorf("record the redeem: %w", err)
 	}
-	s.log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, System("a share code was redeemed"), fmt.Sprintf("a copy of ‘%s’ handed out, without %s", e.sn.Name, removedWords(e.share.Removed)), e.sn.ID, "", nil)
+	s.log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, System("a share code was redeemed"), logShareRedeemedWords(e.sn.Name, e.share.Removed), e.sn.ID, "", nil)
 	return nil
 }
 

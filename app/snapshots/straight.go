@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -64,19 +63,13 @@ func (s *Service) setStraight(ctx context.Context, opID string, b *Box, be Backe
 	var locked *providers.LockedError
 	switch {
 	case errors.As(err, &locked):
-		words := LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix)
-		if len(did) > 0 {
-			words = "set straight after " + after + ": " + strings.Join(did, " and ") + ". " + words
-		}
+		words := logSetStraightWords(after, did, LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix))
 		s.log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
 		return nil
 	case err != nil:
 		return err
 	}
-	words := "set straight after " + after + ": nothing had changed"
-	if len(did) > 0 {
-		words = "set straight after " + after + ": " + strings.Join(did, " and ") + " brought back to what the box holds now"
-	}
+	words := logSetStraightWords(after, did, "")
 	s.log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
 	return nil
 }
@@ -162,8 +155,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 			// The swap is recorded; only the log's count is missing.
 			s.logger.Warn("count the snapshots on an earlier guest", "box", b.Name, "err", err)
 		}
-		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), fmt.Sprintf("guest %s is %s's earlier guest now, disarmed, with %d snapshots: fork only; its new guest is %s, with its MAC addresses",
-			g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
+		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), logEarlierGuestWords(g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
 		return nb, nil
 	}
 	return b, fmt.Errorf("swap step %q: %w", step, providers.ErrUnsupported)
@@ -188,7 +180,7 @@ func (s *Service) dropEarlierIfEmpty(ctx context.Context, sn *Snapshot, b *Box, 
 		s.logger.Warn("delete an earlier guest with no snapshots", "box", b.Name, "guest", g.Ref, "err", err)
 		return
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its last snapshot went"), fmt.Sprintf("%s's earlier guest %s, with no snapshot left on it", b.Name, g.Ref), "", "", nil)
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, g.Ref), "", "", nil)
 }
 
 // straightAfterOutside sets a box straight after a restore made outside

@@ -371,10 +371,10 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 	}
 	if err != nil {
 		if sn, err = s.snapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, "its snapshot's record is gone", "")
+			return s.finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
 		}
 		if b, err = s.boxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, "its box's record is gone", "")
+			return s.finish(ctx, op, OpFailed, nil, failTakeBoxGone, "")
 		}
 	}
 	be, err := s.backend(b.BackendID)
@@ -433,7 +433,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 		}
 		took := s.now().Sub(start)
 		if err := s.markTaken(ctx, sn, taken, took, &takenEvent{Caller: caller, Op: op.ID,
-			Words: fmt.Sprintf("‘%s’ (%s), %s, in %s", sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), DurationWords(took))}); err != nil {
+			Words: logTakenWords(sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), took)}); err != nil {
 			return err
 		}
 	}
@@ -549,7 +549,7 @@ func (s *Service) failTake(ctx context.Context, op *Operation, sn *Snapshot, b *
 	if err := s.moveState(ctx, s.st.Pool, sn, StateFailed, words); err != nil {
 		return err
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), fmt.Sprintf("‘%s’: %s", sn.Name, words), sn.ID, op.ID, nil)
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), logTakeFailedWords(sn.Name, words), sn.ID, op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, "")
 }
 
@@ -557,8 +557,8 @@ func (s *Service) incompleteTake(ctx context.Context, op *Operation, sn *Snapsho
 	if err := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); err != nil {
 		return err
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), fmt.Sprintf("‘%s’ is incomplete: %s", sn.Name, words), sn.ID, op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, "part of the snapshot exists: "+words+". Delete finishes the clean-up.", "")
+	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), logTakeIncompleteWords(sn.Name, words), sn.ID, op.ID, nil)
+	return s.finish(ctx, op, OpFailed, nil, failPartExistsWords(words), "")
 }
 
 // applyLimit deletes what the per-box limit replaces once a take is ready:

@@ -250,7 +250,7 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 		if op.Kind == OpDeleteHistory {
 			kind = EvHistoryDeleted
 		}
-		s.log(ctx, s.st.Pool, *op.BoxID, kind, caller, fmt.Sprintf("%d automatic snapshots deleted, %s", len(res.Deleted), why), "", op.ID, nil)
+		s.log(ctx, s.st.Pool, *op.BoxID, kind, caller, logThinnedWords(len(res.Deleted), why), "", op.ID, nil)
 	}
 	return s.ops.EndWith(ctx, op, OpDone, res, "", "")
 }

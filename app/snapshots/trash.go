@@ -266,14 +266,14 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 		return err
 	}
 	tz := s.TimeZone(ctx)
-	words := fmt.Sprintf("moved to the trash until %s", r.Until.In(tz).Format("2 Jan 15:04"))
+	final, noFinal := "", r.FinalWords
 	if r.FinalSnapshot != nil {
+		noFinal = ""
 		if sn, err := s.snapshotByID(ctx, s.st.Pool, *r.FinalSnapshot); err == nil {
-			words += fmt.Sprintf(", with its final snapshot ‘%s’", sn.Name)
+			final = sn.Name
 		}
-	} else if r.FinalWords != "" {
-		words += "; no final snapshot: " + r.FinalWords
 	}
+	words := logTrashedWords(r.Until, final, noFinal, tz)
 	s.log(ctx, s.st.Pool, b.ID, EvTrashed, caller, words, "", op.ID, nil)
 	trashedUntil := r.Until
 	res := ReleaseResult{Box: b.ID, Trash: true, Until: &trashedUntil}
@@ -298,7 +298,7 @@ func (s *Boxes) trashFailed(ctx context.Context, op *Operation, b *Box, words st
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, "the box is ready again, not in the trash")
+	return s.finish(ctx, op, OpFailed, nil, words, observedReadyNotInTrash)
 }
 
 // takeFinal takes the release's final snapshot where the backend can, as an
@@ -309,9 +309,9 @@ func (s *Boxes) takeFinal(ctx context.Context, op *Operation, b *Box, be Backend
 	var final *string
 	words := ""
 	if be.Snap.Snapshotting(b.Kind) == nil {
-		words = fmt.Sprintf("%s takes no snapshots of %s.", be.Label, b.Name)
+		words = finalNoneWords(be.Label, b.Name)
 	} else if plan, err := s.planNow(ctx, b, be, nil); err != nil {
-		words = "boxsnap could not plan it: " + err.Error()
+		words = finalNoPlanWords(err)
 	} else if !plan.Take.OK {
 		words = plan.Take.Why
 	} else {
@@ -323,7 +323,7 @@ func (s *Boxes) takeFinal(ctx context.Context, op *Operation, b *Box, be Backend
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			words = "it failed: " + err.Error()
+			words = finalFailedWords(err)
 		} else {
 			final = &sn.ID
 		}
@@ -375,7 +375,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) error
 	}
 	r, err := s.trashRow(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return s.untrashFailed(ctx, op, b, fmt.Sprintf("%s's record in the trash is gone", b.Name))
+		return s.untrashFailed(ctx, op, b, untrashGoneWords(b.Name))
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
@@ -390,7 +390,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) error
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return s.untrashFailed(ctx, op, b, fmt.Sprintf("boxsnap could not bring %s's guest back: %v", b.Name, err))
+			return s.untrashFailed(ctx, op, b, untrashGuestWords(b.Name, err))
 		}
 	}
 	if r.WasRunning {
@@ -398,7 +398,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) error
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return s.untrashFailed(ctx, op, b, fmt.Sprintf("boxsnap could not start %s: %v", b.Name, err))
+			return s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, err))
 		}
 	}
 	if err := s.step(ctx, op, StepRecord); err != nil {
@@ -420,11 +420,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) error
 	if err != nil {
 		return fmt.Errorf("restore %s from the trash: %w", b.Name, err)
 	}
-	words := "restored from the trash with its history"
-	if r.WasRunning {
-		words += ", and started"
-	}
-	s.log(ctx, s.st.Pool, b.ID, EvUntrashed, callerOf(op), words, "", op.ID, nil)
+	s.log(ctx, s.st.Pool, b.ID, EvUntrashed, callerOf(op), logUntrashedWords(r.WasRunning), "", op.ID, nil)
 	return s.kinds.Untrash.Done(ctx, op, UntrashResult{Box: b.ID, Started: r.WasRunning})
 }
 
@@ -435,9 +431,9 @@ func (s *Boxes) untrashFailed(ctx context.Context, op *Operation, b *Box, words 
 	if err := s.st.CoreBoxSetState(ctx, s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxTrashed)}); err != nil {
 		return fmt.Errorf("restore of %s from the trash stopped: %w", b.Name, err)
 	}
-	words = "Restore from the trash did not finish: " + words + ". It is still in the trash."
+	words = untrashUnfinishedWords(words)
 	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, "the box is still in the trash")
+	return s.finish(ctx, op, OpFailed, nil, words, observedStillInTrash)
 }
 
 // undoNameOf names the snapshot an operation takes before it changes the

@@ -577,6 +577,391 @@ func outsideWords(kind string, t providers.Task, tz *time.Location) string {
 	return fmt.Sprintf("its snapshots changed outside boxsnap: %s task %s by %s at %s", t.Type, t.Ref.ID, t.User, at)
 }
 
+// The box log's words (section 4, "The box log"): what each event says,
+// written once here for the box page's History card and live region and
+// the API's log, which show them as the core wrote them. An event's words
+// are a phrase after its kind ("Snapshot taken: ‘before the migration’
+// (sn_…), disk, in 1.2 s"); EventWords says the kind itself.
+
+// EventWords says a box log event's kind as the pages say it: "Snapshot
+// taken", "Stopped keeping"; a kind with no words of its own is its name,
+// capitalized, with spaces for its dashes.
+func EventWords(kind string) string {
+	if w, ok := eventKindWords[kind]; ok {
+		return w
+	}
+	w := strings.ReplaceAll(kind, "-", " ")
+	if w == "" {
+		return w
+	}
+	return strings.ToUpper(w[:1]) + w[1:]
+}
+
+var eventKindWords = map[string]string{
+	EvSnapshotTaken: "Snapshot taken", EvSnapshotFailed: "Snapshot failed",
+	EvRestoreAsked: "Restore asked", EvRestored: "Restored", EvRestoreFailed: "Restore failed",
+	EvRestoredOutside: "Restored outside boxsnap", EvRestoreOutsideFailed: "A restore outside boxsnap failed",
+	EvRestoreOutsideRun: "A restore outside boxsnap is running", EvChangedOutside: "Snapshots changed outside boxsnap",
+	EvForkAsked: "Fork asked", EvForked: "Forked", EvForkFailed: "Fork failed",
+	EvSnapshotDeleted: "Deleted", EvSnapshotKept: "Kept", EvSnapshotUnkept: "Stopped keeping",
+	EvSnapshotLost: "Lost", EvSnapshotUnavailable: "Unavailable", EvSnapshotFound: "Found again",
+	EvHeldCopyMade: "Held copy made", EvHeldCopyStarted: "Held copy started",
+	EvMade: "Made", EvReleased: "Released",
+}
+
+// EventLine says one event as one sentence, as a settled card's live
+// region says the box log's newest: "amber-fox snapshot taken: ‘before the
+// migration’ (sn_…), disk, in 1.2 s." Words that begin with the kind's own
+// ("made on this host") say it once: "amber-fox made on this host."
+func EventLine(box string, ev LogEvent) string {
+	what, words := EventParts(ev)
+	line := box
+	if what != "" {
+		line += " " + strings.ToLower(what[:1]) + what[1:]
+	}
+	if words != "" {
+		line += ": " + words
+	}
+	return strings.TrimSuffix(line, ".") + "."
+}
+
+// EventParts splits an event into what the History card says of its kind
+// and the words after it; words that begin with the kind's own words
+// ("made on this host") are said once, as "Made on this host", with no
+// words after.
+func EventParts(ev LogEvent) (what, words string) {
+	what, words = EventWords(ev.Kind), ev.Words
+	if n := len(what); what != "" && len(words) > n && words[n] == ' ' && strings.EqualFold(words[:n], what) {
+		return what + words[n:], ""
+	}
+	return what, words
+}
+
+// namedID says a snapshot in the box log: "‘before the migration’ (sn_…)".
+func namedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }
+
+// logTakenWords: snapshot-taken, "its name, ID, what it holds, how long".
+func logTakenWords(name, id, holds string, took time.Duration) string {
+	return fmt.Sprintf("%s, %s, in %s", namedID(name, id), holds, DurationWords(took))
+}
+
+// logUndoTakenWords: snapshot-taken for an undo, a release's final
+// snapshot or a reset's undo (what: undoWordsOf).
+func logUndoTakenWords(name, id, what, holds string) string {
+	return fmt.Sprintf("%s, %s, %s", namedID(name, id), what, holds)
+}
+
+// logHeldUndoTakenWords: snapshot-taken for a ZFS restore's undo, a held
+// copy of the stopped guest.
+func logHeldUndoTakenWords(name, id, ref, host string) string {
+	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", namedID(name, id), ref, host)
+}
+
+// logTakeFailedWords: snapshot-failed, "its name, the backend's words".
+func logTakeFailedWords(name, why string) string { return fmt.Sprintf("‘%s’: %s", name, why) }
+
+// logTakeIncompleteWords: snapshot-failed for a take that left part of
+// itself.
+func logTakeIncompleteWords(name, why string) string {
+	return fmt.Sprintf("‘%s’ is incomplete: %s", name, why)
+}
+
+// logRestoreAskedWords: restore-asked, "the snapshot, the undo's name or
+// ‘no undo’", and the yes it ran on (consentWords, after a comma). undo is
+// "" where the undo is not this step's to name.
+func logRestoreAskedWords(name, undo string, noUndo bool, yes string) string {
+	switch {
+	case noUndo:
+		return fmt.Sprintf("to ‘%s’, no undo%s", name, yes)
+	case undo != "":
+		return fmt.Sprintf("to ‘%s’; undo ‘%s’%s", name, undo, yes)
+	}
+	return fmt.Sprintf("to ‘%s’%s", name, yes)
+}
+
+// logRestoredWords: restored, "the snapshot, the time it went back to,
+// size changes".
+func logRestoredWords(name string, taken time.Time, yes string, size *providers.BoxSize, tz *time.Location) string {
+	w := fmt.Sprintf("to ‘%s’, taken %s%s", name, taken.In(tz).Format("2 Jan 15:04"), yes)
+	if size != nil && size.MemoryBytes > 0 {
+		w += fmt.Sprintf("; %d cores and %s memory, as it was then", size.Cores, GiB(size.MemoryBytes))
+	}
+	return w
+}
+
+// logRestoreFailedWords: restore-failed, "the step it stopped at, the
+// backend's words, and what boxsnap then observed".
+func logRestoreFailedWords(name, step, why, observed string) string {
+	if step == "" {
+		step = "the start"
+	}
+	return fmt.Sprintf("to ‘%s’ stopped at %s: %s; boxsnap then observed: %s", name, step, why, observed)
+}
+
+// logForkWords: fork-asked and forked, "the source and the new box".
+func logForkWords(name, box string) string { return fmt.Sprintf("‘%s’ as %s", name, box) }
+
+// logForkFailedWords: fork-failed, with why.
+func logForkFailedWords(name, box, why string) string {
+	return fmt.Sprintf("‘%s’ as %s: %s", name, box, why)
+}
+
+// logForkedFromWords: the new box's own log starts with made, "Forked
+// from (source), (snapshot) (taken …)" (section 7).
+func logForkedFromWords(source, name string, taken time.Time, tz *time.Location) string {
+	return fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", source, name, taken.In(tz).Format("2 Jan 15:04"))
+}
+
+// logMadeOnWords: made, for a box made on a backend.
+func logMadeOnWords(backend string) string { return "made on " + backend }
+
+// logMadeByImportWords: made, for a box an import made; from is the
+// snapshot it was made from, or "" for an empty box.
+func logMadeByImportWords(from string) string {
+	if from == "" {
+		return "made by an import, empty"
+	}
+	return fmt.Sprintf("made by an import, from ‘%s’", from)
+}
+
+// logDeletedWords: snapshot-deleted, "its name, what it freed, why".
+func logDeletedWords(name, id string, freed *int64, why string) string {
+	if freed != nil {
+		return fmt.Sprintf("%s, freed %s, %s", namedID(name, id), GB(*freed), why)
+	}
+	return fmt.Sprintf("%s, %s", namedID(name, id), why)
+}
+
+// logDeletedWithEarlierWords: snapshot-deleted for a snapshot on an
+// earlier guest that went with its box's release.
+func logDeletedWithEarlierWords(name, id, box string) string {
+	return fmt.Sprintf("%s, with %s's earlier guest", namedID(name, id), box)
+}
+
+// logEarlierGuestDeletedWords: snapshot-deleted for an earlier guest,
+// "the last on an earlier guest".
+func logEarlierGuestDeletedWords(box, guest string) string {
+	return fmt.Sprintf("%s's earlier guest %s, with no snapshot left on it", box, guest)
+}
+
+// logKeptWords: snapshot-kept, "until when".
+func logKeptWords(name string, until time.Time) string {
+	return fmt.Sprintf("‘%s’ until %s", name, until.Format("2 Jan 2006"))
+}
+
+// logUnkeptWords: snapshot-unkept; atRelease where the person let it go
+// with the box at its release.
+func logUnkeptWords(name string, atRelease bool) string {
+	if atRelease {
+		return fmt.Sprintf("‘%s’ goes with the box, at the person's word", name)
+	}
+	return fmt.Sprintf("‘%s’ goes with the box again", name)
+}
+
+// logSnapshotWhyWords: snapshot-lost and snapshot-unavailable, "its name,
+// the backend's words".
+func logSnapshotWhyWords(name, id, why string) string { return namedID(name, id) + ": " + why }
+
+// Why a snapshot is unavailable or lost (its record's words, and its
+// event's).
+func unavailableNotInSettingsWords(backend string) string {
+	return fmt.Sprintf("its backend %s is not in settings", backend)
+}
+
+func unavailableNoAnswerWords(host string, err error) string {
+	if err == nil {
+		return host + " does not answer"
+	}
+	return fmt.Sprintf("%s does not answer: %v", host, err)
+}
+
+func lostWords(host string, apart time.Duration) string {
+	return fmt.Sprintf("not on %s at two listings %s apart", host, DurationWords(apart))
+}
+
+// logFoundWords: snapshot-found, a snapshot on a host with no record:
+// found where its record had been lost (found), recorded again as kept
+// where its keep outlived its box (keptUntil), or recorded again.
+func logFoundWords(name, id, host string, found bool, keptUntil *time.Time, tz *time.Location) string {
+	switch {
+	case found:
+		return fmt.Sprintf("%s: Found on %s, not in boxsnap's records", namedID(name, id), host)
+	case keptUntil != nil:
+		return fmt.Sprintf("%s is on %s with no record in boxsnap: recorded again as kept until %s", namedID(name, id), host, keptUntil.In(tz).Format("2 Jan 2006"))
+	}
+	return fmt.Sprintf("%s is on %s with no record in boxsnap: recorded again, by unknown", namedID(name, id), host)
+}
+
+// logIncompleteToo adds that a snapshot found is incomplete.
+func logIncompleteToo(words, why string) string { return words + "; it is incomplete: " + why }
+
+// logHeldCopyMadeWords: held-copy-made, "the copy".
+func logHeldCopyMadeWords(name, ref, host string, memory bool) string {
+	w := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", name, ref, host)
+	if memory {
+		w += "; the copy holds the disk only"
+	}
+	return w
+}
+
+// logEarlierGuestWords: held-copy-made for a swap's old guest, kept as
+// the box's earlier guest.
+func logEarlierGuestWords(old, box string, snapshots int64, fresh string) string {
+	return fmt.Sprintf("guest %s is %s's earlier guest now, disarmed, with %d snapshots: fork only; its new guest is %s, with its MAC addresses", old, box, snapshots, fresh)
+}
+
+// logHeldCopyRemadeWords: held-copy-started, "what boxsnap then did".
+func logHeldCopyRemadeWords(name string) string {
+	return fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", name)
+}
+
+// logReleasedWords: released.
+const logReleasedWords = "released; kept snapshots stay"
+
+// logReleaseStoppedWords: release-stopped, a release's failure and that
+// nothing kept was deleted.
+func logReleaseStoppedWords(why string) string {
+	return strings.TrimSuffix(why, ".") + ". " + strings.ToUpper(observedNothingKeptGone[:1]) + observedNothingKeptGone[1:] + "."
+}
+
+// logThenWords: an operation's failure and what boxsnap then observed, as
+// a reset that did not finish logs it.
+func logThenWords(words, observed string) string { return words + "; then: " + observed }
+
+// logSavedWords: snapshot-saved and snapshot-unsaved.
+func logSavedWords(name, id string) string { return namedID(name, id) }
+
+// logHistorySettingsWords: history-settings; automatic nil follows the
+// backend's setting.
+func logHistorySettingsWords(automatic *bool) string {
+	switch {
+	case automatic == nil:
+		return "automatic snapshots follow the backend's setting"
+	case *automatic:
+		return "automatic snapshots on"
+	}
+	return "automatic snapshots off"
+}
+
+// logThinnedWords: history-thinned and history-deleted.
+func logThinnedWords(n int, why string) string {
+	return fmt.Sprintf("%d automatic snapshots deleted, %s", n, why)
+}
+
+// quotedNames says names in ‘’, between commas.
+func quotedNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "‘" + n + "’"
+	}
+	return strings.Join(q, ", ")
+}
+
+// logExportedWords: exported; base is the snapshot the receiver holds, or
+// "".
+func logExportedWords(names []string, base string) string {
+	w := "exported " + quotedNames(names)
+	if base != "" {
+		w += fmt.Sprintf(", leaving out what ‘%s’ holds", base)
+	}
+	return w
+}
+
+// logImportedWords: imported; other where the files came from another
+// install.
+func logImportedWords(names []string, other bool) string {
+	w := "imported nothing new"
+	if len(names) > 0 {
+		w = "imported " + quotedNames(names)
+	}
+	if other {
+		w += " from another install"
+	}
+	return w
+}
+
+// logSharedWords: share-code-made.
+func logSharedWords(name string, until time.Time, removed []string, tz *time.Location) string {
+	return fmt.Sprintf("a share code for ‘%s’, until %s, leaving out %s", name, until.In(tz).Format("2 Jan 15:04"), removedWords(removed))
+}
+
+// logShareRevokedWords: share-code-revoked.
+const logShareRevokedWords = "a share code revoked"
+
+// logShareRedeemedWords: share-code-redeemed.
+func logShareRedeemedWords(name string, removed []string) string {
+	return fmt.Sprintf("a copy of ‘%s’ handed out, without %s", name, removedWords(removed))
+}
+
+// logSetStraightWords: set-straight, what a restore's last step (after:
+// "the restore", "the reset") brought back; locked is the host's lock
+// (LockedWords), or "".
+func logSetStraightWords(after string, did []string, locked string) string {
+	if locked != "" {
+		if len(did) == 0 {
+			return locked
+		}
+		return "set straight after " + after + ": " + strings.Join(did, " and ") + ". " + locked
+	}
+	if len(did) == 0 {
+		return "set straight after " + after + ": nothing had changed"
+	}
+	return "set straight after " + after + ": " + strings.Join(did, " and ") + " brought back to what the box holds now"
+}
+
+// logTrashedWords: trashed; final is its final snapshot's name, or "" with
+// why there is none (noFinal), or neither.
+func logTrashedWords(until time.Time, final, noFinal string, tz *time.Location) string {
+	w := "moved to the trash until " + until.In(tz).Format("2 Jan 15:04")
+	switch {
+	case final != "":
+		w += fmt.Sprintf(", with its final snapshot ‘%s’", final)
+	case noFinal != "":
+		w += "; no final snapshot: " + noFinal
+	}
+	return w
+}
+
+// logUntrashedWords: restored-from-trash.
+func logUntrashedWords(started bool) string {
+	if started {
+		return "restored from the trash with its history, and started"
+	}
+	return "restored from the trash with its history"
+}
+
+// logRequestedWords: restore-requested, an agent's request (section 5, the
+// form).
+func logRequestedWords(name, request string) string {
+	return fmt.Sprintf("to ‘%s’ (request %s); it waits for the person's word", name, request)
+}
+
+// logDeclinedWords: restore-declined.
+func logDeclinedWords(request, name string) string {
+	return fmt.Sprintf("request %s to ‘%s’: nothing was restored", request, name)
+}
+
+// logDownloadedWords: downloaded, a file (with its size) or a folder (as a
+// tar.gz) of a snapshot.
+func logDownloadedWords(path string, size int64, folder bool, name string) string {
+	what := fmt.Sprintf("%s (%s)", path, GB(size))
+	if folder {
+		what = path + " as a tar.gz"
+	}
+	return fmt.Sprintf("%s of ‘%s’", what, name)
+}
+
+// logForgottenWords: snapshot-forgotten.
+func logForgottenWords(name, id, backend string) string {
+	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", namedID(name, id), backend)
+}
+
+// logGuestGoneWords: guest-gone, the reconcile's word that a ready box's
+// guest is gone.
+func logGuestGoneWords(guest, host string) string {
+	return fmt.Sprintf("its guest %s is gone from %s: removed outside boxsnap; its snapshots stay", guest, host)
+}
+
 // Words say the rate and the spend beside the ceiling, for Settings.
 func (p PaidRate) Words() string {
 	w := fmt.Sprintf("Held: about %s a month", Money(p.Rate, p.Currency))
@@ -660,6 +1045,136 @@ func approvalPlanWords(a *Approval, sn *Snapshot) []string {
 	}
 	w = append(w, fmt.Sprintf("An undo of %s is taken first; it cannot be left out.", a.BoxName))
 	return w
+}
+
+// Failures: what an operation says when it ends without doing what it was
+// asked (its error's words, on the box's page, in the API's answer and
+// the CLI's), and what boxsnap then observed of the box. A backend's own
+// words come inside them as they are.
+
+// What an operation that found its records gone says.
+const (
+	failSnapshotGone     = "the snapshot is gone"
+	failTargetGone       = "its target's record is gone; nothing changed"
+	failTakeSnapshotGone = "its snapshot's record is gone"
+	failTakeBoxGone      = "its box's record is gone"
+	failImportParams     = "the import's params are unreadable"
+)
+
+// What boxsnap observed of a box after its operation failed.
+const (
+	observedNothingChanged  = "nothing changed"
+	observedAlreadyGone     = "it was already gone"
+	observedNothingKeptGone = "nothing kept was deleted"
+	observedMayBeStopped    = "the box may be stopped"
+	observedRestoredStopped = "the box is restored but stopped, and its access may be its snapshot's"
+	observedResetStopped    = "the box is reset and stopped"
+	observedMayBeFresh      = "the box may be fresh"
+	observedFreshNoLogins   = "the box may be fresh, without its logins"
+	observedAsBeforeReset   = "the box is as it was before the reset"
+	observedReadyNotInTrash = "the box is ready again, not in the trash"
+	observedStillInTrash    = "the box is still in the trash"
+)
+
+// failNothingChangedWords: a refusal met when the operation ran, before it
+// changed anything.
+func failNothingChangedWords(why string) string { return why + " Nothing changed." }
+
+// observedNoAnswerWords: a host that stopped answering in the middle of a
+// step, so boxsnap cannot say how it ended.
+func observedNoAnswerWords(host, step string) string {
+	return fmt.Sprintf("%s did not answer while boxsnap was at %s", host, step)
+}
+
+// failLabelRefusedWords: a keep whose label the backend refused.
+func failLabelRefusedWords(backend string, err error) string {
+	return fmt.Sprintf("%s refused the label, so nothing is kept: %v", backend, err)
+}
+
+// failPartExistsWords: a take that left part of itself.
+func failPartExistsWords(why string) string {
+	return "part of the snapshot exists: " + why + ". Delete finishes the clean-up."
+}
+
+// deletePartWayWords: a delete the backend stopped part way (the
+// snapshot's record, incomplete).
+func deletePartWayWords(err error) string { return fmt.Sprintf("the delete stopped part way: %v", err) }
+
+// failUndoWords: a restore whose undo could not be taken; notStarted is
+// why boxsnap could not start the box again, or "".
+func failUndoWords(why, notStarted string) string {
+	w := "could not take the undo: " + why
+	if notStarted != "" {
+		w += "; and boxsnap could not start it again: " + notStarted
+	}
+	return w
+}
+
+// failForkRecordWords: a fork whose new box boxsnap could not record.
+func failForkRecordWords(box string, err error) string {
+	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
+}
+
+// failImportWords: an import the backend failed.
+func failImportWords(err error) string { return fmt.Sprintf("the import failed: %v", err) }
+
+// A held copy that cannot be made (inside CopyFailedWords).
+func copyIsWords(state string) string { return "it is " + state }
+
+func copyNoStorageWords(why string) string { return "boxsnap could not read its storage: " + why }
+
+func copyRoomWords(host string, room, need int64) string {
+	return fmt.Sprintf("%s has %s free, and it needs %s", host, GB(room), GB(need))
+}
+
+// The words of a reset that did not finish (its why, after "boxsnap").
+func resetWhyUndo(err error) string  { return "could not take the undo: " + err.Error() }
+func resetWhyStop(err error) string  { return "could not stop it: " + err.Error() }
+func resetWhyFresh(err error) string { return "could not make it fresh: " + err.Error() }
+func resetWhyAccess(err error) string {
+	return "could not write its access back: " + err.Error()
+}
+func resetWhyStart(err error) string {
+	return "could not start it once it was fresh: " + err.Error()
+}
+func resetWhyNoUndo(why string) string { return why + "; and its undo's record is gone" }
+
+// resetUnfinishedWords: a reset that stopped and did not undo itself.
+func resetUnfinishedWords(why string) string { return "Reset did not finish: boxsnap " + why }
+
+// resetNotBackWords: a reset that could not undo itself either.
+func resetNotBackWords(why, box string, err error, undo string) string {
+	return fmt.Sprintf("Reset did not finish: boxsnap %s; and it could not put %s back: %v. Restore ‘%s’ to go back.", why, box, err, undo)
+}
+
+// resetUndoneWords: a reset that undid itself.
+func resetUndoneWords(why, box, undo string) string {
+	return fmt.Sprintf("The reset undid itself: boxsnap %s. %s is as it was before, from ‘%s’.", why, box, undo)
+}
+
+// Why a release left no final snapshot in the trash (logTrashedWords'
+// noFinal, and the trash's list).
+func finalNoneWords(backend, box string) string {
+	return fmt.Sprintf("%s takes no snapshots of %s.", backend, box)
+}
+
+func finalNoPlanWords(err error) string { return "boxsnap could not plan it: " + err.Error() }
+
+func finalFailedWords(err error) string { return "it failed: " + err.Error() }
+
+// The words of a restore from the trash that did not finish.
+func untrashGoneWords(box string) string { return box + "'s record in the trash is gone" }
+
+func untrashGuestWords(box string, err error) string {
+	return fmt.Sprintf("boxsnap could not bring %s's guest back: %v", box, err)
+}
+
+func untrashStartWords(box string, err error) string {
+	return fmt.Sprintf("boxsnap could not start %s: %v", box, err)
+}
+
+func untrashUnfinishedWords(why string) string {
+	return "Restore from the trash did not finish: " + why + ". It is still in the trash."
 }
 
 // Refusals: the words of every refusal a person or an agent reads, grouped

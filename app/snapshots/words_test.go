@@ -2,6 +2,7 @@ package snapshots
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -333,5 +334,204 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 	for _, w := range others {
 		check(w)
+	}
+}
+
+// TestLogWordsFromSpec: the box log's words that section 4's table (and
+// section 7, for a fork's new box) gives word for word read as it writes
+// them ("bb-box" is boxsnap here).
+func TestLogWordsFromSpec(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
+	for _, c := range []struct{ section, got, want string }{
+		// restore-asked: the snapshot, and "no undo".
+		{"4", logRestoreAskedWords("before the migration", "", true, ""), "to ‘before the migration’, no undo"},
+		{"4", logRestoreAskedWords("before the migration", "before the restore at 10:42", false, ""),
+			"to ‘before the migration’; undo ‘before the restore at 10:42’"},
+		// The new box's own log starts with made, "Forked from (source),
+		// (snapshot) (taken …)".
+		{"7", logForkedFromWords("amber-fox", "before the migration", at, time.UTC),
+			"Forked from amber-fox, ‘before the migration’ (taken 29 Nov 10:42)"},
+		// Without a rollback task, "its snapshots changed outside bb-box".
+		{"4", outsideWords(EvChangedOutside, providers.Task{Type: "vzsnapshot", Ref: providers.TaskRef{ID: "UPID:1"}, User: "root@pam", Start: at}, time.UTC),
+			"its snapshots changed outside boxsnap: vzsnapshot task UPID:1 by root@pam at 29 Nov 10:42:00"},
+	} {
+		if c.got != c.want {
+			t.Errorf("section %s:\n got %q\nwant %q", c.section, c.got, c.want)
+		}
+	}
+	// snapshot-deleted: why, in section 4's words (by you, by the agent).
+	for kind, want := range map[CallerKind]string{CallerOwner: "by you", CallerAgent: "by the agent", CallerCLI: "by a boxsnap command"} {
+		if got := logDeletedWords("a", "sn1", nil, byWhy(Caller{Kind: kind})); !strings.HasSuffix(got, ", "+want) {
+			t.Errorf("a delete %s logs %q", want, got)
+		}
+	}
+	// snapshot-taken: its name, ID, what it holds, how long.
+	if got := logTakenWords("before the migration", "sn1", HoldsWords("disk", ""), 1200*time.Millisecond); got != "‘before the migration’ (sn1), disk, in 1.2 s" {
+		t.Errorf("snapshot-taken logs %q", got)
+	}
+}
+
+// logWordsForShape is every box log phrase, each with its snapshot's name
+// ‘before the migration’ where it names one.
+func logWordsForShape() (named, others []string) {
+	const sn, id, box = "before the migration", "sn1", "amber-fox"
+	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
+	freed := int64(1_200_000_000)
+	yes, no := true, false
+	named = []string{
+		logTakenWords(sn, id, "disk", time.Second), logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
+		logHeldUndoTakenWords(sn, id, "vm-9", "pve-1"), logTakeFailedWords(sn, "no room"), logTakeIncompleteWords(sn, "no room"),
+		logRestoreAskedWords(sn, "", true, ""), logRestoreAskedWords(sn, "u", false, ", on a yes given by the person at 10:42"),
+		logRestoreAskedWords(sn, "", false, ""), logRestoredWords(sn, at, "", &providers.BoxSize{Cores: 2, MemoryBytes: 2 << 30}, time.UTC),
+		logRestoreFailedWords(sn, "", "it failed", "nothing changed"), logRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
+		logForkWords(sn, box), logForkFailedWords(sn, box, "no room"), logForkedFromWords(box, sn, at, time.UTC),
+		logMadeByImportWords(sn), logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
+		logDeletedWithEarlierWords(sn, id, box), logKeptWords(sn, at), logUnkeptWords(sn, true), logUnkeptWords(sn, false),
+		logSnapshotWhyWords(sn, id, lostWords("pve-1", time.Hour)), logSnapshotWhyWords(sn, id, unavailableNoAnswerWords("pve-1", nil)),
+		logFoundWords(sn, id, "pve-1", true, nil, time.UTC), logFoundWords(sn, id, "pve-1", false, &at, time.UTC),
+		logFoundWords(sn, id, "pve-1", false, nil, time.UTC), logIncompleteToo(logFoundWords(sn, id, "pve-1", true, nil, time.UTC), "part is missing"),
+		logHeldCopyMadeWords(sn, "vm-9", "pve-1", true), logHeldCopyRemadeWords(sn), logSavedWords(sn, id),
+		logExportedWords([]string{sn}, ""), logExportedWords([]string{"b", sn}, "c"), logImportedWords([]string{sn}, true),
+		logSharedWords(sn, at, nil, time.UTC), logShareRedeemedWords(sn, []string{".ssh"}), logRequestedWords(sn, "rq1"),
+		logDeclinedWords("rq1", sn), logDownloadedWords("notes.txt", 512, false, sn), logDownloadedWords("src", 0, true, sn),
+		logForgottenWords(sn, id, "pve-2"),
+	}
+	others = []string{
+		logMadeOnWords("this host"), logMadeByImportWords(""), logEarlierGuestDeletedWords(box, "vm-9"),
+		logSnapshotWhyWords("a", id, unavailableNotInSettingsWords("pve-2")), unavailableNoAnswerWords("pve-1", errors.New("timeout")),
+		logEarlierGuestWords("vm-9", box, 2, "vm-10"), logReleasedWords, logHistorySettingsWords(nil),
+		logHistorySettingsWords(&yes), logHistorySettingsWords(&no), logThinnedWords(3, "its history is past 20 GiB"),
+		logImportedWords(nil, false), logShareRevokedWords, logSetStraightWords("the restore", nil, ""),
+		logSetStraightWords("the restore", []string{"its keys"}, ""), logTrashedWords(at, "", "", time.UTC),
+		logTrashedWords(at, "final", "", time.UTC), logTrashedWords(at, "", "pve-1 takes no snapshots of it", time.UTC),
+		logUntrashedWords(true), logUntrashedWords(false), logGuestGoneWords("vm-9", "pve-1"), resetWords(ResetResult{Template: "dev", Kept: []string{".ssh"}}),
+	}
+	return named, others
+}
+
+// TestLogWordsShape: every box log event's words are a phrase after its
+// kind: no space at either end, no verb of fmt left over, no doubled
+// word, no full stop at the end (the line that says it adds one), and a
+// snapshot it names in ‘’.
+func TestLogWordsShape(t *testing.T) {
+	t.Parallel()
+	named, others := logWordsForShape()
+	check := func(w string) {
+		t.Helper()
+		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
+			t.Errorf("%q: empty, or spaces at an end or doubled", w)
+		}
+		if strings.HasSuffix(w, ".") {
+			t.Errorf("%q ends with a full stop: an event's words are a phrase after its kind", w)
+		}
+		if strings.Contains(w, "%!") {
+			t.Errorf("%q holds a verb of fmt left over", w)
+		}
+		fields := strings.Fields(w)
+		for i := 1; i < len(fields); i++ {
+			if strings.EqualFold(fields[i], fields[i-1]) {
+				t.Errorf("%q doubles %q", w, fields[i])
+			}
+		}
+		if strings.Count(w, "‘") != strings.Count(w, "’") {
+			t.Errorf("%q: its ‘’ do not pair", w)
+		}
+	}
+	for _, w := range named {
+		check(w)
+		if !strings.Contains(w, "‘before the migration’") {
+			t.Errorf("%q does not name the snapshot in ‘’", w)
+		}
+	}
+	for _, w := range others {
+		check(w)
+	}
+}
+
+// TestEventWords: each kind of event is said in words, never by its name
+// with dashes; a line of an event ends with one full stop even where its
+// words are sentences; words that begin with the kind's own say it once.
+func TestEventWords(t *testing.T) {
+	t.Parallel()
+	kinds := []string{EvSnapshotTaken, EvSnapshotFailed, EvRestoreAsked, EvRestored, EvRestoreFailed, EvRestoredOutside,
+		EvRestoreOutsideFailed, EvRestoreOutsideRun, EvChangedOutside, EvForkAsked, EvForked, EvForkFailed, EvSnapshotDeleted,
+		EvSnapshotKept, EvSnapshotUnkept, EvSnapshotLost, EvSnapshotUnavailable, EvSnapshotFound, EvHeldCopyMade,
+		EvHeldCopyStarted, EvMade, EvReleased, EvRestoreRequested, EvRestoreDeclined, EvDownloaded, EvSnapshotForgotten,
+		EvGuestGone, EvReleaseStopped, EvSetStraight, EvSnapshotSaved, EvSnapshotUnsaved, EvHistorySettings, EvHistoryThinned,
+		EvHistoryDeleted, EvExported, EvImported, EvShared, EvShareRevoked, EvShareRedeemed, EvReset, EvResetUndone,
+		EvTrashed, EvUntrashed}
+	for _, k := range kinds {
+		w := EventWords(k)
+		if w == "" || strings.Contains(w, "-") || strings.ToUpper(w[:1]) != w[:1] {
+			t.Errorf("EventWords(%q) = %q", k, w)
+		}
+	}
+	for _, c := range []struct {
+		ev   LogEvent
+		want string
+	}{
+		{LogEvent{Kind: EvSnapshotUnkept, Words: logUnkeptWords("a", false)}, "amber-fox stopped keeping: ‘a’ goes with the box again."},
+		{LogEvent{Kind: EvMade, Words: logMadeOnWords("this host")}, "amber-fox made on this host."},
+		{LogEvent{Kind: EvReleaseStopped, Words: logReleaseStoppedWords("Release did not finish: pve-1 does not answer.")},
+			"amber-fox release stopped: Release did not finish: pve-1 does not answer. Nothing kept was deleted."},
+		{LogEvent{Kind: "", Words: "x"}, "amber-fox: x."},
+	} {
+		if got := EventLine("amber-fox", c.ev); got != c.want {
+			t.Errorf("EventLine(%+v) = %q, want %q", c.ev, got, c.want)
+		}
+	}
+	if what, words := EventParts(LogEvent{Kind: EvMade, Words: "made on this host"}); what != "Made on this host" || words != "" {
+		t.Errorf("EventParts of made = %q, %q", what, words)
+	}
+}
+
+// TestFailureWordsShape: what a failed operation says, and what boxsnap
+// then observed, read as words: no space at either end or doubled, no
+// verb of fmt left over, no doubled word (a reset's "boxsnap it is fresh,
+// but boxsnap could not start it" was), no two full stops, and a snapshot
+// it names in ‘’; what boxsnap observed is a phrase, without a full stop.
+func TestFailureWordsShape(t *testing.T) {
+	t.Parallel()
+	e := errors.New("pve-1 does not answer")
+	words := []string{
+		failSnapshotGone, failTargetGone, failTakeSnapshotGone, failTakeBoxGone, failImportParams,
+		failNothingChangedWords(wordsSnapshotIs("a", "lost")), failLabelRefusedWords("pve-1", e), failPartExistsWords("no room"),
+		deletePartWayWords(e), failUndoWords("no room", ""), failUndoWords("no room", "it is locked"),
+		failForkRecordWords("amber-fox-fork", e), failImportWords(e), CopyFailedWords("a", copyIsWords("lost")),
+		CopyFailedWords("a", copyNoStorageWords("it is locked")), CopyFailedWords("a", copyRoomWords("pve-1", 6e9, 13e9)),
+		resetUnfinishedWords(resetWhyUndo(e)), resetUnfinishedWords(resetWhyStop(e)), resetUnfinishedWords(resetWhyNoUndo(resetWhyFresh(e))),
+		resetUnfinishedWords(resetWhyAccess(e)), resetUnfinishedWords(resetWhyStart(e)),
+		resetNotBackWords(resetWhyFresh(e), "amber-fox", e, "before the reset at 10:42"),
+		resetUndoneWords(resetWhyFresh(e), "amber-fox", "before the reset at 10:42"),
+		finalNoneWords("pve-1", "amber-fox"), finalNoPlanWords(e), finalFailedWords(e),
+		untrashUnfinishedWords(untrashGoneWords("amber-fox")), untrashUnfinishedWords(untrashGuestWords("amber-fox", e)),
+		untrashUnfinishedWords(untrashStartWords("amber-fox", e)), logReleaseStoppedWords(wordsReleaseUnfinished("pve-1 does not answer.")),
+		logThenWords(resetUnfinishedWords(resetWhyStop(e)), observedNothingChanged),
+	}
+	observed := []string{observedNothingChanged, observedAlreadyGone, observedNothingKeptGone, observedMayBeStopped,
+		observedRestoredStopped, observedResetStopped, observedMayBeFresh, observedFreshNoLogins, observedAsBeforeReset,
+		observedReadyNotInTrash, observedStillInTrash, observedNoAnswerWords("pve-1", "rollback")}
+	for _, w := range append(words, observed...) {
+		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") || strings.Contains(w, "..") || strings.Contains(w, "%!") {
+			t.Errorf("%q: empty, spaces at an end or doubled, two full stops, or a verb of fmt left over", w)
+		}
+		fields := strings.Fields(w)
+		for i := 1; i < len(fields); i++ {
+			if strings.EqualFold(fields[i], fields[i-1]) {
+				t.Errorf("%q doubles %q", w, fields[i])
+			}
+		}
+		if strings.Count(w, "‘") != strings.Count(w, "’") {
+			t.Errorf("%q: its ‘’ do not pair", w)
+		}
+		if strings.Count(w, "boxsnap") > 1 && strings.Contains(w, "boxsnap it") {
+			t.Errorf("%q says boxsnap twice, once where a verb goes", w)
+		}
+	}
+	for _, w := range observed {
+		if strings.HasSuffix(w, ".") || strings.ToLower(w[:1]) != w[:1] {
+			t.Errorf("what boxsnap observed, %q, is not a phrase", w)
+		}
 	}
 }

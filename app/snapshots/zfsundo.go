@@ -91,8 +91,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
 	}
 	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: callerOf(op), Op: op.ID,
-		Words: fmt.Sprintf("‘%s’ (%s), the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in",
-			undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
+		Words: logHeldUndoTakenWords(undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
 		return nil, err
 	}
 	undo.State = StateReady
