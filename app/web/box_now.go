@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -127,19 +126,6 @@ type history struct {
 	Older  string // the address that shows more, or ""
 }
 
-// eventWords say a box log event's kind in the pages' words.
-var eventWords = map[string]string{
-	snapshots.EvSnapshotTaken: "Snapshot taken", snapshots.EvSnapshotFailed: "Snapshot failed",
-	snapshots.EvRestoreAsked: "Restore asked", snapshots.EvRestored: "Restored", snapshots.EvRestoreFailed: "Restore failed",
-	snapshots.EvRestoredOutside: "Restored outside boxsnap", snapshots.EvRestoreOutsideFailed: "A restore outside boxsnap failed",
-	snapshots.EvRestoreOutsideRun: "A restore outside boxsnap is running", snapshots.EvChangedOutside: "Snapshots changed outside boxsnap",
-	snapshots.EvForkAsked: "Fork asked", snapshots.EvForked: "Forked", snapshots.EvForkFailed: "Fork failed",
-	snapshots.EvSnapshotDeleted: "Deleted", snapshots.EvSnapshotKept: "Kept", snapshots.EvSnapshotUnkept: "Stopped keeping",
-	snapshots.EvSnapshotLost: "Lost", snapshots.EvSnapshotUnavailable: "Unavailable", snapshots.EvSnapshotFound: "Found again",
-	snapshots.EvHeldCopyMade: "Held copy made", snapshots.EvHeldCopyStarted: "Held copy started",
-	snapshots.EvMade: "Made", snapshots.EvReleased: "Released",
-}
-
 // historyOf reads a box's log through the core for its History card:
 // shown events, each with who did it.
 func (s *Server) historyOf(rc rowContext, b *snapshots.Box, shown int) history {
@@ -159,24 +145,13 @@ func (s *Server) historyOf(rc rowContext, b *snapshots.Box, shown int) history {
 		h.Older = fmt.Sprintf("/boxes/%s?log=%d#history", url.PathEscape(b.Name), shown+historyPage)
 	}
 	for _, ev := range evs {
-		what := eventWords[ev.Kind]
-		if what == "" {
-			what = strings.ReplaceAll(ev.Kind, "-", " ")
-			if what != "" {
-				what = strings.ToUpper(what[:1]) + what[1:]
-			}
-		}
+		what, words := snapshots.EventParts(ev)
 		thread, why := "", ""
 		if ev.ActorThread != nil {
 			thread = rc.threads[*ev.ActorThread]
 		}
 		if ev.ActorWhy != nil {
 			why = *ev.ActorWhy
-		}
-		words := ev.Words
-		if n := len(what); what != "" && len(words) > n && words[n] == ' ' && strings.EqualFold(words[:n], what) {
-			// "made on this host" says its kind itself: once, as "Made on this host".
-			what, words = what+words[n:], ""
 		}
 		h.Events = append(h.Events, historyEvent{When: whenWords(ev.At, rc.now, rc.tz), What: what, Words: words,
 			By: snapshots.ByWords(ev.ActorKind, thread, why)})

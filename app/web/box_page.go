@@ -137,7 +137,7 @@ func (s *Server) doneWords(r *http.Request, b *snapshots.Box) string {
 	if err != nil || len(evs) == 0 {
 		return b.Name + ": done."
 	}
-	return fmt.Sprintf("%s %s: %s.", b.Name, strings.ReplaceAll(evs[0].Kind, "-", " "), evs[0].Words)
+	return snapshots.EventLine(b.Name, evs[0])
 }
 
 // card builds a box's Snapshots card: the count, Take snapshot with why it

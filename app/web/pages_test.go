@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -244,6 +245,45 @@ func TestHistorySaysMadeOnce(t *testing.T) {
 	page := s.do(t, "GET", "/boxes/calm-moss", nil, nil).Body.String()
 	if !strings.Contains(page, `<span class="what">Made on this host</span> <span class="muted">`) || strings.Contains(page, "made on this host") {
 		t.Fatalf("the History card does not say “Made on this host” once:\n%s", page)
+	}
+}
+
+// TestEventsSaidByTheCore: the box page's History card and a settled
+// card's live region say each box log event as the core's EventParts and
+// EventLine say it, so an event's words are written once, in words.go.
+func TestEventsSaidByTheCore(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{})
+	ctx := context.Background()
+	b := s.env.Box(t, snapshots.Owner(), "calm-moss")
+	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.env.Wait(t, op)
+	op, err = s.env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.Name, Snapshot: sn.ID, Days: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.env.Wait(t, op)
+	evs, err := s.env.Core.Boxes().BoxLog(ctx, snapshots.Owner(), b.ID, 10)
+	if err != nil || len(evs) < 3 {
+		t.Fatalf("the box log holds %d events (%v)", len(evs), err)
+	}
+	page := s.do(t, "GET", "/boxes/calm-moss", nil, nil).Body.String()
+	for _, ev := range evs {
+		what, words := snapshots.EventParts(ev)
+		line := `<span class="what">` + html.EscapeString(what) + `</span>`
+		if words != "" {
+			line += ": " + html.EscapeString(words)
+		}
+		if !strings.Contains(page, line) {
+			t.Errorf("the History card does not say %s event as the core does, %q:\n%s", ev.Kind, line, page)
+		}
+	}
+	live := s.do(t, "GET", "/boxes/calm-moss/live?in=page", nil, nil).Body.String()
+	if want := `data-announce="` + html.EscapeString(snapshots.EventLine(b.Name, evs[0])) + `"`; !strings.Contains(live, want) {
+		t.Errorf("the settled card does not announce the newest event as the core says it, %s:\n%s", want, live)
 	}
 }
 
