@@ -27,11 +27,13 @@
 //
 // words.go is the one home of the words a person or an agent reads from the
 // core (what a snapshot holds, prices in their currency, sizes, how long,
-// an operation's step, what boxsnap could not confirm, what was done, and
-// every refusal, one named function or constant each, grouped by the rule
-// that refuses): the rules, the pages, the API and its tools, and the CLI
-// say them through it, and words_test.go tests them. A rule never writes
-// a sentence of its own. A refusal (refusal.go) carries a Code, never an
+// an operation's step, what boxsnap could not confirm, what was done, each
+// box log event's words and kind, an operation's failure and what boxsnap
+// then observed, and every refusal, one named function or constant each,
+// grouped by the rule that refuses): the rules, the pages, the API and its
+// tools, and the CLI say them through it, and words_test.go tests them. A
+// rule never writes a sentence of its own: words_home_test.go fails on one
+// written in a log, refusal or failure outside words.go. A refusal (refusal.go) carries a Code, never an
 // HTTP status: the API and the web
 // each turn codes into statuses in one place, and the core imports no
 // net/http.
