@@ -37,12 +37,13 @@ func (s *server) waitOp(ctx context.Context, c snapshots.Caller, id string) (*sn
 // operation and true when the tool should answer its result.
 func (s *server) runTool(w http.ResponseWriter, r *http.Request, start func(context.Context, snapshots.Caller) (*snapshots.Operation, error)) (*snapshots.Operation, bool) {
 	c := caller(r)
+	mark := s.core.WaitMark()
 	op, err := start(r.Context(), c)
 	if err == nil && snapshots.MaySeeOperation(c, op) {
 		// The caller's own operation, as start answered it: no read to ask
-		// whether it may see it, and the wait's last read is the answer.
+		// whether it may see it, and the end the wait hears is the answer.
 		wctx, cancel := context.WithTimeout(r.Context(), ToolWait)
-		op, err = s.core.Wait(wctx, op.ID)
+		op, err = s.core.WaitSince(wctx, op, mark)
 		cancel()
 	} else if err == nil {
 		op, err = s.waitOp(r.Context(), c, op.ID)

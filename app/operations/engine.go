@@ -358,15 +358,21 @@ func (e *Engine) finish(ctx context.Context, op *Operation, state string, result
 		}
 	}
 	ctx = context.WithoutCancel(ctx)
-	return store.InTx(ctx, e.st.Pool, func(tx pgx.Tx) error {
+	var ended *Operation
+	err := store.InTx(ctx, e.st.Pool, func(tx pgx.Tx) error {
+		ended = nil
 		if op.BoxID != nil {
 			if err := e.st.OpBoxLock(ctx, tx, *op.BoxID); err != nil {
 				return fmt.Errorf("end operation %s: %w", op.ID, err)
 			}
 		}
 		// Its notification is sent at commit: a Wait on it ends at once.
-		if err := e.st.OpEnd(ctx, tx, db.OpEndParams{ID: op.ID, State: state, Result: res, Error: nilIfEmpty(words),
-			Observed: nilIfEmpty(observed), Channel: operationEnded}); err != nil {
+		r, err := e.st.OpEnd(ctx, tx, db.OpEndParams{ID: op.ID, State: state, Result: res, Error: nilIfEmpty(words),
+			Observed: nilIfEmpty(observed), Channel: operationEnded})
+		switch {
+		case err == nil:
+			ended = FromRow(db.Operation(r))
+		case !errors.Is(err, pgx.ErrNoRows):
 			return fmt.Errorf("end operation %s: %w", op.ID, err)
 		}
 		op.State = state
@@ -383,6 +389,11 @@ func (e *Engine) finish(ctx context.Context, op *Operation, state string, result
 		}
 		return e.queue(ctx, tx, next)
 	})
+	if err == nil && ended != nil {
+		// This process's waits have the end as it is, with no read.
+		e.ends.end(ended.ID, ended)
+	}
+	return err
 }
 
 func nilIfEmpty(s string) *string {

@@ -167,3 +167,87 @@ func TestWaitersShareOneListener(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestWaitSinceHearsEveryEnd (issue 10, part 2): a wait for an operation
+// admitted while the listener listens needs no read to learn its end. An
+// end in this process hands the wait the operation as it ended, even when
+// it came before the wait subscribed; an end in another process (its
+// notification alone) is read once. Each answer comes well before the
+// wait's one-second recheck, which would otherwise be what ends it.
+func TestWaitSinceHearsEveryEnd(t *testing.T) {
+	env := coretest.New(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	e := env.Core.Engine()
+	// Someone waits throughout, so the listener listens.
+	keep := env.Box(t, snapshots.Owner(), "keep-listening")
+	held, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: keep.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hctx, stopHeld := context.WithCancel(ctx)
+	defer stopHeld()
+	go func() { _, _ = e.Wait(hctx, held.ID) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, connected := e.Listening(); !connected; _, connected = e.Listening() {
+		if time.Now().After(deadline) {
+			t.Fatal("the listener does not listen after 30 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	take := func(name string) (*snapshots.Operation, operations.Mark) {
+		env.Box(t, snapshots.Owner(), name)
+		m := e.Mark()
+		op, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return op, m
+	}
+	check := func(what string, op *snapshots.Operation, m operations.Mark, end func()) {
+		t.Helper()
+		got := make(chan *snapshots.Operation, 1)
+		go func() {
+			w, err := e.WaitSince(ctx, op, m)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- w
+		}()
+		end()
+		start := time.Now()
+		w := <-got
+		if took := time.Since(start); took > 700*time.Millisecond {
+			t.Fatalf("%s: the wait ended %s after the end, by its recheck", what, took)
+		}
+		row, err := e.ByID(ctx, env.Pool, op.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w == nil || w.State != row.State || string(w.Result) != string(row.Result) || w.EndedAt == nil || !w.EndedAt.Equal(*row.EndedAt) {
+			t.Fatalf("%s: the wait answered %+v, the operation is %+v", what, w, row)
+		}
+	}
+	// Ended here, after the wait subscribed.
+	op, m := take("ends-here")
+	check("an end in this process", op, m, func() {
+		time.Sleep(50 * time.Millisecond)
+		if err := env.Core.RunOperation(ctx, op.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// Ended here before the wait subscribed.
+	op, m = take("ends-first")
+	if err := env.Core.RunOperation(ctx, op.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("an end before the wait", op, m, func() {})
+	// Ended elsewhere: only its notification comes.
+	op, m = take("ends-elsewhere")
+	check("an end in another process", op, m, func() {
+		time.Sleep(50 * time.Millisecond)
+		if _, err := env.Pool.Exec(ctx, `WITH e AS (UPDATE operations SET state = 'failed', error = 'elsewhere', ended_at = now() WHERE id = $1 RETURNING id)
+			SELECT pg_notify('boxsnap_operation_ended', id) FROM e`, op.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

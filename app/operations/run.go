@@ -211,6 +211,7 @@ func (e *Engine) Resume(ctx context.Context, op *Operation, fromUnknown bool) (b
 			return ErrNotFound // someone resumed it meanwhile
 		}
 		again.Resumes++
+		e.ends.forget(again.ID) // it runs again: its last end is no longer its end
 		if err := e.st.OpResumeMark(ctx, tx, db.OpResumeMarkParams{ID: again.ID, Resumes: again.Resumes}); err != nil {
 			return err
 		}

@@ -14,10 +14,48 @@ import (
 // reads the operation again at least this often.
 const waitRecheck = time.Second
 
+// listenLinger is how long the listener keeps its connection after the
+// last wait ended, so that a caller's next wait finds it listening.
+const listenLinger = 2 * time.Second
+
+// endedKept is how long the listener remembers an end, for a wait that
+// subscribes just after its operation ended.
+const endedKept = 10 * time.Second
+
 // Wait waits until the operation ends or ctx does, and returns it as it is
 // then. Every wait of this process shares one LISTEN connection for the
 // ends; it reads the operation again at least every second besides.
 func (e *Engine) Wait(ctx context.Context, id string) (*Operation, error) {
+	return e.wait(ctx, id, Mark{})
+}
+
+// Mark is the listener's state at one moment, taken before an operation is
+// admitted (Engine.Mark) and given to WaitSince.
+type Mark struct {
+	run    *listenRun
+	breaks int
+}
+
+// Mark notes whether the listener listens now; WaitSince then knows
+// whether it has heard every end since.
+func (e *Engine) Mark() Mark {
+	return e.ends.mark()
+}
+
+// WaitSince is Wait for op as it was read or admitted after m was taken:
+// when op was running then and the listener has listened with no break
+// since m, an end it did not hear has not happened, so the wait reads
+// nothing before the end. An end in this process hands the wait the
+// operation as it ended, with no read at all; one in another process is
+// read once.
+func (e *Engine) WaitSince(ctx context.Context, op *Operation, m Mark) (*Operation, error) {
+	if op.State != Running {
+		m = Mark{}
+	}
+	return e.wait(ctx, op.ID, m)
+}
+
+func (e *Engine) wait(ctx context.Context, id string, m Mark) (*Operation, error) {
 	// The reads are not cut by ctx: ctx bounds the wait, and the answer is
 	// the operation as it is when the wait ends.
 	read := func() (*Operation, error) {
@@ -27,19 +65,28 @@ func (e *Engine) Wait(ctx context.Context, id string) (*Operation, error) {
 		}
 		return op, nil
 	}
-	ended, stop := e.ends.subscribe(ctx, id)
+	ended, heard, stop := e.ends.subscribe(ctx, id, m)
 	defer stop()
 	tick := time.NewTimer(waitRecheck)
 	defer tick.Stop()
+	var given *Operation
 	for {
-		op, err := read()
-		if err != nil || op.State != Running || ctx.Err() != nil {
-			return op, err
+		op := given
+		if op == nil && (!heard || ctx.Err() != nil) {
+			var err error
+			if op, err = read(); err != nil {
+				return nil, err
+			}
 		}
+		if op != nil && (op.State != Running || ctx.Err() != nil) {
+			return op, nil
+		}
+		heard = false // from now on, a wake reads unless it was handed the end
+		given = nil
 		tick.Reset(waitRecheck)
 		select {
 		case <-ctx.Done():
-		case <-ended:
+		case given = <-ended:
 		case <-tick.C:
 		}
 	}
@@ -52,16 +99,28 @@ func (e *Engine) Listening() (waiters int, connected bool) {
 }
 
 // listener is the process's one LISTEN connection for the operations' ends,
-// held while anyone waits and given back to the pool when nobody does; it
-// fans each end out to the callers waiting for that operation.
+// held while anyone waits (and listenLinger after) and given back to the
+// pool when nobody does; it fans each end out to the callers waiting for
+// that operation. Ends in this process are handed to its waits as they
+// ended (Engine.finish), with no read.
 type listener struct {
 	pool   *pgxpool.Pool
 	logger *slog.Logger
 
 	mu      sync.Mutex
-	waiting map[string]map[chan struct{}]struct{}
+	waiting map[string]map[chan *Operation]struct{}
 	n       int
 	run     *listenRun
+	linger  *time.Timer
+	// ended are the ends heard or made lately, by operation: the operation
+	// as it ended when this process ended it, nil when only its
+	// notification was heard.
+	ended map[string]endedOp
+}
+
+type endedOp struct {
+	op *Operation
+	at time.Time
 }
 
 // listenRun is one spell of holding the connection.
@@ -69,27 +128,49 @@ type listenRun struct {
 	cancel    context.CancelFunc
 	ready     chan struct{} // closed once LISTEN is in place, or failed
 	connected bool
+	breaks    int // connections lost in this spell
 }
 
 func newListener(pool *pgxpool.Pool, logger *slog.Logger) *listener {
-	return &listener{pool: pool, logger: logger, waiting: map[string]map[chan struct{}]struct{}{}}
+	return &listener{pool: pool, logger: logger, waiting: map[string]map[chan *Operation]struct{}{}, ended: map[string]endedOp{}}
 }
 
-// subscribe registers a wait for id's end; the channel receives when a
-// notification for id arrives. It returns once the listener listens (or
-// could not), so an end after it is never missed but by the recheck.
-func (l *listener) subscribe(ctx context.Context, id string) (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
+func (l *listener) mark() Mark {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.run == nil || !l.run.connected {
+		return Mark{}
+	}
+	return Mark{run: l.run, breaks: l.run.breaks}
+}
+
+// subscribe registers a wait for id's end; the channel receives when the
+// end is heard: the operation as it ended, or nil when it must be read. It
+// returns once the listener listens (or could not), so an end after it is
+// never missed but by the recheck. heard says the listener has listened
+// since m without a break, so that an end before the subscription is
+// already on the channel.
+func (l *listener) subscribe(ctx context.Context, id string, m Mark) (<-chan *Operation, bool, func()) {
+	ch := make(chan *Operation, 1)
 	l.mu.Lock()
 	if l.waiting[id] == nil {
-		l.waiting[id] = map[chan struct{}]struct{}{}
+		l.waiting[id] = map[chan *Operation]struct{}{}
 	}
 	l.waiting[id][ch] = struct{}{}
 	l.n++
+	if l.linger != nil {
+		l.linger.Stop()
+		l.linger = nil
+	}
 	if l.run == nil {
 		rctx, cancel := context.WithCancel(context.Background())
 		l.run = &listenRun{cancel: cancel, ready: make(chan struct{})}
 		go l.listen(rctx, l.run)
+	}
+	heard := m.run != nil && m.run == l.run && l.run.connected && l.run.breaks == m.breaks
+	if end, ok := l.ended[id]; ok {
+		ch <- copyOp(end.op)
+		heard = true
 	}
 	ready := l.run.ready
 	l.mu.Unlock()
@@ -97,7 +178,7 @@ func (l *listener) subscribe(ctx context.Context, id string) (<-chan struct{}, f
 	case <-ready:
 	case <-ctx.Done():
 	}
-	return ch, func() {
+	return ch, heard, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		delete(l.waiting[id], ch)
@@ -105,11 +186,62 @@ func (l *listener) subscribe(ctx context.Context, id string) (<-chan struct{}, f
 			delete(l.waiting, id)
 		}
 		l.n--
-		if l.n == 0 && l.run != nil {
-			l.run.cancel()
-			l.run = nil
+		if l.n == 0 && l.run != nil && l.linger == nil {
+			run := l.run
+			l.linger = time.AfterFunc(listenLinger, func() {
+				l.mu.Lock()
+				defer l.mu.Unlock()
+				if l.n == 0 && l.run == run {
+					run.cancel()
+					l.run = nil
+					l.linger = nil
+				}
+			})
 		}
 	}
+}
+
+// end tells the waits for op that it ended: op as it ended (this process
+// ended it), or nil (another did, and they read it). Ends are remembered
+// endedKept, for a wait that subscribes after its operation ended.
+func (l *listener) end(id string, op *Operation) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if prev, ok := l.ended[id]; ok && op == nil && prev.op != nil {
+		op = prev.op // the notification of an end this process handed already
+	}
+	l.ended[id] = endedOp{op: op, at: now}
+	if len(l.ended) > 64 {
+		for k, v := range l.ended {
+			if now.Sub(v.at) > endedKept {
+				delete(l.ended, k)
+			}
+		}
+	}
+	for ch := range l.waiting[id] {
+		select {
+		case ch <- copyOp(op):
+		default:
+		}
+	}
+}
+
+// forget drops what the listener remembers of op's last end, as it runs
+// again.
+func (l *listener) forget(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.ended, id)
+}
+
+// copyOp is a wait's own copy of an ended operation, nil for nil.
+func copyOp(op *Operation) *Operation {
+	if op == nil {
+		return nil
+	}
+	c := *op
+	return &c
 }
 
 func (l *listener) state() (int, bool) {
@@ -156,6 +288,7 @@ func (l *listener) listenOnce(ctx context.Context, run *listenRun, ready func())
 	defer func() {
 		l.mu.Lock()
 		run.connected = false
+		run.breaks++
 		l.mu.Unlock()
 		// Back to the pool listening to nothing.
 		if _, err := conn.Exec(context.Background(), "UNLISTEN *"); err != nil {
@@ -167,13 +300,6 @@ func (l *listener) listenOnce(ctx context.Context, run *listenRun, ready func())
 		if err != nil {
 			return err
 		}
-		l.mu.Lock()
-		for ch := range l.waiting[n.Payload] {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
-		}
-		l.mu.Unlock()
+		l.end(n.Payload, nil)
 	}
 }

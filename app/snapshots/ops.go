@@ -126,6 +126,17 @@ func (s *core) Wait(ctx context.Context, id string) (*Operation, error) {
 	return s.ops.Wait(ctx, id)
 }
 
+// WaitMark notes the operations' listener now, before an operation is
+// admitted, for WaitSince.
+func (s *core) WaitMark() operations.Mark { return s.ops.Mark() }
+
+// WaitSince waits for op, admitted or read after m, to end: when the
+// listener heard every end since m, with no read until it ends
+// (operations.Engine.WaitSince).
+func (s *core) WaitSince(ctx context.Context, op *Operation, m operations.Mark) (*Operation, error) {
+	return s.ops.WaitSince(ctx, op, m)
+}
+
 // step records the step an operation is at, before it runs it (section 6).
 func (s *core) step(ctx context.Context, op *Operation, step string) error {
 	return s.ops.Step(ctx, op, step)

@@ -36,15 +36,17 @@ UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running';
 -- name: OpStart :one
 UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING *;
 
--- name: OpEnd :exec
--- The end, and its notification to the waits, sent at commit.
+-- name: OpEnd :one
+-- The end, and its notification to the waits, sent at commit; it answers
+-- the operation as it ended, which the process's own waits are handed.
 WITH ended AS (
     UPDATE operations SET state = sqlc.arg(state), result = coalesce(sqlc.arg(result), result), error = sqlc.arg(error),
         observed = sqlc.arg(observed), task_waiting = false,
         ended_at = CASE WHEN sqlc.arg(state) IN ('done', 'failed') THEN now() ELSE ended_at END
     WHERE id = sqlc.arg(id)
-    RETURNING id)
-SELECT pg_notify(sqlc.arg(channel)::text, id) FROM ended;
+    RETURNING *), notified AS (
+    SELECT pg_notify(sqlc.arg(channel)::text, ended.id) FROM ended)
+SELECT ended.* FROM ended CROSS JOIN notified;
 
 -- name: OpSetTask :exec
 UPDATE operations SET task = $2, task_waiting = $3 WHERE id = $1;

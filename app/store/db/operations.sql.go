@@ -117,36 +117,100 @@ func (q *Queries) OpByRequest(ctx context.Context, db DBTX, requestKey *string) 
 	return i, err
 }
 
-const opEnd = `-- name: OpEnd :exec
+const opEnd = `-- name: OpEnd :one
 WITH ended AS (
-    UPDATE operations SET state = $2, result = coalesce($3, result), error = $4,
-        observed = $5, task_waiting = false,
-        ended_at = CASE WHEN $2 IN ('done', 'failed') THEN now() ELSE ended_at END
-    WHERE id = $6
-    RETURNING id)
-SELECT pg_notify($1::text, id) FROM ended
+    UPDATE operations SET state = $1, result = coalesce($2, result), error = $3,
+        observed = $4, task_waiting = false,
+        ended_at = CASE WHEN $1 IN ('done', 'failed') THEN now() ELSE ended_at END
+    WHERE id = $5
+    RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting), notified AS (
+    SELECT pg_notify($6::text, ended.id) FROM ended)
+SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting FROM ended CROSS JOIN notified
 `
 
 type OpEndParams struct {
-	Channel  string
 	State    string
 	Result   json.RawMessage
 	Error    *string
 	Observed *string
 	ID       string
+	Channel  string
 }
 
-// The end, and its notification to the waits, sent at commit.
-func (q *Queries) OpEnd(ctx context.Context, db DBTX, arg OpEndParams) error {
-	_, err := db.Exec(ctx, opEnd,
-		arg.Channel,
+type OpEndRow struct {
+	ID            string
+	Seq           int64
+	RequestKey    *string
+	Kind          string
+	BoxID         *string
+	Generation    int
+	Target        *string
+	Snapshots     []string
+	ByKind        string
+	ByThreadID    *string
+	Consent       json.RawMessage
+	UndoID        *string
+	Guests        json.RawMessage
+	Step          string
+	Task          json.RawMessage
+	State         string
+	Reserved      json.RawMessage
+	Params        json.RawMessage
+	Result        json.RawMessage
+	Error         *string
+	Observed      *string
+	Resumes       int
+	CreatedAt     time.Time
+	StartedAt     *time.Time
+	EndedAt       *time.Time
+	PriceBackend  *string
+	PriceReserved json.RawMessage
+	TaskWaiting   bool
+}
+
+// The end, and its notification to the waits, sent at commit; it answers
+// the operation as it ended, which the process's own waits are handed.
+func (q *Queries) OpEnd(ctx context.Context, db DBTX, arg OpEndParams) (OpEndRow, error) {
+	row := db.QueryRow(ctx, opEnd,
 		arg.State,
 		arg.Result,
 		arg.Error,
 		arg.Observed,
 		arg.ID,
+		arg.Channel,
 	)
-	return err
+	var i OpEndRow
+	err := row.Scan(
+		&i.ID,
+		&i.Seq,
+		&i.RequestKey,
+		&i.Kind,
+		&i.BoxID,
+		&i.Generation,
+		&i.Target,
+		&i.Snapshots,
+		&i.ByKind,
+		&i.ByThreadID,
+		&i.Consent,
+		&i.UndoID,
+		&i.Guests,
+		&i.Step,
+		&i.Task,
+		&i.State,
+		&i.Reserved,
+		&i.Params,
+		&i.Result,
+		&i.Error,
+		&i.Observed,
+		&i.Resumes,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
+		&i.TaskWaiting,
+	)
+	return i, err
 }
 
 const opFinishStaleJobs = `-- name: OpFinishStaleJobs :many
