@@ -155,8 +155,8 @@ func (k *Kind[P, R]) Result(op *Operation) (R, error) {
 	return r, nil
 }
 
-// Done finishes op done with its result now, for a runner that must end it
-// before it returns (the room sweep's delete, run in place).
+// Done finishes op done with its result now, for a runner that ends it
+// itself before it returns.
 func (k *Kind[P, R]) Done(ctx context.Context, op *Operation, r R) error {
 	return k.e.finish(ctx, op, Done, r, "", "")
 }
@@ -179,7 +179,7 @@ type Request struct {
 	Reserved any
 }
 
-func (e *Engine) insert(ctx context.Context, tx DB, running bool, r Request) (*Operation, error) {
+func (e *Engine) insert(ctx context.Context, tx DB, r Request) (*Operation, error) {
 	params, err := json.Marshal(r.Params)
 	if err != nil {
 		return nil, fmt.Errorf("record operation: %w", err)
@@ -209,12 +209,7 @@ func (e *Engine) insert(ctx context.Context, tx DB, running bool, r Request) (*O
 	}
 	arg := db.OpInsertParams{ID: NewID(), RequestKey: r.RequestKey, Kind: r.Kind, BoxID: r.Box, Generation: gen, Target: r.Target,
 		Snapshots: pins, ByKind: r.ByKind, ByThreadID: r.ByThread, Consent: consent, Params: params, Reserved: reserved}
-	var op *Operation
-	if running {
-		op, err = row(e.st.OpInsertRunning(ctx, tx, db.OpInsertRunningParams(arg)))
-	} else {
-		op, err = row(e.st.OpInsert(ctx, tx, arg))
-	}
+	op, err := row(e.st.OpInsert(ctx, tx, arg))
 	if err != nil {
 		return nil, fmt.Errorf("record operation: %w", err)
 	}
@@ -231,7 +226,7 @@ func (e *Engine) Admit(ctx context.Context, tx pgx.Tx, r Request) (*Operation, e
 	if e.jobs == nil {
 		return nil, errors.New("operations: no job client (UseJobs was not called)")
 	}
-	op, err := e.insert(ctx, tx, false, r)
+	op, err := e.insert(ctx, tx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -248,23 +243,6 @@ func (e *Engine) Admit(ctx context.Context, tx pgx.Tx, r Request) (*Operation, e
 func (k *Kind[P, R]) Admit(ctx context.Context, tx pgx.Tx, r Request, p P) (*Operation, error) {
 	r.Kind, r.Params = k.name, p
 	return k.e.Admit(ctx, tx, r)
-}
-
-// Begin records an operation its caller runs at once in its own process,
-// with no job (the room sweep's delete, when the box's turn is free), and
-// starts it. The caller ends it with Kind.Done or End.
-func (e *Engine) Begin(ctx context.Context, tx pgx.Tx, r Request) (*Operation, error) {
-	return e.insert(ctx, tx, true, r)
-}
-
-// Start marks a begun operation started and answers it as it is now;
-// ErrNotFound when it is no longer running.
-func (e *Engine) Start(ctx context.Context, id string) (*Operation, error) {
-	op, err := row(e.st.OpStart(ctx, e.st.Pool, id))
-	if err != nil {
-		return nil, fmt.Errorf("start operation %s: %w", id, err)
-	}
-	return op, nil
 }
 
 // insertJob inserts op's River job in tx.

@@ -50,9 +50,16 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 	return op, err
 }
 
+// deleteParams are a delete's parameters: none for the person's, the CLI's
+// or an agent's; the room sweep's says its change (evict-room) and why.
+type deleteParams struct {
+	Change Change `json:"change,omitempty"`
+	Why    string `json:"why,omitempty"`
+}
+
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
-func (s *Service) runDelete(ctx context.Context, op *Operation) error {
+func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) error {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
 		return s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
@@ -65,9 +72,13 @@ func (s *Service) runDelete(ctx context.Context, op *Operation) error {
 		return err
 	}
 	change := ChangeDelete
-	why := byWhy(callerOf(op))
-	if op.Kind == OpExpiry {
+	caller := callerOf(op)
+	why := byWhy(caller)
+	switch {
+	case op.Kind == OpExpiry:
 		change, why = ChangeExpire, "its keep ended"
+	case p.Change != "":
+		change, caller, why = p.Change, System(p.Why), "by boxsnap: "+p.Why
 	}
 	if sn.State != StateDeleting {
 		pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
@@ -85,7 +96,7 @@ func (s *Service) runDelete(ctx context.Context, op *Operation) error {
 	// The backend's task is waited for by the job's snooze, not here: a
 	// resumed delete finds the snapshot gone and ends, or, when the task
 	// failed, asks once more and waits in place for the backend's words.
-	if err := s.deleteWith(ctx, op, sn, b, be, callerOf(op), why, s.taskRecorder(op)); err != nil {
+	if err := s.deleteWith(ctx, op, sn, b, be, caller, why, s.taskRecorder(op)); err != nil {
 		if operations.Pending(err) {
 			return err
 		}

@@ -15,8 +15,8 @@ import (
 // operation's result through them (Kinds().Take.Result(op)).
 type Kinds struct {
 	Take    *operations.Kind[takeParams, TakeResult]
-	Delete  *operations.Kind[struct{}, DeleteResult]
-	Expiry  *operations.Kind[struct{}, DeleteResult]
+	Delete  *operations.Kind[deleteParams, DeleteResult]
+	Expiry  *operations.Kind[deleteParams, DeleteResult]
 	Restore *operations.Kind[restoreParams, RestoreResult]
 	Keep    *operations.Kind[keepParams, KeepResult]
 	Unkeep  *operations.Kind[keepParams, KeepResult]
@@ -59,7 +59,7 @@ func ended[P, R any](run func(ctx context.Context, op *Operation, p P) error) fu
 // register registers the core's kinds of operation with the engine.
 func (s *Service) register() {
 	e := s.ops
-	del := ended[struct{}, DeleteResult](func(ctx context.Context, op *Operation, _ struct{}) error { return s.runDelete(ctx, op) })
+	del := ended[deleteParams, DeleteResult](s.runDelete)
 	keep := ended[keepParams, KeepResult](s.runKeep)
 	thin := ended[thinParams, ThinResult](s.sweeps.runThin)
 	s.kinds = Kinds{

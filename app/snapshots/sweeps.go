@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
@@ -171,7 +170,7 @@ func (s *Sweeps) evictRoom(ctx context.Context, be Backend, host, storage, why s
 		return fmt.Errorf("room sweep: %w", err)
 	}
 	for _, cand := range cands {
-		deleted, err := s.deleteForRoom(ctx, be, cand.ID, why)
+		deleted, err := s.deleteForRoom(ctx, cand.ID, why)
 		if err != nil {
 			return err
 		}
@@ -196,12 +195,14 @@ func (s *Sweeps) evictRoom(ctx context.Context, be Backend, host, storage, why s
 // errBoxBusy says the room sweep left a box whose turn was taken.
 var errBoxBusy = errors.New("another operation runs on the box")
 
-// deleteForRoom deletes one snapshot as an operation of its box, run here
-// while the box's turn is free: recorded before it starts, eligible(evict-
-// room) asked at the moment of the change, the box log saying why. A box
-// busy with another operation is skipped until the next sweep.
-func (s *Sweeps) deleteForRoom(ctx context.Context, be Backend, id, why string) (bool, error) {
-	caller := System(why)
+// deleteForRoom deletes one snapshot as an operation of its box, admitted
+// while the box's turn is free and run by a worker as any delete is:
+// recorded before it starts, eligible(evict-room) asked at the moment of
+// the change, its Proxmox task left to the job's snooze, the box log saying
+// why. The sweep waits for its end (through the process's one listener,
+// holding no connection of its own) before it reads the storage again. A
+// box busy with another operation is skipped until the next sweep.
+func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error) {
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		sn, err := s.snapshotByID(ctx, tx, id)
@@ -230,8 +231,8 @@ func (s *Sweeps) deleteForRoom(ctx context.Context, be Backend, id, why string) 
 		if err := Eligible(sn, ChangeEvictRoom, pins, s.now(), s.TimeZone(ctx)); err != nil {
 			return err
 		}
-		op, err = s.ops.Begin(ctx, tx, operations.Request{Kind: OpDelete, Box: &b.ID, Generation: b.Generation, Target: &sn.ID,
-			Pins: []string{sn.ID}, ByKind: "boxsnap"})
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System(why),
+			Params: deleteParams{Change: ChangeEvictRoom, Why: why}})
 		return err
 	})
 	var r *Refusal
@@ -241,20 +242,13 @@ func (s *Sweeps) deleteForRoom(ctx context.Context, be Backend, id, why string) 
 	if err != nil {
 		return false, fmt.Errorf("room sweep: %w", err)
 	}
-	op, err = s.ops.Start(ctx, op.ID)
+	got, err := s.ops.Wait(ctx, op.ID)
 	if err != nil {
 		return false, fmt.Errorf("room sweep: %w", err)
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
-	if err != nil {
-		return false, s.ops.EndWith(ctx, op, OpDone, nil, "", "it was already gone")
+	if got.State != OpDone {
+		return false, ctx.Err() // refused at the moment, or failed: skipped
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
-	if err != nil {
-		return false, err
-	}
-	if err := s.snaps.deleteNow(ctx, op, sn, b, be, caller, "by boxsnap: "+why); err != nil {
-		return false, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
-	}
-	return true, s.kinds.Delete.Done(ctx, op, DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)})
+	res, err := s.kinds.Delete.Result(got)
+	return err == nil && res.Name != "", nil // no name: it was gone already
 }

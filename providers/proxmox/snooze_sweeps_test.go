@@ -87,3 +87,70 @@ func TestDeleteHistorySnoozesOnItsDeletes(t *testing.T) {
 		t.Error("no history-deleted event in the box log")
 	}
 }
+
+// TestRoomSweepSnoozesOnItsDelete (issue 10, part 2): the room sweep's
+// delete is an operation of its own, run by a worker, whose Proxmox delete
+// task is left to the job's snooze; the worker is killed while it snoozes,
+// and a new one goes on from that task. The agent's snapshot is gone, with
+// one delete task, the person's stays, the box log says "by boxsnap:
+// pve-1's storage was 93% full", and the sweep reports the delete.
+func TestRoomSweepSnoozesOnItsDelete(t *testing.T) {
+	t.Parallel()
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzdelsnapshot": 1500 * time.Millisecond}, false)
+	ctx := context.Background()
+	th, agent, _ := s.env.Thread(t, "Fix the sign-in flow")
+	if _, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
+		Backend: "pve-lab", Adopt: itoa(lxcThin), Thread: th.ID}); err != nil {
+		t.Fatal(err)
+	}
+	old := takeDone(t, s.env, agent, "amber-fox", "oldest")
+	mine := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "the person's")
+	before := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"]
+	must(t, s.e.sim.FillStorage("pve-1", "local-lvm", 93))
+
+	type swept struct {
+		rep snapshots.RoomReport
+		err error
+	}
+	done := make(chan swept, 1)
+	go func() {
+		rep, err := s.env.Core.Sweeps().RoomSweep(ctx)
+		done <- swept{rep, err}
+	}()
+	var opID string
+	waitFor(t, "the room sweep's delete admitted", func() bool {
+		err := s.pool.QueryRow(ctx, `SELECT id FROM operations WHERE kind = $1 AND target = $2`, snapshots.OpDelete, old.ID).Scan(&opID)
+		return err == nil
+	})
+	op, err := s.env.Core.Operation(ctx, snapshots.Owner(), opID)
+	must(t, err)
+	s.finishAfterKill(t, op, snapshots.StepDelete, "vzdelsnapshot")
+	var got swept
+	select {
+	case got = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the room sweep did not return 20 s after its delete ended")
+	}
+	must(t, got.err)
+	if len(got.rep.Deleted) != 1 || got.rep.Deleted[0] != old.ID {
+		t.Fatalf("the room sweep reports %v deleted, want the agent's %s", got.rep.Deleted, old.ID)
+	}
+	if n := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"] - before; n != 1 {
+		t.Errorf("Proxmox ran %d delete tasks for the room sweep's one delete, want 1", n)
+	}
+	if st := snapshotState(t, s.env, old.ID); st != "gone" {
+		t.Errorf("the agent's snapshot is %s after the room sweep, want gone", st)
+	}
+	if st := snapshotState(t, s.env, mine.ID); st != snapshots.StateReady {
+		t.Errorf("the person's snapshot is %s after the room sweep, want ready", st)
+	}
+	said := false
+	for _, ev := range boxLog(t, s.env, "amber-fox") {
+		if ev.Kind == snapshots.EvSnapshotDeleted && strings.Contains(ev.Words, "by boxsnap: pve-1's storage was 93% full") {
+			said = true
+		}
+	}
+	if !said {
+		t.Error("no snapshot-deleted with “by boxsnap: pve-1's storage was 93% full”")
+	}
+}

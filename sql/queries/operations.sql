@@ -10,13 +10,6 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
     CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4 AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
 RETURNING *;
 
--- name: OpInsertRunning :one
--- An operation its caller runs at once, in its own process, with no job
--- (the room sweep's delete): queued, and started by OpStart.
-INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, reserved, step)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'queued')
-RETURNING *;
-
 -- name: OpByID :one
 SELECT * FROM operations WHERE id = $1;
 
