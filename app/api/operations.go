@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -96,14 +95,15 @@ func (s *server) answerOperation(w http.ResponseWriter, r *http.Request, op *sna
 func (s *server) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshots.Operation) bool {
 	switch op.State {
 	case snapshots.OpFailed:
-		words := fmt.Sprintf("The %s failed", op.Kind)
-		if op.Error != nil && *op.Error != "" {
-			words += ": " + strings.TrimSuffix(*op.Error, ".")
+		why, observed := "", ""
+		if op.Error != nil {
+			why = *op.Error
 		}
-		if op.Observed != nil && *op.Observed != "" {
-			words += "; boxsnap then observed: " + strings.TrimSuffix(*op.Observed, ".")
+		if op.Observed != nil {
+			observed = *op.Observed
 		}
-		writeJSON(w, statusOf(codeFailed), errorBody{Error: apiError{Code: codeFailed, Message: words + ".", Operation: op.ID}})
+		words := snapshots.UnfinishedWords("The "+string(op.Kind), why, observed)
+		writeJSON(w, statusOf(codeFailed), errorBody{Error: apiError{Code: codeFailed, Message: words, Operation: op.ID}})
 		return true
 	case snapshots.OpUnknown:
 		writeJSON(w, statusOf(codeUnknown), errorBody{Error: apiError{Code: codeUnknown,

@@ -89,7 +89,11 @@ func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
 	}
 	ans := forkCheckAnswer{OK: plan.Fork.OK, Snapshot: sn.ID, AboutMs: plan.Fork.About.Milliseconds(), Bytes: plan.Fork.Bytes}
 	if !ans.OK {
-		ans.Why = planWhy(plan.Fork.Why, fmt.Sprintf("‘%s’ cannot be forked.", sn.Name))
+		where := b.BackendID
+		if be, ok := s.core.BackendOf(b); ok {
+			where = be.Label
+		}
+		ans.Why = planWhy(plan.Fork.Why, snapshots.CannotBeForkedWords(sn.Name, "on "+where))
 	} else if err := forkRoom(plan, false); err != nil {
 		ans.OK, ans.Why = false, err.Error()
 	} else if name != "" {

@@ -31,7 +31,7 @@ func approvals(ctx context.Context, c *client, _ []string, _ any, out io.Writer)
 		return err
 	}
 	for _, a := range ans.Approvals {
-		if _, err := fmt.Fprintf(out, "%s  %s asks to restore %s to ‘%s’.\n    %s\n", a.ID, a.ThreadTitle, a.BoxName, a.SnapshotName, strings.Join(a.Plan, "\n    ")); err != nil {
+		if _, err := fmt.Fprintf(out, "%s  %s\n    %s\n", a.ID, snapshots.AsksWords(a.ThreadTitle, a.BoxName, a.SnapshotName), strings.Join(a.Plan, "\n    ")); err != nil {
 			return err
 		}
 	}

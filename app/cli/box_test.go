@@ -94,7 +94,7 @@ func TestCLIRelease(t *testing.T) {
 	if code != cli.ExitRefused || out != "" {
 		t.Fatalf("emptying the trash with no room for the copy: exit %d, %q %q", code, out, errw)
 	}
-	says(t, errw, "boxsnap box trash-empty: The release failed: Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has ", "free, and it needs ",
+	says(t, errw, "boxsnap box trash-empty: Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has ", "free, and it needs ",
 		"Run it again, or boxsnap box release amber-fox --delete-kept to release it and delete its kept snapshots.")
 	if b, err := e.Core.Box(ctx, snapshots.Owner(), "amber-fox"); err != nil || b.State != "trashed" {
 		t.Fatalf("after the stopped release: %+v, %v; want trashed", b, err)

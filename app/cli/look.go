@@ -77,7 +77,7 @@ func files(ctx context.Context, c *client, pos []string, o any, out io.Writer) e
 		return unreadableListing()
 	}
 	if len(ans.Entries) == 0 {
-		_, err := fmt.Fprintln(out, "An empty folder.")
+		_, err := fmt.Fprintln(out, snapshots.EmptyFolderWords)
 		return err
 	}
 	return printEntries(out, ans.Entries)

@@ -202,7 +202,7 @@ func shares(ctx context.Context, c *client, _ []string, _ any, out io.Writer) er
 		return err
 	}
 	if len(ans.Shares) == 0 {
-		_, err := fmt.Fprintln(out, "No share codes.")
+		_, err := fmt.Fprintln(out, snapshots.NoShareCodesWords)
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

@@ -77,7 +77,7 @@ func setTemplate(ctx context.Context, c *client, pos []string, o any, out io.Wri
 	if err := c.do(ctx, "PUT", "/templates/"+seg(pos[0]), t, nil); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(out, "Saved the box template %s.\n", pos[0])
+	_, err := fmt.Fprintln(out, snapshots.TemplateSavedWords(pos[0]))
 	return err
 }
 
@@ -86,6 +86,6 @@ func removeTemplate(ctx context.Context, c *client, pos []string, _ any, out io.
 	if err := c.do(ctx, "DELETE", "/templates/"+seg(pos[0]), nil, nil); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(out, "Removed the box template %s.\n", pos[0])
+	_, err := fmt.Fprintln(out, snapshots.TemplateRemovedWords(pos[0]))
 	return err
 }

@@ -24,7 +24,7 @@ func trashList(ctx context.Context, c *client, _ []string, _ any, out io.Writer)
 		return err
 	}
 	if len(a.Trash) == 0 {
-		_, err := fmt.Fprintln(out, "The trash is empty.")
+		_, err := fmt.Fprintln(out, snapshots.TrashEmptyWords)
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

@@ -96,7 +96,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	if !plan.Fork.OK {
 		why := plan.Fork.Why
 		if why == "" {
-			why = wordsCannotBeForked(sn.Name, be.Label)
+			why = CannotBeForkedWords(sn.Name, "on "+be.Label)
 		}
 		return nil, refusal(CodePlan, why)
 	}

@@ -1052,6 +1052,26 @@ func approvalPlanWords(a *Approval, sn *Snapshot) []string {
 // the CLI's), and what boxsnap then observed of the box. A backend's own
 // words come inside them as they are.
 
+// UnfinishedWords says an operation that ended without doing what it was
+// asked, for the pages, the API and the CLI, as section 7 says a release:
+// "The restore of amber-fox did not finish: why; boxsnap then observed:
+// observed." what names it ("The restore of amber-fox", "The fork"); why
+// and observed may be "". Words that say already what did not finish
+// ("Release did not finish: …") are said once.
+func UnfinishedWords(what, why, observed string) string {
+	why = strings.TrimSuffix(why, ".")
+	w := what + " did not finish"
+	if i := strings.Index(why, " did not finish"); i > 0 && !strings.ContainsAny(why[:i], ":;(") {
+		w = why
+	} else if why != "" {
+		w += ": " + why
+	}
+	if observed = strings.TrimSuffix(observed, "."); observed != "" {
+		w += "; boxsnap then observed: " + observed
+	}
+	return w + "."
+}
+
 // What an operation that found its records gone says.
 const (
 	failSnapshotGone     = "the snapshot is gone"
@@ -1966,7 +1986,27 @@ const (
 	NoRequestsWords = "No requests wait for your word."
 	// NoTemplatesWords: with no box template, no agent can make a box.
 	NoTemplatesWords = "No box templates yet: agents cannot make boxes."
+	// TrashEmptyWords: no released box waits in the trash.
+	TrashEmptyWords = "The trash is empty."
+	// EmptyFolderWords: a snapshot's folder with nothing in it.
+	EmptyFolderWords = "An empty folder."
+	// NoShareCodesWords: no share code was made (the Import page's list
+	// said it with "yet", the CLI's without: the page's, clearer, is kept).
+	NoShareCodesWords = "No share codes yet."
 )
+
+// AsksWords says an agent's request as the person reads it (section 5, the
+// form): "Fix the sign-in flow asks to restore amber-fox to ‘before the
+// migration’."
+func AsksWords(thread, box, snapshot string) string {
+	return fmt.Sprintf("%s asks to restore %s to ‘%s’.", thread, box, snapshot)
+}
+
+// TemplateSavedWords and TemplateRemovedWords say a box template's change.
+func TemplateSavedWords(name string) string { return "Saved the box template " + name + "." }
+
+// TemplateRemovedWords: its boxes stay.
+func TemplateRemovedWords(name string) string { return "Removed the box template " + name + "." }
 
 // ReleasedTakesNoneWords says why a released box takes no snapshot, on its
 // page and its rows.
@@ -2043,8 +2083,9 @@ func wordsDeclined(request, box, name string) string {
 	return fmt.Sprintf("The person declined your request %s to restore %s to ‘%s’: nothing was restored.", request, box, name)
 }
 
-// wordsCannotBeForked: a backend's plan forks nothing of the snapshot and
-// says no reason of its own.
-func wordsCannotBeForked(name, backend string) string {
-	return fmt.Sprintf("‘%s’ cannot be forked on %s.", name, backend)
+// CannotBeForkedWords: a backend's plan forks nothing of the snapshot and
+// says no reason of its own (where: "on pve-1"); the refusal, the fork
+// dialog, the rows and the API's check say it.
+func CannotBeForkedWords(name, where string) string {
+	return fmt.Sprintf("‘%s’ cannot be forked %s.", name, where)
 }

@@ -240,7 +240,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsNoPathIn("the file notes.txt", sn), wordsCannotBeRead(sn, "part of it is missing."),
 		wordsCompareSameBox(sn), wordsNothingToCompare(sn, "lost"), wordsCannotBeExported(sn, "lost"),
 		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), wordsSavedAlready(sn), wordsAutomaticAlready(sn),
-		wordsUndoNeverAutomatic(sn), wordsCannotBeForked(sn, be),
+		wordsUndoNeverAutomatic(sn), CannotBeForkedWords(sn, "on "+be),
 		wordsAsked(box, sn, "rq1", true), wordsAsked(box, sn, "rq1", false),
 		wordsApproved("rq1", "10:42", box, sn, "op1"), wordsDeclined("rq1", box, sn),
 	}
@@ -532,6 +532,27 @@ func TestFailureWordsShape(t *testing.T) {
 	for _, w := range observed {
 		if strings.HasSuffix(w, ".") || strings.ToLower(w[:1]) != w[:1] {
 			t.Errorf("what boxsnap observed, %q, is not a phrase", w)
+		}
+	}
+}
+
+// TestUnfinishedWords: an operation that failed is said as section 7 says
+// a release ("Release did not finish: …"), once, with one full stop, and
+// what boxsnap then observed after it.
+func TestUnfinishedWords(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ what, why, observed, want string }{
+		{"The fork", "pve-1 does not answer.", "", "The fork did not finish: pve-1 does not answer."},
+		{"The restore of amber-fox", "", "", "The restore of amber-fox did not finish."},
+		{"The restore", failUndoWords("no room", ""), observedNothingChanged,
+			"The restore did not finish: could not take the undo: no room; boxsnap then observed: nothing changed."},
+		{"The release", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"), observedNothingKeptGone,
+			"Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB); boxsnap then observed: nothing kept was deleted."},
+		{"The restore at 10:42", logRestoreFailedWords("a", "rollback", "it did not finish in time", observedMayBeStopped), "",
+			"The restore at 10:42 did not finish: to ‘a’ stopped at rollback: it did not finish in time; boxsnap then observed: the box may be stopped."},
+	} {
+		if got := UnfinishedWords(c.what, c.why, c.observed); got != c.want {
+			t.Errorf("UnfinishedWords(%q, %q, %q)\n got %q\nwant %q", c.what, c.why, c.observed, got, c.want)
 		}
 	}
 }

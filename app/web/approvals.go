@@ -35,7 +35,7 @@ func (s *Server) approvalItems(r *http.Request, box, back string) []approvalItem
 	out := make([]approvalItem, 0, len(list))
 	for _, a := range list {
 		out = append(out, approvalItem{ID: a.ID, Back: back,
-			Asks:    fmt.Sprintf("%s asks to restore %s to ‘%s’.", a.ThreadTitle, a.BoxName, a.SnapshotName),
+			Asks:    snapshots.AsksWords(a.ThreadTitle, a.BoxName, a.SnapshotName),
 			Expires: fmt.Sprintf("Asked at %s; it expires at %s with nothing restored.", a.AskedAt.In(tz).Format("15:04"), a.ExpiresAt.In(tz).Format("15:04")),
 			Plan:    a.Plan})
 	}

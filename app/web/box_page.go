@@ -299,7 +299,7 @@ func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
 			out = append(out, n)
 		case snapshots.EvRestoreFailed:
 			restoreShown = true
-			out = append(out, notice{Words: fmt.Sprintf("The restore at %s did not finish: %s.", ev.At.In(tz).Format("15:04"), ev.Words), Amber: true})
+			out = append(out, notice{Words: snapshots.UnfinishedWords("The restore at "+ev.At.In(tz).Format("15:04"), ev.Words, ""), Amber: true})
 		}
 	}
 	return out

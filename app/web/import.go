@@ -26,6 +26,7 @@ type importPage struct {
 	Page                          views.Page
 	Error, Done, BoxName, BoxHref string
 	Shares                        []shareRow
+	NoShares                      string // what the list says with no share code
 }
 
 type shareRow struct {
@@ -35,7 +36,7 @@ type shareRow struct {
 }
 
 func (s *Server) importPageOf(ctx context.Context) importPage {
-	p := importPage{Page: views.Page{Title: "Import", SignedIn: true, Nav: "import"}}
+	p := importPage{Page: views.Page{Title: "Import", SignedIn: true, Nav: "import"}, NoShares: snapshots.NoShareCodesWords}
 	shares, err := s.opts.Core.Shares(ctx, snapshots.Owner(), "")
 	if err != nil {
 		return p

@@ -105,7 +105,7 @@ func (s *Server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 		s.templatesPage(w, r, statusOf(err), templatesPage{Form: t, Error: refusalWords(err)})
 		return
 	}
-	s.done(w, r, "/settings/templates", "Saved the box template "+t.Name+".")
+	s.done(w, r, "/settings/templates", snapshots.TemplateSavedWords(t.Name))
 }
 
 // deleteTemplate removes a box template; its boxes stay.
@@ -115,5 +115,5 @@ func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
-	s.done(w, r, "/settings/templates", "Removed the box template "+name+".")
+	s.done(w, r, "/settings/templates", snapshots.TemplateRemovedWords(name))
 }

@@ -20,6 +20,7 @@ type filesPage struct {
 	Entries  []fileRow
 	Path     string
 	Download string // this folder as a tar.gz
+	Empty    string // what an empty folder says
 }
 
 // lookPageData is the layout's page and the head of a snapshot's inside.
@@ -46,7 +47,7 @@ func (s *Server) showSnapshotFiles(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Crumbs = h.crumbsOf(l.Path)
 	tz := s.opts.Core.TimeZone(r.Context())
-	p := filesPage{Page: lookPageData{lookHead: h, Title: "Browse ‘" + h.Snap.Name + "’ of " + h.Box.Name, SignedIn: true, Nav: "boxes"},
+	p := filesPage{Empty: snapshots.EmptyFolderWords, Page: lookPageData{lookHead: h, Title: "Browse ‘" + h.Snap.Name + "’ of " + h.Box.Name, SignedIn: true, Nav: "boxes"},
 		Path: l.Path, Download: h.Base + "/download?path=" + url.QueryEscape(l.Path)}
 	for _, e := range l.Entries {
 		row := fileRow{Name: path.Base(e.Path), Type: e.Type, Mode: modeWords(e.Type, e.Mode), When: e.ModTime.In(tz).Format("2 Jan 2006 15:04")}

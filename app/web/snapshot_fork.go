@@ -44,7 +44,7 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	case !plan.Fork.OK:
 		d.Disabled, d.Error = true, plan.Fork.Why
 		if d.Error == "" {
-			d.Error = fmt.Sprintf("‘%s’ cannot be forked %s.", sn.Name, s.whereWords(b))
+			d.Error = snapshots.CannotBeForkedWords(sn.Name, s.whereWords(b))
 		}
 		return d, nil
 	}
@@ -197,11 +197,11 @@ func (s *Server) forkingOf(r *http.Request, name string) *forking {
 			f.Step = snapshots.StepWords(op.Step)
 		}
 	case snapshots.OpFailed:
-		f.Failed = "The fork did not finish"
+		why := ""
 		if op.Error != nil {
-			f.Failed += ": " + *op.Error
+			why = *op.Error
 		}
-		f.Failed += "."
+		f.Failed = snapshots.UnfinishedWords("The fork", why, "")
 	case snapshots.OpUnknown:
 		f.Failed = snapshots.UnknownWords(name, op)
 	default:

@@ -486,7 +486,7 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 		case !plan.Fork.OK && plan.Fork.Why != "":
 			return plan.Fork.Why
 		case !plan.Fork.OK:
-			return fmt.Sprintf("‘%s’ cannot be forked now.", sn.Name)
+			return snapshots.CannotBeForkedWords(sn.Name, s.whereWords(b))
 		}
 		return ""
 	}

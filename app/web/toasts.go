@@ -94,9 +94,9 @@ func (s *Server) showToasts(w http.ResponseWriter, r *http.Request) {
 		default:
 			why := ""
 			if op.Error != nil {
-				why = ": " + strings.TrimSuffix(*op.Error, ".")
+				why = *op.Error
 			}
-			out = append(out, toast{Words: fmt.Sprintf("The restore of %s did not finish%s.", b.Name, why), Href: page})
+			out = append(out, toast{Words: snapshots.UnfinishedWords("The restore of "+b.Name, why, ""), Href: page})
 		}
 	}
 	s.setWatched(w, keep)

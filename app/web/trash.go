@@ -26,6 +26,7 @@ type trashTab struct {
 	Tabs  tabCounts
 	Rows  []trashRow
 	Hours int
+	Empty string // what the tab says with no box in the trash
 }
 
 // showTrash answers the Trash tab: every box in the trash, the soonest to
@@ -44,7 +45,7 @@ func (s *Server) showTrash(w http.ResponseWriter, r *http.Request) {
 	tz := s.opts.Core.TimeZone(r.Context())
 	rc := s.rowContext(r, "/boxes/trash")
 	p := trashTab{Page: views.Page{Title: "Boxes, Trash", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)},
-		Tabs: s.tabCounts(r, "trash", -1), Hours: st.TrashHours}
+		Tabs: s.tabCounts(r, "trash", -1), Hours: st.TrashHours, Empty: snapshots.TrashEmptyWords}
 	for _, e := range list {
 		row := trashRow{Head: s.head(e.Box, rc), Goes: "goes " + e.Until.In(tz).Format("Mon 2 Jan 15:04"), Costs: e.Costs}
 		if e.FinalName != "" {
