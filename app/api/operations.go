@@ -115,7 +115,7 @@ func (s *server) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshot
 }
 
 func runningWords(op *snapshots.Operation) string {
-	return fmt.Sprintf("The %s %s is still running (at %s). Ask GET /api/v1/operations/%s?wait=true for its end.", op.Kind, op.ID, op.Step, op.ID)
+	return snapshots.RunningWords(string(op.Kind), op.ID, op.Step) + " Ask GET /api/v1/operations/" + op.ID + "?wait=true for its end."
 }
 
 // describe says what a finished operation did, in the specification's

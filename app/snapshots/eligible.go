@@ -83,7 +83,7 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 	switch change {
 	case ChangeRestore, ChangeFork, ChangeKeep, ChangeUnkeep, ChangeRename, ChangeNote:
 		if s.State != StateReady && !(s.State == StateUnavailable && (change == ChangeRename || change == ChangeNote)) {
-			return refusal(CodePlan, wordsCannotBe(s.Name, stateWords(s.State), changeWords(change)))
+			return refusal(CodePlan, CannotBeChangedWords(s, change))
 		}
 	case ChangeDelete, ChangeExpire, ChangeEvictLimit, ChangeEvictRoom, ChangeReplaceUndo, ChangeThin:
 		switch s.State {

@@ -432,7 +432,7 @@ func (s *Service) Compare(ctx context.Context, c Caller, id, against string, off
 		r := refOf(other, b)
 		otherRef = &r
 	} else if b.State != BoxReady {
-		return nil, refusal(CodeConflict, wordsNoBoxToCompare(b.Name, b.State))
+		return nil, refusal(CodeConflict, NoBoxToCompareWords(b.Name, b.State))
 	}
 	if offset < 0 {
 		offset = 0

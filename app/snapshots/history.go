@@ -192,7 +192,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 			return err
 		}
 		if !sn.Automatic {
-			return refusal(CodeConflict, wordsSavedAlready(sn.Name))
+			return refusal(CodeConflict, SavedAlreadyWords(sn.Name))
 		}
 		if newName != nil && *newName != sn.Name {
 			taken, err := s.namesOfBox(ctx, tx, sn.BoxID)

@@ -180,7 +180,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	if !plan.Take.OK {
 		why := plan.Take.Why
 		if why == "" {
-			why = wordsNoUndoCanBeTaken(b.Name, be.Label)
+			why = NoUndoCanBeTakenWords(b.Name, be.Label)
 		}
 		return nil, &Refusal{Code: CodePlan, Words: wordsNotResetWithoutUndo(why), TryAgain: plan.Take.TryAgain}
 	}

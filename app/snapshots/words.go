@@ -423,6 +423,25 @@ func InTrashWords(box string) string {
 	return fmt.Sprintf("%s is in the trash: restore it from the trash first.", box)
 }
 
+// RunningWords says an operation that has not ended: "The restore op_…
+// is still running (at rollback)." (the import's refusal, and the API's
+// answer before an operation's end).
+func RunningWords(kind, op, step string) string {
+	return fmt.Sprintf("The %s %s is still running (at %s).", kind, op, step)
+}
+
+// UntrashingWords says a restore from the trash began (the page's flash).
+func UntrashingWords(box string) string {
+	return "Restoring " + box + " from the trash, with its history."
+}
+
+// CannotBeChangedWords says why a snapshot in its state cannot be
+// changed so (restored, forked): "‘a’ is a failed take: it cannot be
+// forked." (the refusal, and why the rows' item is disabled).
+func CannotBeChangedWords(sn *Snapshot, c Change) string {
+	return wordsCannotBe(sn.Name, stateWords(sn.State), changeWords(c))
+}
+
 // UntrashedWords says a restore from the trash is done.
 func UntrashedWords(box string, started bool) string {
 	if started {
@@ -1637,7 +1656,9 @@ func wordsNoUndoNotRestored(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s, so it is not restored.", box, backend)
 }
 
-func wordsNoUndoCanBeTaken(box, backend string) string {
+// NoUndoCanBeTakenWords: the backend takes no undo of the box (the
+// refusal, and the restore dialog's line).
+func NoUndoCanBeTakenWords(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s.", box, backend)
 }
 
@@ -1762,7 +1783,9 @@ func wordsNotFileOrFolder(path string) string {
 	return fmt.Sprintf("%s is not a file or a folder.", path)
 }
 
-func wordsNoBoxToCompare(box string, state BoxState) string {
+// NoBoxToCompareWords: a box that is not ready has no now to compare a
+// snapshot with (the refusal, and why Compare is disabled on its rows).
+func NoBoxToCompareWords(box string, state BoxState) string {
 	return fmt.Sprintf("%s is %s: there is no box now to compare with.", box, state)
 }
 
@@ -1805,7 +1828,7 @@ func wordsBadArchive(file, why string) string {
 }
 
 func wordsImportRunning(op, step string) string {
-	return fmt.Sprintf("The import %s is still running (at %s).", op, step)
+	return RunningWords(OpImport, op, step)
 }
 
 func wordsImportOneBox(file, box, other, otherBox string) string {
@@ -1836,7 +1859,9 @@ func wordsHistoryGiB(most int) string {
 	return fmt.Sprintf("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", most)
 }
 
-func wordsSavedAlready(name string) string { return fmt.Sprintf("‘%s’ is saved already.", name) }
+// SavedAlreadyWords: Save of a saved snapshot (the refusal, and the
+// timeline's disabled Save).
+func SavedAlreadyWords(name string) string { return fmt.Sprintf("‘%s’ is saved already.", name) }
 
 func wordsAutomaticAlready(name string) string {
 	return fmt.Sprintf("‘%s’ is automatic already.", name)

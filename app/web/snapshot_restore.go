@@ -118,7 +118,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		}
 	} else {
 		d.NoUndo = true
-		d.After = append(d.After, fmt.Sprintf("No undo can be taken of %s on %s: only a restore without undo can go on.", b.Name, be.Label))
+		d.After = append(d.After, strings.TrimSuffix(snapshots.NoUndoCanBeTakenWords(b.Name, be.Label), ".")+": only a restore without undo can go on.")
 	}
 	d.Force = len(guard) > 0
 	d.Submit = "Restore " + b.Name

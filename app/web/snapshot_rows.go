@@ -463,7 +463,7 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 	}
 	switch sn.State {
 	case snapshots.StateTaking, snapshots.StateFailed, snapshots.StateIncomplete, snapshots.StateLost, snapshots.StateUnavailable, snapshots.StateDeleting:
-		return fmt.Sprintf("‘%s’ cannot be forked while it is %s.", sn.Name, sn.State)
+		return snapshots.CannotBeChangedWords(sn, snapshots.ChangeFork)
 	}
 	snapping := s.opts.Core.Snapshotting(b)
 	if snapping == nil || snapping.Fork == providers.ForkNone {
@@ -510,7 +510,7 @@ func (s *Server) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string
 	browse.Why = s.opts.Core.LookWhyNot(b, sn)
 	compare.Why = browse.Why
 	if compare.Why == "" && (b.State != snapshots.BoxReady || b.ReleasedAt != nil) {
-		compare.Why = fmt.Sprintf("%s is released: there is no box now to compare with.", b.Name)
+		compare.Why = snapshots.NoBoxToCompareWords(b.Name, snapshots.BoxReleased)
 	}
 	return []menuItem{browse, compare}
 }

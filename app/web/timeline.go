@@ -186,7 +186,7 @@ func (s *Server) saveDialog(r *http.Request, boxRef, ref string) (dialog, error)
 		NamePlaceholder: sn.Name}
 	d.Lines = append(d.Lines, fmt.Sprintf("A saved snapshot is no longer thinned: it stays until it is deleted, and counts in %s's %d.", b.Name, settings.PerBox))
 	if !sn.Automatic {
-		d.Disabled, d.Error = true, fmt.Sprintf("‘%s’ is saved already.", sn.Name)
+		d.Disabled, d.Error = true, snapshots.SavedAlreadyWords(sn.Name)
 	}
 	return d, nil
 }

@@ -67,7 +67,7 @@ func (s *Server) restoreFromTrash(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger(r).Info("restore from the trash asked", "box", name, "operation", op.ID)
-	s.done(w, r, "/boxes/"+name, "Restoring "+name+" from the trash, with its history.")
+	s.done(w, r, "/boxes/"+name, snapshots.UntrashingWords(name))
 }
 
 type emptyTrashPage struct {
