@@ -64,6 +64,49 @@ func (s *Sim) DieNextTask(taskType string, vmid int) {
 	s.log.Info("pvesim simulator: next task will die half-way", "type", taskType, "vmid", vmid)
 }
 
+// stalledDue is a stalled task's due time: never, until FinishTask.
+var stalledDue = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// StallNextTask makes the next task of taskType ("vzclone",
+// "vzdelsnapshot", ...) on guest vmid (0: any guest) run until FinishTask
+// ends it, whatever its duration: a test reads what a client does while the
+// task runs (a job snoozed on it, a worker killed during it) without racing
+// the task's end. It combines with FailNextTask and DieNextTask: the
+// stalled task fails or dies when it is finished.
+func (s *Sim) StallNextTask(taskType string, vmid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stalls = append(s.stalls, fault{typ: taskType, id: idOrEmpty(vmid)})
+}
+
+func (s *Sim) takeStall(typ, id string) bool {
+	for i, f := range s.stalls {
+		if f.typ == typ && (f.id == "" || f.id == id) {
+			s.stalls = append(s.stalls[:i], s.stalls[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// FinishTask ends a task StallNextTask stalled: the rest of its work runs now,
+// as when a task's time comes, and it ends at the simulator's now. A task
+// not stalled, or ended already, is an error.
+func (s *Sim) FinishTask(upid string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.findTask(upid)
+	switch {
+	case t == nil:
+		return errorf("pvesim: no task %s", upid)
+	case !t.stalled || t.done:
+		return errorf("pvesim: task %s is not stalled", upid)
+	}
+	t.stalled, t.due = false, s.clock.now()
+	s.advanceLocked()
+	return nil
+}
+
 func idOrEmpty(vmid int) string {
 	if vmid == 0 {
 		return ""

@@ -90,7 +90,7 @@ const (
 // realistic moves a task's due time to what the research measured, when
 // Config.Realistic is on and no per-type duration overrides it.
 func (s *Sim) realistic(t *task, d time.Duration) {
-	if !s.cfg.Realistic || t.done {
+	if !s.cfg.Realistic || t.done || t.stalled {
 		return
 	}
 	if _, ok := s.cfg.TaskDurations[t.typ]; ok {
@@ -122,6 +122,7 @@ type Sim struct {
 	csrf     map[string]string // ticket -> CSRF prevention token
 	faults   []fault
 	pending  []*task // tasks not yet done, so advancing needs no scan of all
+	stalls   []fault // the next tasks that run until FinishTask (StallNextTask)
 	calls    map[string]int
 	nextPID  int
 

@@ -32,6 +32,9 @@ type task struct {
 	log     []string
 	seq     int
 	fault   *fault
+	// stalled: the task runs until FinishTask ends it (StallNextTask); its
+	// due time means nothing until then.
+	stalled bool
 	// finish runs at due under Sim.mu. failMsg is set when an injected fault
 	// makes the task's main step fail: finish then does Proxmox's cleanup
 	// for that failure and returns the error.
@@ -81,6 +84,9 @@ func (s *Sim) newTask(n *node, typ, id string, caller *principal, finish func(t 
 		due:     now.Add(s.taskDuration(typ)),
 		seq:     n.taskSeq,
 		finish:  finish,
+	}
+	if s.takeStall(typ, id) {
+		t.stalled, t.due = true, stalledDue
 	}
 	t.upid = upidFor(n.name, t.pid, t.pstart, now, typ, id, caller.id)
 	t.fault = s.takeFault(typ, id)

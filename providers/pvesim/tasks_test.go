@@ -177,3 +177,38 @@ func TestRealisticDurations(t *testing.T) {
 	e.sim.Advance(time.Millisecond)
 	equal(t, "QEMU clone of 8 GiB at 13 s", e.taskStatus(t, upid)["status"], any("stopped"))
 }
+
+// TestStalledTaskRunsUntilFinished: the next task of a stalled type runs
+// however far the clock moves, its work half done (the snapshot's lock),
+// until FinishTask ends it; then its work completes and it ends OK. The
+// tasks after it, and other types, keep their durations, and a task not
+// stalled cannot be finished early.
+func TestStalledTaskRunsUntilFinished(t *testing.T) {
+	t.Parallel()
+	e := setup(t, frozen())
+	e.sim.StallNextTask("vzsnapshot", 101)
+	upid := e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s1"))
+	e.sim.Advance(24 * time.Hour)
+	equal(t, "a stalled task a day on", e.taskStatus(t, upid)["status"], any("running"))
+	equal(t, "its guest's lock", e.guest(t, 101).Lock, "snapshot")
+	other := e.upid(t, "POST", "/nodes/pve-1/qemu/102/status/stop", nil)
+	equal(t, "another type", e.finish(t, other), "OK")
+	if err := e.sim.FinishTask(other); err == nil {
+		t.Fatal("FinishTask ended a task that was not stalled")
+	}
+
+	must(t, e.sim.FinishTask(upid))
+	st := e.taskStatus(t, upid)
+	equal(t, "after FinishTask", st["status"], any("stopped"))
+	equal(t, "its exit", st["exitstatus"], any("OK"))
+	g := e.guest(t, 101)
+	equal(t, "its guest's lock after", g.Lock, "")
+	if len(g.Snapshots) == 0 || g.Snapshots[len(g.Snapshots)-1].Name != "s1" || g.Snapshots[len(g.Snapshots)-1].SnapState != "" {
+		t.Fatalf("the finished take's snapshots: %+v", g.Snapshots)
+	}
+	if err := e.sim.FinishTask(upid); err == nil {
+		t.Fatal("FinishTask ended a task twice")
+	}
+	next := e.upid(t, "POST", "/nodes/pve-1/lxc/101/snapshot", form("snapname", "s2"))
+	equal(t, "the next take", e.finish(t, next), "OK")
+}
