@@ -76,6 +76,13 @@ func (s *snoozeEnv) snoozedAt(t *testing.T, op, step, taskType string) string {
 	return upid
 }
 
+// end finishes a task the test stalled (pvesim's StallNextTask) once it
+// has seen what it waited for while the task ran.
+func (s *snoozeEnv) end(t *testing.T, upid string) {
+	t.Helper()
+	must(t, s.e.sim.FinishTask(upid))
+}
+
 // taskRunningOn reports whether a task runs still on the node its UPID
 // names ("UPID:pve-2:...").
 func taskRunningOn(t *testing.T, e *simEnv, upid string) bool {
@@ -123,8 +130,7 @@ func tasksOn(t *testing.T, e *simEnv, node string, vmid int) map[string]int {
 // again by a resume), and the box log tells the restore once.
 func TestRestoreSnoozesOnItsProviderTasks(t *testing.T) {
 	t.Parallel()
-	const slow = 1500 * time.Millisecond
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzstop": slow, "vzsnapshot": slow, "vzrollback": slow, "vzstart": slow}, false)
+	s := newSnoozeEnv(t, nil, false)
 	ctx := context.Background()
 	adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	must(t, s.e.sim.Write(lxcThin, gib))
@@ -132,18 +138,23 @@ func TestRestoreSnoozesOnItsProviderTasks(t *testing.T) {
 	atTarget := written(t, s.e, lxcThin)
 	must(t, s.e.sim.Write(lxcThin, 2*gib))
 	before := tasksOf(t, s.e, lxcThin)
+	// Each task runs until the test has seen the job snooze on it.
+	for _, typ := range []string{"vzstop", "vzsnapshot", "vzrollback", "vzstart"} {
+		s.e.sim.StallNextTask(typ, lxcThin)
+	}
 
 	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
 	must(t, err)
-	s.snoozedAt(t, op.ID, "stop", "vzstop")
-	s.snoozedAt(t, op.ID, "undo", "vzsnapshot")
+	s.end(t, s.snoozedAt(t, op.ID, "stop", "vzstop"))
+	s.end(t, s.snoozedAt(t, op.ID, "undo", "vzsnapshot"))
 	upid := s.snoozedAt(t, op.ID, "rollback", "vzrollback")
 	s.w.kill()
 	if !taskRunning(t, s.e, upid) {
 		t.Fatal("the rollback's task ended before the worker was killed: the test shows no resume from the task")
 	}
 	s.restart(t)
-	s.snoozedAt(t, op.ID, "start", "vzstart")
+	s.end(t, upid)
+	s.end(t, s.snoozedAt(t, op.ID, "start", "vzstart"))
 
 	got := s.env.Wait(t, op)
 	if got.State != snapshots.OpDone {
@@ -184,17 +195,17 @@ func TestRestoreSnoozesOnItsProviderTasks(t *testing.T) {
 // what boxsnap observed.
 func TestRestoreSnoozedTaskFailsInProxmoxWords(t *testing.T) {
 	t.Parallel()
-	const slow = 1500 * time.Millisecond
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzrollback": slow}, false)
+	s := newSnoozeEnv(t, nil, false)
 	ctx := context.Background()
 	adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	target := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "target")
 	const words = "lvconvert 'pve/vm-214-disk-0' error: Logical volume is busy"
 	s.e.sim.FailNextTask("vzrollback", lxcThin, words)
+	s.e.sim.StallNextTask("vzrollback", lxcThin)
 
 	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
 	must(t, err)
-	s.snoozedAt(t, op.ID, "rollback", "vzrollback")
+	s.end(t, s.snoozedAt(t, op.ID, "rollback", "vzrollback"))
 	got := s.env.Wait(t, op)
 	if got.State != snapshots.OpFailed {
 		t.Fatalf("the restore whose rollback failed ended %s", got.State)
@@ -222,15 +233,15 @@ func TestRestoreSnoozedTaskFailsInProxmoxWords(t *testing.T) {
 // task ran once.
 func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 	t.Parallel()
-	const slow = 1500 * time.Millisecond
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzsnapshot": slow, "vzdelsnapshot": slow, "vzdestroy": slow, "vzclone": slow}, false)
+	s := newSnoozeEnv(t, nil, false)
 	ctx := context.Background()
 	b := adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	kept := keepDone(t, s.env, "amber-fox", takeDone(t, s.env, snapshots.Owner(), "amber-fox", "a").ID)
 
+	s.e.sim.StallNextTask("vzsnapshot", lxcThin)
 	op, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
-	s.snoozedAt(t, op.ID, "final", "vzsnapshot")
+	s.end(t, s.snoozedAt(t, op.ID, "final", "vzsnapshot"))
 	if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("the release into the trash ended %s: %q", got.State, deref(got.Error))
 	}
@@ -240,6 +251,9 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 		t.Fatalf("no final snapshot: %q", entry.FinalWords)
 	}
 
+	for _, typ := range []string{"vzclone", "vzdelsnapshot", "vzdestroy"} {
+		s.e.sim.StallNextTask(typ, lxcThin)
+	}
 	empty, err := s.env.Core.Boxes().EmptyTrash(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	upid := s.snoozedAt(t, empty.ID, "copy-clone", "vzclone")
@@ -248,8 +262,9 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 		t.Fatal("the clone's task ended before the worker was killed: the test shows no resume from the task")
 	}
 	s.restart(t)
-	s.snoozedAt(t, empty.ID, "delete", "vzdelsnapshot")
-	s.snoozedAt(t, empty.ID, "release", "vzdestroy")
+	s.end(t, upid)
+	s.end(t, s.snoozedAt(t, empty.ID, "delete", "vzdelsnapshot"))
+	s.end(t, s.snoozedAt(t, empty.ID, "release", "vzdestroy"))
 	got := s.env.Wait(t, empty)
 	if got.State != snapshots.OpDone {
 		log, _ := os.ReadFile(s.w.log)
@@ -286,14 +301,15 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 // at its snapshot, and its undo is the held copy.
 func TestZFSRestoreSnoozesOnItsHeldCopy(t *testing.T) {
 	t.Parallel()
-	const slow = 1500 * time.Millisecond
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzclone": slow, "vzrollback": slow}, true)
+	s := newSnoozeEnv(t, nil, true)
 	ctx := context.Background()
 	adopt(t, s.env, "river-elk", proxmox.KindLXC, lxcZFS)
 	must(t, s.e.sim.Write(lxcZFS, gib))
 	target := takeDone(t, s.env, snapshots.Owner(), "river-elk", "target")
 	atTarget := written(t, s.e, lxcZFS)
 	must(t, s.e.sim.Write(lxcZFS, 2*gib))
+	s.e.sim.StallNextTask("vzclone", lxcZFS)
+	s.e.sim.StallNextTask("vzrollback", lxcZFS)
 
 	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: target.ID})
 	must(t, err)
@@ -303,6 +319,8 @@ func TestZFSRestoreSnoozesOnItsHeldCopy(t *testing.T) {
 		t.Fatal("the clone's task ended before the worker was killed: the test shows no resume from the task")
 	}
 	s.restart(t)
+	s.end(t, upid)
+	s.end(t, s.snoozedAt(t, op.ID, "rollback", "vzrollback"))
 	got := s.env.Wait(t, op)
 	if got.State != snapshots.OpDone {
 		log, _ := os.ReadFile(s.w.log)
@@ -331,11 +349,12 @@ func TestZFSRestoreSnoozesOnItsHeldCopy(t *testing.T) {
 // is running, and Proxmox cloned once.
 func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
 	t.Parallel()
-	const slow = 1500 * time.Millisecond
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzclone": slow, "vzstart": slow}, false)
+	s := newSnoozeEnv(t, nil, false)
 	ctx := context.Background()
 	adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	sn := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "a")
+	s.e.sim.StallNextTask("vzclone", lxcThin)
+	s.e.sim.StallNextTask("vzstart", 0) // the fork's own guest, not known yet
 
 	op, err := s.env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-twin"})
 	must(t, err)
@@ -345,7 +364,8 @@ func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
 		t.Fatal("the clone's task ended before the worker was killed: the test shows no resume from the task")
 	}
 	s.restart(t)
-	s.snoozedAt(t, op.ID, "start", "vzstart")
+	s.end(t, upid)
+	s.end(t, s.snoozedAt(t, op.ID, "start", "vzstart"))
 	got := s.env.Wait(t, op)
 	if got.State != snapshots.OpDone {
 		log, _ := os.ReadFile(s.w.log)
@@ -377,7 +397,7 @@ func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
 // each.
 func TestReplaceSnoozesOnItsDelete(t *testing.T) {
 	t.Parallel()
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzdelsnapshot": 1500 * time.Millisecond}, false)
+	s := newSnoozeEnv(t, nil, false)
 	ctx := context.Background()
 	th, agent, _ := s.env.Thread(t, "Fix the sign-in flow")
 	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
@@ -405,6 +425,7 @@ func TestReplaceSnoozesOnItsDelete(t *testing.T) {
 			t.Fatal("the delete's task ended before the worker was killed: the test shows no resume from the task")
 		}
 		s.restart(t)
+		s.end(t, upid)
 		if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
 			t.Fatalf("after the kill the operation ended %s at %s: %s", got.State, got.Step, deref(got.Error))
 		}
@@ -420,6 +441,7 @@ func TestReplaceSnoozesOnItsDelete(t *testing.T) {
 			t.Fatalf("restore %d: %s %s", i, got.State, deref(got.Error))
 		}
 	}
+	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
 	op, err := s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID, Replace: true})
 	must(t, err)
 	if n := finish(op, snapshots.StepUndos); n != 1 {
@@ -432,6 +454,7 @@ func TestReplaceSnoozesOnItsDelete(t *testing.T) {
 	for _, n := range []string{"b", "c", "d", "e"} {
 		takeDone(t, s.env, agent, "amber-fox", n)
 	}
+	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
 	op, _, err = s.env.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "f"})
 	must(t, err)
 	if n := finish(op, snapshots.StepLimit); n != 1 {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
@@ -22,6 +21,7 @@ func (s *snoozeEnv) finishAfterKill(t *testing.T, op *snapshots.Operation, step,
 		t.Fatalf("the %s task ended before the worker was killed: the test shows no resume from the task", taskType)
 	}
 	s.restart(t)
+	s.end(t, upid)
 	got := s.env.Wait(t, op)
 	if got.State != snapshots.OpDone {
 		log, _ := os.ReadFile(s.w.log)
@@ -39,7 +39,7 @@ func (s *snoozeEnv) finishAfterKill(t *testing.T, op *snapshots.Operation, step,
 // each, and the box log says "2 automatic snapshots deleted".
 func TestDeleteHistorySnoozesOnItsDeletes(t *testing.T) {
 	t.Parallel()
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzdelsnapshot": 1500 * time.Millisecond}, false)
+	s := newSnoozeEnv(t, nil, false)
 	ctx := context.Background()
 	b := adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	mine := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "the person's")
@@ -54,6 +54,7 @@ func TestDeleteHistorySnoozesOnItsDeletes(t *testing.T) {
 	}
 	before := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"]
 
+	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
 	op, err := s.env.Core.DeleteHistory(ctx, snapshots.Owner(), "amber-fox", "amber-fox", "")
 	must(t, err)
 	s.finishAfterKill(t, op, snapshots.StepDelete, "vzdelsnapshot")

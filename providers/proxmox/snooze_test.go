@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
@@ -17,12 +16,14 @@ import (
 // ends done with its snapshot ready, and Proxmox ran one snapshot task.
 func TestTakeSnoozesOnItsProviderTask(t *testing.T) {
 	t.Parallel()
-	e := newSim(t, simOpts{durations: map[string]time.Duration{"vzsnapshot": 3 * time.Second}})
+	e := newSim(t, simOpts{})
 	// This process admits; the worker processes run.
 	env, pool, dsn, root := workerCore(t, e)
 	ctx := context.Background()
 	w := startWorker(t, e, dsn, root)
 	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
+	// The take's task runs until the test has seen the job snooze on it.
+	e.sim.StallNextTask("vzsnapshot", lxcThin)
 
 	op, sn, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "while it snoozes"})
 	must(t, err)
@@ -49,6 +50,7 @@ func TestTakeSnoozesOnItsProviderTask(t *testing.T) {
 		t.Fatal("the snapshot task ended before the worker was killed: the test shows no resume from the task")
 	}
 	startWorker(t, e, dsn, root)
+	must(t, e.sim.FinishTask(upid))
 	got := env.Wait(t, op)
 	if got.State != snapshots.OpDone {
 		t.Fatalf("the take resumed from its task ended %s: %q", got.State, deref(got.Error))
