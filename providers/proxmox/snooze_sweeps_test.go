@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
@@ -97,7 +98,7 @@ func TestDeleteHistorySnoozesOnItsDeletes(t *testing.T) {
 // pve-1's storage was 93% full", and the sweep reports the delete.
 func TestRoomSweepSnoozesOnItsDelete(t *testing.T) {
 	t.Parallel()
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzdelsnapshot": 1500 * time.Millisecond}, false)
+	s := newSnoozeEnv(t, nil, false)
 	ctx := context.Background()
 	th, agent, _ := s.env.Thread(t, "Fix the sign-in flow")
 	if _, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
@@ -108,6 +109,7 @@ func TestRoomSweepSnoozesOnItsDelete(t *testing.T) {
 	mine := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "the person's")
 	before := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"]
 	must(t, s.e.sim.FillStorage("pve-1", "local-lvm", 93))
+	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
 
 	type swept struct {
 		rep snapshots.RoomReport
