@@ -182,7 +182,7 @@ func TestReleaseStopsWhenACopyFails(t *testing.T) {
 // copy ever started (section 2, "A held copy"; G16).
 func TestG16HeldCopyRemade(t *testing.T) {
 	t.Parallel()
-	e := newSim(t, simOpts{durations: map[string]time.Duration{"vztemplate": 600 * time.Millisecond}})
+	e := newSim(t, simOpts{})
 	dsn := dbtest.NewDSN(t)
 	pool, err := pgxpool.New(context.Background(), dsn)
 	must(t, err)
@@ -200,6 +200,8 @@ func TestG16HeldCopyRemade(t *testing.T) {
 	must(t, e.sim.Write(lxcThin, gib))
 	keepDone(t, env, "amber-fox", kept.ID)
 
+	// The copy's template task runs until the node's reboot kills it.
+	e.sim.StallNextTask("vztemplate", 0)
 	op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	waitFor(t, "the release at the copy's template", func() bool {

@@ -107,7 +107,7 @@ func TestG6RestartRecoveryProxmox(t *testing.T) {
 	cases := []struct {
 		name, after string
 		step        providers.RestoreStep
-		slow        string // the task type that runs when the worker is killed
+		slow        string // the task type that runs when the worker is killed (stalled until then)
 	}{
 		{"AfterTheStop", "the stop", providers.StepUndo, "vzsnapshot"},
 		{"AfterTheUndo", "the undo", providers.StepRollback, "vzrollback"},
@@ -116,7 +116,7 @@ func TestG6RestartRecoveryProxmox(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			e := newSim(t, simOpts{durations: map[string]time.Duration{c.slow: 800 * time.Millisecond}})
+			e := newSim(t, simOpts{})
 			// This process admits; the worker processes run.
 			env, _, dsn, root := workerCore(t, e)
 			ctx := context.Background()
@@ -127,18 +127,23 @@ func TestG6RestartRecoveryProxmox(t *testing.T) {
 			atTarget := written(t, e, lxcThin)
 			must(t, e.sim.Write(lxcThin, 2*gib))
 			before := tasksOf(t, e, lxcThin)
+			// The step's task runs until the worker has been killed during it.
+			e.sim.StallNextTask(c.slow, lxcThin)
 
 			op, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
 			must(t, err)
+			var upid string
 			waitFor(t, "the restore at "+string(c.step)+" with its task", func() bool {
 				got, err := env.Core.Operation(ctx, snapshots.Owner(), op.ID)
 				must(t, err)
 				var task providers.TaskRef
 				_ = json.Unmarshal(got.Task, &task)
+				upid = task.ID
 				return got.Step == string(c.step) && got.TaskWaiting && strings.Contains(task.ID, ":"+c.slow+":") && taskRunning(t, e, task.ID)
 			})
 			w.kill()
 			startWorker(t, e, dsn, root) // recovers at start
+			must(t, e.sim.FinishTask(upid))
 			got := env.Wait(t, op)
 			t.Logf("after a kill %s the restore settled %s at %s", c.after, got.State, got.Step)
 			switch got.State {
