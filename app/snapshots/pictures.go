@@ -74,6 +74,51 @@ func (s *Service) capturePicture(ctx context.Context, b *Box) (*Picture, error) 
 	return &Picture{JPEG: jpeg, Width: w, Height: h}, nil
 }
 
+// holdUndoPicture captures a restore's undo picture as the restore starts,
+// before its stop (section 10), and holds it with the operation until the
+// undo is taken (keepUndoPicture): the job may snooze on provider tasks in
+// between, and a snooze keeps nothing in memory. A restore resumed at its
+// start keeps the picture its first run held.
+func (s *Service) holdUndoPicture(ctx context.Context, op *Operation, b *Box) {
+	if _, err := s.st.RestorePictureHeld(ctx, s.st.Pool, op.ID); err == nil {
+		return
+	}
+	arg := db.RestorePictureHoldParams{OperationID: op.ID, TakenAt: s.now()}
+	if p, err := s.capturePicture(ctx, b); err != nil {
+		why := err.Error()
+		arg.Failed = &why
+	} else {
+		arg.JPEG, arg.Width, arg.Height = p.JPEG, p.Width, p.Height
+	}
+	if err := s.st.RestorePictureHold(ctx, s.st.Pool, arg); err != nil {
+		s.logger.Warn("hold the undo's picture", "operation", op.ID, "err", err)
+	}
+}
+
+// keepUndoPicture keeps the picture held for a restore (holdUndoPicture) as
+// its undo's, or records why there is none, and lets the held one go.
+func (s *Service) keepUndoPicture(ctx context.Context, op *Operation, undo *Snapshot) {
+	held, err := s.st.RestorePictureHeld(ctx, s.st.Pool, op.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return // kept by an earlier run of this step
+	}
+	if err != nil {
+		s.logger.Warn("read the undo's held picture", "operation", op.ID, "err", err)
+		return
+	}
+	var p *Picture
+	var capErr error
+	if held.Failed != nil {
+		capErr = errors.New(*held.Failed)
+	} else {
+		p = &Picture{JPEG: held.JPEG, Width: held.Width, Height: held.Height}
+	}
+	s.keepPicture(ctx, undo, p, capErr)
+	if err := s.st.RestorePictureDrop(ctx, s.st.Pool, op.ID); err != nil {
+		s.logger.Warn("let the undo's held picture go", "operation", op.ID, "err", err)
+	}
+}
+
 // keepPicture keeps a captured picture as sn's, or records that it failed
 // (capErr), and caps all pictures at PicturesCapBytes, oldest unkept first.
 func (s *Service) keepPicture(ctx context.Context, sn *Snapshot, p *Picture, capErr error) {

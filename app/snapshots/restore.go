@@ -345,14 +345,15 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 		asked = true
 	}
 	// The undo's picture is from before the stop (section 10): captured
-	// as the restore starts, kept once the undo is taken.
-	var pic *Picture
-	var picErr error
-	captured := false
-	if !p.NoUndo && start == 0 && s.pictures != nil && b.HasScreen {
+	// as the restore starts and held with the operation, kept once the
+	// undo is taken, however many snoozes come between.
+	pictured := false
+	if !p.NoUndo && s.pictures != nil && b.HasScreen {
 		if settings, err := s.Settings(ctx); err == nil && settings.Pictures {
-			pic, picErr = s.capturePicture(ctx, b)
-			captured = true
+			pictured = true
+			if start == 0 {
+				s.holdUndoPicture(ctx, op, b)
+			}
 		}
 	}
 	for i := start; i < len(p.Order); i++ {
@@ -380,8 +381,8 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			if operations.Pending(err) {
 				return err // the job snoozes on the undo's task; the undo is found by its label after
 			}
-			if err == nil && captured {
-				s.keepPicture(ctx, undo, pic, picErr)
+			if err == nil && pictured {
+				s.keepUndoPicture(ctx, op, undo)
 			}
 			if err != nil {
 				if ctx.Err() != nil {

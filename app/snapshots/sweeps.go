@@ -37,6 +37,11 @@ func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	if rep.LogPruned, err = s.st.SweepLogPrune(ctx, s.st.Pool, BoxLogKeep); err != nil {
 		return rep, fmt.Errorf("housekeeping: prune the box log: %w", err)
 	}
+	// A restore that ended before its undo was taken (its stop failed)
+	// leaves the picture it held for the undo.
+	if _, err := s.st.SweepRestorePictures(ctx, s.st.Pool); err != nil {
+		return rep, fmt.Errorf("housekeeping: restores' held pictures: %w", err)
+	}
 	// The tab's counts grow a row or two with each change of a record;
 	// fold them here too, for an install whose tab nobody opens.
 	if err := s.st.TabTallyCompact(ctx, s.st.Pool); err != nil {

@@ -33,6 +33,9 @@ const (
 	workerCA   = "BOXSNAP_PVE_CA"
 	workerRoot = "BOXSNAP_PVE_ROOT"
 	workerZFS  = "BOXSNAP_PVE_ZFS" // set: the ZFS order's switch is on
+	// workerScreens, set to a file, gives the worker's core a picture
+	// taker that draws a screen and adds a line to that file each time.
+	workerScreens = "BOXSNAP_PVE_SCREENS"
 )
 
 func runWorkerProcess() int {
@@ -57,6 +60,9 @@ func runWorkerProcess() int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if f := os.Getenv(workerScreens); f != "" {
+		e.Core.UsePictures(drawnScreen{file: f})
 	}
 	if _, err := e.Core.Recover(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -40,7 +40,12 @@ func newSnoozeEnv(t *testing.T, durations map[string]time.Duration, zfs bool) *s
 // restart starts a worker process (after a kill, a new one).
 func (s *snoozeEnv) restart(t *testing.T) {
 	t.Helper()
-	var env []string
+	s.restartWith(t)
+}
+
+// restartWith is restart with more of the worker's variables.
+func (s *snoozeEnv) restartWith(t *testing.T, env ...string) {
+	t.Helper()
 	if s.zfs {
 		env = append(env, workerZFS+"=1")
 	}
