@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
@@ -49,9 +48,8 @@ func (d drawnScreen) Capture(_ context.Context, b *snapshots.Box) ([]byte, int, 
 // held for it.
 func TestUndoPictureOutlastsTheSnoozes(t *testing.T) {
 	t.Parallel()
-	const slow = 1500 * time.Millisecond
 	screens := filepath.Join(t.TempDir(), "screens")
-	s := newSnoozeEnv(t, map[string]time.Duration{"vzstop": slow, "vzsnapshot": slow}, false)
+	s := newSnoozeEnv(t, nil, false)
 	s.w.kill()
 	s.restartWith(t, workerScreens+"="+screens)
 	ctx := context.Background()
@@ -60,13 +58,17 @@ func TestUndoPictureOutlastsTheSnoozes(t *testing.T) {
 	must(t, err)
 	target := takeDone(t, s.env, snapshots.Owner(), b.Name, "target")
 	must(t, os.Remove(screens)) // the take's own picture
+	// Each task runs until the test has seen the job snooze on it.
+	s.e.sim.StallNextTask("vzstop", lxcThin)
+	s.e.sim.StallNextTask("vzsnapshot", lxcThin)
 
 	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: b.Name, Snapshot: target.ID})
 	must(t, err)
-	s.snoozedAt(t, op.ID, "stop", "vzstop")
+	stop := s.snoozedAt(t, op.ID, "stop", "vzstop")
 	s.w.kill()
 	s.restartWith(t, workerScreens+"="+screens)
-	s.snoozedAt(t, op.ID, "undo", "vzsnapshot")
+	s.end(t, stop)
+	s.end(t, s.snoozedAt(t, op.ID, "undo", "vzsnapshot"))
 	got := s.env.Wait(t, op)
 	if got.State != snapshots.OpDone || got.UndoID == nil {
 		t.Fatalf("the restore ended %s: %q", got.State, deref(got.Error))
