@@ -204,10 +204,20 @@ func TestG16HeldCopyRemade(t *testing.T) {
 	e.sim.StallNextTask("vztemplate", 0)
 	op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
-	waitFor(t, "the release at the copy's template", func() bool {
+	waitFor(t, "the release at the copy's template, its task running", func() bool {
 		got, err := env.Core.Operation(ctx, snapshots.Owner(), op.ID)
 		must(t, err)
-		return got.Step == snapshots.StepCopyTemplate
+		if got.Step != snapshots.StepCopyTemplate {
+			return false
+		}
+		tasks, err := e.sim.Tasks("pve-1")
+		must(t, err)
+		for _, tk := range tasks {
+			if tk.Type == "vztemplate" && tk.Running {
+				return true
+			}
+		}
+		return false
 	})
 	w.kill()
 	must(t, e.sim.RebootNode("pve-1"))
