@@ -14,7 +14,14 @@ type TaskReleaser interface {
 
 // TaskStarter is a Boxes whose guest's start runs a provider task it can
 // leave to the core, as TaskReleaser's: called again once the task ended,
-// a guest already running is started.
+// a guest already running is started, and no second start task starts.
 type TaskStarter interface {
 	StartRecorded(ctx context.Context, guest Guest, rec Recorder) error
+}
+
+// TaskStopper is a Boxes whose guest's stop runs a provider task it can
+// leave to the core, as TaskReleaser's: called again once the task ended,
+// a guest already stopped is stopped, and no second stop task starts.
+type TaskStopper interface {
+	StopRecorded(ctx context.Context, guest Guest, rec Recorder) error
 }

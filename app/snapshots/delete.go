@@ -167,16 +167,6 @@ func (s *Service) deleteNow(ctx context.Context, op *Operation, sn *Snapshot, b 
 	return s.deleteWith(ctx, op, sn, b, be, c, why, s.ops.Recorder(op))
 }
 
-// taskRecorder is the recorder of a step that may leave its provider task
-// to the job's snooze: the snoozer, unless the run follows a task that
-// failed, which the step asks again and waits for in place.
-func (s *Service) taskRecorder(op *Operation) providers.Recorder {
-	if op.TaskEnded != nil && !op.TaskEnded.OK {
-		return s.ops.Recorder(op)
-	}
-	return s.ops.Snoozer(op)
-}
-
 // deleteWith is deleteNow with the recorder of the backend's task: one that
 // snoozes answers operations.ErrTaskPending, with the snapshot deleting.
 func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string, rec providers.Recorder) error {

@@ -36,6 +36,15 @@ func taskFailedWords(op *Operation, words string) string {
 	return words + " (the task before said: " + op.TaskEnded.ExitStatus + ")"
 }
 
+// taskFailedError is err with taskFailedWords' addition, for words that
+// format an error.
+func taskFailedError(op *Operation, err error) error {
+	if taskFailedWords(op, err.Error()) != err.Error() {
+		return fmt.Errorf("%w (the task before said: %s)", err, op.TaskEnded.ExitStatus)
+	}
+	return err
+}
+
 // loggedBefore reports whether op already wrote an event of kind in its
 // box's log, for a run resumed after a snooze or a restart.
 func loggedBefore(ctx context.Context, st *store.Store, op *Operation, box, kind string) (bool, error) {
@@ -55,4 +64,34 @@ func providerStep(step providers.RestoreStep) bool {
 		return false
 	}
 	return true
+}
+
+// stopGuest stops g within a step of op that runs again as it resumes: the
+// stop's task is left to the job's snooze where the backend can leave it
+// (providers.TaskStopper), answering operations.ErrTaskPending; called
+// again, a guest already stopped is left as it is.
+func (s *core) stopGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
+	if ts, ok := be.Boxes.(providers.TaskStopper); ok {
+		return ts.StopRecorded(ctx, g, s.taskRecorder(op))
+	}
+	return be.Boxes.Stop(ctx, g)
+}
+
+// startGuest starts g within a step of op that runs again as it resumes,
+// as stopGuest stops it (providers.TaskStarter).
+func (s *core) startGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
+	if ts, ok := be.Boxes.(providers.TaskStarter); ok {
+		return ts.StartRecorded(ctx, g, s.taskRecorder(op))
+	}
+	return be.Boxes.Start(ctx, g)
+}
+
+// taskRecorder is the recorder of a step that may leave its provider task
+// to the job's snooze: the snoozer, unless the run follows a task that
+// failed, which the step asks again and waits for in place.
+func (s *core) taskRecorder(op *Operation) providers.Recorder {
+	if op.TaskEnded != nil && !op.TaskEnded.OK {
+		return s.ops.Recorder(op)
+	}
+	return s.ops.Snoozer(op)
 }

@@ -248,11 +248,14 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 		if err := s.step(ctx, op, StepInert); err != nil {
 			return err
 		}
-		if err := s.makeInert(ctx, b, be, first); err != nil {
+		if err := s.makeInert(ctx, op, b, be, first); err != nil {
+			if operations.Pending(err) {
+				return err // the job snoozes on the stop's task, and resumes here
+			}
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return s.trashFailed(ctx, op, b, wordsReleaseCouldNotStop(b.Name, err))
+			return s.trashFailed(ctx, op, b, wordsReleaseCouldNotStop(b.Name, taskFailedError(op, err)))
 		}
 	}
 	if err := s.step(ctx, op, StepRecord); err != nil {
@@ -336,8 +339,10 @@ func (s *Boxes) takeFinal(ctx context.Context, op *Operation, b *Box, be Backend
 
 // makeInert stops the box's guest and, where its backend needs it, makes it
 // inert (providers.Trasher). first records whether it ran, before the stop,
-// so a restore from the trash starts it again.
-func (s *Boxes) makeInert(ctx context.Context, b *Box, be Backend, first bool) error {
+// so a restore from the trash starts it again. The stop's task is left to
+// the job's snooze where the backend can leave it: the step runs again as
+// it resumes, and finds the guest stopped.
+func (s *Boxes) makeInert(ctx context.Context, op *Operation, b *Box, be Backend, first bool) error {
 	g := guestOf(b)
 	if first {
 		running := false
@@ -348,7 +353,7 @@ func (s *Boxes) makeInert(ctx context.Context, b *Box, be Backend, first bool) e
 			return err
 		}
 	}
-	if err := be.Boxes.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
+	if err := s.stopGuest(ctx, op, be, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return err
 	}
 	t, ok := be.Snap.(providers.Trasher)
@@ -394,11 +399,17 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) error
 		}
 	}
 	if r.WasRunning {
-		if err := be.Boxes.Start(ctx, g); err != nil {
+		// The start's task is left to the job's snooze where the backend
+		// can leave it: the step runs again as it resumes, gives back what
+		// was set aside again, and finds the guest running.
+		if err := s.startGuest(ctx, op, be, g); err != nil {
+			if operations.Pending(err) {
+				return err
+			}
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, err))
+			return s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, taskFailedError(op, err)))
 		}
 	}
 	if err := s.step(ctx, op, StepRecord); err != nil {

@@ -154,9 +154,27 @@ func (b *Backend) start(ctx context.Context, g providers.Guest, rec providers.Re
 func (b *Backend) Start(ctx context.Context, g providers.Guest) error { return b.start(ctx, g, nil) }
 
 // StartRecorded starts the guest, its task recorded with rec
-// (providers.TaskStarter).
+// (providers.TaskStarter). A guest already running (a start called again
+// after its task) is not started again: QEMU would run one more start
+// task, failing "already running".
 func (b *Backend) StartRecorded(ctx context.Context, g providers.Guest, rec providers.Recorder) error {
+	if st, err := b.Status(ctx, g); err == nil && st.Running {
+		return nil
+	}
 	return b.start(ctx, g, rec)
+}
+
+// StopRecorded stops the guest hard, its task recorded with rec
+// (providers.TaskStopper). A guest already stopped is not stopped again:
+// QEMU would run one more stop task each time.
+func (b *Backend) StopRecorded(ctx context.Context, g providers.Guest, rec providers.Recorder) error {
+	if st, err := b.Status(ctx, g); err == nil && !st.Running {
+		if !st.Exists {
+			return providers.ErrNotFound
+		}
+		return nil
+	}
+	return b.power(ctx, g, "stop", rec)
 }
 
 // Stop stops the guest hard (section 5: boxsnap's own hard stop, 1.3 s).

@@ -157,3 +157,48 @@ func TestRoomSweepSnoozesOnItsDelete(t *testing.T) {
 		t.Error("no snapshot-deleted with “by boxsnap: pve-1's storage was 93% full”")
 	}
 }
+
+// TestTrashSnoozesOnItsStopAndStart (issue 10, part 2): a release into the
+// trash leaves its guest's stop task to the job's snooze, and a restore
+// from the trash its start task; the worker is killed while each snoozes,
+// and a new one goes on from that task. The box is in the trash with its
+// guest stopped, then ready with its guest running, and Proxmox ran one
+// stop task and one start task.
+func TestTrashSnoozesOnItsStopAndStart(t *testing.T) {
+	t.Parallel()
+	const slow = 1500 * time.Millisecond
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzstop": slow, "vzstart": slow}, false)
+	ctx := context.Background()
+	b := adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
+	before := tasksOf(t, s.e, lxcThin)
+
+	op, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
+	must(t, err)
+	s.finishAfterKill(t, op, snapshots.StepInert, "vzstop")
+	if g, _ := s.e.sim.Guest(lxcThin); g.Running {
+		t.Fatal("the guest runs after its box went to the trash")
+	}
+	nb, err := s.env.Core.Box(ctx, snapshots.Owner(), b.Name)
+	must(t, err)
+	if nb.State != snapshots.BoxTrashed {
+		t.Fatalf("the box is %s after its release into the trash, want %s", nb.State, snapshots.BoxTrashed)
+	}
+
+	op, err = s.env.Core.Boxes().RestoreFromTrash(ctx, snapshots.Owner(), b.Name, "")
+	must(t, err)
+	s.finishAfterKill(t, op, snapshots.StepInert, "vzstart")
+	if g, _ := s.e.sim.Guest(lxcThin); !g.Running {
+		t.Fatal("the guest does not run after its box came back from the trash")
+	}
+	nb, err = s.env.Core.Box(ctx, snapshots.Owner(), b.Name)
+	must(t, err)
+	if nb.State != snapshots.BoxReady {
+		t.Fatalf("the box is %s after its restore from the trash, want %s", nb.State, snapshots.BoxReady)
+	}
+	after := tasksOf(t, s.e, lxcThin)
+	for _, typ := range []string{"vzstop", "vzstart"} {
+		if n := after[typ] - before[typ]; n != 1 {
+			t.Errorf("Proxmox ran %d %s tasks, want 1", n, typ)
+		}
+	}
+}
