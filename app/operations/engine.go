@@ -337,14 +337,11 @@ func (e *Engine) finish(ctx context.Context, op *Operation, state string, result
 	}
 	ctx = context.WithoutCancel(ctx)
 	var ended *Operation
+	handed := e.ends.endingNow(op.ID)
 	err := store.InTx(ctx, e.st.Pool, func(tx pgx.Tx) error {
 		ended = nil
-		if op.BoxID != nil {
-			if err := e.st.OpBoxLock(ctx, tx, *op.BoxID); err != nil {
-				return fmt.Errorf("end operation %s: %w", op.ID, err)
-			}
-		}
-		// Its notification is sent at commit: a Wait on it ends at once.
+		// Its box's row locked first, as admissions lock it; its
+		// notification is sent at commit: a Wait on it ends at once.
 		r, err := e.st.OpEnd(ctx, tx, db.OpEndParams{ID: op.ID, State: state, Result: res, Error: nilIfEmpty(words),
 			Observed: nilIfEmpty(observed), Channel: operationEnded})
 		switch {
@@ -367,10 +364,12 @@ func (e *Engine) finish(ctx context.Context, op *Operation, state string, result
 		}
 		return e.queue(ctx, tx, next)
 	})
-	if err == nil && ended != nil {
-		// This process's waits have the end as it is, with no read.
-		e.ends.end(ended.ID, ended)
+	// This process's waits have the end as it is, with no read; after a
+	// failure, they read what became of it.
+	if err != nil {
+		ended = nil
 	}
+	handed(ended)
 	return err
 }
 

@@ -116,6 +116,10 @@ type listener struct {
 	// as it ended when this process ended it, nil when only its
 	// notification was heard.
 	ended map[string]endedOp
+	// ending are the operations this process is ending now: their
+	// notification, which can come before the end is handed on, is left to
+	// the hand-off.
+	ending map[string]int
 }
 
 type endedOp struct {
@@ -132,7 +136,8 @@ type listenRun struct {
 }
 
 func newListener(pool *pgxpool.Pool, logger *slog.Logger) *listener {
-	return &listener{pool: pool, logger: logger, waiting: map[string]map[chan *Operation]struct{}{}, ended: map[string]endedOp{}}
+	return &listener{pool: pool, logger: logger, waiting: map[string]map[chan *Operation]struct{}{}, ended: map[string]endedOp{},
+		ending: map[string]int{}}
 }
 
 func (l *listener) mark() Mark {
@@ -201,13 +206,35 @@ func (l *listener) subscribe(ctx context.Context, id string, m Mark) (<-chan *Op
 	}
 }
 
+// endingNow says this process is ending op id; done hands its waits the
+// operation as it ended, or nil when the end did not commit as far as it
+// knows (they read it).
+func (l *listener) endingNow(id string) (done func(*Operation)) {
+	l.mu.Lock()
+	l.ending[id]++
+	l.mu.Unlock()
+	return func(op *Operation) {
+		l.mu.Lock()
+		if l.ending[id]--; l.ending[id] <= 0 {
+			delete(l.ending, id)
+		}
+		l.mu.Unlock()
+		l.end(id, op, true)
+	}
+}
+
 // end tells the waits for op that it ended: op as it ended (this process
 // ended it), or nil (another did, and they read it). Ends are remembered
-// endedKept, for a wait that subscribes after its operation ended.
-func (l *listener) end(id string, op *Operation) {
+// endedKept, for a wait that subscribes after its operation ended. A
+// notification (!here) of an end this process is making is left to its
+// hand-off.
+func (l *listener) end(id string, op *Operation, here bool) {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if !here && l.ending[id] > 0 {
+		return
+	}
 	if prev, ok := l.ended[id]; ok && op == nil && prev.op != nil {
 		op = prev.op // the notification of an end this process handed already
 	}
@@ -300,6 +327,6 @@ func (l *listener) listenOnce(ctx context.Context, run *listenRun, ready func())
 		if err != nil {
 			return err
 		}
-		l.end(n.Payload, nil)
+		l.end(n.Payload, nil, false)
 	}
 }

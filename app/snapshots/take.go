@@ -359,15 +359,19 @@ func (s *Service) evictable(ctx context.Context, q db.DBTX, thread string, all [
 // runTake runs a take from the step it reached.
 func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams) error {
 	resuming := op.Resuming
-	// Its snapshot and its box in one read; apart only to say which is gone.
+	// Its snapshot and its box in one read, which records the step it
+	// runs first while the snapshot is taking (the picture's or the
+	// snapshot's); apart only to say which is gone.
 	var sn *Snapshot
 	var b *Box
-	both, err := s.st.PerfSnapshotWithBox(ctx, s.st.Pool, pinTarget(op))
+	recorded := false
+	both, err := s.st.TakeSnapshotToRun(ctx, s.st.Pool, db.TakeSnapshotToRunParams{ID: pinTarget(op), OperationID: op.ID, Resuming: resuming})
 	if err == nil {
 		sn, err = snapshotRow(both.Snapshot, nil)
 	}
 	if err == nil {
 		b, err = boxRow(both.Box, nil)
+		recorded = err == nil && sn.State == StateTaking
 	}
 	if err != nil {
 		if sn, err = s.snapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
@@ -387,16 +391,24 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 		start = *op.StartedAt // the take began before the job snoozed on its task
 	}
 
+	var all []*Snapshot // the box's snapshots, once read after the take
 	if sn.State == StateTaking {
-		if !resuming && sn.Picture != "off" && b.HasScreen {
-			if err := s.step(ctx, op, StepPicture); err != nil {
-				return err
+		picture := !resuming && sn.Picture != "off" && b.HasScreen
+		if picture {
+			if !recorded {
+				if err := s.step(ctx, op, StepPicture); err != nil {
+					return err
+				}
 			}
+			op.Step = StepPicture
 			s.takePicture(ctx, b, sn)
 		}
-		if err := s.step(ctx, op, StepSnapshot); err != nil {
-			return err
+		if picture || !recorded {
+			if err := s.step(ctx, op, StepSnapshot); err != nil {
+				return err
+			}
 		}
+		op.Step = StepSnapshot
 		var taken providers.SnapshotTaken
 		found := false
 		if resuming {
@@ -432,7 +444,9 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 			}
 		}
 		took := s.now().Sub(start)
-		if err := s.markTaken(ctx, sn, taken, took, &takenEvent{Caller: caller, Op: op.ID,
+		// Recorded as taken, the operation moved on to the limit's step,
+		// and the box's snapshots read, in one statement.
+		if all, err = s.markTakenStep(ctx, op, sn, taken, took, &takenEvent{Caller: caller, Op: op.ID,
 			Words: logTakenWords(sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), took)}); err != nil {
 			return err
 		}
@@ -440,16 +454,17 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 
 	// The per-box limit: an agent's sixth replaces its thread's oldest,
 	// checked again now (section 6: eligible at the moment of the change).
-	if err := s.step(ctx, op, StepLimit); err != nil {
-		return err
-	}
-	st, err := s.Settings(ctx)
-	if err != nil {
-		return err
-	}
 	// One read of the box's snapshots serves the limit and the answer; a
 	// second only when the limit deleted one.
-	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	if all == nil {
+		if err := s.step(ctx, op, StepLimit); err != nil {
+			return err
+		}
+		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
+			return err
+		}
+	}
+	st, err := s.Settings(ctx)
 	if err != nil {
 		return err
 	}
@@ -508,6 +523,19 @@ type takenEvent struct {
 // whose take the log never told, and the resumed take, finding it ready,
 // did not tell it either.
 func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev *takenEvent) error {
+	n, err := s.st.PerfSnapshotTaken(ctx, s.st.Pool, takenParams(sn, t, took, ev, s.now()))
+	if err != nil {
+		return fmt.Errorf("record take of %s: %w", sn.ID, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
+	}
+	return nil
+}
+
+// takenParams are what markTaken records; now is the capture's time when
+// the backend gave none.
+func takenParams(sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev *takenEvent, now time.Time) db.PerfSnapshotTakenParams {
 	var size *int64
 	var meaning *string
 	if t.Size != nil {
@@ -520,7 +548,7 @@ func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.Snaps
 	}
 	captured := t.CapturedAt
 	if captured.IsZero() {
-		captured = s.now()
+		captured = now
 	}
 	holds := string(t.Holds)
 	if holds == "" {
@@ -535,14 +563,28 @@ func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.Snaps
 		arg.LogKind, arg.ActorKind, arg.ActorThread, arg.ActorWhy = &kind, ev.Caller.byKind(), ev.Caller.thread(), nilIfEmpty(ev.Caller.Why)
 		arg.Words, arg.OperationID = ev.Words, nilIfEmpty(ev.Op)
 	}
-	n, err := s.st.PerfSnapshotTaken(ctx, s.st.Pool, arg)
+	return arg
+}
+
+// markTakenStep is markTaken for a take's own run, in one statement
+// (TakeSnapshotTaken): with the record, its event and the head, the
+// operation moves on to the limit's step, and the box's snapshots as they
+// are then are answered.
+func (s *Service) markTakenStep(ctx context.Context, op *Operation, sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev *takenEvent) ([]*Snapshot, error) {
+	a := takenParams(sn, t, took, ev, s.now())
+	all, err := snapshotRows(s.st.TakeSnapshotTaken(ctx, s.st.Pool, db.TakeSnapshotTakenParams{ID: a.ID, BoxID: a.BoxID,
+		BackendID: a.BackendID, ParentRef: a.ParentRef, Ref: a.Ref, Storage: a.Storage, CapturedAt: a.CapturedAt, TookMs: a.TookMs,
+		PausedMs: a.PausedMs, Holds: a.Holds, SizeBytes: a.SizeBytes, SizeMeaning: a.SizeMeaning, ForkSafe: a.ForkSafe,
+		Excludes: a.Excludes, LogKind: EvSnapshotTaken, ActorKind: a.ActorKind, ActorThread: a.ActorThread, ActorWhy: a.ActorWhy,
+		Words: a.Words, OperationID: op.ID, NextStep: StepLimit}))
 	if err != nil {
-		return fmt.Errorf("record take of %s: %w", sn.ID, err)
+		return nil, fmt.Errorf("record take of %s: %w", sn.ID, err)
 	}
-	if n == 0 {
-		return fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
+	if snapshotIn(all, sn.ID) == nil || snapshotIn(all, sn.ID).State != StateReady {
+		return nil, fmt.Errorf("record take of %s: it is no longer taking", sn.ID)
 	}
-	return nil
+	op.Step = StepLimit
+	return all, nil
 }
 
 func (s *Service) failTake(ctx context.Context, op *Operation, sn *Snapshot, b *Box, words string) error {

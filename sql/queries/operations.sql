@@ -19,10 +19,6 @@ SELECT * FROM operations WHERE request_key = $1;
 -- name: OpLock :one
 SELECT * FROM operations WHERE id = $1 FOR UPDATE;
 
--- name: OpBoxLock :exec
--- Admissions and ends of a box's operations are serialised on its row.
-SELECT 1 FROM boxes WHERE id = $1 FOR UPDATE;
-
 -- name: OpStep :exec
 UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running';
 
@@ -31,12 +27,20 @@ UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND
 
 -- name: OpEnd :one
 -- The end, and its notification to the waits, sent at commit; it answers
--- the operation as it ended, which the process's own waits are handed.
-WITH ended AS (
-    UPDATE operations SET state = sqlc.arg(state), result = coalesce(sqlc.arg(result), result), error = sqlc.arg(error),
-        observed = sqlc.arg(observed), task_waiting = false,
-        ended_at = CASE WHEN sqlc.arg(state) IN ('done', 'failed') THEN now() ELSE ended_at END
-    WHERE id = sqlc.arg(id)
+-- the operation as it ended, which the process's own waits are handed. The
+-- operation's box's row is locked first (admissions and ends of a box's
+-- operations are serialised on it): the box's next waiting
+-- operation is read after it, in the next statement, which sees what an
+-- admission it waited for committed.
+WITH box AS MATERIALIZED (
+    SELECT boxes.id FROM boxes
+    WHERE boxes.id = (SELECT o.box_id FROM operations o WHERE o.id = sqlc.arg(id))
+    FOR UPDATE
+), ended AS (
+    UPDATE operations SET state = sqlc.arg(state)::text, result = coalesce(sqlc.narg(result)::jsonb, operations.result),
+        error = sqlc.narg(error)::text, observed = sqlc.narg(observed)::text, task_waiting = false,
+        ended_at = CASE WHEN sqlc.arg(state)::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
+    WHERE id = sqlc.arg(id) AND (SELECT count(*) FROM box) >= 0
     RETURNING *), notified AS (
     SELECT pg_notify(sqlc.arg(channel)::text, ended.id) FROM ended)
 SELECT ended.* FROM ended CROSS JOIN notified;

@@ -1,12 +1,6 @@
 -- Queries that fold a hot path's several round trips into one (issue 10,
 -- Benchmarks: a take's queries).
 
--- name: PerfSnapshotWithBox :one
--- A take's run reads its snapshot and its box together.
-SELECT sqlc.embed(snapshots), sqlc.embed(boxes)
-FROM snapshots JOIN boxes ON boxes.id = snapshots.box_id
-WHERE snapshots.id = $1;
-
 -- name: PerfSnapshotTaken :one
 -- A taken snapshot recorded in one statement, so as one change: its record
 -- made ready with what the backend answered (depending on the snapshot of

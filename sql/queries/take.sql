@@ -26,3 +26,61 @@ SELECT t.id,
     ) AS news
 FROM threads t
 WHERE t.token_hash = @token_hash AND t.ended_at IS NULL;
+
+-- name: TakeSnapshotTaken :many
+-- A take's snapshot recorded as taken, as PerfSnapshotTaken records it (the
+-- record made ready, the box log's event, the box's head moved on, the
+-- box's row locked first), with its operation moved on to @next_step and
+-- the box's snapshots answered, the taken one as it is now, in
+-- CoreSnapshotsOfBox's order: the three statements that followed each
+-- other in one. No taken one among them: it was no longer taking, and
+-- nothing changed.
+WITH RECURSIVE box AS (
+    SELECT boxes.id FROM boxes WHERE boxes.id = @box_id FOR UPDATE
+), parent AS (
+    SELECT p.id FROM snapshots p
+    WHERE sqlc.narg(parent_ref)::text IS NOT NULL AND p.backend_id = @backend_id AND p.ref = sqlc.narg(parent_ref)::text
+    LIMIT 1
+), taken AS (
+    UPDATE snapshots SET state = 'ready', state_at = now(), error = NULL, ref = @ref, storage = coalesce(sqlc.narg(storage)::text, snapshots.storage),
+        captured_at = @captured_at, took_ms = @took_ms, paused_ms = @paused_ms, holds = @holds, size_bytes = @size_bytes,
+        size_meaning = @size_meaning, fork_safe = @fork_safe,
+        depends_on = coalesce((SELECT array_agg(parent.id) FROM parent), '{}'::text[]),
+        excludes = coalesce(sqlc.narg(excludes)::text, snapshots.excludes)
+    WHERE snapshots.id = @id AND snapshots.state = 'taking' AND EXISTS (SELECT 1 FROM box)
+    RETURNING snapshots.*
+), logged AS (
+    INSERT INTO box_log (box_id, kind, actor_kind, actor_thread, actor_why, words, snapshot_id, operation_id)
+    SELECT taken.box_id, @log_kind::text, @actor_kind, sqlc.narg(actor_thread), sqlc.narg(actor_why), @words, taken.id, @operation_id::text
+    FROM taken
+), chain(id, parent_id, depth) AS (
+    SELECT s.id, s.parent_id, 0 FROM snapshots s WHERE s.id = @id
+    UNION ALL
+    SELECT s.id, s.parent_id, c.depth + 1 FROM snapshots s JOIN chain c ON s.id = c.parent_id WHERE c.depth < 10000
+), head AS (
+    UPDATE boxes SET head_id = taken.id
+    FROM taken
+    WHERE boxes.id = taken.box_id AND boxes.head_id IS DISTINCT FROM taken.id
+        AND (boxes.head_id IS NULL OR boxes.head_id IN (SELECT chain.parent_id FROM chain WHERE chain.parent_id IS NOT NULL))
+), stepped AS (
+    UPDATE operations SET step = @next_step::text
+    WHERE operations.id = @operation_id::text AND operations.state = 'running' AND EXISTS (SELECT 1 FROM taken)
+)
+SELECT s.* FROM snapshots s WHERE s.box_id = @box_id AND s.id <> @id
+UNION ALL
+SELECT taken.* FROM taken
+ORDER BY taken_at DESC, id;
+
+-- name: TakeSnapshotToRun :one
+-- A take's run reads its snapshot and its box together, and records the step it runs first while its
+-- snapshot is taking: the picture, for a first run whose box has a screen
+-- and whose picture is not off, else the snapshot. A snapshot no longer
+-- taking leaves the step as it was.
+WITH stepped AS (
+    UPDATE operations SET step = CASE WHEN NOT @resuming::boolean AND sn.picture <> 'off' AND b.has_screen THEN 'picture' ELSE 'snapshot' END
+    FROM snapshots sn JOIN boxes b ON b.id = sn.box_id
+    WHERE operations.id = @operation_id::text AND operations.state = 'running' AND sn.id = @id::text AND sn.state = 'taking'
+)
+SELECT sqlc.embed(snapshots), sqlc.embed(boxes)
+FROM snapshots JOIN boxes ON boxes.id = snapshots.box_id
+WHERE snapshots.id = @id::text;

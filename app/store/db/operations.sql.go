@@ -27,16 +27,6 @@ func (q *Queries) OpActiveOnBox(ctx context.Context, db DBTX, arg OpActiveOnBoxP
 	return count, err
 }
 
-const opBoxLock = `-- name: OpBoxLock :exec
-SELECT 1 FROM boxes WHERE id = $1 FOR UPDATE
-`
-
-// Admissions and ends of a box's operations are serialised on its row.
-func (q *Queries) OpBoxLock(ctx context.Context, db DBTX, id string) error {
-	_, err := db.Exec(ctx, opBoxLock, id)
-	return err
-}
-
 const opByID = `-- name: OpByID :one
 SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting FROM operations WHERE id = $1
 `
@@ -118,22 +108,26 @@ func (q *Queries) OpByRequest(ctx context.Context, db DBTX, requestKey *string) 
 }
 
 const opEnd = `-- name: OpEnd :one
-WITH ended AS (
-    UPDATE operations SET state = $1, result = coalesce($2, result), error = $3,
-        observed = $4, task_waiting = false,
-        ended_at = CASE WHEN $1 IN ('done', 'failed') THEN now() ELSE ended_at END
-    WHERE id = $5
+WITH box AS MATERIALIZED (
+    SELECT boxes.id FROM boxes
+    WHERE boxes.id = (SELECT o.box_id FROM operations o WHERE o.id = $1)
+    FOR UPDATE
+), ended AS (
+    UPDATE operations SET state = $2::text, result = coalesce($3::jsonb, operations.result),
+        error = $4::text, observed = $5::text, task_waiting = false,
+        ended_at = CASE WHEN $2::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
+    WHERE id = $1 AND (SELECT count(*) FROM box) >= 0
     RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting), notified AS (
     SELECT pg_notify($6::text, ended.id) FROM ended)
 SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting FROM ended CROSS JOIN notified
 `
 
 type OpEndParams struct {
+	ID       string
 	State    string
 	Result   json.RawMessage
 	Error    *string
 	Observed *string
-	ID       string
 	Channel  string
 }
 
@@ -169,14 +163,18 @@ type OpEndRow struct {
 }
 
 // The end, and its notification to the waits, sent at commit; it answers
-// the operation as it ended, which the process's own waits are handed.
+// the operation as it ended, which the process's own waits are handed. The
+// operation's box's row is locked first (admissions and ends of a box's
+// operations are serialised on it): the box's next waiting
+// operation is read after it, in the next statement, which sees what an
+// admission it waited for committed.
 func (q *Queries) OpEnd(ctx context.Context, db DBTX, arg OpEndParams) (OpEndRow, error) {
 	row := db.QueryRow(ctx, opEnd,
+		arg.ID,
 		arg.State,
 		arg.Result,
 		arg.Error,
 		arg.Observed,
-		arg.ID,
 		arg.Channel,
 	)
 	var i OpEndRow

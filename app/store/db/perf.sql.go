@@ -56,6 +56,7 @@ func (q *Queries) PerfBoxesOfThread(ctx context.Context, db DBTX, thread string)
 }
 
 const perfSnapshotTaken = `-- name: PerfSnapshotTaken :one
+
 WITH RECURSIVE box AS (
     SELECT boxes.id FROM boxes WHERE boxes.id = $1 FOR UPDATE
 ), parent AS (
@@ -110,6 +111,8 @@ type PerfSnapshotTakenParams struct {
 	OperationID *string
 }
 
+// Queries that fold a hot path's several round trips into one (issue 10,
+// Benchmarks: a take's queries).
 // A taken snapshot recorded in one statement, so as one change: its record
 // made ready with what the backend answered (depending on the snapshot of
 // the parent reference the backend named, when boxsnap holds it), the box
@@ -146,90 +149,4 @@ func (q *Queries) PerfSnapshotTaken(ctx context.Context, db DBTX, arg PerfSnapsh
 	var count int64
 	err := row.Scan(&count)
 	return count, err
-}
-
-const perfSnapshotWithBox = `-- name: PerfSnapshotWithBox :one
-
-SELECT snapshots.id, snapshots.box_id, snapshots.box_name, snapshots.box_kind, snapshots.box_system, snapshots.box_thread_id, snapshots.box_gone_at, snapshots.box_gone_how, snapshots.backend_id, snapshots.host, snapshots.storage, snapshots.storage_type, snapshots.guest, snapshots.guest_generation, snapshots.name, snapshots.note, snapshots.taken_at, snapshots.captured_at, snapshots.took_ms, snapshots.paused_ms, snapshots.by_kind, snapshots.by_thread_id, snapshots.by_why, snapshots.scope, snapshots.holds, snapshots.excludes, snapshots.size_bytes, snapshots.size_meaning, snapshots.price, snapshots.owner_kind, snapshots.owner_thread_id, snapshots.kept_until, snapshots.kept_at, snapshots.undo_of, snapshots.fork_safe, snapshots.depends_on, snapshots.picture, snapshots.ref, snapshots.state, snapshots.error, snapshots.found, snapshots.missing_since, snapshots.state_at, snapshots.guest_ref, snapshots.parent_id, snapshots.automatic, boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id
-FROM snapshots JOIN boxes ON boxes.id = snapshots.box_id
-WHERE snapshots.id = $1
-`
-
-type PerfSnapshotWithBoxRow struct {
-	Snapshot Snapshot
-	Box      Box
-}
-
-// Queries that fold a hot path's several round trips into one (issue 10,
-// Benchmarks: a take's queries).
-// A take's run reads its snapshot and its box together.
-func (q *Queries) PerfSnapshotWithBox(ctx context.Context, db DBTX, id string) (PerfSnapshotWithBoxRow, error) {
-	row := db.QueryRow(ctx, perfSnapshotWithBox, id)
-	var i PerfSnapshotWithBoxRow
-	err := row.Scan(
-		&i.Snapshot.ID,
-		&i.Snapshot.BoxID,
-		&i.Snapshot.BoxName,
-		&i.Snapshot.BoxKind,
-		&i.Snapshot.BoxSystem,
-		&i.Snapshot.BoxThreadID,
-		&i.Snapshot.BoxGoneAt,
-		&i.Snapshot.BoxGoneHow,
-		&i.Snapshot.BackendID,
-		&i.Snapshot.Host,
-		&i.Snapshot.Storage,
-		&i.Snapshot.StorageType,
-		&i.Snapshot.Guest,
-		&i.Snapshot.GuestGeneration,
-		&i.Snapshot.Name,
-		&i.Snapshot.Note,
-		&i.Snapshot.TakenAt,
-		&i.Snapshot.CapturedAt,
-		&i.Snapshot.TookMs,
-		&i.Snapshot.PausedMs,
-		&i.Snapshot.ByKind,
-		&i.Snapshot.ByThreadID,
-		&i.Snapshot.ByWhy,
-		&i.Snapshot.Scope,
-		&i.Snapshot.Holds,
-		&i.Snapshot.Excludes,
-		&i.Snapshot.SizeBytes,
-		&i.Snapshot.SizeMeaning,
-		&i.Snapshot.Price,
-		&i.Snapshot.OwnerKind,
-		&i.Snapshot.OwnerThreadID,
-		&i.Snapshot.KeptUntil,
-		&i.Snapshot.KeptAt,
-		&i.Snapshot.UndoOf,
-		&i.Snapshot.ForkSafe,
-		&i.Snapshot.DependsOn,
-		&i.Snapshot.Picture,
-		&i.Snapshot.Ref,
-		&i.Snapshot.State,
-		&i.Snapshot.Error,
-		&i.Snapshot.Found,
-		&i.Snapshot.MissingSince,
-		&i.Snapshot.StateAt,
-		&i.Snapshot.GuestRef,
-		&i.Snapshot.ParentID,
-		&i.Snapshot.Automatic,
-		&i.Box.ID,
-		&i.Box.Name,
-		&i.Box.Kind,
-		&i.Box.System,
-		&i.Box.ThreadID,
-		&i.Box.BackendID,
-		&i.Box.Host,
-		&i.Box.GuestRef,
-		&i.Box.Generation,
-		&i.Box.HasScreen,
-		&i.Box.ScreenURL,
-		&i.Box.Presence,
-		&i.Box.ForkedFrom,
-		&i.Box.State,
-		&i.Box.CreatedAt,
-		&i.Box.ReleasedAt,
-		&i.Box.HeadID,
-	)
-	return i, err
 }

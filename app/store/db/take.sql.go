@@ -57,3 +57,258 @@ func (q *Queries) TakeAgentCall(ctx context.Context, db DBTX, arg TakeAgentCallP
 	err := row.Scan(&i.ID, &i.HeldBox, &i.News)
 	return i, err
 }
+
+const takeSnapshotTaken = `-- name: TakeSnapshotTaken :many
+WITH RECURSIVE box AS (
+    SELECT boxes.id FROM boxes WHERE boxes.id = $1 FOR UPDATE
+), parent AS (
+    SELECT p.id FROM snapshots p
+    WHERE $2::text IS NOT NULL AND p.backend_id = $3 AND p.ref = $2::text
+    LIMIT 1
+), taken AS (
+    UPDATE snapshots SET state = 'ready', state_at = now(), error = NULL, ref = $4, storage = coalesce($5::text, snapshots.storage),
+        captured_at = $6, took_ms = $7, paused_ms = $8, holds = $9, size_bytes = $10,
+        size_meaning = $11, fork_safe = $12,
+        depends_on = coalesce((SELECT array_agg(parent.id) FROM parent), '{}'::text[]),
+        excludes = coalesce($13::text, snapshots.excludes)
+    WHERE snapshots.id = $14 AND snapshots.state = 'taking' AND EXISTS (SELECT 1 FROM box)
+    RETURNING snapshots.id, snapshots.box_id, snapshots.box_name, snapshots.box_kind, snapshots.box_system, snapshots.box_thread_id, snapshots.box_gone_at, snapshots.box_gone_how, snapshots.backend_id, snapshots.host, snapshots.storage, snapshots.storage_type, snapshots.guest, snapshots.guest_generation, snapshots.name, snapshots.note, snapshots.taken_at, snapshots.captured_at, snapshots.took_ms, snapshots.paused_ms, snapshots.by_kind, snapshots.by_thread_id, snapshots.by_why, snapshots.scope, snapshots.holds, snapshots.excludes, snapshots.size_bytes, snapshots.size_meaning, snapshots.price, snapshots.owner_kind, snapshots.owner_thread_id, snapshots.kept_until, snapshots.kept_at, snapshots.undo_of, snapshots.fork_safe, snapshots.depends_on, snapshots.picture, snapshots.ref, snapshots.state, snapshots.error, snapshots.found, snapshots.missing_since, snapshots.state_at, snapshots.guest_ref, snapshots.parent_id, snapshots.automatic
+), logged AS (
+    INSERT INTO box_log (box_id, kind, actor_kind, actor_thread, actor_why, words, snapshot_id, operation_id)
+    SELECT taken.box_id, $15::text, $16, $17, $18, $19, taken.id, $20::text
+    FROM taken
+), chain(id, parent_id, depth) AS (
+    SELECT s.id, s.parent_id, 0 FROM snapshots s WHERE s.id = $14
+    UNION ALL
+    SELECT s.id, s.parent_id, c.depth + 1 FROM snapshots s JOIN chain c ON s.id = c.parent_id WHERE c.depth < 10000
+), head AS (
+    UPDATE boxes SET head_id = taken.id
+    FROM taken
+    WHERE boxes.id = taken.box_id AND boxes.head_id IS DISTINCT FROM taken.id
+        AND (boxes.head_id IS NULL OR boxes.head_id IN (SELECT chain.parent_id FROM chain WHERE chain.parent_id IS NOT NULL))
+), stepped AS (
+    UPDATE operations SET step = $21::text
+    WHERE operations.id = $20::text AND operations.state = 'running' AND EXISTS (SELECT 1 FROM taken)
+)
+SELECT s.id, s.box_id, s.box_name, s.box_kind, s.box_system, s.box_thread_id, s.box_gone_at, s.box_gone_how, s.backend_id, s.host, s.storage, s.storage_type, s.guest, s.guest_generation, s.name, s.note, s.taken_at, s.captured_at, s.took_ms, s.paused_ms, s.by_kind, s.by_thread_id, s.by_why, s.scope, s.holds, s.excludes, s.size_bytes, s.size_meaning, s.price, s.owner_kind, s.owner_thread_id, s.kept_until, s.kept_at, s.undo_of, s.fork_safe, s.depends_on, s.picture, s.ref, s.state, s.error, s.found, s.missing_since, s.state_at, s.guest_ref, s.parent_id, s.automatic FROM snapshots s WHERE s.box_id = $1 AND s.id <> $14
+UNION ALL
+SELECT taken.id, taken.box_id, taken.box_name, taken.box_kind, taken.box_system, taken.box_thread_id, taken.box_gone_at, taken.box_gone_how, taken.backend_id, taken.host, taken.storage, taken.storage_type, taken.guest, taken.guest_generation, taken.name, taken.note, taken.taken_at, taken.captured_at, taken.took_ms, taken.paused_ms, taken.by_kind, taken.by_thread_id, taken.by_why, taken.scope, taken.holds, taken.excludes, taken.size_bytes, taken.size_meaning, taken.price, taken.owner_kind, taken.owner_thread_id, taken.kept_until, taken.kept_at, taken.undo_of, taken.fork_safe, taken.depends_on, taken.picture, taken.ref, taken.state, taken.error, taken.found, taken.missing_since, taken.state_at, taken.guest_ref, taken.parent_id, taken.automatic FROM taken
+ORDER BY taken_at DESC, id
+`
+
+type TakeSnapshotTakenParams struct {
+	BoxID       string
+	ParentRef   *string
+	BackendID   string
+	Ref         string
+	Storage     *string
+	CapturedAt  *time.Time
+	TookMs      *int
+	PausedMs    *int
+	Holds       string
+	SizeBytes   *int64
+	SizeMeaning *string
+	ForkSafe    *int
+	Excludes    *string
+	ID          string
+	LogKind     string
+	ActorKind   string
+	ActorThread *string
+	ActorWhy    *string
+	Words       string
+	OperationID string
+	NextStep    string
+}
+
+// A take's snapshot recorded as taken, as PerfSnapshotTaken records it (the
+// record made ready, the box log's event, the box's head moved on, the
+// box's row locked first), with its operation moved on to @next_step and
+// the box's snapshots answered, the taken one as it is now, in
+// CoreSnapshotsOfBox's order: the three statements that followed each
+// other in one. No taken one among them: it was no longer taking, and
+// nothing changed.
+func (q *Queries) TakeSnapshotTaken(ctx context.Context, db DBTX, arg TakeSnapshotTakenParams) ([]Snapshot, error) {
+	rows, err := db.Query(ctx, takeSnapshotTaken,
+		arg.BoxID,
+		arg.ParentRef,
+		arg.BackendID,
+		arg.Ref,
+		arg.Storage,
+		arg.CapturedAt,
+		arg.TookMs,
+		arg.PausedMs,
+		arg.Holds,
+		arg.SizeBytes,
+		arg.SizeMeaning,
+		arg.ForkSafe,
+		arg.Excludes,
+		arg.ID,
+		arg.LogKind,
+		arg.ActorKind,
+		arg.ActorThread,
+		arg.ActorWhy,
+		arg.Words,
+		arg.OperationID,
+		arg.NextStep,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Snapshot
+	for rows.Next() {
+		var i Snapshot
+		if err := rows.Scan(
+			&i.ID,
+			&i.BoxID,
+			&i.BoxName,
+			&i.BoxKind,
+			&i.BoxSystem,
+			&i.BoxThreadID,
+			&i.BoxGoneAt,
+			&i.BoxGoneHow,
+			&i.BackendID,
+			&i.Host,
+			&i.Storage,
+			&i.StorageType,
+			&i.Guest,
+			&i.GuestGeneration,
+			&i.Name,
+			&i.Note,
+			&i.TakenAt,
+			&i.CapturedAt,
+			&i.TookMs,
+			&i.PausedMs,
+			&i.ByKind,
+			&i.ByThreadID,
+			&i.ByWhy,
+			&i.Scope,
+			&i.Holds,
+			&i.Excludes,
+			&i.SizeBytes,
+			&i.SizeMeaning,
+			&i.Price,
+			&i.OwnerKind,
+			&i.OwnerThreadID,
+			&i.KeptUntil,
+			&i.KeptAt,
+			&i.UndoOf,
+			&i.ForkSafe,
+			&i.DependsOn,
+			&i.Picture,
+			&i.Ref,
+			&i.State,
+			&i.Error,
+			&i.Found,
+			&i.MissingSince,
+			&i.StateAt,
+			&i.GuestRef,
+			&i.ParentID,
+			&i.Automatic,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const takeSnapshotToRun = `-- name: TakeSnapshotToRun :one
+WITH stepped AS (
+    UPDATE operations SET step = CASE WHEN NOT $2::boolean AND sn.picture <> 'off' AND b.has_screen THEN 'picture' ELSE 'snapshot' END
+    FROM snapshots sn JOIN boxes b ON b.id = sn.box_id
+    WHERE operations.id = $3::text AND operations.state = 'running' AND sn.id = $1::text AND sn.state = 'taking'
+)
+SELECT snapshots.id, snapshots.box_id, snapshots.box_name, snapshots.box_kind, snapshots.box_system, snapshots.box_thread_id, snapshots.box_gone_at, snapshots.box_gone_how, snapshots.backend_id, snapshots.host, snapshots.storage, snapshots.storage_type, snapshots.guest, snapshots.guest_generation, snapshots.name, snapshots.note, snapshots.taken_at, snapshots.captured_at, snapshots.took_ms, snapshots.paused_ms, snapshots.by_kind, snapshots.by_thread_id, snapshots.by_why, snapshots.scope, snapshots.holds, snapshots.excludes, snapshots.size_bytes, snapshots.size_meaning, snapshots.price, snapshots.owner_kind, snapshots.owner_thread_id, snapshots.kept_until, snapshots.kept_at, snapshots.undo_of, snapshots.fork_safe, snapshots.depends_on, snapshots.picture, snapshots.ref, snapshots.state, snapshots.error, snapshots.found, snapshots.missing_since, snapshots.state_at, snapshots.guest_ref, snapshots.parent_id, snapshots.automatic, boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id
+FROM snapshots JOIN boxes ON boxes.id = snapshots.box_id
+WHERE snapshots.id = $1::text
+`
+
+type TakeSnapshotToRunParams struct {
+	ID          string
+	Resuming    bool
+	OperationID string
+}
+
+type TakeSnapshotToRunRow struct {
+	Snapshot Snapshot
+	Box      Box
+}
+
+// A take's run reads its snapshot and its box together, and records the step it runs first while its
+// snapshot is taking: the picture, for a first run whose box has a screen
+// and whose picture is not off, else the snapshot. A snapshot no longer
+// taking leaves the step as it was.
+func (q *Queries) TakeSnapshotToRun(ctx context.Context, db DBTX, arg TakeSnapshotToRunParams) (TakeSnapshotToRunRow, error) {
+	row := db.QueryRow(ctx, takeSnapshotToRun, arg.ID, arg.Resuming, arg.OperationID)
+	var i TakeSnapshotToRunRow
+	err := row.Scan(
+		&i.Snapshot.ID,
+		&i.Snapshot.BoxID,
+		&i.Snapshot.BoxName,
+		&i.Snapshot.BoxKind,
+		&i.Snapshot.BoxSystem,
+		&i.Snapshot.BoxThreadID,
+		&i.Snapshot.BoxGoneAt,
+		&i.Snapshot.BoxGoneHow,
+		&i.Snapshot.BackendID,
+		&i.Snapshot.Host,
+		&i.Snapshot.Storage,
+		&i.Snapshot.StorageType,
+		&i.Snapshot.Guest,
+		&i.Snapshot.GuestGeneration,
+		&i.Snapshot.Name,
+		&i.Snapshot.Note,
+		&i.Snapshot.TakenAt,
+		&i.Snapshot.CapturedAt,
+		&i.Snapshot.TookMs,
+		&i.Snapshot.PausedMs,
+		&i.Snapshot.ByKind,
+		&i.Snapshot.ByThreadID,
+		&i.Snapshot.ByWhy,
+		&i.Snapshot.Scope,
+		&i.Snapshot.Holds,
+		&i.Snapshot.Excludes,
+		&i.Snapshot.SizeBytes,
+		&i.Snapshot.SizeMeaning,
+		&i.Snapshot.Price,
+		&i.Snapshot.OwnerKind,
+		&i.Snapshot.OwnerThreadID,
+		&i.Snapshot.KeptUntil,
+		&i.Snapshot.KeptAt,
+		&i.Snapshot.UndoOf,
+		&i.Snapshot.ForkSafe,
+		&i.Snapshot.DependsOn,
+		&i.Snapshot.Picture,
+		&i.Snapshot.Ref,
+		&i.Snapshot.State,
+		&i.Snapshot.Error,
+		&i.Snapshot.Found,
+		&i.Snapshot.MissingSince,
+		&i.Snapshot.StateAt,
+		&i.Snapshot.GuestRef,
+		&i.Snapshot.ParentID,
+		&i.Snapshot.Automatic,
+		&i.Box.ID,
+		&i.Box.Name,
+		&i.Box.Kind,
+		&i.Box.System,
+		&i.Box.ThreadID,
+		&i.Box.BackendID,
+		&i.Box.Host,
+		&i.Box.GuestRef,
+		&i.Box.Generation,
+		&i.Box.HasScreen,
+		&i.Box.ScreenURL,
+		&i.Box.Presence,
+		&i.Box.ForkedFrom,
+		&i.Box.State,
+		&i.Box.CreatedAt,
+		&i.Box.ReleasedAt,
+		&i.Box.HeadID,
+	)
+	return i, err
+}
