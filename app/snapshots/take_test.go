@@ -84,3 +84,35 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestTakeRunRecordsItsSteps: a take's run records its steps (section 6)
+// though its reads and writes are folded into few statements: the one that
+// makes the record ready moves the operation on to the limit's step, and
+// the take's answer counts the box's snapshots as they are once it is
+// ready.
+func TestTakeRunRecordsItsSteps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := coretest.New(t, coretest.Options{NoWorkers: true})
+	e.Box(t, snapshots.Owner(), "step-box")
+	admitReady(t, e, snapshots.Owner(), "step-box", "first")
+	op, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "step-box", Name: "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, e, op)
+	done, err := e.Core.Operation(ctx, snapshots.Owner(), op.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.State != snapshots.OpDone || done.Step != snapshots.StepLimit {
+		t.Fatalf("the take ended %s at step %q, want done at %q", done.State, done.Step, snapshots.StepLimit)
+	}
+	res, err := e.Core.Kinds().Take.Result(done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot != sn.ID || res.Count != 2 || res.Name != "second" {
+		t.Fatalf("the take's answer: %+v, want %s, 2 of the limit", res, sn.ID)
+	}
+}
