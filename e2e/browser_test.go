@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mxschmitt/playwright-go"
 
@@ -154,7 +155,9 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("BulkDeleteSkipsARestoresTarget", func(t *testing.T) {
 		t.Parallel()
-		e := setup(t, br, 1440)
+		// The restore must still wait at its stop when the dialog opens:
+		// under load the page took longer than the default 20 s stop.
+		e := setupStack(t, br, 1440, false, StackOptions{StopTimeout: 10 * time.Minute})
 		ctx := context.Background()
 		slow, err := e.s.SlowBox(ctx, "hazel-heron")
 		if err != nil {
