@@ -20,6 +20,9 @@ const (
 	StepCopyClone    = "copy-clone"
 	StepCopyDisarm   = "copy-disarm"
 	StepCopyTemplate = "copy-template"
+	// StepUnkeepDelete is "Release and delete it"'s: a kept snapshot stops
+	// being kept and is deleted, its task left to the job's snooze.
+	StepUnkeepDelete = "unkeep-delete"
 )
 
 // EvReleaseStopped is the box log's event for a release that stopped before
@@ -66,14 +69,26 @@ func (s *Boxes) holdKept(ctx context.Context, op *Operation, b *Box, be Backend,
 	if err != nil {
 		return err
 	}
+	if p.DeleteKept && op.Step == StepUnkeepDelete {
+		// The job snoozed on an unkept snapshot's delete, or its worker
+		// stopped: that delete is finished first, in the person's words.
+		if _, err := s.snaps.finishLeftDeletes(ctx, op, b, be, all, func(sn *Snapshot) bool { return !sn.Kept() && sn.Guest != "held-copy" },
+			callerOf(op), unkeptWhy); err != nil {
+			return err
+		}
+	}
 	for _, sn := range all {
 		if !sn.Kept() || sn.Guest == "held-copy" {
 			continue
 		}
 		if p.DeleteKept {
 			if err := s.unkeepAndDelete(ctx, op, sn, b, be); err != nil {
-				return &copyFailedError{words: wordsReleaseCouldNotDelete(sn.Name, err.Error())}
+				if operations.Pending(err) {
+					return err
+				}
+				return &copyFailedError{words: wordsReleaseCouldNotDelete(sn.Name, taskFailedWords(op, err.Error()))}
 			}
+			op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 			continue
 		}
 		if err := s.holdCopy(ctx, op, sn, b, be, hc); err != nil {
@@ -83,8 +98,17 @@ func (s *Boxes) holdKept(ctx context.Context, op *Operation, b *Box, be Backend,
 	return nil
 }
 
-// unkeepAndDelete stops keeping sn, on its label first, then deletes it.
+// unkeptWhy is the box log's why for a snapshot "Release and delete it"
+// deleted.
+const unkeptWhy = "its box was released, at the person's word"
+
+// unkeepAndDelete stops keeping sn, on its label first, then deletes it,
+// its step recorded first: the delete's task is left to the job's snooze
+// (operations.ErrTaskPending), and holdKept, resumed, finishes it.
 func (s *Boxes) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend) error {
+	if err := s.step(ctx, op, StepUnkeepDelete); err != nil {
+		return err
+	}
 	if l, ok := be.Snap.(providers.Labeler); ok && sn.Ref != "" {
 		if err := l.SetKeptUntil(ctx, refOf(sn, b), nil); err != nil && !errors.Is(err, providers.ErrNotFound) {
 			return err
@@ -94,7 +118,7 @@ func (s *Boxes) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot
 		return fmt.Errorf("record unkeep of %s: %w", sn.ID, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, true), sn.ID, op.ID, nil)
-	return s.snaps.deleteNow(ctx, op, sn, b, be, callerOf(op), "its box was released, at the person's word")
+	return s.snaps.deleteStep(ctx, op, sn, b, be, callerOf(op), unkeptWhy)
 }
 
 // holdCopy makes one kept snapshot's held copy: room first (a take's rule,

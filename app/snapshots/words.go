@@ -215,7 +215,7 @@ func StepWords(step string) string {
 		return "Keeping its old guest as its earlier guest"
 	case StepSnapshot:
 		return "Taking a snapshot"
-	case StepDelete:
+	case StepDelete, StepUnkeepDelete:
 		return "Deleting a snapshot"
 	}
 	return "Working"

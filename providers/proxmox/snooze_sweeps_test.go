@@ -172,6 +172,7 @@ func TestTrashSnoozesOnItsStopAndStart(t *testing.T) {
 	b := adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
 	before := tasksOf(t, s.e, lxcThin)
 
+	s.e.sim.StallNextTask("vzstop", lxcThin)
 	op, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	s.finishAfterKill(t, op, snapshots.StepInert, "vzstop")
@@ -184,6 +185,7 @@ func TestTrashSnoozesOnItsStopAndStart(t *testing.T) {
 		t.Fatalf("the box is %s after its release into the trash, want %s", nb.State, snapshots.BoxTrashed)
 	}
 
+	s.e.sim.StallNextTask("vzstart", lxcThin)
 	op, err = s.env.Core.Boxes().RestoreFromTrash(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	s.finishAfterKill(t, op, snapshots.StepInert, "vzstart")
@@ -200,5 +202,46 @@ func TestTrashSnoozesOnItsStopAndStart(t *testing.T) {
 		if n := after[typ] - before[typ]; n != 1 {
 			t.Errorf("Proxmox ran %d %s tasks, want 1", n, typ)
 		}
+	}
+}
+
+// TestReleaseAndDeleteItSnoozesOnItsDelete (issue 10, part 2): the
+// person's "Release and delete it" leaves each kept snapshot's Proxmox
+// delete task to the job's snooze; the worker is killed while it snoozes,
+// and a new one goes on from that task. The kept snapshot is gone with one
+// delete task, the box log says it went "at the person's word", and the
+// box is released.
+func TestReleaseAndDeleteItSnoozesOnItsDelete(t *testing.T) {
+	t.Parallel()
+	s := newSnoozeEnv(t, map[string]time.Duration{"vzdelsnapshot": 1500 * time.Millisecond}, false)
+	ctx := context.Background()
+	b := adopt(t, s.env, "amber-fox", proxmox.KindLXC, lxcThin)
+	kept := keepDone(t, s.env, "amber-fox", takeDone(t, s.env, snapshots.Owner(), "amber-fox", "kept").ID)
+	before := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"]
+
+	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
+	op, err := s.env.Core.Boxes().ReleaseBoxDeletingKept(ctx, snapshots.Owner(), b.Name, "")
+	must(t, err)
+	s.finishAfterKill(t, op, snapshots.StepUnkeepDelete, "vzdelsnapshot")
+	if n := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"] - before; n != 1 {
+		t.Errorf("Proxmox ran %d delete tasks for the kept snapshot, want 1", n)
+	}
+	if st := snapshotState(t, s.env, kept.ID); st != "gone" {
+		t.Errorf("the kept snapshot is %s after Release and delete it, want gone", st)
+	}
+	if _, err := s.e.sim.Guest(lxcThin); err == nil {
+		t.Error("the released guest is still on Proxmox")
+	}
+	n := 0
+	for _, ev := range boxLog(t, s.env, "amber-fox") {
+		if ev.Kind == snapshots.EvSnapshotDeleted && strings.Contains(ev.Words, "‘kept’") {
+			n++
+			if !strings.Contains(ev.Words, "at the person's word") {
+				t.Errorf("the box log says %q", ev.Words)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("the box log tells the kept snapshot's delete %d times, want once", n)
 	}
 }
