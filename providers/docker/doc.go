@@ -26,4 +26,7 @@
 // ssh:// (as the docker CLI does, `ssh host docker system dial-stdio`).
 //
 // Package dockertest starts a private dockerd for tests.
+//
+// It implements the interfaces of package providers; it must never import
+// the core, the store, the web app or another backend.
 package docker

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/boxsnap/boxsnap/"
+
+// layers are the rules each package's doc.go states in the words "must
+// never import" (or "imports nothing of boxsnap"), one row each: the
+// boxsnap packages it may not import directly. A name ending in "/" stands
+// for each package under it; "providers/" is any provider's own package
+// (the interface package providers is open to all); "*" is every package of
+// boxsnap but the ones in allow.
+var layers = []struct {
+	pkg    string
+	forbid []string
+	allow  []string
+}{
+	{pkg: "app/api", forbid: []string{"jobs", "app/web", "app/cli", "providers/"}},
+	{pkg: "app/auth", forbid: []string{"app/web", "app/api", "jobs"}},
+	{pkg: "app/cli", forbid: []string{"app/web", "jobs", "providers", "providers/", "app/store", "app/store/db"}},
+	{pkg: "app/config", forbid: []string{"*"}},
+	{pkg: "app/dbtest", forbid: []string{"*"}, allow: []string{"app/pgcluster", "app/store"}},
+	{pkg: "app/operations", forbid: []string{"app/snapshots", "app/web", "app/api", "app/cli", "jobs", "providers/"}},
+	{pkg: "app/pgcluster", forbid: []string{"*"}},
+	{pkg: "app/pictures", forbid: []string{"app/web", "app/api", "jobs", "providers/"}},
+	{pkg: "app/snapshots", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/"}},
+	{pkg: "app/store", forbid: []string{"app/web", "app/api", "jobs", "providers", "providers/"}},
+	{pkg: "app/web", forbid: []string{"jobs", "providers/"}},
+	{pkg: "jobs", forbid: []string{"app/web", "app/api"}},
+	{pkg: "providers", forbid: []string{"app/", "jobs"}},
+	{pkg: "providers/local", forbid: []string{"app/", "jobs", "providers/proxmox", "providers/docker"}},
+	{pkg: "providers/proxmox", forbid: []string{"app/", "jobs", "providers/local", "providers/docker"}},
+	{pkg: "providers/docker", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox"}},
+}
+
+// TestImportsBearOutTheDocs: what each package's doc.go says it must never
+// import, it does not import (issue 10: "doc.go files say what each package
+// holds and must never import, and the imports bear them out"), and
+// app/dbtest, for tests only, is imported by no package but the tests'
+// helpers.
+func TestImportsBearOutTheDocs(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		var own []string
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, module) {
+				own = append(own, strings.TrimPrefix(imp, module))
+			}
+		}
+		imports[strings.TrimPrefix(f[0], module)] = own
+	}
+	for _, l := range layers {
+		own, ok := imports[l.pkg]
+		if !ok {
+			t.Errorf("%s: no such package", l.pkg)
+			continue
+		}
+		doc, err := os.ReadFile(filepath.Join(filepath.FromSlash(l.pkg), "doc.go"))
+		if err != nil {
+			t.Errorf("%s: %v", l.pkg, err)
+		} else if s := strings.Join(strings.Fields(strings.ReplaceAll(string(doc), "//", "")), " "); !strings.Contains(s, "never import") && !strings.Contains(s, "imports nothing of boxsnap") {
+			t.Errorf("%s/doc.go does not say what the package must never import", l.pkg)
+		}
+		for _, imp := range own {
+			if forbidden(imp, l.forbid, l.allow) {
+				t.Errorf("%s imports %s, which its doc.go forbids", l.pkg, imp)
+			}
+		}
+	}
+	for pkg, own := range imports {
+		for _, imp := range own {
+			if imp == "app/dbtest" && pkg != "app/coretest" {
+				t.Errorf("%s imports app/dbtest, which is for tests only", pkg)
+			}
+		}
+	}
+}
+
+// forbidden says whether imp is one of forbid's packages and none of
+// allow's.
+func forbidden(imp string, forbid, allow []string) bool {
+	for _, a := range allow {
+		if imp == a {
+			return false
+		}
+	}
+	for _, f := range forbid {
+		switch {
+		case f == "*":
+			return true
+		case strings.HasSuffix(f, "/") && strings.HasPrefix(imp, f):
+			return true
+		case imp == f:
+			return true
+		}
+	}
+	return false
+}
