@@ -46,6 +46,9 @@ const (
 	EvReset    = "reset"
 	// EvResetUndone is a reset that undid itself.
 	EvResetUndone = "reset-undone"
+	// EvResetFailed is a reset that stopped and was not undone: it had no
+	// undo, or its undo could not be restored.
+	EvResetFailed = "reset-failed"
 )
 
 // ResetRequest asks to reset a box to a fresh one.
@@ -82,6 +85,9 @@ type ResetResult struct {
 	Skipped  []string `json:"skipped,omitempty"`
 	Started  bool     `json:"started"`
 	Replaced []string `json:"replacedUndos,omitempty"`
+	// UndoneItself is set on a reset that failed and put the box back to
+	// its undo.
+	UndoneItself bool `json:"undoneItself,omitempty"`
 }
 
 // recordMadeFrom remembers what a new box was made from, for its reset:
@@ -364,7 +370,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 
 func (s *Service) resetFailed(ctx context.Context, op *Operation, b *Box, words, observed string) error {
 	words = resetUnfinishedWords(words)
-	s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), logThenWords(words, observed), "", op.ID, nil)
+	s.log(ctx, s.st.Pool, b.ID, EvResetFailed, callerOf(op), logThenWords(words, observed), "", op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, observed)
 }
 
@@ -396,12 +402,12 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 	}
 	if err := back(); err != nil {
 		words := resetNotBackWords(why, b.Name, err, undo.Name)
-		s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words, undo.ID, op.ID, nil)
+		s.log(ctx, s.st.Pool, b.ID, EvResetFailed, callerOf(op), words, undo.ID, op.ID, nil)
 		return s.finish(ctx, op, OpFailed, nil, words, observedFreshNoLogins)
 	}
 	words := resetUndoneWords(why, b.Name, undo.Name)
 	s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words, undo.ID, op.ID, nil)
-	return s.finish(ctx, op, OpFailed, map[string]any{"undoneItself": true, "undo": undo.ID}, words, observedAsBeforeReset)
+	return s.finish(ctx, op, OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
 }
 
 // carryLogins writes each login file the undo holds in a home-like folder

@@ -195,6 +195,13 @@ func TestResetUndo(t *testing.T) {
 	if got := boxState(t, e, b.Name); got != "ready" {
 		t.Fatalf("after the reset undid itself the box is %s", got)
 	}
+	var undone snapshots.ResetResult
+	if err := json.Unmarshal(op.Result, &undone); err != nil || !undone.UndoneItself || undone.Undo == "" {
+		t.Fatalf("the undone reset's result is %s (%v)", op.Result, err)
+	}
+	if got := lastEvent(t, e, b.Name, snapshots.EvResetUndone); !strings.HasPrefix(got, "The reset undid itself") {
+		t.Fatalf("the box log says of the undone reset %q", got)
+	}
 
 	// Without Keep logins the reset goes through; Undo brings the work back.
 	op = reset(t, e, snapshots.Owner(), snapshots.ResetRequest{Box: b.Name})
@@ -204,7 +211,9 @@ func TestResetUndo(t *testing.T) {
 	fileGone(t, dir, "work.txt")
 	fileIs(t, dir, "README", "fresh")
 	var res snapshots.ResetResult
-	_ = json.Unmarshal(op.Result, &res)
+	if err := json.Unmarshal(op.Result, &res); err != nil {
+		t.Fatalf("the reset's result %s: %v", op.Result, err)
+	}
 	uop, err := e.Core.UndoNewest(ctx, snapshots.Owner(), b.Name, "", false)
 	if err != nil {
 		t.Fatal(err)

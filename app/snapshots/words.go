@@ -626,6 +626,7 @@ var eventKindWords = map[string]string{
 	EvSnapshotLost: "Lost", EvSnapshotUnavailable: "Unavailable", EvSnapshotFound: "Found again",
 	EvHeldCopyMade: "Held copy made", EvHeldCopyStarted: "Held copy started",
 	EvMade: "Made", EvReleased: "Released",
+	EvReset: "Reset", EvResetUndone: "Reset undone", EvResetFailed: "Reset failed",
 }
 
 // EventLine says one event as one sentence, as a settled card's live

@@ -459,7 +459,7 @@ func TestEventWords(t *testing.T) {
 		EvSnapshotKept, EvSnapshotUnkept, EvSnapshotLost, EvSnapshotUnavailable, EvSnapshotFound, EvHeldCopyMade,
 		EvHeldCopyStarted, EvMade, EvReleased, EvRestoreRequested, EvRestoreDeclined, EvDownloaded, EvSnapshotForgotten,
 		EvGuestGone, EvReleaseStopped, EvSetStraight, EvSnapshotSaved, EvSnapshotUnsaved, EvHistorySettings, EvHistoryThinned,
-		EvHistoryDeleted, EvExported, EvImported, EvShared, EvShareRevoked, EvShareRedeemed, EvReset, EvResetUndone,
+		EvHistoryDeleted, EvExported, EvImported, EvShared, EvShareRevoked, EvShareRedeemed, EvReset, EvResetUndone, EvResetFailed,
 		EvTrashed, EvUntrashed}
 	for _, k := range kinds {
 		w := EventWords(k)
