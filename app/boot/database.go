@@ -88,6 +88,11 @@ func OpenDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger, a
 		// uses another); River's operation workers are sized to the pool.
 		pcfg.MaxConns = poolConnections
 	}
+	if _, set := pcfg.ConnConfig.RuntimeParams["jit"]; !set {
+		// As on the embedded cluster (pgcluster): JIT only slows boxsnap's
+		// short queries, and a DATABASE_URL may say otherwise.
+		pcfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err == nil {
 		pctx, cancel := context.WithTimeout(ctx, connectTimeout)

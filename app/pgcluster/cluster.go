@@ -505,7 +505,10 @@ func (c *Cluster) pgctlStart(ctx context.Context) error {
 			}
 		}
 	}
-	serverArgs := []string{"-c", "listen_addresses=", "-k", c.sockDir, "-p", strconv.Itoa(c.port)}
+	// jit=off: boxsnap's queries are short lookups and writes by index, and
+	// PostgreSQL's JIT once spent 1.5 s compiling a plan it had
+	// mis-estimated as large.
+	serverArgs := []string{"-c", "listen_addresses=", "-k", c.sockDir, "-p", strconv.Itoa(c.port), "-c", "jit=off"}
 	if c.forTests {
 		serverArgs = append(serverArgs, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}

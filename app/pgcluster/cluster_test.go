@@ -209,6 +209,13 @@ func TestRunningCluster(t *testing.T) {
 	if fsync != "off" {
 		t.Errorf("ForTests: fsync = %q, want off", fsync)
 	}
+	var jit string
+	if err := conn.QueryRow(t.Context(), "SHOW jit").Scan(&jit); err != nil {
+		t.Fatal(err)
+	}
+	if jit != "off" {
+		t.Errorf("jit = %q, want off", jit)
+	}
 
 	// The server process and its files belong to the cluster's user.
 	pid, alive := c.postmasterAlive()
