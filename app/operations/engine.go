@@ -326,7 +326,9 @@ const operationEnded = "boxsnap_operation_ended"
 
 // finish ends an operation and, in the same transaction, queues the box's
 // next waiting operation, so a box's operations follow each other with no
-// polling delay. Its pins end with it.
+// polling delay. Its pins end with it. An operation no other waits behind
+// (none was admitted waiting while it ran: OpInsert marks it followed) ends
+// in one statement, OpEndAlone, with no transaction.
 func (e *Engine) finish(ctx context.Context, op *Operation, state string, result any, words, observed string) error {
 	var res []byte
 	if result != nil {
@@ -338,7 +340,19 @@ func (e *Engine) finish(ctx context.Context, op *Operation, state string, result
 	ctx = context.WithoutCancel(ctx)
 	var ended *Operation
 	handed := e.ends.endingNow(op.ID)
-	err := store.InTx(ctx, e.st.Pool, func(tx pgx.Tx) error {
+	r, err := e.st.OpEndAlone(ctx, e.st.Pool, db.OpEndAloneParams{ID: op.ID, State: state, Result: res, Error: nilIfEmpty(words),
+		Observed: nilIfEmpty(observed), Channel: operationEnded})
+	switch {
+	case err == nil:
+		op.State = state
+		handed(FromRow(db.Operation(r)))
+		return nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		handed(nil)
+		return fmt.Errorf("end operation %s: %w", op.ID, err)
+	}
+	// Followed, or not there: the end and the next in one transaction.
+	err = store.InTx(ctx, e.st.Pool, func(tx pgx.Tx) error {
 		ended = nil
 		// Its box's row locked first, as admissions lock it; its
 		// notification is sent at commit: a Wait on it ends at once.

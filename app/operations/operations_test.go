@@ -251,3 +251,82 @@ func TestWaitSinceHearsEveryEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestAnEndQueuesWhatWaitsBehindIt (issue 10: an end in one statement when
+// nothing waits): an operation admitted while another of its box runs
+// waits, and that one's end queues it, also when the admission holds the
+// box's lock as the end begins (the end waits for it, then reads the
+// admission's mark); an end with nothing behind it queues nothing.
+func TestAnEndQueuesWhatWaitsBehindIt(t *testing.T) {
+	env := coretest.New(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	e := env.Core.Engine()
+	b := env.Box(t, snapshots.Owner(), "turns")
+	echo := operations.Register(e, "echo-turn", func(ctx context.Context, op *operations.Operation, p echoParams) (echoResult, error) {
+		return echoResult{}, nil
+	})
+	step := func(op *operations.Operation) string {
+		t.Helper()
+		got, err := e.ByID(ctx, env.Pool, op.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Step
+	}
+
+	// Admitted one after the other: the second waits; the first's end
+	// queues it.
+	first := admitEcho(t, env, echo, b, echoParams{})
+	second := admitEcho(t, env, echo, b, echoParams{})
+	if s := step(second); s != operations.StepWaiting {
+		t.Fatalf("admitted while another of its box runs: step %s, want %s", s, operations.StepWaiting)
+	}
+	if err := e.End(ctx, first, operations.Failed, "ended by the test", ""); err != nil {
+		t.Fatal(err)
+	}
+	if s := step(second); s != operations.StepQueued {
+		t.Fatalf("after the end of the one before: step %s, want %s", s, operations.StepQueued)
+	}
+
+	// The third is admitted while the second's end begins: the admission
+	// holds the box's lock, and the end waits for it.
+	tx, err := env.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM boxes WHERE id = $1 FOR UPDATE`, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	third, err := echo.Admit(ctx, tx, operations.Request{Box: &b.ID, ByKind: "owner"}, echoParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- e.End(ctx, second, operations.Failed, "ended by the test", "") }()
+	select {
+	case err := <-ended:
+		t.Fatalf("the end did not wait for the admission holding the box's lock (%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	if s := step(third); s != operations.StepQueued {
+		t.Fatalf("admitted as the one before ended: step %s, want %s (nothing would ever queue it)", s, operations.StepQueued)
+	}
+	// Nothing behind the third: its end is alone.
+	if err := e.End(ctx, third, operations.Failed, "ended by the test", ""); err != nil {
+		t.Fatal(err)
+	}
+	var jobs int
+	if err := env.Pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE args->>'box' = $1`, b.ID).Scan(&jobs); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 3 {
+		t.Fatalf("%d jobs for the box's three operations, want 3", jobs)
+	}
+}

@@ -4,10 +4,17 @@
 
 -- name: OpInsert :one
 -- Queued when no other operation of its box runs (its job goes in with it),
--- else waiting for the end of the one before.
+-- else waiting for the end of the one before; the box's running ones are
+-- then marked followed, so their ends look for it (OpEndAlone). The
+-- caller holds the box's row locked.
+WITH marked AS (
+    UPDATE operations o SET followed = true
+    WHERE o.box_id = sqlc.narg(box_id)::text AND o.state = 'running' AND NOT o.followed
+)
 INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, reserved, step)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-    CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4 AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
+VALUES (@id, sqlc.narg(request_key), @kind, sqlc.narg(box_id)::text, @generation, sqlc.narg(target), @snapshots, @by_kind, sqlc.narg(by_thread_id),
+    sqlc.narg(consent), @params, sqlc.narg(reserved),
+    CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = sqlc.narg(box_id)::text AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
 RETURNING *;
 
 -- name: OpByID :one
@@ -41,6 +48,26 @@ WITH box AS MATERIALIZED (
         error = sqlc.narg(error)::text, observed = sqlc.narg(observed)::text, task_waiting = false,
         ended_at = CASE WHEN sqlc.arg(state)::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = sqlc.arg(id) AND (SELECT count(*) FROM box) >= 0
+    RETURNING *), notified AS (
+    SELECT pg_notify(sqlc.arg(channel)::text, ended.id) FROM ended)
+SELECT ended.* FROM ended CROSS JOIN notified;
+
+-- name: OpEndAlone :one
+-- OpEnd in one statement with no transaction, for an operation no other
+-- waits behind: no row when it is followed (an admission recorded one
+-- waiting behind it; OpInsert marked it, and this update reads the mark as
+-- that admission committed it, having waited for the box's lock), or when
+-- there is no such operation. The caller then ends it with OpEnd and
+-- OpNextWaiting, in one transaction that queues the next.
+WITH box AS MATERIALIZED (
+    SELECT boxes.id FROM boxes
+    WHERE boxes.id = (SELECT o.box_id FROM operations o WHERE o.id = sqlc.arg(id))
+    FOR UPDATE
+), ended AS (
+    UPDATE operations SET state = sqlc.arg(state)::text, result = coalesce(sqlc.narg(result)::jsonb, operations.result),
+        error = sqlc.narg(error)::text, observed = sqlc.narg(observed)::text, task_waiting = false,
+        ended_at = CASE WHEN sqlc.arg(state)::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
+    WHERE id = sqlc.arg(id) AND NOT operations.followed AND (SELECT count(*) FROM box) >= 0
     RETURNING *), notified AS (
     SELECT pg_notify(sqlc.arg(channel)::text, ended.id) FROM ended)
 SELECT ended.* FROM ended CROSS JOIN notified;

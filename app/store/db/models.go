@@ -127,6 +127,7 @@ type Operation struct {
 	PriceBackend  *string
 	PriceReserved json.RawMessage
 	TaskWaiting   bool
+	Followed      bool
 }
 
 type Share struct {

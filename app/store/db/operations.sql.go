@@ -28,7 +28,7 @@ func (q *Queries) OpActiveOnBox(ctx context.Context, db DBTX, arg OpActiveOnBoxP
 }
 
 const opByID = `-- name: OpByID :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting FROM operations WHERE id = $1
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE id = $1
 `
 
 func (q *Queries) OpByID(ctx context.Context, db DBTX, id string) (Operation, error) {
@@ -63,12 +63,13 @@ func (q *Queries) OpByID(ctx context.Context, db DBTX, id string) (Operation, er
 		&i.PriceBackend,
 		&i.PriceReserved,
 		&i.TaskWaiting,
+		&i.Followed,
 	)
 	return i, err
 }
 
 const opByRequest = `-- name: OpByRequest :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting FROM operations WHERE request_key = $1
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE request_key = $1
 `
 
 func (q *Queries) OpByRequest(ctx context.Context, db DBTX, requestKey *string) (Operation, error) {
@@ -103,6 +104,7 @@ func (q *Queries) OpByRequest(ctx context.Context, db DBTX, requestKey *string) 
 		&i.PriceBackend,
 		&i.PriceReserved,
 		&i.TaskWaiting,
+		&i.Followed,
 	)
 	return i, err
 }
@@ -117,9 +119,9 @@ WITH box AS MATERIALIZED (
         error = $4::text, observed = $5::text, task_waiting = false,
         ended_at = CASE WHEN $2::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = $1 AND (SELECT count(*) FROM box) >= 0
-    RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting), notified AS (
+    RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed), notified AS (
     SELECT pg_notify($6::text, ended.id) FROM ended)
-SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting FROM ended CROSS JOIN notified
+SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed FROM ended CROSS JOIN notified
 `
 
 type OpEndParams struct {
@@ -160,6 +162,7 @@ type OpEndRow struct {
 	PriceBackend  *string
 	PriceReserved json.RawMessage
 	TaskWaiting   bool
+	Followed      bool
 }
 
 // The end, and its notification to the waits, sent at commit; it answers
@@ -207,6 +210,113 @@ func (q *Queries) OpEnd(ctx context.Context, db DBTX, arg OpEndParams) (OpEndRow
 		&i.PriceBackend,
 		&i.PriceReserved,
 		&i.TaskWaiting,
+		&i.Followed,
+	)
+	return i, err
+}
+
+const opEndAlone = `-- name: OpEndAlone :one
+WITH box AS MATERIALIZED (
+    SELECT boxes.id FROM boxes
+    WHERE boxes.id = (SELECT o.box_id FROM operations o WHERE o.id = $1)
+    FOR UPDATE
+), ended AS (
+    UPDATE operations SET state = $2::text, result = coalesce($3::jsonb, operations.result),
+        error = $4::text, observed = $5::text, task_waiting = false,
+        ended_at = CASE WHEN $2::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
+    WHERE id = $1 AND NOT operations.followed AND (SELECT count(*) FROM box) >= 0
+    RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed), notified AS (
+    SELECT pg_notify($6::text, ended.id) FROM ended)
+SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed FROM ended CROSS JOIN notified
+`
+
+type OpEndAloneParams struct {
+	ID       string
+	State    string
+	Result   json.RawMessage
+	Error    *string
+	Observed *string
+	Channel  string
+}
+
+type OpEndAloneRow struct {
+	ID            string
+	Seq           int64
+	RequestKey    *string
+	Kind          string
+	BoxID         *string
+	Generation    int
+	Target        *string
+	Snapshots     []string
+	ByKind        string
+	ByThreadID    *string
+	Consent       json.RawMessage
+	UndoID        *string
+	Guests        json.RawMessage
+	Step          string
+	Task          json.RawMessage
+	State         string
+	Reserved      json.RawMessage
+	Params        json.RawMessage
+	Result        json.RawMessage
+	Error         *string
+	Observed      *string
+	Resumes       int
+	CreatedAt     time.Time
+	StartedAt     *time.Time
+	EndedAt       *time.Time
+	PriceBackend  *string
+	PriceReserved json.RawMessage
+	TaskWaiting   bool
+	Followed      bool
+}
+
+// OpEnd in one statement with no transaction, for an operation no other
+// waits behind: no row when it is followed (an admission recorded one
+// waiting behind it; OpInsert marked it, and this update reads the mark as
+// that admission committed it, having waited for the box's lock), or when
+// there is no such operation. The caller then ends it with OpEnd and
+// OpNextWaiting, in one transaction that queues the next.
+func (q *Queries) OpEndAlone(ctx context.Context, db DBTX, arg OpEndAloneParams) (OpEndAloneRow, error) {
+	row := db.QueryRow(ctx, opEndAlone,
+		arg.ID,
+		arg.State,
+		arg.Result,
+		arg.Error,
+		arg.Observed,
+		arg.Channel,
+	)
+	var i OpEndAloneRow
+	err := row.Scan(
+		&i.ID,
+		&i.Seq,
+		&i.RequestKey,
+		&i.Kind,
+		&i.BoxID,
+		&i.Generation,
+		&i.Target,
+		&i.Snapshots,
+		&i.ByKind,
+		&i.ByThreadID,
+		&i.Consent,
+		&i.UndoID,
+		&i.Guests,
+		&i.Step,
+		&i.Task,
+		&i.State,
+		&i.Reserved,
+		&i.Params,
+		&i.Result,
+		&i.Error,
+		&i.Observed,
+		&i.Resumes,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
+		&i.TaskWaiting,
+		&i.Followed,
 	)
 	return i, err
 }
@@ -248,10 +358,15 @@ func (q *Queries) OpFinishStaleJobs(ctx context.Context, db DBTX, endedBefore ti
 
 const opInsert = `-- name: OpInsert :one
 
+WITH marked AS (
+    UPDATE operations o SET followed = true
+    WHERE o.box_id = $4::text AND o.state = 'running' AND NOT o.followed
+)
 INSERT INTO operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, reserved, step)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-    CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4 AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
-RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting
+VALUES ($1, $2, $3, $4::text, $5, $6, $7, $8, $9,
+    $10, $11, $12,
+    CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4::text AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
+RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed
 `
 
 type OpInsertParams struct {
@@ -273,7 +388,9 @@ type OpInsertParams struct {
 // tasks, ends, recovery and the end's notification. Nothing here knows what
 // a kind of operation does.
 // Queued when no other operation of its box runs (its job goes in with it),
-// else waiting for the end of the one before.
+// else waiting for the end of the one before; the box's running ones are
+// then marked followed, so their ends look for it (OpEndAlone). The
+// caller holds the box's row locked.
 func (q *Queries) OpInsert(ctx context.Context, db DBTX, arg OpInsertParams) (Operation, error) {
 	row := db.QueryRow(ctx, opInsert,
 		arg.ID,
@@ -319,12 +436,13 @@ func (q *Queries) OpInsert(ctx context.Context, db DBTX, arg OpInsertParams) (Op
 		&i.PriceBackend,
 		&i.PriceReserved,
 		&i.TaskWaiting,
+		&i.Followed,
 	)
 	return i, err
 }
 
 const opLock = `-- name: OpLock :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting FROM operations WHERE id = $1 FOR UPDATE
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) OpLock(ctx context.Context, db DBTX, id string) (Operation, error) {
@@ -359,12 +477,13 @@ func (q *Queries) OpLock(ctx context.Context, db DBTX, id string) (Operation, er
 		&i.PriceBackend,
 		&i.PriceReserved,
 		&i.TaskWaiting,
+		&i.Followed,
 	)
 	return i, err
 }
 
 const opNextWaiting = `-- name: OpNextWaiting :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE
 `
 
 func (q *Queries) OpNextWaiting(ctx context.Context, db DBTX, boxID *string) (Operation, error) {
@@ -399,6 +518,7 @@ func (q *Queries) OpNextWaiting(ctx context.Context, db DBTX, boxID *string) (Op
 		&i.PriceBackend,
 		&i.PriceReserved,
 		&i.TaskWaiting,
+		&i.Followed,
 	)
 	return i, err
 }
@@ -413,7 +533,7 @@ func (q *Queries) OpQueue(ctx context.Context, db DBTX, id string) error {
 }
 
 const opResumable = `-- name: OpResumable :many
-SELECT o.id, o.seq, o.request_key, o.kind, o.box_id, o.generation, o.target, o.snapshots, o.by_kind, o.by_thread_id, o.consent, o.undo_id, o.guests, o.step, o.task, o.state, o.reserved, o.params, o.result, o.error, o.observed, o.resumes, o.created_at, o.started_at, o.ended_at, o.price_backend, o.price_reserved, o.task_waiting FROM operations o
+SELECT o.id, o.seq, o.request_key, o.kind, o.box_id, o.generation, o.target, o.snapshots, o.by_kind, o.by_thread_id, o.consent, o.undo_id, o.guests, o.step, o.task, o.state, o.reserved, o.params, o.result, o.error, o.observed, o.resumes, o.created_at, o.started_at, o.ended_at, o.price_backend, o.price_reserved, o.task_waiting, o.followed FROM operations o
 WHERE o.state = 'running'
   AND (o.started_at IS NOT NULL
        OR (o.step = 'queued' AND EXISTS (
@@ -470,6 +590,7 @@ func (q *Queries) OpResumable(ctx context.Context, db DBTX) ([]Operation, error)
 			&i.PriceBackend,
 			&i.PriceReserved,
 			&i.TaskWaiting,
+			&i.Followed,
 		); err != nil {
 			return nil, err
 		}
@@ -511,7 +632,7 @@ func (q *Queries) OpSetTask(ctx context.Context, db DBTX, arg OpSetTaskParams) e
 }
 
 const opStart = `-- name: OpStart :one
-UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting
+UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed
 `
 
 func (q *Queries) OpStart(ctx context.Context, db DBTX, id string) (Operation, error) {
@@ -546,6 +667,7 @@ func (q *Queries) OpStart(ctx context.Context, db DBTX, id string) (Operation, e
 		&i.PriceBackend,
 		&i.PriceReserved,
 		&i.TaskWaiting,
+		&i.Followed,
 	)
 	return i, err
 }
