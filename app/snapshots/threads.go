@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -101,6 +102,27 @@ func (s *Boxes) Threads(ctx context.Context, c Caller) ([]*Thread, error) {
 	for i := range rows {
 		t := Thread(rows[i])
 		out[i] = &t
+	}
+	return out, nil
+}
+
+// ThreadTitles answers the titles of the threads ids names, by ID, for the
+// rows of a page: the person's pages read the threads their rows name, never
+// every thread of the install. An agent learns only its own thread's.
+func (s *Boxes) ThreadTitles(ctx context.Context, c Caller, ids []string) (map[string]string, error) {
+	if !c.IsPerson() {
+		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id != c.Thread })
+	}
+	out := make(map[string]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.st.ThreadTitles(ctx, s.st.Pool, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read the titles of %d threads: %w", len(ids), err)
+	}
+	for _, r := range rows {
+		out[r.ID] = r.Title
 	}
 	return out, nil
 }

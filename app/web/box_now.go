@@ -148,7 +148,7 @@ func (s *Server) historyOf(rc rowContext, b *snapshots.Box, shown int) history {
 		what, words := snapshots.EventParts(ev)
 		thread, why := "", ""
 		if ev.ActorThread != nil {
-			thread = rc.threads[*ev.ActorThread]
+			thread = rc.threads.title(*ev.ActorThread)
 		}
 		if ev.ActorWhy != nil {
 			why = *ev.ActorWhy

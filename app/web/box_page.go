@@ -150,6 +150,7 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 		return boxCard{}, err
 	}
 	rc := s.rowContext(r, back)
+	rc.threads.knowBoxes(list)
 	var bs snapshots.BoxSnapshots
 	if len(list) > 0 {
 		bs = list[0]

@@ -54,6 +54,11 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 			return machineList{}, err
 		}
 		var l machineList
+		shown := make([]snapshots.BoxSnapshots, len(page.Boxes))
+		for i, m := range page.Boxes {
+			shown[i] = snapshots.BoxSnapshots{Box: m.Box}
+		}
+		rc.threads.knowBoxes(shown)
 		for _, m := range page.Boxes {
 			l.Rows = append(l.Rows, machineRow{Head: s.head(m.Box, rc), Count: m.Counts.Words()})
 		}

@@ -173,6 +173,11 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Matching = page.SnapshotsMatching
+	shown := make([]snapshots.BoxSnapshots, len(page.Boxes))
+	for i, tb := range page.Boxes {
+		shown[i] = tb.BoxSnapshots
+	}
+	rc.threads.knowBoxes(shown)
 	for _, tb := range page.Boxes {
 		live := "/boxes/" + url.PathEscape(tb.Box.Name) + "/live?in=tab&back=" + url.QueryEscape(p.Back)
 		if q.Select {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,7 +108,7 @@ type rowContext struct {
 	ctx     context.Context
 	now     time.Time
 	tz      *time.Location
-	threads map[string]string
+	threads *threadTitles
 	back    string // where dialogs return
 	// keepDays is the setting's days, for "Keep 30 more days".
 	keepDays int
@@ -117,17 +119,68 @@ type rowContext struct {
 }
 
 func (s *Server) rowContext(r *http.Request, back string) rowContext {
-	rc := rowContext{ctx: r.Context(), now: time.Now(), tz: s.opts.Core.TimeZone(r.Context()), threads: map[string]string{}, back: back,
-		selecting: r.URL.Query().Get("select") == "1", keepDays: snapshots.DefaultKeepDays}
-	if st, err := s.opts.Core.Settings(r.Context()); err == nil {
+	ctx := r.Context()
+	rc := rowContext{ctx: ctx, now: time.Now(), tz: s.opts.Core.TimeZone(ctx), back: back,
+		selecting: r.URL.Query().Get("select") == "1", keepDays: snapshots.DefaultKeepDays,
+		threads: &threadTitles{known: map[string]string{}, read: func(ids []string) (map[string]string, error) {
+			return s.opts.Core.Boxes().ThreadTitles(ctx, snapshots.Owner(), ids)
+		}}}
+	if st, err := s.opts.Core.Settings(ctx); err == nil {
 		rc.keepDays = st.KeepDays
 	}
-	if ths, err := s.opts.Core.Boxes().Threads(r.Context(), snapshots.Owner()); err == nil {
-		for _, t := range ths {
-			rc.threads[t.ID] = t.Title
+	return rc
+}
+
+// threadTitles are the titles of the threads a request's rows name, read
+// as the rows need them: a page names its boxes' and snapshots' threads
+// first (know), in one read, and a title asked for beyond them is read on
+// its own. No page reads every thread of the install.
+type threadTitles struct {
+	known map[string]string
+	read  func(ids []string) (map[string]string, error)
+}
+
+// know reads the titles of ids not yet known, in one read.
+func (t *threadTitles) know(ids []string) {
+	var unknown []string
+	for _, id := range ids {
+		if _, ok := t.known[id]; !ok && !slices.Contains(unknown, id) {
+			unknown = append(unknown, id)
 		}
 	}
-	return rc
+	if len(unknown) == 0 {
+		return
+	}
+	got, err := t.read(unknown)
+	for _, id := range unknown {
+		t.known[id] = "" // a thread that cannot be read is not asked again
+	}
+	if err != nil {
+		return // the rows say the thread's ID where its title would be
+	}
+	maps.Copy(t.known, got)
+}
+
+// title is a thread's title, or "" when it cannot be read.
+func (t *threadTitles) title(id string) string {
+	t.know([]string{id})
+	return t.known[id]
+}
+
+// knowBoxes reads the titles of the threads bs and their snapshots name.
+func (t *threadTitles) knowBoxes(bs []snapshots.BoxSnapshots) {
+	var ids []string
+	for _, b := range bs {
+		if b.Box != nil && b.Box.ThreadID != nil {
+			ids = append(ids, *b.Box.ThreadID)
+		}
+		for _, sn := range b.Snapshots {
+			if sn.ByThreadID != nil {
+				ids = append(ids, *sn.ByThreadID)
+			}
+		}
+	}
+	t.know(ids)
 }
 
 // whenWords says when, as the rows do: "Today 10:42", "Yesterday 23:39",
@@ -209,7 +262,7 @@ func kindBadges(b *snapshots.Box) []string {
 func (s *Server) head(b *snapshots.Box, rc rowContext) boxHead {
 	h := boxHead{Name: b.Name, Href: "/boxes/" + url.PathEscape(b.Name), Badges: kindBadges(b), Where: s.whereWords(b)}
 	if b.ThreadID != nil {
-		h.Thread = rc.threads[*b.ThreadID]
+		h.Thread = rc.threads.title(*b.ThreadID)
 		if h.Thread == "" {
 			h.Thread = *b.ThreadID
 		}
@@ -314,7 +367,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	r.Attention = strings.Join(attention, " · ")
 	thread := ""
 	if sn.ByThreadID != nil {
-		thread = rc.threads[*sn.ByThreadID]
+		thread = rc.threads.title(*sn.ByThreadID)
 	}
 	why := ""
 	if sn.ByWhy != nil {
