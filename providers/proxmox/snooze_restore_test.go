@@ -3,6 +3,7 @@ package proxmox_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -85,7 +86,16 @@ func (s *snoozeEnv) snoozedAt(t *testing.T, op, step, taskType string) string {
 // has seen what it waited for while the task ran.
 func (s *snoozeEnv) end(t *testing.T, upid string) {
 	t.Helper()
-	must(t, s.e.sim.FinishTask(upid))
+	if err := s.e.sim.FinishTask(upid); err != nil {
+		var seen strings.Builder
+		if tasks, terr := s.e.sim.Tasks(strings.Split(upid, ":")[1]); terr == nil {
+			for _, tk := range tasks {
+				fmt.Fprintf(&seen, "  %s running=%v exit=%q start=%s\n", tk.UPID, tk.Running, tk.ExitStatus, tk.Start.Format("15:04:05.000"))
+			}
+		}
+		log, _ := os.ReadFile(s.w.log)
+		t.Fatalf("%v; the node's tasks, newest first:\n%sthe worker's log:\n%s", err, seen.String(), log)
+	}
 }
 
 // taskRunningOn reports whether a task runs still on the node its UPID
