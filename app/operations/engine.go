@@ -180,9 +180,22 @@ type Request struct {
 }
 
 func (e *Engine) insert(ctx context.Context, tx DB, r Request) (*Operation, error) {
-	params, err := json.Marshal(r.Params)
+	arg, err := insertArg(r)
+	if err != nil {
+		return nil, err
+	}
+	op, err := row(e.st.OpInsert(ctx, tx, arg))
 	if err != nil {
 		return nil, fmt.Errorf("record operation: %w", err)
+	}
+	return op, nil
+}
+
+// insertArg is what OpInsert records of r, with the operation's new ID.
+func insertArg(r Request) (db.OpInsertParams, error) {
+	params, err := json.Marshal(r.Params)
+	if err != nil {
+		return db.OpInsertParams{}, fmt.Errorf("record operation: %w", err)
 	}
 	if r.Params == nil {
 		params = []byte("{}")
@@ -190,13 +203,13 @@ func (e *Engine) insert(ctx context.Context, tx DB, r Request) (*Operation, erro
 	var consent []byte
 	if r.Consent != nil {
 		if consent, err = json.Marshal(r.Consent); err != nil {
-			return nil, fmt.Errorf("record operation: %w", err)
+			return db.OpInsertParams{}, fmt.Errorf("record operation: %w", err)
 		}
 	}
 	var reserved []byte
 	if r.Reserved != nil {
 		if reserved, err = json.Marshal(r.Reserved); err != nil {
-			return nil, fmt.Errorf("record operation: %w", err)
+			return db.OpInsertParams{}, fmt.Errorf("record operation: %w", err)
 		}
 	}
 	pins := r.Pins
@@ -207,13 +220,8 @@ func (e *Engine) insert(ctx context.Context, tx DB, r Request) (*Operation, erro
 	if gen == 0 {
 		gen = 1
 	}
-	arg := db.OpInsertParams{ID: NewID(), RequestKey: r.RequestKey, Kind: r.Kind, BoxID: r.Box, Generation: gen, Target: r.Target,
-		Snapshots: pins, ByKind: r.ByKind, ByThreadID: r.ByThread, Consent: consent, Params: params, Reserved: reserved}
-	op, err := row(e.st.OpInsert(ctx, tx, arg))
-	if err != nil {
-		return nil, fmt.Errorf("record operation: %w", err)
-	}
-	return op, nil
+	return db.OpInsertParams{ID: NewID(), RequestKey: r.RequestKey, Kind: r.Kind, BoxID: r.Box, Generation: gen, Target: r.Target,
+		Snapshots: pins, ByKind: r.ByKind, ByThreadID: r.ByThread, Consent: consent, Params: params, Reserved: reserved}, nil
 }
 
 // Admit records an operation in tx, with its box's row already locked by
@@ -230,6 +238,35 @@ func (e *Engine) Admit(ctx context.Context, tx pgx.Tx, r Request) (*Operation, e
 	if err != nil {
 		return nil, err
 	}
+	if op.Step != StepQueued {
+		return op, nil // it waits for its box's running operation
+	}
+	if err := e.insertJob(ctx, tx, op); err != nil {
+		return nil, err
+	}
+	return op, nil
+}
+
+// AdmitWith is Admit for an admission whose own statement records the
+// operation with what it writes beside it: insert runs that statement with
+// OpInsert's arguments as the engine makes them (the operation's new ID
+// among them) and answers the row it inserted, which it records as
+// OpInsert does (queued when no other operation of the box runs, else
+// waiting, with the box's running ones marked followed). The engine then
+// queues its job as Admit does.
+func (e *Engine) AdmitWith(ctx context.Context, tx pgx.Tx, r Request, insert func(arg db.OpInsertParams) (db.Operation, error)) (*Operation, error) {
+	if e.jobs == nil {
+		return nil, errors.New("operations: no job client (UseJobs was not called)")
+	}
+	arg, err := insertArg(r)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := insert(arg)
+	if err != nil {
+		return nil, err
+	}
+	op := FromRow(raw)
 	if op.Step != StepQueued {
 		return op, nil // it waits for its box's running operation
 	}

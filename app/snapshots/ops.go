@@ -61,6 +61,11 @@ func (s *core) existingRequest(ctx context.Context, q db.DBTX, c Caller, request
 // waits; finish starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
 func (s *core) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, error) {
+	return s.ops.Admit(ctx, tx, r.request())
+}
+
+// request is what the engine records of r.
+func (r opRequest) request() operations.Request {
 	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.byKind(), ByThread: r.Caller.thread(),
 		RequestKey: requestKey(r.Caller, r.RequestID), Consent: r.Consent, Params: r.Params, Generation: 1}
 	if r.Target != nil {
@@ -72,7 +77,7 @@ func (s *core) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, e
 	if r.Reserved != nil {
 		req.Reserved = r.Reserved
 	}
-	return s.ops.Admit(ctx, tx, req)
+	return req
 }
 
 // lockBox locks a box's row for the transaction: admissions and ends of a

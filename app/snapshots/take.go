@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -102,18 +103,25 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 		return nil, nil, err
 	}
 
+	// The admission in four statements: its locks, the box's snapshots,
+	// its records (the snapshot and its operation, with what the room and
+	// the box's unconfirmed operations need), and the commit. What is
+	// refused rolls back what was written.
+	charge := chargeOfPlan(snapping)
 	var op *Operation
 	var sn *Snapshot
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err = s.lockBox(ctx, tx, b.ID)
-		if err != nil {
-			return err
+		// The box's row, then the ceiling's lock (a paid backend's) and the
+		// storage's, held to the commit: every admission on the storage
+		// waits for it, and the room is read after the take's records.
+		locked, err := s.st.TakeAdmitLock(ctx, tx, db.TakeAdmitLockParams{ID: b.ID, Paid: charge.Paid, Storage: plan.Storage.Name})
+		if b, err = boxRow(locked.Box, err); errors.Is(err, store.ErrNotFound) {
+			return boxNotFound(req.Box)
+		} else if err != nil {
+			return fmt.Errorf("lock box: %w", err)
 		}
 		if b.State != BoxReady {
 			return refusal(CodeBusy, wordsReleasedTakesNone(b.Name))
-		}
-		if err := s.unsettled(ctx, tx, b); err != nil {
-			return err
 		}
 		// The box's snapshots, read once under its lock, serve the limit
 		// and the name.
@@ -121,8 +129,18 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 		if err != nil {
 			return err
 		}
+		// The limit's and the ceiling's refusals come after the one of an
+		// operation that could not be confirmed, read for them alone.
 		evict, err := s.limitRoom(ctx, tx, c, b, all, settings.PerBox, tz)
+		if err == nil {
+			// The ceiling (section 8): refused when the rate held would be
+			// past it after this take.
+			err = s.ceilingAdmits(ctx, tx, c, b.BackendID, charge, settings)
+		}
 		if err != nil {
+			if uerr := s.unsettled(ctx, tx, b); uerr != nil {
+				return uerr
+			}
 			return err
 		}
 		taken := make(map[string]bool, len(all))
@@ -130,32 +148,16 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			taken[sn.Name] = true
 		}
 		name = UniqueName(name, taken)
-		// The ceiling (section 8): refused when the rate held would be past
-		// it after this take.
-		if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(snapping), settings); err != nil {
-			return err
-		}
 		owner, ownerThread := ownerOf(b)
 		holds := string(providers.HoldsDisk)
 		if req.Memory {
 			holds = string(providers.HoldsDiskAndMemory)
 		}
-		id := NewID(PrefixSnapshot)
-		sn, err = snapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: id, BoxID: b.ID,
-			BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
-			Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type, GuestGeneration: b.Generation,
-			Name: name, Note: note, TakenAt: now, ByKind: c.byKind(), ByThreadID: c.thread(), ByWhy: nilIfEmpty(c.Why),
-			Scope: string(snapping.Scope), Holds: holds, Excludes: nilIfEmpty(snapping.Excludes), OwnerKind: owner,
-			OwnerThreadID: ownerThread, State: StateTaking, Picture: pictureState(b, settings)}))
-		if err != nil {
-			var conflict *Refusal
-			if errors.As(err, &conflict) {
-				return err
+		var price []byte
+		if snapping.Price != nil {
+			if price, err = json.Marshal(snapping.Price); err != nil {
+				return fmt.Errorf("record price: %w", err)
 			}
-			return fmt.Errorf("record snapshot: %w", err)
-		}
-		if err := s.recordPrice(ctx, tx, sn, snapping); err != nil {
-			return err
 		}
 		adds := plan.Take.AddsBytes
 		if req.Memory && plan.Take.MemoryBytes != nil && adds != nil {
@@ -163,17 +165,41 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			sum := *adds + *plan.Take.MemoryBytes
 			adds = &sum
 		}
-		// The operation and its job are recorded with its reservation first,
-		// and the room checked last, under the storage's lock (which every
-		// admission on the storage waits for): the lock is held for one read
-		// and the commit, and the read counts this take's own reservation.
+		// The operation is recorded with its reservation, and the room
+		// checked against what the others on the storage reserve with it.
 		reserved := reservation(b, plan, adds)
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Params: takeParams{Memory: req.Memory, Evict: evict}, Reserved: reserved})
+		id := NewID(PrefixSnapshot)
+		var before int64
+		var unsettled string
+		op, err = s.ops.AdmitWith(ctx, tx, opRequest{Kind: OpTake, Box: b, Pins: []string{id}, Caller: c, RequestID: req.RequestID,
+			Params: takeParams{Memory: req.Memory, Evict: evict}, Reserved: reserved}.request(), func(o db.OpInsertParams) (db.Operation, error) {
+			r, err := s.st.TakeAdmit(ctx, tx, db.TakeAdmitParams{StorageKey: reserved.Storage, BoxID: b.ID, SnapshotID: id,
+				BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
+				Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type, GuestGeneration: b.Generation,
+				Name: name, Note: note, TakenAt: now, SnapByKind: c.byKind(), SnapByThreadID: c.thread(), ByWhy: nilIfEmpty(c.Why),
+				Scope: string(snapping.Scope), Holds: holds, Excludes: nilIfEmpty(snapping.Excludes), OwnerKind: owner,
+				OwnerThreadID: ownerThread, State: StateTaking, Picture: pictureState(b, settings), Price: price,
+				OpID: o.ID, RequestKey: o.RequestKey, Kind: o.Kind, Generation: o.Generation, OpByKind: o.ByKind,
+				OpByThreadID: o.ByThreadID, Consent: o.Consent, Params: o.Params, Reserved: o.Reserved})
+			var pgErr *pgconn.PgError
+			switch {
+			case errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.TableName == "snapshots":
+				return db.Operation{}, refusal(CodeConflict, wordsNameTaken)
+			case err != nil:
+				return db.Operation{}, fmt.Errorf("record the take: %w", err)
+			}
+			sn, _ = snapshotRow(r.Snapshot, nil)
+			before, unsettled = r.ReservedBefore, r.Unsettled
+			return r.Operation, nil
+		})
 		if err != nil {
 			return err
 		}
-		return s.roomReserved(ctx, tx, c, b, be, plan, settings, reserved.Storage, 0)
+		if unsettled != "" {
+			return s.unsettled(ctx, tx, b)
+		}
+		total := before + reserved.Bytes
+		return s.roomFor(ctx, c, b, be, plan, settings, &total)
 	})
 	if err != nil {
 		return nil, nil, err

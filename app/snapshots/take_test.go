@@ -116,3 +116,56 @@ func TestTakeRunRecordsItsSteps(t *testing.T) {
 		t.Fatalf("the take's answer: %+v, want %s, 2 of the limit", res, sn.ID)
 	}
 }
+
+// TestTakeRefusedUntilCheckNow: a take on a box whose last operation
+// could not be confirmed is refused in section 6's words until Check now
+// settles it, before the per-box limit's refusal, and the refused take
+// leaves no record of itself (its admission writes its records before it
+// reads the box's unconfirmed operations, and rolls them back).
+func TestTakeRefusedUntilCheckNow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := coretest.New(t, coretest.Options{NoWorkers: true})
+	e.Box(t, snapshots.Owner(), "unsure-box")
+	first, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "unsure-box", Name: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Pool.Exec(ctx, `UPDATE operations SET state = 'unknown', step = 'snapshot' WHERE id = $1`, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	unknown, err := e.Core.Operation(ctx, snapshots.Owner(), first.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := snapshots.UnknownWords("unsure-box", unknown) + " Check now first."
+	count := func(table string) int {
+		t.Helper()
+		var n int
+		if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE box_id = (SELECT id FROM boxes WHERE name = 'unsure-box')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	refused := func(what string) {
+		t.Helper()
+		_, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "unsure-box", Name: "second"})
+		r, ok := snapshots.AsRefusal(err)
+		if !ok || r.Code != snapshots.CodeBusy || r.Words != want {
+			t.Fatalf("%s: a take answered %v, want the refusal %q", what, err, want)
+		}
+		if n, m := count("snapshots"), count("operations"); n != 1 || m != 1 {
+			t.Fatalf("%s: the refused take left %d snapshots and %d operations on the box, want 1 and 1", what, n, m)
+		}
+	}
+	refused("below the limit")
+	st, err := e.Core.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.PerBox = 1
+	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
+		t.Fatal(err)
+	}
+	refused("at the limit")
+}

@@ -84,3 +84,58 @@ WITH stepped AS (
 SELECT sqlc.embed(snapshots), sqlc.embed(boxes)
 FROM snapshots JOIN boxes ON boxes.id = snapshots.box_id
 WHERE snapshots.id = @id::text;
+
+-- name: TakeAdmitLock :one
+-- A take's admission locks, in one statement and in the order every
+-- admission takes them: its box's row (answered as it is now), the
+-- backend's ceiling lock when its snapshots are paid (PersonCeilingLock's),
+-- and the storage's lock (CoreStorageLock's, on the key of the box's
+-- backend, host and @storage), both held to the commit. Each lock's query
+-- reads what the one before it answered, so they are taken in this order.
+-- The box locked is answered as the common expression boxes, named as its
+-- table. No row: no such box.
+WITH boxes AS MATERIALIZED (
+    SELECT * FROM public.boxes b WHERE b.id = @id FOR UPDATE
+), ceiling AS MATERIALIZED (
+    SELECT pg_advisory_xact_lock(hashtext('boxsnap-ceiling:' || boxes.backend_id)) FROM boxes WHERE @paid::boolean
+), storage AS MATERIALIZED (
+    SELECT pg_advisory_xact_lock(hashtextextended('storage:' || boxes.backend_id || '/' || boxes.host || '/' || @storage::text, 0))
+    FROM boxes, (SELECT count(*) AS n FROM ceiling) c
+)
+SELECT sqlc.embed(boxes) FROM boxes, (SELECT count(*) AS n FROM storage) s;
+
+-- name: TakeAdmit :one
+-- A take's snapshot record (CoreSnapshotInsert's, with its price) and its
+-- operation (OpInsert's: queued when no other operation of the box runs,
+-- and the box's running ones marked followed otherwise), in one statement
+-- under the locks TakeAdmitLock took; with them, what the operations
+-- running or unconfirmed before this one reserve on @storage_key
+-- (CoreReservedOn's), and the first of the box's operations that could not
+-- be confirmed, or "" (CoreOpUnsettled's): the admission refuses on either
+-- and rolls back what this wrote. The two rows written are answered as
+-- the common expressions snapshots and operations, named as the tables
+-- they were written to; the tables themselves are read as public.*.
+WITH snapshots AS (
+    INSERT INTO public.snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id, backend_id, host, storage, storage_type,
+        guest_generation, name, note, taken_at, by_kind, by_thread_id, by_why, scope, holds, excludes, owner_kind,
+        owner_thread_id, state, picture, price, parent_id)
+    VALUES (@snapshot_id, @box_id::text, @box_name, @box_kind, @box_system, sqlc.narg(box_thread_id), @backend_id, @host, @storage, @storage_type,
+        @guest_generation, @name, @note, @taken_at, @snap_by_kind, sqlc.narg(snap_by_thread_id), sqlc.narg(by_why), @scope, @holds,
+        sqlc.narg(excludes), @owner_kind, sqlc.narg(owner_thread_id), @state, @picture, sqlc.narg(price)::jsonb,
+        (SELECT b.head_id FROM public.boxes b WHERE b.id = @box_id::text))
+    RETURNING *
+), marked AS (
+    UPDATE public.operations o SET followed = true
+    WHERE o.box_id = @box_id::text AND o.state = 'running' AND NOT o.followed
+), operations AS (
+    INSERT INTO public.operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, reserved, step)
+    VALUES (@op_id, sqlc.narg(request_key), @kind, @box_id::text, @generation, @snapshot_id, ARRAY[@snapshot_id::text],
+        @op_by_kind, sqlc.narg(op_by_thread_id), sqlc.narg(consent), @params, sqlc.narg(reserved)::jsonb,
+        CASE WHEN EXISTS (SELECT 1 FROM public.operations o WHERE o.box_id = @box_id::text AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
+    RETURNING *
+)
+SELECT sqlc.embed(snapshots), sqlc.embed(operations),
+    (SELECT coalesce(sum((o.reserved->>'bytes')::bigint), 0) FROM public.operations o
+     WHERE o.state IN ('running', 'unknown') AND o.reserved->>'storage' = sqlc.arg(storage_key)::text)::bigint AS reserved_before,
+    coalesce((SELECT o.id FROM public.operations o WHERE o.box_id = @box_id::text AND o.state = 'unknown' ORDER BY o.seq LIMIT 1), '')::text AS unsettled
+FROM snapshots, operations;

@@ -7,8 +7,267 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
+
+const takeAdmit = `-- name: TakeAdmit :one
+WITH snapshots AS (
+    INSERT INTO public.snapshots (id, box_id, box_name, box_kind, box_system, box_thread_id, backend_id, host, storage, storage_type,
+        guest_generation, name, note, taken_at, by_kind, by_thread_id, by_why, scope, holds, excludes, owner_kind,
+        owner_thread_id, state, picture, price, parent_id)
+    VALUES ($3, $2::text, $4, $5, $6, $7, $8, $9, $10, $11,
+        $12, $13, $14, $15, $16, $17, $18, $19, $20,
+        $21, $22, $23, $24, $25, $26::jsonb,
+        (SELECT b.head_id FROM public.boxes b WHERE b.id = $2::text))
+    RETURNING id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic
+), marked AS (
+    UPDATE public.operations o SET followed = true
+    WHERE o.box_id = $2::text AND o.state = 'running' AND NOT o.followed
+), operations AS (
+    INSERT INTO public.operations (id, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, params, reserved, step)
+    VALUES ($27, $28, $29, $2::text, $30, $3, ARRAY[$3::text],
+        $31, $32, $33, $34, $35::jsonb,
+        CASE WHEN EXISTS (SELECT 1 FROM public.operations o WHERE o.box_id = $2::text AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
+    RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed
+)
+SELECT snapshots.id, snapshots.box_id, snapshots.box_name, snapshots.box_kind, snapshots.box_system, snapshots.box_thread_id, snapshots.box_gone_at, snapshots.box_gone_how, snapshots.backend_id, snapshots.host, snapshots.storage, snapshots.storage_type, snapshots.guest, snapshots.guest_generation, snapshots.name, snapshots.note, snapshots.taken_at, snapshots.captured_at, snapshots.took_ms, snapshots.paused_ms, snapshots.by_kind, snapshots.by_thread_id, snapshots.by_why, snapshots.scope, snapshots.holds, snapshots.excludes, snapshots.size_bytes, snapshots.size_meaning, snapshots.price, snapshots.owner_kind, snapshots.owner_thread_id, snapshots.kept_until, snapshots.kept_at, snapshots.undo_of, snapshots.fork_safe, snapshots.depends_on, snapshots.picture, snapshots.ref, snapshots.state, snapshots.error, snapshots.found, snapshots.missing_since, snapshots.state_at, snapshots.guest_ref, snapshots.parent_id, snapshots.automatic, operations.id, operations.seq, operations.request_key, operations.kind, operations.box_id, operations.generation, operations.target, operations.snapshots, operations.by_kind, operations.by_thread_id, operations.consent, operations.undo_id, operations.guests, operations.step, operations.task, operations.state, operations.reserved, operations.params, operations.result, operations.error, operations.observed, operations.resumes, operations.created_at, operations.started_at, operations.ended_at, operations.price_backend, operations.price_reserved, operations.task_waiting, operations.followed,
+    (SELECT coalesce(sum((o.reserved->>'bytes')::bigint), 0) FROM public.operations o
+     WHERE o.state IN ('running', 'unknown') AND o.reserved->>'storage' = $1::text)::bigint AS reserved_before,
+    coalesce((SELECT o.id FROM public.operations o WHERE o.box_id = $2::text AND o.state = 'unknown' ORDER BY o.seq LIMIT 1), '')::text AS unsettled
+FROM snapshots, operations
+`
+
+type TakeAdmitParams struct {
+	StorageKey      string
+	BoxID           string
+	SnapshotID      string
+	BoxName         string
+	BoxKind         string
+	BoxSystem       string
+	BoxThreadID     *string
+	BackendID       string
+	Host            string
+	Storage         string
+	StorageType     string
+	GuestGeneration int
+	Name            string
+	Note            *string
+	TakenAt         time.Time
+	SnapByKind      string
+	SnapByThreadID  *string
+	ByWhy           *string
+	Scope           string
+	Holds           string
+	Excludes        *string
+	OwnerKind       string
+	OwnerThreadID   *string
+	State           string
+	Picture         string
+	Price           json.RawMessage
+	OpID            string
+	RequestKey      *string
+	Kind            string
+	Generation      int
+	OpByKind        string
+	OpByThreadID    *string
+	Consent         json.RawMessage
+	Params          json.RawMessage
+	Reserved        json.RawMessage
+}
+
+type TakeAdmitRow struct {
+	Snapshot       Snapshot
+	Operation      Operation
+	ReservedBefore int64
+	Unsettled      string
+}
+
+// A take's snapshot record (CoreSnapshotInsert's, with its price) and its
+// operation (OpInsert's: queued when no other operation of the box runs,
+// and the box's running ones marked followed otherwise), in one statement
+// under the locks TakeAdmitLock took; with them, what the operations
+// running or unconfirmed before this one reserve on @storage_key
+// (CoreReservedOn's), and the first of the box's operations that could not
+// be confirmed, or "" (CoreOpUnsettled's): the admission refuses on either
+// and rolls back what this wrote. The two rows written are answered as
+// the common expressions snapshots and operations, named as the tables
+// they were written to; the tables themselves are read as public.*.
+func (q *Queries) TakeAdmit(ctx context.Context, db DBTX, arg TakeAdmitParams) (TakeAdmitRow, error) {
+	row := db.QueryRow(ctx, takeAdmit,
+		arg.StorageKey,
+		arg.BoxID,
+		arg.SnapshotID,
+		arg.BoxName,
+		arg.BoxKind,
+		arg.BoxSystem,
+		arg.BoxThreadID,
+		arg.BackendID,
+		arg.Host,
+		arg.Storage,
+		arg.StorageType,
+		arg.GuestGeneration,
+		arg.Name,
+		arg.Note,
+		arg.TakenAt,
+		arg.SnapByKind,
+		arg.SnapByThreadID,
+		arg.ByWhy,
+		arg.Scope,
+		arg.Holds,
+		arg.Excludes,
+		arg.OwnerKind,
+		arg.OwnerThreadID,
+		arg.State,
+		arg.Picture,
+		arg.Price,
+		arg.OpID,
+		arg.RequestKey,
+		arg.Kind,
+		arg.Generation,
+		arg.OpByKind,
+		arg.OpByThreadID,
+		arg.Consent,
+		arg.Params,
+		arg.Reserved,
+	)
+	var i TakeAdmitRow
+	err := row.Scan(
+		&i.Snapshot.ID,
+		&i.Snapshot.BoxID,
+		&i.Snapshot.BoxName,
+		&i.Snapshot.BoxKind,
+		&i.Snapshot.BoxSystem,
+		&i.Snapshot.BoxThreadID,
+		&i.Snapshot.BoxGoneAt,
+		&i.Snapshot.BoxGoneHow,
+		&i.Snapshot.BackendID,
+		&i.Snapshot.Host,
+		&i.Snapshot.Storage,
+		&i.Snapshot.StorageType,
+		&i.Snapshot.Guest,
+		&i.Snapshot.GuestGeneration,
+		&i.Snapshot.Name,
+		&i.Snapshot.Note,
+		&i.Snapshot.TakenAt,
+		&i.Snapshot.CapturedAt,
+		&i.Snapshot.TookMs,
+		&i.Snapshot.PausedMs,
+		&i.Snapshot.ByKind,
+		&i.Snapshot.ByThreadID,
+		&i.Snapshot.ByWhy,
+		&i.Snapshot.Scope,
+		&i.Snapshot.Holds,
+		&i.Snapshot.Excludes,
+		&i.Snapshot.SizeBytes,
+		&i.Snapshot.SizeMeaning,
+		&i.Snapshot.Price,
+		&i.Snapshot.OwnerKind,
+		&i.Snapshot.OwnerThreadID,
+		&i.Snapshot.KeptUntil,
+		&i.Snapshot.KeptAt,
+		&i.Snapshot.UndoOf,
+		&i.Snapshot.ForkSafe,
+		&i.Snapshot.DependsOn,
+		&i.Snapshot.Picture,
+		&i.Snapshot.Ref,
+		&i.Snapshot.State,
+		&i.Snapshot.Error,
+		&i.Snapshot.Found,
+		&i.Snapshot.MissingSince,
+		&i.Snapshot.StateAt,
+		&i.Snapshot.GuestRef,
+		&i.Snapshot.ParentID,
+		&i.Snapshot.Automatic,
+		&i.Operation.ID,
+		&i.Operation.Seq,
+		&i.Operation.RequestKey,
+		&i.Operation.Kind,
+		&i.Operation.BoxID,
+		&i.Operation.Generation,
+		&i.Operation.Target,
+		&i.Operation.Snapshots,
+		&i.Operation.ByKind,
+		&i.Operation.ByThreadID,
+		&i.Operation.Consent,
+		&i.Operation.UndoID,
+		&i.Operation.Guests,
+		&i.Operation.Step,
+		&i.Operation.Task,
+		&i.Operation.State,
+		&i.Operation.Reserved,
+		&i.Operation.Params,
+		&i.Operation.Result,
+		&i.Operation.Error,
+		&i.Operation.Observed,
+		&i.Operation.Resumes,
+		&i.Operation.CreatedAt,
+		&i.Operation.StartedAt,
+		&i.Operation.EndedAt,
+		&i.Operation.PriceBackend,
+		&i.Operation.PriceReserved,
+		&i.Operation.TaskWaiting,
+		&i.Operation.Followed,
+		&i.ReservedBefore,
+		&i.Unsettled,
+	)
+	return i, err
+}
+
+const takeAdmitLock = `-- name: TakeAdmitLock :one
+WITH boxes AS MATERIALIZED (
+    SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM public.boxes b WHERE b.id = $1 FOR UPDATE
+), ceiling AS MATERIALIZED (
+    SELECT pg_advisory_xact_lock(hashtext('boxsnap-ceiling:' || boxes.backend_id)) FROM boxes WHERE $2::boolean
+), storage AS MATERIALIZED (
+    SELECT pg_advisory_xact_lock(hashtextextended('storage:' || boxes.backend_id || '/' || boxes.host || '/' || $3::text, 0))
+    FROM boxes, (SELECT count(*) AS n FROM ceiling) c
+)
+SELECT boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id FROM boxes, (SELECT count(*) AS n FROM storage) s
+`
+
+type TakeAdmitLockParams struct {
+	ID      string
+	Paid    bool
+	Storage string
+}
+
+type TakeAdmitLockRow struct {
+	Box Box
+}
+
+// A take's admission locks, in one statement and in the order every
+// admission takes them: its box's row (answered as it is now), the
+// backend's ceiling lock when its snapshots are paid (PersonCeilingLock's),
+// and the storage's lock (CoreStorageLock's, on the key of the box's
+// backend, host and @storage), both held to the commit. Each lock's query
+// reads what the one before it answered, so they are taken in this order.
+// The box locked is answered as the common expression boxes, named as its
+// table. No row: no such box.
+func (q *Queries) TakeAdmitLock(ctx context.Context, db DBTX, arg TakeAdmitLockParams) (TakeAdmitLockRow, error) {
+	row := db.QueryRow(ctx, takeAdmitLock, arg.ID, arg.Paid, arg.Storage)
+	var i TakeAdmitLockRow
+	err := row.Scan(
+		&i.Box.ID,
+		&i.Box.Name,
+		&i.Box.Kind,
+		&i.Box.System,
+		&i.Box.ThreadID,
+		&i.Box.BackendID,
+		&i.Box.Host,
+		&i.Box.GuestRef,
+		&i.Box.Generation,
+		&i.Box.HasScreen,
+		&i.Box.ScreenURL,
+		&i.Box.Presence,
+		&i.Box.ForkedFrom,
+		&i.Box.State,
+		&i.Box.CreatedAt,
+		&i.Box.ReleasedAt,
+		&i.Box.HeadID,
+	)
+	return i, err
+}
 
 const takeAgentCall = `-- name: TakeAgentCall :one
 
