@@ -86,7 +86,11 @@ type Boxes interface {
 // undo on some storage, is a held copy (section 2, "A held copy").
 type HeldCopier interface {
 	HoldCopy(ctx context.Context, source SnapshotRef, label Label, step HeldCopyStep, rec Recorder) (HeldCopyProgress, error)
-	AdoptCopy(ctx context.Context, copy SnapshotRef, box BoxIdentity, identity GuestIdentity, rec Recorder) (Guest, error)
+	// AdoptCopy makes a new guest for box from a held copy. step is
+	// HeldCopyClone, or HeldCopyCloned once the core saw the adoption's own
+	// clone task end OK (it snoozed on it), when the guest that clone made
+	// is gone on with rather than made again.
+	AdoptCopy(ctx context.Context, copy SnapshotRef, box BoxIdentity, identity GuestIdentity, step HeldCopyStep, rec Recorder) (Guest, error)
 }
 
 // TaskLister is implemented by backends that keep a task list a restore made

@@ -376,7 +376,8 @@ const (
 	HeldCopyTemplate HeldCopyStep = "template"
 	// HeldCopyCloned is the clone step called again once the core saw the
 	// clone's own task end OK (it snoozed on it): the copy that clone made,
-	// found by its label, is gone on with though it is not yet a template.
+	// found by its label, is gone on with though it is not yet a template
+	// (and AdoptCopy's guest, though it is not yet re-armed).
 	HeldCopyCloned HeldCopyStep = "cloned"
 )
 

@@ -151,24 +151,24 @@ func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, 
 	return done, nil
 }
 
-// deleteStep is deleteNow within a step that resumes through
-// finishLeftDeletes (a restore's or a reset's older undos, a take's limit):
-// the backend's task is left to the job's snooze, which answers
-// operations.ErrTaskPending with the snapshot deleting, and the step's
-// resume finishes it.
+// deleteStep deletes a snapshot within a step of op that resumes through
+// finishLeftDeletes (a restore's or a reset's older undos, a take's limit,
+// a swapped-in held copy): the backend's task is left to the job's snooze,
+// which answers operations.ErrTaskPending with the snapshot deleting, and
+// the step's resume finishes it.
 func (s *Service) deleteStep(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
 	return s.deleteWith(ctx, op, sn, b, be, c, why, s.taskRecorder(op))
 }
 
-// deleteNow deletes a snapshot within an operation that holds its box's
-// turn: deleting, the backend's delete, then the record goes. A delete cut
-// short leaves the snapshot incomplete, and another delete finishes it.
-func (s *Service) deleteNow(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
-	return s.deleteWith(ctx, op, sn, b, be, c, why, s.ops.Recorder(op))
-}
-
-// deleteWith is deleteNow with the recorder of the backend's task: one that
-// snoozes answers operations.ErrTaskPending, with the snapshot deleting.
+// deleteWith deletes a snapshot within an operation that holds its box's
+// turn: deleting, the backend's delete, then the record goes, with the
+// recorder of the backend's task: one that snoozes answers
+// operations.ErrTaskPending, with the snapshot deleting. A delete cut short
+// leaves the snapshot incomplete, and another delete finishes it. The last
+// snapshot on a box's earlier guest goes with that guest (section 2: "it is
+// deleted when its last snapshot goes"): the guest's release is its
+// backend's delete, so a resume finds the record still deleting and
+// releases it again (gone already: the record goes).
 func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string, rec providers.Recorder) error {
 	if sn.State != StateDeleting {
 		if err := s.moveState(ctx, s.st.Pool, sn, StateDeleting, ""); err != nil {
@@ -186,7 +186,23 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 			return err
 		}
 	}
-	if sn.Ref != "" {
+	earlier, err := s.lastOnEarlier(ctx, sn, b)
+	if err != nil {
+		return err
+	}
+	switch {
+	case earlier != nil:
+		if err := s.releaseGuest(ctx, be, *earlier, rec); err != nil {
+			if operations.Pending(err) {
+				return err
+			}
+			words := deletePartWayWords(err)
+			if merr := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
+				s.logger.Error("mark incomplete", "snapshot", sn.ID, "err", merr)
+			}
+			return fmt.Errorf("delete ‘%s’ with %s's earlier guest %s: %w", sn.Name, b.Name, earlier.Ref, err)
+		}
+	case sn.Ref != "":
 		if err := be.Snap.DeleteSnapshot(ctx, refOf(sn, b), rec); err != nil {
 			if operations.Pending(err) {
 				return err
@@ -207,10 +223,12 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
 		s.log(ctx, tx, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
+		if earlier != nil {
+			s.log(ctx, tx, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, earlier.Ref), "", op.ID, nil)
+		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	s.dropEarlierIfEmpty(ctx, sn, b, be)
 	return nil
 }

@@ -285,8 +285,14 @@ func (s *Boxes) releaseEarlier(ctx context.Context, op *Operation, b *Box, be Ba
 		}
 		ref := *sn.GuestRef
 		if !done[ref] {
+			// Its stop's and destroy's tasks are waited for by the job's
+			// snooze: the release resumes at its step, and an earlier guest
+			// gone already is released (its records go).
 			g := refOf(sn, b).Guest
-			if err := be.Boxes.Release(ctx, g); err != nil {
+			if err := s.releaseGuest(ctx, be, g, s.snaps.taskRecorder(op)); err != nil {
+				if operations.Pending(err) {
+					return err
+				}
 				return fmt.Errorf("delete %s's earlier guest %s: %w", b.Name, ref, err)
 			}
 			done[ref] = true

@@ -138,6 +138,9 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		return s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(taskFailedWords(op, rerr.Error())), "")
 	}
 	if err := s.releaseEarlier(ctx, op, b, be); err != nil {
+		if operations.Pending(err) {
+			return err
+		}
 		return s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(err.Error()), "")
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {

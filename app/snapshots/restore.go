@@ -327,8 +327,11 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	}
 	if start < len(p.Order) && string(p.Order[start]) == op.Step && providerStep(p.Order[start]) && stepTaskDone(op) {
 		// The job snoozed on this step's own task, which ended OK: the
-		// step is done, and the restore goes on from the next.
+		// step is done, and the restore goes on from the next, which snoozes
+		// on its own (the swap's adoption reads a task ended OK as its own
+		// clone's).
 		start++
+		op.TaskEnded = nil
 	}
 	ref := refOf(sn, b)
 	var size *providers.BoxSize
@@ -412,6 +415,9 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			}
 		case providers.StepAdopt, providers.StepEarlier:
 			nb, err := s.swapStep(ctx, op, b, sn, be, step)
+			if operations.Pending(err) {
+				return err // the job snoozes on the adoption's clone; the swap resumes at its step
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -466,8 +472,14 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 		return err // the job snoozes on the backend's delete, and resumes here
 	}
 	if sn.Guest == "held-copy" && b.GuestRef != "" {
-		// The copy is the box's guest now: its template goes.
-		if err := s.deleteNow(ctx, op, sn, b, be, System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
+		// The copy is the box's guest now: its template goes. Its delete's
+		// task is waited for by the job's snooze: the restore resumes at its
+		// undos' step, and the copy still deleting is deleted again (gone
+		// already: its record goes).
+		if err := s.deleteStep(ctx, op, sn, b, be, System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
+			if operations.Pending(err) {
+				return err
+			}
 			s.logger.Warn("delete a swapped-in held copy", "snapshot", sn.ID, "err", err)
 		}
 	}
@@ -604,8 +616,10 @@ func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Ba
 		return nil, nil
 	}
 	// An undo this step began to delete before a restart or a snooze goes
-	// first.
-	finished, err := s.finishLeftDeletes(ctx, op, b, be, all, (*Snapshot).IsUndo, System("a newer undo replaced it"), "a newer undo replaced it")
+	// first; not the target, a swapped-in held copy that the restore deletes
+	// after this (its copy is the box's guest now).
+	older := func(sn *Snapshot) bool { return sn.IsUndo() && sn.ID != target }
+	finished, err := s.finishLeftDeletes(ctx, op, b, be, all, older, System("a newer undo replaced it"), "a newer undo replaced it")
 	if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,15 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		if g.New != nil {
 			return b, nil
 		}
-		ng, err := hc.AdoptCopy(ctx, refOf(target, b), box, g.Identity, s.ops.Recorder(op))
+		// The clone's task is waited for by the job's snooze: the swap
+		// resumes here, and goes on with the guest that clone made once the
+		// task ended OK (cloned); a clone that failed is made again, waited
+		// for in place.
+		adopt := providers.HeldCopyClone
+		if op.Step == string(providers.StepAdopt) && stepTaskDone(op) {
+			adopt = providers.HeldCopyCloned
+		}
+		ng, err := hc.AdoptCopy(ctx, refOf(target, b), box, g.Identity, adopt, s.taskRecorder(op))
 		if err != nil {
 			return b, err
 		}
@@ -161,26 +169,32 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 	return b, fmt.Errorf("swap step %q: %w", step, providers.ErrUnsupported)
 }
 
-// dropEarlierIfEmpty deletes a box's earlier guest once its last snapshot
-// has gone (section 2: "it is deleted when its last snapshot goes").
-func (s *Service) dropEarlierIfEmpty(ctx context.Context, sn *Snapshot, b *Box, be Backend) {
+// lastOnEarlier answers the box's earlier guest when sn, deleting, is the
+// last snapshot that lives on it (section 2: "it is deleted when its last
+// snapshot goes"), or nil.
+func (s *Service) lastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*providers.Guest, error) {
 	if sn.Guest != "earlier" || sn.GuestRef == nil || b == nil {
-		return
+		return nil, nil
 	}
 	n, err := s.st.HeldEarlierInUse(ctx, s.st.Pool, db.HeldEarlierInUseParams{BoxID: b.ID, GuestRef: *sn.GuestRef})
 	if err != nil {
-		s.logger.Warn("count the snapshots on an earlier guest", "box", b.Name, "err", err)
-		return
+		return nil, fmt.Errorf("count the snapshots on %s's earlier guest: %w", b.Name, err)
 	}
 	if n > 0 {
-		return
+		return nil, nil
 	}
 	g := refOf(sn, b).Guest
-	if err := be.Boxes.Release(ctx, g); err != nil {
-		s.logger.Warn("delete an earlier guest with no snapshots", "box", b.Name, "guest", g.Ref, "err", err)
-		return
+	return &g, nil
+}
+
+// releaseGuest deletes a guest that is not the box's own (an earlier
+// guest), its stop's and destroy's tasks left to the job's snooze where the
+// backend can leave them (providers.TaskReleaser) and rec snoozes.
+func (s *core) releaseGuest(ctx context.Context, be Backend, g providers.Guest, rec providers.Recorder) error {
+	if tr, ok := be.Boxes.(providers.TaskReleaser); ok {
+		return tr.ReleaseRecorded(ctx, g, rec)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, g.Ref), "", "", nil)
+	return be.Boxes.Release(ctx, g)
 }
 
 // straightAfterOutside sets a box straight after a restore made outside

@@ -69,29 +69,45 @@ func adoptingLabel(box providers.BoxIdentity) string { return guestLabel(box) + 
 // AdoptCopy makes a new guest for the same box from a held copy: a full
 // clone, re-armed with the box's MAC addresses and SMBIOS, onboot set and
 // links up, before its first start (section 2, "Cloning a held copy re-arms
-// the clone"). A guest a restart left half-adopted for this box is deleted
-// first and made again.
-func (b *Backend) AdoptCopy(ctx context.Context, cp providers.SnapshotRef, box providers.BoxIdentity, id providers.GuestIdentity, rec providers.Recorder) (providers.Guest, error) {
+// the clone"). A guest a restart left half-adopted for this box is never
+// trusted: it is deleted first (its tasks recorded as Prior, so a core that
+// snoozes on them asks again) and made again, except as cloned
+// (providers.HeldCopyCloned), after the core saw this adoption's own clone
+// task end OK: that guest, found by its label, is re-armed and answered.
+func (b *Backend) AdoptCopy(ctx context.Context, cp providers.SnapshotRef, box providers.BoxIdentity, id providers.GuestIdentity, step providers.HeldCopyStep, rec providers.Recorder) (providers.Guest, error) {
 	guests, err := b.resources(ctx)
 	if err != nil {
 		return providers.Guest{}, err
 	}
+	var g providers.Guest
+	found := false
 	for _, r := range guests {
 		if !b.inRange(r.VMID) || r.Template == 1 {
 			continue
 		}
-		g := providers.Guest{Backend: b.cfg.ID, Kind: kindOf(r), Host: r.Node, Ref: strconv.Itoa(r.VMID)}
-		conf, err := b.readConfig(ctx, g, "")
+		h := providers.Guest{Backend: b.cfg.ID, Kind: kindOf(r), Host: r.Node, Ref: strconv.Itoa(r.VMID), Generation: 1}
+		conf, err := b.readConfig(ctx, h, "")
 		if err != nil || str(conf.raw["description"]) != adoptingLabel(box) {
 			continue
 		}
-		if err := b.dropCopy(ctx, g, nil); err != nil {
-			return providers.Guest{}, fmt.Errorf("delete the half-adopted guest %s: %w", g.Ref, err)
+		if step == providers.HeldCopyCloned && !found && conf.Lock == "" {
+			g, found = h, true
+			continue
+		}
+		if err := b.dropCopy(ctx, h, priorRecorder{rec}); err != nil {
+			return providers.Guest{}, fmt.Errorf("delete the half-adopted guest %s: %w", h.Ref, err)
 		}
 	}
-	g, err := b.clone(ctx, cp.Guest, "", box.Name, adoptingLabel(box), true, rec)
-	if err != nil {
-		return g, err
+	if step == providers.HeldCopyCloned && !found {
+		// The clone's task ended OK, and no guest carries its label: it was
+		// deleted meanwhile. Cloning again would find none the next time
+		// either.
+		return providers.Guest{}, fmt.Errorf("the guest that adoption's clone made is not on %s: no guest in boxsnap's range carries its label", b.cfg.ID)
+	}
+	if !found {
+		if g, err = b.clone(ctx, cp.Guest, "", box.Name, adoptingLabel(box), true, rec); err != nil {
+			return g, err
+		}
 	}
 	g.Kind = cp.Guest.Kind
 	conf, err := b.readConfig(ctx, g, "")
