@@ -36,7 +36,7 @@ func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 	// there is news to tell (read only then).
 	call, _ := r.Context().Value(agentCallKey{}).(*snapshots.AgentCall)
 	if call == nil || call.Thread != c.Thread {
-		call = &snapshots.AgentCall{Thread: c.Thread, Held: s.core.TurnHeld(r.Context(), c.Thread), News: true}
+		call = &snapshots.AgentCall{Thread: c.Thread, Held: s.core.Approvals().TurnHeld(r.Context(), c.Thread), News: true}
 	}
 	if call.Held != "" {
 		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeBusy, Words: call.Held, TryAgain: true})
@@ -44,7 +44,7 @@ func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 	}
 	var news []string
 	if call.News {
-		news = s.core.ApprovalNews(r.Context(), c.Thread)
+		news = s.core.Approvals().News(r.Context(), c.Thread)
 	}
 	if len(news) == 0 {
 		t.handle(s, w, r)
@@ -90,7 +90,7 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) {
 		}
 		box = b.ID
 	}
-	list, err := s.core.Approvals(r.Context(), caller(r), box)
+	list, err := s.core.Approvals().List(r.Context(), caller(r), box)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -108,7 +108,7 @@ func (s *server) getApproval(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	a, err := s.core.Approval(r.Context(), caller(r), id)
+	a, err := s.core.Approvals().Get(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -129,7 +129,7 @@ func (s *server) approve(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Approve(r.Context(), caller(r), id)
+	op, err := s.core.Approvals().Approve(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -144,11 +144,11 @@ func (s *server) decline(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.core.Decline(r.Context(), caller(r), id); err != nil {
+	if err := s.core.Approvals().Decline(r.Context(), caller(r), id); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	a, err := s.core.Approval(r.Context(), caller(r), id)
+	a, err := s.core.Approvals().Get(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return

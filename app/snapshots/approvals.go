@@ -103,10 +103,10 @@ func planPrint(b *Box, sn *Snapshot, goes []string) string {
 
 // askRestore records an agent's restore as a request for the person's
 // word, and answers that it asked (section 5).
-func (s *Service) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot, execution bool, settings Settings) error {
+func (s *Approvals) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot, execution bool, settings Settings) error {
 	// The person sees everything the restore would lose, the asking
 	// thread's own workspace included.
-	goes := append([]string{}, s.Guard(ctx, Owner(), b)...)
+	goes := append([]string{}, s.snaps.Guard(ctx, Owner(), b)...)
 	now := s.now()
 	id := NewID(PrefixApproval)
 	err := s.st.PersonApprovalInsert(ctx, s.st.Pool, db.PersonApprovalInsertParams{ID: id, BoxID: b.ID, SnapshotID: sn.ID,
@@ -117,7 +117,7 @@ func (s *Service) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot
 	}
 	words := wordsAsked(b.Name, sn.Name, id, execution)
 	s.log(ctx, s.st.Pool, b.ID, EvRestoreRequested, c, logRequestedWords(sn.Name, id), sn.ID, "", nil)
-	a, err := s.Approval(ctx, Owner(), id)
+	a, err := s.Get(ctx, Owner(), id)
 	if err != nil {
 		return err
 	}
@@ -128,9 +128,9 @@ func (s *Service) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot
 // person's word.
 const EvRestoreRequested = "restore-requested"
 
-// Approval reads one request, as the person sees it, expiring it if its
+// Get reads one request, as the person sees it, expiring it if its
 // time has passed.
-func (s *Service) Approval(ctx context.Context, c Caller, id string) (*Approval, error) {
+func (s *Approvals) Get(ctx context.Context, c Caller, id string) (*Approval, error) {
 	if !c.IsPerson() {
 		return nil, refusal(CodeForbidden, wordsOnlyPersonAnswers)
 	}
@@ -144,7 +144,7 @@ func (s *Service) Approval(ctx context.Context, c Caller, id string) (*Approval,
 	return s.approvalOf(ctx, r), nil
 }
 
-func (s *Service) approvalOf(ctx context.Context, r db.Approval) *Approval {
+func (s *Approvals) approvalOf(ctx context.Context, r db.Approval) *Approval {
 	a := &Approval{ID: r.ID, Box: r.BoxID, Snapshot: r.SnapshotID, Thread: r.ThreadID, State: r.State, Execution: r.Execution,
 		Goes: r.Goes, AskedAt: r.AskedAt, ExpiresAt: r.ExpiresAt, AnsweredAt: r.AnsweredAt, Operation: r.OperationID, Answer: r.Answer, planPrint: r.Plan}
 	if a.State == ApprovalPending && !s.now().Before(a.ExpiresAt) {
@@ -164,9 +164,9 @@ func (s *Service) approvalOf(ctx context.Context, r db.Approval) *Approval {
 	return a
 }
 
-// Approvals lists the requests waiting for the person's word, oldest
+// List lists the requests waiting for the person's word, oldest
 // first; box, when set, narrows them to one box.
-func (s *Service) Approvals(ctx context.Context, c Caller, box string) ([]*Approval, error) {
+func (s *Approvals) List(ctx context.Context, c Caller, box string) ([]*Approval, error) {
 	if !c.IsPerson() {
 		return nil, refusal(CodeForbidden, wordsOnlyPersonAnswers)
 	}
@@ -190,8 +190,8 @@ func (s *Service) Approvals(ctx context.Context, c Caller, box string) ([]*Appro
 // with the yes on its operation, an undo always taken. A plan that changed
 // since the request restores nothing and shows the new plan, to be
 // approved again (at most three times).
-func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation, error) {
-	a, err := s.Approval(ctx, c, id)
+func (s *Approvals) Approve(ctx context.Context, c Caller, id string) (*Operation, error) {
+	a, err := s.Get(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation,
 	if err != nil {
 		return nil, s.closeRefused(ctx, a, wordsRequestSnapshotGone)
 	}
-	goes := append([]string{}, s.Guard(ctx, Owner(), b)...)
+	goes := append([]string{}, s.snaps.Guard(ctx, Owner(), b)...)
 	if p := planPrint(b, sn, goes); p != a.planPrint {
 		r, err := s.st.PersonApprovalGet(ctx, s.st.Pool, id)
 		if err != nil {
@@ -222,7 +222,7 @@ func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation,
 		return nil, refusal(CodeConflict, wordsPlanChanged(strings.Join(approvalPlanWords(a, sn), " ")))
 	}
 	yes := consent{By: "the person", At: s.now(), Request: id, Plan: a.planPrint, Goes: goes}
-	op, err := s.Restore(ctx, Agent(a.Thread), RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, consent: &yes})
+	op, err := s.snaps.Restore(ctx, Agent(a.Thread), RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, consent: &yes})
 	if err != nil {
 		if r, ok := AsRefusal(err); ok {
 			return nil, s.closeRefused(ctx, a, wordsRequestCouldNotRun(id, r.Words))
@@ -238,8 +238,8 @@ func (s *Service) Approve(ctx context.Context, c Caller, id string) (*Operation,
 
 // Decline gives the person's no: nothing is restored, and the asking
 // agent's next call says so.
-func (s *Service) Decline(ctx context.Context, c Caller, id string) error {
-	a, err := s.Approval(ctx, c, id)
+func (s *Approvals) Decline(ctx context.Context, c Caller, id string) error {
+	a, err := s.Get(ctx, c, id)
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func pendingOrWords(a *Approval, tz *time.Location) error {
 	return refusal(CodeConflict, wordsRequestWas(a.ID, a.State))
 }
 
-func (s *Service) closeApproval(ctx context.Context, a *Approval, state, words string, op *string) error {
+func (s *Approvals) closeApproval(ctx context.Context, a *Approval, state, words string, op *string) error {
 	now := s.now()
 	n, err := s.st.PersonApprovalAnswer(ctx, s.st.Pool, db.PersonApprovalAnswerParams{ID: a.ID, State: state, AnsweredAt: &now, Answer: &words, OperationID: op})
 	if err != nil {
@@ -280,17 +280,17 @@ func (s *Service) closeApproval(ctx context.Context, a *Approval, state, words s
 }
 
 // closeRefused closes a request that cannot run, and refuses in words.
-func (s *Service) closeRefused(ctx context.Context, a *Approval, words string) error {
+func (s *Approvals) closeRefused(ctx context.Context, a *Approval, words string) error {
 	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
 		return err
 	}
 	return refusal(CodeConflict, words)
 }
 
-// ApprovalNews are the answers to a thread's requests that its agent has
+// News are the answers to a thread's requests that its agent has
 // not been told yet: declined, expired or approved. Each is told once, on
 // the agent's next call.
-func (s *Service) ApprovalNews(ctx context.Context, thread string) []string {
+func (s *Approvals) News(ctx context.Context, thread string) []string {
 	// Expire what waited too long first, so its answer is told too.
 	if rows, err := s.st.PersonApprovalsPending(ctx, s.st.Pool); err == nil {
 		for _, r := range rows {
@@ -316,7 +316,7 @@ func (s *Service) ApprovalNews(ctx context.Context, thread string) []string {
 // TurnHeld says why a thread's turns are held, or "": while a request to
 // restore a box it has a workspace on waits, or that restore runs (section
 // 5, "Holding turns on the box").
-func (s *Service) TurnHeld(ctx context.Context, thread string) string {
+func (s *Approvals) TurnHeld(ctx context.Context, thread string) string {
 	// Only the boxes the thread has a workspace on, found by index: every
 	// call of an agent asks, and the install's boxes are many.
 	boxes, err := boxRows(s.st.PerfBoxesOfThread(ctx, s.st.Pool, thread))
@@ -352,6 +352,6 @@ func (s *Service) TurnHeld(ctx context.Context, thread string) string {
 }
 
 // runningRestores counts a box's restores that run now.
-func (s *Service) runningRestores(ctx context.Context, box string) (int64, error) {
+func (s *Approvals) runningRestores(ctx context.Context, box string) (int64, error) {
 	return s.st.PersonRunningRestores(ctx, s.st.Pool, &box)
 }

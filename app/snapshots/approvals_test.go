@@ -56,10 +56,10 @@ func TestG11Approval(t *testing.T) {
 	// Only the person answers.
 	_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	ap := asked(t, err, "I asked you to restore amber-fox to ‘before the migration’ (request ap", "It waits for your word.")
-	if _, err := e.Core.Approve(ctx, agent, ap.ID); err == nil {
+	if _, err := e.Core.Approvals().Approve(ctx, agent, ap.ID); err == nil {
 		t.Fatal("an agent approved its own request")
 	}
-	pending, err := e.Core.Approvals(ctx, snapshots.Owner(), "")
+	pending, err := e.Core.Approvals().List(ctx, snapshots.Owner(), "")
 	if err != nil || len(pending) != 1 || pending[0].ID != ap.ID || pending[0].ThreadTitle != th.Title {
 		t.Fatalf("pending requests: %+v %v", pending, err)
 	}
@@ -72,10 +72,10 @@ func TestG11Approval(t *testing.T) {
 	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Terminals: 1}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.Core.Approve(ctx, snapshots.Owner(), ap.ID)
+	_, err = e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap.ID)
 	refusedWith(t, err, "The plan changed since the request, so nothing was restored. Now:", "A terminal is open on it.", "Approve again to restore with this plan.")
 	// The yes: the restore runs as the agent's, with an undo, on the yes.
-	op, err := e.Core.Approve(ctx, snapshots.Owner(), ap.ID)
+	op, err := e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,29 +101,29 @@ func TestG11Approval(t *testing.T) {
 	if call := agentCall(t, e, token); call.Thread != agent.Thread || !call.News {
 		t.Fatalf("the agent's call does not see its news: %+v", call)
 	}
-	if got := e.Core.ApprovalNews(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "The person approved your request "+ap.ID) {
+	if got := e.Core.Approvals().News(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "The person approved your request "+ap.ID) {
 		t.Fatalf("the agent's next call: %q", got)
 	}
-	if got := e.Core.ApprovalNews(ctx, agent.Thread); len(got) != 0 {
+	if got := e.Core.Approvals().News(ctx, agent.Thread); len(got) != 0 {
 		t.Fatalf("told twice: %q", got)
 	}
 	if call := agentCall(t, e, token); call.News {
 		t.Fatalf("the agent's call sees news it was told: %+v", call)
 	}
-	if _, err := e.Core.Approve(ctx, snapshots.Owner(), ap.ID); err == nil {
+	if _, err := e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap.ID); err == nil {
 		t.Fatal("a request answered twice")
 	}
 
 	// Declined: nothing is restored, and the next call says so.
 	_, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	ap2 := asked(t, err)
-	if err := e.Core.Decline(ctx, snapshots.Owner(), ap2.ID); err != nil {
+	if err := e.Core.Approvals().Decline(ctx, snapshots.Owner(), ap2.ID); err != nil {
 		t.Fatal(err)
 	}
 	if call := agentCall(t, e, token); !call.News {
 		t.Fatalf("the agent's call does not see its declined request: %+v", call)
 	}
-	if got := e.Core.ApprovalNews(ctx, agent.Thread); len(got) != 1 || got[0] != "The person declined your request "+ap2.ID+" to restore amber-fox to ‘before the migration’: nothing was restored." {
+	if got := e.Core.Approvals().News(ctx, agent.Thread); len(got) != 1 || got[0] != "The person declined your request "+ap2.ID+" to restore amber-fox to ‘before the migration’: nothing was restored." {
 		t.Fatalf("a declined request's words: %q", got)
 	}
 
@@ -137,10 +137,10 @@ func TestG11Approval(t *testing.T) {
 	if call := agentCall(t, e, token); !call.News {
 		t.Fatalf("the agent's call does not see its expired request: %+v", call)
 	}
-	if got := e.Core.ApprovalNews(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "Your request "+ap3.ID+" expired at ") || !strings.HasSuffix(got[0], "with no answer: nothing was restored.") {
+	if got := e.Core.Approvals().News(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "Your request "+ap3.ID+" expired at ") || !strings.HasSuffix(got[0], "with no answer: nothing was restored.") {
 		t.Fatalf("an expired request's words: %q", got)
 	}
-	_, err = e.Core.Approve(ctx, snapshots.Owner(), ap3.ID)
+	_, err = e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap3.ID)
 	refusedWith(t, err, "Request "+ap3.ID+" expired at ")
 
 	// With the switch on again, the agent restores its own box by itself.
@@ -200,7 +200,7 @@ func TestG17ExecutionMachineRestore(t *testing.T) {
 	_, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, NoUndo: true, Force: true})
 	refusedWith(t, err, "dev-desk is a box threads run on: it is never restored without an undo.")
 
-	op, err := e.Core.Approve(ctx, snapshots.Owner(), ap.ID)
+	op, err := e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func agentCall(t *testing.T, e *coretest.Env, token string) *snapshots.AgentCall
 // read with its token in one statement, must say alike.
 func heldBoth(t *testing.T, e *coretest.Env, c snapshots.Caller, token string) string {
 	t.Helper()
-	held := e.Core.TurnHeld(context.Background(), c.Thread)
+	held := e.Core.Approvals().TurnHeld(context.Background(), c.Thread)
 	if call := agentCall(t, e, token); call.Thread != c.Thread || call.Held != held {
 		t.Fatalf("the agent's call says its turn is held by %q, TurnHeld %q", call.Held, held)
 	}

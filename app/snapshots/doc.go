@@ -12,18 +12,22 @@
 // The service splits along its seams, each a type with the methods that
 // belong to it: Service holds the snapshots' rules and their operations
 // (take, restore, delete, keep, fork, reset, import, files, pictures,
-// shares, approvals, lists) and reaches the other two; Boxes
+// shares, lists) and reaches the other three; Boxes
 // (Service.Boxes) holds boxes and threads (acquiring and listing boxes,
 // the Machines tab's pages, presence, status, the box log, history
 // settings, threads, templates, the trash and a box's release, forgetting a
 // backend); Sweeps
 // (Service.Sweeps) holds the periodic work (the reconcile, the
 // outside-restore scan, the room sweep, the keeps' expiry, automatic
-// history's check and thinning, the trash's emptying, housekeeping). What
+// history's check and thinning, the trash's emptying, housekeeping);
+// Approvals (Service.Approvals) holds the requests for the person's word
+// (an agent's restore asked, read, listed, approved or declined, the
+// answers its agent has not been told, a thread's turns held). What
 // every seam shares (the store, the backends, the engine, the settings, the
 // time zone, the log, the record reads, the caller's box and admission's
 // helpers) is the unexported core each embeds; a seam calls another's
-// method through that seam's type (s.snaps, s.boxes, s.sweeps).
+// method through that seam's type (s.snaps, s.boxes, s.sweeps,
+// s.approvals).
 //
 // words.go is the one home of the words a person or an agent reads from the
 // core (what a snapshot holds, prices in their currency, sizes, how long,

@@ -273,7 +273,7 @@ func TestModelRandomOperations(t *testing.T) {
 			agentsMayRestore = !agentsMayRestore
 			setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = agentsMayRestore })
 		case "approve":
-			op, err = e.Core.Approve(ctx, snapshots.Owner(), request)
+			op, err = e.Core.Approvals().Approve(ctx, snapshots.Owner(), request)
 			if op != nil {
 				var yes struct{ By, Request string }
 				_ = json.Unmarshal(op.Consent, &yes)
@@ -283,15 +283,15 @@ func TestModelRandomOperations(t *testing.T) {
 				approvedOp[op.ID] = request
 			}
 		case "decline":
-			err = e.Core.Decline(ctx, snapshots.Owner(), request)
+			err = e.Core.Approvals().Decline(ctx, snapshots.Owner(), request)
 		case "expire":
 			// The core's clock moves past the request's time; listing the
 			// requests expires it.
 			ahead.Add(int64(approvalMinutes*time.Minute + time.Second))
-			if _, err := e.Core.Approvals(ctx, snapshots.Owner(), ""); err != nil {
+			if _, err := e.Core.Approvals().List(ctx, snapshots.Owner(), ""); err != nil {
 				fail("op %d: requests: %v", i, err)
 			}
-			_, err = e.Core.Approve(ctx, snapshots.Owner(), request)
+			_, err = e.Core.Approvals().Approve(ctx, snapshots.Owner(), request)
 			if err == nil {
 				fail("op %d: the expired request %s was approved", i, request)
 			}
@@ -299,7 +299,7 @@ func TestModelRandomOperations(t *testing.T) {
 		if request != "" {
 			// Whatever the answer, the request is no longer waiting (an
 			// approval whose plan changed asks again).
-			a, aerr := e.Core.Approval(ctx, snapshots.Owner(), request)
+			a, aerr := e.Core.Approvals().Get(ctx, snapshots.Owner(), request)
 			if aerr != nil {
 				fail("op %d: request %s: %v", i, request, aerr)
 			}

@@ -201,7 +201,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		return nil, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
 	}
 	if askFirst {
-		return nil, s.askRestore(ctx, c, b, sn, execution, settings)
+		return nil, s.approvals.askRestore(ctx, c, b, sn, execution, settings)
 	}
 	guard := s.Guard(ctx, c, b)
 	if len(guard) > 0 && req.consent == nil && (c.Kind == CallerAgent || !req.Force) {

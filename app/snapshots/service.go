@@ -56,11 +56,12 @@ type Options struct {
 }
 
 // Service is the core's snapshot rules and their operations: take,
-// restore, delete, keep, fork, reset, import, files, pictures, shares,
-// approvals and lists. It holds the core's other seams, reached through
-// it: Boxes (boxes, threads, templates, trash and release) and Sweeps (the
-// periodic jobs). What every seam shares (the store, the backends, the
-// engine, the settings and the record reads) is core's, embedded in each.
+// restore, delete, keep, fork, reset, import, files, pictures, shares and
+// lists. It holds the core's other seams, reached through it: Boxes
+// (boxes, threads, templates, trash and release), Sweeps (the periodic
+// jobs) and Approvals (requests for the person's word). What every seam
+// shares (the store, the backends, the engine, the settings and the record
+// reads) is core's, embedded in each.
 type Service struct {
 	*core
 }
@@ -86,28 +87,40 @@ type Sweeps struct {
 // Sweeps is the core's periodic work.
 func (s *Service) Sweeps() *Sweeps { return s.sweeps }
 
+// Approvals is the core's requests for the person's word (section 5): an
+// agent's restore recorded as a request bound to the plan it showed, read,
+// listed, approved or declined by the person, the answers its agent has not
+// been told yet, and whether a thread's turns are held meanwhile.
+type Approvals struct {
+	*core
+}
+
+// Approvals is the core's requests for the person's word.
+func (s *Service) Approvals() *Approvals { return s.approvals }
+
 // core is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
-// log, the record reads, the settings and the time zone). Its snaps, boxes
-// and sweeps are the seams themselves, so that one seam calls another through
-// its type.
+// log, the record reads, the settings and the time zone). Its snaps, boxes,
+// sweeps and approvals are the seams themselves, so that one seam calls
+// another through its type.
 type core struct {
-	snaps    *Service
-	boxes    *Boxes
-	sweeps   *Sweeps
-	st       *store.Store
-	backends map[string]Backend
-	order    []string
-	install  string
-	logger   *slog.Logger
-	now      func() time.Time
-	ops      *operations.Engine
-	kinds    Kinds
-	pictures PictureTaker
-	cache    readCache
-	tempDir  string
-	compares compareCache
-	checks   checkTimes
+	snaps     *Service
+	boxes     *Boxes
+	sweeps    *Sweeps
+	approvals *Approvals
+	st        *store.Store
+	backends  map[string]Backend
+	order     []string
+	install   string
+	logger    *slog.Logger
+	now       func() time.Time
+	ops       *operations.Engine
+	kinds     Kinds
+	pictures  PictureTaker
+	cache     readCache
+	tempDir   string
+	compares  compareCache
+	checks    checkTimes
 }
 
 // checkTimes is when this process last asked each box whether it changed,
@@ -123,7 +136,7 @@ func New(opts Options) (*Service, error) {
 		return nil, errors.New("snapshots: a store is required")
 	}
 	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir}}
-	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.core}, &Sweeps{s.core}
+	s.snaps, s.boxes, s.sweeps, s.approvals = s, &Boxes{s.core}, &Sweeps{s.core}, &Approvals{s.core}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

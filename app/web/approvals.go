@@ -27,7 +27,7 @@ type approvalsPage struct {
 }
 
 func (s *Server) approvalItems(r *http.Request, box, back string) []approvalItem {
-	list, err := s.opts.Core.Approvals(r.Context(), snapshots.Owner(), box)
+	list, err := s.opts.Core.Approvals().List(r.Context(), snapshots.Owner(), box)
 	if err != nil {
 		return nil
 	}
@@ -64,7 +64,7 @@ func (s *Server) approveRequest(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("back") == "" {
 		back = "/approvals"
 	}
-	if _, err := s.opts.Core.Approve(r.Context(), snapshots.Owner(), id); err != nil {
+	if _, err := s.opts.Core.Approvals().Approve(r.Context(), snapshots.Owner(), id); err != nil {
 		s.refused(w, r, err)
 		return
 	}
@@ -77,7 +77,7 @@ func (s *Server) declineRequest(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("back") == "" {
 		back = "/approvals"
 	}
-	if err := s.opts.Core.Decline(r.Context(), snapshots.Owner(), id); err != nil {
+	if err := s.opts.Core.Approvals().Decline(r.Context(), snapshots.Owner(), id); err != nil {
 		s.refused(w, r, err)
 		return
 	}

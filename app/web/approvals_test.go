@@ -69,7 +69,7 @@ func TestApprovalsOnThePages(t *testing.T) {
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/boxes/amber-fox" {
 		t.Fatalf("Approve answered %d: %s", w.Code, w.Body)
 	}
-	got, _ := s.env.Core.Approval(ctx, snapshots.Owner(), a.Approval.ID)
+	got, _ := s.env.Core.Approvals().Get(ctx, snapshots.Owner(), a.Approval.ID)
 	if got.State != snapshots.ApprovalApproved || got.Operation == nil {
 		t.Fatalf("after Approve: %+v", got)
 	}
