@@ -41,7 +41,7 @@ func TestBrowserImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := other.Core.PlanExport(ctx, snapshots.Owner(), snapshots.ExportRequest{Box: "amber-fox", Snapshots: []string{demo.Migration.ID}})
+	ex, err := other.Core.Contents().PlanExport(ctx, snapshots.Owner(), snapshots.ExportRequest{Box: "amber-fox", Snapshots: []string{demo.Migration.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}

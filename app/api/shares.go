@@ -25,7 +25,7 @@ func (s *server) makeShare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	made, err := s.core.MakeShare(r.Context(), caller(r), box, ref, body.Days)
+	made, err := s.core.Contents().MakeShare(r.Context(), caller(r), box, ref, body.Days)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -47,7 +47,7 @@ type sharesAnswer struct {
 
 // listShares lists the share codes, never a code itself: the person only.
 func (s *server) listShares(w http.ResponseWriter, r *http.Request) {
-	shares, err := s.core.Shares(r.Context(), caller(r), "")
+	shares, err := s.core.Contents().Shares(r.Context(), caller(r), "")
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -65,7 +65,7 @@ func (s *server) revokeShare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sh, err := s.core.RevokeShare(r.Context(), caller(r), id)
+	sh, err := s.core.Contents().RevokeShare(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -86,7 +86,7 @@ func (s *server) redeemShare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	longTransfer(w)
-	res, err := s.core.Redeem(r.Context(), caller(r), body.Code)
+	res, err := s.core.Contents().Redeem(r.Context(), caller(r), body.Code)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -104,7 +104,7 @@ func (s *server) sharedCopy(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	e, err := s.core.PlanShared(r.Context(), body.Code)
+	e, err := s.core.Contents().PlanShared(r.Context(), body.Code)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -81,7 +81,7 @@ func (s *server) compare(r *http.Request, box, ref, against, path string, offset
 	}
 	a := &diffAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Against: "now", Changes: []providers.FileChange{}}
 	if path != "" {
-		diff, err := s.core.DiffFile(ctx, c, sn.ID, against, path)
+		diff, err := s.core.Contents().DiffFile(ctx, c, sn.ID, against, path)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +93,7 @@ func (s *server) compare(r *http.Request, box, ref, against, path string, offset
 		a.Message = fileDiffWords(clean, sn.Name, against, diff)
 		return a, nil
 	}
-	cmp, err := s.core.Compare(ctx, c, sn.ID, against, offset, limit)
+	cmp, err := s.core.Contents().Compare(ctx, c, sn.ID, against, offset, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func (s *server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ex, err := s.core.PlanExport(r.Context(), caller(r), snapshots.ExportRequest{Box: box, Snapshots: refs, Base: q.Get("base")})
+	ex, err := s.core.Contents().PlanExport(r.Context(), caller(r), snapshots.ExportRequest{Box: box, Snapshots: refs, Base: q.Get("base")})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -29,7 +29,7 @@ func (s *server) snapshotFiles(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	l, err := s.core.Browse(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	l, err := s.core.Contents().Browse(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -61,7 +61,7 @@ func (s *server) snapshotFile(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	f, err := s.core.ShowFile(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	f, err := s.core.Contents().ShowFile(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -58,7 +58,7 @@ func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.AdmitImport(r.Context(), c, batch, request)
+	op, err := s.core.Contents().AdmitImport(r.Context(), c, batch, request)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -109,7 +109,7 @@ func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
 	}
 	var batch []*snapshots.Staged
 	stage := func(name string, rd io.Reader) error {
-		st, err := s.core.Stage(r.Context(), name, rd)
+		st, err := s.core.Contents().Stage(r.Context(), name, rd)
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return importTooLarge()

@@ -35,7 +35,7 @@ func (s *Service) RestoreDryRun(ctx context.Context, c Caller, req RestoreReques
 		return nil, err
 	}
 	out := &RestoreDry{Box: b, Snapshot: sn, Undo: !req.NoUndo, RestartsProcesses: plan.Restore.RestartsProcesses}
-	if out.Changes, err = s.RestorePreview(ctx, c, sn.ID); err != nil {
+	if out.Changes, err = s.contents.RestorePreview(ctx, c, sn.ID); err != nil {
 		return nil, err
 	}
 	return out, nil

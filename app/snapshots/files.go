@@ -39,7 +39,7 @@ const MaxComparePage = 1000
 
 // browserOf gives the box's backend's Browser, or a refusal saying why it
 // cannot look inside a snapshot.
-func (s *Service) browserOf(b *Box) (providers.Browser, error) {
+func (s *Contents) browserOf(b *Box) (providers.Browser, error) {
 	be, err := s.backend(b.BackendID)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (s *Service) browserOf(b *Box) (providers.Browser, error) {
 
 // BrowseWhyNot is "" when the box's snapshots can be browsed and compared,
 // else why not, for a disabled item.
-func (s *Service) BrowseWhyNot(b *Box) string {
+func (s *Contents) BrowseWhyNot(b *Box) string {
 	if _, err := s.browserOf(b); err != nil {
 		return err.Error()
 	}
@@ -61,7 +61,7 @@ func (s *Service) BrowseWhyNot(b *Box) string {
 
 // LookWhyNot is "" when a snapshot's files can be looked at, else why
 // not, for a disabled item: its state, or its backend.
-func (s *Service) LookWhyNot(b *Box, sn *Snapshot) string {
+func (s *Contents) LookWhyNot(b *Box, sn *Snapshot) string {
 	if sn.State != StateReady {
 		return NothingInsideWords(sn.Name, stateWords(sn.State))
 	}
@@ -69,8 +69,8 @@ func (s *Service) LookWhyNot(b *Box, sn *Snapshot) string {
 }
 
 // lookable finds a snapshot the caller may look inside, and its Browser.
-func (s *Service) lookable(ctx context.Context, c Caller, id string) (*Snapshot, *Box, providers.Browser, error) {
-	sn, b, err := s.Snapshot(ctx, c, id)
+func (s *Contents) lookable(ctx context.Context, c Caller, id string) (*Snapshot, *Box, providers.Browser, error) {
+	sn, b, err := s.snaps.Snapshot(ctx, c, id)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -146,7 +146,7 @@ type Listing struct {
 
 // Browse lists one folder of a snapshot ("" is the top): folders first,
 // then by name. Links are listed as links, never followed.
-func (s *Service) Browse(ctx context.Context, c Caller, id, dir string) (*Listing, error) {
+func (s *Contents) Browse(ctx context.Context, c Caller, id, dir string) (*Listing, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ type Shown struct {
 
 // ShowFile reads one file of a snapshot for showing inline: its text up to
 // MaxShownBytes, with words when it stops there. A link is shown as a link.
-func (s *Service) ShowFile(ctx context.Context, c Caller, id, p string) (*Shown, error) {
+func (s *Contents) ShowFile(ctx context.Context, c Caller, id, p string) (*Shown, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ type Download struct {
 // OpenDownload checks that the caller may download path of a snapshot and
 // records the download in the box log with who made it. Nothing is read
 // until WriteTo.
-func (s *Service) OpenDownload(ctx context.Context, c Caller, id, p string) (*Download, error) {
+func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*Download, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return nil, err
@@ -417,7 +417,7 @@ type Comparison struct {
 // Compare lists what differs between a snapshot and the box now (against
 // "") or another snapshot of the same box (against its ID or name), a page
 // of limit changes from offset, sorted by path.
-func (s *Service) Compare(ctx context.Context, c Caller, id, against string, offset, limit int) (*Comparison, error) {
+func (s *Contents) Compare(ctx context.Context, c Caller, id, against string, offset, limit int) (*Comparison, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return nil, err
@@ -482,8 +482,8 @@ func (s *Service) Compare(ctx context.Context, c Caller, id, against string, off
 
 // compareTarget finds the other snapshot of a comparison: of the same box,
 // one the caller may see.
-func (s *Service) compareTarget(ctx context.Context, c Caller, b *Box, ref string) (*Snapshot, error) {
-	other, ob, err := s.SnapshotOfBox(ctx, c, b.ID, ref)
+func (s *Contents) compareTarget(ctx context.Context, c Caller, b *Box, ref string) (*Snapshot, error) {
+	other, ob, err := s.snaps.SnapshotOfBox(ctx, c, b.ID, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -499,7 +499,7 @@ func (s *Service) compareTarget(ctx context.Context, c Caller, b *Box, ref strin
 // DiffFile gives the unified diff of one text file between a snapshot and
 // the box now (against "") or another snapshot of the same box: "" when it
 // did not change.
-func (s *Service) DiffFile(ctx context.Context, c Caller, id, against, p string) (string, error) {
+func (s *Contents) DiffFile(ctx context.Context, c Caller, id, against, p string) (string, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return "", err
@@ -530,8 +530,8 @@ func (s *Service) DiffFile(ctx context.Context, c Caller, id, against, p string)
 // RestorePreview says what a restore of box to a snapshot would change: the
 // comparison of the snapshot with the box now, first page. It is nil (with
 // no error) where the backend cannot tell.
-func (s *Service) RestorePreview(ctx context.Context, c Caller, id string) (*Comparison, error) {
-	sn, b, err := s.Snapshot(ctx, c, id)
+func (s *Contents) RestorePreview(ctx context.Context, c Caller, id string) (*Comparison, error) {
+	sn, b, err := s.snaps.Snapshot(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func TestBrowseSnapshot(t *testing.T) {
 	}
 	sn := takeReady(t, e, agent, b.Name, "before")
 
-	top, err := e.Core.Browse(ctx, agent, sn.ID, "")
+	top, err := e.Core.Contents().Browse(ctx, agent, sn.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,26 +102,26 @@ func TestBrowseSnapshot(t *testing.T) {
 			}
 		}
 	}
-	sub, err := e.Core.Browse(ctx, agent, sn.ID, "src")
+	sub, err := e.Core.Contents().Browse(ctx, agent, sn.ID, "src")
 	if err != nil || len(sub.Entries) != 2 || sub.Entries[0].Path != "src/deep" || sub.Entries[1].Path != "src/main.go" {
 		t.Fatalf("src lists %+v, %v", sub, err)
 	}
 
-	shown, err := e.Core.ShowFile(ctx, agent, sn.ID, "README.md")
+	shown, err := e.Core.Contents().ShowFile(ctx, agent, sn.ID, "README.md")
 	if err != nil || shown.Text != "# amber-fox\nhello\n" || shown.Cut != "" || shown.Binary {
 		t.Fatalf("README.md shown as %+v, %v", shown, err)
 	}
-	shown, err = e.Core.ShowFile(ctx, agent, sn.ID, "logs/big.log")
+	shown, err = e.Core.Contents().ShowFile(ctx, agent, sn.ID, "logs/big.log")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(shown.Text) != snapshots.MaxShownBytes || shown.Cut != "Showing the first 263 KB of 360 KB: download the file for all of it." {
 		t.Fatalf("big.log shown with %d bytes, cut %q", len(shown.Text), shown.Cut)
 	}
-	if shown, err = e.Core.ShowFile(ctx, agent, sn.ID, "zz-binary.dat"); err != nil || !shown.Binary || shown.Text != "" {
+	if shown, err = e.Core.Contents().ShowFile(ctx, agent, sn.ID, "zz-binary.dat"); err != nil || !shown.Binary || shown.Text != "" {
 		t.Fatalf("a binary file shown as %+v, %v", shown, err)
 	}
-	if shown, err = e.Core.ShowFile(ctx, agent, sn.ID, "passwd-link"); err != nil || shown.Entry.Type != "link" || shown.Text != "" {
+	if shown, err = e.Core.Contents().ShowFile(ctx, agent, sn.ID, "passwd-link"); err != nil || shown.Entry.Type != "link" || shown.Text != "" {
 		t.Fatalf("a link shown as %+v, %v: it must be shown as a link, never followed", shown, err)
 	}
 
@@ -134,27 +134,27 @@ func TestBrowseSnapshot(t *testing.T) {
 		".boxsnap/env":       ".boxsnap holds boxsnap's own files, such as the box's access, and is not browsed.",
 		"passwd-link/shadow": "passwd-link is a link to /etc/passwd, which is never followed.",
 	} {
-		_, err := e.Core.ShowFile(ctx, agent, sn.ID, p)
+		_, err := e.Core.Contents().ShowFile(ctx, agent, sn.ID, p)
 		refusedWith(t, err, words)
-		_, err = e.Core.OpenDownload(ctx, agent, sn.ID, p)
+		_, err = e.Core.Contents().OpenDownload(ctx, agent, sn.ID, p)
 		refusedWith(t, err, words)
 	}
-	_, err = e.Core.OpenDownload(ctx, agent, sn.ID, "passwd-link")
+	_, err = e.Core.Contents().OpenDownload(ctx, agent, sn.ID, "passwd-link")
 	refusedWith(t, err, "/passwd-link is a link to /etc/passwd, which is never followed: download what it points to instead.")
 
 	// Another thread's agent reads it as a made-up ID.
 	made := snapshots.NewID(snapshots.PrefixSnapshot)
 	for _, id := range []string{sn.ID, made} {
-		_, err := e.Core.Browse(ctx, other, id, "")
+		_, err := e.Core.Contents().Browse(ctx, other, id, "")
 		refusedWith(t, err, "No snapshot "+id+" that you can see.")
-		_, err = e.Core.OpenDownload(ctx, other, id, "README.md")
+		_, err = e.Core.Contents().OpenDownload(ctx, other, id, "README.md")
 		refusedWith(t, err, "No snapshot "+id+" that you can see.")
-		_, err = e.Core.Compare(ctx, other, id, "", 0, 10)
+		_, err = e.Core.Contents().Compare(ctx, other, id, "", 0, 10)
 		refusedWith(t, err, "No snapshot "+id+" that you can see.")
 	}
 
 	// A download gives the file and is recorded with who made it.
-	d, err := e.Core.OpenDownload(ctx, agent, sn.ID, "src/main.go")
+	d, err := e.Core.Contents().OpenDownload(ctx, agent, sn.ID, "src/main.go")
 	if err != nil || d.Folder || d.Name != "main.go" || d.Size != 13 {
 		t.Fatalf("download %+v, %v", d, err)
 	}
@@ -197,7 +197,7 @@ func TestCompareWithNow(t *testing.T) {
 	})
 	sn := takeReady(t, e, owner, b.Name, "before")
 
-	nothing, err := e.Core.Compare(ctx, owner, sn.ID, "", 0, 10)
+	nothing, err := e.Core.Contents().Compare(ctx, owner, sn.ID, "", 0, 10)
 	if err != nil || nothing.Total != 0 || nothing.Words != "Nothing changed since then" {
 		t.Fatalf("just after the take: %+v, %v", nothing, err)
 	}
@@ -211,7 +211,7 @@ func TestCompareWithNow(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "gone.txt")); err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := e.Core.Compare(ctx, owner, sn.ID, "", 0, 2)
+	cmp, err := e.Core.Contents().Compare(ctx, owner, sn.ID, "", 0, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestCompareWithNow(t *testing.T) {
 	}
 	var lines []string
 	for off := 0; off < cmp.Total; off += 2 {
-		page, err := e.Core.Compare(ctx, owner, sn.ID, "", off, 2)
+		page, err := e.Core.Contents().Compare(ctx, owner, sn.ID, "", off, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestCompareWithNow(t *testing.T) {
 		t.Fatalf("pages list\n%s\nwant\n%s", got, want)
 	}
 
-	diff, err := e.Core.DiffFile(ctx, owner, sn.ID, "", "edited.txt")
+	diff, err := e.Core.Contents().DiffFile(ctx, owner, sn.ID, "", "edited.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,13 +244,13 @@ func TestCompareWithNow(t *testing.T) {
 	if diff != wantDiff {
 		t.Fatalf("diff\n%s\nwant\n%s", diff, wantDiff)
 	}
-	if diff, err := e.Core.DiffFile(ctx, owner, sn.ID, "", "same.txt"); err != nil || diff != "" {
+	if diff, err := e.Core.Contents().DiffFile(ctx, owner, sn.ID, "", "same.txt"); err != nil || diff != "" {
 		t.Fatalf("an unchanged file's diff is %q, %v", diff, err)
 	}
 
 	// Against a later snapshot of the same box: the same list.
 	later := takeReady(t, e, owner, b.Name, "later")
-	vs, err := e.Core.Compare(ctx, owner, sn.ID, later.ID, 0, 100)
+	vs, err := e.Core.Contents().Compare(ctx, owner, sn.ID, later.ID, 0, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestCompareWithNow(t *testing.T) {
 	// A snapshot of another box is refused.
 	b2 := e.Box(t, owner, "cedar-owl")
 	other := takeReady(t, e, owner, b2.Name, "elsewhere")
-	_, err = e.Core.Compare(ctx, owner, sn.ID, other.ID, 0, 10)
+	_, err = e.Core.Contents().Compare(ctx, owner, sn.ID, other.ID, 0, 10)
 	refusedWith(t, err, "No snapshot "+other.ID+" that you can see.")
 }
 
@@ -364,7 +364,7 @@ func TestDownloadFolderStreams(t *testing.T) {
 	chunk = nil
 	sn := takeReady(t, e, owner, b.Name, "large")
 
-	d, err := e.Core.OpenDownload(ctx, owner, sn.ID, "")
+	d, err := e.Core.Contents().OpenDownload(ctx, owner, sn.ID, "")
 	if err != nil || !d.Folder || d.Name != "large-yak.tar.gz" {
 		t.Fatalf("download %+v, %v", d, err)
 	}

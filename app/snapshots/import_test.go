@@ -37,7 +37,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	first := admitReady(t, from, snapshots.Owner(), "amber-fox", "first")
 	write(t, file, "v2")
 	second := admitReady(t, from, snapshots.Owner(), "amber-fox", "second")
-	ex, err := from.Core.PlanExport(ctx, snapshots.Owner(), snapshots.ExportRequest{Box: "amber-fox", Snapshots: []string{"first", "second"}})
+	ex, err := from.Core.Contents().PlanExport(ctx, snapshots.Owner(), snapshots.ExportRequest{Box: "amber-fox", Snapshots: []string{"first", "second"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +50,12 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	e, pool, dsn, root := workerCore(t, coretest.Options{})
 	marker := filepath.Join(t.TempDir(), "stalled")
 	w := startWorker(t, dsn, root, "after:import", marker)
-	st, err := e.Core.Stage(ctx, "amber-fox.boxsnap", bytes.NewReader(buf.Bytes()))
+	st, err := e.Core.Contents().Stage(ctx, "amber-fox.boxsnap", bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Remove()
-	op, err := e.Core.AdmitImport(ctx, snapshots.Owner(), []*snapshots.Staged{st}, "import-1")
+	op, err := e.Core.Contents().AdmitImport(ctx, snapshots.Owner(), []*snapshots.Staged{st}, "import-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	}
 
 	// A repeat of the request is the same import.
-	again, err := e.Core.AdmitImport(ctx, snapshots.Owner(), []*snapshots.Staged{st}, "import-1")
+	again, err := e.Core.Contents().AdmitImport(ctx, snapshots.Owner(), []*snapshots.Staged{st}, "import-1")
 	if err != nil || again.ID != op.ID {
 		t.Fatalf("a repeated request answered %v, %v; want operation %s", again, err, op.ID)
 	}

@@ -43,7 +43,7 @@ type importFile struct {
 
 // Import admits an import and waits for it to end, answering what it did:
 // the Import page and a share code's redeem call it.
-func (s *Service) Import(ctx context.Context, c Caller, batch []*Staged) (*ImportResult, error) {
+func (s *Contents) Import(ctx context.Context, c Caller, batch []*Staged) (*ImportResult, error) {
 	op, err := s.AdmitImport(ctx, c, batch, "")
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func ImportResultOf(op *Operation) (*ImportResult, error) {
 // person's; a name its box already uses gets " (2)". A box that is not here
 // is made from the newest imported snapshot. Importing the same snapshots
 // again changes nothing.
-func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, requestID string) (*Operation, error) {
+func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, requestID string) (*Operation, error) {
 	if err := MayAct(c, ActImport, nil, nil); err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (s *Service) AdmitImport(ctx context.Context, c Caller, batch []*Staged, re
 // the records, upserts), box (making a box the import brought here), clean
 // (the records are written: the staged files go, then it ends). A run
 // resumed at clean only reads what the first wrote.
-func (s *Service) runImport(ctx context.Context, op *Operation, p importParams) error {
+func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams) error {
 	if len(p.Files) == 0 {
 		return s.finish(ctx, op, OpFailed, nil, failImportParams, "")
 	}
@@ -209,7 +209,7 @@ func (s *Service) runImport(ctx context.Context, op *Operation, p importParams) 
 
 // importSteps publishes, records and makes the box, each step recorded
 // before it runs; it answers a failure in words, or an error to resume on.
-func (s *Service) importSteps(ctx context.Context, op *Operation, c Caller, be Backend, p importParams) (string, error) {
+func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be Backend, p importParams) (string, error) {
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
 		return CannotImportWords(be.Label), nil
@@ -260,7 +260,7 @@ func (s *Service) importSteps(ctx context.Context, op *Operation, c Caller, be B
 
 // importedNow is what an import did, read from the records it wrote: its
 // snapshots in the files' order, each new unless it was here at admission.
-func (s *Service) importedNow(ctx context.Context, p importParams) (*ImportResult, *Box, error) {
+func (s *Contents) importedNow(ctx context.Context, p importParams) (*ImportResult, *Box, error) {
 	mb := p.Files[0].Manifest.Box
 	box, err := s.boxByID(ctx, s.st.Pool, mb.ID)
 	if err != nil {
@@ -297,7 +297,7 @@ func (s *Service) importedNow(ctx context.Context, p importParams) (*ImportResul
 }
 
 // publishImport has the backend check and publish the batch's archives.
-func (s *Service) publishImport(ctx context.Context, ex providers.Exporter, group string, files []importFile) ([]providers.ImportedSnapshot, error) {
+func (s *Contents) publishImport(ctx context.Context, ex providers.Exporter, group string, files []importFile) ([]providers.ImportedSnapshot, error) {
 	var readers []io.Reader
 	for _, f := range files {
 		for _, es := range f.Manifest.Snapshots {
@@ -315,7 +315,7 @@ func (s *Service) publishImport(ctx context.Context, ex providers.Exporter, grou
 // recordImport writes the box (when it is not here) and each published
 // snapshot's record, in one transaction; both are upserts, so a resumed run
 // writes nothing twice. A snapshot is new unless it was here at admission.
-func (s *Service) recordImport(ctx context.Context, c Caller, be Backend, p importParams, done []providers.ImportedSnapshot) (*ImportResult, *Box, []*Snapshot, map[string]string, error) {
+func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p importParams, done []providers.ImportedSnapshot) (*ImportResult, *Box, []*Snapshot, map[string]string, error) {
 	mb := p.Files[0].Manifest.Box
 	records := map[string]ExportedSnapshot{}
 	for _, f := range p.Files {
@@ -398,7 +398,7 @@ func (s *Service) recordImport(ctx context.Context, c Caller, be Backend, p impo
 
 // madeFrom is the snapshot an imported box was made from, its head, when a
 // resumed import finds the box made already.
-func (s *Service) madeFrom(ctx context.Context, box *Box) string {
+func (s *Contents) madeFrom(ctx context.Context, box *Box) string {
 	b, err := s.boxByID(ctx, s.st.Pool, box.ID)
 	if err != nil || b.HeadID == nil {
 		return ""

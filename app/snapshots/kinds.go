@@ -71,7 +71,7 @@ func (s *Service) register() {
 		Unkeep:  operations.Register(e, OpUnkeep, keep),
 		Fork:    operations.Register(e, OpFork, ended[ForkParams, ForkResult](s.runFork)),
 		Release: operations.Register(e, OpRelease, ended[releaseParams, ReleaseResult](s.boxes.runRelease)),
-		Import:  operations.Register(e, OpImport, ended[importParams, ImportResult](s.runImport)),
+		Import:  operations.Register(e, OpImport, ended[importParams, ImportResult](s.contents.runImport)),
 
 		Thin:          operations.Register(e, OpThin, thin),
 		DeleteHistory: operations.Register(e, OpDeleteHistory, thin),

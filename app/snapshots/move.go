@@ -97,7 +97,7 @@ type ExportRequest struct {
 // Export is an export checked and ready to write: Plan refuses before a
 // byte is written, so a page or the API can still answer in words.
 type Export struct {
-	s        *Service
+	s        *Contents
 	c        Caller
 	box      *Box
 	be       Backend
@@ -118,7 +118,7 @@ func (e *Export) Box() *Box { return e.box }
 
 // PlanExport checks an export: the person only, snapshots of one box that
 // are ready, on a backend that exports.
-func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (*Export, error) {
+func (s *Contents) PlanExport(ctx context.Context, c Caller, req ExportRequest) (*Export, error) {
 	if len(req.Snapshots) == 0 {
 		return nil, refusal(CodeInvalid, wordsNameOneToExport)
 	}
@@ -140,7 +140,7 @@ func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (
 	e := &Export{s: s, c: c, box: b, be: be, exporter: ex}
 	seen := map[string]bool{}
 	for _, ref := range req.Snapshots {
-		sn, _, err := s.SnapshotOfBox(ctx, c, b.ID, ref)
+		sn, _, err := s.snaps.SnapshotOfBox(ctx, c, b.ID, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +157,7 @@ func (s *Service) PlanExport(ctx context.Context, c Caller, req ExportRequest) (
 	// before it in the file holds.
 	sort.SliceStable(e.snaps, func(i, j int) bool { return e.snaps[i].TakenAt.Before(e.snaps[j].TakenAt) })
 	if req.Base != "" {
-		base, _, err := s.SnapshotOfBox(ctx, c, b.ID, req.Base)
+		base, _, err := s.snaps.SnapshotOfBox(ctx, c, b.ID, req.Base)
 		if err != nil {
 			return nil, err
 		}
@@ -299,7 +299,7 @@ var partName = regexp.MustCompile(`^snapshots/(sn[a-z0-9]{12})\.tar\.gz\.([0-9]{
 // snapshot's archive against the size and SHA-256 its manifest gives. A file
 // that is damaged, cut short or not an export file is refused naming what is
 // wrong; nothing changes.
-func (s *Service) Stage(ctx context.Context, name string, r io.Reader) (*Staged, error) {
+func (s *Contents) Stage(ctx context.Context, name string, r io.Reader) (*Staged, error) {
 	dir, err := os.MkdirTemp(s.tempDir, "import-")
 	if err != nil {
 		return nil, fmt.Errorf("stage %s: %w", name, err)
@@ -470,7 +470,7 @@ func isPlainWord(s string) bool {
 // newest snapshot no other imported one descends from, as a fork is made
 // (section 9: a new identity, without its sign-in files; restoring that
 // snapshot brings them back), or empty when the backend cannot fork it.
-func (s *Service) makeImportedBox(ctx context.Context, c Caller, box *Box, be Backend, made []*Snapshot, parents map[string]string, res *ImportResult) error {
+func (s *Contents) makeImportedBox(ctx context.Context, c Caller, box *Box, be Backend, made []*Snapshot, parents map[string]string, res *ImportResult) error {
 	isParent := map[string]bool{}
 	for _, p := range parents {
 		isParent[p] = true
@@ -500,7 +500,7 @@ func (s *Service) makeImportedBox(ctx context.Context, c Caller, box *Box, be Ba
 	}
 	_ = guest
 	if res.MadeFrom != "" {
-		s.setHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
+		s.snaps.setHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
 	}
 	if err := s.st.MoveBoxReady(ctx, s.st.Pool, box.ID); err != nil {
 		return fmt.Errorf("make the imported box %s: %w", box.Name, err)
@@ -511,7 +511,7 @@ func (s *Service) makeImportedBox(ctx context.Context, c Caller, box *Box, be Ba
 }
 
 // freeBoxName is name, or name-2, name-3 ... the first no live box has.
-func (s *Service) freeBoxName(ctx context.Context, q db.DBTX, name string) (string, error) {
+func (s *Contents) freeBoxName(ctx context.Context, q db.DBTX, name string) (string, error) {
 	base := name
 	for i := 2; ; i++ {
 		used, err := s.st.MoveBoxLiveName(ctx, q, name)
@@ -531,8 +531,9 @@ func (s *Service) freeBoxName(ctx context.Context, q db.DBTX, name string) (stri
 }
 
 // secrets is what a copy of a box leaves behind: the one list, and the
-// settings' own paths.
-func (s *Service) secrets(ctx context.Context) providers.Secrets {
+// settings' own paths. A fork's copy (Service) and an import's box and a
+// share code's copy (Contents) leave it, so it is the core's.
+func (s *core) secrets(ctx context.Context) providers.Secrets {
 	st, _ := s.Settings(ctx)
 	return providers.DefaultSecrets().With(st.AlsoRemove)
 }

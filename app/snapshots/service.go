@@ -56,12 +56,13 @@ type Options struct {
 }
 
 // Service is the core's snapshot rules and their operations: take,
-// restore, delete, keep, fork, reset, import, files, pictures, shares and
-// lists. It holds the core's other seams, reached through it: Boxes
-// (boxes, threads, templates, trash and release), Sweeps (the periodic
-// jobs) and Approvals (requests for the person's word). What every seam
-// shares (the store, the backends, the engine, the settings and the record
-// reads) is core's, embedded in each.
+// restore, delete, keep, fork, reset, pictures and lists. It holds the
+// core's other seams, reached through it: Boxes (boxes, threads,
+// templates, trash and release), Sweeps (the periodic jobs), Contents (a
+// snapshot's files, exports, imports and share codes) and Approvals
+// (requests for the person's word). What every seam shares (the store, the
+// backends, the engine, the settings and the record reads) is core's,
+// embedded in each.
 type Service struct {
 	*core
 }
@@ -87,6 +88,18 @@ type Sweeps struct {
 // Sweeps is the core's periodic work.
 func (s *Service) Sweeps() *Sweeps { return s.sweeps }
 
+// Contents is the core's look inside snapshots and their moves in and out
+// of boxsnap: a snapshot's files browsed, shown, downloaded and compared
+// (with the box now or another snapshot), a restore's preview, export
+// files written and staged, imports and their operation, and share codes
+// made, listed, revoked and redeemed.
+type Contents struct {
+	*core
+}
+
+// Contents is the core's look inside snapshots and their moves.
+func (s *Service) Contents() *Contents { return s.contents }
+
 // Approvals is the core's requests for the person's word (section 5): an
 // agent's restore recorded as a request bound to the plan it showed, read,
 // listed, approved or declined by the person, the answers its agent has not
@@ -100,13 +113,14 @@ func (s *Service) Approvals() *Approvals { return s.approvals }
 
 // core is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
-// log, the record reads, the settings and the time zone). Its snaps, boxes,
-// sweeps and approvals are the seams themselves, so that one seam calls
-// another through its type.
+// log, the record reads, the settings, the time zone and what a copy of a
+// box leaves behind). Its snaps, boxes, sweeps, contents and approvals are
+// the seams themselves, so that one seam calls another through its type.
 type core struct {
 	snaps     *Service
 	boxes     *Boxes
 	sweeps    *Sweeps
+	contents  *Contents
 	approvals *Approvals
 	st        *store.Store
 	backends  map[string]Backend
@@ -136,7 +150,8 @@ func New(opts Options) (*Service, error) {
 		return nil, errors.New("snapshots: a store is required")
 	}
 	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir}}
-	s.snaps, s.boxes, s.sweeps, s.approvals = s, &Boxes{s.core}, &Sweeps{s.core}, &Approvals{s.core}
+	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.core}, &Sweeps{s.core}
+	s.contents, s.approvals = &Contents{s.core}, &Approvals{s.core}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -79,8 +79,8 @@ type SharePlan struct {
 
 // PlanShare checks that a snapshot can be shared and says what its copy
 // leaves out, changing nothing: the share dialog's words.
-func (s *Service) PlanShare(ctx context.Context, c Caller, box, snapshot string) (*SharePlan, error) {
-	sn, b, err := s.SnapshotOfBox(ctx, c, box, snapshot)
+func (s *Contents) PlanShare(ctx context.Context, c Caller, box, snapshot string) (*SharePlan, error) {
+	sn, b, err := s.snaps.SnapshotOfBox(ctx, c, box, snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +113,8 @@ func (s *Service) PlanShare(ctx context.Context, c Caller, box, snapshot string)
 // MakeShare makes a share code for a snapshot: the person only, a ready
 // snapshot of a backend that exports. What the copy leaves out is worked out
 // now and kept on the record, so the page can say it.
-func (s *Service) MakeShare(ctx context.Context, c Caller, box, snapshot string, days int) (*MadeShare, error) {
-	sn, b, err := s.SnapshotOfBox(ctx, c, box, snapshot)
+func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string, days int) (*MadeShare, error) {
+	sn, b, err := s.snaps.SnapshotOfBox(ctx, c, box, snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (sh *Share) RemovedWords() string { return removedWords(sh.Removed) }
 
 // Shares lists share codes, of one snapshot or (snapshot empty) all: the
 // person only.
-func (s *Service) Shares(ctx context.Context, c Caller, snapshot string) ([]*Share, error) {
+func (s *Contents) Shares(ctx context.Context, c Caller, snapshot string) ([]*Share, error) {
 	if err := MayAct(c, ActShare, nil, nil); err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func (s *Service) Shares(ctx context.Context, c Caller, snapshot string) ([]*Sha
 }
 
 // RevokeShare ends a share code now: the person only.
-func (s *Service) RevokeShare(ctx context.Context, c Caller, id string) (*Share, error) {
+func (s *Contents) RevokeShare(ctx context.Context, c Caller, id string) (*Share, error) {
 	if err := MayAct(c, ActShare, nil, nil); err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func (s *Service) RevokeShare(ctx context.Context, c Caller, id string) (*Share,
 
 // shareByCode finds a live share code. A wrong, revoked or expired code is
 // refused in the same words but the last, so a guess tells little.
-func (s *Service) shareByCode(ctx context.Context, code string) (*Share, error) {
+func (s *Contents) shareByCode(ctx context.Context, code string) (*Share, error) {
 	code = strings.TrimSpace(code)
 	if !strings.HasPrefix(code, SharePrefix) || len(code) != len(SharePrefix)+43 {
 		return nil, refusal(CodeInvalid, wordsNotAShareCode(SharePrefix, len(SharePrefix)+43))
@@ -242,7 +242,7 @@ func (s *Service) shareByCode(ctx context.Context, code string) (*Share, error) 
 // export file. The code is its own authority: whoever holds it may take the
 // copy, as moatbox's codes work across teams.
 type SharedExport struct {
-	s     *Service
+	s     *Contents
 	share *Share
 	sn    *Snapshot
 	box   *Box
@@ -254,7 +254,7 @@ type SharedExport struct {
 func (e *SharedExport) FileName() string { return e.box.Name + "-shared" + ExportExtension }
 
 // PlanShared checks a share code and finds its snapshot.
-func (s *Service) PlanShared(ctx context.Context, code string) (*SharedExport, error) {
+func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, error) {
 	sh, err := s.shareByCode(ctx, code)
 	if err != nil {
 		return nil, err
@@ -329,7 +329,7 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 // secrets, becomes a new box of the person's. A code of another install is
 // redeemed by taking its copy from there (GET /api/v1/shared/{code}) and
 // importing it here, which is what the CLI's --from does.
-func (s *Service) Redeem(ctx context.Context, c Caller, code string) (*ImportResult, error) {
+func (s *Contents) Redeem(ctx context.Context, c Caller, code string) (*ImportResult, error) {
 	if err := MayAct(c, ActShare, nil, nil); err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ type shareRow struct {
 
 func (s *Server) importPageOf(ctx context.Context) importPage {
 	p := importPage{Page: views.Page{Title: "Import", SignedIn: true, Nav: "import"}, NoShares: snapshots.NoShareCodesWords}
-	shares, err := s.opts.Core.Shares(ctx, snapshots.Owner(), "")
+	shares, err := s.opts.Core.Contents().Shares(ctx, snapshots.Owner(), "")
 	if err != nil {
 		return p
 	}
@@ -105,7 +105,7 @@ func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 			part.Close()
 			continue
 		}
-		st, err := s.opts.Core.Stage(r.Context(), part.FileName(), part)
+		st, err := s.opts.Core.Contents().Stage(r.Context(), part.FileName(), part)
 		part.Close()
 		if err != nil {
 			s.importResult(w, r, nil, err)
@@ -113,7 +113,7 @@ func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 		}
 		batch = append(batch, st)
 	}
-	res, err := s.opts.Core.Import(r.Context(), snapshots.Owner(), batch)
+	res, err := s.opts.Core.Contents().Import(r.Context(), snapshots.Owner(), batch)
 	s.importResult(w, r, res, err)
 }
 
@@ -122,7 +122,7 @@ func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
 	code, from := strings.TrimSpace(r.PostFormValue("code")), strings.TrimSpace(r.PostFormValue("from"))
 	if from == "" {
-		res, err := s.opts.Core.Redeem(r.Context(), snapshots.Owner(), code)
+		res, err := s.opts.Core.Contents().Redeem(r.Context(), snapshots.Owner(), code)
 		s.importResult(w, r, res, err)
 		return
 	}
@@ -146,19 +146,19 @@ func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
 			Words: fmt.Sprintf("%s refused the code (%s).", u.Host, resp.Status)})
 		return
 	}
-	st, err := s.opts.Core.Stage(r.Context(), "the copy from "+u.Host, io.LimitReader(resp.Body, MaxImportBytes))
+	st, err := s.opts.Core.Contents().Stage(r.Context(), "the copy from "+u.Host, io.LimitReader(resp.Body, MaxImportBytes))
 	if err != nil {
 		s.importResult(w, r, nil, err)
 		return
 	}
 	defer st.Remove()
-	res, err := s.opts.Core.Import(r.Context(), snapshots.Owner(), []*snapshots.Staged{st})
+	res, err := s.opts.Core.Contents().Import(r.Context(), snapshots.Owner(), []*snapshots.Staged{st})
 	s.importResult(w, r, res, err)
 }
 
 // revokeShare ends a share code from the Import page.
 func (s *Server) revokeShare(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.opts.Core.RevokeShare(r.Context(), snapshots.Owner(), chi.URLParam(r, "id")); err != nil {
+	if _, err := s.opts.Core.Contents().RevokeShare(r.Context(), snapshots.Owner(), chi.URLParam(r, "id")); err != nil {
 		s.importResult(w, r, nil, err)
 		return
 	}

@@ -34,7 +34,7 @@ func (s *Server) showSnapshotDiff(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	against := q.Get("against")
-	diff, err := s.opts.Core.DiffFile(r.Context(), snapshots.Owner(), h.Snap.ID, against, q.Get("path"))
+	diff, err := s.opts.Core.Contents().DiffFile(r.Context(), snapshots.Owner(), h.Snap.ID, against, q.Get("path"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -86,7 +86,7 @@ func (s *Server) showExportDialog(w http.ResponseWriter, r *http.Request) {
 func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 	box := chi.URLParam(r, "box")
 	q := r.URL.Query()
-	ex, err := s.opts.Core.PlanExport(r.Context(), snapshots.Owner(), snapshots.ExportRequest{Box: box, Snapshots: q["snapshot"], Base: q.Get("base")})
+	ex, err := s.opts.Core.Contents().PlanExport(r.Context(), snapshots.Owner(), snapshots.ExportRequest{Box: box, Snapshots: q["snapshot"], Base: q.Get("base")})
 	if err != nil {
 		first := ""
 		if len(q["snapshot"]) > 0 {

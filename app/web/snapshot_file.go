@@ -27,7 +27,7 @@ func (s *Server) showSnapshotFile(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
-	f, err := s.opts.Core.ShowFile(r.Context(), snapshots.Owner(), h.Snap.ID, r.URL.Query().Get("path"))
+	f, err := s.opts.Core.Contents().ShowFile(r.Context(), snapshots.Owner(), h.Snap.ID, r.URL.Query().Get("path"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -560,7 +560,7 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 func (s *Server) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem {
 	browse := menuItem{Text: "Browse files…", Label: fmt.Sprintf("Browse files of %s", sn.Name), Href: base + "/files", Page: true}
 	compare := menuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare with now: %s and %s", sn.Name, b.Name), Href: base + "/compare", Page: true}
-	browse.Why = s.opts.Core.LookWhyNot(b, sn)
+	browse.Why = s.opts.Core.Contents().LookWhyNot(b, sn)
 	compare.Why = browse.Why
 	if compare.Why == "" && (b.State != snapshots.BoxReady || b.ReleasedAt != nil) {
 		compare.Why = snapshots.NoBoxToCompareWords(b.Name, snapshots.BoxReleased)

@@ -25,7 +25,7 @@ type shareDialog struct {
 }
 
 func (s *Server) shareDialogOf(r *http.Request, boxRef, ref string) (shareDialog, error) {
-	p, err := s.opts.Core.PlanShare(r.Context(), snapshots.Owner(), boxRef, ref)
+	p, err := s.opts.Core.Contents().PlanShare(r.Context(), snapshots.Owner(), boxRef, ref)
 	if p == nil {
 		return shareDialog{}, err
 	}
@@ -62,7 +62,7 @@ func (s *Server) makeShare(w http.ResponseWriter, r *http.Request) {
 	if perr != nil {
 		days = -1
 	}
-	made, err := s.opts.Core.MakeShare(r.Context(), snapshots.Owner(), box, id, days)
+	made, err := s.opts.Core.Contents().MakeShare(r.Context(), snapshots.Owner(), box, id, days)
 	if err != nil {
 		d.Error = refusalWords(err)
 		s.render(w, r, statusOf(err), "share", d)
