@@ -74,7 +74,7 @@ func (s *server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 	}
 	c := caller(r)
 	ctx := r.Context()
-	page, err := s.core.Tab(ctx, c, snapshots.TabQuery{Kept: kept, Automatic: auto, Sort: snapshots.SortBoxes, After: v.Get("after"), Limit: limit})
+	page, err := s.core.Tab().Snapshots(ctx, c, snapshots.TabQuery{Kept: kept, Automatic: auto, Sort: snapshots.SortBoxes, After: v.Get("after"), Limit: limit})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -12,7 +12,7 @@
 // The service splits along its seams, each a type with the methods that
 // belong to it: Service holds the snapshots' rules and their operations
 // (take, restore, delete, keep, fork, reset, pictures, lists) and reaches
-// the other four; Boxes (Service.Boxes) holds boxes and threads (acquiring
+// the other five; Boxes (Service.Boxes) holds boxes and threads (acquiring
 // and listing boxes, the Machines tab's pages, presence, status, the box
 // log, history settings, threads, templates, the trash and a box's release,
 // forgetting a backend); Sweeps (Service.Sweeps) holds the periodic work
@@ -21,13 +21,16 @@
 // housekeeping); Contents (Service.Contents) holds what a snapshot holds and
 // its moves in and out of boxsnap (browsing, showing, downloading and
 // comparing its files, a restore's preview, exports, imports and their
-// operation, share codes); Approvals (Service.Approvals) holds the requests
-// for the person's word (an agent's restore asked, read, listed, approved or
-// declined, the answers its agent has not been told, a thread's turns held).
-// What every seam shares (the store, the backends, the engine, the settings,
-// the time zone, the log, the record reads, the caller's box and admission's
-// helpers) is the unexported core each embeds; a seam calls another's method
-// through that seam's type (s.snaps, s.boxes, s.sweeps, s.contents,
+// operation, share codes); Tab (Service.Tab) holds the Snapshots tab's
+// lists (a page of its boxes searched, filtered and sorted, its counts, the
+// Boxes page's tabs' counts, each backend's kinds of box and one live box of
+// each); Approvals (Service.Approvals) holds the requests for the person's
+// word (an agent's restore asked, read, listed, approved or declined, the
+// answers its agent has not been told, a thread's turns held). What every
+// seam shares (the store, the backends, the engine, the settings, the time
+// zone, the log, the record reads, the caller's box and admission's helpers)
+// is the unexported core each embeds; a seam calls another's method through
+// that seam's type (s.snaps, s.boxes, s.sweeps, s.contents, s.tab,
 // s.approvals).
 //
 // words.go is the one home of the words a person or an agent reads from the

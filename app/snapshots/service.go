@@ -59,10 +59,10 @@ type Options struct {
 // restore, delete, keep, fork, reset, pictures and lists. It holds the
 // core's other seams, reached through it: Boxes (boxes, threads,
 // templates, trash and release), Sweeps (the periodic jobs), Contents (a
-// snapshot's files, exports, imports and share codes) and Approvals
-// (requests for the person's word). What every seam shares (the store, the
-// backends, the engine, the settings and the record reads) is core's,
-// embedded in each.
+// snapshot's files, exports, imports and share codes), Tab (the Snapshots
+// tab's lists and counts) and Approvals (requests for the person's word).
+// What every seam shares (the store, the backends, the engine, the
+// settings and the record reads) is core's, embedded in each.
 type Service struct {
 	*core
 }
@@ -100,6 +100,17 @@ type Contents struct {
 // Contents is the core's look inside snapshots and their moves.
 func (s *Service) Contents() *Contents { return s.contents }
 
+// Tab is the core's lists for the Snapshots tab: a page of its boxes and
+// their snapshots, searched, filtered and sorted (Snapshots), its counts
+// (Tally), the Boxes page's tabs' counts (Totals), each backend's kinds of
+// box (BoxKinds) and one live box of each kind (LiveBoxPerKind).
+type Tab struct {
+	*core
+}
+
+// Tab is the core's lists for the Snapshots tab.
+func (s *Service) Tab() *Tab { return s.tab }
+
 // Approvals is the core's requests for the person's word (section 5): an
 // agent's restore recorded as a request bound to the plan it showed, read,
 // listed, approved or declined by the person, the answers its agent has not
@@ -114,13 +125,15 @@ func (s *Service) Approvals() *Approvals { return s.approvals }
 // core is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps, boxes, sweeps, contents and approvals are
-// the seams themselves, so that one seam calls another through its type.
+// box leaves behind). Its snaps, boxes, sweeps, contents, tab and approvals
+// are the seams themselves, so that one seam calls another through its
+// type.
 type core struct {
 	snaps     *Service
 	boxes     *Boxes
 	sweeps    *Sweeps
 	contents  *Contents
+	tab       *Tab
 	approvals *Approvals
 	st        *store.Store
 	backends  map[string]Backend
@@ -151,7 +164,7 @@ func New(opts Options) (*Service, error) {
 	}
 	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir}}
 	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.core}, &Sweeps{s.core}
-	s.contents, s.approvals = &Contents{s.core}, &Approvals{s.core}
+	s.contents, s.tab, s.approvals = &Contents{s.core}, &Tab{s.core}, &Approvals{s.core}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

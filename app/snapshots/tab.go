@@ -28,7 +28,7 @@ type TabQuery struct {
 	// Search is a part of a snapshot's name or note, its box's name or its
 	// thread's title, in any case.
 	Search string
-	// Where is a box's backend and host, "backend:host", as TabTally
+	// Where is a box's backend and host, "backend:host", as Tally
 	// counts them.
 	Where string
 	// Holds is disk, disk-and-memory or device.
@@ -108,11 +108,11 @@ func likePattern(s string) string {
 	return "%" + r.Replace(s) + "%"
 }
 
-// Tab answers one page of the Snapshots tab for c: the boxes with a
+// Snapshots answers one page of the Snapshots tab for c: the boxes with a
 // snapshot that matches q, in q's order, each with its snapshots. The
 // search, filters, sort, counts and the page are the database's (TabPage);
 // the core reads in full only the page's boxes.
-func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, error) {
+func (s *Tab) Snapshots(ctx context.Context, c Caller, q TabQuery) (*TabPage, error) {
 	if c.Kind != CallerOwner && c.Kind != CallerCLI && c.Kind != CallerAgent && c.Kind != CallerSystem {
 		return nil, refusal(CodeForbidden, wordsSignIn)
 	}
@@ -230,7 +230,7 @@ func (s *Service) Tab(ctx context.Context, c Caller, q TabQuery) (*TabPage, erro
 // page, not the install. Boxes whose newest snapshots were taken at the
 // same instant come in the order of those snapshots' IDs. It counts no
 // matches (nothing narrows the list).
-func (s *Service) newestPage(ctx context.Context, q TabQuery) (*TabPage, error) {
+func (s *Tab) newestPage(ctx context.Context, q TabQuery) (*TabPage, error) {
 	arg := db.TabNewestBoxesParams{PageSize: q.Limit + 1}
 	if q.After != "" {
 		taken, id, ok := parseNewestCursor(q.After)
@@ -305,7 +305,7 @@ func parseNewestCursor(s string) (time.Time, string, bool) {
 
 // tabBoxes reads the page's boxes, all their snapshots (newest first) and
 // the pins of the operations running now.
-func (s *Service) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, map[string][]*Snapshot, map[string][]Pin, error) {
+func (s *Tab) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, map[string][]*Snapshot, map[string][]Pin, error) {
 	bs, err := boxRows(s.st.TabBoxesByID(ctx, s.st.Pool, ids))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the page's boxes: %w", err)
@@ -343,15 +343,15 @@ type Tally struct {
 }
 
 // tallyFoldAt is how many rows of snapshot_tally past one per group make
-// TabTally fold them.
+// Tally fold them.
 const tallyFoldAt = 256
 
-// TabTally counts every snapshot of the install for the person's tab
+// Tally counts every snapshot of the install for the person's tab
 // without reading it: the counts are kept beside the records, in the same
 // transaction, by the database (migration 00140); only the keeps ending
 // soon, which the clock changes, are counted, through an index of the kept
 // ones. When the kept counts' rows have grown, it folds them.
-func (s *Service) TabTally(ctx context.Context, c Caller, now time.Time) (*Tally, error) {
+func (s *Tab) Tally(ctx context.Context, c Caller, now time.Time) (*Tally, error) {
 	if !c.IsPerson() {
 		return nil, refusal(CodeForbidden, wordsOnlyPersonSeesCounts)
 	}
@@ -384,7 +384,7 @@ type Totals struct {
 }
 
 // Totals counts the person's machines, threads and, with snaps, snapshots.
-func (s *Service) Totals(ctx context.Context, c Caller, snaps bool) (Totals, error) {
+func (s *Tab) Totals(ctx context.Context, c Caller, snaps bool) (Totals, error) {
 	if !c.IsPerson() {
 		return Totals{}, refusal(CodeForbidden, wordsOnlyPersonSeesCounts)
 	}
@@ -403,7 +403,7 @@ func (s *Service) Totals(ctx context.Context, c Caller, snaps bool) (Totals, err
 type BoxKind = db.TabBoxKindsRow
 
 // BoxKinds lists each backend's kinds of box.
-func (s *Service) BoxKinds(ctx context.Context) ([]BoxKind, error) {
+func (s *Tab) BoxKinds(ctx context.Context) ([]BoxKind, error) {
 	out, err := s.st.TabBoxKinds(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("read the kinds of box: %w", err)
@@ -414,7 +414,7 @@ func (s *Service) BoxKinds(ctx context.Context) ([]BoxKind, error) {
 // LiveBoxPerKind lists one live box for each backend, kind and host, the
 // first by name, in name order: what a host's plan is read through, without
 // reading every box.
-func (s *Service) LiveBoxPerKind(ctx context.Context) ([]*Box, error) {
+func (s *Tab) LiveBoxPerKind(ctx context.Context) ([]*Box, error) {
 	out, err := boxRows(s.st.TabLiveBoxPerKind(ctx, s.st.Pool))
 	if err != nil {
 		return nil, fmt.Errorf("read a live box per kind: %w", err)

@@ -225,7 +225,7 @@ func walkTab(t *testing.T, e *coretest.Env, c snapshots.Caller, q snapshots.TabQ
 	q.Limit, q.Rows = limit, 40
 	seen := 0
 	for {
-		p, err := e.Core.Tab(context.Background(), c, q)
+		p, err := e.Core.Tab().Snapshots(context.Background(), c, q)
 		if err != nil {
 			t.Fatalf("%+v: %v", q, err)
 		}
@@ -305,7 +305,7 @@ func TestTabMatchesTheList(t *testing.T) {
 		}
 	}
 	// A place the listing never gave is refused, not read from the start.
-	if _, err := e.Core.Tab(ctx, snapshots.Owner(), snapshots.TabQuery{Limit: 5, After: "not a place"}); err == nil ||
+	if _, err := e.Core.Tab().Snapshots(ctx, snapshots.Owner(), snapshots.TabQuery{Limit: 5, After: "not a place"}); err == nil ||
 		!strings.Contains(err.Error(), "after is not a place this listing gave") {
 		t.Fatalf("a made-up cursor: %v", err)
 	}
@@ -315,8 +315,8 @@ func TestTabMatchesTheList(t *testing.T) {
 // beside the records (migration 00140), add up to what the core's list of
 // every snapshot says: after the seed, after each kind of change a record
 // goes through (a take, a keep and an unkeep, a failed take, a size and a
-// price learnt, a delete, a box moved to another host), and after TabTally
-// and housekeeping fold the counts' rows.
+// price learnt, a delete, a box moved to another host), and after
+// Tab().Tally and housekeeping fold the counts' rows.
 func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -370,7 +370,7 @@ func TestTabTallyCountsEverySnapshot(t *testing.T) {
 				}
 			}
 		}
-		tally, err := e.Core.TabTally(ctx, snapshots.Owner(), now)
+		tally, err := e.Core.Tab().Tally(ctx, snapshots.Owner(), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +419,7 @@ func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	      UPDATE snapshots SET scope = 'device' WHERE id = 'sn000000000007'; COMMIT`)
 	exec(`UPDATE boxes SET host = 'pve-9' WHERE id = 'bx000000000003'`)
 	check("after takes, keeps, unkeeps, a failure, a price, a size, deletes and a move")
-	// Many changes: the counts' rows grow past the fold, and TabTally folds
+	// Many changes: the counts' rows grow past the fold, and Tab().Tally folds
 	// them to one a group.
 	exec(`UPDATE snapshots SET kept_until = timestamptz '2026-12-20 00:00:00+00' WHERE kept_until IS NULL AND id < 'sn000000000300'`)
 	var rows, groups int

@@ -139,7 +139,7 @@ type tabCounts struct {
 // snapshots when the caller has it, or -1.
 func (s *Server) tabCounts(r *http.Request, current string, snaps int) tabCounts {
 	tc := tabCounts{Current: current, Snapshots: snaps}
-	if t, err := s.opts.Core.Totals(r.Context(), snapshots.Owner(), snaps < 0); err == nil {
+	if t, err := s.opts.Core.Tab().Totals(r.Context(), snapshots.Owner(), snaps < 0); err == nil {
 		tc.Machines, tc.Threads, tc.Trash = t.Machines, t.Threads, t.Trash
 		if snaps < 0 {
 			tc.Snapshots = t.Snapshots
@@ -153,8 +153,8 @@ func (s *Server) tabCounts(r *http.Request, current string, snaps int) tabCounts
 // showSnapshotsTab answers the Snapshots tab: the whole page, the results
 // alone for a search or filter (hx-target #snapshot-results), or the next
 // boxes for "load more". The search, filters, counts, sort and page are the
-// database's (the core's Tab and TabTally); only the page's boxes are read
-// in full.
+// database's (the core's Tab().Snapshots and Tab().Tally); only the page's
+// boxes are read in full.
 func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := parseTabQuery(r.URL.Query())
@@ -162,11 +162,11 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	rc := s.rowContext(r, q.URL(""))
 	rc.selecting = q.Select
 	p := snapshotsTab{Query: q, Back: q.URL(""), RenewText: snapshots.RenewWords(rc.keepDays)}
-	page, err := s.opts.Core.Tab(ctx, snapshots.Owner(), q.core(rc.now))
+	page, err := s.opts.Core.Tab().Snapshots(ctx, snapshots.Owner(), q.core(rc.now))
 	if err != nil && q.After != "" {
 		// A place from an old address: from the start.
 		q.After = ""
-		page, err = s.opts.Core.Tab(ctx, snapshots.Owner(), q.core(rc.now))
+		page, err = s.opts.Core.Tab().Snapshots(ctx, snapshots.Owner(), q.core(rc.now))
 	}
 	if err != nil {
 		s.fail(w, r, err)
@@ -198,7 +198,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	full := target != "div#snapshot-results"
 	var tally *snapshots.Tally
 	if full {
-		if tally, err = s.opts.Core.TabTally(ctx, snapshots.Owner(), rc.now); err != nil {
+		if tally, err = s.opts.Core.Tab().Tally(ctx, snapshots.Owner(), rc.now); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -209,7 +209,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		p.Tabs = s.tabCounts(r, "snapshots", total)
 		p.Empty = total == 0
 	} else if len(page.Boxes) == 0 {
-		t, err := s.opts.Core.Totals(ctx, snapshots.Owner(), true)
+		t, err := s.opts.Core.Tab().Totals(ctx, snapshots.Owner(), true)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -240,7 +240,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 
 // noneOn says which backends' boxes have no snapshots at all.
 func (s *Server) noneOn(ctx context.Context) []string {
-	kinds, err := s.opts.Core.BoxKinds(ctx)
+	kinds, err := s.opts.Core.Tab().BoxKinds(ctx)
 	if err != nil {
 		s.opts.Logger.Warn("read the kinds of box", "err", err)
 	}
