@@ -97,7 +97,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		return nil, err
 	}
 	if opts.Pictures != nil {
-		core.UsePictures(opts.Pictures)
+		core.Pictures().Use(opts.Pictures)
 	}
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err

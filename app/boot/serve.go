@@ -124,7 +124,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	var taker *pictures.Taker
 	if _, err := os.Stat(filepath.Join(driver, "package", "cli.js")); err == nil {
 		taker = pictures.New(pictures.Options{Logger: logger, DriverDir: driver})
-		core.UsePictures(taker)
+		core.Pictures().Use(taker)
 		defer func() { _ = taker.Close() }()
 	} else {
 		logger.Info("pictures of screens are off: no playwright driver here (make browser-deps installs it)", "looked_in", driver)

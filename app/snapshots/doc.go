@@ -11,8 +11,8 @@
 //
 // The service splits along its seams, each a type with the methods that
 // belong to it: Service holds the snapshots' rules and their operations
-// (take, restore, delete, keep, fork, reset, pictures, lists) and reaches
-// the other five; Boxes (Service.Boxes) holds boxes and threads (acquiring
+// (take, restore, delete, keep, fork, reset, lists) and reaches the other
+// six; Boxes (Service.Boxes) holds boxes and threads (acquiring
 // and listing boxes, the Machines tab's pages, presence, status, the box
 // log, history settings, threads, templates, the trash and a box's release,
 // forgetting a backend); Sweeps (Service.Sweeps) holds the periodic work
@@ -24,14 +24,17 @@
 // operation, share codes); Tab (Service.Tab) holds the Snapshots tab's
 // lists (a page of its boxes searched, filtered and sorted, its counts, the
 // Boxes page's tabs' counts, each backend's kinds of box and one live box of
-// each); Approvals (Service.Approvals) holds the requests for the person's
+// each); Pictures (Service.Pictures) holds pictures of a box's screen (a
+// snapshot's picture read, the picture taker given, a take's picture, a
+// restore's undo's captured before its stop and held until the undo is
+// taken); Approvals (Service.Approvals) holds the requests for the person's
 // word (an agent's restore asked, read, listed, approved or declined, the
 // answers its agent has not been told, a thread's turns held). What every
 // seam shares (the store, the backends, the engine, the settings, the time
 // zone, the log, the record reads, the caller's box and admission's helpers)
 // is the unexported core each embeds; a seam calls another's method through
 // that seam's type (s.snaps, s.boxes, s.sweeps, s.contents, s.tab,
-// s.approvals).
+// s.pictures, s.approvals).
 //
 // words.go is the one home of the words a person or an agent reads from the
 // core (what a snapshot holds, prices in their currency, sizes, how long,

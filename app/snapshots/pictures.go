@@ -16,11 +16,11 @@ type Picture struct {
 	Height int
 }
 
-// Picture returns a snapshot's picture through mayAct: the person, and the
+// Get returns a snapshot's picture through mayAct: the person, and the
 // agent of the thread that owns it (never a kept one's). A snapshot with no
 // picture, or one the caller may not see, reads as not found.
-func (s *Service) Picture(ctx context.Context, c Caller, id string) (*Picture, error) {
-	sn, b, err := s.Snapshot(ctx, c, id)
+func (s *Pictures) Get(ctx context.Context, c Caller, id string) (*Picture, error) {
+	sn, b, err := s.snaps.Snapshot(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
@@ -44,15 +44,15 @@ type PictureTaker interface {
 	Capture(ctx context.Context, b *Box) (jpeg []byte, width, height int, err error)
 }
 
-// UsePictures gives the core its picture taker; without one, boxes with a
+// Use gives the core its picture taker; without one, boxes with a
 // screen get no picture.
-func (s *Service) UsePictures(p PictureTaker) { s.pictures = p }
+func (s *Pictures) Use(p PictureTaker) { s.pictureTaker = p }
 
 // takePicture captures and keeps a snapshot's picture, just before the take,
 // within PictureWait, and caps all pictures at PicturesCapBytes, oldest
 // unkept first.
-func (s *Service) takePicture(ctx context.Context, b *Box, sn *Snapshot) {
-	if s.pictures == nil || !b.HasScreen || sn.Picture == "off" {
+func (s *Pictures) takePicture(ctx context.Context, b *Box, sn *Snapshot) {
+	if s.pictureTaker == nil || !b.HasScreen || sn.Picture == "off" {
 		return
 	}
 	p, err := s.capturePicture(ctx, b)
@@ -61,10 +61,10 @@ func (s *Service) takePicture(ctx context.Context, b *Box, sn *Snapshot) {
 
 // capturePicture captures a box's screen within PictureWait. A restore
 // captures it before the stop, for its undo (section 10).
-func (s *Service) capturePicture(ctx context.Context, b *Box) (*Picture, error) {
+func (s *Pictures) capturePicture(ctx context.Context, b *Box) (*Picture, error) {
 	pctx, cancel := context.WithTimeout(ctx, PictureWait)
 	defer cancel()
-	jpeg, w, h, err := s.pictures.Capture(pctx, b)
+	jpeg, w, h, err := s.pictureTaker.Capture(pctx, b)
 	if err == nil && pctx.Err() != nil {
 		err = pctx.Err()
 	}
@@ -79,7 +79,7 @@ func (s *Service) capturePicture(ctx context.Context, b *Box) (*Picture, error) 
 // undo is taken (keepUndoPicture): the job may snooze on provider tasks in
 // between, and a snooze keeps nothing in memory. A restore resumed at its
 // start keeps the picture its first run held.
-func (s *Service) holdUndoPicture(ctx context.Context, op *Operation, b *Box) {
+func (s *Pictures) holdUndoPicture(ctx context.Context, op *Operation, b *Box) {
 	if _, err := s.st.RestorePictureHeld(ctx, s.st.Pool, op.ID); err == nil {
 		return
 	}
@@ -97,7 +97,7 @@ func (s *Service) holdUndoPicture(ctx context.Context, op *Operation, b *Box) {
 
 // keepUndoPicture keeps the picture held for a restore (holdUndoPicture) as
 // its undo's, or records why there is none, and lets the held one go.
-func (s *Service) keepUndoPicture(ctx context.Context, op *Operation, undo *Snapshot) {
+func (s *Pictures) keepUndoPicture(ctx context.Context, op *Operation, undo *Snapshot) {
 	held, err := s.st.RestorePictureHeld(ctx, s.st.Pool, op.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return // kept by an earlier run of this step
@@ -121,7 +121,7 @@ func (s *Service) keepUndoPicture(ctx context.Context, op *Operation, undo *Snap
 
 // keepPicture keeps a captured picture as sn's, or records that it failed
 // (capErr), and caps all pictures at PicturesCapBytes, oldest unkept first.
-func (s *Service) keepPicture(ctx context.Context, sn *Snapshot, p *Picture, capErr error) {
+func (s *Pictures) keepPicture(ctx context.Context, sn *Snapshot, p *Picture, capErr error) {
 	state := "taken"
 	err := capErr
 	if err == nil {

@@ -351,11 +351,11 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	// as the restore starts and held with the operation, kept once the
 	// undo is taken, however many snoozes come between.
 	pictured := false
-	if !p.NoUndo && s.pictures != nil && b.HasScreen {
+	if !p.NoUndo && s.pictureTaker != nil && b.HasScreen {
 		if settings, err := s.Settings(ctx); err == nil && settings.Pictures {
 			pictured = true
 			if start == 0 {
-				s.holdUndoPicture(ctx, op, b)
+				s.pictures.holdUndoPicture(ctx, op, b)
 			}
 		}
 	}
@@ -385,7 +385,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				return err // the job snoozes on the undo's task; the undo is found by its label after
 			}
 			if err == nil && pictured {
-				s.keepUndoPicture(ctx, op, undo)
+				s.pictures.keepUndoPicture(ctx, op, undo)
 			}
 			if err != nil {
 				if ctx.Err() != nil {

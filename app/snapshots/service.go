@@ -56,13 +56,14 @@ type Options struct {
 }
 
 // Service is the core's snapshot rules and their operations: take,
-// restore, delete, keep, fork, reset, pictures and lists. It holds the
-// core's other seams, reached through it: Boxes (boxes, threads,
-// templates, trash and release), Sweeps (the periodic jobs), Contents (a
-// snapshot's files, exports, imports and share codes), Tab (the Snapshots
-// tab's lists and counts) and Approvals (requests for the person's word).
-// What every seam shares (the store, the backends, the engine, the
-// settings and the record reads) is core's, embedded in each.
+// restore, delete, keep, fork, reset and lists. It holds the core's other
+// seams, reached through it: Boxes (boxes, threads, templates, trash and
+// release), Sweeps (the periodic jobs), Contents (a snapshot's files,
+// exports, imports and share codes), Tab (the Snapshots tab's lists and
+// counts), Pictures (pictures of a box's screen) and Approvals (requests
+// for the person's word). What every seam shares (the store, the backends,
+// the engine, the settings and the record reads) is core's, embedded in
+// each.
 type Service struct {
 	*core
 }
@@ -111,6 +112,19 @@ type Tab struct {
 // Tab is the core's lists for the Snapshots tab.
 func (s *Service) Tab() *Tab { return s.tab }
 
+// Pictures is the core's pictures of a box's screen (section 10): a
+// snapshot's picture read, the picture taker given, a take's picture
+// captured and kept, and a restore's undo picture captured before its stop,
+// held with the operation and kept once the undo is taken. Inside the core
+// the seam is s.pictures; the PictureTaker it captures with is
+// s.pictureTaker.
+type Pictures struct {
+	*core
+}
+
+// Pictures is the core's pictures of a box's screen.
+func (s *Service) Pictures() *Pictures { return s.pictures }
+
 // Approvals is the core's requests for the person's word (section 5): an
 // agent's restore recorded as a request bound to the plan it showed, read,
 // listed, approved or declined by the person, the answers its agent has not
@@ -125,29 +139,31 @@ func (s *Service) Approvals() *Approvals { return s.approvals }
 // core is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps, boxes, sweeps, contents, tab and approvals
-// are the seams themselves, so that one seam calls another through its
-// type.
+// box leaves behind). Its snaps, boxes, sweeps, contents, tab, pictures and
+// approvals are the seams themselves, so that one seam calls another
+// through its type; pictureTaker is the PictureTaker the Pictures seam
+// captures with (Pictures.Use).
 type core struct {
-	snaps     *Service
-	boxes     *Boxes
-	sweeps    *Sweeps
-	contents  *Contents
-	tab       *Tab
-	approvals *Approvals
-	st        *store.Store
-	backends  map[string]Backend
-	order     []string
-	install   string
-	logger    *slog.Logger
-	now       func() time.Time
-	ops       *operations.Engine
-	kinds     Kinds
-	pictures  PictureTaker
-	cache     readCache
-	tempDir   string
-	compares  compareCache
-	checks    checkTimes
+	snaps        *Service
+	boxes        *Boxes
+	sweeps       *Sweeps
+	contents     *Contents
+	tab          *Tab
+	pictures     *Pictures
+	approvals    *Approvals
+	st           *store.Store
+	backends     map[string]Backend
+	order        []string
+	install      string
+	logger       *slog.Logger
+	now          func() time.Time
+	ops          *operations.Engine
+	kinds        Kinds
+	pictureTaker PictureTaker
+	cache        readCache
+	tempDir      string
+	compares     compareCache
+	checks       checkTimes
 }
 
 // checkTimes is when this process last asked each box whether it changed,
@@ -164,7 +180,8 @@ func New(opts Options) (*Service, error) {
 	}
 	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir}}
 	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.core}, &Sweeps{s.core}
-	s.contents, s.tab, s.approvals = &Contents{s.core}, &Tab{s.core}, &Approvals{s.core}
+	s.contents, s.tab = &Contents{s.core}, &Tab{s.core}
+	s.pictures, s.approvals = &Pictures{s.core}, &Approvals{s.core}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -427,7 +427,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 				}
 			}
 			op.Step = StepPicture
-			s.takePicture(ctx, b, sn)
+			s.pictures.takePicture(ctx, b, sn)
 		}
 		if picture || !recorded {
 			if err := s.step(ctx, op, StepSnapshot); err != nil {
