@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/operations"
@@ -329,4 +331,141 @@ func TestAnEndQueuesWhatWaitsBehindIt(t *testing.T) {
 	if jobs != 3 {
 		t.Fatalf("%d jobs for the box's three operations, want 3", jobs)
 	}
+}
+
+// heldLock takes an operation's session lock on a connection of its own,
+// as another worker's run holds it; let go lets it go, and free says
+// whether a third connection could take it now.
+type heldLock struct {
+	t    *testing.T
+	conn *pgxpool.Conn
+	id   string
+}
+
+func holdLock(t *testing.T, env *coretest.Env, id string) *heldLock {
+	t.Helper()
+	conn, err := env.Pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Release)
+	h := &heldLock{t: t, conn: conn, id: id}
+	if !h.take() {
+		t.Fatalf("the lock of %s is held already", id)
+	}
+	return h
+}
+
+func (h *heldLock) take() bool {
+	h.t.Helper()
+	var got bool
+	if err := h.conn.QueryRow(context.Background(), `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, h.id).Scan(&got); err != nil {
+		h.t.Fatal(err)
+	}
+	return got
+}
+
+func (h *heldLock) letGo() {
+	h.t.Helper()
+	var was bool
+	if err := h.conn.QueryRow(context.Background(), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, h.id).Scan(&was); err != nil || !was {
+		h.t.Fatalf("let go of the lock of %s: %v, %v", h.id, was, err)
+	}
+}
+
+// free says whether nobody holds the lock of h's operation now: h's own
+// connection takes it and lets it go again.
+func (h *heldLock) free() bool {
+	h.t.Helper()
+	if !h.take() {
+		return false
+	}
+	h.letGo()
+	return true
+}
+
+// TestARunStartsWhatNoWorkerHolds (issue 10: a run's lock and its start in
+// one statement, OpTryStart): an operation whose lock another worker holds
+// is neither run nor marked started; once that one lets go it runs, once;
+// a run of an operation that has ended runs nothing and leaves no lock
+// held; and a start that waits for an end another worker is committing
+// finds the operation ended, not running.
+func TestARunStartsWhatNoWorkerHolds(t *testing.T) {
+	env := coretest.New(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	e := env.Core.Engine()
+	b := env.Box(t, snapshots.Owner(), "one-worker")
+	var runs atomic.Int32
+	counted := operations.Register(e, "count-runs", func(ctx context.Context, op *operations.Operation, p echoParams) (echoResult, error) {
+		runs.Add(1)
+		return echoResult{}, nil
+	})
+	read := func(op *operations.Operation) *operations.Operation {
+		t.Helper()
+		got, err := e.ByID(ctx, env.Pool, op.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+
+	op := admitEcho(t, env, counted, b, echoParams{})
+	other := holdLock(t, env, op.ID)
+	if err := e.Run(ctx, op.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(op); runs.Load() != 0 || got.StartedAt != nil || got.State != operations.Running {
+		t.Fatalf("run while another worker holds it: %d runs, started %v, %s; want none, unstarted, running", runs.Load(), got.StartedAt, got.State)
+	}
+	other.letGo()
+	if err := e.Run(ctx, op.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(op); runs.Load() != 1 || got.StartedAt == nil || got.State != operations.Done {
+		t.Fatalf("run once the other let go: %d runs, started %v, %s; want one, started, done", runs.Load(), got.StartedAt, got.State)
+	}
+	if !other.free() {
+		t.Fatal("the run held its lock after it ended")
+	}
+	// Ended: a second attempt runs nothing, and its start lets go of the
+	// lock it took.
+	if err := e.Run(ctx, op.ID); err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("an ended operation ran again (%d runs)", runs.Load())
+	}
+	if !other.free() {
+		t.Fatal("a run of an ended operation kept its lock")
+	}
+
+	// A worker ends an operation and has not committed yet as the next
+	// attempt starts: the start waits for the row, then finds it ended.
+	second := admitEcho(t, env, counted, b, echoParams{})
+	tx, err := env.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `UPDATE operations SET state = 'failed', error = 'ended by the test', ended_at = now() WHERE id = $1`, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- e.Run(ctx, second.ID) }()
+	select {
+	case err := <-ran:
+		t.Fatalf("the start did not wait for the end being committed (%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	if got := read(second); runs.Load() != 1 || got.State != operations.Failed || got.StartedAt != nil {
+		t.Fatalf("a start after an end committed meanwhile: %d runs, %s, started %v; want it left failed, unstarted", runs.Load(), got.State, got.StartedAt)
+	}
+	// The start let go of the lock it took: another worker takes it.
+	holdLock(t, env, second.ID)
 }

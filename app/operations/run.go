@@ -82,23 +82,23 @@ func (e *Engine) Run(ctx context.Context, id string) error {
 		return fmt.Errorf("run %s: %w", id, err)
 	}
 	defer conn.Release()
-	got, err := e.st.OpTryLock(ctx, conn, id)
-	if err != nil {
-		return fmt.Errorf("run %s: %w", id, err)
-	}
-	if !got {
-		return nil // another worker runs it
-	}
-	defer func() { _, _ = e.st.OpUnlock(context.WithoutCancel(ctx), conn, id) }()
-
-	// On the lock's own connection: no second one to wait for.
-	op, err := row(e.st.OpStart(ctx, conn, id))
-	if errors.Is(err, ErrNotFound) {
-		return nil // done, failed or unknown already
+	unlock := func() { _, _ = e.st.OpUnlock(context.WithoutCancel(ctx), conn, id) }
+	// The lock and the start in one statement, on the lock's own
+	// connection: no row when another worker runs it or it has ended
+	// (done, failed or unknown already), and then this connection holds
+	// nothing.
+	r, err := e.st.OpTryStart(ctx, conn, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
 	}
 	if err != nil {
+		// The statement may have got the lock before it failed, and a
+		// session's lock outlives its statement's rollback.
+		unlock()
 		return fmt.Errorf("run %s: %w", id, err)
 	}
+	defer unlock()
+	op := FromRow(db.Operation(r))
 	op.Resuming = op.Resumes > 0
 	if op.TaskWaiting {
 		out, wait, err := e.taskNow(ctx, op)

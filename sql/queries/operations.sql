@@ -29,8 +29,28 @@ SELECT * FROM operations WHERE id = $1 FOR UPDATE;
 -- name: OpStep :exec
 UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running';
 
--- name: OpStart :one
-UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING *;
+-- name: OpTryStart :one
+-- A run's start in one statement (was OpTryLock, then OpStart): the
+-- operation's session lock (OpTryLock's, held by the connection until Run
+-- lets it go) and, only when this session got it, the operation marked
+-- started and answered. The lock is taken before the row is read for the
+-- update, and the update reads the row as the last worker that held the
+-- lock left it, even when that one committed after this statement began
+-- (READ COMMITTED rechecks an updated row's state before it updates it).
+-- No row: another session holds the lock, or the operation no longer runs;
+-- either way this session holds nothing (a lock it got for an operation
+-- that no longer runs is let go in the statement).
+WITH lock AS MATERIALIZED (
+    SELECT pg_try_advisory_lock(hashtextextended(sqlc.arg(id)::text, 0)) AS got
+), started AS (
+    UPDATE operations SET started_at = coalesce(operations.started_at, now())
+    WHERE operations.id = sqlc.arg(id)::text AND operations.state = 'running' AND (SELECT lock.got FROM lock)
+    RETURNING operations.*
+), freed AS MATERIALIZED (
+    SELECT pg_advisory_unlock(hashtextextended(sqlc.arg(id)::text, 0)) AS let_go FROM lock
+    WHERE lock.got AND NOT EXISTS (SELECT 1 FROM started)
+)
+SELECT started.* FROM started WHERE (SELECT count(*) FROM freed) >= 0;
 
 -- name: OpEnd :one
 -- The end, and its notification to the waits, sent at commit; it answers

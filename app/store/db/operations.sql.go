@@ -631,47 +631,6 @@ func (q *Queries) OpSetTask(ctx context.Context, db DBTX, arg OpSetTaskParams) e
 	return err
 }
 
-const opStart = `-- name: OpStart :one
-UPDATE operations SET started_at = coalesce(started_at, now()) WHERE id = $1 AND state = 'running' RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed
-`
-
-func (q *Queries) OpStart(ctx context.Context, db DBTX, id string) (Operation, error) {
-	row := db.QueryRow(ctx, opStart, id)
-	var i Operation
-	err := row.Scan(
-		&i.ID,
-		&i.Seq,
-		&i.RequestKey,
-		&i.Kind,
-		&i.BoxID,
-		&i.Generation,
-		&i.Target,
-		&i.Snapshots,
-		&i.ByKind,
-		&i.ByThreadID,
-		&i.Consent,
-		&i.UndoID,
-		&i.Guests,
-		&i.Step,
-		&i.Task,
-		&i.State,
-		&i.Reserved,
-		&i.Params,
-		&i.Result,
-		&i.Error,
-		&i.Observed,
-		&i.Resumes,
-		&i.CreatedAt,
-		&i.StartedAt,
-		&i.EndedAt,
-		&i.PriceBackend,
-		&i.PriceReserved,
-		&i.TaskWaiting,
-		&i.Followed,
-	)
-	return i, err
-}
-
 const opStep = `-- name: OpStep :exec
 UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running'
 `
@@ -704,6 +663,99 @@ func (q *Queries) OpTryLock(ctx context.Context, db DBTX, id string) (bool, erro
 	var pg_try_advisory_lock bool
 	err := row.Scan(&pg_try_advisory_lock)
 	return pg_try_advisory_lock, err
+}
+
+const opTryStart = `-- name: OpTryStart :one
+WITH lock AS MATERIALIZED (
+    SELECT pg_try_advisory_lock(hashtextextended($1::text, 0)) AS got
+), started AS (
+    UPDATE operations SET started_at = coalesce(operations.started_at, now())
+    WHERE operations.id = $1::text AND operations.state = 'running' AND (SELECT lock.got FROM lock)
+    RETURNING operations.id, operations.seq, operations.request_key, operations.kind, operations.box_id, operations.generation, operations.target, operations.snapshots, operations.by_kind, operations.by_thread_id, operations.consent, operations.undo_id, operations.guests, operations.step, operations.task, operations.state, operations.reserved, operations.params, operations.result, operations.error, operations.observed, operations.resumes, operations.created_at, operations.started_at, operations.ended_at, operations.price_backend, operations.price_reserved, operations.task_waiting, operations.followed
+), freed AS MATERIALIZED (
+    SELECT pg_advisory_unlock(hashtextextended($1::text, 0)) AS let_go FROM lock
+    WHERE lock.got AND NOT EXISTS (SELECT 1 FROM started)
+)
+SELECT started.id, started.seq, started.request_key, started.kind, started.box_id, started.generation, started.target, started.snapshots, started.by_kind, started.by_thread_id, started.consent, started.undo_id, started.guests, started.step, started.task, started.state, started.reserved, started.params, started.result, started.error, started.observed, started.resumes, started.created_at, started.started_at, started.ended_at, started.price_backend, started.price_reserved, started.task_waiting, started.followed FROM started WHERE (SELECT count(*) FROM freed) >= 0
+`
+
+type OpTryStartRow struct {
+	ID            string
+	Seq           int64
+	RequestKey    *string
+	Kind          string
+	BoxID         *string
+	Generation    int
+	Target        *string
+	Snapshots     []string
+	ByKind        string
+	ByThreadID    *string
+	Consent       json.RawMessage
+	UndoID        *string
+	Guests        json.RawMessage
+	Step          string
+	Task          json.RawMessage
+	State         string
+	Reserved      json.RawMessage
+	Params        json.RawMessage
+	Result        json.RawMessage
+	Error         *string
+	Observed      *string
+	Resumes       int
+	CreatedAt     time.Time
+	StartedAt     *time.Time
+	EndedAt       *time.Time
+	PriceBackend  *string
+	PriceReserved json.RawMessage
+	TaskWaiting   bool
+	Followed      bool
+}
+
+// A run's start in one statement (was OpTryLock, then OpStart): the
+// operation's session lock (OpTryLock's, held by the connection until Run
+// lets it go) and, only when this session got it, the operation marked
+// started and answered. The lock is taken before the row is read for the
+// update, and the update reads the row as the last worker that held the
+// lock left it, even when that one committed after this statement began
+// (READ COMMITTED rechecks an updated row's state before it updates it).
+// No row: another session holds the lock, or the operation no longer runs;
+// either way this session holds nothing (a lock it got for an operation
+// that no longer runs is let go in the statement).
+func (q *Queries) OpTryStart(ctx context.Context, db DBTX, id string) (OpTryStartRow, error) {
+	row := db.QueryRow(ctx, opTryStart, id)
+	var i OpTryStartRow
+	err := row.Scan(
+		&i.ID,
+		&i.Seq,
+		&i.RequestKey,
+		&i.Kind,
+		&i.BoxID,
+		&i.Generation,
+		&i.Target,
+		&i.Snapshots,
+		&i.ByKind,
+		&i.ByThreadID,
+		&i.Consent,
+		&i.UndoID,
+		&i.Guests,
+		&i.Step,
+		&i.Task,
+		&i.State,
+		&i.Reserved,
+		&i.Params,
+		&i.Result,
+		&i.Error,
+		&i.Observed,
+		&i.Resumes,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.EndedAt,
+		&i.PriceBackend,
+		&i.PriceReserved,
+		&i.TaskWaiting,
+		&i.Followed,
+	)
+	return i, err
 }
 
 const opUnlock = `-- name: OpUnlock :one
