@@ -377,8 +377,9 @@ func (e *Engine) finish(ctx context.Context, op *Operation, state string, result
 	ctx = context.WithoutCancel(ctx)
 	var ended *Operation
 	handed := e.ends.endingNow(op.ID)
-	r, err := e.st.OpEndAlone(ctx, e.st.Pool, db.OpEndAloneParams{ID: op.ID, State: state, Result: res, Error: nilIfEmpty(words),
-		Observed: nilIfEmpty(observed), Channel: operationEnded})
+	arg := db.OpEndAloneParams{ID: op.ID, State: state, Result: res, Error: nilIfEmpty(words),
+		Observed: nilIfEmpty(observed), Channel: operationEnded}
+	r, err := e.endAlone(ctx, op, arg)
 	switch {
 	case err == nil:
 		op.State = state
@@ -422,6 +423,30 @@ func (e *Engine) finish(ctx context.Context, op *Operation, state string, result
 	}
 	handed(ended)
 	return err
+}
+
+// endAlone is OpEndAlone. An end done or failed inside its own run is
+// sent on the run's connection and lets the run's lock go with it: no
+// worker may run the operation again, so nothing needs the lock after the
+// end, and the statement lets it go only once the end holds the row. An
+// unknown end keeps the lock to the run's return: Check now may run an
+// unknown operation again, and not while its run still returns.
+func (e *Engine) endAlone(ctx context.Context, op *Operation, arg db.OpEndAloneParams) (db.OpEndAloneRow, error) {
+	l := heldLock(ctx, op.ID)
+	if l == nil || (arg.State != Done && arg.State != Failed) {
+		return e.st.OpEndAlone(ctx, e.st.Pool, arg)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return e.st.OpEndAlone(ctx, e.st.Pool, arg)
+	}
+	arg.LetGo = true
+	r, err := e.st.OpEndAlone(ctx, l.conn, arg)
+	if err == nil {
+		l.conn = nil // let go with the end
+	}
+	return r, err
 }
 
 func nilIfEmpty(s string) *string {

@@ -16,6 +16,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // echoParams and echoResult are a test kind's typed parameters and result.
@@ -468,4 +469,132 @@ func TestARunStartsWhatNoWorkerHolds(t *testing.T) {
 	}
 	// The start let go of the lock it took: another worker takes it.
 	holdLock(t, env, second.ID)
+}
+
+// probeLock is a connection of its own that asks whether an operation's
+// session lock is free (it takes it and lets it go again).
+func probeLock(t *testing.T, env *coretest.Env, id string) func() bool {
+	t.Helper()
+	conn, err := env.Pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Release)
+	h := &heldLock{t: t, conn: conn, id: id}
+	return h.free
+}
+
+// TestAnEndLetsItsRunsLockGo (issue 10: an end done or failed lets its
+// run's lock go in its own statement, OpEndAlone's let_go, where Run sent
+// OpUnlock after it): the lock is held while the runner runs and until the
+// end holds the operation's row, even when the end waits for that row; it
+// is free once the run returns; an end that finds the operation followed
+// writes nothing and keeps the lock; an unknown end keeps it until the run
+// returns, as Check now may run that operation again.
+func TestAnEndLetsItsRunsLockGo(t *testing.T) {
+	env := coretest.New(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	e := env.Core.Engine()
+	b := env.Box(t, snapshots.Owner(), "lets-go")
+	running := make(chan *operations.Operation, 1)
+	proceed := make(chan string)
+	held := operations.Register(e, "held-run", func(ctx context.Context, op *operations.Operation, p echoParams) (echoResult, error) {
+		running <- op
+		if end := <-proceed; end != "" {
+			if err := e.End(ctx, op, end, "ended by the test", ""); err != nil {
+				return echoResult{}, err
+			}
+			<-proceed // the test looks at the lock after this end
+		}
+		return echoResult{Said: []string{p.Words}}, nil
+	})
+	run := func(op *operations.Operation) chan error {
+		ran := make(chan error, 1)
+		go func() { ran <- e.Run(ctx, op.ID) }()
+		<-running
+		return ran
+	}
+
+	// A done end that waits for its row: the lock is held all along.
+	op := admitEcho(t, env, held, b, echoParams{Words: "done"})
+	free := probeLock(t, env, op.ID)
+	ran := run(op)
+	if free() {
+		t.Fatal("the run does not hold its lock while its runner runs")
+	}
+	tx, err := env.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM operations WHERE id = $1 FOR UPDATE`, op.ID); err != nil {
+		t.Fatal(err)
+	}
+	proceed <- ""
+	select {
+	case err := <-ran:
+		t.Fatalf("the end did not wait for the operation's row (%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if free() {
+		t.Fatal("the end let the lock go before it held the operation's row: another worker could start it meanwhile")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	if got := env.Wait(t, op); got.State != operations.Done {
+		t.Fatalf("ended %s, want done", got.State)
+	}
+	if !free() {
+		t.Fatal("the lock is held after the run returned")
+	}
+
+	// An unknown end keeps the lock until the run returns.
+	unknown := admitEcho(t, env, held, b, echoParams{Words: "unknown"})
+	free = probeLock(t, env, unknown.ID)
+	ran = run(unknown)
+	proceed <- operations.Unknown
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := e.ByID(ctx, env.Pool, unknown.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State == operations.Unknown {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the unknown end did not come in 30 s (%s)", got.State)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if free() {
+		t.Fatal("an unknown end let its run's lock go while the run still runs: Check now could run it again meanwhile")
+	}
+	proceed <- ""
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	if !free() {
+		t.Fatal("the lock is held after the unknown operation's run returned")
+	}
+
+	// A followed operation's end, with let_go, on the connection holding
+	// its lock: nothing ends, and the lock is still held.
+	first := admitEcho(t, env, held, b, echoParams{})
+	admitEcho(t, env, held, b, echoParams{}) // waits behind first: first is followed
+	lock := holdLock(t, env, first.ID)
+	_, err = env.Store.OpEndAlone(ctx, lock.conn, db.OpEndAloneParams{ID: first.ID, State: operations.Done, Channel: "boxsnap_operation_ended", LetGo: true})
+	if !errors.Is(err, pgx.ErrNoRows) {
+		t.Fatalf("a followed end answered %v, want no row", err)
+	}
+	if probeLock(t, env, first.ID)() {
+		t.Fatal("a followed end let the lock go without ending the operation")
+	}
+	if got, _ := e.ByID(ctx, env.Pool, first.ID); got.State != operations.Running {
+		t.Fatalf("a followed end left it %s, want running", got.State)
+	}
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
 	"github.com/boxsnap/boxsnap/app/store"
@@ -83,6 +85,7 @@ func (e *Engine) Run(ctx context.Context, id string) error {
 	}
 	defer conn.Release()
 	unlock := func() { _, _ = e.st.OpUnlock(context.WithoutCancel(ctx), conn, id) }
+	held := &runLock{id: id, conn: conn}
 	// The lock and the start in one statement, on the lock's own
 	// connection: no row when another worker runs it or it has ended
 	// (done, failed or unknown already), and then this connection holds
@@ -97,7 +100,13 @@ func (e *Engine) Run(ctx context.Context, id string) error {
 		unlock()
 		return fmt.Errorf("run %s: %w", id, err)
 	}
-	defer unlock()
+	// Let go as the run returns, unless its end let go already.
+	defer func() {
+		if held.release() {
+			unlock()
+		}
+	}()
+	ctx = context.WithValue(ctx, runLockKey{}, held)
 	op := FromRow(db.Operation(r))
 	op.Resuming = op.Resumes > 0
 	if op.TaskWaiting {
@@ -118,6 +127,37 @@ func (e *Engine) Run(ctx context.Context, id string) error {
 		return river.JobSnooze(e.snooze)
 	}
 	return err
+}
+
+// runLock is a run's connection, which holds its operation's session
+// lock: the run's context carries it to the operation's end, which lets
+// the lock go in its own statement (OpEndAlone's let_go) where Run would
+// send one more after it.
+type runLock struct {
+	id   string
+	mu   sync.Mutex
+	conn *pgxpool.Conn // nil once the lock is let go or the run returned
+}
+
+type runLockKey struct{}
+
+// heldLock is the run's lock ctx carries when it is op's and still held.
+func heldLock(ctx context.Context, id string) *runLock {
+	l, _ := ctx.Value(runLockKey{}).(*runLock)
+	if l == nil || l.id != id {
+		return nil
+	}
+	return l
+}
+
+// release marks the run returned and reports whether its lock is still
+// held, for the run to let go.
+func (l *runLock) release() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	held := l.conn != nil
+	l.conn = nil
+	return held
 }
 
 // taskNow asks the provider where op's task got to. wait says the job

@@ -78,7 +78,12 @@ SELECT ended.* FROM ended CROSS JOIN notified;
 -- waiting behind it; OpInsert marked it, and this update reads the mark as
 -- that admission committed it, having waited for the box's lock), or when
 -- there is no such operation. The caller then ends it with OpEnd and
--- OpNextWaiting, in one transaction that queues the next.
+-- OpNextWaiting, in one transaction that queues the next. With @let_go,
+-- run on the connection that holds the operation's session lock (its
+-- run's), the end lets the lock go in the same statement, once the
+-- operation's row is updated (the unlock reads the ended row): a worker
+-- that takes the lock then waits for this statement's commit to start the
+-- row, and finds it ended. No row: the lock is still held.
 WITH box AS MATERIALIZED (
     SELECT boxes.id FROM boxes
     WHERE boxes.id = (SELECT o.box_id FROM operations o WHERE o.id = sqlc.arg(id))
@@ -89,8 +94,10 @@ WITH box AS MATERIALIZED (
         ended_at = CASE WHEN sqlc.arg(state)::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = sqlc.arg(id) AND NOT operations.followed AND (SELECT count(*) FROM box) >= 0
     RETURNING *), notified AS (
-    SELECT pg_notify(sqlc.arg(channel)::text, ended.id) FROM ended)
-SELECT ended.* FROM ended CROSS JOIN notified;
+    SELECT pg_notify(sqlc.arg(channel)::text, ended.id) FROM ended
+), freed AS MATERIALIZED (
+    SELECT pg_advisory_unlock(hashtextextended(ended.id, 0)) AS let_go FROM ended WHERE sqlc.arg(let_go)::boolean)
+SELECT ended.* FROM ended CROSS JOIN notified WHERE (SELECT count(*) FROM freed) >= 0;
 
 -- name: OpSetTask :exec
 UPDATE operations SET task = $2, task_waiting = $3 WHERE id = $1;

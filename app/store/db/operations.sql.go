@@ -226,8 +226,10 @@ WITH box AS MATERIALIZED (
         ended_at = CASE WHEN $2::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = $1 AND NOT operations.followed AND (SELECT count(*) FROM box) >= 0
     RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed), notified AS (
-    SELECT pg_notify($6::text, ended.id) FROM ended)
-SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed FROM ended CROSS JOIN notified
+    SELECT pg_notify($6::text, ended.id) FROM ended
+), freed AS MATERIALIZED (
+    SELECT pg_advisory_unlock(hashtextextended(ended.id, 0)) AS let_go FROM ended WHERE $7::boolean)
+SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed FROM ended CROSS JOIN notified WHERE (SELECT count(*) FROM freed) >= 0
 `
 
 type OpEndAloneParams struct {
@@ -237,6 +239,7 @@ type OpEndAloneParams struct {
 	Error    *string
 	Observed *string
 	Channel  string
+	LetGo    bool
 }
 
 type OpEndAloneRow struct {
@@ -276,7 +279,12 @@ type OpEndAloneRow struct {
 // waiting behind it; OpInsert marked it, and this update reads the mark as
 // that admission committed it, having waited for the box's lock), or when
 // there is no such operation. The caller then ends it with OpEnd and
-// OpNextWaiting, in one transaction that queues the next.
+// OpNextWaiting, in one transaction that queues the next. With @let_go,
+// run on the connection that holds the operation's session lock (its
+// run's), the end lets the lock go in the same statement, once the
+// operation's row is updated (the unlock reads the ended row): a worker
+// that takes the lock then waits for this statement's commit to start the
+// row, and finds it ended. No row: the lock is still held.
 func (q *Queries) OpEndAlone(ctx context.Context, db DBTX, arg OpEndAloneParams) (OpEndAloneRow, error) {
 	row := db.QueryRow(ctx, opEndAlone,
 		arg.ID,
@@ -285,6 +293,7 @@ func (q *Queries) OpEndAlone(ctx context.Context, db DBTX, arg OpEndAloneParams)
 		arg.Error,
 		arg.Observed,
 		arg.Channel,
+		arg.LetGo,
 	)
 	var i OpEndAloneRow
 	err := row.Scan(
