@@ -17,6 +17,13 @@
 // runner again, resuming, once the task has ended. A restart resumes from
 // the recorded task the same way.
 //
+// A run takes its operation's session lock and marks it started in one
+// statement (OpTryStart); a kind may begin its runs with its own statement
+// instead (Kind.StartWith), which takes the lock and starts the operation
+// as OpTryStart does and reads what its runner needs first, handed to the
+// runner as Operation.Begun. An end done or failed inside its run lets the
+// lock go in the end's own statement.
+//
 // One listener per engine (one LISTEN connection, held only while someone
 // waits) fans the operations' ends out to every waiting caller.
 //

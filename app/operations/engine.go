@@ -54,6 +54,7 @@ type Engine struct {
 	jobs    Inserter
 	tasks   TaskReader
 	runners map[string]func(ctx context.Context, op *Operation) error
+	starts  map[string]Start
 	ends    *listener
 	mu      sync.RWMutex
 }
@@ -64,7 +65,8 @@ func New(opts Options) (*Engine, error) {
 	if opts.Store == nil {
 		return nil, errors.New("operations: a store is required")
 	}
-	e := &Engine{st: opts.Store, logger: opts.Logger, snooze: opts.Snooze, runners: map[string]func(context.Context, *Operation) error{}}
+	e := &Engine{st: opts.Store, logger: opts.Logger, snooze: opts.Snooze, runners: map[string]func(context.Context, *Operation) error{},
+		starts: map[string]Start{}}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}
@@ -128,6 +130,24 @@ func Register[P, R any](e *Engine, kind string, run func(ctx context.Context, op
 
 // Name is the kind's name, as operations record it.
 func (k *Kind[P, R]) Name() string { return k.name }
+
+// Start is a kind's own start of a run: one statement, on the run's
+// connection conn, that takes the operation's session lock and marks it
+// started as OpTryStart does (only when this session got the lock, the
+// operation's row read as the last worker holding the lock committed it),
+// with what the kind's runner reads first. It answers the operation's row
+// and what it read, which the runner finds in Operation.Begun. No row
+// (pgx.ErrNoRows): it wrote nothing and holds no lock, and the engine
+// starts the run itself, so a start may answer no row for whatever its
+// own reads do not find.
+type Start func(ctx context.Context, conn DB, id string) (db.Operation, any, error)
+
+// StartWith makes the runs of this kind's jobs start with start.
+func (k *Kind[P, R]) StartWith(start Start) {
+	k.e.mu.Lock()
+	defer k.e.mu.Unlock()
+	k.e.starts[k.name] = start
+}
 
 // Params decodes an operation's parameters; an operation of no parameters
 // answers P's zero value.
@@ -288,7 +308,7 @@ func (e *Engine) insertJob(ctx context.Context, tx pgx.Tx, op *Operation) error 
 	if op.BoxID != nil {
 		box = *op.BoxID
 	}
-	if _, err := e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: op.ID, Resume: op.Resumes}, nil); err != nil {
+	if _, err := e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: op.ID, Resume: op.Resumes, OpKind: op.Kind}, nil); err != nil {
 		return fmt.Errorf("queue operation %s: %w", op.ID, err)
 	}
 	return nil

@@ -598,3 +598,86 @@ func TestAnEndLetsItsRunsLockGo(t *testing.T) {
 		t.Fatalf("a followed end left it %s, want running", got.State)
 	}
 }
+
+// TestAKindStartsItsOwnRuns (issue 10: a kind's own start, Kind.StartWith,
+// which a take's run begins with): an operation's job names its kind, and
+// its run begins with that kind's start, whose reads the runner is handed
+// (Operation.Begun); a start that answers no row leaves the run to the
+// engine's start, and the runner reads for itself; Run, which names no
+// kind, and a job of another kind start with the engine's.
+func TestAKindStartsItsOwnRuns(t *testing.T) {
+	env := coretest.New(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	e := env.Core.Engine()
+	b := env.Box(t, snapshots.Owner(), "own-start")
+	var starts atomic.Int32
+	noRow := false
+	begun := make(chan any, 1)
+	own := operations.Register(e, "own-start", func(ctx context.Context, op *operations.Operation, p echoParams) (echoResult, error) {
+		begun <- op.Begun
+		return echoResult{}, nil
+	})
+	own.StartWith(func(ctx context.Context, conn operations.DB, id string) (db.Operation, any, error) {
+		starts.Add(1)
+		if noRow {
+			return db.Operation{}, nil, pgx.ErrNoRows
+		}
+		r, err := env.Store.OpTryStart(ctx, conn, id)
+		return db.Operation(r), "read with the start", err
+	})
+	job := func(op *operations.Operation) operations.Args {
+		t.Helper()
+		var args operations.Args
+		if err := env.Pool.QueryRow(ctx, `SELECT args->>'box', args->>'op', (args->>'resume')::int, coalesce(args->>'kind', '')
+			FROM river_job WHERE args->>'op' = $1`, op.ID).Scan(&args.Box, &args.Op, &args.Resume, &args.OpKind); err != nil {
+			t.Fatal(err)
+		}
+		return args
+	}
+
+	op := admitEcho(t, env, own, b, echoParams{})
+	args := job(op)
+	if args.OpKind != "own-start" {
+		t.Fatalf("the job names kind %q, want own-start", args.OpKind)
+	}
+	if err := e.Work(ctx, args); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-begun; starts.Load() != 1 || got != "read with the start" {
+		t.Fatalf("the run began with %d of its kind's starts, and its runner was handed %v", starts.Load(), got)
+	}
+
+	// Its start answers no row: the engine's start runs it.
+	noRow = true
+	second := admitEcho(t, env, own, b, echoParams{})
+	if err := e.Work(ctx, job(second)); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-begun; starts.Load() != 2 || got != nil {
+		t.Fatalf("after its kind's start answered no row: %d starts, the runner was handed %v, want nil", starts.Load(), got)
+	}
+	if got, err := e.ByID(ctx, env.Pool, second.ID); err != nil || got.State != operations.Done {
+		t.Fatalf("the engine's start did not run it: %v %v", got, err)
+	}
+
+	// Run names no kind; a job of another kind names its own.
+	noRow = false
+	third := admitEcho(t, env, own, b, echoParams{})
+	if err := e.Run(ctx, third.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-begun; starts.Load() != 2 || got != nil {
+		t.Fatalf("Run began with its kind's start (%d starts, handed %v)", starts.Load(), got)
+	}
+	other := operations.Register(e, "other-start", func(ctx context.Context, op *operations.Operation, p echoParams) (echoResult, error) {
+		begun <- op.Begun
+		return echoResult{}, nil
+	})
+	fourth := admitEcho(t, env, other, b, echoParams{})
+	if err := e.Work(ctx, job(fourth)); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-begun; starts.Load() != 2 || got != nil {
+		t.Fatalf("a job of another kind began with own-start's start (%d starts, handed %v)", starts.Load(), got)
+	}
+}

@@ -73,12 +73,37 @@ func (e *Engine) Snoozer(op *Operation) providers.Recorder {
 // waits for a provider task asks the provider and snoozes again while the
 // task runs, holding nothing in between.
 func (e *Engine) Work(ctx context.Context, args Args) error {
-	return e.Run(ctx, args.Op)
+	return e.run(ctx, args.Op, args.OpKind)
 }
 
 // Run runs an operation now in this goroutine, as its job would; an
-// operation another worker holds is left to it.
+// operation another worker holds is left to it. It starts with the
+// engine's start, as a job that names no kind does.
 func (e *Engine) Run(ctx context.Context, id string) error {
+	return e.run(ctx, id, "")
+}
+
+// start takes the operation's lock and marks it started, with the kind's
+// own start when kind has one, else (and when that one answers no row)
+// with OpTryStart. No row: another worker runs it, or it has ended, and
+// nothing is held.
+func (e *Engine) start(ctx context.Context, conn DB, id, kind string) (db.Operation, any, error) {
+	e.mu.RLock()
+	own := e.starts[kind]
+	e.mu.RUnlock()
+	if own != nil {
+		r, begun, err := own(ctx, conn, id)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return r, begun, err
+		}
+		// Held, ended, or what the kind reads with its start is gone: the
+		// engine's start tells, and the runner reads for itself.
+	}
+	r, err := e.st.OpTryStart(ctx, conn, id)
+	return db.Operation(r), nil, err
+}
+
+func (e *Engine) run(ctx context.Context, id, kind string) error {
 	conn, err := e.st.Pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", id, err)
@@ -90,7 +115,7 @@ func (e *Engine) Run(ctx context.Context, id string) error {
 	// connection: no row when another worker runs it or it has ended
 	// (done, failed or unknown already), and then this connection holds
 	// nothing.
-	r, err := e.st.OpTryStart(ctx, conn, id)
+	r, begun, err := e.start(ctx, conn, id, kind)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
@@ -107,7 +132,8 @@ func (e *Engine) Run(ctx context.Context, id string) error {
 		}
 	}()
 	ctx = context.WithValue(ctx, runLockKey{}, held)
-	op := FromRow(db.Operation(r))
+	op := FromRow(r)
+	op.Begun = begun
 	op.Resuming = op.Resumes > 0
 	if op.TaskWaiting {
 		out, wait, err := e.taskNow(ctx, op)
@@ -259,7 +285,7 @@ func (e *Engine) Resume(ctx context.Context, op *Operation, fromUnknown bool) (b
 		if again.BoxID != nil {
 			box = *again.BoxID
 		}
-		_, err = e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: again.ID, Resume: again.Resumes}, nil)
+		_, err = e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: again.ID, Resume: again.Resumes, OpKind: again.Kind}, nil)
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {

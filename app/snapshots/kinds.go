@@ -79,6 +79,9 @@ func (s *Service) register() {
 		Untrash: operations.Register(e, OpUntrash, ended[struct{}, UntrashResult](s.boxes.runUntrash)),
 		Reset:   operations.Register(e, OpReset, ended[resetParams, ResetResult](s.runReset)),
 	}
+	// A take's run starts with its own statement, which reads its
+	// snapshot and its box with the start (TakeStart).
+	s.kinds.Take.StartWith(s.startTake)
 	e.UseTasks(s.providerTask)
 }
 

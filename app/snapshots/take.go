@@ -382,23 +382,52 @@ func (s *Service) evictable(ctx context.Context, q db.DBTX, thread string, all [
 	return best
 }
 
+// takeBegun is what a take's start (TakeStart) read with it: its snapshot
+// and its box, as they were once the run held the take.
+type takeBegun struct {
+	sn *Snapshot
+	b  *Box
+}
+
+// startTake is the take's own start (operations.Start): the run's lock,
+// its start, the step it runs first and its snapshot and box, in one
+// statement.
+func (s *Service) startTake(ctx context.Context, conn operations.DB, id string) (db.Operation, any, error) {
+	r, err := s.st.TakeStart(ctx, conn, id)
+	if err != nil {
+		return db.Operation{}, nil, err
+	}
+	sn, _ := snapshotRow(r.Snapshot, nil)
+	b, err := boxRow(r.Box, nil)
+	if err != nil {
+		return r.Operation, nil, nil // the runner reads them again, and says what it cannot read
+	}
+	return r.Operation, takeBegun{sn: sn, b: b}, nil
+}
+
 // runTake runs a take from the step it reached.
 func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams) error {
 	resuming := op.Resuming
-	// Its snapshot and its box in one read, which records the step it
-	// runs first while the snapshot is taking (the picture's or the
-	// snapshot's); apart only to say which is gone.
+	// Its snapshot and its box, read by its start (TakeStart) or else in
+	// one read here, each of which records the step it runs first while
+	// the snapshot is taking (the picture's or the snapshot's); apart only
+	// to say which is gone.
 	var sn *Snapshot
 	var b *Box
-	recorded := false
-	both, err := s.st.TakeSnapshotToRun(ctx, s.st.Pool, db.TakeSnapshotToRunParams{ID: pinTarget(op), OperationID: op.ID, Resuming: resuming})
-	if err == nil {
-		sn, err = snapshotRow(both.Snapshot, nil)
+	var err error
+	if begun, ok := op.Begun.(takeBegun); ok {
+		sn, b = begun.sn, begun.b
+	} else {
+		var both db.TakeSnapshotToRunRow
+		both, err = s.st.TakeSnapshotToRun(ctx, s.st.Pool, db.TakeSnapshotToRunParams{ID: pinTarget(op), OperationID: op.ID, Resuming: resuming})
+		if err == nil {
+			sn, err = snapshotRow(both.Snapshot, nil)
+		}
+		if err == nil {
+			b, err = boxRow(both.Box, nil)
+		}
 	}
-	if err == nil {
-		b, err = boxRow(both.Box, nil)
-		recorded = err == nil && sn.State == StateTaking
-	}
+	recorded := err == nil && sn.State == StateTaking
 	if err != nil {
 		if sn, err = s.snapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
 			return s.finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")

@@ -75,7 +75,8 @@ ORDER BY taken_at DESC, id;
 -- A take's run reads its snapshot and its box together, and records the step it runs first while its
 -- snapshot is taking: the picture, for a first run whose box has a screen
 -- and whose picture is not off, else the snapshot. A snapshot no longer
--- taking leaves the step as it was.
+-- taking leaves the step as it was. A run that started with TakeStart has
+-- both already; this is for one that started with OpTryStart.
 WITH stepped AS (
     UPDATE operations SET step = CASE WHEN NOT @resuming::boolean AND sn.picture <> 'off' AND b.has_screen THEN 'picture' ELSE 'snapshot' END
     FROM snapshots sn JOIN boxes b ON b.id = sn.box_id
@@ -84,6 +85,49 @@ WITH stepped AS (
 SELECT sqlc.embed(snapshots), sqlc.embed(boxes)
 FROM snapshots JOIN boxes ON boxes.id = snapshots.box_id
 WHERE snapshots.id = @id::text;
+
+-- name: TakeStart :one
+-- A take's run starts in one statement (was OpTryStart, then
+-- TakeSnapshotToRun): the operation's session lock, taken as OpTryStart
+-- takes it, and, only when this session got it, the take locked (its
+-- operation's row, then its snapshot's, shared), marked started, the step
+-- it runs first recorded while its snapshot is taking (TakeSnapshotToRun's:
+-- the picture for a first run whose box has a screen and whose picture is
+-- not off, else the snapshot; a run after a restart, or after a task its
+-- job snoozed on, is not a first run), and the operation, its snapshot and
+-- its box answered. The rows are locked after the session lock, so the
+-- operation and its snapshot are read as the last worker that held the
+-- lock committed them, also when it committed after this statement began.
+-- The operation is answered as the common expression operations, its
+-- snapshot and box as snapshots and boxes, named as their tables; the
+-- tables are read as public.*. No row: another session holds the lock, the
+-- operation is not a running take, or its snapshot or its box is gone;
+-- nothing is written then, and a lock this session got is let go.
+WITH lock AS MATERIALIZED (
+    SELECT pg_try_advisory_lock(hashtextextended(sqlc.arg(id)::text, 0)) AS got
+), op AS MATERIALIZED (
+    SELECT o.id, o.target, o.resumes, o.task_waiting FROM public.operations o
+    WHERE o.id = sqlc.arg(id)::text AND o.kind = 'take' AND o.state = 'running' AND (SELECT lock.got FROM lock)
+    FOR UPDATE
+), snapshots AS MATERIALIZED (
+    SELECT s.* FROM public.snapshots s WHERE s.id = (SELECT op.target FROM op) FOR SHARE
+), boxes AS MATERIALIZED (
+    SELECT b.* FROM public.boxes b WHERE b.id = (SELECT snapshots.box_id FROM snapshots)
+), operations AS (
+    UPDATE public.operations o SET started_at = coalesce(o.started_at, now()),
+        step = CASE WHEN snapshots.state <> 'taking' THEN o.step
+            WHEN NOT (op.resumes > 0 OR op.task_waiting) AND snapshots.picture <> 'off' AND boxes.has_screen THEN 'picture'
+            ELSE 'snapshot' END
+    FROM op, snapshots, boxes
+    WHERE o.id = op.id
+    RETURNING o.*
+), freed AS MATERIALIZED (
+    SELECT pg_advisory_unlock(hashtextextended(sqlc.arg(id)::text, 0)) AS let_go FROM lock
+    WHERE lock.got AND NOT EXISTS (SELECT 1 FROM operations)
+)
+SELECT sqlc.embed(operations), sqlc.embed(snapshots), sqlc.embed(boxes)
+FROM operations, snapshots, boxes
+WHERE (SELECT count(*) FROM freed) >= 0;
 
 -- name: TakeAdmitLock :one
 -- A take's admission locks, in one statement and in the order every

@@ -500,11 +500,162 @@ type TakeSnapshotToRunRow struct {
 // A take's run reads its snapshot and its box together, and records the step it runs first while its
 // snapshot is taking: the picture, for a first run whose box has a screen
 // and whose picture is not off, else the snapshot. A snapshot no longer
-// taking leaves the step as it was.
+// taking leaves the step as it was. A run that started with TakeStart has
+// both already; this is for one that started with OpTryStart.
 func (q *Queries) TakeSnapshotToRun(ctx context.Context, db DBTX, arg TakeSnapshotToRunParams) (TakeSnapshotToRunRow, error) {
 	row := db.QueryRow(ctx, takeSnapshotToRun, arg.ID, arg.Resuming, arg.OperationID)
 	var i TakeSnapshotToRunRow
 	err := row.Scan(
+		&i.Snapshot.ID,
+		&i.Snapshot.BoxID,
+		&i.Snapshot.BoxName,
+		&i.Snapshot.BoxKind,
+		&i.Snapshot.BoxSystem,
+		&i.Snapshot.BoxThreadID,
+		&i.Snapshot.BoxGoneAt,
+		&i.Snapshot.BoxGoneHow,
+		&i.Snapshot.BackendID,
+		&i.Snapshot.Host,
+		&i.Snapshot.Storage,
+		&i.Snapshot.StorageType,
+		&i.Snapshot.Guest,
+		&i.Snapshot.GuestGeneration,
+		&i.Snapshot.Name,
+		&i.Snapshot.Note,
+		&i.Snapshot.TakenAt,
+		&i.Snapshot.CapturedAt,
+		&i.Snapshot.TookMs,
+		&i.Snapshot.PausedMs,
+		&i.Snapshot.ByKind,
+		&i.Snapshot.ByThreadID,
+		&i.Snapshot.ByWhy,
+		&i.Snapshot.Scope,
+		&i.Snapshot.Holds,
+		&i.Snapshot.Excludes,
+		&i.Snapshot.SizeBytes,
+		&i.Snapshot.SizeMeaning,
+		&i.Snapshot.Price,
+		&i.Snapshot.OwnerKind,
+		&i.Snapshot.OwnerThreadID,
+		&i.Snapshot.KeptUntil,
+		&i.Snapshot.KeptAt,
+		&i.Snapshot.UndoOf,
+		&i.Snapshot.ForkSafe,
+		&i.Snapshot.DependsOn,
+		&i.Snapshot.Picture,
+		&i.Snapshot.Ref,
+		&i.Snapshot.State,
+		&i.Snapshot.Error,
+		&i.Snapshot.Found,
+		&i.Snapshot.MissingSince,
+		&i.Snapshot.StateAt,
+		&i.Snapshot.GuestRef,
+		&i.Snapshot.ParentID,
+		&i.Snapshot.Automatic,
+		&i.Box.ID,
+		&i.Box.Name,
+		&i.Box.Kind,
+		&i.Box.System,
+		&i.Box.ThreadID,
+		&i.Box.BackendID,
+		&i.Box.Host,
+		&i.Box.GuestRef,
+		&i.Box.Generation,
+		&i.Box.HasScreen,
+		&i.Box.ScreenURL,
+		&i.Box.Presence,
+		&i.Box.ForkedFrom,
+		&i.Box.State,
+		&i.Box.CreatedAt,
+		&i.Box.ReleasedAt,
+		&i.Box.HeadID,
+	)
+	return i, err
+}
+
+const takeStart = `-- name: TakeStart :one
+WITH lock AS MATERIALIZED (
+    SELECT pg_try_advisory_lock(hashtextextended($1::text, 0)) AS got
+), op AS MATERIALIZED (
+    SELECT o.id, o.target, o.resumes, o.task_waiting FROM public.operations o
+    WHERE o.id = $1::text AND o.kind = 'take' AND o.state = 'running' AND (SELECT lock.got FROM lock)
+    FOR UPDATE
+), snapshots AS MATERIALIZED (
+    SELECT s.id, s.box_id, s.box_name, s.box_kind, s.box_system, s.box_thread_id, s.box_gone_at, s.box_gone_how, s.backend_id, s.host, s.storage, s.storage_type, s.guest, s.guest_generation, s.name, s.note, s.taken_at, s.captured_at, s.took_ms, s.paused_ms, s.by_kind, s.by_thread_id, s.by_why, s.scope, s.holds, s.excludes, s.size_bytes, s.size_meaning, s.price, s.owner_kind, s.owner_thread_id, s.kept_until, s.kept_at, s.undo_of, s.fork_safe, s.depends_on, s.picture, s.ref, s.state, s.error, s.found, s.missing_since, s.state_at, s.guest_ref, s.parent_id, s.automatic FROM public.snapshots s WHERE s.id = (SELECT op.target FROM op) FOR SHARE
+), boxes AS MATERIALIZED (
+    SELECT b.id, b.name, b.kind, b.system, b.thread_id, b.backend_id, b.host, b.guest_ref, b.generation, b.has_screen, b.screen_url, b.presence, b.forked_from, b.state, b.created_at, b.released_at, b.head_id FROM public.boxes b WHERE b.id = (SELECT snapshots.box_id FROM snapshots)
+), operations AS (
+    UPDATE public.operations o SET started_at = coalesce(o.started_at, now()),
+        step = CASE WHEN snapshots.state <> 'taking' THEN o.step
+            WHEN NOT (op.resumes > 0 OR op.task_waiting) AND snapshots.picture <> 'off' AND boxes.has_screen THEN 'picture'
+            ELSE 'snapshot' END
+    FROM op, snapshots, boxes
+    WHERE o.id = op.id
+    RETURNING o.id, o.seq, o.request_key, o.kind, o.box_id, o.generation, o.target, o.snapshots, o.by_kind, o.by_thread_id, o.consent, o.undo_id, o.guests, o.step, o.task, o.state, o.reserved, o.params, o.result, o.error, o.observed, o.resumes, o.created_at, o.started_at, o.ended_at, o.price_backend, o.price_reserved, o.task_waiting, o.followed
+), freed AS MATERIALIZED (
+    SELECT pg_advisory_unlock(hashtextextended($1::text, 0)) AS let_go FROM lock
+    WHERE lock.got AND NOT EXISTS (SELECT 1 FROM operations)
+)
+SELECT operations.id, operations.seq, operations.request_key, operations.kind, operations.box_id, operations.generation, operations.target, operations.snapshots, operations.by_kind, operations.by_thread_id, operations.consent, operations.undo_id, operations.guests, operations.step, operations.task, operations.state, operations.reserved, operations.params, operations.result, operations.error, operations.observed, operations.resumes, operations.created_at, operations.started_at, operations.ended_at, operations.price_backend, operations.price_reserved, operations.task_waiting, operations.followed, snapshots.id, snapshots.box_id, snapshots.box_name, snapshots.box_kind, snapshots.box_system, snapshots.box_thread_id, snapshots.box_gone_at, snapshots.box_gone_how, snapshots.backend_id, snapshots.host, snapshots.storage, snapshots.storage_type, snapshots.guest, snapshots.guest_generation, snapshots.name, snapshots.note, snapshots.taken_at, snapshots.captured_at, snapshots.took_ms, snapshots.paused_ms, snapshots.by_kind, snapshots.by_thread_id, snapshots.by_why, snapshots.scope, snapshots.holds, snapshots.excludes, snapshots.size_bytes, snapshots.size_meaning, snapshots.price, snapshots.owner_kind, snapshots.owner_thread_id, snapshots.kept_until, snapshots.kept_at, snapshots.undo_of, snapshots.fork_safe, snapshots.depends_on, snapshots.picture, snapshots.ref, snapshots.state, snapshots.error, snapshots.found, snapshots.missing_since, snapshots.state_at, snapshots.guest_ref, snapshots.parent_id, snapshots.automatic, boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id
+FROM operations, snapshots, boxes
+WHERE (SELECT count(*) FROM freed) >= 0
+`
+
+type TakeStartRow struct {
+	Operation Operation
+	Snapshot  Snapshot
+	Box       Box
+}
+
+// A take's run starts in one statement (was OpTryStart, then
+// TakeSnapshotToRun): the operation's session lock, taken as OpTryStart
+// takes it, and, only when this session got it, the take locked (its
+// operation's row, then its snapshot's, shared), marked started, the step
+// it runs first recorded while its snapshot is taking (TakeSnapshotToRun's:
+// the picture for a first run whose box has a screen and whose picture is
+// not off, else the snapshot; a run after a restart, or after a task its
+// job snoozed on, is not a first run), and the operation, its snapshot and
+// its box answered. The rows are locked after the session lock, so the
+// operation and its snapshot are read as the last worker that held the
+// lock committed them, also when it committed after this statement began.
+// The operation is answered as the common expression operations, its
+// snapshot and box as snapshots and boxes, named as their tables; the
+// tables are read as public.*. No row: another session holds the lock, the
+// operation is not a running take, or its snapshot or its box is gone;
+// nothing is written then, and a lock this session got is let go.
+func (q *Queries) TakeStart(ctx context.Context, db DBTX, id string) (TakeStartRow, error) {
+	row := db.QueryRow(ctx, takeStart, id)
+	var i TakeStartRow
+	err := row.Scan(
+		&i.Operation.ID,
+		&i.Operation.Seq,
+		&i.Operation.RequestKey,
+		&i.Operation.Kind,
+		&i.Operation.BoxID,
+		&i.Operation.Generation,
+		&i.Operation.Target,
+		&i.Operation.Snapshots,
+		&i.Operation.ByKind,
+		&i.Operation.ByThreadID,
+		&i.Operation.Consent,
+		&i.Operation.UndoID,
+		&i.Operation.Guests,
+		&i.Operation.Step,
+		&i.Operation.Task,
+		&i.Operation.State,
+		&i.Operation.Reserved,
+		&i.Operation.Params,
+		&i.Operation.Result,
+		&i.Operation.Error,
+		&i.Operation.Observed,
+		&i.Operation.Resumes,
+		&i.Operation.CreatedAt,
+		&i.Operation.StartedAt,
+		&i.Operation.EndedAt,
+		&i.Operation.PriceBackend,
+		&i.Operation.PriceReserved,
+		&i.Operation.TaskWaiting,
+		&i.Operation.Followed,
 		&i.Snapshot.ID,
 		&i.Snapshot.BoxID,
 		&i.Snapshot.BoxName,
