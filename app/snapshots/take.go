@@ -124,7 +124,11 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 			return refusal(CodeBusy, wordsReleasedTakesNone(b.Name))
 		}
 		// The box's snapshots, read once under its lock, serve the limit
-		// and the name.
+		// and the name. They are a statement of their own: read in
+		// TakeAdmitLock's, they would be as that statement began, before
+		// it got the box's row, and miss what an admission it waited for
+		// committed meanwhile (READ COMMITTED refreshes only the rows a
+		// statement locks, not the others it reads).
 		all, err := s.snapshotsOfBox(ctx, tx, b.ID)
 		if err != nil {
 			return err

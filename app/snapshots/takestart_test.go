@@ -271,3 +271,58 @@ func TestTakeStartReadsWhatTheWorkerBeforeCommitted(t *testing.T) {
 		t.Fatal("the start kept the lock of a take that had ended")
 	}
 }
+
+// TestTakeAdmissionReadsTheBoxAfterItsLock (issue 10: why the admission's
+// read of the box's snapshots is a statement of its own, after
+// TakeAdmitLock): an admission that waits for the box's row while another
+// commits a snapshot of that name reads the box's snapshots once it holds
+// the row, and names its own apart, where a read in the lock's statement,
+// as that statement began, would miss the other's and refuse the name as
+// taken.
+func TestTakeAdmissionReadsTheBoxAfterItsLock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := coretest.New(t, coretest.Options{NoWorkers: true})
+	b := e.Box(t, snapshots.Owner(), "waits-box")
+	first := admitReady(t, e, snapshots.Owner(), "waits-box", "first")
+	tx, err := e.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM boxes WHERE id = $1 FOR UPDATE`, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Another admission's record, committed once the take waits.
+	for _, q := range []string{`CREATE TEMP TABLE other ON COMMIT DROP AS SELECT * FROM snapshots WHERE id = $1`,
+		`UPDATE other SET id = 'sn' || substr(md5(random()::text), 1, 12), name = 'same' WHERE id = $1`,
+		`INSERT INTO snapshots SELECT * FROM other WHERE $1::text IS NOT NULL`} {
+		if _, err := tx.Exec(ctx, q, first.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type taken struct {
+		sn  *snapshots.Snapshot
+		err error
+	}
+	got := make(chan taken, 1)
+	go func() {
+		_, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "waits-box", Name: "same"})
+		got <- taken{sn, err}
+	}()
+	select {
+	case r := <-got:
+		t.Fatalf("the take did not wait for the box's row (%v)", r.err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-got
+	if r.err != nil {
+		t.Fatalf("the take that waited: %v", r.err)
+	}
+	if r.sn.Name != "same (2)" {
+		t.Fatalf("the take that waited is named %q, want %q", r.sn.Name, "same (2)")
+	}
+}
