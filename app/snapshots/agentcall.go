@@ -14,8 +14,8 @@ import (
 
 // AgentCall is what an agent's call needs to know before its tool runs,
 // read in one statement (TakeAgentCall): its thread, whether the thread's
-// turns are held (TurnHeld's words, or ""), and whether Approvals().News has
-// anything to tell it.
+// turns are held (Approvals().TurnHeld's words, or ""), and whether
+// Approvals().News has anything to tell it.
 type AgentCall struct {
 	Thread string
 	Held   string
@@ -23,7 +23,7 @@ type AgentCall struct {
 }
 
 // AgentCall reads the live thread a bearer token belongs to, with what
-// TurnHeld and Approvals().News would find: ErrNoThread when the token names
+// Approvals().TurnHeld and News would find: ErrNoThread when the token names
 // no live thread. Every call of an agent asks, so the three are one read.
 func (s *Service) AgentCall(ctx context.Context, token string) (*AgentCall, error) {
 	if !strings.HasPrefix(token, ThreadTokenPrefix) {

@@ -9,7 +9,7 @@
 -- request to restore it that still waits at @now or by a restore that runs
 -- (section 5, "Holding turns on the box"); and whether the thread has
 -- answers it was not told yet, or requests that expired unanswered at @now
--- (ApprovalNews then reads and tells them). No row: no live thread.
+-- (Approvals().News then reads and tells them). No row: no live thread.
 SELECT t.id,
     coalesce((
         SELECT b.name FROM boxes b

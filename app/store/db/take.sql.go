@@ -309,7 +309,7 @@ type TakeAgentCallRow struct {
 // request to restore it that still waits at @now or by a restore that runs
 // (section 5, "Holding turns on the box"); and whether the thread has
 // answers it was not told yet, or requests that expired unanswered at @now
-// (ApprovalNews then reads and tells them). No row: no live thread.
+// (Approvals().News then reads and tells them). No row: no live thread.
 func (q *Queries) TakeAgentCall(ctx context.Context, db DBTX, arg TakeAgentCallParams) (TakeAgentCallRow, error) {
 	row := db.QueryRow(ctx, takeAgentCall, arg.Now, arg.TokenHash)
 	var i TakeAgentCallRow
