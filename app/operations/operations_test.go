@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -307,11 +308,7 @@ func TestAnEndQueuesWhatWaitsBehindIt(t *testing.T) {
 	}
 	ended := make(chan error, 1)
 	go func() { ended <- e.End(ctx, second, operations.Failed, "ended by the test", "") }()
-	select {
-	case err := <-ended:
-		t.Fatalf("the end did not wait for the admission holding the box's lock (%v)", err)
-	case <-time.After(300 * time.Millisecond):
-	}
+	dbtest.WaitBlocked(t, env.Pool, "the end did not wait for the admission holding the box's lock", func() bool { return len(ended) > 0 })
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -453,11 +450,7 @@ func TestARunStartsWhatNoWorkerHolds(t *testing.T) {
 	}
 	ran := make(chan error, 1)
 	go func() { ran <- e.Run(ctx, second.ID) }()
-	select {
-	case err := <-ran:
-		t.Fatalf("the start did not wait for the end being committed (%v)", err)
-	case <-time.After(300 * time.Millisecond):
-	}
+	dbtest.WaitBlocked(t, env.Pool, "the start did not wait for the end being committed", func() bool { return len(ran) > 0 })
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -531,11 +524,7 @@ func TestAnEndLetsItsRunsLockGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	proceed <- ""
-	select {
-	case err := <-ran:
-		t.Fatalf("the end did not wait for the operation's row (%v)", err)
-	case <-time.After(300 * time.Millisecond):
-	}
+	dbtest.WaitBlocked(t, env.Pool, "the end did not wait for the operation's row", func() bool { return len(ran) > 0 })
 	if free() {
 		t.Fatal("the end let the lock go before it held the operation's row: another worker could start it meanwhile")
 	}

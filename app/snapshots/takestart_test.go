@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -211,11 +211,7 @@ func TestTakeStartReadsWhatTheWorkerBeforeCommitted(t *testing.T) {
 		ran := make(chan error, 1)
 		job := takeJob(t, e, op)
 		go func() { ran <- e.Core.Engine().Work(ctx, job) }()
-		select {
-		case err := <-ran:
-			t.Fatalf("the start did not wait for the change being committed (%v)", err)
-		case <-time.After(300 * time.Millisecond):
-		}
+		dbtest.WaitBlocked(t, e.Pool, "the start did not wait for the change being committed", func() bool { return len(ran) > 0 })
 		return ran, tx
 	}
 
@@ -310,11 +306,7 @@ func TestTakeAdmissionReadsTheBoxAfterItsLock(t *testing.T) {
 		_, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "waits-box", Name: "same"})
 		got <- taken{sn, err}
 	}()
-	select {
-	case r := <-got:
-		t.Fatalf("the take did not wait for the box's row (%v)", r.err)
-	case <-time.After(300 * time.Millisecond):
-	}
+	dbtest.WaitBlocked(t, e.Pool, "the take did not wait for the box's row", func() bool { return len(got) > 0 })
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
