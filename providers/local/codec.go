@@ -346,30 +346,36 @@ func (b *Backend) writeStatCache(box string, m *manifest, keys map[string]statKe
 	return replaceFile(b.statCacheFile(box), data, 0o600)
 }
 
+// wholeSnapshot says whether a snapshot is held whole: its manifest is there
+// and no delete has begun. It is the one rule for a take's reuse of hashes: a
+// take reads a base (a manifest, or the stat cache of a restore to it) only
+// while wholeSnapshot holds for its snapshot, under the store lock a delete
+// needs exclusive before it frees content, so every hash reused names content
+// the store keeps until the take publishes.
+func (b *Backend) wholeSnapshot(id string) bool {
+	if id == "" {
+		return false
+	}
+	if _, err := os.Lstat(b.snapDir(id) + "/" + fileDeleting); err == nil {
+		return false
+	}
+	_, err := os.Lstat(b.snapDir(id) + "/" + fileManifest)
+	return err == nil
+}
+
 // statIndex gives what the box's files were last known to hold, by path: the
 // stat cache the last restore left, else the last take's manifest, else the
 // manifest of the snapshot the box descends from. A source is used only while
-// its snapshot is held whole, so every hash it gives names content the store
-// keeps (the caller holds the store lock).
+// its snapshot is held whole (wholeSnapshot; the caller holds the store lock).
 func (b *Backend) statIndex(st boxState) map[string]*entry {
-	usable := func(id string) bool {
-		if id == "" {
-			return false
-		}
-		if _, err := os.Stat(b.snapDir(id) + "/" + fileDeleting); err == nil {
-			return false
-		}
-		_, err := os.Stat(b.snapDir(id) + "/" + fileManifest)
-		return err == nil
-	}
-	if st.StatCache != "" && usable(st.StatCache) {
+	if st.StatCache != "" && b.wholeSnapshot(st.StatCache) {
 		var m manifest
 		if readChecked(b.statCacheFile(st.ID), &m) == nil {
 			return m.byPath()
 		}
 	}
 	for _, id := range []string{st.Last, st.Parent} {
-		if usable(id) {
+		if b.wholeSnapshot(id) {
 			if idx, err := b.manifestIndex(id); err == nil {
 				return idx
 			}

@@ -753,8 +753,8 @@ func linkedIn(found []scanned) []linkedFile {
 // manifest, or the stat cache a restore left.
 func (b *Backend) journalBase(st boxState) (*manifest, bool, error) {
 	if st.StatCache != "" {
-		if _, err := os.Stat(b.snapDir(st.StatCache) + "/" + fileDeleting); err == nil {
-			return nil, false, errors.New("the restored snapshot is being deleted")
+		if !b.wholeSnapshot(st.StatCache) {
+			return nil, false, errors.New("the restored snapshot is deleted or being deleted")
 		}
 		var m manifest
 		if err := readChecked(b.statCacheFile(st.ID), &m); err != nil {
@@ -762,8 +762,8 @@ func (b *Backend) journalBase(st boxState) (*manifest, bool, error) {
 		}
 		return &m, true, nil
 	}
-	if _, err := os.Stat(b.snapDir(st.Last) + "/" + fileDeleting); err == nil {
-		return nil, false, errors.New("the last take is being deleted")
+	if !b.wholeSnapshot(st.Last) {
+		return nil, false, errors.New("the last take is deleted or being deleted")
 	}
 	m, err := b.manifest(st.Last)
 	if err != nil {

@@ -141,7 +141,8 @@ type takeStats struct {
 // capture reads the box's paths into a manifest, copying new content into the
 // store: found, from the change journal, or a walk of the folder when found is
 // nil. A file whose stat matches its entry in the previous manifest (prev, or
-// the journal's own) keeps that entry's hash. It answers the content it
+// the journal's own) keeps that entry's hash, when the store holds that
+// content; every other file is copied. It answers the content it
 // added, so a failed take can collect it.
 func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entry, found []scanned) (*manifest, []string, takeStats, error) {
 	var stats takeStats
@@ -152,6 +153,27 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	}
 	var jobs []job
 	t0 := time.Now()
+	// A hash is reused only when its content is in the store: the take
+	// never publishes a name of content that is gone, whatever the base it
+	// came from (the store lock keeps it there until the take publishes).
+	held := make(map[string]bool)
+	contentDir, cerr := unix.Open(b.path(dirContent), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if cerr != nil {
+		return nil, nil, stats, fmt.Errorf("open the store's content: %w", cerr)
+	}
+	defer unix.Close(contentDir)
+	have := func(h string) bool {
+		ok, seen := held[h]
+		if !seen {
+			var st unix.Stat_t
+			ok = len(h) > 2 && unix.Fstatat(contentDir, h[:2]+"/"+h[2:], &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+			held[h] = ok
+			if !ok {
+				b.log.Warn("local backend: the take copies again a file whose content is not in the store", "content", h[:min(12, len(h))])
+			}
+		}
+		return ok
+	}
 	var err error
 	if found == nil {
 		found, err = b.scanTree(ctx, dir)
@@ -191,7 +213,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 				if s.st.Nlink > 1 {
 					stats.linked = append(stats.linked, linkedFile{rel: s.rel, ino: s.st.Ino})
 				}
-				if pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" {
+				if pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" && have(pe.Hash) {
 					e.Hash = pe.Hash
 				} else {
 					jobs = append(jobs, job{idx: len(m.Entries), abs: p})

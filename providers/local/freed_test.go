@@ -1,0 +1,68 @@
+package local
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// TestNoReadySnapshotNamesFreedContent is the four calls that made a ready
+// snapshot unrestorable: take, restore to it, delete it, take. The last take
+// must name only content the store holds, so its restore brings the files
+// back, for a stopped box (the take walks the folder) and a running one (the
+// take reads the change journal).
+func TestNoReadySnapshotNamesFreedContent(t *testing.T) {
+	t.Parallel()
+	for _, running := range []bool{false, true} {
+		name := "stopped"
+		if running {
+			name = "running"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var e env
+			if running {
+				e = setupJournal(t, t.TempDir(), Config{}).env
+			} else {
+				e = setup(t)
+			}
+			e.write(t, "kept.txt", "only the first snapshot holds this")
+			_, s := e.take(t)
+			e.write(t, "kept.txt", "changed after the take")
+			if err := e.restore(t, s); err != nil {
+				t.Fatalf("restore to the first snapshot: %v", err)
+			}
+			if err := e.b.DeleteSnapshot(e.ctx, s, nil); err != nil {
+				t.Fatalf("delete the first snapshot: %v", err)
+			}
+			taken, last := e.take(t)
+			h, ok := e.held(t, taken.Ref)
+			if !ok || h.Incomplete {
+				t.Fatalf("the take after the delete is %+v: %s", h, h.Error)
+			}
+			m, err := e.b.manifest(taken.Ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, en := range m.Entries {
+				if en.Type != typeFile {
+					continue
+				}
+				if _, err := os.Lstat(e.b.contentPath(en.Hash)); err != nil {
+					t.Errorf("ready snapshot %s names content of %s the store does not hold: %v", taken.Ref, en.Path, err)
+				}
+			}
+			if err := os.Remove(filepath.Join(e.dir, "kept.txt")); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.restore(t, providers.SnapshotRef{ID: last.ID, Ref: last.Ref, Guest: e.g}); err != nil {
+				t.Fatalf("restore the take made after the delete: %v", err)
+			}
+			if got := e.read(t, "kept.txt"); got != "only the first snapshot holds this" {
+				t.Fatalf("kept.txt = %q after the restore", got)
+			}
+		})
+	}
+}
