@@ -284,20 +284,49 @@ func (b *Backend) cachedManifest(id string) (*cachedManifest, error) {
 		return nil, err
 	}
 	c := &cachedManifest{key: key, m: m}
-	b.cache.mu.Lock()
-	defer b.cache.mu.Unlock()
-	if b.cache.items == nil {
-		b.cache.items = make(map[string]*cachedManifest)
-	}
-	if _, ok := b.cache.items[id]; !ok {
-		b.cache.order = append(b.cache.order, id)
-	}
-	b.cache.items[id] = c
-	for len(b.cache.order) > manifestCacheSize {
-		delete(b.cache.items, b.cache.order[0])
-		b.cache.order = b.cache.order[1:]
-	}
+	b.cache.put(id, c)
 	return c, nil
+}
+
+// put keeps c as id's manifest, forgetting the oldest beyond
+// manifestCacheSize.
+func (mc *manifestCache) put(id string, c *cachedManifest) {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	if mc.items == nil {
+		mc.items = make(map[string]*cachedManifest)
+	}
+	if _, ok := mc.items[id]; !ok {
+		mc.order = append(mc.order, id)
+	}
+	mc.items[id] = c
+	for len(mc.order) > manifestCacheSize {
+		delete(mc.items, mc.order[0])
+		mc.order = mc.order[1:]
+	}
+}
+
+// size is how many manifests the cache holds.
+func (mc *manifestCache) size() int {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	return len(mc.items)
+}
+
+// forget drops id's manifest, once its snapshot is deleted.
+func (mc *manifestCache) forget(id string) {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	if _, ok := mc.items[id]; !ok {
+		return
+	}
+	delete(mc.items, id)
+	for i, o := range mc.order {
+		if o == id {
+			mc.order = append(mc.order[:i], mc.order[i+1:]...)
+			break
+		}
+	}
 }
 
 // remember puts a manifest just published in the cache.
@@ -306,15 +335,7 @@ func (b *Backend) remember(id string, m *manifest) {
 	if unix.Stat(b.snapDir(id)+"/"+fileManifest, &st) != nil {
 		return
 	}
-	b.cache.mu.Lock()
-	defer b.cache.mu.Unlock()
-	if b.cache.items == nil {
-		b.cache.items = make(map[string]*cachedManifest)
-	}
-	if _, ok := b.cache.items[id]; !ok {
-		b.cache.order = append(b.cache.order, id)
-	}
-	b.cache.items[id] = &cachedManifest{key: keyOf(&st), m: m}
+	b.cache.put(id, &cachedManifest{key: keyOf(&st), m: m})
 }
 
 // statCacheFile is where a box's stat cache is kept.

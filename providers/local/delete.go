@@ -77,6 +77,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err := os.Remove(filepath.Join(dir, fileManifest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return stopped(deleteManifest, err)
 	}
+	b.cache.forget(id)
 	if err := syncDir(dir); err != nil {
 		return stopped(deleteManifest, err)
 	}

@@ -3,6 +3,7 @@ package local
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -64,5 +65,29 @@ func TestNoReadySnapshotNamesFreedContent(t *testing.T) {
 				t.Fatalf("kept.txt = %q after the restore", got)
 			}
 		})
+	}
+}
+
+// TestManifestCacheBounded: however many snapshots are taken, the manifest
+// cache holds at most manifestCacheSize, and none of a deleted snapshot.
+func TestManifestCacheBounded(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	var refs []providers.SnapshotRef
+	for i := range 3 * manifestCacheSize {
+		e.write(t, "changing.txt", strconv.Itoa(i))
+		_, r := e.take(t)
+		refs = append(refs, r)
+		if n := e.b.cache.size(); n > manifestCacheSize {
+			t.Fatalf("after %d takes the manifest cache holds %d manifests, more than %d", i+1, n, manifestCacheSize)
+		}
+	}
+	for _, r := range refs {
+		if err := e.b.DeleteSnapshot(e.ctx, r, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := e.b.cache.size(); n != 0 {
+		t.Fatalf("after every snapshot was deleted the manifest cache holds %d manifests", n)
 	}
 }
