@@ -91,3 +91,36 @@ func TestManifestCacheBounded(t *testing.T) {
 		t.Fatalf("after every snapshot was deleted the manifest cache holds %d manifests", n)
 	}
 }
+
+// TestTakeAlreadyPublishedIsDone: a take asked again with the ID of a
+// snapshot it published (a step cut short after the publish, retried)
+// answers that snapshot; the same ID asked for another box is refused, and
+// the snapshot stays the first box's.
+func TestTakeAlreadyPublishedIsDone(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	e.write(t, "state.txt", "taken once")
+	lab := providers.Label{Box: e.g.Ref, Snapshot: newSnapshotID()}
+	first, err := e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: lab}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: lab}, nil)
+	if err != nil {
+		t.Fatalf("taking snapshot %s again answered %v, want what its take answered", lab.Snapshot, err)
+	}
+	if again.Ref != first.Ref || again.Size == nil || first.Size == nil || *again.Size != *first.Size || !again.CapturedAt.Equal(first.CapturedAt) {
+		t.Fatalf("taking snapshot %s again answered %+v, want %+v", lab.Snapshot, again, first)
+	}
+	g2, err := e.b.Acquire(e.ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxother", Kind: "linux"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.b.Snapshot(e.ctx, g2, providers.SnapshotTake{Label: providers.Label{Box: g2.Ref, Snapshot: lab.Snapshot}}, nil); err == nil {
+		t.Fatalf("snapshot %s of box %s was taken again as box %s's", lab.Snapshot, e.g.Ref, g2.Ref)
+	}
+	h, ok := e.held(t, lab.Snapshot)
+	if !ok || h.Label.Box != e.g.Ref || h.Incomplete {
+		t.Fatalf("after both asks snapshot %s is %+v", lab.Snapshot, h)
+	}
+}

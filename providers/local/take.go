@@ -39,6 +39,11 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		return providers.SnapshotTaken{}, err
 	}
 	if _, err := os.Lstat(b.snapDir(id)); err == nil {
+		// A step cut short after it published answers what it took, so its
+		// retry is done, not failed; an ID held by another box is refused.
+		if taken, ok := b.alreadyTaken(guest, take.Label, id); ok {
+			return taken, nil
+		}
 		return providers.SnapshotTaken{}, &providers.RefusedError{Why: fmt.Sprintf("A snapshot with ID %s is already held", id)}
 	}
 	st, err := b.readState(guest.Ref)
@@ -116,17 +121,50 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor, "journal", found != nil,
 		"journalPaths", journalRead, "scan", stats.statTime,
 		"copy", stats.copyTime, "capture", captured, "publish", time.Since(start)-captured)
+	taken := b.taken(m)
+	taken.Paused = pausedFor
+	return taken, nil
+}
+
+// alreadyTaken answers the snapshot id as its take did, when it is held whole
+// and was taken of guest with the same label: a take's step retried after it
+// published.
+func (b *Backend) alreadyTaken(guest providers.Guest, want providers.Label, id string) (providers.SnapshotTaken, bool) {
+	if !b.wholeSnapshot(id) {
+		return providers.SnapshotTaken{}, false
+	}
+	var lab label
+	if readChecked(filepath.Join(b.snapDir(id), fileLabel), &lab) != nil ||
+		(want.Box != "" && lab.Box != want.Box) || (want.Install != "" && lab.Install != want.Install) {
+		return providers.SnapshotTaken{}, false
+	}
+	m, err := b.manifest(id)
+	if err != nil || m.Guest.Ref != guest.Ref {
+		return providers.SnapshotTaken{}, false
+	}
+	if err := b.updateState(guest.Ref, func(s *boxState) {
+		if s.Last != id {
+			s.Last, s.Parent, s.StatCache = id, id, ""
+		}
+	}); err != nil {
+		return providers.SnapshotTaken{}, false
+	}
+	b.log.Info("local backend: the snapshot was already taken; answering it again", "box", guest.Ref, "snapshot", id)
+	return b.taken(m), true
+}
+
+// taken is what a take answers of the manifest it published.
+func (b *Backend) taken(m *manifest) providers.SnapshotTaken {
 	return providers.SnapshotTaken{
-		Ref:          id,
+		Ref:          m.ID,
 		Storage:      b.id,
-		CapturedAt:   capturedAt,
+		CapturedAt:   m.CapturedAt,
 		Holds:        providers.HoldsDisk,
 		Size:         &providers.Size{Bytes: m.AddedBytes, Meaning: "own"},
 		Excludes:     excludes,
-		ResetVersion: reset,
-		Paused:       pausedFor,
+		ResetVersion: m.ResetVersion,
 		Parent:       m.Parent,
-	}, nil
+	}
 }
 
 // takeStats is what a capture measured, for the running rates.

@@ -41,6 +41,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("DeleteThenHeldLacksItAndDeleteTwiceSucceeds", func(t *testing.T) { t.Parallel(); testDelete(t, h) })
 	t.Run("ForkGivesADistinctGuest", func(t *testing.T) { t.Parallel(); testFork(t, h) })
 	t.Run("ChangesNeverSaysNoAfterAChange", func(t *testing.T) { t.Parallel(); testChanges(t, h) })
+	t.Run("TakeAlreadyPublishedIsDone", func(t *testing.T) { t.Parallel(); testTakeAgain(t, h) })
 }
 
 // NewID gives an ID in boxsnap's form: prefix and 12 letters and digits.
@@ -269,6 +270,55 @@ func testDelete(t *testing.T, h Harness) {
 	}
 	if err := f.b.DeleteSnapshot(ctx, ref, nil); err != nil {
 		t.Fatalf("deleting a snapshot already gone must succeed, got %v", err)
+	}
+}
+
+// testTakeAgain: a take asked again with its snapshot's ID, as a step cut
+// short after the backend published retries, answers the snapshot it took,
+// once, and restores it.
+func testTakeAgain(t *testing.T, h Harness) {
+	f := setup(t, h)
+	ctx := context.Background()
+	h.WriteState(t, f.b, f.guest, "taken once")
+	first, id := f.take(t, h)
+	again, err := f.b.Snapshot(ctx, f.guest, providers.SnapshotTake{
+		Label: providers.Label{Install: h.Install, Box: f.box, Snapshot: id},
+	}, nil)
+	if err != nil {
+		t.Fatalf("taking snapshot %s again answered %v, want what its take answered", id, err)
+	}
+	if again.Ref != first.Ref || again.Storage != first.Storage {
+		t.Fatalf("taking snapshot %s again answered %s on %s, want %s on %s", id, again.Ref, again.Storage, first.Ref, first.Storage)
+	}
+	n := 0
+	list, err := f.b.HeldSnapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range list {
+		if s.Label.Snapshot == id {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("after taking snapshot %s again the backend holds %d of it, want 1", id, n)
+	}
+	h.WriteState(t, f.b, f.guest, "changed after")
+	ref := f.ref(id, again)
+	plan, err := f.b.PlanSnapshots(ctx, f.guest, &ref)
+	if err != nil {
+		t.Fatalf("PlanSnapshots: %v", err)
+	}
+	for _, step := range plan.Restore.Order {
+		if step == providers.StepUndo {
+			continue
+		}
+		if _, err := f.b.RestoreSnapshot(ctx, f.guest, ref, step, nil); err != nil {
+			t.Fatalf("restore step %s of the snapshot taken again: %v", step, err)
+		}
+	}
+	if got := h.ReadState(t, f.b, f.guest); got != "taken once" {
+		t.Fatalf("after the restore the state is %q, want %q", got, "taken once")
 	}
 }
 
