@@ -83,6 +83,9 @@ type Config struct {
 type hooks struct {
 	mu sync.Mutex
 
+	// afterScan runs after a take's scan, before links are read and files
+	// copied.
+	afterScan func()
 	// afterCopy runs after a file's content was copied, before its re-stat.
 	afterCopy func(rel string)
 	// deleteStep runs before each step of a delete; an error stops it there.

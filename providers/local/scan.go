@@ -44,9 +44,10 @@ func modeOfStat(m uint32) fs.FileMode {
 }
 
 // scanTree stats every path under dir, never following a link, with the
-// backend's workers reading folders side by side. Each stat is relative to
-// its folder's descriptor (fstatat), so no path is resolved from the top
-// again. Paths that vanish while it reads are left out. The answer is sorted
+// backend's workers reading folders side by side. Each folder is opened
+// beneath dir with no link followed in any component (confined.go), and
+// each stat is relative to its folder's descriptor (fstatat): a folder the
+// box swaps for a link while the scan reads is left out, never listed. Paths that vanish while it reads are left out. The answer is sorted
 // by path, which puts every folder before what it holds.
 func (b *Backend) scanTree(ctx context.Context, dir string) ([]scanned, error) {
 	return b.scanFrom(ctx, dir, ".")
@@ -55,16 +56,17 @@ func (b *Backend) scanTree(ctx context.Context, dir string) ([]scanned, error) {
 // scanFrom is scanTree of the folder rel under dir and what it holds, with
 // paths relative to dir.
 func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, error) {
-	var top unix.Stat_t
-	abs := dir
-	if rel != "." {
-		abs = dir + "/" + rel
+	root, err := openBoxRoot(dir)
+	if err != nil {
+		return nil, err
 	}
-	if err := unix.Lstat(abs, &top); err != nil {
-		if rel != "." && errors.Is(err, unix.ENOENT) {
+	defer root.close()
+	var top unix.Stat_t
+	if err := root.lstat(rel, &top); err != nil {
+		if rel != "." && goneOrSwapped(err) {
 			return nil, nil
 		}
-		return nil, &fs.PathError{Op: "lstat", Path: abs, Err: err}
+		return nil, err
 	}
 	out := []scanned{{rel: rel, st: top}}
 	if top.Mode&unix.S_IFMT != unix.S_IFDIR {
@@ -95,7 +97,7 @@ func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, err
 			busy++
 			mu.Unlock()
 
-			found, subdirs, err := scanDir(dir, rel)
+			found, subdirs, err := scanDir(root, rel)
 			if err == nil {
 				err = ctx.Err()
 			}
@@ -123,17 +125,17 @@ func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, err
 }
 
 // scanDir reads one folder: its entries' stats and its subfolders.
-func scanDir(top, rel string) ([]scanned, []string, error) {
-	path := top
+func scanDir(root *boxRoot, rel string) ([]scanned, []string, error) {
+	path := root.dir
 	if rel != "." {
-		path = top + "/" + rel
+		path = root.dir + "/" + rel
 	}
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := root.open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 	if err != nil {
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+		if goneOrSwapped(err) {
 			return nil, nil, nil // it vanished, or became something else
 		}
-		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, nil, err
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()

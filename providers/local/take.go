@@ -187,7 +187,6 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	m := &manifest{Format: manifestFormat}
 	type job struct {
 		idx int
-		abs string
 	}
 	var jobs []job
 	t0 := time.Now()
@@ -212,16 +211,24 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 		}
 		return ok
 	}
-	var err error
+	// Every read of the box's files goes beneath this descriptor, through
+	// no link (confined.go).
+	root, err := openBoxRoot(dir)
+	if err != nil {
+		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
+	}
+	defer root.close()
 	if found == nil {
 		found, err = b.scanTree(ctx, dir)
+	}
+	if b.hooks.afterScan != nil {
+		b.hooks.afterScan()
 	}
 	if err == nil {
 		m.Entries = make([]entry, 0, len(found))
 		for i := range found {
 			s := &found[i]
 			e := entryFromStat(s.rel, &s.st)
-			p := filepath.Join(dir, filepath.FromSlash(s.rel))
 			pe := s.prev
 			if pe == nil {
 				pe = prev[s.rel]
@@ -236,12 +243,13 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 					e.Target = pe.Target
 					break
 				}
-				t, lerr := os.Readlink(p)
+				t, lerr := root.readlink(s.rel)
 				if lerr != nil {
-					// Gone, or no longer a link (EINVAL: something else
-					// was renamed over it): the box changed it while the
-					// take read, as when a file vanishes before its copy.
-					if errors.Is(lerr, fs.ErrNotExist) || errors.Is(lerr, unix.EINVAL) {
+					// Gone, no longer a link (EINVAL: something else was
+					// renamed over it), or one of its folders swapped for
+					// a link: the box changed it while the take read, as
+					// when a file vanishes before its copy.
+					if goneOrSwapped(lerr) || errors.Is(lerr, unix.EINVAL) {
 						continue
 					}
 					err = lerr
@@ -254,7 +262,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 				if pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" && have(pe.Hash) {
 					e.Hash = pe.Hash
 				} else {
-					jobs = append(jobs, job{idx: len(m.Entries), abs: p})
+					jobs = append(jobs, job{idx: len(m.Entries)})
 				}
 			}
 			if err != nil {
@@ -285,7 +293,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 			defer wg.Done()
 			for j := range ch {
 				e := &m.Entries[j.idx]
-				isNew, err := b.copyIn(cctx, j.abs, e)
+				isNew, err := b.copyIn(cctx, root, e)
 				mu.Lock()
 				if isNew {
 					added = append(added, e.Hash)
@@ -340,12 +348,12 @@ var errVanished = errors.New("vanished")
 // copyIn copies one file's content into the store and sets e's hash and
 // stat from what was copied. A file that changes while it is copied is copied
 // again, up to maxCopyAttempts; one that vanished is dropped (e.Type = "").
-func (b *Backend) copyIn(ctx context.Context, abs string, e *entry) (isNew bool, err error) {
+func (b *Backend) copyIn(ctx context.Context, root *boxRoot, e *entry) (isNew bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		hash, isNew, err := b.copyOnce(abs, e)
+		hash, isNew, err := b.copyOnce(root, e)
 		if errors.Is(err, errVanished) {
 			e.Type = ""
 			return false, nil
@@ -367,14 +375,23 @@ func (b *Backend) copyIn(ctx context.Context, abs string, e *entry) (isNew bool,
 // errChanged marks a file whose stat changed while it was copied.
 var errChanged = errors.New("changed while copied")
 
-func (b *Backend) copyOnce(abs string, e *entry) (string, bool, error) {
-	src, err := os.OpenFile(abs, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+// copyOnce copies e.Path's content once. The file is opened beneath the box's
+// folder with no link followed in any component: one reached only through a
+// link (a folder the box swapped for one since the scan) is taken as
+// vanished, never read. O_NONBLOCK keeps a fifo renamed over the file from
+// holding the take; it changes nothing for a regular file.
+func (b *Backend) copyOnce(root *boxRoot, e *entry) (string, bool, error) {
+	fd, err := root.open(e.Path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ELOOP) {
+		if goneOrSwapped(err) {
 			return "", false, errVanished
+		}
+		if errors.Is(err, unix.EAGAIN) {
+			return "", false, errChanged // a rename raced the resolution
 		}
 		return "", false, err
 	}
+	src := os.NewFile(uintptr(fd), e.Path)
 	defer src.Close()
 	var before unix.Stat_t
 	if err := unix.Fstat(int(src.Fd()), &before); err != nil {
@@ -410,7 +427,8 @@ func (b *Backend) copyOnce(abs string, e *entry) (string, bool, error) {
 	if after.Size != before.Size || after.Mtim != before.Mtim || after.Ctim != before.Ctim {
 		return "", false, errChanged
 	}
-	if _, err := os.Lstat(abs); err != nil {
+	var now unix.Stat_t
+	if err := root.lstat(e.Path, &now); err != nil {
 		return "", false, errVanished
 	}
 	hash, n, err := b.hashFile(tmp)
