@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -127,18 +128,38 @@ func (b *Backend) guestOf(box, kind string) providers.Guest {
 
 // writeIdentity writes the identity marker naming box, as boxsnap does when a
 // box is first ready and after a fork's reset (section 9).
+// It writes beneath dir through no link (confined.go): a .boxsnap that is a
+// link, as a snapshot or a template may hold, is replaced, never followed.
 func writeIdentity(dir, box string) error {
-	if err := os.MkdirAll(filepath.Join(dir, markerDir), 0o700); err != nil {
+	root, err := openBoxRoot(dir)
+	if err != nil {
 		return fmt.Errorf("write the identity marker: %w", err)
 	}
+	defer root.close()
+	mfd, err := root.markerFolder()
+	if err != nil {
+		return fmt.Errorf("write the identity marker: %w", err)
+	}
+	defer unix.Close(mfd)
 	data, _ := json.Marshal(identity{Box: box, ResetVersion: IdentityResetVersion})
-	return replaceFile(filepath.Join(dir, identityFile), data, 0o600)
+	return writeAt(mfd, path.Base(identityFile), data, 0o600, -1, -1)
 }
 
 // readResetVersion reads the identity reset's version in the box's marker,
-// or 0 when it is missing or unreadable (not fork-safe).
+// or 0 when it is missing or unreadable (not fork-safe), or reached only
+// through a link.
 func readResetVersion(dir string) int {
-	data, err := os.ReadFile(filepath.Join(dir, identityFile))
+	root, err := openBoxRoot(dir)
+	if err != nil {
+		return 0
+	}
+	defer root.close()
+	mfd, err := root.open(markerDir, unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(mfd)
+	data, err := readAt(mfd, path.Base(identityFile), 1<<16)
 	if err != nil {
 		return 0
 	}

@@ -90,3 +90,101 @@ func goneOrSwapped(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) ||
 		errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV)
 }
+
+// markerFolder opens the box's own folder of boxsnap's files (.boxsnap)
+// beneath the box's folder, making it (0700) where it is missing. A link,
+// or anything else not a folder, in its place is removed and a folder made
+// instead: it is never followed. A box that keeps swapping it is refused.
+func (r *boxRoot) markerFolder() (int, error) {
+	for attempt := 0; attempt < 3; attempt++ {
+		fd, err := r.open(markerDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+		if err == nil {
+			return fd, nil
+		}
+		switch {
+		case errors.Is(err, unix.ENOENT):
+		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.ENOTDIR):
+			var st unix.Stat_t
+			if err := unix.Fstatat(r.fd, markerDir, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				if err := unix.Unlinkat(r.fd, markerDir, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+					return -1, &fs.PathError{Op: "remove", Path: r.dir + "/" + markerDir, Err: err}
+				}
+			}
+		default:
+			return -1, err
+		}
+		if err := unix.Mkdirat(r.fd, markerDir, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+			return -1, &fs.PathError{Op: "mkdir", Path: r.dir + "/" + markerDir, Err: err}
+		}
+	}
+	return -1, fmt.Errorf("%s/%s kept being replaced while boxsnap made it a folder", r.dir, markerDir)
+}
+
+// readAt reads the file name in the folder dfd, not through a link, up to
+// limit bytes.
+func readAt(dfd int, name string, limit int) ([]byte, error) {
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > int64(limit) {
+		return nil, unix.EINVAL
+	}
+	buf := make([]byte, st.Size+1)
+	n := 0
+	for n < len(buf) {
+		m, err := unix.Read(fd, buf[n:])
+		if err != nil {
+			return nil, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	return buf[:n], nil
+}
+
+// writeAt writes data as name in the folder dfd: under a new temporary name
+// (O_EXCL, no link followed), given to uid:gid on the open file when uid is
+// not negative, then renamed over name, so a failed write leaves what was
+// there and a link put at name is replaced, not followed.
+func writeAt(dfd int, name string, data []byte, mode uint32, uid, gid int) error {
+	tmp := name + ".tmp-" + randomSuffix()
+	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	werr := func() error {
+		for rest := data; len(rest) > 0; {
+			n, err := unix.Write(fd, rest)
+			if err != nil {
+				return err
+			}
+			rest = rest[n:]
+		}
+		if err := unix.Fchmod(fd, mode); err != nil {
+			return err
+		}
+		if uid >= 0 {
+			return unix.Fchown(fd, uid, gid)
+		}
+		return nil
+	}()
+	if cerr := unix.Close(fd); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = unix.Renameat(dfd, tmp, dfd, name)
+	}
+	if werr != nil {
+		_ = unix.Unlinkat(dfd, tmp, 0)
+		return fmt.Errorf("write %s: %w", name, werr)
+	}
+	return nil
+}

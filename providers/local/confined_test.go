@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // TestTakeNeverFollowsASwappedLink: a box that swaps one of its folders
@@ -65,5 +68,105 @@ func TestTakeNeverFollowsASwappedLink(t *testing.T) {
 	}
 	if !kept {
 		t.Error("keep.txt is not in the snapshot")
+	}
+}
+
+// TestSetStraightNeverFollowsALink: a box whose .boxsnap is a link to a host
+// folder (made before a take, so its restore brings the link back) has its
+// access file written in a real .boxsnap folder of its own, made in the
+// link's place: the host folder gets nothing, and no file named env owned
+// by the box's user appears in it.
+func TestSetStraightNeverFollowsALink(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	host := t.TempDir()
+	e.write(t, "keep.txt", "kept")
+	marker := filepath.Join(e.dir, markerDir)
+	swap := func() {
+		t.Helper()
+		if err := os.RemoveAll(marker); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(host, marker); err != nil {
+			t.Fatal(err)
+		}
+	}
+	swap()
+	_, ref := e.take(t)
+	if err := e.restore(t, ref); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(marker); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		swap() // the restore made it a folder again: the box makes it a link
+	}
+	if os.Geteuid() == 0 {
+		// As after the box's process first ran as its user.
+		if err := os.Chown(e.dir, 4321, 4321); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := providers.Access{Box: providers.BoxIdentity{ID: e.g.Ref, Install: "in-test", Name: "box"}, Thread: "t1", Generation: 2}
+	did, err := e.b.SetStraight(e.ctx, e.g, a)
+	if err != nil {
+		t.Fatalf("SetStraight: %v", err)
+	}
+	if len(did) == 0 {
+		t.Error("SetStraight says it changed nothing")
+	}
+	if ents, _ := os.ReadDir(host); len(ents) != 0 {
+		t.Errorf("the host folder behind the link got %d names, such as %s", len(ents), ents[0].Name())
+	}
+	fi, err := os.Lstat(marker)
+	if err != nil || !fi.IsDir() {
+		t.Fatalf(".boxsnap is not a real folder after SetStraight: %v %v", fi, err)
+	}
+	if got := e.read(t, accessFile); got != string(accessText(a)) {
+		t.Errorf("the access file holds %q", got)
+	}
+	var dst, fst syscall.Stat_t
+	_ = syscall.Lstat(e.dir, &dst)
+	_ = syscall.Lstat(filepath.Join(e.dir, accessFile), &fst)
+	if fst.Uid != dst.Uid || fst.Gid != dst.Gid {
+		t.Errorf("the access file is %d:%d, the box's folder %d:%d", fst.Uid, fst.Gid, dst.Uid, dst.Gid)
+	}
+	// Done again, with nothing to change, it changes nothing.
+	if did, err := e.b.SetStraight(e.ctx, e.g, a); err != nil || len(did) != 0 {
+		t.Errorf("a second SetStraight: %v %v", did, err)
+	}
+}
+
+// TestResetNeverFollowsAMarkerLink: a reset from a template whose .boxsnap
+// is a link to a host folder writes the identity marker in a real folder
+// made in the link's place; the host folder gets nothing.
+func TestResetNeverFollowsAMarkerLink(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	host := t.TempDir()
+	tmpl := filepath.Join(base, "templates")
+	if err := os.MkdirAll(filepath.Join(tmpl, "linked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(host, filepath.Join(tmpl, "linked", markerDir)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(Config{Root: filepath.Join(base, "local"), Templates: tmpl, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxresetlink"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ResetGuest(t.Context(), g, providers.BoxSpec{Template: "linked"}); err != nil {
+		t.Fatalf("ResetGuest: %v", err)
+	}
+	if ents, _ := os.ReadDir(host); len(ents) != 0 {
+		t.Errorf("the host folder behind the link got %d names, such as %s", len(ents), ents[0].Name())
+	}
+	if fi, err := os.Lstat(filepath.Join(b.BoxDir(g), markerDir)); err != nil || !fi.IsDir() {
+		t.Fatalf(".boxsnap is not a real folder after the reset: %v %v", fi, err)
+	}
+	if v := readResetVersion(b.BoxDir(g)); v != IdentityResetVersion {
+		t.Errorf("the identity marker reads reset version %d, want %d", v, IdentityResetVersion)
 	}
 }

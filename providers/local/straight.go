@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"path"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -28,31 +28,47 @@ func accessText(a providers.Access) []byte {
 
 // SetStraight writes the box's access file, .boxsnap/env, as the box holds
 // it now (section 5, step 9): a restore put back the one of the snapshot's
-// time. It answers what it changed.
+// time. It answers what it changed. Everything is written beneath the box's
+// folder through no link (confined.go): a .boxsnap the box made a link (or
+// a file) is replaced by a real folder, never followed, and the access file
+// is given to the box's user on its open descriptor.
 func (b *Backend) SetStraight(_ context.Context, g providers.Guest, a providers.Access) ([]string, error) {
 	dir, err := b.existingBox(g)
 	if err != nil {
 		return nil, err
 	}
+	root, err := openBoxRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
+	}
+	defer root.close()
 	want := accessText(a)
-	path := filepath.Join(dir, accessFile)
-	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, want) {
-		return nil, nil
+	name := path.Base(accessFile)
+	if mfd, err := root.open(markerDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW); err == nil {
+		have, err := readAt(mfd, name, len(want))
+		unix.Close(mfd)
+		if err == nil && bytes.Equal(have, want) {
+			return nil, nil
+		}
 	}
-	if err := os.MkdirAll(filepath.Join(dir, markerDir), 0o700); err != nil {
+	mfd, err := root.markerFolder()
+	if err != nil {
 		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
 	}
-	if err := replaceFile(path, want, 0o600); err != nil {
-		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
-	}
+	defer unix.Close(mfd)
 	// The access file is the box's, for its user to read: it goes to
 	// whoever owns the box's folder (its process's user once it has run).
-	var st syscall.Stat_t
-	if err := syscall.Lstat(dir, &st); err == nil {
-		for _, p := range []string{filepath.Join(dir, markerDir), path} {
-			if err := os.Lchown(p, int(st.Uid), int(st.Gid)); err != nil {
-				return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
-			}
+	uid, gid := -1, -1
+	var st unix.Stat_t
+	if err := unix.Fstat(root.fd, &st); err == nil {
+		uid, gid = int(st.Uid), int(st.Gid)
+	}
+	if err := writeAt(mfd, name, want, 0o600, uid, gid); err != nil {
+		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
+	}
+	if uid >= 0 {
+		if err := unix.Fchown(mfd, uid, gid); err != nil {
+			return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
 		}
 	}
 	return []string{"its access file"}, nil
