@@ -66,6 +66,9 @@ type proc struct {
 	done chan struct{}
 	// sandboxed is set when the process runs inside bubblewrap.
 	sandboxed bool
+	// cgroup is the process's freezer cgroup (process.go), or "" where
+	// there is none: a take then stops its process group only (SIGSTOP).
+	cgroup string
 }
 
 func (b *Backend) readState(box string) (boxState, error) {
@@ -320,16 +323,37 @@ func (b *Backend) startLocked(dir, box string, st boxState) error {
 	if who.switchTo {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}
 	}
-	if err := cmd.Start(); err != nil {
+	cg, cgErr := newFreezer(box)
+	if cgErr == nil {
+		var in bool
+		in, err = b.startIn(cmd, cg)
+		if !in {
+			_ = os.Remove(cg)
+			cg, cgErr = "", errors.New("a thread could not be moved into it")
+		}
+	} else {
+		err = cmd.Start()
+	}
+	if cgErr != nil {
+		b.log.Warn("local backend: the box's process has no freezer cgroup: a take pauses its process group only (SIGSTOP), and a process that leaves the group (setsid) runs on during the take",
+			"box", box, "err", cgErr)
+	}
+	if err != nil {
+		if cg != "" {
+			_ = os.Remove(cg)
+		}
 		logf.Close()
 		if errors.Is(err, fs.ErrPermission) && who.switchTo {
 			return &providers.RefusedError{Why: fmt.Sprintf("The box's user %s cannot reach the box's folder %s: every folder above it must let others pass (chmod o+x).", who.name, dir)}
 		}
 		return err
 	}
-	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: b.bwrap != "" && args[0] == b.bwrap}
+	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: b.bwrap != "" && args[0] == b.bwrap, cgroup: cg}
 	go func() {
 		_ = cmd.Wait()
+		if cg != "" {
+			b.endFreezer(box, cg)
+		}
 		logf.Close()
 		close(p.done)
 	}()
@@ -458,8 +482,11 @@ func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 // pauseWait bounds the wait for a paused process group to show it stopped.
 const pauseWait = time.Second
 
-// pause stops the box's process group with SIGSTOP, if it runs, and returns
-// the function that resumes it with SIGCONT; the caller always calls it.
+// pause freezes the box's processes, if it runs, and returns the function
+// that thaws them; the caller always calls it. A box in a freezer cgroup
+// (process.go) is frozen whole, a process that left its group (setsid)
+// too; one with none has its process group stopped with SIGSTOP and
+// resumed with SIGCONT.
 func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	b.mu.Lock()
 	p := b.procs[box]
@@ -467,8 +494,24 @@ func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	if p == nil || p.exited() {
 		return func() time.Duration { return 0 }, false
 	}
-	pgid := p.cmd.Process.Pid
 	start := time.Now()
+	if p.cgroup != "" {
+		all, err := freeze(p.cgroup, pauseWait)
+		if err == nil {
+			if !all {
+				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", pauseWait)
+			}
+			return func() time.Duration {
+				if err := thaw(p.cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					b.log.Error("local backend: the box's processes could not be thawed", "box", box, "cgroup", p.cgroup, "err", err)
+				}
+				return time.Since(start)
+			}, true
+		}
+		_ = thaw(p.cgroup)
+		b.log.Warn("local backend: the box's freezer cgroup could not be frozen: the take pauses its process group only (SIGSTOP)", "box", box, "err", err)
+	}
+	pgid := p.cmd.Process.Pid
 	if err := syscall.Kill(-pgid, syscall.SIGSTOP); err != nil {
 		return func() time.Duration { return 0 }, false
 	}

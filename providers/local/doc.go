@@ -40,8 +40,13 @@
 // copies the rest into unnamed files (O_TMPFILE) with a reflink or
 // copy_file_range, hashes the copy, re-stats the source (a file that changed
 // while copied is copied again, three times at most, then the take fails), and
-// links the copy into content/ under its hash. A running box's process group
-// is stopped (SIGSTOP) for the take and always continued (SIGCONT).
+// links the copy into content/ under its hash. Every box path the take opens
+// is resolved beneath the box's folder with no link followed (openat2). A
+// running box's processes are frozen for the take and always thawed: each
+// start of a box's process is born in a cgroup v1 freezer cgroup of its own
+// (freezer/boxsnap/<box>-<random>), which holds whatever it runs, a process
+// that calls setsid too; where there is no freezer, its process group is
+// stopped (SIGSTOP) and continued (SIGCONT), with a warning in the log.
 //
 // A restore scans the folder, decides per path what differs (a file whose stat
 // matches the last known stat is compared by hash without reading it; one of

@@ -9,10 +9,13 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -255,8 +258,21 @@ func Passable(dir, stop string) error {
 // sandbox with it: there each process of the group but the leader gets it,
 // so the box's own processes end as they choose, or are killed with the
 // group after the stop's bound, as without bubblewrap.
+//
+// A box in a freezer cgroup is thawed (a frozen process acts on no signal),
+// and every process in the cgroup gets SIGTERM too, one that left the group
+// (setsid) as well; what is left when the leader has ended is killed then
+// (endFreezer).
 func (p *proc) terminate() {
 	pgid := p.cmd.Process.Pid
+	if p.cgroup != "" {
+		_ = thaw(p.cgroup)
+		for _, pid := range cgroupProcs(p.cgroup) {
+			if pid != os.Getpid() && (!p.sandboxed || pid != pgid) {
+				_ = syscall.Kill(pid, syscall.SIGTERM)
+			}
+		}
+	}
 	if !p.sandboxed {
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		return
@@ -294,4 +310,160 @@ func groupMembers(pgid int) []int {
 		}
 	}
 	return out
+}
+
+// freezerRoot is the cgroup v1 freezer folder boxsnap makes each box
+// process's cgroup in. Every process of the box stays in its cgroup, one
+// that leaves the box's process group and session (setsid) too, so a take
+// freezes all of them; a box user cannot move a process out (the cgroups'
+// files are root's).
+const freezerRoot = "/sys/fs/cgroup/freezer/boxsnap"
+
+// newFreezer makes a freezer cgroup for one start of the box's process. Its
+// name has a random tail: two backends on one host (tests, two installs)
+// may hold boxes of the same ID.
+func newFreezer(box string) (string, error) {
+	if err := os.Mkdir(freezerRoot, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	cg := filepath.Join(freezerRoot, box+"-"+randomSuffix()[:8])
+	if err := os.Mkdir(cg, 0o755); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(cg, "freezer.state")); err != nil {
+		_ = os.Remove(cg)
+		return "", fmt.Errorf("%s is not a freezer cgroup: %w", cg, err)
+	}
+	return cg, nil
+}
+
+// startIn starts cmd with its first process born inside the cgroup cg, so
+// that nothing it runs, not even a child made before exec returns, is ever
+// outside it. cgroup v1 moves a single thread (its tasks file): a thread
+// locked for the fork is moved in, forks the process, and is moved back.
+// The thread lives on after (a thread that ends would be the parent whose
+// death bwrap --die-with-parent watches). Should it not get back out, it
+// stays parked on its own goroutine, so nothing of boxsnap runs on it
+// while the box is frozen.
+func (b *Backend) startIn(cmd *exec.Cmd, cg string) (inCgroup bool, err error) {
+	type result struct {
+		in  bool
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		tid := []byte(strconv.Itoa(unix.Gettid()))
+		home, herr := threadFreezer()
+		if herr != nil || os.WriteFile(filepath.Join(cg, "tasks"), tid, 0) != nil {
+			runtime.UnlockOSThread()
+			ch <- result{false, cmd.Start()}
+			return
+		}
+		err := cmd.Start()
+		if werr := os.WriteFile(filepath.Join(home, "tasks"), tid, 0); werr != nil {
+			b.log.Error("local backend: a thread of boxsnap could not leave a box's freezer cgroup; it is parked", "cgroup", cg, "err", werr)
+			ch <- result{true, err}
+			select {}
+		}
+		runtime.UnlockOSThread()
+		ch <- result{true, err}
+	}()
+	r := <-ch
+	return r.in, r.err
+}
+
+// threadFreezer is the freezer cgroup folder of the calling thread.
+func threadFreezer() (string, error) {
+	data, err := os.ReadFile("/proc/thread-self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		// hierarchy-ID:controllers:path
+		f := strings.SplitN(line, ":", 3)
+		if len(f) == 3 && f[1] == "freezer" {
+			return filepath.Join(filepath.Dir(freezerRoot), f[2]), nil
+		}
+	}
+	return "", errors.New("no freezer cgroup in /proc/thread-self/cgroup")
+}
+
+// freeze freezes the cgroup and waits, up to wait, until the kernel says
+// every process in it is frozen. It answers false when some still were
+// not by then (FREEZING); the cgroup is left freezing, and thaw undoes it.
+func freeze(cg string, wait time.Duration) (bool, error) {
+	state := filepath.Join(cg, "freezer.state")
+	if err := os.WriteFile(state, []byte("FROZEN"), 0); err != nil {
+		return false, err
+	}
+	deadline := time.Now().Add(wait)
+	for pause := 50 * time.Microsecond; ; pause = min(2*pause, 5*time.Millisecond) {
+		data, err := os.ReadFile(state)
+		if err != nil {
+			return false, err
+		}
+		if strings.TrimSpace(string(data)) == "FROZEN" {
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		time.Sleep(pause)
+	}
+}
+
+// thaw lets the cgroup's processes run again.
+func thaw(cg string) error {
+	return os.WriteFile(filepath.Join(cg, "freezer.state"), []byte("THAWED"), 0)
+}
+
+// cgroupProcs reads the processes in the cgroup.
+func cgroupProcs(cg string) []int {
+	data, err := os.ReadFile(filepath.Join(cg, "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// cgroupWait bounds how long the end of a box's process waits for what is
+// left in its cgroup to die of SIGKILL.
+const cgroupWait = 5 * time.Second
+
+// endFreezer ends what is left of a box's processes once its leader has
+// ended (a setsid'd process is no longer in its group, so the group's
+// signals missed it), then removes the cgroup.
+func (b *Backend) endFreezer(box, cg string) {
+	_ = thaw(cg)
+	deadline := time.Now().Add(cgroupWait)
+	for {
+		left := cgroupProcs(cg)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.log.Warn("local backend: processes of a box's freezer cgroup outlived SIGKILL", "box", box, "cgroup", cg, "pids", left)
+			return
+		}
+		for _, pid := range left {
+			if pid == os.Getpid() {
+				// A thread of boxsnap's own that could not leave
+				// (startIn): the cgroup stays.
+				b.log.Warn("local backend: a box's freezer cgroup holds a thread of boxsnap's and is kept", "box", box, "cgroup", cg)
+				return
+			}
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := os.Remove(cg); err != nil {
+		b.log.Warn("local backend: a box's freezer cgroup was not removed", "box", box, "cgroup", cg, "err", err)
+	}
 }
