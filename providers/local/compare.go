@@ -9,7 +9,6 @@ import (
 	"hash"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -49,6 +48,12 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 	if err != nil {
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
+	// The box's files are read beneath its folder, through no link.
+	root, err := openBoxRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
+	}
+	defer root.close()
 	now := make([]entry, 0, len(found))
 	for i := range found {
 		e := entryFromStat(found[i].rel, &found[i].st)
@@ -56,9 +61,9 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			continue
 		}
 		if e.Type == typeLink {
-			t, err := os.Readlink(filepath.Join(dir, filepath.FromSlash(e.Path)))
+			t, err := root.readlink(e.Path)
 			if err != nil {
-				continue // it vanished while read
+				continue // it vanished, or was swapped, while read
 			}
 			e.Target = t
 		}
@@ -103,7 +108,7 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			toHash = append(toHash, ne)
 		}
 	}
-	if err := b.hashAll(ctx, dir, toHash); err != nil {
+	if err := b.hashAll(ctx, root, toHash); err != nil {
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
 	return diffSorted(old, now), nil
@@ -127,8 +132,9 @@ func hidden(rel string) bool {
 }
 
 // hashAll sets the hash of each entry from the box's file, with the
-// backend's workers. A file that vanished keeps no hash.
-func (b *Backend) hashAll(ctx context.Context, dir string, es []*entry) error {
+// backend's workers. A file that vanished, or is reached only through a
+// link, keeps no hash.
+func (b *Backend) hashAll(ctx context.Context, root *boxRoot, es []*entry) error {
 	if len(es) == 0 {
 		return nil
 	}
@@ -143,7 +149,7 @@ func (b *Backend) hashAll(ctx context.Context, dir string, es []*entry) error {
 		go func() {
 			defer wg.Done()
 			for e := range ch {
-				h, _, err := b.hashPath(filepath.Join(dir, filepath.FromSlash(e.Path)))
+				h, _, err := b.hashBeneath(root, e.Path)
 				if err != nil {
 					if errors.Is(err, os.ErrNotExist) {
 						continue

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -187,4 +188,20 @@ func writeAt(dfd int, name string, data []byte, mode uint32, uid, gid int) error
 		return fmt.Errorf("write %s: %w", name, werr)
 	}
 	return nil
+}
+
+// hashBeneath hashes the box's file rel, opened beneath the box's folder
+// through no link. One gone, or reached only through a link, answers an
+// error that is fs.ErrNotExist.
+func (b *Backend) hashBeneath(root *boxRoot, rel string) (string, int64, error) {
+	fd, err := root.open(rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
+	if err != nil {
+		if goneOrSwapped(err) {
+			return "", 0, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
+		}
+		return "", 0, err
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	return b.hashFile(f)
 }
