@@ -25,8 +25,10 @@ func TestTakeFreezesASetsidProcess(t *testing.T) {
 	}
 	var loop int
 	t.Cleanup(func() {
-		if loop > 0 {
-			_ = syscall.Kill(-loop, syscall.SIGKILL) // its own group: setsid
+		// Left running only by a pause that failed: its own group (setsid),
+		// killed when its pid is still the box's loop.
+		if cwd, _ := os.Readlink("/proc/" + strconv.Itoa(loop) + "/cwd"); loop > 0 && cwd == e.dir {
+			_ = syscall.Kill(-loop, syscall.SIGKILL)
 		}
 	})
 	size := func() int64 {
