@@ -183,24 +183,39 @@ func readChecked(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	body, err := checkedBody(data, filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, v, filepath.Base(path))
+}
+
+// checkedBody is what data, written by encodeChecked, holds after its
+// checksum line, once the checksum is found to match; name is for errors.
+func checkedBody(data []byte, name string) ([]byte, error) {
 	nl := bytes.IndexByte(data, '\n')
 	if nl < 0 || !bytes.HasPrefix(data, []byte(checksumPrefix)) {
-		return fmt.Errorf("%s: %w (no checksum line)", filepath.Base(path), errDamaged)
+		return nil, fmt.Errorf("%s: %w (no checksum line)", name, errDamaged)
 	}
 	want := string(data[len(checksumPrefix):nl])
 	body := data[nl+1:]
 	sum := sha256.Sum256(body)
 	if hex.EncodeToString(sum[:]) != want {
-		return fmt.Errorf("%s: %w", filepath.Base(path), errDamaged)
+		return nil, fmt.Errorf("%s: %w", name, errDamaged)
 	}
+	return body, nil
+}
+
+// decodeBody reads a body checkedBody gave into v.
+func decodeBody(body []byte, v any, name string) error {
 	if bu, ok := v.(encoding.BinaryUnmarshaler); ok {
 		if err := bu.UnmarshalBinary(body); err != nil {
-			return fmt.Errorf("%s: %w (%v)", filepath.Base(path), errDamaged, err)
+			return fmt.Errorf("%s: %w (%v)", name, errDamaged, err)
 		}
 		return nil
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%s: %w (%v)", filepath.Base(path), errDamaged, err)
+		return fmt.Errorf("%s: %w (%v)", name, errDamaged, err)
 	}
 	return nil
 }
