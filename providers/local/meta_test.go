@@ -21,8 +21,13 @@ func TestRestoreNeverChangesHostFilesThroughALink(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(box, "etc")); err != nil {
 		t.Fatal(err)
 	}
+	tree, err := openTree(box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
 	e := &entry{Path: "etc/passwd", Type: typeFile, Mode: 0o743, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
-	if err := setMeta(filepath.Join(box, "etc", "passwd"), e, os.Geteuid() == 0, nil); err == nil {
+	if err := setMeta(tree, e, os.Geteuid() == 0); err == nil {
 		t.Fatal("setting a file's details through a link out of the box was not refused")
 	}
 	if fi, err := os.Stat(victim); err != nil || fi.Mode().Perm() != 0o644 {
@@ -33,7 +38,7 @@ func TestRestoreNeverChangesHostFilesThroughALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := &entry{Path: "link", Type: typeLink, Target: victim, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
-	if err := setMeta(filepath.Join(box, "link"), l, os.Geteuid() == 0, nil); err != nil {
+	if err := setMeta(tree, l, os.Geteuid() == 0); err != nil {
 		t.Fatalf("a link's own details: %v", err)
 	}
 	// And a plain file inside the box still gets its mode.
@@ -41,7 +46,7 @@ func TestRestoreNeverChangesHostFilesThroughALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &entry{Path: "f", Type: typeFile, Mode: 0o640, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
-	if err := setMeta(filepath.Join(box, "f"), f, os.Geteuid() == 0, nil); err != nil {
+	if err := setMeta(tree, f, os.Geteuid() == 0); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(filepath.Join(box, "f")); fi.Mode().Perm() != 0o640 {
@@ -49,7 +54,7 @@ func TestRestoreNeverChangesHostFilesThroughALink(t *testing.T) {
 	}
 	// The box's own folder, ".".
 	d := &entry{Path: ".", Type: typeDir, Mode: 0o750, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
-	if err := setMeta(box, d, os.Geteuid() == 0, nil); err != nil {
+	if err := setMeta(tree, d, os.Geteuid() == 0); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -186,8 +188,29 @@ type current struct {
 // differs or that it changed. It checks all the content it will write against
 // its hash before it changes anything. found is the folder's paths from the
 // change journal; nil walks the folder.
+//
+// Every change is made beneath dir with no link followed (beneath), and a
+// manifest with an entry that could lead out of the folder (checkEntries)
+// is refused before anything changes: a restore runs as root, and neither a
+// manifest nor what the box's process made of its folder may lead it to
+// write on the host.
 func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[string]*entry, found []scanned) (applyResult, error) {
 	var res applyResult
+	if err := checkEntries(m.Entries); err != nil {
+		return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %v. Nothing was changed.", m.ID, err)}
+	}
+	// A folder is made before what it holds: in the manifest's order, which
+	// is by path, unless a manifest from elsewhere has another.
+	ents := m.Entries
+	if !sort.SliceIsSorted(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path }) {
+		ents = slices.Clone(ents)
+		sortEntries(ents)
+	}
+	t, err := openTree(dir)
+	if err != nil {
+		return res, fmt.Errorf("open the box's folder: %w", err)
+	}
+	defer t.Close()
 	if found == nil {
 		var err error
 		found, err = b.scanTree(ctx, dir)
@@ -242,9 +265,9 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		checks = append(checks, e) // a suspect: same size, unknown content
 	}
 	var mu sync.Mutex
-	err := b.parallel(ctx, len(checks), func(i int) error {
+	err = b.parallel(ctx, len(checks), func(i int) error {
 		e := checks[i]
-		h, _, err := b.hashPath(filepath.Join(dir, filepath.FromSlash(e.Path)))
+		h, err := b.hashIn(t, e.Path)
 		mu.Lock()
 		defer mu.Unlock()
 		if err == nil && h == e.Hash {
@@ -297,7 +320,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		if underRemoved(rel, removed) {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+		if err := t.RemoveAll(rel); err != nil {
 			return res, fmt.Errorf("remove %s: %w", rel, err)
 		}
 		res.removed++
@@ -322,45 +345,44 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		}
 	}
 	root := os.Geteuid() == 0
-	for i := range m.Entries {
-		e := &m.Entries[i]
-		p := filepath.Join(dir, filepath.FromSlash(e.Path))
+	for i := range ents {
+		e := &ents[i]
 		switch e.Type {
 		case typeDir:
 			if _, ok := cur[e.Path]; !ok {
-				if err := os.Mkdir(p, 0o700); err != nil {
+				if err := t.Mkdir(e.Path, 0o700); err != nil {
 					return res, fmt.Errorf("make folder %s: %w", e.Path, err)
 				}
 				touched[folderOf(e.Path)] = true
 			}
 		case typeLink:
-			if c, ok := cur[e.Path]; ok {
-				if t, err := os.Readlink(p); err == nil && t == e.Target {
-					if err := setMeta(p, e, root, &c); err != nil {
+			if _, ok := cur[e.Path]; ok {
+				if target, err := t.Readlink(e.Path); err == nil && target == e.Target {
+					if err := setMeta(t, e, root); err != nil {
 						return res, err
 					}
 					continue
 				}
-				if err := os.Remove(p); err != nil {
+				if err := t.Remove(e.Path); err != nil {
 					return res, fmt.Errorf("remove link %s: %w", e.Path, err)
 				}
 			}
-			if err := os.Symlink(e.Target, p); err != nil {
+			if err := t.Symlink(e.Target, e.Path); err != nil {
 				return res, fmt.Errorf("make link %s: %w", e.Path, err)
 			}
 			touched[folderOf(e.Path)] = true
-			if err := setMeta(p, e, root, nil); err != nil {
+			if err := setMeta(t, e, root); err != nil {
 				return res, err
 			}
 			res.written++
 		case typeFIFO:
 			if _, ok := cur[e.Path]; !ok {
-				if err := unix.Mkfifo(p, e.Mode&0o777); err != nil {
+				if err := t.Mkfifo(e.Path, fs.FileMode(e.Mode&0o777)); err != nil {
 					return res, fmt.Errorf("make fifo %s: %w", e.Path, err)
 				}
 				touched[folderOf(e.Path)] = true
 			}
-			if err := setMeta(p, e, root, nil); err != nil {
+			if err := setMeta(t, e, root); err != nil {
 				return res, err
 			}
 		}
@@ -368,16 +390,13 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	res.keys = make(map[string]statKey, len(m.Entries))
 	err = b.parallel(ctx, len(writes), func(i int) error {
 		e := writes[i]
-		p := filepath.Join(dir, filepath.FromSlash(e.Path))
-		if err := b.writeFile(p, b.contentPath(e.Hash), e, root); err != nil {
+		st, err := b.writeFile(t, e.Path, b.contentPath(e.Hash), e, root)
+		if err != nil {
 			return fmt.Errorf("write %s: %w", e.Path, err)
 		}
-		var st unix.Stat_t
-		if unix.Lstat(p, &st) == nil {
-			mu.Lock()
-			res.keys[e.Path] = keyOf(&st)
-			mu.Unlock()
-		}
+		mu.Lock()
+		res.keys[e.Path] = keyOf(&st)
+		mu.Unlock()
 		return nil
 	})
 	if err != nil {
@@ -389,21 +408,20 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	}
 	for _, e := range metas {
 		c := cur[e.Path]
-		p := filepath.Join(dir, filepath.FromSlash(e.Path))
-		changed, err := setMetaIfDiffers(p, e, root, &c)
+		changed, err := setMetaIfDiffers(t, e, root, &c)
 		if err != nil {
 			return res, err
 		}
 		if changed {
 			res.meta++
 			var st unix.Stat_t
-			if unix.Lstat(p, &st) == nil {
+			if t.Lstat(e.Path, &st) == nil {
 				res.keys[e.Path] = keyOf(&st)
 			}
 		} else {
 			res.keys[e.Path] = keyOf(&c.st)
 			var st unix.Stat_t
-			if relinked[c.st.Ino] && unix.Lstat(p, &st) == nil {
+			if relinked[c.st.Ino] && t.Lstat(e.Path, &st) == nil {
 				res.keys[e.Path] = keyOf(&st)
 			}
 		}
@@ -411,9 +429,9 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	// Folders' details last, deepest first, as writing inside one changes
 	// its times.
 	var dirs []*entry
-	for i := range m.Entries {
-		if m.Entries[i].Type == typeDir {
-			dirs = append(dirs, &m.Entries[i])
+	for i := range ents {
+		if ents[i].Type == typeDir {
+			dirs = append(dirs, &ents[i])
 		}
 	}
 	sort.SliceStable(dirs, func(i, j int) bool { return depth(dirs[i].Path) > depth(dirs[j].Path) })
@@ -423,7 +441,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 			(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID)) {
 			continue // as the snapshot has it, and nothing written in it
 		}
-		if err := setMeta(filepath.Join(dir, filepath.FromSlash(e.Path)), e, root, nil); err != nil {
+		if err := setMeta(t, e, root); err != nil {
 			return res, err
 		}
 	}
@@ -444,107 +462,86 @@ func typeOfMode(m fs.FileMode) string {
 	return "other"
 }
 
-// writeFile writes one file from src through a temporary file in the same
-// folder, with its details, then renames it into place.
-func (b *Backend) writeFile(dst, src string, e *entry, root bool) error {
+// writeFile writes the file rel beneath t from src, through a temporary
+// file in the same folder, with its details, then renames it into place. It
+// gives the file's stat as it leaves it.
+func (b *Backend) writeFile(t *beneath, rel, src string, e *entry, root bool) (unix.Stat_t, error) {
+	var st unix.Stat_t
 	in, err := os.Open(src)
 	if err != nil {
-		return err
+		return st, err
 	}
 	defer in.Close()
-	tmp := filepath.Join(filepath.Dir(dst), ".boxsnap-restore-"+randomSuffix())
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// The file's folder, opened once beneath the box's: the temporary file,
+	// the rename, the times and the stat are all by name in it.
+	dir, name := path.Split(rel)
+	var folder *beneath
+	if dir == "" {
+		folder = t
+	} else if folder, err = t.Sub(strings.TrimSuffix(dir, "/")); err != nil {
+		return st, err
+	} else {
+		defer folder.Close()
+	}
+	tmp := ".boxsnap-restore-" + randomSuffix()
+	out, err := folder.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return err
+		return st, err
 	}
 	ok := false
 	defer func() {
 		if !ok {
 			out.Close()
-			_ = os.Remove(tmp)
+			_ = folder.Remove(tmp)
 		}
 	}()
 	if err := b.copyData(out, in); err != nil {
-		return err
+		return st, err
 	}
 	if root {
 		if err := out.Chown(int(e.UID), int(e.GID)); err != nil {
-			return err
+			return st, err
 		}
 	}
 	// Chmod after chown: a chown clears setuid and setgid.
 	if err := out.Chmod(e.fileMode()); err != nil {
-		return err
+		return st, err
 	}
 	if err := out.Close(); err != nil {
-		return err
+		return st, err
 	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
+	if err := folder.Rename(tmp, name); err != nil {
+		return st, err
 	}
 	ok = true
-	return setTimes(dst, e)
+	if err := folder.Lutimes(name, e.ATime, e.MTime); err != nil {
+		return st, fmt.Errorf("set the times of %s: %w", e.Path, err)
+	}
+	if err := folder.Lstat(name, &st); err != nil {
+		return st, err
+	}
+	return st, nil
 }
 
-func setTimes(p string, e *entry) error {
-	ts := []unix.Timespec{unix.NsecToTimespec(e.ATime), unix.NsecToTimespec(e.MTime)}
-	if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fmt.Errorf("set the times of %s: %w", e.Path, err)
-	}
-	return nil
-}
-
-// setMeta puts back a path's owner (as root), mode (not for links) and times.
-// The owner and mode are set through the path opened beneath the box's
-// folder with no link followed on the way (openBeneath), never by path: a
-// restore runs as root, and a box's folder is its process's to change, so
-// a link put where a folder was must never lead a chmod or a chown out to
-// the host's files.
-func setMeta(p string, e *entry, root bool, c *current) error {
-	fd, err := openBeneath(p, e.Path)
-	if err != nil {
-		return fmt.Errorf("set the details of %s: %w", e.Path, err)
-	}
-	defer unix.Close(fd)
+// setMeta puts back a path's owner (as root), mode (not for links) and
+// times, beneath t: a restore runs as root, and a box's folder is its
+// process's to change, so a link put where a folder was must never lead a
+// chmod or a chown out to the host's files.
+func setMeta(t *beneath, e *entry, root bool) error {
 	if root {
-		if err := unix.Fchownat(fd, "", int(e.UID), int(e.GID), unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := t.Lchown(e.Path, int(e.UID), int(e.GID)); err != nil {
 			return fmt.Errorf("set the owner of %s: %w", e.Path, err)
 		}
 	}
 	if e.Type != typeLink {
-		// An O_PATH descriptor takes no fchmod; its /proc link names the
-		// very file it opened.
-		if err := unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", fd), unixMode(e.fileMode())); err != nil {
+		if err := t.Chmod(e.Path, e.fileMode()); err != nil {
 			return fmt.Errorf("set the mode of %s: %w", e.Path, err)
 		}
 	}
-	return setTimes(p, e)
-}
-
-// openBeneath opens p, which is rel inside a box's folder, as an O_PATH
-// descriptor, refusing any link on the way from the folder to it (the last
-// component itself is opened, not followed).
-func openBeneath(p, rel string) (int, error) {
-	base := p
-	if rel != "." && rel != "" {
-		rel = filepath.FromSlash(rel)
-		suffix := string(filepath.Separator) + rel
-		if !strings.HasSuffix(p, suffix) {
-			return -1, fmt.Errorf("%s does not end with %s", p, rel)
-		}
-		base = strings.TrimSuffix(p, suffix)
-	} else {
-		rel = "."
+	if err := t.Lutimes(e.Path, e.ATime, e.MTime); err != nil {
+		return fmt.Errorf("set the times of %s: %w", e.Path, err)
 	}
-	dfd, err := unix.Open(base, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, err
-	}
-	defer unix.Close(dfd)
-	return unix.Openat2(dfd, rel, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	return nil
 }
 
 // unixMode is a FileMode's permission, setuid, setgid and sticky bits as
@@ -564,13 +561,24 @@ func unixMode(m fs.FileMode) uint32 {
 }
 
 // setMetaIfDiffers puts back a file's details where they differ from c.
-func setMetaIfDiffers(p string, e *entry, root bool, c *current) (bool, error) {
+func setMetaIfDiffers(t *beneath, e *entry, root bool, c *current) (bool, error) {
 	same := fileModeOf(c.st.Mode) == e.fileMode() && c.st.Mtim.Nano() == e.MTime &&
 		(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID))
 	if same {
 		return false, nil
 	}
-	return true, setMeta(p, e, root, c)
+	return true, setMeta(t, e, root)
+}
+
+// hashIn hashes the file rel beneath t, never through a link.
+func (b *Backend) hashIn(t *beneath, rel string) (string, error) {
+	f, err := t.OpenFile(rel, os.O_RDONLY, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h, _, err := b.hashFile(f)
+	return h, err
 }
 
 // parallel runs fn for 0..n-1 on the backend's workers, stopping at the
@@ -632,6 +640,11 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	if err := os.Mkdir(dst, 0o700); err != nil {
 		return err
 	}
+	t, err := openTree(dst)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
 	root := os.Geteuid() == 0
 	var dirs []entry
 	var files []entry
@@ -643,25 +656,24 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 		rel := found[i].rel
 		e := entryFromStat(rel, &found[i].st)
 		p := filepath.Join(src, filepath.FromSlash(rel))
-		out := filepath.Join(dst, filepath.FromSlash(rel))
 		switch e.Type {
 		case typeDir:
 			if rel != "." {
-				if err := os.Mkdir(out, 0o700); err != nil {
+				if err := t.Mkdir(rel, 0o700); err != nil {
 					return err
 				}
 			}
 			dirs = append(dirs, e)
 		case typeLink:
-			t, err := os.Readlink(p)
+			target, err := os.Readlink(p)
 			if err != nil {
 				return err
 			}
-			if err := os.Symlink(t, out); err != nil {
+			if err := t.Symlink(target, rel); err != nil {
 				return err
 			}
-			e.Target = t
-			if err := setMeta(out, &e, root, nil); err != nil {
+			e.Target = target
+			if err := setMeta(t, &e, root); err != nil {
 				return err
 			}
 		case typeFile:
@@ -671,14 +683,15 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	}
 	err = b.parallel(ctx, len(files), func(i int) error {
 		e := &files[i]
-		return b.writeFile(filepath.Join(dst, filepath.FromSlash(e.Path)), e.Hash, e, root)
+		_, err := b.writeFile(t, e.Path, e.Hash, e, root)
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	sort.SliceStable(dirs, func(i, j int) bool { return depth(dirs[i].Path) > depth(dirs[j].Path) })
 	for i := range dirs {
-		if err := setMeta(filepath.Join(dst, filepath.FromSlash(dirs[i].Path)), &dirs[i], root, nil); err != nil {
+		if err := setMeta(t, &dirs[i], root); err != nil {
 			return err
 		}
 	}
