@@ -222,9 +222,24 @@ type staged struct {
 // one before publishing any, then publishes them for the box named by
 // opts.Group. Content an incremental archive leaves out is found in the batch
 // first, then in the store. Ancestry is each manifest's own parent.
+//
+// An archive comes from elsewhere, and its manifest is what a restore, as
+// root, writes: each one is checked whole as it is read (unpack), before any
+// of its content is kept, and made this host's (mapImported).
 func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
 	if err := checkID("group", opts.Group); err != nil {
 		return nil, err
+	}
+	// What is imported belongs to the group's box, and so to its user.
+	b.mu.Lock()
+	st, err := b.readState(opts.Group)
+	var who runAs
+	if err == nil {
+		who, err = b.boxUser(st.User)
+	}
+	b.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
 	}
 	stage, err := os.MkdirTemp(b.path(dirTmp), "import-")
 	if err != nil {
@@ -239,7 +254,7 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 	}
 	var batch []*staged
 	for i, r := range archives {
-		s, err := b.unpack(ctx, r, stage, i+1)
+		s, err := b.unpack(ctx, r, stage, i+1, who)
 		if err != nil {
 			var re *providers.RefusedError
 			if errors.As(err, &re) {
@@ -280,7 +295,9 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 		}
 		byID[s.info.ID] = s
 		if raw, err := os.ReadFile(filepath.Join(b.snapDir(s.info.ID), fileManifest)); err == nil {
-			if sha256Hex(raw) != s.info.ManifestSum {
+			// Held as the archive has it (taken here), or as an import of
+			// it made it this host's.
+			if sum := sha256Hex(raw); sum != s.info.ManifestSum && sum != sha256Hex(s.raw) {
 				return nil, refuse("Snapshot %s (archive %d) is already held here with different content", s.info.ID, s.position)
 			}
 			s.already = true
@@ -344,9 +361,12 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 	return out, nil
 }
 
-// unpack reads one archive into the staging folder, checking that every
-// piece of content matches its name and the manifest its checksum.
-func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int) (*staged, error) {
+// unpack reads one archive into the staging folder. Its parts come in the
+// order ExportSnapshot writes them, so that its manifest is checked whole
+// (checkImported) before a byte of its content is kept: content no entry
+// uses, or of another size than its entries give, is refused as it comes,
+// and the rest is kept only once it matches its hash.
+func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int, who runAs) (*staged, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("it is not a boxsnap archive (%v)", err)}
@@ -354,6 +374,10 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 	tr := tar.NewReader(zr)
 	s := &staged{position: pos}
 	gotInfo := false
+	var want map[string]int64 // the content the manifest uses, by hash
+	refuse := func(format string, a ...any) error {
+		return &providers.RefusedError{Why: fmt.Sprintf(format, a...)}
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -363,54 +387,68 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 			break
 		}
 		if err != nil {
-			return nil, &providers.RefusedError{Why: fmt.Sprintf("it is cut short or damaged (%v)", err)}
+			return nil, refuse("it is cut short or damaged (%v)", err)
 		}
 		switch {
 		case hdr.Name == archiveMeta:
+			if gotInfo || s.raw != nil {
+				return nil, refuse("it holds a second description, after its first or its manifest")
+			}
 			data, err := io.ReadAll(io.LimitReader(tr, 1<<20))
 			if err != nil {
 				return nil, err
 			}
 			if err := json.Unmarshal(data, &s.info); err != nil || s.info.Format != archiveFormat {
-				return nil, &providers.RefusedError{Why: "its description is unreadable or of another format"}
+				return nil, refuse("its description is unreadable or of another format")
 			}
 			gotInfo = true
 		case hdr.Name == archiveManifest:
-			data, err := io.ReadAll(tr)
+			if !gotInfo {
+				return nil, refuse("its manifest comes before its description")
+			}
+			if s.raw != nil {
+				return nil, refuse("it holds two manifests")
+			}
+			// Refused by its header, before it is read into memory.
+			if hdr.Size > maxManifestBytes {
+				return nil, refuse("its manifest is %d bytes, more than the %d MiB a manifest may be", hdr.Size, maxManifestBytes>>20)
+			}
+			data, err := io.ReadAll(io.LimitReader(tr, maxManifestBytes+1))
 			if err != nil {
-				return nil, &providers.RefusedError{Why: fmt.Sprintf("it is cut short (%v)", err)}
+				return nil, refuse("it is cut short (%v)", err)
+			}
+			if len(data) > maxManifestBytes {
+				return nil, refuse("its manifest is more than the %d MiB a manifest may be", maxManifestBytes>>20)
 			}
 			s.raw = data
+			if err := checkImported(s, who); err != nil {
+				return nil, err
+			}
+			want = s.m.hashes()
 		case strings.HasPrefix(hdr.Name, archiveContent):
 			h := strings.TrimPrefix(hdr.Name, archiveContent)
-			if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
-				return nil, &providers.RefusedError{Why: fmt.Sprintf("it holds an unexpected file %q", hdr.Name)}
+			if !isHash(h) {
+				return nil, refuse("it holds an unexpected file %q", hdr.Name)
+			}
+			if want == nil {
+				return nil, refuse("it holds content %s before its manifest", h[:12])
+			}
+			size, ok := want[h]
+			if !ok {
+				return nil, refuse("it carries content %s that no entry of its manifest uses", h[:12])
+			}
+			if hdr.Size != size {
+				return nil, refuse("its content %s is %d bytes, not the %d its manifest gives", h[:12], hdr.Size, size)
 			}
 			if err := b.stageContent(tr, filepath.Join(stage, "content"), h); err != nil {
 				return nil, err
 			}
 		default:
-			return nil, &providers.RefusedError{Why: fmt.Sprintf("it holds an unexpected file %q", hdr.Name)}
+			return nil, refuse("it holds an unexpected file %q", hdr.Name)
 		}
 	}
 	if !gotInfo || s.raw == nil {
-		return nil, &providers.RefusedError{Why: "it lacks its description or its manifest"}
-	}
-	if err := checkID("snapshot", s.info.ID); err != nil {
-		return nil, err
-	}
-	if sha256Hex(s.raw) != s.info.ManifestSum {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("the manifest of snapshot %s does not match its checksum", s.info.ID)}
-	}
-	mp := filepath.Join(stage, fmt.Sprintf("manifest-%d", pos))
-	if err := os.WriteFile(mp, s.raw, 0o600); err != nil {
-		return nil, err
-	}
-	if err := readChecked(mp, &s.m); err != nil {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("the manifest of snapshot %s is damaged (%v)", s.info.ID, err)}
-	}
-	if s.m.ID != s.info.ID {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("its manifest is of snapshot %s, not %s", s.m.ID, s.info.ID)}
+		return nil, refuse("it lacks its description or its manifest")
 	}
 	if s.info.Name == "" {
 		s.info.Name = s.info.ID
@@ -419,6 +457,64 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkImported checks an archive's manifest (s.raw) against its
+// description and its bounds, decodes it into s.m, checks every entry
+// (checkEntries) and makes it this host's (mapImported): s.raw becomes what
+// the store keeps.
+func checkImported(s *staged, who runAs) error {
+	refuse := func(format string, a ...any) error {
+		return &providers.RefusedError{Why: fmt.Sprintf(format, a...)}
+	}
+	if err := checkID("snapshot", s.info.ID); err != nil {
+		return err
+	}
+	if sha256Hex(s.raw) != s.info.ManifestSum {
+		return refuse("the manifest of snapshot %s does not match its checksum", s.info.ID)
+	}
+	body, err := checkedBody(s.raw, fileManifest)
+	if err != nil {
+		return refuse("the manifest of snapshot %s is damaged (%v)", s.info.ID, err)
+	}
+	if err := checkEntryCount(body); err != nil {
+		return refuse("the manifest of snapshot %s is refused: %v", s.info.ID, err)
+	}
+	if err := decodeBody(body, &s.m, fileManifest); err != nil {
+		return refuse("the manifest of snapshot %s is damaged (%v)", s.info.ID, err)
+	}
+	if s.m.ID != s.info.ID {
+		return refuse("its manifest is of snapshot %s, not %s", s.m.ID, s.info.ID)
+	}
+	if s.m.Parent != "" {
+		if err := checkID("parent snapshot", s.m.Parent); err != nil {
+			return err
+		}
+	}
+	if err := checkEntries(s.m.Entries); err != nil {
+		return refuse("the manifest of snapshot %s is refused: %v", s.info.ID, err)
+	}
+	mapImported(&s.m, who)
+	if s.raw, err = encodeChecked(&s.m); err != nil {
+		return fmt.Errorf("the manifest of snapshot %s: %w", s.info.ID, err)
+	}
+	return nil
+}
+
+// mapImported makes an imported manifest this host's: every path owned by
+// the box's user (another host's owners mean nothing here, and root's would
+// hand root's files to the box's process), no setuid, setgid or sticky bit
+// (a box's folder is one other users of the host may reach), no stat cache
+// of another host's files, and its entries in order, a folder before what
+// it holds.
+func mapImported(m *manifest, who runAs) {
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		e.UID, e.GID = who.uid, who.gid
+		e.Mode &= uint32(fs.ModePerm)
+		e.Ino, e.CTime = 0, 0
+	}
+	sortEntries(m.Entries)
 }
 
 func (b *Backend) stageContent(r io.Reader, dir, h string) error {

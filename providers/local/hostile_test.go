@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -150,6 +154,256 @@ func refusedWith(t *testing.T, err error, words ...string) {
 		if !strings.Contains(re.Why, w) {
 			t.Errorf("the refusal %q does not say %q", re.Why, w)
 		}
+	}
+}
+
+// TestImportRefusesPathsOutsideTheBox: an archive whose manifest holds a
+// path that leads out of the box (".." or a full path), or a path beneath a
+// link, is refused as a whole with words naming the first such path, and
+// leaves nothing in the store; restoring or forking it afterwards writes
+// nothing outside the box either.
+func TestImportRefusesPathsOutsideTheBox(t *testing.T) {
+	t.Parallel()
+	pwned, ph := contentOf("pwned")
+	file := func(p string) entry { return entry{Path: p, Type: typeFile, Mode: 0o644, Size: 5, Hash: ph} }
+	for _, c := range []struct {
+		name  string
+		es    []entry
+		parts []part
+		words []string
+	}{
+		{"a file up and out", []entry{file(up + "/pwned.txt")}, []part{pwned},
+			[]string{`"../../../outside/pwned.txt" goes up out of its folder`}},
+		{"a full path", []entry{file("/" + strings.TrimPrefix(filepath.ToSlash(os.TempDir()), "/") + "/abs-pwned.txt")}, []part{pwned},
+			[]string{"is a full path"}},
+		{"a file through a link", []entry{{Path: "a", Type: typeLink, Target: "OUTSIDE"}, file("a/through-link.txt")}, []part{pwned},
+			[]string{`"a/through-link.txt" lies beneath the link "a"`}},
+		{"a folder through a link", []entry{{Path: "a", Type: typeLink, Target: "OUTSIDE"}, {Path: "a/made", Type: typeDir, Mode: 0o755}}, nil,
+			[]string{`"a/made" lies beneath the link "a"`}},
+		{"a folder outside", []entry{{Path: up + "/made", Type: typeDir, Mode: 0o755}}, nil,
+			[]string{`"../../../outside/made" goes up`}},
+		{"a pipe outside", []entry{{Path: up + "/pipe", Type: typeFIFO, Mode: 0o644}}, nil,
+			[]string{`"../../../outside/pipe" goes up`}},
+		{"a link outside", []entry{{Path: up + "/ln", Type: typeLink, Target: "/etc/passwd"}}, nil,
+			[]string{`"../../../outside/ln" goes up`}},
+		{"a file in a folder not listed", []entry{file("nowhere/f")}, []part{pwned},
+			[]string{`"nowhere/f" lies in "nowhere", which is not an entry`}},
+		{"a doubled slash", []entry{{Path: "d", Type: typeDir}, file("d//f")}, []part{pwned},
+			[]string{`"d//f" has an empty part`}},
+		{"a dot part", []entry{{Path: "d", Type: typeDir}, file("d/./f")}, []part{pwned},
+			[]string{`"d/./f" has a “.” part`}},
+		{"a NUL", []entry{file("f\x00g")}, []part{pwned}, []string{"NUL"}},
+		{"a path twice", []entry{file("f"), file("f")}, []part{pwned}, []string{`"f" is listed twice`}},
+		{"an unknown type", []entry{{Path: "dev", Type: "c"}}, nil, []string{`"dev" is of an unknown type`}},
+		{"a long name", []entry{file(strings.Repeat("n", 256))}, []part{pwned}, []string{"longer than 255 bytes"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := setupHostile(t)
+			h.write(t, "mine.txt", "the box's own")
+			for i := range c.es {
+				if c.es[i].Target == "OUTSIDE" {
+					c.es[i].Target = h.outside
+				}
+			}
+			id := "snhostile" + strconv.Itoa(len(c.name))
+			err := h.importArchive(craftArchive(t, id, c.es, c.parts...))
+			refusedWith(t, err, append(c.words, "Nothing was imported")...)
+			h.emptyStore(t)
+			// Were it in the store, neither a restore nor a fork of it may
+			// write outside.
+			_, _ = h.b.RestoreSnapshot(h.ctx, h.g, providers.SnapshotRef{ID: id, Ref: id}, providers.StepRollback, nil)
+			_, _ = h.b.ForkSnapshot(h.ctx, providers.SnapshotRef{ID: id, Ref: id}, providers.BoxIdentity{ID: "bxfork" + id}, nil)
+			h.untouched(t)
+			if got := h.read(t, "mine.txt"); got != "the box's own" {
+				t.Errorf("the box's own file holds %q", got)
+			}
+		})
+	}
+}
+
+// boxUID is the owner an import gives its paths: the box's user.
+func boxUID(t *testing.T) (uint32, uint32) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return uint32(os.Geteuid()), uint32(os.Getegid())
+	}
+	u, err := user.Lookup(DefaultBoxUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+	return uint32(uid), uint32(gid)
+}
+
+// TestImportMapsOwnersAndClearsSetuid: an imported snapshot's paths belong
+// to the importing box's user, not to the owners another host gave them
+// (root here), and lose their setuid, setgid and sticky bits; restored, the
+// files are so on disk. The same archive imported again is already here.
+func TestImportMapsOwnersAndClearsSetuid(t *testing.T) {
+	t.Parallel()
+	h := setupHostile(t)
+	tool, th := contentOf("#!/bin/sh\necho I am root\n")
+	special := func(m fs.FileMode) uint32 { return uint32(m.Perm() | m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)) }
+	archive := craftArchive(t, "snowners00001", []entry{
+		{Path: ".", Type: typeDir, Mode: 0o755},
+		{Path: "bin", Type: typeDir, Mode: special(0o755 | fs.ModeSetgid)},
+		{Path: "bin/tool", Type: typeFile, Mode: special(0o755 | fs.ModeSetuid | fs.ModeSetgid), Size: int64(len("#!/bin/sh\necho I am root\n")), Hash: th},
+		{Path: "bin/tool-link", Type: typeLink, Target: "tool"},
+		{Path: "scratch", Type: typeDir, Mode: special(0o777 | fs.ModeSticky)},
+		{Path: "scratch/pipe", Type: typeFIFO, Mode: 0o600},
+	}, tool)
+	if err := h.importArchive(archive); err != nil {
+		t.Fatal(err)
+	}
+	uid, gid := boxUID(t)
+	m, err := h.b.manifest("snowners00001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.Entries {
+		if e.UID != uid || e.GID != gid || e.Mode&^uint32(fs.ModePerm) != 0 {
+			t.Errorf("the imported entry %s is owned by %d:%d with mode %v, want %d:%d and no special bits", e.Path, e.UID, e.GID, e.fileMode(), uid, gid)
+		}
+	}
+	again, err := h.b.ImportSnapshots(h.ctx, providers.ImportOptions{Group: h.g.Ref}, []io.Reader{bytes.NewReader(archive)})
+	if err != nil || len(again) != 1 || !again[0].Already {
+		t.Fatalf("the same archive again = %+v, %v", again, err)
+	}
+
+	if err := h.restore(t, providers.SnapshotRef{ID: "snowners00001", Ref: "snowners00001", Guest: h.g}); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{".", "bin", "bin/tool", "bin/tool-link", "scratch", "scratch/pipe"} {
+		fi, err := os.Lstat(filepath.Join(h.dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		if fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
+			t.Errorf("restored, %s has mode %v", rel, fi.Mode())
+		}
+		if os.Geteuid() == 0 && (st.Uid != uid || st.Gid != gid) {
+			t.Errorf("restored, %s is owned by %d:%d, want the box's user %d:%d", rel, st.Uid, st.Gid, uid, gid)
+		}
+	}
+	if fi, _ := os.Stat(filepath.Join(h.dir, "bin", "tool")); fi.Mode().Perm() != 0o755 {
+		t.Errorf("restored, bin/tool has mode %v, want 0755", fi.Mode())
+	}
+}
+
+// countingReader counts what is read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// TestImportRefusesAHugeManifest: a manifest over the bound is refused by
+// its size, before it is read (the import reads a few KiB of an archive
+// that goes on for 256 MiB); a small manifest that says it holds more
+// entries than the bound, or than its bytes can hold, is refused before it
+// is decoded. Nothing is left in the store.
+func TestImportRefusesAHugeManifest(t *testing.T) {
+	t.Parallel()
+	h := setupHostile(t)
+	pr, pw := io.Pipe()
+	go func() {
+		zw, _ := gzip.NewWriterLevel(pw, gzip.NoCompression)
+		tw := tar.NewWriter(zw)
+		info, _ := json.Marshal(archiveInfo{Format: archiveFormat, ID: "snhuge0000001", Name: "snhuge0000001", ManifestSum: strings.Repeat("0", 64)})
+		_ = tw.WriteHeader(&tar.Header{Name: archiveMeta, Mode: 0o600, Size: int64(len(info)), Typeflag: tar.TypeReg})
+		_, _ = tw.Write(info)
+		_ = tw.WriteHeader(&tar.Header{Name: archiveManifest, Mode: 0o600, Size: maxManifestBytes + 1, Typeflag: tar.TypeReg})
+		chunk := make([]byte, 1<<20)
+		for left := int64(maxManifestBytes + 1); left > 0; left -= int64(len(chunk)) {
+			if _, err := tw.Write(chunk[:min(left, int64(len(chunk)))]); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+		_ = tw.Close()
+		_ = zw.Close()
+		pw.Close()
+	}()
+	cr := &countingReader{r: pr}
+	_, err := h.b.ImportSnapshots(h.ctx, providers.ImportOptions{Group: h.g.Ref}, []io.Reader{cr})
+	pr.CloseWithError(errors.New("the test stopped reading"))
+	refusedWith(t, err, "its manifest is 268435457 bytes, more than the 256 MiB a manifest may be", "Nothing was imported")
+	if cr.n > 1<<20 {
+		t.Errorf("the import read %d bytes of the archive before it refused the manifest", cr.n)
+	}
+	h.emptyStore(t)
+
+	// A count of entries past the bound, in a manifest of a few bytes.
+	for _, c := range []struct {
+		count uint64
+		words string
+	}{{maxEntries + 1, "it has 2000001 entries, more than the 2000000"}, {1000, "it says it has 1000 entries, more than its"}} {
+		hdr, _ := json.Marshal(manifest{Format: manifestFormat, ID: "snhuge0000002"})
+		body := binary.AppendUvarint([]byte(manifestMagic), uint64(len(hdr)))
+		body = append(body, hdr...)
+		body = binary.AppendUvarint(body, c.count)
+		body = append(body, make([]byte, 64)...)
+		sum := sha256.Sum256(body)
+		raw := append([]byte(checksumPrefix+hex.EncodeToString(sum[:])+"\n"), body...)
+		info, _ := json.Marshal(archiveInfo{Format: archiveFormat, ID: "snhuge0000002", Name: "snhuge0000002", ManifestSum: sha256Hex(raw)})
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		tw := tar.NewWriter(zw)
+		for _, p := range []part{{archiveMeta, info}, {archiveManifest, raw}} {
+			_ = tw.WriteHeader(&tar.Header{Name: p.name, Mode: 0o600, Size: int64(len(p.data)), Typeflag: tar.TypeReg})
+			_, _ = tw.Write(p.data)
+		}
+		_ = tw.Close()
+		_ = zw.Close()
+		refusedWith(t, h.importArchive(buf.Bytes()), c.words, "Nothing was imported")
+		h.emptyStore(t)
+	}
+}
+
+// TestImportRefusesUnreferencedContent: an archive that carries content no
+// entry of its manifest uses, content of another size than its entry gives,
+// or content whose hash does not match, is refused, and nothing of it is
+// left in the store.
+func TestImportRefusesUnreferencedContent(t *testing.T) {
+	t.Parallel()
+	used, uh := contentOf("used")
+	stray, sh := contentOf("stray: a file no entry names")
+	es := []entry{{Path: "f", Type: typeFile, Mode: 0o644, Size: 4, Hash: uh}}
+	wrongSize := []entry{{Path: "f", Type: typeFile, Mode: 0o644, Size: 3, Hash: uh}}
+	forged := part{used.name, []byte("USED")}
+	for _, c := range []struct {
+		name  string
+		es    []entry
+		parts []part
+		words string
+	}{
+		{"stray content", es, []part{used, stray}, "it carries content " + sh[:12] + " that no entry of its manifest uses"},
+		{"stray content first", es, []part{stray, used}, "it carries content " + sh[:12] + " that no entry of its manifest uses"},
+		{"another size", wrongSize, []part{used}, "its content " + uh[:12] + " is 4 bytes, not the 3 its manifest gives"},
+		{"another hash", es, []part{forged}, "its content " + uh[:12] + " does not match its hash"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := setupHostile(t)
+			refusedWith(t, h.importArchive(craftArchive(t, "snstray000001", c.es, c.parts...)), c.words, "Nothing was imported")
+			h.emptyStore(t)
+		})
+	}
+	// The same archive without the stray content is imported.
+	h := setupHostile(t)
+	if err := h.importArchive(craftArchive(t, "snstray000001", es, used)); err != nil {
+		t.Fatal(err)
+	}
+	if n := contentCount(t, h.b); n != 1 {
+		t.Fatalf("the import kept %d pieces of content, want 1", n)
 	}
 }
 
