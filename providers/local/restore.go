@@ -570,13 +570,18 @@ func setMetaIfDiffers(t *beneath, e *entry, root bool, c *current) (bool, error)
 	return true, setMeta(t, e, root)
 }
 
-// hashIn hashes the file rel beneath t, never through a link.
+// hashIn hashes the file rel beneath t, never through a link. O_NONBLOCK:
+// a pipe the box put in the file's place since it was read must not hold
+// the restore; only a regular file is read.
 func (b *Backend) hashIn(t *beneath, rel string) (string, error) {
-	f, err := t.OpenFile(rel, os.O_RDONLY, 0)
+	f, err := t.OpenFile(rel, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is no longer a file", rel)
+	}
 	h, _, err := b.hashFile(f)
 	return h, err
 }
