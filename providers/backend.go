@@ -82,6 +82,14 @@ type Boxes interface {
 	Status(ctx context.Context, guest Guest) (GuestStatus, error)
 }
 
+// RunsReader is implemented by backends that can say whether a guest runs
+// more cheaply than Status, which also reads its size: a restore asks it
+// just before its stop, so that a restore that fails after the stop starts
+// again only a box that was running.
+type RunsReader interface {
+	Runs(ctx context.Context, guest Guest) (bool, error)
+}
+
 // HeldCopier is implemented by backends whose Keep past a release, or whose
 // undo on some storage, is a held copy (section 2, "A held copy").
 type HeldCopier interface {

@@ -292,7 +292,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.restoreFailed(ctx, op, b, sn, "", err.Error(), observedNothingChanged)
+		return s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
 	}
 	caller := callerOf(op)
 	tz := s.TimeZone(ctx)
@@ -335,7 +335,10 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	}
 	ref := refOf(sn, b)
 	var size *providers.BoxSize
-	stopped := false
+	// wasRunning is whether the box ran just before this run stopped it,
+	// read before the stop; a run resumed past the stop does not know, and
+	// starts the box again as the restore's own start step would.
+	wasRunning := true
 	asked := false
 	if resuming {
 		// An earlier run of this restore may have said it was asked.
@@ -391,15 +394,9 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if ctx.Err() != nil {
 					return ctx.Err() // the worker stops: the restore resumes at its undo
 				}
-				notStarted := ""
-				if stopped || i > 0 {
-					// Bring the box back as it was before saying so.
-					if _, serr := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, providers.StepStart, s.ops.Recorder(op)); serr != nil {
-						notStarted = serr.Error()
-					}
-				}
-				words := failUndoWords(taskFailedWords(op, err.Error()), notStarted)
-				return s.restoreFailed(ctx, op, b, sn, string(step), words, observedNothingChanged)
+				// Bring the box back as it was before saying so.
+				words := failUndoWords(taskFailedWords(op, err.Error()), "")
+				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, nil, wasRunning, words)
 			}
 			if !asked {
 				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, undo.Name, false, yes), sn.ID, op.ID, nil)
@@ -411,7 +408,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), observedRestoredStopped)
+				return s.restoreFailed(ctx, op, b, sn, &be, string(step), err.Error(), observedRestoredStopped)
 			}
 		case providers.StepAdopt, providers.StepEarlier:
 			nb, err := s.swapStep(ctx, op, b, sn, be, step)
@@ -422,13 +419,18 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.restoreFailed(ctx, op, b, sn, string(step), err.Error(), observedMayBeStopped)
+				return s.restoreFailed(ctx, op, b, sn, &be, string(step), err.Error(), observedMayBeStopped)
 			}
 			b = nb
 		default:
 			if !asked {
 				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, "", false, yes), sn.ID, op.ID, nil)
 				asked = true
+			}
+			if step == providers.StepStop {
+				if runs, err := s.guestRuns(ctx, be, b); err == nil {
+					wasRunning = runs
+				}
 			}
 			// Its provider task is waited for by the job's snooze: the
 			// restore resumes here once the task ended (done: the next step;
@@ -444,14 +446,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if errors.Is(err, providers.ErrUnreachable) {
 					return s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, be), string(step)))
 				}
-				observed := observedNothingChanged
-				if step != providers.StepStop {
-					observed = observedMayBeStopped
-				}
-				return s.restoreFailed(ctx, op, b, sn, string(step), taskFailedWords(op, err.Error()), observed)
-			}
-			if step == providers.StepStop {
-				stopped = true
+				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, taskFailedWords(op, err.Error()))
 			}
 			if prog.Size != nil {
 				size = prog.Size
@@ -495,7 +490,112 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	return s.kinds.Restore.Done(ctx, op, res)
 }
 
-func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *Snapshot, step, words, observed string) error {
+// restoreFailedAt ends a restore whose step order[i] failed (stepErr; nil
+// for the core's own undo), leaving the box as it found it where it can and
+// saying exactly how it left it (section 5): a rollback the backend did not
+// refuse outright may have changed part of the files, which the undo puts
+// back; a box the restore stopped, or may have, is started again if it was
+// running before. Its undo replaces the oldest (restoreFailed).
+func (s *Service) restoreFailedAt(ctx context.Context, op *Operation, b *Box, sn *Snapshot, be Backend, order []providers.RestoreStep, i int, stepErr error, wasRunning bool, words string) error {
+	step := order[i]
+	done := func(st providers.RestoreStep) bool { j := indexOf(order, st); return j >= 0 && j < i }
+	rec := s.ops.Recorder(op)
+	files := observedFilesAsTheyWere
+	switch {
+	case step == providers.StepRollback && !errors.Is(stepErr, providers.ErrRefused):
+		files = s.putBackFromUndo(ctx, op, b, be, rec)
+	case done(providers.StepRollback):
+		files = observedFilesRestored
+		s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // its files are the target's
+	}
+	box := ""
+	switch {
+	case step == providers.StepStart:
+		box = observedStartFailedWords(stepErr.Error())
+	case (step == providers.StepStop || done(providers.StepStop)) && !done(providers.StepStart):
+		box = s.startAgain(ctx, be, b, refOf(sn, b), wasRunning, rec)
+	case done(providers.StepStart):
+		box = observedBoxRuns
+	}
+	observed := observedNothingChanged
+	if files != observedFilesAsTheyWere || box != "" {
+		observed = observedRestoreWords(files, box)
+	}
+	return s.restoreFailed(ctx, op, b, sn, &be, string(step), words, observed)
+}
+
+// putBackFromUndo rolls the box's files back to the restore's undo after a
+// rollback that failed part way, and says what the files are then.
+func (s *Service) putBackFromUndo(ctx context.Context, op *Operation, b *Box, be Backend, rec providers.Recorder) string {
+	s.undoOfRun(ctx, op)
+	if op.UndoID == nil {
+		return observedFilesPartWayWords(observedNoUndo)
+	}
+	u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+	if err != nil || u.State != StateReady {
+		return observedFilesPartWayWords(observedUndoNotReady)
+	}
+	if _, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), refOf(u, b), providers.StepRollback, rec); err != nil {
+		return observedFilesPartWayWords(err.Error())
+	}
+	return observedFilesPutBack
+}
+
+// startAgain starts a box a failed restore stopped, or may have, if it was
+// running before, and says whether it runs.
+func (s *Service) startAgain(ctx context.Context, be Backend, b *Box, ref providers.SnapshotRef, wasRunning bool, rec providers.Recorder) string {
+	if runs, err := s.guestRuns(ctx, be, b); err == nil && runs {
+		return observedBoxRuns
+	}
+	if !wasRunning {
+		return observedBoxStoppedAsBefore
+	}
+	if _, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, providers.StepStart, rec); err != nil {
+		return observedStartFailedWords(err.Error())
+	}
+	return observedBoxStartedAgain
+}
+
+// guestRuns says whether the box's guest runs now: the backend's own cheap
+// read where it has one (providers.RunsReader), else its status.
+func (s *Service) guestRuns(ctx context.Context, be Backend, b *Box) (bool, error) {
+	if r, ok := be.Snap.(providers.RunsReader); ok {
+		return r.Runs(ctx, guestOf(b))
+	}
+	if be.Boxes == nil {
+		return false, errors.New("the backend cannot say whether the box runs")
+	}
+	st, err := be.Boxes.Status(ctx, guestOf(b))
+	return st.Running, err
+}
+
+// undoOfRun reads the restore's undo from its record when this run has not
+// seen it (an undo taken before a restart).
+func (s *Service) undoOfRun(ctx context.Context, op *Operation) {
+	if op.UndoID != nil {
+		return
+	}
+	if o, err := s.ops.ByID(ctx, s.st.Pool, op.ID); err == nil {
+		op.UndoID = o.UndoID
+	}
+}
+
+// restoreFailed ends a restore as failed, with what boxsnap observed of the
+// box. Its undo, once ready, replaces the oldest as a successful restore's
+// does (section 8: at most 2 a box, whatever the outcome), the backend's
+// deletes waited for here, as a failed restore's step never resumes. be is
+// nil when the box's backend is not known.
+func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *Snapshot, be *Backend, step, words, observed string) error {
+	if be != nil {
+		s.undoOfRun(ctx, op)
+		if op.UndoID != nil {
+			if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil && u.State == StateReady {
+				if _, err := s.replaceUndosWith(ctx, op, b, *be, sn.ID, s.ops.Recorder(op)); err != nil {
+					s.logger.Warn("replace the undos of a failed restore", "operation", op.ID, "err", err)
+				}
+			}
+		}
+	}
 	s.log(ctx, s.st.Pool, b.ID, EvRestoreFailed, callerOf(op), logRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, observed)
 }
@@ -611,17 +711,28 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 // their names, and operations.ErrTaskPending when a delete's task is left to
 // the job's snooze: the step, resumed, finishes that delete first.
 func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Backend, target string) ([]string, error) {
+	return s.replaceUndosWith(ctx, op, b, be, target, nil)
+}
+
+// replaceUndosWith is replaceUndos with the backend's delete tasks waited for
+// with rec, in place of the job's snooze (rec nil), for a restore that ends
+// failed: its step never resumes, so it leaves the deletes an earlier run
+// began to a later restore's.
+func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, be Backend, target string, rec providers.Recorder) ([]string, error) {
 	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
 	if err != nil {
 		return nil, nil
 	}
-	// An undo this step began to delete before a restart or a snooze goes
-	// first; not the target, a swapped-in held copy that the restore deletes
-	// after this (its copy is the box's guest now).
-	older := func(sn *Snapshot) bool { return sn.IsUndo() && sn.ID != target }
-	finished, err := s.finishLeftDeletes(ctx, op, b, be, all, older, System("a newer undo replaced it"), "a newer undo replaced it")
-	if err != nil {
-		return nil, err
+	var finished []string
+	if rec == nil {
+		// An undo this step began to delete before a restart or a snooze goes
+		// first; not the target, a swapped-in held copy that the restore deletes
+		// after this (its copy is the box's guest now).
+		older := func(sn *Snapshot) bool { return sn.IsUndo() && sn.ID != target }
+		finished, err = s.finishLeftDeletes(ctx, op, b, be, all, older, System("a newer undo replaced it"), "a newer undo replaced it")
+		if err != nil {
+			return nil, err
+		}
 	}
 	var undos []*Snapshot
 	for _, sn := range all {
@@ -641,7 +752,13 @@ func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Ba
 		if err != nil || Eligible(u, ChangeReplaceUndo, pins, s.now(), tz) != nil {
 			continue
 		}
-		if err := s.deleteStep(ctx, op, u, b, be, System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {
+		del := s.deleteStep
+		if rec != nil {
+			del = func(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
+				return s.deleteWith(ctx, op, sn, b, be, c, why, rec)
+			}
+		}
+		if err := del(ctx, op, u, b, be, System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {
 			if operations.Pending(err) {
 				return nil, err
 			}

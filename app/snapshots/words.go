@@ -1116,6 +1116,44 @@ const (
 	observedStillInTrash    = "the box is still in the trash"
 )
 
+// What a restore that failed left of the box (observedRestoreWords): its
+// files, then whether it runs (section 5: a failed restore leaves the box
+// as it found it, or says exactly how it left it).
+const (
+	observedFilesAsTheyWere    = "the files are as they were"
+	observedFilesPutBack       = "the files were put back as they were"
+	observedFilesRestored      = "the files are the snapshot's"
+	observedBoxStartedAgain    = "the box was started again"
+	observedBoxRuns            = "the box is running"
+	observedBoxStoppedAsBefore = "the box is stopped, as it was before the restore"
+	observedNoUndo             = "no undo was taken"
+	observedUndoNotReady       = "the undo is not ready"
+)
+
+// observedFilesPartWayWords: a rollback that failed part way, whose files
+// the undo could not put back (why).
+func observedFilesPartWayWords(why string) string {
+	return "the files may be part way to the snapshot's: putting them back from the undo failed: " + why
+}
+
+// observedStartFailedWords: a box a failed restore left stopped, as
+// starting it failed (why).
+func observedStartFailedWords(why string) string {
+	return "the box is stopped: starting it failed: " + why
+}
+
+// observedRestoreWords: what a failed restore left, its files and then its
+// box, joined by "and", or by a semicolon where either gives its reason.
+func observedRestoreWords(files, box string) string {
+	if box == "" {
+		return files
+	}
+	if strings.Contains(files, ":") || strings.Contains(box, ":") {
+		return files + "; " + box
+	}
+	return files + " and " + box
+}
+
 // failNothingChangedWords: a refusal met when the operation ran, before it
 // changed anything.
 func failNothingChangedWords(why string) string { return why + " Nothing changed." }

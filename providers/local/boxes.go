@@ -429,6 +429,15 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}}, nil
 }
 
+// Runs says whether the box runs, without reading its size
+// (providers.RunsReader).
+func (b *Backend) Runs(ctx context.Context, guest providers.Guest) (bool, error) {
+	if _, err := b.existingBox(guest); err != nil {
+		return false, err
+	}
+	return b.running(guest.Ref)
+}
+
 // running says whether the box runs: its process is alive, or, for a box with
 // no command, it was started and not stopped.
 func (b *Backend) running(box string) (bool, error) {
