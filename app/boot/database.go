@@ -14,6 +14,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/pgcluster"
+	"github.com/boxsnap/boxsnap/providers/local"
 )
 
 // databaseName is the embedded cluster's database.
@@ -129,7 +130,9 @@ func (db *Database) Close(ctx context.Context) {
 
 func checkWritable(dir string) error {
 	fix := "choose a folder you can write with --data-dir or BOXSNAP_DATA_DIR"
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The folders it makes let a box's user pass, not list (local.MakeFolder):
+	// its box's folder is below.
+	if err := local.MakeFolder(dir); err != nil {
 		return &Problem{What: fmt.Sprintf("the data folder %s cannot be made (%s)", dir, shortErr(err)), Fix: fix, Err: err}
 	}
 	f, err := os.CreateTemp(dir, ".write-check-*")

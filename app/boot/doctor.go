@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/doctor"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers/local"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -56,7 +56,7 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		return []doctor.Result{{Name: "migrations", OK: true, Detail: fmt.Sprintf("%d applied, none pending", st.AppApplied)}}
 	}
 	localCheck := func(ctx context.Context) []doctor.Result {
-		if err := os.MkdirAll(cfg.LocalRoot, 0o755); err != nil {
+		if err := local.MakeFolder(cfg.LocalRoot); err != nil {
 			return []doctor.Result{{Name: "backend local", Detail: fmt.Sprintf("%s cannot be made: %s", cfg.LocalRoot, shortErr(err)),
 				Fix: "choose a folder you can write with --local-root or BOXSNAP_LOCAL_ROOT"}}
 		}

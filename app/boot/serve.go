@@ -84,6 +84,13 @@ func Migrate(ctx context.Context, cfg config.Config, logger *slog.Logger) error 
 
 func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, opts Options, ln net.Listener) error {
 	started := time.Now()
+	// The data folder is made first, passable by a box's user, whichever
+	// database is used: with DATABASE_URL nothing else makes it before the
+	// local backend, whose MkdirAll would make it 0700, and no box's
+	// process could reach its folder (issue 24, item 4).
+	if err := checkWritable(cfg.DataDir); err != nil {
+		return err
+	}
 	// serve owns the embedded cluster; work attaches to the one a serve runs.
 	db, err := OpenDatabase(ctx, cfg, logger, ln == nil)
 	if err != nil {

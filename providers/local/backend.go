@@ -176,6 +176,10 @@ func New(cfg Config) (*Backend, error) {
 		b.workers = DefaultWorkers
 	}
 	b.bufs.New = func() any { p := make([]byte, hashBufSize); return &p }
+	// The folders above the root that boxsnap makes let a box's user pass.
+	if err := MakeFolder(root); err != nil {
+		return nil, fmt.Errorf("local backend: make %s: %w", root, err)
+	}
 	for _, d := range []string{dirBoxes, dirState, dirSnapshots, dirContent, dirTmp, dirGroups} {
 		if err := os.MkdirAll(b.path(d), 0o700); err != nil {
 			return nil, fmt.Errorf("local backend: make %s: %w", d, err)

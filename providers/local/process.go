@@ -228,6 +228,44 @@ func envList(env map[string]string) []string {
 	return out
 }
 
+// MakeFolder makes dir and each missing folder above it. As root, the
+// folders it makes let others pass (0711: o+x, not listing), as a box's
+// user must to reach its box's folder below them; otherwise, as box
+// processes then run as boxsnap's own user, they are 0700. Folders that
+// exist are left as they are (Passable's rule).
+func MakeFolder(dir string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		missing = append(missing, d)
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	mode := fs.FileMode(0o700)
+	if os.Geteuid() == 0 {
+		mode = 0o711
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], mode); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		// Mkdir's mode passes through the umask: set it as meant.
+		if err := os.Chmod(missing[i], mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Passable lets others pass through dir and each folder above it up to stop
 // (o+x, not listing), as a box's user must to reach its box's folder when
 // boxsnap runs as root. boxsnap never does it by itself to folders it did
