@@ -511,7 +511,11 @@ func TestFailureWordsShape(t *testing.T) {
 	}
 	observed := []string{observedNothingChanged, observedAlreadyGone, observedNothingKeptGone, observedMayBeStopped,
 		observedRestoredStopped, observedResetStopped, observedMayBeFresh, observedFreshNoLogins, observedAsBeforeReset,
-		observedReadyNotInTrash, observedStillInTrash, observedNoAnswerWords("pve-1", "rollback")}
+		observedReadyNotInTrash, observedStillInTrash, observedNoAnswerWords("pve-1", "rollback"),
+		observedRestoreWords(observedFilesAsTheyWere, observedBoxStartedAgain), observedRestoreWords(observedFilesPutBack, observedBoxRuns),
+		observedRestoreWords(observedFilesRestored, observedStartFailedWords("it is locked")),
+		observedRestoreWords(observedFilesPartWayWords(observedUndoNotReady), observedBoxStoppedAsBefore),
+		observedRestoreWords(observedFilesPartWayWords(observedNoUndo), ""), observedRestoreWords(observedFilesRestored, "")}
 	for _, w := range append(words, observed...) {
 		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") || strings.Contains(w, "..") || strings.Contains(w, "%!") {
 			t.Errorf("%q: empty, spaces at an end or doubled, two full stops, or a verb of fmt left over", w)
