@@ -107,8 +107,9 @@ func TestMCPTools(t *testing.T) {
 		"box_trash":           {},
 		"box_trash_restore":   {"box": "brisk-lake", "request": "mcp-untrash"},
 	}
-	// A delete cannot be repeated on what it deleted: its JSON twin deletes
-	// another snapshot, and must answer in the same shape.
+	// The delete's JSON twin deletes another snapshot, so it is a first
+	// delete too (a repeat answers the first; TestRepeatedDeleteAnswersItsResult),
+	// and must answer in the same shape.
 	jsonEnv.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "amber-fox", "name": "spare"}).must(t, 200)
 	twin := map[string]map[string]any{
 		"box_snapshot_delete": {"box": "amber-fox", "snapshot": "spare", "request": "json-delete"},

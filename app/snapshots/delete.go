@@ -28,6 +28,10 @@ type DeleteResult struct {
 
 // Delete admits a delete after mayAct and eligible.
 func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Operation, error) {
+	// A repeat answers the first delete, though its snapshot is gone.
+	if op, err := s.repeated(ctx, c, req.RequestID, OpDelete, req.Box, req.Snapshot); err != nil || op != nil {
+		return op, err
+	}
 	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
 	if err != nil {
 		return nil, err

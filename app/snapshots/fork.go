@@ -47,6 +47,9 @@ type ForkResult struct {
 // and release wait for it, and its snapshot stays pinned until the fork is
 // ready or failed (decided during unit 7).
 func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operation, error) {
+	if op, err := s.repeated(ctx, c, req.RequestID, OpFork, req.Box, req.Snapshot); err != nil || op != nil {
+		return op, err
+	}
 	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
 	if err != nil {
 		return nil, err

@@ -282,6 +282,9 @@ func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, 
 	if !c.IsPerson() {
 		return nil, refusal(CodeForbidden, wordsOnlyPersonDeletesHistory)
 	}
+	if op, err := s.repeated(ctx, c, requestID, OpDeleteHistory, boxRef, ""); err != nil || op != nil {
+		return op, err
+	}
 	b, err := s.Box(ctx, c, boxRef)
 	if err != nil {
 		return nil, err

@@ -77,13 +77,16 @@ func (s *Service) Unkeep(ctx context.Context, c Caller, req KeepRequest) (*Opera
 }
 
 func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, unkeep bool) (*Operation, error) {
-	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
-	if err != nil {
-		return nil, err
-	}
 	act, change, kind := ActKeep, ChangeKeep, OpKeep
 	if unkeep {
 		act, change, kind = ActUnkeep, ChangeUnkeep, OpUnkeep
+	}
+	if op, err := s.repeated(ctx, c, req.RequestID, kind, req.Box, req.Snapshot); err != nil || op != nil {
+		return op, err
+	}
+	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
+	if err != nil {
+		return nil, err
 	}
 	if err := MayAct(c, act, b, sn); err != nil {
 		return nil, err

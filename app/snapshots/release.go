@@ -34,6 +34,10 @@ func (s *Boxes) ReleaseBoxDeletingKept(ctx context.Context, c Caller, ref, reque
 }
 
 func (s *Boxes) releaseBox(ctx context.Context, c Caller, ref, requestID string, p releaseParams) (*Operation, error) {
+	// A repeat answers the first release, though the box is released.
+	if op, err := s.repeated(ctx, c, requestID, OpRelease, ref, ""); err != nil || op != nil {
+		return op, err
+	}
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err

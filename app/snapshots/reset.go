@@ -139,6 +139,9 @@ func checkLoginPath(p string) error {
 // guard, an execution machine, the undo's room), the template to reset to,
 // and the backend's ability, before anything changes.
 func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Operation, error) {
+	if op, err := s.repeated(ctx, c, req.RequestID, OpReset, req.Box, ""); err != nil || op != nil {
+		return op, err
+	}
 	b, err := s.Box(ctx, c, req.Box)
 	if err != nil {
 		return nil, err
@@ -528,6 +531,9 @@ func (s *Service) clearHead(ctx context.Context, box string) {
 // (moatbox: "Undo always goes back to the newest undo point"), with the
 // restore's own rules.
 func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID string, force bool) (*Operation, error) {
+	if op, err := s.repeated(ctx, c, requestID, OpRestore, boxRef, ""); err != nil || op != nil {
+		return op, err
+	}
 	b, err := s.Box(ctx, c, boxRef)
 	if err != nil {
 		return nil, err

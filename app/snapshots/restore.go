@@ -133,6 +133,11 @@ func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) s
 // Restore admits a restore: section 5's steps 1 to 4 (plan, guard, pin and
 // record, admit the undo), before anything stops.
 func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*Operation, error) {
+	if !req.dryRun {
+		if op, err := s.repeated(ctx, c, req.RequestID, OpRestore, req.Box, req.Snapshot); err != nil || op != nil {
+			return op, err
+		}
+	}
 	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
 	if err != nil {
 		return nil, err

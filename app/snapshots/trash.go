@@ -156,6 +156,9 @@ func notInTrash(b *Box) *Refusal {
 // made as it was (links up, onboot back), started if it ran, with its
 // history. The person restores any box; an agent only its own thread's.
 func (s *Boxes) RestoreFromTrash(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
+	if op, err := s.repeated(ctx, c, requestID, OpUntrash, ref, ""); err != nil || op != nil {
+		return op, err
+	}
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err
