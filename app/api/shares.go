@@ -114,5 +114,6 @@ func (s *server) sharedCopy(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", e.FileName()))
 	if err := e.WriteTo(r.Context(), w); err != nil {
 		s.logger.Warn("shared copy cut short", "err", err)
+		panic(http.ErrAbortHandler) // an error to the client, never a whole file
 	}
 }

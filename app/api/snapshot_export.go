@@ -43,6 +43,7 @@ func (s *server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 		// The answer has begun: the file is cut short, and an import of it
 		// says so. The log says why.
 		s.logger.Warn("export cut short", "box", box, "err", err)
+		panic(http.ErrAbortHandler) // an error to the client, never a whole file
 	}
 }
 

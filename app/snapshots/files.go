@@ -323,13 +323,23 @@ func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*D
 			return nil, refusal(CodeInvalid, wordsNotFileOrFolder(shownPath(p)))
 		}
 	}
+	// Before the first byte: a snapshot whose backend can tell it cannot
+	// read it whole is refused in words, not answered 200 and cut short.
+	if rc, ok := br.(providers.ReadChecker); ok {
+		if err := rc.CheckReadable(ctx, refOf(sn, b), p); err != nil {
+			return nil, filesError(sn, p, err)
+		}
+	}
 	s.log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
 	return d, nil
 }
 
 // WriteTo streams the download to w: a file as it is, a folder as a tar.gz
 // written entry by entry, never whole in memory or on disk. Links go in as
-// links.
+// links. When a read fails part way it answers the error with the stream
+// unfinished: a file short of its last byte, a tar.gz with no end (no gzip
+// trailer); the caller must then end the answer as an error, never as a
+// whole (an HTTP handler panics with http.ErrAbortHandler).
 func (d *Download) WriteTo(ctx context.Context, w io.Writer) error {
 	ref := refOf(d.sn, d.b)
 	if !d.Folder {
@@ -338,10 +348,14 @@ func (d *Download) WriteTo(ctx context.Context, w io.Writer) error {
 			return filesError(d.sn, d.path, err)
 		}
 		defer rc.Close()
-		if _, err := io.Copy(w, rc); err != nil {
+		// The backend checks a file's content at its end: its last byte
+		// is held back until then, so a file found damaged there never
+		// reaches the client whole.
+		hw := &holdLast{w: w}
+		if _, err := io.Copy(hw, rc); err != nil {
 			return fmt.Errorf("download %s: %w", shownPath(d.path), err)
 		}
-		return nil
+		return hw.flush()
 	}
 	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	if err != nil {
@@ -390,6 +404,36 @@ func (d *Download) WriteTo(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// holdLast writes all but the last byte written to it, until flush.
+type holdLast struct {
+	w    io.Writer
+	last []byte
+}
+
+func (h *holdLast) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(h.last) > 0 {
+		if _, err := h.w.Write(h.last); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := h.w.Write(p[:len(p)-1]); err != nil {
+		return 0, err
+	}
+	h.last = append(h.last[:0], p[len(p)-1])
+	return len(p), nil
+}
+
+func (h *holdLast) flush() error {
+	if len(h.last) == 0 {
+		return nil
+	}
+	_, err := h.w.Write(h.last)
+	return err
 }
 
 // Comparison is a page of what differs between a snapshot and the box now,

@@ -36,6 +36,9 @@ func (s *Server) downloadSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	if err := d.WriteTo(r.Context(), w); err != nil {
+		// The answer has begun: it ends as an error (the connection cut),
+		// never as a whole download. middleware.Recoverer passes it on.
 		s.logger(r).Warn("download cut short", "snapshot", sn.ID, "err", err)
+		panic(http.ErrAbortHandler)
 	}
 }

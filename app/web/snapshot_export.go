@@ -106,6 +106,7 @@ func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", ex.FileName()))
 	if _, err := ex.WriteTo(r.Context(), w); err != nil {
 		s.logger(r).Warn("export cut short", "box", box, "err", err)
+		panic(http.ErrAbortHandler) // an error to the client, never a whole file
 	}
 }
 

@@ -1,0 +1,54 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+var _ providers.ReadChecker = (*Backend)(nil)
+
+// CheckReadable checks, before a download streams a byte, that every file
+// of a snapshot under dir has its content in the store, of the size the
+// manifest recorded: a content file deleted or cut short on disk is
+// ErrIncomplete here, not a stream cut part way. Each content is looked at
+// once (a stat, no read).
+func (b *Backend) CheckReadable(ctx context.Context, ref providers.SnapshotRef, dir string) error {
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return err
+	}
+	rel, err := safeRel(dir)
+	if err != nil {
+		return err
+	}
+	prefix := rel + "/"
+	seen := make(map[string]bool)
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		if e.Type != typeFile || seen[e.Hash] {
+			continue
+		}
+		if rel != "." && e.Path != rel && !strings.HasPrefix(e.Path, prefix) {
+			continue
+		}
+		if hidden(e.Path) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fi, err := os.Lstat(b.contentPath(e.Hash))
+		switch {
+		case err != nil:
+			return fmt.Errorf("the content of %s is missing on disk: %w", e.Path, providers.ErrIncomplete)
+		case fi.Size() != e.Size:
+			return fmt.Errorf("the content of %s is cut short or damaged on disk: %w", e.Path, providers.ErrIncomplete)
+		}
+		seen[e.Hash] = true
+	}
+	return nil
+}
