@@ -1416,6 +1416,14 @@ func wordsNamedAlready(box, name string) string {
 	return fmt.Sprintf("%s has a snapshot named ‘%s’ already.", box, name)
 }
 
+// DatabaseDownWords is /healthz's answer when the database does not answer,
+// with why (the server's or the system's words, never its address).
+func DatabaseDownWords(why string) string { return "database does not answer: " + why }
+
+func wordsNoAnswerWithin(d time.Duration) string { return "no answer within " + d.String() }
+
+const wordsItsConnectionFailed = "its connection failed"
+
 // Operations (section 6: every change is an operation, recorded before it
 // starts; one at a time per box; after a restart; a locked guest).
 

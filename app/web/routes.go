@@ -23,7 +23,7 @@ func (s *Server) router() *chi.Mux {
 
 	staticFS, _ := fs.Sub(static.Files, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
-	r.Get("/healthz", health)
+	r.Get("/healthz", s.health)
 
 	// Pages anyone may reach.
 	r.Group(func(r chi.Router) {
@@ -131,11 +131,6 @@ func crossOrigin(h http.Handler) http.Handler {
 		http.Error(w, "Refused: this request came from another site.", http.StatusForbidden)
 	}))
 	return cop.Handler(h)
-}
-
-func health(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte("ok\n"))
 }
 
 func (s *Server) jobsUI() http.Handler {

@@ -43,6 +43,8 @@ type Server struct {
 	throttle *signInThrottle
 	slowed   chan struct{}
 	slowFor  time.Duration
+	// healthz is /healthz's look at the database; nil with no Core.
+	healthz *healthCheck
 }
 
 // New makes the web server.
@@ -50,8 +52,12 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil || opts.Views == nil || opts.Logger == nil {
 		return nil, errors.New("web: Auth, Views and Logger are required")
 	}
-	return &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
-		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}, nil
+	s := &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
+		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
+	if opts.Core != nil {
+		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
+	}
+	return s, nil
 }
 
 // sessionCookie is the name of the session cookie.
