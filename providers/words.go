@@ -9,3 +9,25 @@ import "fmt"
 func NoResetWords(box string) string {
 	return fmt.Sprintf("Taken before %s's image had the identity reset: it could not be forked after a release. To fork or keep, refresh the image, make the box again from it and take a new snapshot.", box)
 }
+
+// GB says a size in GB, as providers bill (section 12, "Words"): "2 MB",
+// "1.2 GB". It is the one home of a size in words (snapshots.GB says it):
+// words never give a raw count of bytes.
+func GB(n int64) string {
+	gb := float64(n) / 1e9
+	switch {
+	case n < 1e6:
+		return fmt.Sprintf("%d KB", (n+999)/1000)
+	case gb < 0.1:
+		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
+	case gb < 10:
+		return fmt.Sprintf("%.1f GB", gb)
+	}
+	return fmt.Sprintf("%.0f GB", gb)
+}
+
+// StoreFullWords is why a take is refused when its store lacks the room:
+// "The store has 1 MB free and this take needs about 2 MB".
+func StoreFullWords(free, need int64) string {
+	return fmt.Sprintf("The store has %s free and this take needs about %s", GB(free), GB(need))
+}

@@ -112,19 +112,9 @@ func PriceOf(raw json.RawMessage) *providers.Price {
 	return &p
 }
 
-// GB says a size in GB, as providers bill (section 12, "Words").
-func GB(n int64) string {
-	gb := float64(n) / 1e9
-	switch {
-	case n < 1e6:
-		return fmt.Sprintf("%d KB", (n+999)/1000)
-	case gb < 0.1:
-		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
-	case gb < 10:
-		return fmt.Sprintf("%.1f GB", gb)
-	}
-	return fmt.Sprintf("%.0f GB", gb)
-}
+// GB says a size in GB, as providers bill (section 12, "Words"); its one
+// home is providers.GB, so a backend's words say sizes as these do.
+func GB(n int64) string { return providers.GB(n) }
 
 // GiB says a box's memory or disk in GiB (section 12, "Words").
 func GiB(n int64) string {

@@ -186,7 +186,7 @@ func (b *Backend) snapshotFile(m *manifest, p string, limit int64) ([]byte, *ent
 		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
 	}
 	if e.Size > limit {
-		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is %d bytes, more than the %d this allows: restore the snapshot or fork it instead", rel, e.Size, limit)}
+		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is %s, more than the %s this allows: restore the snapshot or fork it instead", rel, providers.GB(e.Size), providers.GB(limit))}
 	}
 	data, err := os.ReadFile(b.contentPath(e.Hash))
 	if err != nil {
@@ -234,14 +234,14 @@ func (b *Backend) boxFile(guest providers.Guest, rel string) ([]byte, error) {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is not a file", rel)}
 	}
 	if fi.Size() > providers.MaxDiffBytes {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %d bytes, more than the %d a comparison allows", rel, fi.Size(), providers.MaxDiffBytes)}
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %s, more than the %s a comparison allows", rel, providers.GB(fi.Size()), providers.GB(providers.MaxDiffBytes))}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, providers.MaxDiffBytes+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > providers.MaxDiffBytes {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now grew past the %d bytes a comparison allows", rel, providers.MaxDiffBytes)}
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now grew past the %s a comparison allows", rel, providers.GB(providers.MaxDiffBytes))}
 	}
 	return data, nil
 }

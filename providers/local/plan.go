@@ -53,7 +53,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	if changed > storage.FreeBytes {
 		plan.Take.OK = false
 		plan.Take.TryAgain = true
-		plan.Take.Why = fmt.Sprintf("The store has %d bytes free and this take needs about %d", storage.FreeBytes, changed)
+		plan.Take.Why = providers.StoreFullWords(storage.FreeBytes, changed)
 	}
 	undoBytes := changed
 	plan.Restore = providers.RestorePlan{
