@@ -31,6 +31,10 @@ const (
 	fetchPollInterval = 50 * time.Millisecond
 )
 
+// rescueStuckJobsAfter is River's RescueStuckJobsAfter (its default is an
+// hour); it must be at least River's JobTimeout (a minute).
+const rescueStuckJobsAfter = 5 * time.Minute
+
 // ClientOptions configure the River client.
 type ClientOptions struct {
 	// Work runs the workers; false makes an insert-only client (serve with
@@ -51,6 +55,13 @@ func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*river.Client[pgx.Tx], e
 		Logger:            opts.Logger,
 		FetchCooldown:     fetchCooldown,
 		FetchPollInterval: fetchPollInterval,
+		// River's rescuer frees a job a killed worker left running once it
+		// ran this long and past its worker's timeout: a sweep (River's
+		// one-minute JobTimeout) after 5 minutes, so a stuck sweep's row
+		// never keeps its next run out for River's default hour. An
+		// operation's job (a 6-hour timeout) is left to the engine's
+		// Recover, which resumes it within the recover interval.
+		RescueStuckJobsAfter: rescueStuckJobsAfter,
 	}
 	if opts.Work {
 		if n := pool.Config().MaxConns; n < MinPoolConnections {

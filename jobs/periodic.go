@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -35,6 +36,33 @@ const (
 	ThinInterval      = time.Minute
 )
 
+// Intervals are how often each periodic job runs; a zero field is its
+// default above. The fields are app/config's Intervals', so serve and work
+// hand the settings over as they are (BOXSNAP_*_INTERVAL); tests shorten
+// them.
+type Intervals struct {
+	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning time.Duration
+}
+
+// orDefaults fills each zero interval with its default.
+func (i Intervals) orDefaults() Intervals {
+	or := func(d *time.Duration, def time.Duration) {
+		if *d <= 0 {
+			*d = def
+		}
+	}
+	or(&i.Recover, RecoverInterval)
+	or(&i.Reconcile, ReconcileInterval)
+	or(&i.Outside, OutsideInterval)
+	or(&i.Room, RoomInterval)
+	or(&i.Expiry, ExpiryInterval)
+	or(&i.Trash, TrashInterval)
+	or(&i.Housekeeping, HousekeepingInterval)
+	or(&i.Automatic, AutomaticInterval)
+	or(&i.Thinning, ThinInterval)
+	return i
+}
+
 // sweep is one periodic job: its name (the job's args and its periodic ID),
 // how often it runs, whether it runs at start, and what it does.
 type sweep struct {
@@ -51,7 +79,8 @@ type sweep struct {
 // at start (serve reconciles once at start itself), so a freshly started
 // process sees its first sweep after one interval.
 func sweeps(d Deps) []sweep {
-	out := []sweep{{name: "sessions", every: HousekeepingInterval, onStart: true, run: func(ctx context.Context, d Deps) error {
+	every := d.Intervals.orDefaults()
+	out := []sweep{{name: "sessions", every: every.Housekeeping, onStart: true, run: func(ctx context.Context, d Deps) error {
 		n, err := d.Auth.DeleteExpired(ctx)
 		if n > 0 {
 			d.Logger.Info("housekeeping removed expired sessions and links", "count", n)
@@ -62,11 +91,11 @@ func sweeps(d Deps) []sweep {
 		return out
 	}
 	return append(out,
-		sweep{name: "recover", every: RecoverInterval, onStart: true, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "recover", every: every.Recover, onStart: true, run: func(ctx context.Context, d Deps) error {
 			_, err := d.Core.Recover(ctx)
 			return err
 		}},
-		sweep{name: "reconcile", every: ReconcileInterval, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "reconcile", every: every.Reconcile, run: func(ctx context.Context, d Deps) error {
 			rep, err := d.Core.Sweeps().Reconcile(ctx)
 			if rep.Lost+rep.Found+rep.Kept+rep.Recorded+rep.Unavailable+rep.Back > 0 {
 				d.Logger.Info("reconcile", "lost", rep.Lost, "found", rep.Found, "kept", rep.Kept, "recorded", rep.Recorded,
@@ -74,43 +103,43 @@ func sweeps(d Deps) []sweep {
 			}
 			return err
 		}},
-		sweep{name: "outside-restores", every: OutsideInterval, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "outside-restores", every: every.Outside, run: func(ctx context.Context, d Deps) error {
 			_, err := d.Core.Sweeps().ScanOutside(ctx)
 			return err
 		}},
-		sweep{name: "room", every: RoomInterval, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "room", every: every.Room, run: func(ctx context.Context, d Deps) error {
 			rep, err := d.Core.Sweeps().RoomSweep(ctx)
 			if len(rep.Deleted) > 0 {
 				d.Logger.Info("room sweep deleted snapshots", "count", len(rep.Deleted))
 			}
 			return err
 		}},
-		sweep{name: "expiry", every: ExpiryInterval, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "expiry", every: every.Expiry, run: func(ctx context.Context, d Deps) error {
 			_, err := d.Core.Sweeps().ExpireKeeps(ctx)
 			return err
 		}},
-		sweep{name: "automatic", every: AutomaticInterval, history: true, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "automatic", every: every.Automatic, history: true, run: func(ctx context.Context, d Deps) error {
 			rep, err := d.Core.Sweeps().CheckAutomatic(ctx)
 			if len(rep.Taken) > 0 || rep.Walked > 0 {
 				d.Logger.Info("automatic check", "checked", rep.Checked, "taken", len(rep.Taken), "walked", rep.Walked)
 			}
 			return err
 		}},
-		sweep{name: "thinning", every: ThinInterval, history: true, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "thinning", every: every.Thinning, history: true, run: func(ctx context.Context, d Deps) error {
 			rep, err := d.Core.Sweeps().ThinHistory(ctx)
 			if rep.Snapshots > 0 {
 				d.Logger.Info("thinning", "boxes", rep.Boxes, "operations", rep.Operations, "snapshots", rep.Snapshots)
 			}
 			return err
 		}},
-		sweep{name: "trash", every: TrashInterval, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "trash", every: every.Trash, run: func(ctx context.Context, d Deps) error {
 			ops, err := d.Core.Sweeps().EmptyDueTrash(ctx)
 			if len(ops) > 0 {
 				d.Logger.Info("the trash sweep released boxes whose time in the trash ended", "count", len(ops))
 			}
 			return err
 		}},
-		sweep{name: "housekeeping", every: HousekeepingInterval, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "housekeeping", every: every.Housekeeping, run: func(ctx context.Context, d Deps) error {
 			_, err := d.Core.Sweeps().Housekeep(ctx)
 			return err
 		}},
@@ -125,10 +154,24 @@ type SweepArgs struct {
 // Kind is the job's stable name.
 func (SweepArgs) Kind() string { return "sweep" }
 
-// InsertOpts keeps one run of each sweep queued at a time, on the
-// maintenance queue, so a slow sweep never delays a box's operation.
+// InsertOpts keeps one run of each sweep queued or running at a time, on
+// the maintenance queue, so a slow sweep never delays a box's operation.
+// Unique only in the states of a run to come or under way: River's default
+// states include completed (kept 24 h by its cleaner), cancelled and
+// discarded, and with them each sweep ran once and its later inserts were
+// skipped as duplicates of the finished run. River requires available,
+// pending, running and scheduled; retryable is a run to come. A run a
+// killed worker left running is freed by River's rescuer
+// (rescueStuckJobsAfter), so it blocks the next for minutes, not forever.
 func (SweepArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: SweepUniqueStates}}
+}
+
+// SweepUniqueStates are the states in which a sweep's run keeps another
+// from being queued.
+var SweepUniqueStates = []rivertype.JobState{
+	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+	rivertype.JobStateRetryable, rivertype.JobStateScheduled,
 }
 
 // SweepWorker runs a sweep by its name.

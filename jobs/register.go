@@ -18,6 +18,9 @@ type Deps struct {
 	// periodic jobs (their workers stay): tests whose boxes run call them
 	// when they mean to, so no snapshot appears on its own mid-test.
 	ManualHistory bool
+	// Intervals are the periodic jobs' intervals; zero ones are the
+	// defaults (periodic.go).
+	Intervals Intervals
 }
 
 // Register adds every worker to workers. This is the one place workers are

@@ -157,7 +157,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 
 	client, err := jobs.NewClient(db.Pool, jobs.ClientOptions{
 		Work: cfg.Workers, Logger: logger, Extra: opts.ExtraWorkers,
-		Deps: jobs.Deps{Auth: authSvc, Core: core, Logger: logger},
+		Deps: jobs.Deps{Auth: authSvc, Core: core, Logger: logger, Intervals: jobs.Intervals(cfg.Intervals)},
 	})
 	if err != nil {
 		return err

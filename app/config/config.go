@@ -77,6 +77,33 @@ type Config struct {
 	DockerTLSKey          string
 	DockerNetwork         string
 	DockerBoxesGoWithHost bool
+
+	// Intervals are how often each periodic job runs (the specification's
+	// values by default); tests shorten them.
+	Intervals Intervals
+}
+
+// Intervals are the periodic jobs' intervals, one a job (jobs.Intervals has
+// the same fields). Sessions and set-up links are swept with housekeeping.
+type Intervals struct {
+	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning time.Duration
+}
+
+// intervalSettings are the intervals' settings: variable, flag, default and
+// the field each sets.
+var intervalSettings = []struct {
+	env, flag, def, usage string
+	field                 func(*Intervals) *time.Duration
+}{
+	{"BOXSNAP_RECOVER_INTERVAL", "recover-interval", "30s", "how often any worker resumes the operations a dead worker left", func(i *Intervals) *time.Duration { return &i.Recover }},
+	{"BOXSNAP_RECONCILE_INTERVAL", "reconcile-interval", "2m", "how often the backends' snapshots are listed against the records", func(i *Intervals) *time.Duration { return &i.Reconcile }},
+	{"BOXSNAP_OUTSIDE_INTERVAL", "outside-interval", "1m", "how often restores made outside boxsnap are looked for", func(i *Intervals) *time.Duration { return &i.Outside }},
+	{"BOXSNAP_ROOM_INTERVAL", "room-interval", "5m", "how often the room sweep runs", func(i *Intervals) *time.Duration { return &i.Room }},
+	{"BOXSNAP_EXPIRY_INTERVAL", "expiry-interval", "10m", "how often keeps that ended are let go", func(i *Intervals) *time.Duration { return &i.Expiry }},
+	{"BOXSNAP_TRASH_INTERVAL", "trash-interval", "5m", "how often boxes whose time in the trash ended are released", func(i *Intervals) *time.Duration { return &i.Trash }},
+	{"BOXSNAP_HOUSEKEEPING_INTERVAL", "housekeeping-interval", "1h", "how often sessions, set-up links, old records and the box log are cleaned", func(i *Intervals) *time.Duration { return &i.Housekeeping }},
+	{"BOXSNAP_AUTOMATIC_INTERVAL", "automatic-interval", "15s", "how often running boxes are checked for automatic snapshots", func(i *Intervals) *time.Duration { return &i.Automatic }},
+	{"BOXSNAP_THINNING_INTERVAL", "thinning-interval", "1m", "how often automatic history is thinned", func(i *Intervals) *time.Duration { return &i.Thinning }},
 }
 
 // Setting describes one setting for the README and --help.
@@ -87,7 +114,7 @@ type Setting struct {
 // Settings lists every setting with its environment variable, flag and
 // default; the README's table is made from the same words.
 func Settings() []Setting {
-	return []Setting{
+	out := []Setting{
 		{"DATABASE_URL", "database-url", "", "PostgreSQL URL; empty runs a private cluster in the data folder"},
 		{"BOXSNAP_DATA_DIR", "data-dir", "./.data", "data folder: embedded cluster, local boxes and snapshots"},
 		{"BOXSNAP_ADDR", "addr", "127.0.0.1:8080", "HTTP listen address"},
@@ -119,6 +146,10 @@ func Settings() []Setting {
 		{"BOXSNAP_DOCKER_NETWORK", "docker-network", "", "the network Docker boxes join (none for none); empty: the engine's default"},
 		{"BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "docker-boxes-go-with-host", "false", "the host goes with its boxes (Hetzner, Namespace): Keep is off"},
 	}
+	for _, i := range intervalSettings {
+		out = append(out, Setting{i.env, i.flag, i.def, i.usage})
+	}
+	return out
 }
 
 // Load reads the environment, then the flags in args, which win. getenv is
@@ -160,11 +191,23 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.DockerTLSKey, "docker-tls-key", env("BOXSNAP_DOCKER_TLS_KEY", ""), "that certificate's key")
 	fs.StringVar(&c.DockerNetwork, "docker-network", env("BOXSNAP_DOCKER_NETWORK", ""), "the network Docker boxes join (none for none)")
 	dockerGoes := boolFlag(fs, "docker-boxes-go-with-host", env("BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "false"), "the host goes with its boxes: Keep is off (true/false)")
+	intervals := make([]*string, len(intervalSettings))
+	for n, i := range intervalSettings {
+		intervals[n] = fs.String(i.flag, env(i.env, i.def), i.usage)
+	}
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
 	}
 	var err error
 	var errs []error
+	for n, i := range intervalSettings {
+		d, err := time.ParseDuration(*intervals[n])
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("--%s (%s) must be a duration above zero such as %s, not %q", i.flag, i.env, i.def, *intervals[n]))
+			continue
+		}
+		*i.field(&c.Intervals) = d
+	}
 	if c.Workers, err = strconv.ParseBool(*workers); err != nil {
 		errs = append(errs, fmt.Errorf("--workers (BOXSNAP_WORKERS) must be true or false, not %q", *workers))
 	}
