@@ -55,6 +55,7 @@ type Stack struct {
 	// can make (a release stopped at a held copy, which the local backend
 	// never needs).
 	Pool   *pgxpool.Pool
+	jobs   *jobs.Client
 	srv    *http.Server
 	screen *http.Server
 	// ScreenURL is a page served as a desktop box's screen.
@@ -121,7 +122,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Auth: a, Client: client, Local: lb, Pool: pool}
+	s := &Stack{Core: core, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -153,7 +154,7 @@ func (s *Stack) Close(ctx context.Context) error {
 	var errs []error
 	errs = append(errs, s.srv.Shutdown(ctx), s.screen.Shutdown(ctx))
 	// Running operations are cancelled: a slow box's stop ends at once.
-	if err := s.Client.StopAndCancel(ctx); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.jobs.StopAndCancel(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -1,8 +1,12 @@
 package jobs
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -49,8 +53,52 @@ type ClientOptions struct {
 	MaxWorkers int
 }
 
-// NewClient makes boxsnap's one River client on pool.
-func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*river.Client[pgx.Tx], error) {
+// Client is boxsnap's River client and, in a working process, its
+// presence: the lock by which other workers tell that this process lives
+// (operations.Presence), let go when the client stops.
+type Client struct {
+	*river.Client[pgx.Tx]
+	presence *operations.Presence
+}
+
+// Stop stops River as river.Client.Stop does and, once its running jobs
+// finished, lets the presence go.
+func (c *Client) Stop(ctx context.Context) error {
+	err := c.Client.Stop(ctx)
+	if err == nil {
+		c.release()
+	}
+	return err
+}
+
+// StopAndCancel stops River, cancelling its running jobs, and lets the
+// presence go.
+func (c *Client) StopAndCancel(ctx context.Context) error {
+	err := c.Client.StopAndCancel(ctx)
+	c.release()
+	return err
+}
+
+func (c *Client) release() {
+	if c.presence != nil {
+		c.presence.Close()
+	}
+}
+
+// WorkerID is this working client's River ID, the name of its presence
+// lock; empty for an insert-only client.
+func (c *Client) WorkerID() string {
+	if c.presence == nil {
+		return ""
+	}
+	return c.presence.ID()
+}
+
+// NewClient makes boxsnap's one River client on pool. A working client is
+// given an ID of its own, and holds its presence lock from now on (before
+// it fetches anything): a job it fetches names it in attempted_by, and a
+// live worker's Recover resumes that job's operation once the lock is gone.
+func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*Client, error) {
 	cfg := &river.Config{
 		Logger:            opts.Logger,
 		FetchCooldown:     fetchCooldown,
@@ -85,11 +133,35 @@ func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*river.Client[pgx.Tx], e
 		}
 		cfg.PeriodicJobs = Periodic(opts.Deps)
 	}
+	if opts.Work && opts.Deps.Core != nil {
+		cfg.ID = workerID()
+	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)
 	}
-	return client, nil
+	c := &Client{Client: client}
+	if cfg.ID != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		every := opts.Deps.Intervals.orDefaults().Recover
+		if c.presence, err = opts.Deps.Core.Engine().Hold(ctx, cfg.ID, every); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// workerID is a River client ID no other process has: the host, the
+// process and a random part (River allows 100 characters).
+func workerID() string {
+	host, _ := os.Hostname()
+	if len(host) > 60 {
+		host = host[:60]
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s_%d_%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
 // operationWorkers is how many operations run at once on pool: a running

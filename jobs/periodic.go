@@ -161,8 +161,9 @@ func (SweepArgs) Kind() string { return "sweep" }
 // discarded, and with them each sweep ran once and its later inserts were
 // skipped as duplicates of the finished run. River requires available,
 // pending, running and scheduled; retryable is a run to come. A run a
-// killed worker left running is freed by River's rescuer
-// (rescueStuckJobsAfter), so it blocks the next for minutes, not forever.
+// killed worker left running is made available again by any live worker
+// within the recover interval (operations.Presence, Engine.FreeDeadJobs),
+// and failing that by River's rescuer (rescueStuckJobsAfter).
 func (SweepArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: SweepUniqueStates}}
 }

@@ -252,7 +252,7 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 		defer cancel()
 		_ = client.Stop(sctx)
 	})
-	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client, Logger: logger, Install: install}
+	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client.Client, Jobs: client, Logger: logger, Install: install}
 }
 
 // queryCounter is a pgx tracer that counts the queries sent while it

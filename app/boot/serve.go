@@ -201,7 +201,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if ln == nil { // work
 		logger.Info("boxsnap work is running", "took", time.Since(started).Round(time.Millisecond))
 		if opts.Ready != nil {
-			opts.Ready("", client)
+			opts.Ready("", client.Client)
 		}
 		<-ctx.Done()
 		logger.Info("signal received: stopping")
@@ -218,7 +218,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return err
 	}
 	jobsUI, err := riverui.NewHandler(&riverui.HandlerOpts{
-		Endpoints: riverui.NewEndpoints(client, nil),
+		Endpoints: riverui.NewEndpoints(client.Client, nil),
 		Logger:    logger,
 		Prefix:    "/jobs",
 	})
@@ -257,7 +257,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		fmt.Fprintln(stdout, "Sign in with the owner's password.")
 	}
 	if opts.Ready != nil {
-		opts.Ready(url, client)
+		opts.Ready(url, client.Client)
 	}
 
 	var serveErr error

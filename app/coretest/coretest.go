@@ -32,6 +32,9 @@ type Env struct {
 	Auth   *auth.Service
 	Core   *snapshots.Service
 	Client *river.Client[pgx.Tx]
+	// Jobs is the same client with its presence (jobs.Client): its Stop
+	// lets the presence go.
+	Jobs   *jobs.Client
 	Local  *local.Backend
 	Logger *slog.Logger
 	// Install is this test's install ID.
@@ -142,7 +145,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err

@@ -215,15 +215,53 @@ func (e *Engine) taskWaited(ctx context.Context, op *Operation) error {
 	return nil
 }
 
-// Recover resumes every operation that a worker started or picked and no
+// Recover resumes every operation that a worker started or fetched and no
 // worker runs now (its process died): it queues a new attempt that goes on
-// from the step it reached. A second attempt of one that still runs does
-// nothing: the operation's lock lets one worker run it. One whose job
-// snoozed on its provider task is left to that job. serve and work call it
-// at start; a periodic job calls it again, for workers that die while
-// others live.
+// from the step it reached. A started one is nobody's when no session holds
+// its run lock; one fetched and not started, when the worker that fetched
+// it holds no presence lock (Presence), so it is resumed at the first
+// recover after its worker died, however recently that worker fetched it.
+// A second attempt of one that still runs does nothing: the operation's
+// lock lets one worker run it. One whose job snoozed on its provider task
+// is left to that job. serve and work call it at start; the periodic
+// recover job calls it at each interval, for workers that die while others
+// live. It frees the other jobs a dead worker left running first
+// (FreeDeadJobs).
 func (e *Engine) Recover(ctx context.Context) (int, error) {
-	rows, err := e.st.OpResumable(ctx, e.st.Pool)
+	if _, err := e.FreeDeadJobs(ctx); err != nil {
+		return 0, fmt.Errorf("recover: %w", err)
+	}
+	n, err := e.recover(ctx, nil)
+	if err != nil {
+		return n, err
+	}
+	if n > 0 {
+		e.logger.Info("resumed operations cut short", "count", n)
+	}
+	// The jobs a killed worker left running: finished once their operation
+	// ended (at once when their worker is dead; else a few seconds after,
+	// so a live worker's own completion goes first), or once a resume
+	// replaced them.
+	jobs, err := e.st.OpFinishStaleJobs(ctx, e.st.Pool, time.Now().Add(-staleJobAfter))
+	if err != nil {
+		return n, fmt.Errorf("recover: finish stale jobs: %w", err)
+	}
+	if len(jobs) > 0 {
+		e.logger.Info("finished the jobs a stopped worker left running", "jobs", jobs)
+	}
+	return n, nil
+}
+
+// RecoverOne resumes one running operation as Recover would: when no live
+// worker holds it or its job. It reports whether it queued a new attempt
+// (Check now, on an operation that still reads running).
+func (e *Engine) RecoverOne(ctx context.Context, id string) (bool, error) {
+	n, err := e.recover(ctx, &id)
+	return n > 0, err
+}
+
+func (e *Engine) recover(ctx context.Context, only *string) (int, error) {
+	rows, err := e.st.OpResumable(ctx, e.st.Pool, only)
 	if err != nil {
 		return 0, fmt.Errorf("recover: %w", err)
 	}
@@ -236,19 +274,6 @@ func (e *Engine) Recover(ctx context.Context) (int, error) {
 		if resumed {
 			n++
 		}
-	}
-	if n > 0 {
-		e.logger.Info("resumed operations cut short", "count", n)
-	}
-	// The jobs a killed worker left running: finished once their operation
-	// ended (a few seconds ago, so a live worker's own completion goes
-	// first), or once a resume replaced them.
-	jobs, err := e.st.OpFinishStaleJobs(ctx, e.st.Pool, time.Now().Add(-staleJobAfter))
-	if err != nil {
-		return n, fmt.Errorf("recover: finish stale jobs: %w", err)
-	}
-	if len(jobs) > 0 {
-		e.logger.Info("finished the jobs a stopped worker left running", "jobs", jobs)
 	}
 	return n, nil
 }

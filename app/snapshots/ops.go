@@ -225,11 +225,20 @@ func (s *core) Recover(ctx context.Context) (int, error) { return s.ops.Recover(
 
 // CheckNow re-observes an operation that could not be confirmed: it runs
 // again from the step it reached, and settles as done, failed or unknown
-// with what it found (section 6).
+// with what it found (section 6). One that still reads running is resumed
+// when no live worker holds it or its job (a dead process's, as the
+// periodic recover would), and otherwise left to the worker that has it.
 func (s *core) CheckNow(ctx context.Context, c Caller, id string) (*Operation, error) {
 	op, err := s.Operation(ctx, c, id)
 	if err != nil {
 		return nil, err
+	}
+	if op.State == OpRunning {
+		resumed, err := s.ops.RecoverOne(ctx, id)
+		if err != nil || !resumed {
+			return op, err
+		}
+		return s.ops.ByID(ctx, s.st.Pool, id)
 	}
 	if op.State != OpUnknown {
 		return op, nil

@@ -115,23 +115,43 @@ SELECT count(*) FROM operations WHERE box_id = $1 AND id <> $2 AND state = 'runn
 UPDATE operations SET step = 'queued' WHERE id = $1;
 
 -- name: OpResumable :many
--- Operations a worker started, and operations whose job a worker picked and
--- never started (killed in between: River keeps such a job running until
--- its rescuer, an hour later). Recover resumes those no live worker holds,
--- but not one whose job snoozed on its provider task: that job wakes by
--- itself, in whichever process.
+-- Operations a worker started, and operations whose job a worker fetched
+-- and never started: River keeps such a job running until its rescuer (for
+-- an operation's job, past its 6-hour timeout). The fetch is known to be
+-- nobody's when the worker River recorded in attempted_by holds no presence
+-- lock (boxsnap_worker_alive): its process died, however recently it
+-- fetched the job; a live worker's fetch is left to it. Recover resumes
+-- those no live worker holds, but not one whose job snoozed on its provider
+-- task: that job wakes by itself, in whichever process. With only, just
+-- that operation (Check now).
 SELECT o.* FROM operations o
 WHERE o.state = 'running'
+  AND (sqlc.narg(only_id)::text IS NULL OR o.id = sqlc.narg(only_id)::text)
   AND (o.started_at IS NOT NULL
        OR (o.step = 'queued' AND EXISTS (
            SELECT 1 FROM river_job j
            WHERE j.kind = 'operation' AND j.args->>'op' = o.id AND j.state = 'running'
-             AND j.attempted_at < now() - interval '5 seconds')))
+             AND NOT boxsnap_worker_alive(j.attempted_by[array_upper(j.attempted_by, 1)]))))
   AND NOT (o.task_waiting AND EXISTS (
            SELECT 1 FROM river_job j
            WHERE j.kind = 'operation' AND j.args->>'op' = o.id AND (j.args->>'resume')::int = o.resumes
              AND j.state IN ('available', 'scheduled', 'retryable')))
 ORDER BY o.seq;
+
+-- name: JobsFreeDead :many
+-- The River jobs other than operations' (the periodic sweeps) that a worker
+-- which died left running: made available again, so a live worker runs
+-- them now and the sweep's unique key (which includes running) keeps no
+-- later run out until River's rescuer.
+UPDATE river_job SET state = 'available', scheduled_at = now()
+WHERE state = 'running' AND kind <> 'operation'
+  AND NOT boxsnap_worker_alive(attempted_by[array_upper(attempted_by, 1)])
+RETURNING id;
+
+-- name: WorkerHold :one
+-- A working process's presence lock, held by its own connection for its
+-- life (boxsnap_worker_alive).
+SELECT pg_try_advisory_lock(hashtextextended('boxsnap worker ' || sqlc.arg(worker)::text, 0));
 
 -- name: OpResumeMark :exec
 UPDATE operations SET resumes = $2, state = 'running', ended_at = NULL WHERE id = $1;
@@ -144,8 +164,9 @@ SELECT pg_advisory_unlock(hashtextextended(sqlc.arg(id)::text, 0));
 
 -- name: OpFinishStaleJobs :many
 -- The River jobs that a killed worker left running (River's own rescuer
--- waits an hour): the job of an operation that ended before ended_before, or an
--- attempt a resume replaced. Each is finished as its operation went, so the
+-- waits past the job's 6-hour timeout): the job of an operation that ended
+-- before ended_before or whose worker is dead, or an attempt a resume
+-- replaced. Each is finished as its operation went, so the
 -- job dashboard agrees with the operations.
 UPDATE river_job j
 SET state = (CASE WHEN o.state = 'done' AND (j.args->>'resume')::int = o.resumes THEN 'completed' ELSE 'discarded' END)::river_job_state,
@@ -153,5 +174,7 @@ SET state = (CASE WHEN o.state = 'done' AND (j.args->>'resume')::int = o.resumes
 FROM operations o
 WHERE j.kind = 'operation' AND j.state = 'running'
   AND o.id = j.args->>'op'
-  AND ((o.state <> 'running' AND o.ended_at < sqlc.arg(ended_before)::timestamptz) OR (j.args->>'resume')::int < o.resumes)
+  AND ((o.state <> 'running' AND (o.ended_at < sqlc.arg(ended_before)::timestamptz
+                                  OR NOT boxsnap_worker_alive(j.attempted_by[array_upper(j.attempted_by, 1)])))
+       OR (j.args->>'resume')::int < o.resumes)
 RETURNING j.id;

@@ -11,6 +11,37 @@ import (
 	"time"
 )
 
+const jobsFreeDead = `-- name: JobsFreeDead :many
+UPDATE river_job SET state = 'available', scheduled_at = now()
+WHERE state = 'running' AND kind <> 'operation'
+  AND NOT boxsnap_worker_alive(attempted_by[array_upper(attempted_by, 1)])
+RETURNING id
+`
+
+// The River jobs other than operations' (the periodic sweeps) that a worker
+// which died left running: made available again, so a live worker runs
+// them now and the sweep's unique key (which includes running) keeps no
+// later run out until River's rescuer.
+func (q *Queries) JobsFreeDead(ctx context.Context, db DBTX) ([]int64, error) {
+	rows, err := db.Query(ctx, jobsFreeDead)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const opActiveOnBox = `-- name: OpActiveOnBox :one
 SELECT count(*) FROM operations WHERE box_id = $1 AND id <> $2 AND state = 'running'
 `
@@ -337,13 +368,16 @@ SET state = (CASE WHEN o.state = 'done' AND (j.args->>'resume')::int = o.resumes
 FROM operations o
 WHERE j.kind = 'operation' AND j.state = 'running'
   AND o.id = j.args->>'op'
-  AND ((o.state <> 'running' AND o.ended_at < $1::timestamptz) OR (j.args->>'resume')::int < o.resumes)
+  AND ((o.state <> 'running' AND (o.ended_at < $1::timestamptz
+                                  OR NOT boxsnap_worker_alive(j.attempted_by[array_upper(j.attempted_by, 1)])))
+       OR (j.args->>'resume')::int < o.resumes)
 RETURNING j.id
 `
 
 // The River jobs that a killed worker left running (River's own rescuer
-// waits an hour): the job of an operation that ended before ended_before, or an
-// attempt a resume replaced. Each is finished as its operation went, so the
+// waits past the job's 6-hour timeout): the job of an operation that ended
+// before ended_before or whose worker is dead, or an attempt a resume
+// replaced. Each is finished as its operation went, so the
 // job dashboard agrees with the operations.
 func (q *Queries) OpFinishStaleJobs(ctx context.Context, db DBTX, endedBefore time.Time) ([]int64, error) {
 	rows, err := db.Query(ctx, opFinishStaleJobs, endedBefore)
@@ -544,11 +578,12 @@ func (q *Queries) OpQueue(ctx context.Context, db DBTX, id string) error {
 const opResumable = `-- name: OpResumable :many
 SELECT o.id, o.seq, o.request_key, o.kind, o.box_id, o.generation, o.target, o.snapshots, o.by_kind, o.by_thread_id, o.consent, o.undo_id, o.guests, o.step, o.task, o.state, o.reserved, o.params, o.result, o.error, o.observed, o.resumes, o.created_at, o.started_at, o.ended_at, o.price_backend, o.price_reserved, o.task_waiting, o.followed FROM operations o
 WHERE o.state = 'running'
+  AND ($1::text IS NULL OR o.id = $1::text)
   AND (o.started_at IS NOT NULL
        OR (o.step = 'queued' AND EXISTS (
            SELECT 1 FROM river_job j
            WHERE j.kind = 'operation' AND j.args->>'op' = o.id AND j.state = 'running'
-             AND j.attempted_at < now() - interval '5 seconds')))
+             AND NOT boxsnap_worker_alive(j.attempted_by[array_upper(j.attempted_by, 1)]))))
   AND NOT (o.task_waiting AND EXISTS (
            SELECT 1 FROM river_job j
            WHERE j.kind = 'operation' AND j.args->>'op' = o.id AND (j.args->>'resume')::int = o.resumes
@@ -556,13 +591,17 @@ WHERE o.state = 'running'
 ORDER BY o.seq
 `
 
-// Operations a worker started, and operations whose job a worker picked and
-// never started (killed in between: River keeps such a job running until
-// its rescuer, an hour later). Recover resumes those no live worker holds,
-// but not one whose job snoozed on its provider task: that job wakes by
-// itself, in whichever process.
-func (q *Queries) OpResumable(ctx context.Context, db DBTX) ([]Operation, error) {
-	rows, err := db.Query(ctx, opResumable)
+// Operations a worker started, and operations whose job a worker fetched
+// and never started: River keeps such a job running until its rescuer (for
+// an operation's job, past its 6-hour timeout). The fetch is known to be
+// nobody's when the worker River recorded in attempted_by holds no presence
+// lock (boxsnap_worker_alive): its process died, however recently it
+// fetched the job; a live worker's fetch is left to it. Recover resumes
+// those no live worker holds, but not one whose job snoozed on its provider
+// task: that job wakes by itself, in whichever process. With only, just
+// that operation (Check now).
+func (q *Queries) OpResumable(ctx context.Context, db DBTX, onlyID *string) ([]Operation, error) {
+	rows, err := db.Query(ctx, opResumable, onlyID)
 	if err != nil {
 		return nil, err
 	}
@@ -776,4 +815,17 @@ func (q *Queries) OpUnlock(ctx context.Context, db DBTX, id string) (bool, error
 	var pg_advisory_unlock bool
 	err := row.Scan(&pg_advisory_unlock)
 	return pg_advisory_unlock, err
+}
+
+const workerHold = `-- name: WorkerHold :one
+SELECT pg_try_advisory_lock(hashtextextended('boxsnap worker ' || $1::text, 0))
+`
+
+// A working process's presence lock, held by its own connection for its
+// life (boxsnap_worker_alive).
+func (q *Queries) WorkerHold(ctx context.Context, db DBTX, worker string) (bool, error) {
+	row := db.QueryRow(ctx, workerHold, worker)
+	var pg_try_advisory_lock bool
+	err := row.Scan(&pg_try_advisory_lock)
+	return pg_try_advisory_lock, err
 }
