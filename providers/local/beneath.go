@@ -10,8 +10,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// beneath is a folder (a box's) opened once, through which a restore makes
-// every change of a path in it. A path is slash-separated and relative to
+// beneath is a folder (a box's) opened once: the one way boxsnap touches a
+// box's files. The take and the scan read through it (open, Lstat, Readlink),
+// the compare hashes through it, and the restore, the fork, the reset and
+// set straight make every change of a path through it (confined.go has the
+// reads and the access file's writes). A path is slash-separated and relative to
 // the folder (checkRel: no "..", no empty or "." part; "." is the folder
 // itself). Its folder is found by the kernel beneath the opened one with no
 // link followed on the way (openat2 with RESOLVE_BENEATH and

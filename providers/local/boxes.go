@@ -134,11 +134,11 @@ func (b *Backend) guestOf(box, kind string) providers.Guest {
 // It writes beneath dir through no link (confined.go): a .boxsnap that is a
 // link, as a snapshot or a template may hold, is replaced, never followed.
 func writeIdentity(dir, box string) error {
-	root, err := openBoxRoot(dir)
+	root, err := openTree(dir)
 	if err != nil {
 		return fmt.Errorf("write the identity marker: %w", err)
 	}
-	defer root.close()
+	defer root.Close()
 	mfd, err := root.markerFolder()
 	if err != nil {
 		return fmt.Errorf("write the identity marker: %w", err)
@@ -152,11 +152,11 @@ func writeIdentity(dir, box string) error {
 // or 0 when it is missing or unreadable (not fork-safe), or reached only
 // through a link.
 func readResetVersion(dir string) int {
-	root, err := openBoxRoot(dir)
+	root, err := openTree(dir)
 	if err != nil {
 		return 0
 	}
-	defer root.close()
+	defer root.Close()
 	mfd, err := root.open(markerDir, unix.O_PATH|unix.O_DIRECTORY)
 	if err != nil {
 		return 0

@@ -49,11 +49,11 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
 	// The box's files are read beneath its folder, through no link.
-	root, err := openBoxRoot(dir)
+	root, err := openTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
-	defer root.close()
+	defer root.Close()
 	now := make([]entry, 0, len(found))
 	for i := range found {
 		e := entryFromStat(found[i].rel, &found[i].st)
@@ -61,7 +61,7 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			continue
 		}
 		if e.Type == typeLink {
-			t, err := root.readlink(e.Path)
+			t, err := root.Readlink(e.Path)
 			if err != nil {
 				continue // it vanished, or was swapped, while read
 			}
@@ -134,7 +134,7 @@ func hidden(rel string) bool {
 // hashAll sets the hash of each entry from the box's file, with the
 // backend's workers. A file that vanished, or is reached only through a
 // link, keeps no hash.
-func (b *Backend) hashAll(ctx context.Context, root *boxRoot, es []*entry) error {
+func (b *Backend) hashAll(ctx context.Context, root *beneath, es []*entry) error {
 	if len(es) == 0 {
 		return nil
 	}

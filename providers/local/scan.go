@@ -56,13 +56,13 @@ func (b *Backend) scanTree(ctx context.Context, dir string) ([]scanned, error) {
 // scanFrom is scanTree of the folder rel under dir and what it holds, with
 // paths relative to dir.
 func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, error) {
-	root, err := openBoxRoot(dir)
+	root, err := openTree(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer root.close()
+	defer root.Close()
 	var top unix.Stat_t
-	if err := root.lstat(rel, &top); err != nil {
+	if err := root.Lstat(rel, &top); err != nil {
 		if rel != "." && goneOrSwapped(err) {
 			return nil, nil
 		}
@@ -125,7 +125,7 @@ func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, err
 }
 
 // scanDir reads one folder: its entries' stats and its subfolders.
-func scanDir(root *boxRoot, rel string) ([]scanned, []string, error) {
+func scanDir(root *beneath, rel string) ([]scanned, []string, error) {
 	path := root.dir
 	if rel != "." {
 		path = root.dir + "/" + rel

@@ -37,11 +37,11 @@ func (b *Backend) SetStraight(_ context.Context, g providers.Guest, a providers.
 	if err != nil {
 		return nil, err
 	}
-	root, err := openBoxRoot(dir)
+	root, err := openTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
 	}
-	defer root.close()
+	defer root.Close()
 	want := accessText(a)
 	name := path.Base(accessFile)
 	if mfd, err := root.open(markerDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW); err == nil {

@@ -213,11 +213,11 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	}
 	// Every read of the box's files goes beneath this descriptor, through
 	// no link (confined.go).
-	root, err := openBoxRoot(dir)
+	root, err := openTree(dir)
 	if err != nil {
 		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
 	}
-	defer root.close()
+	defer root.Close()
 	if found == nil {
 		found, err = b.scanTree(ctx, dir)
 	}
@@ -243,7 +243,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 					e.Target = pe.Target
 					break
 				}
-				t, lerr := root.readlink(s.rel)
+				t, lerr := root.Readlink(s.rel)
 				if lerr != nil {
 					// Gone, no longer a link (EINVAL: something else was
 					// renamed over it), or one of its folders swapped for
@@ -348,7 +348,7 @@ var errVanished = errors.New("vanished")
 // copyIn copies one file's content into the store and sets e's hash and
 // stat from what was copied. A file that changes while it is copied is copied
 // again, up to maxCopyAttempts; one that vanished is dropped (e.Type = "").
-func (b *Backend) copyIn(ctx context.Context, root *boxRoot, e *entry) (isNew bool, err error) {
+func (b *Backend) copyIn(ctx context.Context, root *beneath, e *entry) (isNew bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -380,7 +380,7 @@ var errChanged = errors.New("changed while copied")
 // link (a folder the box swapped for one since the scan) is taken as
 // vanished, never read. O_NONBLOCK keeps a fifo renamed over the file from
 // holding the take; it changes nothing for a regular file.
-func (b *Backend) copyOnce(root *boxRoot, e *entry) (string, bool, error) {
+func (b *Backend) copyOnce(root *beneath, e *entry) (string, bool, error) {
 	fd, err := root.open(e.Path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
 	if err != nil {
 		if goneOrSwapped(err) {
@@ -428,7 +428,7 @@ func (b *Backend) copyOnce(root *boxRoot, e *entry) (string, bool, error) {
 		return "", false, errChanged
 	}
 	var now unix.Stat_t
-	if err := root.lstat(e.Path, &now); err != nil {
+	if err := root.Lstat(e.Path, &now); err != nil {
 		return "", false, errVanished
 	}
 	hash, n, err := b.hashFile(tmp)
