@@ -18,17 +18,18 @@ import (
 // is gone, and so is the box's freezer cgroup.
 func TestTakeFreezesASetsidProcess(t *testing.T) {
 	t.Parallel()
-	e := setupAt(t, passable(t), `setsid sh -c 'echo $$ > loop.pid; while :; do date +%s%N >> f; sleep 0.01; done' & while :; do sleep 1; done`)
+	// The loop's name ($0) is a word of its own, so the test finds its host
+	// pid in /proc whatever pid namespace the box runs in.
+	name := "setsid-loop-" + randomSuffix()[:10]
+	e := setupAt(t, passable(t), `setsid sh -c 'while :; do date +%s%N >> f; sleep 0.01; done' `+name+` & while :; do sleep 1; done`)
 	e.write(t, "a.txt", "a")
 	if err := e.b.Start(e.ctx, e.g); err != nil {
 		t.Fatal(err)
 	}
-	var loop int
 	t.Cleanup(func() {
-		// Left running only by a pause that failed: its own group (setsid),
-		// killed when its pid is still the box's loop.
-		if cwd, _ := os.Readlink("/proc/" + strconv.Itoa(loop) + "/cwd"); loop > 0 && cwd == e.dir {
-			_ = syscall.Kill(-loop, syscall.SIGKILL)
+		// Left running only by a pause that failed.
+		for _, pid := range pidsNamed(name) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
 	size := func() int64 {
@@ -39,15 +40,12 @@ func TestTakeFreezesASetsidProcess(t *testing.T) {
 		return fi.Size()
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for loop == 0 || size() < 100 {
+	for len(pidsNamed(name)) == 0 || size() < 100 {
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(e.b.path(dirState, e.g.Ref+".log"))
 			t.Fatalf("the box's setsid loop did not start; its log: %s", log)
 		}
 		time.Sleep(10 * time.Millisecond)
-		if data, err := os.ReadFile(filepath.Join(e.dir, "loop.pid")); err == nil {
-			loop, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-		}
 	}
 	var grew []string
 	e.b.hooks.afterCopy = func(rel string) {
@@ -78,10 +76,32 @@ func TestTakeFreezesASetsidProcess(t *testing.T) {
 	if err := e.b.Stop(e.ctx, e.g); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile("/proc/" + strconv.Itoa(loop) + "/stat"); err == nil && !strings.Contains(string(data), ") Z ") {
-		t.Errorf("the setsid process still runs after Stop: %s", data)
+	if pids := pidsNamed(name); len(pids) != 0 {
+		t.Errorf("the setsid process still runs after Stop: pids %v", pids)
 	}
 	if m, _ := filepath.Glob(filepath.Join(freezerRoot, e.g.Ref+"-*")); len(m) != 0 {
 		t.Errorf("the box's freezer cgroup is left after Stop: %v", m)
 	}
+}
+
+// pidsNamed lists the live processes (not zombies) whose command line holds
+// word.
+func pidsNamed(word string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, d := range ents {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(cmd), word) {
+			continue
+		}
+		if st, err := os.ReadFile("/proc/" + d.Name() + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
 }
