@@ -34,6 +34,9 @@ type Presence struct {
 	once  sync.Once
 }
 
+// PresenceApplication is the application_name of a presence lock's session.
+const PresenceApplication = "boxsnap presence"
+
 // Hold takes the presence lock of the worker named id (its River client's
 // ID) and keeps it until Close; every is how often it looks again.
 func (e *Engine) Hold(ctx context.Context, id string, every time.Duration) (*Presence, error) {
@@ -49,7 +52,11 @@ func (e *Engine) Hold(ctx context.Context, id string, every time.Duration) (*Pre
 func (p *Presence) ID() string { return p.id }
 
 func (p *Presence) connect(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, p.e.st.Pool.Config().ConnConfig.Copy())
+	cfg := p.e.st.Pool.Config().ConnConfig.Copy()
+	// Named, so a look at pg_locks can tell the presence locks from the
+	// operations' own.
+	cfg.RuntimeParams["application_name"] = PresenceApplication
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("worker presence: %w", err)
 	}

@@ -67,7 +67,7 @@ func (s *snoozeEnv) snoozedAt(t *testing.T, op, step, taskType string) string {
 		var task, at, state string
 		var locks, snoozes int
 		err := s.pool.QueryRow(ctx, `SELECT o.task_waiting, coalesce(o.task->>'id', ''), coalesce((o.task->>'prior')::bool, false), o.step,
-				(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),
+				(SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.application_name <> 'boxsnap presence' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())),
 				j.state::text, coalesce((j.metadata->>'snoozes')::int, 0)
 			FROM operations o JOIN river_job j ON j.args->>'op' = o.id AND (j.args->>'resume')::int = o.resumes
 			WHERE o.id = $1`, op).Scan(&waiting, &task, &prior, &at, &locks, &state, &snoozes)
