@@ -178,3 +178,9 @@ WHERE j.kind = 'operation' AND j.state = 'running'
                                   OR NOT boxsnap_worker_alive(j.attempted_by[array_upper(j.attempted_by, 1)])))
        OR (j.args->>'resume')::int < o.resumes)
 RETURNING j.id;
+
+-- name: WorkerAlive :one
+-- Whether the working process named worker lives: a live session holds its
+-- presence lock (boxsnap_worker_alive). A local box's recorded owner is
+-- taken over once this answers false.
+SELECT boxsnap_worker_alive(sqlc.arg(worker)::text)::boolean AS alive;

@@ -817,6 +817,20 @@ func (q *Queries) OpUnlock(ctx context.Context, db DBTX, id string) (bool, error
 	return pg_advisory_unlock, err
 }
 
+const workerAlive = `-- name: WorkerAlive :one
+SELECT boxsnap_worker_alive($1::text)::boolean AS alive
+`
+
+// Whether the working process named worker lives: a live session holds its
+// presence lock (boxsnap_worker_alive). A local box's recorded owner is
+// taken over once this answers false.
+func (q *Queries) WorkerAlive(ctx context.Context, db DBTX, worker string) (bool, error) {
+	row := db.QueryRow(ctx, workerAlive, worker)
+	var alive bool
+	err := row.Scan(&alive)
+	return alive, err
+}
+
 const workerHold = `-- name: WorkerHold :one
 SELECT pg_try_advisory_lock(hashtextextended('boxsnap worker ' || $1::text, 0))
 `
