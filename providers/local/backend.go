@@ -117,6 +117,11 @@ type Backend struct {
 
 	mu    sync.Mutex
 	procs map[string]*proc // running box processes, by box ID
+	// owner is this process's name as the owner of the box processes it
+	// starts (SetOwner, owner.go); "" for one process alone.
+	owner string
+	// leave is set in a process that runs no box process (LeaveProcesses).
+	leave bool
 	// warnedUser is set once the log said a template's user cannot be
 	// switched to (boxsnap does not run as root).
 	warnedUser bool

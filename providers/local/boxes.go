@@ -58,6 +58,11 @@ type boxState struct {
 	StatCache string `json:"statCache,omitempty"`
 	// ForkedFrom is the snapshot a fork was made from.
 	ForkedFrom string `json:"forkedFrom,omitempty"`
+	// Owner names the boxsnap process that started the box's process last
+	// (SetOwner); Proc is that process, for every boxsnap process on this
+	// data folder to find (owner.go).
+	Owner string      `json:"owner,omitempty"`
+	Proc  *procRecord `json:"proc,omitempty"`
 }
 
 // proc is a box's running process group.
@@ -255,7 +260,7 @@ func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
 	if err := os.RemoveAll(b.boxDir(guest.Ref)); err != nil {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	for _, f := range []string{b.stateFile(guest.Ref), b.statCacheFile(guest.Ref), b.path(dirState, guest.Ref+".log")} {
+	for _, f := range []string{b.stateFile(guest.Ref), b.statCacheFile(guest.Ref), b.path(dirState, guest.Ref+".log"), b.path(dirState, guest.Ref+".lock")} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("release box %s: %w", guest.Ref, err)
 		}
@@ -264,12 +269,19 @@ func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
 }
 
 // Start runs the box's command, if it has one, in its folder in a process
-// group of its own, and marks the box running.
+// group of its own, and marks the box running. A box whose process another
+// boxsnap process on this data folder runs is left running there: it never
+// runs twice.
 func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	dir, err := b.existingBox(guest)
 	if err != nil {
 		return err
 	}
+	unlock, err := b.lockBox(guest.Ref)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	st, err := b.readState(guest.Ref)
@@ -279,8 +291,12 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	if p := b.procs[guest.Ref]; p != nil && !p.exited() {
 		return nil
 	}
-	if st.Command != "" {
-		if err := b.startLocked(dir, guest.Ref, st); err != nil {
+	if st.Command != "" && !st.Proc.alive() && b.leave {
+		// A process that owns boxes starts it (TakeOver).
+		st.Proc, st.Owner = nil, ""
+	} else if st.Command != "" && !st.Proc.alive() {
+		st.Proc = nil
+		if err := b.startLocked(dir, guest.Ref, &st); err != nil {
 			return fmt.Errorf("start box %s: %w", guest.Ref, err)
 		}
 	}
@@ -294,8 +310,9 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 
 // startLocked starts the box's process: never as root (boxUser), in its own
 // session and process group, in the box's folder, with only the template's
-// environment and its limits, inside bubblewrap where it works.
-func (b *Backend) startLocked(dir, box string, st boxState) error {
+// environment and its limits, inside bubblewrap where it works. It records
+// the process and this process as its owner in st, which the caller writes.
+func (b *Backend) startLocked(dir, box string, st *boxState) error {
 	who, err := b.boxUser(st.User)
 	if err != nil {
 		return err
@@ -358,6 +375,8 @@ func (b *Backend) startLocked(dir, box string, st boxState) error {
 		close(p.done)
 	}()
 	b.procs[box] = p
+	st.Proc = recordOf(cmd.Process.Pid, cg, p.sandboxed)
+	st.Owner = b.owner
 	return nil
 }
 
@@ -382,7 +401,14 @@ func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
 }
 
 // stop is Stop that keeps the change journal, for a restore's stop step.
+// A box's process that another boxsnap process on this data folder started
+// is ended too (endRecorded): every process of the box ends, whoever owns it.
 func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
+	unlock, err := b.lockBox(guest.Ref)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	b.mu.Lock()
 	p := b.procs[guest.Ref]
 	delete(b.procs, guest.Ref)
@@ -406,7 +432,16 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 	if _, err := os.Stat(b.stateFile(guest.Ref)); err != nil {
 		return nil
 	}
-	return b.updateState(guest.Ref, func(st *boxState) { st.Running = false })
+	b.mu.Lock()
+	st, err := b.readState(guest.Ref)
+	b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if st.Proc.alive() {
+		b.endRecorded(ctx, guest.Ref, st.Proc)
+	}
+	return b.updateState(guest.Ref, func(st *boxState) { st.Running, st.Proc = false, nil })
 }
 
 // Status reads whether the box's folder exists, whether it runs, and its size.
@@ -450,8 +485,10 @@ func (b *Backend) running(box string) (bool, error) {
 	if st.Command == "" {
 		return st.Running, nil
 	}
-	p := b.procs[box]
-	return p != nil && !p.exited(), nil
+	if p := b.procs[box]; p != nil && !p.exited() {
+		return true, nil
+	}
+	return st.Proc.alive(), nil
 }
 
 // RestartRunning starts again the processes of boxes marked running whose
@@ -499,7 +536,16 @@ const pauseWait = time.Second
 func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	b.mu.Lock()
 	p := b.procs[box]
+	var rec *procRecord
+	if p == nil || p.exited() {
+		if st, err := b.readState(box); err == nil {
+			rec = st.Proc
+		}
+	}
 	b.mu.Unlock()
+	if rec != nil {
+		return b.pauseRecorded(box, rec)
+	}
 	if p == nil || p.exited() {
 		return func() time.Duration { return 0 }, false
 	}

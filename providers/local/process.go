@@ -501,7 +501,7 @@ func (b *Backend) endFreezer(box, cg string) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if err := os.Remove(cg); err != nil {
+	if err := os.Remove(cg); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		b.log.Warn("local backend: a box's freezer cgroup was not removed", "box", box, "cgroup", cg, "err", err)
 	}
 }

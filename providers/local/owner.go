@@ -1,0 +1,334 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Several boxsnap processes on one host may share one data folder (web and
+// workers, as the README's Procfile runs them). A box's process then runs
+// in exactly one of them, its owner: the state file records the owner (an
+// opaque name the caller gives, SetOwner) and the running process (procRecord),
+// so that any of them can find, freeze and end it, whichever started it. A
+// per-box file lock (state/<box>.lock) makes each start, stop and takeover
+// whole across processes: a start that finds the box's process alive under
+// another process starts none. Processes on different hosts, with data
+// folders of their own, cannot share a local box at all.
+
+// procRecord is a box's running process as its state file records it.
+type procRecord struct {
+	// Pid is the process group's leader (bwrap where the box runs inside it).
+	Pid int `json:"pid"`
+	// Start is its start time (field 22 of /proc/<pid>/stat, clock ticks
+	// since boot): a pid the kernel gave to another process is not it.
+	Start uint64 `json:"start"`
+	// Cgroup is its freezer cgroup (process.go), or "" where there is none.
+	Cgroup string `json:"cgroup,omitempty"`
+	// Sandboxed is set when the leader is bwrap.
+	Sandboxed bool `json:"sandboxed,omitempty"`
+}
+
+// SetOwner names this process as the owner of the box processes it starts
+// from now on: RestartRunning's successor, TakeOver, then starts only the
+// boxes whose owner is gone. An empty name (the default) keeps the one-
+// process behaviour: RestartRunning starts every box marked running.
+func (b *Backend) SetOwner(name string) {
+	b.mu.Lock()
+	b.owner = name
+	b.mu.Unlock()
+}
+
+// LeaveProcesses makes this process run no box process: a Start here marks
+// the box running with no owner, and a process that owns boxes starts it
+// (TakeOver). The web process with --workers=false is one.
+func (b *Backend) LeaveProcesses() {
+	b.mu.Lock()
+	b.leave = true
+	b.mu.Unlock()
+}
+
+// Owner is the name SetOwner gave, or "".
+func (b *Backend) Owner() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.owner
+}
+
+// BoxOwner is the recorded owner of the box's process: the process that
+// started it last, "" for none.
+func (b *Backend) BoxOwner(box string) (string, error) {
+	if err := checkID("box", box); err != nil {
+		return "", err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, err := b.readState(box)
+	return st.Owner, err
+}
+
+// lockBox takes the box's file lock, shared by every boxsnap process on the
+// data folder, and answers the function that lets it go. Taken before b.mu,
+// never while holding it.
+func (b *Backend) lockBox(box string) (func(), error) {
+	f, err := os.OpenFile(b.path(dirState, box+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("box %s's lock: %w", box, err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("box %s's lock: %w", box, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// procStart reads a process's start time, and whether it lives (a zombie
+// does not).
+func procStart(pid int) (uint64, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return 0, false
+	}
+	// After the command's name: state (3), …, starttime (22).
+	f := strings.Fields(s[i+2:])
+	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
+		return 0, false
+	}
+	start, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return start, true
+}
+
+// recordOf is the record of a process just started.
+func recordOf(pid int, cg string, sandboxed bool) *procRecord {
+	start, _ := procStart(pid)
+	return &procRecord{Pid: pid, Start: start, Cgroup: cg, Sandboxed: sandboxed}
+}
+
+// alive says whether any process of the recorded start still runs: one in
+// its cgroup, or its leader.
+func (r *procRecord) alive() bool {
+	if r == nil {
+		return false
+	}
+	if r.Cgroup != "" && len(cgroupProcs(r.Cgroup)) > 0 {
+		return true
+	}
+	start, ok := procStart(r.Pid)
+	return ok && start == r.Start
+}
+
+// leaderAlive says whether the recorded leader is still the same process.
+func (r *procRecord) leaderAlive() bool {
+	start, ok := procStart(r.Pid)
+	return ok && start == r.Start
+}
+
+// endRecorded ends a box's process that another boxsnap process started
+// (or one that outlived its dead owner), as Stop ends its own: SIGTERM to
+// every process of it (inside bubblewrap, all but bwrap, so the box's own
+// processes end as they choose), SIGKILL to what is left after the stop's
+// bound, and its cgroup removed once empty.
+func (b *Backend) endRecorded(ctx context.Context, box string, r *procRecord) {
+	members := func() []int {
+		var out []int
+		if r.Cgroup != "" {
+			for _, pid := range cgroupProcs(r.Cgroup) {
+				if pid != os.Getpid() {
+					out = append(out, pid)
+				}
+			}
+		}
+		if r.leaderAlive() {
+			for _, pid := range groupMembers(r.Pid) {
+				out = append(out, pid)
+			}
+		}
+		return out
+	}
+	if r.Cgroup != "" {
+		_ = thaw(r.Cgroup)
+	}
+	for _, pid := range members() {
+		if !r.Sandboxed || pid != r.Pid {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+	}
+	deadline := time.Now().Add(b.stopTO)
+	for len(members()) > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	deadline = time.Now().Add(cgroupWait)
+	for left := members(); len(left) > 0; left = members() {
+		if time.Now().After(deadline) {
+			b.log.Warn("local backend: processes of a box outlived SIGKILL", "box", box, "pids", left)
+			return
+		}
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if r.Cgroup != "" {
+		// Its owner, where it lives, removes it too: whichever is first.
+		if err := os.Remove(r.Cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.EBUSY) {
+			b.log.Warn("local backend: a box's freezer cgroup was not removed", "box", box, "cgroup", r.Cgroup, "err", err)
+		}
+	}
+}
+
+// TakeOver starts, in this process, the processes of the boxes marked
+// running whose recorded owner is gone (alive answers false for it, or none
+// is recorded): what is left of the old start is ended first (a process
+// not inside bubblewrap outlives its parent), so the box's process runs
+// once, here. A box whose owner lives is left to it, even when its command
+// ended by itself. With alive nil, only the boxes with no owner recorded
+// (marked running by a process that leaves processes) are taken. It answers
+// the boxes it started. Without SetOwner it does what RestartRunning does.
+func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, owner string) (bool, error)) ([]string, error) {
+	self := b.Owner()
+	if self == "" {
+		return b.RestartRunning(ctx)
+	}
+	files, err := os.ReadDir(b.path(dirState))
+	if err != nil {
+		return nil, fmt.Errorf("take over boxes: %w", err)
+	}
+	var started []string
+	for _, f := range files {
+		box, ok := strings.CutSuffix(f.Name(), ".json")
+		if !ok || checkID("box", box) != nil {
+			continue
+		}
+		b.mu.Lock()
+		st, err := b.readState(box)
+		b.mu.Unlock()
+		if err != nil || !st.Running {
+			continue
+		}
+		if st.Command == "" {
+			b.startJournal(box, b.boxDir(box))
+			continue
+		}
+		if st.Owner == self {
+			continue
+		}
+		if st.Owner != "" && alive == nil {
+			continue
+		}
+		if st.Owner != "" {
+			live, err := alive(ctx, st.Owner)
+			if err != nil {
+				return started, fmt.Errorf("take over box %s: %w", box, err)
+			}
+			if live {
+				continue
+			}
+		}
+		took, err := b.takeOver(ctx, box, self)
+		if err != nil {
+			return started, err
+		}
+		if took {
+			started = append(started, box)
+		}
+	}
+	return started, nil
+}
+
+// takeOver is TakeOver of one box whose owner is gone, under its lock.
+func (b *Backend) takeOver(ctx context.Context, box, self string) (bool, error) {
+	dir, err := b.existingBox(b.guestOf(box, ""))
+	if err != nil {
+		return false, nil // released meanwhile
+	}
+	unlock, err := b.lockBox(box)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	b.mu.Lock()
+	st, err := b.readState(box)
+	b.mu.Unlock()
+	if err != nil || !st.Running || st.Command == "" || st.Owner == self {
+		return false, err // stopped, or taken, meanwhile
+	}
+	if st.Proc.alive() {
+		b.log.Info("local backend: ending what is left of a box's process whose owner is gone", "box", box, "owner", st.Owner)
+		b.endRecorded(ctx, box, st.Proc)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, err = b.readState(box)
+	if err != nil {
+		return false, err
+	}
+	st.Proc = nil
+	if err := b.startLocked(dir, box, &st); err != nil {
+		return false, fmt.Errorf("start box %s: %w", box, err)
+	}
+	if err := b.writeState(st); err != nil {
+		return false, err
+	}
+	b.startJournal(box, dir)
+	return true, nil
+}
+
+// pauseRecorded is pause for a box whose process another boxsnap process on
+// this data folder started: its cgroup is frozen whole, or, where it has
+// none, its process group is stopped.
+func (b *Backend) pauseRecorded(box string, r *procRecord) (func() time.Duration, bool) {
+	none := func() time.Duration { return 0 }
+	if !r.alive() {
+		return none, false
+	}
+	start := time.Now()
+	if r.Cgroup != "" {
+		all, err := freeze(r.Cgroup, pauseWait)
+		if err == nil {
+			if !all {
+				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", pauseWait)
+			}
+			return func() time.Duration {
+				if err := thaw(r.Cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					b.log.Error("local backend: the box's processes could not be thawed", "box", box, "cgroup", r.Cgroup, "err", err)
+				}
+				return time.Since(start)
+			}, true
+		}
+		_ = thaw(r.Cgroup)
+	}
+	if !r.leaderAlive() || syscall.Kill(-r.Pid, syscall.SIGSTOP) != nil {
+		return none, false
+	}
+	deadline := time.Now().Add(pauseWait)
+	for time.Now().Before(deadline) && !groupStopped(r.Pid) {
+		time.Sleep(200 * time.Microsecond)
+	}
+	return func() time.Duration {
+		_ = syscall.Kill(-r.Pid, syscall.SIGCONT)
+		return time.Since(start)
+	}, true
+}
