@@ -28,7 +28,12 @@ import (
 	"github.com/boxsnap/boxsnap/app/store"
 )
 
-func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
+func TestMain(m *testing.M) {
+	if cmd := os.Getenv(productProcess); cmd != "" {
+		os.Exit(runProduct(cmd))
+	}
+	os.Exit(dbtest.Main(m))
+}
 
 // syncBuffer is a buffer the server writes from its goroutine.
 type syncBuffer struct {

@@ -4,19 +4,30 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/demo"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers/docker"
 	"github.com/boxsnap/boxsnap/providers/local"
 )
 
-// startLocalBoxes starts again the processes of the local boxes that were
-// running when boxsnap stopped (they are its children), and seeds the demo
-// when asked. It runs where the workers run: a local box's process belongs
-// to the process that runs its operations.
-func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Service, bes []snapshots.Backend, logger *slog.Logger) {
+// startLocalBoxes starts the processes of the local boxes marked running
+// whose owner is gone (they are the children of the process that owns them,
+// and end with it), now and at each recover interval until ctx ends, and
+// seeds the demo when asked. It runs where the workers run: a local box's
+// process belongs to a working process, whose presence lock says it lives
+// (operations.Presence); one that died has its boxes taken over by a live
+// one within the interval.
+// unownedEvery is how often a working process looks for local boxes marked
+// running with no owner.
+const unownedEvery = time.Second
+
+func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Service, st *store.Store, bes []snapshots.Backend, logger *slog.Logger) {
+	alive := func(ctx context.Context, owner string) (bool, error) { return st.WorkerAlive(ctx, st.Pool, owner) }
 	if cfg.Demo {
 		for _, b := range bes {
 			if b.ID == DemoProxmoxID {
@@ -45,10 +56,40 @@ func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Ser
 				logger.Info("local backend: freed content no snapshot uses", "bytes", freed)
 			}
 		}()
-		if started, err := lb.RestartRunning(ctx); err != nil {
-			logger.Warn("start the local boxes' processes again", "err", err)
-		} else if len(started) > 0 {
-			logger.Info("started the local boxes' processes again", "boxes", started)
+		takeOver := func(ctx context.Context, alive func(context.Context, string) (bool, error)) {
+			if started, err := lb.TakeOver(ctx, alive); err != nil {
+				logger.Warn("start the local boxes' processes again", "err", err)
+			} else if len(started) > 0 {
+				logger.Info("started the local boxes' processes again", "boxes", started, "owner", lb.Owner())
+			}
+		}
+		takeOver(ctx, alive)
+		if lb.Owner() != "" {
+			go func() {
+				// A box a web process marked running (it has no owner) is
+				// started within a second; the owners are asked after at
+				// each recover interval.
+				every := cfg.Intervals.Recover
+				if every <= 0 {
+					every = jobs.RecoverInterval
+				}
+				t := time.NewTicker(min(every, unownedEvery))
+				defer t.Stop()
+				asked := time.Now()
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-t.C:
+					}
+					if time.Since(asked) >= every {
+						asked = time.Now()
+						takeOver(ctx, alive)
+					} else {
+						takeOver(ctx, nil)
+					}
+				}
+			}()
 		}
 		if !cfg.Demo {
 			continue

@@ -163,6 +163,29 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return err
 	}
 	core.UseJobs(client)
+	// A local box's process runs in one process only, its owner: a working
+	// process, named by its presence (its River client's ID). The web
+	// process with --workers=false owns none and starts none.
+	for _, b := range bes {
+		if lb, ok := b.Snap.(*local.Backend); ok {
+			if id := client.WorkerID(); cfg.Workers && id != "" {
+				lb.SetOwner(id)
+			} else if !cfg.Workers {
+				lb.LeaveProcesses()
+			}
+		}
+	}
+	closeLocal := func() {
+		// A local box's process is boxsnap's child: it ends with the
+		// process that owns it, and starts again in a live one (TakeOver).
+		for _, b := range bes {
+			if lb, ok := b.Snap.(*local.Backend); ok {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+				_ = lb.Close(cctx)
+				cancel()
+			}
+		}
+	}
 	if cfg.Workers {
 		// Jobs run on their own context: a signal stops new work through
 		// Stop below, and running jobs get ShutdownTimeout to finish.
@@ -173,7 +196,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		if _, err := core.Recover(ctx); err != nil {
 			logger.Error("recover operations cut short", "err", err)
 		}
-		startLocalBoxes(ctx, cfg, core, bes, logger)
+		startLocalBoxes(ctx, cfg, core, st, bes, logger)
 		// The reconcile runs at start and at each sweep (section 1); at start
 		// in the background, so a backend that is slow to list never delays
 		// the first page.
@@ -206,6 +229,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		<-ctx.Done()
 		logger.Info("signal received: stopping")
 		stopJobs()
+		closeLocal()
 		return nil
 	}
 
@@ -274,15 +298,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	cancel()
 	stopJobs()
 	stopUI()
-	// A local box's process is boxsnap's child: it ends with boxsnap, and
-	// starts again with it.
-	for _, b := range bes {
-		if lb, ok := b.Snap.(*local.Backend); ok {
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-			_ = lb.Close(cctx)
-			cancel()
-		}
-	}
+	closeLocal()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("web server: %w", serveErr)
 	}
