@@ -111,3 +111,91 @@ func TestFetchedButNotStartedResumes(t *testing.T) {
 		t.Fatalf("resumed %s after its worker died, more than the recover interval (%s) allows", took, every)
 	}
 }
+
+// TestCheckNowResumesWhatNoWorkerHolds: Check now on an operation that reads
+// running, whose job a worker fetched. While that worker lives (its presence
+// lock held), Check now leaves it: it answers it still running, resumed by
+// no one. Once the worker dies, Check now resumes it at once (a new attempt,
+// queued), without waiting for the recover interval, and it finishes.
+func TestCheckNowResumesWhatNoWorkerHolds(t *testing.T) {
+	t.Parallel()
+	e := coretest.New(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	e.Box(t, snapshots.Owner(), "checked-fetch")
+	op, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "checked-fetch", Name: "checked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const deadID = "worker-that-dies-before-check"
+	dead, err := pgx.ConnectConfig(ctx, e.Pool.Config().ConnConfig.Copy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead.Close(ctx)
+	if _, err := dead.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended('boxsnap worker ' || $1::text, 0))", deadID); err != nil {
+		t.Fatal(err)
+	}
+	tag, err := e.Pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = attempt + 1, attempted_at = now(),
+		attempted_by = array_append(attempted_by, $2::text) WHERE kind = 'operation' AND args->>'op' = $1`, op.ID, deadID)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("fetch the job: %v, %d rows", err, tag.RowsAffected())
+	}
+	resumes := func() int {
+		var n int
+		if err := e.Pool.QueryRow(ctx, "SELECT resumes FROM operations WHERE id = $1", op.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	// A live worker holds it: still running, and left to it.
+	got, err := e.Core.CheckNow(ctx, snapshots.Owner(), op.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != snapshots.OpRunning || resumes() != 0 {
+		t.Fatalf("Check now on a live worker's operation: state %s, resumes %d; want still running, resumed by no one", got.State, resumes())
+	}
+
+	// The worker dies: Check now resumes it.
+	if _, err := e.Pool.Exec(ctx, "SELECT pg_terminate_backend($1)", dead.PgConn().PID()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var alive bool
+		if err := e.Pool.QueryRow(ctx, "SELECT boxsnap_worker_alive($1)", deadID).Scan(&alive); err != nil {
+			t.Fatal(err)
+		}
+		if !alive {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the dead worker's presence lock outlived its connection by 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got, err = e.Core.CheckNow(ctx, snapshots.Owner(), op.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumes() != 1 {
+		t.Fatalf("Check now on an operation no worker holds did not resume it: state %s, resumes %d", got.State, resumes())
+	}
+	var queued int
+	if err := e.Pool.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE kind = 'operation' AND args->>'op' = $1 AND state = 'available' AND (args->>'resume')::int = 1", op.ID).Scan(&queued); err != nil || queued != 1 {
+		t.Fatalf("Check now queued %d new attempts (%v), want 1", queued, err)
+	}
+	if err := e.Core.RunOperation(ctx, op.ID); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	end, err := e.Core.Wait(wctx, op.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end.State != snapshots.OpDone {
+		t.Fatalf("the resumed take ended %s: %v", end.State, end.Error)
+	}
+}
