@@ -73,9 +73,14 @@
 //
 // # Processes
 //
-// A box's process is a child of boxsnap: it ends when boxsnap does. The state
-// file keeps whether the box should run; RestartRunning, called by the server
-// at start, starts those processes again. New never starts one by itself.
+// A box's process is a child of the boxsnap process that started it, its
+// owner: it ends when that process does. The state file keeps whether the box
+// should run, its owner (SetOwner) and its process, so several boxsnap
+// processes on one data folder run it once and any of them freezes or ends
+// it (owner.go); TakeOver, called by working processes at start and at
+// intervals, starts the boxes whose owner is gone (RestartRunning, for one
+// process alone, starts every box marked running). New never starts one by
+// itself.
 //
 // This package imports only the standard library, golang.org/x/sys/unix and
 // providers; it must never import the core, the store, the web app or another
