@@ -104,8 +104,10 @@ type ExportOptions struct {
 	// never on a label. Empty: the snapshot's ID.
 	Name string
 	// Scrub, when set, exports a copy without what it lists (a share code's
-	// copy): a new snapshot, with the ID AsID and no parent, whose manifest
-	// leaves those paths out. Base is then ignored.
+	// copy, as Exporter.Scrub says): a new snapshot, with the ID AsID and no
+	// parent, whose manifest leaves those paths out. Base is then ignored.
+	// A copy that would still hold a credential is refused (a
+	// BlockedError), and nothing is written.
 	Scrub *Secrets
 	AsID  string
 }
@@ -133,9 +135,12 @@ type ImportedSnapshot struct {
 // Exporter is implemented by backends that move snapshots between installs as
 // archive files (microsandbox-snapshot-groups.txt).
 type Exporter interface {
-	// ScrubbedPaths says what a copy scrubbed by sec leaves out of the
-	// snapshot: the paths of sec's targets it holds.
-	ScrubbedPaths(ctx context.Context, ref SnapshotRef, sec Secrets) ([]string, error)
+	// Scrub says what a copy scrubbed by sec is, changing nothing: the paths
+	// it leaves out (sec's targets, found through the box's links, what is
+	// hard-linked to or a copy of one, and files named as SecretName says)
+	// and the credentials it would still hold, found by a scan of every
+	// file it keeps. A copy with one Blocked is never exported.
+	Scrub(ctx context.Context, ref SnapshotRef, sec Secrets) (*ScrubReport, error)
 	// ExportSnapshot writes one snapshot as one archive to w.
 	ExportSnapshot(ctx context.Context, ref SnapshotRef, opts ExportOptions, w io.Writer) error
 	// ImportSnapshots reads a batch of archives, in any order, validates every

@@ -31,3 +31,16 @@ func GB(n int64) string {
 func StoreFullWords(free, need int64) string {
 	return fmt.Sprintf("The store has %s free and this take needs about %s", GB(free), GB(need))
 }
+
+// What a share copy's scan found, in words (Finding.What).
+const (
+	ShapePrivateKey = "a private key"
+	ShapeAWS        = "an AWS access key"
+	ShapeGitHub     = "a GitHub token"
+	ShapeAnthropic  = "an Anthropic key"
+	ShapeOpenAI     = "an OpenAI key"
+)
+
+// ValueOfWords is a Finding's What for a value of a removed file: "a value
+// of .git-credentials".
+func ValueOfWords(from string) string { return "a value of " + from }

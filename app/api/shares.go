@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -77,16 +78,30 @@ type codeBody struct {
 	Code string `json:"code"`
 }
 
-// redeemShare redeems a share code of this install: its copy, without its
-// secrets, becomes a new box of the person's. The person only.
+type redeemBody struct {
+	Code string `json:"code"`
+	// From is the address of the boxsnap that made the code, when it is
+	// another: its name and port; boxsnap calls its share endpoint only.
+	From string `json:"from"`
+}
+
+// redeemShare redeems a share code: its copy, without its secrets, becomes
+// a new box of the person's. With from, the copy comes from that boxsnap
+// (Contents.RedeemFrom). The person only.
 func (s *server) redeemShare(w http.ResponseWriter, r *http.Request) {
-	var body codeBody
-	if err := decode(r, &body, "code"); err != nil {
+	var body redeemBody
+	if err := decode(r, &body, "code, and from, optional"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	longTransfer(w)
-	res, err := s.core.Contents().Redeem(r.Context(), caller(r), body.Code)
+	var res *snapshots.ImportResult
+	var err error
+	if strings.TrimSpace(body.From) != "" {
+		res, err = s.core.Contents().RedeemFrom(r.Context(), caller(r), body.From, body.Code)
+	} else {
+		res, err = s.core.Contents().Redeem(r.Context(), caller(r), body.Code)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return

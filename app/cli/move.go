@@ -229,28 +229,22 @@ func unshare(ctx context.Context, c *client, pos []string, _ any, out io.Writer)
 type redeemOpts struct{ from *string }
 
 func redeemFlags(fs *flag.FlagSet) any {
-	return &redeemOpts{from: fs.String("from", "", "the boxsnap that made the code, when it is another")}
+	return &redeemOpts{from: fs.String("from", "", "the address of the boxsnap that made the code, when it is another (https://host:port)")}
 }
 
 // redeem is `snapshot redeem`: the code's copy becomes a new box here. With
-// --from, the copy comes from that install (the code is its own authority
-// there) and streams straight into this one's import.
+// --from, this boxsnap takes the copy from that one's share endpoint (the
+// code is its own authority there) and imports it.
 func redeem(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*redeemOpts)
 	body := map[string]string{"code": strings.TrimSpace(pos[0])}
-	if *opts.from == "" {
-		var ans importAnswer
-		if err := c.do(ctx, "POST", "/shares/redeem", body, &ans); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintln(out, ans.Words)
+	if f := strings.TrimSpace(*opts.from); f != "" {
+		body["from"] = f
+	}
+	var ans importAnswer
+	if err := c.do(ctx, "POST", "/shares/redeem", body, &ans); err != nil {
 		return err
 	}
-	raw, _ := json.Marshal(body)
-	resp, err := c.send(ctx, trimURL(*opts.from), "POST", "/shared", "application/json", strings.NewReader(string(raw)), false)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	return c.upload(ctx, []namedReader{{name: "the shared copy", r: resp.Body}}, out)
+	_, err := fmt.Fprintln(out, ans.Words)
+	return err
 }

@@ -62,6 +62,9 @@ type Options struct {
 	// TaskSnooze is how long a job snoozes between looks at its provider
 	// task; 0: the engine's default.
 	TaskSnooze time.Duration
+	// Redeem bounds a redeem from another boxsnap (tests of its timeouts
+	// and size cap); zero fields are the core's defaults.
+	Redeem snapshots.RedeemLimits
 	// Templates is the local backend's templates folder; none when empty.
 	Templates string
 	// NoTrash turns the trash off in Settings, so a release deletes at once,
@@ -122,7 +125,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		localBackend = opts.Wrap(localBackend)
 	}
 	bes := append([]snapshots.Backend{localBackend}, opts.Extra...)
-	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now, TaskSnooze: opts.TaskSnooze})
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now, TaskSnooze: opts.TaskSnooze, Redeem: opts.Redeem})
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,9 @@ type Options struct {
 	// TaskSnooze is how long an operation's job sleeps between two looks at
 	// its provider task; 0 means operations.DefaultSnooze.
 	TaskSnooze time.Duration
+	// Redeem bounds a redeem from another boxsnap; a zero field is
+	// DefaultRedeemLimits'.
+	Redeem RedeemLimits
 }
 
 // Service is the core's snapshot rules and their operations: take,
@@ -164,6 +167,7 @@ type core struct {
 	tempDir      string
 	compares     compareCache
 	checks       checkTimes
+	redeem       RedeemLimits
 }
 
 // checkTimes is when this process last asked each box whether it changed,
@@ -178,7 +182,7 @@ func New(opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("snapshots: a store is required")
 	}
-	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir}}
+	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault()}}
 	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.core}, &Sweeps{s.core}
 	s.contents, s.tab = &Contents{s.core}, &Tab{s.core}
 	s.pictures, s.approvals = &Pictures{s.core}, &Approvals{s.core}

@@ -32,6 +32,9 @@ const (
 	SharePrefix = "bxs_"
 	// PrefixShare is a share's ID prefix.
 	PrefixShare = "sh"
+	// MaxLiveShares is how many codes work at one time on an install, as
+	// the peer's team holds at most 5: revoke one to make another.
+	MaxLiveShares = 5
 )
 
 // Share is a share code's record; the code itself is never kept. It is a
@@ -69,11 +72,14 @@ func hashCode(code string) []byte {
 }
 
 // SharePlan is what a share code of a snapshot would be: its snapshot, its
-// box, what its copy leaves out and how many days it works by default.
+// box, what its copy leaves out, the files that block it (a credential
+// stays where it cannot be removed: no code is made) and how many days it
+// works by default.
 type SharePlan struct {
 	Snapshot *Snapshot
 	Box      *Box
 	Removed  []string
+	Blocked  []providers.Finding
 	Days     int
 }
 
@@ -104,15 +110,22 @@ func (s *Contents) PlanShare(ctx context.Context, c Caller, box, snapshot string
 	if !ok {
 		return p, refusal(CodePlan, wordsCannotShareSecrets(be.Label))
 	}
-	if p.Removed, err = ex.ScrubbedPaths(ctx, refOf(sn, b), s.secrets(ctx)); err != nil {
+	rep, err := ex.Scrub(ctx, refOf(sn, b), s.secrets(ctx))
+	if err != nil {
 		return p, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
+	}
+	p.Removed, p.Blocked = rep.Removed, rep.Blocked
+	if len(p.Blocked) > 0 {
+		return p, refusal(CodePlan, BlockedWords(p.Blocked))
 	}
 	return p, nil
 }
 
 // MakeShare makes a share code for a snapshot: the person only, a ready
-// snapshot of a backend that exports. What the copy leaves out is worked out
-// now and kept on the record, so the page can say it.
+// snapshot of a backend that exports, while fewer than MaxLiveShares codes
+// work. What the copy leaves out is worked out now and kept on the record,
+// so the page can say it; a copy that would still hold a credential is
+// Blocked, and no code is made.
 func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string, days int) (*MadeShare, error) {
 	sn, b, err := s.snaps.SnapshotOfBox(ctx, c, box, snapshot)
 	if err != nil {
@@ -146,28 +159,63 @@ func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string
 	if extra == nil {
 		extra = []string{}
 	}
-	removed, err := ex.ScrubbedPaths(ctx, refOf(sn, b), providers.DefaultSecrets().With(extra))
+	if err := s.roomForShare(ctx); err != nil {
+		return nil, err
+	}
+	rep, err := ex.Scrub(ctx, refOf(sn, b), providers.DefaultSecrets().With(extra))
 	if err != nil {
 		return nil, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
 	}
-	if removed == nil {
-		removed = []string{}
+	if len(rep.Blocked) > 0 {
+		return nil, refusal(CodePlan, BlockedWords(rep.Blocked))
 	}
+	removed := rep.Removed
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
 		return nil, err
 	}
 	code := SharePrefix + base64.RawURLEncoding.EncodeToString(raw)
-	now := s.now()
-	r, err := s.st.MoveShareInsert(ctx, s.st.Pool, db.MoveShareInsertParams{ID: NewID(PrefixShare), CodeHash: hashCode(code),
-		BoxID: b.ID, SnapshotID: sn.ID, CopyID: NewID(PrefixSnapshot), CopyBoxID: NewID(PrefixBox), Removed: removed,
-		HomeExtra: extra, CreatedAt: now, ExpiresAt: now.Add(time.Duration(days) * 24 * time.Hour)})
+	var r db.Share
+	err = pgx.BeginFunc(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		if err := s.st.MoveSharesLock(ctx, tx); err != nil {
+			return err
+		}
+		now := s.now()
+		if err := s.roomForShareIn(ctx, tx, now); err != nil {
+			return err
+		}
+		var err error
+		r, err = s.st.MoveShareInsert(ctx, tx, db.MoveShareInsertParams{ID: NewID(PrefixShare), CodeHash: hashCode(code),
+			BoxID: b.ID, SnapshotID: sn.ID, CopyID: NewID(PrefixSnapshot), CopyBoxID: NewID(PrefixBox), Removed: removed,
+			HomeExtra: extra, CreatedAt: now, ExpiresAt: now.Add(time.Duration(days) * 24 * time.Hour)})
+		return err
+	})
+	if _, ok := AsRefusal(err); ok {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("record share code: %w", err)
 	}
 	sh := (*Share)(&r)
 	s.log(ctx, s.st.Pool, b.ID, EvShared, c, logSharedWords(sn.Name, sh.ExpiresAt, removed, s.TimeZone(ctx)), sn.ID, "", nil)
 	return &MadeShare{Code: code, Share: sh}, nil
+}
+
+// roomForShare refuses a new code while MaxLiveShares work, before the
+// scan; roomForShareIn checks again, under the lock, as the code is added.
+func (s *Contents) roomForShare(ctx context.Context) error {
+	return s.roomForShareIn(ctx, s.st.Pool, s.now())
+}
+
+func (s *Contents) roomForShareIn(ctx context.Context, q db.DBTX, now time.Time) error {
+	n, err := s.st.MoveSharesLive(ctx, q, now)
+	if err != nil {
+		return fmt.Errorf("count share codes: %w", err)
+	}
+	if n >= MaxLiveShares {
+		return refusal(CodeLimit, wordsShareCodesFull(MaxLiveShares))
+	}
+	return nil
 }
 
 // RemovedWords says what a share code's copy leaves out, for its page.
@@ -253,7 +301,8 @@ type SharedExport struct {
 // FileName is a name for the copy's export file.
 func (e *SharedExport) FileName() string { return e.box.Name + "-shared" + ExportExtension }
 
-// PlanShared checks a share code and finds its snapshot.
+// PlanShared checks a share code and finds its snapshot, and that its copy
+// is not Blocked.
 func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, error) {
 	sh, err := s.shareByCode(ctx, code)
 	if err != nil {
@@ -278,6 +327,14 @@ func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, 
 	if !ok {
 		return nil, refusal(CodePlan, wordsCannotShare(be.Label))
 	}
+	// Checked before a byte of the copy goes out; the export checks again.
+	rep, err := ex.Scrub(ctx, refOf(sn, b), providers.DefaultSecrets().With(sh.HomeExtra))
+	if err != nil {
+		return nil, fmt.Errorf("check the shared copy: %w", err)
+	}
+	if len(rep.Blocked) > 0 {
+		return nil, refusal(CodePlan, BlockedWords(rep.Blocked))
+	}
 	return &SharedExport{s: s, share: sh, sn: sn, box: b, ex: ex, kind: be.Kind}, nil
 }
 
@@ -296,6 +353,10 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	sec := providers.DefaultSecrets().With(e.share.HomeExtra)
 	part := newPartWriter(tw, exportMember+e.share.CopyID+".tar.gz", s.now())
 	if err := e.ex.ExportSnapshot(ctx, refOf(e.sn, e.box), providers.ExportOptions{Scrub: &sec, AsID: e.share.CopyID}, part); err != nil {
+		var be *providers.BlockedError
+		if errors.As(err, &be) {
+			return refusal(CodePlan, BlockedWords(be.Blocked))
+		}
 		return fmt.Errorf("write the shared copy: %w", err)
 	}
 	if err := part.Close(); err != nil {

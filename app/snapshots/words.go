@@ -1779,6 +1779,66 @@ func wordsShareSnapshotIs(state string) string {
 	return fmt.Sprintf("The snapshot of this share code is %s.", state)
 }
 
+// BlockedWord is the share dialog's word for a copy that would still hold a
+// credential where boxsnap cannot remove it (the peer's "Blocked").
+const BlockedWord = "Blocked"
+
+// findingsWords names each file that blocks a copy and what it holds:
+// "src/app.go (a GitHub token), notes.txt (a value of .git-credentials)".
+func findingsWords(fs []providers.Finding) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.Path + " (" + f.What + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// BlockedWords says why a snapshot cannot be shared: a credential stays in
+// files boxsnap does not remove, named each.
+func BlockedWords(fs []providers.Finding) string {
+	return fmt.Sprintf("%s: boxsnap cannot remove a credential from %s, so nothing is shared and no code is made. Take the credential out of the box, take a new snapshot and share that.", BlockedWord, findingsWords(fs))
+}
+
+// wordsShareCodesFull: at most MaxLiveShares live codes (the peer's "at most
+// 5 live codes at a time").
+func wordsShareCodesFull(most int) string {
+	return fmt.Sprintf("This boxsnap already has %d live share codes, the most it holds at a time: revoke one to make another.", most)
+}
+
+// Redeeming a code of another boxsnap.
+const (
+	wordsRemoteAddress   = "The other boxsnap's address is its name, such as https://boxsnap.example or boxsnap.example:8080."
+	wordsRemoteNoSecrets = "Give the other boxsnap's address without a name or password in it."
+)
+
+func wordsRemoteUnreachable(host string) string {
+	return fmt.Sprintf("boxsnap could not reach %s. Nothing was imported.", host)
+}
+
+func wordsRemoteRedirect(host string) string {
+	return fmt.Sprintf("%s answered with a redirect, which boxsnap does not follow: give the address of the boxsnap itself. Nothing was imported.", host)
+}
+
+func wordsRemoteSlow(host string, d time.Duration) string {
+	return fmt.Sprintf("%s did not answer within %s. Nothing was imported.", host, d)
+}
+
+func wordsRemoteTooBig(host string, most int64) string {
+	return fmt.Sprintf("The copy from %s is over %s, the most boxsnap takes. Nothing was imported.", host, GB(most))
+}
+
+func wordsRemoteNoCode(host string) string {
+	return fmt.Sprintf("%s has no live share code like that: it is wrong, revoked or expired. Nothing was imported.", host)
+}
+
+func wordsRemoteRefused(host string) string {
+	return fmt.Sprintf("%s refused the code. Nothing was imported.", host)
+}
+
+func wordsRemoteNotBoxsnap(host string) string {
+	return fmt.Sprintf("%s did not answer as a boxsnap does. Nothing was imported.", host)
+}
+
 // Files: browse, download and compare (the peer's "Browse, download and
 // compare files").
 

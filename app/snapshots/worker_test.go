@@ -101,8 +101,8 @@ func (s *stallBackend) DeleteSnapshot(ctx context.Context, ref providers.Snapsho
 
 // The export and import of the backend it wraps, stalling around the
 // import's publish ("import").
-func (s *stallBackend) ScrubbedPaths(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) ([]string, error) {
-	return s.Backend.(providers.Exporter).ScrubbedPaths(ctx, ref, sec)
+func (s *stallBackend) Scrub(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*providers.ScrubReport, error) {
+	return s.Backend.(providers.Exporter).Scrub(ctx, ref, sec)
 }
 
 func (s *stallBackend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef, opts providers.ExportOptions, w io.Writer) error {

@@ -118,7 +118,8 @@ func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 }
 
 // redeemCode redeems a share code: one of this install's, or with from,
-// another's, whose copy is fetched from there and imported here.
+// another's, whose copy is fetched from that boxsnap's share endpoint
+// (Contents.RedeemFrom) and imported here.
 func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
 	code, from := strings.TrimSpace(r.PostFormValue("code")), strings.TrimSpace(r.PostFormValue("from"))
 	if from == "" {
@@ -126,33 +127,8 @@ func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
 		s.importResult(w, r, res, err)
 		return
 	}
-	u, err := url.Parse(from)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "The other boxsnap's address is a URL such as https://boxsnap.example."})
-		return
-	}
 	longTransfer(w)
-	body := strings.NewReader(fmt.Sprintf(`{"code":%q}`, code))
-	req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, strings.TrimRight(u.String(), "/")+"/api/v1/shared", body)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: fmt.Sprintf("boxsnap could not reach %s.", u.Host), TryAgain: true})
-		return
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid,
-			Words: fmt.Sprintf("%s refused the code (%s).", u.Host, resp.Status)})
-		return
-	}
-	st, err := s.opts.Core.Contents().Stage(r.Context(), "the copy from "+u.Host, io.LimitReader(resp.Body, MaxImportBytes))
-	if err != nil {
-		s.importResult(w, r, nil, err)
-		return
-	}
-	defer st.Remove()
-	res, err := s.opts.Core.Contents().Import(r.Context(), snapshots.Owner(), []*snapshots.Staged{st})
+	res, err := s.opts.Core.Contents().RedeemFrom(r.Context(), snapshots.Owner(), from, code)
 	s.importResult(w, r, res, err)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -20,6 +21,8 @@ type shareDialog struct {
 	Title, Snapshot, Action, Back string
 	Error, Code, Until            string
 	Removed                       []string
+	Blocked                       []providers.Finding
+	BlockedWord                   string
 	Days, MaxDays                 int
 	Disabled                      bool
 }
@@ -30,7 +33,7 @@ func (s *Server) shareDialogOf(r *http.Request, boxRef, ref string) (shareDialog
 		return shareDialog{}, err
 	}
 	d := shareDialog{Page: views.Page{Title: "Share code", SignedIn: true, Nav: "boxes"}, Title: fmt.Sprintf("A share code for ‘%s’", p.Snapshot.Name),
-		Snapshot: p.Snapshot.Name, Back: backOf(r, p.Box.Name), Removed: p.Removed, Days: p.Days, MaxDays: snapshots.MaxShareDays,
+		Snapshot: p.Snapshot.Name, Back: backOf(r, p.Box.Name), Removed: p.Removed, Blocked: p.Blocked, BlockedWord: snapshots.BlockedWord, Days: p.Days, MaxDays: snapshots.MaxShareDays,
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/share", url.PathEscape(p.Box.Name), p.Snapshot.ID)}
 	if err != nil {
 		d.Disabled, d.Error = true, refusalWords(err)

@@ -62,7 +62,13 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		if err := checkID("copy", opts.AsID); err != nil {
 			return err
 		}
-		c, _ := scrubManifest(m, *opts.Scrub)
+		c, rep, err := b.scrubManifest(ctx, m, *opts.Scrub)
+		if err != nil {
+			return fmt.Errorf("export a copy of %s: %w", m.ID, err)
+		}
+		if len(rep.Blocked) > 0 {
+			return &providers.BlockedError{Blocked: rep.Blocked}
+		}
 		c.ID, c.Parent = opts.AsID, ""
 		if raw, err = encodeChecked(c); err != nil {
 			return fmt.Errorf("export a copy of %s: %w", m.ID, err)
@@ -133,50 +139,6 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
 	}
 	return nil
-}
-
-// ScrubbedPaths says what a copy scrubbed by sec leaves out of a snapshot.
-func (b *Backend) ScrubbedPaths(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) ([]string, error) {
-	m, err := b.loadUsable(ref)
-	if err != nil {
-		return nil, fmt.Errorf("scrub: %w", err)
-	}
-	_, removed := scrubManifest(m, sec)
-	return removed, nil
-}
-
-// scrubManifest is a copy of m without what sec lists, and the targets it
-// removed. Only real folders count as homes: a manifest never holds a path
-// through a link.
-func scrubManifest(m *manifest, sec providers.Secrets) (*manifest, []string) {
-	var dirs []string
-	for i := range m.Entries {
-		if m.Entries[i].Type == typeDir {
-			dirs = append(dirs, m.Entries[i].Path)
-		}
-	}
-	targets := sec.Targets(providers.Homes(dirs))
-	c := *m
-	c.Entries = make([]entry, 0, len(m.Entries))
-	c.Files, c.Bytes, c.AddedBytes = 0, 0, 0
-	seen := map[string]bool{}
-	var removed []string
-	for _, e := range m.Entries {
-		if t := providers.Removes(targets, e.Path); t != "" {
-			if !seen[t] {
-				seen[t] = true
-				removed = append(removed, t)
-			}
-			continue
-		}
-		if e.Type == typeFile {
-			c.Files++
-			c.Bytes += e.Size
-		}
-		c.Entries = append(c.Entries, e)
-	}
-	sort.Strings(removed)
-	return &c, removed
 }
 
 // exportContent streams one content file into the archive, checking its hash

@@ -39,3 +39,11 @@ RETURNING *;
 
 -- name: MoveShareRedeemed :exec
 UPDATE shares SET redeemed = redeemed + 1, redeemed_at = $2 WHERE id = $1;
+
+-- name: MoveSharesLock :exec
+-- Held to the end of the transaction that counts the live codes and adds
+-- one, so two makes at once never pass the limit together.
+SELECT pg_advisory_xact_lock(hashtextextended('boxsnap share codes', 0));
+
+-- name: MoveSharesLive :one
+SELECT count(*) FROM shares WHERE revoked_at IS NULL AND expires_at > sqlc.arg(now)::timestamptz;

@@ -241,6 +241,28 @@ func (q *Queries) MoveShares(ctx context.Context, db DBTX) ([]Share, error) {
 	return items, nil
 }
 
+const moveSharesLive = `-- name: MoveSharesLive :one
+SELECT count(*) FROM shares WHERE revoked_at IS NULL AND expires_at > $1::timestamptz
+`
+
+func (q *Queries) MoveSharesLive(ctx context.Context, db DBTX, now time.Time) (int64, error) {
+	row := db.QueryRow(ctx, moveSharesLive, now)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const moveSharesLock = `-- name: MoveSharesLock :exec
+SELECT pg_advisory_xact_lock(hashtextextended('boxsnap share codes', 0))
+`
+
+// Held to the end of the transaction that counts the live codes and adds
+// one, so two makes at once never pass the limit together.
+func (q *Queries) MoveSharesLock(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, moveSharesLock)
+	return err
+}
+
 const moveSharesOfSnapshot = `-- name: MoveSharesOfSnapshot :many
 SELECT id, code_hash, box_id, snapshot_id, copy_id, copy_box_id, removed, home_extra, created_at, expires_at, revoked_at, redeemed, redeemed_at FROM shares WHERE snapshot_id = $1 ORDER BY created_at DESC
 `

@@ -1,0 +1,255 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Scrub says what a share copy of a snapshot is, changing nothing.
+func (b *Backend) Scrub(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*providers.ScrubReport, error) {
+	m, err := b.loadUsable(ref)
+	if err != nil {
+		return nil, fmt.Errorf("scrub: %w", err)
+	}
+	_, rep, err := b.scrubManifest(ctx, m, sec)
+	return rep, err
+}
+
+// maxHops bounds the links followed to find one path's real place.
+const maxHops = 40
+
+// linkTree finds where a path of a snapshot really is, following the links
+// its manifest holds, as the box's processes would: a relative target from
+// the link's folder, an absolute one from the box's own folder when it
+// leads inside it (elsewhere is not in the box, nor in a copy).
+type linkTree struct {
+	byPath map[string]*entry
+	boxDir string
+}
+
+// real is the path p leads to inside the box, every link on the way and
+// its last component followed; ok is false when it leads out of the box
+// or round in a loop.
+func (lt *linkTree) real(p string) (string, bool) {
+	parts := strings.Split(p, "/")
+	cur, hops := "", 0
+	for i := 0; i < len(parts); i++ {
+		part := parts[i]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			if cur == "" {
+				return "", false
+			}
+			if cur = path.Dir(cur); cur == "." {
+				cur = ""
+			}
+			continue
+		}
+		next := part
+		if cur != "" {
+			next = cur + "/" + part
+		}
+		e := lt.byPath[next]
+		if e == nil || e.Type != typeLink {
+			cur = next
+			continue
+		}
+		if hops++; hops > maxHops {
+			return "", false
+		}
+		t := e.Target
+		if path.IsAbs(t) {
+			rel, ok := strings.CutPrefix(path.Clean(t), lt.boxDir+"/")
+			if !ok {
+				if path.Clean(t) != lt.boxDir {
+					return "", false
+				}
+				rel = ""
+			}
+			t, cur = rel, ""
+		}
+		parts = append(strings.Split(t, "/"), parts[i+1:]...)
+		i = -1
+	}
+	return cur, true
+}
+
+// scrubManifest is a copy of m without what sec lists, and its report. What
+// it removes: each target of sec in each home, where the box's links lead
+// (a home, or a .ssh, that is a link is scrubbed where it leads, inside the
+// box); every file named as providers.SecretName says, anywhere; and every
+// file whose content is that of a removed one (a hard link to it, or a
+// copy). What it keeps is then scanned, content, link targets and paths,
+// for the well-known shapes and the removed files' values: what it finds
+// is Blocked.
+func (b *Backend) scrubManifest(ctx context.Context, m *manifest, sec providers.Secrets) (*manifest, *providers.ScrubReport, error) {
+	lt := &linkTree{byPath: make(map[string]*entry, len(m.Entries)), boxDir: path.Clean(b.BoxDir(m.Guest))}
+	for i := range m.Entries {
+		lt.byPath[m.Entries[i].Path] = &m.Entries[i]
+	}
+	isDir := func(p string) bool {
+		e := lt.byPath[p]
+		return e != nil && e.Type == typeDir
+	}
+	// Homes: real folders, and links that lead to one.
+	var dirs []string
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		switch e.Type {
+		case typeDir:
+			dirs = append(dirs, e.Path)
+		case typeLink:
+			if r, ok := lt.real(e.Path); ok && isDir(r) {
+				dirs = append(dirs, e.Path)
+			}
+		}
+	}
+	var targets []string
+	seenT := map[string]bool{}
+	add := func(t string) {
+		if t != "" && t != "." && !seenT[t] {
+			seenT[t] = true
+			targets = append(targets, t)
+		}
+	}
+	// A target, and where the box's links lead it.
+	addReal := func(t string) {
+		add(t)
+		dir, name := path.Dir(t), path.Base(t)
+		if strings.Contains(name, "*") {
+			if r, ok := lt.real(dir); ok {
+				add(strings.TrimPrefix(r+"/"+name, "/"))
+			}
+			return
+		}
+		if r, ok := lt.real(t); ok {
+			add(r)
+		}
+	}
+	for _, t := range sec.Targets(providers.Homes(dirs)) {
+		addReal(t)
+	}
+	for i := range m.Entries {
+		if providers.SecretName(path.Base(m.Entries[i].Path)) {
+			addReal(m.Entries[i].Path)
+		}
+	}
+
+	c := *m
+	c.Entries = make([]entry, 0, len(m.Entries))
+	c.Files, c.Bytes, c.AddedBytes = 0, 0, 0
+	seen := map[string]bool{}
+	var removed []string
+	gone := map[string]string{} // the content of removed files, to a path of one
+	scan := providers.NewSecretScan()
+	var kept []entry
+	for _, e := range m.Entries {
+		t := providers.Removes(targets, e.Path)
+		if t == "" || e.Path == "." {
+			kept = append(kept, e)
+			continue
+		}
+		if !seen[t] {
+			seen[t] = true
+			removed = append(removed, t)
+		}
+		if e.Type == typeFile && e.Size >= 8 {
+			if _, ok := gone[e.Hash]; !ok {
+				gone[e.Hash] = e.Path
+				if err := b.valuesOf(scan, e); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
+	// Hard links to a removed file, and copies of one, go too.
+	for _, e := range kept {
+		if e.Type == typeFile {
+			if _, ok := gone[e.Hash]; ok {
+				if !seen[e.Path] {
+					seen[e.Path] = true
+					removed = append(removed, e.Path)
+				}
+				continue
+			}
+			c.Files++
+			c.Bytes += e.Size
+		}
+		c.Entries = append(c.Entries, e)
+	}
+	sort.Strings(removed)
+	rep := &providers.ScrubReport{Removed: removed, Blocked: []providers.Finding{}}
+	if rep.Removed == nil {
+		rep.Removed = []string{}
+	}
+	// The scan of what is kept: each content once, then what the manifest
+	// itself carries (paths and link targets).
+	found := map[string]string{}
+	for _, e := range c.Entries {
+		if e.Type != typeFile || e.Size == 0 {
+			continue
+		}
+		if _, ok := found[e.Hash]; ok {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		what, err := b.scanContent(scan, e.Hash)
+		if err != nil {
+			return nil, nil, err
+		}
+		found[e.Hash] = what
+	}
+	for _, e := range c.Entries {
+		what := ""
+		if e.Type == typeFile {
+			what = found[e.Hash]
+		}
+		if what == "" && e.Type == typeLink {
+			what = scan.ScanString(e.Target)
+		}
+		if what == "" {
+			what = scan.ScanString(e.Path)
+		}
+		if what != "" {
+			rep.Blocked = append(rep.Blocked, providers.Finding{Path: e.Path, What: what})
+		}
+	}
+	return &c, rep, nil
+}
+
+// valuesOf adds the values of a removed file's content to the scan.
+func (b *Backend) valuesOf(scan *providers.SecretScan, e entry) error {
+	f, err := os.Open(b.contentPath(e.Hash))
+	if err != nil {
+		return fmt.Errorf("scrub: %w: content %s is missing", errDamaged, e.Hash[:12])
+	}
+	defer f.Close()
+	if err := scan.AddValues(f, e.Path); err != nil {
+		return fmt.Errorf("scrub: read content %s: %w", e.Hash[:12], err)
+	}
+	return nil
+}
+
+// scanContent scans one content file of the store.
+func (b *Backend) scanContent(scan *providers.SecretScan, h string) (string, error) {
+	f, err := os.Open(b.contentPath(h))
+	if err != nil {
+		return "", fmt.Errorf("scrub: %w: content %s is missing", errDamaged, h[:12])
+	}
+	defer f.Close()
+	what, err := scan.Scan(f)
+	if err != nil {
+		return "", fmt.Errorf("scrub: read content %s: %w", h[:12], err)
+	}
+	return what, nil
+}
