@@ -65,5 +65,6 @@ func TestCLIExportImportShare(t *testing.T) {
 	if code != cli.ExitRefused {
 		t.Fatalf("a revoked code: exit %d", code)
 	}
-	says(t, errw, "This share code was revoked.")
+	// The other boxsnap's refusal in this one's words, never its own.
+	says(t, errw, "has no live share code like that: it is wrong, revoked or expired. Nothing was imported.")
 }
