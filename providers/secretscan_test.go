@@ -17,11 +17,11 @@ func TestSecretScanAcrossChunks(t *testing.T) {
 	}
 	pad := strings.Repeat("x ", scanChunk/2-7)
 	for text, want := range map[string]string{
-		pad + "ghp_0123456789abcdefghijABCDEFGHIJ012345": ShapeGitHub,
-		pad + "-----BEGIN RSA PRIVATE KEY-----":           ShapePrivateKey,
-		pad + " v4lueOfARemovedFile ":                     ValueOfWords(".netrc"),
+		pad + "ghp_0123456789abcdefghijABCDEFGHIJ012345":   ShapeGitHub,
+		pad + "-----BEGIN RSA PRIVATE KEY-----":            ShapePrivateKey,
+		pad + " v4lueOfARemovedFile ":                      ValueOfWords(".netrc"),
 		strings.Repeat("A", 5000) + "AKIAIOSFODNN7EXAMPLE": ShapeAWS,
-		pad + "nothing here, sk-learn and AKIA":          "",
+		pad + "nothing here, sk-learn and AKIA":            "",
 	} {
 		got, err := s.Scan(io.MultiReader(strings.NewReader(text[:len(text)/2]), strings.NewReader(text[len(text)/2:])))
 		if err != nil || got != want {
