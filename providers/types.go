@@ -346,6 +346,16 @@ type BoxSpec struct {
 	Env map[string]string
 	// Limits bound the box's process, from its box template.
 	Limits BoxLimits
+	// NoNetwork keeps the box's process off every network, from its box
+	// template: its own network namespace holds only its own loopback.
+	// Without it (the default) the process reaches outside networks through
+	// a user-mode stack; the host's loopback is never in its reach either
+	// way (local backend: README, "Security model").
+	NoNetwork bool
+	// Publish lists TCP ports on the box's own loopback that the host
+	// reaches at the same ports on its loopback (the box's screen, served
+	// by its process): inbound only, where the box has a network.
+	Publish []int
 }
 
 // BoxLimits bound a box's process (its box template's limits). Zero means

@@ -125,6 +125,8 @@ type Backend struct {
 	// warnedUser is set once the log said a template's user cannot be
 	// switched to (boxsnap does not run as root).
 	warnedUser bool
+	// warnedPasta is set once the log said pasta is not installed.
+	warnedPasta bool
 
 	bwrapOnce sync.Once
 	bwrap     string // bwrap's path when box processes run inside it

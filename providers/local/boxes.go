@@ -43,6 +43,9 @@ type boxState struct {
 	User   string              `json:"user,omitempty"`
 	Env    map[string]string   `json:"env,omitempty"`
 	Limits providers.BoxLimits `json:"limits,omitempty"`
+	// NoNetwork and Publish are the box's network (BoxSpec's).
+	NoNetwork bool  `json:"noNetwork,omitempty"`
+	Publish   []int `json:"publish,omitempty"`
 	// Running is set by Start and cleared by Stop: what the box should be.
 	Running bool `json:"running"`
 	// Last is the snapshot most recently taken of the box: its manifest's
@@ -74,6 +77,9 @@ type proc struct {
 	// cgroup is the process's freezer cgroup (process.go), or "" where
 	// there is none: a take then stops its process group only (SIGSTOP).
 	cgroup string
+	// pasta is the user-mode network stack of the box's network
+	// namespace (network.go), or nil; it is ended with the process.
+	pasta *exec.Cmd
 }
 
 func (b *Backend) readState(box string) (boxState, error) {
@@ -189,6 +195,9 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if err := checkID("box", box); err != nil {
 		return providers.Guest{}, err
 	}
+	if err := checkPublish(spec.Publish); err != nil {
+		return providers.Guest{}, err
+	}
 	dir := b.boxDir(box)
 	if spec.Adopt != "" {
 		if _, err := b.existingBox(providers.Guest{Ref: box}); err != nil {
@@ -214,7 +223,8 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if err := writeIdentity(dir, box); err != nil {
 		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
 	}
-	st := boxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command, User: spec.User, Env: spec.Env, Limits: spec.Limits}
+	st := boxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command, User: spec.User, Env: spec.Env, Limits: spec.Limits,
+		NoNetwork: spec.NoNetwork, Publish: spec.Publish}
 	b.mu.Lock()
 	err := b.writeState(st)
 	b.mu.Unlock()
@@ -320,7 +330,11 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 	if err := ownBy(dir, who); err != nil {
 		return fmt.Errorf("give the box's folder to %s: %w", who.name, err)
 	}
-	args, err := b.processArgs(dir, st.Command, st.Limits, who)
+	pasta := ""
+	if !st.NoNetwork && b.sandbox(who) != "" {
+		pasta = b.pastaPath()
+	}
+	args, err := b.processArgs(dir, st.Command, st.Limits, who, pasta != "")
 	if err != nil {
 		return err
 	}
@@ -340,6 +354,24 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 	if who.switchTo {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}
 	}
+	// With a network, bwrap names its sandbox process on infoW (fd 3) and
+	// waits on blockR (fd 4) until pasta has set the network up.
+	var infoR, infoW, blockR, blockW *os.File
+	if pasta != "" {
+		if infoR, infoW, err = os.Pipe(); err == nil {
+			if blockR, blockW, err = os.Pipe(); err != nil {
+				infoR.Close()
+				infoW.Close()
+			}
+		}
+		if err != nil {
+			logf.Close()
+			return err
+		}
+		defer infoR.Close()
+		defer blockW.Close()
+		cmd.ExtraFiles = []*os.File{infoW, blockR}
+	}
 	cg, cgErr := newFreezer(box)
 	if cgErr == nil {
 		var in bool
@@ -350,6 +382,11 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 		}
 	} else {
 		err = cmd.Start()
+	}
+	if pasta != "" {
+		// The child holds its own ends now.
+		infoW.Close()
+		blockR.Close()
 	}
 	if cgErr != nil {
 		b.log.Warn("local backend: the box's process has no freezer cgroup: a take pauses its process group only (SIGSTOP), and a process that leaves the group (setsid) runs on during the take",
@@ -365,9 +402,31 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 		}
 		return err
 	}
-	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: b.bwrap != "" && args[0] == b.bwrap, cgroup: cg}
+	var net *exec.Cmd
+	if pasta != "" {
+		pid, nerr := sandboxPid(infoR)
+		if nerr == nil {
+			net, nerr = startPasta(pasta, pid, st.Publish, who, logf)
+		}
+		if nerr == nil {
+			_, nerr = blockW.Write([]byte{1})
+		}
+		if nerr != nil {
+			// The command never ran: bwrap waits on fd 4 still.
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+			endPasta(net)
+			if cg != "" {
+				b.endFreezer(box, cg)
+			}
+			logf.Close()
+			return fmt.Errorf("give the box its network: %w", nerr)
+		}
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: b.bwrap != "" && args[0] == b.bwrap, cgroup: cg, pasta: net}
 	go func() {
 		_ = cmd.Wait()
+		endPasta(net)
 		if cg != "" {
 			b.endFreezer(box, cg)
 		}

@@ -116,12 +116,12 @@ func (b *Backend) sandbox(who runAs) string {
 	b.bwrapOnce.Do(func() {
 		path, err := exec.LookPath("bwrap")
 		if err != nil {
-			b.log.Warn("bubblewrap (bwrap) is not installed: box processes run as an unprivileged user with limits, but see the whole host's files that user may read (README, Security model)")
+			b.log.Warn("bubblewrap (bwrap) is not installed: box processes run as an unprivileged user with limits, but see the whole host's files that user may read and share the host's network, its loopback too (README, Security model)")
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		probe := exec.CommandContext(ctx, path, "--ro-bind", "/", "/", "--unshare-all", "--share-net", "--die-with-parent", "--", "/bin/true")
+		probe := exec.CommandContext(ctx, path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "/bin/true")
 		probe.Env = []string{}
 		if who.switchTo {
 			probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}}
@@ -131,7 +131,7 @@ func (b *Backend) sandbox(who runAs) string {
 			return
 		}
 		b.bwrap = path
-		b.log.Info("box processes run inside bubblewrap: only the box's folder is writable, boxsnap's own folder is hidden")
+		b.log.Info("box processes run inside bubblewrap: only the box's folder is writable, boxsnap's own folder is hidden, and each box has its own network namespace, without the host's loopback")
 	})
 	return b.bwrap
 }
@@ -139,8 +139,11 @@ func (b *Backend) sandbox(who runAs) string {
 // processArgs is the command line of a box's process: bwrap where it
 // works, then prlimit setting the limits before the command runs (Go's
 // SysProcAttr has no rlimits, and setting them on boxsnap itself would bound
-// boxsnap), then the shell.
-func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who runAs) ([]string, error) {
+// boxsnap), then the shell. bwrap gives the box its own network namespace;
+// with waitNet, bwrap names its sandbox process on fd 3 (--info-fd) and
+// waits for a byte on fd 4 (--block-fd) before it runs the command, so that
+// the command starts with its network set up (network.go).
+func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who runAs, waitNet bool) ([]string, error) {
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
 		return nil, errors.New("prlimit (util-linux) is not installed: boxsnap does not start a box's process without its limits")
@@ -153,8 +156,11 @@ func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who 
 	}
 	var args []string
 	if bw := b.sandbox(who); bw != "" {
-		args = append(args, bw, "--die-with-parent", "--unshare-all", "--share-net",
+		args = append(args, bw, "--die-with-parent", "--unshare-all",
 			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp")
+		if waitNet {
+			args = append(args, "--info-fd", "3", "--block-fd", "4")
+		}
 		// A box's command may run boxsnap itself (the demo's web app is
 		// `boxsnap demo-app`); a binary built under /tmp, as a checkout or a
 		// test there gives, would be hidden by the private /tmp, so it is
