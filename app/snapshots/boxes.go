@@ -106,7 +106,11 @@ func (s *Boxes) boxSpecOf(ctx context.Context, c Caller, req *BoxRequest, box pr
 			return providers.BoxSpec{}, err
 		}
 	}
-	return providers.BoxSpec{Box: box, Template: req.Template, Adopt: req.Adopt, Command: req.Command, Host: req.Host}, nil
+	spec := providers.BoxSpec{Box: box, Template: req.Template, Adopt: req.Adopt, Command: req.Command, Host: req.Host}
+	if req.HasScreen {
+		spec.Publish = screenPorts(req.ScreenURL)
+	}
+	return spec, nil
 }
 
 // AcquireBox makes a box on a backend: a folder on the local backend, a

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
+	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -33,13 +36,17 @@ type BoxTemplate struct {
 	Limits    providers.BoxLimits `json:"limits"`
 	HasScreen bool                `json:"hasScreen,omitempty"`
 	ScreenURL string              `json:"screenUrl,omitempty"`
+	// NoNetwork turns the template's network off: a box made from it has
+	// only its own loopback. Off by default: a box reaches outside
+	// networks, never the host's loopback (local backend).
+	NoNetwork bool `json:"noNetwork,omitempty"`
 }
 
 // templateOf is the template of a box_templates row, its environment
 // decoded.
 func templateOf(r db.BoxTemplate) (BoxTemplate, error) {
 	t := BoxTemplate{Name: r.Name, Backend: r.BackendID, Kind: r.Kind, Source: r.Source, Command: r.Command,
-		User: r.RunAs, HasScreen: r.HasScreen, ScreenURL: r.ScreenURL,
+		User: r.RunAs, HasScreen: r.HasScreen, ScreenURL: r.ScreenURL, NoNetwork: !r.Network,
 		Limits: providers.BoxLimits{MemoryBytes: r.MemoryBytes, Processes: r.Processes, OpenFiles: r.OpenFiles}}
 	if err := json.Unmarshal(r.Env, &t.Env); err != nil {
 		return BoxTemplate{}, fmt.Errorf("box template %s: its environment: %w", r.Name, err)
@@ -180,7 +187,8 @@ func (s *Boxes) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) error
 	}
 	if err := s.st.TemplateUpsert(ctx, s.st.Pool, db.TemplateUpsertParams{Name: t.Name, BackendID: t.Backend, Kind: t.Kind,
 		Source: t.Source, Command: t.Command, RunAs: t.User, Env: env, MemoryBytes: t.Limits.MemoryBytes,
-		Processes: t.Limits.Processes, OpenFiles: t.Limits.OpenFiles, HasScreen: t.HasScreen, ScreenURL: t.ScreenURL}); err != nil {
+		Processes: t.Limits.Processes, OpenFiles: t.Limits.OpenFiles, HasScreen: t.HasScreen, ScreenURL: t.ScreenURL,
+		Network: !t.NoNetwork}); err != nil {
 		return fmt.Errorf("save box template: %w", err)
 	}
 	return nil
@@ -207,6 +215,30 @@ func (s *Boxes) DeleteTemplate(ctx context.Context, c Caller, name string) error
 
 // spec is what the template asks of a backend for box.
 func (t BoxTemplate) spec(box providers.BoxIdentity, host string) providers.BoxSpec {
-	return providers.BoxSpec{Box: box, Template: t.Source, Command: t.Command, Host: host,
-		User: t.User, Env: maps.Clone(t.Env), Limits: t.Limits}
+	spec := providers.BoxSpec{Box: box, Template: t.Source, Command: t.Command, Host: host,
+		User: t.User, Env: maps.Clone(t.Env), Limits: t.Limits, NoNetwork: t.NoNetwork}
+	if t.HasScreen {
+		spec.Publish = screenPorts(t.ScreenURL)
+	}
+	return spec
+}
+
+// screenPorts is the port a box serves its screen on when its screen
+// address is on the host's loopback (http://127.0.0.1:PORT/): the backend
+// publishes it from the host's loopback into the box's own network.
+func screenPorts(screen string) []int {
+	u, err := url.Parse(screen)
+	if err != nil || u.Port() == "" {
+		return nil
+	}
+	if h := u.Hostname(); h != "localhost" {
+		if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
+			return nil
+		}
+	}
+	p, err := strconv.Atoi(u.Port())
+	if err != nil || p < 1 || p > 65535 {
+		return nil
+	}
+	return []int{p}
 }

@@ -91,6 +91,9 @@ func (s *Server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 	t.Limits.MemoryBytes = num("memoryMiB", "Memory is a whole number of MiB.", 1<<20)
 	t.Limits.Processes = int(num("processes", "Processes is a whole number.", 1))
 	t.Limits.OpenFiles = int(num("openFiles", "Open files is a whole number.", 1))
+	if r.PostFormValue("networkSet") != "" {
+		t.NoNetwork = r.PostFormValue("network") == ""
+	}
 	err := error(nil)
 	if len(bad) > 0 {
 		err = &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: strings.Join(bad, " ")}

@@ -83,6 +83,7 @@ type BoxTemplate struct {
 	ScreenURL   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	Network     bool
 }
 
 type BoxTrash struct {
