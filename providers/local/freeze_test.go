@@ -12,11 +12,11 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// TestTakeFreezesASetsidProcess: a box process that leaves the box's
+// TestTakeFreezesEveryProcess: a box process that leaves the box's
 // process group and session (setsid) is still paused for a take: the file
 // it keeps appending to does not grow while the take copies. After Stop it
 // is gone, and so is the box's freezer cgroup.
-func TestTakeFreezesASetsidProcess(t *testing.T) {
+func TestTakeFreezesEveryProcess(t *testing.T) {
 	t.Parallel()
 	// The loop's name ($0) is a word of its own, so the test finds its host
 	// pid in /proc whatever pid namespace the box runs in.

@@ -157,12 +157,12 @@ func refusedWith(t *testing.T, err error, words ...string) {
 	}
 }
 
-// TestImportRefusesPathsOutsideTheBox: an archive whose manifest holds a
-// path that leads out of the box (".." or a full path), or a path beneath a
-// link, is refused as a whole with words naming the first such path, and
+// TestImportRefusesEntriesOutsideTheBox: an archive whose manifest holds a
+// path that leads out of the box (a ".." part anywhere in it, or a full
+// path), or a path beneath a link, is refused as a whole with words naming the first such path, and
 // leaves nothing in the store; restoring or forking it afterwards writes
 // nothing outside the box either.
-func TestImportRefusesPathsOutsideTheBox(t *testing.T) {
+func TestImportRefusesEntriesOutsideTheBox(t *testing.T) {
 	t.Parallel()
 	pwned, ph := contentOf("pwned")
 	file := func(p string) entry { return entry{Path: p, Type: typeFile, Mode: 0o644, Size: 5, Hash: ph} }
@@ -180,6 +180,8 @@ func TestImportRefusesPathsOutsideTheBox(t *testing.T) {
 			[]string{`"a/through-link.txt" lies beneath the link "a"`}},
 		{"a folder through a link", []entry{{Path: "a", Type: typeLink, Target: "OUTSIDE"}, {Path: "a/made", Type: typeDir, Mode: 0o755}}, nil,
 			[]string{`"a/made" lies beneath the link "a"`}},
+		{"a dot-dot inside a path", []entry{{Path: "a", Type: typeDir, Mode: 0o755}, file("a/../../../../outside/pwned.txt")}, []part{pwned},
+			[]string{`"a/../../../../outside/pwned.txt" goes up out of its folder`}},
 		{"a folder outside", []entry{{Path: up + "/made", Type: typeDir, Mode: 0o755}}, nil,
 			[]string{`"../../../outside/made" goes up`}},
 		{"a pipe outside", []entry{{Path: up + "/pipe", Type: typeFIFO, Mode: 0o644}}, nil,
