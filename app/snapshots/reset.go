@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"strings"
 
@@ -324,6 +325,15 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 		case StepReset:
 			spec := providers.BoxSpec{Box: providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install},
 				Template: p.Source, Command: p.Command}
+			// The box runs as its box template says: its user, environment
+			// and limits, read now so no secret of its environment is kept
+			// in the operation's parameters. With no template (or one gone)
+			// the backend keeps the box's own.
+			if p.Template != "" {
+				if t, err := s.boxes.Template(ctx, p.Template); err == nil {
+					spec.User, spec.Env, spec.Limits = t.User, maps.Clone(t.Env), t.Limits
+				}
+			}
 			if err := rs.ResetGuest(ctx, g, spec); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()

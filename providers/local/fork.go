@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,7 +18,9 @@ import (
 // source's identity before its first start (section 9): the identity marker
 // names the new box; the credential files moatbox's share codes remove, in the
 // box's folder and in every home-like folder inside it, and the box's access
-// file, are removed. A snapshot taken with no identity reset is refused.
+// file, are removed. The new box runs as its source box does: its command,
+// user, environment and limits are the source's. A snapshot taken with no
+// identity reset is refused.
 func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
 	m, err := b.loadUsable(ref)
 	if err != nil {
@@ -67,8 +70,14 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if kind == "" {
 		kind = m.Guest.Kind
 	}
+	// The fork runs as its source does: the same command, user,
+	// environment and limits (its box template's), never the defaults.
 	src, _ := b.readState(m.Guest.Ref)
-	st := boxState{ID: box.ID, Kind: kind, Command: src.Command, Parent: m.ID, ForkedFrom: m.ID}
+	if owner := b.ownerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
+		src, _ = b.readState(owner) // an imported snapshot's box
+	}
+	st := boxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
+		Parent: m.ID, ForkedFrom: m.ID}
 	if err := os.Rename(tmp, dst); err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}

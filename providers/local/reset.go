@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"strings"
@@ -17,8 +18,9 @@ import (
 // ResetGuest makes a local box fresh again (moatbox's "Reset to a fresh
 // box"): its folder is replaced by a new copy of its template folder (an
 // empty folder for a box made from none), with its identity marker written
-// again. Its snapshots stay; its state forgets the last take, so the next
-// take walks the new folder. The fresh copy is made beside the folder and
+// again. It keeps running as its template says: spec's user, environment
+// and limits when spec gives any, else the box's own. Its snapshots stay;
+// its state forgets the last take, so the next take walks the new folder. The fresh copy is made beside the folder and
 // renamed into place, so the box is never half one and half the other.
 func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec providers.BoxSpec) error {
 	dir, err := b.existingBox(g)
@@ -62,6 +64,12 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 		st.Last, st.Parent, st.StatCache, st.ForkedFrom = "", "", "", ""
 		if spec.Command != "" {
 			st.Command = spec.Command
+		}
+		// The template's user, environment and limits, when the spec
+		// gives them; else the box keeps its own: a reset never runs it
+		// with the defaults in place of its template's bounds.
+		if spec.User != "" || spec.Env != nil || spec.Limits != (providers.BoxLimits{}) {
+			st.User, st.Env, st.Limits = spec.User, maps.Clone(spec.Env), spec.Limits
 		}
 	})
 	if err != nil {
