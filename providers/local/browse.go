@@ -200,41 +200,35 @@ func (b *Backend) snapshotFile(m *manifest, p string, limit int64) ([]byte, *ent
 }
 
 // boxFile reads a file of the box's folder now, through no link, of at most
-// providers.MaxDiffBytes.
+// providers.MaxDiffBytes. It is opened beneath the box's folder,
+// non-blocking, and checked by its descriptor to be a regular file before
+// any read (openRegular): a pipe at its path is refused at once, never
+// waited on.
 func (b *Backend) boxFile(guest providers.Guest, rel string) ([]byte, error) {
 	dir, err := b.existingBox(guest)
 	if err != nil {
 		return nil, err
 	}
-	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	root, err := openTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open box %s: %w", guest.Ref, err)
 	}
-	defer unix.Close(dfd)
-	fd, err := unix.Openat2(dfd, rel, &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS,
-	})
+	defer root.Close()
+	f, st, err := root.openRegular(rel, nil)
 	if err != nil {
 		switch {
 		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
 			return nil, fmt.Errorf("%s in box %s now: %w", rel, guest.Ref, providers.ErrNotFound)
 		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.EXDEV):
 			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link in the box now, which is never followed", rel)}
+		case errors.Is(err, errNotRegular):
+			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %s, not a file", rel, kindOfMode(st.Mode))}
 		}
 		return nil, fmt.Errorf("open %s in box %s: %w", rel, guest.Ref, err)
 	}
-	f := os.NewFile(uintptr(fd), rel)
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is not a file", rel)}
-	}
-	if fi.Size() > providers.MaxDiffBytes {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %s, more than the %s a comparison allows", rel, providers.GB(fi.Size()), providers.GB(providers.MaxDiffBytes))}
+	if st.Size > providers.MaxDiffBytes {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %s, more than the %s a comparison allows", rel, providers.GB(st.Size), providers.GB(providers.MaxDiffBytes))}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, providers.MaxDiffBytes+1))
 	if err != nil {
@@ -244,6 +238,23 @@ func (b *Backend) boxFile(guest providers.Guest, rel string) ([]byte, error) {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now grew past the %s a comparison allows", rel, providers.GB(providers.MaxDiffBytes))}
 	}
 	return data, nil
+}
+
+// kindOfMode names what a stat's type is, in words.
+func kindOfMode(mode uint32) string {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFIFO:
+		return "a named pipe"
+	case unix.S_IFDIR:
+		return "a folder"
+	case unix.S_IFSOCK:
+		return "a socket"
+	case unix.S_IFCHR, unix.S_IFBLK:
+		return "a device"
+	case unix.S_IFLNK:
+		return "a link"
+	}
+	return "something else"
 }
 
 func isText(data []byte) bool {

@@ -55,6 +55,7 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 	}
 	defer root.Close()
 	now := make([]entry, 0, len(found))
+	ids := make([]fileID, 0, len(found)) // which file the scan saw at each path of now
 	for i := range found {
 		e := entryFromStat(found[i].rel, &found[i].st)
 		if e.Type == "" || hidden(e.Path) {
@@ -68,11 +69,12 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			e.Target = t
 		}
 		now = append(now, e)
+		ids = append(ids, fileID{dev: uint64(found[i].st.Dev), ino: found[i].st.Ino})
 	}
 	// Files on both sides with the same size: their hash from a stat that
 	// did not move, else from their content.
 	var known map[string]*entry
-	var toHash []*entry
+	var toHash []hashJob
 	j := 0
 	for i := range now {
 		ne := &now[i]
@@ -105,7 +107,7 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 		if ke := known[ne.Path]; ke != nil && ke.Type == typeFile && ke.Hash != "" && ke.key() == ne.key() {
 			ne.Hash = ke.Hash
 		} else {
-			toHash = append(toHash, ne)
+			toHash = append(toHash, hashJob{e: ne, id: ids[i]})
 		}
 	}
 	if err := b.hashAll(ctx, root, toHash); err != nil {
@@ -131,10 +133,17 @@ func hidden(rel string) bool {
 	return rel == "." || rel == markerDir || strings.HasPrefix(rel, markerDir+"/")
 }
 
+// hashJob is an entry to hash and the file the scan saw at its path.
+type hashJob struct {
+	e  *entry
+	id fileID
+}
+
 // hashAll sets the hash of each entry from the box's file, with the
-// backend's workers. A file that vanished, or is reached only through a
-// link, keeps no hash.
-func (b *Backend) hashAll(ctx context.Context, root *beneath, es []*entry) error {
+// backend's workers. A file that vanished, is reached only through a link,
+// is no longer a regular file or is another file than the scan saw keeps no
+// hash: it changed.
+func (b *Backend) hashAll(ctx context.Context, root *beneath, es []hashJob) error {
 	if len(es) == 0 {
 		return nil
 	}
@@ -143,13 +152,13 @@ func (b *Backend) hashAll(ctx context.Context, root *beneath, es []*entry) error
 		mu    sync.Mutex
 		first error
 	)
-	ch := make(chan *entry)
+	ch := make(chan hashJob)
 	for w := 0; w < b.workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for e := range ch {
-				h, _, err := b.hashBeneath(root, e.Path)
+			for j := range ch {
+				h, _, err := b.hashBeneath(root, j.e.Path, &j.id)
 				if err != nil {
 					if errors.Is(err, os.ErrNotExist) {
 						continue
@@ -161,7 +170,7 @@ func (b *Backend) hashAll(ctx context.Context, root *beneath, es []*entry) error
 					mu.Unlock()
 					continue
 				}
-				e.Hash = h
+				j.e.Hash = h
 			}
 		}()
 	}

@@ -129,18 +129,56 @@ func writeAt(dfd int, name string, data []byte, mode uint32, uid, gid int) error
 	return nil
 }
 
-// hashBeneath hashes the box's file rel, opened beneath the box's folder
-// through no link. One gone, or reached only through a link, answers an
-// error that is fs.ErrNotExist.
-func (b *Backend) hashBeneath(root *beneath, rel string) (string, int64, error) {
-	fd, err := root.open(rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
+// fileID is a file's device and inode: which file a scan saw at a path.
+type fileID struct{ dev, ino uint64 }
+
+// errNotRegular marks a path that, opened, is not a regular file: a pipe,
+// a folder or a device put in a file's place.
+var errNotRegular = errors.New("not a regular file")
+
+// errNotScanned marks a path that, opened, is another file than the one
+// the scan saw there (its device and inode differ): it was replaced since.
+var errNotScanned = errors.New("another file than the one read before")
+
+// openRegular opens the box's file rel beneath the folder to read it:
+// non-blocking (a pipe put in its place answers at once, never holding the
+// open or a read), checked by its descriptor to be a regular file, and,
+// when want is set, to be the file the scan saw (device and inode). It
+// gives the file's stat as opened. A regular file reads the same with
+// O_NONBLOCK as without.
+func (t *beneath) openRegular(rel string, want *fileID) (*os.File, unix.Stat_t, error) {
+	var st unix.Stat_t
+	fd, err := t.open(rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY)
 	if err != nil {
-		if goneOrSwapped(err) {
+		return nil, st, err
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, st, &fs.PathError{Op: "fstat", Path: t.dir + "/" + rel, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, st, errNotRegular
+	}
+	if want != nil && (st.Dev != want.dev || st.Ino != want.ino) {
+		unix.Close(fd)
+		return nil, st, errNotScanned
+	}
+	return os.NewFile(uintptr(fd), t.dir+"/"+rel), st, nil
+}
+
+// hashBeneath hashes the box's file rel, opened beneath the box's folder
+// through no link and non-blocking (openRegular). One gone, reached only
+// through a link, no longer a regular file, or not the file want names (when
+// set) answers an error that is fs.ErrNotExist: it is not the file read.
+func (b *Backend) hashBeneath(root *beneath, rel string, want *fileID) (string, int64, error) {
+	f, _, err := root.openRegular(rel, want)
+	if err != nil {
+		if goneOrSwapped(err) || errors.Is(err, errNotRegular) || errors.Is(err, errNotScanned) {
 			return "", 0, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
 		}
 		return "", 0, err
 	}
-	f := os.NewFile(uintptr(fd), rel)
 	defer f.Close()
 	return b.hashFile(f)
 }

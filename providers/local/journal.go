@@ -66,6 +66,7 @@ const (
 // journal is one box's change journal.
 type journal struct {
 	box, dir string
+	root     *beneath // the box's folder: every name is read beneath it
 	maxPaths int
 	file     *os.File // the inotify descriptor, non-blocking, in Go's poller
 	fd       int
@@ -165,8 +166,15 @@ func (b *Backend) startJournal(box, dir string) {
 		inoWd: map[uint64]int32{}, linked: map[uint64]map[string]bool{}, dirty: map[string]uint8{},
 		sweep: map[uint64]bool{}, unseen: map[string]bool{}}
 	b.journals.m[box] = j
+	root, err := openTree(dir)
+	if err != nil {
+		j.dead = fmt.Sprintf("the box's folder could not be opened (%v)", err)
+		j.lost = j.dead
+		return
+	}
+	j.root = root
 	var sfs unix.Statfs_t
-	if err := unix.Statfs(dir, &sfs); err == nil {
+	if err := unix.Fstatfs(root.fd, &sfs); err == nil {
 		if name, ok := networkFS[int64(sfs.Type)]; ok {
 			j.dead = fmt.Sprintf("the box's folder is on a network file system (%s), whose changes inotify does not see", name)
 			j.lost = j.dead
@@ -396,6 +404,10 @@ func (j *journal) close() {
 	}
 	j.closed = true
 	j.dirty = nil
+	if j.root != nil {
+		_ = j.root.Close()
+		j.root = nil
+	}
 	j.mu.Unlock()
 	if j.file != nil {
 		_ = j.file.Close() // releases every watch; wakes run
@@ -561,8 +573,11 @@ func (j *journal) seeNameLocked(rel string) {
 	if j.lost != "" {
 		return
 	}
+	if j.root == nil {
+		return // closed
+	}
 	var st unix.Stat_t
-	if err := unix.Fstatat(unix.AT_FDCWD, j.dir+"/"+rel, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := j.root.Lstat(rel, &st); err != nil {
 		if len(j.unseen) >= j.maxPaths {
 			j.loseLocked("too many names made and removed since the last take")
 			return
@@ -640,10 +655,17 @@ func (j *journal) watchTreeLocked(rel string) {
 		}
 		j.wds[int32(wd)] = r
 		j.dirs[r] = int32(wd)
-		f, err := os.Open(abs)
+		if j.root == nil {
+			return // closed
+		}
+		// Read beneath the box's folder, as a folder only and through no
+		// link: a pipe or a link the box put in the folder's place is
+		// never opened (a pipe would hold the open).
+		fd, err := j.root.open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
 		if err != nil {
 			continue
 		}
+		f := os.NewFile(uintptr(fd), abs)
 		ents, _ := f.ReadDir(-1)
 		f.Close()
 		for _, e := range ents {

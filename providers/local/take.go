@@ -187,6 +187,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	m := &manifest{Format: manifestFormat}
 	type job struct {
 		idx int
+		id  *fileID // the file the scan saw, when it stat'ed one
 	}
 	var jobs []job
 	t0 := time.Now()
@@ -262,7 +263,11 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 				if pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" && have(pe.Hash) {
 					e.Hash = pe.Hash
 				} else {
-					jobs = append(jobs, job{idx: len(m.Entries)})
+					j := job{idx: len(m.Entries)}
+					if s.st.Dev != 0 || s.st.Ino != 0 {
+						j.id = &fileID{dev: uint64(s.st.Dev), ino: s.st.Ino}
+					}
+					jobs = append(jobs, j)
 				}
 			}
 			if err != nil {
@@ -293,7 +298,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 			defer wg.Done()
 			for j := range ch {
 				e := &m.Entries[j.idx]
-				isNew, err := b.copyIn(cctx, root, e)
+				isNew, err := b.copyIn(cctx, root, e, j.id)
 				mu.Lock()
 				if isNew {
 					added = append(added, e.Hash)
@@ -345,17 +350,26 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 // errVanished marks a file that was gone when its content was read.
 var errVanished = errors.New("vanished")
 
+// errRetyped marks a file found, when its content was read, to be no longer
+// a file (a pipe, a folder): e was set to what is there now.
+var errRetyped = errors.New("no longer a file")
+
 // copyIn copies one file's content into the store and sets e's hash and
-// stat from what was copied. A file that changes while it is copied is copied
-// again, up to maxCopyAttempts; one that vanished is dropped (e.Type = "").
-func (b *Backend) copyIn(ctx context.Context, root *beneath, e *entry) (isNew bool, err error) {
+// stat from what was copied. A file that changes while it is copied, or is
+// another file than the one the scan saw (want), is copied again, up to
+// maxCopyAttempts; one that vanished is dropped (e.Type = ""); one that is
+// no longer a file is taken as what it is now (a pipe, a folder), unread.
+func (b *Backend) copyIn(ctx context.Context, root *beneath, e *entry, want *fileID) (isNew bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		hash, isNew, err := b.copyOnce(root, e)
+		hash, isNew, err := b.copyOnce(root, e, want)
 		if errors.Is(err, errVanished) {
 			e.Type = ""
+			return false, nil
+		}
+		if errors.Is(err, errRetyped) {
 			return false, nil
 		}
 		if errors.Is(err, errChanged) {
@@ -378,28 +392,28 @@ var errChanged = errors.New("changed while copied")
 // copyOnce copies e.Path's content once. The file is opened beneath the box's
 // folder with no link followed in any component: one reached only through a
 // link (a folder the box swapped for one since the scan) is taken as
-// vanished, never read. O_NONBLOCK keeps a fifo renamed over the file from
-// holding the take; it changes nothing for a regular file.
-func (b *Backend) copyOnce(root *beneath, e *entry) (string, bool, error) {
-	fd, err := root.open(e.Path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
+// vanished, never read. It is opened non-blocking and checked by its
+// descriptor (openRegular): a pipe renamed over the file never holds the
+// take, and is taken as the pipe it is now; another file renamed over it
+// since the scan (want) is read again, as that file.
+func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool, error) {
+	src, before, err := root.openRegular(e.Path, want)
 	if err != nil {
-		if goneOrSwapped(err) {
+		switch {
+		case goneOrSwapped(err):
 			return "", false, errVanished
-		}
-		if errors.Is(err, unix.EAGAIN) {
+		case errors.Is(err, unix.EAGAIN):
 			return "", false, errChanged // a rename raced the resolution
+		case errors.Is(err, errNotRegular):
+			*e = entryFromStat(e.Path, &before)
+			return "", false, errRetyped
+		case errors.Is(err, errNotScanned):
+			*want = fileID{dev: uint64(before.Dev), ino: before.Ino}
+			return "", false, errChanged
 		}
 		return "", false, err
 	}
-	src := os.NewFile(uintptr(fd), e.Path)
 	defer src.Close()
-	var before unix.Stat_t
-	if err := unix.Fstat(int(src.Fd()), &before); err != nil {
-		return "", false, err
-	}
-	if before.Mode&unix.S_IFMT != unix.S_IFREG {
-		return "", false, errChanged
-	}
 	tmp, tmpName, err := b.newContentFile()
 	if err != nil {
 		return "", false, err
