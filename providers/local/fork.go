@@ -8,8 +8,10 @@ import (
 	"maps"
 	"os"
 	"path"
-	"path/filepath"
+	"sort"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -93,20 +95,25 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 
 // cleanIdentity removes what sec lists (providers.Secrets: boxsnap's access
 // file, the credential files of every home-like folder, a whole system's
-// identity files) from a fork's folder. It never follows a link: a path
-// through one is not inside the box and is left alone. It answers what it
-// removed.
+// identity files) from a fork's folder. Every path is found beneath the
+// folder with no link followed: a path through one is not inside the box and
+// is left alone. It answers what it removed.
 func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
+	t, err := openTree(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
 	var removed []string
 	dirs := []string{}
-	if isRealDir(dir, "root") {
+	if isRealDir(t, "root") {
 		dirs = append(dirs, "root")
 	}
 	for _, parent := range []string{"home", "Users"} {
-		if !isRealDir(dir, parent) {
+		if !isRealDir(t, parent) {
 			continue
 		}
-		ents, err := os.ReadDir(filepath.Join(dir, parent))
+		ents, err := readDirBeneath(t, parent)
 		if err != nil {
 			return removed, err
 		}
@@ -116,20 +123,15 @@ func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
 			}
 		}
 	}
-	for _, t := range sec.Targets(providers.Homes(dirs)) {
-		rels := []string{t}
-		if strings.Contains(t, "*") {
-			rels = nil
-			if parent := path.Dir(t); parent == "." || isRealDir(dir, parent) {
-				matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(t)))
-				for _, m := range matches {
-					rel, _ := filepath.Rel(dir, m)
-					rels = append(rels, filepath.ToSlash(rel))
-				}
+	for _, target := range sec.Targets(providers.Homes(dirs)) {
+		rels := []string{target}
+		if strings.Contains(target, "*") {
+			if rels, err = globBeneath(t, target); err != nil {
+				return removed, err
 			}
 		}
 		for _, rel := range rels {
-			ok, err := removeInside(dir, rel)
+			ok, err := removeInside(t, rel)
 			if ok {
 				removed = append(removed, rel)
 			}
@@ -141,35 +143,82 @@ func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
 	return removed, nil
 }
 
-// isRealDir says whether rel is a folder inside dir reached through no link.
-func isRealDir(dir, rel string) bool {
-	p := dir
-	for _, part := range strings.Split(rel, "/") {
-		p = filepath.Join(p, part)
-		fi, err := os.Lstat(p)
-		if err != nil || !fi.IsDir() {
-			return false
-		}
+// isRealDir says whether rel is a folder beneath t reached through no link.
+func isRealDir(t *beneath, rel string) bool {
+	if checkRel(rel) != "" {
+		return false
 	}
+	fd, err := t.open(rel, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
 	return true
 }
 
+// readDirBeneath lists the folder rel beneath t, reached through no link.
+func readDirBeneath(t *beneath, rel string) ([]fs.DirEntry, error) {
+	fd, err := t.open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), t.dir+"/"+rel)
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// globBeneath gives the paths beneath t that pattern (slash-separated, its
+// parts as path.Match takes them) matches, in order, descending only into
+// real folders.
+func globBeneath(t *beneath, pattern string) ([]string, error) {
+	found := []string{"."}
+	parts := strings.Split(pattern, "/")
+	for i, part := range parts {
+		var next []string
+		for _, dir := range found {
+			if !strings.ContainsAny(part, "*?[\\") {
+				next = append(next, path.Join(dir, part))
+				continue
+			}
+			if dir != "." && !isRealDir(t, dir) {
+				continue
+			}
+			ents, err := readDirBeneath(t, dir)
+			if err != nil {
+				continue // gone, or not a folder
+			}
+			for _, e := range ents {
+				if ok, err := path.Match(part, e.Name()); err != nil {
+					return nil, err
+				} else if ok && (i == len(parts)-1 || e.IsDir()) {
+					next = append(next, path.Join(dir, e.Name()))
+				}
+			}
+		}
+		found = next
+	}
+	sort.Strings(found)
+	return found, nil
+}
+
 // removeInside removes rel (a file, a link or a whole folder) if every folder
-// on its way is a real folder inside dir.
-func removeInside(dir, rel string) (bool, error) {
-	parent := filepath.Dir(filepath.FromSlash(rel))
-	if parent != "." && !isRealDir(dir, filepath.ToSlash(parent)) {
+// on its way is a real folder beneath t.
+func removeInside(t *beneath, rel string) (bool, error) {
+	if checkRel(rel) != "" || rel == "." {
 		return false, nil
 	}
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if _, err := os.Lstat(p); err != nil {
+	if parent := path.Dir(rel); parent != "." && !isRealDir(t, parent) {
+		return false, nil
+	}
+	var st unix.Stat_t
+	if err := t.Lstat(rel, &st); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
 		return false, err
 	}
 	// RemoveAll removes a link itself, never what it points to.
-	if err := os.RemoveAll(p); err != nil {
+	if err := t.RemoveAll(rel); err != nil {
 		return false, err
 	}
 	return true, nil

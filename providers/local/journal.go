@@ -627,8 +627,11 @@ func (j *journal) dieLocked(why string) {
 }
 
 // watchTreeLocked adds a watch to rel and every folder under it. Each folder
-// is read after its watch is added, so a folder made in it meanwhile is
-// either seen by the read or reported by the watch.
+// is opened beneath the box's folder, as a folder only and through no link
+// (a pipe or a link the box put in its place is never opened: a pipe would
+// hold the open), watched by its descriptor, and read after its watch is
+// added, so a folder made in it meanwhile is either seen by the read or
+// reported by the watch.
 func (j *journal) watchTreeLocked(rel string) {
 	pending := []string{rel}
 	for len(pending) > 0 && j.dead == "" {
@@ -638,10 +641,25 @@ func (j *journal) watchTreeLocked(rel string) {
 		if r != "." {
 			abs = j.dir + "/" + r
 		}
-		wd, err := unix.InotifyAddWatch(j.fd, abs, journalDirMask)
+		if j.root == nil {
+			return // closed
+		}
+		fd, err := j.root.open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
 		if err != nil {
-			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+			if goneOrSwapped(err) {
 				continue // it went; its parent's watch reported that
+			}
+			j.dieLocked(fmt.Sprintf("a folder could not be read (%v)", err))
+			return
+		}
+		f := os.NewFile(uintptr(fd), abs)
+		// The descriptor's /proc link names the very folder opened; the
+		// watch follows it (no IN_DONT_FOLLOW), to that folder only.
+		wd, err := unix.InotifyAddWatch(j.fd, fmt.Sprintf("/proc/self/fd/%d", fd), journalDirMask&^unix.IN_DONT_FOLLOW)
+		if err != nil {
+			f.Close()
+			if errors.Is(err, unix.ENOENT) {
+				continue
 			}
 			if errors.Is(err, unix.ENOSPC) {
 				j.dieLocked("the inotify watch limit was reached (fs.inotify.max_user_watches)")
@@ -655,17 +673,6 @@ func (j *journal) watchTreeLocked(rel string) {
 		}
 		j.wds[int32(wd)] = r
 		j.dirs[r] = int32(wd)
-		if j.root == nil {
-			return // closed
-		}
-		// Read beneath the box's folder, as a folder only and through no
-		// link: a pipe or a link the box put in the folder's place is
-		// never opened (a pipe would hold the open).
-		fd, err := j.root.open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
-		if err != nil {
-			continue
-		}
-		f := os.NewFile(uintptr(fd), abs)
 		ents, _ := f.ReadDir(-1)
 		f.Close()
 		for _, e := range ents {
@@ -742,7 +749,23 @@ func (j *journal) watchLinkedLocked(f linkedFile) {
 	if _, ok := j.inoWd[f.ino]; ok {
 		return
 	}
-	wd, err := unix.InotifyAddWatch(j.fd, j.dir+"/"+f.rel, journalFileMask)
+	// The file is found beneath the box's folder through no link, checked
+	// to be the inode known, and watched by its descriptor's /proc link,
+	// which names that very file.
+	wd, err := -1, error(unix.ENOENT)
+	if j.root != nil {
+		var fd int
+		if fd, err = j.root.open(f.rel, unix.O_PATH|unix.O_NOFOLLOW); err == nil {
+			var st unix.Stat_t
+			if err = unix.Fstat(fd, &st); err == nil && (st.Mode&unix.S_IFMT != unix.S_IFREG || st.Ino != f.ino) {
+				err = unix.ENOENT // no longer the file known
+			}
+			if err == nil {
+				wd, err = unix.InotifyAddWatch(j.fd, fmt.Sprintf("/proc/self/fd/%d", fd), journalFileMask&^unix.IN_DONT_FOLLOW)
+			}
+			unix.Close(fd)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, unix.ENOSPC) {
 			j.dieLocked("the inotify watch limit was reached (fs.inotify.max_user_watches)")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/user"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -97,16 +98,38 @@ func ownBy(dir string, who runAs) error {
 	if !who.switchTo {
 		return nil
 	}
-	var st syscall.Stat_t
-	if err := syscall.Lstat(dir, &st); err == nil && st.Uid == who.uid {
+	t, err := openTree(dir)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	var st unix.Stat_t
+	if err := t.Lstat(".", &st); err == nil && st.Uid == who.uid {
 		return nil
 	}
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	return chownBeneath(t, ".", who)
+}
+
+// chownBeneath gives rel and all it holds to who, each path found beneath
+// t through no link, and a link's own owner set, never its target's.
+func chownBeneath(t *beneath, rel string, who runAs) error {
+	if err := t.Lchown(rel, int(who.uid), int(who.gid)); err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := t.Lstat(rel, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return err
+	}
+	ents, err := readDirBeneath(t, rel)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := chownBeneath(t, path.Join(rel, e.Name()), who); err != nil {
 			return err
 		}
-		return os.Lchown(p, int(who.uid), int(who.gid))
-	})
+	}
+	return nil
 }
 
 // sandbox says whether box processes run inside bubblewrap: bwrap is

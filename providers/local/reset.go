@@ -96,7 +96,12 @@ func (b *Backend) WriteBoxFile(ctx context.Context, g providers.Guest, rel strin
 	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || clean != rel {
 		return &providers.RefusedError{Why: fmt.Sprintf("%q is not a path inside the box", rel)}
 	}
-	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	root, err := openTree(dir)
+	if err != nil {
+		return fmt.Errorf("open box %s: %w", g.Ref, err)
+	}
+	dfd, err := unix.FcntlInt(uintptr(root.fd), unix.F_DUPFD_CLOEXEC, 0)
+	root.Close()
 	if err != nil {
 		return fmt.Errorf("open box %s: %w", g.Ref, err)
 	}

@@ -390,7 +390,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	res.keys = make(map[string]statKey, len(m.Entries))
 	err = b.parallel(ctx, len(writes), func(i int) error {
 		e := writes[i]
-		st, err := b.writeFile(t, e.Path, b.contentPath(e.Hash), e, root)
+		st, err := b.writeFile(t, e.Path, b.openContent(e.Hash), e, root)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", e.Path, err)
 		}
@@ -462,12 +462,17 @@ func typeOfMode(m fs.FileMode) string {
 	return "other"
 }
 
-// writeFile writes the file rel beneath t from src, through a temporary
-// file in the same folder, with its details, then renames it into place. It
-// gives the file's stat as it leaves it.
-func (b *Backend) writeFile(t *beneath, rel, src string, e *entry, root bool) (unix.Stat_t, error) {
+// openContent opens the store's content file named hash, for writeFile.
+func (b *Backend) openContent(hash string) func() (*os.File, error) {
+	return func() (*os.File, error) { return os.Open(b.contentPath(hash)) }
+}
+
+// writeFile writes the file rel beneath t from what open gives, through a
+// temporary file in the same folder, with its details, then renames it into
+// place. It gives the file's stat as it leaves it.
+func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error), e *entry, root bool) (unix.Stat_t, error) {
 	var st unix.Stat_t
-	in, err := os.Open(src)
+	in, err := open()
 	if err != nil {
 		return st, err
 	}
@@ -633,13 +638,20 @@ loop:
 }
 
 // copyTree copies a template folder to a new box folder, with its details;
-// links are copied as links, never followed.
+// links are copied as links, never followed. The template's files are read
+// beneath its folder as a box's are: through no link, non-blocking, and
+// only the regular file the scan saw.
 func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
-	fi, err := os.Stat(src)
+	from, err := openTree(src)
 	if err != nil {
 		return err
 	}
-	if !fi.IsDir() {
+	defer from.Close()
+	var top unix.Stat_t
+	if err := from.Lstat(".", &top); err != nil {
+		return err
+	}
+	if top.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return fmt.Errorf("%s is not a folder", src)
 	}
 	if err := os.Mkdir(dst, 0o700); err != nil {
@@ -653,6 +665,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	root := os.Geteuid() == 0
 	var dirs []entry
 	var files []entry
+	var ids []fileID
 	found, err := b.scanTree(ctx, src)
 	if err != nil {
 		return err
@@ -660,7 +673,6 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	for i := range found {
 		rel := found[i].rel
 		e := entryFromStat(rel, &found[i].st)
-		p := filepath.Join(src, filepath.FromSlash(rel))
 		switch e.Type {
 		case typeDir:
 			if rel != "." {
@@ -670,7 +682,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 			}
 			dirs = append(dirs, e)
 		case typeLink:
-			target, err := os.Readlink(p)
+			target, err := from.Readlink(rel)
 			if err != nil {
 				return err
 			}
@@ -682,13 +694,19 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 				return err
 			}
 		case typeFile:
-			e.Hash = p // the source path, for the copy below
 			files = append(files, e)
+			ids = append(ids, fileID{dev: uint64(found[i].st.Dev), ino: found[i].st.Ino})
 		}
 	}
 	err = b.parallel(ctx, len(files), func(i int) error {
 		e := &files[i]
-		_, err := b.writeFile(t, e.Path, e.Hash, e, root)
+		_, err := b.writeFile(t, e.Path, func() (*os.File, error) {
+			f, _, err := from.openRegular(e.Path, &ids[i])
+			if err != nil {
+				return nil, fmt.Errorf("the template's %s changed while it was copied: %w", e.Path, err)
+			}
+			return f, nil
+		}, e, root)
 		return err
 	})
 	if err != nil {

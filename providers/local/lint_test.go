@@ -1,0 +1,203 @@
+package local
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// pathCalls are the calls that reach a file by its path: os's, unix's and
+// syscall's, and the walks and globs of path/filepath. The *at calls of
+// unix are path-based only with AT_FDCWD as their folder.
+var pathCalls = map[string]map[string]bool{
+	"os": set("Open", "OpenFile", "Create", "Lstat", "Stat", "ReadFile", "WriteFile", "ReadDir", "Readlink",
+		"Symlink", "Link", "Mkdir", "MkdirAll", "MkdirTemp", "CreateTemp", "Remove", "RemoveAll", "Rename",
+		"Chmod", "Chown", "Lchown", "Chtimes", "Truncate", "OpenRoot", "OpenInRoot", "DirFS", "Chdir"),
+	"unix": set("Open", "Creat", "Lstat", "Stat", "Mkfifo", "Mknod", "Mkdir", "Rmdir", "Unlink", "Rename",
+		"Chmod", "Chown", "Lchown", "Link", "Symlink", "Readlink", "Access", "Truncate", "Utimes", "UtimesNano",
+		"Lutimes", "Statfs", "Getxattr", "Lgetxattr", "Setxattr", "Lsetxattr", "Listxattr", "Llistxattr",
+		"Removexattr", "Lremovexattr", "Chdir", "Chroot", "InotifyAddWatch"),
+	"filepath": set("Walk", "WalkDir", "Glob", "EvalSymlinks"),
+}
+
+// atCalls are unix's calls that take a folder's descriptor first.
+var atCalls = set("Openat", "Openat2", "Fstatat", "Mkdirat", "Mkfifoat", "Mknodat", "Unlinkat", "Renameat",
+	"Renameat2", "Linkat", "Symlinkat", "Readlinkat", "Fchownat", "Fchmodat", "UtimesNanoAt", "Faccessat")
+
+func set(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// pathCallsAllowed are the functions that reach files by their paths, each
+// with why no box file is reached so: boxsnap's own store (content/,
+// snapshots/, state/, tmp/ and its lock), the host's /proc and cgroups, a
+// box's whole folder by boxsnap's own path to it (never a path inside it),
+// and the descriptors' /proc links, which name the very file opened.
+var pathCallsAllowed = map[string]string{
+	"backend.go (*Backend).readRatesLocked":   "the store's rates file",
+	"backend.go New":                          "makes the store's own folders",
+	"beneath.go (*beneath).Chmod":             "a descriptor's /proc link, the file found beneath the box's folder",
+	"beneath.go (*beneath).Lutimes":           "a descriptor's /proc link, the box's folder itself",
+	"beneath.go (*beneath).RemoveAll":         "a descriptor's /proc link, the folder found beneath the box's",
+	"beneath.go openTree":                     "the box's folder itself, by boxsnap's path to it: the one open beneath which all else is",
+	"boxes.go (*Backend).Acquire":             "makes or removes the box's folder itself, by boxsnap's path to it",
+	"boxes.go (*Backend).Release":             "removes the box's whole folder and its state files in the store",
+	"boxes.go (*Backend).RestartRunning":      "the store's state folder",
+	"boxes.go (*Backend).existingBox":         "the box's folder itself, by boxsnap's path to it",
+	"boxes.go (*Backend).readState":           "the store's state file",
+	"boxes.go (*Backend).startLocked":         "the box's log in the store's state folder",
+	"boxes.go (*Backend).stop":                "the store's state file",
+	"boxes.go (*Backend).templateDir":         "the templates folder, boxsnap's own setting, and a template's name in it",
+	"boxes.go groupStopped":                   "the host's /proc",
+	"browse.go (*Backend).snapshotFile":       "the store's content",
+	"codec.go (*Backend).cachedManifest":      "the store's manifest file",
+	"codec.go (*Backend).remember":            "the store's manifest file",
+	"codec.go (*Backend).wholeSnapshot":       "the store's snapshot folder",
+	"compare.go (*Backend).OpenFile":          "the store's content",
+	"copy.go (*Backend).hashPath":             "a file of the store",
+	"delete.go (*Backend).DeleteSnapshot":     "the store's snapshot folder",
+	"delete.go (*Backend).referenced":         "the store's snapshot folders",
+	"delete.go (*Backend).sweepLocked":        "the store's content, snapshot and tmp folders",
+	"export.go (*Backend).ExportSnapshot":     "the store's manifest file",
+	"export.go (*Backend).ImportSnapshots":    "the store's tmp, group, snapshot and content folders",
+	"export.go (*Backend).exportContent":      "the store's content",
+	"export.go (*Backend).publishImported":    "the store's tmp and snapshot folders",
+	"export.go (*Backend).stageContent":       "the store's tmp folder and content",
+	"fork.go (*Backend).ForkSnapshot":         "the new box's folder itself, made and renamed by boxsnap's path to it",
+	"held.go (*Backend).HeldSnapshots":        "the store's snapshot folders and content",
+	"journal.go (*journal).watchLinkedLocked": "a descriptor's /proc link, the file found beneath the box's folder",
+	"journal.go (*journal).watchTreeLocked":   "a descriptor's /proc link, the folder found beneath the box's",
+	"journal.go newResolver":                  "the box's folder itself, by boxsnap's path to it: the one open beneath which all else is",
+	"plan.go (*Backend).storage":              "the store's file system",
+	"process.go (*Backend).endFreezer":        "the host's freezer cgroup",
+	"process.go (*Backend).startIn":           "the host's freezer cgroup",
+	"process.go MakeFolder":                   "the data folder and those above it, boxsnap's own setting",
+	"process.go Passable":                     "the data folder and those above it, boxsnap's own setting",
+	"process.go cgroupProcs":                  "the host's freezer cgroup",
+	"process.go freeze":                       "the host's freezer cgroup",
+	"process.go groupMembers":                 "the host's /proc",
+	"process.go newFreezer":                   "the host's freezer cgroup",
+	"process.go othersMayRun":                 "boxsnap's own executable and the folders above it",
+	"process.go thaw":                         "the host's freezer cgroup",
+	"process.go threadFreezer":                "the host's /proc",
+	"readable.go (*Backend).CheckReadable":    "the store's content",
+	"reset.go (*Backend).ResetGuest":          "the box's folder itself, replaced by boxsnap's path to it, and the store's stat cache",
+	"restore.go (*Backend).copyTree":          "makes the new box's folder itself, by boxsnap's path to it",
+	"restore.go (*Backend).loadUsable":        "the store's snapshot folder",
+	"restore.go (*Backend).openContent":       "the store's content",
+	"store.go (*Backend).lockStore":           "the store's lock file",
+	"store.go readChecked":                    "a file of the store",
+	"store.go replaceFile":                    "a file of the store",
+	"store.go syncDir":                        "a folder of the store",
+	"store.go writeFileAtomic":                "a file of the store",
+	"take.go (*Backend).Snapshot":             "the store's snapshot folders",
+	"take.go (*Backend).capture":              "the store's content folder",
+	"take.go (*Backend).copyOnce":             "the store's content",
+	"take.go (*Backend).newContentFile":       "the store's tmp folder",
+	"take.go (*Backend).publish":              "the store's tmp and snapshot folders",
+	"take.go (*Backend).syncContent":          "the store's content folders",
+}
+
+// TestNoPathBasedBoxFileCalls: no box file is reached through a path (a
+// filepath.Join(dir, rel) and a path-based call): every path-based call of
+// the local backend is in a function pathCallsAllowed names with its
+// reason, none of which is a file inside a box; every other file of a box
+// is reached through beneath. A call added elsewhere fails this test, and
+// so does an allowed function that no longer makes one.
+func TestNoPathBasedBoxFileCalls(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	used := map[string]bool{}
+	var bad []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, name, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			key := name + " " + funcName(fn)
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				pkg, ok := sel.X.(*ast.Ident)
+				if !ok {
+					return true
+				}
+				p := pkg.Name
+				if p == "syscall" {
+					p = "unix"
+				}
+				byPath := pathCalls[p][sel.Sel.Name]
+				if p == "unix" && atCalls[sel.Sel.Name] && len(call.Args) > 0 {
+					if a, ok := call.Args[0].(*ast.SelectorExpr); ok && a.Sel.Name == "AT_FDCWD" {
+						byPath = true
+					}
+				}
+				if !byPath {
+					return true
+				}
+				if _, ok := pathCallsAllowed[key]; ok {
+					used[key] = true
+					return true
+				}
+				bad = append(bad, fset.Position(call.Pos()).String()+": "+pkg.Name+"."+sel.Sel.Name+" in "+funcName(fn))
+				return true
+			})
+		}
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("a path-based call outside the store: %s; reach a box's file through beneath", b)
+	}
+	for key := range pathCallsAllowed {
+		if !used[key] {
+			t.Errorf("%s is allowed path-based calls but makes none: take it off the list", key)
+		}
+	}
+}
+
+// funcName is a function's name with its receiver's type: "(*Backend).Open".
+func funcName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	var recv string
+	switch x := fn.Recv.List[0].Type.(type) {
+	case *ast.StarExpr:
+		if id, ok := x.X.(*ast.Ident); ok {
+			recv = "(*" + id.Name + ")"
+		}
+	case *ast.Ident:
+		recv = "(" + x.Name + ")"
+	}
+	return recv + "." + fn.Name.Name
+}
