@@ -18,18 +18,17 @@ import (
 // is gone, and so is the box's freezer cgroup.
 func TestTakeFreezesEveryProcess(t *testing.T) {
 	t.Parallel()
-	// The loop's name ($0) is a word of its own, so the test finds its host
-	// pid in /proc whatever pid namespace the box runs in.
-	name := "setsid-loop-" + randomSuffix()[:10]
-	e := setupAt(t, passable(t), `setsid sh -c 'while :; do date +%s%N >> f; sleep 0.01; done' `+name+` & while :; do sleep 1; done`)
+	e := setupAt(t, passable(t), `setsid sh -c 'echo $$ > loop.pid; while :; do date +%s%N >> f; sleep 0.01; done' & while :; do sleep 1; done`)
 	e.write(t, "a.txt", "a")
 	if err := e.b.Start(e.ctx, e.g); err != nil {
 		t.Fatal(err)
 	}
+	var loop int
 	t.Cleanup(func() {
-		// Left running only by a pause that failed.
-		for _, pid := range pidsNamed(name) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		// Left running only by a pause that failed: its own group (setsid),
+		// killed when its pid is still the box's loop.
+		if cwd, _ := os.Readlink("/proc/" + strconv.Itoa(loop) + "/cwd"); loop > 0 && cwd == e.dir {
+			_ = syscall.Kill(-loop, syscall.SIGKILL)
 		}
 	})
 	size := func() int64 {
@@ -40,12 +39,15 @@ func TestTakeFreezesEveryProcess(t *testing.T) {
 		return fi.Size()
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for len(pidsNamed(name)) == 0 || size() < 100 {
+	for loop == 0 || size() < 100 {
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(e.b.path(dirState, e.g.Ref+".log"))
 			t.Fatalf("the box's setsid loop did not start; its log: %s", log)
 		}
 		time.Sleep(10 * time.Millisecond)
+		if data, err := os.ReadFile(filepath.Join(e.dir, "loop.pid")); err == nil {
+			loop, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		}
 	}
 	var grew []string
 	e.b.hooks.afterCopy = func(rel string) {
@@ -73,35 +75,26 @@ func TestTakeFreezesEveryProcess(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// The box's processes by their host pids: inside bubblewrap, the pid
+	// the loop wrote is its own namespace's, not the host's.
+	pids := []int{loop}
+	e.b.mu.Lock()
+	if p := e.b.procs[e.g.Ref]; p != nil && p.cgroup != "" {
+		pids = cgroupProcs(p.cgroup)
+	}
+	e.b.mu.Unlock()
+	if len(pids) == 0 {
+		t.Fatal("the running box has no process in its freezer cgroup")
+	}
 	if err := e.b.Stop(e.ctx, e.g); err != nil {
 		t.Fatal(err)
 	}
-	if pids := pidsNamed(name); len(pids) != 0 {
-		t.Errorf("the setsid process still runs after Stop: pids %v", pids)
+	for _, pid := range pids {
+		if data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(data), ") Z ") {
+			t.Errorf("a box process (the setsid loop's group) still runs after Stop: %s", data)
+		}
 	}
 	if m, _ := filepath.Glob(filepath.Join(freezerRoot, e.g.Ref+"-*")); len(m) != 0 {
 		t.Errorf("the box's freezer cgroup is left after Stop: %v", m)
 	}
-}
-
-// pidsNamed lists the live processes (not zombies) whose command line holds
-// word.
-func pidsNamed(word string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, d := range ents {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
-		if err != nil || !strings.Contains(string(cmd), word) {
-			continue
-		}
-		if st, err := os.ReadFile("/proc/" + d.Name() + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
-			continue
-		}
-		out = append(out, pid)
-	}
-	return out
 }
