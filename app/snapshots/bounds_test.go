@@ -1,0 +1,111 @@
+package snapshots_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// TestForkKeepsTemplateBounds: a box made from a box template with small
+// limits (256 MiB, 64 open files, 40 processes), an environment and a user
+// of its own is forked, and another box is reset to that template: each new
+// box's process runs with the template's limits, environment and user, not
+// the backend's defaults (4 GiB, 1,024, 512).
+func TestForkKeepsTemplateBounds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := resetEnv(t, map[string]string{"README": "fresh from devbox"})
+	user := ""
+	if os.Geteuid() == 0 {
+		user = "nobody" // not the backend's own boxsnap-box
+	}
+	const cmd = `id -un > user; env > env; cat /proc/self/limits > limits; echo done > done; while :; do sleep 1; done`
+	if err := e.Core.Boxes().SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "small", Backend: "local", Kind: "linux",
+		Source: "devbox", Command: cmd, User: user, Env: map[string]string{"GREETING": "small-hello"},
+		Limits: providers.BoxLimits{MemoryBytes: 256 << 20, OpenFiles: 64, Processes: 40}}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what, ref string) {
+		t.Helper()
+		g := providers.Guest{Backend: "local", Kind: "linux", Ref: ref}
+		dir := e.Local.BoxDir(g)
+		_ = e.Local.Stop(ctx, g)
+		for _, f := range []string{"done", "user", "env", "limits"} {
+			_ = os.Remove(filepath.Join(dir, f))
+		}
+		if err := e.Local.Start(ctx, g); err != nil {
+			t.Fatalf("%s: start: %v", what, err)
+		}
+		defer func() { _ = e.Local.Stop(context.Background(), g) }()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: its process wrote nothing in 30 s", what)
+			}
+		}
+		read := func(name string) string {
+			data, _ := os.ReadFile(filepath.Join(dir, name))
+			return string(data)
+		}
+		if user != "" && strings.TrimSpace(read("user")) != user {
+			t.Errorf("%s: its process runs as %q, want the template's %s", what, strings.TrimSpace(read("user")), user)
+		}
+		if !strings.Contains(read("env"), "GREETING=small-hello") {
+			t.Errorf("%s: its environment is not the template's:\n%s", what, read("env"))
+		}
+		for line, want := range map[string]int64{"Max open files": 64, "Max processes": 40, "Max data size": 256 << 20} {
+			found := ""
+			for _, l := range strings.Split(read("limits"), "\n") {
+				if f := strings.Fields(strings.TrimPrefix(l, line)); strings.HasPrefix(l, line) && len(f) >= 2 {
+					found = f[0] + " " + f[1]
+				}
+			}
+			if w := strconv.FormatInt(want, 10); found != w+" "+w {
+				t.Errorf("%s: %s is %q, want the template's %s", what, line, found, w)
+			}
+		}
+	}
+
+	b, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "small-box", Template: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the box", b.GuestRef)
+	op, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "small-box", Name: "as made"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op = e.Wait(t, op); op.State != snapshots.OpDone {
+		t.Fatalf("take ended %s: %s", op.State, deref(op.Error))
+	}
+	op, err = e.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "small-box", Snapshot: sn.ID, Name: "small-fork"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op = e.Wait(t, op); op.State != snapshots.OpDone {
+		t.Fatalf("fork ended %s: %s", op.State, deref(op.Error))
+	}
+	fork, err := e.Core.Box(ctx, snapshots.Owner(), "small-fork")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the fork", fork.GuestRef)
+
+	other, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "plain-box", Template: "devbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op := reset(t, e, snapshots.Owner(), snapshots.ResetRequest{Box: "plain-box", Template: "small"}); op.State != snapshots.OpDone {
+		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
+	}
+	check("a box reset to the template", other.GuestRef)
+}
