@@ -752,19 +752,20 @@ func (j *journal) watchLinkedLocked(f linkedFile) {
 	// The file is found beneath the box's folder through no link, checked
 	// to be the inode known, and watched by its descriptor's /proc link,
 	// which names that very file.
-	wd, err := -1, error(unix.ENOENT)
-	if j.root != nil {
-		var fd int
-		if fd, err = j.root.open(f.rel, unix.O_PATH|unix.O_NOFOLLOW); err == nil {
-			var st unix.Stat_t
-			if err = unix.Fstat(fd, &st); err == nil && (st.Mode&unix.S_IFMT != unix.S_IFREG || st.Ino != f.ino) {
-				err = unix.ENOENT // no longer the file known
-			}
-			if err == nil {
-				wd, err = unix.InotifyAddWatch(j.fd, fmt.Sprintf("/proc/self/fd/%d", fd), journalFileMask&^unix.IN_DONT_FOLLOW)
-			}
-			unix.Close(fd)
+	if j.root == nil {
+		return // closed
+	}
+	wd := -1
+	fd, err := j.root.open(f.rel, unix.O_PATH|unix.O_NOFOLLOW)
+	if err == nil {
+		var st unix.Stat_t
+		if err = unix.Fstat(fd, &st); err == nil && (st.Mode&unix.S_IFMT != unix.S_IFREG || st.Ino != f.ino) {
+			err = unix.ENOENT // no longer the file known
 		}
+		if err == nil {
+			wd, err = unix.InotifyAddWatch(j.fd, fmt.Sprintf("/proc/self/fd/%d", fd), journalFileMask&^unix.IN_DONT_FOLLOW)
+		}
+		unix.Close(fd)
 	}
 	if err != nil {
 		if errors.Is(err, unix.ENOSPC) {
