@@ -43,6 +43,13 @@ func set(names ...string) map[string]bool {
 // box's whole folder by boxsnap's own path to it (never a path inside it),
 // and the descriptors' /proc links, which name the very file opened.
 var pathCallsAllowed = map[string]string{
+	"network.go startPasta":                   "the host's /proc: the sandbox process's wait channel, namespaces and routes",
+	"owner.go procStart":                      "the host's /proc",
+	"owner.go (*Backend).endRecorded":         "the box's freezer cgroup, the host's",
+	"owner.go (*Backend).TakeOver":            "the store's state folder",
+	"owner.go (*Backend).lockBox":             "the box's lock file in the store's state folder",
+	"scrub.go (*Backend).valuesOf":            "the store's content",
+	"scrub.go (*Backend).scanContent":         "the store's content",
 	"backend.go (*Backend).readRatesLocked":   "the store's rates file",
 	"backend.go New":                          "makes the store's own folders",
 	"beneath.go (*beneath).Chmod":             "a descriptor's /proc link, the file found beneath the box's folder",
