@@ -18,6 +18,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/api"
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/pictures"
+	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
@@ -92,7 +93,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	core, err := snapshots.New(snapshots.Options{Store: st, Install: install, Logger: logger,
+	core, err := snapshots.New(snapshots.Options{Store: st, Install: install, Logger: logger, FetchShared: remote.FetchShared,
 		Backends: []snapshots.Backend{{ID: "local", Kind: "local", Label: "this host", Snap: lb, Boxes: lb}}})
 	if err != nil {
 		return nil, err

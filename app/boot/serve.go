@@ -22,6 +22,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/pictures"
+	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
@@ -118,7 +119,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return fmt.Errorf("make %s: %w", tmp, err)
 	}
-	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, TempDir: tmp})
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, TempDir: tmp, FetchShared: remote.FetchShared})
 	if err != nil {
 		return err
 	}

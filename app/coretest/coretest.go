@@ -18,6 +18,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -125,7 +126,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		localBackend = opts.Wrap(localBackend)
 	}
 	bes := append([]snapshots.Backend{localBackend}, opts.Extra...)
-	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now, TaskSnooze: opts.TaskSnooze, Redeem: opts.Redeem})
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now, TaskSnooze: opts.TaskSnooze, Redeem: opts.Redeem, FetchShared: remote.FetchShared})
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,9 @@ package snapshots
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -75,6 +72,41 @@ func RemoteShareURL(address string) (*url.URL, error) {
 	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: SharedEndpoint}, nil
 }
 
+// FetchShared fetches a share code's copy from the share endpoint u of
+// another boxsnap (app/remote's, wired by the caller: the core speaks no
+// HTTP). answer bounds the wait for the answer, ctx the whole. What went
+// wrong is a *RemoteError.
+type FetchShared func(ctx context.Context, u *url.URL, code string, answer time.Duration) (*RemoteCopy, error)
+
+// RemoteCopy is the copy as it comes, with the length the other boxsnap
+// declared (-1 when none).
+type RemoteCopy struct {
+	Body   io.ReadCloser
+	Length int64
+}
+
+// RemoteFault is what went wrong when fetching from another boxsnap.
+type RemoteFault int
+
+// The faults a fetch from another boxsnap answers.
+const (
+	RemoteUnreachable RemoteFault = iota + 1 // no connection, or it broke
+	RemoteSlowAnswer                         // no answer within the answer bound
+	RemoteSlowTotal                          // the whole took longer than allowed
+	RemoteRedirect                           // it answered a redirect, never followed
+	RemoteNoCode                             // it knows no live code like that
+	RemoteRefused                            // any other answer than the copy
+	RemoteNotBoxsnap                         // the answer is not a boxsnap copy
+	RemoteBadAddress                         // no request could be made to it
+)
+
+// RemoteError is a fetch's fault.
+type RemoteError struct{ Fault RemoteFault }
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("fetch from another boxsnap: fault %d", e.Fault)
+}
+
 var errCopyTooBig = errors.New("the copy is over the cap")
 
 // watchedBody is the copy as it comes: over MaxBytes it stops, and a pause
@@ -117,49 +149,38 @@ func (s *Contents) RedeemFrom(ctx context.Context, c Caller, address, code strin
 		return nil, err
 	}
 	l, host := s.redeem, u.Host
+	if s.fetchShared == nil {
+		return nil, refusal(CodeInvalid, wordsRemoteNotSetUp)
+	}
 	ctx, cancel := context.WithTimeout(ctx, l.Total)
 	defer cancel()
-	client := &http.Client{
-		Transport: &http.Transport{
-			DialContext:            (&net.Dialer{Timeout: l.Answer}).DialContext,
-			TLSHandshakeTimeout:    l.Answer,
-			ResponseHeaderTimeout:  l.Answer,
-			MaxResponseHeaderBytes: 64 << 10,
-		},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	defer client.CloseIdleConnections()
-	body, _ := json.Marshal(map[string]string{"code": code})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader(string(body)))
+	resp, err := s.fetchShared(ctx, u, code, l.Answer)
 	if err != nil {
-		return nil, refusal(CodeInvalid, wordsRemoteAddress)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteSlow(host, l.Answer), TryAgain: true}
+		var re *RemoteError
+		if !errors.As(err, &re) {
+			return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteUnreachable(host), TryAgain: true}
 		}
-		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		switch re.Fault {
+		case RemoteSlowAnswer:
+			return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteSlow(host, l.Answer), TryAgain: true}
+		case RemoteSlowTotal:
 			return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteSlow(host, l.Total), TryAgain: true}
+		case RemoteRedirect:
+			return nil, refusal(CodeInvalid, wordsRemoteRedirect(host))
+		case RemoteNoCode:
+			return nil, refusal(CodeNotFound, wordsRemoteNoCode(host))
+		case RemoteRefused:
+			return nil, refusal(CodeInvalid, wordsRemoteRefused(host))
+		case RemoteNotBoxsnap:
+			return nil, refusal(CodeInvalid, wordsRemoteNotBoxsnap(host))
+		case RemoteBadAddress:
+			return nil, refusal(CodeInvalid, wordsRemoteAddress)
 		}
 		return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteUnreachable(host), TryAgain: true}
 	}
 	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		return nil, refusal(CodeInvalid, wordsRemoteRedirect(host))
-	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, refusal(CodeNotFound, wordsRemoteNoCode(host))
-	case resp.StatusCode != http.StatusOK:
-		return nil, refusal(CodeInvalid, wordsRemoteRefused(host))
-	}
-	if resp.ContentLength > l.MaxBytes {
+	if resp.Length > l.MaxBytes {
 		return nil, refusal(CodeInvalid, wordsRemoteTooBig(host, l.MaxBytes))
-	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-tar") {
-		return nil, refusal(CodeInvalid, wordsRemoteNotBoxsnap(host))
 	}
 	wb := &watchedBody{r: resp.Body, idle: l.Idle, max: l.MaxBytes}
 	wb.timer = time.AfterFunc(l.Idle, func() { wb.stalled.Store(true); cancel() })

@@ -56,6 +56,9 @@ type Options struct {
 	// Redeem bounds a redeem from another boxsnap; a zero field is
 	// DefaultRedeemLimits'.
 	Redeem RedeemLimits
+	// FetchShared fetches a copy from another boxsnap's share endpoint
+	// (remote.FetchShared); nil refuses redeems from another boxsnap.
+	FetchShared FetchShared
 }
 
 // Service is the core's snapshot rules and their operations: take,
@@ -168,6 +171,7 @@ type core struct {
 	compares     compareCache
 	checks       checkTimes
 	redeem       RedeemLimits
+	fetchShared  FetchShared
 }
 
 // checkTimes is when this process last asked each box whether it changed,
@@ -182,7 +186,7 @@ func New(opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("snapshots: a store is required")
 	}
-	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault()}}
+	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault(), fetchShared: opts.FetchShared}}
 	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.core}, &Sweeps{s.core}
 	s.contents, s.tab = &Contents{s.core}, &Tab{s.core}
 	s.pictures, s.approvals = &Pictures{s.core}, &Approvals{s.core}

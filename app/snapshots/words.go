@@ -1809,6 +1809,7 @@ func wordsShareCodesFull(most int) string {
 const (
 	wordsRemoteAddress   = "The other boxsnap's address is its name, such as https://boxsnap.example or boxsnap.example:8080."
 	wordsRemoteNoSecrets = "Give the other boxsnap's address without a name or password in it."
+	wordsRemoteNotSetUp  = "This boxsnap cannot redeem a code from another boxsnap: it was started without a way to reach one."
 )
 
 func wordsRemoteUnreachable(host string) string {
