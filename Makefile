@@ -17,7 +17,7 @@ export BOXSNAP_AXE_DIR := $(AXE_DIR)
 # pages and the API under load).
 RACE_TESTS := TestSettingsCacheCopies|TestSignInThrottled|TestSignInOneAtATimePerAddress|FuzzWebForms|TestFragmentsAndPages|TestG12Permissions|TestAgentCannot
 
-.PHONY: run test bench build deps browser-deps vet clean sqlc sqlc-check
+.PHONY: run test soak bench build deps browser-deps vet clean sqlc sqlc-check
 
 ## run: build boxsnap and run it on its embedded default (private PostgreSQL, local backend, demo boxes);
 ## the browser deps take the demo box's pictures
@@ -64,6 +64,10 @@ test: deps browser-deps sqlc-check
 	@PLAYWRIGHT_NODEJS_PATH=$$(command -v node) $(GO) test -count=1 -timeout 45m ./...
 	@echo "make test: the race detector on the tests of shared state (the settings cache, the sign-in throttle, the pages)"
 	@$(GO) test -race -count=1 -timeout 15m -run '$(RACE_TESTS)' ./app/snapshots ./app/web ./app/api
+
+## soak: TestADayInTheLife's long form, 30 minutes of agents and the person under faults (as root)
+soak: deps
+	@$(GO) test -count=1 -timeout 45m -run TestADayInTheLife -soak=30m -v ./e2e/
 
 ## bench: start-up time of boxsnap serve to its first HTTP 200 (first and warm start, medians)
 bench: build

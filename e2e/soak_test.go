@@ -32,6 +32,10 @@ import (
 // form, or the README's long one (-soak=30m).
 var soakFor = flag.Duration("soak", 75*time.Second, "how long TestADayInTheLife's agents and person work")
 
+// soakBinary runs a boxsnap binary built elsewhere (an older commit's, to
+// see the soak fail on it) instead of building this tree's.
+var soakBinary = flag.String("soak-binary", "", "a boxsnap binary for TestADayInTheLife; empty: build this tree's")
+
 // The soak's shortened periodic intervals, given to every process as the
 // README's settings.
 const (
@@ -39,7 +43,13 @@ const (
 	soakAutomatic = 3 * time.Second
 	soakThinning  = 10 * time.Second
 	soakTrash     = 5 * time.Second
-	soakAgents    = 8
+	// soakDown is how long a killed worker stays dead: past what the
+	// recover check allows, so only a live worker's resume passes it.
+	soakDown   = 2*soakRecover + 8*time.Second
+	soakAgents = 8
+	// soakCadence is the local backend's cadence (15 s, the least
+	// Settings' checkSeconds allows).
+	soakCadence = 15 * time.Second
 	// boxCommand is the template's process: a long sleep, counted in
 	// /proc per box.
 	boxCommand = "sleep 86399"
@@ -54,6 +64,8 @@ type soakTake struct {
 	At                            time.Time
 	// Deleted: the person deleted it afterwards.
 	Deleted bool
+	// NoMarker: a take of the unchanged box, which holds no marker.
+	NoMarker bool
 }
 
 // soakKill is a worker killed, and when.
@@ -89,6 +101,7 @@ func TestADayInTheLife(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	var err error
 	log := &soakLog{t: t}
 	root := t.TempDir()
 	// The box user passes through the folders above the data folder.
@@ -97,10 +110,16 @@ func TestADayInTheLife(t *testing.T) {
 
 	// The binary, built as make build does.
 	bin := filepath.Join(root, "boxsnap")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if *soakBinary != "" {
+		if bin, err = filepath.Abs(*soakBinary); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
 	}
 
 	// PostgreSQL, a private cluster of the test's own.
@@ -309,6 +328,20 @@ func TestADayInTheLife(t *testing.T) {
 					if err == nil {
 						break
 					}
+					// At the box's limit the agent deletes its oldest, as
+					// the refusal says, and asks again.
+					if strings.Contains(err.Error(), `"code":"limit"`) && len(mine) > 0 {
+						old := mine[0]
+						if derr := call("box_snapshot_delete", map[string]any{"box": b.name, "snapshot": old.Snapshot, "request": "dl-" + randHex(10)}, nil); derr != nil {
+							log.notef("%s: delete %s (%s) at the limit: %v", b.name, old.Name, old.Snapshot, derr)
+						} else {
+							takesMu.Lock()
+							old.Deleted = true
+							takesMu.Unlock()
+							mine = mine[1:]
+							continue
+						}
+					}
 					if attempt == 19 {
 						log.notef("%s: take %s: %v", b.name, tk.Name, err)
 					}
@@ -354,7 +387,17 @@ func TestADayInTheLife(t *testing.T) {
 				old := kept[0]
 				var err error
 				if n%2 == 0 {
-					err = person.do(work, "DELETE", "/api/v1/boxes/person-box/snapshots/"+url.PathEscape(old.Name), nil, nil)
+					// It waits for the delete: a 202 is only its start.
+					var ans struct {
+						Operation struct {
+							State string  `json:"state"`
+							Error *string `json:"error"`
+						} `json:"operation"`
+					}
+					err = person.do(work, "DELETE", "/api/v1/boxes/person-box/snapshots/"+url.PathEscape(old.Name)+"?wait=true", nil, &ans)
+					if err == nil && ans.Operation.State != "" && ans.Operation.State != "done" {
+						err = fmt.Errorf("its operation ended %s: %v", ans.Operation.State, ans.Operation.Error)
+					}
 				} else {
 					var out []byte
 					if out, err = runEnv(cliEnv, bin, "snapshot", "delete", "person-box", old.Name); err != nil {
@@ -411,6 +454,7 @@ func TestADayInTheLife(t *testing.T) {
 					log.notef("the CLI's take %s: %v: %s", tk.Name, err, strings.TrimSpace(string(out)))
 				}
 			}
+			_ = os.WriteFile(filepath.Join(b.dir, "work.txt"), []byte(randHex(16)), 0o644)
 			sleepCtx(work, 2*time.Second)
 		}
 	}()
@@ -437,16 +481,39 @@ func TestADayInTheLife(t *testing.T) {
 	// the disk filled, the other worker killed.
 	var kills []soakKill
 	at := func(frac float64) { sleepCtx(work, time.Until(started.Add(time.Duration(frac*float64(*soakFor))))) }
+	burst := 0
 	killWorker := func(p *soakProc) {
+		// Operations in flight at the kill: a take of each of two boxes
+		// that hold no marker, asked by the person without waiting, just
+		// before it; River gives each to either worker.
+		for _, box := range []string{unchanged, "person-trash", unchanged, "person-trash"} {
+			tk := &soakTake{Box: box, BoxID: boxByName[box].id, Name: fmt.Sprintf("at-the-kill-%d", burst),
+				Request: "rq-" + randHex(10), By: "api", NoMarker: true}
+			burst++
+			var ans struct {
+				Operation struct {
+					ID string `json:"id"`
+				} `json:"operation"`
+			}
+			if err := person.do(work, "POST", "/api/v1/boxes/"+box+"/snapshots?wait=false&request="+tk.Request,
+				map[string]string{"name": tk.Name}, &ans); err != nil {
+				log.notef("the take %s before the kill: %v", tk.Name, err)
+				continue
+			}
+			tk.Operation, tk.At = ans.Operation.ID, time.Now()
+			record(tk)
+		}
 		kills = append(kills, soakKill{p.name, time.Now()})
 		log.notef("kill %s (pid %d) at %s", p.name, p.pid(), time.Since(started).Round(time.Second))
 		p.kill()
-		sleepCtx(work, 2*time.Second)
+		// It stays dead past the recover interval: the other worker
+		// resumes its operations (a worker also resumes at its start).
+		time.Sleep(soakDown)
 		if err := p.start(bin); err != nil {
 			log.failf("faults", "start %s again: %v", p.name, err)
 		}
 		// Its start for memory: this incarnation's, settled.
-		sleepCtx(work, 5*time.Second)
+		time.Sleep(5 * time.Second)
 		rssStart[p.name] = rss(p.pid())
 	}
 	at(0.2)
@@ -656,7 +723,7 @@ func checkTakes(ctx context.Context, log *soakLog, h *soakHTTP, cliEnv []string,
 				log.failf(settled, "%s: take %s (operation %s, snapshot %s, by %s) acknowledged and done, but not listed", box, tk.Name, tk.Operation, tk.Snapshot, tk.By)
 			}
 			for _, s := range same {
-				if s.State != "ready" {
+				if s.State != "ready" || tk.NoMarker {
 					continue
 				}
 				got, err := download(ctx, h, box, s.ID)
@@ -732,11 +799,18 @@ func checkAutomatic(ctx context.Context, log *soakLog, h *soakHTTP, boxes []*soa
 			}
 			continue
 		}
-		// A box that changed every few seconds: at least one automatic
-		// snapshot per five intervals of the day, on average.
-		if want := int(day / (5 * soakAutomatic)); len(autos) < want {
+		// A box that changed all day: an automatic snapshot each cadence,
+		// but for three the faults may cost, and never two within one
+		// cadence (a check's interval of slack).
+		if want := max(1, int(day/soakCadence)-3); len(autos) < want {
 			log.failf(cadence, "%s changed all day (%s), yet has %d automatic snapshots; at a %s cadence at least %d",
-				b.name, day.Round(time.Second), len(autos), soakAutomatic, want)
+				b.name, day.Round(time.Second), len(autos), soakCadence, want)
+		}
+		for i := 1; i < len(autos); i++ {
+			if gap := autos[i].TakenAt.Sub(autos[i-1].TakenAt); gap < soakCadence-soakAutomatic {
+				log.failf(cadence, "%s: automatic %s and %s only %s apart; the cadence is %s",
+					b.name, autos[i-1].ID, autos[i].ID, gap.Round(time.Millisecond), soakCadence)
+			}
 		}
 		minutes := map[string]string{}
 		for _, s := range autos {
@@ -777,7 +851,8 @@ func checkRecovered(ctx context.Context, log *soakLog, dsn string, kills []soakK
 				log.failf(check, "%v", err)
 				break
 			}
-			if took := end.Sub(k.at); took > 2*soakRecover+5*time.Second {
+			log.notef("operation %s (%s) was open when %s was killed; it ended %s after (%s at %s)", id, kind, k.worker, end.Sub(k.at).Round(time.Millisecond), state, step)
+			if took := end.Sub(k.at); took > 2*soakRecover+3*time.Second {
 				log.failf(check, "operation %s (%s) open when %s was killed ended %s after the kill (%s at %s); the recover interval is %s",
 					id, kind, k.worker, took.Round(time.Second), state, step, soakRecover)
 			}
