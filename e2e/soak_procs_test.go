@@ -323,7 +323,7 @@ func (l *soakLog) report(t *testing.T, check string) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		got := l.bad[check]
-		const show = 25
+		const show = 60
 		for i, s := range got {
 			if i == show {
 				t.Errorf("… and %d more", len(got)-show)

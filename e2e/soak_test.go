@@ -18,7 +18,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -563,7 +562,7 @@ func TestADayInTheLife(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 
-	checkTakes(ctx, log, person, cliEnv, bin, takes, boxes)
+	checkTakes(ctx, log, person, takes, boxes)
 	checkAutomatic(ctx, log, person, boxes, unchanged, started)
 	checkRecovered(ctx, log, pg.DSN("boxsnap"), kills)
 	checkTrash(ctx, log, person, pg.DSN("boxsnap"), boxByName["person-trash"], trashed)
@@ -658,7 +657,7 @@ func pendingOps(ctx context.Context, h *soakHTTP, takes []*soakTake) int {
 
 // checkTakes: every acknowledged take settled, none lost, none doubled, and
 // every ready snapshot's marker is what was written before its take.
-func checkTakes(ctx context.Context, log *soakLog, h *soakHTTP, cliEnv []string, bin string, takes []*soakTake, boxes []*soakBox) {
+func checkTakes(ctx context.Context, log *soakLog, h *soakHTTP, takes []*soakTake, boxes []*soakBox) {
 	const settled = "every acknowledged operation settled, none lost, none doubled, none stuck"
 	const exact = "every ready snapshot restores byte-exact"
 	byBox := map[string][]listed{}
@@ -759,8 +758,6 @@ func checkTakes(ctx context.Context, log *soakLog, h *soakHTTP, cliEnv []string,
 			}
 		}
 	}
-	_ = cliEnv
-	_ = bin
 }
 
 func download(ctx context.Context, h *soakHTTP, box, id string) (string, error) {
@@ -1039,5 +1036,3 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-time.After(d):
 	}
 }
-
-var _ = syscall.SIGKILL
