@@ -534,6 +534,18 @@ func TestADayInTheLife(t *testing.T) {
 		pgMu.Unlock()
 		log.notef("PostgreSQL back at %s", time.Since(started).Round(time.Second))
 	}
+	// Thinning keeps every automatic snapshot of the last 10 minutes: the
+	// ones listed now must all be there at the end.
+	midDay := map[string][]listed{}
+	for _, b := range boxes[:soakAgents] {
+		if l, err := listSnapshots(ctx, person, b.name); err == nil {
+			for _, s := range l {
+				if s.Automatic && s.State == "ready" {
+					midDay[b.name] = append(midDay[b.name], s)
+				}
+			}
+		}
+	}
 	at(0.55)
 	if work.Err() == nil {
 		filler := filepath.Join(localRoot, "filler")
@@ -563,7 +575,7 @@ func TestADayInTheLife(t *testing.T) {
 	}
 
 	checkTakes(ctx, log, person, takes, boxes)
-	checkAutomatic(ctx, log, person, boxes, unchanged, started)
+	checkAutomatic(ctx, log, person, boxes, unchanged, started, midDay)
 	checkRecovered(ctx, log, pg.DSN("boxsnap"), kills)
 	checkTrash(ctx, log, person, pg.DSN("boxsnap"), boxByName["person-trash"], trashed)
 	checkRiver(ctx, log, pg.DSN("boxsnap"))
@@ -769,7 +781,7 @@ func download(ctx context.Context, h *soakHTTP, box, id string) (string, error) 
 // checkAutomatic: changed boxes got automatic snapshots at the cadence;
 // the unchanged one none after its first; thinning kept the last 10
 // minutes whole and at most one a minute before.
-func checkAutomatic(ctx context.Context, log *soakLog, h *soakHTTP, boxes []*soakBox, unchanged string, started time.Time) {
+func checkAutomatic(ctx context.Context, log *soakLog, h *soakHTTP, boxes []*soakBox, unchanged string, started time.Time, midDay map[string][]listed) {
 	const cadence = "automatic snapshots at the cadence on changed boxes, none on unchanged ones"
 	const tiers = "thinning kept its tiers"
 	day := time.Since(started)
@@ -810,6 +822,16 @@ func checkAutomatic(ctx context.Context, log *soakLog, h *soakHTTP, boxes []*soa
 			if gap := autos[i].TakenAt.Sub(autos[i-1].TakenAt); gap < soakCadence-soakAutomatic {
 				log.failf(cadence, "%s: automatic %s and %s only %s apart; the cadence is %s",
 					b.name, autos[i-1].ID, autos[i].ID, gap.Round(time.Millisecond), soakCadence)
+			}
+		}
+		have := map[string]bool{}
+		for _, s := range autos {
+			have[s.ID] = true
+		}
+		for _, s := range midDay[b.name] {
+			if !have[s.ID] && time.Since(s.TakenAt) <= 10*time.Minute {
+				log.failf(tiers, "%s: automatic %s (%s, taken %s ago) was listed mid-day and is gone: thinning keeps all of the last 10 minutes",
+					b.name, s.Name, s.ID, time.Since(s.TakenAt).Round(time.Second))
 			}
 		}
 		minutes := map[string]string{}
