@@ -111,6 +111,7 @@ type Backend struct {
 	journals     journals // running boxes' change journals
 
 	noClone   atomic.Bool // the file system refused a reflink once
+	noRange   atomic.Bool // copy_file_range was refused once: plain reads and writes
 	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
 	bufs      sync.Pool
 	hooks     hooks

@@ -17,9 +17,13 @@ const copyChunk = 1 << 30
 // hashBufSize is the read buffer for hashing content.
 const hashBufSize = 1 << 20
 
-// copyData copies all of src into dst (both at offset 0) with the kernel's
-// fastest path: a reflink (FICLONE) where the file system shares blocks
-// (btrfs, XFS), else copy_file_range, else a plain read and write.
+// copyData copies all of src into dst, an empty file, keeping src's holes:
+// a reflink (FICLONE) where the file system shares blocks (btrfs, XFS), else
+// only src's data extents (SEEK_DATA and SEEK_HOLE) are copied, with
+// copy_file_range or a plain read and write at the same offsets, and dst's
+// size is set last, so a hole stays a hole in the copy. A block of zeros read
+// by the plain copy is left a hole too. A 3 GiB file holding a few KiB of data
+// costs a few KiB in the copy, not 3 GiB.
 func (b *Backend) copyData(dst, src *os.File) error {
 	if !b.noClone.Load() {
 		err := unix.IoctlFileClone(int(dst.Fd()), int(src.Fd()))
@@ -34,41 +38,105 @@ func (b *Backend) copyData(dst, src *os.File) error {
 			return fmt.Errorf("clone: %w", err)
 		}
 	}
-	for {
-		n, err := b.copyRange(src, dst)
-		if err != nil {
-			if errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EINVAL) {
-				return plainCopy(dst, src)
-			}
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
-	}
-}
-
-// copyRange is one copy_file_range call at the files' offsets.
-func (b *Backend) copyRange(src, dst *os.File) (int, error) {
-	n, err := unix.CopyFileRange(int(src.Fd()), nil, int(dst.Fd()), nil, copyChunk, 0)
-	if err != nil {
-		return 0, fmt.Errorf("copy_file_range: %w", err)
-	}
-	return n, nil
-}
-
-func plainCopy(dst, src *os.File) error {
-	if _, err := src.Seek(0, io.SeekStart); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(src.Fd()), &st); err != nil {
 		return err
 	}
+	size := st.Size
 	if err := dst.Truncate(0); err != nil {
 		return err
 	}
-	if _, err := dst.Seek(0, io.SeekStart); err != nil {
-		return err
+	for off := int64(0); off < size; {
+		data, err := unix.Seek(int(src.Fd()), off, unix.SEEK_DATA)
+		if errors.Is(err, unix.ENXIO) {
+			break // only a hole is left
+		}
+		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) {
+			data = off // no SEEK_DATA here: the rest is data
+		} else if err != nil {
+			return fmt.Errorf("seek data: %w", err)
+		}
+		hole, err := unix.Seek(int(src.Fd()), data, unix.SEEK_HOLE)
+		if err != nil {
+			hole = size
+		}
+		if hole > size {
+			hole = size
+		}
+		if data >= hole {
+			break
+		}
+		if err := b.copyExtent(dst, src, data, hole); err != nil {
+			return err
+		}
+		off = hole
 	}
-	_, err := io.Copy(struct{ io.Writer }{dst}, struct{ io.Reader }{src})
-	return err
+	// The size last: a hole at the end is no data to copy.
+	return dst.Truncate(size)
+}
+
+// copyExtent copies src's bytes [from, to) to the same offsets of dst.
+func (b *Backend) copyExtent(dst, src *os.File, from, to int64) error {
+	if !b.noRange.Load() {
+		roff, woff := from, from
+		for roff < to {
+			n, err := unix.CopyFileRange(int(src.Fd()), &roff, int(dst.Fd()), &woff, int(min(to-roff, copyChunk)), 0)
+			if err != nil {
+				if errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EINVAL) {
+					b.noRange.Store(true)
+					return b.plainExtent(dst, src, roff, to)
+				}
+				return fmt.Errorf("copy_file_range: %w", err)
+			}
+			if n == 0 {
+				return nil // src is shorter than it was: the take's re-stat says so
+			}
+		}
+		return nil
+	}
+	return b.plainExtent(dst, src, from, to)
+}
+
+// plainExtent copies src's bytes [from, to) to dst with reads and writes at
+// the same offsets, writing no block that is all zeros (it stays a hole).
+func (b *Backend) plainExtent(dst, src *os.File, from, to int64) error {
+	buf := b.bufs.Get().(*[]byte)
+	defer b.bufs.Put(buf)
+	for off := from; off < to; {
+		n, err := src.ReadAt((*buf)[:min(int64(len(*buf)), to-off)], off)
+		if n > 0 {
+			for i := 0; i < n; i += zeroBlock {
+				j := min(i+zeroBlock, n)
+				if allZero((*buf)[i:j]) {
+					continue
+				}
+				if _, werr := dst.WriteAt((*buf)[i:j], off+int64(i)); werr != nil {
+					return werr
+				}
+			}
+			off += int64(n)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// zeroBlock is the size of a block the plain copy leaves a hole when it
+// holds only zeros.
+const zeroBlock = 4096
+
+func allZero(p []byte) bool {
+	for _, c := range p {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // hashFile gives the SHA-256 of a file's content, read from offset 0.
