@@ -152,6 +152,11 @@ type Label struct {
 type SnapshotTake struct {
 	Label  Label
 	Memory bool // disk and memory; only where Snapshotting offers it
+	// RoomPercent is the room setting ("Refuse new snapshots when a host's
+	// storage is past"): a backend that learns the copy's size only once it
+	// has read the box refuses the take then, when the copy would take its
+	// storage past it. 0 refuses only a copy that does not fit.
+	RoomPercent int
 }
 
 // Size is a snapshot's size and what it means (section 1, "size").

@@ -626,7 +626,9 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 		var err error
 		// As a take's: the job snoozes on the task, and the resumed run
 		// finds the undo by its label.
-		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID}}, s.taskRecorder(op))
+		settings, _ := s.readSettings(ctx)
+		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID},
+			RoomPercent: settings.RoomPercent}, s.taskRecorder(op))
 		if operations.Pending(err) {
 			return nil, err
 		}

@@ -488,7 +488,9 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 			// resumes here and finds its snapshot by its label. One whose
 			// task failed and left nothing asks once more and waits in place,
 			// so the backend says why in its own words.
-			taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory}, s.taskRecorder(op))
+			// The room again, now from the copy's size the backend learns.
+			settings, _ := s.readSettings(ctx)
+			taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory, RoomPercent: settings.RoomPercent}, s.taskRecorder(op))
 			if operations.Pending(err) {
 				return err
 			}

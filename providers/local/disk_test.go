@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // allocated is what a file holds on disk: st_blocks times 512.
@@ -92,5 +97,62 @@ func TestTakeKeepsSparseFiles(t *testing.T) {
 	}
 	if got := fileHash(t, p); got != want {
 		t.Fatal("the restored sparse file's bytes differ from the ones taken")
+	}
+}
+
+// smallStore mounts a fresh ext4 file system of size bytes (a loop device)
+// and answers its folder: a store whose room a test can fill.
+func smallStore(t *testing.T, size int64) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("a loop mount needs root")
+	}
+	base := t.TempDir()
+	img, mnt := filepath.Join(base, "store.img"), filepath.Join(base, "store")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := os.Create(img); err != nil {
+		t.Fatal(err)
+	} else if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Close()
+	}
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.ext4: %v: %s", err, out)
+	}
+	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
+		t.Fatalf("mount: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
+	return mnt
+}
+
+// TestTakeChecksTheRoomOnceTheCopysSizeIsKnown: a take whose copy would take
+// the store past the room setting is refused then, in words, with nothing
+// published and no content left behind; with room, the same take is held.
+func TestTakeChecksTheRoomOnceTheCopysSizeIsKnown(t *testing.T) {
+	e := setupAt(t, smallStore(t, 64<<20), "")
+	e.write(t, "big", string(bytes.Repeat([]byte("x"), 24<<20)))
+	s, err := e.b.storage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The room setting sits above the store now and below it with the copy.
+	room := int(s.PercentFull) + 5
+	_, err = e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: providers.Label{Box: e.g.Ref}, RoomPercent: room}, nil)
+	var refused *providers.RefusedError
+	if !errors.As(err, &refused) || !refused.TryAgain || !strings.Contains(err.Error(), "past the") {
+		t.Fatalf("take past the room (store %.0f%% full, room %d%%): %v, want a refusal saying the store would be past the room", s.PercentFull, room, err)
+	}
+	if n := contentCount(t, e.b); n != 0 {
+		t.Fatalf("%d content files left after the refused take", n)
+	}
+	if list, _ := e.b.HeldSnapshots(e.ctx); len(list) != 0 {
+		t.Fatalf("the refused take published %d snapshots", len(list))
+	}
+	if _, err := e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: providers.Label{Box: e.g.Ref}, RoomPercent: 99}, nil); err != nil {
+		t.Fatalf("take with room: %v", err)
 	}
 }

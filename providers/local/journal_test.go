@@ -100,7 +100,7 @@ func walkedWhy(logs, what string) string {
 // capture a take without a journal makes, not published.
 func walkTake(t *testing.T, b *Backend, dir string) *manifest {
 	t.Helper()
-	m, _, _, err := b.capture(t.Context(), dir, nil, nil)
+	m, _, _, err := b.capture(t.Context(), dir, nil, nil, 0)
 	if err != nil {
 		t.Fatalf("walk: %v", err)
 	}

@@ -424,7 +424,9 @@ func TestADiskFillingDuringATakeFailsWithNothingHalfPublished(t *testing.T) {
 		}
 	}
 	_, err := e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: providers.Label{Snapshot: "snfull"}}, nil)
-	if err == nil || !errors.Is(err, syscall.ENOSPC) {
+	// The room check once the copy's size is known refuses it before any
+	// copy; a store that fills during the copies fails with ENOSPC.
+	if err == nil || !errors.Is(err, syscall.ENOSPC) && !(errors.Is(err, providers.ErrRefused) && strings.Contains(err.Error(), "free")) {
 		t.Fatalf("a take into a full store answered %v, want no space", err)
 	}
 	if _, ok := e.held(t, "snfull"); ok {

@@ -110,8 +110,8 @@ func restoreOrder() []providers.RestoreStep {
 }
 
 // scanChanges stats the box's files against the previous manifest: how many
-// paths, their total size, and the size of those whose stat changed (the
-// content a take would read and may add).
+// paths, their total size, and what those whose stat changed hold on disk
+// (the content a take would read and may add).
 func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*entry) (files int, total, changed int64, err error) {
 	found, err := b.scanTree(ctx, dir)
 	if err != nil {
@@ -125,7 +125,7 @@ func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*
 		}
 		total += s.st.Size
 		if pe := prev[s.rel]; pe == nil || pe.key() != keyOf(&s.st) {
-			changed += s.st.Size
+			changed += allocatedOf(&s.st) // a sparse file's copy holds its data only
 		}
 	}
 	return files, total, changed, nil

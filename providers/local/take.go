@@ -75,7 +75,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		prev = b.statIndex(st)
 	}
 	reset := readResetVersion(dir)
-	m, added, stats, err := b.capture(ctx, dir, prev, found)
+	m, added, stats, err := b.capture(ctx, dir, prev, found, take.RoomPercent)
 	doResume()
 	if err != nil {
 		lock.unlock()
@@ -182,7 +182,7 @@ type takeStats struct {
 // the journal's own) keeps that entry's hash, when the store holds that
 // content; every other file is copied. It answers the content it
 // added, so a failed take can collect it.
-func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entry, found []scanned) (*manifest, []string, takeStats, error) {
+func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entry, found []scanned, roomPercent int) (*manifest, []string, takeStats, error) {
 	var stats takeStats
 	m := &manifest{Format: manifestFormat}
 	type job struct {
@@ -190,6 +190,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 		id  *fileID // the file the scan saw, when it stat'ed one
 	}
 	var jobs []job
+	var need int64 // what the copies hold on disk at most
 	t0 := time.Now()
 	// A hash is reused only when its content is in the store: the take
 	// never publishes a name of content that is gone, whatever the base it
@@ -268,6 +269,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 						j.id = &fileID{dev: uint64(s.st.Dev), ino: s.st.Ino}
 					}
 					jobs = append(jobs, j)
+					need += allocatedOf(&s.st)
 				}
 			}
 			if err != nil {
@@ -280,6 +282,12 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	stats.statTime = time.Since(t0)
 	if err != nil {
 		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
+	}
+
+	// The room again, now that the copy's size is known: admission read a
+	// plan made before the box was paused.
+	if err := b.roomForCopy(need, roomPercent); err != nil {
+		return nil, nil, stats, err
 	}
 
 	t1 := time.Now()
@@ -345,6 +353,37 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 		}
 	}
 	return m, added, stats, nil
+}
+
+// allocatedOf is what a file holds on disk, at most its size: a sparse file's
+// copy holds its data only (copyData).
+func allocatedOf(st *unix.Stat_t) int64 {
+	return min(st.Blocks*512, st.Size)
+}
+
+// roomForCopy refuses a take whose copies, need bytes on disk, do not fit in
+// the store, or would take it past roomPercent full (0: only when they do not
+// fit). The refusal asks to try again: deleting snapshots makes room.
+func (b *Backend) roomForCopy(need int64, roomPercent int) error {
+	if need == 0 {
+		return nil
+	}
+	s, err := b.storage()
+	if err != nil {
+		return err
+	}
+	if need > s.FreeBytes {
+		return &providers.RefusedError{Why: providers.StoreFullWords(s.FreeBytes, need), TryAgain: true}
+	}
+	if roomPercent > 0 && s.PercentFull < 100 {
+		total := float64(s.FreeBytes) / (1 - s.PercentFull/100)
+		if after := s.PercentFull + float64(need)/total*100; after > float64(roomPercent) {
+			return &providers.RefusedError{TryAgain: true, Why: fmt.Sprintf(
+				"The store would be %.0f%% full with this take's %s, past the %d%% at which new snapshots are refused",
+				after, providers.GB(need), roomPercent)}
+		}
+	}
+	return nil
 }
 
 // errVanished marks a file that was gone when its content was read.
