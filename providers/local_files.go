@@ -117,6 +117,10 @@ type ImportOptions struct {
 	// Group is the box the imported snapshots belong to (its ID), and the
 	// namespace of their member names.
 	Group string
+	// RoomPercent is the room setting: the batch is refused before it is
+	// published when its content takes the storage past it. 0 refuses only
+	// content that does not fit.
+	RoomPercent int
 }
 
 // ImportedSnapshot is one snapshot an import published, or found already

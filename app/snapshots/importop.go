@@ -309,7 +309,8 @@ func (s *Contents) publishImport(ctx context.Context, ex providers.Exporter, gro
 			readers = append(readers, r)
 		}
 	}
-	return ex.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers)
+	settings, _ := s.readSettings(ctx)
+	return ex.ImportSnapshots(ctx, providers.ImportOptions{Group: group, RoomPercent: settings.RoomPercent}, readers)
 }
 
 // recordImport writes the box (when it is not here) and each published

@@ -71,6 +71,10 @@ type Config struct {
 	// Self is boxsnap's own executable, which a box's command may run (the
 	// demo's web app is `boxsnap demo-app`); os.Executable() when empty.
 	Self string
+	// MaxImportBytes bounds the content one import's batch unpacks (an
+	// archive is compressed: a small upload can unpack to far more);
+	// DefaultMaxImportBytes when 0.
+	MaxImportBytes int64
 	// Price makes this backend charge for holding a snapshot, as a paid
 	// provider does. Only tests set it, to prove the paid ceiling's
 	// arithmetic (section 8: paid snapshots stay off until a live check on a
@@ -105,6 +109,8 @@ type Backend struct {
 	workers int
 	noSync  bool
 	price   *providers.Price
+
+	maxImport int64 // the content one import's batch may unpack
 
 	noJournal    bool
 	journalPaths int
@@ -164,6 +170,10 @@ func New(cfg Config) (*Backend, error) {
 		noJournal:    cfg.NoJournal,
 		journalPaths: cfg.JournalPaths,
 		selfPath:     cfg.Self,
+		maxImport:    cfg.MaxImportBytes,
+	}
+	if b.maxImport <= 0 {
+		b.maxImport = DefaultMaxImportBytes
 	}
 	if b.journalPaths <= 0 {
 		b.journalPaths = DefaultJournalPaths

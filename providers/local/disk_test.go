@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -154,5 +155,58 @@ func TestTakeChecksTheRoomOnceTheCopysSizeIsKnown(t *testing.T) {
 	}
 	if _, err := e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: providers.Label{Box: e.g.Ref}, RoomPercent: 99}, nil); err != nil {
 		t.Fatalf("take with room: %v", err)
+	}
+}
+
+// TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom: a batch that
+// unpacks past the import bound is refused as it comes, and one whose content
+// would take the store past the room setting is refused before it is
+// published; neither leaves anything behind. With room, it imports.
+func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
+	src := setup(t)
+	for i := 0; i < 3; i++ {
+		src.write(t, fmt.Sprintf("f%d", i), strings.Repeat(fmt.Sprintf("%07d ", i), 1<<17)) // 1 MiB each
+	}
+	_, ref := src.take(t)
+	var archive bytes.Buffer
+	if err := src.b.ExportSnapshot(src.ctx, ref, providers.ExportOptions{Name: "s1"}, &archive); err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft := func(b *Backend) {
+		t.Helper()
+		if list, _ := b.HeldSnapshots(t.Context()); len(list) != 0 {
+			t.Fatalf("a refused import published %d snapshots", len(list))
+		}
+		if n := contentCount(t, b); n != 0 {
+			t.Fatalf("a refused import left %d content files", n)
+		}
+		if left, _ := os.ReadDir(b.path(dirTmp)); len(left) != 0 {
+			t.Fatalf("a refused import left %d files in tmp", len(left))
+		}
+	}
+
+	small, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, MaxImportBytes: 2 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = small.ImportSnapshots(t.Context(), providers.ImportOptions{Group: "received"}, []io.Reader{bytes.NewReader(archive.Bytes())})
+	if err == nil || !strings.Contains(err.Error(), "more than the 2 MiB of content an import may hold") || !strings.Contains(err.Error(), "Nothing was imported") {
+		t.Fatalf("an import past its bound answered %v", err)
+	}
+	nothingLeft(small)
+
+	dst := setupAt(t, smallStore(t, 64<<20), "")
+	s, err := dst.b.storage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := int(s.PercentFull) + 1 // 3 MiB is about 5% of this store
+	_, err = dst.b.ImportSnapshots(dst.ctx, providers.ImportOptions{Group: "received", RoomPercent: room}, []io.Reader{bytes.NewReader(archive.Bytes())})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("past the %d%%", room)) {
+		t.Fatalf("an import past the room (store %.1f%% full, room %d%%) answered %v", s.PercentFull, room, err)
+	}
+	nothingLeft(dst.b)
+	if _, err := dst.b.ImportSnapshots(dst.ctx, providers.ImportOptions{Group: "received", RoomPercent: 99}, []io.Reader{bytes.NewReader(archive.Bytes())}); err != nil {
+		t.Fatalf("an import with room: %v", err)
 	}
 }

@@ -37,6 +37,11 @@ const (
 	archiveFormat   = 1
 )
 
+// DefaultMaxImportBytes bounds the content one import's batch unpacks, as
+// the upload itself is bounded: an archive is compressed, and a few MB of it
+// can unpack to many GB.
+const DefaultMaxImportBytes = 64 << 30
+
 type archiveInfo struct {
 	Format      int    `json:"format"`
 	ID          string `json:"id"`
@@ -215,8 +220,14 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 		return &providers.RefusedError{Why: fmt.Sprintf(format, a...) + ". Nothing was imported."}
 	}
 	var batch []*staged
+	// What the batch unpacks, bounded and checked against the store's free
+	// room as it comes, so an archive cannot fill the disk while staged.
+	budget := &importBudget{max: b.maxImport, free: func() (int64, error) {
+		st, err := b.storage()
+		return st.FreeBytes, err
+	}}
 	for i, r := range archives {
-		s, err := b.unpack(ctx, r, stage, i+1, who)
+		s, err := b.unpack(ctx, r, stage, i+1, who, budget)
 		if err != nil {
 			var re *providers.RefusedError
 			if errors.As(err, &re) {
@@ -287,6 +298,17 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 		}
 	}
 
+	// The room, with the batch's content staged on the store's file system,
+	// before anything is published.
+	if opts.RoomPercent > 0 && budget.used > 0 {
+		if st, err := b.storage(); err != nil {
+			return nil, fmt.Errorf("import: %w", err)
+		} else if st.PercentFull > float64(opts.RoomPercent) {
+			return nil, refuse("With its %s of content the store would be %.0f%% full, past the %d%% at which new snapshots are refused",
+				providers.GB(budget.used), st.PercentFull, opts.RoomPercent)
+		}
+	}
+
 	// Publish: content first, then each snapshot's folder, then the group.
 	staged, _ := os.ReadDir(filepath.Join(stage, "content"))
 	for _, c := range staged {
@@ -328,7 +350,7 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 // (checkImported) before a byte of its content is kept: content no entry
 // uses, or of another size than its entries give, is refused as it comes,
 // and the rest is kept only once it matches its hash.
-func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int, who runAs) (*staged, error) {
+func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int, who runAs, budget *importBudget) (*staged, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("it is not a boxsnap archive (%v)", err)}
@@ -401,6 +423,9 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 			}
 			if hdr.Size != size {
 				return nil, refuse("its content %s is %d bytes, not the %d its manifest gives", h[:12], hdr.Size, size)
+			}
+			if err := budget.take(hdr.Size); err != nil {
+				return nil, err
 			}
 			if err := b.stageContent(tr, filepath.Join(stage, "content"), h); err != nil {
 				return nil, err
@@ -477,6 +502,41 @@ func mapImported(m *manifest, who runAs) {
 		e.Ino, e.CTime = 0, 0
 	}
 	sortEntries(m.Entries)
+}
+
+// importBudget is what one import's batch may still unpack: at most max in
+// all, and never more than the store has free.
+type importBudget struct {
+	max, used int64
+	free      func() (int64, error)
+}
+
+// take counts n more bytes of content, refusing them past the bound or the
+// store's free room.
+func (ib *importBudget) take(n int64) error {
+	if ib.used+n > ib.max {
+		return &providers.RefusedError{Why: fmt.Sprintf("the batch unpacks to more than the %s of content an import may hold", binaryUnits(ib.max))}
+	}
+	if free, err := ib.free(); err != nil {
+		return err
+	} else if n > free {
+		return &providers.RefusedError{Why: providers.StoreFullWords(free, n), TryAgain: true}
+	}
+	ib.used += n
+	return nil
+}
+
+// binaryUnits says a bound in GiB, MiB or KiB, whole where it is.
+func binaryUnits(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func (b *Backend) stageContent(r io.Reader, dir, h string) error {
