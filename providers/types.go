@@ -372,6 +372,8 @@ type BoxLimits struct {
 	Processes int `json:"processes,omitempty"`
 	// OpenFiles bounds the files each of the box's processes may hold open.
 	OpenFiles int `json:"openFiles,omitempty"`
+	// DiskBytes bounds what the box's files hold on disk while it runs.
+	DiskBytes int64 `json:"diskBytes,omitempty"`
 }
 
 // GuestStatus is what Status reads of a guest.
@@ -379,6 +381,9 @@ type GuestStatus struct {
 	Exists  bool
 	Running bool
 	Size    *BoxSize
+	// Stopped says, in words, why the backend stopped the box by itself
+	// (it reached its disk bound); empty otherwise, and after a start.
+	Stopped string
 }
 
 // HeldCopyStep is one step of making a held copy (section 2).

@@ -66,6 +66,9 @@ type boxState struct {
 	// data folder to find (owner.go).
 	Owner string      `json:"owner,omitempty"`
 	Proc  *procRecord `json:"proc,omitempty"`
+	// Stopped says why boxsnap stopped the box by itself (DiskFullWords);
+	// a start clears it.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // proc is a box's running process group.
@@ -311,6 +314,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 		}
 	}
 	st.Running = true
+	st.Stopped = ""
 	if err := b.writeState(st); err != nil {
 		return err
 	}
@@ -436,6 +440,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 	b.procs[box] = p
 	st.Proc = recordOf(cmd.Process.Pid, cg, p.sandboxed)
 	st.Owner = b.owner
+	go b.watchDisk(box, dir, p, diskBound(st.Limits), logf)
 	return nil
 }
 
@@ -486,6 +491,9 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 		timer.Stop()
 		// Whatever is left of the group, the leader included, is killed.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		if p.cgroup != "" {
+			_ = thaw(p.cgroup) // a frozen process dies of SIGKILL only once thawed
+		}
 		<-p.done
 	}
 	if _, err := os.Stat(b.stateFile(guest.Ref)); err != nil {
@@ -520,7 +528,11 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	if err != nil {
 		return providers.GuestStatus{}, fmt.Errorf("box %s's size: %w", guest.Ref, err)
 	}
-	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}}, nil
+	st, err := b.readState(guest.Ref)
+	if err != nil {
+		return providers.GuestStatus{}, err
+	}
+	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}, Stopped: st.Stopped}, nil
 }
 
 // Runs says whether the box runs, without reading its size

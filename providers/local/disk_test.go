@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -208,5 +210,104 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 	nothingLeft(dst.b)
 	if _, err := dst.b.ImportSnapshots(dst.ctx, providers.ImportOptions{Group: "received", RoomPercent: 99}, []io.Reader{bytes.NewReader(archive.Bytes())}); err != nil {
 		t.Fatalf("an import with room: %v", err)
+	}
+}
+
+// TestBoxDiskBounded: a box with a 32 MiB disk bound whose command writes
+// until it fails stops at about its bound; its status and its log say, in
+// words, that it reached its bound; its files are as it left them, and a
+// take after works with nothing in the store lost.
+func TestBoxDiskBounded(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a box's process runs as the box's user only as root")
+	}
+	root := t.TempDir()
+	if err := Passable(root, "/"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bound = 32 << 20
+	// 1 MiB files, one after another, until a write fails or the box is
+	// stopped; then it waits, as a box that keeps running would.
+	cmd := `i=0; while dd if=/dev/urandom of=f$i bs=64k count=16 2>/dev/null; do i=$((i+1)); done; echo "write failed after $i files"; sleep 60`
+	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxdisk", Kind: "linux"}, Command: cmd,
+		Limits: providers.BoxLimits{DiskBytes: bound}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Stop(context.Background(), g) })
+	dir := b.BoxDir(g)
+	e := env{b: b, g: g, dir: dir, ctx: t.Context()}
+	e.write(t, "before.txt", "written before the box ran")
+	_, before := e.take(t)
+	if err := b.Start(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	var st providers.GuestStatus
+	for {
+		st, err = b.Status(t.Context(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Running && st.Stopped != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			used, _ := b.diskUse(t.Context(), dir)
+			t.Fatalf("the box still runs after 60 s, holding %d bytes on disk", used)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	used, err := b.diskUse(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the box stopped holding %d bytes on disk (bound %d)", used, bound)
+	if used > bound+bound/2 {
+		t.Fatalf("the box holds %d bytes on disk, far past its %d bound", used, bound)
+	}
+	if used < bound-4<<20 {
+		t.Fatalf("the box was stopped at %d bytes, well before its %d bound", used, bound)
+	}
+	if !strings.Contains(st.Stopped, "reached its disk bound of 32 MiB") {
+		t.Fatalf("the box's status says %q, want that it reached its disk bound of 32 MiB", st.Stopped)
+	}
+	log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
+	if !strings.Contains(string(log), "reached its disk bound of 32 MiB") {
+		t.Fatalf("the box's log does not say it reached its bound: %q", log)
+	}
+	if e.read(t, "before.txt") != "written before the box ran" {
+		t.Fatal("a file written before the box ran was lost")
+	}
+	taken, _ := e.take(t)
+	m, err := b.manifest(taken.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bytes < bound-4<<20 {
+		t.Fatalf("the take after the bound holds %d bytes, want the box's files (about %d)", m.Bytes, bound)
+	}
+	for _, id := range []string{before.Ref, taken.Ref} {
+		if h, ok := e.held(t, id); !ok || h.Incomplete {
+			t.Fatalf("snapshot %s is not held whole after the box reached its bound: %+v", id, h)
+		}
+	}
+	// A start, with room made, clears the words.
+	files, _ := filepath.Glob(filepath.Join(dir, "f*"))
+	for _, f := range files {
+		_ = os.Remove(f)
+	}
+	if err := b.Stop(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := b.Status(t.Context(), g); st.Stopped != "" {
+		t.Fatalf("after a start the status still says %q", st.Stopped)
 	}
 }

@@ -193,7 +193,10 @@ func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who 
 		}
 		args = append(args, "--tmpfs", b.root, "--bind", dir, dir, "--chdir", dir, "--")
 	}
-	args = append(args, prlimit, fmt.Sprintf("--data=%d", lim.MemoryBytes), fmt.Sprintf("--nofile=%d", lim.OpenFiles))
+	// --fsize: no one file grows past the box's disk bound (EFBIG); the
+	// whole folder is bounded by watchDisk.
+	args = append(args, prlimit, fmt.Sprintf("--data=%d", lim.MemoryBytes), fmt.Sprintf("--nofile=%d", lim.OpenFiles),
+		fmt.Sprintf("--fsize=%d", diskBound(lim)))
 	switch {
 	case lim.Processes > 0:
 		args = append(args, fmt.Sprintf("--nproc=%d", lim.Processes))

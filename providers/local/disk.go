@@ -1,0 +1,111 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// DefaultDiskBytes bounds what a box's folder holds on disk while its
+// process runs, when its template sets no bound (README, "Security model").
+const DefaultDiskBytes = 16 << 30
+
+// diskCheckEvery is how often a running box's disk use is measured.
+const diskCheckEvery = 100 * time.Millisecond
+
+// diskBound is the box's disk bound: its template's, or DefaultDiskBytes.
+func diskBound(lim providers.BoxLimits) int64 {
+	if lim.DiskBytes > 0 {
+		return lim.DiskBytes
+	}
+	return DefaultDiskBytes
+}
+
+// diskUse is what the box's folder holds on disk: each file's allocated
+// blocks (a sparse file's holes cost nothing), at most its size.
+func (b *Backend) diskUse(ctx context.Context, dir string) (int64, error) {
+	found, err := b.scanTree(ctx, dir)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for i := range found {
+		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
+			total += allocatedOf(&found[i].st)
+		}
+	}
+	return total, nil
+}
+
+// DiskFullWords is what a box is told, in its log and its status, when it
+// reached its disk bound and boxsnap stopped it.
+func DiskFullWords(box string, bound, used int64) string {
+	return fmt.Sprintf("Box %s reached its disk bound of %s (its files hold %s): boxsnap stopped it, and its files are as it left them. Delete some of them, or raise the disk bound in its template, then start it again.",
+		box, binaryUnits(bound), binaryUnits(used))
+}
+
+// watchDisk bounds a running box's disk use: each process of the box
+// already gets EFBIG past the bound in one file (prlimit --fsize); this
+// measures the whole folder every diskCheckEvery (less often for a folder
+// whose measure takes over a tenth of that) and, past the bound,
+// freezes the box's processes at once (its freezer cgroup, else SIGSTOP to
+// its group) and kills them frozen, so nothing more is written, writes why
+// in its log, records it in its state and marks it stopped. Nothing of its
+// files is removed. It ends with the process.
+func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File) {
+	wait := diskCheckEvery
+	for {
+		timer := time.NewTimer(wait)
+		select {
+		case <-p.done:
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		t0 := time.Now()
+		used, err := b.diskUse(context.Background(), dir)
+		// A large folder is measured less often: the watch takes at most
+		// a tenth of one core.
+		wait = max(diskCheckEvery, 10*time.Since(t0))
+		if err != nil || used <= bound {
+			continue
+		}
+		// Frozen, then killed while frozen: a frozen process dies at the
+		// thaw without running again, so it writes nothing more. Under
+		// b.mu, and only while p is still the box's: a stop under way
+		// (which removes it first) is never frozen behind its back.
+		b.mu.Lock()
+		if b.procs[box] != p {
+			b.mu.Unlock()
+			return
+		}
+		pgid := p.cmd.Process.Pid
+		if p.cgroup != "" {
+			_, _ = freeze(p.cgroup, time.Second)
+			for _, pid := range cgroupProcs(p.cgroup) {
+				if pid != os.Getpid() {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		} else {
+			_ = syscall.Kill(-pgid, syscall.SIGSTOP)
+		}
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		if p.cgroup != "" {
+			_ = thaw(p.cgroup)
+		}
+		b.mu.Unlock()
+		words := DiskFullWords(box, bound, used)
+		b.log.Warn("local backend: a box reached its disk bound and is stopped", "box", box, "bound", bound, "used", used)
+		_, _ = fmt.Fprintf(logf, "boxsnap: %s\n", words)
+		_ = b.updateState(box, func(st *boxState) { st.Stopped = words })
+		_ = b.Stop(context.Background(), b.guestOf(box, ""))
+		return
+	}
+}
