@@ -218,7 +218,7 @@ func commands() map[string]command {
 		"decline":         {usage: "boxsnap snapshot decline <request>", args: "a request's ID", min: 1, max: 1, flags: noFlags, run: decline},
 		"forget":          {usage: "boxsnap snapshot forget <backend> [--check]", args: "a backend removed from settings", min: 1, max: 1, flags: forgetFlags, run: forget},
 		"templates":       {usage: "boxsnap snapshot templates", args: "nothing", min: 0, max: 0, flags: noFlags, run: templates},
-		"template":        {usage: "boxsnap snapshot template <name> [--backend <id>] [--kind <kind>] [--source <s>] [--command <c>] [--user <u>] [--env NAME=value]... [--memory-mib <n>] [--processes <n>] [--open-files <n>]", args: "a template's name", min: 1, max: 1, flags: templateFlags, run: setTemplate},
+		"template":        {usage: "boxsnap snapshot template <name> [--backend <id>] [--kind <kind>] [--source <s>] [--command <c>] [--user <u>] [--env NAME=value]... [--memory-mib <n>] [--disk-mib <n>] [--processes <n>] [--open-files <n>]", args: "a template's name", min: 1, max: 1, flags: templateFlags, run: setTemplate},
 		"template-remove": {usage: "boxsnap snapshot template-remove <name>", args: "a template's name", min: 1, max: 1, flags: noFlags, run: removeTemplate},
 	}
 }

@@ -41,6 +41,7 @@ type templateOpts struct {
 	backend, kind, source, command, user *string
 	env                                  envFlag
 	memoryMiB                            *int64
+	diskMiB                              *int64
 	processes, openFiles                 *int
 	noNetwork                            *bool
 }
@@ -63,7 +64,7 @@ func templateFlags(fs *flag.FlagSet) any {
 	o := &templateOpts{backend: fs.String("backend", "local", "the backend's ID"), kind: fs.String("kind", "linux", "the kind of box"),
 		source:  fs.String("source", "", "a folder's name in the templates folder, a template VMID, or an image"),
 		command: fs.String("command", "", "the box's process"), user: fs.String("user", "", "the unprivileged user it runs as (boxsnap-box)"),
-		env: envFlag{}, memoryMiB: fs.Int64("memory-mib", 0, "its memory, MiB"), processes: fs.Int("processes", 0, "its processes"),
+		env: envFlag{}, memoryMiB: fs.Int64("memory-mib", 0, "its memory, MiB"), diskMiB: fs.Int64("disk-mib", 0, "its disk, MiB"), processes: fs.Int("processes", 0, "its processes"),
 		openFiles: fs.Int("open-files", 0, "its open files"),
 		noNetwork: fs.Bool("no-network", false, "its boxes have only their own loopback, no outside network")}
 	fs.Var(o.env, "env", "NAME=value of its environment (repeat)")
@@ -76,6 +77,7 @@ func setTemplate(ctx context.Context, c *client, pos []string, o any, out io.Wri
 	t := snapshots.BoxTemplate{Backend: *opts.backend, Kind: *opts.kind, Source: *opts.source, Command: *opts.command,
 		User: *opts.user, Env: opts.env, NoNetwork: *opts.noNetwork}
 	t.Limits.MemoryBytes, t.Limits.Processes, t.Limits.OpenFiles = *opts.memoryMiB<<20, *opts.processes, *opts.openFiles
+	t.Limits.DiskBytes = *opts.diskMiB << 20
 	if err := c.do(ctx, "PUT", "/templates/"+seg(pos[0]), t, nil); err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ type BoxTemplate struct {
 func templateOf(r db.BoxTemplate) (BoxTemplate, error) {
 	t := BoxTemplate{Name: r.Name, Backend: r.BackendID, Kind: r.Kind, Source: r.Source, Command: r.Command,
 		User: r.RunAs, HasScreen: r.HasScreen, ScreenURL: r.ScreenURL, NoNetwork: !r.Network,
-		Limits: providers.BoxLimits{MemoryBytes: r.MemoryBytes, Processes: r.Processes, OpenFiles: r.OpenFiles}}
+		Limits: providers.BoxLimits{MemoryBytes: r.MemoryBytes, Processes: r.Processes, OpenFiles: r.OpenFiles, DiskBytes: r.DiskBytes}}
 	if err := json.Unmarshal(r.Env, &t.Env); err != nil {
 		return BoxTemplate{}, fmt.Errorf("box template %s: its environment: %w", r.Name, err)
 	}
@@ -113,7 +113,7 @@ func (s *Boxes) CheckTemplate(t BoxTemplate) error {
 			break
 		}
 	}
-	if t.Limits.MemoryBytes < 0 || t.Limits.Processes < 0 || t.Limits.OpenFiles < 0 {
+	if t.Limits.MemoryBytes < 0 || t.Limits.Processes < 0 || t.Limits.OpenFiles < 0 || t.Limits.DiskBytes < 0 {
 		errs = append(errs, errors.New(wordsTemplateLimits))
 	}
 	if err := CheckLine("A box template's screen address", t.ScreenURL); err != nil {
@@ -188,7 +188,7 @@ func (s *Boxes) SaveTemplate(ctx context.Context, c Caller, t BoxTemplate) error
 	if err := s.st.TemplateUpsert(ctx, s.st.Pool, db.TemplateUpsertParams{Name: t.Name, BackendID: t.Backend, Kind: t.Kind,
 		Source: t.Source, Command: t.Command, RunAs: t.User, Env: env, MemoryBytes: t.Limits.MemoryBytes,
 		Processes: t.Limits.Processes, OpenFiles: t.Limits.OpenFiles, HasScreen: t.HasScreen, ScreenURL: t.ScreenURL,
-		Network: !t.NoNetwork}); err != nil {
+		Network: !t.NoNetwork, DiskBytes: t.Limits.DiskBytes}); err != nil {
 		return fmt.Errorf("save box template: %w", err)
 	}
 	return nil

@@ -317,12 +317,12 @@ func TestBoxTemplatesOnTheSettingsPage(t *testing.T) {
 		t.Fatalf("a full path: %d\n%s", w.Code, w.Body)
 	}
 	w = s.do(t, "POST", "/settings/templates", url.Values{"name": {"node-dev"}, "backend": {"local"}, "kind": {"linux"},
-		"command": {"npm start"}, "env": {"PORT=3000\nNODE_ENV=development"}, "memoryMiB": {"512"}, "processes": {"64"}}, nil)
+		"command": {"npm start"}, "env": {"PORT=3000\nNODE_ENV=development"}, "memoryMiB": {"512"}, "processes": {"64"}, "diskMiB": {"32"}}, nil)
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("a good template: %d\n%s", w.Code, w.Body)
 	}
 	got, err := s.env.Core.Boxes().Template(context.Background(), "node-dev")
-	if err != nil || got.Limits.MemoryBytes != 512<<20 || got.Limits.Processes != 64 || got.Env["PORT"] != "3000" || got.Command != "npm start" {
+	if err != nil || got.Limits.MemoryBytes != 512<<20 || got.Limits.Processes != 64 || got.Limits.DiskBytes != 32<<20 || got.Env["PORT"] != "3000" || got.Command != "npm start" {
 		t.Fatalf("saved: %+v %v", got, err)
 	}
 	if w := s.do(t, "GET", "/settings/templates", nil, nil); !strings.Contains(w.Body.String(), "npm start") {

@@ -20,6 +20,7 @@ type templatesPage struct {
 	Form      snapshots.BoxTemplate
 	EnvText   string
 	MemoryMiB int64
+	DiskMiB   int64
 	Error     string
 	None      string // what the page says with no box template
 }
@@ -39,6 +40,7 @@ func (s *Server) templatesPage(w http.ResponseWriter, r *http.Request, status in
 		p.Form.Kind = "linux"
 	}
 	p.MemoryMiB = p.Form.Limits.MemoryBytes >> 20
+	p.DiskMiB = p.Form.Limits.DiskBytes >> 20
 	keys := make([]string, 0, len(p.Form.Env))
 	for k := range p.Form.Env {
 		keys = append(keys, k)
@@ -94,6 +96,7 @@ func (s *Server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("networkSet") != "" {
 		t.NoNetwork = r.PostFormValue("network") == ""
 	}
+	t.Limits.DiskBytes = num("diskMiB", "Disk is a whole number of MiB.", 1<<20)
 	err := error(nil)
 	if len(bad) > 0 {
 		err = &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: strings.Join(bad, " ")}

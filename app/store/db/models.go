@@ -84,6 +84,7 @@ type BoxTemplate struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	Network     bool
+	DiskBytes   int64
 }
 
 type BoxTrash struct {

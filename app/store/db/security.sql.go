@@ -58,7 +58,7 @@ func (q *Queries) SecurityBoxByGuest(ctx context.Context, db DBTX, arg SecurityB
 }
 
 const templateByName = `-- name: TemplateByName :one
-SELECT name, backend_id, kind, source, command, run_as, env, memory_bytes, processes, open_files, has_screen, screen_url, created_at, updated_at, network FROM box_templates WHERE name = $1
+SELECT name, backend_id, kind, source, command, run_as, env, memory_bytes, processes, open_files, has_screen, screen_url, created_at, updated_at, network, disk_bytes FROM box_templates WHERE name = $1
 `
 
 func (q *Queries) TemplateByName(ctx context.Context, db DBTX, name string) (BoxTemplate, error) {
@@ -80,6 +80,7 @@ func (q *Queries) TemplateByName(ctx context.Context, db DBTX, name string) (Box
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Network,
+		&i.DiskBytes,
 	)
 	return i, err
 }
@@ -98,7 +99,7 @@ func (q *Queries) TemplateDelete(ctx context.Context, db DBTX, name string) (int
 
 const templateList = `-- name: TemplateList :many
 
-SELECT name, backend_id, kind, source, command, run_as, env, memory_bytes, processes, open_files, has_screen, screen_url, created_at, updated_at, network FROM box_templates ORDER BY name
+SELECT name, backend_id, kind, source, command, run_as, env, memory_bytes, processes, open_files, has_screen, screen_url, created_at, updated_at, network, disk_bytes FROM box_templates ORDER BY name
 `
 
 // Box templates (app/snapshots templates.go, issue 9): the owner's list of
@@ -128,6 +129,7 @@ func (q *Queries) TemplateList(ctx context.Context, db DBTX) ([]BoxTemplate, err
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.Network,
+			&i.DiskBytes,
 		); err != nil {
 			return nil, err
 		}
@@ -140,12 +142,12 @@ func (q *Queries) TemplateList(ctx context.Context, db DBTX) ([]BoxTemplate, err
 }
 
 const templateUpsert = `-- name: TemplateUpsert :exec
-INSERT INTO box_templates (name, backend_id, kind, source, command, run_as, env, memory_bytes, processes, open_files, has_screen, screen_url, network)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+INSERT INTO box_templates (name, backend_id, kind, source, command, run_as, env, memory_bytes, processes, open_files, has_screen, screen_url, network, disk_bytes)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 ON CONFLICT (name) DO UPDATE SET backend_id = EXCLUDED.backend_id, kind = EXCLUDED.kind, source = EXCLUDED.source,
     command = EXCLUDED.command, run_as = EXCLUDED.run_as, env = EXCLUDED.env, memory_bytes = EXCLUDED.memory_bytes,
     processes = EXCLUDED.processes, open_files = EXCLUDED.open_files, has_screen = EXCLUDED.has_screen,
-    screen_url = EXCLUDED.screen_url, network = EXCLUDED.network, updated_at = now()
+    screen_url = EXCLUDED.screen_url, network = EXCLUDED.network, disk_bytes = EXCLUDED.disk_bytes, updated_at = now()
 `
 
 type TemplateUpsertParams struct {
@@ -162,6 +164,7 @@ type TemplateUpsertParams struct {
 	HasScreen   bool
 	ScreenURL   string
 	Network     bool
+	DiskBytes   int64
 }
 
 func (q *Queries) TemplateUpsert(ctx context.Context, db DBTX, arg TemplateUpsertParams) error {
@@ -179,6 +182,7 @@ func (q *Queries) TemplateUpsert(ctx context.Context, db DBTX, arg TemplateUpser
 		arg.HasScreen,
 		arg.ScreenURL,
 		arg.Network,
+		arg.DiskBytes,
 	)
 	return err
 }
