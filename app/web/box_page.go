@@ -89,7 +89,11 @@ func (s *Server) facts(r *http.Request, b *snapshots.Box, h boxHead) []fact {
 		} else if !st.Exists {
 			out = append(out, fact{"State", "its guest is missing"})
 		} else {
-			// Running or stopped shows on the Now row of its Snapshots card.
+			// Running or stopped shows on the Now row of its Snapshots card;
+			// why the backend stopped it by itself shows here.
+			if st.Stopped != "" {
+				out = append(out, fact{"Stopped", st.Stopped})
+			}
 			if sz := sizeOfBox(st.Size); sz != "" {
 				out = append(out, fact{"Size", sz})
 			}
