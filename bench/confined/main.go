@@ -1,0 +1,77 @@
+// Command confined times the local backend's takes of a real tree: a full
+// take into an empty store and an incremental take after 1 % of its files
+// changed. run.sh builds it from this checkout and from an earlier commit
+// and runs both, with cp -a of the same tree, side by side.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local"
+)
+
+func main() {
+	tree := flag.String("tree", "", "the tree to take (copied into the box's folder first, untimed)")
+	work := flag.String("dir", "/tmp/boxsnap-confined", "work folder (its contents are deleted)")
+	flag.Parse()
+	if *tree == "" {
+		log.Fatal("-tree is needed")
+	}
+	full, incr, files, err := run(*tree, *work)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("files=%d full_ms=%.1f incremental_ms=%.1f\n", files, full.Seconds()*1000, incr.Seconds()*1000)
+}
+
+func run(tree, work string) (full, incr time.Duration, files int, err error) {
+	ctx := context.Background()
+	if err := os.RemoveAll(work); err != nil {
+		return 0, 0, 0, err
+	}
+	defer os.RemoveAll(work)
+	b, err := local.New(local.Config{Root: filepath.Join(work, "store"), Install: "bench", NoSync: true})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxconfined", Kind: "linux"}})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	dir := b.BoxDir(g)
+	if out, err := exec.Command("cp", "-a", tree+"/.", dir+"/tree").CombinedOutput(); err != nil {
+		return 0, 0, 0, fmt.Errorf("cp -a: %v: %s", err, out)
+	}
+	var paths []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	t0 := time.Now()
+	if _, err := b.Snapshot(ctx, g, providers.SnapshotTake{}, nil); err != nil {
+		return 0, 0, 0, fmt.Errorf("full take: %w", err)
+	}
+	full = time.Since(t0)
+	for i := 0; i < len(paths); i += 100 {
+		if err := os.WriteFile(paths[i], []byte(fmt.Sprintf("changed %d", i)), 0o644); err != nil {
+			return 0, 0, 0, err
+		}
+	}
+	t1 := time.Now()
+	if _, err := b.Snapshot(ctx, g, providers.SnapshotTake{}, nil); err != nil {
+		return 0, 0, 0, fmt.Errorf("incremental take: %w", err)
+	}
+	incr = time.Since(t1)
+	return full, incr, len(paths), nil
+}
