@@ -141,6 +141,7 @@ type Backend struct {
 
 	ratesMu sync.Mutex
 	cache   manifestCache
+	present presentSet // content found in the store since the last free
 }
 
 // New opens (or makes) the backend's store under cfg.Root. It starts no

@@ -154,6 +154,7 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 		if err != nil {
 			return nil
 		}
+		b.present.forget()
 		if err := os.Remove(b.contentPath(h)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("free content %s: %w", h[:12], err)
 		}

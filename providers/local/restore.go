@@ -105,6 +105,7 @@ func (b *Backend) ownerOf(m *manifest) string {
 // markDamaged records damage found in a snapshot's content, so HeldSnapshots
 // reports it incomplete from then on.
 func (b *Backend) markDamaged(id, why string) {
+	b.present.forget()
 	if err := writeFileAtomic(filepath.Join(b.snapDir(id), fileDamaged), []byte(why+"\n"), 0o600); err != nil {
 		b.log.Warn("local backend: could not mark a damaged snapshot", "snapshot", id, "err", err)
 	}

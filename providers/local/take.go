@@ -194,7 +194,8 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	t0 := time.Now()
 	// A hash is reused only when its content is in the store: the take
 	// never publishes a name of content that is gone, whatever the base it
-	// came from (the store lock keeps it there until the take publishes).
+	// came from (the store lock keeps it there until the take publishes;
+	// present.go spares the stat of what a take found since the last free).
 	held := make(map[string]bool)
 	contentDir, cerr := unix.Open(b.path(dirContent), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if cerr != nil {
@@ -204,8 +205,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	have := func(h string) bool {
 		ok, seen := held[h]
 		if !seen {
-			var st unix.Stat_t
-			ok = len(h) > 2 && unix.Fstatat(contentDir, h[:2]+"/"+h[2:], &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+			ok = b.contentHeld(contentDir, h)
 			held[h] = ok
 			if !ok {
 				b.log.Warn("local backend: the take copies again a file whose content is not in the store", "content", h[:min(12, len(h))])
