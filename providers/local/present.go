@@ -11,8 +11,8 @@ import (
 // each, so at most some 16 MiB however large the store.
 const presentMax = 1 << 18
 
-// presentSet remembers the content a take found in the store, for the next
-// takes, until content is freed: a take checks that every piece of content
+// presentSet remembers the content a take found in the store or copied into
+// it, for the next takes, until content is freed: a take checks that every piece of content
 // it names by an earlier hash is in the store before it publishes, and this
 // spares it a stat for what a take checked since the last free. A free
 // (sweepLocked, under the store lock a take holds shared) and damage found
@@ -36,6 +36,16 @@ func (p *presentSet) has(k [32]byte) bool {
 	defer p.mu.Unlock()
 	_, ok := p.seen[k]
 	return ok
+}
+
+// addHex remembers content h, a hash in hex, as in the store.
+func (p *presentSet) addHex(h string) {
+	var k [32]byte
+	if len(h) == 64 {
+		if _, err := hex.Decode(k[:], []byte(h)); err == nil {
+			p.add(k)
+		}
+	}
 }
 
 func (p *presentSet) add(k [32]byte) {

@@ -421,6 +421,7 @@ func (b *Backend) copyIn(ctx context.Context, root *beneath, e *entry, want *fil
 			return false, err
 		}
 		e.Hash = hash
+		b.present.addHex(hash) // in the store now, under the take's lock
 		return isNew, nil
 	}
 }
