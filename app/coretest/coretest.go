@@ -75,6 +75,10 @@ type Options struct {
 	// made before the core (Extra), which labels what it makes with it and
 	// finds it again by it; empty: a new one.
 	Install string
+	// Intervals are the River client's periodic intervals (the recover
+	// interval is also how often a worker's presence looks for dead
+	// workers' operations); zero ones are jobs' defaults.
+	Intervals jobs.Intervals
 }
 
 // New starts a core for t on a fresh database, stopped at t's cleanup.
@@ -144,7 +148,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		}
 	}
 	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
-		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true}})
+		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true, Intervals: opts.Intervals}})
 	if err != nil {
 		return nil, err
 	}

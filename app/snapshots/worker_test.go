@@ -17,6 +17,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -29,6 +30,10 @@ const (
 	workerRoot   = "BOXSNAP_TEST_ROOT"
 	workerStall  = "BOXSNAP_TEST_STALL"  // "before:rollback", "after:snapshot", ...
 	workerMarker = "BOXSNAP_TEST_MARKER" // a file the worker writes when it stalls
+	// workerRecover is the worker's recover interval ("1s"; empty: the
+	// default), workerReady a file it writes once it works.
+	workerRecover = "BOXSNAP_TEST_RECOVER"
+	workerReady   = "BOXSNAP_TEST_READY"
 )
 
 func runWorkerProcess() int {
@@ -46,7 +51,14 @@ func runWorkerProcess() int {
 	}
 	stall, marker := os.Getenv(workerStall), os.Getenv(workerMarker)
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: os.Getenv(workerRoot), Logger: logger,
+	var every jobs.Intervals
+	if v := os.Getenv(workerRecover); v != "" {
+		if every.Recover, err = time.ParseDuration(v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	e, err := coretest.Build(ctx, pool, coretest.Options{LocalRoot: os.Getenv(workerRoot), Logger: logger, Intervals: every,
 		Wrap: func(b snapshots.Backend) snapshots.Backend {
 			if stall != "" {
 				b.Snap = &stallBackend{Backend: b.Snap, at: stall, marker: marker}
@@ -59,6 +71,9 @@ func runWorkerProcess() int {
 	}
 	if _, err := e.Core.Recover(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
+	}
+	if ready := os.Getenv(workerReady); ready != "" {
+		_ = os.WriteFile(ready, []byte(e.Jobs.WorkerID()), 0o644)
 	}
 	select {} // until killed
 }
@@ -126,6 +141,13 @@ type workerProcess struct {
 // ("" for none).
 func startWorker(t *testing.T, dsn, root, stall, marker string) *workerProcess {
 	t.Helper()
+	return startWorkerEnv(t, dsn, root, stall, marker)
+}
+
+// startWorkerEnv is startWorker with more of the worker's variables
+// (workerRecover, workerReady), each "NAME=value".
+func startWorkerEnv(t *testing.T, dsn, root, stall, marker string, env ...string) *workerProcess {
+	t.Helper()
 	logFile := filepath.Join(t.TempDir(), "worker.log")
 	out, err := os.Create(logFile)
 	if err != nil {
@@ -133,6 +155,7 @@ func startWorker(t *testing.T, dsn, root, stall, marker string) *workerProcess {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), workerEnv+"=1", workerDSN+"="+dsn, workerRoot+"="+root, workerStall+"="+stall, workerMarker+"="+marker)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
