@@ -19,31 +19,39 @@ import (
 // fetched: Postgres lets a session's locks go the moment its connection
 // ends, as it does the operations' own run locks.
 //
-// While it holds, it looks at its connection every interval (a lost
-// connection is made again and the lock taken again) and frees the jobs a
-// dead worker left running (FreeDeadJobs), so a sweep a killed process was
-// running never keeps its next run out, even the recover sweep's own.
+// While it holds, it looks at its connection every interval (the recover
+// interval; a lost connection is made again and the lock taken again) and
+// recovers (Recover): it frees the sweeps a dead worker left running, so
+// none keeps its next run out, and resumes the operations no live worker
+// holds. Each working process does so on its own timer, so a dead worker's
+// operations are resumed within the interval even when it was River's
+// leader: the periodic recover job is queued by the leader only, and River
+// elects another only once the dead leader's lease ran out (15 seconds).
 type Presence struct {
 	e     *Engine
 	id    string
 	every time.Duration
 	mu    sync.Mutex
 	conn  *pgx.Conn
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	// ctx ends at Close, cutting a recover short.
+	ctx  context.Context
+	stop context.CancelFunc
+	done chan struct{}
+	once sync.Once
 }
 
 // PresenceApplication is the application_name of a presence lock's session.
 const PresenceApplication = "boxsnap presence"
 
 // Hold takes the presence lock of the worker named id (its River client's
-// ID) and keeps it until Close; every is how often it looks again.
+// ID) and keeps it until Close; every is how often it looks again and
+// recovers (the recover interval).
 func (e *Engine) Hold(ctx context.Context, id string, every time.Duration) (*Presence, error) {
-	p := &Presence{e: e, id: id, every: every, stop: make(chan struct{}), done: make(chan struct{})}
+	p := &Presence{e: e, id: id, every: every, done: make(chan struct{})}
 	if err := p.connect(ctx); err != nil {
 		return nil, err
 	}
+	p.ctx, p.stop = context.WithCancel(context.Background())
 	go p.keep()
 	return p, nil
 }
@@ -80,11 +88,11 @@ func (p *Presence) keep() {
 	defer t.Stop()
 	for {
 		select {
-		case <-p.stop:
+		case <-p.ctx.Done():
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), p.every)
+		ctx, cancel := context.WithTimeout(p.ctx, p.every)
 		p.mu.Lock()
 		conn := p.conn
 		p.mu.Unlock()
@@ -102,17 +110,24 @@ func (p *Presence) keep() {
 			}
 			p.e.logger.Info("this worker's presence lock is held again", "worker", p.id)
 		}
-		if _, err := p.e.FreeDeadJobs(ctx); err != nil {
-			p.e.logger.Warn("free the jobs a dead worker left running", "err", err)
+		cancel()
+		// Its own deadline: resuming many operations may take longer
+		// than a short interval.
+		rctx, cancel := context.WithTimeout(p.ctx, max(p.every, recoverTimeout))
+		if _, err := p.e.Recover(rctx); err != nil && p.ctx.Err() == nil {
+			p.e.logger.Warn("resume the work a dead worker left", "err", err)
 		}
 		cancel()
 	}
 }
 
+// recoverTimeout bounds one Recover of a presence's timer.
+const recoverTimeout = 30 * time.Second
+
 // Close lets the lock go: the worker is gone.
 func (p *Presence) Close() {
 	p.once.Do(func() {
-		close(p.stop)
+		p.stop()
 		<-p.done
 		p.mu.Lock()
 		defer p.mu.Unlock()

@@ -223,10 +223,11 @@ func (e *Engine) taskWaited(ctx context.Context, op *Operation) error {
 // recover after its worker died, however recently that worker fetched it.
 // A second attempt of one that still runs does nothing: the operation's
 // lock lets one worker run it. One whose job snoozed on its provider task
-// is left to that job. serve and work call it at start; the periodic
-// recover job calls it at each interval, for workers that die while others
-// live. It frees the other jobs a dead worker left running first
-// (FreeDeadJobs).
+// is left to that job. serve and work call it at start, and each working
+// process's presence at each recover interval (Presence), for workers that
+// die while others live, whichever of them is River's leader; the periodic
+// recover job calls it too. It frees the other jobs a dead worker left
+// running first (FreeDeadJobs).
 func (e *Engine) Recover(ctx context.Context) (int, error) {
 	if _, err := e.FreeDeadJobs(ctx); err != nil {
 		return 0, fmt.Errorf("recover: %w", err)
