@@ -307,16 +307,25 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	if st.Command != "" && !st.Proc.alive() && b.leave {
 		// A process that owns boxes starts it (TakeOver).
 		st.Proc, st.Owner = nil, ""
-	} else if st.Command != "" && !st.Proc.alive() {
+	}
+	started := false
+	if st.Command != "" && !st.Proc.alive() && !b.leave {
 		st.Proc = nil
 		if err := b.startLocked(dir, guest.Ref, &st); err != nil {
 			return fmt.Errorf("start box %s: %w", guest.Ref, err)
 		}
+		started = true
 	}
 	st.Running = true
 	st.Stopped = ""
 	if err := b.writeState(st); err != nil {
-		return err
+		if !started {
+			return err
+		}
+		// A process its state file does not name would run on unseen by
+		// the other boxsnap processes, and one of them would start another.
+		b.endStarted(guest.Ref)
+		return fmt.Errorf("start box %s: its state file does not record the process, so it was ended: %w", guest.Ref, err)
 	}
 	b.startJournal(guest.Ref, dir)
 	return nil

@@ -247,7 +247,7 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 				continue
 			}
 		}
-		took, err := b.takeOver(ctx, box, self)
+		took, err := b.takeOver(ctx, box, self, st.Owner)
 		if err != nil {
 			return started, err
 		}
@@ -258,8 +258,14 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 	return started, nil
 }
 
-// takeOver is TakeOver of one box whose owner is gone, under its lock.
-func (b *Backend) takeOver(ctx context.Context, box, self string) (bool, error) {
+// takeOver is TakeOver of one box whose owner, gone, was judged gone
+// (alive answered false, or "" for none recorded), under its lock. A box
+// another process took meanwhile is left to it: its owner is not the one
+// judged gone. The recorded process is ended before another starts, and
+// none starts while any of it lives; and a start the state file cannot
+// record is ended (endStarted), so that no process of the box runs that no
+// state file names.
+func (b *Backend) takeOver(ctx context.Context, box, self, gone string) (bool, error) {
 	dir, err := b.existingBox(b.guestOf(box, ""))
 	if err != nil {
 		return false, nil // released meanwhile
@@ -272,12 +278,15 @@ func (b *Backend) takeOver(ctx context.Context, box, self string) (bool, error) 
 	b.mu.Lock()
 	st, err := b.readState(box)
 	b.mu.Unlock()
-	if err != nil || !st.Running || st.Command == "" || st.Owner == self {
+	if err != nil || !st.Running || st.Command == "" || st.Owner == self || st.Owner != gone {
 		return false, err // stopped, or taken, meanwhile
 	}
 	if st.Proc.alive() {
 		b.log.Info("local backend: ending what is left of a box's process whose owner is gone", "box", box, "owner", st.Owner)
 		b.endRecorded(ctx, box, st.Proc)
+		if st.Proc.alive() {
+			return false, fmt.Errorf("take over box %s: the process its gone owner %s started still runs, so none is started here", box, st.Owner)
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -290,10 +299,33 @@ func (b *Backend) takeOver(ctx context.Context, box, self string) (bool, error) 
 		return false, fmt.Errorf("start box %s: %w", box, err)
 	}
 	if err := b.writeState(st); err != nil {
-		return false, err
+		b.endStarted(box)
+		return false, fmt.Errorf("take over box %s: its state file does not record the process, so it was ended: %w", box, err)
 	}
 	b.startJournal(box, dir)
 	return true, nil
+}
+
+// endStarted kills at once the box's process this process started, with
+// all of its freezer cgroup, and waits until it has ended: a start whose
+// record could not be written (a full disk) leaves no process that another
+// boxsnap process on the data folder cannot find. Called with b.mu held.
+func (b *Backend) endStarted(box string) {
+	p := b.procs[box]
+	if p == nil || p.exited() {
+		return
+	}
+	delete(b.procs, box)
+	if p.cgroup != "" {
+		_ = thaw(p.cgroup)
+		for _, pid := range cgroupProcs(p.cgroup) {
+			if pid != os.Getpid() {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
 }
 
 // pauseRecorded is pause for a box whose process another boxsnap process on

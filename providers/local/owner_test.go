@@ -1,0 +1,240 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// ownerBackend is a backend on root that owns the box processes it starts,
+// as a worker does.
+func ownerBackend(t *testing.T, root, owner string) *Backend {
+	t.Helper()
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	b.SetOwner(owner)
+	return b
+}
+
+// commandPids are the processes whose command line is exactly want and whose
+// working folder is dir (by device and inode, which holds inside
+// bubblewrap's mount namespace too): the box's processes of its command, as
+// the soak counts them.
+func commandPids(dir, want string) []int {
+	var at syscall.Stat_t
+	if syscall.Stat(dir, &at) != nil {
+		return nil
+	}
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cl, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || strings.TrimRight(strings.ReplaceAll(string(cl), "\x00", " "), " ") != want {
+			continue
+		}
+		var st syscall.Stat_t
+		if syscall.Stat(filepath.Join("/proc", e.Name(), "cwd"), &st) == nil && st.Dev == at.Dev && st.Ino == at.Ino {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// mostPids watches the box's processes of want for a second, as long as a
+// start takes to run the command, and answers the most it saw at once.
+func mostPids(dir, want string) []int {
+	var most []int
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if got := commandPids(dir, want); len(got) > len(most) {
+			most = got
+		}
+	}
+	return most
+}
+
+// smallDisk mounts a tmpfs of 4 MiB as a data folder, as the soak's full
+// disk is, and answers it and the function that fills it to the last byte.
+func smallDisk(t *testing.T) (string, func() (free func())) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small disk needs root")
+	}
+	root := passable(t)
+	if err := unix.Mount("tmpfs", root, "tmpfs", 0, "size=4m,mode=0711"); err != nil {
+		t.Skipf("no tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(root, unix.MNT_DETACH) })
+	fill := func() func() {
+		p := filepath.Join(root, "filler")
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 64<<10)
+		for {
+			if _, err := f.Write(buf); err != nil {
+				if !errors.Is(err, syscall.ENOSPC) {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+		for {
+			if _, err := f.Write(buf[:1]); err != nil {
+				break
+			}
+		}
+		f.Close()
+		return func() { _ = os.Remove(p) }
+	}
+	return root, fill
+}
+
+func stopAll(bs ...*Backend) func(g providers.Guest) {
+	return func(g providers.Guest) {
+		for _, b := range bs {
+			_ = b.Stop(context.Background(), g)
+		}
+	}
+}
+
+// TestATakeOverLeavesABoxALiveOwnerTookMeanwhile: ownership of a box's
+// process moves only when its owner's presence is gone. Two workers judge
+// the same dead owner gone; the first takes the box over; the second, which
+// asked before the first took it, finds the box under a live owner with its
+// process alive, and leaves it: the process it finds alive is not ended,
+// and it starts none.
+func TestATakeOverLeavesABoxALiveOwnerTookMeanwhile(t *testing.T) {
+	const command = "sleep 86391"
+	root := passable(t)
+	dead, first, second := ownerBackend(t, root, "dead"), ownerBackend(t, root, "first"), ownerBackend(t, root, "second")
+	g, err := dead.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxtakenmeanwhile", Kind: "linux"}, Command: command, NoNetwork: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopAll(first, second, dead)(g) })
+	if err := dead.Start(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	dir := dead.BoxDir(g)
+	if got := mostPids(dir, command); len(got) != 1 {
+		t.Fatalf("the box's first start runs %d processes: %v", len(got), got)
+	}
+	onlyDeadIsGone := func(_ context.Context, owner string) (bool, error) { return owner != "dead", nil }
+	var firstTook []string
+	asked := func(ctx context.Context, owner string) (bool, error) {
+		// While the second worker asks after the dead owner, the first
+		// takes the box over.
+		if owner == "dead" && firstTook == nil {
+			took, err := first.TakeOver(ctx, onlyDeadIsGone)
+			if err != nil {
+				t.Errorf("the first worker's take-over: %v", err)
+			}
+			firstTook = append(took, "")[:len(took)]
+		}
+		return onlyDeadIsGone(ctx, owner)
+	}
+	if _, err := second.TakeOver(t.Context(), asked); err != nil {
+		t.Fatalf("the second worker's take-over: %v", err)
+	}
+	if len(firstTook) != 1 {
+		t.Fatalf("the first worker took over %v, not the box", firstTook)
+	}
+	first.mu.Lock()
+	p := first.procs[g.Ref]
+	first.mu.Unlock()
+	if p == nil || p.exited() {
+		t.Fatal("the process the first worker started for the box was ended by the second, while its owner lives")
+	}
+	if owner, _ := first.BoxOwner(g.Ref); owner != "first" {
+		t.Fatalf("the box's owner is %q, not the live worker that took it over (first)", owner)
+	}
+	if got := mostPids(dir, command); len(got) != 1 {
+		t.Fatalf("each box runs at most one process: %d of %q: %v", len(got), command, got)
+	}
+}
+
+// TestAStartTheDiskCannotRecordEndsItsProcess: a box's process that its
+// state file does not record would run unseen by the other workers, and one
+// of them would start another. On a full disk the start's record cannot be
+// written: Start answers the error, and no process of the box is left; once
+// there is room, another worker's start runs the box's one process.
+func TestAStartTheDiskCannotRecordEndsItsProcess(t *testing.T) {
+	const command = "sleep 86392"
+	root, fill := smallDisk(t)
+	one, other := ownerBackend(t, root, "one"), ownerBackend(t, root, "other")
+	g, err := one.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxfullstart", Kind: "linux"}, Command: command, NoNetwork: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopAll(one, other)(g) })
+	dir := one.BoxDir(g)
+	free := fill()
+	if err := one.Start(t.Context(), g); err == nil {
+		t.Fatal("Start on a full disk, whose state file cannot record the process, answered no error")
+	}
+	if got := mostPids(dir, command); len(got) != 0 {
+		t.Fatalf("a start the state file does not record left %d processes of the box: %v", len(got), got)
+	}
+	free()
+	if err := other.Start(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	if got := mostPids(dir, command); len(got) != 1 {
+		t.Fatalf("each box runs at most one process: %d of %q: %v", len(got), command, got)
+	}
+}
+
+// TestATakeOverTheDiskCannotRecordEndsItsProcess: a take-over ends the gone
+// owner's process and starts the box's here; on a full disk its record
+// cannot be written, and the process it started is ended too, so that the
+// next take-over, once there is room, runs the box's one process.
+func TestATakeOverTheDiskCannotRecordEndsItsProcess(t *testing.T) {
+	const command = "sleep 86393"
+	root, fill := smallDisk(t)
+	dead, taker, next := ownerBackend(t, root, "dead"), ownerBackend(t, root, "taker"), ownerBackend(t, root, "next")
+	g, err := dead.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxfulltakeover", Kind: "linux"}, Command: command, NoNetwork: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopAll(next, taker, dead)(g) })
+	if err := dead.Start(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	dir := dead.BoxDir(g)
+	if got := mostPids(dir, command); len(got) != 1 {
+		t.Fatalf("the box's first start runs %d processes: %v", len(got), got)
+	}
+	gone := func(_ context.Context, owner string) (bool, error) { return owner != "dead" && owner != "taker", nil }
+	free := fill()
+	if _, err := taker.TakeOver(t.Context(), gone); err == nil {
+		t.Fatal("a take-over on a full disk, whose state file cannot record the process, answered no error")
+	}
+	if got := mostPids(dir, command); len(got) != 0 {
+		t.Fatalf("a take-over the state file does not record left %d processes of the box: %v", len(got), got)
+	}
+	free()
+	took, err := next.TakeOver(t.Context(), gone)
+	if err != nil || len(took) != 1 {
+		t.Fatalf("the next take-over took %v: %v", took, err)
+	}
+	if got := mostPids(dir, command); len(got) != 1 {
+		t.Fatalf("each box runs at most one process: %d of %q: %v", len(got), command, got)
+	}
+}
