@@ -79,7 +79,9 @@
 // processes on one data folder run it once and any of them freezes or ends
 // it (owner.go); TakeOver, called by working processes at start and at
 // intervals, starts the boxes whose owner is gone (RestartRunning, for one
-// process alone, starts every box marked running). New never starts one by
+// process alone, starts every box marked running). A process whose start
+// the state file cannot record (a full disk) is ended at once: no process
+// of a box runs that the state file does not name. New never starts one by
 // itself.
 //
 // This package imports only the standard library, golang.org/x/sys/unix and
