@@ -404,7 +404,7 @@ func TestFaultsNamedWithFix(t *testing.T) {
 
 	t.Run("database does not answer", func(t *testing.T) {
 		t.Parallel()
-		cfg := testConfig(t, map[string]string{"DATABASE_URL": "postgres://bob:s3cretpw@127.0.0.1:1/boxsnap?connect_timeout=2"})
+		cfg := testConfig(t, map[string]string{"DATABASE_URL": "postgres://bob:s3cretpw@127.0.0.1:1/boxsnap?connect_timeout=2", "BOXSNAP_DATABASE_WAIT": "1s"})
 		err := run(cfg)
 		var p *boot.Problem
 		if !errors.As(err, &p) || !strings.Contains(err.Error(), "does not answer") || !strings.Contains(err.Error(), "unset DATABASE_URL") {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/config"
@@ -94,15 +95,11 @@ func OpenDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger, a
 		// short queries, and a DATABASE_URL may say otherwise.
 		pcfg.ConnConfig.RuntimeParams["jit"] = "off"
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
-	if err == nil {
-		pctx, cancel := context.WithTimeout(ctx, connectTimeout)
-		err = pool.Ping(pctx)
-		cancel()
-		if err != nil {
-			pool.Close()
-		}
+	wait := time.Duration(0)
+	if cfg.DatabaseURL != "" {
+		wait = cfg.DatabaseWait
 	}
+	pool, err := connectWaiting(ctx, pcfg, wait, logger)
 	if err != nil {
 		db.Close(ctx)
 		if cfg.DatabaseURL != "" {
@@ -113,6 +110,55 @@ func OpenDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger, a
 	}
 	db.Pool = pool
 	return db, nil
+}
+
+// connectWaiting opens the pool and pings it; a database not up yet or
+// restarting (a refused connection, "the database system is starting up"
+// or "shutting down"), as a worker started again beside a restart of
+// PostgreSQL finds, is asked again, a log line every few seconds, for wait
+// (config's DatabaseWait). A wrong password or a missing database is said
+// at once.
+func connectWaiting(ctx context.Context, pcfg *pgxpool.Config, wait time.Duration, logger *slog.Logger) (*pgxpool.Pool, error) {
+	deadline := time.Now().Add(wait)
+	pause, said := 250*time.Millisecond, time.Time{}
+	for {
+		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+		if err == nil {
+			pctx, cancel := context.WithTimeout(ctx, connectTimeout)
+			err = pool.Ping(pctx)
+			cancel()
+			if err == nil {
+				return pool, nil
+			}
+			pool.Close()
+		}
+		if !notUpYet(err) || time.Now().Add(pause).After(deadline) || ctx.Err() != nil {
+			return nil, err
+		}
+		if time.Since(said) > 5*time.Second {
+			logger.Warn("the database does not answer yet; asking again", "until", deadline.Format(time.TimeOnly), "err", shortErr(err))
+			said = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 2*time.Second)
+	}
+}
+
+// notUpYet says whether a connection's error is a database not up yet or
+// restarting, not a refusal of who asks or what.
+func notUpYet(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// 57P03 cannot_connect_now (starting up, shutting down, in
+		// recovery), 57P01 admin_shutdown, 57P02 crash_shutdown.
+		return pe.Code == "57P03" || pe.Code == "57P01" || pe.Code == "57P02"
+	}
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Close closes the pool and stops the embedded cluster if boxsnap started it.

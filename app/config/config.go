@@ -41,6 +41,9 @@ type Config struct {
 	// ShutdownTimeout bounds how long running jobs may take to finish after
 	// SIGINT or SIGTERM before they are cancelled.
 	ShutdownTimeout time.Duration
+	// DatabaseWait is how long a process started on DATABASE_URL waits for
+	// a database that is not up yet or restarting.
+	DatabaseWait time.Duration
 	// Demo seeds demo boxes on the local backend at start (make run).
 	Demo bool
 	// LocalRoot is the local backend's folder; empty means DataDir/local.
@@ -174,6 +177,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.LogFormat, "log-format", env("BOXSNAP_LOG_FORMAT", "auto"), "auto, text or json")
 	fs.StringVar(&c.LogLevel, "log-level", env("BOXSNAP_LOG_LEVEL", "info"), "debug, info, warn or error")
 	shutdown := fs.String("shutdown-timeout", env("BOXSNAP_SHUTDOWN_TIMEOUT", "30s"), "how long running jobs may finish after a signal")
+	dbWait := fs.String("database-wait", env("BOXSNAP_DATABASE_WAIT", "1m"), "how long a start waits for a DATABASE_URL not up yet")
 	demo := boolFlag(fs, "demo", env("BOXSNAP_DEMO", "false"), "seed demo boxes (true/false)")
 	fs.StringVar(&c.LocalRoot, "local-root", env("BOXSNAP_LOCAL_ROOT", ""), "the local backend's folder")
 	fs.StringVar(&c.ServerURL, "server", env("BOXSNAP_SERVER", "http://127.0.0.1:8080"), "the CLI's server address")
@@ -216,6 +220,9 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(*shutdown); err != nil || c.ShutdownTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout (BOXSNAP_SHUTDOWN_TIMEOUT) must be a duration such as 30s, not %q", *shutdown))
+	}
+	if c.DatabaseWait, err = time.ParseDuration(*dbWait); err != nil || c.DatabaseWait < 0 {
+		errs = append(errs, fmt.Errorf("--database-wait (BOXSNAP_DATABASE_WAIT) must be a duration such as 1m, not %q", *dbWait))
 	}
 	if c.Password, err = secret(getenv, "BOXSNAP_PASSWORD"); err != nil {
 		errs = append(errs, err)
