@@ -29,8 +29,8 @@ const (
 	// HousekeepingInterval is for sessions, set-up links, old records and
 	// the box log.
 	HousekeepingInterval = time.Hour
-	// AutomaticInterval is the automatic check's (the shortest backend
-	// cadence); ThinInterval is thinning's, often enough that its
+	// AutomaticInterval is how often the automatic check looks (a third of
+	// the shortest backend cadence; each box is due at its own); ThinInterval is thinning's, often enough that its
 	// one-a-minute tier holds.
 	AutomaticInterval = snapshots.CheckInterval
 	ThinInterval      = time.Minute

@@ -105,7 +105,7 @@ var intervalSettings = []struct {
 	{"BOXSNAP_EXPIRY_INTERVAL", "expiry-interval", "10m", "how often keeps that ended are let go", func(i *Intervals) *time.Duration { return &i.Expiry }},
 	{"BOXSNAP_TRASH_INTERVAL", "trash-interval", "5m", "how often boxes whose time in the trash ended are released", func(i *Intervals) *time.Duration { return &i.Trash }},
 	{"BOXSNAP_HOUSEKEEPING_INTERVAL", "housekeeping-interval", "1h", "how often sessions, set-up links, old records and the box log are cleaned", func(i *Intervals) *time.Duration { return &i.Housekeeping }},
-	{"BOXSNAP_AUTOMATIC_INTERVAL", "automatic-interval", "15s", "how often running boxes are checked for automatic snapshots", func(i *Intervals) *time.Duration { return &i.Automatic }},
+	{"BOXSNAP_AUTOMATIC_INTERVAL", "automatic-interval", "5s", "how often boxsnap looks for running boxes due an automatic snapshot (each box is asked at its backend's cadence)", func(i *Intervals) *time.Duration { return &i.Automatic }},
 	{"BOXSNAP_THINNING_INTERVAL", "thinning-interval", "1m", "how often automatic history is thinned", func(i *Intervals) *time.Duration { return &i.Thinning }},
 }
 

@@ -13,10 +13,12 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// CheckInterval is how often the automatic check runs: the shortest cadence
-// of any backend (the local and Docker backends' 15 seconds). A box whose
-// backend's cadence is longer is asked only once that long has passed.
-const CheckInterval = 15 * time.Second
+// CheckInterval is how often the automatic check looks by default: a third
+// of the shortest backend cadence (the local and Docker backends' 15
+// seconds), so a box whose cadence has passed waits at most that long more.
+// How often it looks decides nothing else: each box is asked, and gets an
+// automatic snapshot, at its own cadence (checkDue).
+const CheckInterval = 5 * time.Second
 
 // AutomaticReport says what one automatic check did.
 type AutomaticReport struct {
@@ -33,13 +35,15 @@ func AutomaticName(t time.Time, tz *time.Location) string {
 }
 
 // CheckAutomatic is the automatic check (issue 16, item 1), run by a
-// periodic River job every CheckInterval: it asks each box with automatic
-// snapshots on, at its backend's cadence, whether it runs and changed since
-// its last snapshot, and takes an automatic snapshot only if it did; where
-// the backend cannot tell (unknown), it takes one once the cadence has
-// passed since the box's last snapshot; and it takes one more when it finds
-// a box stopped that it last saw running. A box with an operation running
-// or waiting is left for the next check.
+// periodic River job: it asks each box with automatic snapshots on, at its
+// backend's cadence, whether it runs and changed since its last snapshot,
+// and takes an automatic snapshot only if it did; where the backend cannot
+// tell (unknown), it takes one once the cadence has passed since the box's
+// last snapshot; and it takes one more when it finds a box stopped that it
+// last saw running. A box gets at most one automatic snapshot per cadence,
+// counted from its newest automatic snapshot's recorded time, whichever
+// process took it and however often the job runs. A box with an operation
+// running or waiting is left for the next check.
 func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 	var rep AutomaticReport
 	st, err := s.Settings(ctx)
@@ -75,7 +79,7 @@ func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 			continue
 		}
 		every := st.CheckEvery(be)
-		if !s.checkDue(b.ID, every, now) {
+		if !checkDue(b, every, now) {
 			continue
 		}
 		guest := providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}
@@ -92,11 +96,11 @@ func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 			continue
 		}
 		stopped := b.Running && !ch.Running
-		if ch.Running != b.Running {
-			if err := s.st.HistorySetRunning(ctx, s.st.Pool, db.HistorySetRunningParams{BoxID: b.ID, Running: ch.Running, CheckedAt: &now}); err != nil {
-				errs = append(errs, fmt.Errorf("automatic check of %s: %w", b.ID, err))
-				continue
-			}
+		// What the check saw, and when it asked: the next ask waits a
+		// cadence from now, in every process.
+		if err := s.st.HistorySetRunning(ctx, s.st.Pool, db.HistorySetRunningParams{BoxID: b.ID, Running: ch.Running, CheckedAt: &now}); err != nil {
+			errs = append(errs, fmt.Errorf("automatic check of %s: %w", b.ID, err))
+			continue
 		}
 		why := ""
 		switch {
@@ -134,24 +138,17 @@ func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 	return rep, errors.Join(errs...)
 }
 
-// checkDue says whether a box is due a check at its cadence, and notes the
-// check. The automatic check runs every CheckInterval; a box whose cadence
-// is longer is asked once that long has passed (in this process).
-func (s *Sweeps) checkDue(box string, every time.Duration, now time.Time) bool {
-	if every <= CheckInterval {
-		return true
-	}
-	s.checks.mu.Lock()
-	defer s.checks.mu.Unlock()
-	if s.checks.last == nil {
-		s.checks.last = map[string]time.Time{}
-	}
-	// A little slack: a periodic job that fires a moment early still counts.
-	if last, ok := s.checks.last[box]; ok && now.Sub(last) < every-CheckInterval/2 {
+// checkDue says whether a box is due a check at its cadence, from what the
+// database records: its newest automatic snapshot was taken at least every
+// ago (so no two are closer than its cadence), and the check last asked it
+// at least most of every ago (a quarter of slack, for a look that comes a
+// moment early), so a box that did not change is asked about once per
+// cadence too, not at every look.
+func checkDue(b db.HistoryBoxesRow, every time.Duration, now time.Time) bool {
+	if now.Sub(b.LastAutomatic) < every {
 		return false
 	}
-	s.checks.last[box] = now
-	return true
+	return b.CheckedAt == nil || now.Sub(*b.CheckedAt) >= every-every/4
 }
 
 // TakeAutomatic admits an automatic snapshot of a box, taken by boxsnap

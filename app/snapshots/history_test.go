@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,7 +69,15 @@ func automaticOf(t *testing.T, e *coretest.Env, box string) []*snapshots.Snapsho
 // per-box limit of 5.
 func TestAutomaticOnlyWhenChanged(t *testing.T) {
 	t.Parallel()
-	e := coretest.New(t, coretest.Options{})
+	// Each check comes a cadence (15 s) after the one before.
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC).UnixNano())
+	e := coretest.New(t, coretest.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
+	check := func(t *testing.T, e *coretest.Env) snapshots.AutomaticReport {
+		t.Helper()
+		clock.Add(int64(15 * time.Second))
+		return check(t, e)
+	}
 	ctx := context.Background()
 	b, write := historyBox(t, e, "amber-fox")
 	write("notes.txt", "one")
@@ -178,13 +187,18 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 	b, write := historyBox(t, e, "amber-fox")
 	var ids []string
 	for i, name := range []string{"a", "b", "c", "d", "e", "f"} {
+		// Six in a minute is more than the check's cadence takes: they
+		// are admitted as the check admits one.
 		clock.Store(t0.Add(time.Duration(i) * 5 * time.Second).UnixNano())
 		write("notes.txt", name)
-		rep := check(t, e)
-		if len(rep.Taken) != 1 {
-			t.Fatalf("change %s took %d", name, len(rep.Taken))
+		op, sn, err := e.Core.TakeAutomatic(ctx, b.ID, "the box changed")
+		if err != nil {
+			t.Fatalf("change %s: %v", name, err)
 		}
-		ids = append(ids, rep.Taken[0])
+		if got := e.Wait(t, op); got.State != snapshots.OpDone {
+			t.Fatalf("automatic take %s: %s", got.State, deref(got.Error))
+		}
+		ids = append(ids, sn.ID)
 	}
 	if _, err := e.Core.Save(ctx, owner, b.Name, ids[1], ""); err != nil {
 		t.Fatalf("Save: %v", err)
@@ -324,3 +338,39 @@ func TestDeleteHistoryNeedsName(t *testing.T) {
 }
 
 func jsonOf(raw []byte, v any) error { return json.Unmarshal(raw, v) }
+
+// TestAutomaticAtItsCadence: the automatic job's interval is only how often
+// boxsnap looks. With the job looking every second and the local backend's
+// cadence of 15 seconds, a box that changes every second gets at most one
+// automatic snapshot per 15 seconds, and one each cadence; a box that does
+// not change is asked about once per cadence, not at every look.
+func TestAutomaticAtItsCadence(t *testing.T) {
+	t.Parallel()
+	var clock atomic.Int64
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	clock.Store(t0.UnixNano())
+	e := coretest.New(t, coretest.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
+	b, write := historyBox(t, e, "amber-fox")
+	_, _ = historyBox(t, e, "still-owl")
+	const cadence = 15 * time.Second
+	asked := 0
+	for sec := range 61 {
+		clock.Store(t0.Add(time.Duration(sec) * time.Second).UnixNano())
+		write("notes.txt", fmt.Sprint("second ", sec))
+		asked += check(t, e).Checked
+	}
+	auto := automaticOf(t, e, b.Name)
+	slices.SortFunc(auto, func(x, y *snapshots.Snapshot) int { return x.TakenAt.Compare(y.TakenAt) })
+	if len(auto) != 5 {
+		t.Errorf("a box changed every second for 60 s, looked at every second with a %s cadence, got %d automatic snapshots, want 5 (at 0, 15, 30, 45, 60 s)", cadence, len(auto))
+	}
+	for i := 1; i < len(auto); i++ {
+		if gap := auto[i].TakenAt.Sub(auto[i-1].TakenAt); gap < cadence {
+			t.Errorf("automatic %s and %s only %s apart; the cadence is %s", auto[i-1].Name, auto[i].Name, gap, cadence)
+		}
+	}
+	// Two boxes, each asked at 0, 15, 30, 45 and 60 s.
+	if asked != 10 {
+		t.Errorf("61 looks asked boxes %d times, want 10 (two boxes, once per cadence each)", asked)
+	}
+}

@@ -169,16 +169,8 @@ type core struct {
 	cache        readCache
 	tempDir      string
 	compares     compareCache
-	checks       checkTimes
 	redeem       RedeemLimits
 	fetchShared  FetchShared
-}
-
-// checkTimes is when this process last asked each box whether it changed,
-// for backends whose cadence is longer than the automatic check's.
-type checkTimes struct {
-	mu   sync.Mutex
-	last map[string]time.Time
 }
 
 // New makes the core.

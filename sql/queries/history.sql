@@ -11,10 +11,15 @@ UPDATE snapshots SET automatic = true WHERE id = $1;
 UPDATE snapshots SET automatic = $2, name = coalesce(sqlc.narg('new_name')::text, name) WHERE id = $1;
 
 -- name: HistoryBoxes :many
--- The boxes the automatic check looks at, with their history settings.
+-- The boxes the automatic check looks at, with their history settings,
+-- when the check last asked each whether it changed, and when its newest
+-- automatic snapshot was taken (1970 for none).
 SELECT b.id, b.backend_id, b.kind, b.host, b.guest_ref, b.generation,
-       h.automatic, coalesce(h.running, false) AS running
+       h.automatic, coalesce(h.running, false) AS running, h.checked_at,
+       coalesce(la.taken_at, 'epoch'::timestamptz)::timestamptz AS last_automatic
 FROM boxes b LEFT JOIN box_history h ON h.box_id = b.id
+LEFT JOIN LATERAL (SELECT s.taken_at FROM snapshots s WHERE s.box_id = b.id AND s.automatic
+                   ORDER BY s.taken_at DESC LIMIT 1) la ON true
 WHERE b.state = 'ready';
 
 -- name: HistoryBusyBoxes :many

@@ -12,23 +12,30 @@ import (
 
 const historyBoxes = `-- name: HistoryBoxes :many
 SELECT b.id, b.backend_id, b.kind, b.host, b.guest_ref, b.generation,
-       h.automatic, coalesce(h.running, false) AS running
+       h.automatic, coalesce(h.running, false) AS running, h.checked_at,
+       coalesce(la.taken_at, 'epoch'::timestamptz)::timestamptz AS last_automatic
 FROM boxes b LEFT JOIN box_history h ON h.box_id = b.id
+LEFT JOIN LATERAL (SELECT s.taken_at FROM snapshots s WHERE s.box_id = b.id AND s.automatic
+                   ORDER BY s.taken_at DESC LIMIT 1) la ON true
 WHERE b.state = 'ready'
 `
 
 type HistoryBoxesRow struct {
-	ID         string
-	BackendID  string
-	Kind       string
-	Host       string
-	GuestRef   string
-	Generation int
-	Automatic  *bool
-	Running    bool
+	ID            string
+	BackendID     string
+	Kind          string
+	Host          string
+	GuestRef      string
+	Generation    int
+	Automatic     *bool
+	Running       bool
+	CheckedAt     *time.Time
+	LastAutomatic time.Time
 }
 
-// The boxes the automatic check looks at, with their history settings.
+// The boxes the automatic check looks at, with their history settings,
+// when the check last asked each whether it changed, and when its newest
+// automatic snapshot was taken (1970 for none).
 func (q *Queries) HistoryBoxes(ctx context.Context, db DBTX) ([]HistoryBoxesRow, error) {
 	rows, err := db.Query(ctx, historyBoxes)
 	if err != nil {
@@ -47,6 +54,8 @@ func (q *Queries) HistoryBoxes(ctx context.Context, db DBTX) ([]HistoryBoxesRow,
 			&i.Generation,
 			&i.Automatic,
 			&i.Running,
+			&i.CheckedAt,
+			&i.LastAutomatic,
 		); err != nil {
 			return nil, err
 		}
