@@ -16,6 +16,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local"
 )
 
 // historyBox makes the person's box and starts it, so its change journal
@@ -372,5 +373,52 @@ func TestAutomaticAtItsCadence(t *testing.T) {
 	// Two boxes, each asked at 0, 15, 30, 45 and 60 s.
 	if asked != 10 {
 		t.Errorf("61 looks asked boxes %d times, want 10 (two boxes, once per cadence each)", asked)
+	}
+}
+
+// TestNoAutomaticOnUnchangedBoxAfterRestart: a box that stopped while no
+// boxsnap process watched it (boxsnap restarted, or its process ended with
+// the worker that owned it) gets no automatic snapshot when it did not
+// change: the local backend compares its folder with the last take's
+// manifest rather than answer unknown. One that changed gets its one more.
+func TestNoAutomaticOnUnchangedBoxAfterRestart(t *testing.T) {
+	t.Parallel()
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC).UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+	root := t.TempDir()
+	if err := local.Passable(root, os.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	e := coretest.New(t, coretest.Options{Now: now, LocalRoot: root})
+	ctx := context.Background()
+	still, writeStill := historyBox(t, e, "still-owl")
+	moved, writeMoved := historyBox(t, e, "amber-fox")
+	writeStill("notes.txt", "one")
+	writeMoved("notes.txt", "one")
+	if rep := check(t, e); len(rep.Taken) != 2 {
+		t.Fatalf("the first check took %d, want 2", len(rep.Taken))
+	}
+	// Both stop in this process after amber-fox changed; then another
+	// boxsnap process on the same database and folder, which watched
+	// neither stop, checks them.
+	writeMoved("notes.txt", "two")
+	for _, b := range []*snapshots.Box{still, moved} {
+		if err := e.Local.Stop(ctx, providers.Guest{Backend: "local", Kind: b.Kind, Ref: b.GuestRef}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := coretest.Build(ctx, e.Pool, coretest.Options{Now: now, LocalRoot: root, Install: e.Install})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(other.Stop)
+	clock.Add(int64(15 * time.Second))
+	check(t, other)
+	if n := len(automaticOf(t, e, still.Name)); n != 1 {
+		t.Errorf("still-owl never changed, yet has %d automatic snapshots after it stopped unwatched, want 1", n)
+	}
+	if n := len(automaticOf(t, e, moved.Name)); n != 2 {
+		t.Errorf("amber-fox changed before it stopped unwatched and has %d automatic snapshots, want 2 (one more as it stopped)", n)
 	}
 }

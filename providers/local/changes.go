@@ -22,7 +22,9 @@ func (b *Backend) ChangeCadence() providers.Cadence {
 // overflowed, the folder is on a network file system) the box's folder is
 // compared with the last take's manifest once, and where nothing changed the
 // journal's record starts from that take again, so the next check is free.
-// A stopped box answers what its journal said as it stopped.
+// A stopped box answers what its journal said as it stopped; where no
+// journal watched it stop, its folder is compared with the last take's
+// manifest once, so the local backend never answers unknown.
 func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers.ChangeCheck, error) {
 	if err := checkID("box", guest.Ref); err != nil {
 		return providers.ChangeCheck{}, err
@@ -41,11 +43,34 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		b.journals.mu.Lock()
 		at, ok := b.journals.atStop[guest.Ref]
 		b.journals.mu.Unlock()
-		if !ok {
-			return providers.ChangeCheck{Exists: true, Changed: providers.ChangedUnknown,
-				Why: "boxsnap did not watch the box as it stopped"}, nil
+		if ok && at != providers.ChangedUnknown {
+			return providers.ChangeCheck{Exists: true, Changed: at}, nil
 		}
-		return providers.ChangeCheck{Exists: true, Changed: at}, nil
+		// Nothing watched it as it stopped (boxsnap restarted, or its
+		// process ended with the boxsnap process that owned it), or its
+		// journal could not tell: its folder is compared with the last
+		// take's manifest, so an unchanged box answers no.
+		ch, err := b.changedSince(ctx, guest, false)
+		if err != nil {
+			return providers.ChangeCheck{}, err
+		}
+		out := providers.ChangeCheck{Exists: true, Changed: providers.ChangedNo, Walked: ch.Walked, Why: ch.Why}
+		if !ok {
+			out.Why = "boxsnap did not watch the box as it stopped"
+		}
+		if ch.Changed {
+			out.Changed = providers.ChangedYes
+		}
+		if ch.Walked {
+			b.log.Info("local backend: the change check walked a stopped box's folder", "box", guest.Ref, "why", out.Why, "changed", ch.Changed)
+		}
+		b.journals.mu.Lock()
+		if b.journals.atStop == nil {
+			b.journals.atStop = map[string]providers.Changed{}
+		}
+		b.journals.atStop[guest.Ref] = out.Changed
+		b.journals.mu.Unlock()
+		return out, nil
 	}
 	b.journals.mu.Lock()
 	delete(b.journals.atStop, guest.Ref)
