@@ -94,7 +94,9 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		case StateUnavailable:
 			return refusal(CodePlan, wordsUnavailable(s.Name))
 		}
-		if change.automatic() && s.State != StateReady {
+		// The limit deletes an incomplete snapshot too: it counts toward
+		// the limit, and a delete finishes it.
+		if change.automatic() && s.State != StateReady && !(change == ChangeEvictLimit && s.State == StateIncomplete) {
 			return refusal(CodePlan, wordsSnapshotIs(s.Name, stateWords(s.State)))
 		}
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 func TestLimits(t *testing.T) {
@@ -125,4 +127,64 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("refused takes left %v", keys(got))
 		}
 	})
+}
+
+// failDelete fails the backend's next delete at its first step, as the
+// local backend's did on a full disk, leaving the snapshot incomplete.
+type failDelete struct {
+	providers.Backend
+	armed atomic.Bool
+}
+
+func (f *failDelete) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
+	if f.armed.CompareAndSwap(true, false) {
+		return fmt.Errorf("delete snapshot stopped at its mark step: %w (no space left on device)", providers.ErrIncomplete)
+	}
+	return f.Backend.DeleteSnapshot(ctx, ref, rec)
+}
+
+// TestLimitHoldsWhenOldestIncomplete: the per-box limit holds when the
+// delete of the oldest fails and leaves it incomplete: the sixth replaces
+// the next oldest instead, and a later take replaces the incomplete one
+// too, so the box never has 6 of 5.
+func TestLimitHoldsWhenOldestIncomplete(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fail := &failDelete{}
+	e := coretest.New(t, coretest.Options{Wrap: func(b snapshots.Backend) snapshots.Backend {
+		fail.Backend = b.Snap
+		b.Snap = fail
+		return b
+	}})
+	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
+	e.Box(t, agent, "amber-fox")
+	for i := 1; i <= snapshots.DefaultPerBox; i++ {
+		take(t, e, agent, "amber-fox", fmt.Sprintf("s%d", i))
+	}
+	result := func(name string) snapshots.TakeResult {
+		t.Helper()
+		op, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: name})
+		if err != nil {
+			t.Fatalf("take %s: %v", name, err)
+		}
+		done := e.Wait(t, op)
+		var res snapshots.TakeResult
+		if done.State != snapshots.OpDone || jsonOf(done.Result, &res) != nil {
+			t.Fatalf("take %s ended %s: %s", name, done.State, deref(done.Error))
+		}
+		return res
+	}
+	fail.armed.Store(true)
+	if res := result("s6"); res.Count > res.Limit {
+		t.Errorf("the sixth, whose oldest could not be deleted: amber-fox has %d of %d snapshots", res.Count, res.Limit)
+	}
+	if got := names(t, e, "amber-fox"); got["s1"] == nil || got["s1"].State != snapshots.StateIncomplete {
+		t.Fatalf("s1 after its failed delete: %+v, want incomplete", got["s1"])
+	}
+	if res := result("s7"); res.Count > res.Limit {
+		t.Errorf("the seventh: amber-fox has %d of %d snapshots", res.Count, res.Limit)
+	}
+	if got := names(t, e, "amber-fox"); got["s1"] != nil {
+		t.Errorf("the incomplete oldest, s1, is still there after the seventh: %v", keys(got))
+	}
 }

@@ -334,8 +334,23 @@ func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, al
 		return "", nil
 	}
 	if c.Kind == CallerAgent {
-		if ev := s.evictable(ctx, tx, c.Thread, all, "", tz); ev != nil {
-			return ev.ID, nil
+		// As many as bring the box back to the limit once the new one is
+		// ready (more than one where it is already past it): else the
+		// take is refused before the box goes further past it.
+		first, tried := "", map[string]bool{}
+		for range count + 1 - perBox {
+			ev := s.evictableExcept(ctx, tx, c.Thread, all, tried, tz)
+			if ev == nil {
+				first = ""
+				break
+			}
+			tried[ev.ID] = true
+			if first == "" {
+				first = ev.ID
+			}
+		}
+		if first != "" {
+			return first, nil
 		}
 	}
 	var names []string
@@ -370,9 +385,14 @@ func countTowardLimit(all []*Snapshot) int {
 // evictable is the oldest snapshot an agent of thread took on the box that
 // nobody kept and that eligible lets the limit delete now.
 func (s *Service) evictable(ctx context.Context, q db.DBTX, thread string, all []*Snapshot, except string, tz *time.Location) *Snapshot {
+	return s.evictableExcept(ctx, q, thread, all, map[string]bool{except: true}, tz)
+}
+
+// evictableExcept is evictable, passing over the snapshots in except.
+func (s *Service) evictableExcept(ctx context.Context, q db.DBTX, thread string, all []*Snapshot, except map[string]bool, tz *time.Location) *Snapshot {
 	var best *Snapshot
 	for _, sn := range all {
-		if sn.ID == except || sn.ByKind != "agent" || sn.ByThreadID == nil || *sn.ByThreadID != thread {
+		if except[sn.ID] || sn.ByKind != "agent" || sn.ByThreadID == nil || *sn.ByThreadID != thread {
 			continue
 		}
 		pins, err := s.pins(ctx, q, sn.ID, "")
@@ -680,22 +700,35 @@ func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Back
 	if len(left) > 0 {
 		return left[0], nil
 	}
-	if countTowardLimit(all) <= perBox || caller.Kind != CallerAgent {
+	over := countTowardLimit(all) - perBox
+	if over <= 0 || caller.Kind != CallerAgent {
 		return "", nil
 	}
+	// Oldest first, as many as bring the box back to the limit; one whose
+	// delete fails (left incomplete, still counted) is passed for the
+	// next, and an incomplete one is deleted like a ready one.
 	tz := s.TimeZone(ctx)
-	ev := s.evictable(ctx, s.st.Pool, caller.Thread, all, pinTarget(op), tz)
-	if ev == nil {
-		return "", nil // nothing may go: the box holds one more until a person deletes one
-	}
-	if err := s.deleteStep(ctx, op, ev, b, be, System("the per-box limit"), "the per-box limit"); err != nil {
-		if operations.Pending(err) {
-			return "", err // the job snoozes on the backend's delete; the limit's step finishes it
+	replaced := ""
+	tried := map[string]bool{pinTarget(op): true}
+	for over > 0 {
+		ev := s.evictableExcept(ctx, s.st.Pool, caller.Thread, all, tried, tz)
+		if ev == nil {
+			return replaced, nil // nothing more may go: the box holds more until a person deletes one
 		}
-		s.logger.Warn("the per-box limit could not delete", "snapshot", ev.ID, "err", err)
-		return "", nil
+		tried[ev.ID] = true
+		if err := s.deleteStep(ctx, op, ev, b, be, System("the per-box limit"), "the per-box limit"); err != nil {
+			if operations.Pending(err) {
+				return replaced, err // the job snoozes on the backend's delete; the limit's step finishes it
+			}
+			s.logger.Warn("the per-box limit could not delete", "snapshot", ev.ID, "err", err)
+			continue
+		}
+		over--
+		if replaced == "" {
+			replaced = ev.Name
+		}
 	}
-	return ev.Name, nil
+	return replaced, nil
 }
 
 // snapshotIn is the snapshot id among all, or nil.

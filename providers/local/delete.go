@@ -57,7 +57,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err := step(deleteMark); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, fileDeleting), []byte("delete started "+time.Now().UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
+	if err := markDeleting(filepath.Join(dir, fileDeleting)); err != nil {
 		return stopped(deleteMark, err)
 	}
 	lock, err := b.lockStore(ctx, true)
@@ -108,6 +108,24 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	}
 	b.log.Debug("local backend: snapshot deleted", "snapshot", id, "freed", freed)
 	return nil
+}
+
+// markDeleting makes a snapshot's deleting marker: an empty file, which
+// needs no data block, so a delete (which frees room) still starts on a
+// full disk.
+func markDeleting(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return syncDir(filepath.Dir(path))
 }
 
 // referenced reads every manifest and gives the content they name. It is
