@@ -24,7 +24,9 @@ func (b *Backend) ChangeCadence() providers.Cadence {
 // journal's record starts from that take again, so the next check is free.
 // A stopped box answers what its journal said as it stopped; where no
 // journal watched it stop, its folder is compared with the last take's
-// manifest once, so the local backend never answers unknown.
+// manifest at each ask (a stopped box's folder can still change, from the
+// host or by a restore, with no journal watching), so the local backend
+// never answers unknown.
 func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers.ChangeCheck, error) {
 	if err := checkID("box", guest.Ref); err != nil {
 		return providers.ChangeCheck{}, err
@@ -64,12 +66,6 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		if ch.Walked {
 			b.log.Info("local backend: the change check walked a stopped box's folder", "box", guest.Ref, "why", out.Why, "changed", ch.Changed)
 		}
-		b.journals.mu.Lock()
-		if b.journals.atStop == nil {
-			b.journals.atStop = map[string]providers.Changed{}
-		}
-		b.journals.atStop[guest.Ref] = out.Changed
-		b.journals.mu.Unlock()
 		return out, nil
 	}
 	b.journals.mu.Lock()

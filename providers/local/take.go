@@ -113,6 +113,11 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: it is held, but: %w", guest.Ref, err)
 	}
 	b.rebaseJournal(guest.Ref, jc, "take:"+id)
+	// What the box's journal said as it stopped is of the folder before
+	// this take.
+	b.journals.mu.Lock()
+	delete(b.journals.atStop, guest.Ref)
+	b.journals.mu.Unlock()
 	b.watchLinked(guest.Ref, stats.linked, found == nil)
 	if found == nil {
 		b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
