@@ -18,10 +18,11 @@ const copyChunk = 1 << 30
 const hashBufSize = 1 << 20
 
 // copyData copies all of src into dst, an empty file, keeping src's holes:
-// a reflink (FICLONE) where the file system shares blocks (btrfs, XFS), else
-// only src's data extents (SEEK_DATA and SEEK_HOLE) are copied, with
+// a reflink (FICLONE) where the file system shares blocks (btrfs, XFS); else
+// a file whose blocks hold all its bytes is copied whole, and of a sparse
+// one only its data extents (SEEK_DATA and SEEK_HOLE) are copied, with
 // copy_file_range or a plain read and write at the same offsets, and dst's
-// size is set last, so a hole stays a hole in the copy. A block of zeros read
+// size is set last where a hole ends it, so a hole stays a hole in the copy. A block of zeros read
 // by the plain copy is left a hole too. A 3 GiB file holding a few KiB of data
 // costs a few KiB in the copy, not 3 GiB.
 func (b *Backend) copyData(dst, src *os.File) error {
@@ -43,9 +44,12 @@ func (b *Backend) copyData(dst, src *os.File) error {
 		return err
 	}
 	size := st.Size
-	if err := dst.Truncate(0); err != nil {
-		return err
+	if st.Blocks*512 >= size {
+		// No hole to keep (its blocks hold all its bytes): one extent,
+		// and no truncate, which costs ext4 a journalled setattr a file.
+		return b.copyExtent(dst, src, 0, size)
 	}
+	end := int64(0) // the end of what was copied
 	for off := int64(0); off < size; {
 		data, err := unix.Seek(int(src.Fd()), off, unix.SEEK_DATA)
 		if errors.Is(err, unix.ENXIO) {
@@ -69,7 +73,10 @@ func (b *Backend) copyData(dst, src *os.File) error {
 		if err := b.copyExtent(dst, src, data, hole); err != nil {
 			return err
 		}
-		off = hole
+		off, end = hole, hole
+	}
+	if end == size {
+		return nil
 	}
 	// The size last: a hole at the end is no data to copy.
 	return dst.Truncate(size)
