@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -22,12 +23,24 @@ import (
 func main() {
 	tree := flag.String("tree", "", "the tree to take (copied into the box's folder first, untimed)")
 	work := flag.String("dir", "/tmp/boxsnap-confined", "work folder (its contents are deleted)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the takes to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *tree == "" {
 		log.Fatal("-tree is needed")
 	}
 	full, incr, files, err := run(*tree, *work)
 	if err != nil {
+		pprof.StopCPUProfile()
 		log.Fatal(err)
 	}
 	fmt.Printf("files=%d full_ms=%.1f incremental_ms=%.1f\n", files, full.Seconds()*1000, incr.Seconds()*1000)
