@@ -4,7 +4,8 @@
 # of the tree, in one run, alternating. Usage:
 #   bench/confined/run.sh [tree] [base commit] [runs]
 # The tree defaults to /usr/share (about 46,000 files here). Page caches
-# cannot be dropped on this machine: every run reads a warm tree.
+# cannot be dropped on this machine: every run reads a warm tree; what was
+# written before each timed part is synced first.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tree=${1:-/usr/share}
@@ -21,9 +22,11 @@ cp bench/confined/main.go "$work/base/bench/confined/"
 echo "tree: $tree; base: $(git log --oneline -1 "$base" | cut -c1-60); runs: $runs"
 for i in $(seq "$runs"); do
 	for v in old new; do
+		sync
 		echo "$v $("$work/$v" -tree "$tree" -dir "$work/run")"
 	done
 	rm -rf "$work/cp"
+	sync
 	s=$(date +%s%N)
 	cp -a "$tree/." "$work/cp"
 	e=$(date +%s%N)
