@@ -72,6 +72,7 @@ var pathCallsAllowed = map[string]string{
 	"compare.go (*Backend).OpenFile":          "the store's content",
 	"copy.go (*Backend).hashPath":             "a file of the store",
 	"delete.go (*Backend).DeleteSnapshot":     "the store's snapshot folder",
+	"delete.go markDeleting":                  "the store's snapshot folder",
 	"delete.go (*Backend).referenced":         "the store's snapshot folders",
 	"delete.go (*Backend).sweepLocked":        "the store's content, snapshot and tmp folders",
 	"export.go (*Backend).ExportSnapshot":     "the store's manifest file",
