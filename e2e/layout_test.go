@@ -24,7 +24,8 @@ var layoutWidths = []int{390, 760, 1440}
 // a text block squeezed under 12 characters wide, a field's pattern that
 // does not compile, and a character the page's fonts have no glyph for
 // (drawn as an empty box); the top bar wrapping to a second row, an
-// underlined link outside a sentence, a state without its word or icon,
+// underlined link outside a sentence, a state without its word or icon
+// (a spinner outside its state),
 // and more than one solid button in a view.
 const layoutChecks = `() => {
 	const vw = document.documentElement.clientWidth, vh = window.innerHeight;
@@ -108,6 +109,11 @@ const layoutChecks = `() => {
 		if (!visible(el)) continue;
 		if (el.textContent.trim().length < 3) say("a state without words", el);
 		if (!el.querySelector("svg, .spinner")) say("a state without its icon", el);
+	}
+	// A spinner is a busy state's icon: always inside its state, beside
+	// its word.
+	for (const el of document.querySelectorAll(".spinner")) {
+		if (visible(el) && !el.closest(".state")) say("a spinner outside a state", el);
 	}
 	// One solid (primary) button a view: in an open dialog, the dialog;
 	// otherwise the page outside its dialogs, menus and popovers.
