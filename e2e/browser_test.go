@@ -306,7 +306,7 @@ func TestBrowser(t *testing.T) {
 		e := setupWith(t, br, 1440, true)
 		mig := e.demo.Migration.ID
 		for _, p := range []string{"/boxes", "/boxes/threads", "/boxes/snapshots", "/boxes/snapshots?select=1", "/boxes/amber-fox",
-			"/boxes/brisk-lake", "/boxes/dusky-dune", "/settings/snapshots", "/settings/tokens",
+			"/boxes/brisk-lake", "/boxes/dusky-dune", "/settings/snapshots", "/settings/snapshots/agents", "/settings/snapshots/paid", "/settings/tokens",
 			"/boxes/amber-fox/take", "/boxes/amber-fox/snapshots/" + mig + "/restore", "/boxes/amber-fox/snapshots/" + mig + "/keep",
 			"/boxes/amber-fox/snapshots/" + mig + "/delete", "/boxes/amber-fox/snapshots/" + mig + "/rename",
 			"/boxes/amber-fox/snapshots/" + mig + "/note", "/boxes/amber-fox/snapshots/" + mig + "/fork"} {
@@ -459,7 +459,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("SwitchesSaveAtOnce", func(t *testing.T) {
 		t.Parallel()
 		e := setup(t, br, 1440)
-		e.gotoPage(t, "/settings/snapshots")
+		e.gotoPage(t, "/settings/snapshots/pictures")
 		before, err := e.s.Core.Settings(context.Background())
 		if err != nil {
 			t.Fatal(err)

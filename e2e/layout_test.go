@@ -23,7 +23,10 @@ var layoutWidths = []int{390, 760, 1440}
 // the screen, a checkbox or radio wider than 32 px, a target under 24 px,
 // a text block squeezed under 12 characters wide, a field's pattern that
 // does not compile, and a character the page's fonts have no glyph for
-// (drawn as an empty box).
+// (drawn as an empty box); the top bar wrapping to a second row, an
+// underlined link outside a sentence, a state without its word or icon
+// (a spinner outside its state),
+// and more than one solid button in a view.
 const layoutChecks = `() => {
 	const vw = document.documentElement.clientWidth, vh = window.innerHeight;
 	const out = [];
@@ -84,6 +87,47 @@ const layoutChecks = `() => {
 		if (cs.display === "inline") continue;
 		measure.font = cs.fontSize + " " + cs.fontFamily;
 		if (el.getBoundingClientRect().width + 1 < measure.measureText(own.slice(0, 12)).width) say("text squeezed under 12 characters wide", el);
+	}
+	// The top bar is one row: its brand, its navigation (or Menu) and Sign
+	// out side by side, never wrapped.
+	const top = document.querySelector("header.top");
+	if (top) {
+		const kids = Array.from(top.children).filter(visible);
+		const first = kids.length ? kids[0].getBoundingClientRect() : null;
+		for (const k of kids) { const r = k.getBoundingClientRect(); if (r.top >= first.bottom - 1) say("the top bar wraps to a second row", k); }
+	}
+	// A link is underlined only in a sentence (a parent with words of its
+	// own); navigation, tabs, names, chips and buttons are not.
+	for (const el of document.querySelectorAll("a[href]")) {
+		if (!visible(el) || !getComputedStyle(el).textDecorationLine.includes("underline")) continue;
+		const words = Array.from(el.parentElement.childNodes).some(n => n.nodeType === 3 && n.textContent.trim() !== "");
+		if (!words) say("an underlined link outside a sentence", el);
+	}
+	// A state (running, stopped, taking, restoring, failed, unavailable)
+	// says its word beside its icon: never colour alone.
+	for (const el of document.querySelectorAll(".state")) {
+		if (!visible(el)) continue;
+		if (el.textContent.trim().length < 3) say("a state without words", el);
+		if (!el.querySelector("svg, .spinner")) say("a state without its icon", el);
+	}
+	// A spinner is a busy state's icon: always inside its state, beside
+	// its word.
+	for (const el of document.querySelectorAll(".spinner")) {
+		if (visible(el) && !el.closest(".state")) say("a spinner outside a state", el);
+	}
+	// One solid (primary) button a view: in an open dialog, the dialog;
+	// otherwise the page outside its dialogs, menus and popovers.
+	const probe = document.createElement("div");
+	probe.style.backgroundColor = "var(--accent)";
+	document.body.appendChild(probe);
+	const accent = getComputedStyle(probe).backgroundColor;
+	probe.remove();
+	const dlg = document.querySelector("dialog[open]");
+	const scope = dlg || document.querySelector("main");
+	if (scope) {
+		const solid = Array.from(scope.querySelectorAll("button, a.button, summary.button")).filter(el => visible(el) &&
+			getComputedStyle(el).backgroundColor === accent && (dlg || !el.closest("dialog, [popover], details.menu")));
+		if (solid.length > 1) for (const el of solid) say("one of " + solid.length + " solid buttons in one view", el);
 	}
 	// A field's pattern must compile as Chromium compiles it (the v flag),
 	// or the browser ignores it and says so only in its console.
@@ -183,6 +227,22 @@ func TestLayoutEveryState(t *testing.T) {
 			}
 			if list, _ := res.([]any); len(list) > 0 {
 				t.Errorf("%s:\n%s", what, lines(list))
+			}
+			// A box's Snapshots card shows its pictures at least 160 px
+			// wide on a wide window, 48 px below 640 px.
+			res, err = page.Evaluate(`() => Array.from(document.querySelectorAll("#snapshots-card .pic")).filter(e => e.checkVisibility()).map(e => e.getBoundingClientRect().width)`)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			widths, _ := res.([]any)
+			for _, pw := range widths {
+				px, _ := pw.(float64)
+				if n, ok := pw.(int); ok {
+					px = float64(n)
+				}
+				if w == 1440 && px < 160 || w == 390 && px > 48 {
+					t.Errorf("%s: a picture in the Snapshots card is %.0f px wide", what, px)
+				}
 			}
 			if _, err := page.AddScriptTag(playwright.PageAddScriptTagOptions{Path: playwright.String(axeJS)}); err != nil {
 				t.Fatalf("%s: inject axe: %v", what, err)

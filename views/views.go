@@ -26,6 +26,7 @@ func Funcs() template.FuncMap {
 		"since": func(t time.Time) string { return time.Since(t).Round(time.Minute).String() },
 		"add":   func(a, b int) int { return a + b },
 		"icon":  icon,
+		"state": state,
 	}
 }
 
@@ -39,6 +40,53 @@ var icons = map[string]string{
 	"gear":    `<path d="M4 6h10M18 6h2M4 12h4M12 12h8M4 18h12M20 18h0"/><circle cx="16" cy="6" r="2"/><circle cx="10" cy="12" r="2"/><circle cx="18" cy="18" r="2"/>`,
 	"close":   `<path d="M6 6l12 12M18 6 6 18"/>`,
 	"back":    `<path d="M15 5l-7 7 7 7"/>`,
+	"next":    `<path d="M9 5l7 7-7 7"/>`,
+	"thread":  `<path d="M4 5h16v11H9l-5 4z"/>`,
+	"place":   `<path d="M12 21s-7-6.2-7-11a7 7 0 0 1 14 0c0 4.8-7 11-7 11z"/><circle cx="12" cy="10" r="2.5"/>`,
+	"running": `<circle cx="12" cy="12" r="6" fill="currentColor"/>`,
+	"stopped": `<rect x="6" y="6" width="12" height="12" rx="2"/>`,
+	"failed":  `<circle cx="12" cy="12" r="9"/><path d="M9 9l6 6M15 9l-6 6"/>`,
+	"warning": `<path d="M12 3 2 20h20z"/><path d="M12 10v4M12 17v.5"/>`,
+	"mine":    `<rect x="3" y="4" width="18" height="12" rx="2"/><path d="M8 20h8M12 16v4"/>`,
+	"menu":    `<path d="M4 7h16M4 12h16M4 17h16"/>`,
+}
+
+// stateOf names a state word's look: running, stopped, busy (taking,
+// restoring, deleting, keeping, starting: a spinner), failed, attention
+// (amber) or plain.
+func stateOf(word string) string {
+	w := strings.ToLower(word)
+	switch {
+	case strings.HasPrefix(w, "running"):
+		return "running"
+	case strings.HasPrefix(w, "stopped"):
+		return "stopped"
+	case strings.HasPrefix(w, "taking"), strings.HasPrefix(w, "restoring"), strings.HasPrefix(w, "deleting"),
+		strings.HasPrefix(w, "keeping"), strings.HasPrefix(w, "stopping"), strings.HasPrefix(w, "starting"), strings.HasPrefix(w, "forking"):
+		return "busy"
+	case strings.Contains(w, "failed"), strings.HasPrefix(w, "lost"), strings.HasPrefix(w, "incomplete"):
+		return "failed"
+	case strings.HasPrefix(w, "unavailable"), strings.HasPrefix(w, "unknown"):
+		return "attention"
+	}
+	return "plain"
+}
+
+// state draws a state as its icon and its word, in the state's colour:
+// never colour alone. A busy state's icon is a spinner, which stops under
+// reduced motion.
+func state(word string) template.HTML {
+	look := stateOf(word)
+	var mark string
+	switch look {
+	case "busy":
+		mark = `<span class="spinner" aria-hidden="true"></span>`
+	case "running", "stopped", "failed":
+		mark = string(icon(look))
+	case "attention":
+		mark = string(icon("warning"))
+	}
+	return template.HTML(`<span class="state is-` + look + `">` + mark + template.HTMLEscapeString(word) + `</span>`)
 }
 
 // icon draws the named icon, 18 px, hidden from screen readers.

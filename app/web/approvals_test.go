@@ -29,7 +29,7 @@ func TestApprovalsOnThePages(t *testing.T) {
 	if err := s.env.Core.RunOperation(ctx, op.ID); err != nil {
 		t.Fatal(err)
 	}
-	body := s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String()
+	body := s.do(t, "GET", "/settings/snapshots/agents", nil, nil).Body.String() + s.do(t, "GET", "/settings/snapshots/requests", nil, nil).Body.String()
 	if !strings.Contains(body, `name="executionMachineRestores" value="1" aria-describedby="exec-h"> Restores of boxes threads run on`) ||
 		!strings.Contains(body, `name="approvalMinutes" type="number" min="1" max="1440" value="30"`) {
 		t.Fatal("Settings lacks the switch (off) or the request's minutes")

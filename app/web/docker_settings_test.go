@@ -16,7 +16,7 @@ import (
 func TestSettingsDockerRow(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{NoWorkers: true})
-	page := s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String()
+	page := s.do(t, "GET", "/settings/snapshots/backends", nil, nil).Body.String()
 	if !strings.Contains(page, "No Docker backend. To add one, set <code>BOXSNAP_DOCKER_HOST</code>") {
 		t.Fatalf("without a Docker backend the page does not say how to add one:\n%s", page)
 	}
@@ -25,7 +25,7 @@ func TestSettingsDockerRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = newSite(t, coretest.Options{NoWorkers: true, Extra: []snapshots.Backend{{ID: "docker", Kind: "docker", Label: "Docker (this host)", Snap: be, Boxes: be}}})
-	page = s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String()
+	page = s.do(t, "GET", "/settings/snapshots/backends", nil, nil).Body.String()
 	if strings.Contains(page, "No Docker backend") {
 		t.Fatal("with a Docker backend the page still says how to add one")
 	}

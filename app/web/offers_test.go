@@ -75,7 +75,7 @@ func TestWhatEachBackendOffers(t *testing.T) {
 	if err := sim.FillStorage("pve-1", "local-lvm", 91); err != nil {
 		t.Fatal(err)
 	}
-	body := html.UnescapeString(s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String())
+	body := html.UnescapeString(s.do(t, "GET", "/settings/snapshots/backends", nil, nil).Body.String())
 	rows := map[string]string{}
 	for _, tr := range strings.Split(body, "<tr>")[2:] {
 		text := strings.Join(strings.Fields(tagRE.ReplaceAllString(tr, " ")), " ")

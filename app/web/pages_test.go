@@ -129,14 +129,31 @@ func TestSwitchesSaveAtOnce(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{NoWorkers: true})
 	ctx := context.Background()
-	page := s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String()
+	// The index lists each section, a page one step in.
+	index := s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String()
+	for _, sec := range []string{"each-box", "keep", "agents", "pictures", "paid", "backends"} {
+		if !strings.Contains(index, `href="/settings/snapshots/`+sec+`"`) {
+			t.Fatalf("the settings' index has no %s section:\n%s", sec, index)
+		}
+	}
+	page := s.do(t, "GET", "/settings/snapshots/agents", nil, nil).Body.String()
 	if !strings.Contains(page, `hx-post="/settings/snapshots/switches" hx-trigger="change"`) || !strings.Contains(page, `action="/settings/snapshots/switches"`) {
 		t.Fatalf("the switches do not save on change, with a form behind them:\n%s", page)
 	}
-	// Save ends the numbers it saves: no setting follows it on the page.
-	save := strings.Index(page, `<button type="submit">Save</button>`)
-	if save < 0 || strings.LastIndex(page, `type="number"`) > save || strings.LastIndex(page, `type="checkbox"`) > save || strings.LastIndex(page, "<textarea") > save {
-		t.Fatalf("Save is not after every setting it and the switches show:\n%s", page)
+	// A page of switches has no Save: they saved when they changed.
+	if strings.Contains(page, `<button type="submit">Save</button>`) || strings.Contains(page, `type="number"`) {
+		t.Fatalf("the switches' page mixes in numbers saved with Save:\n%s", page)
+	}
+	// A page of numbers ends with its Save, and has no switch.
+	for _, sec := range []string{"each-box", "keep", "history", "requests", "trash", "sharing", "paid"} {
+		page := s.do(t, "GET", "/settings/snapshots/"+sec, nil, nil).Body.String()
+		save := strings.Index(page, `<button type="submit">Save</button>`)
+		if save < 0 || strings.LastIndex(page, `type="number"`) > save || strings.Contains(page, `type="checkbox"`) || strings.LastIndex(page, "<textarea") > save {
+			t.Fatalf("%s: Save is not after every number it saves, or a switch is beside them:\n%s", sec, page)
+		}
+	}
+	if w := s.do(t, "GET", "/settings/snapshots/nothing", nil, nil); w.Code != http.StatusNotFound {
+		t.Fatalf("a section that is none answered %d", w.Code)
 	}
 	st, err := s.env.Core.Settings(ctx)
 	if err != nil {
@@ -172,8 +189,21 @@ func TestSwitchesSaveAtOnce(t *testing.T) {
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/settings/snapshots" {
 		t.Fatalf("the form's own post answered %d %s", w.Code, w.Header().Get("Location"))
 	}
-	if got, _ := s.env.Core.Settings(ctx); got.Pictures == after.Pictures || got.AgentsMayRestore != after.AgentsMayRestore {
+	got, _ := s.env.Core.Settings(ctx)
+	if got.Pictures == after.Pictures || got.AgentsMayRestore != after.AgentsMayRestore {
 		t.Fatalf("after the form's post: %+v", got)
+	}
+	// A section's page posts only its own switches: the others stay.
+	pics := url.Values{"switches": {"1"}, "section": {"pictures"}, "shown": {"pictures"}}
+	if !got.Pictures {
+		pics.Set("pictures", "1")
+	}
+	w = s.do(t, "POST", "/settings/snapshots/switches", pics, nil)
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/settings/snapshots/pictures" {
+		t.Fatalf("the Pictures page's post answered %d %s", w.Code, w.Header().Get("Location"))
+	}
+	if last, _ := s.env.Core.Settings(ctx); last.Pictures == got.Pictures || last.AgentsMayRestore != got.AgentsMayRestore || last.AgentsMayRestoreMemory != got.AgentsMayRestoreMemory {
+		t.Fatalf("the Pictures page's post changed what it does not show: %+v, before %+v", last, got)
 	}
 }
 

@@ -102,6 +102,10 @@ func (s *Server) router() *chi.Mux {
 		r.Get("/settings/snapshots", s.showSnapshotSettings)
 		r.Post("/settings/snapshots", s.saveSnapshotSettings)
 		r.Post("/settings/snapshots/switches", s.saveSwitches)
+		r.Get("/settings/snapshots/{section}", s.showSettingsSection)
+		r.Get("/settings", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/settings/snapshots", http.StatusSeeOther)
+		})
 		r.Get("/settings/templates", s.showTemplates)
 		r.Post("/settings/templates", s.saveTemplate)
 		r.Post("/settings/templates/{name}/delete", s.deleteTemplate)

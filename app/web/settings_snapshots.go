@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
@@ -37,8 +39,47 @@ type historyRow struct {
 	Why       string // the backend's reason for its default cadence
 }
 
+// settingsSection is one group of the snapshot settings: a page one step
+// in from the settings' index, which lists each with its values.
+type settingsSection struct {
+	Slug, Title string
+	// Value sums up the section's settings on the index: "5 per box".
+	Value string
+	// Problem is a section's amber words on the index, with its mark.
+	Problem string
+}
+
+// sectionTitles are the snapshot settings' sections, in the index's order.
+var sectionTitles = []struct{ slug, title string }{
+	{"each-box", "Each box"},
+	{"keep", "Keep"},
+	{"agents", "Agents"},
+	{"pictures", "Pictures"},
+	{"history", "Automatic history"},
+	{"requests", "Requests"},
+	{"trash", "Trash and reset"},
+	{"sharing", "Share codes and copies"},
+	{"paid", "Paid snapshots"},
+	{"backends", "What each backend offers"},
+}
+
+// sectionTitle is a section's title, or "" for a slug that is none.
+func sectionTitle(slug string) string {
+	for _, t := range sectionTitles {
+		if t.slug == slug {
+			return t.title
+		}
+	}
+	return ""
+}
+
 type settingsPage struct {
-	Page     views.Page
+	Page views.Page
+	// Section is the section this page shows; empty on the index, which
+	// lists Sections.
+	Section  string
+	Title    string
+	Sections []settingsSection
 	Summary  string
 	Ceilings []ceilingRow
 	History  []historyRow
@@ -114,7 +155,12 @@ func snapshottingOf(be snapshots.Backend, boxes []*snapshots.Box) *providers.Sna
 
 func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int, p settingsPage) {
 	ctx := r.Context()
-	p.Page = views.Page{Title: "Settings, Snapshots", SignedIn: true, Nav: "settings", Flash: s.flash(w, r)}
+	p.Title = sectionTitle(p.Section)
+	title := "Settings, Snapshots"
+	if p.Title != "" {
+		title += ", " + p.Title
+	}
+	p.Page = views.Page{Title: title, SignedIn: true, Nav: "settings", Flash: s.flash(w, r)}
 	p.Min.PerBox, p.Max.PerBox = snapshots.MinPerBox, snapshots.MaxPerBox
 	p.Min.Room, p.Max.Room = snapshots.MinRoomPercent, snapshots.MaxRoomPercent
 	p.Min.Keep, p.Max.Keep = 1, snapshots.MaxKeepDays
@@ -204,7 +250,100 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 		}
 		p.Offers = append(p.Offers, o)
 	}
+	p.Sections = sectionsOf(p)
 	s.render(w, r, status, "settings_snapshots", p)
+}
+
+// sectionsOf lists the sections for the index, each with what it is set
+// to now.
+func sectionsOf(p settingsPage) []settingsSection {
+	st := p.Settings
+	onOff := func(on bool, yes, no string) string {
+		if on {
+			return yes
+		}
+		return no
+	}
+	var out []settingsSection
+	for _, t := range sectionTitles {
+		sec := settingsSection{Slug: t.slug, Title: t.title}
+		switch t.slug {
+		case "each-box":
+			sec.Value = fmt.Sprintf("%d per box · refused past %d%% full", st.PerBox, st.RoomPercent)
+		case "keep":
+			sec.Value = fmt.Sprintf("kept %d days", st.KeepDays)
+		case "agents":
+			sec.Value = onOff(st.AgentsMayRestore, "restore their own boxes", "ask before a restore") + " · " +
+				onOff(st.AgentsMayRestoreMemory, "memory snapshots too", "not memory snapshots")
+		case "pictures":
+			sec.Value = onOff(st.Pictures, "a picture with each snapshot", "off")
+		case "history":
+			on := 0
+			for _, h := range p.History {
+				if h.On {
+					on++
+				}
+			}
+			sec.Value = fmt.Sprintf("on for %d of %d backends · kept %d days", on, len(p.History), st.HistoryDays)
+		case "requests":
+			sec.Value = fmt.Sprintf("wait %d minutes", st.ApprovalMinutes)
+		case "trash":
+			sec.Value = fmt.Sprintf("%d hours in the trash", st.TrashHours)
+		case "sharing":
+			sec.Value = fmt.Sprintf("codes work %d days", st.ShareDays)
+		case "paid":
+			var parts []string
+			for _, c := range p.Ceilings {
+				parts = append(parts, fmt.Sprintf("%s up to $%.0f a month", c.Label, c.Ceiling))
+				if c.Past != "" {
+					sec.Problem = c.Past
+				}
+			}
+			sec.Value = strings.Join(parts, " · ")
+			if len(parts) == 0 {
+				sec.Value = "none of your backends charges"
+			}
+		case "backends":
+			problems := 0
+			for _, o := range p.Offers {
+				if o.Problem != "" {
+					problems++
+				}
+			}
+			sec.Value = plural(len(p.Offers), "row", "rows")
+			if problems > 0 {
+				sec.Problem = fmt.Sprintf("%d with a problem", problems)
+			}
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+// showSettingsSection shows one section of the snapshot settings; a
+// section that is none is a 404.
+func (s *Server) showSettingsSection(w http.ResponseWriter, r *http.Request) {
+	sec := chi.URLParam(r, "section")
+	if sectionTitle(sec) == "" {
+		http.NotFound(w, r)
+		return
+	}
+	st, err := s.opts.Core.Settings(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.settingsPage(w, r, http.StatusOK, settingsPage{Settings: st, Section: sec})
+}
+
+// settingsBack is where a settings form goes back to: its section's page,
+// or the index for a form that names none.
+func settingsBack(r *http.Request) (string, string) {
+	sec := r.PostFormValue("section")
+	if sectionTitle(sec) == "" {
+		return "", "/settings/snapshots"
+	}
+	return sec, "/settings/snapshots/" + sec
 }
 
 // joinWords joins the non-empty words with " · ".
@@ -243,9 +382,13 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 			*into = -1
 		}
 	}
-	num("perBox", &st.PerBox)
-	num("roomPercent", &st.RoomPercent)
-	num("keepDays", &st.KeepDays)
+	// Each section's page posts its own numbers; one it does not show is
+	// left as it is.
+	for name, into := range map[string]*int{"perBox": &st.PerBox, "roomPercent": &st.RoomPercent, "keepDays": &st.KeepDays} {
+		if _, ok := r.PostForm[name]; ok {
+			num(name, into)
+		}
+	}
 	if _, ok := r.PostForm["historyDays"]; ok {
 		num("historyDays", &st.HistoryDays)
 		num("historyGiB", &st.HistoryGiB)
@@ -314,11 +457,12 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 		}
 		st.Ceilings[be.ID] = c
 	}
+	sec, back := settingsBack(r)
 	if err := s.opts.Core.SaveSettings(r.Context(), snapshots.Owner(), st); err != nil {
-		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Error: refusalWords(err)})
+		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Section: sec, Error: refusalWords(err)})
 		return
 	}
-	s.done(w, r, "/settings/snapshots", "Saved.")
+	s.done(w, r, back, "Saved.")
 }
 
 // switchNames are the switches' words, for a receipt.
@@ -340,9 +484,21 @@ func (s *Server) saveSwitches(w http.ResponseWriter, r *http.Request) {
 	}
 	before := map[string]bool{"agentsMayRestore": st.AgentsMayRestore, "agentsMayRestoreMemory": st.AgentsMayRestoreMemory, "pictures": st.Pictures,
 		"executionMachineRestores": st.ExecutionMachineRestores}
-	on := func(name string) bool { return r.PostFormValue(name) == "1" }
+	// A section's page names the switches it shows ("shown"); a form that
+	// names none carries them all.
+	shown := map[string]bool{}
+	for _, f := range r.PostForm["shown"] {
+		shown[f] = true
+	}
+	on := func(name string) bool {
+		if len(shown) > 0 && !shown[name] {
+			return before[name]
+		}
+		return r.PostFormValue(name) == "1"
+	}
 	st.AgentsMayRestore, st.AgentsMayRestoreMemory, st.Pictures = on("agentsMayRestore"), on("agentsMayRestoreMemory"), on("pictures")
 	st.ExecutionMachineRestores = on("executionMachineRestores")
+	sec, back := settingsBack(r)
 	var changed []string
 	for _, sw := range switchNames {
 		if before[sw.field] != on(sw.field) {
@@ -365,7 +521,7 @@ func (s *Server) saveSwitches(w http.ResponseWriter, r *http.Request) {
 			_, _ = w.Write([]byte("Not saved: " + refusalWords(err)))
 			return
 		}
-		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Error: refusalWords(err)})
+		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Section: sec, Error: refusalWords(err)})
 		return
 	}
 	if htmx {
@@ -374,5 +530,5 @@ func (s *Server) saveSwitches(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(receipt))
 		return
 	}
-	s.done(w, r, "/settings/snapshots", receipt)
+	s.done(w, r, back, receipt)
 }
