@@ -1961,7 +1961,9 @@ func wordsHistoryGiB(most int) string {
 // timeline's disabled Save).
 func SavedAlreadyWords(name string) string { return fmt.Sprintf("‘%s’ is saved already.", name) }
 
-func wordsAutomaticAlready(name string) string {
+// AutomaticAlreadyWords: Unsave of a snapshot that is not saved (the
+// refusal, and the Unsave dialog's).
+func AutomaticAlreadyWords(name string) string {
 	return fmt.Sprintf("‘%s’ is automatic already.", name)
 }
 
@@ -2091,6 +2093,12 @@ func SavedWords(name, which, box string) string {
 // SavedWords, or "".
 func UnsavedWords(name, which string) string {
 	return fmt.Sprintf("‘%s’%s is automatic again: thinning may delete it as it ages.", name, which)
+}
+
+// UnsaveAsksWords is what the Unsave dialog says happens before it is
+// done: the snapshot is at risk from then on.
+func UnsaveAsksWords(name, box string) string {
+	return fmt.Sprintf("‘%s’ goes back to %s's automatic history, where thinning may delete it as it ages.", name, box)
 }
 
 // RevokedWords says that a share code was revoked; code is its ID, or ""

@@ -239,7 +239,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsOtherBoxForkInstead(sn, box), wordsCannotBeShared(sn, stateWords(StateFailed)), NothingInsideWords(sn, "lost"),
 		wordsNoPathIn("the file notes.txt", sn), wordsCannotBeRead(sn, "part of it is missing."),
 		wordsCompareSameBox(sn), wordsNothingToCompare(sn, "lost"), wordsCannotBeExported(sn, "lost"),
-		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), SavedAlreadyWords(sn), wordsAutomaticAlready(sn),
+		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
 		wordsUndoNeverAutomatic(sn), CannotBeForkedWords(sn, "on "+be),
 		wordsAsked(box, sn, "rq1", true), wordsAsked(box, sn, "rq1", false),
 		wordsApproved("rq1", "10:42", box, sn, "op1"), wordsDeclined("rq1", box, sn),

@@ -73,6 +73,7 @@ func (s *Server) router() *chi.Mux {
 		r.Post("/boxes/{box}/snapshots/{id}/renew", s.renewSnapshot)
 		r.Get("/boxes/{box}/snapshots/{id}/save", s.showSaveDialog)
 		r.Post("/boxes/{box}/snapshots/{id}/save", s.saveSnapshot)
+		r.Get("/boxes/{box}/snapshots/{id}/unsave", s.showUnsaveDialog)
 		r.Post("/boxes/{box}/snapshots/{id}/unsave", s.unsaveSnapshot)
 		r.Post("/boxes/{box}/history", s.setBoxHistory)
 		r.Get("/boxes/{box}/history/delete", s.showDeleteHistoryDialog)
