@@ -24,6 +24,8 @@ func (s *Server) router() *chi.Mux {
 	staticFS, _ := fs.Sub(static.Files, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
 	r.Get("/healthz", s.health)
+	r.Get("/favicon.ico", favicon)
+	r.NotFound(s.session(http.HandlerFunc(s.notFound)).ServeHTTP)
 
 	// Pages anyone may reach.
 	r.Group(func(r chi.Router) {
