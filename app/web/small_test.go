@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // TestOneFlashPerAction: what a dialog did is said once on the page it
@@ -50,5 +52,37 @@ func TestUnknownPathsAnswerBoxsnap404(t *testing.T) {
 	}
 	if w := s.do(t, "GET", "/static/favicon.svg", nil, nil); w.Code != http.StatusOK {
 		t.Errorf("/static/favicon.svg answered %d", w.Code)
+	}
+}
+
+// TestForkKeepsDesktop: a fork of a desktop box is labelled Desktop, as its
+// source is.
+func TestForkKeepsDesktop(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{})
+	ctx := context.Background()
+	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", HasScreen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.env.Wait(t, op)
+	fop, err := s.env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: b.Name, Snapshot: sn.ID, Name: "amber-fork", AsMachine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.env.Wait(t, fop); got.State != snapshots.OpDone {
+		t.Fatalf("the fork ended %s", got.State)
+	}
+	for _, name := range []string{"amber-fox", "amber-fork"} {
+		page := s.do(t, "GET", "/boxes/"+name, nil, nil).Body.String()
+		head := page[strings.Index(page, "<h1>"):]
+		head = head[:strings.Index(head, "</div>")]
+		if !strings.Contains(head, `<span class="badge">Desktop</span>`) {
+			t.Errorf("%s's head is not labelled Desktop:\n%s", name, head)
+		}
 	}
 }
