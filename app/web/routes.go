@@ -39,7 +39,7 @@ func (s *Server) router() *chi.Mux {
 	// Pages for the signed-in owner.
 	r.Group(func(r chi.Router) {
 		r.Use(s.session, s.requireOwner)
-		r.Get("/", s.showMachines)
+		r.Get("/", showLanding)
 		r.Get("/boxes", s.showMachines)
 		r.Post("/boxes", s.newBox)
 		r.Get("/boxes/threads", s.showThreads)
