@@ -2180,16 +2180,17 @@ func wordsExecutionMachine(threads []string, box string) string {
 	return fmt.Sprintf(executionOff+": %s %s on %s. Move its threads off it first.", strings.Join(threads, " and "), verb, box)
 }
 
-// Requests to the person, as the asking agent reads them (section 5, the
-// form: "I asked you to restore dev-desk to ‘before the upgrade’. End your
-// turn now: nothing you do on dev-desk after this survives the restore.").
+// Requests to the person, as the asking agent reads them: who asked whom,
+// and what happened, in the past tense once it has ("You asked the person
+// to restore dev-desk to ‘before the upgrade’. End your turn now: nothing
+// you do on dev-desk after this survives the restore.").
 
 func wordsAsked(box, name, request string, execution bool) string {
-	w := fmt.Sprintf("I asked you to restore %s to ‘%s’ (request %s).", box, name, request)
+	w := fmt.Sprintf("You asked the person to restore %s to ‘%s’ (request %s).", box, name, request)
 	if execution {
 		return w + fmt.Sprintf(" End your turn now: nothing you do on %s after this survives the restore.", box)
 	}
-	return w + " It waits for your word."
+	return w + " It waits for their word."
 }
 
 func wordsRequestExpiredUnanswered(request, at string) string {
@@ -2207,7 +2208,7 @@ func wordsRequestCouldNotRun(request, why string) string {
 }
 
 func wordsApproved(request, at, box, name, op string) string {
-	return fmt.Sprintf("The person approved your request %s at %s: %s is being restored to ‘%s’, with an undo (operation %s).", request, at, box, name, op)
+	return fmt.Sprintf("The person approved your request %s at %s, and the restore of %s to ‘%s’ started then, with an undo (operation %s).", request, at, box, name, op)
 }
 
 func wordsDeclined(request, box, name string) string {

@@ -211,10 +211,16 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 			t.Errorf("section %s:\n got %q\nwant %q", c.section, c.got, c.want)
 		}
 	}
-	// Section 5, the form: the agent that asked ends its turn.
-	if got := wordsAsked("dev-desk", "before the upgrade", "rq1", true); !strings.HasPrefix(got, "I asked you to restore dev-desk to ‘before the upgrade’") ||
+	// Section 5, the form: the agent that asked ends its turn; the words
+	// say who asked whom.
+	if got := wordsAsked("dev-desk", "before the upgrade", "rq1", true); !strings.HasPrefix(got, "You asked the person to restore dev-desk to ‘before the upgrade’") ||
 		!strings.HasSuffix(got, "End your turn now: nothing you do on dev-desk after this survives the restore.") {
 		t.Errorf("section 5: an agent's request reads %q", got)
+	}
+	// Told after the restore may have ended, an approval says what
+	// happened in the past tense.
+	if got := wordsApproved("rq1", "10:42", "dev-desk", "before the upgrade", "op1"); strings.Contains(got, "is being") || !strings.Contains(got, "started then") {
+		t.Errorf("an approval reads %q", got)
 	}
 }
 
