@@ -74,6 +74,9 @@ type Page struct {
 	SignedIn bool
 	Nav      string // the nav item that is current
 	Flash    string
+	// Requests is how many requests wait for the person's word, beside
+	// Requests in the navigation.
+	Requests int
 }
 
 // RenderBlock writes one named block of page name alone: the fragment an
