@@ -126,16 +126,8 @@ func GiB(n int64) string {
 }
 
 // FileSizeWords says the size of a file, in a snapshot or written from one
-// (an export): "1 byte", "512 bytes", else in GB as GB says it.
-func FileSizeWords(n int64) string {
-	switch {
-	case n == 1:
-		return "1 byte"
-	case n < 1000:
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return GB(n)
-}
+// (an export), as GB says every size: "1 byte", "512 bytes", "2 KB".
+func FileSizeWords(n int64) string { return GB(n) }
 
 // SizeOfWords says a snapshot's size and what it means (section 1): "1.2
 // GB", "1.2 GB, some shared with the box" for a whole size, or "unknown".
@@ -148,6 +140,13 @@ func SizeOfWords(bytes *int64, meaning *string) string {
 		w += ", some shared with the box"
 	}
 	return w
+}
+
+// OwnSizeNoteWords says, where a snapshot's files are listed, which size
+// is which: each file's there, and the snapshot's own on its row, what it
+// added to the store (and what deleting it frees).
+func OwnSizeNoteWords(name string, own int64) string {
+	return fmt.Sprintf("Sizes here are each file's. ‘%s’ itself takes %s: what it added to the store, where a file it shares with another snapshot is kept once. Deleting it frees that.", name, GB(own))
 }
 
 // SizeWords say a snapshot's size on its row: "size unknown" when boxsnap

@@ -114,7 +114,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // withRequests gives a signed-in whole page the count of requests waiting
 // for the person's word, which the navigation shows beside Requests: data
-// is a page's view struct, whose Page field the layout reads.
+// is a page's view struct, whose Page field (views.Page, or a page's own
+// with SignedIn and Requests) the layout reads.
 func (s *Server) withRequests(r *http.Request, data any) any {
 	if r == nil || s.opts.Core == nil || r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" {
 		return data
@@ -124,7 +125,13 @@ func (s *Server) withRequests(r *http.Request, data any) any {
 		return data
 	}
 	f := v.FieldByName("Page")
-	if !f.IsValid() || f.Type() != reflect.TypeFor[views.Page]() || !f.Interface().(views.Page).SignedIn {
+	if !f.IsValid() || f.Kind() != reflect.Struct {
+		return data
+	}
+	if in := f.FieldByName("SignedIn"); !in.IsValid() || in.Kind() != reflect.Bool || !in.Bool() {
+		return data
+	}
+	if n := f.FieldByName("Requests"); !n.IsValid() || n.Kind() != reflect.Int {
 		return data
 	}
 	list, err := s.opts.Core.Approvals().List(r.Context(), snapshots.Owner(), "")
