@@ -1462,6 +1462,23 @@ func wordsGuestGone(box, backend string) string {
 
 // Takes, limits, room and cost (section 8).
 
+// Unavailable is a backend the specification names that boxsnap does not
+// run, and why, as Settings lists it: never offered, never faked.
+type Unavailable struct {
+	Name, Why string
+}
+
+// NotRunBackends are the specification's backends that boxsnap does not
+// run here.
+var NotRunBackends = []Unavailable{
+	{"microsandbox", "boxsnap has no microsandbox backend: no box here runs in a microsandbox sandbox."},
+	{"Tart", "Tart runs macOS and Linux virtual machines on Apple silicon Macs; boxsnap has no Tart backend."},
+	{"boat.dev", "A paid cloud service; boxsnap has no boat.dev backend and holds no boat.dev account."},
+	{"Android devices", "An Android emulator's own device snapshots; boxsnap has no device backend."},
+	{"The SSH host pool", NoSnapshotsWords("the SSH host pool") + " boxsnap does not run it."},
+	{"iOS", "iOS simulator slots have no snapshots; boxsnap does not run them."},
+}
+
 // NoSnapshotsWords says that a backend offers no snapshots (section 12, the
 // box's card: "Boxes on the SSH host pool have no snapshots."), in the
 // refusal and on the pages.

@@ -2,9 +2,11 @@ package web
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,6 +85,33 @@ func TestForkKeepsDesktop(t *testing.T) {
 		head = head[:strings.Index(head, "</div>")]
 		if !strings.Contains(head, `<span class="badge">Desktop</span>`) {
 			t.Errorf("%s's head is not labelled Desktop:\n%s", name, head)
+		}
+	}
+}
+
+// TestSettingsNamesBackendsNotRun: Settings names each backend of the
+// specification that boxsnap does not run as not available, with why; none
+// is offered as if it ran.
+func TestSettingsNamesBackendsNotRun(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{NoWorkers: true})
+	body := html.UnescapeString(s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String())
+	i := strings.Index(body, `id="not-run"`)
+	if i < 0 {
+		t.Fatalf("Settings has no list of the backends boxsnap does not run:\n%s", body)
+	}
+	table := body[i:]
+	table = table[:strings.Index(table, "</table>")]
+	for _, name := range []string{"microsandbox", "Tart", "boat.dev", "Android devices", "The SSH host pool", "iOS"} {
+		row := regexp.MustCompile(`<tr><td>` + regexp.QuoteMeta(name) + ` <span class="badge">not available</span></td><td>([^<]+)</td></tr>`).FindStringSubmatch(table)
+		if row == nil || len(row[1]) < 20 {
+			t.Errorf("Settings does not name %s as not available, with why:\n%s", name, table)
+		}
+	}
+	offers := body[strings.Index(body, "What each backend offers"):i]
+	for _, name := range []string{"microsandbox", "Tart", "boat.dev"} {
+		if strings.Contains(offers, name) {
+			t.Errorf("%s is among the backends that offer snapshots", name)
 		}
 	}
 }
