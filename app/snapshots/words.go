@@ -529,6 +529,16 @@ func DryRunWords(d *RestoreDry) string {
 	return w + " Nothing changed: this was a dry run."
 }
 
+// withoutWords ends a sentence on what a copy left out: ", without
+// .git-credentials", or, when it left out nothing, ": it held none of the
+// files a copy leaves out" (never "without nothing").
+func withoutWords(removed []string) string {
+	if len(removed) == 0 {
+		return ": it held none of the files a copy leaves out"
+	}
+	return ", without " + removedWords(removed)
+}
+
 // removedWords says what a copy leaves out.
 func removedWords(removed []string) string {
 	switch len(removed) {
@@ -899,7 +909,7 @@ const logShareRevokedWords = "a share code revoked"
 
 // logShareRedeemedWords: share-code-redeemed.
 func logShareRedeemedWords(name string, removed []string) string {
-	return fmt.Sprintf("a copy of ‘%s’ handed out, without %s", name, removedWords(removed))
+	return fmt.Sprintf("a copy of ‘%s’ handed out%s", name, withoutWords(removed))
 }
 
 // logSetStraightWords: set-straight, what a restore's last step (after:

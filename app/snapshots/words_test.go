@@ -566,3 +566,17 @@ func TestUnfinishedWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyLeftOutNothing: a copy that left nothing out says so, never
+// "without nothing".
+func TestCopyLeftOutNothing(t *testing.T) {
+	t.Parallel()
+	for _, got := range []string{logShareRedeemedWords("before", nil), "Shared from amber-fox" + withoutWords(nil) + "."} {
+		if strings.Contains(got, "without nothing") || !strings.Contains(got, "it held none of the files a copy leaves out") {
+			t.Errorf("a copy that left nothing out reads %q", got)
+		}
+	}
+	if got := logShareRedeemedWords("before", []string{".ssh"}); got != "a copy of ‘before’ handed out, without .ssh" {
+		t.Errorf("a copy without .ssh reads %q", got)
+	}
+}

@@ -144,7 +144,7 @@ func (s *Server) flash(w http.ResponseWriter, r *http.Request) string {
 func (s *Server) refused(w http.ResponseWriter, r *http.Request, err error) {
 	if ref, ok := snapshots.AsRefusal(err); ok {
 		s.render(w, r, codeStatus(ref.Code), "error", errorPage{Page: views.Page{Title: "Refused", SignedIn: true},
-			Title: "boxsnap did not do that", Message: ref.Words})
+			Title: "Not done", Message: ref.Words})
 		return
 	}
 	s.fail(w, r, err)
