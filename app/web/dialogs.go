@@ -53,7 +53,9 @@ type dialog struct {
 	SubmitNoUndo         string
 
 	// Keep.
-	Until, MinDate, MaxDate string
+	// Until is the date in the field, year-month-day, as it is sent back;
+	// UntilWords the same day as the words say it ("Sat 2 Jan 2027").
+	Until, MinDate, MaxDate, UntilWords string
 
 	// Fork: where the new box goes, when there is a choice.
 	Places []place
