@@ -46,6 +46,8 @@ type Server struct {
 	slowFor  time.Duration
 	// healthz is /healthz's look at the database; nil with no Core.
 	healthz *healthCheck
+	// shown holds the secrets posts made until their page shows them.
+	shown reveals
 }
 
 // New makes the web server.
