@@ -624,7 +624,7 @@ var eventKindWords = map[string]string{
 	EvSnapshotDeleted: "Deleted", EvSnapshotKept: "Kept", EvSnapshotUnkept: "Stopped keeping",
 	EvSnapshotLost: "Lost", EvSnapshotUnavailable: "Unavailable", EvSnapshotFound: "Found again",
 	EvHeldCopyMade: "Held copy made", EvHeldCopyStarted: "Held copy started",
-	EvMade: "Made", EvReleased: "Released",
+	EvMade: "Made", EvReleased: "Released", EvStarted: "Started",
 	EvReset: "Reset", EvResetUndone: "Reset undone", EvResetFailed: "Reset failed",
 }
 
@@ -1488,6 +1488,26 @@ var NotRunBackends = []Unavailable{
 	{"The SSH host pool", NoSnapshotsWords("the SSH host pool") + " boxsnap does not run it."},
 	{"iOS", "iOS simulator slots have no snapshots; boxsnap does not run them."},
 }
+
+// Starting a stopped box, from its card.
+const wordsOnlyPersonStarts = "Only the person starts a box from its card."
+
+func wordsStartReleased(box string) string {
+	return fmt.Sprintf("%s is released: there is nothing to start.", box)
+}
+
+func wordsStartBusy(box string) string {
+	return fmt.Sprintf("%s is busy with an operation: start it once that ends.", box)
+}
+
+func wordsNothingToRun(box string) string {
+	return fmt.Sprintf("%s has nothing to run: its backend started no process, so it stays stopped.", box)
+}
+
+func wordsRunningAlready(box string) string { return fmt.Sprintf("%s is running already.", box) }
+
+// StartingWords says that a box was started.
+func StartingWords(box string) string { return fmt.Sprintf("Started %s.", box) }
 
 // NoSnapshotsWords says that a backend offers no snapshots (section 12, the
 // box's card: "Boxes on the SSH host pool have no snapshots."), in the

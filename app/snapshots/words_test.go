@@ -466,7 +466,7 @@ func TestEventWords(t *testing.T) {
 		EvHeldCopyStarted, EvMade, EvReleased, EvRestoreRequested, EvRestoreDeclined, EvDownloaded, EvSnapshotForgotten,
 		EvGuestGone, EvReleaseStopped, EvSetStraight, EvSnapshotSaved, EvSnapshotUnsaved, EvHistorySettings, EvHistoryThinned,
 		EvHistoryDeleted, EvExported, EvImported, EvShared, EvShareRevoked, EvShareRedeemed, EvReset, EvResetUndone, EvResetFailed,
-		EvTrashed, EvUntrashed}
+		EvTrashed, EvUntrashed, EvStarted}
 	for _, k := range kinds {
 		w := EventWords(k)
 		if w == "" || strings.Contains(w, "-") || strings.ToUpper(w[:1]) != w[:1] {

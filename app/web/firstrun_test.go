@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -113,5 +114,43 @@ func TestFirstRunGuides(t *testing.T) {
 		if !strings.Contains(card, `<span class="dot" aria-hidden="true"></span>`+want+`</span>`) {
 			t.Errorf("%s's card does not say %s beside its colour:\n%s", box, want, card)
 		}
+	}
+}
+
+// TestStartOnEveryStoppedBox: every stopped box has Start on its card;
+// Start runs it and says so; a running box has none.
+func TestStartOnEveryStoppedBox(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newSite(t, coretest.Options{NoWorkers: true})
+	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", Command: "while :; do sleep 1; done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "brisk-lake", Backend: "local", Command: "while :; do sleep 1; done"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.env.Local.Stop(ctx, providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}); err != nil {
+		t.Fatal(err)
+	}
+	page := s.do(t, "GET", "/boxes", nil, nil).Body.String()
+	if !strings.Contains(page, `action="/boxes/amber-fox/start"`) {
+		t.Fatal("the stopped box's card has no Start")
+	}
+	if strings.Contains(page, `action="/boxes/brisk-lake/start"`) {
+		t.Fatal("the running box's card has Start")
+	}
+	w := s.do(t, "POST", "/boxes/amber-fox/start", url.Values{}, nil)
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("Start answered %d:\n%s", w.Code, w.Body)
+	}
+	st, err := s.env.Core.Boxes().BoxStatus(ctx, snapshots.Owner(), "amber-fox")
+	if err != nil || !st.Running {
+		t.Fatalf("after Start amber-fox runs %v (%v)", st.Running, err)
+	}
+	// Start again refuses in words, and changes nothing.
+	w = s.do(t, "POST", "/boxes/amber-fox/start", url.Values{}, nil)
+	if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "amber-fox is running already.") {
+		t.Fatalf("a second Start answered %d:\n%s", w.Code, w.Body)
 	}
 }

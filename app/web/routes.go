@@ -55,6 +55,7 @@ func (s *Server) router() *chi.Mux {
 		r.Post("/boxes/snapshots/bulk", s.bulkSnapshots)
 		r.Get("/boxes/{box}", s.showBox)
 		r.Get("/boxes/{box}/live", s.showBoxLive)
+		r.Post("/boxes/{box}/start", s.startBox)
 		r.Get("/boxes/{box}/release", s.showRelease)
 		r.Post("/boxes/{box}/release", s.releaseBox)
 		r.Post("/boxes/{box}/trash/restore", s.restoreFromTrash)
