@@ -36,7 +36,7 @@ func (s *Server) threadsTab(w http.ResponseWriter, r *http.Request, status int, 
 		p.Threads = append(p.Threads, threadRow{Thread: t, Made: whenWords(t.CreatedAt, now, tz),
 			Href: "/boxes/snapshots?q=" + url.QueryEscape(t.Title)})
 	}
-	p.Page = views.Page{Title: "Threads", SignedIn: true, Nav: "boxes"}
+	p.Page = views.Page{Title: "Threads", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}
 	p.Tabs = s.tabCounts(r, "threads", -1)
 	// A page that shows a thread's token once must not be cached.
 	w.Header().Set("Cache-Control", "no-store")

@@ -20,7 +20,9 @@ func TestOneFlashPerAction(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{NoWorkers: true})
 	const said = "Took a test flash."
-	for _, path := range []string{"/boxes", "/approvals", "/boxes/snapshots", "/settings/snapshots", "/boxes/trash"} {
+	s.env.Box(t, snapshots.Owner(), "amber-fox")
+	for _, path := range []string{"/boxes", "/approvals", "/boxes/snapshots", "/settings/snapshots", "/boxes/trash", "/boxes/amber-fox",
+		"/settings/templates", "/import", "/boxes/threads"} {
 		r := httptest.NewRequest("GET", path, nil)
 		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: s.session})
 		r.AddCookie(&http.Cookie{Name: flashCookie, Value: url.QueryEscape(said)})
