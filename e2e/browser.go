@@ -102,5 +102,5 @@ func SignIn(page playwright.Page, base string) error {
 	if err := page.Locator("#password").Press("Enter"); err != nil {
 		return err
 	}
-	return page.WaitForURL(base + "/")
+	return page.WaitForURL(base + "/boxes/snapshots")
 }

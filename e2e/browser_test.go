@@ -74,7 +74,7 @@ func TestBrowser(t *testing.T) {
 		// Undo from the notice opens the same dialog for the undo.
 		e.tabTo(t, ".notice a.button")
 		e.press(t, "Enter")
-		e.waitText(t, "dialog[open] h2", "Restore brisk-lake to ‘before the restore at")
+		e.waitText(t, "dialog[open] h2", "Undo: put brisk-lake back to ‘before the restore at")
 		e.tabTo(t, "dialog[open] button[type=submit]")
 		e.mark(t)
 		e.press(t, "Enter")

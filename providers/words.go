@@ -10,14 +10,20 @@ func NoResetWords(box string) string {
 	return fmt.Sprintf("Taken before %s's image had the identity reset: it could not be forked after a release. To fork or keep, refresh the image, make the box again from it and take a new snapshot.", box)
 }
 
-// GB says a size in GB, as providers bill (section 12, "Words"): "2 MB",
-// "1.2 GB". It is the one home of a size in words (snapshots.GB says it):
-// words never give a raw count of bytes.
+// GB says a size in GB, as providers bill (section 12, "Words"): "47
+// bytes", "2 KB", "2 MB", "1.2 GB". It is the one home of a size in words
+// (snapshots.GB says it), and its one rounding rule: below 1 KB a size is
+// said in bytes, above it rounded to the nearest unit shown, so a small
+// snapshot never reads as 1 KB and a total agrees with its rows.
 func GB(n int64) string {
 	gb := float64(n) / 1e9
 	switch {
+	case n == 1:
+		return "1 byte"
+	case n < 1000:
+		return fmt.Sprintf("%d bytes", n)
 	case n < 1e6:
-		return fmt.Sprintf("%d KB", (n+999)/1000)
+		return fmt.Sprintf("%d KB", (n+500)/1000)
 	case gb < 0.1:
 		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
 	case gb < 10:

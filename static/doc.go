@@ -8,5 +8,5 @@ import "embed"
 
 // Files are the static files, served under /static/.
 //
-//go:embed css js
+//go:embed css js favicon.svg
 var Files embed.FS

@@ -66,7 +66,7 @@ func stateOf(word string) string {
 		return "busy"
 	case strings.Contains(w, "failed"), strings.HasPrefix(w, "lost"), strings.HasPrefix(w, "incomplete"):
 		return "failed"
-	case strings.HasPrefix(w, "unavailable"), strings.HasPrefix(w, "unknown"):
+	case strings.HasPrefix(w, "unavailable"), strings.Contains(w, "unknown"), strings.Contains(w, "missing"):
 		return "attention"
 	}
 	return "plain"
@@ -122,6 +122,9 @@ type Page struct {
 	SignedIn bool
 	Nav      string // the nav item that is current
 	Flash    string
+	// Requests is how many requests wait for the person's word, beside
+	// Requests in the navigation.
+	Requests int
 }
 
 // RenderBlock writes one named block of page name alone: the fragment an

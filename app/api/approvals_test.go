@@ -36,7 +36,7 @@ func TestApprovalsThroughTheAPI(t *testing.T) {
 	}
 	a = e.call(t, "POST", "/tools/box_restore", token, map[string]any{"box": "dev-desk", "snapshot": sn, "replace": true}).must(t, 202)
 	id := a.str("request")
-	contains(t, a.str("message"), "I asked you to restore dev-desk to ‘before the upgrade’ (request "+id+").",
+	contains(t, a.str("message"), "You asked the person to restore dev-desk to ‘before the upgrade’ (request "+id+").",
 		"End your turn now: nothing you do on dev-desk after this survives the restore.")
 
 	// The turn hold: the thread's tools answer try_again while it waits.

@@ -143,6 +143,16 @@ func (s *Service) Bootstrap(ctx context.Context, password string) (setupToken st
 	return token, nil
 }
 
+// OwnerExists reports whether the owner's password is set: before it is,
+// only the one-time link printed at start leads in.
+func (s *Service) OwnerExists(ctx context.Context) (bool, error) {
+	ok, err := s.st.OwnerExists(ctx, s.st.Pool)
+	if err != nil {
+		return false, fmt.Errorf("read owner: %w", err)
+	}
+	return ok, nil
+}
+
 // SetupLinkUsable reports whether a set-up link's token can still be used.
 func (s *Service) SetupLinkUsable(ctx context.Context, token string) (bool, error) {
 	ok, err := s.st.SetupLinkUsable(ctx, s.st.Pool, Hash(token))

@@ -55,7 +55,7 @@ func TestG11Approval(t *testing.T) {
 
 	// Only the person answers.
 	_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
-	ap := asked(t, err, "I asked you to restore amber-fox to ‘before the migration’ (request ap", "It waits for your word.")
+	ap := asked(t, err, "You asked the person to restore amber-fox to ‘before the migration’ (request ap", "It waits for their word.")
 	if _, err := e.Core.Approvals().Approve(ctx, agent, ap.ID); err == nil {
 		t.Fatal("an agent approved its own request")
 	}
@@ -186,7 +186,7 @@ func TestG17ExecutionMachineRestore(t *testing.T) {
 
 	setSwitches(t, e, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
 	_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, Replace: true})
-	ap := asked(t, err, "I asked you to restore dev-desk to ‘before the upgrade’ (request ", "End your turn now: nothing you do on dev-desk after this survives the restore.")
+	ap := asked(t, err, "You asked the person to restore dev-desk to ‘before the upgrade’ (request ", "End your turn now: nothing you do on dev-desk after this survives the restore.")
 	held := snapshots.HeldWords("dev-desk")
 	for _, c := range []snapshots.Caller{agent, neighbour} {
 		if got := turnHeld(c); got != held {

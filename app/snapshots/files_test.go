@@ -115,7 +115,7 @@ func TestBrowseSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(shown.Text) != snapshots.MaxShownBytes || shown.Cut != "Showing the first 263 KB of 360 KB: download the file for all of it." {
+	if len(shown.Text) != snapshots.MaxShownBytes || shown.Cut != "Showing the first 262 KB of 360 KB: download the file for all of it." {
 		t.Fatalf("big.log shown with %d bytes, cut %q", len(shown.Text), shown.Cut)
 	}
 	if shown, err = e.Core.Contents().ShowFile(ctx, agent, sn.ID, "zz-binary.dat"); err != nil || !shown.Binary || shown.Text != "" {
@@ -168,7 +168,7 @@ func TestBrowseSnapshot(t *testing.T) {
 	}
 	found := false
 	for _, ev := range events {
-		if ev.Kind == snapshots.EvDownloaded && ev.Words == "/src/main.go (1 KB) of ‘before’" &&
+		if ev.Kind == snapshots.EvDownloaded && ev.Words == "/src/main.go (13 bytes) of ‘before’" &&
 			ev.ActorKind == "agent" && ev.ActorThread != nil && *ev.ActorThread == th.ID {
 			found = true
 		}

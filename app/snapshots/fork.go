@@ -183,7 +183,10 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) erro
 			return fmt.Errorf("record fork %s: %w", p.Name, err)
 		}
 		box, err = boxRow(s.st.CoreBoxInsertFork(ctx, s.st.Pool, db.CoreBoxInsertForkParams{ID: p.BoxID, Name: p.Name, Kind: src.Kind,
-			ThreadID: p.Thread, BackendID: src.BackendID, Host: guest.Host, GuestRef: guest.Ref, ForkedFrom: from}))
+			ThreadID: p.Thread, BackendID: src.BackendID, Host: guest.Host, GuestRef: guest.Ref, ForkedFrom: from,
+			// A fork of a desktop is a desktop; its screen's address is its
+			// own, unknown until an app runs in it.
+			HasScreen: src.HasScreen}))
 		if err != nil {
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
 			return fail(failForkRecordWords(p.Name, err))

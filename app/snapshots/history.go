@@ -256,7 +256,7 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 			return err
 		}
 		if sn.Automatic {
-			return refusal(CodeConflict, wordsAutomaticAlready(sn.Name))
+			return refusal(CodeConflict, AutomaticAlreadyWords(sn.Name))
 		}
 		if sn.UndoOf != nil {
 			return refusal(CodeConflict, wordsUndoNeverAutomatic(sn.Name))

@@ -667,7 +667,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			if err != nil {
 				return err
 			}
-			name := UniqueName(undoNameOf(op, tz), taken)
+			name := UniqueTimedName(undoNameOf(op, tz), op.CreatedAt, tz, taken)
 			owner, ownerThread := ownerOf(b)
 			snapping := be.Snap.Snapshotting(b.Kind)
 			excludes := ""

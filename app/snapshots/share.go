@@ -362,7 +362,7 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	if err := part.Close(); err != nil {
 		return fmt.Errorf("write the shared copy: %w", err)
 	}
-	note := fmt.Sprintf("Shared from %s, without %s.", e.box.Name, removedWords(e.share.Removed))
+	note := fmt.Sprintf("Shared from %s%s.", e.box.Name, withoutWords(e.share.Removed))
 	if len(note) > MaxNoteBytes {
 		note = note[:MaxNoteBytes]
 	}

@@ -29,7 +29,7 @@ func TestSwitchesTakeEffect(t *testing.T) {
 
 	t.Run("agentsMayRestore", func(t *testing.T) {
 		setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = false })
-		asked(t, restore(), "I asked you to restore amber-fox to ‘before’")
+		asked(t, restore(), "You asked the person to restore amber-fox to ‘before’")
 		setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = true })
 		// The pending request holds nothing here (not a box threads run
 		// on): the agent restores by itself again.

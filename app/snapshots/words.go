@@ -126,16 +126,8 @@ func GiB(n int64) string {
 }
 
 // FileSizeWords says the size of a file, in a snapshot or written from one
-// (an export): "1 byte", "512 bytes", else in GB as GB says it.
-func FileSizeWords(n int64) string {
-	switch {
-	case n == 1:
-		return "1 byte"
-	case n < 1000:
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return GB(n)
-}
+// (an export), as GB says every size: "1 byte", "512 bytes", "2 KB".
+func FileSizeWords(n int64) string { return GB(n) }
 
 // SizeOfWords says a snapshot's size and what it means (section 1): "1.2
 // GB", "1.2 GB, some shared with the box" for a whole size, or "unknown".
@@ -148,6 +140,13 @@ func SizeOfWords(bytes *int64, meaning *string) string {
 		w += ", some shared with the box"
 	}
 	return w
+}
+
+// OwnSizeNoteWords says, where a snapshot's files are listed, which size
+// is which: each file's there, and the snapshot's own on its row, what it
+// added to the store (and what deleting it frees).
+func OwnSizeNoteWords(name string, own int64) string {
+	return fmt.Sprintf("Sizes here are each file's. ‘%s’ itself takes %s: what it added to the store, where a file it shares with another snapshot is kept once. Deleting it frees that.", name, GB(own))
 }
 
 // SizeWords say a snapshot's size on its row: "size unknown" when boxsnap
@@ -530,6 +529,16 @@ func DryRunWords(d *RestoreDry) string {
 	return w + " Nothing changed: this was a dry run."
 }
 
+// withoutWords ends a sentence on what a copy left out: ", without
+// .git-credentials", or, when it left out nothing, ": it held none of the
+// files a copy leaves out" (never "without nothing").
+func withoutWords(removed []string) string {
+	if len(removed) == 0 {
+		return ": it held none of the files a copy leaves out"
+	}
+	return ", without " + removedWords(removed)
+}
+
 // removedWords says what a copy leaves out.
 func removedWords(removed []string) string {
 	switch len(removed) {
@@ -615,7 +624,7 @@ var eventKindWords = map[string]string{
 	EvSnapshotDeleted: "Deleted", EvSnapshotKept: "Kept", EvSnapshotUnkept: "Stopped keeping",
 	EvSnapshotLost: "Lost", EvSnapshotUnavailable: "Unavailable", EvSnapshotFound: "Found again",
 	EvHeldCopyMade: "Held copy made", EvHeldCopyStarted: "Held copy started",
-	EvMade: "Made", EvReleased: "Released",
+	EvMade: "Made", EvReleased: "Released", EvStarted: "Started",
 	EvReset: "Reset", EvResetUndone: "Reset undone", EvResetFailed: "Reset failed",
 }
 
@@ -900,7 +909,7 @@ const logShareRevokedWords = "a share code revoked"
 
 // logShareRedeemedWords: share-code-redeemed.
 func logShareRedeemedWords(name string, removed []string) string {
-	return fmt.Sprintf("a copy of ‘%s’ handed out, without %s", name, removedWords(removed))
+	return fmt.Sprintf("a copy of ‘%s’ handed out%s", name, withoutWords(removed))
 }
 
 // logSetStraightWords: set-straight, what a restore's last step (after:
@@ -1463,6 +1472,43 @@ func wordsGuestGone(box, backend string) string {
 
 // Takes, limits, room and cost (section 8).
 
+// Unavailable is a backend the specification names that boxsnap does not
+// run, and why, as Settings lists it: never offered, never faked.
+type Unavailable struct {
+	Name, Why string
+}
+
+// NotRunBackends are the specification's backends that boxsnap does not
+// run here.
+var NotRunBackends = []Unavailable{
+	{"microsandbox", "boxsnap has no microsandbox backend: no box here runs in a microsandbox sandbox."},
+	{"Tart", "Tart runs macOS and Linux virtual machines on Apple silicon Macs; boxsnap has no Tart backend."},
+	{"boat.dev", "A paid cloud service; boxsnap has no boat.dev backend and holds no boat.dev account."},
+	{"Android devices", "An Android emulator's own device snapshots; boxsnap has no device backend."},
+	{"The SSH host pool", NoSnapshotsWords("the SSH host pool") + " boxsnap does not run it."},
+	{"iOS", "iOS simulator slots have no snapshots; boxsnap does not run them."},
+}
+
+// Starting a stopped box, from its card.
+const wordsOnlyPersonStarts = "Only the person starts a box from its card."
+
+func wordsStartReleased(box string) string {
+	return fmt.Sprintf("%s is released: there is nothing to start.", box)
+}
+
+func wordsStartBusy(box string) string {
+	return fmt.Sprintf("%s is busy with an operation: start it once that ends.", box)
+}
+
+func wordsNothingToRun(box string) string {
+	return fmt.Sprintf("%s has nothing to run: its backend started no process, so it stays stopped.", box)
+}
+
+func wordsRunningAlready(box string) string { return fmt.Sprintf("%s is running already.", box) }
+
+// StartingWords says that a box was started.
+func StartingWords(box string) string { return fmt.Sprintf("Started %s.", box) }
+
 // NoSnapshotsWords says that a backend offers no snapshots (section 12, the
 // box's card: "Boxes on the SSH host pool have no snapshots."), in the
 // refusal and on the pages.
@@ -1961,7 +2007,9 @@ func wordsHistoryGiB(most int) string {
 // timeline's disabled Save).
 func SavedAlreadyWords(name string) string { return fmt.Sprintf("‘%s’ is saved already.", name) }
 
-func wordsAutomaticAlready(name string) string {
+// AutomaticAlreadyWords: Unsave of a snapshot that is not saved (the
+// refusal, and the Unsave dialog's).
+func AutomaticAlreadyWords(name string) string {
 	return fmt.Sprintf("‘%s’ is automatic already.", name)
 }
 
@@ -2093,6 +2141,12 @@ func UnsavedWords(name, which string) string {
 	return fmt.Sprintf("‘%s’%s is automatic again: thinning may delete it as it ages.", name, which)
 }
 
+// UnsaveAsksWords is what the Unsave dialog says happens before it is
+// done: the snapshot is at risk from then on.
+func UnsaveAsksWords(name, box string) string {
+	return fmt.Sprintf("‘%s’ goes back to %s's automatic history, where thinning may delete it as it ages.", name, box)
+}
+
 // RevokedWords says that a share code was revoked; code is its ID, or ""
 // where the page shows it.
 func RevokedWords(code string) string {
@@ -2172,16 +2226,17 @@ func wordsExecutionMachine(threads []string, box string) string {
 	return fmt.Sprintf(executionOff+": %s %s on %s. Move its threads off it first.", strings.Join(threads, " and "), verb, box)
 }
 
-// Requests to the person, as the asking agent reads them (section 5, the
-// form: "I asked you to restore dev-desk to ‘before the upgrade’. End your
-// turn now: nothing you do on dev-desk after this survives the restore.").
+// Requests to the person, as the asking agent reads them: who asked whom,
+// and what happened, in the past tense once it has ("You asked the person
+// to restore dev-desk to ‘before the upgrade’. End your turn now: nothing
+// you do on dev-desk after this survives the restore.").
 
 func wordsAsked(box, name, request string, execution bool) string {
-	w := fmt.Sprintf("I asked you to restore %s to ‘%s’ (request %s).", box, name, request)
+	w := fmt.Sprintf("You asked the person to restore %s to ‘%s’ (request %s).", box, name, request)
 	if execution {
 		return w + fmt.Sprintf(" End your turn now: nothing you do on %s after this survives the restore.", box)
 	}
-	return w + " It waits for your word."
+	return w + " It waits for their word."
 }
 
 func wordsRequestExpiredUnanswered(request, at string) string {
@@ -2199,7 +2254,7 @@ func wordsRequestCouldNotRun(request, why string) string {
 }
 
 func wordsApproved(request, at, box, name, op string) string {
-	return fmt.Sprintf("The person approved your request %s at %s: %s is being restored to ‘%s’, with an undo (operation %s).", request, at, box, name, op)
+	return fmt.Sprintf("The person approved your request %s at %s, and the restore of %s to ‘%s’ started then, with an undo (operation %s).", request, at, box, name, op)
 }
 
 func wordsDeclined(request, box, name string) string {

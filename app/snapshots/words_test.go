@@ -211,10 +211,16 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 			t.Errorf("section %s:\n got %q\nwant %q", c.section, c.got, c.want)
 		}
 	}
-	// Section 5, the form: the agent that asked ends its turn.
-	if got := wordsAsked("dev-desk", "before the upgrade", "rq1", true); !strings.HasPrefix(got, "I asked you to restore dev-desk to ‘before the upgrade’") ||
+	// Section 5, the form: the agent that asked ends its turn; the words
+	// say who asked whom.
+	if got := wordsAsked("dev-desk", "before the upgrade", "rq1", true); !strings.HasPrefix(got, "You asked the person to restore dev-desk to ‘before the upgrade’") ||
 		!strings.HasSuffix(got, "End your turn now: nothing you do on dev-desk after this survives the restore.") {
 		t.Errorf("section 5: an agent's request reads %q", got)
+	}
+	// Told after the restore may have ended, an approval says what
+	// happened in the past tense.
+	if got := wordsApproved("rq1", "10:42", "dev-desk", "before the upgrade", "op1"); strings.Contains(got, "is being") || !strings.Contains(got, "started then") {
+		t.Errorf("an approval reads %q", got)
 	}
 }
 
@@ -239,7 +245,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsOtherBoxForkInstead(sn, box), wordsCannotBeShared(sn, stateWords(StateFailed)), NothingInsideWords(sn, "lost"),
 		wordsNoPathIn("the file notes.txt", sn), wordsCannotBeRead(sn, "part of it is missing."),
 		wordsCompareSameBox(sn), wordsNothingToCompare(sn, "lost"), wordsCannotBeExported(sn, "lost"),
-		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), SavedAlreadyWords(sn), wordsAutomaticAlready(sn),
+		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
 		wordsUndoNeverAutomatic(sn), CannotBeForkedWords(sn, "on "+be),
 		wordsAsked(box, sn, "rq1", true), wordsAsked(box, sn, "rq1", false),
 		wordsApproved("rq1", "10:42", box, sn, "op1"), wordsDeclined("rq1", box, sn),
@@ -460,7 +466,7 @@ func TestEventWords(t *testing.T) {
 		EvHeldCopyStarted, EvMade, EvReleased, EvRestoreRequested, EvRestoreDeclined, EvDownloaded, EvSnapshotForgotten,
 		EvGuestGone, EvReleaseStopped, EvSetStraight, EvSnapshotSaved, EvSnapshotUnsaved, EvHistorySettings, EvHistoryThinned,
 		EvHistoryDeleted, EvExported, EvImported, EvShared, EvShareRevoked, EvShareRedeemed, EvReset, EvResetUndone, EvResetFailed,
-		EvTrashed, EvUntrashed}
+		EvTrashed, EvUntrashed, EvStarted}
 	for _, k := range kinds {
 		w := EventWords(k)
 		if w == "" || strings.Contains(w, "-") || strings.ToUpper(w[:1]) != w[:1] {
@@ -558,5 +564,19 @@ func TestUnfinishedWords(t *testing.T) {
 		if got := UnfinishedWords(c.what, c.why, c.observed); got != c.want {
 			t.Errorf("UnfinishedWords(%q, %q, %q)\n got %q\nwant %q", c.what, c.why, c.observed, got, c.want)
 		}
+	}
+}
+
+// TestCopyLeftOutNothing: a copy that left nothing out says so, never
+// "without nothing".
+func TestCopyLeftOutNothing(t *testing.T) {
+	t.Parallel()
+	for _, got := range []string{logShareRedeemedWords("before", nil), "Shared from amber-fox" + withoutWords(nil) + "."} {
+		if strings.Contains(got, "without nothing") || !strings.Contains(got, "it held none of the files a copy leaves out") {
+			t.Errorf("a copy that left nothing out reads %q", got)
+		}
+	}
+	if got := logShareRedeemedWords("before", []string{".ssh"}); got != "a copy of ‘before’ handed out, without .ssh" {
+		t.Errorf("a copy without .ssh reads %q", got)
 	}
 }

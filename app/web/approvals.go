@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/go-chi/chi/v5"
 
@@ -17,6 +18,9 @@ type approvalItem struct {
 	ID, Asks, Expires string
 	Plan              []string
 	Back              string
+	// Changes and ChangesHref are the restore dialog's "14 files changed
+	// since then" and its list, where the backend can tell.
+	Changes, ChangesHref string
 }
 
 type approvalsPage struct {
@@ -34,10 +38,15 @@ func (s *Server) approvalItems(r *http.Request, box, back string) []approvalItem
 	tz := s.opts.Core.TimeZone(r.Context())
 	out := make([]approvalItem, 0, len(list))
 	for _, a := range list {
-		out = append(out, approvalItem{ID: a.ID, Back: back,
+		it := approvalItem{ID: a.ID, Back: back,
 			Asks:    snapshots.AsksWords(a.ThreadTitle, a.BoxName, a.SnapshotName),
 			Expires: fmt.Sprintf("Asked at %s; it expires at %s with nothing restored.", a.AskedAt.In(tz).Format("15:04"), a.ExpiresAt.In(tz).Format("15:04")),
-			Plan:    a.Plan})
+			Plan:    a.Plan}
+		if cmp, err := s.opts.Core.Contents().RestorePreview(r.Context(), snapshots.Owner(), a.Snapshot); err == nil && cmp != nil {
+			it.Changes = cmp.Words
+			it.ChangesHref = fmt.Sprintf("/boxes/%s/snapshots/%s/compare", url.PathEscape(a.BoxName), a.Snapshot)
+		}
+		out = append(out, it)
 	}
 	return out
 }
@@ -52,7 +61,7 @@ func approvalsLine(n int) string {
 
 // showApprovals is the page of requests waiting for the person's word.
 func (s *Server) showApprovals(w http.ResponseWriter, r *http.Request) {
-	p := approvalsPage{Page: views.Page{Title: "Requests", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)},
+	p := approvalsPage{Page: views.Page{Title: "Requests", SignedIn: true, Nav: "requests", Flash: s.flash(w, r)},
 		Tabs: s.tabCounts(r, "", -1), Items: s.approvalItems(r, "", "/approvals"), None: snapshots.NoRequestsWords}
 	s.render(w, r, http.StatusOK, "approvals", p)
 }

@@ -17,6 +17,27 @@ const machinesPerPage = 50
 type machineRow struct {
 	Head  boxHead
 	Count string // by the core's one counting rule
+	// State says whether the box runs, in a word and a colour (never the
+	// colour alone): running, stopped, missing or unknown; "" for a
+	// released box.
+	State, StateClass string
+}
+
+// machineState reads a live box's state from its backend.
+func (s *Server) machineState(r *http.Request, b *snapshots.Box) (words, class string) {
+	if b.ReleasedAt != nil {
+		return "", ""
+	}
+	st, err := s.opts.Core.Boxes().BoxStatus(r.Context(), snapshots.Owner(), b.ID)
+	switch {
+	case err != nil:
+		return "State unknown", "unknown"
+	case !st.Exists:
+		return "Guest missing", "missing"
+	case st.Running:
+		return "Running", "running"
+	}
+	return "Stopped", "stopped"
 }
 
 // machineList is one of the Machines tab's lists, a page of it.
@@ -60,7 +81,9 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 		}
 		rc.threads.knowBoxes(shown)
 		for _, m := range page.Boxes {
-			l.Rows = append(l.Rows, machineRow{Head: s.head(m.Box, rc), Count: m.Counts.Words()})
+			row := machineRow{Head: s.head(m.Box, rc), Count: m.Counts.Words()}
+			row.State, row.StateClass = s.machineState(r, m.Box)
+			l.Rows = append(l.Rows, row)
 		}
 		if page.Next != "" {
 			key := "after"

@@ -126,7 +126,9 @@ type snapshotsTab struct {
 	// RenewText is the bulk bar's "Keep 30 more days".
 	RenewText string
 	Matching  int
-	Back      string
+	// MatchingWords says the count with its noun: "4 snapshots match".
+	MatchingWords string
+	Back          string
 }
 
 // tabCounts are the Boxes page's three tabs with their counts.
@@ -173,6 +175,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Matching = page.SnapshotsMatching
+	p.MatchingWords = snapshots.Plural(p.Matching, "snapshot matches", "snapshots match")
 	shown := make([]snapshots.BoxSnapshots, len(page.Boxes))
 	for i, tb := range page.Boxes {
 		shown[i] = tb.BoxSnapshots

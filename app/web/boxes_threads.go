@@ -36,7 +36,7 @@ func (s *Server) threadsTab(w http.ResponseWriter, r *http.Request, status int, 
 		p.Threads = append(p.Threads, threadRow{Thread: t, Made: whenWords(t.CreatedAt, now, tz),
 			Href: "/boxes/snapshots?q=" + url.QueryEscape(t.Title)})
 	}
-	p.Page = views.Page{Title: "Threads", SignedIn: true, Nav: "boxes"}
+	p.Page = views.Page{Title: "Threads", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}
 	p.Tabs = s.tabCounts(r, "threads", -1)
 	// A page that shows a thread's token once must not be cached.
 	w.Header().Set("Cache-Control", "no-store")
@@ -45,10 +45,15 @@ func (s *Server) threadsTab(w http.ResponseWriter, r *http.Request, status int, 
 
 // showThreads answers the Boxes page's Threads tab.
 func (s *Server) showThreads(w http.ResponseWriter, r *http.Request) {
-	s.threadsTab(w, r, http.StatusOK, threadsTab{})
+	var p threadsTab
+	if rv, ok := s.shown.take(r.URL.Query().Get("shown")); ok {
+		p.NewToken, p.Title = rv.Secret, rv.Name
+	}
+	s.threadsTab(w, r, http.StatusOK, p)
 }
 
-// createThread makes a thread with its title and shows its token once.
+// createThread makes a thread with its title; the tab it redirects to
+// shows its token once.
 func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 	title := r.PostFormValue("title")
 	_, token, err := s.opts.Core.Boxes().CreateThread(r.Context(), snapshots.Owner(), title)
@@ -56,5 +61,5 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		s.threadsTab(w, r, statusOf(err), threadsTab{Error: refusalWords(err), Title: title})
 		return
 	}
-	s.threadsTab(w, r, http.StatusOK, threadsTab{NewToken: token, Title: title})
+	http.Redirect(w, r, "/boxes/threads?shown="+s.shown.hold(reveal{Secret: token, Name: title}), http.StatusSeeOther)
 }

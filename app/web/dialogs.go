@@ -53,7 +53,9 @@ type dialog struct {
 	SubmitNoUndo         string
 
 	// Keep.
-	Until, MinDate, MaxDate string
+	// Until is the date in the field, year-month-day, as it is sent back;
+	// UntilWords the same day as the words say it ("Sat 2 Jan 2027").
+	Until, MinDate, MaxDate, UntilWords string
 
 	// Fork: where the new box goes, when there is a choice.
 	Places []place
@@ -144,7 +146,7 @@ func (s *Server) flash(w http.ResponseWriter, r *http.Request) string {
 func (s *Server) refused(w http.ResponseWriter, r *http.Request, err error) {
 	if ref, ok := snapshots.AsRefusal(err); ok {
 		s.render(w, r, codeStatus(ref.Code), "error", errorPage{Page: views.Page{Title: "Refused", SignedIn: true},
-			Title: "boxsnap did not do that", Message: ref.Words})
+			Title: "Not done", Message: ref.Words})
 		return
 	}
 	s.fail(w, r, err)

@@ -59,19 +59,29 @@ func (s *Server) importPageOf(ctx context.Context) importPage {
 	return p
 }
 
+// showImport is the Import page; after an import or a redeem (a
+// post-redirect-get, so a reload posts nothing again) it says what was
+// done, with the box, from the flash and ?box=.
 func (s *Server) showImport(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, "import", s.importPageOf(r.Context()))
+	p := s.importPageOf(r.Context())
+	if said := s.flash(w, r); said != "" {
+		if box := r.URL.Query().Get("box"); box != "" {
+			p.Done, p.BoxName, p.BoxHref = said, box, "/boxes/"+url.PathEscape(box)
+		} else {
+			p.Page.Flash = said
+		}
+	}
+	s.render(w, r, http.StatusOK, "import", p)
 }
 
 func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *snapshots.ImportResult, err error) {
-	p := s.importPageOf(r.Context())
 	if err != nil {
+		p := s.importPageOf(r.Context())
 		p.Error = refusalWords(err)
 		s.render(w, r, statusOf(err), "import", p)
 		return
 	}
-	p.Done, p.BoxName, p.BoxHref = res.Words, res.BoxName, "/boxes/"+url.PathEscape(res.BoxName)
-	s.render(w, r, http.StatusOK, "import", p)
+	s.done(w, r, "/import?"+url.Values{"box": {res.BoxName}}.Encode(), res.Words)
 }
 
 // importFiles imports the uploaded export files, streamed part by part into

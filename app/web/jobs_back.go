@@ -9,12 +9,15 @@ import (
 
 // jobsBanner is the way back to boxsnap on River's job dashboard, which
 // brings its own page and has no option for a link of ours: its HTML page
-// gets this bar at the top of its body. Its own styles, as River's page
-// has none of boxsnap's.
-const jobsBanner = `<div style="position:sticky;top:0;z-index:9999;display:flex;gap:12px;align-items:center;padding:6px 16px;` +
-	`font:15px/1.5 system-ui,sans-serif;background:#1b1d21;color:#e6e8ec">` +
-	`<a href="/boxes" style="color:#7aa2ff;text-decoration:none;display:inline-block;padding:3px 0">← Back to boxsnap</a>` +
-	`<span style="color:#a0a6b3">River's job dashboard: every snapshot operation is a job here.</span></div>`
+// gets this link in its body. River's sidebar is fixed from the top of the
+// window, its logo at its head, so a bar across the top covered both: the
+// link floats in the bottom right corner instead, small, where River's
+// pages keep nothing fixed. Its own styles, as River's page has none of
+// boxsnap's.
+const jobsBanner = `<a href="/boxes" title="River's job dashboard: every snapshot operation is a job here." ` +
+	`style="position:fixed;right:16px;bottom:16px;z-index:9999;padding:6px 12px;border-radius:6px;` +
+	`font:14px/1.5 system-ui,sans-serif;background:#1b1d21;color:#e6e8ec;text-decoration:none;` +
+	`box-shadow:0 1px 4px rgba(0,0,0,.3)">← Back to boxsnap</a>`
 
 // withBackLink wraps River's dashboard: its HTML page (not its API or
 // assets) gets the bar back to boxsnap.

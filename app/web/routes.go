@@ -24,6 +24,8 @@ func (s *Server) router() *chi.Mux {
 	staticFS, _ := fs.Sub(static.Files, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
 	r.Get("/healthz", s.health)
+	r.Get("/favicon.ico", favicon)
+	r.NotFound(s.session(http.HandlerFunc(s.notFound)).ServeHTTP)
 
 	// Pages anyone may reach.
 	r.Group(func(r chi.Router) {
@@ -37,7 +39,7 @@ func (s *Server) router() *chi.Mux {
 	// Pages for the signed-in owner.
 	r.Group(func(r chi.Router) {
 		r.Use(s.session, s.requireOwner)
-		r.Get("/", s.showMachines)
+		r.Get("/", showLanding)
 		r.Get("/boxes", s.showMachines)
 		r.Post("/boxes", s.newBox)
 		r.Get("/boxes/threads", s.showThreads)
@@ -53,6 +55,7 @@ func (s *Server) router() *chi.Mux {
 		r.Post("/boxes/snapshots/bulk", s.bulkSnapshots)
 		r.Get("/boxes/{box}", s.showBox)
 		r.Get("/boxes/{box}/live", s.showBoxLive)
+		r.Post("/boxes/{box}/start", s.startBox)
 		r.Get("/boxes/{box}/release", s.showRelease)
 		r.Post("/boxes/{box}/release", s.releaseBox)
 		r.Post("/boxes/{box}/trash/restore", s.restoreFromTrash)
@@ -73,6 +76,7 @@ func (s *Server) router() *chi.Mux {
 		r.Post("/boxes/{box}/snapshots/{id}/renew", s.renewSnapshot)
 		r.Get("/boxes/{box}/snapshots/{id}/save", s.showSaveDialog)
 		r.Post("/boxes/{box}/snapshots/{id}/save", s.saveSnapshot)
+		r.Get("/boxes/{box}/snapshots/{id}/unsave", s.showUnsaveDialog)
 		r.Post("/boxes/{box}/snapshots/{id}/unsave", s.unsaveSnapshot)
 		r.Post("/boxes/{box}/history", s.setBoxHistory)
 		r.Get("/boxes/{box}/history/delete", s.showDeleteHistoryDialog)

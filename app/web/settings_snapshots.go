@@ -89,8 +89,11 @@ type settingsPage struct {
 	// NoDocker: no Docker backend is configured; the page says how to add
 	// one.
 	NoDocker bool
-	Error    string
-	Saved    bool
+	// NotRun are the backends the specification names that boxsnap does
+	// not run, each with why.
+	NotRun []snapshots.Unavailable
+	Error  string
+	Saved  bool
 }
 
 // offersWords says what a backend offers: "Disk; restores any; forks by
@@ -169,6 +172,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Max.Trash = snapshots.MaxTrashHours
 	boxes, _ := s.opts.Core.Boxes().List(ctx, snapshots.Owner())
 	p.NoDocker = true
+	p.NotRun = snapshots.NotRunBackends
 	for _, be := range s.opts.Core.Backends() {
 		if be.Kind == "docker" {
 			p.NoDocker = false

@@ -73,5 +73,5 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.setSessionCookie(w, session)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.Redirect(w, r, landing, http.StatusSeeOther)
 }

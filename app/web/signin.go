@@ -9,6 +9,18 @@ import (
 	"github.com/boxsnap/boxsnap/views"
 )
 
+// firstRunTitle heads the sign-in page before the owner's password is set.
+const firstRunTitle = "Set the owner's password"
+
+// landing is where a person lands after setting the password, signing in
+// or opening /: the Snapshots tab.
+const landing = "/boxes/snapshots"
+
+// showLanding answers / with the landing.
+func showLanding(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, landing, http.StatusSeeOther)
+}
+
 type signInPage struct {
 	Page    views.Page
 	Error   string
@@ -21,7 +33,13 @@ func (s *Server) showSignIn(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, http.StatusOK, "signin", signInPage{Page: views.Page{Title: "Sign in"}, Next: safeNext(r.URL.Query().Get("next"))})
+	p := signInPage{Page: views.Page{Title: "Sign in"}, Next: safeNext(r.URL.Query().Get("next"))}
+	if ok, err := s.opts.Auth.OwnerExists(r.Context()); err == nil && !ok {
+		// The first run: no password to type yet, so no form; the page says
+		// how to set one.
+		p.Page.Title, p.NoOwner = firstRunTitle, true
+	}
+	s.render(w, r, http.StatusOK, "signin", p)
 }
 
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
@@ -37,10 +55,13 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, auth.ErrBusy):
 		s.tooMany(w, r, auth.HashWait, next)
 		return
-	case errors.Is(err, auth.ErrWrongPassword), errors.Is(err, auth.ErrNoOwner):
+	case errors.Is(err, auth.ErrNoOwner):
 		s.logger(r).Warn("sign-in refused", "why", err.Error())
-		s.render(w, r, http.StatusUnauthorized, "signin", signInPage{Page: views.Page{Title: "Sign in"},
-			Error: err.Error(), Next: next, NoOwner: errors.Is(err, auth.ErrNoOwner)})
+		s.render(w, r, http.StatusUnauthorized, "signin", signInPage{Page: views.Page{Title: firstRunTitle}, Next: next, NoOwner: true})
+		return
+	case errors.Is(err, auth.ErrWrongPassword):
+		s.logger(r).Warn("sign-in refused", "why", err.Error())
+		s.render(w, r, http.StatusUnauthorized, "signin", signInPage{Page: views.Page{Title: "Sign in"}, Error: err.Error(), Next: next})
 		return
 	case err != nil:
 		s.fail(w, r, err)

@@ -21,6 +21,9 @@ type filesPage struct {
 	Path     string
 	Download string // this folder as a tar.gz
 	Empty    string // what an empty folder says
+	// SizeNote says which size is which: the files' here, the snapshot's
+	// on its row.
+	SizeNote string
 }
 
 // lookPageData is the layout's page and the head of a snapshot's inside.
@@ -30,6 +33,7 @@ type lookPageData struct {
 	SignedIn bool
 	Nav      string
 	Flash    string
+	Requests int
 }
 
 // showSnapshotFiles is the Browse page: one folder of a snapshot, folders
@@ -46,9 +50,13 @@ func (s *Server) showSnapshotFiles(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.Crumbs = h.crumbsOf(l.Path)
+	var note string
+	if sn := h.Snap; sn.SizeBytes != nil && sn.SizeMeaning != nil && *sn.SizeMeaning == "own" {
+		note = snapshots.OwnSizeNoteWords(sn.Name, *sn.SizeBytes)
+	}
 	tz := s.opts.Core.TimeZone(r.Context())
 	p := filesPage{Empty: snapshots.EmptyFolderWords, Page: lookPageData{lookHead: h, Title: "Browse ‘" + h.Snap.Name + "’ of " + h.Box.Name, SignedIn: true, Nav: "boxes"},
-		Path: l.Path, Download: h.Base + "/download?path=" + url.QueryEscape(l.Path)}
+		Path: l.Path, Download: h.Base + "/download?path=" + url.QueryEscape(l.Path), SizeNote: note}
 	for _, e := range l.Entries {
 		row := fileRow{Name: path.Base(e.Path), Type: e.Type, Mode: modeWords(e.Type, e.Mode), When: e.ModTime.In(tz).Format("2 Jan 2006 15:04")}
 		q := url.QueryEscape(e.Path)

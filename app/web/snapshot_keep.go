@@ -33,6 +33,7 @@ func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error)
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/keep", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil)}
 	until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
 	d.Until = until.Format(dateForm)
+	d.UntilWords = until.Format("Mon 2 Jan 2006")
 	d.MinDate = now.UTC().Format(dateForm)
 	d.MaxDate = now.UTC().AddDate(0, 0, snapshots.MaxKeepDays).Format(dateForm)
 	if sn.KeptUntil != nil {
@@ -49,7 +50,9 @@ func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error)
 		d.Lines = append(d.Lines, "boxsnap could not read what keeping costs now: "+refusalWords(err))
 		return d, nil
 	}
-	date := until.In(tz).Format("2 Jan")
+	// A keep ends with its UTC day, the day in the field: the words say
+	// that day, not the local one it may end in.
+	date := until.UTC().Format("2 Jan")
 	switch plan.Keep.Way {
 	case providers.KeepsHeldCopy:
 		w := fmt.Sprintf("If %s is released, boxsnap first copies this snapshot in full into a template that cannot start", b.Name)

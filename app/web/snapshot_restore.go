@@ -125,6 +125,11 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	if d.Force {
 		d.Submit += " anyway"
 	}
+	if sn.IsUndo() {
+		// Restoring an undo undoes what came after it: the dialog says so.
+		d.Title = fmt.Sprintf("Undo: put %s back to ‘%s’?", b.Name, sn.Name)
+		d.Submit = strings.Replace(d.Submit, "Restore "+b.Name, "Undo", 1)
+	}
 	d.SubmitNoUndo = "Restore without undo"
 	if d.NoUndo {
 		d.Submit, d.Danger = d.SubmitNoUndo, true

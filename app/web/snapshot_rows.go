@@ -464,8 +464,17 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	}
 	fork := item("Fork…", r.Fork)
 	fork.Narrow = true
+	// The safe actions first; then those that put the snapshot at risk:
+	// Unsave…, Stop keeping, Delete….
+	var risky []menuItem
 	r.Menu = []menuItem{fork}
-	r.Menu = append(r.Menu, saveItems(b, sn, base, q, elig)...)
+	for _, m := range saveItems(b, sn, base, q, elig) {
+		if strings.HasPrefix(m.Text, "Unsave") {
+			risky = append(risky, m)
+		} else {
+			r.Menu = append(r.Menu, m)
+		}
+	}
 	r.Menu = append(r.Menu, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep))
 	if sn.Kept() {
 		renew := item(snapshots.RenewWords(rc.keepDays), r.Renew)
@@ -473,11 +482,13 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		r.Menu = append(r.Menu, renew)
 		m := item("Stop keeping", r.Unkeep)
 		m.Post, m.Href, m.Label = true, base+"/unkeep", r.Unkeep.Label
-		r.Menu = append(r.Menu, m)
+		risky = append(risky, m)
 	}
 	r.Menu = append(r.Menu, s.lookItems(b, sn, base)...)
 	r.Menu = append(r.Menu, s.moveItems(b, sn, base, q)...)
-	r.Menu = append(r.Menu, menuItem{Text: "Copy ID", Copy: sn.ID}, item("Delete…", r.Delete))
+	r.Menu = append(r.Menu, menuItem{Text: "Copy ID", Copy: sn.ID})
+	r.Menu = append(r.Menu, risky...)
+	r.Menu = append(r.Menu, item("Delete…", r.Delete))
 	return r
 }
 

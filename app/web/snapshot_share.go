@@ -48,7 +48,16 @@ func (s *Server) showShareDialog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	if rv, ok := s.shown.take(r.URL.Query().Get("shown")); ok {
+		showCode(&d, rv)
+	}
 	s.render(w, r, http.StatusOK, "share", d)
+}
+
+// showCode turns the share dialog into the one that shows the code made.
+func showCode(d *shareDialog, rv reveal) {
+	d.Title = fmt.Sprintf("The share code for ‘%s’", d.Snapshot)
+	d.Code, d.Removed, d.Until = rv.Secret, rv.Removed, rv.Until
 }
 
 // makeShare makes the code and shows it in the dialog, once; the answer is
@@ -72,8 +81,12 @@ func (s *Server) makeShare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tz := s.opts.Core.TimeZone(r.Context())
-	d.Title = fmt.Sprintf("The share code for ‘%s’", d.Snapshot)
-	d.Code, d.Removed = made.Code, made.Share.Removed
-	d.Until = made.Share.ExpiresAt.In(tz).Format("Mon 2 Jan 15:04")
+	rv := reveal{Secret: made.Code, Removed: made.Share.Removed, Until: made.Share.ExpiresAt.In(tz).Format("Mon 2 Jan 15:04")}
+	if r.Header.Get("HX-Request") != "true" {
+		// A page of its own: post-redirect-get, so a reload makes no second code.
+		http.Redirect(w, r, r.URL.Path+"?"+url.Values{"shown": {s.shown.hold(rv)}, "back": {d.Back}}.Encode(), http.StatusSeeOther)
+		return
+	}
+	showCode(&d, rv)
 	s.render(w, r, http.StatusCreated, "share", d)
 }

@@ -216,17 +216,6 @@ func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) {
 	s.reload(w, r, backOf(r, box), fmt.Sprintf("Saved ‘%s’.", sn.Name))
 }
 
-// unsaveSnapshot makes a saved snapshot automatic again.
-func (s *Server) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
-	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	sn, err := s.opts.Core.Unsave(r.Context(), snapshots.Owner(), box, id)
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	s.reload(w, r, backOf(r, box), snapshots.UnsavedWords(sn.Name, ""))
-}
-
 // reload ends a post whose change moves rows between the Snapshots card
 // and the timeline: the whole page is read again.
 func (s *Server) reload(w http.ResponseWriter, r *http.Request, back, flash string) {
@@ -295,7 +284,7 @@ func (s *Server) deleteHistory(w http.ResponseWriter, r *http.Request) {
 	s.reload(w, r, backOf(r, box), fmt.Sprintf("Deleting %s's automatic history.", box))
 }
 
-// saveItems are a row's Save… (an automatic snapshot) or Unsave (a saved
+// saveItems are a row's Save… (an automatic snapshot) or Unsave… (a saved
 // one that is not an undo), each disabled with why when it is refused now.
 func saveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string, elig func(snapshots.Action, snapshots.Change) string) []menuItem {
 	switch {
@@ -306,8 +295,8 @@ func saveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string, elig fu
 		}
 		return []menuItem{{Text: "Save…", Label: fmt.Sprintf("Save %s…", sn.Name), Href: base + "/save" + q, Why: why}}
 	case sn.UndoOf == nil && sn.State == snapshots.StateReady:
-		return []menuItem{{Text: "Unsave", Label: fmt.Sprintf("Unsave %s: make it automatic again", sn.Name), Href: base + "/unsave",
-			Post: true, Why: elig(snapshots.ActDelete, snapshots.ChangeRename)}}
+		return []menuItem{{Text: "Unsave…", Label: fmt.Sprintf("Unsave %s: make it automatic again…", sn.Name), Href: base + "/unsave" + q,
+			Why: elig(snapshots.ActDelete, snapshots.ChangeRename)}}
 	}
 	return nil
 }

@@ -44,11 +44,18 @@ func (s *Server) tokensPage(r *http.Request, w http.ResponseWriter, status int, 
 	s.render(w, r, status, "tokens", p)
 }
 
+// showTokens is the tokens page; after createToken's redirect it shows the
+// new token, once.
 func (s *Server) showTokens(w http.ResponseWriter, r *http.Request) {
-	s.tokensPage(r, w, http.StatusOK, tokensPage{})
+	var p tokensPage
+	if rv, ok := s.shown.take(r.URL.Query().Get("shown")); ok {
+		p.NewToken, p.NewName = rv.Secret, rv.Name
+	}
+	s.tokensPage(r, w, http.StatusOK, p)
 }
 
-// createToken makes a personal API token and shows it once.
+// createToken makes a personal API token; the page it redirects to shows
+// it once.
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 	name := r.PostFormValue("name")
 	_, token, err := s.opts.Auth.CreateAPIToken(r.Context(), name)
@@ -56,7 +63,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 		s.tokensPage(r, w, http.StatusUnprocessableEntity, tokensPage{Error: err.Error()})
 		return
 	}
-	s.tokensPage(r, w, http.StatusOK, tokensPage{NewToken: token, NewName: name})
+	http.Redirect(w, r, "/settings/tokens?shown="+s.shown.hold(reveal{Secret: token, Name: name}), http.StatusSeeOther)
 }
 
 func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) {

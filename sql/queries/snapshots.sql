@@ -151,8 +151,8 @@ SELECT coalesce(sum((reserved->>'bytes')::bigint), 0)::bigint FROM operations
 WHERE state IN ('running', 'unknown') AND reserved->>'storage' = @storage_key::text;
 
 -- name: CoreBoxInsertFork :one
-INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from, has_screen)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 RETURNING *;
 
 -- name: CoreSnapshotSetPrice :exec

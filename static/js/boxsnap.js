@@ -58,15 +58,28 @@
     }
   });
 
+  // Where the page was when a dialog's swap began.
+  var scrollAt = null;
+  document.addEventListener("htmx:before:swap", function (e) {
+    var ctx = e.detail && e.detail.ctx;
+    if (ctx && ctx.target && ctx.target.id === "dialog-host") scrollAt = { x: window.scrollX, y: window.scrollY };
+  });
+
   function openDialog(dlg) {
     if (dlg.getAttribute("data-shown")) return;
     dlg.setAttribute("data-shown", "1");
     // Rendered open for its own page; as a fragment it opens as a modal.
     // Removing the attribute fires no close event, as close() would.
+    // The page behind stays where it was before the dialog came: htmx
+    // focuses the autofocus field as the swap settles, before this runs,
+    // and that focus scrolls; here the field takes it without scrolling.
+    var at = scrollAt || { x: window.scrollX, y: window.scrollY };
+    scrollAt = null;
     dlg.removeAttribute("open");
     dlg.showModal();
     var first = dlg.querySelector("[autofocus]");
-    if (first) first.focus();
+    if (first) first.focus({ preventScroll: true });
+    if (window.scrollX !== at.x || window.scrollY !== at.y) window.scrollTo(at.x, at.y);
     dlg.addEventListener("close", function () {
       var host = document.getElementById("dialog-host");
       if (host && host.contains(dlg)) host.innerHTML = "";

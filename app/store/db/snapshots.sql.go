@@ -187,8 +187,8 @@ func (q *Queries) CoreBoxInsert(ctx context.Context, db DBTX, arg CoreBoxInsertP
 }
 
 const coreBoxInsertFork = `-- name: CoreBoxInsertFork :one
-INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from, has_screen)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id
 `
 
@@ -201,6 +201,7 @@ type CoreBoxInsertForkParams struct {
 	Host       string
 	GuestRef   string
 	ForkedFrom json.RawMessage
+	HasScreen  bool
 }
 
 func (q *Queries) CoreBoxInsertFork(ctx context.Context, db DBTX, arg CoreBoxInsertForkParams) (Box, error) {
@@ -213,6 +214,7 @@ func (q *Queries) CoreBoxInsertFork(ctx context.Context, db DBTX, arg CoreBoxIns
 		arg.Host,
 		arg.GuestRef,
 		arg.ForkedFrom,
+		arg.HasScreen,
 	)
 	var i Box
 	err := row.Scan(
