@@ -39,7 +39,11 @@ func TestOneFlashPerAction(t *testing.T) {
 func TestUnknownPathsAnswerBoxsnap404(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{NoWorkers: true})
-	for _, path := range []string{"/settings", "/no/such/page", "/boxes/amber-fox/nothing/here"} {
+	// Settings' own address leads to its index, not to a 404.
+	if w := s.do(t, "GET", "/settings", nil, nil); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/settings/snapshots" {
+		t.Errorf("/settings answered %d to %q", w.Code, w.Header().Get("Location"))
+	}
+	for _, path := range []string{"/settings/nothing", "/no/such/page", "/boxes/amber-fox/nothing/here"} {
 		w := s.do(t, "GET", path, nil, nil)
 		body := w.Body.String()
 		if w.Code != http.StatusNotFound || !strings.Contains(body, "<!doctype html>") || !strings.Contains(body, `<a href="/">`) ||
@@ -85,7 +89,7 @@ func TestForkKeepsDesktop(t *testing.T) {
 		page := s.do(t, "GET", "/boxes/"+name, nil, nil).Body.String()
 		head := page[strings.Index(page, "<h1>"):]
 		head = head[:strings.Index(head, "</div>")]
-		if !strings.Contains(head, `<span class="badge">Desktop</span>`) {
+		if !strings.Contains(head, `<span class="badge kind">Desktop</span>`) {
 			t.Errorf("%s's head is not labelled Desktop:\n%s", name, head)
 		}
 	}
@@ -97,7 +101,7 @@ func TestForkKeepsDesktop(t *testing.T) {
 func TestSettingsNamesBackendsNotRun(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{NoWorkers: true})
-	body := html.UnescapeString(s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String())
+	body := html.UnescapeString(s.do(t, "GET", "/settings/snapshots/backends", nil, nil).Body.String())
 	i := strings.Index(body, `id="not-run"`)
 	if i < 0 {
 		t.Fatalf("Settings has no list of the backends boxsnap does not run:\n%s", body)
