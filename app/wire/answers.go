@@ -108,37 +108,37 @@ type ApprovalsAnswer struct {
 
 // FilesAnswer is one folder of a snapshot: folders first, links as links.
 type FilesAnswer struct {
-	Box      string                `json:"box"`
-	Snapshot string                `json:"snapshot"`
-	Name     string                `json:"name"`
-	Path     string                `json:"path"`
-	Entries  []providers.FileEntry `json:"entries"`
+	Box      string      `json:"box"`
+	Snapshot string      `json:"snapshot"`
+	Name     string      `json:"name"`
+	Path     string      `json:"path"`
+	Entries  []FileEntry `json:"entries"`
 }
 
 // FileAnswer is one file of a snapshot shown inline.
 type FileAnswer struct {
-	Box      string              `json:"box"`
-	Snapshot string              `json:"snapshot"`
-	Entry    providers.FileEntry `json:"entry"`
-	Text     string              `json:"text,omitempty"`
-	Binary   bool                `json:"binary,omitempty"`
-	Cut      string              `json:"cut,omitempty"`
+	Box      string    `json:"box"`
+	Snapshot string    `json:"snapshot"`
+	Entry    FileEntry `json:"entry"`
+	Text     string    `json:"text,omitempty"`
+	Binary   bool      `json:"binary,omitempty"`
+	Cut      string    `json:"cut,omitempty"`
 }
 
 // DiffAnswer is a page of a comparison, or one file's unified diff.
 type DiffAnswer struct {
-	Message  string                 `json:"message"`
-	Box      string                 `json:"box"`
-	Snapshot string                 `json:"snapshot"`
-	Name     string                 `json:"name"`
-	Against  string                 `json:"against"` // "now", or the other snapshot's ID
-	Added    int                    `json:"added"`
-	Removed  int                    `json:"removed"`
-	Changed  int                    `json:"changed"`
-	Total    int                    `json:"total"`
-	Offset   int                    `json:"offset"`
-	Next     *int                   `json:"next,omitempty"`
-	Changes  []providers.FileChange `json:"changes"`
+	Message  string       `json:"message"`
+	Box      string       `json:"box"`
+	Snapshot string       `json:"snapshot"`
+	Name     string       `json:"name"`
+	Against  string       `json:"against"` // "now", or the other snapshot's ID
+	Added    int          `json:"added"`
+	Removed  int          `json:"removed"`
+	Changed  int          `json:"changed"`
+	Total    int          `json:"total"`
+	Offset   int          `json:"offset"`
+	Next     *int         `json:"next,omitempty"`
+	Changes  []FileChange `json:"changes"`
 	// Path and Diff answer a file's comparison: its unified diff, "" when
 	// it did not change.
 	Path string  `json:"path,omitempty"`
@@ -177,3 +177,11 @@ type TemplateView struct {
 type TemplateViewsAnswer struct {
 	Templates []TemplateView `json:"templates"`
 }
+
+// FileEntry is one entry of a snapshot's folder (FilesAnswer, FileAnswer),
+// the providers' type, named here so a client reads it without a provider.
+type FileEntry = providers.FileEntry
+
+// FileChange is one path of a comparison (DiffAnswer), the providers'
+// type, named here as FileEntry is.
+type FileChange = providers.FileChange

@@ -26,7 +26,8 @@ type KeepBody struct {
 }
 
 // RequestBody is the body of a change that takes nothing but an optional
-// request ID: POST .../unkeep and .../renew.
+// request ID: POST .../unkeep and .../renew. The CLI sends it empty ({})
+// to the routes that read no body: approve, decline and unsave.
 type RequestBody struct {
 	Request string `json:"request,omitempty"`
 }
