@@ -23,7 +23,7 @@ var layers = []struct {
 }{
 	{pkg: "app/api", forbid: []string{"jobs", "app/web", "app/cli", "providers/"}},
 	{pkg: "app/auth", forbid: []string{"app/web", "app/api", "jobs"}},
-	{pkg: "app/cli", forbid: []string{"app/web", "jobs", "providers", "providers/", "app/store", "app/store/db"}},
+	{pkg: "app/cli", forbid: []string{"app/api", "app/auth", "app/web", "jobs", "providers", "providers/", "app/store", "app/store/db"}},
 	{pkg: "app/config", forbid: []string{"*"}},
 	{pkg: "app/dbtest", forbid: []string{"*"}, allow: []string{"app/pgcluster", "app/store"}},
 	{pkg: "app/operations", forbid: []string{"app/snapshots", "app/web", "app/api", "app/cli", "jobs", "providers/"}},
@@ -32,6 +32,7 @@ var layers = []struct {
 	{pkg: "app/snapshots", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/"}},
 	{pkg: "app/store", forbid: []string{"app/web", "app/api", "jobs", "providers", "providers/"}},
 	{pkg: "app/web", forbid: []string{"jobs", "providers/"}},
+	{pkg: "app/wire", forbid: []string{"app/api", "app/cli", "app/web", "app/store", "app/store/db", "jobs", "providers/"}},
 	{pkg: "jobs", forbid: []string{"app/web", "app/api"}},
 	{pkg: "providers", forbid: []string{"app/", "jobs"}},
 	{pkg: "providers/local", forbid: []string{"app/", "jobs", "providers/proxmox", "providers/docker"}},

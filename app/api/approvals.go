@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -14,11 +15,6 @@ type askedAnswer struct {
 	Message string `json:"message"`
 	Request string `json:"request"`
 	State   string `json:"state"`
-}
-
-// approvalsAnswer lists the requests waiting for the person's word.
-type approvalsAnswer struct {
-	Approvals []*snapshots.Approval `json:"approvals"`
 }
 
 // toolGate runs an agent's tool call: while a restore of a box its thread
@@ -98,7 +94,7 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []*snapshots.Approval{}
 	}
-	writeJSON(w, http.StatusOK, approvalsAnswer{Approvals: list})
+	writeJSON(w, http.StatusOK, wire.ApprovalsAnswer{Approvals: list})
 }
 
 // getApproval reads one request, with its plan.

@@ -1,25 +1,14 @@
 package api
 
 import (
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// forgetAnswer is what "Forget its snapshots" would remove, or removed: the
-// records of a backend no longer in settings (section 1; G2).
-type forgetAnswer struct {
-	Backend   string   `json:"backend"`
-	Snapshots []string `json:"snapshots"`
-	Lines     []string `json:"lines"`
-	Bytes     int64    `json:"bytes"`
-	Words     string   `json:"words"`
-	// Stayed names the records an operation still used (POST only).
-	Stayed []string `json:"stayed,omitempty"`
-}
-
-func forgetOf(p *snapshots.ForgetPlan) forgetAnswer {
-	a := forgetAnswer{Backend: p.Backend, Lines: p.Lines, Bytes: p.Bytes, Words: p.Words, Snapshots: []string{}}
+func forgetOf(p *snapshots.ForgetPlan) wire.ForgetAnswer {
+	a := wire.ForgetAnswer{Backend: p.Backend, Lines: p.Lines, Bytes: p.Bytes, Words: p.Words, Snapshots: []string{}}
 	for _, sn := range p.Snapshots {
 		a.Snapshots = append(a.Snapshots, sn.ID)
 	}

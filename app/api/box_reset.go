@@ -1,30 +1,17 @@
 package api
 
 import (
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// resetBody is POST /boxes/{box}/reset's body.
-type resetBody struct {
-	KeepLogins bool   `json:"keepLogins"`
-	Template   string `json:"template"`
-	Force      bool   `json:"force"`
-	Request    string `json:"request"`
-}
-
-// undoBody is POST /boxes/{box}/undo's body.
-type undoBody struct {
-	Force   bool   `json:"force"`
-	Request string `json:"request"`
-}
-
 // resetBox resets a box to a fresh one from its template, with an undo
 // always taken (?wait=true answers once it is done).
 func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
-	var body resetBody
+	var body wire.ResetBody
 	if err := decodeOptional(r, &body, "keepLogins, template, force and request"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -60,7 +47,7 @@ func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
 // undoBox restores the box to its newest undo, of a reset or a restore.
 func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
-	var body undoBody
+	var body wire.UndoBody
 	if err := decodeOptional(r, &body, "force and request"); err != nil {
 		s.fail(w, r, err)
 		return

@@ -2,16 +2,11 @@ package api
 
 import (
 	"context"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
-
-// trashAnswer lists the boxes in the trash the caller may see: an agent
-// only its own thread's.
-type trashAnswer struct {
-	Trash []snapshots.TrashEntry `json:"trash"`
-}
 
 // listTrash lists the trash, the soonest to go first.
 func (s *server) listTrash(w http.ResponseWriter, r *http.Request) {
@@ -24,7 +19,7 @@ func (s *server) listTrash(w http.ResponseWriter, r *http.Request) {
 	for i := range list {
 		list[i].Box = boxView(c, list[i].Box)
 	}
-	writeJSON(w, http.StatusOK, trashAnswer{Trash: list})
+	writeJSON(w, http.StatusOK, wire.TrashAnswer{Trash: list})
 }
 
 // restoreFromTrash restores a box from the trash with its history

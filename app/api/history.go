@@ -1,20 +1,16 @@
 package api
 
 import (
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// saveBody is POST .../save's body: a new name, optional.
-type saveBody struct {
-	Name string `json:"name"`
-}
-
 // saveSnapshot makes an automatic snapshot an ordinary one (issue 16).
 func (s *server) saveSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
-	var body saveBody
+	var body wire.SaveBody
 	if err := decodeOptional(r, &body, "name, optional"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -46,13 +42,6 @@ func (s *server) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.full(r.Context(), sn, s.core.TimeZone(r.Context())))
 }
 
-// historyBody is PUT /boxes/{box}/history's body: null follows the
-// backend's setting (automatic) or the default size (maxGiB).
-type historyBody struct {
-	Automatic *bool  `json:"automatic"`
-	MaxGiB    *int64 `json:"maxGiB"`
-}
-
 // boxHistory answers a box's history settings.
 func (s *server) boxHistory(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
@@ -71,7 +60,7 @@ func (s *server) boxHistory(w http.ResponseWriter, r *http.Request) {
 // setBoxHistory sets a box's history settings: the person only.
 func (s *server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
-	var body historyBody
+	var body wire.HistoryBody
 	if err := decode(r, &body, "automatic and maxGiB (each true/false, a number, or null)"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -88,18 +77,11 @@ func (s *server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, h)
 }
 
-// deleteHistoryBody is DELETE /boxes/{box}/history's body: the box's name,
-// typed (moatbox's {"confirm": "<space>"}).
-type deleteHistoryBody struct {
-	Confirm string `json:"confirm"`
-	Request string `json:"request"`
-}
-
 // deleteHistory deletes a box's automatic snapshots once its name is typed:
 // the person only. With none to delete it answers 200 and no operation.
 func (s *server) deleteHistory(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
-	var body deleteHistoryBody
+	var body wire.DeleteHistoryBody
 	if err := decode(r, &body, "confirm (the box's name) and request, optional"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -121,7 +103,7 @@ func (s *server) deleteHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if op == nil {
-		writeJSON(w, http.StatusOK, map[string]string{"words": snapshots.NoHistoryToDeleteWords(body.Confirm)})
+		writeJSON(w, http.StatusOK, wire.WordsAnswer{Words: snapshots.NoHistoryToDeleteWords(body.Confirm)})
 		return
 	}
 	s.answerOperation(w, r, op, wait)

@@ -1,6 +1,10 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/wire"
+)
 
 // checkOperation is Check now: it observes an operation that could not be
 // confirmed again, from the step it reached (section 6).
@@ -11,5 +15,5 @@ func (s *server) checkOperation(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, operationAnswer{Operation: op, Message: s.stateWords(r, op)})
+	writeJSON(w, http.StatusOK, wire.OperationAnswer{Operation: op, Message: s.stateWords(r, op)})
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -25,7 +26,7 @@ func (s *server) getOperation(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, operationAnswer{Operation: op, Message: s.stateWords(r, op)})
+	writeJSON(w, http.StatusOK, wire.OperationAnswer{Operation: op, Message: s.stateWords(r, op)})
 }
 
 // stateWords says where an operation is, in words.

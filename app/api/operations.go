@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"time"
 
@@ -55,17 +56,10 @@ func (s *server) runTool(w http.ResponseWriter, r *http.Request, start func(cont
 		return nil, false
 	}
 	if op.State != snapshots.OpDone {
-		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+		writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
 		return nil, false
 	}
 	return op, true
-}
-
-// operationAnswer is the REST answer for an operation: the operation, and
-// once it is done, what it did in the specification's words.
-type operationAnswer struct {
-	Operation *snapshots.Operation `json:"operation"`
-	Message   string               `json:"message,omitempty"`
 }
 
 // answerOperation answers an operation just admitted: at once (202) unless
@@ -84,10 +78,10 @@ func (s *server) answerOperation(w http.ResponseWriter, r *http.Request, op *sna
 		return
 	}
 	if op.State != snapshots.OpDone {
-		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+		writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
 		return
 	}
-	writeJSON(w, http.StatusOK, operationAnswer{Operation: op, Message: s.describe(r.Context(), c, op)})
+	writeJSON(w, http.StatusOK, wire.OperationAnswer{Operation: op, Message: s.describe(r.Context(), c, op)})
 }
 
 // endedBadly answers a failed or unconfirmed operation in the error shape,
@@ -103,10 +97,10 @@ func (s *server) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshot
 			observed = *op.Observed
 		}
 		words := snapshots.UnfinishedWords("The "+string(op.Kind), why, observed)
-		writeJSON(w, statusOf(codeFailed), errorBody{Error: apiError{Code: codeFailed, Message: words, Operation: op.ID}})
+		writeJSON(w, statusOf(codeFailed), wire.ErrorBody{Error: wire.APIError{Code: codeFailed, Message: words, Operation: op.ID}})
 		return true
 	case snapshots.OpUnknown:
-		writeJSON(w, statusOf(codeUnknown), errorBody{Error: apiError{Code: codeUnknown,
+		writeJSON(w, statusOf(codeUnknown), wire.ErrorBody{Error: wire.APIError{Code: codeUnknown,
 			Message:   snapshots.UnknownWords(s.boxName(r.Context(), caller(r), op), op) + " Check now: POST /api/v1/operations/" + op.ID + "/check.",
 			Operation: op.ID}})
 		return true

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"io"
 	"mime"
 	"net/http"
@@ -27,20 +28,6 @@ const MaxBodyBytes = 64 << 10
 // box's 40, so a longer one names nothing.
 const MaxRefLength = 200
 
-// errorBody is every error's shape: the code, the specification's words,
-// and whether the refusal holds only for now (decided during unit 5).
-type errorBody struct {
-	Error apiError `json:"error"`
-}
-
-type apiError struct {
-	Code     snapshots.Code `json:"code"`
-	Message  string         `json:"message"`
-	TryAgain bool           `json:"try_again"`
-	// Operation names the operation a failed or unconfirmed answer is about.
-	Operation string `json:"operation,omitempty"`
-}
-
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -54,7 +41,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeError answers a code with its status (statusOf) and words.
 func writeError(w http.ResponseWriter, code snapshots.Code, words string, tryAgain bool) {
-	writeJSON(w, statusOf(code), errorBody{Error: apiError{Code: code, Message: words, TryAgain: tryAgain}})
+	writeJSON(w, statusOf(code), wire.ErrorBody{Error: wire.APIError{Code: code, Message: words, TryAgain: tryAgain}})
 }
 
 // fail answers err: a refusal with its code's status and its words; anything else

@@ -2,22 +2,18 @@ package api
 
 import (
 	"fmt"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-type shareBody struct {
-	// Days is how long the code works, 1 to 30; 0 is the setting (7).
-	Days int `json:"days"`
-}
-
 // makeShare makes a share code for a snapshot: the person only. The code is
 // in this answer and nowhere else, ever.
 func (s *server) makeShare(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
-	var body shareBody
+	var body wire.ShareBody
 	err := decodeOptional(r, &body, "days, optional")
 	if err == nil {
 		err = checkBoxAndSnapshot(box, ref)
@@ -31,19 +27,9 @@ func (s *server) makeShare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, shareAnswer{Code: made.Code, Share: made.Share,
+	writeJSON(w, http.StatusCreated, wire.ShareAnswer{Code: made.Code, Share: made.Share,
 		Message: fmt.Sprintf("This code works until %s; it is shown only now. Its copy leaves out %s.",
 			made.Share.ExpiresAt.UTC().Format("2 Jan 2006 15:04 UTC"), made.Share.RemovedWords())})
-}
-
-type shareAnswer struct {
-	Code    string           `json:"code"`
-	Share   *snapshots.Share `json:"share"`
-	Message string           `json:"message"`
-}
-
-type sharesAnswer struct {
-	Shares []*snapshots.Share `json:"shares"`
 }
 
 // listShares lists the share codes, never a code itself: the person only.
@@ -56,7 +42,7 @@ func (s *server) listShares(w http.ResponseWriter, r *http.Request) {
 	if shares == nil {
 		shares = []*snapshots.Share{}
 	}
-	writeJSON(w, http.StatusOK, sharesAnswer{Shares: shares})
+	writeJSON(w, http.StatusOK, wire.SharesAnswer{Shares: shares})
 }
 
 // revokeShare ends a share code now: the person only.
@@ -78,18 +64,11 @@ type codeBody struct {
 	Code string `json:"code"`
 }
 
-type redeemBody struct {
-	Code string `json:"code"`
-	// From is the address of the boxsnap that made the code, when it is
-	// another: its name and port; boxsnap calls its share endpoint only.
-	From string `json:"from"`
-}
-
 // redeemShare redeems a share code: its copy, without its secrets, becomes
 // a new box of the person's. With from, the copy comes from that boxsnap
 // (Contents.RedeemFrom). The person only.
 func (s *server) redeemShare(w http.ResponseWriter, r *http.Request) {
-	var body redeemBody
+	var body wire.RedeemBody
 	if err := decode(r, &body, "code, and from, optional"); err != nil {
 		s.fail(w, r, err)
 		return

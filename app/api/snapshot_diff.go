@@ -1,32 +1,13 @@
 package api
 
 import (
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"strconv"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// diffAnswer is a page of a comparison, or one file's unified diff.
-type diffAnswer struct {
-	Message  string                 `json:"message"`
-	Box      string                 `json:"box"`
-	Snapshot string                 `json:"snapshot"`
-	Name     string                 `json:"name"`
-	Against  string                 `json:"against"` // "now", or the other snapshot's ID
-	Added    int                    `json:"added"`
-	Removed  int                    `json:"removed"`
-	Changed  int                    `json:"changed"`
-	Total    int                    `json:"total"`
-	Offset   int                    `json:"offset"`
-	Next     *int                   `json:"next,omitempty"`
-	Changes  []providers.FileChange `json:"changes"`
-	// Path and Diff answer a file's comparison: its unified diff, "" when
-	// it did not change.
-	Path string  `json:"path,omitempty"`
-	Diff *string `json:"diff,omitempty"`
-}
 
 // snapshotDiff compares a snapshot with the box now, or with another
 // snapshot of the same box (?against=), a page at a time (?offset=,
@@ -68,7 +49,7 @@ func intParam(v, name string) (int, error) {
 }
 
 // compare is the REST route's and box_snapshot_diff's one comparison.
-func (s *server) compare(r *http.Request, box, ref, against, path string, offset, limit int) (*diffAnswer, error) {
+func (s *server) compare(r *http.Request, box, ref, against, path string, offset, limit int) (*wire.DiffAnswer, error) {
 	if against != "" {
 		if err := checkRef("against", against); err != nil {
 			return nil, err
@@ -79,7 +60,7 @@ func (s *server) compare(r *http.Request, box, ref, against, path string, offset
 	if err != nil {
 		return nil, err
 	}
-	a := &diffAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Against: "now", Changes: []providers.FileChange{}}
+	a := &wire.DiffAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Against: "now", Changes: []providers.FileChange{}}
 	if path != "" {
 		diff, err := s.core.Contents().DiffFile(ctx, c, sn.ID, against, path)
 		if err != nil {

@@ -1,19 +1,9 @@
 package api
 
 import (
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
-
-	"github.com/boxsnap/boxsnap/providers"
 )
-
-// filesAnswer is one folder of a snapshot: folders first, links as links.
-type filesAnswer struct {
-	Box      string                `json:"box"`
-	Snapshot string                `json:"snapshot"`
-	Name     string                `json:"name"`
-	Path     string                `json:"path"`
-	Entries  []providers.FileEntry `json:"entries"`
-}
 
 // snapshotFiles lists one folder of a snapshot (?path=, the top when
 // empty).
@@ -34,17 +24,7 @@ func (s *server) snapshotFiles(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, filesAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Path: l.Path, Entries: l.Entries})
-}
-
-// fileAnswer is one file of a snapshot shown inline.
-type fileAnswer struct {
-	Box      string              `json:"box"`
-	Snapshot string              `json:"snapshot"`
-	Entry    providers.FileEntry `json:"entry"`
-	Text     string              `json:"text,omitempty"`
-	Binary   bool                `json:"binary,omitempty"`
-	Cut      string              `json:"cut,omitempty"`
+	writeJSON(w, http.StatusOK, wire.FilesAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Path: l.Path, Entries: l.Entries})
 }
 
 // snapshotFile shows one file of a snapshot (?path=): its text up to the
@@ -66,5 +46,5 @@ func (s *server) snapshotFile(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, fileAnswer{Box: b.Name, Snapshot: sn.ID, Entry: f.Entry, Text: f.Text, Binary: f.Binary, Cut: f.Cut})
+	writeJSON(w, http.StatusOK, wire.FileAnswer{Box: b.Name, Snapshot: sn.ID, Entry: f.Entry, Text: f.Text, Binary: f.Binary, Cut: f.Cut})
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"strings"
 	"time"
@@ -9,19 +10,10 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// forkBody is POST .../fork's body, all of it optional: the new box's name,
-// whether it is one of the person's machines (the CLI's --as-machine, the
-// person's alone), and a request ID.
-type forkBody struct {
-	Name      string `json:"name"`
-	AsMachine bool   `json:"asMachine"`
-	Request   string `json:"request"`
-}
-
 // forkSnapshot makes a new box from one of a box's snapshots (section 9).
 func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
-	var body forkBody
+	var body wire.ForkBody
 	if err := decodeOptional(r, &body, "optionally name, asMachine and request"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -54,17 +46,6 @@ func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	s.answerOperation(w, r, op, wait)
 }
 
-// forkCheckAnswer is GET .../fork's answer: whether the snapshot can be
-// forked now, from its plan, and why not (the CLI's fork --check).
-type forkCheckAnswer struct {
-	OK       bool   `json:"ok"`
-	Why      string `json:"why,omitempty"`
-	Message  string `json:"message"`
-	Snapshot string `json:"snapshot"`
-	AboutMs  int64  `json:"aboutMs"`
-	Bytes    *int64 `json:"bytes,omitempty"`
-}
-
 // checkFork says whether a snapshot can be forked, from its fork plan, and,
 // with ?name=, whether that name is free. It changes nothing.
 func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
@@ -87,7 +68,7 @@ func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ans := forkCheckAnswer{OK: plan.Fork.OK, Snapshot: sn.ID, AboutMs: plan.Fork.About.Milliseconds(), Bytes: plan.Fork.Bytes}
+	ans := wire.ForkCheckAnswer{OK: plan.Fork.OK, Snapshot: sn.ID, AboutMs: plan.Fork.About.Milliseconds(), Bytes: plan.Fork.Bytes}
 	if !ans.OK {
 		where := b.BackendID
 		if be, ok := s.core.BackendOf(b); ok {

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"io"
 	"mime"
 	"net/http"
@@ -80,13 +81,7 @@ func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, importAnswer{ImportResult: res, Operation: op.ID})
-}
-
-// importAnswer is an import's answer: what it did, and its operation.
-type importAnswer struct {
-	*snapshots.ImportResult
-	Operation string `json:"operation"`
+	writeJSON(w, http.StatusOK, wire.ImportAnswer{ImportResult: res, Operation: op.ID})
 }
 
 // The refusals of an upload that is not export files, or too large; the

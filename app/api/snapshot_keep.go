@@ -2,28 +2,17 @@ package api
 
 import (
 	"context"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// keepBody is POST .../keep's body: days from today, or a date to keep it
-// until (YYYY-MM-DD, the end of that UTC day); neither means the setting.
-type keepBody struct {
-	Days    int    `json:"days"`
-	Until   string `json:"until"`
-	Request string `json:"request"`
-}
-
-type unkeepBody struct {
-	Request string `json:"request"`
-}
-
 // keepSnapshot keeps a snapshot: the person only (section 7).
 func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
-	var body keepBody
+	var body wire.KeepBody
 	if err := decodeOptional(r, &body, "days or until, and request, all optional"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -77,7 +66,7 @@ func (s *server) renewSnapshot(w http.ResponseWriter, r *http.Request) {
 // optional request ID: Unkeep and Renew.
 func (s *server) keepChange(w http.ResponseWriter, r *http.Request, change func(context.Context, snapshots.Caller, snapshots.KeepRequest) (*snapshots.Operation, error)) {
 	box, ref := param(r, "box"), param(r, "snapshot")
-	var body unkeepBody
+	var body wire.RequestBody
 	if err := decodeOptional(r, &body, "request, optional"); err != nil {
 		s.fail(w, r, err)
 		return

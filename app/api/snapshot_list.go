@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -9,35 +10,6 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
-
-// listedFull is one snapshot as the REST API lists it: its record, with who
-// took it, when and its size in words.
-type listedFull struct {
-	*snapshots.Snapshot
-	By   string `json:"by"`
-	When string `json:"when"`
-	Size string `json:"size"`
-	Undo bool   `json:"undo,omitempty"`
-}
-
-// boxSnapshots is one box with the snapshots the caller may see.
-type boxSnapshots struct {
-	Box     *snapshots.Box `json:"box"`
-	OfLimit string         `json:"ofLimit"`
-	// Count and Counted are the count every page shows for the box, by
-	// the core's one rule (snapshots.CountOf).
-	Count     string           `json:"count"`
-	Counted   snapshots.Counts `json:"counted"`
-	Message   string           `json:"message"`
-	Snapshots []listedFull     `json:"snapshots"`
-}
-
-type listAnswer struct {
-	Boxes []boxSnapshots `json:"boxes"`
-	// Next is the path, under /api/v1, of the next page of boxes, or ""
-	// at the last.
-	Next string `json:"next,omitempty"`
-}
 
 // listPage is how many boxes a page of the listing holds unless ?limit=
 // says (1 to listMaxPage).
@@ -154,15 +126,15 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQu
 }
 
 // listAnswer is the listing of these boxes' snapshots.
-func (s *server) listAnswer(ctx context.Context, c snapshots.Caller, list []snapshots.BoxSnapshots) (listAnswer, error) {
+func (s *server) listAnswer(ctx context.Context, c snapshots.Caller, list []snapshots.BoxSnapshots) (wire.ListAnswer, error) {
 	settings, err := s.core.Settings(ctx)
 	if err != nil {
-		return listAnswer{}, err
+		return wire.ListAnswer{}, err
 	}
 	tz := s.core.TimeZone(ctx)
-	ans := listAnswer{Boxes: []boxSnapshots{}}
+	ans := wire.ListAnswer{Boxes: []wire.BoxSnapshots{}}
 	for _, bs := range list {
-		out := boxSnapshots{Box: boxView(c, bs.Box), Snapshots: []listedFull{}}
+		out := wire.BoxSnapshots{Box: boxView(c, bs.Box), Snapshots: []wire.ListedFull{}}
 		for _, sn := range bs.Snapshots {
 			out.Snapshots = append(out.Snapshots, s.full(ctx, sn, tz))
 		}
@@ -175,8 +147,8 @@ func (s *server) listAnswer(ctx context.Context, c snapshots.Caller, list []snap
 	return ans, nil
 }
 
-func (s *server) full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) listedFull {
-	return listedFull{Snapshot: sn, By: s.byWords(ctx, sn), When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
+func (s *server) full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) wire.ListedFull {
+	return wire.ListedFull{Snapshot: sn, By: s.byWords(ctx, sn), When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
 		Size: snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning), Undo: sn.IsUndo()}
 }
 

@@ -1,16 +1,16 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
 
-type noteBody struct {
-	Note string `json:"note"`
-}
+	"github.com/boxsnap/boxsnap/app/wire"
+)
 
 // noteSnapshot sets or clears (an empty note) a snapshot's note: the person
 // only, at most 1 KB.
 func (s *server) noteSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
-	var body noteBody
+	var body wire.NoteBody
 	if err := decode(r, &body, "note"); err != nil {
 		s.fail(w, r, err)
 		return

@@ -1,15 +1,15 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
 
-type renameBody struct {
-	Name string `json:"name"`
-}
+	"github.com/boxsnap/boxsnap/app/wire"
+)
 
 // renameSnapshot renames a snapshot: the person only.
 func (s *server) renameSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
-	var body renameBody
+	var body wire.RenameBody
 	if err := decode(r, &body, "name"); err != nil {
 		s.fail(w, r, err)
 		return

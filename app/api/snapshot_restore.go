@@ -1,24 +1,16 @@
 package api
 
 import (
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// restoreBody is POST .../restore's body. Replace must be true; NoUndo and
-// Force are the person's alone (section 4, the CLI's --no-undo and --force).
-type restoreBody struct {
-	Replace *bool  `json:"replace"`
-	NoUndo  bool   `json:"noUndo"`
-	Force   bool   `json:"force"`
-	Request string `json:"request"`
-}
-
 // restoreSnapshot restores a box to one of its snapshots.
 func (s *server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
-	var body restoreBody
+	var body wire.RestoreBody
 	if err := decode(r, &body, "replace (true), and optionally noUndo, force and request"); err != nil {
 		s.fail(w, r, err)
 		return

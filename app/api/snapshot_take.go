@@ -1,24 +1,17 @@
 package api
 
 import (
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// takeBody is POST /boxes/{box}/snapshots's body.
-type takeBody struct {
-	Name    string `json:"name"`
-	Note    string `json:"note"`
-	Memory  bool   `json:"memory"`
-	Request string `json:"request"`
-}
-
 // takeSnapshot takes a snapshot of a box: 202 with the operation, or with
 // ?wait=true, 200 once it is done, with its words.
 func (s *server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
-	var body takeBody
+	var body wire.TakeBody
 	if err := decodeOptional(r, &body, "name, note, memory and request, all optional"); err != nil {
 		s.fail(w, r, err)
 		return

@@ -1,21 +1,13 @@
 package api
 
 import (
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
-
-// templateView is a box template as an agent reads it: what it chooses by,
-// never the command, the user, the environment or the source.
-type templateView struct {
-	Name      string `json:"name"`
-	Backend   string `json:"backend"`
-	Kind      string `json:"kind"`
-	HasScreen bool   `json:"hasScreen,omitempty"`
-}
 
 // listTemplates answers the box templates: the whole of each for the
 // person; for an agent, the names it may make boxes from.
@@ -26,14 +18,14 @@ func (s *server) listTemplates(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if caller(r).IsPerson() {
-		writeJSON(w, http.StatusOK, map[string]any{"templates": all})
+		writeJSON(w, http.StatusOK, wire.TemplatesAnswer{Templates: all})
 		return
 	}
-	views := make([]templateView, 0, len(all))
+	views := make([]wire.TemplateView, 0, len(all))
 	for _, t := range all {
-		views = append(views, templateView{Name: t.Name, Backend: t.Backend, Kind: t.Kind, HasScreen: t.HasScreen})
+		views = append(views, wire.TemplateView{Name: t.Name, Backend: t.Backend, Kind: t.Kind, HasScreen: t.HasScreen})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"templates": views})
+	writeJSON(w, http.StatusOK, wire.TemplateViewsAnswer{Templates: views})
 }
 
 // saveTemplate adds or replaces a box template (the person).

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"strings"
 
@@ -83,7 +84,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if op.State != snapshots.OpDone {
-			writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+			writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
 			return
 		}
 		res, err := s.core.Kinds().Take.Result(op)
@@ -115,7 +116,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if op.State != snapshots.OpDone {
-		writeJSON(w, http.StatusAccepted, operationAnswer{Operation: op, Message: runningWords(op)})
+		writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
 		return
 	}
 	res, err := s.core.Kinds().Fork.Result(op)

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -129,5 +130,5 @@ func (s *server) toolTrashRestore(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, operationAnswer{Operation: op, Message: s.describe(r.Context(), caller(r), op)})
+	writeJSON(w, http.StatusOK, wire.OperationAnswer{Operation: op, Message: s.describe(r.Context(), caller(r), op)})
 }

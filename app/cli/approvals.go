@@ -7,22 +7,12 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
-
-// approvalList is the API's list of requests waiting for the person's word.
-type approvalList struct {
-	Approvals []struct {
-		ID           string   `json:"id"`
-		BoxName      string   `json:"boxName"`
-		SnapshotName string   `json:"snapshotName"`
-		ThreadTitle  string   `json:"threadTitle"`
-		Plan         []string `json:"plan"`
-	} `json:"approvals"`
-}
 
 // approvals is `snapshot approvals`: each request with its plan.
 func approvals(ctx context.Context, c *client, _ []string, _ any, out io.Writer) error {
-	var ans approvalList
+	var ans wire.ApprovalsAnswer
 	if err := c.do(ctx, "GET", "/approvals", nil, &ans); err != nil {
 		return err
 	}
@@ -31,6 +21,9 @@ func approvals(ctx context.Context, c *client, _ []string, _ any, out io.Writer)
 		return err
 	}
 	for _, a := range ans.Approvals {
+		if a == nil {
+			return unreadableListing()
+		}
 		if _, err := fmt.Fprintf(out, "%s  %s\n    %s\n", a.ID, snapshots.AsksWords(a.ThreadTitle, a.BoxName, a.SnapshotName), strings.Join(a.Plan, "\n    ")); err != nil {
 			return err
 		}
@@ -40,8 +33,8 @@ func approvals(ctx context.Context, c *client, _ []string, _ any, out io.Writer)
 
 // approve is `snapshot approve <request>`: the restore runs on your yes.
 func approve(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var ans operationAnswer
-	if err := c.do(ctx, "POST", "/approvals/"+seg(pos[0])+"/approve?wait=true", map[string]any{}, &ans); err != nil {
+	var ans wire.OperationAnswer
+	if err := c.do(ctx, "POST", "/approvals/"+seg(pos[0])+"/approve?wait=true", wire.RequestBody{}, &ans); err != nil {
 		return err
 	}
 	return printOperation(out, ans)
@@ -49,12 +42,14 @@ func approve(ctx context.Context, c *client, pos []string, _ any, out io.Writer)
 
 // decline is `snapshot decline <request>`: nothing is restored.
 func decline(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var ans struct {
-		Answer string `json:"answer"`
-	}
-	if err := c.do(ctx, "POST", "/approvals/"+seg(pos[0])+"/decline", map[string]any{}, &ans); err != nil {
+	var ans snapshots.Approval
+	if err := c.do(ctx, "POST", "/approvals/"+seg(pos[0])+"/decline", wire.RequestBody{}, &ans); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(out, ans.Answer)
+	answer := ""
+	if ans.Answer != nil {
+		answer = *ans.Answer
+	}
+	_, err := fmt.Fprintln(out, answer)
 	return err
 }

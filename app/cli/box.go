@@ -6,6 +6,8 @@ import (
 	"flag"
 	"io"
 	"strings"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // BoxUsage is `boxsnap box`'s help.
@@ -67,7 +69,7 @@ func release(ctx context.Context, c *client, pos []string, o any, out io.Writer)
 	if *opts.deleteKept {
 		path += "&deleteKept=true"
 	}
-	var ans operationAnswer
+	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", path, nil, &ans); err != nil {
 		var r *refusal
 		if !*opts.deleteKept && errors.As(err, &r) && strings.Contains(r.words, "Release did not finish") {

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // MaxAnswerBytes caps what the CLI reads of one answer.
@@ -20,16 +22,6 @@ type client struct {
 	base  string // the server's address, without a trailing slash
 	token string
 	http  *http.Client
-}
-
-// apiError is the API's error shape.
-type apiError struct {
-	Error struct {
-		Code      string `json:"code"`
-		Message   string `json:"message"`
-		TryAgain  bool   `json:"try_again"`
-		Operation string `json:"operation"`
-	} `json:"error"`
 }
 
 // refusal is an answer in words the CLI prints on stderr.
@@ -108,7 +100,7 @@ func unreadableListing() *refusal {
 // errorAnswer is an error answer's refusal: the API's words, and that it
 // holds only for now where the API says so; else the status.
 func errorAnswer(base, status string, raw []byte) *refusal {
-	var ae apiError
+	var ae wire.ErrorBody
 	if json.Unmarshal(raw, &ae) == nil && ae.Error.Message != "" {
 		w := ae.Error.Message
 		if ae.Error.TryAgain {
@@ -132,22 +124,5 @@ func redact(base string) string {
 // seg escapes one path segment: a snapshot's name may hold spaces and
 // slashes.
 func seg(s string) string { return url.PathEscape(s) }
-
-// operationAnswer is the API's answer for an operation.
-type operationAnswer struct {
-	Operation struct {
-		ID    string `json:"id"`
-		State string `json:"state"`
-		Step  string `json:"step"`
-	} `json:"operation"`
-	Message string `json:"message"`
-}
-
-// snapshotAnswer is the part of a snapshot the CLI prints.
-type snapshotAnswer struct {
-	ID   string  `json:"id"`
-	Name string  `json:"name"`
-	Note *string `json:"note"`
-}
 
 func trimURL(s string) string { return strings.TrimRight(s, "/") }

@@ -9,9 +9,9 @@ import (
 	"io"
 	"net/url"
 	"text/tabwriter"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 type takeOpts struct {
@@ -26,8 +26,8 @@ func takeFlags(fs *flag.FlagSet) any {
 // take is `snapshot take`: it waits for the take and says what it took.
 func take(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*takeOpts)
-	var ans operationAnswer
-	body := map[string]any{"name": *opts.name, "note": *opts.note, "memory": *opts.memory}
+	var ans wire.OperationAnswer
+	body := wire.TakeBody{Name: *opts.name, Note: *opts.note, Memory: *opts.memory}
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots?wait=true", body, &ans); err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func take(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 
 // printOperation prints a finished operation's words, or that it still
 // runs.
-func printOperation(out io.Writer, ans operationAnswer) error {
+func printOperation(out io.Writer, ans wire.OperationAnswer) error {
 	_, err := fmt.Fprintln(out, ans.Message)
 	return err
 }
@@ -46,31 +46,6 @@ type listOpts struct{ kept, automatic, saved, json *bool }
 func listFlags(fs *flag.FlagSet) any {
 	return &listOpts{kept: fs.Bool("kept", false, "kept ones only"), automatic: fs.Bool("automatic", false, "automatic ones only"),
 		saved: fs.Bool("saved", false, "saved ones only (not automatic)"), json: fs.Bool("json", false, "the API's JSON")}
-}
-
-// listAnswer is the part of the API's listing the CLI prints.
-type listAnswer struct {
-	Boxes []struct {
-		Box struct {
-			Name  string             `json:"name"`
-			State snapshots.BoxState `json:"state"`
-		} `json:"box"`
-		OfLimit   string `json:"ofLimit"`
-		Snapshots []struct {
-			ID        string     `json:"id"`
-			Name      string     `json:"name"`
-			When      string     `json:"when"`
-			By        string     `json:"by"`
-			Holds     string     `json:"holds"`
-			Size      string     `json:"size"`
-			State     string     `json:"state"`
-			KeptUntil *time.Time `json:"keptUntil"`
-			Undo      bool       `json:"undo"`
-			Automatic bool       `json:"automatic"`
-			Note      *string    `json:"note"`
-		} `json:"snapshots"`
-	} `json:"boxes"`
-	Next string `json:"next"`
 }
 
 // list is `snapshot list`: a table per box, or with --json the API's own
@@ -97,14 +72,14 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 		path += "?" + q.Encode()
 	}
 	// The listing comes a page of boxes at a time: every page, in order.
-	var ans listAnswer
+	var ans wire.ListAnswer
 	var pages []json.RawMessage
 	for path != "" {
 		var raw json.RawMessage
 		if err := c.do(ctx, "GET", path, nil, &raw); err != nil {
 			return err
 		}
-		var page listAnswer
+		var page wire.ListAnswer
 		if err := json.Unmarshal(raw, &page); err != nil {
 			return unreadableListing()
 		}
@@ -152,6 +127,9 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
+		if b.Box == nil {
+			return unreadableListing()
+		}
 		head := b.Box.Name + ": " + b.OfLimit
 		if b.Box.State == snapshots.BoxReleased {
 			head = b.Box.Name + " (released)"
@@ -186,7 +164,7 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 
 // deleteSnapshot is `snapshot delete`: it says what it freed, where known.
 func deleteSnapshot(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var ans operationAnswer
+	var ans wire.OperationAnswer
 	if err := c.do(ctx, "DELETE", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"?wait=true", nil, &ans); err != nil {
 		return err
 	}
@@ -207,8 +185,9 @@ func restore(ctx context.Context, c *client, pos []string, o any, out io.Writer)
 	if !*opts.replace {
 		return fmt.Errorf("a restore replaces everything on %s since the snapshot: pass --replace to say so", pos[0])
 	}
-	var ans operationAnswer
-	body := map[string]any{"replace": true, "noUndo": *opts.noUndo, "force": *opts.force}
+	var ans wire.OperationAnswer
+	replace := true
+	body := wire.RestoreBody{Replace: &replace, NoUndo: *opts.noUndo, Force: *opts.force}
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/restore?wait=true", body, &ans); err != nil {
 		return err
 	}
@@ -227,14 +206,8 @@ func keepFlags(fs *flag.FlagSet) any {
 // keep is `snapshot keep`: for the setting's days, --days, or --until.
 func keep(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*keepOpts)
-	body := map[string]any{}
-	if *opts.days != 0 {
-		body["days"] = *opts.days
-	}
-	if *opts.until != "" {
-		body["until"] = *opts.until
-	}
-	var ans operationAnswer
+	body := wire.KeepBody{Days: *opts.days, Until: *opts.until}
+	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/keep?wait=true", body, &ans); err != nil {
 		return err
 	}
@@ -243,8 +216,8 @@ func keep(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 
 // renew is `snapshot renew`: "Keep 30 more days" for a kept snapshot.
 func renew(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var ans operationAnswer
-	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/renew?wait=true", map[string]any{}, &ans); err != nil {
+	var ans wire.OperationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/renew?wait=true", wire.RequestBody{}, &ans); err != nil {
 		return err
 	}
 	return printOperation(out, ans)
@@ -252,8 +225,8 @@ func renew(ctx context.Context, c *client, pos []string, _ any, out io.Writer) e
 
 // unkeep is `snapshot unkeep`.
 func unkeep(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var ans operationAnswer
-	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/unkeep?wait=true", map[string]any{}, &ans); err != nil {
+	var ans wire.OperationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/unkeep?wait=true", wire.RequestBody{}, &ans); err != nil {
 		return err
 	}
 	return printOperation(out, ans)
@@ -261,9 +234,12 @@ func unkeep(ctx context.Context, c *client, pos []string, _ any, out io.Writer) 
 
 // rename is `snapshot rename`.
 func rename(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var sn snapshotAnswer
-	if err := c.do(ctx, "PUT", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/name", map[string]any{"name": pos[2]}, &sn); err != nil {
+	var sn wire.ListedFull
+	if err := c.do(ctx, "PUT", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/name", wire.RenameBody{Name: pos[2]}, &sn); err != nil {
 		return err
+	}
+	if sn.Snapshot == nil {
+		return notJSON(c.base)
 	}
 	fmt.Fprintf(out, "Renamed %s to ‘%s’.\n", sn.ID, sn.Name)
 	return nil
@@ -271,9 +247,12 @@ func rename(ctx context.Context, c *client, pos []string, _ any, out io.Writer) 
 
 // note is `snapshot note`; an empty text clears it.
 func note(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var sn snapshotAnswer
-	if err := c.do(ctx, "PUT", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/note", map[string]any{"note": pos[2]}, &sn); err != nil {
+	var sn wire.ListedFull
+	if err := c.do(ctx, "PUT", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/note", wire.NoteBody{Note: pos[2]}, &sn); err != nil {
 		return err
+	}
+	if sn.Snapshot == nil {
+		return notJSON(c.base)
 	}
 	if sn.Note == nil {
 		fmt.Fprintf(out, "Cleared the note of ‘%s’.\n", sn.Name)

@@ -5,18 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 type forgetOpts struct{ check *bool }
 
 func forgetFlags(fs *flag.FlagSet) any {
 	return &forgetOpts{check: fs.Bool("check", false, "say what it would forget, and forget nothing")}
-}
-
-// forgetAnswer is the API's answer to Forget.
-type forgetAnswer struct {
-	Lines []string `json:"lines"`
-	Words string   `json:"words"`
 }
 
 // forget is `snapshot forget`: the records of a backend removed from
@@ -27,7 +23,7 @@ func forget(ctx context.Context, c *client, pos []string, o any, out io.Writer) 
 	if *opts.check {
 		method = "GET"
 	}
-	var ans forgetAnswer
+	var ans wire.ForgetAnswer
 	if err := c.do(ctx, method, "/backends/"+seg(pos[0])+"/forget", nil, &ans); err != nil {
 		return err
 	}

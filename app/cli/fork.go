@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 type forkOpts struct {
@@ -18,12 +20,6 @@ func forkFlags(fs *flag.FlagSet) any {
 		name: fs.String("name", "", "the new box's name"), check: fs.Bool("check", false, "say whether it can be forked, and change nothing")}
 }
 
-// forkCheck is the API's answer to GET .../fork.
-type forkCheck struct {
-	OK      bool   `json:"ok"`
-	Message string `json:"message"`
-}
-
 // fork is `snapshot fork`: it waits for the fork and says what it made, or
 // with --check says whether the snapshot can be forked, from its plan, and
 // changes nothing. A check that says no exits as a refusal does.
@@ -34,7 +30,7 @@ func fork(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 		if *opts.name != "" {
 			path += "?" + url.Values{"name": {*opts.name}}.Encode()
 		}
-		var ans forkCheck
+		var ans wire.ForkCheckAnswer
 		if err := c.do(ctx, "GET", path, nil, &ans); err != nil {
 			return err
 		}
@@ -44,8 +40,8 @@ func fork(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 		_, err := fmt.Fprintln(out, ans.Message)
 		return err
 	}
-	var ans operationAnswer
-	body := map[string]any{"name": *opts.name, "asMachine": *opts.asMachine}
+	var ans wire.OperationAnswer
+	body := wire.ForkBody{Name: *opts.name, AsMachine: *opts.asMachine}
 	if err := c.do(ctx, "POST", path+"?wait=true", body, &ans); err != nil {
 		return err
 	}

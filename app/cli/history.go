@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 type saveOpts struct{ name *string }
@@ -20,9 +21,12 @@ func saveFlags(fs *flag.FlagSet) any {
 // save is `snapshot save`: an automatic snapshot becomes an ordinary one.
 func save(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*saveOpts)
-	var sn snapshotAnswer
-	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/save", map[string]any{"name": *opts.name}, &sn); err != nil {
+	var sn wire.ListedFull
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/save", wire.SaveBody{Name: *opts.name}, &sn); err != nil {
 		return err
+	}
+	if sn.Snapshot == nil {
+		return notJSON(c.base)
 	}
 	fmt.Fprintln(out, snapshots.SavedWords(sn.Name, " ("+sn.ID+")", pos[0]))
 	return nil
@@ -30,9 +34,12 @@ func save(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 
 // unsave is `snapshot unsave`: a saved snapshot becomes automatic again.
 func unsave(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var sn snapshotAnswer
-	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/unsave", map[string]any{}, &sn); err != nil {
+	var sn wire.ListedFull
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/unsave", wire.RequestBody{}, &sn); err != nil {
 		return err
+	}
+	if sn.Snapshot == nil {
+		return notJSON(c.base)
 	}
 	fmt.Fprintln(out, snapshots.UnsavedWords(sn.Name, " ("+sn.ID+")"))
 	return nil
@@ -62,28 +69,29 @@ func history(ctx context.Context, c *client, pos []string, o any, out io.Writer)
 		if err := c.do(ctx, "GET", path, nil, &ans); err != nil {
 			return err
 		}
-		body := map[string]any{"automatic": ans.Automatic, "maxGiB": ans.MaxGiB}
+		body := wire.HistoryBody{Automatic: ans.Automatic, MaxGiB: ans.MaxGiB}
+		on, off := true, false
 		switch *opts.automatic {
 		case "":
 		case "on":
-			body["automatic"] = true
+			body.Automatic = &on
 		case "off":
-			body["automatic"] = false
+			body.Automatic = &off
 		case "backend":
-			body["automatic"] = nil
+			body.Automatic = nil
 		default:
 			return errors.New("--automatic is on, off or backend")
 		}
 		switch *opts.maxGiB {
 		case "":
 		case "default":
-			body["maxGiB"] = nil
+			body.MaxGiB = nil
 		default:
 			n, err := strconv.ParseInt(*opts.maxGiB, 10, 64)
 			if err != nil {
 				return errors.New("--max-gib is a number of GiB, or default")
 			}
-			body["maxGiB"] = n
+			body.MaxGiB = &n
 		}
 		if err := c.do(ctx, "PUT", path, body, &ans); err != nil {
 			return err
@@ -111,11 +119,11 @@ func deleteHistoryFlags(fs *flag.FlagSet) any {
 // the box goes, once --confirm names the box.
 func deleteHistory(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*deleteHistoryOpts)
-	var ans operationAnswer
-	if err := c.do(ctx, "DELETE", "/boxes/"+seg(pos[0])+"/history?wait=true", map[string]any{"confirm": *opts.confirm}, &ans); err != nil {
+	var ans wire.OperationAnswer
+	if err := c.do(ctx, "DELETE", "/boxes/"+seg(pos[0])+"/history?wait=true", wire.DeleteHistoryBody{Confirm: *opts.confirm}, &ans); err != nil {
 		return err
 	}
-	if ans.Operation.ID == "" {
+	if ans.Operation == nil {
 		fmt.Fprintln(out, snapshots.NoHistoryToDeleteWords(pos[0]))
 		return nil
 	}

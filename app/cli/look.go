@@ -13,20 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
-
-// fileEntry is one entry of a snapshot's folder, as the API lists it.
-type fileEntry struct {
-	Path    string    `json:"path"`
-	Type    string    `json:"type"`
-	Mode    uint32    `json:"mode"`
-	Size    int64     `json:"size"`
-	ModTime time.Time `json:"modTime"`
-	Target  string    `json:"target"`
-}
 
 type filesOpts struct{ json *bool }
 
@@ -55,24 +45,22 @@ func files(ctx context.Context, c *client, pos []string, o any, out io.Writer) e
 	err := c.do(ctx, "GET", snapshotPath(pos, "files", url.Values{}), nil, &raw)
 	if err != nil {
 		// A file is not a folder: show its entry, as ls does.
-		var f struct {
-			Entry fileEntry `json:"entry"`
-		}
+		var f wire.FileAnswer
 		if len(pos) < 3 || c.do(ctx, "GET", snapshotPath(pos, "file", url.Values{}), nil, &f) != nil {
 			return err
 		}
 		if *opts.json {
-			return json.NewEncoder(out).Encode(f)
+			return json.NewEncoder(out).Encode(struct {
+				Entry wire.FileEntry `json:"entry"`
+			}{f.Entry})
 		}
-		return printEntries(out, []fileEntry{f.Entry})
+		return printEntries(out, []wire.FileEntry{f.Entry})
 	}
 	if *opts.json {
 		_, err := out.Write(append(raw, '\n'))
 		return err
 	}
-	var ans struct {
-		Entries []fileEntry `json:"entries"`
-	}
+	var ans wire.FilesAnswer
 	if err := json.Unmarshal(raw, &ans); err != nil {
 		return unreadableListing()
 	}
@@ -83,7 +71,7 @@ func files(ctx context.Context, c *client, pos []string, o any, out io.Writer) e
 	return printEntries(out, ans.Entries)
 }
 
-func printEntries(out io.Writer, es []fileEntry) error {
+func printEntries(out io.Writer, es []wire.FileEntry) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, e := range es {
 		mode := fs.FileMode(e.Mode & 0o777)
@@ -166,21 +154,6 @@ func diffFlags(fs *flag.FlagSet) any {
 		all: fs.Bool("all", false, "every change, not only the first 1000"), json: fs.Bool("json", false, "the API's JSON")}
 }
 
-// diffAnswer is the part of the API's comparison the CLI prints.
-type diffAnswer struct {
-	Message string `json:"message"`
-	Total   int    `json:"total"`
-	Next    *int   `json:"next"`
-	Changes []struct {
-		Path   string `json:"path"`
-		Change string `json:"change"`
-		Type   string `json:"type"`
-		Before *int64 `json:"before"`
-		After  *int64 `json:"after"`
-	} `json:"changes"`
-	Diff *string `json:"diff"`
-}
-
 // diff is `snapshot diff`: what changed since a snapshot, in the box now or
 // in another snapshot (--against), or with a path, that file's unified diff.
 func diff(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
@@ -204,7 +177,7 @@ func diff(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 				return err
 			}
 		}
-		var ans diffAnswer
+		var ans wire.DiffAnswer
 		if err := json.Unmarshal(raw, &ans); err != nil {
 			return &refusal{words: "boxsnap answered a comparison the CLI cannot read"}
 		}

@@ -14,9 +14,9 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // send sends one request with a streamed body (or none) and answers the
@@ -94,15 +94,6 @@ func export(ctx context.Context, c *client, pos []string, o any, out io.Writer) 
 	return err
 }
 
-// importAnswer is the API's answer to an import or a redeem.
-type importAnswer struct {
-	BoxName string `json:"boxName"`
-	Words   string `json:"words"`
-	// Message is an import's answer when it still runs past the server's
-	// wait: its operation, to ask again.
-	Message string `json:"message"`
-}
-
 // importFiles is `snapshot import`: the files go up as one streamed
 // multipart request, checked whole by the server before anything is
 // published.
@@ -155,14 +146,24 @@ func (c *client) upload(ctx context.Context, files []namedReader, out io.Writer)
 		return err
 	}
 	defer resp.Body.Close()
-	var ans importAnswer
-	if err := json.NewDecoder(io.LimitReader(resp.Body, MaxAnswerBytes)).Decode(&ans); err != nil {
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes))
+	if err != nil {
 		return notJSON(c.base)
 	}
-	if ans.Words == "" {
-		ans.Words = ans.Message
+	// An import that still runs past the server's wait answers its
+	// operation instead, with words to ask again.
+	var ans wire.ImportAnswer
+	var running wire.OperationAnswer
+	var words string
+	switch {
+	case json.Unmarshal(raw, &ans) == nil && ans.ImportResult != nil && ans.Words != "":
+		words = ans.Words
+	case json.Unmarshal(raw, &running) == nil:
+		words = running.Message
+	default:
+		return notJSON(c.base)
 	}
-	_, err = fmt.Fprintln(out, ans.Words)
+	_, err = fmt.Fprintln(out, words)
 	return err
 }
 
@@ -175,11 +176,8 @@ func shareFlags(fs *flag.FlagSet) any {
 // share is `snapshot share`: it prints the code, once.
 func share(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*shareOpts)
-	var ans struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}
-	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/shares", map[string]any{"days": *opts.days}, &ans); err != nil {
+	var ans wire.ShareAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/shares", wire.ShareBody{Days: *opts.days}, &ans); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(out, "%s\n%s\n", ans.Code, ans.Message)
@@ -188,16 +186,7 @@ func share(ctx context.Context, c *client, pos []string, o any, out io.Writer) e
 
 // shares is `snapshot shares`: every share code's record, never a code.
 func shares(ctx context.Context, c *client, _ []string, _ any, out io.Writer) error {
-	var ans struct {
-		Shares []struct {
-			ID        string     `json:"id"`
-			Snapshot  string     `json:"snapshot"`
-			ExpiresAt time.Time  `json:"expiresAt"`
-			RevokedAt *time.Time `json:"revokedAt"`
-			Redeemed  int        `json:"redeemed"`
-			Removed   []string   `json:"removed"`
-		} `json:"shares"`
-	}
+	var ans wire.SharesAnswer
 	if err := c.do(ctx, "GET", "/shares", nil, &ans); err != nil {
 		return err
 	}
@@ -208,11 +197,14 @@ func shares(ctx context.Context, c *client, _ []string, _ any, out io.Writer) er
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSNAPSHOT\tUNTIL\tREDEEMED\tLEAVES OUT")
 	for _, s := range ans.Shares {
+		if s == nil {
+			return unreadableListing()
+		}
 		until := s.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
 		if s.RevokedAt != nil {
 			until = "revoked"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", s.ID, s.Snapshot, until, s.Redeemed, strings.Join(s.Removed, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", s.ID, s.SnapshotID, until, s.Redeemed, strings.Join(s.Removed, ", "))
 	}
 	return tw.Flush()
 }
@@ -237,13 +229,13 @@ func redeemFlags(fs *flag.FlagSet) any {
 // code is its own authority there) and imports it.
 func redeem(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*redeemOpts)
-	body := map[string]string{"code": strings.TrimSpace(pos[0])}
-	if f := strings.TrimSpace(*opts.from); f != "" {
-		body["from"] = f
-	}
-	var ans importAnswer
+	body := wire.RedeemBody{Code: strings.TrimSpace(pos[0]), From: strings.TrimSpace(*opts.from)}
+	var ans wire.ImportAnswer
 	if err := c.do(ctx, "POST", "/shares/redeem", body, &ans); err != nil {
 		return err
+	}
+	if ans.ImportResult == nil {
+		return notJSON(c.base)
 	}
 	_, err := fmt.Fprintln(out, ans.Words)
 	return err

@@ -10,14 +10,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // templates is `snapshot templates`: the box templates agents make boxes
 // from.
 func templates(ctx context.Context, c *client, _ []string, _ any, out io.Writer) error {
-	var a struct {
-		Templates []snapshots.BoxTemplate `json:"templates"`
-	}
+	var a wire.TemplatesAnswer
 	if err := c.do(ctx, "GET", "/templates", nil, &a); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // The trash and reset (issue 16): `boxsnap box trash`, `trash-restore`,
@@ -17,9 +18,7 @@ import (
 
 // trashList is `box trash`: the boxes in the trash, the soonest to go first.
 func trashList(ctx context.Context, c *client, _ []string, _ any, out io.Writer) error {
-	var a struct {
-		Trash []snapshots.TrashEntry `json:"trash"`
-	}
+	var a wire.TrashAnswer
 	if err := c.do(ctx, "GET", "/trash", nil, &a); err != nil {
 		return err
 	}
@@ -30,6 +29,9 @@ func trashList(ctx context.Context, c *client, _ []string, _ any, out io.Writer)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BOX\tGOES\tFINAL SNAPSHOT")
 	for _, e := range a.Trash {
+		if e.Box == nil {
+			return unreadableListing()
+		}
 		final := e.FinalName
 		if final == "" {
 			final = "none: " + e.FinalWords
@@ -42,7 +44,7 @@ func trashList(ctx context.Context, c *client, _ []string, _ any, out io.Writer)
 // trashRestore is `box trash-restore <box>`: back from the trash, with its
 // history.
 func trashRestore(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var ans operationAnswer
+	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/trash/restore?wait=true", nil, &ans); err != nil {
 		return err
 	}
@@ -52,7 +54,7 @@ func trashRestore(ctx context.Context, c *client, pos []string, _ any, out io.Wr
 // trashEmpty is `box trash-empty <box>`: released now, with its unkept
 // snapshots.
 func trashEmpty(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var ans operationAnswer
+	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/trash/empty?wait=true", nil, &ans); err != nil {
 		var r *refusal
 		if errors.As(err, &r) && strings.Contains(r.words, "Release did not finish") {
@@ -77,11 +79,8 @@ func resetFlags(fs *flag.FlagSet) any {
 // reset is `box reset <box>`: a fresh box from its template, an undo taken.
 func reset(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*resetOpts)
-	body := map[string]any{"keepLogins": *opts.keepLogins, "force": *opts.force}
-	if *opts.template != "" {
-		body["template"] = *opts.template
-	}
-	var ans operationAnswer
+	body := wire.ResetBody{KeepLogins: *opts.keepLogins, Template: *opts.template, Force: *opts.force}
+	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/reset?wait=true", body, &ans); err != nil {
 		return err
 	}
@@ -98,8 +97,8 @@ func undoFlags(fs *flag.FlagSet) any {
 // restore.
 func undo(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*undoOpts)
-	var ans operationAnswer
-	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/undo?wait=true", map[string]any{"force": *opts.force}, &ans); err != nil {
+	var ans wire.OperationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/undo?wait=true", wire.UndoBody{Force: *opts.force}, &ans); err != nil {
 		return err
 	}
 	return printOperation(out, ans)

@@ -87,10 +87,6 @@ func (e *Engine) UseTasks(t TaskReader) { e.tasks = t }
 // ErrNotFound is an operation that is not there.
 var ErrNotFound = store.ErrNotFound
 
-// Ended answers a runner that already ended its operation itself (failed,
-// or unknown, with its words): the engine finishes nothing more.
-var errEnded = errors.New("operation ended by its runner")
-
 // Kind is one registered kind of operation, with its typed parameters and
 // result.
 type Kind[P, R any] struct {
