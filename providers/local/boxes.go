@@ -385,7 +385,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 		defer blockW.Close()
 		cmd.ExtraFiles = []*os.File{infoW, blockR}
 	}
-	cg, cgErr := newFreezer(box)
+	cg, cgErr := b.newFreezer(box)
 	if cgErr == nil {
 		var in bool
 		in, err = b.startIn(cmd, cg)
