@@ -137,6 +137,8 @@ type Backend struct {
 
 	cgOnce sync.Once
 	cg     cgroups // where box cgroups are made (boxCgroups)
+	// cleanOnce runs cleanCgroups once, at the first restart or takeover.
+	cleanOnce sync.Once
 
 	bwrapOnce sync.Once
 	bwrap     string // bwrap's path when box processes run inside it

@@ -573,8 +573,10 @@ func (b *Backend) running(box string) (bool, error) {
 
 // RestartRunning starts again the processes of boxes marked running whose
 // process is not running, as after a restart of boxsnap (a box's process is
-// boxsnap's child and ends with it). It answers the boxes it started.
+// boxsnap's child and ends with it). It answers the boxes it started. The
+// first call removes the empty box cgroups a crash left (cleanCgroups).
 func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
+	b.cleanOnce.Do(b.cleanCgroups)
 	files, err := os.ReadDir(b.path(dirState))
 	if err != nil {
 		return nil, fmt.Errorf("restart running boxes: %w", err)

@@ -2,6 +2,7 @@ package local
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -164,5 +165,68 @@ func takeFreezesEveryProcess(t *testing.T, c cgroups) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(c.root, e.g.Ref+"-*")); len(m) != 0 {
 		t.Errorf("the box's cgroup is left after Stop: %v", m)
+	}
+}
+
+// TestStartRemovesEmptyCgroupsLeftByACrash: at start (the first
+// RestartRunning), the empty cgroups of this backend's boxes that a crash
+// left are removed, a released box's too; a cgroup with a live process in
+// it is never removed, and neither is another backend's (another data
+// folder's tag).
+func TestStartRemovesEmptyCgroupsLeftByACrash(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"v2", "v1"} {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			c := testCgroups(t, v)
+			e := setup(t)
+			if !e.b.useCgroups(c) {
+				t.Fatal("the backend chose its cgroups before the test set them")
+			}
+			tag := e.b.cgroupTag()
+			other := "deadbeef"
+			if tag == other {
+				other = "cafef00d"
+			}
+			left := filepath.Join(c.root, e.g.Ref+"-"+tag+"-aaaaaaaa")
+			released := filepath.Join(c.root, "bxreleased"+randomSuffix()[:6]+"-"+tag+"-bbbbbbbb")
+			live := filepath.Join(c.root, e.g.Ref+"-"+tag+"-cccccccc")
+			others := filepath.Join(c.root, e.g.Ref+"-"+other+"-dddddddd")
+			for _, cg := range []string{left, released, live, others} {
+				if err := os.Mkdir(cg, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = os.Remove(cg) })
+			}
+			sleep := exec.Command("sleep", "60")
+			if err := sleep.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				_ = sleep.Process.Kill()
+				_ = sleep.Wait()
+			})
+			if err := os.WriteFile(filepath.Join(live, "cgroup.procs"), []byte(strconv.Itoa(sleep.Process.Pid)), 0); err != nil {
+				t.Fatalf("move a process into a cgroup: %v", err)
+			}
+			if _, err := e.b.RestartRunning(e.ctx); err != nil {
+				t.Fatal(err)
+			}
+			exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+			if exists(left) {
+				t.Errorf("the box's empty cgroup a crash left is still there: %s", left)
+			}
+			if exists(released) {
+				t.Errorf("a released box's empty cgroup a crash left is still there: %s", released)
+			}
+			if !exists(live) {
+				t.Errorf("a cgroup with a live process in it was removed: %s", live)
+			} else if procs := cgroupProcs(live); len(procs) != 1 || procs[0] != sleep.Process.Pid {
+				t.Errorf("the live cgroup holds %v, not the test's process %d", procs, sleep.Process.Pid)
+			}
+			if !exists(others) {
+				t.Errorf("another data folder's cgroup was removed: %s", others)
+			}
+		})
 	}
 }

@@ -95,6 +95,8 @@ var pathCallsAllowed = map[string]string{
 	"process.go groupMembers":                 "the host's /proc",
 	"process.go (*Backend).newFreezer":        "the host's cgroups",
 	"process.go cgroupsAt":                    "the host's cgroups",
+	"owner.go (*Backend).cleanCgroups":        "the host's cgroups",
+	"owner.go (*Backend).removeLeftCgroup":    "the host's cgroups and the store's state file",
 	"process.go isV2":                         "the host's cgroups",
 	"process.go (*Backend).boxCgroups":        "the host's /proc",
 	"process.go othersMayRun":                 "boxsnap's own executable and the folders above it",
