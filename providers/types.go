@@ -381,9 +381,17 @@ type GuestStatus struct {
 	Exists  bool
 	Running bool
 	Size    *BoxSize
-	// Stopped says, in words, why the backend stopped the box by itself
-	// (it reached its disk bound); empty otherwise, and after a start.
-	Stopped string
+	// DiskStop is set when the backend stopped the box by itself because
+	// its files reached its disk bound; nil otherwise, and after a start.
+	// Its words are the core's (snapshots.DiskStopWords).
+	DiskStop *DiskStop
+}
+
+// DiskStop is a box its backend stopped at its disk bound: the bound, and
+// what its files held on disk then.
+type DiskStop struct {
+	BoundBytes int64 `json:"boundBytes"`
+	UsedBytes  int64 `json:"usedBytes"`
 }
 
 // HeldCopyStep is one step of making a held copy (section 2).

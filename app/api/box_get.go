@@ -1,6 +1,10 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/wire"
+)
 
 // getBox answers one box the caller may see, by its name or ID.
 func (s *server) getBox(w http.ResponseWriter, r *http.Request) {
@@ -15,5 +19,5 @@ func (s *server) getBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, boxView(c, b))
+	writeJSON(w, http.StatusOK, wire.BoxAnswer{Box: boxView(c, b), Stopped: s.core.Boxes().StoppedWords(r.Context(), c, b)})
 }

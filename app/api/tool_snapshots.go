@@ -23,10 +23,13 @@ type snapshotsParams struct {
 // boxListing is one box in box_snapshots' answer: what its snapshots hold,
 // or that it has none.
 type boxListing struct {
-	Box       string        `json:"box"`
-	ID        string        `json:"id"`
-	Message   string        `json:"message"`
-	OfLimit   string        `json:"ofLimit"`
+	Box     string `json:"box"`
+	ID      string `json:"id"`
+	Message string `json:"message"`
+	OfLimit string `json:"ofLimit"`
+	// Stopped says why its backend stopped the box by itself (it reached
+	// its disk bound), when it did.
+	Stopped   string        `json:"stopped,omitempty"`
 	Snapshots []listedShort `json:"snapshots"`
 }
 
@@ -124,6 +127,7 @@ func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		}
 		bl.OfLimit = countWords(snapshots.CountOf(all).ToLimit, settings.PerBox)
 		bl.Message = s.boxHoldsWords(b, len(all))
+		bl.Stopped = s.core.Boxes().StoppedWords(ctx, c, b)
 		ans.Boxes = append(ans.Boxes, bl)
 	}
 	writeJSON(w, http.StatusOK, ans)

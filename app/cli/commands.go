@@ -135,6 +135,9 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 			head = b.Box.Name + " (released)"
 		}
 		fmt.Fprintln(out, head)
+		if stopped := stoppedWords(ctx, c, pos, b.Box.ID, b.Box.State); stopped != "" {
+			fmt.Fprintln(out, "  "+stopped)
+		}
 		if len(b.Snapshots) == 0 {
 			fmt.Fprintln(out, "  No snapshots.")
 			continue
@@ -260,4 +263,18 @@ func note(ctx context.Context, c *client, pos []string, _ any, out io.Writer) er
 		fmt.Fprintf(out, "Saved the note of ‘%s’.\n", sn.Name)
 	}
 	return nil
+}
+
+// stoppedWords are why the box's backend stopped it by itself (it reached
+// its disk bound), as the API's box says, for a listing of one box; "" for
+// a listing of all (each box would be one more request) or a released box.
+func stoppedWords(ctx context.Context, c *client, pos []string, id string, state snapshots.BoxState) string {
+	if len(pos) != 1 || id == "" || state == snapshots.BoxReleased {
+		return ""
+	}
+	var ans wire.BoxAnswer
+	if c.do(ctx, "GET", "/boxes/"+seg(id), nil, &ans) != nil {
+		return ""
+	}
+	return ans.Stopped
 }

@@ -26,3 +26,17 @@ func (s *Boxes) BoxStatus(ctx context.Context, c Caller, ref string) (providers.
 	}
 	return st, nil
 }
+
+// StoppedWords say why the box's backend stopped it by itself (it reached
+// its disk bound, DiskStopWords), or "" when it did not, or its status
+// cannot be read: a released box has none.
+func (s *Boxes) StoppedWords(ctx context.Context, c Caller, b *Box) string {
+	if b.ReleasedAt != nil || b.State == BoxReleased {
+		return ""
+	}
+	st, err := s.BoxStatus(ctx, c, b.ID)
+	if err != nil {
+		return ""
+	}
+	return DiskStopWords(b.Name, st.DiskStop)
+}

@@ -125,6 +125,33 @@ func GiB(n int64) string {
 	return fmt.Sprintf("%.1f GiB", g)
 }
 
+// BinarySize says a bound or what a box holds against it in binary units,
+// as a template sets them: "32 MiB", "16 GiB", "39.5 MiB", "512 bytes".
+func BinarySize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return GiB(n)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// DiskStopWords say why a box's backend stopped it by itself at its disk
+// bound, on its page, in the API's box, the CLI and the agent's tools; ""
+// for a box not stopped so.
+func DiskStopWords(box string, d *providers.DiskStop) string {
+	if d == nil {
+		return ""
+	}
+	return fmt.Sprintf("Box %s reached its disk bound of %s (its files hold %s): boxsnap stopped it, and its files are as it left them. Delete some of them, or raise the disk bound in its template, then start it again.",
+		box, BinarySize(d.BoundBytes), BinarySize(d.UsedBytes))
+}
+
 // FileSizeWords says the size of a file, in a snapshot or written from one
 // (an export), as GB says every size: "1 byte", "512 bytes", "2 KB".
 func FileSizeWords(n int64) string { return GB(n) }

@@ -91,8 +91,8 @@ func (s *Server) facts(r *http.Request, b *snapshots.Box, h boxHead) []fact {
 		} else {
 			// Running or stopped shows on the Now row of its Snapshots card;
 			// why the backend stopped it by itself shows here.
-			if st.Stopped != "" {
-				out = append(out, fact{"Stopped", st.Stopped})
+			if w := snapshots.DiskStopWords(b.Name, st.DiskStop); w != "" {
+				out = append(out, fact{"Stopped", w})
 			}
 			if sz := sizeOfBox(st.Size); sz != "" {
 				out = append(out, fact{"Size", sz})

@@ -56,6 +56,14 @@ type BoxSnapshots struct {
 	Snapshots []ListedFull     `json:"snapshots"`
 }
 
+// BoxAnswer is one box as GET /boxes/{box} answers it: the box, and why
+// its backend stopped it by itself, when it did (it reached its disk
+// bound).
+type BoxAnswer struct {
+	*snapshots.Box
+	Stopped string `json:"stopped,omitempty"`
+}
+
 // ListAnswer is GET /snapshots's answer: a page of boxes.
 type ListAnswer struct {
 	Boxes []BoxSnapshots `json:"boxes"`

@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"io/fs"
 	"log"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 
@@ -25,7 +27,22 @@ func main() {
 	tree := flag.String("tree", "", "the tree to take (copied into the box's folder first, untimed)")
 	work := flag.String("dir", "/tmp/boxsnap-confined", "work folder (its contents are deleted)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the takes to this file")
+	traceFile := flag.String("trace", "", "write an execution trace of the takes to this file (go tool trace -pprof=syscall shows where they wait in the kernel)")
+	debug := flag.Bool("debug", false, "log the backend's debug lines (each take's phases)")
 	flag.Parse()
+	if *debug {
+		slog.SetLogLoggerLevel(slog.LevelDebug)
+	}
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := trace.Start(f); err != nil {
+			log.Fatal(err)
+		}
+		defer trace.Stop()
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -42,6 +59,7 @@ func main() {
 	full, incr, files, err := run(*tree, *work)
 	if err != nil {
 		pprof.StopCPUProfile()
+		trace.Stop()
 		log.Fatal(err)
 	}
 	fmt.Printf("files=%d full_ms=%.1f incremental_ms=%.1f\n", files, full.Seconds()*1000, incr.Seconds()*1000)

@@ -135,6 +135,11 @@ type Backend struct {
 	// warnedPasta is set once the log said pasta is not installed.
 	warnedPasta bool
 
+	cgOnce sync.Once
+	cg     cgroups // where box cgroups are made (boxCgroups)
+	// cleanOnce runs cleanCgroups once, at the first restart or takeover.
+	cleanOnce sync.Once
+
 	bwrapOnce sync.Once
 	bwrap     string // bwrap's path when box processes run inside it
 	selfPath  string // Config.Self

@@ -66,9 +66,9 @@ type boxState struct {
 	// data folder to find (owner.go).
 	Owner string      `json:"owner,omitempty"`
 	Proc  *procRecord `json:"proc,omitempty"`
-	// Stopped says why boxsnap stopped the box by itself (DiskFullWords);
-	// a start clears it.
-	Stopped string `json:"stopped,omitempty"`
+	// DiskStop is set when boxsnap stopped the box by itself at its disk
+	// bound (watchDisk); a start clears it.
+	DiskStop *providers.DiskStop `json:"diskStop,omitempty"`
 }
 
 // proc is a box's running process group.
@@ -317,7 +317,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 		started = true
 	}
 	st.Running = true
-	st.Stopped = ""
+	st.DiskStop = nil
 	if err := b.writeState(st); err != nil {
 		if !started {
 			return err
@@ -385,7 +385,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 		defer blockW.Close()
 		cmd.ExtraFiles = []*os.File{infoW, blockR}
 	}
-	cg, cgErr := newFreezer(box)
+	cg, cgErr := b.newFreezer(box)
 	if cgErr == nil {
 		var in bool
 		in, err = b.startIn(cmd, cg)
@@ -541,7 +541,7 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	if err != nil {
 		return providers.GuestStatus{}, err
 	}
-	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}, Stopped: st.Stopped}, nil
+	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}, DiskStop: st.DiskStop}, nil
 }
 
 // Runs says whether the box runs, without reading its size
@@ -573,8 +573,10 @@ func (b *Backend) running(box string) (bool, error) {
 
 // RestartRunning starts again the processes of boxes marked running whose
 // process is not running, as after a restart of boxsnap (a box's process is
-// boxsnap's child and ends with it). It answers the boxes it started.
+// boxsnap's child and ends with it). It answers the boxes it started. The
+// first call removes the empty box cgroups a crash left (cleanCgroups).
 func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
+	b.cleanOnce.Do(b.cleanCgroups)
 	files, err := os.ReadDir(b.path(dirState))
 	if err != nil {
 		return nil, fmt.Errorf("restart running boxes: %w", err)

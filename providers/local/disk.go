@@ -43,13 +43,6 @@ func (b *Backend) diskUse(ctx context.Context, dir string) (int64, error) {
 	return total, nil
 }
 
-// DiskFullWords is what a box is told, in its log and its status, when it
-// reached its disk bound and boxsnap stopped it.
-func DiskFullWords(box string, bound, used int64) string {
-	return fmt.Sprintf("Box %s reached its disk bound of %s (its files hold %s): boxsnap stopped it, and its files are as it left them. Delete some of them, or raise the disk bound in its template, then start it again.",
-		box, binaryUnits(bound), binaryUnits(used))
-}
-
 // watchDisk bounds a running box's disk use: each process of the box
 // already gets EFBIG past the bound in one file (prlimit --fsize); this
 // measures the whole folder every diskCheckEvery (less often for a folder
@@ -101,10 +94,9 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 			_ = thaw(p.cgroup)
 		}
 		b.mu.Unlock()
-		words := DiskFullWords(box, bound, used)
 		b.log.Warn("local backend: a box reached its disk bound and is stopped", "box", box, "bound", bound, "used", used)
-		_, _ = fmt.Fprintf(logf, "boxsnap: %s\n", words)
-		_ = b.updateState(box, func(st *boxState) { st.Stopped = words })
+		_, _ = fmt.Fprintf(logf, "boxsnap: stopped at the disk bound: bound=%d bytes used=%d bytes\n", bound, used)
+		_ = b.updateState(box, func(st *boxState) { st.DiskStop = &providers.DiskStop{BoundBytes: bound, UsedBytes: used} })
 		_ = b.Stop(context.Background(), b.guestOf(box, ""))
 		return
 	}

@@ -253,7 +253,7 @@ func TestBoxDiskBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !st.Running && st.Stopped != "" {
+		if !st.Running && st.DiskStop != nil {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -273,11 +273,11 @@ func TestBoxDiskBounded(t *testing.T) {
 	if used < bound-4<<20 {
 		t.Fatalf("the box was stopped at %d bytes, well before its %d bound", used, bound)
 	}
-	if !strings.Contains(st.Stopped, "reached its disk bound of 32 MiB") {
-		t.Fatalf("the box's status says %q, want that it reached its disk bound of 32 MiB", st.Stopped)
+	if st.DiskStop.BoundBytes != bound || st.DiskStop.UsedBytes <= bound {
+		t.Fatalf("the box's status says it stopped at %+v, want its bound of %d and more used", *st.DiskStop, bound)
 	}
 	log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
-	if !strings.Contains(string(log), "reached its disk bound of 32 MiB") {
+	if !strings.Contains(string(log), "stopped at the disk bound: bound=33554432 bytes") {
 		t.Fatalf("the box's log does not say it reached its bound: %q", log)
 	}
 	if e.read(t, "before.txt") != "written before the box ran" {
@@ -307,7 +307,7 @@ func TestBoxDiskBounded(t *testing.T) {
 	if err := b.Start(t.Context(), g); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := b.Status(t.Context(), g); st.Stopped != "" {
-		t.Fatalf("after a start the status still says %q", st.Stopped)
+	if st, _ := b.Status(t.Context(), g); st.DiskStop != nil {
+		t.Fatalf("after a start the status still says it stopped at %+v", *st.DiskStop)
 	}
 }

@@ -43,10 +43,12 @@
 // links the copy into content/ under its hash. Every box path the take opens
 // is resolved beneath the box's folder with no link followed (openat2). A
 // running box's processes are frozen for the take and always thawed: each
-// start of a box's process is born in a cgroup v1 freezer cgroup of its own
-// (freezer/boxsnap/<box>-<random>), which holds whatever it runs, a process
-// that calls setsid too; where there is no freezer, its process group is
-// stopped (SIGSTOP) and continued (SIGCONT), with a warning in the log.
+// start of a box's process is born in a cgroup of its own
+// (boxsnap/<box>-<tag>-<random>), which holds whatever it runs, a process
+// that calls setsid too: a cgroup v2 one frozen through cgroup.freeze where
+// a cgroup v2 hierarchy is mounted, a cgroup v1 freezer one otherwise;
+// where there is neither, its process group is stopped (SIGSTOP) and
+// continued (SIGCONT), with a warning in the log.
 //
 // A restore scans the folder, decides per path what differs (a file whose stat
 // matches the last known stat is compared by hash without reading it; one of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -207,11 +208,13 @@ func (b *Backend) endRecorded(ctx context.Context, box string, r *procRecord) {
 // ended by itself. With alive nil, only the boxes with no owner recorded
 // (marked running by a process that leaves processes) are taken. It answers
 // the boxes it started. Without SetOwner it does what RestartRunning does.
+// The first call removes the empty box cgroups a crash left (cleanCgroups).
 func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, owner string) (bool, error)) ([]string, error) {
 	self := b.Owner()
 	if self == "" {
 		return b.RestartRunning(ctx)
 	}
+	b.cleanOnce.Do(b.cleanCgroups)
 	files, err := os.ReadDir(b.path(dirState))
 	if err != nil {
 		return nil, fmt.Errorf("take over boxes: %w", err)
@@ -363,4 +366,66 @@ func (b *Backend) pauseRecorded(box string, r *procRecord) (func() time.Duration
 		_ = syscall.Kill(-r.Pid, syscall.SIGCONT)
 		return time.Since(start)
 	}, true
+}
+
+// cleanCgroups removes the empty box cgroups this backend made that a crash
+// left: a box process's cgroup is removed when it ends (endFreezer), but
+// not when boxsnap itself was killed first. Only this backend's own are
+// looked at (their names carry its tag, cgroupTag), each under its box's
+// lock, so that no start is between making its cgroup and starting its
+// process in it; one with any process in it is kept (and the kernel
+// refuses to remove it anyway). A running box's live process keeps its
+// cgroup by that rule; an empty one is left by a process that ended. It
+// runs once, at the first RestartRunning or TakeOver.
+func (b *Backend) cleanCgroups() {
+	c := b.boxCgroups()
+	if c.root == "" {
+		return
+	}
+	ents, err := os.ReadDir(c.root)
+	if err != nil {
+		b.log.Warn("local backend: the box cgroups a crash left cannot be listed", "cgroups", c.root, "err", err)
+		return
+	}
+	tag := "-" + b.cgroupTag() + "-"
+	removed := 0
+	for _, e := range ents {
+		i := strings.LastIndex(e.Name(), tag)
+		if !e.IsDir() || i <= 0 {
+			continue
+		}
+		box, cg := e.Name()[:i], filepath.Join(c.root, e.Name())
+		if checkID("box", box) != nil {
+			continue
+		}
+		if b.removeLeftCgroup(box, cg) {
+			removed++
+		}
+	}
+	if removed > 0 {
+		b.log.Info("local backend: removed the empty box cgroups a crash left", "count", removed, "cgroups", c.root)
+	}
+}
+
+// removeLeftCgroup removes the box's cgroup cg if no process is in it,
+// under the box's lock where the box has a state file (a released box has
+// none, and no start of it can come).
+func (b *Backend) removeLeftCgroup(box, cg string) bool {
+	if _, err := os.Stat(b.stateFile(box)); err == nil {
+		unlock, err := b.lockBox(box)
+		if err != nil {
+			return false
+		}
+		defer unlock()
+	}
+	if procs := cgroupProcs(cg); len(procs) > 0 {
+		return false
+	}
+	if err := os.Remove(cg); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			b.log.Warn("local backend: a box cgroup a crash left was not removed", "box", box, "cgroup", cg, "err", err)
+		}
+		return false
+	}
+	return true
 }

@@ -2,6 +2,8 @@ package local
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -382,29 +385,169 @@ func groupMembers(pgid int) []int {
 	return out
 }
 
-// freezerRoot is the cgroup v1 freezer folder boxsnap makes each box
-// process's cgroup in. Every process of the box stays in its cgroup, one
-// that leaves the box's process group and session (setsid) too, so a take
-// freezes all of them; a box user cannot move a process out (the cgroups'
-// files are root's).
-const freezerRoot = "/sys/fs/cgroup/freezer/boxsnap"
+// A box's process is born in a cgroup of its own, made for its start, so
+// that a take freezes every process of the box, one that left the box's
+// process group and session (setsid) too; a box user cannot move a process
+// out (the cgroups' files are root's). boxsnap makes it in a cgroup v2
+// (unified) hierarchy where one is mounted and lets it make cgroups, in
+// the cgroup v1 freezer otherwise: cgroup v2's freeze (cgroup.freeze) is
+// part of the core and needs no controller, so it works on a host whose
+// controllers are all on v1, where the unified hierarchy holds none.
 
-// newFreezer makes a freezer cgroup for one start of the box's process. Its
-// name has a random tail: two backends on one host (tests, two installs)
-// may hold boxes of the same ID.
-func newFreezer(box string) (string, error) {
-	if err := os.Mkdir(freezerRoot, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", err
+// cgroups is the folder boxsnap makes box cgroups in, and its version.
+type cgroups struct {
+	// root is <hierarchy>/boxsnap; "" where boxsnap can make none.
+	root string
+	v2   bool
+}
+
+// v1FreezerRoot is where the cgroup v1 freezer is mounted on Debian.
+const v1FreezerRoot = "/sys/fs/cgroup/freezer"
+
+// cgroupsAt makes (or finds) the boxsnap folder in the hierarchy mounted
+// at mount, and says whether it is one boxsnap can freeze box cgroups in:
+// v2 where its cgroups have cgroup.freeze, v1 where they have
+// freezer.state.
+func cgroupsAt(mount string) (cgroups, error) {
+	root := filepath.Join(mount, "boxsnap")
+	if err := os.Mkdir(root, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return cgroups{}, err
 	}
-	cg := filepath.Join(freezerRoot, box+"-"+randomSuffix()[:8])
+	if _, err := os.Stat(filepath.Join(root, "cgroup.freeze")); err == nil {
+		return cgroups{root: root, v2: true}, nil
+	}
+	if _, err := os.Stat(filepath.Join(root, "freezer.state")); err == nil {
+		return cgroups{root: root}, nil
+	}
+	_ = os.Remove(root) // made here for nothing, or kept by another process
+	return cgroups{}, fmt.Errorf("%s freezes no cgroup (neither cgroup.freeze nor freezer.state)", mount)
+}
+
+// detectCgroups picks the hierarchy box cgroups are made in from the
+// mounts in mountinfo (/proc/self/mountinfo's lines): the first cgroup v2
+// mount that lets boxsnap make its folder, /sys/fs/cgroup first; else the
+// cgroup v1 freezer. It answers, too, why each other one was not taken.
+func detectCgroups(mountinfo string) (cgroups, []string) {
+	var v2, v1 []string
+	for _, line := range strings.Split(mountinfo, "\n") {
+		// … mount-point … - fstype source super-options
+		pre, post, ok := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 3 {
+			continue
+		}
+		mount := unescapeMount(f[4])
+		switch {
+		case g[0] == "cgroup2" && mount == "/sys/fs/cgroup":
+			v2 = append([]string{mount}, v2...)
+		case g[0] == "cgroup2":
+			v2 = append(v2, mount)
+		case g[0] == "cgroup" && slices.Contains(strings.Split(g[2], ","), "freezer"):
+			v1 = append(v1, mount)
+		}
+	}
+	var why []string
+	for _, m := range append(v2, v1...) {
+		c, err := cgroupsAt(m)
+		if err == nil {
+			return c, why
+		}
+		why = append(why, err.Error())
+	}
+	if len(v2)+len(v1) == 0 {
+		why = append(why, "no cgroup v2 hierarchy and no cgroup v1 freezer is mounted")
+	}
+	return cgroups{}, why
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				out.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		out.WriteByte(s[i])
+	}
+	return out.String()
+}
+
+// boxCgroups is the hierarchy this backend makes box cgroups in, found
+// once (detectCgroups) and said in the log.
+func (b *Backend) boxCgroups() cgroups {
+	b.cgOnce.Do(func() {
+		info, err := os.ReadFile("/proc/self/mountinfo")
+		if err != nil {
+			b.log.Warn("local backend: the host's mounts cannot be read, so box processes get no cgroup: a take pauses a box's process group only (SIGSTOP)", "err", err)
+			return
+		}
+		var why []string
+		b.cg, why = detectCgroups(string(info))
+		switch {
+		case b.cg.root == "":
+			b.log.Warn("local backend: no cgroup can be made for box processes: a take pauses a box's process group only (SIGSTOP)", "why", strings.Join(why, "; "))
+		case b.cg.v2:
+			b.log.Info("local backend: box processes are frozen for a take through cgroup v2 (cgroup.freeze)", "cgroups", b.cg.root)
+		default:
+			b.log.Info("local backend: box processes are frozen for a take through the cgroup v1 freezer", "cgroups", b.cg.root, "v2_not_taken", strings.Join(why, "; "))
+		}
+	})
+	return b.cg
+}
+
+// useCgroups makes the backend make box cgroups in c, in place of what
+// detectCgroups would find; it must come before the first start.
+func (b *Backend) useCgroups(c cgroups) bool {
+	set := false
+	b.cgOnce.Do(func() { b.cg, set = c, true })
+	return set
+}
+
+// cgroupTag names this backend's root in its box cgroups' names: two
+// backends on one host (tests, two installs) may hold boxes of the same
+// ID, and each cleans only its own (cleanCgroups).
+func (b *Backend) cgroupTag() string {
+	sum := sha256.Sum256([]byte(b.root))
+	return hex.EncodeToString(sum[:4])
+}
+
+// newFreezer makes a cgroup for one start of the box's process,
+// <box>-<backend's tag>-<random>: the random tail keeps two starts apart.
+func (b *Backend) newFreezer(box string) (string, error) {
+	c := b.boxCgroups()
+	if c.root == "" {
+		return "", errors.New("boxsnap can make no cgroup on this host")
+	}
+	cg := filepath.Join(c.root, box+"-"+b.cgroupTag()+"-"+randomSuffix()[:8])
 	if err := os.Mkdir(cg, 0o755); err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(filepath.Join(cg, "freezer.state")); err != nil {
+	if _, err := os.Stat(filepath.Join(cg, freezeFile(cg))); err != nil {
 		_ = os.Remove(cg)
-		return "", fmt.Errorf("%s is not a freezer cgroup: %w", cg, err)
+		return "", fmt.Errorf("%s is not a cgroup boxsnap can freeze: %w", cg, err)
 	}
 	return cg, nil
+}
+
+// isV2 says whether the cgroup cg is a cgroup v2 one.
+func isV2(cg string) bool {
+	_, err := os.Stat(filepath.Join(cg, "cgroup.freeze"))
+	return err == nil
+}
+
+// freezeFile is the file that freezes the cgroup cg.
+func freezeFile(cg string) string {
+	if isV2(cg) {
+		return "cgroup.freeze"
+	}
+	return "freezer.state"
 }
 
 // startIn starts cmd with its first process born inside the cgroup cg, so
@@ -415,7 +558,20 @@ func newFreezer(box string) (string, error) {
 // death bwrap --die-with-parent watches). Should it not get back out, it
 // stays parked on its own goroutine, so nothing of boxsnap runs on it
 // while the box is frozen.
+//
+// In cgroup v2 a process moves whole, with all its threads, so there the
+// process is cloned straight into the cgroup (clone3's CLONE_INTO_CGROUP).
 func (b *Backend) startIn(cmd *exec.Cmd, cg string) (inCgroup bool, err error) {
+	if isV2(cg) {
+		dir, err := os.Open(cg)
+		if err != nil {
+			return false, cmd.Start()
+		}
+		defer dir.Close()
+		cmd.SysProcAttr.UseCgroupFD = true
+		cmd.SysProcAttr.CgroupFD = int(dir.Fd())
+		return true, cmd.Start()
+	}
 	type result struct {
 		in  bool
 		err error
@@ -453,19 +609,28 @@ func threadFreezer() (string, error) {
 		// hierarchy-ID:controllers:path
 		f := strings.SplitN(line, ":", 3)
 		if len(f) == 3 && f[1] == "freezer" {
-			return filepath.Join(filepath.Dir(freezerRoot), f[2]), nil
+			return filepath.Join(v1FreezerRoot, f[2]), nil
 		}
 	}
 	return "", errors.New("no freezer cgroup in /proc/thread-self/cgroup")
 }
 
 // freeze freezes the cgroup and waits, up to wait, until the kernel says
-// every process in it is frozen. It answers false when some still were
-// not by then (FREEZING); the cgroup is left freezing, and thaw undoes it.
+// every process in it is frozen: cgroup.events says "frozen 1" (v2), or
+// freezer.state says FROZEN (v1). It answers false when some still were
+// not by then; the cgroup is left freezing, and thaw undoes it.
 func freeze(cg string, wait time.Duration) (bool, error) {
-	state := filepath.Join(cg, "freezer.state")
-	if err := os.WriteFile(state, []byte("FROZEN"), 0); err != nil {
+	file, value, done := filepath.Join(cg, "freezer.state"), "FROZEN", func(s string) bool { return strings.TrimSpace(s) == "FROZEN" }
+	if isV2(cg) {
+		file, value = filepath.Join(cg, "cgroup.freeze"), "1"
+		done = func(s string) bool { return slices.Contains(strings.Split(s, "\n"), "frozen 1") }
+	}
+	if err := os.WriteFile(file, []byte(value), 0); err != nil {
 		return false, err
+	}
+	state := file
+	if value == "1" {
+		state = filepath.Join(cg, "cgroup.events")
 	}
 	deadline := time.Now().Add(wait)
 	for pause := 50 * time.Microsecond; ; pause = min(2*pause, 5*time.Millisecond) {
@@ -473,7 +638,7 @@ func freeze(cg string, wait time.Duration) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if strings.TrimSpace(string(data)) == "FROZEN" {
+		if done(string(data)) {
 			return true, nil
 		}
 		if time.Now().After(deadline) {
@@ -485,6 +650,9 @@ func freeze(cg string, wait time.Duration) (bool, error) {
 
 // thaw lets the cgroup's processes run again.
 func thaw(cg string) error {
+	if isV2(cg) {
+		return os.WriteFile(filepath.Join(cg, "cgroup.freeze"), []byte("0"), 0)
+	}
 	return os.WriteFile(filepath.Join(cg, "freezer.state"), []byte("THAWED"), 0)
 }
 
