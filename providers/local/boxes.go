@@ -589,10 +589,23 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 }
 
 // Runs says whether the box runs, without reading its size
-// (providers.RunsReader).
+// (providers.RunsReader): whether it is marked running (started, and not
+// stopped since), or its process is alive. A box whose owner died is
+// marked running while its process is down until a live process takes it
+// over (TakeOver): a restore in that time reads that it ran, and starts it
+// again, as the take-over would have.
 func (b *Backend) Runs(ctx context.Context, guest providers.Guest) (bool, error) {
 	if _, err := b.existingBox(guest); err != nil {
 		return false, err
+	}
+	b.mu.Lock()
+	st, err := b.readState(guest.Ref)
+	b.mu.Unlock()
+	if err != nil {
+		return false, err
+	}
+	if st.Running {
+		return true, nil
 	}
 	return b.running(guest.Ref)
 }
