@@ -318,18 +318,6 @@ func (l *soakLog) notef(format string, a ...any) {
 }
 
 // report fails t.Run(check) with everything failf recorded under check.
-// mention logs a check's findings as the known fault they are, failing
-// nothing.
-func (l *soakLog) mention(t *testing.T, check string) {
-	t.Run(check, func(t *testing.T) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		for _, s := range l.bad[check] {
-			t.Log("KNOWN FAULT (fails make soak): " + s)
-		}
-	})
-}
-
 func (l *soakLog) report(t *testing.T, check string) {
 	t.Run(check, func(t *testing.T) {
 		l.mu.Lock()

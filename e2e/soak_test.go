@@ -607,18 +607,9 @@ func TestADayInTheLife(t *testing.T) {
 		"a killed worker's operations resumed within the recover interval",
 		"no River job stays running",
 		"memory at the end within 20% of the start",
+		"each box ran at most one process",
 	} {
 		log.report(t, c)
-	}
-	// One process per box: the short form (make test) still sees a second
-	// process of one box, rarely (1 run in 6 on this machine, at a worker's
-	// kill), an open fault of issue 24; it says so in the log and fails
-	// only the long form (make soak) and BOXSNAP_SOAK_STRICT=1, until it
-	// is found.
-	if *soakFor >= 10*time.Minute || os.Getenv("BOXSNAP_SOAK_STRICT") != "" {
-		log.report(t, "each box ran at most one process")
-	} else {
-		log.mention(t, "each box ran at most one process")
 	}
 }
 

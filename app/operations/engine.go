@@ -361,6 +361,17 @@ func (e *Engine) Step(ctx context.Context, op *Operation, step string) error {
 	return nil
 }
 
+// StepBoxRan records a restore's stop step, before it runs, with whether
+// the box ran just before it, in one statement: a run resumed past the stop
+// reads it (Operation.BoxRan).
+func (e *Engine) StepBoxRan(ctx context.Context, op *Operation, step string, ran bool) error {
+	if err := e.st.OpStepBoxRan(ctx, e.st.Pool, db.OpStepBoxRanParams{ID: op.ID, Step: step, BoxRan: &ran}); err != nil {
+		return fmt.Errorf("record step %s of %s: %w", step, op.ID, err)
+	}
+	op.Step, op.BoxRan = step, &ran
+	return nil
+}
+
 // End ends an operation as failed or unknown, in words (and what boxsnap
 // observed), with no result. Done ends come from the runner's result.
 func (e *Engine) End(ctx context.Context, op *Operation, state, words, observed string) error {

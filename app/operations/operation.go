@@ -40,6 +40,9 @@ type Operation struct {
 	EndedAt    *time.Time      `db:"ended_at" json:"endedAt,omitempty"`
 	// TaskWaiting says the job snoozed while Task runs.
 	TaskWaiting bool `db:"task_waiting" json:"-"`
+	// BoxRan is whether a restore's box ran just before the restore
+	// stopped it (StepBoxRan), nil where it was not read.
+	BoxRan *bool `db:"box_ran" json:"-"`
 
 	// Resuming is set for a run that goes on from a step an earlier run
 	// reached: after a restart, or after a provider task the job snoozed on.
@@ -107,5 +110,5 @@ func FromRow(r db.Operation) *Operation {
 		Target: r.Target, Snapshots: r.Snapshots, ByKind: r.ByKind, ByThreadID: r.ByThreadID, Consent: r.Consent,
 		UndoID: r.UndoID, Guests: r.Guests, Step: r.Step, Task: r.Task, State: r.State, Reserved: r.Reserved,
 		Params: r.Params, Result: r.Result, Error: r.Error, Observed: r.Observed, Resumes: r.Resumes,
-		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt, TaskWaiting: r.TaskWaiting}
+		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt, TaskWaiting: r.TaskWaiting, BoxRan: r.BoxRan}
 }

@@ -40,6 +40,10 @@ func TestG6RestartRecovery(t *testing.T) {
 			var err error
 			_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 			b := e.Box(t, agent, "amber-fox")
+			// A running box: its restore stops it and starts it again.
+			if err := e.Local.Start(ctx, providers.Guest{Backend: "local", Kind: b.Kind, Ref: b.GuestRef}); err != nil {
+				t.Fatal(err)
+			}
 			file := filepath.Join(e.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "state.txt")
 			write(t, file, "v1")
 			a := admitReady(t, e, agent, "amber-fox", "a")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +36,13 @@ type RestoreRequest struct {
 	// restore then runs as the agent's, past what the person saw.
 	consent *consent
 }
+
+// The box's states a finished restore answers (RestoreResult.BoxState), as
+// its backend reads them then.
+const (
+	BoxRunning = "running"
+	BoxStopped = "stopped"
+)
 
 // restoreParams are a restore's parameters on its operation, fixed at
 // admission so a resumed restore follows the same order.
@@ -340,10 +348,19 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	}
 	ref := refOf(sn, b)
 	var size *providers.BoxSize
-	// wasRunning is whether the box ran just before this run stopped it,
-	// read before the stop; a run resumed past the stop does not know, and
-	// starts the box again as the restore's own start step would.
+	// wasRunning is whether the box ran just before the restore stopped
+	// it: read before the stop and recorded with the stop's step
+	// (Operation.BoxRan), so a run resumed past the stop knows it too.
+	// Where it could not be read, the box is taken to have run: it is
+	// started again. memory is a target that holds the box's memory, whose
+	// rollback may bring the box back running with its processes
+	// (broughtBack), not started again.
 	wasRunning := true
+	if op.BoxRan != nil {
+		wasRunning = *op.BoxRan
+	}
+	memory := sn.Holds == string(providers.HoldsDiskAndMemory)
+	broughtBack := false
 	asked := false
 	if resuming {
 		// An earlier run of this restore may have said it was asked.
@@ -373,8 +390,17 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			op.TaskEnded = nil // the task waited for was the first step's: the others snooze on their own
 		}
 		// A held copy's step stays recorded as the undo resumes: its copy
-		// goes on from it (takeHeldUndo).
-		if !(step == providers.StepUndo && isCopyStep(op.Step)) {
+		// goes on from it (takeHeldUndo). The stop's step is recorded
+		// with whether the box ran.
+		switch {
+		case step == providers.StepStop:
+			if err := s.stopStep(ctx, op, be, b); err != nil {
+				return err
+			}
+			if op.BoxRan != nil {
+				wasRunning = *op.BoxRan
+			}
+		case !(step == providers.StepUndo && isCopyStep(op.Step)):
 			if err := s.step(ctx, op, string(step)); err != nil {
 				return err
 			}
@@ -413,7 +439,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.restoreFailed(ctx, op, b, sn, &be, string(step), err.Error(), observedRestoredStopped)
+				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
 			}
 		case providers.StepAdopt, providers.StepEarlier:
 			nb, err := s.swapStep(ctx, op, b, sn, be, step)
@@ -424,7 +450,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return s.restoreFailed(ctx, op, b, sn, &be, string(step), err.Error(), observedMayBeStopped)
+				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
 			}
 			b = nb
 		default:
@@ -432,9 +458,18 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, "", false, yes), sn.ID, op.ID, nil)
 				asked = true
 			}
-			if step == providers.StepStop {
-				if runs, err := s.guestRuns(ctx, be, b); err == nil {
-					wasRunning = runs
+			if step == providers.StepStart {
+				// A memory rollback resumed the box: it is not started
+				// again (a QEMU guest's start would fail, "already
+				// running"). A box that did not run stays stopped.
+				if memory {
+					if runs, err := s.guestRuns(ctx, be, b); err == nil && runs {
+						broughtBack = true
+						continue
+					}
+				}
+				if !wasRunning {
+					continue
 				}
 			}
 			// Its provider task is waited for by the job's snooze: the
@@ -483,7 +518,8 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			s.logger.Warn("delete a swapped-in held copy", "snapshot", sn.ID, "err", err)
 		}
 	}
-	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: size, Processes: true, BoxState: "running", Replaced: replaced}
+	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: size, Replaced: replaced,
+		Processes: wasRunning && !broughtBack, BoxState: s.restoredState(ctx, be, b, wasRunning || broughtBack)}
 	if op.UndoID != nil {
 		if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
 			res.Undo, res.UndoName = u.ID, u.Name
@@ -495,6 +531,35 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	return s.kinds.Restore.Done(ctx, op, res)
 }
 
+// stopStep records a restore's stop step, before the stop, with whether the
+// box runs then (Operation.BoxRan). A run resumed at its stop keeps what the
+// first run recorded: the stop may have ended the box already.
+func (s *Service) stopStep(ctx context.Context, op *Operation, be Backend, b *Box) error {
+	if op.Step == string(providers.StepStop) {
+		return nil // recorded by the run the restore resumes
+	}
+	runs, err := s.guestRuns(ctx, be, b)
+	if err != nil {
+		s.logger.Warn("read whether a box runs before a restore stops it; it will be started again", "box", b.Name, "err", err)
+		return s.step(ctx, op, string(providers.StepStop))
+	}
+	return s.ops.StepBoxRan(ctx, op, string(providers.StepStop), runs)
+}
+
+// restoredState is the box's state a restore answers, as its backend reads
+// it once the restore is done: "running" or "stopped"; expected where it
+// cannot be read.
+func (s *Service) restoredState(ctx context.Context, be Backend, b *Box, expected bool) string {
+	runs, err := s.guestRuns(ctx, be, b)
+	if err != nil {
+		runs = expected
+	}
+	if runs {
+		return BoxRunning
+	}
+	return BoxStopped
+}
+
 // restoreFailedAt ends a restore whose step order[i] failed (stepErr; nil
 // for the core's own undo), leaving the box as it found it where it can and
 // saying exactly how it left it (section 5): a rollback the backend did not
@@ -503,7 +568,9 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 // running before. Its undo replaces the oldest (restoreFailed).
 func (s *Service) restoreFailedAt(ctx context.Context, op *Operation, b *Box, sn *Snapshot, be Backend, order []providers.RestoreStep, i int, stepErr error, wasRunning bool, words string) error {
 	step := order[i]
-	done := func(st providers.RestoreStep) bool { j := indexOf(order, st); return j >= 0 && j < i }
+	// done: a step of the order ran before order[i] (a swap's order has no
+	// rollback).
+	done := func(st providers.RestoreStep) bool { return slices.Contains(order[:i], st) }
 	rec := s.ops.Recorder(op)
 	files := observedFilesAsTheyWere
 	switch {
@@ -511,6 +578,9 @@ func (s *Service) restoreFailedAt(ctx context.Context, op *Operation, b *Box, sn
 		files = s.putBackFromUndo(ctx, op, b, be, rec)
 	case done(providers.StepRollback):
 		files = observedFilesRestored
+		if step == providers.StepAccess {
+			files = observedFilesRestoredAccess
+		}
 		s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // its files are the target's
 	}
 	box := ""

@@ -1132,8 +1132,6 @@ const (
 	observedNothingChanged  = "nothing changed"
 	observedAlreadyGone     = "it was already gone"
 	observedNothingKeptGone = "nothing kept was deleted"
-	observedMayBeStopped    = "the box may be stopped"
-	observedRestoredStopped = "the box is restored but stopped, and its access may be its snapshot's"
 	observedResetStopped    = "the box is reset and stopped"
 	observedMayBeFresh      = "the box may be fresh"
 	observedFreshNoLogins   = "the box may be fresh, without its logins"
@@ -1146,14 +1144,16 @@ const (
 // files, then whether it runs (section 5: a failed restore leaves the box
 // as it found it, or says exactly how it left it).
 const (
-	observedFilesAsTheyWere    = "the files are as they were"
-	observedFilesPutBack       = "the files were put back as they were"
-	observedFilesRestored      = "the files are the snapshot's"
-	observedBoxStartedAgain    = "the box was started again"
-	observedBoxRuns            = "the box is running"
-	observedBoxStoppedAsBefore = "the box is stopped, as it was before the restore"
-	observedNoUndo             = "no undo was taken"
-	observedUndoNotReady       = "the undo is not ready"
+	observedFilesAsTheyWere = "the files are as they were"
+	observedFilesPutBack    = "the files were put back as they were"
+	observedFilesRestored   = "the files are the snapshot's"
+	// After a failed step 9: the box's access was not written again.
+	observedFilesRestoredAccess = "the files, and perhaps the box's access, are the snapshot's"
+	observedBoxStartedAgain     = "the box was started again"
+	observedBoxRuns             = "the box is running"
+	observedBoxStoppedAsBefore  = "the box is stopped, as it was before the restore"
+	observedNoUndo              = "no undo was taken"
+	observedUndoNotReady        = "the undo is not ready"
 )
 
 // observedFilesPartWayWords: a rollback that failed part way, whose files

@@ -515,8 +515,8 @@ func TestFailureWordsShape(t *testing.T) {
 		untrashUnfinishedWords(untrashStartWords("amber-fox", e)), logReleaseStoppedWords(wordsReleaseUnfinished("pve-1 does not answer.")),
 		logThenWords(resetUnfinishedWords(resetWhyStop(e)), observedNothingChanged),
 	}
-	observed := []string{observedNothingChanged, observedAlreadyGone, observedNothingKeptGone, observedMayBeStopped,
-		observedRestoredStopped, observedResetStopped, observedMayBeFresh, observedFreshNoLogins, observedAsBeforeReset,
+	observed := []string{observedNothingChanged, observedAlreadyGone, observedNothingKeptGone,
+		observedRestoreWords(observedFilesRestoredAccess, observedBoxStartedAgain), observedResetStopped, observedMayBeFresh, observedFreshNoLogins, observedAsBeforeReset,
 		observedReadyNotInTrash, observedStillInTrash, observedNoAnswerWords("pve-1", "rollback"),
 		observedRestoreWords(observedFilesAsTheyWere, observedBoxStartedAgain), observedRestoreWords(observedFilesPutBack, observedBoxRuns),
 		observedRestoreWords(observedFilesRestored, observedStartFailedWords("it is locked")),
@@ -558,8 +558,8 @@ func TestUnfinishedWords(t *testing.T) {
 			"The restore did not finish: could not take the undo: no room; boxsnap then observed: nothing changed."},
 		{"The release", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"), observedNothingKeptGone,
 			"Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB); boxsnap then observed: nothing kept was deleted."},
-		{"The restore at 10:42", logRestoreFailedWords("a", "rollback", "it did not finish in time", observedMayBeStopped), "",
-			"The restore at 10:42 did not finish: to ‘a’ stopped at rollback: it did not finish in time; boxsnap then observed: the box may be stopped."},
+		{"The restore at 10:42", logRestoreFailedWords("a", "adopt", "it did not finish in time", observedRestoreWords(observedFilesAsTheyWere, observedBoxStartedAgain)), "",
+			"The restore at 10:42 did not finish: to ‘a’ stopped at adopt: it did not finish in time; boxsnap then observed: the files are as they were and the box was started again."},
 	} {
 		if got := UnfinishedWords(c.what, c.why, c.observed); got != c.want {
 			t.Errorf("UnfinishedWords(%q, %q, %q)\n got %q\nwant %q", c.what, c.why, c.observed, got, c.want)

@@ -82,8 +82,9 @@ type Config struct {
 	Price *providers.Price
 }
 
-// hooks lets this package's own tests reach inside a take or a delete, to make
-// a file change mid-take or a delete stop part way. Nil outside tests.
+// hooks lets this package's own tests reach inside a take, a delete or a
+// start, to make a file change mid-take, a delete stop part way or an owner
+// die mid-start. Nil outside tests.
 type hooks struct {
 	mu sync.Mutex
 
@@ -94,6 +95,9 @@ type hooks struct {
 	afterCopy func(rel string)
 	// deleteStep runs before each step of a delete; an error stops it there.
 	deleteStep func(step string) error
+	// spawned runs in a start once the box's process runs, before its
+	// state file records that process.
+	spawned func()
 }
 
 // Backend is the local backend: boxes are folders on this host, snapshots are

@@ -310,6 +310,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	}
 	started := false
 	if st.Command != "" && !st.Proc.alive() && !b.leave {
+		st.Proc.forget()
 		st.Proc = nil
 		if err := b.startLocked(dir, guest.Ref, &st); err != nil {
 			return fmt.Errorf("start box %s: %w", guest.Ref, err)
@@ -333,9 +334,11 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 
 // startLocked starts the box's process: never as root (boxUser), in its own
 // session and process group, in the box's folder, with only the template's
-// environment and its limits, inside bubblewrap where it works. It records
-// the process and this process as its owner in st, which the caller writes.
-func (b *Backend) startLocked(dir, box string, st *boxState) error {
+// environment and its limits, inside bubblewrap where it works. Its freezer
+// cgroup is written in the box's state file, with this process as owner and
+// the box running, before the process starts (recordStarting); the process
+// itself is recorded in st, which the caller writes.
+func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 	who, err := b.boxUser(st.User)
 	if err != nil {
 		return err
@@ -385,8 +388,30 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 		defer blockW.Close()
 		cmd.ExtraFiles = []*os.File{infoW, blockR}
 	}
+	sandboxed := b.bwrap != "" && args[0] == b.bwrap
+	if sandboxed {
+		// bwrap arms its own --die-with-parent only once it has made its
+		// namespaces, and its sandbox's init later still: an owner that
+		// dies before would leave it running. This is armed before bwrap
+		// runs (after the switch of user, which would clear it).
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
 	cg, cgErr := b.newFreezer(box)
 	if cgErr == nil {
+		// The state file names the cgroup before anything runs in it: an
+		// owner killed between the start and the record below (or a
+		// sandbox that outlives it) leaves processes every boxsnap process
+		// finds there, and ends before it starts the box's again.
+		if rerr := b.recordStarting(*st, cg, sandboxed); rerr != nil {
+			_ = os.Remove(cg)
+			logf.Close()
+			return rerr
+		}
+		defer func() {
+			if err != nil {
+				_ = b.writeState(*st) // nothing runs in the cgroup
+			}
+		}()
 		var in bool
 		in, err = b.startIn(cmd, cg)
 		if !in {
@@ -395,6 +420,9 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 		}
 	} else {
 		err = cmd.Start()
+	}
+	if err == nil && b.hooks.spawned != nil {
+		b.hooks.spawned()
 	}
 	if pasta != "" {
 		// The child holds its own ends now.
@@ -436,7 +464,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 			return fmt.Errorf("give the box its network: %w", nerr)
 		}
 	}
-	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: b.bwrap != "" && args[0] == b.bwrap, cgroup: cg, pasta: net}
+	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: sandboxed, cgroup: cg, pasta: net}
 	go func() {
 		_ = cmd.Wait()
 		endPasta(net)
@@ -449,7 +477,23 @@ func (b *Backend) startLocked(dir, box string, st *boxState) error {
 	b.procs[box] = p
 	st.Proc = recordOf(cmd.Process.Pid, cg, p.sandboxed)
 	st.Owner = b.owner
+	st.Running, st.DiskStop = true, nil
 	go b.watchDisk(box, dir, p, diskBound(st.Limits), logf)
+	return nil
+}
+
+// recordStarting writes st as a start about to run the box's process in the
+// freezer cgroup cg would leave it, owned here: what runs in cg is the box's
+// process, found by any boxsnap process on this data folder (procRecord's
+// alive, endRecorded), even if this one dies before it records the
+// process's leader. Called with b.mu held.
+func (b *Backend) recordStarting(st boxState, cg string, sandboxed bool) error {
+	st.Proc = &procRecord{Cgroup: cg, Sandboxed: sandboxed}
+	st.Owner = b.owner
+	st.Running, st.DiskStop = true, nil
+	if err := b.writeState(st); err != nil {
+		return fmt.Errorf("start box %s: its state file cannot record the process about to start, so none was started: %w", st.ID, err)
+	}
 	return nil
 }
 
@@ -545,10 +589,23 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 }
 
 // Runs says whether the box runs, without reading its size
-// (providers.RunsReader).
+// (providers.RunsReader): whether it is marked running (started, and not
+// stopped since), or its process is alive. A box whose owner died is
+// marked running while its process is down until a live process takes it
+// over (TakeOver): a restore in that time reads that it ran, and starts it
+// again, as the take-over would have.
 func (b *Backend) Runs(ctx context.Context, guest providers.Guest) (bool, error) {
 	if _, err := b.existingBox(guest); err != nil {
 		return false, err
+	}
+	b.mu.Lock()
+	st, err := b.readState(guest.Ref)
+	b.mu.Unlock()
+	if err != nil {
+		return false, err
+	}
+	if st.Running {
+		return true, nil
 	}
 	return b.running(guest.Ref)
 }

@@ -81,10 +81,13 @@
 // processes on one data folder run it once and any of them freezes or ends
 // it (owner.go); TakeOver, called by working processes at start and at
 // intervals, starts the boxes whose owner is gone (RestartRunning, for one
-// process alone, starts every box marked running). A process whose start
-// the state file cannot record (a full disk) is ended at once: no process
-// of a box runs that the state file does not name. New never starts one by
-// itself.
+// process alone, starts every box marked running). A start writes the
+// process's freezer cgroup in the state file before the process runs in
+// it, so whatever runs of a start whose owner died before it recorded the
+// process is found there, and ended before another starts; a start whose
+// record the state file cannot take (a full disk) starts nothing, or ends
+// its process at once: no process of a box runs that the state file does
+// not name. New never starts one by itself.
 //
 // This package imports only the standard library, golang.org/x/sys/unix and
 // providers; it must never import the core, the store, the web app or another

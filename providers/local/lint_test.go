@@ -46,6 +46,7 @@ var pathCallsAllowed = map[string]string{
 	"network.go startPasta":                   "the host's /proc: the sandbox process's wait channel, namespaces and routes",
 	"owner.go procStart":                      "the host's /proc",
 	"owner.go (*Backend).endRecorded":         "the box's freezer cgroup, the host's",
+	"owner.go (*procRecord).forget":           "a dead start's freezer cgroup, the host's",
 	"owner.go (*Backend).TakeOver":            "the store's state folder",
 	"owner.go (*Backend).lockBox":             "the box's lock file in the store's state folder",
 	"scrub.go (*Backend).valuesOf":            "the store's content",

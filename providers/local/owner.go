@@ -27,7 +27,8 @@ import (
 
 // procRecord is a box's running process as its state file records it.
 type procRecord struct {
-	// Pid is the process group's leader (bwrap where the box runs inside it).
+	// Pid is the process group's leader (bwrap where the box runs inside it),
+	// 0 while a start that recorded its cgroup first has not recorded it.
 	Pid int `json:"pid"`
 	// Start is its start time (field 22 of /proc/<pid>/stat, clock ticks
 	// since boot): a pid the kernel gave to another process is not it.
@@ -136,12 +137,22 @@ func (r *procRecord) alive() bool {
 	if r.Cgroup != "" && len(cgroupProcs(r.Cgroup)) > 0 {
 		return true
 	}
-	start, ok := procStart(r.Pid)
-	return ok && start == r.Start
+	return r.leaderAlive()
+}
+
+// forget removes the freezer cgroup of a recorded process no longer alive,
+// which its owner, dead before it ended, did not.
+func (r *procRecord) forget() {
+	if r != nil && r.Cgroup != "" {
+		_ = os.Remove(r.Cgroup) // gone already, or not empty: left as it is
+	}
 }
 
 // leaderAlive says whether the recorded leader is still the same process.
 func (r *procRecord) leaderAlive() bool {
+	if r.Pid <= 0 {
+		return false // recorded before its process started (recordStarting)
+	}
 	start, ok := procStart(r.Pid)
 	return ok && start == r.Start
 }
@@ -297,6 +308,7 @@ func (b *Backend) takeOver(ctx context.Context, box, self, gone string) (bool, e
 	if err != nil {
 		return false, err
 	}
+	st.Proc.forget()
 	st.Proc = nil
 	if err := b.startLocked(dir, box, &st); err != nil {
 		return false, fmt.Errorf("start box %s: %w", box, err)

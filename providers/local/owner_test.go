@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -236,5 +237,90 @@ func TestATakeOverTheDiskCannotRecordEndsItsProcess(t *testing.T) {
 	}
 	if got := mostPids(dir, command); len(got) != 1 {
 		t.Fatalf("each box runs at most one process: %d of %q: %v", len(got), command, got)
+	}
+}
+
+// dyingOwnerEnv names, in a child test process, the data folder and box of
+// a start whose owner dies mid-start (TestOwnerDiesMidStart).
+const dyingOwnerEnv = "BOXSNAP_TEST_DYING_OWNER"
+
+// TestOwnerDiesMidStart is not a test of its own: it is the owner that
+// TestOneProcessPerBoxAcrossAKilledOwner runs in a child process and kills.
+// It starts the box and, once its process runs and before the state file
+// records that process, is killed with SIGKILL, as the soak kills a worker.
+func TestOwnerDiesMidStart(t *testing.T) {
+	at := os.Getenv(dyingOwnerEnv)
+	if at == "" {
+		t.Skip("the owner TestOneProcessPerBoxAcrossAKilledOwner runs and kills")
+	}
+	f := strings.Split(at, ":")
+	if len(f) != 3 {
+		t.Fatalf("%s=%q: not root:box:how", dyingOwnerEnv, at)
+	}
+	root, box, how := f[0], f[1], f[2]
+	b := ownerBackend(t, root, "dead")
+	if how == "bare" {
+		b.bwrapOnce.Do(func() {}) // as on a host without bubblewrap
+	}
+	b.hooks.spawned = func() {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	err := b.Start(context.Background(), b.guestOf(box, "linux"))
+	t.Fatalf("the owner's start returned (%v): it was to be killed mid-start", err)
+}
+
+// TestOneProcessPerBoxAcrossAKilledOwner: each box runs at most one process,
+// across a worker killed with SIGKILL while it starts one (a restore's start
+// step, as the soak kills a worker amid the agents' restores). The owner, a
+// real child process, dies once the box's process runs and before its state
+// file records it. The box's process outlives it: without bubblewrap always
+// (a process of its own session), inside bubblewrap when the kill comes
+// before bwrap arms --die-with-parent (its sandbox's init arms it later
+// still). Another worker then starts the box, as the restore resumed there
+// does, and takes over the boxes of the dead owner: one process of the box
+// runs, not the orphan and a second.
+func TestOneProcessPerBoxAcrossAKilledOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the box's freezer cgroup needs root")
+	}
+	for i, how := range []string{"bare", "sandboxed"} {
+		t.Run(how, func(t *testing.T) {
+			if _, err := exec.LookPath("bwrap"); err != nil && how == "sandboxed" {
+				t.Skip("no bubblewrap here")
+			}
+			command := "sleep 8639" + strconv.Itoa(5+i)
+			root := passable(t)
+			other := ownerBackend(t, root, "other")
+			g, err := other.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxkilledowner", Kind: "linux"}, Command: command, NoNetwork: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := other.BoxDir(g)
+			t.Cleanup(func() {
+				stopAll(other)(g)
+				for _, pid := range commandPids(dir, command) {
+					_ = syscall.Kill(pid, syscall.SIGKILL) // an orphan no record names
+				}
+			})
+			owner := exec.Command(os.Args[0], "-test.run=^TestOwnerDiesMidStart$", "-test.count=1", "-test.v")
+			owner.Env = append(os.Environ(), dyingOwnerEnv+"="+root+":"+g.Ref+":"+how)
+			out, err := owner.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("the owner was not killed mid-start (%v):\n%s", err, out)
+			}
+			// The restore's start step, resumed in another worker.
+			if err := other.Start(t.Context(), g); err != nil {
+				t.Fatalf("another worker's start: %v", err)
+			}
+			// Its presence is gone: the live worker takes its boxes over.
+			if _, err := other.TakeOver(t.Context(), func(_ context.Context, o string) (bool, error) { return o != "dead", nil }); err != nil {
+				t.Fatalf("the take-over of the dead owner's boxes: %v", err)
+			}
+			if got := mostPids(dir, command); len(got) != 1 {
+				t.Fatalf("each box runs at most one process: %d of %q after its owner was killed mid-start: %v", len(got), command, got)
+			}
+		})
 	}
 }

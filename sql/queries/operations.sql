@@ -29,6 +29,11 @@ SELECT * FROM operations WHERE id = $1 FOR UPDATE;
 -- name: OpStep :exec
 UPDATE operations SET step = $2 WHERE id = $1 AND state = 'running';
 
+-- name: OpStepBoxRan :exec
+-- A restore's stop step, recorded with whether the box ran just before it
+-- (box_ran), in one statement.
+UPDATE operations SET step = $2, box_ran = $3 WHERE id = $1 AND state = 'running';
+
 -- name: OpTryStart :one
 -- A run's start in one statement (was OpTryLock, then OpStart): the
 -- operation's session lock (OpTryLock's, held by the connection until Run

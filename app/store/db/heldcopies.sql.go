@@ -45,7 +45,7 @@ func (q *Queries) HeldEarlierInUse(ctx context.Context, db DBTX, arg HeldEarlier
 }
 
 const heldLastRelease = `-- name: HeldLastRelease :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE box_id = $1::text AND kind = 'release' ORDER BY seq DESC LIMIT 1
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran FROM operations WHERE box_id = $1::text AND kind = 'release' ORDER BY seq DESC LIMIT 1
 `
 
 // A box's last release, for the words of one that stopped.
@@ -82,12 +82,13 @@ func (q *Queries) HeldLastRelease(ctx context.Context, db DBTX, boxID string) (O
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }
 
 const heldOpRunningOnBox = `-- name: HeldOpRunningOnBox :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE box_id = $1::text AND state = 'running' AND step NOT IN ('waiting', 'queued')
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran FROM operations WHERE box_id = $1::text AND state = 'running' AND step NOT IN ('waiting', 'queued')
 ORDER BY seq LIMIT 1
 `
 
@@ -125,6 +126,7 @@ func (q *Queries) HeldOpRunningOnBox(ctx context.Context, db DBTX, boxID string)
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }

@@ -130,6 +130,7 @@ type Operation struct {
 	PriceReserved json.RawMessage
 	TaskWaiting   bool
 	Followed      bool
+	BoxRan        *bool
 }
 
 type Share struct {

@@ -59,7 +59,7 @@ func (q *Queries) OpActiveOnBox(ctx context.Context, db DBTX, arg OpActiveOnBoxP
 }
 
 const opByID = `-- name: OpByID :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE id = $1
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran FROM operations WHERE id = $1
 `
 
 func (q *Queries) OpByID(ctx context.Context, db DBTX, id string) (Operation, error) {
@@ -95,12 +95,13 @@ func (q *Queries) OpByID(ctx context.Context, db DBTX, id string) (Operation, er
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }
 
 const opByRequest = `-- name: OpByRequest :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE request_key = $1
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran FROM operations WHERE request_key = $1
 `
 
 func (q *Queries) OpByRequest(ctx context.Context, db DBTX, requestKey *string) (Operation, error) {
@@ -136,6 +137,7 @@ func (q *Queries) OpByRequest(ctx context.Context, db DBTX, requestKey *string) 
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }
@@ -150,9 +152,9 @@ WITH box AS MATERIALIZED (
         error = $4::text, observed = $5::text, task_waiting = false,
         ended_at = CASE WHEN $2::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = $1 AND (SELECT count(*) FROM box) >= 0
-    RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed), notified AS (
+    RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran), notified AS (
     SELECT pg_notify($6::text, ended.id) FROM ended)
-SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed FROM ended CROSS JOIN notified
+SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed, ended.box_ran FROM ended CROSS JOIN notified
 `
 
 type OpEndParams struct {
@@ -194,6 +196,7 @@ type OpEndRow struct {
 	PriceReserved json.RawMessage
 	TaskWaiting   bool
 	Followed      bool
+	BoxRan        *bool
 }
 
 // The end, and its notification to the waits, sent at commit; it answers
@@ -242,6 +245,7 @@ func (q *Queries) OpEnd(ctx context.Context, db DBTX, arg OpEndParams) (OpEndRow
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }
@@ -256,11 +260,11 @@ WITH box AS MATERIALIZED (
         error = $4::text, observed = $5::text, task_waiting = false,
         ended_at = CASE WHEN $2::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = $1 AND NOT operations.followed AND (SELECT count(*) FROM box) >= 0
-    RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed), notified AS (
+    RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran), notified AS (
     SELECT pg_notify($6::text, ended.id) FROM ended
 ), freed AS MATERIALIZED (
     SELECT pg_advisory_unlock(hashtextextended(ended.id, 0)) AS let_go FROM ended WHERE $7::boolean)
-SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed FROM ended CROSS JOIN notified WHERE (SELECT count(*) FROM freed) >= 0
+SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed, ended.box_ran FROM ended CROSS JOIN notified WHERE (SELECT count(*) FROM freed) >= 0
 `
 
 type OpEndAloneParams struct {
@@ -303,6 +307,7 @@ type OpEndAloneRow struct {
 	PriceReserved json.RawMessage
 	TaskWaiting   bool
 	Followed      bool
+	BoxRan        *bool
 }
 
 // OpEnd in one statement with no transaction, for an operation no other
@@ -357,6 +362,7 @@ func (q *Queries) OpEndAlone(ctx context.Context, db DBTX, arg OpEndAloneParams)
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }
@@ -409,7 +415,7 @@ INSERT INTO operations (id, request_key, kind, box_id, generation, target, snaps
 VALUES ($1, $2, $3, $4::text, $5, $6, $7, $8, $9,
     $10, $11, $12,
     CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.box_id = $4::text AND o.state = 'running') THEN 'waiting' ELSE 'queued' END)
-RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed
+RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran
 `
 
 type OpInsertParams struct {
@@ -480,12 +486,13 @@ func (q *Queries) OpInsert(ctx context.Context, db DBTX, arg OpInsertParams) (Op
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }
 
 const opLock = `-- name: OpLock :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE id = $1 FOR UPDATE
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran FROM operations WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) OpLock(ctx context.Context, db DBTX, id string) (Operation, error) {
@@ -521,12 +528,13 @@ func (q *Queries) OpLock(ctx context.Context, db DBTX, id string) (Operation, er
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }
 
 const opNextWaiting = `-- name: OpNextWaiting :one
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran FROM operations WHERE box_id = $1 AND state = 'running' AND step = 'waiting' ORDER BY seq LIMIT 1 FOR UPDATE
 `
 
 func (q *Queries) OpNextWaiting(ctx context.Context, db DBTX, boxID *string) (Operation, error) {
@@ -562,6 +570,7 @@ func (q *Queries) OpNextWaiting(ctx context.Context, db DBTX, boxID *string) (Op
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }
@@ -576,7 +585,7 @@ func (q *Queries) OpQueue(ctx context.Context, db DBTX, id string) error {
 }
 
 const opResumable = `-- name: OpResumable :many
-SELECT o.id, o.seq, o.request_key, o.kind, o.box_id, o.generation, o.target, o.snapshots, o.by_kind, o.by_thread_id, o.consent, o.undo_id, o.guests, o.step, o.task, o.state, o.reserved, o.params, o.result, o.error, o.observed, o.resumes, o.created_at, o.started_at, o.ended_at, o.price_backend, o.price_reserved, o.task_waiting, o.followed FROM operations o
+SELECT o.id, o.seq, o.request_key, o.kind, o.box_id, o.generation, o.target, o.snapshots, o.by_kind, o.by_thread_id, o.consent, o.undo_id, o.guests, o.step, o.task, o.state, o.reserved, o.params, o.result, o.error, o.observed, o.resumes, o.created_at, o.started_at, o.ended_at, o.price_backend, o.price_reserved, o.task_waiting, o.followed, o.box_ran FROM operations o
 WHERE o.state = 'running'
   AND ($1::text IS NULL OR o.id = $1::text)
   AND (o.started_at IS NOT NULL
@@ -639,6 +648,7 @@ func (q *Queries) OpResumable(ctx context.Context, db DBTX, onlyID *string) ([]O
 			&i.PriceReserved,
 			&i.TaskWaiting,
 			&i.Followed,
+			&i.BoxRan,
 		); err != nil {
 			return nil, err
 		}
@@ -693,6 +703,23 @@ func (q *Queries) OpStep(ctx context.Context, db DBTX, arg OpStepParams) error {
 	return err
 }
 
+const opStepBoxRan = `-- name: OpStepBoxRan :exec
+UPDATE operations SET step = $2, box_ran = $3 WHERE id = $1 AND state = 'running'
+`
+
+type OpStepBoxRanParams struct {
+	ID     string
+	Step   string
+	BoxRan *bool
+}
+
+// A restore's stop step, recorded with whether the box ran just before it
+// (box_ran), in one statement.
+func (q *Queries) OpStepBoxRan(ctx context.Context, db DBTX, arg OpStepBoxRanParams) error {
+	_, err := db.Exec(ctx, opStepBoxRan, arg.ID, arg.Step, arg.BoxRan)
+	return err
+}
+
 const opTaskWaited = `-- name: OpTaskWaited :exec
 UPDATE operations SET task_waiting = false WHERE id = $1
 `
@@ -719,12 +746,12 @@ WITH lock AS MATERIALIZED (
 ), started AS (
     UPDATE operations SET started_at = coalesce(operations.started_at, now())
     WHERE operations.id = $1::text AND operations.state = 'running' AND (SELECT lock.got FROM lock)
-    RETURNING operations.id, operations.seq, operations.request_key, operations.kind, operations.box_id, operations.generation, operations.target, operations.snapshots, operations.by_kind, operations.by_thread_id, operations.consent, operations.undo_id, operations.guests, operations.step, operations.task, operations.state, operations.reserved, operations.params, operations.result, operations.error, operations.observed, operations.resumes, operations.created_at, operations.started_at, operations.ended_at, operations.price_backend, operations.price_reserved, operations.task_waiting, operations.followed
+    RETURNING operations.id, operations.seq, operations.request_key, operations.kind, operations.box_id, operations.generation, operations.target, operations.snapshots, operations.by_kind, operations.by_thread_id, operations.consent, operations.undo_id, operations.guests, operations.step, operations.task, operations.state, operations.reserved, operations.params, operations.result, operations.error, operations.observed, operations.resumes, operations.created_at, operations.started_at, operations.ended_at, operations.price_backend, operations.price_reserved, operations.task_waiting, operations.followed, operations.box_ran
 ), freed AS MATERIALIZED (
     SELECT pg_advisory_unlock(hashtextextended($1::text, 0)) AS let_go FROM lock
     WHERE lock.got AND NOT EXISTS (SELECT 1 FROM started)
 )
-SELECT started.id, started.seq, started.request_key, started.kind, started.box_id, started.generation, started.target, started.snapshots, started.by_kind, started.by_thread_id, started.consent, started.undo_id, started.guests, started.step, started.task, started.state, started.reserved, started.params, started.result, started.error, started.observed, started.resumes, started.created_at, started.started_at, started.ended_at, started.price_backend, started.price_reserved, started.task_waiting, started.followed FROM started WHERE (SELECT count(*) FROM freed) >= 0
+SELECT started.id, started.seq, started.request_key, started.kind, started.box_id, started.generation, started.target, started.snapshots, started.by_kind, started.by_thread_id, started.consent, started.undo_id, started.guests, started.step, started.task, started.state, started.reserved, started.params, started.result, started.error, started.observed, started.resumes, started.created_at, started.started_at, started.ended_at, started.price_backend, started.price_reserved, started.task_waiting, started.followed, started.box_ran FROM started WHERE (SELECT count(*) FROM freed) >= 0
 `
 
 type OpTryStartRow struct {
@@ -757,6 +784,7 @@ type OpTryStartRow struct {
 	PriceReserved json.RawMessage
 	TaskWaiting   bool
 	Followed      bool
+	BoxRan        *bool
 }
 
 // A run's start in one statement (was OpTryLock, then OpStart): the
@@ -802,6 +830,7 @@ func (q *Queries) OpTryStart(ctx context.Context, db DBTX, id string) (OpTryStar
 		&i.PriceReserved,
 		&i.TaskWaiting,
 		&i.Followed,
+		&i.BoxRan,
 	)
 	return i, err
 }

@@ -426,7 +426,7 @@ func (q *Queries) CoreOpSetUndo(ctx context.Context, db DBTX, arg CoreOpSetUndoP
 }
 
 const coreOpUnsettled = `-- name: CoreOpUnsettled :many
-SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed FROM operations WHERE box_id = $1::text AND state = 'unknown' ORDER BY seq
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran FROM operations WHERE box_id = $1::text AND state = 'unknown' ORDER BY seq
 `
 
 func (q *Queries) CoreOpUnsettled(ctx context.Context, db DBTX, boxID string) ([]Operation, error) {
@@ -468,6 +468,7 @@ func (q *Queries) CoreOpUnsettled(ctx context.Context, db DBTX, boxID string) ([
 			&i.PriceReserved,
 			&i.TaskWaiting,
 			&i.Followed,
+			&i.BoxRan,
 		); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,105 @@
+package proxmox_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers/proxmox"
+)
+
+// TestFailedSwapRestartsTheBox: a restore whose swap fails after its stop
+// (the held copy's adoption: its clone fails, and fails again when asked
+// once more) leaves the box as it found it and says exactly how: the box's
+// guest is still its own, started again when it ran before the restore,
+// stopped as before when it did not.
+func TestFailedSwapRestartsTheBox(t *testing.T) {
+	t.Parallel()
+	for _, ran := range []bool{true, false} {
+		t.Run(map[bool]string{true: "running", false: "stopped"}[ran], func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			e := newSim(t, simOpts{zfsOn: true})
+			env := newCore(t, e, "", nil)
+			adopt(t, env, "river-elk", proxmox.KindLXC, lxcZFS)
+			must(t, e.sim.Write(lxcZFS, gib))
+			newest := takeDone(t, env, snapshots.Owner(), "river-elk", "newest")
+			rop := restoreDone(t, env, "river-elk", newest.ID)
+			if rop.UndoID == nil {
+				t.Fatal("the ZFS restore recorded no undo")
+			}
+			if !ran {
+				must(t, e.be.Stop(ctx, guest(proxmox.KindLXC, "pve-2", lxcZFS)))
+			}
+			// The swap's clone fails, and fails again when asked once more.
+			e.sim.FailNextTask("vzclone", 0, "pvesim simulator: the test's clone fails")
+			e.sim.FailNextTask("vzclone", 0, "pvesim simulator: the test's clone fails")
+			op, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: *rop.UndoID})
+			must(t, err)
+			got := env.Wait(t, op)
+			if got.State != snapshots.OpFailed || got.Step != "adopt" {
+				t.Fatalf("the swap ended %s at %q (%s), want failed at its adoption", got.State, got.Step, deref(got.Error))
+			}
+			want := "the files are as they were and the box was started again"
+			if !ran {
+				want = "the files are as they were and the box is stopped, as it was before the restore"
+			}
+			if deref(got.Observed) != want {
+				t.Fatalf("the failed swap observed %q, want %q", deref(got.Observed), want)
+			}
+			b, err := env.Core.Box(ctx, snapshots.Owner(), "river-elk")
+			must(t, err)
+			if b.GuestRef != itoa(lxcZFS) {
+				t.Fatalf("after the failed swap the box's guest is %s, want its own, %d", b.GuestRef, lxcZFS)
+			}
+			g, err := e.sim.Guest(lxcZFS)
+			must(t, err)
+			if g.Running != ran {
+				t.Fatalf("after the failed swap the box's guest runs %v; it ran %v before the restore", g.Running, ran)
+			}
+		})
+	}
+}
+
+// TestRestoreAnswerSaysWhatHappenedOnProxmox: a restore answers what the
+// simulated Proxmox did. A disk restore of a running VM ends its processes
+// and starts it again; a memory restore's rollback resumes the VM with its
+// processes, which is not started again: no failed start task ("VM already
+// running") is left on the node.
+func TestRestoreAnswerSaysWhatHappenedOnProxmox(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newSim(t, simOpts{})
+	env := newCore(t, e, "", nil)
+	adopt(t, env, "quiet-owl", proxmox.KindQEMU, qemuThin)
+	disk := takeDone(t, env, snapshots.Owner(), "quiet-owl", "disk only")
+	top, memory, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "quiet-owl", Name: "with memory", Memory: true})
+	must(t, err)
+	if got := env.Wait(t, top); got.State != snapshots.OpDone {
+		t.Fatalf("memory take: %s %s", got.State, deref(got.Error))
+	}
+	for _, c := range []struct {
+		target    string
+		processes bool
+	}{{disk.ID, true}, {memory.ID, false}} {
+		got := restoreDone(t, env, "quiet-owl", c.target)
+		var res snapshots.RestoreResult
+		must(t, json.Unmarshal(got.Result, &res))
+		if res.Processes != c.processes || res.BoxState != snapshots.BoxRunning {
+			t.Fatalf("the restore to %s answered processesEnded %v and boxState %q, want %v and %q",
+				res.TargetName, res.Processes, res.BoxState, c.processes, snapshots.BoxRunning)
+		}
+		if g, _ := e.sim.Guest(qemuThin); !g.Running {
+			t.Fatalf("after the restore to %s the VM does not run", res.TargetName)
+		}
+	}
+	tasks, err := e.sim.Tasks("pve-1")
+	must(t, err)
+	for _, tk := range tasks {
+		if tk.Type == "qmstart" && !tk.Running && !strings.EqualFold(tk.ExitStatus, "OK") {
+			t.Errorf("a start task the restores left failed: %s: %s", tk.UPID, tk.ExitStatus)
+		}
+	}
+}
