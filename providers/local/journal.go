@@ -312,6 +312,9 @@ type Change struct {
 	// (Why says why).
 	Walked bool
 	Why    string
+	// Restored says the box was restored since its last take; Paths then
+	// counts the paths changed since the restore.
+	Restored bool
 }
 
 // ChangedSinceTake says whether the box's files changed since its last take.
@@ -346,8 +349,9 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 		case j.lost != "":
 			why = j.lost
 		case st.StatCache != "" && j.base == journalBasis(st):
+			n := len(j.dirty)
 			j.mu.Unlock()
-			return Change{Changed: true, Why: "restored since the last take"}, nil
+			return Change{Changed: true, Why: "restored since the last take", Restored: true, Paths: n}, nil
 		case j.base == "" || j.base != journalBasis(st):
 			why = "the journal records changes since another state of the box than its last take"
 		default:
