@@ -245,3 +245,11 @@ func (s *core) viewBackend(ctx context.Context, v *BoxView) {
 		s.logger.Debug("a box's view: its backend did not say whether it changed", "box", b.ID, "err", err)
 	}
 }
+
+// Follow subscribes to the boxes' changes, in every process (an operation
+// admitted or ended, a logged change, an edit): the channel receives the
+// changed box's ID. The process's followers share one LISTEN connection;
+// past operations.FollowMax, Follow refuses. stop ends the subscription.
+func (s *Service) Follow(ctx context.Context) (<-chan string, func(), error) {
+	return s.ops.Follow(ctx)
+}

@@ -179,29 +179,59 @@
     var x = e.target.closest ? e.target.closest("[data-dismiss]") : null;
     if (x && x.parentElement) x.parentElement.remove();
   });
-  // A card that refreshes itself while an operation runs waits while a
-  // person has one of its menus open: the refresh would close the menu and
-  // drop the focus inside it. The next tick after the menu closes refreshes.
-  function menuOpenIn(el) {
-    return !!(el && el.querySelector && el.querySelector("details.menu[open]"));
-  }
-  function polling(ctx) {
-    var src = ctx && ctx.sourceElement;
-    return src && /^\s*every\b/.test(src.getAttribute("hx-trigger") || "") ? src : null;
-  }
-  document.addEventListener("htmx:config:request", function (e) {
-    var src = polling(e.detail && e.detail.ctx);
-    if (src && menuOpenIn(src)) e.preventDefault();
+  // A part of a page fetched again keeps what a person opened: the morph
+  // keeps each element by its id, and an open menu stays open (the new
+  // HTML has no open attribute to give it), so the focus inside it stays.
+  document.addEventListener("htmx:before:morph:attr", function (e) {
+    var d = e.detail;
+    if (d && d.attrName === "open" && d.newValue === null && e.target.matches && e.target.matches("details.menu, details.filters")) e.preventDefault();
   });
-  document.addEventListener("htmx:before:swap", function (e) {
-    var ctx = e.detail && e.detail.ctx;
-    if (polling(ctx) && menuOpenIn(ctx.target)) e.preventDefault();
-  });
+
+  // Every open page follows the boxes it shows. The server's event stream
+  // says which box changed, by anyone, in any process; the page then draws
+  // its live region again in one request, which the server draws from one
+  // read: the box page's #box-live from its own address (data-live), any
+  // other following page its main. Events during a refresh make one more.
+  function follow() {
+    var marks = document.querySelectorAll("[data-follow]");
+    if (!marks.length || !window.EventSource || !window.htmx) return;
+    var boxes = [], all = false;
+    marks.forEach(function (m) {
+      var b = m.getAttribute("data-follow");
+      if (b === "*") all = true;
+      else if (b) boxes.push("box=" + encodeURIComponent(b));
+    });
+    var url = "/events" + (all || !boxes.length ? "" : "?" + boxes.join("&"));
+    var busy = false, again = false, opened = false;
+    function done() {
+      busy = false;
+      if (again) { again = false; refresh(); }
+    }
+    function refresh() {
+      if (busy) { again = true; return; }
+      busy = true;
+      var region = document.getElementById("box-live");
+      var p = region && region.getAttribute("data-live") ?
+        window.htmx.ajax("GET", region.getAttribute("data-live"), { target: "#box-live", swap: "outerMorph" }) :
+        window.htmx.ajax("GET", location.pathname + location.search, { target: "#main", swap: "outerMorph", select: "#main" });
+      Promise.resolve(p).then(done, done);
+    }
+    var es = new EventSource(url);
+    es.addEventListener("box", refresh);
+    // A stream opened again may have missed changes meanwhile.
+    es.addEventListener("open", function () {
+      if (opened) refresh();
+      opened = true;
+    });
+    window.addEventListener("pagehide", function () { es.close(); });
+  }
+
   // After a dialog's restore, start asking.
   document.addEventListener("htmx:after:request", function () { window.setTimeout(toasts, 500); });
 
   document.addEventListener("DOMContentLoaded", function () {
     toasts();
+    follow();
     document.querySelectorAll("dialog.dlg").forEach(wireUndo);
     new MutationObserver(function (records) {
       records.forEach(function (r) {
