@@ -306,7 +306,8 @@ func (c journalCut) usable(basis string) string {
 type Change struct {
 	// Changed says the box's files may differ from its last take.
 	Changed bool
-	// Paths is how many paths the journal recorded as changed.
+	// Paths is how many paths the journal recorded as changed, or, when
+	// the folder was read, how many files and links changed.
 	Paths int
 	// Walked says the folder was read, because the journal could not answer
 	// (Why says why).
@@ -388,7 +389,9 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 		if pe == nil || pe.Type != e.Type || pe.key() != e.key() || pe.Mode != e.Mode ||
 			pe.UID != e.UID || pe.GID != e.GID || pe.MTime != e.MTime {
 			out.Changed = true
-			out.Paths++
+			if e.Type != typeDir {
+				out.Paths++ // a folder changes with what it holds
+			}
 		}
 	}
 	if n != len(prev) {
