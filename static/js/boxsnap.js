@@ -182,16 +182,21 @@
   // A part of a page fetched again keeps what a person opened: the morph
   // keeps each element by its id, and an open menu stays open (the new
   // HTML has no open attribute to give it), so the focus inside it stays.
-  document.addEventListener("htmx:before:morph:attr", function (e) {
-    var d = e.detail;
-    if (d && d.attrName === "open" && d.newValue === null && e.target.matches && e.target.matches("details.menu, details.filters")) e.preventDefault();
-  });
+  // htmx 4 asks its extensions before it changes an attribute in a morph.
+  if (window.htmx && window.htmx.registerExtension) {
+    window.htmx.registerExtension("boxsnap-keep-open", {
+      htmx_before_morph_attr: function (elt, detail) {
+        if (detail && detail.attrName === "open" && detail.newValue === null && elt.matches && elt.matches("details.menu, details.filters")) return false;
+      }
+    });
+  }
 
   // Every open page follows the boxes it shows. The server's event stream
   // says which box changed, by anyone, in any process; the page then draws
   // its live region again in one request, which the server draws from one
   // read: the box page's #box-live from its own address (data-live), any
-  // other following page its main. Events during a refresh make one more.
+  // other following page its main (asked by htmx, the server answers the
+  // page's content alone). Events during a refresh make one more.
   function follow() {
     var marks = document.querySelectorAll("[data-follow]");
     if (!marks.length || !window.EventSource || !window.htmx) return;
@@ -213,7 +218,7 @@
       var region = document.getElementById("box-live");
       var p = region && region.getAttribute("data-live") ?
         window.htmx.ajax("GET", region.getAttribute("data-live"), { target: "#box-live", swap: "outerMorph" }) :
-        window.htmx.ajax("GET", location.pathname + location.search, { target: "#main", swap: "outerMorph", select: "#main" });
+        window.htmx.ajax("GET", location.pathname + location.search, { target: "#main", swap: "innerMorph" });
       Promise.resolve(p).then(done, done);
     }
     var es = new EventSource(url);
@@ -222,7 +227,9 @@
     es.addEventListener("open", function () {
       if (opened) refresh();
       opened = true;
+      document.body.setAttribute("data-following", "");
     });
+    es.addEventListener("error", function () { document.body.removeAttribute("data-following"); });
     window.addEventListener("pagehide", function () { es.close(); });
   }
 
