@@ -2230,8 +2230,8 @@ func NowHeadGoneWords(box string) string {
 // when its backend says nothing changed since, "changed since ‘X’ (3
 // files)" when something did, and "cannot tell on this backend" where the
 // backend cannot answer. since names the head and when ("‘X’, yesterday
-// 23:39"); restored says the box was restored to its head, and the answer
-// counts from the restore.
+// 23:39", or "it was restored today at 11:02 to ‘X’"); restored says the
+// box was restored to its head, and the answer counts from the restore.
 func NowWords(box, since string, ch *providers.ChangeCheck, restored bool) string {
 	if ch == nil {
 		return fmt.Sprintf("%s as it is now, since %s: boxsnap cannot tell now whether it changed.", box, since)

@@ -108,7 +108,7 @@ func nowOf(rc rowContext, v *snapshots.BoxView, rs restores) *nowRow {
 	since := fmt.Sprintf("‘%s’, %s", v.Head.Name, whenAt(v.Head.TakenAt, rc.now, rc.tz))
 	restored := rs.last != nil && !rs.tookAfter && rs.last.Target == v.Head.ID
 	if restored {
-		since = fmt.Sprintf("‘%s’, restored to %s", v.Head.Name, whenAt(rs.lastAt, rc.now, rc.tz))
+		since = fmt.Sprintf("it was restored %s to ‘%s’", whenAt(rs.lastAt, rc.now, rc.tz), v.Head.Name)
 	}
 	n.Line = snapshots.NowWords(b.Name, since, v.Changes, restored)
 	return n
