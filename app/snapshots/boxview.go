@@ -253,3 +253,46 @@ func (s *core) viewBackend(ctx context.Context, v *BoxView) {
 func (s *Service) Follow(ctx context.Context) (<-chan string, func(), error) {
 	return s.ops.Follow(ctx)
 }
+
+// AutomaticNow is how a backend's boxes stand for the automatic history,
+// as its check last saw each: running (checked at the backend's cadence),
+// stopped (none taken until it runs), or off (for the box, or for the
+// backend with no box's own choice).
+type AutomaticNow struct {
+	Running, Stopped, Off int
+}
+
+// AutomaticNowByBackend counts, by backend ID, how its live boxes stand for
+// the automatic history now.
+func (s *Service) AutomaticNowByBackend(ctx context.Context) (map[string]AutomaticNow, error) {
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.st.HistoryBoxes(ctx, s.st.Pool)
+	if err != nil {
+		return nil, fmt.Errorf("read the boxes' automatic history: %w", err)
+	}
+	out := map[string]AutomaticNow{}
+	for _, r := range rows {
+		be, ok := s.backends[r.BackendID]
+		if !ok {
+			continue
+		}
+		on := settings.AutomaticOn(be)
+		if r.Automatic != nil {
+			on = *r.Automatic
+		}
+		n := out[r.BackendID]
+		switch {
+		case !on:
+			n.Off++
+		case r.Running:
+			n.Running++
+		default:
+			n.Stopped++
+		}
+		out[r.BackendID] = n
+	}
+	return out, nil
+}

@@ -2327,3 +2327,22 @@ func EveryWords(seconds int) string {
 	}
 	return strconv.Itoa(seconds) + " s"
 }
+
+// AutomaticNowWords is Settings' line under a backend's automatic history:
+// what it does for that backend's boxes now, as the check last saw them.
+func AutomaticNowWords(n AutomaticNow, everySeconds int) string {
+	if n.Running+n.Stopped+n.Off == 0 {
+		return "No boxes here yet."
+	}
+	var parts []string
+	if n.Running > 0 {
+		parts = append(parts, fmt.Sprintf("%s, checked every %s", Plural(n.Running, "box runs", "boxes run"), EveryWords(everySeconds)))
+	}
+	if n.Stopped > 0 {
+		parts = append(parts, fmt.Sprintf("%s, so none are taken until it runs", Plural(n.Stopped, "box is stopped", "boxes are stopped")))
+	}
+	if n.Off > 0 {
+		parts = append(parts, fmt.Sprintf("%s them off", Plural(n.Off, "box has", "boxes have")))
+	}
+	return "Now, as last checked: " + strings.Join(parts, "; ") + "."
+}

@@ -292,8 +292,9 @@ func timelineText(t *testing.T, s *site, box string) string {
 
 // TestTimelineWordsMatchTheBox: the timeline says what the automatic
 // history does for the box as it is: checked every 15 s while it runs, on
-// but waiting while it is stopped, off when it is off; each sentence is
-// checked against the box's state as its backend says it.
+// but waiting while it is stopped, off when it is off; Settings says the
+// same of each backend's boxes. Each sentence is checked against the box's
+// state as its backend says it.
 func TestTimelineWordsMatchTheBox(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{})
@@ -324,6 +325,18 @@ func TestTimelineWordsMatchTheBox(t *testing.T) {
 			t.Errorf("calm-moss is stopped, yet its timeline promises one while it runs without saying so: %s", got)
 		}
 	}
+	// Settings says the same of the local backend's boxes, as the
+	// automatic check last saw them.
+	if _, err := s.env.Core.Sweeps().CheckAutomatic(ctx); err != nil {
+		t.Fatal(err)
+	}
+	settings := pageText(s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String())
+	if want := "1 box runs, checked every " + every; st.Running && !strings.Contains(settings, want) {
+		t.Errorf("calm-moss runs, yet Settings does not say %q: %s", want, settings)
+	}
+	if want := "1 box is stopped, so none are taken until it runs"; !st.Running && !strings.Contains(settings, want) {
+		t.Errorf("calm-moss is stopped, yet Settings does not say %q: %s", want, settings)
+	}
 	// Off for this box: no sentence promises a snapshot.
 	if r := s.do(t, "POST", "/boxes/calm-moss/history", url.Values{"automatic": {"off"}}, nil); r.Code >= 400 {
 		t.Fatalf("turn automatic snapshots off: %d %s", r.Code, r.Body.String())
@@ -332,6 +345,10 @@ func TestTimelineWordsMatchTheBox(t *testing.T) {
 	if !strings.Contains(got, "automatic snapshots are off for calm-moss") || strings.Contains(got, "boxsnap takes one") ||
 		strings.Contains(got, "checked every") || strings.Contains(got, "checks it every") {
 		t.Errorf("automatic snapshots are off for calm-moss, yet its timeline says: %s", got)
+	}
+	settings = pageText(s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String())
+	if !strings.Contains(settings, "Now, as last checked: 1 box has them off.") {
+		t.Errorf("automatic snapshots are off for calm-moss, yet Settings says: %s", settings)
 	}
 }
 
