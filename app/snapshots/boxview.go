@@ -260,6 +260,9 @@ func (s *Service) Follow(ctx context.Context) (<-chan string, func(), error) {
 // backend with no box's own choice).
 type AutomaticNow struct {
 	Running, Stopped, Off int
+	// Unchecked are boxes with automatic snapshots on that the check has
+	// not asked yet.
+	Unchecked int
 }
 
 // AutomaticNowByBackend counts, by backend ID, how its live boxes stand for
@@ -287,6 +290,8 @@ func (s *Service) AutomaticNowByBackend(ctx context.Context) (map[string]Automat
 		switch {
 		case !on:
 			n.Off++
+		case r.CheckedAt == nil:
+			n.Unchecked++
 		case r.Running:
 			n.Running++
 		default:

@@ -2331,7 +2331,7 @@ func EveryWords(seconds int) string {
 // AutomaticNowWords is Settings' line under a backend's automatic history:
 // what it does for that backend's boxes now, as the check last saw them.
 func AutomaticNowWords(n AutomaticNow, everySeconds int) string {
-	if n.Running+n.Stopped+n.Off == 0 {
+	if n.Running+n.Stopped+n.Off+n.Unchecked == 0 {
 		return "No boxes here yet."
 	}
 	var parts []string
@@ -2339,7 +2339,14 @@ func AutomaticNowWords(n AutomaticNow, everySeconds int) string {
 		parts = append(parts, fmt.Sprintf("%s, checked every %s", Plural(n.Running, "box runs", "boxes run"), EveryWords(everySeconds)))
 	}
 	if n.Stopped > 0 {
-		parts = append(parts, fmt.Sprintf("%s, so none are taken until it runs", Plural(n.Stopped, "box is stopped", "boxes are stopped")))
+		if n.Stopped == 1 {
+			parts = append(parts, "1 box is stopped, so none are taken until it runs")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d boxes are stopped, so none are taken until they run", n.Stopped))
+		}
+	}
+	if n.Unchecked > 0 {
+		parts = append(parts, fmt.Sprintf("%s not asked yet", Plural(n.Unchecked, "box", "boxes")))
 	}
 	if n.Off > 0 {
 		parts = append(parts, fmt.Sprintf("%s them off", Plural(n.Off, "box has", "boxes have")))
