@@ -204,6 +204,11 @@ func (e *Engine) insert(ctx context.Context, tx DB, r Request) (*Operation, erro
 	if err != nil {
 		return nil, fmt.Errorf("record operation: %w", err)
 	}
+	if op.BoxID != nil {
+		if err := e.BoxChanged(ctx, tx, *op.BoxID); err != nil {
+			return nil, err
+		}
+	}
 	return op, nil
 }
 
@@ -283,6 +288,11 @@ func (e *Engine) AdmitWith(ctx context.Context, tx pgx.Tx, r Request, insert fun
 		return nil, err
 	}
 	op := FromRow(raw)
+	if op.BoxID != nil {
+		if err := e.BoxChanged(ctx, tx, *op.BoxID); err != nil {
+			return nil, err
+		}
+	}
 	if op.Step != StepQueued {
 		return op, nil // it waits for its box's running operation
 	}
@@ -387,6 +397,11 @@ func (e *Engine) EndWith(ctx context.Context, op *Operation, state string, resul
 // operationEnded is the channel an end notifies, with the operation's ID,
 // so a wait ends the moment its operation does, with no polling delay.
 const operationEnded = "boxsnap_operation_ended"
+
+// boxChanged is the channel a box's change notifies, with the box's ID:
+// an operation's admission and end (OpEnd and OpEndAlone send it beside
+// operationEnded), and BoxChanged. The pages that show the box follow it.
+const boxChanged = "boxsnap_box_changed"
 
 // finish ends an operation and, in the same transaction, queues the box's
 // next waiting operation, so a box's operations follow each other with no
