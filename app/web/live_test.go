@@ -330,7 +330,7 @@ func TestTimelineWordsMatchTheBox(t *testing.T) {
 	if _, err := s.env.Core.Sweeps().CheckAutomatic(ctx); err != nil {
 		t.Fatal(err)
 	}
-	settings := pageText(s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String())
+	settings := pageText(s.do(t, "GET", "/settings/snapshots/history", nil, nil).Body.String())
 	if want := "1 box runs, checked every " + every; st.Running && !strings.Contains(settings, want) {
 		t.Errorf("calm-moss runs, yet Settings does not say %q: %s", want, settings)
 	}
@@ -346,7 +346,7 @@ func TestTimelineWordsMatchTheBox(t *testing.T) {
 		strings.Contains(got, "checked every") || strings.Contains(got, "checks it every") {
 		t.Errorf("automatic snapshots are off for calm-moss, yet its timeline says: %s", got)
 	}
-	settings = pageText(s.do(t, "GET", "/settings/snapshots", nil, nil).Body.String())
+	settings = pageText(s.do(t, "GET", "/settings/snapshots/history", nil, nil).Body.String())
 	if !strings.Contains(settings, "Now, as last checked: 1 box has them off.") {
 		t.Errorf("automatic snapshots are off for calm-moss, yet Settings says: %s", settings)
 	}
