@@ -72,6 +72,9 @@ type boxPage struct {
 	Undo *snapshots.Snapshot
 	// Trashed says when a box in the trash goes, or "".
 	Trashed string
+	// Stopped is set when the box's guest exists and is stopped, by the
+	// page's one read: the header offers Start.
+	Stopped bool
 	// done is what a settled region says when it is fetched again.
 	done string
 }
@@ -378,6 +381,7 @@ func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error)
 	}
 	h := s.head(b, rc)
 	p := boxPage{Box: b, Head: h, Live: l, Facts: s.facts(r, v, h), History: historyOf(rc, v, shown), Undo: v.Undo}
+	p.Stopped = b.State == snapshots.BoxReady && b.ReleasedAt == nil && v.StatusErr == nil && v.Status.Exists && !v.Status.Running
 	if v.Trash != nil {
 		p.Trashed = snapshots.InTrashUntilWords(v.Trash.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
 	}
