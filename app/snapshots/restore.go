@@ -293,19 +293,19 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
-func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) error {
+func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) (RestoreResult, error) {
 	resuming := op.Resuming
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
+		return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
 	}
 	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
-		return err
+		return RestoreResult{}, err
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
+		return RestoreResult{}, s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
 	}
 	caller := callerOf(op)
 	tz := s.TimeZone(ctx)
@@ -318,10 +318,10 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 		// Eligible again, now: a delete that began meanwhile refuses it.
 		blocking, err := s.deletingPins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil {
-			return err
+			return RestoreResult{}, err
 		}
 		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
+			return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
 		}
 	}
 	// Skip the steps already done: each step is recorded before it runs, so
@@ -365,7 +365,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	if resuming {
 		// An earlier run of this restore may have said it was asked.
 		if asked, err = loggedBefore(ctx, s.st, op, b.ID, EvRestoreAsked); err != nil {
-			return err
+			return RestoreResult{}, err
 		}
 	}
 	if p.NoUndo && !asked {
@@ -395,14 +395,14 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 		switch {
 		case step == providers.StepStop:
 			if err := s.stopStep(ctx, op, be, b); err != nil {
-				return err
+				return RestoreResult{}, err
 			}
 			if op.BoxRan != nil {
 				wasRunning = *op.BoxRan
 			}
 		case !(step == providers.StepUndo && isCopyStep(op.Step)):
 			if err := s.step(ctx, op, string(step)); err != nil {
-				return err
+				return RestoreResult{}, err
 			}
 		}
 		switch step {
@@ -416,18 +416,18 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			}
 			undo, err := take(ctx, op, b, be, resuming)
 			if operations.Pending(err) {
-				return err // the job snoozes on the undo's task; the undo is found by its label after
+				return RestoreResult{}, err // the job snoozes on the undo's task; the undo is found by its label after
 			}
 			if err == nil && pictured {
 				s.pictures.keepUndoPicture(ctx, op, undo)
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return ctx.Err() // the worker stops: the restore resumes at its undo
+					return RestoreResult{}, ctx.Err() // the worker stops: the restore resumes at its undo
 				}
 				// Bring the box back as it was before saying so.
 				words := failUndoWords(taskFailedWords(op, err.Error()), "")
-				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, nil, wasRunning, words)
+				return RestoreResult{}, s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, nil, wasRunning, words)
 			}
 			if !asked {
 				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, undo.Name, false, yes), sn.ID, op.ID, nil)
@@ -437,20 +437,20 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			// Step 9: the box set straight, its access first (G8).
 			if err := s.setStraight(ctx, op.ID, b, be, "the restore"); err != nil {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return RestoreResult{}, ctx.Err()
 				}
-				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
+				return RestoreResult{}, s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
 			}
 		case providers.StepAdopt, providers.StepEarlier:
 			nb, err := s.swapStep(ctx, op, b, sn, be, step)
 			if operations.Pending(err) {
-				return err // the job snoozes on the adoption's clone; the swap resumes at its step
+				return RestoreResult{}, err // the job snoozes on the adoption's clone; the swap resumes at its step
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return RestoreResult{}, ctx.Err()
 				}
-				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
+				return RestoreResult{}, s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
 			}
 			b = nb
 		default:
@@ -477,16 +477,16 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			// failed: this step asked once more, waited for in place).
 			prog, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, step, s.taskRecorder(op))
 			if operations.Pending(err) {
-				return err
+				return RestoreResult{}, err
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return ctx.Err() // the worker stops: the restore resumes from this step
+					return RestoreResult{}, ctx.Err() // the worker stops: the restore resumes from this step
 				}
 				if errors.Is(err, providers.ErrUnreachable) {
-					return s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, be), string(step)))
+					return RestoreResult{}, s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, be), string(step)))
 				}
-				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, taskFailedWords(op, err.Error()))
+				return RestoreResult{}, s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, taskFailedWords(op, err.Error()))
 			}
 			if prog.Size != nil {
 				size = prog.Size
@@ -496,7 +496,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	// Older undos go once this one is ready (section 8), never this
 	// restore's target or its own undo.
 	if err := s.step(ctx, op, StepUndos); err != nil {
-		return err
+		return RestoreResult{}, err
 	}
 	op2, _ := s.ops.ByID(ctx, s.st.Pool, op.ID)
 	if op2 != nil {
@@ -504,7 +504,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	}
 	replaced, err := s.replaceUndos(ctx, op, b, be, sn.ID)
 	if err != nil {
-		return err // the job snoozes on the backend's delete, and resumes here
+		return RestoreResult{}, err // the job snoozes on the backend's delete, and resumes here
 	}
 	if sn.Guest == "held-copy" && b.GuestRef != "" {
 		// The copy is the box's guest now: its template goes. Its delete's
@@ -513,7 +513,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 		// already: its record goes).
 		if err := s.deleteStep(ctx, op, sn, b, be, System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
 			if operations.Pending(err) {
-				return err
+				return RestoreResult{}, err
 			}
 			s.logger.Warn("delete a swapped-in held copy", "snapshot", sn.ID, "err", err)
 		}
@@ -528,7 +528,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	words := logRestoredWords(sn.Name, sn.TakenAt, yes, size, tz)
 	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
 	s.log(ctx, s.st.Pool, b.ID, EvRestored, caller, words, sn.ID, op.ID, res)
-	return s.kinds.Restore.Done(ctx, op, res)
+	return res, nil
 }
 
 // stopStep records a restore's stop step, before the stop, with whether the

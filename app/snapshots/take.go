@@ -415,8 +415,8 @@ type takeBegun struct {
 
 // startTake is the take's own start (operations.Start): the run's lock,
 // its start, the step it runs first and its snapshot and box, in one
-// statement.
-func (s *Service) startTake(ctx context.Context, conn operations.DB, id string) (db.Operation, any, error) {
+// statement. It answers nil for what it read when it cannot read them.
+func (s *Service) startTake(ctx context.Context, conn operations.DB, id string) (db.Operation, *takeBegun, error) {
 	r, err := s.st.TakeStart(ctx, conn, id)
 	if err != nil {
 		return db.Operation{}, nil, err
@@ -426,11 +426,13 @@ func (s *Service) startTake(ctx context.Context, conn operations.DB, id string) 
 	if err != nil {
 		return r.Operation, nil, nil // the runner reads them again, and says what it cannot read
 	}
-	return r.Operation, takeBegun{sn: sn, b: b}, nil
+	return r.Operation, &takeBegun{sn: sn, b: b}, nil
 }
 
-// runTake runs a take from the step it reached.
-func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams) error {
+// runTake runs a take from the step it reached, with what its start read
+// (nil when the run began with the engine's start, or its start could not
+// read them).
+func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams, begun *takeBegun) (TakeResult, error) {
 	resuming := op.Resuming
 	// Its snapshot and its box, read by its start (TakeStart) or else in
 	// one read here, each of which records the step it runs first while
@@ -439,7 +441,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 	var sn *Snapshot
 	var b *Box
 	var err error
-	if begun, ok := op.Begun.(takeBegun); ok {
+	if begun != nil {
 		sn, b = begun.sn, begun.b
 	} else {
 		var both db.TakeSnapshotToRunRow
@@ -454,15 +456,15 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 	recorded := err == nil && sn.State == StateTaking
 	if err != nil {
 		if sn, err = s.snapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
+			return TakeResult{}, s.finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
 		}
 		if b, err = s.boxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, failTakeBoxGone, "")
+			return TakeResult{}, s.finish(ctx, op, OpFailed, nil, failTakeBoxGone, "")
 		}
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.failTake(ctx, op, sn, b, err.Error())
+		return TakeResult{}, s.failTake(ctx, op, sn, b, err.Error())
 	}
 	caller := callerOf(op)
 	start := s.now()
@@ -476,7 +478,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 		if picture {
 			if !recorded {
 				if err := s.step(ctx, op, StepPicture); err != nil {
-					return err
+					return TakeResult{}, err
 				}
 			}
 			op.Step = StepPicture
@@ -484,7 +486,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 		}
 		if picture || !recorded {
 			if err := s.step(ctx, op, StepSnapshot); err != nil {
-				return err
+				return TakeResult{}, err
 			}
 		}
 		op.Step = StepSnapshot
@@ -495,7 +497,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 			// label before taking again.
 			if held, ok, herr := s.findHeld(ctx, be, sn.ID); herr == nil && ok {
 				if held.Incomplete {
-					return s.incompleteTake(ctx, op, sn, b, held.Error)
+					return TakeResult{}, s.incompleteTake(ctx, op, sn, b, held.Error)
 				}
 				taken = providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt,
 					Holds: held.Holds, Size: held.Size, ResetVersion: held.Label.ResetVersion, Parent: held.Parent}
@@ -512,16 +514,16 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 			settings, _ := s.readSettings(ctx)
 			taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory, RoomPercent: settings.RoomPercent}, s.taskRecorder(op))
 			if operations.Pending(err) {
-				return err
+				return TakeResult{}, err
 			}
 			if err != nil {
 				if errors.Is(err, providers.ErrIncomplete) {
-					return s.incompleteTake(ctx, op, sn, b, err.Error())
+					return TakeResult{}, s.incompleteTake(ctx, op, sn, b, err.Error())
 				}
 				if ctx.Err() != nil {
-					return ctx.Err() // the worker is stopping: River retries, and the take resumes
+					return TakeResult{}, ctx.Err() // the worker is stopping: River retries, and the take resumes
 				}
-				return s.failTake(ctx, op, sn, b, err.Error())
+				return TakeResult{}, s.failTake(ctx, op, sn, b, err.Error())
 			}
 		}
 		took := s.now().Sub(start)
@@ -529,7 +531,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 		// and the box's snapshots read, in one statement.
 		if all, err = s.markTakenStep(ctx, op, sn, taken, took, &takenEvent{Caller: caller, Op: op.ID,
 			Words: logTakenWords(sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), took)}); err != nil {
-			return err
+			return TakeResult{}, err
 		}
 	}
 
@@ -539,28 +541,28 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 	// second only when the limit deleted one.
 	if all == nil {
 		if err := s.step(ctx, op, StepLimit); err != nil {
-			return err
+			return TakeResult{}, err
 		}
 		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
-			return err
+			return TakeResult{}, err
 		}
 	}
 	st, err := s.Settings(ctx)
 	if err != nil {
-		return err
+		return TakeResult{}, err
 	}
 	replaced, err := s.applyLimit(ctx, op, b, be, caller, all, st.PerBox)
 	if err != nil {
-		return err
+		return TakeResult{}, err
 	}
 	if replaced != "" {
 		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
-			return err
+			return TakeResult{}, err
 		}
 	}
 	id := sn.ID
 	if sn = snapshotIn(all, id); sn == nil {
-		return fmt.Errorf("read %s after its take: %w", id, store.ErrNotFound)
+		return TakeResult{}, fmt.Errorf("read %s after its take: %w", id, store.ErrNotFound)
 	}
 	res := TakeResult{Snapshot: sn.ID, Name: sn.Name, Holds: sn.Holds, Size: sn.SizeBytes, Count: countTowardLimit(all),
 		Limit: st.PerBox, Replaced: replaced}
@@ -573,7 +575,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 	if sn.PausedMs != nil {
 		res.PausedMs = int64(*sn.PausedMs)
 	}
-	return s.kinds.Take.Done(ctx, op, res)
+	return res, nil
 }
 
 // findHeld looks for a snapshot's label in the backend's listing.
