@@ -162,7 +162,9 @@
         return;
       }
       if (host) host.innerHTML = "";
-      Promise.resolve(window.htmx.ajax("GET", url, { target: target, swap: "outerHTML" })).then(function () {
+      // A morph, as the page's own refreshes: a menu opened meanwhile
+      // stays open, and the focus in it stays.
+      Promise.resolve(window.htmx.ajax("GET", url, { target: target, swap: "outerMorph" })).then(function () {
         window.setTimeout(refocus, 0);
       });
     }
