@@ -2284,6 +2284,18 @@ func wordsApproved(request, at, box, name, op string) string {
 	return fmt.Sprintf("The person approved your request %s at %s, and the restore of %s to ‘%s’ started then, with an undo (operation %s).", request, at, box, name, op)
 }
 
+func wordsApprovedRestored(request, at, box, name, ended, op string) string {
+	return fmt.Sprintf("The person approved your request %s at %s; %s was restored to ‘%s’ at %s, with an undo (operation %s).", request, at, box, name, ended, op)
+}
+
+func wordsApprovedFailed(request, at, box, name, why, op string) string {
+	return fmt.Sprintf("The person approved your request %s at %s; the restore of %s to ‘%s’ failed (operation %s): %s", request, at, box, name, op, why)
+}
+
+func wordsApprovedUnknown(request, at, box, name, why, op string) string {
+	return fmt.Sprintf("The person approved your request %s at %s; how the restore of %s to ‘%s’ ended is not known (operation %s): %s", request, at, box, name, op, why)
+}
+
 func wordsDeclined(request, box, name string) string {
 	return fmt.Sprintf("The person declined your request %s to restore %s to ‘%s’: nothing was restored.", request, box, name)
 }
