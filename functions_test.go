@@ -38,7 +38,6 @@ var notYetSplit = map[string]int{
 	"providers/local/export.go Backend.ImportSnapshots":  151,
 	"providers/local/held.go Backend.HeldSnapshots":      113,
 	"providers/local/journal.go Backend.readChanged":     189,
-	"providers/local/restore.go Backend.apply":           253,
 	"providers/local/scrub.go Backend.scrubManifest":     136,
 	"providers/local/take.go Backend.Snapshot":           107,
 	"providers/local/take.go Backend.capture":            172,
