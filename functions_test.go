@@ -40,7 +40,6 @@ var notYetSplit = map[string]int{
 	"providers/local/journal.go Backend.readChanged":     189,
 	"providers/local/scrub.go Backend.scrubManifest":     136,
 	"providers/local/take.go Backend.Snapshot":           107,
-	"providers/local/take.go Backend.capture":            172,
 	"providers/pvesim/api_clone.go postClone":            182,
 }
 

@@ -114,7 +114,7 @@ var pathCallsAllowed = map[string]string{
 	"store.go syncDir":                        "a folder of the store",
 	"store.go writeFileAtomic":                "a file of the store",
 	"take.go (*Backend).Snapshot":             "the store's snapshot folders",
-	"take.go (*Backend).capture":              "the store's content folder",
+	"take.go (*Backend).openHeld":             "the store's content folder",
 	"take.go (*Backend).copyOnce":             "the store's content",
 	"take.go (*Backend).newContentFile":       "the store's tmp folder",
 	"take.go (*Backend).publish":              "the store's tmp and snapshot folders",
