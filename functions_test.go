@@ -37,7 +37,6 @@ var notYetSplit = map[string]int{
 	"providers/local/codec.go manifest.UnmarshalBinary":  126,
 	"providers/local/export.go Backend.ImportSnapshots":  151,
 	"providers/local/held.go Backend.HeldSnapshots":      113,
-	"providers/local/journal.go Backend.readChanged":     189,
 	"providers/local/scrub.go Backend.scrubManifest":     136,
 	"providers/local/take.go Backend.Snapshot":           107,
 	"providers/pvesim/api_clone.go postClone":            182,
