@@ -29,7 +29,6 @@ var notYetSplit = map[string]int{
 	"app/snapshots/reconcile.go Sweeps.recordAgain":      133,
 	"app/snapshots/reset.go Service.runReset":            109,
 	"app/snapshots/restore.go Service.Restore":           141,
-	"app/snapshots/restore.go Service.runRestore":        237,
 	"app/snapshots/tab.go Tab.Snapshots":                 111,
 	"app/snapshots/take.go Service.Take":                 160,
 	"app/snapshots/take.go Service.runTake":              145,

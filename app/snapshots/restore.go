@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -294,7 +295,6 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
 func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) error {
-	resuming := op.Resuming
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
 		return s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
@@ -307,47 +307,46 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	if err != nil {
 		return s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
 	}
-	caller := callerOf(op)
-	tz := s.TimeZone(ctx)
-	// A restore on the person's yes says so in the box log (section 5).
-	yes := ""
-	if w := consentWords(op, tz); w != "" {
-		yes = ", " + w
-	}
-	if !resuming {
+	r := newRestoreRun(op, p, sn, b, be, s.TimeZone(ctx))
+	if !r.resuming {
 		// Eligible again, now: a delete that began meanwhile refuses it.
 		blocking, err := s.deletingPins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil {
 			return err
 		}
-		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
+		if err := Eligible(sn, ChangeRestore, blocking, s.now(), r.tz); err != nil {
 			return s.finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
 		}
 	}
-	// Skip the steps already done: each step is recorded before it runs, so
-	// the recorded one runs again, and the ones before it are done.
-	start := 0
-	for i, st := range p.Order {
-		if string(st) == op.Step {
-			start = i
+	start := restoreStart(op, p.Order)
+	if err := s.restoreAskedBefore(ctx, r); err != nil {
+		return err
+	}
+	r.pictured = s.holdRestorePicture(ctx, r, start)
+	for i := start; i < len(p.Order); i++ {
+		if i > start {
+			op.TaskEnded = nil // the task waited for was the first step's: the others snooze on their own
+		}
+		if stop, err := s.restoreStep(ctx, r, i); stop {
+			return err
 		}
 	}
-	if op.Step == StepUndos {
-		start = len(p.Order)
-	}
-	if isCopyStep(op.Step) {
-		start = indexOf(p.Order, providers.StepUndo) // the held copy is the undo
-	}
-	if start < len(p.Order) && string(p.Order[start]) == op.Step && providerStep(p.Order[start]) && stepTaskDone(op) {
-		// The job snoozed on this step's own task, which ended OK: the
-		// step is done, and the restore goes on from the next, which snoozes
-		// on its own (the swap's adoption reads a task ended OK as its own
-		// clone's).
-		start++
-		op.TaskEnded = nil
-	}
-	ref := refOf(sn, b)
-	var size *providers.BoxSize
+	return s.restoreDone(ctx, r)
+}
+
+// restoreRun is one run of a restore's steps: what it read as it began,
+// and what its steps have found so far.
+type restoreRun struct {
+	op       *Operation
+	p        restoreParams
+	sn       *Snapshot
+	b        *Box // the box, the swapped-in one after a swap's step
+	be       Backend
+	ref      providers.SnapshotRef
+	resuming bool
+	caller   Caller
+	tz       *time.Location
+	yes      string // the person's yes, for the box log, or ""
 	// wasRunning is whether the box ran just before the restore stopped
 	// it: read before the stop and recorded with the stop's step
 	// (Operation.BoxRan), so a run resumed past the stop knows it too.
@@ -355,146 +354,230 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	// started again. memory is a target that holds the box's memory, whose
 	// rollback may bring the box back running with its processes
 	// (broughtBack), not started again.
-	wasRunning := true
-	if op.BoxRan != nil {
-		wasRunning = *op.BoxRan
+	wasRunning  bool
+	memory      bool
+	broughtBack bool
+	asked       bool // the box log says the restore was asked
+	pictured    bool // the undo's picture is held with the operation
+	size        *providers.BoxSize
+}
+
+// newRestoreRun begins a run of op's restore of sn on b.
+func newRestoreRun(op *Operation, p restoreParams, sn *Snapshot, b *Box, be Backend, tz *time.Location) *restoreRun {
+	r := &restoreRun{op: op, p: p, sn: sn, b: b, be: be, ref: refOf(sn, b), resuming: op.Resuming,
+		caller: callerOf(op), tz: tz, wasRunning: true,
+		memory: sn.Holds == string(providers.HoldsDiskAndMemory)}
+	// A restore on the person's yes says so in the box log.
+	if w := consentWords(op, tz); w != "" {
+		r.yes = ", " + w
 	}
-	memory := sn.Holds == string(providers.HoldsDiskAndMemory)
-	broughtBack := false
-	asked := false
-	if resuming {
-		// An earlier run of this restore may have said it was asked.
-		if asked, err = loggedBefore(ctx, s.st, op, b.ID, EvRestoreAsked); err != nil {
+	if op.BoxRan != nil {
+		r.wasRunning = *op.BoxRan
+	}
+	return r
+}
+
+// restoreStart gives the index in order of the step a run begins at,
+// skipping the steps already done: each step is recorded before it runs, so
+// the recorded one runs again, and the ones before it are done. When the
+// job snoozed on the recorded step's own task, which ended OK, that step is
+// done too: the run begins at the next, and op.TaskEnded is cleared.
+func restoreStart(op *Operation, order []providers.RestoreStep) int {
+	start := 0
+	for i, st := range order {
+		if string(st) == op.Step {
+			start = i
+		}
+	}
+	if op.Step == StepUndos {
+		start = len(order)
+	}
+	if isCopyStep(op.Step) {
+		start = indexOf(order, providers.StepUndo) // the held copy is the undo
+	}
+	if start < len(order) && string(order[start]) == op.Step && providerStep(order[start]) && stepTaskDone(op) {
+		// The job snoozed on this step's own task, which ended OK: the
+		// step is done, and the restore goes on from the next, which snoozes
+		// on its own (the swap's adoption reads a task ended OK as its own
+		// clone's).
+		start++
+		op.TaskEnded = nil
+	}
+	return start
+}
+
+// restoreAskedBefore reads whether an earlier run of this restore said in
+// the box log that it was asked, and says so now for a restore with no
+// undo; r.asked is true when the box log says so.
+func (s *Service) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
+	if r.resuming {
+		var err error
+		if r.asked, err = loggedBefore(ctx, s.st, r.op, r.b.ID, EvRestoreAsked); err != nil {
 			return err
 		}
 	}
-	if p.NoUndo && !asked {
-		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, "", true, yes), sn.ID, op.ID, nil)
-		asked = true
+	if r.p.NoUndo && !r.asked {
+		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
+		r.asked = true
 	}
-	// The undo's picture is from before the stop (section 10): captured
-	// as the restore starts and held with the operation, kept once the
-	// undo is taken, however many snoozes come between.
-	pictured := false
-	if !p.NoUndo && s.pictureTaker != nil && b.HasScreen {
-		if settings, err := s.Settings(ctx); err == nil && settings.Pictures {
-			pictured = true
-			if start == 0 {
-				s.pictures.holdUndoPicture(ctx, op, b)
-			}
-		}
+	return nil
+}
+
+// holdRestorePicture captures the undo's picture as the restore starts,
+// from before the stop, and holds it with the operation, kept once the undo
+// is taken, however many snoozes come between. It says whether the undo
+// has a picture.
+func (s *Service) holdRestorePicture(ctx context.Context, r *restoreRun, start int) bool {
+	if r.p.NoUndo || s.pictureTaker == nil || !r.b.HasScreen {
+		return false
 	}
-	for i := start; i < len(p.Order); i++ {
-		step := p.Order[i]
-		if i > start {
-			op.TaskEnded = nil // the task waited for was the first step's: the others snooze on their own
+	settings, err := s.Settings(ctx)
+	if err != nil || !settings.Pictures {
+		return false
+	}
+	if start == 0 {
+		s.pictures.holdUndoPicture(ctx, r.op, r.b)
+	}
+	return true
+}
+
+// restoreStep records and runs step i of the restore's order. stop says
+// the run ends here, with err (nil when the operation ended, failed or
+// not); otherwise the run goes on to the next step.
+func (s *Service) restoreStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
+	op, step := r.op, r.p.Order[i]
+	// A held copy's step stays recorded as the undo resumes: its copy
+	// goes on from it (takeHeldUndo). The stop's step is recorded
+	// with whether the box ran.
+	switch {
+	case step == providers.StepStop:
+		if err := s.stopStep(ctx, op, r.be, r.b); err != nil {
+			return true, err
 		}
-		// A held copy's step stays recorded as the undo resumes: its copy
-		// goes on from it (takeHeldUndo). The stop's step is recorded
-		// with whether the box ran.
-		switch {
-		case step == providers.StepStop:
-			if err := s.stopStep(ctx, op, be, b); err != nil {
-				return err
-			}
-			if op.BoxRan != nil {
-				wasRunning = *op.BoxRan
-			}
-		case !(step == providers.StepUndo && isCopyStep(op.Step)):
-			if err := s.step(ctx, op, string(step)); err != nil {
-				return err
-			}
+		if op.BoxRan != nil {
+			r.wasRunning = *op.BoxRan
 		}
-		switch step {
-		case providers.StepUndo:
-			if p.NoUndo {
-				continue
-			}
-			take := s.takeUndo
-			if p.Undo == providers.UndoHeldCopy {
-				take = s.takeHeldUndo // ZFS's order: a held copy of the stopped guest
-			}
-			undo, err := take(ctx, op, b, be, resuming)
-			if operations.Pending(err) {
-				return err // the job snoozes on the undo's task; the undo is found by its label after
-			}
-			if err == nil && pictured {
-				s.pictures.keepUndoPicture(ctx, op, undo)
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err() // the worker stops: the restore resumes at its undo
-				}
-				// Bring the box back as it was before saying so.
-				words := failUndoWords(taskFailedWords(op, err.Error()), "")
-				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, nil, wasRunning, words)
-			}
-			if !asked {
-				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, undo.Name, false, yes), sn.ID, op.ID, nil)
-				asked = true
-			}
-		case providers.StepAccess:
-			// Step 9: the box set straight, its access first (G8).
-			if err := s.setStraight(ctx, op.ID, b, be, "the restore"); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
-			}
-		case providers.StepAdopt, providers.StepEarlier:
-			nb, err := s.swapStep(ctx, op, b, sn, be, step)
-			if operations.Pending(err) {
-				return err // the job snoozes on the adoption's clone; the swap resumes at its step
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
-			}
-			b = nb
-		default:
-			if !asked {
-				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, "", false, yes), sn.ID, op.ID, nil)
-				asked = true
-			}
-			if step == providers.StepStart {
-				// A memory rollback resumed the box: it is not started
-				// again (a QEMU guest's start would fail, "already
-				// running"). A box that did not run stays stopped.
-				if memory {
-					if runs, err := s.guestRuns(ctx, be, b); err == nil && runs {
-						broughtBack = true
-						continue
-					}
-				}
-				if !wasRunning {
-					continue
-				}
-			}
-			// Its provider task is waited for by the job's snooze: the
-			// restore resumes here once the task ended (done: the next step;
-			// failed: this step asked once more, waited for in place).
-			prog, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, step, s.taskRecorder(op))
-			if operations.Pending(err) {
-				return err
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err() // the worker stops: the restore resumes from this step
-				}
-				if errors.Is(err, providers.ErrUnreachable) {
-					return s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, be), string(step)))
-				}
-				return s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, taskFailedWords(op, err.Error()))
-			}
-			if prog.Size != nil {
-				size = prog.Size
-			}
+	case !(step == providers.StepUndo && isCopyStep(op.Step)):
+		if err := s.step(ctx, op, string(step)); err != nil {
+			return true, err
 		}
 	}
-	// Older undos go once this one is ready (section 8), never this
-	// restore's target or its own undo.
+	switch step {
+	case providers.StepUndo:
+		return s.restoreUndoStep(ctx, r, i)
+	case providers.StepAccess:
+		// The box set straight, its access first.
+		if err := s.setStraight(ctx, op.ID, r.b, r.be, "the restore"); err != nil {
+			if ctx.Err() != nil {
+				return true, ctx.Err()
+			}
+			return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, err.Error())
+		}
+	case providers.StepAdopt, providers.StepEarlier:
+		nb, err := s.swapStep(ctx, op, r.b, r.sn, r.be, step)
+		if operations.Pending(err) {
+			return true, err // the job snoozes on the adoption's clone; the swap resumes at its step
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return true, ctx.Err()
+			}
+			return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, err.Error())
+		}
+		r.b = nb
+	default:
+		return s.restoreBackendStep(ctx, r, i)
+	}
+	return false, nil
+}
+
+// restoreUndoStep takes the restore's undo, unless it has none, and says in
+// the box log that the restore was asked, naming the undo. A failed undo
+// brings the box back as it was before saying so; stop is as restoreStep's.
+func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
+	if r.p.NoUndo {
+		return false, nil
+	}
+	op := r.op
+	take := s.takeUndo
+	if r.p.Undo == providers.UndoHeldCopy {
+		take = s.takeHeldUndo // ZFS's order: a held copy of the stopped guest
+	}
+	undo, err := take(ctx, op, r.b, r.be, r.resuming)
+	if operations.Pending(err) {
+		return true, err // the job snoozes on the undo's task; the undo is found by its label after
+	}
+	if err == nil && r.pictured {
+		s.pictures.keepUndoPicture(ctx, op, undo)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return true, ctx.Err() // the worker stops: the restore resumes at its undo
+		}
+		// Bring the box back as it was before saying so.
+		words := failUndoWords(taskFailedWords(op, err.Error()), "")
+		return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, nil, r.wasRunning, words)
+	}
+	if !r.asked {
+		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
+		r.asked = true
+	}
+	return false, nil
+}
+
+// restoreBackendStep runs a step the backend does (stop, rollback, start,
+// read the size), having said in the box log that the restore was asked;
+// the size the backend read is kept in r.size. A start is skipped for a box
+// a memory rollback brought back running, or one that did not run. stop is
+// as restoreStep's.
+func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
+	op, b, step := r.op, r.b, r.p.Order[i]
+	if !r.asked {
+		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
+		r.asked = true
+	}
+	if step == providers.StepStart {
+		// A memory rollback resumed the box: it is not started
+		// again (a QEMU guest's start would fail, "already
+		// running"). A box that did not run stays stopped.
+		if r.memory {
+			if runs, err := s.guestRuns(ctx, r.be, b); err == nil && runs {
+				r.broughtBack = true
+				return false, nil
+			}
+		}
+		if !r.wasRunning {
+			return false, nil
+		}
+	}
+	// Its provider task is waited for by the job's snooze: the
+	// restore resumes here once the task ended (done: the next step;
+	// failed: this step asked once more, waited for in place).
+	prog, err := r.be.Snap.RestoreSnapshot(ctx, guestOf(b), r.ref, step, s.taskRecorder(op))
+	if operations.Pending(err) {
+		return true, err
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return true, ctx.Err() // the worker stops: the restore resumes from this step
+		}
+		if errors.Is(err, providers.ErrUnreachable) {
+			return true, s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, r.be), string(step)))
+		}
+		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, taskFailedWords(op, err.Error()))
+	}
+	if prog.Size != nil {
+		r.size = prog.Size
+	}
+	return false, nil
+}
+
+// restoreDone ends a restore whose steps all ran: older undos go once this
+// one is ready, never this restore's target or its own undo; a swapped-in
+// held copy's template goes; the head moves back to the target, the box
+// log says the box is restored, and the operation is done.
+func (s *Service) restoreDone(ctx context.Context, r *restoreRun) error {
+	op, b, sn, be := r.op, r.b, r.sn, r.be
 	if err := s.step(ctx, op, StepUndos); err != nil {
 		return err
 	}
@@ -518,16 +601,16 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			s.logger.Warn("delete a swapped-in held copy", "snapshot", sn.ID, "err", err)
 		}
 	}
-	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: size, Replaced: replaced,
-		Processes: wasRunning && !broughtBack, BoxState: s.restoredState(ctx, be, b, wasRunning || broughtBack)}
+	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: r.size, Replaced: replaced,
+		Processes: r.wasRunning && !r.broughtBack, BoxState: s.restoredState(ctx, be, b, r.wasRunning || r.broughtBack)}
 	if op.UndoID != nil {
 		if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
-	words := logRestoredWords(sn.Name, sn.TakenAt, yes, size, tz)
+	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
 	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
-	s.log(ctx, s.st.Pool, b.ID, EvRestored, caller, words, sn.ID, op.ID, res)
+	s.log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
 	return s.kinds.Restore.Done(ctx, op, res)
 }
 
