@@ -30,8 +30,6 @@ var notYetSplit = map[string]int{
 	"app/snapshots/reset.go Service.runReset":            109,
 	"app/snapshots/restore.go Service.Restore":           141,
 	"app/snapshots/tab.go Tab.Snapshots":                 111,
-	"app/snapshots/take.go Service.Take":                 160,
-	"app/snapshots/take.go Service.runTake":              145,
 	"providers/local/boxes.go Backend.startLocked":       143,
 	"providers/local/codec.go manifest.UnmarshalBinary":  126,
 	"providers/local/export.go Backend.ImportSnapshots":  151,
