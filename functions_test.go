@@ -36,7 +36,6 @@ var notYetSplit = map[string]int{
 	"providers/local/held.go Backend.HeldSnapshots":      113,
 	"providers/local/scrub.go Backend.scrubManifest":     136,
 	"providers/local/take.go Backend.Snapshot":           107,
-	"providers/pvesim/api_clone.go postClone":            182,
 }
 
 // TestFunctionsDoOneThing: in the core (app/snapshots, app/operations) and
