@@ -32,7 +32,6 @@ var notYetSplit = map[string]int{
 	"app/snapshots/tab.go Tab.Snapshots":                 111,
 	"providers/local/boxes.go Backend.startLocked":       143,
 	"providers/local/codec.go manifest.UnmarshalBinary":  126,
-	"providers/local/export.go Backend.ImportSnapshots":  151,
 	"providers/local/held.go Backend.HeldSnapshots":      113,
 	"providers/local/scrub.go Backend.scrubManifest":     136,
 	"providers/local/take.go Backend.Snapshot":           107,
