@@ -30,7 +30,6 @@ var notYetSplit = map[string]int{
 	"app/snapshots/reset.go Service.runReset":            109,
 	"app/snapshots/restore.go Service.Restore":           141,
 	"app/snapshots/tab.go Tab.Snapshots":                 111,
-	"providers/local/boxes.go Backend.startLocked":       143,
 	"providers/local/codec.go manifest.UnmarshalBinary":  126,
 	"providers/local/held.go Backend.HeldSnapshots":      113,
 	"providers/local/scrub.go Backend.scrubManifest":     136,
