@@ -28,7 +28,6 @@ var notYetSplit = map[string]int{
 	"app/snapshots/reconcile.go Sweeps.reconcileBackend": 121,
 	"app/snapshots/reconcile.go Sweeps.recordAgain":      133,
 	"app/snapshots/reset.go Service.runReset":            109,
-	"app/snapshots/restore.go Service.Restore":           141,
 	"app/snapshots/tab.go Tab.Snapshots":                 111,
 	"providers/local/codec.go manifest.UnmarshalBinary":  126,
 	"providers/local/held.go Backend.HeldSnapshots":      113,

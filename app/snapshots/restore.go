@@ -169,17 +169,9 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	if err != nil {
 		return nil, err
 	}
-	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
-		// Refused, not asked for: the form's two cases are not this one
-		// (decided during unit 5).
-		return nil, refusal(CodeForbidden, wordsOnlyPersonRestoresMemory)
-	}
-	execution := ThreadsRunOn(c, b)
-	if execution && !settings.ExecutionMachineRestores {
-		return nil, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
-	}
-	if execution && req.NoUndo {
-		return nil, refusal(CodePlan, AlwaysWithUndoWords(b.Name))
+	execution, err := s.restoreMayBe(ctx, c, b, sn, req.NoUndo, settings)
+	if err != nil {
+		return nil, err
 	}
 	// An agent asks the person instead (section 5, "the form"): on a box
 	// threads run on, and on its own box when Settings turns "Agents may
@@ -194,38 +186,16 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			return nil, err
 		}
 	}
-	be, err := s.backend(b.BackendID)
+	be, plan, err := s.restorePlan(ctx, b, sn)
 	if err != nil {
 		return nil, err
-	}
-	ref := refOf(sn, b)
-	plan, err := s.planNow(ctx, b, be, &ref)
-	if err != nil {
-		return nil, s.planError(b, be, err)
-	}
-	if plan.Locked != nil {
-		return nil, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
-			Words: LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
-	}
-	if plan.Restore.Way == providers.WayNone || plan.Restore.Why != "" {
-		why := plan.Restore.Why
-		if why == "" {
-			why = CannotBeRestoredOnWords(b.Name, be.Label)
-		}
-		return nil, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
 	}
 	if askFirst {
 		return nil, s.approvals.askRestore(ctx, c, b, sn, execution, settings)
 	}
 	guard := s.Guard(ctx, c, b)
-	if len(guard) > 0 && req.consent == nil && (c.Kind == CallerAgent || !req.Force) {
-		w := strings.Join(guard, " ")
-		if c.Kind == CallerAgent {
-			return nil, &Refusal{Code: CodeGuard, TryAgain: true,
-				Words: wordsGuardNow(b.Name, "restored", w)}
-		}
-		return nil, &Refusal{Code: CodeGuard,
-			Words: wordsRestoreGuard(b.Name, w)}
+	if err := restoreGuarded(c, b, guard, req); err != nil {
+		return nil, err
 	}
 	if sn.Guest == "held-copy" {
 		// A swap: the current guest stays, as the box's earlier guest, in
@@ -233,54 +203,14 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		req.NoUndo = true
 	}
 	if !req.NoUndo {
-		if plan.Restore.Undo == providers.UndoNone {
-			return nil, refusal(CodePlan, wordsNoUndoNotRestored(b.Name, be.Label))
-		}
-		if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
-			return nil, undoRoomWords(c, err)
-		}
-		// Its price too, before anything stops (section 5, step 4).
-		if err := s.ceilingAdmits(ctx, s.st.Pool, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
-			return nil, undoPriceWords(c, err)
+		if err := s.undoAdmits(ctx, c, b, be, plan, settings); err != nil {
+			return nil, err
 		}
 	}
 	if req.dryRun {
 		return nil, s.restoreEligibleNow(ctx, b, sn, req.Snapshot)
 	}
-	var op *Operation
-	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, _, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeRestore)
-		if err != nil {
-			return err
-		}
-		if b.State != BoxReady {
-			return refusal(CodeBusy, wordsBeingReleased(b.Name))
-		}
-		if err := s.unsettled(ctx, tx, b); err != nil {
-			return err
-		}
-		// The undo's room is reserved before anything stops (section 5, step 4).
-		var reserved *Reserved
-		if !req.NoUndo {
-			if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
-				return undoPriceWords(c, err)
-			}
-			if reserved, err = s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
-				return undoRoomWords(c, err)
-			}
-		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
-				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
-		if err != nil {
-			return err
-		}
-		if !req.NoUndo {
-			return s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
-		}
-		return nil
-	})
-	return op, err
+	return s.admitRestore(ctx, c, req, b, sn, be, plan, settings, guard)
 }
 
 // restoreOrder is the plan's capture order with the steps every restore
@@ -953,4 +883,122 @@ func undoPriceWords(c Caller, err error) error {
 		return err
 	}
 	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: wordsOrUntickUndo(r.Words)}
+}
+
+// restoreMayBe checks that c may restore sn on b at all, with settings:
+// an agent restores a snapshot that holds memory only when Settings lets
+// agents, a box threads run on is restored only when Settings lets it and
+// always with an undo. execution says threads run on the box.
+func (s *Service) restoreMayBe(ctx context.Context, c Caller, b *Box, sn *Snapshot, noUndo bool, settings Settings) (execution bool, err error) {
+	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
+		// Refused, not asked for: the form's two cases are not this one
+		// (decided during unit 5).
+		return false, refusal(CodeForbidden, wordsOnlyPersonRestoresMemory)
+	}
+	execution = ThreadsRunOn(c, b)
+	if execution && !settings.ExecutionMachineRestores {
+		return false, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
+	}
+	if execution && noUndo {
+		return false, refusal(CodePlan, AlwaysWithUndoWords(b.Name))
+	}
+	return execution, nil
+}
+
+// restorePlan reads the plan for a restore of sn on b from its backend,
+// refusing a box the backend has locked, or one it cannot restore sn on.
+func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backend, providers.SnapshotPlan, error) {
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return Backend{}, providers.SnapshotPlan{}, err
+	}
+	ref := refOf(sn, b)
+	plan, err := s.planNow(ctx, b, be, &ref)
+	if err != nil {
+		return Backend{}, providers.SnapshotPlan{}, s.planError(b, be, err)
+	}
+	if plan.Locked != nil {
+		return Backend{}, providers.SnapshotPlan{}, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
+			Words: LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
+	}
+	if plan.Restore.Way == providers.WayNone || plan.Restore.Why != "" {
+		why := plan.Restore.Why
+		if why == "" {
+			why = CannotBeRestoredOnWords(b.Name, be.Label)
+		}
+		return Backend{}, providers.SnapshotPlan{}, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
+	}
+	return be, plan, nil
+}
+
+// restoreGuarded refuses a restore of b that guard's words stand against:
+// unless it was consented to, an agent's always, a person's unless forced.
+func restoreGuarded(c Caller, b *Box, guard []string, req RestoreRequest) error {
+	if len(guard) > 0 && req.consent == nil && (c.Kind == CallerAgent || !req.Force) {
+		w := strings.Join(guard, " ")
+		if c.Kind == CallerAgent {
+			return &Refusal{Code: CodeGuard, TryAgain: true,
+				Words: wordsGuardNow(b.Name, "restored", w)}
+		}
+		return &Refusal{Code: CodeGuard,
+			Words: wordsRestoreGuard(b.Name, w)}
+	}
+	return nil
+}
+
+// undoAdmits checks, before anything stops, that the restore's undo can be
+// taken: the backend takes one, the room holds it, and its price is within
+// the ceiling.
+func (s *Service) undoAdmits(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, settings Settings) error {
+	if plan.Restore.Undo == providers.UndoNone {
+		return refusal(CodePlan, wordsNoUndoNotRestored(b.Name, be.Label))
+	}
+	if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+		return undoRoomWords(c, err)
+	}
+	// Its price too, before anything stops (section 5, step 4).
+	if err := s.ceilingAdmits(ctx, s.st.Pool, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+		return undoPriceWords(c, err)
+	}
+	return nil
+}
+
+// admitRestore admits the restore in one transaction: sn still eligible on
+// b, b ready and settled, the undo's price and room reserved before
+// anything stops, and the operation recorded with its order and guard.
+func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest, b *Box, sn *Snapshot, be Backend, plan providers.SnapshotPlan, settings Settings, guard []string) (*Operation, error) {
+	var op *Operation
+	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, _, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeRestore)
+		if err != nil {
+			return err
+		}
+		if b.State != BoxReady {
+			return refusal(CodeBusy, wordsBeingReleased(b.Name))
+		}
+		if err := s.unsettled(ctx, tx, b); err != nil {
+			return err
+		}
+		// The undo's room is reserved before anything stops (section 5, step 4).
+		var reserved *Reserved
+		if !req.NoUndo {
+			if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+				return undoPriceWords(c, err)
+			}
+			if reserved, err = s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+				return undoRoomWords(c, err)
+			}
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
+				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
+		if err != nil {
+			return err
+		}
+		if !req.NoUndo {
+			return s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
+		}
+		return nil
+	})
+	return op, err
 }
