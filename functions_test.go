@@ -31,7 +31,6 @@ var notYetSplit = map[string]int{
 	"app/snapshots/tab.go Tab.Snapshots":                 111,
 	"providers/local/codec.go manifest.UnmarshalBinary":  126,
 	"providers/local/held.go Backend.HeldSnapshots":      113,
-	"providers/local/scrub.go Backend.scrubManifest":     136,
 	"providers/local/take.go Backend.Snapshot":           107,
 }
 
