@@ -26,7 +26,6 @@ var oneThing = map[string]string{}
 var notYetSplit = map[string]int{
 	"app/snapshots/reset.go Service.runReset":            109,
 	"app/snapshots/tab.go Tab.Snapshots":                 111,
-	"providers/local/take.go Backend.Snapshot":           107,
 }
 
 // TestFunctionsDoOneThing: in the core (app/snapshots, app/operations) and

@@ -31,20 +31,9 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	if err != nil {
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot: %w", err)
 	}
-	id := take.Label.Snapshot
-	if id == "" {
-		id = newSnapshotID()
-	}
-	if err := checkID("snapshot", id); err != nil {
-		return providers.SnapshotTaken{}, err
-	}
-	if _, err := os.Lstat(b.snapDir(id)); err == nil {
-		// A step cut short after it published answers what it took, so its
-		// retry is done, not failed; an ID held by another box is refused.
-		if taken, ok := b.alreadyTaken(guest, take.Label, id); ok {
-			return taken, nil
-		}
-		return providers.SnapshotTaken{}, &providers.RefusedError{Why: fmt.Sprintf("A snapshot with ID %s is already held", id)}
+	id, taken, done, err := b.takeID(guest, take.Label)
+	if done || err != nil {
+		return taken, err
 	}
 	st, err := b.readState(guest.Ref)
 	if err != nil {
@@ -82,25 +71,8 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		b.collect(ctx, added)
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
 	}
-	m.ID = id
-	m.Guest = guest
-	m.Parent = st.Parent
-	if m.Parent != "" {
-		if _, err := os.Stat(b.snapDir(m.Parent)); err != nil {
-			m.Parent = ""
-		}
-	}
-	m.CapturedAt = capturedAt
-	m.ResetVersion = reset
-	lab := label{Label: take.Label, TakenAt: capturedAt}
-	lab.Snapshot = id
-	lab.ResetVersion = reset
-	if lab.Box == "" {
-		lab.Box = guest.Ref
-	}
-	if lab.Install == "" {
-		lab.Install = b.install
-	}
+	b.nameManifest(m, id, guest, st.Parent, capturedAt, reset)
+	lab := b.labelFor(take.Label, id, guest, capturedAt, reset)
 	captured := time.Since(start)
 	if err := b.publish(ctx, m, lab); err != nil {
 		lock.unlock()
@@ -109,26 +81,89 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	}
 	b.remember(id, m)
 	lock.unlock()
-	if err := b.updateState(guest.Ref, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = guest.Ref; s.StatCache = "" }); err != nil {
-		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: it is held, but: %w", guest.Ref, err)
-	}
-	b.rebaseJournal(guest.Ref, jc, "take:"+id)
-	// What the box's journal said as it stopped is of the folder before
-	// this take.
-	b.journals.mu.Lock()
-	delete(b.journals.atStop, guest.Ref)
-	b.journals.mu.Unlock()
-	b.watchLinked(guest.Ref, stats.linked, found == nil)
-	if found == nil {
-		b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
+	if err := b.afterTake(guest.Ref, id, jc, stats, found == nil); err != nil {
+		return providers.SnapshotTaken{}, err
 	}
 	b.log.Debug("local backend: snapshot taken", "box", guest.Ref, "snapshot", id, "files", m.Files,
 		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor, "journal", found != nil,
 		"journalPaths", journalRead, "scan", stats.statTime,
 		"copy", stats.copyTime, "capture", captured, "publish", time.Since(start)-captured)
-	taken := b.taken(m)
+	taken = b.taken(m)
 	taken.Paused = pausedFor
 	return taken, nil
+}
+
+// takeID gives the ID a take publishes its snapshot under: its label's,
+// or a new one. An ID already held is refused, unless it holds this
+// take's own snapshot: a step cut short after it published answers what
+// it took (done), so its retry is done, not failed.
+func (b *Backend) takeID(guest providers.Guest, lab providers.Label) (id string, taken providers.SnapshotTaken, done bool, err error) {
+	id = lab.Snapshot
+	if id == "" {
+		id = newSnapshotID()
+	}
+	if err := checkID("snapshot", id); err != nil {
+		return "", taken, false, err
+	}
+	if _, err := os.Lstat(b.snapDir(id)); err == nil {
+		if taken, ok := b.alreadyTaken(guest, lab, id); ok {
+			return id, taken, true, nil
+		}
+		return "", taken, false, &providers.RefusedError{Why: fmt.Sprintf("A snapshot with ID %s is already held", id)}
+	}
+	return id, taken, false, nil
+}
+
+// nameManifest gives the captured manifest m its ID, its box's guest, the
+// time it was captured, the box's reset version, and its parent, when the
+// store still holds it.
+func (b *Backend) nameManifest(m *manifest, id string, guest providers.Guest, parent string, capturedAt time.Time, reset int) {
+	m.ID = id
+	m.Guest = guest
+	m.Parent = parent
+	if m.Parent != "" {
+		if _, err := os.Stat(b.snapDir(m.Parent)); err != nil {
+			m.Parent = ""
+		}
+	}
+	m.CapturedAt = capturedAt
+	m.ResetVersion = reset
+}
+
+// labelFor gives the label a snapshot is published with: the take's, with
+// its ID, the time it was captured and the box's reset version, for the
+// box and this install when the take's names none.
+func (b *Backend) labelFor(take providers.Label, id string, guest providers.Guest, capturedAt time.Time, reset int) label {
+	lab := label{Label: take, TakenAt: capturedAt}
+	lab.Snapshot = id
+	lab.ResetVersion = reset
+	if lab.Box == "" {
+		lab.Box = guest.Ref
+	}
+	if lab.Install == "" {
+		lab.Install = b.install
+	}
+	return lab
+}
+
+// afterTake records a published snapshot as the box's last and its parent
+// from now, moves the change journal's base to it, forgets what the
+// journal said as the box stopped (of the folder before this take), and
+// keeps watching its hard links; a take that read the whole folder
+// (walked) measures the running rates.
+func (b *Backend) afterTake(box, id string, jc journalCut, stats takeStats, walked bool) error {
+	if err := b.updateState(box, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = box; s.StatCache = "" }); err != nil {
+		return fmt.Errorf("take a snapshot of box %s: it is held, but: %w", box, err)
+	}
+	b.rebaseJournal(box, jc, "take:"+id)
+	b.journals.mu.Lock()
+	delete(b.journals.atStop, box)
+	b.journals.mu.Unlock()
+	b.watchLinked(box, stats.linked, walked)
+	if walked {
+		b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
+	}
+	return nil
 }
 
 // alreadyTaken answers the snapshot id as its take did, when it is held whole
