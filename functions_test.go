@@ -17,20 +17,13 @@ import (
 const maxFuncLines = 100
 
 // oneThing is the functions over maxFuncLines that are truly one thing,
-// each with its reason; keyed "dir Recv.Name" as funcLengths names them.
+// each with its reason; keyed "file Recv.Name" as funcLengths names them.
 var oneThing = map[string]string{}
-
-// notYetSplit is the functions over maxFuncLines still waiting to be split
-// along their steps, each with the most lines it may take until then: none
-// may grow, and none may join this list.
-var notYetSplit = map[string]int{
-	"app/snapshots/reset.go Service.runReset":            109,
-}
 
 // TestFunctionsDoOneThing: in the core (app/snapshots, app/operations) and
 // the backends (providers/...), no function of non-test, non-generated code
 // is over maxFuncLines lines, but the few in oneThing, which are one step
-// each, and those in notYetSplit, which do not grow.
+// each.
 func TestFunctionsDoOneThing(t *testing.T) {
 	t.Parallel()
 	lengths, err := funcLengths("app/snapshots", "app/operations", "providers")
@@ -47,12 +40,6 @@ func TestFunctionsDoOneThing(t *testing.T) {
 		if _, ok := oneThing[name]; ok {
 			continue
 		}
-		if most, ok := notYetSplit[name]; ok {
-			if n > most {
-				t.Errorf("%s is %d lines, more than the %d it had while waiting to be split: split it along its steps", name, n, most)
-			}
-			continue
-		}
 		if n > maxFuncLines {
 			t.Errorf("%s is %d lines, over %d: split it along the steps its comments name", name, n, maxFuncLines)
 		}
@@ -60,11 +47,6 @@ func TestFunctionsDoOneThing(t *testing.T) {
 	for name := range oneThing {
 		if _, ok := lengths[name]; !ok {
 			t.Errorf("oneThing names %s, which is no longer there", name)
-		}
-	}
-	for name := range notYetSplit {
-		if n, ok := lengths[name]; !ok || n <= maxFuncLines {
-			t.Errorf("notYetSplit names %s, which is now split or gone: take it off the list", name)
 		}
 	}
 }
