@@ -891,8 +891,7 @@ func undoPriceWords(c Caller, err error) error {
 // always with an undo. execution says threads run on the box.
 func (s *Service) restoreMayBe(ctx context.Context, c Caller, b *Box, sn *Snapshot, noUndo bool, settings Settings) (execution bool, err error) {
 	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
-		// Refused, not asked for: the form's two cases are not this one
-		// (decided during unit 5).
+		// Refused, not asked for: the form's two cases are not this one.
 		return false, refusal(CodeForbidden, wordsOnlyPersonRestoresMemory)
 	}
 	execution = ThreadsRunOn(c, b)
@@ -956,7 +955,7 @@ func (s *Service) undoAdmits(ctx context.Context, c Caller, b *Box, be Backend, 
 	if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 		return undoRoomWords(c, err)
 	}
-	// Its price too, before anything stops (section 5, step 4).
+	// Its price too, before anything stops.
 	if err := s.ceilingAdmits(ctx, s.st.Pool, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
 		return undoPriceWords(c, err)
 	}
@@ -979,7 +978,7 @@ func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
 		}
-		// The undo's room is reserved before anything stops (section 5, step 4).
+		// The undo's room is reserved before anything stops.
 		var reserved *Reserved
 		if !req.NoUndo {
 			if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
