@@ -181,9 +181,10 @@ func TestNowRowAndRestoredMark(t *testing.T) {
 	if !strings.Contains(notice, "to ‘"+undo.Name+"’ (brisk-lake as it was at ") || !strings.Contains(notice, "before restoring to ‘clean install’)") {
 		t.Fatalf("the notice after the Undo does not say what the undo held:\n%s", notice)
 	}
-	// A box never restored: the Now row says what no snapshot holds yet.
+	// A box never restored: the Now row says whether it changed since its
+	// head, as its backend answers; nobody touched amber-fox since.
 	e.gotoPage(t, "/boxes/amber-fox")
-	if now := e.text(t, "#now-row"); !strings.Contains(now, "what changed since ‘before the migration’") {
+	if now := e.text(t, "#now-row"); !strings.Contains(now, "unchanged since ‘before the migration’") {
 		t.Fatalf("amber-fox's Now row says %q", now)
 	}
 }

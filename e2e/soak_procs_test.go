@@ -196,21 +196,58 @@ func (h *soakHTTP) do(ctx context.Context, method, path string, body, out any) e
 	return nil
 }
 
-// form posts a same-origin form to the pages and answers the body.
+// form posts a form as the pages do and answers its status and body.
 func (h *soakHTTP) form(ctx context.Context, path string, v url.Values) (int, string, error) {
-	req, err := http.NewRequestWithContext(ctx, "POST", h.base+path, strings.NewReader(v.Encode()))
+	resp, body, err := h.send(ctx, "POST", path, v)
 	if err != nil {
 		return 0, "", err
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return resp.StatusCode, body, nil
+}
+
+// formTo posts a form that answers 303 and returns where it leads.
+func (h *soakHTTP) formTo(ctx context.Context, path string, v url.Values) (string, error) {
+	resp, body, err := h.send(ctx, "POST", path, v)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusSeeOther {
+		return "", fmt.Errorf("%s answered %d: %.300s", path, resp.StatusCode, body)
+	}
+	return resp.Header.Get("Location"), nil
+}
+
+// page gets a page and answers its status and body.
+func (h *soakHTTP) page(ctx context.Context, path string) (int, string, error) {
+	resp, body, err := h.send(ctx, "GET", path, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	return resp.StatusCode, body, nil
+}
+
+// send makes one request of the pages, a form's values as its body when v
+// is not nil, and reads the answer whole.
+func (h *soakHTTP) send(ctx context.Context, method, path string, v url.Values) (*http.Response, string, error) {
+	var rd io.Reader
+	if v != nil {
+		rd = strings.NewReader(v.Encode())
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.base+path, rd)
+	if err != nil {
+		return nil, "", err
+	}
+	if v != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	resp, err := h.c.Do(req)
 	if err != nil {
-		return 0, "", err
+		return nil, "", err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), nil
+	return resp, string(b), nil
 }
 
 var personalToken = regexp.MustCompile(`bxt_[A-Za-z0-9_-]+`)
@@ -227,7 +264,12 @@ func personToken(ctx context.Context, base, password string) (string, error) {
 	if code != http.StatusSeeOther {
 		return "", fmt.Errorf("sign-in answered %d: %.300s", code, body)
 	}
-	code, body, err = h.form(ctx, "/settings/tokens", url.Values{"name": {"soak"}})
+	// The token's post redirects to the page that shows it once.
+	where, err := h.formTo(ctx, "/settings/tokens", url.Values{"name": {"soak"}})
+	if err != nil {
+		return "", err
+	}
+	code, body, err = h.page(ctx, where)
 	if err != nil {
 		return "", err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"riverqueue.com/riverui"
 
 	"github.com/boxsnap/boxsnap/app/api"
 	"github.com/boxsnap/boxsnap/app/auth"
@@ -42,6 +43,8 @@ type StackOptions struct {
 	// StopTimeout bounds a box's stop (a slow box ignores SIGTERM until
 	// then); 20 s when 0.
 	StopTimeout time.Duration
+	// JobsUI mounts River's job dashboard at /jobs, as serve does.
+	JobsUI bool
 }
 
 // Stack is boxsnap in this process: the core, River's workers and the web
@@ -57,6 +60,7 @@ type Stack struct {
 	// never needs).
 	Pool   *pgxpool.Pool
 	jobs   *jobs.Client
+	stopUI context.CancelFunc
 	srv    *http.Server
 	screen *http.Server
 	// ScreenURL is a page served as a desktop box's screen.
@@ -119,11 +123,26 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	w, err := web.New(web.Options{Auth: a, Core: core, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Auth: a, Logger: logger})})
+	s := &Stack{Core: core, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	var jobsUI http.Handler
+	if opts.JobsUI {
+		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
+		if err != nil {
+			return nil, fmt.Errorf("job dashboard: %w", err)
+		}
+		var uiCtx context.Context
+		uiCtx, s.stopUI = context.WithCancel(context.WithoutCancel(ctx))
+		if err := ui.Start(uiCtx); err != nil {
+			s.stopUI()
+			return nil, fmt.Errorf("job dashboard: %w", err)
+		}
+		jobsUI = ui
+	}
+	w, err := web.New(web.Options{Auth: a, Core: core, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
+		s.stopUI()
 		return nil, err
 	}
-	s := &Stack{Core: core, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -154,6 +173,7 @@ func screenPage(w http.ResponseWriter, _ *http.Request) {
 func (s *Stack) Close(ctx context.Context) error {
 	var errs []error
 	errs = append(errs, s.srv.Shutdown(ctx), s.screen.Shutdown(ctx))
+	s.stopUI()
 	// Running operations are cancelled: a slow box's stop ends at once.
 	if err := s.jobs.StopAndCancel(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		errs = append(errs, err)

@@ -29,6 +29,13 @@ type ChangeCheck struct {
 	// backend's change journal could not answer); Why says why.
 	Walked bool
 	Why    string
+	// Paths is how many paths changed, where the backend counts them (0:
+	// none, or not counted).
+	Paths int
+	// Restored says the box was restored since its last snapshot: Changed
+	// is then yes, and Paths counts what changed since the restore, when
+	// RestoredKnown says the backend watched it since.
+	Restored, RestoredKnown bool
 }
 
 // Cadence is how often the core asks Changes of a backend's running boxes

@@ -12,24 +12,44 @@ func NoResetWords(box string) string {
 
 // GB says a size in GB, as providers bill (section 12, "Words"): "47
 // bytes", "2 KB", "2 MB", "1.2 GB". It is the one home of a size in words
-// (snapshots.GB says it), and its one rounding rule: below 1 KB a size is
-// said in bytes, above it rounded to the nearest unit shown, so a small
-// snapshot never reads as 1 KB and a total agrees with its rows.
+// (snapshots.GB says it), and of its one rounding rule, Shown: below 1 KB
+// a size is said in bytes, above it rounded half up to the unit shown, so
+// a small snapshot never reads as 1 KB.
 func GB(n int64) string {
-	gb := float64(n) / 1e9
+	s := Shown(n)
 	switch {
 	case n == 1:
 		return "1 byte"
 	case n < 1000:
 		return fmt.Sprintf("%d bytes", n)
 	case n < 1e6:
-		return fmt.Sprintf("%d KB", (n+500)/1000)
-	case gb < 0.1:
-		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
-	case gb < 10:
-		return fmt.Sprintf("%.1f GB", gb)
+		return fmt.Sprintf("%d KB", s/1e3)
+	case n < 1e8:
+		return fmt.Sprintf("%d MB", s/1e6)
+	case n < 1e10:
+		return fmt.Sprintf("%d.%d GB", s/1e9, s/1e8%10)
 	}
-	return fmt.Sprintf("%.0f GB", gb)
+	return fmt.Sprintf("%d GB", s/1e9)
+}
+
+// Shown is n bytes as GB says them: n below 1 KB, else n rounded half up
+// to the unit GB shows (a KB, an MB, a tenth of a GB, a GB). The database
+// rounds the tab's totals with shown_bytes, its twin. A total said above
+// rows a person reads is the sum of the rows' Shown, so "1 KB" and "1 KB"
+// make "2 KB" where the bytes make 2.8 KB.
+func Shown(n int64) int64 {
+	unit := int64(1e9)
+	switch {
+	case n < 1000:
+		return n
+	case n < 1e6:
+		unit = 1e3
+	case n < 1e8:
+		unit = 1e6
+	case n < 1e10:
+		unit = 1e8
+	}
+	return (n + unit/2) / unit * unit
 }
 
 // StoreFullWords is why a take is refused when its store lacks the room:

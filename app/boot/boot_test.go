@@ -208,17 +208,25 @@ func TestSignInWrongPasswordSignOut(t *testing.T) {
 	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Secure {
 		t.Fatalf("session cookie %+v (over plain HTTP it is not Secure)", session)
 	}
-	if resp, _ := s.do(t, "GET", "/", nil, nil); resp.StatusCode != http.StatusOK {
-		t.Fatalf("signed in GET / = %d", resp.StatusCode)
+	if resp, _ := s.do(t, "GET", "/", nil, nil); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/boxes/snapshots" {
+		t.Fatalf("signed in GET / = %d to %q, want the Snapshots tab", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, _ := s.do(t, "GET", "/boxes/snapshots", nil, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("signed in GET /boxes/snapshots = %d", resp.StatusCode)
 	}
 	if resp, _ := s.do(t, "GET", "/jobs/", nil, nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("signed in GET /jobs/ = %d", resp.StatusCode)
 	}
 	// A personal API token, shown once, stored hashed.
-	resp, body = s.do(t, "POST", "/settings/tokens", url.Values{"name": {"laptop"}}, nil)
+	// Post, then redirect to the page that shows it once.
+	resp, _ = s.do(t, "POST", "/settings/tokens", url.Values{"name": {"laptop"}}, nil)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("make token: %d", resp.StatusCode)
+	}
+	resp, body = s.do(t, "GET", resp.Header.Get("Location"), nil, nil)
 	token := regexp.MustCompile(`bxt_[a-z2-7]+`).FindString(body)
 	if resp.StatusCode != http.StatusOK || token == "" {
-		t.Fatalf("make token: %d", resp.StatusCode)
+		t.Fatalf("the made token's page: %d", resp.StatusCode)
 	}
 	if _, body := s.do(t, "GET", "/settings/tokens", nil, nil); strings.Contains(body, token) {
 		t.Fatal("the token is shown a second time")
@@ -305,8 +313,8 @@ func TestOneTimeLinkWorksOnce(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("set password = %d", resp.StatusCode)
 	}
-	if resp, _ := s.do(t, "GET", "/", nil, nil); resp.StatusCode != http.StatusOK {
-		t.Fatalf("signed in after the link: GET / = %d", resp.StatusCode)
+	if resp, _ := s.do(t, "GET", "/", nil, nil); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/boxes/snapshots" {
+		t.Fatalf("signed in after the link: GET / = %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	// Twice: the link is used up, with words, and changes nothing.
 	other := &server{url: s.url, http: &http.Client{CheckRedirect: s.http.CheckRedirect}}

@@ -66,7 +66,8 @@ func TestDataFolderReachableByBoxUser(t *testing.T) {
 	if resp, _ := s.do(t, "POST", "/signin", url.Values{"password": {password}}, nil); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign in: %d", resp.StatusCode)
 	}
-	_, body := s.do(t, "POST", "/settings/tokens", url.Values{"name": {"probe"}}, nil)
+	resp, _ := s.do(t, "POST", "/settings/tokens", url.Values{"name": {"probe"}}, nil)
+	_, body := s.do(t, "GET", resp.Header.Get("Location"), nil, nil)
 	token := regexp.MustCompile(`bxt_[a-z2-7]+`).FindString(body)
 	if token == "" {
 		t.Fatal("no token made")
@@ -79,7 +80,7 @@ func TestDataFolderReachableByBoxUser(t *testing.T) {
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

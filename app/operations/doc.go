@@ -8,6 +8,8 @@
 // Each kind of operation registers a typed runner with Register: its
 // parameters and its result are Go types, decoded and encoded here, so the
 // core, the API and the web read them as types (Kind.Params, Kind.Result).
+// A runner's done end is the result it returns, which the engine records
+// in the statement (or transaction) that ends the operation.
 //
 // A runner that starts a provider task it need not watch (a Proxmox task)
 // records it through Engine.Snoozer: the job then snoozes (River's
@@ -19,9 +21,9 @@
 //
 // A run takes its operation's session lock and marks it started in one
 // statement (OpTryStart); a kind may begin its runs with its own statement
-// instead (Kind.StartWith), which takes the lock and starts the operation
-// as OpTryStart does and reads what its runner needs first, handed to the
-// runner as Operation.Begun. An end done or failed inside its run lets the
+// instead (RegisterStarting), which takes the lock and starts the
+// operation as OpTryStart does and reads what its runner needs first,
+// handed to the runner as a typed argument. An end done or failed inside its run lets the
 // lock go in the end's own statement.
 //
 // One listener per engine (one LISTEN connection, held only while someone

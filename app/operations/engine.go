@@ -48,15 +48,14 @@ const DefaultSnooze = time.Second
 // Engine admits, queues, runs, finishes, recovers and waits for
 // operations.
 type Engine struct {
-	st      *store.Store
-	logger  *slog.Logger
-	snooze  time.Duration
-	jobs    Inserter
-	tasks   TaskReader
-	runners map[string]func(ctx context.Context, op *Operation) error
-	starts  map[string]Start
-	ends    *listener
-	mu      sync.RWMutex
+	st     *store.Store
+	logger *slog.Logger
+	snooze time.Duration
+	jobs   Inserter
+	tasks  TaskReader
+	kinds  map[string]kindRun
+	ends   *listener
+	mu     sync.RWMutex
 }
 
 // New makes the engine. Runners are registered with Register before work
@@ -65,8 +64,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Store == nil {
 		return nil, errors.New("operations: a store is required")
 	}
-	e := &Engine{st: opts.Store, logger: opts.Logger, snooze: opts.Snooze, runners: map[string]func(context.Context, *Operation) error{},
-		starts: map[string]Start{}}
+	e := &Engine{st: opts.Store, logger: opts.Logger, snooze: opts.Snooze, kinds: map[string]kindRun{}}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}
@@ -94,56 +92,87 @@ type Kind[P, R any] struct {
 	e    *Engine
 }
 
+// kindRun is how the engine runs one registered kind: run, after the
+// engine's start; start, when the kind has its own, which answers the
+// operation's row and the runner bound to what it read.
+type kindRun struct {
+	run   func(ctx context.Context, op *Operation) error
+	start func(ctx context.Context, conn DB, id string) (db.Operation, func(context.Context, *Operation) error, error)
+}
+
 // Register makes kind run by run: the engine decodes the operation's
 // parameters as P (a failure fails the operation, in words) and, when run
 // answers a result with no error and has not ended the operation itself
-// (with Engine.End), finishes it done with that result. An error from run
+// (with Engine.End or Engine.EndWith), records that result and finishes it
+// done, in the statement or transaction that ends it. An error from run
 // leaves the operation running: River tries the job again, or snoozes it
 // on a provider task (ErrTaskPending).
 func Register[P, R any](e *Engine, kind string, run func(ctx context.Context, op *Operation, p P) (R, error)) *Kind[P, R] {
-	k := &Kind[P, R]{name: kind, e: e}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, dup := e.runners[kind]; dup {
-		panic("operations: kind " + kind + " registered twice")
-	}
-	e.runners[kind] = func(ctx context.Context, op *Operation) error {
-		p, err := k.Params(op)
-		if err != nil {
-			return e.End(ctx, op, Failed, "boxsnap could not read its parameters: "+err.Error(), "")
-		}
-		r, err := run(ctx, op, p)
-		if err != nil {
-			return err
-		}
-		if op.State != Running {
-			return nil // the runner ended it
-		}
-		return e.finish(ctx, op, Done, r, "", "")
-	}
-	return k
+	return register(e, kind, nil, func(ctx context.Context, op *Operation, p P, _ struct{}) (R, error) {
+		return run(ctx, op, p)
+	})
 }
-
-// Name is the kind's name, as operations record it.
-func (k *Kind[P, R]) Name() string { return k.name }
 
 // Start is a kind's own start of a run: one statement, on the run's
 // connection conn, that takes the operation's session lock and marks it
 // started as OpTryStart does (only when this session got the lock, the
 // operation's row read as the last worker holding the lock committed it),
 // with what the kind's runner reads first. It answers the operation's row
-// and what it read, which the runner finds in Operation.Begun. No row
+// and what it read, B, which the engine hands the kind's runner. No row
 // (pgx.ErrNoRows): it wrote nothing and holds no lock, and the engine
 // starts the run itself, so a start may answer no row for whatever its
 // own reads do not find.
-type Start func(ctx context.Context, conn DB, id string) (db.Operation, any, error)
+type Start[B any] func(ctx context.Context, conn DB, id string) (db.Operation, B, error)
 
-// StartWith makes the runs of this kind's jobs start with start.
-func (k *Kind[P, R]) StartWith(start Start) {
-	k.e.mu.Lock()
-	defer k.e.mu.Unlock()
-	k.e.starts[k.name] = start
+// RegisterStarting is Register for a kind whose runs begin with its own
+// start: a job of the kind (Args.OpKind) begins with start, and run is
+// handed what start read as begun. A run that began with the engine's
+// start instead (start answered no row, or Run, which names no kind) is
+// handed B's zero value, and its runner reads for itself.
+func RegisterStarting[P, R, B any](e *Engine, kind string, start Start[B], run func(ctx context.Context, op *Operation, p P, begun B) (R, error)) *Kind[P, R] {
+	return register(e, kind, start, run)
 }
+
+func register[P, R, B any](e *Engine, kind string, start Start[B], run func(ctx context.Context, op *Operation, p P, begun B) (R, error)) *Kind[P, R] {
+	k := &Kind[P, R]{name: kind, e: e}
+	runWith := func(begun B) func(context.Context, *Operation) error {
+		return func(ctx context.Context, op *Operation) error {
+			p, err := k.Params(op)
+			if err != nil {
+				return e.End(ctx, op, Failed, "boxsnap could not read its parameters: "+err.Error(), "")
+			}
+			r, err := run(ctx, op, p, begun)
+			if err != nil {
+				return err
+			}
+			if op.State != Running {
+				return nil // the runner ended it
+			}
+			return e.finish(ctx, op, Done, r, "", "")
+		}
+	}
+	var none B
+	kr := kindRun{run: runWith(none)}
+	if start != nil {
+		kr.start = func(ctx context.Context, conn DB, id string) (db.Operation, func(context.Context, *Operation) error, error) {
+			r, begun, err := start(ctx, conn, id)
+			if err != nil {
+				return r, nil, err
+			}
+			return r, runWith(begun), nil
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, dup := e.kinds[kind]; dup {
+		panic("operations: kind " + kind + " registered twice")
+	}
+	e.kinds[kind] = kr
+	return k
+}
+
+// Name is the kind's name, as operations record it.
+func (k *Kind[P, R]) Name() string { return k.name }
 
 // Params decodes an operation's parameters; an operation of no parameters
 // answers P's zero value.
@@ -169,12 +198,6 @@ func (k *Kind[P, R]) Result(op *Operation) (R, error) {
 		return r, fmt.Errorf("result of %s %s: %w", op.Kind, op.ID, err)
 	}
 	return r, nil
-}
-
-// Done finishes op done with its result now, for a runner that ends it
-// itself before it returns.
-func (k *Kind[P, R]) Done(ctx context.Context, op *Operation, r R) error {
-	return k.e.finish(ctx, op, Done, r, "", "")
 }
 
 // Request is what Admit records. Box is nil for an operation of no box yet
@@ -203,6 +226,11 @@ func (e *Engine) insert(ctx context.Context, tx DB, r Request) (*Operation, erro
 	op, err := row(e.st.OpInsert(ctx, tx, arg))
 	if err != nil {
 		return nil, fmt.Errorf("record operation: %w", err)
+	}
+	if op.BoxID != nil {
+		if err := e.BoxChanged(ctx, tx, *op.BoxID); err != nil {
+			return nil, err
+		}
 	}
 	return op, nil
 }
@@ -283,6 +311,11 @@ func (e *Engine) AdmitWith(ctx context.Context, tx pgx.Tx, r Request, insert fun
 		return nil, err
 	}
 	op := FromRow(raw)
+	if op.BoxID != nil {
+		if err := e.BoxChanged(ctx, tx, *op.BoxID); err != nil {
+			return nil, err
+		}
+	}
 	if op.Step != StepQueued {
 		return op, nil // it waits for its box's running operation
 	}
@@ -378,8 +411,9 @@ func (e *Engine) End(ctx context.Context, op *Operation, state, words, observed 
 	return e.finish(ctx, op, state, nil, words, observed)
 }
 
-// EndWith ends an operation in any state with a result already made, for
-// the callers that end an operation outside its runner.
+// EndWith ends an operation in any state with a result already made: a
+// failed end that still answers what it did, a done end with what boxsnap
+// observed, or an end from outside the operation's runner.
 func (e *Engine) EndWith(ctx context.Context, op *Operation, state string, result any, words, observed string) error {
 	return e.finish(ctx, op, state, result, words, observed)
 }
@@ -387,6 +421,11 @@ func (e *Engine) EndWith(ctx context.Context, op *Operation, state string, resul
 // operationEnded is the channel an end notifies, with the operation's ID,
 // so a wait ends the moment its operation does, with no polling delay.
 const operationEnded = "boxsnap_operation_ended"
+
+// boxChanged is the channel a box's change notifies, with the box's ID:
+// an operation's admission and end (OpEnd and OpEndAlone send it beside
+// operationEnded), and BoxChanged. The pages that show the box follow it.
+const boxChanged = "boxsnap_box_changed"
 
 // finish ends an operation and, in the same transaction, queues the box's
 // next waiting operation, so a box's operations follow each other with no

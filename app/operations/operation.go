@@ -50,10 +50,6 @@ type Operation struct {
 	// TaskEnded is what the provider said of the task this run waited for,
 	// when the run follows a snooze on it.
 	TaskEnded *providers.TaskOutcome `db:"-" json:"-"`
-	// Begun is what the kind's own start (Kind.StartWith) read with the
-	// run's start, for its runner; nil when the run began with the
-	// engine's start.
-	Begun any `db:"-" json:"-"`
 }
 
 // An operation's states (section 6).
@@ -77,7 +73,7 @@ const Queue = "operations"
 // operation and the resume count, so a repeat never runs twice; a resume
 // after a crash is a new attempt with its own key. The operation's advisory
 // lock makes sure one worker runs it at a time. OpKind is the operation's
-// kind, so its run can start with its kind's own start (Kind.StartWith); a
+// kind, so its run can start with its kind's own start (RegisterStarting); a
 // job of none starts with the engine's.
 type Args struct {
 	Box    string `json:"box" river:"unique"`

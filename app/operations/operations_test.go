@@ -588,10 +588,9 @@ func TestAnEndLetsItsRunsLockGo(t *testing.T) {
 	}
 }
 
-// TestAKindStartsItsOwnRuns (issue 10: a kind's own start, Kind.StartWith,
-// which a take's run begins with): an operation's job names its kind, and
-// its run begins with that kind's start, whose reads the runner is handed
-// (Operation.Begun); a start that answers no row leaves the run to the
+// TestAKindStartsItsOwnRuns (a kind's own start, RegisterStarting, which a
+// take's run begins with): an operation's job names its kind, and its run
+// begins with that kind's start, whose reads the runner is handed; a start that answers no row leaves the run to the
 // engine's start, and the runner reads for itself; Run, which names no
 // kind, and a job of another kind start with the engine's.
 func TestAKindStartsItsOwnRuns(t *testing.T) {
@@ -601,18 +600,17 @@ func TestAKindStartsItsOwnRuns(t *testing.T) {
 	b := env.Box(t, snapshots.Owner(), "own-start")
 	var starts atomic.Int32
 	noRow := false
-	begun := make(chan any, 1)
-	own := operations.Register(e, "own-start", func(ctx context.Context, op *operations.Operation, p echoParams) (echoResult, error) {
-		begun <- op.Begun
-		return echoResult{}, nil
-	})
-	own.StartWith(func(ctx context.Context, conn operations.DB, id string) (db.Operation, any, error) {
+	begun := make(chan string, 1)
+	own := operations.RegisterStarting(e, "own-start", func(ctx context.Context, conn operations.DB, id string) (db.Operation, string, error) {
 		starts.Add(1)
 		if noRow {
-			return db.Operation{}, nil, pgx.ErrNoRows
+			return db.Operation{}, "", pgx.ErrNoRows
 		}
 		r, err := env.Store.OpTryStart(ctx, conn, id)
 		return db.Operation(r), "read with the start", err
+	}, func(ctx context.Context, op *operations.Operation, p echoParams, read string) (echoResult, error) {
+		begun <- read
+		return echoResult{}, nil
 	})
 	job := func(op *operations.Operation) operations.Args {
 		t.Helper()
@@ -642,8 +640,8 @@ func TestAKindStartsItsOwnRuns(t *testing.T) {
 	if err := e.Work(ctx, job(second)); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-begun; starts.Load() != 2 || got != nil {
-		t.Fatalf("after its kind's start answered no row: %d starts, the runner was handed %v, want nil", starts.Load(), got)
+	if got := <-begun; starts.Load() != 2 || got != "" {
+		t.Fatalf("after its kind's start answered no row: %d starts, the runner was handed %q, want nothing", starts.Load(), got)
 	}
 	if got, err := e.ByID(ctx, env.Pool, second.ID); err != nil || got.State != operations.Done {
 		t.Fatalf("the engine's start did not run it: %v %v", got, err)
@@ -655,18 +653,103 @@ func TestAKindStartsItsOwnRuns(t *testing.T) {
 	if err := e.Run(ctx, third.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-begun; starts.Load() != 2 || got != nil {
-		t.Fatalf("Run began with its kind's start (%d starts, handed %v)", starts.Load(), got)
+	if got := <-begun; starts.Load() != 2 || got != "" {
+		t.Fatalf("Run began with its kind's start (%d starts, handed %q)", starts.Load(), got)
 	}
 	other := operations.Register(e, "other-start", func(ctx context.Context, op *operations.Operation, p echoParams) (echoResult, error) {
-		begun <- op.Begun
+		begun <- ""
 		return echoResult{}, nil
 	})
 	fourth := admitEcho(t, env, other, b, echoParams{})
 	if err := e.Work(ctx, job(fourth)); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-begun; starts.Load() != 2 || got != nil {
-		t.Fatalf("a job of another kind began with own-start's start (%d starts, handed %v)", starts.Load(), got)
+	if got := <-begun; starts.Load() != 2 {
+		t.Fatalf("a job of another kind began with own-start's start (%d starts, handed %q)", starts.Load(), got)
+	}
+}
+
+// stamped is what a test kind's own start reads with the run's start: the
+// box's name, as a typed value, not an any.
+type stamped struct {
+	BoxName string
+}
+
+// stampResult is the test kind's typed result: what its runner was handed.
+type stampResult struct {
+	Handed string `json:"handed"`
+	Words  string `json:"words"`
+}
+
+// TestAKindsStartAndResultAreTyped: a kind's own start hands its runner a
+// typed value (what it read with the start), and the runner's typed result
+// is what the engine records on the operation, read back as its type
+// (Kind.Result) and as the operation's result column, in the end that also
+// queues the box's next operation; a run the engine's start began hands
+// the runner the type's zero value.
+func TestAKindsStartAndResultAreTyped(t *testing.T) {
+	env := coretest.New(t, coretest.Options{NoWorkers: true})
+	ctx := context.Background()
+	e := env.Core.Engine()
+	b := env.Box(t, snapshots.Owner(), "typed-start")
+	stamp := operations.RegisterStarting(e, "stamp", func(ctx context.Context, conn operations.DB, id string) (db.Operation, *stamped, error) {
+		r, err := env.Store.OpTryStart(ctx, conn, id)
+		if err != nil {
+			return db.Operation(r), nil, err
+		}
+		var s stamped
+		if err := conn.QueryRow(ctx, `SELECT b.name FROM boxes b JOIN operations o ON o.box_id = b.id WHERE o.id = $1`, id).Scan(&s.BoxName); err != nil {
+			return db.Operation(r), nil, err
+		}
+		return db.Operation(r), &s, nil
+	}, func(ctx context.Context, op *operations.Operation, p echoParams, begun *stamped) (stampResult, error) {
+		handed := "nothing"
+		if begun != nil {
+			handed = begun.BoxName
+		}
+		return stampResult{Handed: handed, Words: p.Words}, nil
+	})
+	job := func(op *operations.Operation) operations.Args {
+		return operations.Args{Box: b.ID, Op: op.ID, Resume: op.Resumes, OpKind: op.Kind}
+	}
+
+	first := admitEcho(t, env, stamp, b, echoParams{Words: "first"})
+	second := admitEcho(t, env, stamp, b, echoParams{Words: "second"})
+	if err := e.Work(ctx, job(first)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.ByID(ctx, env.Pool, first.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != operations.Done {
+		t.Fatalf("the run ended %s %v, want done", got.State, got.Error)
+	}
+	res, err := stamp.Result(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != (stampResult{Handed: "typed-start", Words: "first"}) {
+		t.Fatalf("the recorded result is %+v, want what the runner returned with the box's name its start read", res)
+	}
+	var column string
+	if err := env.Pool.QueryRow(ctx, `SELECT result->>'handed' FROM operations WHERE id = $1`, first.ID).Scan(&column); err != nil || column != "typed-start" {
+		t.Fatalf("the operation's result column says handed %q (%v), want typed-start", column, err)
+	}
+	// The end that recorded the result queued the box's next operation.
+	if next, err := e.ByID(ctx, env.Pool, second.ID); err != nil || next.Step != operations.StepQueued {
+		t.Fatalf("after the first's end the second is %v (%v), want queued", next, err)
+	}
+
+	// Run begins with the engine's start: the runner is handed nothing.
+	if err := e.Run(ctx, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err = e.ByID(ctx, env.Pool, second.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := stamp.Result(got); err != nil || res != (stampResult{Handed: "nothing", Words: "second"}) {
+		t.Fatalf("after the engine's start the recorded result is %+v (%v), want handed nothing", res, err)
 	}
 }

@@ -85,16 +85,17 @@ func (e *Engine) Run(ctx context.Context, id string) error {
 
 // start takes the operation's lock and marks it started, with the kind's
 // own start when kind has one, else (and when that one answers no row)
-// with OpTryStart. No row: another worker runs it, or it has ended, and
-// nothing is held.
-func (e *Engine) start(ctx context.Context, conn DB, id, kind string) (db.Operation, any, error) {
+// with OpTryStart. It answers the runner bound to what the kind's own
+// start read, nil after the engine's start. No row: another worker runs
+// it, or it has ended, and nothing is held.
+func (e *Engine) start(ctx context.Context, conn DB, id, kind string) (db.Operation, func(context.Context, *Operation) error, error) {
 	e.mu.RLock()
-	own := e.starts[kind]
+	own := e.kinds[kind].start
 	e.mu.RUnlock()
 	if own != nil {
-		r, begun, err := own(ctx, conn, id)
+		r, run, err := own(ctx, conn, id)
 		if !errors.Is(err, pgx.ErrNoRows) {
-			return r, begun, err
+			return r, run, err
 		}
 		// Held, ended, or what the kind reads with its start is gone: the
 		// engine's start tells, and the runner reads for itself.
@@ -115,7 +116,7 @@ func (e *Engine) run(ctx context.Context, id, kind string) error {
 	// connection: no row when another worker runs it or it has ended
 	// (done, failed or unknown already), and then this connection holds
 	// nothing.
-	r, begun, err := e.start(ctx, conn, id, kind)
+	r, run, err := e.start(ctx, conn, id, kind)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
@@ -133,7 +134,6 @@ func (e *Engine) run(ctx context.Context, id, kind string) error {
 	}()
 	ctx = context.WithValue(ctx, runLockKey{}, held)
 	op := FromRow(r)
-	op.Begun = begun
 	op.Resuming = op.Resumes > 0
 	if op.TaskWaiting {
 		out, wait, err := e.taskNow(ctx, op)
@@ -142,9 +142,11 @@ func (e *Engine) run(ctx context.Context, id, kind string) error {
 		}
 		op.TaskEnded, op.TaskWaiting, op.Resuming = &out, false, true
 	}
-	e.mu.RLock()
-	run := e.runners[op.Kind]
-	e.mu.RUnlock()
+	if run == nil || op.Kind != kind {
+		e.mu.RLock()
+		run = e.kinds[op.Kind].run
+		e.mu.RUnlock()
+	}
 	if run == nil {
 		return e.End(ctx, op, Failed, "boxsnap does not know this kind of operation: "+op.Kind, "")
 	}

@@ -2,6 +2,7 @@ package operations
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -120,6 +121,8 @@ type listener struct {
 	// notification, which can come before the end is handed on, is left to
 	// the hand-off.
 	ending map[string]int
+	// followers receive the IDs of boxes that changed (Follow).
+	followers map[chan string]struct{}
 }
 
 type endedOp struct {
@@ -137,7 +140,7 @@ type listenRun struct {
 
 func newListener(pool *pgxpool.Pool, logger *slog.Logger) *listener {
 	return &listener{pool: pool, logger: logger, waiting: map[string]map[chan *Operation]struct{}{}, ended: map[string]endedOp{},
-		ending: map[string]int{}}
+		ending: map[string]int{}, followers: map[chan string]struct{}{}}
 }
 
 func (l *listener) mark() Mark {
@@ -162,16 +165,7 @@ func (l *listener) subscribe(ctx context.Context, id string, m Mark) (<-chan *Op
 		l.waiting[id] = map[chan *Operation]struct{}{}
 	}
 	l.waiting[id][ch] = struct{}{}
-	l.n++
-	if l.linger != nil {
-		l.linger.Stop()
-		l.linger = nil
-	}
-	if l.run == nil {
-		rctx, cancel := context.WithCancel(context.Background())
-		l.run = &listenRun{cancel: cancel, ready: make(chan struct{})}
-		go l.listen(rctx, l.run)
-	}
+	l.holdLocked()
 	heard := m.run != nil && m.run == l.run && l.run.connected && l.run.breaks == m.breaks
 	if end, ok := l.ended[id]; ok {
 		ch <- copyOp(end.op)
@@ -190,18 +184,113 @@ func (l *listener) subscribe(ctx context.Context, id string, m Mark) (<-chan *Op
 		if len(l.waiting[id]) == 0 {
 			delete(l.waiting, id)
 		}
-		l.n--
-		if l.n == 0 && l.run != nil && l.linger == nil {
-			run := l.run
-			l.linger = time.AfterFunc(listenLinger, func() {
-				l.mu.Lock()
-				defer l.mu.Unlock()
-				if l.n == 0 && l.run == run {
-					run.cancel()
-					l.run = nil
-					l.linger = nil
-				}
-			})
+		l.letGoLocked()
+	}
+}
+
+// holdLocked counts one more holder of the connection (a wait or a
+// follower) and takes the connection when nobody held it.
+func (l *listener) holdLocked() {
+	l.n++
+	if l.linger != nil {
+		l.linger.Stop()
+		l.linger = nil
+	}
+	if l.run == nil {
+		rctx, cancel := context.WithCancel(context.Background())
+		l.run = &listenRun{cancel: cancel, ready: make(chan struct{})}
+		go l.listen(rctx, l.run)
+	}
+}
+
+// letGoLocked counts one holder fewer; the last one's leaving gives the
+// connection back listenLinger later, unless someone holds it again.
+func (l *listener) letGoLocked() {
+	l.n--
+	if l.n == 0 && l.run != nil && l.linger == nil {
+		run := l.run
+		l.linger = time.AfterFunc(listenLinger, func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.n == 0 && l.run == run {
+				run.cancel()
+				l.run = nil
+				l.linger = nil
+			}
+		})
+	}
+}
+
+// FollowMax is how many followers (open pages' event streams) a process
+// holds at once; one more is refused with ErrTooManyFollowers.
+const FollowMax = 256
+
+// followBuffer is how many changed boxes a follower may have unread; more
+// are dropped for it, and it hears of the box's next change.
+const followBuffer = 64
+
+// ErrTooManyFollowers refuses a follower past FollowMax.
+var ErrTooManyFollowers = errors.New("too many pages follow the boxes' changes in this process")
+
+// Follow subscribes to the boxes' changes in every process: the channel
+// receives a box's ID each time one of its operations is admitted or ends,
+// or BoxChanged says something else changed it. Every follower of the
+// process shares the one LISTEN connection the waits use. It returns once
+// the listener listens (or could not; then changes are heard once it
+// does). stop ends the subscription.
+func (e *Engine) Follow(ctx context.Context) (<-chan string, func(), error) {
+	l := e.ends
+	ch := make(chan string, followBuffer)
+	l.mu.Lock()
+	if len(l.followers) >= FollowMax {
+		l.mu.Unlock()
+		return nil, nil, ErrTooManyFollowers
+	}
+	l.followers[ch] = struct{}{}
+	l.holdLocked()
+	ready := l.run.ready
+	l.mu.Unlock()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+	}
+	return ch, sync.OnceFunc(func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.followers, ch)
+		l.letGoLocked()
+	}), nil
+}
+
+// Followers is how many followers the process holds now; tests read it.
+func (e *Engine) Followers() int {
+	e.ends.mu.Lock()
+	defer e.ends.mu.Unlock()
+	return len(e.ends.followers)
+}
+
+// BoxChanged tells every process's followers, at q's commit, that box
+// changed by something that is not an operation's admission or end (a
+// request for the person's word, a box's automatic history switched).
+func (e *Engine) BoxChanged(ctx context.Context, q DB, box string) error {
+	if _, err := q.Exec(ctx, "SELECT pg_notify($1, $2)", boxChanged, box); err != nil {
+		return fmt.Errorf("tell the pages that box %s changed: %w", box, err)
+	}
+	return nil
+}
+
+// changed hands a box's change to every follower; a follower whose buffer
+// is full misses it.
+func (l *listener) changed(box string) {
+	if box == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for ch := range l.followers {
+		select {
+		case ch <- box:
+		default:
 		}
 	}
 }
@@ -304,9 +393,11 @@ func (l *listener) listenOnce(ctx context.Context, run *listenRun, ready func())
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "LISTEN "+operationEnded); err != nil {
-		_ = conn.Conn().Close(context.Background()) // the pool drops a closed connection
-		return err
+	for _, channel := range []string{operationEnded, boxChanged} {
+		if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
+			_ = conn.Conn().Close(context.Background()) // the pool drops a closed connection
+			return err
+		}
 	}
 	l.mu.Lock()
 	run.connected = true
@@ -326,6 +417,10 @@ func (l *listener) listenOnce(ctx context.Context, run *listenRun, ready func())
 		n, err := conn.Conn().WaitForNotification(ctx)
 		if err != nil {
 			return err
+		}
+		if n.Channel == boxChanged {
+			l.changed(n.Payload)
+			continue
 		}
 		l.end(n.Payload, nil, false)
 	}

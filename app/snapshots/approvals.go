@@ -161,7 +161,46 @@ func (s *Approvals) approvalOf(ctx context.Context, r db.Approval) *Approval {
 		a.SnapshotName = sn.Name
 		a.Plan = approvalPlanWords(a, sn)
 	}
+	if w := s.outcome(ctx, a); w != "" && (a.Answer == nil || *a.Answer != w) {
+		if _, err := s.st.PersonApprovalOutcome(ctx, s.st.Pool, db.PersonApprovalOutcomeParams{ID: a.ID, Answer: &w}); err != nil {
+			s.logger.Warn("say how an approved restore ended", "request", a.ID, "err", err)
+		} else {
+			a.Answer = &w
+		}
+	}
 	return a
+}
+
+// outcome says, in the past tense, how the restore an approved request
+// started ended (done, failed or unknown); "" while it runs, or when the
+// request was not approved.
+func (s *Approvals) outcome(ctx context.Context, a *Approval) string {
+	if a.State != ApprovalApproved || a.Operation == nil || a.AnsweredAt == nil {
+		return ""
+	}
+	op, err := s.ops.ByID(ctx, s.st.Pool, *a.Operation)
+	if err != nil {
+		return ""
+	}
+	tz := s.TimeZone(ctx)
+	at := a.AnsweredAt.In(tz).Format("15:04")
+	switch op.State {
+	case OpDone:
+		ended := at
+		if op.EndedAt != nil {
+			ended = op.EndedAt.In(tz).Format("15:04")
+		}
+		return wordsApprovedRestored(a.ID, at, a.BoxName, a.SnapshotName, ended, op.ID)
+	case OpFailed:
+		why := "no reason was recorded."
+		if op.Error != nil && *op.Error != "" {
+			why = *op.Error
+		}
+		return wordsApprovedFailed(a.ID, at, a.BoxName, a.SnapshotName, why, op.ID)
+	case OpUnknown:
+		return wordsApprovedUnknown(a.ID, at, a.BoxName, a.SnapshotName, UnknownWords(a.BoxName, op), op.ID)
+	}
+	return ""
 }
 
 // List lists the requests waiting for the person's word, oldest
@@ -288,8 +327,9 @@ func (s *Approvals) closeRefused(ctx context.Context, a *Approval, words string)
 }
 
 // News are the answers to a thread's requests that its agent has
-// not been told yet: declined, expired or approved. Each is told once, on
-// the agent's next call.
+// not been told yet: declined, expired or approved, and then how the
+// approved one's restore ended (done, failed or unknown), in the past
+// tense. Each is told once, on the agent's next call.
 func (s *Approvals) News(ctx context.Context, thread string) []string {
 	// Expire what waited too long first, so its answer is told too.
 	if rows, err := s.st.PersonApprovalsPending(ctx, s.st.Pool); err == nil {
@@ -297,6 +337,13 @@ func (s *Approvals) News(ctx context.Context, thread string) []string {
 			if r.ThreadID == thread {
 				s.approvalOf(ctx, r)
 			}
+		}
+	}
+	// An approved request whose restore has ended says so before it is
+	// told: the restore's end made it news again (migration 00254).
+	if rows, err := s.st.PersonApprovalsEnded(ctx, s.st.Pool, thread); err == nil {
+		for _, r := range rows {
+			s.approvalOf(ctx, r)
 		}
 	}
 	words, err := s.st.PersonApprovalNews(ctx, s.st.Pool, thread)

@@ -75,6 +75,11 @@ func (s *core) log(ctx context.Context, q db.DBTX, box, kind string, c Caller, w
 	if err := s.st.CoreLogInsert(ctx, q, db.CoreLogInsertParams{BoxID: box, Kind: kind, ActorKind: c.byKind(), ActorThread: c.thread(),
 		ActorWhy: nilIfEmpty(c.Why), Words: words, SnapshotID: nilIfEmpty(snapshot), OperationID: nilIfEmpty(op), Data: raw}); err != nil {
 		s.logger.Error("box log", "box", box, "kind", kind, "err", err)
+		return
+	}
+	// Every logged change tells the pages that show the box, at q's commit.
+	if err := s.ops.BoxChanged(ctx, q, box); err != nil {
+		s.logger.Error("box log: telling the pages", "box", box, "kind", kind, "err", err)
 	}
 }
 

@@ -63,17 +63,17 @@ type deleteParams struct {
 
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
-func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) error {
+func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) (DeleteResult, error) {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
+		return DeleteResult{}, s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
 	}
 	if err != nil {
-		return err
+		return DeleteResult{}, err
 	}
 	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
-		return err
+		return DeleteResult{}, err
 	}
 	change := ChangeDelete
 	caller := callerOf(op)
@@ -87,26 +87,26 @@ func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) 
 	if sn.State != StateDeleting {
 		pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil {
-			return err
+			return DeleteResult{}, err
 		}
 		if err := Eligible(sn, change, pins, s.now(), s.TimeZone(ctx)); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+			return DeleteResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 		}
 	}
 	be, err := s.backend(sn.BackendID)
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return DeleteResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	// The backend's task is waited for by the job's snooze, not here: a
 	// resumed delete finds the snapshot gone and ends, or, when the task
 	// failed, asks once more and waits in place for the backend's words.
 	if err := s.deleteWith(ctx, op, sn, b, be, caller, why, s.taskRecorder(op)); err != nil {
 		if operations.Pending(err) {
-			return err
+			return DeleteResult{}, err
 		}
-		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return DeleteResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
-	return s.ops.EndWith(ctx, op, OpDone, DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, "", "")
+	return DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, nil
 }
 
 func freed(sn *Snapshot) *int64 {

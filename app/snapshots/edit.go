@@ -55,7 +55,11 @@ func (s *Service) edit(ctx context.Context, c Caller, boxRef, ref string, act Ac
 		if err != nil {
 			return err
 		}
-		return fn(tx, sn)
+		if err := fn(tx, sn); err != nil {
+			return err
+		}
+		// The pages that show the box follow the edit at its commit.
+		return s.ops.BoxChanged(ctx, tx, b.ID)
 	})
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // EvSnapshotForgotten is the box log's event for a record the person forgot.
@@ -80,12 +81,14 @@ func (s *Boxes) ForgetBackendPlan(ctx context.Context, c Caller, backend string)
 		return nil, refusal(CodeNotFound, wordsNoRecords(backend))
 	}
 	p := &ForgetPlan{Backend: backend}
+	var shown int64 // the total the words say: the sum of the lines' sizes
 	for _, sn := range all {
 		p.Snapshots = append(p.Snapshots, ForgetItem{ID: sn.ID, Name: sn.Name, BoxID: sn.BoxID})
 		line := fmt.Sprintf("‘%s’ of %s", sn.Name, sn.BoxName)
 		var what []string
 		if sn.SizeBytes != nil {
 			p.Bytes += *sn.SizeBytes
+			shown += providers.Shown(*sn.SizeBytes)
 			what = append(what, GB(*sn.SizeBytes))
 		} else {
 			what = append(what, "size unknown")
@@ -100,8 +103,8 @@ func (s *Boxes) ForgetBackendPlan(ctx context.Context, c Caller, backend string)
 	}
 	n := Plural(len(all), "snapshot", "snapshots")
 	size := ""
-	if p.Bytes > 0 {
-		size = ", " + GB(p.Bytes)
+	if shown > 0 {
+		size = ", " + GB(shown)
 	}
 	p.Words = fmt.Sprintf("Forget the %s of %s%s, a backend no longer in settings? boxsnap removes their records only: they may still exist on %s and be billed.",
 		n, backend, strings.Replace(size, ", ", " (", 1)+map[bool]string{true: ")", false: ""}[size != ""], backend)

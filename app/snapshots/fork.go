@@ -138,18 +138,18 @@ func (s *Service) ForkName(ctx context.Context, box string) string {
 // runFork makes the new box from the snapshot, records it and starts it.
 // The new box's ID is fixed at admission, so a resumed fork finds the guest
 // a restart cut short and goes on with it rather than copying again.
-func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) error {
+func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (ForkResult, error) {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
+		return ForkResult{}, s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
 	}
 	src, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
-		return err
+		return ForkResult{}, err
 	}
 	be, err := s.backend(src.BackendID)
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return ForkResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	caller := callerOf(op)
 	fail := func(words string) error {
@@ -157,7 +157,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) erro
 		return s.finish(ctx, op, OpFailed, nil, words, "")
 	}
 	if err := s.step(ctx, op, "fork"); err != nil {
-		return err
+		return ForkResult{}, err
 	}
 	box, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -169,18 +169,18 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) erro
 			// resumes here, and the backend goes on with the guest it cloned.
 			guest, err = be.Snap.ForkSnapshot(ctx, refOf(sn, src), identity, s.taskRecorder(op))
 			if operations.Pending(err) {
-				return err
+				return ForkResult{}, err
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return ForkResult{}, ctx.Err()
 				}
-				return fail(err.Error())
+				return ForkResult{}, fail(err.Error())
 			}
 		}
 		from, err := json.Marshal(map[string]any{"box": src.ID, "boxName": src.Name, "snapshot": sn.ID, "snapshotName": sn.Name, "takenAt": sn.TakenAt})
 		if err != nil {
-			return fmt.Errorf("record fork %s: %w", p.Name, err)
+			return ForkResult{}, fmt.Errorf("record fork %s: %w", p.Name, err)
 		}
 		box, err = boxRow(s.st.CoreBoxInsertFork(ctx, s.st.Pool, db.CoreBoxInsertForkParams{ID: p.BoxID, Name: p.Name, Kind: src.Kind,
 			ThreadID: p.Thread, BackendID: src.BackendID, Host: guest.Host, GuestRef: guest.Ref, ForkedFrom: from,
@@ -189,26 +189,26 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) erro
 			HasScreen: src.HasScreen}))
 		if err != nil {
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
-			return fail(failForkRecordWords(p.Name, err))
+			return ForkResult{}, fail(failForkRecordWords(p.Name, err))
 		}
 		s.setHead(ctx, s.st.Pool, box.ID, sn.ID)
 		box.HeadID = &sn.ID
 		tz := s.TimeZone(ctx)
 		s.log(ctx, s.st.Pool, box.ID, EvMade, caller, logForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
 	} else if err != nil {
-		return err
+		return ForkResult{}, err
 	}
 	if err := s.armAndStart(ctx, op, be, box, refOf(sn, src)); err != nil {
 		if operations.Pending(err) {
-			return err // the job snoozes on the start's task; the fork resumes with its box
+			return ForkResult{}, err // the job snoozes on the start's task; the fork resumes with its box
 		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return ForkResult{}, ctx.Err()
 		}
-		return fail(reason(err))
+		return ForkResult{}, fail(reason(err))
 	}
 	tz := s.TimeZone(ctx)
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))
 	s.log(ctx, s.st.Pool, src.ID, EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
-	return s.kinds.Fork.Done(ctx, op, ForkResult{Box: box.ID, Name: box.Name, From: from})
+	return ForkResult{Box: box.ID, Name: box.Name, From: from}, nil
 }

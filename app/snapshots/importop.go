@@ -172,39 +172,44 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 // the records, upserts), box (making a box the import brought here), clean
 // (the records are written: the staged files go, then it ends). A run
 // resumed at clean only reads what the first wrote.
-func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams) error {
+func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams) (ImportResult, error) {
 	if len(p.Files) == 0 {
-		return s.finish(ctx, op, OpFailed, nil, failImportParams, "")
+		return ImportResult{}, s.finish(ctx, op, OpFailed, nil, failImportParams, "")
 	}
 	c := callerOf(op)
 	c.Why = p.Why
-	end := func(state string, result any, words string) error {
+	// The staged files go as the import ends, done or failed.
+	clean := func() {
 		for _, f := range p.Files {
 			_ = os.RemoveAll(f.Dir)
 		}
-		return s.finish(ctx, op, state, result, words, "")
+	}
+	fail := func(words string) error {
+		clean()
+		return s.finish(ctx, op, OpFailed, nil, words, "")
 	}
 	be, err := s.backend(p.Backend)
 	if err != nil {
-		return end(OpFailed, nil, err.Error())
+		return ImportResult{}, fail(err.Error())
 	}
 	if op.Step != StepClean {
 		failed, err := s.importSteps(ctx, op, c, be, p)
 		if err != nil {
-			return err
+			return ImportResult{}, err
 		}
 		if failed != "" {
-			return end(OpFailed, nil, failed)
+			return ImportResult{}, fail(failed)
 		}
 		if err := s.step(ctx, op, StepClean); err != nil {
-			return err
+			return ImportResult{}, err
 		}
 	}
 	res, _, err := s.importedNow(ctx, p)
 	if err != nil {
-		return err
+		return ImportResult{}, err
 	}
-	return end(OpDone, res, "")
+	clean()
+	return *res, nil
 }
 
 // importSteps publishes, records and makes the box, each step recorded

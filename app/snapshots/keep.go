@@ -140,17 +140,17 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 
 // runKeep writes the keep date on the backend's label first, then on the
 // record; if the label cannot be written, nothing is kept (unit 8).
-func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) error {
+func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (KeepResult, error) {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
+		return KeepResult{}, s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
 	}
 	if err != nil {
-		return err
+		return KeepResult{}, err
 	}
 	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
-		return err
+		return KeepResult{}, err
 	}
 	change := ChangeKeep
 	if p.Unkeep {
@@ -158,46 +158,46 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) erro
 	}
 	pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
 	if err != nil {
-		return err
+		return KeepResult{}, err
 	}
 	if err := Eligible(sn, change, pins, s.now(), s.TimeZone(ctx)); err != nil {
-		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return KeepResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	var until *time.Time
 	if !p.Unkeep {
 		until = &p.Until
 		st, err := s.Settings(ctx)
 		if err != nil {
-			return err
+			return KeepResult{}, err
 		}
 		if err := s.keepFits(ctx, s.st.Pool, callerOf(op), b, sn, st.PerBox); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+			return KeepResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 		}
 	}
 	if err := s.step(ctx, op, StepLabel); err != nil {
-		return err
+		return KeepResult{}, err
 	}
 	be, err := s.backend(sn.BackendID)
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return KeepResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	if l, ok := be.Snap.(providers.Labeler); ok {
 		if err := l.SetKeptUntil(ctx, refOf(sn, b), until); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, failLabelRefusedWords(be.Label, err), "")
+			return KeepResult{}, s.finish(ctx, op, OpFailed, nil, failLabelRefusedWords(be.Label, err), "")
 		}
 	}
 	if err := s.step(ctx, op, StepRecord); err != nil {
-		return err
+		return KeepResult{}, err
 	}
 	if err := s.st.CoreSnapshotKeep(ctx, s.st.Pool, db.CoreSnapshotKeepParams{ID: sn.ID, KeptUntil: until}); err != nil {
-		return fmt.Errorf("record keep of %s: %w", sn.ID, err)
+		return KeepResult{}, fmt.Errorf("record keep of %s: %w", sn.ID, err)
 	}
 	if p.Unkeep {
 		s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, false), sn.ID, op.ID, nil)
 	} else {
 		s.log(ctx, s.st.Pool, b.ID, EvSnapshotKept, callerOf(op), logKeptWords(sn.Name, p.Until), sn.ID, op.ID, nil)
 	}
-	return s.ops.EndWith(ctx, op, OpDone, KeepResult{Snapshot: sn.ID, KeptUntil: until}, "", "")
+	return KeepResult{Snapshot: sn.ID, KeptUntil: until}, nil
 }
 
 // keepFits refuses to keep an undo when the box holds its limit already: a

@@ -11,7 +11,8 @@ import (
 )
 
 // Kinds are the core's kinds of operation, each registered with the engine
-// with its typed parameters and result; the API and the web read an
+// with its typed parameters and result: a runner's done end is the result
+// it returns, which the engine records, and the API and the web read an
 // operation's result through them (Kinds().Take.Result(op)).
 type Kinds struct {
 	Take    *operations.Kind[takeParams, TakeResult]
@@ -47,41 +48,28 @@ type ReleaseResult struct {
 	Final string     `json:"finalSnapshot,omitempty"`
 }
 
-// ended adapts a runner that ends its operation itself (its done end
-// through its kind's typed Done) to the engine's typed runner.
-func ended[P, R any](run func(ctx context.Context, op *Operation, p P) error) func(context.Context, *Operation, P) (R, error) {
-	return func(ctx context.Context, op *Operation, p P) (R, error) {
-		var zero R
-		return zero, run(ctx, op, p)
-	}
-}
-
 // register registers the core's kinds of operation with the engine.
 func (s *Service) register() {
 	e := s.ops
-	del := ended[deleteParams, DeleteResult](s.runDelete)
-	keep := ended[keepParams, KeepResult](s.runKeep)
-	thin := ended[thinParams, ThinResult](s.sweeps.runThin)
 	s.kinds = Kinds{
-		Take:    operations.Register(e, OpTake, ended[takeParams, TakeResult](s.runTake)),
-		Delete:  operations.Register(e, OpDelete, del),
-		Expiry:  operations.Register(e, OpExpiry, del),
-		Restore: operations.Register(e, OpRestore, ended[restoreParams, RestoreResult](s.runRestore)),
-		Keep:    operations.Register(e, OpKeep, keep),
-		Unkeep:  operations.Register(e, OpUnkeep, keep),
-		Fork:    operations.Register(e, OpFork, ended[ForkParams, ForkResult](s.runFork)),
-		Release: operations.Register(e, OpRelease, ended[releaseParams, ReleaseResult](s.boxes.runRelease)),
-		Import:  operations.Register(e, OpImport, ended[importParams, ImportResult](s.contents.runImport)),
+		// A take's run starts with its own statement, which reads its
+		// snapshot and its box with the start (TakeStart).
+		Take:    operations.RegisterStarting(e, OpTake, s.startTake, s.runTake),
+		Delete:  operations.Register(e, OpDelete, s.runDelete),
+		Expiry:  operations.Register(e, OpExpiry, s.runDelete),
+		Restore: operations.Register(e, OpRestore, s.runRestore),
+		Keep:    operations.Register(e, OpKeep, s.runKeep),
+		Unkeep:  operations.Register(e, OpUnkeep, s.runKeep),
+		Fork:    operations.Register(e, OpFork, s.runFork),
+		Release: operations.Register(e, OpRelease, s.boxes.runRelease),
+		Import:  operations.Register(e, OpImport, s.contents.runImport),
 
-		Thin:          operations.Register(e, OpThin, thin),
-		DeleteHistory: operations.Register(e, OpDeleteHistory, thin),
+		Thin:          operations.Register(e, OpThin, s.sweeps.runThin),
+		DeleteHistory: operations.Register(e, OpDeleteHistory, s.sweeps.runThin),
 
-		Untrash: operations.Register(e, OpUntrash, ended[struct{}, UntrashResult](s.boxes.runUntrash)),
-		Reset:   operations.Register(e, OpReset, ended[resetParams, ResetResult](s.runReset)),
+		Untrash: operations.Register(e, OpUntrash, s.boxes.runUntrash),
+		Reset:   operations.Register(e, OpReset, s.runReset),
 	}
-	// A take's run starts with its own statement, which reads its
-	// snapshot and its box with the start (TakeStart).
-	s.kinds.Take.StartWith(s.startTake)
 	e.UseTasks(s.providerTask)
 }
 

@@ -81,14 +81,14 @@ func (s *Boxes) releaseBox(ctx context.Context, c Caller, ref, requestID string,
 	return op, err
 }
 
-func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) error {
+func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) (ReleaseResult, error) {
 	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
-		return err
+		return ReleaseResult{}, err
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return ReleaseResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	if p.Trash {
 		return s.runTrash(ctx, op, b, be)
@@ -98,16 +98,16 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 	if err := s.holdKept(ctx, op, b, be, p); err != nil {
 		var cf *copyFailedError
 		if !errors.As(err, &cf) {
-			return err
+			return ReleaseResult{}, err
 		}
-		return s.releaseStopped(ctx, op, b, cf.words)
+		return ReleaseResult{}, s.releaseStopped(ctx, op, b, cf.words)
 	}
 	if err := s.step(ctx, op, StepDelete); err != nil {
-		return err
+		return ReleaseResult{}, err
 	}
 	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return err
+		return ReleaseResult{}, err
 	}
 	for _, sn := range all {
 		if sn.Kept() || sn.Guest == "earlier" {
@@ -118,14 +118,14 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		// deleted again (gone already: its record goes).
 		if err := s.snaps.deleteWith(ctx, op, sn, b, be, System("its box was released"), "its box was released", s.snaps.taskRecorder(op)); err != nil {
 			if operations.Pending(err) {
-				return err
+				return ReleaseResult{}, err
 			}
-			return s.finish(ctx, op, OpFailed, nil, wordsReleaseCouldNotDelete(sn.Name, taskFailedWords(op, err.Error())), "")
+			return ReleaseResult{}, s.finish(ctx, op, OpFailed, nil, wordsReleaseCouldNotDelete(sn.Name, taskFailedWords(op, err.Error())), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 	}
 	if err := s.step(ctx, op, StepRelease); err != nil {
-		return err
+		return ReleaseResult{}, err
 	}
 	// The guest's stop and destroy are waited for by the job's snooze where
 	// the backend can leave them (providers.TaskReleaser).
@@ -136,16 +136,16 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		rerr = be.Boxes.Release(ctx, guestOf(b))
 	}
 	if operations.Pending(rerr) {
-		return rerr
+		return ReleaseResult{}, rerr
 	}
 	if rerr != nil {
-		return s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(taskFailedWords(op, rerr.Error())), "")
+		return ReleaseResult{}, s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(taskFailedWords(op, rerr.Error())), "")
 	}
 	if err := s.releaseEarlier(ctx, op, b, be); err != nil {
 		if operations.Pending(err) {
-			return err
+			return ReleaseResult{}, err
 		}
-		return s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(err.Error()), "")
+		return ReleaseResult{}, s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(err.Error()), "")
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.CoreSnapshotBoxGone(ctx, tx, db.CoreSnapshotBoxGoneParams{BoxID: b.ID, How: "released"}); err != nil {
@@ -157,8 +157,8 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReleased)})
 	})
 	if err != nil {
-		return fmt.Errorf("record release of %s: %w", b.Name, err)
+		return ReleaseResult{}, fmt.Errorf("record release of %s: %w", b.Name, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvReleased, callerOf(op), logReleasedWords, "", op.ID, nil)
-	return s.kinds.Release.Done(ctx, op, ReleaseResult{Box: b.ID})
+	return ReleaseResult{Box: b.ID}, nil
 }

@@ -271,19 +271,19 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 
 // runReset runs a reset from the step it reached: the undo, the stop, the
 // fresh box, the kept logins, the start, then older undos replaced.
-func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) error {
+func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (ResetResult, error) {
 	resuming := op.Resuming // after a restart, or after the undo's task, which the job snoozed on
 	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
-		return err
+		return ResetResult{}, err
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, err.Error(), observedNothingChanged)
+		return ResetResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), observedNothingChanged)
 	}
 	rs, ok := be.Snap.(providers.Resetter)
 	if !ok {
-		return s.finish(ctx, op, OpFailed, nil, ResetNotBuiltWords(be, b), observedNothingChanged)
+		return ResetResult{}, s.finish(ctx, op, OpFailed, nil, ResetNotBuiltWords(be, b), observedNothingChanged)
 	}
 	steps := []string{string(providers.StepUndo), StepStop, StepReset, StepLogins, StepStart, StepUndos}
 	start := 0
@@ -300,31 +300,31 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 	}
 	for _, step := range steps[start:] {
 		if err := s.step(ctx, op, step); err != nil {
-			return err
+			return ResetResult{}, err
 		}
 		switch step {
 		case string(providers.StepUndo):
 			u, err := s.takeUndo(ctx, op, b, be, resuming)
 			if operations.Pending(err) {
-				return err // the job snoozes on the undo's task; the resumed run finds it by its label
+				return ResetResult{}, err // the job snoozes on the undo's task; the resumed run finds it by its label
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return ResetResult{}, ctx.Err()
 				}
-				return s.resetFailed(ctx, op, b, resetWhyUndo(err), observedNothingChanged)
+				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyUndo(err), observedNothingChanged)
 			}
 			undo = u
 		case StepStop:
 			if err := be.Boxes.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return ResetResult{}, ctx.Err()
 				}
-				return s.resetFailed(ctx, op, b, resetWhyStop(err), observedNothingChanged)
+				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyStop(err), observedNothingChanged)
 			}
 		case StepReset:
 			if stop, err := s.freshBox(ctx, op, b, be, rs, undo, p); stop {
-				return err
+				return ResetResult{}, err
 			}
 		case StepLogins:
 			if !p.KeepLogins {
@@ -334,9 +334,9 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 			res.Kept, res.Skipped = kept, skipped
 			if err != nil {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return ResetResult{}, ctx.Err()
 				}
-				return s.undoReset(ctx, op, b, be, undo, p, err.Error())
+				return ResetResult{}, s.undoReset(ctx, op, b, be, undo, p, err.Error())
 			}
 		case StepStart:
 			if !p.WasRunning {
@@ -344,14 +344,14 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 			}
 			if err := be.Boxes.Start(ctx, g); err != nil {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return ResetResult{}, ctx.Err()
 				}
-				return s.resetFailed(ctx, op, b, resetWhyStart(err), observedResetStopped)
+				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyStart(err), observedResetStopped)
 			}
 		case StepUndos:
 			replaced, err := s.replaceUndos(ctx, op, b, be, "")
 			if err != nil {
-				return err // the job snoozes on the backend's delete, and resumes here
+				return ResetResult{}, err // the job snoozes on the backend's delete, and resumes here
 			}
 			res.Replaced = replaced
 		}
@@ -360,7 +360,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) er
 		res.Undo, res.UndoName = undo.ID, undo.Name
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvReset, callerOf(op), resetWords(res), "", op.ID, res)
-	return s.kinds.Reset.Done(ctx, op, res)
+	return res, nil
 }
 
 // resetSpec is the box b made fresh from p's template source and command.

@@ -224,33 +224,33 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
-func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) error {
+func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) (RestoreResult, error) {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
-		return s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
+		return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
 	}
 	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
-		return err
+		return RestoreResult{}, err
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
+		return RestoreResult{}, s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
 	}
 	r := newRestoreRun(op, p, sn, b, be, s.TimeZone(ctx))
 	if !r.resuming {
 		// Eligible again, now: a delete that began meanwhile refuses it.
 		blocking, err := s.deletingPins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil {
-			return err
+			return RestoreResult{}, err
 		}
 		if err := Eligible(sn, ChangeRestore, blocking, s.now(), r.tz); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
+			return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
 		}
 	}
 	start := restoreStart(op, p.Order)
 	if err := s.restoreAskedBefore(ctx, r); err != nil {
-		return err
+		return RestoreResult{}, err
 	}
 	r.pictured = s.holdRestorePicture(ctx, r, start)
 	for i := start; i < len(p.Order); i++ {
@@ -258,7 +258,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			op.TaskEnded = nil // the task waited for was the first step's: the others snooze on their own
 		}
 		if stop, err := s.restoreStep(ctx, r, i); stop {
-			return err
+			return RestoreResult{}, err
 		}
 	}
 	return s.restoreDone(ctx, r)
@@ -505,11 +505,12 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 // restoreDone ends a restore whose steps all ran: older undos go once this
 // one is ready, never this restore's target or its own undo; a swapped-in
 // held copy's template goes; the head moves back to the target, the box
-// log says the box is restored, and the operation is done.
-func (s *Service) restoreDone(ctx context.Context, r *restoreRun) error {
+// log says the box is restored, and it answers the restore's result, which
+// the runner returns and the engine records as the operation ends.
+func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult, error) {
 	op, b, sn, be := r.op, r.b, r.sn, r.be
 	if err := s.step(ctx, op, StepUndos); err != nil {
-		return err
+		return RestoreResult{}, err
 	}
 	op2, _ := s.ops.ByID(ctx, s.st.Pool, op.ID)
 	if op2 != nil {
@@ -517,7 +518,7 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) error {
 	}
 	replaced, err := s.replaceUndos(ctx, op, b, be, sn.ID)
 	if err != nil {
-		return err // the job snoozes on the backend's delete, and resumes here
+		return RestoreResult{}, err // the job snoozes on the backend's delete, and resumes here
 	}
 	if sn.Guest == "held-copy" && b.GuestRef != "" {
 		// The copy is the box's guest now: its template goes. Its delete's
@@ -526,7 +527,7 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) error {
 		// already: its record goes).
 		if err := s.deleteStep(ctx, op, sn, b, be, System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
 			if operations.Pending(err) {
-				return err
+				return RestoreResult{}, err
 			}
 			s.logger.Warn("delete a swapped-in held copy", "snapshot", sn.ID, "err", err)
 		}
@@ -541,7 +542,7 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) error {
 	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
 	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
 	s.log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
-	return s.kinds.Restore.Done(ctx, op, res)
+	return res, nil
 }
 
 // stopStep records a restore's stop step, before the stop, with whether the

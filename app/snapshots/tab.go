@@ -363,7 +363,8 @@ func (s *Tab) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, map[
 // TallyRow is the tab's counts for the snapshots of boxes on one backend
 // and host that hold one thing (Holds: disk, disk-and-memory or device),
 // priced in one currency (Currency, "" for none): Sized counts those of
-// known size (SizeBytes their sum), Monthly their price a month.
+// known size (SizeBytes the sum of their sizes as their rows say them,
+// providers.Shown), Monthly their price a month.
 type TallyRow = db.TabTallyRow
 
 // Tally is the tab's counts of every snapshot of the install.

@@ -478,8 +478,8 @@ type takeBegun struct {
 
 // startTake is the take's own start (operations.Start): the run's lock,
 // its start, the step it runs first and its snapshot and box, in one
-// statement.
-func (s *Service) startTake(ctx context.Context, conn operations.DB, id string) (db.Operation, any, error) {
+// statement. It answers nil for what it read when it cannot read them.
+func (s *Service) startTake(ctx context.Context, conn operations.DB, id string) (db.Operation, *takeBegun, error) {
 	r, err := s.st.TakeStart(ctx, conn, id)
 	if err != nil {
 		return db.Operation{}, nil, err
@@ -489,11 +489,13 @@ func (s *Service) startTake(ctx context.Context, conn operations.DB, id string) 
 	if err != nil {
 		return r.Operation, nil, nil // the runner reads them again, and says what it cannot read
 	}
-	return r.Operation, takeBegun{sn: sn, b: b}, nil
+	return r.Operation, &takeBegun{sn: sn, b: b}, nil
 }
 
-// runTake runs a take from the step it reached.
-func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams) error {
+// runTake runs a take from the step it reached, with what its start read
+// (nil when the run began with the engine's start, or its start could not
+// read them).
+func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams, begun *takeBegun) (TakeResult, error) {
 	resuming := op.Resuming
 	// Its snapshot and its box, read by its start (TakeStart) or else in
 	// one read here, each of which records the step it runs first while
@@ -502,7 +504,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 	var sn *Snapshot
 	var b *Box
 	var err error
-	if begun, ok := op.Begun.(takeBegun); ok {
+	if begun != nil {
 		sn, b = begun.sn, begun.b
 	} else {
 		var both db.TakeSnapshotToRunRow
@@ -517,15 +519,15 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 	recorded := err == nil && sn.State == StateTaking
 	if err != nil {
 		if sn, err = s.snapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
+			return TakeResult{}, s.finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
 		}
 		if b, err = s.boxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
-			return s.finish(ctx, op, OpFailed, nil, failTakeBoxGone, "")
+			return TakeResult{}, s.finish(ctx, op, OpFailed, nil, failTakeBoxGone, "")
 		}
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.failTake(ctx, op, sn, b, err.Error())
+		return TakeResult{}, s.failTake(ctx, op, sn, b, err.Error())
 	}
 	caller := callerOf(op)
 	start := s.now()
@@ -536,18 +538,18 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams)
 	var all []*Snapshot // the box's snapshots, once read after the take
 	if sn.State == StateTaking {
 		if err := s.takeStepsRecorded(ctx, op, sn, b, resuming, recorded); err != nil {
-			return err
+			return TakeResult{}, err
 		}
 		taken, stop, err := s.takeOnBackend(ctx, op, params, sn, b, be, resuming)
 		if stop {
-			return err
+			return TakeResult{}, err
 		}
 		took := s.now().Sub(start)
 		// Recorded as taken, the operation moved on to the limit's step,
 		// and the box's snapshots read, in one statement.
 		if all, err = s.markTakenStep(ctx, op, sn, taken, took, &takenEvent{Caller: caller, Op: op.ID,
 			Words: logTakenWords(sn.Name, sn.ID, HoldsWords(sn.Holds, sn.Scope), took)}); err != nil {
-			return err
+			return TakeResult{}, err
 		}
 	}
 	return s.takeLimitDone(ctx, op, sn, b, be, caller, all)
@@ -618,36 +620,37 @@ func (s *Service) takeOnBackend(ctx context.Context, op *Operation, params takeP
 
 // takeLimitDone ends a take whose snapshot is taken: the per-box limit,
 // where an agent's sixth replaces its thread's oldest, checked again now,
-// eligible at the moment of the change; then the operation is done with
-// the snapshot as the box's snapshots hold it. all is the box's snapshots
-// read with the take's record, or nil: one read serves the limit and the
-// answer; a second only when the limit deleted one.
-func (s *Service) takeLimitDone(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, caller Caller, all []*Snapshot) error {
+// eligible at the moment of the change; then it answers the take's result
+// (the runner returns it, the engine records it) with the snapshot as the
+// box's snapshots hold it. all is the box's snapshots read with the take's
+// record, or nil: one read serves the limit and the answer; a second only
+// when the limit deleted one.
+func (s *Service) takeLimitDone(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, caller Caller, all []*Snapshot) (TakeResult, error) {
 	var err error
 	if all == nil {
 		if err := s.step(ctx, op, StepLimit); err != nil {
-			return err
+			return TakeResult{}, err
 		}
 		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
-			return err
+			return TakeResult{}, err
 		}
 	}
 	st, err := s.Settings(ctx)
 	if err != nil {
-		return err
+		return TakeResult{}, err
 	}
 	replaced, err := s.applyLimit(ctx, op, b, be, caller, all, st.PerBox)
 	if err != nil {
-		return err
+		return TakeResult{}, err
 	}
 	if replaced != "" {
 		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
-			return err
+			return TakeResult{}, err
 		}
 	}
 	id := sn.ID
 	if sn = snapshotIn(all, id); sn == nil {
-		return fmt.Errorf("read %s after its take: %w", id, store.ErrNotFound)
+		return TakeResult{}, fmt.Errorf("read %s after its take: %w", id, store.ErrNotFound)
 	}
 	res := TakeResult{Snapshot: sn.ID, Name: sn.Name, Holds: sn.Holds, Size: sn.SizeBytes, Count: countTowardLimit(all),
 		Limit: st.PerBox, Replaced: replaced}
@@ -660,7 +663,7 @@ func (s *Service) takeLimitDone(ctx context.Context, op *Operation, sn *Snapshot
 	if sn.PausedMs != nil {
 		res.PausedMs = int64(*sn.PausedMs)
 	}
-	return s.kinds.Take.Done(ctx, op, res)
+	return res, nil
 }
 
 // findHeld looks for a snapshot's label in the backend's listing.

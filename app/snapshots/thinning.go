@@ -190,7 +190,7 @@ func (s *Sweeps) admitThin(ctx context.Context, c Caller, b *Box, kind string, c
 // runThin runs a thinning or a Delete history: each snapshot it pinned is
 // asked of eligible again now and deleted, one at a time; one that may not
 // go now is spared and named in the result.
-func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) error {
+func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) (ThinResult, error) {
 	if params.Change == "" {
 		params.Change = ChangeThin
 	}
@@ -212,12 +212,12 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 			continue
 		}
 		if err != nil {
-			return err
+			return ThinResult{}, err
 		}
 		if sn.State != StateDeleting {
 			pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
 			if err != nil {
-				return err
+				return ThinResult{}, err
 			}
 			if err := Eligible(sn, params.Change, pins, s.now(), s.TimeZone(ctx)); err != nil || !sn.Automatic || sn.Kept() {
 				res.Spared = append(res.Spared, sn.ID)
@@ -226,11 +226,11 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 		}
 		b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
 		if err != nil {
-			return err
+			return ThinResult{}, err
 		}
 		be, err := s.backend(sn.BackendID)
 		if err != nil {
-			return s.finish(ctx, op, OpFailed, res, err.Error(), "")
+			return ThinResult{}, s.finish(ctx, op, OpFailed, res, err.Error(), "")
 		}
 		// Each delete's provider task is waited for by the job's snooze:
 		// the run resumes here, counts the ones gone as deleted, and
@@ -238,9 +238,9 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 		// goes).
 		if err := s.snaps.deleteWith(ctx, op, sn, b, be, caller, why, s.snaps.taskRecorder(op)); err != nil {
 			if operations.Pending(err) {
-				return err
+				return ThinResult{}, err
 			}
-			return s.finish(ctx, op, OpFailed, res, taskFailedWords(op, err.Error()), "")
+			return ThinResult{}, s.finish(ctx, op, OpFailed, res, taskFailedWords(op, err.Error()), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 		res.Deleted = append(res.Deleted, sn.ID)
@@ -252,5 +252,5 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 		}
 		s.log(ctx, s.st.Pool, *op.BoxID, kind, caller, logThinnedWords(len(res.Deleted), why), "", op.ID, nil)
 	}
-	return s.ops.EndWith(ctx, op, OpDone, res, "", "")
+	return res, nil
 }

@@ -227,49 +227,49 @@ func (s *Sweeps) EmptyDueTrash(ctx context.Context) ([]*Operation, error) {
 // runTrash is a release into the trash: the final snapshot, the stop and
 // the inert guest, then the box marked trashed. Each step is recorded
 // before it runs; a resumed one goes on from it.
-func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend) error {
+func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend) (ReleaseResult, error) {
 	st, err := s.Settings(ctx)
 	if err != nil {
-		return err
+		return ReleaseResult{}, err
 	}
 	caller := callerOf(op)
 	until := op.CreatedAt.Add(time.Duration(st.TrashHours) * time.Hour)
 	if err := s.st.TrashInsert(ctx, s.st.Pool, db.TrashInsertParams{BoxID: b.ID, ReleaseOp: op.ID, TrashedAt: s.now(), Until: until,
 		ByKind: caller.byKind(), ByThreadID: caller.thread()}); err != nil {
-		return fmt.Errorf("record %s in the trash: %w", b.Name, err)
+		return ReleaseResult{}, fmt.Errorf("record %s in the trash: %w", b.Name, err)
 	}
 	if op.Step != StepInert && op.Step != StepRecord {
 		if err := s.step(ctx, op, StepFinal); err != nil {
-			return err
+			return ReleaseResult{}, err
 		}
 		if err := s.takeFinal(ctx, op, b, be); err != nil {
-			return err
+			return ReleaseResult{}, err
 		}
 	}
 	if op.Step != StepRecord {
 		first := op.Step != StepInert
 		if err := s.step(ctx, op, StepInert); err != nil {
-			return err
+			return ReleaseResult{}, err
 		}
 		if err := s.makeInert(ctx, op, b, be, first); err != nil {
 			if operations.Pending(err) {
-				return err // the job snoozes on the stop's task, and resumes here
+				return ReleaseResult{}, err // the job snoozes on the stop's task, and resumes here
 			}
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return ReleaseResult{}, ctx.Err()
 			}
-			return s.trashFailed(ctx, op, b, wordsReleaseCouldNotStop(b.Name, taskFailedError(op, err)))
+			return ReleaseResult{}, s.trashFailed(ctx, op, b, wordsReleaseCouldNotStop(b.Name, taskFailedError(op, err)))
 		}
 	}
 	if err := s.step(ctx, op, StepRecord); err != nil {
-		return err
+		return ReleaseResult{}, err
 	}
 	if err := s.st.CoreBoxSetState(ctx, s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxTrashed)}); err != nil {
-		return fmt.Errorf("record %s in the trash: %w", b.Name, err)
+		return ReleaseResult{}, fmt.Errorf("record %s in the trash: %w", b.Name, err)
 	}
 	r, err := s.trashRow(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return err
+		return ReleaseResult{}, err
 	}
 	tz := s.TimeZone(ctx)
 	final, noFinal := "", r.FinalWords
@@ -286,7 +286,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 	if r.FinalSnapshot != nil {
 		res.Final = *r.FinalSnapshot
 	}
-	return s.kinds.Release.Done(ctx, op, res)
+	return res, nil
 }
 
 // trashFailed ends a release into the trash that could not make the box
@@ -376,29 +376,29 @@ func (s *Boxes) makeInert(ctx context.Context, op *Operation, b *Box, be Backend
 // runUntrash restores a box from the trash: its guest given back what was
 // set aside, started if it ran, the box ready with its history; the final
 // snapshot joins it as an automatic one.
-func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) error {
+func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) (UntrashResult, error) {
 	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
-		return err
+		return UntrashResult{}, err
 	}
 	r, err := s.trashRow(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return s.untrashFailed(ctx, op, b, untrashGoneWords(b.Name))
+		return UntrashResult{}, s.untrashFailed(ctx, op, b, untrashGoneWords(b.Name))
 	}
 	be, err := s.backend(b.BackendID)
 	if err != nil {
-		return s.untrashFailed(ctx, op, b, err.Error())
+		return UntrashResult{}, s.untrashFailed(ctx, op, b, err.Error())
 	}
 	if err := s.step(ctx, op, StepInert); err != nil {
-		return err
+		return UntrashResult{}, err
 	}
 	g := guestOf(b)
 	if t, ok := be.Snap.(providers.Trasher); ok {
 		if err := t.UntrashGuest(ctx, g, r.GuestState); err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return UntrashResult{}, ctx.Err()
 			}
-			return s.untrashFailed(ctx, op, b, untrashGuestWords(b.Name, err))
+			return UntrashResult{}, s.untrashFailed(ctx, op, b, untrashGuestWords(b.Name, err))
 		}
 	}
 	if r.WasRunning {
@@ -407,16 +407,16 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) error
 		// was set aside again, and finds the guest running.
 		if err := s.startGuest(ctx, op, be, g); err != nil {
 			if operations.Pending(err) {
-				return err
+				return UntrashResult{}, err
 			}
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return UntrashResult{}, ctx.Err()
 			}
-			return s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, taskFailedError(op, err)))
+			return UntrashResult{}, s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, taskFailedError(op, err)))
 		}
 	}
 	if err := s.step(ctx, op, StepRecord); err != nil {
-		return err
+		return UntrashResult{}, err
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.TrashForget(ctx, tx, b.ID); err != nil {
@@ -432,10 +432,10 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) error
 		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReady)})
 	})
 	if err != nil {
-		return fmt.Errorf("restore %s from the trash: %w", b.Name, err)
+		return UntrashResult{}, fmt.Errorf("restore %s from the trash: %w", b.Name, err)
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvUntrashed, callerOf(op), logUntrashedWords(r.WasRunning), "", op.ID, nil)
-	return s.kinds.Untrash.Done(ctx, op, UntrashResult{Box: b.ID, Started: r.WasRunning})
+	return UntrashResult{Box: b.ID, Started: r.WasRunning}, nil
 }
 
 // untrashFailed ends a restore from the trash that did not finish: the box

@@ -2284,6 +2284,18 @@ func wordsApproved(request, at, box, name, op string) string {
 	return fmt.Sprintf("The person approved your request %s at %s, and the restore of %s to ‘%s’ started then, with an undo (operation %s).", request, at, box, name, op)
 }
 
+func wordsApprovedRestored(request, at, box, name, ended, op string) string {
+	return fmt.Sprintf("The person approved your request %s at %s; %s was restored to ‘%s’ at %s, with an undo (operation %s).", request, at, box, name, ended, op)
+}
+
+func wordsApprovedFailed(request, at, box, name, why, op string) string {
+	return fmt.Sprintf("The person approved your request %s at %s; the restore of %s to ‘%s’ failed (operation %s): %s", request, at, box, name, op, why)
+}
+
+func wordsApprovedUnknown(request, at, box, name, why, op string) string {
+	return fmt.Sprintf("The person approved your request %s at %s; how the restore of %s to ‘%s’ ended is not known (operation %s): %s", request, at, box, name, op, why)
+}
+
 func wordsDeclined(request, box, name string) string {
 	return fmt.Sprintf("The person declined your request %s to restore %s to ‘%s’: nothing was restored.", request, box, name)
 }
@@ -2293,4 +2305,145 @@ func wordsDeclined(request, box, name string) string {
 // dialog, the rows and the API's check say it.
 func CannotBeForkedWords(name, where string) string {
 	return fmt.Sprintf("‘%s’ cannot be forked %s.", name, where)
+}
+
+// The box page's Now row, its restore notice and its timeline: each says
+// the box as the page's one read found it.
+
+// NowNoHeadWords is the Now row of a box no snapshot holds yet.
+func NowNoHeadWords(box string) string {
+	return fmt.Sprintf("%s as it is now. No snapshot holds it yet.", box)
+}
+
+// NowHeadGoneWords is the Now row of a box whose head was deleted.
+func NowHeadGoneWords(box string) string {
+	return fmt.Sprintf("%s as it is now. The snapshot its files descend from was deleted.", box)
+}
+
+// NowWords is the Now row of a box with a head: "unchanged since ‘X’"
+// when its backend says nothing changed since, "changed since ‘X’ (3
+// files)" when something did, and "cannot tell on this backend" where the
+// backend cannot answer. since names the head and when ("‘X’, yesterday
+// 23:39", or "it was restored today at 11:02 to ‘X’"); restored says the
+// box was restored to its head, and the answer counts from the restore.
+func NowWords(box, since string, ch *providers.ChangeCheck, restored bool) string {
+	if ch == nil {
+		return fmt.Sprintf("%s as it is now, since %s: boxsnap cannot tell now whether it changed.", box, since)
+	}
+	changed := ch.Changed
+	if ch.Restored && restored {
+		switch {
+		case !ch.RestoredKnown:
+			changed = providers.ChangedUnknown
+		case ch.Paths == 0:
+			changed = providers.ChangedNo
+		}
+	} else if ch.Restored {
+		changed = providers.ChangedUnknown
+	}
+	switch changed {
+	case providers.ChangedNo:
+		return fmt.Sprintf("%s as it is now: unchanged since %s.", box, since)
+	case providers.ChangedYes:
+		if ch.Paths > 0 {
+			return fmt.Sprintf("%s as it is now: changed since %s (%s), in no snapshot yet.", box, since, Plural(ch.Paths, "file", "files"))
+		}
+		return fmt.Sprintf("%s as it is now: changed since %s, in no snapshot yet.", box, since)
+	}
+	return fmt.Sprintf("%s as it is now, since %s: whether it changed, boxsnap cannot tell on this backend.", box, since)
+}
+
+// RestoredToDeletedWords is a restore's notice when its target was
+// deleted since: it names no snapshot that does not exist.
+func RestoredToDeletedWords(at, by string) string {
+	return fmt.Sprintf("Restored at %s to a snapshot deleted since, %s.", at, by)
+}
+
+// UndoDeletedWords ends a restore's notice whose undo was deleted since.
+const UndoDeletedWords = "Its undo was deleted since, so it cannot be undone."
+
+// InTrashUntilWords is a trashed box page's notice: when it goes.
+func InTrashUntilWords(until string) string {
+	return fmt.Sprintf("Released: it goes %s with its snapshots that nobody kept. Restore it to use it again, with its history.", until)
+}
+
+// RunState is how a box is for its automatic history: running, stopped,
+// gone (released, in the trash, or its guest missing) or unknown (its
+// backend did not answer).
+type RunState int
+
+// The run states.
+const (
+	RunUnknown RunState = iota
+	RunRunning
+	RunStopped
+	RunGone
+)
+
+// TimelineWords is the timeline's first line: how many automatic
+// snapshots the box holds, and what its automatic history does now, as the
+// box is: "3 automatic snapshots · on: amber-fox runs, so boxsnap checks it
+// every 15 s and takes one when it changed".
+func TimelineWords(box string, n int, on bool, everySeconds int, run RunState) string {
+	count := Plural(n, "automatic snapshot", "automatic snapshots")
+	every := EveryWords(everySeconds)
+	switch {
+	case !on:
+		return fmt.Sprintf("%s · automatic snapshots are off for %s", count, box)
+	case run == RunRunning:
+		return fmt.Sprintf("%s · on: %s runs, so boxsnap checks it every %s and takes one when it changed", count, box, every)
+	case run == RunStopped:
+		return fmt.Sprintf("%s · on, waiting: %s is stopped, and boxsnap takes one only while it runs (checked every %s)", count, box, every)
+	case run == RunGone:
+		return fmt.Sprintf("%s · none are taken now: %s does not run here", count, box)
+	}
+	return fmt.Sprintf("%s · on: checked every %s while %s runs, taken when it changed", count, every, box)
+}
+
+// TimelineNoneWords is an empty timeline's sentence, true to the box's
+// state.
+func TimelineNoneWords(box string, on bool, run RunState) string {
+	switch {
+	case !on:
+		return fmt.Sprintf("No automatic snapshots of %s: they are off for it.", box)
+	case run == RunStopped:
+		return fmt.Sprintf("No automatic snapshots of %s yet: it is stopped, and boxsnap takes one while it runs, when it changed.", box)
+	case run == RunGone:
+		return fmt.Sprintf("No automatic snapshots of %s.", box)
+	}
+	return fmt.Sprintf("No automatic snapshots of %s yet: boxsnap takes one while it runs, when it changed.", box)
+}
+
+// EveryWords says a cadence: "15 s", "10 min".
+func EveryWords(seconds int) string {
+	if seconds%60 == 0 && seconds >= 60 {
+		return strconv.Itoa(seconds/60) + " min"
+	}
+	return strconv.Itoa(seconds) + " s"
+}
+
+// AutomaticNowWords is Settings' line under a backend's automatic history:
+// what it does for that backend's boxes now, as the check last saw them.
+func AutomaticNowWords(n AutomaticNow, everySeconds int) string {
+	if n.Running+n.Stopped+n.Off+n.Unchecked == 0 {
+		return "No boxes here yet."
+	}
+	var parts []string
+	if n.Running > 0 {
+		parts = append(parts, fmt.Sprintf("%s, checked every %s", Plural(n.Running, "box runs", "boxes run"), EveryWords(everySeconds)))
+	}
+	if n.Stopped > 0 {
+		if n.Stopped == 1 {
+			parts = append(parts, "1 box is stopped, so none are taken until it runs")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d boxes are stopped, so none are taken until they run", n.Stopped))
+		}
+	}
+	if n.Unchecked > 0 {
+		parts = append(parts, fmt.Sprintf("%s not asked yet", Plural(n.Unchecked, "box", "boxes")))
+	}
+	if n.Off > 0 {
+		parts = append(parts, fmt.Sprintf("%s them off", Plural(n.Off, "box has", "boxes have")))
+	}
+	return "Now, as last checked: " + strings.Join(parts, "; ") + "."
 }

@@ -22,11 +22,16 @@ type restores struct {
 
 // restoresOf reads a box's restores from its log (its newest events).
 func (s *Server) restoresOf(rc rowContext, b *snapshots.Box) restores {
-	out := restores{byOp: map[string]snapshots.RestoreResult{}}
 	evs, err := s.opts.Core.Boxes().BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
 	if err != nil {
-		return out
+		return restores{byOp: map[string]snapshots.RestoreResult{}}
 	}
+	return restoresIn(evs)
+}
+
+// restoresIn reads a box's restores from its log's newest events.
+func restoresIn(evs []snapshots.LogEvent) restores {
+	out := restores{byOp: map[string]snapshots.RestoreResult{}}
 	for _, ev := range evs { // newest first
 		switch ev.Kind {
 		case snapshots.EvSnapshotTaken:
@@ -80,35 +85,32 @@ type nowRow struct {
 	Line  string
 }
 
-// nowOf says where a box is now: restored to a snapshot, or since its
-// newest snapshot.
-func (s *Server) nowOf(rc rowContext, b *snapshots.Box, sns []*snapshots.Snapshot, rs restores) *nowRow {
+// nowOf says where a box is now, from the page's one read: whether it
+// runs, and whether its disk changed since its head, as its backend
+// answers (unchanged, changed with how many files, or cannot tell).
+func nowOf(rc rowContext, v *snapshots.BoxView, rs restores) *nowRow {
 	n := &nowRow{}
-	if st, err := s.opts.Core.Boxes().BoxStatus(rc.ctx, snapshots.Owner(), b.ID); err == nil && st.Exists {
+	if v.StatusErr == nil && v.Status.Exists {
 		n.State = "Stopped"
-		if st.Running {
+		if v.Status.Running {
 			n.State = "Running"
 		}
 	}
-	switch {
-	case rs.last != nil && !rs.tookAfter:
-		n.Line = fmt.Sprintf("%s as it is now: restored %s to ‘%s’, and what changed since.", b.Name, whenAt(rs.lastAt, rc.now, rc.tz), rs.last.TargetName)
-	default:
-		var newest *snapshots.Snapshot
-		for _, sn := range sns {
-			if sn.IsUndo() || sn.State != snapshots.StateReady {
-				continue
-			}
-			if newest == nil || sn.TakenAt.After(newest.TakenAt) {
-				newest = sn
-			}
-		}
-		if newest == nil {
-			n.Line = fmt.Sprintf("%s as it is now. No snapshot holds it yet.", b.Name)
+	b := v.Box
+	if v.Head == nil {
+		if b.HeadID != nil {
+			n.Line = snapshots.NowHeadGoneWords(b.Name)
 		} else {
-			n.Line = fmt.Sprintf("%s as it is now: what changed since ‘%s’, %s, is in no snapshot yet.", b.Name, newest.Name, whenAt(newest.TakenAt, rc.now, rc.tz))
+			n.Line = snapshots.NowNoHeadWords(b.Name)
 		}
+		return n
 	}
+	since := fmt.Sprintf("‘%s’, %s", v.Head.Name, whenAt(v.Head.TakenAt, rc.now, rc.tz))
+	restored := rs.last != nil && !rs.tookAfter && rs.last.Target == v.Head.ID
+	if restored {
+		since = fmt.Sprintf("it was restored %s to ‘%s’", whenAt(rs.lastAt, rc.now, rc.tz), v.Head.Name)
+	}
+	n.Line = snapshots.NowWords(b.Name, since, v.Changes, restored)
 	return n
 }
 
@@ -126,19 +128,18 @@ type history struct {
 	Older  string // the address that shows more, or ""
 }
 
-// historyOf reads a box's log through the core for its History card:
+// historyShown is how many events the History card shows when asked for
+// shown.
+func historyShown(shown int) int {
+	return min(max(shown, historyPage), snapshots.BoxLogKeep)
+}
+
+// historyOf is a box's History card from the page's one read of its log:
 // shown events, each with who did it.
-func (s *Server) historyOf(rc rowContext, b *snapshots.Box, shown int) history {
-	if shown < historyPage {
-		shown = historyPage
-	}
-	if shown > snapshots.BoxLogKeep {
-		shown = snapshots.BoxLogKeep
-	}
-	evs, err := s.opts.Core.Boxes().BoxLog(rc.ctx, snapshots.Owner(), b.ID, shown+1)
-	if err != nil {
-		return history{}
-	}
+func historyOf(rc rowContext, v *snapshots.BoxView, shown int) history {
+	b := v.Box
+	shown = historyShown(shown)
+	evs := v.Log
 	var h history
 	if len(evs) > shown {
 		evs = evs[:shown]

@@ -72,6 +72,11 @@ type boxPage struct {
 	Undo *snapshots.Snapshot
 	// Trashed says when a box in the trash goes, or "".
 	Trashed string
+	// Stopped is set when the box's guest exists and is stopped, by the
+	// page's one read: the header offers Start.
+	Stopped bool
+	// done is what a settled region says when it is fetched again.
+	done string
 }
 
 // fact is one of a box page's facts.
@@ -80,12 +85,15 @@ type fact struct {
 }
 
 // facts are a box's facts: what it is, where, whose, and for a fork
-// "Forked from amber-fox, ‘before the migration’ (yesterday 23:39)".
-func (s *Server) facts(r *http.Request, b *snapshots.Box, h boxHead) []fact {
+// "Forked from amber-fox, ‘before the migration’ (yesterday 23:39)", from
+// the page's one read.
+func (s *Server) facts(r *http.Request, v *snapshots.BoxView, h boxHead) []fact {
+	b := v.Box
 	out := []fact{{"Kind", strings.Join(h.Badges, " · ")}, {"Where", strings.TrimPrefix(h.Where, "on ")}}
-	if b.ReleasedAt == nil {
-		if st, err := s.opts.Core.Boxes().BoxStatus(r.Context(), snapshots.Owner(), b.ID); err != nil {
-			out = append(out, fact{"State", "unknown: " + err.Error()})
+	if b.ReleasedAt == nil && b.State != snapshots.BoxTrashed {
+		st := v.Status
+		if v.StatusErr != nil {
+			out = append(out, fact{"State", "unknown: " + v.StatusErr.Error()})
 		} else if !st.Exists {
 			out = append(out, fact{"State", "its guest is missing"})
 		} else {
@@ -105,7 +113,7 @@ func (s *Server) facts(r *http.Request, b *snapshots.Box, h boxHead) []fact {
 	case h.YourMachine:
 		out = append(out, fact{"Whose", "Your machine"})
 	}
-	out = append(out, fact{"Head", s.headWords(r, b)})
+	out = append(out, fact{"Head", headWords(v)})
 	tz := s.opts.Core.TimeZone(r.Context())
 	if f := forkedFromWords(b.ForkedFrom, time.Now(), tz); f != "" {
 		out = append(out, fact{"Made", f})
@@ -115,52 +123,52 @@ func (s *Server) facts(r *http.Request, b *snapshots.Box, h boxHead) []fact {
 	return out
 }
 
-func (s *Server) boxLive(r *http.Request, b *snapshots.Box, back string) (boxLive, error) {
-	c, err := s.card(r, b, back)
+// boxLive is the live part of the page, from the page's one read.
+func (s *Server) boxLive(r *http.Request, v *snapshots.BoxView, rc rowContext, back string) (boxLive, error) {
+	b := v.Box
+	rs := s.restoresOf(rc, b)
+	c, err := s.card(r, v, rc, rs, back)
 	if err != nil {
 		return boxLive{}, err
 	}
 	tl, _ := strconv.Atoi(r.URL.Query().Get("tl"))
-	t, err := s.timelineOf(r, b, tl)
-	if err != nil {
-		return boxLive{}, err
-	}
-	l := boxLive{Notices: s.notices(r, b), Card: c, Busy: c.Group.Busy, Announce: c.Group.Announce, Timeline: t,
-		LiveURL: "/boxes/" + url.PathEscape(b.Name) + "/live?in=page&back=" + url.QueryEscape(back)}
-	if tl > 0 {
-		l.LiveURL += "&tl=" + strconv.Itoa(tl)
-	}
+	t := s.timelineOf(r, v, rc, tl)
+	l := boxLive{Notices: s.notices(r, v, rs), Card: c, Busy: c.Group.Busy, Announce: c.Group.Announce, Timeline: t,
+		LiveURL: boxLiveURL(b.Name, back, tl, r.URL.Query().Get("log"))}
 	l.Requests = s.approvalItems(r, b.ID, back)
 	return l, nil
 }
 
+// boxLiveURL is the address of a box page's live region: the whole page
+// below the navigation, drawn again from one read.
+func boxLiveURL(box, back string, tl int, log string) string {
+	u := "/boxes/" + url.PathEscape(box) + "/live?in=page&back=" + url.QueryEscape(back)
+	if tl > 0 {
+		u += "&tl=" + strconv.Itoa(tl)
+	}
+	if n, err := strconv.Atoi(log); err == nil && n > 0 {
+		u += "&log=" + strconv.Itoa(n)
+	}
+	return u
+}
+
 // doneWords is what a settled card says in the live region: the box log's
 // newest event.
-func (s *Server) doneWords(r *http.Request, b *snapshots.Box) string {
-	evs, err := s.opts.Core.Boxes().BoxLog(r.Context(), snapshots.Owner(), b.ID, 1)
-	if err != nil || len(evs) == 0 {
-		return b.Name + ": done."
+func doneWords(v *snapshots.BoxView) string {
+	if len(v.Log) == 0 {
+		return v.Box.Name + ": done."
 	}
-	return snapshots.EventLine(b.Name, evs[0])
+	return snapshots.EventLine(v.Box.Name, v.Log[0])
 }
 
 // card builds a box's Snapshots card: the count, Take snapshot with why it
 // is refused, the rows, a running restore's step, and what goes with the
 // box.
-func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, error) {
+func (s *Server) card(r *http.Request, v *snapshots.BoxView, rc rowContext, rs restores, back string) (boxCard, error) {
 	ctx := r.Context()
-	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
-	if err != nil {
-		return boxCard{}, err
-	}
-	rc := s.rowContext(r, back)
-	rc.threads.knowBoxes(list)
-	var bs snapshots.BoxSnapshots
-	if len(list) > 0 {
-		bs = list[0]
-	} else {
-		bs = snapshots.BoxSnapshots{Box: b}
-	}
+	b := v.Box
+	bs := snapshots.BoxSnapshots{Box: b, Snapshots: v.Snapshots, Pins: v.Pins}
+	rc.threads.knowBoxes([]snapshots.BoxSnapshots{bs})
 	c := boxCard{Back: back, Screen: b.HasScreen}
 	live := "/boxes/" + url.PathEscape(b.Name) + "/live?in=page&back=" + url.QueryEscape(back)
 	// The card lists the saved snapshots; the automatic ones are on the
@@ -171,14 +179,14 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 			saved = append(saved, sn)
 		}
 	}
-	c.Group = s.group(bs, saved, rc, live)
+	c.Group = s.groupWith(bs, saved, rc, live, rs)
 	for _, sn := range bs.Snapshots {
 		if sn.Automatic && (sn.State == snapshots.StateTaking || sn.State == snapshots.StateDeleting || len(bs.Pins[sn.ID]) > 0) {
 			c.Group.Busy = true // the timeline's work shows on the card's poll
 		}
 	}
 	if b.ReleasedAt == nil {
-		c.Group.Now = s.nowOf(rc, b, bs.Snapshots, c.Group.restores)
+		c.Group.Now = nowOf(rc, v, rs)
 	}
 	settings, _ := s.opts.Core.Settings(ctx)
 	counts := snapshots.CountOf(saved)
@@ -217,7 +225,7 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 			if p.Kind != snapshots.OpRestore {
 				continue
 			}
-			if op, err := s.opts.Core.Operation(ctx, snapshots.Owner(), p.Operation); err == nil && op.State == snapshots.OpRunning {
+			if op := v.Ops[p.Operation]; op != nil && op.State == snapshots.OpRunning {
 				c.Progress = snapshots.StepWords(op.Step) + "…"
 				c.Group.Busy = true
 				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(snapshots.StepWords(op.Step)))
@@ -227,31 +235,33 @@ func (s *Server) card(r *http.Request, b *snapshots.Box, back string) (boxCard, 
 	if c.Progress == "" {
 		// boxsnap's own work on the box, in place of a lock it holds
 		// (the core's lock notice is nil meanwhile).
-		if op, err := s.opts.Core.RunningOn(ctx, b); err == nil && op != nil {
+		if op := v.Running; op != nil {
 			c.Progress = snapshots.StepWords(op.Step) + "…"
 		}
 	}
 	return c, nil
 }
 
-// notices reads a box's log for its restore's notice (24 hours, with Undo)
-// and for operations boxsnap could not confirm (with Check now).
-func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
-	ctx := r.Context()
-	events, err := s.opts.Core.Boxes().BoxLog(ctx, snapshots.Owner(), b.ID, 100)
-	if err != nil {
-		return nil
-	}
-	tz := s.opts.Core.TimeZone(ctx)
+// notices are a box page's notices, from its one read: the newest
+// restore's (24 hours, with Undo) unless a reset came after it, and the
+// operations boxsnap could not confirm (with Check now). A notice names
+// only snapshots the read holds, and its Undo restores the same snapshot as
+// the header's Undo….
+func (s *Server) notices(r *http.Request, v *snapshots.BoxView, rs restores) []notice {
+	b := v.Box
+	tz := s.opts.Core.TimeZone(r.Context())
 	now := time.Now()
+	byID := make(map[string]*snapshots.Snapshot, len(v.Snapshots))
+	for _, sn := range v.Snapshots {
+		byID[sn.ID] = sn
+	}
 	var out []notice
 	seen := map[string]bool{}
 	restoreShown := false
-	var rs *restores
-	for _, ev := range events {
-		if ev.OperationID != nil && !seen[*ev.OperationID] {
+	for i, ev := range v.Log {
+		if i < snapshots.BoxViewOps && ev.OperationID != nil && !seen[*ev.OperationID] {
 			seen[*ev.OperationID] = true
-			if op, err := s.opts.Core.Operation(ctx, snapshots.Owner(), *ev.OperationID); err == nil && op.State == snapshots.OpUnknown {
+			if op := v.Ops[*ev.OperationID]; op != nil && op.State == snapshots.OpUnknown {
 				out = append(out, notice{Words: snapshots.UnknownWords(b.Name, op), Amber: true, CheckOp: op.ID})
 			}
 		}
@@ -259,49 +269,17 @@ func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
 			continue
 		}
 		switch ev.Kind {
+		case snapshots.EvReset, snapshots.EvResetUndone, snapshots.EvResetFailed:
+			// A reset after a restore makes the restore's notice old news:
+			// the History card says both.
+			restoreShown = true
 		case snapshots.EvRestored:
 			restoreShown = true
 			var res snapshots.RestoreResult
 			if err := json.Unmarshal(ev.Data, &res); err != nil {
 				s.opts.Logger.Warn("a restore's event data", "box", b.Name, "event", ev.ID, "err", err)
 			}
-			thread := ""
-			if ev.ActorThread != nil {
-				if t, err := s.opts.Core.Boxes().Thread(ctx, snapshots.Owner(), *ev.ActorThread); err == nil {
-					thread = t.Title
-				}
-			}
-			why := ""
-			if ev.ActorWhy != nil {
-				why = *ev.ActorWhy
-			}
-			taken := ""
-			if sn, _, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), res.Target); err == nil {
-				taken = ", taken " + whenAt(sn.TakenAt, now, tz)
-				// An undo is named for its restore; say what it holds.
-				if sn.UndoOf != nil {
-					if rs == nil {
-						v := s.restoresOf(s.rowContext(r, ""), b)
-						rs = &v
-					}
-					if was, ok := rs.byOp[*sn.UndoOf]; ok {
-						taken = fmt.Sprintf(" (%s as it was at %s, before restoring to ‘%s’)", b.Name, sn.TakenAt.In(tz).Format("15:04"), was.TargetName)
-					}
-				}
-			}
-			n := notice{Words: fmt.Sprintf("Restored at %s to ‘%s’%s, %s.", ev.At.In(tz).Format("15:04"), res.TargetName, taken,
-				snapshots.ByWords(ev.ActorKind, thread, why))}
-			if res.Undo != "" {
-				if _, _, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), res.Undo); err == nil {
-					n.Words += fmt.Sprintf(" Undo restores ‘%s’, %s as it was just before.", res.UndoName, b.Name)
-					n.UndoName = res.UndoName
-					n.UndoHref = fmt.Sprintf("/boxes/%s/snapshots/%s/restore?back=%s", url.PathEscape(b.Name), res.Undo,
-						url.QueryEscape("/boxes/"+b.Name))
-				} else {
-					n.Words += fmt.Sprintf(" Its undo, ‘%s’, was deleted, so it cannot be undone.", res.UndoName)
-				}
-			}
-			out = append(out, n)
+			out = append(out, s.restoreNotice(r, v, rs, byID, ev, res, now, tz))
 		case snapshots.EvRestoreFailed:
 			restoreShown = true
 			out = append(out, notice{Words: snapshots.UnfinishedWords("The restore at "+ev.At.In(tz).Format("15:04"), ev.Words, ""), Amber: true})
@@ -310,7 +288,57 @@ func (s *Server) notices(r *http.Request, b *snapshots.Box) []notice {
 	return out
 }
 
-// showBox answers a box's page with its Snapshots card and notices.
+// restoreNotice is a restore's notice: what it restored to, by whom, and
+// its Undo when its undo is still the box's newest.
+func (s *Server) restoreNotice(r *http.Request, v *snapshots.BoxView, rs restores, byID map[string]*snapshots.Snapshot,
+	ev snapshots.LogEvent, res snapshots.RestoreResult, now time.Time, tz *time.Location) notice {
+	b := v.Box
+	thread, why := "", ""
+	if ev.ActorThread != nil {
+		if t, err := s.opts.Core.Boxes().Thread(r.Context(), snapshots.Owner(), *ev.ActorThread); err == nil {
+			thread = t.Title
+		}
+	}
+	if ev.ActorWhy != nil {
+		why = *ev.ActorWhy
+	}
+	by := snapshots.ByWords(ev.ActorKind, thread, why)
+	at := ev.At.In(tz).Format("15:04")
+	var n notice
+	if sn := byID[res.Target]; sn != nil {
+		taken := ", taken " + whenAt(sn.TakenAt, now, tz)
+		// An undo is named for its restore; say what it holds.
+		if sn.UndoOf != nil {
+			if was, ok := rs.byOp[*sn.UndoOf]; ok && byID[was.Target] != nil {
+				taken = fmt.Sprintf(" (%s as it was at %s, before restoring to ‘%s’)", b.Name, sn.TakenAt.In(tz).Format("15:04"), byID[was.Target].Name)
+			}
+		}
+		n.Words = fmt.Sprintf("Restored at %s to ‘%s’%s, %s.", at, sn.Name, taken, by)
+	} else {
+		n.Words = snapshots.RestoredToDeletedWords(at, by)
+	}
+	if res.Undo == "" {
+		return n
+	}
+	switch {
+	case v.Undo != nil && v.Undo.ID == res.Undo:
+		n.Words += fmt.Sprintf(" Undo restores ‘%s’, %s as it was just before.", v.Undo.Name, b.Name)
+		n.UndoName = v.Undo.Name
+		n.UndoHref = undoHref(b, v.Undo)
+	case byID[res.Undo] == nil:
+		n.Words += " " + snapshots.UndoDeletedWords
+	}
+	return n
+}
+
+// undoHref is where both Undo controls of a box's page go: the restore
+// dialog of its newest undo.
+func undoHref(b *snapshots.Box, undo *snapshots.Snapshot) string {
+	return fmt.Sprintf("/boxes/%s/snapshots/%s/restore?back=%s", url.PathEscape(b.Name), undo.ID, url.QueryEscape("/boxes/"+b.Name))
+}
+
+// showBox answers a box's page, every part of it drawn from one read of
+// the box (boxPageOf).
 func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "box")
 	f := s.forkingOf(r, name)
@@ -326,30 +354,53 @@ func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
-	back := "/boxes/" + b.Name
-	l, err := s.boxLive(r, b, back)
+	p, err := s.boxPageOf(r, b.ID, "/boxes/"+b.Name)
 	if err != nil {
-		s.fail(w, r, err)
+		s.refused(w, r, err)
 		return
 	}
-	rc := s.rowContext(r, back)
-	h := s.head(b, rc)
-	shown, _ := strconv.Atoi(r.URL.Query().Get("log"))
-	p := boxPage{Page: views.Page{Title: b.Name, SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}, Box: b, Head: h, Live: l,
-		Facts: s.facts(r, b, h), History: s.historyOf(rc, b, shown)}
-	p.Undo, _ = s.opts.Core.NewestUndo(r.Context(), snapshots.Owner(), b.ID)
-	if b.State == snapshots.BoxTrashed {
-		if e, err := s.opts.Core.Boxes().TrashOf(r.Context(), snapshots.Owner(), b.ID); err == nil {
-			p.Trashed = fmt.Sprintf("Released: it goes %s with its snapshots that nobody kept. Restore it to use it again, with its history.",
-				e.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
-		}
-	}
+	p.Page = views.Page{Title: b.Name, SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}
 	s.render(w, r, http.StatusOK, "box", p)
 }
 
-// showBoxLive answers the fragment a busy card polls about once a second:
-// the box page's card, or the box's card on the Snapshots tab. When nothing
-// runs, the fragment it returns polls no more.
+// boxPageOf reads a box once (the core's BoxView) and draws every part of
+// its page from that read: the header and its Undo, the trash, the notices,
+// the requests, the Snapshots card, the timeline, the facts and the
+// history.
+func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error) {
+	shown := historyShown(atoi(r.URL.Query().Get("log")))
+	v, err := s.opts.Core.BoxView(r.Context(), snapshots.Owner(), boxID, shown+1)
+	if err != nil {
+		return boxPage{}, err
+	}
+	b := v.Box
+	rc := s.rowContext(r, back)
+	l, err := s.boxLive(r, v, rc, back)
+	if err != nil {
+		return boxPage{}, err
+	}
+	h := s.head(b, rc)
+	p := boxPage{Box: b, Head: h, Live: l, Facts: s.facts(r, v, h), History: historyOf(rc, v, shown), Undo: v.Undo}
+	p.Stopped = b.State == snapshots.BoxReady && b.ReleasedAt == nil && v.StatusErr == nil && v.Status.Exists && !v.Status.Running
+	if v.Trash != nil {
+		p.Trashed = snapshots.InTrashUntilWords(v.Trash.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
+	}
+	if !l.Busy {
+		p.done = doneWords(v)
+	}
+	return p, nil
+}
+
+// atoi is a query's number, 0 when it is none.
+func atoi(v string) int {
+	n, _ := strconv.Atoi(v)
+	return n
+}
+
+// showBoxLive answers a box's live region, drawn again from one read: the
+// whole of the box page below its navigation (in=page), or the box's card
+// on the Snapshots tab (in=tab). A busy region polls about once a second;
+// the page's events ask for it when anything else changes the box.
 func (s *Server) showBoxLive(w http.ResponseWriter, r *http.Request) {
 	if f := s.forkingOf(r, chi.URLParam(r, "box")); f != nil {
 		w.Header().Set("Cache-Control", "no-store")
@@ -362,42 +413,41 @@ func (s *Server) showBoxLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	back := safeNext(r.URL.Query().Get("back"))
-	l, err := s.boxLive(r, b, back)
+	p, err := s.boxPageOf(r, b.ID, back)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	if r.URL.Query().Get("in") == "tab" {
-		g := l.Card.Group
+		g := p.Live.Card.Group
 		g.Dense = true
 		g.LiveURL = "/boxes/" + url.PathEscape(b.Name) + "/live?in=tab&back=" + url.QueryEscape(back)
 		if r.URL.Query().Get("select") == "1" {
 			g.LiveURL += "&select=1"
 		}
 		if !g.Busy {
-			g.Done = s.doneWords(r, b)
+			g.Done = p.done
 		}
 		s.renderBlock(w, http.StatusOK, "box", "group", g)
 		return
 	}
-	if !l.Busy {
-		l.Done = s.doneWords(r, b)
+	if !p.Live.Busy {
+		p.Live.Done = p.done
 	}
-	s.renderBlock(w, http.StatusOK, "box", "boxlive", l)
+	s.renderBlock(w, http.StatusOK, "box", "boxpage", p)
 }
 
 // headWords says the box's head, the snapshot its files descend from: it
 // moves forward by itself on a take and back only by a restore.
-func (s *Server) headWords(r *http.Request, b *snapshots.Box) string {
-	if b.HeadID == nil {
-		return "None yet: its first snapshot becomes its head."
-	}
-	sn, _, err := s.opts.Core.Snapshot(r.Context(), snapshots.Owner(), *b.HeadID)
-	if err != nil {
+func headWords(v *snapshots.BoxView) string {
+	switch {
+	case v.Head != nil:
+		return fmt.Sprintf("‘%s’: its files descend from it.", v.Head.Name)
+	case v.Box.HeadID != nil:
 		return "A deleted snapshot: its files descend from it."
 	}
-	return fmt.Sprintf("‘%s’: its files descend from it.", sn.Name)
+	return "None yet: its first snapshot becomes its head."
 }
 
 // sizeOfBox says a box's size in GiB, as 069 says it: "4 cores · 8 GiB

@@ -118,8 +118,8 @@ func TestFirstRunGuides(t *testing.T) {
 	}
 }
 
-// TestStartOnEveryStoppedBox: every stopped box has Start on its card;
-// Start runs it and says so; a running box has none.
+// TestStartOnEveryStoppedBox: every stopped box has Start on its card and
+// on its page; Start runs it and says so; a running box has none.
 func TestStartOnEveryStoppedBox(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -140,6 +140,13 @@ func TestStartOnEveryStoppedBox(t *testing.T) {
 	}
 	if strings.Contains(page, `action="/boxes/brisk-lake/start"`) {
 		t.Fatal("the running box's card has Start")
+	}
+	// The box's own page offers it too, and only there where it is stopped.
+	if page := s.do(t, "GET", "/boxes/amber-fox", nil, nil).Body.String(); !strings.Contains(page, `action="/boxes/amber-fox/start"`) {
+		t.Fatal("the stopped box's page has no Start")
+	}
+	if page := s.do(t, "GET", "/boxes/brisk-lake", nil, nil).Body.String(); strings.Contains(page, `action="/boxes/brisk-lake/start"`) {
+		t.Fatal("the running box's page has Start")
 	}
 	w := s.do(t, "POST", "/boxes/amber-fox/start", url.Values{}, nil)
 	if w.Code != http.StatusSeeOther {

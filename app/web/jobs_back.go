@@ -11,13 +11,19 @@ import (
 // brings its own page and has no option for a link of ours: its HTML page
 // gets this link in its body. River's sidebar is fixed from the top of the
 // window, its logo at its head, so a bar across the top covered both: the
-// link floats in the bottom right corner instead, small, where River's
-// pages keep nothing fixed. Its own styles, as River's page has none of
+// link floats in the bottom right corner instead, small, under River's
+// dialogs (its narrow window's sidebar is one) and over its page. On a
+// window narrower than 560 px, River's list of jobs keeps its
+// Fewer and More buttons in the middle of the bottom edge, where the
+// corner reaches them: there the link is a line at the top of the page,
+// in its flow, over nothing. Its own styles, as River's page has none of
 // boxsnap's.
-const jobsBanner = `<a href="/boxes" title="River's job dashboard: every snapshot operation is a job here." ` +
-	`style="position:fixed;right:16px;bottom:16px;z-index:9999;padding:6px 12px;border-radius:6px;` +
+const jobsBanner = `<a href="/boxes" id="boxsnap-back" title="River's job dashboard: every snapshot operation is a job here." ` +
+	`style="position:fixed;right:16px;bottom:16px;z-index:40;padding:6px 12px;border-radius:6px;` +
 	`font:14px/1.5 system-ui,sans-serif;background:#1b1d21;color:#e6e8ec;text-decoration:none;` +
-	`box-shadow:0 1px 4px rgba(0,0,0,.3)">← Back to boxsnap</a>`
+	`box-shadow:0 1px 4px rgba(0,0,0,.3)">← Back to boxsnap</a>` +
+	`<style>@media (max-width:560px){#boxsnap-back{position:static!important;display:block;border-radius:0!important;` +
+	`box-shadow:none!important;text-align:center}}</style>`
 
 // withBackLink wraps River's dashboard: its HTML page (not its API or
 // assets) gets the bar back to boxsnap.

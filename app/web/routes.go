@@ -102,6 +102,7 @@ func (s *Server) router() *chi.Mux {
 		r.Post("/import/shares/{id}/revoke", s.revokeShare)
 		r.Post("/operations/{id}/check", s.checkOperation)
 		r.Get("/toasts", s.showToasts)
+		r.Get("/events", s.showEvents)
 		r.Get("/pictures/{id}", s.showPicture)
 		r.Get("/settings/snapshots", s.showSnapshotSettings)
 		r.Post("/settings/snapshots", s.saveSnapshotSettings)

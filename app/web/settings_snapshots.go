@@ -37,6 +37,8 @@ type historyRow struct {
 	On        bool
 	Every     int
 	Why       string // the backend's reason for its default cadence
+	// Now says what the automatic history does for its boxes now.
+	Now string
 }
 
 // settingsSection is one group of the snapshot settings: a page one step
@@ -180,10 +182,19 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	}
 	p.Summary = fmt.Sprintf("%d per box · kept %d days", p.Settings.PerBox, p.Settings.KeepDays)
 	rates, _ := s.opts.Core.PaidRates(ctx)
+	autoNow, err := s.opts.Core.AutomaticNowByBackend(ctx)
+	if err != nil {
+		s.logger(r).Warn("the boxes' automatic history", "err", err)
+	}
 	for _, be := range s.opts.Core.Backends() {
 		c := s.opts.Core.OwnCadence(be)
-		p.History = append(p.History, historyRow{ID: be.ID, Label: be.Label, On: p.Settings.AutomaticOn(be),
-			Every: int(p.Settings.CheckEvery(be).Seconds()), Why: fmt.Sprintf("Its own is every %s: %s.", everyWords(int(c.Every.Seconds())), c.Why)})
+		every := int(p.Settings.CheckEvery(be).Seconds())
+		row := historyRow{ID: be.ID, Label: be.Label, On: p.Settings.AutomaticOn(be),
+			Every: every, Why: fmt.Sprintf("Its own is every %s: %s.", everyWords(int(c.Every.Seconds())), c.Why)}
+		if err == nil {
+			row.Now = snapshots.AutomaticNowWords(autoNow[be.ID], every)
+		}
+		p.History = append(p.History, row)
 	}
 	for _, be := range s.opts.Core.Backends() {
 		var held *snapshots.PaidRate

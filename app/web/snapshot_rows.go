@@ -494,6 +494,11 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 
 // group builds a box's card from the core's list.
 func (s *Server) group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string) boxGroup {
+	return s.groupWith(bs, sns, rc, live, s.restoresOf(rc, bs.Box))
+}
+
+// groupWith is group with the box's restores as its page read them.
+func (s *Server) groupWith(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string, rs restores) boxGroup {
 	g := boxGroup{ID: "box-" + bs.Box.Name, Name: bs.Box.Name, Head: s.head(bs.Box, rc), LiveURL: live, Total: len(bs.Snapshots)}
 	rc.names = make(map[string]string, len(bs.Snapshots))
 	for _, sn := range bs.Snapshots {
@@ -514,7 +519,7 @@ func (s *Server) group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc 
 	for i, sn := range sns {
 		refs[i] = snapshotRowRef{row: &g.Rows[i], sn: sn}
 	}
-	g.restores = s.restoresOf(rc, bs.Box)
+	g.restores = rs
 	g.restores.mark(bs.Box, refs, rc)
 	return g
 }

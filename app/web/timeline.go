@@ -45,27 +45,20 @@ type timelineHour struct {
 	Rows      []snapRow
 }
 
-// timelineOf builds a box's timeline from offset (a page's first row).
-func (s *Server) timelineOf(r *http.Request, b *snapshots.Box, offset int) (timeline, error) {
-	ctx := r.Context()
+// timelineOf builds a box's timeline from offset (a page's first row),
+// from the page's one read; its words say what the automatic history does
+// for the box as it is now.
+func (s *Server) timelineOf(r *http.Request, v *snapshots.BoxView, rc rowContext, offset int) timeline {
+	b := v.Box
 	back := "/boxes/" + b.Name
 	t := timeline{Box: b.Name, Back: back, Action: "/boxes/" + url.PathEscape(b.Name) + "/history"}
-	hist, err := s.opts.Core.Boxes().BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
-	if err != nil {
-		return t, err
+	var autos []*snapshots.Snapshot
+	for _, sn := range v.Snapshots {
+		if sn.Automatic {
+			autos = append(autos, sn)
+		}
 	}
-	yes := true
-	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID, Automatic: &yes})
-	if err != nil {
-		return t, err
-	}
-	all, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
-	if err != nil {
-		return t, err
-	}
-	state := "off for this box"
-	if hist.On {
-		state = fmt.Sprintf("on: checked every %s while it runs, taken when it changed", everyWords(hist.Every))
+	if v.History.On {
 		t.Toggle, t.Value = "Turn off for "+b.Name, "off"
 	} else {
 		t.Toggle, t.Value = "Turn on for "+b.Name, "on"
@@ -73,13 +66,13 @@ func (s *Server) timelineOf(r *http.Request, b *snapshots.Box, offset int) (time
 	if b.State != "ready" {
 		t.Toggle = ""
 	}
-	autos := list[0].Snapshots
-	t.Words = fmt.Sprintf("%s · automatic snapshots %s", plural(len(autos), "automatic snapshot", "automatic snapshots"), state)
+	run := timelineRun(v)
+	t.Words = snapshots.TimelineWords(b.Name, len(autos), v.History.On, v.History.Every, run)
 	t.Delete = action{Label: "Delete history…", Href: "/boxes/" + url.PathEscape(b.Name) + "/history/delete?back=" + url.QueryEscape(back)}
 	if len(autos) == 0 {
 		t.Delete.Why = snapshots.NoAutomaticWords(b.Name)
-		t.None = fmt.Sprintf("No automatic snapshots of %s yet: boxsnap takes one while it runs, when it changed.", b.Name)
-		return t, nil
+		t.None = snapshots.TimelineNoneWords(b.Name, v.History.On, run)
+		return t
 	}
 	if offset < 0 || offset >= len(autos) {
 		offset = 0
@@ -92,9 +85,8 @@ func (s *Server) timelineOf(r *http.Request, b *snapshots.Box, offset int) (time
 	if end < len(autos) {
 		t.Older = fmt.Sprintf("/boxes/%s?tl=%d#timeline", url.PathEscape(b.Name), end)
 	}
-	rc := s.rowContext(r, back)
-	bs := all[0]
-	g := s.group(bs, autos[offset:end], rc, "")
+	bs := snapshots.BoxSnapshots{Box: b, Snapshots: v.Snapshots, Pins: v.Pins}
+	g := s.groupWith(bs, autos[offset:end], rc, "", restoresIn(v.Log))
 	for i, sn := range autos[offset:end] {
 		at := sn.TakenAt.In(rc.tz)
 		day := whenDay(at, rc.now.In(rc.tz))
@@ -109,7 +101,24 @@ func (s *Server) timelineOf(r *http.Request, b *snapshots.Box, offset int) (time
 		h := &d.Hours[len(d.Hours)-1]
 		h.Rows = append(h.Rows, g.Rows[i])
 	}
-	return t, nil
+	return t
+}
+
+// timelineRun says how the box is now for the automatic history: running,
+// stopped, gone (released, in the trash, or its guest missing), or unknown
+// (its backend did not answer).
+func timelineRun(v *snapshots.BoxView) snapshots.RunState {
+	switch {
+	case v.Box.ReleasedAt != nil || v.Box.State != snapshots.BoxReady:
+		return snapshots.RunGone
+	case v.StatusErr != nil:
+		return snapshots.RunUnknown
+	case !v.Status.Exists:
+		return snapshots.RunGone
+	case v.Status.Running:
+		return snapshots.RunRunning
+	}
+	return snapshots.RunStopped
 }
 
 // whenDay names a day as the rows do: Today, Yesterday, a weekday within

@@ -56,7 +56,7 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		if err != nil {
 			return providers.ChangeCheck{}, err
 		}
-		out := providers.ChangeCheck{Exists: true, Changed: providers.ChangedNo, Walked: ch.Walked, Why: ch.Why}
+		out := providers.ChangeCheck{Exists: true, Changed: providers.ChangedNo, Walked: ch.Walked, Why: ch.Why, Paths: ch.Paths}
 		if !ok {
 			out.Why = "boxsnap did not watch the box as it stopped"
 		}
@@ -75,7 +75,8 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 	if err != nil {
 		return providers.ChangeCheck{}, err
 	}
-	out := providers.ChangeCheck{Exists: true, Running: true, Changed: providers.ChangedNo, Walked: ch.Walked, Why: ch.Why}
+	out := providers.ChangeCheck{Exists: true, Running: true, Changed: providers.ChangedNo, Walked: ch.Walked, Why: ch.Why, Paths: ch.Paths,
+		Restored: ch.Restored, RestoredKnown: ch.Restored}
 	if ch.Changed {
 		out.Changed = providers.ChangedYes
 	}

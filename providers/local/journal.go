@@ -306,12 +306,16 @@ func (c journalCut) usable(basis string) string {
 type Change struct {
 	// Changed says the box's files may differ from its last take.
 	Changed bool
-	// Paths is how many paths the journal recorded as changed.
+	// Paths is how many paths the journal recorded as changed, or, when
+	// the folder was read, how many files and links changed.
 	Paths int
 	// Walked says the folder was read, because the journal could not answer
 	// (Why says why).
 	Walked bool
 	Why    string
+	// Restored says the box was restored since its last take; Paths then
+	// counts the paths changed since the restore.
+	Restored bool
 }
 
 // ChangedSinceTake says whether the box's files changed since its last take.
@@ -346,8 +350,9 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 		case j.lost != "":
 			why = j.lost
 		case st.StatCache != "" && j.base == journalBasis(st):
+			n := len(j.dirty)
 			j.mu.Unlock()
-			return Change{Changed: true, Why: "restored since the last take"}, nil
+			return Change{Changed: true, Why: "restored since the last take", Restored: true, Paths: n}, nil
 		case j.base == "" || j.base != journalBasis(st):
 			why = "the journal records changes since another state of the box than its last take"
 		default:
@@ -384,7 +389,9 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 		if pe == nil || pe.Type != e.Type || pe.key() != e.key() || pe.Mode != e.Mode ||
 			pe.UID != e.UID || pe.GID != e.GID || pe.MTime != e.MTime {
 			out.Changed = true
-			out.Paths++
+			if e.Type != typeDir {
+				out.Paths++ // a folder changes with what it holds
+			}
 		}
 	}
 	if n != len(prev) {

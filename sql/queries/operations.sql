@@ -74,7 +74,7 @@ WITH box AS MATERIALIZED (
         ended_at = CASE WHEN sqlc.arg(state)::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = sqlc.arg(id) AND (SELECT count(*) FROM box) >= 0
     RETURNING *), notified AS (
-    SELECT pg_notify(sqlc.arg(channel)::text, ended.id) FROM ended)
+    SELECT pg_notify(sqlc.arg(channel)::text, ended.id), pg_notify('boxsnap_box_changed', coalesce(ended.box_id, '')) FROM ended)
 SELECT ended.* FROM ended CROSS JOIN notified;
 
 -- name: OpEndAlone :one
@@ -99,7 +99,7 @@ WITH box AS MATERIALIZED (
         ended_at = CASE WHEN sqlc.arg(state)::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = sqlc.arg(id) AND NOT operations.followed AND (SELECT count(*) FROM box) >= 0
     RETURNING *), notified AS (
-    SELECT pg_notify(sqlc.arg(channel)::text, ended.id) FROM ended
+    SELECT pg_notify(sqlc.arg(channel)::text, ended.id), pg_notify('boxsnap_box_changed', coalesce(ended.box_id, '')) FROM ended
 ), freed AS MATERIALIZED (
     SELECT pg_advisory_unlock(hashtextextended(ended.id, 0)) AS let_go FROM ended WHERE sqlc.arg(let_go)::boolean)
 SELECT ended.* FROM ended CROSS JOIN notified WHERE (SELECT count(*) FROM freed) >= 0;

@@ -42,6 +42,17 @@ UPDATE approvals SET reported = true
 WHERE thread_id = $1 AND state <> 'pending' AND NOT reported AND answer IS NOT NULL
 RETURNING answer;
 
+-- name: PersonApprovalsEnded :many
+-- A thread's approved requests not yet told whose restore has ended (done,
+-- failed or unknown): their answers are to say how it ended.
+SELECT a.* FROM approvals a JOIN operations o ON o.id = a.operation_id
+WHERE a.thread_id = $1 AND a.state = 'approved' AND NOT a.reported AND o.state IN ('done', 'failed', 'unknown')
+ORDER BY a.asked_at, a.id;
+
+-- name: PersonApprovalOutcome :execrows
+-- An approved request's answer, rewritten to say how its restore ended.
+UPDATE approvals SET answer = $2 WHERE id = $1 AND state = 'approved' AND answer IS DISTINCT FROM $2;
+
 -- name: PersonRunningRestores :one
 SELECT count(*) FROM operations WHERE box_id = $1 AND kind = 'restore' AND state IN ('running', 'unknown');
 

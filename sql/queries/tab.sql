@@ -99,7 +99,8 @@ SELECT * FROM snapshots WHERE box_id = ANY (sqlc.arg(box_ids)::text[]) ORDER BY 
 -- ("device" for a device snapshot) and its price's currency: the filters'
 -- counts, the line under the tabs (its count, undos apart, by agents, space
 -- by host, each backend's monthly rate) and the failed takes that need the
--- owner. deltas is how many rows the sums read (TabTallyCompact folds them).
+-- owner. size_bytes sums the sizes as the rows say them (shown_bytes).
+-- deltas is how many rows the sums read (TabTallyCompact folds them).
 SELECT backend_id, host, holds, currency,
     sum(snapshots)::int AS snapshots,
     sum(by_you)::int AS by_you,

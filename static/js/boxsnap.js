@@ -162,7 +162,9 @@
         return;
       }
       if (host) host.innerHTML = "";
-      Promise.resolve(window.htmx.ajax("GET", url, { target: target, swap: "outerHTML" })).then(function () {
+      // A morph, as the page's own refreshes: a menu opened meanwhile
+      // stays open, and the focus in it stays.
+      Promise.resolve(window.htmx.ajax("GET", url, { target: target, swap: "outerMorph" })).then(function () {
         window.setTimeout(refocus, 0);
       });
     }
@@ -192,29 +194,66 @@
     var x = e.target.closest ? e.target.closest("[data-dismiss]") : null;
     if (x && x.parentElement) x.parentElement.remove();
   });
-  // A card that refreshes itself while an operation runs waits while a
-  // person has one of its menus open: the refresh would close the menu and
-  // drop the focus inside it. The next tick after the menu closes refreshes.
-  function menuOpenIn(el) {
-    return !!(el && el.querySelector && el.querySelector("details.menu[open]"));
+  // A part of a page fetched again keeps what a person opened: the morph
+  // keeps each element by its id, and an open menu stays open (the new
+  // HTML has no open attribute to give it), so the focus inside it stays.
+  // htmx 4 asks its extensions before it changes an attribute in a morph.
+  if (window.htmx && window.htmx.registerExtension) {
+    window.htmx.registerExtension("boxsnap-keep-open", {
+      htmx_before_morph_attr: function (elt, detail) {
+        if (detail && detail.attrName === "open" && detail.newValue === null && elt.matches && elt.matches("details.menu, details.filters")) return false;
+      }
+    });
   }
-  function polling(ctx) {
-    var src = ctx && ctx.sourceElement;
-    return src && /^\s*every\b/.test(src.getAttribute("hx-trigger") || "") ? src : null;
+
+  // Every open page follows the boxes it shows. The server's event stream
+  // says which box changed, by anyone, in any process; the page then draws
+  // its live region again in one request, which the server draws from one
+  // read: the box page's #box-live from its own address (data-live), any
+  // other following page its main (asked by htmx, the server answers the
+  // page's content alone). Events during a refresh make one more.
+  function follow() {
+    var marks = document.querySelectorAll("[data-follow]");
+    if (!marks.length || !window.EventSource || !window.htmx) return;
+    var boxes = [], all = false;
+    marks.forEach(function (m) {
+      var b = m.getAttribute("data-follow");
+      if (b === "*") all = true;
+      else if (b) boxes.push("box=" + encodeURIComponent(b));
+    });
+    var url = "/events" + (all || !boxes.length ? "" : "?" + boxes.join("&"));
+    var busy = false, again = false, opened = false;
+    function done() {
+      busy = false;
+      if (again) { again = false; refresh(); }
+    }
+    function refresh() {
+      if (busy) { again = true; return; }
+      busy = true;
+      var region = document.getElementById("box-live");
+      var p = region && region.getAttribute("data-live") ?
+        window.htmx.ajax("GET", region.getAttribute("data-live"), { target: "#box-live", swap: "outerMorph" }) :
+        window.htmx.ajax("GET", location.pathname + location.search, { target: "#main", swap: "innerMorph" });
+      Promise.resolve(p).then(done, done);
+    }
+    var es = new EventSource(url);
+    es.addEventListener("box", refresh);
+    // A stream opened again may have missed changes meanwhile.
+    es.addEventListener("open", function () {
+      if (opened) refresh();
+      opened = true;
+      document.body.setAttribute("data-following", "");
+    });
+    es.addEventListener("error", function () { document.body.removeAttribute("data-following"); });
+    window.addEventListener("pagehide", function () { es.close(); });
   }
-  document.addEventListener("htmx:config:request", function (e) {
-    var src = polling(e.detail && e.detail.ctx);
-    if (src && menuOpenIn(src)) e.preventDefault();
-  });
-  document.addEventListener("htmx:before:swap", function (e) {
-    var ctx = e.detail && e.detail.ctx;
-    if (polling(ctx) && menuOpenIn(ctx.target)) e.preventDefault();
-  });
+
   // After a dialog's restore, start asking.
   document.addEventListener("htmx:after:request", function () { window.setTimeout(toasts, 500); });
 
   document.addEventListener("DOMContentLoaded", function () {
     toasts();
+    follow();
     document.querySelectorAll("dialog.dlg").forEach(wireUndo);
     new MutationObserver(function (records) {
       records.forEach(function (r) {

@@ -153,7 +153,7 @@ WITH box AS MATERIALIZED (
         ended_at = CASE WHEN $2::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = $1 AND (SELECT count(*) FROM box) >= 0
     RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran), notified AS (
-    SELECT pg_notify($6::text, ended.id) FROM ended)
+    SELECT pg_notify($6::text, ended.id), pg_notify('boxsnap_box_changed', coalesce(ended.box_id, '')) FROM ended)
 SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed, ended.box_ran FROM ended CROSS JOIN notified
 `
 
@@ -261,7 +261,7 @@ WITH box AS MATERIALIZED (
         ended_at = CASE WHEN $2::text IN ('done', 'failed') THEN now() ELSE operations.ended_at END
     WHERE id = $1 AND NOT operations.followed AND (SELECT count(*) FROM box) >= 0
     RETURNING id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran), notified AS (
-    SELECT pg_notify($6::text, ended.id) FROM ended
+    SELECT pg_notify($6::text, ended.id), pg_notify('boxsnap_box_changed', coalesce(ended.box_id, '')) FROM ended
 ), freed AS MATERIALIZED (
     SELECT pg_advisory_unlock(hashtextextended(ended.id, 0)) AS let_go FROM ended WHERE $7::boolean)
 SELECT ended.id, ended.seq, ended.request_key, ended.kind, ended.box_id, ended.generation, ended.target, ended.snapshots, ended.by_kind, ended.by_thread_id, ended.consent, ended.undo_id, ended.guests, ended.step, ended.task, ended.state, ended.reserved, ended.params, ended.result, ended.error, ended.observed, ended.resumes, ended.created_at, ended.started_at, ended.ended_at, ended.price_backend, ended.price_reserved, ended.task_waiting, ended.followed, ended.box_ran FROM ended CROSS JOIN notified WHERE (SELECT count(*) FROM freed) >= 0

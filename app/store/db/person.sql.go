@@ -141,6 +141,24 @@ func (q *Queries) PersonApprovalNews(ctx context.Context, db DBTX, threadID stri
 	return items, nil
 }
 
+const personApprovalOutcome = `-- name: PersonApprovalOutcome :execrows
+UPDATE approvals SET answer = $2 WHERE id = $1 AND state = 'approved' AND answer IS DISTINCT FROM $2
+`
+
+type PersonApprovalOutcomeParams struct {
+	ID     string
+	Answer *string
+}
+
+// An approved request's answer, rewritten to say how its restore ended.
+func (q *Queries) PersonApprovalOutcome(ctx context.Context, db DBTX, arg PersonApprovalOutcomeParams) (int64, error) {
+	result, err := db.Exec(ctx, personApprovalOutcome, arg.ID, arg.Answer)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const personApprovalReplan = `-- name: PersonApprovalReplan :exec
 UPDATE approvals SET plan = $2, goes = $3, asks = asks + 1 WHERE id = $1 AND state = 'pending'
 `
@@ -154,6 +172,50 @@ type PersonApprovalReplanParams struct {
 func (q *Queries) PersonApprovalReplan(ctx context.Context, db DBTX, arg PersonApprovalReplanParams) error {
 	_, err := db.Exec(ctx, personApprovalReplan, arg.ID, arg.Plan, arg.Goes)
 	return err
+}
+
+const personApprovalsEnded = `-- name: PersonApprovalsEnded :many
+SELECT a.id, a.box_id, a.snapshot_id, a.thread_id, a.plan, a.goes, a.execution, a.state, a.asks, a.asked_at, a.expires_at, a.answered_at, a.operation_id, a.answer, a.reported FROM approvals a JOIN operations o ON o.id = a.operation_id
+WHERE a.thread_id = $1 AND a.state = 'approved' AND NOT a.reported AND o.state IN ('done', 'failed', 'unknown')
+ORDER BY a.asked_at, a.id
+`
+
+// A thread's approved requests not yet told whose restore has ended (done,
+// failed or unknown): their answers are to say how it ended.
+func (q *Queries) PersonApprovalsEnded(ctx context.Context, db DBTX, threadID string) ([]Approval, error) {
+	rows, err := db.Query(ctx, personApprovalsEnded, threadID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Approval
+	for rows.Next() {
+		var i Approval
+		if err := rows.Scan(
+			&i.ID,
+			&i.BoxID,
+			&i.SnapshotID,
+			&i.ThreadID,
+			&i.Plan,
+			&i.Goes,
+			&i.Execution,
+			&i.State,
+			&i.Asks,
+			&i.AskedAt,
+			&i.ExpiresAt,
+			&i.AnsweredAt,
+			&i.OperationID,
+			&i.Answer,
+			&i.Reported,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const personApprovalsPending = `-- name: PersonApprovalsPending :many

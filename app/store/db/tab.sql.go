@@ -478,7 +478,8 @@ type TabTallyRow struct {
 // ("device" for a device snapshot) and its price's currency: the filters'
 // counts, the line under the tabs (its count, undos apart, by agents, space
 // by host, each backend's monthly rate) and the failed takes that need the
-// owner. deltas is how many rows the sums read (TabTallyCompact folds them).
+// owner. size_bytes sums the sizes as the rows say them (shown_bytes).
+// deltas is how many rows the sums read (TabTallyCompact folds them).
 func (q *Queries) TabTally(ctx context.Context, db DBTX) ([]TabTallyRow, error) {
 	rows, err := db.Query(ctx, tabTally)
 	if err != nil {
