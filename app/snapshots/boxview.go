@@ -95,7 +95,9 @@ func (s *core) readView(ctx context.Context, fn func(q db.DBTX) error) error {
 	return tx.Commit(ctx)
 }
 
-// viewRows reads the view's records, all through q.
+// viewRows reads the view's records, all through q: the box, its
+// snapshots and their pins, its log, the operations they name, its history
+// and its trash entry.
 func (s *core) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, logLimit int, settings Settings, v *BoxView) error {
 	b, err := s.boxByID(ctx, q, boxID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -108,13 +110,34 @@ func (s *core) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, 
 		return boxNotFound(boxID)
 	}
 	v.Box = b
-	all, err := s.snapshotsOfBox(ctx, q, b.ID)
+	byID, err := s.viewSnapshots(ctx, q, c, v)
 	if err != nil {
 		return err
 	}
+	if err := s.viewLog(ctx, q, c, logLimit, v); err != nil {
+		return err
+	}
+	if err := s.viewOps(ctx, q, c, v); err != nil {
+		return err
+	}
+	if err := s.viewHistory(ctx, q, settings, v); err != nil {
+		return err
+	}
+	return s.viewTrash(ctx, q, byID, v)
+}
+
+// viewSnapshots reads the box's snapshots the caller may see, newest
+// first, with their pins, the head, the newest undo and how many automatic
+// snapshots the box holds; it answers them by ID.
+func (s *core) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxView) (map[string]*Snapshot, error) {
+	b := v.Box
+	all, err := s.snapshotsOfBox(ctx, q, b.ID)
+	if err != nil {
+		return nil, err
+	}
 	pins, err := s.allPins(ctx, q)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	v.Pins = map[string][]Pin{}
 	byID := map[string]*Snapshot{}
@@ -144,7 +167,13 @@ func (s *core) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, 
 			break
 		}
 	}
-	rows, err := s.st.CoreLogOfBox(ctx, q, db.CoreLogOfBoxParams{BoxID: b.ID, MaxRows: logLimit})
+	return byID, nil
+}
+
+// viewLog reads logLimit of the box log's newest events the caller may
+// see: an agent sees no other thread's.
+func (s *core) viewLog(ctx context.Context, q db.DBTX, c Caller, logLimit int, v *BoxView) error {
+	rows, err := s.st.CoreLogOfBox(ctx, q, db.CoreLogOfBoxParams{BoxID: v.Box.ID, MaxRows: logLimit})
 	if err != nil {
 		return fmt.Errorf("read box log: %w", err)
 	}
@@ -155,6 +184,12 @@ func (s *core) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, 
 		}
 		v.Log = append(v.Log, ev)
 	}
+	return nil
+}
+
+// viewOps reads the operations the log's newest events and the pins name,
+// those the caller may see, and boxsnap's own operation running on the box.
+func (s *core) viewOps(ctx context.Context, q db.DBTX, c Caller, v *BoxView) error {
 	want := map[string]bool{}
 	for i, ev := range v.Log {
 		if i < BoxViewOps && ev.OperationID != nil {
@@ -178,11 +213,18 @@ func (s *core) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, 
 			v.Ops[id] = op
 		}
 	}
-	if op, err := operationRow(s.st.HeldOpRunningOnBox(ctx, q, b.ID)); err == nil {
+	if op, err := operationRow(s.st.HeldOpRunningOnBox(ctx, q, v.Box.ID)); err == nil {
 		v.Running = op
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("read %s's operations: %w", b.Name, err)
+		return fmt.Errorf("read %s's operations: %w", v.Box.Name, err)
 	}
+	return nil
+}
+
+// viewHistory reads the box's automatic history settings in effect: its
+// own where it has them, else the backend's.
+func (s *core) viewHistory(ctx context.Context, q db.DBTX, settings Settings, v *BoxView) error {
+	b := v.Box
 	v.History.LimitGiB = int64(settings.HistoryGiB)
 	row, err := s.st.HistorySettingsOf(ctx, q, b.ID)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
@@ -200,23 +242,32 @@ func (s *core) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, 
 	if v.History.Automatic != nil {
 		v.History.On = *v.History.Automatic
 	}
-	if b.State == BoxTrashed {
-		r, err := s.boxes.trashRow(ctx, q, b.ID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		if r != nil {
-			e := TrashEntry{Box: b, TrashedAt: r.TrashedAt, Until: r.Until, Final: r.FinalSnapshot, FinalWords: r.FinalWords,
-				WasRunning: r.WasRunning, ByKind: r.ByKind}
-			if r.FinalSnapshot != nil && byID[*r.FinalSnapshot] != nil {
-				e.FinalName = byID[*r.FinalSnapshot].Name
-			}
-			if be, err := s.backend(b.BackendID); err == nil {
-				e.Costs = TrashCostWords(be.Kind)
-			}
-			v.Trash = &e
-		}
+	return nil
+}
+
+// viewTrash reads a trashed box's entry in the trash, naming its final
+// snapshot from byID.
+func (s *core) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snapshot, v *BoxView) error {
+	b := v.Box
+	if b.State != BoxTrashed {
+		return nil
 	}
+	r, err := s.boxes.trashRow(ctx, q, b.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if r == nil {
+		return nil
+	}
+	e := TrashEntry{Box: b, TrashedAt: r.TrashedAt, Until: r.Until, Final: r.FinalSnapshot, FinalWords: r.FinalWords,
+		WasRunning: r.WasRunning, ByKind: r.ByKind}
+	if r.FinalSnapshot != nil && byID[*r.FinalSnapshot] != nil {
+		e.FinalName = byID[*r.FinalSnapshot].Name
+	}
+	if be, err := s.backend(b.BackendID); err == nil {
+		e.Costs = TrashCostWords(be.Kind)
+	}
+	v.Trash = &e
 	return nil
 }
 

@@ -311,118 +311,17 @@ func (s *Contents) Stage(ctx context.Context, name string, r io.Reader) (*Staged
 			st.Remove()
 		}
 	}()
-	bad := func(format string, a ...any) *Refusal {
-		return refusal(CodeInvalid, wordsBadArchive(name, fmt.Sprintf(format, a...)))
-	}
-	type got struct {
-		f     *os.File
-		parts int
-		size  int64
-		sum   hash.Hash
-	}
-	spools := map[string]*got{}
+	spools := map[string]*spool{}
 	defer func() {
 		for _, g := range spools {
 			g.f.Close()
 		}
 	}()
-	tr := tar.NewReader(r)
-	sawManifest := false
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, cutShort(bad("it is not a boxsnap export file, or it is cut short (%v)", err), err)
-		}
-		if sawManifest {
-			return nil, bad("it holds %s after its manifest", hdr.Name)
-		}
-		if hdr.Name == ExportManifestName {
-			raw, err := io.ReadAll(io.LimitReader(tr, 1<<20))
-			if err != nil {
-				return nil, bad("its manifest is cut short (%v)", err)
-			}
-			if err := json.Unmarshal(raw, &st.Manifest); err != nil {
-				return nil, bad("its manifest is unreadable (%v)", err)
-			}
-			if st.Manifest.Format != exportFormat {
-				return nil, bad("it is of format %d; this boxsnap reads format %d", st.Manifest.Format, exportFormat)
-			}
-			sawManifest = true
-			continue
-		}
-		m := partName.FindStringSubmatch(hdr.Name)
-		if m == nil || hdr.Typeflag != tar.TypeReg {
-			return nil, bad("it holds an unexpected file %q", hdr.Name)
-		}
-		id, n := m[1], m[2]
-		g := spools[id]
-		if g == nil {
-			f, err := os.CreateTemp(dir, id+"-")
-			if err != nil {
-				return nil, fmt.Errorf("stage %s: %w", name, err)
-			}
-			g = &got{f: f, sum: sha256.New()}
-			spools[id] = g
-			st.files[id] = f.Name()
-		}
-		if want := fmt.Sprintf("%04d", g.parts); n != want {
-			return nil, bad("part %s of snapshot %s comes where part %s belongs", n, id, want)
-		}
-		k, err := io.Copy(io.MultiWriter(g.f, g.sum), tr)
-		if err != nil {
-			return nil, cutShort(bad("the archive of snapshot %s is cut short (%v)", id, err), err)
-		}
-		g.parts++
-		g.size += k
+	if err := st.readExport(ctx, r, spools); err != nil {
+		return nil, err
 	}
-	if !sawManifest {
-		return nil, bad("it has no manifest (%s): it is cut short or not a boxsnap export file", ExportManifestName)
-	}
-	mf := &st.Manifest
-	if !ValidID(PrefixBox, mf.Box.ID) || CheckBoxName(mf.Box.Name) != nil || mf.Box.Kind == "" || len(mf.Box.Kind) > 40 || !isPlainWord(mf.Box.Kind) || len(mf.Box.System) > 200 {
-		return nil, bad("its manifest names no valid box")
-	}
-	if len(mf.Snapshots) == 0 {
-		return nil, bad("its manifest lists no snapshot")
-	}
-	listed := map[string]bool{}
-	for _, es := range mf.Snapshots {
-		if !ValidID(PrefixSnapshot, es.ID) {
-			return nil, bad("its manifest lists a snapshot with no valid ID")
-		}
-		if _, err := CleanName(es.Name); err != nil {
-			return nil, bad("snapshot %s has no valid name", es.ID)
-		}
-		if es.Note != nil {
-			if _, err := CleanNote(*es.Note); err != nil {
-				return nil, bad("the note of snapshot %s is not a note: %s", es.ID, strings.TrimSuffix(err.Error(), "."))
-			}
-		}
-		if es.Holds != string(providers.HoldsDisk) && es.Holds != string(providers.HoldsDiskAndMemory) {
-			return nil, bad("snapshot %s holds %q, which boxsnap does not know", es.ID, es.Holds)
-		}
-		g := spools[es.ID]
-		if g == nil {
-			return nil, bad("the archive of snapshot %s (‘%s’) is missing", es.ID, es.Name)
-		}
-		if g.parts != es.Parts || g.size != es.Size {
-			return nil, bad("the archive of snapshot %s (‘%s’) is %d bytes in %d parts; its manifest says %d bytes in %d parts", es.ID, es.Name, g.size, g.parts, es.Size, es.Parts)
-		}
-		if sum := hex.EncodeToString(g.sum.Sum(nil)); sum != es.SHA256 {
-			return nil, bad("the archive of snapshot %s (‘%s’) does not match its checksum: it is damaged", es.ID, es.Name)
-		}
-		listed[es.ID] = true
-	}
-	for id := range spools {
-		if !listed[id] {
-			return nil, bad("it holds the archive of snapshot %s, which its manifest does not list", id)
-		}
+	if err := checkExport(name, &st.Manifest, spools); err != nil {
+		return nil, err
 	}
 	for _, g := range spools {
 		if err := g.f.Close(); err != nil {
@@ -432,6 +331,155 @@ func (s *Contents) Stage(ctx context.Context, name string, r io.Reader) (*Staged
 	spools = nil
 	ok = true
 	return st, nil
+}
+
+// badArchive refuses the export file name, saying what is wrong with it.
+func badArchive(name, format string, a ...any) *Refusal {
+	return refusal(CodeInvalid, wordsBadArchive(name, fmt.Sprintf(format, a...)))
+}
+
+// spool is a snapshot's archive as an export file's parts are staged: its
+// file, how many parts and bytes it has had, and their SHA-256.
+type spool struct {
+	f     *os.File
+	parts int
+	size  int64
+	sum   hash.Hash
+}
+
+// readExport reads the export file's tar from r: each part of a
+// snapshot's archive, in order, into its spool in st's folder, and then
+// its manifest, into st.Manifest, which comes last. It refuses anything
+// else, or a file cut short.
+func (st *Staged) readExport(ctx context.Context, r io.Reader, spools map[string]*spool) error {
+	name := st.Name
+	tr := tar.NewReader(r)
+	sawManifest := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return cutShort(badArchive(name, "it is not a boxsnap export file, or it is cut short (%v)", err), err)
+		}
+		if sawManifest {
+			return badArchive(name, "it holds %s after its manifest", hdr.Name)
+		}
+		if hdr.Name == ExportManifestName {
+			if err := st.readExportManifest(tr); err != nil {
+				return err
+			}
+			sawManifest = true
+			continue
+		}
+		if err := st.spoolPart(hdr, tr, spools); err != nil {
+			return err
+		}
+	}
+	if !sawManifest {
+		return badArchive(name, "it has no manifest (%s): it is cut short or not a boxsnap export file", ExportManifestName)
+	}
+	return nil
+}
+
+// readExportManifest reads the export file's manifest from tr into
+// st.Manifest, refusing one cut short, unreadable or of another format.
+func (st *Staged) readExportManifest(tr io.Reader) error {
+	name := st.Name
+	raw, err := io.ReadAll(io.LimitReader(tr, 1<<20))
+	if err != nil {
+		return badArchive(name, "its manifest is cut short (%v)", err)
+	}
+	if err := json.Unmarshal(raw, &st.Manifest); err != nil {
+		return badArchive(name, "its manifest is unreadable (%v)", err)
+	}
+	if st.Manifest.Format != exportFormat {
+		return badArchive(name, "it is of format %d; this boxsnap reads format %d", st.Manifest.Format, exportFormat)
+	}
+	return nil
+}
+
+// spoolPart copies the part hdr names, from tr, onto the end of its
+// snapshot's spool, made in st's folder for its first part; a part out of
+// order, or a file that is no part, is refused.
+func (st *Staged) spoolPart(hdr *tar.Header, tr io.Reader, spools map[string]*spool) error {
+	name := st.Name
+	m := partName.FindStringSubmatch(hdr.Name)
+	if m == nil || hdr.Typeflag != tar.TypeReg {
+		return badArchive(name, "it holds an unexpected file %q", hdr.Name)
+	}
+	id, n := m[1], m[2]
+	g := spools[id]
+	if g == nil {
+		f, err := os.CreateTemp(st.dir, id+"-")
+		if err != nil {
+			return fmt.Errorf("stage %s: %w", name, err)
+		}
+		g = &spool{f: f, sum: sha256.New()}
+		spools[id] = g
+		st.files[id] = f.Name()
+	}
+	if want := fmt.Sprintf("%04d", g.parts); n != want {
+		return badArchive(name, "part %s of snapshot %s comes where part %s belongs", n, id, want)
+	}
+	k, err := io.Copy(io.MultiWriter(g.f, g.sum), tr)
+	if err != nil {
+		return cutShort(badArchive(name, "the archive of snapshot %s is cut short (%v)", id, err), err)
+	}
+	g.parts++
+	g.size += k
+	return nil
+}
+
+// checkExport checks the export file's manifest mf against the archives
+// staged (spools): a valid box, each snapshot listed with a valid ID,
+// name, note and holds, and an archive of the size, parts and SHA-256 it
+// gives; no archive that it does not list.
+func checkExport(name string, mf *ExportManifest, spools map[string]*spool) error {
+	if !ValidID(PrefixBox, mf.Box.ID) || CheckBoxName(mf.Box.Name) != nil || mf.Box.Kind == "" || len(mf.Box.Kind) > 40 || !isPlainWord(mf.Box.Kind) || len(mf.Box.System) > 200 {
+		return badArchive(name, "its manifest names no valid box")
+	}
+	if len(mf.Snapshots) == 0 {
+		return badArchive(name, "its manifest lists no snapshot")
+	}
+	listed := map[string]bool{}
+	for _, es := range mf.Snapshots {
+		if !ValidID(PrefixSnapshot, es.ID) {
+			return badArchive(name, "its manifest lists a snapshot with no valid ID")
+		}
+		if _, err := CleanName(es.Name); err != nil {
+			return badArchive(name, "snapshot %s has no valid name", es.ID)
+		}
+		if es.Note != nil {
+			if _, err := CleanNote(*es.Note); err != nil {
+				return badArchive(name, "the note of snapshot %s is not a note: %s", es.ID, strings.TrimSuffix(err.Error(), "."))
+			}
+		}
+		if es.Holds != string(providers.HoldsDisk) && es.Holds != string(providers.HoldsDiskAndMemory) {
+			return badArchive(name, "snapshot %s holds %q, which boxsnap does not know", es.ID, es.Holds)
+		}
+		g := spools[es.ID]
+		if g == nil {
+			return badArchive(name, "the archive of snapshot %s (‘%s’) is missing", es.ID, es.Name)
+		}
+		if g.parts != es.Parts || g.size != es.Size {
+			return badArchive(name, "the archive of snapshot %s (‘%s’) is %d bytes in %d parts; its manifest says %d bytes in %d parts", es.ID, es.Name, g.size, g.parts, es.Size, es.Parts)
+		}
+		if sum := hex.EncodeToString(g.sum.Sum(nil)); sum != es.SHA256 {
+			return badArchive(name, "the archive of snapshot %s (‘%s’) does not match its checksum: it is damaged", es.ID, es.Name)
+		}
+		listed[es.ID] = true
+	}
+	for id := range spools {
+		if !listed[id] {
+			return badArchive(name, "it holds the archive of snapshot %s, which its manifest does not list", id)
+		}
+	}
+	return nil
 }
 
 // ImportResult is what an import did.

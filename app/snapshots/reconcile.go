@@ -77,6 +77,11 @@ func (s *Sweeps) markUnavailable(ctx context.Context, sn *Snapshot, words string
 		logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 }
 
+// reconcileBackend compares be's listing with its snapshots' records:
+// records on a host (or a backend) that gave no answer are unavailable,
+// the others settled as listed or not (reconcileListed,
+// reconcileUnlisted); a labelled snapshot with no record is recorded
+// again; then the backend's guests are checked.
 func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *ReconcileReport) error {
 	held, listErr := be.Snap.HeldSnapshots(ctx)
 	cut := map[string]bool{}
@@ -103,25 +108,12 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 		return fmt.Errorf("reconcile %s: %w", be.ID, err)
 	}
 	if whole {
-		for _, sn := range records {
-			if sn.State == StateReady {
-				s.markUnavailable(ctx, sn, unavailableNoAnswerWords(be.Label, listErr))
-				rep.Unavailable++
-			}
-		}
+		s.markAllUnavailable(ctx, be, records, listErr, rep)
 		return nil
 	}
 	rep.Listed = append(rep.Listed, be.ID)
 	now := s.now()
-	byID := make(map[string]providers.HeldSnapshot, len(held))
-	for _, h := range held {
-		if h.Label.Install == s.install && h.Label.Snapshot != "" {
-			if prev, ok := byID[h.Label.Snapshot]; ok && !preferHeld(h, prev) {
-				continue
-			}
-			byID[h.Label.Snapshot] = h
-		}
-	}
+	byID := s.heldByID(held)
 	known := make(map[string]bool, len(records))
 	for _, sn := range records {
 		known[sn.ID] = true
@@ -134,59 +126,14 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 		}
 		h, listed := byID[sn.ID]
 		if listed {
-			if sn.State == StateUnavailable {
-				if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err == nil {
-					rep.Back++
-				}
-			}
-			if sn.MissingSince != nil {
-				if err := s.st.SweepSeen(ctx, s.st.Pool, sn.ID); err != nil {
-					return err
-				}
-			}
-			if sn.Ref == "" && h.Ref.Ref != "" {
-				// A take cut short before its record had the backend's
-				// reference (an incomplete one): record it, so a Delete can
-				// finish the backend's clean-up.
-				if err := s.st.SweepSetRef(ctx, s.st.Pool, db.SweepSetRefParams{ID: sn.ID, Ref: h.Ref.Ref}); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		// Not listed by a listing that succeeded for its host.
-		switch sn.State {
-		case StateUnavailable:
-			// The listing succeeded again: it is no longer unavailable, and
-			// its absence now counts.
-			if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err != nil {
-				continue
-			}
-			rep.Back++
-		case StateReady:
-		default:
-			continue // taking, deleting, failed, incomplete, lost: not this sweep's
-		}
-		if sn.MissingSince == nil {
-			if err := s.st.SweepMissing(ctx, s.st.Pool, db.SweepMissingParams{ID: sn.ID, Since: now}); err != nil {
+			if err := s.reconcileListed(ctx, sn, h, rep); err != nil {
 				return err
 			}
-			rep.Missing++
 			continue
 		}
-		if now.Sub(*sn.MissingSince) < LostAfter {
-			continue
+		if err := s.reconcileUnlisted(ctx, be, sn, now, rep); err != nil {
+			return err
 		}
-		pins, err := s.pins(ctx, s.st.Pool, sn.ID, "")
-		if err != nil || len(pins) > 0 {
-			continue // in use by an operation: it settles it
-		}
-		words := lostWords(hostWords(&Box{Host: sn.Host}, be), now.Sub(*sn.MissingSince))
-		if err := s.moveState(ctx, s.st.Pool, sn, StateLost, words); err != nil {
-			continue
-		}
-		rep.Lost++
-		s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 	}
 	for _, h := range byID {
 		if known[h.Label.Snapshot] {
@@ -201,89 +148,149 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 
 // recordAgain gives a labelled snapshot with no record its record again.
 func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSnapshot, now time.Time, rep *ReconcileReport) error {
-	if !ValidID(PrefixSnapshot, h.Label.Snapshot) || !ValidID(PrefixBox, h.Label.Box) {
-		return fmt.Errorf("label %+v names no boxsnap IDs", h.Label)
-	}
-	// A snapshot boxsnap deleted a moment ago may still be in a listing
-	// read before its delete: never bring it back.
-	deleted, err := s.st.SweepWasDeleted(ctx, s.st.Pool, h.Label.Snapshot)
-	if err != nil {
-		return fmt.Errorf("was %s deleted: %w", h.Label.Snapshot, err)
-	}
-	if deleted {
-		return nil
-	}
-	// An import published it and has not recorded it yet: the import
-	// records it, resumed after a crash from its recorded step.
-	if pins, err := s.pins(ctx, s.st.Pool, h.Label.Snapshot, ""); err != nil || len(pins) > 0 {
+	if ok, err := s.mayRecordAgain(ctx, h); !ok {
 		return err
 	}
 	tz := s.TimeZone(ctx)
-	host := h.Host
-	if host == "" {
-		host = h.Ref.Guest.Host
-	}
-	kind := h.Ref.Guest.Kind
 	b, err := s.boxByID(ctx, s.st.Pool, h.Label.Box)
 	gone := errors.Is(err, store.ErrNotFound) || (err == nil && b.State == BoxReleased)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	state, errWords := StateReady, ""
+	a := s.againRecord(ctx, be, h, b, gone, now)
+	sn, err := s.insertAgain(ctx, be, h, b, a, now, tz)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // recorded meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	if a.where != "current" {
+		// On a held copy or an earlier guest: the record says which guest.
+		if err := s.st.HeldSetWhere(ctx, s.st.Pool, db.HeldSetWhereParams{ID: sn.ID, Guest: a.where, GuestRef: h.Ref.Guest.Ref}); err != nil {
+			return err
+		}
+		sn.Guest = a.where
+	}
+	var keptAs *time.Time
+	switch {
+	case a.found:
+		rep.Found++
+	case a.gone:
+		rep.Kept++
+		keptAs = a.keptUntil
+	default:
+		rep.Recorded++
+	}
+	words := logFoundWords(sn.Name, sn.ID, a.host, a.found, keptAs, tz)
 	if h.Incomplete {
-		state, errWords = StateIncomplete, h.Error
+		rep.Incomplete++
+		words = logIncompleteToo(words, h.Error)
+	}
+	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotFound, System("reconcile"), words, sn.ID, "", nil)
+	return nil
+}
+
+// mayRecordAgain says whether h may be recorded again: its label names
+// boxsnap IDs (else an error), boxsnap did not delete it a moment ago (a
+// listing read before its delete may still hold it: never bring it back),
+// and no operation pins it (an import that published it and has not
+// recorded it yet records it, resumed after a crash from its recorded
+// step).
+func (s *Sweeps) mayRecordAgain(ctx context.Context, h providers.HeldSnapshot) (bool, error) {
+	if !ValidID(PrefixSnapshot, h.Label.Snapshot) || !ValidID(PrefixBox, h.Label.Box) {
+		return false, fmt.Errorf("label %+v names no boxsnap IDs", h.Label)
+	}
+	deleted, err := s.st.SweepWasDeleted(ctx, s.st.Pool, h.Label.Snapshot)
+	if err != nil {
+		return false, fmt.Errorf("was %s deleted: %w", h.Label.Snapshot, err)
+	}
+	if deleted {
+		return false, nil
+	}
+	if pins, err := s.pins(ctx, s.st.Pool, h.Label.Snapshot, ""); err != nil || len(pins) > 0 {
+		return false, err
+	}
+	return true, nil
+}
+
+// againFields is what a record made again holds beyond the listing's own
+// words: where and in what state, whose, kept until when, whether its box
+// is gone (then found, unless kept), and what it depends on.
+type againFields struct {
+	host, kind, where string
+	state, errWords   string
+	owner             string
+	ownerThread       *string
+	keptUntil         *time.Time
+	found, gone       bool
+	goneAt            *time.Time
+	goneHow           *string
+	fork              *int
+	depends           []string
+}
+
+// againRecord works out the fields of h's record made again: the box's
+// owner while the box is there (a person's when the label keeps it), kept
+// while its label keeps it after its box is gone, else found; the parent
+// it depends on when this backend's records know it.
+func (s *Sweeps) againRecord(ctx context.Context, be Backend, h providers.HeldSnapshot, b *Box, gone bool, now time.Time) againFields {
+	a := againFields{host: h.Host, kind: h.Ref.Guest.Kind, state: StateReady, owner: "person", gone: gone, where: h.Ref.Where}
+	if a.host == "" {
+		a.host = h.Ref.Guest.Host
+	}
+	if h.Incomplete {
+		a.state, a.errWords = StateIncomplete, h.Error
 	}
 	kept := h.Label.KeptUntil != nil && h.Label.KeptUntil.After(now)
-	var keptUntil *time.Time
-	found := false
-	owner, ownerThread := "person", (*string)(nil)
-	var goneAt *time.Time
-	goneHow := (*string)(nil)
 	switch {
 	case !gone:
-		owner, ownerThread = ownerOf(b)
+		a.owner, a.ownerThread = ownerOf(b)
 		if h.Label.KeptUntil != nil {
-			keptUntil, owner, ownerThread = h.Label.KeptUntil, "person", nil
+			a.keptUntil, a.owner, a.ownerThread = h.Label.KeptUntil, "person", nil
 		}
 	case kept:
-		keptUntil = h.Label.KeptUntil
+		a.keptUntil = h.Label.KeptUntil
 	default:
-		found = true
+		a.found = true
 	}
 	if gone {
 		t := now
-		goneAt = &t
+		a.goneAt = &t
 		how := "released"
-		goneHow = &how
+		a.goneHow = &how
 	}
-	var fork *int
 	if h.Label.ResetVersion > 0 {
 		v := h.Label.ResetVersion
-		fork = &v
+		a.fork = &v
 	}
-	where := h.Ref.Where
-	if where == "" {
-		where = "current"
+	if a.where == "" {
+		a.where = "current"
 	}
-	var depends []string
 	if h.Parent != "" {
 		if p, err := s.snapshotByRef(ctx, be.ID, h.Parent); err == nil {
-			depends = append(depends, p.ID)
+			a.depends = append(a.depends, p.ID)
 		}
 	}
-	if depends == nil {
-		depends = []string{}
+	if a.depends == nil {
+		a.depends = []string{}
 	}
+	return a
+}
+
+// insertAgain inserts h's record, with a's fields, under a name unique in
+// its box, in one transaction; where the box's record is gone too (a lost
+// database), a released box stands for it, named by its ID. It answers
+// store.ErrNotFound when the snapshot was recorded meanwhile.
+func (s *Sweeps) insertAgain(ctx context.Context, be Backend, h providers.HeldSnapshot, b *Box, a againFields, now time.Time, tz *time.Location) (*Snapshot, error) {
 	var sn *Snapshot
-	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		boxName, boxKind := h.Label.Box, kind
+	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		boxName, boxKind := h.Label.Box, a.kind
 		var boxSystem string
 		var boxThread *string
 		if b == nil {
-			// The box's record is gone too (a lost database): a released
-			// box stands for it, named by its ID.
-			if err := s.st.SweepGoneBoxInsert(ctx, tx, db.SweepGoneBoxInsertParams{ID: h.Label.Box, Name: h.Label.Box, Kind: kind,
-				BackendID: be.ID, Host: host, GuestRef: h.Ref.Guest.Ref, ReleasedAt: &now}); err != nil {
+			if err := s.st.SweepGoneBoxInsert(ctx, tx, db.SweepGoneBoxInsertParams{ID: h.Label.Box, Name: h.Label.Box, Kind: a.kind,
+				BackendID: be.ID, Host: a.host, GuestRef: h.Ref.Guest.Ref, ReleasedAt: &now}); err != nil {
 				return err
 			}
 		} else {
@@ -296,42 +303,13 @@ func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSn
 		name := UniqueName(DefaultName(h.TakenAt, tz), taken)
 		sn, err = snapshotRow(s.st.SweepSnapshotInsert(ctx, tx, db.SweepSnapshotInsertParams{ID: h.Label.Snapshot,
 			BoxID: h.Label.Box, BoxName: boxName, BoxKind: boxKind, BoxSystem: boxSystem, BoxThreadID: boxThread,
-			BoxGoneAt: goneAt, BoxGoneHow: goneHow, BackendID: be.ID, Host: host, Storage: h.Storage, Guest: where,
-			Name: name, TakenAt: h.TakenAt, Holds: string(orDisk(h.Holds)), OwnerKind: owner, OwnerThreadID: ownerThread,
-			KeptUntil: keptUntil, Now: now, ForkSafe: fork, DependsOn: depends, Ref: h.Ref.Ref, State: state,
-			Error: nilIfEmpty(errWords), Found: found}))
+			BoxGoneAt: a.goneAt, BoxGoneHow: a.goneHow, BackendID: be.ID, Host: a.host, Storage: h.Storage, Guest: a.where,
+			Name: name, TakenAt: h.TakenAt, Holds: string(orDisk(h.Holds)), OwnerKind: a.owner, OwnerThreadID: a.ownerThread,
+			KeptUntil: a.keptUntil, Now: now, ForkSafe: a.fork, DependsOn: a.depends, Ref: h.Ref.Ref, State: a.state,
+			Error: nilIfEmpty(a.errWords), Found: a.found}))
 		return err
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // recorded meanwhile
-	}
-	if err != nil {
-		return err
-	}
-	if where != "current" {
-		// On a held copy or an earlier guest: the record says which guest.
-		if err := s.st.HeldSetWhere(ctx, s.st.Pool, db.HeldSetWhereParams{ID: sn.ID, Guest: where, GuestRef: h.Ref.Guest.Ref}); err != nil {
-			return err
-		}
-		sn.Guest = where
-	}
-	var keptAs *time.Time
-	switch {
-	case found:
-		rep.Found++
-	case gone:
-		rep.Kept++
-		keptAs = keptUntil
-	default:
-		rep.Recorded++
-	}
-	words := logFoundWords(sn.Name, sn.ID, host, found, keptAs, tz)
-	if h.Incomplete {
-		rep.Incomplete++
-		words = logIncompleteToo(words, h.Error)
-	}
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotFound, System("reconcile"), words, sn.ID, "", nil)
-	return nil
+	return sn, err
 }
 
 func orDisk(h providers.Holds) providers.Holds {
@@ -339,4 +317,95 @@ func orDisk(h providers.Holds) providers.Holds {
 		return providers.HoldsDisk
 	}
 	return h
+}
+
+// markAllUnavailable marks each ready snapshot of records unavailable, as
+// the backend gave no answer (listErr).
+func (s *Sweeps) markAllUnavailable(ctx context.Context, be Backend, records []*Snapshot, listErr error, rep *ReconcileReport) {
+	for _, sn := range records {
+		if sn.State == StateReady {
+			s.markUnavailable(ctx, sn, unavailableNoAnswerWords(be.Label, listErr))
+			rep.Unavailable++
+		}
+	}
+}
+
+// heldByID gives the snapshots of held labelled by this install, by their
+// snapshot's ID, the preferred one where two hold the same.
+func (s *Sweeps) heldByID(held []providers.HeldSnapshot) map[string]providers.HeldSnapshot {
+	byID := make(map[string]providers.HeldSnapshot, len(held))
+	for _, h := range held {
+		if h.Label.Install == s.install && h.Label.Snapshot != "" {
+			if prev, ok := byID[h.Label.Snapshot]; ok && !preferHeld(h, prev) {
+				continue
+			}
+			byID[h.Label.Snapshot] = h
+		}
+	}
+	return byID
+}
+
+// reconcileListed settles a record whose snapshot the backend listed (h):
+// an unavailable one is back, one missing is seen again, and one cut short
+// before its record had the backend's reference gets it.
+func (s *Sweeps) reconcileListed(ctx context.Context, sn *Snapshot, h providers.HeldSnapshot, rep *ReconcileReport) error {
+	if sn.State == StateUnavailable {
+		if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err == nil {
+			rep.Back++
+		}
+	}
+	if sn.MissingSince != nil {
+		if err := s.st.SweepSeen(ctx, s.st.Pool, sn.ID); err != nil {
+			return err
+		}
+	}
+	if sn.Ref == "" && h.Ref.Ref != "" {
+		// A take cut short before its record had the backend's
+		// reference (an incomplete one): record it, so a Delete can
+		// finish the backend's clean-up.
+		if err := s.st.SweepSetRef(ctx, s.st.Pool, db.SweepSetRefParams{ID: sn.ID, Ref: h.Ref.Ref}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reconcileUnlisted settles a record whose snapshot a listing that
+// succeeded for its host did not list: an unavailable one is back, then a
+// ready one is missing from now, and lost once missing for LostAfter, unless
+// an operation uses it.
+func (s *Sweeps) reconcileUnlisted(ctx context.Context, be Backend, sn *Snapshot, now time.Time, rep *ReconcileReport) error {
+	switch sn.State {
+	case StateUnavailable:
+		// The listing succeeded again: it is no longer unavailable, and
+		// its absence now counts.
+		if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err != nil {
+			return nil // left as it is, to the next sweep
+		}
+		rep.Back++
+	case StateReady:
+	default:
+		return nil // taking, deleting, failed, incomplete, lost: not this sweep's
+	}
+	if sn.MissingSince == nil {
+		if err := s.st.SweepMissing(ctx, s.st.Pool, db.SweepMissingParams{ID: sn.ID, Since: now}); err != nil {
+			return err
+		}
+		rep.Missing++
+		return nil
+	}
+	if now.Sub(*sn.MissingSince) < LostAfter {
+		return nil
+	}
+	pins, err := s.pins(ctx, s.st.Pool, sn.ID, "")
+	if err != nil || len(pins) > 0 {
+		return nil // in use by an operation: it settles it
+	}
+	words := lostWords(hostWords(&Box{Host: sn.Host}, be), now.Sub(*sn.MissingSince))
+	if err := s.moveState(ctx, s.st.Pool, sn, StateLost, words); err != nil {
+		return nil // left as it is, to the next sweep
+	}
+	rep.Lost++
+	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
+	return nil
 }

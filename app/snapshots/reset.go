@@ -323,27 +323,9 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyStop(err), observedNothingChanged)
 			}
 		case StepReset:
-			spec := providers.BoxSpec{Box: providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install},
-				Template: p.Source, Command: p.Command}
-			// The box runs as its box template says: its user, environment
-			// and limits, read now so no secret of its environment is kept
-			// in the operation's parameters. With no template (or one gone)
-			// the backend keeps the box's own.
-			if p.Template != "" {
-				if t, err := s.boxes.Template(ctx, p.Template); err == nil {
-					spec.User, spec.Env, spec.Limits = t.User, maps.Clone(t.Env), t.Limits
-				}
+			if stop, err := s.freshBox(ctx, op, b, be, rs, undo, p); stop {
+				return ResetResult{}, err
 			}
-			if err := rs.ResetGuest(ctx, g, spec); err != nil {
-				if ctx.Err() != nil {
-					return ResetResult{}, ctx.Err()
-				}
-				return ResetResult{}, s.undoReset(ctx, op, b, be, undo, p, resetWhyFresh(err))
-			}
-			if err := s.setStraight(ctx, op.ID, b, be, "the reset"); err != nil {
-				return ResetResult{}, s.undoReset(ctx, op, b, be, undo, p, resetWhyAccess(err))
-			}
-			s.clearHead(ctx, b.ID)
 		case StepLogins:
 			if !p.KeepLogins {
 				continue
@@ -379,6 +361,40 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 	}
 	s.log(ctx, s.st.Pool, b.ID, EvReset, callerOf(op), resetWords(res), "", op.ID, res)
 	return res, nil
+}
+
+// resetSpec is the box b made fresh from p's template source and command.
+// It runs as its box template says: its user, environment and limits,
+// read now so no secret of its environment is kept in the operation's
+// parameters. With no template (or one gone) the backend keeps the box's
+// own.
+func (s *Service) resetSpec(ctx context.Context, b *Box, p resetParams) providers.BoxSpec {
+	spec := providers.BoxSpec{Box: providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install},
+		Template: p.Source, Command: p.Command}
+	if p.Template != "" {
+		if t, err := s.boxes.Template(ctx, p.Template); err == nil {
+			spec.User, spec.Env, spec.Limits = t.User, maps.Clone(t.Env), t.Limits
+		}
+	}
+	return spec
+}
+
+// freshBox is the reset's own step: the backend makes the box fresh, its
+// access is set straight, and its head is cleared. A failure brings the
+// box back from its undo. stop says the run ends here, with err (nil when
+// the operation ended); otherwise the run goes on.
+func (s *Service) freshBox(ctx context.Context, op *Operation, b *Box, be Backend, rs providers.Resetter, undo *Snapshot, p resetParams) (stop bool, err error) {
+	if err := rs.ResetGuest(ctx, guestOf(b), s.resetSpec(ctx, b, p)); err != nil {
+		if ctx.Err() != nil {
+			return true, ctx.Err()
+		}
+		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyFresh(err))
+	}
+	if err := s.setStraight(ctx, op.ID, b, be, "the reset"); err != nil {
+		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyAccess(err))
+	}
+	s.clearHead(ctx, b.ID)
+	return false, nil
 }
 
 func (s *Service) resetFailed(ctx context.Context, op *Operation, b *Box, words, observed string) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -168,17 +169,9 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	if err != nil {
 		return nil, err
 	}
-	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
-		// Refused, not asked for: the form's two cases are not this one
-		// (decided during unit 5).
-		return nil, refusal(CodeForbidden, wordsOnlyPersonRestoresMemory)
-	}
-	execution := ThreadsRunOn(c, b)
-	if execution && !settings.ExecutionMachineRestores {
-		return nil, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
-	}
-	if execution && req.NoUndo {
-		return nil, refusal(CodePlan, AlwaysWithUndoWords(b.Name))
+	execution, err := s.restoreMayBe(ctx, c, b, sn, req.NoUndo, settings)
+	if err != nil {
+		return nil, err
 	}
 	// An agent asks the person instead (section 5, "the form"): on a box
 	// threads run on, and on its own box when Settings turns "Agents may
@@ -193,38 +186,16 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			return nil, err
 		}
 	}
-	be, err := s.backend(b.BackendID)
+	be, plan, err := s.restorePlan(ctx, b, sn)
 	if err != nil {
 		return nil, err
-	}
-	ref := refOf(sn, b)
-	plan, err := s.planNow(ctx, b, be, &ref)
-	if err != nil {
-		return nil, s.planError(b, be, err)
-	}
-	if plan.Locked != nil {
-		return nil, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
-			Words: LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
-	}
-	if plan.Restore.Way == providers.WayNone || plan.Restore.Why != "" {
-		why := plan.Restore.Why
-		if why == "" {
-			why = CannotBeRestoredOnWords(b.Name, be.Label)
-		}
-		return nil, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
 	}
 	if askFirst {
 		return nil, s.approvals.askRestore(ctx, c, b, sn, execution, settings)
 	}
 	guard := s.Guard(ctx, c, b)
-	if len(guard) > 0 && req.consent == nil && (c.Kind == CallerAgent || !req.Force) {
-		w := strings.Join(guard, " ")
-		if c.Kind == CallerAgent {
-			return nil, &Refusal{Code: CodeGuard, TryAgain: true,
-				Words: wordsGuardNow(b.Name, "restored", w)}
-		}
-		return nil, &Refusal{Code: CodeGuard,
-			Words: wordsRestoreGuard(b.Name, w)}
+	if err := restoreGuarded(c, b, guard, req); err != nil {
+		return nil, err
 	}
 	if sn.Guest == "held-copy" {
 		// A swap: the current guest stays, as the box's earlier guest, in
@@ -232,54 +203,14 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		req.NoUndo = true
 	}
 	if !req.NoUndo {
-		if plan.Restore.Undo == providers.UndoNone {
-			return nil, refusal(CodePlan, wordsNoUndoNotRestored(b.Name, be.Label))
-		}
-		if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
-			return nil, undoRoomWords(c, err)
-		}
-		// Its price too, before anything stops (section 5, step 4).
-		if err := s.ceilingAdmits(ctx, s.st.Pool, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
-			return nil, undoPriceWords(c, err)
+		if err := s.undoAdmits(ctx, c, b, be, plan, settings); err != nil {
+			return nil, err
 		}
 	}
 	if req.dryRun {
 		return nil, s.restoreEligibleNow(ctx, b, sn, req.Snapshot)
 	}
-	var op *Operation
-	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, _, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeRestore)
-		if err != nil {
-			return err
-		}
-		if b.State != BoxReady {
-			return refusal(CodeBusy, wordsBeingReleased(b.Name))
-		}
-		if err := s.unsettled(ctx, tx, b); err != nil {
-			return err
-		}
-		// The undo's room is reserved before anything stops (section 5, step 4).
-		var reserved *Reserved
-		if !req.NoUndo {
-			if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
-				return undoPriceWords(c, err)
-			}
-			if reserved, err = s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
-				return undoRoomWords(c, err)
-			}
-		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
-				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
-		if err != nil {
-			return err
-		}
-		if !req.NoUndo {
-			return s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
-		}
-		return nil
-	})
-	return op, err
+	return s.admitRestore(ctx, c, req, b, sn, be, plan, settings, guard)
 }
 
 // restoreOrder is the plan's capture order with the steps every restore
@@ -294,7 +225,6 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
 func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) (RestoreResult, error) {
-	resuming := op.Resuming
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
 		return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
@@ -307,47 +237,46 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	if err != nil {
 		return RestoreResult{}, s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
 	}
-	caller := callerOf(op)
-	tz := s.TimeZone(ctx)
-	// A restore on the person's yes says so in the box log (section 5).
-	yes := ""
-	if w := consentWords(op, tz); w != "" {
-		yes = ", " + w
-	}
-	if !resuming {
+	r := newRestoreRun(op, p, sn, b, be, s.TimeZone(ctx))
+	if !r.resuming {
 		// Eligible again, now: a delete that began meanwhile refuses it.
 		blocking, err := s.deletingPins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil {
 			return RestoreResult{}, err
 		}
-		if err := Eligible(sn, ChangeRestore, blocking, s.now(), tz); err != nil {
+		if err := Eligible(sn, ChangeRestore, blocking, s.now(), r.tz); err != nil {
 			return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
 		}
 	}
-	// Skip the steps already done: each step is recorded before it runs, so
-	// the recorded one runs again, and the ones before it are done.
-	start := 0
-	for i, st := range p.Order {
-		if string(st) == op.Step {
-			start = i
+	start := restoreStart(op, p.Order)
+	if err := s.restoreAskedBefore(ctx, r); err != nil {
+		return RestoreResult{}, err
+	}
+	r.pictured = s.holdRestorePicture(ctx, r, start)
+	for i := start; i < len(p.Order); i++ {
+		if i > start {
+			op.TaskEnded = nil // the task waited for was the first step's: the others snooze on their own
+		}
+		if stop, err := s.restoreStep(ctx, r, i); stop {
+			return RestoreResult{}, err
 		}
 	}
-	if op.Step == StepUndos {
-		start = len(p.Order)
-	}
-	if isCopyStep(op.Step) {
-		start = indexOf(p.Order, providers.StepUndo) // the held copy is the undo
-	}
-	if start < len(p.Order) && string(p.Order[start]) == op.Step && providerStep(p.Order[start]) && stepTaskDone(op) {
-		// The job snoozed on this step's own task, which ended OK: the
-		// step is done, and the restore goes on from the next, which snoozes
-		// on its own (the swap's adoption reads a task ended OK as its own
-		// clone's).
-		start++
-		op.TaskEnded = nil
-	}
-	ref := refOf(sn, b)
-	var size *providers.BoxSize
+	return s.restoreDone(ctx, r)
+}
+
+// restoreRun is one run of a restore's steps: what it read as it began,
+// and what its steps have found so far.
+type restoreRun struct {
+	op       *Operation
+	p        restoreParams
+	sn       *Snapshot
+	b        *Box // the box, the swapped-in one after a swap's step
+	be       Backend
+	ref      providers.SnapshotRef
+	resuming bool
+	caller   Caller
+	tz       *time.Location
+	yes      string // the person's yes, for the box log, or ""
 	// wasRunning is whether the box ran just before the restore stopped
 	// it: read before the stop and recorded with the stop's step
 	// (Operation.BoxRan), so a run resumed past the stop knows it too.
@@ -355,146 +284,231 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 	// started again. memory is a target that holds the box's memory, whose
 	// rollback may bring the box back running with its processes
 	// (broughtBack), not started again.
-	wasRunning := true
+	wasRunning  bool
+	memory      bool
+	broughtBack bool
+	asked       bool // the box log says the restore was asked
+	pictured    bool // the undo's picture is held with the operation
+	size        *providers.BoxSize
+}
+
+// newRestoreRun begins a run of op's restore of sn on b.
+func newRestoreRun(op *Operation, p restoreParams, sn *Snapshot, b *Box, be Backend, tz *time.Location) *restoreRun {
+	r := &restoreRun{op: op, p: p, sn: sn, b: b, be: be, ref: refOf(sn, b), resuming: op.Resuming,
+		caller: callerOf(op), tz: tz, wasRunning: true,
+		memory: sn.Holds == string(providers.HoldsDiskAndMemory)}
+	// A restore on the person's yes says so in the box log.
+	if w := consentWords(op, tz); w != "" {
+		r.yes = ", " + w
+	}
 	if op.BoxRan != nil {
-		wasRunning = *op.BoxRan
+		r.wasRunning = *op.BoxRan
 	}
-	memory := sn.Holds == string(providers.HoldsDiskAndMemory)
-	broughtBack := false
-	asked := false
-	if resuming {
-		// An earlier run of this restore may have said it was asked.
-		if asked, err = loggedBefore(ctx, s.st, op, b.ID, EvRestoreAsked); err != nil {
-			return RestoreResult{}, err
+	return r
+}
+
+// restoreStart gives the index in order of the step a run begins at,
+// skipping the steps already done: each step is recorded before it runs, so
+// the recorded one runs again, and the ones before it are done. When the
+// job snoozed on the recorded step's own task, which ended OK, that step is
+// done too: the run begins at the next, and op.TaskEnded is cleared.
+func restoreStart(op *Operation, order []providers.RestoreStep) int {
+	start := 0
+	for i, st := range order {
+		if string(st) == op.Step {
+			start = i
 		}
 	}
-	if p.NoUndo && !asked {
-		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, "", true, yes), sn.ID, op.ID, nil)
-		asked = true
+	if op.Step == StepUndos {
+		start = len(order)
 	}
-	// The undo's picture is from before the stop (section 10): captured
-	// as the restore starts and held with the operation, kept once the
-	// undo is taken, however many snoozes come between.
-	pictured := false
-	if !p.NoUndo && s.pictureTaker != nil && b.HasScreen {
-		if settings, err := s.Settings(ctx); err == nil && settings.Pictures {
-			pictured = true
-			if start == 0 {
-				s.pictures.holdUndoPicture(ctx, op, b)
-			}
-		}
+	if isCopyStep(op.Step) {
+		start = indexOf(order, providers.StepUndo) // the held copy is the undo
 	}
-	for i := start; i < len(p.Order); i++ {
-		step := p.Order[i]
-		if i > start {
-			op.TaskEnded = nil // the task waited for was the first step's: the others snooze on their own
-		}
-		// A held copy's step stays recorded as the undo resumes: its copy
-		// goes on from it (takeHeldUndo). The stop's step is recorded
-		// with whether the box ran.
-		switch {
-		case step == providers.StepStop:
-			if err := s.stopStep(ctx, op, be, b); err != nil {
-				return RestoreResult{}, err
-			}
-			if op.BoxRan != nil {
-				wasRunning = *op.BoxRan
-			}
-		case !(step == providers.StepUndo && isCopyStep(op.Step)):
-			if err := s.step(ctx, op, string(step)); err != nil {
-				return RestoreResult{}, err
-			}
-		}
-		switch step {
-		case providers.StepUndo:
-			if p.NoUndo {
-				continue
-			}
-			take := s.takeUndo
-			if p.Undo == providers.UndoHeldCopy {
-				take = s.takeHeldUndo // ZFS's order: a held copy of the stopped guest
-			}
-			undo, err := take(ctx, op, b, be, resuming)
-			if operations.Pending(err) {
-				return RestoreResult{}, err // the job snoozes on the undo's task; the undo is found by its label after
-			}
-			if err == nil && pictured {
-				s.pictures.keepUndoPicture(ctx, op, undo)
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return RestoreResult{}, ctx.Err() // the worker stops: the restore resumes at its undo
-				}
-				// Bring the box back as it was before saying so.
-				words := failUndoWords(taskFailedWords(op, err.Error()), "")
-				return RestoreResult{}, s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, nil, wasRunning, words)
-			}
-			if !asked {
-				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, undo.Name, false, yes), sn.ID, op.ID, nil)
-				asked = true
-			}
-		case providers.StepAccess:
-			// Step 9: the box set straight, its access first (G8).
-			if err := s.setStraight(ctx, op.ID, b, be, "the restore"); err != nil {
-				if ctx.Err() != nil {
-					return RestoreResult{}, ctx.Err()
-				}
-				return RestoreResult{}, s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
-			}
-		case providers.StepAdopt, providers.StepEarlier:
-			nb, err := s.swapStep(ctx, op, b, sn, be, step)
-			if operations.Pending(err) {
-				return RestoreResult{}, err // the job snoozes on the adoption's clone; the swap resumes at its step
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return RestoreResult{}, ctx.Err()
-				}
-				return RestoreResult{}, s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, err.Error())
-			}
-			b = nb
-		default:
-			if !asked {
-				s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, caller, logRestoreAskedWords(sn.Name, "", false, yes), sn.ID, op.ID, nil)
-				asked = true
-			}
-			if step == providers.StepStart {
-				// A memory rollback resumed the box: it is not started
-				// again (a QEMU guest's start would fail, "already
-				// running"). A box that did not run stays stopped.
-				if memory {
-					if runs, err := s.guestRuns(ctx, be, b); err == nil && runs {
-						broughtBack = true
-						continue
-					}
-				}
-				if !wasRunning {
-					continue
-				}
-			}
-			// Its provider task is waited for by the job's snooze: the
-			// restore resumes here once the task ended (done: the next step;
-			// failed: this step asked once more, waited for in place).
-			prog, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, step, s.taskRecorder(op))
-			if operations.Pending(err) {
-				return RestoreResult{}, err
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return RestoreResult{}, ctx.Err() // the worker stops: the restore resumes from this step
-				}
-				if errors.Is(err, providers.ErrUnreachable) {
-					return RestoreResult{}, s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, be), string(step)))
-				}
-				return RestoreResult{}, s.restoreFailedAt(ctx, op, b, sn, be, p.Order, i, err, wasRunning, taskFailedWords(op, err.Error()))
-			}
-			if prog.Size != nil {
-				size = prog.Size
-			}
+	if start < len(order) && string(order[start]) == op.Step && providerStep(order[start]) && stepTaskDone(op) {
+		// The job snoozed on this step's own task, which ended OK: the
+		// step is done, and the restore goes on from the next, which snoozes
+		// on its own (the swap's adoption reads a task ended OK as its own
+		// clone's).
+		start++
+		op.TaskEnded = nil
+	}
+	return start
+}
+
+// restoreAskedBefore reads whether an earlier run of this restore said in
+// the box log that it was asked, and says so now for a restore with no
+// undo; r.asked is true when the box log says so.
+func (s *Service) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
+	if r.resuming {
+		var err error
+		if r.asked, err = loggedBefore(ctx, s.st, r.op, r.b.ID, EvRestoreAsked); err != nil {
+			return err
 		}
 	}
-	// Older undos go once this one is ready (section 8), never this
-	// restore's target or its own undo.
+	if r.p.NoUndo && !r.asked {
+		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
+		r.asked = true
+	}
+	return nil
+}
+
+// holdRestorePicture captures the undo's picture as the restore starts,
+// from before the stop, and holds it with the operation, kept once the undo
+// is taken, however many snoozes come between. It says whether the undo
+// has a picture.
+func (s *Service) holdRestorePicture(ctx context.Context, r *restoreRun, start int) bool {
+	if r.p.NoUndo || s.pictureTaker == nil || !r.b.HasScreen {
+		return false
+	}
+	settings, err := s.Settings(ctx)
+	if err != nil || !settings.Pictures {
+		return false
+	}
+	if start == 0 {
+		s.pictures.holdUndoPicture(ctx, r.op, r.b)
+	}
+	return true
+}
+
+// restoreStep records and runs step i of the restore's order. stop says
+// the run ends here, with err (nil when the operation ended, failed or
+// not); otherwise the run goes on to the next step.
+func (s *Service) restoreStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
+	op, step := r.op, r.p.Order[i]
+	// A held copy's step stays recorded as the undo resumes: its copy
+	// goes on from it (takeHeldUndo). The stop's step is recorded
+	// with whether the box ran.
+	switch {
+	case step == providers.StepStop:
+		if err := s.stopStep(ctx, op, r.be, r.b); err != nil {
+			return true, err
+		}
+		if op.BoxRan != nil {
+			r.wasRunning = *op.BoxRan
+		}
+	case !(step == providers.StepUndo && isCopyStep(op.Step)):
+		if err := s.step(ctx, op, string(step)); err != nil {
+			return true, err
+		}
+	}
+	switch step {
+	case providers.StepUndo:
+		return s.restoreUndoStep(ctx, r, i)
+	case providers.StepAccess:
+		// The box set straight, its access first.
+		if err := s.setStraight(ctx, op.ID, r.b, r.be, "the restore"); err != nil {
+			if ctx.Err() != nil {
+				return true, ctx.Err()
+			}
+			return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, err.Error())
+		}
+	case providers.StepAdopt, providers.StepEarlier:
+		nb, err := s.swapStep(ctx, op, r.b, r.sn, r.be, step)
+		if operations.Pending(err) {
+			return true, err // the job snoozes on the adoption's clone; the swap resumes at its step
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return true, ctx.Err()
+			}
+			return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, err.Error())
+		}
+		r.b = nb
+	default:
+		return s.restoreBackendStep(ctx, r, i)
+	}
+	return false, nil
+}
+
+// restoreUndoStep takes the restore's undo, unless it has none, and says in
+// the box log that the restore was asked, naming the undo. A failed undo
+// brings the box back as it was before saying so; stop is as restoreStep's.
+func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
+	if r.p.NoUndo {
+		return false, nil
+	}
+	op := r.op
+	take := s.takeUndo
+	if r.p.Undo == providers.UndoHeldCopy {
+		take = s.takeHeldUndo // ZFS's order: a held copy of the stopped guest
+	}
+	undo, err := take(ctx, op, r.b, r.be, r.resuming)
+	if operations.Pending(err) {
+		return true, err // the job snoozes on the undo's task; the undo is found by its label after
+	}
+	if err == nil && r.pictured {
+		s.pictures.keepUndoPicture(ctx, op, undo)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return true, ctx.Err() // the worker stops: the restore resumes at its undo
+		}
+		// Bring the box back as it was before saying so.
+		words := failUndoWords(taskFailedWords(op, err.Error()), "")
+		return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, nil, r.wasRunning, words)
+	}
+	if !r.asked {
+		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
+		r.asked = true
+	}
+	return false, nil
+}
+
+// restoreBackendStep runs a step the backend does (stop, rollback, start,
+// read the size), having said in the box log that the restore was asked;
+// the size the backend read is kept in r.size. A start is skipped for a box
+// a memory rollback brought back running, or one that did not run. stop is
+// as restoreStep's.
+func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
+	op, b, step := r.op, r.b, r.p.Order[i]
+	if !r.asked {
+		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
+		r.asked = true
+	}
+	if step == providers.StepStart {
+		// A memory rollback resumed the box: it is not started
+		// again (a QEMU guest's start would fail, "already
+		// running"). A box that did not run stays stopped.
+		if r.memory {
+			if runs, err := s.guestRuns(ctx, r.be, b); err == nil && runs {
+				r.broughtBack = true
+				return false, nil
+			}
+		}
+		if !r.wasRunning {
+			return false, nil
+		}
+	}
+	// Its provider task is waited for by the job's snooze: the
+	// restore resumes here once the task ended (done: the next step;
+	// failed: this step asked once more, waited for in place).
+	prog, err := r.be.Snap.RestoreSnapshot(ctx, guestOf(b), r.ref, step, s.taskRecorder(op))
+	if operations.Pending(err) {
+		return true, err
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return true, ctx.Err() // the worker stops: the restore resumes from this step
+		}
+		if errors.Is(err, providers.ErrUnreachable) {
+			return true, s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, r.be), string(step)))
+		}
+		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, taskFailedWords(op, err.Error()))
+	}
+	if prog.Size != nil {
+		r.size = prog.Size
+	}
+	return false, nil
+}
+
+// restoreDone ends a restore whose steps all ran: older undos go once this
+// one is ready, never this restore's target or its own undo; a swapped-in
+// held copy's template goes; the head moves back to the target, the box
+// log says the box is restored, and it answers the restore's result, which
+// the runner returns and the engine records as the operation ends.
+func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult, error) {
+	op, b, sn, be := r.op, r.b, r.sn, r.be
 	if err := s.step(ctx, op, StepUndos); err != nil {
 		return RestoreResult{}, err
 	}
@@ -518,16 +532,16 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			s.logger.Warn("delete a swapped-in held copy", "snapshot", sn.ID, "err", err)
 		}
 	}
-	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: size, Replaced: replaced,
-		Processes: wasRunning && !broughtBack, BoxState: s.restoredState(ctx, be, b, wasRunning || broughtBack)}
+	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: r.size, Replaced: replaced,
+		Processes: r.wasRunning && !r.broughtBack, BoxState: s.restoredState(ctx, be, b, r.wasRunning || r.broughtBack)}
 	if op.UndoID != nil {
 		if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
-	words := logRestoredWords(sn.Name, sn.TakenAt, yes, size, tz)
+	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
 	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
-	s.log(ctx, s.st.Pool, b.ID, EvRestored, caller, words, sn.ID, op.ID, res)
+	s.log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
 	return res, nil
 }
 
@@ -870,4 +884,121 @@ func undoPriceWords(c Caller, err error) error {
 		return err
 	}
 	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: wordsOrUntickUndo(r.Words)}
+}
+
+// restoreMayBe checks that c may restore sn on b at all, with settings:
+// an agent restores a snapshot that holds memory only when Settings lets
+// agents, a box threads run on is restored only when Settings lets it and
+// always with an undo. execution says threads run on the box.
+func (s *Service) restoreMayBe(ctx context.Context, c Caller, b *Box, sn *Snapshot, noUndo bool, settings Settings) (execution bool, err error) {
+	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
+		// Refused, not asked for: the form's two cases are not this one.
+		return false, refusal(CodeForbidden, wordsOnlyPersonRestoresMemory)
+	}
+	execution = ThreadsRunOn(c, b)
+	if execution && !settings.ExecutionMachineRestores {
+		return false, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
+	}
+	if execution && noUndo {
+		return false, refusal(CodePlan, AlwaysWithUndoWords(b.Name))
+	}
+	return execution, nil
+}
+
+// restorePlan reads the plan for a restore of sn on b from its backend,
+// refusing a box the backend has locked, or one it cannot restore sn on.
+func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backend, providers.SnapshotPlan, error) {
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return Backend{}, providers.SnapshotPlan{}, err
+	}
+	ref := refOf(sn, b)
+	plan, err := s.planNow(ctx, b, be, &ref)
+	if err != nil {
+		return Backend{}, providers.SnapshotPlan{}, s.planError(b, be, err)
+	}
+	if plan.Locked != nil {
+		return Backend{}, providers.SnapshotPlan{}, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
+			Words: LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
+	}
+	if plan.Restore.Way == providers.WayNone || plan.Restore.Why != "" {
+		why := plan.Restore.Why
+		if why == "" {
+			why = CannotBeRestoredOnWords(b.Name, be.Label)
+		}
+		return Backend{}, providers.SnapshotPlan{}, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
+	}
+	return be, plan, nil
+}
+
+// restoreGuarded refuses a restore of b that guard's words stand against:
+// unless it was consented to, an agent's always, a person's unless forced.
+func restoreGuarded(c Caller, b *Box, guard []string, req RestoreRequest) error {
+	if len(guard) > 0 && req.consent == nil && (c.Kind == CallerAgent || !req.Force) {
+		w := strings.Join(guard, " ")
+		if c.Kind == CallerAgent {
+			return &Refusal{Code: CodeGuard, TryAgain: true,
+				Words: wordsGuardNow(b.Name, "restored", w)}
+		}
+		return &Refusal{Code: CodeGuard,
+			Words: wordsRestoreGuard(b.Name, w)}
+	}
+	return nil
+}
+
+// undoAdmits checks, before anything stops, that the restore's undo can be
+// taken: the backend takes one, the room holds it, and its price is within
+// the ceiling.
+func (s *Service) undoAdmits(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, settings Settings) error {
+	if plan.Restore.Undo == providers.UndoNone {
+		return refusal(CodePlan, wordsNoUndoNotRestored(b.Name, be.Label))
+	}
+	if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+		return undoRoomWords(c, err)
+	}
+	// Its price too, before anything stops.
+	if err := s.ceilingAdmits(ctx, s.st.Pool, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+		return undoPriceWords(c, err)
+	}
+	return nil
+}
+
+// admitRestore admits the restore in one transaction: sn still eligible on
+// b, b ready and settled, the undo's price and room reserved before
+// anything stops, and the operation recorded with its order and guard.
+func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest, b *Box, sn *Snapshot, be Backend, plan providers.SnapshotPlan, settings Settings, guard []string) (*Operation, error) {
+	var op *Operation
+	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, _, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeRestore)
+		if err != nil {
+			return err
+		}
+		if b.State != BoxReady {
+			return refusal(CodeBusy, wordsBeingReleased(b.Name))
+		}
+		if err := s.unsettled(ctx, tx, b); err != nil {
+			return err
+		}
+		// The undo's room is reserved before anything stops.
+		var reserved *Reserved
+		if !req.NoUndo {
+			if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+				return undoPriceWords(c, err)
+			}
+			if reserved, err = s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+				return undoRoomWords(c, err)
+			}
+		}
+		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
+				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
+		if err != nil {
+			return err
+		}
+		if !req.NoUndo {
+			return s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
+		}
+		return nil
+	})
+	return op, err
 }

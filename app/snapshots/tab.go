@@ -113,64 +113,20 @@ func likePattern(s string) string {
 // search, filters, sort, counts and the page are the database's (TabPage);
 // the core reads in full only the page's boxes.
 func (s *Tab) Snapshots(ctx context.Context, c Caller, q TabQuery) (*TabPage, error) {
-	if c.Kind != CallerOwner && c.Kind != CallerCLI && c.Kind != CallerAgent && c.Kind != CallerSystem {
-		return nil, refusal(CodeForbidden, wordsSignIn)
-	}
-	sort := q.Sort
-	switch sort {
-	case "":
-		sort = "newest"
-	case "newest", "oldest", "largest", "price", "box", SortBoxes:
-	default:
-		return nil, refusal(CodeInvalid, wordsSortIs)
-	}
-	if q.Limit < 1 || q.Limit > 500 {
-		return nil, refusal(CodeInvalid, wordsPageHolds)
+	sort, err := checkTabQuery(c, q)
+	if err != nil {
+		return nil, err
 	}
 	if c.IsPerson() && sort == "newest" && q.Search == "" && q.Where == "" && q.Holds == "" && q.By != "you" && q.By != "agents" &&
 		!q.Kept && !q.Undos && !q.Soon && q.Automatic == nil {
 		return s.newestPage(ctx, q)
 	}
-	arg := db.TabPageParams{Sort: sort, PageSize: q.Limit, Kept: q.Kept, Undos: q.Undos, Automatic: q.Automatic}
-	if q.Rows > 0 {
-		rows := int64(q.Rows)
-		arg.RowBudget = &rows
+	arg, ok, err := s.tabPageParams(c, q, sort)
+	if err != nil {
+		return nil, err
 	}
-	if q.Search != "" {
-		arg.Search = ptr(likePattern(q.Search))
-	}
-	if q.Where != "" {
-		be, host, ok := strings.Cut(q.Where, ":")
-		if !ok {
-			return &TabPage{}, nil // no box lives nowhere
-		}
-		arg.BackendID, arg.Host = &be, &host
-	}
-	if q.Holds != "" {
-		arg.Holds = &q.Holds
-	}
-	switch q.By {
-	case "you":
-		arg.ByKinds = []string{"owner", "cli"}
-	case "agents":
-		arg.ByKinds = []string{"agent"}
-	}
-	if q.Soon {
-		now := q.Now
-		if now.IsZero() {
-			now = s.now()
-		}
-		arg.SoonBefore = ptr(now.Add(EndingSoonDays * 24 * time.Hour))
-	}
-	if c.Kind == CallerAgent {
-		arg.Thread = &c.Thread
-	}
-	if q.After != "" {
-		cur, err := parseTabCursor(q.After)
-		if err != nil {
-			return nil, err
-		}
-		arg.AfterKey, arg.AfterReleased, arg.AfterName, arg.AfterID = &cur.key, &cur.released, &cur.name, &cur.id
+	if !ok {
+		return &TabPage{}, nil // no box lives nowhere
 	}
 	found, err := s.st.TabPage(ctx, Planned(s.st.Pool), arg)
 	if err != nil {
@@ -200,28 +156,103 @@ func (s *Tab) Snapshots(ctx context.Context, c Caller, q TabQuery) (*TabPage, er
 		if b == nil {
 			continue // gone between the two reads
 		}
-		tb := TabBox{BoxSnapshots: BoxSnapshots{Box: b, Pins: map[string][]Pin{}}}
-		byID := map[string]*Snapshot{}
-		for _, sn := range snaps[r.BoxID] {
-			if MayAct(c, ActSee, b, sn) != nil {
-				continue
-			}
-			tb.Snapshots = append(tb.Snapshots, sn)
-			byID[sn.ID] = sn
-			if p := pins[sn.ID]; p != nil {
-				tb.Pins[sn.ID] = p
-			}
-		}
-		for _, id := range r.Matched {
-			if sn := byID[id]; sn != nil {
-				tb.Matched = append(tb.Matched, sn)
-			}
-		}
-		if len(tb.Matched) > 0 {
+		if tb := tabBoxFor(c, b, snaps[r.BoxID], pins, r.Matched); len(tb.Matched) > 0 {
 			page.Boxes = append(page.Boxes, tb)
 		}
 	}
 	return page, nil
+}
+
+// checkTabQuery refuses a caller who may not see the tab, and a query
+// whose sort or page size is none the tab has; it gives the sort, newest
+// when q names none.
+func checkTabQuery(c Caller, q TabQuery) (string, error) {
+	if c.Kind != CallerOwner && c.Kind != CallerCLI && c.Kind != CallerAgent && c.Kind != CallerSystem {
+		return "", refusal(CodeForbidden, wordsSignIn)
+	}
+	sort := q.Sort
+	switch sort {
+	case "":
+		sort = "newest"
+	case "newest", "oldest", "largest", "price", "box", SortBoxes:
+	default:
+		return "", refusal(CodeInvalid, wordsSortIs)
+	}
+	if q.Limit < 1 || q.Limit > 500 {
+		return "", refusal(CodeInvalid, wordsPageHolds)
+	}
+	return sort, nil
+}
+
+// tabPageParams gives TabPage's parameters for q, sorted by sort, as c
+// sees the tab (an agent its own thread's). ok is false for a where that
+// names no host: no box lives there.
+func (s *Tab) tabPageParams(c Caller, q TabQuery, sort string) (arg db.TabPageParams, ok bool, err error) {
+	arg = db.TabPageParams{Sort: sort, PageSize: q.Limit, Kept: q.Kept, Undos: q.Undos, Automatic: q.Automatic}
+	if q.Rows > 0 {
+		rows := int64(q.Rows)
+		arg.RowBudget = &rows
+	}
+	if q.Search != "" {
+		arg.Search = ptr(likePattern(q.Search))
+	}
+	if q.Where != "" {
+		be, host, ok := strings.Cut(q.Where, ":")
+		if !ok {
+			return arg, false, nil
+		}
+		arg.BackendID, arg.Host = &be, &host
+	}
+	if q.Holds != "" {
+		arg.Holds = &q.Holds
+	}
+	switch q.By {
+	case "you":
+		arg.ByKinds = []string{"owner", "cli"}
+	case "agents":
+		arg.ByKinds = []string{"agent"}
+	}
+	if q.Soon {
+		now := q.Now
+		if now.IsZero() {
+			now = s.now()
+		}
+		arg.SoonBefore = ptr(now.Add(EndingSoonDays * 24 * time.Hour))
+	}
+	if c.Kind == CallerAgent {
+		arg.Thread = &c.Thread
+	}
+	if q.After != "" {
+		cur, err := parseTabCursor(q.After)
+		if err != nil {
+			return arg, false, err
+		}
+		arg.AfterKey, arg.AfterReleased, arg.AfterName, arg.AfterID = &cur.key, &cur.released, &cur.name, &cur.id
+	}
+	return arg, true, nil
+}
+
+// tabBoxFor gives box b as the tab shows it to c: the snapshots c may see,
+// their pins, and those of matched among them.
+func tabBoxFor(c Caller, b *Box, snaps []*Snapshot, pins map[string][]Pin, matched []string) TabBox {
+	tb := TabBox{BoxSnapshots: BoxSnapshots{Box: b, Pins: map[string][]Pin{}}}
+	byID := map[string]*Snapshot{}
+	for _, sn := range snaps {
+		if MayAct(c, ActSee, b, sn) != nil {
+			continue
+		}
+		tb.Snapshots = append(tb.Snapshots, sn)
+		byID[sn.ID] = sn
+		if p := pins[sn.ID]; p != nil {
+			tb.Pins[sn.ID] = p
+		}
+	}
+	for _, id := range matched {
+		if sn := byID[id]; sn != nil {
+			tb.Matched = append(tb.Matched, sn)
+		}
+	}
+	return tb
 }
 
 // newestPage is the person's first view (no search or filter, newest

@@ -58,48 +58,11 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 	if err := MayAct(c, ActTake, b, nil); err != nil {
 		return nil, nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpTake, nil); err != nil || op != nil {
-		if op != nil {
-			sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return nil, nil, fmt.Errorf("read the snapshot of %s: %w", op.ID, err)
-			}
-			return op, sn, nil
-		}
-		return nil, nil, err
+	if op, sn, err := s.repeatedTake(ctx, c, req.RequestID); err != nil || op != nil {
+		return op, sn, err
 	}
-	be, err := s.backend(b.BackendID)
+	a, err := s.takeChecks(ctx, c, b, req)
 	if err != nil {
-		return nil, nil, err
-	}
-	snapping := be.Snap.Snapshotting(b.Kind)
-	if snapping == nil {
-		return nil, nil, refusal(CodePlan, NoSnapshotsWords(be.Label))
-	}
-	if req.Memory && !snapping.OffersMemory() {
-		return nil, nil, refusal(CodeInvalid, wordsDiskOnly(b.Name))
-	}
-	tz := s.TimeZone(ctx)
-	now := s.now()
-	name := DefaultName(now, tz)
-	if strings.TrimSpace(req.Name) != "" {
-		if name, err = CleanName(req.Name); err != nil {
-			return nil, nil, err
-		}
-	}
-	note, err := CleanNote(req.Note)
-	if err != nil {
-		return nil, nil, err
-	}
-	settings, err := s.Settings(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	plan, err := s.planNow(ctx, b, be, nil)
-	if err != nil {
-		return nil, nil, s.planError(b, be, err)
-	}
-	if err := s.takeAllowed(ctx, c, b, be, plan, settings); err != nil {
 		return nil, nil, err
 	}
 
@@ -107,21 +70,12 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 	// its records (the snapshot and its operation, with what the room and
 	// the box's unconfirmed operations need), and the commit. What is
 	// refused rolls back what was written.
-	charge := chargeOfPlan(snapping)
 	var op *Operation
 	var sn *Snapshot
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		// The box's row, then the ceiling's lock (a paid backend's) and the
-		// storage's, held to the commit: every admission on the storage
-		// waits for it, and the room is read after the take's records.
-		locked, err := s.st.TakeAdmitLock(ctx, tx, db.TakeAdmitLockParams{ID: b.ID, Paid: charge.Paid, Storage: plan.Storage.Name})
-		if b, err = boxRow(locked.Box, err); errors.Is(err, store.ErrNotFound) {
-			return boxNotFound(req.Box)
-		} else if err != nil {
-			return fmt.Errorf("lock box: %w", err)
-		}
-		if b.State != BoxReady {
-			return refusal(CodeBusy, wordsReleasedTakesNone(b.Name))
+		b, err := s.lockForTake(ctx, tx, a, b.ID)
+		if err != nil {
+			return err
 		}
 		// The box's snapshots, read once under its lock, serve the limit
 		// and the name. They are a statement of their own: read in
@@ -133,79 +87,188 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 		if err != nil {
 			return err
 		}
-		// The limit's and the ceiling's refusals come after the one of an
-		// operation that could not be confirmed, read for them alone.
-		evict, err := s.limitRoom(ctx, tx, c, b, all, settings.PerBox, tz)
-		if err == nil {
-			// The ceiling (section 8): refused when the rate held would be
-			// past it after this take.
-			err = s.ceilingAdmits(ctx, tx, c, b.BackendID, charge, settings)
-		}
-		if err != nil {
-			if uerr := s.unsettled(ctx, tx, b); uerr != nil {
-				return uerr
-			}
-			return err
-		}
-		taken := make(map[string]bool, len(all))
-		for _, sn := range all {
-			taken[sn.Name] = true
-		}
-		name = UniqueName(name, taken)
-		owner, ownerThread := ownerOf(b)
-		holds := string(providers.HoldsDisk)
-		if req.Memory {
-			holds = string(providers.HoldsDiskAndMemory)
-		}
-		var price []byte
-		if snapping.Price != nil {
-			if price, err = json.Marshal(snapping.Price); err != nil {
-				return fmt.Errorf("record price: %w", err)
-			}
-		}
-		adds := plan.Take.AddsBytes
-		if req.Memory && plan.Take.MemoryBytes != nil && adds != nil {
-			// A memory snapshot's expected size is the box's memory too.
-			sum := *adds + *plan.Take.MemoryBytes
-			adds = &sum
-		}
-		// The operation is recorded with its reservation, and the room
-		// checked against what the others on the storage reserve with it.
-		reserved := reservation(b, plan, adds)
-		id := NewID(PrefixSnapshot)
-		var before int64
-		var unsettled string
-		op, err = s.ops.AdmitWith(ctx, tx, opRequest{Kind: OpTake, Box: b, Pins: []string{id}, Caller: c, RequestID: req.RequestID,
-			Params: takeParams{Memory: req.Memory, Evict: evict}, Reserved: reserved}.request(), func(o db.OpInsertParams) (db.Operation, error) {
-			r, err := s.st.TakeAdmit(ctx, tx, db.TakeAdmitParams{StorageKey: reserved.Storage, BoxID: b.ID, SnapshotID: id,
-				BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
-				Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type, GuestGeneration: b.Generation,
-				Name: name, Note: note, TakenAt: now, SnapByKind: c.byKind(), SnapByThreadID: c.thread(), ByWhy: nilIfEmpty(c.Why),
-				Scope: string(snapping.Scope), Holds: holds, Excludes: nilIfEmpty(snapping.Excludes), OwnerKind: owner,
-				OwnerThreadID: ownerThread, State: StateTaking, Picture: pictureState(b, settings), Price: price,
-				OpID: o.ID, RequestKey: o.RequestKey, Kind: o.Kind, Generation: o.Generation, OpByKind: o.ByKind,
-				OpByThreadID: o.ByThreadID, Consent: o.Consent, Params: o.Params, Reserved: o.Reserved})
-			var pgErr *pgconn.PgError
-			switch {
-			case errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.TableName == "snapshots":
-				return db.Operation{}, refusal(CodeConflict, wordsNameTaken)
-			case err != nil:
-				return db.Operation{}, fmt.Errorf("record the take: %w", err)
-			}
-			sn, _ = snapshotRow(r.Snapshot, nil)
-			before, unsettled = r.ReservedBefore, r.Unsettled
-			return r.Operation, nil
-		})
+		evict, err := s.takeLimits(ctx, tx, a, b, all)
 		if err != nil {
 			return err
 		}
-		if unsettled != "" {
-			return s.unsettled(ctx, tx, b)
-		}
-		total := before + reserved.Bytes
-		return s.roomFor(ctx, c, b, be, plan, settings, &total)
+		op, sn, err = s.recordTake(ctx, tx, a, b, all, evict)
+		return err
 	})
 	if err != nil {
+		return nil, nil, err
+	}
+	return op, sn, nil
+}
+
+// takeAdmission is what a take's admission checked before its
+// transaction: the request, its caller, the box's backend and its plan.
+type takeAdmission struct {
+	req      TakeRequest
+	c        Caller
+	be       Backend
+	snapping *providers.Snapshotting
+	charge   Charge
+	tz       *time.Location
+	now      time.Time
+	name     string // the snapshot's name, before it is made unique
+	note     *string
+	settings Settings
+	plan     providers.SnapshotPlan
+}
+
+// repeatedTake gives the operation of a take already asked with requestID
+// by c, and its snapshot (nil if it was deleted since); no operation when
+// the request is new.
+func (s *Service) repeatedTake(ctx context.Context, c Caller, requestID string) (*Operation, *Snapshot, error) {
+	op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpTake, nil)
+	if err != nil || op == nil {
+		return nil, nil, err
+	}
+	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, nil, fmt.Errorf("read the snapshot of %s: %w", op.ID, err)
+	}
+	return op, sn, nil
+}
+
+// takeChecks checks a take of b before anything is written: the backend
+// takes snapshots of the box (with its memory, if asked), the name and
+// the note are clean, the plan is read and the take is allowed by it.
+func (s *Service) takeChecks(ctx context.Context, c Caller, b *Box, req TakeRequest) (*takeAdmission, error) {
+	be, err := s.backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	snapping := be.Snap.Snapshotting(b.Kind)
+	if snapping == nil {
+		return nil, refusal(CodePlan, NoSnapshotsWords(be.Label))
+	}
+	if req.Memory && !snapping.OffersMemory() {
+		return nil, refusal(CodeInvalid, wordsDiskOnly(b.Name))
+	}
+	a := &takeAdmission{req: req, c: c, be: be, snapping: snapping, tz: s.TimeZone(ctx), now: s.now()}
+	a.name = DefaultName(a.now, a.tz)
+	if strings.TrimSpace(req.Name) != "" {
+		if a.name, err = CleanName(req.Name); err != nil {
+			return nil, err
+		}
+	}
+	if a.note, err = CleanNote(req.Note); err != nil {
+		return nil, err
+	}
+	if a.settings, err = s.Settings(ctx); err != nil {
+		return nil, err
+	}
+	if a.plan, err = s.planNow(ctx, b, be, nil); err != nil {
+		return nil, s.planError(b, be, err)
+	}
+	if err := s.takeAllowed(ctx, c, b, be, a.plan, a.settings); err != nil {
+		return nil, err
+	}
+	a.charge = chargeOfPlan(snapping)
+	return a, nil
+}
+
+// lockForTake locks, in tx, the row of the box boxID, then the ceiling's lock (a paid
+// backend's) and the storage's, held to the commit: every admission on the
+// storage waits for it, and the room is read after the take's records. It
+// gives the box as locked, refusing one that is not ready.
+func (s *Service) lockForTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, boxID string) (*Box, error) {
+	locked, err := s.st.TakeAdmitLock(ctx, tx, db.TakeAdmitLockParams{ID: boxID, Paid: a.charge.Paid, Storage: a.plan.Storage.Name})
+	b, err := boxRow(locked.Box, err)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, boxNotFound(a.req.Box)
+	} else if err != nil {
+		return nil, fmt.Errorf("lock box: %w", err)
+	}
+	if b.State != BoxReady {
+		return nil, refusal(CodeBusy, wordsReleasedTakesNone(b.Name))
+	}
+	return b, nil
+}
+
+// takeLimits checks the box's limit, giving the snapshot the take evicts,
+// if any, and the ceiling: refused when the rate held would be past it
+// after this take. Their refusals come after the one of an operation that
+// could not be confirmed, read for them alone.
+func (s *Service) takeLimits(ctx context.Context, tx pgx.Tx, a *takeAdmission, b *Box, all []*Snapshot) (string, error) {
+	evict, err := s.limitRoom(ctx, tx, a.c, b, all, a.settings.PerBox, a.tz)
+	if err == nil {
+		err = s.ceilingAdmits(ctx, tx, a.c, b.BackendID, a.charge, a.settings)
+	}
+	if err != nil {
+		if uerr := s.unsettled(ctx, tx, b); uerr != nil {
+			return "", uerr
+		}
+		return "", err
+	}
+	return evict, nil
+}
+
+// recordTake records, in tx, the take's snapshot as taking, under a name
+// unique among all, and its operation with its reservation, and checks the
+// room against what the others on the storage reserve with it.
+func (s *Service) recordTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, b *Box, all []*Snapshot, evict string) (*Operation, *Snapshot, error) {
+	c, req, plan, snapping := a.c, a.req, a.plan, a.snapping
+	taken := make(map[string]bool, len(all))
+	for _, sn := range all {
+		taken[sn.Name] = true
+	}
+	name := UniqueName(a.name, taken)
+	owner, ownerThread := ownerOf(b)
+	holds := string(providers.HoldsDisk)
+	if req.Memory {
+		holds = string(providers.HoldsDiskAndMemory)
+	}
+	var price []byte
+	if snapping.Price != nil {
+		var err error
+		if price, err = json.Marshal(snapping.Price); err != nil {
+			return nil, nil, fmt.Errorf("record price: %w", err)
+		}
+	}
+	adds := plan.Take.AddsBytes
+	if req.Memory && plan.Take.MemoryBytes != nil && adds != nil {
+		// A memory snapshot's expected size is the box's memory too.
+		sum := *adds + *plan.Take.MemoryBytes
+		adds = &sum
+	}
+	// The operation is recorded with its reservation, and the room
+	// checked against what the others on the storage reserve with it.
+	reserved := reservation(b, plan, adds)
+	id := NewID(PrefixSnapshot)
+	var sn *Snapshot
+	var before int64
+	var unsettled string
+	op, err := s.ops.AdmitWith(ctx, tx, opRequest{Kind: OpTake, Box: b, Pins: []string{id}, Caller: c, RequestID: req.RequestID,
+		Params: takeParams{Memory: req.Memory, Evict: evict}, Reserved: reserved}.request(), func(o db.OpInsertParams) (db.Operation, error) {
+		r, err := s.st.TakeAdmit(ctx, tx, db.TakeAdmitParams{StorageKey: reserved.Storage, BoxID: b.ID, SnapshotID: id,
+			BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
+			Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type, GuestGeneration: b.Generation,
+			Name: name, Note: a.note, TakenAt: a.now, SnapByKind: c.byKind(), SnapByThreadID: c.thread(), ByWhy: nilIfEmpty(c.Why),
+			Scope: string(snapping.Scope), Holds: holds, Excludes: nilIfEmpty(snapping.Excludes), OwnerKind: owner,
+			OwnerThreadID: ownerThread, State: StateTaking, Picture: pictureState(b, a.settings), Price: price,
+			OpID: o.ID, RequestKey: o.RequestKey, Kind: o.Kind, Generation: o.Generation, OpByKind: o.ByKind,
+			OpByThreadID: o.ByThreadID, Consent: o.Consent, Params: o.Params, Reserved: o.Reserved})
+		var pgErr *pgconn.PgError
+		switch {
+		case errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.TableName == "snapshots":
+			return db.Operation{}, refusal(CodeConflict, wordsNameTaken)
+		case err != nil:
+			return db.Operation{}, fmt.Errorf("record the take: %w", err)
+		}
+		sn, _ = snapshotRow(r.Snapshot, nil)
+		before, unsettled = r.ReservedBefore, r.Unsettled
+		return r.Operation, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if unsettled != "" {
+		return nil, nil, s.unsettled(ctx, tx, b)
+	}
+	total := before + reserved.Bytes
+	if err := s.roomFor(ctx, c, b, a.be, plan, a.settings, &total); err != nil {
 		return nil, nil, err
 	}
 	return op, sn, nil
@@ -474,57 +537,12 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams,
 
 	var all []*Snapshot // the box's snapshots, once read after the take
 	if sn.State == StateTaking {
-		picture := !resuming && sn.Picture != "off" && b.HasScreen
-		if picture {
-			if !recorded {
-				if err := s.step(ctx, op, StepPicture); err != nil {
-					return TakeResult{}, err
-				}
-			}
-			op.Step = StepPicture
-			s.pictures.takePicture(ctx, b, sn)
+		if err := s.takeStepsRecorded(ctx, op, sn, b, resuming, recorded); err != nil {
+			return TakeResult{}, err
 		}
-		if picture || !recorded {
-			if err := s.step(ctx, op, StepSnapshot); err != nil {
-				return TakeResult{}, err
-			}
-		}
-		op.Step = StepSnapshot
-		var taken providers.SnapshotTaken
-		found := false
-		if resuming {
-			// The take may have happened before the restart: look for its
-			// label before taking again.
-			if held, ok, herr := s.findHeld(ctx, be, sn.ID); herr == nil && ok {
-				if held.Incomplete {
-					return TakeResult{}, s.incompleteTake(ctx, op, sn, b, held.Error)
-				}
-				taken = providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt,
-					Holds: held.Holds, Size: held.Size, ResetVersion: held.Label.ResetVersion, Parent: held.Parent}
-				found = true
-			}
-		}
-		if !found {
-			label := providers.Label{Install: s.install, Box: b.ID, Snapshot: sn.ID}
-			// A backend task is waited for by the job's snooze: the take
-			// resumes here and finds its snapshot by its label. One whose
-			// task failed and left nothing asks once more and waits in place,
-			// so the backend says why in its own words.
-			// The room again, now from the copy's size the backend learns.
-			settings, _ := s.readSettings(ctx)
-			taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory, RoomPercent: settings.RoomPercent}, s.taskRecorder(op))
-			if operations.Pending(err) {
-				return TakeResult{}, err
-			}
-			if err != nil {
-				if errors.Is(err, providers.ErrIncomplete) {
-					return TakeResult{}, s.incompleteTake(ctx, op, sn, b, err.Error())
-				}
-				if ctx.Err() != nil {
-					return TakeResult{}, ctx.Err() // the worker is stopping: River retries, and the take resumes
-				}
-				return TakeResult{}, s.failTake(ctx, op, sn, b, err.Error())
-			}
+		taken, stop, err := s.takeOnBackend(ctx, op, params, sn, b, be, resuming)
+		if stop {
+			return TakeResult{}, err
 		}
 		took := s.now().Sub(start)
 		// Recorded as taken, the operation moved on to the limit's step,
@@ -534,11 +552,81 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams,
 			return TakeResult{}, err
 		}
 	}
+	return s.takeLimitDone(ctx, op, sn, b, be, caller, all)
+}
 
-	// The per-box limit: an agent's sixth replaces its thread's oldest,
-	// checked again now (section 6: eligible at the moment of the change).
-	// One read of the box's snapshots serves the limit and the answer; a
-	// second only when the limit deleted one.
+// takeStepsRecorded records the steps a take runs first, unless its start
+// recorded them: the picture's (a new take of a box with a screen, whose
+// picture it takes now), then the snapshot's. op.Step is the snapshot's
+// when it returns.
+func (s *Service) takeStepsRecorded(ctx context.Context, op *Operation, sn *Snapshot, b *Box, resuming, recorded bool) error {
+	picture := !resuming && sn.Picture != "off" && b.HasScreen
+	if picture {
+		if !recorded {
+			if err := s.step(ctx, op, StepPicture); err != nil {
+				return err
+			}
+		}
+		op.Step = StepPicture
+		s.pictures.takePicture(ctx, b, sn)
+	}
+	if picture || !recorded {
+		if err := s.step(ctx, op, StepSnapshot); err != nil {
+			return err
+		}
+	}
+	op.Step = StepSnapshot
+	return nil
+}
+
+// takeOnBackend has the backend take the snapshot, or, resuming, finds the
+// one it took before the restart by its label. stop says the run ends
+// here, with err (nil when the operation ended failed); otherwise taken is
+// what the backend took.
+func (s *Service) takeOnBackend(ctx context.Context, op *Operation, params takeParams, sn *Snapshot, b *Box, be Backend, resuming bool) (taken providers.SnapshotTaken, stop bool, err error) {
+	if resuming {
+		// The take may have happened before the restart: look for its
+		// label before taking again.
+		if held, ok, herr := s.findHeld(ctx, be, sn.ID); herr == nil && ok {
+			if held.Incomplete {
+				return taken, true, s.incompleteTake(ctx, op, sn, b, held.Error)
+			}
+			return providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt,
+				Holds: held.Holds, Size: held.Size, ResetVersion: held.Label.ResetVersion, Parent: held.Parent}, false, nil
+		}
+	}
+	label := providers.Label{Install: s.install, Box: b.ID, Snapshot: sn.ID}
+	// A backend task is waited for by the job's snooze: the take
+	// resumes here and finds its snapshot by its label. One whose
+	// task failed and left nothing asks once more and waits in place,
+	// so the backend says why in its own words.
+	// The room again, now from the copy's size the backend learns.
+	settings, _ := s.readSettings(ctx)
+	taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory, RoomPercent: settings.RoomPercent}, s.taskRecorder(op))
+	if operations.Pending(err) {
+		return taken, true, err
+	}
+	if err != nil {
+		if errors.Is(err, providers.ErrIncomplete) {
+			return taken, true, s.incompleteTake(ctx, op, sn, b, err.Error())
+		}
+		if ctx.Err() != nil {
+			return taken, true, ctx.Err() // the worker is stopping: River retries, and the take resumes
+		}
+		return taken, true, s.failTake(ctx, op, sn, b, err.Error())
+	}
+	return taken, false, nil
+}
+
+// takeLimitDone ends a take whose snapshot is taken: the per-box limit,
+// where an agent's sixth replaces its thread's oldest, checked again now,
+// eligible at the moment of the change; then it answers the take's result
+// (the runner returns it, the engine records it) with the snapshot as the
+// box's snapshots hold it. all is the box's snapshots read with the take's
+// record, or nil: one read serves the limit and the answer; a second only
+// when the limit deleted one.
+func (s *Service) takeLimitDone(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, caller Caller, all []*Snapshot) (TakeResult, error) {
+	var err error
 	if all == nil {
 		if err := s.step(ctx, op, StepLimit); err != nil {
 			return TakeResult{}, err

@@ -350,51 +350,21 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 	if !st.NoNetwork && b.sandbox(who) != "" {
 		pasta = b.pastaPath()
 	}
-	args, err := b.processArgs(dir, st.Command, st.Limits, who, pasta != "")
+	cmd, logf, sandboxed, err := b.boxCommand(dir, box, st, who, pasta != "")
 	if err != nil {
 		return err
-	}
-	logf, err := os.OpenFile(b.path(dirState, box+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	// The process outlives the call's context: it is stopped by Stop only.
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = dir
-	cmd.Env = envList(st.Env)
-	cmd.Stdout = logf
-	cmd.Stderr = logf
-	// Setsid makes the process the leader of its own session and process
-	// group (pgid = pid), which Stop and pause signal as a whole.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if who.switchTo {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}
 	}
 	// With a network, bwrap names its sandbox process on infoW (fd 3) and
 	// waits on blockR (fd 4) until pasta has set the network up.
-	var infoR, infoW, blockR, blockW *os.File
+	var pipes sandboxPipes
 	if pasta != "" {
-		if infoR, infoW, err = os.Pipe(); err == nil {
-			if blockR, blockW, err = os.Pipe(); err != nil {
-				infoR.Close()
-				infoW.Close()
-			}
-		}
-		if err != nil {
+		if pipes, err = newSandboxPipes(); err != nil {
 			logf.Close()
 			return err
 		}
-		defer infoR.Close()
-		defer blockW.Close()
-		cmd.ExtraFiles = []*os.File{infoW, blockR}
-	}
-	sandboxed := b.bwrap != "" && args[0] == b.bwrap
-	if sandboxed {
-		// bwrap arms its own --die-with-parent only once it has made its
-		// namespaces, and its sandbox's init later still: an owner that
-		// dies before would leave it running. This is armed before bwrap
-		// runs (after the switch of user, which would clear it).
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+		defer pipes.infoR.Close()
+		defer pipes.blockW.Close()
+		cmd.ExtraFiles = []*os.File{pipes.infoW, pipes.blockR}
 	}
 	cg, cgErr := b.newFreezer(box)
 	if cgErr == nil {
@@ -426,8 +396,8 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 	}
 	if pasta != "" {
 		// The child holds its own ends now.
-		infoW.Close()
-		blockR.Close()
+		pipes.infoW.Close()
+		pipes.blockR.Close()
 	}
 	if cgErr != nil {
 		b.log.Warn("local backend: the box's process has no freezer cgroup: a take pauses its process group only (SIGSTOP), and a process that leaves the group (setsid) runs on during the take",
@@ -445,25 +415,103 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 	}
 	var net *exec.Cmd
 	if pasta != "" {
-		pid, nerr := sandboxPid(infoR)
-		if nerr == nil {
-			net, nerr = startPasta(pasta, pid, st.Publish, who, logf)
-		}
-		if nerr == nil {
-			_, nerr = blockW.Write([]byte{1})
-		}
-		if nerr != nil {
-			// The command never ran: bwrap waits on fd 4 still.
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			_ = cmd.Wait()
-			endPasta(net)
-			if cg != "" {
-				b.endFreezer(box, cg)
-			}
-			logf.Close()
-			return fmt.Errorf("give the box its network: %w", nerr)
+		if net, err = b.giveNetwork(cmd, box, cg, pasta, pipes, st.Publish, who, logf); err != nil {
+			return err
 		}
 	}
+	b.watchProcess(dir, box, st, cmd, sandboxed, cg, net, logf)
+	return nil
+}
+
+// boxCommand makes the box's command, not yet started: never as root (who),
+// in its own session and process group, in the box's folder, with only the
+// template's environment and its limits, its output to the box's log in
+// the store's state folder, which it opens. sandboxed says it runs inside
+// bubblewrap, armed to die with its owner.
+func (b *Backend) boxCommand(dir, box string, st *boxState, who runAs, network bool) (cmd *exec.Cmd, logf *os.File, sandboxed bool, err error) {
+	args, err := b.processArgs(dir, st.Command, st.Limits, who, network)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	logf, err = os.OpenFile(b.path(dirState, box+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	// The process outlives the call's context: it is stopped by Stop only.
+	cmd = exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = envList(st.Env)
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	// Setsid makes the process the leader of its own session and process
+	// group (pgid = pid), which Stop and pause signal as a whole.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if who.switchTo {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}
+	}
+	sandboxed = b.bwrap != "" && args[0] == b.bwrap
+	if sandboxed {
+		// bwrap arms its own --die-with-parent only once it has made its
+		// namespaces, and its sandbox's init later still: an owner that
+		// dies before would leave it running. This is armed before bwrap
+		// runs (after the switch of user, which would clear it).
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	return cmd, logf, sandboxed, nil
+}
+
+// sandboxPipes are the pipes a sandbox with a network starts with: bwrap
+// names its sandbox process on infoW (fd 3) and waits on blockR (fd 4)
+// until pasta has set the network up.
+type sandboxPipes struct {
+	infoR, infoW, blockR, blockW *os.File
+}
+
+// newSandboxPipes opens a sandbox's pipes; on failure none is left open.
+func newSandboxPipes() (sandboxPipes, error) {
+	var p sandboxPipes
+	var err error
+	if p.infoR, p.infoW, err = os.Pipe(); err == nil {
+		if p.blockR, p.blockW, err = os.Pipe(); err != nil {
+			p.infoR.Close()
+			p.infoW.Close()
+		}
+	}
+	return p, err
+}
+
+// giveNetwork gives the started sandbox its network: pasta in the
+// namespace of the sandbox process bwrap names, then bwrap let go on. On
+// failure the command, which never ran, is ended with its freezer cgroup
+// and the box's log closed; otherwise it gives pasta's process.
+func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandboxPipes, publish []int, who runAs, logf *os.File) (*exec.Cmd, error) {
+	var net *exec.Cmd
+	pid, nerr := sandboxPid(pipes.infoR)
+	if nerr == nil {
+		net, nerr = startPasta(pasta, pid, publish, who, logf)
+	}
+	if nerr == nil {
+		_, nerr = pipes.blockW.Write([]byte{1})
+	}
+	if nerr != nil {
+		// The command never ran: bwrap waits on fd 4 still.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		endPasta(net)
+		if cg != "" {
+			b.endFreezer(box, cg)
+		}
+		logf.Close()
+		return nil, fmt.Errorf("give the box its network: %w", nerr)
+	}
+	return net, nil
+}
+
+// watchProcess records the started process as the box's, in b.procs and
+// in st (running, with this process as owner), and watches it: its end
+// ends pasta and the freezer cgroup and closes the box's log, and its disk
+// is watched against its bound.
+func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, sandboxed bool, cg string, net *exec.Cmd, logf *os.File) {
 	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: sandboxed, cgroup: cg, pasta: net}
 	go func() {
 		_ = cmd.Wait()
@@ -479,7 +527,6 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 	st.Owner = b.owner
 	st.Running, st.DiskStop = true, nil
 	go b.watchDisk(box, dir, p, diskBound(st.Limits), logf)
-	return nil
 }
 
 // recordStarting writes st as a start about to run the box's process in the

@@ -87,125 +87,154 @@ func (m *manifest) UnmarshalBinary(data []byte) error {
 	if len(data) < len(manifestMagic) || string(data[:len(manifestMagic)]) != manifestMagic {
 		return errors.New("not a manifest")
 	}
-	p := data[len(manifestMagic):]
-	uv := func() (uint64, error) {
-		v, n := binary.Uvarint(p)
-		if n <= 0 {
-			return 0, errShort
-		}
-		p = p[n:]
-		return v, nil
-	}
-	sv := func() (int64, error) {
-		v, n := binary.Varint(p)
-		if n <= 0 {
-			return 0, errShort
-		}
-		p = p[n:]
-		return v, nil
-	}
-	take := func(n uint64) ([]byte, error) {
-		if uint64(len(p)) < n {
-			return nil, errShort
-		}
-		b := p[:n]
-		p = p[n:]
-		return b, nil
-	}
-	hl, err := uv()
+	d := &decoder{p: data[len(manifestMagic):]}
+	hl, err := d.uv()
 	if err != nil {
 		return err
 	}
-	h, err := take(hl)
+	h, err := d.take(hl)
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(h, m); err != nil {
 		return err
 	}
-	count, err := uv()
+	count, err := d.uv()
 	if err != nil {
 		return err
 	}
-	if count > uint64(len(p)) {
+	if count > uint64(len(d.p)) {
 		return errShort
 	}
 	m.Entries = make([]entry, count)
 	prev := ""
 	for i := range m.Entries {
-		e := &m.Entries[i]
-		shared, err := uv()
-		if err != nil {
+		if err := d.entry(&m.Entries[i], prev); err != nil {
 			return err
 		}
-		sl, err := uv()
-		if err != nil {
-			return err
-		}
-		suffix, err := take(sl)
-		if err != nil {
-			return err
-		}
-		if shared > uint64(len(prev)) {
-			return errors.New("manifest path out of order")
-		}
-		e.Path = prev[:shared] + string(suffix)
-		prev = e.Path
-		tf, err := take(2)
-		if err != nil {
-			return err
-		}
-		e.Type = typeName(tf[0])
-		flags := tf[1]
-		var u uint64
-		if u, err = uv(); err != nil {
-			return err
-		}
-		e.Mode = uint32(u)
-		if u, err = uv(); err != nil {
-			return err
-		}
-		e.UID = uint32(u)
-		if u, err = uv(); err != nil {
-			return err
-		}
-		e.GID = uint32(u)
-		if e.MTime, err = sv(); err != nil {
-			return err
-		}
-		if e.ATime, err = sv(); err != nil {
-			return err
-		}
-		if e.Size, err = sv(); err != nil {
-			return err
-		}
-		if e.Ino, err = uv(); err != nil {
-			return err
-		}
-		if e.CTime, err = sv(); err != nil {
-			return err
-		}
-		if flags&flagHash != 0 {
-			raw, err := take(32)
-			if err != nil {
-				return err
-			}
-			e.Hash = hex.EncodeToString(raw)
-		}
-		if flags&flagTarget != 0 {
-			tl, err := uv()
-			if err != nil {
-				return err
-			}
-			t, err := take(tl)
-			if err != nil {
-				return err
-			}
-			e.Target = string(t)
-		}
+		prev = m.Entries[i].Path
 	}
-	if len(p) != 0 {
+	if len(d.p) != 0 {
 		return errors.New("manifest has trailing bytes")
+	}
+	return nil
+}
+
+// decoder reads a manifest's binary form: p is what is left to read.
+type decoder struct {
+	p []byte
+}
+
+// uv reads an unsigned varint.
+func (d *decoder) uv() (uint64, error) {
+	v, n := binary.Uvarint(d.p)
+	if n <= 0 {
+		return 0, errShort
+	}
+	d.p = d.p[n:]
+	return v, nil
+}
+
+// sv reads a signed varint.
+func (d *decoder) sv() (int64, error) {
+	v, n := binary.Varint(d.p)
+	if n <= 0 {
+		return 0, errShort
+	}
+	d.p = d.p[n:]
+	return v, nil
+}
+
+// take reads n bytes.
+func (d *decoder) take(n uint64) ([]byte, error) {
+	if uint64(len(d.p)) < n {
+		return nil, errShort
+	}
+	b := d.p[:n]
+	d.p = d.p[n:]
+	return b, nil
+}
+
+// entry reads one entry into e, whose path shares a prefix with prev, the
+// path of the entry before it.
+func (d *decoder) entry(e *entry, prev string) error {
+	shared, err := d.uv()
+	if err != nil {
+		return err
+	}
+	sl, err := d.uv()
+	if err != nil {
+		return err
+	}
+	suffix, err := d.take(sl)
+	if err != nil {
+		return err
+	}
+	if shared > uint64(len(prev)) {
+		return errors.New("manifest path out of order")
+	}
+	e.Path = prev[:shared] + string(suffix)
+	tf, err := d.take(2)
+	if err != nil {
+		return err
+	}
+	e.Type = typeName(tf[0])
+	flags := tf[1]
+	if err := d.stat(e); err != nil {
+		return err
+	}
+	if flags&flagHash != 0 {
+		raw, err := d.take(32)
+		if err != nil {
+			return err
+		}
+		e.Hash = hex.EncodeToString(raw)
+	}
+	if flags&flagTarget != 0 {
+		tl, err := d.uv()
+		if err != nil {
+			return err
+		}
+		t, err := d.take(tl)
+		if err != nil {
+			return err
+		}
+		e.Target = string(t)
+	}
+	return nil
+}
+
+// stat reads an entry's stat fields into e: mode, owner, times, size and
+// inode.
+func (d *decoder) stat(e *entry) error {
+	var u uint64
+	var err error
+	if u, err = d.uv(); err != nil {
+		return err
+	}
+	e.Mode = uint32(u)
+	if u, err = d.uv(); err != nil {
+		return err
+	}
+	e.UID = uint32(u)
+	if u, err = d.uv(); err != nil {
+		return err
+	}
+	e.GID = uint32(u)
+	if e.MTime, err = d.sv(); err != nil {
+		return err
+	}
+	if e.ATime, err = d.sv(); err != nil {
+		return err
+	}
+	if e.Size, err = d.sv(); err != nil {
+		return err
+	}
+	if e.Ino, err = d.uv(); err != nil {
+		return err
+	}
+	if e.CTime, err = d.sv(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -197,14 +197,7 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 	if err := checkID("group", opts.Group); err != nil {
 		return nil, err
 	}
-	// What is imported belongs to the group's box, and so to its user.
-	b.mu.Lock()
-	st, err := b.readState(opts.Group)
-	var who runAs
-	if err == nil {
-		who, err = b.boxUser(st.User)
-	}
-	b.mu.Unlock()
+	who, err := b.importUser(opts.Group)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
@@ -213,29 +206,9 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	defer os.RemoveAll(stage)
-	if err := os.Mkdir(filepath.Join(stage, "content"), 0o700); err != nil {
-		return nil, fmt.Errorf("import: %w", err)
-	}
-	refuse := func(format string, a ...any) error {
-		return &providers.RefusedError{Why: fmt.Sprintf(format, a...) + ". Nothing was imported."}
-	}
-	var batch []*staged
-	// What the batch unpacks, bounded and checked against the store's free
-	// room as it comes, so an archive cannot fill the disk while staged.
-	budget := &importBudget{max: b.maxImport, free: func() (int64, error) {
-		st, err := b.storage()
-		return st.FreeBytes, err
-	}}
-	for i, r := range archives {
-		s, err := b.unpack(ctx, r, stage, i+1, who, budget)
-		if err != nil {
-			var re *providers.RefusedError
-			if errors.As(err, &re) {
-				return nil, refuse("Archive %d of the batch: %s", i+1, re.Why)
-			}
-			return nil, fmt.Errorf("import archive %d: %w", i+1, err)
-		}
-		batch = append(batch, s)
+	batch, budget, err := b.unpackBatch(ctx, stage, archives, who)
+	if err != nil {
+		return nil, err
 	}
 
 	lock, err := b.lockStore(ctx, false)
@@ -245,24 +218,94 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 	defer lock.unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	g, err := b.readGroup(opts.Group)
+	if err != nil {
+		return nil, err
+	}
+	unique, err := b.checkBatch(batch, g, opts.Group)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.checkBatchContent(stage, unique); err != nil {
+		return nil, err
+	}
+	if err := b.checkImportRoom(opts.RoomPercent, budget); err != nil {
+		return nil, err
+	}
+	return b.publishBatch(ctx, stage, unique, g, opts.Group)
+}
+
+// importRefused is an import's refusal, in words that say nothing was
+// imported.
+func importRefused(format string, a ...any) error {
+	return &providers.RefusedError{Why: fmt.Sprintf(format, a...) + ". Nothing was imported."}
+}
+
+// importUser gives the user the box of group runs as: what is imported
+// belongs to the group's box, and so to its user.
+func (b *Backend) importUser(group string) (runAs, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, err := b.readState(group)
+	if err != nil {
+		return runAs{}, err
+	}
+	return b.boxUser(st.User)
+}
+
+// unpackBatch unpacks each archive into stage, checking it whole as it is
+// read, with what the batch unpacks bounded and checked against the
+// store's free room as it comes, so an archive cannot fill the disk while
+// staged. It gives the staged archives and the budget they used.
+func (b *Backend) unpackBatch(ctx context.Context, stage string, archives []io.Reader, who runAs) ([]*staged, *importBudget, error) {
+	if err := os.Mkdir(filepath.Join(stage, "content"), 0o700); err != nil {
+		return nil, nil, fmt.Errorf("import: %w", err)
+	}
+	budget := &importBudget{max: b.maxImport, free: func() (int64, error) {
+		st, err := b.storage()
+		return st.FreeBytes, err
+	}}
+	var batch []*staged
+	for i, r := range archives {
+		s, err := b.unpack(ctx, r, stage, i+1, who, budget)
+		if err != nil {
+			var re *providers.RefusedError
+			if errors.As(err, &re) {
+				return nil, nil, importRefused("Archive %d of the batch: %s", i+1, re.Why)
+			}
+			return nil, nil, fmt.Errorf("import archive %d: %w", i+1, err)
+		}
+		batch = append(batch, s)
+	}
+	return batch, budget, nil
+}
+
+// readGroup reads the group's members, none when it has no file yet.
+func (b *Backend) readGroup(name string) (group, error) {
 	g := group{Members: map[string]string{}}
-	if data, err := os.ReadFile(b.groupFile(opts.Group)); err == nil {
+	if data, err := os.ReadFile(b.groupFile(name)); err == nil {
 		if err := json.Unmarshal(data, &g); err != nil {
-			return nil, fmt.Errorf("import: read group %s: %w", opts.Group, err)
+			return g, fmt.Errorf("import: read group %s: %w", name, err)
 		}
 		if g.Members == nil {
 			g.Members = map[string]string{}
 		}
 	}
+	return g, nil
+}
 
-	// Validate the whole batch before publishing anything.
+// checkBatch validates the whole batch before publishing anything: a
+// snapshot twice in it holds the same content, one already held here holds
+// it too (and is marked already), and no name is given to two snapshots,
+// in the batch or in group g. It gives the batch's snapshots, each once.
+func (b *Backend) checkBatch(batch []*staged, g group, groupName string) ([]*staged, error) {
 	byID := map[string]*staged{}
 	names := map[string]string{}
 	var unique []*staged
 	for _, s := range batch {
 		if o := byID[s.info.ID]; o != nil {
 			if o.info.ManifestSum != s.info.ManifestSum {
-				return nil, refuse("Archives %d and %d both hold snapshot %s, with different content", o.position, s.position, s.info.ID)
+				return nil, importRefused("Archives %d and %d both hold snapshot %s, with different content", o.position, s.position, s.info.ID)
 			}
 			continue
 		}
@@ -271,21 +314,27 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 			// Held as the archive has it (taken here), or as an import of
 			// it made it this host's.
 			if sum := sha256Hex(raw); sum != s.info.ManifestSum && sum != sha256Hex(s.raw) {
-				return nil, refuse("Snapshot %s (archive %d) is already held here with different content", s.info.ID, s.position)
+				return nil, importRefused("Snapshot %s (archive %d) is already held here with different content", s.info.ID, s.position)
 			}
 			s.already = true
 		} else if _, err := os.Lstat(b.snapDir(s.info.ID)); err == nil {
-			return nil, refuse("Snapshot %s (archive %d) is already here, incomplete: delete it first", s.info.ID, s.position)
+			return nil, importRefused("Snapshot %s (archive %d) is already here, incomplete: delete it first", s.info.ID, s.position)
 		}
 		if other, ok := names[s.info.Name]; ok && other != s.info.ID {
-			return nil, refuse("The name %q is given to both %s and %s in this batch", s.info.Name, other, s.info.ID)
+			return nil, importRefused("The name %q is given to both %s and %s in this batch", s.info.Name, other, s.info.ID)
 		}
 		if other, ok := g.Members[s.info.Name]; ok && other != s.info.ID {
-			return nil, refuse("The name %q is already used by snapshot %s in group %s", s.info.Name, other, opts.Group)
+			return nil, importRefused("The name %q is already used by snapshot %s in group %s", s.info.Name, other, groupName)
 		}
 		names[s.info.Name] = s.info.ID
 		unique = append(unique, s)
 	}
+	return unique, nil
+}
+
+// checkBatchContent checks that every piece of content the batch's
+// snapshots name is in the batch, staged, or in the store.
+func (b *Backend) checkBatchContent(stage string, unique []*staged) error {
 	for _, s := range unique {
 		for h, size := range s.m.hashes() {
 			if fi, err := os.Lstat(filepath.Join(stage, "content", h)); err == nil && fi.Size() == size {
@@ -294,22 +343,34 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 			if fi, err := os.Lstat(b.contentPath(h)); err == nil && fi.Size() == size {
 				continue
 			}
-			return nil, refuse("Snapshot %s (archive %d) needs content %s that neither the batch nor this store holds: add the archive of its base to the batch", s.info.ID, s.position, h[:12])
+			return importRefused("Snapshot %s (archive %d) needs content %s that neither the batch nor this store holds: add the archive of its base to the batch", s.info.ID, s.position, h[:12])
 		}
 	}
+	return nil
+}
 
-	// The room, with the batch's content staged on the store's file system,
-	// before anything is published.
-	if opts.RoomPercent > 0 && budget.used > 0 {
-		if st, err := b.storage(); err != nil {
-			return nil, fmt.Errorf("import: %w", err)
-		} else if st.PercentFull > float64(opts.RoomPercent) {
-			return nil, refuse("With its %s of content the store would be %.0f%% full, past the %d%% at which new snapshots are refused",
-				providers.GB(budget.used), st.PercentFull, opts.RoomPercent)
-		}
+// checkImportRoom checks the room, with the batch's content staged on the
+// store's file system, before anything is published: an import that
+// leaves the store past roomPercent full is refused.
+func (b *Backend) checkImportRoom(roomPercent int, budget *importBudget) error {
+	if roomPercent <= 0 || budget.used <= 0 {
+		return nil
 	}
+	st, err := b.storage()
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if st.PercentFull > float64(roomPercent) {
+		return importRefused("With its %s of content the store would be %.0f%% full, past the %d%% at which new snapshots are refused",
+			providers.GB(budget.used), st.PercentFull, roomPercent)
+	}
+	return nil
+}
 
-	// Publish: content first, then each snapshot's folder, then the group.
+// publishBatch publishes the batch: its staged content first, then each
+// snapshot's folder, then group g with them. It gives what it published,
+// up to a failure.
+func (b *Backend) publishBatch(ctx context.Context, stage string, unique []*staged, g group, groupName string) ([]providers.ImportedSnapshot, error) {
 	staged, _ := os.ReadDir(filepath.Join(stage, "content"))
 	for _, c := range staged {
 		dst := b.contentPath(c.Name())
@@ -326,21 +387,21 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 	var out []providers.ImportedSnapshot
 	for _, s := range unique {
 		if !s.already {
-			if err := b.publishImported(ctx, s, opts.Group); err != nil {
+			if err := b.publishImported(ctx, s, groupName); err != nil {
 				return out, fmt.Errorf("import snapshot %s: %w", s.info.ID, err)
 			}
 		}
 		g.Members[s.info.Name] = s.info.ID
 		out = append(out, providers.ImportedSnapshot{
-			Ref:     providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Guest: b.guestOf(opts.Group, s.m.Guest.Kind), Storage: b.id, Where: "current"},
+			Ref:     providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Guest: b.guestOf(groupName, s.m.Guest.Kind), Storage: b.id, Where: "current"},
 			Name:    s.info.Name,
 			Parent:  s.m.Parent,
 			Already: s.already,
 		})
 	}
 	data, _ := json.Marshal(g)
-	if err := writeFileAtomic(b.groupFile(opts.Group), data, 0o600); err != nil {
-		return out, fmt.Errorf("import: write group %s: %w", opts.Group, err)
+	if err := writeFileAtomic(b.groupFile(groupName), data, 0o600); err != nil {
+		return out, fmt.Errorf("import: write group %s: %w", groupName, err)
 	}
 	return out, nil
 }

@@ -23,12 +23,7 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 	if err != nil {
 		return nil, fmt.Errorf("list the snapshots in %s: %w", b.path(dirSnapshots), err)
 	}
-	type one struct {
-		held   providers.HeldSnapshot
-		hashes map[string]int64
-	}
-	var all []*one
-	uses := make(map[string]int)
+	var all []heldOne
 	contentOK := make(map[string]bool)
 	for _, d := range dirs {
 		if strings.HasPrefix(d.Name(), ".") || !d.IsDir() {
@@ -37,78 +32,116 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		id := d.Name()
-		dir := b.snapDir(id)
-		var lab label
-		lerr := readChecked(filepath.Join(dir, fileLabel), &lab)
-		if lerr == nil && b.install != "" && lab.Install != b.install {
+		if o, ok := b.readHeld(d.Name(), contentOK); ok {
+			all = append(all, o)
+		}
+	}
+	return heldInOrder(all), nil
+}
+
+// heldOne is a snapshot in the store as HeldSnapshots lists it, with the
+// content its manifest names (nil when it has none readable).
+type heldOne struct {
+	held   providers.HeldSnapshot
+	hashes map[string]int64
+}
+
+// readHeld reads the snapshot id in the store from its label and its
+// manifest, marking it Incomplete with the first reason found: a damaged
+// label or manifest, a delete that stopped part way, a damage noted, or
+// missing or damaged content (contentOK keeps what was checked). It says
+// false for a snapshot of another install.
+func (b *Backend) readHeld(id string, contentOK map[string]bool) (heldOne, bool) {
+	dir := b.snapDir(id)
+	var lab label
+	lerr := readChecked(filepath.Join(dir, fileLabel), &lab)
+	if lerr == nil && b.install != "" && lab.Install != b.install {
+		return heldOne{}, false
+	}
+	h := providers.HeldSnapshot{
+		Ref:     providers.SnapshotRef{ID: lab.Snapshot, Ref: id, Storage: b.id, Where: "current"},
+		Label:   lab.Label,
+		Host:    b.host,
+		Storage: b.id,
+		TakenAt: lab.TakenAt,
+		Holds:   providers.HoldsDisk,
+	}
+	if lerr != nil {
+		h.Ref.ID = id
+		h.Label.Snapshot = id
+		incomplete(&h, fmt.Sprintf("Its label is unreadable: %v", lerr))
+	}
+	if _, err := os.Stat(filepath.Join(dir, fileDeleting)); err == nil {
+		incomplete(&h, "Its delete stopped part way; delete it again to finish")
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, fileDamaged)); err == nil {
+		incomplete(&h, strings.TrimSpace(string(data)))
+	}
+	o := heldOne{}
+	m, err := b.manifest(id)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			incomplete(&h, "Its manifest is missing")
+		} else {
+			incomplete(&h, fmt.Sprintf("Its manifest is damaged on disk (%v)", err))
+		}
+	} else {
+		h.Ref.Guest = m.Guest
+		if lerr == nil && lab.Box != "" && lab.Box != m.Guest.Ref {
+			h.Ref.Guest = b.guestOf(lab.Box, m.Guest.Kind) // imported for this box
+		}
+		h.Parent = m.Parent
+		if h.TakenAt.IsZero() {
+			h.TakenAt = m.CapturedAt
+		}
+		o.hashes = m.hashes()
+		if why := b.contentMissing(m, contentOK); why != "" {
+			incomplete(&h, why)
+		}
+	}
+	o.held = h
+	return o, true
+}
+
+// incomplete marks h Incomplete for why, unless it is already for another
+// reason.
+func incomplete(h *providers.HeldSnapshot, why string) {
+	if !h.Incomplete {
+		h.Incomplete = true
+		h.Error = why
+	}
+}
+
+// contentMissing says, in words, the first file of m whose content the
+// store lacks or holds at another size; "" when it holds all. contentOK
+// keeps what was checked, for the next snapshot.
+func (b *Backend) contentMissing(m *manifest, contentOK map[string]bool) string {
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		if e.Type != typeFile {
 			continue
 		}
-		h := providers.HeldSnapshot{
-			Ref:     providers.SnapshotRef{ID: lab.Snapshot, Ref: id, Storage: b.id, Where: "current"},
-			Label:   lab.Label,
-			Host:    b.host,
-			Storage: b.id,
-			TakenAt: lab.TakenAt,
-			Holds:   providers.HoldsDisk,
+		ok, seen := contentOK[e.Hash]
+		if !seen {
+			fi, err := os.Lstat(b.contentPath(e.Hash))
+			ok = err == nil && fi.Size() == e.Size
+			contentOK[e.Hash] = ok
 		}
-		bad := func(why string) {
-			if !h.Incomplete {
-				h.Incomplete = true
-				h.Error = why
-			}
+		if !ok {
+			return fmt.Sprintf("The content of %s is missing or damaged on disk", e.Path)
 		}
-		if lerr != nil {
-			h.Ref.ID = id
-			h.Label.Snapshot = id
-			bad(fmt.Sprintf("Its label is unreadable: %v", lerr))
+	}
+	return ""
+}
+
+// heldInOrder gives the snapshots of all in the order they were taken,
+// each with its own size: the content no other of them shares.
+func heldInOrder(all []heldOne) []providers.HeldSnapshot {
+	uses := make(map[string]int)
+	for _, o := range all {
+		for hash := range o.hashes {
+			uses[hash]++
 		}
-		if _, err := os.Stat(filepath.Join(dir, fileDeleting)); err == nil {
-			bad("Its delete stopped part way; delete it again to finish")
-		}
-		if data, err := os.ReadFile(filepath.Join(dir, fileDamaged)); err == nil {
-			bad(strings.TrimSpace(string(data)))
-		}
-		o := &one{}
-		m, err := b.manifest(id)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				bad("Its manifest is missing")
-			} else {
-				bad(fmt.Sprintf("Its manifest is damaged on disk (%v)", err))
-			}
-		} else {
-			h.Ref.Guest = m.Guest
-			if lerr == nil && lab.Box != "" && lab.Box != m.Guest.Ref {
-				h.Ref.Guest = b.guestOf(lab.Box, m.Guest.Kind) // imported for this box
-			}
-			h.Parent = m.Parent
-			if h.TakenAt.IsZero() {
-				h.TakenAt = m.CapturedAt
-			}
-			o.hashes = m.hashes()
-			for i := range m.Entries {
-				e := &m.Entries[i]
-				if e.Type != typeFile {
-					continue
-				}
-				ok, seen := contentOK[e.Hash]
-				if !seen {
-					fi, err := os.Lstat(b.contentPath(e.Hash))
-					ok = err == nil && fi.Size() == e.Size
-					contentOK[e.Hash] = ok
-				}
-				if !ok {
-					bad(fmt.Sprintf("The content of %s is missing or damaged on disk", e.Path))
-					break
-				}
-			}
-			for hash := range o.hashes {
-				uses[hash]++
-			}
-		}
-		o.held = h
-		all = append(all, o)
 	}
 	out := make([]providers.HeldSnapshot, 0, len(all))
 	for _, o := range all {
@@ -129,7 +162,7 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		}
 		return out[i].Ref.Ref < out[j].Ref.Ref
 	})
-	return out, nil
+	return out
 }
 
 // SetKeptUntil writes a snapshot's keep date on its label (nil: not kept),

@@ -847,19 +847,90 @@ func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c jo
 // a restore (restored), the stat cache knows files only: every other path is
 // stat'ed again, and every file whose content it does not know.
 func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, restored bool, dirty map[string]uint8, linked map[uint64]bool) ([]scanned, int, error) {
+	c := newChangedRead(dir, base, linked)
+	defer c.r.close()
+	subtrees, selfs := c.dirtyPaths(dirty, restored)
+	tops, err := c.statSelfs(ctx, selfs, outermost(subtrees))
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := b.readTops(ctx, c, dir, tops); err != nil {
+		return nil, 0, err
+	}
+	if err := c.sweepLinks(); err != nil {
+		return nil, 0, err
+	}
+	out := c.withUnchanged()
+	if err := checkFolders(out); err != nil {
+		return nil, 0, err
+	}
+	return out, c.read, nil
+}
+
+// changedRead is one readChanged under way: the base's entries by path,
+// which of them are replaced or gone, the paths found so far and how many
+// were read from the disk.
+type changedRead struct {
+	es     []entry
+	r      *resolver
+	drop   []bool          // base entries replaced or gone
+	sweep  map[uint64]bool // inodes whose other names changed too (hard links)
+	stated map[string]bool
+	out    []scanned
+	read   int
+}
+
+// newChangedRead starts a readChanged of dir from base, with the inodes
+// of linked to sweep; the caller closes its resolver.
+func newChangedRead(dir string, base *manifest, linked map[uint64]bool) *changedRead {
 	es := base.Entries
 	if !sort.SliceIsSorted(es, func(i, k int) bool { return es[i].Path < es[k].Path }) {
 		es = append([]entry(nil), es...)
 		sortEntries(es)
 	}
-	find := func(p string) int {
-		i := sort.Search(len(es), func(k int) bool { return es[k].Path >= p })
-		if i < len(es) && es[i].Path == p {
-			return i
-		}
-		return -1
+	c := &changedRead{
+		es:     es,
+		r:      newResolver(dir),
+		drop:   make([]bool, len(es)),
+		sweep:  map[uint64]bool{},
+		stated: map[string]bool{},
 	}
-	var subtrees, selfs []string
+	for ino := range linked {
+		c.sweep[ino] = true
+	}
+	return c
+}
+
+// find gives the index of p's base entry, or -1.
+func (c *changedRead) find(p string) int {
+	es := c.es
+	i := sort.Search(len(es), func(k int) bool { return es[k].Path >= p })
+	if i < len(es) && es[i].Path == p {
+		return i
+	}
+	return -1
+}
+
+// dropUnder drops the base entries of p's descendants.
+func (c *changedRead) dropUnder(p string) {
+	if p == "." {
+		for i := range c.drop {
+			c.drop[i] = true
+		}
+		return
+	}
+	es := c.es
+	lo := sort.Search(len(es), func(k int) bool { return es[k].Path >= p+"/" })
+	hi := sort.Search(len(es), func(k int) bool { return es[k].Path >= p+"0" })
+	for i := lo; i < hi; i++ {
+		c.drop[i] = true
+	}
+}
+
+// dirtyPaths gives the changed paths whose whole subtree is to be read, and
+// those to stat alone; after a restore, also every base path but the files
+// whose content is known.
+func (c *changedRead) dirtyPaths(dirty map[string]uint8, restored bool) (subtrees, selfs []string) {
 	for p, how := range dirty {
 		if how&dirtySubtree != 0 {
 			subtrees = append(subtrees, p)
@@ -868,74 +939,17 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 		}
 	}
 	if restored {
-		for i := range es {
-			if es[i].Type != typeFile || es[i].Hash == "" {
-				selfs = append(selfs, es[i].Path)
+		for i := range c.es {
+			if c.es[i].Type != typeFile || c.es[i].Hash == "" {
+				selfs = append(selfs, c.es[i].Path)
 			}
 		}
 	}
-	r := newResolver(dir)
-	defer r.close()
-	drop := make([]bool, len(es)) // base entries replaced or gone
-	dropUnder := func(p string) { // p's descendants
-		if p == "." {
-			for i := range drop {
-				drop[i] = true
-			}
-			return
-		}
-		lo := sort.Search(len(es), func(k int) bool { return es[k].Path >= p+"/" })
-		hi := sort.Search(len(es), func(k int) bool { return es[k].Path >= p+"0" })
-		for i := lo; i < hi; i++ {
-			drop[i] = true
-		}
-	}
-	var out []scanned
-	read := 0
-	sweep := map[uint64]bool{} // inodes whose other names changed too (hard links)
-	for ino := range linked {
-		sweep[ino] = true
-	}
-	stated := map[string]bool{}
-	statOne := func(p string) (bool, error) {
-		if stated[p] {
-			return true, nil
-		}
-		stated[p] = true
-		read++
-		i := find(p)
-		var pe *entry
-		if i >= 0 {
-			pe = &es[i]
-			drop[i] = true
-			if pe.Type != typeDir {
-				sweep[pe.Ino] = true
-			}
-		}
-		var s unix.Stat_t
-		ok, err := r.lstat(p, &s)
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			if pe != nil && pe.Type == typeDir {
-				dropUnder(p)
-			}
-			return true, nil
-		}
-		isDir := s.Mode&unix.S_IFMT == unix.S_IFDIR
-		if isDir && (pe == nil || pe.Type != typeDir || pe.Ino != s.Ino) {
-			return false, nil // a new folder: read it whole
-		}
-		if !isDir && pe != nil && pe.Type == typeDir {
-			dropUnder(p)
-		}
-		if s.Mode&unix.S_IFMT != unix.S_IFDIR && s.Nlink > 1 {
-			sweep[s.Ino] = true
-		}
-		out = append(out, scanned{rel: p, st: s, prev: pe})
-		return true, nil
-	}
+	return subtrees, selfs
+}
+
+// outermost gives the sorted subtrees that lie under no other of them.
+func outermost(subtrees []string) []string {
 	sort.Strings(subtrees)
 	var tops []string
 	for _, p := range subtrees {
@@ -944,96 +958,170 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 		}
 		tops = append(tops, p)
 	}
+	return tops
+}
+
+// statOne stats p once, in place of its base entry: a path gone drops it
+// (and, for a folder, what it held), a found one joins out. It answers
+// false for a new folder, to be read whole.
+func (c *changedRead) statOne(p string) (bool, error) {
+	if c.stated[p] {
+		return true, nil
+	}
+	c.stated[p] = true
+	c.read++
+	i := c.find(p)
+	var pe *entry
+	if i >= 0 {
+		pe = &c.es[i]
+		c.drop[i] = true
+		if pe.Type != typeDir {
+			c.sweep[pe.Ino] = true
+		}
+	}
+	var s unix.Stat_t
+	ok, err := c.r.lstat(p, &s)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		if pe != nil && pe.Type == typeDir {
+			c.dropUnder(p)
+		}
+		return true, nil
+	}
+	isDir := s.Mode&unix.S_IFMT == unix.S_IFDIR
+	if isDir && (pe == nil || pe.Type != typeDir || pe.Ino != s.Ino) {
+		return false, nil // a new folder: read it whole
+	}
+	if !isDir && pe != nil && pe.Type == typeDir {
+		c.dropUnder(p)
+	}
+	if s.Mode&unix.S_IFMT != unix.S_IFDIR && s.Nlink > 1 {
+		c.sweep[s.Ino] = true
+	}
+	c.out = append(c.out, scanned{rel: p, st: s, prev: pe})
+	return true, nil
+}
+
+// statSelfs stats each of selfs not under tops, in order; a new folder
+// among them joins tops, which it gives back.
+func (c *changedRead) statSelfs(ctx context.Context, selfs, tops []string) ([]string, error) {
 	sort.Strings(selfs)
 	for _, p := range selfs {
 		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		if coveredBy(p, tops) {
 			continue
 		}
-		ok, err := statOne(p)
+		ok, err := c.statOne(p)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		if !ok {
 			tops = insertTop(tops, p)
 		}
 	}
+	return tops, nil
+}
+
+// readTops reads each of tops whole, in place of the base's entries for it
+// and what it held.
+func (b *Backend) readTops(ctx context.Context, c *changedRead, dir string, tops []string) error {
+	es := c.es
 	for _, p := range tops {
-		if i := find(p); i >= 0 {
-			drop[i] = true
+		if i := c.find(p); i >= 0 {
+			c.drop[i] = true
 			if es[i].Type != typeDir {
-				sweep[es[i].Ino] = true
+				c.sweep[es[i].Ino] = true
 			}
 		}
-		dropUnder(p)
+		c.dropUnder(p)
 		var s unix.Stat_t
-		ok, err := r.lstat(p, &s)
+		ok, err := c.r.lstat(p, &s)
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
 		if !ok {
 			continue
 		}
 		if s.Mode&unix.S_IFMT != unix.S_IFDIR {
-			out = append(out, scanned{rel: p, st: s, prev: entryAt(es, find(p))})
+			c.out = append(c.out, scanned{rel: p, st: s, prev: entryAt(es, c.find(p))})
 			continue
 		}
 		sub, err := b.scanFrom(ctx, dir, p)
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
-		read += len(sub)
+		c.read += len(sub)
 		for k := range sub {
-			sub[k].prev = entryAt(es, find(sub[k].rel))
+			sub[k].prev = entryAt(es, c.find(sub[k].rel))
 			if sub[k].st.Mode&unix.S_IFMT != unix.S_IFDIR && sub[k].st.Nlink > 1 {
-				sweep[sub[k].st.Ino] = true
+				c.sweep[sub[k].st.Ino] = true
 			}
 		}
-		out = append(out, sub...)
+		c.out = append(c.out, sub...)
 	}
-	// A hard-linked file changed through one name changed under all of them
-	// (its times, its link count): stat the base's other names again.
-	for seen := -1; len(sweep) > 0 && seen != len(sweep); {
-		seen = len(sweep)
+	return nil
+}
+
+// sweepLinks stats again the base's other names of every hard-linked file
+// changed through one name, as it changed under all of them (its times,
+// its link count), until no new inode is to sweep.
+func (c *changedRead) sweepLinks() error {
+	es := c.es
+	for seen := -1; len(c.sweep) > 0 && seen != len(c.sweep); {
+		seen = len(c.sweep)
 		for i := range es {
-			if !drop[i] && es[i].Type != typeDir && sweep[es[i].Ino] {
-				ok, err := statOne(es[i].Path)
+			if !c.drop[i] && es[i].Type != typeDir && c.sweep[es[i].Ino] {
+				ok, err := c.statOne(es[i].Path)
 				if err != nil {
-					return nil, 0, err
+					return err
 				}
 				if !ok {
-					return nil, 0, fmt.Errorf("%s became a folder unreported", es[i].Path)
+					return fmt.Errorf("%s became a folder unreported", es[i].Path)
 				}
 			}
 		}
 	}
-	for i := range es {
-		if !drop[i] {
-			out = append(out, scanned{rel: es[i].Path, st: statOfEntry(&es[i]), prev: &es[i]})
+	return nil
+}
+
+// withUnchanged gives the paths found, with the base's entries nothing
+// replaced or dropped, sorted by path.
+func (c *changedRead) withUnchanged() []scanned {
+	out := c.out
+	for i := range c.es {
+		if !c.drop[i] {
+			out = append(out, scanned{rel: c.es[i].Path, st: statOfEntry(&c.es[i]), prev: &c.es[i]})
 		}
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].rel < out[k].rel })
-	// Correctness first: every path's folder must be there, once.
+	return out
+}
+
+// checkFolders checks, correctness first, that out, sorted by path, holds
+// the box's folder, each path once, and every path's folder.
+func checkFolders(out []scanned) error {
 	dirs := make(map[string]bool)
 	for i := range out {
 		if i > 0 && out[i].rel == out[i-1].rel {
-			return nil, 0, fmt.Errorf("%s is found twice", out[i].rel)
+			return fmt.Errorf("%s is found twice", out[i].rel)
 		}
 		if out[i].st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			dirs[out[i].rel] = true
 		}
 	}
 	if len(out) == 0 || out[0].rel != "." {
-		return nil, 0, errors.New("the box's folder itself is missing")
+		return errors.New("the box's folder itself is missing")
 	}
 	for i := 1; i < len(out); i++ {
 		if !dirs[folderOf(out[i].rel)] {
-			return nil, 0, fmt.Errorf("%s has no folder", out[i].rel)
+			return fmt.Errorf("%s has no folder", out[i].rel)
 		}
 	}
-	return out, read, nil
+	return nil
 }
 
 func entryAt(es []entry, i int) *entry {

@@ -200,47 +200,113 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	if err := checkEntries(m.Entries); err != nil {
 		return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %v. Nothing was changed.", m.ID, err)}
 	}
-	// A folder is made before what it holds: in the manifest's order, which
-	// is by path, unless a manifest from elsewhere has another.
-	ents := m.Entries
-	if !sort.SliceIsSorted(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path }) {
-		ents = slices.Clone(ents)
-		sortEntries(ents)
-	}
+	ents := inFolderOrder(m.Entries)
 	t, err := openTree(dir)
 	if err != nil {
 		return res, fmt.Errorf("open the box's folder: %w", err)
 	}
 	defer t.Close()
+	cur, err := b.currentPaths(ctx, dir, found)
+	if err != nil {
+		return res, err
+	}
+	removals, err := removalsFor(cur, m.byPath())
+	if err != nil {
+		return res, err
+	}
+	writes, metas, err := b.filesToWrite(ctx, t, m, cur, known)
+	if err != nil {
+		return res, err
+	}
+	if err := b.checkContent(ctx, m, writes); err != nil {
+		return res, err
+	}
+
+	// Now change the folder.
+	// touched is the folders whose times this restore changes, by writing in
+	// them: their details are put back.
+	touched := make(map[string]bool)
+	removed, err := removePaths(t, removals, touched)
+	if err != nil {
+		return res, err
+	}
+	res.removed = len(removed)
+	relinked := forgetRemoved(cur, removed, writes)
+	root := os.Geteuid() == 0
+	made, err := makeNonFiles(t, ents, cur, touched, root)
+	if err != nil {
+		return res, err
+	}
+	res.written += made
+	res.keys = make(map[string]statKey, len(m.Entries))
+	if err := b.writeFiles(ctx, t, writes, root, res.keys); err != nil {
+		return res, err
+	}
+	res.written += len(writes)
+	for _, e := range writes {
+		touched[folderOf(e.Path)] = true
+	}
+	res.meta, err = putFileDetails(t, metas, cur, relinked, root, res.keys)
+	if err != nil {
+		return res, err
+	}
+	if err := putFolderDetails(t, ents, cur, touched, root); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// inFolderOrder gives ents in an order where a folder comes before what it
+// holds: the manifest's order, which is by path, unless a manifest from
+// elsewhere has another, when it is a sorted copy.
+func inFolderOrder(ents []entry) []entry {
+	if !sort.SliceIsSorted(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path }) {
+		ents = slices.Clone(ents)
+		sortEntries(ents)
+	}
+	return ents
+}
+
+// currentPaths gives every path in dir now, by its path relative to dir:
+// from found, the change journal's paths, or, when found is nil, from a
+// walk of the folder.
+func (b *Backend) currentPaths(ctx context.Context, dir string, found []scanned) (map[string]current, error) {
 	if found == nil {
 		var err error
 		found, err = b.scanTree(ctx, dir)
 		if err != nil {
-			return res, fmt.Errorf("read the box's files: %w", err)
+			return nil, fmt.Errorf("read the box's files: %w", err)
 		}
 	}
 	cur := make(map[string]current, len(found))
 	for i := range found {
 		cur[found[i].rel] = current{mode: found[i].mode(), st: found[i].st, prev: found[i].prev}
 	}
-	target := m.byPath()
+	return cur, nil
+}
 
-	// What goes: paths the snapshot lacks, or holds as another type.
+// removalsFor gives what goes, sorted: the paths in cur that target lacks,
+// or holds as another type. It refuses a folder whose root is not a folder.
+func removalsFor(cur map[string]current, target map[string]*entry) ([]string, error) {
 	var removals []string
 	for rel, c := range cur {
 		t := target[rel]
 		if t == nil || t.Type != typeOfMode(c.mode) {
 			if rel == "." {
-				return res, errors.New("the box's folder is not a folder")
+				return nil, errors.New("the box's folder is not a folder")
 			}
 			removals = append(removals, rel)
 		}
 	}
 	sort.Strings(removals)
+	return removals, nil
+}
 
-	// Which files need their content written, and which only their details.
-	var checks, writes []*entry
-	var metas []*entry
+// filesToWrite sorts m's files into those whose content must be written and
+// those that only need their details put back. A file of the same size whose
+// content neither the journal nor known vouches for is hashed in the folder.
+func (b *Backend) filesToWrite(ctx context.Context, t *beneath, m *manifest, cur map[string]current, known map[string]*entry) (writes, metas []*entry, err error) {
+	var checks []*entry
 	for i := range m.Entries {
 		e := &m.Entries[i]
 		if e.Type != typeFile {
@@ -279,10 +345,15 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		return nil
 	})
 	if err != nil {
-		return res, err
+		return nil, nil, err
 	}
+	return writes, metas, nil
+}
 
-	// Check every piece of content to write before anything changes.
+// checkContent checks every piece of content to write against its hash and
+// size, before anything changes. Damaged content marks the snapshot damaged
+// and refuses the restore, nothing changed.
+func (b *Backend) checkContent(ctx context.Context, m *manifest, writes []*entry) error {
 	need := make(map[string]int64)
 	for _, e := range writes {
 		need[e.Hash] = e.Size
@@ -291,7 +362,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	for h := range need {
 		hashes = append(hashes, h)
 	}
-	err = b.parallel(ctx, len(hashes), func(i int) error {
+	err := b.parallel(ctx, len(hashes), func(i int) error {
 		h := hashes[i]
 		got, n, err := b.hashPath(b.contentPath(h))
 		if err != nil {
@@ -306,31 +377,36 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		if errors.Is(err, errDamaged) {
 			why := "Its content is damaged on disk: " + err.Error()
 			b.markDamaged(m.ID, why)
-			return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %s. Nothing was changed.", m.ID, err)}
+			return &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %s. Nothing was changed.", m.ID, err)}
 		}
-		return res, err
+		return err
 	}
+	return nil
+}
 
-	// Now change the folder: removals first, deepest paths under their
-	// removed folder going with it.
-	// touched is the folders whose times this restore changes, by writing in
-	// them: their details are put back.
-	touched := make(map[string]bool)
+// removePaths removes removals from the folder, first of the changes,
+// deepest paths under their removed folder going with it, and marks each
+// one's folder touched. It gives the paths it removed.
+func removePaths(t *beneath, removals []string, touched map[string]bool) (map[string]bool, error) {
 	removed := make(map[string]bool, len(removals))
 	for _, rel := range removals {
 		if underRemoved(rel, removed) {
 			continue
 		}
 		if err := t.RemoveAll(rel); err != nil {
-			return res, fmt.Errorf("remove %s: %w", rel, err)
+			return removed, fmt.Errorf("remove %s: %w", rel, err)
 		}
-		res.removed++
 		removed[rel] = true
 		touched[folderOf(rel)] = true
 	}
-	// Removed folders took what they held with them.
-	// A hard-linked file loses a link when another of its names goes or is
-	// written over: its change time moves, so its stat is read again below.
+	return removed, nil
+}
+
+// forgetRemoved takes out of cur what the removed paths took with them, and
+// gives the inodes whose stat must be read again: a hard-linked file loses a
+// link when another of its names goes or is written over, and its change
+// time moves.
+func forgetRemoved(cur map[string]current, removed map[string]bool, writes []*entry) map[uint64]bool {
 	relinked := make(map[uint64]bool)
 	for rel, c := range cur {
 		if removed[rel] || underRemoved(rel, removed) {
@@ -345,14 +421,21 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 			relinked[c.st.Ino] = true
 		}
 	}
-	root := os.Geteuid() == 0
+	return relinked
+}
+
+// makeNonFiles makes, in ents' order, the folders, links and fifos the
+// folder lacks, puts back the details of links and fifos, and marks touched
+// each folder it made something in. It gives how many links it wrote.
+func makeNonFiles(t *beneath, ents []entry, cur map[string]current, touched map[string]bool, root bool) (int, error) {
+	written := 0
 	for i := range ents {
 		e := &ents[i]
 		switch e.Type {
 		case typeDir:
 			if _, ok := cur[e.Path]; !ok {
 				if err := t.Mkdir(e.Path, 0o700); err != nil {
-					return res, fmt.Errorf("make folder %s: %w", e.Path, err)
+					return written, fmt.Errorf("make folder %s: %w", e.Path, err)
 				}
 				touched[folderOf(e.Path)] = true
 			}
@@ -360,75 +443,87 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 			if _, ok := cur[e.Path]; ok {
 				if target, err := t.Readlink(e.Path); err == nil && target == e.Target {
 					if err := setMeta(t, e, root); err != nil {
-						return res, err
+						return written, err
 					}
 					continue
 				}
 				if err := t.Remove(e.Path); err != nil {
-					return res, fmt.Errorf("remove link %s: %w", e.Path, err)
+					return written, fmt.Errorf("remove link %s: %w", e.Path, err)
 				}
 			}
 			if err := t.Symlink(e.Target, e.Path); err != nil {
-				return res, fmt.Errorf("make link %s: %w", e.Path, err)
+				return written, fmt.Errorf("make link %s: %w", e.Path, err)
 			}
 			touched[folderOf(e.Path)] = true
 			if err := setMeta(t, e, root); err != nil {
-				return res, err
+				return written, err
 			}
-			res.written++
+			written++
 		case typeFIFO:
 			if _, ok := cur[e.Path]; !ok {
 				if err := t.Mkfifo(e.Path, fs.FileMode(e.Mode&0o777)); err != nil {
-					return res, fmt.Errorf("make fifo %s: %w", e.Path, err)
+					return written, fmt.Errorf("make fifo %s: %w", e.Path, err)
 				}
 				touched[folderOf(e.Path)] = true
 			}
 			if err := setMeta(t, e, root); err != nil {
-				return res, err
+				return written, err
 			}
 		}
 	}
-	res.keys = make(map[string]statKey, len(m.Entries))
-	err = b.parallel(ctx, len(writes), func(i int) error {
+	return written, nil
+}
+
+// writeFiles writes the content and details of writes, in parallel, and
+// puts the stat each is left with in keys.
+func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*entry, root bool, keys map[string]statKey) error {
+	var mu sync.Mutex
+	return b.parallel(ctx, len(writes), func(i int) error {
 		e := writes[i]
 		st, err := b.writeFile(t, e.Path, b.openContent(e.Hash), e, root)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", e.Path, err)
 		}
 		mu.Lock()
-		res.keys[e.Path] = keyOf(&st)
+		keys[e.Path] = keyOf(&st)
 		mu.Unlock()
 		return nil
 	})
-	if err != nil {
-		return res, err
-	}
-	res.written += len(writes)
-	for _, e := range writes {
-		touched[folderOf(e.Path)] = true
-	}
+}
+
+// putFileDetails puts back the details of the files whose content is as
+// the snapshot has it where they differ, and puts the stat each is left
+// with in keys (read again when it changed or was relinked). It gives how
+// many it changed.
+func putFileDetails(t *beneath, metas []*entry, cur map[string]current, relinked map[uint64]bool, root bool, keys map[string]statKey) (int, error) {
+	changedN := 0
 	for _, e := range metas {
 		c := cur[e.Path]
 		changed, err := setMetaIfDiffers(t, e, root, &c)
 		if err != nil {
-			return res, err
+			return changedN, err
 		}
 		if changed {
-			res.meta++
+			changedN++
 			var st unix.Stat_t
 			if t.Lstat(e.Path, &st) == nil {
-				res.keys[e.Path] = keyOf(&st)
+				keys[e.Path] = keyOf(&st)
 			}
 		} else {
-			res.keys[e.Path] = keyOf(&c.st)
+			keys[e.Path] = keyOf(&c.st)
 			var st unix.Stat_t
 			if relinked[c.st.Ino] && t.Lstat(e.Path, &st) == nil {
-				res.keys[e.Path] = keyOf(&st)
+				keys[e.Path] = keyOf(&st)
 			}
 		}
 	}
-	// Folders' details last, deepest first, as writing inside one changes
-	// its times.
+	return changedN, nil
+}
+
+// putFolderDetails puts back the folders' details, last and deepest first,
+// as writing inside one changes its times; a folder as the snapshot has it,
+// with nothing written in it, is left alone.
+func putFolderDetails(t *beneath, ents []entry, cur map[string]current, touched map[string]bool, root bool) error {
 	var dirs []*entry
 	for i := range ents {
 		if ents[i].Type == typeDir {
@@ -443,10 +538,10 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 			continue // as the snapshot has it, and nothing written in it
 		}
 		if err := setMeta(t, e, root); err != nil {
-			return res, err
+			return err
 		}
 	}
-	return res, nil
+	return nil
 }
 
 func typeOfMode(m fs.FileMode) string {

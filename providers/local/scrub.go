@@ -95,6 +95,54 @@ func (b *Backend) scrubManifest(ctx context.Context, m *manifest, sec providers.
 	for i := range m.Entries {
 		lt.byPath[m.Entries[i].Path] = &m.Entries[i]
 	}
+	targets := scrubTargets(m, sec, lt)
+	scan := providers.NewSecretScan()
+	c, removed, err := b.withoutTargets(m, targets, scan)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &providers.ScrubReport{Removed: removed, Blocked: []providers.Finding{}}
+	if rep.Removed == nil {
+		rep.Removed = []string{}
+	}
+	if rep.Blocked, err = b.scanKept(ctx, c, scan, rep.Blocked); err != nil {
+		return nil, nil, err
+	}
+	return c, rep, nil
+}
+
+// valuesOf adds the values of a removed file's content to the scan.
+func (b *Backend) valuesOf(scan *providers.SecretScan, e entry) error {
+	f, err := os.Open(b.contentPath(e.Hash))
+	if err != nil {
+		return fmt.Errorf("scrub: %w: content %s is missing", errDamaged, e.Hash[:12])
+	}
+	defer f.Close()
+	if err := scan.AddValues(f, e.Path); err != nil {
+		return fmt.Errorf("scrub: read content %s: %w", e.Hash[:12], err)
+	}
+	return nil
+}
+
+// scanContent scans one content file of the store.
+func (b *Backend) scanContent(scan *providers.SecretScan, h string) (string, error) {
+	f, err := os.Open(b.contentPath(h))
+	if err != nil {
+		return "", fmt.Errorf("scrub: %w: content %s is missing", errDamaged, h[:12])
+	}
+	defer f.Close()
+	what, err := scan.Scan(f)
+	if err != nil {
+		return "", fmt.Errorf("scrub: read content %s: %w", h[:12], err)
+	}
+	return what, nil
+}
+
+// scrubTargets gives what a scrub of m removes: each target of sec in each
+// home (real folders, and links that lead to one), and every file named as
+// providers.SecretName says, anywhere; each also where the box's links
+// lead it (lt).
+func scrubTargets(m *manifest, sec providers.Secrets, lt *linkTree) []string {
 	isDir := func(p string) bool {
 		e := lt.byPath[p]
 		return e != nil && e.Type == typeDir
@@ -142,14 +190,20 @@ func (b *Backend) scrubManifest(ctx context.Context, m *manifest, sec providers.
 			addReal(m.Entries[i].Path)
 		}
 	}
+	return targets
+}
 
+// withoutTargets gives a copy of m without targets and what they hold, nor
+// any file whose content is that of a removed one (a hard link to it, or a
+// copy), with its files and bytes counted again, and the paths it removed,
+// sorted. The values of the removed files go into scan.
+func (b *Backend) withoutTargets(m *manifest, targets []string, scan *providers.SecretScan) (*manifest, []string, error) {
 	c := *m
 	c.Entries = make([]entry, 0, len(m.Entries))
 	c.Files, c.Bytes, c.AddedBytes = 0, 0, 0
 	seen := map[string]bool{}
 	var removed []string
 	gone := map[string]string{} // the content of removed files, to a path of one
-	scan := providers.NewSecretScan()
 	var kept []entry
 	for _, e := range m.Entries {
 		t := providers.Removes(targets, e.Path)
@@ -186,12 +240,13 @@ func (b *Backend) scrubManifest(ctx context.Context, m *manifest, sec providers.
 		c.Entries = append(c.Entries, e)
 	}
 	sort.Strings(removed)
-	rep := &providers.ScrubReport{Removed: removed, Blocked: []providers.Finding{}}
-	if rep.Removed == nil {
-		rep.Removed = []string{}
-	}
-	// The scan of what is kept: each content once, then what the manifest
-	// itself carries (paths and link targets).
+	return &c, removed, nil
+}
+
+// scanKept scans what c keeps for the well-known shapes and scan's values:
+// each content once, then what the manifest itself carries (paths and link
+// targets). It gives blocked with what it finds.
+func (b *Backend) scanKept(ctx context.Context, c *manifest, scan *providers.SecretScan, blocked []providers.Finding) ([]providers.Finding, error) {
 	found := map[string]string{}
 	for _, e := range c.Entries {
 		if e.Type != typeFile || e.Size == 0 {
@@ -201,11 +256,11 @@ func (b *Backend) scrubManifest(ctx context.Context, m *manifest, sec providers.
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		what, err := b.scanContent(scan, e.Hash)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		found[e.Hash] = what
 	}
@@ -221,35 +276,8 @@ func (b *Backend) scrubManifest(ctx context.Context, m *manifest, sec providers.
 			what = scan.ScanString(e.Path)
 		}
 		if what != "" {
-			rep.Blocked = append(rep.Blocked, providers.Finding{Path: e.Path, What: what})
+			blocked = append(blocked, providers.Finding{Path: e.Path, What: what})
 		}
 	}
-	return &c, rep, nil
-}
-
-// valuesOf adds the values of a removed file's content to the scan.
-func (b *Backend) valuesOf(scan *providers.SecretScan, e entry) error {
-	f, err := os.Open(b.contentPath(e.Hash))
-	if err != nil {
-		return fmt.Errorf("scrub: %w: content %s is missing", errDamaged, e.Hash[:12])
-	}
-	defer f.Close()
-	if err := scan.AddValues(f, e.Path); err != nil {
-		return fmt.Errorf("scrub: read content %s: %w", e.Hash[:12], err)
-	}
-	return nil
-}
-
-// scanContent scans one content file of the store.
-func (b *Backend) scanContent(scan *providers.SecretScan, h string) (string, error) {
-	f, err := os.Open(b.contentPath(h))
-	if err != nil {
-		return "", fmt.Errorf("scrub: %w: content %s is missing", errDamaged, h[:12])
-	}
-	defer f.Close()
-	what, err := scan.Scan(f)
-	if err != nil {
-		return "", fmt.Errorf("scrub: read content %s: %w", h[:12], err)
-	}
-	return what, nil
+	return blocked, nil
 }

@@ -31,20 +31,9 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	if err != nil {
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot: %w", err)
 	}
-	id := take.Label.Snapshot
-	if id == "" {
-		id = newSnapshotID()
-	}
-	if err := checkID("snapshot", id); err != nil {
-		return providers.SnapshotTaken{}, err
-	}
-	if _, err := os.Lstat(b.snapDir(id)); err == nil {
-		// A step cut short after it published answers what it took, so its
-		// retry is done, not failed; an ID held by another box is refused.
-		if taken, ok := b.alreadyTaken(guest, take.Label, id); ok {
-			return taken, nil
-		}
-		return providers.SnapshotTaken{}, &providers.RefusedError{Why: fmt.Sprintf("A snapshot with ID %s is already held", id)}
+	id, taken, done, err := b.takeID(guest, take.Label)
+	if done || err != nil {
+		return taken, err
 	}
 	st, err := b.readState(guest.Ref)
 	if err != nil {
@@ -82,25 +71,8 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		b.collect(ctx, added)
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
 	}
-	m.ID = id
-	m.Guest = guest
-	m.Parent = st.Parent
-	if m.Parent != "" {
-		if _, err := os.Stat(b.snapDir(m.Parent)); err != nil {
-			m.Parent = ""
-		}
-	}
-	m.CapturedAt = capturedAt
-	m.ResetVersion = reset
-	lab := label{Label: take.Label, TakenAt: capturedAt}
-	lab.Snapshot = id
-	lab.ResetVersion = reset
-	if lab.Box == "" {
-		lab.Box = guest.Ref
-	}
-	if lab.Install == "" {
-		lab.Install = b.install
-	}
+	b.nameManifest(m, id, guest, st.Parent, capturedAt, reset)
+	lab := b.labelFor(take.Label, id, guest, capturedAt, reset)
 	captured := time.Since(start)
 	if err := b.publish(ctx, m, lab); err != nil {
 		lock.unlock()
@@ -109,26 +81,89 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	}
 	b.remember(id, m)
 	lock.unlock()
-	if err := b.updateState(guest.Ref, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = guest.Ref; s.StatCache = "" }); err != nil {
-		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: it is held, but: %w", guest.Ref, err)
-	}
-	b.rebaseJournal(guest.Ref, jc, "take:"+id)
-	// What the box's journal said as it stopped is of the folder before
-	// this take.
-	b.journals.mu.Lock()
-	delete(b.journals.atStop, guest.Ref)
-	b.journals.mu.Unlock()
-	b.watchLinked(guest.Ref, stats.linked, found == nil)
-	if found == nil {
-		b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
+	if err := b.afterTake(guest.Ref, id, jc, stats, found == nil); err != nil {
+		return providers.SnapshotTaken{}, err
 	}
 	b.log.Debug("local backend: snapshot taken", "box", guest.Ref, "snapshot", id, "files", m.Files,
 		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor, "journal", found != nil,
 		"journalPaths", journalRead, "scan", stats.statTime,
 		"copy", stats.copyTime, "capture", captured, "publish", time.Since(start)-captured)
-	taken := b.taken(m)
+	taken = b.taken(m)
 	taken.Paused = pausedFor
 	return taken, nil
+}
+
+// takeID gives the ID a take publishes its snapshot under: its label's,
+// or a new one. An ID already held is refused, unless it holds this
+// take's own snapshot: a step cut short after it published answers what
+// it took (done), so its retry is done, not failed.
+func (b *Backend) takeID(guest providers.Guest, lab providers.Label) (id string, taken providers.SnapshotTaken, done bool, err error) {
+	id = lab.Snapshot
+	if id == "" {
+		id = newSnapshotID()
+	}
+	if err := checkID("snapshot", id); err != nil {
+		return "", taken, false, err
+	}
+	if _, err := os.Lstat(b.snapDir(id)); err == nil {
+		if taken, ok := b.alreadyTaken(guest, lab, id); ok {
+			return id, taken, true, nil
+		}
+		return "", taken, false, &providers.RefusedError{Why: fmt.Sprintf("A snapshot with ID %s is already held", id)}
+	}
+	return id, taken, false, nil
+}
+
+// nameManifest gives the captured manifest m its ID, its box's guest, the
+// time it was captured, the box's reset version, and its parent, when the
+// store still holds it.
+func (b *Backend) nameManifest(m *manifest, id string, guest providers.Guest, parent string, capturedAt time.Time, reset int) {
+	m.ID = id
+	m.Guest = guest
+	m.Parent = parent
+	if m.Parent != "" {
+		if _, err := os.Stat(b.snapDir(m.Parent)); err != nil {
+			m.Parent = ""
+		}
+	}
+	m.CapturedAt = capturedAt
+	m.ResetVersion = reset
+}
+
+// labelFor gives the label a snapshot is published with: the take's, with
+// its ID, the time it was captured and the box's reset version, for the
+// box and this install when the take's names none.
+func (b *Backend) labelFor(take providers.Label, id string, guest providers.Guest, capturedAt time.Time, reset int) label {
+	lab := label{Label: take, TakenAt: capturedAt}
+	lab.Snapshot = id
+	lab.ResetVersion = reset
+	if lab.Box == "" {
+		lab.Box = guest.Ref
+	}
+	if lab.Install == "" {
+		lab.Install = b.install
+	}
+	return lab
+}
+
+// afterTake records a published snapshot as the box's last and its parent
+// from now, moves the change journal's base to it, forgets what the
+// journal said as the box stopped (of the folder before this take), and
+// keeps watching its hard links; a take that read the whole folder
+// (walked) measures the running rates.
+func (b *Backend) afterTake(box, id string, jc journalCut, stats takeStats, walked bool) error {
+	if err := b.updateState(box, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = box; s.StatCache = "" }); err != nil {
+		return fmt.Errorf("take a snapshot of box %s: it is held, but: %w", box, err)
+	}
+	b.rebaseJournal(box, jc, "take:"+id)
+	b.journals.mu.Lock()
+	delete(b.journals.atStop, box)
+	b.journals.mu.Unlock()
+	b.watchLinked(box, stats.linked, walked)
+	if walked {
+		b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
+	}
+	return nil
 }
 
 // alreadyTaken answers the snapshot id as its take did, when it is held whole
@@ -190,34 +225,12 @@ type takeStats struct {
 func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entry, found []scanned, roomPercent int) (*manifest, []string, takeStats, error) {
 	var stats takeStats
 	m := &manifest{Format: manifestFormat}
-	type job struct {
-		idx int
-		id  *fileID // the file the scan saw, when it stat'ed one
-	}
-	var jobs []job
-	var need int64 // what the copies hold on disk at most
 	t0 := time.Now()
-	// A hash is reused only when its content is in the store: the take
-	// never publishes a name of content that is gone, whatever the base it
-	// came from (the store lock keeps it there until the take publishes;
-	// present.go spares the stat of what a take found since the last free).
-	held := make(map[string]bool)
-	contentDir, cerr := unix.Open(b.path(dirContent), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if cerr != nil {
-		return nil, nil, stats, fmt.Errorf("open the store's content: %w", cerr)
+	held, err := b.openHeld()
+	if err != nil {
+		return nil, nil, stats, err
 	}
-	defer unix.Close(contentDir)
-	have := func(h string) bool {
-		ok, seen := held[h]
-		if !seen {
-			ok = b.contentHeld(contentDir, h)
-			held[h] = ok
-			if !ok {
-				b.log.Warn("local backend: the take copies again a file whose content is not in the store", "content", h[:min(12, len(h))])
-			}
-		}
-		return ok
-	}
+	defer held.close()
 	// Every read of the box's files goes beneath this descriptor, through
 	// no link (confined.go).
 	root, err := openTree(dir)
@@ -225,64 +238,8 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
 	}
 	defer root.Close()
-	if found == nil {
-		found, err = b.scanTree(ctx, dir)
-	}
-	if b.hooks.afterScan != nil {
-		b.hooks.afterScan()
-	}
-	if err == nil {
-		m.Entries = make([]entry, 0, len(found))
-		for i := range found {
-			s := &found[i]
-			e := entryFromStat(s.rel, &s.st)
-			pe := s.prev
-			if pe == nil {
-				pe = prev[s.rel]
-			}
-			switch e.Type {
-			case "":
-				continue // sockets and devices are left out
-			case typeLink:
-				// A link's target never changes in place: the same inode
-				// and change time is the same target.
-				if pe != nil && pe.Type == typeLink && pe.key() == e.key() && pe.Target != "" {
-					e.Target = pe.Target
-					break
-				}
-				t, lerr := root.Readlink(s.rel)
-				if lerr != nil {
-					// Gone, no longer a link (EINVAL: something else was
-					// renamed over it), or one of its folders swapped for
-					// a link: the box changed it while the take read, as
-					// when a file vanishes before its copy.
-					if goneOrSwapped(lerr) || errors.Is(lerr, unix.EINVAL) {
-						continue
-					}
-					err = lerr
-				}
-				e.Target = t
-			case typeFile:
-				if s.st.Nlink > 1 {
-					stats.linked = append(stats.linked, linkedFile{rel: s.rel, ino: s.st.Ino})
-				}
-				if pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" && have(pe.Hash) {
-					e.Hash = pe.Hash
-				} else {
-					j := job{idx: len(m.Entries)}
-					if s.st.Dev != 0 || s.st.Ino != 0 {
-						j.id = &fileID{dev: uint64(s.st.Dev), ino: s.st.Ino}
-					}
-					jobs = append(jobs, j)
-					need += allocatedOf(&s.st)
-				}
-			}
-			if err != nil {
-				break
-			}
-			m.Entries = append(m.Entries, e)
-		}
-	}
+	jobs, need, linked, err := b.readEntries(ctx, root, dir, m, prev, found, held)
+	stats.linked = linked
 	stats.files = len(m.Entries)
 	stats.statTime = time.Since(t0)
 	if err != nil {
@@ -296,13 +253,138 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	}
 
 	t1 := time.Now()
+	added, copied, err := b.copyNew(ctx, root, m, jobs)
+	stats.copied = copied
+	stats.copyTime = time.Since(t1)
+	if err != nil {
+		return nil, added, stats, err
+	}
+	m.dropVanished()
+	return m, added, stats, nil
+}
+
+// copyJob is one file a capture copies into the store: its entry's index
+// in the manifest, and the file the scan saw, when it stat'ed one.
+type copyJob struct {
+	idx int
+	id  *fileID
+}
+
+// heldContent answers whether the store holds a piece of content, asking
+// the disk once per piece for one capture.
+type heldContent struct {
+	b    *Backend
+	dir  int
+	seen map[string]bool
+}
+
+// openHeld opens the store's content folder for a capture's questions; the
+// caller closes it.
+func (b *Backend) openHeld() (*heldContent, error) {
+	dir, err := unix.Open(b.path(dirContent), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open the store's content: %w", err)
+	}
+	return &heldContent{b: b, dir: dir, seen: make(map[string]bool)}, nil
+}
+
+// has says whether the store holds content h. A hash is reused only when
+// its content is in the store: the take never publishes a name of content
+// that is gone, whatever the base it came from (the store lock keeps it
+// there until the take publishes; present.go spares the stat of what a
+// take found since the last free).
+func (h *heldContent) has(hash string) bool {
+	ok, seen := h.seen[hash]
+	if !seen {
+		ok = h.b.contentHeld(h.dir, hash)
+		h.seen[hash] = ok
+		if !ok {
+			h.b.log.Warn("local backend: the take copies again a file whose content is not in the store", "content", hash[:min(12, len(hash))])
+		}
+	}
+	return ok
+}
+
+// close closes the store's content folder.
+func (h *heldContent) close() { unix.Close(h.dir) }
+
+// readEntries reads the box's paths into m's entries: found, or a walk of
+// the folder when found is nil. A file keeps its previous entry's hash when
+// its stat matches and the store holds the content; every other file is a
+// job to copy. It gives the jobs, what their copies hold on disk at most,
+// and the files with more than one link. Sockets, devices and links that
+// vanish while it reads are left out.
+func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m *manifest, prev map[string]*entry, found []scanned, held *heldContent) (jobs []copyJob, need int64, linked []linkedFile, err error) {
+	if found == nil {
+		found, err = b.scanTree(ctx, dir)
+	}
+	if b.hooks.afterScan != nil {
+		b.hooks.afterScan()
+	}
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	m.Entries = make([]entry, 0, len(found))
+	for i := range found {
+		s := &found[i]
+		e := entryFromStat(s.rel, &s.st)
+		pe := s.prev
+		if pe == nil {
+			pe = prev[s.rel]
+		}
+		switch e.Type {
+		case "":
+			continue // sockets and devices are left out
+		case typeLink:
+			// A link's target never changes in place: the same inode
+			// and change time is the same target.
+			if pe != nil && pe.Type == typeLink && pe.key() == e.key() && pe.Target != "" {
+				e.Target = pe.Target
+				break
+			}
+			t, lerr := root.Readlink(s.rel)
+			if lerr != nil {
+				// Gone, no longer a link (EINVAL: something else was
+				// renamed over it), or one of its folders swapped for
+				// a link: the box changed it while the take read, as
+				// when a file vanishes before its copy.
+				if goneOrSwapped(lerr) || errors.Is(lerr, unix.EINVAL) {
+					continue
+				}
+				return jobs, need, linked, lerr
+			}
+			e.Target = t
+		case typeFile:
+			if s.st.Nlink > 1 {
+				linked = append(linked, linkedFile{rel: s.rel, ino: s.st.Ino})
+			}
+			if pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" && held.has(pe.Hash) {
+				e.Hash = pe.Hash
+			} else {
+				j := copyJob{idx: len(m.Entries)}
+				if s.st.Dev != 0 || s.st.Ino != 0 {
+					j.id = &fileID{dev: uint64(s.st.Dev), ino: s.st.Ino}
+				}
+				jobs = append(jobs, j)
+				need += allocatedOf(&s.st)
+			}
+		}
+		m.Entries = append(m.Entries, e)
+	}
+	return jobs, need, linked, nil
+}
+
+// copyNew copies the jobs' files into the store with b.workers at once,
+// filling in their entries' hashes and m's AddedBytes; the first failure
+// stops the rest. It gives the content it added, even on failure, so a
+// failed take can collect it, and the bytes it copied.
+func (b *Backend) copyNew(ctx context.Context, root *beneath, m *manifest, jobs []copyJob) (added []string, copied int64, err error) {
 	var (
 		mu      sync.Mutex
-		added   []string
 		firstEr error
 		wg      sync.WaitGroup
 	)
-	ch := make(chan job)
+	ch := make(chan copyJob)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for w := 0; w < b.workers; w++ {
@@ -322,7 +404,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 					cancel()
 				}
 				if err == nil && e.Type == typeFile {
-					stats.copied += e.Size
+					copied += e.Size
 				}
 				mu.Unlock()
 			}
@@ -336,14 +418,15 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	}
 	close(ch)
 	wg.Wait()
-	stats.copyTime = time.Since(t1)
 	if firstEr == nil {
 		firstEr = ctx.Err()
 	}
-	if firstEr != nil {
-		return nil, added, stats, firstEr
-	}
-	// Drop the files that vanished before they were read.
+	return added, copied, firstEr
+}
+
+// dropVanished drops the files that vanished before they were read, and
+// counts m's files and their bytes.
+func (m *manifest) dropVanished() {
 	kept := m.Entries[:0]
 	for _, e := range m.Entries {
 		if e.Type != "" {
@@ -357,7 +440,6 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 			m.Bytes += m.Entries[i].Size
 		}
 	}
-	return m, added, stats, nil
 }
 
 // allocatedOf is what a file holds on disk, at most its size: a sparse file's

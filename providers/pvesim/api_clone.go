@@ -23,6 +23,40 @@ const maxVMID = 999999999
 // onboot. While it runs the target has lock=create (LXC) or lock=clone
 // (QEMU) and an LXC source lock=disk.
 func postClone(c *call) (any, error) {
+	r, err := cloneParams(c)
+	if err != nil {
+		return nil, err
+	}
+	src, err := c.guest()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkSource(c, src); err != nil {
+		return nil, err
+	}
+	ng := r.newGuest(c, src)
+	return r.startTask(c, src, ng), nil
+}
+
+// cloneRequest is one clone asked of the simulator: its parameters, then,
+// once checkSource has passed, its source's volume and snapshot and where
+// the clone goes.
+type cloneRequest struct {
+	newid         int
+	typ           GuestType
+	pool          string
+	full          bool
+	srcVol        volume
+	targetStorage string
+	targetNode    string
+	sn            *snapshot // the source's snapshot cloned, or nil
+	st            *storage  // the target storage on the target node
+}
+
+// cloneParams reads a clone's newid, type and pool, refusing what the
+// type's schema does not allow, and checks VM.Clone on the source and
+// VM.Allocate on the pool or the new vmid.
+func cloneParams(c *call) (*cloneRequest, error) {
 	s := c.s
 	newid, _ := strconv.Atoi(c.str("newid"))
 	if newid < 100 || newid > maxVMID {
@@ -54,90 +88,100 @@ func postClone(c *call) (any, error) {
 	} else if err := s.check(c.who, "/vms/"+itoa(newid), "VM.Allocate"); err != nil {
 		return nil, err
 	}
-	src, err := c.guest()
-	if err != nil {
-		return nil, err
-	}
-	full := !src.isTemplate()
+	return &cloneRequest{newid: newid, typ: typ, pool: pool}, nil
+}
+
+// checkSource decides, from src and the call, whether the clone is full,
+// its target storage and node and the snapshot it clones, and refuses at
+// once what Proxmox refuses: no Datastore.AllocateSpace, a target node
+// without the storage shared, the target vmid taken, a locked source, a
+// missing snapshot, a full clone of a running container, a linked clone of
+// a guest that is no template, a missing target storage.
+func (r *cloneRequest) checkSource(c *call, src *guest) error {
+	s, typ := c.s, r.typ
+	r.full = !src.isTemplate()
 	if c.isSet("full") {
-		full = c.flag("full")
+		r.full = c.flag("full")
 	}
-	srcVol, _ := src.rootVolume()
-	targetStorage := srcVol.storage
+	r.srcVol, _ = src.rootVolume()
+	r.targetStorage = r.srcVol.storage
 	if c.isSet("storage") || c.isSet("format") {
-		if !full {
-			return nil, die("parameter 'storage' not allowed for linked clones")
+		if !r.full {
+			return die("parameter 'storage' not allowed for linked clones")
 		}
 		if c.isSet("storage") {
-			targetStorage = c.str("storage")
+			r.targetStorage = c.str("storage")
 		}
 	}
-	if err := s.check(c.who, "/storage/"+targetStorage, "Datastore.AllocateSpace"); err != nil {
-		return nil, err
+	if err := s.check(c.who, "/storage/"+r.targetStorage, "Datastore.AllocateSpace"); err != nil {
+		return err
 	}
-	targetNode := src.node
+	r.targetNode = src.node
 	if tn := c.str("target"); tn != "" && tn != src.node {
 		if s.nodes[tn] == nil {
-			return nil, paramErr(map[string]string{"target": "no such cluster node '" + tn + "'"})
+			return paramErr(map[string]string{"target": "no such cluster node '" + tn + "'"})
 		}
-		st := s.storages[src.node+"/"+targetStorage]
+		st := s.storages[src.node+"/"+r.targetStorage]
 		if st == nil || !st.shared {
 			if typ == LXC {
-				return nil, die("can't clone CT to node '%s' (CT uses local storage)", tn)
+				return die("can't clone CT to node '%s' (CT uses local storage)", tn)
 			}
-			return nil, die("can't clone VM to node '%s' (VM uses local storage)", tn)
+			return die("can't clone VM to node '%s' (VM uses local storage)", tn)
 		}
-		targetNode = tn
+		r.targetNode = tn
 	}
-	if other := s.guests[newid]; other != nil {
-		if typ == QEMU && other.node == targetNode && other.typ == QEMU {
-			return nil, die("unable to create VM %d: config file already exists", newid)
+	if other := s.guests[r.newid]; other != nil {
+		if typ == QEMU && other.node == r.targetNode && other.typ == QEMU {
+			return die("unable to create VM %d: config file already exists", r.newid)
 		}
-		return nil, die("%s %d already exists on node '%s'", other.kind(), newid, other.node)
+		return die("%s %d already exists on node '%s'", other.kind(), r.newid, other.node)
 	}
 	if l := src.conf["lock"]; l != "" {
-		return nil, die("%s is locked (%s)", src.kind(), l)
+		return die("%s is locked (%s)", src.kind(), l)
 	}
-	snapname := c.str("snapname")
-	var sn *snapshot
-	if snapname != "" {
-		if sn = src.snaps[snapname]; sn == nil {
-			return nil, die("snapshot '%s' does not exist", snapname)
+	if snapname := c.str("snapname"); snapname != "" {
+		if r.sn = src.snaps[snapname]; r.sn == nil {
+			return die("snapshot '%s' does not exist", snapname)
 		}
 	}
-	if typ == LXC && full && src.running && sn == nil {
-		return nil, die("Full clone of a running container is only possible from a snapshot")
+	if typ == LXC && r.full && src.running && r.sn == nil {
+		return die("Full clone of a running container is only possible from a snapshot")
 	}
-	if !full && !src.isTemplate() {
+	if !r.full && !src.isTemplate() {
 		if typ == LXC {
 			// PC API2/LXC.pm clone_vm: volume_has_feature('clone') fails.
-			return nil, die("Linked clone feature for '%s:%s' is not available", srcVol.storage, srcVol.volname)
+			return die("Linked clone feature for '%s:%s' is not available", r.srcVol.storage, r.srcVol.volname)
 		}
 		// QS API2/Qemu.pm clone_vm: "Linked clone feature is not supported
 		// for '<volid>' (<drive>)".
-		return nil, die("Linked clone feature is not supported for '%s:%s' (%s)", srcVol.storage, srcVol.volname, src.diskKey())
+		return die("Linked clone feature is not supported for '%s:%s' (%s)", r.srcVol.storage, r.srcVol.volname, src.diskKey())
 	}
-	st := s.storages[targetNode+"/"+targetStorage]
-	if st == nil {
-		return nil, die("storage '%s' does not exist", targetStorage)
+	if r.st = s.storages[r.targetNode+"/"+r.targetStorage]; r.st == nil {
+		return die("storage '%s' does not exist", r.targetStorage)
 	}
+	return nil
+}
 
-	// The new guest, made at once with its lock as Proxmox writes the
-	// target's config before copying the disks.
+// newGuest makes the new guest at once with its lock, as Proxmox writes
+// the target's config before copying the disks: the source's config (or
+// its snapshot's) with no template, parent or lock, new MACs, a new smbios1
+// uuid (QEMU), the name or hostname asked, and its own volume.
+func (r *cloneRequest) newGuest(c *call, src *guest) *guest {
+	s, typ := c.s, r.typ
 	conf := copyConf(src.conf)
 	written := src.written
-	if sn != nil {
-		conf = snapshotConf(sn.conf)
+	if r.sn != nil {
+		conf = snapshotConf(r.sn.conf)
 		if d, ok := src.conf["description"]; ok {
 			conf["description"] = d
 		}
-		written = sn.written
+		written = r.sn.written
 	}
 	for _, k := range []string{"template", "parent", "lock"} {
 		delete(conf, k)
 	}
-	ng := &guest{vmid: newid, typ: typ, node: targetNode, pool: pool, conf: conf, snaps: map[string]*snapshot{}}
-	if full {
+	ng := &guest{vmid: r.newid, typ: typ, node: r.targetNode, pool: r.pool, conf: conf, snaps: map[string]*snapshot{}}
+	if r.full {
 		ng.written = written
 	}
 	for k, v := range conf {
@@ -161,18 +205,26 @@ func postClone(c *call) (any, error) {
 	if c.isSet("description") {
 		conf["description"] = c.str("description")
 	}
-	newVol := volumeName(st.typ, typ, newid, volumeFormat(srcVol.volname), false)
-	if !full {
-		newVol = srcVol.volname + "/" + newVol[strings.LastIndex(newVol, "/")+1:]
+	newVol := volumeName(r.st.typ, typ, r.newid, volumeFormat(r.srcVol.volname), false)
+	if !r.full {
+		newVol = r.srcVol.volname + "/" + newVol[strings.LastIndex(newVol, "/")+1:]
 	}
-	conf[src.diskKey()] = targetStorage + ":" + newVol + ",size=" + formatSize(srcVol.size)
+	conf[src.diskKey()] = r.targetStorage + ":" + newVol + ",size=" + formatSize(r.srcVol.size)
 	if typ == LXC {
 		conf["lock"] = LockCreate
 	} else {
 		conf["lock"] = LockClone
 	}
-	s.guests[newid] = ng
+	s.guests[r.newid] = ng
+	return ng
+}
 
+// startTask starts the clone's task on the source's node, locking an LXC
+// source (lock=disk) while it runs, and gives its UPID. The task frees the
+// source's lock and the target's; a full clone past the target storage's
+// room fails, and a failed clone's half-made target is destroyed.
+func (r *cloneRequest) startTask(c *call, src *guest, ng *guest) string {
+	s, typ, full, st := c.s, r.typ, r.full, r.st
 	tt := "qmclone"
 	if typ == LXC {
 		tt = "vzclone"
@@ -184,17 +236,17 @@ func postClone(c *call) (any, error) {
 			delete(src.conf, "lock")
 		}
 		if failMsg == "" && full && st.total-s.storageUsed(st) < 0 {
-			failMsg = "clone failed: not enough space on storage '" + targetStorage + "'"
+			failMsg = "clone failed: not enough space on storage '" + r.targetStorage + "'"
 		}
 		if failMsg != "" {
 			// The clone's cleanup: the half-made target is destroyed.
-			delete(s.guests, newid)
+			delete(s.guests, r.newid)
 			return errorf("%s", failMsg)
 		}
 		delete(ng.conf, "lock")
 		return nil
 	})
-	t.log = append(t.log, "create "+map[bool]string{true: "full", false: "linked"}[full]+" clone of drive "+src.diskKey()+" ("+srcVol.storage+":"+srcVol.volname+")")
+	t.log = append(t.log, "create "+map[bool]string{true: "full", false: "linked"}[full]+" clone of drive "+src.diskKey()+" ("+r.srcVol.storage+":"+r.srcVol.volname+")")
 	if full {
 		per4G := realisticCloneQEMUPer4G
 		if typ == LXC {
@@ -202,7 +254,7 @@ func postClone(c *call) (any, error) {
 		}
 		s.realistic(t, time.Duration(float64(per4G)*float64(ng.written)/float64(4*gib)))
 	}
-	return t.upid, nil
+	return t.upid
 }
 
 // postTemplate is POST .../{vmid}/template (VM.Allocate; QS API2/Qemu.pm
