@@ -45,7 +45,14 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		b.journals.mu.Lock()
 		at, ok := b.journals.atStop[guest.Ref]
 		b.journals.mu.Unlock()
-		if ok && at != providers.ChangedUnknown {
+		// A box restored since its last take is compared with the
+		// snapshot it was restored to, so the answer counts from the
+		// restore, whatever its journal said as it stopped.
+		st, err := b.readState(guest.Ref)
+		if err != nil {
+			return providers.ChangeCheck{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
+		}
+		if ok && at != providers.ChangedUnknown && st.StatCache == "" {
 			return providers.ChangeCheck{Exists: true, Changed: at}, nil
 		}
 		// Nothing watched it as it stopped (boxsnap restarted, or its
@@ -56,7 +63,8 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		if err != nil {
 			return providers.ChangeCheck{}, err
 		}
-		out := providers.ChangeCheck{Exists: true, Changed: providers.ChangedNo, Walked: ch.Walked, Why: ch.Why, Paths: ch.Paths}
+		out := providers.ChangeCheck{Exists: true, Changed: providers.ChangedNo, Walked: ch.Walked, Why: ch.Why, Paths: ch.Paths,
+			Restored: ch.Restored, RestoredKnown: ch.Restored}
 		if !ok {
 			out.Why = "boxsnap did not watch the box as it stopped"
 		}

@@ -65,3 +65,38 @@ func TestChangesFromTheJournal(t *testing.T) {
 	}
 	check(providers.ChangedNo, false, false)
 }
+
+// TestChangesOfAStoppedRestoredBoxCountFromTheRestore: a stopped box
+// restored to an older snapshot answers, with no journal watching, what
+// changed since that restore (nothing, then the file written after it),
+// not what the restore itself changed against the last take.
+func TestChangesOfAStoppedRestoredBoxCountFromTheRestore(t *testing.T) {
+	e := setupJournal(t, t.TempDir(), Config{})
+	e.write(t, "a.txt", "one")
+	_, old := e.take(t)
+	e.write(t, "a.txt", "two")
+	e.write(t, "b.txt", "new")
+	e.take(t)
+	if err := e.b.Stop(e.ctx, e.g); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.restore(t, old); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if running, _ := e.b.running(e.g.Ref); running {
+		t.Fatal("the restore of a stopped box started it")
+	}
+	check := func(paths int) {
+		t.Helper()
+		ch, err := e.b.Changes(e.ctx, e.g)
+		if err != nil {
+			t.Fatalf("Changes: %v", err)
+		}
+		if !ch.Restored || !ch.RestoredKnown || ch.Paths != paths || ch.Changed != providers.ChangedYes {
+			t.Fatalf("Changes = %+v, want restored (known), %d paths since the restore, changed against the last take", ch, paths)
+		}
+	}
+	check(0)
+	e.write(t, "c.txt", "after the restore")
+	check(1)
+}

@@ -368,15 +368,30 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 	if st.Last == "" {
 		return Change{Changed: true, Why: "no take yet"}, nil
 	}
-	prev, err := b.manifestIndex(st.Last)
-	if err != nil {
-		return Change{Changed: true, Why: "the last take's manifest is unreadable"}, nil
+	// A box restored since its last take differs from that take by what
+	// the restore brought: it is compared with the snapshot it was
+	// restored to instead, so Paths counts what changed since the restore,
+	// as the journal's answer does while the box runs.
+	// The restore's stat cache holds that snapshot's entries with the stat
+	// of each file as the restore wrote it.
+	var prev map[string]*entry
+	restored := false
+	if st.StatCache != "" && b.wholeSnapshot(st.StatCache) {
+		var m manifest
+		if readChecked(b.statCacheFile(guest.Ref), &m) == nil {
+			prev, restored = m.byPath(), true
+		}
+	}
+	if !restored {
+		if prev, err = b.manifestIndex(st.Last); err != nil {
+			return Change{Changed: true, Why: "the last take's manifest is unreadable"}, nil
+		}
 	}
 	found, err := b.scanTree(ctx, dir)
 	if err != nil {
 		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 	}
-	out := Change{Walked: true, Why: why}
+	out := Change{Walked: true, Why: why, Restored: restored}
 	n := 0
 	for i := range found {
 		s := &found[i]
@@ -395,6 +410,10 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 		}
 	}
 	if n != len(prev) {
+		out.Changed = true
+	}
+	if restored {
+		// Changed is against the last take, which the restore replaced.
 		out.Changed = true
 	}
 	if !out.Changed && cut.running {
