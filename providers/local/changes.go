@@ -108,7 +108,7 @@ func (b *Backend) noteAtStop(guest providers.Guest) {
 			at = providers.ChangedYes // restored since the last take
 		case j.base != "" && j.base == journalBasis(st):
 			at = providers.ChangedNo
-			if len(j.dirty) > 0 {
+			if j.boxChanges() > 0 {
 				at = providers.ChangedYes
 			}
 		}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -350,13 +352,13 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 		case j.lost != "":
 			why = j.lost
 		case st.StatCache != "" && j.base == journalBasis(st):
-			n := len(j.dirty)
+			n := j.boxChanges()
 			j.mu.Unlock()
 			return Change{Changed: true, Why: "restored since the last take", Restored: true, Paths: n}, nil
 		case j.base == "" || j.base != journalBasis(st):
 			why = "the journal records changes since another state of the box than its last take"
 		default:
-			n := len(j.dirty)
+			n := j.boxChanges()
 			j.mu.Unlock()
 			return Change{Changed: n > 0, Paths: n}, nil
 		}
@@ -392,11 +394,17 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 	}
 	out := Change{Walked: true, Why: why, Restored: restored}
+	for _, own := range boxsnapsOwn {
+		if prev[own] != nil {
+			prev = maps.Clone(prev)
+			delete(prev, own)
+		}
+	}
 	n := 0
 	for i := range found {
 		s := &found[i]
 		e := entryFromStat(s.rel, &s.st)
-		if e.Type == "" {
+		if e.Type == "" || slices.Contains(boxsnapsOwn, s.rel) {
 			continue
 		}
 		n++
@@ -420,6 +428,25 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 		b.rebaseJournal(guest.Ref, cut, journalBasis(st))
 	}
 	return out, nil
+}
+
+// boxsnapsOwn are the paths of a box that boxsnap writes itself, outside a
+// take or a restore: the access file, which a restore's last step and a
+// reset write as the box holds it now, and the folder that holds it. A
+// change to them is no change of the box's own: the Now row and automatic
+// history count none of them (a take still holds them).
+var boxsnapsOwn = []string{markerDir, accessFile}
+
+// boxChanges is how many of the box's own paths the journal recorded as
+// changed, boxsnap's own writes apart. Called with j.mu held.
+func (j *journal) boxChanges() int {
+	n := len(j.dirty)
+	for _, own := range boxsnapsOwn {
+		if _, ok := j.dirty[own]; ok {
+			n--
+		}
+	}
+	return n
 }
 
 func (j *journal) close() {
