@@ -95,6 +95,10 @@ const layoutChecks = `() => {
 		const kids = Array.from(top.children).filter(visible);
 		const first = kids.length ? kids[0].getBoundingClientRect() : null;
 		for (const k of kids) { const r = k.getBoundingClientRect(); if (r.top >= first.bottom - 1) say("the top bar wraps to a second row", k); }
+		// Nor do the navigation's own links wrap inside it.
+		const links = Array.from(top.querySelectorAll(":scope > nav > a")).filter(visible);
+		const row = links.length ? links[0].getBoundingClientRect() : null;
+		for (const a of links) { if (a.getBoundingClientRect().top >= row.bottom - 1) say("the navigation wraps to a second row", a); }
 	}
 	// A link is underlined only in a sentence (a parent with words of its
 	// own); navigation, tabs, names, chips and buttons are not.
