@@ -64,8 +64,14 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		t0 := time.Now()
 		used, err := b.diskUse(context.Background(), dir)
 		// A large folder is measured less often: the watch takes at most
-		// a tenth of one core.
+		// a tenth of one core. Near its bound a box is measured at the
+		// base cadence whatever a measure took (on a busy host a measure
+		// takes longer in time, not in work), so a burst has less time to
+		// pass the bound.
 		wait = max(diskCheckEvery, 10*time.Since(t0))
+		if err == nil && used > bound-bound/4 {
+			wait = diskCheckEvery / 2
+		}
 		if err != nil || used <= bound {
 			continue
 		}
@@ -79,6 +85,10 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 			return
 		}
 		pgid := p.cmd.Process.Pid
+		// The line goes in the box's log before its processes end: their
+		// end closes the log (watchProcess), and a line written after
+		// would be lost.
+		_, _ = fmt.Fprintf(logf, "boxsnap: stopped at the disk bound: bound=%d bytes used=%d bytes\n", bound, used)
 		if p.cgroup != "" {
 			_, _ = freeze(p.cgroup, time.Second)
 			for _, pid := range cgroupProcs(p.cgroup) {
@@ -95,7 +105,6 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		}
 		b.mu.Unlock()
 		b.log.Warn("local backend: a box reached its disk bound and is stopped", "box", box, "bound", bound, "used", used)
-		_, _ = fmt.Fprintf(logf, "boxsnap: stopped at the disk bound: bound=%d bytes used=%d bytes\n", bound, used)
 		_ = b.updateState(box, func(st *boxState) { st.DiskStop = &providers.DiskStop{BoundBytes: bound, UsedBytes: used} })
 		_ = b.Stop(context.Background(), b.guestOf(box, ""))
 		return

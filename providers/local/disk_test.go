@@ -267,7 +267,10 @@ func TestBoxDiskBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("the box stopped holding %d bytes on disk (bound %d)", used, bound)
-	if used > bound+bound/2 {
+	// A burst between two measures passes the bound by what it writes in
+	// that time: a few MiB on a quiet host, 15 MiB seen with the host's
+	// cores busy. Twice the bound is far past it.
+	if used > 2*bound {
 		t.Fatalf("the box holds %d bytes on disk, far past its %d bound", used, bound)
 	}
 	if used < bound-4<<20 {
