@@ -105,8 +105,10 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		}
 		b.mu.Unlock()
 		b.log.Warn("local backend: a box reached its disk bound and is stopped", "box", box, "bound", bound, "used", used)
-		_ = b.updateState(box, func(st *boxState) { st.DiskStop = &providers.DiskStop{BoundBytes: bound, UsedBytes: used} })
+		// Stopped first, then said: a status that says the box stopped at
+		// its bound never says it runs.
 		_ = b.Stop(context.Background(), b.guestOf(box, ""))
+		_ = b.updateState(box, func(st *boxState) { st.DiskStop = &providers.DiskStop{BoundBytes: bound, UsedBytes: used} })
 		return
 	}
 }
