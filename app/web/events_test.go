@@ -28,6 +28,23 @@ func TestEventsSayWhichBoxChanged(t *testing.T) {
 	}
 	srv := httptest.NewServer(s.h)
 	t.Cleanup(srv.Close)
+	// The stream is the signed-in owner's: without a session (a thread's
+	// bearer token is no session) it streams nothing.
+	for _, h := range []map[string]string{nil, {"Authorization": "Bearer bxa_notasession"}} {
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := cl.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode == http.StatusOK || res.Header.Get("Content-Type") == "text/event-stream" {
+			t.Fatalf("GET /events with no session (%v): %s %s", h, res.Status, res.Header.Get("Content-Type"))
+		}
+	}
 	sctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(sctx, "GET", srv.URL+"/events?box="+calm.ID, nil)
