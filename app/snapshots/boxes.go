@@ -221,7 +221,7 @@ func backendRefusal(err error, before string) error {
 
 // boxByName reads the box of that name (a live one before a released one);
 // none is store.ErrNotFound.
-func (s *core) boxByName(ctx context.Context, name string) (*Box, error) {
+func (s *Kernel) boxByName(ctx context.Context, name string) (*Box, error) {
 	b, err := boxRow(s.st.CoreBoxByName(ctx, s.st.Pool, name))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", name, err)
@@ -230,7 +230,7 @@ func (s *core) boxByName(ctx context.Context, name string) (*Box, error) {
 }
 
 // boxByID reads a box; none is store.ErrNotFound.
-func (s *core) boxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
+func (s *Kernel) boxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
 	b, err := boxRow(s.st.CoreBoxByID(ctx, q, id))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", id, err)
@@ -239,7 +239,7 @@ func (s *core) boxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) 
 }
 
 // Box finds a box by its ID or name, as the caller may see it.
-func (s *core) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
+func (s *Kernel) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 	var b *Box
 	var err error
 	if ValidID(PrefixBox, ref) {

@@ -83,7 +83,7 @@ func (s *Service) BoxView(ctx context.Context, c Caller, ref string, logLimit in
 
 // readView runs fn in one read-only, repeatable-read transaction: every
 // read in it sees the rows as they were at its first.
-func (s *core) readView(ctx context.Context, fn func(q db.DBTX) error) error {
+func (s *Kernel) readView(ctx context.Context, fn func(q db.DBTX) error) error {
 	tx, err := s.st.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return fmt.Errorf("read a box's view: %w", err)
@@ -98,7 +98,7 @@ func (s *core) readView(ctx context.Context, fn func(q db.DBTX) error) error {
 // viewRows reads the view's records, all through q: the box, its
 // snapshots and their pins, its log, the operations they name, its history
 // and its trash entry.
-func (s *core) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, logLimit int, settings Settings, v *BoxView) error {
+func (s *Kernel) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, logLimit int, settings Settings, v *BoxView) error {
 	b, err := s.boxByID(ctx, q, boxID)
 	if errors.Is(err, store.ErrNotFound) {
 		return boxNotFound(boxID)
@@ -129,7 +129,7 @@ func (s *core) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, 
 // viewSnapshots reads the box's snapshots the caller may see, newest
 // first, with their pins, the head, the newest undo and how many automatic
 // snapshots the box holds; it answers them by ID.
-func (s *core) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxView) (map[string]*Snapshot, error) {
+func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxView) (map[string]*Snapshot, error) {
 	b := v.Box
 	all, err := s.snapshotsOfBox(ctx, q, b.ID)
 	if err != nil {
@@ -172,7 +172,7 @@ func (s *core) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxVie
 
 // viewLog reads logLimit of the box log's newest events the caller may
 // see: an agent sees no other thread's.
-func (s *core) viewLog(ctx context.Context, q db.DBTX, c Caller, logLimit int, v *BoxView) error {
+func (s *Kernel) viewLog(ctx context.Context, q db.DBTX, c Caller, logLimit int, v *BoxView) error {
 	rows, err := s.st.CoreLogOfBox(ctx, q, db.CoreLogOfBoxParams{BoxID: v.Box.ID, MaxRows: logLimit})
 	if err != nil {
 		return fmt.Errorf("read box log: %w", err)
@@ -189,7 +189,7 @@ func (s *core) viewLog(ctx context.Context, q db.DBTX, c Caller, logLimit int, v
 
 // viewOps reads the operations the log's newest events and the pins name,
 // those the caller may see, and boxsnap's own operation running on the box.
-func (s *core) viewOps(ctx context.Context, q db.DBTX, c Caller, v *BoxView) error {
+func (s *Kernel) viewOps(ctx context.Context, q db.DBTX, c Caller, v *BoxView) error {
 	want := map[string]bool{}
 	for i, ev := range v.Log {
 		if i < BoxViewOps && ev.OperationID != nil {
@@ -223,7 +223,7 @@ func (s *core) viewOps(ctx context.Context, q db.DBTX, c Caller, v *BoxView) err
 
 // viewHistory reads the box's automatic history settings in effect: its
 // own where it has them, else the backend's.
-func (s *core) viewHistory(ctx context.Context, q db.DBTX, settings Settings, v *BoxView) error {
+func (s *Kernel) viewHistory(ctx context.Context, q db.DBTX, settings Settings, v *BoxView) error {
 	b := v.Box
 	v.History.LimitGiB = int64(settings.HistoryGiB)
 	row, err := s.st.HistorySettingsOf(ctx, q, b.ID)
@@ -247,7 +247,7 @@ func (s *core) viewHistory(ctx context.Context, q db.DBTX, settings Settings, v 
 
 // viewTrash reads a trashed box's entry in the trash, naming its final
 // snapshot from byID.
-func (s *core) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snapshot, v *BoxView) error {
+func (s *Kernel) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snapshot, v *BoxView) error {
 	b := v.Box
 	if b.State != BoxTrashed {
 		return nil
@@ -274,7 +274,7 @@ func (s *core) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snapsh
 // viewBackend asks the box's backend once for what the page shows beside
 // the records: whether the guest runs, and whether its disk changed since
 // its last snapshot.
-func (s *core) viewBackend(ctx context.Context, v *BoxView) {
+func (s *Kernel) viewBackend(ctx context.Context, v *BoxView) {
 	b := v.Box
 	if b.ReleasedAt != nil || b.State == BoxTrashed {
 		return

@@ -32,7 +32,7 @@
 // answers its agent has not been told, a thread's turns held). What every
 // seam shares (the store, the backends, the engine, the settings, the time
 // zone, the log, the record reads, the caller's box and admission's helpers)
-// is the unexported core each embeds; a seam calls another's method through
+// is the Kernel each embeds; a seam calls another's method through
 // that seam's type (s.snaps, s.boxes, s.sweeps, s.contents, s.tab,
 // s.pictures, s.approvals).
 //

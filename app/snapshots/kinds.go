@@ -74,14 +74,14 @@ func (s *Service) register() {
 }
 
 // Kinds are the core's registered kinds of operation.
-func (s *core) Kinds() *Kinds { return &s.kinds }
+func (s *Kernel) Kinds() *Kinds { return &s.kinds }
 
 // Engine is the operation engine the core runs on; another part of
 // boxsnap registers its kinds of operation with it.
-func (s *core) Engine() *operations.Engine { return s.ops }
+func (s *Kernel) Engine() *operations.Engine { return s.ops }
 
 // providerTask asks the backend of an operation's box where a task got to.
-func (s *core) providerTask(ctx context.Context, op *Operation, task providers.TaskRef) (providers.TaskOutcome, error) {
+func (s *Kernel) providerTask(ctx context.Context, op *Operation, task providers.TaskRef) (providers.TaskOutcome, error) {
 	if op.BoxID == nil {
 		return providers.TaskOutcome{}, errors.New("an operation of no box has no provider task")
 	}

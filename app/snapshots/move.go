@@ -581,7 +581,7 @@ func (s *Contents) freeBoxName(ctx context.Context, q db.DBTX, name string) (str
 // secrets is what a copy of a box leaves behind: the one list, and the
 // settings' own paths. A fork's copy (Service) and an import's box and a
 // share code's copy (Contents) leave it, so it is the core's.
-func (s *core) secrets(ctx context.Context) providers.Secrets {
+func (s *Kernel) secrets(ctx context.Context) providers.Secrets {
 	st, _ := s.Settings(ctx)
 	return providers.DefaultSecrets().With(st.AlsoRemove)
 }

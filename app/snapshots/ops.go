@@ -37,7 +37,7 @@ func requestKey(c Caller, id string) *string {
 
 // existingRequest returns the operation a repeated request ID already made,
 // or a refusal when that ID was used for a different operation.
-func (s *core) existingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
+func (s *Kernel) existingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -60,7 +60,7 @@ func (s *core) existingRequest(ctx context.Context, q db.DBTX, c Caller, request
 // transaction when no earlier operation of the box is running. Otherwise it
 // waits; finish starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
-func (s *core) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, error) {
+func (s *Kernel) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, error) {
 	return s.ops.Admit(ctx, tx, r.request())
 }
 
@@ -82,7 +82,7 @@ func (r opRequest) request() operations.Request {
 
 // lockBox locks a box's row for the transaction: admissions and ends of a
 // box's operations are serialised on it.
-func (s *core) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
+func (s *Kernel) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
 	b, err := boxRow(s.st.CoreBoxLock(ctx, tx, id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(id)
@@ -95,7 +95,7 @@ func (s *core) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) 
 
 // unsettledRefusal refuses a new operation on a box whose last operation
 // could not be confirmed, until Check now settles it.
-func (s *core) unsettled(ctx context.Context, q db.DBTX, b *Box) error {
+func (s *Kernel) unsettled(ctx context.Context, q db.DBTX, b *Box) error {
 	ops, err := operationRows(s.st.CoreOpUnsettled(ctx, q, b.ID))
 	if err != nil {
 		return fmt.Errorf("read the box's operations: %w", err)
@@ -108,7 +108,7 @@ func (s *core) unsettled(ctx context.Context, q db.DBTX, b *Box) error {
 
 // Operation reads an operation as the caller may see it: an agent sees only
 // its own thread's.
-func (s *core) Operation(ctx context.Context, c Caller, id string) (*Operation, error) {
+func (s *Kernel) Operation(ctx context.Context, c Caller, id string) (*Operation, error) {
 	if !ValidID(PrefixOperation, id) {
 		return nil, refusal(CodeNotFound, wordsNoOperation(id))
 	}
@@ -127,34 +127,34 @@ func MaySeeOperation(c Caller, op *Operation) bool {
 
 // Wait waits until the operation ends or ctx does, and returns it as it is
 // then (operations.Engine.Wait).
-func (s *core) Wait(ctx context.Context, id string) (*Operation, error) {
+func (s *Kernel) Wait(ctx context.Context, id string) (*Operation, error) {
 	return s.ops.Wait(ctx, id)
 }
 
 // WaitMark notes the operations' listener now, before an operation is
 // admitted, for WaitSince.
-func (s *core) WaitMark() operations.Mark { return s.ops.Mark() }
+func (s *Kernel) WaitMark() operations.Mark { return s.ops.Mark() }
 
 // WaitSince waits for op, admitted or read after m, to end: when the
 // listener heard every end since m, with no read until it ends
 // (operations.Engine.WaitSince).
-func (s *core) WaitSince(ctx context.Context, op *Operation, m operations.Mark) (*Operation, error) {
+func (s *Kernel) WaitSince(ctx context.Context, op *Operation, m operations.Mark) (*Operation, error) {
 	return s.ops.WaitSince(ctx, op, m)
 }
 
 // step records the step an operation is at, before it runs it (section 6).
-func (s *core) step(ctx context.Context, op *Operation, step string) error {
+func (s *Kernel) step(ctx context.Context, op *Operation, step string) error {
 	return s.ops.Step(ctx, op, step)
 }
 
 // finish ends an operation (operations.Engine.EndWith): a done one with its
 // kind's result, a failed or unknown one in words.
-func (s *core) finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
+func (s *Kernel) finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
 	return s.ops.EndWith(ctx, op, state, result, errWords, observed)
 }
 
 // pins lists the operations other than except that pin snapshot id.
-func (s *core) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+func (s *Kernel) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	rows, err := s.st.CorePins(ctx, q, db.CorePinsParams{SnapshotID: id, ExceptOp: except})
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
@@ -200,7 +200,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 // id. A restore or a fork waits in the box's turn for a take or a restore
 // that uses its snapshot, and is refused only while the snapshot is being
 // deleted (section 5, step 1).
-func (s *core) deletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+func (s *Kernel) deletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	pins, err := s.pins(ctx, q, id, except)
 	if err != nil {
 		return nil, err
@@ -215,20 +215,20 @@ func (s *core) deletingPins(ctx context.Context, q db.DBTX, id, except string) (
 }
 
 // RunOperation runs one operation now, as its job would (tests call it).
-func (s *core) RunOperation(ctx context.Context, id string) error { return s.ops.Run(ctx, id) }
+func (s *Kernel) RunOperation(ctx context.Context, id string) error { return s.ops.Run(ctx, id) }
 
 // Recover resumes every operation that a worker started or picked and no
 // worker runs now (operations.Engine.Recover). serve and work call it at
 // start; the reconcile calls it again, for workers that die while others
 // live.
-func (s *core) Recover(ctx context.Context) (int, error) { return s.ops.Recover(ctx) }
+func (s *Kernel) Recover(ctx context.Context) (int, error) { return s.ops.Recover(ctx) }
 
 // CheckNow re-observes an operation that could not be confirmed: it runs
 // again from the step it reached, and settles as done, failed or unknown
 // with what it found (section 6). One that still reads running is resumed
 // when no live worker holds it or its job (a dead process's, as the
 // periodic recover would), and otherwise left to the worker that has it.
-func (s *core) CheckNow(ctx context.Context, c Caller, id string) (*Operation, error) {
+func (s *Kernel) CheckNow(ctx context.Context, c Caller, id string) (*Operation, error) {
 	op, err := s.Operation(ctx, c, id)
 	if err != nil {
 		return nil, err

@@ -38,7 +38,7 @@ func (s *Service) Plan(ctx context.Context, c Caller, boxRef, ref string) (*Box,
 }
 
 // Snapshotting says what a box's backend offers for its kind, or nil.
-func (s *core) Snapshotting(b *Box) *providers.Snapshotting {
+func (s *Kernel) Snapshotting(b *Box) *providers.Snapshotting {
 	be, ok := s.backends[b.BackendID]
 	if !ok {
 		return nil
@@ -47,7 +47,7 @@ func (s *core) Snapshotting(b *Box) *providers.Snapshotting {
 }
 
 // BackendOf is the box's backend, for its label and what it offers.
-func (s *core) BackendOf(b *Box) (Backend, bool) {
+func (s *Kernel) BackendOf(b *Box) (Backend, bool) {
 	be, ok := s.backends[b.BackendID]
 	return be, ok
 }

@@ -11,13 +11,13 @@ import (
 )
 
 // snapshotByID reads a snapshot; none is store.ErrNotFound.
-func (s *core) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
+func (s *Kernel) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
 	return snapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
 // allPins reads what pins each snapshot now: the running and unknown
 // operations that name it, by snapshot ID.
-func (s *core) allPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
+func (s *Kernel) allPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
 	rows, err := s.st.CoreAllPins(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
@@ -31,17 +31,17 @@ func (s *core) allPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error)
 
 // snapshotLock reads a snapshot and locks its row until tx ends; none is
 // store.ErrNotFound.
-func (s *core) snapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
+func (s *Kernel) snapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
 	return snapshotRow(s.st.CoreSnapshotLock(ctx, tx, id))
 }
 
 // snapshotByRef reads the snapshot of a backend's reference; none is
 // store.ErrNotFound.
-func (s *core) snapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
+func (s *Kernel) snapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
 	return snapshotRow(s.st.CoreSnapshotsByRef(ctx, s.st.Pool, db.CoreSnapshotsByRefParams{BackendID: backend, Ref: ref}))
 }
 
-func (s *core) snapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
+func (s *Kernel) snapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
 	all, err := snapshotRows(s.st.CoreSnapshotsOfBox(ctx, q, box))
 	if err != nil {
 		return nil, fmt.Errorf("read snapshots: %w", err)
@@ -49,7 +49,7 @@ func (s *core) snapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Sn
 	return all, nil
 }
 
-func (s *core) namesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error) {
+func (s *Kernel) namesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error) {
 	names, err := s.st.CoreSnapshotNames(ctx, q, box)
 	if err != nil {
 		return nil, fmt.Errorf("read names: %w", err)
@@ -63,7 +63,7 @@ func (s *core) namesOfBox(ctx context.Context, q db.DBTX, box string) (map[strin
 
 // moveState changes a snapshot's state, only along section 1's arrows and
 // only from the state it was read in.
-func (s *core) moveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
+func (s *Kernel) moveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
 	if !CanMove(sn.State, to) {
 		return fmt.Errorf("snapshot %s: %s → %s is not a state change section 1 allows", sn.ID, sn.State, to)
 	}

@@ -16,7 +16,7 @@ import (
 // one of another box or snapshot than boxRef and snapRef name (an ID or a
 // name; "" matches any): the request then goes its usual way, and
 // existingRequest refuses an ID used for something else.
-func (s *core) repeated(ctx context.Context, c Caller, requestID, kind, boxRef, snapRef string) (*Operation, error) {
+func (s *Kernel) repeated(ctx context.Context, c Caller, requestID, kind, boxRef, snapRef string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -41,7 +41,7 @@ func (s *core) repeated(ctx context.Context, c Caller, requestID, kind, boxRef, 
 }
 
 // opOfBox says whether ref (an ID or a name) names op's box.
-func (s *core) opOfBox(ctx context.Context, op *Operation, ref string) bool {
+func (s *Kernel) opOfBox(ctx context.Context, op *Operation, ref string) bool {
 	if op.BoxID == nil {
 		return false
 	}
@@ -56,7 +56,7 @@ func (s *core) opOfBox(ctx context.Context, op *Operation, ref string) bool {
 // ID, or its name now; when it is gone, a name that names none of the box's
 // snapshots now: the request ID has named the operation already, and a name
 // of nothing is no other request (a name that is another snapshot's is).
-func (s *core) opOfSnapshot(ctx context.Context, op *Operation, ref string) bool {
+func (s *Kernel) opOfSnapshot(ctx context.Context, op *Operation, ref string) bool {
 	if op.Target == nil {
 		return false
 	}

@@ -68,10 +68,10 @@ type Options struct {
 // exports, imports and share codes), Tab (the Snapshots tab's lists and
 // counts), Pictures (pictures of a box's screen) and Approvals (requests
 // for the person's word). What every seam shares (the store, the backends,
-// the engine, the settings and the record reads) is core's, embedded in
+// the engine, the settings and the record reads) is the Kernel's, embedded in
 // each.
 type Service struct {
-	*core
+	*Kernel
 }
 
 // Boxes is the core's boxes and threads: acquiring and listing boxes (and
@@ -79,7 +79,7 @@ type Service struct {
 // automatic history's settings, threads, templates, the trash and a box's
 // release, and forgetting a backend.
 type Boxes struct {
-	*core
+	*Kernel
 }
 
 // Boxes is the core's boxes and threads.
@@ -89,7 +89,7 @@ func (s *Service) Boxes() *Boxes { return s.boxes }
 // made outside boxsnap, the room sweep, the keeps' expiry, automatic
 // history's check and thinning, the trash's emptying and housekeeping.
 type Sweeps struct {
-	*core
+	*Kernel
 }
 
 // Sweeps is the core's periodic work.
@@ -101,7 +101,7 @@ func (s *Service) Sweeps() *Sweeps { return s.sweeps }
 // files written and staged, imports and their operation, and share codes
 // made, listed, revoked and redeemed.
 type Contents struct {
-	*core
+	*Kernel
 }
 
 // Contents is the core's look inside snapshots and their moves.
@@ -112,7 +112,7 @@ func (s *Service) Contents() *Contents { return s.contents }
 // (Tally), the Boxes page's tabs' counts (Totals), each backend's kinds of
 // box (BoxKinds) and one live box of each kind (LiveBoxPerKind).
 type Tab struct {
-	*core
+	*Kernel
 }
 
 // Tab is the core's lists for the Snapshots tab.
@@ -125,7 +125,7 @@ func (s *Service) Tab() *Tab { return s.tab }
 // the seam is s.pictures; the PictureTaker it captures with is
 // s.pictureTaker.
 type Pictures struct {
-	*core
+	*Kernel
 }
 
 // Pictures is the core's pictures of a box's screen.
@@ -136,20 +136,20 @@ func (s *Service) Pictures() *Pictures { return s.pictures }
 // listed, approved or declined by the person, the answers its agent has not
 // been told yet, and whether a thread's turns are held meanwhile.
 type Approvals struct {
-	*core
+	*Kernel
 }
 
 // Approvals is the core's requests for the person's word.
 func (s *Service) Approvals() *Approvals { return s.approvals }
 
-// core is what every seam of the service shares: the store, the backends,
+// Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
 // box leaves behind). Its snaps, boxes, sweeps, contents, tab, pictures and
 // approvals are the seams themselves, so that one seam calls another
 // through its type; pictureTaker is the PictureTaker the Pictures seam
 // captures with (Pictures.Use).
-type core struct {
+type Kernel struct {
 	snaps        *Service
 	boxes        *Boxes
 	sweeps       *Sweeps
@@ -178,10 +178,10 @@ func New(opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("snapshots: a store is required")
 	}
-	s := &Service{&core{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault(), fetchShared: opts.FetchShared}}
-	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.core}, &Sweeps{s.core}
-	s.contents, s.tab = &Contents{s.core}, &Tab{s.core}
-	s.pictures, s.approvals = &Pictures{s.core}, &Approvals{s.core}
+	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault(), fetchShared: opts.FetchShared}}
+	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.Kernel}, &Sweeps{s.Kernel}
+	s.contents, s.tab = &Contents{s.Kernel}, &Tab{s.Kernel}
+	s.pictures, s.approvals = &Pictures{s.Kernel}, &Approvals{s.Kernel}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -207,13 +207,13 @@ func New(opts Options) (*Service, error) {
 
 // UseJobs gives the core River's client, made after the core because its
 // workers call the core.
-func (s *core) UseJobs(j Inserter) { s.ops.UseJobs(j) }
+func (s *Kernel) UseJobs(j Inserter) { s.ops.UseJobs(j) }
 
 // Install is this install's ID.
-func (s *core) Install() string { return s.install }
+func (s *Kernel) Install() string { return s.install }
 
 // Backends lists the configured backends in ID order.
-func (s *core) Backends() []Backend {
+func (s *Kernel) Backends() []Backend {
 	out := make([]Backend, 0, len(s.order))
 	for _, id := range s.order {
 		out = append(out, s.backends[id])
@@ -223,7 +223,7 @@ func (s *core) Backends() []Backend {
 
 // RegisterBackends records the configured backends in the database, so that
 // boxes and snapshots can refer to them.
-func (s *core) RegisterBackends(ctx context.Context) error {
+func (s *Kernel) RegisterBackends(ctx context.Context) error {
 	for _, b := range s.Backends() {
 		if err := s.st.CoreBackendUpsert(ctx, s.st.Pool, db.CoreBackendUpsertParams{ID: b.ID, Kind: b.Kind, Label: b.Label, Simulated: b.Simulated}); err != nil {
 			return fmt.Errorf("register backend %s: %w", b.ID, err)
@@ -232,7 +232,7 @@ func (s *core) RegisterBackends(ctx context.Context) error {
 	return nil
 }
 
-func (s *core) backend(id string) (Backend, error) {
+func (s *Kernel) backend(id string) (Backend, error) {
 	b, ok := s.backends[id]
 	if !ok {
 		return Backend{}, &Refusal{Code: CodePlan, Words: wordsBackendNotInSettings(id), TryAgain: true}
@@ -241,7 +241,7 @@ func (s *core) backend(id string) (Backend, error) {
 }
 
 // TimeZone is the owner's time zone, for names and words.
-func (s *core) TimeZone(ctx context.Context) *time.Location {
+func (s *Kernel) TimeZone(ctx context.Context) *time.Location {
 	s.cache.mu.Lock()
 	defer s.cache.mu.Unlock()
 	if s.cache.tz != nil && s.now().Before(s.cache.tzUntil) {

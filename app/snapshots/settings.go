@@ -119,7 +119,7 @@ func (st Settings) Validate() error {
 const settingsKey = "snapshots"
 
 // Settings reads the settings, with defaults for what was never set.
-func (s *core) Settings(ctx context.Context) (Settings, error) {
+func (s *Kernel) Settings(ctx context.Context) (Settings, error) {
 	s.cache.mu.Lock()
 	if s.cache.settings != nil && s.now().Before(s.cache.settingsUntil) {
 		st := *s.cache.settings
@@ -139,7 +139,7 @@ func (s *core) Settings(ctx context.Context) (Settings, error) {
 	return st, err
 }
 
-func (s *core) readSettings(ctx context.Context) (Settings, error) {
+func (s *Kernel) readSettings(ctx context.Context) (Settings, error) {
 	st := DefaultSettings()
 	raw, err := s.st.CoreSettingGet(ctx, s.st.Pool, settingsKey)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -155,7 +155,7 @@ func (s *core) readSettings(ctx context.Context) (Settings, error) {
 }
 
 // SaveSettings validates and saves the settings; only the person may.
-func (s *core) SaveSettings(ctx context.Context, c Caller, st Settings) error {
+func (s *Kernel) SaveSettings(ctx context.Context, c Caller, st Settings) error {
 	if !c.IsPerson() {
 		return refusal(CodeForbidden, wordsOnlyPersonSettings)
 	}

@@ -70,7 +70,7 @@ func providerStep(step providers.RestoreStep) bool {
 // stop's task is left to the job's snooze where the backend can leave it
 // (providers.TaskStopper), answering operations.ErrTaskPending; called
 // again, a guest already stopped is left as it is.
-func (s *core) stopGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
+func (s *Kernel) stopGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
 	if ts, ok := be.Boxes.(providers.TaskStopper); ok {
 		return ts.StopRecorded(ctx, g, s.taskRecorder(op))
 	}
@@ -79,7 +79,7 @@ func (s *core) stopGuest(ctx context.Context, op *Operation, be Backend, g provi
 
 // startGuest starts g within a step of op that runs again as it resumes,
 // as stopGuest stops it (providers.TaskStarter).
-func (s *core) startGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
+func (s *Kernel) startGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
 	if ts, ok := be.Boxes.(providers.TaskStarter); ok {
 		return ts.StartRecorded(ctx, g, s.taskRecorder(op))
 	}
@@ -89,7 +89,7 @@ func (s *core) startGuest(ctx context.Context, op *Operation, be Backend, g prov
 // taskRecorder is the recorder of a step that may leave its provider task
 // to the job's snooze: the snoozer, unless the run follows a task that
 // failed, which the step asks again and waits for in place.
-func (s *core) taskRecorder(op *Operation) providers.Recorder {
+func (s *Kernel) taskRecorder(op *Operation) providers.Recorder {
 	if op.TaskEnded != nil && !op.TaskEnded.OK {
 		return s.ops.Recorder(op)
 	}

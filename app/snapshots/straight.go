@@ -190,7 +190,7 @@ func (s *Service) lastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*pro
 // releaseGuest deletes a guest that is not the box's own (an earlier
 // guest), its stop's and destroy's tasks left to the job's snooze where the
 // backend can leave them (providers.TaskReleaser) and rec snoozes.
-func (s *core) releaseGuest(ctx context.Context, be Backend, g providers.Guest, rec providers.Recorder) error {
+func (s *Kernel) releaseGuest(ctx context.Context, be Backend, g providers.Guest, rec providers.Recorder) error {
 	if tr, ok := be.Boxes.(providers.TaskReleaser); ok {
 		return tr.ReleaseRecorded(ctx, g, rec)
 	}

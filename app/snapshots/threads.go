@@ -65,7 +65,7 @@ func (s *Boxes) ThreadByToken(ctx context.Context, token string) (*Thread, error
 // ErrNoThread is returned for a token that names no live thread.
 var ErrNoThread = fmt.Errorf("thread: %w", store.ErrNotFound)
 
-func (s *core) thread(ctx context.Context, id string) (*Thread, error) {
+func (s *Kernel) thread(ctx context.Context, id string) (*Thread, error) {
 	r, err := s.st.CoreThreadByID(ctx, s.st.Pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, refusal(CodeNotFound, wordsNoThread(id))
@@ -128,7 +128,7 @@ func (s *Boxes) ThreadTitles(ctx context.Context, c Caller, ids []string) (map[s
 }
 
 // threadTitle is a thread's title for words, or "" when unknown.
-func (s *core) threadTitle(ctx context.Context, id *string) string {
+func (s *Kernel) threadTitle(ctx context.Context, id *string) string {
 	if id == nil {
 		return ""
 	}
