@@ -70,15 +70,15 @@ type Config struct {
 	// a random seed.
 	Seed uint64
 	// Realistic makes snapshot and clone tasks take about as long as the
-	// research measured on Proxmox VE (specification section 2): a take
-	// 0.7 s (LXC) or 1.1 s (QEMU), plus about 1 s per GiB of memory for a
-	// memory snapshot; a full clone 9.3 s (LXC) or 6.5 s (QEMU) per 4 GiB
-	// used. TaskDurations still wins for a type it names.
+	// research measured on Proxmox VE: a take 0.7 s (LXC) or 1.1 s (QEMU),
+	// plus about 1 s per GiB of memory for a memory snapshot; a full clone
+	// 9.3 s (LXC) or 6.5 s (QEMU) per 4 GiB used. TaskDurations still wins
+	// for a type it names.
 	Realistic bool
 }
 
-// Task times the research measured (specification section 2, "What each
-// backend fills in", and the plan's "about 1 s per GiB of memory").
+// Task times measured on Proxmox VE, and about 1 s per GiB of memory for a
+// snapshot that holds it.
 const (
 	realisticTakeLXC        = 700 * time.Millisecond
 	realisticTakeQEMU       = 1100 * time.Millisecond

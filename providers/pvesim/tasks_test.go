@@ -62,9 +62,9 @@ func TestTaskListArchiveVersusActive(t *testing.T) {
 	equal(t, "bad source", a.status, http.StatusBadRequest)
 }
 
-// TestTaskVisibility: a token without Sys.Audit on the node sees only its
-// own tasks; root@pam's outside rollback is seen by a token with Sys.Audit
-// (what boxsnap's outside-restore scan reads, G13).
+// TestTaskVisibility: a token without Sys.Audit on the node sees only its own
+// tasks; root@pam's outside rollback is seen by a token with Sys.Audit (what
+// boxsnap's outside-restore scan reads).
 func TestTaskVisibility(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
