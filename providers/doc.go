@@ -1,5 +1,5 @@
 // Package providers holds the Backend interface that every snapshot backend
-// implements (specification section 2), the types it speaks, and nothing else.
+// implements, the types it speaks, and nothing else.
 //
 // The core (app/snapshots) calls backends only through these types; a backend
 // never imports the core, the store, the web app or the SDK types of another

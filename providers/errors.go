@@ -33,7 +33,7 @@ var (
 )
 
 // LockedError is returned when a host left the guest locked; its message is
-// the lock and the host's command that clears it (section 6, "A locked guest").
+// the lock and the host's command that clears it.
 type LockedError struct {
 	Lock Lock
 }
