@@ -69,7 +69,7 @@ const tabGoneBackendIDs = `-- name: TabGoneBackendIDs :many
 SELECT id FROM backends WHERE NOT (id = ANY ($1::text[])) ORDER BY id
 `
 
-// The Boxes page's tabs at any size (issue 10): what the Snapshots tab's
+// The Boxes page's tabs at any size: what the Snapshots tab's
 // notices, the Machines tab and the Select mode's bulk actions read, each
 // through an index, so their cost follows the page or the selection, not
 // the install. The indexes are in migrations/00140_tab_tally.sql.
