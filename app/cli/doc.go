@@ -1,7 +1,7 @@
 // Package cli is the owner's command line, `boxsnap snapshot ...` and
-// `boxsnap box ...` (section 4, "The CLI"), a client of a running server's
-// REST API (app/api) with the owner's personal API token. The box log
-// records what it does as "by a boxsnap command".
+// `boxsnap box ...`, a client of a running server's REST API (app/api) with
+// the owner's personal API token. The box log records what it does as "by a
+// boxsnap command".
 //
 // The commands of `boxsnap snapshot` (cli.go's table):
 //
