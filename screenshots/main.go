@@ -31,7 +31,7 @@ import (
 	"github.com/boxsnap/boxsnap/e2e"
 )
 
-// widths are the three of DESIGN.md's "Web" section.
+// widths are the three every page is laid out for.
 var widths = []int{1440, 760, 390}
 
 func main() {
