@@ -41,8 +41,7 @@ var layers = []struct {
 }
 
 // TestImportsBearOutTheDocs: what each package's doc.go says it must never
-// import, it does not import (issue 10: "doc.go files say what each package
-// holds and must never import, and the imports bear them out"), and
+// import, it does not import, so a doc.go is a promise the build keeps, and
 // app/dbtest, for tests only, is imported by no package but the tests'
 // helpers.
 func TestImportsBearOutTheDocs(t *testing.T) {
