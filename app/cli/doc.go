@@ -15,10 +15,10 @@
 //	release trash trash-restore trash-empty reset undo
 //
 // The token comes from BOXSNAP_TOKEN or BOXSNAP_TOKEN_FILE and the server
-// from --server or BOXSNAP_SERVER (app/config reads both); the token is
-// never printed. Human output is in the specification's words; --json on
-// list, files and diff prints the API's JSON. A refusal exits
-// non-zero with its words on stderr.
+// from --server or BOXSNAP_SERVER (app/config reads both); the token is never
+// printed. Human output is in the core's words; --json on list, files and
+// diff prints the API's JSON. A refusal exits non-zero with its words on
+// stderr.
 //
 // It talks to boxsnap over HTTP only: it sends and reads the API's own
 // request and answer types (app/wire), and takes from the core

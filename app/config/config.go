@@ -81,8 +81,8 @@ type Config struct {
 	DockerNetwork         string
 	DockerBoxesGoWithHost bool
 
-	// Intervals are how often each periodic job runs (the specification's
-	// values by default); tests shorten them.
+	// Intervals are how often each periodic job runs (jobs' own values by
+	// default); tests shorten them.
 	Intervals Intervals
 }
 

@@ -2,7 +2,7 @@ package snapshots
 
 import "time"
 
-// Numbers of the specification, each cited once.
+// Numbers the rules use, each written once.
 const (
 	// DefaultPerBox is the snapshots a box holds, undos apart.
 	DefaultPerBox = 5

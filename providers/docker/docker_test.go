@@ -257,7 +257,7 @@ func TestDockerForkNewIdentity(t *testing.T) {
 // TestDockerKeepOutlivesRelease: a kept snapshot's image and volume copy stay
 // as they are past the box's release, still listed with their keep date, and
 // a fork from them runs; on a host whose boxes go with it, Keep is off with
-// the specification's why.
+// why.
 func TestDockerKeepOutlivesRelease(t *testing.T) {
 	t.Parallel()
 	b := newBackend(t)

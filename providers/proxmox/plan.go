@@ -17,8 +17,8 @@ const (
 	// TakeLXC and TakeQEMU: a live disk snapshot (0.7 s, 1.1 s).
 	TakeLXC  = 700 * time.Millisecond
 	TakeQEMU = 1100 * time.Millisecond
-	// MemoryPerGiB: "about 1 s per GiB of memory", from the research's 3.7 s
-	// for 4 GiB.
+	// MemoryPerGiB: "about 1 s per GiB of memory", from a measured 3.7 s for
+	// 4 GiB.
 	MemoryPerGiB = 925 * time.Millisecond
 	// HardStop: boxsnap's own hard stop, 1.3 s.
 	HardStop = 1300 * time.Millisecond

@@ -166,8 +166,9 @@ func TestLockWords(t *testing.T) {
 	}
 }
 
-// TestZFSRestoresNewestOnly: on ZFS an older target is refused with the
-// specification's words, and with the switch off every ZFS restore is off.
+// TestZFSRestoresNewestOnly: on ZFS an older target is refused saying ZFS
+// restores only the newest snapshot, and with the switch off every ZFS
+// restore is off.
 func TestZFSRestoresNewestOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -160,8 +160,8 @@ func TestTaskStatusFilters(t *testing.T) {
 	equal(t, "userfilter root", count("userfilter", "root@pam"), 0)
 }
 
-// TestRealisticDurations: with Config.Realistic a take lasts what the
-// research measured, and a full clone grows with what the guest uses.
+// TestRealisticDurations: with Config.Realistic a take lasts what was
+// measured on Proxmox VE, and a full clone grows with what the guest uses.
 func TestRealisticDurations(t *testing.T) {
 	t.Parallel()
 	e := setup(t, Config{StartTime: testStart(), Realistic: true})
