@@ -132,8 +132,9 @@ ON CONFLICT (snapshot_id) DO UPDATE SET jpeg = EXCLUDED.jpeg, width = EXCLUDED.w
 -- name: CorePictureState :exec
 UPDATE snapshots SET picture = $2 WHERE id = $1;
 
--- name: CorePicturesPrune :exec Keeps all pictures within the cap: the newest
--- first, kept snapshots' before unkept ones', so the oldest unkept go first.
+-- name: CorePicturesPrune :exec
+-- Keeps all pictures within the cap: the newest first, kept snapshots' before
+-- unkept ones', so the oldest unkept go first.
 WITH ranked AS (
     SELECT p.snapshot_id, sum(p.bytes) OVER (ORDER BY (s.kept_until IS NOT NULL) DESC, p.taken_at DESC) AS running
     FROM pictures p JOIN snapshots s ON s.id = p.snapshot_id
