@@ -66,7 +66,13 @@ func refusedWith(t *testing.T, err error, words ...string) {
 	}
 }
 
-func TestG9SerialisedAndEligible(t *testing.T) {
+// TestSerialisedAndEligible: the operations on a box run one at a time, and
+// whether a snapshot may undergo a change is checked at the moment of the
+// change, on every path: two takes at once, a take and a release, a take and
+// a restore, a delete and a restore, and a repeated request each end in one
+// consistent state; a restore's undo and target stay while a restore needs
+// them.
+func TestSerialisedAndEligible(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 

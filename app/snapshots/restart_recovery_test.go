@@ -12,12 +12,12 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// TestG6RestartRecovery kills the worker process (SIGKILL, as a crash) at
-// each recorded step of a take, a delete and a restore, before and after the
+// TestRestartRecovery kills the worker process (SIGKILL, as a crash) at each
+// recorded step of a take, a delete and a restore, before and after the
 // backend's call, then starts another worker: each operation finishes, or
 // says what it could not confirm and settles on Check now; no pin outlives
-// its operation; and the box is what the operation said (gate G6).
-func TestG6RestartRecovery(t *testing.T) {
+// its operation; and the box is what the operation said.
+func TestRestartRecovery(t *testing.T) {
 	t.Parallel()
 	type kase struct {
 		kind  string
@@ -157,14 +157,14 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
-// TestG6RestartRecoveryMidReplace kills the worker while a step deletes
-// what its operation replaces (a restore's oldest undo, an agent's sixth's
-// oldest), before and after the backend's delete, then starts another
-// worker: the operation resumes at that step, not from its start; it runs
-// its backend steps and logs its events once; and it finishes the delete
-// the kill cut short, so the box holds its 2 undos or its 5 snapshots, none
-// left deleting, and the backend holds what the records list (G6, section 8).
-func TestG6RestartRecoveryMidReplace(t *testing.T) {
+// TestRestartRecoveryMidReplace kills the worker while a step deletes what
+// its operation replaces (a restore's oldest undo, an agent's sixth's
+// oldest), before and after the backend's delete, then starts another worker:
+// the operation resumes at that step, not from its start; it runs its backend
+// steps and logs its events once; and it finishes the delete the kill cut
+// short, so the box holds its 2 undos or its 5 snapshots, none left deleting,
+// and the backend holds what the records list.
+func TestRestartRecoveryMidReplace(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"restore", "take"} {
 		for _, when := range []string{"before", "after"} {

@@ -114,9 +114,9 @@ func pinned(t testing.TB, env *coretest.Env, id string) int {
 	return n
 }
 
-// TestG1ConfirmedTake: a take whose task dies part way is incomplete, never
+// TestConfirmedTake: a take whose task dies part way is incomplete, never
 // ready; Delete finishes Proxmox's clean-up once the host's lock is cleared.
-func TestG1ConfirmedTake(t *testing.T) {
+func TestConfirmedTake(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})
 	env := newCore(t, e, "", nil)
@@ -164,10 +164,10 @@ func TestG1ConfirmedTake(t *testing.T) {
 	}
 }
 
-// TestG2UnavailableNotLost: with pve-1 cut off, its snapshots are
-// unavailable, never lost, and come back ready; a snapshot gone from a
-// successful listing is lost only after two listings 10 minutes apart.
-func TestG2UnavailableNotLost(t *testing.T) {
+// TestUnavailableNotLost: with pve-1 cut off, its snapshots are unavailable,
+// never lost, and come back ready; a snapshot gone from a successful listing
+// is lost only after two listings 10 minutes apart.
+func TestUnavailableNotLost(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})
 	clk := newClock()
@@ -247,11 +247,11 @@ func TestG2UnavailableNotLost(t *testing.T) {
 	}
 }
 
-// TestG3OrphansQuarantined: with the database's records gone while boxsnap
-// is stopped (a fresh database, the same install ID, the same local folder
-// and Proxmox), the next reconcile finds every snapshot, kept ones as kept,
-// and deletes none, on the local backend and on Proxmox.
-func TestG3OrphansQuarantined(t *testing.T) {
+// TestOrphansQuarantined: with the database's records gone while boxsnap is
+// stopped (a fresh database, the same install ID, the same local folder and
+// Proxmox), the next reconcile finds every snapshot, kept ones as kept, and
+// deletes none, on the local backend and on Proxmox.
+func TestOrphansQuarantined(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})
 	root := t.TempDir()
@@ -377,13 +377,13 @@ func written(t testing.TB, e *simEnv, vmid int) int64 {
 	return g.Written
 }
 
-// TestG4StorageRollback: on LVM-thin a restore to the oldest of three, with
-// its undo, loses nothing written before the stop; on ZFS an older target is
+// TestStorageRollback: on LVM-thin a restore to the oldest of three, with its
+// undo, loses nothing written before the stop; on ZFS an older target is
 // refused with the words, and with the switch on the newest restores with a
-// held copy of the stopped guest, every newer snapshot still there; its
-// Undo is a swap that leaves them on the earlier guest, found there again
-// after the records are lost.
-func TestG4StorageRollback(t *testing.T) {
+// held copy of the stopped guest, every newer snapshot still there; its Undo
+// is a swap that leaves them on the earlier guest, found there again after
+// the records are lost.
+func TestStorageRollback(t *testing.T) {
 	t.Parallel()
 	t.Run("LVMThin", func(t *testing.T) {
 		t.Parallel()

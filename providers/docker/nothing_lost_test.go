@@ -33,11 +33,11 @@ func takeDone(t *testing.T, env interface {
 	return sn
 }
 
-// TestG3OrphansQuarantinedDocker: with the database's records gone (a fresh
+// TestOrphansQuarantinedDocker: with the database's records gone (a fresh
 // database, the same install ID and the same daemon), the next reconcile
-// finds every Docker snapshot from its labels, the kept one as kept (its
-// keep date read from its tag), the other as found, and deletes none.
-func TestG3OrphansQuarantinedDocker(t *testing.T) {
+// finds every Docker snapshot from its labels, the kept one as kept (its keep
+// date read from its tag), the other as found, and deletes none.
+func TestOrphansQuarantinedDocker(t *testing.T) {
 	t.Parallel()
 	own := providertest.NewID("in")
 	b := newBackend(t, func(c *docker.Config) { c.Install = own })
@@ -85,14 +85,14 @@ func TestG3OrphansQuarantinedDocker(t *testing.T) {
 	}
 }
 
-// TestG6RestartRecoveryDocker kills the worker process (SIGKILL) at each
-// point of a take and of a restore on Docker, then starts another worker:
-// each operation finishes (the take ready, the restore at its target with
-// its undo holding what it replaced, the box running with no container of
-// the swap left over); no pin is left and the box never stays paused. A take
-// cut anywhere before its tag is taken again: its copier's container, or
-// the box's pause, marks it as at work, not incomplete.
-func TestG6RestartRecoveryDocker(t *testing.T) {
+// TestRestartRecoveryDocker kills the worker process (SIGKILL) at each point
+// of a take and of a restore on Docker, then starts another worker: each
+// operation finishes (the take ready, the restore at its target with its undo
+// holding what it replaced, the box running with no container of the swap
+// left over); no pin is left and the box never stays paused. A take cut
+// anywhere before its tag is taken again: its copier's container, or the
+// box's pause, marks it as at work, not incomplete.
+func TestRestartRecoveryDocker(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ kind, stall string }{
 		{"take", "take:prepared"}, {"take", "take:paused"}, {"take", "take:copied"}, {"take", "take:committed"}, {"take", "take:unpaused"}, {"take", "take:tagged"},
