@@ -123,13 +123,3 @@ func (s *Server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	s.done(w, r, backOf(r, box), "")
 }
-
-// unkeepSnapshot is "Stop keeping": the snapshot goes with the box again.
-func (s *Server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
-	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	if _, err := s.opts.Core.Unkeep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id}); err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	s.done(w, r, backOf(r, box), "It goes with the box again.")
-}
