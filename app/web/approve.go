@@ -8,8 +8,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// approveRequest and declineRequest answer a request from the pages.
-func (s *Server) approveRequest(w http.ResponseWriter, r *http.Request) {
+// approve gives the person's yes to a request from the pages.
+func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	back := safeNext(r.PostFormValue("back"))
 	if r.PostFormValue("back") == "" {

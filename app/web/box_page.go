@@ -337,9 +337,9 @@ func undoHref(b *snapshots.Box, undo *snapshots.Snapshot) string {
 	return fmt.Sprintf("/boxes/%s/snapshots/%s/restore?back=%s", url.PathEscape(b.Name), undo.ID, url.QueryEscape("/boxes/"+b.Name))
 }
 
-// showBox answers a box's page, every part of it drawn from one read of
+// showBoxPage answers a box's page, every part of it drawn from one read of
 // the box (boxPageOf).
-func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) showBoxPage(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "box")
 	f := s.forkingOf(r, name)
 	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), name)

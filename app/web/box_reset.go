@@ -17,9 +17,9 @@ type resetPage struct {
 	Error   string
 }
 
-// showReset asks before a box is reset, saying what it becomes, what Keep
+// showResetDialog asks before a box is reset, saying what it becomes, what Keep
 // logins carries over, and the undo taken first.
-func (s *Server) showReset(w http.ResponseWriter, r *http.Request) {
+func (s *Server) showResetDialog(w http.ResponseWriter, r *http.Request) {
 	s.resetDialog(w, r, http.StatusOK, "")
 }
 

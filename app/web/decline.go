@@ -8,7 +8,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-func (s *Server) declineRequest(w http.ResponseWriter, r *http.Request) {
+// decline gives the person's no to a request from the pages.
+func (s *Server) decline(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	back := safeNext(r.PostFormValue("back"))
 	if r.PostFormValue("back") == "" {

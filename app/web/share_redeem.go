@@ -7,10 +7,10 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// redeemCode redeems a share code: one of this install's, or with from,
+// redeemShare redeems a share code: one of this install's, or with from,
 // another's, whose copy is fetched from that boxsnap's share endpoint
 // (Contents.RedeemFrom) and imported here.
-func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
+func (s *Server) redeemShare(w http.ResponseWriter, r *http.Request) {
 	code, from := strings.TrimSpace(r.PostFormValue("code")), strings.TrimSpace(r.PostFormValue("from"))
 	if from == "" {
 		res, err := s.opts.Core.Contents().Redeem(r.Context(), snapshots.Owner(), code)

@@ -71,7 +71,7 @@ func (s *Server) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
 	return ""
 }
 
-func (s *Server) showExportDialog(w http.ResponseWriter, r *http.Request) {
+func (s *Server) showSnapshotExportDialog(w http.ResponseWriter, r *http.Request) {
 	d, err := s.exportDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)

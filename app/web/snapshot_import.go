@@ -21,9 +21,9 @@ func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *snaps
 	s.done(w, r, "/import?"+url.Values{"box": {res.BoxName}}.Encode(), res.Words)
 }
 
-// importFiles imports the uploaded export files, streamed part by part into
+// importSnapshots imports the uploaded export files, streamed part by part into
 // the data folder, checked whole before anything is published.
-func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
+func (s *Server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 	longTransfer(w)
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes)
 	var batch []*snapshots.Staged

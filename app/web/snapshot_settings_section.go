@@ -6,9 +6,9 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// showSettingsSection shows one section of the snapshot settings; a
+// showSnapshotSettingsSection shows one section of the snapshot settings; a
 // section that is none is a 404.
-func (s *Server) showSettingsSection(w http.ResponseWriter, r *http.Request) {
+func (s *Server) showSnapshotSettingsSection(w http.ResponseWriter, r *http.Request) {
 	sec := chi.URLParam(r, "section")
 	if sectionTitle(sec) == "" {
 		http.NotFound(w, r)

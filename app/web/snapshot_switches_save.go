@@ -15,10 +15,10 @@ var switchNames = [...]struct{ field, words string }{
 	{"executionMachineRestores", "Restores of boxes threads run on"},
 }
 
-// saveSwitches saves the switches at once, on each change: htmx posts the
+// saveSnapshotSwitches saves the switches at once, on each change: htmx posts the
 // switches' form and gets the receipt alone; without script the form's
 // own Save switches posts it and the page comes back with the receipt.
-func (s *Server) saveSwitches(w http.ResponseWriter, r *http.Request) {
+func (s *Server) saveSnapshotSwitches(w http.ResponseWriter, r *http.Request) {
 	st, err := s.opts.Core.Settings(r.Context())
 	if err != nil {
 		s.fail(w, r, err)

@@ -9,9 +9,9 @@ import (
 	"github.com/boxsnap/boxsnap/views"
 )
 
-// showEmptyTrash asks before a box in the trash is released now, saying
+// showEmptyTrashDialog asks before a box in the trash is released now, saying
 // what goes with it.
-func (s *Server) showEmptyTrash(w http.ResponseWriter, r *http.Request) {
+func (s *Server) showEmptyTrashDialog(w http.ResponseWriter, r *http.Request) {
 	list, err := s.opts.Core.List(r.Context(), snapshots.Owner(), snapshots.ListQuery{Box: chi.URLParam(r, "box")})
 	if err != nil || len(list) != 1 {
 		if err == nil {
