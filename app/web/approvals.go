@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -62,14 +61,4 @@ func (s *Server) showApprovals(w http.ResponseWriter, r *http.Request) {
 	p := approvalsPage{Page: views.Page{Title: "Requests", SignedIn: true, Nav: "requests", Flash: s.flash(w, r)},
 		Tabs: s.tabCounts(r, "", -1), Items: s.approvalItems(r, "", "/approvals"), None: snapshots.NoRequestsWords}
 	s.render(w, r, http.StatusOK, "approvals", p)
-}
-
-// restoresOff reports whether the person's restore of b is off: threads
-// run on it and Settings keeps such restores off (section 5; unit 3).
-func (s *Server) restoresOff(ctx context.Context, b *snapshots.Box) bool {
-	if !snapshots.ThreadsRunOn(snapshots.Owner(), b) {
-		return false
-	}
-	st, err := s.opts.Core.Settings(ctx)
-	return err != nil || !st.ExecutionMachineRestores
 }

@@ -55,22 +55,6 @@ func (s *Server) exportDialogOf(r *http.Request, boxRef, ref string) (exportDial
 	return d, nil
 }
 
-// exportWhy says why a snapshot cannot be exported or shared from its row,
-// or "".
-func (s *Server) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
-	for _, be := range s.opts.Core.Backends() {
-		if be.ID == b.BackendID {
-			if !be.Exports() {
-				return fmt.Sprintf("%s cannot move snapshots out: boxsnap reads them only where they live.", be.Label)
-			}
-		}
-	}
-	if sn.State != snapshots.StateReady {
-		return "Only a ready snapshot moves."
-	}
-	return ""
-}
-
 func (s *Server) showSnapshotExportDialog(w http.ResponseWriter, r *http.Request) {
 	d, err := s.exportDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
@@ -107,15 +91,5 @@ func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 	if _, err := ex.WriteTo(r.Context(), w); err != nil {
 		s.logger(r).Warn("export cut short", "box", box, "err", err)
 		panic(http.ErrAbortHandler) // an error to the client, never a whole file
-	}
-}
-
-// moveItems are a row's Export… and Share code… menu items, disabled with
-// why where the snapshot cannot move.
-func (s *Server) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string) []menuItem {
-	why := s.exportWhy(b, sn)
-	return []menuItem{
-		{Text: "Export…", Label: fmt.Sprintf("Export %s…", sn.Name), Href: base + "/export" + q, Why: why},
-		{Text: "Share code…", Label: fmt.Sprintf("A share code for %s…", sn.Name), Href: base + "/share" + q, Why: why},
 	}
 }

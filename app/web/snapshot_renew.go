@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
@@ -9,12 +8,6 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
-
-// ceilingWhy is why Keep or "Keep 30 more days" is off for sn: the
-// ceiling's words where the rate held is past it (sections 7 and 8).
-func (s *Server) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snapshots.Snapshot) string {
-	return s.opts.Core.KeepCeiling(ctx, sn)
-}
 
 // renewSnapshot is "Keep 30 more days" on a kept snapshot's row or the box
 // card: the setting's days added to its keep date (section 7).
