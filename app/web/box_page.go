@@ -126,7 +126,7 @@ func (s *Server) facts(r *http.Request, v *snapshots.BoxView, h boxHead) []fact 
 // boxLive is the live part of the page, from the page's one read.
 func (s *Server) boxLive(r *http.Request, v *snapshots.BoxView, rc rowContext, back string) (boxLive, error) {
 	b := v.Box
-	rs := s.restoresOf(rc, b)
+	rs := s.rows.restoresOf(rc, b)
 	c, err := s.card(r, v, rc, rs, back)
 	if err != nil {
 		return boxLive{}, err
@@ -179,7 +179,7 @@ func (s *Server) card(r *http.Request, v *snapshots.BoxView, rc rowContext, rs r
 			saved = append(saved, sn)
 		}
 	}
-	c.Group = s.groupWith(bs, saved, rc, live, rs)
+	c.Group = s.rows.groupWith(bs, saved, rc, live, rs)
 	for _, sn := range bs.Snapshots {
 		if sn.Automatic && (sn.State == snapshots.StateTaking || sn.State == snapshots.StateDeleting || len(bs.Pins[sn.ID]) > 0) {
 			c.Group.Busy = true // the timeline's work shows on the card's poll
@@ -201,7 +201,7 @@ func (s *Server) card(r *http.Request, v *snapshots.BoxView, rc rowContext, rs r
 	if snapping.OffersMemory() {
 		holds = "disk, or disk and memory"
 	}
-	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + s.whereWords(b)
+	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + s.rows.whereWords(b)
 	c.Take = action{Label: "Take snapshot", Href: "/boxes/" + url.PathEscape(b.Name) + "/take?back=" + url.QueryEscape(back)}
 	if b.State == snapshots.BoxTrashed {
 		c.Take.Why = snapshots.InTrashWords(b.Name)
@@ -374,12 +374,12 @@ func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error)
 		return boxPage{}, err
 	}
 	b := v.Box
-	rc := s.rowContext(r, back)
+	rc := s.rows.rowContext(r, back)
 	l, err := s.boxLive(r, v, rc, back)
 	if err != nil {
 		return boxPage{}, err
 	}
-	h := s.head(b, rc)
+	h := s.rows.head(b, rc)
 	p := boxPage{Box: b, Head: h, Live: l, Facts: s.facts(r, v, h), History: historyOf(rc, v, shown), Undo: v.Undo}
 	p.Stopped = b.State == snapshots.BoxReady && b.ReleasedAt == nil && v.StatusErr == nil && v.Status.Exists && !v.Status.Running
 	if v.Trash != nil {

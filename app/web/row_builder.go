@@ -12,6 +12,15 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
+// rowBuilder builds what the pages show of snapshots: each snapshot's row
+// (its badges, its one line, each action with its URL and why it is
+// refused), a box's card of rows and its head. It holds only what building
+// them reads: the core and the plans kept a few seconds.
+type rowBuilder struct {
+	core  *snapshots.Service
+	plans *planCache
+}
+
 // rowContext is what building rows needs once per request.
 type rowContext struct {
 	ctx     context.Context
@@ -27,22 +36,22 @@ type rowContext struct {
 	names map[string]string
 }
 
-func (s *Server) rowContext(r *http.Request, back string) rowContext {
+func (rb *rowBuilder) rowContext(r *http.Request, back string) rowContext {
 	ctx := r.Context()
-	rc := rowContext{ctx: ctx, now: time.Now(), tz: s.opts.Core.TimeZone(ctx), back: back,
+	rc := rowContext{ctx: ctx, now: time.Now(), tz: rb.core.TimeZone(ctx), back: back,
 		selecting: r.URL.Query().Get("select") == "1", keepDays: snapshots.DefaultKeepDays,
 		threads: &threadTitles{known: map[string]string{}, read: func(ids []string) (map[string]string, error) {
-			return s.opts.Core.Boxes().ThreadTitles(ctx, snapshots.Owner(), ids)
+			return rb.core.Boxes().ThreadTitles(ctx, snapshots.Owner(), ids)
 		}}}
-	if st, err := s.opts.Core.Settings(ctx); err == nil {
+	if st, err := rb.core.Settings(ctx); err == nil {
 		rc.keepDays = st.KeepDays
 	}
 	return rc
 }
 
 // whereWords says where a box lives: "on this host", "Proxmox LXC on pve-1".
-func (s *Server) whereWords(b *snapshots.Box) string {
-	be, ok := s.opts.Core.BackendOf(b)
+func (rb *rowBuilder) whereWords(b *snapshots.Box) string {
+	be, ok := rb.core.BackendOf(b)
 	label := b.BackendID
 	if ok {
 		label = be.Label
@@ -58,15 +67,15 @@ func (s *Server) whereWords(b *snapshots.Box) string {
 
 // onHost says where a box's space is taken, "on pve-1", as the Take
 // dialog's words have it (section 12: "Up to 16 GiB more on pve-1").
-func (s *Server) onHost(b *snapshots.Box) string {
-	if be, ok := s.opts.Core.BackendOf(b); ok && be.Kind != "local" && b.Host != "" {
+func (rb *rowBuilder) onHost(b *snapshots.Box) string {
+	if be, ok := rb.core.BackendOf(b); ok && be.Kind != "local" && b.Host != "" {
 		return "on " + b.Host
 	}
-	return s.whereWords(b)
+	return rb.whereWords(b)
 }
 
-func (s *Server) head(b *snapshots.Box, rc rowContext) boxHead {
-	h := boxHead{Name: b.Name, Href: "/boxes/" + url.PathEscape(b.Name), Badges: kindBadges(b), Where: s.whereWords(b)}
+func (rb *rowBuilder) head(b *snapshots.Box, rc rowContext) boxHead {
+	h := boxHead{Name: b.Name, Href: "/boxes/" + url.PathEscape(b.Name), Badges: kindBadges(b), Where: rb.whereWords(b)}
 	if b.ThreadID != nil {
 		h.Thread = rc.threads.title(*b.ThreadID)
 		if h.Thread == "" {
@@ -83,7 +92,7 @@ func (s *Server) head(b *snapshots.Box, rc rowContext) boxHead {
 
 // row builds one snapshot's row: badges, the one line in the
 // specification's order, and each action with why it is refused.
-func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.Pin, rc rowContext) snapRow {
+func (rb *rowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.Pin, rc rowContext) snapRow {
 	owner := snapshots.Owner()
 	base := fmt.Sprintf("/boxes/%s/snapshots/%s", url.PathEscape(b.Name), sn.ID)
 	q := "?back=" + url.QueryEscape(rc.back)
@@ -185,12 +194,12 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		if name, ok := rc.names[*sn.ParentID]; ok {
 			parts = append(parts, "from ‘"+name+"’")
 		} else {
-			parts = append(parts, "from "+s.opts.Core.ParentName(rc.ctx, sn))
+			parts = append(parts, "from "+rb.core.ParentName(rc.ctx, sn))
 		}
 	}
 	r.Line = strings.Join(parts, " · ")
 
-	snapping := s.opts.Core.Snapshotting(b)
+	snapping := rb.core.Snapshotting(b)
 	elig := func(act snapshots.Action, ch snapshots.Change) string {
 		if err := snapshots.MayAct(owner, act, b, sn); err != nil {
 			return refusalWords(err)
@@ -204,21 +213,21 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 	case b.ReleasedAt != nil || b.State != snapshots.BoxReady:
 		r.Restore.Why = fmt.Sprintf("%s is released: fork it instead.", b.Name)
 	case snapping == nil || snapping.Restore == providers.RestoreNone:
-		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", s.whereWords(b))
-	case s.restoresOff(rc.ctx, b):
+		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", rb.whereWords(b))
+	case rb.restoresOff(rc.ctx, b):
 		r.Restore.Why = snapshots.ExecutionRestoresOffWords
 	default:
 		r.Restore.Why = elig(snapshots.ActRestore, snapshots.ChangeRestore)
 		// Beyond the folders here, the snapshot's own plan says whether it
 		// can be restored (ZFS restores only the newest, until checked):
 		// the row's Restore is off with why, not a dialog that refuses.
-		if be, ok := s.opts.Core.BackendOf(b); r.Restore.Why == "" && ok && be.Kind != "local" {
-			if plan, err := s.plans.snapshotPlan(rc.ctx, s.opts.Core, b, sn.ID); err == nil && plan.Restore.Way == providers.WayNone && plan.Restore.Why != "" {
+		if be, ok := rb.core.BackendOf(b); r.Restore.Why == "" && ok && be.Kind != "local" {
+			if plan, err := rb.plans.snapshotPlan(rc.ctx, rb.core, b, sn.ID); err == nil && plan.Restore.Way == providers.WayNone && plan.Restore.Why != "" {
 				r.Restore.Why = plan.Restore.Why
 			}
 		}
 	}
-	r.Fork = action{Label: fmt.Sprintf("Fork %s from %s", b.Name, sn.Name), Href: base + "/fork" + q, Why: s.forkWhy(b, sn, rc)}
+	r.Fork = action{Label: fmt.Sprintf("Fork %s from %s", b.Name, sn.Name), Href: base + "/fork" + q, Why: rb.forkWhy(b, sn, rc)}
 	r.Rename = action{Label: fmt.Sprintf("Rename %s", sn.Name), Href: base + "/rename" + q, Why: elig(snapshots.ActRename, snapshots.ChangeRename)}
 	r.NoteA = action{Label: fmt.Sprintf("Note on %s", sn.Name), Href: base + "/note" + q, Why: elig(snapshots.ActNote, snapshots.ChangeNote)}
 	r.Keep = action{Label: fmt.Sprintf("Keep %s", sn.Name), Href: base + "/keep" + q, Why: elig(snapshots.ActKeep, snapshots.ChangeKeep)}
@@ -226,7 +235,7 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		r.Keep.Why = snapshots.CannotBeKeptWords(b.Name)
 	}
 	if r.Keep.Why == "" {
-		r.Keep.Why = s.ceilingWhy(rc.ctx, b, sn)
+		r.Keep.Why = rb.ceilingWhy(rc.ctx, b, sn)
 	}
 	if sn.Kept() {
 		r.Keep.Label = fmt.Sprintf("Keep %s longer", sn.Name)
@@ -276,8 +285,8 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 		m.Post, m.Href, m.Label = true, base+"/unkeep", r.Unkeep.Label
 		risky = append(risky, m)
 	}
-	r.Menu = append(r.Menu, s.lookItems(b, sn, base)...)
-	r.Menu = append(r.Menu, s.moveItems(b, sn, base, q)...)
+	r.Menu = append(r.Menu, rb.lookItems(b, sn, base)...)
+	r.Menu = append(r.Menu, rb.moveItems(b, sn, base, q)...)
 	r.Menu = append(r.Menu, menuItem{Text: "Copy ID", Copy: sn.ID})
 	r.Menu = append(r.Menu, risky...)
 	r.Menu = append(r.Menu, item("Delete…", r.Delete))
@@ -285,19 +294,19 @@ func (s *Server) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.
 }
 
 // group builds a box's card from the core's list.
-func (s *Server) group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string) boxGroup {
-	return s.groupWith(bs, sns, rc, live, s.restoresOf(rc, bs.Box))
+func (rb *rowBuilder) group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string) boxGroup {
+	return rb.groupWith(bs, sns, rc, live, rb.restoresOf(rc, bs.Box))
 }
 
 // groupWith is group with the box's restores as its page read them.
-func (s *Server) groupWith(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string, rs restores) boxGroup {
-	g := boxGroup{ID: "box-" + bs.Box.Name, Name: bs.Box.Name, Head: s.head(bs.Box, rc), LiveURL: live, Total: len(bs.Snapshots)}
+func (rb *rowBuilder) groupWith(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string, rs restores) boxGroup {
+	g := boxGroup{ID: "box-" + bs.Box.Name, Name: bs.Box.Name, Head: rb.head(bs.Box, rc), LiveURL: live, Total: len(bs.Snapshots)}
 	rc.names = make(map[string]string, len(bs.Snapshots))
 	for _, sn := range bs.Snapshots {
 		rc.names[sn.ID] = sn.Name
 	}
 	for _, sn := range sns {
-		row := s.row(bs.Box, sn, bs.Pins[sn.ID], rc)
+		row := rb.row(bs.Box, sn, bs.Pins[sn.ID], rc)
 		if len(bs.Pins[sn.ID]) > 0 {
 			g.Busy = true // an operation uses it: the card polls until it ends
 		}
@@ -318,7 +327,7 @@ func (s *Server) groupWith(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot,
 
 // forkWhy says why Fork is refused for a row, from the plan's fork (cached
 // a few seconds per snapshot, so a tab of many rows stays fast), or "".
-func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext) string {
+func (rb *rowBuilder) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext) string {
 	if err := snapshots.MayAct(snapshots.Owner(), snapshots.ActFork, b, sn); err != nil {
 		return refusalWords(err)
 	}
@@ -326,12 +335,12 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 	case snapshots.StateTaking, snapshots.StateFailed, snapshots.StateIncomplete, snapshots.StateLost, snapshots.StateUnavailable, snapshots.StateDeleting:
 		return snapshots.CannotBeChangedWords(sn, snapshots.ChangeFork)
 	}
-	snapping := s.opts.Core.Snapshotting(b)
+	snapping := rb.core.Snapshotting(b)
 	if snapping == nil || snapping.Fork == providers.ForkNone {
 		if b.Kind == "qemu-windows" {
 			return "Windows boxes do not fork until a unit builds Windows' identity reset."
 		}
-		return fmt.Sprintf("Boxes %s do not fork.", s.whereWords(b))
+		return fmt.Sprintf("Boxes %s do not fork.", rb.whereWords(b))
 	}
 	// The snapshot's own record says whether it was taken with the
 	// identity reset (forkSafe, section 9: per snapshot, not per kind).
@@ -340,19 +349,19 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 	}
 	if b.ReleasedAt != nil || b.State != snapshots.BoxReady {
 		// A released box's kept snapshot: its own plan says (a few rows).
-		plan, err := s.plans.snapshotPlan(rc.ctx, s.opts.Core, b, sn.ID)
+		plan, err := rb.plans.snapshotPlan(rc.ctx, rb.core, b, sn.ID)
 		switch {
 		case err != nil:
 			return refusalWords(err)
 		case !plan.Fork.OK && plan.Fork.Why != "":
 			return plan.Fork.Why
 		case !plan.Fork.OK:
-			return snapshots.CannotBeForkedWords(sn.Name, s.whereWords(b))
+			return snapshots.CannotBeForkedWords(sn.Name, rb.whereWords(b))
 		}
 		return ""
 	}
 	// The box's plan says whether a fork can be made there now.
-	plan, err := s.plans.boxPlan(rc.ctx, s.opts.Core, b)
+	plan, err := rb.plans.boxPlan(rc.ctx, rb.core, b)
 	if err != nil {
 		return refusalWords(err)
 	}
@@ -365,10 +374,10 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 // lookItems are a row's ways to look inside its snapshot: Browse files and
 // Compare with now, each disabled with why where the backend cannot, or the
 // snapshot or the box is not there to look at.
-func (s *Server) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem {
+func (rb *rowBuilder) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem {
 	browse := menuItem{Text: "Browse files…", Label: fmt.Sprintf("Browse files of %s", sn.Name), Href: base + "/files", Page: true}
 	compare := menuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare with now: %s and %s", sn.Name, b.Name), Href: base + "/compare", Page: true}
-	browse.Why = s.opts.Core.Contents().LookWhyNot(b, sn)
+	browse.Why = rb.core.Contents().LookWhyNot(b, sn)
 	compare.Why = browse.Why
 	if compare.Why == "" && (b.State != snapshots.BoxReady || b.ReleasedAt != nil) {
 		compare.Why = snapshots.NoBoxToCompareWords(b.Name, snapshots.BoxReleased)
@@ -378,8 +387,8 @@ func (s *Server) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string
 
 // exportWhy says why a snapshot cannot be exported or shared from its row,
 // or "".
-func (s *Server) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
-	for _, be := range s.opts.Core.Backends() {
+func (rb *rowBuilder) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
+	for _, be := range rb.core.Backends() {
 		if be.ID == b.BackendID {
 			if !be.Exports() {
 				return fmt.Sprintf("%s cannot move snapshots out: boxsnap reads them only where they live.", be.Label)
@@ -394,8 +403,8 @@ func (s *Server) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
 
 // moveItems are a row's Export… and Share code… menu items, disabled with
 // why where the snapshot cannot move.
-func (s *Server) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string) []menuItem {
-	why := s.exportWhy(b, sn)
+func (rb *rowBuilder) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string) []menuItem {
+	why := rb.exportWhy(b, sn)
 	return []menuItem{
 		{Text: "Export…", Label: fmt.Sprintf("Export %s…", sn.Name), Href: base + "/export" + q, Why: why},
 		{Text: "Share code…", Label: fmt.Sprintf("A share code for %s…", sn.Name), Href: base + "/share" + q, Why: why},
@@ -404,23 +413,23 @@ func (s *Server) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q str
 
 // ceilingWhy is why Keep or "Keep 30 more days" is off for sn: the
 // ceiling's words where the rate held is past it (sections 7 and 8).
-func (s *Server) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snapshots.Snapshot) string {
-	return s.opts.Core.KeepCeiling(ctx, sn)
+func (rb *rowBuilder) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snapshots.Snapshot) string {
+	return rb.core.KeepCeiling(ctx, sn)
 }
 
 // restoresOff reports whether the person's restore of b is off: threads
 // run on it and Settings keeps such restores off (section 5; unit 3).
-func (s *Server) restoresOff(ctx context.Context, b *snapshots.Box) bool {
+func (rb *rowBuilder) restoresOff(ctx context.Context, b *snapshots.Box) bool {
 	if !snapshots.ThreadsRunOn(snapshots.Owner(), b) {
 		return false
 	}
-	st, err := s.opts.Core.Settings(ctx)
+	st, err := rb.core.Settings(ctx)
 	return err != nil || !st.ExecutionMachineRestores
 }
 
 // restoresOf reads a box's restores from its log (its newest events).
-func (s *Server) restoresOf(rc rowContext, b *snapshots.Box) restores {
-	evs, err := s.opts.Core.Boxes().BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
+func (rb *rowBuilder) restoresOf(rc rowContext, b *snapshots.Box) restores {
+	evs, err := rb.core.Boxes().BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
 	if err != nil {
 		return restores{byOp: map[string]snapshots.RestoreResult{}}
 	}

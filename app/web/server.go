@@ -39,6 +39,8 @@ type Server struct {
 	opts Options
 	// plans keeps boxes' plans a few seconds for the rows and the tab.
 	plans *planCache
+	// rows builds the snapshot rows and box cards the pages show.
+	rows *rowBuilder
 	// throttle counts wrong passwords per client address; a throttled
 	// answer waits slowFor, at most len(slowed) at once.
 	throttle *signInThrottle
@@ -57,6 +59,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
+	s.rows = &rowBuilder{core: opts.Core, plans: s.plans}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}

@@ -23,7 +23,7 @@ func (s *Server) freesWords(b *snapshots.Box, sn *snapshots.Snapshot) string {
 	if *sn.SizeBytes == 0 {
 		return fmt.Sprintf("Frees next to nothing: it shares all its data with %s.", b.Name)
 	}
-	return fmt.Sprintf("Frees %s %s.", snapshots.GB(*sn.SizeBytes), s.whereWords(b))
+	return fmt.Sprintf("Frees %s %s.", snapshots.GB(*sn.SizeBytes), s.rows.whereWords(b))
 }
 
 // undoOfWords says which restore an undo belongs to.

@@ -35,7 +35,7 @@ func (s *Server) exportDialogOf(r *http.Request, boxRef, ref string) (exportDial
 	}
 	d := exportDialog{Page: views.Page{Title: "Export", SignedIn: true, Nav: "boxes"}, Title: fmt.Sprintf("Export ‘%s’", sn.Name),
 		Box: b.Name, Action: "/boxes/" + url.PathEscape(b.Name) + "/export", Back: backOf(r, b.Name), First: sn.ID}
-	if why := s.exportWhy(b, sn); why != "" {
+	if why := s.rows.exportWhy(b, sn); why != "" {
 		d.Disabled, d.Error = true, why
 		return d, nil
 	}

@@ -44,7 +44,7 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	case !plan.Fork.OK:
 		d.Disabled, d.Error = true, plan.Fork.Why
 		if d.Error == "" {
-			d.Error = snapshots.CannotBeForkedWords(sn.Name, s.whereWords(b))
+			d.Error = snapshots.CannotBeForkedWords(sn.Name, s.rows.whereWords(b))
 		}
 		return d, nil
 	}

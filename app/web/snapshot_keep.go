@@ -60,11 +60,11 @@ func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error)
 			w += ": " + lowerFirst(aboutWords(*plan.Keep.About))
 		}
 		if plan.Keep.Bytes != nil {
-			w += fmt.Sprintf(", and %s %s until %s", snapshots.GB(*plan.Keep.Bytes), s.whereWords(b), date)
+			w += fmt.Sprintf(", and %s %s until %s", snapshots.GB(*plan.Keep.Bytes), s.rows.whereWords(b), date)
 		}
 		d.Lines = append(d.Lines, w+".")
 	case providers.KeepsAsIs:
-		w := fmt.Sprintf("It stays as it is %s after a release", s.whereWords(b))
+		w := fmt.Sprintf("It stays as it is %s after a release", s.rows.whereWords(b))
 		if plan.Keep.Bytes != nil {
 			w += fmt.Sprintf(", taking up to %s until %s", snapshots.GB(*plan.Keep.Bytes), date)
 		} else if sn.SizeBytes != nil {

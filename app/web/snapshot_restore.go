@@ -36,7 +36,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	case err != nil:
 		d.Disabled, d.Error = true, refusalWords(err)
 		return d, nil
-	case s.restoresOff(ctx, b):
+	case s.rows.restoresOff(ctx, b):
 		d.Disabled, d.Error = true, snapshots.ExecutionRestoresOffWords
 		return d, nil
 	case plan.Locked != nil:
@@ -91,7 +91,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		case providers.UndoHeldCopy:
 			d.UndoLine = fmt.Sprintf("Copy %s once stopped, so you can undo this: %s", b.Name, strings.ToLower(aboutWords(plan.Restore.UndoAbout)))
 			if plan.Restore.UndoBytes != nil {
-				d.UndoLine += fmt.Sprintf(" and %s %s", snapshots.GB(*plan.Restore.UndoBytes), s.whereWords(b))
+				d.UndoLine += fmt.Sprintf(" and %s %s", snapshots.GB(*plan.Restore.UndoBytes), s.rows.whereWords(b))
 			}
 			d.UndoLine += "."
 		default:

@@ -46,7 +46,7 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 		line += fmt.Sprintf(" %s pauses for a moment.", b.Name)
 	}
 	if plan.Take.AddsBytes != nil && *plan.Take.AddsBytes > 0 {
-		line += fmt.Sprintf(" Up to %s more %s.", snapshots.GB(*plan.Take.AddsBytes), s.onHost(b))
+		line += fmt.Sprintf(" Up to %s more %s.", snapshots.GB(*plan.Take.AddsBytes), s.rows.onHost(b))
 	}
 	d.Lines = append(d.Lines, line)
 	holds := "It holds the disk: files, installed apps and settings, not its running apps."
@@ -61,7 +61,7 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 			d.MemoryLine += " " + aboutWords(plan.Take.MemoryAbout) + "."
 		}
 		if plan.Take.MemoryBytes != nil {
-			d.MemoryLine += fmt.Sprintf(" Up to %s more %s.", snapshots.GiB(*plan.Take.MemoryBytes), s.onHost(b))
+			d.MemoryLine += fmt.Sprintf(" Up to %s more %s.", snapshots.GiB(*plan.Take.MemoryBytes), s.rows.onHost(b))
 		}
 	}
 	settings, _ := s.opts.Core.Settings(ctx)

@@ -90,7 +90,7 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 			until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
 			w += fmt.Sprintf("kept until %s", until.In(tz).Format("2 Jan"))
 			if sn.SizeBytes != nil {
-				w += fmt.Sprintf(", %s %s", snapshots.GB(*sn.SizeBytes), s.whereWords(b))
+				w += fmt.Sprintf(", %s %s", snapshots.GB(*sn.SizeBytes), s.rows.whereWords(b))
 			}
 			if p := snapshots.PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
 				w += ", " + p

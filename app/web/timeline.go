@@ -84,7 +84,7 @@ func (s *Server) timelineOf(r *http.Request, v *snapshots.BoxView, rc rowContext
 		t.Older = fmt.Sprintf("/boxes/%s?tl=%d#timeline", url.PathEscape(b.Name), end)
 	}
 	bs := snapshots.BoxSnapshots{Box: b, Snapshots: v.Snapshots, Pins: v.Pins}
-	g := s.groupWith(bs, autos[offset:end], rc, "", restoresIn(v.Log))
+	g := s.rows.groupWith(bs, autos[offset:end], rc, "", restoresIn(v.Log))
 	for i, sn := range autos[offset:end] {
 		at := sn.TakenAt.In(rc.tz)
 		day := whenDay(at, rc.now.In(rc.tz))

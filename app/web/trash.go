@@ -41,11 +41,11 @@ func (s *Server) showTrash(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tz := s.opts.Core.TimeZone(r.Context())
-	rc := s.rowContext(r, "/boxes/trash")
+	rc := s.rows.rowContext(r, "/boxes/trash")
 	p := trashTab{Page: views.Page{Title: "Boxes, Trash", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)},
 		Tabs: s.tabCounts(r, "trash", -1), Hours: st.TrashHours, Empty: snapshots.TrashEmptyWords}
 	for _, e := range list {
-		row := trashRow{Head: s.head(e.Box, rc), Goes: "goes " + e.Until.In(tz).Format("Mon 2 Jan 15:04"), Costs: e.Costs}
+		row := trashRow{Head: s.rows.head(e.Box, rc), Goes: "goes " + e.Until.In(tz).Format("Mon 2 Jan 15:04"), Costs: e.Costs}
 		if e.FinalName != "" {
 			row.Final = fmt.Sprintf("Its final snapshot, ‘%s’, is in its history.", e.FinalName)
 		} else {
