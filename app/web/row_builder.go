@@ -111,7 +111,23 @@ func (rb *rowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 		r.PicAlt = fmt.Sprintf("%s's screen at %s", b.Name, at.In(rc.tz).Format("15:04"))
 		r.PicSrc = "/pictures/" + sn.ID
 	}
-	// What needs attention comes first.
+	r.Attention = rowMarks(&r, b, sn, pins, rc)
+	r.Line = rb.line(b, sn, rc)
+	elig := func(act snapshots.Action, ch snapshots.Change) string {
+		if err := snapshots.MayAct(owner, act, b, sn); err != nil {
+			return refusalWords(err)
+		}
+		return refusalWords(snapshots.Eligible(sn, ch, pins, rc.now, rc.tz))
+	}
+	rb.actions(&r, b, sn, rc, base, q, elig)
+	r.Menu = rb.menu(&r, b, sn, rc, base, q, elig)
+	return r
+}
+
+// rowMarks gives a row its red failure and its busy spinner, and says in
+// amber what needs the owner first: unavailable, goes soon, an earlier
+// guest's, a held copy.
+func rowMarks(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.Pin, rc rowContext) string {
 	var attention []string
 	switch sn.State {
 	case snapshots.StateFailed:
@@ -165,7 +181,13 @@ func (rb *rowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 		}
 		attention = append(attention, where)
 	}
-	r.Attention = strings.Join(attention, " · ")
+	return strings.Join(attention, " · ")
+}
+
+// line is a row's one line, in the specification's order: when, by whom,
+// what it holds, its size and price, how long it stays, what it was taken
+// from.
+func (rb *rowBuilder) line(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext) string {
 	thread := ""
 	if sn.ByThreadID != nil {
 		thread = rc.threads.title(*sn.ByThreadID)
@@ -197,15 +219,14 @@ func (rb *rowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 			parts = append(parts, "from "+rb.core.ParentName(rc.ctx, sn))
 		}
 	}
-	r.Line = strings.Join(parts, " · ")
+	return strings.Join(parts, " · ")
+}
 
+// actions gives a row each action with its URL and why it is refused now,
+// and the words a disabled Restore or Fork says on the row itself.
+func (rb *rowBuilder) actions(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext, base, q string,
+	elig func(snapshots.Action, snapshots.Change) string) {
 	snapping := rb.core.Snapshotting(b)
-	elig := func(act snapshots.Action, ch snapshots.Change) string {
-		if err := snapshots.MayAct(owner, act, b, sn); err != nil {
-			return refusalWords(err)
-		}
-		return refusalWords(snapshots.Eligible(sn, ch, pins, rc.now, rc.tz))
-	}
 	r.Restore = action{Label: fmt.Sprintf("Restore %s to %s", b.Name, sn.Name), Href: base + "/restore" + q}
 	switch {
 	case b.State == snapshots.BoxTrashed:
@@ -256,6 +277,12 @@ func (rb *rowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 		off = append(off, "Fork is off: "+r.Fork.Why)
 	}
 	r.Off = strings.Join(off, " ")
+}
+
+// menu is a row's menu: the safe actions first, then those that put the
+// snapshot at risk.
+func (rb *rowBuilder) menu(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext, base, q string,
+	elig func(snapshots.Action, snapshots.Change) string) []menuItem {
 	item := func(text string, a action) menuItem {
 		return menuItem{Text: text, Label: a.Label + "…", Href: a.Href, Why: a.Why}
 	}
@@ -268,29 +295,29 @@ func (rb *rowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 	// The safe actions first; then those that put the snapshot at risk:
 	// Unsave…, Stop keeping, Delete….
 	var risky []menuItem
-	r.Menu = []menuItem{fork}
+	menu := []menuItem{fork}
 	for _, m := range saveItems(b, sn, base, q, elig) {
 		if strings.HasPrefix(m.Text, "Unsave") {
 			risky = append(risky, m)
 		} else {
-			r.Menu = append(r.Menu, m)
+			menu = append(menu, m)
 		}
 	}
-	r.Menu = append(r.Menu, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep))
+	menu = append(menu, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep))
 	if sn.Kept() {
 		renew := item(snapshots.RenewWords(rc.keepDays), r.Renew)
 		renew.Post, renew.Label = true, r.Renew.Label
-		r.Menu = append(r.Menu, renew)
+		menu = append(menu, renew)
 		m := item("Stop keeping", r.Unkeep)
 		m.Post, m.Href, m.Label = true, base+"/unkeep", r.Unkeep.Label
 		risky = append(risky, m)
 	}
-	r.Menu = append(r.Menu, rb.lookItems(b, sn, base)...)
-	r.Menu = append(r.Menu, rb.moveItems(b, sn, base, q)...)
-	r.Menu = append(r.Menu, menuItem{Text: "Copy ID", Copy: sn.ID})
-	r.Menu = append(r.Menu, risky...)
-	r.Menu = append(r.Menu, item("Delete…", r.Delete))
-	return r
+	menu = append(menu, rb.lookItems(b, sn, base)...)
+	menu = append(menu, rb.moveItems(b, sn, base, q)...)
+	menu = append(menu, menuItem{Text: "Copy ID", Copy: sn.ID})
+	menu = append(menu, risky...)
+	menu = append(menu, item("Delete…", r.Delete))
+	return menu
 }
 
 // group builds a box's card from the core's list.
