@@ -9,7 +9,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// keepSnapshot keeps a snapshot: the person only (section 7).
+// keepSnapshot keeps a snapshot: the person only.
 func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.KeepBody

@@ -6,7 +6,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-// saveSnapshot makes an automatic snapshot an ordinary one (issue 16).
+// saveSnapshot makes an automatic snapshot an ordinary one.
 func (s *server) saveSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.SaveBody

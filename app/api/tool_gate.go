@@ -9,7 +9,7 @@ import (
 )
 
 // askedAnswer is box_restore's answer when it asked the person instead
-// (section 5, "the form"): 202, the words, and the request's ID.
+// (the form it takes): 202, the words, and the request's ID.
 type askedAnswer struct {
 	Message string `json:"message"`
 	Request string `json:"request"`
@@ -18,7 +18,7 @@ type askedAnswer struct {
 
 // toolGate runs an agent's tool call: while a restore of a box its thread
 // works on waits for the person's word or runs, the call answers try_again
-// in words (section 5, "Holding turns on the box"); otherwise the tool
+// in words (the box holds its turns while it waits); otherwise the tool
 // answers, with the answers to the thread's requests it has not been told
 // yet (declined, expired, approved) under "requests".
 func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {

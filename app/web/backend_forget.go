@@ -13,7 +13,7 @@ import (
 
 // goneBackend is the Snapshots tab's notice for a backend no longer in
 // settings whose snapshots are still recorded: they are unavailable, and
-// the person may forget them (section 1; G2).
+// the person may forget them.
 type goneBackend struct {
 	Words, Href string
 }
@@ -39,7 +39,7 @@ func (s *Server) goneBackends(r *http.Request) []goneBackend {
 }
 
 // forgetDialog is "Forget its snapshots": it names them, their size and
-// price, and says they may still exist and be billed (section 1).
+// price, and says they may still exist and be billed.
 func (s *Server) forgetDialog(r *http.Request, backend string) (dialog, error) {
 	d := dialog{Kind: "forget", Title: fmt.Sprintf("Forget the snapshots of %s?", backend), Back: backOf(r, ""),
 		Action: "/backends/" + url.PathEscape(backend) + "/forget", Submit: "Forget its snapshots", Danger: true}

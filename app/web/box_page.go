@@ -44,14 +44,14 @@ type boxCard struct {
 // its notices and its Snapshots card.
 type boxLive struct {
 	Notices []notice
-	// Requests wait for the person's word on this box (section 5).
+	// Requests wait for the person's word on this box.
 	Requests []approvalItem
 	Card     boxCard
 	Busy     bool
 	LiveURL  string
 	Announce string
 	Done     string
-	// Timeline is the box's automatic snapshots (issue 16): in the live
+	// Timeline is the box's automatic snapshots: in the live
 	// part, so thinning, Save and Delete history show as they happen.
 	Timeline timeline
 }

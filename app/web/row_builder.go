@@ -66,7 +66,7 @@ func (rb *rowBuilder) whereWords(b *snapshots.Box) string {
 }
 
 // onHost says where a box's space is taken, "on pve-1", as the Take
-// dialog's words have it (section 12: "Up to 16 GiB more on pve-1").
+// dialog's words have it: "Up to 16 GiB more on pve-1".
 func (rb *rowBuilder) onHost(b *snapshots.Box) string {
 	if be, ok := rb.core.BackendOf(b); ok && be.Kind != "local" && b.Host != "" {
 		return "on " + b.Host
@@ -177,7 +177,7 @@ func rowMarks(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 	case "held-copy":
 		where := "held copy"
 		if sn.Host != "" {
-			where += " on " + sn.Host // where it lives after its box's release (section 7)
+			where += " on " + sn.Host // where it lives after its box's release
 		}
 		attention = append(attention, where)
 	}
@@ -370,7 +370,8 @@ func (rb *rowBuilder) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowCo
 		return fmt.Sprintf("Boxes %s do not fork.", rb.whereWords(b))
 	}
 	// The snapshot's own record says whether it was taken with the
-	// identity reset (forkSafe, section 9: per snapshot, not per kind).
+	// identity reset (forkSafe: per snapshot, not per kind, since a kind's
+	// reset may come after some of its snapshots were taken).
 	if sn.ForkSafe == nil || *sn.ForkSafe <= 0 {
 		return providers.NoResetWords(b.Name)
 	}
@@ -439,13 +440,13 @@ func (rb *rowBuilder) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, 
 }
 
 // ceilingWhy is why Keep or "Keep 30 more days" is off for sn: the
-// ceiling's words where the rate held is past it (sections 7 and 8).
+// ceiling's words where the rate held is past it.
 func (rb *rowBuilder) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snapshots.Snapshot) string {
 	return rb.core.KeepCeiling(ctx, sn)
 }
 
 // restoresOff reports whether the person's restore of b is off: threads
-// run on it and Settings keeps such restores off (section 5; unit 3).
+// run on it and Settings keeps such restores off.
 func (rb *rowBuilder) restoresOff(ctx context.Context, b *snapshots.Box) bool {
 	if !snapshots.ThreadsRunOn(snapshots.Owner(), b) {
 		return false

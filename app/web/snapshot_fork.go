@@ -14,14 +14,14 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// whereThread and whereMachine are the Fork dialog's two places (section 9:
-// the person forks into the box's thread, or as a machine of their own).
+// whereThread and whereMachine are the Fork dialog's two places: the
+// person forks into the box's thread, or as a machine of their own.
 const (
 	whereThread  = "thread"
 	whereMachine = "machine"
 )
 
-// forkDialog builds Fork's dialog from the plan (section 12): the new box's
+// forkDialog builds Fork's dialog from the plan: the new box's
 // name, where it goes, its size, its time and space, and what a fork is.
 func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error) {
 	ctx := r.Context()
@@ -70,8 +70,8 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	} else {
 		d.Lines = append(d.Lines, "It goes: as one of your machines.")
 	}
-	// Its size is the snapshot's (decided during unit 7: no larger size
-	// is offered yet), read from the snapshot's config where the plan has it.
+	// Its size is the snapshot's (no larger size is offered yet), read
+	// from the snapshot's config where the plan has it.
 	size := "Its size: as the snapshot"
 	if sz := plan.Restore.SizeBack; sz != nil && (sz.Cores > 0 || sz.MemoryBytes > 0) {
 		size = fmt.Sprintf("Its size: %d cores and %s memory", sz.Cores, snapshots.GiB(sz.MemoryBytes))

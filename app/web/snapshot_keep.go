@@ -16,7 +16,7 @@ import (
 const dateForm = "2006-01-02"
 
 // keepDialog builds Keep…: the date (the setting's days by default) and
-// what keeping costs on that backend (section 7).
+// what keeping costs on that backend.
 func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error) {
 	ctx := r.Context()
 	b, sn, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), boxRef, ref)

@@ -10,7 +10,7 @@ import (
 )
 
 // renewSnapshot is "Keep 30 more days" on a kept snapshot's row or the box
-// card: the setting's days added to its keep date (section 7).
+// card: the setting's days added to its keep date.
 func (s *Server) renewSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
 	if _, err := s.opts.Core.Renew(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id}); err != nil {

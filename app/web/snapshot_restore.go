@@ -13,7 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// restoreDialog builds section 5's restore dialog: when it goes back to,
+// restoreDialog builds the restore dialog: when it goes back to,
 // everything that goes (the guard), the size it goes back to, the undo line
 // that only the owner can untick, and the button's three wordings.
 func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, error) {
@@ -79,7 +79,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		d.After = append(d.After, "It leaves out "+plan.Restore.Excludes+".")
 	}
 	// A held copy's undo (ZFS's) comes back by a swap: say what undoing
-	// does, in the restore's dialog and in the undo's own (section 2).
+	// does, in the restore's dialog and in the undo's own.
 	if len(list) > 0 && (plan.Restore.Undo == providers.UndoHeldCopy || (sn.UndoOf != nil && sn.Guest == "held-copy")) {
 		d.After = append(d.After, swapWords(list[0].Snapshots))
 	}

@@ -70,7 +70,7 @@ type snapRow struct {
 	NoteA, Keep, Unkeep   action
 	Delete                action
 	// Renew is "Keep 30 more days" on a kept snapshot; GoesSoon puts it on
-	// the row itself, beside "goes in 3 days" (section 7).
+	// the row itself, beside "goes in 3 days".
 	Renew     action
 	RenewText string
 	GoesSoon  bool

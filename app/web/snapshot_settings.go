@@ -17,18 +17,18 @@ type backendOffer struct {
 	Simulated                                bool
 }
 
-// ceilingRow is one paid provider's ceiling a month (section 8).
+// ceilingRow is one paid provider's ceiling a month.
 type ceilingRow struct {
 	ID, Label string
 	Ceiling   float64
 	Default   float64
 	// Held is the rate held and this month's spend beside it; Past warns
-	// that the rate is past the ceiling (section 8).
+	// that the rate is past the ceiling.
 	Held, Past string
 }
 
 // historyRow is one backend's automatic snapshots: on or off, and how
-// often its running boxes are checked (issue 16).
+// often its running boxes are checked.
 type historyRow struct {
 	ID, Label string
 	On        bool

@@ -8,8 +8,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// saveSnapshotSettings saves the numbers, drafts until Save (section 12:
-// "Numbers are drafts saved with Save; switches save at once"). The
+// saveSnapshotSettings saves the numbers, drafts until Save, where
+// switches save at once. The
 // switches are left as they are: they saved when they changed.
 func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	st, err := s.opts.Core.Settings(r.Context())

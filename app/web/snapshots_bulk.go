@@ -69,8 +69,7 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 			werr = &snapshots.Refusal{Code: snapshots.CodeConflict, Words: snapshots.RenewNotKeptWords(sn.Name)}
 		}
 		if werr == nil && act != "delete" {
-			// Keep and renewals past the paid ceiling: its words for each
-			// (section 7).
+			// Keep and renewals past the paid ceiling: its words for each.
 			if w := s.opts.Core.KeepCeiling(ctx, sn); w != "" {
 				werr = &snapshots.Refusal{Code: snapshots.CodeLimit, Words: w}
 			}

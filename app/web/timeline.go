@@ -14,7 +14,7 @@ import (
 // shows at a time; Older and Newer move along it.
 const TimelinePage = 40
 
-// timeline is the box page's Timeline card (issue 16, item 3): the box's
+// timeline is the box page's Timeline card: the box's
 // automatic snapshots, newest first, grouped by day and by hour, each a row
 // with its picture where the box has a screen, Restore… (the usual dialog
 // and undo), Save… and Keep….

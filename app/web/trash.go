@@ -8,8 +8,8 @@ import (
 	"github.com/boxsnap/boxsnap/views"
 )
 
-// The Boxes page's Trash tab, and the reset dialog (issue 16, items 5 and
-// 6).
+// The Boxes page's Trash tab: the boxes released to the trash, each until
+// it goes.
 
 // trashRow is one box in the trash.
 type trashRow struct {
