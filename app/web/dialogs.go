@@ -68,6 +68,17 @@ type dialog struct {
 	Skipped []string
 }
 
+// dialogBuilder builds the dialogs' view data from the core's plans: what
+// each action would do, what goes, what it costs, and why it is refused.
+// It holds only what building them reads: the core, and the row builder
+// for the words a row and its dialog share (where a box lives, whether
+// restores are off). Each dialog's builder lives in the file of the action
+// it asks for (restoreDialog in snapshot_restore.go).
+type dialogBuilder struct {
+	core *snapshots.Service
+	rows *rowBuilder
+}
+
 // renderDialog answers a dialog: its own page, or the dialog alone for
 // htmx (hx-target #dialog-host), which boxsnap.js opens as a modal.
 func (s *Server) renderDialog(w http.ResponseWriter, r *http.Request, status int, d dialog) {

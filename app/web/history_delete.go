@@ -12,13 +12,13 @@ import (
 
 // deleteHistoryDialog is Delete history…: every automatic snapshot of the
 // box goes once its name is typed; saved and kept ones stay.
-func (s *Server) deleteHistoryDialog(r *http.Request, boxRef, _ string) (dialog, error) {
+func (dlg *dialogBuilder) deleteHistoryDialog(r *http.Request, boxRef, _ string) (dialog, error) {
 	ctx := r.Context()
-	b, err := s.opts.Core.Box(ctx, snapshots.Owner(), boxRef)
+	b, err := dlg.core.Box(ctx, snapshots.Owner(), boxRef)
 	if err != nil {
 		return dialog{}, err
 	}
-	hist, err := s.opts.Core.Boxes().BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
+	hist, err := dlg.core.Boxes().BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
 	if err != nil {
 		return dialog{}, err
 	}
@@ -36,7 +36,7 @@ func (s *Server) deleteHistoryDialog(r *http.Request, boxRef, _ string) (dialog,
 }
 
 func (s *Server) showDeleteHistoryDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.deleteHistoryDialog(r, chi.URLParam(r, "box"), "")
+	d, err := s.dialogs.deleteHistoryDialog(r, chi.URLParam(r, "box"), "")
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -46,7 +46,7 @@ func (s *Server) showDeleteHistoryDialog(w http.ResponseWriter, r *http.Request)
 
 func (s *Server) deleteHistory(w http.ResponseWriter, r *http.Request) {
 	box := chi.URLParam(r, "box")
-	d, err := s.deleteHistoryDialog(r, box, "")
+	d, err := s.dialogs.deleteHistoryDialog(r, box, "")
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -40,6 +40,8 @@ type Server struct {
 	plans *planCache
 	// rows builds the snapshot rows and box cards the pages show.
 	rows *rowBuilder
+	// dialogs builds the dialogs' view data.
+	dialogs *dialogBuilder
 	// throttle counts wrong passwords per client address; a throttled
 	// answer waits slowFor, at most len(slowed) at once.
 	throttle *signInThrottle
@@ -59,6 +61,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
 	s.rows = &rowBuilder{core: opts.Core, plans: s.plans}
+	s.dialogs = &dialogBuilder{core: opts.Core, rows: s.rows}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}

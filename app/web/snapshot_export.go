@@ -27,23 +27,23 @@ type exportChoice struct {
 	Checked        bool
 }
 
-func (s *Server) exportDialogOf(r *http.Request, boxRef, ref string) (exportDialog, error) {
+func (dlg *dialogBuilder) exportDialogOf(r *http.Request, boxRef, ref string) (exportDialog, error) {
 	ctx := r.Context()
-	sn, b, err := s.opts.Core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
+	sn, b, err := dlg.core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
 	if err != nil {
 		return exportDialog{}, err
 	}
 	d := exportDialog{Page: views.Page{Title: "Export", SignedIn: true, Nav: "boxes"}, Title: fmt.Sprintf("Export ‘%s’", sn.Name),
 		Box: b.Name, Action: "/boxes/" + url.PathEscape(b.Name) + "/export", Back: backOf(r, b.Name), First: sn.ID}
-	if why := s.rows.exportWhy(b, sn); why != "" {
+	if why := dlg.rows.exportWhy(b, sn); why != "" {
 		d.Disabled, d.Error = true, why
 		return d, nil
 	}
-	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
+	list, err := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
 	if err != nil {
 		return d, err
 	}
-	tz, now := s.opts.Core.TimeZone(ctx), time.Now()
+	tz, now := dlg.core.TimeZone(ctx), time.Now()
 	for _, bs := range list {
 		for _, x := range bs.Snapshots {
 			if x.State != snapshots.StateReady {
@@ -56,7 +56,7 @@ func (s *Server) exportDialogOf(r *http.Request, boxRef, ref string) (exportDial
 }
 
 func (s *Server) showSnapshotExportDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.exportDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.exportDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -76,7 +76,7 @@ func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 		if len(q["snapshot"]) > 0 {
 			first = q["snapshot"][0]
 		}
-		d, derr := s.exportDialogOf(r, box, first)
+		d, derr := s.dialogs.exportDialogOf(r, box, first)
 		if derr != nil {
 			s.refused(w, r, err)
 			return

@@ -16,27 +16,27 @@ import (
 // restoreDialog builds the restore dialog: when it goes back to,
 // everything that goes (the guard), the size it goes back to, the undo line
 // that only the owner can untick, and the button's three wordings.
-func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+func (dlg *dialogBuilder) restoreDialog(r *http.Request, boxRef, ref string) (dialog, error) {
 	ctx := r.Context()
-	b, sn, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), boxRef, ref)
+	b, sn, plan, err := dlg.core.Plan(ctx, snapshots.Owner(), boxRef, ref)
 	if b == nil || sn == nil {
 		if err == nil {
 			err = fmt.Errorf("restore dialog: no snapshot %s", ref)
 		}
 		return dialog{}, err
 	}
-	tz := s.opts.Core.TimeZone(ctx)
+	tz := dlg.core.TimeZone(ctx)
 	now := time.Now()
 	d := dialog{Kind: "restore", Title: fmt.Sprintf("Restore %s to ‘%s’?", b.Name, sn.Name), Back: backOf(r, b.Name),
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/restore", url.PathEscape(b.Name), sn.ID), RequestID: snapshots.NewID("rq")}
-	be, _ := s.opts.Core.BackendOf(b)
-	guard := s.opts.Core.Guard(ctx, snapshots.Owner(), b)
+	be, _ := dlg.core.BackendOf(b)
+	guard := dlg.core.Guard(ctx, snapshots.Owner(), b)
 	d.Fingerprint = fingerprint(b, sn, guard)
 	switch {
 	case err != nil:
 		d.Disabled, d.Error = true, refusalWords(err)
 		return d, nil
-	case s.rows.restoresOff(ctx, b):
+	case dlg.rows.restoresOff(ctx, b):
 		d.Disabled, d.Error = true, snapshots.ExecutionRestoresOffWords
 		return d, nil
 	case plan.Locked != nil:
@@ -50,7 +50,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		return d, nil
 	}
 	var list []snapshots.BoxSnapshots
-	if l, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(l) > 0 {
+	if l, err := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(l) > 0 {
 		list = l
 		if werr := snapshots.Eligible(sn, snapshots.ChangeRestore, list[0].Pins[sn.ID], now, tz); werr != nil {
 			d.Disabled, d.Error = true, refusalWords(werr)
@@ -67,7 +67,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	}
 	first += " What it did to the world since stays done."
 	d.Lines = append(d.Lines, first)
-	if cmp, err := s.opts.Core.Contents().RestorePreview(ctx, snapshots.Owner(), sn.ID); err == nil && cmp != nil {
+	if cmp, err := dlg.core.Contents().RestorePreview(ctx, snapshots.Owner(), sn.ID); err == nil && cmp != nil {
 		d.Changes = cmp.Words
 		d.ChangesHref = fmt.Sprintf("/boxes/%s/snapshots/%s/compare", url.PathEscape(b.Name), sn.ID)
 	}
@@ -83,7 +83,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	if len(list) > 0 && (plan.Restore.Undo == providers.UndoHeldCopy || (sn.UndoOf != nil && sn.Guest == "held-copy")) {
 		d.After = append(d.After, swapWords(list[0].Snapshots))
 	}
-	settings, _ := s.opts.Core.Settings(ctx)
+	settings, _ := dlg.core.Settings(ctx)
 	undoName := snapshots.UndoName(now, tz)
 	if plan.Restore.Undo != providers.UndoNone {
 		d.UndoOffered = true
@@ -91,7 +91,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		case providers.UndoHeldCopy:
 			d.UndoLine = fmt.Sprintf("Copy %s once stopped, so you can undo this: %s", b.Name, strings.ToLower(aboutWords(plan.Restore.UndoAbout)))
 			if plan.Restore.UndoBytes != nil {
-				d.UndoLine += fmt.Sprintf(" and %s %s", snapshots.GB(*plan.Restore.UndoBytes), s.rows.whereWords(b))
+				d.UndoLine += fmt.Sprintf(" and %s %s", snapshots.GB(*plan.Restore.UndoBytes), dlg.rows.whereWords(b))
 			}
 			d.UndoLine += "."
 		default:
@@ -138,7 +138,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 }
 
 func (s *Server) showRestoreDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.restoreDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.restoreDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -149,7 +149,7 @@ func (s *Server) showRestoreDialog(w http.ResponseWriter, r *http.Request) {
 // restoreSnapshot restores, after checking the dialog's plan is the plan
 // now; a guarded restore goes on only with "Restore anyway".
 func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
-	d, box, id, ok := s.postedDialog(w, r, s.restoreDialog)
+	d, box, id, ok := s.postedDialog(w, r, s.dialogs.restoreDialog)
 	if !ok {
 		return
 	}

@@ -12,13 +12,13 @@ import (
 
 // saveDialog is Save…: an automatic snapshot becomes an ordinary one, with
 // a name if given (moatbox's "Save with a name").
-func (s *Server) saveDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+func (dlg *dialogBuilder) saveDialog(r *http.Request, boxRef, ref string) (dialog, error) {
 	ctx := r.Context()
-	sn, b, err := s.opts.Core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
+	sn, b, err := dlg.core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
 	if err != nil {
 		return dialog{}, err
 	}
-	settings, _ := s.opts.Core.Settings(ctx)
+	settings, _ := dlg.core.Settings(ctx)
 	d := dialog{Kind: "save", Title: fmt.Sprintf("Save ‘%s’", sn.Name), Back: backOf(r, b.Name), Submit: "Save",
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/save", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil),
 		NamePlaceholder: sn.Name}
@@ -30,7 +30,7 @@ func (s *Server) saveDialog(r *http.Request, boxRef, ref string) (dialog, error)
 }
 
 func (s *Server) showSaveDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.saveDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.saveDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -41,7 +41,7 @@ func (s *Server) showSaveDialog(w http.ResponseWriter, r *http.Request) {
 // saveSnapshot saves it; the page is read again, as the snapshot moves
 // from the timeline to the Snapshots card.
 func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) {
-	d, box, id, ok := s.postedDialog(w, r, s.saveDialog)
+	d, box, id, ok := s.postedDialog(w, r, s.dialogs.saveDialog)
 	if !ok {
 		return
 	}
