@@ -57,6 +57,19 @@ func (dlg *dialogBuilder) restoreDialog(r *http.Request, boxRef, ref string) (di
 			return d, nil
 		}
 	}
+	dlg.restoreLines(r, &d, b, sn, plan, list, now, tz)
+	d.Goes = guard
+	dlg.restoreUndo(r, &d, b, plan, be, now, tz)
+	restoreSubmit(&d, b, sn, guard)
+	return d, nil
+}
+
+// restoreLines says what a restore does: when it goes back to and what
+// goes with it, what changed since, the size it goes back to, what it
+// leaves out, and how a held copy's undo comes back.
+func (dlg *dialogBuilder) restoreLines(r *http.Request, d *dialog, b *snapshots.Box, sn *snapshots.Snapshot, plan providers.SnapshotPlan,
+	list []snapshots.BoxSnapshots, now time.Time, tz *time.Location) {
+	ctx := r.Context()
 	when := whenAt(sn.TakenAt, now, tz)
 	first := fmt.Sprintf("It goes back to %s, %s ago. Everything on its disk since then goes: files, installed apps and settings.",
 		when, agoWords(now.Sub(sn.TakenAt)))
@@ -71,7 +84,6 @@ func (dlg *dialogBuilder) restoreDialog(r *http.Request, boxRef, ref string) (di
 		d.Changes = cmp.Words
 		d.ChangesHref = fmt.Sprintf("/boxes/%s/snapshots/%s/compare", url.PathEscape(b.Name), sn.ID)
 	}
-	d.Goes = guard
 	if sz := plan.Restore.SizeBack; sz != nil && (sz.Cores > 0 || sz.MemoryBytes > 0) {
 		d.After = append(d.After, fmt.Sprintf("%s goes back to %d cores and %s memory, as it was then.", b.Name, sz.Cores, snapshots.GiB(sz.MemoryBytes)))
 	}
@@ -83,6 +95,14 @@ func (dlg *dialogBuilder) restoreDialog(r *http.Request, boxRef, ref string) (di
 	if len(list) > 0 && (plan.Restore.Undo == providers.UndoHeldCopy || (sn.UndoOf != nil && sn.Guest == "held-copy")) {
 		d.After = append(d.After, swapWords(list[0].Snapshots))
 	}
+}
+
+// restoreUndo is the undo line: how and when the undo is taken, its name,
+// ticked and locked where the core refuses a restore without one, or why
+// no undo can be taken.
+func (dlg *dialogBuilder) restoreUndo(r *http.Request, d *dialog, b *snapshots.Box, plan providers.SnapshotPlan, be snapshots.Backend,
+	now time.Time, tz *time.Location) {
+	ctx := r.Context()
 	settings, _ := dlg.core.Settings(ctx)
 	undoName := snapshots.UndoName(now, tz)
 	if plan.Restore.Undo != providers.UndoNone {
@@ -120,6 +140,11 @@ func (dlg *dialogBuilder) restoreDialog(r *http.Request, boxRef, ref string) (di
 		d.NoUndo = true
 		d.After = append(d.After, strings.TrimSuffix(snapshots.NoUndoCanBeTakenWords(b.Name, be.Label), ".")+": only a restore without undo can go on.")
 	}
+}
+
+// restoreSubmit is the button's three wordings: Restore, Restore anyway
+// past the guard, Undo for an undo, and Restore without undo.
+func restoreSubmit(d *dialog, b *snapshots.Box, sn *snapshots.Snapshot, guard []string) {
 	d.Force = len(guard) > 0
 	d.Submit = "Restore " + b.Name
 	if d.Force {
@@ -134,7 +159,6 @@ func (dlg *dialogBuilder) restoreDialog(r *http.Request, boxRef, ref string) (di
 	if d.NoUndo {
 		d.Submit, d.Danger = d.SubmitNoUndo, true
 	}
-	return d, nil
 }
 
 func (s *Server) showRestoreDialog(w http.ResponseWriter, r *http.Request) {

@@ -193,7 +193,23 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 		}
 		p.History = append(p.History, row)
 	}
-	for _, be := range s.opts.Core.Backends() {
+	ceilings, summary := ceilingsOf(s.opts.Core.Backends(), rates, boxes, p.Settings)
+	p.Ceilings = append(p.Ceilings, ceilings...)
+	p.Summary += summary
+	// One row per backend and kind (and host, with its storage), each read
+	// from a plan through a live box there where there is one.
+	for _, kp := range s.kindPlans(ctx, boxes) {
+		p.Offers = append(p.Offers, offerOf(kp, p.Settings.RoomPercent))
+	}
+	p.Sections = sectionsOf(p)
+	s.render(w, r, status, "settings_snapshots", p)
+}
+
+// ceilingsOf are the paid providers' ceiling rows, for each backend that
+// holds a paid rate or whose snapshots have a price, and the summary's
+// words for them ("Proxmox up to $20 a month").
+func ceilingsOf(backends []snapshots.Backend, rates []snapshots.PaidRate, boxes []*snapshots.Box, st snapshots.Settings) (rows []ceilingRow, summary string) {
+	for _, be := range backends {
 		var held *snapshots.PaidRate
 		for i := range rates {
 			if rates[i].Backend == be.ID {
@@ -201,7 +217,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 			}
 		}
 		if sn := snapshottingOf(be, boxes); held != nil || sn != nil && sn.Price != nil {
-			c, ok := p.Settings.Ceilings[be.ID]
+			c, ok := st.Ceilings[be.ID]
 			if !ok {
 				c = snapshots.DefaultCeiling
 			}
@@ -212,58 +228,58 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 					row.Past = held.PastWords()
 				}
 			}
-			p.Ceilings = append(p.Ceilings, row)
+			rows = append(rows, row)
 			cur := ""
 			if held != nil {
 				cur = held.Currency
 			} else if sn != nil && sn.Price != nil {
 				cur = sn.Price.Currency
 			}
-			p.Summary += fmt.Sprintf(" · %s up to %s a month", be.Label, snapshots.Money(c, cur))
+			summary += fmt.Sprintf(" · %s up to %s a month", be.Label, snapshots.Money(c, cur))
 		}
 	}
-	// One row per backend and kind (and host, with its storage), each read
-	// from a plan through a live box there where there is one.
-	for _, kp := range s.kindPlans(ctx, boxes) {
-		o := backendOffer{Label: kp.Backend.Label, Simulated: kp.Backend.Simulated, Kind: kindWords(kp.Kind), Offers: "No snapshots"}
+	return rows, summary
+}
+
+// offerOf is one backend's row for one kind of box (and host): what it
+// offers, where, and any problem its plan reads, with its fix.
+func offerOf(kp kindPlan, roomPercent int) backendOffer {
+	o := backendOffer{Label: kp.Backend.Label, Simulated: kp.Backend.Simulated, Kind: kindWords(kp.Kind), Offers: "No snapshots"}
+	if kp.Snapping != nil {
+		o.Offers = planOffers(kp)
+	}
+	if kp.Host != kp.Backend.Label {
+		o.Where = kp.Host
+	}
+	switch {
+	case !kp.Planned:
 		if kp.Snapping != nil {
-			o.Offers = planOffers(kp)
+			o.Where = joinWords(o.Where, "no box there yet: its storage is read with the first")
 		}
-		if kp.Host != kp.Backend.Label {
-			o.Where = kp.Host
-		}
+	case kp.Err != nil && isLocked(kp.Err):
+		o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
+		o.Problem, o.Fix = fmt.Sprintf("%s is locked (%s).", kp.Box.Name, kp.Plan.Locked.Lock), kp.Plan.Locked.Fix+"."
+	case kp.Err != nil:
+		o.Problem = refusalWords(kp.Err)
+	default:
+		o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
 		switch {
-		case !kp.Planned:
-			if kp.Snapping != nil {
-				o.Where = joinWords(o.Where, "no box there yet: its storage is read with the first")
-			}
-		case kp.Err != nil && isLocked(kp.Err):
-			o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
-			o.Problem, o.Fix = fmt.Sprintf("%s is locked (%s).", kp.Box.Name, kp.Plan.Locked.Lock), kp.Plan.Locked.Fix+"."
-		case kp.Err != nil:
-			o.Problem = refusalWords(kp.Err)
-		default:
-			o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
-			switch {
-			case !kp.Plan.Take.OK && !kp.Plan.Take.TryAgain:
-				o.Problem = kp.Plan.Take.Why
-			case kp.Plan.Storage.Name != "" && kp.Plan.Storage.PercentFull > float64(p.Settings.RoomPercent):
-				o.Problem = fmt.Sprintf("%s's storage is past %d%% full: new snapshots are refused.", kp.Host, p.Settings.RoomPercent)
-				o.Fix = "Delete snapshots there, or raise the threshold."
-			case kp.Plan.Restore.Why != "" && kp.Plan.Restore.Way != providers.WayNone:
-				// A plan's restore refusal speaks of one snapshot; the row
-				// speaks of them all.
-				why, fix, ok := strings.Cut(kp.Plan.Restore.Why, ": ")
-				o.Problem = why + "."
-				if ok {
-					o.Fix = strings.ToUpper(fix[:1]) + strings.Replace(fix[1:], "this snapshot", "a snapshot", 1)
-				}
+		case !kp.Plan.Take.OK && !kp.Plan.Take.TryAgain:
+			o.Problem = kp.Plan.Take.Why
+		case kp.Plan.Storage.Name != "" && kp.Plan.Storage.PercentFull > float64(roomPercent):
+			o.Problem = fmt.Sprintf("%s's storage is past %d%% full: new snapshots are refused.", kp.Host, roomPercent)
+			o.Fix = "Delete snapshots there, or raise the threshold."
+		case kp.Plan.Restore.Why != "" && kp.Plan.Restore.Way != providers.WayNone:
+			// A plan's restore refusal speaks of one snapshot; the row
+			// speaks of them all.
+			why, fix, ok := strings.Cut(kp.Plan.Restore.Why, ": ")
+			o.Problem = why + "."
+			if ok {
+				o.Fix = strings.ToUpper(fix[:1]) + strings.Replace(fix[1:], "this snapshot", "a snapshot", 1)
 			}
 		}
-		p.Offers = append(p.Offers, o)
 	}
-	p.Sections = sectionsOf(p)
-	s.render(w, r, status, "settings_snapshots", p)
+	return o
 }
 
 // sectionsOf lists the sections for the index, each with what it is set
