@@ -16,7 +16,7 @@ func (s *server) routes() *chi.Mux {
 	r.MethodNotAllowed(methodNotAllowed)
 
 	r.Get("/openapi.json", serveOpenAPI)
-	// A share code's copy, to whoever holds the code (shares.go).
+	// A share code's copy, to whoever holds the code (shared_copy.go).
 	r.Post("/shared", s.sharedCopy)
 
 	r.Group(func(r chi.Router) {
