@@ -3,10 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
@@ -20,18 +17,18 @@ type backendOffer struct {
 	Simulated                                bool
 }
 
-// ceilingRow is one paid provider's ceiling a month (section 8).
+// ceilingRow is one paid provider's ceiling a month.
 type ceilingRow struct {
 	ID, Label string
 	Ceiling   float64
 	Default   float64
 	// Held is the rate held and this month's spend beside it; Past warns
-	// that the rate is past the ceiling (section 8).
+	// that the rate is past the ceiling.
 	Held, Past string
 }
 
 // historyRow is one backend's automatic snapshots: on or off, and how
-// often its running boxes are checked (issue 16).
+// often its running boxes are checked.
 type historyRow struct {
 	ID, Label string
 	On        bool
@@ -196,7 +193,23 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 		}
 		p.History = append(p.History, row)
 	}
-	for _, be := range s.opts.Core.Backends() {
+	ceilings, summary := ceilingsOf(s.opts.Core.Backends(), rates, boxes, p.Settings)
+	p.Ceilings = append(p.Ceilings, ceilings...)
+	p.Summary += summary
+	// One row per backend and kind (and host, with its storage), each read
+	// from a plan through a live box there where there is one.
+	for _, kp := range s.kindPlans(ctx, boxes) {
+		p.Offers = append(p.Offers, offerOf(kp, p.Settings.RoomPercent))
+	}
+	p.Sections = sectionsOf(p)
+	s.render(w, r, status, "settings_snapshots", p)
+}
+
+// ceilingsOf are the paid providers' ceiling rows, for each backend that
+// holds a paid rate or whose snapshots have a price, and the summary's
+// words for them ("Proxmox up to $20 a month").
+func ceilingsOf(backends []snapshots.Backend, rates []snapshots.PaidRate, boxes []*snapshots.Box, st snapshots.Settings) (rows []ceilingRow, summary string) {
+	for _, be := range backends {
 		var held *snapshots.PaidRate
 		for i := range rates {
 			if rates[i].Backend == be.ID {
@@ -204,7 +217,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 			}
 		}
 		if sn := snapshottingOf(be, boxes); held != nil || sn != nil && sn.Price != nil {
-			c, ok := p.Settings.Ceilings[be.ID]
+			c, ok := st.Ceilings[be.ID]
 			if !ok {
 				c = snapshots.DefaultCeiling
 			}
@@ -215,58 +228,58 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 					row.Past = held.PastWords()
 				}
 			}
-			p.Ceilings = append(p.Ceilings, row)
+			rows = append(rows, row)
 			cur := ""
 			if held != nil {
 				cur = held.Currency
 			} else if sn != nil && sn.Price != nil {
 				cur = sn.Price.Currency
 			}
-			p.Summary += fmt.Sprintf(" · %s up to %s a month", be.Label, snapshots.Money(c, cur))
+			summary += fmt.Sprintf(" · %s up to %s a month", be.Label, snapshots.Money(c, cur))
 		}
 	}
-	// One row per backend and kind (and host, with its storage), each read
-	// from a plan through a live box there where there is one.
-	for _, kp := range s.kindPlans(ctx, boxes) {
-		o := backendOffer{Label: kp.Backend.Label, Simulated: kp.Backend.Simulated, Kind: kindWords(kp.Kind), Offers: "No snapshots"}
+	return rows, summary
+}
+
+// offerOf is one backend's row for one kind of box (and host): what it
+// offers, where, and any problem its plan reads, with its fix.
+func offerOf(kp kindPlan, roomPercent int) backendOffer {
+	o := backendOffer{Label: kp.Backend.Label, Simulated: kp.Backend.Simulated, Kind: kindWords(kp.Kind), Offers: "No snapshots"}
+	if kp.Snapping != nil {
+		o.Offers = planOffers(kp)
+	}
+	if kp.Host != kp.Backend.Label {
+		o.Where = kp.Host
+	}
+	switch {
+	case !kp.Planned:
 		if kp.Snapping != nil {
-			o.Offers = planOffers(kp)
+			o.Where = joinWords(o.Where, "no box there yet: its storage is read with the first")
 		}
-		if kp.Host != kp.Backend.Label {
-			o.Where = kp.Host
-		}
+	case kp.Err != nil && isLocked(kp.Err):
+		o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
+		o.Problem, o.Fix = fmt.Sprintf("%s is locked (%s).", kp.Box.Name, kp.Plan.Locked.Lock), kp.Plan.Locked.Fix+"."
+	case kp.Err != nil:
+		o.Problem = refusalWords(kp.Err)
+	default:
+		o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
 		switch {
-		case !kp.Planned:
-			if kp.Snapping != nil {
-				o.Where = joinWords(o.Where, "no box there yet: its storage is read with the first")
-			}
-		case kp.Err != nil && isLocked(kp.Err):
-			o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
-			o.Problem, o.Fix = fmt.Sprintf("%s is locked (%s).", kp.Box.Name, kp.Plan.Locked.Lock), kp.Plan.Locked.Fix+"."
-		case kp.Err != nil:
-			o.Problem = refusalWords(kp.Err)
-		default:
-			o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
-			switch {
-			case !kp.Plan.Take.OK && !kp.Plan.Take.TryAgain:
-				o.Problem = kp.Plan.Take.Why
-			case kp.Plan.Storage.Name != "" && kp.Plan.Storage.PercentFull > float64(p.Settings.RoomPercent):
-				o.Problem = fmt.Sprintf("%s's storage is past %d%% full: new snapshots are refused.", kp.Host, p.Settings.RoomPercent)
-				o.Fix = "Delete snapshots there, or raise the threshold."
-			case kp.Plan.Restore.Why != "" && kp.Plan.Restore.Way != providers.WayNone:
-				// A plan's restore refusal speaks of one snapshot; the row
-				// speaks of them all.
-				why, fix, ok := strings.Cut(kp.Plan.Restore.Why, ": ")
-				o.Problem = why + "."
-				if ok {
-					o.Fix = strings.ToUpper(fix[:1]) + strings.Replace(fix[1:], "this snapshot", "a snapshot", 1)
-				}
+		case !kp.Plan.Take.OK && !kp.Plan.Take.TryAgain:
+			o.Problem = kp.Plan.Take.Why
+		case kp.Plan.Storage.Name != "" && kp.Plan.Storage.PercentFull > float64(roomPercent):
+			o.Problem = fmt.Sprintf("%s's storage is past %d%% full: new snapshots are refused.", kp.Host, roomPercent)
+			o.Fix = "Delete snapshots there, or raise the threshold."
+		case kp.Plan.Restore.Why != "" && kp.Plan.Restore.Way != providers.WayNone:
+			// A plan's restore refusal speaks of one snapshot; the row
+			// speaks of them all.
+			why, fix, ok := strings.Cut(kp.Plan.Restore.Why, ": ")
+			o.Problem = why + "."
+			if ok {
+				o.Fix = strings.ToUpper(fix[:1]) + strings.Replace(fix[1:], "this snapshot", "a snapshot", 1)
 			}
 		}
-		p.Offers = append(p.Offers, o)
 	}
-	p.Sections = sectionsOf(p)
-	s.render(w, r, status, "settings_snapshots", p)
+	return o
 }
 
 // sectionsOf lists the sections for the index, each with what it is set
@@ -335,22 +348,6 @@ func sectionsOf(p settingsPage) []settingsSection {
 	return out
 }
 
-// showSettingsSection shows one section of the snapshot settings; a
-// section that is none is a 404.
-func (s *Server) showSettingsSection(w http.ResponseWriter, r *http.Request) {
-	sec := chi.URLParam(r, "section")
-	if sectionTitle(sec) == "" {
-		http.NotFound(w, r)
-		return
-	}
-	st, err := s.opts.Core.Settings(r.Context())
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.settingsPage(w, r, http.StatusOK, settingsPage{Settings: st, Section: sec})
-}
-
 // settingsBack is where a settings form goes back to: its section's page,
 // or the index for a form that names none.
 func settingsBack(r *http.Request) (string, string) {
@@ -379,171 +376,4 @@ func (s *Server) showSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.settingsPage(w, r, http.StatusOK, settingsPage{Settings: st})
-}
-
-// saveSnapshotSettings saves the numbers, drafts until Save (section 12:
-// "Numbers are drafts saved with Save; switches save at once"). The
-// switches are left as they are: they saved when they changed.
-func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
-	st, err := s.opts.Core.Settings(r.Context())
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	num := func(name string, into *int) {
-		if v, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue(name))); err == nil {
-			*into = v
-		} else {
-			*into = -1
-		}
-	}
-	// Each section's page posts its own numbers; one it does not show is
-	// left as it is.
-	for name, into := range map[string]*int{"perBox": &st.PerBox, "roomPercent": &st.RoomPercent, "keepDays": &st.KeepDays} {
-		if _, ok := r.PostForm[name]; ok {
-			num(name, into)
-		}
-	}
-	if _, ok := r.PostForm["historyDays"]; ok {
-		num("historyDays", &st.HistoryDays)
-		num("historyGiB", &st.HistoryGiB)
-	}
-	for _, be := range s.opts.Core.Backends() {
-		switch r.PostFormValue("automatic-" + be.ID) {
-		case "on", "off":
-			if st.Automatic == nil {
-				st.Automatic = map[string]bool{}
-			}
-			st.Automatic[be.ID] = r.PostFormValue("automatic-"+be.ID) == "on"
-		}
-		v := strings.TrimSpace(r.PostFormValue("check-" + be.ID))
-		if v == "" {
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			n = -1
-		}
-		if n == int(s.opts.Core.OwnCadence(be).Every.Seconds()) {
-			delete(st.CheckSeconds, be.ID) // its own cadence
-			continue
-		}
-		if st.CheckSeconds == nil {
-			st.CheckSeconds = map[string]int{}
-		}
-		st.CheckSeconds[be.ID] = n
-	}
-	if _, ok := r.PostForm["shareDays"]; ok {
-		num("shareDays", &st.ShareDays)
-	}
-	if _, ok := r.PostForm["approvalMinutes"]; ok {
-		num("approvalMinutes", &st.ApprovalMinutes)
-	}
-	if _, ok := r.PostForm["trashHours"]; ok {
-		num("trashHours", &st.TrashHours)
-	}
-	if _, ok := r.PostForm["keepLogins"]; ok {
-		st.KeepLogins = nil
-		for _, line := range strings.Split(r.PostFormValue("keepLogins"), "\n") {
-			if line = strings.TrimSpace(line); line != "" {
-				st.KeepLogins = append(st.KeepLogins, line)
-			}
-		}
-	}
-	if _, ok := r.PostForm["alsoRemove"]; ok {
-		st.AlsoRemove = nil
-		for _, line := range strings.Split(r.PostFormValue("alsoRemove"), "\n") {
-			if line = strings.TrimSpace(line); line != "" {
-				st.AlsoRemove = append(st.AlsoRemove, line)
-			}
-		}
-	}
-	for _, be := range s.opts.Core.Backends() {
-		v := strings.TrimSpace(r.PostFormValue("ceiling-" + be.ID))
-		if v == "" {
-			continue
-		}
-		c, err := strconv.ParseFloat(strings.TrimPrefix(v, "$"), 64)
-		if err != nil || !finite(c) {
-			c = -1
-		}
-		if st.Ceilings == nil {
-			st.Ceilings = map[string]float64{}
-		}
-		st.Ceilings[be.ID] = c
-	}
-	sec, back := settingsBack(r)
-	if err := s.opts.Core.SaveSettings(r.Context(), snapshots.Owner(), st); err != nil {
-		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Section: sec, Error: refusalWords(err)})
-		return
-	}
-	s.done(w, r, back, "Saved.")
-}
-
-// switchNames are the switches' words, for a receipt.
-var switchNames = [...]struct{ field, words string }{
-	{"agentsMayRestore", "Agents may restore their own boxes"},
-	{"agentsMayRestoreMemory", "Agents may restore memory snapshots"},
-	{"pictures", "Keep a picture of the screen with each snapshot"},
-	{"executionMachineRestores", "Restores of boxes threads run on"},
-}
-
-// saveSwitches saves the switches at once, on each change: htmx posts the
-// switches' form and gets the receipt alone; without script the form's
-// own Save switches posts it and the page comes back with the receipt.
-func (s *Server) saveSwitches(w http.ResponseWriter, r *http.Request) {
-	st, err := s.opts.Core.Settings(r.Context())
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	before := map[string]bool{"agentsMayRestore": st.AgentsMayRestore, "agentsMayRestoreMemory": st.AgentsMayRestoreMemory, "pictures": st.Pictures,
-		"executionMachineRestores": st.ExecutionMachineRestores}
-	// A section's page names the switches it shows ("shown"); a form that
-	// names none carries them all.
-	shown := map[string]bool{}
-	for _, f := range r.PostForm["shown"] {
-		shown[f] = true
-	}
-	on := func(name string) bool {
-		if len(shown) > 0 && !shown[name] {
-			return before[name]
-		}
-		return r.PostFormValue(name) == "1"
-	}
-	st.AgentsMayRestore, st.AgentsMayRestoreMemory, st.Pictures = on("agentsMayRestore"), on("agentsMayRestoreMemory"), on("pictures")
-	st.ExecutionMachineRestores = on("executionMachineRestores")
-	sec, back := settingsBack(r)
-	var changed []string
-	for _, sw := range switchNames {
-		if before[sw.field] != on(sw.field) {
-			state := "off"
-			if on(sw.field) {
-				state = "on"
-			}
-			changed = append(changed, sw.words+", "+state)
-		}
-	}
-	receipt := "Saved."
-	if len(changed) > 0 {
-		receipt = "Saved: " + strings.Join(changed, "; ") + "."
-	}
-	htmx := r.Header.Get("HX-Request") == "true"
-	if err := s.opts.Core.SaveSettings(r.Context(), snapshots.Owner(), st); err != nil {
-		if htmx {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.WriteHeader(http.StatusOK) // the words go into the receipt
-			_, _ = w.Write([]byte("Not saved: " + refusalWords(err)))
-			return
-		}
-		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Section: sec, Error: refusalWords(err)})
-		return
-	}
-	if htmx {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write([]byte(receipt))
-		return
-	}
-	s.done(w, r, back, receipt)
 }

@@ -63,7 +63,7 @@ type machinesTab struct {
 // released_after), the next page of that list alone.
 func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	rc := s.rowContext(r, "/boxes")
+	rc := s.rows.rowContext(r, "/boxes")
 	v := r.URL.Query()
 	list := func(released bool, after string) (machineList, error) {
 		page, err := s.opts.Core.Boxes().Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
@@ -81,7 +81,7 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 		}
 		rc.threads.knowBoxes(shown)
 		for _, m := range page.Boxes {
-			row := machineRow{Head: s.head(m.Box, rc), Count: m.Counts.Words()}
+			row := machineRow{Head: s.rows.head(m.Box, rc), Count: m.Counts.Words()}
 			row.State, row.StateClass = s.machineState(r, m.Box)
 			l.Rows = append(l.Rows, row)
 		}

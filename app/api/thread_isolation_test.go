@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// TestG12Permissions is gate G12 through the API: a thread guessing another
+// TestThreadsSeeNoneOfAnothersThings: through the API, a thread guessing another
 // thread's snapshot and operation IDs can list, see, restore, fork, delete
 // and fetch the picture of none of them, through every endpoint, tools and
 // REST; and each answer reads exactly as for a made-up ID.
-func TestG12Permissions(t *testing.T) {
+func TestThreadsSeeNoneOfAnothersThings(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	e.Core.Pictures().Use(jpegTaker{})
@@ -64,7 +64,7 @@ func TestG12Permissions(t *testing.T) {
 		{"GET", "/boxes/{B}/log", ``},
 		{"POST", "/boxes/{B}/release", ``},
 		{"POST", "/boxes/{B}/snapshots", `{"name":"intruder"}`},
-		// Looking inside (issue 13): browse, show, download, compare, lineage.
+		// Looking inside: browse, show, download, compare, lineage.
 		{"GET", "/boxes/a-box/snapshots/{S}/files", ``},
 		{"GET", "/boxes/{B}/snapshots/{S}/files?path=.boxsnap", ``},
 		{"GET", "/boxes/{B}/snapshots/secret plan/files", ``},

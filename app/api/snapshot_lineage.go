@@ -1,6 +1,8 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+)
 
 // snapshotLineage answers what a snapshot was taken from, and so on back,
 // as the caller may see it.
@@ -17,22 +19,6 @@ func (s *server) snapshotLineage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l, err := s.core.SnapshotLineage(r.Context(), c, sn.ID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, l)
-}
-
-// boxLineage answers a box's head, the snapshot its state descends from,
-// and the head's lineage.
-func (s *server) boxLineage(w http.ResponseWriter, r *http.Request) {
-	box := param(r, "box")
-	if err := checkRef("box", box); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	l, err := s.core.BoxLineage(r.Context(), caller(r), box)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -22,19 +22,6 @@ func (s *server) listTrash(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wire.TrashAnswer{Trash: list})
 }
 
-// restoreFromTrash restores a box from the trash with its history
-// (?request=<ID> makes a repeat the same restore; ?wait=true answers once it
-// is done).
-func (s *server) restoreFromTrash(w http.ResponseWriter, r *http.Request) {
-	s.trashOperation(w, r, s.core.Boxes().RestoreFromTrash)
-}
-
-// emptyTrash releases a box in the trash now: its unkept snapshots go with
-// it. Only the person empties the trash.
-func (s *server) emptyTrash(w http.ResponseWriter, r *http.Request) {
-	s.trashOperation(w, r, s.core.Boxes().EmptyTrash)
-}
-
 func (s *server) trashOperation(w http.ResponseWriter, r *http.Request,
 	start func(ctx context.Context, c snapshots.Caller, ref, requestID string) (*snapshots.Operation, error)) {
 	ref := param(r, "box")

@@ -161,7 +161,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := parseTabQuery(r.URL.Query())
 	target := r.Header.Get("HX-Target")
-	rc := s.rowContext(r, q.URL(""))
+	rc := s.rows.rowContext(r, q.URL(""))
 	rc.selecting = q.Select
 	p := snapshotsTab{Query: q, Back: q.URL(""), RenewText: snapshots.RenewWords(rc.keepDays)}
 	page, err := s.opts.Core.Tab().Snapshots(ctx, snapshots.Owner(), q.core(rc.now))
@@ -186,7 +186,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		if q.Select {
 			live += "&select=1"
 		}
-		bg := s.group(tb.BoxSnapshots, tb.Matched, rc, live)
+		bg := s.rows.group(tb.BoxSnapshots, tb.Matched, rc, live)
 		bg.Dense = true
 		p.Groups = append(p.Groups, bg)
 	}
@@ -271,7 +271,7 @@ func (s *Server) tabFilters(tally *snapshots.Tally, q tabQuery) []filterGroup {
 		total += t.Snapshots
 		k := t.BackendID + ":" + t.Host
 		if where[k] == nil {
-			label := strings.TrimPrefix(s.whereWords(&snapshots.Box{BackendID: t.BackendID, Host: t.Host}), "on ")
+			label := strings.TrimPrefix(s.rows.whereWords(&snapshots.Box{BackendID: t.BackendID, Host: t.Host}), "on ")
 			where[k] = &filterOption{Name: "where", Value: k, Label: label}
 			whereOrder = append(whereOrder, k)
 		}
@@ -322,7 +322,7 @@ func (s *Server) tabLineOf(tally *snapshots.Tally, rc rowContext) tabLine {
 		if t.Sized > 0 {
 			k := whereKey(b)
 			space[k] += t.SizeBytes
-			hostLabel[k] = strings.TrimPrefix(s.whereWords(b), "on ")
+			hostLabel[k] = strings.TrimPrefix(s.rows.whereWords(b), "on ")
 		}
 		unknown += t.Snapshots - t.Sized
 		if t.Monthly > 0 {

@@ -27,8 +27,8 @@ type shareDialog struct {
 	Disabled                      bool
 }
 
-func (s *Server) shareDialogOf(r *http.Request, boxRef, ref string) (shareDialog, error) {
-	p, err := s.opts.Core.Contents().PlanShare(r.Context(), snapshots.Owner(), boxRef, ref)
+func (dlg *dialogBuilder) shareDialogOf(r *http.Request, boxRef, ref string) (shareDialog, error) {
+	p, err := dlg.core.Contents().PlanShare(r.Context(), snapshots.Owner(), boxRef, ref)
 	if p == nil {
 		return shareDialog{}, err
 	}
@@ -42,7 +42,7 @@ func (s *Server) shareDialogOf(r *http.Request, boxRef, ref string) (shareDialog
 }
 
 func (s *Server) showShareDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.shareDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.shareDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -64,7 +64,7 @@ func showCode(d *shareDialog, rv reveal) {
 // never cached.
 func (s *Server) makeShare(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	d, err := s.shareDialogOf(r, box, id)
+	d, err := s.dialogs.shareDialogOf(r, box, id)
 	if err != nil {
 		s.refused(w, r, err)
 		return

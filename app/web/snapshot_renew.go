@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
@@ -10,14 +9,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// ceilingWhy is why Keep or "Keep 30 more days" is off for sn: the
-// ceiling's words where the rate held is past it (sections 7 and 8).
-func (s *Server) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snapshots.Snapshot) string {
-	return s.opts.Core.KeepCeiling(ctx, sn)
-}
-
 // renewSnapshot is "Keep 30 more days" on a kept snapshot's row or the box
-// card: the setting's days added to its keep date (section 7).
+// card: the setting's days added to its keep date.
 func (s *Server) renewSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
 	if _, err := s.opts.Core.Renew(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id}); err != nil {
