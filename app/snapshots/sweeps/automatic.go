@@ -28,7 +28,7 @@ type AutomaticReport struct {
 	Walked  int      // checks that read a box's folder
 }
 
-// CheckAutomatic is the automatic check (issue 16, item 1), run by a
+// CheckAutomatic is automatic history's check, run by a
 // periodic River job: it asks each box with automatic snapshots on, at its
 // backend's cadence, whether it runs and changed since its last snapshot,
 // and takes an automatic snapshot only if it did; where the backend cannot

@@ -28,14 +28,14 @@ type OutsideReport struct {
 }
 
 // Task types that restore, and that change a guest's snapshots, on Proxmox
-// (proxmox-api.md section 5).
+// (the task types its API names in a task's UPID).
 var (
 	rollbackTasks = []string{"vzrollback", "qmrollback"}
 	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot"}
 )
 
-// ScanOutside reads each backend's task lists (section 4, "Restores made
-// outside boxsnap"): a rollback task on a box's guest that boxsnap did not
+// ScanOutside reads each backend's task lists for restores made outside
+// boxsnap: a rollback task on a box's guest that boxsnap did not
 // start is logged by its status, restored-outside only when it ended OK,
 // restore-outside-failed when it failed, restore-outside-running while it
 // runs (and again once it ends); a snapshot take or delete boxsnap did not
@@ -144,7 +144,7 @@ func (s *Sweeps) scanBackend(ctx context.Context, be snapshots.Backend, tasks []
 		switch kind {
 		case snapshots.EvRestoredOutside:
 			rep.Restored++
-			// Then the box is set straight, as after boxsnap's own (section 4).
+			// Then the box is set straight, as after boxsnap's own restore.
 			if err := s.straightAfterOutside(ctx, b); err != nil {
 				s.logger.Warn("set straight after a restore made outside", "box", b.Name, "err", err)
 			}

@@ -32,8 +32,8 @@ type ReconcileReport struct {
 	GuestsGone []string
 }
 
-// Reconcile compares every backend's listing with boxsnap's records
-// (section 1, "Where it lives, and how it is found again"): a record missing
+// Reconcile compares every backend's listing with boxsnap's records, so a
+// snapshot's record follows where it lives and is found again: a record missing
 // from a successful listing becomes lost only after two successful listings
 // LostAfter apart; a failed listing marks the backend's (or the cut-off
 // host's) snapshots unavailable and nothing lost; unavailable ones come back
@@ -99,7 +99,7 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be snapshots.Backend, rep
 			whole = true
 			rep.Unreachable = append(rep.Unreachable, be.ID)
 		default:
-			// A listing that fails marks nothing (section 1).
+			// A listing that fails marks nothing: it proves nothing gone.
 			s.logger.Warn("reconcile: listing failed; nothing marked", "backend", be.ID, "err", listErr)
 			return nil
 		}

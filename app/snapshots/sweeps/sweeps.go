@@ -19,10 +19,11 @@ type HousekeepReport struct {
 	LogPruned int64 // box log events past snapshots.BoxLogKeep per box
 }
 
-// Housekeep removes failed records after 24 hours and lost ones after 7
-// days (section 1; fixed, decided during unit 4), prunes each box's log
-// to BoxLogKeep events, and folds the tab's counts (Tab().Tally). Found records stay until the person deletes them
-// (changed during unit 8). Records pinned by an operation stay.
+// Housekeep removes failed records after FailedKeptFor (24 hours) and lost
+// ones after LostKeptFor (7 days), both fixed, not settings; it prunes each
+// box's log to BoxLogKeep events and folds the tab's counts (Tab().Tally).
+// Found records stay until the person deletes them. Records pinned by an
+// operation stay.
 func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	var rep HousekeepReport
 	now := s.now()
@@ -53,9 +54,9 @@ func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 
 // ExpireKeeps admits an expiry, a delete of kind "expiry" by boxsnap ("its
 // keep ended"), for each kept snapshot whose keep date has passed, once no
-// operation uses it (section 1: "Expiry is not a state"); eligible is asked
-// at admission and again when the delete runs. It answers the operations it
-// admitted.
+// operation uses it (an expiry is a delete, not a state of its own);
+// eligible is asked at admission and again when the delete runs. It answers
+// the operations it admitted.
 func (s *Sweeps) ExpireKeeps(ctx context.Context) ([]*snapshots.Operation, error) {
 	due, err := snapshots.SnapshotRows(s.st.SweepExpired(ctx, s.st.Pool, s.now()))
 	if err != nil {
@@ -110,8 +111,8 @@ type RoomChecked struct {
 	MetadataPercentFull    *float64
 }
 
-// RoomSweep reads each storage that holds ready snapshots through a plan
-// (section 8, "Room on each host, afterwards") and, past the room setting
+// RoomSweep reads each storage that holds ready snapshots through a plan,
+// to make room on each host afterwards, and, past the room setting
 // plus SweepAboveRoom points (or its metadata past the setting plus 2),
 // deletes agents' snapshots on that storage that nobody kept, oldest first,
 // each checked by eligible(evict-room) at the moment of its delete, logging

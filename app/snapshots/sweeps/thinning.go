@@ -22,8 +22,8 @@ type ThinItem struct {
 	Spare bool
 }
 
-// Thin is thinning's rule (issue 16, item 2; moatbox-snapshots.md,
-// "Automatic history"), a pure function of a box's automatic snapshots and
+// Thin is automatic history's thinning rule, a pure function of a box's
+// automatic snapshots and
 // the clock: it keeps every one of the last 10 minutes, the first of each
 // minute for the last hour, the first of each hour for the last day, the
 // first of each day (in tz) up to days, and drops the rest and any older.
