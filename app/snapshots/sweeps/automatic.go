@@ -99,10 +99,10 @@ func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 		why := ""
 		switch {
 		case stopped && ch.Changed != providers.ChangedNo:
-			why = "the box stopped"
+			why = whyBoxStopped
 		case !ch.Running:
 		case ch.Changed == providers.ChangedYes:
-			why = "the box changed"
+			why = whyBoxChanged
 		case ch.Changed == providers.ChangedUnknown:
 			last, err := s.st.HistoryLastTake(ctx, s.st.Pool, b.ID)
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
@@ -110,7 +110,7 @@ func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 				continue
 			}
 			if err != nil || now.Sub(last) >= every {
-				why = "its backend cannot tell whether it changed"
+				why = whyCannotTell
 			}
 		}
 		if why == "" {

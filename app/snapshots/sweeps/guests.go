@@ -39,7 +39,7 @@ func (s *Sweeps) checkGuests(ctx context.Context, be snapshots.Backend, rep *Rec
 			return err
 		}
 		if marked == 1 {
-			s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvGuestGone, snapshots.System("reconcile"),
+			s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvGuestGone, snapshots.System(byReconcile),
 				logGuestGoneWords(b.GuestRef, snapshots.HostWords(b, be)), "", "", nil)
 		}
 	}

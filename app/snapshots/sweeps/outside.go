@@ -140,7 +140,7 @@ func (s *Sweeps) scanBackend(ctx context.Context, be snapshots.Backend, tasks []
 		}
 		words := outsideWords(kind, t, tz)
 		data := map[string]any{"task": t.Ref.ID, "host": t.Ref.Host, "type": t.Type, "user": t.User, "status": t.Status, "start": t.Start}
-		s.k.Log(ctx, s.st.Pool, b.ID, kind, snapshots.System("from the provider's task list"), words, "", "", data)
+		s.k.Log(ctx, s.st.Pool, b.ID, kind, snapshots.System(byTaskList), words, "", "", data)
 		switch kind {
 		case snapshots.EvRestoredOutside:
 			rep.Restored++
@@ -174,5 +174,5 @@ func (s *Sweeps) straightAfterOutside(ctx context.Context, b *snapshots.Box) err
 	if active > 0 {
 		return nil
 	}
-	return s.snaps.SetStraight(ctx, "", b, be, "the restore made outside boxsnap")
+	return s.snaps.SetStraight(ctx, "", b, be, setStraightAfterOutside)
 }

@@ -74,7 +74,7 @@ func (s *Sweeps) markUnavailable(ctx context.Context, sn *snapshots.Snapshot, wo
 		s.logger.Warn("mark unavailable", "snapshot", sn.ID, "err", err)
 		return
 	}
-	s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotUnavailable, snapshots.System("reconcile"),
+	s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotUnavailable, snapshots.System(byReconcile),
 		logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 }
 
@@ -188,7 +188,7 @@ func (s *Sweeps) recordAgain(ctx context.Context, be snapshots.Backend, h provid
 		rep.Incomplete++
 		words = logIncompleteToo(words, h.Error)
 	}
-	s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotFound, snapshots.System("reconcile"), words, sn.ID, "", nil)
+	s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotFound, snapshots.System(byReconcile), words, sn.ID, "", nil)
 	return nil
 }
 
@@ -407,6 +407,6 @@ func (s *Sweeps) reconcileUnlisted(ctx context.Context, be snapshots.Backend, sn
 		return nil // left as it is, to the next sweep
 	}
 	rep.Lost++
-	s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotLost, snapshots.System("reconcile"), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
+	s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotLost, snapshots.System(byReconcile), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 	return nil
 }

@@ -82,7 +82,7 @@ func (s *Sweeps) ExpireKeeps(ctx context.Context) ([]*snapshots.Operation, error
 			if err := snapshots.Eligible(sn, snapshots.ChangeExpire, pins, s.now(), tz); err != nil {
 				return err
 			}
-			op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpExpiry, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: snapshots.System("its keep ended")})
+			op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpExpiry, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: snapshots.System(whyKeepEnded)})
 			return err
 		})
 		var r *snapshots.Refusal
@@ -158,9 +158,9 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 		if full <= line && (meta == nil || *meta <= metaLine) {
 			continue
 		}
-		why := fmt.Sprintf("%s's storage was %.0f%% full", p.Host, full)
+		why := whyStorageFullWords(p.Host, full)
 		if full <= line {
-			why = fmt.Sprintf("%s's thin pool metadata was %.0f%% full", p.Host, *meta)
+			why = whyMetadataFullWords(p.Host, *meta)
 		}
 		if err := s.evictRoom(ctx, be, p.Host, p.Storage, why, line, metaLine, &rep); err != nil {
 			return rep, err

@@ -119,7 +119,7 @@ func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 			continue
 		}
 		now := s.now()
-		op, err := s.k.AdmitThin(ctx, snapshots.System("thinning"), b, snapshots.OpThin, snapshots.ChangeThin, "", func(all []*snapshots.Snapshot, pins map[string][]snapshots.Pin, head *string) []string {
+		op, err := s.k.AdmitThin(ctx, snapshots.System(byThinning), b, snapshots.OpThin, snapshots.ChangeThin, "", func(all []*snapshots.Snapshot, pins map[string][]snapshots.Pin, head *string) []string {
 			var items []ThinItem
 			for _, sn := range all {
 				if !sn.Automatic || sn.State == snapshots.StateFailed || sn.State == snapshots.StateDeleting {
@@ -156,9 +156,9 @@ func (s *Sweeps) runThin(ctx context.Context, op *snapshots.Operation, params sn
 		params.Change = snapshots.ChangeThin
 	}
 	caller := snapshots.CallerOf(op)
-	why := "thinned by automatic history"
+	why := whyThinned
 	if op.Kind == snapshots.OpDeleteHistory {
-		why = snapshots.ByWhy(caller) + ", deleting the box's history"
+		why = whyDeletingHistoryWords(caller)
 	}
 	var res ThinResult
 	for _, id := range op.Snapshots {

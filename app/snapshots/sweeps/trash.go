@@ -17,7 +17,7 @@ func (s *Sweeps) EmptyDueTrash(ctx context.Context) ([]*snapshots.Operation, err
 	}
 	var ops []*snapshots.Operation
 	for _, id := range ids {
-		op, err := s.boxes.EmptyTrash(ctx, snapshots.System("its time in the trash ended"), id, "")
+		op, err := s.boxes.EmptyTrash(ctx, snapshots.System(whyTrashEnded), id, "")
 		if err != nil {
 			if _, ok := snapshots.AsRefusal(err); ok {
 				s.logger.Info("the trash sweep left a box for later", "box", id, "why", err)

@@ -10,8 +10,9 @@ import (
 
 // The words the sweeps alone say: the box log's words of the reconcile
 // (a snapshot lost, unavailable or found again, a guest gone), of the scan
-// for restores made outside boxsnap, and of thinning. Words the kernel or
-// another seam says too are in app/snapshots/words.go.
+// for restores made outside boxsnap and of thinning, and who did it and why
+// (by boxsnap: the box changed, its keep ended, a storage full). Words the
+// kernel or another seam says too are in app/snapshots/words.go.
 
 // outsideWords says, for the box log, what a backend's task did to a box
 // outside boxsnap, which the scan of the task lists found.
@@ -76,4 +77,47 @@ func logThinnedWords(n int, why string) string {
 // guest is gone.
 func logGuestGoneWords(guest, host string) string {
 	return fmt.Sprintf("its guest %s is gone from %s: removed outside boxsnap; its snapshots stay", guest, host)
+}
+
+// Who did what the sweeps log, and why, as the box log says after "by
+// boxsnap": the reconcile, the scan of the task lists, thinning.
+const (
+	byReconcile = "reconcile"
+	byTaskList  = "from the provider's task list"
+	byThinning  = "thinning"
+)
+
+// Why the automatic check takes a snapshot of a box.
+const (
+	whyBoxStopped = "the box stopped"
+	whyBoxChanged = "the box changed"
+	whyCannotTell = "its backend cannot tell whether it changed"
+)
+
+// Why a sweep deletes or releases: a keep's expiry, the trash's emptying,
+// thinning.
+const (
+	whyKeepEnded  = "its keep ended"
+	whyTrashEnded = "its time in the trash ended"
+	whyThinned    = "thinned by automatic history"
+)
+
+// setStraightAfterOutside says what a box is set straight after, when the
+// restore was made outside boxsnap.
+const setStraightAfterOutside = "the restore made outside boxsnap"
+
+// whyStorageFullWords and whyMetadataFullWords say why the room sweep
+// deletes: "pve-1's storage was 93% full".
+func whyStorageFullWords(host string, full float64) string {
+	return fmt.Sprintf("%s's storage was %.0f%% full", host, full)
+}
+
+func whyMetadataFullWords(host string, full float64) string {
+	return fmt.Sprintf("%s's thin pool metadata was %.0f%% full", host, full)
+}
+
+// whyDeletingHistoryWords says why a Delete history deletes: who asked
+// ("by you"), deleting the box's history.
+func whyDeletingHistoryWords(c snapshots.Caller) string {
+	return snapshots.ByWhy(c) + ", deleting the box's history"
 }

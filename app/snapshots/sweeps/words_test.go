@@ -21,6 +21,10 @@ func TestLogWordsFromSpec(t *testing.T) {
 	if want := "its snapshots changed outside boxsnap: vzsnapshot task UPID:1 by root@pam at 29 Nov 10:42:00"; got != want {
 		t.Errorf("changed outside:\n got %q\nwant %q", got, want)
 	}
+	// The room sweep's delete, "by boxsnap: pve-1's storage was 93% full".
+	if got, want := whyStorageFullWords("pve-1", 93.4), "pve-1's storage was 93% full"; got != want {
+		t.Errorf("room sweep's why:\n got %q\nwant %q", got, want)
+	}
 }
 
 // TestLogWordsShape: every box log event's words the sweeps write are a
