@@ -1,4 +1,4 @@
--- The core's sweeps (app/snapshots reconcile.go, sweeps.go, outside.go): the
+-- The core's sweeps (package app/snapshots/sweeps): the
 -- reconcile of section 1, housekeeping, the expiry of keeps, the room sweep
 -- (section 8) and the outside-restore scan (section 4). Times are passed in
 -- from the core's clock, so tests move them with a fake clock.
