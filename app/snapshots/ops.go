@@ -58,7 +58,7 @@ func (s *Kernel) existingRequest(ctx context.Context, q db.DBTX, c Caller, reque
 // admit records an operation in tx, with the box's row already locked: the
 // row first, before anything changes, and its River job in the same
 // transaction when no earlier operation of the box is running. Otherwise it
-// waits; finish starts it when the one before ends. An operation of no box
+// waits; Finish starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
 func (s *Kernel) Admit(ctx context.Context, tx pgx.Tx, r OpRequest) (*Operation, error) {
 	return s.ops.Admit(ctx, tx, r.request())
