@@ -123,7 +123,7 @@ func TestEveryOpenPageFollows(t *testing.T) {
 	if _, err := e.s.Pool.Exec(ctx, "UPDATE snapshots SET kept_until = now() - interval '2 days' WHERE id = $1", first.ID); err != nil {
 		t.Fatal(err)
 	}
-	ops, err := e.s.Core.Sweeps().ExpireKeeps(ctx)
+	ops, err := e.s.Sweeps.ExpireKeeps(ctx)
 	if err != nil || len(ops) == 0 {
 		t.Fatalf("the expiry sweep let nothing go: %v %v", ops, err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -50,8 +51,10 @@ type StackOptions struct {
 // Stack is boxsnap in this process: the core, River's workers and the web
 // app on a free local port, over a migrated database.
 type Stack struct {
-	URL    string
-	Core   *snapshots.Service
+	URL  string
+	Core *snapshots.Service
+	// Sweeps are the core's periodic work.
+	Sweeps *sweeps.Sweeps
 	Auth   *auth.Service
 	Client *river.Client[pgx.Tx]
 	Local  *local.Backend
@@ -102,6 +105,10 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: core.Boxes(), Logger: logger})
+	if err != nil {
+		return nil, err
+	}
 	if opts.Pictures != nil {
 		core.Pictures().Use(opts.Pictures)
 	}
@@ -109,7 +116,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		return nil, err
 	}
 	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
-		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true}})
+		Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sw, Logger: logger, ManualHistory: true}})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +130,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	s := &Stack{Core: core, Sweeps: sw, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
 		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})

@@ -8,7 +8,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 )
 
 // How often the periodic jobs run.
@@ -32,7 +32,7 @@ const (
 	// AutomaticInterval is how often the automatic check looks (a third of
 	// the shortest backend cadence; each box is due at its own); ThinInterval is thinning's, often enough that its
 	// one-a-minute tier holds.
-	AutomaticInterval = snapshots.CheckInterval
+	AutomaticInterval = sweeps.CheckInterval
 	ThinInterval      = time.Minute
 )
 
@@ -75,10 +75,10 @@ type sweep struct {
 	run     func(ctx context.Context, d Deps) error
 }
 
-// sweeps is the one table of periodic jobs. The snapshot sweeps do not run
+// sweepTable is the one table of periodic jobs. The snapshot sweeps do not run
 // at start (serve reconciles once at start itself), so a freshly started
 // process sees its first sweep after one interval.
-func sweeps(d Deps) []sweep {
+func sweepTable(d Deps) []sweep {
 	every := d.Intervals.orDefaults()
 	out := []sweep{{name: "sessions", every: every.Housekeeping, onStart: true, run: func(ctx context.Context, d Deps) error {
 		n, err := d.Auth.DeleteExpired(ctx)
@@ -90,13 +90,16 @@ func sweeps(d Deps) []sweep {
 	if d.Core == nil {
 		return out
 	}
+	out = append(out, sweep{name: "recover", every: every.Recover, onStart: true, run: func(ctx context.Context, d Deps) error {
+		_, err := d.Core.Recover(ctx)
+		return err
+	}})
+	if d.Sweeps == nil {
+		return out
+	}
 	return append(out,
-		sweep{name: "recover", every: every.Recover, onStart: true, run: func(ctx context.Context, d Deps) error {
-			_, err := d.Core.Recover(ctx)
-			return err
-		}},
 		sweep{name: "reconcile", every: every.Reconcile, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Core.Sweeps().Reconcile(ctx)
+			rep, err := d.Sweeps.Reconcile(ctx)
 			if rep.Lost+rep.Found+rep.Kept+rep.Recorded+rep.Unavailable+rep.Back > 0 {
 				d.Logger.Info("reconcile", "lost", rep.Lost, "found", rep.Found, "kept", rep.Kept, "recorded", rep.Recorded,
 					"unavailable", rep.Unavailable, "back", rep.Back, "unreachable", rep.Unreachable)
@@ -104,43 +107,43 @@ func sweeps(d Deps) []sweep {
 			return err
 		}},
 		sweep{name: "outside-restores", every: every.Outside, run: func(ctx context.Context, d Deps) error {
-			_, err := d.Core.Sweeps().ScanOutside(ctx)
+			_, err := d.Sweeps.ScanOutside(ctx)
 			return err
 		}},
 		sweep{name: "room", every: every.Room, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Core.Sweeps().RoomSweep(ctx)
+			rep, err := d.Sweeps.RoomSweep(ctx)
 			if len(rep.Deleted) > 0 {
 				d.Logger.Info("room sweep deleted snapshots", "count", len(rep.Deleted))
 			}
 			return err
 		}},
 		sweep{name: "expiry", every: every.Expiry, run: func(ctx context.Context, d Deps) error {
-			_, err := d.Core.Sweeps().ExpireKeeps(ctx)
+			_, err := d.Sweeps.ExpireKeeps(ctx)
 			return err
 		}},
 		sweep{name: "automatic", every: every.Automatic, history: true, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Core.Sweeps().CheckAutomatic(ctx)
+			rep, err := d.Sweeps.CheckAutomatic(ctx)
 			if len(rep.Taken) > 0 || rep.Walked > 0 {
 				d.Logger.Info("automatic check", "checked", rep.Checked, "taken", len(rep.Taken), "walked", rep.Walked)
 			}
 			return err
 		}},
 		sweep{name: "thinning", every: every.Thinning, history: true, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Core.Sweeps().ThinHistory(ctx)
+			rep, err := d.Sweeps.ThinHistory(ctx)
 			if rep.Snapshots > 0 {
 				d.Logger.Info("thinning", "boxes", rep.Boxes, "operations", rep.Operations, "snapshots", rep.Snapshots)
 			}
 			return err
 		}},
 		sweep{name: "trash", every: every.Trash, run: func(ctx context.Context, d Deps) error {
-			ops, err := d.Core.Sweeps().EmptyDueTrash(ctx)
+			ops, err := d.Sweeps.EmptyDueTrash(ctx)
 			if len(ops) > 0 {
 				d.Logger.Info("the trash sweep released boxes whose time in the trash ended", "count", len(ops))
 			}
 			return err
 		}},
 		sweep{name: "housekeeping", every: every.Housekeeping, run: func(ctx context.Context, d Deps) error {
-			_, err := d.Core.Sweeps().Housekeep(ctx)
+			_, err := d.Sweeps.Housekeep(ctx)
 			return err
 		}},
 	)
@@ -184,7 +187,7 @@ type SweepWorker struct {
 
 func newSweepWorker(d Deps) *SweepWorker {
 	w := &SweepWorker{deps: d, byName: map[string]sweep{}}
-	for _, s := range sweeps(d) {
+	for _, s := range sweepTable(d) {
 		w.byName[s.name] = s
 	}
 	return w
@@ -201,7 +204,7 @@ func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 
 func periodicJobs(d Deps) []*river.PeriodicJob {
 	var out []*river.PeriodicJob
-	for _, s := range sweeps(d) {
+	for _, s := range sweepTable(d) {
 		if s.history && d.ManualHistory {
 			continue
 		}

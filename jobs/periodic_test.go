@@ -22,7 +22,7 @@ func TestEverySweepRuns(t *testing.T) {
 	t.Parallel()
 	e := coretest.New(t, coretest.Options{})
 	ctx := context.Background()
-	periodic := jobs.Periodic(jobs.Deps{Auth: e.Auth, Core: e.Core, Logger: e.Logger})
+	periodic := jobs.Periodic(jobs.Deps{Auth: e.Auth, Core: e.Core, Sweeps: e.Sweeps, Logger: e.Logger})
 	if len(periodic) < 9 {
 		t.Fatalf("%d periodic jobs, want the sessions' and the core's nine", len(periodic))
 	}

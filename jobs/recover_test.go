@@ -59,7 +59,7 @@ func TestFetchedButNotStartedResumes(t *testing.T) {
 	// A live worker, recovering every second.
 	const every = time.Second
 	live, err := jobs.NewClient(e.Pool, jobs.ClientOptions{Work: true, Logger: e.Logger,
-		Deps: jobs.Deps{Auth: e.Auth, Core: e.Core, Logger: e.Logger, ManualHistory: true, Intervals: jobs.Intervals{Recover: every}}})
+		Deps: jobs.Deps{Auth: e.Auth, Core: e.Core, Sweeps: e.Sweeps, Logger: e.Logger, ManualHistory: true, Intervals: jobs.Intervals{Recover: every}}})
 	if err != nil {
 		t.Fatal(err)
 	}

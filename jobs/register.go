@@ -7,12 +7,16 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 )
 
 // Deps are what the workers call.
 type Deps struct {
-	Auth   *auth.Service
-	Core   *snapshots.Service
+	Auth *auth.Service
+	Core *snapshots.Service
+	// Sweeps are the periodic work the snapshot sweeps call; nil runs
+	// none of them.
+	Sweeps *sweeps.Sweeps
 	Logger *slog.Logger
 	// ManualHistory leaves the automatic check and thinning out of the
 	// periodic jobs (their workers stay): tests whose boxes run call them

@@ -23,6 +23,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers"
@@ -235,10 +236,14 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 	if err != nil {
 		b.Fatal(err)
 	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: core.Boxes(), Logger: logger})
+	if err != nil {
+		b.Fatal(err)
+	}
 	if err := core.RegisterBackends(ctx); err != nil {
 		b.Fatal(err)
 	}
-	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: true, Logger: logger, Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true},
+	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: true, Logger: logger, Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sw, Logger: logger, ManualHistory: true},
 		Extra: func(w *river.Workers) { river.AddWorker(w, ping) }})
 	if err != nil {
 		b.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -123,6 +124,12 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
+	// The sweeps register their kinds of operation with the core's engine,
+	// before its workers start.
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: core.Boxes(), Logger: logger})
+	if err != nil {
+		return err
+	}
 	// Pictures need npm's playwright-core (make browser-deps); without it
 	// they are off, said once, and never fetched from anywhere.
 	driver := os.Getenv("PLAYWRIGHT_DRIVER_DIR")
@@ -158,7 +165,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 
 	client, err := jobs.NewClient(db.Pool, jobs.ClientOptions{
 		Work: cfg.Workers, Logger: logger, Extra: opts.ExtraWorkers,
-		Deps: jobs.Deps{Auth: authSvc, Core: core, Logger: logger, Intervals: jobs.Intervals(cfg.Intervals)},
+		Deps: jobs.Deps{Auth: authSvc, Core: core, Sweeps: sw, Logger: logger, Intervals: jobs.Intervals(cfg.Intervals)},
 	})
 	if err != nil {
 		return err
@@ -202,7 +209,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		// background, so a backend that is slow to list never delays the
 		// first page.
 		go func() {
-			if _, err := core.Sweeps().Reconcile(context.WithoutCancel(ctx)); err != nil {
+			if _, err := sw.Reconcile(context.WithoutCancel(ctx)); err != nil {
 				logger.Warn("reconcile at start", "err", err)
 			}
 		}()

@@ -30,7 +30,7 @@ func TestCLIHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		if text == "v1" {
-			rep, err := g.Core.Sweeps().CheckAutomatic(ctx)
+			rep, err := g.Sweeps.CheckAutomatic(ctx)
 			if err != nil || len(rep.Ops) != 1 {
 				t.Fatalf("automatic check: %+v %v", rep, err)
 			}

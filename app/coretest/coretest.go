@@ -20,6 +20,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers"
@@ -28,10 +29,12 @@ import (
 
 // Env is a running core for one test.
 type Env struct {
-	Pool   *pgxpool.Pool
-	Store  *store.Store
-	Auth   *auth.Service
-	Core   *snapshots.Service
+	Pool  *pgxpool.Pool
+	Store *store.Store
+	Auth  *auth.Service
+	Core  *snapshots.Service
+	// Sweeps are the core's periodic work, on the same clock.
+	Sweeps *sweeps.Sweeps
 	Client *river.Client[pgx.Tx]
 	// Jobs is the same client with its presence (jobs.Client): its Stop
 	// lets the presence go.
@@ -134,6 +137,10 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: core.Boxes(), Logger: logger, Now: opts.Now})
+	if err != nil {
+		return nil, err
+	}
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -148,12 +155,12 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		}
 	}
 	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
-		Deps: jobs.Deps{Auth: a, Core: core, Logger: logger, ManualHistory: true, Intervals: opts.Intervals}})
+		Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sw, Logger: logger, ManualHistory: true, Intervals: opts.Intervals}})
 	if err != nil {
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Sweeps: sw, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err

@@ -35,6 +35,9 @@ const (
 	EvReleased             = "released"
 )
 
+// EvGuestGone is the box log's event for a guest the reconcile found gone.
+const EvGuestGone = "guest-gone"
+
 // BoxLogKeep is how many events a box's log keeps; housekeeping prunes the
 // rest ("bounded and pruned", as 069).
 const BoxLogKeep = 1000
@@ -55,16 +58,17 @@ type LogEvent struct {
 	Data        json.RawMessage `json:"data,omitempty"`
 }
 
-func nilIfEmpty(s string) *string {
+// NilIfEmpty is s, or nil for "", for a column that holds NULL for none.
+func NilIfEmpty(s string) *string {
 	if s == "" {
 		return nil
 	}
 	return &s
 }
 
-// log records one box log event. A failure to log is itself logged and does
+// Log records one box log event. A failure to log is itself logged and does
 // not undo the change it describes.
-func (s *Kernel) log(ctx context.Context, q db.DBTX, box, kind string, c Caller, words, snapshot, op string, data any) {
+func (s *Kernel) Log(ctx context.Context, q db.DBTX, box, kind string, c Caller, words, snapshot, op string, data any) {
 	var raw []byte
 	if data != nil {
 		var err error
@@ -73,7 +77,7 @@ func (s *Kernel) log(ctx context.Context, q db.DBTX, box, kind string, c Caller,
 		}
 	}
 	if err := s.st.CoreLogInsert(ctx, q, db.CoreLogInsertParams{BoxID: box, Kind: kind, ActorKind: c.byKind(), ActorThread: c.thread(),
-		ActorWhy: nilIfEmpty(c.Why), Words: words, SnapshotID: nilIfEmpty(snapshot), OperationID: nilIfEmpty(op), Data: raw}); err != nil {
+		ActorWhy: NilIfEmpty(c.Why), Words: words, SnapshotID: NilIfEmpty(snapshot), OperationID: NilIfEmpty(op), Data: raw}); err != nil {
 		s.logger.Error("box log", "box", box, "kind", kind, "err", err)
 		return
 	}

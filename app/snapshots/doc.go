@@ -12,15 +12,12 @@
 // The service splits along its seams, each a type with the methods that
 // belong to it: Service holds the snapshots' rules and their operations
 // (take, restore, delete, keep, fork, reset, lists) and reaches the other
-// six; Boxes (Service.Boxes) holds boxes and threads (acquiring
+// five; Boxes (Service.Boxes) holds boxes and threads (acquiring
 // and listing boxes, the Machines tab's pages, presence, status, the box
 // log, history settings, threads, templates, the trash and a box's release,
-// forgetting a backend); Sweeps (Service.Sweeps) holds the periodic work
-// (the reconcile, the outside-restore scan, the room sweep, the keeps'
-// expiry, automatic history's check and thinning, the trash's emptying,
-// housekeeping); Contents (Service.Contents) holds what a snapshot holds and
-// its moves in and out of boxsnap (browsing, showing, downloading and
-// comparing its files, a restore's preview, exports, imports and their
+// forgetting a backend); Contents (Service.Contents) holds what a snapshot
+// holds and its moves in and out of boxsnap (browsing, showing, downloading
+// and comparing its files, a restore's preview, exports, imports and their
 // operation, share codes); Tab (Service.Tab) holds the Snapshots tab's
 // lists (a page of its boxes searched, filtered and sorted, its counts, the
 // Boxes page's tabs' counts, each backend's kinds of box and one live box of
@@ -33,8 +30,18 @@
 // seam shares (the store, the backends, the engine, the settings, the time
 // zone, the log, the record reads, the caller's box and admission's helpers)
 // is the Kernel each embeds; a seam calls another's method through
-// that seam's type (s.snaps, s.boxes, s.sweeps, s.contents, s.tab,
-// s.pictures, s.approvals).
+// that seam's type (s.snaps, s.boxes, s.contents, s.tab, s.pictures,
+// s.approvals).
+//
+// A seam that has moved out is a package under app/snapshots of its own,
+// with a struct of only the fields it uses: package sweeps holds the
+// periodic work (the reconcile, the outside-restore scan, the room sweep,
+// the keeps' expiry, automatic history's check and thinning, the trash's
+// emptying, housekeeping). It reaches the kernel through interfaces it
+// declares, which *Service and *Boxes satisfy; the kernel names for it
+// are exported (BoxByID, Admit, AdmitThin, Finish, Log, …), and it registers
+// its own kinds of operation (Thin, DeleteHistory) with the kernel's engine.
+// app/boot wires it.
 //
 // words.go is the one home of the words a person or an agent reads from the
 // core (what a snapshot holds, prices in their currency, sizes, how long,
@@ -50,5 +57,6 @@
 // net/http.
 //
 // It names no backend: it calls them only through package providers. It must
-// never import app/web, app/api, app/cli, jobs or a provider's subpackage.
+// never import app/web, app/api, app/cli, jobs, a provider's subpackage or a
+// seam's package under it (app/snapshots/…), which import it.
 package snapshots

@@ -40,7 +40,7 @@ const MaxComparePage = 1000
 // browserOf gives the box's backend's Browser, or a refusal saying why it
 // cannot look inside a snapshot.
 func (s *Contents) browserOf(b *Box) (providers.Browser, error) {
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +330,7 @@ func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*D
 			return nil, filesError(sn, p, err)
 		}
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
+	s.Log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
 	return d, nil
 }
 

@@ -51,7 +51,7 @@ func TestForgetRemovedBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := later.Core.Sweeps().Reconcile(ctx); err != nil {
+	if _, err := later.Sweeps.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{one.ID, two.ID} {

@@ -23,7 +23,7 @@ const (
 // released, and the fork fails with why.
 func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, box *Box, source providers.SnapshotRef) error {
 	armer, ok := be.Snap.(providers.Armer)
-	g := guestOf(box)
+	g := GuestOf(box)
 	if ok {
 		if err := s.step(ctx, op, StepForkArm); err != nil {
 			return err
@@ -40,7 +40,7 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 	// arms it again and finds it running.
 	var err error
 	if ts, tok := be.Boxes.(providers.TaskStarter); tok {
-		err = ts.StartRecorded(ctx, g, s.taskRecorder(op))
+		err = ts.StartRecorded(ctx, g, s.TaskRecorder(op))
 	} else {
 		err = be.Boxes.Start(ctx, g)
 	}

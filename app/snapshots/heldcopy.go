@@ -73,7 +73,7 @@ func (s *Boxes) holdKept(ctx context.Context, op *Operation, b *Box, be Backend,
 		// The job snoozed on an unkept snapshot's delete, or its worker
 		// stopped: that delete is finished first, in the person's words.
 		if _, err := s.snaps.finishLeftDeletes(ctx, op, b, be, all, func(sn *Snapshot) bool { return !sn.Kept() && sn.Guest != "held-copy" },
-			callerOf(op), unkeptWhy); err != nil {
+			CallerOf(op), unkeptWhy); err != nil {
 			return err
 		}
 	}
@@ -86,7 +86,7 @@ func (s *Boxes) holdKept(ctx context.Context, op *Operation, b *Box, be Backend,
 				if operations.Pending(err) {
 					return err
 				}
-				return &copyFailedError{words: wordsReleaseCouldNotDelete(sn.Name, taskFailedWords(op, err.Error()))}
+				return &copyFailedError{words: wordsReleaseCouldNotDelete(sn.Name, TaskFailedWords(op, err.Error()))}
 			}
 			op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 			continue
@@ -117,8 +117,8 @@ func (s *Boxes) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot
 	if err := s.st.CoreSnapshotKeep(ctx, s.st.Pool, db.CoreSnapshotKeepParams{ID: sn.ID}); err != nil {
 		return fmt.Errorf("record unkeep of %s: %w", sn.ID, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, true), sn.ID, op.ID, nil)
-	return s.snaps.deleteStep(ctx, op, sn, b, be, callerOf(op), unkeptWhy)
+	s.Log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, CallerOf(op), logUnkeptWords(sn.Name, true), sn.ID, op.ID, nil)
+	return s.snaps.deleteStep(ctx, op, sn, b, be, CallerOf(op), unkeptWhy)
 }
 
 // holdCopy makes one kept snapshot's held copy: room first (a take's rule,
@@ -158,11 +158,11 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 	// The clone's and the template's tasks are waited for by the job's
 	// snooze: the release resumes here (a copy already a template is used
 	// as it is).
-	rec := s.snaps.taskRecorder(op)
+	rec := s.snaps.TaskRecorder(op)
 	prog, err := hc.HoldCopy(ctx, ref, label, clone, rec)
 	if prog.Remade {
 		// Said before the job snoozes on the new clone.
-		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyStarted, System("a held copy is never trusted before it is a template"),
+		s.Log(ctx, s.st.Pool, b.ID, EvHeldCopyStarted, System("a held copy is never trusted before it is a template"),
 			logHeldCopyRemadeWords(sn.Name), sn.ID, op.ID, nil)
 	}
 	if operations.Pending(err) {
@@ -199,7 +199,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 		return fmt.Errorf("record the held copy of %s: %w", sn.ID, err)
 	}
 	words := logHeldCopyMadeWords(sn.Name, cp.Guest.Ref, cp.Guest.Host, sn.Holds == string(providers.HoldsDiskAndMemory))
-	s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), words, sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, CallerOf(op), words, sn.ID, op.ID, nil)
 	return nil
 }
 
@@ -266,8 +266,8 @@ func (s *Boxes) releaseStopped(ctx context.Context, op *Operation, b *Box, words
 	if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(state)}); err != nil {
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), logReleaseStoppedWords(words), "", op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, observedNothingKeptGone)
+	s.Log(ctx, s.st.Pool, b.ID, EvReleaseStopped, CallerOf(op), logReleaseStoppedWords(words), "", op.ID, nil)
+	return s.Finish(ctx, op, OpFailed, nil, words, observedNothingKeptGone)
 }
 
 // releaseEarlier deletes the box's earlier guests at its release, after
@@ -289,7 +289,7 @@ func (s *Boxes) releaseEarlier(ctx context.Context, op *Operation, b *Box, be Ba
 			// snooze: the release resumes at its step, and an earlier guest
 			// gone already is released (its records go).
 			g := refOf(sn, b).Guest
-			if err := s.releaseGuest(ctx, be, g, s.snaps.taskRecorder(op)); err != nil {
+			if err := s.releaseGuest(ctx, be, g, s.snaps.TaskRecorder(op)); err != nil {
 				if operations.Pending(err) {
 					return err
 				}
@@ -300,17 +300,17 @@ func (s *Boxes) releaseEarlier(ctx context.Context, op *Operation, b *Box, be Ba
 		if err := s.st.CoreSnapshotDelete(ctx, s.st.Pool, sn.ID); err != nil {
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
-		s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its box was released"),
+		s.Log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its box was released"),
 			logDeletedWithEarlierWords(sn.Name, sn.ID, b.Name), sn.ID, op.ID, nil)
 	}
 	return nil
 }
 
-// preferHeld says whether a listing's h stands for its snapshot before prev,
+// PreferHeld says whether a listing's h stands for its snapshot before prev,
 // the same snapshot listed elsewhere: a copy is never trusted over its
 // source, so a held copy that is not a template loses to the snapshot it was
 // made from (unit 8), and the first complete one listed stays.
-func preferHeld(h, prev providers.HeldSnapshot) bool {
+func PreferHeld(h, prev providers.HeldSnapshot) bool {
 	return prev.Incomplete && !h.Incomplete
 }
 

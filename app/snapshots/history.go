@@ -99,10 +99,11 @@ func (s *Boxes) BoxHistorySettings(ctx context.Context, c Caller, ref string) (*
 	if err != nil {
 		return nil, err
 	}
-	return s.boxHistory(ctx, b)
+	return s.BoxHistory(ctx, b)
 }
 
-func (s *Boxes) boxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
+// BoxHistory is a box's history settings, read for the box b already read.
+func (s *Boxes) BoxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
 	st, err := s.Settings(ctx)
 	if err != nil {
 		return nil, err
@@ -118,7 +119,7 @@ func (s *Boxes) boxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
 		g := *maxBytes >> 30
 		out.MaxGiB, out.LimitGiB = &g, g
 	}
-	if be, err := s.backend(b.BackendID); err == nil {
+	if be, err := s.Backend(b.BackendID); err == nil {
 		out.On = st.AutomaticOn(be)
 		out.Every = int(st.CheckEvery(be) / time.Second)
 	}
@@ -158,8 +159,8 @@ func (s *Boxes) SetBoxHistory(ctx context.Context, c Caller, ref string, automat
 	if err := s.st.HistorySetSettings(ctx, s.st.Pool, db.HistorySetSettingsParams{BoxID: b.ID, Automatic: automatic, MaxBytes: maxBytes}); err != nil {
 		return nil, fmt.Errorf("save %s's history settings: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, logHistorySettingsWords(automatic), "", "", nil)
-	return s.boxHistory(ctx, b)
+	s.Log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, logHistorySettingsWords(automatic), "", "", nil)
+	return s.BoxHistory(ctx, b)
 }
 
 // Save makes an automatic snapshot an ordinary one, with a new name if
@@ -195,7 +196,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 			return refusal(CodeConflict, SavedAlreadyWords(sn.Name))
 		}
 		if newName != nil && *newName != sn.Name {
-			taken, err := s.namesOfBox(ctx, tx, sn.BoxID)
+			taken, err := s.NamesOfBox(ctx, tx, sn.BoxID)
 			if err != nil {
 				return err
 			}
@@ -229,7 +230,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 		if newName != nil {
 			shown = *newName
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotSaved, c, logSavedWords(shown, sn.ID), sn.ID, "", nil)
+		s.Log(ctx, tx, b.ID, EvSnapshotSaved, c, logSavedWords(shown, sn.ID), sn.ID, "", nil)
 		return nil
 	})
 	if err != nil {
@@ -264,7 +265,7 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: true}); err != nil {
 			return fmt.Errorf("unsave %s: %w", sn.ID, err)
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotUnsaved, c, logSavedWords(sn.Name, sn.ID), sn.ID, "", nil)
+		s.Log(ctx, tx, b.ID, EvSnapshotUnsaved, c, logSavedWords(sn.Name, sn.ID), sn.ID, "", nil)
 		return nil
 	})
 	if err != nil {
@@ -295,7 +296,7 @@ func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, 
 	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpDeleteHistory, nil); err != nil || op != nil {
 		return op, err
 	}
-	return s.sweeps.admitThin(ctx, c, b, OpDeleteHistory, ChangeDelete, requestID, func(all []*Snapshot, pins map[string][]Pin, _ *string) []string {
+	return s.AdmitThin(ctx, c, b, OpDeleteHistory, ChangeDelete, requestID, func(all []*Snapshot, pins map[string][]Pin, _ *string) []string {
 		var ids []string
 		for _, sn := range all {
 			if sn.Automatic && Eligible(sn, ChangeDelete, pins[sn.ID], s.now(), time.UTC) == nil && !sn.Kept() {
@@ -304,6 +305,44 @@ func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, 
 		}
 		return ids
 	})
+}
+
+// ThinParams are a thinning's or a Delete history's parameters.
+type ThinParams struct {
+	Change Change `json:"change"`
+}
+
+// AdmitThin admits one operation of kind that deletes the snapshots choose
+// picks from the box's, with the box's row locked and each one's pins read;
+// none picked admits nothing (nil).
+func (s *Kernel) AdmitThin(ctx context.Context, c Caller, b *Box, kind string, change Change, requestID string,
+	choose func(all []*Snapshot, pins map[string][]Pin, head *string) []string) (*Operation, error) {
+	var op *Operation
+	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		b, err := s.LockBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		all, err := s.snapshotsOfBox(ctx, tx, b.ID)
+		if err != nil {
+			return err
+		}
+		pins, err := s.allPins(ctx, tx)
+		if err != nil {
+			return err
+		}
+		ids := choose(all, pins, b.HeadID)
+		if len(ids) == 0 {
+			return nil
+		}
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: kind, Box: b, Pins: ids, Caller: c, RequestID: requestID,
+			Params: ThinParams{Change: change}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return op, nil
 }
 
 // Box log event kinds of automatic history.

@@ -97,7 +97,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 		t.Fatalf("after the kill the backend holds %d snapshots and there are %d records, want 2 published and none recorded", len(held), records)
 	}
 	// A reconcile meanwhile leaves them to the import: not "found".
-	if rep, err := e.Core.Sweeps().Reconcile(ctx); err != nil || rep.Found+rep.Recorded+rep.Kept != 0 {
+	if rep, err := e.Sweeps.Reconcile(ctx); err != nil || rep.Found+rep.Recorded+rep.Kept != 0 {
 		t.Fatalf("a reconcile during the import recorded its snapshots: %+v %v", rep, err)
 	}
 	waitNoAdvisoryLocks(t, pool)

@@ -16,17 +16,14 @@ import (
 // operation's result through them (Kinds().Take.Result(op)).
 type Kinds struct {
 	Take    *operations.Kind[takeParams, TakeResult]
-	Delete  *operations.Kind[deleteParams, DeleteResult]
-	Expiry  *operations.Kind[deleteParams, DeleteResult]
+	Delete  *operations.Kind[DeleteParams, DeleteResult]
+	Expiry  *operations.Kind[DeleteParams, DeleteResult]
 	Restore *operations.Kind[restoreParams, RestoreResult]
 	Keep    *operations.Kind[keepParams, KeepResult]
 	Unkeep  *operations.Kind[keepParams, KeepResult]
 	Fork    *operations.Kind[ForkParams, ForkResult]
 	Release *operations.Kind[releaseParams, ReleaseResult]
 	Import  *operations.Kind[importParams, ImportResult]
-	// Thin and DeleteHistory delete automatic snapshots (automatic history).
-	Thin          *operations.Kind[thinParams, ThinResult]
-	DeleteHistory *operations.Kind[thinParams, ThinResult]
 	// Untrash restores a box from the trash; Reset makes a box fresh
 	// (trash.go, reset.go).
 	Untrash *operations.Kind[struct{}, UntrashResult]
@@ -64,9 +61,6 @@ func (s *Service) register() {
 		Release: operations.Register(e, OpRelease, s.boxes.runRelease),
 		Import:  operations.Register(e, OpImport, s.contents.runImport),
 
-		Thin:          operations.Register(e, OpThin, s.sweeps.runThin),
-		DeleteHistory: operations.Register(e, OpDeleteHistory, s.sweeps.runThin),
-
 		Untrash: operations.Register(e, OpUntrash, s.boxes.runUntrash),
 		Reset:   operations.Register(e, OpReset, s.runReset),
 	}
@@ -85,11 +79,11 @@ func (s *Kernel) providerTask(ctx context.Context, op *Operation, task providers
 	if op.BoxID == nil {
 		return providers.TaskOutcome{}, errors.New("an operation of no box has no provider task")
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return providers.TaskOutcome{}, fmt.Errorf("read the box of %s: %w", op.ID, err)
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return providers.TaskOutcome{}, err
 	}

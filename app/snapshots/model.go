@@ -19,7 +19,7 @@ const (
 )
 
 // transitions are the only state changes a snapshot may make; every state
-// write goes through moveState, which refuses any other.
+// write goes through MoveState, which refuses any other.
 var transitions = map[string][]string{
 	StateTaking:      {StateReady, StateFailed, StateIncomplete},
 	StateReady:       {StateDeleting, StateUnavailable, StateLost},

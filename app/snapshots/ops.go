@@ -12,8 +12,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// opRequest is what admit records.
-type opRequest struct {
+// OpRequest is what admit records.
+type OpRequest struct {
 	Kind      string
 	Box       *Box
 	Target    *Snapshot
@@ -58,14 +58,14 @@ func (s *Kernel) existingRequest(ctx context.Context, q db.DBTX, c Caller, reque
 // admit records an operation in tx, with the box's row already locked: the
 // row first, before anything changes, and its River job in the same
 // transaction when no earlier operation of the box is running. Otherwise it
-// waits; finish starts it when the one before ends. An operation of no box
+// waits; Finish starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
-func (s *Kernel) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, error) {
+func (s *Kernel) Admit(ctx context.Context, tx pgx.Tx, r OpRequest) (*Operation, error) {
 	return s.ops.Admit(ctx, tx, r.request())
 }
 
 // request is what the engine records of r.
-func (r opRequest) request() operations.Request {
+func (r OpRequest) request() operations.Request {
 	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.byKind(), ByThread: r.Caller.thread(),
 		RequestKey: requestKey(r.Caller, r.RequestID), Consent: r.Consent, Params: r.Params, Generation: 1}
 	if r.Target != nil {
@@ -80,9 +80,9 @@ func (r opRequest) request() operations.Request {
 	return req
 }
 
-// lockBox locks a box's row for the transaction: admissions and ends of a
+// LockBox locks a box's row for the transaction: admissions and ends of a
 // box's operations are serialised on it.
-func (s *Kernel) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
+func (s *Kernel) LockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
 	b, err := boxRow(s.st.CoreBoxLock(ctx, tx, id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(id)
@@ -147,14 +147,14 @@ func (s *Kernel) step(ctx context.Context, op *Operation, step string) error {
 	return s.ops.Step(ctx, op, step)
 }
 
-// finish ends an operation (operations.Engine.EndWith): a done one with its
+// Finish ends an operation (operations.Engine.EndWith): a done one with its
 // kind's result, a failed or unknown one in words.
-func (s *Kernel) finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
+func (s *Kernel) Finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
 	return s.ops.EndWith(ctx, op, state, result, errWords, observed)
 }
 
-// pins lists the operations other than except that pin snapshot id.
-func (s *Kernel) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+// Pins lists the operations other than except that pin snapshot id.
+func (s *Kernel) Pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	rows, err := s.st.CorePins(ctx, q, db.CorePinsParams{SnapshotID: id, ExceptOp: except})
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
@@ -173,11 +173,11 @@ func (s *Kernel) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin,
 // and the snapshot as they are now. ref is the caller's words for the
 // snapshot, for a refusal.
 func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change Change) (*Box, *Snapshot, error) {
-	b, err := s.lockBox(ctx, tx, boxID)
+	b, err := s.LockBox(ctx, tx, boxID)
 	if err != nil {
 		return nil, nil, err
 	}
-	sn, err := s.snapshotLock(ctx, tx, snapID)
+	sn, err := s.SnapshotLock(ctx, tx, snapID)
 	if err != nil {
 		return nil, nil, snapshotNotFound(ref)
 	}
@@ -185,7 +185,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 	if change == ChangeRestore || change == ChangeFork {
 		pins, err = s.deletingPins(ctx, tx, sn.ID, "")
 	} else {
-		pins, err = s.pins(ctx, tx, sn.ID, "")
+		pins, err = s.Pins(ctx, tx, sn.ID, "")
 	}
 	if err != nil {
 		return nil, nil, err
@@ -201,7 +201,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 // that uses its snapshot, and is refused only while the snapshot is being
 // deleted.
 func (s *Kernel) deletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
-	pins, err := s.pins(ctx, q, id, except)
+	pins, err := s.Pins(ctx, q, id, except)
 	if err != nil {
 		return nil, err
 	}

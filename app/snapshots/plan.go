@@ -21,7 +21,7 @@ func (s *Service) Plan(ctx context.Context, c Caller, boxRef, ref string) (*Box,
 	if err != nil {
 		return nil, nil, providers.SnapshotPlan{}, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return b, sn, providers.SnapshotPlan{}, err
 	}

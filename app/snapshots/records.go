@@ -10,9 +10,9 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// snapshotByID reads a snapshot; none is store.ErrNotFound.
-func (s *Kernel) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
-	return snapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
+// SnapshotByID reads a snapshot; none is store.ErrNotFound.
+func (s *Kernel) SnapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
+	return SnapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
 // allPins reads what pins each snapshot now: the running and unknown
@@ -29,27 +29,29 @@ func (s *Kernel) allPins(ctx context.Context, q db.DBTX) (map[string][]Pin, erro
 	return pins, nil
 }
 
-// snapshotLock reads a snapshot and locks its row until tx ends; none is
+// SnapshotLock reads a snapshot and locks its row until tx ends; none is
 // store.ErrNotFound.
-func (s *Kernel) snapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
-	return snapshotRow(s.st.CoreSnapshotLock(ctx, tx, id))
+func (s *Kernel) SnapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
+	return SnapshotRow(s.st.CoreSnapshotLock(ctx, tx, id))
 }
 
-// snapshotByRef reads the snapshot of a backend's reference; none is
+// SnapshotByRef reads the snapshot of a backend's reference; none is
 // store.ErrNotFound.
-func (s *Kernel) snapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
-	return snapshotRow(s.st.CoreSnapshotsByRef(ctx, s.st.Pool, db.CoreSnapshotsByRefParams{BackendID: backend, Ref: ref}))
+func (s *Kernel) SnapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
+	return SnapshotRow(s.st.CoreSnapshotsByRef(ctx, s.st.Pool, db.CoreSnapshotsByRefParams{BackendID: backend, Ref: ref}))
 }
 
 func (s *Kernel) snapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
-	all, err := snapshotRows(s.st.CoreSnapshotsOfBox(ctx, q, box))
+	all, err := SnapshotRows(s.st.CoreSnapshotsOfBox(ctx, q, box))
 	if err != nil {
 		return nil, fmt.Errorf("read snapshots: %w", err)
 	}
 	return all, nil
 }
 
-func (s *Kernel) namesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error) {
+// NamesOfBox is the names a box's snapshots hold, for a new name unique in
+// the box.
+func (s *Kernel) NamesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error) {
 	names, err := s.st.CoreSnapshotNames(ctx, q, box)
 	if err != nil {
 		return nil, fmt.Errorf("read names: %w", err)
@@ -61,13 +63,13 @@ func (s *Kernel) namesOfBox(ctx context.Context, q db.DBTX, box string) (map[str
 	return out, nil
 }
 
-// moveState changes a snapshot's state, only along the transitions and only
+// MoveState changes a snapshot's state, only along the transitions and only
 // from the state it was read in.
-func (s *Kernel) moveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
+func (s *Kernel) MoveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
 	if !CanMove(sn.State, to) {
 		return fmt.Errorf("snapshot %s: %s → %s is not a state change a snapshot may make", sn.ID, sn.State, to)
 	}
-	n, err := s.st.CoreSnapshotState(ctx, q, db.CoreSnapshotStateParams{ID: sn.ID, OldState: sn.State, NewState: to, Error: nilIfEmpty(errWords)})
+	n, err := s.st.CoreSnapshotState(ctx, q, db.CoreSnapshotStateParams{ID: sn.ID, OldState: sn.State, NewState: to, Error: NilIfEmpty(errWords)})
 	if err != nil {
 		return fmt.Errorf("snapshot %s → %s: %w", sn.ID, to, err)
 	}
@@ -84,14 +86,14 @@ func (s *Service) Snapshot(ctx context.Context, c Caller, id string) (*Snapshot,
 	if !ValidID(PrefixSnapshot, id) {
 		return nil, nil, snapshotNotFound(id)
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, snapshotNotFound(id)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return nil, nil, snapshotNotFound(id)
 	}
@@ -174,7 +176,7 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 		}
 		byBox[boxes[0].ID] = all
 	} else {
-		all, err := snapshotRows(s.st.CoreSnapshotsAll(ctx, s.st.Pool))
+		all, err := SnapshotRows(s.st.CoreSnapshotsAll(ctx, s.st.Pool))
 		if err != nil {
 			return nil, fmt.Errorf("read snapshots: %w", err)
 		}

@@ -224,15 +224,15 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
 func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) (RestoreResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
-		return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
+		return RestoreResult{}, s.Finish(ctx, op, OpFailed, nil, failTargetGone, "")
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return RestoreResult{}, s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
 	}
@@ -244,7 +244,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			return RestoreResult{}, err
 		}
 		if err := Eligible(sn, ChangeRestore, blocking, s.now(), r.tz); err != nil {
-			return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
+			return RestoreResult{}, s.Finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
 		}
 	}
 	start := restoreStart(op, p.Order)
@@ -294,7 +294,7 @@ type restoreRun struct {
 // newRestoreRun begins a run of op's restore of sn on b.
 func newRestoreRun(op *Operation, p restoreParams, sn *Snapshot, b *Box, be Backend, tz *time.Location) *restoreRun {
 	r := &restoreRun{op: op, p: p, sn: sn, b: b, be: be, ref: refOf(sn, b), resuming: op.Resuming,
-		caller: callerOf(op), tz: tz, wasRunning: true,
+		caller: CallerOf(op), tz: tz, wasRunning: true,
 		memory: sn.Holds == string(providers.HoldsDiskAndMemory)}
 	// A restore on the person's yes says so in the box log.
 	if w := consentWords(op, tz); w != "" {
@@ -346,7 +346,7 @@ func (s *Service) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
 		}
 	}
 	if r.p.NoUndo && !r.asked {
-		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
+		s.Log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
 		r.asked = true
 	}
 	return nil
@@ -396,7 +396,7 @@ func (s *Service) restoreStep(ctx context.Context, r *restoreRun, i int) (stop b
 		return s.restoreUndoStep(ctx, r, i)
 	case providers.StepAccess:
 		// The box set straight, its access first.
-		if err := s.setStraight(ctx, op.ID, r.b, r.be, "the restore"); err != nil {
+		if err := s.SetStraight(ctx, op.ID, r.b, r.be, "the restore"); err != nil {
 			if ctx.Err() != nil {
 				return true, ctx.Err()
 			}
@@ -444,11 +444,11 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 			return true, ctx.Err() // the worker stops: the restore resumes at its undo
 		}
 		// Bring the box back as it was before saying so.
-		words := failUndoWords(taskFailedWords(op, err.Error()), "")
+		words := failUndoWords(TaskFailedWords(op, err.Error()), "")
 		return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, nil, r.wasRunning, words)
 	}
 	if !r.asked {
-		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	return false, nil
@@ -462,7 +462,7 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
 	op, b, step := r.op, r.b, r.p.Order[i]
 	if !r.asked {
-		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	if step == providers.StepStart {
@@ -482,7 +482,7 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 	// Its provider task is waited for by the job's snooze: the
 	// restore resumes here once the task ended (done: the next step;
 	// failed: this step asked once more, waited for in place).
-	prog, err := r.be.Snap.RestoreSnapshot(ctx, guestOf(b), r.ref, step, s.taskRecorder(op))
+	prog, err := r.be.Snap.RestoreSnapshot(ctx, GuestOf(b), r.ref, step, s.TaskRecorder(op))
 	if operations.Pending(err) {
 		return true, err
 	}
@@ -491,9 +491,9 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 			return true, ctx.Err() // the worker stops: the restore resumes from this step
 		}
 		if errors.Is(err, providers.ErrUnreachable) {
-			return true, s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, r.be), string(step)))
+			return true, s.Finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(HostWords(b, r.be), string(step)))
 		}
-		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, taskFailedWords(op, err.Error()))
+		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, TaskFailedWords(op, err.Error()))
 	}
 	if prog.Size != nil {
 		r.size = prog.Size
@@ -504,7 +504,7 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 // restoreDone ends a restore whose steps all ran: older undos go once this
 // one is ready, never this restore's target or its own undo; a swapped-in
 // held copy's template goes; the head moves back to the target, the box
-// log says the box is restored, and it answers the restore's result, which
+// Log says the box is restored, and it answers the restore's result, which
 // the runner returns and the engine records as the operation ends.
 func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult, error) {
 	op, b, sn, be := r.op, r.b, r.sn, r.be
@@ -534,13 +534,13 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult
 	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: r.size, Replaced: replaced,
 		Processes: r.wasRunning && !r.broughtBack, BoxState: s.restoredState(ctx, be, b, r.wasRunning || r.broughtBack)}
 	if op.UndoID != nil {
-		if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
+		if u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
 	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
 	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
-	s.log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
+	s.Log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
 	return res, nil
 }
 
@@ -619,11 +619,11 @@ func (s *Service) putBackFromUndo(ctx context.Context, op *Operation, b *Box, be
 	if op.UndoID == nil {
 		return observedFilesPartWayWords(observedNoUndo)
 	}
-	u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+	u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 	if err != nil || u.State != StateReady {
 		return observedFilesPartWayWords(observedUndoNotReady)
 	}
-	if _, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), refOf(u, b), providers.StepRollback, rec); err != nil {
+	if _, err := be.Snap.RestoreSnapshot(ctx, GuestOf(b), refOf(u, b), providers.StepRollback, rec); err != nil {
 		return observedFilesPartWayWords(err.Error())
 	}
 	return observedFilesPutBack
@@ -638,7 +638,7 @@ func (s *Service) startAgain(ctx context.Context, be Backend, b *Box, ref provid
 	if !wasRunning {
 		return observedBoxStoppedAsBefore
 	}
-	if _, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, providers.StepStart, rec); err != nil {
+	if _, err := be.Snap.RestoreSnapshot(ctx, GuestOf(b), ref, providers.StepStart, rec); err != nil {
 		return observedStartFailedWords(err.Error())
 	}
 	return observedBoxStartedAgain
@@ -648,12 +648,12 @@ func (s *Service) startAgain(ctx context.Context, be Backend, b *Box, ref provid
 // read where it has one (providers.RunsReader), else its status.
 func (s *Service) guestRuns(ctx context.Context, be Backend, b *Box) (bool, error) {
 	if r, ok := be.Snap.(providers.RunsReader); ok {
-		return r.Runs(ctx, guestOf(b))
+		return r.Runs(ctx, GuestOf(b))
 	}
 	if be.Boxes == nil {
 		return false, errors.New("the backend cannot say whether the box runs")
 	}
-	st, err := be.Boxes.Status(ctx, guestOf(b))
+	st, err := be.Boxes.Status(ctx, GuestOf(b))
 	return st.Running, err
 }
 
@@ -677,15 +677,15 @@ func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *
 	if be != nil {
 		s.undoOfRun(ctx, op)
 		if op.UndoID != nil {
-			if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil && u.State == StateReady {
+			if u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil && u.State == StateReady {
 				if _, err := s.replaceUndosWith(ctx, op, b, *be, sn.ID, s.ops.Recorder(op)); err != nil {
 					s.logger.Warn("replace the undos of a failed restore", "operation", op.ID, "err", err)
 				}
 			}
 		}
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvRestoreFailed, callerOf(op), logRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, observed)
+	s.Log(ctx, s.st.Pool, b.ID, EvRestoreFailed, CallerOf(op), logRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
+	return s.Finish(ctx, op, OpFailed, nil, words, observed)
 }
 
 // takeUndo takes a restore's undo, named "before the restore at 11:02", or
@@ -710,8 +710,8 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 		// As a take's: the job snoozes on the task, and the resumed run
 		// finds the undo by its label.
 		settings, _ := s.readSettings(ctx)
-		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID},
-			RoomPercent: settings.RoomPercent}, s.taskRecorder(op))
+		taken, err = be.Snap.Snapshot(ctx, GuestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID},
+			RoomPercent: settings.RoomPercent}, s.TaskRecorder(op))
 		if operations.Pending(err) {
 			return nil, err
 		}
@@ -723,7 +723,7 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 			if errors.Is(err, providers.ErrIncomplete) {
 				state = StateIncomplete
 			}
-			_ = s.moveState(ctx, s.st.Pool, undo, state, err.Error())
+			_ = s.MoveState(ctx, s.st.Pool, undo, state, err.Error())
 			return nil, err
 		}
 	}
@@ -746,12 +746,12 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 	if op.UndoID == nil {
 		tz := s.TimeZone(ctx)
 		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-			taken, err := s.namesOfBox(ctx, tx, b.ID)
+			taken, err := s.NamesOfBox(ctx, tx, b.ID)
 			if err != nil {
 				return err
 			}
 			name := UniqueTimedName(undoNameOf(op, tz), op.CreatedAt, tz, taken)
-			owner, ownerThread := ownerOf(b)
+			owner, ownerThread := OwnerOf(b)
 			snapping := be.Snap.Snapshotting(b.Kind)
 			excludes := ""
 			scope := "box"
@@ -759,11 +759,11 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 				excludes, scope = snapping.Excludes, string(snapping.Scope)
 			}
 			id := NewID(PrefixSnapshot)
-			undo, err = snapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: id, BoxID: b.ID,
+			undo, err = SnapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: id, BoxID: b.ID,
 				BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
 				Host: b.Host, GuestGeneration: b.Generation, Name: name, TakenAt: s.now(), ByKind: caller.byKind(),
-				ByThreadID: caller.thread(), ByWhy: nilIfEmpty(caller.Why), Scope: scope, Holds: string(providers.HoldsDisk),
-				Excludes: nilIfEmpty(excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
+				ByThreadID: caller.thread(), ByWhy: NilIfEmpty(caller.Why), Scope: scope, Holds: string(providers.HoldsDisk),
+				Excludes: NilIfEmpty(excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
 				Picture: "none", UndoOf: undoOfOp(op)}))
 			if err != nil {
 				return err
@@ -781,7 +781,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			return nil, fmt.Errorf("record the undo: %w", err)
 		}
 	} else {
-		u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+		u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 		if err != nil {
 			return nil, fmt.Errorf("the undo's record is gone")
 		}
@@ -838,14 +838,14 @@ func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, b
 		if u.ID == target || (op.UndoID != nil && u.ID == *op.UndoID) {
 			continue
 		}
-		pins, err := s.pins(ctx, s.st.Pool, u.ID, op.ID)
+		pins, err := s.Pins(ctx, s.st.Pool, u.ID, op.ID)
 		if err != nil || Eligible(u, ChangeReplaceUndo, pins, s.now(), tz) != nil {
 			continue
 		}
 		del := s.deleteStep
 		if rec != nil {
 			del = func(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
-				return s.deleteWith(ctx, op, sn, b, be, c, why, rec)
+				return s.DeleteWith(ctx, op, sn, b, be, c, why, rec)
 			}
 		}
 		if err := del(ctx, op, u, b, be, System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {
@@ -907,7 +907,7 @@ func (s *Service) restoreMayBe(ctx context.Context, c Caller, b *Box, sn *Snapsh
 // restorePlan reads the plan for a restore of sn on b from its backend,
 // refusing a box the backend has locked, or one it cannot restore sn on.
 func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backend, providers.SnapshotPlan, error) {
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return Backend{}, providers.SnapshotPlan{}, err
 	}
@@ -988,7 +988,7 @@ func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest
 				return undoRoomWords(c, err)
 			}
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
 				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
 		if err != nil {

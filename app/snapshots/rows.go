@@ -22,10 +22,10 @@ import (
 // row differs (its presence is JSON the core reads as Presence), so it is
 // decoded, and a presence that does not decode is an error, not an empty one.
 
-// snapshotRow is the snapshot a :one query read or wrote: no row is
+// SnapshotRow is the snapshot a :one query read or wrote: no row is
 // store.ErrNotFound, and an insert whose name the box already has is the
 // refusal a person reads.
-func snapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
+func SnapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -39,8 +39,8 @@ func snapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
 	return &sn, nil
 }
 
-// snapshotRows is the snapshots a :many query read.
-func snapshotRows(rs []db.Snapshot, err error) ([]*Snapshot, error) {
+// SnapshotRows is the snapshots a :many query read.
+func SnapshotRows(rs []db.Snapshot, err error) ([]*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +101,8 @@ func boxRow(r db.Box, err error) (*Box, error) {
 	return boxOf(r)
 }
 
-// boxRows is the boxes a :many query read.
-func boxRows(rs []db.Box, err error) ([]*Box, error) {
+// BoxRows is the boxes a :many query read.
+func BoxRows(rs []db.Box, err error) ([]*Box, error) {
 	if err != nil {
 		return nil, err
 	}

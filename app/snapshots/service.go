@@ -63,13 +63,14 @@ type Options struct {
 
 // Service is the core's snapshot rules and their operations: take,
 // restore, delete, keep, fork, reset and lists. It holds the core's other
-// seams, reached through it: Boxes (boxes, threads, templates, trash and
-// release), Sweeps (the periodic jobs), Contents (a snapshot's files,
+// seams that still live in this package, reached through it: Boxes (boxes,
+// threads, templates, trash and release), Contents (a snapshot's files,
 // exports, imports and share codes), Tab (the Snapshots tab's lists and
 // counts), Pictures (pictures of a box's screen) and Approvals (requests
 // for the person's word). What every seam shares (the store, the backends,
 // the engine, the settings and the record reads) is the Kernel's, embedded in
-// each.
+// each. The periodic work is package sweeps', which reaches the core
+// through interfaces of its own.
 type Service struct {
 	*Kernel
 }
@@ -84,16 +85,6 @@ type Boxes struct {
 
 // Boxes is the core's boxes and threads.
 func (s *Service) Boxes() *Boxes { return s.boxes }
-
-// Sweeps is the core's periodic work: the reconcile, the scan for restores
-// made outside boxsnap, the room sweep, the keeps' expiry, automatic
-// history's check and thinning, the trash's emptying and housekeeping.
-type Sweeps struct {
-	*Kernel
-}
-
-// Sweeps is the core's periodic work.
-func (s *Service) Sweeps() *Sweeps { return s.sweeps }
 
 // Contents is the core's look inside snapshots and their moves in and out
 // of boxsnap: a snapshot's files browsed, shown, downloaded and compared
@@ -144,14 +135,13 @@ func (s *Service) Approvals() *Approvals { return s.approvals }
 // Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps, boxes, sweeps, contents, tab, pictures and
+// box leaves behind). Its snaps, boxes, contents, tab, pictures and
 // approvals are the seams themselves, so that one seam calls another
 // through its type; pictureTaker is the PictureTaker the Pictures seam
 // captures with (Pictures.Use).
 type Kernel struct {
 	snaps        *Service
 	boxes        *Boxes
-	sweeps       *Sweeps
 	contents     *Contents
 	tab          *Tab
 	pictures     *Pictures
@@ -178,7 +168,7 @@ func New(opts Options) (*Service, error) {
 		return nil, errors.New("snapshots: a store is required")
 	}
 	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault(), fetchShared: opts.FetchShared}}
-	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.Kernel}, &Sweeps{s.Kernel}
+	s.snaps, s.boxes = s, &Boxes{s.Kernel}
 	s.contents, s.tab = &Contents{s.Kernel}, &Tab{s.Kernel}
 	s.pictures, s.approvals = &Pictures{s.Kernel}, &Approvals{s.Kernel}
 	if s.logger == nil {
@@ -231,7 +221,9 @@ func (s *Kernel) RegisterBackends(ctx context.Context) error {
 	return nil
 }
 
-func (s *Kernel) backend(id string) (Backend, error) {
+// Backend is the configured backend of that ID; one not in settings is a
+// refusal that says so.
+func (s *Kernel) Backend(id string) (Backend, error) {
 	b, ok := s.backends[id]
 	if !ok {
 		return Backend{}, &Refusal{Code: CodePlan, Words: wordsBackendNotInSettings(id), TryAgain: true}
@@ -275,7 +267,8 @@ type readCache struct {
 	settingsUntil time.Time
 }
 
-func guestOf(b *Box) providers.Guest {
+// GuestOf is the guest a box stands for, as its backend names it.
+func GuestOf(b *Box) providers.Guest {
 	return providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}
 }
 

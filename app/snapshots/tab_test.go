@@ -439,7 +439,7 @@ func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	check("after the fold")
 	// Housekeeping folds them too, for an install whose tab nobody opens.
 	exec(`UPDATE snapshots SET kept_until = NULL WHERE id < 'sn000000000300'`)
-	if _, err := e.Core.Sweeps().Housekeep(ctx); err != nil {
+	if _, err := e.Sweeps.Housekeep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT (backend_id, host, holds, currency)) FROM snapshot_tally`).Scan(&rows, &groups); err != nil {

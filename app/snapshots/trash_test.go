@@ -169,7 +169,7 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 	}
 
 	clk.Advance(71*time.Hour + 59*time.Minute)
-	ops, err := e.Core.Sweeps().EmptyDueTrash(ctx)
+	ops, err := e.Sweeps.EmptyDueTrash(ctx)
 	if err != nil || len(ops) != 0 {
 		t.Fatalf("within its 72 hours the sweep released %d boxes (%v)", len(ops), err)
 	}
@@ -178,14 +178,14 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 	}
 
 	clk.Advance(2 * time.Minute)
-	ops, err = e.Core.Sweeps().EmptyDueTrash(ctx)
+	ops, err = e.Sweeps.EmptyDueTrash(ctx)
 	if err != nil || len(ops) != 1 {
 		t.Fatalf("after its 72 hours the sweep admitted %d releases (%v), want 1", len(ops), err)
 	}
 	if op := e.Wait(t, ops[0]); op.State != snapshots.OpDone {
 		t.Fatalf("the sweep's release ended %s: %s", op.State, deref(op.Error))
 	}
-	if ops, _ := e.Core.Sweeps().EmptyDueTrash(ctx); len(ops) != 0 {
+	if ops, _ := e.Sweeps.EmptyDueTrash(ctx); len(ops) != 0 {
 		t.Errorf("the sweep released the box again: %d", len(ops))
 	}
 	if got := boxState(t, e, b.Name); got != "released" {

@@ -607,21 +607,6 @@ func importWords(res *ImportResult) string {
 	return w
 }
 
-// outsideWords says, for the box log, what a backend's task did to a box
-// outside boxsnap (section 1, reconcile).
-func outsideWords(kind string, t providers.Task, tz *time.Location) string {
-	at := t.Start.In(tz).Format("2 Jan 15:04:05")
-	switch kind {
-	case EvRestoredOutside:
-		return fmt.Sprintf("restored outside boxsnap: %s task %s by %s at %s ended %s", t.Type, t.Ref.ID, t.User, at, t.Status)
-	case EvRestoreOutsideFailed:
-		return fmt.Sprintf("a restore outside boxsnap failed: %s task %s by %s at %s ended %s", t.Type, t.Ref.ID, t.User, at, t.Status)
-	case EvRestoreOutsideRun:
-		return fmt.Sprintf("a restore outside boxsnap is running: %s task %s by %s since %s", t.Type, t.Ref.ID, t.User, at)
-	}
-	return fmt.Sprintf("its snapshots changed outside boxsnap: %s task %s by %s at %s", t.Type, t.Ref.ID, t.User, at)
-}
-
 // The box log's words (section 4, "The box log"): what each event says,
 // written once here for the box page's History card and live region and
 // the API's log, which show them as the core wrote them. An event's words
@@ -683,24 +668,24 @@ func EventParts(ev LogEvent) (what, words string) {
 	return what, words
 }
 
-// namedID says a snapshot in the box log: "‘before the migration’ (sn_…)".
-func namedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }
+// NamedID says a snapshot in the box log: "‘before the migration’ (sn_…)".
+func NamedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }
 
 // logTakenWords: snapshot-taken, "its name, ID, what it holds, how long".
 func logTakenWords(name, id, holds string, took time.Duration) string {
-	return fmt.Sprintf("%s, %s, in %s", namedID(name, id), holds, DurationWords(took))
+	return fmt.Sprintf("%s, %s, in %s", NamedID(name, id), holds, DurationWords(took))
 }
 
 // logUndoTakenWords: snapshot-taken for an undo, a release's final
 // snapshot or a reset's undo (what: undoWordsOf).
 func logUndoTakenWords(name, id, what, holds string) string {
-	return fmt.Sprintf("%s, %s, %s", namedID(name, id), what, holds)
+	return fmt.Sprintf("%s, %s, %s", NamedID(name, id), what, holds)
 }
 
 // logHeldUndoTakenWords: snapshot-taken for a ZFS restore's undo, a held
 // copy of the stopped guest.
 func logHeldUndoTakenWords(name, id, ref, host string) string {
-	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", namedID(name, id), ref, host)
+	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", NamedID(name, id), ref, host)
 }
 
 // logTakeFailedWords: snapshot-failed, "its name, the backend's words".
@@ -773,15 +758,15 @@ func logMadeByImportWords(from string) string {
 // logDeletedWords: snapshot-deleted, "its name, what it freed, why".
 func logDeletedWords(name, id string, freed *int64, why string) string {
 	if freed != nil {
-		return fmt.Sprintf("%s, freed %s, %s", namedID(name, id), GB(*freed), why)
+		return fmt.Sprintf("%s, freed %s, %s", NamedID(name, id), GB(*freed), why)
 	}
-	return fmt.Sprintf("%s, %s", namedID(name, id), why)
+	return fmt.Sprintf("%s, %s", NamedID(name, id), why)
 }
 
 // logDeletedWithEarlierWords: snapshot-deleted for a snapshot on an
 // earlier guest that went with its box's release.
 func logDeletedWithEarlierWords(name, id, box string) string {
-	return fmt.Sprintf("%s, with %s's earlier guest", namedID(name, id), box)
+	return fmt.Sprintf("%s, with %s's earlier guest", NamedID(name, id), box)
 }
 
 // logEarlierGuestDeletedWords: snapshot-deleted for an earlier guest,
@@ -803,43 +788,6 @@ func logUnkeptWords(name string, atRelease bool) string {
 	}
 	return fmt.Sprintf("‘%s’ goes with the box again", name)
 }
-
-// logSnapshotWhyWords: snapshot-lost and snapshot-unavailable, "its name,
-// the backend's words".
-func logSnapshotWhyWords(name, id, why string) string { return namedID(name, id) + ": " + why }
-
-// Why a snapshot is unavailable or lost (its record's words, and its
-// event's).
-func unavailableNotInSettingsWords(backend string) string {
-	return fmt.Sprintf("its backend %s is not in settings", backend)
-}
-
-func unavailableNoAnswerWords(host string, err error) string {
-	if err == nil {
-		return host + " does not answer"
-	}
-	return fmt.Sprintf("%s does not answer: %v", host, err)
-}
-
-func lostWords(host string, apart time.Duration) string {
-	return fmt.Sprintf("not on %s at two listings %s apart", host, DurationWords(apart))
-}
-
-// logFoundWords: snapshot-found, a snapshot on a host with no record:
-// found where its record had been lost (found), recorded again as kept
-// where its keep outlived its box (keptUntil), or recorded again.
-func logFoundWords(name, id, host string, found bool, keptUntil *time.Time, tz *time.Location) string {
-	switch {
-	case found:
-		return fmt.Sprintf("%s: Found on %s, not in boxsnap's records", namedID(name, id), host)
-	case keptUntil != nil:
-		return fmt.Sprintf("%s is on %s with no record in boxsnap: recorded again as kept until %s", namedID(name, id), host, keptUntil.In(tz).Format("2 Jan 2006"))
-	}
-	return fmt.Sprintf("%s is on %s with no record in boxsnap: recorded again, by unknown", namedID(name, id), host)
-}
-
-// logIncompleteToo adds that a snapshot found is incomplete.
-func logIncompleteToo(words, why string) string { return words + "; it is incomplete: " + why }
 
 // logHeldCopyMadeWords: held-copy-made, "the copy".
 func logHeldCopyMadeWords(name, ref, host string, memory bool) string {
@@ -875,7 +823,7 @@ func logReleaseStoppedWords(why string) string {
 func logThenWords(words, observed string) string { return words + "; then: " + observed }
 
 // logSavedWords: snapshot-saved and snapshot-unsaved.
-func logSavedWords(name, id string) string { return namedID(name, id) }
+func logSavedWords(name, id string) string { return NamedID(name, id) }
 
 // logHistorySettingsWords: history-settings; automatic nil follows the
 // backend's setting.
@@ -887,11 +835,6 @@ func logHistorySettingsWords(automatic *bool) string {
 		return "automatic snapshots on"
 	}
 	return "automatic snapshots off"
-}
-
-// logThinnedWords: history-thinned and history-deleted.
-func logThinnedWords(n int, why string) string {
-	return fmt.Sprintf("%d automatic snapshots deleted, %s", n, why)
 }
 
 // quotedNames says names in ‘’, between commas.
@@ -999,13 +942,7 @@ func logDownloadedWords(path string, size int64, folder bool, name string) strin
 
 // logForgottenWords: snapshot-forgotten.
 func logForgottenWords(name, id, backend string) string {
-	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", namedID(name, id), backend)
-}
-
-// logGuestGoneWords: guest-gone, the reconcile's word that a ready box's
-// guest is gone.
-func logGuestGoneWords(guest, host string) string {
-	return fmt.Sprintf("its guest %s is gone from %s: removed outside boxsnap; its snapshots stay", guest, host)
+	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", NamedID(name, id), backend)
 }
 
 // Words say the rate and the spend beside the ceiling, for Settings.

@@ -12,29 +12,34 @@ import (
 
 // wordsHomeArgs names the calls whose words a person or an agent reads,
 // and which of their arguments (from 0) hold those words: the box log's
-// event (log's words), a refusal's words, and an operation's failure: its
-// end (finish's words and what boxsnap then observed), the helpers that end
+// event (Log's words), a refusal's words, and an operation's failure: its
+// end (Finish's words and what boxsnap then observed), the helpers that end
 // each kind that fails (a take, a restore, a reset, a fork, a held copy, a
 // release and the trash), and a snapshot's new state's words.
-var wordsHomeArgs = map[string][]int{"log": {5}, "refusal": {1}, "finish": {4, 5}, "end": {2},
+var wordsHomeArgs = map[string][]int{"Log": {5}, "refusal": {1}, "Finish": {4, 5}, "end": {2},
 	"failTake": {4}, "incompleteTake": {4}, "restoreFailed": {5, 6}, "resetFailed": {3, 4}, "undoReset": {6},
-	"fail": {0}, "releaseStopped": {3}, "trashFailed": {3}, "untrashFailed": {3}, "moveState": {4},
+	"fail": {0}, "releaseStopped": {3}, "trashFailed": {3}, "untrashFailed": {3}, "MoveState": {4},
 	"markUnavailable": {2}}
 
-// TestWordsWrittenInWordsGo: outside words.go, no call that says words to
-// a person or an agent (wordsHomeArgs), and no Refusal's Words, writes a
-// sentence of its own: a string literal or fmt's formatting in those
-// arguments fails this test, so the words are written once, in words.go,
-// and tested there (doc.go: "A rule never writes a sentence of its own").
+// TestWordsWrittenInWordsGo: outside words.go (this package's, and each
+// seam package's under it), no call that says words to a person or an
+// agent (wordsHomeArgs), and no Refusal's Words, writes a sentence of its
+// own: a string literal or fmt's formatting in those arguments fails this
+// test, so the words are written once, in words.go, and tested there (doc.go: "A rule never writes a sentence of its own").
 func TestWordsWrittenInWordsGo(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	seams, err := filepath.Glob("*/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, seams...)
 	fset := token.NewFileSet()
 	for _, f := range files {
-		if f == "words.go" || strings.HasSuffix(f, "_test.go") {
+		if filepath.Base(f) == "words.go" || strings.HasSuffix(f, "_test.go") {
 			continue
 		}
 		src, err := os.ReadFile(f)
@@ -66,7 +71,7 @@ func TestWordsWrittenInWordsGo(t *testing.T) {
 					}
 				}
 			case *ast.CompositeLit:
-				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "Refusal" {
+				if refusalType(n.Type) {
 					for _, el := range n.Elts {
 						if kv, ok := el.(*ast.KeyValueExpr); ok {
 							if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Words" {
@@ -107,4 +112,16 @@ func sentenceIn(e ast.Expr) string {
 		return true
 	})
 	return found
+}
+
+// refusalType says whether t names the core's Refusal, in its package or
+// from a seam's (snapshots.Refusal).
+func refusalType(t ast.Expr) bool {
+	switch t := t.(type) {
+	case *ast.Ident:
+		return t.Name == "Refusal"
+	case *ast.SelectorExpr:
+		return t.Sel.Name == "Refusal"
+	}
+	return false
 }

@@ -327,7 +327,7 @@ func TestTimelineWordsMatchTheBox(t *testing.T) {
 	}
 	// Settings says the same of the local backend's boxes, as the
 	// automatic check last saw them.
-	if _, err := s.env.Core.Sweeps().CheckAutomatic(ctx); err != nil {
+	if _, err := s.env.Sweeps.CheckAutomatic(ctx); err != nil {
 		t.Fatal(err)
 	}
 	settings := pageText(s.do(t, "GET", "/settings/snapshots/history", nil, nil).Body.String())

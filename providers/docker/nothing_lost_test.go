@@ -58,7 +58,7 @@ func TestOrphansQuarantinedDocker(t *testing.T) {
 	env.Stop()
 
 	fresh, _, _ := coreEnv(t, b, false, own)
-	rep, err := fresh.Core.Sweeps().Reconcile(ctx)
+	rep, err := fresh.Sweeps.Reconcile(ctx)
 	must(t, err)
 	if rep.Kept != 1 || rep.Found != 1 || rep.Lost != 0 {
 		t.Fatalf("reconcile of a fresh database: %+v; want 1 kept and 1 found", rep)
@@ -78,7 +78,7 @@ func TestOrphansQuarantinedDocker(t *testing.T) {
 			t.Fatalf("the reconcile deleted or damaged %s: %v %+v", id, ok, h)
 		}
 	}
-	rep, err = fresh.Core.Sweeps().Reconcile(ctx)
+	rep, err = fresh.Sweeps.Reconcile(ctx)
 	must(t, err)
 	if rep.Kept+rep.Found+rep.Recorded+rep.Lost != 0 {
 		t.Fatalf("a second reconcile recorded again: %+v", rep)
@@ -199,7 +199,7 @@ func TestDockerReconcileSaysContainerRemoved(t *testing.T) {
 	env, _, _ := coreEnv(t, b, true, own)
 	box := dockerBox(t, env, b, "amber-fox")
 	sn := takeDone(t, env, env.Core, box.Name, "before")
-	rep, err := env.Core.Sweeps().Reconcile(ctx)
+	rep, err := env.Sweeps.Reconcile(ctx)
 	must(t, err)
 	if len(rep.GuestsGone) != 0 {
 		t.Fatalf("a reconcile with the container there says %v gone", rep.GuestsGone)
@@ -207,7 +207,7 @@ func TestDockerReconcileSaysContainerRemoved(t *testing.T) {
 	_, err = b.Client().ContainerRemove(ctx, box.GuestRef, client.ContainerRemoveOptions{Force: true})
 	must(t, err)
 	for i := range 2 {
-		rep, err = env.Core.Sweeps().Reconcile(ctx)
+		rep, err = env.Sweeps.Reconcile(ctx)
 		must(t, err)
 		if len(rep.GuestsGone) != 1 || rep.GuestsGone[0] != "amber-fox" {
 			t.Fatalf("reconcile %d after the removal: gone %v", i+1, rep.GuestsGone)

@@ -68,10 +68,10 @@ func BenchmarkSweep500(b *testing.B) {
 	// The first sweep records every snapshot again and logs each outside
 	// take once; the benchmark measures the sweeps after it.
 	sweep := func() {
-		if _, err := env.Core.Sweeps().Reconcile(ctx); err != nil {
+		if _, err := env.Sweeps.Reconcile(ctx); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := env.Core.Sweeps().ScanOutside(ctx); err != nil {
+		if _, err := env.Sweeps.ScanOutside(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -298,7 +298,7 @@ func TestHeldCopyExpires(t *testing.T) {
 		t.Fatal("no held copy after the release")
 	}
 	clk.Advance(3 * 24 * time.Hour)
-	ops, err := env.Core.Sweeps().ExpireKeeps(ctx)
+	ops, err := env.Sweeps.ExpireKeeps(ctx)
 	must(t, err)
 	if len(ops) != 1 {
 		t.Fatalf("expiry ops %+v", ops)

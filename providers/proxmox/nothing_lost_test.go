@@ -135,7 +135,7 @@ func TestConfirmedTake(t *testing.T) {
 	}
 	// The next sweep finds it, still incomplete, and records its reference
 	// on Proxmox (the core's take does not record it when it is incomplete).
-	if _, err := env.Core.Sweeps().Reconcile(ctx); err != nil {
+	if _, err := env.Sweeps.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if s := snapshotState(t, env, sn.ID); s != snapshots.StateIncomplete {
@@ -181,7 +181,7 @@ func TestUnavailableNotLost(t *testing.T) {
 
 	must(t, e.sim.CutNode("pve-1"))
 	for range 3 { // an hour cut off, swept every 20 minutes
-		rep, err := env.Core.Sweeps().Reconcile(ctx)
+		rep, err := env.Sweeps.Reconcile(ctx)
 		must(t, err)
 		if rep.Lost != 0 {
 			t.Fatalf("a cut-off node's snapshots were lost: %+v", rep)
@@ -197,7 +197,7 @@ func TestUnavailableNotLost(t *testing.T) {
 		t.Fatalf("pve-2's snapshot is %s while pve-1 is cut off", s)
 	}
 	must(t, e.sim.ReconnectNode("pve-1"))
-	rep, err := env.Core.Sweeps().Reconcile(ctx)
+	rep, err := env.Sweeps.Reconcile(ctx)
 	must(t, err)
 	if rep.Back != 2 || snapshotState(t, env, a.ID) != snapshots.StateReady {
 		t.Fatalf("pve-1 back: %+v, %s", rep, snapshotState(t, env, a.ID))
@@ -213,7 +213,7 @@ func TestUnavailableNotLost(t *testing.T) {
 		want    string
 	}{{0, snapshots.StateReady}, {5 * time.Minute, snapshots.StateReady}, {5*time.Minute - time.Second, snapshots.StateReady}, {time.Second, snapshots.StateLost}} {
 		clk.Advance(step.advance)
-		_, err := env.Core.Sweeps().Reconcile(ctx)
+		_, err := env.Sweeps.Reconcile(ctx)
 		must(t, err)
 		if s := snapshotState(t, env, b.ID); s != step.want {
 			t.Fatalf("after %s more: %s, want %s", step.advance, s, step.want)
@@ -230,7 +230,7 @@ func TestUnavailableNotLost(t *testing.T) {
 	// however long it lasts.
 	must(t, e.sim.Close())
 	for range 3 {
-		rep, err := env.Core.Sweeps().Reconcile(ctx)
+		rep, err := env.Sweeps.Reconcile(ctx)
 		must(t, err)
 		if rep.Lost != 0 || len(rep.Unreachable) != 1 || rep.Unreachable[0] != "pve-lab" {
 			t.Fatalf("cluster gone: %+v", rep)
@@ -274,7 +274,7 @@ func TestOrphansQuarantined(t *testing.T) {
 	env.Stop()
 
 	fresh := newCore(t, e, root, nil)
-	rep, err := fresh.Core.Sweeps().Reconcile(ctx)
+	rep, err := fresh.Sweeps.Reconcile(ctx)
 	must(t, err)
 	if rep.Kept != 2 || rep.Found != 2 || rep.Lost != 0 {
 		t.Fatalf("reconcile of a fresh database: %+v; want 2 kept and 2 found", rep)
@@ -312,7 +312,7 @@ func TestOrphansQuarantined(t *testing.T) {
 	if len(held) != 2 {
 		t.Fatalf("the local backend holds %d, want 2", len(held))
 	}
-	rep, err = fresh.Core.Sweeps().Reconcile(ctx)
+	rep, err = fresh.Sweeps.Reconcile(ctx)
 	must(t, err)
 	if rep.Kept+rep.Found+rep.Recorded+rep.Lost != 0 {
 		t.Fatalf("a second reconcile recorded again: %+v", rep)
@@ -338,7 +338,7 @@ func TestOrphansQuarantined(t *testing.T) {
 	}
 	fresh.Stop()
 	third := newCore(t, e, root, nil)
-	rep, err = third.Core.Sweeps().Reconcile(ctx)
+	rep, err = third.Sweeps.Reconcile(ctx)
 	must(t, err)
 	if rep.Kept < 3 || rep.Lost != 0 {
 		t.Fatalf("reconcile after the records are lost again: %+v; want the held copy kept beside the others", rep)
@@ -462,7 +462,7 @@ func TestStorageRollback(t *testing.T) {
 		restoreDone(t, env, "river-elk", *op.UndoID)
 		env.Stop()
 		fresh := newCore(t, e, "", nil)
-		rep, err := fresh.Core.Sweeps().Reconcile(ctx)
+		rep, err := fresh.Sweeps.Reconcile(ctx)
 		must(t, err)
 		if rep.Kept+rep.Found+rep.Recorded != 3 {
 			t.Fatalf("reconcile after the swap, records lost: %+v; want the earlier guest's 3", rep)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -24,9 +25,9 @@ func taskEnded(t *testing.T, e *simEnv, upid string) func() bool {
 	}
 }
 
-func scan(t *testing.T, env *coretest.Env) snapshots.OutsideReport {
+func scan(t *testing.T, env *coretest.Env) sweeps.OutsideReport {
 	t.Helper()
-	rep, err := env.Core.Sweeps().ScanOutside(context.Background())
+	rep, err := env.Sweeps.ScanOutside(context.Background())
 	must(t, err)
 	return rep
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -112,12 +113,12 @@ func TestRoomSweepSnoozesOnItsDelete(t *testing.T) {
 	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
 
 	type swept struct {
-		rep snapshots.RoomReport
+		rep sweeps.RoomReport
 		err error
 	}
 	done := make(chan swept, 1)
 	go func() {
-		rep, err := s.env.Core.Sweeps().RoomSweep(ctx)
+		rep, err := s.env.Sweeps.RoomSweep(ctx)
 		done <- swept{rep, err}
 	}()
 	var opID string

@@ -34,13 +34,13 @@ func TestRoomSweep(t *testing.T) {
 
 	// Under 92%: nothing goes.
 	must(t, e.sim.FillStorage("pve-1", "local-lvm", 90))
-	rep, err := env.Core.Sweeps().RoomSweep(ctx)
+	rep, err := env.Sweeps.RoomSweep(ctx)
 	must(t, err)
 	if len(rep.Deleted) != 0 || len(rep.Checked) != 1 {
 		t.Fatalf("at 90%%: %+v", rep)
 	}
 	must(t, e.sim.FillStorage("pve-1", "local-lvm", 93))
-	rep, err = env.Core.Sweeps().RoomSweep(ctx)
+	rep, err = env.Sweeps.RoomSweep(ctx)
 	must(t, err)
 	if len(rep.Deleted) == 0 || rep.Deleted[0] != old.ID {
 		t.Fatalf("at 93%%: deleted %v, want the oldest agent's (%s) first", rep.Deleted, old.ID)
@@ -94,13 +94,13 @@ func TestExpiry(t *testing.T) {
 			t.Fatalf("label %q has no keep date", s.Description)
 		}
 	}
-	ops, err := env.Core.Sweeps().ExpireKeeps(ctx)
+	ops, err := env.Sweeps.ExpireKeeps(ctx)
 	must(t, err)
 	if len(ops) != 0 {
 		t.Fatalf("expired before the date: %d", len(ops))
 	}
 	clk.Advance(3 * 24 * time.Hour)
-	ops, err = env.Core.Sweeps().ExpireKeeps(ctx)
+	ops, err = env.Sweeps.ExpireKeeps(ctx)
 	must(t, err)
 	if len(ops) != 1 || ops[0].Kind != snapshots.OpExpiry {
 		t.Fatalf("expiry ops %+v", ops)

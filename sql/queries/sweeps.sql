@@ -1,4 +1,4 @@
--- The core's sweeps (app/snapshots reconcile.go, sweeps.go, outside.go): the
+-- The core's sweeps (package app/snapshots/sweeps): the
 -- reconcile of records against the backends, housekeeping, the expiry of
 -- keeps, the room sweep and the outside-restore scan. Times are passed in
 -- from the core's clock, so tests move them with a fake clock.

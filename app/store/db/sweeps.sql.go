@@ -577,7 +577,7 @@ const sweepSnapshotsOfBackend = `-- name: SweepSnapshotsOfBackend :many
 SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, box_gone_how, backend_id, host, storage, storage_type, guest, guest_generation, name, note, taken_at, captured_at, took_ms, paused_ms, by_kind, by_thread_id, by_why, scope, holds, excludes, size_bytes, size_meaning, price, owner_kind, owner_thread_id, kept_until, kept_at, undo_of, fork_safe, depends_on, picture, ref, state, error, found, missing_since, state_at, guest_ref, parent_id, automatic FROM snapshots WHERE backend_id = $1 ORDER BY taken_at, id
 `
 
-// The core's sweeps (app/snapshots reconcile.go, sweeps.go, outside.go): the
+// The core's sweeps (package app/snapshots/sweeps): the
 // reconcile of records against the backends, housekeeping, the expiry of
 // keeps, the room sweep and the outside-restore scan. Times are passed in
 // from the core's clock, so tests move them with a fake clock.

@@ -1,4 +1,4 @@
-package snapshots_test
+package sweeps_test
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func BenchmarkIdleHistory50(b *testing.B) {
 	}
 	// Settle: the first check after the takes finds nothing changed.
 	clock.Add(int64(15 * time.Second))
-	rep, err := e.Core.Sweeps().CheckAutomatic(ctx)
+	rep, err := e.Sweeps.CheckAutomatic(ctx)
 	if err != nil || len(rep.Taken) != 0 || rep.Walked != 0 {
 		b.Fatalf("the settling check: %+v %v", rep, err)
 	}
@@ -58,12 +58,12 @@ func BenchmarkIdleHistory50(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		clock.Add(int64(15 * time.Second))
-		rep, err := e.Core.Sweeps().CheckAutomatic(ctx)
+		rep, err := e.Sweeps.CheckAutomatic(ctx)
 		if err != nil || len(rep.Taken) != 0 || rep.Walked != 0 || rep.Checked != 50 {
 			b.Fatalf("an idle check: %+v %v", rep, err)
 		}
 		if i%4 == 0 {
-			if _, err := e.Core.Sweeps().ThinHistory(ctx); err != nil {
+			if _, err := e.Sweeps.ThinHistory(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package snapshots
+package sweeps
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -27,14 +28,14 @@ type OutsideReport struct {
 }
 
 // Task types that restore, and that change a guest's snapshots, on Proxmox
-// (proxmox-api.md section 5).
+// (the task types its API names in a task's UPID).
 var (
 	rollbackTasks = []string{"vzrollback", "qmrollback"}
 	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot"}
 )
 
-// ScanOutside reads each backend's task lists (section 4, "Restores made
-// outside boxsnap"): a rollback task on a box's guest that boxsnap did not
+// ScanOutside reads each backend's task lists for restores made outside
+// boxsnap: a rollback task on a box's guest that boxsnap did not
 // start is logged by its status, restored-outside only when it ended OK,
 // restore-outside-failed when it failed, restore-outside-running while it
 // runs (and again once it ends); a snapshot take or delete boxsnap did not
@@ -71,12 +72,12 @@ func (s *Sweeps) ScanOutside(ctx context.Context) (OutsideReport, error) {
 	return rep, nil
 }
 
-func (s *Sweeps) scanBackend(ctx context.Context, be Backend, tasks []providers.Task, rep *OutsideReport) error {
-	boxes, err := boxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
+func (s *Sweeps) scanBackend(ctx context.Context, be snapshots.Backend, tasks []providers.Task, rep *OutsideReport) error {
+	boxes, err := snapshots.BoxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
 		return err
 	}
-	byGuest := map[string]*Box{}
+	byGuest := map[string]*snapshots.Box{}
 	ids := make([]string, 0, len(boxes))
 	for _, b := range boxes {
 		byGuest[b.Host+"/"+b.GuestRef] = b
@@ -107,7 +108,7 @@ func (s *Sweeps) scanBackend(ctx context.Context, be Backend, tasks []providers.
 			ourUsers[t.User] = true
 		}
 	}
-	tz := s.TimeZone(ctx)
+	tz := s.k.TimeZone(ctx)
 	// Oldest first, so the box log reads in the order things happened.
 	slices.SortFunc(tasks, func(a, b providers.Task) int { return a.Start.Compare(b.Start) })
 	for _, t := range tasks {
@@ -120,15 +121,15 @@ func (s *Sweeps) scanBackend(ctx context.Context, be Backend, tasks []providers.
 		if b == nil || ours[t.Ref.ID] || ourUsers[t.User] {
 			continue
 		}
-		kind := EvChangedOutside
+		kind := snapshots.EvChangedOutside
 		switch {
 		case !rollback:
 		case t.End == nil:
-			kind = EvRestoreOutsideRun
+			kind = snapshots.EvRestoreOutsideRun
 		case t.Status == "OK" || len(t.Status) > 8 && t.Status[:8] == "WARNINGS":
-			kind = EvRestoredOutside
+			kind = snapshots.EvRestoredOutside
 		default:
-			kind = EvRestoreOutsideFailed
+			kind = snapshots.EvRestoreOutsideFailed
 		}
 		logged, err := s.st.SweepTaskLogged(ctx, s.st.Pool, db.SweepTaskLoggedParams{BoxID: b.ID, Task: t.Ref.ID})
 		if err != nil {
@@ -139,21 +140,39 @@ func (s *Sweeps) scanBackend(ctx context.Context, be Backend, tasks []providers.
 		}
 		words := outsideWords(kind, t, tz)
 		data := map[string]any{"task": t.Ref.ID, "host": t.Ref.Host, "type": t.Type, "user": t.User, "status": t.Status, "start": t.Start}
-		s.log(ctx, s.st.Pool, b.ID, kind, System("from the provider's task list"), words, "", "", data)
+		s.k.Log(ctx, s.st.Pool, b.ID, kind, snapshots.System(byTaskList), words, "", "", data)
 		switch kind {
-		case EvRestoredOutside:
+		case snapshots.EvRestoredOutside:
 			rep.Restored++
-			// Then the box is set straight, as after boxsnap's own (section 4).
+			// Then the box is set straight, as after boxsnap's own restore.
 			if err := s.straightAfterOutside(ctx, b); err != nil {
 				s.logger.Warn("set straight after a restore made outside", "box", b.Name, "err", err)
 			}
-		case EvRestoreOutsideFailed:
+		case snapshots.EvRestoreOutsideFailed:
 			rep.RestoreFailed++
-		case EvRestoreOutsideRun:
+		case snapshots.EvRestoreOutsideRun:
 			rep.RestoreRunning++
 		default:
 			rep.Changed++
 		}
 	}
 	return nil
+}
+
+// straightAfterOutside sets a box straight after a restore made outside
+// boxsnap, unless one of boxsnap's operations runs on it (which sets it
+// straight itself when it is a restore, and must not be raced).
+func (s *Sweeps) straightAfterOutside(ctx context.Context, b *snapshots.Box) error {
+	be, err := s.k.Backend(b.BackendID)
+	if err != nil {
+		return err
+	}
+	active, err := s.ops.ActiveOnBox(ctx, s.st.Pool, b.ID, "")
+	if err != nil {
+		return err
+	}
+	if active > 0 {
+		return nil
+	}
+	return s.snaps.SetStraight(ctx, "", b, be, setStraightAfterOutside)
 }

@@ -1,10 +1,12 @@
-package snapshots
+package sweeps
 
 import (
 	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // TestThinningTiers walks a fake clock through a week and a day: an
@@ -52,11 +54,11 @@ func TestThinningTiers(t *testing.T) {
 		switch {
 		case age > 7*24*time.Hour:
 			t.Errorf("%s (%s old) outlived the 7 days", it.ID, age)
-		case age <= ThinAllFor:
+		case age <= snapshots.ThinAllFor:
 			all = append(all, it.TakenAt)
-		case age <= ThinMinutelyFor:
+		case age <= snapshots.ThinMinutelyFor:
 			minutes = append(minutes, it.TakenAt)
-		case age <= ThinHourlyFor:
+		case age <= snapshots.ThinHourlyFor:
 			hours = append(hours, it.TakenAt)
 		default:
 			days = append(days, it.TakenAt)

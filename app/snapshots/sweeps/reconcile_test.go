@@ -1,9 +1,8 @@
-package snapshots_test
+package sweeps_test
 
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,38 +10,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// fakeClock is the core's clock in these tests (Options.Now).
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
-func stateOf(t *testing.T, e *coretest.Env, id string) string {
-	t.Helper()
-	sn, _, err := e.Core.Snapshot(context.Background(), snapshots.Owner(), id)
-	if err != nil {
-		return "gone"
-	}
-	return sn.State
-}
-
-func taken(t *testing.T, e *coretest.Env, box, name string) *snapshots.Snapshot {
-	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := e.Wait(t, op); got.State != snapshots.OpDone {
-		t.Fatalf("take: %s %s", got.State, deref(got.Error))
-	}
-	sn, _, _ = e.Core.Snapshot(context.Background(), snapshots.Owner(), sn.ID)
-	return sn
-}
 
 // TestReconcileLostAfterTwoListings: on the local backend, a snapshot
 // deleted behind boxsnap's back is lost only after two successful listings
@@ -64,7 +31,7 @@ func TestReconcileLostAfterTwoListings(t *testing.T) {
 		want    string
 	}{{0, snapshots.StateReady}, {snapshots.LostAfter - time.Second, snapshots.StateReady}, {time.Second, snapshots.StateLost}} {
 		clk.Advance(step.advance)
-		rep, err := e.Core.Sweeps().Reconcile(ctx)
+		rep, err := e.Sweeps.Reconcile(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,14 +43,14 @@ func TestReconcileLostAfterTwoListings(t *testing.T) {
 		t.Fatalf("the snapshot still there is %s", got)
 	}
 	clk.Advance(6 * 24 * time.Hour)
-	if _, err := e.Core.Sweeps().Housekeep(ctx); err != nil {
+	if _, err := e.Sweeps.Housekeep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := stateOf(t, e, gone.ID); got != snapshots.StateLost {
 		t.Fatalf("after 6 days the lost record is %s", got)
 	}
 	clk.Advance(24*time.Hour + time.Minute)
-	rep, err := e.Core.Sweeps().Housekeep(ctx)
+	rep, err := e.Sweeps.Housekeep(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +69,7 @@ func TestHousekeepPrunesBoxLog(t *testing.T) {
 		SELECT $1, 'snapshot-taken', 'owner', 'event ' || g FROM generate_series(1, $2::int) g`, b.ID, snapshots.BoxLogKeep+5); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.Core.Sweeps().Housekeep(ctx)
+	rep, err := e.Sweeps.Housekeep(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +94,7 @@ func TestReconcileRecordsAgain(t *testing.T) {
 	if _, err := e.Pool.Exec(ctx, "DELETE FROM snapshots WHERE id = $1", sn.ID); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.Core.Sweeps().Reconcile(ctx)
+	rep, err := e.Sweeps.Reconcile(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +109,7 @@ func TestReconcileRecordsAgain(t *testing.T) {
 	if snapshots.ByWords(back.ByKind, "", "") != "by unknown" {
 		t.Fatalf("by words %q", snapshots.ByWords(back.ByKind, "", ""))
 	}
-	rep, err = e.Core.Sweeps().Reconcile(ctx)
+	rep, err = e.Sweeps.Reconcile(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

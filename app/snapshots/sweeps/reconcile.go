@@ -1,4 +1,4 @@
-package snapshots
+package sweeps
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -22,7 +23,7 @@ type ReconcileReport struct {
 	Unavailable int // records made unavailable
 	Back        int // unavailable records ready again
 	Missing     int // records first missed by a successful listing
-	Lost        int // records lost: missed twice, LostAfter apart
+	Lost        int // records lost: missed twice, snapshots.LostAfter apart
 	Recorded    int // labelled snapshots of live boxes given a record again
 	Kept        int // kept snapshots of gone boxes given a record as kept
 	Found       int // snapshots of gone boxes listed as found
@@ -31,8 +32,8 @@ type ReconcileReport struct {
 	GuestsGone []string
 }
 
-// Reconcile compares every backend's listing with boxsnap's records
-// (section 1, "Where it lives, and how it is found again"): a record missing
+// Reconcile compares every backend's listing with boxsnap's records, so a
+// snapshot's record follows where it lives and is found again: a record missing
 // from a successful listing becomes lost only after two successful listings
 // LostAfter apart; a failed listing marks the backend's (or the cut-off
 // host's) snapshots unavailable and nothing lost; unavailable ones come back
@@ -55,12 +56,12 @@ func (s *Sweeps) Reconcile(ctx context.Context) (ReconcileReport, error) {
 }
 
 func (s *Sweeps) unavailableWithoutBackend(ctx context.Context, rep *ReconcileReport) error {
-	all, err := snapshotRows(s.st.SweepSnapshotsNotIn(ctx, s.st.Pool, s.order))
+	all, err := snapshots.SnapshotRows(s.st.SweepSnapshotsNotIn(ctx, s.st.Pool, s.order))
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
 	for _, sn := range all {
-		if sn.State == StateReady {
+		if sn.State == snapshots.StateReady {
 			s.markUnavailable(ctx, sn, unavailableNotInSettingsWords(sn.BackendID))
 			rep.Unavailable++
 		}
@@ -68,12 +69,12 @@ func (s *Sweeps) unavailableWithoutBackend(ctx context.Context, rep *ReconcileRe
 	return nil
 }
 
-func (s *Sweeps) markUnavailable(ctx context.Context, sn *Snapshot, words string) {
-	if err := s.moveState(ctx, s.st.Pool, sn, StateUnavailable, words); err != nil {
+func (s *Sweeps) markUnavailable(ctx context.Context, sn *snapshots.Snapshot, words string) {
+	if err := s.k.MoveState(ctx, s.st.Pool, sn, snapshots.StateUnavailable, words); err != nil {
 		s.logger.Warn("mark unavailable", "snapshot", sn.ID, "err", err)
 		return
 	}
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotUnavailable, System("reconcile"),
+	s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotUnavailable, snapshots.System(byReconcile),
 		logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 }
 
@@ -82,7 +83,7 @@ func (s *Sweeps) markUnavailable(ctx context.Context, sn *Snapshot, words string
 // the others settled as listed or not (reconcileListed,
 // reconcileUnlisted); a labelled snapshot with no record is recorded
 // again; then the backend's guests are checked.
-func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *ReconcileReport) error {
+func (s *Sweeps) reconcileBackend(ctx context.Context, be snapshots.Backend, rep *ReconcileReport) error {
 	held, listErr := be.Snap.HeldSnapshots(ctx)
 	cut := map[string]bool{}
 	whole := false
@@ -98,12 +99,12 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 			whole = true
 			rep.Unreachable = append(rep.Unreachable, be.ID)
 		default:
-			// A listing that fails marks nothing (section 1).
+			// A listing that fails marks nothing: it proves nothing gone.
 			s.logger.Warn("reconcile: listing failed; nothing marked", "backend", be.ID, "err", listErr)
 			return nil
 		}
 	}
-	records, err := snapshotRows(s.st.SweepSnapshotsOfBackend(ctx, s.st.Pool, be.ID))
+	records, err := snapshots.SnapshotRows(s.st.SweepSnapshotsOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
 		return fmt.Errorf("reconcile %s: %w", be.ID, err)
 	}
@@ -118,7 +119,7 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 	for _, sn := range records {
 		known[sn.ID] = true
 		if cut[sn.Host] {
-			if sn.State == StateReady {
+			if sn.State == snapshots.StateReady {
 				s.markUnavailable(ctx, sn, unavailableNoAnswerWords(sn.Host, nil))
 				rep.Unavailable++
 			}
@@ -147,13 +148,13 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 }
 
 // recordAgain gives a labelled snapshot with no record its record again.
-func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSnapshot, now time.Time, rep *ReconcileReport) error {
+func (s *Sweeps) recordAgain(ctx context.Context, be snapshots.Backend, h providers.HeldSnapshot, now time.Time, rep *ReconcileReport) error {
 	if ok, err := s.mayRecordAgain(ctx, h); !ok {
 		return err
 	}
-	tz := s.TimeZone(ctx)
-	b, err := s.boxByID(ctx, s.st.Pool, h.Label.Box)
-	gone := errors.Is(err, store.ErrNotFound) || (err == nil && b.State == BoxReleased)
+	tz := s.k.TimeZone(ctx)
+	b, err := s.k.BoxByID(ctx, s.st.Pool, h.Label.Box)
+	gone := errors.Is(err, store.ErrNotFound) || (err == nil && b.State == snapshots.BoxReleased)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -187,7 +188,7 @@ func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSn
 		rep.Incomplete++
 		words = logIncompleteToo(words, h.Error)
 	}
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotFound, System("reconcile"), words, sn.ID, "", nil)
+	s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotFound, snapshots.System(byReconcile), words, sn.ID, "", nil)
 	return nil
 }
 
@@ -198,7 +199,7 @@ func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSn
 // recorded it yet records it, resumed after a crash from its recorded
 // step).
 func (s *Sweeps) mayRecordAgain(ctx context.Context, h providers.HeldSnapshot) (bool, error) {
-	if !ValidID(PrefixSnapshot, h.Label.Snapshot) || !ValidID(PrefixBox, h.Label.Box) {
+	if !snapshots.ValidID(snapshots.PrefixSnapshot, h.Label.Snapshot) || !snapshots.ValidID(snapshots.PrefixBox, h.Label.Box) {
 		return false, fmt.Errorf("label %+v names no boxsnap IDs", h.Label)
 	}
 	deleted, err := s.st.SweepWasDeleted(ctx, s.st.Pool, h.Label.Snapshot)
@@ -208,7 +209,7 @@ func (s *Sweeps) mayRecordAgain(ctx context.Context, h providers.HeldSnapshot) (
 	if deleted {
 		return false, nil
 	}
-	if pins, err := s.pins(ctx, s.st.Pool, h.Label.Snapshot, ""); err != nil || len(pins) > 0 {
+	if pins, err := s.k.Pins(ctx, s.st.Pool, h.Label.Snapshot, ""); err != nil || len(pins) > 0 {
 		return false, err
 	}
 	return true, nil
@@ -234,18 +235,18 @@ type againFields struct {
 // owner while the box is there (a person's when the label keeps it), kept
 // while its label keeps it after its box is gone, else found; the parent
 // it depends on when this backend's records know it.
-func (s *Sweeps) againRecord(ctx context.Context, be Backend, h providers.HeldSnapshot, b *Box, gone bool, now time.Time) againFields {
-	a := againFields{host: h.Host, kind: h.Ref.Guest.Kind, state: StateReady, owner: "person", gone: gone, where: h.Ref.Where}
+func (s *Sweeps) againRecord(ctx context.Context, be snapshots.Backend, h providers.HeldSnapshot, b *snapshots.Box, gone bool, now time.Time) againFields {
+	a := againFields{host: h.Host, kind: h.Ref.Guest.Kind, state: snapshots.StateReady, owner: "person", gone: gone, where: h.Ref.Where}
 	if a.host == "" {
 		a.host = h.Ref.Guest.Host
 	}
 	if h.Incomplete {
-		a.state, a.errWords = StateIncomplete, h.Error
+		a.state, a.errWords = snapshots.StateIncomplete, h.Error
 	}
 	kept := h.Label.KeptUntil != nil && h.Label.KeptUntil.After(now)
 	switch {
 	case !gone:
-		a.owner, a.ownerThread = ownerOf(b)
+		a.owner, a.ownerThread = snapshots.OwnerOf(b)
 		if h.Label.KeptUntil != nil {
 			a.keptUntil, a.owner, a.ownerThread = h.Label.KeptUntil, "person", nil
 		}
@@ -268,7 +269,7 @@ func (s *Sweeps) againRecord(ctx context.Context, be Backend, h providers.HeldSn
 		a.where = "current"
 	}
 	if h.Parent != "" {
-		if p, err := s.snapshotByRef(ctx, be.ID, h.Parent); err == nil {
+		if p, err := s.k.SnapshotByRef(ctx, be.ID, h.Parent); err == nil {
 			a.depends = append(a.depends, p.ID)
 		}
 	}
@@ -282,8 +283,8 @@ func (s *Sweeps) againRecord(ctx context.Context, be Backend, h providers.HeldSn
 // its box, in one transaction; where the box's record is gone too (a lost
 // database), a released box stands for it, named by its ID. It answers
 // store.ErrNotFound when the snapshot was recorded meanwhile.
-func (s *Sweeps) insertAgain(ctx context.Context, be Backend, h providers.HeldSnapshot, b *Box, a againFields, now time.Time, tz *time.Location) (*Snapshot, error) {
-	var sn *Snapshot
+func (s *Sweeps) insertAgain(ctx context.Context, be snapshots.Backend, h providers.HeldSnapshot, b *snapshots.Box, a againFields, now time.Time, tz *time.Location) (*snapshots.Snapshot, error) {
+	var sn *snapshots.Snapshot
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		boxName, boxKind := h.Label.Box, a.kind
 		var boxSystem string
@@ -296,17 +297,17 @@ func (s *Sweeps) insertAgain(ctx context.Context, be Backend, h providers.HeldSn
 		} else {
 			boxName, boxKind, boxSystem, boxThread = b.Name, b.Kind, b.System, b.ThreadID
 		}
-		taken, err := s.namesOfBox(ctx, tx, h.Label.Box)
+		taken, err := s.k.NamesOfBox(ctx, tx, h.Label.Box)
 		if err != nil {
 			return err
 		}
-		name := UniqueName(DefaultName(h.TakenAt, tz), taken)
-		sn, err = snapshotRow(s.st.SweepSnapshotInsert(ctx, tx, db.SweepSnapshotInsertParams{ID: h.Label.Snapshot,
+		name := snapshots.UniqueName(snapshots.DefaultName(h.TakenAt, tz), taken)
+		sn, err = snapshots.SnapshotRow(s.st.SweepSnapshotInsert(ctx, tx, db.SweepSnapshotInsertParams{ID: h.Label.Snapshot,
 			BoxID: h.Label.Box, BoxName: boxName, BoxKind: boxKind, BoxSystem: boxSystem, BoxThreadID: boxThread,
 			BoxGoneAt: a.goneAt, BoxGoneHow: a.goneHow, BackendID: be.ID, Host: a.host, Storage: h.Storage, Guest: a.where,
 			Name: name, TakenAt: h.TakenAt, Holds: string(orDisk(h.Holds)), OwnerKind: a.owner, OwnerThreadID: a.ownerThread,
 			KeptUntil: a.keptUntil, Now: now, ForkSafe: a.fork, DependsOn: a.depends, Ref: h.Ref.Ref, State: a.state,
-			Error: nilIfEmpty(a.errWords), Found: a.found}))
+			Error: snapshots.NilIfEmpty(a.errWords), Found: a.found}))
 		return err
 	})
 	return sn, err
@@ -321,9 +322,9 @@ func orDisk(h providers.Holds) providers.Holds {
 
 // markAllUnavailable marks each ready snapshot of records unavailable, as
 // the backend gave no answer (listErr).
-func (s *Sweeps) markAllUnavailable(ctx context.Context, be Backend, records []*Snapshot, listErr error, rep *ReconcileReport) {
+func (s *Sweeps) markAllUnavailable(ctx context.Context, be snapshots.Backend, records []*snapshots.Snapshot, listErr error, rep *ReconcileReport) {
 	for _, sn := range records {
-		if sn.State == StateReady {
+		if sn.State == snapshots.StateReady {
 			s.markUnavailable(ctx, sn, unavailableNoAnswerWords(be.Label, listErr))
 			rep.Unavailable++
 		}
@@ -336,7 +337,7 @@ func (s *Sweeps) heldByID(held []providers.HeldSnapshot) map[string]providers.He
 	byID := make(map[string]providers.HeldSnapshot, len(held))
 	for _, h := range held {
 		if h.Label.Install == s.install && h.Label.Snapshot != "" {
-			if prev, ok := byID[h.Label.Snapshot]; ok && !preferHeld(h, prev) {
+			if prev, ok := byID[h.Label.Snapshot]; ok && !snapshots.PreferHeld(h, prev) {
 				continue
 			}
 			byID[h.Label.Snapshot] = h
@@ -348,9 +349,9 @@ func (s *Sweeps) heldByID(held []providers.HeldSnapshot) map[string]providers.He
 // reconcileListed settles a record whose snapshot the backend listed (h):
 // an unavailable one is back, one missing is seen again, and one cut short
 // before its record had the backend's reference gets it.
-func (s *Sweeps) reconcileListed(ctx context.Context, sn *Snapshot, h providers.HeldSnapshot, rep *ReconcileReport) error {
-	if sn.State == StateUnavailable {
-		if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err == nil {
+func (s *Sweeps) reconcileListed(ctx context.Context, sn *snapshots.Snapshot, h providers.HeldSnapshot, rep *ReconcileReport) error {
+	if sn.State == snapshots.StateUnavailable {
+		if err := s.k.MoveState(ctx, s.st.Pool, sn, snapshots.StateReady, ""); err == nil {
 			rep.Back++
 		}
 	}
@@ -374,16 +375,16 @@ func (s *Sweeps) reconcileListed(ctx context.Context, sn *Snapshot, h providers.
 // succeeded for its host did not list: an unavailable one is back, then a
 // ready one is missing from now, and lost once missing for LostAfter, unless
 // an operation uses it.
-func (s *Sweeps) reconcileUnlisted(ctx context.Context, be Backend, sn *Snapshot, now time.Time, rep *ReconcileReport) error {
+func (s *Sweeps) reconcileUnlisted(ctx context.Context, be snapshots.Backend, sn *snapshots.Snapshot, now time.Time, rep *ReconcileReport) error {
 	switch sn.State {
-	case StateUnavailable:
+	case snapshots.StateUnavailable:
 		// The listing succeeded again: it is no longer unavailable, and
 		// its absence now counts.
-		if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err != nil {
+		if err := s.k.MoveState(ctx, s.st.Pool, sn, snapshots.StateReady, ""); err != nil {
 			return nil // left as it is, to the next sweep
 		}
 		rep.Back++
-	case StateReady:
+	case snapshots.StateReady:
 	default:
 		return nil // taking, deleting, failed, incomplete, lost: not this sweep's
 	}
@@ -394,18 +395,18 @@ func (s *Sweeps) reconcileUnlisted(ctx context.Context, be Backend, sn *Snapshot
 		rep.Missing++
 		return nil
 	}
-	if now.Sub(*sn.MissingSince) < LostAfter {
+	if now.Sub(*sn.MissingSince) < snapshots.LostAfter {
 		return nil
 	}
-	pins, err := s.pins(ctx, s.st.Pool, sn.ID, "")
+	pins, err := s.k.Pins(ctx, s.st.Pool, sn.ID, "")
 	if err != nil || len(pins) > 0 {
 		return nil // in use by an operation: it settles it
 	}
-	words := lostWords(hostWords(&Box{Host: sn.Host}, be), now.Sub(*sn.MissingSince))
-	if err := s.moveState(ctx, s.st.Pool, sn, StateLost, words); err != nil {
+	words := lostWords(snapshots.HostWords(&snapshots.Box{Host: sn.Host}, be), now.Sub(*sn.MissingSince))
+	if err := s.k.MoveState(ctx, s.st.Pool, sn, snapshots.StateLost, words); err != nil {
 		return nil // left as it is, to the next sweep
 	}
 	rep.Lost++
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
+	s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotLost, snapshots.System(byReconcile), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 	return nil
 }

@@ -1,31 +1,29 @@
-package snapshots
+package sweeps
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
-
-// EvGuestGone is the box log's event for a guest the reconcile found gone.
-const EvGuestGone = "guest-gone"
 
 // checkGuests reads each ready box's guest on be: a guest gone from its
 // backend (removed outside boxsnap) is said once in the box's log, and
 // counted in the report; its snapshots stay. A read that fails says nothing.
-func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileReport) error {
+func (s *Sweeps) checkGuests(ctx context.Context, be snapshots.Backend, rep *ReconcileReport) error {
 	if be.Boxes == nil {
 		return nil
 	}
-	boxes, err := boxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
+	boxes, err := snapshots.BoxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
 		return fmt.Errorf("the boxes of %s: %w", be.ID, err)
 	}
 	for _, b := range boxes {
-		if b.State != BoxReady {
+		if b.State != snapshots.BoxReady {
 			continue
 		}
-		st, err := be.Boxes.Status(ctx, guestOf(b))
+		st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b))
 		if err != nil {
 			continue
 		}
@@ -41,8 +39,8 @@ func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileRepo
 			return err
 		}
 		if marked == 1 {
-			s.log(ctx, s.st.Pool, b.ID, EvGuestGone, System("reconcile"),
-				logGuestGoneWords(b.GuestRef, hostWords(b, be)), "", "", nil)
+			s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvGuestGone, snapshots.System(byReconcile),
+				logGuestGoneWords(b.GuestRef, snapshots.HostWords(b, be)), "", "", nil)
 		}
 	}
 	return nil

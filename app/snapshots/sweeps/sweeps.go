@@ -1,4 +1,4 @@
-package snapshots
+package sweeps
 
 import (
 	"context"
@@ -7,34 +7,36 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // HousekeepReport says what housekeeping removed.
 type HousekeepReport struct {
-	Failed    int   // failed records older than FailedKeptFor
-	Lost      int   // lost records older than LostKeptFor
-	LogPruned int64 // box log events past BoxLogKeep per box
+	Failed    int   // failed records older than snapshots.FailedKeptFor
+	Lost      int   // lost records older than snapshots.LostKeptFor
+	LogPruned int64 // box log events past snapshots.BoxLogKeep per box
 }
 
-// Housekeep removes failed records after 24 hours and lost ones after 7
-// days (section 1; fixed, decided during unit 4), prunes each box's log
-// to BoxLogKeep events, and folds the tab's counts (Tab().Tally). Found records stay until the person deletes them
-// (changed during unit 8). Records pinned by an operation stay.
+// Housekeep removes failed records after FailedKeptFor (24 hours) and lost
+// ones after LostKeptFor (7 days), both fixed, not settings; it prunes each
+// box's log to BoxLogKeep events and folds the tab's counts (Tab().Tally).
+// Found records stay until the person deletes them. Records pinned by an
+// operation stay.
 func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	var rep HousekeepReport
 	now := s.now()
-	failed, err := s.st.SweepFailedOld(ctx, s.st.Pool, now.Add(-FailedKeptFor))
+	failed, err := s.st.SweepFailedOld(ctx, s.st.Pool, now.Add(-snapshots.FailedKeptFor))
 	if err != nil {
 		return rep, fmt.Errorf("housekeeping: failed records: %w", err)
 	}
-	lost, err := s.st.SweepLostOld(ctx, s.st.Pool, now.Add(-LostKeptFor))
+	lost, err := s.st.SweepLostOld(ctx, s.st.Pool, now.Add(-snapshots.LostKeptFor))
 	if err != nil {
 		return rep, fmt.Errorf("housekeeping: lost records: %w", err)
 	}
 	rep.Failed, rep.Lost = len(failed), len(lost)
-	if rep.LogPruned, err = s.st.SweepLogPrune(ctx, s.st.Pool, BoxLogKeep); err != nil {
+	if rep.LogPruned, err = s.st.SweepLogPrune(ctx, s.st.Pool, snapshots.BoxLogKeep); err != nil {
 		return rep, fmt.Errorf("housekeeping: prune the box log: %w", err)
 	}
 	// A restore that ended before its undo was taken (its stop failed)
@@ -52,38 +54,38 @@ func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 
 // ExpireKeeps admits an expiry, a delete of kind "expiry" by boxsnap ("its
 // keep ended"), for each kept snapshot whose keep date has passed, once no
-// operation uses it (section 1: "Expiry is not a state"); eligible is asked
-// at admission and again when the delete runs. It answers the operations it
-// admitted.
-func (s *Sweeps) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
-	due, err := snapshotRows(s.st.SweepExpired(ctx, s.st.Pool, s.now()))
+// operation uses it (an expiry is a delete, not a state of its own);
+// eligible is asked at admission and again when the delete runs. It answers
+// the operations it admitted.
+func (s *Sweeps) ExpireKeeps(ctx context.Context) ([]*snapshots.Operation, error) {
+	due, err := snapshots.SnapshotRows(s.st.SweepExpired(ctx, s.st.Pool, s.now()))
 	if err != nil {
 		return nil, fmt.Errorf("expiry: %w", err)
 	}
-	tz := s.TimeZone(ctx)
-	var ops []*Operation
+	tz := s.k.TimeZone(ctx)
+	var ops []*snapshots.Operation
 	for _, cand := range due {
-		var op *Operation
+		var op *snapshots.Operation
 		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-			b, err := s.lockBox(ctx, tx, cand.BoxID)
+			b, err := s.k.LockBox(ctx, tx, cand.BoxID)
 			if err != nil {
 				return err
 			}
-			sn, err := s.snapshotLock(ctx, tx, cand.ID)
+			sn, err := s.k.SnapshotLock(ctx, tx, cand.ID)
 			if err != nil {
 				return err
 			}
-			pins, err := s.pins(ctx, tx, sn.ID, "")
+			pins, err := s.k.Pins(ctx, tx, sn.ID, "")
 			if err != nil {
 				return err
 			}
-			if err := Eligible(sn, ChangeExpire, pins, s.now(), tz); err != nil {
+			if err := snapshots.Eligible(sn, snapshots.ChangeExpire, pins, s.now(), tz); err != nil {
 				return err
 			}
-			op, err = s.admit(ctx, tx, opRequest{Kind: OpExpiry, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System("its keep ended")})
+			op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpExpiry, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: snapshots.System(whyKeepEnded)})
 			return err
 		})
-		var r *Refusal
+		var r *snapshots.Refusal
 		switch {
 		case errors.As(err, &r), errors.Is(err, store.ErrNotFound):
 			continue // in use, or kept longer meanwhile: the next sweep asks again
@@ -109,8 +111,8 @@ type RoomChecked struct {
 	MetadataPercentFull    *float64
 }
 
-// RoomSweep reads each storage that holds ready snapshots through a plan
-// (section 8, "Room on each host, afterwards") and, past the room setting
+// RoomSweep reads each storage that holds ready snapshots through a plan,
+// to make room on each host afterwards, and, past the room setting
 // plus SweepAboveRoom points (or its metadata past the setting plus 2),
 // deletes agents' snapshots on that storage that nobody kept, oldest first,
 // each checked by eligible(evict-room) at the moment of its delete, logging
@@ -118,12 +120,12 @@ type RoomChecked struct {
 // is back under the line.
 func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 	var rep RoomReport
-	settings, err := s.Settings(ctx)
+	settings, err := s.k.Settings(ctx)
 	if err != nil {
 		return rep, err
 	}
-	line := float64(settings.RoomPercent + SweepAboveRoom)
-	metaLine := float64(settings.RoomPercent - MetadataBelowRoom + SweepAboveRoom)
+	line := float64(settings.RoomPercent + snapshots.SweepAboveRoom)
+	metaLine := float64(settings.RoomPercent - snapshots.MetadataBelowRoom + snapshots.SweepAboveRoom)
 	places, err := s.st.SweepStorages(ctx, s.st.Pool)
 	if err != nil {
 		return rep, fmt.Errorf("room sweep: %w", err)
@@ -138,11 +140,11 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 		if !ok {
 			continue
 		}
-		b, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
+		b, err := s.k.BoxByID(ctx, s.st.Pool, p.BoxID)
 		if err != nil {
 			continue
 		}
-		plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), nil)
+		plan, err := be.Snap.PlanSnapshots(ctx, snapshots.GuestOf(b), nil)
 		if plan.Storage.Name == "" {
 			if err != nil {
 				s.logger.Warn("room sweep: plan", "box", b.ID, "err", err)
@@ -156,9 +158,9 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 		if full <= line && (meta == nil || *meta <= metaLine) {
 			continue
 		}
-		why := fmt.Sprintf("%s's storage was %.0f%% full", p.Host, full)
+		why := whyStorageFullWords(p.Host, full)
 		if full <= line {
-			why = fmt.Sprintf("%s's thin pool metadata was %.0f%% full", p.Host, *meta)
+			why = whyMetadataFullWords(p.Host, *meta)
 		}
 		if err := s.evictRoom(ctx, be, p.Host, p.Storage, why, line, metaLine, &rep); err != nil {
 			return rep, err
@@ -169,8 +171,8 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 
 // evictRoom deletes candidates on one storage, oldest first, until a plan
 // says it is under the line again.
-func (s *Sweeps) evictRoom(ctx context.Context, be Backend, host, storage, why string, line, metaLine float64, rep *RoomReport) error {
-	cands, err := snapshotRows(s.st.SweepRoomCandidates(ctx, s.st.Pool, db.SweepRoomCandidatesParams{BackendID: be.ID, Host: host, Storage: storage}))
+func (s *Sweeps) evictRoom(ctx context.Context, be snapshots.Backend, host, storage, why string, line, metaLine float64, rep *RoomReport) error {
+	cands, err := snapshots.SnapshotRows(s.st.SweepRoomCandidates(ctx, s.st.Pool, db.SweepRoomCandidatesParams{BackendID: be.ID, Host: host, Storage: storage}))
 	if err != nil {
 		return fmt.Errorf("room sweep: %w", err)
 	}
@@ -184,11 +186,11 @@ func (s *Sweeps) evictRoom(ctx context.Context, be Backend, host, storage, why s
 			continue
 		}
 		rep.Deleted = append(rep.Deleted, cand.ID)
-		b, err := s.boxByID(ctx, s.st.Pool, cand.BoxID)
+		b, err := s.k.BoxByID(ctx, s.st.Pool, cand.BoxID)
 		if err != nil {
 			continue
 		}
-		plan, _ := be.Snap.PlanSnapshots(ctx, guestOf(b), nil)
+		plan, _ := be.Snap.PlanSnapshots(ctx, snapshots.GuestOf(b), nil)
 		if plan.Storage.Name != "" && plan.Storage.PercentFull <= line &&
 			(plan.Storage.MetadataPercentFull == nil || *plan.Storage.MetadataPercentFull <= metaLine) {
 			return nil
@@ -208,13 +210,13 @@ var errBoxBusy = errors.New("another operation runs on the box")
 // holding no connection of its own) before it reads the storage again. A
 // box busy with another operation is skipped until the next sweep.
 func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error) {
-	var op *Operation
+	var op *snapshots.Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		sn, err := s.snapshotByID(ctx, tx, id)
+		sn, err := s.k.SnapshotByID(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		b, err := s.lockBox(ctx, tx, sn.BoxID)
+		b, err := s.k.LockBox(ctx, tx, sn.BoxID)
 		if err != nil {
 			return err
 		}
@@ -225,22 +227,22 @@ func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error
 		if active > 0 {
 			return errBoxBusy
 		}
-		sn, err = s.snapshotLock(ctx, tx, id)
+		sn, err = s.k.SnapshotLock(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		pins, err := s.pins(ctx, tx, sn.ID, "")
+		pins, err := s.k.Pins(ctx, tx, sn.ID, "")
 		if err != nil {
 			return err
 		}
-		if err := Eligible(sn, ChangeEvictRoom, pins, s.now(), s.TimeZone(ctx)); err != nil {
+		if err := snapshots.Eligible(sn, snapshots.ChangeEvictRoom, pins, s.now(), s.k.TimeZone(ctx)); err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System(why),
-			Params: deleteParams{Change: ChangeEvictRoom, Why: why}})
+		op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: snapshots.System(why),
+			Params: snapshots.DeleteParams{Change: snapshots.ChangeEvictRoom, Why: why}})
 		return err
 	})
-	var r *Refusal
+	var r *snapshots.Refusal
 	if errors.As(err, &r) || errors.Is(err, errBoxBusy) || errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -251,9 +253,9 @@ func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error
 	if err != nil {
 		return false, fmt.Errorf("room sweep: %w", err)
 	}
-	if got.State != OpDone {
+	if got.State != snapshots.OpDone {
 		return false, ctx.Err() // refused at the moment, or failed: skipped
 	}
-	res, err := s.kinds.Delete.Result(got)
+	res, err := s.k.Kinds().Delete.Result(got)
 	return err == nil && res.Name != "", nil // no name: it was gone already
 }

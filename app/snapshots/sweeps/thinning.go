@@ -1,4 +1,4 @@
-package snapshots
+package sweeps
 
 import (
 	"context"
@@ -7,9 +7,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 )
 
@@ -23,8 +22,8 @@ type ThinItem struct {
 	Spare bool
 }
 
-// Thin is thinning's rule (issue 16, item 2; moatbox-snapshots.md,
-// "Automatic history"), a pure function of a box's automatic snapshots and
+// Thin is automatic history's thinning rule, a pure function of a box's
+// automatic snapshots and
 // the clock: it keeps every one of the last 10 minutes, the first of each
 // minute for the last hour, the first of each hour for the last day, the
 // first of each day (in tz) up to days, and drops the rest and any older.
@@ -51,11 +50,11 @@ func Thin(items []ThinItem, now time.Time, tz *time.Location, days int, heldByte
 				drop = append(drop, it.ID)
 			}
 			continue
-		case age <= ThinAllFor:
+		case age <= snapshots.ThinAllFor:
 			continue
-		case age <= ThinMinutelyFor:
+		case age <= snapshots.ThinMinutelyFor:
 			key = "m" + it.TakenAt.In(tz).Format("2006-01-02 15:04")
-		case age <= ThinHourlyFor:
+		case age <= snapshots.ThinHourlyFor:
 			key = "h" + it.TakenAt.In(tz).Format("2006-01-02 15")
 		default:
 			key = "d" + it.TakenAt.In(tz).Format("2006-01-02")
@@ -92,7 +91,7 @@ type ThinReport struct {
 // second run before it ends admits nothing for those.
 func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 	var rep ThinReport
-	st, err := s.Settings(ctx)
+	st, err := s.k.Settings(ctx)
 	if err != nil {
 		return rep, err
 	}
@@ -100,15 +99,15 @@ func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("thinning: %w", err)
 	}
-	tz := s.TimeZone(ctx)
+	tz := s.k.TimeZone(ctx)
 	var errs []error
 	for _, id := range ids {
-		b, err := s.boxByID(ctx, s.st.Pool, id)
+		b, err := s.k.BoxByID(ctx, s.st.Pool, id)
 		if err != nil {
 			continue
 		}
 		rep.Boxes++
-		hist, err := s.boxes.boxHistory(ctx, b)
+		hist, err := s.boxes.BoxHistory(ctx, b)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -120,13 +119,13 @@ func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 			continue
 		}
 		now := s.now()
-		op, err := s.admitThin(ctx, System("thinning"), b, OpThin, ChangeThin, "", func(all []*Snapshot, pins map[string][]Pin, head *string) []string {
+		op, err := s.k.AdmitThin(ctx, snapshots.System(byThinning), b, snapshots.OpThin, snapshots.ChangeThin, "", func(all []*snapshots.Snapshot, pins map[string][]snapshots.Pin, head *string) []string {
 			var items []ThinItem
 			for _, sn := range all {
-				if !sn.Automatic || sn.State == StateFailed || sn.State == StateDeleting {
+				if !sn.Automatic || sn.State == snapshots.StateFailed || sn.State == snapshots.StateDeleting {
 					continue
 				}
-				spare := Eligible(sn, ChangeThin, pins[sn.ID], now, tz) != nil || (head != nil && *head == sn.ID)
+				spare := snapshots.Eligible(sn, snapshots.ChangeThin, pins[sn.ID], now, tz) != nil || (head != nil && *head == sn.ID)
 				items = append(items, ThinItem{ID: sn.ID, TakenAt: sn.TakenAt, Spare: spare})
 			}
 			return Thin(items, now, tz, st.HistoryDays, held, maxBytes)
@@ -143,65 +142,27 @@ func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 	return rep, errors.Join(errs...)
 }
 
-// thinParams are a thinning's or a Delete history's parameters.
-type thinParams struct {
-	Change Change `json:"change"`
-}
-
 // ThinResult is what a finished thinning or Delete history answers.
 type ThinResult struct {
 	Deleted []string `json:"deleted"`
 	Spared  []string `json:"spared,omitempty"`
 }
 
-// admitThin admits one operation of kind that deletes the snapshots choose
-// picks from the box's, with the box's row locked and each one's pins read;
-// none picked admits nothing (nil).
-func (s *Sweeps) admitThin(ctx context.Context, c Caller, b *Box, kind string, change Change, requestID string,
-	choose func(all []*Snapshot, pins map[string][]Pin, head *string) []string) (*Operation, error) {
-	var op *Operation
-	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err := s.lockBox(ctx, tx, b.ID)
-		if err != nil {
-			return err
-		}
-		all, err := s.snapshotsOfBox(ctx, tx, b.ID)
-		if err != nil {
-			return err
-		}
-		pins, err := s.allPins(ctx, tx)
-		if err != nil {
-			return err
-		}
-		ids := choose(all, pins, b.HeadID)
-		if len(ids) == 0 {
-			return nil
-		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: kind, Box: b, Pins: ids, Caller: c, RequestID: requestID,
-			Params: thinParams{Change: change}})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return op, nil
-}
-
 // runThin runs a thinning or a Delete history: each snapshot it pinned is
 // asked of eligible again now and deleted, one at a time; one that may not
 // go now is spared and named in the result.
-func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) (ThinResult, error) {
+func (s *Sweeps) runThin(ctx context.Context, op *snapshots.Operation, params snapshots.ThinParams) (ThinResult, error) {
 	if params.Change == "" {
-		params.Change = ChangeThin
+		params.Change = snapshots.ChangeThin
 	}
-	caller := callerOf(op)
-	why := "thinned by automatic history"
-	if op.Kind == OpDeleteHistory {
-		why = byWhy(caller) + ", deleting the box's history"
+	caller := snapshots.CallerOf(op)
+	why := whyThinned
+	if op.Kind == snapshots.OpDeleteHistory {
+		why = whyDeletingHistoryWords(caller)
 	}
 	var res ThinResult
 	for _, id := range op.Snapshots {
-		sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+		sn, err := s.k.SnapshotByID(ctx, s.st.Pool, id)
 		if errors.Is(err, store.ErrNotFound) {
 			// Gone already: this operation deleted it before its job
 			// snoozed or its worker stopped (it pinned it, so no other
@@ -214,43 +175,43 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 		if err != nil {
 			return ThinResult{}, err
 		}
-		if sn.State != StateDeleting {
-			pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+		if sn.State != snapshots.StateDeleting {
+			pins, err := s.k.Pins(ctx, s.st.Pool, sn.ID, op.ID)
 			if err != nil {
 				return ThinResult{}, err
 			}
-			if err := Eligible(sn, params.Change, pins, s.now(), s.TimeZone(ctx)); err != nil || !sn.Automatic || sn.Kept() {
+			if err := snapshots.Eligible(sn, params.Change, pins, s.now(), s.k.TimeZone(ctx)); err != nil || !sn.Automatic || sn.Kept() {
 				res.Spared = append(res.Spared, sn.ID)
 				continue
 			}
 		}
-		b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+		b, err := s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 		if err != nil {
 			return ThinResult{}, err
 		}
-		be, err := s.backend(sn.BackendID)
+		be, err := s.k.Backend(sn.BackendID)
 		if err != nil {
-			return ThinResult{}, s.finish(ctx, op, OpFailed, res, err.Error(), "")
+			return ThinResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, res, err.Error(), "")
 		}
 		// Each delete's provider task is waited for by the job's snooze:
 		// the run resumes here, counts the ones gone as deleted, and
 		// deletes the one still deleting again (gone already: its record
 		// goes).
-		if err := s.snaps.deleteWith(ctx, op, sn, b, be, caller, why, s.snaps.taskRecorder(op)); err != nil {
+		if err := s.snaps.DeleteWith(ctx, op, sn, b, be, caller, why, s.k.TaskRecorder(op)); err != nil {
 			if operations.Pending(err) {
 				return ThinResult{}, err
 			}
-			return ThinResult{}, s.finish(ctx, op, OpFailed, res, taskFailedWords(op, err.Error()), "")
+			return ThinResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, res, snapshots.TaskFailedWords(op, err.Error()), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 		res.Deleted = append(res.Deleted, sn.ID)
 	}
 	if op.BoxID != nil && len(res.Deleted) > 0 {
-		kind := EvHistoryThinned
-		if op.Kind == OpDeleteHistory {
-			kind = EvHistoryDeleted
+		kind := snapshots.EvHistoryThinned
+		if op.Kind == snapshots.OpDeleteHistory {
+			kind = snapshots.EvHistoryDeleted
 		}
-		s.log(ctx, s.st.Pool, *op.BoxID, kind, caller, logThinnedWords(len(res.Deleted), why), "", op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, *op.BoxID, kind, caller, logThinnedWords(len(res.Deleted), why), "", op.ID, nil)
 	}
 	return res, nil
 }

@@ -1,0 +1,43 @@
+package snapshots_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// fakeClock is the core's clock in these tests (Options.Now).
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+func stateOf(t *testing.T, e *coretest.Env, id string) string {
+	t.Helper()
+	sn, _, err := e.Core.Snapshot(context.Background(), snapshots.Owner(), id)
+	if err != nil {
+		return "gone"
+	}
+	return sn.State
+}
+
+func taken(t *testing.T, e *coretest.Env, box, name string) *snapshots.Snapshot {
+	t.Helper()
+	op, sn, err := e.Core.Take(context.Background(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("take: %s %s", got.State, deref(got.Error))
+	}
+	sn, _, _ = e.Core.Snapshot(context.Background(), snapshots.Owner(), sn.ID)
+	return sn
+}
