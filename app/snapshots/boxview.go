@@ -99,7 +99,7 @@ func (s *Kernel) readView(ctx context.Context, fn func(q db.DBTX) error) error {
 // snapshots and their pins, its log, the operations they name, its history
 // and its trash entry.
 func (s *Kernel) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, logLimit int, settings Settings, v *BoxView) error {
-	b, err := s.boxByID(ctx, q, boxID)
+	b, err := s.BoxByID(ctx, q, boxID)
 	if errors.Is(err, store.ErrNotFound) {
 		return boxNotFound(boxID)
 	}
@@ -235,7 +235,7 @@ func (s *Kernel) viewHistory(ctx context.Context, q db.DBTX, settings Settings, 
 		g := *row.MaxBytes >> 30
 		v.History.MaxGiB, v.History.LimitGiB = &g, g
 	}
-	if be, err := s.backend(b.BackendID); err == nil {
+	if be, err := s.Backend(b.BackendID); err == nil {
 		v.History.On = settings.AutomaticOn(be)
 		v.History.Every = int(settings.CheckEvery(be).Seconds())
 	}
@@ -264,7 +264,7 @@ func (s *Kernel) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snap
 	if r.FinalSnapshot != nil && byID[*r.FinalSnapshot] != nil {
 		e.FinalName = byID[*r.FinalSnapshot].Name
 	}
-	if be, err := s.backend(b.BackendID); err == nil {
+	if be, err := s.Backend(b.BackendID); err == nil {
 		e.Costs = TrashCostWords(be.Kind)
 	}
 	v.Trash = &e

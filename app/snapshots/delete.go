@@ -39,7 +39,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 	if err := MayAct(c, ActDelete, b, sn); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpDelete, &sn.ID); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpDelete, &sn.ID); err != nil || op != nil {
 		return op, err
 	}
 	var op *Operation
@@ -48,7 +48,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 		if err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c, RequestID: req.RequestID})
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c, RequestID: req.RequestID})
 		return err
 	})
 	return op, err
@@ -64,19 +64,19 @@ type deleteParams struct {
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
 func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) (DeleteResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return DeleteResult{}, s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
+		return DeleteResult{}, s.Finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
 	}
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return DeleteResult{}, err
 	}
 	change := ChangeDelete
-	caller := callerOf(op)
+	caller := CallerOf(op)
 	why := byWhy(caller)
 	switch {
 	case op.Kind == OpExpiry:
@@ -90,12 +90,12 @@ func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) 
 			return DeleteResult{}, err
 		}
 		if err := Eligible(sn, change, pins, s.now(), s.TimeZone(ctx)); err != nil {
-			return DeleteResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+			return DeleteResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 		}
 	}
-	be, err := s.backend(sn.BackendID)
+	be, err := s.Backend(sn.BackendID)
 	if err != nil {
-		return DeleteResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return DeleteResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	// The backend's task is waited for by the job's snooze, not here: a
 	// resumed delete finds the snapshot gone and ends, or, when the task
@@ -104,7 +104,7 @@ func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) 
 		if operations.Pending(err) {
 			return DeleteResult{}, err
 		}
-		return DeleteResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return DeleteResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	return DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, nil
 }
@@ -186,7 +186,7 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 	// (finishLeftDeletes). A queued operation (a delete's, a thinning's)
 	// has no step of its own yet.
 	if op.Step == "" || op.Step == operations.StepQueued {
-		if err := s.step(ctx, op, StepDelete); err != nil {
+		if err := s.Step(ctx, op, StepDelete); err != nil {
 			return err
 		}
 	}
@@ -207,7 +207,7 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 			return fmt.Errorf("delete ‘%s’ with %s's earlier guest %s: %w", sn.Name, b.Name, earlier.Ref, err)
 		}
 	case sn.Ref != "":
-		if err := be.Snap.DeleteSnapshot(ctx, refOf(sn, b), rec); err != nil {
+		if err := be.Snap.DeleteSnapshot(ctx, RefOf(sn, b), rec); err != nil {
 			if operations.Pending(err) {
 				return err
 			}
@@ -226,9 +226,9 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 		if err := s.st.CoreSnapshotDelete(ctx, tx, sn.ID); err != nil {
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
+		s.Log(ctx, tx, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
 		if earlier != nil {
-			s.log(ctx, tx, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, earlier.Ref), "", op.ID, nil)
+			s.Log(ctx, tx, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, earlier.Ref), "", op.ID, nil)
 		}
 		return nil
 	}); err != nil {

@@ -41,7 +41,7 @@ func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileRepo
 			return err
 		}
 		if marked == 1 {
-			s.log(ctx, s.st.Pool, b.ID, EvGuestGone, System("reconcile"),
+			s.Log(ctx, s.st.Pool, b.ID, EvGuestGone, System("reconcile"),
 				logGuestGoneWords(b.GuestRef, hostWords(b, be)), "", "", nil)
 		}
 	}

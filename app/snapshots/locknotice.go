@@ -63,7 +63,7 @@ func (s *Service) BoxLockNotice(ctx context.Context, c Caller, boxRef string) (*
 	if err != nil {
 		return nil, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}

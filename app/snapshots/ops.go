@@ -12,8 +12,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// opRequest is what admit records.
-type opRequest struct {
+// OpRequest is what admit records.
+type OpRequest struct {
 	Kind      string
 	Box       *Box
 	Target    *Snapshot
@@ -35,9 +35,9 @@ func requestKey(c Caller, id string) *string {
 	return &k
 }
 
-// existingRequest returns the operation a repeated request ID already made,
+// ExistingRequest returns the operation a repeated request ID already made,
 // or a refusal when that ID was used for a different operation.
-func (s *Kernel) existingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
+func (s *Kernel) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -55,18 +55,18 @@ func (s *Kernel) existingRequest(ctx context.Context, q db.DBTX, c Caller, reque
 	return op, nil
 }
 
-// admit records an operation in tx, with the box's row already locked: the
+// Admit records an operation in tx, with the box's row already locked: the
 // row first, before anything changes, and its River job in the same
 // transaction when no earlier operation of the box is running. Otherwise it
 // waits; finish starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
-func (s *Kernel) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, error) {
+func (s *Kernel) Admit(ctx context.Context, tx pgx.Tx, r OpRequest) (*Operation, error) {
 	return s.ops.Admit(ctx, tx, r.request())
 }
 
 // request is what the engine records of r.
-func (r opRequest) request() operations.Request {
-	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.byKind(), ByThread: r.Caller.thread(),
+func (r OpRequest) request() operations.Request {
+	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.ByKind(), ByThread: r.Caller.thread(),
 		RequestKey: requestKey(r.Caller, r.RequestID), Consent: r.Consent, Params: r.Params, Generation: 1}
 	if r.Target != nil {
 		req.Target = &r.Target.ID
@@ -80,10 +80,10 @@ func (r opRequest) request() operations.Request {
 	return req
 }
 
-// lockBox locks a box's row for the transaction: admissions and ends of a
+// LockBox locks a box's row for the transaction: admissions and ends of a
 // box's operations are serialised on it.
-func (s *Kernel) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
-	b, err := boxRow(s.st.CoreBoxLock(ctx, tx, id))
+func (s *Kernel) LockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
+	b, err := BoxRow(s.st.CoreBoxLock(ctx, tx, id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(id)
 	}
@@ -142,14 +142,14 @@ func (s *Kernel) WaitSince(ctx context.Context, op *Operation, m operations.Mark
 	return s.ops.WaitSince(ctx, op, m)
 }
 
-// step records the step an operation is at, before it runs it (section 6).
-func (s *Kernel) step(ctx context.Context, op *Operation, step string) error {
+// Step records the step an operation is at, before it runs it (section 6).
+func (s *Kernel) Step(ctx context.Context, op *Operation, step string) error {
 	return s.ops.Step(ctx, op, step)
 }
 
-// finish ends an operation (operations.Engine.EndWith): a done one with its
+// Finish ends an operation (operations.Engine.EndWith): a done one with its
 // kind's result, a failed or unknown one in words.
-func (s *Kernel) finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
+func (s *Kernel) Finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
 	return s.ops.EndWith(ctx, op, state, result, errWords, observed)
 }
 
@@ -173,13 +173,13 @@ func (s *Kernel) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin,
 // and the snapshot as they are now. ref is the caller's words for the
 // snapshot, for a refusal.
 func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change Change) (*Box, *Snapshot, error) {
-	b, err := s.lockBox(ctx, tx, boxID)
+	b, err := s.LockBox(ctx, tx, boxID)
 	if err != nil {
 		return nil, nil, err
 	}
 	sn, err := s.snapshotLock(ctx, tx, snapID)
 	if err != nil {
-		return nil, nil, snapshotNotFound(ref)
+		return nil, nil, SnapshotNotFound(ref)
 	}
 	var pins []Pin
 	if change == ChangeRestore || change == ChangeFork {

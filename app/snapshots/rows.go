@@ -22,10 +22,10 @@ import (
 // row differs (its presence is JSON the core reads as Presence), so it is
 // decoded, and a presence that does not decode is an error, not an empty one.
 
-// snapshotRow is the snapshot a :one query read or wrote: no row is
+// SnapshotRow is the snapshot a :one query read or wrote: no row is
 // store.ErrNotFound, and an insert whose name the box already has is the
 // refusal a person reads.
-func snapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
+func SnapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -89,9 +89,9 @@ func boxOf(r db.Box) (*Box, error) {
 	return b, nil
 }
 
-// boxRow is the box a :one query read or wrote; no row is
+// BoxRow is the box a :one query read or wrote; no row is
 // store.ErrNotFound.
-func boxRow(r db.Box, err error) (*Box, error) {
+func BoxRow(r db.Box, err error) (*Box, error) {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}

@@ -232,7 +232,9 @@ func (s *Kernel) RegisterBackends(ctx context.Context) error {
 	return nil
 }
 
-func (s *Kernel) backend(id string) (Backend, error) {
+// Backend is the configured backend id, or a refusal saying it is not in
+// the settings.
+func (s *Kernel) Backend(id string) (Backend, error) {
 	b, ok := s.backends[id]
 	if !ok {
 		return Backend{}, &Refusal{Code: CodePlan, Words: wordsBackendNotInSettings(id), TryAgain: true}
@@ -280,7 +282,9 @@ func guestOf(b *Box) providers.Guest {
 	return providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}
 }
 
-func refOf(sn *Snapshot, b *Box) providers.SnapshotRef {
+// RefOf is how a backend names a snapshot of box b (b may be nil for a
+// held copy or an earlier guest).
+func RefOf(sn *Snapshot, b *Box) providers.SnapshotRef {
 	g := providers.Guest{Backend: sn.BackendID, Kind: sn.BoxKind, Host: sn.Host, Generation: sn.GuestGeneration}
 	switch {
 	case sn.GuestRef != nil && sn.Guest != "current":

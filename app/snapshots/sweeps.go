@@ -65,7 +65,7 @@ func (s *Sweeps) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
 	for _, cand := range due {
 		var op *Operation
 		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-			b, err := s.lockBox(ctx, tx, cand.BoxID)
+			b, err := s.LockBox(ctx, tx, cand.BoxID)
 			if err != nil {
 				return err
 			}
@@ -80,7 +80,7 @@ func (s *Sweeps) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
 			if err := Eligible(sn, ChangeExpire, pins, s.now(), tz); err != nil {
 				return err
 			}
-			op, err = s.admit(ctx, tx, opRequest{Kind: OpExpiry, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System("its keep ended")})
+			op, err = s.Admit(ctx, tx, OpRequest{Kind: OpExpiry, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System("its keep ended")})
 			return err
 		})
 		var r *Refusal
@@ -138,7 +138,7 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 		if !ok {
 			continue
 		}
-		b, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Pool, p.BoxID)
 		if err != nil {
 			continue
 		}
@@ -184,7 +184,7 @@ func (s *Sweeps) evictRoom(ctx context.Context, be Backend, host, storage, why s
 			continue
 		}
 		rep.Deleted = append(rep.Deleted, cand.ID)
-		b, err := s.boxByID(ctx, s.st.Pool, cand.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Pool, cand.BoxID)
 		if err != nil {
 			continue
 		}
@@ -210,11 +210,11 @@ var errBoxBusy = errors.New("another operation runs on the box")
 func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error) {
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		sn, err := s.snapshotByID(ctx, tx, id)
+		sn, err := s.SnapshotByID(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		b, err := s.lockBox(ctx, tx, sn.BoxID)
+		b, err := s.LockBox(ctx, tx, sn.BoxID)
 		if err != nil {
 			return err
 		}
@@ -236,7 +236,7 @@ func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error
 		if err := Eligible(sn, ChangeEvictRoom, pins, s.now(), s.TimeZone(ctx)); err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System(why),
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System(why),
 			Params: deleteParams{Change: ChangeEvictRoom, Why: why}})
 		return err
 	})

@@ -300,9 +300,9 @@ func pinWords(p Pin, tz *time.Location) string {
 	return fmt.Sprintf("the %s at %s uses it", p.Kind, at)
 }
 
-// stateWords says a snapshot's state (section 1), in the middle of a
+// StateWords says a snapshot's state (section 1), in the middle of a
 // sentence: "still being taken", "a failed take".
-func stateWords(state string) string {
+func StateWords(state string) string {
 	switch state {
 	case StateTaking:
 		return "still being taken"
@@ -455,7 +455,7 @@ func UntrashingWords(box string) string {
 // changed so (restored, forked): "‘a’ is a failed take: it cannot be
 // forked." (the refusal, and why the rows' item is disabled).
 func CannotBeChangedWords(sn *Snapshot, c Change) string {
-	return wordsCannotBe(sn.Name, stateWords(sn.State), changeWords(c))
+	return wordsCannotBe(sn.Name, StateWords(sn.State), changeWords(c))
 }
 
 // UntrashedWords says a restore from the trash is done.

@@ -50,7 +50,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 		clone = providers.HeldCopyCloned
 	}
 	source := providers.SnapshotRef{ID: undo.ID, Guest: guestOf(b)}
-	if err := s.step(ctx, op, StepCopyClone); err != nil {
+	if err := s.Step(ctx, op, StepCopyClone); err != nil {
 		return nil, err
 	}
 	prog, err := hc.HoldCopy(ctx, source, label, clone, rec)
@@ -59,7 +59,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 			step string
 			hc   providers.HeldCopyStep
 		}{{StepCopyDisarm, providers.HeldCopyDisarm}, {StepCopyTemplate, providers.HeldCopyTemplate}} {
-			if err = s.step(ctx, op, st.step); err != nil {
+			if err = s.Step(ctx, op, st.step); err != nil {
 				return nil, err
 			}
 			if _, err = hc.HoldCopy(ctx, *prog.Copy, label, st.hc, rec); err != nil {
@@ -90,7 +90,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: undo.ID, GuestRef: cp.Ref, Host: cp.Host}); err != nil {
 		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
 	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: callerOf(op), Op: op.ID,
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: CallerOf(op), Op: op.ID,
 		Words: logHeldUndoTakenWords(undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
 		return nil, err
 	}
