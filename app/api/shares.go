@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
 // makeShare makes a share code for a snapshot: the person only. The code is
@@ -22,7 +22,7 @@ func (s *server) makeShare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	made, err := s.core.Contents().MakeShare(r.Context(), caller(r), box, ref, body.Days)
+	made, err := s.contents.MakeShare(r.Context(), caller(r), box, ref, body.Days)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -34,13 +34,13 @@ func (s *server) makeShare(w http.ResponseWriter, r *http.Request) {
 
 // listShares lists the share codes, never a code itself: the person only.
 func (s *server) listShares(w http.ResponseWriter, r *http.Request) {
-	shares, err := s.core.Contents().Shares(r.Context(), caller(r), "")
+	shares, err := s.contents.Shares(r.Context(), caller(r), "")
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	if shares == nil {
-		shares = []*snapshots.Share{}
+		shares = []*contents.Share{}
 	}
 	writeJSON(w, http.StatusOK, wire.SharesAnswer{Shares: shares})
 }
@@ -52,7 +52,7 @@ func (s *server) revokeShare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sh, err := s.core.Contents().RevokeShare(r.Context(), caller(r), id)
+	sh, err := s.contents.RevokeShare(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -74,12 +74,12 @@ func (s *server) redeemShare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	longTransfer(w)
-	var res *snapshots.ImportResult
+	var res *contents.ImportResult
 	var err error
 	if strings.TrimSpace(body.From) != "" {
-		res, err = s.core.Contents().RedeemFrom(r.Context(), caller(r), body.From, body.Code)
+		res, err = s.contents.RedeemFrom(r.Context(), caller(r), body.From, body.Code)
 	} else {
-		res, err = s.core.Contents().Redeem(r.Context(), caller(r), body.Code)
+		res, err = s.contents.Redeem(r.Context(), caller(r), body.Code)
 	}
 	if err != nil {
 		s.fail(w, r, err)
@@ -98,7 +98,7 @@ func (s *server) sharedCopy(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	e, err := s.core.Contents().PlanShared(r.Context(), body.Code)
+	e, err := s.contents.PlanShared(r.Context(), body.Code)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -12,16 +12,13 @@
 // The service splits along its seams, each a type with the methods that
 // belong to it: Service holds the snapshots' rules and their operations
 // (take, restore, delete, keep, fork, reset, lists) and reaches the other
-// six; Boxes (Service.Boxes) holds boxes and threads (acquiring
+// five; Boxes (Service.Boxes) holds boxes and threads (acquiring
 // and listing boxes, the Machines tab's pages, presence, status, the box
 // log, history settings, threads, templates, the trash and a box's release,
 // forgetting a backend); Sweeps (Service.Sweeps) holds the periodic work
 // (the reconcile, the outside-restore scan, the room sweep, the keeps'
 // expiry, automatic history's check and thinning, the trash's emptying,
-// housekeeping); Contents (Service.Contents) holds what a snapshot holds and
-// its moves in and out of boxsnap (browsing, showing, downloading and
-// comparing its files, a restore's preview, exports, imports and their
-// operation, share codes); Tab (Service.Tab) holds the Snapshots tab's
+// housekeeping); Tab (Service.Tab) holds the Snapshots tab's
 // lists (a page of its boxes searched, filtered and sorted, its counts, the
 // Boxes page's tabs' counts, each backend's kinds of box and one live box of
 // each); Pictures (Service.Pictures) holds pictures of a box's screen (a
@@ -33,11 +30,21 @@
 // seam shares (the store, the backends, the engine, the settings, the time
 // zone, the log, the record reads, the caller's box and admission's helpers)
 // is the Kernel each embeds; a seam calls another's method through
-// that seam's type (s.snaps, s.boxes, s.sweeps, s.contents, s.tab,
-// s.pictures, s.approvals).
+// that seam's type (s.snaps, s.boxes, s.sweeps, s.tab, s.pictures,
+// s.approvals).
+//
+// A seam that has moved out is a package of its own under app/snapshots,
+// holding a struct with the fields it uses and reaching the kernel through
+// a small interface it declares: package contents holds what a snapshot
+// holds and its moves in and out of boxsnap (browsing, showing,
+// downloading and comparing its files, a restore's preview, exports,
+// imports and their operation, share codes, a redeem from another
+// boxsnap). The kernel calls it only through RestorePreviewer, given with
+// UseRestorePreview; it registers its Import operation itself.
 //
 // words.go is the one home of the words a person or an agent reads from the
-// core (what a snapshot holds, prices in their currency, sizes, how long,
+// kernel and its seams still here (a seam package keeps its own words.go
+// for the words it alone says) (what a snapshot holds, prices in their currency, sizes, how long,
 // an operation's step, what boxsnap could not confirm, what was done, each
 // box log event's words and kind, an operation's failure and what boxsnap
 // then observed, and every refusal, one named function or constant each,

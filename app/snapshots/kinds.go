@@ -23,7 +23,6 @@ type Kinds struct {
 	Unkeep  *operations.Kind[keepParams, KeepResult]
 	Fork    *operations.Kind[ForkParams, ForkResult]
 	Release *operations.Kind[releaseParams, ReleaseResult]
-	Import  *operations.Kind[importParams, ImportResult]
 	// Thin and DeleteHistory delete automatic snapshots (automatic history).
 	Thin          *operations.Kind[thinParams, ThinResult]
 	DeleteHistory *operations.Kind[thinParams, ThinResult]
@@ -62,7 +61,6 @@ func (s *Service) register() {
 		Unkeep:  operations.Register(e, OpUnkeep, s.runKeep),
 		Fork:    operations.Register(e, OpFork, s.runFork),
 		Release: operations.Register(e, OpRelease, s.boxes.runRelease),
-		Import:  operations.Register(e, OpImport, s.contents.runImport),
 
 		Thin:          operations.Register(e, OpThin, s.sweeps.runThin),
 		DeleteHistory: operations.Register(e, OpDeleteHistory, s.sweeps.runThin),

@@ -88,7 +88,7 @@ func (st Settings) Validate() error {
 		errs = append(errs, errors.New(wordsApprovalRange(MaxApprovalMinutes)))
 	}
 	if st.ShareDays < 1 || st.ShareDays > MaxShareDays {
-		errs = append(errs, errors.New(wordsShareDays(MaxShareDays)))
+		errs = append(errs, errors.New(WordsShareDays(MaxShareDays)))
 	}
 	errs = append(errs, st.validateHistory()...)
 	for _, p := range st.AlsoRemove {
@@ -184,3 +184,11 @@ func (s *Kernel) Secrets(ctx context.Context) providers.Secrets {
 	st, _ := s.Settings(ctx)
 	return providers.DefaultSecrets().With(st.AlsoRemove)
 }
+
+// DefaultShareDays is how long a share code works unless the settings say
+// otherwise; MaxShareDays the longest. The settings bound ShareDays by
+// them, and a share code's days too.
+const (
+	DefaultShareDays = 7
+	MaxShareDays     = 30
+)

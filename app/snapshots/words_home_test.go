@@ -28,13 +28,17 @@ var wordsHomeArgs = map[string][]int{"Log": {5}, "refusal": {1}, "Finish": {4, 5
 // and tested there (doc.go: "A rule never writes a sentence of its own").
 func TestWordsWrittenInWordsGo(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, dir := range []string{".", "contents"} {
+		in, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, in...)
 	}
 	fset := token.NewFileSet()
 	for _, f := range files {
-		if f == "words.go" || strings.HasSuffix(f, "_test.go") {
+		if filepath.Base(f) == "words.go" || strings.HasSuffix(f, "_test.go") {
 			continue
 		}
 		src, err := os.ReadFile(f)
@@ -66,7 +70,7 @@ func TestWordsWrittenInWordsGo(t *testing.T) {
 					}
 				}
 			case *ast.CompositeLit:
-				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "Refusal" {
+				if refusalType(n.Type) {
 					for _, el := range n.Elts {
 						if kv, ok := el.(*ast.KeyValueExpr); ok {
 							if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Words" {
@@ -107,4 +111,16 @@ func sentenceIn(e ast.Expr) string {
 		return true
 	})
 	return found
+}
+
+// refusalType says whether a composite literal's type is Refusal: the
+// kernel's own, or snapshots.Refusal in a seam package.
+func refusalType(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name == "Refusal"
+	case *ast.SelectorExpr:
+		return e.Sel.Name == "Refusal"
+	}
+	return false
 }

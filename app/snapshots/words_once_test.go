@@ -16,16 +16,37 @@ import (
 // fmtVerb splits a format string into the words between its verbs.
 var fmtVerb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
 
-// wordsOfWordsGo answers the pieces of sentence words.go writes: each
-// string literal's runs between fmt's verbs, of 20 characters or more
-// with at least three words, the length past which a run is a sentence's
-// and not a common phrase.
+// wordsHomes are the words.go files of the core: the kernel's and each
+// seam package's, each the one home of the words its package alone says.
+var wordsHomes = []string{"words.go", "contents/words.go"}
+
+// wordsOfWordsGo answers the pieces of sentence the words.go files
+// (wordsHomes) write: each string literal's runs between fmt's verbs, of
+// 20 characters or more with at least three words, the length past which a
+// run is a sentence's and not a common phrase.
 func wordsOfWordsGo(t *testing.T) []string {
 	t.Helper()
-	file, err := parser.ParseFile(token.NewFileSet(), "words.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
+	home := map[string]string{}
+	var out []string
+	for _, path := range wordsHomes {
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range piecesOf(file) {
+			if h, ok := home[p]; ok {
+				t.Errorf("%s writes %q again, which %s writes: each piece has one home", path, p, h)
+				continue
+			}
+			home[p] = path
+			out = append(out, p)
+		}
 	}
+	return out
+}
+
+// piecesOf answers the pieces of sentence file writes, each once.
+func piecesOf(file *ast.File) []string {
 	seen := map[string]bool{}
 	var out []string
 	ast.Inspect(file, func(n ast.Node) bool {
@@ -49,10 +70,11 @@ func wordsOfWordsGo(t *testing.T) []string {
 	return out
 }
 
-// TestWordsWrittenOnce: no piece of a sentence words.go writes is written
-// again in the pages (app/web, views), the API (app/api) or the CLI
-// (app/cli): they say it through words.go, so it cannot drift apart. A
-// piece written again fails here with where.
+// TestWordsWrittenOnce: no piece of a sentence a words.go writes
+// (wordsHomes) is written again in another words.go, or in the pages
+// (app/web, views), the API (app/api) or the CLI (app/cli): they say it
+// through its words.go, so it cannot drift apart. A piece written again
+// fails here with where.
 func TestWordsWrittenOnce(t *testing.T) {
 	t.Parallel()
 	pieces := wordsOfWordsGo(t)

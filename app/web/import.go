@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -37,7 +38,7 @@ type shareRow struct {
 
 func (s *Server) importPageOf(ctx context.Context) importPage {
 	p := importPage{Page: views.Page{Title: "Import", SignedIn: true, Nav: "import"}, NoShares: snapshots.NoShareCodesWords}
-	shares, err := s.opts.Core.Contents().Shares(ctx, snapshots.Owner(), "")
+	shares, err := s.opts.Contents.Shares(ctx, snapshots.Owner(), "")
 	if err != nil {
 		return p
 	}
@@ -74,7 +75,7 @@ func (s *Server) showImport(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "import", p)
 }
 
-func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *snapshots.ImportResult, err error) {
+func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *contents.ImportResult, err error) {
 	if err != nil {
 		p := s.importPageOf(r.Context())
 		p.Error = refusalWords(err)
@@ -89,7 +90,7 @@ func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *snaps
 func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 	longTransfer(w)
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes)
-	var batch []*snapshots.Staged
+	var batch []*contents.Staged
 	defer func() {
 		for _, st := range batch {
 			st.Remove()
@@ -115,7 +116,7 @@ func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 			part.Close()
 			continue
 		}
-		st, err := s.opts.Core.Contents().Stage(r.Context(), part.FileName(), part)
+		st, err := s.opts.Contents.Stage(r.Context(), part.FileName(), part)
 		part.Close()
 		if err != nil {
 			s.importResult(w, r, nil, err)
@@ -123,7 +124,7 @@ func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 		}
 		batch = append(batch, st)
 	}
-	res, err := s.opts.Core.Contents().Import(r.Context(), snapshots.Owner(), batch)
+	res, err := s.opts.Contents.Import(r.Context(), snapshots.Owner(), batch)
 	s.importResult(w, r, res, err)
 }
 
@@ -133,18 +134,18 @@ func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
 func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
 	code, from := strings.TrimSpace(r.PostFormValue("code")), strings.TrimSpace(r.PostFormValue("from"))
 	if from == "" {
-		res, err := s.opts.Core.Contents().Redeem(r.Context(), snapshots.Owner(), code)
+		res, err := s.opts.Contents.Redeem(r.Context(), snapshots.Owner(), code)
 		s.importResult(w, r, res, err)
 		return
 	}
 	longTransfer(w)
-	res, err := s.opts.Core.Contents().RedeemFrom(r.Context(), snapshots.Owner(), from, code)
+	res, err := s.opts.Contents.RedeemFrom(r.Context(), snapshots.Owner(), from, code)
 	s.importResult(w, r, res, err)
 }
 
 // revokeShare ends a share code from the Import page.
 func (s *Server) revokeShare(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.opts.Core.Contents().RevokeShare(r.Context(), snapshots.Owner(), chi.URLParam(r, "id")); err != nil {
+	if _, err := s.opts.Contents.RevokeShare(r.Context(), snapshots.Owner(), chi.URLParam(r, "id")); err != nil {
 		s.importResult(w, r, nil, err)
 		return
 	}

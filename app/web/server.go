@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -17,9 +18,12 @@ import (
 type Options struct {
 	Auth *auth.Service
 	// Core is the snapshot core the pages call.
-	Core   *snapshots.Service
-	Views  *views.Views
-	Logger *slog.Logger
+	Core *snapshots.Service
+	// Contents is the core's look inside snapshots and their moves: files,
+	// comparisons, exports, imports and share codes.
+	Contents *contents.Contents
+	Views    *views.Views
+	Logger   *slog.Logger
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil

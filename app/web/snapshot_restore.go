@@ -67,7 +67,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	}
 	first += " What it did to the world since stays done."
 	d.Lines = append(d.Lines, first)
-	if cmp, err := s.opts.Core.Contents().RestorePreview(ctx, snapshots.Owner(), sn.ID); err == nil && cmp != nil {
+	if cmp, err := s.opts.Contents.RestorePreview(ctx, snapshots.Owner(), sn.ID); err == nil && cmp != nil {
 		d.Changes = cmp.Words
 		d.ChangesHref = fmt.Sprintf("/boxes/%s/snapshots/%s/compare", url.PathEscape(b.Name), sn.ID)
 	}

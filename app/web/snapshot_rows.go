@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -576,10 +577,10 @@ func (s *Server) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext
 func (s *Server) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem {
 	browse := menuItem{Text: "Browse files…", Label: fmt.Sprintf("Browse files of %s", sn.Name), Href: base + "/files", Page: true}
 	compare := menuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare with now: %s and %s", sn.Name, b.Name), Href: base + "/compare", Page: true}
-	browse.Why = s.opts.Core.Contents().LookWhyNot(b, sn)
+	browse.Why = s.opts.Contents.LookWhyNot(b, sn)
 	compare.Why = browse.Why
 	if compare.Why == "" && (b.State != snapshots.BoxReady || b.ReleasedAt != nil) {
-		compare.Why = snapshots.NoBoxToCompareWords(b.Name, snapshots.BoxReleased)
+		compare.Why = contents.NoBoxToCompareWords(b.Name, snapshots.BoxReleased)
 	}
 	return []menuItem{browse, compare}
 }
