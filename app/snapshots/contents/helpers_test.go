@@ -59,3 +59,52 @@ func refusedWith(t *testing.T, err error, words ...string) {
 		}
 	}
 }
+
+// write writes s into the file path.
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// names is the snapshots of box the person sees, by name.
+func names(t *testing.T, e *coretest.Env, box string) map[string]*snapshots.Snapshot {
+	t.Helper()
+	list, err := e.Core.List(context.Background(), snapshots.Owner(), snapshots.ListQuery{Box: box})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*snapshots.Snapshot{}
+	for _, s := range list[0].Snapshots {
+		out[s.Name] = s
+	}
+	return out
+}
+
+// keys is m's names.
+func keys(m map[string]*snapshots.Snapshot) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// admitReady makes a ready snapshot in an env without workers, by running
+// the take's operation directly.
+func admitReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
+	t.Helper()
+	op, sn, err := e.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Core.RunOperation(context.Background(), op.ID); err != nil {
+		t.Fatal(err)
+	}
+	sn, _, err = e.Core.Snapshot(context.Background(), snapshots.Owner(), sn.ID)
+	if err != nil || sn.State != snapshots.StateReady {
+		t.Fatalf("snapshot %v: %v", sn, err)
+	}
+	return sn
+}

@@ -1,4 +1,4 @@
-package snapshots_test
+package contents_test
 
 import (
 	"bytes"
