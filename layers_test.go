@@ -32,6 +32,7 @@ var layers = []struct {
 	{pkg: "app/pictures", forbid: []string{"app/web", "app/api", "jobs", "providers/"}},
 	{pkg: "app/snapshots", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
 	{pkg: "app/snapshots/sweeps", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "app/coretest", "app/dbtest", "providers/"}},
+	{pkg: "app/snapshots/contents", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "app/remote", "providers/"}},
 	{pkg: "app/store", forbid: []string{"app/web", "app/api", "jobs", "providers", "providers/"}},
 	{pkg: "app/web", forbid: []string{"jobs", "providers/"}},
 	{pkg: "app/wire", forbid: []string{"app/api", "app/cli", "app/web", "app/store", "app/store/db", "jobs", "providers/"}},

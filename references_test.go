@@ -34,7 +34,6 @@ var pendingCleanup = []string{
 	"app/snapshots/counts.go",
 	"app/snapshots/heldcopy.go",
 	"app/snapshots/history.go",
-	"app/snapshots/move.go",
 	"app/snapshots/pictures.go",
 	"app/snapshots/pictures_test.go",
 	"app/snapshots/renew.go",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
 // TestBrowserImport imports, by keyboard alone, an export file another
@@ -41,7 +42,7 @@ func TestBrowserImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := other.Core.Contents().PlanExport(ctx, snapshots.Owner(), snapshots.ExportRequest{Box: "amber-fox", Snapshots: []string{demo.Migration.ID}})
+	ex, err := other.Contents.PlanExport(ctx, snapshots.Owner(), contents.ExportRequest{Box: "amber-fox", Snapshots: []string{demo.Migration.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}

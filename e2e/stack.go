@@ -21,6 +21,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
@@ -55,9 +56,11 @@ type Stack struct {
 	Core *snapshots.Service
 	// Sweeps are the core's periodic work.
 	Sweeps *sweeps.Sweeps
-	Auth   *auth.Service
-	Client *river.Client[pgx.Tx]
-	Local  *local.Backend
+	// Contents is the core's look inside snapshots and their moves.
+	Contents *contents.Contents
+	Auth     *auth.Service
+	Client   *river.Client[pgx.Tx]
+	Local    *local.Backend
 	// Pool is the stack's database, for a scene's records no backend here
 	// can make (a release stopped at a held copy, which the local backend
 	// never needs).
@@ -100,7 +103,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	core, err := snapshots.New(snapshots.Options{Store: st, Install: install, Logger: logger, FetchShared: remote.FetchShared,
+	core, err := snapshots.New(snapshots.Options{Store: st, Install: install, Logger: logger,
 		Backends: []snapshots.Backend{{ID: "local", Kind: "local", Label: "this host", Snap: lb, Boxes: lb}}})
 	if err != nil {
 		return nil, err
@@ -109,6 +112,11 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
+	cont, err := contents.New(core, core, contents.Options{Store: st, FetchShared: remote.FetchShared})
+	if err != nil {
+		return nil, err
+	}
+	core.UseRestorePreview(cont)
 	if opts.Pictures != nil {
 		core.Pictures().Use(opts.Pictures)
 	}
@@ -130,7 +138,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Sweeps: sw, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	s := &Stack{Core: core, Sweeps: sw, Contents: cont, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
 		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
@@ -145,7 +153,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		}
 		jobsUI = ui
 	}
-	w, err := web.New(web.Options{Auth: a, Core: core, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Contents: cont, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Contents: cont, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

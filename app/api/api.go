@@ -6,26 +6,31 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
 // Options are what the API needs.
 type Options struct {
-	Core   *snapshots.Service
-	Auth   *auth.Service
-	Logger *slog.Logger
+	Core *snapshots.Service
+	// Contents is the core's look inside snapshots and their moves: files,
+	// comparisons, exports, imports and share codes.
+	Contents *contents.Contents
+	Auth     *auth.Service
+	Logger   *slog.Logger
 }
 
 // server holds the handlers' dependencies.
 type server struct {
-	core   *snapshots.Service
-	auth   *auth.Service
-	logger *slog.Logger
+	core     *snapshots.Service
+	contents *contents.Contents
+	auth     *auth.Service
+	logger   *slog.Logger
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
 // router, so its routes can be walked (the OpenAPI test does).
 func New(opts Options) http.Handler {
-	s := &server{core: opts.Core, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, contents: opts.Contents, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

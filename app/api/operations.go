@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
 // ToolWait bounds how long a tool, or a REST call with wait=true, waits for
@@ -151,7 +152,7 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 			return snapshots.ResetDoneWords(box, res)
 		}
 	case snapshots.OpImport:
-		if res, err := snapshots.ImportResultOf(op); err == nil {
+		if res, err := contents.ImportResultOf(op); err == nil {
 			return res.Words
 		}
 	}

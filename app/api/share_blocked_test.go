@@ -14,6 +14,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -182,7 +183,7 @@ func TestShareBlocked(t *testing.T) {
 		t.Fatalf("a Blocked share left %d codes (%v)", n, err)
 	}
 	// The dialog's plan says Blocked and names the file.
-	p, err := a.Core.Contents().PlanShare(t.Context(), snapshots.Owner(), "amber-fox", "with a token")
+	p, err := a.Contents.PlanShare(t.Context(), snapshots.Owner(), "amber-fox", "with a token")
 	if err == nil || len(p.Blocked) != 1 || p.Blocked[0].Path != "src/main.go" || p.Blocked[0].What != "a GitHub token" {
 		t.Fatalf("the plan: %+v, %v", p, err)
 	}
@@ -197,7 +198,7 @@ func TestShareLiveCodesAtMostFive(t *testing.T) {
 	plant(t, a.Local.BoxDir(providers.Guest{Ref: box.GuestRef}), map[string]string{"app/main.go": "package main"})
 	a.call(t, "POST", "/boxes/amber-fox/snapshots?wait=true", a.owner, map[string]any{"name": "s"}).must(t, 200)
 	var first string
-	for i := 0; i < snapshots.MaxLiveShares; i++ {
+	for i := 0; i < contents.MaxLiveShares; i++ {
 		made := a.call(t, "POST", "/boxes/amber-fox/snapshots/s/shares", a.owner, map[string]any{}).must(t, 201)
 		if i == 0 {
 			first = made.JSON["share"].(map[string]any)["id"].(string)
@@ -217,7 +218,7 @@ func TestShareLiveCodesAtMostFive(t *testing.T) {
 // refusal in boxsnap's words, not the other's status line.
 func TestRedeemOnlyCallsTheShareEndpoint(t *testing.T) {
 	t.Parallel()
-	limits := snapshots.RedeemLimits{Answer: 300 * time.Millisecond, Idle: 300 * time.Millisecond, MaxBytes: 1 << 20}
+	limits := contents.RedeemLimits{Answer: 300 * time.Millisecond, Idle: 300 * time.Millisecond, MaxBytes: 1 << 20}
 	a := setupWith(t, coretest.Options{Redeem: limits})
 	code := "bxs_" + strings.Repeat("A", 43)
 	var mu sync.Mutex

@@ -20,7 +20,7 @@ func (s *server) makeShare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	made, err := s.core.Contents().MakeShare(r.Context(), caller(r), box, ref, body.Days)
+	made, err := s.contents.MakeShare(r.Context(), caller(r), box, ref, body.Days)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
@@ -22,12 +22,12 @@ func (s *server) redeemShare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	longTransfer(w)
-	var res *snapshots.ImportResult
+	var res *contents.ImportResult
 	var err error
 	if strings.TrimSpace(body.From) != "" {
-		res, err = s.core.Contents().RedeemFrom(r.Context(), caller(r), body.From, body.Code)
+		res, err = s.contents.RedeemFrom(r.Context(), caller(r), body.From, body.Code)
 	} else {
-		res, err = s.core.Contents().Redeem(r.Context(), caller(r), body.Code)
+		res, err = s.contents.Redeem(r.Context(), caller(r), body.Code)
 	}
 	if err != nil {
 		s.fail(w, r, err)

@@ -11,7 +11,7 @@ func (s *server) revokeShare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sh, err := s.core.Contents().RevokeShare(r.Context(), caller(r), id)
+	sh, err := s.contents.RevokeShare(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return

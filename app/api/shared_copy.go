@@ -15,7 +15,7 @@ func (s *server) sharedCopy(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	e, err := s.core.Contents().PlanShared(r.Context(), body.Code)
+	e, err := s.contents.PlanShared(r.Context(), body.Code)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -62,11 +62,11 @@ func (s *server) compare(r *http.Request, box, ref, against, path string, offset
 	}
 	a := &wire.DiffAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Against: "now", Changes: []providers.FileChange{}}
 	if path != "" {
-		diff, err := s.core.Contents().DiffFile(ctx, c, sn.ID, against, path)
+		diff, err := s.contents.DiffFile(ctx, c, sn.ID, against, path)
 		if err != nil {
 			return nil, err
 		}
-		clean, _ := snapshots.CleanPath(path)
+		clean, _ := contents.CleanPath(path)
 		a.Path, a.Diff = clean, &diff
 		if against != "" {
 			a.Against = against
@@ -74,7 +74,7 @@ func (s *server) compare(r *http.Request, box, ref, against, path string, offset
 		a.Message = fileDiffWords(clean, sn.Name, against, diff)
 		return a, nil
 	}
-	cmp, err := s.core.Contents().Compare(ctx, c, sn.ID, against, offset, limit)
+	cmp, err := s.contents.Compare(ctx, c, sn.ID, against, offset, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func (s *server) snapshotDownload(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d, err := s.core.Contents().OpenDownload(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	d, err := s.contents.OpenDownload(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
 // exportSnapshots streams an export file of one box's snapshots: the person
@@ -31,7 +31,7 @@ func (s *server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ex, err := s.core.Contents().PlanExport(r.Context(), caller(r), snapshots.ExportRequest{Box: box, Snapshots: refs, Base: q.Get("base")})
+	ex, err := s.contents.PlanExport(r.Context(), caller(r), contents.ExportRequest{Box: box, Snapshots: refs, Base: q.Get("base")})
 	if err != nil {
 		s.fail(w, r, err)
 		return

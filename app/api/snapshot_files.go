@@ -19,7 +19,7 @@ func (s *server) snapshotFiles(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	l, err := s.core.Contents().Browse(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	l, err := s.contents.Browse(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -41,7 +41,7 @@ func (s *server) snapshotFile(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	f, err := s.core.Contents().ShowFile(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	f, err := s.contents.ShowFile(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

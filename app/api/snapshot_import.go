@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
 // MaxImportBytes caps an import's request: every export file it carries,
@@ -59,7 +60,7 @@ func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Contents().AdmitImport(r.Context(), c, batch, request)
+	op, err := s.contents.AdmitImport(r.Context(), c, batch, request)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -76,7 +77,7 @@ func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.answerOperation(w, r, op, false)
 		return
 	}
-	res, err := snapshots.ImportResultOf(op)
+	res, err := contents.ImportResultOf(op)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -97,14 +98,14 @@ func importTooLarge() *badRequest {
 }
 
 // stageUpload stages each file of an upload.
-func (s *server) stageUpload(r *http.Request) ([]*snapshots.Staged, error) {
+func (s *server) stageUpload(r *http.Request) ([]*contents.Staged, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
 		return nil, notAnUpload()
 	}
-	var batch []*snapshots.Staged
+	var batch []*contents.Staged
 	stage := func(name string, rd io.Reader) error {
-		st, err := s.core.Contents().Stage(r.Context(), name, rd)
+		st, err := s.contents.Stage(r.Context(), name, rd)
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return importTooLarge()

@@ -24,6 +24,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
@@ -120,7 +121,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return fmt.Errorf("make %s: %w", tmp, err)
 	}
-	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, TempDir: tmp, FetchShared: remote.FetchShared})
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -130,6 +131,13 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
+	// Contents registers its Import operation with the core's engine before
+	// River's workers start, and gives a restore's dry run its preview.
+	cont, err := contents.New(core, core, contents.Options{Store: st, TempDir: tmp, FetchShared: remote.FetchShared})
+	if err != nil {
+		return err
+	}
+	core.UseRestorePreview(cont)
 	// Pictures need npm's playwright-core (make browser-deps); without it
 	// they are off, said once, and never fetched from anywhere.
 	driver := os.Getenv("PLAYWRIGHT_DRIVER_DIR")
@@ -262,7 +270,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := jobsUI.Start(uiCtx); err != nil {
 		return fmt.Errorf("job dashboard: %w", err)
 	}
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, API: api.New(api.Options{Core: core, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Contents: cont, API: api.New(api.Options{Core: core, Contents: cont, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Contents: cont, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -35,7 +36,9 @@ type Env struct {
 	Core  *snapshots.Service
 	// Sweeps are the core's periodic work, on the same clock.
 	Sweeps *sweeps.Sweeps
-	Client *river.Client[pgx.Tx]
+	// Contents is the core's look inside snapshots and their moves.
+	Contents *contents.Contents
+	Client   *river.Client[pgx.Tx]
 	// Jobs is the same client with its presence (jobs.Client): its Stop
 	// lets the presence go.
 	Jobs   *jobs.Client
@@ -68,7 +71,7 @@ type Options struct {
 	TaskSnooze time.Duration
 	// Redeem bounds a redeem from another boxsnap (tests of its timeouts
 	// and size cap); zero fields are the core's defaults.
-	Redeem snapshots.RedeemLimits
+	Redeem contents.RedeemLimits
 	// Templates is the local backend's templates folder; none when empty.
 	Templates string
 	// NoTrash turns the trash off in Settings, so a release deletes at once,
@@ -133,7 +136,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		localBackend = opts.Wrap(localBackend)
 	}
 	bes := append([]snapshots.Backend{localBackend}, opts.Extra...)
-	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now, TaskSnooze: opts.TaskSnooze, Redeem: opts.Redeem, FetchShared: remote.FetchShared})
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now, TaskSnooze: opts.TaskSnooze})
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +144,11 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
+	cont, err := contents.New(core, core, contents.Options{Store: st, Now: opts.Now, Redeem: opts.Redeem, FetchShared: remote.FetchShared})
+	if err != nil {
+		return nil, err
+	}
+	core.UseRestorePreview(cont)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -160,7 +168,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Sweeps: sw, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Sweeps: sw, Contents: cont, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err

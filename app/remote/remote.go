@@ -1,8 +1,8 @@
 // Package remote fetches a share code's copy from another boxsnap over
-// HTTP, for the core's redeem (snapshots.Contents.RedeemFrom), which speaks
+// HTTP, for the core's redeem (contents.Contents.RedeemFrom), which speaks
 // no HTTP itself: it calls that boxsnap's share endpoint only, follows no
 // redirect, waits no longer than it is told for the answer, and says what
-// went wrong as a snapshots.RemoteFault, never in the other's words.
+// went wrong as a contents.RemoteFault, never in the other's words.
 package remote
 
 import (
@@ -16,14 +16,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
 // FetchShared posts code to the share endpoint u and answers the copy as it
 // comes, with the length the other boxsnap declared (-1 when none). answer
 // bounds the connection, the TLS handshake and the wait for the answer's
 // headers; ctx bounds the whole.
-func FetchShared(ctx context.Context, u *url.URL, code string, answer time.Duration) (*snapshots.RemoteCopy, error) {
+func FetchShared(ctx context.Context, u *url.URL, code string, answer time.Duration) (*contents.RemoteCopy, error) {
 	client := &http.Client{
 		Transport: &http.Transport{
 			DialContext:            (&net.Dialer{Timeout: answer}).DialContext,
@@ -37,7 +37,7 @@ func FetchShared(ctx context.Context, u *url.URL, code string, answer time.Durat
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader(string(body)))
 	if err != nil {
 		client.CloseIdleConnections()
-		return nil, &snapshots.RemoteError{Fault: snapshots.RemoteBadAddress}
+		return nil, &contents.RemoteError{Fault: contents.RemoteBadAddress}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
@@ -46,29 +46,29 @@ func FetchShared(ctx context.Context, u *url.URL, code string, answer time.Durat
 		var ne net.Error
 		switch {
 		case errors.As(err, &ne) && ne.Timeout():
-			return nil, &snapshots.RemoteError{Fault: snapshots.RemoteSlowAnswer}
+			return nil, &contents.RemoteError{Fault: contents.RemoteSlowAnswer}
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return nil, &snapshots.RemoteError{Fault: snapshots.RemoteSlowTotal}
+			return nil, &contents.RemoteError{Fault: contents.RemoteSlowTotal}
 		}
-		return nil, &snapshots.RemoteError{Fault: snapshots.RemoteUnreachable}
+		return nil, &contents.RemoteError{Fault: contents.RemoteUnreachable}
 	}
-	fault := snapshots.RemoteFault(0)
+	fault := contents.RemoteFault(0)
 	switch {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		fault = snapshots.RemoteRedirect
+		fault = contents.RemoteRedirect
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		fault = snapshots.RemoteNoCode
+		fault = contents.RemoteNoCode
 	case resp.StatusCode != http.StatusOK:
-		fault = snapshots.RemoteRefused
+		fault = contents.RemoteRefused
 	case !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/x-tar"):
-		fault = snapshots.RemoteNotBoxsnap
+		fault = contents.RemoteNotBoxsnap
 	}
 	if fault != 0 {
 		resp.Body.Close()
 		client.CloseIdleConnections()
-		return nil, &snapshots.RemoteError{Fault: fault}
+		return nil, &contents.RemoteError{Fault: fault}
 	}
-	return &snapshots.RemoteCopy{Body: &closing{resp.Body, client}, Length: resp.ContentLength}, nil
+	return &contents.RemoteCopy{Body: &closing{resp.Body, client}, Length: resp.ContentLength}, nil
 }
 
 // closing lets the client's connections go with the body.

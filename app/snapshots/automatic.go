@@ -70,7 +70,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 		sn, err = SnapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: NewID(PrefixSnapshot),
 			BoxID: b.ID, BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID,
 			BackendID: b.BackendID, Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type,
-			GuestGeneration: b.Generation, Name: name, TakenAt: now, ByKind: c.byKind(), ByThreadID: c.thread(),
+			GuestGeneration: b.Generation, Name: name, TakenAt: now, ByKind: c.ByKind(), ByThreadID: c.thread(),
 			ByWhy: NilIfEmpty(c.Why), Scope: string(snapping.Scope), Holds: string(providers.HoldsDisk),
 			Excludes: NilIfEmpty(snapping.Excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
 			Picture: pictureState(b, settings)}))

@@ -36,8 +36,8 @@ func System(why string) Caller { return Caller{Kind: CallerSystem, Why: why} }
 // app or through the CLI).
 func (c Caller) IsPerson() bool { return c.Kind == CallerOwner || c.Kind == CallerCLI }
 
-// byKind is how a record names the caller.
-func (c Caller) byKind() string {
+// ByKind is how a record names the caller.
+func (c Caller) ByKind() string {
 	switch c.Kind {
 	case CallerOwner:
 		return "owner"

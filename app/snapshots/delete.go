@@ -39,7 +39,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 	if err := MayAct(c, ActDelete, b, sn); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpDelete, &sn.ID); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpDelete, &sn.ID); err != nil || op != nil {
 		return op, err
 	}
 	var op *Operation
@@ -185,7 +185,7 @@ func (s *Service) DeleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 	// (finishLeftDeletes). A queued operation (a delete's, a thinning's)
 	// has no step of its own yet.
 	if op.Step == "" || op.Step == operations.StepQueued {
-		if err := s.step(ctx, op, StepDelete); err != nil {
+		if err := s.Step(ctx, op, StepDelete); err != nil {
 			return err
 		}
 	}
@@ -206,7 +206,7 @@ func (s *Service) DeleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 			return fmt.Errorf("delete ‘%s’ with %s's earlier guest %s: %w", sn.Name, b.Name, earlier.Ref, err)
 		}
 	case sn.Ref != "":
-		if err := be.Snap.DeleteSnapshot(ctx, refOf(sn, b), rec); err != nil {
+		if err := be.Snap.DeleteSnapshot(ctx, RefOf(sn, b), rec); err != nil {
 			if operations.Pending(err) {
 				return err
 			}

@@ -15,10 +15,7 @@
 // five; Boxes (Service.Boxes) holds boxes and threads (acquiring
 // and listing boxes, the Machines tab's pages, presence, status, the box
 // log, history settings, threads, templates, the trash and a box's release,
-// forgetting a backend); Contents (Service.Contents) holds what a snapshot
-// holds and its moves in and out of boxsnap (browsing, showing, downloading
-// and comparing its files, a restore's preview, exports, imports and their
-// operation, share codes); Tab (Service.Tab) holds the Snapshots tab's
+// forgetting a backend); Tab (Service.Tab) holds the Snapshots tab's
 // lists (a page of its boxes searched, filtered and sorted, its counts, the
 // Boxes page's tabs' counts, each backend's kinds of box and one live box of
 // each); Pictures (Service.Pictures) holds pictures of a box's screen (a
@@ -30,21 +27,26 @@
 // seam shares (the store, the backends, the engine, the settings, the time
 // zone, the log, the record reads, the caller's box and admission's helpers)
 // is the Kernel each embeds; a seam calls another's method through
-// that seam's type (s.snaps, s.boxes, s.contents, s.tab, s.pictures,
-// s.approvals).
+// that seam's type (s.snaps, s.boxes, s.tab, s.pictures, s.approvals).
 //
-// A seam that has moved out is a package under app/snapshots of its own,
-// with a struct of only the fields it uses: package sweeps holds the
-// periodic work (the reconcile, the outside-restore scan, the room sweep,
-// the keeps' expiry, automatic history's check and thinning, the trash's
-// emptying, housekeeping). It reaches the kernel through interfaces it
-// declares, which *Service and *Boxes satisfy; the kernel names for it
-// are exported (BoxByID, Admit, AdmitThin, Finish, Log, …), and it registers
-// its own kinds of operation (Thin, DeleteHistory) with the kernel's engine.
-// app/boot wires it.
+// A seam that has moved out is a package of its own under app/snapshots,
+// holding a struct with the fields it uses and reaching the kernel through
+// small interfaces it declares, which *Service and *Boxes satisfy; the
+// kernel names they use are exported (BoxByID, Admit, Finish, Log, …), and
+// each registers its own kinds of operation with the kernel's engine.
+// app/boot wires them. Package sweeps holds the periodic work (the
+// reconcile, the outside-restore scan, the room sweep, the keeps' expiry,
+// automatic history's check and thinning, the trash's emptying,
+// housekeeping), with its Thin and DeleteHistory operations. Package
+// contents holds what a snapshot holds and its moves in and out of boxsnap
+// (browsing, showing, downloading and comparing its files, a restore's
+// preview, exports, imports and their operation, share codes, a redeem
+// from another boxsnap); the kernel calls it only through RestorePreviewer,
+// given with UseRestorePreview.
 //
 // words.go is the one home of the words a person or an agent reads from the
-// core (what a snapshot holds, prices in their currency, sizes, how long,
+// kernel and its seams still here (a seam package keeps its own words.go
+// for the words it alone says) (what a snapshot holds, prices in their currency, sizes, how long,
 // an operation's step, what boxsnap could not confirm, what was done, each
 // box log event's words and kind, an operation's failure and what boxsnap
 // then observed, and every refusal, one named function or constant each,

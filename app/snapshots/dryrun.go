@@ -2,6 +2,8 @@ package snapshots
 
 import (
 	"context"
+
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // RestoreDry is what a dry run of a restore answers: what the restore would
@@ -35,11 +37,25 @@ func (s *Service) RestoreDryRun(ctx context.Context, c Caller, req RestoreReques
 		return nil, err
 	}
 	out := &RestoreDry{Box: b, Snapshot: sn, Undo: !req.NoUndo, RestartsProcesses: plan.Restore.RestartsProcesses}
-	if out.Changes, err = s.contents.RestorePreview(ctx, c, sn.ID); err != nil {
+	if s.preview == nil {
+		return out, nil
+	}
+	if out.Changes, err = s.preview.RestorePreview(ctx, c, sn.ID); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
+
+// RestorePreviewer says what a restore to a snapshot would change (the
+// Contents seam's RestorePreview): a dry run's Changes.
+type RestorePreviewer interface {
+	RestorePreview(ctx context.Context, c Caller, id string) (*Comparison, error)
+}
+
+// UseRestorePreview gives the kernel what a restore's dry run asks for its
+// changes; without one a dry run's Changes is nil, as where the backend
+// cannot tell.
+func (s *Kernel) UseRestorePreview(p RestorePreviewer) { s.preview = p }
 
 // restoreEligibleNow is the check a restore's admission makes in its
 // transaction, read without locking: the box is ready, nothing is unsettled
@@ -52,7 +68,7 @@ func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, 
 	b = b2
 	sn2, err := s.SnapshotByID(ctx, s.st.Pool, sn.ID)
 	if err != nil {
-		return snapshotNotFound(ref)
+		return SnapshotNotFound(ref)
 	}
 	sn = sn2
 	pins, err := s.deletingPins(ctx, s.st.Pool, sn.ID, "")
@@ -66,4 +82,26 @@ func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, 
 		return refusal(CodeBusy, wordsBeingReleased(b.Name))
 	}
 	return s.unsettled(ctx, s.st.Pool, b)
+}
+
+// Comparison is a page of what differs between a snapshot and the box now,
+// or another snapshot of the same box.
+type Comparison struct {
+	Snapshot *Snapshot `json:"-"`
+	Box      *Box      `json:"-"`
+	// Against is the other snapshot, nil for the box now.
+	Against *Snapshot `json:"-"`
+	// Added, Removed and Changed count every path that differs (folders
+	// added or removed included), seen from the snapshot: added since,
+	// removed since, changed since.
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+	Changed int `json:"changed"`
+	Total   int `json:"total"`
+	// Offset and Changes are this page.
+	Offset  int                    `json:"offset"`
+	Changes []providers.FileChange `json:"changes"`
+	// Words says the counts in the specification's words: "14 files
+	// changed, 2 added, 1 removed since then".
+	Words string `json:"words"`
 }

@@ -16,9 +16,9 @@ import (
 // maxLineage bounds how far a lineage is followed.
 const maxLineage = 200
 
-// setHead puts a box's head on a snapshot: a restore's target, or the
+// SetHead puts a box's head on a snapshot: a restore's target, or the
 // snapshot a fork made the box from.
-func (s *Service) setHead(ctx context.Context, q db.DBTX, box, snapshot string) {
+func (s *Service) SetHead(ctx context.Context, q db.DBTX, box, snapshot string) {
 	if err := s.st.LookHeadSet(ctx, q, db.LookHeadSetParams{ID: box, HeadID: &snapshot}); err != nil {
 		s.logger.Error("set the box's head", "box", box, "snapshot", snapshot, "err", err)
 	}

@@ -106,11 +106,11 @@ const unkeptWhy = "its box was released, at the person's word"
 // its step recorded first: the delete's task is left to the job's snooze
 // (operations.ErrTaskPending), and holdKept, resumed, finishes it.
 func (s *Boxes) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend) error {
-	if err := s.step(ctx, op, StepUnkeepDelete); err != nil {
+	if err := s.Step(ctx, op, StepUnkeepDelete); err != nil {
 		return err
 	}
 	if l, ok := be.Snap.(providers.Labeler); ok && sn.Ref != "" {
-		if err := l.SetKeptUntil(ctx, refOf(sn, b), nil); err != nil && !errors.Is(err, providers.ErrNotFound) {
+		if err := l.SetKeptUntil(ctx, RefOf(sn, b), nil); err != nil && !errors.Is(err, providers.ErrNotFound) {
 			return err
 		}
 	}
@@ -131,20 +131,20 @@ func (s *Boxes) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot
 func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, hc providers.HeldCopier) error {
 	fail := func(why string) error { return &copyFailedError{words: CopyFailedWords(sn.Name, why)} }
 	if sn.State != StateReady {
-		return fail(copyIsWords(stateWords(sn.State)))
+		return fail(copyIsWords(StateWords(sn.State)))
 	}
 	if sn.ForkSafe == nil {
 		// A copy of what could never fork is never made (unit 8).
 		return fail(strings.TrimSuffix(providers.NoResetWords(b.Name), "."))
 	}
-	ref := refOf(sn, b)
+	ref := RefOf(sn, b)
 	// The job snoozed on this copy's clone, which ended OK: the copy it
 	// made is gone on with (cloned), not made again.
 	clone := providers.HeldCopyClone
 	if op.Step == StepCopyClone && stepTaskDone(op) {
 		clone = providers.HeldCopyCloned
 	}
-	if err := s.step(ctx, op, StepCopyClone); err != nil {
+	if err := s.Step(ctx, op, StepCopyClone); err != nil {
 		return err
 	}
 	if why, err := s.copyRoom(ctx, b, be, ref); err != nil {
@@ -180,7 +180,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 			step string
 			hc   providers.HeldCopyStep
 		}{{StepCopyDisarm, providers.HeldCopyDisarm}, {StepCopyTemplate, providers.HeldCopyTemplate}} {
-			if err := s.step(ctx, op, st.step); err != nil {
+			if err := s.Step(ctx, op, st.step); err != nil {
 				return err
 			}
 			if _, err := hc.HoldCopy(ctx, cp, label, st.hc, rec); err != nil {
@@ -288,7 +288,7 @@ func (s *Boxes) releaseEarlier(ctx context.Context, op *Operation, b *Box, be Ba
 			// Its stop's and destroy's tasks are waited for by the job's
 			// snooze: the release resumes at its step, and an earlier guest
 			// gone already is released (its records go).
-			g := refOf(sn, b).Guest
+			g := RefOf(sn, b).Guest
 			if err := s.releaseGuest(ctx, be, g, s.snaps.TaskRecorder(op)); err != nil {
 				if operations.Pending(err) {
 					return err

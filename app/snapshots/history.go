@@ -293,7 +293,7 @@ func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, 
 	if confirm != b.Name {
 		return nil, refusal(CodeInvalid, DeleteHistoryWords(b.Name))
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpDeleteHistory, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpDeleteHistory, nil); err != nil || op != nil {
 		return op, err
 	}
 	return s.AdmitThin(ctx, c, b, OpDeleteHistory, ChangeDelete, requestID, func(all []*Snapshot, pins map[string][]Pin, _ *string) []string {

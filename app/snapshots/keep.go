@@ -91,7 +91,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 	if err := MayAct(c, act, b, sn); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, kind, &sn.ID); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, kind, &sn.ID); err != nil || op != nil {
 		return op, err
 	}
 	settings, err := s.Settings(ctx)
@@ -175,7 +175,7 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (Kee
 			return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 		}
 	}
-	if err := s.step(ctx, op, StepLabel); err != nil {
+	if err := s.Step(ctx, op, StepLabel); err != nil {
 		return KeepResult{}, err
 	}
 	be, err := s.Backend(sn.BackendID)
@@ -183,11 +183,11 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (Kee
 		return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	if l, ok := be.Snap.(providers.Labeler); ok {
-		if err := l.SetKeptUntil(ctx, refOf(sn, b), until); err != nil {
+		if err := l.SetKeptUntil(ctx, RefOf(sn, b), until); err != nil {
 			return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, failLabelRefusedWords(be.Label, err), "")
 		}
 	}
-	if err := s.step(ctx, op, StepRecord); err != nil {
+	if err := s.Step(ctx, op, StepRecord); err != nil {
 		return KeepResult{}, err
 	}
 	if err := s.st.CoreSnapshotKeep(ctx, s.st.Pool, db.CoreSnapshotKeepParams{ID: sn.ID, KeptUntil: until}); err != nil {

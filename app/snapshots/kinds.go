@@ -23,7 +23,6 @@ type Kinds struct {
 	Unkeep  *operations.Kind[keepParams, KeepResult]
 	Fork    *operations.Kind[ForkParams, ForkResult]
 	Release *operations.Kind[releaseParams, ReleaseResult]
-	Import  *operations.Kind[importParams, ImportResult]
 	// Untrash restores a box from the trash; Reset makes a box fresh
 	// (trash.go, reset.go).
 	Untrash *operations.Kind[struct{}, UntrashResult]
@@ -59,7 +58,6 @@ func (s *Service) register() {
 		Unkeep:  operations.Register(e, OpUnkeep, s.runKeep),
 		Fork:    operations.Register(e, OpFork, s.runFork),
 		Release: operations.Register(e, OpRelease, s.boxes.runRelease),
-		Import:  operations.Register(e, OpImport, s.contents.runImport),
 
 		Untrash: operations.Register(e, OpUntrash, s.boxes.runUntrash),
 		Reset:   operations.Register(e, OpReset, s.runReset),

@@ -35,9 +35,9 @@ func requestKey(c Caller, id string) *string {
 	return &k
 }
 
-// existingRequest returns the operation a repeated request ID already made,
+// ExistingRequest returns the operation a repeated request ID already made,
 // or a refusal when that ID was used for a different operation.
-func (s *Kernel) existingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
+func (s *Kernel) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -55,7 +55,7 @@ func (s *Kernel) existingRequest(ctx context.Context, q db.DBTX, c Caller, reque
 	return op, nil
 }
 
-// admit records an operation in tx, with the box's row already locked: the
+// Admit records an operation in tx, with the box's row already locked: the
 // row first, before anything changes, and its River job in the same
 // transaction when no earlier operation of the box is running. Otherwise it
 // waits; Finish starts it when the one before ends. An operation of no box
@@ -66,7 +66,7 @@ func (s *Kernel) Admit(ctx context.Context, tx pgx.Tx, r OpRequest) (*Operation,
 
 // request is what the engine records of r.
 func (r OpRequest) request() operations.Request {
-	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.byKind(), ByThread: r.Caller.thread(),
+	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.ByKind(), ByThread: r.Caller.thread(),
 		RequestKey: requestKey(r.Caller, r.RequestID), Consent: r.Consent, Params: r.Params, Generation: 1}
 	if r.Target != nil {
 		req.Target = &r.Target.ID
@@ -83,7 +83,7 @@ func (r OpRequest) request() operations.Request {
 // LockBox locks a box's row for the transaction: admissions and ends of a
 // box's operations are serialised on it.
 func (s *Kernel) LockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
-	b, err := boxRow(s.st.CoreBoxLock(ctx, tx, id))
+	b, err := BoxRow(s.st.CoreBoxLock(ctx, tx, id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(id)
 	}
@@ -143,7 +143,7 @@ func (s *Kernel) WaitSince(ctx context.Context, op *Operation, m operations.Mark
 }
 
 // step records the step an operation is at, before it runs it.
-func (s *Kernel) step(ctx context.Context, op *Operation, step string) error {
+func (s *Kernel) Step(ctx context.Context, op *Operation, step string) error {
 	return s.ops.Step(ctx, op, step)
 }
 
@@ -179,7 +179,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 	}
 	sn, err := s.SnapshotLock(ctx, tx, snapID)
 	if err != nil {
-		return nil, nil, snapshotNotFound(ref)
+		return nil, nil, SnapshotNotFound(ref)
 	}
 	var pins []Pin
 	if change == ChangeRestore || change == ChangeFork {

@@ -27,7 +27,7 @@ func (s *Service) Plan(ctx context.Context, c Caller, boxRef, ref string) (*Box,
 	}
 	var r *providers.SnapshotRef
 	if sn != nil {
-		rr := refOf(sn, b)
+		rr := RefOf(sn, b)
 		r = &rr
 	}
 	plan, err := s.planNow(ctx, b, be, r)

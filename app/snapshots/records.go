@@ -84,21 +84,21 @@ func (s *Kernel) MoveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, err
 // caller may not see reads as not found.
 func (s *Service) Snapshot(ctx context.Context, c Caller, id string) (*Snapshot, *Box, error) {
 	if !ValidID(PrefixSnapshot, id) {
-		return nil, nil, snapshotNotFound(id)
+		return nil, nil, SnapshotNotFound(id)
 	}
 	sn, err := s.SnapshotByID(ctx, s.st.Pool, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, snapshotNotFound(id)
+		return nil, nil, SnapshotNotFound(id)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
-		return nil, nil, snapshotNotFound(id)
+		return nil, nil, SnapshotNotFound(id)
 	}
 	if err := MayAct(c, ActSee, b, sn); err != nil {
-		return nil, nil, snapshotNotFound(id)
+		return nil, nil, SnapshotNotFound(id)
 	}
 	return sn, b, nil
 }
@@ -112,7 +112,7 @@ func (s *Service) SnapshotOfBox(ctx context.Context, c Caller, boxRef, ref strin
 			return nil, nil, err
 		}
 		if boxRef != "" && b.ID != boxRef && b.Name != boxRef {
-			return nil, nil, snapshotNotFound(ref)
+			return nil, nil, SnapshotNotFound(ref)
 		}
 		return sn, b, nil
 	}

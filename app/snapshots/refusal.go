@@ -65,12 +65,20 @@ func AsRefusal(err error) (*Refusal, bool) {
 	return nil, false
 }
 
-// snapshotNotFound is what a caller reads for a snapshot it may not see as
+// SnapshotNotFound is what a caller reads for a snapshot it may not see as
 // for one that does not exist, so a guessed ID tells nothing.
-func snapshotNotFound(id string) *Refusal {
+func SnapshotNotFound(id string) *Refusal {
 	return refusal(CodeNotFound, wordsNoSnapshot(id))
 }
 
 func boxNotFound(ref string) *Refusal {
 	return refusal(CodeNotFound, wordsNoBox(ref))
+}
+
+// CutShort is a refusal of an export file that stopped, which keeps the
+// reader's error as its cause: a surface that capped the body it read tells
+// its own "too large" from it.
+func CutShort(r *Refusal, err error) *Refusal {
+	r.cause = err
+	return r
 }

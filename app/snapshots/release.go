@@ -44,7 +44,7 @@ func (s *Boxes) releaseBox(ctx context.Context, c Caller, ref, requestID string,
 	if err := MayBox(c, BoxRelease, b); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpRelease, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpRelease, nil); err != nil || op != nil {
 		return op, err
 	}
 	settings, err := s.Settings(ctx)
@@ -101,7 +101,7 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		}
 		return ReleaseResult{}, s.releaseStopped(ctx, op, b, cf.words)
 	}
-	if err := s.step(ctx, op, StepDelete); err != nil {
+	if err := s.Step(ctx, op, StepDelete); err != nil {
 		return ReleaseResult{}, err
 	}
 	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
@@ -123,7 +123,7 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 	}
-	if err := s.step(ctx, op, StepRelease); err != nil {
+	if err := s.Step(ctx, op, StepRelease); err != nil {
 		return ReleaseResult{}, err
 	}
 	// The guest's stop and destroy are waited for by the job's snooze where

@@ -152,7 +152,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	if c.Kind == CallerAgent {
 		req.Force = false
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpReset, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpReset, nil); err != nil || op != nil {
 		return op, err
 	}
 	settings, err := s.Settings(ctx)
@@ -298,7 +298,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 		undo, _ = s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 	}
 	for _, step := range steps[start:] {
-		if err := s.step(ctx, op, step); err != nil {
+		if err := s.Step(ctx, op, step); err != nil {
 			return ResetResult{}, err
 		}
 		switch step {
@@ -410,7 +410,7 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 		return s.resetFailed(ctx, op, b, resetWhyNoUndo(why), observedMayBeFresh)
 	}
 	g := GuestOf(b)
-	ref := refOf(undo, b)
+	ref := RefOf(undo, b)
 	rec := s.ops.Recorder(op)
 	back := func() error {
 		if err := be.Boxes.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
@@ -422,7 +422,7 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 		if err := s.SetStraight(ctx, op.ID, b, be, "the reset's undo"); err != nil {
 			return err
 		}
-		s.setHead(ctx, s.st.Pool, b.ID, undo.ID)
+		s.SetHead(ctx, s.st.Pool, b.ID, undo.ID)
 		if p.WasRunning {
 			return be.Boxes.Start(ctx, g)
 		}
@@ -448,7 +448,7 @@ func (s *Service) carryLogins(ctx context.Context, b *Box, be Backend, rs provid
 	if !ok || undo == nil {
 		return nil, nil, errors.New("could not read the logins back from the undo")
 	}
-	ref := refOf(undo, b)
+	ref := RefOf(undo, b)
 	var dirs []string
 	for _, top := range []string{"", "home", "Users"} {
 		es, err := br.ListFiles(ctx, ref, top)
@@ -564,7 +564,7 @@ func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID st
 		return nil, err
 	}
 	// A repeated request is the same undo, though a newer undo exists now.
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpRestore, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpRestore, nil); err != nil || op != nil {
 		return op, err
 	}
 	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)

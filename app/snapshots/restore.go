@@ -160,7 +160,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		req.NoUndo, req.Force = false, false
 	}
 	if !req.dryRun {
-		if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpRestore, &sn.ID); err != nil || op != nil {
+		if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpRestore, &sn.ID); err != nil || op != nil {
 			return op, err
 		}
 	}
@@ -293,7 +293,7 @@ type restoreRun struct {
 
 // newRestoreRun begins a run of op's restore of sn on b.
 func newRestoreRun(op *Operation, p restoreParams, sn *Snapshot, b *Box, be Backend, tz *time.Location) *restoreRun {
-	r := &restoreRun{op: op, p: p, sn: sn, b: b, be: be, ref: refOf(sn, b), resuming: op.Resuming,
+	r := &restoreRun{op: op, p: p, sn: sn, b: b, be: be, ref: RefOf(sn, b), resuming: op.Resuming,
 		caller: CallerOf(op), tz: tz, wasRunning: true,
 		memory: sn.Holds == string(providers.HoldsDiskAndMemory)}
 	// A restore on the person's yes says so in the box log.
@@ -387,7 +387,7 @@ func (s *Service) restoreStep(ctx context.Context, r *restoreRun, i int) (stop b
 			r.wasRunning = *op.BoxRan
 		}
 	case !(step == providers.StepUndo && isCopyStep(op.Step)):
-		if err := s.step(ctx, op, string(step)); err != nil {
+		if err := s.Step(ctx, op, string(step)); err != nil {
 			return true, err
 		}
 	}
@@ -508,7 +508,7 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 // the runner returns and the engine records as the operation ends.
 func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult, error) {
 	op, b, sn, be := r.op, r.b, r.sn, r.be
-	if err := s.step(ctx, op, StepUndos); err != nil {
+	if err := s.Step(ctx, op, StepUndos); err != nil {
 		return RestoreResult{}, err
 	}
 	op2, _ := s.ops.ByID(ctx, s.st.Pool, op.ID)
@@ -539,7 +539,7 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult
 		}
 	}
 	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
-	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
+	s.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
 	s.Log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
 	return res, nil
 }
@@ -554,7 +554,7 @@ func (s *Service) stopStep(ctx context.Context, op *Operation, be Backend, b *Bo
 	runs, err := s.guestRuns(ctx, be, b)
 	if err != nil {
 		s.logger.Warn("read whether a box runs before a restore stops it; it will be started again", "box", b.Name, "err", err)
-		return s.step(ctx, op, string(providers.StepStop))
+		return s.Step(ctx, op, string(providers.StepStop))
 	}
 	return s.ops.StepBoxRan(ctx, op, string(providers.StepStop), runs)
 }
@@ -594,14 +594,14 @@ func (s *Service) restoreFailedAt(ctx context.Context, op *Operation, b *Box, sn
 		if step == providers.StepAccess {
 			files = observedFilesRestoredAccess
 		}
-		s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // its files are the target's
+		s.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // its files are the target's
 	}
 	box := ""
 	switch {
 	case step == providers.StepStart:
 		box = observedStartFailedWords(stepErr.Error())
 	case (step == providers.StepStop || done(providers.StepStop)) && !done(providers.StepStart):
-		box = s.startAgain(ctx, be, b, refOf(sn, b), wasRunning, rec)
+		box = s.startAgain(ctx, be, b, RefOf(sn, b), wasRunning, rec)
 	case done(providers.StepStart):
 		box = observedBoxRuns
 	}
@@ -623,7 +623,7 @@ func (s *Service) putBackFromUndo(ctx context.Context, op *Operation, b *Box, be
 	if err != nil || u.State != StateReady {
 		return observedFilesPartWayWords(observedUndoNotReady)
 	}
-	if _, err := be.Snap.RestoreSnapshot(ctx, GuestOf(b), refOf(u, b), providers.StepRollback, rec); err != nil {
+	if _, err := be.Snap.RestoreSnapshot(ctx, GuestOf(b), RefOf(u, b), providers.StepRollback, rec); err != nil {
 		return observedFilesPartWayWords(err.Error())
 	}
 	return observedFilesPutBack
@@ -709,7 +709,7 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 		var err error
 		// As a take's: the job snoozes on the task, and the resumed run
 		// finds the undo by its label.
-		settings, _ := s.readSettings(ctx)
+		settings, _ := s.ReadSettings(ctx)
 		taken, err = be.Snap.Snapshot(ctx, GuestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID},
 			RoomPercent: settings.RoomPercent}, s.TaskRecorder(op))
 		if operations.Pending(err) {
@@ -761,7 +761,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			id := NewID(PrefixSnapshot)
 			undo, err = SnapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: id, BoxID: b.ID,
 				BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
-				Host: b.Host, GuestGeneration: b.Generation, Name: name, TakenAt: s.now(), ByKind: caller.byKind(),
+				Host: b.Host, GuestGeneration: b.Generation, Name: name, TakenAt: s.now(), ByKind: caller.ByKind(),
 				ByThreadID: caller.thread(), ByWhy: NilIfEmpty(caller.Why), Scope: scope, Holds: string(providers.HoldsDisk),
 				Excludes: NilIfEmpty(excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
 				Picture: "none", UndoOf: undoOfOp(op)}))
@@ -790,7 +790,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			return undo, nil
 		}
 		if undo.State != StateTaking {
-			return nil, fmt.Errorf("the undo is %s", stateWords(undo.State))
+			return nil, fmt.Errorf("the undo is %s", StateWords(undo.State))
 		}
 	}
 	return undo, nil
@@ -911,7 +911,7 @@ func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backen
 	if err != nil {
 		return Backend{}, providers.SnapshotPlan{}, err
 	}
-	ref := refOf(sn, b)
+	ref := RefOf(sn, b)
 	plan, err := s.planNow(ctx, b, be, &ref)
 	if err != nil {
 		return Backend{}, providers.SnapshotPlan{}, s.planError(b, be, err)

@@ -89,9 +89,9 @@ func boxOf(r db.Box) (*Box, error) {
 	return b, nil
 }
 
-// boxRow is the box a :one query read or wrote; no row is
+// BoxRow is the box a :one query read or wrote; no row is
 // store.ErrNotFound.
-func boxRow(r db.Box, err error) (*Box, error) {
+func BoxRow(r db.Box, err error) (*Box, error) {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}

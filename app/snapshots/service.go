@@ -48,29 +48,21 @@ type Options struct {
 	Logger   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// TempDir holds imports while they are checked; empty: the system's.
-	TempDir string
 	// TaskSnooze is how long an operation's job sleeps between two looks at
 	// its provider task; 0 means operations.DefaultSnooze.
 	TaskSnooze time.Duration
-	// Redeem bounds a redeem from another boxsnap; a zero field is
-	// DefaultRedeemLimits'.
-	Redeem RedeemLimits
-	// FetchShared fetches a copy from another boxsnap's share endpoint
-	// (remote.FetchShared); nil refuses redeems from another boxsnap.
-	FetchShared FetchShared
 }
 
 // Service is the core's snapshot rules and their operations: take,
 // restore, delete, keep, fork, reset and lists. It holds the core's other
 // seams that still live in this package, reached through it: Boxes (boxes,
-// threads, templates, trash and release), Contents (a snapshot's files,
-// exports, imports and share codes), Tab (the Snapshots tab's lists and
+// threads, templates, trash and release), Tab (the Snapshots tab's lists and
 // counts), Pictures (pictures of a box's screen) and Approvals (requests
 // for the person's word). What every seam shares (the store, the backends,
 // the engine, the settings and the record reads) is the Kernel's, embedded in
-// each. The periodic work is package sweeps', which reaches the core
-// through interfaces of its own.
+// each. The periodic work (package sweeps) and a snapshot's contents and
+// moves (package contents) are packages of their own, which reach the core
+// through small interfaces they declare.
 type Service struct {
 	*Kernel
 }
@@ -85,18 +77,6 @@ type Boxes struct {
 
 // Boxes is the core's boxes and threads.
 func (s *Service) Boxes() *Boxes { return s.boxes }
-
-// Contents is the core's look inside snapshots and their moves in and out
-// of boxsnap: a snapshot's files browsed, shown, downloaded and compared
-// (with the box now or another snapshot), a restore's preview, export
-// files written and staged, imports and their operation, and share codes
-// made, listed, revoked and redeemed.
-type Contents struct {
-	*Kernel
-}
-
-// Contents is the core's look inside snapshots and their moves.
-func (s *Service) Contents() *Contents { return s.contents }
 
 // Tab is the core's lists for the Snapshots tab: a page of its boxes and
 // their snapshots, searched, filtered and sorted (Snapshots), its counts
@@ -135,14 +115,14 @@ func (s *Service) Approvals() *Approvals { return s.approvals }
 // Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps, boxes, contents, tab, pictures and
+// box leaves behind). Its snaps, boxes, tab, pictures and
 // approvals are the seams themselves, so that one seam calls another
 // through its type; pictureTaker is the PictureTaker the Pictures seam
-// captures with (Pictures.Use).
+// captures with (Pictures.Use); preview is what a restore's dry run asks
+// for its changes (UseRestorePreview).
 type Kernel struct {
 	snaps        *Service
 	boxes        *Boxes
-	contents     *Contents
 	tab          *Tab
 	pictures     *Pictures
 	approvals    *Approvals
@@ -156,10 +136,7 @@ type Kernel struct {
 	kinds        Kinds
 	pictureTaker PictureTaker
 	cache        readCache
-	tempDir      string
-	compares     compareCache
-	redeem       RedeemLimits
-	fetchShared  FetchShared
+	preview      RestorePreviewer
 }
 
 // New makes the core.
@@ -167,9 +144,9 @@ func New(opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("snapshots: a store is required")
 	}
-	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault(), fetchShared: opts.FetchShared}}
+	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}}}
 	s.snaps, s.boxes = s, &Boxes{s.Kernel}
-	s.contents, s.tab = &Contents{s.Kernel}, &Tab{s.Kernel}
+	s.tab = &Tab{s.Kernel}
 	s.pictures, s.approvals = &Pictures{s.Kernel}, &Approvals{s.Kernel}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -272,7 +249,9 @@ func GuestOf(b *Box) providers.Guest {
 	return providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}
 }
 
-func refOf(sn *Snapshot, b *Box) providers.SnapshotRef {
+// RefOf is how a backend names a snapshot of box b (b may be nil for a
+// held copy or an earlier guest).
+func RefOf(sn *Snapshot, b *Box) providers.SnapshotRef {
 	g := providers.Guest{Backend: sn.BackendID, Kind: sn.BoxKind, Host: sn.Host, Generation: sn.GuestGeneration}
 	switch {
 	case sn.GuestRef != nil && sn.Guest != "current":

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -86,7 +87,7 @@ func (st Settings) Validate() error {
 		errs = append(errs, errors.New(wordsApprovalRange(MaxApprovalMinutes)))
 	}
 	if st.ShareDays < 1 || st.ShareDays > MaxShareDays {
-		errs = append(errs, errors.New(wordsShareDays(MaxShareDays)))
+		errs = append(errs, errors.New(WordsShareDays(MaxShareDays)))
 	}
 	errs = append(errs, st.validateHistory()...)
 	for _, p := range st.AlsoRemove {
@@ -127,7 +128,7 @@ func (s *Kernel) Settings(ctx context.Context) (Settings, error) {
 		return st, nil
 	}
 	s.cache.mu.Unlock()
-	st, err := s.readSettings(ctx)
+	st, err := s.ReadSettings(ctx)
 	if err == nil {
 		cached := st
 		cached.Ceilings = maps.Clone(st.Ceilings) // the caller may change its own
@@ -138,7 +139,8 @@ func (s *Kernel) Settings(ctx context.Context) (Settings, error) {
 	return st, err
 }
 
-func (s *Kernel) readSettings(ctx context.Context) (Settings, error) {
+// ReadSettings reads the settings afresh, past the process's cache.
+func (s *Kernel) ReadSettings(ctx context.Context) (Settings, error) {
 	st := DefaultSettings()
 	raw, err := s.st.CoreSettingGet(ctx, s.st.Pool, settingsKey)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -173,3 +175,19 @@ func (s *Kernel) SaveSettings(ctx context.Context, c Caller, st Settings) error 
 	s.cache.mu.Unlock()
 	return nil
 }
+
+// Secrets is what a copy of a box leaves behind: the one list, and the
+// settings' own paths. A fork's copy (Service) and an import's box and a
+// share code's copy (Contents) leave it, so it is the core's.
+func (s *Kernel) Secrets(ctx context.Context) providers.Secrets {
+	st, _ := s.Settings(ctx)
+	return providers.DefaultSecrets().With(st.AlsoRemove)
+}
+
+// DefaultShareDays is how long a share code works unless the settings say
+// otherwise; MaxShareDays the longest. The settings bound ShareDays by
+// them, and a share code's days too.
+const (
+	DefaultShareDays = 7
+	MaxShareDays     = 30
+)

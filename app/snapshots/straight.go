@@ -132,7 +132,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		if op.Step == string(providers.StepAdopt) && stepTaskDone(op) {
 			adopt = providers.HeldCopyCloned
 		}
-		ng, err := hc.AdoptCopy(ctx, refOf(target, b), box, g.Identity, adopt, s.TaskRecorder(op))
+		ng, err := hc.AdoptCopy(ctx, RefOf(target, b), box, g.Identity, adopt, s.TaskRecorder(op))
 		if err != nil {
 			return b, err
 		}
@@ -183,7 +183,7 @@ func (s *Service) lastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*pro
 	if n > 0 {
 		return nil, nil
 	}
-	g := refOf(sn, b).Guest
+	g := RefOf(sn, b).Guest
 	return &g, nil
 }
 

@@ -120,7 +120,7 @@ type takeAdmission struct {
 // by c, and its snapshot (nil if it was deleted since); no operation when
 // the request is new.
 func (s *Service) repeatedTake(ctx context.Context, c Caller, requestID string) (*Operation, *Snapshot, error) {
-	op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpTake, nil)
+	op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpTake, nil)
 	if err != nil || op == nil {
 		return nil, nil, err
 	}
@@ -175,7 +175,7 @@ func (s *Service) takeChecks(ctx context.Context, c Caller, b *Box, req TakeRequ
 // gives the box as locked, refusing one that is not ready.
 func (s *Service) lockForTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, boxID string) (*Box, error) {
 	locked, err := s.st.TakeAdmitLock(ctx, tx, db.TakeAdmitLockParams{ID: boxID, Paid: a.charge.Paid, Storage: a.plan.Storage.Name})
-	b, err := boxRow(locked.Box, err)
+	b, err := BoxRow(locked.Box, err)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(a.req.Box)
 	} else if err != nil {
@@ -245,7 +245,7 @@ func (s *Service) recordTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, b
 		r, err := s.st.TakeAdmit(ctx, tx, db.TakeAdmitParams{StorageKey: reserved.Storage, BoxID: b.ID, SnapshotID: id,
 			BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
 			Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type, GuestGeneration: b.Generation,
-			Name: name, Note: a.note, TakenAt: a.now, SnapByKind: c.byKind(), SnapByThreadID: c.thread(), ByWhy: NilIfEmpty(c.Why),
+			Name: name, Note: a.note, TakenAt: a.now, SnapByKind: c.ByKind(), SnapByThreadID: c.thread(), ByWhy: NilIfEmpty(c.Why),
 			Scope: string(snapping.Scope), Holds: holds, Excludes: NilIfEmpty(snapping.Excludes), OwnerKind: owner,
 			OwnerThreadID: ownerThread, State: StateTaking, Picture: pictureState(b, a.settings), Price: price,
 			OpID: o.ID, RequestKey: o.RequestKey, Kind: o.Kind, Generation: o.Generation, OpByKind: o.ByKind,
@@ -486,7 +486,7 @@ func (s *Service) startTake(ctx context.Context, conn operations.DB, id string) 
 		return db.Operation{}, nil, err
 	}
 	sn, _ := SnapshotRow(r.Snapshot, nil)
-	b, err := boxRow(r.Box, nil)
+	b, err := BoxRow(r.Box, nil)
 	if err != nil {
 		return r.Operation, nil, nil // the runner reads them again, and says what it cannot read
 	}
@@ -514,7 +514,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams,
 			sn, err = SnapshotRow(both.Snapshot, nil)
 		}
 		if err == nil {
-			b, err = boxRow(both.Box, nil)
+			b, err = BoxRow(both.Box, nil)
 		}
 	}
 	recorded := err == nil && sn.State == StateTaking
@@ -564,7 +564,7 @@ func (s *Service) takeStepsRecorded(ctx context.Context, op *Operation, sn *Snap
 	picture := !resuming && sn.Picture != "off" && b.HasScreen
 	if picture {
 		if !recorded {
-			if err := s.step(ctx, op, StepPicture); err != nil {
+			if err := s.Step(ctx, op, StepPicture); err != nil {
 				return err
 			}
 		}
@@ -572,7 +572,7 @@ func (s *Service) takeStepsRecorded(ctx context.Context, op *Operation, sn *Snap
 		s.pictures.takePicture(ctx, b, sn)
 	}
 	if picture || !recorded {
-		if err := s.step(ctx, op, StepSnapshot); err != nil {
+		if err := s.Step(ctx, op, StepSnapshot); err != nil {
 			return err
 		}
 	}
@@ -602,7 +602,7 @@ func (s *Service) takeOnBackend(ctx context.Context, op *Operation, params takeP
 	// task failed and left nothing asks once more and waits in place,
 	// so the backend says why in its own words.
 	// The room again, now from the copy's size the backend learns.
-	settings, _ := s.readSettings(ctx)
+	settings, _ := s.ReadSettings(ctx)
 	taken, err = be.Snap.Snapshot(ctx, GuestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory, RoomPercent: settings.RoomPercent}, s.TaskRecorder(op))
 	if operations.Pending(err) {
 		return taken, true, err
@@ -629,7 +629,7 @@ func (s *Service) takeOnBackend(ctx context.Context, op *Operation, params takeP
 func (s *Service) takeLimitDone(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, caller Caller, all []*Snapshot) (TakeResult, error) {
 	var err error
 	if all == nil {
-		if err := s.step(ctx, op, StepLimit); err != nil {
+		if err := s.Step(ctx, op, StepLimit); err != nil {
 			return TakeResult{}, err
 		}
 		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
@@ -732,7 +732,7 @@ func takenParams(sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev
 		SizeMeaning: meaning, ForkSafe: fork, Excludes: NilIfEmpty(t.Excludes)}
 	if ev != nil {
 		kind := EvSnapshotTaken
-		arg.LogKind, arg.ActorKind, arg.ActorThread, arg.ActorWhy = &kind, ev.Caller.byKind(), ev.Caller.thread(), NilIfEmpty(ev.Caller.Why)
+		arg.LogKind, arg.ActorKind, arg.ActorThread, arg.ActorWhy = &kind, ev.Caller.ByKind(), ev.Caller.thread(), NilIfEmpty(ev.Caller.Why)
 		arg.Words, arg.OperationID = ev.Words, NilIfEmpty(ev.Op)
 	}
 	return arg

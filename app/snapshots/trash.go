@@ -165,7 +165,7 @@ func (s *Boxes) RestoreFromTrash(ctx context.Context, c Caller, ref, requestID s
 	if err := MayBox(c, BoxRelease, b); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpUntrash, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpUntrash, nil); err != nil || op != nil {
 		return op, err
 	}
 	var op *Operation
@@ -211,11 +211,11 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 	caller := CallerOf(op)
 	until := op.CreatedAt.Add(time.Duration(st.TrashHours) * time.Hour)
 	if err := s.st.TrashInsert(ctx, s.st.Pool, db.TrashInsertParams{BoxID: b.ID, ReleaseOp: op.ID, TrashedAt: s.now(), Until: until,
-		ByKind: caller.byKind(), ByThreadID: caller.thread()}); err != nil {
+		ByKind: caller.ByKind(), ByThreadID: caller.thread()}); err != nil {
 		return ReleaseResult{}, fmt.Errorf("record %s in the trash: %w", b.Name, err)
 	}
 	if op.Step != StepInert && op.Step != StepRecord {
-		if err := s.step(ctx, op, StepFinal); err != nil {
+		if err := s.Step(ctx, op, StepFinal); err != nil {
 			return ReleaseResult{}, err
 		}
 		if err := s.takeFinal(ctx, op, b, be); err != nil {
@@ -224,7 +224,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 	}
 	if op.Step != StepRecord {
 		first := op.Step != StepInert
-		if err := s.step(ctx, op, StepInert); err != nil {
+		if err := s.Step(ctx, op, StepInert); err != nil {
 			return ReleaseResult{}, err
 		}
 		if err := s.makeInert(ctx, op, b, be, first); err != nil {
@@ -237,7 +237,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 			return ReleaseResult{}, s.trashFailed(ctx, op, b, wordsReleaseCouldNotStop(b.Name, taskFailedError(op, err)))
 		}
 	}
-	if err := s.step(ctx, op, StepRecord); err != nil {
+	if err := s.Step(ctx, op, StepRecord); err != nil {
 		return ReleaseResult{}, err
 	}
 	if err := s.st.CoreBoxSetState(ctx, s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxTrashed)}); err != nil {
@@ -365,7 +365,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) (Untr
 	if err != nil {
 		return UntrashResult{}, s.untrashFailed(ctx, op, b, err.Error())
 	}
-	if err := s.step(ctx, op, StepInert); err != nil {
+	if err := s.Step(ctx, op, StepInert); err != nil {
 		return UntrashResult{}, err
 	}
 	g := GuestOf(b)
@@ -391,7 +391,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) (Untr
 			return UntrashResult{}, s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, taskFailedError(op, err)))
 		}
 	}
-	if err := s.step(ctx, op, StepRecord); err != nil {
+	if err := s.Step(ctx, op, StepRecord); err != nil {
 		return UntrashResult{}, err
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {

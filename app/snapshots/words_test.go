@@ -239,13 +239,10 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsNamedAlready(box, sn), wordsSavingPasses(box, 5, 5, sn, ""), RenewNotKeptWords(sn),
 		wordsInUse(sn, pinWords(Pin{Kind: OpRestore}, time.UTC)), wordsSavedNotThinned(sn), wordsUndoNotThinned(sn),
 		wordsKeptNeverDeleted(sn), wordsKeptUntil(sn, "29 Nov"), wordsPersonsNeverDeleted(sn), wordsUndoNotEvicted(sn),
-		wordsNotAnUndo(sn), wordsCannotBe(sn, stateWords(StateTaking), changeWords(ChangeRestore)),
-		wordsStillBeingTaken(sn), wordsAlreadyDeleting(sn), wordsUnavailable(sn), wordsSnapshotIs(sn, stateWords(StateLost)),
+		wordsNotAnUndo(sn), wordsCannotBe(sn, StateWords(StateTaking), changeWords(ChangeRestore)),
+		wordsStillBeingTaken(sn), wordsAlreadyDeleting(sn), wordsUnavailable(sn), wordsSnapshotIs(sn, StateWords(StateLost)),
 		wordsEarlierGuestForkOnly(sn, box), wordsHeldCopyForkInstead(sn), wordsNotKept(sn), wordsOutlivesBox(sn),
-		wordsOtherBoxForkInstead(sn, box), wordsCannotBeShared(sn, stateWords(StateFailed)), NothingInsideWords(sn, "lost"),
-		wordsNoPathIn("the file notes.txt", sn), wordsCannotBeRead(sn, "part of it is missing."),
-		wordsCompareSameBox(sn), wordsNothingToCompare(sn, "lost"), wordsCannotBeExported(sn, "lost"),
-		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
+		wordsOtherBoxForkInstead(sn, box), SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
 		wordsUndoNeverAutomatic(sn), CannotBeForkedWords(sn, "on "+be),
 		wordsAsked(box, sn, "rq1", true), wordsAsked(box, sn, "rq1", false),
 		wordsApproved("rq1", "10:42", box, sn, "op1"), wordsDeclined("rq1", box, sn),
@@ -277,16 +274,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsCannotReadLogins(be, box), wordsNotFromTemplate(box), wordsTemplateElsewhere("dev", be, box, "local"),
 		BoxExistsWords(box), wordsHoldsGuest(box), wordsTemplateSets("dev", "command"), wordsPresenceThread("th1"),
 		wordsTerminalsBelowZero,
-		wordsNoShareCodeHere, wordsShareRevoked, wordsShareSnapshotGone, wordsCannotShareSecrets(be), wordsCannotShare(be),
-		wordsShareDays(30), wordsNoLiveShareCode("sh1"), wordsNotAShareCode(SharePrefix, len(SharePrefix)+43),
-		wordsShareExpired("29 Nov 10:42"), wordsShareSnapshotIs("lost"),
-		wordsNotAPath, wordsPathTooLong, wordsTopFolder, wordsNameAFile, wordsBackendSays("No such file"),
-		wordsBackendSays("No such file."), wordsAbsolutePath("/etc"), wordsClimbsOut("../x"),
-		wordsLinkNeverFollowed("the link l", "/etc"), wordsNotFileOrFolder("the pipe p"), NoBoxToCompareWords(box, BoxReleasing),
-		wordsNameOneToExport, wordsChooseImport, wordsImportFailed, wordsCannotExport(be),
-		wordsBadArchive("a.tar", "it is not an export file"), wordsImportRunning("op1", "copying"),
-		wordsImportOneBox("a.tar", box, "b.tar", "brisk-lake"), wordsReleasedNoImport(box), wordsNoBackendImports("tart"),
-		CannotImportWords(be), wordsAlreadyHere("sn1", box),
+		WordsShareDays(30),
 		wordsHistoryGiB(1000), wordsHistoryDays(30), wordsCheckSeconds(be, 10, 3600),
 		wordsInTrashAlready(box), wordsNotInTrash(box), wordsForgetInSettings(be),
 		wordsPlanChanged("Stops amber-fox."), wordsRequestExpired("rq1", "10:42"), wordsRequestWas("rq1", "denied"),
@@ -299,7 +287,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		ExecutionRestoresOffWords, NoRequestsWords, ReleasingWords(box), NoTemplatesWords, SavedWords(sn, " of "+box, box),
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
 		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC), InTrashWords(box),
-		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box), CannotBrowseWords(be),
+		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
 		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}), HeldWords(box),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
 		wordsReleaseUnfinished("pve-1 does not answer."), AlwaysWithUndoWords(box),
@@ -389,19 +377,17 @@ func logWordsForShape() (named, others []string) {
 		logRestoreAskedWords(sn, "", false, ""), logRestoredWords(sn, at, "", &providers.BoxSize{Cores: 2, MemoryBytes: 2 << 30}, time.UTC),
 		logRestoreFailedWords(sn, "", "it failed", "nothing changed"), logRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
 		logForkWords(sn, box), logForkFailedWords(sn, box, "no room"), logForkedFromWords(box, sn, at, time.UTC),
-		logMadeByImportWords(sn), logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
+		logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
 		logDeletedWithEarlierWords(sn, id, box), logKeptWords(sn, at), logUnkeptWords(sn, true), logUnkeptWords(sn, false),
 		logHeldCopyMadeWords(sn, "vm-9", "pve-1", true), logHeldCopyRemadeWords(sn), logSavedWords(sn, id),
-		logExportedWords([]string{sn}, ""), logExportedWords([]string{"b", sn}, "c"), logImportedWords([]string{sn}, true),
-		logSharedWords(sn, at, nil, time.UTC), logShareRedeemedWords(sn, []string{".ssh"}), logRequestedWords(sn, "rq1"),
-		logDeclinedWords("rq1", sn), logDownloadedWords("notes.txt", 512, false, sn), logDownloadedWords("src", 0, true, sn),
+		logRequestedWords(sn, "rq1"), logDeclinedWords("rq1", sn),
 		logForgottenWords(sn, id, "pve-2"),
 	}
 	others = []string{
-		logMadeOnWords("this host"), logMadeByImportWords(""), logEarlierGuestDeletedWords(box, "vm-9"),
+		logMadeOnWords("this host"), logEarlierGuestDeletedWords(box, "vm-9"),
 		logEarlierGuestWords("vm-9", box, 2, "vm-10"), logReleasedWords, logHistorySettingsWords(nil),
 		logHistorySettingsWords(&yes), logHistorySettingsWords(&no),
-		logImportedWords(nil, false), logShareRevokedWords, logSetStraightWords("the restore", nil, ""),
+		logSetStraightWords("the restore", nil, ""),
 		logSetStraightWords("the restore", []string{"its keys"}, ""), logTrashedWords(at, "", "", time.UTC),
 		logTrashedWords(at, "final", "", time.UTC), logTrashedWords(at, "", "pve-1 takes no snapshots of it", time.UTC),
 		logUntrashedWords(true), logUntrashedWords(false), resetWords(ResetResult{Template: "dev", Kept: []string{".ssh"}}),
@@ -456,9 +442,9 @@ func TestEventWords(t *testing.T) {
 	kinds := []string{EvSnapshotTaken, EvSnapshotFailed, EvRestoreAsked, EvRestored, EvRestoreFailed, EvRestoredOutside,
 		EvRestoreOutsideFailed, EvRestoreOutsideRun, EvChangedOutside, EvForkAsked, EvForked, EvForkFailed, EvSnapshotDeleted,
 		EvSnapshotKept, EvSnapshotUnkept, EvSnapshotLost, EvSnapshotUnavailable, EvSnapshotFound, EvHeldCopyMade,
-		EvHeldCopyStarted, EvMade, EvReleased, EvRestoreRequested, EvRestoreDeclined, EvDownloaded, EvSnapshotForgotten,
+		EvHeldCopyStarted, EvMade, EvReleased, EvRestoreRequested, EvRestoreDeclined, EvSnapshotForgotten,
 		EvGuestGone, EvReleaseStopped, EvSetStraight, EvSnapshotSaved, EvSnapshotUnsaved, EvHistorySettings, EvHistoryThinned,
-		EvHistoryDeleted, EvExported, EvImported, EvShared, EvShareRevoked, EvShareRedeemed, EvReset, EvResetUndone, EvResetFailed,
+		EvHistoryDeleted, EvReset, EvResetUndone, EvResetFailed,
 		EvTrashed, EvUntrashed, EvStarted}
 	for _, k := range kinds {
 		w := EventWords(k)
@@ -494,10 +480,10 @@ func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	e := errors.New("pve-1 does not answer")
 	words := []string{
-		failSnapshotGone, failTargetGone, failTakeSnapshotGone, failTakeBoxGone, failImportParams,
+		failSnapshotGone, failTargetGone, failTakeSnapshotGone, failTakeBoxGone,
 		failNothingChangedWords(wordsSnapshotIs("a", "lost")), failLabelRefusedWords("pve-1", e), failPartExistsWords("no room"),
 		deletePartWayWords(e), failUndoWords("no room", ""), failUndoWords("no room", "it is locked"),
-		failForkRecordWords("amber-fox-fork", e), failImportWords(e), CopyFailedWords("a", copyIsWords("lost")),
+		failForkRecordWords("amber-fox-fork", e), CopyFailedWords("a", copyIsWords("lost")),
 		CopyFailedWords("a", copyNoStorageWords("it is locked")), CopyFailedWords("a", copyRoomWords("pve-1", 6e9, 13e9)),
 		resetUnfinishedWords(resetWhyUndo(e)), resetUnfinishedWords(resetWhyStop(e)), resetUnfinishedWords(resetWhyNoUndo(resetWhyFresh(e))),
 		resetUnfinishedWords(resetWhyAccess(e)), resetUnfinishedWords(resetWhyStart(e)),
@@ -557,19 +543,5 @@ func TestUnfinishedWords(t *testing.T) {
 		if got := UnfinishedWords(c.what, c.why, c.observed); got != c.want {
 			t.Errorf("UnfinishedWords(%q, %q, %q)\n got %q\nwant %q", c.what, c.why, c.observed, got, c.want)
 		}
-	}
-}
-
-// TestCopyLeftOutNothing: a copy that left nothing out says so, never
-// "without nothing".
-func TestCopyLeftOutNothing(t *testing.T) {
-	t.Parallel()
-	for _, got := range []string{logShareRedeemedWords("before", nil), "Shared from amber-fox" + withoutWords(nil) + "."} {
-		if strings.Contains(got, "without nothing") || !strings.Contains(got, "it held none of the files a copy leaves out") {
-			t.Errorf("a copy that left nothing out reads %q", got)
-		}
-	}
-	if got := logShareRedeemedWords("before", []string{".ssh"}); got != "a copy of ‘before’ handed out, without .ssh" {
-		t.Errorf("a copy without .ssh reads %q", got)
 	}
 }

@@ -3,7 +3,6 @@ package snapshots_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -112,23 +111,6 @@ func (s *stallBackend) DeleteSnapshot(ctx context.Context, ref providers.Snapsho
 	err := s.Backend.DeleteSnapshot(ctx, ref, rec)
 	s.point("after", "delete")
 	return err
-}
-
-// The export and import of the backend it wraps, stalling around the
-// import's publish ("import").
-func (s *stallBackend) Scrub(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*providers.ScrubReport, error) {
-	return s.Backend.(providers.Exporter).Scrub(ctx, ref, sec)
-}
-
-func (s *stallBackend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef, opts providers.ExportOptions, w io.Writer) error {
-	return s.Backend.(providers.Exporter).ExportSnapshot(ctx, ref, opts, w)
-}
-
-func (s *stallBackend) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
-	s.point("before", "import")
-	got, err := s.Backend.(providers.Exporter).ImportSnapshots(ctx, opts, archives)
-	s.point("after", "import")
-	return got, err
 }
 
 // workerProcess is a running worker process.

@@ -50,7 +50,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 		clone = providers.HeldCopyCloned
 	}
 	source := providers.SnapshotRef{ID: undo.ID, Guest: GuestOf(b)}
-	if err := s.step(ctx, op, StepCopyClone); err != nil {
+	if err := s.Step(ctx, op, StepCopyClone); err != nil {
 		return nil, err
 	}
 	prog, err := hc.HoldCopy(ctx, source, label, clone, rec)
@@ -59,7 +59,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 			step string
 			hc   providers.HeldCopyStep
 		}{{StepCopyDisarm, providers.HeldCopyDisarm}, {StepCopyTemplate, providers.HeldCopyTemplate}} {
-			if err = s.step(ctx, op, st.step); err != nil {
+			if err = s.Step(ctx, op, st.step); err != nil {
 				return nil, err
 			}
 			if _, err = hc.HoldCopy(ctx, *prog.Copy, label, st.hc, rec); err != nil {

@@ -39,7 +39,7 @@ func (s *Server) approvalItems(r *http.Request, box, back string) []approvalItem
 			Asks:    snapshots.AsksWords(a.ThreadTitle, a.BoxName, a.SnapshotName),
 			Expires: fmt.Sprintf("Asked at %s; it expires at %s with nothing restored.", a.AskedAt.In(tz).Format("15:04"), a.ExpiresAt.In(tz).Format("15:04")),
 			Plan:    a.Plan}
-		if cmp, err := s.opts.Core.Contents().RestorePreview(r.Context(), snapshots.Owner(), a.Snapshot); err == nil && cmp != nil {
+		if cmp, err := s.opts.Contents.RestorePreview(r.Context(), snapshots.Owner(), a.Snapshot); err == nil && cmp != nil {
 			it.Changes = cmp.Words
 			it.ChangesHref = fmt.Sprintf("/boxes/%s/snapshots/%s/compare", url.PathEscape(a.BoxName), a.Snapshot)
 		}

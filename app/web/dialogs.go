@@ -4,13 +4,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/go-chi/chi/v5"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -75,8 +77,9 @@ type dialog struct {
 // restores are off). Each dialog's builder lives in the file of the action
 // it asks for (restoreDialog in snapshot_restore.go).
 type dialogBuilder struct {
-	core *snapshots.Service
-	rows *rowBuilder
+	core     *snapshots.Service
+	contents *contents.Contents
+	rows     *rowBuilder
 }
 
 // renderDialog answers a dialog: its own page, or the dialog alone for

@@ -31,7 +31,7 @@ type shareRow struct {
 
 func (s *Server) importPageOf(ctx context.Context) importPage {
 	p := importPage{Page: views.Page{Title: "Import", SignedIn: true, Nav: "import"}, NoShares: snapshots.NoShareCodesWords}
-	shares, err := s.opts.Core.Contents().Shares(ctx, snapshots.Owner(), "")
+	shares, err := s.opts.Contents.Shares(ctx, snapshots.Owner(), "")
 	if err != nil {
 		return p
 	}

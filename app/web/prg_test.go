@@ -70,11 +70,11 @@ func TestPostRedirectGet(t *testing.T) {
 
 	w = s.do(t, "POST", "/boxes/amber-fox/snapshots/"+sn.ID+"/share", url.Values{"days": {"3"}, "back": {"/boxes/amber-fox"}}, nil)
 	loc = follow("a share code", w, w.Code, "/boxes/amber-fox/snapshots/"+sn.ID+"/share?")
-	shares, _ := s.env.Core.Contents().Shares(ctx, snapshots.Owner(), "")
+	shares, _ := s.env.Contents.Shares(ctx, snapshots.Owner(), "")
 	if len(shares) != 1 {
 		t.Fatalf("%d share codes after one post", len(shares))
 	}
-	made, err := s.env.Core.Contents().MakeShare(ctx, snapshots.Owner(), "amber-fox", sn.ID, 3)
+	made, err := s.env.Contents.MakeShare(ctx, snapshots.Owner(), "amber-fox", sn.ID, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

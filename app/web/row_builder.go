@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -17,8 +18,9 @@ import (
 // refused), a box's card of rows and its head. It holds only what building
 // them reads: the core and the plans kept a few seconds.
 type rowBuilder struct {
-	core  *snapshots.Service
-	plans *planCache
+	core     *snapshots.Service
+	contents *contents.Contents
+	plans    *planCache
 }
 
 // rowContext is what building rows needs once per request.
@@ -405,10 +407,10 @@ func (rb *rowBuilder) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowCo
 func (rb *rowBuilder) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem {
 	browse := menuItem{Text: "Browse files…", Label: fmt.Sprintf("Browse files of %s", sn.Name), Href: base + "/files", Page: true}
 	compare := menuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare with now: %s and %s", sn.Name, b.Name), Href: base + "/compare", Page: true}
-	browse.Why = rb.core.Contents().LookWhyNot(b, sn)
+	browse.Why = rb.contents.LookWhyNot(b, sn)
 	compare.Why = browse.Why
 	if compare.Why == "" && (b.State != snapshots.BoxReady || b.ReleasedAt != nil) {
-		compare.Why = snapshots.NoBoxToCompareWords(b.Name, snapshots.BoxReleased)
+		compare.Why = contents.NoBoxToCompareWords(b.Name, snapshots.BoxReleased)
 	}
 	return []menuItem{browse, compare}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -16,9 +17,12 @@ import (
 type Options struct {
 	Auth *auth.Service
 	// Core is the snapshot core the pages call.
-	Core   *snapshots.Service
-	Views  *views.Views
-	Logger *slog.Logger
+	Core *snapshots.Service
+	// Contents is the core's look inside snapshots and their moves: files,
+	// comparisons, exports, imports and share codes.
+	Contents *contents.Contents
+	Views    *views.Views
+	Logger   *slog.Logger
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil
@@ -60,8 +64,8 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
-	s.rows = &rowBuilder{core: opts.Core, plans: s.plans}
-	s.dialogs = &dialogBuilder{core: opts.Core, rows: s.rows}
+	s.rows = &rowBuilder{core: opts.Core, contents: opts.Contents, plans: s.plans}
+	s.dialogs = &dialogBuilder{core: opts.Core, contents: opts.Contents, rows: s.rows}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -51,7 +52,7 @@ func TestShareDialogSaysBlocked(t *testing.T) {
 		t.Fatalf("the share dialog answered %d: %s", w.Code, w.Body)
 	}
 	page := w.Body.String()
-	if !strings.Contains(page, `<strong class="badge">`+snapshots.BlockedWord+`</strong>`) || snapshots.BlockedWord != "Blocked" {
+	if !strings.Contains(page, `<strong class="badge">`+contents.BlockedWord+`</strong>`) || contents.BlockedWord != "Blocked" {
 		t.Errorf("the dialog shows no Blocked badge: %s", page)
 	}
 	i := strings.Index(page, `id="share-blocked"`)

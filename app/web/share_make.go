@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -28,12 +29,12 @@ type shareDialog struct {
 }
 
 func (dlg *dialogBuilder) shareDialogOf(r *http.Request, boxRef, ref string) (shareDialog, error) {
-	p, err := dlg.core.Contents().PlanShare(r.Context(), snapshots.Owner(), boxRef, ref)
+	p, err := dlg.contents.PlanShare(r.Context(), snapshots.Owner(), boxRef, ref)
 	if p == nil {
 		return shareDialog{}, err
 	}
 	d := shareDialog{Page: views.Page{Title: "Share code", SignedIn: true, Nav: "boxes"}, Title: fmt.Sprintf("A share code for ‘%s’", p.Snapshot.Name),
-		Snapshot: p.Snapshot.Name, Back: backOf(r, p.Box.Name), Removed: p.Removed, Blocked: p.Blocked, BlockedWord: snapshots.BlockedWord, Days: p.Days, MaxDays: snapshots.MaxShareDays,
+		Snapshot: p.Snapshot.Name, Back: backOf(r, p.Box.Name), Removed: p.Removed, Blocked: p.Blocked, BlockedWord: contents.BlockedWord, Days: p.Days, MaxDays: snapshots.MaxShareDays,
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/share", url.PathEscape(p.Box.Name), p.Snapshot.ID)}
 	if err != nil {
 		d.Disabled, d.Error = true, refusalWords(err)
@@ -74,7 +75,7 @@ func (s *Server) makeShare(w http.ResponseWriter, r *http.Request) {
 	if perr != nil {
 		days = -1
 	}
-	made, err := s.opts.Core.Contents().MakeShare(r.Context(), snapshots.Owner(), box, id, days)
+	made, err := s.opts.Contents.MakeShare(r.Context(), snapshots.Owner(), box, id, days)
 	if err != nil {
 		d.Error = refusalWords(err)
 		s.render(w, r, statusOf(err), "share", d)

@@ -13,11 +13,11 @@ import (
 func (s *Server) redeemShare(w http.ResponseWriter, r *http.Request) {
 	code, from := strings.TrimSpace(r.PostFormValue("code")), strings.TrimSpace(r.PostFormValue("from"))
 	if from == "" {
-		res, err := s.opts.Core.Contents().Redeem(r.Context(), snapshots.Owner(), code)
+		res, err := s.opts.Contents.Redeem(r.Context(), snapshots.Owner(), code)
 		s.importResult(w, r, res, err)
 		return
 	}
 	longTransfer(w)
-	res, err := s.opts.Core.Contents().RedeemFrom(r.Context(), snapshots.Owner(), from, code)
+	res, err := s.opts.Contents.RedeemFrom(r.Context(), snapshots.Owner(), from, code)
 	s.importResult(w, r, res, err)
 }

@@ -10,7 +10,7 @@ import (
 
 // revokeShare ends a share code from the Import page.
 func (s *Server) revokeShare(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.opts.Core.Contents().RevokeShare(r.Context(), snapshots.Owner(), chi.URLParam(r, "id")); err != nil {
+	if _, err := s.opts.Contents.RevokeShare(r.Context(), snapshots.Owner(), chi.URLParam(r, "id")); err != nil {
 		s.importResult(w, r, nil, err)
 		return
 	}

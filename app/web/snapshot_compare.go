@@ -51,7 +51,7 @@ func (s *Server) showSnapshotCompare(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	against := r.URL.Query().Get("against")
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-	cmp, err := s.opts.Core.Contents().Compare(ctx, snapshots.Owner(), h.Snap.ID, against, offset, comparePageSize)
+	cmp, err := s.opts.Contents.Compare(ctx, snapshots.Owner(), h.Snap.ID, against, offset, comparePageSize)
 	if err != nil {
 		s.refused(w, r, err)
 		return

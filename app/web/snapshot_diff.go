@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
 // diffLine is one line of a unified diff, with its kind for its colour.
@@ -34,12 +35,12 @@ func (s *Server) showSnapshotDiff(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	against := q.Get("against")
-	diff, err := s.opts.Core.Contents().DiffFile(r.Context(), snapshots.Owner(), h.Snap.ID, against, q.Get("path"))
+	diff, err := s.opts.Contents.DiffFile(r.Context(), snapshots.Owner(), h.Snap.ID, against, q.Get("path"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
 	}
-	clean, _ := snapshots.CleanPath(q.Get("path"))
+	clean, _ := contents.CleanPath(q.Get("path"))
 	h.Crumbs = h.crumbsOf(clean)
 	with := h.Box.Name + " now"
 	aq := ""

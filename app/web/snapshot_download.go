@@ -19,7 +19,7 @@ func (s *Server) downloadSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
-	d, err := s.opts.Core.Contents().OpenDownload(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	d, err := s.opts.Contents.OpenDownload(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -70,7 +71,7 @@ func (s *Server) showSnapshotExportDialog(w http.ResponseWriter, r *http.Request
 func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 	box := chi.URLParam(r, "box")
 	q := r.URL.Query()
-	ex, err := s.opts.Core.Contents().PlanExport(r.Context(), snapshots.Owner(), snapshots.ExportRequest{Box: box, Snapshots: q["snapshot"], Base: q.Get("base")})
+	ex, err := s.opts.Contents.PlanExport(r.Context(), snapshots.Owner(), contents.ExportRequest{Box: box, Snapshots: q["snapshot"], Base: q.Get("base")})
 	if err != nil {
 		first := ""
 		if len(q["snapshot"]) > 0 {

@@ -5,11 +5,12 @@ import (
 	"net/url"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
 type filePage struct {
 	Page     lookPageData
-	Shown    *snapshots.Shown
+	Shown    *contents.Shown
 	Name     string
 	Size     string
 	Mode     string
@@ -27,7 +28,7 @@ func (s *Server) showSnapshotFile(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
-	f, err := s.opts.Core.Contents().ShowFile(r.Context(), snapshots.Owner(), h.Snap.ID, r.URL.Query().Get("path"))
+	f, err := s.opts.Contents.ShowFile(r.Context(), snapshots.Owner(), h.Snap.ID, r.URL.Query().Get("path"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -43,7 +43,7 @@ func (s *Server) showSnapshotFiles(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
-	l, err := s.opts.Core.Contents().Browse(r.Context(), snapshots.Owner(), h.Snap.ID, r.URL.Query().Get("path"))
+	l, err := s.opts.Contents.Browse(r.Context(), snapshots.Owner(), h.Snap.ID, r.URL.Query().Get("path"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -9,9 +9,10 @@ import (
 	"net/url"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
-func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *snapshots.ImportResult, err error) {
+func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *contents.ImportResult, err error) {
 	if err != nil {
 		p := s.importPageOf(r.Context())
 		p.Error = refusalWords(err)
@@ -26,7 +27,7 @@ func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *snaps
 func (s *Server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 	longTransfer(w)
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes)
-	var batch []*snapshots.Staged
+	var batch []*contents.Staged
 	defer func() {
 		for _, st := range batch {
 			st.Remove()
@@ -52,7 +53,7 @@ func (s *Server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 			part.Close()
 			continue
 		}
-		st, err := s.opts.Core.Contents().Stage(r.Context(), part.FileName(), part)
+		st, err := s.opts.Contents.Stage(r.Context(), part.FileName(), part)
 		part.Close()
 		if err != nil {
 			s.importResult(w, r, nil, err)
@@ -60,6 +61,6 @@ func (s *Server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 		}
 		batch = append(batch, st)
 	}
-	res, err := s.opts.Core.Contents().Import(r.Context(), snapshots.Owner(), batch)
+	res, err := s.opts.Contents.Import(r.Context(), snapshots.Owner(), batch)
 	s.importResult(w, r, res, err)
 }

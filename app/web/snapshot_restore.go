@@ -80,7 +80,7 @@ func (dlg *dialogBuilder) restoreLines(r *http.Request, d *dialog, b *snapshots.
 	}
 	first += " What it did to the world since stays done."
 	d.Lines = append(d.Lines, first)
-	if cmp, err := dlg.core.Contents().RestorePreview(ctx, snapshots.Owner(), sn.ID); err == nil && cmp != nil {
+	if cmp, err := dlg.contents.RestorePreview(ctx, snapshots.Owner(), sn.ID); err == nil && cmp != nil {
 		d.Changes = cmp.Words
 		d.ChangesHref = fmt.Sprintf("/boxes/%s/snapshots/%s/compare", url.PathEscape(b.Name), sn.ID)
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -86,15 +87,15 @@ type ForkCheckAnswer struct {
 // ShareAnswer is POST .../shares's answer: the code, in this answer and
 // nowhere else, ever.
 type ShareAnswer struct {
-	Code    string           `json:"code"`
-	Share   *snapshots.Share `json:"share"`
-	Message string           `json:"message"`
+	Code    string          `json:"code"`
+	Share   *contents.Share `json:"share"`
+	Message string          `json:"message"`
 }
 
 // SharesAnswer is GET /shares's answer: the share codes' records, never a
 // code.
 type SharesAnswer struct {
-	Shares []*snapshots.Share `json:"shares"`
+	Shares []*contents.Share `json:"shares"`
 }
 
 // ForgetAnswer is what "Forget its snapshots" would remove, or removed: the
@@ -156,7 +157,7 @@ type DiffAnswer struct {
 // ImportAnswer is an import's answer: what it did, and its operation. A
 // redeem answers its ImportResult alone.
 type ImportAnswer struct {
-	*snapshots.ImportResult
+	*contents.ImportResult
 	Operation string `json:"operation"`
 }
 

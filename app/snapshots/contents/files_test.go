@@ -1,4 +1,4 @@
-package snapshots_test
+package contents_test
 
 import (
 	"archive/tar"
@@ -19,36 +19,11 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// writeTree writes files (path: content) into dir, making folders.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func takeReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
-	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := e.Wait(t, op); got.State != snapshots.OpDone {
-		t.Fatalf("take %s: %s %s", name, got.State, deref(got.Error))
-	}
-	return sn
-}
-
-// TestBrowseSnapshot browses a snapshot as moatbox's "Browse files" says:
+// TestBrowseSnapshot browses a snapshot as Browse files should:
 // folders first, sizes and modes, links shown as links and never followed,
 // a file's text inline with a cap that says so, a download recorded in the
 // box log with who made it, paths that leave the snapshot refused in words,
@@ -78,7 +53,7 @@ func TestBrowseSnapshot(t *testing.T) {
 	}
 	sn := takeReady(t, e, agent, b.Name, "before")
 
-	top, err := e.Core.Contents().Browse(ctx, agent, sn.ID, "")
+	top, err := e.Contents.Browse(ctx, agent, sn.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,26 +77,26 @@ func TestBrowseSnapshot(t *testing.T) {
 			}
 		}
 	}
-	sub, err := e.Core.Contents().Browse(ctx, agent, sn.ID, "src")
+	sub, err := e.Contents.Browse(ctx, agent, sn.ID, "src")
 	if err != nil || len(sub.Entries) != 2 || sub.Entries[0].Path != "src/deep" || sub.Entries[1].Path != "src/main.go" {
 		t.Fatalf("src lists %+v, %v", sub, err)
 	}
 
-	shown, err := e.Core.Contents().ShowFile(ctx, agent, sn.ID, "README.md")
+	shown, err := e.Contents.ShowFile(ctx, agent, sn.ID, "README.md")
 	if err != nil || shown.Text != "# amber-fox\nhello\n" || shown.Cut != "" || shown.Binary {
 		t.Fatalf("README.md shown as %+v, %v", shown, err)
 	}
-	shown, err = e.Core.Contents().ShowFile(ctx, agent, sn.ID, "logs/big.log")
+	shown, err = e.Contents.ShowFile(ctx, agent, sn.ID, "logs/big.log")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(shown.Text) != snapshots.MaxShownBytes || shown.Cut != "Showing the first 262 KB of 360 KB: download the file for all of it." {
+	if len(shown.Text) != contents.MaxShownBytes || shown.Cut != "Showing the first 262 KB of 360 KB: download the file for all of it." {
 		t.Fatalf("big.log shown with %d bytes, cut %q", len(shown.Text), shown.Cut)
 	}
-	if shown, err = e.Core.Contents().ShowFile(ctx, agent, sn.ID, "zz-binary.dat"); err != nil || !shown.Binary || shown.Text != "" {
+	if shown, err = e.Contents.ShowFile(ctx, agent, sn.ID, "zz-binary.dat"); err != nil || !shown.Binary || shown.Text != "" {
 		t.Fatalf("a binary file shown as %+v, %v", shown, err)
 	}
-	if shown, err = e.Core.Contents().ShowFile(ctx, agent, sn.ID, "passwd-link"); err != nil || shown.Entry.Type != "link" || shown.Text != "" {
+	if shown, err = e.Contents.ShowFile(ctx, agent, sn.ID, "passwd-link"); err != nil || shown.Entry.Type != "link" || shown.Text != "" {
 		t.Fatalf("a link shown as %+v, %v: it must be shown as a link, never followed", shown, err)
 	}
 
@@ -134,27 +109,27 @@ func TestBrowseSnapshot(t *testing.T) {
 		".boxsnap/env":       ".boxsnap holds boxsnap's own files, such as the box's access, and is not browsed.",
 		"passwd-link/shadow": "passwd-link is a link to /etc/passwd, which is never followed.",
 	} {
-		_, err := e.Core.Contents().ShowFile(ctx, agent, sn.ID, p)
+		_, err := e.Contents.ShowFile(ctx, agent, sn.ID, p)
 		refusedWith(t, err, words)
-		_, err = e.Core.Contents().OpenDownload(ctx, agent, sn.ID, p)
+		_, err = e.Contents.OpenDownload(ctx, agent, sn.ID, p)
 		refusedWith(t, err, words)
 	}
-	_, err = e.Core.Contents().OpenDownload(ctx, agent, sn.ID, "passwd-link")
+	_, err = e.Contents.OpenDownload(ctx, agent, sn.ID, "passwd-link")
 	refusedWith(t, err, "/passwd-link is a link to /etc/passwd, which is never followed: download what it points to instead.")
 
 	// Another thread's agent reads it as a made-up ID.
 	made := snapshots.NewID(snapshots.PrefixSnapshot)
 	for _, id := range []string{sn.ID, made} {
-		_, err := e.Core.Contents().Browse(ctx, other, id, "")
+		_, err := e.Contents.Browse(ctx, other, id, "")
 		refusedWith(t, err, "No snapshot "+id+" that you can see.")
-		_, err = e.Core.Contents().OpenDownload(ctx, other, id, "README.md")
+		_, err = e.Contents.OpenDownload(ctx, other, id, "README.md")
 		refusedWith(t, err, "No snapshot "+id+" that you can see.")
-		_, err = e.Core.Contents().Compare(ctx, other, id, "", 0, 10)
+		_, err = e.Contents.Compare(ctx, other, id, "", 0, 10)
 		refusedWith(t, err, "No snapshot "+id+" that you can see.")
 	}
 
 	// A download gives the file and is recorded with who made it.
-	d, err := e.Core.Contents().OpenDownload(ctx, agent, sn.ID, "src/main.go")
+	d, err := e.Contents.OpenDownload(ctx, agent, sn.ID, "src/main.go")
 	if err != nil || d.Folder || d.Name != "main.go" || d.Size != 13 {
 		t.Fatalf("download %+v, %v", d, err)
 	}
@@ -168,7 +143,7 @@ func TestBrowseSnapshot(t *testing.T) {
 	}
 	found := false
 	for _, ev := range events {
-		if ev.Kind == snapshots.EvDownloaded && ev.Words == "/src/main.go (13 bytes) of ‘before’" &&
+		if ev.Kind == contents.EvDownloaded && ev.Words == "/src/main.go (13 bytes) of ‘before’" &&
 			ev.ActorKind == "agent" && ev.ActorThread != nil && *ev.ActorThread == th.ID {
 			found = true
 		}
@@ -197,7 +172,7 @@ func TestCompareWithNow(t *testing.T) {
 	})
 	sn := takeReady(t, e, owner, b.Name, "before")
 
-	nothing, err := e.Core.Contents().Compare(ctx, owner, sn.ID, "", 0, 10)
+	nothing, err := e.Contents.Compare(ctx, owner, sn.ID, "", 0, 10)
 	if err != nil || nothing.Total != 0 || nothing.Words != "Nothing changed since then" {
 		t.Fatalf("just after the take: %+v, %v", nothing, err)
 	}
@@ -211,7 +186,7 @@ func TestCompareWithNow(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "gone.txt")); err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := e.Core.Contents().Compare(ctx, owner, sn.ID, "", 0, 2)
+	cmp, err := e.Contents.Compare(ctx, owner, sn.ID, "", 0, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +195,7 @@ func TestCompareWithNow(t *testing.T) {
 	}
 	var lines []string
 	for off := 0; off < cmp.Total; off += 2 {
-		page, err := e.Core.Contents().Compare(ctx, owner, sn.ID, "", off, 2)
+		page, err := e.Contents.Compare(ctx, owner, sn.ID, "", off, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +211,7 @@ func TestCompareWithNow(t *testing.T) {
 		t.Fatalf("pages list\n%s\nwant\n%s", got, want)
 	}
 
-	diff, err := e.Core.Contents().DiffFile(ctx, owner, sn.ID, "", "edited.txt")
+	diff, err := e.Contents.DiffFile(ctx, owner, sn.ID, "", "edited.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,13 +219,13 @@ func TestCompareWithNow(t *testing.T) {
 	if diff != wantDiff {
 		t.Fatalf("diff\n%s\nwant\n%s", diff, wantDiff)
 	}
-	if diff, err := e.Core.Contents().DiffFile(ctx, owner, sn.ID, "", "same.txt"); err != nil || diff != "" {
+	if diff, err := e.Contents.DiffFile(ctx, owner, sn.ID, "", "same.txt"); err != nil || diff != "" {
 		t.Fatalf("an unchanged file's diff is %q, %v", diff, err)
 	}
 
 	// Against a later snapshot of the same box: the same list.
 	later := takeReady(t, e, owner, b.Name, "later")
-	vs, err := e.Core.Contents().Compare(ctx, owner, sn.ID, later.ID, 0, 100)
+	vs, err := e.Contents.Compare(ctx, owner, sn.ID, later.ID, 0, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +235,7 @@ func TestCompareWithNow(t *testing.T) {
 	// A snapshot of another box is refused.
 	b2 := e.Box(t, owner, "cedar-owl")
 	other := takeReady(t, e, owner, b2.Name, "elsewhere")
-	_, err = e.Core.Contents().Compare(ctx, owner, sn.ID, other.ID, 0, 10)
+	_, err = e.Contents.Compare(ctx, owner, sn.ID, other.ID, 0, 10)
 	refusedWith(t, err, "No snapshot "+other.ID+" that you can see.")
 }
 
@@ -272,63 +247,6 @@ func sizes(ch providers.FileChange) string {
 		return strconv.FormatInt(*p, 10)
 	}
 	return s(ch.Before) + "→" + s(ch.After)
-}
-
-// TestRestoreDryRunChangesNothing asks for a restore with dry_run: it
-// answers what would change and the plan's words, and records no operation,
-// queues no job, takes no undo and leaves the files as they are.
-func TestRestoreDryRunChangesNothing(t *testing.T) {
-	t.Parallel()
-	e := coretest.New(t, coretest.Options{})
-	ctx := context.Background()
-	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
-	b := e.Box(t, agent, "amber-fox")
-	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
-	writeTree(t, dir, map[string]string{"a.txt": "before\n", "b.txt": "b\n"})
-	sn := takeReady(t, e, agent, b.Name, "before")
-	writeTree(t, dir, map[string]string{"a.txt": "after!\n", "c.txt": "c\n"})
-
-	count := func(q string) int {
-		var n int
-		if err := e.Pool.QueryRow(ctx, q).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	// The jobs counted leave out the periodic sweeps: River's leader queues
-	// them on its own clock (the recovery and the sessions' housekeeping as
-	// soon as it is elected, which under load can fall mid-test).
-	const jobsQuery = "SELECT count(*) FROM river_job WHERE kind <> 'sweep'"
-	ops, jobs, snaps, logs := count("SELECT count(*) FROM operations"), count(jobsQuery),
-		count("SELECT count(*) FROM snapshots"), count("SELECT count(*) FROM box_log")
-
-	dry, err := e.Core.RestoreDryRun(ctx, agent, snapshots.RestoreRequest{Box: b.Name, Snapshot: "before"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if dry.Changes == nil || dry.Changes.Words != "1 file changed, 1 added, 0 removed since then" {
-		t.Fatalf("dry run's changes %+v", dry.Changes)
-	}
-	words := snapshots.DryRunWords(dry)
-	wantWords := "A restore of amber-fox to ‘before’ would first take an undo, then put back everything on its disk as it was then. " +
-		"1 file changed, 1 added, 0 removed since then. Nothing changed: this was a dry run."
-	if words != wantWords {
-		t.Fatalf("dry run says\n%s\nwant\n%s", words, wantWords)
-	}
-	if got := [4]int{count("SELECT count(*) FROM operations"), count(jobsQuery),
-		count("SELECT count(*) FROM snapshots"), count("SELECT count(*) FROM box_log")}; got != [4]int{ops, jobs, snaps, logs} {
-		t.Fatalf("a dry run changed the records: operations, jobs, snapshots, log %v, before %v", got, [4]int{ops, jobs, snaps, logs})
-	}
-	for p, want := range map[string]string{"a.txt": "after!\n", "b.txt": "b\n", "c.txt": "c\n"} {
-		if got, err := os.ReadFile(filepath.Join(dir, p)); err != nil || string(got) != want {
-			t.Fatalf("after a dry run %s holds %q, %v", p, got, err)
-		}
-	}
-	// A dry run still says no where the restore would: a snapshot of
-	// another thread reads as not found.
-	_, other, _ := e.Thread(t, "Another thread")
-	_, err = e.Core.RestoreDryRun(ctx, other, snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
-	refusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
 }
 
 // TestDownloadFolderStreams downloads a 256 MiB folder of a snapshot as a
@@ -364,7 +282,7 @@ func TestDownloadFolderStreams(t *testing.T) {
 	chunk = nil
 	sn := takeReady(t, e, owner, b.Name, "large")
 
-	d, err := e.Core.Contents().OpenDownload(ctx, owner, sn.ID, "")
+	d, err := e.Contents.OpenDownload(ctx, owner, sn.ID, "")
 	if err != nil || !d.Folder || d.Name != "large-yak.tar.gz" {
 		t.Fatalf("download %+v, %v", d, err)
 	}

@@ -1,4 +1,4 @@
-package snapshots
+package contents
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // SharedEndpoint is the path of the API route that hands out a share
@@ -57,17 +59,17 @@ func (l RedeemLimits) orDefault() RedeemLimits {
 func RemoteShareURL(address string) (*url.URL, error) {
 	address = strings.TrimSpace(address)
 	if address == "" {
-		return nil, refusal(CodeInvalid, wordsRemoteAddress)
+		return nil, refusal(snapshots.CodeInvalid, wordsRemoteAddress)
 	}
 	if !strings.Contains(address, "://") {
 		address = "https://" + address
 	}
 	u, err := url.Parse(address)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return nil, refusal(CodeInvalid, wordsRemoteAddress)
+		return nil, refusal(snapshots.CodeInvalid, wordsRemoteAddress)
 	}
 	if u.User != nil {
-		return nil, refusal(CodeInvalid, wordsRemoteNoSecrets)
+		return nil, refusal(snapshots.CodeInvalid, wordsRemoteNoSecrets)
 	}
 	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: SharedEndpoint}, nil
 }
@@ -136,13 +138,13 @@ func (w *watchedBody) Read(p []byte) (int, error) {
 // redirect, waits no longer than the limits, takes no more than MaxBytes,
 // and imports the copy here as Import does. A refusal there is said in
 // boxsnap's own words, never the other's.
-func (s *Contents) RedeemFrom(ctx context.Context, c Caller, address, code string) (*ImportResult, error) {
-	if err := MayAct(c, ActShare, nil, nil); err != nil {
+func (s *Contents) RedeemFrom(ctx context.Context, c snapshots.Caller, address, code string) (*ImportResult, error) {
+	if err := snapshots.MayAct(c, snapshots.ActShare, nil, nil); err != nil {
 		return nil, err
 	}
 	code = strings.TrimSpace(code)
 	if !strings.HasPrefix(code, SharePrefix) || len(code) != len(SharePrefix)+43 {
-		return nil, refusal(CodeInvalid, wordsNotAShareCode(SharePrefix, len(SharePrefix)+43))
+		return nil, refusal(snapshots.CodeInvalid, wordsNotAShareCode(SharePrefix, len(SharePrefix)+43))
 	}
 	u, err := RemoteShareURL(address)
 	if err != nil {
@@ -150,7 +152,7 @@ func (s *Contents) RedeemFrom(ctx context.Context, c Caller, address, code strin
 	}
 	l, host := s.redeem, u.Host
 	if s.fetchShared == nil {
-		return nil, refusal(CodeInvalid, wordsRemoteNotSetUp)
+		return nil, refusal(snapshots.CodeInvalid, wordsRemoteNotSetUp)
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.Total)
 	defer cancel()
@@ -158,29 +160,29 @@ func (s *Contents) RedeemFrom(ctx context.Context, c Caller, address, code strin
 	if err != nil {
 		var re *RemoteError
 		if !errors.As(err, &re) {
-			return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteUnreachable(host), TryAgain: true}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteUnreachable(host), TryAgain: true}
 		}
 		switch re.Fault {
 		case RemoteSlowAnswer:
-			return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteSlow(host, l.Answer), TryAgain: true}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteSlow(host, l.Answer), TryAgain: true}
 		case RemoteSlowTotal:
-			return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteSlow(host, l.Total), TryAgain: true}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteSlow(host, l.Total), TryAgain: true}
 		case RemoteRedirect:
-			return nil, refusal(CodeInvalid, wordsRemoteRedirect(host))
+			return nil, refusal(snapshots.CodeInvalid, wordsRemoteRedirect(host))
 		case RemoteNoCode:
-			return nil, refusal(CodeNotFound, wordsRemoteNoCode(host))
+			return nil, refusal(snapshots.CodeNotFound, wordsRemoteNoCode(host))
 		case RemoteRefused:
-			return nil, refusal(CodeInvalid, wordsRemoteRefused(host))
+			return nil, refusal(snapshots.CodeInvalid, wordsRemoteRefused(host))
 		case RemoteNotBoxsnap:
-			return nil, refusal(CodeInvalid, wordsRemoteNotBoxsnap(host))
+			return nil, refusal(snapshots.CodeInvalid, wordsRemoteNotBoxsnap(host))
 		case RemoteBadAddress:
-			return nil, refusal(CodeInvalid, wordsRemoteAddress)
+			return nil, refusal(snapshots.CodeInvalid, wordsRemoteAddress)
 		}
-		return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteUnreachable(host), TryAgain: true}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteUnreachable(host), TryAgain: true}
 	}
 	defer resp.Body.Close()
 	if resp.Length > l.MaxBytes {
-		return nil, refusal(CodeInvalid, wordsRemoteTooBig(host, l.MaxBytes))
+		return nil, refusal(snapshots.CodeInvalid, wordsRemoteTooBig(host, l.MaxBytes))
 	}
 	wb := &watchedBody{r: resp.Body, idle: l.Idle, max: l.MaxBytes}
 	wb.timer = time.AfterFunc(l.Idle, func() { wb.stalled.Store(true); cancel() })
@@ -192,15 +194,15 @@ func (s *Contents) RedeemFrom(ctx context.Context, c Caller, address, code strin
 		if err == nil {
 			st.Remove()
 		}
-		return nil, refusal(CodeInvalid, wordsRemoteTooBig(host, l.MaxBytes))
+		return nil, refusal(snapshots.CodeInvalid, wordsRemoteTooBig(host, l.MaxBytes))
 	case wb.stalled.Load():
 		if err == nil {
 			st.Remove()
 		}
-		return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteSlow(host, l.Idle), TryAgain: true}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteSlow(host, l.Idle), TryAgain: true}
 	case err != nil:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &Refusal{Code: CodeUnreachable, Words: wordsRemoteSlow(host, l.Total), TryAgain: true}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteSlow(host, l.Total), TryAgain: true}
 		}
 		return nil, err
 	}

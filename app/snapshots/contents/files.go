@@ -1,4 +1,4 @@
-package snapshots
+package contents
 
 import (
 	"archive/tar"
@@ -15,11 +15,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Looking inside a snapshot (moatbox's "Browse, download and compare
-// files"): its tree, a file's text, a download of a file or a folder (a
+// Looking inside a snapshot: its tree, a file's text, a download of a file or a folder (a
 // folder streams as a tar.gz), and a comparison with the box now or with
 // another snapshot of the same box. Every call checks MayAct for the
 // snapshot, so an agent sees inside only what it may see.
@@ -39,20 +39,20 @@ const MaxComparePage = 1000
 
 // browserOf gives the box's backend's Browser, or a refusal saying why it
 // cannot look inside a snapshot.
-func (s *Contents) browserOf(b *Box) (providers.Browser, error) {
-	be, err := s.Backend(b.BackendID)
+func (s *Contents) browserOf(b *snapshots.Box) (providers.Browser, error) {
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
 	if br, ok := be.Snap.(providers.Browser); ok {
 		return br, nil
 	}
-	return nil, refusal(CodeCannot, CannotBrowseWords(be.Label))
+	return nil, refusal(snapshots.CodeCannot, CannotBrowseWords(be.Label))
 }
 
 // BrowseWhyNot is "" when the box's snapshots can be browsed and compared,
 // else why not, for a disabled item.
-func (s *Contents) BrowseWhyNot(b *Box) string {
+func (s *Contents) BrowseWhyNot(b *snapshots.Box) string {
 	if _, err := s.browserOf(b); err != nil {
 		return err.Error()
 	}
@@ -61,24 +61,24 @@ func (s *Contents) BrowseWhyNot(b *Box) string {
 
 // LookWhyNot is "" when a snapshot's files can be looked at, else why
 // not, for a disabled item: its state, or its backend.
-func (s *Contents) LookWhyNot(b *Box, sn *Snapshot) string {
-	if sn.State != StateReady {
-		return NothingInsideWords(sn.Name, stateWords(sn.State))
+func (s *Contents) LookWhyNot(b *snapshots.Box, sn *snapshots.Snapshot) string {
+	if sn.State != snapshots.StateReady {
+		return NothingInsideWords(sn.Name, snapshots.StateWords(sn.State))
 	}
 	return s.BrowseWhyNot(b)
 }
 
 // lookable finds a snapshot the caller may look inside, and its Browser.
-func (s *Contents) lookable(ctx context.Context, c Caller, id string) (*Snapshot, *Box, providers.Browser, error) {
+func (s *Contents) lookable(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Snapshot, *snapshots.Box, providers.Browser, error) {
 	sn, b, err := s.snaps.Snapshot(ctx, c, id)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := MayAct(c, ActSee, b, sn); err != nil {
-		return nil, nil, nil, snapshotNotFound(id)
+	if err := snapshots.MayAct(c, snapshots.ActSee, b, sn); err != nil {
+		return nil, nil, nil, snapshots.SnapshotNotFound(id)
 	}
-	if sn.State != StateReady {
-		return nil, nil, nil, refusal(CodeConflict, NothingInsideWords(sn.Name, stateWords(sn.State)))
+	if sn.State != snapshots.StateReady {
+		return nil, nil, nil, refusal(snapshots.CodeConflict, NothingInsideWords(sn.Name, snapshots.StateWords(sn.State)))
 	}
 	br, err := s.browserOf(b)
 	if err != nil {
@@ -88,15 +88,15 @@ func (s *Contents) lookable(ctx context.Context, c Caller, id string) (*Snapshot
 }
 
 // filesError turns a backend's answer about a path into words.
-func filesError(sn *Snapshot, p string, err error) error {
+func filesError(sn *snapshots.Snapshot, p string, err error) error {
 	var refused *providers.RefusedError
 	switch {
 	case errors.As(err, &refused):
-		return refusal(CodeInvalid, wordsBackendSays(refused.Why))
+		return refusal(snapshots.CodeInvalid, wordsBackendSays(refused.Why))
 	case errors.Is(err, providers.ErrNotFound):
-		return refusal(CodeNotFound, wordsNoPathIn(shownPath(p), sn.Name))
+		return refusal(snapshots.CodeNotFound, wordsNoPathIn(shownPath(p), sn.Name))
 	case errors.Is(err, providers.ErrIncomplete):
-		return refusal(CodeConflict, wordsCannotBeRead(sn.Name, err.Error()))
+		return refusal(snapshots.CodeConflict, wordsCannotBeRead(sn.Name, err.Error()))
 	}
 	return fmt.Errorf("look inside %s: %w", sn.ID, err)
 }
@@ -115,14 +115,14 @@ func shownPath(p string) string {
 // follows one.
 func CleanPath(p string) (string, error) {
 	if strings.ContainsRune(p, 0) || !utf8.ValidString(p) {
-		return "", refusal(CodeInvalid, wordsNotAPath)
+		return "", refusal(snapshots.CodeInvalid, wordsNotAPath)
 	}
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
-		return "", refusal(CodeInvalid, wordsAbsolutePath(p))
+		return "", refusal(snapshots.CodeInvalid, wordsAbsolutePath(p))
 	}
 	for _, part := range strings.Split(p, "/") {
 		if part == ".." {
-			return "", refusal(CodeInvalid, wordsClimbsOut(p))
+			return "", refusal(snapshots.CodeInvalid, wordsClimbsOut(p))
 		}
 	}
 	c := path.Clean("/" + p)
@@ -131,22 +131,22 @@ func CleanPath(p string) (string, error) {
 		c = ""
 	}
 	if len(c) > 4096 {
-		return "", refusal(CodeInvalid, wordsPathTooLong)
+		return "", refusal(snapshots.CodeInvalid, wordsPathTooLong)
 	}
 	return c, nil
 }
 
 // Listing is one folder of a snapshot.
 type Listing struct {
-	Snapshot *Snapshot             `json:"-"`
-	Box      *Box                  `json:"-"`
+	Snapshot *snapshots.Snapshot   `json:"-"`
+	Box      *snapshots.Box        `json:"-"`
 	Path     string                `json:"path"`
 	Entries  []providers.FileEntry `json:"entries"`
 }
 
 // Browse lists one folder of a snapshot ("" is the top): folders first,
 // then by name. Links are listed as links, never followed.
-func (s *Contents) Browse(ctx context.Context, c Caller, id, dir string) (*Listing, error) {
+func (s *Contents) Browse(ctx context.Context, c snapshots.Caller, id, dir string) (*Listing, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func (s *Contents) Browse(ctx context.Context, c Caller, id, dir string) (*Listi
 	if err != nil {
 		return nil, err
 	}
-	es, err := br.ListFiles(ctx, refOf(sn, b), dir)
+	es, err := br.ListFiles(ctx, snapshots.RefOf(sn, b), dir)
 	if err != nil {
 		return nil, filesError(sn, dir, err)
 	}
@@ -173,8 +173,8 @@ func (s *Contents) Browse(ctx context.Context, c Caller, id, dir string) (*Listi
 
 // Shown is one file of a snapshot as a page or an answer shows it.
 type Shown struct {
-	Snapshot *Snapshot           `json:"-"`
-	Box      *Box                `json:"-"`
+	Snapshot *snapshots.Snapshot `json:"-"`
+	Box      *snapshots.Box      `json:"-"`
 	Entry    providers.FileEntry `json:"entry"`
 	// Text is the file's text, up to MaxShownBytes; empty when it is not
 	// text.
@@ -187,7 +187,7 @@ type Shown struct {
 
 // ShowFile reads one file of a snapshot for showing inline: its text up to
 // MaxShownBytes, with words when it stops there. A link is shown as a link.
-func (s *Contents) ShowFile(ctx context.Context, c Caller, id, p string) (*Shown, error) {
+func (s *Contents) ShowFile(ctx context.Context, c snapshots.Caller, id, p string) (*Shown, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return nil, err
@@ -197,9 +197,9 @@ func (s *Contents) ShowFile(ctx context.Context, c Caller, id, p string) (*Shown
 		return nil, err
 	}
 	if p == "" {
-		return nil, refusal(CodeInvalid, wordsTopFolder)
+		return nil, refusal(snapshots.CodeInvalid, wordsTopFolder)
 	}
-	ref := refOf(sn, b)
+	ref := snapshots.RefOf(sn, b)
 	// A link or a folder is described by its folder's listing, never
 	// opened.
 	parent := path.Dir(p)
@@ -238,7 +238,7 @@ func (s *Contents) ShowFile(ctx context.Context, c Caller, id, p string) (*Shown
 	}
 	if entry.Size > MaxShownBytes {
 		data = trimToRune(data)
-		out.Cut = fmt.Sprintf("Showing the first %s of %s: download the file for all of it.", GB(MaxShownBytes), GB(entry.Size))
+		out.Cut = fmt.Sprintf("Showing the first %s of %s: download the file for all of it.", snapshots.GB(MaxShownBytes), snapshots.GB(entry.Size))
 	}
 	out.Text = string(data)
 	return out, nil
@@ -274,8 +274,8 @@ type Download struct {
 	// Size is a file's size; 0 for a folder, whose size is known only once
 	// it is written.
 	Size int64
-	sn   *Snapshot
-	b    *Box
+	sn   *snapshots.Snapshot
+	b    *snapshots.Box
 	br   providers.Browser
 	path string
 }
@@ -283,7 +283,7 @@ type Download struct {
 // OpenDownload checks that the caller may download path of a snapshot and
 // records the download in the box log with who made it. Nothing is read
 // until WriteTo.
-func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*Download, error) {
+func (s *Contents) OpenDownload(ctx context.Context, c snapshots.Caller, id, p string) (*Download, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return nil, err
@@ -300,7 +300,7 @@ func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*D
 		if parent == "." {
 			parent = ""
 		}
-		es, err := br.ListFiles(ctx, refOf(sn, b), parent)
+		es, err := br.ListFiles(ctx, snapshots.RefOf(sn, b), parent)
 		if err != nil {
 			return nil, filesError(sn, p, err)
 		}
@@ -318,19 +318,19 @@ func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*D
 		case entry.Type == "file":
 			d.Name, d.Size = path.Base(p), entry.Size
 		case entry.Type == "link":
-			return nil, refusal(CodeInvalid, wordsLinkNeverFollowed(shownPath(p), entry.Target))
+			return nil, refusal(snapshots.CodeInvalid, wordsLinkNeverFollowed(shownPath(p), entry.Target))
 		default:
-			return nil, refusal(CodeInvalid, wordsNotFileOrFolder(shownPath(p)))
+			return nil, refusal(snapshots.CodeInvalid, wordsNotFileOrFolder(shownPath(p)))
 		}
 	}
 	// Before the first byte: a snapshot whose backend can tell it cannot
 	// read it whole is refused in words, not answered 200 and cut short.
 	if rc, ok := br.(providers.ReadChecker); ok {
-		if err := rc.CheckReadable(ctx, refOf(sn, b), p); err != nil {
+		if err := rc.CheckReadable(ctx, snapshots.RefOf(sn, b), p); err != nil {
 			return nil, filesError(sn, p, err)
 		}
 	}
-	s.Log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
+	s.k.Log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
 	return d, nil
 }
 
@@ -341,7 +341,7 @@ func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*D
 // trailer); the caller must then end the answer as an error, never as a
 // whole (an HTTP handler panics with http.ErrAbortHandler).
 func (d *Download) WriteTo(ctx context.Context, w io.Writer) error {
-	ref := refOf(d.sn, d.b)
+	ref := snapshots.RefOf(d.sn, d.b)
 	if !d.Folder {
 		rc, _, err := d.br.OpenFile(ctx, ref, d.path)
 		if err != nil {
@@ -436,47 +436,25 @@ func (h *holdLast) flush() error {
 	return err
 }
 
-// Comparison is a page of what differs between a snapshot and the box now,
-// or another snapshot of the same box.
-type Comparison struct {
-	Snapshot *Snapshot `json:"-"`
-	Box      *Box      `json:"-"`
-	// Against is the other snapshot, nil for the box now.
-	Against *Snapshot `json:"-"`
-	// Added, Removed and Changed count every path that differs (folders
-	// added or removed included), seen from the snapshot: added since,
-	// removed since, changed since.
-	Added   int `json:"added"`
-	Removed int `json:"removed"`
-	Changed int `json:"changed"`
-	Total   int `json:"total"`
-	// Offset and Changes are this page.
-	Offset  int                    `json:"offset"`
-	Changes []providers.FileChange `json:"changes"`
-	// Words says the counts in the specification's words: "14 files
-	// changed, 2 added, 1 removed since then".
-	Words string `json:"words"`
-}
-
 // Compare lists what differs between a snapshot and the box now (against
 // "") or another snapshot of the same box (against its ID or name), a page
 // of limit changes from offset, sorted by path.
-func (s *Contents) Compare(ctx context.Context, c Caller, id, against string, offset, limit int) (*Comparison, error) {
+func (s *Contents) Compare(ctx context.Context, c snapshots.Caller, id, against string, offset, limit int) (*snapshots.Comparison, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
-	var other *Snapshot
+	var other *snapshots.Snapshot
 	var otherRef *providers.SnapshotRef
 	if against != "" {
 		other, err = s.compareTarget(ctx, c, b, against)
 		if err != nil {
 			return nil, err
 		}
-		r := refOf(other, b)
+		r := snapshots.RefOf(other, b)
 		otherRef = &r
-	} else if b.State != BoxReady {
-		return nil, refusal(CodeConflict, NoBoxToCompareWords(b.Name, b.State))
+	} else if b.State != snapshots.BoxReady {
+		return nil, refusal(snapshots.CodeConflict, NoBoxToCompareWords(b.Name, b.State))
 	}
 	if offset < 0 {
 		offset = 0
@@ -496,13 +474,13 @@ func (s *Contents) Compare(ctx context.Context, c Caller, id, against string, of
 	// consistent.
 	all, ok := s.compares.get(key, offset > 0, s.now())
 	if !ok {
-		all, err = br.CompareFiles(ctx, refOf(sn, b), otherRef)
+		all, err = br.CompareFiles(ctx, snapshots.RefOf(sn, b), otherRef)
 		if err != nil {
 			return nil, filesError(sn, "", err)
 		}
 		s.compares.put(key, all, s.now())
 	}
-	out := &Comparison{Snapshot: sn, Box: b, Against: other, Total: len(all), Offset: offset}
+	out := &snapshots.Comparison{Snapshot: sn, Box: b, Against: other, Total: len(all), Offset: offset}
 	for _, ch := range all {
 		switch ch.Change {
 		case providers.ChangeAdded:
@@ -526,16 +504,16 @@ func (s *Contents) Compare(ctx context.Context, c Caller, id, against string, of
 
 // compareTarget finds the other snapshot of a comparison: of the same box,
 // one the caller may see.
-func (s *Contents) compareTarget(ctx context.Context, c Caller, b *Box, ref string) (*Snapshot, error) {
+func (s *Contents) compareTarget(ctx context.Context, c snapshots.Caller, b *snapshots.Box, ref string) (*snapshots.Snapshot, error) {
 	other, ob, err := s.snaps.SnapshotOfBox(ctx, c, b.ID, ref)
 	if err != nil {
 		return nil, err
 	}
 	if ob.ID != b.ID {
-		return nil, refusal(CodeInvalid, wordsCompareSameBox(other.Name))
+		return nil, refusal(snapshots.CodeInvalid, wordsCompareSameBox(other.Name))
 	}
-	if other.State != StateReady {
-		return nil, refusal(CodeConflict, wordsNothingToCompare(other.Name, stateWords(other.State)))
+	if other.State != snapshots.StateReady {
+		return nil, refusal(snapshots.CodeConflict, wordsNothingToCompare(other.Name, snapshots.StateWords(other.State)))
 	}
 	return other, nil
 }
@@ -543,7 +521,7 @@ func (s *Contents) compareTarget(ctx context.Context, c Caller, b *Box, ref stri
 // DiffFile gives the unified diff of one text file between a snapshot and
 // the box now (against "") or another snapshot of the same box: "" when it
 // did not change.
-func (s *Contents) DiffFile(ctx context.Context, c Caller, id, against, p string) (string, error) {
+func (s *Contents) DiffFile(ctx context.Context, c snapshots.Caller, id, against, p string) (string, error) {
 	sn, b, br, err := s.lookable(ctx, c, id)
 	if err != nil {
 		return "", err
@@ -553,7 +531,7 @@ func (s *Contents) DiffFile(ctx context.Context, c Caller, id, against, p string
 		return "", err
 	}
 	if p == "" {
-		return "", refusal(CodeInvalid, wordsNameAFile)
+		return "", refusal(snapshots.CodeInvalid, wordsNameAFile)
 	}
 	var otherRef *providers.SnapshotRef
 	if against != "" {
@@ -561,10 +539,10 @@ func (s *Contents) DiffFile(ctx context.Context, c Caller, id, against, p string
 		if err != nil {
 			return "", err
 		}
-		r := refOf(other, b)
+		r := snapshots.RefOf(other, b)
 		otherRef = &r
 	}
-	diff, err := br.DiffFile(ctx, refOf(sn, b), otherRef, p)
+	diff, err := br.DiffFile(ctx, snapshots.RefOf(sn, b), otherRef, p)
 	if err != nil {
 		return "", filesError(sn, p, err)
 	}
@@ -574,7 +552,7 @@ func (s *Contents) DiffFile(ctx context.Context, c Caller, id, against, p string
 // RestorePreview says what a restore of box to a snapshot would change: the
 // comparison of the snapshot with the box now, first page. It is nil (with
 // no error) where the backend cannot tell.
-func (s *Contents) RestorePreview(ctx context.Context, c Caller, id string) (*Comparison, error) {
+func (s *Contents) RestorePreview(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Comparison, error) {
 	sn, b, err := s.snaps.Snapshot(ctx, c, id)
 	if err != nil {
 		return nil, err
@@ -582,7 +560,7 @@ func (s *Contents) RestorePreview(ctx context.Context, c Caller, id string) (*Co
 	if _, err := s.browserOf(b); err != nil {
 		return nil, nil
 	}
-	if sn.State != StateReady || b.State != BoxReady {
+	if sn.State != snapshots.StateReady || b.State != snapshots.BoxReady {
 		return nil, nil
 	}
 	return s.Compare(ctx, c, id, "", 0, DefaultComparePage)

@@ -1,4 +1,4 @@
-package snapshots
+package contents
 
 import (
 	"archive/tar"
@@ -17,11 +17,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Box log event kinds of moving snapshots (issue 13).
+// Box log event kinds of moving snapshots in and out of boxsnap.
 const (
 	EvExported      = "exported"
 	EvImported      = "imported"
@@ -30,9 +31,8 @@ const (
 	EvShareRedeemed = "share-code-redeemed"
 )
 
-// An export file (".boxsnap") moves snapshots of one box to another install
-// (microsandbox-snapshot-groups.txt, "Move a history to another machine"). It
-// is a tar holding, per snapshot, the backend's own archive cut in parts of
+// An export file (".boxsnap") moves snapshots of one box, a history, to
+// another install. It is a tar holding, per snapshot, the backend's own archive cut in parts of
 // exportPart bytes (so it streams with no temporary copy), then
 // boxsnap-export.json: the box, each snapshot's record and the size and
 // SHA-256 of its archive. The backend's archive in turn names every piece of
@@ -98,12 +98,12 @@ type ExportRequest struct {
 // byte is written, so a page or the API can still answer in words.
 type Export struct {
 	s        *Contents
-	c        Caller
-	box      *Box
-	be       Backend
+	c        snapshots.Caller
+	box      *snapshots.Box
+	be       snapshots.Backend
 	exporter providers.Exporter
-	snaps    []*Snapshot
-	base     *Snapshot
+	snaps    []*snapshots.Snapshot
+	base     *snapshots.Snapshot
 }
 
 // FileName is a name for the export file: the box, the newest snapshot's
@@ -114,28 +114,28 @@ func (e *Export) FileName() string {
 }
 
 // Box is the box the export is of.
-func (e *Export) Box() *Box { return e.box }
+func (e *Export) Box() *snapshots.Box { return e.box }
 
 // PlanExport checks an export: the person only, snapshots of one box that
 // are ready, on a backend that exports.
-func (s *Contents) PlanExport(ctx context.Context, c Caller, req ExportRequest) (*Export, error) {
+func (s *Contents) PlanExport(ctx context.Context, c snapshots.Caller, req ExportRequest) (*Export, error) {
 	if len(req.Snapshots) == 0 {
-		return nil, refusal(CodeInvalid, wordsNameOneToExport)
+		return nil, refusal(snapshots.CodeInvalid, wordsNameOneToExport)
 	}
-	b, err := s.Box(ctx, c, req.Box)
+	b, err := s.k.Box(ctx, c, req.Box)
 	if err != nil {
 		return nil, err
 	}
-	if err := MayAct(c, ActExport, b, nil); err != nil {
+	if err := snapshots.MayAct(c, snapshots.ActExport, b, nil); err != nil {
 		return nil, err
 	}
-	be, err := s.Backend(b.BackendID)
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refusal(CodePlan, wordsCannotExport(be.Label))
+		return nil, refusal(snapshots.CodePlan, wordsCannotExport(be.Label))
 	}
 	e := &Export{s: s, c: c, box: b, be: be, exporter: ex}
 	seen := map[string]bool{}
@@ -148,8 +148,8 @@ func (s *Contents) PlanExport(ctx context.Context, c Caller, req ExportRequest) 
 			continue
 		}
 		seen[sn.ID] = true
-		if sn.State != StateReady {
-			return nil, refusal(CodePlan, wordsCannotBeExported(sn.Name, stateWords(sn.State)))
+		if sn.State != snapshots.StateReady {
+			return nil, refusal(snapshots.CodePlan, wordsCannotBeExported(sn.Name, snapshots.StateWords(sn.State)))
 		}
 		e.snaps = append(e.snaps, sn)
 	}
@@ -161,11 +161,11 @@ func (s *Contents) PlanExport(ctx context.Context, c Caller, req ExportRequest) 
 		if err != nil {
 			return nil, err
 		}
-		if base.State != StateReady {
-			return nil, refusal(CodePlan, wordsCannotBeBase(base.Name, stateWords(base.State)))
+		if base.State != snapshots.StateReady {
+			return nil, refusal(snapshots.CodePlan, wordsCannotBeBase(base.Name, snapshots.StateWords(base.State)))
 		}
 		if seen[base.ID] {
-			return nil, refusal(CodeInvalid, wordsExportedAndBase(base.Name))
+			return nil, refusal(snapshots.CodeInvalid, wordsExportedAndBase(base.Name))
 		}
 		e.base = base
 	}
@@ -181,11 +181,11 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (*ExportManifest, err
 	for _, sn := range e.snaps {
 		var opts providers.ExportOptions
 		if base != nil {
-			ref := refOf(base, e.box)
+			ref := snapshots.RefOf(base, e.box)
 			opts.Base = &ref
 		}
 		part := newPartWriter(tw, exportMember+sn.ID+".tar.gz", e.s.now())
-		if err := e.exporter.ExportSnapshot(ctx, refOf(sn, e.box), opts, part); err != nil {
+		if err := e.exporter.ExportSnapshot(ctx, snapshots.RefOf(sn, e.box), opts, part); err != nil {
 			return nil, fmt.Errorf("export ‘%s’: %w", sn.Name, err)
 		}
 		if err := part.Close(); err != nil {
@@ -218,7 +218,7 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (*ExportManifest, err
 		baseName = e.base.Name
 	}
 	words := logExportedWords(names, baseName)
-	e.s.Log(ctx, e.s.st.Pool, e.box.ID, EvExported, e.c, words, e.snaps[0].ID, "", nil)
+	e.s.k.Log(ctx, e.s.st.Pool, e.box.ID, EvExported, e.c, words, e.snaps[0].ID, "", nil)
 	return m, nil
 }
 
@@ -334,8 +334,8 @@ func (s *Contents) Stage(ctx context.Context, name string, r io.Reader) (*Staged
 }
 
 // badArchive refuses the export file name, saying what is wrong with it.
-func badArchive(name, format string, a ...any) *Refusal {
-	return refusal(CodeInvalid, wordsBadArchive(name, fmt.Sprintf(format, a...)))
+func badArchive(name, format string, a ...any) *snapshots.Refusal {
+	return refusal(snapshots.CodeInvalid, wordsBadArchive(name, fmt.Sprintf(format, a...)))
 }
 
 // spool is a snapshot's archive as an export file's parts are staged: its
@@ -364,7 +364,7 @@ func (st *Staged) readExport(ctx context.Context, r io.Reader, spools map[string
 			break
 		}
 		if err != nil {
-			return cutShort(badArchive(name, "it is not a boxsnap export file, or it is cut short (%v)", err), err)
+			return snapshots.CutShort(badArchive(name, "it is not a boxsnap export file, or it is cut short (%v)", err), err)
 		}
 		if sawManifest {
 			return badArchive(name, "it holds %s after its manifest", hdr.Name)
@@ -428,7 +428,7 @@ func (st *Staged) spoolPart(hdr *tar.Header, tr io.Reader, spools map[string]*sp
 	}
 	k, err := io.Copy(io.MultiWriter(g.f, g.sum), tr)
 	if err != nil {
-		return cutShort(badArchive(name, "the archive of snapshot %s is cut short (%v)", id, err), err)
+		return snapshots.CutShort(badArchive(name, "the archive of snapshot %s is cut short (%v)", id, err), err)
 	}
 	g.parts++
 	g.size += k
@@ -440,7 +440,7 @@ func (st *Staged) spoolPart(hdr *tar.Header, tr io.Reader, spools map[string]*sp
 // name, note and holds, and an archive of the size, parts and SHA-256 it
 // gives; no archive that it does not list.
 func checkExport(name string, mf *ExportManifest, spools map[string]*spool) error {
-	if !ValidID(PrefixBox, mf.Box.ID) || CheckBoxName(mf.Box.Name) != nil || mf.Box.Kind == "" || len(mf.Box.Kind) > 40 || !isPlainWord(mf.Box.Kind) || len(mf.Box.System) > 200 {
+	if !snapshots.ValidID(snapshots.PrefixBox, mf.Box.ID) || snapshots.CheckBoxName(mf.Box.Name) != nil || mf.Box.Kind == "" || len(mf.Box.Kind) > 40 || !isPlainWord(mf.Box.Kind) || len(mf.Box.System) > 200 {
 		return badArchive(name, "its manifest names no valid box")
 	}
 	if len(mf.Snapshots) == 0 {
@@ -448,14 +448,14 @@ func checkExport(name string, mf *ExportManifest, spools map[string]*spool) erro
 	}
 	listed := map[string]bool{}
 	for _, es := range mf.Snapshots {
-		if !ValidID(PrefixSnapshot, es.ID) {
+		if !snapshots.ValidID(snapshots.PrefixSnapshot, es.ID) {
 			return badArchive(name, "its manifest lists a snapshot with no valid ID")
 		}
-		if _, err := CleanName(es.Name); err != nil {
+		if _, err := snapshots.CleanName(es.Name); err != nil {
 			return badArchive(name, "snapshot %s has no valid name", es.ID)
 		}
 		if es.Note != nil {
-			if _, err := CleanNote(*es.Note); err != nil {
+			if _, err := snapshots.CleanNote(*es.Note); err != nil {
 				return badArchive(name, "the note of snapshot %s is not a note: %s", es.ID, strings.TrimSuffix(err.Error(), "."))
 			}
 		}
@@ -516,14 +516,14 @@ func isPlainWord(s string) bool {
 
 // makeImportedBox makes the guest of a box an import brought here: from the
 // newest snapshot no other imported one descends from, as a fork is made
-// (section 9: a new identity, without its sign-in files; restoring that
-// snapshot brings them back), or empty when the backend cannot fork it.
-func (s *Contents) makeImportedBox(ctx context.Context, c Caller, box *Box, be Backend, made []*Snapshot, parents map[string]string, res *ImportResult) error {
+// (a new identity, without its sign-in files; restoring that snapshot
+// brings them back), or empty when the backend cannot fork it.
+func (s *Contents) makeImportedBox(ctx context.Context, c snapshots.Caller, box *snapshots.Box, be snapshots.Backend, made []*snapshots.Snapshot, parents map[string]string, res *ImportResult) error {
 	isParent := map[string]bool{}
 	for _, p := range parents {
 		isParent[p] = true
 	}
-	var tip *Snapshot
+	var tip *snapshots.Snapshot
 	for _, sn := range made {
 		if isParent[sn.ID] {
 			continue
@@ -532,11 +532,11 @@ func (s *Contents) makeImportedBox(ctx context.Context, c Caller, box *Box, be B
 			tip = sn
 		}
 	}
-	identity := providers.BoxIdentity{ID: box.ID, Name: box.Name, Kind: box.Kind, Install: s.install, Secrets: s.secrets(ctx)}
+	identity := providers.BoxIdentity{ID: box.ID, Name: box.Name, Kind: box.Kind, Install: s.install, Secrets: s.k.Secrets(ctx)}
 	var guest providers.Guest
 	var err error
 	if tip != nil && tip.ForkSafe != nil {
-		guest, err = be.Snap.ForkSnapshot(ctx, refOf(tip, box), identity, nil)
+		guest, err = be.Snap.ForkSnapshot(ctx, snapshots.RefOf(tip, box), identity, nil)
 		if err == nil {
 			res.MadeFrom = tip.Name
 		}
@@ -548,13 +548,13 @@ func (s *Contents) makeImportedBox(ctx context.Context, c Caller, box *Box, be B
 	}
 	_ = guest
 	if res.MadeFrom != "" {
-		s.snaps.setHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
+		s.snaps.SetHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
 	}
 	if err := s.st.MoveBoxReady(ctx, s.st.Pool, box.ID); err != nil {
 		return fmt.Errorf("make the imported box %s: %w", box.Name, err)
 	}
-	box.State = BoxReady
-	s.Log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeByImportWords(res.MadeFrom), "", "", nil)
+	box.State = snapshots.BoxReady
+	s.k.Log(ctx, s.st.Pool, box.ID, snapshots.EvMade, c, logMadeByImportWords(res.MadeFrom), "", "", nil)
 	return nil
 }
 
@@ -576,20 +576,4 @@ func (s *Contents) freeBoxName(ctx context.Context, q db.DBTX, name string) (str
 		}
 		name += suffix
 	}
-}
-
-// secrets is what a copy of a box leaves behind: the one list, and the
-// settings' own paths. A fork's copy (Service) and an import's box and a
-// share code's copy (Contents) leave it, so it is the core's.
-func (s *Kernel) secrets(ctx context.Context) providers.Secrets {
-	st, _ := s.Settings(ctx)
-	return providers.DefaultSecrets().With(st.AlsoRemove)
-}
-
-// cutShort is a refusal of an export file that stopped, which keeps the
-// reader's error as its cause: a surface that capped the body it read tells
-// its own "too large" from it.
-func cutShort(r *Refusal, err error) *Refusal {
-	r.cause = err
-	return r
 }

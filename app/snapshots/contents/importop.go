@@ -1,4 +1,4 @@
-package snapshots
+package contents
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -43,12 +44,12 @@ type importFile struct {
 
 // Import admits an import and waits for it to end, answering what it did:
 // the Import page and a share code's redeem call it.
-func (s *Contents) Import(ctx context.Context, c Caller, batch []*Staged) (*ImportResult, error) {
+func (s *Contents) Import(ctx context.Context, c snapshots.Caller, batch []*Staged) (*ImportResult, error) {
 	op, err := s.AdmitImport(ctx, c, batch, "")
 	if err != nil {
 		return nil, err
 	}
-	if op, err = s.Wait(ctx, op.ID); err != nil {
+	if op, err = s.k.Wait(ctx, op.ID); err != nil {
 		return nil, err
 	}
 	return ImportResultOf(op)
@@ -56,22 +57,22 @@ func (s *Contents) Import(ctx context.Context, c Caller, batch []*Staged) (*Impo
 
 // ImportResultOf is what an ended import operation did, or its failure as a
 // refusal; an import still running is refused as busy.
-func ImportResultOf(op *Operation) (*ImportResult, error) {
+func ImportResultOf(op *snapshots.Operation) (*ImportResult, error) {
 	switch op.State {
-	case OpDone:
+	case snapshots.OpDone:
 		var res ImportResult
 		if err := json.Unmarshal(op.Result, &res); err != nil {
 			return nil, fmt.Errorf("read import %s: %w", op.ID, err)
 		}
 		return &res, nil
-	case OpFailed:
+	case snapshots.OpFailed:
 		words := wordsImportFailed
 		if op.Error != nil && *op.Error != "" {
 			words = *op.Error
 		}
-		return nil, refusal(CodeInvalid, words)
+		return nil, refusal(snapshots.CodeInvalid, words)
 	}
-	return nil, refusal(CodeRunning, wordsImportRunning(op.ID, op.Step))
+	return nil, refusal(snapshots.CodeRunning, wordsImportRunning(op.ID, op.Step))
 }
 
 // AdmitImport admits an import of a batch of staged export files of one
@@ -85,44 +86,44 @@ func ImportResultOf(op *Operation) (*ImportResult, error) {
 // person's; a name its box already uses gets " (2)". A box that is not here
 // is made from the newest imported snapshot. Importing the same snapshots
 // again changes nothing.
-func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, requestID string) (*Operation, error) {
-	if err := MayAct(c, ActImport, nil, nil); err != nil {
+func (s *Contents) AdmitImport(ctx context.Context, c snapshots.Caller, batch []*Staged, requestID string) (*snapshots.Operation, error) {
+	if err := snapshots.MayAct(c, snapshots.ActImport, nil, nil); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpImport, nil); err != nil || op != nil {
+	if op, err := s.k.ExistingRequest(ctx, s.st.Pool, c, requestID, snapshots.OpImport, nil); err != nil || op != nil {
 		return op, err
 	}
 	if len(batch) == 0 {
-		return nil, refusal(CodeInvalid, wordsChooseImport)
+		return nil, refusal(snapshots.CodeInvalid, wordsChooseImport)
 	}
 	mb := batch[0].Manifest.Box
 	for _, st := range batch[1:] {
 		if st.Manifest.Box.ID != mb.ID {
-			return nil, refusal(CodeInvalid, wordsImportOneBox(batch[0].Name, mb.Name, st.Name, st.Manifest.Box.Name))
+			return nil, refusal(snapshots.CodeInvalid, wordsImportOneBox(batch[0].Name, mb.Name, st.Name, st.Manifest.Box.Name))
 		}
 	}
 	p := importParams{Why: c.Why}
-	var op *Operation
+	var op *snapshots.Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		box, err := s.BoxByID(ctx, tx, mb.ID)
+		box, err := s.k.BoxByID(ctx, tx, mb.ID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		var be Backend
+		var be snapshots.Backend
 		if box != nil {
-			if box, err = s.LockBox(ctx, tx, box.ID); err != nil {
+			if box, err = s.k.LockBox(ctx, tx, box.ID); err != nil {
 				return err
 			}
-			if box.State == BoxReleased || box.State == BoxReleasing {
-				return refusal(CodeConflict, wordsReleasedNoImport(box.Name))
+			if box.State == snapshots.BoxReleased || box.State == snapshots.BoxReleasing {
+				return refusal(snapshots.CodeConflict, wordsReleasedNoImport(box.Name))
 			}
-			if be, err = s.Backend(box.BackendID); err != nil {
+			if be, err = s.k.Backend(box.BackendID); err != nil {
 				return err
 			}
 		} else {
 			p.NewBox = true
-			for _, id := range s.order {
-				if b := s.backends[id]; b.Kind == mb.Backend {
+			for _, b := range s.k.Backends() {
+				if b.Kind == mb.Backend {
 					if _, ok := b.Snap.(providers.Exporter); ok {
 						be = b
 						break
@@ -130,11 +131,11 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 				}
 			}
 			if be.ID == "" {
-				return refusal(CodePlan, wordsNoBackendImports(mb.Backend))
+				return refusal(snapshots.CodePlan, wordsNoBackendImports(mb.Backend))
 			}
 		}
 		if _, ok := be.Snap.(providers.Exporter); !ok {
-			return refusal(CodePlan, CannotImportWords(be.Label))
+			return refusal(snapshots.CodePlan, CannotImportWords(be.Label))
 		}
 		p.Backend = be.ID
 		// The snapshots it brings in are pinned until it ends: the
@@ -142,9 +143,9 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 		var pins []string
 		for _, st := range batch {
 			for _, es := range st.Manifest.Snapshots {
-				sn, err := s.SnapshotByID(ctx, tx, es.ID)
+				sn, err := s.k.SnapshotByID(ctx, tx, es.ID)
 				if err == nil && sn.BoxID != mb.ID {
-					return refusal(CodeConflict, wordsAlreadyHere(es.ID, sn.BoxName))
+					return refusal(snapshots.CodeConflict, wordsAlreadyHere(es.ID, sn.BoxName))
 				} else if err == nil {
 					p.Already = append(p.Already, es.ID)
 				} else if errors.Is(err, store.ErrNotFound) {
@@ -155,7 +156,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 			}
 			p.Files = append(p.Files, importFile{Name: st.Name, Dir: st.dir, Manifest: st.Manifest, Archives: st.files})
 		}
-		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpImport, Box: box, Pins: pins, Caller: c, RequestID: requestID, Params: p})
+		op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpImport, Box: box, Pins: pins, Caller: c, RequestID: requestID, Params: p})
 		return err
 	})
 	if err != nil {
@@ -172,11 +173,11 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 // the records, upserts), box (making a box the import brought here), clean
 // (the records are written: the staged files go, then it ends). A run
 // resumed at clean only reads what the first wrote.
-func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams) (ImportResult, error) {
+func (s *Contents) runImport(ctx context.Context, op *snapshots.Operation, p importParams) (ImportResult, error) {
 	if len(p.Files) == 0 {
-		return ImportResult{}, s.Finish(ctx, op, OpFailed, nil, failImportParams, "")
+		return ImportResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failImportParams, "")
 	}
-	c := CallerOf(op)
+	c := snapshots.CallerOf(op)
 	c.Why = p.Why
 	// The staged files go as the import ends, done or failed.
 	clean := func() {
@@ -186,13 +187,13 @@ func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams)
 	}
 	fail := func(words string) error {
 		clean()
-		return s.Finish(ctx, op, OpFailed, nil, words, "")
+		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, "")
 	}
-	be, err := s.Backend(p.Backend)
+	be, err := s.k.Backend(p.Backend)
 	if err != nil {
 		return ImportResult{}, fail(err.Error())
 	}
-	if op.Step != StepClean {
+	if op.Step != snapshots.StepClean {
 		failed, err := s.importSteps(ctx, op, c, be, p)
 		if err != nil {
 			return ImportResult{}, err
@@ -200,7 +201,7 @@ func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams)
 		if failed != "" {
 			return ImportResult{}, fail(failed)
 		}
-		if err := s.step(ctx, op, StepClean); err != nil {
+		if err := s.k.Step(ctx, op, snapshots.StepClean); err != nil {
 			return ImportResult{}, err
 		}
 	}
@@ -214,12 +215,12 @@ func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams)
 
 // importSteps publishes, records and makes the box, each step recorded
 // before it runs; it answers a failure in words, or an error to resume on.
-func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be Backend, p importParams) (string, error) {
+func (s *Contents) importSteps(ctx context.Context, op *snapshots.Operation, c snapshots.Caller, be snapshots.Backend, p importParams) (string, error) {
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
 		return CannotImportWords(be.Label), nil
 	}
-	if err := s.step(ctx, op, StepPublish); err != nil {
+	if err := s.k.Step(ctx, op, snapshots.StepPublish); err != nil {
 		return "", err
 	}
 	done, err := s.publishImport(ctx, ex, p.Files[0].Manifest.Box.ID, p.Files)
@@ -233,15 +234,15 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 		}
 		return failImportWords(err), nil
 	}
-	if err := s.step(ctx, op, StepRecord); err != nil {
+	if err := s.k.Step(ctx, op, snapshots.StepRecord); err != nil {
 		return "", err
 	}
 	res, box, made, parents, err := s.recordImport(ctx, c, be, p, done)
 	if err != nil {
 		return "", err
 	}
-	if res.Made && box.State == BoxMaking {
-		if err := s.step(ctx, op, StepBox); err != nil {
+	if res.Made && box.State == snapshots.BoxMaking {
+		if err := s.k.Step(ctx, op, snapshots.StepBox); err != nil {
 			return "", err
 		}
 		if err := s.makeImportedBox(ctx, c, box, be, made, parents, res); err != nil {
@@ -258,16 +259,16 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 		if len(made) > 0 {
 			first = made[0].ID
 		}
-		s.Log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, op.ID, nil)
 	}
 	return "", nil
 }
 
 // importedNow is what an import did, read from the records it wrote: its
 // snapshots in the files' order, each new unless it was here at admission.
-func (s *Contents) importedNow(ctx context.Context, p importParams) (*ImportResult, *Box, error) {
+func (s *Contents) importedNow(ctx context.Context, p importParams) (*ImportResult, *snapshots.Box, error) {
 	mb := p.Files[0].Manifest.Box
-	box, err := s.BoxByID(ctx, s.st.Pool, mb.ID)
+	box, err := s.k.BoxByID(ctx, s.st.Pool, mb.ID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the imported box: %w", err)
 	}
@@ -283,7 +284,7 @@ func (s *Contents) importedNow(ctx context.Context, p importParams) (*ImportResu
 				continue
 			}
 			seen[es.ID] = true
-			sn, err := s.SnapshotByID(ctx, s.st.Pool, es.ID)
+			sn, err := s.k.SnapshotByID(ctx, s.st.Pool, es.ID)
 			if err != nil {
 				return nil, nil, fmt.Errorf("read the imported snapshot %s: %w", es.ID, err)
 			}
@@ -314,14 +315,14 @@ func (s *Contents) publishImport(ctx context.Context, ex providers.Exporter, gro
 			readers = append(readers, r)
 		}
 	}
-	settings, _ := s.readSettings(ctx)
+	settings, _ := s.k.ReadSettings(ctx)
 	return ex.ImportSnapshots(ctx, providers.ImportOptions{Group: group, RoomPercent: settings.RoomPercent}, readers)
 }
 
 // recordImport writes the box (when it is not here) and each published
 // snapshot's record, in one transaction; both are upserts, so a resumed run
 // writes nothing twice. A snapshot is new unless it was here at admission.
-func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p importParams, done []providers.ImportedSnapshot) (*ImportResult, *Box, []*Snapshot, map[string]string, error) {
+func (s *Contents) recordImport(ctx context.Context, c snapshots.Caller, be snapshots.Backend, p importParams, done []providers.ImportedSnapshot) (*ImportResult, *snapshots.Box, []*snapshots.Snapshot, map[string]string, error) {
 	mb := p.Files[0].Manifest.Box
 	records := map[string]ExportedSnapshot{}
 	for _, f := range p.Files {
@@ -334,19 +335,19 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 		already[id] = true
 	}
 	res := &ImportResult{Box: mb.ID}
-	var box *Box
-	var made []*Snapshot
+	var box *snapshots.Box
+	var made []*snapshots.Snapshot
 	parents := map[string]string{}
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		res.Snapshots, made, res.Made = nil, nil, false
 		var err error
-		box, err = s.BoxByID(ctx, tx, mb.ID)
+		box, err = s.k.BoxByID(ctx, tx, mb.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			name, err := s.freeBoxName(ctx, tx, mb.Name)
 			if err != nil {
 				return err
 			}
-			box, err = boxRow(s.st.MoveBoxInsert(ctx, tx, db.MoveBoxInsertParams{ID: mb.ID, Name: name, Kind: mb.Kind,
+			box, err = snapshots.BoxRow(s.st.MoveBoxInsert(ctx, tx, db.MoveBoxInsertParams{ID: mb.ID, Name: name, Kind: mb.Kind,
 				System: mb.System, BackendID: be.ID, GuestRef: mb.ID}))
 			if err != nil {
 				return fmt.Errorf("record box %s: %w", name, err)
@@ -355,15 +356,15 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 			return err
 		}
 		// Made here by this import (or by one cut short, still making it).
-		res.Made = p.NewBox || box.State == BoxMaking
-		taken, err := s.NamesOfBox(ctx, tx, box.ID)
+		res.Made = p.NewBox || box.State == snapshots.BoxMaking
+		taken, err := s.k.NamesOfBox(ctx, tx, box.ID)
 		if err != nil {
 			return err
 		}
 		for _, d := range done {
 			parents[d.Ref.ID] = d.Parent
 			es := records[d.Ref.ID]
-			if sn, err := s.SnapshotByID(ctx, tx, d.Ref.ID); err == nil {
+			if sn, err := s.k.SnapshotByID(ctx, tx, d.Ref.ID); err == nil {
 				if already[sn.ID] {
 					res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: d.Parent, Already: true})
 				} else {
@@ -375,7 +376,7 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
-			name := UniqueName(es.Name, taken)
+			name := snapshots.UniqueName(es.Name, taken)
 			taken[name] = true
 			// Ancestry is the snapshot's own manifest's parent, never
 			// the order of the batch.
@@ -383,10 +384,10 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 			if d.Parent != "" {
 				parent = &d.Parent
 			}
-			sn, err := SnapshotRow(s.st.MoveSnapshotInsert(ctx, tx, db.MoveSnapshotInsertParams{ID: d.Ref.ID, BoxID: box.ID,
+			sn, err := snapshots.SnapshotRow(s.st.MoveSnapshotInsert(ctx, tx, db.MoveSnapshotInsertParams{ID: d.Ref.ID, BoxID: box.ID,
 				BoxName: box.Name, BoxKind: box.Kind, BoxSystem: box.System, BackendID: be.ID, Storage: d.Ref.Storage,
-				Name: name, Note: es.Note, TakenAt: es.TakenAt, CapturedAt: es.CapturedAt, ByKind: c.byKind(),
-				ByWhy: NilIfEmpty(c.Why), Holds: es.Holds, ForkSafe: es.ForkSafe, ParentID: parent, Ref: d.Ref.Ref}))
+				Name: name, Note: es.Note, TakenAt: es.TakenAt, CapturedAt: es.CapturedAt, ByKind: c.ByKind(),
+				ByWhy: snapshots.NilIfEmpty(c.Why), Holds: es.Holds, ForkSafe: es.ForkSafe, ParentID: parent, Ref: d.Ref.Ref}))
 			if err != nil {
 				return fmt.Errorf("record snapshot %s: %w", d.Ref.ID, err)
 			}
@@ -404,12 +405,12 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 
 // madeFrom is the snapshot an imported box was made from, its head, when a
 // resumed import finds the box made already.
-func (s *Contents) madeFrom(ctx context.Context, box *Box) string {
-	b, err := s.BoxByID(ctx, s.st.Pool, box.ID)
+func (s *Contents) madeFrom(ctx context.Context, box *snapshots.Box) string {
+	b, err := s.k.BoxByID(ctx, s.st.Pool, box.ID)
 	if err != nil || b.HeadID == nil {
 		return ""
 	}
-	if sn, err := s.SnapshotByID(ctx, s.st.Pool, *b.HeadID); err == nil {
+	if sn, err := s.k.SnapshotByID(ctx, s.st.Pool, *b.HeadID); err == nil {
 		return sn.Name
 	}
 	return ""

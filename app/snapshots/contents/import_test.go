@@ -1,4 +1,4 @@
-package snapshots_test
+package contents_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -37,7 +38,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	first := admitReady(t, from, snapshots.Owner(), "amber-fox", "first")
 	write(t, file, "v2")
 	second := admitReady(t, from, snapshots.Owner(), "amber-fox", "second")
-	ex, err := from.Core.Contents().PlanExport(ctx, snapshots.Owner(), snapshots.ExportRequest{Box: "amber-fox", Snapshots: []string{"first", "second"}})
+	ex, err := from.Contents.PlanExport(ctx, snapshots.Owner(), contents.ExportRequest{Box: "amber-fox", Snapshots: []string{"first", "second"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +51,12 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	e, pool, dsn, root := workerCore(t, coretest.Options{})
 	marker := filepath.Join(t.TempDir(), "stalled")
 	w := startWorker(t, dsn, root, "after:import", marker)
-	st, err := e.Core.Contents().Stage(ctx, "amber-fox.boxsnap", bytes.NewReader(buf.Bytes()))
+	st, err := e.Contents.Stage(ctx, "amber-fox.boxsnap", bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Remove()
-	op, err := e.Core.Contents().AdmitImport(ctx, snapshots.Owner(), []*snapshots.Staged{st}, "import-1")
+	op, err := e.Contents.AdmitImport(ctx, snapshots.Owner(), []*contents.Staged{st}, "import-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	if done.Resumes < 1 {
 		t.Fatalf("the import ended done with %d resumes: it was not resumed", done.Resumes)
 	}
-	res, err := snapshots.ImportResultOf(done)
+	res, err := contents.ImportResultOf(done)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM boxes").Scan(&boxes); err != nil {
 		t.Fatal(err)
 	}
-	if err := pool.QueryRow(ctx, "SELECT count(*) FILTER (WHERE kind = $1), count(*) FILTER (WHERE kind = $2) FROM box_log", snapshots.EvImported, snapshots.EvMade).Scan(&imported, &made); err != nil {
+	if err := pool.QueryRow(ctx, "SELECT count(*) FILTER (WHERE kind = $1), count(*) FILTER (WHERE kind = $2) FROM box_log", contents.EvImported, snapshots.EvMade).Scan(&imported, &made); err != nil {
 		t.Fatal(err)
 	}
 	if boxes != 1 || imported != 1 || made != 1 {
@@ -165,7 +166,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	}
 
 	// A repeat of the request is the same import.
-	again, err := e.Core.Contents().AdmitImport(ctx, snapshots.Owner(), []*snapshots.Staged{st}, "import-1")
+	again, err := e.Contents.AdmitImport(ctx, snapshots.Owner(), []*contents.Staged{st}, "import-1")
 	if err != nil || again.ID != op.ID {
 		t.Fatalf("a repeated request answered %v, %v; want operation %s", again, err, op.ID)
 	}

@@ -1,4 +1,4 @@
-package snapshots
+package contents
 
 import (
 	"archive/tar"
@@ -16,24 +16,21 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Share codes (moatbox-snapshots.md, "Share codes"): a code hands out a copy
+// Share codes: a code hands out a copy
 // of one snapshot with its secrets removed (providers.Secrets and the
 // settings' own paths). The code is shown once; only its SHA-256 is kept.
 const (
-	// DefaultShareDays is how long a code works unless the settings say
-	// otherwise; MaxShareDays the longest.
-	DefaultShareDays = 7
-	MaxShareDays     = 30
 	// SharePrefix starts every code: "bxs_" and 43 letters, 47 in all.
 	SharePrefix = "bxs_"
 	// PrefixShare is a share's ID prefix.
 	PrefixShare = "sh"
-	// MaxLiveShares is how many codes work at one time on an install, as
-	// the peer's team holds at most 5: revoke one to make another.
+	// MaxLiveShares is how many codes work at one time on an install, so
+	// few live codes are out at once: revoke one to make another.
 	MaxLiveShares = 5
 )
 
@@ -76,8 +73,8 @@ func hashCode(code string) []byte {
 // stays where it cannot be removed: no code is made) and how many days it
 // works by default.
 type SharePlan struct {
-	Snapshot *Snapshot
-	Box      *Box
+	Snapshot *snapshots.Snapshot
+	Box      *snapshots.Box
 	Removed  []string
 	Blocked  []providers.Finding
 	Days     int
@@ -85,38 +82,38 @@ type SharePlan struct {
 
 // PlanShare checks that a snapshot can be shared and says what its copy
 // leaves out, changing nothing: the share dialog's words.
-func (s *Contents) PlanShare(ctx context.Context, c Caller, box, snapshot string) (*SharePlan, error) {
+func (s *Contents) PlanShare(ctx context.Context, c snapshots.Caller, box, snapshot string) (*SharePlan, error) {
 	sn, b, err := s.snaps.SnapshotOfBox(ctx, c, box, snapshot)
 	if err != nil {
 		return nil, err
 	}
 	p := &SharePlan{Snapshot: sn, Box: b}
-	if err := MayAct(c, ActShare, b, sn); err != nil {
+	if err := snapshots.MayAct(c, snapshots.ActShare, b, sn); err != nil {
 		return p, err
 	}
-	if sn.State != StateReady {
-		return p, refusal(CodePlan, wordsCannotBeShared(sn.Name, stateWords(sn.State)))
+	if sn.State != snapshots.StateReady {
+		return p, refusal(snapshots.CodePlan, wordsCannotBeShared(sn.Name, snapshots.StateWords(sn.State)))
 	}
-	st, err := s.Settings(ctx)
+	st, err := s.k.Settings(ctx)
 	if err != nil {
 		return p, err
 	}
 	p.Days = st.ShareDays
-	be, err := s.Backend(b.BackendID)
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
 		return p, err
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return p, refusal(CodePlan, wordsCannotShareSecrets(be.Label))
+		return p, refusal(snapshots.CodePlan, wordsCannotShareSecrets(be.Label))
 	}
-	rep, err := ex.Scrub(ctx, refOf(sn, b), s.secrets(ctx))
+	rep, err := ex.Scrub(ctx, snapshots.RefOf(sn, b), s.k.Secrets(ctx))
 	if err != nil {
 		return p, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
 	}
 	p.Removed, p.Blocked = rep.Removed, rep.Blocked
 	if len(p.Blocked) > 0 {
-		return p, refusal(CodePlan, BlockedWords(p.Blocked))
+		return p, refusal(snapshots.CodePlan, BlockedWords(p.Blocked))
 	}
 	return p, nil
 }
@@ -126,34 +123,34 @@ func (s *Contents) PlanShare(ctx context.Context, c Caller, box, snapshot string
 // work. What the copy leaves out is worked out now and kept on the record,
 // so the page can say it; a copy that would still hold a credential is
 // Blocked, and no code is made.
-func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string, days int) (*MadeShare, error) {
+func (s *Contents) MakeShare(ctx context.Context, c snapshots.Caller, box, snapshot string, days int) (*MadeShare, error) {
 	sn, b, err := s.snaps.SnapshotOfBox(ctx, c, box, snapshot)
 	if err != nil {
 		return nil, err
 	}
-	if err := MayAct(c, ActShare, b, sn); err != nil {
+	if err := snapshots.MayAct(c, snapshots.ActShare, b, sn); err != nil {
 		return nil, err
 	}
-	if sn.State != StateReady {
-		return nil, refusal(CodePlan, wordsCannotBeShared(sn.Name, stateWords(sn.State)))
+	if sn.State != snapshots.StateReady {
+		return nil, refusal(snapshots.CodePlan, wordsCannotBeShared(sn.Name, snapshots.StateWords(sn.State)))
 	}
-	st, err := s.Settings(ctx)
+	st, err := s.k.Settings(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if days == 0 {
 		days = st.ShareDays
 	}
-	if days < 1 || days > MaxShareDays {
-		return nil, refusal(CodeInvalid, wordsShareDays(MaxShareDays))
+	if days < 1 || days > snapshots.MaxShareDays {
+		return nil, refusal(snapshots.CodeInvalid, snapshots.WordsShareDays(snapshots.MaxShareDays))
 	}
-	be, err := s.Backend(b.BackendID)
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refusal(CodePlan, wordsCannotShareSecrets(be.Label))
+		return nil, refusal(snapshots.CodePlan, wordsCannotShareSecrets(be.Label))
 	}
 	extra := st.AlsoRemove
 	if extra == nil {
@@ -162,12 +159,12 @@ func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string
 	if err := s.roomForShare(ctx); err != nil {
 		return nil, err
 	}
-	rep, err := ex.Scrub(ctx, refOf(sn, b), providers.DefaultSecrets().With(extra))
+	rep, err := ex.Scrub(ctx, snapshots.RefOf(sn, b), providers.DefaultSecrets().With(extra))
 	if err != nil {
 		return nil, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
 	}
 	if len(rep.Blocked) > 0 {
-		return nil, refusal(CodePlan, BlockedWords(rep.Blocked))
+		return nil, refusal(snapshots.CodePlan, BlockedWords(rep.Blocked))
 	}
 	removed := rep.Removed
 	raw := make([]byte, 32)
@@ -185,19 +182,19 @@ func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string
 			return err
 		}
 		var err error
-		r, err = s.st.MoveShareInsert(ctx, tx, db.MoveShareInsertParams{ID: NewID(PrefixShare), CodeHash: hashCode(code),
-			BoxID: b.ID, SnapshotID: sn.ID, CopyID: NewID(PrefixSnapshot), CopyBoxID: NewID(PrefixBox), Removed: removed,
+		r, err = s.st.MoveShareInsert(ctx, tx, db.MoveShareInsertParams{ID: snapshots.NewID(PrefixShare), CodeHash: hashCode(code),
+			BoxID: b.ID, SnapshotID: sn.ID, CopyID: snapshots.NewID(snapshots.PrefixSnapshot), CopyBoxID: snapshots.NewID(snapshots.PrefixBox), Removed: removed,
 			HomeExtra: extra, CreatedAt: now, ExpiresAt: now.Add(time.Duration(days) * 24 * time.Hour)})
 		return err
 	})
-	if _, ok := AsRefusal(err); ok {
+	if _, ok := snapshots.AsRefusal(err); ok {
 		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("record share code: %w", err)
 	}
 	sh := (*Share)(&r)
-	s.Log(ctx, s.st.Pool, b.ID, EvShared, c, logSharedWords(sn.Name, sh.ExpiresAt, removed, s.TimeZone(ctx)), sn.ID, "", nil)
+	s.k.Log(ctx, s.st.Pool, b.ID, EvShared, c, logSharedWords(sn.Name, sh.ExpiresAt, removed, s.k.TimeZone(ctx)), sn.ID, "", nil)
 	return &MadeShare{Code: code, Share: sh}, nil
 }
 
@@ -213,7 +210,7 @@ func (s *Contents) roomForShareIn(ctx context.Context, q db.DBTX, now time.Time)
 		return fmt.Errorf("count share codes: %w", err)
 	}
 	if n >= MaxLiveShares {
-		return refusal(CodeLimit, wordsShareCodesFull(MaxLiveShares))
+		return refusal(snapshots.CodeLimit, wordsShareCodesFull(MaxLiveShares))
 	}
 	return nil
 }
@@ -223,8 +220,8 @@ func (sh *Share) RemovedWords() string { return removedWords(sh.Removed) }
 
 // Shares lists share codes, of one snapshot or (snapshot empty) all: the
 // person only.
-func (s *Contents) Shares(ctx context.Context, c Caller, snapshot string) ([]*Share, error) {
-	if err := MayAct(c, ActShare, nil, nil); err != nil {
+func (s *Contents) Shares(ctx context.Context, c snapshots.Caller, snapshot string) ([]*Share, error) {
+	if err := snapshots.MayAct(c, snapshots.ActShare, nil, nil); err != nil {
 		return nil, err
 	}
 	var rows []db.Share
@@ -245,20 +242,20 @@ func (s *Contents) Shares(ctx context.Context, c Caller, snapshot string) ([]*Sh
 }
 
 // RevokeShare ends a share code now: the person only.
-func (s *Contents) RevokeShare(ctx context.Context, c Caller, id string) (*Share, error) {
-	if err := MayAct(c, ActShare, nil, nil); err != nil {
+func (s *Contents) RevokeShare(ctx context.Context, c snapshots.Caller, id string) (*Share, error) {
+	if err := snapshots.MayAct(c, snapshots.ActShare, nil, nil); err != nil {
 		return nil, err
 	}
 	now := s.now()
 	r, err := s.st.MoveShareRevoke(ctx, s.st.Pool, db.MoveShareRevokeParams{ID: id, RevokedAt: &now})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(CodeNotFound, wordsNoLiveShareCode(id))
+		return nil, refusal(snapshots.CodeNotFound, wordsNoLiveShareCode(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("revoke share code: %w", err)
 	}
 	sh := (*Share)(&r)
-	s.Log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, logShareRevokedWords, sh.SnapshotID, "", nil)
+	s.k.Log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, logShareRevokedWords, sh.SnapshotID, "", nil)
 	return sh, nil
 }
 
@@ -267,33 +264,33 @@ func (s *Contents) RevokeShare(ctx context.Context, c Caller, id string) (*Share
 func (s *Contents) shareByCode(ctx context.Context, code string) (*Share, error) {
 	code = strings.TrimSpace(code)
 	if !strings.HasPrefix(code, SharePrefix) || len(code) != len(SharePrefix)+43 {
-		return nil, refusal(CodeInvalid, wordsNotAShareCode(SharePrefix, len(SharePrefix)+43))
+		return nil, refusal(snapshots.CodeInvalid, wordsNotAShareCode(SharePrefix, len(SharePrefix)+43))
 	}
 	r, err := s.st.MoveShareByHash(ctx, s.st.Pool, hashCode(code))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(CodeNotFound, wordsNoShareCodeHere)
+		return nil, refusal(snapshots.CodeNotFound, wordsNoShareCodeHere)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read share code: %w", err)
 	}
 	sh := (*Share)(&r)
 	if sh.RevokedAt != nil {
-		return nil, refusal(CodeGone, wordsShareRevoked)
+		return nil, refusal(snapshots.CodeGone, wordsShareRevoked)
 	}
 	if !s.now().Before(sh.ExpiresAt) {
-		return nil, refusal(CodeGone, wordsShareExpired(sh.ExpiresAt.In(s.TimeZone(ctx)).Format("2 Jan 15:04")))
+		return nil, refusal(snapshots.CodeGone, wordsShareExpired(sh.ExpiresAt.In(s.k.TimeZone(ctx)).Format("2 Jan 15:04")))
 	}
 	return sh, nil
 }
 
 // SharedExport is a share code's copy, checked and ready to write as an
 // export file. The code is its own authority: whoever holds it may take the
-// copy, as moatbox's codes work across teams.
+// copy, so a code works across installs and teams.
 type SharedExport struct {
 	s     *Contents
 	share *Share
-	sn    *Snapshot
-	box   *Box
+	sn    *snapshots.Snapshot
+	box   *snapshots.Box
 	ex    providers.Exporter
 	kind  string
 }
@@ -308,32 +305,32 @@ func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, 
 	if err != nil {
 		return nil, err
 	}
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, sh.SnapshotID)
+	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, sh.SnapshotID)
 	if err != nil {
-		return nil, refusal(CodeGone, wordsShareSnapshotGone)
+		return nil, refusal(snapshots.CodeGone, wordsShareSnapshotGone)
 	}
-	if sn.State != StateReady {
-		return nil, refusal(CodePlan, wordsShareSnapshotIs(stateWords(sn.State)))
+	if sn.State != snapshots.StateReady {
+		return nil, refusal(snapshots.CodePlan, wordsShareSnapshotIs(snapshots.StateWords(sn.State)))
 	}
-	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return nil, err
 	}
-	be, err := s.Backend(sn.BackendID)
+	be, err := s.k.Backend(sn.BackendID)
 	if err != nil {
 		return nil, err
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refusal(CodePlan, wordsCannotShare(be.Label))
+		return nil, refusal(snapshots.CodePlan, wordsCannotShare(be.Label))
 	}
 	// Checked before a byte of the copy goes out; the export checks again.
-	rep, err := ex.Scrub(ctx, refOf(sn, b), providers.DefaultSecrets().With(sh.HomeExtra))
+	rep, err := ex.Scrub(ctx, snapshots.RefOf(sn, b), providers.DefaultSecrets().With(sh.HomeExtra))
 	if err != nil {
 		return nil, fmt.Errorf("check the shared copy: %w", err)
 	}
 	if len(rep.Blocked) > 0 {
-		return nil, refusal(CodePlan, BlockedWords(rep.Blocked))
+		return nil, refusal(snapshots.CodePlan, BlockedWords(rep.Blocked))
 	}
 	return &SharedExport{s: s, share: sh, sn: sn, box: b, ex: ex, kind: be.Kind}, nil
 }
@@ -343,8 +340,8 @@ func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, 
 // redeeming twice on one install finds the box it made.
 func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	s := e.s
-	name, _ := CleanName(e.box.Name + "-shared")
-	if CheckBoxName(name) != nil {
+	name, _ := snapshots.CleanName(e.box.Name + "-shared")
+	if snapshots.CheckBoxName(name) != nil {
 		name = "shared-box"
 	}
 	m := &ExportManifest{Format: exportFormat, Install: s.install, ExportedAt: s.now().UTC(),
@@ -352,10 +349,10 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	tw := tar.NewWriter(w)
 	sec := providers.DefaultSecrets().With(e.share.HomeExtra)
 	part := newPartWriter(tw, exportMember+e.share.CopyID+".tar.gz", s.now())
-	if err := e.ex.ExportSnapshot(ctx, refOf(e.sn, e.box), providers.ExportOptions{Scrub: &sec, AsID: e.share.CopyID}, part); err != nil {
+	if err := e.ex.ExportSnapshot(ctx, snapshots.RefOf(e.sn, e.box), providers.ExportOptions{Scrub: &sec, AsID: e.share.CopyID}, part); err != nil {
 		var be *providers.BlockedError
 		if errors.As(err, &be) {
-			return refusal(CodePlan, BlockedWords(be.Blocked))
+			return refusal(snapshots.CodePlan, BlockedWords(be.Blocked))
 		}
 		return fmt.Errorf("write the shared copy: %w", err)
 	}
@@ -363,8 +360,8 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 		return fmt.Errorf("write the shared copy: %w", err)
 	}
 	note := fmt.Sprintf("Shared from %s%s.", e.box.Name, withoutWords(e.share.Removed))
-	if len(note) > MaxNoteBytes {
-		note = note[:MaxNoteBytes]
+	if len(note) > snapshots.MaxNoteBytes {
+		note = note[:snapshots.MaxNoteBytes]
 	}
 	m.Snapshots = []ExportedSnapshot{{ID: e.share.CopyID, Name: e.sn.Name, Note: &note, TakenAt: e.sn.TakenAt, CapturedAt: e.sn.CapturedAt,
 		Holds: "disk", ForkSafe: e.sn.ForkSafe, Parts: part.parts, Size: part.size, SHA256: hex.EncodeToString(part.sum.Sum(nil))}}
@@ -382,7 +379,7 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	if err := s.st.MoveShareRedeemed(ctx, s.st.Pool, db.MoveShareRedeemedParams{ID: e.share.ID, RedeemedAt: &now}); err != nil {
 		return fmt.Errorf("record the redeem: %w", err)
 	}
-	s.Log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, System("a share code was redeemed"), logShareRedeemedWords(e.sn.Name, e.share.Removed), e.sn.ID, "", nil)
+	s.k.Log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, snapshots.System("a share code was redeemed"), logShareRedeemedWords(e.sn.Name, e.share.Removed), e.sn.ID, "", nil)
 	return nil
 }
 
@@ -390,8 +387,8 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 // secrets, becomes a new box of the person's. A code of another install is
 // redeemed by taking its copy from there (GET /api/v1/shared/{code}) and
 // importing it here, which is what the CLI's --from does.
-func (s *Contents) Redeem(ctx context.Context, c Caller, code string) (*ImportResult, error) {
-	if err := MayAct(c, ActShare, nil, nil); err != nil {
+func (s *Contents) Redeem(ctx context.Context, c snapshots.Caller, code string) (*ImportResult, error) {
+	if err := snapshots.MayAct(c, snapshots.ActShare, nil, nil); err != nil {
 		return nil, err
 	}
 	e, err := s.PlanShared(ctx, code)
