@@ -156,7 +156,7 @@ func checkDue(b db.HistoryBoxesRow, every time.Duration, now time.Time) bool {
 // undo, refused only by the plan, the room rule and the ceiling.
 func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operation, *Snapshot, error) {
 	c := System(why)
-	b, err := s.boxByID(ctx, s.st.Pool, boxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, boxID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -198,7 +198,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 			s.logger.Warn("the box's process did not start", "box", name, "err", err)
 		}
 	}
-	s.log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeOnWords(b.Label), "", "", nil)
+	s.Log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeOnWords(b.Label), "", "", nil)
 	return box, nil
 }
 
@@ -229,8 +229,8 @@ func (s *Kernel) boxByName(ctx context.Context, name string) (*Box, error) {
 	return b, err
 }
 
-// boxByID reads a box; none is store.ErrNotFound.
-func (s *Kernel) boxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
+// BoxByID reads a box; none is store.ErrNotFound.
+func (s *Kernel) BoxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
 	b, err := boxRow(s.st.CoreBoxByID(ctx, q, id))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", id, err)
@@ -243,7 +243,7 @@ func (s *Kernel) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 	var b *Box
 	var err error
 	if ValidID(PrefixBox, ref) {
-		b, err = s.boxByID(ctx, s.st.Pool, ref)
+		b, err = s.BoxByID(ctx, s.st.Pool, ref)
 	} else {
 		b, err = s.boxByName(ctx, ref)
 	}
@@ -262,7 +262,7 @@ func (s *Kernel) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 // Boxes lists the boxes the caller may see, released ones included for the
 // person.
 func (s *Boxes) List(ctx context.Context, c Caller) ([]*Box, error) {
-	all, err := boxRows(s.st.CoreBoxes(ctx, s.st.Pool))
+	all, err := BoxRows(s.st.CoreBoxes(ctx, s.st.Pool))
 	if err != nil {
 		return nil, fmt.Errorf("list boxes: %w", err)
 	}

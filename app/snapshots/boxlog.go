@@ -62,9 +62,9 @@ func nilIfEmpty(s string) *string {
 	return &s
 }
 
-// log records one box log event. A failure to log is itself logged and does
+// Log records one box log event. A failure to log is itself logged and does
 // not undo the change it describes.
-func (s *Kernel) log(ctx context.Context, q db.DBTX, box, kind string, c Caller, words, snapshot, op string, data any) {
+func (s *Kernel) Log(ctx context.Context, q db.DBTX, box, kind string, c Caller, words, snapshot, op string, data any) {
 	var raw []byte
 	if data != nil {
 		var err error

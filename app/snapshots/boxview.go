@@ -99,7 +99,7 @@ func (s *Kernel) readView(ctx context.Context, fn func(q db.DBTX) error) error {
 // snapshots and their pins, its log, the operations they name, its history
 // and its trash entry.
 func (s *Kernel) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, logLimit int, settings Settings, v *BoxView) error {
-	b, err := s.boxByID(ctx, q, boxID)
+	b, err := s.BoxByID(ctx, q, boxID)
 	if errors.Is(err, store.ErrNotFound) {
 		return boxNotFound(boxID)
 	}

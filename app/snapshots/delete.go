@@ -64,14 +64,14 @@ type deleteParams struct {
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
 func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) (DeleteResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
 		return DeleteResult{}, s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
 	}
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return DeleteResult{}, err
 	}
@@ -226,9 +226,9 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 		if err := s.st.CoreSnapshotDelete(ctx, tx, sn.ID); err != nil {
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
+		s.Log(ctx, tx, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
 		if earlier != nil {
-			s.log(ctx, tx, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, earlier.Ref), "", op.ID, nil)
+			s.Log(ctx, tx, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, earlier.Ref), "", op.ID, nil)
 		}
 		return nil
 	}); err != nil {

@@ -330,7 +330,7 @@ func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*D
 			return nil, filesError(sn, p, err)
 		}
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
+	s.Log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
 	return d, nil
 }
 

@@ -119,7 +119,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	if err != nil {
 		return nil, err
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvForkAsked, c, logForkWords(sn.Name, name), sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvForkAsked, c, logForkWords(sn.Name, name), sn.ID, op.ID, nil)
 	return op, nil
 }
 
@@ -139,11 +139,11 @@ func (s *Service) ForkName(ctx context.Context, box string) string {
 // The new box's ID is fixed at admission, so a resumed fork finds the guest
 // a restart cut short and goes on with it rather than copying again.
 func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (ForkResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
 		return ForkResult{}, s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
 	}
-	src, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	src, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return ForkResult{}, err
 	}
@@ -153,13 +153,13 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 	}
 	caller := callerOf(op)
 	fail := func(words string) error {
-		s.log(ctx, s.st.Pool, src.ID, EvForkFailed, caller, logForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, src.ID, EvForkFailed, caller, logForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
 		return s.finish(ctx, op, OpFailed, nil, words, "")
 	}
 	if err := s.step(ctx, op, "fork"); err != nil {
 		return ForkResult{}, err
 	}
-	box, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
+	box, err := s.BoxByID(ctx, s.st.Pool, p.BoxID)
 	if errors.Is(err, store.ErrNotFound) {
 		identity := providers.BoxIdentity{ID: p.BoxID, Name: p.Name, Kind: src.Kind, Install: s.install, Secrets: s.secrets(ctx)}
 		guest := providers.Guest{Backend: src.BackendID, Kind: src.Kind, Host: src.Host, Ref: p.BoxID}
@@ -194,7 +194,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 		s.setHead(ctx, s.st.Pool, box.ID, sn.ID)
 		box.HeadID = &sn.ID
 		tz := s.TimeZone(ctx)
-		s.log(ctx, s.st.Pool, box.ID, EvMade, caller, logForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
+		s.Log(ctx, s.st.Pool, box.ID, EvMade, caller, logForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
 	} else if err != nil {
 		return ForkResult{}, err
 	}
@@ -209,6 +209,6 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 	}
 	tz := s.TimeZone(ctx)
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))
-	s.log(ctx, s.st.Pool, src.ID, EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, src.ID, EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
 	return ForkResult{Box: box.ID, Name: box.Name, From: from}, nil
 }

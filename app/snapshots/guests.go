@@ -17,7 +17,7 @@ func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileRepo
 	if be.Boxes == nil {
 		return nil
 	}
-	boxes, err := boxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
+	boxes, err := BoxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
 		return fmt.Errorf("the boxes of %s: %w", be.ID, err)
 	}
@@ -41,7 +41,7 @@ func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileRepo
 			return err
 		}
 		if marked == 1 {
-			s.log(ctx, s.st.Pool, b.ID, EvGuestGone, System("reconcile"),
+			s.Log(ctx, s.st.Pool, b.ID, EvGuestGone, System("reconcile"),
 				logGuestGoneWords(b.GuestRef, hostWords(b, be)), "", "", nil)
 		}
 	}

@@ -117,7 +117,7 @@ func (s *Boxes) unkeepAndDelete(ctx context.Context, op *Operation, sn *Snapshot
 	if err := s.st.CoreSnapshotKeep(ctx, s.st.Pool, db.CoreSnapshotKeepParams{ID: sn.ID}); err != nil {
 		return fmt.Errorf("record unkeep of %s: %w", sn.ID, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, true), sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, true), sn.ID, op.ID, nil)
 	return s.snaps.deleteStep(ctx, op, sn, b, be, callerOf(op), unkeptWhy)
 }
 
@@ -162,7 +162,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 	prog, err := hc.HoldCopy(ctx, ref, label, clone, rec)
 	if prog.Remade {
 		// Said before the job snoozes on the new clone.
-		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyStarted, System("a held copy is never trusted before it is a template"),
+		s.Log(ctx, s.st.Pool, b.ID, EvHeldCopyStarted, System("a held copy is never trusted before it is a template"),
 			logHeldCopyRemadeWords(sn.Name), sn.ID, op.ID, nil)
 	}
 	if operations.Pending(err) {
@@ -199,7 +199,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *Operation, sn *Snapshot, b *Bo
 		return fmt.Errorf("record the held copy of %s: %w", sn.ID, err)
 	}
 	words := logHeldCopyMadeWords(sn.Name, cp.Guest.Ref, cp.Guest.Host, sn.Holds == string(providers.HoldsDiskAndMemory))
-	s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), words, sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), words, sn.ID, op.ID, nil)
 	return nil
 }
 
@@ -266,7 +266,7 @@ func (s *Boxes) releaseStopped(ctx context.Context, op *Operation, b *Box, words
 	if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(state)}); err != nil {
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), logReleaseStoppedWords(words), "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), logReleaseStoppedWords(words), "", op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, observedNothingKeptGone)
 }
 
@@ -300,7 +300,7 @@ func (s *Boxes) releaseEarlier(ctx context.Context, op *Operation, b *Box, be Ba
 		if err := s.st.CoreSnapshotDelete(ctx, s.st.Pool, sn.ID); err != nil {
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
-		s.log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its box was released"),
+		s.Log(ctx, s.st.Pool, b.ID, EvSnapshotDeleted, System("its box was released"),
 			logDeletedWithEarlierWords(sn.Name, sn.ID, b.Name), sn.ID, op.ID, nil)
 	}
 	return nil

@@ -158,7 +158,7 @@ func (s *Boxes) SetBoxHistory(ctx context.Context, c Caller, ref string, automat
 	if err := s.st.HistorySetSettings(ctx, s.st.Pool, db.HistorySetSettingsParams{BoxID: b.ID, Automatic: automatic, MaxBytes: maxBytes}); err != nil {
 		return nil, fmt.Errorf("save %s's history settings: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, logHistorySettingsWords(automatic), "", "", nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, logHistorySettingsWords(automatic), "", "", nil)
 	return s.boxHistory(ctx, b)
 }
 
@@ -229,7 +229,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 		if newName != nil {
 			shown = *newName
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotSaved, c, logSavedWords(shown, sn.ID), sn.ID, "", nil)
+		s.Log(ctx, tx, b.ID, EvSnapshotSaved, c, logSavedWords(shown, sn.ID), sn.ID, "", nil)
 		return nil
 	})
 	if err != nil {
@@ -264,7 +264,7 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: true}); err != nil {
 			return fmt.Errorf("unsave %s: %w", sn.ID, err)
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotUnsaved, c, logSavedWords(sn.Name, sn.ID), sn.ID, "", nil)
+		s.Log(ctx, tx, b.ID, EvSnapshotUnsaved, c, logSavedWords(sn.Name, sn.ID), sn.ID, "", nil)
 		return nil
 	})
 	if err != nil {

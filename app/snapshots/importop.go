@@ -104,7 +104,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 	p := importParams{Why: c.Why}
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		box, err := s.boxByID(ctx, tx, mb.ID)
+		box, err := s.BoxByID(ctx, tx, mb.ID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
@@ -142,7 +142,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 		var pins []string
 		for _, st := range batch {
 			for _, es := range st.Manifest.Snapshots {
-				sn, err := s.snapshotByID(ctx, tx, es.ID)
+				sn, err := s.SnapshotByID(ctx, tx, es.ID)
 				if err == nil && sn.BoxID != mb.ID {
 					return refusal(CodeConflict, wordsAlreadyHere(es.ID, sn.BoxName))
 				} else if err == nil {
@@ -258,7 +258,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 		if len(made) > 0 {
 			first = made[0].ID
 		}
-		s.log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, op.ID, nil)
+		s.Log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, op.ID, nil)
 	}
 	return "", nil
 }
@@ -267,7 +267,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 // snapshots in the files' order, each new unless it was here at admission.
 func (s *Contents) importedNow(ctx context.Context, p importParams) (*ImportResult, *Box, error) {
 	mb := p.Files[0].Manifest.Box
-	box, err := s.boxByID(ctx, s.st.Pool, mb.ID)
+	box, err := s.BoxByID(ctx, s.st.Pool, mb.ID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the imported box: %w", err)
 	}
@@ -283,7 +283,7 @@ func (s *Contents) importedNow(ctx context.Context, p importParams) (*ImportResu
 				continue
 			}
 			seen[es.ID] = true
-			sn, err := s.snapshotByID(ctx, s.st.Pool, es.ID)
+			sn, err := s.SnapshotByID(ctx, s.st.Pool, es.ID)
 			if err != nil {
 				return nil, nil, fmt.Errorf("read the imported snapshot %s: %w", es.ID, err)
 			}
@@ -340,7 +340,7 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		res.Snapshots, made, res.Made = nil, nil, false
 		var err error
-		box, err = s.boxByID(ctx, tx, mb.ID)
+		box, err = s.BoxByID(ctx, tx, mb.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			name, err := s.freeBoxName(ctx, tx, mb.Name)
 			if err != nil {
@@ -363,7 +363,7 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 		for _, d := range done {
 			parents[d.Ref.ID] = d.Parent
 			es := records[d.Ref.ID]
-			if sn, err := s.snapshotByID(ctx, tx, d.Ref.ID); err == nil {
+			if sn, err := s.SnapshotByID(ctx, tx, d.Ref.ID); err == nil {
 				if already[sn.ID] {
 					res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: d.Parent, Already: true})
 				} else {
@@ -405,11 +405,11 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 // madeFrom is the snapshot an imported box was made from, its head, when a
 // resumed import finds the box made already.
 func (s *Contents) madeFrom(ctx context.Context, box *Box) string {
-	b, err := s.boxByID(ctx, s.st.Pool, box.ID)
+	b, err := s.BoxByID(ctx, s.st.Pool, box.ID)
 	if err != nil || b.HeadID == nil {
 		return ""
 	}
-	if sn, err := s.snapshotByID(ctx, s.st.Pool, *b.HeadID); err == nil {
+	if sn, err := s.SnapshotByID(ctx, s.st.Pool, *b.HeadID); err == nil {
 		return sn.Name
 	}
 	return ""

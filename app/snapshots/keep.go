@@ -141,14 +141,14 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 // runKeep writes the keep date on the backend's label first, then on the
 // record; if the label cannot be written, nothing is kept (unit 8).
 func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (KeepResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
 		return KeepResult{}, s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
 	}
 	if err != nil {
 		return KeepResult{}, err
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return KeepResult{}, err
 	}
@@ -193,9 +193,9 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (Kee
 		return KeepResult{}, fmt.Errorf("record keep of %s: %w", sn.ID, err)
 	}
 	if p.Unkeep {
-		s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, false), sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, false), sn.ID, op.ID, nil)
 	} else {
-		s.log(ctx, s.st.Pool, b.ID, EvSnapshotKept, callerOf(op), logKeptWords(sn.Name, p.Until), sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvSnapshotKept, callerOf(op), logKeptWords(sn.Name, p.Until), sn.ID, op.ID, nil)
 	}
 	return KeepResult{Snapshot: sn.ID, KeptUntil: until}, nil
 }

@@ -85,7 +85,7 @@ func (s *Kernel) providerTask(ctx context.Context, op *Operation, task providers
 	if op.BoxID == nil {
 		return providers.TaskOutcome{}, errors.New("an operation of no box has no provider task")
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return providers.TaskOutcome{}, fmt.Errorf("read the box of %s: %w", op.ID, err)
 	}

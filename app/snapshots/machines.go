@@ -51,7 +51,7 @@ func (s *Boxes) Machines(ctx context.Context, c Caller, q MachinesQuery) (*Machi
 		}
 		arg.AfterName, arg.AfterID = &name, &id
 	}
-	boxes, err := boxRows(s.st.TabMachines(ctx, Planned(s.st.Pool), arg))
+	boxes, err := BoxRows(s.st.TabMachines(ctx, Planned(s.st.Pool), arg))
 	if err != nil {
 		return nil, fmt.Errorf("read the machines' page: %w", err)
 	}
@@ -129,7 +129,7 @@ func (s *Service) Pick(ctx context.Context, c Caller, ids []string) (map[string]
 	for _, sn := range sns {
 		boxIDs = append(boxIDs, sn.BoxID)
 	}
-	bs, err := boxRows(s.st.TabBoxesByID(ctx, s.st.Pool, boxIDs))
+	bs, err := BoxRows(s.st.TabBoxesByID(ctx, s.st.Pool, boxIDs))
 	if err != nil {
 		return nil, fmt.Errorf("read the selected snapshots' boxes: %w", err)
 	}

@@ -218,7 +218,7 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (*ExportManifest, err
 		baseName = e.base.Name
 	}
 	words := logExportedWords(names, baseName)
-	e.s.log(ctx, e.s.st.Pool, e.box.ID, EvExported, e.c, words, e.snaps[0].ID, "", nil)
+	e.s.Log(ctx, e.s.st.Pool, e.box.ID, EvExported, e.c, words, e.snaps[0].ID, "", nil)
 	return m, nil
 }
 
@@ -554,7 +554,7 @@ func (s *Contents) makeImportedBox(ctx context.Context, c Caller, box *Box, be B
 		return fmt.Errorf("make the imported box %s: %w", box.Name, err)
 	}
 	box.State = BoxReady
-	s.log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeByImportWords(res.MadeFrom), "", "", nil)
+	s.Log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeByImportWords(res.MadeFrom), "", "", nil)
 	return nil
 }
 

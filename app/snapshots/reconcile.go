@@ -73,7 +73,7 @@ func (s *Sweeps) markUnavailable(ctx context.Context, sn *Snapshot, words string
 		s.logger.Warn("mark unavailable", "snapshot", sn.ID, "err", err)
 		return
 	}
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotUnavailable, System("reconcile"),
+	s.Log(ctx, s.st.Pool, sn.BoxID, EvSnapshotUnavailable, System("reconcile"),
 		logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 }
 
@@ -152,7 +152,7 @@ func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSn
 		return err
 	}
 	tz := s.TimeZone(ctx)
-	b, err := s.boxByID(ctx, s.st.Pool, h.Label.Box)
+	b, err := s.BoxByID(ctx, s.st.Pool, h.Label.Box)
 	gone := errors.Is(err, store.ErrNotFound) || (err == nil && b.State == BoxReleased)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -187,7 +187,7 @@ func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSn
 		rep.Incomplete++
 		words = logIncompleteToo(words, h.Error)
 	}
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotFound, System("reconcile"), words, sn.ID, "", nil)
+	s.Log(ctx, s.st.Pool, sn.BoxID, EvSnapshotFound, System("reconcile"), words, sn.ID, "", nil)
 	return nil
 }
 
@@ -406,6 +406,6 @@ func (s *Sweeps) reconcileUnlisted(ctx context.Context, be Backend, sn *Snapshot
 		return nil // left as it is, to the next sweep
 	}
 	rep.Lost++
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
+	s.Log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 	return nil
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// snapshotByID reads a snapshot; none is store.ErrNotFound.
-func (s *Kernel) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
+// SnapshotByID reads a snapshot; none is store.ErrNotFound.
+func (s *Kernel) SnapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
 	return snapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
@@ -84,14 +84,14 @@ func (s *Service) Snapshot(ctx context.Context, c Caller, id string) (*Snapshot,
 	if !ValidID(PrefixSnapshot, id) {
 		return nil, nil, snapshotNotFound(id)
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, snapshotNotFound(id)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return nil, nil, snapshotNotFound(id)
 	}

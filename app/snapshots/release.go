@@ -82,7 +82,7 @@ func (s *Boxes) releaseBox(ctx context.Context, c Caller, ref, requestID string,
 }
 
 func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) (ReleaseResult, error) {
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return ReleaseResult{}, err
 	}
@@ -159,6 +159,6 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 	if err != nil {
 		return ReleaseResult{}, fmt.Errorf("record release of %s: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReleased, callerOf(op), logReleasedWords, "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvReleased, callerOf(op), logReleasedWords, "", op.ID, nil)
 	return ReleaseResult{Box: b.ID}, nil
 }

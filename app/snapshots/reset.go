@@ -273,7 +273,7 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 // fresh box, the kept logins, the start, then older undos replaced.
 func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (ResetResult, error) {
 	resuming := op.Resuming // after a restart, or after the undo's task, which the job snoozed on
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return ResetResult{}, err
 	}
@@ -296,7 +296,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 	res := ResetResult{Template: p.Template, Started: p.WasRunning}
 	var undo *Snapshot
 	if op.UndoID != nil {
-		undo, _ = s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+		undo, _ = s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 	}
 	for _, step := range steps[start:] {
 		if err := s.step(ctx, op, step); err != nil {
@@ -359,7 +359,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 	if undo != nil {
 		res.Undo, res.UndoName = undo.ID, undo.Name
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReset, callerOf(op), resetWords(res), "", op.ID, res)
+	s.Log(ctx, s.st.Pool, b.ID, EvReset, callerOf(op), resetWords(res), "", op.ID, res)
 	return res, nil
 }
 
@@ -399,7 +399,7 @@ func (s *Service) freshBox(ctx context.Context, op *Operation, b *Box, be Backen
 
 func (s *Service) resetFailed(ctx context.Context, op *Operation, b *Box, words, observed string) error {
 	words = resetUnfinishedWords(words)
-	s.log(ctx, s.st.Pool, b.ID, EvResetFailed, callerOf(op), logThenWords(words, observed), "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvResetFailed, callerOf(op), logThenWords(words, observed), "", op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, observed)
 }
 
@@ -431,11 +431,11 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 	}
 	if err := back(); err != nil {
 		words := resetNotBackWords(why, b.Name, err, undo.Name)
-		s.log(ctx, s.st.Pool, b.ID, EvResetFailed, callerOf(op), words, undo.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvResetFailed, callerOf(op), words, undo.ID, op.ID, nil)
 		return s.finish(ctx, op, OpFailed, nil, words, observedFreshNoLogins)
 	}
 	words := resetUndoneWords(why, b.Name, undo.Name)
-	s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words, undo.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words, undo.ID, op.ID, nil)
 	return s.finish(ctx, op, OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
 }
 
@@ -640,7 +640,7 @@ func (s *Service) NewestUndo(ctx context.Context, c Caller, boxRef string) (*Sna
 	if err != nil {
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, id)
 	if err != nil || MayAct(c, ActSee, b, sn) != nil {
 		return nil, nil
 	}

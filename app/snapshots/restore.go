@@ -78,7 +78,7 @@ func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
 		if c.Kind == CallerAgent && w.Thread == c.Thread && !w.RunsOn {
 			continue
 		}
-		title := s.threadTitle(ctx, &w.Thread)
+		title := s.ThreadTitle(ctx, &w.Thread)
 		if title == "" {
 			title = w.Thread
 		}
@@ -129,7 +129,7 @@ func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) s
 	var names []string
 	for _, w := range b.Presence.Workspaces {
 		if w.RunsOn || c.IsPerson() {
-			t := s.threadTitle(ctx, &w.Thread)
+			t := s.ThreadTitle(ctx, &w.Thread)
 			if t == "" {
 				t = w.Thread
 			}
@@ -225,11 +225,11 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
 func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) (RestoreResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
 		return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return RestoreResult{}, err
 	}
@@ -347,7 +347,7 @@ func (s *Service) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
 		}
 	}
 	if r.p.NoUndo && !r.asked {
-		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
+		s.Log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
 		r.asked = true
 	}
 	return nil
@@ -449,7 +449,7 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 		return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, nil, r.wasRunning, words)
 	}
 	if !r.asked {
-		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	return false, nil
@@ -463,7 +463,7 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
 	op, b, step := r.op, r.b, r.p.Order[i]
 	if !r.asked {
-		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	if step == providers.StepStart {
@@ -535,13 +535,13 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult
 	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: r.size, Replaced: replaced,
 		Processes: r.wasRunning && !r.broughtBack, BoxState: s.restoredState(ctx, be, b, r.wasRunning || r.broughtBack)}
 	if op.UndoID != nil {
-		if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
+		if u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
 	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
 	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
-	s.log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
+	s.Log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
 	return res, nil
 }
 
@@ -620,7 +620,7 @@ func (s *Service) putBackFromUndo(ctx context.Context, op *Operation, b *Box, be
 	if op.UndoID == nil {
 		return observedFilesPartWayWords(observedNoUndo)
 	}
-	u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+	u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 	if err != nil || u.State != StateReady {
 		return observedFilesPartWayWords(observedUndoNotReady)
 	}
@@ -678,14 +678,14 @@ func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *
 	if be != nil {
 		s.undoOfRun(ctx, op)
 		if op.UndoID != nil {
-			if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil && u.State == StateReady {
+			if u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil && u.State == StateReady {
 				if _, err := s.replaceUndosWith(ctx, op, b, *be, sn.ID, s.ops.Recorder(op)); err != nil {
 					s.logger.Warn("replace the undos of a failed restore", "operation", op.ID, "err", err)
 				}
 			}
 		}
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvRestoreFailed, callerOf(op), logRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvRestoreFailed, callerOf(op), logRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, observed)
 }
 
@@ -782,7 +782,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			return nil, fmt.Errorf("record the undo: %w", err)
 		}
 	} else {
-		u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+		u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 		if err != nil {
 			return nil, fmt.Errorf("the undo's record is gone")
 		}

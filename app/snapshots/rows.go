@@ -101,8 +101,8 @@ func boxRow(r db.Box, err error) (*Box, error) {
 	return boxOf(r)
 }
 
-// boxRows is the boxes a :many query read.
-func boxRows(rs []db.Box, err error) ([]*Box, error) {
+// BoxRows is the boxes a :many query read.
+func BoxRows(rs []db.Box, err error) ([]*Box, error) {
 	if err != nil {
 		return nil, err
 	}

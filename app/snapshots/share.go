@@ -197,7 +197,7 @@ func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string
 		return nil, fmt.Errorf("record share code: %w", err)
 	}
 	sh := (*Share)(&r)
-	s.log(ctx, s.st.Pool, b.ID, EvShared, c, logSharedWords(sn.Name, sh.ExpiresAt, removed, s.TimeZone(ctx)), sn.ID, "", nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvShared, c, logSharedWords(sn.Name, sh.ExpiresAt, removed, s.TimeZone(ctx)), sn.ID, "", nil)
 	return &MadeShare{Code: code, Share: sh}, nil
 }
 
@@ -258,7 +258,7 @@ func (s *Contents) RevokeShare(ctx context.Context, c Caller, id string) (*Share
 		return nil, fmt.Errorf("revoke share code: %w", err)
 	}
 	sh := (*Share)(&r)
-	s.log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, logShareRevokedWords, sh.SnapshotID, "", nil)
+	s.Log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, logShareRevokedWords, sh.SnapshotID, "", nil)
 	return sh, nil
 }
 
@@ -308,14 +308,14 @@ func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, 
 	if err != nil {
 		return nil, err
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, sh.SnapshotID)
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, sh.SnapshotID)
 	if err != nil {
 		return nil, refusal(CodeGone, wordsShareSnapshotGone)
 	}
 	if sn.State != StateReady {
 		return nil, refusal(CodePlan, wordsShareSnapshotIs(stateWords(sn.State)))
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +382,7 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	if err := s.st.MoveShareRedeemed(ctx, s.st.Pool, db.MoveShareRedeemedParams{ID: e.share.ID, RedeemedAt: &now}); err != nil {
 		return fmt.Errorf("record the redeem: %w", err)
 	}
-	s.log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, System("a share code was redeemed"), logShareRedeemedWords(e.sn.Name, e.share.Removed), e.sn.ID, "", nil)
+	s.Log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, System("a share code was redeemed"), logShareRedeemedWords(e.sn.Name, e.share.Removed), e.sn.ID, "", nil)
 	return nil
 }
 

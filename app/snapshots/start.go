@@ -43,6 +43,6 @@ func (s *Boxes) StartBox(ctx context.Context, c Caller, ref string) (*Box, error
 	if st, err := be.Boxes.Status(ctx, guestOf(b)); err == nil && !st.Running {
 		return nil, refusal(CodeConflict, wordsNothingToRun(b.Name))
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvStarted, c, "", "", "", nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvStarted, c, "", "", "", nil)
 	return b, nil
 }

@@ -64,13 +64,13 @@ func (s *Service) setStraight(ctx context.Context, opID string, b *Box, be Backe
 	switch {
 	case errors.As(err, &locked):
 		words := logSetStraightWords(after, did, LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix))
-		s.log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
 		return nil
 	case err != nil:
 		return err
 	}
 	words := logSetStraightWords(after, did, "")
-	s.log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
 	return nil
 }
 
@@ -154,7 +154,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		if err != nil {
 			return b, fmt.Errorf("record the swap of %s: %w", b.Name, err)
 		}
-		nb, err := s.boxByID(ctx, s.st.Pool, b.ID)
+		nb, err := s.BoxByID(ctx, s.st.Pool, b.ID)
 		if err != nil {
 			return b, err
 		}
@@ -163,7 +163,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 			// The swap is recorded; only the log's count is missing.
 			s.logger.Warn("count the snapshots on an earlier guest", "box", b.Name, "err", err)
 		}
-		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), logEarlierGuestWords(g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), logEarlierGuestWords(g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
 		return nb, nil
 	}
 	return b, fmt.Errorf("swap step %q: %w", step, providers.ErrUnsupported)

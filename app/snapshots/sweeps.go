@@ -138,7 +138,7 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 		if !ok {
 			continue
 		}
-		b, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Pool, p.BoxID)
 		if err != nil {
 			continue
 		}
@@ -184,7 +184,7 @@ func (s *Sweeps) evictRoom(ctx context.Context, be Backend, host, storage, why s
 			continue
 		}
 		rep.Deleted = append(rep.Deleted, cand.ID)
-		b, err := s.boxByID(ctx, s.st.Pool, cand.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Pool, cand.BoxID)
 		if err != nil {
 			continue
 		}
@@ -210,7 +210,7 @@ var errBoxBusy = errors.New("another operation runs on the box")
 func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error) {
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		sn, err := s.snapshotByID(ctx, tx, id)
+		sn, err := s.SnapshotByID(ctx, tx, id)
 		if err != nil {
 			return err
 		}

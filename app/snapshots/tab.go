@@ -337,7 +337,7 @@ func parseNewestCursor(s string) (time.Time, string, bool) {
 // tabBoxes reads the page's boxes, all their snapshots (newest first) and
 // the pins of the operations running now.
 func (s *Tab) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, map[string][]*Snapshot, map[string][]Pin, error) {
-	bs, err := boxRows(s.st.TabBoxesByID(ctx, s.st.Pool, ids))
+	bs, err := BoxRows(s.st.TabBoxesByID(ctx, s.st.Pool, ids))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the page's boxes: %w", err)
 	}
@@ -447,7 +447,7 @@ func (s *Tab) BoxKinds(ctx context.Context) ([]BoxKind, error) {
 // first by name, in name order: what a host's plan is read through, without
 // reading every box.
 func (s *Tab) LiveBoxPerKind(ctx context.Context) ([]*Box, error) {
-	out, err := boxRows(s.st.TabLiveBoxPerKind(ctx, s.st.Pool))
+	out, err := BoxRows(s.st.TabLiveBoxPerKind(ctx, s.st.Pool))
 	if err != nil {
 		return nil, fmt.Errorf("read a live box per kind: %w", err)
 	}

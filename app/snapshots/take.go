@@ -124,7 +124,7 @@ func (s *Service) repeatedTake(ctx context.Context, c Caller, requestID string) 
 	if err != nil || op == nil {
 		return nil, nil, err
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, nil, fmt.Errorf("read the snapshot of %s: %w", op.ID, err)
 	}
@@ -375,7 +375,7 @@ func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
 		if sn.BackendID != b.BackendID || sn.Host != b.Host || sn.State != StateReady {
 			continue
 		}
-		box, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+		box, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 		if err != nil {
 			continue
 		}
@@ -518,10 +518,10 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams,
 	}
 	recorded := err == nil && sn.State == StateTaking
 	if err != nil {
-		if sn, err = s.snapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
+		if sn, err = s.SnapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
 			return TakeResult{}, s.finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
 		}
-		if b, err = s.boxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
+		if b, err = s.BoxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
 			return TakeResult{}, s.finish(ctx, op, OpFailed, nil, failTakeBoxGone, "")
 		}
 	}
@@ -762,7 +762,7 @@ func (s *Service) failTake(ctx context.Context, op *Operation, sn *Snapshot, b *
 	if err := s.moveState(ctx, s.st.Pool, sn, StateFailed, words); err != nil {
 		return err
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), logTakeFailedWords(sn.Name, words), sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), logTakeFailedWords(sn.Name, words), sn.ID, op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, "")
 }
 
@@ -770,7 +770,7 @@ func (s *Service) incompleteTake(ctx context.Context, op *Operation, sn *Snapsho
 	if err := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); err != nil {
 		return err
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), logTakeIncompleteWords(sn.Name, words), sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), logTakeIncompleteWords(sn.Name, words), sn.ID, op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, failPartExistsWords(words), "")
 }
 

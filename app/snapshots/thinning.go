@@ -103,7 +103,7 @@ func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 	tz := s.TimeZone(ctx)
 	var errs []error
 	for _, id := range ids {
-		b, err := s.boxByID(ctx, s.st.Pool, id)
+		b, err := s.BoxByID(ctx, s.st.Pool, id)
 		if err != nil {
 			continue
 		}
@@ -201,7 +201,7 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 	}
 	var res ThinResult
 	for _, id := range op.Snapshots {
-		sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+		sn, err := s.SnapshotByID(ctx, s.st.Pool, id)
 		if errors.Is(err, store.ErrNotFound) {
 			// Gone already: this operation deleted it before its job
 			// snoozed or its worker stopped (it pinned it, so no other
@@ -224,7 +224,7 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 				continue
 			}
 		}
-		b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 		if err != nil {
 			return ThinResult{}, err
 		}
@@ -250,7 +250,7 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 		if op.Kind == OpDeleteHistory {
 			kind = EvHistoryDeleted
 		}
-		s.log(ctx, s.st.Pool, *op.BoxID, kind, caller, logThinnedWords(len(res.Deleted), why), "", op.ID, nil)
+		s.Log(ctx, s.st.Pool, *op.BoxID, kind, caller, logThinnedWords(len(res.Deleted), why), "", op.ID, nil)
 	}
 	return res, nil
 }

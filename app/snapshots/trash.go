@@ -102,7 +102,7 @@ func (s *Boxes) trashEntry(ctx context.Context, b *Box, r *trashRow) TrashEntry 
 	e := TrashEntry{Box: b, TrashedAt: r.TrashedAt, Until: r.Until, Final: r.FinalSnapshot, FinalWords: r.FinalWords,
 		WasRunning: r.WasRunning, ByKind: r.ByKind}
 	if r.FinalSnapshot != nil {
-		if sn, err := s.snapshotByID(ctx, s.st.Pool, *r.FinalSnapshot); err == nil {
+		if sn, err := s.SnapshotByID(ctx, s.st.Pool, *r.FinalSnapshot); err == nil {
 			e.FinalName = sn.Name
 		}
 	}
@@ -122,7 +122,7 @@ func (s *Boxes) Trash(ctx context.Context, c Caller) ([]TrashEntry, error) {
 	out := []TrashEntry{}
 	for i := range all {
 		r := &all[i]
-		b, err := s.boxByID(ctx, s.st.Pool, r.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Pool, r.BoxID)
 		if err != nil || MayAct(c, ActSee, b, nil) != nil {
 			continue
 		}
@@ -275,12 +275,12 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 	final, noFinal := "", r.FinalWords
 	if r.FinalSnapshot != nil {
 		noFinal = ""
-		if sn, err := s.snapshotByID(ctx, s.st.Pool, *r.FinalSnapshot); err == nil {
+		if sn, err := s.SnapshotByID(ctx, s.st.Pool, *r.FinalSnapshot); err == nil {
 			final = sn.Name
 		}
 	}
 	words := logTrashedWords(r.Until, final, noFinal, tz)
-	s.log(ctx, s.st.Pool, b.ID, EvTrashed, caller, words, "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvTrashed, caller, words, "", op.ID, nil)
 	trashedUntil := r.Until
 	res := ReleaseResult{Box: b.ID, Trash: true, Until: &trashedUntil}
 	if r.FinalSnapshot != nil {
@@ -303,7 +303,7 @@ func (s *Boxes) trashFailed(ctx context.Context, op *Operation, b *Box, words st
 	if err != nil {
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, observedReadyNotInTrash)
 }
 
@@ -377,7 +377,7 @@ func (s *Boxes) makeInert(ctx context.Context, op *Operation, b *Box, be Backend
 // set aside, started if it ran, the box ready with its history; the final
 // snapshot joins it as an automatic one.
 func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) (UntrashResult, error) {
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return UntrashResult{}, err
 	}
@@ -434,7 +434,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) (Untr
 	if err != nil {
 		return UntrashResult{}, fmt.Errorf("restore %s from the trash: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvUntrashed, callerOf(op), logUntrashedWords(r.WasRunning), "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvUntrashed, callerOf(op), logUntrashedWords(r.WasRunning), "", op.ID, nil)
 	return UntrashResult{Box: b.ID, Started: r.WasRunning}, nil
 }
 
@@ -446,7 +446,7 @@ func (s *Boxes) untrashFailed(ctx context.Context, op *Operation, b *Box, words 
 		return fmt.Errorf("restore of %s from the trash stopped: %w", b.Name, err)
 	}
 	words = untrashUnfinishedWords(words)
-	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
 	return s.finish(ctx, op, OpFailed, nil, words, observedStillInTrash)
 }
 

@@ -16,7 +16,7 @@ import (
 // end (finish's words and what boxsnap then observed), the helpers that end
 // each kind that fails (a take, a restore, a reset, a fork, a held copy, a
 // release and the trash), and a snapshot's new state's words.
-var wordsHomeArgs = map[string][]int{"log": {5}, "refusal": {1}, "finish": {4, 5}, "end": {2},
+var wordsHomeArgs = map[string][]int{"Log": {5}, "refusal": {1}, "finish": {4, 5}, "end": {2},
 	"failTake": {4}, "incompleteTake": {4}, "restoreFailed": {5, 6}, "resetFailed": {3, 4}, "undoReset": {6},
 	"fail": {0}, "releaseStopped": {3}, "trashFailed": {3}, "untrashFailed": {3}, "moveState": {4},
 	"markUnavailable": {2}}
