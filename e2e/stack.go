@@ -21,6 +21,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -50,11 +51,13 @@ type StackOptions struct {
 // Stack is boxsnap in this process: the core, River's workers and the web
 // app on a free local port, over a migrated database.
 type Stack struct {
-	URL    string
-	Core   *snapshots.Service
-	Auth   *auth.Service
-	Client *river.Client[pgx.Tx]
-	Local  *local.Backend
+	URL  string
+	Core *snapshots.Service
+	// Approvals is the requests for the person's word.
+	Approvals *approvals.Approvals
+	Auth      *auth.Service
+	Client    *river.Client[pgx.Tx]
+	Local     *local.Backend
 	// Pool is the stack's database, for a scene's records no backend here
 	// can make (a release stopped at a held copy, which the local backend
 	// never needs).
@@ -102,6 +105,11 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	core.UseApprovals(ap)
 	if opts.Pictures != nil {
 		core.Pictures().Use(opts.Pictures)
 	}
@@ -123,7 +131,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	s := &Stack{Core: core, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
 		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
@@ -138,7 +146,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		}
 		jobsUI = ui
 	}
-	w, err := web.New(web.Options{Auth: a, Core: core, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Approvals: ap, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Approvals: ap, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

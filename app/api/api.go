@@ -6,26 +6,31 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
 // Options are what the API needs.
 type Options struct {
-	Core   *snapshots.Service
-	Auth   *auth.Service
-	Logger *slog.Logger
+	Core *snapshots.Service
+	// Approvals is the requests for the person's word: the agent's news
+	// and held turns, and the person's answers.
+	Approvals *approvals.Approvals
+	Auth      *auth.Service
+	Logger    *slog.Logger
 }
 
 // server holds the handlers' dependencies.
 type server struct {
-	core   *snapshots.Service
-	auth   *auth.Service
-	logger *slog.Logger
+	core      *snapshots.Service
+	approvals *approvals.Approvals
+	auth      *auth.Service
+	logger    *slog.Logger
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
 // router, so its routes can be walked (the OpenAPI test does).
 func New(opts Options) http.Handler {
-	s := &server{core: opts.Core, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, approvals: opts.Approvals, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
 // askedAnswer is box_restore's answer when it asked the person instead
@@ -30,9 +31,9 @@ func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 	}
 	// What authenticate read with the token: the turn's hold, and whether
 	// there is news to tell (read only then).
-	call, _ := r.Context().Value(agentCallKey{}).(*snapshots.AgentCall)
+	call, _ := r.Context().Value(agentCallKey{}).(*approvals.AgentCall)
 	if call == nil || call.Thread != c.Thread {
-		call = &snapshots.AgentCall{Thread: c.Thread, Held: s.core.Approvals().TurnHeld(r.Context(), c.Thread), News: true}
+		call = &approvals.AgentCall{Thread: c.Thread, Held: s.approvals.TurnHeld(r.Context(), c.Thread), News: true}
 	}
 	if call.Held != "" {
 		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeBusy, Words: call.Held, TryAgain: true})
@@ -40,7 +41,7 @@ func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 	}
 	var news []string
 	if call.News {
-		news = s.core.Approvals().News(r.Context(), c.Thread)
+		news = s.approvals.News(r.Context(), c.Thread)
 	}
 	if len(news) == 0 {
 		t.handle(s, w, r)
@@ -86,13 +87,13 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) {
 		}
 		box = b.ID
 	}
-	list, err := s.core.Approvals().List(r.Context(), caller(r), box)
+	list, err := s.approvals.List(r.Context(), caller(r), box)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	if list == nil {
-		list = []*snapshots.Approval{}
+		list = []*approvals.Approval{}
 	}
 	writeJSON(w, http.StatusOK, wire.ApprovalsAnswer{Approvals: list})
 }
@@ -104,7 +105,7 @@ func (s *server) getApproval(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	a, err := s.core.Approvals().Get(r.Context(), caller(r), id)
+	a, err := s.approvals.Get(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -125,7 +126,7 @@ func (s *server) approve(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Approvals().Approve(r.Context(), caller(r), id)
+	op, err := s.approvals.Approve(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -140,11 +141,11 @@ func (s *server) decline(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.core.Approvals().Decline(r.Context(), caller(r), id); err != nil {
+	if err := s.approvals.Decline(r.Context(), caller(r), id); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	a, err := s.core.Approvals().Get(r.Context(), caller(r), id)
+	a, err := s.approvals.Get(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -20,6 +20,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers"
@@ -28,11 +29,14 @@ import (
 
 // Env is a running core for one test.
 type Env struct {
-	Pool   *pgxpool.Pool
-	Store  *store.Store
-	Auth   *auth.Service
-	Core   *snapshots.Service
-	Client *river.Client[pgx.Tx]
+	Pool  *pgxpool.Pool
+	Store *store.Store
+	Auth  *auth.Service
+	Core  *snapshots.Service
+	// Approvals is the requests for the person's word, which the core's
+	// restore asks through.
+	Approvals *approvals.Approvals
+	Client    *river.Client[pgx.Tx]
 	// Jobs is the same client with its presence (jobs.Client): its Stop
 	// lets the presence go.
 	Jobs   *jobs.Client
@@ -134,6 +138,11 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Now: opts.Now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	core.UseApprovals(ap)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -153,7 +162,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Approvals: ap, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err

@@ -35,6 +35,13 @@ const (
 	EvReleased             = "released"
 )
 
+// The box log's events of a request for the person's word: asked, and
+// declined (an approved one's restore logs its own events).
+const (
+	EvRestoreRequested = "restore-requested"
+	EvRestoreDeclined  = "restore-declined"
+)
+
 // BoxLogKeep is how many events a box's log keeps; housekeeping prunes the
 // rest (section 4: "bounded and pruned", as 069).
 const BoxLogKeep = 1000

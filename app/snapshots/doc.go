@@ -12,7 +12,7 @@
 // The service splits along its seams, each a type with the methods that
 // belong to it: Service holds the snapshots' rules and their operations
 // (take, restore, delete, keep, fork, reset, lists) and reaches the other
-// six; Boxes (Service.Boxes) holds boxes and threads (acquiring
+// five; Boxes (Service.Boxes) holds boxes and threads (acquiring
 // and listing boxes, the Machines tab's pages, presence, status, the box
 // log, history settings, threads, templates, the trash and a box's release,
 // forgetting a backend); Sweeps (Service.Sweeps) holds the periodic work
@@ -27,14 +27,15 @@
 // each); Pictures (Service.Pictures) holds pictures of a box's screen (a
 // snapshot's picture read, the picture taker given, a take's picture, a
 // restore's undo's captured before its stop and held until the undo is
-// taken); Approvals (Service.Approvals) holds the requests for the person's
-// word (an agent's restore asked, read, listed, approved or declined, the
-// answers its agent has not been told, a thread's turns held). What every
+// taken). Requests for the person's word (an agent's restore asked, read,
+// listed, approved or declined, the answers its agent has not been told, a
+// thread's turns held) are package approvals' (app/snapshots/approvals): the
+// restore asks through the Asker it is given (UseApprovals). What every
 // seam shares (the store, the backends, the engine, the settings, the time
 // zone, the log, the record reads, the caller's box and admission's helpers)
 // is the Kernel each embeds; a seam calls another's method through
 // that seam's type (s.snaps, s.boxes, s.sweeps, s.contents, s.tab,
-// s.pictures, s.approvals).
+// s.pictures).
 //
 // words.go is the one home of the words a person or an agent reads from the
 // core (what a snapshot holds, prices in their currency, sizes, how long,
@@ -50,5 +51,6 @@
 // net/http.
 //
 // It names no backend: it calls them only through package providers. It must
-// never import app/web, app/api, app/cli, jobs or a provider's subpackage.
+// never import app/web, app/api, app/cli, jobs or a provider's subpackage,
+// nor a seam's package under it (each imports the kernel).
 package snapshots

@@ -33,10 +33,34 @@ type RestoreRequest struct {
 	// dryRun checks everything the restore would check and admits nothing
 	// (RestoreDryRun).
 	dryRun bool
-	// consent is the person's yes to an agent's request (approvals.go): the
-	// restore then runs as the agent's, past what the person saw.
-	consent *consent
+	// Consent is the person's yes to an agent's request, set by the
+	// approvals seam alone when the person approves: the restore then runs
+	// as the agent's, past what the person saw.
+	Consent *Consent
 }
+
+// Consent is the yes an approved restore carries on its operation: who
+// answered (boxsnap knows, so it names them), when, the request, the plan
+// it was bound to and what it said goes.
+type Consent struct {
+	By      string    `json:"by"`
+	At      time.Time `json:"at"`
+	Request string    `json:"request"`
+	Plan    string    `json:"plan"`
+	Goes    []string  `json:"goes,omitempty"`
+}
+
+// Asker records an agent's restore as a request for the person's word and
+// answers the error that says it asked; the restore calls it where an
+// agent must ask first. The approvals seam is one (UseApprovals).
+type Asker interface {
+	AskRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot, execution bool, settings Settings) error
+}
+
+// UseApprovals gives the restore the seam an agent's restore asks the
+// person through; without one, such a restore fails rather than run
+// without the person's word.
+func (s *Kernel) UseApprovals(a Asker) { s.asker = a }
 
 // The box's states a finished restore answers (RestoreResult.BoxState), as
 // its backend reads them then.
@@ -176,7 +200,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	// An agent asks the person instead (section 5, "the form"): on a box
 	// threads run on, and on its own box when Settings turns "Agents may
 	// restore their own boxes" off.
-	askFirst := c.Kind == CallerAgent && req.consent == nil && !req.dryRun && (execution || !settings.AgentsMayRestore)
+	askFirst := c.Kind == CallerAgent && req.Consent == nil && !req.dryRun && (execution || !settings.AgentsMayRestore)
 	if sn.BoxID != b.ID {
 		return nil, refusal(CodePlan, wordsOtherBoxForkInstead(sn.Name, sn.BoxName))
 	}
@@ -191,7 +215,10 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		return nil, err
 	}
 	if askFirst {
-		return nil, s.approvals.askRestore(ctx, c, b, sn, execution, settings)
+		if s.asker == nil {
+			return nil, errors.New("restore: no approvals seam to ask the person through")
+		}
+		return nil, s.asker.AskRestore(ctx, c, b, sn, execution, settings)
 	}
 	guard := s.Guard(ctx, c, b)
 	if err := restoreGuarded(c, b, guard, req); err != nil {
@@ -934,7 +961,7 @@ func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backen
 // restoreGuarded refuses a restore of b that guard's words stand against:
 // unless it was consented to, an agent's always, a person's unless forced.
 func restoreGuarded(c Caller, b *Box, guard []string, req RestoreRequest) error {
-	if len(guard) > 0 && req.consent == nil && (c.Kind == CallerAgent || !req.Force) {
+	if len(guard) > 0 && req.Consent == nil && (c.Kind == CallerAgent || !req.Force) {
 		w := strings.Join(guard, " ")
 		if c.Kind == CallerAgent {
 			return &Refusal{Code: CodeGuard, TryAgain: true,
@@ -990,7 +1017,7 @@ func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest
 			}
 		}
 		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
+			RequestID: req.RequestID, Consent: req.Consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
 				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
 		if err != nil {
 			return err

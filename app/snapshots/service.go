@@ -66,10 +66,11 @@ type Options struct {
 // seams, reached through it: Boxes (boxes, threads, templates, trash and
 // release), Sweeps (the periodic jobs), Contents (a snapshot's files,
 // exports, imports and share codes), Tab (the Snapshots tab's lists and
-// counts), Pictures (pictures of a box's screen) and Approvals (requests
-// for the person's word). What every seam shares (the store, the backends,
-// the engine, the settings and the record reads) is the Kernel's, embedded in
-// each.
+// counts) and Pictures (pictures of a box's screen). What every seam
+// shares (the store, the backends, the engine, the settings and the record
+// reads) is the Kernel's, embedded in each. Requests for the person's word
+// are package approvals', which an agent's restore asks through
+// (UseApprovals).
 type Service struct {
 	*Kernel
 }
@@ -131,24 +132,14 @@ type Pictures struct {
 // Pictures is the core's pictures of a box's screen.
 func (s *Service) Pictures() *Pictures { return s.pictures }
 
-// Approvals is the core's requests for the person's word (section 5): an
-// agent's restore recorded as a request bound to the plan it showed, read,
-// listed, approved or declined by the person, the answers its agent has not
-// been told yet, and whether a thread's turns are held meanwhile.
-type Approvals struct {
-	*Kernel
-}
-
-// Approvals is the core's requests for the person's word.
-func (s *Service) Approvals() *Approvals { return s.approvals }
-
 // Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps, boxes, sweeps, contents, tab, pictures and
-// approvals are the seams themselves, so that one seam calls another
-// through its type; pictureTaker is the PictureTaker the Pictures seam
-// captures with (Pictures.Use).
+// box leaves behind). Its snaps, boxes, sweeps, contents, tab and pictures
+// are the seams themselves, so that one seam calls another through its
+// type; pictureTaker is the PictureTaker the Pictures seam captures with
+// (Pictures.Use); asker is the approvals package's requests, which an
+// agent's restore asks through (UseApprovals).
 type Kernel struct {
 	snaps        *Service
 	boxes        *Boxes
@@ -156,7 +147,6 @@ type Kernel struct {
 	contents     *Contents
 	tab          *Tab
 	pictures     *Pictures
-	approvals    *Approvals
 	st           *store.Store
 	backends     map[string]Backend
 	order        []string
@@ -166,6 +156,7 @@ type Kernel struct {
 	ops          *operations.Engine
 	kinds        Kinds
 	pictureTaker PictureTaker
+	asker        Asker
 	cache        readCache
 	tempDir      string
 	compares     compareCache
@@ -181,7 +172,7 @@ func New(opts Options) (*Service, error) {
 	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault(), fetchShared: opts.FetchShared}}
 	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.Kernel}, &Sweeps{s.Kernel}
 	s.contents, s.tab = &Contents{s.Kernel}, &Tab{s.Kernel}
-	s.pictures, s.approvals = &Pictures{s.Kernel}, &Approvals{s.Kernel}
+	s.pictures = &Pictures{s.Kernel}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

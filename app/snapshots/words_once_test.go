@@ -16,43 +16,57 @@ import (
 // fmtVerb splits a format string into the words between its verbs.
 var fmtVerb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
 
-// wordsOfWordsGo answers the pieces of sentence words.go writes: each
-// string literal's runs between fmt's verbs, of 20 characters or more
-// with at least three words, the length past which a run is a sentence's
-// and not a common phrase.
+// wordsOfWordsGo answers the pieces of sentence the words.go files write
+// (the kernel's, and each seam's in its package below): each string
+// literal's runs between fmt's verbs, of 20 characters or more with at
+// least three words, the length past which a run is a sentence's and not
+// a common phrase. A piece that two of them write fails: each is said once.
 func wordsOfWordsGo(t *testing.T) []string {
 	t.Helper()
-	file, err := parser.ParseFile(token.NewFileSet(), "words.go", nil, 0)
+	homes, err := filepath.Glob(filepath.Join("*", "words.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
+	seen := map[string]string{}
 	var out []string
-	ast.Inspect(file, func(n ast.Node) bool {
-		lit, ok := n.(*ast.BasicLit)
-		if !ok || lit.Kind != token.STRING {
-			return true
-		}
-		s, err := strconv.Unquote(lit.Value)
+	for _, home := range append([]string{"words.go"}, homes...) {
+		file, err := parser.ParseFile(token.NewFileSet(), home, nil, 0)
 		if err != nil {
-			return true
+			t.Fatal(err)
 		}
-		for _, run := range fmtVerb.Split(s, -1) {
-			run = strings.TrimSpace(run)
-			if len(run) >= 20 && len(strings.Fields(run)) >= 3 && !seen[run] {
-				seen[run] = true
-				out = append(out, run)
+		ast.Inspect(file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
 			}
-		}
-		return true
-	})
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			for _, run := range fmtVerb.Split(s, -1) {
+				run = strings.TrimSpace(run)
+				if len(run) < 20 || len(strings.Fields(run)) < 3 {
+					continue
+				}
+				if at, ok := seen[run]; ok && at != home && !apart[run] {
+					t.Errorf("%s and %s both write %q: say it in one of them", at, home, run)
+				}
+				if _, ok := seen[run]; !ok {
+					seen[run] = home
+					out = append(out, run)
+				}
+			}
+			return true
+		})
+	}
 	return out
 }
 
-// TestWordsWrittenOnce: no piece of a sentence words.go writes is written
-// again in the pages (app/web, views), the API (app/api) or the CLI
-// (app/cli): they say it through words.go, so it cannot drift apart. A
-// piece written again fails here with where.
+// TestWordsWrittenOnce: no piece of a sentence a words.go writes (the
+// kernel's or a seam's) is written again in another words.go, the pages
+// (app/web, views), the API (app/api) or the CLI (app/cli): they say it
+// through that words.go, so it cannot drift apart. A piece written again
+// fails here with where.
 func TestWordsWrittenOnce(t *testing.T) {
 	t.Parallel()
 	pieces := wordsOfWordsGo(t)

@@ -31,7 +31,7 @@ type approvalsPage struct {
 }
 
 func (s *Server) approvalItems(r *http.Request, box, back string) []approvalItem {
-	list, err := s.opts.Core.Approvals().List(r.Context(), snapshots.Owner(), box)
+	list, err := s.opts.Approvals.List(r.Context(), snapshots.Owner(), box)
 	if err != nil {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (s *Server) approveRequest(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("back") == "" {
 		back = "/approvals"
 	}
-	if _, err := s.opts.Core.Approvals().Approve(r.Context(), snapshots.Owner(), id); err != nil {
+	if _, err := s.opts.Approvals.Approve(r.Context(), snapshots.Owner(), id); err != nil {
 		s.refused(w, r, err)
 		return
 	}
@@ -86,7 +86,7 @@ func (s *Server) declineRequest(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("back") == "" {
 		back = "/approvals"
 	}
-	if err := s.opts.Core.Approvals().Decline(r.Context(), snapshots.Owner(), id); err != nil {
+	if err := s.opts.Approvals.Decline(r.Context(), snapshots.Owner(), id); err != nil {
 		s.refused(w, r, err)
 		return
 	}

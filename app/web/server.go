@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -17,9 +18,12 @@ import (
 type Options struct {
 	Auth *auth.Service
 	// Core is the snapshot core the pages call.
-	Core   *snapshots.Service
-	Views  *views.Views
-	Logger *slog.Logger
+	Core *snapshots.Service
+	// Approvals is the requests for the person's word the pages list and
+	// answer.
+	Approvals *approvals.Approvals
+	Views     *views.Views
+	Logger    *slog.Logger
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil
@@ -136,7 +140,7 @@ func (s *Server) withRequests(r *http.Request, data any) any {
 	if n := f.FieldByName("Requests"); !n.IsValid() || n.Kind() != reflect.Int {
 		return data
 	}
-	list, err := s.opts.Core.Approvals().List(r.Context(), snapshots.Owner(), "")
+	list, err := s.opts.Approvals.List(r.Context(), snapshots.Owner(), "")
 	if err != nil || len(list) == 0 {
 		return data
 	}
