@@ -110,9 +110,14 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		return nil, err
 	}
 	core.UseApprovals(ap)
-	if opts.Pictures != nil {
-		core.Pictures().Use(opts.Pictures)
+	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
+	if err != nil {
+		return nil, err
 	}
+	if opts.Pictures != nil {
+		pics.Use(opts.Pictures)
+	}
+	core.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -146,7 +151,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		}
 		jobsUI = ui
 	}
-	w, err := web.New(web.Options{Auth: a, Core: core, Approvals: ap, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Approvals: ap, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Approvals: ap, Pictures: pics, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Approvals: ap, Pictures: pics, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

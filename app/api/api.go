@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
@@ -15,14 +16,17 @@ type Options struct {
 	// Approvals is the requests for the person's word: the agent's news
 	// and held turns, and the person's answers.
 	Approvals *approvals.Approvals
-	Auth      *auth.Service
-	Logger    *slog.Logger
+	// Pictures is the snapshots' pictures of a box's screen, read.
+	Pictures *pictures.Pictures
+	Auth     *auth.Service
+	Logger   *slog.Logger
 }
 
 // server holds the handlers' dependencies.
 type server struct {
 	core      *snapshots.Service
 	approvals *approvals.Approvals
+	pictures  *pictures.Pictures
 	auth      *auth.Service
 	logger    *slog.Logger
 }
@@ -30,7 +34,7 @@ type server struct {
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
 // router, so its routes can be walked (the OpenAPI test does).
 func New(opts Options) http.Handler {
-	s := &server{core: opts.Core, approvals: opts.Approvals, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

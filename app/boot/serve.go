@@ -129,6 +129,11 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return err
 	}
 	core.UseApprovals(ap)
+	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
+	if err != nil {
+		return err
+	}
+	core.UsePictures(pics)
 	// Pictures need npm's playwright-core (make browser-deps); without it
 	// they are off, said once, and never fetched from anywhere.
 	driver := os.Getenv("PLAYWRIGHT_DRIVER_DIR")
@@ -138,7 +143,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	var taker *pictures.Taker
 	if _, err := os.Stat(filepath.Join(driver, "package", "cli.js")); err == nil {
 		taker = pictures.New(pictures.Options{Logger: logger, DriverDir: driver})
-		core.Pictures().Use(taker)
+		pics.Use(taker)
 		defer func() { _ = taker.Close() }()
 	} else {
 		logger.Info("pictures of screens are off: no playwright driver here (make browser-deps installs it)", "looked_in", driver)
@@ -261,7 +266,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := jobsUI.Start(uiCtx); err != nil {
 		return fmt.Errorf("job dashboard: %w", err)
 	}
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Approvals: ap, API: api.New(api.Options{Core: core, Approvals: ap, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Approvals: ap, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Approvals: ap, Pictures: pics, API: api.New(api.Options{Core: core, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}

@@ -385,7 +385,7 @@ func (s *Service) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
 // is taken, however many snoozes come between. It says whether the undo
 // has a picture.
 func (s *Service) holdRestorePicture(ctx context.Context, r *restoreRun, start int) bool {
-	if r.p.NoUndo || s.pictureTaker == nil || !r.b.HasScreen {
+	if r.p.NoUndo || s.pictures == nil || !s.pictures.Capturing() || !r.b.HasScreen {
 		return false
 	}
 	settings, err := s.Settings(ctx)
@@ -393,7 +393,7 @@ func (s *Service) holdRestorePicture(ctx context.Context, r *restoreRun, start i
 		return false
 	}
 	if start == 0 {
-		s.pictures.holdUndoPicture(ctx, r.op, r.b)
+		s.pictures.HoldUndoPicture(ctx, r.op, r.b)
 	}
 	return true
 }
@@ -465,7 +465,7 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 		return true, err // the job snoozes on the undo's task; the undo is found by its label after
 	}
 	if err == nil && r.pictured {
-		s.pictures.keepUndoPicture(ctx, op, undo)
+		s.pictures.KeepUndoPicture(ctx, op, undo)
 	}
 	if err != nil {
 		if ctx.Err() != nil {

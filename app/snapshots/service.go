@@ -65,12 +65,13 @@ type Options struct {
 // restore, delete, keep, fork, reset and lists. It holds the core's other
 // seams, reached through it: Boxes (boxes, threads, templates, trash and
 // release), Sweeps (the periodic jobs), Contents (a snapshot's files,
-// exports, imports and share codes), Tab (the Snapshots tab's lists and
-// counts) and Pictures (pictures of a box's screen). What every seam
-// shares (the store, the backends, the engine, the settings and the record
-// reads) is the Kernel's, embedded in each. Requests for the person's word
-// are package approvals', which an agent's restore asks through
-// (UseApprovals).
+// exports, imports and share codes) and Tab (the Snapshots tab's lists and
+// counts). What every seam shares (the store, the backends, the engine, the
+// settings and the record reads) is the Kernel's, embedded in each.
+// Requests for the person's word are package approvals', which an agent's
+// restore asks through (UseApprovals); pictures of a box's screen are
+// package pictures', which the take and the restore capture with
+// (UsePictures).
 type Service struct {
 	*Kernel
 }
@@ -119,49 +120,35 @@ type Tab struct {
 // Tab is the core's lists for the Snapshots tab.
 func (s *Service) Tab() *Tab { return s.tab }
 
-// Pictures is the core's pictures of a box's screen (section 10): a
-// snapshot's picture read, the picture taker given, a take's picture
-// captured and kept, and a restore's undo picture captured before its stop,
-// held with the operation and kept once the undo is taken. Inside the core
-// the seam is s.pictures; the PictureTaker it captures with is
-// s.pictureTaker.
-type Pictures struct {
-	*Kernel
-}
-
-// Pictures is the core's pictures of a box's screen.
-func (s *Service) Pictures() *Pictures { return s.pictures }
-
 // Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps, boxes, sweeps, contents, tab and pictures
-// are the seams themselves, so that one seam calls another through its
-// type; pictureTaker is the PictureTaker the Pictures seam captures with
-// (Pictures.Use); asker is the approvals package's requests, which an
-// agent's restore asks through (UseApprovals).
+// box leaves behind). Its snaps, boxes, sweeps, contents and tab are the
+// seams themselves, so that one seam calls another through its type;
+// pictures is package pictures' keeper, which the take and the restore
+// capture with (UsePictures), and asker is package approvals' requests,
+// which an agent's restore asks through (UseApprovals).
 type Kernel struct {
-	snaps        *Service
-	boxes        *Boxes
-	sweeps       *Sweeps
-	contents     *Contents
-	tab          *Tab
-	pictures     *Pictures
-	st           *store.Store
-	backends     map[string]Backend
-	order        []string
-	install      string
-	logger       *slog.Logger
-	now          func() time.Time
-	ops          *operations.Engine
-	kinds        Kinds
-	pictureTaker PictureTaker
-	asker        Asker
-	cache        readCache
-	tempDir      string
-	compares     compareCache
-	redeem       RedeemLimits
-	fetchShared  FetchShared
+	snaps       *Service
+	boxes       *Boxes
+	sweeps      *Sweeps
+	contents    *Contents
+	tab         *Tab
+	st          *store.Store
+	backends    map[string]Backend
+	order       []string
+	install     string
+	logger      *slog.Logger
+	now         func() time.Time
+	ops         *operations.Engine
+	kinds       Kinds
+	pictures    PictureKeeper
+	asker       Asker
+	cache       readCache
+	tempDir     string
+	compares    compareCache
+	redeem      RedeemLimits
+	fetchShared FetchShared
 }
 
 // New makes the core.
@@ -172,7 +159,6 @@ func New(opts Options) (*Service, error) {
 	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault(), fetchShared: opts.FetchShared}}
 	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.Kernel}, &Sweeps{s.Kernel}
 	s.contents, s.tab = &Contents{s.Kernel}, &Tab{s.Kernel}
-	s.pictures = &Pictures{s.Kernel}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -1361,10 +1361,6 @@ func wordsNoSnapshotNamed(name, box string) string {
 
 func wordsNoThread(id string) string { return fmt.Sprintf("No thread %s.", id) }
 
-// wordsNoPicture: a snapshot taken without a picture of the screen
-// (section 10).
-func wordsNoPicture(name string) string { return fmt.Sprintf("‘%s’ has no picture.", name) }
-
 const wordsNoTemplate = "No box template by that name: the owner makes box templates on the Settings page."
 
 func wordsNoUndoToGoBack(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }

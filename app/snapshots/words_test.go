@@ -224,7 +224,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		be  = "pve-1"
 	)
 	named := []string{
-		wordsKeptOnlyPerson(sn, "delete"), wordsNotThisThreads(sn), wordsNoSnapshotNamed(sn, box), wordsNoPicture(sn),
+		wordsKeptOnlyPerson(sn, "delete"), wordsNotThisThreads(sn), wordsNoSnapshotNamed(sn, box),
 		wordsNamedAlready(box, sn), wordsSavingPasses(box, 5, 5, sn, ""), RenewNotKeptWords(sn),
 		wordsInUse(sn, pinWords(Pin{Kind: OpRestore}, time.UTC)), wordsSavedNotThinned(sn), wordsUndoNotThinned(sn),
 		wordsKeptNeverDeleted(sn), wordsKeptUntil(sn, "29 Nov"), wordsPersonsNeverDeleted(sn), wordsUndoNotEvicted(sn),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/views"
@@ -22,8 +23,10 @@ type Options struct {
 	// Approvals is the requests for the person's word the pages list and
 	// answer.
 	Approvals *approvals.Approvals
-	Views     *views.Views
-	Logger    *slog.Logger
+	// Pictures is the snapshots' pictures of a box's screen, shown.
+	Pictures *pictures.Pictures
+	Views    *views.Views
+	Logger   *slog.Logger
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil
