@@ -29,7 +29,7 @@ var layers = []struct {
 	{pkg: "app/operations", forbid: []string{"app/snapshots", "app/web", "app/api", "app/cli", "jobs", "providers/"}},
 	{pkg: "app/pgcluster", forbid: []string{"*"}},
 	{pkg: "app/pictures", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
-	{pkg: "app/snapshots", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
+	{pkg: "app/snapshots", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/", "app/pictures"}},
 	{pkg: "app/snapshots/approvals", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
 	{pkg: "app/store", forbid: []string{"app/web", "app/api", "jobs", "providers", "providers/"}},
 	{pkg: "app/web", forbid: []string{"jobs", "providers/"}},

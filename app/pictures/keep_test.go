@@ -66,8 +66,8 @@ func (s *stepsBackend) RestoreSnapshot(ctx context.Context, g providers.Guest, r
 }
 
 // TestUndoHasPictureFromBeforeTheStop: "An undo's picture is from before the
-// stop" (section 10). A box with a screen is restored; its undo has a
-// picture, captured before the restore stopped the box.
+// stop": a box with a screen is restored; its undo has a picture, captured
+// before the restore stopped the box.
 func TestUndoHasPictureFromBeforeTheStop(t *testing.T) {
 	t.Parallel()
 	ev := &events{}
