@@ -33,10 +33,13 @@ type server struct {
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
 // router, so its routes can be walked (the OpenAPI test does).
-func New(opts Options) http.Handler {
+func New(opts Options) http.Handler { return newServer(opts).routes() }
+
+// newServer holds opts for the handlers, the JSON API's and MCP's alike.
+func newServer(opts Options) *server {
 	s := &server{core: opts.Core, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	return s.routes()
+	return s
 }
