@@ -22,7 +22,8 @@ func HeldWords(box string) string {
 	return fmt.Sprintf("%s is being restored, or waits for the person's word to be: this thread's turns are held until it is ready again. Try again then.", box)
 }
 
-// logRequestedWords: restore-requested, an agent's request (the form).
+// logRequestedWords: restore-requested, an agent's request waiting for the
+// person's word.
 func logRequestedWords(name, request string) string {
 	return fmt.Sprintf("to ‘%s’ (request %s); it waits for the person's word", name, request)
 }
