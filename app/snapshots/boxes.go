@@ -145,7 +145,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 	if req.Backend == "" && len(s.order) > 0 {
 		req.Backend = s.order[0]
 	}
-	b, err := s.backend(req.Backend)
+	b, err := s.Backend(req.Backend)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 	if err != nil {
 		return nil, backendRefusal(fmt.Errorf("make box %s on %s: %w", name, b.ID, err), "The box was not made: ")
 	}
-	box, err := boxRow(s.st.CoreBoxInsert(ctx, s.st.Pool, db.CoreBoxInsertParams{ID: id, Name: name, Kind: req.Kind,
+	box, err := BoxRow(s.st.CoreBoxInsert(ctx, s.st.Pool, db.CoreBoxInsertParams{ID: id, Name: name, Kind: req.Kind,
 		ThreadID: thread, BackendID: b.ID, Host: guest.Host, GuestRef: guest.Ref, HasScreen: req.HasScreen, ScreenURL: req.ScreenURL}))
 	if err != nil {
 		_ = b.Boxes.Release(context.WithoutCancel(ctx), guest)
@@ -222,7 +222,7 @@ func backendRefusal(err error, before string) error {
 // boxByName reads the box of that name (a live one before a released one);
 // none is store.ErrNotFound.
 func (s *Kernel) boxByName(ctx context.Context, name string) (*Box, error) {
-	b, err := boxRow(s.st.CoreBoxByName(ctx, s.st.Pool, name))
+	b, err := BoxRow(s.st.CoreBoxByName(ctx, s.st.Pool, name))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", name, err)
 	}
@@ -231,7 +231,7 @@ func (s *Kernel) boxByName(ctx context.Context, name string) (*Box, error) {
 
 // BoxByID reads a box; none is store.ErrNotFound.
 func (s *Kernel) BoxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
-	b, err := boxRow(s.st.CoreBoxByID(ctx, q, id))
+	b, err := BoxRow(s.st.CoreBoxByID(ctx, q, id))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", id, err)
 	}

@@ -135,7 +135,7 @@ func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxV
 	if err != nil {
 		return nil, err
 	}
-	pins, err := s.allPins(ctx, q)
+	pins, err := s.AllPins(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +235,7 @@ func (s *Kernel) viewHistory(ctx context.Context, q db.DBTX, settings Settings, 
 		g := *row.MaxBytes >> 30
 		v.History.MaxGiB, v.History.LimitGiB = &g, g
 	}
-	if be, err := s.backend(b.BackendID); err == nil {
+	if be, err := s.Backend(b.BackendID); err == nil {
 		v.History.On = settings.AutomaticOn(be)
 		v.History.Every = int(settings.CheckEvery(be).Seconds())
 	}
@@ -264,7 +264,7 @@ func (s *Kernel) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snap
 	if r.FinalSnapshot != nil && byID[*r.FinalSnapshot] != nil {
 		e.FinalName = byID[*r.FinalSnapshot].Name
 	}
-	if be, err := s.backend(b.BackendID); err == nil {
+	if be, err := s.Backend(b.BackendID); err == nil {
 		e.Costs = TrashCostWords(be.Kind)
 	}
 	v.Trash = &e
@@ -282,7 +282,7 @@ func (s *Kernel) viewBackend(ctx context.Context, v *BoxView) {
 	be, ok := s.BackendOf(b)
 	if !ok || be.Boxes == nil {
 		v.StatusErr = errors.New("its backend is not configured here")
-	} else if st, err := be.Boxes.Status(ctx, guestOf(b)); err != nil {
+	} else if st, err := be.Boxes.Status(ctx, GuestOf(b)); err != nil {
 		v.StatusErr = fmt.Errorf("read %s's state: %w", b.Name, err)
 	} else {
 		v.Status = st
@@ -290,7 +290,7 @@ func (s *Kernel) viewBackend(ctx context.Context, v *BoxView) {
 	if !ok || be.Snap == nil || v.StatusErr != nil || !v.Status.Exists {
 		return
 	}
-	if ch, err := be.Snap.Changes(ctx, guestOf(b)); err == nil {
+	if ch, err := be.Snap.Changes(ctx, GuestOf(b)); err == nil {
 		v.Changes = &ch
 	} else {
 		s.logger.Debug("a box's view: its backend did not say whether it changed", "box", b.ID, "err", err)

@@ -52,7 +52,7 @@ func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, 
 	b = b2
 	sn2, err := s.SnapshotByID(ctx, s.st.Pool, sn.ID)
 	if err != nil {
-		return snapshotNotFound(ref)
+		return SnapshotNotFound(ref)
 	}
 	sn = sn2
 	pins, err := s.deletingPins(ctx, s.st.Pool, sn.ID, "")

@@ -18,7 +18,7 @@ const maxLineage = 200
 
 // setHead puts a box's head on a snapshot: a restore's target, or the
 // snapshot a fork made the box from.
-func (s *Service) setHead(ctx context.Context, q db.DBTX, box, snapshot string) {
+func (s *Service) SetHead(ctx context.Context, q db.DBTX, box, snapshot string) {
 	if err := s.st.LookHeadSet(ctx, q, db.LookHeadSetParams{ID: box, HeadID: &snapshot}); err != nil {
 		s.logger.Error("set the box's head", "box", box, "snapshot", snapshot, "err", err)
 	}
@@ -77,7 +77,7 @@ func (s *Service) BoxLineage(ctx context.Context, c Caller, boxRef string) (Line
 }
 
 func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, error) {
-	chain, err := snapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: maxLineage}))
+	chain, err := SnapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: maxLineage}))
 	if err != nil {
 		return Lineage{}, fmt.Errorf("read lineage: %w", err)
 	}

@@ -89,7 +89,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 	if err := MayAct(c, ActImport, nil, nil); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpImport, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpImport, nil); err != nil || op != nil {
 		return op, err
 	}
 	if len(batch) == 0 {
@@ -110,13 +110,13 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 		}
 		var be Backend
 		if box != nil {
-			if box, err = s.lockBox(ctx, tx, box.ID); err != nil {
+			if box, err = s.LockBox(ctx, tx, box.ID); err != nil {
 				return err
 			}
 			if box.State == BoxReleased || box.State == BoxReleasing {
 				return refusal(CodeConflict, wordsReleasedNoImport(box.Name))
 			}
-			if be, err = s.backend(box.BackendID); err != nil {
+			if be, err = s.Backend(box.BackendID); err != nil {
 				return err
 			}
 		} else {
@@ -155,7 +155,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 			}
 			p.Files = append(p.Files, importFile{Name: st.Name, Dir: st.dir, Manifest: st.Manifest, Archives: st.files})
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpImport, Box: box, Pins: pins, Caller: c, RequestID: requestID, Params: p})
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpImport, Box: box, Pins: pins, Caller: c, RequestID: requestID, Params: p})
 		return err
 	})
 	if err != nil {
@@ -174,9 +174,9 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 // resumed at clean only reads what the first wrote.
 func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams) (ImportResult, error) {
 	if len(p.Files) == 0 {
-		return ImportResult{}, s.finish(ctx, op, OpFailed, nil, failImportParams, "")
+		return ImportResult{}, s.Finish(ctx, op, OpFailed, nil, failImportParams, "")
 	}
-	c := callerOf(op)
+	c := CallerOf(op)
 	c.Why = p.Why
 	// The staged files go as the import ends, done or failed.
 	clean := func() {
@@ -186,9 +186,9 @@ func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams)
 	}
 	fail := func(words string) error {
 		clean()
-		return s.finish(ctx, op, OpFailed, nil, words, "")
+		return s.Finish(ctx, op, OpFailed, nil, words, "")
 	}
-	be, err := s.backend(p.Backend)
+	be, err := s.Backend(p.Backend)
 	if err != nil {
 		return ImportResult{}, fail(err.Error())
 	}
@@ -200,7 +200,7 @@ func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams)
 		if failed != "" {
 			return ImportResult{}, fail(failed)
 		}
-		if err := s.step(ctx, op, StepClean); err != nil {
+		if err := s.Step(ctx, op, StepClean); err != nil {
 			return ImportResult{}, err
 		}
 	}
@@ -219,7 +219,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 	if !ok {
 		return CannotImportWords(be.Label), nil
 	}
-	if err := s.step(ctx, op, StepPublish); err != nil {
+	if err := s.Step(ctx, op, StepPublish); err != nil {
 		return "", err
 	}
 	done, err := s.publishImport(ctx, ex, p.Files[0].Manifest.Box.ID, p.Files)
@@ -233,7 +233,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 		}
 		return failImportWords(err), nil
 	}
-	if err := s.step(ctx, op, StepRecord); err != nil {
+	if err := s.Step(ctx, op, StepRecord); err != nil {
 		return "", err
 	}
 	res, box, made, parents, err := s.recordImport(ctx, c, be, p, done)
@@ -241,7 +241,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 		return "", err
 	}
 	if res.Made && box.State == BoxMaking {
-		if err := s.step(ctx, op, StepBox); err != nil {
+		if err := s.Step(ctx, op, StepBox); err != nil {
 			return "", err
 		}
 		if err := s.makeImportedBox(ctx, c, box, be, made, parents, res); err != nil {
@@ -314,7 +314,7 @@ func (s *Contents) publishImport(ctx context.Context, ex providers.Exporter, gro
 			readers = append(readers, r)
 		}
 	}
-	settings, _ := s.readSettings(ctx)
+	settings, _ := s.ReadSettings(ctx)
 	return ex.ImportSnapshots(ctx, providers.ImportOptions{Group: group, RoomPercent: settings.RoomPercent}, readers)
 }
 
@@ -346,7 +346,7 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 			if err != nil {
 				return err
 			}
-			box, err = boxRow(s.st.MoveBoxInsert(ctx, tx, db.MoveBoxInsertParams{ID: mb.ID, Name: name, Kind: mb.Kind,
+			box, err = BoxRow(s.st.MoveBoxInsert(ctx, tx, db.MoveBoxInsertParams{ID: mb.ID, Name: name, Kind: mb.Kind,
 				System: mb.System, BackendID: be.ID, GuestRef: mb.ID}))
 			if err != nil {
 				return fmt.Errorf("record box %s: %w", name, err)
@@ -356,7 +356,7 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 		}
 		// Made here by this import (or by one cut short, still making it).
 		res.Made = p.NewBox || box.State == BoxMaking
-		taken, err := s.namesOfBox(ctx, tx, box.ID)
+		taken, err := s.NamesOfBox(ctx, tx, box.ID)
 		if err != nil {
 			return err
 		}
@@ -383,10 +383,10 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 			if d.Parent != "" {
 				parent = &d.Parent
 			}
-			sn, err := snapshotRow(s.st.MoveSnapshotInsert(ctx, tx, db.MoveSnapshotInsertParams{ID: d.Ref.ID, BoxID: box.ID,
+			sn, err := SnapshotRow(s.st.MoveSnapshotInsert(ctx, tx, db.MoveSnapshotInsertParams{ID: d.Ref.ID, BoxID: box.ID,
 				BoxName: box.Name, BoxKind: box.Kind, BoxSystem: box.System, BackendID: be.ID, Storage: d.Ref.Storage,
-				Name: name, Note: es.Note, TakenAt: es.TakenAt, CapturedAt: es.CapturedAt, ByKind: c.byKind(),
-				ByWhy: nilIfEmpty(c.Why), Holds: es.Holds, ForkSafe: es.ForkSafe, ParentID: parent, Ref: d.Ref.Ref}))
+				Name: name, Note: es.Note, TakenAt: es.TakenAt, CapturedAt: es.CapturedAt, ByKind: c.ByKind(),
+				ByWhy: NilIfEmpty(c.Why), Holds: es.Holds, ForkSafe: es.ForkSafe, ParentID: parent, Ref: d.Ref.Ref}))
 			if err != nil {
 				return fmt.Errorf("record snapshot %s: %w", d.Ref.ID, err)
 			}
