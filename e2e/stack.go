@@ -21,6 +21,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -58,9 +59,11 @@ type Stack struct {
 	Sweeps *sweeps.Sweeps
 	// Contents is the core's look inside snapshots and their moves.
 	Contents *contents.Contents
-	Auth     *auth.Service
-	Client   *river.Client[pgx.Tx]
-	Local    *local.Backend
+	// Approvals is the requests for the person's word.
+	Approvals *approvals.Approvals
+	Auth      *auth.Service
+	Client    *river.Client[pgx.Tx]
+	Local     *local.Backend
 	// Pool is the stack's database, for a scene's records no backend here
 	// can make (a release stopped at a held copy, which the local backend
 	// never needs).
@@ -117,9 +120,19 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		return nil, err
 	}
 	core.UseRestorePreview(cont)
-	if opts.Pictures != nil {
-		core.Pictures().Use(opts.Pictures)
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Logger: logger})
+	if err != nil {
+		return nil, err
 	}
+	core.UseApprovals(ap)
+	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Pictures != nil {
+		pics.Use(opts.Pictures)
+	}
+	core.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -138,7 +151,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Sweeps: sw, Contents: cont, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	s := &Stack{Core: core, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
 		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
@@ -153,7 +166,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		}
 		jobsUI = ui
 	}
-	w, err := web.New(web.Options{Auth: a, Core: core, Contents: cont, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Contents: cont, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Contents: cont, Approvals: ap, Pictures: pics, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Contents: cont, Approvals: ap, Pictures: pics, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/mxschmitt/playwright-go"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
 // State is one page or dialog state of the screenshot run: where to go and
@@ -195,7 +196,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		return nil, err
 	}
 	_, err = s.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "sage-wren", Snapshot: wren.ID, Replace: true})
-	asked, ok := snapshots.AsAsked(err)
+	asked, ok := approvals.AsAsked(err)
 	if !ok {
 		return nil, fmt.Errorf("sage-wren's request: %v", err)
 	}

@@ -5,7 +5,9 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 )
 
@@ -15,24 +17,34 @@ type Options struct {
 	// Contents is the core's look inside snapshots and their moves: files,
 	// comparisons, exports, imports and share codes.
 	Contents *contents.Contents
+	// Approvals is the requests for the person's word: the agent's news
+	// and held turns, and the person's answers.
+	Approvals *approvals.Approvals
+	// Pictures is the snapshots' pictures of a box's screen, read.
+	Pictures *pictures.Pictures
 	Auth     *auth.Service
 	Logger   *slog.Logger
 }
 
 // server holds the handlers' dependencies.
 type server struct {
-	core     *snapshots.Service
-	contents *contents.Contents
-	auth     *auth.Service
-	logger   *slog.Logger
+	core      *snapshots.Service
+	contents  *contents.Contents
+	approvals *approvals.Approvals
+	pictures  *pictures.Pictures
+	auth      *auth.Service
+	logger    *slog.Logger
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
 // router, so its routes can be walked (the OpenAPI test does).
-func New(opts Options) http.Handler {
-	s := &server{core: opts.Core, contents: opts.Contents, auth: opts.Auth, logger: opts.Logger}
+func New(opts Options) http.Handler { return newServer(opts).routes() }
+
+// newServer holds opts for the handlers, the JSON API's and MCP's alike.
+func newServer(opts Options) *server {
+	s := &server{core: opts.Core, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	return s.routes()
+	return s
 }

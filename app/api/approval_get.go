@@ -11,7 +11,7 @@ func (s *server) getApproval(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	a, err := s.core.Approvals().Get(r.Context(), caller(r), id)
+	a, err := s.approvals.Get(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -1,10 +1,10 @@
 package api
 
 import (
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // listApprovals lists the requests waiting for the person's word (the
@@ -19,13 +19,13 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) {
 		}
 		box = b.ID
 	}
-	list, err := s.core.Approvals().List(r.Context(), caller(r), box)
+	list, err := s.approvals.List(r.Context(), caller(r), box)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	if list == nil {
-		list = []*snapshots.Approval{}
+		list = []*approvals.Approval{}
 	}
 	writeJSON(w, http.StatusOK, wire.ApprovalsAnswer{Approvals: list})
 }

@@ -78,7 +78,7 @@ func TestApprovedRestoreEndIsTold(t *testing.T) {
 	}
 	opOf := func(id string) *snapshots.Operation {
 		t.Helper()
-		a, err := e.Core.Approvals().Get(ctx, snapshots.Owner(), id)
+		a, err := e.Approvals.Get(ctx, snapshots.Owner(), id)
 		if err != nil || a.Operation == nil {
 			t.Fatalf("request %s has no operation: %v", id, err)
 		}
@@ -99,7 +99,7 @@ func TestApprovedRestoreEndIsTold(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the approved restore never ran")
 	}
-	if news := strings.Join(e.Core.Approvals().News(ctx, agent.Thread), " "); !strings.Contains(news, "The person approved your request "+id) || !strings.Contains(news, "started then") {
+	if news := strings.Join(e.Approvals.News(ctx, agent.Thread), " "); !strings.Contains(news, "The person approved your request "+id) || !strings.Contains(news, "started then") {
 		t.Fatalf("while the restore runs, the agent hears: %q", news)
 	}
 	close(held.let)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
 // TestApprovalsThroughTheAPI: box_restore on a box threads run on, with
@@ -41,7 +42,7 @@ func TestApprovalsThroughTheAPI(t *testing.T) {
 
 	// The turn hold: the thread's tools answer try_again while it waits.
 	a = e.call(t, "POST", "/tools/box_snapshots", token, map[string]any{}).must(t, 409)
-	if !strings.Contains(string(a.Raw), snapshots.HeldWords("dev-desk")) || !strings.Contains(string(a.Raw), `"try_again":true`) {
+	if !strings.Contains(string(a.Raw), approvals.HeldWords("dev-desk")) || !strings.Contains(string(a.Raw), `"try_again":true`) {
 		t.Fatalf("a held thread's tool: %s", a.Raw)
 	}
 

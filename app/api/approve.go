@@ -17,7 +17,7 @@ func (s *server) approve(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Approvals().Approve(r.Context(), caller(r), id)
+	op, err := s.approvals.Approve(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return

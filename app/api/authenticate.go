@@ -8,11 +8,12 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
 type callerKey struct{}
 
-// agentCallKey holds an agent's snapshots.AgentCall, read with its token.
+// agentCallKey holds an agent's approvals.AgentCall, read with its token.
 type agentCallKey struct{}
 
 // authenticate finds the caller from the bearer token: a personal API token
@@ -53,7 +54,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 // callerOf returns the caller a token names, nil when it names nothing.
 // For a thread's token it also answers what the agent's call needs before
 // its tool runs (toolGate), read with the thread in one statement.
-func (s *server) callerOf(ctx context.Context, token string) (*snapshots.Caller, *snapshots.AgentCall, error) {
+func (s *server) callerOf(ctx context.Context, token string) (*snapshots.Caller, *approvals.AgentCall, error) {
 	switch {
 	case strings.HasPrefix(token, auth.APITokenPrefix):
 		ok, err := s.auth.CheckOwnerToken(ctx, token)
@@ -63,7 +64,7 @@ func (s *server) callerOf(ctx context.Context, token string) (*snapshots.Caller,
 		c := snapshots.CLI()
 		return &c, nil, nil
 	case strings.HasPrefix(token, snapshots.ThreadTokenPrefix):
-		call, err := s.core.AgentCall(ctx, token)
+		call, err := s.approvals.AgentCall(ctx, token)
 		if errors.Is(err, snapshots.ErrNoThread) {
 			return nil, nil, nil
 		}

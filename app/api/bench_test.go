@@ -22,7 +22,9 @@ import (
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -90,7 +92,7 @@ func benchTakes(b *testing.B, callers int) {
 		b.Fatal(err)
 	}
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Contents: e.Contents, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}))
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 	ev := &env{Env: e, srv: srv}
@@ -240,6 +242,16 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 	if err != nil {
 		b.Fatal(err)
 	}
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Logger: logger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	core.UseApprovals(ap)
+	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	core.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -257,7 +269,7 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 		defer cancel()
 		_ = client.Stop(sctx)
 	})
-	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client.Client, Jobs: client, Logger: logger, Install: install}
+	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Logger: logger, Install: install}
 }
 
 // queryCounter is a pgx tracer that counts the queries sent while it

@@ -11,11 +11,11 @@ func (s *server) decline(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.core.Approvals().Decline(r.Context(), caller(r), id); err != nil {
+	if err := s.approvals.Decline(r.Context(), caller(r), id); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	a, err := s.core.Approvals().Get(r.Context(), caller(r), id)
+	a, err := s.approvals.Get(r.Context(), caller(r), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -24,10 +23,7 @@ const MCPPath = "/mcp"
 // Each request is stateless, with its own server: nothing of one caller
 // outlives its request.
 func MCP(opts Options) http.Handler {
-	s := &server{core: opts.Core, contents: opts.Contents, auth: opts.Auth, logger: opts.Logger}
-	if s.logger == nil {
-		s.logger = slog.New(slog.DiscardHandler)
-	}
+	s := newServer(opts)
 	api := s.routes()
 	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		srv := mcp.NewServer(&mcp.Implementation{Name: "boxsnap", Title: "boxsnap", Version: "1"},

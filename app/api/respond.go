@@ -17,6 +17,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/logging"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
 // MaxBodyBytes caps a request's body: the largest legitimate one, a note of
@@ -48,7 +49,7 @@ func writeError(w http.ResponseWriter, code snapshots.Code, words string, tryAga
 // is logged and answered 500 with words that hold no detail (and so no
 // secret).
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if a, ok := snapshots.AsAsked(err); ok {
+	if a, ok := approvals.AsAsked(err); ok {
 		// Not a refusal: the agent asked the person.
 		writeJSON(w, http.StatusAccepted, askedAnswer{Message: a.Words, Request: a.Approval.ID, State: a.Approval.State})
 		return

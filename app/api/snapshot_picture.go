@@ -19,7 +19,7 @@ func (s *server) snapshotPicture(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	pic, err := s.core.Pictures().Get(r.Context(), c, sn.ID)
+	pic, err := s.pictures.Get(r.Context(), c, sn.ID)
 	if err != nil {
 		s.fail(w, r, err)
 		return

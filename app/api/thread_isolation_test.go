@@ -12,7 +12,7 @@ import (
 func TestThreadsSeeNoneOfAnothersThings(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	e.Core.Pictures().Use(jpegTaker{})
+	e.Pictures.Use(jpegTaker{})
 	tokA, _ := e.agent(t, "Thread A")
 	tokB, _ := e.agent(t, "Thread B")
 	e.call(t, "POST", "/boxes", tokA, map[string]any{"name": "a-box", "template": "with-screen"}).must(t, 201)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
 // askedAnswer is box_restore's answer when it asked the person instead
@@ -29,9 +30,9 @@ func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 	}
 	// What authenticate read with the token: the turn's hold, and whether
 	// there is news to tell (read only then).
-	call, _ := r.Context().Value(agentCallKey{}).(*snapshots.AgentCall)
+	call, _ := r.Context().Value(agentCallKey{}).(*approvals.AgentCall)
 	if call == nil || call.Thread != c.Thread {
-		call = &snapshots.AgentCall{Thread: c.Thread, Held: s.core.Approvals().TurnHeld(r.Context(), c.Thread), News: true}
+		call = &approvals.AgentCall{Thread: c.Thread, Held: s.approvals.TurnHeld(r.Context(), c.Thread), News: true}
 	}
 	if call.Held != "" {
 		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeBusy, Words: call.Held, TryAgain: true})
@@ -39,7 +40,7 @@ func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 	}
 	var news []string
 	if call.News {
-		news = s.core.Approvals().News(r.Context(), c.Thread)
+		news = s.approvals.News(r.Context(), c.Thread)
 	}
 	if len(news) == 0 {
 		t.handle(s, w, r)

@@ -166,7 +166,7 @@ func (s *server) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box
 	}
 	ls.Price = s.snapshotPrice(sn, b)
 	if pictures && sn.Picture == "taken" {
-		if pic, err := s.core.Pictures().Get(ctx, c, sn.ID); err == nil {
+		if pic, err := s.pictures.Get(ctx, c, sn.ID); err == nil {
 			ls.Picture = &pictureData{JPEG: base64.StdEncoding.EncodeToString(pic.JPEG), Width: pic.Width, Height: pic.Height}
 		}
 	}

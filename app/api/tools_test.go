@@ -141,7 +141,7 @@ func (jpegTaker) Capture(_ context.Context, _ *snapshots.Box) ([]byte, int, int,
 func TestToolSnapshotsPictures(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	e.Core.Pictures().Use(jpegTaker{})
+	e.Pictures.Use(jpegTaker{})
 	token, _ := e.agent(t, "Draw the chart")
 	e.call(t, "POST", "/boxes", token, map[string]any{"name": "dusky-wren", "template": "with-screen"}).must(t, 201)
 	a := e.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "dusky-wren", "name": "with chart"}).must(t, 200)

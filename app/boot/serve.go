@@ -24,6 +24,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -138,6 +139,16 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return err
 	}
 	core.UseRestorePreview(cont)
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Logger: logger})
+	if err != nil {
+		return err
+	}
+	core.UseApprovals(ap)
+	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
+	if err != nil {
+		return err
+	}
+	core.UsePictures(pics)
 	// Pictures need npm's playwright-core (make browser-deps); without it
 	// they are off, said once, and never fetched from anywhere.
 	driver := os.Getenv("PLAYWRIGHT_DRIVER_DIR")
@@ -147,7 +158,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	var taker *pictures.Taker
 	if _, err := os.Stat(filepath.Join(driver, "package", "cli.js")); err == nil {
 		taker = pictures.New(pictures.Options{Logger: logger, DriverDir: driver})
-		core.Pictures().Use(taker)
+		pics.Use(taker)
 		defer func() { _ = taker.Close() }()
 	} else {
 		logger.Info("pictures of screens are off: no playwright driver here (make browser-deps installs it)", "looked_in", driver)
@@ -270,7 +281,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := jobsUI.Start(uiCtx); err != nil {
 		return fmt.Errorf("job dashboard: %w", err)
 	}
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Contents: cont, API: api.New(api.Options{Core: core, Contents: cont, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Contents: cont, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Contents: cont, Approvals: ap, Pictures: pics, API: api.New(api.Options{Core: core, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	// The package is named as one request: this file's approvals is the command.
+	approval "github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
@@ -42,7 +44,7 @@ func approve(ctx context.Context, c *client, pos []string, _ any, out io.Writer)
 
 // decline is `snapshot decline <request>`: nothing is restored.
 func decline(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var ans snapshots.Approval
+	var ans approval.Approval
 	if err := c.do(ctx, "POST", "/approvals/"+seg(pos[0])+"/decline", wire.RequestBody{}, &ans); err != nil {
 		return err
 	}

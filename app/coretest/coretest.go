@@ -18,8 +18,10 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -38,6 +40,12 @@ type Env struct {
 	Sweeps *sweeps.Sweeps
 	// Contents is the core's look inside snapshots and their moves.
 	Contents *contents.Contents
+	// Approvals is the requests for the person's word, which the core's
+	// restore asks through.
+	Approvals *approvals.Approvals
+	// Pictures is the snapshots' pictures, which the core's take and
+	// restore capture with once given a taker (Pictures.Use).
+	Pictures *pictures.Pictures
 	Client   *river.Client[pgx.Tx]
 	// Jobs is the same client with its presence (jobs.Client): its Stop
 	// lets the presence go.
@@ -149,6 +157,16 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseRestorePreview(cont)
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Now: opts.Now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	core.UseApprovals(ap)
+	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Now: opts.Now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	core.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -168,7 +186,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Sweeps: sw, Contents: cont, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err

@@ -50,7 +50,7 @@ type Taker struct {
 	err     error
 }
 
-var _ snapshots.PictureTaker = (*Taker)(nil)
+var _ PictureTaker = (*Taker)(nil)
 
 // New makes a picture taker; nothing starts until the first picture.
 func New(opts Options) *Taker {

@@ -38,6 +38,13 @@ const (
 // EvGuestGone is the box log's event for a guest the reconcile found gone.
 const EvGuestGone = "guest-gone"
 
+// The box log's events of a request for the person's word: asked, and
+// declined (an approved one's restore logs its own events).
+const (
+	EvRestoreRequested = "restore-requested"
+	EvRestoreDeclined  = "restore-declined"
+)
+
 // BoxLogKeep is how many events a box's log keeps; housekeeping prunes the
 // rest ("bounded and pruned", as 069).
 const BoxLogKeep = 1000

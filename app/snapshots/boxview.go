@@ -22,7 +22,7 @@ type BoxView struct {
 	// Snapshots are the box's snapshots the caller may see, newest first,
 	// automatic ones included.
 	Snapshots []*Snapshot
-	// Pins are what pins each of them now, by snapshot ID.
+	// pins are what pins each of them now, by snapshot ID.
 	Pins map[string][]Pin
 	// Head is the head's record, or nil: none yet, or deleted since.
 	Head *Snapshot
@@ -135,7 +135,7 @@ func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxV
 	if err != nil {
 		return nil, err
 	}
-	pins, err := s.allPins(ctx, q)
+	pins, err := s.AllPins(ctx, q)
 	if err != nil {
 		return nil, err
 	}

@@ -12,24 +12,28 @@
 // The service splits along its seams, each a type with the methods that
 // belong to it: Service holds the snapshots' rules and their operations
 // (take, restore, delete, keep, fork, reset, lists) and reaches the other
-// five; Boxes (Service.Boxes) holds boxes and threads (acquiring
+// two; Boxes (Service.Boxes) holds boxes and threads (acquiring
 // and listing boxes, the Machines tab's pages, presence, status, the box
 // log, history settings, threads, templates, the trash and a box's release,
 // forgetting a backend); Tab (Service.Tab) holds the Snapshots tab's
 // lists (a page of its boxes searched, filtered and sorted, its counts, the
 // Boxes page's tabs' counts, each backend's kinds of box and one live box of
-// each); Pictures (Service.Pictures) holds pictures of a box's screen (a
-// snapshot's picture read, the picture taker given, a take's picture, a
-// restore's undo's captured before its stop and held until the undo is
-// taken); Approvals (Service.Approvals) holds the requests for the person's
-// word (an agent's restore asked, read, listed, approved or declined, the
-// answers its agent has not been told, a thread's turns held). What every
+// each). Two seams are packages of their own, which import the kernel and
+// which the kernel reaches only through the small interface it declares for
+// what it calls: requests for the person's word (an agent's restore asked,
+// read, listed, approved or declined, the answers its agent has not been
+// told, a thread's turns held) are package approvals'
+// (app/snapshots/approvals), which the restore asks through (Asker,
+// UseApprovals); pictures of a box's screen (a snapshot's picture read, a
+// take's picture, a restore's undo's captured before its stop and held
+// until the undo is taken) are package pictures' (app/pictures), which the
+// take and the restore capture with (PictureKeeper, UsePictures). What every
 // seam shares (the store, the backends, the engine, the settings, the time
 // zone, the log, the record reads, the caller's box and admission's helpers)
 // is the Kernel each embeds; a seam calls another's method through
-// that seam's type (s.snaps, s.boxes, s.tab, s.pictures, s.approvals).
+// that seam's type (s.snaps, s.boxes, s.tab).
 //
-// A seam that has moved out is a package of its own under app/snapshots,
+// Two more seams are packages of their own under app/snapshots, each
 // holding a struct with the fields it uses and reaching the kernel through
 // small interfaces it declares, which *Service and *Boxes satisfy; the
 // kernel names they use are exported (BoxByID, Admit, Finish, Log, …), and
@@ -52,13 +56,16 @@
 // then observed, and every refusal, one named function or constant each,
 // grouped by the rule that refuses): the rules, the pages, the API and its
 // tools, and the CLI say them through it, and words_test.go tests them. A
+// seam in a package of its own keeps the words it alone says in its own
+// words.go, and words_once_test.go fails on a piece two of them write. A
 // rule never writes a sentence of its own: words_home_test.go fails on one
-// written in a log, refusal or failure outside words.go. A refusal (refusal.go) carries a Code, never an
-// HTTP status: the API and the web
-// each turn codes into statuses in one place, and the core imports no
-// net/http.
+// written in a log, refusal or failure outside a words.go, here or in a
+// seam's package. A refusal (refusal.go) carries a Code, never an HTTP
+// status: the API and the web each turn codes into statuses in one place,
+// and the core imports no net/http.
 //
 // It names no backend: it calls them only through package providers. It must
-// never import app/web, app/api, app/cli, jobs, a provider's subpackage or a
-// seam's package under it (app/snapshots/…), which import it.
+// never import app/web, app/api, app/cli, jobs or a provider's subpackage,
+// nor a seam's package (one under it, or app/pictures): each imports the
+// kernel.
 package snapshots

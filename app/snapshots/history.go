@@ -327,7 +327,7 @@ func (s *Kernel) AdmitThin(ctx context.Context, c Caller, b *Box, kind string, c
 		if err != nil {
 			return err
 		}
-		pins, err := s.allPins(ctx, tx)
+		pins, err := s.AllPins(ctx, tx)
 		if err != nil {
 			return err
 		}

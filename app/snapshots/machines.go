@@ -41,13 +41,13 @@ func (s *Boxes) Machines(ctx context.Context, c Caller, q MachinesQuery) (*Machi
 		return nil, refusal(CodeForbidden, wordsOnlyPersonSeesBoxes)
 	}
 	if q.Limit < 1 || q.Limit > 500 {
-		return nil, refusal(CodeInvalid, wordsPageHolds)
+		return nil, refusal(CodeInvalid, WordsPageHolds)
 	}
 	arg := db.TabMachinesParams{Released: q.Released, PageSize: q.Limit + 1}
 	if q.After != "" {
 		name, id, ok := parseMachinesCursor(q.After)
 		if !ok {
-			return nil, refusal(CodeInvalid, wordsAfterNotAPlace)
+			return nil, refusal(CodeInvalid, WordsAfterNotAPlace)
 		}
 		arg.AfterName, arg.AfterID = &name, &id
 	}
@@ -137,7 +137,7 @@ func (s *Service) Pick(ctx context.Context, c Caller, ids []string) (map[string]
 	for _, b := range bs {
 		boxes[b.ID] = b
 	}
-	pins, err := s.allPins(ctx, s.st.Pool)
+	pins, err := s.AllPins(ctx, s.st.Pool)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -273,7 +274,7 @@ func TestModelRandomOperations(t *testing.T) {
 			agentsMayRestore = !agentsMayRestore
 			setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = agentsMayRestore })
 		case "approve":
-			op, err = e.Core.Approvals().Approve(ctx, snapshots.Owner(), request)
+			op, err = e.Approvals.Approve(ctx, snapshots.Owner(), request)
 			if op != nil {
 				var yes struct{ By, Request string }
 				_ = json.Unmarshal(op.Consent, &yes)
@@ -283,15 +284,15 @@ func TestModelRandomOperations(t *testing.T) {
 				approvedOp[op.ID] = request
 			}
 		case "decline":
-			err = e.Core.Approvals().Decline(ctx, snapshots.Owner(), request)
+			err = e.Approvals.Decline(ctx, snapshots.Owner(), request)
 		case "expire":
 			// The core's clock moves past the request's time; listing the
 			// requests expires it.
 			ahead.Add(int64(approvalMinutes*time.Minute + time.Second))
-			if _, err := e.Core.Approvals().List(ctx, snapshots.Owner(), ""); err != nil {
+			if _, err := e.Approvals.List(ctx, snapshots.Owner(), ""); err != nil {
 				fail("op %d: requests: %v", i, err)
 			}
-			_, err = e.Core.Approvals().Approve(ctx, snapshots.Owner(), request)
+			_, err = e.Approvals.Approve(ctx, snapshots.Owner(), request)
 			if err == nil {
 				fail("op %d: the expired request %s was approved", i, request)
 			}
@@ -299,16 +300,16 @@ func TestModelRandomOperations(t *testing.T) {
 		if request != "" {
 			// Whatever the answer, the request is no longer waiting (an
 			// approval whose plan changed asks again).
-			a, aerr := e.Core.Approvals().Get(ctx, snapshots.Owner(), request)
+			a, aerr := e.Approvals.Get(ctx, snapshots.Owner(), request)
 			if aerr != nil {
 				fail("op %d: request %s: %v", i, request, aerr)
 			}
 			switch a.State {
-			case snapshots.ApprovalPending:
+			case approvals.ApprovalPending:
 				if action != "approve" {
 					fail("op %d: request %s still waits after %s", i, request, action)
 				}
-			case snapshots.ApprovalApproved:
+			case approvals.ApprovalApproved:
 				delete(pending, request)
 				if a.Operation == nil || approvedOp[*a.Operation] != request {
 					fail("op %d: approved request %s names operation %v", i, request, a.Operation)
@@ -320,13 +321,13 @@ func TestModelRandomOperations(t *testing.T) {
 					fail("op %d: the %s request %s names operation %s", i, a.State, request, *a.Operation)
 				}
 			}
-			if action == "expire" && a.State != snapshots.ApprovalExpired {
+			if action == "expire" && a.State != approvals.ApprovalExpired {
 				fail("op %d: request %s is %s after its time", i, request, a.State)
 			}
 			counts[action+" "+a.State]++
 		}
 		if action == "restore" && c.Kind == snapshots.CallerAgent {
-			if asked, ok := snapshots.AsAsked(err); ok {
+			if asked, ok := approvals.AsAsked(err); ok {
 				if bx.name != runsOn.name && agentsMayRestore {
 					fail("op %d: %s asked to restore %s, which needs no word: %s", i, c.Thread, bx.name, asked.Words)
 				}

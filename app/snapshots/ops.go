@@ -153,7 +153,7 @@ func (s *Kernel) Finish(ctx context.Context, op *Operation, state string, result
 	return s.ops.EndWith(ctx, op, state, result, errWords, observed)
 }
 
-// Pins lists the operations other than except that pin snapshot id.
+// pins lists the operations other than except that pin snapshot id.
 func (s *Kernel) Pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	rows, err := s.st.CorePins(ctx, q, db.CorePinsParams{SnapshotID: id, ExceptOp: except})
 	if err != nil {

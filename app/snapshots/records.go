@@ -17,7 +17,7 @@ func (s *Kernel) SnapshotByID(ctx context.Context, q db.DBTX, id string) (*Snaps
 
 // allPins reads what pins each snapshot now: the running and unknown
 // operations that name it, by snapshot ID.
-func (s *Kernel) allPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
+func (s *Kernel) AllPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
 	rows, err := s.st.CoreAllPins(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
@@ -163,7 +163,7 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 			return nil, err
 		}
 	}
-	pins, err := s.allPins(ctx, s.st.Pool)
+	pins, err := s.AllPins(ctx, s.st.Pool)
 	if err != nil {
 		return nil, err
 	}

@@ -33,10 +33,34 @@ type RestoreRequest struct {
 	// dryRun checks everything the restore would check and admits nothing
 	// (RestoreDryRun).
 	dryRun bool
-	// consent is the person's yes to an agent's request (approvals.go): the
-	// restore then runs as the agent's, past what the person saw.
-	consent *consent
+	// Consent is the person's yes to an agent's request, set by the
+	// approvals seam alone when the person approves: the restore then runs
+	// as the agent's, past what the person saw.
+	Consent *Consent
 }
+
+// Consent is the yes an approved restore carries on its operation: who
+// answered (boxsnap knows, so it names them), when, the request, the plan
+// it was bound to and what it said goes.
+type Consent struct {
+	By      string    `json:"by"`
+	At      time.Time `json:"at"`
+	Request string    `json:"request"`
+	Plan    string    `json:"plan"`
+	Goes    []string  `json:"goes,omitempty"`
+}
+
+// Asker records an agent's restore as a request for the person's word and
+// answers the error that says it asked; the restore calls it where an
+// agent must ask first. The approvals seam is one (UseApprovals).
+type Asker interface {
+	AskRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot, execution bool, settings Settings) error
+}
+
+// UseApprovals gives the restore the seam an agent's restore asks the
+// person through; without one, such a restore fails rather than run
+// without the person's word.
+func (s *Kernel) UseApprovals(a Asker) { s.asker = a }
 
 // The box's states a finished restore answers (RestoreResult.BoxState), as
 // its backend reads them then.
@@ -77,7 +101,7 @@ func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
 		if c.Kind == CallerAgent && w.Thread == c.Thread && !w.RunsOn {
 			continue
 		}
-		title := s.threadTitle(ctx, &w.Thread)
+		title := s.ThreadTitle(ctx, &w.Thread)
 		if title == "" {
 			title = w.Thread
 		}
@@ -128,7 +152,7 @@ func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) s
 	var names []string
 	for _, w := range b.Presence.Workspaces {
 		if w.RunsOn || c.IsPerson() {
-			t := s.threadTitle(ctx, &w.Thread)
+			t := s.ThreadTitle(ctx, &w.Thread)
 			if t == "" {
 				t = w.Thread
 			}
@@ -174,7 +198,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	}
 	// An agent asks the person instead: on a box threads run on, and on its
 	// own box when Settings turns "Agents may restore their own boxes" off.
-	askFirst := c.Kind == CallerAgent && req.consent == nil && !req.dryRun && (execution || !settings.AgentsMayRestore)
+	askFirst := c.Kind == CallerAgent && req.Consent == nil && !req.dryRun && (execution || !settings.AgentsMayRestore)
 	if sn.BoxID != b.ID {
 		return nil, refusal(CodePlan, wordsOtherBoxForkInstead(sn.Name, sn.BoxName))
 	}
@@ -189,7 +213,10 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		return nil, err
 	}
 	if askFirst {
-		return nil, s.approvals.askRestore(ctx, c, b, sn, execution, settings)
+		if s.asker == nil {
+			return nil, errors.New("restore: no approvals seam to ask the person through")
+		}
+		return nil, s.asker.AskRestore(ctx, c, b, sn, execution, settings)
 	}
 	guard := s.Guard(ctx, c, b)
 	if err := restoreGuarded(c, b, guard, req); err != nil {
@@ -357,7 +384,7 @@ func (s *Service) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
 // is taken, however many snoozes come between. It says whether the undo
 // has a picture.
 func (s *Service) holdRestorePicture(ctx context.Context, r *restoreRun, start int) bool {
-	if r.p.NoUndo || s.pictureTaker == nil || !r.b.HasScreen {
+	if r.p.NoUndo || s.pictures == nil || !s.pictures.Capturing() || !r.b.HasScreen {
 		return false
 	}
 	settings, err := s.Settings(ctx)
@@ -365,7 +392,7 @@ func (s *Service) holdRestorePicture(ctx context.Context, r *restoreRun, start i
 		return false
 	}
 	if start == 0 {
-		s.pictures.holdUndoPicture(ctx, r.op, r.b)
+		s.pictures.HoldUndoPicture(ctx, r.op, r.b)
 	}
 	return true
 }
@@ -437,7 +464,7 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 		return true, err // the job snoozes on the undo's task; the undo is found by its label after
 	}
 	if err == nil && r.pictured {
-		s.pictures.keepUndoPicture(ctx, op, undo)
+		s.pictures.KeepUndoPicture(ctx, op, undo)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -933,7 +960,7 @@ func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backen
 // restoreGuarded refuses a restore of b that guard's words stand against:
 // unless it was consented to, an agent's always, a person's unless forced.
 func restoreGuarded(c Caller, b *Box, guard []string, req RestoreRequest) error {
-	if len(guard) > 0 && req.consent == nil && (c.Kind == CallerAgent || !req.Force) {
+	if len(guard) > 0 && req.Consent == nil && (c.Kind == CallerAgent || !req.Force) {
 		w := strings.Join(guard, " ")
 		if c.Kind == CallerAgent {
 			return &Refusal{Code: CodeGuard, TryAgain: true,
@@ -989,7 +1016,7 @@ func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest
 			}
 		}
 		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
+			RequestID: req.RequestID, Consent: req.Consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
 				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
 		if err != nil {
 			return err

@@ -56,13 +56,15 @@ type Options struct {
 // Service is the core's snapshot rules and their operations: take,
 // restore, delete, keep, fork, reset and lists. It holds the core's other
 // seams that still live in this package, reached through it: Boxes (boxes,
-// threads, templates, trash and release), Tab (the Snapshots tab's lists and
-// counts), Pictures (pictures of a box's screen) and Approvals (requests
-// for the person's word). What every seam shares (the store, the backends,
-// the engine, the settings and the record reads) is the Kernel's, embedded in
-// each. The periodic work (package sweeps) and a snapshot's contents and
-// moves (package contents) are packages of their own, which reach the core
-// through small interfaces they declare.
+// threads, templates, trash and release) and Tab (the Snapshots tab's lists
+// and counts). What every seam shares (the store, the backends, the engine,
+// the settings and the record reads) is the Kernel's, embedded in each. The
+// periodic work (package sweeps), a snapshot's contents and moves (package
+// contents), requests for the person's word (package approvals, which an
+// agent's restore asks through UseApprovals) and pictures of a box's screen
+// (package pictures, which the take and the restore capture with through
+// UsePictures) are packages of their own, which reach the core through small
+// interfaces they declare.
 type Service struct {
 	*Kernel
 }
@@ -89,54 +91,31 @@ type Tab struct {
 // Tab is the core's lists for the Snapshots tab.
 func (s *Service) Tab() *Tab { return s.tab }
 
-// Pictures is the core's pictures of a box's screen: a snapshot's picture
-// read, the picture taker given, a take's picture captured and kept, and a
-// restore's undo picture captured before its stop, held with the operation
-// and kept once the undo is taken. Inside the core the seam is s.pictures;
-// the PictureTaker it captures with is s.pictureTaker.
-type Pictures struct {
-	*Kernel
-}
-
-// Pictures is the core's pictures of a box's screen.
-func (s *Service) Pictures() *Pictures { return s.pictures }
-
-// Approvals is the core's requests for the person's word: an agent's restore
-// recorded as a request bound to the plan it showed, read, listed, approved
-// or declined by the person, the answers its agent has not been told yet, and
-// whether a thread's turns are held meanwhile.
-type Approvals struct {
-	*Kernel
-}
-
-// Approvals is the core's requests for the person's word.
-func (s *Service) Approvals() *Approvals { return s.approvals }
-
 // Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps, boxes, tab, pictures and
-// approvals are the seams themselves, so that one seam calls another
-// through its type; pictureTaker is the PictureTaker the Pictures seam
-// captures with (Pictures.Use); preview is what a restore's dry run asks
-// for its changes (UseRestorePreview).
+// box leaves behind). Its snaps, boxes and tab are the seams still in this
+// package, so that one seam calls another through its type; pictures is
+// package pictures' keeper, which the take and the restore capture with
+// (UsePictures); asker is package approvals' requests, which an agent's
+// restore asks through (UseApprovals); preview is what a restore's dry run
+// asks for its changes (UseRestorePreview).
 type Kernel struct {
-	snaps        *Service
-	boxes        *Boxes
-	tab          *Tab
-	pictures     *Pictures
-	approvals    *Approvals
-	st           *store.Store
-	backends     map[string]Backend
-	order        []string
-	install      string
-	logger       *slog.Logger
-	now          func() time.Time
-	ops          *operations.Engine
-	kinds        Kinds
-	pictureTaker PictureTaker
-	cache        readCache
-	preview      RestorePreviewer
+	snaps    *Service
+	boxes    *Boxes
+	tab      *Tab
+	st       *store.Store
+	backends map[string]Backend
+	order    []string
+	install  string
+	logger   *slog.Logger
+	now      func() time.Time
+	ops      *operations.Engine
+	kinds    Kinds
+	pictures PictureKeeper
+	asker    Asker
+	cache    readCache
+	preview  RestorePreviewer
 }
 
 // New makes the core.
@@ -147,7 +126,6 @@ func New(opts Options) (*Service, error) {
 	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}}}
 	s.snaps, s.boxes = s, &Boxes{s.Kernel}
 	s.tab = &Tab{s.Kernel}
-	s.pictures, s.approvals = &Pictures{s.Kernel}, &Approvals{s.Kernel}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -59,6 +59,13 @@ type Settings struct {
 	KeepLogins []string `json:"keepLogins,omitempty"`
 }
 
+// DefaultApprovalMinutes is how long a request waits for the person's word
+// unless Settings says otherwise; MaxApprovalMinutes bounds the setting.
+const (
+	DefaultApprovalMinutes = 30
+	MaxApprovalMinutes     = 24 * 60
+)
+
 // DefaultCeiling is the paid ceiling a month, per provider ($5, the owner's
 // default).
 const DefaultCeiling = 5.0

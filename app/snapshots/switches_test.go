@@ -2,11 +2,43 @@ package snapshots_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
+
+// setSwitches changes the owner's settings as change says.
+func setSwitches(t *testing.T, e *coretest.Env, change func(*snapshots.Settings)) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := e.Core.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(&st)
+	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// asked is the request err says the restore asked the person, its words
+// saying each of words.
+func asked(t *testing.T, err error, words ...string) *approvals.Approval {
+	t.Helper()
+	a, ok := approvals.AsAsked(err)
+	if !ok {
+		t.Fatalf("want a request for the person's word, got %v", err)
+	}
+	for _, w := range words {
+		if !strings.Contains(a.Words, w) {
+			t.Fatalf("the tool answered %q, not %q", a.Words, w)
+		}
+	}
+	return a.Approval
+}
 
 // TestSwitchesTakeEffect: every switch on Settings, Snapshots changes what it
 // names, and back. "Agents may restore their own boxes" off turns an agent's
@@ -50,7 +82,7 @@ func TestSwitchesTakeEffect(t *testing.T) {
 		setSwitches(t, e2, func(st *snapshots.Settings) { st.AgentsMayRestoreMemory = false })
 		_, err := e2.Core.Restore(ctx, ag, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: m.ID, Replace: true})
 		refusedExactly(t, err, "Only the person restores a memory snapshot in this install.")
-		if _, ok := snapshots.AsAsked(err); ok {
+		if _, ok := approvals.AsAsked(err); ok {
 			t.Fatal("a memory restore was asked for, not refused")
 		}
 		setSwitches(t, e2, func(st *snapshots.Settings) { st.AgentsMayRestoreMemory = true })

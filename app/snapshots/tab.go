@@ -86,7 +86,7 @@ func (c tabCursor) String() string {
 }
 
 func parseTabCursor(s string) (*tabCursor, error) {
-	bad := refusal(CodeInvalid, wordsAfterNotAPlace)
+	bad := refusal(CodeInvalid, WordsAfterNotAPlace)
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return nil, bad
@@ -168,7 +168,7 @@ func (s *Tab) Snapshots(ctx context.Context, c Caller, q TabQuery) (*TabPage, er
 // when q names none.
 func checkTabQuery(c Caller, q TabQuery) (string, error) {
 	if c.Kind != CallerOwner && c.Kind != CallerCLI && c.Kind != CallerAgent && c.Kind != CallerSystem {
-		return "", refusal(CodeForbidden, wordsSignIn)
+		return "", refusal(CodeForbidden, WordsSignIn)
 	}
 	sort := q.Sort
 	switch sort {
@@ -179,7 +179,7 @@ func checkTabQuery(c Caller, q TabQuery) (string, error) {
 		return "", refusal(CodeInvalid, wordsSortIs)
 	}
 	if q.Limit < 1 || q.Limit > 500 {
-		return "", refusal(CodeInvalid, wordsPageHolds)
+		return "", refusal(CodeInvalid, WordsPageHolds)
 	}
 	return sort, nil
 }
@@ -266,7 +266,7 @@ func (s *Tab) newestPage(ctx context.Context, q TabQuery) (*TabPage, error) {
 	if q.After != "" {
 		taken, id, ok := parseNewestCursor(q.After)
 		if !ok {
-			return nil, refusal(CodeInvalid, wordsAfterNotAPlace)
+			return nil, refusal(CodeInvalid, WordsAfterNotAPlace)
 		}
 		arg.AfterTaken, arg.AfterID = &taken, &id
 	}
@@ -353,7 +353,7 @@ func (s *Tab) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, map[
 	for _, sn := range all {
 		snaps[sn.BoxID] = append(snaps[sn.BoxID], sn)
 	}
-	pins, err := s.allPins(ctx, s.st.Pool)
+	pins, err := s.AllPins(ctx, s.st.Pool)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -569,7 +569,9 @@ func (s *Service) takeStepsRecorded(ctx context.Context, op *Operation, sn *Snap
 			}
 		}
 		op.Step = StepPicture
-		s.pictures.takePicture(ctx, b, sn)
+		if s.pictures != nil {
+			s.pictures.TakePicture(ctx, b, sn)
+		}
 	}
 	if picture || !recorded {
 		if err := s.Step(ctx, op, StepSnapshot); err != nil {
@@ -863,3 +865,21 @@ func (s *Service) recordPrice(ctx context.Context, tx pgx.Tx, sn *Snapshot, snap
 	sn.Price = raw
 	return nil
 }
+
+// PictureKeeper captures and keeps pictures of a box's screen for the take
+// and the restore: a take's picture just before it, and a restore's undo's
+// from before its stop, held with the operation until the undo is taken.
+// Package pictures' Pictures is one (UsePictures); a picture that fails or
+// is late never fails or slows the operation.
+type PictureKeeper interface {
+	// Capturing says whether a picture taker is given: without one, no box
+	// gets a picture.
+	Capturing() bool
+	TakePicture(ctx context.Context, b *Box, sn *Snapshot)
+	HoldUndoPicture(ctx context.Context, op *Operation, b *Box)
+	KeepUndoPicture(ctx context.Context, op *Operation, undo *Snapshot)
+}
+
+// UsePictures gives the take and the restore what captures and keeps their
+// pictures; without it, no snapshot gets a picture.
+func (s *Kernel) UsePictures(p PictureKeeper) { s.pictures = p }

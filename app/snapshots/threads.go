@@ -127,8 +127,8 @@ func (s *Boxes) ThreadTitles(ctx context.Context, c Caller, ids []string) (map[s
 	return out, nil
 }
 
-// threadTitle is a thread's title for words, or "" when unknown.
-func (s *Kernel) threadTitle(ctx context.Context, id *string) string {
+// ThreadTitle is a thread's title for words, or "" when unknown.
+func (s *Kernel) ThreadTitle(ctx context.Context, id *string) string {
 	if id == nil {
 		return ""
 	}

@@ -485,11 +485,6 @@ func ForgotWords(p *ForgetPlan, kept []string) string {
 // days" with the setting's days (section 7).
 func RenewWords(days int) string { return fmt.Sprintf("Keep %d more days", days) }
 
-// HeldWords say why a held thread's tool waits: its box is being restored.
-func HeldWords(box string) string {
-	return fmt.Sprintf("%s is being restored, or waits for the person's word to be: this thread's turns are held until it is ready again. Try again then.", box)
-}
-
 // ByWords says who did something, in the specification's words (section
 // 12, "Words"): "by you", "by the agent in (thread)", "by a boxsnap command",
 // "by boxsnap: (why)", "outside boxsnap".
@@ -800,17 +795,6 @@ func logUntrashedWords(started bool) string {
 	return "restored from the trash with its history"
 }
 
-// logRequestedWords: restore-requested, an agent's request (section 5, the
-// form).
-func logRequestedWords(name, request string) string {
-	return fmt.Sprintf("to ‘%s’ (request %s); it waits for the person's word", name, request)
-}
-
-// logDeclinedWords: restore-declined.
-func logDeclinedWords(request, name string) string {
-	return fmt.Sprintf("request %s to ‘%s’: nothing was restored", request, name)
-}
-
 // logForgottenWords: snapshot-forgotten.
 func logForgottenWords(name, id, backend string) string {
 	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", NamedID(name, id), backend)
@@ -884,21 +868,11 @@ func consentWords(op *Operation, tz *time.Location) string {
 	if len(op.Consent) == 0 || string(op.Consent) == "null" {
 		return ""
 	}
-	var c consent
+	var c Consent
 	if err := json.Unmarshal(op.Consent, &c); err != nil || c.By == "" {
 		return ""
 	}
 	return fmt.Sprintf("on a yes given by %s at %s", c.By, c.At.In(tz).Format("15:04"))
-}
-
-// approvalPlanWords is the plan a request shows: what goes, and the undo.
-func approvalPlanWords(a *Approval, sn *Snapshot) []string {
-	w := []string{fmt.Sprintf("Restore %s to ‘%s’: everything on its disk since then goes.", a.BoxName, sn.Name)}
-	if len(a.Goes) > 0 {
-		w = append(w, "Also goes: "+strings.Join(a.Goes, " "))
-	}
-	w = append(w, fmt.Sprintf("An undo of %s is taken first; it cannot be left out.", a.BoxName))
-	return w
 }
 
 // Failures: what an operation says when it ends without doing what it was
@@ -1097,8 +1071,8 @@ func refusal(code Code, words string) *Refusal {
 
 // Who may do what (section 3: one permission check, mayAct).
 const (
-	// wordsSignIn refuses a caller boxsnap does not know.
-	wordsSignIn = "Sign in first."
+	// WordsSignIn refuses a caller boxsnap does not know.
+	WordsSignIn = "Sign in first."
 	// wordsNotAllowed refuses what section 3's table gives nobody.
 	wordsNotAllowed = "Not allowed."
 	// wordsOnlyPersonExports: an export carries every file out (issue 13).
@@ -1116,7 +1090,6 @@ const (
 	wordsOnlyPersonDeletesKept  = "Only the person deletes what they kept."
 	wordsOnlyPersonSeesCounts   = "Only the person sees the whole install's counts."
 	wordsOnlyPersonSeesBoxes    = "Only the person sees every box."
-	wordsOnlyPersonAnswers      = "Only the person answers a request."
 	wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
 	// wordsOnlyPersonRestoresMemory: Settings' "Agents may restore memory
 	// snapshots" is off (section 12, Settings).
@@ -1191,12 +1164,6 @@ func wordsNoSnapshotNamed(name, box string) string {
 }
 
 func wordsNoThread(id string) string { return fmt.Sprintf("No thread %s.", id) }
-
-func wordsNoRequest(id string) string { return fmt.Sprintf("No request %s.", id) }
-
-// wordsNoPicture: a snapshot taken without a picture of the screen
-// (section 10).
-func wordsNoPicture(name string) string { return fmt.Sprintf("‘%s’ has no picture.", name) }
 
 const wordsNoTemplate = "No box template by that name: the owner makes box templates on the Settings page."
 
@@ -1657,32 +1624,12 @@ func wordsForgetInSettings(backend string) string {
 	return fmt.Sprintf("%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
 }
 
-// Requests to the person: the form (section 5, "the form").
-
-// wordsPlanChanged: the plan the person approved is not the plan now, so
-// nothing happens on their yes.
-func wordsPlanChanged(now string) string {
-	return fmt.Sprintf("The plan changed since the request, so nothing was restored. Now: %s Approve again to restore with this plan.", now)
-}
-
-func wordsRequestExpired(id, at string) string {
-	return fmt.Sprintf("Request %s expired at %s: nothing was restored.", id, at)
-}
-
-func wordsRequestWas(id, state string) string {
-	return fmt.Sprintf("Request %s was %s already.", id, state)
-}
-
-func wordsRequestAnswered(id string) string {
-	return fmt.Sprintf("Request %s was answered already.", id)
-}
-
 // The Snapshots tab's listing (section 12).
 
 const (
-	wordsAfterNotAPlace = "after is not a place this listing gave; start again from the first page."
+	WordsAfterNotAPlace = "after is not a place this listing gave; start again from the first page."
 	wordsSortIs         = "sort is newest, oldest, largest, price or box."
-	wordsPageHolds      = "A page holds 1 to 500 boxes."
+	WordsPageHolds      = "A page holds 1 to 500 boxes."
 )
 
 // Settings and box templates: each number in its range, each field in its
@@ -1851,53 +1798,6 @@ func wordsExecutionMachine(threads []string, box string) string {
 		verb = "run"
 	}
 	return fmt.Sprintf(executionOff+": %s %s on %s. Move its threads off it first.", strings.Join(threads, " and "), verb, box)
-}
-
-// Requests to the person, as the asking agent reads them: who asked whom,
-// and what happened, in the past tense once it has ("You asked the person
-// to restore dev-desk to ‘before the upgrade’. End your turn now: nothing
-// you do on dev-desk after this survives the restore.").
-
-func wordsAsked(box, name, request string, execution bool) string {
-	w := fmt.Sprintf("You asked the person to restore %s to ‘%s’ (request %s).", box, name, request)
-	if execution {
-		return w + fmt.Sprintf(" End your turn now: nothing you do on %s after this survives the restore.", box)
-	}
-	return w + " It waits for their word."
-}
-
-func wordsRequestExpiredUnanswered(request, at string) string {
-	return fmt.Sprintf("Your request %s expired at %s with no answer: nothing was restored.", request, at)
-}
-
-const wordsRequestSnapshotGone = "Its snapshot is gone: nothing was restored."
-
-func wordsPlanChangedTooOften(request string, times int) string {
-	return fmt.Sprintf("The plan of request %s changed %d times: nothing was restored. Ask again.", request, times)
-}
-
-func wordsRequestCouldNotRun(request, why string) string {
-	return fmt.Sprintf("Request %s could not run: %s", request, why)
-}
-
-func wordsApproved(request, at, box, name, op string) string {
-	return fmt.Sprintf("The person approved your request %s at %s, and the restore of %s to ‘%s’ started then, with an undo (operation %s).", request, at, box, name, op)
-}
-
-func wordsApprovedRestored(request, at, box, name, ended, op string) string {
-	return fmt.Sprintf("The person approved your request %s at %s; %s was restored to ‘%s’ at %s, with an undo (operation %s).", request, at, box, name, ended, op)
-}
-
-func wordsApprovedFailed(request, at, box, name, why, op string) string {
-	return fmt.Sprintf("The person approved your request %s at %s; the restore of %s to ‘%s’ failed (operation %s): %s", request, at, box, name, op, why)
-}
-
-func wordsApprovedUnknown(request, at, box, name, why, op string) string {
-	return fmt.Sprintf("The person approved your request %s at %s; how the restore of %s to ‘%s’ ended is not known (operation %s): %s", request, at, box, name, op, why)
-}
-
-func wordsDeclined(request, box, name string) string {
-	return fmt.Sprintf("The person declined your request %s to restore %s to ‘%s’: nothing was restored.", request, box, name)
 }
 
 // CannotBeForkedWords: a backend's plan forks nothing of the snapshot and

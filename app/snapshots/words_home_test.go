@@ -28,15 +28,12 @@ var wordsHomeArgs = map[string][]int{"Log": {5}, "refusal": {1}, "Finish": {4, 5
 // test, so the words are written once, in words.go, and tested there (doc.go: "A rule never writes a sentence of its own").
 func TestWordsWrittenInWordsGo(t *testing.T) {
 	t.Parallel()
-	var files []string
-	for _, dir := range []string{".", "contents"} {
-		in, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, in...)
+	// The kernel's files and each seam's, in its package below.
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
 	}
-	seams, err := filepath.Glob("*/*.go")
+	seams, err := filepath.Glob(filepath.Join("*", "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +87,18 @@ func TestWordsWrittenInWordsGo(t *testing.T) {
 	}
 }
 
+// refusalType says whether t names the Refusal type: Refusal in the
+// kernel, snapshots.Refusal in a seam.
+func refusalType(t ast.Expr) bool {
+	switch t := t.(type) {
+	case *ast.Ident:
+		return t.Name == "Refusal"
+	case *ast.SelectorExpr:
+		return t.Sel.Name == "Refusal"
+	}
+	return false
+}
+
 // sentenceIn answers the first words e writes itself: a string literal
 // other than "", or a call of fmt; "" where it writes none. What e passes
 // to another function (a function of words.go, a time's Format) is that
@@ -116,16 +125,4 @@ func sentenceIn(e ast.Expr) string {
 		return true
 	})
 	return found
-}
-
-// refusalType says whether t names the core's Refusal, in its package or
-// from a seam's (snapshots.Refusal).
-func refusalType(t ast.Expr) bool {
-	switch t := t.(type) {
-	case *ast.Ident:
-		return t.Name == "Refusal"
-	case *ast.SelectorExpr:
-		return t.Sel.Name == "Refusal"
-	}
-	return false
 }

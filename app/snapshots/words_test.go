@@ -211,17 +211,6 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 			t.Errorf("section %s:\n got %q\nwant %q", c.section, c.got, c.want)
 		}
 	}
-	// Section 5, the form: the agent that asked ends its turn; the words
-	// say who asked whom.
-	if got := wordsAsked("dev-desk", "before the upgrade", "rq1", true); !strings.HasPrefix(got, "You asked the person to restore dev-desk to ‘before the upgrade’") ||
-		!strings.HasSuffix(got, "End your turn now: nothing you do on dev-desk after this survives the restore.") {
-		t.Errorf("section 5: an agent's request reads %q", got)
-	}
-	// Told after the restore may have ended, an approval says what
-	// happened in the past tense.
-	if got := wordsApproved("rq1", "10:42", "dev-desk", "before the upgrade", "op1"); strings.Contains(got, "is being") || !strings.Contains(got, "started then") {
-		t.Errorf("an approval reads %q", got)
-	}
 }
 
 // TestRefusalWordsShape: every other refusal is a full sentence (or
@@ -235,7 +224,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		be  = "pve-1"
 	)
 	named := []string{
-		wordsKeptOnlyPerson(sn, "delete"), wordsNotThisThreads(sn), wordsNoSnapshotNamed(sn, box), wordsNoPicture(sn),
+		wordsKeptOnlyPerson(sn, "delete"), wordsNotThisThreads(sn), wordsNoSnapshotNamed(sn, box),
 		wordsNamedAlready(box, sn), wordsSavingPasses(box, 5, 5, sn, ""), RenewNotKeptWords(sn),
 		wordsInUse(sn, pinWords(Pin{Kind: OpRestore}, time.UTC)), wordsSavedNotThinned(sn), wordsUndoNotThinned(sn),
 		wordsKeptNeverDeleted(sn), wordsKeptUntil(sn, "29 Nov"), wordsPersonsNeverDeleted(sn), wordsUndoNotEvicted(sn),
@@ -244,18 +233,16 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsEarlierGuestForkOnly(sn, box), wordsHeldCopyForkInstead(sn), wordsNotKept(sn), wordsOutlivesBox(sn),
 		wordsOtherBoxForkInstead(sn, box), SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
 		wordsUndoNeverAutomatic(sn), CannotBeForkedWords(sn, "on "+be),
-		wordsAsked(box, sn, "rq1", true), wordsAsked(box, sn, "rq1", false),
-		wordsApproved("rq1", "10:42", box, sn, "op1"), wordsDeclined("rq1", box, sn),
 	}
 	others := []string{
-		wordsSignIn, wordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
+		WordsSignIn, wordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
 		wordsOnlyPersonKeeps, wordsOnlyPersonRenames, wordsOnlyPersonAdopts, wordsOnlyPersonMakesThread,
-		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesCounts, wordsOnlyPersonSeesBoxes, wordsOnlyPersonAnswers, wordsOnlyPersonEmptiesTrash,
+		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesCounts, wordsOnlyPersonSeesBoxes, wordsOnlyPersonEmptiesTrash,
 		wordsOnlyPersonRestoresMemory, wordsOnlyPersonHistory, wordsOnlyPersonDeletesHistory, wordsOnlyPersonSettings,
 		wordsOnlyPersonTemplates, wordsOnlyPersonForgets, wordsOnlyPlatformPresence, wordsAgentNamesTemplate,
 		wordsNotByItself("restore"), wordsOnlyPersonForksExecution(box), wordsOnlyThreadReleases(box),
 		wordsAgentLeavesOut("command"), wordsAgentsDoNotReset(box),
-		wordsNoSnapshot("sn123"), wordsNoBox(box), wordsNoOperation("op123"), wordsNoThread("th1"), wordsNoRequest("rq1"),
+		wordsNoSnapshot("sn123"), wordsNoBox(box), wordsNoOperation("op123"), wordsNoThread("th1"),
 		wordsNoTemplate, wordsNoUndoToGoBack(box), wordsNoRecords(be),
 		wordsNameEmpty, wordsNameControl, wordsNoteNotText, wordsNameTaken, wordsNameTooLong(80, 81), wordsNoteTooLong(2000),
 		wordsThreadTitle(200), wordsNotUTF8("A note"), wordsLineControl("A box's name"), wordsTextControl("A note"),
@@ -277,8 +264,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		WordsShareDays(30),
 		wordsHistoryGiB(1000), wordsHistoryDays(30), wordsCheckSeconds(be, 10, 3600),
 		wordsInTrashAlready(box), wordsNotInTrash(box), wordsForgetInSettings(be),
-		wordsPlanChanged("Stops amber-fox."), wordsRequestExpired("rq1", "10:42"), wordsRequestWas("rq1", "denied"),
-		wordsRequestAnswered("rq1"), wordsAfterNotAPlace, wordsSortIs, wordsPageHolds,
+		WordsAfterNotAPlace, wordsSortIs, WordsPageHolds,
 		wordsPerBoxRange(1, 50), wordsRoomRange(50, 95), wordsApprovalRange(60), wordsAlsoRemovePath("../x"),
 		wordsTrashRange(720), wordsCeilingNumber("boat.dev"), wordsCeilingBelowZero("boat.dev"),
 		wordsTemplateKind, wordsTemplateUser, wordsEnvName, wordsTemplateLimits, wordsChooseBackend([]string{"local", be}),
@@ -288,13 +274,11 @@ func TestRefusalWordsShape(t *testing.T) {
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
 		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC), InTrashWords(box),
 		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
-		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}), HeldWords(box),
+		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
 		wordsReleaseUnfinished("pve-1 does not answer."), AlwaysWithUndoWords(box),
 		wordsExecutionMachine([]string{"Fix the sign-in flow"}, box),
 		wordsExecutionMachine([]string{"Fix the sign-in flow", "Write the API guide"}, box),
-		wordsRequestExpiredUnanswered("rq1", "10:42"), wordsRequestSnapshotGone, wordsPlanChangedTooOften("rq1", 3),
-		wordsRequestCouldNotRun("rq1", wordsNoSnapshot("sn1")),
 	}
 	check := func(w string) {
 		t.Helper()
@@ -380,7 +364,6 @@ func logWordsForShape() (named, others []string) {
 		logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
 		logDeletedWithEarlierWords(sn, id, box), logKeptWords(sn, at), logUnkeptWords(sn, true), logUnkeptWords(sn, false),
 		logHeldCopyMadeWords(sn, "vm-9", "pve-1", true), logHeldCopyRemadeWords(sn), logSavedWords(sn, id),
-		logRequestedWords(sn, "rq1"), logDeclinedWords("rq1", sn),
 		logForgottenWords(sn, id, "pve-2"),
 	}
 	others = []string{

@@ -28,7 +28,7 @@ type approvalsPage struct {
 }
 
 func (s *Server) approvalItems(r *http.Request, box, back string) []approvalItem {
-	list, err := s.opts.Core.Approvals().List(r.Context(), snapshots.Owner(), box)
+	list, err := s.opts.Approvals.List(r.Context(), snapshots.Owner(), box)
 	if err != nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
 // TestApprovalsOnThePages: a request for the person's word shows on the
@@ -39,7 +40,7 @@ func TestApprovalsOnThePages(t *testing.T) {
 		t.Fatalf("switching agents' restores off: %d", w.Code)
 	}
 	_, err = s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
-	a, ok := snapshots.AsAsked(err)
+	a, ok := approvals.AsAsked(err)
 	if !ok {
 		t.Fatalf("with the switch off the agent's restore: %v", err)
 	}
@@ -64,13 +65,13 @@ func TestApprovalsOnThePages(t *testing.T) {
 		t.Fatal("a declined request still waits")
 	}
 	_, err = s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
-	a, _ = snapshots.AsAsked(err)
+	a, _ = approvals.AsAsked(err)
 	w = s.do(t, "POST", "/approvals/"+a.Approval.ID+"/approve", url.Values{"back": {"/boxes/amber-fox"}}, nil)
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/boxes/amber-fox" {
 		t.Fatalf("Approve answered %d: %s", w.Code, w.Body)
 	}
-	got, _ := s.env.Core.Approvals().Get(ctx, snapshots.Owner(), a.Approval.ID)
-	if got.State != snapshots.ApprovalApproved || got.Operation == nil {
+	got, _ := s.env.Approvals.Get(ctx, snapshots.Owner(), a.Approval.ID)
+	if got.State != approvals.ApprovalApproved || got.Operation == nil {
 		t.Fatalf("after Approve: %+v", got)
 	}
 }

@@ -15,7 +15,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("back") == "" {
 		back = "/approvals"
 	}
-	if _, err := s.opts.Core.Approvals().Approve(r.Context(), snapshots.Owner(), id); err != nil {
+	if _, err := s.opts.Approvals.Approve(r.Context(), snapshots.Owner(), id); err != nil {
 		s.refused(w, r, err)
 		return
 	}

@@ -15,7 +15,7 @@ func (s *Server) decline(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("back") == "" {
 		back = "/approvals"
 	}
-	if err := s.opts.Core.Approvals().Decline(r.Context(), snapshots.Owner(), id); err != nil {
+	if err := s.opts.Approvals.Decline(r.Context(), snapshots.Owner(), id); err != nil {
 		s.refused(w, r, err)
 		return
 	}

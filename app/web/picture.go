@@ -12,7 +12,7 @@ import (
 // showPicture serves a snapshot's picture of the screen through the core,
 // which checks mayAct; it is never cached by a shared cache.
 func (s *Server) showPicture(w http.ResponseWriter, r *http.Request) {
-	p, err := s.opts.Core.Pictures().Get(r.Context(), snapshots.Owner(), chi.URLParam(r, "id"))
+	p, err := s.opts.Pictures.Get(r.Context(), snapshots.Owner(), chi.URLParam(r, "id"))
 	if err != nil {
 		if ref, ok := snapshots.AsRefusal(err); ok {
 			http.Error(w, ref.Words, codeStatus(ref.Code))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
 var changesLine = regexp.MustCompile(`<p class="changes">([^<]*)<a href="([^"]*)"[^>]*>See the list</a></p>`)
@@ -37,7 +38,7 @@ func TestRequestsInNavigation(t *testing.T) {
 		t.Fatalf("switching agents' restores off: %d", w.Code)
 	}
 	_, err = s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
-	a, ok := snapshots.AsAsked(err)
+	a, ok := approvals.AsAsked(err)
 	if !ok {
 		t.Fatalf("with the switch off the agent's restore: %v", err)
 	}

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -21,6 +23,11 @@ type Options struct {
 	// Contents is the core's look inside snapshots and their moves: files,
 	// comparisons, exports, imports and share codes.
 	Contents *contents.Contents
+	// Approvals is the requests for the person's word the pages list and
+	// answer.
+	Approvals *approvals.Approvals
+	// Pictures is the snapshots' pictures of a box's screen, shown.
+	Pictures *pictures.Pictures
 	Views    *views.Views
 	Logger   *slog.Logger
 	// SecureCookies marks cookies Secure (served over TLS).
@@ -107,7 +114,7 @@ const renderFailed = "Something went wrong showing this page."
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	whole := views.Whole{Data: data}
 	if !views.Partial(r) && r != nil && signedIn(r.Context()) && s.opts.Core != nil {
-		if list, err := s.opts.Core.Approvals().List(r.Context(), snapshots.Owner(), ""); err == nil {
+		if list, err := s.opts.Approvals.List(r.Context(), snapshots.Owner(), ""); err == nil {
 			whole.Requests = len(list)
 		}
 	}

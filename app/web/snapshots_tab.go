@@ -369,7 +369,7 @@ func (s *Server) tabLineOf(tally *snapshots.Tally, rc rowContext) tabLine {
 			}
 		}
 	}
-	if list, err := s.opts.Core.Approvals().List(rc.ctx, snapshots.Owner(), ""); err == nil && len(list) > 0 {
+	if list, err := s.opts.Approvals.List(rc.ctx, snapshots.Owner(), ""); err == nil && len(list) > 0 {
 		l.Requests = approvalsLine(len(list))
 	}
 	if soon > 0 {

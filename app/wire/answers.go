@@ -2,6 +2,7 @@ package wire
 
 import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -112,7 +113,7 @@ type ForgetAnswer struct {
 
 // ApprovalsAnswer lists the requests waiting for the person's word.
 type ApprovalsAnswer struct {
-	Approvals []*snapshots.Approval `json:"approvals"`
+	Approvals []*approvals.Approval `json:"approvals"`
 }
 
 // FilesAnswer is one folder of a snapshot: folders first, links as links.

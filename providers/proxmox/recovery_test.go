@@ -62,7 +62,7 @@ func runWorkerProcess() int {
 		return 1
 	}
 	if f := os.Getenv(workerScreens); f != "" {
-		e.Core.Pictures().Use(drawnScreen{file: f})
+		e.Pictures.Use(drawnScreen{file: f})
 	}
 	if _, err := e.Core.Recover(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)

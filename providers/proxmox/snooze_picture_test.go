@@ -77,7 +77,7 @@ func TestUndoPictureOutlastsTheSnoozes(t *testing.T) {
 	if undo.Picture != "taken" {
 		t.Fatalf("the undo's picture is %q, want taken", undo.Picture)
 	}
-	p, err := s.env.Core.Pictures().Get(ctx, snapshots.Owner(), undo.ID)
+	p, err := s.env.Pictures.Get(ctx, snapshots.Owner(), undo.ID)
 	if err != nil {
 		t.Fatalf("the undo has no picture: %v", err)
 	}

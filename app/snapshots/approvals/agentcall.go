@@ -1,4 +1,4 @@
-package snapshots
+package approvals
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // AgentCall is what an agent's call needs to know before its tool runs,
 // read in one statement (TakeAgentCall): its thread, whether the thread's
-// turns are held (Approvals().TurnHeld's words, or ""), and whether
-// Approvals().News has anything to tell it.
+// turns are held (TurnHeld's words, or ""), and whether News has anything
+// to tell it.
 type AgentCall struct {
 	Thread string
 	Held   string
@@ -23,16 +24,16 @@ type AgentCall struct {
 }
 
 // AgentCall reads the live thread a bearer token belongs to, with what
-// Approvals().TurnHeld and News would find: ErrNoThread when the token names
-// no live thread. Every call of an agent asks, so the three are one read.
-func (s *Service) AgentCall(ctx context.Context, token string) (*AgentCall, error) {
-	if !strings.HasPrefix(token, ThreadTokenPrefix) {
-		return nil, ErrNoThread
+// TurnHeld and News would find: snapshots.ErrNoThread when the token
+// names no live thread. Every call of an agent asks, so the three are one read.
+func (s *Approvals) AgentCall(ctx context.Context, token string) (*AgentCall, error) {
+	if !strings.HasPrefix(token, snapshots.ThreadTokenPrefix) {
+		return nil, snapshots.ErrNoThread
 	}
 	h := sha256.Sum256([]byte(token))
 	r, err := s.st.TakeAgentCall(ctx, s.st.Pool, db.TakeAgentCallParams{Now: s.now(), TokenHash: h[:]})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, ErrNoThread
+		return nil, snapshots.ErrNoThread
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read thread: %w", err)

@@ -1,4 +1,4 @@
-package snapshots_test
+package pictures_test
 
 import (
 	"bytes"
@@ -66,8 +66,8 @@ func (s *stepsBackend) RestoreSnapshot(ctx context.Context, g providers.Guest, r
 }
 
 // TestUndoHasPictureFromBeforeTheStop: "An undo's picture is from before the
-// stop" (section 10). A box with a screen is restored; its undo has a
-// picture, captured before the restore stopped the box.
+// stop": a box with a screen is restored; its undo has a picture, captured
+// before the restore stopped the box.
 func TestUndoHasPictureFromBeforeTheStop(t *testing.T) {
 	t.Parallel()
 	ev := &events{}
@@ -75,7 +75,7 @@ func TestUndoHasPictureFromBeforeTheStop(t *testing.T) {
 		b.Snap = &stepsBackend{Backend: b.Snap, ev: ev}
 		return b
 	}})
-	e.Core.Pictures().Use(screenTaker{ev: ev})
+	e.Pictures.Use(screenTaker{ev: ev})
 	ctx := context.Background()
 	owner := snapshots.Owner()
 	b, err := e.Core.Boxes().AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "amber-fox", Backend: "local", HasScreen: true, ScreenURL: "http://127.0.0.1:1/"})
@@ -101,7 +101,7 @@ func TestUndoHasPictureFromBeforeTheStop(t *testing.T) {
 	if op.State != snapshots.OpDone || op.UndoID == nil {
 		t.Fatalf("restore %s: %s", op.State, deref(op.Error))
 	}
-	p, err := e.Core.Pictures().Get(ctx, owner, *op.UndoID)
+	p, err := e.Pictures.Get(ctx, owner, *op.UndoID)
 	if err != nil {
 		t.Fatalf("the undo has no picture: %v", err)
 	}
@@ -119,4 +119,11 @@ func TestUndoHasPictureFromBeforeTheStop(t *testing.T) {
 	if undo.Picture != "taken" {
 		t.Fatalf("the undo's picture state is %q, want taken", undo.Picture)
 	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -1,4 +1,4 @@
-package snapshots
+package approvals
 
 import (
 	"context"
@@ -6,31 +6,73 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// Requests for the person's word (section 5, "the form"). Where the
-// specification makes an agent ask, box_restore records a request bound to
-// the plan it showed and answers at once that it asked; the person approves
-// or declines it on the pages, the API or the CLI. An approval runs the
-// restore as the asking agent's, with the yes on its operation; a plan that
-// changed refuses and shows the new one; a request expires after the
-// setting's minutes. While a request for a box threads run on waits, or its
-// restore runs, those threads' turns are held (their tools answer
-// try_again).
+// Approvals is the requests for the person's word: an agent's restore
+// recorded as a request bound to the plan it showed, read, listed, approved
+// or declined by the person, the answers its agent has not been told yet,
+// and whether a thread's turns are held meanwhile.
+type Approvals struct {
+	k      kernel
+	st     *store.Store
+	ops    *operations.Engine
+	now    func() time.Time
+	logger *slog.Logger
+}
 
-// DefaultApprovalMinutes is how long a request waits for the person's word
-// unless Settings says otherwise; MaxApprovalMinutes bounds the setting.
+// kernel is what requests need of the snapshot core: the guard's words of
+// what a restore would lose, the restore an approval runs, the box log, the
+// owner's time zone and the records a request names. *snapshots.Service is
+// one.
+type kernel interface {
+	Guard(ctx context.Context, c snapshots.Caller, b *snapshots.Box) []string
+	Restore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*snapshots.Operation, error)
+	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
+	TimeZone(ctx context.Context) *time.Location
+	ThreadTitle(ctx context.Context, id *string) string
+	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
+	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
+}
+
+// Options configure the requests: the store they are kept in, the engine
+// whose operations an approved request started, the clock (nil is
+// time.Now) and the logger (nil discards).
+type Options struct {
+	Store  *store.Store
+	Engine *operations.Engine
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// New makes the requests for the person's word on the core k; the core's
+// restore asks through it once given it (snapshots.Kernel.UseApprovals).
+func New(k kernel, opts Options) (*Approvals, error) {
+	if k == nil || opts.Store == nil || opts.Engine == nil {
+		return nil, errors.New("approvals: the core, a store and an engine are required")
+	}
+	s := &Approvals{k: k, st: opts.Store, ops: opts.Engine, now: opts.Now, logger: opts.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	return s, nil
+}
+
 const (
-	DefaultApprovalMinutes = 30
-	MaxApprovalMinutes     = 24 * 60
-	// MaxAsks: a plan that changes asks again, at most three times (decided
-	// during unit 5).
+	// MaxAsks: a plan that changes asks again, at most three times; a plan
+	// that keeps changing is not one the person can approve.
 	MaxAsks = 3
 	// PrefixApproval names a request.
 	PrefixApproval = "ap"
@@ -81,34 +123,24 @@ func AsAsked(err error) (*Asked, bool) {
 	return a, ok
 }
 
-// consent is the yes an approved restore carries on its operation (section
-// 5: "recorded as that"; DESIGN.md: boxsnap knows who answered, so it names
-// them).
-type consent struct {
-	By      string    `json:"by"`
-	At      time.Time `json:"at"`
-	Request string    `json:"request"`
-	Plan    string    `json:"plan"`
-	Goes    []string  `json:"goes,omitempty"`
-}
-
 // planPrint is a restore request's plan in a few bytes: the box, its guest
-// generation, the target and its state, and what else goes (section 5: "the
-// approval is bound to the plan it showed").
-func planPrint(b *Box, sn *Snapshot, goes []string) string {
+// generation, the target and its state, and what else goes (the approval is
+// bound to the plan it showed, so a changed plan is asked again).
+func planPrint(b *snapshots.Box, sn *snapshots.Snapshot, goes []string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s|%d|%s|%s|%s|%s\n%s", b.ID, b.Generation, b.State, sn.ID, sn.State, sn.Guest, strings.Join(goes, "\n"))
 	return hex.EncodeToString(h.Sum(nil))[:20]
 }
 
-// askRestore records an agent's restore as a request for the person's
-// word, and answers that it asked (section 5).
-func (s *Approvals) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot, execution bool, settings Settings) error {
+// AskRestore records an agent's restore as a request for the person's
+// word, and answers that it asked (an *Asked): the core's restore calls it
+// where an agent must ask first.
+func (s *Approvals) AskRestore(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, execution bool, settings snapshots.Settings) error {
 	// The person sees everything the restore would lose, the asking
 	// thread's own workspace included.
-	goes := append([]string{}, s.snaps.Guard(ctx, Owner(), b)...)
+	goes := append([]string{}, s.k.Guard(ctx, snapshots.Owner(), b)...)
 	now := s.now()
-	id := NewID(PrefixApproval)
+	id := snapshots.NewID(PrefixApproval)
 	err := s.st.PersonApprovalInsert(ctx, s.st.Pool, db.PersonApprovalInsertParams{ID: id, BoxID: b.ID, SnapshotID: sn.ID,
 		ThreadID: c.Thread, Plan: planPrint(b, sn, goes), Goes: goes, Execution: execution, AskedAt: now,
 		ExpiresAt: now.Add(time.Duration(settings.ApprovalMinutes) * time.Minute)})
@@ -116,27 +148,23 @@ func (s *Approvals) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapsh
 		return fmt.Errorf("record the request: %w", err)
 	}
 	words := wordsAsked(b.Name, sn.Name, id, execution)
-	s.Log(ctx, s.st.Pool, b.ID, EvRestoreRequested, c, logRequestedWords(sn.Name, id), sn.ID, "", nil)
-	a, err := s.Get(ctx, Owner(), id)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestoreRequested, c, logRequestedWords(sn.Name, id), sn.ID, "", nil)
+	a, err := s.Get(ctx, snapshots.Owner(), id)
 	if err != nil {
 		return err
 	}
 	return &Asked{Approval: a, Words: words}
 }
 
-// EvRestoreRequested is the box log's event for a request for the
-// person's word.
-const EvRestoreRequested = "restore-requested"
-
 // Get reads one request, as the person sees it, expiring it if its
 // time has passed.
-func (s *Approvals) Get(ctx context.Context, c Caller, id string) (*Approval, error) {
+func (s *Approvals) Get(ctx context.Context, c snapshots.Caller, id string) (*Approval, error) {
 	if !c.IsPerson() {
-		return nil, refusal(CodeForbidden, wordsOnlyPersonAnswers)
+		return nil, refusal(snapshots.CodeForbidden, wordsOnlyPersonAnswers)
 	}
 	r, err := s.st.PersonApprovalGet(ctx, s.st.Pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(CodeNotFound, wordsNoRequest(id))
+		return nil, refusal(snapshots.CodeNotFound, wordsNoRequest(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read request %s: %w", id, err)
@@ -148,16 +176,16 @@ func (s *Approvals) approvalOf(ctx context.Context, r db.Approval) *Approval {
 	a := &Approval{ID: r.ID, Box: r.BoxID, Snapshot: r.SnapshotID, Thread: r.ThreadID, State: r.State, Execution: r.Execution,
 		Goes: r.Goes, AskedAt: r.AskedAt, ExpiresAt: r.ExpiresAt, AnsweredAt: r.AnsweredAt, Operation: r.OperationID, Answer: r.Answer, planPrint: r.Plan}
 	if a.State == ApprovalPending && !s.now().Before(a.ExpiresAt) {
-		words := wordsRequestExpiredUnanswered(a.ID, a.ExpiresAt.In(s.TimeZone(ctx)).Format("15:04"))
+		words := wordsRequestExpiredUnanswered(a.ID, a.ExpiresAt.In(s.k.TimeZone(ctx)).Format("15:04"))
 		if _, err := s.st.PersonApprovalExpire(ctx, s.st.Pool, db.PersonApprovalExpireParams{ID: a.ID, Answer: &words}); err == nil {
 			a.State, a.Answer = ApprovalExpired, &words
 		}
 	}
-	a.ThreadTitle = s.threadTitle(ctx, &a.Thread)
-	if b, err := s.BoxByID(ctx, s.st.Pool, a.Box); err == nil {
+	a.ThreadTitle = s.k.ThreadTitle(ctx, &a.Thread)
+	if b, err := s.k.BoxByID(ctx, s.st.Pool, a.Box); err == nil {
 		a.BoxName = b.Name
 	}
-	if sn, err := s.SnapshotByID(ctx, s.st.Pool, a.Snapshot); err == nil {
+	if sn, err := s.k.SnapshotByID(ctx, s.st.Pool, a.Snapshot); err == nil {
 		a.SnapshotName = sn.Name
 		a.Plan = approvalPlanWords(a, sn)
 	}
@@ -182,32 +210,32 @@ func (s *Approvals) outcome(ctx context.Context, a *Approval) string {
 	if err != nil {
 		return ""
 	}
-	tz := s.TimeZone(ctx)
+	tz := s.k.TimeZone(ctx)
 	at := a.AnsweredAt.In(tz).Format("15:04")
 	switch op.State {
-	case OpDone:
+	case snapshots.OpDone:
 		ended := at
 		if op.EndedAt != nil {
 			ended = op.EndedAt.In(tz).Format("15:04")
 		}
 		return wordsApprovedRestored(a.ID, at, a.BoxName, a.SnapshotName, ended, op.ID)
-	case OpFailed:
+	case snapshots.OpFailed:
 		why := "no reason was recorded."
 		if op.Error != nil && *op.Error != "" {
 			why = *op.Error
 		}
 		return wordsApprovedFailed(a.ID, at, a.BoxName, a.SnapshotName, why, op.ID)
-	case OpUnknown:
-		return wordsApprovedUnknown(a.ID, at, a.BoxName, a.SnapshotName, UnknownWords(a.BoxName, op), op.ID)
+	case snapshots.OpUnknown:
+		return wordsApprovedUnknown(a.ID, at, a.BoxName, a.SnapshotName, snapshots.UnknownWords(a.BoxName, op), op.ID)
 	}
 	return ""
 }
 
 // List lists the requests waiting for the person's word, oldest
 // first; box, when set, narrows them to one box.
-func (s *Approvals) List(ctx context.Context, c Caller, box string) ([]*Approval, error) {
+func (s *Approvals) List(ctx context.Context, c snapshots.Caller, box string) ([]*Approval, error) {
 	if !c.IsPerson() {
-		return nil, refusal(CodeForbidden, wordsOnlyPersonAnswers)
+		return nil, refusal(snapshots.CodeForbidden, wordsOnlyPersonAnswers)
 	}
 	rows, err := s.st.PersonApprovalsPending(ctx, s.st.Pool)
 	if err != nil {
@@ -229,23 +257,23 @@ func (s *Approvals) List(ctx context.Context, c Caller, box string) ([]*Approval
 // with the yes on its operation, an undo always taken. A plan that changed
 // since the request restores nothing and shows the new plan, to be
 // approved again (at most three times).
-func (s *Approvals) Approve(ctx context.Context, c Caller, id string) (*Operation, error) {
+func (s *Approvals) Approve(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Operation, error) {
 	a, err := s.Get(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := pendingOrWords(a, s.TimeZone(ctx)); err != nil {
+	if err := pendingOrWords(a, s.k.TimeZone(ctx)); err != nil {
 		return nil, err
 	}
-	b, err := s.BoxByID(ctx, s.st.Pool, a.Box)
+	b, err := s.k.BoxByID(ctx, s.st.Pool, a.Box)
 	if err != nil {
 		return nil, err
 	}
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, a.Snapshot)
+	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, a.Snapshot)
 	if err != nil {
 		return nil, s.closeRefused(ctx, a, wordsRequestSnapshotGone)
 	}
-	goes := append([]string{}, s.snaps.Guard(ctx, Owner(), b)...)
+	goes := append([]string{}, s.k.Guard(ctx, snapshots.Owner(), b)...)
 	if p := planPrint(b, sn, goes); p != a.planPrint {
 		r, err := s.st.PersonApprovalGet(ctx, s.st.Pool, id)
 		if err != nil {
@@ -258,17 +286,17 @@ func (s *Approvals) Approve(ctx context.Context, c Caller, id string) (*Operatio
 			return nil, fmt.Errorf("replan request %s: %w", id, err)
 		}
 		a.Goes = goes
-		return nil, refusal(CodeConflict, wordsPlanChanged(strings.Join(approvalPlanWords(a, sn), " ")))
+		return nil, refusal(snapshots.CodeConflict, wordsPlanChanged(strings.Join(approvalPlanWords(a, sn), " ")))
 	}
-	yes := consent{By: "the person", At: s.now(), Request: id, Plan: a.planPrint, Goes: goes}
-	op, err := s.snaps.Restore(ctx, Agent(a.Thread), RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, consent: &yes})
+	yes := snapshots.Consent{By: "the person", At: s.now(), Request: id, Plan: a.planPrint, Goes: goes}
+	op, err := s.k.Restore(ctx, snapshots.Agent(a.Thread), snapshots.RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, Consent: &yes})
 	if err != nil {
-		if r, ok := AsRefusal(err); ok {
+		if r, ok := snapshots.AsRefusal(err); ok {
 			return nil, s.closeRefused(ctx, a, wordsRequestCouldNotRun(id, r.Words))
 		}
 		return nil, err
 	}
-	words := wordsApproved(id, yes.At.In(s.TimeZone(ctx)).Format("15:04"), b.Name, sn.Name, op.ID)
+	words := wordsApproved(id, yes.At.In(s.k.TimeZone(ctx)).Format("15:04"), b.Name, sn.Name, op.ID)
 	if err := s.closeApproval(ctx, a, ApprovalApproved, words, &op.ID); err != nil {
 		return nil, err
 	}
@@ -277,33 +305,30 @@ func (s *Approvals) Approve(ctx context.Context, c Caller, id string) (*Operatio
 
 // Decline gives the person's no: nothing is restored, and the asking
 // agent's next call says so.
-func (s *Approvals) Decline(ctx context.Context, c Caller, id string) error {
+func (s *Approvals) Decline(ctx context.Context, c snapshots.Caller, id string) error {
 	a, err := s.Get(ctx, c, id)
 	if err != nil {
 		return err
 	}
-	if err := pendingOrWords(a, s.TimeZone(ctx)); err != nil {
+	if err := pendingOrWords(a, s.k.TimeZone(ctx)); err != nil {
 		return err
 	}
 	words := wordsDeclined(id, a.BoxName, a.SnapshotName)
 	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
 		return err
 	}
-	s.Log(ctx, s.st.Pool, a.Box, EvRestoreDeclined, c, logDeclinedWords(id, a.SnapshotName), a.Snapshot, "", nil)
+	s.k.Log(ctx, s.st.Pool, a.Box, snapshots.EvRestoreDeclined, c, logDeclinedWords(id, a.SnapshotName), a.Snapshot, "", nil)
 	return nil
 }
-
-// EvRestoreDeclined is the box log's event for a declined request.
-const EvRestoreDeclined = "restore-declined"
 
 func pendingOrWords(a *Approval, tz *time.Location) error {
 	switch a.State {
 	case ApprovalPending:
 		return nil
 	case ApprovalExpired:
-		return refusal(CodeConflict, wordsRequestExpired(a.ID, a.ExpiresAt.In(tz).Format("15:04")))
+		return refusal(snapshots.CodeConflict, wordsRequestExpired(a.ID, a.ExpiresAt.In(tz).Format("15:04")))
 	}
-	return refusal(CodeConflict, wordsRequestWas(a.ID, a.State))
+	return refusal(snapshots.CodeConflict, wordsRequestWas(a.ID, a.State))
 }
 
 func (s *Approvals) closeApproval(ctx context.Context, a *Approval, state, words string, op *string) error {
@@ -313,7 +338,7 @@ func (s *Approvals) closeApproval(ctx context.Context, a *Approval, state, words
 		return fmt.Errorf("answer request %s: %w", a.ID, err)
 	}
 	if n == 0 {
-		return refusal(CodeConflict, wordsRequestAnswered(a.ID))
+		return refusal(snapshots.CodeConflict, wordsRequestAnswered(a.ID))
 	}
 	return nil
 }
@@ -323,7 +348,7 @@ func (s *Approvals) closeRefused(ctx context.Context, a *Approval, words string)
 	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
 		return err
 	}
-	return refusal(CodeConflict, words)
+	return refusal(snapshots.CodeConflict, words)
 }
 
 // News are the answers to a thread's requests that its agent has
@@ -340,7 +365,7 @@ func (s *Approvals) News(ctx context.Context, thread string) []string {
 		}
 	}
 	// An approved request whose restore has ended says so before it is
-	// told: the restore's end made it news again (migration 00254).
+	// told: the restore's end made it news again.
 	if rows, err := s.st.PersonApprovalsEnded(ctx, s.st.Pool, thread); err == nil {
 		for _, r := range rows {
 			s.approvalOf(ctx, r)
@@ -361,12 +386,12 @@ func (s *Approvals) News(ctx context.Context, thread string) []string {
 }
 
 // TurnHeld says why a thread's turns are held, or "": while a request to
-// restore a box it has a workspace on waits, or that restore runs (section
-// 5, "Holding turns on the box").
+// restore a box it has a workspace on waits, or that restore runs: nothing the
+// thread does meanwhile would survive it.
 func (s *Approvals) TurnHeld(ctx context.Context, thread string) string {
 	// Only the boxes the thread has a workspace on, found by index: every
 	// call of an agent asks, and the install's boxes are many.
-	boxes, err := BoxRows(s.st.PerfBoxesOfThread(ctx, s.st.Pool, thread))
+	boxes, err := snapshots.BoxRows(s.st.PerfBoxesOfThread(ctx, s.st.Pool, thread))
 	if err != nil {
 		return ""
 	}

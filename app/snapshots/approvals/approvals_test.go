@@ -1,4 +1,4 @@
-package snapshots_test
+package approvals_test
 
 import (
 	"context"
@@ -8,43 +8,17 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
-func setSwitches(t *testing.T, e *coretest.Env, change func(*snapshots.Settings)) {
-	t.Helper()
-	ctx := context.Background()
-	st, err := e.Core.Settings(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	change(&st)
-	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func asked(t *testing.T, err error, words ...string) *snapshots.Approval {
-	t.Helper()
-	a, ok := snapshots.AsAsked(err)
-	if !ok {
-		t.Fatalf("want a request for the person's word, got %v", err)
-	}
-	for _, w := range words {
-		if !strings.Contains(a.Words, w) {
-			t.Fatalf("the tool answered %q, not %q", a.Words, w)
-		}
-	}
-	return a.Approval
-}
-
-// TestG11Approval: with "Agents may restore their own boxes" off, an
+// TestAnAgentsRestoreWaitsForThePersonsWord: with "Agents may restore their own boxes" off, an
 // agent's restore asks the person instead, with the request's ID; the
 // request shows its plan; an approval runs the restore as the agent's with
 // the yes recorded and an undo taken, as the box log says; a declined
 // request and an expired one answer the agent's next call in words; a plan
 // that changed refuses and shows the new plan; answered requests are not
 // answered twice.
-func TestG11Approval(t *testing.T) {
+func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
@@ -56,10 +30,10 @@ func TestG11Approval(t *testing.T) {
 	// Only the person answers.
 	_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	ap := asked(t, err, "You asked the person to restore amber-fox to ‘before the migration’ (request ap", "It waits for their word.")
-	if _, err := e.Core.Approvals().Approve(ctx, agent, ap.ID); err == nil {
+	if _, err := e.Approvals.Approve(ctx, agent, ap.ID); err == nil {
 		t.Fatal("an agent approved its own request")
 	}
-	pending, err := e.Core.Approvals().List(ctx, snapshots.Owner(), "")
+	pending, err := e.Approvals.List(ctx, snapshots.Owner(), "")
 	if err != nil || len(pending) != 1 || pending[0].ID != ap.ID || pending[0].ThreadTitle != th.Title {
 		t.Fatalf("pending requests: %+v %v", pending, err)
 	}
@@ -72,10 +46,10 @@ func TestG11Approval(t *testing.T) {
 	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Terminals: 1}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap.ID)
+	_, err = e.Approvals.Approve(ctx, snapshots.Owner(), ap.ID)
 	refusedWith(t, err, "The plan changed since the request, so nothing was restored. Now:", "A terminal is open on it.", "Approve again to restore with this plan.")
 	// The yes: the restore runs as the agent's, with an undo, on the yes.
-	op, err := e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap.ID)
+	op, err := e.Approvals.Approve(ctx, snapshots.Owner(), ap.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,29 +75,29 @@ func TestG11Approval(t *testing.T) {
 	if call := agentCall(t, e, token); call.Thread != agent.Thread || !call.News {
 		t.Fatalf("the agent's call does not see its news: %+v", call)
 	}
-	if got := e.Core.Approvals().News(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "The person approved your request "+ap.ID) {
+	if got := e.Approvals.News(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "The person approved your request "+ap.ID) {
 		t.Fatalf("the agent's next call: %q", got)
 	}
-	if got := e.Core.Approvals().News(ctx, agent.Thread); len(got) != 0 {
+	if got := e.Approvals.News(ctx, agent.Thread); len(got) != 0 {
 		t.Fatalf("told twice: %q", got)
 	}
 	if call := agentCall(t, e, token); call.News {
 		t.Fatalf("the agent's call sees news it was told: %+v", call)
 	}
-	if _, err := e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap.ID); err == nil {
+	if _, err := e.Approvals.Approve(ctx, snapshots.Owner(), ap.ID); err == nil {
 		t.Fatal("a request answered twice")
 	}
 
 	// Declined: nothing is restored, and the next call says so.
 	_, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	ap2 := asked(t, err)
-	if err := e.Core.Approvals().Decline(ctx, snapshots.Owner(), ap2.ID); err != nil {
+	if err := e.Approvals.Decline(ctx, snapshots.Owner(), ap2.ID); err != nil {
 		t.Fatal(err)
 	}
 	if call := agentCall(t, e, token); !call.News {
 		t.Fatalf("the agent's call does not see its declined request: %+v", call)
 	}
-	if got := e.Core.Approvals().News(ctx, agent.Thread); len(got) != 1 || got[0] != "The person declined your request "+ap2.ID+" to restore amber-fox to ‘before the migration’: nothing was restored." {
+	if got := e.Approvals.News(ctx, agent.Thread); len(got) != 1 || got[0] != "The person declined your request "+ap2.ID+" to restore amber-fox to ‘before the migration’: nothing was restored." {
 		t.Fatalf("a declined request's words: %q", got)
 	}
 
@@ -137,10 +111,10 @@ func TestG11Approval(t *testing.T) {
 	if call := agentCall(t, e, token); !call.News {
 		t.Fatalf("the agent's call does not see its expired request: %+v", call)
 	}
-	if got := e.Core.Approvals().News(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "Your request "+ap3.ID+" expired at ") || !strings.HasSuffix(got[0], "with no answer: nothing was restored.") {
+	if got := e.Approvals.News(ctx, agent.Thread); len(got) != 1 || !strings.HasPrefix(got[0], "Your request "+ap3.ID+" expired at ") || !strings.HasSuffix(got[0], "with no answer: nothing was restored.") {
 		t.Fatalf("an expired request's words: %q", got)
 	}
-	_, err = e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap3.ID)
+	_, err = e.Approvals.Approve(ctx, snapshots.Owner(), ap3.ID)
 	refusedWith(t, err, "Request "+ap3.ID+" expired at ")
 
 	// With the switch on again, the agent restores its own box by itself.
@@ -153,13 +127,13 @@ func TestG11Approval(t *testing.T) {
 	}
 }
 
-// TestG17ExecutionMachineRestore: restores of a box threads run on are off
+// TestExecutionMachineRestoreHoldsTurns: restores of a box threads run on are off
 // by default, for everyone; with the switch on, an agent's restore asks
 // through a request whose words tell it to end its turn, the turns of every
 // thread on the box are held (their tools answer try_again) while the
 // request waits and while the restore runs, the person's yes restores with
 // an undo that cannot be left out, and the hold ends with the restore.
-func TestG17ExecutionMachineRestore(t *testing.T) {
+func TestExecutionMachineRestoreHoldsTurns(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
@@ -187,7 +161,7 @@ func TestG17ExecutionMachineRestore(t *testing.T) {
 	setSwitches(t, e, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
 	_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, Replace: true})
 	ap := asked(t, err, "You asked the person to restore dev-desk to ‘before the upgrade’ (request ", "End your turn now: nothing you do on dev-desk after this survives the restore.")
-	held := snapshots.HeldWords("dev-desk")
+	held := approvals.HeldWords("dev-desk")
 	for _, c := range []snapshots.Caller{agent, neighbour} {
 		if got := turnHeld(c); got != held {
 			t.Fatalf("while the request waits, %s's turn: %q, want held", c.Thread, got)
@@ -200,7 +174,7 @@ func TestG17ExecutionMachineRestore(t *testing.T) {
 	_, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, NoUndo: true, Force: true})
 	refusedWith(t, err, "dev-desk is a box threads run on: it is never restored without an undo.")
 
-	op, err := e.Core.Approvals().Approve(ctx, snapshots.Owner(), ap.ID)
+	op, err := e.Approvals.Approve(ctx, snapshots.Owner(), ap.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,9 +195,9 @@ func TestG17ExecutionMachineRestore(t *testing.T) {
 
 // agentCall reads what an agent's call with token needs before its tool
 // runs.
-func agentCall(t *testing.T, e *coretest.Env, token string) *snapshots.AgentCall {
+func agentCall(t *testing.T, e *coretest.Env, token string) *approvals.AgentCall {
 	t.Helper()
-	call, err := e.Core.AgentCall(context.Background(), token)
+	call, err := e.Approvals.AgentCall(context.Background(), token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +208,7 @@ func agentCall(t *testing.T, e *coretest.Env, token string) *snapshots.AgentCall
 // read with its token in one statement, must say alike.
 func heldBoth(t *testing.T, e *coretest.Env, c snapshots.Caller, token string) string {
 	t.Helper()
-	held := e.Core.Approvals().TurnHeld(context.Background(), c.Thread)
+	held := e.Approvals.TurnHeld(context.Background(), c.Thread)
 	if call := agentCall(t, e, token); call.Thread != c.Thread || call.Held != held {
 		t.Fatalf("the agent's call says its turn is held by %q, TurnHeld %q", call.Held, held)
 	}

@@ -1,0 +1,96 @@
+package approvals
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRefusalWordsFromSpec: the form's words: the agent that asked ends
+// its turn, and the words say who asked whom; told after the restore may
+// have ended, an approval says what happened in the past tense.
+func TestRefusalWordsFromSpec(t *testing.T) {
+	t.Parallel()
+	if got := wordsAsked("dev-desk", "before the upgrade", "rq1", true); !strings.HasPrefix(got, "You asked the person to restore dev-desk to ‘before the upgrade’") ||
+		!strings.HasSuffix(got, "End your turn now: nothing you do on dev-desk after this survives the restore.") {
+		t.Errorf("an agent's request reads %q", got)
+	}
+	if got := wordsApproved("rq1", "10:42", "dev-desk", "before the upgrade", "op1"); strings.Contains(got, "is being") || !strings.Contains(got, "started then") {
+		t.Errorf("an approval reads %q", got)
+	}
+}
+
+// TestRefusalWordsShape: every refusal and answer of a request is a full
+// sentence (or sentences): no space at either end, a full stop at the end,
+// no doubled word, no verb of fmt left over, and a snapshot it names in ‘’.
+func TestRefusalWordsShape(t *testing.T) {
+	t.Parallel()
+	const (
+		sn  = "before the migration"
+		box = "amber-fox"
+	)
+	named := []string{
+		wordsAsked(box, sn, "rq1", true), wordsAsked(box, sn, "rq1", false),
+		wordsApproved("rq1", "10:42", box, sn, "op1"), wordsDeclined("rq1", box, sn),
+	}
+	others := []string{
+		wordsOnlyPersonAnswers, wordsNoRequest("rq1"),
+		wordsPlanChanged("Stops amber-fox."), wordsRequestExpired("rq1", "10:42"), wordsRequestWas("rq1", "denied"),
+		wordsRequestAnswered("rq1"), HeldWords(box),
+		wordsRequestExpiredUnanswered("rq1", "10:42"), wordsRequestSnapshotGone, wordsPlanChangedTooOften("rq1", 3),
+		wordsRequestCouldNotRun("rq1", "No snapshot sn1."),
+	}
+	check := func(w string) {
+		t.Helper()
+		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
+			t.Errorf("%q does not end with one full stop", w)
+		}
+		wordsShape(t, w)
+	}
+	for _, w := range named {
+		check(w)
+		if !strings.Contains(w, "‘"+sn+"’") {
+			t.Errorf("%q does not name the snapshot in ‘’", w)
+		}
+	}
+	for _, w := range others {
+		check(w)
+	}
+}
+
+// TestLogWordsShape: a request's box log events' words are a phrase after
+// its kind: no space at either end, no verb of fmt left over, no doubled
+// word, no full stop at the end (the line that says it adds one), and the
+// snapshot it names in ‘’.
+func TestLogWordsShape(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{logRequestedWords("before the migration", "rq1"), logDeclinedWords("rq1", "before the migration")} {
+		if strings.HasSuffix(w, ".") {
+			t.Errorf("%q ends with a full stop: an event's words are a phrase after its kind", w)
+		}
+		wordsShape(t, w)
+		if !strings.Contains(w, "‘before the migration’") {
+			t.Errorf("%q does not name the snapshot in ‘’", w)
+		}
+	}
+}
+
+// wordsShape fails where w is empty, has spaces at an end or doubled, a
+// verb of fmt left over, a doubled word, or ‘’ that do not pair.
+func wordsShape(t *testing.T, w string) {
+	t.Helper()
+	if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
+		t.Errorf("%q: empty, or spaces at an end or doubled", w)
+	}
+	if strings.Contains(w, "%!") {
+		t.Errorf("%q holds a verb of fmt left over", w)
+	}
+	fields := strings.Fields(w)
+	for i := 1; i < len(fields); i++ {
+		if strings.EqualFold(fields[i], fields[i-1]) {
+			t.Errorf("%q doubles %q", w, fields[i])
+		}
+	}
+	if strings.Count(w, "‘") != strings.Count(w, "’") {
+		t.Errorf("%q: its ‘’ do not pair", w)
+	}
+}
