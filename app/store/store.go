@@ -50,3 +50,40 @@ func NotFound(err error, what string) error {
 	}
 	return nil
 }
+
+// oneReadKey is the context key of the one read a page's reads share.
+type oneReadKey struct{}
+
+// ReadOnce runs fn with a context that carries one read-only,
+// repeatable-read transaction: every read made through Reader with that
+// context sees the rows as they were at its first read, so two parts of a
+// page drawn from them never disagree, whatever commits meanwhile. Within
+// a ReadOnce already, fn shares the outer one. fn reads one query at a
+// time (a transaction is one connection); a write through Reader fails, as
+// the transaction is read-only.
+func (s *Store) ReadOnce(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := ctx.Value(oneReadKey{}).(pgx.Tx); ok {
+		return fn(ctx)
+	}
+	tx, err := s.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("begin one read: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := fn(context.WithValue(ctx, oneReadKey{}, tx)); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("end one read: %w", err)
+	}
+	return nil
+}
+
+// Reader is what a read runs on: the one read ctx carries (ReadOnce), or
+// the pool outside one.
+func (s *Store) Reader(ctx context.Context) db.DBTX {
+	if tx, ok := ctx.Value(oneReadKey{}).(pgx.Tx); ok {
+		return tx
+	}
+	return s.Pool
+}
