@@ -21,6 +21,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -138,7 +139,8 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		}
 		jobsUI = ui
 	}
-	w, err := web.New(web.Options{Auth: a, Core: core, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	lists := tab.New(st, core.Kernel, nil, logger)
+	w, err := web.New(web.Options{Auth: a, Core: core, Tab: lists, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Tab: lists, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

@@ -6,11 +6,15 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 )
 
 // Options are what the API needs.
 type Options struct {
-	Core   *snapshots.Service
+	Core *snapshots.Service
+	// Tab is the Snapshots tab's lists, which the snapshot listing pages
+	// through.
+	Tab    *tab.Tab
 	Auth   *auth.Service
 	Logger *slog.Logger
 }
@@ -18,6 +22,7 @@ type Options struct {
 // server holds the handlers' dependencies.
 type server struct {
 	core   *snapshots.Service
+	tab    *tab.Tab
 	auth   *auth.Service
 	logger *slog.Logger
 }
@@ -25,7 +30,7 @@ type server struct {
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
 // router, so its routes can be walked (the OpenAPI test does).
 func New(opts Options) http.Handler {
-	s := &server{core: opts.Core, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, tab: opts.Tab, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

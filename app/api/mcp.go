@@ -24,7 +24,7 @@ const MCPPath = "/mcp"
 // Each request is stateless, with its own server: nothing of one caller
 // outlives its request.
 func MCP(opts Options) http.Handler {
-	s := &server{core: opts.Core, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, tab: opts.Tab, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -54,7 +54,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	doc := readOpenAPI(t, e)
-	routes, ok := api.New(api.Options{Core: e.Core, Auth: e.Auth}).(chi.Routes)
+	routes, ok := api.New(api.Options{Core: e.Core, Tab: e.Tab, Auth: e.Auth}).(chi.Routes)
 	if !ok {
 		t.Fatal("api.New is not a chi router")
 	}

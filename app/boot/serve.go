@@ -24,6 +24,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -255,7 +256,8 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := jobsUI.Start(uiCtx); err != nil {
 		return fmt.Errorf("job dashboard: %w", err)
 	}
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, API: api.New(api.Options{Core: core, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	lists := tab.New(st, core.Kernel, nil, logger)
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Tab: lists, API: api.New(api.Options{Core: core, Tab: lists, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Tab: lists, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}

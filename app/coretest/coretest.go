@@ -20,6 +20,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers"
@@ -28,10 +29,12 @@ import (
 
 // Env is a running core for one test.
 type Env struct {
-	Pool   *pgxpool.Pool
-	Store  *store.Store
-	Auth   *auth.Service
-	Core   *snapshots.Service
+	Pool  *pgxpool.Pool
+	Store *store.Store
+	Auth  *auth.Service
+	Core  *snapshots.Service
+	// Tab is the Snapshots tab's lists on the same store and kernel.
+	Tab    *tab.Tab
 	Client *river.Client[pgx.Tx]
 	// Jobs is the same client with its presence (jobs.Client): its Stop
 	// lets the presence go.
@@ -153,7 +156,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Tab: tab.New(st, core.Kernel, opts.Now, logger), Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err

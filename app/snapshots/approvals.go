@@ -366,7 +366,7 @@ func (s *Approvals) News(ctx context.Context, thread string) []string {
 func (s *Approvals) TurnHeld(ctx context.Context, thread string) string {
 	// Only the boxes the thread has a workspace on, found by index: every
 	// call of an agent asks, and the install's boxes are many.
-	boxes, err := boxRows(s.st.PerfBoxesOfThread(ctx, s.st.Pool, thread))
+	boxes, err := BoxRows(s.st.PerfBoxesOfThread(ctx, s.st.Pool, thread))
 	if err != nil {
 		return ""
 	}

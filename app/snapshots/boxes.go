@@ -262,7 +262,7 @@ func (s *Kernel) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 // Boxes lists the boxes the caller may see, released ones included for the
 // person.
 func (s *Boxes) List(ctx context.Context, c Caller) ([]*Box, error) {
-	all, err := boxRows(s.st.CoreBoxes(ctx, s.st.Pool))
+	all, err := BoxRows(s.st.CoreBoxes(ctx, s.st.Pool))
 	if err != nil {
 		return nil, fmt.Errorf("list boxes: %w", err)
 	}

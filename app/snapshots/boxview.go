@@ -135,7 +135,7 @@ func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxV
 	if err != nil {
 		return nil, err
 	}
-	pins, err := s.allPins(ctx, q)
+	pins, err := s.AllPins(ctx, q)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@
 // The service splits along its seams, each a type with the methods that
 // belong to it: Service holds the snapshots' rules and their operations
 // (take, restore, delete, keep, fork, reset, lists) and reaches the other
-// six; Boxes (Service.Boxes) holds boxes and threads (acquiring
+// five; Boxes (Service.Boxes) holds boxes and threads (acquiring
 // and listing boxes, the Machines tab's pages, presence, status, the box
 // log, history settings, threads, templates, the trash and a box's release,
 // forgetting a backend); Sweeps (Service.Sweeps) holds the periodic work
@@ -21,10 +21,7 @@
 // housekeeping); Contents (Service.Contents) holds what a snapshot holds and
 // its moves in and out of boxsnap (browsing, showing, downloading and
 // comparing its files, a restore's preview, exports, imports and their
-// operation, share codes); Tab (Service.Tab) holds the Snapshots tab's
-// lists (a page of its boxes searched, filtered and sorted, its counts, the
-// Boxes page's tabs' counts, each backend's kinds of box and one live box of
-// each); Pictures (Service.Pictures) holds pictures of a box's screen (a
+// operation, share codes); Pictures (Service.Pictures) holds pictures of a box's screen (a
 // snapshot's picture read, the picture taker given, a take's picture, a
 // restore's undo's captured before its stop and held until the undo is
 // taken); Approvals (Service.Approvals) holds the requests for the person's
@@ -33,8 +30,12 @@
 // seam shares (the store, the backends, the engine, the settings, the time
 // zone, the log, the record reads, the caller's box and admission's helpers)
 // is the Kernel each embeds; a seam calls another's method through
-// that seam's type (s.snaps, s.boxes, s.sweeps, s.contents, s.tab,
-// s.pictures, s.approvals).
+// that seam's type (s.snaps, s.boxes, s.sweeps, s.contents, s.pictures,
+// s.approvals). The Snapshots tab's lists (a page of its boxes searched,
+// filtered and sorted, its counts, the Boxes page's tabs' counts, each
+// backend's kinds of box and one live box of each) are package tab's
+// (app/snapshots/tab), which reads the kernel through a small interface;
+// the kernel never imports it.
 //
 // words.go is the one home of the words a person or an agent reads from the
 // core (what a snapshot holds, prices in their currency, sizes, how long,
@@ -50,5 +51,6 @@
 // net/http.
 //
 // It names no backend: it calls them only through package providers. It must
-// never import app/web, app/api, app/cli, jobs or a provider's subpackage.
+// never import app/web, app/api, app/cli, jobs, a provider's subpackage or
+// the tab's package (app/snapshots/tab).
 package snapshots

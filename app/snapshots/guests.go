@@ -17,7 +17,7 @@ func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileRepo
 	if be.Boxes == nil {
 		return nil
 	}
-	boxes, err := boxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
+	boxes, err := BoxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
 		return fmt.Errorf("the boxes of %s: %w", be.ID, err)
 	}

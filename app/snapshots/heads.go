@@ -77,7 +77,7 @@ func (s *Service) BoxLineage(ctx context.Context, c Caller, boxRef string) (Line
 }
 
 func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, error) {
-	chain, err := snapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: maxLineage}))
+	chain, err := SnapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: maxLineage}))
 	if err != nil {
 		return Lineage{}, fmt.Errorf("read lineage: %w", err)
 	}

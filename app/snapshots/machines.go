@@ -41,17 +41,17 @@ func (s *Boxes) Machines(ctx context.Context, c Caller, q MachinesQuery) (*Machi
 		return nil, refusal(CodeForbidden, wordsOnlyPersonSeesBoxes)
 	}
 	if q.Limit < 1 || q.Limit > 500 {
-		return nil, refusal(CodeInvalid, wordsPageHolds)
+		return nil, refusal(CodeInvalid, WordsPageHolds)
 	}
 	arg := db.TabMachinesParams{Released: q.Released, PageSize: q.Limit + 1}
 	if q.After != "" {
 		name, id, ok := parseMachinesCursor(q.After)
 		if !ok {
-			return nil, refusal(CodeInvalid, wordsAfterNotAPlace)
+			return nil, refusal(CodeInvalid, WordsAfterNotAPlace)
 		}
 		arg.AfterName, arg.AfterID = &name, &id
 	}
-	boxes, err := boxRows(s.st.TabMachines(ctx, Planned(s.st.Pool), arg))
+	boxes, err := BoxRows(s.st.TabMachines(ctx, Planned(s.st.Pool), arg))
 	if err != nil {
 		return nil, fmt.Errorf("read the machines' page: %w", err)
 	}
@@ -121,7 +121,7 @@ func (s *Service) Pick(ctx context.Context, c Caller, ids []string) (map[string]
 	if len(valid) == 0 {
 		return out, nil
 	}
-	sns, err := snapshotRows(s.st.TabSnapshotsByID(ctx, s.st.Pool, valid))
+	sns, err := SnapshotRows(s.st.TabSnapshotsByID(ctx, s.st.Pool, valid))
 	if err != nil {
 		return nil, fmt.Errorf("read the selected snapshots: %w", err)
 	}
@@ -129,7 +129,7 @@ func (s *Service) Pick(ctx context.Context, c Caller, ids []string) (map[string]
 	for _, sn := range sns {
 		boxIDs = append(boxIDs, sn.BoxID)
 	}
-	bs, err := boxRows(s.st.TabBoxesByID(ctx, s.st.Pool, boxIDs))
+	bs, err := BoxRows(s.st.TabBoxesByID(ctx, s.st.Pool, boxIDs))
 	if err != nil {
 		return nil, fmt.Errorf("read the selected snapshots' boxes: %w", err)
 	}
@@ -137,7 +137,7 @@ func (s *Service) Pick(ctx context.Context, c Caller, ids []string) (map[string]
 	for _, b := range bs {
 		boxes[b.ID] = b
 	}
-	pins, err := s.allPins(ctx, s.st.Pool)
+	pins, err := s.AllPins(ctx, s.st.Pool)
 	if err != nil {
 		return nil, err
 	}

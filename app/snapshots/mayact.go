@@ -71,7 +71,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 			return refusal(CodeForbidden, wordsOnlyPersonShares)
 		}
 	default:
-		return refusal(CodeForbidden, wordsSignIn)
+		return refusal(CodeForbidden, WordsSignIn)
 	}
 
 	access := accessNone

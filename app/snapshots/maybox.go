@@ -34,7 +34,7 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		return refusal(CodeForbidden, wordsNotByItself(string(act)))
 	case CallerAgent:
 	default:
-		return refusal(CodeForbidden, wordsSignIn)
+		return refusal(CodeForbidden, WordsSignIn)
 	}
 	switch act {
 	case BoxFromTemplate:

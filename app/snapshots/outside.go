@@ -72,7 +72,7 @@ func (s *Sweeps) ScanOutside(ctx context.Context) (OutsideReport, error) {
 }
 
 func (s *Sweeps) scanBackend(ctx context.Context, be Backend, tasks []providers.Task, rep *OutsideReport) error {
-	boxes, err := boxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
+	boxes, err := BoxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func (s *Sweeps) Reconcile(ctx context.Context) (ReconcileReport, error) {
 }
 
 func (s *Sweeps) unavailableWithoutBackend(ctx context.Context, rep *ReconcileReport) error {
-	all, err := snapshotRows(s.st.SweepSnapshotsNotIn(ctx, s.st.Pool, s.order))
+	all, err := SnapshotRows(s.st.SweepSnapshotsNotIn(ctx, s.st.Pool, s.order))
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
@@ -103,7 +103,7 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be Backend, rep *Reconcil
 			return nil
 		}
 	}
-	records, err := snapshotRows(s.st.SweepSnapshotsOfBackend(ctx, s.st.Pool, be.ID))
+	records, err := SnapshotRows(s.st.SweepSnapshotsOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
 		return fmt.Errorf("reconcile %s: %w", be.ID, err)
 	}

@@ -15,9 +15,9 @@ func (s *Kernel) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snaps
 	return snapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
-// allPins reads what pins each snapshot now: the running and unknown
+// AllPins reads what pins each snapshot now: the running and unknown
 // operations that name it, by snapshot ID.
-func (s *Kernel) allPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
+func (s *Kernel) AllPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
 	rows, err := s.st.CoreAllPins(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
@@ -42,7 +42,7 @@ func (s *Kernel) snapshotByRef(ctx context.Context, backend, ref string) (*Snaps
 }
 
 func (s *Kernel) snapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
-	all, err := snapshotRows(s.st.CoreSnapshotsOfBox(ctx, q, box))
+	all, err := SnapshotRows(s.st.CoreSnapshotsOfBox(ctx, q, box))
 	if err != nil {
 		return nil, fmt.Errorf("read snapshots: %w", err)
 	}
@@ -161,7 +161,7 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 			return nil, err
 		}
 	}
-	pins, err := s.allPins(ctx, s.st.Pool)
+	pins, err := s.AllPins(ctx, s.st.Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 		}
 		byBox[boxes[0].ID] = all
 	} else {
-		all, err := snapshotRows(s.st.CoreSnapshotsAll(ctx, s.st.Pool))
+		all, err := SnapshotRows(s.st.CoreSnapshotsAll(ctx, s.st.Pool))
 		if err != nil {
 			return nil, fmt.Errorf("read snapshots: %w", err)
 		}

@@ -39,8 +39,8 @@ func snapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
 	return &sn, nil
 }
 
-// snapshotRows is the snapshots a :many query read.
-func snapshotRows(rs []db.Snapshot, err error) ([]*Snapshot, error) {
+// SnapshotRows is the snapshots a :many query read.
+func SnapshotRows(rs []db.Snapshot, err error) ([]*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +101,8 @@ func boxRow(r db.Box, err error) (*Box, error) {
 	return boxOf(r)
 }
 
-// boxRows is the boxes a :many query read.
-func boxRows(rs []db.Box, err error) ([]*Box, error) {
+// BoxRows is the boxes a :many query read.
+func BoxRows(rs []db.Box, err error) ([]*Box, error) {
 	if err != nil {
 		return nil, err
 	}

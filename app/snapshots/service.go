@@ -65,11 +65,11 @@ type Options struct {
 // restore, delete, keep, fork, reset and lists. It holds the core's other
 // seams, reached through it: Boxes (boxes, threads, templates, trash and
 // release), Sweeps (the periodic jobs), Contents (a snapshot's files,
-// exports, imports and share codes), Tab (the Snapshots tab's lists and
-// counts), Pictures (pictures of a box's screen) and Approvals (requests
-// for the person's word). What every seam shares (the store, the backends,
-// the engine, the settings and the record reads) is the Kernel's, embedded in
-// each.
+// exports, imports and share codes), Pictures (pictures of a box's
+// screen) and Approvals (requests for the person's word). What every seam
+// shares (the store, the backends, the engine, the settings and the record
+// reads) is the Kernel's, embedded in each. The Snapshots tab's lists are
+// package tab's.
 type Service struct {
 	*Kernel
 }
@@ -107,17 +107,6 @@ type Contents struct {
 // Contents is the core's look inside snapshots and their moves.
 func (s *Service) Contents() *Contents { return s.contents }
 
-// Tab is the core's lists for the Snapshots tab: a page of its boxes and
-// their snapshots, searched, filtered and sorted (Snapshots), its counts
-// (Tally), the Boxes page's tabs' counts (Totals), each backend's kinds of
-// box (BoxKinds) and one live box of each kind (LiveBoxPerKind).
-type Tab struct {
-	*Kernel
-}
-
-// Tab is the core's lists for the Snapshots tab.
-func (s *Service) Tab() *Tab { return s.tab }
-
 // Pictures is the core's pictures of a box's screen (section 10): a
 // snapshot's picture read, the picture taker given, a take's picture
 // captured and kept, and a restore's undo picture captured before its stop,
@@ -145,7 +134,7 @@ func (s *Service) Approvals() *Approvals { return s.approvals }
 // Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps, boxes, sweeps, contents, tab, pictures and
+// box leaves behind). Its snaps, boxes, sweeps, contents, pictures and
 // approvals are the seams themselves, so that one seam calls another
 // through its type; pictureTaker is the PictureTaker the Pictures seam
 // captures with (Pictures.Use).
@@ -154,7 +143,6 @@ type Kernel struct {
 	boxes        *Boxes
 	sweeps       *Sweeps
 	contents     *Contents
-	tab          *Tab
 	pictures     *Pictures
 	approvals    *Approvals
 	st           *store.Store
@@ -180,7 +168,7 @@ func New(opts Options) (*Service, error) {
 	}
 	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}, tempDir: opts.TempDir, redeem: opts.Redeem.orDefault(), fetchShared: opts.FetchShared}}
 	s.snaps, s.boxes, s.sweeps = s, &Boxes{s.Kernel}, &Sweeps{s.Kernel}
-	s.contents, s.tab = &Contents{s.Kernel}, &Tab{s.Kernel}
+	s.contents = &Contents{s.Kernel}
 	s.pictures, s.approvals = &Pictures{s.Kernel}, &Approvals{s.Kernel}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -56,7 +56,7 @@ func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 // at admission and again when the delete runs. It answers the operations it
 // admitted.
 func (s *Sweeps) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
-	due, err := snapshotRows(s.st.SweepExpired(ctx, s.st.Pool, s.now()))
+	due, err := SnapshotRows(s.st.SweepExpired(ctx, s.st.Pool, s.now()))
 	if err != nil {
 		return nil, fmt.Errorf("expiry: %w", err)
 	}
@@ -170,7 +170,7 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 // evictRoom deletes candidates on one storage, oldest first, until a plan
 // says it is under the line again.
 func (s *Sweeps) evictRoom(ctx context.Context, be Backend, host, storage, why string, line, metaLine float64, rep *RoomReport) error {
-	cands, err := snapshotRows(s.st.SweepRoomCandidates(ctx, s.st.Pool, db.SweepRoomCandidatesParams{BackendID: be.ID, Host: host, Storage: storage}))
+	cands, err := SnapshotRows(s.st.SweepRoomCandidates(ctx, s.st.Pool, db.SweepRoomCandidatesParams{BackendID: be.ID, Host: host, Storage: storage}))
 	if err != nil {
 		return fmt.Errorf("room sweep: %w", err)
 	}

@@ -364,7 +364,7 @@ func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, pla
 // free room, only those the caller may see, and "and others you cannot see"
 // for the rest (section 3).
 func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
-	all, err := snapshotRows(s.st.CoreSnapshotsAll(ctx, s.st.Pool))
+	all, err := SnapshotRows(s.st.CoreSnapshotsAll(ctx, s.st.Pool))
 	if err != nil {
 		s.logger.Warn("the snapshots a delete would free room of", "err", err)
 		return ""
@@ -743,7 +743,7 @@ func takenParams(sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev
 // are then are answered.
 func (s *Service) markTakenStep(ctx context.Context, op *Operation, sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev *takenEvent) ([]*Snapshot, error) {
 	a := takenParams(sn, t, took, ev, s.now())
-	all, err := snapshotRows(s.st.TakeSnapshotTaken(ctx, s.st.Pool, db.TakeSnapshotTakenParams{ID: a.ID, BoxID: a.BoxID,
+	all, err := SnapshotRows(s.st.TakeSnapshotTaken(ctx, s.st.Pool, db.TakeSnapshotTakenParams{ID: a.ID, BoxID: a.BoxID,
 		BackendID: a.BackendID, ParentRef: a.ParentRef, Ref: a.Ref, Storage: a.Storage, CapturedAt: a.CapturedAt, TookMs: a.TookMs,
 		PausedMs: a.PausedMs, Holds: a.Holds, SizeBytes: a.SizeBytes, SizeMeaning: a.SizeMeaning, ForkSafe: a.ForkSafe,
 		Excludes: a.Excludes, LogKind: EvSnapshotTaken, ActorKind: a.ActorKind, ActorThread: a.ActorThread, ActorWhy: a.ActorWhy,

@@ -169,7 +169,7 @@ func (s *Sweeps) admitThin(ctx context.Context, c Caller, b *Box, kind string, c
 		if err != nil {
 			return err
 		}
-		pins, err := s.allPins(ctx, tx)
+		pins, err := s.AllPins(ctx, tx)
 		if err != nil {
 			return err
 		}

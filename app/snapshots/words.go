@@ -1293,8 +1293,8 @@ func refusal(code Code, words string) *Refusal {
 
 // Who may do what (section 3: one permission check, mayAct).
 const (
-	// wordsSignIn refuses a caller boxsnap does not know.
-	wordsSignIn = "Sign in first."
+	// WordsSignIn refuses a caller boxsnap does not know.
+	WordsSignIn = "Sign in first."
 	// wordsNotAllowed refuses what section 3's table gives nobody.
 	wordsNotAllowed = "Not allowed."
 	// wordsOnlyPersonExports: an export carries every file out (issue 13).
@@ -1310,7 +1310,6 @@ const (
 	wordsOnlyPersonAdopts       = "Only the person adopts a guest or a folder that exists already."
 	wordsOnlyPersonMakesThread  = "Only the person makes threads."
 	wordsOnlyPersonDeletesKept  = "Only the person deletes what they kept."
-	wordsOnlyPersonSeesCounts   = "Only the person sees the whole install's counts."
 	wordsOnlyPersonSeesBoxes    = "Only the person sees every box."
 	wordsOnlyPersonAnswers      = "Only the person answers a request."
 	wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
@@ -2080,9 +2079,10 @@ func wordsRequestAnswered(id string) string {
 // The Snapshots tab's listing (section 12).
 
 const (
-	wordsAfterNotAPlace = "after is not a place this listing gave; start again from the first page."
-	wordsSortIs         = "sort is newest, oldest, largest, price or box."
-	wordsPageHolds      = "A page holds 1 to 500 boxes."
+	// WordsAfterNotAPlace refuses a page's place no listing gave.
+	WordsAfterNotAPlace = "after is not a place this listing gave; start again from the first page."
+	// WordsPageHolds refuses a page size out of its range.
+	WordsPageHolds = "A page holds 1 to 500 boxes."
 )
 
 // Settings and box templates: each number in its range, each field in its

@@ -16,17 +16,33 @@ import (
 // fmtVerb splits a format string into the words between its verbs.
 var fmtVerb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
 
-// wordsOfWordsGo answers the pieces of sentence words.go writes: each
+// wordsOfWordsGo answers the pieces of sentence words.go writes, the
+// kernel's and each seam package's under it (tab/words.go): each
 // string literal's runs between fmt's verbs, of 20 characters or more
 // with at least three words, the length past which a run is a sentence's
 // and not a common phrase.
 func wordsOfWordsGo(t *testing.T) []string {
 	t.Helper()
-	file, err := parser.ParseFile(token.NewFileSet(), "words.go", nil, 0)
+	homes, err := filepath.Glob("*/words.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
+	var out []string
+	for _, home := range append([]string{"words.go"}, homes...) {
+		out = append(out, piecesOf(t, home, seen)...)
+	}
+	return out
+}
+
+// piecesOf answers the pieces of sentence one words.go writes that seen
+// does not hold yet, and adds them to it.
+func piecesOf(t *testing.T, path string, seen map[string]bool) []string {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []string
 	ast.Inspect(file, func(n ast.Node) bool {
 		lit, ok := n.(*ast.BasicLit)
@@ -50,18 +66,27 @@ func wordsOfWordsGo(t *testing.T) []string {
 }
 
 // TestWordsWrittenOnce: no piece of a sentence words.go writes is written
-// again in the pages (app/web, views), the API (app/api) or the CLI
-// (app/cli): they say it through words.go, so it cannot drift apart. A
-// piece written again fails here with where.
+// again in the pages (app/web, views), the API (app/api), the CLI
+// (app/cli) or a seam's package under the kernel (outside its words.go):
+// they say it through a words.go, so it cannot drift apart. A piece
+// written again fails here with where.
 func TestWordsWrittenOnce(t *testing.T) {
 	t.Parallel()
 	pieces := wordsOfWordsGo(t)
 	if len(pieces) < 200 {
 		t.Fatalf("words.go gives only %d pieces of sentences: is it read?", len(pieces))
 	}
-	for _, dir := range []string{"../web", "../api", "../cli", "../../views"} {
+	seams, err := filepath.Glob("*/doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"../web", "../api", "../cli", "../../views"}
+	for _, doc := range seams {
+		dirs = append(dirs, filepath.Dir(doc))
+	}
+	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") ||
+			if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") || d.Name() == "words.go" ||
 				!strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".html") {
 				return err
 			}

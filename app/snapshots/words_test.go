@@ -251,9 +251,9 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsApproved("rq1", "10:42", box, sn, "op1"), wordsDeclined("rq1", box, sn),
 	}
 	others := []string{
-		wordsSignIn, wordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
+		WordsSignIn, wordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
 		wordsOnlyPersonKeeps, wordsOnlyPersonRenames, wordsOnlyPersonAdopts, wordsOnlyPersonMakesThread,
-		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesCounts, wordsOnlyPersonSeesBoxes, wordsOnlyPersonAnswers, wordsOnlyPersonEmptiesTrash,
+		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesBoxes, wordsOnlyPersonAnswers, wordsOnlyPersonEmptiesTrash,
 		wordsOnlyPersonRestoresMemory, wordsOnlyPersonHistory, wordsOnlyPersonDeletesHistory, wordsOnlyPersonSettings,
 		wordsOnlyPersonTemplates, wordsOnlyPersonForgets, wordsOnlyPlatformPresence, wordsAgentNamesTemplate,
 		wordsNotByItself("restore"), wordsOnlyPersonForksExecution(box), wordsOnlyThreadReleases(box),
@@ -290,7 +290,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsHistoryGiB(1000), wordsHistoryDays(30), wordsCheckSeconds(be, 10, 3600),
 		wordsInTrashAlready(box), wordsNotInTrash(box), wordsForgetInSettings(be),
 		wordsPlanChanged("Stops amber-fox."), wordsRequestExpired("rq1", "10:42"), wordsRequestWas("rq1", "denied"),
-		wordsRequestAnswered("rq1"), wordsAfterNotAPlace, wordsSortIs, wordsPageHolds,
+		wordsRequestAnswered("rq1"), WordsAfterNotAPlace, WordsPageHolds,
 		wordsPerBoxRange(1, 50), wordsRoomRange(50, 95), wordsApprovalRange(60), wordsAlsoRemovePath("../x"),
 		wordsTrashRange(720), wordsCeilingNumber("boat.dev"), wordsCeilingBelowZero("boat.dev"),
 		wordsTemplateKind, wordsTemplateUser, wordsEnvName, wordsTemplateLimits, wordsChooseBackend([]string{"local", be}),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -17,7 +18,9 @@ import (
 type Options struct {
 	Auth *auth.Service
 	// Core is the snapshot core the pages call.
-	Core   *snapshots.Service
+	Core *snapshots.Service
+	// Tab is the Snapshots tab's and the Boxes page's lists.
+	Tab    *tab.Tab
 	Views  *views.Views
 	Logger *slog.Logger
 	// SecureCookies marks cookies Secure (served over TLS).
