@@ -19,11 +19,15 @@ import (
 type Store struct {
 	Pool *pgxpool.Pool
 	*db.Queries
+	// reads bounds the one reads open at once (ReadOnce) to half the
+	// pool, so a page that holds one can still take a connection for
+	// what it does beside it (a write, a cached setting read again).
+	reads chan struct{}
 }
 
 // New makes a Store on pool.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{Pool: pool, Queries: db.New()}
+	return &Store{Pool: pool, Queries: db.New(), reads: make(chan struct{}, max(1, int(pool.Config().MaxConns)/2))}
 }
 
 // DB is what a query runs on: the pool or a transaction.
@@ -60,10 +64,17 @@ type oneReadKey struct{}
 // page drawn from them never disagree, whatever commits meanwhile. Within
 // a ReadOnce already, fn shares the outer one. fn reads one query at a
 // time (a transaction is one connection); a write through Reader fails, as
-// the transaction is read-only.
+// the transaction is read-only. At most half the pool's connections hold a
+// one read at once; more wait for one to end.
 func (s *Store) ReadOnce(ctx context.Context, fn func(ctx context.Context) error) error {
 	if _, ok := ctx.Value(oneReadKey{}).(pgx.Tx); ok {
 		return fn(ctx)
+	}
+	select {
+	case s.reads <- struct{}{}:
+		defer func() { <-s.reads }()
+	case <-ctx.Done():
+		return fmt.Errorf("begin one read: %w", ctx.Err())
 	}
 	tx, err := s.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {

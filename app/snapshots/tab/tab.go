@@ -162,7 +162,7 @@ func (s *Tab) Snapshots(ctx context.Context, c snapshots.Caller, q TabQuery) (*T
 	if !ok {
 		return &TabPage{}, nil // no box lives nowhere
 	}
-	found, err := s.st.TabPage(ctx, snapshots.Planned(s.st.Pool), arg)
+	found, err := s.st.TabPage(ctx, snapshots.Planned(s.st.Reader(ctx)), arg)
 	if err != nil {
 		return nil, fmt.Errorf("read the tab's page: %w", err)
 	}
@@ -304,7 +304,7 @@ func (s *Tab) newestPage(ctx context.Context, q TabQuery) (*TabPage, error) {
 		}
 		arg.AfterTaken, arg.AfterID = &taken, &id
 	}
-	heads, err := s.st.TabNewestBoxes(ctx, snapshots.Planned(s.st.Pool), arg)
+	heads, err := s.st.TabNewestBoxes(ctx, snapshots.Planned(s.st.Reader(ctx)), arg)
 	if err != nil {
 		return nil, fmt.Errorf("read the tab's page: %w", err)
 	}
@@ -371,7 +371,7 @@ func parseNewestCursor(s string) (time.Time, string, bool) {
 // tabBoxes reads the page's boxes, all their snapshots (newest first) and
 // the pins of the operations running now.
 func (s *Tab) tabBoxes(ctx context.Context, ids []string) (map[string]*snapshots.Box, map[string][]*snapshots.Snapshot, map[string][]snapshots.Pin, error) {
-	bs, err := snapshots.BoxRows(s.st.TabBoxesByID(ctx, s.st.Pool, ids))
+	bs, err := snapshots.BoxRows(s.st.TabBoxesByID(ctx, s.st.Reader(ctx), ids))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the page's boxes: %w", err)
 	}
@@ -379,7 +379,7 @@ func (s *Tab) tabBoxes(ctx context.Context, ids []string) (map[string]*snapshots
 	for _, b := range bs {
 		boxes[b.ID] = b
 	}
-	all, err := snapshots.SnapshotRows(s.st.TabSnapshotsOfBoxes(ctx, s.st.Pool, ids))
+	all, err := snapshots.SnapshotRows(s.st.TabSnapshotsOfBoxes(ctx, s.st.Reader(ctx), ids))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the page's snapshots: %w", err)
 	}
@@ -387,7 +387,7 @@ func (s *Tab) tabBoxes(ctx context.Context, ids []string) (map[string]*snapshots
 	for _, sn := range all {
 		snaps[sn.BoxID] = append(snaps[sn.BoxID], sn)
 	}
-	pins, err := s.k.AllPins(ctx, s.st.Pool)
+	pins, err := s.k.AllPins(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -422,11 +422,11 @@ func (s *Tab) Tally(ctx context.Context, c snapshots.Caller, now time.Time) (*Ta
 	if !c.IsPerson() {
 		return nil, refusal(snapshots.CodeForbidden, wordsOnlyPersonSeesCounts)
 	}
-	rows, err := s.st.TabTally(ctx, s.st.Pool)
+	rows, err := s.st.TabTally(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("read the tab's counts: %w", err)
 	}
-	soon, err := s.st.TabSoon(ctx, s.st.Pool, now.Add(snapshots.EndingSoonDays*24*time.Hour))
+	soon, err := s.st.TabSoon(ctx, s.st.Reader(ctx), now.Add(snapshots.EndingSoonDays*24*time.Hour))
 	if err != nil {
 		return nil, fmt.Errorf("count the keeps ending soon: %w", err)
 	}
@@ -435,6 +435,7 @@ func (s *Tab) Tally(ctx context.Context, c snapshots.Caller, now time.Time) (*Ta
 		deltas += r.Deltas
 	}
 	if deltas > len(rows)+tallyFoldAt {
+		// The fold writes, so it runs on the pool, beside a page's one read.
 		if err := s.st.TabTallyCompact(ctx, s.st.Pool); err != nil {
 			s.logger.Warn("fold the tab's counts", "err", err)
 		}
@@ -455,11 +456,11 @@ func (s *Tab) Totals(ctx context.Context, c snapshots.Caller, snaps bool) (Total
 	if !c.IsPerson() {
 		return Totals{}, refusal(snapshots.CodeForbidden, wordsOnlyPersonSeesCounts)
 	}
-	t, err := s.st.TabTotals(ctx, s.st.Pool, snaps)
+	t, err := s.st.TabTotals(ctx, s.st.Reader(ctx), snaps)
 	if err != nil {
 		return Totals{}, fmt.Errorf("count the boxes' tabs: %w", err)
 	}
-	trash, err := s.st.TrashCount(ctx, s.st.Pool)
+	trash, err := s.st.TrashCount(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return Totals{}, fmt.Errorf("count the trash: %w", err)
 	}
@@ -471,7 +472,7 @@ type BoxKind = db.TabBoxKindsRow
 
 // BoxKinds lists each backend's kinds of box.
 func (s *Tab) BoxKinds(ctx context.Context) ([]BoxKind, error) {
-	out, err := s.st.TabBoxKinds(ctx, s.st.Pool)
+	out, err := s.st.TabBoxKinds(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("read the kinds of box: %w", err)
 	}
@@ -482,7 +483,7 @@ func (s *Tab) BoxKinds(ctx context.Context) ([]BoxKind, error) {
 // first by name, in name order: what a host's plan is read through, without
 // reading every box.
 func (s *Tab) LiveBoxPerKind(ctx context.Context) ([]*snapshots.Box, error) {
-	out, err := snapshots.BoxRows(s.st.TabLiveBoxPerKind(ctx, s.st.Pool))
+	out, err := snapshots.BoxRows(s.st.TabLiveBoxPerKind(ctx, s.st.Reader(ctx)))
 	if err != nil {
 		return nil, fmt.Errorf("read a live box per kind: %w", err)
 	}
