@@ -156,7 +156,7 @@ func (s *Server) tabCounts(r *http.Request, current string, snaps int) tabCounts
 // showSnapshotsTab answers the Snapshots tab: the whole page, the results
 // alone for a search or filter (hx-target #snapshot-results), or the next
 // boxes for "load more". The search, filters, counts, sort and page are the
-// database's (the core's Tab().Snapshots and Tab().Tally); only the page's
+// database's (package tab's Tab.Snapshots and Tab.Tally); only the page's
 // boxes are read in full.
 func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()

@@ -74,7 +74,7 @@ type TabQuery struct {
 	Kept, Undos, Soon bool
 	// Automatic, when set, keeps automatic snapshots (true) or saved ones.
 	Automatic *bool
-	// Now is when Soon counts from; zero is the core's clock.
+	// Now is when Soon counts from; zero is the tab's clock.
 	Now time.Time
 	// Sort is one of TabSorts or SortBoxes; "" is newest.
 	Sort string
@@ -145,7 +145,7 @@ func likePattern(s string) string {
 // Snapshots answers one page of the Snapshots tab for c: the boxes with a
 // snapshot that matches q, in q's order, each with its snapshots. The
 // search, filters, sort, counts and the page are the database's (TabPage);
-// the core reads in full only the page's boxes.
+// the tab reads in full only the page's boxes.
 func (s *Tab) Snapshots(ctx context.Context, c snapshots.Caller, q TabQuery) (*TabPage, error) {
 	sort, err := checkTabQuery(c, q)
 	if err != nil {

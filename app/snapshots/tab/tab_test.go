@@ -265,7 +265,7 @@ func TestTabMatchesTheList(t *testing.T) {
 // every snapshot says: after the seed, after each kind of change a record
 // goes through (a take, a keep and an unkeep, a failed take, a size and a
 // price learnt, a delete, a box moved to another host), and after
-// Tab().Tally and housekeeping fold the counts' rows.
+// Tab.Tally and housekeeping fold the counts' rows.
 func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -368,7 +368,7 @@ func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	      UPDATE snapshots SET scope = 'device' WHERE id = 'sn000000000007'; COMMIT`)
 	exec(`UPDATE boxes SET host = 'pve-9' WHERE id = 'bx000000000003'`)
 	check("after takes, keeps, unkeeps, a failure, a price, a size, deletes and a move")
-	// Many changes: the counts' rows grow past the fold, and Tab().Tally folds
+	// Many changes: the counts' rows grow past the fold, and Tab.Tally folds
 	// them to one a group.
 	exec(`UPDATE snapshots SET kept_until = timestamptz '2026-12-20 00:00:00+00' WHERE kept_until IS NULL AND id < 'sn000000000300'`)
 	var rows, groups int
