@@ -20,7 +20,7 @@ type HousekeepReport struct {
 
 // Housekeep removes failed records after 24 hours and lost ones after 7
 // days (section 1; fixed, decided during unit 4), prunes each box's log
-// to BoxLogKeep events, and folds the tab's counts (Tab.Tally). Found records stay until the person deletes them
+// to BoxLogKeep events, and folds the tab's counts (Tab().Tally). Found records stay until the person deletes them
 // (changed during unit 8). Records pinned by an operation stay.
 func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	var rep HousekeepReport
