@@ -141,8 +141,9 @@ func tabCount(t *testing.T, body, href string) string {
 // operation commits while the page is drawn. Right after each page's read
 // of its rows, another connection changes what they count: a snapshot
 // kept (the Snapshots tab's rows and its line), a box released (the
-// Machines tab's count and its live boxes), a request answered (the
-// Requests page's requests and the count beside Requests). Each page then
+// Machines tab's count and its live boxes), a box out of the trash (the
+// Trash tab's boxes and its count), a request answered (the Requests
+// page's requests and the count beside Requests). Each page then
 // says one state in every part, never the old in one and the new in
 // another.
 func TestListPagesReadOnce(t *testing.T) {
@@ -179,6 +180,21 @@ func TestListPagesReadOnce(t *testing.T) {
 	}
 	if got, rows := tabCount(t, body, "/boxes"), len(liveRowRE.FindAllString(live, -1)); got != strconv.Itoa(rows) {
 		t.Errorf("the Machines tab says %s machines but lists %d live boxes: they come from different reads", got, rows)
+	}
+
+	// The Trash tab: the boxes in the trash, then its tab's count.
+	s.env.Box(t, snapshots.Owner(), "olive-pine")
+	rel, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "olive-pine", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.env.Wait(t, rel); got.State != snapshots.OpDone {
+		t.Fatalf("release olive-pine to the trash: %s %v", got.State, derefS(got.Error))
+	}
+	body = tr.between(t, "TrashList", exec("UPDATE boxes SET state = 'ready' WHERE name = 'olive-pine'"),
+		func() string { return s.do(t, "GET", "/boxes/trash", nil, nil).Body.String() })
+	if got, rows := tabCount(t, body, "/boxes/trash"), strings.Count(body, `<li class="card group trashed">`); got != strconv.Itoa(rows) {
+		t.Errorf("the Trash tab says %s in the trash but lists %d boxes: they come from different reads", got, rows)
 	}
 
 	// The Requests page: its requests, then the count beside Requests.
