@@ -15,7 +15,7 @@ export BOXSNAP_AXE_DIR := $(AXE_DIR)
 # RACE_TESTS are the tests make test runs again under -race: those where
 # goroutines share state (the settings cache, the sign-in throttle, the
 # pages and the API under load).
-RACE_TESTS := TestSettingsCacheCopies|TestSignInThrottled|TestSignInOneAtATimePerAddress|FuzzWebForms|TestFragmentsAndPages|TestG12Permissions|TestAgentCannot
+RACE_TESTS := TestSettingsCacheCopies|TestSignInThrottled|TestSignInOneAtATimePerAddress|FuzzWebForms|TestFragmentsAndPages|TestThreadsSeeNoneOfAnothersThings|TestAgentCannot
 
 .PHONY: run test soak bench build deps browser-deps vet clean sqlc sqlc-check
 

@@ -204,7 +204,7 @@ func TestBrowser(t *testing.T) {
 		e := setup(t, br, 1440)
 		ctx := context.Background()
 		// Threads' workspaces make amber-fox a box threads run on: its
-		// restores are off unless Settings turns them on (unit 3).
+		// restores are off unless Settings turns them on.
 		st, err := e.s.Core.Settings(ctx)
 		if err != nil {
 			t.Fatal(err)

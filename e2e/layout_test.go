@@ -15,7 +15,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 )
 
-// layoutWidths are the widths DESIGN.md's "Web" section names.
+// layoutWidths are the widths every page is laid out for: a phone, a narrow
+// window and a desktop.
 var layoutWidths = []int{390, 760, 1440}
 
 // layoutChecks measures the page from its elements' boxes and returns what

@@ -321,9 +321,8 @@ func TestMenuAt390(t *testing.T) {
 	e.waitText(t, "dialog[open] h2", "Fork")
 }
 
-// TestRestoreToast: a restore the person starts from the Snapshots tab
-// says how it ended in a toast, once, since they are not on the box's
-// page (section 5).
+// TestRestoreToast: a restore the person starts from the Snapshots tab says
+// how it ended in a toast, once, since they are not on the box's page.
 func TestRestoreToast(t *testing.T) {
 	t.Parallel()
 	e := setup(t, launch(t), 1440)

@@ -85,13 +85,13 @@ type soakBox struct {
 }
 
 // TestADayInTheLife runs boxsnap as the README does, from its binary: a
-// private PostgreSQL, one web process (serve --workers=false) and two
-// workers (work), the periodic intervals shortened. Eight agents (four over
-// the JSON tools, four over MCP) and the person (the API and the CLI) work
-// on running boxes, while the test kills a worker twice, stops PostgreSQL
-// once and fills the local store's small disk once. At the end it checks,
-// from the outside, what issue 24 lists: each check is its own subtest, so
-// one failing names what broke, with IDs.
+// private PostgreSQL, one web process (serve --workers=false) and two workers
+// (work), the periodic intervals shortened. Eight agents (four over the JSON
+// tools, four over MCP) and the person (the API and the CLI) work on running
+// boxes, while the test kills a worker twice, stops PostgreSQL once and fills
+// the local store's small disk once. At the end it checks, from the outside,
+// that nothing was lost or left behind: each check is its own subtest, so one
+// failing names what broke, with IDs.
 func TestADayInTheLife(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the soak mounts a small disk and runs boxes as another user: run it as root")

@@ -87,10 +87,10 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	if err := s.WriteFile(demo.AmberFox, "app/notes.txt", "Schema v2: email on users.\n"); err != nil {
 		return nil, err
 	}
-	// Presence on amber-fox: the restore dialog names what goes.
-	// Threads' workspaces on amber-fox make it a box threads run on, whose
-	// restores are off unless Settings turns them on (decided during unit
-	// 3): on here, so the restore dialog names what goes (section 5).
+	// Presence on amber-fox: the restore dialog names what goes. Threads'
+	// workspaces on amber-fox make it a box threads run on, whose restores
+	// are off unless Settings turns them on: on here, so the restore dialog
+	// names what goes.
 	{
 		st, err := s.Core.Settings(ctx)
 		if err != nil {
@@ -252,8 +252,8 @@ func (sc *Scene) States() []State {
 		{Name: "agents-only", Path: "/boxes/snapshots?by=agents"},
 		{Name: "desktop-box-page", Path: "/boxes/amber-fox"},
 		{Name: "picture-popover", Path: "/boxes/amber-fox", Do: func(p playwright.Page) error {
-			// A picture is taken within 2 s or not at all (section 10): on
-			// a loaded machine a row may have none, and shows its place.
+			// A picture is taken within 2 s or not at all: on a loaded
+			// machine a row may have none, and shows its place.
 			if n, err := p.Locator("button.pic").Count(); err != nil || n == 0 {
 				return err
 			}

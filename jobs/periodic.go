@@ -11,7 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// How often the periodic jobs run (DESIGN.md, "Periodic jobs").
+// How often the periodic jobs run.
 const (
 	// RecoverInterval: a worker that dies while others live has its
 	// operations resumed within this long (every process also resumes at

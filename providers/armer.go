@@ -3,10 +3,10 @@ package providers
 import "context"
 
 // Armer is implemented by backends whose forks cannot start as their source
-// until boxsnap arms them (section 9; decided during unit 7): ForkSnapshot
-// leaves the new guest with onboot off and every link down; the core arms
-// its links just before its first start, checks it, and sets onboot only
-// once the check before ready passes.
+// until boxsnap arms them, so a fork never meets the network as its source:
+// ForkSnapshot leaves the new guest with onboot off and every link down; the
+// core arms its links just before its first start, checks it, and sets onboot
+// only once the check before ready passes.
 type Armer interface {
 	// ArmFork brings the guest's links up, and with onboot also sets it to
 	// start at its host's boot.
@@ -17,11 +17,11 @@ type Armer interface {
 	CheckFork(ctx context.Context, fork Guest, source SnapshotRef) error
 }
 
-// Steps a restore records beside a backend's own (section 5, step 9; section
-// 2, "Undoing a ZFS restore is a swap"): the core runs them.
+// Steps a restore records beside a backend's own (setting the box straight,
+// and the swap that undoes a ZFS restore): the core runs them.
 const (
-	// StepAccess sets the box straight: its access, labels and locks,
-	// before it starts (G8: access first).
+	// StepAccess sets the box straight: its access, labels and locks, before
+	// it starts (access first).
 	StepAccess RestoreStep = "access"
 	// StepAdopt makes the held copy the box's new guest (AdoptCopy).
 	StepAdopt RestoreStep = "adopt"
@@ -29,9 +29,9 @@ const (
 	StepEarlier RestoreStep = "earlier"
 )
 
-// Access is what a box holds of boxsnap's, which a restore's last step
-// writes back as it is now (section 5, step 9): the box, the thread it is
-// of, the threads with a workspace on it, and its guest's generation.
+// Access is what a box holds of boxsnap's, which a restore's last step writes
+// back as it is now: the box, the thread it is of, the threads with a
+// workspace on it, and its guest's generation.
 type Access struct {
 	Box        BoxIdentity
 	Thread     string

@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// Backend is what a snapshot backend offers the core: what it can do per kind,
-// with no call to a host (Snapshotting), what it would do for one box and one
-// snapshot, read live and changing nothing (PlanSnapshots), and the operations
-// themselves, each only where the plan says it can (specification section 2).
+// Backend is what a snapshot backend offers the core: what it can do per
+// kind, with no call to a host (Snapshotting), what it would do for one box
+// and one snapshot, read live and changing nothing (PlanSnapshots), and the
+// operations themselves, each only where the plan says it can.
 //
 // Every method that reaches a host takes a context first; a backend that cannot
 // reach its host returns an error wrapping ErrUnreachable, which marks nothing
@@ -26,19 +26,19 @@ type Backend interface {
 	PlanSnapshots(ctx context.Context, guest Guest, snap *SnapshotRef) (SnapshotPlan, error)
 
 	// Snapshot takes one snapshot of the guest, labelled as take.Label says.
-	// It returns only once the backend confirms the snapshot complete (gate
-	// G1); a snapshot of which part exists returns an error wrapping
-	// ErrIncomplete.
+	// It returns only once the backend confirms the snapshot complete, since
+	// a take is ready only then; a snapshot of which part exists returns an
+	// error wrapping ErrIncomplete.
 	Snapshot(ctx context.Context, guest Guest, take SnapshotTake, rec Recorder) (SnapshotTaken, error)
 
-	// RestoreSnapshot runs one step of a restore (section 5); the core records
-	// each step before it asks for it, and asks for them in the order the plan's
-	// Restore.Order gives. The undo (StepUndo) is the core's own Snapshot call,
-	// never passed here.
+	// RestoreSnapshot runs one step of a restore; the core records each step
+	// before it asks for it, and asks for them in the order the plan's
+	// Restore.Order gives. The undo (StepUndo) is the core's own Snapshot
+	// call, never passed here.
 	RestoreSnapshot(ctx context.Context, guest Guest, ref SnapshotRef, step RestoreStep, rec Recorder) (RestoreProgress, error)
 
-	// ForkSnapshot makes a new guest for box from the snapshot, cleaned of its
-	// source's identity before its first start (section 9). The core starts it.
+	// ForkSnapshot makes a new guest for box from the snapshot, cleaned of
+	// its source's identity before its first start. The core starts it.
 	ForkSnapshot(ctx context.Context, ref SnapshotRef, box BoxIdentity, rec Recorder) (Guest, error)
 
 	// DeleteSnapshot deletes one snapshot, finishing the backend's own clean-up
@@ -91,7 +91,7 @@ type RunsReader interface {
 }
 
 // HeldCopier is implemented by backends whose Keep past a release, or whose
-// undo on some storage, is a held copy (section 2, "A held copy").
+// undo on some storage, is a held copy.
 type HeldCopier interface {
 	HoldCopy(ctx context.Context, source SnapshotRef, label Label, step HeldCopyStep, rec Recorder) (HeldCopyProgress, error)
 	// AdoptCopy makes a new guest for box from a held copy. step is
@@ -102,7 +102,7 @@ type HeldCopier interface {
 }
 
 // TaskLister is implemented by backends that keep a task list a restore made
-// outside boxsnap shows up in (section 4, "Restores made outside").
+// outside boxsnap shows up in.
 type TaskLister interface {
 	// RecentTasks lists the tasks on every host of the backend that started at
 	// or after since, newest first.
@@ -110,7 +110,7 @@ type TaskLister interface {
 }
 
 // Screener is implemented by backends that can capture a box's screen for a
-// snapshot's picture (section 10). It returns an encoded image (PNG or JPEG).
+// snapshot's picture. It returns an encoded image (PNG or JPEG).
 type Screener interface {
 	Screen(ctx context.Context, guest Guest) ([]byte, error)
 }

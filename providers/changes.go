@@ -2,8 +2,8 @@ package providers
 
 import "time"
 
-// Changed is a backend's answer to "did the box's disk change since
-// boxsnap's last snapshot of it?" (issue 16, item 1).
+// Changed is a backend's answer to "did the box's disk change since boxsnap's
+// last snapshot of it?".
 type Changed string
 
 // The answers. Unknown is honest: a backend that has no cheap way to tell

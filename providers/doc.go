@@ -1,5 +1,10 @@
 // Package providers holds the Backend interface that every snapshot backend
-// implements (specification section 2), the types it speaks, and nothing else.
+// implements, the optional interfaces a backend implements where it can
+// (Armer, Straightener, Swapper, HeldCopier, TaskLister, Screener, Browser,
+// Exporter, Trasher, and the like), the types they speak, and what every
+// backend shares: the errors and their words, the list of secrets a copy of
+// a box leaves behind and the scan for the ones it cannot remove, and the
+// check of a template folder's name.
 //
 // The core (app/snapshots) calls backends only through these types; a backend
 // never imports the core, the store, the web app or the SDK types of another
@@ -8,5 +13,7 @@
 //
 //	var _ providers.Backend = (*Backend)(nil)
 //
-// The conformance suite every backend passes is in providers/providertest.
+// The conformance suite every backend passes is in providers/providertest;
+// providers/pvesim is a simulated Proxmox VE API, for the Proxmox backend's
+// tests and the demo. This package must never import app/... or jobs.
 package providers

@@ -33,7 +33,7 @@ var (
 )
 
 // LockedError is returned when a host left the guest locked; its message is
-// the lock and the host's command that clears it (section 6, "A locked guest").
+// the lock and the host's command that clears it.
 type LockedError struct {
 	Lock Lock
 }
@@ -42,8 +42,8 @@ func (e *LockedError) Error() string {
 	return fmt.Sprintf("locked (%s): %s", e.Lock.Lock, e.Lock.Fix)
 }
 
-// RefusedError is a refusal in the specification's words. TryAgain is set
-// when it holds only for now (a full storage, a backup's lock).
+// RefusedError is a refusal in words a person reads. TryAgain is set when it
+// holds only for now (a full storage, a backup's lock).
 type RefusedError struct {
 	Why      string
 	TryAgain bool

@@ -12,8 +12,8 @@ import (
 // archives (microsandbox's snapshot groups). The local backend implements all
 // three; the web app and the API find them with a type assertion.
 
-// Limits of browsing, from moatbox-snapshots.md "Browse, download and compare
-// files".
+// Limits of browsing, downloading and comparing a snapshot's files, so a
+// large snapshot cannot tie up the server.
 const (
 	// MaxReadBytes is the largest file ReadFile gives: 64 MiB.
 	MaxReadBytes = 64 << 20
@@ -22,8 +22,8 @@ const (
 )
 
 // Labeler is implemented by backends that write a snapshot's keep date on its
-// label after the take (section 1, "Where it lives"), so that a kept snapshot
-// is found again as kept when boxsnap's records are lost.
+// label after the take, so that a kept snapshot is found again as kept when
+// boxsnap's records are lost.
 type Labeler interface {
 	// SetKeptUntil writes keptUntil (nil: not kept) on the snapshot's label.
 	SetKeptUntil(ctx context.Context, ref SnapshotRef, keptUntil *time.Time) error

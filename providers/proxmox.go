@@ -6,7 +6,7 @@ import "strings"
 // hosts did not answer and the others did (a Proxmox node cut off from its
 // cluster): the listing beside it is complete for every host not named, so
 // the reconcile marks only the named hosts' snapshots unavailable and may
-// count absences on the others (section 1: a failed listing marks nothing).
+// count absences on the others (a failed listing marks nothing).
 type HostsUnreachableError struct {
 	Hosts []string
 }

@@ -5,10 +5,9 @@ import (
 	"strings"
 )
 
-// Secrets is the one list of what a copy of a box leaves behind: a fork
-// (section 9) and the copy a share code hands out (moatbox-snapshots.md,
-// "Share codes") both remove these paths. The README lists them; the
-// settings can add home paths (Settings "Also remove from copies").
+// Secrets is the one list of what a copy of a box leaves behind: a fork and
+// the copy a share code hands out both remove these paths. The README lists
+// them; the settings can add home paths (Settings "Also remove from copies").
 type Secrets struct {
 	// Home are sign-in and key files, relative to each home-like folder of
 	// the box: its top folder, root, and every folder under home and Users.
@@ -19,8 +18,8 @@ type Secrets struct {
 }
 
 // DefaultSecrets is the list moatbox removes from "/root and each home
-// folder" before a share code works, BB's own (section 9), boxsnap's access
-// file, and the identity files a new machine must make anew.
+// folder" before a share code works, BB's own, boxsnap's access file, and the
+// identity files a new machine must make anew.
 func DefaultSecrets() Secrets {
 	return Secrets{
 		Home: []string{

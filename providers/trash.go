@@ -6,10 +6,10 @@ import (
 	"io/fs"
 )
 
-// Trasher is implemented by backends whose guest must be made inert while
-// its box waits in the trash (issue 16, "The trash"), beyond the stop every
-// backend's Boxes.Stop gives: on Proxmox, onboot off and every link down,
-// as an earlier guest is (section 2). The core stops the guest first.
+// Trasher is implemented by backends whose guest must be made inert while its
+// box waits in the trash, beyond the stop every backend's Boxes.Stop gives:
+// on Proxmox, onboot off and every link down, as an earlier guest is. The
+// core stops the guest first.
 type Trasher interface {
 	// TrashGuest makes the stopped guest inert and answers what it set
 	// aside, to give back to UntrashGuest.
@@ -21,8 +21,8 @@ type Trasher interface {
 
 // Resetter is implemented by backends that can make a box fresh again from
 // the source it was made from, keeping its guest, its identity and its
-// snapshots (moatbox-snapshots.md, "Reset to a fresh box"), and write a kept
-// login back into it. The core takes the undo before, and stops the box.
+// snapshots, and write a kept login back into it. The core takes the undo
+// before, and stops the box.
 type Resetter interface {
 	// ResetGuest replaces everything in the stopped guest with a fresh copy
 	// of spec's source (spec.Template; nothing is an empty box), with the
@@ -35,8 +35,7 @@ type Resetter interface {
 }
 
 // Login is one tool's login files that a reset with Keep logins carries over
-// (moatbox-snapshots.md, "Reset to a fresh box"), each relative to a
-// home-like folder of the box (see Homes).
+// each relative to a home-like folder of the box (see Homes).
 type Login struct {
 	Tool  string
 	Files []string

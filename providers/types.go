@@ -2,7 +2,7 @@ package providers
 
 import "time"
 
-// Holds says what a restore brings back (section 1, "holds").
+// Holds says what a restore brings back.
 type Holds string
 
 // What a snapshot holds.
@@ -11,7 +11,7 @@ const (
 	HoldsDiskAndMemory Holds = "disk-and-memory"
 )
 
-// WhileRunning says what a take does to a running box (section 2).
+// WhileRunning says what a take does to a running box.
 type WhileRunning string
 
 // How a take treats a running box.
@@ -22,7 +22,7 @@ const (
 	WhileRunningStoppedOnly WhileRunning = "stopped-only"
 )
 
-// RestoreKind says how a backend restores (section 2).
+// RestoreKind says how a backend restores.
 type RestoreKind string
 
 // How a backend restores.
@@ -32,7 +32,7 @@ const (
 	RestoreNone     RestoreKind = "none"
 )
 
-// ForkKind says how a backend forks (section 2).
+// ForkKind says how a backend forks.
 type ForkKind string
 
 // How a backend forks.
@@ -41,7 +41,7 @@ const (
 	ForkNone ForkKind = "none"
 )
 
-// KeepsPastRelease says how a kept snapshot outlives its box (section 7).
+// KeepsPastRelease says how a kept snapshot outlives its box.
 type KeepsPastRelease string
 
 // How a kept snapshot outlives its box's release.
@@ -79,7 +79,7 @@ type Price struct {
 }
 
 // Snapshotting is what a backend offers for a kind of box, known with no call
-// to a host (section 2).
+// to a host.
 type Snapshotting struct {
 	Scope            Scope            `json:"scope"`
 	Holds            []Holds          `json:"holds"`
@@ -122,13 +122,13 @@ type SnapshotRef struct {
 	Ref     string `json:"ref"` // the backend's reference
 	Guest   Guest  `json:"guest"`
 	Storage string `json:"storage,omitempty"`
-	// Where is "current", "earlier" or "held-copy" (section 1, "guest").
+	// Where is "current", "earlier" or "held-copy".
 	Where string `json:"where,omitempty"`
 }
 
-// Label is what a backend writes on a snapshot so that it is found again after
-// boxsnap's records are lost: IDs and dates only, never a name, a note or a
-// secret (section 1, "Where it lives").
+// Label is what a backend writes on a snapshot so that it is found again
+// after boxsnap's records are lost: IDs and dates only, never a name, a note
+// or a secret.
 type Label struct {
 	Install  string `json:"install"`
 	Box      string `json:"box"`
@@ -136,13 +136,12 @@ type Label struct {
 	// KeptUntil is the end of the UTC day the snapshot is kept until, or nil.
 	KeptUntil *time.Time `json:"keptUntil,omitempty"`
 	// ResetVersion is the identity reset's version found in the box at the
-	// take, or 0 when it had none (section 9, forkSafe).
+	// take, or 0 when it had none.
 	ResetVersion int `json:"resetVersion,omitempty"`
-	// Held is set on a held copy (section 2, "A held copy"): the backend
-	// reference of the snapshot it copies, or "guest" for a copy of the
-	// stopped guest (ZFS's undo). SnapshotAt is then the snapshot's time and
-	// Kind the box's kind, so a copy found again after the records are lost
-	// still forks.
+	// Held is set on a held copy: the backend reference of the snapshot it
+	// copies, or "guest" for a copy of the stopped guest (ZFS's undo).
+	// SnapshotAt is then the snapshot's time and Kind the box's kind, so a
+	// copy found again after the records are lost still forks.
 	Held       string     `json:"held,omitempty"`
 	SnapshotAt *time.Time `json:"snapshotAt,omitempty"`
 	Kind       string     `json:"kind,omitempty"`
@@ -159,7 +158,7 @@ type SnapshotTake struct {
 	RoomPercent int
 }
 
-// Size is a snapshot's size and what it means (section 1, "size").
+// Size is a snapshot's size and what it means.
 type Size struct {
 	Bytes int64 `json:"bytes"`
 	// Meaning is "own" (what deleting it frees) or "whole" (what it holds,
@@ -185,7 +184,7 @@ type SnapshotTaken struct {
 	Parent string
 }
 
-// BoxSize is a box's size as a restore reads it back (section 5, step 8).
+// BoxSize is a box's size as a restore reads it back.
 type BoxSize struct {
 	Cores       int   `json:"cores,omitempty"`
 	MemoryBytes int64 `json:"memoryBytes,omitempty"`
@@ -219,7 +218,7 @@ type TakePlan struct {
 // RestoreWay is how a restore to one snapshot would run.
 type RestoreWay string
 
-// The ways a restore runs (section 2, SnapshotPlan.restore.way).
+// The ways a restore runs.
 const (
 	WayRollback           RestoreWay = "rollback"
 	WayRollbackNewestOnly RestoreWay = "rollback-newest-only"
@@ -230,7 +229,7 @@ const (
 // UndoKind is what a restore's undo would be.
 type UndoKind string
 
-// The kinds of undo (section 2, SnapshotPlan.restore.undo).
+// The kinds of undo.
 const (
 	UndoSnapshot    UndoKind = "snapshot"
 	UndoHeldCopy    UndoKind = "held-copy"
@@ -238,8 +237,7 @@ const (
 	UndoNone        UndoKind = "none"
 )
 
-// RestoreStep is one step of a restore, in a backend's capture order
-// (section 5, "The capture order").
+// RestoreStep is one step of a restore, in a backend's capture order.
 type RestoreStep string
 
 // The steps of a restore. StepUndo is the core's own take of the undo.
@@ -290,7 +288,7 @@ type Lock struct {
 }
 
 // SnapshotPlan is what a backend would do for one box and one snapshot, read
-// live before anything changes (section 2).
+// live before anything changes.
 type SnapshotPlan struct {
 	Storage Storage     `json:"storage"`
 	Take    TakePlan    `json:"take"`
@@ -325,7 +323,7 @@ type BoxIdentity struct {
 }
 
 // GuestIdentity is what keeps a box the same machine across a swap: its MAC
-// addresses and, on QEMU, its SMBIOS (section 9).
+// addresses and, on QEMU, its SMBIOS.
 type GuestIdentity struct {
 	MACs   []string
 	SMBIOS string
@@ -394,7 +392,7 @@ type DiskStop struct {
 	UsedBytes  int64 `json:"usedBytes"`
 }
 
-// HeldCopyStep is one step of making a held copy (section 2).
+// HeldCopyStep is one step of making a held copy.
 type HeldCopyStep string
 
 // The steps of a held copy.
@@ -459,7 +457,7 @@ type TaskOutcome struct {
 	ExitStatus string // the backend's words, "OK" or the error
 }
 
-// Task is one entry of a backend's task list (section 4).
+// Task is one entry of a backend's task list.
 type Task struct {
 	Ref    TaskRef
 	Type   string // "vzrollback", "qmrollback", "vzsnapshot", ...

@@ -3,18 +3,16 @@ package providers
 import "fmt"
 
 // NoResetWords is the one home of why a snapshot taken without the identity
-// reset neither forks nor is kept (section 9), and of what fixes it (the
-// close-out: refresh the image and make the box again). It ends with a full
-// stop.
+// reset neither forks nor is kept, and of what fixes it (the close-out:
+// refresh the image and make the box again). It ends with a full stop.
 func NoResetWords(box string) string {
 	return fmt.Sprintf("Taken before %s's image had the identity reset: it could not be forked after a release. To fork or keep, refresh the image, make the box again from it and take a new snapshot.", box)
 }
 
-// GB says a size in GB, as providers bill (section 12, "Words"): "47
-// bytes", "2 KB", "2 MB", "1.2 GB". It is the one home of a size in words
-// (snapshots.GB says it), and of its one rounding rule, Shown: below 1 KB
-// a size is said in bytes, above it rounded half up to the unit shown, so
-// a small snapshot never reads as 1 KB.
+// GB says a size in GB, as providers bill: "47 bytes", "2 KB", "2 MB", "1.2
+// GB". It is the one home of a size in words (snapshots.GB says it), and of
+// its one rounding rule, Shown: below 1 KB a size is said in bytes, above it
+// rounded half up to the unit shown, so a small snapshot never reads as 1 KB.
 func GB(n int64) string {
 	s := Shown(n)
 	switch {

@@ -1,7 +1,7 @@
 // Command screenshots starts boxsnap on a fresh database with demo data and
-// saves PNGs of the states of the specification's "Screenshots" list that
-// exist (e2e.Scene.States, the list the layout test checks too), at 1440,
-// 760 and 390 px, light and dark, into screenshots/out/.
+// saves PNGs of the screenshot states (e2e.Scene.States, the list the layout
+// test checks too), at 1440, 760 and 390 px, light and dark, into
+// screenshots/out/.
 //
 //	make browser-deps
 //	PLAYWRIGHT_DRIVER_DIR=$PWD/.cache/playwright-driver-1.64.1 go run ./screenshots
@@ -31,7 +31,7 @@ import (
 	"github.com/boxsnap/boxsnap/e2e"
 )
 
-// widths are the three of DESIGN.md's "Web" section.
+// widths are the three every page is laid out for.
 var widths = []int{1440, 760, 390}
 
 func main() {

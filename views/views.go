@@ -122,8 +122,15 @@ type Page struct {
 	SignedIn bool
 	Nav      string // the nav item that is current
 	Flash    string
-	// Requests is how many requests wait for the person's word, beside
-	// Requests in the navigation.
+}
+
+// Whole is what the layout of a whole page reads: the page's own data,
+// whose Page field (a Page, or a page's own with Title, SignedIn, Nav and
+// Flash) it shows in the head and the navigation, and the count of
+// requests waiting for the person's word, beside Requests in the
+// navigation.
+type Whole struct {
+	Data     any
 	Requests int
 }
 
@@ -147,17 +154,24 @@ func (v *Views) RenderBlock(w http.ResponseWriter, status int, name, block strin
 	return err
 }
 
-// Render writes page name with data. An htmx request that is not a boosted
-// navigation gets the "content" block alone; everything else the whole page.
-// It renders into a buffer first, so an error sends a clean 500.
-func (v *Views) Render(w http.ResponseWriter, r *http.Request, status int, name string, data any) error {
+// Partial reports whether r is an htmx request that is not a boosted
+// navigation: it gets a page's "content" block alone, without the layout.
+func Partial(r *http.Request) bool {
+	return r != nil && r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true"
+}
+
+// Render writes page name: for a Partial request its "content" block with
+// whole.Data alone; for everything else the whole page, the layout reading
+// whole. It renders into a buffer first, so an error sends a clean 500.
+func (v *Views) Render(w http.ResponseWriter, r *http.Request, status int, name string, whole Whole) error {
 	t, ok := v.pages[name]
 	if !ok {
 		return fmt.Errorf("views: no page %q", name)
 	}
+	var data any = whole
 	block := "page"
-	if r != nil && r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" {
-		block = "content"
+	if Partial(r) {
+		block, data = "content", whole.Data
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, block, data); err != nil {

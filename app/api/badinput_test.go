@@ -154,8 +154,8 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestTryAgain: a refusal that holds only for now says try_again (decided
-// during unit 5); one that does not, does not.
+// TestTryAgain: a refusal that holds only for now says try_again; one
+// that does not, does not.
 func TestTryAgain(t *testing.T) {
 	t.Parallel()
 	e := setup(t)

@@ -30,7 +30,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local"
 )
 
-// The benchmark's shape (issue item 14): takes spread over benchBoxes
+// The benchmark's shape: takes spread over benchBoxes
 // boxes by benchCallers agents at once (and by one, to tell queueing under
 // concurrency from the path's own latency).
 const (

@@ -16,7 +16,7 @@ const (
 	// codeNoRoute answers a path or a tool the API does not have.
 	codeNoRoute = snapshots.CodeNotFound
 	// codeFailed and codeUnknown answer an operation that failed, or whose
-	// end is not known (section 6).
+	// end is not known.
 	codeFailed  snapshots.Code = "failed"
 	codeUnknown snapshots.Code = "unknown"
 )

@@ -7,7 +7,7 @@ import (
 )
 
 // checkOperation is Check now: it observes an operation that could not be
-// confirmed again, from the step it reached (section 6).
+// confirmed again, from the step it reached.
 func (s *server) checkOperation(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
 	op, err := s.core.CheckNow(r.Context(), c, param(r, "operation"))

@@ -113,7 +113,7 @@ func runningWords(op *snapshots.Operation) string {
 }
 
 // describe says what a finished operation did, in the specification's
-// words (section 4, "Answers").
+// words.
 func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {
 	box := s.boxName(ctx, c, op)
 	switch op.Kind {

@@ -27,8 +27,8 @@ func (p pricedBackend) Snapshotting(kind string) *providers.Snapshotting {
 }
 
 // TestPricesInAnswers: where the backend charges for a snapshot, box_snapshot,
-// box_snapshots and box_fork's take say its price (section 4: "its price
-// if any"); where it does not, they say nothing of a price, never "free".
+// box_snapshots and box_fork's take say its price, if it
+// has one; where it does not, they say nothing of a price, never "free".
 func TestPricesInAnswers(t *testing.T) {
 	t.Parallel()
 	e := setupWith(t, coretest.Options{Wrap: func(b snapshots.Backend) snapshots.Backend {

@@ -20,11 +20,11 @@ import (
 )
 
 // MaxBodyBytes caps a request's body: the largest legitimate one, a note of
-// 1 KB (section 1) in a tool call, is far below it.
+// 1 KB in a tool call, is far below it.
 const MaxBodyBytes = 64 << 10
 
 // MaxRefLength caps a box's or a snapshot's reference (a name or an ID) in a
-// request; a snapshot's name is at most 60 characters (section 1) and a
+// request; a snapshot's name is at most 60 characters and a
 // box's 40, so a longer one names nothing.
 const MaxRefLength = 200
 
@@ -49,7 +49,7 @@ func writeError(w http.ResponseWriter, code snapshots.Code, words string, tryAga
 // secret).
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if a, ok := snapshots.AsAsked(err); ok {
-		// Not a refusal: the agent asked the person (section 5).
+		// Not a refusal: the agent asked the person.
 		writeJSON(w, http.StatusAccepted, askedAnswer{Message: a.Words, Request: a.Approval.ID, State: a.Approval.State})
 		return
 	}

@@ -16,13 +16,13 @@ func (s *server) routes() *chi.Mux {
 	r.MethodNotAllowed(methodNotAllowed)
 
 	r.Get("/openapi.json", serveOpenAPI)
-	// A share code's copy, to whoever holds the code (shares.go).
+	// A share code's copy, to whoever holds the code (shared_copy.go).
 	r.Post("/shared", s.sharedCopy)
 
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
 
-		// The agent's tools (section 4, "Tools"), from their one table
+		// The agent's tools, from their one table
 		// (tools.go), which MCP serves too.
 		for _, t := range tools {
 			r.Post("/tools/"+t.Name, func(w http.ResponseWriter, r *http.Request) { s.toolGate(t, w, r) })
@@ -56,7 +56,7 @@ func (s *server) routes() *chi.Mux {
 		r.Get("/boxes/{box}/snapshots/{snapshot}/diff", s.snapshotDiff)
 		r.Get("/boxes/{box}/snapshots/{snapshot}/lineage", s.snapshotLineage)
 
-		// Moving snapshots: export, import, share codes (issue 13).
+		// Moving snapshots: export, import, share codes.
 		r.Get("/boxes/{box}/export", s.exportSnapshots)
 		r.Post("/import", s.importSnapshots)
 		r.Post("/boxes/{box}/snapshots/{snapshot}/shares", s.makeShare)
@@ -76,7 +76,7 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/boxes/{box}/reset", s.resetBox)
 		r.Post("/boxes/{box}/undo", s.undoBox)
 
-		// The trash (issue 16).
+		// The trash.
 		r.Get("/trash", s.listTrash)
 		r.Post("/boxes/{box}/trash/restore", s.restoreFromTrash)
 		r.Post("/boxes/{box}/trash/empty", s.emptyTrash)

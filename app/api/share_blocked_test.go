@@ -62,8 +62,8 @@ const (
 	gitCred   = "gitCredT0ken0123456789"
 )
 
-// TestShareScrubFollowsLinksAndValues plants each shape of credential the
-// issue names: a home that is a link, a .ssh that is a link, a hard link to
+// TestShareScrubFollowsLinksAndValues plants each shape of credential a share
+// must leave out: a home that is a link, a .ssh that is a link, a hard link to
 // a key, an .env with AWS keys, a .git-credentials and a .netrc outside a
 // home. The share copy leaves each out, and the redeemed box holds none of
 // their values. Then the ordinary files that hold the well-known shapes (a

@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// skill is the agents' skill (section 4: when to take, when to restore,
+// skill is the agents' skill (when to take, when to restore,
 // never on a schedule of its own, delete its own, ask through the approval
 // and end the turn on a box threads run on, never answer an approval), in
 // boxsnap's words. It is served at /api/v1/skill, given as the MCP server's

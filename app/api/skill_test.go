@@ -9,8 +9,8 @@ import (
 )
 
 // TestSkillInReadme keeps the README's copy of the skill the same as the one
-// served at /api/v1/skill and over MCP, and checks it says what section 4
-// asks of it.
+// served at /api/v1/skill and over MCP, and checks it says what an agent must
+// know: when to take, when to restore, and asking the person.
 func TestSkillInReadme(t *testing.T) {
 	t.Parallel()
 	raw, err := os.ReadFile("../../README.md")

@@ -10,7 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// forkSnapshot makes a new box from one of a box's snapshots (section 9).
+// forkSnapshot makes a new box from one of a box's snapshots.
 func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.ForkBody

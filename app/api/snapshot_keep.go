@@ -9,7 +9,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// keepSnapshot keeps a snapshot: the person only (section 7).
+// keepSnapshot keeps a snapshot: the person only.
 func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.KeepBody
@@ -48,18 +48,6 @@ func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answerOperation(w, r, op, wait)
-}
-
-// unkeepSnapshot stops keeping a snapshot: the person only.
-func (s *server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
-	s.keepChange(w, r, s.core.Unkeep)
-}
-
-// renewSnapshot is "Keep 30 more days": the setting's days added to a kept
-// snapshot's keep date (section 7), refused past the paid ceiling (section
-// 8). The person only.
-func (s *server) renewSnapshot(w http.ResponseWriter, r *http.Request) {
-	s.keepChange(w, r, s.core.Renew)
 }
 
 // keepChange runs a change of a kept snapshot that takes nothing but an

@@ -77,11 +77,6 @@ func (s *server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ans)
 }
 
-// listBoxSnapshots lists one box's snapshots.
-func (s *server) listBoxSnapshots(w http.ResponseWriter, r *http.Request) {
-	s.list(w, r, snapshots.ListQuery{Box: param(r, "box")})
-}
-
 // listParams are a listing's ?kept= and ?automatic=.
 func listParams(r *http.Request) (kept bool, auto *bool, err error) {
 	if k := r.URL.Query().Get("kept"); k != "" {

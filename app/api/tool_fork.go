@@ -12,7 +12,7 @@ import (
 )
 
 // ForkTakeName is the name of the snapshot box_fork takes when it forks the
-// box now (section 4, "Tools": “for a fork”).
+// box now, "for a fork".
 const ForkTakeName = "for a fork"
 
 // forkTakeRequest prefixes the request ID of the take box_fork makes, so a
@@ -20,7 +20,7 @@ const ForkTakeName = "for a fork"
 // never collides with the fork's.
 const forkTakeRequest = "take for fork "
 
-// forkToolParams are box_fork's parameters (section 4).
+// forkToolParams are box_fork's parameters.
 type forkToolParams struct {
 	// Snapshot is the snapshot to fork, by name or ID; empty forks the box
 	// now, from a snapshot taken first.
@@ -53,7 +53,7 @@ const forkTakes = "snapshot (its name or ID, with box for a name), or box alone 
 // toolFork is box_fork: a new box of the thread from a snapshot, or from
 // the box now, for which it takes a snapshot first. It checks before it
 // takes, deletes the snapshot it took if the fork is still refused, and
-// passes on the take's words (decided during unit 7).
+// passes on the take's words.
 func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 	var p forkToolParams
 	if err := decode(r, &p, forkTakes); err != nil {
@@ -173,8 +173,8 @@ func checkForkName(name string) error {
 	return nil
 }
 
-// checkForkNow is box_fork's check before it takes (decided during unit
-// 7, and after the re-reviews): the box's plan must allow a fork and a
+// checkForkNow is box_fork's check before it takes, so a
+// refused fork leaves no snapshot behind: the box's plan must allow a fork and a
 // take, its storage must have room for both, and the new name must be
 // free. The core checks the plan and the name again when it forks.
 func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToolParams) error {
@@ -205,7 +205,7 @@ func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToo
 
 // forkRoom refuses a fork the storage has no room for, from the plan: the
 // fork's copy, and with take the snapshot taken first. A size the plan does
-// not know refuses nothing (section 1: unknown is unknown, not zero).
+// not know refuses nothing: an unknown price is unknown, not zero.
 func forkRoom(plan providers.SnapshotPlan, take bool) error {
 	if plan.Fork.Bytes == nil {
 		return nil

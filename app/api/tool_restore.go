@@ -8,7 +8,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// restoreParams are box_restore's parameters (section 4). Replace is a
+// restoreParams are box_restore's parameters. Replace is a
 // pointer so that a missing one is told apart from false.
 type restoreParams struct {
 	Box      string `json:"box"`

@@ -8,7 +8,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// snapshotParams are box_snapshot's parameters (section 4).
+// snapshotParams are box_snapshot's parameters.
 type snapshotParams struct {
 	Box    string `json:"box"`
 	Name   string `json:"name"`

@@ -7,7 +7,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// deleteParams are box_snapshot_delete's parameters (section 4).
+// deleteParams are box_snapshot_delete's parameters.
 type deleteParams struct {
 	Box      string `json:"box"`
 	Snapshot string `json:"snapshot"`

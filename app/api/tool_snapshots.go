@@ -11,7 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// snapshotsParams are box_snapshots' parameters (section 4).
+// snapshotsParams are box_snapshots' parameters.
 type snapshotsParams struct {
 	Box      string `json:"box"`
 	Pictures bool   `json:"pictures"`

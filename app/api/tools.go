@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// toolDef is one agent tool (section 4, "Tools"): served as JSON at
+// toolDef is one agent tool: served as JSON at
 // /api/v1/tools/<name> and over MCP at /mcp from this one table, so a tool
 // added here is in both. Its description is its summary in openapi.json,
 // the one home of the words an agent reads about it.

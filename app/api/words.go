@@ -10,7 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Words of the answers (section 4, "Answers"; section 12, "Words").
+// Words of the answers, for agents and the person alike.
 
 // holdsWords is what a snapshot holds in an answer's sentence: "It holds
 // the disk and memory".
@@ -18,7 +18,7 @@ func holdsWords(holds string) string {
 	return "the " + snapshots.HoldsWords(holds, "")
 }
 
-// countWords is "3 of 5 for this box" (section 4).
+// countWords is "3 of 5 for this box".
 func countWords(count, limit int) string {
 	return fmt.Sprintf("%d of %d for this box", count, limit)
 }
@@ -104,7 +104,7 @@ func (s *server) keepWords(ctx context.Context, c snapshots.Caller, box string, 
 	return fmt.Sprintf("Kept %s until %s.", name, res.KeptUntil.UTC().Format("2 Jan 2006"))
 }
 
-// priceOf is a snapshot's price (section 4: "its price if any").
+// priceOf is a snapshot's price, if it has one.
 func (s *server) priceOf(ctx context.Context, c snapshots.Caller, id string) *providers.Price {
 	sn, b, err := s.core.Snapshot(ctx, c, id)
 	if err != nil {

@@ -131,9 +131,9 @@ func DemoProxmox(ctx context.Context, install string, logger *slog.Logger) (snap
 		return snapshots.Backend{}, nil, err
 	}
 	// The demo turns the live-checks switch on for its simulated ZFS node
-	// only, so a newcomer can restore pve-2's boxes and undo that restore
-	// (a swap); a real Proxmox VE keeps ZFS restores off until G4 passes
-	// on a ZFS node (section 2).
+	// only, so a newcomer can restore pve-2's boxes and undo that restore (a
+	// swap); a real Proxmox VE keeps ZFS restores off until a live check on a
+	// ZFS node has shown them safe.
 	be, err := proxmox.New(proxmox.Config{ID: DemoProxmoxID, URL: url, TokenID: pvesim.DemoTokenID, TokenSecret: secret,
 		CAPool: sim.CertPool(), Pool: pvesim.DemoPool, Install: install, Logger: logger, ZFSOrderForLiveChecksOnly: true})
 	if err != nil {

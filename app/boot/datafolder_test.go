@@ -17,13 +17,12 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local"
 )
 
-// TestDataFolderReachableByBoxUser: serve with DATABASE_URL and a data
-// folder that does not exist yet makes it so that a box's process, which
-// runs as the unprivileged box user, reaches its box's folder (the folder
-// was made 0700, and no box's process could start: issue 24, item 4), while
-// the local store's content, snapshots and state stay closed to that user.
-// The box's own command is the probe: it says who it runs as and what it
-// could list.
+// TestDataFolderReachableByBoxUser: serve with DATABASE_URL and a data folder
+// that does not exist yet makes it so that a box's process, which runs as the
+// unprivileged box user, reaches its box's folder (the folder was made 0700,
+// and no box's process could start), while the local store's content,
+// snapshots and state stay closed to that user. The box's own command is the
+// probe: it says who it runs as and what it could list.
 func TestDataFolderReachableByBoxUser(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {

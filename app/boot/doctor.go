@@ -116,8 +116,8 @@ func installID(ctx context.Context, database *Database, logger *slog.Logger) str
 }
 
 // proxmoxResults runs a Proxmox backend's own checks: the token's rights,
-// each storage and what it restores, and every locked guest with the
-// host's command (G7). The token's secret is in none of them.
+// each storage and what it restores, and every locked guest with the host's
+// command. The token's secret is in none of them.
 func proxmoxResults(ctx context.Context, be *proxmox.Backend) []doctor.Result {
 	var out []doctor.Result
 	for _, c := range be.Doctor(ctx) {

@@ -88,8 +88,8 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	started := time.Now()
 	// The data folder is made first, passable by a box's user, whichever
 	// database is used: with DATABASE_URL nothing else makes it before the
-	// local backend, whose MkdirAll would make it 0700, and no box's
-	// process could reach its folder (issue 24, item 4).
+	// local backend, whose MkdirAll would make it 0700, and no box's process
+	// could reach its folder.
 	if err := checkWritable(cfg.DataDir); err != nil {
 		return err
 	}
@@ -199,9 +199,9 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 			logger.Error("recover operations cut short", "err", err)
 		}
 		startLocalBoxes(ctx, cfg, core, st, bes, logger)
-		// The reconcile runs at start and at each sweep (section 1); at start
-		// in the background, so a backend that is slow to list never delays
-		// the first page.
+		// The reconcile runs at start and at each sweep; at start in the
+		// background, so a backend that is slow to list never delays the
+		// first page.
 		go func() {
 			if _, err := core.Sweeps().Reconcile(context.WithoutCancel(ctx)); err != nil {
 				logger.Warn("reconcile at start", "err", err)

@@ -16,10 +16,9 @@ import (
 	"github.com/boxsnap/boxsnap/providers/pvesim"
 )
 
-// TestCLIRelease: `boxsnap box release` of a Proxmox box whose kept
-// snapshot cannot be copied (its storage full) stops with the release's
-// words and deletes nothing; --delete-kept then releases it, the kept
-// snapshot with it (section 7, "Release again" and "Release and delete it").
+// TestCLIRelease: `boxsnap box release` of a Proxmox box whose kept snapshot
+// cannot be copied (its storage full) stops with the release's words and
+// deletes nothing; --delete-kept then releases it, the kept snapshot with it.
 func TestCLIRelease(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

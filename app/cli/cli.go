@@ -13,7 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/config"
 )
 
-// Usage is the CLI's help (section 4, "The CLI").
+// Usage is the CLI's help.
 const Usage = `boxsnap snapshot: the owner's snapshots, through a running boxsnap server.
 
 Usage:

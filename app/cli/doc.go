@@ -1,7 +1,7 @@
 // Package cli is the owner's command line, `boxsnap snapshot ...` and
-// `boxsnap box ...` (section 4, "The CLI"), a client of a running server's
-// REST API (app/api) with the owner's personal API token. The box log
-// records what it does as "by a boxsnap command".
+// `boxsnap box ...`, a client of a running server's REST API (app/api) with
+// the owner's personal API token. The box log records what it does as "by a
+// boxsnap command".
 //
 // The commands of `boxsnap snapshot` (cli.go's table):
 //
@@ -15,10 +15,10 @@
 //	release trash trash-restore trash-empty reset undo
 //
 // The token comes from BOXSNAP_TOKEN or BOXSNAP_TOKEN_FILE and the server
-// from --server or BOXSNAP_SERVER (app/config reads both); the token is
-// never printed. Human output is in the specification's words; --json on
-// list, files and diff prints the API's JSON. A refusal exits
-// non-zero with its words on stderr.
+// from --server or BOXSNAP_SERVER (app/config reads both); the token is never
+// printed. Human output is in the core's words; --json on list, files and
+// diff prints the API's JSON. A refusal exits non-zero with its words on
+// stderr.
 //
 // It talks to boxsnap over HTTP only: it sends and reads the API's own
 // request and answer types (app/wire), and takes from the core

@@ -16,7 +16,8 @@ func forgetFlags(fs *flag.FlagSet) any {
 }
 
 // forget is `snapshot forget`: the records of a backend removed from
-// settings, named first with --check (section 1; G2).
+// settings, named first with --check: a backend that cannot be reached loses
+// nothing until the person says so.
 func forget(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*forgetOpts)
 	method := "POST"

@@ -13,8 +13,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-// The trash and reset (issue 16): `boxsnap box trash`, `trash-restore`,
-// `trash-empty`, `reset` and `undo`.
+// The trash and reset: `boxsnap box trash`, `trash-restore`, `trash-empty`,
+// `reset` and `undo`.
 
 // trashList is `box trash`: the boxes in the trash, the soonest to go first.
 func trashList(ctx context.Context, c *client, _ []string, _ any, out io.Writer) error {

@@ -58,7 +58,7 @@ type Config struct {
 	// environment or a file, never a flag. TLS is verified, against
 	// ProxmoxCAFile when set; only ProxmoxInsecureSkipTLSVerify turns that
 	// off. ProxmoxZFSOrderLiveChecksOnly turns ZFS restores on, for live
-	// checks only (unit 3).
+	// checks only: they stay off until a check on a ZFS node shows them safe.
 	ProxmoxURL                    string
 	ProxmoxID                     string
 	ProxmoxTokenID                string
@@ -81,8 +81,8 @@ type Config struct {
 	DockerNetwork         string
 	DockerBoxesGoWithHost bool
 
-	// Intervals are how often each periodic job runs (the specification's
-	// values by default); tests shorten them.
+	// Intervals are how often each periodic job runs (jobs' own values by
+	// default); tests shorten them.
 	Intervals Intervals
 }
 

@@ -1,6 +1,5 @@
 // Package ids makes and checks boxsnap's IDs: a prefix ("sn", "op", "bx",
-// "th") and 12 lowercase letters and digits (section 1: "sn and 12 letters
-// and digits"; section 6: "op and 12"). It imports nothing of boxsnap.
+// "th") and 12 lowercase letters and digits. It imports nothing of boxsnap.
 package ids
 
 import (

@@ -385,7 +385,7 @@ func row(r db.Operation, err error) (*Operation, error) {
 	return FromRow(r), nil
 }
 
-// Step records the step an operation is at, before it runs it (section 6).
+// Step records the step an operation is at, before it runs it.
 func (e *Engine) Step(ctx context.Context, op *Operation, step string) error {
 	if err := e.st.OpStep(ctx, e.st.Pool, db.OpStepParams{ID: op.ID, Step: step}); err != nil {
 		return fmt.Errorf("record step %s of %s: %w", step, op.ID, err)

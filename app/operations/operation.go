@@ -11,7 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Operation is one operation's row (specification section 6).
+// Operation is one operation's row.
 type Operation struct {
 	ID         string          `db:"id" json:"id"`
 	Seq        int64           `db:"seq" json:"-"`
@@ -52,7 +52,7 @@ type Operation struct {
 	TaskEnded *providers.TaskOutcome `db:"-" json:"-"`
 }
 
-// An operation's states (section 6).
+// An operation's states.
 const (
 	Running = "running"
 	Done    = "done"
@@ -90,7 +90,7 @@ func (Args) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Queue, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
-// Prefix starts every operation's ID ("op and 12", section 6).
+// Prefix starts every operation's ID ("op" and 12 letters and digits).
 const Prefix = "op"
 
 // NewID makes an operation's ID.

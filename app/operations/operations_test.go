@@ -100,10 +100,9 @@ func TestRegisteredKindIsTyped(t *testing.T) {
 	}
 }
 
-// TestWaitersShareOneListener (issue 10, part 2): twenty callers waiting
-// for operations hold one connection between them, the listener's; each
-// wakes when its own operation ends, and once nobody waits the listener
-// gives its connection back.
+// TestWaitersShareOneListener: twenty callers waiting for operations hold one
+// connection between them, the listener's; each wakes when its own operation
+// ends, and once nobody waits the listener gives its connection back.
 func TestWaitersShareOneListener(t *testing.T) {
 	env := coretest.New(t, coretest.Options{NoWorkers: true})
 	ctx := context.Background()
@@ -172,12 +171,12 @@ func TestWaitersShareOneListener(t *testing.T) {
 	}
 }
 
-// TestWaitSinceHearsEveryEnd (issue 10, part 2): a wait for an operation
-// admitted while the listener listens needs no read to learn its end. An
-// end in this process hands the wait the operation as it ended, even when
-// it came before the wait subscribed; an end in another process (its
-// notification alone) is read once. Each answer comes well before the
-// wait's one-second recheck, which would otherwise be what ends it.
+// TestWaitSinceHearsEveryEnd: a wait for an operation admitted while the
+// listener listens needs no read to learn its end. An end in this process
+// hands the wait the operation as it ended, even when it came before the wait
+// subscribed; an end in another process (its notification alone) is read
+// once. Each answer comes well before the wait's one-second recheck, which
+// would otherwise be what ends it.
 func TestWaitSinceHearsEveryEnd(t *testing.T) {
 	env := coretest.New(t, coretest.Options{NoWorkers: true})
 	ctx := context.Background()
@@ -256,11 +255,11 @@ func TestWaitSinceHearsEveryEnd(t *testing.T) {
 	})
 }
 
-// TestAnEndQueuesWhatWaitsBehindIt (issue 10: an end in one statement when
-// nothing waits): an operation admitted while another of its box runs
-// waits, and that one's end queues it, also when the admission holds the
-// box's lock as the end begins (the end waits for it, then reads the
-// admission's mark); an end with nothing behind it queues nothing.
+// TestAnEndQueuesWhatWaitsBehindIt (an end in one statement when nothing
+// waits): an operation admitted while another of its box runs waits, and that
+// one's end queues it, also when the admission holds the box's lock as the
+// end begins (the end waits for it, then reads the admission's mark); an end
+// with nothing behind it queues nothing.
 func TestAnEndQueuesWhatWaitsBehindIt(t *testing.T) {
 	env := coretest.New(t, coretest.Options{NoWorkers: true})
 	ctx := context.Background()
@@ -382,12 +381,12 @@ func (h *heldLock) free() bool {
 	return true
 }
 
-// TestARunStartsWhatNoWorkerHolds (issue 10: a run's lock and its start in
-// one statement, OpTryStart): an operation whose lock another worker holds
-// is neither run nor marked started; once that one lets go it runs, once;
-// a run of an operation that has ended runs nothing and leaves no lock
-// held; and a start that waits for an end another worker is committing
-// finds the operation ended, not running.
+// TestARunStartsWhatNoWorkerHolds (a run's lock and its start in one
+// statement, OpTryStart): an operation whose lock another worker holds is
+// neither run nor marked started; once that one lets go it runs, once; a run
+// of an operation that has ended runs nothing and leaves no lock held; and a
+// start that waits for an end another worker is committing finds the
+// operation ended, not running.
 func TestARunStartsWhatNoWorkerHolds(t *testing.T) {
 	env := coretest.New(t, coretest.Options{NoWorkers: true})
 	ctx := context.Background()
@@ -477,13 +476,13 @@ func probeLock(t *testing.T, env *coretest.Env, id string) func() bool {
 	return h.free
 }
 
-// TestAnEndLetsItsRunsLockGo (issue 10: an end done or failed lets its
-// run's lock go in its own statement, OpEndAlone's let_go, where Run sent
-// OpUnlock after it): the lock is held while the runner runs and until the
-// end holds the operation's row, even when the end waits for that row; it
-// is free once the run returns; an end that finds the operation followed
-// writes nothing and keeps the lock; an unknown end keeps it until the run
-// returns, as Check now may run that operation again.
+// TestAnEndLetsItsRunsLockGo (an end done or failed lets its run's lock go in
+// its own statement, OpEndAlone's let_go, where Run sent OpUnlock after it):
+// the lock is held while the runner runs and until the end holds the
+// operation's row, even when the end waits for that row; it is free once the
+// run returns; an end that finds the operation followed writes nothing and
+// keeps the lock; an unknown end keeps it until the run returns, as Check now
+// may run that operation again.
 func TestAnEndLetsItsRunsLockGo(t *testing.T) {
 	env := coretest.New(t, coretest.Options{NoWorkers: true})
 	ctx := context.Background()

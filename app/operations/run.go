@@ -287,7 +287,7 @@ const staleJobAfter = 10 * time.Second
 
 // Resume queues a new attempt of op if no worker holds its lock. With
 // fromUnknown, an operation that could not be confirmed runs again from the
-// step it reached (Check now, section 6).
+// step it reached (Check now).
 func (e *Engine) Resume(ctx context.Context, op *Operation, fromUnknown bool) (bool, error) {
 	free, err := e.lockFree(ctx, op.ID)
 	if err != nil || !free {

@@ -17,8 +17,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// The picture's shape (section 10): a JPEG 320 px wide, quality 70, taken
-// from a screen of this size.
+// The picture's shape: a JPEG 320 px wide, quality 70, taken from a screen of
+// this size.
 const (
 	Width         = snapshots.PictureWidth
 	Quality       = snapshots.PictureQuality

@@ -305,8 +305,8 @@ func (s *Boxes) SetPresence(ctx context.Context, c Caller, ref string, p Presenc
 	return b, nil
 }
 
-// IsExecutionMachine reports whether threads run on the box (section 5:
-// any box with a thread on its machine that runs on it).
+// IsExecutionMachine reports whether threads run on the box (any box with a
+// thread on its machine that runs on it).
 func (b *Box) IsExecutionMachine() bool {
 	for _, w := range b.Presence.Workspaces {
 		if w.RunsOn {

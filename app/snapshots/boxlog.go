@@ -9,7 +9,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// Box log event kinds (section 4, "The box log").
+// Box log event kinds.
 const (
 	EvSnapshotTaken        = "snapshot-taken"
 	EvSnapshotFailed       = "snapshot-failed"
@@ -36,7 +36,7 @@ const (
 )
 
 // BoxLogKeep is how many events a box's log keeps; housekeeping prunes the
-// rest (section 4: "bounded and pruned", as 069).
+// rest ("bounded and pruned", as 069).
 const BoxLogKeep = 1000
 
 // LogEvent is one box log event, a row of box_log as it is (db.BoxLog

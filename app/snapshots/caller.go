@@ -3,8 +3,8 @@ package snapshots
 // CallerKind says who asks.
 type CallerKind string
 
-// Who may ask for a change (section 3; DESIGN.md: the owner in the web app,
-// the owner's CLI, an agent through its thread's token, boxsnap itself).
+// Who may ask for a change: the owner in the web app, the owner's CLI, an
+// agent through its thread's token, boxsnap itself.
 const (
 	CallerOwner  CallerKind = "owner"
 	CallerCLI    CallerKind = "cli"

@@ -12,8 +12,7 @@ import (
 )
 
 // PaidRate is one paid backend's row under Settings, Snapshots, Paid
-// snapshots (section 8): the rate held, this month's spend, and the
-// ceiling.
+// snapshots: the rate held, this month's spend, and the ceiling.
 type PaidRate struct {
 	Backend  string  `json:"backend"`
 	Label    string  `json:"label"`
@@ -71,8 +70,8 @@ func MonthStart(t time.Time) time.Time {
 	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
 }
 
-// Spend is what the ledger charged on a backend from since to until,
-// deleted snapshots' charges included (section 8).
+// Spend is what the ledger charged on a backend from since to until, deleted
+// snapshots' charges included.
 func (s *Service) Spend(ctx context.Context, backend string, since, until time.Time) (float64, error) {
 	return s.spendSince(ctx, s.st.Pool, backend, since, until)
 }
@@ -146,14 +145,14 @@ func backendPrice(be Backend) *providers.Price {
 	return nil
 }
 
-// ceilingAdmits is section 8's one rule for a take, an undo, a Keep, a
-// renewal and a held copy: refused when the rate held on the backend
-// would be past the ceiling after it. adds is what the change adds to the
-// rate (nothing for a Keep or renewal of a snapshot already held). A price
-// boxsnap does not know is admitted only for the person. It runs in the
-// change's transaction, under the backend's ceiling lock, and counts the
-// undos admitted operations will take (reservePrice), so two changes cannot
-// both pass on the same room under the ceiling.
+// ceilingAdmits is the ceiling's one rule for a take, an undo, a Keep, a
+// renewal and a held copy: refused when the rate held on the backend would be
+// past the ceiling after it. adds is what the change adds to the rate
+// (nothing for a Keep or renewal of a snapshot already held). A price boxsnap
+// does not know is admitted only for the person. It runs in the change's
+// transaction, under the backend's ceiling lock, and counts the undos
+// admitted operations will take (reservePrice), so two changes cannot both
+// pass on the same room under the ceiling.
 func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backend string, adds Charge, settings Settings) error {
 	if !adds.Paid {
 		return nil
@@ -246,8 +245,8 @@ func (s *Service) priceReserved(ctx context.Context, q db.DBTX, backend string) 
 }
 
 // reservePrice reserves on an admitted operation the price of the undo it
-// will take, in the transaction that admitted it under the ceiling's lock
-// (section 8: an undo's price is reserved before the box stops).
+// will take, in the transaction that admitted it under the ceiling's lock (an
+// undo's price is reserved before the box stops).
 func (s *Service) reservePrice(ctx context.Context, tx db.DBTX, op string, backend string, snapping *providers.Snapshotting) error {
 	if snapping == nil || snapping.Price == nil {
 		return nil

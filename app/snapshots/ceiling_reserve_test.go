@@ -9,13 +9,13 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// TestG10CeilingReservesUndos is section 8's "Its space and, on a paid
-// provider, its price are reserved before the box stops": two restores
-// admitted back to back, before either takes its undo, where only one undo
-// fits under the ceiling. The second is refused in section 8's words, and so
-// is a take admitted after the first; once the first's undo has a record its
-// price counts once, not twice.
-func TestG10CeilingReservesUndos(t *testing.T) {
+// TestCeilingReservesUndos: an undo's space and, on a paid provider, its
+// price are reserved before the box stops: two restores admitted back to
+// back, before either takes its undo, where only one undo fits under the
+// ceiling. The second is refused in the ceiling's words, and so is a take
+// admitted after the first; once the first's undo has a record its price
+// counts once, not twice.
+func TestCeilingReservesUndos(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true, Price: pricedLocal})

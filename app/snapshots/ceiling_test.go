@@ -11,8 +11,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// pricedLocal is the local backend charging $0.06 a day a snapshot: $1.80
-// a month held (section 8: daily price times 30). Only tests can price it.
+// pricedLocal is the local backend charging $0.06 a day a snapshot: $1.80 a
+// month held (daily price times 30). Only tests can price it.
 var pricedLocal = &providers.Price{Amount: 0.06, Currency: "USD", Per: "day", Known: true}
 
 func runOp(t *testing.T, e *coretest.Env, op *snapshots.Operation) {
@@ -35,14 +35,14 @@ func setCeiling(t *testing.T, e *coretest.Env, backend string, c float64) {
 	}
 }
 
-// TestG10Ceiling is G10 on a priced test backend: the ceiling bounds the
-// rate held (every paid snapshot, times its daily price, times 30), checked
-// on take, undo, Keep and renewal, in section 8's words, for agents too; a
-// ceiling lowered below the rate refuses the next take, Keep and renewal,
-// warns, and deletes nothing; a restore's undo one snapshot past the
-// ceiling is refused before the box stops, and the person can restore
-// without it; deleting keeps the month's spend.
-func TestG10Ceiling(t *testing.T) {
+// TestCeilingBoundsTheRateHeld, on a priced test backend: the ceiling bounds
+// the rate held (every paid snapshot, times its daily price, times 30),
+// checked on take, undo, Keep and renewal, in the ceiling's words, for agents
+// too; a ceiling lowered below the rate refuses the next take, Keep and
+// renewal, warns, and deletes nothing; a restore's undo one snapshot past the
+// ceiling is refused before the box stops, and the person can restore without
+// it; deleting keeps the month's spend.
+func TestCeilingBoundsTheRateHeld(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true, Price: pricedLocal})
@@ -60,7 +60,7 @@ func TestG10Ceiling(t *testing.T) {
 	}
 
 	// A third would bring the rate to $5.40: refused for the agent and the
-	// person alike, in section 8's words.
+	// person alike, in the ceiling's words.
 	want := "It would bring snapshots held on this host to about $5.40 a month, past your ceiling of $5.00. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots."
 	for _, c := range []snapshots.Caller{agent, snapshots.Owner()} {
 		_, _, err := e.Core.Take(ctx, c, snapshots.TakeRequest{Box: "paid-box", Name: "third"})
@@ -144,7 +144,7 @@ func TestG10Ceiling(t *testing.T) {
 }
 
 // TestUnknownPriceOnlyThePerson: a price boxsnap does not know is admitted
-// only by the person (section 8).
+// only by the person.
 func TestUnknownPriceOnlyThePerson(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -116,8 +116,7 @@ func freed(sn *Snapshot) *int64 {
 	return nil
 }
 
-// byWhy is the box log's why for a delete (section 4: by you, by the agent,
-// ...).
+// byWhy is the box log's why for a delete (by you, by the agent, ...).
 func byWhy(c Caller) string {
 	switch c.Kind {
 	case CallerOwner, CallerCLI, CallerAgent:
@@ -169,10 +168,10 @@ func (s *Service) deleteStep(ctx context.Context, op *Operation, sn *Snapshot, b
 // recorder of the backend's task: one that snoozes answers
 // operations.ErrTaskPending, with the snapshot deleting. A delete cut short
 // leaves the snapshot incomplete, and another delete finishes it. The last
-// snapshot on a box's earlier guest goes with that guest (section 2: "it is
-// deleted when its last snapshot goes"): the guest's release is its
-// backend's delete, so a resume finds the record still deleting and
-// releases it again (gone already: the record goes).
+// snapshot on a box's earlier guest goes with that guest ("it is deleted when
+// its last snapshot goes"): the guest's release is its backend's delete, so a
+// resume finds the record still deleting and releases it again (gone already:
+// the record goes).
 func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string, rec providers.Recorder) error {
 	if sn.State != StateDeleting {
 		if err := s.moveState(ctx, s.st.Pool, sn, StateDeleting, ""); err != nil {

@@ -6,8 +6,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Change is what eligible is asked about (section 6, "One eligibility
-// check").
+// Change is what eligible is asked about.
 type Change string
 
 // The changes eligible decides.
@@ -23,7 +22,7 @@ const (
 	ChangeNote        Change = "note"
 	ChangeRestore     Change = "restore" // as a restore's target
 	ChangeFork        Change = "fork"    // as a fork's source
-	ChangeThin        Change = "thin"    // thinning the automatic history (issue 16)
+	ChangeThin        Change = "thin"    // thinning the automatic history
 )
 
 // automatic reports whether a change deletes without anyone asking.
@@ -39,11 +38,11 @@ type Pin struct {
 	Box       string
 }
 
-// Eligible is section 6's one eligibility check: whether snapshot s may
-// undergo change now, given the operations that pin it (other than the one
-// asking, which the caller leaves out). It is called at the moment of the
-// change, by every path: rows, menus, dialogs, bulk actions, the CLI, the
-// tools, the sweeps and the limit.
+// Eligible is the one eligibility check, made at the moment of each change on
+// every path: whether snapshot s may undergo change now, given the operations
+// that pin it (other than the one asking, which the caller leaves out). It is
+// called at the moment of the change, by every path: rows, menus, dialogs,
+// bulk actions, the CLI, the tools, the sweeps and the limit.
 func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Location) error {
 	if len(pins) > 0 {
 		p := pins[0]
@@ -66,10 +65,9 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		if change == ChangeExpire && (!s.Kept() || s.KeptUntil.After(now)) {
 			return refusal(CodeProtected, wordsKeptUntil(s.Name, s.KeptUntil.Format("2 Jan")))
 		}
-		// An undo is replaced by a newer one whoever took it (section 8: "the
-		// oldest undo that is not kept, not pinned and not the target of a
-		// running operation"); the limit and the room sweep never take the
-		// person's.
+		// An undo is replaced by a newer one whoever took it ("the oldest
+		// undo that is not kept, not pinned and not the target of a running
+		// operation"); the limit and the room sweep never take the person's.
 		if change != ChangeExpire && change != ChangeReplaceUndo && change != ChangeThin && (s.OwnerKind == "person" || s.ByKind == "owner" || s.ByKind == "cli") {
 			return refusal(CodeProtected, wordsPersonsNeverDeleted(s.Name))
 		}
@@ -109,8 +107,7 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		}
 		// A ZFS restore's undo is a held copy: its restore is a swap.
 	}
-	// A snapshot without the identity reset neither forks nor is kept
-	// (section 9).
+	// A snapshot without the identity reset neither forks nor is kept.
 	if (change == ChangeKeep || change == ChangeFork) && s.ForkSafe == nil {
 		return refusal(CodePlan, providers.NoResetWords(s.BoxName))
 	}

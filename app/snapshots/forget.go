@@ -14,7 +14,7 @@ const EvSnapshotForgotten = "snapshot-forgotten"
 
 // GoneBackend is a backend no longer in settings whose snapshots boxsnap
 // still records: they show as unavailable, with "Forget its snapshots" for
-// the person (section 1; G2).
+// the person: a backend that cannot be reached loses nothing by itself.
 type GoneBackend struct {
 	ID        string `json:"backend"`
 	Snapshots int    `json:"snapshots"`
@@ -46,7 +46,7 @@ func (s *Boxes) GoneBackends(ctx context.Context) ([]GoneBackend, error) {
 
 // ForgetPlan is what "Forget its snapshots" removes: the records of every
 // snapshot of a backend no longer in settings, named with their size and
-// price (section 1).
+// price.
 type ForgetPlan struct {
 	Backend   string       `json:"backend"`
 	Snapshots []ForgetItem `json:"snapshots"`
@@ -112,7 +112,7 @@ func (s *Boxes) ForgetBackendPlan(ctx context.Context, c Caller, backend string)
 }
 
 // ForgetBackend removes the records of a removed backend's snapshots, and
-// nothing on any backend (G2). A snapshot an operation still uses keeps its
+// nothing on any backend. A snapshot an operation still uses keeps its
 // record, and the answer names it.
 func (s *Boxes) ForgetBackend(ctx context.Context, c Caller, backend string) (*ForgetPlan, []string, error) {
 	p, err := s.ForgetBackendPlan(ctx, c, backend)

@@ -12,10 +12,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local"
 )
 
-// TestForgetRemovedBackend is G2's last part: a backend removed from the
-// settings leaves its snapshots unavailable, not lost; "Forget its
-// snapshots" is the person's, names them with their size, removes the
-// records only (what the backend holds stays), and says so.
+// TestForgetRemovedBackend: a backend removed from the settings leaves its
+// snapshots unavailable, not lost; "Forget its snapshots" is the person's,
+// names them with their size, removes the records only (what the backend
+// holds stays), and says so.
 func TestForgetRemovedBackend(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

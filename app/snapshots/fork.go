@@ -15,7 +15,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// ForkRequest asks for a new box from a snapshot (section 9).
+// ForkRequest asks for a new box from a snapshot.
 type ForkRequest struct {
 	Box      string
 	Snapshot string
@@ -45,7 +45,7 @@ type ForkResult struct {
 
 // Fork admits a fork on the source box's queue: the source's take, restore
 // and release wait for it, and its snapshot stays pinned until the fork is
-// ready or failed (decided during unit 7).
+// ready or failed.
 func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operation, error) {
 	if op, err := s.repeated(ctx, c, req.RequestID, OpFork, req.Box, req.Snapshot); err != nil || op != nil {
 		return op, err
@@ -83,7 +83,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	if err != nil {
 		return nil, err
 	}
-	// Refused in the core's words before asking the backend (section 9).
+	// Refused in the core's words before asking the backend.
 	if err := Eligible(sn, ChangeFork, nil, s.now(), s.TimeZone(ctx)); err != nil {
 		return nil, err
 	}

@@ -78,9 +78,9 @@ func TestFork(t *testing.T) {
 	refusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
 }
 
-// TestForkKeptOfReleasedAndUnsafe: a kept snapshot of a released box forks
-// as one of the person's machines; a snapshot taken before the box had the
-// identity reset neither forks nor is kept (section 9).
+// TestForkKeptOfReleasedAndUnsafe: a kept snapshot of a released box forks as
+// one of the person's machines; a snapshot taken before the box had the
+// identity reset neither forks nor is kept.
 func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -9,8 +9,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Steps of a fork after its copy, each recorded before it runs (section 9;
-// decided during unit 7).
+// Steps of a fork after its copy, each recorded before it runs so a restart
+// finishes or reports the fork.
 const (
 	StepForkArm   = "arm"   // the fork's links come up, before its first start
 	StepForkCheck = "check" // the check before ready

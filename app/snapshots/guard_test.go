@@ -9,12 +9,12 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// TestG5RestoreGuard: the guard reads the presence the platform reports: a
+// TestRestoreGuard: the guard reads the presence the platform reports: a
 // thread's workspace, working or idle, a person holding the desktop, an open
 // terminal. An agent's restore is refused naming each; the person's goes on
 // only with Restore anyway. A box threads run on is refused for everyone,
-// naming its threads (section 5; decided during unit 3).
-func TestG5RestoreGuard(t *testing.T) {
+// naming its threads.
+func TestRestoreGuard(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
@@ -43,8 +43,8 @@ func TestG5RestoreGuard(t *testing.T) {
 		t.Errorf("the agent's own workspace on its own box is named: %q", r.Words)
 	}
 	// The person: a thread's workspace, working or idle, makes a box threads
-	// run on, refused for everyone, Restore anyway included (decided during
-	// unit 3): Restore anyway passes only the desktop and the terminals.
+	// run on, refused for everyone, Restore anyway included: Restore anyway
+	// passes only the desktop and the terminals.
 	for _, force := range []bool{false, true} {
 		for _, c := range []snapshots.Caller{snapshots.Owner(), snapshots.CLI()} {
 			_, err = e.Core.Restore(ctx, c, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Force: force})

@@ -2,8 +2,8 @@ package snapshots
 
 import "github.com/boxsnap/boxsnap/app/ids"
 
-// ID prefixes (section 1: "sn and 12 letters and digits"; section 6: "op and
-// 12"). Boxes and threads follow the same shape.
+// ID prefixes: a prefix and 12 letters and digits ("sn", "op"). Boxes and
+// threads follow the same shape.
 const (
 	PrefixSnapshot  = "sn"
 	PrefixOperation = "op"

@@ -28,16 +28,16 @@ type keepParams struct {
 	Unkeep bool      `json:"unkeep,omitempty"`
 }
 
-// EndOfUTCDay is a keep date: the end of the UTC day t falls on (unit 8:
-// the same day the label carries).
+// EndOfUTCDay is a keep date: the end of the UTC day t falls on (the same day
+// the label carries).
 func EndOfUTCDay(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 23, 59, 59, 0, time.UTC)
 }
 
-// KeepUntil works out a keep date (section 7; unit 8): from today for days,
-// or the date given, at most 365 days from today. Keeping a kept snapshot
-// again by days adds them to its date, so it never shortens it.
+// KeepUntil works out a keep date: from today for days, or the date given, at
+// most 365 days from today. Keeping a kept snapshot again by days adds them
+// to its date, so it never shortens it.
 func KeepUntil(now time.Time, current *time.Time, days int, until *time.Time) (time.Time, error) {
 	max := EndOfUTCDay(now.AddDate(0, 0, MaxKeepDays))
 	if until != nil {
@@ -64,9 +64,9 @@ func KeepUntil(now time.Time, current *time.Time, days int, until *time.Time) (t
 	return u, nil
 }
 
-// Keep admits a keep: only the person keeps (section 3), only a snapshot
-// whose fork plan is ok (section 7), recorded as an operation and written on
-// the backend's label first (unit 8).
+// Keep admits a keep: only the person keeps, only a snapshot whose fork plan
+// is ok, recorded as an operation and written on the backend's label first,
+// so a snapshot found again after its record is lost is still kept.
 func (s *Service) Keep(ctx context.Context, c Caller, req KeepRequest) (*Operation, error) {
 	return s.keepOrUnkeep(ctx, c, req, false)
 }
@@ -126,7 +126,8 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 				return err
 			}
 			// Keeping or renewing a paid snapshot is refused while the rate
-			// held is past the ceiling (sections 7 and 8).
+			// held is past the ceiling, since a kept snapshot costs for as
+			// long as it is kept.
 			if err := s.ceilingAdmits(ctx, tx, c, sn.BackendID, keptCharge(sn), settings); err != nil {
 				return err
 			}
@@ -139,7 +140,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 }
 
 // runKeep writes the keep date on the backend's label first, then on the
-// record; if the label cannot be written, nothing is kept (unit 8).
+// record; if the label cannot be written, nothing is kept.
 func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (KeepResult, error) {
 	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
@@ -201,7 +202,7 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (Kee
 }
 
 // keepFits refuses to keep an undo when the box holds its limit already: a
-// kept undo is an ordinary kept snapshot and counts in the limit (section 8).
+// kept undo is an ordinary kept snapshot and counts in the limit.
 func (s *Service) keepFits(ctx context.Context, q db.DBTX, c Caller, b *Box, sn *Snapshot, perBox int) error {
 	if !sn.IsUndo() {
 		return nil

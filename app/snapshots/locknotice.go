@@ -22,12 +22,12 @@ func (s *Kernel) RunningOn(ctx context.Context, b *Box) (*Operation, error) {
 	return op, nil
 }
 
-// planNow reads the backend's plan for b the way every admission and the
-// box page do (section 6, locks): a lock is the host's to clear, and said
-// with its command, only when it is seen on two reads with none of
-// boxsnap's operations running on the box; while one runs, the lock is that
-// work's own, so the plan answers without it (what is asked waits its turn,
-// and the backend waits for the task holding the lock).
+// planNow reads the backend's plan for b the way every admission and the box
+// page do: a lock is the host's to clear, and said with its command, only
+// when it is seen on two reads with none of boxsnap's operations running on
+// the box; while one runs, the lock is that work's own, so the plan answers
+// without it (what is asked waits its turn, and the backend waits for the
+// task holding the lock).
 func (s *Kernel) planNow(ctx context.Context, b *Box, be Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error) {
 	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), ref)
 	var locked *providers.LockedError
@@ -49,7 +49,7 @@ func (s *Kernel) planNow(ctx context.Context, b *Box, be Backend, ref *providers
 }
 
 // LockNotice is what the box page says of a lock its host left on a box's
-// guest: the lock and the words with the host's command (section 6, G7).
+// guest: the lock and the words with the host's command.
 type LockNotice struct {
 	Lock  string `json:"lock"`
 	Words string `json:"words"`

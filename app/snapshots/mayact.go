@@ -1,9 +1,9 @@
 package snapshots
 
-// Action is what a caller asks to do (section 3's columns).
+// Action is what a caller asks to do.
 type Action string
 
-// The actions of section 3, and the ones the pages add.
+// The actions a permission is asked for, and the ones the pages add.
 const (
 	ActSee     Action = "see"
 	ActTake    Action = "take"
@@ -42,14 +42,14 @@ func agentAccess(thread string, b *Box) boxAccess {
 	return accessNone
 }
 
-// MayAct is the one permission check of section 3: whether caller may do
-// act on box b, and on snapshot s where the action has one (s may be nil).
-// Every path calls it at the moment of the change. A refusal for something
-// the caller may not see reads as "not found", so guessing tells nothing.
+// MayAct is the one permission check: whether caller may do act on box b, and
+// on snapshot s where the action has one (s may be nil). Every path calls it
+// at the moment of the change. A refusal for something the caller may not see
+// reads as "not found", so guessing tells nothing.
 func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 	switch c.Kind {
 	case CallerOwner, CallerCLI:
-		return nil // the person may do everything section 3 gives anyone
+		return nil // the person may do everything anyone may
 	case CallerSystem:
 		switch act {
 		case ActSee, ActDelete, ActTake, ActRelease:
@@ -57,11 +57,11 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		}
 		return refusal(CodeForbidden, wordsNotByItself(string(act)))
 	case CallerAgent:
-		// Moving snapshots is the person's (issue 13). An export carries
-		// every file of a box, secrets included, out of boxsnap; an import
-		// brings an archive from outside in, a way in an agent's thread never
-		// has (it never sends a host path or a backend reference); a share
-		// code hands a copy to anyone who holds it.
+		// Moving snapshots is the person's. An export carries every file of a
+		// box, secrets included, out of boxsnap; an import brings an archive
+		// from outside in, a way in an agent's thread never has (it never
+		// sends a host path or a backend reference); a share code hands a
+		// copy to anyone who holds it.
 		switch act {
 		case ActExport:
 			return refusal(CodeForbidden, wordsOnlyPersonExports)
@@ -95,7 +95,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 	}
 	if s != nil && s.Kept() {
 		// A kept snapshot is the person's from the moment it is kept: the
-		// agent sees it, and nothing more (section 3's third row).
+		// agent sees it, and nothing more.
 		switch act {
 		case ActRestore, ActFork, ActDelete:
 			return refusal(CodeForbidden, wordsKeptOnlyPerson(s.Name, string(act)))
@@ -106,15 +106,14 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		return nil
 	case ActFork:
 		if access == accessRunsOn {
-			// The box a thread runs on is forked by the person only
-			// (section 3's second row).
+			// The box a thread runs on is forked by the person only.
 			return refusal(CodeForbidden, wordsOnlyPersonForksExecution(b.Name))
 		}
 		return nil
 	case ActPicture:
 		if s != nil && s.Kept() {
 			// A kept snapshot is the person's: the agent sees it while its
-			// box lives, without its picture (section 3).
+			// box lives, without its picture.
 			return snapshotNotFound(s.ID)
 		}
 		return nil
@@ -141,9 +140,9 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 	return refusal(CodeForbidden, wordsNotAllowed)
 }
 
-// agentSees is section 3's "See" column: on its own box, the agent sees its
-// thread's snapshots, and kept ones while the box lives; on a box it runs
-// on, only what it took there. No thread sees another thread's.
+// agentSees is what an agent may see: on its own box, the agent sees its
+// thread's snapshots, and kept ones while the box lives; on a box it runs on,
+// only what it took there. No thread sees another thread's.
 func agentSees(thread string, access boxAccess, s *Snapshot) bool {
 	tookIt := s.ByKind == "agent" && s.ByThreadID != nil && *s.ByThreadID == thread
 	switch access {

@@ -7,11 +7,11 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// TestMayActTable is section 3's table, row by row: for each kind of box
-// (or a kept snapshot), each column (Take, See, Restore, Fork, Delete,
-// Keep) and each caller, whether MayAct lets it. "form" is the middle row's
-// Restore for its agent: MayAct lets the agent ask, and the restore's own
-// rule (section 5) turns it into a request for the person's word.
+// TestMayActTable is the permission table, row by row: for each kind of box
+// (or a kept snapshot), each column (Take, See, Restore, Fork, Delete, Keep)
+// and each caller, whether MayAct lets it. "form" is the middle row's Restore
+// for its agent: MayAct lets the agent ask, and the restore's own rule turns
+// it into a request for the person's word.
 func TestMayActTable(t *testing.T) {
 	t.Parallel()
 	const thread, other = "th_its", "th_other"

@@ -7,7 +7,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/operations"
 )
 
-// Snapshot states (section 1, "Its states").
+// Snapshot states.
 const (
 	StateTaking      = "taking"
 	StateReady       = "ready"
@@ -18,8 +18,8 @@ const (
 	StateLost        = "lost"
 )
 
-// transitions are the only state changes section 1 draws; every state write
-// goes through moveState, which refuses any other.
+// transitions are the only state changes a snapshot may make; every state
+// write goes through moveState, which refuses any other.
 var transitions = map[string][]string{
 	StateTaking:      {StateReady, StateFailed, StateIncomplete},
 	StateReady:       {StateDeleting, StateUnavailable, StateLost},
@@ -30,8 +30,7 @@ var transitions = map[string][]string{
 	StateFailed:      {StateDeleting},
 }
 
-// CanMove reports whether section 1 allows a snapshot to go from one state
-// to another.
+// CanMove reports whether a snapshot may go from one state to another.
 func CanMove(from, to string) bool {
 	for _, t := range transitions[from] {
 		if t == to {
@@ -67,8 +66,7 @@ type Box struct {
 
 // Presence is what the platform that runs agents reports about a box: which
 // threads have a workspace on it and whether they work, who holds its
-// desktop, and how many terminals are open (DESIGN.md, in place of BB's
-// threadsOn, desktop control and open terminals).
+// desktop, and how many terminals are open.
 type Presence struct {
 	Workspaces []Workspace `json:"workspaces,omitempty"`
 	Desktop    string      `json:"desktop,omitempty"`   // who holds the desktop's control, or ""
@@ -80,7 +78,7 @@ type Workspace struct {
 	Thread  string `json:"thread"`
 	Working bool   `json:"working"`
 	// RunsOn is set when the thread runs on this box: the box is then an
-	// execution machine (section 5).
+	// execution machine.
 	RunsOn bool `json:"runsOn,omitempty"`
 }
 
@@ -93,9 +91,9 @@ type Thread struct {
 	EndedAt   *time.Time `json:"endedAt,omitempty"`
 }
 
-// Snapshot is boxsnap's record of one snapshot, with every field of section
-// 1's table, in the order of the snapshots table's columns (a row of
-// db.Snapshot converts to it: rows.go).
+// Snapshot is boxsnap's record of one snapshot, its fields in the order of
+// the snapshots table's columns (a row of db.Snapshot converts to it:
+// rows.go).
 type Snapshot struct {
 	ID              string          `json:"id"`
 	BoxID           string          `json:"box"`
@@ -148,8 +146,8 @@ type Snapshot struct {
 	// gives it through the lineage, as the caller may see it.
 	ParentID *string `json:"-"`
 	// Automatic is set on a snapshot boxsnap took by itself because the box
-	// changed (issue 16): not counted in the per-box limit, never an undo,
-	// thinned, until Save makes it an ordinary one.
+	// changed: not counted in the per-box limit, never an undo, thinned,
+	// until Save makes it an ordinary one.
 	Automatic bool `json:"automatic"`
 }
 
@@ -157,14 +155,14 @@ type Snapshot struct {
 func (s *Snapshot) Kept() bool { return s.KeptUntil != nil }
 
 // IsUndo reports whether the snapshot is a restore's undo that still counts
-// apart: a kept undo is an ordinary kept snapshot (section 8).
+// apart: a kept undo is an ordinary kept snapshot.
 func (s *Snapshot) IsUndo() bool { return s.UndoOf != nil && !s.Kept() }
 
-// Operation is one change, recorded before it starts, with every field of
-// section 6's table; the engine (app/operations) owns its row.
+// Operation is one change, recorded before it starts: its kind, box,
+// snapshots, step and state; the engine (app/operations) owns its row.
 type Operation = operations.Operation
 
-// Operation kinds (section 6).
+// Operation kinds.
 const (
 	OpTake    = "take"
 	OpRestore = "restore"
@@ -177,7 +175,7 @@ const (
 	OpImport  = "import"
 )
 
-// Operation states (section 6).
+// Operation states.
 const (
 	OpRunning = operations.Running
 	OpDone    = operations.Done

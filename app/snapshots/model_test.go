@@ -37,12 +37,12 @@ var longModel = flag.Bool("long", false, "run the nightly-sized model test (10,0
 // TestModelRandomOperations runs thousands of random takes, deletes,
 // restores, renames and keeps from several threads and the owner, executed by
 // two worker processes (one of them killed and restarted now and then), with
-// requests for the person's word among them (section 5, "the form"): one box
-// is a box a thread runs on (its agent's restores ask), "Agents may restore
-// their own boxes" is switched off and on now and then (off, agents' restores
-// ask), and the person approves, declines or lets requests expire (the core's
-// clock moves past them). It checks after every operation the invariants of
-// sections 5, 6 and 8:
+// requests for the person's word among them: one box is a box a thread runs
+// on (its agent's restores ask), "Agents may restore their own boxes" is
+// switched off and on now and then (off, agents' restores ask), and the
+// person approves, declines or lets requests expire (the core's clock moves
+// past them). It checks after every operation the invariants of restores,
+// operations and limits:
 //   - a box holds at most its limit, undos apart, and at most 2 undos;
 //   - nothing deletes a pinned, kept or owner's snapshot by itself: every
 //     snapshot that goes without being asked was an agent's, unkept, and (for
@@ -112,7 +112,7 @@ func TestModelRandomOperations(t *testing.T) {
 		boxes = append(boxes, boxInfo{name, owner, e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})})
 	}
 	// The last box is one its owner's thread runs on: its agent's restores
-	// ask the person (G17), with the switch for them on.
+	// ask the person, with the switch for them on.
 	runsOn := boxes[len(boxes)-1]
 	runsOnBox, err := e.Core.Box(ctx, snapshots.Owner(), runsOn.name)
 	if err != nil {

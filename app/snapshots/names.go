@@ -9,13 +9,12 @@ import (
 )
 
 // DefaultName is a snapshot's name when none is given: the time in the
-// owner's time zone, "Thu 10:42" (section 1).
+// owner's time zone, "Thu 10:42".
 func DefaultName(t time.Time, tz *time.Location) string {
 	return t.In(tz).Format("Mon 15:04")
 }
 
-// UndoName is a restore's undo's name, "before the restore at 11:02"
-// (section 5).
+// UndoName is a restore's undo's name, "before the restore at 11:02".
 func UndoName(t time.Time, tz *time.Location) string {
 	return "before the restore at " + t.In(tz).Format("15:04")
 }
@@ -78,8 +77,8 @@ func CleanNote(note string) (*string, error) {
 }
 
 // UniqueName returns name, or name with " (2)", " (3)" ... so that it is not
-// in taken (section 1: "a repeat gets (2)"). The result stays within 60
-// characters by shortening the name before the suffix.
+// in taken ("a repeat gets (2)"). The result stays within 60 characters by
+// shortening the name before the suffix.
 func UniqueName(name string, taken map[string]bool) string {
 	if !taken[name] {
 		return name

@@ -59,13 +59,13 @@ func TestTransitions(t *testing.T) {
 	for _, from := range states {
 		for _, to := range states {
 			if allowed[[2]string{from, to}] && !CanMove(from, to) {
-				t.Errorf("%s → %s is drawn in section 1 but refused", from, to)
+				t.Errorf("%s → %s is a state change but refused", from, to)
 			}
 		}
 	}
 	for _, bad := range [][2]string{{"failed", "ready"}, {"lost", "ready"}, {"incomplete", "ready"}, {"taking", "deleting"}, {"deleting", "ready"}} {
 		if CanMove(bad[0], bad[1]) {
-			t.Errorf("%s → %s is not drawn in section 1 but allowed", bad[0], bad[1])
+			t.Errorf("%s → %s is not a state change but allowed", bad[0], bad[1])
 		}
 	}
 }

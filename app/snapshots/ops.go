@@ -142,7 +142,7 @@ func (s *Kernel) WaitSince(ctx context.Context, op *Operation, m operations.Mark
 	return s.ops.WaitSince(ctx, op, m)
 }
 
-// step records the step an operation is at, before it runs it (section 6).
+// step records the step an operation is at, before it runs it.
 func (s *Kernel) step(ctx context.Context, op *Operation, step string) error {
 	return s.ops.Step(ctx, op, step)
 }
@@ -199,7 +199,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 // deletingPins lists the operations other than except that delete snapshot
 // id. A restore or a fork waits in the box's turn for a take or a restore
 // that uses its snapshot, and is refused only while the snapshot is being
-// deleted (section 5, step 1).
+// deleted.
 func (s *Kernel) deletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	pins, err := s.pins(ctx, q, id, except)
 	if err != nil {
@@ -224,10 +224,10 @@ func (s *Kernel) RunOperation(ctx context.Context, id string) error { return s.o
 func (s *Kernel) Recover(ctx context.Context) (int, error) { return s.ops.Recover(ctx) }
 
 // CheckNow re-observes an operation that could not be confirmed: it runs
-// again from the step it reached, and settles as done, failed or unknown
-// with what it found (section 6). One that still reads running is resumed
-// when no live worker holds it or its job (a dead process's, as the
-// periodic recover would), and otherwise left to the worker that has it.
+// again from the step it reached, and settles as done, failed or unknown with
+// what it found. One that still reads running is resumed when no live worker
+// holds it or its job (a dead process's, as the periodic recover would), and
+// otherwise left to the worker that has it.
 func (s *Kernel) CheckNow(ctx context.Context, c Caller, id string) (*Operation, error) {
 	op, err := s.Operation(ctx, c, id)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 )
 
 // Plan reads what the box's backend would do now for a take, and for a
-// restore, keep and fork of snapshot ref when it is given (section 2: every
-// dialog asks for a plan first). It changes nothing.
+// restore, keep and fork of snapshot ref when it is given (every dialog asks
+// for a plan first). It changes nothing.
 func (s *Service) Plan(ctx context.Context, c Caller, boxRef, ref string) (*Box, *Snapshot, providers.SnapshotPlan, error) {
 	var sn *Snapshot
 	var b *Box

@@ -4,8 +4,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// DaysInMonth turns a daily price into a month's rate (section 8: "times
-// its daily price, times 30").
+// DaysInMonth turns a daily price into a month's rate ("times its daily
+// price, times 30").
 const DaysInMonth = 30
 
 // Charge is what holding one snapshot costs, read from its record's price.

@@ -61,11 +61,11 @@ func (s *Kernel) namesOfBox(ctx context.Context, q db.DBTX, box string) (map[str
 	return out, nil
 }
 
-// moveState changes a snapshot's state, only along section 1's arrows and
-// only from the state it was read in.
+// moveState changes a snapshot's state, only along the transitions and only
+// from the state it was read in.
 func (s *Kernel) moveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
 	if !CanMove(sn.State, to) {
-		return fmt.Errorf("snapshot %s: %s → %s is not a state change section 1 allows", sn.ID, sn.State, to)
+		return fmt.Errorf("snapshot %s: %s → %s is not a state change a snapshot may make", sn.ID, sn.State, to)
 	}
 	n, err := s.st.CoreSnapshotState(ctx, q, db.CoreSnapshotStateParams{ID: sn.ID, OldState: sn.State, NewState: to, Error: nilIfEmpty(errWords)})
 	if err != nil {

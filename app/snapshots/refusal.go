@@ -2,12 +2,12 @@ package snapshots
 
 import "errors"
 
-// Refusal is a refusal in the specification's words, which words.go holds
-// (a rule makes one with refusal(code, words…)). Nothing has changed when
-// one is returned. Code says what kind of refusal it is; each surface
+// Refusal is a refusal in words a person or an agent reads, which words.go
+// holds (a rule makes one with refusal(code, words…)). Nothing has changed
+// when one is returned. Code says what kind of refusal it is; each surface
 // turns a code into its own answer (the API's and the web's HTTP status, in
-// one place each). TryAgain is set when the refusal holds only for now
-// (decided during unit 5: a storage too full, a backup's lock).
+// one place each). TryAgain is set when the refusal holds only for now (a
+// storage too full, a backup's lock).
 type Refusal struct {
 	Code     Code
 	Words    string
@@ -66,8 +66,7 @@ func AsRefusal(err error) (*Refusal, bool) {
 }
 
 // snapshotNotFound is what a caller reads for a snapshot it may not see as
-// for one that does not exist, so a guessed ID tells nothing (section 3,
-// G12).
+// for one that does not exist, so a guessed ID tells nothing.
 func snapshotNotFound(id string) *Refusal {
 	return refusal(CodeNotFound, wordsNoSnapshot(id))
 }

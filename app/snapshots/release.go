@@ -13,19 +13,18 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// ReleaseBox admits a box's release: it waits its turn behind a running
-// take, then moves the box to the trash (trash.go) while Settings keeps a
-// trash; otherwise, and when the trash is emptied, it deletes the box's
-// snapshots that nobody kept, marks the kept ones released, and releases
-// the guest (section 6; section 7).
+// ReleaseBox admits a box's release: it waits its turn behind a running take,
+// then moves the box to the trash (trash.go) while Settings keeps a trash;
+// otherwise, and when the trash is emptied, it deletes the box's snapshots
+// that nobody kept, marks the kept ones released, and releases the guest.
 func (s *Boxes) ReleaseBox(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{})
 }
 
 // ReleaseBoxDeletingKept is the person's "Release and delete it", offered
 // when a release stopped because a held copy could not be made: each kept
-// snapshot of the box not yet copied stops being kept and goes with it;
-// held copies made already stay kept (section 7; unit 8).
+// snapshot of the box not yet copied stops being kept and goes with it; held
+// copies made already stay kept.
 func (s *Boxes) ReleaseBoxDeletingKept(ctx context.Context, c Caller, ref, requestID string) (*Operation, error) {
 	if !c.IsPerson() {
 		return nil, refusal(CodeForbidden, wordsOnlyPersonDeletesKept)
@@ -94,7 +93,7 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		return s.runTrash(ctx, op, b, be)
 	}
 	// Keep is confirmed only when it will last: each kept snapshot's held
-	// copy is a template before any guest goes (section 7).
+	// copy is a template before any guest goes.
 	if err := s.holdKept(ctx, op, b, be, p); err != nil {
 		var cf *copyFailedError
 		if !errors.As(err, &cf) {

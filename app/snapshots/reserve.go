@@ -9,9 +9,9 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Reserved is the room an operation holds on a storage until it ends
-// (section 6: "Room and money are reserved, for every box at once, in one
-// transaction, so two takes cannot both use the last of a host's room").
+// Reserved is the room an operation holds on a storage until it ends ("Room
+// and money are reserved, for every box at once, in one transaction, so two
+// takes cannot both use the last of a host's room").
 type Reserved struct {
 	Storage string `json:"storage"`
 	Bytes   int64  `json:"bytes"`

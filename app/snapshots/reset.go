@@ -19,13 +19,12 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Reset (issue 16, item 6; moatbox-snapshots.md, "Reset to a fresh box, and
-// undo it"): the box is made fresh again from the template it was made from,
-// after an undo of its old state is taken under section 8's undo rules; with
-// Keep logins, the login files of providers.DefaultLogins and the settings
-// are carried over from that undo into the fresh box. If a kept login
-// cannot be written back, the reset undoes itself: the box goes back to its
-// undo.
+// Reset: the box is made fresh again from the template it was made from,
+// after an undo of its old state is taken under the same rules as a restore's
+// undo (room, ceiling, at most 2 a box); with Keep logins, the login files of
+// providers.DefaultLogins and the settings are carried over from that undo
+// into the fresh box. If a kept login cannot be written back, the reset
+// undoes itself: the box goes back to its undo.
 //
 // What an agent's reset can touch on the host: only its own thread's box
 // (MayAct), through the backend's Resetter, which replaces the box's own

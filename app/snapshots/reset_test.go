@@ -162,10 +162,9 @@ func TestResetKeepsLogins(t *testing.T) {
 }
 
 // TestResetUndo: Undo restores the box to its newest undo, the state from
-// before the reset; a kept login that cannot be written back makes the
-// reset undo itself (the fresh box has a file where the login's folder
-// goes, so the write fails for real); and a box keeps at most 2 undos
-// besides its 5 (section 8).
+// before the reset; a kept login that cannot be written back makes the reset
+// undo itself (the fresh box has a file where the login's folder goes, so the
+// write fails for real); and a box keeps at most 2 undos besides its 5.
 func TestResetUndo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

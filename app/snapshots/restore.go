@@ -20,14 +20,14 @@ import (
 type RestoreRequest struct {
 	Box      string
 	Snapshot string
-	// Replace must be true for an agent: a restore replaces everything on
-	// the box since the snapshot (section 4, box_restore).
+	// Replace must be true for an agent: a restore replaces everything on the
+	// box since the snapshot.
 	Replace bool
 	// NoUndo restores without an undo: the person's choice alone, never on a
-	// box threads run on (section 5, step 5).
+	// box threads run on.
 	NoUndo bool
 	// Force is the person's "Restore anyway": it goes on past what the guard
-	// names (section 5, step 2).
+	// names.
 	Force     bool
 	RequestID string
 	// dryRun checks everything the restore would check and admits nothing
@@ -55,9 +55,8 @@ type restoreParams struct {
 	Undo   providers.UndoKind      `json:"undo"`
 }
 
-// RestoreResult is what a finished restore answers (section 4: what it
-// replaced, the undo's name, whether processes ended, size changes, the
-// box's state).
+// RestoreResult is what a finished restore answers (what it replaced, the
+// undo's name, whether processes ended, size changes, the box's state).
 type RestoreResult struct {
 	Target     string             `json:"snapshot"`
 	TargetName string             `json:"name"`
@@ -69,9 +68,9 @@ type RestoreResult struct {
 	Replaced   []string           `json:"replacedUndos,omitempty"`
 }
 
-// Guard lists what a restore of b would lose beyond its disk (section 5,
-// step 2): threads with a workspace on it, the desktop's control, open
-// terminals. An agent's own workspace on its own box is left out for it.
+// Guard lists what a restore of b would lose beyond its disk: threads with a
+// workspace on it, the desktop's control, open terminals. An agent's own
+// workspace on its own box is left out for it.
 func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
 	var out []string
 	for _, w := range b.Presence.Workspaces {
@@ -86,8 +85,8 @@ func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
 		if w.Working {
 			doing = "working"
 		}
-		// The dialog's words (section 5): the first says what goes, the
-		// others "the same".
+		// The dialog's words: the first says what goes, the others "the
+		// same".
 		what := "its worktree, uncommitted files and session there go."
 		if len(out) > 0 {
 			what = "the same."
@@ -110,10 +109,10 @@ func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
 	return out
 }
 
-// ThreadsRunOn reports whether, for a restore by c, threads run on b: for
-// the person, any thread with a workspace on it, working or idle (decided
-// during unit 3: "Restore anyway" passes only the desktop and terminals);
-// for an agent, a thread that runs on it (the rest is the guard's).
+// ThreadsRunOn reports whether, for a restore by c, threads run on b: for the
+// person, any thread with a workspace on it, working or idle ("Restore
+// anyway" passes only the desktop and terminals); for an agent, a thread that
+// runs on it (the rest is the guard's).
 func ThreadsRunOn(c Caller, b *Box) bool {
 	for _, w := range b.Presence.Workspaces {
 		if w.RunsOn || c.IsPerson() {
@@ -123,8 +122,8 @@ func ThreadsRunOn(c Caller, b *Box) bool {
 	return false
 }
 
-// executionMachineWords names the threads that run on a box, for the
-// refusal of its restore by c (section 5: these ship off; unit 3).
+// executionMachineWords names the threads that run on a box, for the refusal
+// of its restore by c (these are off unless Settings turns them on).
 func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) string {
 	var names []string
 	for _, w := range b.Presence.Workspaces {
@@ -139,8 +138,8 @@ func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) s
 	return wordsExecutionMachine(names, b.Name)
 }
 
-// Restore admits a restore: section 5's steps 1 to 4 (plan, guard, pin and
-// record, admit the undo), before anything stops.
+// Restore admits a restore: plan, guard, pin and record, admit the undo, all
+// before anything stops.
 func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*Operation, error) {
 	if !req.dryRun {
 		if op, err := s.repeated(ctx, c, req.RequestID, OpRestore, req.Box, req.Snapshot); err != nil || op != nil {
@@ -173,9 +172,8 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	if err != nil {
 		return nil, err
 	}
-	// An agent asks the person instead (section 5, "the form"): on a box
-	// threads run on, and on its own box when Settings turns "Agents may
-	// restore their own boxes" off.
+	// An agent asks the person instead: on a box threads run on, and on its
+	// own box when Settings turns "Agents may restore their own boxes" off.
 	askFirst := c.Kind == CallerAgent && req.consent == nil && !req.dryRun && (execution || !settings.AgentsMayRestore)
 	if sn.BoxID != b.ID {
 		return nil, refusal(CodePlan, wordsOtherBoxForkInstead(sn.Name, sn.BoxName))
@@ -199,7 +197,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	}
 	if sn.Guest == "held-copy" {
 		// A swap: the current guest stays, as the box's earlier guest, in
-		// place of an undo (section 2, "Undoing a ZFS restore is a swap").
+		// place of an undo.
 		req.NoUndo = true
 	}
 	if !req.NoUndo {
@@ -213,8 +211,9 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	return s.admitRestore(ctx, c, req, b, sn, be, plan, settings, guard)
 }
 
-// restoreOrder is the plan's capture order with the steps every restore
-// has, in section 5's order where the backend gave none.
+// restoreOrder is the plan's capture order with the steps every restore has,
+// in the usual order (undo, stop, restore, start, set straight) where the
+// backend gave none.
 func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 	if len(plan.Restore.Order) > 0 {
 		return plan.Restore.Order
@@ -574,12 +573,12 @@ func (s *Service) restoredState(ctx context.Context, be Backend, b *Box, expecte
 	return BoxStopped
 }
 
-// restoreFailedAt ends a restore whose step order[i] failed (stepErr; nil
-// for the core's own undo), leaving the box as it found it where it can and
-// saying exactly how it left it (section 5): a rollback the backend did not
-// refuse outright may have changed part of the files, which the undo puts
-// back; a box the restore stopped, or may have, is started again if it was
-// running before. Its undo replaces the oldest (restoreFailed).
+// restoreFailedAt ends a restore whose step order[i] failed (stepErr; nil for
+// the core's own undo), leaving the box as it found it where it can and
+// saying exactly how it left it: a rollback the backend did not refuse
+// outright may have changed part of the files, which the undo puts back; a
+// box the restore stopped, or may have, is started again if it was running
+// before. Its undo replaces the oldest (restoreFailed).
 func (s *Service) restoreFailedAt(ctx context.Context, op *Operation, b *Box, sn *Snapshot, be Backend, order []providers.RestoreStep, i int, stepErr error, wasRunning bool, words string) error {
 	step := order[i]
 	// done: a step of the order ran before order[i] (a swap's order has no
@@ -671,9 +670,9 @@ func (s *Service) undoOfRun(ctx context.Context, op *Operation) {
 
 // restoreFailed ends a restore as failed, with what boxsnap observed of the
 // box. Its undo, once ready, replaces the oldest as a successful restore's
-// does (section 8: at most 2 a box, whatever the outcome), the backend's
-// deletes waited for here, as a failed restore's step never resumes. be is
-// nil when the box's backend is not known.
+// does (at most 2 a box, whatever the outcome), the backend's deletes waited
+// for here, as a failed restore's step never resumes. be is nil when the
+// box's backend is not known.
 func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *Snapshot, be *Backend, step, words, observed string) error {
 	if be != nil {
 		s.undoOfRun(ctx, op)
@@ -689,8 +688,8 @@ func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *
 	return s.finish(ctx, op, OpFailed, nil, words, observed)
 }
 
-// takeUndo takes a restore's undo (section 5, step 5), named "before the
-// restore at 11:02", or finds the one a restart cut short.
+// takeUndo takes a restore's undo, named "before the restore at 11:02", or
+// finds the one a restart cut short.
 func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
 	undo, err := s.recordUndo(ctx, op, b, be)
 	if err != nil || undo.State == StateReady {
@@ -798,9 +797,9 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 }
 
 // replaceUndos deletes the oldest undos that may go while the box holds more
-// than its 2 (section 8), never target or this restore's own undo. It answers
-// their names, and operations.ErrTaskPending when a delete's task is left to
-// the job's snooze: the step, resumed, finishes that delete first.
+// than its 2, never target or this restore's own undo. It answers their
+// names, and operations.ErrTaskPending when a delete's task is left to the
+// job's snooze: the step, resumed, finishes that delete first.
 func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Backend, target string) ([]string, error) {
 	return s.replaceUndosWith(ctx, op, b, be, target, nil)
 }
@@ -862,7 +861,7 @@ func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, b
 }
 
 // undoRoomWords says a refusal for the undo's room: the person is told they
-// can untick the undo instead (section 5, step 4).
+// can untick the undo instead.
 func undoRoomWords(c Caller, err error) error {
 	r, ok := AsRefusal(err)
 	if !ok {
@@ -876,8 +875,8 @@ func undoRoomWords(c Caller, err error) error {
 }
 
 // undoPriceWords says a refusal for the undo's price: the ceiling's own
-// words, and for the person that they can untick the undo instead (section
-// 5, step 4), except on a box threads run on, never restored without one.
+// words, and for the person that they can untick the undo instead, except on
+// a box threads run on, never restored without one.
 func undoPriceWords(c Caller, err error) error {
 	r, ok := AsRefusal(err)
 	if !ok || !c.IsPerson() {

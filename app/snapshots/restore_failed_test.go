@@ -71,12 +71,11 @@ func restoreEnded(t *testing.T, e *coretest.Env, box, snapshot string) *snapshot
 }
 
 // TestFailedRestoreReplacesUndoAndRestarts: a restore that fails after it
-// stopped a running box (its target's content damaged on disk, so the
-// local backend refuses the rollback) leaves the box as it found it: its
-// files as they were, the box started again, and its undo replacing the
-// oldest, so the box never holds more than 2 undos however many fail
-// (issue 24, item 8: 157 a box were measured). The operation's words say
-// so.
+// stopped a running box (its target's content damaged on disk, so the local
+// backend refuses the rollback) leaves the box as it found it: its files as
+// they were, the box started again, and its undo replacing the oldest, so the
+// box never holds more than 2 undos however many fail (157 a box were once
+// measured). The operation's words say so.
 func TestFailedRestoreReplacesUndoAndRestarts(t *testing.T) {
 	t.Parallel()
 	e := coretest.New(t, coretest.Options{})

@@ -32,7 +32,7 @@ func (f *fullStorage) PlanSnapshots(ctx context.Context, g providers.Guest, s *p
 
 // TestRoomReservedAtOnce: two takes on two boxes of one storage, asked while
 // the first still runs, cannot both use the last of its room; a refusal for
-// room says so and holds only for now (section 6, section 8).
+// room says so and holds only for now.
 func TestRoomReservedAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -53,7 +53,7 @@ func TestRoomReservedAtOnce(t *testing.T) {
 		t.Fatalf("a room refusal holds only for now: %+v", r)
 	}
 	// An operation boxsnap could not confirm still holds its room: its
-	// snapshot may be on the storage (section 6, unknown).
+	// snapshot may be on the storage.
 	setOpState := func(state string) {
 		t.Helper()
 		if _, err := e.Pool.Exec(ctx, "UPDATE operations SET state = $2 WHERE id = $1", first.ID, state); err != nil {

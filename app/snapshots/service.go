@@ -107,12 +107,11 @@ type Contents struct {
 // Contents is the core's look inside snapshots and their moves.
 func (s *Service) Contents() *Contents { return s.contents }
 
-// Pictures is the core's pictures of a box's screen (section 10): a
-// snapshot's picture read, the picture taker given, a take's picture
-// captured and kept, and a restore's undo picture captured before its stop,
-// held with the operation and kept once the undo is taken. Inside the core
-// the seam is s.pictures; the PictureTaker it captures with is
-// s.pictureTaker.
+// Pictures is the core's pictures of a box's screen: a snapshot's picture
+// read, the picture taker given, a take's picture captured and kept, and a
+// restore's undo picture captured before its stop, held with the operation
+// and kept once the undo is taken. Inside the core the seam is s.pictures;
+// the PictureTaker it captures with is s.pictureTaker.
 type Pictures struct {
 	*Kernel
 }
@@ -120,10 +119,10 @@ type Pictures struct {
 // Pictures is the core's pictures of a box's screen.
 func (s *Service) Pictures() *Pictures { return s.pictures }
 
-// Approvals is the core's requests for the person's word (section 5): an
-// agent's restore recorded as a request bound to the plan it showed, read,
-// listed, approved or declined by the person, the answers its agent has not
-// been told yet, and whether a thread's turns are held meanwhile.
+// Approvals is the core's requests for the person's word: an agent's restore
+// recorded as a request bound to the plan it showed, read, listed, approved
+// or declined by the person, the answers its agent has not been told yet, and
+// whether a thread's turns are held meanwhile.
 type Approvals struct {
 	*Kernel
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Settings are the Snapshots settings of section 12, with its defaults and
+// Settings are the Snapshots settings page's values, with their defaults and
 // ranges.
 type Settings struct {
 	PerBox                 int  `json:"perBox"`                 // 1 to 50
@@ -22,22 +22,22 @@ type Settings struct {
 	AgentsMayRestore       bool `json:"agentsMayRestore"`       // on
 	AgentsMayRestoreMemory bool `json:"agentsMayRestoreMemory"` // on
 	Pictures               bool `json:"pictures"`               // on
-	// ExecutionMachineRestores turns on restores of boxes threads run on,
-	// by the person from the box's page and by an agent through a request
-	// (section 5: off until G17 passes).
+	// ExecutionMachineRestores turns on restores of boxes threads run on, by
+	// the person from the box's page and by an agent through a request (off
+	// unless turned on: no turn may start on a box while it is restored).
 	ExecutionMachineRestores bool `json:"executionMachineRestores"` // off
 	// ApprovalMinutes is how long a request for the person's word waits
 	// before it expires: 1 to 1440, 30 unless changed.
 	ApprovalMinutes int                `json:"approvalMinutes"`
 	Ceilings        map[string]float64 `json:"ceilings,omitempty"` // per backend, a month
 	// ShareDays is how long a share code works: 1 to 30 days, 7 unless
-	// changed (moatbox-snapshots.md, "Share codes").
+	// changed.
 	ShareDays int `json:"shareDays"`
 	// AlsoRemove are home paths a fork and a share code's copy also leave
 	// behind, beside providers.DefaultSecrets.
 	AlsoRemove []string `json:"alsoRemove,omitempty"`
-	// Automatic turns automatic snapshots on or off per backend ID; a
-	// backend not named follows AutomaticByDefault (issue 16).
+	// Automatic turns automatic snapshots on or off per backend ID; a backend
+	// not named follows AutomaticByDefault.
 	Automatic map[string]bool `json:"automatic,omitempty"`
 	// CheckSeconds is how often a backend's running boxes are checked for
 	// changes, per backend ID; a backend not named uses its own cadence.
@@ -51,19 +51,18 @@ type Settings struct {
 	// unless changed.
 	HistoryGiB int `json:"historyGiB"`
 	// TrashHours is how long a released box waits in the trash before it
-	// goes: 0 to 720 hours, 72 unless changed; 0 releases at once
-	// (moatbox-snapshots.md, "Snapshot taken at delete").
+	// goes: 0 to 720 hours, 72 unless changed; 0 releases at once.
 	TrashHours int `json:"trashHours"`
 	// KeepLogins are home paths a reset with Keep logins also carries over,
 	// beside providers.DefaultLogins.
 	KeepLogins []string `json:"keepLogins,omitempty"`
 }
 
-// DefaultCeiling is the paid ceiling a month, per provider (section 8: $5,
-// the owner's default).
+// DefaultCeiling is the paid ceiling a month, per provider ($5, the owner's
+// default).
 const DefaultCeiling = 5.0
 
-// DefaultSettings are section 12's defaults.
+// DefaultSettings are the settings before the person changes any.
 func DefaultSettings() Settings {
 	return Settings{PerBox: DefaultPerBox, RoomPercent: DefaultRoomPercent, KeepDays: DefaultKeepDays,
 		AgentsMayRestore: true, AgentsMayRestoreMemory: true, Pictures: true, ShareDays: DefaultShareDays,

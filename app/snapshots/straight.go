@@ -14,7 +14,7 @@ import (
 )
 
 // EvSetStraight is the box log's event for a box set straight after a
-// restore, boxsnap's own or one made outside it (section 5, step 9).
+// restore, boxsnap's own or one made outside it.
 const EvSetStraight = "set-straight"
 
 // accessOf is what the box holds of boxsnap's now.
@@ -29,8 +29,8 @@ func (s *Service) accessOf(b *Box) providers.Access {
 	return a
 }
 
-// withAccess puts the step that sets the box straight into a restore's
-// order, before the box starts, where the backend can (G8: access first).
+// withAccess puts the step that sets the box straight into a restore's order,
+// before the box starts, where the backend can (access first).
 func withAccess(order []providers.RestoreStep, be Backend) []providers.RestoreStep {
 	if _, ok := be.Snap.(providers.Straightener); !ok {
 		return order
@@ -50,10 +50,10 @@ func withAccess(order []providers.RestoreStep, be Backend) []providers.RestoreSt
 	return out
 }
 
-// setStraight writes the box's access back as it is now, and its labels,
-// and says in the box log what it set straight (section 5, step 9). A lock
-// the host left, which boxsnap cannot clear, is said with the host's
-// command. opID is the restore's, or "" after a restore made outside.
+// setStraight writes the box's access back as it is now, and its labels, and
+// says in the box log what it set straight. A lock the host left, which
+// boxsnap cannot clear, is said with the host's command. opID is the
+// restore's, or "" after a restore made outside.
 func (s *Service) setStraight(ctx context.Context, opID string, b *Box, be Backend, after string) error {
 	st, ok := be.Snap.(providers.Straightener)
 	if !ok {
@@ -83,8 +83,8 @@ type swapGuests struct {
 	New      *providers.Guest        `json:"new,omitempty"`
 }
 
-// swapStep runs one step of a swap (section 2, "Undoing a ZFS restore is a
-// swap"), and answers the box as it is after it.
+// swapStep runs one step of a swap (undoing a ZFS restore makes a new guest
+// with the box's identity), and answers the box as it is after it.
 func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *Snapshot, be Backend, step providers.RestoreStep) (*Box, error) {
 	hc, ok1 := be.Snap.(providers.HeldCopier)
 	sw, ok2 := be.Snap.(providers.Swapper)
@@ -170,8 +170,8 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 }
 
 // lastOnEarlier answers the box's earlier guest when sn, deleting, is the
-// last snapshot that lives on it (section 2: "it is deleted when its last
-// snapshot goes"), or nil.
+// last snapshot that lives on it ("it is deleted when its last snapshot
+// goes"), or nil.
 func (s *Service) lastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*providers.Guest, error) {
 	if sn.Guest != "earlier" || sn.GuestRef == nil || b == nil {
 		return nil, nil

@@ -8,13 +8,12 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// TestSwitchesTakeEffect: every switch on Settings, Snapshots changes what
-// it names, and back. "Agents may restore their own boxes" off turns an
-// agent's restore into a request; "Agents may restore memory snapshots" off
-// refuses an agent's restore of one (not asked: decided during unit 5);
-// "Keep a picture of the screen" off takes snapshots with their picture
-// off; "Restores of boxes threads run on" on lets the person restore one
-// and an agent ask.
+// TestSwitchesTakeEffect: every switch on Settings, Snapshots changes what it
+// names, and back. "Agents may restore their own boxes" off turns an agent's
+// restore into a request; "Agents may restore memory snapshots" off refuses
+// an agent's restore of one (it is not asked for); "Keep a picture of the
+// screen" off takes snapshots with their picture off; "Restores of boxes
+// threads run on" on lets the person restore one and an agent ask.
 func TestSwitchesTakeEffect(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -291,8 +291,8 @@ func pictureState(b *Box, st Settings) string {
 	return "none" // set to taken or failed once captured
 }
 
-// ownerOf says who owns a box's new snapshots (section 3's first column):
-// the box's thread, or the person for one of their machines.
+// ownerOf says who owns a box's new snapshots: the box's thread, or the
+// person for one of their machines.
 func ownerOf(b *Box) (string, *string) {
 	if b.ThreadID == nil {
 		return "person", nil
@@ -328,7 +328,7 @@ func hostWords(b *Box, be Backend) string {
 	return be.Label
 }
 
-// takeAllowed applies the plan and the room rule to a take (section 8).
+// takeAllowed applies the plan and the room rule to a take.
 func (s *Service) takeAllowed(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings) error {
 	if plan.Locked != nil {
 		return &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
@@ -341,7 +341,7 @@ func (s *Service) takeAllowed(ctx context.Context, c Caller, b *Box, be Backend,
 }
 
 // roomFor refuses what would take a storage past the room setting, or thin
-// metadata past 5 points below it (section 8; unit 4).
+// metadata past 5 points below it.
 func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) error {
 	full := plan.Storage.PercentFull
 	if adds != nil && plan.Storage.FreeBytes > 0 && full < 100 {
@@ -362,7 +362,7 @@ func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, pla
 
 // freeableWords names the snapshots on the box's host whose deletion would
 // free room, only those the caller may see, and "and others you cannot see"
-// for the rest (section 3).
+// for the rest.
 func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
 	all, err := SnapshotRows(s.st.CoreSnapshotsAll(ctx, s.st.Pool))
 	if err != nil {
@@ -388,9 +388,9 @@ func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
 	return deleteWords(names, hidden)
 }
 
-// limitRoom applies section 8's per-box limit at admission: it returns the
-// agent's snapshot a sixth will replace once it is ready, or refuses with
-// what to delete. all is the box's snapshots, read under its lock.
+// limitRoom applies the per-box limit at admission: it returns the agent's
+// snapshot a sixth will replace once it is ready, or refuses with what to
+// delete. all is the box's snapshots, read under its lock.
 func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, all []*Snapshot, perBox int, tz *time.Location) (string, error) {
 	count := countTowardLimit(all)
 	if count < perBox {
@@ -432,8 +432,8 @@ func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, al
 }
 
 // countTowardLimit counts a box's snapshots against the limit: undos and
-// automatic ones apart, kept ones counted, failed and deleting ones not
-// (section 8; issue 16).
+// automatic ones apart, kept ones counted, failed and deleting ones not (they
+// are replaced, never refused).
 func countTowardLimit(all []*Snapshot) int {
 	n := 0
 	for _, sn := range all {
@@ -846,7 +846,7 @@ func callerOf(op *Operation) Caller {
 }
 
 // recordPrice keeps on the record what the backend charges for holding the
-// snapshot (section 1, "price"): null on the person's own storage.
+// snapshot: null on the person's own storage.
 func (s *Service) recordPrice(ctx context.Context, tx pgx.Tx, sn *Snapshot, snapping *providers.Snapshotting) error {
 	if snapping == nil || snapping.Price == nil {
 		return nil

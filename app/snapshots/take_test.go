@@ -85,11 +85,10 @@ func deref(s *string) string {
 	return *s
 }
 
-// TestTakeRunRecordsItsSteps: a take's run records its steps (section 6)
-// though its reads and writes are folded into few statements: the one that
-// makes the record ready moves the operation on to the limit's step, and
-// the take's answer counts the box's snapshots as they are once it is
-// ready.
+// TestTakeRunRecordsItsSteps: a take's run records its steps though its reads
+// and writes are folded into few statements: the one that makes the record
+// ready moves the operation on to the limit's step, and the take's answer
+// counts the box's snapshots as they are once it is ready.
 func TestTakeRunRecordsItsSteps(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -117,11 +116,11 @@ func TestTakeRunRecordsItsSteps(t *testing.T) {
 	}
 }
 
-// TestTakeRefusedUntilCheckNow: a take on a box whose last operation
-// could not be confirmed is refused in section 6's words until Check now
-// settles it, before the per-box limit's refusal, and the refused take
-// leaves no record of itself (its admission writes its records before it
-// reads the box's unconfirmed operations, and rolls them back).
+// TestTakeRefusedUntilCheckNow: a take on a box whose last operation could
+// not be confirmed is refused, saying so, until Check now settles it, before
+// the per-box limit's refusal, and the refused take leaves no record of
+// itself (its admission writes its records before it reads the box's
+// unconfirmed operations, and rolls them back).
 func TestTakeRefusedUntilCheckNow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

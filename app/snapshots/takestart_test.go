@@ -69,14 +69,13 @@ func (l *opLock) free() bool {
 	return true
 }
 
-// TestTakeStartsInOneStatement (issue 10: a take's run starts with its own
-// statement, TakeStart, where it sent OpTryStart and TakeSnapshotToRun): a
-// take's job names its kind and its run starts with TakeStart, which
-// records the step it runs first (the picture for a first run of a box
-// with a screen, else the snapshot; nothing for a snapshot no longer
-// taking) and answers its snapshot and box; a take another worker holds is
-// neither started nor stepped; what TakeStart answers no row for holds no
-// lock after it.
+// TestTakeStartsInOneStatement (a take's run starts with its own statement,
+// TakeStart, where it sent OpTryStart and TakeSnapshotToRun): a take's job
+// names its kind and its run starts with TakeStart, which records the step it
+// runs first (the picture for a first run of a box with a screen, else the
+// snapshot; nothing for a snapshot no longer taking) and answers its snapshot
+// and box; a take another worker holds is neither started nor stepped; what
+// TakeStart answers no row for holds no lock after it.
 func TestTakeStartsInOneStatement(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -187,12 +186,12 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 	}
 }
 
-// TestTakeStartReadsWhatTheWorkerBeforeCommitted (issue 10: TakeStart
-// reads the take with its start, in the statement that takes its lock):
-// the snapshot and the operation are read once the lock is got, locked, so
-// a change that a worker before it commits while the start waits is what
-// the run goes on from: a snapshot made ready is not taken again, and an
-// operation ended is not started.
+// TestTakeStartReadsWhatTheWorkerBeforeCommitted (TakeStart reads the take
+// with its start, in the statement that takes its lock): the snapshot and the
+// operation are read once the lock is got, locked, so a change that a worker
+// before it commits while the start waits is what the run goes on from: a
+// snapshot made ready is not taken again, and an operation ended is not
+// started.
 func TestTakeStartReadsWhatTheWorkerBeforeCommitted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -268,13 +267,12 @@ func TestTakeStartReadsWhatTheWorkerBeforeCommitted(t *testing.T) {
 	}
 }
 
-// TestTakeAdmissionReadsTheBoxAfterItsLock (issue 10: why the admission's
-// read of the box's snapshots is a statement of its own, after
-// TakeAdmitLock): an admission that waits for the box's row while another
-// commits a snapshot of that name reads the box's snapshots once it holds
-// the row, and names its own apart, where a read in the lock's statement,
-// as that statement began, would miss the other's and refuse the name as
-// taken.
+// TestTakeAdmissionReadsTheBoxAfterItsLock (why the admission's read of the
+// box's snapshots is a statement of its own, after TakeAdmitLock): an
+// admission that waits for the box's row while another commits a snapshot of
+// that name reads the box's snapshots once it holds the row, and names its
+// own apart, where a read in the lock's statement, as that statement began,
+// would miss the other's and refuse the name as taken.
 func TestTakeAdmissionReadsTheBoxAfterItsLock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -18,11 +18,11 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// BoxTemplate is what the owner makes available for new boxes (issue 9): an
-// agent makes a box only from one of these, by name. Source is the
-// backend's own: on the local backend a folder's name inside the templates
-// folder, on Proxmox a template VMID, on Docker an image reference. Command,
-// User, Env and Limits are for boxes with a process.
+// BoxTemplate is what the owner makes available for new boxes: an agent makes
+// a box only from one of these, by name. Source is the backend's own: on the
+// local backend a folder's name inside the templates folder, on Proxmox a
+// template VMID, on Docker an image reference. Command, User, Env and Limits
+// are for boxes with a process.
 type BoxTemplate struct {
 	Name    string `json:"name"`
 	Backend string `json:"backend"`

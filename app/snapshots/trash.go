@@ -14,13 +14,12 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// The trash (issue 16, item 5; moatbox-snapshots.md, "Snapshot taken at
-// delete"): a release takes a final snapshot where the box's backend can,
+// The trash: a release takes a final snapshot where the box's backend can,
 // stops the box, makes its guest inert where its backend needs it
 // (providers.Trasher), and keeps it with its snapshots for TrashHours. The
-// person restores it from the trash or empties it; after the window the
-// trash sweep empties it, which is the release as it was before the trash:
-// unkept snapshots deleted, kept ones held, the guest released.
+// person restores it from the trash or empties it; after the window the trash
+// sweep empties it, which is the release as it was before the trash: unkept
+// snapshots deleted, kept ones held, the guest released.
 
 // The trash's numbers.
 const (

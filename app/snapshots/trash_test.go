@@ -38,9 +38,8 @@ func boxState(t *testing.T, e *coretest.Env, box string) string {
 
 // TestTrashRestoresBox: releasing a box takes a final snapshot and moves the
 // box to the trash, stopped, with its folder and its snapshots; restoring it
-// from the trash gives it back ready, started as it ran, with its history
-// and the final snapshot in it (moatbox-snapshots.md, "Snapshot taken at
-// delete").
+// from the trash gives it back ready, started as it ran, with its history and
+// the final snapshot in it.
 func TestTrashRestoresBox(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -24,11 +24,11 @@ func indexOf(order []providers.RestoreStep, step providers.RestoreStep) int {
 }
 
 // takeHeldUndo takes a ZFS restore's undo: the held copy of the stopped
-// guest (section 2, "The ZFS order"), recorded as this restore's undo, which
-// lives in the copy and is undone by a swap. Its steps, clone, disarm and
-// template, are each recorded before they run; a restart at any of them
-// makes the copy again from its clone step, which uses a copy already a
-// template and never trusts one that is not.
+// guest, recorded as this restore's undo, which lives in the copy and is
+// undone by a swap. Its steps, clone, disarm and template, are each recorded
+// before they run; a restart at any of them makes the copy again from its
+// clone step, which uses a copy already a template and never trusts one that
+// is not.
 func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
 	hc, ok := be.Snap.(providers.HeldCopier)
 	if !ok {

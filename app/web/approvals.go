@@ -1,12 +1,9 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/views"
@@ -64,41 +61,4 @@ func (s *Server) showApprovals(w http.ResponseWriter, r *http.Request) {
 	p := approvalsPage{Page: views.Page{Title: "Requests", SignedIn: true, Nav: "requests", Flash: s.flash(w, r)},
 		Tabs: s.tabCounts(r, "", -1), Items: s.approvalItems(r, "", "/approvals"), None: snapshots.NoRequestsWords}
 	s.render(w, r, http.StatusOK, "approvals", p)
-}
-
-// approveRequest and declineRequest answer a request from the pages.
-func (s *Server) approveRequest(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "id")
-	back := safeNext(r.PostFormValue("back"))
-	if r.PostFormValue("back") == "" {
-		back = "/approvals"
-	}
-	if _, err := s.opts.Core.Approvals().Approve(r.Context(), snapshots.Owner(), id); err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	s.done(w, r, back, "Approved: the restore runs, with an undo.")
-}
-
-func (s *Server) declineRequest(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "id")
-	back := safeNext(r.PostFormValue("back"))
-	if r.PostFormValue("back") == "" {
-		back = "/approvals"
-	}
-	if err := s.opts.Core.Approvals().Decline(r.Context(), snapshots.Owner(), id); err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	s.done(w, r, back, "Declined: nothing is restored.")
-}
-
-// restoresOff reports whether the person's restore of b is off: threads
-// run on it and Settings keeps such restores off (section 5; unit 3).
-func (s *Server) restoresOff(ctx context.Context, b *snapshots.Box) bool {
-	if !snapshots.ThreadsRunOn(snapshots.Owner(), b) {
-		return false
-	}
-	st, err := s.opts.Core.Settings(ctx)
-	return err != nil || !st.ExecutionMachineRestores
 }

@@ -13,7 +13,7 @@ import (
 
 // goneBackend is the Snapshots tab's notice for a backend no longer in
 // settings whose snapshots are still recorded: they are unavailable, and
-// the person may forget them (section 1; G2).
+// the person may forget them.
 type goneBackend struct {
 	Words, Href string
 }
@@ -39,14 +39,14 @@ func (s *Server) goneBackends(r *http.Request) []goneBackend {
 }
 
 // forgetDialog is "Forget its snapshots": it names them, their size and
-// price, and says they may still exist and be billed (section 1).
-func (s *Server) forgetDialog(r *http.Request, backend string) (dialog, error) {
+// price, and says they may still exist and be billed.
+func (dlg *dialogBuilder) forgetDialog(r *http.Request, backend string) (dialog, error) {
 	d := dialog{Kind: "forget", Title: fmt.Sprintf("Forget the snapshots of %s?", backend), Back: backOf(r, ""),
 		Action: "/backends/" + url.PathEscape(backend) + "/forget", Submit: "Forget its snapshots", Danger: true}
 	if d.Back == "/boxes/" {
 		d.Back = "/boxes/snapshots"
 	}
-	p, err := s.opts.Core.Boxes().ForgetBackendPlan(r.Context(), snapshots.Owner(), backend)
+	p, err := dlg.core.Boxes().ForgetBackendPlan(r.Context(), snapshots.Owner(), backend)
 	if err != nil {
 		return d, err
 	}
@@ -65,7 +65,7 @@ func fingerprintForget(p *snapshots.ForgetPlan) string {
 }
 
 func (s *Server) showForgetDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.forgetDialog(r, chi.URLParam(r, "backend"))
+	d, err := s.dialogs.forgetDialog(r, chi.URLParam(r, "backend"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -75,7 +75,7 @@ func (s *Server) showForgetDialog(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) forgetBackend(w http.ResponseWriter, r *http.Request) {
 	backend := chi.URLParam(r, "backend")
-	d, err := s.forgetDialog(r, backend)
+	d, err := s.dialogs.forgetDialog(r, backend)
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -13,7 +13,8 @@ import (
 
 // kindPlan is what one backend does for one kind of box on one host: the
 // table's answer (Snapshotting) and, where a live box of that kind is
-// there, a real plan read through it (section 12: "from its plan").
+// there, a real plan read through it, so the line says what the
+// backend itself says.
 type kindPlan struct {
 	Backend  snapshots.Backend
 	Kind     string

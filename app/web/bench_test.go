@@ -22,7 +22,7 @@ import (
 )
 
 // benchSite is the web app over boxes and snapshots made straight in the
-// database by generate_series, a statement per table (section 12's
+// database by generate_series, a statement per table (the
 // Snapshots tab at scale): one thread per 20 boxes, half the boxes a
 // thread's; every 7th snapshot has a note, every 3rd an agent took, every
 // 11th is kept for 20 days, every 13th kept for 3 (it goes within 7).
@@ -156,7 +156,8 @@ func (t *viewTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.Trace
 var moreLink = regexp.MustCompile(`<div id="([^"]+)" class="more" hx-get="([^"]+)"`)
 
 // BenchmarkSnapshotsTab measures the Snapshots tab at 100,000 snapshots on
-// 10,000 boxes (issue 10's size; -short: 5,000 on 1,000): the first view
+// 10,000 boxes (the size an install must stay fast at; -short: 5,000
+// on 1,000): the first view
 // (the page renders into a buffer, so its time is the time to the last
 // byte), a search and a filter answered as the results fragment, the next
 // boxes as the owner scrolls, by the first view's own "more" link, and the

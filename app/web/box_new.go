@@ -9,7 +9,7 @@ import (
 )
 
 // newBoxForm is the Machines tab's "New box" form: where a box is made and
-// whose it is (issue: the owner acquires boxes through the pages too).
+// whose it is: the owner acquires boxes through the pages too.
 type newBoxForm struct {
 	Backends []option
 	Kinds    []option

@@ -20,15 +20,6 @@ type restores struct {
 	tookAfter bool
 }
 
-// restoresOf reads a box's restores from its log (its newest events).
-func (s *Server) restoresOf(rc rowContext, b *snapshots.Box) restores {
-	evs, err := s.opts.Core.Boxes().BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
-	if err != nil {
-		return restores{byOp: map[string]snapshots.RestoreResult{}}
-	}
-	return restoresIn(evs)
-}
-
 // restoresIn reads a box's restores from its log's newest events.
 func restoresIn(evs []snapshots.LogEvent) restores {
 	out := restores{byOp: map[string]snapshots.RestoreResult{}}

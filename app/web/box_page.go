@@ -44,14 +44,14 @@ type boxCard struct {
 // its notices and its Snapshots card.
 type boxLive struct {
 	Notices []notice
-	// Requests wait for the person's word on this box (section 5).
+	// Requests wait for the person's word on this box.
 	Requests []approvalItem
 	Card     boxCard
 	Busy     bool
 	LiveURL  string
 	Announce string
 	Done     string
-	// Timeline is the box's automatic snapshots (issue 16): in the live
+	// Timeline is the box's automatic snapshots: in the live
 	// part, so thinning, Save and Delete history show as they happen.
 	Timeline timeline
 }
@@ -126,7 +126,7 @@ func (s *Server) facts(r *http.Request, v *snapshots.BoxView, h boxHead) []fact 
 // boxLive is the live part of the page, from the page's one read.
 func (s *Server) boxLive(r *http.Request, v *snapshots.BoxView, rc rowContext, back string) (boxLive, error) {
 	b := v.Box
-	rs := s.restoresOf(rc, b)
+	rs := s.rows.restoresOf(rc, b)
 	c, err := s.card(r, v, rc, rs, back)
 	if err != nil {
 		return boxLive{}, err
@@ -179,7 +179,7 @@ func (s *Server) card(r *http.Request, v *snapshots.BoxView, rc rowContext, rs r
 			saved = append(saved, sn)
 		}
 	}
-	c.Group = s.groupWith(bs, saved, rc, live, rs)
+	c.Group = s.rows.groupWith(bs, saved, rc, live, rs)
 	for _, sn := range bs.Snapshots {
 		if sn.Automatic && (sn.State == snapshots.StateTaking || sn.State == snapshots.StateDeleting || len(bs.Pins[sn.ID]) > 0) {
 			c.Group.Busy = true // the timeline's work shows on the card's poll
@@ -201,7 +201,7 @@ func (s *Server) card(r *http.Request, v *snapshots.BoxView, rc rowContext, rs r
 	if snapping.OffersMemory() {
 		holds = "disk, or disk and memory"
 	}
-	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + s.whereWords(b)
+	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + s.rows.whereWords(b)
 	c.Take = action{Label: "Take snapshot", Href: "/boxes/" + url.PathEscape(b.Name) + "/take?back=" + url.QueryEscape(back)}
 	if b.State == snapshots.BoxTrashed {
 		c.Take.Why = snapshots.InTrashWords(b.Name)
@@ -337,9 +337,9 @@ func undoHref(b *snapshots.Box, undo *snapshots.Snapshot) string {
 	return fmt.Sprintf("/boxes/%s/snapshots/%s/restore?back=%s", url.PathEscape(b.Name), undo.ID, url.QueryEscape("/boxes/"+b.Name))
 }
 
-// showBox answers a box's page, every part of it drawn from one read of
+// showBoxPage answers a box's page, every part of it drawn from one read of
 // the box (boxPageOf).
-func (s *Server) showBox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) showBoxPage(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "box")
 	f := s.forkingOf(r, name)
 	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), name)
@@ -374,12 +374,12 @@ func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error)
 		return boxPage{}, err
 	}
 	b := v.Box
-	rc := s.rowContext(r, back)
+	rc := s.rows.rowContext(r, back)
 	l, err := s.boxLive(r, v, rc, back)
 	if err != nil {
 		return boxPage{}, err
 	}
-	h := s.head(b, rc)
+	h := s.rows.head(b, rc)
 	p := boxPage{Box: b, Head: h, Live: l, Facts: s.facts(r, v, h), History: historyOf(rc, v, shown), Undo: v.Undo}
 	p.Stopped = b.State == snapshots.BoxReady && b.ReleasedAt == nil && v.StatusErr == nil && v.Status.Exists && !v.Status.Running
 	if v.Trash != nil {
@@ -395,47 +395,6 @@ func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error)
 func atoi(v string) int {
 	n, _ := strconv.Atoi(v)
 	return n
-}
-
-// showBoxLive answers a box's live region, drawn again from one read: the
-// whole of the box page below its navigation (in=page), or the box's card
-// on the Snapshots tab (in=tab). A busy region polls about once a second;
-// the page's events ask for it when anything else changes the box.
-func (s *Server) showBoxLive(w http.ResponseWriter, r *http.Request) {
-	if f := s.forkingOf(r, chi.URLParam(r, "box")); f != nil {
-		w.Header().Set("Cache-Control", "no-store")
-		s.renderBlock(w, http.StatusOK, "box", "forking", f)
-		return
-	}
-	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	back := safeNext(r.URL.Query().Get("back"))
-	p, err := s.boxPageOf(r, b.ID, back)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	if r.URL.Query().Get("in") == "tab" {
-		g := p.Live.Card.Group
-		g.Dense = true
-		g.LiveURL = "/boxes/" + url.PathEscape(b.Name) + "/live?in=tab&back=" + url.QueryEscape(back)
-		if r.URL.Query().Get("select") == "1" {
-			g.LiveURL += "&select=1"
-		}
-		if !g.Busy {
-			g.Done = p.done
-		}
-		s.renderBlock(w, http.StatusOK, "box", "group", g)
-		return
-	}
-	if !p.Live.Busy {
-		p.Live.Done = p.done
-	}
-	s.renderBlock(w, http.StatusOK, "box", "boxpage", p)
 }
 
 // headWords says the box's head, the snapshot its files descend from: it

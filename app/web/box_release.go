@@ -54,8 +54,8 @@ func releaseWords(name string, goes, kept int) string {
 	return fmt.Sprintf("Its %d snapshots that nobody kept go with it; %s.", goes, stays)
 }
 
-// showRelease asks before a box is released, saying what goes with it.
-func (s *Server) showRelease(w http.ResponseWriter, r *http.Request) {
+// showReleaseDialog asks before a box is released, saying what goes with it.
+func (s *Server) showReleaseDialog(w http.ResponseWriter, r *http.Request) {
 	list, err := s.opts.Core.List(r.Context(), snapshots.Owner(), snapshots.ListQuery{Box: chi.URLParam(r, "box")})
 	if err == nil && (len(list) != 1 || chi.URLParam(r, "box") == "") {
 		_, err = s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))

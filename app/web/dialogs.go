@@ -68,6 +68,17 @@ type dialog struct {
 	Skipped []string
 }
 
+// dialogBuilder builds the dialogs' view data from the core's plans: what
+// each action would do, what goes, what it costs, and why it is refused.
+// It holds only what building them reads: the core, and the row builder
+// for the words a row and its dialog share (where a box lives, whether
+// restores are off). Each dialog's builder lives in the file of the action
+// it asks for (restoreDialog in snapshot_restore.go).
+type dialogBuilder struct {
+	core *snapshots.Service
+	rows *rowBuilder
+}
+
 // renderDialog answers a dialog: its own page, or the dialog alone for
 // htmx (hx-target #dialog-host), which boxsnap.js opens as a modal.
 func (s *Server) renderDialog(w http.ResponseWriter, r *http.Request, status int, d dialog) {
@@ -155,7 +166,7 @@ func (s *Server) refused(w http.ResponseWriter, r *http.Request, err error) {
 // fingerprint is a dialog's plan in a few bytes: the snapshot's state and
 // keep, the box's generation and state, and the guard list. A dialog sends
 // it back, and a post whose plan changed meanwhile is refused and shows
-// the new plan rather than acting on the old one (section 6).
+// the new plan rather than acting on the old one.
 func fingerprint(b *snapshots.Box, sn *snapshots.Snapshot, guard []string, extra ...string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s|%d|%s|", b.ID, b.Generation, b.State)
@@ -202,8 +213,8 @@ func aboutWords(d time.Duration) string {
 }
 
 // postedDialog builds a dialog again for its post and checks that the plan
-// it was shown for is the plan now (section 6: a stale dialog refuses and
-// shows the new plan rather than acting on the old one). When the post must
+// it was shown for is the plan now: a stale dialog refuses and shows the
+// new plan rather than acting on the old one. When the post must
 // go no further it has answered, and ok is false.
 func (s *Server) postedDialog(w http.ResponseWriter, r *http.Request, build func(*http.Request, string, string) (dialog, error)) (d dialog, box, id string, ok bool) {
 	box, id = chi.URLParam(r, "box"), chi.URLParam(r, "id")

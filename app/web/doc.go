@@ -1,13 +1,20 @@
-// Package web serves boxsnap's pages: one route table (routes.go), one
-// handler per file named for what it does, sign-in and sessions, and River's
-// dashboard at /jobs behind sign-in.
+// Package web serves boxsnap's pages: one route table (routes.go), sign-in
+// and sessions, and River's dashboard at /jobs behind sign-in.
 //
-// The pages of the specification's section 12: the Boxes page with its
-// Machines, Threads and Snapshots tabs (boxes_*.go), a box's page with its
-// Snapshots card and notices (box_page.go), the dialogs (snapshot_*.go,
-// snapshots_bulk.go), each also its own page with a real form, and
-// Settings, Snapshots (settings_snapshots.go). One handler answers a whole
-// page or the fragment an htmx target asks for; a busy card polls
+// Each handler lives in the file named for it: its thing first and its verb
+// last, a thing's words singular, a page's "show" and a dialog's "Dialog"
+// left out. So POST /boxes/{box}/reset is resetBox in box_reset.go, GET
+// /boxes/{box}/snapshots/{id}/diff is showSnapshotDiff in snapshot_diff.go,
+// and the GET that asks first (showResetDialog) lives beside the POST it
+// sends. A route the API has too is handled by a function of the same name
+// in a file of the same name there (TestHandlersLiveInFilesNamedForThem).
+//
+// The pages: the Boxes page with its Machines, Threads, Snapshots and Trash
+// tabs (machines.go, threads.go, snapshots_tab.go, trash.go), a box's page
+// with its Snapshots card and notices (box_page.go), the dialogs
+// (snapshot_*.go, snapshots_bulk.go), each also its own page with a real
+// form, and Settings, Snapshots (snapshot_settings.go). One handler answers
+// a whole page or the fragment an htmx target asks for; a busy card polls
 // /boxes/{box}/live about once a second until its operation ends. A dialog
 // sends its plan's fingerprint back, and a post whose plan changed meanwhile
 // is refused with the new plan shown.

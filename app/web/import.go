@@ -2,16 +2,10 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/views"
@@ -72,83 +66,6 @@ func (s *Server) showImport(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, r, http.StatusOK, "import", p)
-}
-
-func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *snapshots.ImportResult, err error) {
-	if err != nil {
-		p := s.importPageOf(r.Context())
-		p.Error = refusalWords(err)
-		s.render(w, r, statusOf(err), "import", p)
-		return
-	}
-	s.done(w, r, "/import?"+url.Values{"box": {res.BoxName}}.Encode(), res.Words)
-}
-
-// importFiles imports the uploaded export files, streamed part by part into
-// the data folder, checked whole before anything is published.
-func (s *Server) importFiles(w http.ResponseWriter, r *http.Request) {
-	longTransfer(w)
-	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes)
-	var batch []*snapshots.Staged
-	defer func() {
-		for _, st := range batch {
-			st.Remove()
-		}
-	}()
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	mr, err := r.MultipartReader()
-	if mt != "multipart/form-data" || err != nil {
-		s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Choose the export files to import."})
-		return
-	}
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			s.importResult(w, r, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid,
-				Words: fmt.Sprintf("The upload was cut short or is over %d GiB. Nothing was imported.", MaxImportBytes>>30)})
-			return
-		}
-		if part.FormName() != "file" || part.FileName() == "" {
-			part.Close()
-			continue
-		}
-		st, err := s.opts.Core.Contents().Stage(r.Context(), part.FileName(), part)
-		part.Close()
-		if err != nil {
-			s.importResult(w, r, nil, err)
-			return
-		}
-		batch = append(batch, st)
-	}
-	res, err := s.opts.Core.Contents().Import(r.Context(), snapshots.Owner(), batch)
-	s.importResult(w, r, res, err)
-}
-
-// redeemCode redeems a share code: one of this install's, or with from,
-// another's, whose copy is fetched from that boxsnap's share endpoint
-// (Contents.RedeemFrom) and imported here.
-func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request) {
-	code, from := strings.TrimSpace(r.PostFormValue("code")), strings.TrimSpace(r.PostFormValue("from"))
-	if from == "" {
-		res, err := s.opts.Core.Contents().Redeem(r.Context(), snapshots.Owner(), code)
-		s.importResult(w, r, res, err)
-		return
-	}
-	longTransfer(w)
-	res, err := s.opts.Core.Contents().RedeemFrom(r.Context(), snapshots.Owner(), from, code)
-	s.importResult(w, r, res, err)
-}
-
-// revokeShare ends a share code from the Import page.
-func (s *Server) revokeShare(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.opts.Core.Contents().RevokeShare(r.Context(), snapshots.Owner(), chi.URLParam(r, "id")); err != nil {
-		s.importResult(w, r, nil, err)
-		return
-	}
-	s.done(w, r, "/import", snapshots.RevokedWords(""))
 }
 
 // TransferTimeout bounds an export's download or an import's upload, in

@@ -43,9 +43,10 @@ func readWords(page string) string {
 }
 
 // TestNoJargonOnAnyPage renders every page and dialog it can reach, signed
-// in and out, and fails on a gate's name ("G17"), a reference to a document
-// or its parts ("README", "section", "unit 3") and the broken phrases
-// people read ("without nothing", "4 match.").
+// in and out, and fails on a gate's name (a G and its number), a
+// reference to a document or its parts ("README", a section's or a
+// unit's number) and the broken phrases people read ("without nothing",
+// "4 match.").
 func TestNoJargonOnAnyPage(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{})

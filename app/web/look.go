@@ -14,7 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/views"
 )
 
-// Looking inside a snapshot (issue 13): the Browse, file, Compare and diff
+// Looking inside a snapshot: the Browse, file, Compare and diff
 // pages share a head: the box, the snapshot, where in its tree, and the two
 // ways in (Browse files, Compare).
 

@@ -10,7 +10,7 @@ import (
 )
 
 // planCacheFor is how long a box's plan is reused by the rows and the tab's
-// line: a plan reads the backend live (section 2), and a tab of many rows
+// line: a plan reads the backend live, and a tab of many rows
 // must not ask it again for each. A dialog always reads a fresh plan.
 const planCacheFor = 5 * time.Second
 

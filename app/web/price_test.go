@@ -29,8 +29,8 @@ func (p pricedBackend) Snapshotting(kind string) *providers.Snapshotting {
 }
 
 // TestPricesInTheirCurrency: the take dialog and a snapshot's row say a
-// price as the provider gives it, in its own currency (section 1: "$0.056 a
-// day"; section 12: "Prices as the provider gives them"); an unknown price
+// price as the provider gives it, in its own currency ("$0.056 a day", as
+// the provider gives it); an unknown price
 // is shown as unknown, never as free. The pages once wrote "$" for every
 // currency but EUR, and cut the amount to the cent.
 func TestPricesInTheirCurrency(t *testing.T) {

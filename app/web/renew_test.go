@@ -13,11 +13,11 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// TestKeepRenewal: "Keep 30 more days" renews a kept snapshot (section 7):
+// TestKeepRenewal: "Keep 30 more days" renews a kept snapshot:
 // on its row and the box card, beside "goes in 3 days", in its menu, and in
 // bulk; it adds the setting's days to the keep date, never shortens it, is
 // the person's alone, and past the paid ceiling says the ceiling's words
-// where Keep would (section 8).
+// where Keep would.
 func TestKeepRenewal(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

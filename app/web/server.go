@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"reflect"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/auth"
@@ -42,6 +41,10 @@ type Server struct {
 	opts Options
 	// plans keeps boxes' plans a few seconds for the rows and the tab.
 	plans *planCache
+	// rows builds the snapshot rows and box cards the pages show.
+	rows *rowBuilder
+	// dialogs builds the dialogs' view data.
+	dialogs *dialogBuilder
 	// throttle counts wrong passwords per client address; a throttled
 	// answer waits slowFor, at most len(slowed) at once.
 	throttle *signInThrottle
@@ -60,6 +63,8 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
+	s.rows = &rowBuilder{core: opts.Core, plans: s.plans}
+	s.dialogs = &dialogBuilder{core: opts.Core, rows: s.rows}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}
@@ -95,10 +100,17 @@ func (s *Server) clearSessionCookie(w http.ResponseWriter) {
 const renderFailed = "Something went wrong showing this page."
 
 // render writes a page, and on a template error logs it and answers a plain
-// 500.
+// 500. A whole page for the signed-in owner carries the count of requests
+// waiting for the person's word, which the navigation shows beside
+// Requests: this is the one place it is read and set.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
-	data = s.withRequests(r, data)
-	if err := s.opts.Views.Render(w, r, status, name, data); err != nil {
+	whole := views.Whole{Data: data}
+	if !views.Partial(r) && r != nil && signedIn(r.Context()) && s.opts.Core != nil {
+		if list, err := s.opts.Core.Approvals().List(r.Context(), snapshots.Owner(), ""); err == nil {
+			whole.Requests = len(list)
+		}
+	}
+	if err := s.opts.Views.Render(w, r, status, name, whole); err != nil {
 		s.logger(r).Error("render", "page", name, "err", err)
 		http.Error(w, renderFailed, http.StatusInternalServerError)
 	}
@@ -115,36 +127,4 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		Page: views.Page{SignedIn: signedIn(r.Context())}, Title: "Something went wrong",
 		Message: "boxsnap could not do that. The error is in its log, with this request's ID.",
 	})
-}
-
-// withRequests gives a signed-in whole page the count of requests waiting
-// for the person's word, which the navigation shows beside Requests: data
-// is a page's view struct, whose Page field (views.Page, or a page's own
-// with SignedIn and Requests) the layout reads.
-func (s *Server) withRequests(r *http.Request, data any) any {
-	if r == nil || s.opts.Core == nil || r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" {
-		return data
-	}
-	v := reflect.ValueOf(data)
-	if v.Kind() != reflect.Struct {
-		return data
-	}
-	f := v.FieldByName("Page")
-	if !f.IsValid() || f.Kind() != reflect.Struct {
-		return data
-	}
-	if in := f.FieldByName("SignedIn"); !in.IsValid() || in.Kind() != reflect.Bool || !in.Bool() {
-		return data
-	}
-	if n := f.FieldByName("Requests"); !n.IsValid() || n.Kind() != reflect.Int {
-		return data
-	}
-	list, err := s.opts.Core.Approvals().List(r.Context(), snapshots.Owner(), "")
-	if err != nil || len(list) == 0 {
-		return data
-	}
-	c := reflect.New(v.Type()).Elem()
-	c.Set(v)
-	c.FieldByName("Page").FieldByName("Requests").SetInt(int64(len(list)))
-	return c.Interface()
 }

@@ -27,23 +27,23 @@ type exportChoice struct {
 	Checked        bool
 }
 
-func (s *Server) exportDialogOf(r *http.Request, boxRef, ref string) (exportDialog, error) {
+func (dlg *dialogBuilder) exportDialogOf(r *http.Request, boxRef, ref string) (exportDialog, error) {
 	ctx := r.Context()
-	sn, b, err := s.opts.Core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
+	sn, b, err := dlg.core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
 	if err != nil {
 		return exportDialog{}, err
 	}
 	d := exportDialog{Page: views.Page{Title: "Export", SignedIn: true, Nav: "boxes"}, Title: fmt.Sprintf("Export ‘%s’", sn.Name),
 		Box: b.Name, Action: "/boxes/" + url.PathEscape(b.Name) + "/export", Back: backOf(r, b.Name), First: sn.ID}
-	if why := s.exportWhy(b, sn); why != "" {
+	if why := dlg.rows.exportWhy(b, sn); why != "" {
 		d.Disabled, d.Error = true, why
 		return d, nil
 	}
-	list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
+	list, err := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
 	if err != nil {
 		return d, err
 	}
-	tz, now := s.opts.Core.TimeZone(ctx), time.Now()
+	tz, now := dlg.core.TimeZone(ctx), time.Now()
 	for _, bs := range list {
 		for _, x := range bs.Snapshots {
 			if x.State != snapshots.StateReady {
@@ -55,24 +55,8 @@ func (s *Server) exportDialogOf(r *http.Request, boxRef, ref string) (exportDial
 	return d, nil
 }
 
-// exportWhy says why a snapshot cannot be exported or shared from its row,
-// or "".
-func (s *Server) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
-	for _, be := range s.opts.Core.Backends() {
-		if be.ID == b.BackendID {
-			if !be.Exports() {
-				return fmt.Sprintf("%s cannot move snapshots out: boxsnap reads them only where they live.", be.Label)
-			}
-		}
-	}
-	if sn.State != snapshots.StateReady {
-		return "Only a ready snapshot moves."
-	}
-	return ""
-}
-
-func (s *Server) showExportDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.exportDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+func (s *Server) showSnapshotExportDialog(w http.ResponseWriter, r *http.Request) {
+	d, err := s.dialogs.exportDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -92,7 +76,7 @@ func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 		if len(q["snapshot"]) > 0 {
 			first = q["snapshot"][0]
 		}
-		d, derr := s.exportDialogOf(r, box, first)
+		d, derr := s.dialogs.exportDialogOf(r, box, first)
 		if derr != nil {
 			s.refused(w, r, err)
 			return
@@ -107,15 +91,5 @@ func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 	if _, err := ex.WriteTo(r.Context(), w); err != nil {
 		s.logger(r).Warn("export cut short", "box", box, "err", err)
 		panic(http.ErrAbortHandler) // an error to the client, never a whole file
-	}
-}
-
-// moveItems are a row's Export… and Share code… menu items, disabled with
-// why where the snapshot cannot move.
-func (s *Server) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string) []menuItem {
-	why := s.exportWhy(b, sn)
-	return []menuItem{
-		{Text: "Export…", Label: fmt.Sprintf("Export %s…", sn.Name), Href: base + "/export" + q, Why: why},
-		{Text: "Share code…", Label: fmt.Sprintf("A share code for %s…", sn.Name), Href: base + "/share" + q, Why: why},
 	}
 }

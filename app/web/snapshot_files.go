@@ -33,7 +33,6 @@ type lookPageData struct {
 	SignedIn bool
 	Nav      string
 	Flash    string
-	Requests int
 }
 
 // showSnapshotFiles is the Browse page: one folder of a snapshot, folders

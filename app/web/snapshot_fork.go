@@ -14,29 +14,29 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// whereThread and whereMachine are the Fork dialog's two places (section 9:
-// the person forks into the box's thread, or as a machine of their own).
+// whereThread and whereMachine are the Fork dialog's two places: the
+// person forks into the box's thread, or as a machine of their own.
 const (
 	whereThread  = "thread"
 	whereMachine = "machine"
 )
 
-// forkDialog builds Fork's dialog from the plan (section 12): the new box's
+// forkDialog builds Fork's dialog from the plan: the new box's
 // name, where it goes, its size, its time and space, and what a fork is.
-func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+func (dlg *dialogBuilder) forkDialog(r *http.Request, boxRef, ref string) (dialog, error) {
 	ctx := r.Context()
-	b, sn, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), boxRef, ref)
+	b, sn, plan, err := dlg.core.Plan(ctx, snapshots.Owner(), boxRef, ref)
 	if b == nil || sn == nil {
 		if err == nil {
 			err = fmt.Errorf("fork dialog: no snapshot %s", ref)
 		}
 		return dialog{}, err
 	}
-	tz := s.opts.Core.TimeZone(ctx)
+	tz := dlg.core.TimeZone(ctx)
 	d := dialog{Kind: "fork", Title: fmt.Sprintf("Fork %s from ‘%s’", b.Name, sn.Name), Back: backOf(r, b.Name),
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/fork", url.PathEscape(b.Name), sn.ID), Submit: "Fork",
 		RequestID: snapshots.NewID("rq"), Fingerprint: fingerprint(b, sn, nil)}
-	d.NamePlaceholder = s.opts.Core.ForkName(r.Context(), b.Name)
+	d.NamePlaceholder = dlg.core.ForkName(r.Context(), b.Name)
 	switch {
 	case err != nil:
 		d.Disabled, d.Error = true, refusalWords(err)
@@ -44,7 +44,7 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	case !plan.Fork.OK:
 		d.Disabled, d.Error = true, plan.Fork.Why
 		if d.Error == "" {
-			d.Error = snapshots.CannotBeForkedWords(sn.Name, s.whereWords(b))
+			d.Error = snapshots.CannotBeForkedWords(sn.Name, dlg.rows.whereWords(b))
 		}
 		return d, nil
 	}
@@ -62,7 +62,7 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	// a released box's kept snapshot, and a machine's, only the latter.
 	if b.ThreadID != nil && b.ReleasedAt == nil && b.State == snapshots.BoxReady {
 		title := *b.ThreadID
-		if t, terr := s.opts.Core.Boxes().Thread(ctx, snapshots.Owner(), *b.ThreadID); terr == nil {
+		if t, terr := dlg.core.Boxes().Thread(ctx, snapshots.Owner(), *b.ThreadID); terr == nil {
 			title = t.Title
 		}
 		d.Places = []place{{Value: whereThread, Text: "In " + title + ", as " + b.Name + " is", Checked: true},
@@ -70,8 +70,8 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	} else {
 		d.Lines = append(d.Lines, "It goes: as one of your machines.")
 	}
-	// Its size is the snapshot's (decided during unit 7: no larger size
-	// is offered yet), read from the snapshot's config where the plan has it.
+	// Its size is the snapshot's (no larger size is offered yet), read
+	// from the snapshot's config where the plan has it.
 	size := "Its size: as the snapshot"
 	if sz := plan.Restore.SizeBack; sz != nil && (sz.Cores > 0 || sz.MemoryBytes > 0) {
 		size = fmt.Sprintf("Its size: %d cores and %s memory", sz.Cores, snapshots.GiB(sz.MemoryBytes))
@@ -85,7 +85,7 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	d.Lines = append(d.Lines, size+".")
 	line := aboutWords(plan.Fork.About)
 	if plan.Fork.Bytes != nil {
-		be, _ := s.opts.Core.BackendOf(b)
+		be, _ := dlg.core.BackendOf(b)
 		line += fmt.Sprintf(", and %s on %s", snapshots.GB(*plan.Fork.Bytes), hostName(be, b))
 	}
 	d.Lines = append(d.Lines, line+".")
@@ -96,7 +96,7 @@ func (s *Server) forkDialog(r *http.Request, boxRef, ref string) (dialog, error)
 	d.After = append(d.After, fmt.Sprintf("A new box with %s's files as they were at %s. It gets its own identity and keys, and never acts as %s. "+
 		"Everything else on its disk comes with it: project secrets, signed-in browsers and keychains. It starts fresh: no apps are running.",
 		b.Name, at, b.Name))
-	if s := s.opts.Core.Snapshotting(b); s != nil && s.Price != nil {
+	if s := dlg.core.Snapshotting(b); s != nil && s.Price != nil {
 		if s.Price.Known {
 			d.After = append(d.After, "Its snapshots cost "+snapshots.PriceWords(s.Price)+".")
 		} else {
@@ -113,7 +113,7 @@ type place struct {
 }
 
 func (s *Server) showForkDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.forkDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.forkDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -124,7 +124,7 @@ func (s *Server) showForkDialog(w http.ResponseWriter, r *http.Request) {
 // forkSnapshot forks and opens the new box's page, starting: it shows the
 // fork's progress until its operation ends.
 func (s *Server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
-	d, box, id, ok := s.postedDialog(w, r, s.forkDialog)
+	d, box, id, ok := s.postedDialog(w, r, s.dialogs.forkDialog)
 	if !ok {
 		return
 	}

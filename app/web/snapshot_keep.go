@@ -16,10 +16,10 @@ import (
 const dateForm = "2006-01-02"
 
 // keepDialog builds Keep…: the date (the setting's days by default) and
-// what keeping costs on that backend (section 7).
-func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+// what keeping costs on that backend.
+func (dlg *dialogBuilder) keepDialog(r *http.Request, boxRef, ref string) (dialog, error) {
 	ctx := r.Context()
-	b, sn, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), boxRef, ref)
+	b, sn, plan, err := dlg.core.Plan(ctx, snapshots.Owner(), boxRef, ref)
 	if b == nil || sn == nil {
 		if err == nil {
 			err = fmt.Errorf("keep dialog: no snapshot %s", ref)
@@ -27,8 +27,8 @@ func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error)
 		return dialog{}, err
 	}
 	now := time.Now()
-	tz := s.opts.Core.TimeZone(ctx)
-	settings, _ := s.opts.Core.Settings(ctx)
+	tz := dlg.core.TimeZone(ctx)
+	settings, _ := dlg.core.Settings(ctx)
 	d := dialog{Kind: "keep", Title: fmt.Sprintf("Keep ‘%s’", sn.Name), Back: backOf(r, b.Name), Submit: "Keep",
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/keep", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil)}
 	until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
@@ -40,7 +40,7 @@ func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error)
 		d.Lines = append(d.Lines, fmt.Sprintf("You keep it until %s. Choose a later date to keep it longer.", sn.KeptUntil.In(tz).Format("2 Jan")))
 	}
 	d.Lines = append(d.Lines, fmt.Sprintf("A kept snapshot is yours: no agent deletes it, and it outlives %s's release, to be forked.", b.Name))
-	if list, lerr := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); lerr == nil && len(list) > 0 {
+	if list, lerr := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); lerr == nil && len(list) > 0 {
 		if werr := snapshots.Eligible(sn, snapshots.ChangeKeep, list[0].Pins[sn.ID], now, tz); werr != nil {
 			d.Disabled, d.Error = true, refusalWords(werr)
 			return d, nil
@@ -60,11 +60,11 @@ func (s *Server) keepDialog(r *http.Request, boxRef, ref string) (dialog, error)
 			w += ": " + lowerFirst(aboutWords(*plan.Keep.About))
 		}
 		if plan.Keep.Bytes != nil {
-			w += fmt.Sprintf(", and %s %s until %s", snapshots.GB(*plan.Keep.Bytes), s.whereWords(b), date)
+			w += fmt.Sprintf(", and %s %s until %s", snapshots.GB(*plan.Keep.Bytes), dlg.rows.whereWords(b), date)
 		}
 		d.Lines = append(d.Lines, w+".")
 	case providers.KeepsAsIs:
-		w := fmt.Sprintf("It stays as it is %s after a release", s.whereWords(b))
+		w := fmt.Sprintf("It stays as it is %s after a release", dlg.rows.whereWords(b))
 		if plan.Keep.Bytes != nil {
 			w += fmt.Sprintf(", taking up to %s until %s", snapshots.GB(*plan.Keep.Bytes), date)
 		} else if sn.SizeBytes != nil {
@@ -92,7 +92,7 @@ func lowerFirst(s string) string {
 }
 
 func (s *Server) showKeepDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.keepDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.keepDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -102,7 +102,7 @@ func (s *Server) showKeepDialog(w http.ResponseWriter, r *http.Request) {
 
 // keepSnapshot keeps a snapshot until the date chosen.
 func (s *Server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
-	d, box, id, ok := s.postedDialog(w, r, s.keepDialog)
+	d, box, id, ok := s.postedDialog(w, r, s.dialogs.keepDialog)
 	if !ok {
 		return
 	}
@@ -122,14 +122,4 @@ func (s *Server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.done(w, r, backOf(r, box), "")
-}
-
-// unkeepSnapshot is "Stop keeping": the snapshot goes with the box again.
-func (s *Server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
-	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	if _, err := s.opts.Core.Unkeep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id}); err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	s.done(w, r, backOf(r, box), "It goes with the box again.")
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-func (s *Server) noteDialog(r *http.Request, boxRef, ref string) (dialog, error) {
-	sn, b, err := s.opts.Core.SnapshotOfBox(r.Context(), snapshots.Owner(), boxRef, ref)
+func (dlg *dialogBuilder) noteDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+	sn, b, err := dlg.core.SnapshotOfBox(r.Context(), snapshots.Owner(), boxRef, ref)
 	if err != nil {
 		return dialog{}, err
 	}
@@ -24,7 +24,7 @@ func (s *Server) noteDialog(r *http.Request, boxRef, ref string) (dialog, error)
 }
 
 func (s *Server) showNoteDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.noteDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.noteDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -36,7 +36,7 @@ func (s *Server) showNoteDialog(w http.ResponseWriter, r *http.Request) {
 func (s *Server) noteSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
 	if _, err := s.opts.Core.SetNote(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("note")); err != nil {
-		d, derr := s.noteDialog(r, box, id)
+		d, derr := s.dialogs.noteDialog(r, box, id)
 		if derr != nil {
 			s.refused(w, r, err)
 			return

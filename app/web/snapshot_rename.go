@@ -10,8 +10,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-func (s *Server) renameDialog(r *http.Request, boxRef, ref string) (dialog, error) {
-	sn, b, err := s.opts.Core.SnapshotOfBox(r.Context(), snapshots.Owner(), boxRef, ref)
+func (dlg *dialogBuilder) renameDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+	sn, b, err := dlg.core.SnapshotOfBox(r.Context(), snapshots.Owner(), boxRef, ref)
 	if err != nil {
 		return dialog{}, err
 	}
@@ -20,7 +20,7 @@ func (s *Server) renameDialog(r *http.Request, boxRef, ref string) (dialog, erro
 }
 
 func (s *Server) showRenameDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.renameDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.renameDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -32,7 +32,7 @@ func (s *Server) showRenameDialog(w http.ResponseWriter, r *http.Request) {
 func (s *Server) renameSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
 	if _, err := s.opts.Core.Rename(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("name")); err != nil {
-		d, derr := s.renameDialog(r, box, id)
+		d, derr := s.dialogs.renameDialog(r, box, id)
 		if derr != nil {
 			s.refused(w, r, err)
 			return

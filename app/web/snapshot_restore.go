@@ -13,30 +13,30 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// restoreDialog builds section 5's restore dialog: when it goes back to,
+// restoreDialog builds the restore dialog: when it goes back to,
 // everything that goes (the guard), the size it goes back to, the undo line
 // that only the owner can untick, and the button's three wordings.
-func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+func (dlg *dialogBuilder) restoreDialog(r *http.Request, boxRef, ref string) (dialog, error) {
 	ctx := r.Context()
-	b, sn, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), boxRef, ref)
+	b, sn, plan, err := dlg.core.Plan(ctx, snapshots.Owner(), boxRef, ref)
 	if b == nil || sn == nil {
 		if err == nil {
 			err = fmt.Errorf("restore dialog: no snapshot %s", ref)
 		}
 		return dialog{}, err
 	}
-	tz := s.opts.Core.TimeZone(ctx)
+	tz := dlg.core.TimeZone(ctx)
 	now := time.Now()
 	d := dialog{Kind: "restore", Title: fmt.Sprintf("Restore %s to ‘%s’?", b.Name, sn.Name), Back: backOf(r, b.Name),
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/restore", url.PathEscape(b.Name), sn.ID), RequestID: snapshots.NewID("rq")}
-	be, _ := s.opts.Core.BackendOf(b)
-	guard := s.opts.Core.Guard(ctx, snapshots.Owner(), b)
+	be, _ := dlg.core.BackendOf(b)
+	guard := dlg.core.Guard(ctx, snapshots.Owner(), b)
 	d.Fingerprint = fingerprint(b, sn, guard)
 	switch {
 	case err != nil:
 		d.Disabled, d.Error = true, refusalWords(err)
 		return d, nil
-	case s.restoresOff(ctx, b):
+	case dlg.rows.restoresOff(ctx, b):
 		d.Disabled, d.Error = true, snapshots.ExecutionRestoresOffWords
 		return d, nil
 	case plan.Locked != nil:
@@ -50,13 +50,26 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		return d, nil
 	}
 	var list []snapshots.BoxSnapshots
-	if l, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(l) > 0 {
+	if l, err := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(l) > 0 {
 		list = l
 		if werr := snapshots.Eligible(sn, snapshots.ChangeRestore, list[0].Pins[sn.ID], now, tz); werr != nil {
 			d.Disabled, d.Error = true, refusalWords(werr)
 			return d, nil
 		}
 	}
+	dlg.restoreLines(r, &d, b, sn, plan, list, now, tz)
+	d.Goes = guard
+	dlg.restoreUndo(r, &d, b, plan, be, now, tz)
+	restoreSubmit(&d, b, sn, guard)
+	return d, nil
+}
+
+// restoreLines says what a restore does: when it goes back to and what
+// goes with it, what changed since, the size it goes back to, what it
+// leaves out, and how a held copy's undo comes back.
+func (dlg *dialogBuilder) restoreLines(r *http.Request, d *dialog, b *snapshots.Box, sn *snapshots.Snapshot, plan providers.SnapshotPlan,
+	list []snapshots.BoxSnapshots, now time.Time, tz *time.Location) {
+	ctx := r.Context()
 	when := whenAt(sn.TakenAt, now, tz)
 	first := fmt.Sprintf("It goes back to %s, %s ago. Everything on its disk since then goes: files, installed apps and settings.",
 		when, agoWords(now.Sub(sn.TakenAt)))
@@ -67,11 +80,10 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	}
 	first += " What it did to the world since stays done."
 	d.Lines = append(d.Lines, first)
-	if cmp, err := s.opts.Core.Contents().RestorePreview(ctx, snapshots.Owner(), sn.ID); err == nil && cmp != nil {
+	if cmp, err := dlg.core.Contents().RestorePreview(ctx, snapshots.Owner(), sn.ID); err == nil && cmp != nil {
 		d.Changes = cmp.Words
 		d.ChangesHref = fmt.Sprintf("/boxes/%s/snapshots/%s/compare", url.PathEscape(b.Name), sn.ID)
 	}
-	d.Goes = guard
 	if sz := plan.Restore.SizeBack; sz != nil && (sz.Cores > 0 || sz.MemoryBytes > 0) {
 		d.After = append(d.After, fmt.Sprintf("%s goes back to %d cores and %s memory, as it was then.", b.Name, sz.Cores, snapshots.GiB(sz.MemoryBytes)))
 	}
@@ -79,11 +91,19 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		d.After = append(d.After, "It leaves out "+plan.Restore.Excludes+".")
 	}
 	// A held copy's undo (ZFS's) comes back by a swap: say what undoing
-	// does, in the restore's dialog and in the undo's own (section 2).
+	// does, in the restore's dialog and in the undo's own.
 	if len(list) > 0 && (plan.Restore.Undo == providers.UndoHeldCopy || (sn.UndoOf != nil && sn.Guest == "held-copy")) {
 		d.After = append(d.After, swapWords(list[0].Snapshots))
 	}
-	settings, _ := s.opts.Core.Settings(ctx)
+}
+
+// restoreUndo is the undo line: how and when the undo is taken, its name,
+// ticked and locked where the core refuses a restore without one, or why
+// no undo can be taken.
+func (dlg *dialogBuilder) restoreUndo(r *http.Request, d *dialog, b *snapshots.Box, plan providers.SnapshotPlan, be snapshots.Backend,
+	now time.Time, tz *time.Location) {
+	ctx := r.Context()
+	settings, _ := dlg.core.Settings(ctx)
 	undoName := snapshots.UndoName(now, tz)
 	if plan.Restore.Undo != providers.UndoNone {
 		d.UndoOffered = true
@@ -91,7 +111,7 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		case providers.UndoHeldCopy:
 			d.UndoLine = fmt.Sprintf("Copy %s once stopped, so you can undo this: %s", b.Name, strings.ToLower(aboutWords(plan.Restore.UndoAbout)))
 			if plan.Restore.UndoBytes != nil {
-				d.UndoLine += fmt.Sprintf(" and %s %s", snapshots.GB(*plan.Restore.UndoBytes), s.whereWords(b))
+				d.UndoLine += fmt.Sprintf(" and %s %s", snapshots.GB(*plan.Restore.UndoBytes), dlg.rows.whereWords(b))
 			}
 			d.UndoLine += "."
 		default:
@@ -120,6 +140,11 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 		d.NoUndo = true
 		d.After = append(d.After, strings.TrimSuffix(snapshots.NoUndoCanBeTakenWords(b.Name, be.Label), ".")+": only a restore without undo can go on.")
 	}
+}
+
+// restoreSubmit is the button's three wordings: Restore, Restore anyway
+// past the guard, Undo for an undo, and Restore without undo.
+func restoreSubmit(d *dialog, b *snapshots.Box, sn *snapshots.Snapshot, guard []string) {
 	d.Force = len(guard) > 0
 	d.Submit = "Restore " + b.Name
 	if d.Force {
@@ -134,11 +159,10 @@ func (s *Server) restoreDialog(r *http.Request, boxRef, ref string) (dialog, err
 	if d.NoUndo {
 		d.Submit, d.Danger = d.SubmitNoUndo, true
 	}
-	return d, nil
 }
 
 func (s *Server) showRestoreDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.restoreDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.restoreDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -149,7 +173,7 @@ func (s *Server) showRestoreDialog(w http.ResponseWriter, r *http.Request) {
 // restoreSnapshot restores, after checking the dialog's plan is the plan
 // now; a guarded restore goes on only with "Restore anyway".
 func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
-	d, box, id, ok := s.postedDialog(w, r, s.restoreDialog)
+	d, box, id, ok := s.postedDialog(w, r, s.dialogs.restoreDialog)
 	if !ok {
 		return
 	}

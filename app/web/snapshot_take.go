@@ -15,18 +15,18 @@ import (
 // takeDialog builds Take snapshot's dialog from the plan: a name (the time
 // by default), a note, "With its memory" where offered, the time, pause and
 // space, what it holds, the count, the picture and the price.
-func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
+func (dlg *dialogBuilder) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 	ctx := r.Context()
-	b, _, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), boxRef, "")
+	b, _, plan, err := dlg.core.Plan(ctx, snapshots.Owner(), boxRef, "")
 	if b == nil {
 		return dialog{}, err
 	}
 	d := dialog{Kind: "take", Title: fmt.Sprintf("Take a snapshot of %s", b.Name), Back: backOf(r, b.Name),
 		Action: "/boxes/" + url.PathEscape(b.Name) + "/take", Submit: "Take snapshot"}
-	tz := s.opts.Core.TimeZone(ctx)
+	tz := dlg.core.TimeZone(ctx)
 	d.NamePlaceholder = snapshots.DefaultName(time.Now(), tz)
-	snapping := s.opts.Core.Snapshotting(b)
-	be, _ := s.opts.Core.BackendOf(b)
+	snapping := dlg.core.Snapshotting(b)
+	be, _ := dlg.core.BackendOf(b)
 	switch {
 	case snapping == nil:
 		d.Disabled, d.Error = true, snapshots.NoSnapshotsWords(be.Label)
@@ -46,7 +46,7 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 		line += fmt.Sprintf(" %s pauses for a moment.", b.Name)
 	}
 	if plan.Take.AddsBytes != nil && *plan.Take.AddsBytes > 0 {
-		line += fmt.Sprintf(" Up to %s more %s.", snapshots.GB(*plan.Take.AddsBytes), s.onHost(b))
+		line += fmt.Sprintf(" Up to %s more %s.", snapshots.GB(*plan.Take.AddsBytes), dlg.rows.onHost(b))
 	}
 	d.Lines = append(d.Lines, line)
 	holds := "It holds the disk: files, installed apps and settings, not its running apps."
@@ -61,11 +61,11 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 			d.MemoryLine += " " + aboutWords(plan.Take.MemoryAbout) + "."
 		}
 		if plan.Take.MemoryBytes != nil {
-			d.MemoryLine += fmt.Sprintf(" Up to %s more %s.", snapshots.GiB(*plan.Take.MemoryBytes), s.onHost(b))
+			d.MemoryLine += fmt.Sprintf(" Up to %s more %s.", snapshots.GiB(*plan.Take.MemoryBytes), dlg.rows.onHost(b))
 		}
 	}
-	settings, _ := s.opts.Core.Settings(ctx)
-	if list, err := s.opts.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(list) > 0 {
+	settings, _ := dlg.core.Settings(ctx)
+	if list, err := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(list) > 0 {
 		d.Lines = append(d.Lines, snapshots.TakeCountWords(b.Name, snapshots.CountOf(list[0].Snapshots).ToLimit, settings.PerBox))
 	}
 	if b.HasScreen && settings.Pictures {
@@ -78,7 +78,7 @@ func (s *Server) takeDialog(r *http.Request, boxRef string) (dialog, error) {
 }
 
 func (s *Server) showTakeDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.takeDialog(r, chi.URLParam(r, "box"))
+	d, err := s.dialogs.takeDialog(r, chi.URLParam(r, "box"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -92,7 +92,7 @@ func (s *Server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
 	_, sn, err := s.opts.Core.Take(r.Context(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: r.PostFormValue("name"),
 		Note: r.PostFormValue("note"), Memory: r.PostFormValue("memory") == "1", RequestID: r.PostFormValue("request")})
 	if err != nil {
-		d, derr := s.takeDialog(r, box)
+		d, derr := s.dialogs.takeDialog(r, box)
 		if derr != nil {
 			s.refused(w, r, err)
 			return

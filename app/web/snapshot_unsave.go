@@ -12,8 +12,8 @@ import (
 
 // unsaveDialog asks before a saved snapshot goes back to the automatic
 // history, where thinning may delete it: focus starts on Cancel.
-func (s *Server) unsaveDialog(r *http.Request, boxRef, ref string) (dialog, error) {
-	sn, b, err := s.opts.Core.SnapshotOfBox(r.Context(), snapshots.Owner(), boxRef, ref)
+func (dlg *dialogBuilder) unsaveDialog(r *http.Request, boxRef, ref string) (dialog, error) {
+	sn, b, err := dlg.core.SnapshotOfBox(r.Context(), snapshots.Owner(), boxRef, ref)
 	if err != nil {
 		return dialog{}, err
 	}
@@ -28,7 +28,7 @@ func (s *Server) unsaveDialog(r *http.Request, boxRef, ref string) (dialog, erro
 }
 
 func (s *Server) showUnsaveDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.unsaveDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.unsaveDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -40,7 +40,7 @@ func (s *Server) showUnsaveDialog(w http.ResponseWriter, r *http.Request) {
 // was read; the page is read again, as the snapshot moves from the
 // Snapshots card to the timeline.
 func (s *Server) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
-	d, box, id, ok := s.postedDialog(w, r, s.unsaveDialog)
+	d, box, id, ok := s.postedDialog(w, r, s.dialogs.unsaveDialog)
 	if !ok {
 		return
 	}

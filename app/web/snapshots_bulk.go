@@ -14,7 +14,7 @@ const bulkCap = 200
 
 // bulkDialog applies the same checks to each selected snapshot: which are
 // skipped and why, and what each of the rest frees or costs.
-func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, []bulkItem, error) {
+func (dlg *dialogBuilder) bulkDialog(r *http.Request, act string, ids []string) (dialog, []bulkItem, error) {
 	ctx := r.Context()
 	if act != "keep" && act != "delete" && act != "renew" {
 		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Choose Keep…, Keep 30 more days… or Delete…."}
@@ -30,13 +30,13 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 		back = "/boxes/snapshots"
 	}
 	// The selected snapshots alone, with their boxes and pins.
-	picked, err := s.opts.Core.Pick(ctx, snapshots.Owner(), ids)
+	picked, err := dlg.core.Pick(ctx, snapshots.Owner(), ids)
 	if err != nil {
 		return dialog{}, nil, err
 	}
-	tz := s.opts.Core.TimeZone(ctx)
+	tz := dlg.core.TimeZone(ctx)
 	now := time.Now()
-	settings, _ := s.opts.Core.Settings(ctx)
+	settings, _ := dlg.core.Settings(ctx)
 	verb := "Delete"
 	switch act {
 	case "keep":
@@ -51,7 +51,7 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 		p, ok := picked[id]
 		if !ok {
 			// Not one the person may see: the core's own words for it.
-			if _, _, err := s.opts.Core.Snapshot(ctx, snapshots.Owner(), id); err != nil {
+			if _, _, err := dlg.core.Snapshot(ctx, snapshots.Owner(), id); err != nil {
 				d.Skipped = append(d.Skipped, refusalWords(err))
 				continue
 			}
@@ -69,9 +69,8 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 			werr = &snapshots.Refusal{Code: snapshots.CodeConflict, Words: snapshots.RenewNotKeptWords(sn.Name)}
 		}
 		if werr == nil && act != "delete" {
-			// Keep and renewals past the paid ceiling: its words for each
-			// (section 7).
-			if w := s.opts.Core.KeepCeiling(ctx, sn); w != "" {
+			// Keep and renewals past the paid ceiling: its words for each.
+			if w := dlg.core.KeepCeiling(ctx, sn); w != "" {
 				werr = &snapshots.Refusal{Code: snapshots.CodeLimit, Words: w}
 			}
 		}
@@ -82,7 +81,7 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 		}
 		w := fmt.Sprintf("‘%s’ on %s: ", sn.Name, b.Name)
 		if act == "delete" {
-			w += lowerFirst(s.freesWords(b, sn))
+			w += lowerFirst(dlg.freesWords(b, sn))
 			if sn.Kept() {
 				w += fmt.Sprintf(" You kept it until %s.", sn.KeptUntil.In(tz).Format("2 Jan"))
 			}
@@ -90,7 +89,7 @@ func (s *Server) bulkDialog(r *http.Request, act string, ids []string) (dialog, 
 			until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
 			w += fmt.Sprintf("kept until %s", until.In(tz).Format("2 Jan"))
 			if sn.SizeBytes != nil {
-				w += fmt.Sprintf(", %s %s", snapshots.GB(*sn.SizeBytes), s.whereWords(b))
+				w += fmt.Sprintf(", %s %s", snapshots.GB(*sn.SizeBytes), dlg.rows.whereWords(b))
 			}
 			if p := snapshots.PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
 				w += ", " + p
@@ -121,7 +120,7 @@ type bulkItem struct {
 
 // showBulkDialog answers the Select bar's Keep… and Delete….
 func (s *Server) showBulkDialog(w http.ResponseWriter, r *http.Request) {
-	d, _, err := s.bulkDialog(r, r.URL.Query().Get("action"), r.URL.Query()["id"])
+	d, _, err := s.dialogs.bulkDialog(r, r.URL.Query().Get("action"), r.URL.Query()["id"])
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -134,7 +133,7 @@ func (s *Server) showBulkDialog(w http.ResponseWriter, r *http.Request) {
 // the flash names.
 func (s *Server) bulkSnapshots(w http.ResponseWriter, r *http.Request) {
 	act := r.PostFormValue("action")
-	d, items, err := s.bulkDialog(r, act, r.PostForm["id"])
+	d, items, err := s.dialogs.bulkDialog(r, act, r.PostForm["id"])
 	if err != nil {
 		s.refused(w, r, err)
 		return

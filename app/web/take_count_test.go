@@ -12,7 +12,7 @@ import (
 )
 
 // TestTakeDialogCountsWhatTheLimitCounts: the take dialog's count is the
-// per-box limit's (section 8: undos and automatic snapshots apart, kept ones
+// per-box limit's (undos and automatic snapshots apart, kept ones
 // counted), and at the limit it says the person's take is refused, as the
 // core then refuses it.
 func TestTakeDialogCountsWhatTheLimitCounts(t *testing.T) {

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
@@ -16,7 +14,7 @@ import (
 // shows at a time; Older and Newer move along it.
 const TimelinePage = 40
 
-// timeline is the box page's Timeline card (issue 16, item 3): the box's
+// timeline is the box page's Timeline card: the box's
 // automatic snapshots, newest first, grouped by day and by hour, each a row
 // with its picture where the box has a screen, Restore… (the usual dialog
 // and undo), Save… and Keep….
@@ -86,7 +84,7 @@ func (s *Server) timelineOf(r *http.Request, v *snapshots.BoxView, rc rowContext
 		t.Older = fmt.Sprintf("/boxes/%s?tl=%d#timeline", url.PathEscape(b.Name), end)
 	}
 	bs := snapshots.BoxSnapshots{Box: b, Snapshots: v.Snapshots, Pins: v.Pins}
-	g := s.groupWith(bs, autos[offset:end], rc, "", restoresIn(v.Log))
+	g := s.rows.groupWith(bs, autos[offset:end], rc, "", restoresIn(v.Log))
 	for i, sn := range autos[offset:end] {
 		at := sn.TakenAt.In(rc.tz)
 		day := whenDay(at, rc.now.In(rc.tz))
@@ -148,83 +146,6 @@ func everyWords(seconds int) string {
 	return strconv.Itoa(seconds) + " s"
 }
 
-// setBoxHistory turns a box's automatic snapshots on or off (the
-// timeline's toggle).
-func (s *Server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
-	box := chi.URLParam(r, "box")
-	var on *bool
-	switch r.PostFormValue("automatic") {
-	case "on":
-		v := true
-		on = &v
-	case "off":
-		v := false
-		on = &v
-	case "backend":
-	default:
-		s.refused(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Automatic snapshots are on, off, or as the backend's setting says (backend)."})
-		return
-	}
-	cur, err := s.opts.Core.Boxes().BoxHistorySettings(r.Context(), snapshots.Owner(), box)
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	if _, err := s.opts.Core.Boxes().SetBoxHistory(r.Context(), snapshots.Owner(), box, on, cur.MaxGiB); err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	words := "Automatic snapshots are off for " + box + "."
-	if on == nil || *on {
-		words = "Automatic snapshots are on for " + box + "."
-	}
-	s.done(w, r, backOf(r, box), words)
-}
-
-// saveDialog is Save…: an automatic snapshot becomes an ordinary one, with
-// a name if given (moatbox's "Save with a name").
-func (s *Server) saveDialog(r *http.Request, boxRef, ref string) (dialog, error) {
-	ctx := r.Context()
-	sn, b, err := s.opts.Core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
-	if err != nil {
-		return dialog{}, err
-	}
-	settings, _ := s.opts.Core.Settings(ctx)
-	d := dialog{Kind: "save", Title: fmt.Sprintf("Save ‘%s’", sn.Name), Back: backOf(r, b.Name), Submit: "Save",
-		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/save", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil),
-		NamePlaceholder: sn.Name}
-	d.Lines = append(d.Lines, fmt.Sprintf("A saved snapshot is no longer thinned: it stays until it is deleted, and counts in %s's %d.", b.Name, settings.PerBox))
-	if !sn.Automatic {
-		d.Disabled, d.Error = true, snapshots.SavedAlreadyWords(sn.Name)
-	}
-	return d, nil
-}
-
-func (s *Server) showSaveDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.saveDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	s.renderDialog(w, r, http.StatusOK, d)
-}
-
-// saveSnapshot saves it; the page is read again, as the snapshot moves
-// from the timeline to the Snapshots card.
-func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) {
-	d, box, id, ok := s.postedDialog(w, r, s.saveDialog)
-	if !ok {
-		return
-	}
-	sn, err := s.opts.Core.Save(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("name"))
-	if err != nil {
-		d.Error = refusalWords(err)
-		s.renderDialog(w, r, statusOf(err), d)
-		return
-	}
-	s.reload(w, r, backOf(r, box), fmt.Sprintf("Saved ‘%s’.", sn.Name))
-}
-
 // reload ends a post whose change moves rows between the Snapshots card
 // and the timeline: the whole page is read again.
 func (s *Server) reload(w http.ResponseWriter, r *http.Request, back, flash string) {
@@ -238,59 +159,6 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request, back, flash stri
 		return
 	}
 	http.Redirect(w, r, back, http.StatusSeeOther)
-}
-
-// deleteHistoryDialog is Delete history…: every automatic snapshot of the
-// box goes once its name is typed; saved and kept ones stay.
-func (s *Server) deleteHistoryDialog(r *http.Request, boxRef, _ string) (dialog, error) {
-	ctx := r.Context()
-	b, err := s.opts.Core.Box(ctx, snapshots.Owner(), boxRef)
-	if err != nil {
-		return dialog{}, err
-	}
-	hist, err := s.opts.Core.Boxes().BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
-	if err != nil {
-		return dialog{}, err
-	}
-	d := dialog{Kind: "delete-history", Title: fmt.Sprintf("Delete %s's history?", b.Name), Back: backOf(r, b.Name),
-		Submit: "Delete history", Danger: true, Action: "/boxes/" + url.PathEscape(b.Name) + "/history/delete",
-		Fingerprint: fmt.Sprintf("%s:%d", b.ID, hist.Count), NamePlaceholder: b.Name}
-	d.Lines = append(d.Lines,
-		fmt.Sprintf("Deletes %s of %s. They cannot come back.", plural(hist.Count, "automatic snapshot", "automatic snapshots"), b.Name),
-		"Saved and kept snapshots stay, and so does one a restore or another operation uses now.",
-		fmt.Sprintf("Type %s to confirm.", b.Name))
-	if hist.Count == 0 {
-		d.Disabled, d.Error = true, snapshots.NoAutomaticWords(b.Name)
-	}
-	return d, nil
-}
-
-func (s *Server) showDeleteHistoryDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.deleteHistoryDialog(r, chi.URLParam(r, "box"), "")
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	s.renderDialog(w, r, http.StatusOK, d)
-}
-
-func (s *Server) deleteHistory(w http.ResponseWriter, r *http.Request) {
-	box := chi.URLParam(r, "box")
-	d, err := s.deleteHistoryDialog(r, box, "")
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	if d.Disabled {
-		s.renderDialog(w, r, http.StatusConflict, d)
-		return
-	}
-	if _, err := s.opts.Core.DeleteHistory(r.Context(), snapshots.Owner(), box, r.PostFormValue("confirm"), ""); err != nil {
-		d.Error = refusalWords(err)
-		s.renderDialog(w, r, statusOf(err), d)
-		return
-	}
-	s.reload(w, r, backOf(r, box), fmt.Sprintf("Deleting %s's automatic history.", box))
 }
 
 // saveItems are a row's Save… (an automatic snapshot) or Unsave… (a saved

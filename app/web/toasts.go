@@ -11,8 +11,8 @@ import (
 )
 
 // watchCookie holds the restores the person started from a dialog, until
-// each has said how it ended (section 5: "A toast says it once only when
-// the person is not on the box's page"). It holds operation IDs only, so
+// each has said how it ended: a toast says it once, only when the person
+// is not on the box's page. It holds operation IDs only, so
 // the page's script may see that there is something to wait for.
 const watchCookie = "boxsnap_watch"
 

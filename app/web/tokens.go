@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -52,24 +50,4 @@ func (s *Server) showTokens(w http.ResponseWriter, r *http.Request) {
 		p.NewToken, p.NewName = rv.Secret, rv.Name
 	}
 	s.tokensPage(r, w, http.StatusOK, p)
-}
-
-// createToken makes a personal API token; the page it redirects to shows
-// it once.
-func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
-	name := r.PostFormValue("name")
-	_, token, err := s.opts.Auth.CreateAPIToken(r.Context(), name)
-	if err != nil {
-		s.tokensPage(r, w, http.StatusUnprocessableEntity, tokensPage{Error: err.Error()})
-		return
-	}
-	http.Redirect(w, r, "/settings/tokens?shown="+s.shown.hold(reveal{Secret: token, Name: name}), http.StatusSeeOther)
-}
-
-func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) {
-	if err := s.opts.Auth.RevokeAPIToken(r.Context(), chi.URLParam(r, "id")); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/settings/tokens", http.StatusSeeOther)
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // TestWhenWords: rows say "Today 10:42", "Yesterday 23:39", "Thu 09:15"
-// within the week and "12 Oct" before (section 12's rows).
+// within the week and "12 Oct" before, as the rows say it.
 func TestWhenWords(t *testing.T) {
 	t.Parallel()
 	tz := time.UTC
@@ -34,7 +34,7 @@ func TestWhenWords(t *testing.T) {
 }
 
 // TestMonthly: a price's rate a month, for the Snapshots tab's line, is 30
-// days of a daily price (section 8).
+// days of a daily price.
 func TestMonthly(t *testing.T) {
 	t.Parallel()
 	if got := monthly([]byte(`{"amount":0.12,"currency":"USD","per":"day","known":true}`)); got < 3.59 || got > 3.61 {

@@ -13,7 +13,7 @@ import (
 // TestZFSUndoNotice: after a restore on ZFS (its undo a held copy), the
 // box's page shows the restore's notice with Undo, and Undo opens the undo's
 // dialog, which says it makes a new guest from that copy and how many
-// snapshots stay on the earlier guest (section 2).
+// snapshots stay on the earlier guest.
 func TestZFSUndoNotice(t *testing.T) {
 	t.Parallel()
 	be, _ := simulatedProxmoxZFS(t, true)
@@ -34,7 +34,7 @@ func TestZFSUndoNotice(t *testing.T) {
 		newest = sn
 	}
 	want := "Undoing this makes a new guest from that copy; the 3 snapshots on its current guest stay there, fork only."
-	// The restore's own dialog says so before the restore (section 6).
+	// The restore's own dialog says so before the restore.
 	if d := html.UnescapeString(s.do(t, "GET", "/boxes/river-elk/snapshots/"+newest.ID+"/restore", nil, nil).Body.String()); !strings.Contains(d, want) {
 		t.Fatalf("the ZFS restore's dialog does not say %q:\n%s", want, d)
 	}

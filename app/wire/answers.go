@@ -5,8 +5,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// ErrorBody is every error answer's shape: the code, the specification's
-// words, and whether the refusal holds only for now.
+// ErrorBody is every error answer's shape: the code, the words a person or an
+// agent reads, and whether the refusal holds only for now.
 type ErrorBody struct {
 	Error APIError `json:"error"`
 }
@@ -20,8 +20,8 @@ type APIError struct {
 	Operation string `json:"operation,omitempty"`
 }
 
-// OperationAnswer is the answer for an operation: the operation, and once
-// it is done, what it did in the specification's words.
+// OperationAnswer is the answer for an operation: the operation, and once it
+// is done, what it did in words.
 type OperationAnswer struct {
 	Operation *snapshots.Operation `json:"operation"`
 	Message   string               `json:"message,omitempty"`

@@ -1,12 +1,12 @@
-// Command compare measures "Compare with now" (issue 13) beside diff -rq and
-// rsync -an --delete --itemize-changes on the same trees: a 100,000-file box
-// (1 KiB to 4 KiB a file) of which 1% changed after its snapshot (half of
-// those keep their size, so only their content tells; a few files added and
-// removed). boxsnap's figure is the time to the first page of the list: the
-// local backend's CompareFiles in a fresh backend (no manifest cached), then
-// the first 200 changes. diff and rsync compare the box with a plain copy of
-// it made with cp -a just before the snapshot. bench/compare/run.sh builds
-// and runs it.
+// Command compare measures "Compare with now" beside diff -rq and rsync -an
+// --delete --itemize-changes on the same trees: a 100,000-file box (1 KiB to
+// 4 KiB a file) of which 1% changed after its snapshot (half of those keep
+// their size, so only their content tells; a few files added and removed).
+// boxsnap's figure is the time to the first page of the list: the local
+// backend's CompareFiles in a fresh backend (no manifest cached), then the
+// first 200 changes. diff and rsync compare the box with a plain copy of it
+// made with cp -a just before the snapshot. bench/compare/run.sh builds and
+// runs it.
 package main
 
 import (

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmarks Compare with now (issue 13) beside diff -rq and rsync -an
+# Benchmarks Compare with now beside diff -rq and rsync -an
 # --delete --itemize-changes on one 100,000-file box with 1% changed (see
 # main.go). Usage:
 #   bench/compare/run.sh [work folder] [runs]

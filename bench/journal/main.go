@@ -1,6 +1,6 @@
-// Command journal measures the local backend's change journal (issue 16,
-// item 4) on one box: the check of an unchanged box, an incremental take after
-// 1% of the files changed, journal-driven and walk-driven, beside rsync -a
+// Command journal measures the local backend's change journal on one box: the
+// check of an unchanged box, an incremental take after 1% of the files
+// changed, journal-driven and walk-driven, beside rsync -a
 // --link-dest and restic backup on the same tree in the same run, and a
 // restore to the snapshot taken before such a change, journal-driven and
 // walk-driven. The tree is -files files totalling -bytes of deterministic

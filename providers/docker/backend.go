@@ -22,8 +22,8 @@ const KindLinux = "linux"
 // Defaults of Config.
 const (
 	// DefaultVolumePath is where a box's own Docker volume is mounted in its
-	// container: the box keeps its own Docker data there (section 2's Docker
-	// row, "the box's own Docker volume").
+	// container: the box keeps its own Docker data there, so its images
+	// survive a snapshot and a restore.
 	DefaultVolumePath = "/var/lib/docker"
 	// DefaultStopSeconds is how long a stop waits for the box's processes
 	// before it kills them.
@@ -37,8 +37,8 @@ const (
 	DefaultRequestTimeout = 30 * time.Second
 )
 
-// Names and labels boxsnap writes on the daemon: IDs only (section 1,
-// "Where it lives").
+// Names and labels boxsnap writes on the daemon: IDs only, since anyone with
+// the daemon reads them.
 const (
 	labelInstall    = "boxsnap.install"
 	labelBox        = "boxsnap.box"
@@ -76,7 +76,7 @@ type Config struct {
 	// engine's default.
 	Network string
 	// BoxesGoWithHost is the profile of hosts whose boxes go with their host
-	// (section 2's Hetzner and Namespace rows): Keep is off there.
+	// (as on Hetzner and Namespace): Keep is off there.
 	BoxesGoWithHost bool
 	// SSHCommand is the ssh client an ssh:// host is reached with; "ssh"
 	// when empty.

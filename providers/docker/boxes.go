@@ -244,7 +244,7 @@ func running(c container.InspectResponse) bool {
 
 // Release removes the box's container and its own volume. Its snapshots'
 // images and volume copies are apart and stay (kept ones outlive it as they
-// are, section 7).
+// are).
 func (b *Backend) Release(ctx context.Context, g providers.Guest) error {
 	for _, name := range []string{nextName(g.Ref), g.Ref, prevName(g.Ref)} {
 		if err := b.removeContainer(ctx, name); err != nil {

@@ -2,23 +2,23 @@
 // engine's official Go client (github.com/moby/moby/client), its API version
 // negotiated with the engine (Debian 12's docker.io speaks 1.41).
 //
-// A box is a container made from the image of an owner's box template, with
-// a named volume of its own mounted at VolumePath (section 2's "box's own
-// Docker volume"), labels holding boxsnap's IDs only, and its identity value,
-// the environment variable BOXSNAP_IDENTITY (section 9: set by boxsnap in
-// place of a MAC address, passed on in a same-box swap, new on a fork). The
-// container runs unprivileged, with no-new-privileges and no host mount.
+// A box is a container made from the image of an owner's box template, with a
+// named volume of its own mounted at VolumePath (the box's own Docker data),
+// labels holding boxsnap's IDs only, and its identity value, the environment
+// variable BOXSNAP_IDENTITY (set by boxsnap in place of a MAC address, passed
+// on in a same-box swap, new on a fork). The container runs unprivileged,
+// with no-new-privileges and no host mount.
 //
-// A snapshot (section 2's Docker row) is the container committed as an image
+// A snapshot is the container, paused, committed as an image
 // (boxsnap/snapshot:<snapshot ID>) and a copy of the box's volume
-// (boxsnap-<snapshot ID>), both made while the container is paused; the
-// image is committed last, so a snapshot whose image exists is whole (G1).
-// Memory is not captured. A restore is a swap in section 5's capture order
-// for Docker: the undo (a snapshot of the running box), stop the old
-// container, make the new one from the snapshot's image and a copy of its
-// volume, start it under the box's name, then delete the old one. Kept
-// snapshots stay as they are past the box's release, except on a host whose
-// boxes go with it (Config.BoxesGoWithHost).
+// (boxsnap-<snapshot ID>), both made while the container is paused; the image
+// is committed last, so a snapshot whose image exists is whole. Memory is not
+// captured. A restore is a swap in Docker's capture order: the undo (a
+// snapshot of the running box), stop the old container, make the new one from
+// the snapshot's image and a copy of its volume, start it under the box's
+// name, then delete the old one. Kept snapshots stay as they are past the
+// box's release, except on a host whose boxes go with it
+// (Config.BoxesGoWithHost).
 //
 // The volume copies run in a container of a small image the backend makes
 // from a static busybox (boxsnap/copier:1), never pulled from a registry.

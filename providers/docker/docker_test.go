@@ -100,12 +100,12 @@ func snapshotImages(t testing.TB, b *docker.Backend, id string) int {
 	return len(imgs.Items)
 }
 
-// TestG1ConfirmedTakeDocker: a take cut short is never ready. Cut before
-// its commit or before its tag, the take fails, leaves no part, and the box
-// runs unpaused; cut as a killed worker would (after the commit, its
-// clean-up never run), the snapshot is listed incomplete with the
-// backend's words, refuses a restore, and its delete finishes the clean-up.
-func TestG1ConfirmedTakeDocker(t *testing.T) {
+// TestConfirmedTakeDocker: a take cut short is never ready. Cut before its
+// commit or before its tag, the take fails, leaves no part, and the box runs
+// unpaused; cut as a killed worker would (after the commit, its clean-up
+// never run), the snapshot is listed incomplete with the backend's words,
+// refuses a restore, and its delete finishes the clean-up.
+func TestConfirmedTakeDocker(t *testing.T) {
 	t.Parallel()
 	for _, point := range []string{"take:copied", "take:committed"} {
 		t.Run("CancelledAt_"+point, func(t *testing.T) {
@@ -254,10 +254,10 @@ func TestDockerForkNewIdentity(t *testing.T) {
 	}
 }
 
-// TestDockerKeepOutlivesRelease: a kept snapshot's image and volume copy
-// stay as they are past the box's release (section 7's Docker row), still
-// listed with their keep date, and a fork from them runs; on a host whose
-// boxes go with it, Keep is off with the specification's why.
+// TestDockerKeepOutlivesRelease: a kept snapshot's image and volume copy stay
+// as they are past the box's release, still listed with their keep date, and
+// a fork from them runs; on a host whose boxes go with it, Keep is off with
+// why.
 func TestDockerKeepOutlivesRelease(t *testing.T) {
 	t.Parallel()
 	b := newBackend(t)

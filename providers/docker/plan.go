@@ -15,8 +15,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Rates of a plan's times (section 2's Docker row: "pauses (15 s for 1 GiB
-// changed)"): a time is a fixed part plus a rate times what the box holds.
+// Rates of a plan's times (a take pauses the box about 15 s for 1 GiB
+// changed): a time is a fixed part plus a rate times what the box holds.
 const (
 	// TakeFixed is a take of a box that holds little: a pause, a commit
 	// and a copier container (measured here: 0.6 to 1 s).
@@ -29,16 +29,17 @@ const (
 	gib       = 1 << 30
 )
 
-// KeepOffWhy is why Keep is off on a host whose boxes go with it (section 2's
-// Hetzner and Namespace rows).
+// KeepOffWhy is why Keep is off on a host whose boxes go with it (as on
+// Hetzner and Namespace): nothing of a box outlives its host.
 const KeepOffWhy = "this Docker host goes with its boxes (Hetzner deletes a host with no boxes, and Namespace an instance at release), so a snapshot cannot outlive its box here"
 
 // RestoreLeavesOut is what a restore loses that its undo does not hold, in
-// section 5's words for Docker (the undo is taken while the box runs): the
-// dialog says "It leaves out …".
+// Docker's words (the undo is taken while the box runs): the dialog says "It
+// leaves out …".
 const RestoreLeavesOut = "what the box writes between its undo and the old container's stop, about a second"
 
-// Snapshotting is section 2's Docker row, with no call to the engine.
+// Snapshotting is what Docker offers (a paused commit, disk only, restore as
+// a swap, Keep as-is), with no call to the engine.
 func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
 	if kind != KindLinux {
 		return nil

@@ -10,10 +10,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// restoreOrder is section 5's capture order for Docker: the undo is a
-// snapshot of the running box, then the old container stops, the new one is
-// made (rollback) from the snapshot's image and a copy of its volume, then
-// started under the box's name, the old one deleted once the new one runs.
+// restoreOrder is Docker's capture order: the undo is a snapshot of the
+// running box, then the old container stops, the new one is made (rollback)
+// from the snapshot's image and a copy of its volume, then started under the
+// box's name, the old one deleted once the new one runs.
 var restoreOrder = []providers.RestoreStep{providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize}
 
 // stopGraceSeconds is how long the old container's processes get to stop.
@@ -102,7 +102,7 @@ func (b *Backend) makeNext(ctx context.Context, g providers.Guest, ref providers
 		_ = b.removeVolume(context.WithoutCancel(ctx), vol)
 		return fmt.Errorf("copy the snapshot's volume: %w", err)
 	}
-	// Same box: its identity value passes on (section 9).
+	// Same box: its identity value passes on.
 	s := boxSettings{Image: snapImage(ref.Ref), Identity: box, Volume: vol}
 	if ok {
 		if id := identityOf(old); id != "" {

@@ -97,7 +97,7 @@ func realTags(tags []string) []string {
 }
 
 // keptTag is the tag that writes a keep date on a snapshot: image labels
-// cannot change after the commit, tags can (section 1, "Where it lives").
+// cannot change after the commit, tags can.
 func keptTag(snap string, until time.Time) string {
 	return keptRepo + ":" + snap + "-" + until.UTC().Format("20060102")
 }
@@ -238,8 +238,8 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 }
 
 // ForkSnapshot makes a new box from the snapshot: a copy of its volume and a
-// container made from its image, with the new box's own identity value
-// (section 9: new on a fork). The core starts it.
+// container made from its image, with the new box's own identity value (new
+// on a fork). The core starts it.
 func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, _ providers.Recorder) (providers.Guest, error) {
 	if err := b.snapshotWhole(ctx, ref.Ref); err != nil {
 		return providers.Guest{}, err

@@ -30,11 +30,11 @@ const copierImage = "boxsnap/copier:1"
 // full data root.
 const fullBelow = 4 << 20
 
-// Snapshot takes one snapshot (section 2's Docker row): the container is
-// paused, its volume copied into a volume of the snapshot's own and the
-// container committed as an image, then unpaused, and only then is the image
-// tagged with the snapshot's name. The tag is the mark of a whole snapshot:
-// one without it is incomplete (G1). Memory is not captured.
+// Snapshot takes one snapshot: the container is paused, its volume copied
+// into a volume of the snapshot's own and the container committed as an
+// image, then unpaused, and only then is the image tagged with the snapshot's
+// name. The tag is the mark of a whole snapshot: one without it is
+// incomplete. Memory is not captured.
 //
 // A take a killed worker cut short before its tag is known by its copier's
 // container or by the box's pause (HeldSnapshots lists it as neither a
@@ -198,12 +198,12 @@ func (b *Backend) ensureCopier(ctx context.Context) error {
 	return nil
 }
 
-// IdentityReset is the identity reset of the images boxsnap builds (section
-// 9, for Docker: the value is BOXSNAP_IDENTITY): at each start it compares
-// the value with the marker the box kept; where they differ (a fork, or a
-// first start) it makes the box's host ID new and writes the marker, so a
-// same-box swap keeps the host ID and a fork gets its own. Then it runs the
-// box's command (sleeps).
+// IdentityReset is the identity reset of the images boxsnap builds (for
+// Docker, the value is BOXSNAP_IDENTITY): at each start it compares the value
+// with the marker the box kept; where they differ (a fork, or a first start)
+// it makes the box's host ID new and writes the marker, so a same-box swap
+// keeps the host ID and a fork gets its own. Then it runs the box's command
+// (sleeps).
 const IdentityReset = `#!/bin/sh
 dir=/var/lib/boxsnap
 if [ "$(cat $dir/identity 2>/dev/null)" != "$BOXSNAP_IDENTITY" ]; then

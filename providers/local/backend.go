@@ -35,7 +35,7 @@ const (
 )
 
 // IdentityResetVersion is the version of the identity reset this backend
-// performs on a fork (section 9): written in every box's identity marker.
+// performs on a fork: written in every box's identity marker.
 const IdentityResetVersion = 1
 
 // Config configures the local backend.
@@ -77,8 +77,8 @@ type Config struct {
 	MaxImportBytes int64
 	// Price makes this backend charge for holding a snapshot, as a paid
 	// provider does. Only tests set it, to prove the paid ceiling's
-	// arithmetic (section 8: paid snapshots stay off until a live check on a
-	// real paid plan); boxsnap's configuration has no way to.
+	// arithmetic (paid snapshots stay off until a live check on a real paid
+	// plan); boxsnap's configuration has no way to.
 	Price *providers.Price
 }
 
@@ -240,7 +240,7 @@ func (b *Backend) Root() string { return b.root }
 func (b *Backend) BoxDir(guest providers.Guest) string { return b.boxDir(guest.Ref) }
 
 // Snapshotting is the same for every kind: a folder snapshots the same way
-// whatever runs in it (specification section 2, the local backend).
+// whatever runs in it.
 func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
 	return &providers.Snapshotting{
 		Scope:            providers.ScopeBox,

@@ -23,8 +23,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Hostile archives and manifests: nothing inside a box or an archive
-// reaches the host (issue 23).
+// Hostile archives and manifests: nothing inside a box or an archive reaches
+// the host.
 
 // hostile is a box whose store and box folder lie in a test folder beside a
 // folder "outside" that nothing may ever write in. From the box's folder,

@@ -18,24 +18,24 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// The change journal (issue 16, item 4). While a box runs, an inotify
-// instance watches every folder of it and records which paths changed since
-// the last take or restore; a take then reads only those paths (and the
-// subtrees of folders that appeared), a restore compares the target with the
-// last manifest plus those paths, and ChangedSinceTake answers without
-// reading a folder. Whatever makes the record incomplete (the kernel's queue
-// overflowed, more paths changed than the journal keeps, a watch could not be
-// added, the box's folder moved, boxsnap restarted) makes the next take or
-// restore walk the whole folder, and it says so in its log.
+// The change journal. While a box runs, an inotify instance watches every
+// folder of it and records which paths changed since the last take or
+// restore; a take then reads only those paths (and the subtrees of folders
+// that appeared), a restore compares the target with the last manifest plus
+// those paths, and ChangedSinceTake answers without reading a folder.
+// Whatever makes the record incomplete (the kernel's queue overflowed, more
+// paths changed than the journal keeps, a watch could not be added, the box's
+// folder moved, boxsnap restarted) makes the next take or restore walk the
+// whole folder, and it says so in its log.
 //
 // inotify is read straight through golang.org/x/sys/unix rather than through
-// github.com/fsnotify/fsnotify (which the module proxy serves, v1.10.1): a take
-// must know that every event queued before it began has been handled, and
-// reading the descriptor itself until EAGAIN gives that, where fsnotify's
+// github.com/fsnotify/fsnotify (which the module proxy serves, v1.10.1): a
+// take must know that every event queued before it began has been handled,
+// and reading the descriptor itself until EAGAIN gives that, where fsnotify's
 // goroutine and channel give no such point; fsnotify also hides the rename
 // cookie and folder moves, and keys watches by a path that goes stale when a
 // watched folder is renamed. fanotify would need CAP_SYS_ADMIN, which boxsnap
-// does not assume (issue 9 runs boxes as a plain user).
+// does not assume (boxes may run as a plain user).
 //
 // Two things inotify never reports, and what the journal does about them:
 // writes through a shared memory mapping (no event at all), and a change to a

@@ -12,8 +12,8 @@ import (
 )
 
 // PlanSnapshots reads the box's folder and the store's file system, changing
-// nothing, and says what a take, a restore to snap, a keep and a fork would do
-// now (section 2). Times come from the rates measured by earlier takes.
+// nothing, and says what a take, a restore to snap, a keep and a fork would
+// do now. Times come from the rates measured by earlier takes.
 func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap *providers.SnapshotRef) (providers.SnapshotPlan, error) {
 	var plan providers.SnapshotPlan
 	dir, err := b.existingBox(guest)
@@ -100,9 +100,9 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	return plan, nil
 }
 
-// restoreOrder is the local backend's capture order (section 5): the box
-// keeps running while the core takes the undo (its process group paused for
-// the take), then it stops, its folder is put back, and it starts.
+// restoreOrder is the local backend's capture order: the box keeps running
+// while the core takes the undo (its process group paused for the take), then
+// it stops, its folder is put back, and it starts.
 func restoreOrder() []providers.RestoreStep {
 	return []providers.RestoreStep{
 		providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize,

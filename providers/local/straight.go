@@ -26,12 +26,12 @@ func accessText(a providers.Access) []byte {
 	return b.Bytes()
 }
 
-// SetStraight writes the box's access file, .boxsnap/env, as the box holds
-// it now (section 5, step 9): a restore put back the one of the snapshot's
-// time. It answers what it changed. Everything is written beneath the box's
-// folder through no link (confined.go): a .boxsnap the box made a link (or
-// a file) is replaced by a real folder, never followed, and the access file
-// is given to the box's user on its open descriptor.
+// SetStraight writes the box's access file, .boxsnap/env, as the box holds it
+// now: a restore put back the one of the snapshot's time. It answers what it
+// changed. Everything is written beneath the box's folder through no link
+// (confined.go): a .boxsnap the box made a link (or a file) is replaced by a
+// real folder, never followed, and the access file is given to the box's user
+// on its open descriptor.
 func (b *Backend) SetStraight(_ context.Context, g providers.Guest, a providers.Access) ([]string, error) {
 	dir, err := b.existingBox(g)
 	if err != nil {

@@ -116,13 +116,13 @@ func checkSnapshotting(t *testing.T, s *providers.Snapshotting) {
 		t.Error("holds is empty")
 	}
 	if !slices.Contains([]providers.WhileRunning{providers.WhileRunningLive, providers.WhileRunningPauses, providers.WhileRunningSuspends, providers.WhileRunningStoppedOnly}, s.WhileRunning) {
-		t.Errorf("whileRunning %q is not one of section 2's", s.WhileRunning)
+		t.Errorf("whileRunning %q is not one of the kinds providers declares", s.WhileRunning)
 	}
 	if !slices.Contains([]providers.RestoreKind{providers.RestoreInPlace, providers.RestoreNewGuest, providers.RestoreNone}, s.Restore) {
-		t.Errorf("restore %q is not one of section 2's", s.Restore)
+		t.Errorf("restore %q is not one of the kinds providers declares", s.Restore)
 	}
 	if !slices.Contains([]providers.KeepsPastRelease{providers.KeepsAsIs, providers.KeepsHeldCopy, providers.KeepsNo}, s.KeepsPastRelease) {
-		t.Errorf("keepsPastRelease %q is not one of section 2's", s.KeepsPastRelease)
+		t.Errorf("keepsPastRelease %q is not one of the kinds providers declares", s.KeepsPastRelease)
 	}
 	if s.Price != nil && s.Price.Known && s.Price.Currency == "" {
 		t.Error("a known price has no currency")
@@ -352,11 +352,11 @@ func testFork(t *testing.T, h Harness) {
 	}
 }
 
-// testChanges checks the automatic snapshots' question (issue 16, item 1):
-// Changes agrees with Status on whether the guest runs, never answers "no"
-// once the guest's state changed after its last take, and never answers
-// "yes" right after a take with nothing changed; a released guest does not
-// exist. Its cadence is positive and needs no I/O.
+// testChanges checks the automatic snapshots' question: Changes agrees with
+// Status on whether the guest runs, never answers "no" once the guest's state
+// changed after its last take, and never answers "yes" right after a take
+// with nothing changed; a released guest does not exist. Its cadence is
+// positive and needs no I/O.
 func testChanges(t *testing.T, h Harness) {
 	ctx := context.Background()
 	f := setup(t, h)

@@ -20,8 +20,8 @@ import (
 // Defaults of Config.
 const (
 	// DefaultPollEvery is how often a task's status is read while boxsnap
-	// waits for it: Proxmox finishes an LXC snapshot in about 0.7 s
-	// (section 2), which the client's own 2 s wait would round up to 2 s.
+	// waits for it: Proxmox finishes an LXC snapshot in about 0.7 s, which
+	// the client's own 2 s wait would round up to 2 s.
 	DefaultPollEvery = 150 * time.Millisecond
 	// DefaultTaskTimeout bounds one wait for one task.
 	DefaultTaskTimeout = 30 * time.Minute
@@ -64,10 +64,11 @@ type Config struct {
 	// TaskTimeout bounds one wait for one task; zero means
 	// DefaultTaskTimeout.
 	TaskTimeout time.Duration
-	// ZFSOrderForLiveChecksOnly turns on ZFS restores (stop, held copy of
-	// the stopped guest, rollback to the newest, start). Off by default:
-	// section 2 and unit 3 ship ZFS restores off until G4 passes on a ZFS
-	// node; it exists for live checks only.
+	// ZFSOrderForLiveChecksOnly turns on ZFS restores (stop, held copy of the
+	// stopped guest, rollback to the newest, start). Off by default: ZFS
+	// restores ship off until a live check on a ZFS node shows the restore,
+	// its held-copy undo and the swap back leave every guest and snapshot
+	// accounted for; it exists for live checks only.
 	ZFSOrderForLiveChecksOnly bool
 	// Logger; nil discards.
 	Logger *slog.Logger
@@ -176,8 +177,8 @@ func guestPath(g providers.Guest) string {
 	return fmt.Sprintf("/nodes/%s/%s/%s", g.Host, guestType(g.Kind), g.Ref)
 }
 
-// unlockWords is the host's command that clears a guest's lock (section 6,
-// "A locked guest").
+// unlockWords is the host's command that clears a guest's lock: a lock is the
+// host's to clear, never boxsnap's.
 func unlockWords(g providers.Guest) string {
 	tool := "qm"
 	if g.Kind == KindLXC {

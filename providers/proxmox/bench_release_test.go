@@ -12,11 +12,11 @@ import (
 )
 
 // BenchmarkRelease measures a release of a box with 3 kept snapshots (each
-// made a held copy, a full clone of 2 GiB used, before the guest goes)
-// beside a plain release of the same box, on the simulator with the
-// research's task times (a full LXC clone 9.3 s per 4 GiB used; other
-// tasks 300 ms), polled at boxsnap's own pace (DefaultPollEvery): the
-// release's time, and its API calls counted by pvesim.
+// made a held copy, a full clone of 2 GiB used, before the guest goes) beside
+// a plain release of the same box, on the simulator with the task times
+// measured on Proxmox VE (a full LXC clone 9.3 s per 4 GiB used; other tasks
+// 300 ms), polled at boxsnap's own pace (DefaultPollEvery): the release's
+// time, and its API calls counted by pvesim.
 //
 //	go test -run '^$' -bench BenchmarkRelease -benchtime 3x ./providers/proxmox/
 func BenchmarkRelease(b *testing.B) {

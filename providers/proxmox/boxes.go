@@ -68,9 +68,9 @@ func (b *Backend) clone(ctx context.Context, src providers.Guest, snapname, name
 }
 
 // ForkSnapshot makes a new guest for box from the snapshot: a full clone of
-// it, labelled as the box's (section 9). The core starts it. Called again
-// after its clone's task (a snooze, a restart), it goes on with the clone
-// labelled as the box's that this fork made, rather than cloning again.
+// it, labelled as the box's. The core starts it. Called again after its
+// clone's task (a snooze, a restart), it goes on with the clone labelled as
+// the box's that this fork made, rather than cloning again.
 func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
 	if ref.Guest.Kind == KindQEMUWindows {
 		return providers.Guest{}, &providers.RefusedError{Why: "Windows boxes do not fork until a unit builds Windows' identity reset."}
@@ -139,7 +139,7 @@ func (b *Backend) labelledGuest(ctx context.Context, label string) (providers.Gu
 }
 
 // ArmFork brings a fork's links up before its first start, and sets onboot
-// once the check before ready passed (section 9).
+// once the check before ready passed.
 func (b *Backend) ArmFork(ctx context.Context, g providers.Guest, onboot bool) error {
 	conf, err := b.readConfig(ctx, g, "")
 	if err != nil {
@@ -160,7 +160,7 @@ func (b *Backend) ArmFork(ctx context.Context, g providers.Guest, onboot bool) e
 
 // CheckFork is the check before ready, from what Proxmox holds: the fork's
 // MAC addresses and static IP addresses are none of its source's, and it
-// carries the identity reset (section 9). A read that fails refuses.
+// carries the identity reset. A read that fails refuses.
 func (b *Backend) CheckFork(ctx context.Context, fork providers.Guest, source providers.SnapshotRef) error {
 	fc, err := b.readConfig(ctx, fork, "")
 	if err != nil {

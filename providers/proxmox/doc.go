@@ -1,10 +1,10 @@
 // Package proxmox is boxsnap's Proxmox VE backend: LXC containers and QEMU
 // VMs (Linux and Windows), their snapshots with Proxmox's own locks,
-// snapstate and per-storage rollback rules, restores in the capture order of
-// section 5, held copies for ZFS's order (behind a switch for live checks),
-// the node task lists that show restores made outside boxsnap, boxes made by
-// cloning a template or adopting a guest, and the doctor's checks of the
-// token's rights and the storages.
+// snapstate and per-storage rollback rules, restores in each storage's
+// capture order, held copies for ZFS's order (behind a switch for live
+// checks), the node task lists that show restores made outside boxsnap, boxes
+// made by cloning a template or adopting a guest, and the doctor's checks of
+// the token's rights and the storages.
 //
 // Every request goes through github.com/Telmate/proxmox-api-go over HTTPS
 // with the certificate verified (unless a setting says otherwise by name);

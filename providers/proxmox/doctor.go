@@ -20,8 +20,9 @@ type Check struct {
 	Fix    string
 }
 
-// neededPrivs are the rights boxsnap's token needs, and where (section 2:
-// the plan's reads; section 4: the node's task list; section 6).
+// neededPrivs are the rights boxsnap's token needs, and where: the plan's
+// reads of storage, the node's task list for restores made outside, and the
+// snapshots, rollbacks and clones of the operations themselves.
 var neededPrivs = []struct {
 	Priv  string
 	Paths []string
@@ -35,8 +36,8 @@ var neededPrivs = []struct {
 }
 
 // Doctor checks the token's rights (GET /access/permissions), each node's
-// storages and what each restores, and names every guest a host left
-// locked with the command that clears it (gate G7).
+// storages and what each restores, and names every guest a host left locked
+// with the command that clears it.
 func (b *Backend) Doctor(ctx context.Context) []Check {
 	name := "backend " + b.cfg.ID
 	var perms map[string]map[string]int

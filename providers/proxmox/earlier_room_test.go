@@ -11,11 +11,11 @@ import (
 )
 
 // TestEarlierGuestCountsForRoom: after a ZFS undo's swap, the box's earlier
-// guest's disk counts in the room of its storage (section 8): a take there
-// is refused past "Refuse new snapshots when a host's storage is past", and
-// the refusal names the earlier guest's snapshots among what would free
-// room; once they are deleted the earlier guest goes with the last of them,
-// its disk is free again, and the same take is admitted.
+// guest's disk counts in the room of its storage: a take there is refused
+// past "Refuse new snapshots when a host's storage is past", and the refusal
+// names the earlier guest's snapshots among what would free room; once they
+// are deleted the earlier guest goes with the last of them, its disk is free
+// again, and the same take is admitted.
 func TestEarlierGuestCountsForRoom(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -11,12 +11,12 @@ import (
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
-// TestG14ForkRearmed: a fork is made unable to start as its source, armed
-// just before its first start, checked before it is ready (its MAC and IP
-// addresses none of its source's) and only then set to start at boot; a
-// fork that holds its source's address is refused and released; a snapshot
-// without the identity reset does not fork (section 9, G14).
-func TestG14ForkRearmed(t *testing.T) {
+// TestForkRearmed: a fork is made unable to start as its source, armed just
+// before its first start, checked before it is ready (its MAC and IP
+// addresses none of its source's) and only then set to start at boot; a fork
+// that holds its source's address is refused and released; a snapshot without
+// the identity reset does not fork.
+func TestForkRearmed(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})
 	env := newCore(t, e, "", nil)

@@ -11,9 +11,9 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Tags boxsnap puts on the guests it keeps apart from boxes (section 2): a
-// held copy, and a box's earlier guest after a swap. The listing finds them
-// by these and by their labels.
+// Tags boxsnap puts on the guests it keeps apart from boxes: a held copy, and
+// a box's earlier guest after a swap. The listing finds them by these and by
+// their labels.
 const (
 	HeldTag    = "boxsnap-held"
 	EarlierTag = "boxsnap-earlier"
@@ -93,7 +93,7 @@ func (b *Backend) findCopies(ctx context.Context, guests []resource, all bool) (
 	return out, nil
 }
 
-// HoldCopy runs one step of a held copy (section 2, "A held copy"):
+// HoldCopy runs one step of a held copy:
 //
 //   - clone: a full clone of the snapshot (or of the stopped guest, when
 //     source.Ref is empty) into a VMID of boxsnap's range, in its pool,

@@ -57,7 +57,8 @@ type simOpts struct {
 	extra   func(s *pvesim.Sim)
 	// durations override a task type's duration ("vzrollback": 1 s).
 	durations map[string]time.Duration
-	// realistic gives takes and full clones the research's task times.
+	// realistic gives takes and full clones the task times measured on
+	// Proxmox VE.
 	realistic bool
 	// taskTime is every other task's time; 0: simTaskMS.
 	taskTime time.Duration

@@ -48,11 +48,11 @@ func heldCopies(t testing.TB, e *simEnv) map[string]pvesim.GuestInfo {
 	return out
 }
 
-// TestG15KeptOutlivesRelease: keep, release, restart boxsnap, then fork the
-// kept snapshot and read what was written before the take (section 7, G15).
-// The simulator holds a guest's disk as the bytes written to it, so the
-// fork's disk is checked by that count.
-func TestG15KeptOutlivesRelease(t *testing.T) {
+// TestKeptOutlivesRelease: keep, release, restart boxsnap, then fork the kept
+// snapshot and read what was written before the take. The simulator holds a
+// guest's disk as the bytes written to it, so the fork's disk is checked by
+// that count.
+func TestKeptOutlivesRelease(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})
 	pool := dbtest.New(t)
@@ -121,9 +121,9 @@ func TestG15KeptOutlivesRelease(t *testing.T) {
 	}
 }
 
-// TestReleaseStopsWhenACopyFails: with too little room for the held copy,
-// the release stops with section 7's words, deletes nothing, and the box can
-// be released again; "Release and delete it" then releases it.
+// TestReleaseStopsWhenACopyFails: with too little room for the held copy, the
+// release stops saying why, deletes nothing, and the box can be released
+// again; "Release and delete it" then releases it.
 func TestReleaseStopsWhenACopyFails(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})
@@ -175,12 +175,12 @@ func TestReleaseStopsWhenACopyFails(t *testing.T) {
 	}
 }
 
-// TestG16HeldCopyRemade: boxsnap killed after a release's clone and before
-// the copy is a template, and the node rebooted at that moment (the
-// template task dies): the copy is not trusted; the new worker deletes it
-// and copies again, and the remade copy holds what the snapshot held; no
-// copy ever started (section 2, "A held copy"; G16).
-func TestG16HeldCopyRemade(t *testing.T) {
+// TestHeldCopyRemade: boxsnap killed after a release's clone and before the
+// copy is a template, and the node rebooted at that moment (the template task
+// dies): the copy is not trusted; the new worker deletes it and copies again,
+// and the remade copy holds what the snapshot held; no copy ever started,
+// since a held copy must never start by itself.
+func TestHeldCopyRemade(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})
 	dsn := dbtest.NewDSN(t)
@@ -274,8 +274,8 @@ func heldCopiesAll(t testing.TB, e *simEnv) map[int]pvesim.GuestInfo {
 	return out
 }
 
-// TestHeldCopyExpires: a released box's kept snapshot lives in its held
-// copy until its keep date; then the expiry deletes the copy (section 7).
+// TestHeldCopyExpires: a released box's kept snapshot lives in its held copy
+// until its keep date; then the expiry deletes the copy.
 func TestHeldCopyExpires(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})

@@ -10,11 +10,11 @@ import (
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
-// TestLockNoticeOnlyWhenIdle: during boxsnap's own take, whose task holds
-// the guest's lock, the box shows that work's step and no lock notice, and
-// a take asked meanwhile waits its turn rather than being told to run pct
-// unlock; a lock the host left, seen with nothing of boxsnap's running, is
-// said with the host's command (section 6, G7).
+// TestLockNoticeOnlyWhenIdle: during boxsnap's own take, whose task holds the
+// guest's lock, the box shows that work's step and no lock notice, and a take
+// asked meanwhile waits its turn rather than being told to run pct unlock; a
+// lock the host left, seen with nothing of boxsnap's running, is said with
+// the host's command.
 func TestLockNoticeOnlyWhenIdle(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{durations: map[string]time.Duration{"vzsnapshot": 800 * time.Millisecond}})

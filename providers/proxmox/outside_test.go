@@ -40,12 +40,12 @@ func counts(t *testing.T, env *coretest.Env) map[string]int {
 	return out
 }
 
-// TestG13OutsideRestore: restores made outside boxsnap are read from the
-// node's task list and logged by their status (section 4): an outside
-// take, delete, two restores to one parent, a failed rollback, one still
-// running at a sweep, several changes between sweeps; boxsnap's own tasks
-// are never logged as outside; each task is logged once.
-func TestG13OutsideRestore(t *testing.T) {
+// TestOutsideRestore: restores made outside boxsnap are read from the node's
+// task list and logged by their status: an outside take, delete, two restores
+// to one parent, a failed rollback, one still running at a sweep, several
+// changes between sweeps; boxsnap's own tasks are never logged as outside;
+// each task is logged once.
+func TestOutsideRestore(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{durations: map[string]time.Duration{"vzrollback": 400 * time.Millisecond}})
 	env := newCore(t, e, "", nil)

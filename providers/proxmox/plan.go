@@ -11,25 +11,26 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Measured rates of section 2's table and section 5's capture order: a time
+// Rates measured on Proxmox VE for takes and for each capture order: a time
 // in a plan is a rate times what this box holds.
 const (
-	// TakeLXC and TakeQEMU: a live disk snapshot (section 2: 0.7 s, 1.1 s).
+	// TakeLXC and TakeQEMU: a live disk snapshot (0.7 s, 1.1 s).
 	TakeLXC  = 700 * time.Millisecond
 	TakeQEMU = 1100 * time.Millisecond
-	// MemoryPerGiB: "about 1 s per GiB of memory", from the research's 3.7 s
-	// for 4 GiB (section 2).
+	// MemoryPerGiB: "about 1 s per GiB of memory", from a measured 3.7 s for
+	// 4 GiB.
 	MemoryPerGiB = 925 * time.Millisecond
-	// HardStop: boxsnap's own hard stop, 1.3 s (section 5).
+	// HardStop: boxsnap's own hard stop, 1.3 s.
 	HardStop = 1300 * time.Millisecond
-	// HeldCopyPer4GiB: a full clone, about 9 s for each 4 GiB used
-	// (section 2: 9.3 s for an LXC's 4 GiB, 6.5 s for QEMU's).
+	// HeldCopyPer4GiB: a full clone, about 9 s for each 4 GiB used (9.3 s for
+	// an LXC's 4 GiB, 6.5 s for QEMU's).
 	HeldCopyPer4GiBLXC  = 9300 * time.Millisecond
 	HeldCopyPer4GiBQEMU = 6500 * time.Millisecond
 	gib                 = 1 << 30
 )
 
-// Snapshotting is section 2's table for Proxmox, with no call to a host.
+// Snapshotting is what Proxmox offers for a kind of guest, with no call to a
+// host.
 func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
 	s := &providers.Snapshotting{Scope: providers.ScopeBox, WhileRunning: providers.WhileRunningLive,
 		Restore: providers.RestoreInPlace, Fork: providers.ForkCopy, KeepsPastRelease: providers.KeepsHeldCopy,
@@ -164,7 +165,7 @@ func (b *Backend) readStorage(ctx context.Context, node, storage string) (provid
 	b.mu.Lock()
 	typ, known := b.stor[node+"/"+storage]
 	if !known {
-		// The type is read once per storage, at its first status (section 2).
+		// The type is read once per storage, at its first status.
 		b.stor[node+"/"+storage] = st.Type
 		typ = st.Type
 	}
@@ -202,7 +203,7 @@ func (b *Backend) thinMetadata(ctx context.Context, node string) *float64 {
 }
 
 // rollbackAny are the storage types whose rollback may go past newer
-// snapshots (PS plugins' volume_rollback_is_possible; section 2).
+// snapshots (PS plugins' volume_rollback_is_possible).
 var rollbackRule = map[string]providers.RestoreWay{
 	"lvmthin": providers.WayRollback, "rbd": providers.WayRollback, "btrfs": providers.WayRollback,
 	"dir": providers.WayRollback, "nfs": providers.WayRollback, "cifs": providers.WayRollback,
@@ -210,7 +211,7 @@ var rollbackRule = map[string]providers.RestoreWay{
 }
 
 // StorageWords says what a storage type restores, for the doctor and the
-// plan (section 2, "Restore by storage").
+// plan.
 func StorageWords(typ string) string {
 	switch rollbackRule[typ] {
 	case providers.WayRollback:
@@ -339,9 +340,8 @@ func (b *Backend) restorePlan(g providers.Guest, st providers.Storage, conf gues
 	p := providers.RestorePlan{Way: way, Undo: providers.UndoSnapshot, UndoAbout: HardStop + about, RestartsProcesses: true,
 		Order: []providers.RestoreStep{providers.StepStop, providers.StepUndo, providers.StepRollback, providers.StepStart, providers.StepReadSize}}
 	if way == providers.WayRollbackNewestOnly {
-		// ZFS: the undo is a held copy of the stopped guest, made after
-		// the stop and before the rollback (section 2, "The ZFS order"); a
-		// snapshot would block the rollback.
+		// ZFS: the undo is a held copy of the stopped guest, made after the
+		// stop and before the rollback; a snapshot would block the rollback.
 		p.Undo = providers.UndoHeldCopy
 		p.UndoAbout = HardStop + heldCopyTime(g.Kind, conf.Disk)
 		used := conf.Disk
@@ -414,9 +414,9 @@ func newerThan(list []pveSnapshot, a, bName string) bool {
 	return false
 }
 
-// ZFSRefusal is the restore's refusal on ZFS past newer snapshots
-// (section 2): "pve-3 uses ZFS, which restores only the newest snapshot.
-// Fork this one, or delete the 2 newer ones yourself first."
+// ZFSRefusal is the restore's refusal on ZFS past newer snapshots: "pve-3
+// uses ZFS, which restores only the newest snapshot. Fork this one, or delete
+// the 2 newer ones yourself first."
 func ZFSRefusal(host string, newer int) string {
 	ones := "ones"
 	if newer == 1 {

@@ -29,7 +29,7 @@ func TestSnapshottingTable(t *testing.T) {
 	must(t, err)
 	lxc, qemu, win := be.Snapshotting(proxmox.KindLXC), be.Snapshotting(proxmox.KindQEMU), be.Snapshotting(proxmox.KindQEMUWindows)
 	if lxc.OffersMemory() || !qemu.OffersMemory() || win.OffersMemory() {
-		t.Fatalf("memory: lxc %v qemu %v windows %v; section 2 says qemu only", lxc.OffersMemory(), qemu.OffersMemory(), win.OffersMemory())
+		t.Fatalf("memory: lxc %v qemu %v windows %v; only qemu offers memory", lxc.OffersMemory(), qemu.OffersMemory(), win.OffersMemory())
 	}
 	if lxc.KeepsPastRelease != providers.KeepsHeldCopy || win.KeepsPastRelease != providers.KeepsNo || win.Fork != providers.ForkNone {
 		t.Fatalf("keeps and forks: lxc %+v windows %+v", lxc, win)
@@ -112,10 +112,9 @@ func TestLabelWords(t *testing.T) {
 	}
 }
 
-// TestG7LockWords: a guest left with lock: rollback refuses take and
-// restore with "Run pct unlock 214 on pve-1", in the plan, the take and the
-// doctor (section 6, "A locked guest").
-func TestG7LockWords(t *testing.T) {
+// TestLockWords: a guest left with lock: rollback refuses take and restore
+// with "Run pct unlock 214 on pve-1", in the plan, the take and the doctor.
+func TestLockWords(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})
 	ctx := context.Background()
@@ -167,8 +166,9 @@ func TestG7LockWords(t *testing.T) {
 	}
 }
 
-// TestZFSRestoresNewestOnly: on ZFS an older target is refused with the
-// specification's words, and with the switch off every ZFS restore is off.
+// TestZFSRestoresNewestOnly: on ZFS an older target is refused saying ZFS
+// restores only the newest snapshot, and with the switch off every ZFS
+// restore is off.
 func TestZFSRestoresNewestOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

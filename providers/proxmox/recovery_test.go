@@ -102,13 +102,13 @@ func (w *worker) kill() {
 	_ = w.cmd.Wait()
 }
 
-// TestG6RestartRecoveryProxmox: the worker process is killed after the
-// stop, after the undo and after the rollback of a restore on Proxmox (each
-// while the job snoozes on the next step's running Proxmox task, recorded
-// on the operation); a new worker finishes each restore from the task it
-// reached, starting none again, or says it could not confirm, naming the
-// step; no pin is left.
-func TestG6RestartRecoveryProxmox(t *testing.T) {
+// TestRestartRecoveryProxmox: the worker process is killed after the stop,
+// after the undo and after the rollback of a restore on Proxmox (each while
+// the job snoozes on the next step's running Proxmox task, recorded on the
+// operation); a new worker finishes each restore from the task it reached,
+// starting none again, or says it could not confirm, naming the step; no pin
+// is left.
+func TestRestartRecoveryProxmox(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, after string

@@ -10,11 +10,11 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// RestoreSnapshot runs one step of a restore in the capture order (section
-// 5): a hard stop, (the core's undo), the rollback, the start, the size read
-// back. On ZFS, with the switch on, the core's undo is the held copy of the
-// stopped guest (HoldCopy, section 2's "ZFS order"), and the rollback goes
-// to the newest snapshot only, never past a newer one.
+// RestoreSnapshot runs one step of a restore in the capture order: a hard
+// stop, (the core's undo), the rollback, the start, the size read back. On
+// ZFS, with the switch on, the core's undo is the held copy of the stopped
+// guest (HoldCopy, the ZFS order), and the rollback goes to the newest
+// snapshot only, never past a newer one.
 func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
 	p := providers.RestoreProgress{Step: step}
 	switch step {
@@ -177,7 +177,7 @@ func (b *Backend) StopRecorded(ctx context.Context, g providers.Guest, rec provi
 	return b.power(ctx, g, "stop", rec)
 }
 
-// Stop stops the guest hard (section 5: boxsnap's own hard stop, 1.3 s).
+// Stop stops the guest hard (boxsnap's own hard stop, 1.3 s).
 func (b *Backend) Stop(ctx context.Context, g providers.Guest) error {
 	return b.power(ctx, g, "stop", nil)
 }

@@ -14,15 +14,15 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Labels (section 1, "Where it lives"): a snapshot's name on Proxmox is
-// NamePrefix and boxsnap's ID, within Proxmox's rules (2 to 40 characters,
-// ^[a-z][a-z0-9_-]+$); its description says the install, box, snapshot,
-// keep date and identity reset version, and nothing else.
+// Labels: a snapshot's name on Proxmox is NamePrefix and boxsnap's ID, within
+// Proxmox's rules (2 to 40 characters, ^[a-z][a-z0-9_-]+$); its description
+// says the install, box, snapshot, keep date and identity reset version, and
+// nothing else.
 const (
 	NamePrefix  = "bx"
 	labelPrefix = "boxsnap install "
 	// ResetTagPrefix is the guest tag an image with the identity reset
-	// carries, with its version: "boxsnap-reset-1" (section 9, forkSafe).
+	// carries, with its version: "boxsnap-reset-1".
 	ResetTagPrefix = "boxsnap-reset-"
 	maxSnapName    = 40
 )
@@ -47,7 +47,7 @@ func Describe(l providers.Label) string {
 	d := fmt.Sprintf("boxsnap install %s box %s snapshot %s kept %s reset %d", l.Install, l.Box, l.Snapshot, kept, l.ResetVersion)
 	if l.Held != "" {
 		// A held copy's label also says what it copies, when, and of what
-		// kind of box (unit 8), so one found again still forks.
+		// kind of box, so one found again still forks.
 		at := int64(0)
 		if l.SnapshotAt != nil {
 			at = l.SnapshotAt.Unix()
@@ -159,8 +159,8 @@ func resetVersion(tags string) int {
 // Snapshot takes one snapshot: the guest's disk, and on QEMU its memory only
 // when asked. It reads the config first (a lock refuses at once, with the
 // host's command), keeps the task's UPID before it waits, and answers only
-// once Proxmox says the task ended OK and the snapshot has no snapstate
-// (gate G1). A snapshot of which part exists returns ErrIncomplete.
+// once Proxmox says the task ended OK and the snapshot has no snapstate. A
+// snapshot of which part exists returns ErrIncomplete.
 func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take providers.SnapshotTake, rec providers.Recorder) (providers.SnapshotTaken, error) {
 	var out providers.SnapshotTaken
 	name, err := SnapshotName(take.Label.Snapshot)
@@ -451,7 +451,7 @@ func (b *Backend) heldOf(ctx context.Context, r resource) ([]providers.HeldSnaps
 	}
 	where := "current"
 	if hasTag(r.Tags, EarlierTag) {
-		where = "earlier" // a box's earlier guest, after a swap (section 2)
+		where = "earlier" // a box's earlier guest, after a swap
 	}
 	var out []providers.HeldSnapshot
 	for _, sn := range list {

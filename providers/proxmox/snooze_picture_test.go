@@ -41,11 +41,10 @@ func (d drawnScreen) Capture(_ context.Context, b *snapshots.Box) ([]byte, int, 
 }
 
 // TestUndoPictureOutlastsTheSnoozes: "An undo's picture is from before the
-// stop" (section 10), on Proxmox, where the restore's job snoozes on the
-// stop's task and on the undo's between the capture and the undo. The
-// worker is killed while the job snoozes on the stop. The undo has the
-// picture captured as the restore began, captured once, and nothing is left
-// held for it.
+// stop", on Proxmox, where the restore's job snoozes on the stop's task and
+// on the undo's between the capture and the undo. The worker is killed while
+// the job snoozes on the stop. The undo has the picture captured as the
+// restore began, captured once, and nothing is left held for it.
 func TestUndoPictureOutlastsTheSnoozes(t *testing.T) {
 	t.Parallel()
 	screens := filepath.Join(t.TempDir(), "screens")

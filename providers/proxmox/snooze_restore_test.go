@@ -136,13 +136,13 @@ func tasksOn(t *testing.T, e *simEnv, node string, vmid int) map[string]int {
 	return n
 }
 
-// TestRestoreSnoozesOnItsProviderTasks (issue 10, part 2): a restore on
-// Proxmox snoozes on each of its steps' tasks, the stop, the undo, the
-// rollback and the start, each recorded on the operation while no worker
-// holds it; the worker process is killed while the job snoozes on the
-// rollback, and a new one resumes from the task. The restore ends done, the
-// box is at its snapshot and running, each task ran once (none was started
-// again by a resume), and the box log tells the restore once.
+// TestRestoreSnoozesOnItsProviderTasks: a restore on Proxmox snoozes on each
+// of its steps' tasks, the stop, the undo, the rollback and the start, each
+// recorded on the operation while no worker holds it; the worker process is
+// killed while the job snoozes on the rollback, and a new one resumes from
+// the task. The restore ends done, the box is at its snapshot and running,
+// each task ran once (none was started again by a resume), and the box log
+// tells the restore once.
 func TestRestoreSnoozesOnItsProviderTasks(t *testing.T) {
 	t.Parallel()
 	s := newSnoozeEnv(t, nil, false)
@@ -241,14 +241,13 @@ func TestRestoreSnoozedTaskFailsInProxmoxWords(t *testing.T) {
 	}
 }
 
-// TestReleaseSnoozesOnItsProviderTasks (issue 10, part 2): a release into
-// the trash snoozes on its final snapshot's task; emptying the trash
-// snoozes on its kept snapshot's held copy's clone, on each unkept
-// snapshot's delete task and on the guest's destroy, each recorded while no
-// worker holds the operation. The worker is killed while the job snoozes on
-// the clone, and a new one goes on with the copy that clone made: the guest
-// and its unkept snapshots are gone, the kept one is a held copy, and each
-// task ran once.
+// TestReleaseSnoozesOnItsProviderTasks: a release into the trash snoozes on
+// its final snapshot's task; emptying the trash snoozes on its kept
+// snapshot's held copy's clone, on each unkept snapshot's delete task and on
+// the guest's destroy, each recorded while no worker holds the operation. The
+// worker is killed while the job snoozes on the clone, and a new one goes on
+// with the copy that clone made: the guest and its unkept snapshots are gone,
+// the kept one is a held copy, and each task ran once.
 func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 	t.Parallel()
 	s := newSnoozeEnv(t, nil, false)
@@ -312,11 +311,11 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 	}
 }
 
-// TestZFSRestoreSnoozesOnItsHeldCopy (issue 10, part 2): a restore in the
-// ZFS order snoozes on its undo's held copy's clone and on its rollback;
-// the worker is killed while the job snoozes on the clone, and a new one
-// goes on with the copy that clone made, never cloning again: the box is
-// at its snapshot, and its undo is the held copy.
+// TestZFSRestoreSnoozesOnItsHeldCopy: a restore in the ZFS order snoozes on
+// its undo's held copy's clone and on its rollback; the worker is killed
+// while the job snoozes on the clone, and a new one goes on with the copy
+// that clone made, never cloning again: the box is at its snapshot, and its
+// undo is the held copy.
 func TestZFSRestoreSnoozesOnItsHeldCopy(t *testing.T) {
 	t.Parallel()
 	s := newSnoozeEnv(t, nil, true)
@@ -360,11 +359,11 @@ func TestZFSRestoreSnoozesOnItsHeldCopy(t *testing.T) {
 	}
 }
 
-// TestForkSnoozesOnItsProviderTasks (issue 10, part 2): a fork on Proxmox
-// snoozes on its clone's task and on its start's, each recorded while no
-// worker holds the operation; the worker is killed while the job snoozes on
-// the clone, and a new one goes on with the guest that clone made: the fork
-// is running, and Proxmox cloned once.
+// TestForkSnoozesOnItsProviderTasks: a fork on Proxmox snoozes on its clone's
+// task and on its start's, each recorded while no worker holds the operation;
+// the worker is killed while the job snoozes on the clone, and a new one goes
+// on with the guest that clone made: the fork is running, and Proxmox cloned
+// once.
 func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
 	t.Parallel()
 	s := newSnoozeEnv(t, nil, false)
@@ -406,13 +405,12 @@ func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
 	}
 }
 
-// TestReplaceSnoozesOnItsDelete (issue 10, part 2): a delete a step makes
-// inside another operation snoozes too. The test covers a restore's oldest
-// undo, replaced once the box holds a third, and an agent's sixth take's
-// oldest. Each is left to the job's snooze on its Proxmox delete task. The
-// worker is killed there, and the step, resumed, finishes it. The box then
-// holds 2 undos, or 5 snapshots, none deleting, and one delete task ran for
-// each.
+// TestReplaceSnoozesOnItsDelete: a delete a step makes inside another
+// operation snoozes too. The test covers a restore's oldest undo, replaced
+// once the box holds a third, and an agent's sixth take's oldest. Each is
+// left to the job's snooze on its Proxmox delete task. The worker is killed
+// there, and the step, resumed, finishes it. The box then holds 2 undos, or 5
+// snapshots, none deleting, and one delete task ran for each.
 func TestReplaceSnoozesOnItsDelete(t *testing.T) {
 	t.Parallel()
 	s := newSnoozeEnv(t, nil, false)

@@ -85,15 +85,14 @@ func (s *snoozeEnv) snoozedOn(t *testing.T, op, step, taskType string, vmid int)
 	}
 }
 
-// TestSwapSnoozesOnItsTasks (issue 10, part 2): the undo of a ZFS restore,
-// a swap, snoozes on its adoption's clone of the held copy and on the
-// copy's delete once it is the box's guest, each recorded while no worker
-// holds the operation; the worker is killed while the job snoozes on the
-// clone, and a new one goes on with the guest that clone made, never
-// cloning again. The box is on its new guest with what it held before the
-// restore, Proxmox cloned and destroyed the copy once each, the copy's
-// record goes, and the box log tells the restore and the copy's delete
-// once each.
+// TestSwapSnoozesOnItsTasks: the undo of a ZFS restore, a swap, snoozes on
+// its adoption's clone of the held copy and on the copy's delete once it is
+// the box's guest, each recorded while no worker holds the operation; the
+// worker is killed while the job snoozes on the clone, and a new one goes on
+// with the guest that clone made, never cloning again. The box is on its new
+// guest with what it held before the restore, Proxmox cloned and destroyed
+// the copy once each, the copy's record goes, and the box log tells the
+// restore and the copy's delete once each.
 func TestSwapSnoozesOnItsTasks(t *testing.T) {
 	t.Parallel()
 	w := newSwapped(t, true)
@@ -150,13 +149,12 @@ func TestSwapSnoozesOnItsTasks(t *testing.T) {
 	}
 }
 
-// TestEarlierGuestGoesWithItsLastSnapshot (issue 10, part 2; section 2: an
-// earlier guest "is deleted when its last snapshot goes"): after a swap,
-// the delete of the last snapshot on the earlier guest releases that
-// guest, its destroy left to the job's snooze; the worker is killed while
-// it snoozes, and a new one finishes the delete: the earlier guest is gone,
-// destroyed once, the snapshot's record goes, and the box log says so
-// once.
+// TestEarlierGuestGoesWithItsLastSnapshot: an earlier guest is deleted when
+// its last snapshot goes; after a swap, the delete of the last snapshot on
+// the earlier guest releases that guest, its destroy left to the job's
+// snooze; the worker is killed while it snoozes, and a new one finishes the
+// delete: the earlier guest is gone, destroyed once, the snapshot's record
+// goes, and the box log says so once.
 func TestEarlierGuestGoesWithItsLastSnapshot(t *testing.T) {
 	t.Parallel()
 	w := newSwapped(t, false)
@@ -203,11 +201,11 @@ func TestEarlierGuestGoesWithItsLastSnapshot(t *testing.T) {
 	}
 }
 
-// TestReleaseSnoozesOnItsEarlierGuest (issue 10, part 2): a box's release
-// deletes its earlier guest after its own (section 2), the earlier guest's
-// destroy left to the job's snooze; the worker is killed while it snoozes,
-// and a new one finishes the release: both guests are gone, the earlier
-// one destroyed once, and no record of the box's snapshots is left.
+// TestReleaseSnoozesOnItsEarlierGuest: a box's release deletes its earlier
+// guest after its own, the earlier guest's destroy left to the job's snooze;
+// the worker is killed while it snoozes, and a new one finishes the release:
+// both guests are gone, the earlier one destroyed once, and no record of the
+// box's snapshots is left.
 func TestReleaseSnoozesOnItsEarlierGuest(t *testing.T) {
 	t.Parallel()
 	w := newSwapped(t, false)

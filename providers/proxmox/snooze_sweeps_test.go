@@ -32,12 +32,12 @@ func (s *snoozeEnv) finishAfterKill(t *testing.T, op *snapshots.Operation, step,
 	return got
 }
 
-// TestDeleteHistorySnoozesOnItsDeletes (issue 10, part 2): Delete history
-// (and thinning, which runs the same way) leaves each automatic snapshot's
-// Proxmox delete task to the job's snooze; the worker is killed while it
-// snoozes on the first, and a new one goes on from that task: every
-// automatic snapshot is gone, the person's stays, one delete task ran for
-// each, and the box log says "2 automatic snapshots deleted".
+// TestDeleteHistorySnoozesOnItsDeletes: Delete history (and thinning, which
+// runs the same way) leaves each automatic snapshot's Proxmox delete task to
+// the job's snooze; the worker is killed while it snoozes on the first, and a
+// new one goes on from that task: every automatic snapshot is gone, the
+// person's stays, one delete task ran for each, and the box log says "2
+// automatic snapshots deleted".
 func TestDeleteHistorySnoozesOnItsDeletes(t *testing.T) {
 	t.Parallel()
 	s := newSnoozeEnv(t, nil, false)
@@ -90,12 +90,12 @@ func TestDeleteHistorySnoozesOnItsDeletes(t *testing.T) {
 	}
 }
 
-// TestRoomSweepSnoozesOnItsDelete (issue 10, part 2): the room sweep's
-// delete is an operation of its own, run by a worker, whose Proxmox delete
-// task is left to the job's snooze; the worker is killed while it snoozes,
-// and a new one goes on from that task. The agent's snapshot is gone, with
-// one delete task, the person's stays, the box log says "by boxsnap:
-// pve-1's storage was 93% full", and the sweep reports the delete.
+// TestRoomSweepSnoozesOnItsDelete: the room sweep's delete is an operation of
+// its own, run by a worker, whose Proxmox delete task is left to the job's
+// snooze; the worker is killed while it snoozes, and a new one goes on from
+// that task. The agent's snapshot is gone, with one delete task, the person's
+// stays, the box log says "by boxsnap: pve-1's storage was 93% full", and the
+// sweep reports the delete.
 func TestRoomSweepSnoozesOnItsDelete(t *testing.T) {
 	t.Parallel()
 	s := newSnoozeEnv(t, nil, false)
@@ -158,12 +158,11 @@ func TestRoomSweepSnoozesOnItsDelete(t *testing.T) {
 	}
 }
 
-// TestTrashSnoozesOnItsStopAndStart (issue 10, part 2): a release into the
-// trash leaves its guest's stop task to the job's snooze, and a restore
-// from the trash its start task; the worker is killed while each snoozes,
-// and a new one goes on from that task. The box is in the trash with its
-// guest stopped, then ready with its guest running, and Proxmox ran one
-// stop task and one start task.
+// TestTrashSnoozesOnItsStopAndStart: a release into the trash leaves its
+// guest's stop task to the job's snooze, and a restore from the trash its
+// start task; the worker is killed while each snoozes, and a new one goes on
+// from that task. The box is in the trash with its guest stopped, then ready
+// with its guest running, and Proxmox ran one stop task and one start task.
 func TestTrashSnoozesOnItsStopAndStart(t *testing.T) {
 	t.Parallel()
 	// Each task the test watches runs until the test has seen the job
@@ -207,12 +206,11 @@ func TestTrashSnoozesOnItsStopAndStart(t *testing.T) {
 	}
 }
 
-// TestReleaseAndDeleteItSnoozesOnItsDelete (issue 10, part 2): the
-// person's "Release and delete it" leaves each kept snapshot's Proxmox
-// delete task to the job's snooze; the worker is killed while it snoozes,
-// and a new one goes on from that task. The kept snapshot is gone with one
-// delete task, the box log says it went "at the person's word", and the
-// box is released.
+// TestReleaseAndDeleteItSnoozesOnItsDelete: the person's "Release and delete
+// it" leaves each kept snapshot's Proxmox delete task to the job's snooze;
+// the worker is killed while it snoozes, and a new one goes on from that
+// task. The kept snapshot is gone with one delete task, the box log says it
+// went "at the person's word", and the box is released.
 func TestReleaseAndDeleteItSnoozesOnItsDelete(t *testing.T) {
 	t.Parallel()
 	s := newSnoozeEnv(t, nil, false)

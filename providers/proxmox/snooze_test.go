@@ -9,11 +9,11 @@ import (
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
-// TestTakeSnoozesOnItsProviderTask (issue 10, part 2): while Proxmox takes
-// the snapshot, the take's job snoozes with the task recorded and no
-// worker holds its lock or a connection for it; the worker process is
-// killed during the snooze, and a new one resumes from the task: the take
-// ends done with its snapshot ready, and Proxmox ran one snapshot task.
+// TestTakeSnoozesOnItsProviderTask: while Proxmox takes the snapshot, the
+// take's job snoozes with the task recorded and no worker holds its lock or a
+// connection for it; the worker process is killed during the snooze, and a
+// new one resumes from the task: the take ends done with its snapshot ready,
+// and Proxmox ran one snapshot task.
 func TestTakeSnoozesOnItsProviderTask(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})

@@ -35,12 +35,12 @@ func logWords(log []snapshots.LogEvent, kind string) string {
 	return strings.Join(out, " | ")
 }
 
-// TestG8AccessFirst: a value of the box's access that changed after a take
-// is the new one after a restore, before any other command boxsnap runs
-// there: on the local backend the box's own command, started by the
-// restore, reads .boxsnap/env as its first act; on Proxmox the guest's
-// labels are written before its start task (section 5, step 9; G8).
-func TestG8AccessFirst(t *testing.T) {
+// TestAccessFirst: a value of the box's access that changed after a take is
+// the new one after a restore, before any other command boxsnap runs there:
+// on the local backend the box's own command, started by the restore, reads
+// .boxsnap/env as its first act; on Proxmox the guest's labels are written
+// before its start task, so no command of the box runs with the old access.
+func TestAccessFirst(t *testing.T) {
 	t.Parallel()
 	t.Run("Local", func(t *testing.T) {
 		t.Parallel()
@@ -60,8 +60,8 @@ func TestG8AccessFirst(t *testing.T) {
 		dir := env.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
 		seen := filepath.Join(dir, "started-with.txt")
 		// At the take, the box's access file named a thread that has left
-		// since: a restore of a box threads run on is refused (unit 3), so
-		// the access that changes after a take is one that went.
+		// since: a restore of a box threads run on is refused here, so the
+		// access that changes after a take is one that went.
 		must(t, os.MkdirAll(filepath.Join(dir, ".boxsnap"), 0o755))
 		must(t, os.WriteFile(filepath.Join(dir, ".boxsnap", "env"), []byte("BOXSNAP_BOX="+b.ID+"\nBOXSNAP_THREADS=th-gone-since-the-take\n"), 0o644))
 		sn := takeDone(t, env, snapshots.Owner(), b.Name, "before")
@@ -132,7 +132,7 @@ func lastOp(t testing.TB, env *coretest.Env, box string) *snapshots.Operation {
 
 // TestOutsideRestoreSetStraight: a rollback made on the host is logged
 // restored-outside, then the box is set straight as after boxsnap's own
-// (section 4; section 5, step 9).
+// restore.
 func TestOutsideRestoreSetStraight(t *testing.T) {
 	t.Parallel()
 	e := newSim(t, simOpts{})

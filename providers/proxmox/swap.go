@@ -68,8 +68,8 @@ func adoptingLabel(box providers.BoxIdentity) string { return guestLabel(box) + 
 
 // AdoptCopy makes a new guest for the same box from a held copy: a full
 // clone, re-armed with the box's MAC addresses and SMBIOS, onboot set and
-// links up, before its first start (section 2, "Cloning a held copy re-arms
-// the clone"). A guest a restart left half-adopted for this box is never
+// links up, before its first start, so the box comes back as itself with no
+// identity reset. A guest a restart left half-adopted for this box is never
 // trusted: it is deleted first (its tasks recorded as Prior, so a core that
 // snoozes on them asks again) and made again, except as cloned
 // (providers.HeldCopyCloned), after the core saw this adoption's own clone
@@ -172,12 +172,12 @@ func newMAC() string {
 	return strings.ToUpper(fmt.Sprintf("%02x:%s:%s:%s:%s:%s", b0, h[2:4], h[4:6], h[6:8], h[8:10], h[10:12]))
 }
 
-// SetStraight is a restore's last step on Proxmox (section 5, step 9): the
-// guest's description and tags say the box it is, with the identity reset's
-// version it carries and nothing a held copy or an earlier guest carries.
-// It first waits for boxsnap's own task still holding a lock; a lock no task
-// holds is the host's to clear, and comes back as a *providers.LockedError
-// with the host's command. It answers what it set straight, in words.
+// SetStraight is a restore's last step on Proxmox: the guest's description
+// and tags say the box it is, with the identity reset's version it carries
+// and nothing a held copy or an earlier guest carries. It first waits for
+// boxsnap's own task still holding a lock; a lock no task holds is the host's
+// to clear, and comes back as a *providers.LockedError with the host's
+// command. It answers what it set straight, in words.
 func (b *Backend) SetStraight(ctx context.Context, g providers.Guest, a providers.Access) ([]string, error) {
 	box := a.Box
 	conf, err := b.settled(ctx, g, nil)

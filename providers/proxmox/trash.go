@@ -14,12 +14,11 @@ type trashAside struct {
 	Onboot bool `json:"onboot"`
 }
 
-// TrashGuest makes a stopped guest inert while its box is in the trash, as
-// an earlier guest is (section 2): onboot off and every link down, so it
-// neither starts at the node's next boot nor answers on its addresses. Its
-// disk stays on its storage, and counts in the storage's room as any
-// guest's does. It keeps its MAC addresses and SMBIOS: it is the same box
-// if restored.
+// TrashGuest makes a stopped guest inert while its box is in the trash, as an
+// earlier guest is: onboot off and every link down, so it neither starts at
+// the node's next boot nor answers on its addresses. Its disk stays on its
+// storage, and counts in the storage's room as any guest's does. It keeps its
+// MAC addresses and SMBIOS: it is the same box if restored.
 func (b *Backend) TrashGuest(ctx context.Context, g providers.Guest) (json.RawMessage, error) {
 	conf, err := b.readConfig(ctx, g, "")
 	if err != nil {

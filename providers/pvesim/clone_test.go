@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestHeldCopySteps: the held copy of specification section 2, on the
-// simulator: a full clone (task ID = the SOURCE vmid, new MACs, new SMBIOS
-// UUID, no snapshots, onboot copied), disarmed in one config write, made a
-// template; a template never starts, and its linked clone is re-armed.
+// TestHeldCopySteps: a held copy (clone, disarm, template), on the simulator:
+// a full clone (task ID = the SOURCE vmid, new MACs, new SMBIOS UUID, no
+// snapshots, onboot copied), disarmed in one config write, made a template; a
+// template never starts, and its linked clone is re-armed.
 func TestHeldCopySteps(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
@@ -112,9 +112,8 @@ func mac(net string) string {
 	return ""
 }
 
-// TestDestroyGuest: a held copy is deleted (the sweep's first act at start,
-// specification section 2) with a destroy task; a template with a linked
-// clone stays.
+// TestDestroyGuest: a held copy is deleted (the sweep's first act at start)
+// with a destroy task; a template with a linked clone stays.
 func TestDestroyGuest(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())

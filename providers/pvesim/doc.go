@@ -8,11 +8,10 @@
 // release "9.0-pvesim", every response carries a Server header that says
 // so, and its logs and control API say "simulator".
 //
-// Behaviour follows /work/shared/proxmox-api.md and Proxmox's own source;
-// each handler cites the Proxmox file and function it copies.
-// Abbreviations in those comments: PC pve-container, QS qemu-server, PS
-// pve-storage, GC pve-guest-common, PM pve-manager, CO pve-common, AC
-// pve-access-control, HS pve-http-server.
+// Behaviour follows Proxmox's own source; each handler cites the Proxmox file
+// and function it copies. Abbreviations in those comments: PC pve-container,
+// QS qemu-server, PS pve-storage, GC pve-guest-common, PM pve-manager, CO
+// pve-common, AC pve-access-control, HS pve-http-server.
 //
 // # Use
 //

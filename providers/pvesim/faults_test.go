@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestFailNextSnapshotCleansUp: a take whose volume snapshot fails is
-// cleaned up as Proxmox does (no section, no lock) and its task carries the
-// words (G1: incomplete, never ready).
+// TestFailNextSnapshotCleansUp: a take whose volume snapshot fails is cleaned
+// up as Proxmox does (no section, no lock) and its task carries the words
+// (incomplete, never ready).
 func TestFailNextSnapshotCleansUp(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
@@ -25,8 +25,8 @@ func TestFailNextSnapshotCleansUp(t *testing.T) {
 
 // TestDieHalfWayLeavesPrepareAndLock: a take killed half-way leaves
 // snapstate=prepare and lock=snapshot; the guest refuses take, delete and
-// config changes with the lock's words until root unlocks it; then the
-// delete finishes Proxmox's cleanup (G1, G7).
+// config changes with the lock's words until root unlocks it; then the delete
+// finishes Proxmox's cleanup.
 func TestDieHalfWayLeavesPrepareAndLock(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
@@ -72,7 +72,7 @@ func TestFailedDeleteLeavesSnapshotDelete(t *testing.T) {
 }
 
 // TestLockedRollbackWords: a guest left with lock: rollback refuses take,
-// restore, config and clone with "CT is locked (rollback)" (G7).
+// restore, config and clone with "CT is locked (rollback)".
 func TestLockedRollbackWords(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
@@ -103,7 +103,7 @@ func TestLockedRollbackWords(t *testing.T) {
 }
 
 // TestCutNode: a node cut off answers 595 for its own paths, shows offline,
-// and its guests unknown; after reconnecting all is as before (G2).
+// and its guests unknown; after reconnecting all is as before.
 func TestCutNode(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
@@ -126,9 +126,8 @@ func TestCutNode(t *testing.T) {
 	equal(t, "back", e.call(t, adminToken, "GET", "/nodes/pve-2/lxc/201/snapshot", nil).status, http.StatusOK)
 }
 
-// TestRebootNode: after a reboot, onboot guests run, others stay stopped,
-// a template never starts, a locked guest stays stopped; running tasks die
-// (G16).
+// TestRebootNode: after a reboot, onboot guests run, others stay stopped, a
+// template never starts, a locked guest stays stopped; running tasks die.
 func TestRebootNode(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
@@ -207,7 +206,7 @@ func TestDropNode(t *testing.T) {
 
 // TestOutsideSnapshotAndDelete: an admin's snapshot and delete on the host
 // show in the task list by root@pam and change the guest as boxsnap's own
-// would (G13's outside take and delete).
+// would, so the outside-restore scan reads them as outside changes.
 func TestOutsideSnapshotAndDelete(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())

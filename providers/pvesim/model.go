@@ -34,7 +34,7 @@ const (
 	StoragePBS     = "pbs"
 )
 
-// Lock names (section 9 of proxmox-api.md; GC AbstractConfig.pm).
+// Lock names (GC AbstractConfig.pm).
 const (
 	LockSnapshot       = "snapshot"
 	LockSnapshotDelete = "snapshot-delete"
@@ -52,7 +52,7 @@ const (
 	mib = int64(1) << 20
 	// thinMetadataSize is the metadata LV of a simulated LVM-thin pool, and
 	// thinMetadataPerSnapshot what each snapshot adds to its use: enough to
-	// make metadataPercentFull move (specification section 2, SnapshotPlan).
+	// make metadataPercentFull move.
 	thinMetadataSize        = gib
 	thinMetadataPerSnapshot = 4 * mib
 )
@@ -246,8 +246,7 @@ func volumeFormat(volname string) string {
 }
 
 // snapshotFeature reports whether a volume of this storage type and format
-// can be snapshotted (PS *Plugin.pm volume_has_feature 'snapshot';
-// proxmox-api.md section 10).
+// can be snapshotted (PS *Plugin.pm volume_has_feature 'snapshot').
 func snapshotFeature(storageType, format string) bool {
 	switch storageType {
 	case StorageZFSPool, StorageLVMThin, StorageRBD, StorageBTRFS:

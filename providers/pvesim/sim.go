@@ -69,16 +69,16 @@ type Config struct {
 	// Seed makes generated MAC addresses and UUIDs repeatable. Zero means
 	// a random seed.
 	Seed uint64
-	// Realistic makes snapshot and clone tasks take about as long as the
-	// research measured on Proxmox VE (specification section 2): a take
-	// 0.7 s (LXC) or 1.1 s (QEMU), plus about 1 s per GiB of memory for a
-	// memory snapshot; a full clone 9.3 s (LXC) or 6.5 s (QEMU) per 4 GiB
-	// used. TaskDurations still wins for a type it names.
+	// Realistic makes snapshot and clone tasks take about as long as they
+	// were measured to on Proxmox VE: a take 0.7 s (LXC) or 1.1 s (QEMU),
+	// plus about 1 s per GiB of memory for a memory snapshot; a full clone
+	// 9.3 s (LXC) or 6.5 s (QEMU) per 4 GiB used. TaskDurations still wins
+	// for a type it names.
 	Realistic bool
 }
 
-// Task times the research measured (specification section 2, "What each
-// backend fills in", and the plan's "about 1 s per GiB of memory").
+// Task times measured on Proxmox VE, and about 1 s per GiB of memory for a
+// snapshot that holds it.
 const (
 	realisticTakeLXC        = 700 * time.Millisecond
 	realisticTakeQEMU       = 1100 * time.Millisecond
@@ -87,7 +87,7 @@ const (
 	realisticCloneQEMUPer4G = 6500 * time.Millisecond
 )
 
-// realistic moves a task's due time to what the research measured, when
+// realistic moves a task's due time to what was measured on Proxmox VE, when
 // Config.Realistic is on and no per-type duration overrides it.
 func (s *Sim) realistic(t *task, d time.Duration) {
 	if !s.cfg.Realistic || t.done || t.stalled {

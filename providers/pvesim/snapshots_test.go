@@ -7,7 +7,7 @@ import (
 
 // TestSnapshotPrepareThenCommit: a take holds lock=snapshot and
 // snapstate=prepare while its task runs, and is complete only when the task
-// ends (GC snapshot_create; specification G1's confirmed take).
+// ends (GC snapshot_create), so a take is ready only once confirmed.
 func TestSnapshotPrepareThenCommit(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
@@ -82,7 +82,7 @@ func TestSnapshotNames(t *testing.T) {
 
 // TestZFSRollsBackNewestOnly: on ZFS only the most recent snapshot can be
 // restored, with Proxmox's words; LVM-thin restores any (PS
-// volume_rollback_is_possible; specification section 2 and G4).
+// volume_rollback_is_possible).
 func TestZFSRollsBackNewestOnly(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
@@ -173,9 +173,9 @@ func TestQEMUVMState(t *testing.T) {
 	equal(t, "stopped after a disk-only rollback", e.guest(t, 102).Running, false)
 }
 
-// TestRollbackByStorageType: the per-storage table of proxmox-api.md
-// section 10: qcow2 on a directory, RBD and BTRFS roll back to any
-// snapshot; LVM (thick) and raw files take none.
+// TestRollbackByStorageType: Proxmox's rollback rule per storage type: qcow2
+// on a directory, RBD and BTRFS roll back to any snapshot; LVM (thick) and
+// raw files take none.
 func TestRollbackByStorageType(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())

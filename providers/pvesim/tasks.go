@@ -148,7 +148,7 @@ func (s *Sim) advanceLocked() {
 func (s *Sim) runFinish(t *task) {
 	if t.fault != nil && t.fault.kind == faultDie {
 		// The worker is killed half-way: nothing after its first part runs,
-		// so locks and snapstate stay as they were (G1).
+		// so locks and snapstate stay as they were.
 		t.log = append(t.log, "(pvesim simulator: worker killed half-way by the control API)")
 		s.endTask(t, t.due, statusUnexpected)
 		s.log.Info("pvesim simulator: task died half-way", "upid", t.upid)

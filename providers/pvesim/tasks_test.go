@@ -62,9 +62,9 @@ func TestTaskListArchiveVersusActive(t *testing.T) {
 	equal(t, "bad source", a.status, http.StatusBadRequest)
 }
 
-// TestTaskVisibility: a token without Sys.Audit on the node sees only its
-// own tasks; root@pam's outside rollback is seen by a token with Sys.Audit
-// (what boxsnap's outside-restore scan reads, G13).
+// TestTaskVisibility: a token without Sys.Audit on the node sees only its own
+// tasks; root@pam's outside rollback is seen by a token with Sys.Audit (what
+// boxsnap's outside-restore scan reads).
 func TestTaskVisibility(t *testing.T) {
 	t.Parallel()
 	e := setup(t, frozen())
@@ -160,8 +160,8 @@ func TestTaskStatusFilters(t *testing.T) {
 	equal(t, "userfilter root", count("userfilter", "root@pam"), 0)
 }
 
-// TestRealisticDurations: with Config.Realistic a take lasts what the
-// research measured, and a full clone grows with what the guest uses.
+// TestRealisticDurations: with Config.Realistic a take lasts what was
+// measured on Proxmox VE, and a full clone grows with what the guest uses.
 func TestRealisticDurations(t *testing.T) {
 	t.Parallel()
 	e := setup(t, Config{StartTime: testStart(), Realistic: true})

@@ -1,7 +1,6 @@
--- The snapshot core (specification sections 1, 3, 4, 6 and 8): backends,
--- threads, boxes with the presence the platform reports, snapshots with every
--- field of section 1's table, operations with every field of section 6's, the
--- box log, pictures in their own table, and settings.
+-- The snapshot core: backends, threads, boxes with the presence the platform
+-- reports, snapshots, operations (each change, recorded before it starts),
+-- the box log, pictures in their own table, and settings.
 
 -- +goose Up
 CREATE TABLE backends (

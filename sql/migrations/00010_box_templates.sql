@@ -1,6 +1,6 @@
--- Box templates (issue 9): what the owner makes available for new boxes. An
--- agent makes a box only from one of these, by name; it never gives a
--- command, a host path, an adopt reference or a backend reference itself.
+-- Box templates: what the owner makes available for new boxes. An agent makes
+-- a box only from one of these, by name; it never gives a command, a host
+-- path, an adopt reference or a backend reference itself.
 
 -- +goose Up
 CREATE TABLE box_templates (

@@ -1,7 +1,7 @@
--- Held copies and earlier guests (specification section 2, "A held copy"
--- and "Undoing a ZFS restore is a swap"; section 7): a snapshot that no
--- longer lives on its box's current guest says which guest holds it: its
--- held copy's, or the box's earlier guest's reference (a VMID).
+-- Held copies and earlier guests (a kept snapshot past its box's release, and
+-- the guest a ZFS restore's undo leaves behind): a snapshot that no longer
+-- lives on its box's current guest says which guest holds it: its held
+-- copy's, or the box's earlier guest's reference (a VMID).
 
 -- +goose Up
 ALTER TABLE snapshots ADD COLUMN guest_ref text;

@@ -1,9 +1,8 @@
 -- +goose Up
--- Share codes (moatbox-snapshots.md, "Share codes"): a code hands out a copy
--- of one snapshot with secrets removed. Only the code's SHA-256 is kept; the
--- code itself is shown once. The copy is made from the snapshot when the code
--- is redeemed, under the ID fixed here, so redeeming twice on one install
--- finds the box it made.
+-- Share codes: a code hands out a copy of one snapshot with secrets removed.
+-- Only the code's SHA-256 is kept; the code itself is shown once. The copy is
+-- made from the snapshot when the code is redeemed, under the ID fixed here,
+-- so redeeming twice on one install finds the box it made.
 CREATE TABLE shares (
     id          text PRIMARY KEY,                 -- sh and 12
     code_hash   bytea       NOT NULL UNIQUE,

@@ -1,7 +1,7 @@
 -- +goose Up
--- The Snapshots tab in SQL (issue 10): its search, filters, counts, sort and
--- pages run in the database (sql/queries/tab.sql), so its cost follows the
--- page, not the install.
+-- The Snapshots tab in SQL: its search, filters, counts, sort and pages run
+-- in the database (sql/queries/tab.sql), so its cost follows the page, not
+-- the install.
 --
 -- The search (a substring of a snapshot's name or note, its box's name or
 -- its thread's title, any case) reads trigram indexes; the Kept and "goes

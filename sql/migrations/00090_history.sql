@@ -1,9 +1,8 @@
--- Automatic history (issue 16, items 1, 2 and 7; moatbox-snapshots.md,
--- "Automatic history"): a snapshot boxsnap took by itself because the box
--- changed is automatic until Save makes it an ordinary one; each box may
--- turn automatic snapshots on or off and bound what its history holds; the
--- check remembers whether it last saw the box running, so a box that stops
--- gets one more.
+-- Automatic history: a snapshot boxsnap took by itself because the box
+-- changed is automatic until Save makes it an ordinary one; each box may turn
+-- automatic snapshots on or off and bound what its history holds; the check
+-- remembers whether it last saw the box running, so a box that stops gets one
+-- more.
 
 -- +goose Up
 ALTER TABLE snapshots ADD COLUMN automatic boolean NOT NULL DEFAULT false;

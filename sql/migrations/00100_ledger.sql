@@ -1,7 +1,7 @@
--- The paid ceiling's ledger (section 8): every paid snapshot's charge, from
--- the moment its record holds a price until the record goes or its take
--- fails. It keeps deleted snapshots' charges, so this month's spend counts
--- them; a trigger on snapshots keeps it, whatever path deletes a record.
+-- The paid ceiling's ledger: every paid snapshot's charge, from the moment
+-- its record holds a price until the record goes or its take fails. It keeps
+-- deleted snapshots' charges, so this month's spend counts them; a trigger on
+-- snapshots keeps it, whatever path deletes a record.
 
 -- +goose Up
 CREATE TABLE snapshot_charges (

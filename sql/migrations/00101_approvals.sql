@@ -1,7 +1,6 @@
--- Requests for the person's word (section 5, "the form"): an agent's restore
--- of an execution machine, or of its own box when "Agents may restore their
--- own boxes" is off, waits here for the person's approval, bound to the plan
--- it showed.
+-- Requests for the person's word: an agent's restore of an execution machine,
+-- or of its own box when "Agents may restore their own boxes" is off, waits
+-- here for the person's approval, bound to the plan it showed.
 
 -- +goose Up
 CREATE TABLE approvals (

@@ -1,8 +1,6 @@
--- The trash and reset (issue 16, items 5 and 6; moatbox-snapshots.md
--- "Snapshot taken at delete" and "Reset to a fresh box"). A released box
--- waits in the trash, stopped, with its snapshots, until its window ends or
--- the person empties it; a box remembers the template it was made from, so
--- a reset makes it fresh again.
+-- The trash and reset. A released box waits in the trash, stopped, with its
+-- snapshots, until its window ends or the person empties it; a box remembers
+-- the template it was made from, so a reset makes it fresh again.
 
 -- +goose Up
 ALTER TABLE boxes DROP CONSTRAINT boxes_state_check;

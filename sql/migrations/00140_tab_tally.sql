@@ -1,6 +1,6 @@
--- The Snapshots tab's counts without reading the install (issue 10): the
--- counts of its filters and of the line under the tabs (TabTally) are kept
--- in snapshot_tally by triggers, in the same transaction as the records they
+-- The Snapshots tab's counts without reading the install: the counts of its
+-- filters and of the line under the tabs (TabTally) are kept in
+-- snapshot_tally by triggers, in the same transaction as the records they
 -- count, so the tab reads a few rows whatever the install holds.
 --
 -- snapshot_tally holds signed deltas, one row per group a statement changed

@@ -1,5 +1,5 @@
--- The Machines tab's pages (issue 10): live boxes and released ones, each
--- by name, read a page at a time through these (TabMachines), not every box.
+-- The Machines tab's pages: live boxes and released ones, each by name, read
+-- a page at a time through these (TabMachines), not every box.
 
 -- +goose Up
 CREATE INDEX boxes_machines ON boxes (name, id) WHERE released_at IS NULL AND state <> 'trashed';

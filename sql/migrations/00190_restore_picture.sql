@@ -1,8 +1,8 @@
--- A restore's undo picture (issue 10): captured before the stop (section
--- 10: "An undo's picture is from before the stop") and held here until the
--- undo is taken. The restore's job snoozes on its provider tasks between
--- the two (the stop, the undo's own task), and what a worker held in memory
--- does not outlast a snooze.
+-- A restore's undo picture: captured before the stop, so it shows the box as
+-- the undo will bring it back, and held here until the undo is taken. The
+-- restore's job snoozes on its provider tasks between the two (the stop, the
+-- undo's own task), and what a worker held in memory does not outlast a
+-- snooze.
 
 -- +goose Up
 CREATE TABLE restore_pictures (

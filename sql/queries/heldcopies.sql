@@ -1,4 +1,4 @@
--- Held copies, swaps and earlier guests (issue 11; specification sections 2 and 7).
+-- Held copies, swaps and earlier guests.
 
 -- name: HeldSetCopy :exec
 -- The snapshot now lives in its held copy: a template guest of its own,

@@ -1,5 +1,5 @@
--- Automatic history (issue 16, items 1, 2, 3 and 7): automatic snapshots,
--- their check, thinning, Save and Unsave, and each box's history settings.
+-- Automatic history: automatic snapshots, their check, thinning, Save and
+-- Unsave, and each box's history settings.
 
 -- name: HistoryMarkAutomatic :exec
 -- A snapshot the automatic check took is automatic from its record's start.

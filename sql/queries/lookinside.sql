@@ -1,4 +1,4 @@
--- Ancestry and heads, and the box log of downloads (issue 13).
+-- Ancestry and heads, and the box log of downloads.
 
 -- name: LookHeadSet :exec
 -- A restore, or a fork's new box: the head is set to $2, back or anywhere.

@@ -1,5 +1,5 @@
--- Queries that fold a hot path's several round trips into one (issue 10,
--- Benchmarks: a take's queries).
+-- Queries that fold a hot path's several round trips into one (a take's
+-- queries).
 
 -- name: PerfSnapshotTaken :one
 -- A taken snapshot recorded in one statement, so as one change: its record

@@ -1,5 +1,5 @@
--- Box templates (app/snapshots templates.go, issue 9): the owner's list of
--- what a new box may be made from.
+-- Box templates (app/snapshots templates.go): the owner's list of what a new
+-- box may be made from.
 
 -- name: TemplateList :many
 SELECT * FROM box_templates ORDER BY name;

@@ -86,7 +86,7 @@ UPDATE snapshots SET kept_until = $2,
     owner_kind = CASE WHEN $2::timestamptz IS NULL THEN CASE WHEN box_thread_id IS NULL THEN 'person' ELSE 'thread' END ELSE 'person' END,
     owner_thread_id = CASE WHEN $2::timestamptz IS NULL THEN box_thread_id ELSE NULL END,
     -- A kept undo is an ordinary kept snapshot from then on, also once
-    -- unkept: it is no longer replaced as an undo (section 8).
+    -- unkept: it is no longer replaced as an undo.
     undo_of = CASE WHEN $2::timestamptz IS NULL THEN undo_of ELSE NULL END
 WHERE id = $1;
 
@@ -134,7 +134,7 @@ UPDATE snapshots SET picture = $2 WHERE id = $1;
 
 -- name: CorePicturesPrune :exec
 -- Keeps all pictures within the cap: the newest first, kept snapshots' before
--- unkept ones', so the oldest unkept go first (section 1).
+-- unkept ones', so the oldest unkept go first.
 WITH ranked AS (
     SELECT p.snapshot_id, sum(p.bytes) OVER (ORDER BY (s.kept_until IS NOT NULL) DESC, p.taken_at DESC) AS running
     FROM pictures p JOIN snapshots s ON s.id = p.snapshot_id

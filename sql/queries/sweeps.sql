@@ -1,6 +1,6 @@
 -- The core's sweeps (app/snapshots reconcile.go, sweeps.go, outside.go): the
--- reconcile of section 1, housekeeping, the expiry of keeps, the room sweep
--- (section 8) and the outside-restore scan (section 4). Times are passed in
+-- reconcile of records against the backends, housekeeping, the expiry of
+-- keeps, the room sweep and the outside-restore scan. Times are passed in
 -- from the core's clock, so tests move them with a fake clock.
 
 -- name: SweepSnapshotsOfBackend :many

@@ -1,7 +1,7 @@
--- The Boxes page's tabs at any size (issue 10): what the Snapshots tab's
--- notices, the Machines tab and the Select mode's bulk actions read, each
--- through an index, so their cost follows the page or the selection, not
--- the install. The indexes are in migrations/00140_tab_tally.sql.
+-- The Boxes page's tabs at any size: what the Snapshots tab's notices, the
+-- Machines tab and the Select mode's bulk actions read, each through an
+-- index, so their cost follows the page or the selection, not the install.
+-- The indexes are in migrations/00140_tab_tally.sql.
 
 -- name: TabGoneBackendIDs :many
 -- The backends boxsnap has recorded that are not in settings (every

@@ -1,15 +1,15 @@
--- An agent's take in few statements (issue 10, Benchmarks: at most 10
--- queries a take). Each query here folds what a hot path read or wrote in
--- several round trips into one statement.
+-- An agent's take in few statements (at most 10 queries a take). Each query
+-- here folds what a hot path read or wrote in several round trips into one
+-- statement.
 
 -- name: TakeAgentCall :one
 -- What an agent's call needs before its tool runs, in one read: the live
 -- thread its token names; the first of the boxes it has a workspace on (in
 -- CoreBoxes' order) that is an execution machine whose turns are held, by a
--- request to restore it that still waits at @now or by a restore that runs
--- (section 5, "Holding turns on the box"); and whether the thread has
--- answers it was not told yet, or requests that expired unanswered at @now
--- (Approvals().News then reads and tells them). No row: no live thread.
+-- request to restore it that still waits at @now or by a restore that runs;
+-- and whether the thread has answers it was not told yet, or requests that
+-- expired unanswered at @now (Approvals().News then reads and tells them). No
+-- row: no live thread.
 SELECT t.id,
     coalesce((
         SELECT b.name FROM boxes b

@@ -1,4 +1,4 @@
--- The trash and reset (issue 16, items 5 and 6).
+-- The trash and reset.
 
 -- name: TrashInsert :exec
 -- A release moves the box to the trash: the row is written as the release

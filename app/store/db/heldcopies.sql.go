@@ -158,7 +158,7 @@ type HeldSetCopyParams struct {
 	ID       string
 }
 
-// Held copies, swaps and earlier guests (issue 11; specification sections 2 and 7).
+// Held copies, swaps and earlier guests.
 // The snapshot now lives in its held copy: a template guest of its own,
 // which holds the disk only.
 func (q *Queries) HeldSetCopy(ctx context.Context, db DBTX, arg HeldSetCopyParams) error {

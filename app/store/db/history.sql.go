@@ -146,8 +146,8 @@ const historyMarkAutomatic = `-- name: HistoryMarkAutomatic :exec
 UPDATE snapshots SET automatic = true WHERE id = $1
 `
 
-// Automatic history (issue 16, items 1, 2, 3 and 7): automatic snapshots,
-// their check, thinning, Save and Unsave, and each box's history settings.
+// Automatic history: automatic snapshots, their check, thinning, Save and
+// Unsave, and each box's history settings.
 // A snapshot the automatic check took is automatic from its record's start.
 func (q *Queries) HistoryMarkAutomatic(ctx context.Context, db DBTX, id string) error {
 	_, err := db.Exec(ctx, historyMarkAutomatic, id)

@@ -19,7 +19,7 @@ type LookHeadSetParams struct {
 	HeadID *string
 }
 
-// Ancestry and heads, and the box log of downloads (issue 13).
+// Ancestry and heads, and the box log of downloads.
 // A restore, or a fork's new box: the head is set to $2, back or anywhere.
 func (q *Queries) LookHeadSet(ctx context.Context, db DBTX, arg LookHeadSetParams) error {
 	_, err := db.Exec(ctx, lookHeadSet, arg.ID, arg.HeadID)

@@ -111,8 +111,8 @@ type PerfSnapshotTakenParams struct {
 	OperationID *string
 }
 
-// Queries that fold a hot path's several round trips into one (issue 10,
-// Benchmarks: a take's queries).
+// Queries that fold a hot path's several round trips into one (a take's
+// queries).
 // A taken snapshot recorded in one statement, so as one change: its record
 // made ready with what the backend answered (depending on the snapshot of
 // the parent reference the backend named, when boxsnap holds it), the box

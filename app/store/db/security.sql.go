@@ -102,8 +102,8 @@ const templateList = `-- name: TemplateList :many
 SELECT name, backend_id, kind, source, command, run_as, env, memory_bytes, processes, open_files, has_screen, screen_url, created_at, updated_at, network, disk_bytes FROM box_templates ORDER BY name
 `
 
-// Box templates (app/snapshots templates.go, issue 9): the owner's list of
-// what a new box may be made from.
+// Box templates (app/snapshots templates.go): the owner's list of what a new
+// box may be made from.
 func (q *Queries) TemplateList(ctx context.Context, db DBTX) ([]BoxTemplate, error) {
 	rows, err := db.Query(ctx, templateList)
 	if err != nil {

@@ -549,7 +549,7 @@ UPDATE snapshots SET picture = 'none' WHERE id IN (SELECT snapshot_id FROM gone)
 `
 
 // Keeps all pictures within the cap: the newest first, kept snapshots' before
-// unkept ones', so the oldest unkept go first (section 1).
+// unkept ones', so the oldest unkept go first.
 func (q *Queries) CorePicturesPrune(ctx context.Context, db DBTX, capBytes int64) error {
 	_, err := db.Exec(ctx, corePicturesPrune, capBytes)
 	return err
@@ -840,7 +840,7 @@ UPDATE snapshots SET kept_until = $2,
     owner_kind = CASE WHEN $2::timestamptz IS NULL THEN CASE WHEN box_thread_id IS NULL THEN 'person' ELSE 'thread' END ELSE 'person' END,
     owner_thread_id = CASE WHEN $2::timestamptz IS NULL THEN box_thread_id ELSE NULL END,
     -- A kept undo is an ordinary kept snapshot from then on, also once
-    -- unkept: it is no longer replaced as an undo (section 8).
+    -- unkept: it is no longer replaced as an undo.
     undo_of = CASE WHEN $2::timestamptz IS NULL THEN undo_of ELSE NULL END
 WHERE id = $1
 `

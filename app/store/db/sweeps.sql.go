@@ -578,8 +578,8 @@ SELECT id, box_id, box_name, box_kind, box_system, box_thread_id, box_gone_at, b
 `
 
 // The core's sweeps (app/snapshots reconcile.go, sweeps.go, outside.go): the
-// reconcile of section 1, housekeeping, the expiry of keeps, the room sweep
-// (section 8) and the outside-restore scan (section 4). Times are passed in
+// reconcile of records against the backends, housekeeping, the expiry of
+// keeps, the room sweep and the outside-restore scan. Times are passed in
 // from the core's clock, so tests move them with a fake clock.
 func (q *Queries) SweepSnapshotsOfBackend(ctx context.Context, db DBTX, backendID string) ([]Snapshot, error) {
 	rows, err := db.Query(ctx, sweepSnapshotsOfBackend, backendID)

@@ -293,20 +293,20 @@ type TabPageRow struct {
 
 // The Snapshots tab's queries (app/snapshots/tab.go): its page of boxes with
 // their matching snapshots, its counts and its totals, each in the database
-// so the tab's cost follows the page, not the install (issue 10). The
-// indexes they read are in migrations/00080_tab.sql.
+// so the tab's cost follows the page, not the install. The indexes they read
+// are in migrations/00080_tab.sql.
 // One page of the boxes with a snapshot that matches the search and filters,
 // in the sort's order, after the cursor (the last row of the page before):
-// page_size boxes at most, and, with row_budget, only as many whole boxes
-// as hold row_budget matching snapshots (the first box always).
-// Every filter is off when its argument is null (or false). search is an
-// ILIKE pattern ('%word%', its own % and _ escaped). thread, for an agent,
-// keeps what its thread may see (section 3, as MayAct says). The order is a
-// numeric key ascending (a descending sort's key is negated), then the box's
-// name for the Box name sort, then live boxes before released ones, then the
-// name and the ID, so the cursor is exact. matched is the box's matching
-// snapshots in the sort's order; boxes_matching and snapshots_matching count
-// every page's, boxes_left those from the cursor on.
+// page_size boxes at most, and, with row_budget, only as many whole boxes as
+// hold row_budget matching snapshots (the first box always). Every filter is
+// off when its argument is null (or false). search is an ILIKE pattern
+// ('%word%', its own % and _ escaped). thread, for an agent, keeps what its
+// thread may see (as MayAct says). The order is a numeric key ascending (a
+// descending sort's key is negated), then the box's name for the Box name
+// sort, then live boxes before released ones, then the name and the ID, so
+// the cursor is exact. matched is the box's matching snapshots in the sort's
+// order; boxes_matching and snapshots_matching count every page's, boxes_left
+// those from the cursor on.
 func (q *Queries) TabPage(ctx context.Context, db DBTX, arg TabPageParams) ([]TabPageRow, error) {
 	rows, err := db.Query(ctx, tabPage,
 		arg.Sort,

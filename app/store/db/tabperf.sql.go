@@ -69,10 +69,10 @@ const tabGoneBackendIDs = `-- name: TabGoneBackendIDs :many
 SELECT id FROM backends WHERE NOT (id = ANY ($1::text[])) ORDER BY id
 `
 
-// The Boxes page's tabs at any size (issue 10): what the Snapshots tab's
-// notices, the Machines tab and the Select mode's bulk actions read, each
-// through an index, so their cost follows the page or the selection, not
-// the install. The indexes are in migrations/00140_tab_tally.sql.
+// The Boxes page's tabs at any size: what the Snapshots tab's notices, the
+// Machines tab and the Select mode's bulk actions read, each through an
+// index, so their cost follows the page or the selection, not the install.
+// The indexes are in migrations/00140_tab_tally.sql.
 // The backends boxsnap has recorded that are not in settings (every
 // snapshot's backend has a row here): a few rows, whatever the install.
 func (q *Queries) TabGoneBackendIDs(ctx context.Context, db DBTX, inSettings []string) ([]string, error) {

@@ -162,7 +162,7 @@ type TrashInsertParams struct {
 	ByThreadID *string
 }
 
-// The trash and reset (issue 16, items 5 and 6).
+// The trash and reset.
 // A release moves the box to the trash: the row is written as the release
 // starts its trash steps, so a resumed one finds it.
 func (q *Queries) TrashInsert(ctx context.Context, db DBTX, arg TrashInsertParams) error {

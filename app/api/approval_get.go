@@ -1,0 +1,20 @@
+package api
+
+import (
+	"net/http"
+)
+
+// getApproval reads one request, with its plan.
+func (s *server) getApproval(w http.ResponseWriter, r *http.Request) {
+	id := param(r, "approval")
+	if err := checkRef("request", id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	a, err := s.core.Approvals().Get(r.Context(), caller(r), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}

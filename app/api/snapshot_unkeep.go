@@ -1,0 +1,10 @@
+package api
+
+import (
+	"net/http"
+)
+
+// unkeepSnapshot stops keeping a snapshot: the person only.
+func (s *server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
+	s.keepChange(w, r, s.core.Unkeep)
+}

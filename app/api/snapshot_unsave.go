@@ -1,0 +1,20 @@
+package api
+
+import (
+	"net/http"
+)
+
+// unsaveSnapshot makes a saved snapshot automatic again.
+func (s *server) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
+	box, ref := param(r, "box"), param(r, "snapshot")
+	if err := checkBoxAndSnapshot(box, ref); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sn, err := s.core.Unsave(r.Context(), caller(r), box, ref)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.full(r.Context(), sn, s.core.TimeZone(r.Context())))
+}

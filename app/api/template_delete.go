@@ -1,0 +1,16 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// deleteTemplate removes a box template (the person); its boxes stay.
+func (s *server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
+	if err := s.core.Boxes().DeleteTemplate(r.Context(), caller(r), chi.URLParam(r, "template")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,12 @@
+package api
+
+import (
+	"net/http"
+)
+
+// restoreFromTrash restores a box from the trash with its history
+// (?request=<ID> makes a repeat the same restore; ?wait=true answers once it
+// is done).
+func (s *server) restoreFromTrash(w http.ResponseWriter, r *http.Request) {
+	s.trashOperation(w, r, s.core.Boxes().RestoreFromTrash)
+}

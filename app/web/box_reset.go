@@ -1,0 +1,57 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/views"
+)
+
+type resetPage struct {
+	Page    views.Page
+	Box     *snapshots.Box
+	Preview *snapshots.ResetPreview
+	Guard   []string
+	Error   string
+}
+
+// showResetDialog asks before a box is reset, saying what it becomes, what Keep
+// logins carries over, and the undo taken first.
+func (s *Server) showResetDialog(w http.ResponseWriter, r *http.Request) {
+	s.resetDialog(w, r, http.StatusOK, "")
+}
+
+func (s *Server) resetDialog(w http.ResponseWriter, r *http.Request, status int, errWords string) {
+	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	pv, err := s.opts.Core.PreviewReset(r.Context(), snapshots.Owner(), b.ID, "")
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	p := resetPage{Page: views.Page{Title: "Reset " + b.Name, SignedIn: true, Nav: "boxes"}, Box: b, Preview: pv,
+		Guard: s.opts.Core.Guard(r.Context(), snapshots.Owner(), b), Error: errWords}
+	s.render(w, r, status, "reset", p)
+}
+
+// resetBox resets a box to a fresh one, with Keep logins when ticked.
+func (s *Server) resetBox(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "box")
+	op, err := s.opts.Core.Reset(r.Context(), snapshots.Owner(), snapshots.ResetRequest{Box: name,
+		KeepLogins: r.PostFormValue("keepLogins") == "1", Force: r.PostFormValue("force") == "1", RequestID: r.PostFormValue("request")})
+	if err != nil {
+		if ref, ok := snapshots.AsRefusal(err); ok {
+			s.resetDialog(w, r, statusOf(ref), ref.Words)
+			return
+		}
+		s.fail(w, r, err)
+		return
+	}
+	s.logger(r).Info("reset asked", "box", name, "operation", op.ID)
+	s.done(w, r, "/boxes/"+name, "Resetting "+name+" to a fresh box: boxsnap takes its undo first.")
+}
