@@ -52,8 +52,9 @@ func (dlg *dialogBuilder) forkDialog(r *http.Request, boxRef, ref string) (dialo
 		d.Disabled, d.Error = true, refusalWords(err)
 		return d, nil
 	}
-	// Section 9: a snapshot taken without the identity reset never forks
-	// (the core refuses it too; the dialog says why before a post).
+	// A snapshot taken without the identity reset never forks, since two
+	// boxes would share one identity (the core refuses it too; the dialog
+	// says why before a post).
 	if sn.ForkSafe == nil || *sn.ForkSafe <= 0 {
 		d.Disabled, d.Error = true, providers.NoResetWords(b.Name)
 		return d, nil
