@@ -116,7 +116,7 @@ func (s *Approvals) askRestore(ctx context.Context, c Caller, b *Box, sn *Snapsh
 		return fmt.Errorf("record the request: %w", err)
 	}
 	words := wordsAsked(b.Name, sn.Name, id, execution)
-	s.log(ctx, s.st.Pool, b.ID, EvRestoreRequested, c, logRequestedWords(sn.Name, id), sn.ID, "", nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvRestoreRequested, c, logRequestedWords(sn.Name, id), sn.ID, "", nil)
 	a, err := s.Get(ctx, Owner(), id)
 	if err != nil {
 		return err
@@ -153,11 +153,11 @@ func (s *Approvals) approvalOf(ctx context.Context, r db.Approval) *Approval {
 			a.State, a.Answer = ApprovalExpired, &words
 		}
 	}
-	a.ThreadTitle = s.threadTitle(ctx, &a.Thread)
-	if b, err := s.boxByID(ctx, s.st.Reader(ctx), a.Box); err == nil {
+	a.ThreadTitle = s.ThreadTitle(ctx, &a.Thread)
+	if b, err := s.BoxByID(ctx, s.st.Reader(ctx), a.Box); err == nil {
 		a.BoxName = b.Name
 	}
-	if sn, err := s.snapshotByID(ctx, s.st.Reader(ctx), a.Snapshot); err == nil {
+	if sn, err := s.SnapshotByID(ctx, s.st.Reader(ctx), a.Snapshot); err == nil {
 		a.SnapshotName = sn.Name
 		a.Plan = approvalPlanWords(a, sn)
 	}
@@ -237,11 +237,11 @@ func (s *Approvals) Approve(ctx context.Context, c Caller, id string) (*Operatio
 	if err := pendingOrWords(a, s.TimeZone(ctx)); err != nil {
 		return nil, err
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, a.Box)
+	b, err := s.BoxByID(ctx, s.st.Pool, a.Box)
 	if err != nil {
 		return nil, err
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, a.Snapshot)
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, a.Snapshot)
 	if err != nil {
 		return nil, s.closeRefused(ctx, a, wordsRequestSnapshotGone)
 	}
@@ -289,7 +289,7 @@ func (s *Approvals) Decline(ctx context.Context, c Caller, id string) error {
 	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
 		return err
 	}
-	s.log(ctx, s.st.Pool, a.Box, EvRestoreDeclined, c, logDeclinedWords(id, a.SnapshotName), a.Snapshot, "", nil)
+	s.Log(ctx, s.st.Pool, a.Box, EvRestoreDeclined, c, logDeclinedWords(id, a.SnapshotName), a.Snapshot, "", nil)
 	return nil
 }
 

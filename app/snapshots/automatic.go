@@ -156,11 +156,11 @@ func checkDue(b db.HistoryBoxesRow, every time.Duration, now time.Time) bool {
 // undo, refused only by the plan, the room rule and the ceiling.
 func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operation, *Snapshot, error) {
 	c := System(why)
-	b, err := s.boxByID(ctx, s.st.Pool, boxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, boxID)
 	if err != nil {
 		return nil, nil, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -184,7 +184,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 	var sn *Snapshot
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err = s.lockBox(ctx, tx, b.ID)
+		b, err = s.LockBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
@@ -194,18 +194,18 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
 		}
-		taken, err := s.namesOfBox(ctx, tx, b.ID)
+		taken, err := s.NamesOfBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
 		name := UniqueName(AutomaticName(now, tz), taken)
-		owner, ownerThread := ownerOf(b)
-		sn, err = snapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: NewID(PrefixSnapshot),
+		owner, ownerThread := OwnerOf(b)
+		sn, err = SnapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: NewID(PrefixSnapshot),
 			BoxID: b.ID, BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID,
 			BackendID: b.BackendID, Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type,
-			GuestGeneration: b.Generation, Name: name, TakenAt: now, ByKind: c.byKind(), ByThreadID: c.thread(),
-			ByWhy: nilIfEmpty(c.Why), Scope: string(snapping.Scope), Holds: string(providers.HoldsDisk),
-			Excludes: nilIfEmpty(snapping.Excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
+			GuestGeneration: b.Generation, Name: name, TakenAt: now, ByKind: c.ByKind(), ByThreadID: c.thread(),
+			ByWhy: NilIfEmpty(c.Why), Scope: string(snapping.Scope), Holds: string(providers.HoldsDisk),
+			Excludes: NilIfEmpty(snapping.Excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
 			Picture: pictureState(b, settings)}))
 		if err != nil {
 			return fmt.Errorf("record automatic snapshot: %w", err)
@@ -221,7 +221,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 		if err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpTake, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			Params: takeParams{}, Reserved: reserved})
 		return err
 	})

@@ -145,7 +145,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 	if req.Backend == "" && len(s.order) > 0 {
 		req.Backend = s.order[0]
 	}
-	b, err := s.backend(req.Backend)
+	b, err := s.Backend(req.Backend)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 	if err != nil {
 		return nil, backendRefusal(fmt.Errorf("make box %s on %s: %w", name, b.ID, err), "The box was not made: ")
 	}
-	box, err := boxRow(s.st.CoreBoxInsert(ctx, s.st.Pool, db.CoreBoxInsertParams{ID: id, Name: name, Kind: req.Kind,
+	box, err := BoxRow(s.st.CoreBoxInsert(ctx, s.st.Pool, db.CoreBoxInsertParams{ID: id, Name: name, Kind: req.Kind,
 		ThreadID: thread, BackendID: b.ID, Host: guest.Host, GuestRef: guest.Ref, HasScreen: req.HasScreen, ScreenURL: req.ScreenURL}))
 	if err != nil {
 		_ = b.Boxes.Release(context.WithoutCancel(ctx), guest)
@@ -198,7 +198,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c Caller, req BoxRequest) (*Box,
 			s.logger.Warn("the box's process did not start", "box", name, "err", err)
 		}
 	}
-	s.log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeOnWords(b.Label), "", "", nil)
+	s.Log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeOnWords(b.Label), "", "", nil)
 	return box, nil
 }
 
@@ -222,7 +222,7 @@ func backendRefusal(err error, before string) error {
 // boxByName reads the box of that name (a live one before a released one);
 // none is store.ErrNotFound.
 func (s *Kernel) boxByName(ctx context.Context, name string) (*Box, error) {
-	b, err := boxRow(s.st.CoreBoxByName(ctx, s.st.Reader(ctx), name))
+	b, err := BoxRow(s.st.CoreBoxByName(ctx, s.st.Reader(ctx), name))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", name, err)
 	}
@@ -230,8 +230,8 @@ func (s *Kernel) boxByName(ctx context.Context, name string) (*Box, error) {
 }
 
 // boxByID reads a box; none is store.ErrNotFound.
-func (s *Kernel) boxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
-	b, err := boxRow(s.st.CoreBoxByID(ctx, q, id))
+func (s *Kernel) BoxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
+	b, err := BoxRow(s.st.CoreBoxByID(ctx, q, id))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", id, err)
 	}
@@ -243,7 +243,7 @@ func (s *Kernel) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 	var b *Box
 	var err error
 	if ValidID(PrefixBox, ref) {
-		b, err = s.boxByID(ctx, s.st.Reader(ctx), ref)
+		b, err = s.BoxByID(ctx, s.st.Reader(ctx), ref)
 	} else {
 		b, err = s.boxByName(ctx, ref)
 	}

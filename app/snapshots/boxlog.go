@@ -55,7 +55,7 @@ type LogEvent struct {
 	Data        json.RawMessage `json:"data,omitempty"`
 }
 
-func nilIfEmpty(s string) *string {
+func NilIfEmpty(s string) *string {
 	if s == "" {
 		return nil
 	}
@@ -64,7 +64,7 @@ func nilIfEmpty(s string) *string {
 
 // log records one box log event. A failure to log is itself logged and does
 // not undo the change it describes.
-func (s *Kernel) log(ctx context.Context, q db.DBTX, box, kind string, c Caller, words, snapshot, op string, data any) {
+func (s *Kernel) Log(ctx context.Context, q db.DBTX, box, kind string, c Caller, words, snapshot, op string, data any) {
 	var raw []byte
 	if data != nil {
 		var err error
@@ -72,8 +72,8 @@ func (s *Kernel) log(ctx context.Context, q db.DBTX, box, kind string, c Caller,
 			s.logger.Error("box log: its data", "box", box, "kind", kind, "err", err)
 		}
 	}
-	if err := s.st.CoreLogInsert(ctx, q, db.CoreLogInsertParams{BoxID: box, Kind: kind, ActorKind: c.byKind(), ActorThread: c.thread(),
-		ActorWhy: nilIfEmpty(c.Why), Words: words, SnapshotID: nilIfEmpty(snapshot), OperationID: nilIfEmpty(op), Data: raw}); err != nil {
+	if err := s.st.CoreLogInsert(ctx, q, db.CoreLogInsertParams{BoxID: box, Kind: kind, ActorKind: c.ByKind(), ActorThread: c.thread(),
+		ActorWhy: NilIfEmpty(c.Why), Words: words, SnapshotID: NilIfEmpty(snapshot), OperationID: NilIfEmpty(op), Data: raw}); err != nil {
 		s.logger.Error("box log", "box", box, "kind", kind, "err", err)
 		return
 	}

@@ -101,7 +101,7 @@ func (s *Kernel) ReadOnce(ctx context.Context, fn func(ctx context.Context) erro
 // snapshots and their pins, its log, the operations they name, its history
 // and its trash entry.
 func (s *Kernel) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, logLimit int, settings Settings, v *BoxView) error {
-	b, err := s.boxByID(ctx, q, boxID)
+	b, err := s.BoxByID(ctx, q, boxID)
 	if errors.Is(err, store.ErrNotFound) {
 		return boxNotFound(boxID)
 	}
@@ -237,7 +237,7 @@ func (s *Kernel) viewHistory(ctx context.Context, q db.DBTX, settings Settings, 
 		g := *row.MaxBytes >> 30
 		v.History.MaxGiB, v.History.LimitGiB = &g, g
 	}
-	if be, err := s.backend(b.BackendID); err == nil {
+	if be, err := s.Backend(b.BackendID); err == nil {
 		v.History.On = settings.AutomaticOn(be)
 		v.History.Every = int(settings.CheckEvery(be).Seconds())
 	}
@@ -266,7 +266,7 @@ func (s *Kernel) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snap
 	if r.FinalSnapshot != nil && byID[*r.FinalSnapshot] != nil {
 		e.FinalName = byID[*r.FinalSnapshot].Name
 	}
-	if be, err := s.backend(b.BackendID); err == nil {
+	if be, err := s.Backend(b.BackendID); err == nil {
 		e.Costs = TrashCostWords(be.Kind)
 	}
 	v.Trash = &e
@@ -284,7 +284,7 @@ func (s *Kernel) viewBackend(ctx context.Context, v *BoxView) {
 	be, ok := s.BackendOf(b)
 	if !ok || be.Boxes == nil {
 		v.StatusErr = errors.New("its backend is not configured here")
-	} else if st, err := be.Boxes.Status(ctx, guestOf(b)); err != nil {
+	} else if st, err := be.Boxes.Status(ctx, GuestOf(b)); err != nil {
 		v.StatusErr = fmt.Errorf("read %s's state: %w", b.Name, err)
 	} else {
 		v.Status = st
@@ -292,7 +292,7 @@ func (s *Kernel) viewBackend(ctx context.Context, v *BoxView) {
 	if !ok || be.Snap == nil || v.StatusErr != nil || !v.Status.Exists {
 		return
 	}
-	if ch, err := be.Snap.Changes(ctx, guestOf(b)); err == nil {
+	if ch, err := be.Snap.Changes(ctx, GuestOf(b)); err == nil {
 		v.Changes = &ch
 	} else {
 		s.logger.Debug("a box's view: its backend did not say whether it changed", "box", b.ID, "err", err)

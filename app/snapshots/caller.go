@@ -37,7 +37,7 @@ func System(why string) Caller { return Caller{Kind: CallerSystem, Why: why} }
 func (c Caller) IsPerson() bool { return c.Kind == CallerOwner || c.Kind == CallerCLI }
 
 // byKind is how a record names the caller.
-func (c Caller) byKind() string {
+func (c Caller) ByKind() string {
 	switch c.Kind {
 	case CallerOwner:
 		return "owner"

@@ -157,7 +157,7 @@ func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backe
 	if !adds.Paid {
 		return nil
 	}
-	be, err := s.backend(backend)
+	be, err := s.Backend(backend)
 	if err != nil {
 		return err
 	}

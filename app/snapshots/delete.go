@@ -39,7 +39,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 	if err := MayAct(c, ActDelete, b, sn); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpDelete, &sn.ID); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpDelete, &sn.ID); err != nil || op != nil {
 		return op, err
 	}
 	var op *Operation
@@ -48,36 +48,36 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 		if err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c, RequestID: req.RequestID})
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c, RequestID: req.RequestID})
 		return err
 	})
 	return op, err
 }
 
-// deleteParams are a delete's parameters: none for the person's, the CLI's
+// DeleteParams are a delete's parameters: none for the person's, the CLI's
 // or an agent's; the room sweep's says its change (evict-room) and why.
-type deleteParams struct {
+type DeleteParams struct {
 	Change Change `json:"change,omitempty"`
 	Why    string `json:"why,omitempty"`
 }
 
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
-func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) (DeleteResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+func (s *Service) runDelete(ctx context.Context, op *Operation, p DeleteParams) (DeleteResult, error) {
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return DeleteResult{}, s.finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
+		return DeleteResult{}, s.Finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
 	}
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return DeleteResult{}, err
 	}
 	change := ChangeDelete
-	caller := callerOf(op)
-	why := byWhy(caller)
+	caller := CallerOf(op)
+	why := ByWhy(caller)
 	switch {
 	case op.Kind == OpExpiry:
 		change, why = ChangeExpire, "its keep ended"
@@ -85,26 +85,26 @@ func (s *Service) runDelete(ctx context.Context, op *Operation, p deleteParams) 
 		change, caller, why = p.Change, System(p.Why), "by boxsnap: "+p.Why
 	}
 	if sn.State != StateDeleting {
-		pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+		pins, err := s.Pins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil {
 			return DeleteResult{}, err
 		}
 		if err := Eligible(sn, change, pins, s.now(), s.TimeZone(ctx)); err != nil {
-			return DeleteResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+			return DeleteResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 		}
 	}
-	be, err := s.backend(sn.BackendID)
+	be, err := s.Backend(sn.BackendID)
 	if err != nil {
-		return DeleteResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return DeleteResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	// The backend's task is waited for by the job's snooze, not here: a
 	// resumed delete finds the snapshot gone and ends, or, when the task
 	// failed, asks once more and waits in place for the backend's words.
-	if err := s.deleteWith(ctx, op, sn, b, be, caller, why, s.taskRecorder(op)); err != nil {
+	if err := s.DeleteWith(ctx, op, sn, b, be, caller, why, s.TaskRecorder(op)); err != nil {
 		if operations.Pending(err) {
 			return DeleteResult{}, err
 		}
-		return DeleteResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return DeleteResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	return DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, nil
 }
@@ -117,7 +117,7 @@ func freed(sn *Snapshot) *int64 {
 }
 
 // byWhy is the box log's why for a delete (by you, by the agent, ...).
-func byWhy(c Caller) string {
+func ByWhy(c Caller) string {
 	switch c.Kind {
 	case CallerOwner, CallerCLI, CallerAgent:
 		return ByWords(string(c.Kind), "", "")
@@ -138,7 +138,7 @@ func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, 
 		if sn.State != StateDeleting || !mine(sn) {
 			continue
 		}
-		pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+		pins, err := s.Pins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil || len(pins) > 0 {
 			continue // another operation deletes it
 		}
@@ -160,7 +160,7 @@ func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, 
 // which answers operations.ErrTaskPending with the snapshot deleting, and
 // the step's resume finishes it.
 func (s *Service) deleteStep(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
-	return s.deleteWith(ctx, op, sn, b, be, c, why, s.taskRecorder(op))
+	return s.DeleteWith(ctx, op, sn, b, be, c, why, s.TaskRecorder(op))
 }
 
 // deleteWith deletes a snapshot within an operation that holds its box's
@@ -172,9 +172,9 @@ func (s *Service) deleteStep(ctx context.Context, op *Operation, sn *Snapshot, b
 // its last snapshot goes"): the guest's release is its backend's delete, so a
 // resume finds the record still deleting and releases it again (gone already:
 // the record goes).
-func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string, rec providers.Recorder) error {
+func (s *Service) DeleteWith(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string, rec providers.Recorder) error {
 	if sn.State != StateDeleting {
-		if err := s.moveState(ctx, s.st.Pool, sn, StateDeleting, ""); err != nil {
+		if err := s.MoveState(ctx, s.st.Pool, sn, StateDeleting, ""); err != nil {
 			return err
 		}
 	}
@@ -185,7 +185,7 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 	// (finishLeftDeletes). A queued operation (a delete's, a thinning's)
 	// has no step of its own yet.
 	if op.Step == "" || op.Step == operations.StepQueued {
-		if err := s.step(ctx, op, StepDelete); err != nil {
+		if err := s.Step(ctx, op, StepDelete); err != nil {
 			return err
 		}
 	}
@@ -200,18 +200,18 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 				return err
 			}
 			words := deletePartWayWords(err)
-			if merr := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
+			if merr := s.MoveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
 				s.logger.Error("mark incomplete", "snapshot", sn.ID, "err", merr)
 			}
 			return fmt.Errorf("delete ‘%s’ with %s's earlier guest %s: %w", sn.Name, b.Name, earlier.Ref, err)
 		}
 	case sn.Ref != "":
-		if err := be.Snap.DeleteSnapshot(ctx, refOf(sn, b), rec); err != nil {
+		if err := be.Snap.DeleteSnapshot(ctx, RefOf(sn, b), rec); err != nil {
 			if operations.Pending(err) {
 				return err
 			}
 			words := deletePartWayWords(err)
-			if merr := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
+			if merr := s.MoveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
 				s.logger.Error("mark incomplete", "snapshot", sn.ID, "err", merr)
 			}
 			return fmt.Errorf("delete ‘%s’: %w", sn.Name, err)
@@ -225,9 +225,9 @@ func (s *Service) deleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 		if err := s.st.CoreSnapshotDelete(ctx, tx, sn.ID); err != nil {
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
+		s.Log(ctx, tx, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
 		if earlier != nil {
-			s.log(ctx, tx, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, earlier.Ref), "", op.ID, nil)
+			s.Log(ctx, tx, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, earlier.Ref), "", op.ID, nil)
 		}
 		return nil
 	}); err != nil {

@@ -45,14 +45,14 @@ func (s *Service) RestoreDryRun(ctx context.Context, c Caller, req RestoreReques
 // transaction, read without locking: the box is ready, nothing is unsettled
 // on it, and the snapshot may be restored now.
 func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, ref string) error {
-	b2, err := s.boxByID(ctx, s.st.Pool, b.ID)
+	b2, err := s.BoxByID(ctx, s.st.Pool, b.ID)
 	if err != nil {
 		return boxNotFound(b.Name)
 	}
 	b = b2
-	sn2, err := s.snapshotByID(ctx, s.st.Pool, sn.ID)
+	sn2, err := s.SnapshotByID(ctx, s.st.Pool, sn.ID)
 	if err != nil {
-		return snapshotNotFound(ref)
+		return SnapshotNotFound(ref)
 	}
 	sn = sn2
 	pins, err := s.deletingPins(ctx, s.st.Pool, sn.ID, "")

@@ -20,7 +20,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, boxRef, ref, name string
 		if sn.Name == name {
 			return nil
 		}
-		taken, err := s.namesOfBox(ctx, tx, sn.BoxID)
+		taken, err := s.NamesOfBox(ctx, tx, sn.BoxID)
 		if err != nil {
 			return err
 		}

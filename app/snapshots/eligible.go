@@ -95,7 +95,7 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		// The limit deletes an incomplete snapshot too: it counts toward
 		// the limit, and a delete finishes it.
 		if change.automatic() && s.State != StateReady && !(change == ChangeEvictLimit && s.State == StateIncomplete) {
-			return refusal(CodePlan, wordsSnapshotIs(s.Name, stateWords(s.State)))
+			return refusal(CodePlan, wordsSnapshotIs(s.Name, StateWords(s.State)))
 		}
 	}
 	if change == ChangeRestore && s.Guest != "current" {

@@ -40,7 +40,7 @@ const MaxComparePage = 1000
 // browserOf gives the box's backend's Browser, or a refusal saying why it
 // cannot look inside a snapshot.
 func (s *Contents) browserOf(b *Box) (providers.Browser, error) {
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (s *Contents) BrowseWhyNot(b *Box) string {
 // not, for a disabled item: its state, or its backend.
 func (s *Contents) LookWhyNot(b *Box, sn *Snapshot) string {
 	if sn.State != StateReady {
-		return NothingInsideWords(sn.Name, stateWords(sn.State))
+		return NothingInsideWords(sn.Name, StateWords(sn.State))
 	}
 	return s.BrowseWhyNot(b)
 }
@@ -75,10 +75,10 @@ func (s *Contents) lookable(ctx context.Context, c Caller, id string) (*Snapshot
 		return nil, nil, nil, err
 	}
 	if err := MayAct(c, ActSee, b, sn); err != nil {
-		return nil, nil, nil, snapshotNotFound(id)
+		return nil, nil, nil, SnapshotNotFound(id)
 	}
 	if sn.State != StateReady {
-		return nil, nil, nil, refusal(CodeConflict, NothingInsideWords(sn.Name, stateWords(sn.State)))
+		return nil, nil, nil, refusal(CodeConflict, NothingInsideWords(sn.Name, StateWords(sn.State)))
 	}
 	br, err := s.browserOf(b)
 	if err != nil {
@@ -155,7 +155,7 @@ func (s *Contents) Browse(ctx context.Context, c Caller, id, dir string) (*Listi
 	if err != nil {
 		return nil, err
 	}
-	es, err := br.ListFiles(ctx, refOf(sn, b), dir)
+	es, err := br.ListFiles(ctx, RefOf(sn, b), dir)
 	if err != nil {
 		return nil, filesError(sn, dir, err)
 	}
@@ -199,7 +199,7 @@ func (s *Contents) ShowFile(ctx context.Context, c Caller, id, p string) (*Shown
 	if p == "" {
 		return nil, refusal(CodeInvalid, wordsTopFolder)
 	}
-	ref := refOf(sn, b)
+	ref := RefOf(sn, b)
 	// A link or a folder is described by its folder's listing, never
 	// opened.
 	parent := path.Dir(p)
@@ -300,7 +300,7 @@ func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*D
 		if parent == "." {
 			parent = ""
 		}
-		es, err := br.ListFiles(ctx, refOf(sn, b), parent)
+		es, err := br.ListFiles(ctx, RefOf(sn, b), parent)
 		if err != nil {
 			return nil, filesError(sn, p, err)
 		}
@@ -326,11 +326,11 @@ func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*D
 	// Before the first byte: a snapshot whose backend can tell it cannot
 	// read it whole is refused in words, not answered 200 and cut short.
 	if rc, ok := br.(providers.ReadChecker); ok {
-		if err := rc.CheckReadable(ctx, refOf(sn, b), p); err != nil {
+		if err := rc.CheckReadable(ctx, RefOf(sn, b), p); err != nil {
 			return nil, filesError(sn, p, err)
 		}
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
+	s.Log(ctx, s.st.Pool, b.ID, EvDownloaded, c, logDownloadedWords(shownPath(p), d.Size, d.Folder, sn.Name), sn.ID, "", map[string]any{"path": p, "folder": d.Folder})
 	return d, nil
 }
 
@@ -341,7 +341,7 @@ func (s *Contents) OpenDownload(ctx context.Context, c Caller, id, p string) (*D
 // trailer); the caller must then end the answer as an error, never as a
 // whole (an HTTP handler panics with http.ErrAbortHandler).
 func (d *Download) WriteTo(ctx context.Context, w io.Writer) error {
-	ref := refOf(d.sn, d.b)
+	ref := RefOf(d.sn, d.b)
 	if !d.Folder {
 		rc, _, err := d.br.OpenFile(ctx, ref, d.path)
 		if err != nil {
@@ -473,7 +473,7 @@ func (s *Contents) Compare(ctx context.Context, c Caller, id, against string, of
 		if err != nil {
 			return nil, err
 		}
-		r := refOf(other, b)
+		r := RefOf(other, b)
 		otherRef = &r
 	} else if b.State != BoxReady {
 		return nil, refusal(CodeConflict, NoBoxToCompareWords(b.Name, b.State))
@@ -496,7 +496,7 @@ func (s *Contents) Compare(ctx context.Context, c Caller, id, against string, of
 	// consistent.
 	all, ok := s.compares.get(key, offset > 0, s.now())
 	if !ok {
-		all, err = br.CompareFiles(ctx, refOf(sn, b), otherRef)
+		all, err = br.CompareFiles(ctx, RefOf(sn, b), otherRef)
 		if err != nil {
 			return nil, filesError(sn, "", err)
 		}
@@ -535,7 +535,7 @@ func (s *Contents) compareTarget(ctx context.Context, c Caller, b *Box, ref stri
 		return nil, refusal(CodeInvalid, wordsCompareSameBox(other.Name))
 	}
 	if other.State != StateReady {
-		return nil, refusal(CodeConflict, wordsNothingToCompare(other.Name, stateWords(other.State)))
+		return nil, refusal(CodeConflict, wordsNothingToCompare(other.Name, StateWords(other.State)))
 	}
 	return other, nil
 }
@@ -561,10 +561,10 @@ func (s *Contents) DiffFile(ctx context.Context, c Caller, id, against, p string
 		if err != nil {
 			return "", err
 		}
-		r := refOf(other, b)
+		r := RefOf(other, b)
 		otherRef = &r
 	}
-	diff, err := br.DiffFile(ctx, refOf(sn, b), otherRef, p)
+	diff, err := br.DiffFile(ctx, RefOf(sn, b), otherRef, p)
 	if err != nil {
 		return "", filesError(sn, p, err)
 	}

@@ -129,7 +129,7 @@ func (s *Boxes) ForgetBackend(ctx context.Context, c Caller, backend string) (*F
 			kept = append(kept, "‘"+sn.Name+"’")
 			continue
 		}
-		s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotForgotten, c,
+		s.Log(ctx, s.st.Pool, sn.BoxID, EvSnapshotForgotten, c,
 			logForgottenWords(sn.Name, sn.ID, backend),
 			sn.ID, "", nil)
 	}

@@ -57,7 +57,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	if err := MayAct(c, ActFork, b, sn); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpFork, &sn.ID); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpFork, &sn.ID); err != nil || op != nil {
 		return op, err
 	}
 	name := strings.TrimSpace(req.Name)
@@ -79,7 +79,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	default:
 		thread = b.ThreadID
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	// it is, and the backend's fork says if it cannot.
 	plan := providers.SnapshotPlan{Fork: providers.ForkPlan{OK: true}}
 	if b.State != BoxReleased {
-		ref := refOf(sn, b)
+		ref := RefOf(sn, b)
 		if plan, err = s.planNow(ctx, b, be, &ref); err != nil {
 			return nil, s.planError(b, be, err)
 		}
@@ -112,14 +112,14 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 		if err := s.unsettled(ctx, tx, b); err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Params: ForkParams{Name: name, BoxID: NewID(PrefixBox), Thread: thread}})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvForkAsked, c, logForkWords(sn.Name, name), sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvForkAsked, c, logForkWords(sn.Name, name), sn.ID, op.ID, nil)
 	return op, nil
 }
 
@@ -139,27 +139,27 @@ func (s *Service) ForkName(ctx context.Context, box string) string {
 // The new box's ID is fixed at admission, so a resumed fork finds the guest
 // a restart cut short and goes on with it rather than copying again.
 func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (ForkResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
-		return ForkResult{}, s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
+		return ForkResult{}, s.Finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
 	}
-	src, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	src, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return ForkResult{}, err
 	}
-	be, err := s.backend(src.BackendID)
+	be, err := s.Backend(src.BackendID)
 	if err != nil {
-		return ForkResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return ForkResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
-	caller := callerOf(op)
+	caller := CallerOf(op)
 	fail := func(words string) error {
-		s.log(ctx, s.st.Pool, src.ID, EvForkFailed, caller, logForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
-		return s.finish(ctx, op, OpFailed, nil, words, "")
+		s.Log(ctx, s.st.Pool, src.ID, EvForkFailed, caller, logForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
+		return s.Finish(ctx, op, OpFailed, nil, words, "")
 	}
-	if err := s.step(ctx, op, "fork"); err != nil {
+	if err := s.Step(ctx, op, "fork"); err != nil {
 		return ForkResult{}, err
 	}
-	box, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
+	box, err := s.BoxByID(ctx, s.st.Pool, p.BoxID)
 	if errors.Is(err, store.ErrNotFound) {
 		identity := providers.BoxIdentity{ID: p.BoxID, Name: p.Name, Kind: src.Kind, Install: s.install, Secrets: s.secrets(ctx)}
 		guest := providers.Guest{Backend: src.BackendID, Kind: src.Kind, Host: src.Host, Ref: p.BoxID}
@@ -167,7 +167,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 		if serr != nil || !st.Exists {
 			// The clone's task is waited for by the job's snooze: the fork
 			// resumes here, and the backend goes on with the guest it cloned.
-			guest, err = be.Snap.ForkSnapshot(ctx, refOf(sn, src), identity, s.taskRecorder(op))
+			guest, err = be.Snap.ForkSnapshot(ctx, RefOf(sn, src), identity, s.TaskRecorder(op))
 			if operations.Pending(err) {
 				return ForkResult{}, err
 			}
@@ -182,7 +182,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 		if err != nil {
 			return ForkResult{}, fmt.Errorf("record fork %s: %w", p.Name, err)
 		}
-		box, err = boxRow(s.st.CoreBoxInsertFork(ctx, s.st.Pool, db.CoreBoxInsertForkParams{ID: p.BoxID, Name: p.Name, Kind: src.Kind,
+		box, err = BoxRow(s.st.CoreBoxInsertFork(ctx, s.st.Pool, db.CoreBoxInsertForkParams{ID: p.BoxID, Name: p.Name, Kind: src.Kind,
 			ThreadID: p.Thread, BackendID: src.BackendID, Host: guest.Host, GuestRef: guest.Ref, ForkedFrom: from,
 			// A fork of a desktop is a desktop; its screen's address is its
 			// own, unknown until an app runs in it.
@@ -191,14 +191,14 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
 			return ForkResult{}, fail(failForkRecordWords(p.Name, err))
 		}
-		s.setHead(ctx, s.st.Pool, box.ID, sn.ID)
+		s.SetHead(ctx, s.st.Pool, box.ID, sn.ID)
 		box.HeadID = &sn.ID
 		tz := s.TimeZone(ctx)
-		s.log(ctx, s.st.Pool, box.ID, EvMade, caller, logForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
+		s.Log(ctx, s.st.Pool, box.ID, EvMade, caller, logForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
 	} else if err != nil {
 		return ForkResult{}, err
 	}
-	if err := s.armAndStart(ctx, op, be, box, refOf(sn, src)); err != nil {
+	if err := s.armAndStart(ctx, op, be, box, RefOf(sn, src)); err != nil {
 		if operations.Pending(err) {
 			return ForkResult{}, err // the job snoozes on the start's task; the fork resumes with its box
 		}
@@ -209,6 +209,6 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 	}
 	tz := s.TimeZone(ctx)
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))
-	s.log(ctx, s.st.Pool, src.ID, EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
+	s.Log(ctx, s.st.Pool, src.ID, EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
 	return ForkResult{Box: box.ID, Name: box.Name, From: from}, nil
 }

@@ -23,16 +23,16 @@ const (
 // released, and the fork fails with why.
 func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, box *Box, source providers.SnapshotRef) error {
 	armer, ok := be.Snap.(providers.Armer)
-	g := guestOf(box)
+	g := GuestOf(box)
 	if ok {
-		if err := s.step(ctx, op, StepForkArm); err != nil {
+		if err := s.Step(ctx, op, StepForkArm); err != nil {
 			return err
 		}
 		if err := armer.ArmFork(ctx, g, false); err != nil {
 			return fmt.Errorf("arm %s: %w", box.Name, err)
 		}
 	}
-	if err := s.step(ctx, op, string(providers.StepStart)); err != nil {
+	if err := s.Step(ctx, op, string(providers.StepStart)); err != nil {
 		return err
 	}
 	// The start's task is waited for by the job's snooze where the backend
@@ -40,7 +40,7 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 	// arms it again and finds it running.
 	var err error
 	if ts, tok := be.Boxes.(providers.TaskStarter); tok {
-		err = ts.StartRecorded(ctx, g, s.taskRecorder(op))
+		err = ts.StartRecorded(ctx, g, s.TaskRecorder(op))
 	} else {
 		err = be.Boxes.Start(ctx, g)
 	}
@@ -57,7 +57,7 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 	if !ok {
 		return nil
 	}
-	if err := s.step(ctx, op, StepForkCheck); err != nil {
+	if err := s.Step(ctx, op, StepForkCheck); err != nil {
 		return err
 	}
 	if err := armer.CheckFork(ctx, g, source); err != nil {
@@ -73,7 +73,7 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 		}
 		return fmt.Errorf("%s failed the check before ready, so it was released: %s", box.Name, reason(err))
 	}
-	if err := s.step(ctx, op, StepForkReady); err != nil {
+	if err := s.Step(ctx, op, StepForkReady); err != nil {
 		return err
 	}
 	if err := armer.ArmFork(ctx, g, true); err != nil {

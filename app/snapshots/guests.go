@@ -25,7 +25,7 @@ func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileRepo
 		if b.State != BoxReady {
 			continue
 		}
-		st, err := be.Boxes.Status(ctx, guestOf(b))
+		st, err := be.Boxes.Status(ctx, GuestOf(b))
 		if err != nil {
 			continue
 		}
@@ -41,8 +41,8 @@ func (s *Sweeps) checkGuests(ctx context.Context, be Backend, rep *ReconcileRepo
 			return err
 		}
 		if marked == 1 {
-			s.log(ctx, s.st.Pool, b.ID, EvGuestGone, System("reconcile"),
-				logGuestGoneWords(b.GuestRef, hostWords(b, be)), "", "", nil)
+			s.Log(ctx, s.st.Pool, b.ID, EvGuestGone, System("reconcile"),
+				logGuestGoneWords(b.GuestRef, HostWords(b, be)), "", "", nil)
 		}
 	}
 	return nil

@@ -18,7 +18,7 @@ const maxLineage = 200
 
 // setHead puts a box's head on a snapshot: a restore's target, or the
 // snapshot a fork made the box from.
-func (s *Service) setHead(ctx context.Context, q db.DBTX, box, snapshot string) {
+func (s *Service) SetHead(ctx context.Context, q db.DBTX, box, snapshot string) {
 	if err := s.st.LookHeadSet(ctx, q, db.LookHeadSetParams{ID: box, HeadID: &snapshot}); err != nil {
 		s.logger.Error("set the box's head", "box", box, "snapshot", snapshot, "err", err)
 	}
@@ -86,7 +86,7 @@ func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, er
 	for _, sn := range chain {
 		b, ok := boxes[sn.BoxID]
 		if !ok {
-			b, _ = s.boxByID(ctx, s.st.Pool, sn.BoxID)
+			b, _ = s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 			boxes[sn.BoxID] = b
 		}
 		if b == nil || MayAct(c, ActSee, b, sn) != nil {
@@ -109,7 +109,7 @@ func (s *Service) ParentName(ctx context.Context, sn *Snapshot) string {
 	if sn.ParentID == nil {
 		return ""
 	}
-	p, err := s.snapshotByID(ctx, s.st.Pool, *sn.ParentID)
+	p, err := s.SnapshotByID(ctx, s.st.Pool, *sn.ParentID)
 	if err != nil {
 		return "a deleted snapshot"
 	}

@@ -99,10 +99,10 @@ func (s *Boxes) BoxHistorySettings(ctx context.Context, c Caller, ref string) (*
 	if err != nil {
 		return nil, err
 	}
-	return s.boxHistory(ctx, b)
+	return s.BoxHistory(ctx, b)
 }
 
-func (s *Boxes) boxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
+func (s *Boxes) BoxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
 	st, err := s.Settings(ctx)
 	if err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func (s *Boxes) boxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
 		g := *maxBytes >> 30
 		out.MaxGiB, out.LimitGiB = &g, g
 	}
-	if be, err := s.backend(b.BackendID); err == nil {
+	if be, err := s.Backend(b.BackendID); err == nil {
 		out.On = st.AutomaticOn(be)
 		out.Every = int(st.CheckEvery(be) / time.Second)
 	}
@@ -158,8 +158,8 @@ func (s *Boxes) SetBoxHistory(ctx context.Context, c Caller, ref string, automat
 	if err := s.st.HistorySetSettings(ctx, s.st.Pool, db.HistorySetSettingsParams{BoxID: b.ID, Automatic: automatic, MaxBytes: maxBytes}); err != nil {
 		return nil, fmt.Errorf("save %s's history settings: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, logHistorySettingsWords(automatic), "", "", nil)
-	return s.boxHistory(ctx, b)
+	s.Log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, logHistorySettingsWords(automatic), "", "", nil)
+	return s.BoxHistory(ctx, b)
 }
 
 // Save makes an automatic snapshot an ordinary one, with a new name if
@@ -195,7 +195,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 			return refusal(CodeConflict, SavedAlreadyWords(sn.Name))
 		}
 		if newName != nil && *newName != sn.Name {
-			taken, err := s.namesOfBox(ctx, tx, sn.BoxID)
+			taken, err := s.NamesOfBox(ctx, tx, sn.BoxID)
 			if err != nil {
 				return err
 			}
@@ -229,7 +229,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 		if newName != nil {
 			shown = *newName
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotSaved, c, logSavedWords(shown, sn.ID), sn.ID, "", nil)
+		s.Log(ctx, tx, b.ID, EvSnapshotSaved, c, logSavedWords(shown, sn.ID), sn.ID, "", nil)
 		return nil
 	})
 	if err != nil {
@@ -264,7 +264,7 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: true}); err != nil {
 			return fmt.Errorf("unsave %s: %w", sn.ID, err)
 		}
-		s.log(ctx, tx, b.ID, EvSnapshotUnsaved, c, logSavedWords(sn.Name, sn.ID), sn.ID, "", nil)
+		s.Log(ctx, tx, b.ID, EvSnapshotUnsaved, c, logSavedWords(sn.Name, sn.ID), sn.ID, "", nil)
 		return nil
 	})
 	if err != nil {
@@ -292,10 +292,10 @@ func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, 
 	if confirm != b.Name {
 		return nil, refusal(CodeInvalid, DeleteHistoryWords(b.Name))
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpDeleteHistory, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpDeleteHistory, nil); err != nil || op != nil {
 		return op, err
 	}
-	return s.sweeps.admitThin(ctx, c, b, OpDeleteHistory, ChangeDelete, requestID, func(all []*Snapshot, pins map[string][]Pin, _ *string) []string {
+	return s.sweeps.AdmitThin(ctx, c, b, OpDeleteHistory, ChangeDelete, requestID, func(all []*Snapshot, pins map[string][]Pin, _ *string) []string {
 		var ids []string
 		for _, sn := range all {
 			if sn.Automatic && Eligible(sn, ChangeDelete, pins[sn.ID], s.now(), time.UTC) == nil && !sn.Kept() {

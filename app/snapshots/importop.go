@@ -89,7 +89,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 	if err := MayAct(c, ActImport, nil, nil); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpImport, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpImport, nil); err != nil || op != nil {
 		return op, err
 	}
 	if len(batch) == 0 {
@@ -104,19 +104,19 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 	p := importParams{Why: c.Why}
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		box, err := s.boxByID(ctx, tx, mb.ID)
+		box, err := s.BoxByID(ctx, tx, mb.ID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		var be Backend
 		if box != nil {
-			if box, err = s.lockBox(ctx, tx, box.ID); err != nil {
+			if box, err = s.LockBox(ctx, tx, box.ID); err != nil {
 				return err
 			}
 			if box.State == BoxReleased || box.State == BoxReleasing {
 				return refusal(CodeConflict, wordsReleasedNoImport(box.Name))
 			}
-			if be, err = s.backend(box.BackendID); err != nil {
+			if be, err = s.Backend(box.BackendID); err != nil {
 				return err
 			}
 		} else {
@@ -142,7 +142,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 		var pins []string
 		for _, st := range batch {
 			for _, es := range st.Manifest.Snapshots {
-				sn, err := s.snapshotByID(ctx, tx, es.ID)
+				sn, err := s.SnapshotByID(ctx, tx, es.ID)
 				if err == nil && sn.BoxID != mb.ID {
 					return refusal(CodeConflict, wordsAlreadyHere(es.ID, sn.BoxName))
 				} else if err == nil {
@@ -155,7 +155,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 			}
 			p.Files = append(p.Files, importFile{Name: st.Name, Dir: st.dir, Manifest: st.Manifest, Archives: st.files})
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpImport, Box: box, Pins: pins, Caller: c, RequestID: requestID, Params: p})
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpImport, Box: box, Pins: pins, Caller: c, RequestID: requestID, Params: p})
 		return err
 	})
 	if err != nil {
@@ -174,9 +174,9 @@ func (s *Contents) AdmitImport(ctx context.Context, c Caller, batch []*Staged, r
 // resumed at clean only reads what the first wrote.
 func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams) (ImportResult, error) {
 	if len(p.Files) == 0 {
-		return ImportResult{}, s.finish(ctx, op, OpFailed, nil, failImportParams, "")
+		return ImportResult{}, s.Finish(ctx, op, OpFailed, nil, failImportParams, "")
 	}
-	c := callerOf(op)
+	c := CallerOf(op)
 	c.Why = p.Why
 	// The staged files go as the import ends, done or failed.
 	clean := func() {
@@ -186,9 +186,9 @@ func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams)
 	}
 	fail := func(words string) error {
 		clean()
-		return s.finish(ctx, op, OpFailed, nil, words, "")
+		return s.Finish(ctx, op, OpFailed, nil, words, "")
 	}
-	be, err := s.backend(p.Backend)
+	be, err := s.Backend(p.Backend)
 	if err != nil {
 		return ImportResult{}, fail(err.Error())
 	}
@@ -200,7 +200,7 @@ func (s *Contents) runImport(ctx context.Context, op *Operation, p importParams)
 		if failed != "" {
 			return ImportResult{}, fail(failed)
 		}
-		if err := s.step(ctx, op, StepClean); err != nil {
+		if err := s.Step(ctx, op, StepClean); err != nil {
 			return ImportResult{}, err
 		}
 	}
@@ -219,7 +219,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 	if !ok {
 		return CannotImportWords(be.Label), nil
 	}
-	if err := s.step(ctx, op, StepPublish); err != nil {
+	if err := s.Step(ctx, op, StepPublish); err != nil {
 		return "", err
 	}
 	done, err := s.publishImport(ctx, ex, p.Files[0].Manifest.Box.ID, p.Files)
@@ -233,7 +233,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 		}
 		return failImportWords(err), nil
 	}
-	if err := s.step(ctx, op, StepRecord); err != nil {
+	if err := s.Step(ctx, op, StepRecord); err != nil {
 		return "", err
 	}
 	res, box, made, parents, err := s.recordImport(ctx, c, be, p, done)
@@ -241,7 +241,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 		return "", err
 	}
 	if res.Made && box.State == BoxMaking {
-		if err := s.step(ctx, op, StepBox); err != nil {
+		if err := s.Step(ctx, op, StepBox); err != nil {
 			return "", err
 		}
 		if err := s.makeImportedBox(ctx, c, box, be, made, parents, res); err != nil {
@@ -258,7 +258,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 		if len(made) > 0 {
 			first = made[0].ID
 		}
-		s.log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, op.ID, nil)
+		s.Log(ctx, s.st.Pool, box.ID, EvImported, c, words, first, op.ID, nil)
 	}
 	return "", nil
 }
@@ -267,7 +267,7 @@ func (s *Contents) importSteps(ctx context.Context, op *Operation, c Caller, be 
 // snapshots in the files' order, each new unless it was here at admission.
 func (s *Contents) importedNow(ctx context.Context, p importParams) (*ImportResult, *Box, error) {
 	mb := p.Files[0].Manifest.Box
-	box, err := s.boxByID(ctx, s.st.Pool, mb.ID)
+	box, err := s.BoxByID(ctx, s.st.Pool, mb.ID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the imported box: %w", err)
 	}
@@ -283,7 +283,7 @@ func (s *Contents) importedNow(ctx context.Context, p importParams) (*ImportResu
 				continue
 			}
 			seen[es.ID] = true
-			sn, err := s.snapshotByID(ctx, s.st.Pool, es.ID)
+			sn, err := s.SnapshotByID(ctx, s.st.Pool, es.ID)
 			if err != nil {
 				return nil, nil, fmt.Errorf("read the imported snapshot %s: %w", es.ID, err)
 			}
@@ -314,7 +314,7 @@ func (s *Contents) publishImport(ctx context.Context, ex providers.Exporter, gro
 			readers = append(readers, r)
 		}
 	}
-	settings, _ := s.readSettings(ctx)
+	settings, _ := s.ReadSettings(ctx)
 	return ex.ImportSnapshots(ctx, providers.ImportOptions{Group: group, RoomPercent: settings.RoomPercent}, readers)
 }
 
@@ -340,13 +340,13 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		res.Snapshots, made, res.Made = nil, nil, false
 		var err error
-		box, err = s.boxByID(ctx, tx, mb.ID)
+		box, err = s.BoxByID(ctx, tx, mb.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			name, err := s.freeBoxName(ctx, tx, mb.Name)
 			if err != nil {
 				return err
 			}
-			box, err = boxRow(s.st.MoveBoxInsert(ctx, tx, db.MoveBoxInsertParams{ID: mb.ID, Name: name, Kind: mb.Kind,
+			box, err = BoxRow(s.st.MoveBoxInsert(ctx, tx, db.MoveBoxInsertParams{ID: mb.ID, Name: name, Kind: mb.Kind,
 				System: mb.System, BackendID: be.ID, GuestRef: mb.ID}))
 			if err != nil {
 				return fmt.Errorf("record box %s: %w", name, err)
@@ -356,14 +356,14 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 		}
 		// Made here by this import (or by one cut short, still making it).
 		res.Made = p.NewBox || box.State == BoxMaking
-		taken, err := s.namesOfBox(ctx, tx, box.ID)
+		taken, err := s.NamesOfBox(ctx, tx, box.ID)
 		if err != nil {
 			return err
 		}
 		for _, d := range done {
 			parents[d.Ref.ID] = d.Parent
 			es := records[d.Ref.ID]
-			if sn, err := s.snapshotByID(ctx, tx, d.Ref.ID); err == nil {
+			if sn, err := s.SnapshotByID(ctx, tx, d.Ref.ID); err == nil {
 				if already[sn.ID] {
 					res.Snapshots = append(res.Snapshots, ImportedSnapshot{ID: sn.ID, Name: sn.Name, Parent: d.Parent, Already: true})
 				} else {
@@ -383,10 +383,10 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 			if d.Parent != "" {
 				parent = &d.Parent
 			}
-			sn, err := snapshotRow(s.st.MoveSnapshotInsert(ctx, tx, db.MoveSnapshotInsertParams{ID: d.Ref.ID, BoxID: box.ID,
+			sn, err := SnapshotRow(s.st.MoveSnapshotInsert(ctx, tx, db.MoveSnapshotInsertParams{ID: d.Ref.ID, BoxID: box.ID,
 				BoxName: box.Name, BoxKind: box.Kind, BoxSystem: box.System, BackendID: be.ID, Storage: d.Ref.Storage,
-				Name: name, Note: es.Note, TakenAt: es.TakenAt, CapturedAt: es.CapturedAt, ByKind: c.byKind(),
-				ByWhy: nilIfEmpty(c.Why), Holds: es.Holds, ForkSafe: es.ForkSafe, ParentID: parent, Ref: d.Ref.Ref}))
+				Name: name, Note: es.Note, TakenAt: es.TakenAt, CapturedAt: es.CapturedAt, ByKind: c.ByKind(),
+				ByWhy: NilIfEmpty(c.Why), Holds: es.Holds, ForkSafe: es.ForkSafe, ParentID: parent, Ref: d.Ref.Ref}))
 			if err != nil {
 				return fmt.Errorf("record snapshot %s: %w", d.Ref.ID, err)
 			}
@@ -405,11 +405,11 @@ func (s *Contents) recordImport(ctx context.Context, c Caller, be Backend, p imp
 // madeFrom is the snapshot an imported box was made from, its head, when a
 // resumed import finds the box made already.
 func (s *Contents) madeFrom(ctx context.Context, box *Box) string {
-	b, err := s.boxByID(ctx, s.st.Pool, box.ID)
+	b, err := s.BoxByID(ctx, s.st.Pool, box.ID)
 	if err != nil || b.HeadID == nil {
 		return ""
 	}
-	if sn, err := s.snapshotByID(ctx, s.st.Pool, *b.HeadID); err == nil {
+	if sn, err := s.SnapshotByID(ctx, s.st.Pool, *b.HeadID); err == nil {
 		return sn.Name
 	}
 	return ""

@@ -91,7 +91,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 	if err := MayAct(c, act, b, sn); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, kind, &sn.ID); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, kind, &sn.ID); err != nil || op != nil {
 		return op, err
 	}
 	settings, err := s.Settings(ctx)
@@ -107,7 +107,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 		if until, err = KeepUntil(s.now(), sn.KeptUntil, days, req.Until); err != nil {
 			return nil, err
 		}
-		be, err := s.backend(sn.BackendID)
+		be, err := s.Backend(sn.BackendID)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +132,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 				return err
 			}
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: kind, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: kind, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Params: keepParams{Until: until, Unkeep: unkeep}})
 		return err
 	})
@@ -142,14 +142,14 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 // runKeep writes the keep date on the backend's label first, then on the
 // record; if the label cannot be written, nothing is kept.
 func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (KeepResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return KeepResult{}, s.finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
+		return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
 	}
 	if err != nil {
 		return KeepResult{}, err
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return KeepResult{}, err
 	}
@@ -157,12 +157,12 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (Kee
 	if p.Unkeep {
 		change = ChangeUnkeep
 	}
-	pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+	pins, err := s.Pins(ctx, s.st.Pool, sn.ID, op.ID)
 	if err != nil {
 		return KeepResult{}, err
 	}
 	if err := Eligible(sn, change, pins, s.now(), s.TimeZone(ctx)); err != nil {
-		return KeepResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	var until *time.Time
 	if !p.Unkeep {
@@ -171,32 +171,32 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (Kee
 		if err != nil {
 			return KeepResult{}, err
 		}
-		if err := s.keepFits(ctx, s.st.Pool, callerOf(op), b, sn, st.PerBox); err != nil {
-			return KeepResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		if err := s.keepFits(ctx, s.st.Pool, CallerOf(op), b, sn, st.PerBox); err != nil {
+			return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 		}
 	}
-	if err := s.step(ctx, op, StepLabel); err != nil {
+	if err := s.Step(ctx, op, StepLabel); err != nil {
 		return KeepResult{}, err
 	}
-	be, err := s.backend(sn.BackendID)
+	be, err := s.Backend(sn.BackendID)
 	if err != nil {
-		return KeepResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	if l, ok := be.Snap.(providers.Labeler); ok {
-		if err := l.SetKeptUntil(ctx, refOf(sn, b), until); err != nil {
-			return KeepResult{}, s.finish(ctx, op, OpFailed, nil, failLabelRefusedWords(be.Label, err), "")
+		if err := l.SetKeptUntil(ctx, RefOf(sn, b), until); err != nil {
+			return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, failLabelRefusedWords(be.Label, err), "")
 		}
 	}
-	if err := s.step(ctx, op, StepRecord); err != nil {
+	if err := s.Step(ctx, op, StepRecord); err != nil {
 		return KeepResult{}, err
 	}
 	if err := s.st.CoreSnapshotKeep(ctx, s.st.Pool, db.CoreSnapshotKeepParams{ID: sn.ID, KeptUntil: until}); err != nil {
 		return KeepResult{}, fmt.Errorf("record keep of %s: %w", sn.ID, err)
 	}
 	if p.Unkeep {
-		s.log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, callerOf(op), logUnkeptWords(sn.Name, false), sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, CallerOf(op), logUnkeptWords(sn.Name, false), sn.ID, op.ID, nil)
 	} else {
-		s.log(ctx, s.st.Pool, b.ID, EvSnapshotKept, callerOf(op), logKeptWords(sn.Name, p.Until), sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvSnapshotKept, CallerOf(op), logKeptWords(sn.Name, p.Until), sn.ID, op.ID, nil)
 	}
 	return KeepResult{Snapshot: sn.ID, KeptUntil: until}, nil
 }

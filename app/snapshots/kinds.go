@@ -16,8 +16,8 @@ import (
 // operation's result through them (Kinds().Take.Result(op)).
 type Kinds struct {
 	Take    *operations.Kind[takeParams, TakeResult]
-	Delete  *operations.Kind[deleteParams, DeleteResult]
-	Expiry  *operations.Kind[deleteParams, DeleteResult]
+	Delete  *operations.Kind[DeleteParams, DeleteResult]
+	Expiry  *operations.Kind[DeleteParams, DeleteResult]
 	Restore *operations.Kind[restoreParams, RestoreResult]
 	Keep    *operations.Kind[keepParams, KeepResult]
 	Unkeep  *operations.Kind[keepParams, KeepResult]
@@ -85,11 +85,11 @@ func (s *Kernel) providerTask(ctx context.Context, op *Operation, task providers
 	if op.BoxID == nil {
 		return providers.TaskOutcome{}, errors.New("an operation of no box has no provider task")
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return providers.TaskOutcome{}, fmt.Errorf("read the box of %s: %w", op.ID, err)
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return providers.TaskOutcome{}, err
 	}

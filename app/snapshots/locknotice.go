@@ -29,7 +29,7 @@ func (s *Kernel) RunningOn(ctx context.Context, b *Box) (*Operation, error) {
 // without it (what is asked waits its turn, and the backend waits for the
 // task holding the lock).
 func (s *Kernel) planNow(ctx context.Context, b *Box, be Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error) {
-	plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), ref)
+	plan, err := be.Snap.PlanSnapshots(ctx, GuestOf(b), ref)
 	var locked *providers.LockedError
 	for read := 1; errors.As(err, &locked); read++ {
 		op, rerr := s.RunningOn(ctx, b)
@@ -43,7 +43,7 @@ func (s *Kernel) planNow(ctx context.Context, b *Box, be Backend, ref *providers
 		if read == 2 {
 			return plan, err
 		}
-		plan, err = be.Snap.PlanSnapshots(ctx, guestOf(b), ref)
+		plan, err = be.Snap.PlanSnapshots(ctx, GuestOf(b), ref)
 	}
 	return plan, err
 }
@@ -63,7 +63,7 @@ func (s *Service) BoxLockNotice(ctx context.Context, c Caller, boxRef string) (*
 	if err != nil {
 		return nil, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}

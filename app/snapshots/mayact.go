@@ -83,7 +83,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 	}
 	if access == accessNone {
 		if s != nil {
-			return snapshotNotFound(s.ID)
+			return SnapshotNotFound(s.ID)
 		}
 		if b != nil {
 			return boxNotFound(b.Name)
@@ -91,7 +91,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		return boxNotFound("")
 	}
 	if s != nil && !agentSees(c.Thread, access, s) {
-		return snapshotNotFound(s.ID)
+		return SnapshotNotFound(s.ID)
 	}
 	if s != nil && s.Kept() {
 		// A kept snapshot is the person's from the moment it is kept: the
@@ -114,7 +114,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		if s != nil && s.Kept() {
 			// A kept snapshot is the person's: the agent sees it while its
 			// box lives, without its picture.
-			return snapshotNotFound(s.ID)
+			return SnapshotNotFound(s.ID)
 		}
 		return nil
 	case ActRestore:

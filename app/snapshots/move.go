@@ -129,7 +129,7 @@ func (s *Contents) PlanExport(ctx context.Context, c Caller, req ExportRequest) 
 	if err := MayAct(c, ActExport, b, nil); err != nil {
 		return nil, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (s *Contents) PlanExport(ctx context.Context, c Caller, req ExportRequest) 
 		}
 		seen[sn.ID] = true
 		if sn.State != StateReady {
-			return nil, refusal(CodePlan, wordsCannotBeExported(sn.Name, stateWords(sn.State)))
+			return nil, refusal(CodePlan, wordsCannotBeExported(sn.Name, StateWords(sn.State)))
 		}
 		e.snaps = append(e.snaps, sn)
 	}
@@ -162,7 +162,7 @@ func (s *Contents) PlanExport(ctx context.Context, c Caller, req ExportRequest) 
 			return nil, err
 		}
 		if base.State != StateReady {
-			return nil, refusal(CodePlan, wordsCannotBeBase(base.Name, stateWords(base.State)))
+			return nil, refusal(CodePlan, wordsCannotBeBase(base.Name, StateWords(base.State)))
 		}
 		if seen[base.ID] {
 			return nil, refusal(CodeInvalid, wordsExportedAndBase(base.Name))
@@ -181,11 +181,11 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (*ExportManifest, err
 	for _, sn := range e.snaps {
 		var opts providers.ExportOptions
 		if base != nil {
-			ref := refOf(base, e.box)
+			ref := RefOf(base, e.box)
 			opts.Base = &ref
 		}
 		part := newPartWriter(tw, exportMember+sn.ID+".tar.gz", e.s.now())
-		if err := e.exporter.ExportSnapshot(ctx, refOf(sn, e.box), opts, part); err != nil {
+		if err := e.exporter.ExportSnapshot(ctx, RefOf(sn, e.box), opts, part); err != nil {
 			return nil, fmt.Errorf("export ‘%s’: %w", sn.Name, err)
 		}
 		if err := part.Close(); err != nil {
@@ -218,7 +218,7 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (*ExportManifest, err
 		baseName = e.base.Name
 	}
 	words := logExportedWords(names, baseName)
-	e.s.log(ctx, e.s.st.Pool, e.box.ID, EvExported, e.c, words, e.snaps[0].ID, "", nil)
+	e.s.Log(ctx, e.s.st.Pool, e.box.ID, EvExported, e.c, words, e.snaps[0].ID, "", nil)
 	return m, nil
 }
 
@@ -536,7 +536,7 @@ func (s *Contents) makeImportedBox(ctx context.Context, c Caller, box *Box, be B
 	var guest providers.Guest
 	var err error
 	if tip != nil && tip.ForkSafe != nil {
-		guest, err = be.Snap.ForkSnapshot(ctx, refOf(tip, box), identity, nil)
+		guest, err = be.Snap.ForkSnapshot(ctx, RefOf(tip, box), identity, nil)
 		if err == nil {
 			res.MadeFrom = tip.Name
 		}
@@ -548,13 +548,13 @@ func (s *Contents) makeImportedBox(ctx context.Context, c Caller, box *Box, be B
 	}
 	_ = guest
 	if res.MadeFrom != "" {
-		s.snaps.setHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
+		s.snaps.SetHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
 	}
 	if err := s.st.MoveBoxReady(ctx, s.st.Pool, box.ID); err != nil {
 		return fmt.Errorf("make the imported box %s: %w", box.Name, err)
 	}
 	box.State = BoxReady
-	s.log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeByImportWords(res.MadeFrom), "", "", nil)
+	s.Log(ctx, s.st.Pool, box.ID, EvMade, c, logMadeByImportWords(res.MadeFrom), "", "", nil)
 	return nil
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// opRequest is what admit records.
-type opRequest struct {
+// OpRequest is what admit records.
+type OpRequest struct {
 	Kind      string
 	Box       *Box
 	Target    *Snapshot
@@ -37,7 +37,7 @@ func requestKey(c Caller, id string) *string {
 
 // existingRequest returns the operation a repeated request ID already made,
 // or a refusal when that ID was used for a different operation.
-func (s *Kernel) existingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
+func (s *Kernel) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -60,13 +60,13 @@ func (s *Kernel) existingRequest(ctx context.Context, q db.DBTX, c Caller, reque
 // transaction when no earlier operation of the box is running. Otherwise it
 // waits; finish starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
-func (s *Kernel) admit(ctx context.Context, tx pgx.Tx, r opRequest) (*Operation, error) {
+func (s *Kernel) Admit(ctx context.Context, tx pgx.Tx, r OpRequest) (*Operation, error) {
 	return s.ops.Admit(ctx, tx, r.request())
 }
 
 // request is what the engine records of r.
-func (r opRequest) request() operations.Request {
-	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.byKind(), ByThread: r.Caller.thread(),
+func (r OpRequest) request() operations.Request {
+	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.ByKind(), ByThread: r.Caller.thread(),
 		RequestKey: requestKey(r.Caller, r.RequestID), Consent: r.Consent, Params: r.Params, Generation: 1}
 	if r.Target != nil {
 		req.Target = &r.Target.ID
@@ -82,8 +82,8 @@ func (r opRequest) request() operations.Request {
 
 // lockBox locks a box's row for the transaction: admissions and ends of a
 // box's operations are serialised on it.
-func (s *Kernel) lockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
-	b, err := boxRow(s.st.CoreBoxLock(ctx, tx, id))
+func (s *Kernel) LockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
+	b, err := BoxRow(s.st.CoreBoxLock(ctx, tx, id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(id)
 	}
@@ -143,18 +143,18 @@ func (s *Kernel) WaitSince(ctx context.Context, op *Operation, m operations.Mark
 }
 
 // step records the step an operation is at, before it runs it.
-func (s *Kernel) step(ctx context.Context, op *Operation, step string) error {
+func (s *Kernel) Step(ctx context.Context, op *Operation, step string) error {
 	return s.ops.Step(ctx, op, step)
 }
 
 // finish ends an operation (operations.Engine.EndWith): a done one with its
 // kind's result, a failed or unknown one in words.
-func (s *Kernel) finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
+func (s *Kernel) Finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
 	return s.ops.EndWith(ctx, op, state, result, errWords, observed)
 }
 
 // pins lists the operations other than except that pin snapshot id.
-func (s *Kernel) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+func (s *Kernel) Pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	rows, err := s.st.CorePins(ctx, q, db.CorePinsParams{SnapshotID: id, ExceptOp: except})
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
@@ -173,19 +173,19 @@ func (s *Kernel) pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin,
 // and the snapshot as they are now. ref is the caller's words for the
 // snapshot, for a refusal.
 func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change Change) (*Box, *Snapshot, error) {
-	b, err := s.lockBox(ctx, tx, boxID)
+	b, err := s.LockBox(ctx, tx, boxID)
 	if err != nil {
 		return nil, nil, err
 	}
-	sn, err := s.snapshotLock(ctx, tx, snapID)
+	sn, err := s.SnapshotLock(ctx, tx, snapID)
 	if err != nil {
-		return nil, nil, snapshotNotFound(ref)
+		return nil, nil, SnapshotNotFound(ref)
 	}
 	var pins []Pin
 	if change == ChangeRestore || change == ChangeFork {
 		pins, err = s.deletingPins(ctx, tx, sn.ID, "")
 	} else {
-		pins, err = s.pins(ctx, tx, sn.ID, "")
+		pins, err = s.Pins(ctx, tx, sn.ID, "")
 	}
 	if err != nil {
 		return nil, nil, err
@@ -201,7 +201,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 // that uses its snapshot, and is refused only while the snapshot is being
 // deleted.
 func (s *Kernel) deletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
-	pins, err := s.pins(ctx, q, id, except)
+	pins, err := s.Pins(ctx, q, id, except)
 	if err != nil {
 		return nil, err
 	}

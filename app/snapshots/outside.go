@@ -139,7 +139,7 @@ func (s *Sweeps) scanBackend(ctx context.Context, be Backend, tasks []providers.
 		}
 		words := outsideWords(kind, t, tz)
 		data := map[string]any{"task": t.Ref.ID, "host": t.Ref.Host, "type": t.Type, "user": t.User, "status": t.Status, "start": t.Start}
-		s.log(ctx, s.st.Pool, b.ID, kind, System("from the provider's task list"), words, "", "", data)
+		s.Log(ctx, s.st.Pool, b.ID, kind, System("from the provider's task list"), words, "", "", data)
 		switch kind {
 		case EvRestoredOutside:
 			rep.Restored++

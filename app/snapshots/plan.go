@@ -21,13 +21,13 @@ func (s *Service) Plan(ctx context.Context, c Caller, boxRef, ref string) (*Box,
 	if err != nil {
 		return nil, nil, providers.SnapshotPlan{}, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return b, sn, providers.SnapshotPlan{}, err
 	}
 	var r *providers.SnapshotRef
 	if sn != nil {
-		rr := refOf(sn, b)
+		rr := RefOf(sn, b)
 		r = &rr
 	}
 	plan, err := s.planNow(ctx, b, be, r)

@@ -69,11 +69,11 @@ func (s *Sweeps) unavailableWithoutBackend(ctx context.Context, rep *ReconcileRe
 }
 
 func (s *Sweeps) markUnavailable(ctx context.Context, sn *Snapshot, words string) {
-	if err := s.moveState(ctx, s.st.Pool, sn, StateUnavailable, words); err != nil {
+	if err := s.MoveState(ctx, s.st.Pool, sn, StateUnavailable, words); err != nil {
 		s.logger.Warn("mark unavailable", "snapshot", sn.ID, "err", err)
 		return
 	}
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotUnavailable, System("reconcile"),
+	s.Log(ctx, s.st.Pool, sn.BoxID, EvSnapshotUnavailable, System("reconcile"),
 		logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 }
 
@@ -152,7 +152,7 @@ func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSn
 		return err
 	}
 	tz := s.TimeZone(ctx)
-	b, err := s.boxByID(ctx, s.st.Pool, h.Label.Box)
+	b, err := s.BoxByID(ctx, s.st.Pool, h.Label.Box)
 	gone := errors.Is(err, store.ErrNotFound) || (err == nil && b.State == BoxReleased)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -187,7 +187,7 @@ func (s *Sweeps) recordAgain(ctx context.Context, be Backend, h providers.HeldSn
 		rep.Incomplete++
 		words = logIncompleteToo(words, h.Error)
 	}
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotFound, System("reconcile"), words, sn.ID, "", nil)
+	s.Log(ctx, s.st.Pool, sn.BoxID, EvSnapshotFound, System("reconcile"), words, sn.ID, "", nil)
 	return nil
 }
 
@@ -208,7 +208,7 @@ func (s *Sweeps) mayRecordAgain(ctx context.Context, h providers.HeldSnapshot) (
 	if deleted {
 		return false, nil
 	}
-	if pins, err := s.pins(ctx, s.st.Pool, h.Label.Snapshot, ""); err != nil || len(pins) > 0 {
+	if pins, err := s.Pins(ctx, s.st.Pool, h.Label.Snapshot, ""); err != nil || len(pins) > 0 {
 		return false, err
 	}
 	return true, nil
@@ -245,7 +245,7 @@ func (s *Sweeps) againRecord(ctx context.Context, be Backend, h providers.HeldSn
 	kept := h.Label.KeptUntil != nil && h.Label.KeptUntil.After(now)
 	switch {
 	case !gone:
-		a.owner, a.ownerThread = ownerOf(b)
+		a.owner, a.ownerThread = OwnerOf(b)
 		if h.Label.KeptUntil != nil {
 			a.keptUntil, a.owner, a.ownerThread = h.Label.KeptUntil, "person", nil
 		}
@@ -268,7 +268,7 @@ func (s *Sweeps) againRecord(ctx context.Context, be Backend, h providers.HeldSn
 		a.where = "current"
 	}
 	if h.Parent != "" {
-		if p, err := s.snapshotByRef(ctx, be.ID, h.Parent); err == nil {
+		if p, err := s.SnapshotByRef(ctx, be.ID, h.Parent); err == nil {
 			a.depends = append(a.depends, p.ID)
 		}
 	}
@@ -296,17 +296,17 @@ func (s *Sweeps) insertAgain(ctx context.Context, be Backend, h providers.HeldSn
 		} else {
 			boxName, boxKind, boxSystem, boxThread = b.Name, b.Kind, b.System, b.ThreadID
 		}
-		taken, err := s.namesOfBox(ctx, tx, h.Label.Box)
+		taken, err := s.NamesOfBox(ctx, tx, h.Label.Box)
 		if err != nil {
 			return err
 		}
 		name := UniqueName(DefaultName(h.TakenAt, tz), taken)
-		sn, err = snapshotRow(s.st.SweepSnapshotInsert(ctx, tx, db.SweepSnapshotInsertParams{ID: h.Label.Snapshot,
+		sn, err = SnapshotRow(s.st.SweepSnapshotInsert(ctx, tx, db.SweepSnapshotInsertParams{ID: h.Label.Snapshot,
 			BoxID: h.Label.Box, BoxName: boxName, BoxKind: boxKind, BoxSystem: boxSystem, BoxThreadID: boxThread,
 			BoxGoneAt: a.goneAt, BoxGoneHow: a.goneHow, BackendID: be.ID, Host: a.host, Storage: h.Storage, Guest: a.where,
 			Name: name, TakenAt: h.TakenAt, Holds: string(orDisk(h.Holds)), OwnerKind: a.owner, OwnerThreadID: a.ownerThread,
 			KeptUntil: a.keptUntil, Now: now, ForkSafe: a.fork, DependsOn: a.depends, Ref: h.Ref.Ref, State: a.state,
-			Error: nilIfEmpty(a.errWords), Found: a.found}))
+			Error: NilIfEmpty(a.errWords), Found: a.found}))
 		return err
 	})
 	return sn, err
@@ -336,7 +336,7 @@ func (s *Sweeps) heldByID(held []providers.HeldSnapshot) map[string]providers.He
 	byID := make(map[string]providers.HeldSnapshot, len(held))
 	for _, h := range held {
 		if h.Label.Install == s.install && h.Label.Snapshot != "" {
-			if prev, ok := byID[h.Label.Snapshot]; ok && !preferHeld(h, prev) {
+			if prev, ok := byID[h.Label.Snapshot]; ok && !PreferHeld(h, prev) {
 				continue
 			}
 			byID[h.Label.Snapshot] = h
@@ -350,7 +350,7 @@ func (s *Sweeps) heldByID(held []providers.HeldSnapshot) map[string]providers.He
 // before its record had the backend's reference gets it.
 func (s *Sweeps) reconcileListed(ctx context.Context, sn *Snapshot, h providers.HeldSnapshot, rep *ReconcileReport) error {
 	if sn.State == StateUnavailable {
-		if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err == nil {
+		if err := s.MoveState(ctx, s.st.Pool, sn, StateReady, ""); err == nil {
 			rep.Back++
 		}
 	}
@@ -379,7 +379,7 @@ func (s *Sweeps) reconcileUnlisted(ctx context.Context, be Backend, sn *Snapshot
 	case StateUnavailable:
 		// The listing succeeded again: it is no longer unavailable, and
 		// its absence now counts.
-		if err := s.moveState(ctx, s.st.Pool, sn, StateReady, ""); err != nil {
+		if err := s.MoveState(ctx, s.st.Pool, sn, StateReady, ""); err != nil {
 			return nil // left as it is, to the next sweep
 		}
 		rep.Back++
@@ -397,15 +397,15 @@ func (s *Sweeps) reconcileUnlisted(ctx context.Context, be Backend, sn *Snapshot
 	if now.Sub(*sn.MissingSince) < LostAfter {
 		return nil
 	}
-	pins, err := s.pins(ctx, s.st.Pool, sn.ID, "")
+	pins, err := s.Pins(ctx, s.st.Pool, sn.ID, "")
 	if err != nil || len(pins) > 0 {
 		return nil // in use by an operation: it settles it
 	}
-	words := lostWords(hostWords(&Box{Host: sn.Host}, be), now.Sub(*sn.MissingSince))
-	if err := s.moveState(ctx, s.st.Pool, sn, StateLost, words); err != nil {
+	words := lostWords(HostWords(&Box{Host: sn.Host}, be), now.Sub(*sn.MissingSince))
+	if err := s.MoveState(ctx, s.st.Pool, sn, StateLost, words); err != nil {
 		return nil // left as it is, to the next sweep
 	}
 	rep.Lost++
-	s.log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
+	s.Log(ctx, s.st.Pool, sn.BoxID, EvSnapshotLost, System("reconcile"), logSnapshotWhyWords(sn.Name, sn.ID, words), sn.ID, "", nil)
 	return nil
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // snapshotByID reads a snapshot; none is store.ErrNotFound.
-func (s *Kernel) snapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
-	return snapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
+func (s *Kernel) SnapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
+	return SnapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
 // AllPins reads what pins each snapshot now: the running and unknown
@@ -31,14 +31,14 @@ func (s *Kernel) AllPins(ctx context.Context, q db.DBTX) (map[string][]Pin, erro
 
 // snapshotLock reads a snapshot and locks its row until tx ends; none is
 // store.ErrNotFound.
-func (s *Kernel) snapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
-	return snapshotRow(s.st.CoreSnapshotLock(ctx, tx, id))
+func (s *Kernel) SnapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
+	return SnapshotRow(s.st.CoreSnapshotLock(ctx, tx, id))
 }
 
 // snapshotByRef reads the snapshot of a backend's reference; none is
 // store.ErrNotFound.
-func (s *Kernel) snapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
-	return snapshotRow(s.st.CoreSnapshotsByRef(ctx, s.st.Pool, db.CoreSnapshotsByRefParams{BackendID: backend, Ref: ref}))
+func (s *Kernel) SnapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
+	return SnapshotRow(s.st.CoreSnapshotsByRef(ctx, s.st.Pool, db.CoreSnapshotsByRefParams{BackendID: backend, Ref: ref}))
 }
 
 func (s *Kernel) snapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
@@ -49,7 +49,7 @@ func (s *Kernel) snapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*
 	return all, nil
 }
 
-func (s *Kernel) namesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error) {
+func (s *Kernel) NamesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error) {
 	names, err := s.st.CoreSnapshotNames(ctx, q, box)
 	if err != nil {
 		return nil, fmt.Errorf("read names: %w", err)
@@ -63,11 +63,11 @@ func (s *Kernel) namesOfBox(ctx context.Context, q db.DBTX, box string) (map[str
 
 // moveState changes a snapshot's state, only along the transitions and only
 // from the state it was read in.
-func (s *Kernel) moveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
+func (s *Kernel) MoveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
 	if !CanMove(sn.State, to) {
 		return fmt.Errorf("snapshot %s: %s → %s is not a state change a snapshot may make", sn.ID, sn.State, to)
 	}
-	n, err := s.st.CoreSnapshotState(ctx, q, db.CoreSnapshotStateParams{ID: sn.ID, OldState: sn.State, NewState: to, Error: nilIfEmpty(errWords)})
+	n, err := s.st.CoreSnapshotState(ctx, q, db.CoreSnapshotStateParams{ID: sn.ID, OldState: sn.State, NewState: to, Error: NilIfEmpty(errWords)})
 	if err != nil {
 		return fmt.Errorf("snapshot %s → %s: %w", sn.ID, to, err)
 	}
@@ -82,21 +82,21 @@ func (s *Kernel) moveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, err
 // caller may not see reads as not found.
 func (s *Service) Snapshot(ctx context.Context, c Caller, id string) (*Snapshot, *Box, error) {
 	if !ValidID(PrefixSnapshot, id) {
-		return nil, nil, snapshotNotFound(id)
+		return nil, nil, SnapshotNotFound(id)
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, snapshotNotFound(id)
+		return nil, nil, SnapshotNotFound(id)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
-		return nil, nil, snapshotNotFound(id)
+		return nil, nil, SnapshotNotFound(id)
 	}
 	if err := MayAct(c, ActSee, b, sn); err != nil {
-		return nil, nil, snapshotNotFound(id)
+		return nil, nil, SnapshotNotFound(id)
 	}
 	return sn, b, nil
 }
@@ -110,7 +110,7 @@ func (s *Service) SnapshotOfBox(ctx context.Context, c Caller, boxRef, ref strin
 			return nil, nil, err
 		}
 		if boxRef != "" && b.ID != boxRef && b.Name != boxRef {
-			return nil, nil, snapshotNotFound(ref)
+			return nil, nil, SnapshotNotFound(ref)
 		}
 		return sn, b, nil
 	}

@@ -67,7 +67,7 @@ func AsRefusal(err error) (*Refusal, bool) {
 
 // snapshotNotFound is what a caller reads for a snapshot it may not see as
 // for one that does not exist, so a guessed ID tells nothing.
-func snapshotNotFound(id string) *Refusal {
+func SnapshotNotFound(id string) *Refusal {
 	return refusal(CodeNotFound, wordsNoSnapshot(id))
 }
 

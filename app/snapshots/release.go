@@ -44,7 +44,7 @@ func (s *Boxes) releaseBox(ctx context.Context, c Caller, ref, requestID string,
 	if err := MayBox(c, BoxRelease, b); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpRelease, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpRelease, nil); err != nil || op != nil {
 		return op, err
 	}
 	settings, err := s.Settings(ctx)
@@ -53,7 +53,7 @@ func (s *Boxes) releaseBox(ctx context.Context, c Caller, ref, requestID string,
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err := s.lockBox(ctx, tx, b.ID)
+		b, err := s.LockBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
@@ -74,20 +74,20 @@ func (s *Boxes) releaseBox(ctx context.Context, c Caller, ref, requestID string,
 		if err := s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReleasing)}); err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpRelease, Box: b, Caller: c, RequestID: requestID, Params: p})
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpRelease, Box: b, Caller: c, RequestID: requestID, Params: p})
 		return err
 	})
 	return op, err
 }
 
 func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) (ReleaseResult, error) {
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return ReleaseResult{}, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
-		return ReleaseResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return ReleaseResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
 	}
 	if p.Trash {
 		return s.runTrash(ctx, op, b, be)
@@ -101,7 +101,7 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		}
 		return ReleaseResult{}, s.releaseStopped(ctx, op, b, cf.words)
 	}
-	if err := s.step(ctx, op, StepDelete); err != nil {
+	if err := s.Step(ctx, op, StepDelete); err != nil {
 		return ReleaseResult{}, err
 	}
 	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
@@ -115,36 +115,36 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 		// Each delete's provider task is waited for by the job's snooze:
 		// the release resumes here, and the snapshot still deleting is
 		// deleted again (gone already: its record goes).
-		if err := s.snaps.deleteWith(ctx, op, sn, b, be, System("its box was released"), "its box was released", s.snaps.taskRecorder(op)); err != nil {
+		if err := s.snaps.DeleteWith(ctx, op, sn, b, be, System("its box was released"), "its box was released", s.snaps.TaskRecorder(op)); err != nil {
 			if operations.Pending(err) {
 				return ReleaseResult{}, err
 			}
-			return ReleaseResult{}, s.finish(ctx, op, OpFailed, nil, wordsReleaseCouldNotDelete(sn.Name, taskFailedWords(op, err.Error())), "")
+			return ReleaseResult{}, s.Finish(ctx, op, OpFailed, nil, wordsReleaseCouldNotDelete(sn.Name, TaskFailedWords(op, err.Error())), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 	}
-	if err := s.step(ctx, op, StepRelease); err != nil {
+	if err := s.Step(ctx, op, StepRelease); err != nil {
 		return ReleaseResult{}, err
 	}
 	// The guest's stop and destroy are waited for by the job's snooze where
 	// the backend can leave them (providers.TaskReleaser).
 	var rerr error
 	if tr, ok := be.Boxes.(providers.TaskReleaser); ok {
-		rerr = tr.ReleaseRecorded(ctx, guestOf(b), s.snaps.taskRecorder(op))
+		rerr = tr.ReleaseRecorded(ctx, GuestOf(b), s.snaps.TaskRecorder(op))
 	} else {
-		rerr = be.Boxes.Release(ctx, guestOf(b))
+		rerr = be.Boxes.Release(ctx, GuestOf(b))
 	}
 	if operations.Pending(rerr) {
 		return ReleaseResult{}, rerr
 	}
 	if rerr != nil {
-		return ReleaseResult{}, s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(taskFailedWords(op, rerr.Error())), "")
+		return ReleaseResult{}, s.Finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(TaskFailedWords(op, rerr.Error())), "")
 	}
 	if err := s.releaseEarlier(ctx, op, b, be); err != nil {
 		if operations.Pending(err) {
 			return ReleaseResult{}, err
 		}
-		return ReleaseResult{}, s.finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(err.Error()), "")
+		return ReleaseResult{}, s.Finish(ctx, op, OpFailed, nil, wordsReleaseUnfinished(err.Error()), "")
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.CoreSnapshotBoxGone(ctx, tx, db.CoreSnapshotBoxGoneParams{BoxID: b.ID, How: "released"}); err != nil {
@@ -158,6 +158,6 @@ func (s *Boxes) runRelease(ctx context.Context, op *Operation, p releaseParams) 
 	if err != nil {
 		return ReleaseResult{}, fmt.Errorf("record release of %s: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReleased, callerOf(op), logReleasedWords, "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvReleased, CallerOf(op), logReleasedWords, "", op.ID, nil)
 	return ReleaseResult{Box: b.ID}, nil
 }

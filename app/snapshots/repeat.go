@@ -48,7 +48,7 @@ func (s *Kernel) opOfBox(ctx context.Context, op *Operation, ref string) bool {
 	if *op.BoxID == ref {
 		return true
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	return err == nil && b.Name == ref
 }
 
@@ -66,7 +66,7 @@ func (s *Kernel) opOfSnapshot(ctx context.Context, op *Operation, ref string) bo
 	if ValidID(PrefixSnapshot, ref) {
 		return false
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, *op.Target)
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, *op.Target)
 	if err == nil {
 		return sn.Name == ref
 	}

@@ -152,7 +152,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	if c.Kind == CallerAgent {
 		req.Force = false
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpReset, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpReset, nil); err != nil || op != nil {
 		return op, err
 	}
 	settings, err := s.Settings(ctx)
@@ -165,7 +165,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	if b.IsExecutionMachine() {
 		return nil, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
@@ -203,12 +203,12 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		}
 		return nil, &Refusal{Code: CodeGuard, Words: wordsResetGuard(b.Name, w)}
 	}
-	if st, err := be.Boxes.Status(ctx, guestOf(b)); err == nil {
+	if st, err := be.Boxes.Status(ctx, GuestOf(b)); err == nil {
 		p.WasRunning = st.Running
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err := s.lockBox(ctx, tx, b.ID)
+		b, err := s.LockBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
@@ -225,7 +225,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		if err != nil {
 			return undoRoomWords(Agent(""), err)
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpReset, Box: b, Caller: c, RequestID: req.RequestID, Params: p, Reserved: reserved})
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpReset, Box: b, Caller: c, RequestID: req.RequestID, Params: p, Reserved: reserved})
 		if err != nil {
 			return err
 		}
@@ -272,17 +272,17 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 // fresh box, the kept logins, the start, then older undos replaced.
 func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (ResetResult, error) {
 	resuming := op.Resuming // after a restart, or after the undo's task, which the job snoozed on
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return ResetResult{}, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
-		return ResetResult{}, s.finish(ctx, op, OpFailed, nil, err.Error(), observedNothingChanged)
+		return ResetResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), observedNothingChanged)
 	}
 	rs, ok := be.Snap.(providers.Resetter)
 	if !ok {
-		return ResetResult{}, s.finish(ctx, op, OpFailed, nil, ResetNotBuiltWords(be, b), observedNothingChanged)
+		return ResetResult{}, s.Finish(ctx, op, OpFailed, nil, ResetNotBuiltWords(be, b), observedNothingChanged)
 	}
 	steps := []string{string(providers.StepUndo), StepStop, StepReset, StepLogins, StepStart, StepUndos}
 	start := 0
@@ -291,14 +291,14 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 			start = i
 		}
 	}
-	g := guestOf(b)
+	g := GuestOf(b)
 	res := ResetResult{Template: p.Template, Started: p.WasRunning}
 	var undo *Snapshot
 	if op.UndoID != nil {
-		undo, _ = s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+		undo, _ = s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 	}
 	for _, step := range steps[start:] {
-		if err := s.step(ctx, op, step); err != nil {
+		if err := s.Step(ctx, op, step); err != nil {
 			return ResetResult{}, err
 		}
 		switch step {
@@ -358,7 +358,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 	if undo != nil {
 		res.Undo, res.UndoName = undo.ID, undo.Name
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReset, callerOf(op), resetWords(res), "", op.ID, res)
+	s.Log(ctx, s.st.Pool, b.ID, EvReset, CallerOf(op), resetWords(res), "", op.ID, res)
 	return res, nil
 }
 
@@ -383,13 +383,13 @@ func (s *Service) resetSpec(ctx context.Context, b *Box, p resetParams) provider
 // box back from its undo. stop says the run ends here, with err (nil when
 // the operation ended); otherwise the run goes on.
 func (s *Service) freshBox(ctx context.Context, op *Operation, b *Box, be Backend, rs providers.Resetter, undo *Snapshot, p resetParams) (stop bool, err error) {
-	if err := rs.ResetGuest(ctx, guestOf(b), s.resetSpec(ctx, b, p)); err != nil {
+	if err := rs.ResetGuest(ctx, GuestOf(b), s.resetSpec(ctx, b, p)); err != nil {
 		if ctx.Err() != nil {
 			return true, ctx.Err()
 		}
 		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyFresh(err))
 	}
-	if err := s.setStraight(ctx, op.ID, b, be, "the reset"); err != nil {
+	if err := s.SetStraight(ctx, op.ID, b, be, "the reset"); err != nil {
 		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyAccess(err))
 	}
 	s.clearHead(ctx, b.ID)
@@ -398,8 +398,8 @@ func (s *Service) freshBox(ctx context.Context, op *Operation, b *Box, be Backen
 
 func (s *Service) resetFailed(ctx context.Context, op *Operation, b *Box, words, observed string) error {
 	words = resetUnfinishedWords(words)
-	s.log(ctx, s.st.Pool, b.ID, EvResetFailed, callerOf(op), logThenWords(words, observed), "", op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, observed)
+	s.Log(ctx, s.st.Pool, b.ID, EvResetFailed, CallerOf(op), logThenWords(words, observed), "", op.ID, nil)
+	return s.Finish(ctx, op, OpFailed, nil, words, observed)
 }
 
 // undoReset puts the box back to its undo after a reset that could not
@@ -409,8 +409,8 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 	if undo == nil {
 		return s.resetFailed(ctx, op, b, resetWhyNoUndo(why), observedMayBeFresh)
 	}
-	g := guestOf(b)
-	ref := refOf(undo, b)
+	g := GuestOf(b)
+	ref := RefOf(undo, b)
 	rec := s.ops.Recorder(op)
 	back := func() error {
 		if err := be.Boxes.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
@@ -419,10 +419,10 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 		if _, err := be.Snap.RestoreSnapshot(ctx, g, ref, providers.StepRollback, rec); err != nil {
 			return err
 		}
-		if err := s.setStraight(ctx, op.ID, b, be, "the reset's undo"); err != nil {
+		if err := s.SetStraight(ctx, op.ID, b, be, "the reset's undo"); err != nil {
 			return err
 		}
-		s.setHead(ctx, s.st.Pool, b.ID, undo.ID)
+		s.SetHead(ctx, s.st.Pool, b.ID, undo.ID)
 		if p.WasRunning {
 			return be.Boxes.Start(ctx, g)
 		}
@@ -430,12 +430,12 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 	}
 	if err := back(); err != nil {
 		words := resetNotBackWords(why, b.Name, err, undo.Name)
-		s.log(ctx, s.st.Pool, b.ID, EvResetFailed, callerOf(op), words, undo.ID, op.ID, nil)
-		return s.finish(ctx, op, OpFailed, nil, words, observedFreshNoLogins)
+		s.Log(ctx, s.st.Pool, b.ID, EvResetFailed, CallerOf(op), words, undo.ID, op.ID, nil)
+		return s.Finish(ctx, op, OpFailed, nil, words, observedFreshNoLogins)
 	}
 	words := resetUndoneWords(why, b.Name, undo.Name)
-	s.log(ctx, s.st.Pool, b.ID, EvResetUndone, callerOf(op), words, undo.ID, op.ID, nil)
-	return s.finish(ctx, op, OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
+	s.Log(ctx, s.st.Pool, b.ID, EvResetUndone, CallerOf(op), words, undo.ID, op.ID, nil)
+	return s.Finish(ctx, op, OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
 }
 
 // carryLogins writes each login file the undo holds in a home-like folder
@@ -448,7 +448,7 @@ func (s *Service) carryLogins(ctx context.Context, b *Box, be Backend, rs provid
 	if !ok || undo == nil {
 		return nil, nil, errors.New("could not read the logins back from the undo")
 	}
-	ref := refOf(undo, b)
+	ref := RefOf(undo, b)
 	var dirs []string
 	for _, top := range []string{"", "home", "Users"} {
 		es, err := br.ListFiles(ctx, ref, top)
@@ -493,7 +493,7 @@ func (s *Service) carryLogins(ctx context.Context, b *Box, be Backend, rs provid
 				}
 				data = acct
 			}
-			if err := rs.WriteBoxFile(ctx, guestOf(b), rel, data, fs.FileMode(e.Mode)&fs.ModePerm); err != nil {
+			if err := rs.WriteBoxFile(ctx, GuestOf(b), rel, data, fs.FileMode(e.Mode)&fs.ModePerm); err != nil {
 				return kept, skipped, fmt.Errorf("could not write the kept login %s back: %v", rel, err)
 			}
 			kept = append(kept, rel)
@@ -564,7 +564,7 @@ func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID st
 		return nil, err
 	}
 	// A repeated request is the same undo, though a newer undo exists now.
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpRestore, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpRestore, nil); err != nil || op != nil {
 		return op, err
 	}
 	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)
@@ -598,7 +598,7 @@ func (s *Service) PreviewReset(ctx context.Context, c Caller, boxRef, template s
 		return nil, err
 	}
 	pv := &ResetPreview{Logins: LoginPaths(st)}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
@@ -639,7 +639,7 @@ func (s *Service) NewestUndo(ctx context.Context, c Caller, boxRef string) (*Sna
 	if err != nil {
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, id)
 	if err != nil || MayAct(c, ActSee, b, sn) != nil {
 		return nil, nil
 	}

@@ -77,7 +77,7 @@ func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
 		if c.Kind == CallerAgent && w.Thread == c.Thread && !w.RunsOn {
 			continue
 		}
-		title := s.threadTitle(ctx, &w.Thread)
+		title := s.ThreadTitle(ctx, &w.Thread)
 		if title == "" {
 			title = w.Thread
 		}
@@ -128,7 +128,7 @@ func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) s
 	var names []string
 	for _, w := range b.Presence.Workspaces {
 		if w.RunsOn || c.IsPerson() {
-			t := s.threadTitle(ctx, &w.Thread)
+			t := s.ThreadTitle(ctx, &w.Thread)
 			if t == "" {
 				t = w.Thread
 			}
@@ -160,7 +160,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 		req.NoUndo, req.Force = false, false
 	}
 	if !req.dryRun {
-		if op, err := s.existingRequest(ctx, s.st.Pool, c, req.RequestID, OpRestore, &sn.ID); err != nil || op != nil {
+		if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpRestore, &sn.ID); err != nil || op != nil {
 			return op, err
 		}
 	}
@@ -224,15 +224,15 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
 func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) (RestoreResult, error) {
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil {
-		return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failTargetGone, "")
+		return RestoreResult{}, s.Finish(ctx, op, OpFailed, nil, failTargetGone, "")
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return RestoreResult{}, s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
 	}
@@ -244,7 +244,7 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 			return RestoreResult{}, err
 		}
 		if err := Eligible(sn, ChangeRestore, blocking, s.now(), r.tz); err != nil {
-			return RestoreResult{}, s.finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
+			return RestoreResult{}, s.Finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
 		}
 	}
 	start := restoreStart(op, p.Order)
@@ -293,8 +293,8 @@ type restoreRun struct {
 
 // newRestoreRun begins a run of op's restore of sn on b.
 func newRestoreRun(op *Operation, p restoreParams, sn *Snapshot, b *Box, be Backend, tz *time.Location) *restoreRun {
-	r := &restoreRun{op: op, p: p, sn: sn, b: b, be: be, ref: refOf(sn, b), resuming: op.Resuming,
-		caller: callerOf(op), tz: tz, wasRunning: true,
+	r := &restoreRun{op: op, p: p, sn: sn, b: b, be: be, ref: RefOf(sn, b), resuming: op.Resuming,
+		caller: CallerOf(op), tz: tz, wasRunning: true,
 		memory: sn.Holds == string(providers.HoldsDiskAndMemory)}
 	// A restore on the person's yes says so in the box log.
 	if w := consentWords(op, tz); w != "" {
@@ -346,7 +346,7 @@ func (s *Service) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
 		}
 	}
 	if r.p.NoUndo && !r.asked {
-		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
+		s.Log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
 		r.asked = true
 	}
 	return nil
@@ -387,7 +387,7 @@ func (s *Service) restoreStep(ctx context.Context, r *restoreRun, i int) (stop b
 			r.wasRunning = *op.BoxRan
 		}
 	case !(step == providers.StepUndo && isCopyStep(op.Step)):
-		if err := s.step(ctx, op, string(step)); err != nil {
+		if err := s.Step(ctx, op, string(step)); err != nil {
 			return true, err
 		}
 	}
@@ -396,7 +396,7 @@ func (s *Service) restoreStep(ctx context.Context, r *restoreRun, i int) (stop b
 		return s.restoreUndoStep(ctx, r, i)
 	case providers.StepAccess:
 		// The box set straight, its access first.
-		if err := s.setStraight(ctx, op.ID, r.b, r.be, "the restore"); err != nil {
+		if err := s.SetStraight(ctx, op.ID, r.b, r.be, "the restore"); err != nil {
 			if ctx.Err() != nil {
 				return true, ctx.Err()
 			}
@@ -444,11 +444,11 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 			return true, ctx.Err() // the worker stops: the restore resumes at its undo
 		}
 		// Bring the box back as it was before saying so.
-		words := failUndoWords(taskFailedWords(op, err.Error()), "")
+		words := failUndoWords(TaskFailedWords(op, err.Error()), "")
 		return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, nil, r.wasRunning, words)
 	}
 	if !r.asked {
-		s.log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	return false, nil
@@ -462,7 +462,7 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
 	op, b, step := r.op, r.b, r.p.Order[i]
 	if !r.asked {
-		s.log(ctx, s.st.Pool, b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	if step == providers.StepStart {
@@ -482,7 +482,7 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 	// Its provider task is waited for by the job's snooze: the
 	// restore resumes here once the task ended (done: the next step;
 	// failed: this step asked once more, waited for in place).
-	prog, err := r.be.Snap.RestoreSnapshot(ctx, guestOf(b), r.ref, step, s.taskRecorder(op))
+	prog, err := r.be.Snap.RestoreSnapshot(ctx, GuestOf(b), r.ref, step, s.TaskRecorder(op))
 	if operations.Pending(err) {
 		return true, err
 	}
@@ -491,9 +491,9 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 			return true, ctx.Err() // the worker stops: the restore resumes from this step
 		}
 		if errors.Is(err, providers.ErrUnreachable) {
-			return true, s.finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(hostWords(b, r.be), string(step)))
+			return true, s.Finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(HostWords(b, r.be), string(step)))
 		}
-		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, taskFailedWords(op, err.Error()))
+		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, TaskFailedWords(op, err.Error()))
 	}
 	if prog.Size != nil {
 		r.size = prog.Size
@@ -508,7 +508,7 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 // the runner returns and the engine records as the operation ends.
 func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult, error) {
 	op, b, sn, be := r.op, r.b, r.sn, r.be
-	if err := s.step(ctx, op, StepUndos); err != nil {
+	if err := s.Step(ctx, op, StepUndos); err != nil {
 		return RestoreResult{}, err
 	}
 	op2, _ := s.ops.ByID(ctx, s.st.Pool, op.ID)
@@ -534,13 +534,13 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult
 	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: r.size, Replaced: replaced,
 		Processes: r.wasRunning && !r.broughtBack, BoxState: s.restoredState(ctx, be, b, r.wasRunning || r.broughtBack)}
 	if op.UndoID != nil {
-		if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
+		if u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
 	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
-	s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
-	s.log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
+	s.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
+	s.Log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
 	return res, nil
 }
 
@@ -554,7 +554,7 @@ func (s *Service) stopStep(ctx context.Context, op *Operation, be Backend, b *Bo
 	runs, err := s.guestRuns(ctx, be, b)
 	if err != nil {
 		s.logger.Warn("read whether a box runs before a restore stops it; it will be started again", "box", b.Name, "err", err)
-		return s.step(ctx, op, string(providers.StepStop))
+		return s.Step(ctx, op, string(providers.StepStop))
 	}
 	return s.ops.StepBoxRan(ctx, op, string(providers.StepStop), runs)
 }
@@ -594,14 +594,14 @@ func (s *Service) restoreFailedAt(ctx context.Context, op *Operation, b *Box, sn
 		if step == providers.StepAccess {
 			files = observedFilesRestoredAccess
 		}
-		s.setHead(ctx, s.st.Pool, b.ID, sn.ID) // its files are the target's
+		s.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // its files are the target's
 	}
 	box := ""
 	switch {
 	case step == providers.StepStart:
 		box = observedStartFailedWords(stepErr.Error())
 	case (step == providers.StepStop || done(providers.StepStop)) && !done(providers.StepStart):
-		box = s.startAgain(ctx, be, b, refOf(sn, b), wasRunning, rec)
+		box = s.startAgain(ctx, be, b, RefOf(sn, b), wasRunning, rec)
 	case done(providers.StepStart):
 		box = observedBoxRuns
 	}
@@ -619,11 +619,11 @@ func (s *Service) putBackFromUndo(ctx context.Context, op *Operation, b *Box, be
 	if op.UndoID == nil {
 		return observedFilesPartWayWords(observedNoUndo)
 	}
-	u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+	u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 	if err != nil || u.State != StateReady {
 		return observedFilesPartWayWords(observedUndoNotReady)
 	}
-	if _, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), refOf(u, b), providers.StepRollback, rec); err != nil {
+	if _, err := be.Snap.RestoreSnapshot(ctx, GuestOf(b), RefOf(u, b), providers.StepRollback, rec); err != nil {
 		return observedFilesPartWayWords(err.Error())
 	}
 	return observedFilesPutBack
@@ -638,7 +638,7 @@ func (s *Service) startAgain(ctx context.Context, be Backend, b *Box, ref provid
 	if !wasRunning {
 		return observedBoxStoppedAsBefore
 	}
-	if _, err := be.Snap.RestoreSnapshot(ctx, guestOf(b), ref, providers.StepStart, rec); err != nil {
+	if _, err := be.Snap.RestoreSnapshot(ctx, GuestOf(b), ref, providers.StepStart, rec); err != nil {
 		return observedStartFailedWords(err.Error())
 	}
 	return observedBoxStartedAgain
@@ -648,12 +648,12 @@ func (s *Service) startAgain(ctx context.Context, be Backend, b *Box, ref provid
 // read where it has one (providers.RunsReader), else its status.
 func (s *Service) guestRuns(ctx context.Context, be Backend, b *Box) (bool, error) {
 	if r, ok := be.Snap.(providers.RunsReader); ok {
-		return r.Runs(ctx, guestOf(b))
+		return r.Runs(ctx, GuestOf(b))
 	}
 	if be.Boxes == nil {
 		return false, errors.New("the backend cannot say whether the box runs")
 	}
-	st, err := be.Boxes.Status(ctx, guestOf(b))
+	st, err := be.Boxes.Status(ctx, GuestOf(b))
 	return st.Running, err
 }
 
@@ -677,15 +677,15 @@ func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *
 	if be != nil {
 		s.undoOfRun(ctx, op)
 		if op.UndoID != nil {
-			if u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil && u.State == StateReady {
+			if u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil && u.State == StateReady {
 				if _, err := s.replaceUndosWith(ctx, op, b, *be, sn.ID, s.ops.Recorder(op)); err != nil {
 					s.logger.Warn("replace the undos of a failed restore", "operation", op.ID, "err", err)
 				}
 			}
 		}
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvRestoreFailed, callerOf(op), logRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, observed)
+	s.Log(ctx, s.st.Pool, b.ID, EvRestoreFailed, CallerOf(op), logRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
+	return s.Finish(ctx, op, OpFailed, nil, words, observed)
 }
 
 // takeUndo takes a restore's undo, named "before the restore at 11:02", or
@@ -709,9 +709,9 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 		var err error
 		// As a take's: the job snoozes on the task, and the resumed run
 		// finds the undo by its label.
-		settings, _ := s.readSettings(ctx)
-		taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID},
-			RoomPercent: settings.RoomPercent}, s.taskRecorder(op))
+		settings, _ := s.ReadSettings(ctx)
+		taken, err = be.Snap.Snapshot(ctx, GuestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID},
+			RoomPercent: settings.RoomPercent}, s.TaskRecorder(op))
 		if operations.Pending(err) {
 			return nil, err
 		}
@@ -723,7 +723,7 @@ func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 			if errors.Is(err, providers.ErrIncomplete) {
 				state = StateIncomplete
 			}
-			_ = s.moveState(ctx, s.st.Pool, undo, state, err.Error())
+			_ = s.MoveState(ctx, s.st.Pool, undo, state, err.Error())
 			return nil, err
 		}
 	}
@@ -746,12 +746,12 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 	if op.UndoID == nil {
 		tz := s.TimeZone(ctx)
 		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-			taken, err := s.namesOfBox(ctx, tx, b.ID)
+			taken, err := s.NamesOfBox(ctx, tx, b.ID)
 			if err != nil {
 				return err
 			}
 			name := UniqueTimedName(undoNameOf(op, tz), op.CreatedAt, tz, taken)
-			owner, ownerThread := ownerOf(b)
+			owner, ownerThread := OwnerOf(b)
 			snapping := be.Snap.Snapshotting(b.Kind)
 			excludes := ""
 			scope := "box"
@@ -759,11 +759,11 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 				excludes, scope = snapping.Excludes, string(snapping.Scope)
 			}
 			id := NewID(PrefixSnapshot)
-			undo, err = snapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: id, BoxID: b.ID,
+			undo, err = SnapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: id, BoxID: b.ID,
 				BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
-				Host: b.Host, GuestGeneration: b.Generation, Name: name, TakenAt: s.now(), ByKind: caller.byKind(),
-				ByThreadID: caller.thread(), ByWhy: nilIfEmpty(caller.Why), Scope: scope, Holds: string(providers.HoldsDisk),
-				Excludes: nilIfEmpty(excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
+				Host: b.Host, GuestGeneration: b.Generation, Name: name, TakenAt: s.now(), ByKind: caller.ByKind(),
+				ByThreadID: caller.thread(), ByWhy: NilIfEmpty(caller.Why), Scope: scope, Holds: string(providers.HoldsDisk),
+				Excludes: NilIfEmpty(excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
 				Picture: "none", UndoOf: undoOfOp(op)}))
 			if err != nil {
 				return err
@@ -781,7 +781,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			return nil, fmt.Errorf("record the undo: %w", err)
 		}
 	} else {
-		u, err := s.snapshotByID(ctx, s.st.Pool, *op.UndoID)
+		u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 		if err != nil {
 			return nil, fmt.Errorf("the undo's record is gone")
 		}
@@ -790,7 +790,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			return undo, nil
 		}
 		if undo.State != StateTaking {
-			return nil, fmt.Errorf("the undo is %s", stateWords(undo.State))
+			return nil, fmt.Errorf("the undo is %s", StateWords(undo.State))
 		}
 	}
 	return undo, nil
@@ -838,14 +838,14 @@ func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, b
 		if u.ID == target || (op.UndoID != nil && u.ID == *op.UndoID) {
 			continue
 		}
-		pins, err := s.pins(ctx, s.st.Pool, u.ID, op.ID)
+		pins, err := s.Pins(ctx, s.st.Pool, u.ID, op.ID)
 		if err != nil || Eligible(u, ChangeReplaceUndo, pins, s.now(), tz) != nil {
 			continue
 		}
 		del := s.deleteStep
 		if rec != nil {
 			del = func(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
-				return s.deleteWith(ctx, op, sn, b, be, c, why, rec)
+				return s.DeleteWith(ctx, op, sn, b, be, c, why, rec)
 			}
 		}
 		if err := del(ctx, op, u, b, be, System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {
@@ -907,11 +907,11 @@ func (s *Service) restoreMayBe(ctx context.Context, c Caller, b *Box, sn *Snapsh
 // restorePlan reads the plan for a restore of sn on b from its backend,
 // refusing a box the backend has locked, or one it cannot restore sn on.
 func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backend, providers.SnapshotPlan, error) {
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return Backend{}, providers.SnapshotPlan{}, err
 	}
-	ref := refOf(sn, b)
+	ref := RefOf(sn, b)
 	plan, err := s.planNow(ctx, b, be, &ref)
 	if err != nil {
 		return Backend{}, providers.SnapshotPlan{}, s.planError(b, be, err)
@@ -988,7 +988,7 @@ func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest
 				return undoRoomWords(c, err)
 			}
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Consent: req.consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
 				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
 		if err != nil {

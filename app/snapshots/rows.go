@@ -25,7 +25,7 @@ import (
 // snapshotRow is the snapshot a :one query read or wrote: no row is
 // store.ErrNotFound, and an insert whose name the box already has is the
 // refusal a person reads.
-func snapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
+func SnapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -91,7 +91,7 @@ func boxOf(r db.Box) (*Box, error) {
 
 // boxRow is the box a :one query read or wrote; no row is
 // store.ErrNotFound.
-func boxRow(r db.Box, err error) (*Box, error) {
+func BoxRow(r db.Box, err error) (*Box, error) {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}

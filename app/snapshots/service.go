@@ -219,7 +219,7 @@ func (s *Kernel) RegisterBackends(ctx context.Context) error {
 	return nil
 }
 
-func (s *Kernel) backend(id string) (Backend, error) {
+func (s *Kernel) Backend(id string) (Backend, error) {
 	b, ok := s.backends[id]
 	if !ok {
 		return Backend{}, &Refusal{Code: CodePlan, Words: wordsBackendNotInSettings(id), TryAgain: true}
@@ -263,11 +263,11 @@ type readCache struct {
 	settingsUntil time.Time
 }
 
-func guestOf(b *Box) providers.Guest {
+func GuestOf(b *Box) providers.Guest {
 	return providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}
 }
 
-func refOf(sn *Snapshot, b *Box) providers.SnapshotRef {
+func RefOf(sn *Snapshot, b *Box) providers.SnapshotRef {
 	g := providers.Guest{Backend: sn.BackendID, Kind: sn.BoxKind, Host: sn.Host, Generation: sn.GuestGeneration}
 	switch {
 	case sn.GuestRef != nil && sn.Guest != "current":

@@ -86,7 +86,7 @@ func (st Settings) Validate() error {
 		errs = append(errs, errors.New(wordsApprovalRange(MaxApprovalMinutes)))
 	}
 	if st.ShareDays < 1 || st.ShareDays > MaxShareDays {
-		errs = append(errs, errors.New(wordsShareDays(MaxShareDays)))
+		errs = append(errs, errors.New(WordsShareDays(MaxShareDays)))
 	}
 	errs = append(errs, st.validateHistory()...)
 	for _, p := range st.AlsoRemove {
@@ -127,7 +127,7 @@ func (s *Kernel) Settings(ctx context.Context) (Settings, error) {
 		return st, nil
 	}
 	s.cache.mu.Unlock()
-	st, err := s.readSettings(ctx)
+	st, err := s.ReadSettings(ctx)
 	if err == nil {
 		cached := st
 		cached.Ceilings = maps.Clone(st.Ceilings) // the caller may change its own
@@ -138,7 +138,7 @@ func (s *Kernel) Settings(ctx context.Context) (Settings, error) {
 	return st, err
 }
 
-func (s *Kernel) readSettings(ctx context.Context) (Settings, error) {
+func (s *Kernel) ReadSettings(ctx context.Context) (Settings, error) {
 	st := DefaultSettings()
 	raw, err := s.st.CoreSettingGet(ctx, s.st.Pool, settingsKey)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -95,14 +95,14 @@ func (s *Contents) PlanShare(ctx context.Context, c Caller, box, snapshot string
 		return p, err
 	}
 	if sn.State != StateReady {
-		return p, refusal(CodePlan, wordsCannotBeShared(sn.Name, stateWords(sn.State)))
+		return p, refusal(CodePlan, wordsCannotBeShared(sn.Name, StateWords(sn.State)))
 	}
 	st, err := s.Settings(ctx)
 	if err != nil {
 		return p, err
 	}
 	p.Days = st.ShareDays
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return p, err
 	}
@@ -110,7 +110,7 @@ func (s *Contents) PlanShare(ctx context.Context, c Caller, box, snapshot string
 	if !ok {
 		return p, refusal(CodePlan, wordsCannotShareSecrets(be.Label))
 	}
-	rep, err := ex.Scrub(ctx, refOf(sn, b), s.secrets(ctx))
+	rep, err := ex.Scrub(ctx, RefOf(sn, b), s.secrets(ctx))
 	if err != nil {
 		return p, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
 	}
@@ -135,7 +135,7 @@ func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string
 		return nil, err
 	}
 	if sn.State != StateReady {
-		return nil, refusal(CodePlan, wordsCannotBeShared(sn.Name, stateWords(sn.State)))
+		return nil, refusal(CodePlan, wordsCannotBeShared(sn.Name, StateWords(sn.State)))
 	}
 	st, err := s.Settings(ctx)
 	if err != nil {
@@ -145,9 +145,9 @@ func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string
 		days = st.ShareDays
 	}
 	if days < 1 || days > MaxShareDays {
-		return nil, refusal(CodeInvalid, wordsShareDays(MaxShareDays))
+		return nil, refusal(CodeInvalid, WordsShareDays(MaxShareDays))
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string
 	if err := s.roomForShare(ctx); err != nil {
 		return nil, err
 	}
-	rep, err := ex.Scrub(ctx, refOf(sn, b), providers.DefaultSecrets().With(extra))
+	rep, err := ex.Scrub(ctx, RefOf(sn, b), providers.DefaultSecrets().With(extra))
 	if err != nil {
 		return nil, fmt.Errorf("share ‘%s’: %w", sn.Name, err)
 	}
@@ -197,7 +197,7 @@ func (s *Contents) MakeShare(ctx context.Context, c Caller, box, snapshot string
 		return nil, fmt.Errorf("record share code: %w", err)
 	}
 	sh := (*Share)(&r)
-	s.log(ctx, s.st.Pool, b.ID, EvShared, c, logSharedWords(sn.Name, sh.ExpiresAt, removed, s.TimeZone(ctx)), sn.ID, "", nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvShared, c, logSharedWords(sn.Name, sh.ExpiresAt, removed, s.TimeZone(ctx)), sn.ID, "", nil)
 	return &MadeShare{Code: code, Share: sh}, nil
 }
 
@@ -258,7 +258,7 @@ func (s *Contents) RevokeShare(ctx context.Context, c Caller, id string) (*Share
 		return nil, fmt.Errorf("revoke share code: %w", err)
 	}
 	sh := (*Share)(&r)
-	s.log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, logShareRevokedWords, sh.SnapshotID, "", nil)
+	s.Log(ctx, s.st.Pool, sh.BoxID, EvShareRevoked, c, logShareRevokedWords, sh.SnapshotID, "", nil)
 	return sh, nil
 }
 
@@ -308,18 +308,18 @@ func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, 
 	if err != nil {
 		return nil, err
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, sh.SnapshotID)
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, sh.SnapshotID)
 	if err != nil {
 		return nil, refusal(CodeGone, wordsShareSnapshotGone)
 	}
 	if sn.State != StateReady {
-		return nil, refusal(CodePlan, wordsShareSnapshotIs(stateWords(sn.State)))
+		return nil, refusal(CodePlan, wordsShareSnapshotIs(StateWords(sn.State)))
 	}
-	b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return nil, err
 	}
-	be, err := s.backend(sn.BackendID)
+	be, err := s.Backend(sn.BackendID)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +328,7 @@ func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, 
 		return nil, refusal(CodePlan, wordsCannotShare(be.Label))
 	}
 	// Checked before a byte of the copy goes out; the export checks again.
-	rep, err := ex.Scrub(ctx, refOf(sn, b), providers.DefaultSecrets().With(sh.HomeExtra))
+	rep, err := ex.Scrub(ctx, RefOf(sn, b), providers.DefaultSecrets().With(sh.HomeExtra))
 	if err != nil {
 		return nil, fmt.Errorf("check the shared copy: %w", err)
 	}
@@ -352,7 +352,7 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	tw := tar.NewWriter(w)
 	sec := providers.DefaultSecrets().With(e.share.HomeExtra)
 	part := newPartWriter(tw, exportMember+e.share.CopyID+".tar.gz", s.now())
-	if err := e.ex.ExportSnapshot(ctx, refOf(e.sn, e.box), providers.ExportOptions{Scrub: &sec, AsID: e.share.CopyID}, part); err != nil {
+	if err := e.ex.ExportSnapshot(ctx, RefOf(e.sn, e.box), providers.ExportOptions{Scrub: &sec, AsID: e.share.CopyID}, part); err != nil {
 		var be *providers.BlockedError
 		if errors.As(err, &be) {
 			return refusal(CodePlan, BlockedWords(be.Blocked))
@@ -382,7 +382,7 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 	if err := s.st.MoveShareRedeemed(ctx, s.st.Pool, db.MoveShareRedeemedParams{ID: e.share.ID, RedeemedAt: &now}); err != nil {
 		return fmt.Errorf("record the redeem: %w", err)
 	}
-	s.log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, System("a share code was redeemed"), logShareRedeemedWords(e.sn.Name, e.share.Removed), e.sn.ID, "", nil)
+	s.Log(ctx, s.st.Pool, e.box.ID, EvShareRedeemed, System("a share code was redeemed"), logShareRedeemedWords(e.sn.Name, e.share.Removed), e.sn.ID, "", nil)
 	return nil
 }
 

@@ -29,7 +29,7 @@ func stepTaskDone(op *Operation) bool {
 // taskFailedWords are the words of a step that failed after the task it
 // snoozed on failed too: the step's own, and the first task's where they say
 // something more.
-func taskFailedWords(op *Operation, words string) string {
+func TaskFailedWords(op *Operation, words string) string {
 	if op.TaskEnded == nil || op.TaskEnded.OK || op.TaskEnded.ExitStatus == "" || strings.Contains(words, op.TaskEnded.ExitStatus) {
 		return words
 	}
@@ -39,7 +39,7 @@ func taskFailedWords(op *Operation, words string) string {
 // taskFailedError is err with taskFailedWords' addition, for words that
 // format an error.
 func taskFailedError(op *Operation, err error) error {
-	if taskFailedWords(op, err.Error()) != err.Error() {
+	if TaskFailedWords(op, err.Error()) != err.Error() {
 		return fmt.Errorf("%w (the task before said: %s)", err, op.TaskEnded.ExitStatus)
 	}
 	return err
@@ -72,7 +72,7 @@ func providerStep(step providers.RestoreStep) bool {
 // again, a guest already stopped is left as it is.
 func (s *Kernel) stopGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
 	if ts, ok := be.Boxes.(providers.TaskStopper); ok {
-		return ts.StopRecorded(ctx, g, s.taskRecorder(op))
+		return ts.StopRecorded(ctx, g, s.TaskRecorder(op))
 	}
 	return be.Boxes.Stop(ctx, g)
 }
@@ -81,7 +81,7 @@ func (s *Kernel) stopGuest(ctx context.Context, op *Operation, be Backend, g pro
 // as stopGuest stops it (providers.TaskStarter).
 func (s *Kernel) startGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
 	if ts, ok := be.Boxes.(providers.TaskStarter); ok {
-		return ts.StartRecorded(ctx, g, s.taskRecorder(op))
+		return ts.StartRecorded(ctx, g, s.TaskRecorder(op))
 	}
 	return be.Boxes.Start(ctx, g)
 }
@@ -89,7 +89,7 @@ func (s *Kernel) startGuest(ctx context.Context, op *Operation, be Backend, g pr
 // taskRecorder is the recorder of a step that may leave its provider task
 // to the job's snooze: the snoozer, unless the run follows a task that
 // failed, which the step asks again and waits for in place.
-func (s *Kernel) taskRecorder(op *Operation) providers.Recorder {
+func (s *Kernel) TaskRecorder(op *Operation) providers.Recorder {
 	if op.TaskEnded != nil && !op.TaskEnded.OK {
 		return s.ops.Recorder(op)
 	}

@@ -30,19 +30,19 @@ func (s *Boxes) StartBox(ctx context.Context, c Caller, ref string) (*Box, error
 	if !ok || be.Boxes == nil {
 		return nil, errors.New("its backend is not configured here")
 	}
-	st, err := be.Boxes.Status(ctx, guestOf(b))
+	st, err := be.Boxes.Status(ctx, GuestOf(b))
 	if err != nil {
 		return nil, fmt.Errorf("read %s's state: %w", b.Name, err)
 	}
 	if st.Running {
 		return nil, refusal(CodeConflict, wordsRunningAlready(b.Name))
 	}
-	if err := be.Boxes.Start(ctx, guestOf(b)); err != nil {
+	if err := be.Boxes.Start(ctx, GuestOf(b)); err != nil {
 		return nil, backendRefusal(fmt.Errorf("start %s: %w", b.Name, err), "boxsnap could not start it: ")
 	}
-	if st, err := be.Boxes.Status(ctx, guestOf(b)); err == nil && !st.Running {
+	if st, err := be.Boxes.Status(ctx, GuestOf(b)); err == nil && !st.Running {
 		return nil, refusal(CodeConflict, wordsNothingToRun(b.Name))
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvStarted, c, "", "", "", nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvStarted, c, "", "", "", nil)
 	return b, nil
 }

@@ -20,7 +20,7 @@ func (s *Boxes) BoxStatus(ctx context.Context, c Caller, ref string) (providers.
 	if !ok || be.Boxes == nil {
 		return providers.GuestStatus{}, errors.New("its backend is not configured here")
 	}
-	st, err := be.Boxes.Status(ctx, guestOf(b))
+	st, err := be.Boxes.Status(ctx, GuestOf(b))
 	if err != nil {
 		return providers.GuestStatus{}, fmt.Errorf("read %s's state: %w", b.Name, err)
 	}

@@ -54,23 +54,23 @@ func withAccess(order []providers.RestoreStep, be Backend) []providers.RestoreSt
 // says in the box log what it set straight. A lock the host left, which
 // boxsnap cannot clear, is said with the host's command. opID is the
 // restore's, or "" after a restore made outside.
-func (s *Service) setStraight(ctx context.Context, opID string, b *Box, be Backend, after string) error {
+func (s *Service) SetStraight(ctx context.Context, opID string, b *Box, be Backend, after string) error {
 	st, ok := be.Snap.(providers.Straightener)
 	if !ok {
 		return nil
 	}
-	did, err := st.SetStraight(ctx, guestOf(b), s.accessOf(b))
+	did, err := st.SetStraight(ctx, GuestOf(b), s.accessOf(b))
 	var locked *providers.LockedError
 	switch {
 	case errors.As(err, &locked):
 		words := logSetStraightWords(after, did, LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix))
-		s.log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
 		return nil
 	case err != nil:
 		return err
 	}
 	words := logSetStraightWords(after, did, "")
-	s.log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
 	return nil
 }
 
@@ -112,11 +112,11 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 	switch step {
 	case providers.StepAdopt:
 		if g.Old.Ref == "" {
-			id, err := sw.GuestIdentity(ctx, guestOf(b))
+			id, err := sw.GuestIdentity(ctx, GuestOf(b))
 			if err != nil {
 				return b, fmt.Errorf("read %s's identity: %w", b.Name, err)
 			}
-			g = swapGuests{Old: guestOf(b), Identity: id}
+			g = swapGuests{Old: GuestOf(b), Identity: id}
 			if err := record(); err != nil {
 				return b, err
 			}
@@ -132,7 +132,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		if op.Step == string(providers.StepAdopt) && stepTaskDone(op) {
 			adopt = providers.HeldCopyCloned
 		}
-		ng, err := hc.AdoptCopy(ctx, refOf(target, b), box, g.Identity, adopt, s.taskRecorder(op))
+		ng, err := hc.AdoptCopy(ctx, RefOf(target, b), box, g.Identity, adopt, s.TaskRecorder(op))
 		if err != nil {
 			return b, err
 		}
@@ -154,7 +154,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		if err != nil {
 			return b, fmt.Errorf("record the swap of %s: %w", b.Name, err)
 		}
-		nb, err := s.boxByID(ctx, s.st.Pool, b.ID)
+		nb, err := s.BoxByID(ctx, s.st.Pool, b.ID)
 		if err != nil {
 			return b, err
 		}
@@ -163,7 +163,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 			// The swap is recorded; only the log's count is missing.
 			s.logger.Warn("count the snapshots on an earlier guest", "box", b.Name, "err", err)
 		}
-		s.log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, callerOf(op), logEarlierGuestWords(g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, CallerOf(op), logEarlierGuestWords(g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
 		return nb, nil
 	}
 	return b, fmt.Errorf("swap step %q: %w", step, providers.ErrUnsupported)
@@ -183,7 +183,7 @@ func (s *Service) lastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*pro
 	if n > 0 {
 		return nil, nil
 	}
-	g := refOf(sn, b).Guest
+	g := RefOf(sn, b).Guest
 	return &g, nil
 }
 
@@ -201,7 +201,7 @@ func (s *Kernel) releaseGuest(ctx context.Context, be Backend, g providers.Guest
 // boxsnap, unless one of boxsnap's operations runs on it (which sets it
 // straight itself when it is a restore, and must not be raced).
 func (s *Sweeps) straightAfterOutside(ctx context.Context, b *Box) error {
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return err
 	}
@@ -212,5 +212,5 @@ func (s *Sweeps) straightAfterOutside(ctx context.Context, b *Box) error {
 	if active > 0 {
 		return nil
 	}
-	return s.snaps.setStraight(ctx, "", b, be, "the restore made outside boxsnap")
+	return s.snaps.SetStraight(ctx, "", b, be, "the restore made outside boxsnap")
 }

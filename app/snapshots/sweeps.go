@@ -65,22 +65,22 @@ func (s *Sweeps) ExpireKeeps(ctx context.Context) ([]*Operation, error) {
 	for _, cand := range due {
 		var op *Operation
 		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-			b, err := s.lockBox(ctx, tx, cand.BoxID)
+			b, err := s.LockBox(ctx, tx, cand.BoxID)
 			if err != nil {
 				return err
 			}
-			sn, err := s.snapshotLock(ctx, tx, cand.ID)
+			sn, err := s.SnapshotLock(ctx, tx, cand.ID)
 			if err != nil {
 				return err
 			}
-			pins, err := s.pins(ctx, tx, sn.ID, "")
+			pins, err := s.Pins(ctx, tx, sn.ID, "")
 			if err != nil {
 				return err
 			}
 			if err := Eligible(sn, ChangeExpire, pins, s.now(), tz); err != nil {
 				return err
 			}
-			op, err = s.admit(ctx, tx, opRequest{Kind: OpExpiry, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System("its keep ended")})
+			op, err = s.Admit(ctx, tx, OpRequest{Kind: OpExpiry, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System("its keep ended")})
 			return err
 		})
 		var r *Refusal
@@ -138,11 +138,11 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 		if !ok {
 			continue
 		}
-		b, err := s.boxByID(ctx, s.st.Pool, p.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Pool, p.BoxID)
 		if err != nil {
 			continue
 		}
-		plan, err := be.Snap.PlanSnapshots(ctx, guestOf(b), nil)
+		plan, err := be.Snap.PlanSnapshots(ctx, GuestOf(b), nil)
 		if plan.Storage.Name == "" {
 			if err != nil {
 				s.logger.Warn("room sweep: plan", "box", b.ID, "err", err)
@@ -184,11 +184,11 @@ func (s *Sweeps) evictRoom(ctx context.Context, be Backend, host, storage, why s
 			continue
 		}
 		rep.Deleted = append(rep.Deleted, cand.ID)
-		b, err := s.boxByID(ctx, s.st.Pool, cand.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Pool, cand.BoxID)
 		if err != nil {
 			continue
 		}
-		plan, _ := be.Snap.PlanSnapshots(ctx, guestOf(b), nil)
+		plan, _ := be.Snap.PlanSnapshots(ctx, GuestOf(b), nil)
 		if plan.Storage.Name != "" && plan.Storage.PercentFull <= line &&
 			(plan.Storage.MetadataPercentFull == nil || *plan.Storage.MetadataPercentFull <= metaLine) {
 			return nil
@@ -210,11 +210,11 @@ var errBoxBusy = errors.New("another operation runs on the box")
 func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error) {
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		sn, err := s.snapshotByID(ctx, tx, id)
+		sn, err := s.SnapshotByID(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		b, err := s.lockBox(ctx, tx, sn.BoxID)
+		b, err := s.LockBox(ctx, tx, sn.BoxID)
 		if err != nil {
 			return err
 		}
@@ -225,19 +225,19 @@ func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error
 		if active > 0 {
 			return errBoxBusy
 		}
-		sn, err = s.snapshotLock(ctx, tx, id)
+		sn, err = s.SnapshotLock(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		pins, err := s.pins(ctx, tx, sn.ID, "")
+		pins, err := s.Pins(ctx, tx, sn.ID, "")
 		if err != nil {
 			return err
 		}
 		if err := Eligible(sn, ChangeEvictRoom, pins, s.now(), s.TimeZone(ctx)); err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System(why),
-			Params: deleteParams{Change: ChangeEvictRoom, Why: why}})
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: System(why),
+			Params: DeleteParams{Change: ChangeEvictRoom, Why: why}})
 		return err
 	})
 	var r *Refusal

@@ -120,11 +120,11 @@ type takeAdmission struct {
 // by c, and its snapshot (nil if it was deleted since); no operation when
 // the request is new.
 func (s *Service) repeatedTake(ctx context.Context, c Caller, requestID string) (*Operation, *Snapshot, error) {
-	op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpTake, nil)
+	op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpTake, nil)
 	if err != nil || op == nil {
 		return nil, nil, err
 	}
-	sn, err := s.snapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, nil, fmt.Errorf("read the snapshot of %s: %w", op.ID, err)
 	}
@@ -135,7 +135,7 @@ func (s *Service) repeatedTake(ctx context.Context, c Caller, requestID string) 
 // takes snapshots of the box (with its memory, if asked), the name and
 // the note are clean, the plan is read and the take is allowed by it.
 func (s *Service) takeChecks(ctx context.Context, c Caller, b *Box, req TakeRequest) (*takeAdmission, error) {
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (s *Service) takeChecks(ctx context.Context, c Caller, b *Box, req TakeRequ
 // gives the box as locked, refusing one that is not ready.
 func (s *Service) lockForTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, boxID string) (*Box, error) {
 	locked, err := s.st.TakeAdmitLock(ctx, tx, db.TakeAdmitLockParams{ID: boxID, Paid: a.charge.Paid, Storage: a.plan.Storage.Name})
-	b, err := boxRow(locked.Box, err)
+	b, err := BoxRow(locked.Box, err)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, boxNotFound(a.req.Box)
 	} else if err != nil {
@@ -215,7 +215,7 @@ func (s *Service) recordTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, b
 		taken[sn.Name] = true
 	}
 	name := UniqueName(a.name, taken)
-	owner, ownerThread := ownerOf(b)
+	owner, ownerThread := OwnerOf(b)
 	holds := string(providers.HoldsDisk)
 	if req.Memory {
 		holds = string(providers.HoldsDiskAndMemory)
@@ -240,13 +240,13 @@ func (s *Service) recordTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, b
 	var sn *Snapshot
 	var before int64
 	var unsettled string
-	op, err := s.ops.AdmitWith(ctx, tx, opRequest{Kind: OpTake, Box: b, Pins: []string{id}, Caller: c, RequestID: req.RequestID,
+	op, err := s.ops.AdmitWith(ctx, tx, OpRequest{Kind: OpTake, Box: b, Pins: []string{id}, Caller: c, RequestID: req.RequestID,
 		Params: takeParams{Memory: req.Memory, Evict: evict}, Reserved: reserved}.request(), func(o db.OpInsertParams) (db.Operation, error) {
 		r, err := s.st.TakeAdmit(ctx, tx, db.TakeAdmitParams{StorageKey: reserved.Storage, BoxID: b.ID, SnapshotID: id,
 			BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
 			Host: b.Host, Storage: plan.Storage.Name, StorageType: plan.Storage.Type, GuestGeneration: b.Generation,
-			Name: name, Note: a.note, TakenAt: a.now, SnapByKind: c.byKind(), SnapByThreadID: c.thread(), ByWhy: nilIfEmpty(c.Why),
-			Scope: string(snapping.Scope), Holds: holds, Excludes: nilIfEmpty(snapping.Excludes), OwnerKind: owner,
+			Name: name, Note: a.note, TakenAt: a.now, SnapByKind: c.ByKind(), SnapByThreadID: c.thread(), ByWhy: NilIfEmpty(c.Why),
+			Scope: string(snapping.Scope), Holds: holds, Excludes: NilIfEmpty(snapping.Excludes), OwnerKind: owner,
 			OwnerThreadID: ownerThread, State: StateTaking, Picture: pictureState(b, a.settings), Price: price,
 			OpID: o.ID, RequestKey: o.RequestKey, Kind: o.Kind, Generation: o.Generation, OpByKind: o.ByKind,
 			OpByThreadID: o.ByThreadID, Consent: o.Consent, Params: o.Params, Reserved: o.Reserved})
@@ -257,7 +257,7 @@ func (s *Service) recordTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, b
 		case err != nil:
 			return db.Operation{}, fmt.Errorf("record the take: %w", err)
 		}
-		sn, _ = snapshotRow(r.Snapshot, nil)
+		sn, _ = SnapshotRow(r.Snapshot, nil)
 		before, unsettled = r.ReservedBefore, r.Unsettled
 		return r.Operation, nil
 	})
@@ -293,7 +293,7 @@ func pictureState(b *Box, st Settings) string {
 
 // ownerOf says who owns a box's new snapshots: the box's thread, or the
 // person for one of their machines.
-func ownerOf(b *Box) (string, *string) {
+func OwnerOf(b *Box) (string, *string) {
 	if b.ThreadID == nil {
 		return "person", nil
 	}
@@ -313,7 +313,7 @@ func (s *Service) planError(b *Box, be Backend, err error) error {
 		return &Refusal{Code: CodePlan, Words: refused.Why, TryAgain: refused.TryAgain}
 	case errors.Is(err, providers.ErrUnreachable):
 		return &Refusal{Code: CodeUnreachable, TryAgain: true,
-			Words: wordsNoAnswer(hostWords(b, be), b.Name)}
+			Words: wordsNoAnswer(HostWords(b, be), b.Name)}
 	case errors.Is(err, providers.ErrNotFound):
 		return &Refusal{Code: CodePlan,
 			Words: wordsGuestGone(b.Name, be.Label)}
@@ -321,7 +321,7 @@ func (s *Service) planError(b *Box, be Backend, err error) error {
 	return fmt.Errorf("plan %s: %w", b.Name, err)
 }
 
-func hostWords(b *Box, be Backend) string {
+func HostWords(b *Box, be Backend) string {
 	if b.Host != "" {
 		return b.Host
 	}
@@ -348,7 +348,7 @@ func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, pla
 		total := float64(plan.Storage.FreeBytes) / (1 - full/100)
 		full += float64(*adds) / total * 100
 	}
-	where := hostWords(b, be)
+	where := HostWords(b, be)
 	if full > float64(st.RoomPercent) {
 		return &Refusal{Code: CodeRoom, TryAgain: true,
 			Words: wordsStorageFull(where, full, st.RoomPercent, s.freeableWords(ctx, c, b))}
@@ -375,7 +375,7 @@ func (s *Service) freeableWords(ctx context.Context, c Caller, b *Box) string {
 		if sn.BackendID != b.BackendID || sn.Host != b.Host || sn.State != StateReady {
 			continue
 		}
-		box, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+		box, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 		if err != nil {
 			continue
 		}
@@ -458,7 +458,7 @@ func (s *Service) evictableExcept(ctx context.Context, q db.DBTX, thread string,
 		if except[sn.ID] || sn.ByKind != "agent" || sn.ByThreadID == nil || *sn.ByThreadID != thread {
 			continue
 		}
-		pins, err := s.pins(ctx, q, sn.ID, "")
+		pins, err := s.Pins(ctx, q, sn.ID, "")
 		if err != nil || Eligible(sn, ChangeEvictLimit, pins, s.now(), tz) != nil {
 			continue
 		}
@@ -484,8 +484,8 @@ func (s *Service) startTake(ctx context.Context, conn operations.DB, id string) 
 	if err != nil {
 		return db.Operation{}, nil, err
 	}
-	sn, _ := snapshotRow(r.Snapshot, nil)
-	b, err := boxRow(r.Box, nil)
+	sn, _ := SnapshotRow(r.Snapshot, nil)
+	b, err := BoxRow(r.Box, nil)
 	if err != nil {
 		return r.Operation, nil, nil // the runner reads them again, and says what it cannot read
 	}
@@ -510,26 +510,26 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams,
 		var both db.TakeSnapshotToRunRow
 		both, err = s.st.TakeSnapshotToRun(ctx, s.st.Pool, db.TakeSnapshotToRunParams{ID: pinTarget(op), OperationID: op.ID, Resuming: resuming})
 		if err == nil {
-			sn, err = snapshotRow(both.Snapshot, nil)
+			sn, err = SnapshotRow(both.Snapshot, nil)
 		}
 		if err == nil {
-			b, err = boxRow(both.Box, nil)
+			b, err = BoxRow(both.Box, nil)
 		}
 	}
 	recorded := err == nil && sn.State == StateTaking
 	if err != nil {
-		if sn, err = s.snapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
-			return TakeResult{}, s.finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
+		if sn, err = s.SnapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
+			return TakeResult{}, s.Finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
 		}
-		if b, err = s.boxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
-			return TakeResult{}, s.finish(ctx, op, OpFailed, nil, failTakeBoxGone, "")
+		if b, err = s.BoxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
+			return TakeResult{}, s.Finish(ctx, op, OpFailed, nil, failTakeBoxGone, "")
 		}
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return TakeResult{}, s.failTake(ctx, op, sn, b, err.Error())
 	}
-	caller := callerOf(op)
+	caller := CallerOf(op)
 	start := s.now()
 	if op.TaskEnded != nil && op.StartedAt != nil {
 		start = *op.StartedAt // the take began before the job snoozed on its task
@@ -563,7 +563,7 @@ func (s *Service) takeStepsRecorded(ctx context.Context, op *Operation, sn *Snap
 	picture := !resuming && sn.Picture != "off" && b.HasScreen
 	if picture {
 		if !recorded {
-			if err := s.step(ctx, op, StepPicture); err != nil {
+			if err := s.Step(ctx, op, StepPicture); err != nil {
 				return err
 			}
 		}
@@ -571,7 +571,7 @@ func (s *Service) takeStepsRecorded(ctx context.Context, op *Operation, sn *Snap
 		s.pictures.takePicture(ctx, b, sn)
 	}
 	if picture || !recorded {
-		if err := s.step(ctx, op, StepSnapshot); err != nil {
+		if err := s.Step(ctx, op, StepSnapshot); err != nil {
 			return err
 		}
 	}
@@ -601,8 +601,8 @@ func (s *Service) takeOnBackend(ctx context.Context, op *Operation, params takeP
 	// task failed and left nothing asks once more and waits in place,
 	// so the backend says why in its own words.
 	// The room again, now from the copy's size the backend learns.
-	settings, _ := s.readSettings(ctx)
-	taken, err = be.Snap.Snapshot(ctx, guestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory, RoomPercent: settings.RoomPercent}, s.taskRecorder(op))
+	settings, _ := s.ReadSettings(ctx)
+	taken, err = be.Snap.Snapshot(ctx, GuestOf(b), providers.SnapshotTake{Label: label, Memory: params.Memory, RoomPercent: settings.RoomPercent}, s.TaskRecorder(op))
 	if operations.Pending(err) {
 		return taken, true, err
 	}
@@ -628,7 +628,7 @@ func (s *Service) takeOnBackend(ctx context.Context, op *Operation, params takeP
 func (s *Service) takeLimitDone(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, caller Caller, all []*Snapshot) (TakeResult, error) {
 	var err error
 	if all == nil {
-		if err := s.step(ctx, op, StepLimit); err != nil {
+		if err := s.Step(ctx, op, StepLimit); err != nil {
 			return TakeResult{}, err
 		}
 		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
@@ -726,13 +726,13 @@ func takenParams(sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev
 		holds = sn.Holds
 	}
 	tookMs, pausedMs := int(took.Milliseconds()), int(t.Paused.Milliseconds())
-	arg := db.PerfSnapshotTakenParams{ID: sn.ID, BoxID: sn.BoxID, BackendID: sn.BackendID, ParentRef: nilIfEmpty(t.Parent), Ref: t.Ref,
-		Storage: nilIfEmpty(t.Storage), CapturedAt: &captured, TookMs: &tookMs, PausedMs: &pausedMs, Holds: holds, SizeBytes: size,
-		SizeMeaning: meaning, ForkSafe: fork, Excludes: nilIfEmpty(t.Excludes)}
+	arg := db.PerfSnapshotTakenParams{ID: sn.ID, BoxID: sn.BoxID, BackendID: sn.BackendID, ParentRef: NilIfEmpty(t.Parent), Ref: t.Ref,
+		Storage: NilIfEmpty(t.Storage), CapturedAt: &captured, TookMs: &tookMs, PausedMs: &pausedMs, Holds: holds, SizeBytes: size,
+		SizeMeaning: meaning, ForkSafe: fork, Excludes: NilIfEmpty(t.Excludes)}
 	if ev != nil {
 		kind := EvSnapshotTaken
-		arg.LogKind, arg.ActorKind, arg.ActorThread, arg.ActorWhy = &kind, ev.Caller.byKind(), ev.Caller.thread(), nilIfEmpty(ev.Caller.Why)
-		arg.Words, arg.OperationID = ev.Words, nilIfEmpty(ev.Op)
+		arg.LogKind, arg.ActorKind, arg.ActorThread, arg.ActorWhy = &kind, ev.Caller.ByKind(), ev.Caller.thread(), NilIfEmpty(ev.Caller.Why)
+		arg.Words, arg.OperationID = ev.Words, NilIfEmpty(ev.Op)
 	}
 	return arg
 }
@@ -759,19 +759,19 @@ func (s *Service) markTakenStep(ctx context.Context, op *Operation, sn *Snapshot
 }
 
 func (s *Service) failTake(ctx context.Context, op *Operation, sn *Snapshot, b *Box, words string) error {
-	if err := s.moveState(ctx, s.st.Pool, sn, StateFailed, words); err != nil {
+	if err := s.MoveState(ctx, s.st.Pool, sn, StateFailed, words); err != nil {
 		return err
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), logTakeFailedWords(sn.Name, words), sn.ID, op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, "")
+	s.Log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, CallerOf(op), logTakeFailedWords(sn.Name, words), sn.ID, op.ID, nil)
+	return s.Finish(ctx, op, OpFailed, nil, words, "")
 }
 
 func (s *Service) incompleteTake(ctx context.Context, op *Operation, sn *Snapshot, b *Box, words string) error {
-	if err := s.moveState(ctx, s.st.Pool, sn, StateIncomplete, words); err != nil {
+	if err := s.MoveState(ctx, s.st.Pool, sn, StateIncomplete, words); err != nil {
 		return err
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, callerOf(op), logTakeIncompleteWords(sn.Name, words), sn.ID, op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, failPartExistsWords(words), "")
+	s.Log(ctx, s.st.Pool, b.ID, EvSnapshotFailed, CallerOf(op), logTakeIncompleteWords(sn.Name, words), sn.ID, op.ID, nil)
+	return s.Finish(ctx, op, OpFailed, nil, failPartExistsWords(words), "")
 }
 
 // applyLimit deletes what the per-box limit replaces once a take is ready:
@@ -831,7 +831,7 @@ func snapshotIn(all []*Snapshot, id string) *Snapshot {
 	return nil
 }
 
-func callerOf(op *Operation) Caller {
+func CallerOf(op *Operation) Caller {
 	switch op.ByKind {
 	case "owner":
 		return Owner()

@@ -103,12 +103,12 @@ func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 	tz := s.TimeZone(ctx)
 	var errs []error
 	for _, id := range ids {
-		b, err := s.boxByID(ctx, s.st.Pool, id)
+		b, err := s.BoxByID(ctx, s.st.Pool, id)
 		if err != nil {
 			continue
 		}
 		rep.Boxes++
-		hist, err := s.boxes.boxHistory(ctx, b)
+		hist, err := s.boxes.BoxHistory(ctx, b)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -120,7 +120,7 @@ func (s *Sweeps) ThinHistory(ctx context.Context) (ThinReport, error) {
 			continue
 		}
 		now := s.now()
-		op, err := s.admitThin(ctx, System("thinning"), b, OpThin, ChangeThin, "", func(all []*Snapshot, pins map[string][]Pin, head *string) []string {
+		op, err := s.AdmitThin(ctx, System("thinning"), b, OpThin, ChangeThin, "", func(all []*Snapshot, pins map[string][]Pin, head *string) []string {
 			var items []ThinItem
 			for _, sn := range all {
 				if !sn.Automatic || sn.State == StateFailed || sn.State == StateDeleting {
@@ -157,11 +157,11 @@ type ThinResult struct {
 // admitThin admits one operation of kind that deletes the snapshots choose
 // picks from the box's, with the box's row locked and each one's pins read;
 // none picked admits nothing (nil).
-func (s *Sweeps) admitThin(ctx context.Context, c Caller, b *Box, kind string, change Change, requestID string,
+func (s *Sweeps) AdmitThin(ctx context.Context, c Caller, b *Box, kind string, change Change, requestID string,
 	choose func(all []*Snapshot, pins map[string][]Pin, head *string) []string) (*Operation, error) {
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err := s.lockBox(ctx, tx, b.ID)
+		b, err := s.LockBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func (s *Sweeps) admitThin(ctx context.Context, c Caller, b *Box, kind string, c
 		if len(ids) == 0 {
 			return nil
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: kind, Box: b, Pins: ids, Caller: c, RequestID: requestID,
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: kind, Box: b, Pins: ids, Caller: c, RequestID: requestID,
 			Params: thinParams{Change: change}})
 		return err
 	})
@@ -194,14 +194,14 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 	if params.Change == "" {
 		params.Change = ChangeThin
 	}
-	caller := callerOf(op)
+	caller := CallerOf(op)
 	why := "thinned by automatic history"
 	if op.Kind == OpDeleteHistory {
-		why = byWhy(caller) + ", deleting the box's history"
+		why = ByWhy(caller) + ", deleting the box's history"
 	}
 	var res ThinResult
 	for _, id := range op.Snapshots {
-		sn, err := s.snapshotByID(ctx, s.st.Pool, id)
+		sn, err := s.SnapshotByID(ctx, s.st.Pool, id)
 		if errors.Is(err, store.ErrNotFound) {
 			// Gone already: this operation deleted it before its job
 			// snoozed or its worker stopped (it pinned it, so no other
@@ -215,7 +215,7 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 			return ThinResult{}, err
 		}
 		if sn.State != StateDeleting {
-			pins, err := s.pins(ctx, s.st.Pool, sn.ID, op.ID)
+			pins, err := s.Pins(ctx, s.st.Pool, sn.ID, op.ID)
 			if err != nil {
 				return ThinResult{}, err
 			}
@@ -224,23 +224,23 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 				continue
 			}
 		}
-		b, err := s.boxByID(ctx, s.st.Pool, sn.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 		if err != nil {
 			return ThinResult{}, err
 		}
-		be, err := s.backend(sn.BackendID)
+		be, err := s.Backend(sn.BackendID)
 		if err != nil {
-			return ThinResult{}, s.finish(ctx, op, OpFailed, res, err.Error(), "")
+			return ThinResult{}, s.Finish(ctx, op, OpFailed, res, err.Error(), "")
 		}
 		// Each delete's provider task is waited for by the job's snooze:
 		// the run resumes here, counts the ones gone as deleted, and
 		// deletes the one still deleting again (gone already: its record
 		// goes).
-		if err := s.snaps.deleteWith(ctx, op, sn, b, be, caller, why, s.snaps.taskRecorder(op)); err != nil {
+		if err := s.snaps.DeleteWith(ctx, op, sn, b, be, caller, why, s.snaps.TaskRecorder(op)); err != nil {
 			if operations.Pending(err) {
 				return ThinResult{}, err
 			}
-			return ThinResult{}, s.finish(ctx, op, OpFailed, res, taskFailedWords(op, err.Error()), "")
+			return ThinResult{}, s.Finish(ctx, op, OpFailed, res, TaskFailedWords(op, err.Error()), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 		res.Deleted = append(res.Deleted, sn.ID)
@@ -250,7 +250,7 @@ func (s *Sweeps) runThin(ctx context.Context, op *Operation, params thinParams) 
 		if op.Kind == OpDeleteHistory {
 			kind = EvHistoryDeleted
 		}
-		s.log(ctx, s.st.Pool, *op.BoxID, kind, caller, logThinnedWords(len(res.Deleted), why), "", op.ID, nil)
+		s.Log(ctx, s.st.Pool, *op.BoxID, kind, caller, logThinnedWords(len(res.Deleted), why), "", op.ID, nil)
 	}
 	return res, nil
 }

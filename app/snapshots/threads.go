@@ -128,7 +128,7 @@ func (s *Boxes) ThreadTitles(ctx context.Context, c Caller, ids []string) (map[s
 }
 
 // threadTitle is a thread's title for words, or "" when unknown.
-func (s *Kernel) threadTitle(ctx context.Context, id *string) string {
+func (s *Kernel) ThreadTitle(ctx context.Context, id *string) string {
 	if id == nil {
 		return ""
 	}

@@ -71,7 +71,7 @@ func (s *Boxes) ReleaseWords(ctx context.Context, b *Box) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return "", err
 	}
@@ -101,11 +101,11 @@ func (s *Boxes) trashEntry(ctx context.Context, b *Box, r *trashRow) TrashEntry 
 	e := TrashEntry{Box: b, TrashedAt: r.TrashedAt, Until: r.Until, Final: r.FinalSnapshot, FinalWords: r.FinalWords,
 		WasRunning: r.WasRunning, ByKind: r.ByKind}
 	if r.FinalSnapshot != nil {
-		if sn, err := s.snapshotByID(ctx, s.st.Reader(ctx), *r.FinalSnapshot); err == nil {
+		if sn, err := s.SnapshotByID(ctx, s.st.Reader(ctx), *r.FinalSnapshot); err == nil {
 			e.FinalName = sn.Name
 		}
 	}
-	if be, err := s.backend(b.BackendID); err == nil {
+	if be, err := s.Backend(b.BackendID); err == nil {
 		e.Costs = TrashCostWords(be.Kind)
 	}
 	return e
@@ -121,7 +121,7 @@ func (s *Boxes) Trash(ctx context.Context, c Caller) ([]TrashEntry, error) {
 	out := []TrashEntry{}
 	for i := range all {
 		r := &all[i]
-		b, err := s.boxByID(ctx, s.st.Reader(ctx), r.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Reader(ctx), r.BoxID)
 		if err != nil || MayAct(c, ActSee, b, nil) != nil {
 			continue
 		}
@@ -165,12 +165,12 @@ func (s *Boxes) RestoreFromTrash(ctx context.Context, c Caller, ref, requestID s
 	if err := MayBox(c, BoxRelease, b); err != nil {
 		return nil, err
 	}
-	if op, err := s.existingRequest(ctx, s.st.Pool, c, requestID, OpUntrash, nil); err != nil || op != nil {
+	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpUntrash, nil); err != nil || op != nil {
 		return op, err
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err := s.lockBox(ctx, tx, b.ID)
+		b, err := s.LockBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (s *Boxes) RestoreFromTrash(ctx context.Context, c Caller, ref, requestID s
 		if err := s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxReleasing)}); err != nil {
 			return err
 		}
-		op, err = s.admit(ctx, tx, opRequest{Kind: OpUntrash, Box: b, Caller: c, RequestID: requestID})
+		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpUntrash, Box: b, Caller: c, RequestID: requestID})
 		return err
 	})
 	return op, err
@@ -231,14 +231,14 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 	if err != nil {
 		return ReleaseResult{}, err
 	}
-	caller := callerOf(op)
+	caller := CallerOf(op)
 	until := op.CreatedAt.Add(time.Duration(st.TrashHours) * time.Hour)
 	if err := s.st.TrashInsert(ctx, s.st.Pool, db.TrashInsertParams{BoxID: b.ID, ReleaseOp: op.ID, TrashedAt: s.now(), Until: until,
-		ByKind: caller.byKind(), ByThreadID: caller.thread()}); err != nil {
+		ByKind: caller.ByKind(), ByThreadID: caller.thread()}); err != nil {
 		return ReleaseResult{}, fmt.Errorf("record %s in the trash: %w", b.Name, err)
 	}
 	if op.Step != StepInert && op.Step != StepRecord {
-		if err := s.step(ctx, op, StepFinal); err != nil {
+		if err := s.Step(ctx, op, StepFinal); err != nil {
 			return ReleaseResult{}, err
 		}
 		if err := s.takeFinal(ctx, op, b, be); err != nil {
@@ -247,7 +247,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 	}
 	if op.Step != StepRecord {
 		first := op.Step != StepInert
-		if err := s.step(ctx, op, StepInert); err != nil {
+		if err := s.Step(ctx, op, StepInert); err != nil {
 			return ReleaseResult{}, err
 		}
 		if err := s.makeInert(ctx, op, b, be, first); err != nil {
@@ -260,7 +260,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 			return ReleaseResult{}, s.trashFailed(ctx, op, b, wordsReleaseCouldNotStop(b.Name, taskFailedError(op, err)))
 		}
 	}
-	if err := s.step(ctx, op, StepRecord); err != nil {
+	if err := s.Step(ctx, op, StepRecord); err != nil {
 		return ReleaseResult{}, err
 	}
 	if err := s.st.CoreBoxSetState(ctx, s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(BoxTrashed)}); err != nil {
@@ -274,12 +274,12 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 	final, noFinal := "", r.FinalWords
 	if r.FinalSnapshot != nil {
 		noFinal = ""
-		if sn, err := s.snapshotByID(ctx, s.st.Reader(ctx), *r.FinalSnapshot); err == nil {
+		if sn, err := s.SnapshotByID(ctx, s.st.Reader(ctx), *r.FinalSnapshot); err == nil {
 			final = sn.Name
 		}
 	}
 	words := logTrashedWords(r.Until, final, noFinal, tz)
-	s.log(ctx, s.st.Pool, b.ID, EvTrashed, caller, words, "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvTrashed, caller, words, "", op.ID, nil)
 	trashedUntil := r.Until
 	res := ReleaseResult{Box: b.ID, Trash: true, Until: &trashedUntil}
 	if r.FinalSnapshot != nil {
@@ -302,8 +302,8 @@ func (s *Boxes) trashFailed(ctx context.Context, op *Operation, b *Box, words st
 	if err != nil {
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, observedReadyNotInTrash)
+	s.Log(ctx, s.st.Pool, b.ID, EvReleaseStopped, CallerOf(op), words, "", op.ID, nil)
+	return s.Finish(ctx, op, OpFailed, nil, words, observedReadyNotInTrash)
 }
 
 // takeFinal takes the release's final snapshot where the backend can, as an
@@ -345,7 +345,7 @@ func (s *Boxes) takeFinal(ctx context.Context, op *Operation, b *Box, be Backend
 // the job's snooze where the backend can leave it: the step runs again as
 // it resumes, and finds the guest stopped.
 func (s *Boxes) makeInert(ctx context.Context, op *Operation, b *Box, be Backend, first bool) error {
-	g := guestOf(b)
+	g := GuestOf(b)
 	if first {
 		running := false
 		if st, err := be.Boxes.Status(ctx, g); err == nil {
@@ -376,7 +376,7 @@ func (s *Boxes) makeInert(ctx context.Context, op *Operation, b *Box, be Backend
 // set aside, started if it ran, the box ready with its history; the final
 // snapshot joins it as an automatic one.
 func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) (UntrashResult, error) {
-	b, err := s.boxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return UntrashResult{}, err
 	}
@@ -384,14 +384,14 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) (Untr
 	if err != nil {
 		return UntrashResult{}, s.untrashFailed(ctx, op, b, untrashGoneWords(b.Name))
 	}
-	be, err := s.backend(b.BackendID)
+	be, err := s.Backend(b.BackendID)
 	if err != nil {
 		return UntrashResult{}, s.untrashFailed(ctx, op, b, err.Error())
 	}
-	if err := s.step(ctx, op, StepInert); err != nil {
+	if err := s.Step(ctx, op, StepInert); err != nil {
 		return UntrashResult{}, err
 	}
-	g := guestOf(b)
+	g := GuestOf(b)
 	if t, ok := be.Snap.(providers.Trasher); ok {
 		if err := t.UntrashGuest(ctx, g, r.GuestState); err != nil {
 			if ctx.Err() != nil {
@@ -414,7 +414,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) (Untr
 			return UntrashResult{}, s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, taskFailedError(op, err)))
 		}
 	}
-	if err := s.step(ctx, op, StepRecord); err != nil {
+	if err := s.Step(ctx, op, StepRecord); err != nil {
 		return UntrashResult{}, err
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
@@ -433,7 +433,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *Operation, _ struct{}) (Untr
 	if err != nil {
 		return UntrashResult{}, fmt.Errorf("restore %s from the trash: %w", b.Name, err)
 	}
-	s.log(ctx, s.st.Pool, b.ID, EvUntrashed, callerOf(op), logUntrashedWords(r.WasRunning), "", op.ID, nil)
+	s.Log(ctx, s.st.Pool, b.ID, EvUntrashed, CallerOf(op), logUntrashedWords(r.WasRunning), "", op.ID, nil)
 	return UntrashResult{Box: b.ID, Started: r.WasRunning}, nil
 }
 
@@ -445,8 +445,8 @@ func (s *Boxes) untrashFailed(ctx context.Context, op *Operation, b *Box, words 
 		return fmt.Errorf("restore of %s from the trash stopped: %w", b.Name, err)
 	}
 	words = untrashUnfinishedWords(words)
-	s.log(ctx, s.st.Pool, b.ID, EvReleaseStopped, callerOf(op), words, "", op.ID, nil)
-	return s.finish(ctx, op, OpFailed, nil, words, observedStillInTrash)
+	s.Log(ctx, s.st.Pool, b.ID, EvReleaseStopped, CallerOf(op), words, "", op.ID, nil)
+	return s.Finish(ctx, op, OpFailed, nil, words, observedStillInTrash)
 }
 
 // undoNameOf names the snapshot an operation takes before it changes the
@@ -478,7 +478,7 @@ func undoCallerOf(op *Operation) Caller {
 	if op.Kind == OpRelease {
 		return System("the box's release")
 	}
-	return callerOf(op)
+	return CallerOf(op)
 }
 
 // undoWordsOf says what the snapshot is, for the box log.

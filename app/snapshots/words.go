@@ -302,7 +302,7 @@ func pinWords(p Pin, tz *time.Location) string {
 
 // stateWords says a snapshot's state (section 1), in the middle of a
 // sentence: "still being taken", "a failed take".
-func stateWords(state string) string {
+func StateWords(state string) string {
 	switch state {
 	case StateTaking:
 		return "still being taken"
@@ -455,7 +455,7 @@ func UntrashingWords(box string) string {
 // changed so (restored, forked): "‘a’ is a failed take: it cannot be
 // forked." (the refusal, and why the rows' item is disabled).
 func CannotBeChangedWords(sn *Snapshot, c Change) string {
-	return wordsCannotBe(sn.Name, stateWords(sn.State), changeWords(c))
+	return wordsCannotBe(sn.Name, StateWords(sn.State), changeWords(c))
 }
 
 // UntrashedWords says a restore from the trash is done.
@@ -684,23 +684,23 @@ func EventParts(ev LogEvent) (what, words string) {
 }
 
 // namedID says a snapshot in the box log: "‘before the migration’ (sn_…)".
-func namedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }
+func NamedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }
 
 // logTakenWords: snapshot-taken, "its name, ID, what it holds, how long".
 func logTakenWords(name, id, holds string, took time.Duration) string {
-	return fmt.Sprintf("%s, %s, in %s", namedID(name, id), holds, DurationWords(took))
+	return fmt.Sprintf("%s, %s, in %s", NamedID(name, id), holds, DurationWords(took))
 }
 
 // logUndoTakenWords: snapshot-taken for an undo, a release's final
 // snapshot or a reset's undo (what: undoWordsOf).
 func logUndoTakenWords(name, id, what, holds string) string {
-	return fmt.Sprintf("%s, %s, %s", namedID(name, id), what, holds)
+	return fmt.Sprintf("%s, %s, %s", NamedID(name, id), what, holds)
 }
 
 // logHeldUndoTakenWords: snapshot-taken for a ZFS restore's undo, a held
 // copy of the stopped guest.
 func logHeldUndoTakenWords(name, id, ref, host string) string {
-	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", namedID(name, id), ref, host)
+	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", NamedID(name, id), ref, host)
 }
 
 // logTakeFailedWords: snapshot-failed, "its name, the backend's words".
@@ -773,15 +773,15 @@ func logMadeByImportWords(from string) string {
 // logDeletedWords: snapshot-deleted, "its name, what it freed, why".
 func logDeletedWords(name, id string, freed *int64, why string) string {
 	if freed != nil {
-		return fmt.Sprintf("%s, freed %s, %s", namedID(name, id), GB(*freed), why)
+		return fmt.Sprintf("%s, freed %s, %s", NamedID(name, id), GB(*freed), why)
 	}
-	return fmt.Sprintf("%s, %s", namedID(name, id), why)
+	return fmt.Sprintf("%s, %s", NamedID(name, id), why)
 }
 
 // logDeletedWithEarlierWords: snapshot-deleted for a snapshot on an
 // earlier guest that went with its box's release.
 func logDeletedWithEarlierWords(name, id, box string) string {
-	return fmt.Sprintf("%s, with %s's earlier guest", namedID(name, id), box)
+	return fmt.Sprintf("%s, with %s's earlier guest", NamedID(name, id), box)
 }
 
 // logEarlierGuestDeletedWords: snapshot-deleted for an earlier guest,
@@ -806,7 +806,7 @@ func logUnkeptWords(name string, atRelease bool) string {
 
 // logSnapshotWhyWords: snapshot-lost and snapshot-unavailable, "its name,
 // the backend's words".
-func logSnapshotWhyWords(name, id, why string) string { return namedID(name, id) + ": " + why }
+func logSnapshotWhyWords(name, id, why string) string { return NamedID(name, id) + ": " + why }
 
 // Why a snapshot is unavailable or lost (its record's words, and its
 // event's).
@@ -831,11 +831,11 @@ func lostWords(host string, apart time.Duration) string {
 func logFoundWords(name, id, host string, found bool, keptUntil *time.Time, tz *time.Location) string {
 	switch {
 	case found:
-		return fmt.Sprintf("%s: Found on %s, not in boxsnap's records", namedID(name, id), host)
+		return fmt.Sprintf("%s: Found on %s, not in boxsnap's records", NamedID(name, id), host)
 	case keptUntil != nil:
-		return fmt.Sprintf("%s is on %s with no record in boxsnap: recorded again as kept until %s", namedID(name, id), host, keptUntil.In(tz).Format("2 Jan 2006"))
+		return fmt.Sprintf("%s is on %s with no record in boxsnap: recorded again as kept until %s", NamedID(name, id), host, keptUntil.In(tz).Format("2 Jan 2006"))
 	}
-	return fmt.Sprintf("%s is on %s with no record in boxsnap: recorded again, by unknown", namedID(name, id), host)
+	return fmt.Sprintf("%s is on %s with no record in boxsnap: recorded again, by unknown", NamedID(name, id), host)
 }
 
 // logIncompleteToo adds that a snapshot found is incomplete.
@@ -875,7 +875,7 @@ func logReleaseStoppedWords(why string) string {
 func logThenWords(words, observed string) string { return words + "; then: " + observed }
 
 // logSavedWords: snapshot-saved and snapshot-unsaved.
-func logSavedWords(name, id string) string { return namedID(name, id) }
+func logSavedWords(name, id string) string { return NamedID(name, id) }
 
 // logHistorySettingsWords: history-settings; automatic nil follows the
 // backend's setting.
@@ -895,7 +895,7 @@ func logThinnedWords(n int, why string) string {
 }
 
 // quotedNames says names in ‘’, between commas.
-func quotedNames(names []string) string {
+func QuotedNames(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = "‘" + n + "’"
@@ -906,7 +906,7 @@ func quotedNames(names []string) string {
 // logExportedWords: exported; base is the snapshot the receiver holds, or
 // "".
 func logExportedWords(names []string, base string) string {
-	w := "exported " + quotedNames(names)
+	w := "exported " + QuotedNames(names)
 	if base != "" {
 		w += fmt.Sprintf(", leaving out what ‘%s’ holds", base)
 	}
@@ -918,7 +918,7 @@ func logExportedWords(names []string, base string) string {
 func logImportedWords(names []string, other bool) string {
 	w := "imported nothing new"
 	if len(names) > 0 {
-		w = "imported " + quotedNames(names)
+		w = "imported " + QuotedNames(names)
 	}
 	if other {
 		w += " from another install"
@@ -999,7 +999,7 @@ func logDownloadedWords(path string, size int64, folder bool, name string) strin
 
 // logForgottenWords: snapshot-forgotten.
 func logForgottenWords(name, id, backend string) string {
-	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", namedID(name, id), backend)
+	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", NamedID(name, id), backend)
 }
 
 // logGuestGoneWords: guest-gone, the reconcile's word that a ready box's
@@ -1837,7 +1837,7 @@ func wordsCannotShare(backend string) string {
 	return fmt.Sprintf("%s cannot share snapshots.", backend)
 }
 
-func wordsShareDays(most int) string { return fmt.Sprintf("A share code works 1 to %d days.", most) }
+func WordsShareDays(most int) string { return fmt.Sprintf("A share code works 1 to %d days.", most) }
 
 func wordsNoLiveShareCode(id string) string { return fmt.Sprintf("No live share code %s.", id) }
 

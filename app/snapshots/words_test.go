@@ -239,10 +239,10 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsNamedAlready(box, sn), wordsSavingPasses(box, 5, 5, sn, ""), RenewNotKeptWords(sn),
 		wordsInUse(sn, pinWords(Pin{Kind: OpRestore}, time.UTC)), wordsSavedNotThinned(sn), wordsUndoNotThinned(sn),
 		wordsKeptNeverDeleted(sn), wordsKeptUntil(sn, "29 Nov"), wordsPersonsNeverDeleted(sn), wordsUndoNotEvicted(sn),
-		wordsNotAnUndo(sn), wordsCannotBe(sn, stateWords(StateTaking), changeWords(ChangeRestore)),
-		wordsStillBeingTaken(sn), wordsAlreadyDeleting(sn), wordsUnavailable(sn), wordsSnapshotIs(sn, stateWords(StateLost)),
+		wordsNotAnUndo(sn), wordsCannotBe(sn, StateWords(StateTaking), changeWords(ChangeRestore)),
+		wordsStillBeingTaken(sn), wordsAlreadyDeleting(sn), wordsUnavailable(sn), wordsSnapshotIs(sn, StateWords(StateLost)),
 		wordsEarlierGuestForkOnly(sn, box), wordsHeldCopyForkInstead(sn), wordsNotKept(sn), wordsOutlivesBox(sn),
-		wordsOtherBoxForkInstead(sn, box), wordsCannotBeShared(sn, stateWords(StateFailed)), NothingInsideWords(sn, "lost"),
+		wordsOtherBoxForkInstead(sn, box), wordsCannotBeShared(sn, StateWords(StateFailed)), NothingInsideWords(sn, "lost"),
 		wordsNoPathIn("the file notes.txt", sn), wordsCannotBeRead(sn, "part of it is missing."),
 		wordsCompareSameBox(sn), wordsNothingToCompare(sn, "lost"), wordsCannotBeExported(sn, "lost"),
 		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn), SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
@@ -278,7 +278,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		BoxExistsWords(box), wordsHoldsGuest(box), wordsTemplateSets("dev", "command"), wordsPresenceThread("th1"),
 		wordsTerminalsBelowZero,
 		wordsNoShareCodeHere, wordsShareRevoked, wordsShareSnapshotGone, wordsCannotShareSecrets(be), wordsCannotShare(be),
-		wordsShareDays(30), wordsNoLiveShareCode("sh1"), wordsNotAShareCode(SharePrefix, len(SharePrefix)+43),
+		WordsShareDays(30), wordsNoLiveShareCode("sh1"), wordsNotAShareCode(SharePrefix, len(SharePrefix)+43),
 		wordsShareExpired("29 Nov 10:42"), wordsShareSnapshotIs("lost"),
 		wordsNotAPath, wordsPathTooLong, wordsTopFolder, wordsNameAFile, wordsBackendSays("No such file"),
 		wordsBackendSays("No such file."), wordsAbsolutePath("/etc"), wordsClimbsOut("../x"),
@@ -368,7 +368,7 @@ func TestLogWordsFromSpec(t *testing.T) {
 	}
 	// snapshot-deleted: why, in section 4's words (by you, by the agent).
 	for kind, want := range map[CallerKind]string{CallerOwner: "by you", CallerAgent: "by the agent", CallerCLI: "by a boxsnap command"} {
-		if got := logDeletedWords("a", "sn1", nil, byWhy(Caller{Kind: kind})); !strings.HasSuffix(got, ", "+want) {
+		if got := logDeletedWords("a", "sn1", nil, ByWhy(Caller{Kind: kind})); !strings.HasSuffix(got, ", "+want) {
 			t.Errorf("a delete %s logs %q", want, got)
 		}
 	}

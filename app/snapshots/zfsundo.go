@@ -44,13 +44,13 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	// The clone's and the template's tasks are waited for by the job's
 	// snooze: the restore resumes at its undo, and goes on with the copy
 	// its clone made when that clone's task ended OK (cloned).
-	rec := s.taskRecorder(op)
+	rec := s.TaskRecorder(op)
 	clone := providers.HeldCopyClone
 	if op.Step == StepCopyClone && stepTaskDone(op) {
 		clone = providers.HeldCopyCloned
 	}
-	source := providers.SnapshotRef{ID: undo.ID, Guest: guestOf(b)}
-	if err := s.step(ctx, op, StepCopyClone); err != nil {
+	source := providers.SnapshotRef{ID: undo.ID, Guest: GuestOf(b)}
+	if err := s.Step(ctx, op, StepCopyClone); err != nil {
 		return nil, err
 	}
 	prog, err := hc.HoldCopy(ctx, source, label, clone, rec)
@@ -59,7 +59,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 			step string
 			hc   providers.HeldCopyStep
 		}{{StepCopyDisarm, providers.HeldCopyDisarm}, {StepCopyTemplate, providers.HeldCopyTemplate}} {
-			if err = s.step(ctx, op, st.step); err != nil {
+			if err = s.Step(ctx, op, st.step); err != nil {
 				return nil, err
 			}
 			if _, err = hc.HoldCopy(ctx, *prog.Copy, label, st.hc, rec); err != nil {
@@ -78,7 +78,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 		if errors.Is(err, providers.ErrIncomplete) {
 			state = StateIncomplete
 		}
-		_ = s.moveState(ctx, s.st.Pool, undo, state, err.Error())
+		_ = s.MoveState(ctx, s.st.Pool, undo, state, err.Error())
 		return nil, err
 	}
 	cp := prog.Copy.Guest
@@ -90,7 +90,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: undo.ID, GuestRef: cp.Ref, Host: cp.Host}); err != nil {
 		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
 	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: callerOf(op), Op: op.ID,
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: CallerOf(op), Op: op.ID,
 		Words: logHeldUndoTakenWords(undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
 		return nil, err
 	}
