@@ -179,3 +179,47 @@ func following(t *testing.T, page playwright.Page) {
 		t.Fatalf("the page does not follow its boxes (no event stream open): %v", err)
 	}
 }
+
+// TestFollowKeepsTheFlash: a flash a list page shows once (the Machines
+// tab's "Moving dusky-dune to the trash…") stays while the page follows
+// the boxes: a take elsewhere draws the page's main again, its tabs'
+// counts change, and the flash is still there, once.
+func TestFollowKeepsTheFlash(t *testing.T) {
+	br, err := Launch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = br.Close() })
+	e := setup(t, br, 1440)
+	ctx := context.Background()
+	e.gotoPage(t, "/boxes/dusky-dune/release")
+	if err := e.page.Locator("button[type=submit].danger").First().Click(); err != nil {
+		t.Fatal(err)
+	}
+	e.waitText(t, ".flash", "Moving dusky-dune to the trash")
+	flash := e.text(t, ".flash")
+	following(t, e.page)
+	e.mark(t)
+	count := func() string {
+		s, err := e.page.Locator(`nav.tabs a[href="/boxes/snapshots"] .count`).TextContent()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(s)
+	}
+	before := count()
+	if _, err := e.s.Take(ctx, snapshots.Owner(), e.demo.BriskLake.Name, "while the flash shows", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.page.WaitForFunction(`(before) => { const c = document.querySelector('nav.tabs a[href="/boxes/snapshots"] .count'); return c && c.textContent.trim() !== before; }`,
+		before); err != nil {
+		t.Fatalf("the Machines tab's Snapshots count stays %s after a take: the page does not follow: %v", before, err)
+	}
+	if n, err := e.page.Locator(".flash").Count(); err != nil || n != 1 {
+		t.Fatalf("after the page followed a take, %d flashes show (%v), not the one it showed: %q", n, err, flash)
+	}
+	if got := e.text(t, ".flash"); got != flash {
+		t.Errorf("after the page followed a take, the flash says %q, not %q", got, flash)
+	}
+	e.noReload(t)
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 )
 
 // Options are what the API needs.
@@ -24,6 +25,9 @@ type Options struct {
 	Pictures *pictures.Pictures
 	Auth     *auth.Service
 	Logger   *slog.Logger
+	// Tab is the Snapshots tab's lists, which the snapshot listing pages
+	// through.
+	Tab *tab.Tab
 }
 
 // server holds the handlers' dependencies.
@@ -34,6 +38,7 @@ type server struct {
 	pictures  *pictures.Pictures
 	auth      *auth.Service
 	logger    *slog.Logger
+	tab       *tab.Tab
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
@@ -42,7 +47,7 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, tab: opts.Tab, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -2,13 +2,14 @@ package api
 
 import (
 	"context"
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // listPage is how many boxes a page of the listing holds unless ?limit=
@@ -46,7 +47,7 @@ func (s *server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 	}
 	c := caller(r)
 	ctx := r.Context()
-	page, err := s.core.Tab().Snapshots(ctx, c, snapshots.TabQuery{Kept: kept, Automatic: auto, Sort: snapshots.SortBoxes, After: v.Get("after"), Limit: limit})
+	page, err := s.tab.Snapshots(ctx, c, tab.TabQuery{Kept: kept, Automatic: auto, Sort: tab.SortBoxes, After: v.Get("after"), Limit: limit})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -222,7 +222,7 @@ func backendRefusal(err error, before string) error {
 // boxByName reads the box of that name (a live one before a released one);
 // none is store.ErrNotFound.
 func (s *Kernel) boxByName(ctx context.Context, name string) (*Box, error) {
-	b, err := BoxRow(s.st.CoreBoxByName(ctx, s.st.Pool, name))
+	b, err := BoxRow(s.st.CoreBoxByName(ctx, s.st.Reader(ctx), name))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", name, err)
 	}
@@ -243,7 +243,7 @@ func (s *Kernel) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 	var b *Box
 	var err error
 	if ValidID(PrefixBox, ref) {
-		b, err = s.BoxByID(ctx, s.st.Pool, ref)
+		b, err = s.BoxByID(ctx, s.st.Reader(ctx), ref)
 	} else {
 		b, err = s.boxByName(ctx, ref)
 	}

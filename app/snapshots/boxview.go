@@ -82,17 +82,19 @@ func (s *Service) BoxView(ctx context.Context, c Caller, ref string, logLimit in
 }
 
 // readView runs fn in one read-only, repeatable-read transaction: every
-// read in it sees the rows as they were at its first.
+// read in it sees the rows as they were at its first. Within a page's one
+// read (ReadOnce), it is that read, so the page's other parts (its
+// requests, the take's refusal, the threads' titles) see the same rows.
 func (s *Kernel) readView(ctx context.Context, fn func(q db.DBTX) error) error {
-	tx, err := s.st.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return fmt.Errorf("read a box's view: %w", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return s.st.ReadOnce(ctx, func(ctx context.Context) error { return fn(s.st.Reader(ctx)) })
+}
+
+// ReadOnce runs fn within one read of the records (store.ReadOnce): every
+// record read made with fn's context, by the kernel or a seam, sees the
+// rows of one moment, so a page drawn from them never disagrees with
+// itself.
+func (s *Kernel) ReadOnce(ctx context.Context, fn func(ctx context.Context) error) error {
+	return s.st.ReadOnce(ctx, fn)
 }
 
 // viewRows reads the view's records, all through q: the box, its

@@ -114,7 +114,7 @@ func (s *Service) PaidRates(ctx context.Context) ([]PaidRate, error) {
 	var out []PaidRate
 	for _, id := range s.order {
 		be := s.backends[id]
-		rate, cur, unknown, err := s.paidHeld(ctx, s.st.Pool, id)
+		rate, cur, unknown, err := s.paidHeld(ctx, s.st.Reader(ctx), id)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func (s *Service) PaidRates(ctx context.Context) ([]PaidRate, error) {
 		if cur == "" && price != nil {
 			cur = price.Currency
 		}
-		spend, err := s.spendSince(ctx, s.st.Pool, id, MonthStart(now), now)
+		spend, err := s.spendSince(ctx, s.st.Reader(ctx), id, MonthStart(now), now)
 		if err != nil {
 			return nil, err
 		}

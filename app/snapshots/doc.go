@@ -9,44 +9,39 @@
 // the engine's snooze (Engine.Snoozer) where its step's resume finds what
 // the task did.
 //
-// The service splits along its seams, each a type with the methods that
-// belong to it: Service holds the snapshots' rules and their operations
-// (take, restore, delete, keep, fork, reset, lists) and reaches the other
-// two; Boxes (Service.Boxes) holds boxes and threads (acquiring
-// and listing boxes, the Machines tab's pages, presence, status, the box
-// log, history settings, threads, templates, the trash and a box's release,
-// forgetting a backend); Tab (Service.Tab) holds the Snapshots tab's
-// lists (a page of its boxes searched, filtered and sorted, its counts, the
-// Boxes page's tabs' counts, each backend's kinds of box and one live box of
-// each). Two seams are packages of their own, which import the kernel and
-// which the kernel reaches only through the small interface it declares for
-// what it calls: requests for the person's word (an agent's restore asked,
-// read, listed, approved or declined, the answers its agent has not been
-// told, a thread's turns held) are package approvals'
-// (app/snapshots/approvals), which the restore asks through (Asker,
-// UseApprovals); pictures of a box's screen (a snapshot's picture read, a
-// take's picture, a restore's undo's captured before its stop and held
-// until the undo is taken) are package pictures' (app/pictures), which the
-// take and the restore capture with (PictureKeeper, UsePictures). What every
-// seam shares (the store, the backends, the engine, the settings, the time
-// zone, the log, the record reads, the caller's box and admission's helpers)
-// is the Kernel each embeds; a seam calls another's method through
-// that seam's type (s.snaps, s.boxes, s.tab).
+// The kernel is Kernel: the store, the backends, the engine and its kinds,
+// the settings, the time zone, the box log's writer, the record reads and
+// admission. Two types embed it and hold the methods that belong to them:
+// Service holds the snapshots' rules and their operations (take, restore,
+// undo, delete, keep, fork, reset, lists) and reaches Boxes (Service.Boxes),
+// which holds boxes and threads (acquiring and listing boxes, the Machines
+// tab's pages, presence, status, the box log, history settings, threads,
+// templates, the trash and a box's release, forgetting a backend).
 //
-// Two more seams are packages of their own under app/snapshots, each
-// holding a struct with the fields it uses and reaching the kernel through
-// small interfaces it declares, which *Service and *Boxes satisfy; the
-// kernel names they use are exported (BoxByID, Admit, Finish, Log, …), and
-// each registers its own kinds of operation with the kernel's engine.
-// app/boot wires them. Package sweeps holds the periodic work (the
-// reconcile, the outside-restore scan, the room sweep, the keeps' expiry,
-// automatic history's check and thinning, the trash's emptying,
+// The other seams are packages of their own under app/snapshots (and
+// app/pictures), each a struct holding only what it uses and reaching the
+// kernel through small interfaces it declares, which *Service and *Boxes
+// satisfy; the kernel names they use are exported (BoxByID, Admit, Finish,
+// Log, …), each registers its own kinds of operation with the kernel's
+// engine, and app/boot wires them. Package sweeps holds the periodic work
+// (the reconcile, the outside-restore scan, the room sweep, the keeps'
+// expiry, automatic history's check and thinning, the trash's emptying,
 // housekeeping), with its Thin and DeleteHistory operations. Package
 // contents holds what a snapshot holds and its moves in and out of boxsnap
 // (browsing, showing, downloading and comparing its files, a restore's
 // preview, exports, imports and their operation, share codes, a redeem
-// from another boxsnap); the kernel calls it only through RestorePreviewer,
-// given with UseRestorePreview.
+// from another boxsnap). Package tab holds the Snapshots tab's lists (a page
+// of its boxes searched, filtered and sorted, its counts, the Boxes page's
+// tabs' counts, each backend's kinds of box and one live box of each).
+// Package approvals holds the requests for the person's word (an agent's
+// restore asked, read, listed, approved or declined, the answers its agent
+// has not been told, a thread's turns held). Package pictures (app/pictures)
+// holds pictures of a box's screen (a snapshot's picture read, a take's
+// picture, a restore's undo's captured before its stop and held until the
+// undo is taken). The kernel calls a seam only through an interface it
+// declares for what it calls, given by a setter: RestorePreviewer
+// (UseRestorePreview), Asker (UseApprovals) and PictureKeeper
+// (UsePictures).
 //
 // words.go is the one home of the words a person or an agent reads from the
 // kernel and its seams still here (a seam package keeps its own words.go

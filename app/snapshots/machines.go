@@ -51,7 +51,7 @@ func (s *Boxes) Machines(ctx context.Context, c Caller, q MachinesQuery) (*Machi
 		}
 		arg.AfterName, arg.AfterID = &name, &id
 	}
-	boxes, err := BoxRows(s.st.TabMachines(ctx, Planned(s.st.Pool), arg))
+	boxes, err := BoxRows(s.st.TabMachines(ctx, Planned(s.st.Reader(ctx)), arg))
 	if err != nil {
 		return nil, fmt.Errorf("read the machines' page: %w", err)
 	}
@@ -68,7 +68,7 @@ func (s *Boxes) Machines(ctx context.Context, c Caller, q MachinesQuery) (*Machi
 	for i, b := range boxes {
 		ids[i] = b.ID
 	}
-	rows, err := s.st.TabBoxCounts(ctx, s.st.Pool, ids)
+	rows, err := s.st.TabBoxCounts(ctx, s.st.Reader(ctx), ids)
 	if err != nil {
 		return nil, fmt.Errorf("count the machines' snapshots: %w", err)
 	}

@@ -18,7 +18,7 @@ import (
 func TestTabMachinesMatchesTheList(t *testing.T) {
 	t.Parallel()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
-	seedTab(t, e, 60, 500)
+	coretest.SeedTab(t, e, 60, 500)
 	ctx := context.Background()
 	if _, err := e.Pool.Exec(ctx, `UPDATE boxes SET state = 'trashed' WHERE id = 'bx000000000004'`); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ func (s *Kernel) SnapshotByID(ctx context.Context, q db.DBTX, id string) (*Snaps
 	return SnapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
-// allPins reads what pins each snapshot now: the running and unknown
+// AllPins reads what pins each snapshot now: the running and unknown
 // operations that name it, by snapshot ID.
 func (s *Kernel) AllPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
 	rows, err := s.st.CoreAllPins(ctx, q)

@@ -55,13 +55,13 @@ type Options struct {
 
 // Service is the core's snapshot rules and their operations: take,
 // restore, delete, keep, fork, reset and lists. It holds the core's other
-// seams that still live in this package, reached through it: Boxes (boxes,
-// threads, templates, trash and release) and Tab (the Snapshots tab's lists
-// and counts). What every seam shares (the store, the backends, the engine,
-// the settings and the record reads) is the Kernel's, embedded in each. The
-// periodic work (package sweeps), a snapshot's contents and moves (package
-// contents), requests for the person's word (package approvals, which an
-// agent's restore asks through UseApprovals) and pictures of a box's screen
+// seam that still lives in this package, reached through it: Boxes (boxes,
+// threads, templates, trash and release). What both share (the store, the
+// backends, the engine, the settings and the record reads) is the Kernel's,
+// embedded in each. The periodic work (package sweeps), a snapshot's
+// contents and moves (package contents), the Snapshots tab's lists (package
+// tab), requests for the person's word (package approvals, which an agent's
+// restore asks through UseApprovals) and pictures of a box's screen
 // (package pictures, which the take and the restore capture with through
 // UsePictures) are packages of their own, which reach the core through small
 // interfaces they declare.
@@ -80,21 +80,10 @@ type Boxes struct {
 // Boxes is the core's boxes and threads.
 func (s *Service) Boxes() *Boxes { return s.boxes }
 
-// Tab is the core's lists for the Snapshots tab: a page of its boxes and
-// their snapshots, searched, filtered and sorted (Snapshots), its counts
-// (Tally), the Boxes page's tabs' counts (Totals), each backend's kinds of
-// box (BoxKinds) and one live box of each kind (LiveBoxPerKind).
-type Tab struct {
-	*Kernel
-}
-
-// Tab is the core's lists for the Snapshots tab.
-func (s *Service) Tab() *Tab { return s.tab }
-
 // Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps, boxes and tab are the seams still in this
+// box leaves behind). Its snaps and boxes are the seams still in this
 // package, so that one seam calls another through its type; pictures is
 // package pictures' keeper, which the take and the restore capture with
 // (UsePictures); asker is package approvals' requests, which an agent's
@@ -103,7 +92,6 @@ func (s *Service) Tab() *Tab { return s.tab }
 type Kernel struct {
 	snaps    *Service
 	boxes    *Boxes
-	tab      *Tab
 	st       *store.Store
 	backends map[string]Backend
 	order    []string
@@ -125,7 +113,6 @@ func New(opts Options) (*Service, error) {
 	}
 	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}}}
 	s.snaps, s.boxes = s, &Boxes{s.Kernel}
-	s.tab = &Tab{s.Kernel}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

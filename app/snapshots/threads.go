@@ -66,7 +66,7 @@ func (s *Boxes) ThreadByToken(ctx context.Context, token string) (*Thread, error
 var ErrNoThread = fmt.Errorf("thread: %w", store.ErrNotFound)
 
 func (s *Kernel) thread(ctx context.Context, id string) (*Thread, error) {
-	r, err := s.st.CoreThreadByID(ctx, s.st.Pool, id)
+	r, err := s.st.CoreThreadByID(ctx, s.st.Reader(ctx), id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, refusal(CodeNotFound, wordsNoThread(id))
 	}
@@ -94,7 +94,7 @@ func (s *Boxes) Threads(ctx context.Context, c Caller) ([]*Thread, error) {
 		}
 		return []*Thread{t}, nil
 	}
-	rows, err := s.st.CoreThreads(ctx, s.st.Pool)
+	rows, err := s.st.CoreThreads(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
@@ -117,7 +117,7 @@ func (s *Boxes) ThreadTitles(ctx context.Context, c Caller, ids []string) (map[s
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.st.ThreadTitles(ctx, s.st.Pool, ids)
+	rows, err := s.st.ThreadTitles(ctx, s.st.Reader(ctx), ids)
 	if err != nil {
 		return nil, fmt.Errorf("read the titles of %d threads: %w", len(ids), err)
 	}

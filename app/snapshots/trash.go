@@ -101,7 +101,7 @@ func (s *Boxes) trashEntry(ctx context.Context, b *Box, r *trashRow) TrashEntry 
 	e := TrashEntry{Box: b, TrashedAt: r.TrashedAt, Until: r.Until, Final: r.FinalSnapshot, FinalWords: r.FinalWords,
 		WasRunning: r.WasRunning, ByKind: r.ByKind}
 	if r.FinalSnapshot != nil {
-		if sn, err := s.SnapshotByID(ctx, s.st.Pool, *r.FinalSnapshot); err == nil {
+		if sn, err := s.SnapshotByID(ctx, s.st.Reader(ctx), *r.FinalSnapshot); err == nil {
 			e.FinalName = sn.Name
 		}
 	}
@@ -114,14 +114,14 @@ func (s *Boxes) trashEntry(ctx context.Context, b *Box, r *trashRow) TrashEntry 
 // Trash lists the boxes in the trash that the caller may see, the soonest
 // to go first: an agent sees only its own thread's.
 func (s *Boxes) Trash(ctx context.Context, c Caller) ([]TrashEntry, error) {
-	all, err := s.st.TrashList(ctx, s.st.Pool)
+	all, err := s.st.TrashList(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("list the trash: %w", err)
 	}
 	out := []TrashEntry{}
 	for i := range all {
 		r := &all[i]
-		b, err := s.BoxByID(ctx, s.st.Pool, r.BoxID)
+		b, err := s.BoxByID(ctx, s.st.Reader(ctx), r.BoxID)
 		if err != nil || MayAct(c, ActSee, b, nil) != nil {
 			continue
 		}
@@ -251,7 +251,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *Operation, b *Box, be Backend)
 	final, noFinal := "", r.FinalWords
 	if r.FinalSnapshot != nil {
 		noFinal = ""
-		if sn, err := s.SnapshotByID(ctx, s.st.Pool, *r.FinalSnapshot); err == nil {
+		if sn, err := s.SnapshotByID(ctx, s.st.Reader(ctx), *r.FinalSnapshot); err == nil {
 			final = sn.Name
 		}
 	}

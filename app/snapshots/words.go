@@ -1088,7 +1088,6 @@ const (
 	wordsOnlyPersonAdopts       = "Only the person adopts a guest or a folder that exists already."
 	wordsOnlyPersonMakesThread  = "Only the person makes threads."
 	wordsOnlyPersonDeletesKept  = "Only the person deletes what they kept."
-	wordsOnlyPersonSeesCounts   = "Only the person sees the whole install's counts."
 	wordsOnlyPersonSeesBoxes    = "Only the person sees every box."
 	wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
 	// wordsOnlyPersonRestoresMemory: Settings' "Agents may restore memory

@@ -237,7 +237,7 @@ func TestRefusalWordsShape(t *testing.T) {
 	others := []string{
 		WordsSignIn, wordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
 		wordsOnlyPersonKeeps, wordsOnlyPersonRenames, wordsOnlyPersonAdopts, wordsOnlyPersonMakesThread,
-		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesCounts, wordsOnlyPersonSeesBoxes, wordsOnlyPersonEmptiesTrash,
+		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesBoxes, wordsOnlyPersonEmptiesTrash,
 		wordsOnlyPersonRestoresMemory, wordsOnlyPersonHistory, wordsOnlyPersonDeletesHistory, wordsOnlyPersonSettings,
 		wordsOnlyPersonTemplates, wordsOnlyPersonForgets, wordsOnlyPlatformPresence, wordsAgentNamesTemplate,
 		wordsNotByItself("restore"), wordsOnlyPersonForksExecution(box), wordsOnlyThreadReleases(box),
@@ -264,7 +264,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		WordsShareDays(30),
 		wordsHistoryGiB(1000), wordsHistoryDays(30), wordsCheckSeconds(be, 10, 3600),
 		wordsInTrashAlready(box), wordsNotInTrash(box), wordsForgetInSettings(be),
-		WordsAfterNotAPlace, wordsSortIs, WordsPageHolds,
+		WordsAfterNotAPlace, WordsPageHolds,
 		wordsPerBoxRange(1, 50), wordsRoomRange(50, 95), wordsApprovalRange(60), wordsAlsoRemovePath("../x"),
 		wordsTrashRange(720), wordsCeilingNumber("boat.dev"), wordsCeilingBelowZero("boat.dev"),
 		wordsTemplateKind, wordsTemplateUser, wordsEnvName, wordsTemplateLimits, wordsChooseBackend([]string{"local", be}),

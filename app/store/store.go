@@ -19,11 +19,15 @@ import (
 type Store struct {
 	Pool *pgxpool.Pool
 	*db.Queries
+	// reads bounds the one reads open at once (ReadOnce) to half the
+	// pool, so a page that holds one can still take a connection for
+	// what it does beside it (a write, a cached setting read again).
+	reads chan struct{}
 }
 
 // New makes a Store on pool.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{Pool: pool, Queries: db.New()}
+	return &Store{Pool: pool, Queries: db.New(), reads: make(chan struct{}, max(1, int(pool.Config().MaxConns)/2))}
 }
 
 // DB is what a query runs on: the pool or a transaction.
@@ -49,4 +53,48 @@ func NotFound(err error, what string) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// oneReadKey is the context key of the one read a page's reads share.
+type oneReadKey struct{}
+
+// ReadOnce runs fn with a context that carries one read-only,
+// repeatable-read transaction: every read made through Reader with that
+// context sees the rows as they were at its first read, so two parts of a
+// page drawn from them never disagree, whatever commits meanwhile. Within
+// a ReadOnce already, fn shares the outer one. fn reads one query at a
+// time (a transaction is one connection); a write through Reader fails, as
+// the transaction is read-only. At most half the pool's connections hold a
+// one read at once; more wait for one to end.
+func (s *Store) ReadOnce(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := ctx.Value(oneReadKey{}).(pgx.Tx); ok {
+		return fn(ctx)
+	}
+	select {
+	case s.reads <- struct{}{}:
+		defer func() { <-s.reads }()
+	case <-ctx.Done():
+		return fmt.Errorf("begin one read: %w", ctx.Err())
+	}
+	tx, err := s.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("begin one read: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := fn(context.WithValue(ctx, oneReadKey{}, tx)); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("end one read: %w", err)
+	}
+	return nil
+}
+
+// Reader is what a read runs on: the one read ctx carries (ReadOnce), or
+// the pool outside one.
+func (s *Store) Reader(ctx context.Context) db.DBTX {
+	if tx, ok := ctx.Value(oneReadKey{}).(pgx.Tx); ok {
+		return tx
+	}
+	return s.Pool
 }

@@ -151,7 +151,7 @@ func storageWords(st providers.Storage) string {
 // tabs, in amber: a host that cannot take snapshots, and storage past the
 // room setting. One plan per host, through one box there.
 func (s *Server) hostNeeds(ctx context.Context, room int) []string {
-	boxes, err := s.opts.Core.Tab().LiveBoxPerKind(ctx)
+	boxes, err := s.opts.Tab.LiveBoxPerKind(ctx)
 	if err != nil {
 		return []string{"boxsnap could not read the boxes: " + err.Error()}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -30,6 +31,8 @@ type Options struct {
 	Pictures *pictures.Pictures
 	Views    *views.Views
 	Logger   *slog.Logger
+	// Tab is the Snapshots tab's and the Boxes page's lists.
+	Tab *tab.Tab
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -38,7 +39,7 @@ func parseTabQuery(v url.Values) tabQuery {
 	if a := v.Get("after"); len(a) < 1024 {
 		q.After = a
 	}
-	if !slices.Contains(snapshots.TabSorts, q.Sort) {
+	if !slices.Contains(tab.TabSorts, q.Sort) {
 		q.Sort = "newest"
 	}
 	return q
@@ -80,8 +81,8 @@ func (q tabQuery) Filtered() bool {
 }
 
 // core is the query as the core's tab takes it.
-func (q tabQuery) core(now time.Time) snapshots.TabQuery {
-	return snapshots.TabQuery{Search: q.Q, Where: q.Where, Holds: q.Holds, By: q.By, Kept: q.Kept, Undos: q.Undos, Soon: q.Soon,
+func (q tabQuery) core(now time.Time) tab.TabQuery {
+	return tab.TabQuery{Search: q.Q, Where: q.Where, Holds: q.Holds, By: q.By, Kept: q.Kept, Undos: q.Undos, Soon: q.Soon,
 		Now: now, Sort: q.Sort, After: q.After, Limit: groupsPerPage, Rows: rowsPerPage}
 }
 
@@ -141,7 +142,7 @@ type tabCounts struct {
 // snapshots when the caller has it, or -1.
 func (s *Server) tabCounts(r *http.Request, current string, snaps int) tabCounts {
 	tc := tabCounts{Current: current, Snapshots: snaps}
-	if t, err := s.opts.Core.Tab().Totals(r.Context(), snapshots.Owner(), snaps < 0); err == nil {
+	if t, err := s.opts.Tab.Totals(r.Context(), snapshots.Owner(), snaps < 0); err == nil {
 		tc.Machines, tc.Threads, tc.Trash = t.Machines, t.Threads, t.Trash
 		if snaps < 0 {
 			tc.Snapshots = t.Snapshots
@@ -155,7 +156,7 @@ func (s *Server) tabCounts(r *http.Request, current string, snaps int) tabCounts
 // showSnapshotsTab answers the Snapshots tab: the whole page, the results
 // alone for a search or filter (hx-target #snapshot-results), or the next
 // boxes for "load more". The search, filters, counts, sort and page are the
-// database's (the core's Tab().Snapshots and Tab().Tally); only the page's
+// database's (package tab's Tab.Snapshots and Tab.Tally); only the page's
 // boxes are read in full.
 func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -164,11 +165,11 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	rc := s.rows.rowContext(r, q.URL(""))
 	rc.selecting = q.Select
 	p := snapshotsTab{Query: q, Back: q.URL(""), RenewText: snapshots.RenewWords(rc.keepDays)}
-	page, err := s.opts.Core.Tab().Snapshots(ctx, snapshots.Owner(), q.core(rc.now))
+	page, err := s.opts.Tab.Snapshots(ctx, snapshots.Owner(), q.core(rc.now))
 	if err != nil && q.After != "" {
 		// A place from an old address: from the start.
 		q.After = ""
-		page, err = s.opts.Core.Tab().Snapshots(ctx, snapshots.Owner(), q.core(rc.now))
+		page, err = s.opts.Tab.Snapshots(ctx, snapshots.Owner(), q.core(rc.now))
 	}
 	if err != nil {
 		s.fail(w, r, err)
@@ -199,9 +200,9 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	full := target != "div#snapshot-results"
-	var tally *snapshots.Tally
+	var tally *tab.Tally
 	if full {
-		if tally, err = s.opts.Core.Tab().Tally(ctx, snapshots.Owner(), rc.now); err != nil {
+		if tally, err = s.opts.Tab.Tally(ctx, snapshots.Owner(), rc.now); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -212,7 +213,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 		p.Tabs = s.tabCounts(r, "snapshots", total)
 		p.Empty = total == 0
 	} else if len(page.Boxes) == 0 {
-		t, err := s.opts.Core.Tab().Totals(ctx, snapshots.Owner(), true)
+		t, err := s.opts.Tab.Totals(ctx, snapshots.Owner(), true)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -243,7 +244,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 
 // noneOn says which backends' boxes have no snapshots at all.
 func (s *Server) noneOn(ctx context.Context) []string {
-	kinds, err := s.opts.Core.Tab().BoxKinds(ctx)
+	kinds, err := s.opts.Tab.BoxKinds(ctx)
 	if err != nil {
 		s.opts.Logger.Warn("read the kinds of box", "err", err)
 	}
@@ -262,7 +263,7 @@ func (s *Server) noneOn(ctx context.Context) []string {
 
 // tabFilters are the filter groups with their counts, from the tally of
 // every snapshot.
-func (s *Server) tabFilters(tally *snapshots.Tally, q tabQuery) []filterGroup {
+func (s *Server) tabFilters(tally *tab.Tally, q tabQuery) []filterGroup {
 	total, byYou, byAgents, kept, undos, soon := 0, 0, 0, 0, 0, tally.Soon
 	where := map[string]*filterOption{}
 	var whereOrder []string
@@ -309,7 +310,7 @@ func (s *Server) tabFilters(tally *snapshots.Tally, q tabQuery) []filterGroup {
 // tabLineOf is the line under the tabs: the count, undos apart, how many
 // by agents, space by host, each paid provider's rate a month; and first,
 // in amber, what needs the owner. It reads the tally of every snapshot.
-func (s *Server) tabLineOf(tally *snapshots.Tally, rc rowContext) tabLine {
+func (s *Server) tabLineOf(tally *tab.Tally, rc rowContext) tabLine {
 	var failed, unknown int
 	soon := tally.Soon
 	var counts snapshots.Counts

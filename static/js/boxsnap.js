@@ -212,6 +212,24 @@
   // read: the box page's #box-live from its own address (data-live), any
   // other following page its main (asked by htmx, the server answers the
   // page's content alone). Events during a refresh make one more.
+  // A flash shown once stays until the person leaves the page: the main
+  // drawn again for a followed change has none (the server said it once),
+  // so the one shown goes into the new main before the morph, which then
+  // keeps it as it is.
+  var keepFlash = false;
+  document.addEventListener("htmx:before:swap", function (e) {
+    if (!keepFlash) return;
+    keepFlash = false;
+    var shown = document.getElementById("flash");
+    var tasks = (e.detail && e.detail.tasks) || [];
+    tasks.forEach(function (t) {
+      var target = typeof t.target === "string" ? document.querySelector(t.target) : t.target;
+      if (!shown || !t.fragment || !target || target.id !== "main") return;
+      if (t.fragment.querySelector && t.fragment.querySelector("#flash")) return;
+      t.fragment.insertBefore(shown.cloneNode(true), t.fragment.firstChild);
+    });
+  });
+
   function follow() {
     var marks = document.querySelectorAll("[data-follow]");
     if (!marks.length || !window.EventSource || !window.htmx) return;
@@ -225,15 +243,20 @@
     var busy = false, again = false, opened = false;
     function done() {
       busy = false;
+      keepFlash = false;
       if (again) { again = false; refresh(); }
     }
     function refresh() {
       if (busy) { again = true; return; }
       busy = true;
       var region = document.getElementById("box-live");
-      var p = region && region.getAttribute("data-live") ?
-        window.htmx.ajax("GET", region.getAttribute("data-live"), { target: "#box-live", swap: "outerMorph" }) :
-        window.htmx.ajax("GET", location.pathname + location.search, { target: "#main", swap: "innerMorph" });
+      var p;
+      if (region && region.getAttribute("data-live")) {
+        p = window.htmx.ajax("GET", region.getAttribute("data-live"), { target: "#box-live", swap: "outerMorph" });
+      } else {
+        keepFlash = true;
+        p = window.htmx.ajax("GET", location.pathname + location.search, { target: "#main", swap: "innerMorph" });
+      }
       Promise.resolve(p).then(done, done);
     }
     var es = new EventSource(url);

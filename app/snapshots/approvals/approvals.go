@@ -182,10 +182,10 @@ func (s *Approvals) approvalOf(ctx context.Context, r db.Approval) *Approval {
 		}
 	}
 	a.ThreadTitle = s.k.ThreadTitle(ctx, &a.Thread)
-	if b, err := s.k.BoxByID(ctx, s.st.Pool, a.Box); err == nil {
+	if b, err := s.k.BoxByID(ctx, s.st.Reader(ctx), a.Box); err == nil {
 		a.BoxName = b.Name
 	}
-	if sn, err := s.k.SnapshotByID(ctx, s.st.Pool, a.Snapshot); err == nil {
+	if sn, err := s.k.SnapshotByID(ctx, s.st.Reader(ctx), a.Snapshot); err == nil {
 		a.SnapshotName = sn.Name
 		a.Plan = approvalPlanWords(a, sn)
 	}
@@ -237,7 +237,7 @@ func (s *Approvals) List(ctx context.Context, c snapshots.Caller, box string) ([
 	if !c.IsPerson() {
 		return nil, refusal(snapshots.CodeForbidden, wordsOnlyPersonAnswers)
 	}
-	rows, err := s.st.PersonApprovalsPending(ctx, s.st.Pool)
+	rows, err := s.st.PersonApprovalsPending(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("requests: %w", err)
 	}
@@ -357,7 +357,7 @@ func (s *Approvals) closeRefused(ctx context.Context, a *Approval, words string)
 // tense. Each is told once, on the agent's next call.
 func (s *Approvals) News(ctx context.Context, thread string) []string {
 	// Expire what waited too long first, so its answer is told too.
-	if rows, err := s.st.PersonApprovalsPending(ctx, s.st.Pool); err == nil {
+	if rows, err := s.st.PersonApprovalsPending(ctx, s.st.Reader(ctx)); err == nil {
 		for _, r := range rows {
 			if r.ThreadID == thread {
 				s.approvalOf(ctx, r)

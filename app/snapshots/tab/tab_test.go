@@ -1,4 +1,4 @@
-package snapshots_test
+package tab_test
 
 import (
 	"context"
@@ -17,61 +17,10 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// seedTab makes threads, boxes and snapshots straight in the database, with
-// every kind of row the tab's filters tell apart: two backends and hosts,
-// released boxes (one with a live box's name), notes, agents' and the
-// person's, kept ones (some ending within 7 days), undos (one kept), device
-// and memory snapshots, failed takes, sizes unknown, prices per day and per
-// month, and ties in every sort's key.
-func seedTab(t testing.TB, e *coretest.Env, boxes, snaps int) {
-	t.Helper()
-	ctx := context.Background()
-	threads := max(boxes/10, 3)
-	stmts := []string{
-		`INSERT INTO backends (id, kind, label) VALUES ('pve', 'proxmox', 'Proxmox') ON CONFLICT DO NOTHING`,
-		fmt.Sprintf(`INSERT INTO threads (id, title, token_hash) SELECT 'th' || lpad(i::text, 12, '0'),
-		   CASE WHEN i = 2 THEN 'Fix the Sign-in flow' ELSE 'Thread ' || i END, decode(md5(i::text), 'hex') FROM generate_series(1, %d) i`, threads),
-		fmt.Sprintf(`INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, state, released_at, presence)
-		 SELECT 'bx' || lpad(i::text, 12, '0'),
-		        CASE WHEN i = 5 THEN 'box-00004' ELSE 'box-' || lpad(i::text, 5, '0') END, 'linux',
-		        CASE WHEN i %% 2 = 0 THEN 'th' || lpad((i %% %[2]d + 1)::text, 12, '0') END,
-		        CASE WHEN i %% 3 = 0 THEN 'pve' ELSE 'local' END, CASE WHEN i %% 3 = 0 THEN 'pve-' || (i %% 2 + 1) ELSE '' END,
-		        'g' || i, CASE WHEN i %% 9 = 5 THEN 'released' ELSE 'ready' END, CASE WHEN i %% 9 = 5 THEN now() END,
-		        CASE WHEN i = 7 THEN jsonb_build_object('workspaces', jsonb_build_array(jsonb_build_object('thread', 'th' || lpad('3', 12, '0'), 'working', true, 'runsOn', true)))
-		             ELSE '{}'::jsonb END
-		 FROM generate_series(1, %[1]d) i`, boxes, threads),
-		fmt.Sprintf(`INSERT INTO snapshots (id, box_id, box_name, box_kind, backend_id, host, name, note, taken_at, by_kind, by_thread_id,
-		        size_bytes, size_meaning, owner_kind, owner_thread_id, state, kept_until, undo_of, scope, holds, price)
-		 SELECT 'sn' || lpad(i::text, 12, '0'), 'bx' || lpad((i %% %[2]d + 1)::text, 12, '0'), 'box',
-		        'linux', 'local', '', CASE WHEN i %% 17 = 0 THEN 'Snap_100%% ' || i ELSE 'snapshot ' || i END,
-		        CASE WHEN i %% 7 = 0 THEN 'before the Migration' END,
-		        timestamptz '2026-11-30 12:00:00+00' - ((i %% 97) || ' minutes')::interval,
-		        CASE WHEN i %% 3 = 0 THEN 'agent' WHEN i %% 5 = 0 THEN 'cli' ELSE 'owner' END,
-		        CASE WHEN i %% 3 = 0 THEN 'th' || lpad(((i %% %[2]d + 1) %% %[3]d + 1)::text, 12, '0') END,
-		        CASE WHEN i %% 10 = 0 THEN NULL ELSE (i %% 13) * 1000000000::bigint END, 'own',
-		        CASE WHEN i %% 4 = 0 THEN 'thread' ELSE 'person' END,
-		        CASE WHEN i %% 4 = 0 THEN 'th' || lpad(((i %% %[2]d + 1) %% %[3]d + 1)::text, 12, '0') END,
-		        CASE WHEN i %% 19 = 0 THEN 'failed' ELSE 'ready' END,
-		        CASE WHEN i %% 11 = 0 THEN timestamptz '2026-11-30 12:00:00+00' + interval '20 days'
-		             WHEN i %% 13 = 0 THEN timestamptz '2026-11-30 12:00:00+00' + interval '3 days' END,
-		        CASE WHEN i %% 8 = 0 THEN 'op' || i END,
-		        CASE WHEN i %% 23 = 0 THEN 'device' ELSE 'box' END,
-		        CASE WHEN i %% 6 = 0 THEN 'disk-and-memory' ELSE 'disk' END,
-		        CASE WHEN i %% 29 = 0 THEN '{"amount": 0.056, "currency": "USD", "per": "day", "known": true}'::jsonb
-		             WHEN i %% 31 = 0 THEN jsonb_build_object('amount', i %% 5, 'currency', 'EUR', 'per', 'month', 'known', true) END
-		 FROM generate_series(1, %[1]d) i`, snaps, boxes, threads),
-		`ANALYZE threads, boxes, snapshots`,
-	}
-	for _, q := range stmts {
-		if _, err := e.Pool.Exec(ctx, q); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
-}
 
 // monthlyOf is a price a month as the pages said it.
 func monthlyOf(raw json.RawMessage) float64 {
@@ -93,7 +42,7 @@ func monthlyOf(raw json.RawMessage) float64 {
 // the IDs of its matching snapshots in order. first is the person's first
 // view (nothing narrows, newest first), whose boxes with newest snapshots
 // taken at the same instant come in the order of those snapshots' IDs.
-func refTab(list []snapshots.BoxSnapshots, titles map[string]string, q snapshots.TabQuery, now time.Time, first bool) []string {
+func refTab(list []snapshots.BoxSnapshots, titles map[string]string, q tab.TabQuery, now time.Time, first bool) []string {
 	sortBy := q.Sort
 	if sortBy == "" {
 		sortBy = "newest"
@@ -174,7 +123,7 @@ func refTab(list []snapshots.BoxSnapshots, titles map[string]string, q snapshots
 		}
 		if len(m) > 0 {
 			by := sortBy
-			if by == "box" || by == snapshots.SortBoxes {
+			if by == "box" || by == tab.SortBoxes {
 				by = "newest"
 			}
 			sort.SliceStable(m, func(i, j int) bool { return less(m[i], m[j], by) })
@@ -197,7 +146,7 @@ func refTab(list []snapshots.BoxSnapshots, titles map[string]string, q snapshots
 	sort.SliceStable(groups, func(i, j int) bool {
 		a, b := groups[i], groups[j]
 		switch sortBy {
-		case snapshots.SortBoxes:
+		case tab.SortBoxes:
 			return false
 		case "box":
 			return a.b.Name < b.b.Name
@@ -220,12 +169,12 @@ func refTab(list []snapshots.BoxSnapshots, titles map[string]string, q snapshots
 
 // walkTab reads every page of the tab, limit boxes at a time, and as many
 // as hold 40 snapshots.
-func walkTab(t *testing.T, e *coretest.Env, c snapshots.Caller, q snapshots.TabQuery, limit int) (out []string, pages int, matching int) {
+func walkTab(t *testing.T, e *coretest.Env, c snapshots.Caller, q tab.TabQuery, limit int) (out []string, pages int, matching int) {
 	t.Helper()
 	q.Limit, q.Rows = limit, 40
 	seen := 0
 	for {
-		p, err := e.Core.Tab().Snapshots(context.Background(), c, q)
+		p, err := e.Tab.Snapshots(context.Background(), c, q)
 		if err != nil {
 			t.Fatalf("%+v: %v", q, err)
 		}
@@ -266,7 +215,7 @@ func TestTabMatchesTheList(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	e := coretest.New(t, coretest.Options{NoWorkers: true, Now: func() time.Time { return now }})
-	seedTab(t, e, 120, 1500)
+	coretest.SeedTab(t, e, 120, 1500)
 	ctx := context.Background()
 	ths, err := e.Core.Boxes().Threads(ctx, snapshots.Owner())
 	if err != nil {
@@ -276,13 +225,13 @@ func TestTabMatchesTheList(t *testing.T) {
 	for _, th := range ths {
 		titles[th.ID] = th.Title
 	}
-	queries := []snapshots.TabQuery{{}, {Search: "migration"}, {Search: "SIGN-IN"}, {Search: "box-00004"}, {Search: "100%"}, {Search: "_1"},
+	queries := []tab.TabQuery{{}, {Search: "migration"}, {Search: "SIGN-IN"}, {Search: "box-00004"}, {Search: "100%"}, {Search: "_1"},
 		{Search: "nothing has this"}, {Where: "local:"}, {Where: "pve:pve-2"}, {Where: "pve"}, {Holds: "disk"}, {Holds: "disk-and-memory"},
 		{Holds: "device"}, {By: "you"}, {By: "agents"}, {Kept: true}, {Undos: true}, {Soon: true, Now: now}, {By: "agents", Kept: true},
 		{Search: "snapshot 1", Holds: "disk", By: "you", Where: "local:"}}
-	var all []snapshots.TabQuery
+	var all []tab.TabQuery
 	for _, q := range queries {
-		for _, by := range append(slices.Clone(snapshots.TabSorts), snapshots.SortBoxes) {
+		for _, by := range append(slices.Clone(tab.TabSorts), tab.SortBoxes) {
 			q.Sort = by
 			all = append(all, q)
 		}
@@ -305,7 +254,7 @@ func TestTabMatchesTheList(t *testing.T) {
 		}
 	}
 	// A place the listing never gave is refused, not read from the start.
-	if _, err := e.Core.Tab().Snapshots(ctx, snapshots.Owner(), snapshots.TabQuery{Limit: 5, After: "not a place"}); err == nil ||
+	if _, err := e.Tab.Snapshots(ctx, snapshots.Owner(), tab.TabQuery{Limit: 5, After: "not a place"}); err == nil ||
 		!strings.Contains(err.Error(), "after is not a place this listing gave") {
 		t.Fatalf("a made-up cursor: %v", err)
 	}
@@ -316,12 +265,12 @@ func TestTabMatchesTheList(t *testing.T) {
 // every snapshot says: after the seed, after each kind of change a record
 // goes through (a take, a keep and an unkeep, a failed take, a size and a
 // price learnt, a delete, a box moved to another host), and after
-// Tab().Tally and housekeeping fold the counts' rows.
+// Tab.Tally and housekeeping fold the counts' rows.
 func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
-	seedTab(t, e, 40, 400)
+	coretest.SeedTab(t, e, 40, 400)
 	ctx := context.Background()
 	type sums struct {
 		db.TabTallyRow
@@ -370,7 +319,7 @@ func TestTabTallyCountsEverySnapshot(t *testing.T) {
 				}
 			}
 		}
-		tally, err := e.Core.Tab().Tally(ctx, snapshots.Owner(), now)
+		tally, err := e.Tab.Tally(ctx, snapshots.Owner(), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +368,7 @@ func TestTabTallyCountsEverySnapshot(t *testing.T) {
 	      UPDATE snapshots SET scope = 'device' WHERE id = 'sn000000000007'; COMMIT`)
 	exec(`UPDATE boxes SET host = 'pve-9' WHERE id = 'bx000000000003'`)
 	check("after takes, keeps, unkeeps, a failure, a price, a size, deletes and a move")
-	// Many changes: the counts' rows grow past the fold, and Tab().Tally folds
+	// Many changes: the counts' rows grow past the fold, and Tab.Tally folds
 	// them to one a group.
 	exec(`UPDATE snapshots SET kept_until = timestamptz '2026-12-20 00:00:00+00' WHERE kept_until IS NULL AND id < 'sn000000000300'`)
 	var rows, groups int
@@ -511,7 +460,7 @@ func planNodes(v any, out *[]string) {
 func TestTabQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
-	seedTab(t, e, 2000, 20000)
+	coretest.SeedTab(t, e, 2000, 20000)
 	ctx := context.Background()
 	// explain runs query with EXPLAIN (FORMAT JSON) in front of its SQL,
 	// planned for its arguments as the core plans it, with seq scans off:

@@ -1,4 +1,4 @@
-package snapshots
+package tab
 
 import (
 	"context"
@@ -9,10 +9,44 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"log/slog"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
+
+// Tab is the lists of the Snapshots tab and the Boxes page: a page of the
+// tab's boxes and their snapshots, searched, filtered and sorted
+// (Snapshots), its counts (Tally), the Boxes page's tabs' counts (Totals),
+// each backend's kinds of box (BoxKinds) and one live box of each kind
+// (LiveBoxPerKind). Each reads through the store's Reader, so a page that
+// asks within one read (store.ReadOnce) gets rows and counts of one moment.
+type Tab struct {
+	st     *store.Store
+	k      kernel
+	now    func() time.Time
+	logger *slog.Logger
+}
+
+// kernel is what the tab reads through the core's kernel: the pins of the
+// operations running now (*snapshots.Kernel has it).
+type kernel interface {
+	AllPins(ctx context.Context, q db.DBTX) (map[string][]snapshots.Pin, error)
+}
+
+// New makes the tab's lists on st, reading pins through k; now is the
+// clock (nil: time.Now) and logger says what the tab could not fold (nil:
+// nothing).
+func New(st *store.Store, k kernel, now func() time.Time, logger *slog.Logger) *Tab {
+	if now == nil {
+		now = time.Now
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Tab{st: st, k: k, now: now, logger: logger}
+}
 
 // TabSorts are the orders of the Snapshots tab's boxes: by their newest,
 // oldest, largest or priciest matching snapshot, or by the box's name. The
@@ -36,11 +70,11 @@ type TabQuery struct {
 	// By is "you" (the person or the CLI) or "agents".
 	By string
 	// Kept, Undos and Soon keep kept snapshots, undos, and kept snapshots
-	// whose keep ends within EndingSoonDays of Now.
+	// whose keep ends within snapshots.EndingSoonDays of Now.
 	Kept, Undos, Soon bool
 	// Automatic, when set, keeps automatic snapshots (true) or saved ones.
 	Automatic *bool
-	// Now is when Soon counts from; zero is the core's clock.
+	// Now is when Soon counts from; zero is the tab's clock.
 	Now time.Time
 	// Sort is one of TabSorts or SortBoxes; "" is newest.
 	Sort string
@@ -56,8 +90,8 @@ type TabQuery struct {
 // TabBox is one box of a page: the box, every snapshot of it the caller may
 // see (with their pins), and those that match, in the sort's order.
 type TabBox struct {
-	BoxSnapshots
-	Matched []*Snapshot
+	snapshots.BoxSnapshots
+	Matched []*snapshots.Snapshot
 }
 
 // TabPage is one page of the Snapshots tab's boxes.
@@ -86,7 +120,7 @@ func (c tabCursor) String() string {
 }
 
 func parseTabCursor(s string) (*tabCursor, error) {
-	bad := refusal(CodeInvalid, WordsAfterNotAPlace)
+	bad := refusal(snapshots.CodeInvalid, snapshots.WordsAfterNotAPlace)
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return nil, bad
@@ -111,8 +145,8 @@ func likePattern(s string) string {
 // Snapshots answers one page of the Snapshots tab for c: the boxes with a
 // snapshot that matches q, in q's order, each with its snapshots. The
 // search, filters, sort, counts and the page are the database's (TabPage);
-// the core reads in full only the page's boxes.
-func (s *Tab) Snapshots(ctx context.Context, c Caller, q TabQuery) (*TabPage, error) {
+// the tab reads in full only the page's boxes.
+func (s *Tab) Snapshots(ctx context.Context, c snapshots.Caller, q TabQuery) (*TabPage, error) {
 	sort, err := checkTabQuery(c, q)
 	if err != nil {
 		return nil, err
@@ -128,7 +162,7 @@ func (s *Tab) Snapshots(ctx context.Context, c Caller, q TabQuery) (*TabPage, er
 	if !ok {
 		return &TabPage{}, nil // no box lives nowhere
 	}
-	found, err := s.st.TabPage(ctx, Planned(s.st.Pool), arg)
+	found, err := s.st.TabPage(ctx, snapshots.Planned(s.st.Reader(ctx)), arg)
 	if err != nil {
 		return nil, fmt.Errorf("read the tab's page: %w", err)
 	}
@@ -166,9 +200,9 @@ func (s *Tab) Snapshots(ctx context.Context, c Caller, q TabQuery) (*TabPage, er
 // checkTabQuery refuses a caller who may not see the tab, and a query
 // whose sort or page size is none the tab has; it gives the sort, newest
 // when q names none.
-func checkTabQuery(c Caller, q TabQuery) (string, error) {
-	if c.Kind != CallerOwner && c.Kind != CallerCLI && c.Kind != CallerAgent && c.Kind != CallerSystem {
-		return "", refusal(CodeForbidden, WordsSignIn)
+func checkTabQuery(c snapshots.Caller, q TabQuery) (string, error) {
+	if c.Kind != snapshots.CallerOwner && c.Kind != snapshots.CallerCLI && c.Kind != snapshots.CallerAgent && c.Kind != snapshots.CallerSystem {
+		return "", refusal(snapshots.CodeForbidden, snapshots.WordsSignIn)
 	}
 	sort := q.Sort
 	switch sort {
@@ -176,10 +210,10 @@ func checkTabQuery(c Caller, q TabQuery) (string, error) {
 		sort = "newest"
 	case "newest", "oldest", "largest", "price", "box", SortBoxes:
 	default:
-		return "", refusal(CodeInvalid, wordsSortIs)
+		return "", refusal(snapshots.CodeInvalid, wordsSortIs)
 	}
 	if q.Limit < 1 || q.Limit > 500 {
-		return "", refusal(CodeInvalid, WordsPageHolds)
+		return "", refusal(snapshots.CodeInvalid, snapshots.WordsPageHolds)
 	}
 	return sort, nil
 }
@@ -187,7 +221,7 @@ func checkTabQuery(c Caller, q TabQuery) (string, error) {
 // tabPageParams gives TabPage's parameters for q, sorted by sort, as c
 // sees the tab (an agent its own thread's). ok is false for a where that
 // names no host: no box lives there.
-func (s *Tab) tabPageParams(c Caller, q TabQuery, sort string) (arg db.TabPageParams, ok bool, err error) {
+func (s *Tab) tabPageParams(c snapshots.Caller, q TabQuery, sort string) (arg db.TabPageParams, ok bool, err error) {
 	arg = db.TabPageParams{Sort: sort, PageSize: q.Limit, Kept: q.Kept, Undos: q.Undos, Automatic: q.Automatic}
 	if q.Rows > 0 {
 		rows := int64(q.Rows)
@@ -217,9 +251,9 @@ func (s *Tab) tabPageParams(c Caller, q TabQuery, sort string) (arg db.TabPagePa
 		if now.IsZero() {
 			now = s.now()
 		}
-		arg.SoonBefore = ptr(now.Add(EndingSoonDays * 24 * time.Hour))
+		arg.SoonBefore = ptr(now.Add(snapshots.EndingSoonDays * 24 * time.Hour))
 	}
-	if c.Kind == CallerAgent {
+	if c.Kind == snapshots.CallerAgent {
 		arg.Thread = &c.Thread
 	}
 	if q.After != "" {
@@ -234,11 +268,11 @@ func (s *Tab) tabPageParams(c Caller, q TabQuery, sort string) (arg db.TabPagePa
 
 // tabBoxFor gives box b as the tab shows it to c: the snapshots c may see,
 // their pins, and those of matched among them.
-func tabBoxFor(c Caller, b *Box, snaps []*Snapshot, pins map[string][]Pin, matched []string) TabBox {
-	tb := TabBox{BoxSnapshots: BoxSnapshots{Box: b, Pins: map[string][]Pin{}}}
-	byID := map[string]*Snapshot{}
+func tabBoxFor(c snapshots.Caller, b *snapshots.Box, snaps []*snapshots.Snapshot, pins map[string][]snapshots.Pin, matched []string) TabBox {
+	tb := TabBox{BoxSnapshots: snapshots.BoxSnapshots{Box: b, Pins: map[string][]snapshots.Pin{}}}
+	byID := map[string]*snapshots.Snapshot{}
 	for _, sn := range snaps {
-		if MayAct(c, ActSee, b, sn) != nil {
+		if snapshots.MayAct(c, snapshots.ActSee, b, sn) != nil {
 			continue
 		}
 		tb.Snapshots = append(tb.Snapshots, sn)
@@ -266,11 +300,11 @@ func (s *Tab) newestPage(ctx context.Context, q TabQuery) (*TabPage, error) {
 	if q.After != "" {
 		taken, id, ok := parseNewestCursor(q.After)
 		if !ok {
-			return nil, refusal(CodeInvalid, WordsAfterNotAPlace)
+			return nil, refusal(snapshots.CodeInvalid, snapshots.WordsAfterNotAPlace)
 		}
 		arg.AfterTaken, arg.AfterID = &taken, &id
 	}
-	heads, err := s.st.TabNewestBoxes(ctx, Planned(s.st.Pool), arg)
+	heads, err := s.st.TabNewestBoxes(ctx, snapshots.Planned(s.st.Reader(ctx)), arg)
 	if err != nil {
 		return nil, fmt.Errorf("read the tab's page: %w", err)
 	}
@@ -297,7 +331,7 @@ func (s *Tab) newestPage(ctx context.Context, q TabQuery) (*TabPage, error) {
 		if b == nil || len(sns) == 0 {
 			continue // gone between the reads
 		}
-		tb := TabBox{BoxSnapshots: BoxSnapshots{Box: b, Snapshots: sns, Pins: map[string][]Pin{}}, Matched: sns}
+		tb := TabBox{BoxSnapshots: snapshots.BoxSnapshots{Box: b, Snapshots: sns, Pins: map[string][]snapshots.Pin{}}, Matched: sns}
 		for _, sn := range sns {
 			if p := pins[sn.ID]; p != nil {
 				tb.Pins[sn.ID] = p
@@ -336,24 +370,24 @@ func parseNewestCursor(s string) (time.Time, string, bool) {
 
 // tabBoxes reads the page's boxes, all their snapshots (newest first) and
 // the pins of the operations running now.
-func (s *Tab) tabBoxes(ctx context.Context, ids []string) (map[string]*Box, map[string][]*Snapshot, map[string][]Pin, error) {
-	bs, err := BoxRows(s.st.TabBoxesByID(ctx, s.st.Pool, ids))
+func (s *Tab) tabBoxes(ctx context.Context, ids []string) (map[string]*snapshots.Box, map[string][]*snapshots.Snapshot, map[string][]snapshots.Pin, error) {
+	bs, err := snapshots.BoxRows(s.st.TabBoxesByID(ctx, s.st.Reader(ctx), ids))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the page's boxes: %w", err)
 	}
-	boxes := make(map[string]*Box, len(bs))
+	boxes := make(map[string]*snapshots.Box, len(bs))
 	for _, b := range bs {
 		boxes[b.ID] = b
 	}
-	all, err := SnapshotRows(s.st.TabSnapshotsOfBoxes(ctx, s.st.Pool, ids))
+	all, err := snapshots.SnapshotRows(s.st.TabSnapshotsOfBoxes(ctx, s.st.Reader(ctx), ids))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the page's snapshots: %w", err)
 	}
-	snaps := map[string][]*Snapshot{}
+	snaps := map[string][]*snapshots.Snapshot{}
 	for _, sn := range all {
 		snaps[sn.BoxID] = append(snaps[sn.BoxID], sn)
 	}
-	pins, err := s.AllPins(ctx, s.st.Pool)
+	pins, err := s.k.AllPins(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -370,7 +404,8 @@ type TallyRow = db.TabTallyRow
 // Tally is the tab's counts of every snapshot of the install.
 type Tally struct {
 	Rows []TallyRow
-	// Soon counts the kept snapshots whose keep ends within EndingSoonDays.
+	// Soon counts the kept snapshots whose keep ends within
+	// snapshots.EndingSoonDays.
 	Soon int
 }
 
@@ -383,15 +418,15 @@ const tallyFoldAt = 256
 // transaction, by the database (migration 00140); only the keeps ending
 // soon, which the clock changes, are counted, through an index of the kept
 // ones. When the kept counts' rows have grown, it folds them.
-func (s *Tab) Tally(ctx context.Context, c Caller, now time.Time) (*Tally, error) {
+func (s *Tab) Tally(ctx context.Context, c snapshots.Caller, now time.Time) (*Tally, error) {
 	if !c.IsPerson() {
-		return nil, refusal(CodeForbidden, wordsOnlyPersonSeesCounts)
+		return nil, refusal(snapshots.CodeForbidden, wordsOnlyPersonSeesCounts)
 	}
-	rows, err := s.st.TabTally(ctx, s.st.Pool)
+	rows, err := s.st.TabTally(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("read the tab's counts: %w", err)
 	}
-	soon, err := s.st.TabSoon(ctx, s.st.Pool, now.Add(EndingSoonDays*24*time.Hour))
+	soon, err := s.st.TabSoon(ctx, s.st.Reader(ctx), now.Add(snapshots.EndingSoonDays*24*time.Hour))
 	if err != nil {
 		return nil, fmt.Errorf("count the keeps ending soon: %w", err)
 	}
@@ -400,6 +435,7 @@ func (s *Tab) Tally(ctx context.Context, c Caller, now time.Time) (*Tally, error
 		deltas += r.Deltas
 	}
 	if deltas > len(rows)+tallyFoldAt {
+		// The fold writes, so it runs on the pool, beside a page's one read.
 		if err := s.st.TabTallyCompact(ctx, s.st.Pool); err != nil {
 			s.logger.Warn("fold the tab's counts", "err", err)
 		}
@@ -416,15 +452,15 @@ type Totals struct {
 }
 
 // Totals counts the person's machines, threads and, with snaps, snapshots.
-func (s *Tab) Totals(ctx context.Context, c Caller, snaps bool) (Totals, error) {
+func (s *Tab) Totals(ctx context.Context, c snapshots.Caller, snaps bool) (Totals, error) {
 	if !c.IsPerson() {
-		return Totals{}, refusal(CodeForbidden, wordsOnlyPersonSeesCounts)
+		return Totals{}, refusal(snapshots.CodeForbidden, wordsOnlyPersonSeesCounts)
 	}
-	t, err := s.st.TabTotals(ctx, s.st.Pool, snaps)
+	t, err := s.st.TabTotals(ctx, s.st.Reader(ctx), snaps)
 	if err != nil {
 		return Totals{}, fmt.Errorf("count the boxes' tabs: %w", err)
 	}
-	trash, err := s.st.TrashCount(ctx, s.st.Pool)
+	trash, err := s.st.TrashCount(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return Totals{}, fmt.Errorf("count the trash: %w", err)
 	}
@@ -436,7 +472,7 @@ type BoxKind = db.TabBoxKindsRow
 
 // BoxKinds lists each backend's kinds of box.
 func (s *Tab) BoxKinds(ctx context.Context) ([]BoxKind, error) {
-	out, err := s.st.TabBoxKinds(ctx, s.st.Pool)
+	out, err := s.st.TabBoxKinds(ctx, s.st.Reader(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("read the kinds of box: %w", err)
 	}
@@ -446,25 +482,10 @@ func (s *Tab) BoxKinds(ctx context.Context) ([]BoxKind, error) {
 // LiveBoxPerKind lists one live box for each backend, kind and host, the
 // first by name, in name order: what a host's plan is read through, without
 // reading every box.
-func (s *Tab) LiveBoxPerKind(ctx context.Context) ([]*Box, error) {
-	out, err := BoxRows(s.st.TabLiveBoxPerKind(ctx, s.st.Pool))
+func (s *Tab) LiveBoxPerKind(ctx context.Context) ([]*snapshots.Box, error) {
+	out, err := snapshots.BoxRows(s.st.TabLiveBoxPerKind(ctx, s.st.Reader(ctx)))
 	if err != nil {
 		return nil, fmt.Errorf("read a live box per kind: %w", err)
 	}
 	return out, nil
-}
-
-// Planned runs each query on d as an unnamed statement, planned for its
-// arguments: a tab filter that is off folds away, and the plan reads the
-// indexes of those that are on (a cached generic plan could not).
-func Planned(d db.DBTX) db.DBTX { return planned{d} }
-
-type planned struct{ db.DBTX }
-
-func (p planned) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return p.DBTX.Query(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
-}
-
-func (p planned) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	return p.DBTX.QueryRow(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
 }
