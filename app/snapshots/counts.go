@@ -4,8 +4,7 @@ package snapshots
 // tools share: All is every record a list shows, and the words name what
 // is in it ("3 snapshots: 1 kept, 1 undo"). Kept and undos do not
 // overlap: a kept undo counts as kept. ToLimit is what the per-box limit
-// counts (undos apart, kept ones counted, failed and deleting ones not;
-// section 8).
+// counts (undos apart, kept ones counted, failed and deleting ones not).
 type Counts struct {
 	All      int `json:"all"`
 	Kept     int `json:"kept"`

@@ -11,7 +11,7 @@ import (
 )
 
 // TestHoldsWords: what a snapshot holds is "disk", "disk and memory" or
-// "device" (section 12, Words: What it holds).
+// "device", the three things a snapshot can hold.
 func TestHoldsWords(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ holds, scope, want string }{
@@ -28,8 +28,7 @@ func TestHoldsWords(t *testing.T) {
 }
 
 // TestPriceWords: a price is said as the provider gives it, in its own
-// currency (section 1: "$0.056 a day"; section 12: "Prices as the provider
-// gives them"); an unknown price is shown as unknown, never as free; no
+// currency ("$0.056 a day", never converted); an unknown price is shown as unknown, never as free; no
 // price, the person's own storage, is "no charge" in a dialog.
 func TestPriceWords(t *testing.T) {
 	t.Parallel()
@@ -107,9 +106,8 @@ func TestPriceOf(t *testing.T) {
 }
 
 // TestSizeWords: sizes in GB for snapshots, as providers bill; GiB for a
-// box's memory and disk (section 12); a size boxsnap cannot know is shown
-// as unknown, and a whole size says some is shared with the box (section
-// 1).
+// box's memory and disk; a size boxsnap cannot know is shown as unknown,
+// and a whole size says some is shared with the box.
 func TestSizeWords(t *testing.T) {
 	t.Parallel()
 	n := func(v int64) *int64 { return &v }
@@ -144,8 +142,9 @@ func TestSizeWords(t *testing.T) {
 
 // TestStepWords: every step a restore, a take or a delete records while
 // the box's card shows it has words of its own, and boxsnap's words for
-// what it could not confirm are section 6's: "bb-box could not confirm the
-// restore of amber-fox: it was rolling back when bb-box restarted".
+// what it could not confirm name the operation, the box and the step it
+// was at: "bb-box could not confirm the restore of amber-fox: it was
+// rolling back when bb-box restarted".
 func TestStepWords(t *testing.T) {
 	t.Parallel()
 	want := map[string]string{
@@ -187,28 +186,28 @@ func TestStepWords(t *testing.T) {
 // word read as it writes them ("bb-box" is boxsnap here).
 func TestRefusalWordsFromSpec(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ section, got, want string }{
-		// Section 12, the box page's card: a backend with no snapshots.
-		{"12", NoSnapshotsWords("the SSH host pool"), "Boxes on the SSH host pool have no snapshots."},
-		// Section 6, "A locked guest".
-		{"6", LockedWords("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1"),
+	for _, c := range []struct{ what, got, want string }{
+		// The box page's card: a backend with no snapshots.
+		{"no snapshots", NoSnapshotsWords("the SSH host pool"), "Boxes on the SSH host pool have no snapshots."},
+		// A guest its host has locked.
+		{"locked", LockedWords("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1"),
 			"Proxmox left amber-fox locked (rollback). Run pct unlock 214 on pve-1."},
-		{"6", LockedWords("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1."),
+		{"locked", LockedWords("Proxmox", "amber-fox", "rollback", "Run pct unlock 214 on pve-1."),
 			"Proxmox left amber-fox locked (rollback). Run pct unlock 214 on pve-1."},
-		// Section 8, the ceiling.
-		{"8", CeilingWords("boat.dev", 5.04, 5, "USD"),
+		// The paid ceiling.
+		{"ceiling", CeilingWords("boat.dev", 5.04, 5, "USD"),
 			"It would bring snapshots held on boat.dev to about $5.04 a month, past your ceiling of $5.00. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots."},
-		// Section 6, "After a restart", with Check now.
-		{"6", wordsCheckNowFirst(UnknownWords("amber-fox", &Operation{Kind: OpRestore, Step: string(providers.StepRollback)})),
+		// An operation a restart left unconfirmed, with Check now.
+		{"check now", wordsCheckNowFirst(UnknownWords("amber-fox", &Operation{Kind: OpRestore, Step: string(providers.StepRollback)})),
 			"boxsnap could not confirm the restore of amber-fox: it was rolling back when boxsnap restarted. Check now first."},
-		// Section 7, "Keep is confirmed only when it will last".
-		{"7", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"),
+		// A keep is confirmed only when it will last.
+		{"keep", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"),
 			"Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB)"},
-		// Section 3: "and others you cannot see".
-		{"3", deleteWords([]string{"‘Thu 09:15’"}, 2), "Delete one to free it: ‘Thu 09:15’, and others you cannot see."},
+		// Snapshots the caller may not see: "and others you cannot see".
+		{"unseen", deleteWords([]string{"‘Thu 09:15’"}, 2), "Delete one to free it: ‘Thu 09:15’, and others you cannot see."},
 	} {
 		if c.got != c.want {
-			t.Errorf("section %s:\n got %q\nwant %q", c.section, c.got, c.want)
+			t.Errorf("%s:\n got %q\nwant %q", c.what, c.got, c.want)
 		}
 	}
 }
@@ -315,27 +314,27 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 }
 
-// TestLogWordsFromSpec: the box log's words that section 4's table (and
-// section 7, for a fork's new box) gives word for word read as it writes
-// them ("bb-box" is boxsnap here).
+// TestLogWordsFromSpec: the box log's words for a restore asked and a
+// fork's new box read word for word as the person is meant to read them
+// ("bb-box" is boxsnap here).
 func TestLogWordsFromSpec(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
-	for _, c := range []struct{ section, got, want string }{
+	for _, c := range []struct{ event, got, want string }{
 		// restore-asked: the snapshot, and "no undo".
-		{"4", logRestoreAskedWords("before the migration", "", true, ""), "to ‘before the migration’, no undo"},
-		{"4", logRestoreAskedWords("before the migration", "before the restore at 10:42", false, ""),
+		{"restore-asked", logRestoreAskedWords("before the migration", "", true, ""), "to ‘before the migration’, no undo"},
+		{"restore-asked", logRestoreAskedWords("before the migration", "before the restore at 10:42", false, ""),
 			"to ‘before the migration’; undo ‘before the restore at 10:42’"},
 		// The new box's own log starts with made, "Forked from (source),
 		// (snapshot) (taken …)".
-		{"7", logForkedFromWords("amber-fox", "before the migration", at, time.UTC),
+		{"made", logForkedFromWords("amber-fox", "before the migration", at, time.UTC),
 			"Forked from amber-fox, ‘before the migration’ (taken 29 Nov 10:42)"},
 	} {
 		if c.got != c.want {
-			t.Errorf("section %s:\n got %q\nwant %q", c.section, c.got, c.want)
+			t.Errorf("%s:\n got %q\nwant %q", c.event, c.got, c.want)
 		}
 	}
-	// snapshot-deleted: why, in section 4's words (by you, by the agent).
+	// snapshot-deleted: why, as the box log says it (by you, by the agent).
 	for kind, want := range map[CallerKind]string{CallerOwner: "by you", CallerAgent: "by the agent", CallerCLI: "by a boxsnap command"} {
 		if got := logDeletedWords("a", "sn1", nil, ByWhy(Caller{Kind: kind})); !strings.HasSuffix(got, ", "+want) {
 			t.Errorf("a delete %s logs %q", want, got)
@@ -508,8 +507,8 @@ func TestFailureWordsShape(t *testing.T) {
 	}
 }
 
-// TestUnfinishedWords: an operation that failed is said as section 7 says
-// a release ("Release did not finish: …"), once, with one full stop, and
+// TestUnfinishedWords: an operation that failed is said as a failed
+// release is ("Release did not finish: …"), once, with one full stop, and
 // what boxsnap then observed after it.
 func TestUnfinishedWords(t *testing.T) {
 	t.Parallel()
