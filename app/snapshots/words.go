@@ -1627,7 +1627,6 @@ func wordsForgetInSettings(backend string) string {
 
 const (
 	WordsAfterNotAPlace = "after is not a place this listing gave; start again from the first page."
-	wordsSortIs         = "sort is newest, oldest, largest, price or box."
 	WordsPageHolds      = "A page holds 1 to 500 boxes."
 )
 
