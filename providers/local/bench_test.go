@@ -25,6 +25,7 @@ func benchSetupN(b *testing.B, files, maxSize int) (*Backend, providers.Guest, [
 	if err != nil {
 		b.Fatal(err)
 	}
+	unmountAtEnd(b, be)
 	g, err := be.Acquire(context.Background(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxbench"}})
 	if err != nil {
 		b.Fatal(err)

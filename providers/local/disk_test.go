@@ -191,6 +191,7 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, small)
 	_, err = small.ImportSnapshots(t.Context(), providers.ImportOptions{Group: "received"}, []io.Reader{bytes.NewReader(archive.Bytes())})
 	if err == nil || !strings.Contains(err.Error(), "more than the 2 MiB of content an import may hold") || !strings.Contains(err.Error(), "Nothing was imported") {
 		t.Fatalf("an import past its bound answered %v", err)
@@ -229,6 +230,7 @@ func TestBoxDiskBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
 	const bound = 32 << 20
 	// 1 MiB files, one after another, until a write fails or the box is
 	// stopped; then it waits, as a box that keeps running would.

@@ -43,18 +43,48 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
 	}
 	defer lock.unlock()
+	// The fork runs as its source does: the same command, user,
+	// environment and limits (its box template's), never the defaults.
+	src, _ := b.readState(m.Guest.Ref)
+	if owner := b.ownerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
+		src, _ = b.readState(owner) // an imported snapshot's box
+	}
+	bound := diskBound(src.Limits)
 	// The fork is made under a temporary name and renamed once clean, so a
 	// box folder with its source's identity never exists under the new ID.
-	tmp := b.path(dirBoxes, ".fork-"+box.ID+"-"+randomSuffix())
-	if err := os.Mkdir(tmp, 0o700); err != nil {
+	// A fork with a file system of its own is made in an image under a
+	// temporary name too, mounted on the temporary folder, then unmounted
+	// and mounted again on the box's folder.
+	suffix := randomSuffix()
+	tmp := b.path(dirBoxes, ".fork-"+box.ID+"-"+suffix)
+	tmpImg := b.path(dirDisks, ".fork-"+box.ID+"-"+suffix+".img")
+	image, err := b.makeBoxFolder(ctx, tmp, tmpImg, bound)
+	if err != nil {
+		return providers.Guest{}, fmt.Errorf("fork: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o700); err != nil {
+		_ = b.removeBoxFolder(tmp, tmpImg)
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			_ = os.RemoveAll(tmp)
+			_ = b.removeBoxFolder(tmp, tmpImg)
 		}
 	}()
+	// A snapshot whose files hold more than the new box's room is refused
+	// before anything is written: the fork would fail half-way.
+	room := bound
+	if image {
+		r, err := roomOf(tmp)
+		if err != nil {
+			return providers.Guest{}, fmt.Errorf("fork: %w", err)
+		}
+		room = r.free
+	}
+	if err := fitsWords(m, box.ID, room); err != nil {
+		return providers.Guest{}, err
+	}
 	if _, err := b.apply(ctx, tmp, m, nil, nil); err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
@@ -72,15 +102,14 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if kind == "" {
 		kind = m.Guest.Kind
 	}
-	// The fork runs as its source does: the same command, user,
-	// environment and limits (its box template's), never the defaults.
-	src, _ := b.readState(m.Guest.Ref)
-	if owner := b.ownerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
-		src, _ = b.readState(owner) // an imported snapshot's box
-	}
 	st := boxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
 		Parent: m.ID, ForkedFrom: m.ID}
-	if err := os.Rename(tmp, dst); err != nil {
+	if image {
+		err = b.moveImage(tmp, tmpImg, dst, b.imageFile(box.ID))
+	} else {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
 	ok = true

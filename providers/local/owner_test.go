@@ -25,6 +25,7 @@ func ownerBackend(t *testing.T, root, owner string) *Backend {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	unmountAtEnd(t, b)
 	b.SetOwner(owner)
 	return b
 }
