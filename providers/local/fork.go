@@ -50,6 +50,9 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		src, _ = b.readState(owner) // an imported snapshot's box
 	}
 	bound := diskBound(src.Limits)
+	if err := fitsWords(m, box.ID, bound); err != nil {
+		return providers.Guest{}, err
+	}
 	// The fork is made under a temporary name and renamed once clean, so a
 	// box folder with its source's identity never exists under the new ID.
 	// A fork with a file system of its own is made in an image under a
@@ -73,7 +76,8 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		}
 	}()
 	// A snapshot whose files hold more than the new box's room is refused
-	// before anything is written: the fork would fail half-way.
+	// before anything is written (above, by the bound; here, by the room
+	// its file system has for files): the fork would fail half-way.
 	room := bound
 	if image {
 		r, err := roomOf(tmp)
