@@ -37,9 +37,11 @@ const fileMountLock = "disks/mount.lock"
 const fullMargin = 1 << 20
 
 // mountOptions mount a box's image: a loop device freed at the unmount
-// (mount(8) sets autoclear for -o loop), and discard, so the room a box
-// frees goes back to the host's file system.
-const mountOptions = "loop,discard"
+// (mount(8) sets autoclear for -o loop); discard, so the room a box frees
+// goes back to the host's file system; and no zeroing of the inode tables
+// behind the box's back (noinit_itable), which the image's holes make
+// needless and which would take room on the host.
+const mountOptions = "loop,discard,noinit_itable"
 
 func (b *Backend) imageFile(box string) string { return b.path(dirDisks, box+".img") }
 
@@ -107,8 +109,10 @@ func ProbeLoop(dir string) (why, fix string) {
 }
 
 // makeImage writes a sparse image file of size bytes at img holding an
-// empty ext4 file system: no room kept back for root (-m 0), and nothing
-// discarded at its making (the file is sparse already).
+// empty ext4 file system: no room kept back for root (-m 0), and neither
+// discarded nor zeroed at its making, since a sparse file's holes read as
+// zeros already: a 16 GiB one holds 4.3 MiB on the host where a zeroed
+// journal would take 133 MiB.
 func makeImage(ctx context.Context, img string, size int64) error {
 	f, err := os.OpenFile(img, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -122,7 +126,7 @@ func makeImage(ctx context.Context, img string, size int64) error {
 		_ = os.Remove(img)
 		return fmt.Errorf("make the disk image: %w", err)
 	}
-	if out, err := exec.CommandContext(ctx, "mkfs.ext4", "-q", "-F", "-m", "0", "-E", "nodiscard", img).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "mkfs.ext4", "-q", "-F", "-m", "0", "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1", img).CombinedOutput(); err != nil {
 		_ = os.Remove(img)
 		return fmt.Errorf("make the disk image's file system: %w: %s", err, strings.TrimSpace(string(out)))
 	}
