@@ -49,25 +49,17 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if owner := b.ownerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
 		src, _ = b.readState(owner) // an imported snapshot's box
 	}
+	// A snapshot whose files hold more than the bound is refused before
+	// anything is made (forkFolder checks the room an image leaves too).
 	bound := diskBound(src.Limits)
 	if err := fitsWords(m, box.ID, bound); err != nil {
 		return providers.Guest{}, err
 	}
 	// The fork is made under a temporary name and renamed once clean, so a
 	// box folder with its source's identity never exists under the new ID.
-	// A fork with a file system of its own is made in an image under a
-	// temporary name too, mounted on the temporary folder, then unmounted
-	// and mounted again on the box's folder.
-	suffix := randomSuffix()
-	tmp := b.path(dirBoxes, ".fork-"+box.ID+"-"+suffix)
-	tmpImg := b.path(dirDisks, ".fork-"+box.ID+"-"+suffix+".img")
-	image, err := b.makeBoxFolder(ctx, tmp, tmpImg, bound)
+	tmp, tmpImg, image, err := b.forkFolder(ctx, m, box.ID, bound)
 	if err != nil {
-		return providers.Guest{}, fmt.Errorf("fork: %w", err)
-	}
-	if err := os.Chmod(tmp, 0o700); err != nil {
-		_ = b.removeBoxFolder(tmp, tmpImg)
-		return providers.Guest{}, fmt.Errorf("fork: %w", err)
+		return providers.Guest{}, err
 	}
 	ok := false
 	defer func() {
@@ -75,20 +67,6 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 			_ = b.removeBoxFolder(tmp, tmpImg)
 		}
 	}()
-	// A snapshot whose files hold more than the new box's room is refused
-	// before anything is written (above, by the bound; here, by the room
-	// its file system has for files): the fork would fail half-way.
-	room := bound
-	if image {
-		r, err := roomOf(tmp)
-		if err != nil {
-			return providers.Guest{}, fmt.Errorf("fork: %w", err)
-		}
-		room = r.free
-	}
-	if err := fitsWords(m, box.ID, room); err != nil {
-		return providers.Guest{}, err
-	}
 	if _, err := b.apply(ctx, tmp, m, nil, nil); err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
@@ -124,6 +102,41 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
 	return b.guestOf(box.ID, kind), nil
+}
+
+// forkFolder makes the empty folder a fork of m is written in, under a
+// temporary name: with a file system of its own of the bound's size where
+// loop mounts work (an image under a temporary name too, mounted on the
+// folder, moved to the box's names once clean), else a plain folder. A
+// snapshot whose files hold more than that room is refused, with nothing
+// left: the fork would fail half-way.
+func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound int64) (tmp, tmpImg string, image bool, err error) {
+	suffix := randomSuffix()
+	tmp = b.path(dirBoxes, ".fork-"+box+"-"+suffix)
+	tmpImg = b.path(dirDisks, ".fork-"+box+"-"+suffix+".img")
+	if image, err = b.makeBoxFolder(ctx, tmp, tmpImg, bound); err != nil {
+		return "", "", false, fmt.Errorf("fork: %w", err)
+	}
+	room := bound
+	if image {
+		var r boxRoom
+		if r, err = roomOf(tmp); err == nil {
+			room = r.free
+		}
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o700)
+	}
+	if err != nil {
+		err = fmt.Errorf("fork: %w", err)
+	} else {
+		err = fitsWords(m, box, room)
+	}
+	if err != nil {
+		_ = b.removeBoxFolder(tmp, tmpImg)
+		return "", "", false, err
+	}
+	return tmp, tmpImg, image, nil
 }
 
 // cleanIdentity removes what sec lists (providers.Secrets: boxsnap's access

@@ -87,6 +87,7 @@ var pathCallsAllowed = map[string]string{
 	"export.go (*Backend).exportContent":      "the store's content",
 	"export.go (*Backend).publishImported":    "the store's tmp and snapshot folders",
 	"export.go (*Backend).stageContent":       "the store's tmp folder and content",
+	"fork.go (*Backend).forkFolder":           "the new box's folder itself, made by boxsnap's path to it",
 	"fork.go (*Backend).ForkSnapshot":         "the new box's folder itself, made and renamed by boxsnap's path to it",
 	"held.go (*Backend).HeldSnapshots":        "the store's snapshot folders",
 	"held.go (*Backend).readHeld":             "the store's snapshot folder",
