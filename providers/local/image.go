@@ -224,7 +224,9 @@ func (b *Backend) ensureMounted(box string) error {
 
 // MountImages mounts every box's image that is not mounted, as at boxsnap's
 // start after a host's restart; a box it cannot mount is logged and left.
+// The first call also says in the log how a new box's disk is bounded.
 func (b *Backend) MountImages() {
+	b.DiskBounding()
 	ents, err := os.ReadDir(b.path(dirDisks))
 	if err != nil {
 		return
@@ -282,28 +284,27 @@ func (b *Backend) makeBoxFolder(ctx context.Context, dir, img string, bound int6
 	return true, nil
 }
 
-// removeBoxFolder removes a box's folder and its image: unmounted first,
-// so what is removed is the box's files, then the folder it was mounted
-// on, then the image.
+// removeBoxFolder removes a box's folder and its image: unmounted and the
+// image removed under the disks' lock, so no boxsnap process mounts it
+// again in between, then the folder it was mounted on.
 func (b *Backend) removeBoxFolder(dir, img string) error {
-	if isMounted(dir) {
+	if _, err := os.Lstat(img); err == nil || isMounted(dir) {
 		unlock, err := b.lockMounts()
 		if err != nil {
 			return err
 		}
 		err = unmount(dir)
+		if err == nil {
+			if rerr := os.Remove(img); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+				err = rerr
+			}
+		}
 		unlock()
 		if err != nil {
 			return err
 		}
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := os.Remove(img); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return os.RemoveAll(dir)
 }
 
 // boxRoom is what the box's own file system holds, by statfs: its room
