@@ -52,7 +52,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	// A snapshot whose files hold more than the bound is refused before
 	// anything is made (forkFolder checks the room an image leaves too).
 	bound := diskBound(src.Limits)
-	if err := fitsWords(m, box.ID, bound); err != nil {
+	if err := fitsWords(m, bound); err != nil {
 		return providers.Guest{}, err
 	}
 	// The fork is made under a temporary name and renamed once clean, so a
@@ -130,7 +130,7 @@ func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound
 	if err != nil {
 		err = fmt.Errorf("fork: %w", err)
 	} else {
-		err = fitsWords(m, box, room)
+		err = fitsWords(m, room)
 	}
 	if err != nil {
 		_ = b.removeBoxFolder(tmp, tmpImg)

@@ -337,12 +337,12 @@ func (r boxRoom) used() int64 { return r.capacity - r.free }
 // fitsWords refuses, in words, a restore or a fork of a snapshot whose files
 // hold more than room bytes (what the box's disk bound leaves for files),
 // before anything is written; nil when they fit.
-func fitsWords(m *manifest, box string, room int64) error {
+func fitsWords(m *manifest, room int64) error {
 	if m.Bytes <= room {
 		return nil
 	}
-	return &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s holds %s of files, more than box %s's disk bound leaves for its files (%s): nothing was written. Raise the disk bound in its template and reset the box, or choose a smaller snapshot.",
-		m.ID, mib(m.Bytes), box, mib(room))}
+	return &providers.RefusedError{Why: fmt.Sprintf("The snapshot's files hold %s, more than the box's disk bound leaves for its files (%s): nothing was written. Raise the disk bound in its template and reset the box, or choose a smaller snapshot.",
+		mib(m.Bytes), mib(room))}
 }
 
 // mib says a size in MiB, to a tenth.

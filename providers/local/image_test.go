@@ -159,9 +159,9 @@ func TestARestoreOrForkPastTheBoundIsRefusedBeforeAnythingIsWritten(t *testing.T
 	}
 	e.write(t, "now.txt", "after the reset")
 	_, fits := e.take(t)
-	refused := func(what string, err error, box string) {
+	refused := func(what string, err error) {
 		t.Helper()
-		words := []string{"holds 40.0 MiB of files, more than box " + box + "'s disk bound leaves for its files (",
+		words := []string{"The snapshot's files hold 40.0 MiB, more than the box's disk bound leaves for its files (",
 			"nothing was written. Raise the disk bound in its template and reset the box, or choose a smaller snapshot."}
 		var r *providers.RefusedError
 		if !errors.As(err, &r) {
@@ -174,8 +174,8 @@ func TestARestoreOrForkPastTheBoundIsRefusedBeforeAnythingIsWritten(t *testing.T
 		}
 	}
 	_, err := e.b.RestoreSnapshot(e.ctx, e.g, big, providers.StepStop, nil)
-	refused("a restore's stop", err, e.g.Ref)
-	refused("a restore's rollback", e.restore(t, big), e.g.Ref)
+	refused("a restore's stop", err)
+	refused("a restore's rollback", e.restore(t, big))
 	if e.read(t, "now.txt") != "after the reset" {
 		t.Fatal("a refused restore changed the box's files")
 	}
@@ -183,7 +183,7 @@ func TestARestoreOrForkPastTheBoundIsRefusedBeforeAnythingIsWritten(t *testing.T
 		t.Fatalf("a refused restore wrote the big file: %v", err)
 	}
 	_, err = e.b.ForkSnapshot(e.ctx, big, providers.BoxIdentity{ID: "bxtoobig", Kind: "linux"}, nil)
-	refused("a fork", err, "bxtoobig")
+	refused("a fork", err)
 	if _, err := os.Lstat(e.b.BoxDir(providers.Guest{Ref: "bxtoobig"})); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused fork left a box folder: %v", err)
 	}

@@ -866,11 +866,11 @@ func (b *Backend) restoreFits(box, dir string, m *manifest) error {
 		if err != nil {
 			return fmt.Errorf("read box %s's room: %w", box, err)
 		}
-		return fitsWords(m, box, r.capacity)
+		return fitsWords(m, r.capacity)
 	}
 	st, err := b.readState(box)
 	if err != nil {
 		return err
 	}
-	return fitsWords(m, box, diskBound(st.Limits))
+	return fitsWords(m, diskBound(st.Limits))
 }
