@@ -271,3 +271,52 @@ func TestReleasingABoxLeavesNoMountAndNoImage(t *testing.T) {
 		}
 	}
 }
+
+// TestABoxMadeAsAPlainFolderGetsAFileSystemOfItsOwnAtItsReset: a box made
+// before boxes had file systems of their own (a plain folder) stays one,
+// with its files, when boxsnap starts again where loop mounts work; its
+// reset makes it a file system of its own of its bound's size.
+func TestABoxMadeAsAPlainFolderGetsAFileSystemOfItsOwnAtItsReset(t *testing.T) {
+	loopOrSkip(t)
+	root := t.TempDir()
+	old, err := New(Config{Root: root, Install: "in-test", NoSync: true, DiskWatch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unmountAtEnd(t, old)
+	const bound = 32 << 20
+	g, err := old.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxplain", Kind: "linux"}, Limits: providers.BoxLimits{DiskBytes: bound}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := old.BoxDir(g)
+	if err := os.WriteFile(filepath.Join(dir, "kept.txt"), []byte("in a plain folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.RestartRunning(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if isMounted(dir) || b.hasImage(g.Ref) {
+		t.Fatal("a box made as a plain folder got a file system at boxsnap's start")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "kept.txt")); string(got) != "in a plain folder" {
+		t.Fatalf("the plain folder's file holds %q", got)
+	}
+	if err := b.ResetGuest(t.Context(), g, providers.BoxSpec{}); err != nil {
+		t.Fatal(err)
+	}
+	if mountsAt(t, dir) != 1 {
+		t.Fatal("the reset box is not a file system of its own")
+	}
+	if fi, err := os.Stat(b.imageFile(g.Ref)); err != nil || fi.Size() != bound {
+		t.Fatalf("the reset box's image is %v (%v), want %d bytes", fi, err, bound)
+	}
+	fillsAt(t, b, dir, bound)
+	if left, _ := filepath.Glob(b.path(dirBoxes, ".reset-*")); len(left) != 0 {
+		t.Fatalf("the reset left %v", left)
+	}
+}
