@@ -62,3 +62,17 @@ func TestABoxAtItsDiskBoundSaysSoOnItsPage(t *testing.T) {
 		t.Fatal("the box's page says it stopped, though it runs on")
 	}
 }
+
+// TestATemplatesDiskSaysWhenANewSizeReachesABox: the box template form says
+// by its Disk field that a change reaches a local box at its reset, and
+// that until then it keeps the disk it was made with (its file system is
+// not grown in place).
+func TestATemplatesDiskSaysWhenANewSizeReachesABox(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, coretest.Options{})
+	body := html.UnescapeString(s.do(t, "GET", "/settings/templates", nil, nil).Body.String())
+	want := `aria-describedby="t-disk-h">` + "\n" + `  <p class="hint" id="t-disk-h">A change reaches a local box at its reset: until then it keeps the disk it was made with.</p>`
+	if !strings.Contains(body, want) {
+		t.Fatalf("the template form does not say by Disk %q:\n%s", want, body)
+	}
+}
