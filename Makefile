@@ -30,12 +30,13 @@ build: deps
 	@$(GO) build -o $(BIN) .
 	@echo "make: built $(BIN)"
 
-## deps: Go modules (downloaded only when missing), PostgreSQL's binaries, bubblewrap and passt (installed only when missing)
+## deps: Go modules (downloaded only when missing), PostgreSQL's binaries, bubblewrap, passt and e2fsprogs (installed only when missing)
 deps:
 	@scripts/need-go-modules.sh
 	@scripts/need-postgres.sh
 	@scripts/need-bubblewrap.sh
 	@scripts/need-passt.sh
+	@scripts/need-e2fsprogs.sh
 
 ## browser-deps: Debian's chromium and npm's playwright-core (for playwright-go) and axe-core, only when missing
 browser-deps:

@@ -199,7 +199,8 @@ func screenPage(w http.ResponseWriter, _ *http.Request) {
 <h1 style="margin:0 0 10px">Sign-in flow</h1><p>Editor · %s</p></div></div></body></html>`, time.Now().Format("15:04:05"))
 }
 
-// Close stops the web server, the screen and the workers.
+// Close stops the web server, the screen and the workers, and unmounts
+// the local boxes' file systems.
 func (s *Stack) Close(ctx context.Context) error {
 	var errs []error
 	errs = append(errs, s.srv.Shutdown(ctx), s.screen.Shutdown(ctx))
@@ -208,6 +209,9 @@ func (s *Stack) Close(ctx context.Context) error {
 	if err := s.jobs.StopAndCancel(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		errs = append(errs, err)
 	}
+	// Each local box is a file system of its own (a loop mount, as root):
+	// unmounted, so the stack's folder can be removed.
+	errs = append(errs, local.UnmountAll(s.Local.Root()))
 	return errors.Join(errs...)
 }
 

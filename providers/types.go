@@ -379,17 +379,23 @@ type GuestStatus struct {
 	Exists  bool
 	Running bool
 	Size    *BoxSize
-	// DiskStop is set when the backend stopped the box by itself because
-	// its files reached its disk bound; nil otherwise, and after a start.
+	// DiskStop is set when the box's files reached its disk bound: the
+	// backend stopped it (nil again after a start), or its own file system
+	// refuses writes past the bound (Full; nil again once room is made).
 	// Its words are the core's (snapshots.DiskStopWords).
 	DiskStop *DiskStop
 }
 
-// DiskStop is a box its backend stopped at its disk bound: the bound, and
-// what its files held on disk then.
+// DiskStop is a box that reached its disk bound: the bound, and what its
+// files held on disk then. A box its backend measures is stopped there; one
+// whose bound its own file system enforces (Full) runs on.
 type DiskStop struct {
 	BoundBytes int64 `json:"boundBytes"`
 	UsedBytes  int64 `json:"usedBytes"`
+	// Full is set when the box was not stopped: its own file system refuses
+	// each write past the bound (no space left on device), so nothing needs
+	// stopping, and the words clear once room is made.
+	Full bool `json:"full,omitempty"`
 }
 
 // HeldCopyStep is one step of making a held copy.

@@ -78,6 +78,7 @@ func benchTakes(b *testing.B, callers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { _ = local.UnmountAll(lb.Root()) })
 	timed := &timedBackend{Backend: lb, took: map[string]time.Duration{}}
 	tr := &queryCounter{}
 	ping := &pingWorker{took: make(chan time.Duration, 1024)}

@@ -26,6 +26,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers/local"
 )
 
 func TestMain(m *testing.M) {
@@ -76,6 +77,9 @@ func testConfig(t *testing.T, env map[string]string) config.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A local box is a file system of its own (a loop mount, as root):
+	// unmounted before the data folder is removed.
+	t.Cleanup(func() { _ = local.UnmountAll(cfg.DataDir); _ = local.UnmountAll(cfg.LocalRoot) })
 	return cfg
 }
 
@@ -463,6 +467,27 @@ func TestFaultsNamedWithFix(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 	})
+}
+
+// TestDoctorSaysHowALocalBoxsDiskIsBounded: the doctor says whether a new
+// local box's disk is bounded to the byte by a file system of its own, or
+// by the watch, with why and the fix.
+func TestDoctorSaysHowALocalBoxsDiskIsBounded(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, nil)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var out strings.Builder
+	boot.Doctor(context.Background(), cfg, logger, &out)
+	why, fix := local.ProbeLoop(t.TempDir())
+	want := []string{"ok    local box disks", "a new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image)"}
+	if why != "" {
+		want = []string{"FAIL  local box disks", "a new box's disk is bounded by a watch that measures its folder, not to the byte, because " + why, "fix: " + fix}
+	}
+	for _, w := range want {
+		if !strings.Contains(out.String(), w) {
+			t.Fatalf("the doctor does not say %q:\n%s", w, out.String())
+		}
+	}
 }
 
 // TestDoctorReadsTheDatabase: the doctor says which PostgreSQL answers and

@@ -29,6 +29,9 @@ func TestDataFolderReachableByBoxUser(t *testing.T) {
 		t.Skip("not root: a box's process runs as boxsnap's own user")
 	}
 	base := t.TempDir()
+	// Each local box is a file system of its own (a loop mount, as root):
+	// unmounted once boxsnap stops, before the folder is removed.
+	t.Cleanup(func() { _ = local.UnmountAll(base) })
 	// The folders above the data folder are the person's, not boxsnap's:
 	// the test lets others pass them, as a host's /var/lib does.
 	if err := local.Passable(base, os.TempDir()); err != nil {

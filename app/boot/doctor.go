@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/jackc/pgx/v5"
 
@@ -63,7 +64,15 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		if err := checkWritable(cfg.LocalRoot); err != nil {
 			return []doctor.Result{{Name: "backend local", Detail: err.Error(), Fix: "choose a folder you can write with --local-root or BOXSNAP_LOCAL_ROOT"}}
 		}
-		return []doctor.Result{{Name: "backend local", OK: true, Detail: "boxes and snapshots in " + cfg.LocalRoot}}
+		out := []doctor.Result{{Name: "backend local", OK: true, Detail: "boxes and snapshots in " + cfg.LocalRoot}}
+		// How a new box's disk is bounded: by a file system of its own
+		// (exact), else by the watch (not to the byte), with the fix.
+		if why, fix := local.ProbeLoop(filepath.Join(cfg.LocalRoot, "disks")); why != "" {
+			out = append(out, doctor.Result{Name: "local box disks", Detail: "a new box's disk is bounded by a watch that measures its folder, not to the byte, because " + why, Fix: fix})
+		} else {
+			out = append(out, doctor.Result{Name: "local box disks", OK: true, Detail: "a new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image)"})
+		}
+		return out
 	}
 	proxmoxCheck := func(ctx context.Context) []doctor.Result {
 		if cfg.ProxmoxURL == "" {

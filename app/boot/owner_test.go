@@ -182,6 +182,9 @@ func TestOneProcessPerBox(t *testing.T) {
 	ctx := context.Background()
 	dsn := dbtest.NewDSN(t)
 	top := t.TempDir()
+	// Each local box is a file system of its own (a loop mount, as root):
+	// unmounted once the processes are ended, before the folder is removed.
+	t.Cleanup(func() { _ = local.UnmountAll(top) })
 	if err := local.Passable(top, os.TempDir()); err != nil {
 		t.Fatal(err)
 	}

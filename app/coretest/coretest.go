@@ -203,10 +203,16 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	return e, nil
 }
 
-// Stop stops the env's River client.
+// Stop stops the env's River client and unmounts its local boxes' file
+// systems.
 func (e *Env) Stop() {
 	if e.stop != nil {
 		e.stop()
+	}
+	// Each local box is a file system of its own (a loop mount, as root):
+	// unmounted, so the test's folder can be removed.
+	if e.Local != nil {
+		_ = local.UnmountAll(e.Local.Root())
 	}
 }
 

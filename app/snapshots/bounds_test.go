@@ -109,3 +109,68 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 	}
 	check("a box reset to the template", other.GuestRef)
 }
+
+// TestARestorePastTheBoxsDiskBoundIsRefusedInWords: a box whose template's
+// disk bound shrank (64 MiB, then 32 MiB at its reset) cannot be restored
+// to a snapshot whose files hold 40 MiB: the restore fails in words that
+// say why and what to do, before anything of the box is written, and the
+// box's files are as they were.
+func TestARestorePastTheBoxsDiskBoundIsRefusedInWords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := resetEnv(t, map[string]string{"README": "fresh from devbox"})
+	save := func(bound int64) {
+		t.Helper()
+		if err := e.Core.Boxes().SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "sized", Backend: "local", Kind: "linux",
+			Source: "devbox", Limits: providers.BoxLimits{DiskBytes: bound}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(64 << 20)
+	b, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "sized-box", Template: "sized"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := e.Local.BoxDir(providers.Guest{Backend: "local", Kind: "linux", Ref: b.GuestRef})
+	if err := os.WriteFile(filepath.Join(dir, "big"), []byte(strings.Repeat("x", 40<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	op, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "sized-box", Name: "with the big file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op = e.Wait(t, op); op.State != snapshots.OpDone {
+		t.Fatalf("take ended %s: %s", op.State, deref(op.Error))
+	}
+	save(32 << 20)
+	if op := reset(t, e, snapshots.Owner(), snapshots.ResetRequest{Box: "sized-box", Template: "sized"}); op.State != snapshots.OpDone {
+		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "after"), []byte("written after the reset"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	op, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "sized-box", Snapshot: sn.ID, NoUndo: true})
+	if err == nil {
+		op = e.Wait(t, op)
+	}
+	words := ""
+	if err != nil {
+		words = err.Error()
+	} else if op.State != snapshots.OpDone {
+		words = deref(op.Error)
+	} else {
+		t.Fatal("a restore past the box's disk bound was done")
+	}
+	t.Logf("the refused restore says: %s", words)
+	for _, w := range []string{"The snapshot's files hold 40.0 MiB, more than the box's disk bound leaves for its files (",
+		"nothing was written. Raise the disk bound in its template and reset the box, or choose a smaller snapshot."} {
+		if !strings.Contains(words, w) {
+			t.Fatalf("the refused restore says %q, not %q", words, w)
+		}
+	}
+	fileIs(t, dir, "after", "written after the reset")
+	fileIs(t, dir, "README", "fresh from devbox")
+	if _, err := os.Stat(filepath.Join(dir, "big")); !os.IsNotExist(err) {
+		t.Fatalf("the refused restore wrote the big file: %v", err)
+	}
+}

@@ -19,7 +19,8 @@ import (
 func TestForgetRemovedBackend(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	root := t.TempDir()
+	root, localRoot := t.TempDir(), t.TempDir()
+	t.Cleanup(func() { _ = local.UnmountAll(root); _ = local.UnmountAll(localRoot) })
 	if err := local.Passable(root, os.TempDir()); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestForgetRemovedBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The install with pve-gone in its settings: a box there, two snapshots.
-	e, err := coretest.Build(ctx, first.Pool, coretest.Options{NoWorkers: true, LocalRoot: t.TempDir(),
+	e, err := coretest.Build(ctx, first.Pool, coretest.Options{NoWorkers: true, LocalRoot: localRoot,
 		Extra: []snapshots.Backend{{ID: "pve-gone", Kind: "local", Label: "pve-gone", Snap: gone, Boxes: gone}}})
 	if err != nil {
 		t.Fatal(err)

@@ -141,12 +141,18 @@ func BinarySize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// DiskStopWords say why a box's backend stopped it by itself at its disk
-// bound, on its page, in the API's box, the CLI and the agent's tools; ""
-// for a box not stopped so.
+// DiskStopWords say that a box reached its disk bound, on its page, in the
+// API's box, the CLI and the agent's tools: that its writes past the bound
+// fail while it runs on (its own file system bounds it), or that its
+// backend stopped it by itself (a watch bounds it); "" for a box not at its
+// bound.
 func DiskStopWords(box string, d *providers.DiskStop) string {
 	if d == nil {
 		return ""
+	}
+	if d.Full {
+		return fmt.Sprintf("Box %s reached its disk bound of %s (its files hold %s): it runs on, but its writes past the bound fail, and its files are as they were written. Delete some of them to make room, or raise the disk bound in its template and reset the box.",
+			box, BinarySize(d.BoundBytes), BinarySize(d.UsedBytes))
 	}
 	return fmt.Sprintf("Box %s reached its disk bound of %s (its files hold %s): boxsnap stopped it, and its files are as it left them. Delete some of them, or raise the disk bound in its template, then start it again.",
 		box, BinarySize(d.BoundBytes), BinarySize(d.UsedBytes))

@@ -98,9 +98,14 @@ func (s *Server) facts(r *http.Request, v *snapshots.BoxView, h boxHead) []fact 
 			out = append(out, fact{"State", "its guest is missing"})
 		} else {
 			// Running or stopped shows on the Now row of its Snapshots card;
-			// why the backend stopped it by itself shows here.
+			// why the backend stopped it by itself shows here, and that a
+			// box running on has reached its disk bound.
 			if w := snapshots.DiskStopWords(b.Name, st.DiskStop); w != "" {
-				out = append(out, fact{"Stopped", w})
+				label := "Stopped"
+				if st.DiskStop.Full {
+					label = "Disk"
+				}
+				out = append(out, fact{label, w})
 			}
 			if sz := sizeOfBox(st.Size); sz != "" {
 				out = append(out, fact{"Size", sz})

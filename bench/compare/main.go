@@ -50,6 +50,7 @@ func main() {
 
 func run(work string, runs int, cpuProfile string, workers int) error {
 	ctx := context.Background()
+	_ = local.UnmountAll(work) // each box is a file system of its own, as root
 	if err := os.RemoveAll(work); err != nil {
 		return err
 	}
@@ -170,6 +171,7 @@ func run(work string, runs int, cpuProfile string, workers int) error {
 		med("diff"), med("diff cpu"), med("diff")/med("boxsnap"), med("diff cpu")/med("boxsnap cpu"))
 	fmt.Printf("  rsync -an --delete --itemize-changes:  wall %.3f s, cpu %.3f s  (ratio to boxsnap: wall %.2f, cpu %.2f)\n",
 		med("rsync"), med("rsync cpu"), med("rsync")/med("boxsnap"), med("rsync cpu")/med("boxsnap cpu"))
+	_ = local.UnmountAll(work)
 	return os.RemoveAll(work)
 }
 

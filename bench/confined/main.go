@@ -67,10 +67,11 @@ func main() {
 
 func run(tree, work string) (full, incr time.Duration, files int, err error) {
 	ctx := context.Background()
+	_ = local.UnmountAll(work) // each box is a file system of its own, as root
 	if err := os.RemoveAll(work); err != nil {
 		return 0, 0, 0, err
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = local.UnmountAll(work); _ = os.RemoveAll(work) }()
 	b, err := local.New(local.Config{Root: filepath.Join(work, "store"), Install: "bench", NoSync: true})
 	if err != nil {
 		return 0, 0, 0, err

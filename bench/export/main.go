@@ -41,10 +41,11 @@ func main() {
 
 func run(work string, size int64, files, runs int) error {
 	ctx := context.Background()
+	_ = local.UnmountAll(work) // each box is a file system of its own, as root
 	if err := os.RemoveAll(work); err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = local.UnmountAll(work); _ = os.RemoveAll(work) }()
 	root := filepath.Join(work, "store")
 	b, err := local.New(local.Config{Root: root, Install: "bench", NoSync: true})
 	if err != nil {

@@ -79,6 +79,7 @@ func (f figures) median(k string) float64 {
 
 func run(work string, runs, nFiles int, nBytes int64, checks int, noSync bool) error {
 	ctx := context.Background()
+	_ = local.UnmountAll(work) // each box is a file system of its own, as root
 	if err := os.RemoveAll(work); err != nil {
 		return err
 	}

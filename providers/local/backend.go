@@ -75,6 +75,11 @@ type Config struct {
 	// archive is compressed: a small upload can unpack to far more);
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
+	// DiskWatch bounds every new box's disk by the watch that measures its
+	// folder (disk.go) in place of a file system of its own, even where a
+	// loop mount works: for the watch's tests, and a host whose loop
+	// devices are needed elsewhere.
+	DiskWatch bool
 	// Price makes this backend charge for holding a snapshot, as a paid
 	// provider does. Only tests set it, to prove the paid ceiling's
 	// arithmetic (paid snapshots stay off until a live check on a real paid
@@ -115,6 +120,11 @@ type Backend struct {
 	price   *providers.Price
 
 	maxImport int64 // the content one import's batch may unpack
+
+	diskWatch bool      // Config.DiskWatch
+	loopOnce  sync.Once // DiskBounding's probe, once
+	loopWhy   string    // why a box gets no file system of its own; "" when it does
+	loopFix   string    // what makes it get one
 
 	noJournal    bool
 	journalPaths int
@@ -181,6 +191,7 @@ func New(cfg Config) (*Backend, error) {
 		journalPaths: cfg.JournalPaths,
 		selfPath:     cfg.Self,
 		maxImport:    cfg.MaxImportBytes,
+		diskWatch:    cfg.DiskWatch,
 	}
 	if b.maxImport <= 0 {
 		b.maxImport = DefaultMaxImportBytes
@@ -208,7 +219,7 @@ func New(cfg Config) (*Backend, error) {
 	if err := MakeFolder(root); err != nil {
 		return nil, fmt.Errorf("local backend: make %s: %w", root, err)
 	}
-	for _, d := range []string{dirBoxes, dirState, dirSnapshots, dirContent, dirTmp, dirGroups} {
+	for _, d := range []string{dirBoxes, dirState, dirSnapshots, dirContent, dirTmp, dirGroups, dirDisks} {
 		if err := os.MkdirAll(b.path(d), 0o700); err != nil {
 			return nil, fmt.Errorf("local backend: make %s: %w", d, err)
 		}

@@ -30,6 +30,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
 	user := ""
 	if os.Geteuid() == 0 {
 		user = "nobody" // not the backend's own boxsnap-box

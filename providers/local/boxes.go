@@ -121,11 +121,16 @@ func (b *Backend) updateState(box string, change func(*boxState)) error {
 }
 
 // existingBox checks a guest's folder is there, wrapping ErrNotFound if not.
+// A box whose disk image is not mounted on its folder (after a host's
+// restart) has it mounted first.
 func (b *Backend) existingBox(guest providers.Guest) (string, error) {
 	if err := checkID("box", guest.Ref); err != nil {
 		return "", err
 	}
 	dir := b.boxDir(guest.Ref)
+	if err := b.ensureMounted(guest.Ref); err != nil {
+		return "", err
+	}
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -210,17 +215,21 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 		if _, err := os.Lstat(dir); err == nil {
 			return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("A box folder named %s already exists", box)}
 		}
+		src := ""
 		if spec.Template != "" {
-			src, err := b.templateDir(spec.Template)
-			if err != nil {
+			var err error
+			if src, err = b.templateDir(spec.Template); err != nil {
 				return providers.Guest{}, err
 			}
+		}
+		if _, err := b.makeBoxFolder(ctx, dir, b.imageFile(box), diskBound(spec.Limits)); err != nil {
+			return providers.Guest{}, fmt.Errorf("make box %s: %w", box, err)
+		}
+		if src != "" {
 			if err := b.copyTree(ctx, src, dir); err != nil {
-				_ = os.RemoveAll(dir)
+				_ = b.removeBoxFolder(dir, b.imageFile(box))
 				return providers.Guest{}, fmt.Errorf("make box %s from template %s: %w", box, src, err)
 			}
-		} else if err := os.Mkdir(dir, 0o755); err != nil {
-			return providers.Guest{}, fmt.Errorf("make box %s: %w", box, err)
 		}
 	}
 	if err := writeIdentity(dir, box); err != nil {
@@ -261,7 +270,8 @@ func (b *Backend) templateDir(name string) (string, error) {
 	return src, nil
 }
 
-// Release stops the box's process and deletes its folder and state. Its
+// Release stops the box's process and deletes its folder (unmounted
+// first, where it is its own file system), its disk image and its state. Its
 // snapshots stay: the core deletes the ones it does not keep first.
 func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
 	if err := checkID("box", guest.Ref); err != nil {
@@ -270,7 +280,7 @@ func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
 	if err := b.Stop(ctx, guest); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	if err := os.RemoveAll(b.boxDir(guest.Ref)); err != nil {
+	if err := b.removeBoxFolder(b.boxDir(guest.Ref), b.imageFile(guest.Ref)); err != nil {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
 	for _, f := range []string{b.stateFile(guest.Ref), b.statCacheFile(guest.Ref), b.path(dirState, guest.Ref+".log"), b.path(dirState, guest.Ref+".lock")} {
@@ -526,7 +536,11 @@ func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, san
 	st.Proc = recordOf(cmd.Process.Pid, cg, p.sandboxed)
 	st.Owner = b.owner
 	st.Running, st.DiskStop = true, nil
-	go b.watchDisk(box, dir, p, diskBound(st.Limits), logf)
+	if fi, err := os.Stat(b.imageFile(box)); err == nil && isMounted(dir) {
+		go b.watchRoom(box, dir, p, fi.Size(), logf)
+	} else {
+		go b.watchDisk(box, dir, p, diskBound(st.Limits), logf)
+	}
 }
 
 // recordStarting writes st as a start about to run the box's process in the
@@ -632,7 +646,11 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	if err != nil {
 		return providers.GuestStatus{}, err
 	}
-	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}, DiskStop: st.DiskStop}, nil
+	stop := st.DiskStop
+	if stop == nil {
+		stop = b.fullStatus(guest.Ref, dir)
+	}
+	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}, DiskStop: stop}, nil
 }
 
 // Runs says whether the box runs, without reading its size
@@ -681,6 +699,7 @@ func (b *Backend) running(box string) (bool, error) {
 // first call removes the empty box cgroups a crash left (cleanCgroups).
 func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 	b.cleanOnce.Do(b.cleanCgroups)
+	b.MountImages()
 	files, err := os.ReadDir(b.path(dirState))
 	if err != nil {
 		return nil, fmt.Errorf("restart running boxes: %w", err)

@@ -153,6 +153,7 @@ func TestResetNeverFollowsAMarkerLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
 	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxresetlink"}})
 	if err != nil {
 		t.Fatal(err)

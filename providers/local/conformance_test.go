@@ -16,6 +16,9 @@ func newBackend(t *testing.T) *local.Backend {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	// Each box is a file system of its own (a loop mount, as root): it is
+	// unmounted before the temporary folder is removed.
+	t.Cleanup(func() { _ = local.UnmountAll(b.Root()) })
 	return b
 }
 

@@ -12,8 +12,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// DefaultDiskBytes bounds what a box's folder holds on disk while its
-// process runs, when its template sets no bound (README, "Security model").
+// DefaultDiskBytes bounds what a box's folder holds on disk, when its
+// template sets no bound (README, "Security model"): the size of its own
+// file system (image.go), or where it has none, what the watch lets its
+// folder hold while its process runs.
 const DefaultDiskBytes = 16 << 30
 
 // diskCheckEvery is how often a running box's disk use is measured.
@@ -43,7 +45,8 @@ func (b *Backend) diskUse(ctx context.Context, dir string) (int64, error) {
 	return total, nil
 }
 
-// watchDisk bounds a running box's disk use: each process of the box
+// watchDisk bounds the disk use of a running box with no file system of
+// its own (image.go), not to the byte: each process of the box
 // already gets EFBIG past the bound in one file (prlimit --fsize); this
 // measures the whole folder every diskCheckEvery (less often for a folder
 // whose measure takes over a tenth of that) and, past the bound,
@@ -111,4 +114,59 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		_ = b.updateState(box, func(st *boxState) { st.DiskStop = &providers.DiskStop{BoundBytes: bound, UsedBytes: used} })
 		return
 	}
+}
+
+// watchRoom watches a running box whose own file system bounds its disk
+// (image.go): the kernel refuses each write past the bound, so nothing is
+// stopped; a statfs every diskCheckEvery notices when the box's room runs
+// out, and writes it once in the box's log and boxsnap's, and again when
+// room is made. It ends with the process.
+func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File) {
+	full := false
+	for {
+		timer := time.NewTimer(diskCheckEvery)
+		select {
+		case <-p.done:
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		r, err := roomOf(dir)
+		if err != nil || r.full() == full {
+			continue
+		}
+		full = r.full()
+		// Under b.mu, and only while p is still the box's: its end closes
+		// the log.
+		b.mu.Lock()
+		if b.procs[box] != p {
+			b.mu.Unlock()
+			return
+		}
+		if full {
+			_, _ = fmt.Fprintf(logf, wordsLogFull, mib(bound), mib(r.used()))
+		} else {
+			_, _ = fmt.Fprintf(logf, wordsLogRoom, mib(bound), mib(r.used()))
+		}
+		b.mu.Unlock()
+		if full {
+			b.log.Warn("local backend: a box reached its disk bound: its writes past it fail, and it runs on", "box", box, "bound", bound, "used", r.used())
+		}
+	}
+}
+
+// fullStatus is what a box whose own file system bounds its disk says of
+// it: a DiskStop marked Full while a write in it fails for want of room,
+// else nil. A box with no image, or whose room cannot be read, says
+// nothing.
+func (b *Backend) fullStatus(box, dir string) *providers.DiskStop {
+	fi, err := os.Stat(b.imageFile(box))
+	if err != nil || !isMounted(dir) {
+		return nil
+	}
+	r, err := roomOf(dir)
+	if err != nil || !r.full() {
+		return nil
+	}
+	return &providers.DiskStop{BoundBytes: fi.Size(), UsedBytes: r.used(), Full: true}
 }

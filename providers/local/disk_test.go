@@ -191,6 +191,7 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, small)
 	_, err = small.ImportSnapshots(t.Context(), providers.ImportOptions{Group: "received"}, []io.Reader{bytes.NewReader(archive.Bytes())})
 	if err == nil || !strings.Contains(err.Error(), "more than the 2 MiB of content an import may hold") || !strings.Contains(err.Error(), "Nothing was imported") {
 		t.Fatalf("an import past its bound answered %v", err)
@@ -213,14 +214,15 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 	}
 }
 
-// TestBoxDiskBounded: a box with a 32 MiB disk bound whose command writes
-// until it fails stops at about its bound; its status and its log say, in
-// words, that it reached its bound; its files are as it left them, and a
-// take after works with nothing in the store lost.
+// TestBoxDiskBounded: a box with a 32 MiB disk bound is a file system of
+// its own of that size: its command, writing 1 MiB files until a write
+// fails, gets "No space left on device"; what its folder holds never
+// passes the bound, on the host either; its status says it reached its
+// bound and runs on, and its log says so in words with what to do; its
+// earlier files are as they were, a take after holds them, and once room is
+// made the words go while it still runs.
 func TestBoxDiskBounded(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("a box's process runs as the box's user only as root")
-	}
+	loopOrSkip(t)
 	root := t.TempDir()
 	if err := Passable(root, "/"); err != nil {
 		t.Fatal(err)
@@ -229,6 +231,151 @@ func TestBoxDiskBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
+	const bound = 32 << 20
+	cmd := `i=0; while out=$(dd if=/dev/urandom of=f$i bs=64k count=16 2>&1); do i=$((i+1)); done; echo "write failed after $i files: $out" | head -1; sleep 60`
+	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxdisk", Kind: "linux"}, Command: cmd,
+		Limits: providers.BoxLimits{DiskBytes: bound}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Stop(context.Background(), g) })
+	dir := b.BoxDir(g)
+	if !isMounted(dir) {
+		t.Fatal("the box's folder is not a file system of its own")
+	}
+	if fi, err := os.Stat(b.imageFile(g.Ref)); err != nil || fi.Size() != bound {
+		t.Fatalf("the box's image is %v (%v), want %d bytes", fi, err, bound)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != markerDir {
+		t.Fatalf("a new box's folder holds %v, want only %s (no lost+found)", ents, markerDir)
+	}
+	e := env{b: b, g: g, dir: dir, ctx: t.Context()}
+	e.write(t, "before.txt", "written before the box ran")
+	_, before := e.take(t)
+	if err := b.Start(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	var st providers.GuestStatus
+	for {
+		st, err = b.Status(t.Context(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.DiskStop != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			used, _ := b.diskUse(t.Context(), dir)
+			t.Fatalf("the box's status says nothing of its bound after 60 s, holding %d bytes on disk", used)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	logPath := b.path(dirState, g.Ref+".log")
+	var log []byte
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		log, _ = os.ReadFile(logPath)
+		if strings.Contains(string(log), "write failed after") && strings.Contains(string(log), "reached its disk bound") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the box's log does not say its write failed and it reached its bound: %q", log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(string(log), "No space left on device") {
+		t.Fatalf("the box's write past its bound did not fail for want of room: %q", log)
+	}
+	for _, w := range []string{"boxsnap: the box reached its disk bound of 32.0 MiB (its files hold ", "it runs on, but its writes past the bound fail",
+		"its files are as they were written", "Delete some of them to make room, or raise the disk bound in its template and reset the box."} {
+		if !strings.Contains(string(log), w) {
+			t.Fatalf("the box's log does not say %q: %q", w, log)
+		}
+	}
+	used, err := b.diskUse(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the box's files hold %d bytes on disk at the bound (bound %d)", used, bound)
+	if used > bound {
+		t.Fatalf("the box's files hold %d bytes on disk, past its %d bound", used, bound)
+	}
+	if img := allocated(t, b.imageFile(g.Ref)); img > bound {
+		t.Fatalf("the box's image holds %d bytes on the host, past its %d bound", img, bound)
+	}
+	if used < bound/2 {
+		t.Fatalf("the box's writes failed at %d bytes, well before its %d bound", used, bound)
+	}
+	if !st.Running || !st.DiskStop.Full || st.DiskStop.BoundBytes != bound || st.DiskStop.UsedBytes > bound {
+		t.Fatalf("the box's status is running=%v %+v, want it running, full, at its bound of %d", st.Running, *st.DiskStop, bound)
+	}
+	if e.read(t, "before.txt") != "written before the box ran" {
+		t.Fatal("a file written before the box ran was lost")
+	}
+	taken, _ := e.take(t)
+	m, err := b.manifest(taken.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bytes < bound/2 {
+		t.Fatalf("the take at the bound holds %d bytes, want the box's files", m.Bytes)
+	}
+	for _, id := range []string{before.Ref, taken.Ref} {
+		if h, ok := e.held(t, id); !ok || h.Incomplete {
+			t.Fatalf("snapshot %s is not held whole after the box reached its bound: %+v", id, h)
+		}
+	}
+	// Room made, the words go, and the box runs on.
+	files, _ := filepath.Glob(filepath.Join(dir, "f*"))
+	for _, f := range files {
+		_ = os.Remove(f)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		st, err = b.Status(t.Context(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.DiskStop == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("with room made the status still says %+v", *st.DiskStop)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !st.Running {
+		t.Fatal("the box stopped, though nothing needed stopping")
+	}
+}
+
+// loopOrSkip skips a test of boxes with a file system of their own where
+// loop mounts are not possible, saying why.
+func loopOrSkip(t *testing.T) {
+	t.Helper()
+	if why, _ := ProbeLoop(t.TempDir()); why != "" {
+		t.Skip("a box cannot be a file system of its own here: " + why)
+	}
+}
+
+// TestBoxDiskBoundedByTheWatch: where a box has no file system of its own
+// (Config.DiskWatch forces it), a box with a 32 MiB disk bound whose
+// command writes until it fails stops at about its bound; its status and its log say, in
+// words, that it reached its bound; its files are as it left them, and a
+// take after works with nothing in the store lost.
+func TestBoxDiskBoundedByTheWatch(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a box's process runs as the box's user only as root")
+	}
+	root := t.TempDir()
+	if err := Passable(root, "/"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskWatch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unmountAtEnd(t, b)
 	const bound = 32 << 20
 	// 1 MiB files, one after another, until a write fails or the box is
 	// stopped; then it waits, as a box that keeps running would.
@@ -240,6 +387,9 @@ func TestBoxDiskBounded(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = b.Stop(context.Background(), g) })
 	dir := b.BoxDir(g)
+	if b.hasImage(g.Ref) || isMounted(dir) {
+		t.Fatal("with Config.DiskWatch the box got a file system of its own")
+	}
 	e := env{b: b, g: g, dir: dir, ctx: t.Context()}
 	e.write(t, "before.txt", "written before the box ran")
 	_, before := e.take(t)

@@ -6,7 +6,12 @@
 //
 // Everything lives under Config.Root:
 //
-//	boxes/<boxID>/                 a box's files; a fork is made in boxes/.fork-* and renamed
+//	boxes/<boxID>/                 a box's files; a fork is made in boxes/.fork-* and renamed;
+//	                               where loop mounts work, the mount point of its image
+//	disks/<boxID>.img              a box's own ext4 file system, a sparse file of its disk
+//	                               bound's size (image.go); a fork and a reset make theirs
+//	                               under disks/.fork-* and disks/.reset-*
+//	disks/mount.lock               flock: held to mount, unmount or swap a box's image
 //	state/<boxID>.json             a box's command, whether it should run, its last take
 //	state/<boxID>.log              its process's output
 //	state/<boxID>.cache            after a restore: the target's entries with the stat the

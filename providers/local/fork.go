@@ -43,16 +43,28 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
 	}
 	defer lock.unlock()
+	// The fork runs as its source does: the same command, user,
+	// environment and limits (its box template's), never the defaults.
+	src, _ := b.readState(m.Guest.Ref)
+	if owner := b.ownerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
+		src, _ = b.readState(owner) // an imported snapshot's box
+	}
+	// A snapshot whose files hold more than the bound is refused before
+	// anything is made (forkFolder checks the room an image leaves too).
+	bound := diskBound(src.Limits)
+	if err := fitsWords(m, bound); err != nil {
+		return providers.Guest{}, err
+	}
 	// The fork is made under a temporary name and renamed once clean, so a
 	// box folder with its source's identity never exists under the new ID.
-	tmp := b.path(dirBoxes, ".fork-"+box.ID+"-"+randomSuffix())
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return providers.Guest{}, fmt.Errorf("fork: %w", err)
+	tmp, tmpImg, image, err := b.forkFolder(ctx, m, box.ID, bound)
+	if err != nil {
+		return providers.Guest{}, err
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			_ = os.RemoveAll(tmp)
+			_ = b.removeBoxFolder(tmp, tmpImg)
 		}
 	}()
 	if _, err := b.apply(ctx, tmp, m, nil, nil); err != nil {
@@ -72,15 +84,14 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if kind == "" {
 		kind = m.Guest.Kind
 	}
-	// The fork runs as its source does: the same command, user,
-	// environment and limits (its box template's), never the defaults.
-	src, _ := b.readState(m.Guest.Ref)
-	if owner := b.ownerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
-		src, _ = b.readState(owner) // an imported snapshot's box
-	}
 	st := boxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
 		Parent: m.ID, ForkedFrom: m.ID}
-	if err := os.Rename(tmp, dst); err != nil {
+	if image {
+		err = b.moveImage(tmp, tmpImg, dst, b.imageFile(box.ID))
+	} else {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
 	ok = true
@@ -91,6 +102,41 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
 	return b.guestOf(box.ID, kind), nil
+}
+
+// forkFolder makes the empty folder a fork of m is written in, under a
+// temporary name: with a file system of its own of the bound's size where
+// loop mounts work (an image under a temporary name too, mounted on the
+// folder, moved to the box's names once clean), else a plain folder. A
+// snapshot whose files hold more than that room is refused, with nothing
+// left: the fork would fail half-way.
+func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound int64) (tmp, tmpImg string, image bool, err error) {
+	suffix := randomSuffix()
+	tmp = b.path(dirBoxes, ".fork-"+box+"-"+suffix)
+	tmpImg = b.path(dirDisks, ".fork-"+box+"-"+suffix+".img")
+	if image, err = b.makeBoxFolder(ctx, tmp, tmpImg, bound); err != nil {
+		return "", "", false, fmt.Errorf("fork: %w", err)
+	}
+	room := bound
+	if image {
+		var r boxRoom
+		if r, err = roomOf(tmp); err == nil {
+			room = r.free
+		}
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o700)
+	}
+	if err != nil {
+		err = fmt.Errorf("fork: %w", err)
+	} else {
+		err = fitsWords(m, room)
+	}
+	if err != nil {
+		_ = b.removeBoxFolder(tmp, tmpImg)
+		return "", "", false, err
+	}
+	return tmp, tmpImg, image, nil
 }
 
 // cleanIdentity removes what sec lists (providers.Secrets: boxsnap's access

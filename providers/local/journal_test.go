@@ -60,6 +60,7 @@ func setupJournal(t *testing.T, root string, cfg Config) journalEnv {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	unmountAtEnd(t, b)
 	box := "bx" + randomSuffix()[:12]
 	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: "linux"}})
 	if err != nil {

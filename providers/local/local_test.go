@@ -40,6 +40,7 @@ func setupAt(t *testing.T, root, command string) env {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	unmountAtEnd(t, b)
 	box := "bx" + randomSuffix()[:12]
 	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: "linux"}, Command: command})
 	if err != nil {
@@ -332,6 +333,7 @@ func TestStopKillsAGroupThatIgnoresSIGTERM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
 	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxstubborn"}, Command: "trap '' TERM; while :; do sleep 1; done"})
 	if err != nil {
 		t.Fatal(err)
@@ -523,6 +525,8 @@ func TestTruncatedContentIsListedIncomplete(t *testing.T) {
 func TestABoxFolderRemovedBehindBoxsnapsBack(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
+	// A folder that is a file system of its own goes only once unmounted.
+	_ = unmount(e.dir)
 	os.RemoveAll(e.dir)
 	st, err := e.b.Status(e.ctx, e.g)
 	if err != nil || st.Exists {
@@ -957,4 +961,15 @@ func groupLives(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// unmountAtEnd unmounts, at the test's end, the file systems of its own
+// that each box of b got (image.go), so its temporary folder can be removed.
+func unmountAtEnd(t testing.TB, b *Backend) {
+	t.Helper()
+	t.Cleanup(func() {
+		if err := UnmountAll(b.Root()); err != nil {
+			t.Errorf("unmount the boxes' file systems: %v", err)
+		}
+	})
 }

@@ -29,6 +29,7 @@ func networkBackend(t *testing.T) *Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
 	return b
 }
 
@@ -252,6 +253,7 @@ func TestPublishIsChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
 	for _, ports := range [][]int{{0}, {70000}, {-1}} {
 		_, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxpublish1", Kind: "linux"}, Publish: ports})
 		if err == nil || !strings.Contains(err.Error(), "is not a TCP port") {

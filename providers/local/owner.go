@@ -226,6 +226,7 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 		return b.RestartRunning(ctx)
 	}
 	b.cleanOnce.Do(b.cleanCgroups)
+	b.MountImages()
 	files, err := os.ReadDir(b.path(dirState))
 	if err != nil {
 		return nil, fmt.Errorf("take over boxes: %w", err)

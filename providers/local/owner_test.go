@@ -25,6 +25,7 @@ func ownerBackend(t *testing.T, root, owner string) *Backend {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	unmountAtEnd(t, b)
 	b.SetOwner(owner)
 	return b
 }
@@ -180,7 +181,8 @@ func TestAStartTheDiskCannotRecordEndsItsProcess(t *testing.T) {
 	const command = "sleep 86392"
 	root, fill := smallDisk(t)
 	one, other := ownerBackend(t, root, "one"), ownerBackend(t, root, "other")
-	g, err := one.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxfullstart", Kind: "linux"}, Command: command, NoNetwork: true})
+	g, err := one.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxfullstart", Kind: "linux"}, Command: command, NoNetwork: true,
+		Limits: providers.BoxLimits{DiskBytes: 8 << 20}}) // an image that fits the 4 MiB disk
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +212,8 @@ func TestATakeOverTheDiskCannotRecordEndsItsProcess(t *testing.T) {
 	const command = "sleep 86393"
 	root, fill := smallDisk(t)
 	dead, taker, next := ownerBackend(t, root, "dead"), ownerBackend(t, root, "taker"), ownerBackend(t, root, "next")
-	g, err := dead.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxfulltakeover", Kind: "linux"}, Command: command, NoNetwork: true})
+	g, err := dead.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxfulltakeover", Kind: "linux"}, Command: command, NoNetwork: true,
+		Limits: providers.BoxLimits{DiskBytes: 8 << 20}}) // an image that fits the 4 MiB disk
 	if err != nil {
 		t.Fatal(err)
 	}

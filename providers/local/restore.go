@@ -22,8 +22,16 @@ import (
 func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
 	switch step {
 	case providers.StepStop:
-		if _, err := b.existingBox(guest); err != nil {
+		dir, err := b.existingBox(guest)
+		if err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
+		}
+		// A snapshot that does not fit the box is refused before the box is
+		// stopped, as well as before its files are written (rollback).
+		if m, err := b.loadUsable(ref); err == nil {
+			if err := b.restoreFits(guest.Ref, dir, m); err != nil {
+				return providers.RestoreProgress{}, err
+			}
 		}
 		// The change journal goes on: the rollback reads it.
 		if err := b.stop(ctx, guest); err != nil {
@@ -123,6 +131,9 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	}
 	if owner := b.ownerOf(m); owner != guest.Ref {
 		return "", &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s is of box %s, not %s: fork it instead", m.ID, owner, guest.Ref)}
+	}
+	if err := b.restoreFits(guest.Ref, dir, m); err != nil {
+		return "", err
 	}
 	lock, err := b.lockStore(ctx, false)
 	if err != nil {
@@ -733,7 +744,8 @@ loop:
 	return ctx.Err()
 }
 
-// copyTree copies a template folder to a new box folder, with its details;
+// copyTree copies a template folder to a new box folder (made, or empty),
+// with its details;
 // links are copied as links, never followed. The template's files are read
 // beneath its folder as a box's are: through no link, non-blocking, and
 // only the regular file the scan saw.
@@ -750,7 +762,9 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	if top.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return fmt.Errorf("%s is not a folder", src)
 	}
-	if err := os.Mkdir(dst, 0o700); err != nil {
+	// A box's folder that is its own file system is made (and mounted)
+	// before: an empty folder there is written into.
+	if err := os.Mkdir(dst, 0o700); err != nil && !(errors.Is(err, fs.ErrExist) && emptyFolder(dst)) {
 		return err
 	}
 	t, err := openTree(dst)
@@ -829,4 +843,34 @@ func underRemoved(rel string, removed map[string]bool) bool {
 			return true
 		}
 	}
+}
+
+// emptyFolder says whether dir is a folder (reached through no link) with
+// nothing in it.
+func emptyFolder(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	ents, err := os.ReadDir(dir)
+	return err == nil && len(ents) == 0
+}
+
+// restoreFits refuses, in words, a restore of m whose files hold more than
+// the box's disk bound leaves for them: its own file system's room for
+// files, or the bound the watch keeps. A restore that does not fit would
+// fail half-way (no space left on device), or be stopped at its start.
+func (b *Backend) restoreFits(box, dir string, m *manifest) error {
+	if b.hasImage(box) && isMounted(dir) {
+		r, err := roomOf(dir)
+		if err != nil {
+			return fmt.Errorf("read box %s's room: %w", box, err)
+		}
+		return fitsWords(m, r.capacity)
+	}
+	st, err := b.readState(box)
+	if err != nil {
+		return err
+	}
+	return fitsWords(m, diskBound(st.Limits))
 }

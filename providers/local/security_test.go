@@ -38,6 +38,7 @@ func TestBoxProcessIsNotRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
 	outside := filepath.Join(root, "state", "outside-written")
 	cmd := `id -u > uid; id -un > user; env > env; cat /proc/self/limits > limits; pwd > pwd;
 ls ` + filepath.Join(root, "state") + ` > seen 2>&1; touch ` + outside + ` 2>/dev/null; touch /etc/boxsnap-box-test 2>/dev/null; echo done > done`
@@ -156,6 +157,7 @@ func TestTemplatesStayInTheirFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
 	for i, c := range []struct{ source, words string }{
 		{"/etc/ssh", "A box template's folder is a name inside the templates folder, not a full path."},
 		{secret, "A box template's folder is a name inside the templates folder, not a full path."},
@@ -200,6 +202,7 @@ func TestBoxCommandRunsBoxsnapFromTmp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unmountAtEnd(t, b)
 	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxselftest001", Kind: "linux"},
 		Command: self + " ran; echo done > done"})
 	if err != nil {

@@ -32,6 +32,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(from.Stop) // its boxes' file systems unmounted, so its folder goes
 	box := from.Box(t, snapshots.Owner(), "amber-fox")
 	file := filepath.Join(from.Local.BoxDir(providers.Guest{Ref: box.GuestRef}), "state.txt")
 	write(t, file, "v1")
