@@ -33,8 +33,6 @@ var pendingCleanup = []string{
 	"app/snapshots/history.go",
 	"app/snapshots/renew.go",
 	"app/snapshots/words.go",
-	"providers/local/boxes.go",
-	"providers/local/fork.go",
 }
 
 // pendingEntry answers the entry of pendingCleanup that holds path, or "".

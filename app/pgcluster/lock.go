@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // folderLock is an exclusive flock on <data folder>.lock. The kernel drops it
@@ -24,7 +25,7 @@ func lockDataDir(dataDir string) (*folderLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the data folder %s cannot be written: %w: choose a folder boxsnap may write, or fix its parent's permissions", dataDir, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flockSoon(f); err != nil {
 		defer f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			b, _ := os.ReadFile(path)
@@ -40,6 +41,25 @@ func lockDataDir(dataDir string) (*folderLock, error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return &folderLock{f: f}, nil
+}
+
+// lockWait is how long a lock another process holds is tried again: a
+// process of this one that forked and has not yet run its program holds a
+// copy of the lock's descriptor until it does (the descriptor closes at
+// exec), so a lock just released can read as held for that instant.
+const lockWait = 2 * time.Second
+
+// flockSoon takes f's exclusive lock, trying again for lockWait while
+// another holds it.
+func flockSoon(f *os.File) error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // release drops the lock; the file is left for the next holder.

@@ -20,7 +20,9 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// The box's own folder of boxsnap's files, inside the box (section 9).
+// The box's own folder of boxsnap's files, inside the box: its identity
+// marker, which a fork rewrites so that the new box never acts as its
+// source.
 const (
 	markerDir    = ".boxsnap"
 	identityFile = ".boxsnap/identity" // the identity marker
@@ -149,7 +151,8 @@ func (b *Backend) guestOf(box, kind string) providers.Guest {
 }
 
 // writeIdentity writes the identity marker naming box, as boxsnap does when a
-// box is first ready and after a fork's reset (section 9).
+// box is first ready and after a fork's reset, so a fork never carries its
+// source's identity.
 // It writes beneath dir through no link (confined.go): a .boxsnap that is a
 // link, as a snapshot or a template may hold, is replaced, never followed.
 func writeIdentity(dir, box string) error {

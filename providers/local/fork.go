@@ -17,10 +17,10 @@ import (
 )
 
 // ForkSnapshot makes a new box folder from a snapshot and cleans it of its
-// source's identity before its first start (section 9): the identity marker
-// names the new box; the credential files moatbox's share codes remove, in the
-// box's folder and in every home-like folder inside it, and the box's access
-// file, are removed. The new box runs as its source box does: its command,
+// source's identity before its first start, so it never acts as its
+// source: the identity marker names the new box; the credential files a
+// share code's copy leaves out, in the box's folder and in every home-like
+// folder inside it, and the box's access file, are removed. The new box runs as its source box does: its command,
 // user, environment and limits are the source's. A snapshot taken with no
 // identity reset is refused.
 func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local"
 )
 
 // Worker processes: the test binary started again with these variables runs
@@ -175,6 +176,9 @@ func workerCore(t *testing.T, opts coretest.Options) (*coretest.Env, *pgxpool.Po
 	}
 	t.Cleanup(pool.Close)
 	opts.LocalRoot, opts.NoWorkers = t.TempDir(), true
+	// Each local box is a file system of its own (a loop mount, as root):
+	// unmounted once the workers are ended, before the folder is removed.
+	t.Cleanup(func() { _ = local.UnmountAll(opts.LocalRoot) })
 	e, err := coretest.Build(ctx, pool, opts)
 	if err != nil {
 		t.Fatal(err)
