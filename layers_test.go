@@ -45,6 +45,7 @@ var layers = []struct {
 	{pkg: "providers/docker", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox"}},
 	{pkg: "providers/providertest", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/pvesim", forbid: []string{"app/", "jobs", "providers", "providers/proxmox"}},
+	{pkg: "internal/shape", forbid: []string{"*"}},
 	{pkg: "views", forbid: []string{"*"}},
 	{pkg: "static", forbid: []string{"*"}},
 }
