@@ -4,8 +4,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/boxsnap/boxsnap/internal/shape"
 )
 
 // maxFuncLines is the most lines a function of the core, the backends, the
@@ -24,7 +22,7 @@ var oneThing = map[string]string{
 // the few in oneThing, which are one step each.
 func TestFunctionsDoOneThing(t *testing.T) {
 	t.Parallel()
-	h, err := shape.Measure(".")
+	h, err := measured()
 	if err != nil {
 		t.Fatal(err)
 	}
