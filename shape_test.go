@@ -19,6 +19,10 @@ const (
 	maxPackageLines = 5000
 	maxTypeMethods  = 40
 	maxBackUpShare  = 10.0
+	// minArrows is the fewest arrows a package's share of arrows back up
+	// is held to: a share of a handful of arrows (one of four) says more
+	// about the count than about the package.
+	minArrows = 20
 )
 
 // What an exception lets past its limit.
@@ -54,33 +58,26 @@ var shapeExceptions = []shapeException{
 	{pkg: "app/snapshots", over: overMethods, typ: "Service", figure: 122, why: "the snapshot operations (take, restore, undo, fork, delete, keep, reset) still live on Service"},
 	{pkg: "app/snapshots", over: overMethods, typ: "Kernel", figure: 65, why: "the kernel's rules, reads and box log, shared by the seams still inside"},
 	{pkg: "app/snapshots", over: overMethods, typ: "Boxes", figure: 50, why: "the Boxes seam, moving out of the kernel this round"},
-	{pkg: "app/snapshots", over: overBackUp, figure: 69.2, why: "the kernel's files use each other through Service and Kernel, which each operation extends"},
-	{pkg: "app/snapshots/approvals", over: overBackUp, figure: 50.0, why: "two of four arrows: New and the request's run call each other across approvals.go and agentcall.go"},
-	{pkg: "app/snapshots/contents", over: overBackUp, figure: 100.0, why: "every file hangs on Contents in contents.go, whose New registers the import and redeem kinds the files declare"},
-	{pkg: "app/snapshots/sweeps", over: overBackUp, figure: 23.5, why: "the sweeps' constructor registers the periodic kinds each file declares"},
+	{pkg: "app/snapshots/contents", over: overBackUp, figure: 20.0, why: "four of twenty arrows: the files and contents.go, whose Contents they all hang on and whose New registers the kinds they declare, use each other"},
 	// The surfaces: their handler holders keep miniflux's idiom (one type
 	// holding every handler, one handler per file), which the limit on
 	// methods allows; a route table that names every handler ties each
 	// handler's file to the file of the holder's constructor.
 	{pkg: "app/web", over: overLines, figure: 7611, why: "the pages; their row and dialog builders are to move out into a package of their own"},
 	{pkg: "app/web", over: overMethods, typ: "Server", figure: 130, why: "the web's handler holder, one method a handler (miniflux's idiom)"},
-	{pkg: "app/web", over: overBackUp, figure: 16.9, why: "the route table names every handler, and the handlers the Server that New makes with it"},
 	{pkg: "app/api", over: overMethods, typ: "server", figure: 100, why: "the API's handler holder, one method a handler or tool (miniflux's idiom)"},
-	{pkg: "app/api", over: overBackUp, figure: 95.9, why: "the route and tool tables name every handler, and the handlers the server that New makes with them"},
 	// The engine and the jobs.
-	{pkg: "app/operations", over: overBackUp, figure: 72.7, why: "the engine's files (admit, run, finish, recover) call each other through Engine"},
-	{pkg: "jobs", over: overBackUp, figure: 83.3, why: "the workers and the one place that registers them name each other"},
 	// The backends: each is one type that answers the providers' Backend
 	// interface and its optional faces.
 	{pkg: "providers/local", over: overLines, figure: 10637, why: "the local backend: take, restore, journal, export, share, confinement, disk bounds in one package"},
 	{pkg: "providers/local", over: overMethods, typ: "Backend", figure: 173, why: "the Backend interface, its optional faces and their helpers all hang on one type"},
-	{pkg: "providers/local", over: overBackUp, figure: 75.3, why: "the files use each other through Backend"},
+	{pkg: "providers/local", over: overBackUp, figure: 14.6, why: "the files use each other through Backend, which each of them extends"},
 	{pkg: "providers/docker", over: overMethods, typ: "Backend", figure: 53, why: "the Backend interface, its optional faces and their helpers all hang on one type"},
-	{pkg: "providers/docker", over: overBackUp, figure: 74.1, why: "the files use each other through Backend"},
+	{pkg: "providers/docker", over: overBackUp, figure: 18.5, why: "the files use each other through Backend, which each of them extends"},
 	{pkg: "providers/proxmox", over: overMethods, typ: "Backend", figure: 58, why: "the Backend interface, its optional faces and their helpers all hang on one type"},
-	{pkg: "providers/proxmox", over: overBackUp, figure: 46.7, why: "the files use each other through Backend"},
+	{pkg: "providers/proxmox", over: overBackUp, figure: 13.3, why: "the files use each other through Backend, which each of them extends"},
 	{pkg: "providers/pvesim", over: overMethods, typ: "Sim", figure: 79, why: "the simulator's one type answers every Proxmox API route it simulates"},
-	{pkg: "providers/pvesim", over: overBackUp, figure: 94.7, why: "the route table names every handler, and the handlers the Sim it serves"},
+	{pkg: "providers/pvesim", over: overBackUp, figure: 21.1, why: "the route table names every handler, and the handlers the Sim it serves"},
 }
 
 // measured is the module's shape, measured once for the tests that read it.
@@ -88,8 +85,8 @@ var measured = sync.OnceValues(func() (*shape.House, error) { return shape.Measu
 
 // TestTheCoreKeepsItsShape: no package of boxsnap is over maxPackageLines
 // hand-written lines, no type over maxTypeMethods methods, and no package
-// has over maxBackUpShare per cent of its file-to-file arrows running back
-// up, but the figures in shapeExceptions, which may only shrink; and no
+// of minArrows arrows or more has over maxBackUpShare per cent of its
+// file-to-file arrows running back up, but the figures in shapeExceptions, which may only shrink; and no
 // packages import each other in a circle.
 func TestTheCoreKeepsItsShape(t *testing.T) {
 	t.Parallel()
@@ -117,7 +114,9 @@ func checkShape(h *shape.House, exceptions []shapeException, maxLines, maxMethod
 	figures := map[key]float64{}
 	for _, p := range h.Packages {
 		figures[key{p.Path, overLines, ""}] = float64(p.Lines)
-		figures[key{p.Path, overBackUp, ""}] = math.Round(p.BackUpShare()*10) / 10
+		if len(p.Arrows) >= minArrows {
+			figures[key{p.Path, overBackUp, ""}] = math.Round(p.BackUpShare()*10) / 10
+		}
 		for typ, n := range p.Methods {
 			figures[key{p.Path, overMethods, typ}] = float64(n)
 		}
@@ -204,10 +203,11 @@ func TestShapeRefusesWhatGrew(t *testing.T) {
 		return p
 	}
 	h := &shape.House{Packages: []*shape.Package{
-		pkg("small", 100, map[string]int{"T": 3}, 10, 1),
-		pkg("big", 6000, map[string]int{"T": 41}, 10, 2),
-		pkg("kernel", 9000, map[string]int{"K": 60}, 10, 5),
-		pkg("shrunk", 7000, map[string]int{"S": 45}, 10, 0),
+		pkg("small", 100, map[string]int{"T": 3}, 20, 2),
+		pkg("few", 100, nil, 10, 5), // half of ten arrows: too few to hold to a share
+		pkg("big", 6000, map[string]int{"T": 41}, 20, 4),
+		pkg("kernel", 9000, map[string]int{"K": 60}, 20, 10),
+		pkg("shrunk", 7000, map[string]int{"S": 45}, 20, 0),
 	}}
 	exceptions := []shapeException{
 		{pkg: "kernel", over: overLines, figure: 8000},

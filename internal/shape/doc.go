@@ -9,12 +9,15 @@
 // (a function, type, variable, constant, method or field; go/types resolves
 // each identifier, so a method call counts for the file that declares the
 // method). Arrows are counted once per pair of files, and a file using its
-// own names draws none. Each file stands on a floor: files that use each
-// other, directly or through others (a strongly connected component of the
-// arrows), share one floor, and a floor is one above the highest floor
-// that its files use (floor 1 uses no other file). An arrow runs back up
-// when it goes to a file on the same or a higher floor: it lies inside a
-// cycle of files, so neither file can be read without the other.
+// own names draws none. Each file stands on a floor of its own: files that
+// use each other, directly or through others (a strongly connected
+// component of the arrows), stand together above every file they use, and
+// among themselves in the order that leaves the fewest arrows pointing up
+// that a greedy search finds (Eades, Lin and Smyth: a file that uses none
+// of the rest goes down, one that none of the rest uses goes up, else the
+// one that uses most and is used least goes up). An arrow runs back up when
+// it goes to a file on a higher floor: to read the lower file, a reader
+// must first climb to the higher one.
 //
 // It reads the code through `go list` (the export data of every imported
 // package) and the standard library's go/parser, go/ast and go/types. It

@@ -43,7 +43,7 @@ type Arrow struct {
 	From, To string
 	// Names are the names From uses of To, sorted.
 	Names []string
-	// BackUp says whether To stands on the same floor as From or higher,
+	// BackUp says whether To stands on a higher floor than From,
 	// which puts the arrow inside a cycle of files.
 	BackUp bool
 }
@@ -270,9 +270,13 @@ func measurePackage(fset *token.FileSet, imp types.Importer, l listed, rel strin
 	return p, funcs, nil
 }
 
-// floors puts each file on its floor and marks the arrows that run back
-// up: files of one strongly connected component share a floor, one above
-// the highest floor the component uses.
+// floors puts each file on a floor of its own and marks the arrows that
+// run back up. The strongly connected components of the arrows stand one
+// on another, each above every component it uses; inside a component of
+// several files (files that use each other through a cycle), the files are
+// stacked in the order cycleOrder finds, which leaves as few arrows as it
+// can pointing upward. An arrow runs back up when it goes to a file on a
+// higher floor.
 func floors(files []string, names map[string]map[string]map[string]bool) (map[string]int, []Arrow) {
 	edges := map[string][]string{}
 	for _, from := range files {
@@ -289,21 +293,23 @@ func floors(files []string, names map[string]map[string]map[string]bool) (map[st
 		}
 	}
 	// Tarjan's algorithm closes a component only after every component it
-	// reaches, so the components come lowest first.
-	floorOf := make([]int, len(comps))
+	// reaches, so the components come lowest first: each starts one floor
+	// above the highest floor of any component it uses.
+	top := make([]int, len(comps)) // the highest floor of each component
+	fl := map[string]int{}
 	for i, c := range comps {
-		floorOf[i] = 1
+		base := 1
 		for _, f := range c {
 			for _, to := range edges[f] {
-				if j := comp[to]; j != i && floorOf[j]+1 > floorOf[i] {
-					floorOf[i] = floorOf[j] + 1
+				if j := comp[to]; j != i && top[j]+1 > base {
+					base = top[j] + 1
 				}
 			}
 		}
-	}
-	fl := map[string]int{}
-	for _, f := range files {
-		fl[f] = floorOf[comp[f]]
+		for k, f := range cycleOrder(c, edges) {
+			fl[f] = base + k
+		}
+		top[i] = base + len(c) - 1
 	}
 	var arrows []Arrow
 	for _, from := range files {
@@ -313,10 +319,77 @@ func floors(files []string, names map[string]map[string]map[string]bool) (map[st
 				ns = append(ns, n)
 			}
 			sort.Strings(ns)
-			arrows = append(arrows, Arrow{From: from, To: to, Names: ns, BackUp: fl[to] >= fl[from]})
+			arrows = append(arrows, Arrow{From: from, To: to, Names: ns, BackUp: fl[to] > fl[from]})
 		}
 	}
 	return fl, arrows
+}
+
+// cycleOrder stacks the files of one component, lowest first, by the
+// greedy order of Eades, Lin and Smyth for few upward arrows: a file that
+// uses none of the files left goes to the bottom, one that none of them
+// uses to the top, and otherwise the file that uses the most and is used
+// the least (ties by name) goes to the top; then the same with the rest.
+func cycleOrder(c []string, edges map[string][]string) []string {
+	left := map[string]bool{}
+	for _, f := range c {
+		left[f] = true
+	}
+	uses := func(f string) (out, in int) {
+		for _, to := range edges[f] {
+			if to != f && left[to] {
+				out++
+			}
+		}
+		for _, g := range c {
+			if g == f || !left[g] {
+				continue
+			}
+			for _, to := range edges[g] {
+				if to == f {
+					in++
+				}
+			}
+		}
+		return out, in
+	}
+	var bottom, upper []string // upper: the first is the highest
+	for len(left) > 0 {
+		moved := false
+		for _, f := range c {
+			if !left[f] {
+				continue
+			}
+			out, in := uses(f)
+			switch {
+			case out == 0:
+				bottom = append(bottom, f)
+			case in == 0:
+				upper = append(upper, f)
+			default:
+				continue
+			}
+			delete(left, f)
+			moved = true
+		}
+		if moved {
+			continue
+		}
+		best, bestScore := "", 0
+		for _, f := range c {
+			if !left[f] {
+				continue
+			}
+			out, in := uses(f)
+			if best == "" || out-in > bestScore {
+				best, bestScore = f, out-in
+			}
+		}
+		upper = append(upper, best)
+		delete(left, best)
+	}
+	slices.Reverse(upper)
+	return append(bottom, upper...)
 }
 
 // components are the strongly connected components of the graph (Tarjan),

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestFloorsAndArrowsBackUp: files that use each other share a floor, a
-// file stands one above the highest floor it uses, and only the arrows
-// inside a cycle of files run back up.
+// TestFloorsAndArrowsBackUp: a file stands above every file it uses
+// outside its cycle; files that use each other stand one on another, and
+// only the one arrow of their cycle that must point up runs back up.
 func TestFloorsAndArrowsBackUp(t *testing.T) {
 	t.Parallel()
 	uses := func(names ...string) map[string]bool {
@@ -25,16 +25,16 @@ func TestFloorsAndArrowsBackUp(t *testing.T) {
 		"b.go":   {"a.go": uses("A"), "words.go": uses("w")},
 	}
 	fl, arrows := floors([]string{"a.go", "apart.go", "b.go", "top.go", "words.go"}, names)
-	wantFloors := map[string]int{"words.go": 1, "apart.go": 1, "a.go": 2, "b.go": 2, "top.go": 3}
+	wantFloors := map[string]int{"words.go": 1, "apart.go": 1, "b.go": 2, "a.go": 3, "top.go": 4}
 	if fmt.Sprint(fl) != fmt.Sprint(wantFloors) {
 		t.Errorf("floors %v, want %v", fl, wantFloors)
 	}
-	want := "[{a.go b.go [B C] true} {b.go a.go [A] true} {b.go words.go [w] false} {top.go a.go [A] false}]"
+	want := "[{a.go b.go [B C] false} {b.go a.go [A] true} {b.go words.go [w] false} {top.go a.go [A] false}]"
 	if got := fmt.Sprint(arrows); got != want {
 		t.Errorf("arrows %s, want %s", got, want)
 	}
 	p := &Package{Arrows: arrows}
-	if p.BackUp() != 2 || p.BackUpShare() != 50 {
-		t.Errorf("%d arrows back up, %.1f%%; want 2, 50%%", p.BackUp(), p.BackUpShare())
+	if p.BackUp() != 1 || p.BackUpShare() != 25 {
+		t.Errorf("%d arrows back up, %.1f%%; want 1, 25%%", p.BackUp(), p.BackUpShare())
 	}
 }

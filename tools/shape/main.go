@@ -7,11 +7,11 @@
 // up, with the names each uses.
 //
 // An arrow is file A using a name declared in file B of the same package.
-// Files that use each other, directly or through others, share a floor; a
-// floor is one above the highest floor its files use. An arrow runs back
-// up when it goes to a file on the same or a higher floor, that is, when
-// it lies inside a cycle of files. TestTheCoreKeepsItsShape holds the
-// same figures to their limits.
+// Each file stands on a floor of its own, above the files it uses; files
+// that use each other through a cycle are stacked in the order that leaves
+// the fewest arrows pointing up (package internal/shape says how). An
+// arrow runs back up when it goes to a file on a higher floor.
+// TestTheCoreKeepsItsShape holds the same figures to their limits.
 //
 //	go run ./tools/shape
 //	go run ./tools/shape -pkg app/snapshots
