@@ -17,7 +17,7 @@ export BOXSNAP_AXE_DIR := $(AXE_DIR)
 # pages and the API under load).
 RACE_TESTS := TestSettingsCacheCopies|TestSignInThrottled|TestSignInOneAtATimePerAddress|FuzzWebForms|TestFragmentsAndPages|TestThreadsSeeNoneOfAnothersThings|TestAgentCannot
 
-.PHONY: run test soak bench build deps browser-deps vet clean sqlc sqlc-check
+.PHONY: run test soak bench shape build deps browser-deps vet clean sqlc sqlc-check
 
 ## run: build boxsnap and run it on its embedded default (private PostgreSQL, local backend, demo boxes);
 ## the browser deps take the demo box's pictures
@@ -73,6 +73,10 @@ soak: deps
 ## bench: start-up time of boxsnap serve to its first HTTP 200 (first and warm start, medians)
 bench: build
 	@$(GO) run ./bench/startup -binary $(BIN) -runs 5
+
+## shape: each package's lines, its files' arrows and how many run back up, the types over 20 methods, the longest functions
+shape:
+	@$(GO) run ./tools/shape
 
 vet:
 	@$(GO) vet ./...
