@@ -307,12 +307,20 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// TestImportRefusesAHugeManifest: a manifest over the bound is refused by
+// TestImportBounded: what an import reads is bounded: a manifest over its
+// bound, and content its manifest does not name (each its own test below).
+func TestImportBounded(t *testing.T) {
+	t.Parallel()
+	t.Run("a huge manifest", testImportRefusesAHugeManifest)
+	t.Run("content no entry names", testImportRefusesUnreferencedContent)
+}
+
+// testImportRefusesAHugeManifest: a manifest over the bound is refused by
 // its size, before it is read (the import reads a few KiB of an archive
 // that goes on for 256 MiB); a small manifest that says it holds more
 // entries than the bound, or than its bytes can hold, is refused before it
 // is decoded. Nothing is left in the store.
-func TestImportRefusesAHugeManifest(t *testing.T) {
+func testImportRefusesAHugeManifest(t *testing.T) {
 	t.Parallel()
 	h := setupHostile(t)
 	pr, pw := io.Pipe()
@@ -370,11 +378,11 @@ func TestImportRefusesAHugeManifest(t *testing.T) {
 	}
 }
 
-// TestImportRefusesUnreferencedContent: an archive that carries content no
+// testImportRefusesUnreferencedContent: an archive that carries content no
 // entry of its manifest uses, content of another size than its entry gives,
 // or content whose hash does not match, is refused, and nothing of it is
 // left in the store.
-func TestImportRefusesUnreferencedContent(t *testing.T) {
+func testImportRefusesUnreferencedContent(t *testing.T) {
 	t.Parallel()
 	used, uh := contentOf("used")
 	stray, sh := contentOf("stray: a file no entry names")
