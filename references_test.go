@@ -32,7 +32,6 @@ var pendingCleanup = []string{
 	"app/snapshots/heldcopy.go",
 	"app/snapshots/history.go",
 	"app/snapshots/renew.go",
-	"app/snapshots/words.go",
 }
 
 // pendingEntry answers the entry of pendingCleanup that holds path, or "".

@@ -10,17 +10,18 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// The words a person or an agent reads, written once (section 12, "Words"):
-// what a snapshot holds, prices in their currency, sizes, how long, an
-// operation's step, and what boxsnap could not confirm; then the words of
-// states, pins and changes, who did something and what was done; then every
-// refusal, grouped by the rule that refuses. The rules, the pages, the API
-// and its tools, and the CLI say these through here; words_test.go holds
-// the specification's sentences to its text and the rest to the shape of a
-// sentence.
+// The words a person or an agent reads, written once so that a thing reads
+// the same wherever it is said: what a snapshot holds, prices in their
+// currency, sizes, how long, an operation's step, and what boxsnap could not
+// confirm; then the words of states, pins and changes, who did something
+// and what was done; then every refusal, grouped by the rule that refuses.
+// The rules, the pages, the API and its tools, and the CLI say these
+// through here; words_test.go holds the specification's sentences to its
+// text and the rest to the shape of a sentence.
 
 // HoldsWords is what a snapshot holds: "disk", "disk and memory", or
-// "device" for a device's snapshot (section 12: What it holds).
+// "device" for a device's snapshot, which holds an emulator's device and
+// nothing else of the box.
 func HoldsWords(holds, scope string) string {
 	switch {
 	case scope == string(providers.ScopeDevice) || holds == string(providers.ScopeDevice):
@@ -45,18 +46,18 @@ func currencySign(currency string) string {
 	return currency + " "
 }
 
-// Money says an amount in its currency, always to the cent, as section 8's
-// words do ("about $5.04 a month, past your ceiling of $5.00"): "€1.20",
-// "£0.30", "CHF 2.00".
+// Money says an amount in its currency, always to the cent, as the paid
+// ceiling's refusal does ("about $5.04 a month, past your ceiling of
+// $5.00"): "€1.20", "£0.30", "CHF 2.00".
 func Money(amount float64, currency string) string {
 	return currencySign(currency) + strconv.FormatFloat(amount, 'f', 2, 64)
 }
 
-// PriceWords says a price as the provider gives it (section 1: "$0.056 a
-// day"): its currency's sign, the amount to the provider's last digit and
-// at least to the cent, and its period ("a day", "a month", "per GB a
-// month"). A price boxsnap does not know is "unknown", never free; no price
-// at all (nil: the person's own storage) is "".
+// PriceWords says a price as the provider gives it ("$0.056 a day"): its
+// currency's sign, the amount to the provider's last digit and at least to
+// the cent, and its period ("a day", "a month", "per GB a month"). A price
+// boxsnap does not know is "unknown", never free; no price at all (nil: the
+// person's own storage) is "".
 func PriceWords(p *providers.Price) string {
 	if p == nil {
 		return ""
@@ -112,11 +113,12 @@ func PriceOf(raw json.RawMessage) *providers.Price {
 	return &p
 }
 
-// GB says a size in GB, as providers bill (section 12, "Words"); its one
-// home is providers.GB, so a backend's words say sizes as these do.
+// GB says a snapshot's size in GB, as providers bill; its one home is
+// providers.GB, so a backend's words say sizes as these do.
 func GB(n int64) string { return providers.GB(n) }
 
-// GiB says a box's memory or disk in GiB (section 12, "Words").
+// GiB says a box's memory or disk in GiB, as a box's size is set and shown;
+// a snapshot's size is in GB (GB), as providers bill it.
 func GiB(n int64) string {
 	g := float64(n) / (1 << 30)
 	if g == float64(int64(g)) {
@@ -162,8 +164,8 @@ func DiskStopWords(box string, d *providers.DiskStop) string {
 // (an export), as GB says every size: "1 byte", "512 bytes", "2 KB".
 func FileSizeWords(n int64) string { return GB(n) }
 
-// SizeOfWords says a snapshot's size and what it means (section 1): "1.2
-// GB", "1.2 GB, some shared with the box" for a whole size, or "unknown".
+// SizeOfWords says a snapshot's size and what it means: "1.2 GB", "1.2 GB,
+// some shared with the box" for a whole size, or "unknown".
 func SizeOfWords(bytes *int64, meaning *string) string {
 	if bytes == nil {
 		return "unknown"
@@ -263,7 +265,7 @@ func doingWords(step string) string {
 	return "working on it"
 }
 
-// UnknownWords says what boxsnap could not confirm (section 6: "boxsnap
+// UnknownWords says what boxsnap could not confirm after a restart ("boxsnap
 // could not confirm the restore of amber-fox: it was rolling back when
 // boxsnap restarted"), with what it observed since, if anything.
 func UnknownWords(box string, op *Operation) string {
@@ -286,7 +288,7 @@ func AlwaysWithUndoWords(box string) string {
 // the CLI and the box log.
 
 // pinWords says what holds a snapshot in use, in the middle of a
-// sentence: "the restore at 10:42 uses it" (section 6, pins).
+// sentence: "the restore at 10:42 uses it". A pin ends with its operation.
 func pinWords(p Pin, tz *time.Location) string {
 	at := p.At.In(tz).Format("15:04")
 	switch p.Kind {
@@ -306,8 +308,8 @@ func pinWords(p Pin, tz *time.Location) string {
 	return fmt.Sprintf("the %s at %s uses it", p.Kind, at)
 }
 
-// StateWords says a snapshot's state (section 1), in the middle of a
-// sentence: "still being taken", "a failed take".
+// StateWords says a snapshot's state, in the middle of a sentence: "still
+// being taken", "a failed take".
 func StateWords(state string) string {
 	switch state {
 	case StateTaking:
@@ -449,15 +451,16 @@ func UntrashedWords(box string, started bool) string {
 	return fmt.Sprintf("Restored %s from the trash, with its history.", box)
 }
 
-// CopyFailedWords is section 7's refusal when a release's held copy cannot
-// be made: "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1
-// has 6 GB free, and it needs 13 GB)".
+// CopyFailedWords is the refusal when a release's held copy cannot be made,
+// so the release stops before the guest goes: "Release did not finish:
+// boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13
+// GB)".
 func CopyFailedWords(snapshot, why string) string {
 	return fmt.Sprintf(releaseUnfinished+copyFailed+"‘%s’ (%s)", snapshot, why)
 }
 
-// The words of a release that stopped (section 7, "Keep is confirmed only
-// when it will last"): the operation's error, on the box's page.
+// The words of a release that stopped because a kept snapshot could not be
+// made to outlast it: the operation's error, on the box's page.
 const (
 	releaseUnfinished = "Release did not finish: "
 	copyFailed        = "boxsnap could not copy "
@@ -488,12 +491,12 @@ func ForgotWords(p *ForgetPlan, kept []string) string {
 }
 
 // RenewWords is the control that renews a kept snapshot, "Keep 30 more
-// days" with the setting's days (section 7).
+// days" with the setting's days.
 func RenewWords(days int) string { return fmt.Sprintf("Keep %d more days", days) }
 
-// ByWords says who did something, in the specification's words (section
-// 12, "Words"): "by you", "by the agent in (thread)", "by a boxsnap command",
-// "by boxsnap: (why)", "outside boxsnap".
+// ByWords says who did something, the same on every page and in the log:
+// "by you", "by the agent in (thread)", "by a boxsnap command", "by
+// boxsnap: (why)", "outside boxsnap".
 func ByWords(kind, threadTitle, why string) string {
 	switch kind {
 	case "owner":
@@ -534,9 +537,9 @@ func DryRunWords(d *RestoreDry) string {
 	return w + " Nothing changed: this was a dry run."
 }
 
-// The box log's words (section 4, "The box log"): what each event says,
-// written once here for the box page's History card and live region and
-// the API's log, which show them as the core wrote them. An event's words
+// The box log's words: what each event says, written once here for the box
+// page's History card and live region and the API's log, which show them as
+// the core wrote them. An event's words
 // are a phrase after its kind ("Snapshot taken: ‘before the migration’
 // (sn_…), disk, in 1.2 s"); EventWords says the kind itself.
 
@@ -665,7 +668,7 @@ func logForkFailedWords(name, box, why string) string {
 }
 
 // logForkedFromWords: the new box's own log starts with made, "Forked
-// from (source), (snapshot) (taken …)" (section 7).
+// from (source), (snapshot) (taken …)".
 func logForkedFromWords(source, name string, taken time.Time, tz *time.Location) string {
 	return fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", source, name, taken.In(tz).Format("2 Jan 15:04"))
 }
@@ -839,7 +842,8 @@ func (c Counts) Words() string {
 }
 
 // PastWords warn that the rate is past the ceiling, on the tab and in
-// Settings; boxsnap deletes nothing to get under it (section 8).
+// Settings. The ceiling only refuses what is new, so boxsnap deletes
+// nothing to get under it.
 func (p PaidRate) PastWords() string {
 	return fmt.Sprintf("Snapshots held on %s are about %s a month, past your ceiling of %s: new paid snapshots, undos, Keep and renewals are refused. Nothing is deleted.",
 		p.Label, Money(p.Rate, p.Currency), Money(p.Ceiling, p.Currency))
@@ -887,11 +891,11 @@ func consentWords(op *Operation, tz *time.Location) string {
 // words come inside them as they are.
 
 // UnfinishedWords says an operation that ended without doing what it was
-// asked, for the pages, the API and the CLI, as section 7 says a release:
-// "The restore of amber-fox did not finish: why; boxsnap then observed:
-// observed." what names it ("The restore of amber-fox", "The fork"); why
-// and observed may be "". Words that say already what did not finish
-// ("Release did not finish: …") are said once.
+// asked, for the pages, the API and the CLI, in the shape of a release
+// that stopped: "The restore of amber-fox did not finish: why; boxsnap
+// then observed: observed." what names it ("The restore of amber-fox",
+// "The fork"); why and observed may be "". Words that say already what did
+// not finish ("Release did not finish: …") are said once.
 func UnfinishedWords(what, why, observed string) string {
 	why = strings.TrimSuffix(why, ".")
 	w := what + " did not finish"
@@ -928,8 +932,8 @@ const (
 )
 
 // What a restore that failed left of the box (observedRestoreWords): its
-// files, then whether it runs (section 5: a failed restore leaves the box
-// as it found it, or says exactly how it left it).
+// files, then whether it runs: a failed restore leaves the box as it found
+// it, or says exactly how it left it.
 const (
 	observedFilesAsTheyWere = "the files are as they were"
 	observedFilesPutBack    = "the files were put back as they were"
@@ -1075,20 +1079,21 @@ func refusal(code Code, words string) *Refusal {
 	return &Refusal{Code: code, Words: words}
 }
 
-// Who may do what (section 3: one permission check, mayAct).
+// Who may do what: one permission check, MayAct, serves every caller.
 const (
 	// WordsSignIn refuses a caller boxsnap does not know.
 	WordsSignIn = "Sign in first."
-	// wordsNotAllowed refuses what section 3's table gives nobody.
+	// wordsNotAllowed refuses what the permission rules give no caller.
 	wordsNotAllowed = "Not allowed."
-	// wordsOnlyPersonExports: an export carries every file out (issue 13).
+	// wordsOnlyPersonExports: an export carries every file out.
 	wordsOnlyPersonExports = "Only the person can export snapshots: an export carries every file of the box, secrets included."
 	// wordsOnlyPersonImports: an archive from outside is a way in an
-	// agent's thread never has (issue 13).
+	// agent's thread never has.
 	wordsOnlyPersonImports = "Only the person can import snapshots: an archive from outside is no agent's to bring in."
-	// wordsOnlyPersonShares: a share code hands a copy to anyone (issue 13).
+	// wordsOnlyPersonShares: a share code hands a copy to anyone.
 	wordsOnlyPersonShares = "Only the person can make, revoke or redeem a share code."
-	// wordsOnlyPersonKeeps: section 3's table, Keep: the person.
+	// wordsOnlyPersonKeeps: keeping makes a snapshot the person's, so only
+	// the person keeps one.
 	wordsOnlyPersonKeeps        = "Only the person can keep a snapshot."
 	wordsOnlyPersonRenames      = "Only the person can rename a snapshot or change its note."
 	wordsOnlyPersonAdopts       = "Only the person adopts a guest or a folder that exists already."
@@ -1097,7 +1102,8 @@ const (
 	wordsOnlyPersonSeesBoxes    = "Only the person sees every box."
 	wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
 	// wordsOnlyPersonRestoresMemory: Settings' "Agents may restore memory
-	// snapshots" is off (section 12, Settings).
+	// snapshots" is off: a memory restore brings back running processes
+	// with the credentials they held then.
 	wordsOnlyPersonRestoresMemory = "Only the person restores a memory snapshot in this install."
 	wordsOnlyPersonHistory        = "Only the person changes a box's history settings."
 	wordsOnlyPersonDeletesHistory = "Only the person deletes a box's history."
@@ -1113,26 +1119,26 @@ const (
 	wordsAgentNamesTemplate = "An agent makes a box only from a box template, by name: name one in template."
 )
 
-// wordsNotByItself refuses boxsnap's own sweeps what they never do
-// (section 3).
+// wordsNotByItself refuses boxsnap's own sweeps what they never do: they
+// see, take, delete and release, nothing more.
 func wordsNotByItself(act string) string {
 	return fmt.Sprintf("boxsnap does not %s by itself.", act)
 }
 
 // wordsKeptOnlyPerson: a kept snapshot is the person's from the moment it
-// is kept (section 3; section 7: "no agent can delete it").
+// is kept, so no agent can delete or change it.
 func wordsKeptOnlyPerson(name, act string) string {
 	return fmt.Sprintf("‘%s’ is kept by the person: only the person can %s it.", name, act)
 }
 
 // wordsNotThisThreads: an agent deletes only what an agent of its thread
-// took and nobody kept (section 3).
+// took and nobody kept.
 func wordsNotThisThreads(name string) string {
 	return fmt.Sprintf("‘%s’ was not taken by an agent of this thread: only the person can delete it.", name)
 }
 
 // wordsOnlyPersonForksExecution: the box a thread runs on is forked by the
-// person (section 3).
+// person only.
 func wordsOnlyPersonForksExecution(box string) string {
 	return fmt.Sprintf("Only the person forks %s: it is the box this thread runs on.", box)
 }
@@ -1156,7 +1162,7 @@ func wordsAgentsDoNotReset(box string) string {
 }
 
 // What a caller cannot see reads as what does not exist, so a guessed ID
-// tells nothing (section 3, G12).
+// tells nothing.
 
 func wordsNoSnapshot(id string) string { return fmt.Sprintf("No snapshot %s that you can see.", id) }
 
@@ -1226,21 +1232,22 @@ func wordsNoAnswerWithin(d time.Duration) string { return "no answer within " + 
 
 const wordsItsConnectionFailed = "its connection failed"
 
-// Operations (section 6: every change is an operation, recorded before it
-// starts; one at a time per box; after a restart; a locked guest).
+// Operations: every change is an operation, recorded before it starts, one
+// at a time per box; then one cut short by a restart, and a locked guest.
 
 func wordsRequestIDUsed(requestID, kind, op string) string {
 	return fmt.Sprintf("The request ID %s was used for another operation (%s %s).", requestID, kind, op)
 }
 
-// wordsCheckNowFirst: an operation boxsnap could not confirm holds the box
-// until Check now settles it (section 6, "After a restart").
+// wordsCheckNowFirst: an operation boxsnap could not confirm after a
+// restart holds the box until Check now settles it, so nothing else changes
+// a box whose state boxsnap does not know.
 func wordsCheckNowFirst(unknown string) string { return unknown + " Check now first." }
 
 // LockedWords says that the backend left a guest locked, with the command
-// for the host (section 6, "A locked guest": "Proxmox left amber-fox locked
-// (rollback). Run pct unlock 214 on pve-1."): the refusal, the box page, the
-// dialogs and the doctor's notice.
+// for the host, as only root there can unlock it ("Proxmox left amber-fox
+// locked (rollback). Run pct unlock 214 on pve-1."): the refusal, the box
+// page, the dialogs and the doctor's notice.
 func LockedWords(backend, box, lock, fix string) string {
 	return fmt.Sprintf("%s left %s locked (%s). %s.", backend, box, lock, strings.TrimSuffix(fix, "."))
 }
@@ -1273,7 +1280,7 @@ func wordsGuestGone(box, backend string) string {
 	return fmt.Sprintf("%s is gone from %s: boxsnap cannot find its guest.", box, backend)
 }
 
-// Takes, limits, room and cost (section 8).
+// Takes, limits, room and cost.
 
 // Unavailable is a backend the specification names that boxsnap does not
 // run, and why, as Settings lists it: never offered, never faked.
@@ -1312,9 +1319,8 @@ func wordsRunningAlready(box string) string { return fmt.Sprintf("%s is running 
 // StartingWords says that a box was started.
 func StartingWords(box string) string { return fmt.Sprintf("Started %s.", box) }
 
-// NoSnapshotsWords says that a backend offers no snapshots (section 12, the
-// box's card: "Boxes on the SSH host pool have no snapshots."), in the
-// refusal and on the pages.
+// NoSnapshotsWords says that a backend offers no snapshots ("Boxes on the
+// SSH host pool have no snapshots."), in the refusal and on the pages.
 func NoSnapshotsWords(backend string) string {
 	return fmt.Sprintf("Boxes on %s have no snapshots.", backend)
 }
@@ -1324,23 +1330,23 @@ func wordsDiskOnly(box string) string {
 }
 
 // wordsStorageFull: a take refused while the storage is past "Refuse new
-// snapshots when a host's storage is past" (section 8, "Room on each
-// host, at the take"), with what to delete to free it.
+// snapshots when a host's storage is past", with what to delete to free
+// it: a full thin pool puts every guest on the host into I/O errors.
 func wordsStorageFull(where string, full float64, past int, free string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s's storage would be %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
 		where, full, past, free))
 }
 
 // wordsMetadataFull: a thin pool's metadata refuses a take 5 points below
-// the room setting (section 8; unit 4).
+// the room setting, so the two move together (85% gives 80%).
 func wordsMetadataFull(where string, full float64, past int, free string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s's thin pool metadata is %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
 		where, full, past, free))
 }
 
 // deleteWords names what the caller may delete to make room, only the
-// snapshots it may see, and "and others you cannot see" for the rest
-// (section 3).
+// snapshots it may see, and "and others you cannot see" for the rest, so a
+// refusal tells no thread of another's snapshots.
 func deleteWords(names []string, hidden int) string {
 	switch {
 	case len(names) == 0 && hidden == 0:
@@ -1355,10 +1361,10 @@ func deleteWords(names []string, hidden int) string {
 	return w + "."
 }
 
-// TakeCountWords is the take dialog's count (section 6: "the count"): what
-// the per-box limit counts (Counts.ToLimit: undos and automatic snapshots
-// apart, kept ones counted), and at the limit that the person's take is
-// refused until one goes (section 8: "or the person takes a sixth").
+// TakeCountWords is the take dialog's count: what the per-box limit counts
+// (Counts.ToLimit: undos and automatic snapshots apart, kept ones counted),
+// and at the limit that the person's take is refused until one goes, as
+// the limit makes room by itself only for an agent's take.
 func TakeCountWords(box string, count, perBox int) string {
 	if count < perBox {
 		return fmt.Sprintf("%s has %d of %d.", box, count, perBox)
@@ -1366,14 +1372,14 @@ func TakeCountWords(box string, count, perBox int) string {
 	return fmt.Sprintf("%s has %d of %d: delete one before taking another.", box, count, perBox)
 }
 
-// wordsPerBoxLimit: a take past the per-box limit, with what to delete
-// (section 8: "the take is refused with what to delete").
+// wordsPerBoxLimit: a take past the per-box limit that the limit may not
+// make room for, with what to delete.
 func wordsPerBoxLimit(box string, count, perBox int, del string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots. %s", box, count, perBox, del))
 }
 
-// wordsKeptUndoCounts: "A kept undo is an ordinary kept snapshot: it counts
-// in the 5" (section 8).
+// wordsKeptUndoCounts: a kept undo is an ordinary kept snapshot, so it
+// counts in the per-box limit, as an undo otherwise does not.
 func wordsKeptUndoCounts(box string, count, perBox int, del string) string {
 	return strings.TrimSpace(fmt.Sprintf("A kept undo counts in the %d: %s has %d of %d already. %s", perBox, box, count, perBox, del))
 }
@@ -1383,20 +1389,21 @@ func wordsSavingPasses(box string, count, perBox int, name, del string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots: saving ‘%s’ would pass it. %s", box, count, perBox, name, del))
 }
 
-// CeilingWords is the refusal of section 8, the same for the pages, the
-// API, the CLI and an agent's tools.
+// CeilingWords is the refusal of a change that would pass the paid
+// ceiling, the same for the pages, the API, the CLI and an agent's tools.
 func CeilingWords(label string, rate, ceiling float64, currency string) string {
 	return fmt.Sprintf("It would bring snapshots held on %s to about %s a month, past your ceiling of %s. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots.",
 		label, Money(rate, currency), Money(ceiling, currency))
 }
 
 // wordsPriceUnknownOnlyPerson: a paid snapshot whose price boxsnap does
-// not know is the person's to admit (section 8, the ceiling).
+// not know is the person's to admit: the ceiling cannot bound a price it
+// does not know.
 func wordsPriceUnknownOnlyPerson(backend string) string {
 	return fmt.Sprintf("The price of snapshots on %s is unknown: only the person admits one.", backend)
 }
 
-// Keep (section 7).
+// Keep: its date, its days, and what can be kept.
 
 const wordsKeepFromToday = "A keep date must be today or later."
 
@@ -1408,8 +1415,9 @@ func wordsKeepAtMost(days int) string {
 // the API.
 func KeepDaysWords(days int) string { return fmt.Sprintf("Keep keeps a snapshot 1 to %d days.", days) }
 
-// CannotBeKeptWords: "Keep only what can be used after the release"
-// (section 7): the refusal, and Keep's disabled item and dialog.
+// CannotBeKeptWords: a snapshot is kept only if it can be forked after its
+// box's release, the one way to use it then: the refusal, and Keep's
+// disabled item and dialog.
 func CannotBeKeptWords(box string) string {
 	return fmt.Sprintf("Snapshots of %s cannot be kept: they could not be used after a release.", box)
 }
@@ -1421,8 +1429,8 @@ func RenewNotKeptWords(name string) string {
 }
 
 // Eligibility: one check, eligible(snapshot, change), at the moment of the
-// change (section 6), and what the limit and the sweeps never delete
-// (section 8).
+// change, so a sweep that chose a snapshot earlier checks it again; and
+// what the limit and the sweeps never delete.
 
 func wordsInUse(name, pin string) string { return fmt.Sprintf("‘%s’ is in use: %s.", name, pin) }
 
@@ -1434,26 +1442,25 @@ func wordsUndoNotThinned(name string) string {
 	return fmt.Sprintf("‘%s’ is an undo: thinning never deletes one.", name)
 }
 
-// wordsKeptNeverDeleted: a kept snapshot is never deleted automatically
-// (section 6: "a kept or the person's snapshot for every automatic
-// deletion").
+// wordsKeptNeverDeleted: a kept snapshot is never deleted automatically:
+// only the person's word deletes it.
 func wordsKeptNeverDeleted(name string) string {
 	return fmt.Sprintf("‘%s’ is kept: boxsnap never deletes it by itself.", name)
 }
 
-// wordsKeptUntil: expiry deletes a kept snapshot at its date, not before
-// (section 7).
+// wordsKeptUntil: expiry deletes a kept snapshot at its date, not before.
 func wordsKeptUntil(name, date string) string {
 	return fmt.Sprintf("‘%s’ is kept until %s.", name, date)
 }
 
 // wordsPersonsNeverDeleted: the person's snapshot is never deleted
-// automatically (section 6; section 8).
+// automatically, by a sweep or by the limit.
 func wordsPersonsNeverDeleted(name string) string {
 	return fmt.Sprintf("‘%s’ is the person's: boxsnap never deletes it by itself.", name)
 }
 
-// wordsUndoNotEvicted: the limit never deletes an undo (section 8).
+// wordsUndoNotEvicted: the limit never deletes an undo, which it does not
+// count either.
 func wordsUndoNotEvicted(name string) string {
 	return fmt.Sprintf("‘%s’ is an undo: the limit never deletes one.", name)
 }
@@ -1474,39 +1481,38 @@ func wordsAlreadyDeleting(name string) string {
 	return fmt.Sprintf("‘%s’ is already being deleted.", name)
 }
 
-// wordsUnavailable: a snapshot where boxsnap cannot reach (section 1's
-// states).
+// wordsUnavailable: a snapshot where boxsnap cannot reach: its host does
+// not answer, or its backend is not in settings.
 func wordsUnavailable(name string) string {
 	return fmt.Sprintf("‘%s’ is unavailable: boxsnap cannot reach where it is.", name)
 }
 
 func wordsSnapshotIs(name, state string) string { return fmt.Sprintf("‘%s’ is %s.", name, state) }
 
-// wordsEarlierGuestForkOnly: a snapshot on the box's earlier guest is
-// forked only (section 2: "on amber-fox's earlier guest: fork only").
+// wordsEarlierGuestForkOnly: a snapshot on the box's earlier guest, one
+// the box no longer runs on after a swap, is forked only.
 func wordsEarlierGuestForkOnly(name, box string) string {
 	return fmt.Sprintf("‘%s’ is on %s's earlier guest: fork only.", name, box)
 }
 
-// wordsHeldCopyForkInstead: a held copy is forked, not restored (section
-// 2).
+// wordsHeldCopyForkInstead: a held copy is forked, not restored: it is a
+// template that never starts.
 func wordsHeldCopyForkInstead(name string) string {
 	return fmt.Sprintf("‘%s’ is a held copy: fork it instead.", name)
 }
 
 func wordsNotKept(name string) string { return fmt.Sprintf("‘%s’ is not kept.", name) }
 
-// wordsOutlivesBox: a kept snapshot outlives its box's release (section
-// 7); unkept it would have nothing to stay for.
+// wordsOutlivesBox: a kept snapshot outlives its box's release; unkept it
+// would have nothing to stay for.
 func wordsOutlivesBox(name string) string {
 	return fmt.Sprintf("‘%s’ outlives its released box only because it is kept: keep it longer, or delete it.", name)
 }
 
-// Restore, undo and reset (section 5; reset from the peer's "Reset to a
-// fresh box, and undo it").
+// Restore, undo and reset, which takes an undo first as a restore does.
 
-// ReplaceTrueWords refuses box_restore without replace (section 4), in the
-// core and the tool.
+// ReplaceTrueWords refuses box_restore without replace: true, so an agent
+// says it means to replace the box; in the core and the tool.
 func ReplaceTrueWords(box string) string {
 	return fmt.Sprintf("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", box)
 }
@@ -1522,13 +1528,14 @@ func CannotBeRestoredOnWords(box, backend string) string {
 }
 
 // wordsGuardNow: the guard (work, terminals, the desktop) refuses an agent
-// for now (section 5); verb is "restored" or "reset".
+// while it lasts, as only the person may end that work; verb is
+// "restored" or "reset".
 func wordsGuardNow(box, verb, guard string) string {
 	return fmt.Sprintf("%s cannot be %s now. %s", box, verb, guard)
 }
 
-// wordsRestoreGuard: the guard asks the person to restore anyway (section
-// 5: "Restore amber-fox anyway").
+// wordsRestoreGuard: the guard asks the person to restore anyway, as the
+// restore dialog's button does.
 func wordsRestoreGuard(box, guard string) string {
 	return fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", box, guard)
 }
@@ -1537,7 +1544,8 @@ func wordsResetGuard(box, guard string) string {
 	return fmt.Sprintf("Resetting %s also ends this. %s Reset anyway to go on.", box, guard)
 }
 
-// wordsNoUndoNotRestored: a restore takes an undo first (section 5).
+// wordsNoUndoNotRestored: a restore takes an undo first, so with none it
+// is not restored.
 func wordsNoUndoNotRestored(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s, so it is not restored.", box, backend)
 }
@@ -1551,11 +1559,11 @@ func NoUndoCanBeTakenWords(box, backend string) string {
 // wordsNotResetWithoutUndo: a reset always takes its undo.
 func wordsNotResetWithoutUndo(why string) string { return why + " It is not reset without an undo." }
 
-// wordsNoRoomForUndo: the undo's room refused (section 5, step 4).
+// wordsNoRoomForUndo: the undo's room, reserved before the box stops,
+// refused.
 func wordsNoRoomForUndo(room string) string { return "No room for the undo. " + room }
 
-// wordsOrUntickUndo: the person can untick the undo instead (section 5,
-// step 4).
+// wordsOrUntickUndo: the person can untick the undo instead.
 func wordsOrUntickUndo(refused string) string {
 	return refused + " Or untick the undo to restore without one."
 }
@@ -1596,7 +1604,7 @@ const wordsTerminalsBelowZero = "Terminals cannot be below zero."
 // settings' default and a code's own.
 func WordsShareDays(most int) string { return fmt.Sprintf("A share code works 1 to %d days.", most) }
 
-// Automatic history, saved snapshots (the peer's "Automatic history").
+// Automatic history and saved snapshots.
 
 func wordsHistoryGiB(most int) string {
 	return fmt.Sprintf("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", most)
@@ -1616,7 +1624,7 @@ func wordsUndoNeverAutomatic(name string) string {
 	return fmt.Sprintf("‘%s’ is an undo: it is never automatic.", name)
 }
 
-// Release and the trash (the peer's "Snapshot taken at delete and trash").
+// Release and the trash.
 
 func wordsInTrashAlready(box string) string {
 	return fmt.Sprintf("%s is in the trash already: restore it from the trash, or the person empties it.", box)
@@ -1629,7 +1637,7 @@ func wordsForgetInSettings(backend string) string {
 	return fmt.Sprintf("%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
 }
 
-// The Snapshots tab's listing (section 12).
+// The Snapshots tab's listing.
 
 const (
 	WordsAfterNotAPlace = "after is not a place this listing gave; start again from the first page."
@@ -1637,7 +1645,7 @@ const (
 )
 
 // Settings and box templates: each number in its range, each field in its
-// rule (section 12, Settings).
+// rule.
 
 // wordsMachineName: the machine rule for a name (what: "A box's name", "A
 // box template's name").
@@ -1706,9 +1714,8 @@ func wordsTemplateEnv(most int) string {
 
 // What was done, as the pages, the API and the CLI say it.
 
-// SavedWords says that a snapshot was saved (the peer's "Saved
-// snapshots"): which says which snapshot beside its name (" of amber-fox",
-// " (sn_…)").
+// SavedWords says that a snapshot was saved: which says which snapshot
+// beside its name (" of amber-fox", " (sn_…)").
 func SavedWords(name, which, box string) string {
 	return fmt.Sprintf("Saved ‘%s’%s: it counts in %s's limit and is never thinned.", name, which, box)
 }
@@ -1736,8 +1743,8 @@ func RevokedWords(code string) string {
 
 // Empty lists, as the pages and the CLI say them.
 const (
-	// NoRequestsWords: no agent's request waits for the person (section 5,
-	// the form).
+	// NoRequestsWords: no agent's request, asked through the form, waits
+	// for the person.
 	NoRequestsWords = "No requests wait for your word."
 	// NoTemplatesWords: with no box template, no agent can make a box.
 	NoTemplatesWords = "No box templates yet: agents cannot make boxes."
@@ -1750,9 +1757,8 @@ const (
 	NoShareCodesWords = "No share codes yet."
 )
 
-// AsksWords says an agent's request as the person reads it (section 5, the
-// form): "Fix the sign-in flow asks to restore amber-fox to ‘before the
-// migration’."
+// AsksWords says an agent's request as the person reads it in the form:
+// "Fix the sign-in flow asks to restore amber-fox to ‘before the migration’."
 func AsksWords(thread, box, snapshot string) string {
 	return fmt.Sprintf("%s asks to restore %s to ‘%s’.", thread, box, snapshot)
 }
@@ -1785,13 +1791,13 @@ func NoHistoryToDeleteWords(box string) string {
 	return fmt.Sprintf("%s has no automatic snapshots to delete.", box)
 }
 
-// A box threads run on (section 5: "Restores of execution machines ship
-// off").
+// A box threads run on: its restores are off until Settings turns them on,
+// as a turn could still start on it during a restore.
 
 const executionOff = "Restores of boxes threads run on are off"
 
 // ExecutionRestoresOffWords says why a box threads run on is not restored
-// while Settings keeps "Restores of boxes threads run on" off (section 5).
+// while Settings keeps "Restores of boxes threads run on" off.
 const ExecutionRestoresOffWords = executionOff + ": move its threads off it first."
 
 // wordsExecutionMachine refuses such a restore, naming the threads that run
