@@ -29,7 +29,7 @@ func MCP(opts Options) http.Handler {
 		srv := mcp.NewServer(&mcp.Implementation{Name: "boxsnap", Title: "boxsnap", Version: "1"},
 			&mcp.ServerOptions{Instructions: skill, Logger: s.logger})
 		for _, t := range tools {
-			srv.AddTool(&mcp.Tool{Name: t.Name, Description: toolSummary(t.Name), InputSchema: toolSchema(t)}, mcpCall(api, t.Name))
+			srv.AddTool(&mcp.Tool{Name: t.Name, Description: toolSummary(t.Name), InputSchema: toolSchema(t), Annotations: t.annotations()}, mcpCall(api, t.Name))
 		}
 		return srv
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.logger})
