@@ -49,6 +49,7 @@ func statusOf(code snapshots.Code) int {
 		return http.StatusServiceUnavailable
 	}
 	// conflict, limit, room, locked, guard, busy, plan, cannot, protected,
-	// running, and an operation that failed or whose end is unknown.
+	// running, request_reused, and an operation that failed or whose end is
+	// unknown.
 	return http.StatusConflict
 }
