@@ -1,7 +1,10 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -95,5 +98,61 @@ func TestMCPTools(t *testing.T) {
 	}
 	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "No box amber-fox that you can see.") {
 		t.Fatalf("another thread over MCP: %+v", res.Content[0])
+	}
+}
+
+// TestMCPDirectCallIsTheSDKs: a tools/call the API answers itself (the
+// protocol version it knows, no progress token) answers exactly what the
+// SDK answers for the same call (one with a progress token, which the SDK
+// takes), its successes and its refusals alike.
+func TestMCPDirectCallIsTheSDKs(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	token, agent := e.agent(t, "Fix the sign-in flow")
+	e.Box(t, agent, "amber-fox")
+	post := func(tool string, args map[string]any, progress bool) map[string]any {
+		t.Helper()
+		meta := map[string]any{
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "1"},
+			"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		}
+		if progress {
+			meta["progressToken"] = "p-1"
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+			"params": map[string]any{"_meta": meta, "name": tool, "arguments": args}})
+		req, _ := http.NewRequest("POST", e.srv.URL+"/mcp", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", tool)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		var got map[string]any
+		if res.StatusCode != 200 || json.Unmarshal(raw, &got) != nil {
+			t.Fatalf("%s answered %d %s", tool, res.StatusCode, raw)
+		}
+		return got
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"box_list", map[string]any{}},
+		{"box_snapshots", map[string]any{"box": "amber-fox"}},
+		{"box_snapshot", map[string]any{"box": "nothing-here"}},
+		{"box_trash", nil},
+	} {
+		direct, sdk := post(c.tool, c.args, false), post(c.tool, c.args, true)
+		if !reflect.DeepEqual(direct, sdk) {
+			t.Errorf("%s answered directly:\n%v\nand by the SDK:\n%v", c.tool, direct, sdk)
+		}
 	}
 }
