@@ -17,16 +17,18 @@ import (
 const MCPPath = "/mcp"
 
 // MCP serves the agent tools over the Model Context Protocol's streamable
-// HTTP transport, at /mcp. It is the same table as the JSON tools, called
-// through the same routes: a tool call goes to /api/v1/tools/<name> with the
-// caller's own token, so it is authenticated, bounded and answered exactly
-// as a JSON call is (the same words, the same try_again). A call the tool
-// refuses is a tool result with isError set and the JSON error as its text.
-// Each request is stateless: nothing of one caller outlives its request.
-// The one MCP server, its tools and their schemas, is made once and serves
-// every request (a server made per request, its schemas read again from
-// openapi.json, made a call over MCP some 40 times slower than the JSON
-// call); it holds no caller, as each call carries its own token.
+// HTTP transport, at /mcp. It is the same table as the JSON tools, run
+// through the same gate: the caller is authenticated from its token
+// before MCP reads a byte, and each tool call is answered exactly as its
+// JSON call is (the same words, try_again and code), with each tool's
+// annotations saying what it does. A call the tool refuses is a tool
+// result with isError set and the JSON error as its text and structured
+// content. Each request is stateless: nothing of one caller outlives its
+// request. The one MCP server, its tools and their schemas, is made once
+// and serves every request (a server made per request, its schemas read
+// again from openapi.json, made a call over MCP some 40 times slower than
+// the JSON call); it holds no caller, as each call carries its own token.
+// The commonest request, one tools/call, is answered by directToolCall.
 func MCP(opts Options) http.Handler {
 	s := newServer(opts)
 	api := s.routes()
