@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -12,15 +13,24 @@ type boxesAnswer struct {
 
 // listBoxes lists the boxes the caller may see.
 func (s *server) listBoxes(w http.ResponseWriter, r *http.Request) {
-	c := caller(r)
-	boxes, err := s.core.Boxes().List(r.Context(), c)
+	ans, err := s.boxesOf(r.Context(), caller(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+// boxesOf is the boxes the caller may see, as GET /boxes and box_list
+// answer them.
+func (s *server) boxesOf(ctx context.Context, c snapshots.Caller) (boxesAnswer, error) {
+	boxes, err := s.core.Boxes().List(ctx, c)
+	if err != nil {
+		return boxesAnswer{}, err
 	}
 	ans := boxesAnswer{Boxes: []*snapshots.Box{}}
 	for _, b := range boxes {
 		ans.Boxes = append(ans.Boxes, boxView(c, b))
 	}
-	writeJSON(w, http.StatusOK, ans)
+	return ans, nil
 }

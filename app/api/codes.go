@@ -21,6 +21,13 @@ const (
 	codeUnknown snapshots.Code = "unknown"
 )
 
+// Codes are every code the API answers a refusal with, the same over REST,
+// the JSON tools and MCP: the core's refusal codes, then the API's own.
+func Codes() []snapshots.Code {
+	return append(snapshots.Codes(), codeUnauthorized, codeMethodNotAllowed, codeTooLarge,
+		codeUnsupportedMediaType, codeInternal, codeFailed, codeUnknown)
+}
+
 // statusOf is the HTTP status the API answers a code with: the one place
 // where codes become statuses. A code it does not know is a conflict.
 func statusOf(code snapshots.Code) int {
@@ -49,6 +56,7 @@ func statusOf(code snapshots.Code) int {
 		return http.StatusServiceUnavailable
 	}
 	// conflict, limit, room, locked, guard, busy, plan, cannot, protected,
-	// running, and an operation that failed or whose end is unknown.
+	// running, request_reused, and an operation that failed or whose end is
+	// unknown.
 	return http.StatusConflict
 }

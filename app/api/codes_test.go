@@ -17,29 +17,30 @@ import (
 func TestRefusalCodesStatuses(t *testing.T) {
 	t.Parallel()
 	want := map[snapshots.Code]int{
-		snapshots.CodeNotFound:    http.StatusNotFound,
-		snapshots.CodeInvalid:     http.StatusBadRequest,
-		snapshots.CodeForbidden:   http.StatusForbidden,
-		snapshots.CodeConflict:    http.StatusConflict,
-		snapshots.CodeLimit:       http.StatusConflict,
-		snapshots.CodeRoom:        http.StatusConflict,
-		snapshots.CodeLocked:      http.StatusConflict,
-		snapshots.CodeGuard:       http.StatusConflict,
-		snapshots.CodeBusy:        http.StatusConflict,
-		snapshots.CodePlan:        http.StatusConflict,
-		snapshots.CodeCannot:      http.StatusConflict,
-		snapshots.CodeProtected:   http.StatusConflict,
-		snapshots.CodeGone:        http.StatusGone,
-		snapshots.CodeRunning:     http.StatusConflict,
-		snapshots.CodeBackend:     http.StatusUnprocessableEntity,
-		snapshots.CodeUnreachable: http.StatusServiceUnavailable,
-		codeUnauthorized:          http.StatusUnauthorized,
-		codeMethodNotAllowed:      http.StatusMethodNotAllowed,
-		codeTooLarge:              http.StatusRequestEntityTooLarge,
-		codeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
-		codeInternal:              http.StatusInternalServerError,
-		codeFailed:                http.StatusConflict,
-		codeUnknown:               http.StatusConflict,
+		snapshots.CodeNotFound:      http.StatusNotFound,
+		snapshots.CodeInvalid:       http.StatusBadRequest,
+		snapshots.CodeForbidden:     http.StatusForbidden,
+		snapshots.CodeConflict:      http.StatusConflict,
+		snapshots.CodeLimit:         http.StatusConflict,
+		snapshots.CodeRoom:          http.StatusConflict,
+		snapshots.CodeLocked:        http.StatusConflict,
+		snapshots.CodeGuard:         http.StatusConflict,
+		snapshots.CodeBusy:          http.StatusConflict,
+		snapshots.CodePlan:          http.StatusConflict,
+		snapshots.CodeCannot:        http.StatusConflict,
+		snapshots.CodeProtected:     http.StatusConflict,
+		snapshots.CodeGone:          http.StatusGone,
+		snapshots.CodeRunning:       http.StatusConflict,
+		snapshots.CodeBackend:       http.StatusUnprocessableEntity,
+		snapshots.CodeUnreachable:   http.StatusServiceUnavailable,
+		snapshots.CodeRequestReused: http.StatusConflict,
+		codeUnauthorized:            http.StatusUnauthorized,
+		codeMethodNotAllowed:        http.StatusMethodNotAllowed,
+		codeTooLarge:                http.StatusRequestEntityTooLarge,
+		codeUnsupportedMediaType:    http.StatusUnsupportedMediaType,
+		codeInternal:                http.StatusInternalServerError,
+		codeFailed:                  http.StatusConflict,
+		codeUnknown:                 http.StatusConflict,
 	}
 	for _, code := range snapshots.Codes() {
 		if _, ok := want[code]; !ok {
@@ -72,9 +73,7 @@ func TestOpenAPISaysEachCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	says := doc.Components.Schemas["Error"].Properties["error"].Properties["code"].Description
-	codes := append(snapshots.Codes(), codeUnauthorized, codeMethodNotAllowed, codeTooLarge,
-		codeUnsupportedMediaType, codeInternal, codeFailed, codeUnknown)
-	for _, code := range codes {
+	for _, code := range Codes() {
 		st := statusOf(code)
 		if st == http.StatusConflict {
 			if !regexp.MustCompile(`409 for [^.]*\b` + string(code) + `\b`).MatchString(says) {

@@ -4,7 +4,9 @@
 // route is in routes.go; the OpenAPI 3 file that documents them, whose
 // operation IDs are the handlers' names, is embedded and served at GET
 // /api/v1/openapi.json. The agent tools come from one table (tools.go),
-// which MCP (mcp.go, mounted at /mcp) serves too, through the same routes;
+// which MCP (mcp.go, mounted at /mcp) serves too, through the same gate,
+// each tool with its MCP annotations; a changing tool's request is a retry
+// key whose first answer is kept in PostgreSQL (retry.go);
 // the agents' skill (skill.md) is served at /api/v1/skill and is the MCP
 // server's instructions.
 //

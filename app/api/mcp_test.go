@@ -1,20 +1,18 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boxsnap/boxsnap/app/api"
-	"github.com/boxsnap/boxsnap/app/coretest"
 )
 
 // bearer adds a token to every request of the MCP client.
@@ -41,134 +39,60 @@ func mcpSession(t *testing.T, url, token string) (*mcp.ClientSession, error) {
 
 // TestMCPTools drives /mcp with the Model Context Protocol SDK's own client:
 // every tool of the table the JSON tools are served from is listed and
-// called, and each call answers what the same JSON call answers, refusals
-// with the same words and try_again; the skill is the server's
+// called for real (a real box with real files and snapshots, each tool
+// with the arguments that make it do its work), and each answers over MCP
+// what the same JSON call answers; a change carries its retry key, so its
+// JSON twin is the retry that answers the first call's answer. Refusals
+// carry the same words, try_again and code; the skill is the server's
 // instructions; a call without a thread's token gets nothing.
 func TestMCPTools(t *testing.T) {
 	t.Parallel()
-	e := coretest.New(t, coretest.Options{})
-	r := chi.NewRouter()
-	opts := api.Options{Core: e.Core, Tab: e.Tab, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}
-	r.Mount("/api/v1", api.New(opts))
-	r.Handle("/mcp", api.MCP(opts))
-	srv := httptest.NewServer(r)
-	t.Cleanup(srv.Close)
-	jsonEnv := &env{Env: e, srv: srv}
-
-	token, agent := jsonEnv.agent(t, "Fix the sign-in flow")
-	e.Box(t, agent, "amber-fox")
-
-	if _, err := mcpSession(t, srv.URL, ""); err == nil {
+	f := newMCPFixture(t)
+	if _, err := mcpSession(t, f.srv.URL, ""); err == nil {
 		t.Fatal("an MCP client with no token connected")
 	}
-	if _, err := mcpSession(t, srv.URL, "bxa_not-a-token"); err == nil {
+	if _, err := mcpSession(t, f.srv.URL, "bxa_not-a-token"); err == nil {
 		t.Fatal("an MCP client with a wrong token connected")
 	}
-	ses, err := mcpSession(t, srv.URL, token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ses.Close()
-	if got := ses.InitializeResult().Instructions; got != api.Skill() || !strings.Contains(got, "never") {
+	if got := f.ses.InitializeResult().Instructions; got != api.Skill() || !strings.Contains(got, "never") {
 		t.Fatalf("the MCP server's instructions are not the skill: %q", got)
 	}
 
-	listed, err := ses.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
+	called := map[string]bool{}
+	for _, c := range f.script() {
+		viaMCP, text, isErr := f.callMCP(t, c.tool, c.args)
+		if isErr {
+			t.Fatalf("%s over MCP refused: %s", c.tool, text)
+		}
+		viaJSON := f.call(t, "POST", "/tools/"+c.tool, f.token, c.args)
+		if viaJSON.Status >= 300 || !reflect.DeepEqual(viaMCP, viaJSON.JSON) {
+			t.Fatalf("%s answers differently:\nMCP  %s\nJSON %d %s", c.tool, text, viaJSON.Status, viaJSON.Raw)
+		}
+		called[c.tool] = true
 	}
-	var names []string
-	for _, tl := range listed.Tools {
-		names = append(names, tl.Name)
-		if tl.Description == "" {
-			t.Fatalf("tool %s has no description", tl.Name)
-		}
-	}
-	want := api.ToolNames()
-	sort.Strings(names)
-	sorted := append([]string(nil), want...)
-	sort.Strings(sorted)
-	if !reflect.DeepEqual(names, sorted) {
-		t.Fatalf("MCP lists %v, the JSON tools are %v", names, sorted)
-	}
-
-	// Each tool's arguments; a tool not named here is called with the box
-	// alone, and must answer over MCP what it answers as JSON all the same.
-	// Each change carries a request ID, so the JSON call after it is a
-	// repeat that answers the same operation.
-	args := map[string]map[string]any{
-		"box_snapshot":        {"box": "amber-fox", "name": "before the migration", "request": "mcp-take"},
-		"box_snapshots":       {"box": "amber-fox"},
-		"box_restore":         {"box": "amber-fox", "snapshot": "before the migration", "replace": true, "request": "mcp-restore"},
-		"box_fork":            {"box": "amber-fox", "snapshot": "before the migration", "name": "amber-fox-try", "request": "mcp-fork"},
-		"box_snapshot_delete": {"box": "amber-fox", "snapshot": "before the migration", "request": "mcp-delete"},
-		"box_reset":           {"box": "amber-fox", "keep_logins": true, "request": "mcp-reset"},
-		"box_undo":            {"box": "amber-fox", "request": "mcp-undo"},
-		"box_trash":           {},
-		"box_trash_restore":   {"box": "brisk-lake", "request": "mcp-untrash"},
-	}
-	// The delete's JSON twin deletes another snapshot, so it is a first
-	// delete too (a repeat answers the first; TestRepeatedDeleteAnswersItsResult),
-	// and must answer in the same shape.
-	jsonEnv.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "amber-fox", "name": "spare"}).must(t, 200)
-	twin := map[string]map[string]any{
-		"box_snapshot_delete": {"box": "amber-fox", "snapshot": "spare", "request": "json-delete"},
-	}
-	// A box of the thread in the trash, for box_trash and box_trash_restore.
-	e.Box(t, agent, "brisk-lake")
-	jsonEnv.call(t, "POST", "/boxes/brisk-lake/release?wait=true", token, nil).must(t, 200)
-	for _, name := range want {
-		a, ok := args[name]
-		if !ok {
-			a = map[string]any{"box": "amber-fox"}
-		}
-		ja := a
-		if tw, ok := twin[name]; ok {
-			ja = tw
-		}
-		res, err := ses.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: a})
-		if err != nil {
-			t.Fatalf("%s over MCP: %v", name, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		var viaMCP map[string]any
-		if err := json.Unmarshal([]byte(text), &viaMCP); err != nil {
-			t.Fatalf("%s over MCP answered no JSON: %q", name, text)
-		}
-		viaJSON := jsonEnv.call(t, "POST", "/tools/"+name, token, ja)
-		if _, ok := twin[name]; ok {
-			if !reflect.DeepEqual(keys(viaMCP), keys(viaJSON.JSON)) || viaJSON.Status != 200 {
-				t.Fatalf("%s answers differently:\nMCP  %s\nJSON %s", name, text, viaJSON.Raw)
-			}
-		} else if !reflect.DeepEqual(viaMCP, viaJSON.JSON) {
-			t.Fatalf("%s answers differently:\nMCP  %s\nJSON %s", name, text, viaJSON.Raw)
-		}
-		if res.IsError != (viaJSON.Status >= 400) {
-			t.Fatalf("%s: isError %v, JSON status %d", name, res.IsError, viaJSON.Status)
-		}
-		if _, listedByUs := args[name]; listedByUs && res.IsError {
-			t.Fatalf("%s over MCP refused: %s", name, text)
+	for _, name := range api.ToolNames() {
+		if !called[name] {
+			t.Errorf("%s was not called over MCP", name)
 		}
 	}
 
-	// A refusal: the same words and try_again, with isError.
-	res, err := ses.CallTool(context.Background(), &mcp.CallToolParams{Name: "box_restore", Arguments: map[string]any{"box": "amber-fox", "snapshot": "nothing like it", "replace": true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	viaJSON := jsonEnv.call(t, "POST", "/tools/box_restore", token, map[string]any{"box": "amber-fox", "snapshot": "nothing like it", "replace": true})
-	if !res.IsError || res.Content[0].(*mcp.TextContent).Text != strings.TrimSpace(string(viaJSON.Raw)) || !strings.Contains(string(viaJSON.Raw), `"try_again":false`) {
-		t.Fatalf("a refusal over MCP: %+v, as JSON: %s", res.Content[0], viaJSON.Raw)
+	// A refusal: the same words, try_again and code, with isError.
+	args := map[string]any{"box": "amber-fox", "snapshot": "nothing like it", "replace": true}
+	viaMCP, text, isErr := f.callMCP(t, "box_restore", args)
+	viaJSON := f.call(t, "POST", "/tools/box_restore", f.token, args)
+	if !isErr || text != strings.TrimSpace(string(viaJSON.Raw)) || viaJSON.errorCode() != "not_found" ||
+		!strings.Contains(text, `"try_again":false`) || !reflect.DeepEqual(viaMCP, viaJSON.JSON) {
+		t.Fatalf("a refusal over MCP: %s, as JSON: %s", text, viaJSON.Raw)
 	}
 
 	// Another thread's agent sees none of it over MCP either.
-	other, _ := jsonEnv.agent(t, "Another thread")
-	ses2, err := mcpSession(t, srv.URL, other)
+	other, _ := f.agent(t, "Another thread")
+	ses2, err := mcpSession(t, f.srv.URL, other)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ses2.Close()
-	res, err = ses2.CallTool(context.Background(), &mcp.CallToolParams{Name: "box_snapshot", Arguments: map[string]any{"box": "amber-fox"}})
+	res, err := ses2.CallTool(context.Background(), &mcp.CallToolParams{Name: "box_snapshot", Arguments: map[string]any{"box": "amber-fox"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +101,58 @@ func TestMCPTools(t *testing.T) {
 	}
 }
 
-func keys(m map[string]any) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
+// TestMCPDirectCallIsTheSDKs: a tools/call the API answers itself (the
+// protocol version it knows, no progress token) answers exactly what the
+// SDK answers for the same call (one with a progress token, which the SDK
+// takes), its successes and its refusals alike.
+func TestMCPDirectCallIsTheSDKs(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	token, agent := e.agent(t, "Fix the sign-in flow")
+	e.Box(t, agent, "amber-fox")
+	post := func(tool string, args map[string]any, progress bool) map[string]any {
+		t.Helper()
+		meta := map[string]any{
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "1"},
+			"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		}
+		if progress {
+			meta["progressToken"] = "p-1"
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+			"params": map[string]any{"_meta": meta, "name": tool, "arguments": args}})
+		req, _ := http.NewRequest("POST", e.srv.URL+"/mcp", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", tool)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		var got map[string]any
+		if res.StatusCode != 200 || json.Unmarshal(raw, &got) != nil {
+			t.Fatalf("%s answered %d %s", tool, res.StatusCode, raw)
+		}
+		return got
 	}
-	sort.Strings(out)
-	return out
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"box_list", map[string]any{}},
+		{"box_snapshots", map[string]any{"box": "amber-fox"}},
+		{"box_snapshot", map[string]any{"box": "nothing-here"}},
+		{"box_trash", nil},
+	} {
+		direct, sdk := post(c.tool, c.args, false), post(c.tool, c.args, true)
+		if !reflect.DeepEqual(direct, sdk) {
+			t.Errorf("%s answered directly:\n%v\nand by the SDK:\n%v", c.tool, direct, sdk)
+		}
+	}
 }

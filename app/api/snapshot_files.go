@@ -1,50 +1,65 @@
 package api
 
 import (
-	"github.com/boxsnap/boxsnap/app/wire"
+	"context"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // snapshotFiles lists one folder of a snapshot (?path=, the top when
 // empty).
 func (s *server) snapshotFiles(w http.ResponseWriter, r *http.Request) {
-	box, ref := param(r, "box"), param(r, "snapshot")
+	a, err := s.folderOf(r.Context(), caller(r), param(r, "box"), param(r, "snapshot"), r.URL.Query().Get("path"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+// folderOf is one folder of a snapshot the caller may see, as the REST
+// route and box_snapshot_files answer it.
+func (s *server) folderOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FilesAnswer, error) {
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
-		s.fail(w, r, err)
-		return
+		return wire.FilesAnswer{}, err
 	}
-	c := caller(r)
-	sn, b, err := s.core.SnapshotOfBox(r.Context(), c, box, ref)
+	sn, b, err := s.core.SnapshotOfBox(ctx, c, box, ref)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return wire.FilesAnswer{}, err
 	}
-	l, err := s.contents.Browse(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	l, err := s.contents.Browse(ctx, c, sn.ID, path)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return wire.FilesAnswer{}, err
 	}
-	writeJSON(w, http.StatusOK, wire.FilesAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Path: l.Path, Entries: l.Entries})
+	return wire.FilesAnswer{Box: b.Name, Snapshot: sn.ID, Name: sn.Name, Path: l.Path, Entries: l.Entries}, nil
 }
 
 // snapshotFile shows one file of a snapshot (?path=): its text up to the
 // cap, with words when it stops there; a link as a link.
 func (s *server) snapshotFile(w http.ResponseWriter, r *http.Request) {
-	box, ref := param(r, "box"), param(r, "snapshot")
+	a, err := s.fileOf(r.Context(), caller(r), param(r, "box"), param(r, "snapshot"), r.URL.Query().Get("path"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+// fileOf is one file of a snapshot the caller may see, as the REST route
+// and box_snapshot_file answer it.
+func (s *server) fileOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FileAnswer, error) {
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
-		s.fail(w, r, err)
-		return
+		return wire.FileAnswer{}, err
 	}
-	c := caller(r)
-	sn, b, err := s.core.SnapshotOfBox(r.Context(), c, box, ref)
+	sn, b, err := s.core.SnapshotOfBox(ctx, c, box, ref)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return wire.FileAnswer{}, err
 	}
-	f, err := s.contents.ShowFile(r.Context(), c, sn.ID, r.URL.Query().Get("path"))
+	f, err := s.contents.ShowFile(ctx, c, sn.ID, path)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return wire.FileAnswer{}, err
 	}
-	writeJSON(w, http.StatusOK, wire.FileAnswer{Box: b.Name, Snapshot: sn.ID, Entry: f.Entry, Text: f.Text, Binary: f.Binary, Cut: f.Cut})
+	return wire.FileAnswer{Box: b.Name, Snapshot: sn.ID, Entry: f.Entry, Text: f.Text, Binary: f.Binary, Cut: f.Cut}, nil
 }

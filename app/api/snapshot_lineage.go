@@ -1,27 +1,39 @@
 package api
 
 import (
+	"context"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // snapshotLineage answers what a snapshot was taken from, and so on back,
 // as the caller may see it.
 func (s *server) snapshotLineage(w http.ResponseWriter, r *http.Request) {
-	box, ref := param(r, "box"), param(r, "snapshot")
-	if err := checkBoxAndSnapshot(box, ref); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	c := caller(r)
-	sn, _, err := s.core.SnapshotOfBox(r.Context(), c, box, ref)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	l, err := s.core.SnapshotLineage(r.Context(), c, sn.ID)
+	l, err := s.lineageOf(r.Context(), caller(r), param(r, "box"), param(r, "snapshot"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, l)
+}
+
+// lineageOf is a snapshot's lineage as the caller may see it, or the box's
+// when ref is empty: its head, the snapshot its state descends from, and
+// the head's lineage.
+func (s *server) lineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (snapshots.Lineage, error) {
+	if ref == "" {
+		if err := checkRef("box", box); err != nil {
+			return snapshots.Lineage{}, err
+		}
+		return s.core.BoxLineage(ctx, c, box)
+	}
+	if err := checkBoxAndSnapshot(box, ref); err != nil {
+		return snapshots.Lineage{}, err
+	}
+	sn, _, err := s.core.SnapshotOfBox(ctx, c, box, ref)
+	if err != nil {
+		return snapshots.Lineage{}, err
+	}
+	return s.core.SnapshotLineage(ctx, c, sn.ID)
 }

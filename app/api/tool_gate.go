@@ -25,7 +25,7 @@ type askedAnswer struct {
 func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
 	if c.Kind != snapshots.CallerAgent {
-		t.handle(s, w, r)
+		s.retried(t, w, r)
 		return
 	}
 	// What authenticate read with the token: the turn's hold, and whether
@@ -43,11 +43,11 @@ func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 		news = s.approvals.News(r.Context(), c.Thread)
 	}
 	if len(news) == 0 {
-		t.handle(s, w, r)
+		s.retried(t, w, r)
 		return
 	}
 	rec := &bufferedWriter{header: w.Header()}
-	t.handle(s, rec, r)
+	s.retried(t, rec, r)
 	body := rec.body.Bytes()
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) == nil {

@@ -12,12 +12,14 @@ type saveParams struct {
 	Box      string `json:"box"`
 	Snapshot string `json:"snapshot"`
 	Name     string `json:"name"`
+	Request  string `json:"request"`
 }
 
 // unsaveParams are box_snapshot_unsave's.
 type unsaveParams struct {
 	Box      string `json:"box"`
 	Snapshot string `json:"snapshot"`
+	Request  string `json:"request"`
 }
 
 // saveAnswer is what box_snapshot_save and box_snapshot_unsave answer.
@@ -33,11 +35,15 @@ type saveAnswer struct {
 // per-box limit and never thinned.
 func (s *server) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
 	var p saveParams
-	if err := decode(r, &p, "box and snapshot, and optionally name"); err != nil {
+	if err := decode(r, &p, "box and snapshot, and optionally name and request"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if err := checkBoxAndSnapshot(p.Box, p.Snapshot); err != nil {
+	err := checkBoxAndSnapshot(p.Box, p.Snapshot)
+	if err == nil {
+		err = checkRequest(p.Request)
+	}
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -54,11 +60,15 @@ func (s *server) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
 // delete becomes automatic again, thinned as any other.
 func (s *server) toolSnapshotUnsave(w http.ResponseWriter, r *http.Request) {
 	var p unsaveParams
-	if err := decode(r, &p, "box and snapshot"); err != nil {
+	if err := decode(r, &p, "box and snapshot, and optionally request"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if err := checkBoxAndSnapshot(p.Box, p.Snapshot); err != nil {
+	err := checkBoxAndSnapshot(p.Box, p.Snapshot)
+	if err == nil {
+		err = checkRequest(p.Request)
+	}
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // toolDef is one agent tool: served as JSON at
@@ -15,27 +17,64 @@ import (
 type toolDef struct {
 	Name string
 	// Params is the tool's parameters, a struct value: MCP's input schema
-	// is made from it.
+	// is made from it. A tool that changes something takes a request, the
+	// retry key that makes a repeat answer the first call (retry.go).
 	Params any
 	// Required are the parameters a call must send.
 	Required []string
-	handle   func(*server, http.ResponseWriter, *http.Request)
+	// Hints say what the tool does to the boxes, as MCP's annotations.
+	Hints  toolHints
+	handle func(*server, http.ResponseWriter, *http.Request)
 }
+
+// toolHints are what a tool does, told to an MCP client so it can tell a
+// read from a destructive call. No tool reaches beyond boxsnap's own boxes,
+// so none is open-world.
+type toolHints struct {
+	// ReadOnly: the tool changes nothing.
+	ReadOnly bool
+	// Destructive: the tool deletes or overwrites something (a snapshot,
+	// a box's disk); the undo it takes first does not make it less so.
+	Destructive bool
+	// Idempotent: calling it again with the same arguments changes
+	// nothing more, request or no request.
+	Idempotent bool
+}
+
+var (
+	reads       = toolHints{ReadOnly: true, Idempotent: true}
+	adds        = toolHints{}
+	overwrites  = toolHints{Destructive: true}
+	sets        = toolHints{Idempotent: true}
+	deletesOnce = toolHints{Destructive: true, Idempotent: true}
+)
 
 // tools is the table of agent tools.
 var tools = []toolDef{
-	{Name: "box_snapshot", Params: snapshotParams{}, Required: []string{"box"}, handle: (*server).toolSnapshot},
-	{Name: "box_snapshots", Params: snapshotsParams{}, handle: (*server).toolSnapshots},
-	{Name: "box_restore", Params: restoreParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolRestore},
-	{Name: "box_fork", Params: forkToolParams{}, handle: (*server).toolFork},
-	{Name: "box_snapshot_delete", Params: deleteParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotDelete},
-	{Name: "box_snapshot_diff", Params: snapshotDiffParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotDiff},
-	{Name: "box_snapshot_save", Params: saveParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotSave},
-	{Name: "box_snapshot_unsave", Params: unsaveParams{}, Required: []string{"box", "snapshot"}, handle: (*server).toolSnapshotUnsave},
-	{Name: "box_reset", Params: resetToolParams{}, Required: []string{"box"}, handle: (*server).toolReset},
-	{Name: "box_undo", Params: boxToolParams{}, Required: []string{"box"}, handle: (*server).toolUndo},
-	{Name: "box_trash", Params: trashToolParams{}, handle: (*server).toolTrash},
-	{Name: "box_trash_restore", Params: boxToolParams{}, Required: []string{"box"}, handle: (*server).toolTrashRestore},
+	{Name: "box_snapshot", Params: snapshotParams{}, Required: []string{"box"}, Hints: adds, handle: (*server).toolSnapshot},
+	{Name: "box_snapshots", Params: snapshotsParams{}, Hints: reads, handle: (*server).toolSnapshots},
+	{Name: "box_restore", Params: restoreParams{}, Required: []string{"box", "snapshot"}, Hints: overwrites, handle: (*server).toolRestore},
+	{Name: "box_fork", Params: forkToolParams{}, Hints: adds, handle: (*server).toolFork},
+	{Name: "box_snapshot_delete", Params: deleteParams{}, Required: []string{"box", "snapshot"}, Hints: deletesOnce, handle: (*server).toolSnapshotDelete},
+	{Name: "box_snapshot_diff", Params: snapshotDiffParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: (*server).toolSnapshotDiff},
+	{Name: "box_snapshot_save", Params: saveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotSave},
+	{Name: "box_snapshot_unsave", Params: unsaveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotUnsave},
+	{Name: "box_reset", Params: resetToolParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolReset},
+	{Name: "box_undo", Params: boxToolParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolUndo},
+	{Name: "box_trash", Params: trashToolParams{}, Hints: reads, handle: (*server).toolTrash},
+	{Name: "box_trash_restore", Params: boxToolParams{}, Required: []string{"box"}, Hints: sets, handle: (*server).toolTrashRestore},
+	{Name: "box_snapshot_files", Params: lookParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: (*server).toolSnapshotFiles},
+	{Name: "box_snapshot_file", Params: lookParams{}, Required: []string{"box", "snapshot", "path"}, Hints: reads, handle: (*server).toolSnapshotFile},
+	{Name: "box_lineage", Params: lineageParams{}, Required: []string{"box"}, Hints: reads, handle: (*server).toolLineage},
+	{Name: "box_list", Params: boxListParams{}, Hints: reads, handle: (*server).toolBoxList},
+	{Name: "box_make", Params: boxMakeParams{}, Required: []string{"template"}, Hints: adds, handle: (*server).toolBoxMake},
+}
+
+// annotations are a tool's hints as MCP says them.
+func (t toolDef) annotations() *mcp.ToolAnnotations {
+	destructive, openWorld := t.Hints.Destructive, false
+	return &mcp.ToolAnnotations{ReadOnlyHint: t.Hints.ReadOnly, DestructiveHint: &destructive,
+		IdempotentHint: t.Hints.Idempotent, OpenWorldHint: &openWorld}
 }
 
 // toolNames lists the tools in words: "box_snapshot, … and box_fork".

@@ -100,7 +100,10 @@ func TestToolsHappyPath(t *testing.T) {
 	}
 	// The request ID reused for a different operation is refused.
 	a = e.call(t, "POST", "/tools/box_snapshot_delete", token, map[string]any{"box": "amber-fox", "snapshot": second, "request": "r-1"}).must(t, 409)
-	contains(t, a.errorWords(), "The request ID r-1 was used for another operation (restore ")
+	contains(t, a.errorWords(), "The request ID r-1 was used for another call (box_restore): make a new request ID for this one.")
+	if a.errorCode() != "request_reused" {
+		t.Fatalf("a reused request ID answered code %q", a.errorCode())
+	}
 
 	// box_snapshot_delete says what it freed, where known.
 	a = e.call(t, "POST", "/tools/box_snapshot_delete", token, map[string]any{"box": "amber-fox", "snapshot": second}).must(t, 200)

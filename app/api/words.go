@@ -159,3 +159,13 @@ func fileDiffWords(path, name, against, diff string) string {
 	}
 	return fmt.Sprintf("%s differs between ‘%s’ and %s: the diff is unified, ‘%s’ first.", path, name, with, name)
 }
+
+// requestReusedWords refuse a tool call whose retry key (its request) an
+// earlier call of another tool, or of the same tool with other arguments,
+// already made.
+func requestReusedWords(request, tool string, sameTool bool) string {
+	if sameTool {
+		tool += " with other arguments"
+	}
+	return fmt.Sprintf("The request ID %s was used for another call (%s): make a new request ID for this one.", request, tool)
+}

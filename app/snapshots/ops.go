@@ -50,7 +50,7 @@ func (s *Kernel) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, reque
 		return nil, err
 	}
 	if op.Kind != kind || (target != nil && (op.Target == nil || *op.Target != *target)) {
-		return nil, refusal(CodeConflict, wordsRequestIDUsed(requestID, op.Kind, op.ID))
+		return nil, refusal(CodeRequestReused, wordsRequestIDUsed(requestID, op.Kind, op.ID))
 	}
 	return op, nil
 }

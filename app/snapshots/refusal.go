@@ -46,6 +46,9 @@ const (
 	CodeBackend   Code = "backend"   // the backend refused what was asked
 	// CodeUnreachable: a backend or another boxsnap does not answer.
 	CodeUnreachable Code = "unreachable"
+	// CodeRequestReused: a request ID (a retry key) already named another
+	// operation, or another call's arguments.
+	CodeRequestReused Code = "request_reused"
 )
 
 // Codes are every refusal code of the core, for the surfaces' tests that
@@ -53,7 +56,7 @@ const (
 func Codes() []Code {
 	return []Code{CodeNotFound, CodeInvalid, CodeForbidden, CodeConflict, CodeLimit, CodeRoom,
 		CodeLocked, CodeGuard, CodeBusy, CodePlan, CodeCannot, CodeProtected, CodeGone,
-		CodeRunning, CodeBackend, CodeUnreachable}
+		CodeRunning, CodeBackend, CodeUnreachable, CodeRequestReused}
 }
 
 // AsRefusal returns err's Refusal, if it is one.

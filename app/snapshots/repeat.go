@@ -3,8 +3,12 @@ package snapshots
 import (
 	"context"
 	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
 // repeated answers the operation a repeated request ID made, read before
@@ -83,4 +87,51 @@ func (s *Kernel) opOfSnapshot(ctx context.Context, op *Operation, ref string) bo
 		}
 	}
 	return true
+}
+
+// ToolAnswer is an agent tool's answer kept under the caller's retry key:
+// the tool, digests of the arguments it was called with, and what it
+// answered.
+type ToolAnswer struct {
+	Tool string
+	// Args is a digest of the arguments as sent; Resolved, of the same with
+	// the box and the snapshot named by their IDs ("" when they were not
+	// found), so a retry naming them either way is the same call.
+	Args     string
+	Resolved string
+	Status   int
+	Body     []byte
+}
+
+// KeptToolAnswer is the tool answer kept under c's retry key requestID, or
+// nil when none is.
+func (s *Kernel) KeptToolAnswer(ctx context.Context, c Caller, requestID string) (*ToolAnswer, error) {
+	key := requestKey(c, requestID)
+	if key == nil {
+		return nil, nil
+	}
+	row, err := s.st.ToolAnswerByKey(ctx, s.st.Pool, *key)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the tool answer of a retry key: %w", err)
+	}
+	return &ToolAnswer{Tool: row.Tool, Args: row.Args, Resolved: row.Resolved, Status: row.Status, Body: row.Body}, nil
+}
+
+// KeepToolAnswer keeps a tool's answer under c's retry key requestID, in
+// PostgreSQL so a retry after a restart finds it; when two calls with one
+// key end at once, the first kept is the answer.
+func (s *Kernel) KeepToolAnswer(ctx context.Context, c Caller, requestID string, a ToolAnswer) error {
+	key := requestKey(c, requestID)
+	if key == nil {
+		return nil
+	}
+	err := s.st.ToolAnswerKeep(ctx, s.st.Pool, db.ToolAnswerKeepParams{Key: *key, Tool: a.Tool, Args: a.Args,
+		Resolved: a.Resolved, Status: a.Status, Body: a.Body})
+	if err != nil {
+		return fmt.Errorf("keep a tool answer under its retry key: %w", err)
+	}
+	return nil
 }

@@ -32,7 +32,7 @@ func codeStatus(code snapshots.Code) int {
 	case snapshots.CodeUnreachable:
 		return http.StatusServiceUnavailable
 	}
-	// conflict, limit, room, locked, guard, busy, plan, cannot, protected
-	// and running.
+	// conflict, limit, room, locked, guard, busy, plan, cannot, protected,
+	// running and request_reused.
 	return http.StatusConflict
 }

@@ -197,3 +197,13 @@ type Snapshot struct {
 	ParentID        *string
 	Automatic       bool
 }
+
+type ToolAnswer struct {
+	Key       string
+	Tool      string
+	Args      string
+	Resolved  string
+	Status    int
+	Body      []byte
+	CreatedAt time.Time
+}

@@ -1,0 +1,10 @@
+-- The agent tools' retry keys (app/api's retry layer, through the core).
+
+-- name: ToolAnswerByKey :one
+SELECT * FROM tool_answers WHERE key = $1;
+
+-- name: ToolAnswerKeep :exec
+-- The first answer kept wins: two calls with one key at once keep one.
+INSERT INTO tool_answers (key, tool, args, resolved, status, body)
+VALUES (@key, @tool, @args, @resolved, @status, @body)
+ON CONFLICT (key) DO NOTHING;
