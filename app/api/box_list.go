@@ -13,7 +13,7 @@ type boxesAnswer struct {
 // listBoxes lists the boxes the caller may see.
 func (s *server) listBoxes(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
-	boxes, err := s.core.Boxes().List(r.Context(), c)
+	boxes, err := s.boxes.List(r.Context(), c)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -48,7 +48,7 @@ func TestMCPTools(t *testing.T) {
 	t.Parallel()
 	e := coretest.New(t, coretest.Options{})
 	r := chi.NewRouter()
-	opts := api.Options{Core: e.Core, Tab: e.Tab, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}
+	opts := api.Options{Core: e.Core, Tab: e.Tab, Boxes: e.Boxes, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}
 	r.Mount("/api/v1", api.New(opts))
 	r.Handle("/mcp", api.MCP(opts))
 	srv := httptest.NewServer(r)

@@ -35,7 +35,7 @@ func setupWith(t testing.TB, opts coretest.Options) *env {
 	t.Helper()
 	e := coretest.New(t, opts)
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Tab: e.Tab, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Tab: e.Tab, Boxes: e.Boxes, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}))
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	_, token, err := e.Auth.CreateAPIToken(context.Background(), "cli")
@@ -48,7 +48,7 @@ func setupWith(t testing.TB, opts coretest.Options) *env {
 		{Name: "blank", Backend: be, Kind: "linux"},
 		{Name: "with-screen", Backend: be, Kind: "linux", HasScreen: true},
 	} {
-		if err := e.Core.Boxes().SaveTemplate(context.Background(), snapshots.Owner(), tm); err != nil {
+		if err := e.Boxes.SaveTemplate(context.Background(), snapshots.Owner(), tm); err != nil {
 			t.Fatal(err)
 		}
 	}

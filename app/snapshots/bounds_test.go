@@ -27,7 +27,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 		user = "nobody" // not the backend's own boxsnap-box
 	}
 	const cmd = `id -un > user; env > env; cat /proc/self/limits > limits; echo done > done; while :; do sleep 1; done`
-	if err := e.Core.Boxes().SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "small", Backend: "local", Kind: "linux",
+	if err := e.Boxes.SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "small", Backend: "local", Kind: "linux",
 		Source: "devbox", Command: cmd, User: user, Env: map[string]string{"GREETING": "small-hello"},
 		Limits: providers.BoxLimits{MemoryBytes: 256 << 20, OpenFiles: 64, Processes: 40}}); err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 		}
 	}
 
-	b, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "small-box", Template: "small"})
+	b, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "small-box", Template: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 	}
 	check("the fork", fork.GuestRef)
 
-	other, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "plain-box", Template: "devbox"})
+	other, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "plain-box", Template: "devbox"})
 	if err != nil {
 		t.Fatal(err)
 	}

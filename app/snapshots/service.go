@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+
 	// The owner's time zone is loaded by name; the zone database is linked
 	// in, so a machine without tzdata still says times in it.
 	_ "time/tzdata"
@@ -69,16 +70,17 @@ type Service struct {
 	*Kernel
 }
 
-// Boxes is the core's boxes and threads: acquiring and listing boxes (and
-// the Machines tab's pages of them), their presence, status, log and
-// automatic history's settings, threads, templates, the trash and a box's
-// release, and forgetting a backend.
-type Boxes struct {
-	*Kernel
+// BoxReader is what the kernel asks of package boxes: the boxes a caller
+// may see (the snapshot lists read them) and a template by name (a reset
+// makes a box fresh from one). app/boot gives it through UseBoxes.
+type BoxReader interface {
+	List(ctx context.Context, c Caller) ([]*Box, error)
+	Template(ctx context.Context, name string) (BoxTemplate, error)
 }
 
-// Boxes is the core's boxes and threads.
-func (s *Service) Boxes() *Boxes { return s.boxes }
+// UseBoxes gives the kernel package boxes, which the snapshot lists and a
+// reset read boxes and templates through.
+func (s *Kernel) UseBoxes(b BoxReader) { s.boxes = b }
 
 // Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
@@ -91,7 +93,7 @@ func (s *Service) Boxes() *Boxes { return s.boxes }
 // asks for its changes (UseRestorePreview).
 type Kernel struct {
 	snaps    *Service
-	boxes    *Boxes
+	boxes    BoxReader
 	st       *store.Store
 	backends map[string]Backend
 	order    []string
@@ -112,7 +114,7 @@ func New(opts Options) (*Service, error) {
 		return nil, errors.New("snapshots: a store is required")
 	}
 	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}}}
-	s.snaps, s.boxes = s, &Boxes{s.Kernel}
+	s.snaps = s
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

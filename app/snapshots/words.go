@@ -447,28 +447,24 @@ func UntrashedWords(box string, started bool) string {
 // be made: "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1
 // has 6 GB free, and it needs 13 GB)".
 func CopyFailedWords(snapshot, why string) string {
-	return fmt.Sprintf(releaseUnfinished+copyFailed+"‘%s’ (%s)", snapshot, why)
+	return fmt.Sprintf(ReleaseUnfinished+copyFailed+"‘%s’ (%s)", snapshot, why)
 }
 
 // The words of a release that stopped (section 7, "Keep is confirmed only
 // when it will last"): the operation's error, on the box's page.
 const (
-	releaseUnfinished = "Release did not finish: "
+	ReleaseUnfinished = "Release did not finish: "
 	copyFailed        = "boxsnap could not copy "
 )
 
 // isCopyFailed tells a release stopped by a held copy that could not be
 // made, by its words.
-func isCopyFailed(words string) bool { return strings.HasPrefix(words, releaseUnfinished+copyFailed) }
+func IsCopyFailed(words string) bool { return strings.HasPrefix(words, ReleaseUnfinished+copyFailed) }
 
-func wordsReleaseUnfinished(why string) string { return releaseUnfinished + why }
+func WordsReleaseUnfinished(why string) string { return ReleaseUnfinished + why }
 
-func wordsReleaseCouldNotDelete(name, why string) string {
-	return fmt.Sprintf(releaseUnfinished+"boxsnap could not delete ‘%s’: %s", name, why)
-}
-
-func wordsReleaseCouldNotStop(box string, err error) string {
-	return fmt.Sprintf(releaseUnfinished+"boxsnap could not stop %s: %v", box, err)
+func WordsReleaseCouldNotDelete(name, why string) string {
+	return fmt.Sprintf(ReleaseUnfinished+"boxsnap could not delete ‘%s’: %s", name, why)
 }
 
 // ForgotWords says what ForgetBackend did.
@@ -665,7 +661,7 @@ func logForkedFromWords(source, name string, taken time.Time, tz *time.Location)
 }
 
 // logMadeOnWords: made, for a box made on a backend.
-func logMadeOnWords(backend string) string { return "made on " + backend }
+func LogMadeOnWords(backend string) string { return "made on " + backend }
 
 // logDeletedWords: snapshot-deleted, "its name, what it freed, why".
 func logDeletedWords(name, id string, freed *int64, why string) string {
@@ -677,7 +673,7 @@ func logDeletedWords(name, id string, freed *int64, why string) string {
 
 // logDeletedWithEarlierWords: snapshot-deleted for a snapshot on an
 // earlier guest that went with its box's release.
-func logDeletedWithEarlierWords(name, id, box string) string {
+func LogDeletedWithEarlierWords(name, id, box string) string {
 	return fmt.Sprintf("%s, with %s's earlier guest", NamedID(name, id), box)
 }
 
@@ -694,7 +690,7 @@ func logKeptWords(name string, until time.Time) string {
 
 // logUnkeptWords: snapshot-unkept; atRelease where the person let it go
 // with the box at its release.
-func logUnkeptWords(name string, atRelease bool) string {
+func LogUnkeptWords(name string, atRelease bool) string {
 	if atRelease {
 		return fmt.Sprintf("‘%s’ goes with the box, at the person's word", name)
 	}
@@ -702,7 +698,7 @@ func logUnkeptWords(name string, atRelease bool) string {
 }
 
 // logHeldCopyMadeWords: held-copy-made, "the copy".
-func logHeldCopyMadeWords(name, ref, host string, memory bool) string {
+func LogHeldCopyMadeWords(name, ref, host string, memory bool) string {
 	w := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", name, ref, host)
 	if memory {
 		w += "; the copy holds the disk only"
@@ -717,17 +713,17 @@ func logEarlierGuestWords(old, box string, snapshots int64, fresh string) string
 }
 
 // logHeldCopyRemadeWords: held-copy-started, "what boxsnap then did".
-func logHeldCopyRemadeWords(name string) string {
+func LogHeldCopyRemadeWords(name string) string {
 	return fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", name)
 }
 
 // logReleasedWords: released.
-const logReleasedWords = "released; kept snapshots stay"
+const LogReleasedWords = "released; kept snapshots stay"
 
 // logReleaseStoppedWords: release-stopped, a release's failure and that
 // nothing kept was deleted.
-func logReleaseStoppedWords(why string) string {
-	return strings.TrimSuffix(why, ".") + ". " + strings.ToUpper(observedNothingKeptGone[:1]) + observedNothingKeptGone[1:] + "."
+func LogReleaseStoppedWords(why string) string {
+	return strings.TrimSuffix(why, ".") + ". " + strings.ToUpper(ObservedNothingKeptGone[:1]) + ObservedNothingKeptGone[1:] + "."
 }
 
 // logThenWords: an operation's failure and what boxsnap then observed, as
@@ -739,7 +735,7 @@ func logSavedWords(name, id string) string { return NamedID(name, id) }
 
 // logHistorySettingsWords: history-settings; automatic nil follows the
 // backend's setting.
-func logHistorySettingsWords(automatic *bool) string {
+func LogHistorySettingsWords(automatic *bool) string {
 	switch {
 	case automatic == nil:
 		return "automatic snapshots follow the backend's setting"
@@ -776,7 +772,7 @@ func logSetStraightWords(after string, did []string, locked string) string {
 
 // logTrashedWords: trashed; final is its final snapshot's name, or "" with
 // why there is none (noFinal), or neither.
-func logTrashedWords(until time.Time, final, noFinal string, tz *time.Location) string {
+func LogTrashedWords(until time.Time, final, noFinal string, tz *time.Location) string {
 	w := "moved to the trash until " + until.In(tz).Format("2 Jan 15:04")
 	switch {
 	case final != "":
@@ -788,7 +784,7 @@ func logTrashedWords(until time.Time, final, noFinal string, tz *time.Location) 
 }
 
 // logUntrashedWords: restored-from-trash.
-func logUntrashedWords(started bool) string {
+func LogUntrashedWords(started bool) string {
 	if started {
 		return "restored from the trash with its history, and started"
 	}
@@ -796,7 +792,7 @@ func logUntrashedWords(started bool) string {
 }
 
 // logForgottenWords: snapshot-forgotten.
-func logForgottenWords(name, id, backend string) string {
+func LogForgottenWords(name, id, backend string) string {
 	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", NamedID(name, id), backend)
 }
 
@@ -912,13 +908,13 @@ const (
 const (
 	observedNothingChanged  = "nothing changed"
 	observedAlreadyGone     = "it was already gone"
-	observedNothingKeptGone = "nothing kept was deleted"
+	ObservedNothingKeptGone = "nothing kept was deleted"
 	observedResetStopped    = "the box is reset and stopped"
 	observedMayBeFresh      = "the box may be fresh"
 	observedFreshNoLogins   = "the box may be fresh, without its logins"
 	observedAsBeforeReset   = "the box is as it was before the reset"
-	observedReadyNotInTrash = "the box is ready again, not in the trash"
-	observedStillInTrash    = "the box is still in the trash"
+	ObservedReadyNotInTrash = "the box is ready again, not in the trash"
+	ObservedStillInTrash    = "the box is still in the trash"
 )
 
 // What a restore that failed left of the box (observedRestoreWords): its
@@ -1001,11 +997,11 @@ func failForkRecordWords(box string, err error) string {
 }
 
 // A held copy that cannot be made (inside CopyFailedWords).
-func copyIsWords(state string) string { return "it is " + state }
+func CopyIsWords(state string) string { return "it is " + state }
 
-func copyNoStorageWords(why string) string { return "boxsnap could not read its storage: " + why }
+func CopyNoStorageWords(why string) string { return "boxsnap could not read its storage: " + why }
 
-func copyRoomWords(host string, room, need int64) string {
+func CopyRoomWords(host string, room, need int64) string {
 	return fmt.Sprintf("%s has %s free, and it needs %s", host, GB(room), GB(need))
 }
 
@@ -1036,26 +1032,26 @@ func resetUndoneWords(why, box, undo string) string {
 
 // Why a release left no final snapshot in the trash (logTrashedWords'
 // noFinal, and the trash's list).
-func finalNoneWords(backend, box string) string {
+func FinalNoneWords(backend, box string) string {
 	return fmt.Sprintf("%s takes no snapshots of %s.", backend, box)
 }
 
-func finalNoPlanWords(err error) string { return "boxsnap could not plan it: " + err.Error() }
+func FinalNoPlanWords(err error) string { return "boxsnap could not plan it: " + err.Error() }
 
-func finalFailedWords(err error) string { return "it failed: " + err.Error() }
+func FinalFailedWords(err error) string { return "it failed: " + err.Error() }
 
 // The words of a restore from the trash that did not finish.
-func untrashGoneWords(box string) string { return box + "'s record in the trash is gone" }
+func UntrashGoneWords(box string) string { return box + "'s record in the trash is gone" }
 
-func untrashGuestWords(box string, err error) string {
+func UntrashGuestWords(box string, err error) string {
 	return fmt.Sprintf("boxsnap could not bring %s's guest back: %v", box, err)
 }
 
-func untrashStartWords(box string, err error) string {
+func UntrashStartWords(box string, err error) string {
 	return fmt.Sprintf("boxsnap could not start %s: %v", box, err)
 }
 
-func untrashUnfinishedWords(why string) string {
+func UntrashUnfinishedWords(why string) string {
 	return "Restore from the trash did not finish: " + why + ". It is still in the trash."
 }
 
@@ -1074,7 +1070,7 @@ const (
 	// WordsSignIn refuses a caller boxsnap does not know.
 	WordsSignIn = "Sign in first."
 	// wordsNotAllowed refuses what section 3's table gives nobody.
-	wordsNotAllowed = "Not allowed."
+	WordsNotAllowed = "Not allowed."
 	// wordsOnlyPersonExports: an export carries every file out (issue 13).
 	wordsOnlyPersonExports = "Only the person can export snapshots: an export carries every file of the box, secrets included."
 	// wordsOnlyPersonImports: an archive from outside is a way in an
@@ -1086,22 +1082,22 @@ const (
 	wordsOnlyPersonKeeps        = "Only the person can keep a snapshot."
 	wordsOnlyPersonRenames      = "Only the person can rename a snapshot or change its note."
 	wordsOnlyPersonAdopts       = "Only the person adopts a guest or a folder that exists already."
-	wordsOnlyPersonMakesThread  = "Only the person makes threads."
-	wordsOnlyPersonDeletesKept  = "Only the person deletes what they kept."
-	wordsOnlyPersonSeesBoxes    = "Only the person sees every box."
-	wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
+	WordsOnlyPersonMakesThread  = "Only the person makes threads."
+	WordsOnlyPersonDeletesKept  = "Only the person deletes what they kept."
+	WordsOnlyPersonSeesBoxes    = "Only the person sees every box."
+	WordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
 	// wordsOnlyPersonRestoresMemory: Settings' "Agents may restore memory
 	// snapshots" is off (section 12, Settings).
 	wordsOnlyPersonRestoresMemory = "Only the person restores a memory snapshot in this install."
-	wordsOnlyPersonHistory        = "Only the person changes a box's history settings."
+	WordsOnlyPersonHistory        = "Only the person changes a box's history settings."
 	wordsOnlyPersonDeletesHistory = "Only the person deletes a box's history."
 	wordsOnlyPersonSettings       = "Only the person changes settings."
 	// OnlyPersonSettingsWords refuses an agent the settings' API, reading
 	// or changing.
 	OnlyPersonSettingsWords   = "Only the person reads or changes settings."
-	wordsOnlyPersonTemplates  = "Only the person changes box templates."
-	wordsOnlyPersonForgets    = "Only the person forgets snapshots."
-	wordsOnlyPlatformPresence = "Only the platform, with the owner's token, reports presence."
+	WordsOnlyPersonTemplates  = "Only the person changes box templates."
+	WordsOnlyPersonForgets    = "Only the person forgets snapshots."
+	WordsOnlyPlatformPresence = "Only the platform, with the owner's token, reports presence."
 	// wordsAgentNamesTemplate: an agent makes a box only from a box
 	// template, and names one.
 	wordsAgentNamesTemplate = "An agent makes a box only from a box template, by name: name one in template."
@@ -1162,13 +1158,13 @@ func wordsNoSnapshotNamed(name, box string) string {
 	return fmt.Sprintf("No snapshot named ‘%s’ on %s that you can see.", name, box)
 }
 
-func wordsNoThread(id string) string { return fmt.Sprintf("No thread %s.", id) }
+func WordsNoThread(id string) string { return fmt.Sprintf("No thread %s.", id) }
 
-const wordsNoTemplate = "No box template by that name: the owner makes box templates on the Settings page."
+const WordsNoTemplate = "No box template by that name: the owner makes box templates on the Settings page."
 
 func wordsNoUndoToGoBack(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
 
-func wordsNoRecords(backend string) string {
+func WordsNoRecords(backend string) string {
 	return fmt.Sprintf("boxsnap records no snapshots of %s.", backend)
 }
 
@@ -1189,7 +1185,7 @@ func wordsNoteTooLong(bytes int) string {
 	return fmt.Sprintf("A note is at most 1 KB; this one is %d bytes.", bytes)
 }
 
-func wordsThreadTitle(most int) string {
+func WordsThreadTitle(most int) string {
 	return fmt.Sprintf("A thread's title is 1 to %d characters.", most)
 }
 
@@ -1249,7 +1245,7 @@ func wordsReleasedTakesNone(box string) string {
 // allow the change now.
 func wordsBoxIs(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
 
-func wordsBoxIsAlready(box string, state BoxState) string {
+func WordsBoxIsAlready(box string, state BoxState) string {
 	return fmt.Sprintf("%s is %s already.", box, state)
 }
 
@@ -1285,23 +1281,6 @@ var NotRunBackends = []Unavailable{
 	{"The SSH host pool", NoSnapshotsWords("the SSH host pool") + " boxsnap does not run it."},
 	{"iOS", "iOS simulator slots have no snapshots; boxsnap does not run them."},
 }
-
-// Starting a stopped box, from its card.
-const wordsOnlyPersonStarts = "Only the person starts a box from its card."
-
-func wordsStartReleased(box string) string {
-	return fmt.Sprintf("%s is released: there is nothing to start.", box)
-}
-
-func wordsStartBusy(box string) string {
-	return fmt.Sprintf("%s is busy with an operation: start it once that ends.", box)
-}
-
-func wordsNothingToRun(box string) string {
-	return fmt.Sprintf("%s has nothing to run: its backend started no process, so it stays stopped.", box)
-}
-
-func wordsRunningAlready(box string) string { return fmt.Sprintf("%s is running already.", box) }
 
 // StartingWords says that a box was started.
 func StartingWords(box string) string { return fmt.Sprintf("Started %s.", box) }
@@ -1572,19 +1551,19 @@ func wordsTemplateElsewhere(template, templateBackend, box, boxBackend string) s
 // fork's check.
 func BoxExistsWords(name string) string { return fmt.Sprintf("A box named %s exists already.", name) }
 
-func wordsHoldsGuest(box string) string {
+func WordsHoldsGuest(box string) string {
 	return fmt.Sprintf("%s already holds that guest: release it first.", box)
 }
 
-func wordsTemplateSets(template, field string) string {
+func WordsTemplateSets(template, field string) string {
 	return fmt.Sprintf("The box template %s sets the %s: leave it out.", template, field)
 }
 
-func wordsPresenceThread(thread string) string {
+func WordsPresenceThread(thread string) string {
 	return fmt.Sprintf("Presence names a thread %s that boxsnap does not know.", thread)
 }
 
-const wordsTerminalsBelowZero = "Terminals cannot be below zero."
+const WordsTerminalsBelowZero = "Terminals cannot be below zero."
 
 // WordsShareDays refuses a share code's days outside 1 to most: the
 // settings' default and a code's own.
@@ -1592,7 +1571,7 @@ func WordsShareDays(most int) string { return fmt.Sprintf("A share code works 1 
 
 // Automatic history, saved snapshots (the peer's "Automatic history").
 
-func wordsHistoryGiB(most int) string {
+func WordsHistoryGiB(most int) string {
 	return fmt.Sprintf("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", most)
 }
 
@@ -1612,14 +1591,14 @@ func wordsUndoNeverAutomatic(name string) string {
 
 // Release and the trash (the peer's "Snapshot taken at delete and trash").
 
-func wordsInTrashAlready(box string) string {
+func WordsInTrashAlready(box string) string {
 	return fmt.Sprintf("%s is in the trash already: restore it from the trash, or the person empties it.", box)
 }
 
-func wordsNotInTrash(box string) string { return fmt.Sprintf("%s is not in the trash.", box) }
+func WordsNotInTrash(box string) string { return fmt.Sprintf("%s is not in the trash.", box) }
 
 // wordsForgetInSettings: Forget is for a backend removed from settings.
-func wordsForgetInSettings(backend string) string {
+func WordsForgetInSettings(backend string) string {
 	return fmt.Sprintf("%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
 }
 
@@ -1636,7 +1615,7 @@ const (
 
 // wordsMachineName: the machine rule for a name (what: "A box's name", "A
 // box template's name").
-func wordsMachineName(what string) string {
+func WordsMachineName(what string) string {
 	return what + " is 2 to 40 lowercase letters, digits and dashes, starting with a letter."
 }
 
@@ -1677,25 +1656,25 @@ func wordsCheckSeconds(backend string, least, most int) string {
 }
 
 const (
-	wordsTemplateKind   = "A box template names the kind of box it makes, such as linux or lxc."
-	wordsTemplateUser   = "A box template's user is the name of an unprivileged user of this host, never root."
-	wordsEnvName        = "An environment variable's name is letters, digits and underscores, not starting with a digit."
-	wordsTemplateLimits = "A box template's limits cannot be below zero."
+	WordsTemplateKind   = "A box template names the kind of box it makes, such as linux or lxc."
+	WordsTemplateUser   = "A box template's user is the name of an unprivileged user of this host, never root."
+	WordsEnvName        = "An environment variable's name is letters, digits and underscores, not starting with a digit."
+	WordsTemplateLimits = "A box template's limits cannot be below zero."
 )
 
-func wordsChooseBackend(backends []string) string {
+func WordsChooseBackend(backends []string) string {
 	return fmt.Sprintf("Choose one of the backends: %s.", strings.Join(backends, ", "))
 }
 
-func wordsTemplateSource(most int) string {
+func WordsTemplateSource(most int) string {
 	return fmt.Sprintf("A box template's source is at most %d characters.", most)
 }
 
-func wordsTemplateCommand(most int) string {
+func WordsTemplateCommand(most int) string {
 	return fmt.Sprintf("A box template's command is at most %d bytes.", most)
 }
 
-func wordsTemplateEnv(most int) string {
+func WordsTemplateEnv(most int) string {
 	return fmt.Sprintf("A box template declares at most %d environment variables.", most)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/views"
@@ -33,6 +34,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Tab is the Snapshots tab's and the Boxes page's lists.
 	Tab *tab.Tab
+	// Boxes is the boxes and threads: acquiring, listing, templates, the
+	// trash, a box's release and forgetting a backend.
+	Boxes *boxes.Boxes
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil
@@ -74,8 +78,8 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
-	s.rows = &rowBuilder{core: opts.Core, contents: opts.Contents, plans: s.plans}
-	s.dialogs = &dialogBuilder{core: opts.Core, contents: opts.Contents, rows: s.rows}
+	s.rows = &rowBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, plans: s.plans}
+	s.dialogs = &dialogBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, rows: s.rows}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}
