@@ -23,7 +23,7 @@ type Kinds struct {
 	Unkeep  *operations.Kind[keepParams, KeepResult]
 	Fork    *operations.Kind[ForkParams, ForkResult]
 	// Reset makes a box fresh (reset.go).
-	Reset   *operations.Kind[resetParams, ResetResult]
+	Reset *operations.Kind[resetParams, ResetResult]
 }
 
 // KeepResult is what a finished keep or unkeep answers.

@@ -316,3 +316,13 @@ func lastEvent(t *testing.T, e *coretest.Env, box, kind string) string {
 	t.Fatalf("no %s event in the box log:\n%s", kind, all.String())
 	return ""
 }
+
+// boxState is the state of the person's box of that name.
+func boxState(t *testing.T, e *coretest.Env, box string) string {
+	t.Helper()
+	b, err := e.Core.Box(context.Background(), snapshots.Owner(), box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b.State)
+}
