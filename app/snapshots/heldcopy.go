@@ -6,8 +6,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Steps of a held copy, each recorded before it runs (section 2, "A held
-// copy"). A release cut short at any of them makes that copy again from its
+// Steps of a held copy, each recorded before it runs. A release cut short at any of them makes that copy again from its
 // clone step, which uses a copy already a template and remakes one that is
 // not: a copy that is not yet a template is never trusted.
 const (
@@ -38,7 +37,7 @@ func Reason(err error) string {
 // PreferHeld says whether a listing's h stands for its snapshot before prev,
 // the same snapshot listed elsewhere: a copy is never trusted over its
 // source, so a held copy that is not a template loses to the snapshot it was
-// made from (unit 8), and the first complete one listed stays.
+// made from, and the first complete one listed stays.
 func PreferHeld(h, prev providers.HeldSnapshot) bool {
 	return prev.Incomplete && !h.Incomplete
 }

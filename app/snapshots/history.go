@@ -14,8 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Numbers of automatic history (issue 16; moatbox-snapshots.md, "Automatic
-// history"), each cited once.
+// Numbers of automatic history, each said once here.
 const (
 	// DefaultHistoryDays is how long automatic snapshots are kept, one a
 	// day at the end (moatbox's Solo plan: 7 days); MaxHistoryDays bounds

@@ -22,7 +22,8 @@ func keepsAsHeldCopy(be snapshots.Backend, kind string) (providers.HeldCopier, b
 }
 
 // holdKept makes the held copy of each kept snapshot of the box, its earlier
-// guest's included, before the release deletes a guest (section 7). With
+// guest's included, before the release deletes a guest, so that a kept snapshot outlives its
+// box. With
 // p.DeleteKept, each kept snapshot not yet copied is unkept and deleted
 // instead. A copy that cannot be made answers a *copyFailedError and
 // nothing kept is deleted.
@@ -91,9 +92,9 @@ func (s *Boxes) unkeepAndDelete(ctx context.Context, op *snapshots.Operation, sn
 // with the copy's size), then clone, disarm and template, each recorded
 // before it runs; then the record says where the snapshot lives now. No
 // ceiling is checked: the copy keeps its snapshot's record, price and size,
-// so it replaces its snapshot in the paid rate and adds nothing to it
-// (unit 8, "a release checks no ceiling"); no backend that makes held copies
-// charges yet.
+// so it replaces its snapshot in the paid rate and adds nothing to it: a
+// release checks no ceiling; no backend that makes held copies charges
+// yet.
 func (s *Boxes) holdCopy(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, hc providers.HeldCopier) error {
 	fail := func(why string) error {
 		return &copyFailedError{words: snapshots.CopyFailedWords(sn.Name, why)}
@@ -102,7 +103,8 @@ func (s *Boxes) holdCopy(ctx context.Context, op *snapshots.Operation, sn *snaps
 		return fail(snapshots.CopyIsWords(snapshots.StateWords(sn.State)))
 	}
 	if sn.ForkSafe == nil {
-		// A copy of what could never fork is never made (unit 8).
+		// A copy of what could never fork is never made: it could
+		// never be restored as a box of its own.
 		return fail(strings.TrimSuffix(providers.NoResetWords(b.Name), "."))
 	}
 	ref := snapshots.RefOf(sn, b)
@@ -172,7 +174,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *snapshots.Operation, sn *snaps
 }
 
 // copyRoom says why a held copy does not fit on its storage, or "": a
-// held copy's room is a take's, sized as the plan's Keep says (unit 8).
+// held copy's room is a take's, sized as the plan's Keep says.
 func (s *Boxes) copyRoom(ctx context.Context, b *snapshots.Box, be snapshots.Backend, ref providers.SnapshotRef) (string, error) {
 	st, err := s.k.Settings(ctx)
 	if err != nil {
@@ -228,7 +230,7 @@ func (s *Boxes) releaseStopped(ctx context.Context, op *snapshots.Operation, b *
 
 // releaseEarlier deletes the box's earlier guests at its release, after
 // their kept snapshots' held copies are made, with the snapshots left on
-// them (section 2: "it is deleted ... at the box's release").
+// them: an earlier guest is deleted at the box's release.
 func (s *Boxes) releaseEarlier(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend) error {
 	all, err := s.k.SnapshotsOfBox(ctx, s.st.Pool, b.ID)
 	if err != nil {
@@ -264,7 +266,7 @@ func (s *Boxes) releaseEarlier(ctx context.Context, op *snapshots.Operation, b *
 
 // ReleaseStopped answers the words of the box's last release when it
 // stopped because a held copy could not be made, or "": the release page
-// then offers Release again and "Release and delete it" (section 7).
+// then offers Release again and "Release and delete it".
 func (s *Boxes) ReleaseStopped(ctx context.Context, c snapshots.Caller, boxRef string) (string, error) {
 	b, err := s.k.Box(ctx, c, boxRef)
 	if err != nil {

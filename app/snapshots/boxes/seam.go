@@ -123,7 +123,7 @@ func New(k kernel, opts Options) (*Boxes, error) {
 func (s *Boxes) Kinds() *Kinds { return &s.kinds }
 
 // copyFailedError is a held copy that could not be made: the release stops
-// with its words (section 7, "Keep is confirmed only when it will last").
+// with its words, since a keep is confirmed only when it will last.
 type copyFailedError struct{ words string }
 
 func (e *copyFailedError) Error() string { return e.words }
