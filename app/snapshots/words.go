@@ -447,25 +447,15 @@ func UntrashedWords(box string, started bool) string {
 // be made: "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1
 // has 6 GB free, and it needs 13 GB)".
 func CopyFailedWords(snapshot, why string) string {
-	return fmt.Sprintf(ReleaseUnfinished+copyFailed+"‘%s’ (%s)", snapshot, why)
+	return fmt.Sprintf(ReleaseUnfinished+CopyFailed+"‘%s’ (%s)", snapshot, why)
 }
 
 // The words of a release that stopped (section 7, "Keep is confirmed only
 // when it will last"): the operation's error, on the box's page.
 const (
 	ReleaseUnfinished = "Release did not finish: "
-	copyFailed        = "boxsnap could not copy "
+	CopyFailed        = "boxsnap could not copy "
 )
-
-// isCopyFailed tells a release stopped by a held copy that could not be
-// made, by its words.
-func IsCopyFailed(words string) bool { return strings.HasPrefix(words, ReleaseUnfinished+copyFailed) }
-
-func WordsReleaseUnfinished(why string) string { return ReleaseUnfinished + why }
-
-func WordsReleaseCouldNotDelete(name, why string) string {
-	return fmt.Sprintf(ReleaseUnfinished+"boxsnap could not delete ‘%s’: %s", name, why)
-}
 
 // ForgotWords says what ForgetBackend did.
 func ForgotWords(p *ForgetPlan, kept []string) string {
@@ -720,12 +710,6 @@ func LogHeldCopyRemadeWords(name string) string {
 // logReleasedWords: released.
 const LogReleasedWords = "released; kept snapshots stay"
 
-// logReleaseStoppedWords: release-stopped, a release's failure and that
-// nothing kept was deleted.
-func LogReleaseStoppedWords(why string) string {
-	return strings.TrimSuffix(why, ".") + ". " + strings.ToUpper(ObservedNothingKeptGone[:1]) + ObservedNothingKeptGone[1:] + "."
-}
-
 // logThenWords: an operation's failure and what boxsnap then observed, as
 // a reset that did not finish logs it.
 func logThenWords(words, observed string) string { return words + "; then: " + observed }
@@ -906,15 +890,13 @@ const (
 
 // What boxsnap observed of a box after its operation failed.
 const (
-	observedNothingChanged  = "nothing changed"
-	observedAlreadyGone     = "it was already gone"
-	ObservedNothingKeptGone = "nothing kept was deleted"
-	observedResetStopped    = "the box is reset and stopped"
-	observedMayBeFresh      = "the box may be fresh"
-	observedFreshNoLogins   = "the box may be fresh, without its logins"
-	observedAsBeforeReset   = "the box is as it was before the reset"
-	ObservedReadyNotInTrash = "the box is ready again, not in the trash"
-	ObservedStillInTrash    = "the box is still in the trash"
+	observedNothingChanged = "nothing changed"
+	observedAlreadyGone    = "it was already gone"
+
+	observedResetStopped  = "the box is reset and stopped"
+	observedMayBeFresh    = "the box may be fresh"
+	observedFreshNoLogins = "the box may be fresh, without its logins"
+	observedAsBeforeReset = "the box is as it was before the reset"
 )
 
 // What a restore that failed left of the box (observedRestoreWords): its
@@ -996,15 +978,6 @@ func failForkRecordWords(box string, err error) string {
 	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
 }
 
-// A held copy that cannot be made (inside CopyFailedWords).
-func CopyIsWords(state string) string { return "it is " + state }
-
-func CopyNoStorageWords(why string) string { return "boxsnap could not read its storage: " + why }
-
-func CopyRoomWords(host string, room, need int64) string {
-	return fmt.Sprintf("%s has %s free, and it needs %s", host, GB(room), GB(need))
-}
-
 // The words of a reset that did not finish (its why, after "boxsnap").
 func resetWhyUndo(err error) string  { return "could not take the undo: " + err.Error() }
 func resetWhyStop(err error) string  { return "could not stop it: " + err.Error() }
@@ -1028,31 +1001,6 @@ func resetNotBackWords(why, box string, err error, undo string) string {
 // resetUndoneWords: a reset that undid itself.
 func resetUndoneWords(why, box, undo string) string {
 	return fmt.Sprintf("The reset undid itself: boxsnap %s. %s is as it was before, from ‘%s’.", why, box, undo)
-}
-
-// Why a release left no final snapshot in the trash (logTrashedWords'
-// noFinal, and the trash's list).
-func FinalNoneWords(backend, box string) string {
-	return fmt.Sprintf("%s takes no snapshots of %s.", backend, box)
-}
-
-func FinalNoPlanWords(err error) string { return "boxsnap could not plan it: " + err.Error() }
-
-func FinalFailedWords(err error) string { return "it failed: " + err.Error() }
-
-// The words of a restore from the trash that did not finish.
-func UntrashGoneWords(box string) string { return box + "'s record in the trash is gone" }
-
-func UntrashGuestWords(box string, err error) string {
-	return fmt.Sprintf("boxsnap could not bring %s's guest back: %v", box, err)
-}
-
-func UntrashStartWords(box string, err error) string {
-	return fmt.Sprintf("boxsnap could not start %s: %v", box, err)
-}
-
-func UntrashUnfinishedWords(why string) string {
-	return "Restore from the trash did not finish: " + why + ". It is still in the trash."
 }
 
 // Refusals: the words of every refusal a person or an agent reads, grouped
@@ -1079,25 +1027,20 @@ const (
 	// wordsOnlyPersonShares: a share code hands a copy to anyone (issue 13).
 	wordsOnlyPersonShares = "Only the person can make, revoke or redeem a share code."
 	// wordsOnlyPersonKeeps: section 3's table, Keep: the person.
-	wordsOnlyPersonKeeps        = "Only the person can keep a snapshot."
-	wordsOnlyPersonRenames      = "Only the person can rename a snapshot or change its note."
-	wordsOnlyPersonAdopts       = "Only the person adopts a guest or a folder that exists already."
-	WordsOnlyPersonMakesThread  = "Only the person makes threads."
-	WordsOnlyPersonDeletesKept  = "Only the person deletes what they kept."
-	WordsOnlyPersonSeesBoxes    = "Only the person sees every box."
-	WordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
+	wordsOnlyPersonKeeps   = "Only the person can keep a snapshot."
+	wordsOnlyPersonRenames = "Only the person can rename a snapshot or change its note."
+	wordsOnlyPersonAdopts  = "Only the person adopts a guest or a folder that exists already."
+
 	// wordsOnlyPersonRestoresMemory: Settings' "Agents may restore memory
 	// snapshots" is off (section 12, Settings).
 	wordsOnlyPersonRestoresMemory = "Only the person restores a memory snapshot in this install."
-	WordsOnlyPersonHistory        = "Only the person changes a box's history settings."
+
 	wordsOnlyPersonDeletesHistory = "Only the person deletes a box's history."
 	wordsOnlyPersonSettings       = "Only the person changes settings."
 	// OnlyPersonSettingsWords refuses an agent the settings' API, reading
 	// or changing.
-	OnlyPersonSettingsWords   = "Only the person reads or changes settings."
-	WordsOnlyPersonTemplates  = "Only the person changes box templates."
-	WordsOnlyPersonForgets    = "Only the person forgets snapshots."
-	WordsOnlyPlatformPresence = "Only the platform, with the owner's token, reports presence."
+	OnlyPersonSettingsWords = "Only the person reads or changes settings."
+
 	// wordsAgentNamesTemplate: an agent makes a box only from a box
 	// template, and names one.
 	wordsAgentNamesTemplate = "An agent makes a box only from a box template, by name: name one in template."
@@ -1160,13 +1103,7 @@ func wordsNoSnapshotNamed(name, box string) string {
 
 func WordsNoThread(id string) string { return fmt.Sprintf("No thread %s.", id) }
 
-const WordsNoTemplate = "No box template by that name: the owner makes box templates on the Settings page."
-
 func wordsNoUndoToGoBack(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
-
-func WordsNoRecords(backend string) string {
-	return fmt.Sprintf("boxsnap records no snapshots of %s.", backend)
-}
 
 // Names, notes and text: what a person or an agent may write.
 
@@ -1183,10 +1120,6 @@ func wordsNameTooLong(most, has int) string {
 
 func wordsNoteTooLong(bytes int) string {
 	return fmt.Sprintf("A note is at most 1 KB; this one is %d bytes.", bytes)
-}
-
-func WordsThreadTitle(most int) string {
-	return fmt.Sprintf("A thread's title is 1 to %d characters.", most)
 }
 
 // wordsNotUTF8: what (a name, a note, a title) is not text.
@@ -1244,10 +1177,6 @@ func wordsReleasedTakesNone(box string) string {
 // wordsBoxIs: the box is in a state (stopping, released) that does not
 // allow the change now.
 func wordsBoxIs(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
-
-func WordsBoxIsAlready(box string, state BoxState) string {
-	return fmt.Sprintf("%s is %s already.", box, state)
-}
 
 // wordsBackendNotInSettings: a backend removed from settings; its records
 // stay until the person forgets them.
@@ -1551,20 +1480,6 @@ func wordsTemplateElsewhere(template, templateBackend, box, boxBackend string) s
 // fork's check.
 func BoxExistsWords(name string) string { return fmt.Sprintf("A box named %s exists already.", name) }
 
-func WordsHoldsGuest(box string) string {
-	return fmt.Sprintf("%s already holds that guest: release it first.", box)
-}
-
-func WordsTemplateSets(template, field string) string {
-	return fmt.Sprintf("The box template %s sets the %s: leave it out.", template, field)
-}
-
-func WordsPresenceThread(thread string) string {
-	return fmt.Sprintf("Presence names a thread %s that boxsnap does not know.", thread)
-}
-
-const WordsTerminalsBelowZero = "Terminals cannot be below zero."
-
 // WordsShareDays refuses a share code's days outside 1 to most: the
 // settings' default and a code's own.
 func WordsShareDays(most int) string { return fmt.Sprintf("A share code works 1 to %d days.", most) }
@@ -1589,24 +1504,10 @@ func wordsUndoNeverAutomatic(name string) string {
 	return fmt.Sprintf("‘%s’ is an undo: it is never automatic.", name)
 }
 
-// Release and the trash (the peer's "Snapshot taken at delete and trash").
-
-func WordsInTrashAlready(box string) string {
-	return fmt.Sprintf("%s is in the trash already: restore it from the trash, or the person empties it.", box)
-}
-
-func WordsNotInTrash(box string) string { return fmt.Sprintf("%s is not in the trash.", box) }
-
-// wordsForgetInSettings: Forget is for a backend removed from settings.
-func WordsForgetInSettings(backend string) string {
-	return fmt.Sprintf("%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
-}
-
 // The Snapshots tab's listing (section 12).
 
 const (
 	WordsAfterNotAPlace = "after is not a place this listing gave; start again from the first page."
-	wordsSortIs         = "sort is newest, oldest, largest, price or box."
 	WordsPageHolds      = "A page holds 1 to 500 boxes."
 )
 
@@ -1655,28 +1556,7 @@ func wordsCheckSeconds(backend string, least, most int) string {
 	return fmt.Sprintf("%s's boxes are checked every %d to %d seconds.", backend, least, most)
 }
 
-const (
-	WordsTemplateKind   = "A box template names the kind of box it makes, such as linux or lxc."
-	WordsTemplateUser   = "A box template's user is the name of an unprivileged user of this host, never root."
-	WordsEnvName        = "An environment variable's name is letters, digits and underscores, not starting with a digit."
-	WordsTemplateLimits = "A box template's limits cannot be below zero."
-)
-
-func WordsChooseBackend(backends []string) string {
-	return fmt.Sprintf("Choose one of the backends: %s.", strings.Join(backends, ", "))
-}
-
-func WordsTemplateSource(most int) string {
-	return fmt.Sprintf("A box template's source is at most %d characters.", most)
-}
-
-func WordsTemplateCommand(most int) string {
-	return fmt.Sprintf("A box template's command is at most %d bytes.", most)
-}
-
-func WordsTemplateEnv(most int) string {
-	return fmt.Sprintf("A box template declares at most %d environment variables.", most)
-}
+const ()
 
 // What was done, as the pages, the API and the CLI say it.
 

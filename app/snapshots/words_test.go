@@ -236,19 +236,18 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 	others := []string{
 		WordsSignIn, WordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
-		wordsOnlyPersonKeeps, wordsOnlyPersonRenames, wordsOnlyPersonAdopts, WordsOnlyPersonMakesThread,
-		WordsOnlyPersonDeletesKept, WordsOnlyPersonSeesBoxes, WordsOnlyPersonEmptiesTrash,
-		wordsOnlyPersonRestoresMemory, WordsOnlyPersonHistory, wordsOnlyPersonDeletesHistory, wordsOnlyPersonSettings,
-		WordsOnlyPersonTemplates, WordsOnlyPersonForgets, WordsOnlyPlatformPresence, wordsAgentNamesTemplate,
+		wordsOnlyPersonKeeps, wordsOnlyPersonRenames, wordsOnlyPersonAdopts,
+		wordsOnlyPersonRestoresMemory, wordsOnlyPersonDeletesHistory, wordsOnlyPersonSettings,
+		wordsAgentNamesTemplate,
 		wordsNotByItself("restore"), wordsOnlyPersonForksExecution(box), wordsOnlyThreadReleases(box),
 		wordsAgentLeavesOut("command"), wordsAgentsDoNotReset(box),
 		wordsNoSnapshot("sn123"), wordsNoBox(box), wordsNoOperation("op123"), WordsNoThread("th1"),
-		WordsNoTemplate, wordsNoUndoToGoBack(box), WordsNoRecords(be),
+		wordsNoUndoToGoBack(box),
 		wordsNameEmpty, wordsNameControl, wordsNoteNotText, wordsNameTaken, wordsNameTooLong(80, 81), wordsNoteTooLong(2000),
-		WordsThreadTitle(200), wordsNotUTF8("A note"), wordsLineControl("A box's name"), wordsTextControl("A note"),
+		wordsNotUTF8("A note"), wordsLineControl("A box's name"), wordsTextControl("A note"),
 		WordsMachineName("A box's name"),
 		wordsRequestIDUsed("rq1", OpTake, "op123"), wordsBeingReleased(box), wordsReleasedTakesNone(box),
-		wordsBoxIs(box, BoxReleasing), WordsBoxIsAlready(box, BoxReleasing), wordsBackendNotInSettings(be),
+		wordsBoxIs(box, BoxReleasing), wordsBackendNotInSettings(be),
 		wordsNoAnswer(be, box), wordsGuestGone(box, "Proxmox"),
 		wordsDiskOnly(box), wordsStorageFull(be, 91, 85, ""), wordsStorageFull(be, 91, 85, deleteWords([]string{"‘a’ of b"}, 0)),
 		wordsMetadataFull(be, 81, 80, deleteWords(nil, 1)), wordsPerBoxLimit(box, 5, 5, ""),
@@ -259,16 +258,12 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsNoUndoNotRestored(box, be), NoUndoCanBeTakenWords(box, be), wordsNotResetWithoutUndo(NoUndoCanBeTakenWords(box, be)),
 		wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, "")), wordsOrUntickUndo(wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, ""))),
 		wordsCannotReadLogins(be, box), wordsNotFromTemplate(box), wordsTemplateElsewhere("dev", be, box, "local"),
-		BoxExistsWords(box), WordsHoldsGuest(box), WordsTemplateSets("dev", "command"), WordsPresenceThread("th1"),
-		WordsTerminalsBelowZero,
+		BoxExistsWords(box),
 		WordsShareDays(30),
 		WordsHistoryGiB(1000), wordsHistoryDays(30), wordsCheckSeconds(be, 10, 3600),
-		WordsInTrashAlready(box), WordsNotInTrash(box), WordsForgetInSettings(be),
 		WordsAfterNotAPlace, WordsPageHolds,
 		wordsPerBoxRange(1, 50), wordsRoomRange(50, 95), wordsApprovalRange(60), wordsAlsoRemovePath("../x"),
 		wordsTrashRange(720), wordsCeilingNumber("boat.dev"), wordsCeilingBelowZero("boat.dev"),
-		WordsTemplateKind, WordsTemplateUser, WordsEnvName, WordsTemplateLimits, WordsChooseBackend([]string{"local", be}),
-		WordsTemplateSource(200), WordsTemplateCommand(4096), WordsTemplateEnv(64),
 		OnlyPersonSettingsWords, ReleasedTakesNoneWords(box), NoAutomaticWords(box), NoHistoryToDeleteWords(box),
 		ExecutionRestoresOffWords, NoRequestsWords, ReleasingWords(box), NoTemplatesWords, SavedWords(sn, " of "+box, box),
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
@@ -276,7 +271,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
 		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
-		WordsReleaseUnfinished("pve-1 does not answer."), AlwaysWithUndoWords(box),
+		AlwaysWithUndoWords(box),
 		wordsExecutionMachine([]string{"Fix the sign-in flow"}, box),
 		wordsExecutionMachine([]string{"Fix the sign-in flow", "Write the API guide"}, box),
 	}
@@ -300,9 +295,6 @@ func TestRefusalWordsShape(t *testing.T) {
 		if strings.Count(w, "‘") != strings.Count(w, "’") {
 			t.Errorf("%q: its ‘’ do not pair", w)
 		}
-	}
-	if !IsCopyFailed(CopyFailedWords(sn, "no room")) || IsCopyFailed(WordsReleaseCouldNotDelete(sn, "busy")) {
-		t.Error("a release stopped by its held copy is not told by its words")
 	}
 	for _, w := range named {
 		check(w)
@@ -441,8 +433,6 @@ func TestEventWords(t *testing.T) {
 	}{
 		{LogEvent{Kind: EvSnapshotUnkept, Words: LogUnkeptWords("a", false)}, "amber-fox stopped keeping: ‘a’ goes with the box again."},
 		{LogEvent{Kind: EvMade, Words: LogMadeOnWords("this host")}, "amber-fox made on this host."},
-		{LogEvent{Kind: EvReleaseStopped, Words: LogReleaseStoppedWords("Release did not finish: pve-1 does not answer.")},
-			"amber-fox release stopped: Release did not finish: pve-1 does not answer. Nothing kept was deleted."},
 		{LogEvent{Kind: "", Words: "x"}, "amber-fox: x."},
 	} {
 		if got := EventLine("amber-fox", c.ev); got != c.want {
@@ -466,20 +456,16 @@ func TestFailureWordsShape(t *testing.T) {
 		failSnapshotGone, failTargetGone, failTakeSnapshotGone, failTakeBoxGone,
 		failNothingChangedWords(wordsSnapshotIs("a", "lost")), failLabelRefusedWords("pve-1", e), failPartExistsWords("no room"),
 		deletePartWayWords(e), failUndoWords("no room", ""), failUndoWords("no room", "it is locked"),
-		failForkRecordWords("amber-fox-fork", e), CopyFailedWords("a", CopyIsWords("lost")),
-		CopyFailedWords("a", CopyNoStorageWords("it is locked")), CopyFailedWords("a", CopyRoomWords("pve-1", 6e9, 13e9)),
+		failForkRecordWords("amber-fox-fork", e),
 		resetUnfinishedWords(resetWhyUndo(e)), resetUnfinishedWords(resetWhyStop(e)), resetUnfinishedWords(resetWhyNoUndo(resetWhyFresh(e))),
 		resetUnfinishedWords(resetWhyAccess(e)), resetUnfinishedWords(resetWhyStart(e)),
 		resetNotBackWords(resetWhyFresh(e), "amber-fox", e, "before the reset at 10:42"),
 		resetUndoneWords(resetWhyFresh(e), "amber-fox", "before the reset at 10:42"),
-		FinalNoneWords("pve-1", "amber-fox"), FinalNoPlanWords(e), FinalFailedWords(e),
-		UntrashUnfinishedWords(UntrashGoneWords("amber-fox")), UntrashUnfinishedWords(UntrashGuestWords("amber-fox", e)),
-		UntrashUnfinishedWords(UntrashStartWords("amber-fox", e)), LogReleaseStoppedWords(WordsReleaseUnfinished("pve-1 does not answer.")),
 		logThenWords(resetUnfinishedWords(resetWhyStop(e)), observedNothingChanged),
 	}
-	observed := []string{observedNothingChanged, observedAlreadyGone, ObservedNothingKeptGone,
+	observed := []string{observedNothingChanged, observedAlreadyGone,
 		observedRestoreWords(observedFilesRestoredAccess, observedBoxStartedAgain), observedResetStopped, observedMayBeFresh, observedFreshNoLogins, observedAsBeforeReset,
-		ObservedReadyNotInTrash, ObservedStillInTrash, observedNoAnswerWords("pve-1", "rollback"),
+		observedNoAnswerWords("pve-1", "rollback"),
 		observedRestoreWords(observedFilesAsTheyWere, observedBoxStartedAgain), observedRestoreWords(observedFilesPutBack, observedBoxRuns),
 		observedRestoreWords(observedFilesRestored, observedStartFailedWords("it is locked")),
 		observedRestoreWords(observedFilesPartWayWords(observedUndoNotReady), observedBoxStoppedAsBefore),
@@ -518,8 +504,6 @@ func TestUnfinishedWords(t *testing.T) {
 		{"The restore of amber-fox", "", "", "The restore of amber-fox did not finish."},
 		{"The restore", failUndoWords("no room", ""), observedNothingChanged,
 			"The restore did not finish: could not take the undo: no room; boxsnap then observed: nothing changed."},
-		{"The release", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"), ObservedNothingKeptGone,
-			"Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB); boxsnap then observed: nothing kept was deleted."},
 		{"The restore at 10:42", logRestoreFailedWords("a", "adopt", "it did not finish in time", observedRestoreWords(observedFilesAsTheyWere, observedBoxStartedAgain)), "",
 			"The restore at 10:42 did not finish: to ‘a’ stopped at adopt: it did not finish in time; boxsnap then observed: the files are as they were and the box was started again."},
 	} {

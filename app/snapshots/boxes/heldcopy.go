@@ -53,7 +53,7 @@ func (s *Boxes) holdKept(ctx context.Context, op *snapshots.Operation, b *snapsh
 				if operations.Pending(err) {
 					return err
 				}
-				return &copyFailedError{words: snapshots.WordsReleaseCouldNotDelete(sn.Name, snapshots.TaskFailedWords(op, err.Error()))}
+				return &copyFailedError{words: wordsReleaseCouldNotDelete(sn.Name, snapshots.TaskFailedWords(op, err.Error()))}
 			}
 			op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 			continue
@@ -100,7 +100,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *snapshots.Operation, sn *snaps
 		return &copyFailedError{words: snapshots.CopyFailedWords(sn.Name, why)}
 	}
 	if sn.State != snapshots.StateReady {
-		return fail(snapshots.CopyIsWords(snapshots.StateWords(sn.State)))
+		return fail(copyIsWords(snapshots.StateWords(sn.State)))
 	}
 	if sn.ForkSafe == nil {
 		// A copy of what could never fork is never made: it could
@@ -186,7 +186,7 @@ func (s *Boxes) copyRoom(ctx context.Context, b *snapshots.Box, be snapshots.Bac
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return snapshots.CopyNoStorageWords(snapshots.Reason(err)), nil
+		return copyNoStorageWords(snapshots.Reason(err)), nil
 	}
 	if plan.Keep.Bytes == nil || plan.Storage.FreeBytes <= 0 && plan.Storage.PercentFull <= 0 {
 		return "", nil
@@ -210,7 +210,7 @@ func (s *Boxes) copyRoom(ctx context.Context, b *snapshots.Box, be snapshots.Bac
 	if host == "" {
 		host = b.Host
 	}
-	return snapshots.CopyRoomWords(host, room, need), nil
+	return copyRoomWords(host, room, need), nil
 }
 
 // releaseStopped ends a release that stopped before any guest went: the box
@@ -224,8 +224,8 @@ func (s *Boxes) releaseStopped(ctx context.Context, op *snapshots.Operation, b *
 	if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(state)}); err != nil {
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
-	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleaseStopped, snapshots.CallerOf(op), snapshots.LogReleaseStoppedWords(words), "", op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, snapshots.ObservedNothingKeptGone)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleaseStopped, snapshots.CallerOf(op), logReleaseStoppedWords(words), "", op.ID, nil)
+	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observedNothingKeptGone)
 }
 
 // releaseEarlier deletes the box's earlier guests at its release, after
@@ -282,7 +282,7 @@ func (s *Boxes) ReleaseStopped(ctx context.Context, c snapshots.Caller, boxRef s
 	if err != nil {
 		return "", err
 	}
-	if op.State != snapshots.OpFailed || op.Error == nil || !snapshots.IsCopyFailed(*op.Error) {
+	if op.State != snapshots.OpFailed || op.Error == nil || !isCopyFailed(*op.Error) {
 		return "", nil
 	}
 	return *op.Error + ".", nil

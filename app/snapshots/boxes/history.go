@@ -61,7 +61,7 @@ func (s *Boxes) BoxHistory(ctx context.Context, b *snapshots.Box) (*snapshots.Bo
 // automatic nil follows the backend; maxGiB nil follows the setting.
 func (s *Boxes) SetBoxHistory(ctx context.Context, c snapshots.Caller, ref string, automatic *bool, maxGiB *int64) (*snapshots.BoxHistory, error) {
 	if !c.IsPerson() {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: snapshots.WordsOnlyPersonHistory}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonHistory}
 	}
 	b, err := s.k.Box(ctx, c, ref)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // TabBoxCounts), so its cost follows the page, not the install.
 func (s *Boxes) Machines(ctx context.Context, c snapshots.Caller, q snapshots.MachinesQuery) (*snapshots.MachinesPage, error) {
 	if !c.IsPerson() {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: snapshots.WordsOnlyPersonSeesBoxes}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonSeesBoxes}
 	}
 	if q.Limit < 1 || q.Limit > 500 {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.WordsPageHolds}

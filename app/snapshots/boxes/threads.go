@@ -18,11 +18,11 @@ import (
 // returned once and kept only as a hash. Only the person makes threads.
 func (s *Boxes) CreateThread(ctx context.Context, c snapshots.Caller, title string) (*snapshots.Thread, string, error) {
 	if !c.IsPerson() {
-		return nil, "", &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: snapshots.WordsOnlyPersonMakesThread}
+		return nil, "", &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonMakesThread}
 	}
 	title = strings.TrimSpace(title)
 	if title == "" || utf8.RuneCountInString(title) > snapshots.MaxThreadTitle {
-		return nil, "", &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.WordsThreadTitle(snapshots.MaxThreadTitle)}
+		return nil, "", &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: wordsThreadTitle(snapshots.MaxThreadTitle)}
 	}
 	if err := snapshots.CheckLine("A thread's title", title); err != nil {
 		return nil, "", err

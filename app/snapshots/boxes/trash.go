@@ -88,7 +88,7 @@ func (s *Boxes) TrashOf(ctx context.Context, c snapshots.Caller, ref string) (*s
 }
 
 func notInTrash(b *snapshots.Box) *snapshots.Refusal {
-	return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: snapshots.WordsNotInTrash(b.Name)}
+	return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsNotInTrash(b.Name)}
 }
 
 // RestoreFromTrash admits the restore of a box from the trash: its guest
@@ -135,7 +135,7 @@ func (s *Boxes) RestoreFromTrash(ctx context.Context, c snapshots.Caller, ref, r
 // ends (EmptyDueTrash).
 func (s *Boxes) EmptyTrash(ctx context.Context, c snapshots.Caller, ref, requestID string) (*snapshots.Operation, error) {
 	if !c.IsPerson() && c.Kind != snapshots.CallerSystem {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: snapshots.WordsOnlyPersonEmptiesTrash}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonEmptiesTrash}
 	}
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{Empty: true})
 }
@@ -220,7 +220,7 @@ func (s *Boxes) trashFailed(ctx context.Context, op *snapshots.Operation, b *sna
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleaseStopped, snapshots.CallerOf(op), words, "", op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, snapshots.ObservedReadyNotInTrash)
+	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observedReadyNotInTrash)
 }
 
 // takeFinal takes the release's final snapshot where the backend can, as an
@@ -231,9 +231,9 @@ func (s *Boxes) takeFinal(ctx context.Context, op *snapshots.Operation, b *snaps
 	var final *string
 	words := ""
 	if be.Snap.Snapshotting(b.Kind) == nil {
-		words = snapshots.FinalNoneWords(be.Label, b.Name)
+		words = finalNoneWords(be.Label, b.Name)
 	} else if plan, err := s.k.PlanNow(ctx, b, be, nil); err != nil {
-		words = snapshots.FinalNoPlanWords(err)
+		words = finalNoPlanWords(err)
 	} else if !plan.Take.OK {
 		words = plan.Take.Why
 	} else {
@@ -245,7 +245,7 @@ func (s *Boxes) takeFinal(ctx context.Context, op *snapshots.Operation, b *snaps
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			words = snapshots.FinalFailedWords(err)
+			words = finalFailedWords(err)
 		} else {
 			final = &sn.ID
 		}
@@ -299,7 +299,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *snapshots.Operation, _ struc
 	}
 	r, err := s.k.TrashRow(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, snapshots.UntrashGoneWords(b.Name))
+		return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, untrashGoneWords(b.Name))
 	}
 	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
@@ -314,7 +314,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *snapshots.Operation, _ struc
 			if ctx.Err() != nil {
 				return snapshots.UntrashResult{}, ctx.Err()
 			}
-			return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, snapshots.UntrashGuestWords(b.Name, err))
+			return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, untrashGuestWords(b.Name, err))
 		}
 	}
 	if r.WasRunning {
@@ -328,7 +328,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *snapshots.Operation, _ struc
 			if ctx.Err() != nil {
 				return snapshots.UntrashResult{}, ctx.Err()
 			}
-			return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, snapshots.UntrashStartWords(b.Name, snapshots.TaskFailedError(op, err)))
+			return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, snapshots.TaskFailedError(op, err)))
 		}
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepRecord); err != nil {
@@ -361,9 +361,9 @@ func (s *Boxes) untrashFailed(ctx context.Context, op *snapshots.Operation, b *s
 	if err := s.st.CoreBoxSetState(ctx, s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(snapshots.BoxTrashed)}); err != nil {
 		return fmt.Errorf("restore of %s from the trash stopped: %w", b.Name, err)
 	}
-	words = snapshots.UntrashUnfinishedWords(words)
+	words = untrashUnfinishedWords(words)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleaseStopped, snapshots.CallerOf(op), words, "", op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, snapshots.ObservedStillInTrash)
+	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observedStillInTrash)
 }
 
 // threadOf is the thread of an agent caller, nil for anyone else.
