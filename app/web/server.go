@@ -60,6 +60,8 @@ type Server struct {
 	rows *rowBuilder
 	// dialogs builds the dialogs' view data.
 	dialogs *dialogBuilder
+	// boxes is opts.Boxes, the boxes and threads the pages call.
+	boxes *boxes.Boxes
 	// throttle counts wrong passwords per client address; a throttled
 	// answer waits slowFor, at most len(slowed) at once.
 	throttle *signInThrottle
@@ -76,7 +78,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil || opts.Views == nil || opts.Logger == nil {
 		return nil, errors.New("web: Auth, Views and Logger are required")
 	}
-	s := &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
+	s := &Server{opts: opts, boxes: opts.Boxes, plans: &planCache{}, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
 	s.rows = &rowBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, plans: s.plans}
 	s.dialogs = &dialogBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, rows: s.rows}
