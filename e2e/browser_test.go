@@ -215,7 +215,7 @@ func TestBrowser(t *testing.T) {
 		}
 		presence := snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: e.demo.Thread.ID, Working: true}, {Thread: e.demo.Guide.ID}},
 			Desktop: "you", Terminals: 1}
-		if _, err := e.s.Core.Boxes().SetPresence(ctx, snapshots.Owner(), "amber-fox", presence); err != nil {
+		if _, err := e.s.Boxes.SetPresence(ctx, snapshots.Owner(), "amber-fox", presence); err != nil {
 			t.Fatal(err)
 		}
 		e.gotoPage(t, "/boxes/amber-fox")
@@ -236,7 +236,7 @@ func TestBrowser(t *testing.T) {
 		}
 		// The plan changes while the dialog is open: the terminal closes.
 		presence.Terminals = 0
-		if _, err := e.s.Core.Boxes().SetPresence(ctx, snapshots.Owner(), "amber-fox", presence); err != nil {
+		if _, err := e.s.Boxes.SetPresence(ctx, snapshots.Owner(), "amber-fox", presence); err != nil {
 			t.Fatal(err)
 		}
 		e.press(t, "Enter")

@@ -62,10 +62,10 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	d := &Demo{}
 	owner := snapshots.Owner()
 	var err error
-	if d.Thread, _, err = s.Core.Boxes().CreateThread(ctx, owner, "Fix the sign-in flow"); err != nil {
+	if d.Thread, _, err = s.Boxes.CreateThread(ctx, owner, "Fix the sign-in flow"); err != nil {
 		return nil, err
 	}
-	if d.Guide, _, err = s.Core.Boxes().CreateThread(ctx, owner, "Write the API guide"); err != nil {
+	if d.Guide, _, err = s.Boxes.CreateThread(ctx, owner, "Write the API guide"); err != nil {
 		return nil, err
 	}
 	agent := snapshots.Agent(d.Thread.ID)
@@ -74,7 +74,7 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 		if screen {
 			req.ScreenURL = s.ScreenURL
 		}
-		b, err := s.Core.Boxes().AcquireBox(ctx, owner, req)
+		b, err := s.Boxes.AcquireBox(ctx, owner, req)
 		if err != nil {
 			return nil, err
 		}
@@ -129,14 +129,14 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	if _, err = s.Wait(ctx, op); err != nil {
 		return nil, err
 	}
-	if op, err = s.Core.Boxes().ReleaseBox(ctx, owner, "grey-ridge", ""); err != nil {
+	if op, err = s.Boxes.ReleaseBox(ctx, owner, "grey-ridge", ""); err != nil {
 		return nil, err
 	}
 	if _, err = s.Wait(ctx, op); err != nil {
 		return nil, err
 	}
 	// The release moved it to the trash; emptied, it is released.
-	if op, err = s.Core.Boxes().EmptyTrash(ctx, owner, "grey-ridge", ""); err != nil {
+	if op, err = s.Boxes.EmptyTrash(ctx, owner, "grey-ridge", ""); err != nil {
 		return nil, err
 	}
 	if _, err = s.Wait(ctx, op); err != nil {
@@ -169,7 +169,7 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 // of it waits at its stop step until the stack's StopTimeout: the box's
 // operation queue stays busy meanwhile.
 func (s *Stack) SlowBox(ctx context.Context, name string) (*snapshots.Box, error) {
-	b, err := s.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: name, Backend: "local",
+	b, err := s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: name, Backend: "local",
 		Command: "trap '' TERM; while :; do sleep 1; done"})
 	if err != nil {
 		return nil, err

@@ -29,11 +29,11 @@ func TestEveryOpenPageFollows(t *testing.T) {
 	t.Cleanup(func() { _ = br.Close() })
 	e := setup(t, br, 1440)
 	ctx := context.Background()
-	th, token, err := e.s.Core.Boxes().CreateThread(ctx, snapshots.Owner(), "Tidy the build")
+	th, token, err := e.s.Boxes.CreateThread(ctx, snapshots.Owner(), "Tidy the build")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "calm-moss", Backend: "local", Thread: th.ID}); err != nil {
+	if _, err := e.s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "calm-moss", Backend: "local", Thread: th.ID}); err != nil {
 		t.Fatal(err)
 	}
 	first, err := e.s.Take(ctx, snapshots.Owner(), "calm-moss", "before my edit", "")
@@ -159,7 +159,7 @@ func TestEveryOpenPageFollows(t *testing.T) {
 		return strings.TrimSpace(s)
 	}
 	before := trash()
-	rel, err := e.s.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), e.demo.DuskyDune.Name, "")
+	rel, err := e.s.Boxes.ReleaseBox(ctx, snapshots.Owner(), e.demo.DuskyDune.Name, "")
 	if err != nil {
 		t.Fatal(err)
 	}

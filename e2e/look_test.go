@@ -54,7 +54,7 @@ func TestLookInside(t *testing.T) {
 		e.gotoPage(t, "/boxes/amber-fox/snapshots/"+mig+"/file?path=..%2F..%2Fetc%2Fpasswd")
 		e.waitText(t, "main", `The path "../../etc/passwd" climbs out of the snapshot with ..`)
 		// The download is in the box log, by you.
-		evs, err := e.s.Core.Boxes().BoxLog(t.Context(), snapshots.Owner(), "amber-fox", 5)
+		evs, err := e.s.Boxes.BoxLog(t.Context(), snapshots.Owner(), "amber-fox", 5)
 		if err != nil || len(evs) == 0 || evs[0].Kind != "downloaded" || evs[0].ActorKind != "owner" {
 			t.Fatalf("the box log's newest event is %+v, %v", evs, err)
 		}

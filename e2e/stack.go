@@ -22,6 +22,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -56,6 +57,8 @@ type StackOptions struct {
 type Stack struct {
 	URL  string
 	Core *snapshots.Service
+	// Boxes is the boxes and threads, on Core.
+	Boxes *boxes.Boxes
 	// Sweeps are the core's periodic work.
 	Sweeps *sweeps.Sweeps
 	// Contents is the core's look inside snapshots and their moves.
@@ -112,7 +115,12 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: core.Boxes(), Logger: logger})
+	bx, err := boxes.New(core, boxes.Options{Store: st, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	core.UseBoxes(bx)
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +160,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	s := &Stack{Core: core, Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
 		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
@@ -168,7 +176,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		jobsUI = ui
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	w, err := web.New(web.Options{Auth: a, Core: core, Tab: lists, Contents: cont, Approvals: ap, Pictures: pics, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Tab: lists, Contents: cont, Approvals: ap, Pictures: pics, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

@@ -102,7 +102,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 			return nil, err
 		}
 	}
-	if _, err := s.Core.Boxes().SetPresence(ctx, snapshots.Owner(), "amber-fox", snapshots.Presence{
+	if _, err := s.Boxes.SetPresence(ctx, snapshots.Owner(), "amber-fox", snapshots.Presence{
 		Workspaces: []snapshots.Workspace{{Thread: demo.Thread.ID, Working: true}, {Thread: demo.Guide.ID}},
 		Desktop:    "you", Terminals: 1}); err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	// Release again and Release and delete it. The local backend keeps
 	// snapshots as they are and never stops there, so the stopped release
 	// is recorded as the core records one (CopyFailedWords).
-	tawny, err := s.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "tawny-moss", Backend: "local"})
+	tawny, err := s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "tawny-moss", Backend: "local"})
 	if err != nil {
 		return nil, err
 	}
@@ -149,14 +149,14 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	}
 	// olive-pine was released: it waits in the trash with its final
 	// snapshot (the Trash tab, its page, Empty now).
-	olive, err := s.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "olive-pine", Backend: "local", Thread: demo.Thread.ID})
+	olive, err := s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "olive-pine", Backend: "local", Thread: demo.Thread.ID})
 	if err != nil {
 		return nil, err
 	}
 	if err := s.WriteFile(olive, "notes.txt", "a draft\n"); err != nil {
 		return nil, err
 	}
-	rop, err := s.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), olive.Name, "")
+	rop, err := s.Boxes.ReleaseBox(ctx, snapshots.Owner(), olive.Name, "")
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	}
 	// sage-wren, a box of the demo's thread whose agent asked to restore
 	// it while "Agents may restore their own boxes" was off.
-	if _, err := s.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "sage-wren", Backend: "local", Thread: demo.Thread.ID}); err != nil {
+	if _, err := s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "sage-wren", Backend: "local", Thread: demo.Thread.ID}); err != nil {
 		return nil, err
 	}
 	agent := snapshots.Agent(demo.Thread.ID)

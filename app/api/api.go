@@ -8,6 +8,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 )
@@ -28,6 +29,9 @@ type Options struct {
 	// Tab is the Snapshots tab's lists, which the snapshot listing pages
 	// through.
 	Tab *tab.Tab
+	// Boxes is the boxes and threads: acquiring, listing, templates, the
+	// trash, a box's release and forgetting a backend.
+	Boxes *boxes.Boxes
 }
 
 // server holds the handlers' dependencies.
@@ -39,6 +43,7 @@ type server struct {
 	auth      *auth.Service
 	logger    *slog.Logger
 	tab       *tab.Tab
+	boxes     *boxes.Boxes
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
@@ -47,7 +52,7 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, tab: opts.Tab, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -55,11 +55,11 @@ func TestApprovedRestoreEndIsTold(t *testing.T) {
 	token, agent := e.agent(t, "Fix the sign-in flow")
 	// dev-desk runs, so its restores end with their start step (a restore
 	// leaves a stopped box stopped), which the test fails on its second.
-	b, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "dev-desk", Backend: "local", Command: "while :; do sleep 1; done"})
+	b, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "dev-desk", Backend: "local", Command: "while :; do sleep 1; done"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: agent.Thread, RunsOn: true}}}); err != nil {
+	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: agent.Thread, RunsOn: true}}}); err != nil {
 		t.Fatal(err)
 	}
 	sn := e.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "dev-desk", "name": "before the upgrade"}).must(t, 200).str("snapshot")

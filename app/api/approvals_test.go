@@ -22,7 +22,7 @@ func TestApprovalsThroughTheAPI(t *testing.T) {
 	e := setupWith(t, coretest.Options{})
 	token, agent := e.agent(t, "Fix the sign-in flow")
 	b := e.Box(t, snapshots.Owner(), "dev-desk")
-	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: agent.Thread, RunsOn: true}}}); err != nil {
+	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: agent.Thread, RunsOn: true}}}); err != nil {
 		t.Fatal(err)
 	}
 	a := e.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "dev-desk", "name": "before the upgrade"}).must(t, 200)

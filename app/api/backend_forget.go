@@ -23,7 +23,7 @@ func (s *server) checkForget(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.core.Boxes().ForgetBackendPlan(r.Context(), caller(r), be)
+	p, err := s.boxes.ForgetBackendPlan(r.Context(), caller(r), be)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -39,7 +39,7 @@ func (s *server) forgetBackend(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, stayed, err := s.core.Boxes().ForgetBackend(r.Context(), caller(r), be)
+	p, stayed, err := s.boxes.ForgetBackend(r.Context(), caller(r), be)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -25,6 +25,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -94,7 +95,7 @@ func benchTakes(b *testing.B, callers int) {
 		b.Fatal(err)
 	}
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Tab: e.Tab, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Tab: e.Tab, Boxes: e.Boxes, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}))
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 	ev := &env{Env: e, srv: srv}
@@ -106,7 +107,7 @@ func benchTakes(b *testing.B, callers int) {
 		tokens[g], c = ev.agent(b, fmt.Sprintf("Bench %d", g))
 		for i := g; i < benchBoxes; i += callers {
 			name := fmt.Sprintf("bench-%03d", i)
-			bx, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: name, Backend: "timed", Thread: c.Thread})
+			bx, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: name, Backend: "timed", Thread: c.Thread})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -240,7 +241,12 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 	if err != nil {
 		b.Fatal(err)
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: core.Boxes(), Logger: logger})
+	bx, err := boxes.New(core, boxes.Options{Store: st, Logger: logger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	core.UseBoxes(bx)
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -271,7 +277,7 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 		defer cancel()
 		_ = client.Stop(sctx)
 	})
-	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Tab: tab.New(st, core.Kernel, nil, logger), Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Logger: logger, Install: install}
+	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Tab: tab.New(st, core.Kernel, nil, logger), Boxes: bx, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Logger: logger, Install: install}
 }
 
 // queryCounter is a pgx tracer that counts the queries sent while it

@@ -19,7 +19,7 @@ func (s *server) acquireBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, invalid("An agent's box is its own thread's: leave thread out."))
 		return
 	}
-	b, err := s.core.Boxes().AcquireBox(r.Context(), c, req)
+	b, err := s.boxes.AcquireBox(r.Context(), c, req)
 	if err != nil {
 		s.fail(w, r, err)
 		return

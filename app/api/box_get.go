@@ -19,5 +19,5 @@ func (s *server) getBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, wire.BoxAnswer{Box: boxView(c, b), Stopped: s.core.Boxes().StoppedWords(r.Context(), c, b)})
+	writeJSON(w, http.StatusOK, wire.BoxAnswer{Box: boxView(c, b), Stopped: s.boxes.StoppedWords(r.Context(), c, b)})
 }

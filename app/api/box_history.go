@@ -11,7 +11,7 @@ func (s *server) boxHistory(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	h, err := s.core.Boxes().BoxHistorySettings(r.Context(), caller(r), box)
+	h, err := s.boxes.BoxHistorySettings(r.Context(), caller(r), box)
 	if err != nil {
 		s.fail(w, r, err)
 		return

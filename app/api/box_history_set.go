@@ -18,7 +18,7 @@ func (s *server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	h, err := s.core.Boxes().SetBoxHistory(r.Context(), caller(r), box, body.Automatic, body.MaxGiB)
+	h, err := s.boxes.SetBoxHistory(r.Context(), caller(r), box, body.Automatic, body.MaxGiB)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -24,7 +24,7 @@ func (s *server) listBoxes(w http.ResponseWriter, r *http.Request) {
 // boxesOf is the boxes the caller may see, as GET /boxes and box_list
 // answer them.
 func (s *server) boxesOf(ctx context.Context, c snapshots.Caller) (boxesAnswer, error) {
-	boxes, err := s.core.Boxes().List(ctx, c)
+	boxes, err := s.boxes.List(ctx, c)
 	if err != nil {
 		return boxesAnswer{}, err
 	}

@@ -32,7 +32,7 @@ func (s *server) boxLog(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	events, err := s.core.Boxes().BoxLog(r.Context(), caller(r), ref, limit)
+	events, err := s.boxes.BoxLog(r.Context(), caller(r), ref, limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return

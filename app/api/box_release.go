@@ -24,11 +24,11 @@ func (s *server) releaseBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	release := s.core.Boxes().ReleaseBox
+	release := s.boxes.ReleaseBox
 	switch r.URL.Query().Get("deleteKept") {
 	case "", "false":
 	case "true":
-		release = s.core.Boxes().ReleaseBoxDeletingKept
+		release = s.boxes.ReleaseBoxDeletingKept
 	default:
 		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "deleteKept is true or false."})
 		return

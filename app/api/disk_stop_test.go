@@ -28,11 +28,11 @@ func TestBoxStoppedAtItsDiskBoundSaysSo(t *testing.T) {
 	filler := snapshots.BoxTemplate{Name: "filler", Backend: be, Kind: "linux",
 		Command: `i=0; while dd if=/dev/urandom of=f$i bs=64k count=16 2>/dev/null; do i=$((i+1)); done; sleep 60`,
 		Limits:  providers.BoxLimits{DiskBytes: bound}}
-	if err := e.Core.Boxes().SaveTemplate(ctx, snapshots.Owner(), filler); err != nil {
+	if err := e.Boxes.SaveTemplate(ctx, snapshots.Owner(), filler); err != nil {
 		t.Fatal(err)
 	}
 	token, agent := e.agent(t, "Fill the disk")
-	b, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "full-disk", Template: "filler", Thread: agent.Thread})
+	b, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "full-disk", Template: "filler", Thread: agent.Thread})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +51,12 @@ func TestBoxStoppedAtItsDiskBoundSaysSo(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	st, err := e.Core.Boxes().BoxStatus(ctx, snapshots.Owner(), b.ID)
+	st, err := e.Boxes.BoxStatus(ctx, snapshots.Owner(), b.ID)
 	// A box that runs on at its bound may still be finishing its last
 	// write: the words say what its files hold once they hold still.
 	for deadline := time.Now().Add(30 * time.Second); err == nil && st.DiskStop != nil; {
 		time.Sleep(100 * time.Millisecond)
-		now, nerr := e.Core.Boxes().BoxStatus(ctx, snapshots.Owner(), b.ID)
+		now, nerr := e.Boxes.BoxStatus(ctx, snapshots.Owner(), b.ID)
 		if nerr != nil || (now.DiskStop != nil && *now.DiskStop == *st.DiskStop) {
 			break
 		}

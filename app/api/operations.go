@@ -139,12 +139,12 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 			return forkWords(res)
 		}
 	case snapshots.OpRelease:
-		if res, err := s.core.Kinds().Release.Result(op); err == nil && res.Trash && res.Until != nil {
+		if res, err := s.boxes.Kinds().Release.Result(op); err == nil && res.Trash && res.Until != nil {
 			return snapshots.TrashedWords(box, *res.Until, s.core.TimeZone(ctx))
 		}
 		return fmt.Sprintf("Released %s.", box)
 	case snapshots.OpUntrash:
-		if res, err := s.core.Kinds().Untrash.Result(op); err == nil {
+		if res, err := s.boxes.Kinds().Untrash.Result(op); err == nil {
 			return snapshots.UntrashedWords(box, res.Started)
 		}
 	case snapshots.OpReset:

@@ -20,7 +20,7 @@ func (s *server) setPresence(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	b, err := s.core.Boxes().SetPresence(r.Context(), caller(r), ref, p)
+	b, err := s.boxes.SetPresence(r.Context(), caller(r), ref, p)
 	if err != nil {
 		s.fail(w, r, err)
 		return

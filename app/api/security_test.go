@@ -43,7 +43,7 @@ func TestAgentCannotRunHostCommands(t *testing.T) {
 	if _, err := os.Stat(pwned); err == nil {
 		t.Fatal("an agent's command ran on the host")
 	}
-	boxes, err := e.Core.Boxes().List(context.Background(), snapshots.Owner())
+	boxes, err := e.Boxes.List(context.Background(), snapshots.Owner())
 	if err != nil || len(boxes) != 0 {
 		t.Fatalf("refused requests made %d boxes (%v)", len(boxes), err)
 	}

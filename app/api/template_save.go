@@ -21,11 +21,11 @@ func (s *server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t.Name = name
-	if err := s.core.Boxes().SaveTemplate(r.Context(), caller(r), t); err != nil {
+	if err := s.boxes.SaveTemplate(r.Context(), caller(r), t); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	saved, err := s.core.Boxes().Template(r.Context(), name)
+	saved, err := s.boxes.Template(r.Context(), name)
 	if err != nil {
 		s.fail(w, r, err)
 		return

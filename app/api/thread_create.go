@@ -26,7 +26,7 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	th, token, err := s.core.Boxes().CreateThread(r.Context(), caller(r), body.Title)
+	th, token, err := s.boxes.CreateThread(r.Context(), caller(r), body.Title)
 	if err != nil {
 		s.fail(w, r, err)
 		return

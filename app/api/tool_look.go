@@ -128,7 +128,7 @@ func (s *server) toolBoxMake(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := caller(r)
-	b, err := s.core.Boxes().AcquireBox(r.Context(), c, snapshots.BoxRequest{Name: p.Name, Template: p.Template})
+	b, err := s.boxes.AcquireBox(r.Context(), c, snapshots.BoxRequest{Name: p.Name, Template: p.Template})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -125,7 +125,7 @@ func (s *server) toolTrashRestore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
-		return s.core.Boxes().RestoreFromTrash(ctx, c, p.Box, p.Request)
+		return s.boxes.RestoreFromTrash(ctx, c, p.Box, p.Request)
 	})
 	if !ok {
 		return

@@ -96,7 +96,7 @@ func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		boxes = []*snapshots.Box{b}
 	} else {
 		var err error
-		if boxes, err = s.core.Boxes().List(ctx, c); err != nil {
+		if boxes, err = s.boxes.List(ctx, c); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -127,7 +127,7 @@ func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		}
 		bl.OfLimit = countWords(snapshots.CountOf(all).ToLimit, settings.PerBox)
 		bl.Message = s.boxHoldsWords(b, len(all))
-		bl.Stopped = s.core.Boxes().StoppedWords(ctx, c, b)
+		bl.Stopped = s.boxes.StoppedWords(ctx, c, b)
 		ans.Boxes = append(ans.Boxes, bl)
 	}
 	writeJSON(w, http.StatusOK, ans)
@@ -180,7 +180,7 @@ func (s *server) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box
 func (s *server) byWords(ctx context.Context, sn *snapshots.Snapshot) string {
 	title, why := "", ""
 	if sn.ByThreadID != nil {
-		if t, err := s.core.Boxes().Thread(ctx, snapshots.Owner(), *sn.ByThreadID); err == nil {
+		if t, err := s.boxes.Thread(ctx, snapshots.Owner(), *sn.ByThreadID); err == nil {
 			title = t.Title
 		}
 	}

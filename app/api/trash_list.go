@@ -11,7 +11,7 @@ import (
 // listTrash lists the trash, the soonest to go first.
 func (s *server) listTrash(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
-	list, err := s.core.Boxes().Trash(r.Context(), c)
+	list, err := s.boxes.Trash(r.Context(), c)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -8,5 +8,5 @@ import (
 // (?request=<ID> makes a repeat the same restore; ?wait=true answers once it
 // is done).
 func (s *server) restoreFromTrash(w http.ResponseWriter, r *http.Request) {
-	s.trashOperation(w, r, s.core.Boxes().RestoreFromTrash)
+	s.trashOperation(w, r, s.boxes.RestoreFromTrash)
 }

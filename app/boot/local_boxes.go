@@ -9,6 +9,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/demo"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers/docker"
@@ -26,17 +27,17 @@ import (
 // running with no owner.
 const unownedEvery = time.Second
 
-func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Service, st *store.Store, bes []snapshots.Backend, logger *slog.Logger) {
+func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Service, bx *boxes.Boxes, st *store.Store, bes []snapshots.Backend, logger *slog.Logger) {
 	alive := func(ctx context.Context, owner string) (bool, error) { return st.WorkerAlive(ctx, st.Pool, owner) }
 	if cfg.Demo {
 		for _, b := range bes {
 			if b.ID == DemoProxmoxID {
-				if err := demo.SeedProxmox(ctx, core, b.ID, logger); err != nil {
+				if err := demo.SeedProxmox(ctx, bx, b.ID, logger); err != nil {
 					logger.Warn("demo: seeding the simulated Proxmox stopped", "err", err)
 				}
 			}
 			if db, ok := b.Snap.(*docker.Backend); ok {
-				if err := demo.SeedDocker(ctx, core, db, "/bin/busybox", logger); err != nil {
+				if err := demo.SeedDocker(ctx, bx, db, "/bin/busybox", logger); err != nil {
 					logger.Warn("demo: seeding Docker stopped", "err", err)
 				}
 			}
@@ -99,7 +100,7 @@ func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Ser
 			logger.Warn("demo: cannot find the boxsnap binary", "err", err)
 			continue
 		}
-		if err := demo.Seed(ctx, core, lb, b.ID, self, logger); err != nil {
+		if err := demo.Seed(ctx, core, bx, lb, b.ID, self, logger); err != nil {
 			logger.Warn("demo: seeding stopped", "err", err)
 		}
 	}

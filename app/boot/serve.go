@@ -25,6 +25,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -129,7 +130,15 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	}
 	// The sweeps register their kinds of operation with the core's engine,
 	// before its workers start.
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: core.Boxes(), Logger: logger})
+	// The boxes register their kinds of operation (Release, Untrash) with
+	// the core's engine, before its workers start; the kernel reads boxes
+	// and templates through them.
+	bx, err := boxes.New(core, boxes.Options{Store: st, Logger: logger})
+	if err != nil {
+		return err
+	}
+	core.UseBoxes(bx)
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -167,7 +176,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := core.RegisterBackends(ctx); err != nil {
 		return err
 	}
-	if taker != nil && cfg.Workers && (cfg.Demo || hasScreens(ctx, core)) {
+	if taker != nil && cfg.Workers && (cfg.Demo || hasScreens(ctx, bx)) {
 		// Chromium takes longer to start than a picture may wait (2 s):
 		// warm it now, so the first take's picture is not lost. The demo
 		// takes its first snapshots at once, so it waits for it.
@@ -224,7 +233,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		if _, err := core.Recover(ctx); err != nil {
 			logger.Error("recover operations cut short", "err", err)
 		}
-		startLocalBoxes(ctx, cfg, core, st, bes, logger)
+		startLocalBoxes(ctx, cfg, core, bx, st, bes, logger)
 		// The reconcile runs at start and at each sweep; at start in the
 		// background, so a backend that is slow to list never delays the
 		// first page.
@@ -283,7 +292,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return fmt.Errorf("job dashboard: %w", err)
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Tab: lists, Contents: cont, Approvals: ap, Pictures: pics, API: api.New(api.Options{Core: core, Tab: lists, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Tab: lists, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, API: api.New(api.Options{Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}
@@ -336,8 +345,8 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 
 // hasScreens reports whether any box serves its screen, so pictures are
 // taken.
-func hasScreens(ctx context.Context, core *snapshots.Service) bool {
-	boxes, err := core.Boxes().List(ctx, snapshots.Owner())
+func hasScreens(ctx context.Context, bx *boxes.Boxes) bool {
+	boxes, err := bx.List(ctx, snapshots.Owner())
 	if err != nil {
 		return false
 	}

@@ -31,7 +31,7 @@ func setup(t *testing.T) *rig {
 	t.Helper()
 	e := coretest.New(t, coretest.Options{})
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Tab: e.Tab, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Tab: e.Tab, Boxes: e.Boxes, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Auth: e.Auth, Logger: e.Logger}))
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	_, token, err := e.Auth.CreateAPIToken(context.Background(), "cli")
@@ -138,7 +138,7 @@ func TestCLIEndToEnd(t *testing.T) {
 	says(t, g.ok(t, "delete", "amber-fox", "third/try"), "Deleted ‘third/try’ of amber-fox")
 
 	// The box log says these were a boxsnap command's.
-	events, err := g.Core.Boxes().BoxLog(context.Background(), snapshots.Owner(), "amber-fox", 50)
+	events, err := g.Boxes.BoxLog(context.Background(), snapshots.Owner(), "amber-fox", 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestCLIFork(t *testing.T) {
 	}
 	boxes := func() int {
 		t.Helper()
-		all, err := g.Core.Boxes().List(ctx, snapshots.Owner())
+		all, err := g.Boxes.List(ctx, snapshots.Owner())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +269,7 @@ func TestCLIFork(t *testing.T) {
 	}
 
 	// The box log says the forks were a boxsnap command's.
-	events, err := g.Core.Boxes().BoxLog(ctx, snapshots.Owner(), "amber-fox", 50)
+	events, err := g.Boxes.BoxLog(ctx, snapshots.Owner(), "amber-fox", 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestCLIBoxTemplates(t *testing.T) {
 	says(t, g.ok(t, "templates"), "No box templates yet: agents cannot make boxes.")
 	says(t, g.ok(t, "template", "node-dev", "--command", "npm start", "--env", "PORT=3000", "--processes", "64"), "Saved the box template node-dev.")
 	says(t, g.ok(t, "templates"), "node-dev", "npm start", "boxsnap-box")
-	got, err := g.Core.Boxes().Template(context.Background(), "node-dev")
+	got, err := g.Boxes.Template(context.Background(), "node-dev")
 	if err != nil || got.Env["PORT"] != "3000" || got.Limits.Processes != 64 {
 		t.Fatalf("saved: %+v %v", got, err)
 	}

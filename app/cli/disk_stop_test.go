@@ -20,10 +20,10 @@ func TestCLIListSaysADiskStop(t *testing.T) {
 	filler := snapshots.BoxTemplate{Name: "filler", Backend: g.Core.Backends()[0].ID, Kind: "linux",
 		Command: `i=0; while dd if=/dev/urandom of=f$i bs=64k count=16 2>/dev/null; do i=$((i+1)); done; sleep 60`,
 		Limits:  providers.BoxLimits{DiskBytes: 32 << 20}}
-	if err := g.Core.Boxes().SaveTemplate(ctx, snapshots.Owner(), filler); err != nil {
+	if err := g.Boxes.SaveTemplate(ctx, snapshots.Owner(), filler); err != nil {
 		t.Fatal(err)
 	}
-	b, err := g.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "full-disk", Template: "filler"})
+	b, err := g.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "full-disk", Template: "filler"})
 	if err != nil {
 		t.Fatal(err)
 	}

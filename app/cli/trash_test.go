@@ -28,7 +28,7 @@ func TestCLITrashAndReset(t *testing.T) {
 		}
 		return out.String()
 	}
-	b, err := g.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local"})
+	b, err := g.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -50,6 +51,8 @@ type Env struct {
 	Client   *river.Client[pgx.Tx]
 	// Tab is the Snapshots tab's lists on the same store and kernel.
 	Tab *tab.Tab
+	// Boxes is the boxes and threads, on Core.
+	Boxes *boxes.Boxes
 	// Jobs is the same client with its presence (jobs.Client): its Stop
 	// lets the presence go.
 	Jobs   *jobs.Client
@@ -151,7 +154,12 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: core.Boxes(), Logger: logger, Now: opts.Now})
+	bx, err := boxes.New(core, boxes.Options{Store: st, Now: opts.Now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	core.UseBoxes(bx)
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Logger: logger, Now: opts.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +197,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Tab: tab.New(st, core.Kernel, opts.Now, logger), Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err
@@ -219,7 +227,7 @@ func (e *Env) Stop() {
 // Thread makes a thread and returns it with its agent's caller.
 func (e *Env) Thread(t testing.TB, title string) (*snapshots.Thread, snapshots.Caller, string) {
 	t.Helper()
-	th, token, err := e.Core.Boxes().CreateThread(context.Background(), snapshots.Owner(), title)
+	th, token, err := e.Boxes.CreateThread(context.Background(), snapshots.Owner(), title)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +243,7 @@ func (e *Env) Box(t testing.TB, c snapshots.Caller, name string) *snapshots.Box 
 	if c.Kind == snapshots.CallerAgent {
 		req.Thread, c = c.Thread, snapshots.Owner()
 	}
-	b, err := e.Core.Boxes().AcquireBox(context.Background(), c, req)
+	b, err := e.Boxes.AcquireBox(context.Background(), c, req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -25,9 +26,9 @@ type BoxDirer interface {
 
 // Seed makes the demo once: it does nothing when the backend has a box. self is the
 // boxsnap binary, which runs the demo's web app (boxsnap demo-app).
-func Seed(ctx context.Context, core *snapshots.Service, local BoxDirer, backendID, self string, logger *slog.Logger) error {
+func Seed(ctx context.Context, core *snapshots.Service, bx *boxes.Boxes, local BoxDirer, backendID, self string, logger *slog.Logger) error {
 	owner := snapshots.Owner()
-	existing, err := core.Boxes().List(ctx, owner)
+	existing, err := bx.List(ctx, owner)
 	if err != nil {
 		return err
 	}
@@ -36,11 +37,11 @@ func Seed(ctx context.Context, core *snapshots.Service, local BoxDirer, backendI
 			return nil // seeded before
 		}
 	}
-	signIn, _, err := core.Boxes().CreateThread(ctx, owner, "Fix the sign-in flow")
+	signIn, _, err := bx.CreateThread(ctx, owner, "Fix the sign-in flow")
 	if err != nil {
 		return err
 	}
-	guide, _, err := core.Boxes().CreateThread(ctx, owner, "Write the API guide")
+	guide, _, err := bx.CreateThread(ctx, owner, "Write the API guide")
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func Seed(ctx context.Context, core *snapshots.Service, local BoxDirer, backendI
 	for _, d := range boxes {
 		req := snapshots.BoxRequest{Name: d.name, Backend: backendID, Thread: d.thread, Command: d.command,
 			HasScreen: d.screen != "", ScreenURL: d.screen}
-		b, err := core.Boxes().AcquireBox(ctx, owner, req)
+		b, err := bx.AcquireBox(ctx, owner, req)
 		if err != nil {
 			return fmt.Errorf("demo box %s: %w", d.name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/providers/docker"
 )
 
@@ -18,9 +19,9 @@ const DockerTemplate = "busybox-docker"
 
 // SeedDocker makes the demo's Docker image, a box template of it and one box
 // from that template, once.
-func SeedDocker(ctx context.Context, core *snapshots.Service, be *docker.Backend, busybox string, logger *slog.Logger) error {
+func SeedDocker(ctx context.Context, bx *boxes.Boxes, be *docker.Backend, busybox string, logger *slog.Logger) error {
 	owner := snapshots.Owner()
-	boxes, err := core.Boxes().List(ctx, owner)
+	boxes, err := bx.List(ctx, owner)
 	if err != nil {
 		return err
 	}
@@ -36,13 +37,13 @@ func SeedDocker(ctx context.Context, core *snapshots.Service, be *docker.Backend
 	if err := be.ImportBusyboxImage(ctx, DockerImage, busybox, files); err != nil {
 		return fmt.Errorf("build the demo image: %w", err)
 	}
-	if _, err := core.Boxes().Template(ctx, DockerTemplate); err != nil {
-		if err := core.Boxes().SaveTemplate(ctx, owner, snapshots.BoxTemplate{Name: DockerTemplate, Backend: be.ID(), Kind: docker.KindLinux,
+	if _, err := bx.Template(ctx, DockerTemplate); err != nil {
+		if err := bx.SaveTemplate(ctx, owner, snapshots.BoxTemplate{Name: DockerTemplate, Backend: be.ID(), Kind: docker.KindLinux,
 			Source: DockerImage}); err != nil {
 			return fmt.Errorf("save the demo's box template: %w", err)
 		}
 	}
-	if _, err := core.Boxes().AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "crisp-dune", Template: DockerTemplate}); err != nil {
+	if _, err := bx.AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "crisp-dune", Template: DockerTemplate}); err != nil {
 		return fmt.Errorf("make the demo's Docker box: %w", err)
 	}
 	logger.Info("seeded the demo on Docker: one box from the busybox-docker template", "backend", be.ID())

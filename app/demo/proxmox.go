@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 )
 
 // SeedProxmox adopts the simulated Proxmox VE's demo guests as boxes, once:
@@ -13,9 +14,9 @@ import (
 // keep, as its image has the identity reset), a QEMU VM, a Windows VM (no
 // fork, no Keep), and an LXC box on ZFS (restores only the newest, with a
 // held copy as its undo, which Undo swaps in: on for the simulator only).
-func SeedProxmox(ctx context.Context, core *snapshots.Service, backendID string, logger *slog.Logger) error {
+func SeedProxmox(ctx context.Context, bx *boxes.Boxes, backendID string, logger *slog.Logger) error {
 	owner := snapshots.Owner()
-	boxes, err := core.Boxes().List(ctx, owner)
+	boxes, err := bx.List(ctx, owner)
 	if err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func SeedProxmox(ctx context.Context, core *snapshots.Service, backendID string,
 		{"221", "tidy-glade", "lxc"},
 	}
 	for _, g := range guests {
-		if _, err := core.Boxes().AcquireBox(ctx, owner, snapshots.BoxRequest{Name: g.name, Backend: backendID, Kind: g.kind, Adopt: g.vmid}); err != nil {
+		if _, err := bx.AcquireBox(ctx, owner, snapshots.BoxRequest{Name: g.name, Backend: backendID, Kind: g.kind, Adopt: g.vmid}); err != nil {
 			return fmt.Errorf("adopt guest %s as %s: %w", g.vmid, g.name, err)
 		}
 	}

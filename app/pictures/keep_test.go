@@ -78,7 +78,7 @@ func TestUndoHasPictureFromBeforeTheStop(t *testing.T) {
 	e.Pictures.Use(screenTaker{ev: ev})
 	ctx := context.Background()
 	owner := snapshots.Owner()
-	b, err := e.Core.Boxes().AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "amber-fox", Backend: "local", HasScreen: true, ScreenURL: "http://127.0.0.1:1/"})
+	b, err := e.Boxes.AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "amber-fox", Backend: "local", HasScreen: true, ScreenURL: "http://127.0.0.1:1/"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := s.planNow(ctx, b, be, nil)
+	plan, err := s.PlanNow(ctx, b, be, nil)
 	if err != nil {
 		return nil, nil, s.planError(b, be, err)
 	}
@@ -58,7 +58,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 		if b.State != BoxReady {
 			return refusal(CodeBusy, wordsReleasedTakesNone(b.Name))
 		}
-		if err := s.unsettled(ctx, tx, b); err != nil {
+		if err := s.Unsettled(ctx, tx, b); err != nil {
 			return err
 		}
 		taken, err := s.NamesOfBox(ctx, tx, b.ID)

@@ -27,7 +27,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 		user = "nobody" // not the backend's own boxsnap-box
 	}
 	const cmd = `id -un > user; env > env; cat /proc/self/limits > limits; echo done > done; while :; do sleep 1; done`
-	if err := e.Core.Boxes().SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "small", Backend: "local", Kind: "linux",
+	if err := e.Boxes.SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "small", Backend: "local", Kind: "linux",
 		Source: "devbox", Command: cmd, User: user, Env: map[string]string{"GREETING": "small-hello"},
 		Limits: providers.BoxLimits{MemoryBytes: 256 << 20, OpenFiles: 64, Processes: 40}}); err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 		}
 	}
 
-	b, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "small-box", Template: "small"})
+	b, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "small-box", Template: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 	}
 	check("the fork", fork.GuestRef)
 
-	other, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "plain-box", Template: "devbox"})
+	other, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "plain-box", Template: "devbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,13 +121,13 @@ func TestARestorePastTheBoxsDiskBoundIsRefusedInWords(t *testing.T) {
 	e := resetEnv(t, map[string]string{"README": "fresh from devbox"})
 	save := func(bound int64) {
 		t.Helper()
-		if err := e.Core.Boxes().SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "sized", Backend: "local", Kind: "linux",
+		if err := e.Boxes.SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "sized", Backend: "local", Kind: "linux",
 			Source: "devbox", Limits: providers.BoxLimits{DiskBytes: bound}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	save(64 << 20)
-	b, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "sized-box", Template: "sized"})
+	b, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "sized-box", Template: "sized"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package snapshots
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/store/db"
@@ -92,35 +91,4 @@ func (s *Kernel) Log(ctx context.Context, q db.DBTX, box, kind string, c Caller,
 	if err := s.ops.BoxChanged(ctx, q, box); err != nil {
 		s.logger.Error("box log: telling the pages", "box", box, "kind", kind, "err", err)
 	}
-}
-
-// BoxLog reads a box's log, newest first, as the caller may see it: an agent
-// reads only the events of its own thread's actions and boxsnap's.
-func (s *Boxes) BoxLog(ctx context.Context, c Caller, boxRef string, limit int) ([]LogEvent, error) {
-	b, err := s.Box(ctx, c, boxRef)
-	if err != nil {
-		return nil, err
-	}
-	if limit <= 0 || limit > BoxLogKeep {
-		limit = 200
-	}
-	rows, err := s.st.CoreLogOfBox(ctx, s.st.Pool, db.CoreLogOfBoxParams{BoxID: b.ID, MaxRows: limit})
-	if err != nil {
-		return nil, fmt.Errorf("read box log: %w", err)
-	}
-	all := make([]LogEvent, len(rows))
-	for i, r := range rows {
-		all[i] = LogEvent(r)
-	}
-	if c.Kind != CallerAgent {
-		return all, nil
-	}
-	var out []LogEvent
-	for _, e := range all {
-		if e.ActorKind == "agent" && (e.ActorThread == nil || *e.ActorThread != c.Thread) {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }

@@ -133,7 +133,7 @@ func (s *Kernel) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string
 // snapshots the box holds; it answers them by ID.
 func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxView) (map[string]*Snapshot, error) {
 	b := v.Box
-	all, err := s.snapshotsOfBox(ctx, q, b.ID)
+	all, err := s.SnapshotsOfBox(ctx, q, b.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func (s *Kernel) viewOps(ctx context.Context, q db.DBTX, c Caller, v *BoxView) e
 			v.Ops[id] = op
 		}
 	}
-	if op, err := operationRow(s.st.HeldOpRunningOnBox(ctx, q, v.Box.ID)); err == nil {
+	if op, err := OperationRow(s.st.HeldOpRunningOnBox(ctx, q, v.Box.ID)); err == nil {
 		v.Running = op
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("read %s's operations: %w", v.Box.Name, err)
@@ -254,7 +254,7 @@ func (s *Kernel) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snap
 	if b.State != BoxTrashed {
 		return nil
 	}
-	r, err := s.boxes.trashRow(ctx, q, b.ID)
+	r, err := s.TrashRow(ctx, q, b.ID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}

@@ -29,7 +29,7 @@ type DeleteResult struct {
 // Delete admits a delete after mayAct and eligible.
 func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Operation, error) {
 	// A repeat answers the first delete, though its snapshot is gone.
-	if op, err := s.repeated(ctx, c, req.RequestID, OpDelete, req.Box, req.Snapshot); err != nil || op != nil {
+	if op, err := s.Repeated(ctx, c, req.RequestID, OpDelete, req.Box, req.Snapshot); err != nil || op != nil {
 		return op, err
 	}
 	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
@@ -132,7 +132,7 @@ func ByWhy(c Caller) string {
 // operations.ErrTaskPending when a backend's task is left to the job's
 // snooze. A step that deletes calls it as it resumes, so a kill between the
 // record's "deleting" and its removal leaves nothing half gone.
-func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, be Backend, all []*Snapshot, mine func(*Snapshot) bool, c Caller, why string) ([]string, error) {
+func (s *Service) FinishLeftDeletes(ctx context.Context, op *Operation, b *Box, be Backend, all []*Snapshot, mine func(*Snapshot) bool, c Caller, why string) ([]string, error) {
 	var done []string
 	for _, sn := range all {
 		if sn.State != StateDeleting || !mine(sn) {
@@ -142,7 +142,7 @@ func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, 
 		if err != nil || len(pins) > 0 {
 			continue // another operation deletes it
 		}
-		if err := s.deleteStep(ctx, op, sn, b, be, c, why); err != nil {
+		if err := s.DeleteStep(ctx, op, sn, b, be, c, why); err != nil {
 			if operations.Pending(err) {
 				return done, err
 			}
@@ -159,7 +159,7 @@ func (s *Service) finishLeftDeletes(ctx context.Context, op *Operation, b *Box, 
 // a swapped-in held copy): the backend's task is left to the job's snooze,
 // which answers operations.ErrTaskPending with the snapshot deleting, and
 // the step's resume finishes it.
-func (s *Service) deleteStep(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
+func (s *Service) DeleteStep(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
 	return s.DeleteWith(ctx, op, sn, b, be, c, why, s.TaskRecorder(op))
 }
 
@@ -195,7 +195,7 @@ func (s *Service) DeleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 	}
 	switch {
 	case earlier != nil:
-		if err := s.releaseGuest(ctx, be, *earlier, rec); err != nil {
+		if err := s.ReleaseGuest(ctx, be, *earlier, rec); err != nil {
 			if operations.Pending(err) {
 				return err
 			}

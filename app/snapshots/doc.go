@@ -11,17 +11,13 @@
 //
 // The kernel is Kernel: the store, the backends, the engine and its kinds,
 // the settings, the time zone, the box log's writer, the record reads and
-// admission. Two types embed it and hold the methods that belong to them:
-// Service holds the snapshots' rules and their operations (take, restore,
-// undo, delete, keep, fork, reset, lists) and reaches Boxes (Service.Boxes),
-// which holds boxes and threads (acquiring and listing boxes, the Machines
-// tab's pages, presence, status, the box log, history settings, threads,
-// templates, the trash and a box's release, forgetting a backend).
+// admission. Service embeds it and holds the snapshots' rules and their
+// operations (take, restore, undo, delete, keep, fork, reset, lists).
 //
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
-// kernel through small interfaces it declares, which *Service and *Boxes
-// satisfy; the kernel names they use are exported (BoxByID, Admit, Finish,
+// kernel through small interfaces it declares, which *Service
+// satisfies; the kernel names they use are exported (BoxByID, Admit, Finish,
 // Log, …), each registers its own kinds of operation with the kernel's
 // engine, and app/boot wires them. Package sweeps holds the periodic work
 // (the reconcile, the outside-restore scan, the room sweep, the keeps'
@@ -33,15 +29,19 @@
 // from another boxsnap). Package tab holds the Snapshots tab's lists (a page
 // of its boxes searched, filtered and sorted, its counts, the Boxes page's
 // tabs' counts, each backend's kinds of box and one live box of each).
-// Package approvals holds the requests for the person's word (an agent's
+// Package boxes holds the boxes and threads (acquiring and listing boxes,
+// the Machines tab's pages, presence, status, the box log, history
+// settings, threads, templates, the trash and a box's release with its
+// held copies, forgetting a backend), with its Release and Untrash
+// operations. Package approvals holds the requests for the person's word (an agent's
 // restore asked, read, listed, approved or declined, the answers its agent
 // has not been told, a thread's turns held). Package pictures (app/pictures)
 // holds pictures of a box's screen (a snapshot's picture read, a take's
 // picture, a restore's undo's captured before its stop and held until the
 // undo is taken). The kernel calls a seam only through an interface it
 // declares for what it calls, given by a setter: RestorePreviewer
-// (UseRestorePreview), Asker (UseApprovals) and PictureKeeper
-// (UsePictures).
+// (UseRestorePreview), Asker (UseApprovals), PictureKeeper (UsePictures)
+// and BoxReader (UseBoxes).
 //
 // words.go is the one home of the words a person or an agent reads from the
 // kernel and its seams still here (a seam package keeps its own words.go

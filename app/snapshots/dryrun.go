@@ -81,7 +81,7 @@ func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, 
 	if b.State != BoxReady {
 		return refusal(CodeBusy, wordsBeingReleased(b.Name))
 	}
-	return s.unsettled(ctx, s.st.Pool, b)
+	return s.Unsettled(ctx, s.st.Pool, b)
 }
 
 // Comparison is a page of what differs between a snapshot and the box now,

@@ -47,7 +47,7 @@ type ForkResult struct {
 // and release wait for it, and its snapshot stays pinned until the fork is
 // ready or failed.
 func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operation, error) {
-	if op, err := s.repeated(ctx, c, req.RequestID, OpFork, req.Box, req.Snapshot); err != nil || op != nil {
+	if op, err := s.Repeated(ctx, c, req.RequestID, OpFork, req.Box, req.Snapshot); err != nil || op != nil {
 		return op, err
 	}
 	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
@@ -66,7 +66,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	} else if err := CheckBoxName(name); err != nil {
 		return nil, err
 	}
-	if existing, err := s.boxByName(ctx, name); err == nil && existing.State != BoxReleased {
+	if existing, err := s.BoxByName(ctx, name); err == nil && existing.State != BoxReleased {
 		return nil, refusal(CodeConflict, BoxExistsWords(name))
 	}
 	var thread *string
@@ -92,7 +92,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	plan := providers.SnapshotPlan{Fork: providers.ForkPlan{OK: true}}
 	if b.State != BoxReleased {
 		ref := RefOf(sn, b)
-		if plan, err = s.planNow(ctx, b, be, &ref); err != nil {
+		if plan, err = s.PlanNow(ctx, b, be, &ref); err != nil {
 			return nil, s.planError(b, be, err)
 		}
 	}
@@ -109,7 +109,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 		if err != nil {
 			return err
 		}
-		if err := s.unsettled(ctx, tx, b); err != nil {
+		if err := s.Unsettled(ctx, tx, b); err != nil {
 			return err
 		}
 		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
@@ -128,7 +128,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 func (s *Service) ForkName(ctx context.Context, box string) string {
 	name := box + "-fork"
 	for i := 2; ; i++ {
-		if _, err := s.boxByName(ctx, name); errors.Is(err, store.ErrNotFound) {
+		if _, err := s.BoxByName(ctx, name); errors.Is(err, store.ErrNotFound) {
 			return name
 		}
 		name = fmt.Sprintf("%s-fork-%d", box, i)
@@ -205,7 +205,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 		if ctx.Err() != nil {
 			return ForkResult{}, ctx.Err()
 		}
-		return ForkResult{}, fail(reason(err))
+		return ForkResult{}, fail(Reason(err))
 	}
 	tz := s.TimeZone(ctx)
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))

@@ -60,7 +60,7 @@ func TestFork(t *testing.T) {
 	if id := read(t, filepath.Join(fdir, ".boxsnap/identity")); !strings.Contains(id, fork.ID) || strings.Contains(id, src.ID) {
 		t.Fatalf("the fork's identity marker: %s", id)
 	}
-	srcLog, _ := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), "amber-fox", 20)
+	srcLog, _ := e.Boxes.BoxLog(ctx, snapshots.Owner(), "amber-fox", 20)
 	kinds := map[string]bool{}
 	for _, ev := range srcLog {
 		kinds[ev.Kind] = true
@@ -68,7 +68,7 @@ func TestFork(t *testing.T) {
 	if !kinds[snapshots.EvForkAsked] || !kinds[snapshots.EvForked] {
 		t.Fatalf("the source's log lacks fork-asked or forked: %v", kinds)
 	}
-	forkLog, _ := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), "amber-fork", 20)
+	forkLog, _ := e.Boxes.BoxLog(ctx, snapshots.Owner(), "amber-fork", 20)
 	if len(forkLog) == 0 || forkLog[len(forkLog)-1].Kind != snapshots.EvMade || !strings.Contains(forkLog[len(forkLog)-1].Words, "Forked from amber-fox, ‘before the migration’") {
 		t.Fatalf("the fork's log: %+v", forkLog)
 	}
@@ -104,7 +104,7 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	_, err = e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: unsafe.ID})
 	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
 
-	rop, err := e.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "brisk-lake", "")
+	rop, err := e.Boxes.ReleaseBox(ctx, snapshots.Owner(), "brisk-lake", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 				s.logger.Error("release a box that failed its check", "box", box.Name, "err", err)
 			}
 		}
-		return fmt.Errorf("%s failed the check before ready, so it was released: %s", box.Name, reason(err))
+		return fmt.Errorf("%s failed the check before ready, so it was released: %s", box.Name, Reason(err))
 	}
 	if err := s.Step(ctx, op, StepForkReady); err != nil {
 		return err

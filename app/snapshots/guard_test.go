@@ -29,7 +29,7 @@ func TestRestoreGuard(t *testing.T) {
 		Desktop:    "you",
 		Terminals:  1,
 	}
-	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, presence); err != nil {
+	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, presence); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
@@ -51,7 +51,7 @@ func TestRestoreGuard(t *testing.T) {
 			refusedWith(t, err, "Restores of boxes threads run on are off: Write the API guide and Tidy the docs and Fix the sign-in flow run on amber-fox. Move its threads off it first.")
 		}
 	}
-	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Desktop: "you", Terminals: 1}); err != nil {
+	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Desktop: "you", Terminals: 1}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID})
@@ -62,7 +62,7 @@ func TestRestoreGuard(t *testing.T) {
 	}
 
 	// A box a thread runs on is an execution machine: off for everyone.
-	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: workingAgent.Thread, RunsOn: true}}}); err != nil {
+	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: workingAgent.Thread, RunsOn: true}}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []snapshots.Caller{agent, snapshots.Owner(), snapshots.CLI()} {

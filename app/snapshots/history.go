@@ -14,8 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Numbers of automatic history (issue 16; moatbox-snapshots.md, "Automatic
-// history"), each cited once.
+// Numbers of automatic history, each said once here.
 const (
 	// DefaultHistoryDays is how long automatic snapshots are kept, one a
 	// day at the end (moatbox's Solo plan: 7 days); MaxHistoryDays bounds
@@ -46,7 +45,7 @@ func (st Settings) validateHistory() []error {
 		errs = append(errs, errors.New(wordsHistoryDays(MaxHistoryDays)))
 	}
 	if st.HistoryGiB < 1 || st.HistoryGiB > MaxHistoryGiB {
-		errs = append(errs, errors.New(wordsHistoryGiB(MaxHistoryGiB)))
+		errs = append(errs, errors.New(WordsHistoryGiB(MaxHistoryGiB)))
 	}
 	for id, n := range st.CheckSeconds {
 		if n < MinCheckSeconds || n > MaxCheckSeconds {
@@ -92,77 +91,6 @@ type BoxHistory struct {
 	Count int `json:"automaticCount"`
 }
 
-// BoxHistorySettings reads a box's history settings as the caller may see
-// the box.
-func (s *Boxes) BoxHistorySettings(ctx context.Context, c Caller, ref string) (*BoxHistory, error) {
-	b, err := s.Box(ctx, c, ref)
-	if err != nil {
-		return nil, err
-	}
-	return s.BoxHistory(ctx, b)
-}
-
-// BoxHistory is a box's history settings, read for the box b already read.
-func (s *Boxes) BoxHistory(ctx context.Context, b *Box) (*BoxHistory, error) {
-	st, err := s.Settings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := &BoxHistory{LimitGiB: int64(st.HistoryGiB)}
-	row, err := s.st.HistorySettingsOf(ctx, s.st.Pool, b.ID)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("read %s's history settings: %w", b.Name, err)
-	}
-	out.Automatic = row.Automatic
-	maxBytes := row.MaxBytes
-	if maxBytes != nil {
-		g := *maxBytes >> 30
-		out.MaxGiB, out.LimitGiB = &g, g
-	}
-	if be, err := s.Backend(b.BackendID); err == nil {
-		out.On = st.AutomaticOn(be)
-		out.Every = int(st.CheckEvery(be) / time.Second)
-	}
-	if out.Automatic != nil {
-		out.On = *out.Automatic
-	}
-	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, sn := range all {
-		if sn.Automatic && sn.State != StateDeleting {
-			out.Count++
-		}
-	}
-	return out, nil
-}
-
-// SetBoxHistory sets a box's own history settings: the person only.
-// automatic nil follows the backend; maxGiB nil follows the setting.
-func (s *Boxes) SetBoxHistory(ctx context.Context, c Caller, ref string, automatic *bool, maxGiB *int64) (*BoxHistory, error) {
-	if !c.IsPerson() {
-		return nil, refusal(CodeForbidden, wordsOnlyPersonHistory)
-	}
-	b, err := s.Box(ctx, c, ref)
-	if err != nil {
-		return nil, err
-	}
-	var maxBytes *int64
-	if maxGiB != nil {
-		if *maxGiB < 1 || *maxGiB > MaxHistoryGiB {
-			return nil, refusal(CodeInvalid, wordsHistoryGiB(MaxHistoryGiB))
-		}
-		n := *maxGiB << 30
-		maxBytes = &n
-	}
-	if err := s.st.HistorySetSettings(ctx, s.st.Pool, db.HistorySetSettingsParams{BoxID: b.ID, Automatic: automatic, MaxBytes: maxBytes}); err != nil {
-		return nil, fmt.Errorf("save %s's history settings: %w", b.Name, err)
-	}
-	s.Log(ctx, s.st.Pool, b.ID, EvHistorySettings, c, logHistorySettingsWords(automatic), "", "", nil)
-	return s.BoxHistory(ctx, b)
-}
-
 // Save makes an automatic snapshot an ordinary one, with a new name if
 // given (moatbox's "Save with a name"): it then counts in the per-box limit
 // and thinning leaves it. The caller must be able to take a snapshot of the
@@ -204,7 +132,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 				return refusal(CodeConflict, wordsNamedAlready(sn.BoxName, *newName))
 			}
 		}
-		all, err := s.snapshotsOfBox(ctx, tx, b.ID)
+		all, err := s.SnapshotsOfBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
@@ -283,7 +211,7 @@ func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, 
 	if !c.IsPerson() {
 		return nil, refusal(CodeForbidden, wordsOnlyPersonDeletesHistory)
 	}
-	if op, err := s.repeated(ctx, c, requestID, OpDeleteHistory, boxRef, ""); err != nil || op != nil {
+	if op, err := s.Repeated(ctx, c, requestID, OpDeleteHistory, boxRef, ""); err != nil || op != nil {
 		return op, err
 	}
 	b, err := s.Box(ctx, c, boxRef)
@@ -323,7 +251,7 @@ func (s *Kernel) AdmitThin(ctx context.Context, c Caller, b *Box, kind string, c
 		if err != nil {
 			return err
 		}
-		all, err := s.snapshotsOfBox(ctx, tx, b.ID)
+		all, err := s.SnapshotsOfBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}

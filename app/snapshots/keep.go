@@ -81,7 +81,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 	if unkeep {
 		act, change, kind = ActUnkeep, ChangeUnkeep, OpUnkeep
 	}
-	if op, err := s.repeated(ctx, c, req.RequestID, kind, req.Box, req.Snapshot); err != nil || op != nil {
+	if op, err := s.Repeated(ctx, c, req.RequestID, kind, req.Box, req.Snapshot); err != nil || op != nil {
 		return op, err
 	}
 	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
@@ -194,7 +194,7 @@ func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (Kee
 		return KeepResult{}, fmt.Errorf("record keep of %s: %w", sn.ID, err)
 	}
 	if p.Unkeep {
-		s.Log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, CallerOf(op), logUnkeptWords(sn.Name, false), sn.ID, op.ID, nil)
+		s.Log(ctx, s.st.Pool, b.ID, EvSnapshotUnkept, CallerOf(op), LogUnkeptWords(sn.Name, false), sn.ID, op.ID, nil)
 	} else {
 		s.Log(ctx, s.st.Pool, b.ID, EvSnapshotKept, CallerOf(op), logKeptWords(sn.Name, p.Until), sn.ID, op.ID, nil)
 	}
@@ -207,7 +207,7 @@ func (s *Service) keepFits(ctx context.Context, q db.DBTX, c Caller, b *Box, sn 
 	if !sn.IsUndo() {
 		return nil
 	}
-	all, err := s.snapshotsOfBox(ctx, q, b.ID)
+	all, err := s.SnapshotsOfBox(ctx, q, b.ID)
 	if err != nil {
 		return err
 	}

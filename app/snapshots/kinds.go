@@ -22,11 +22,8 @@ type Kinds struct {
 	Keep    *operations.Kind[keepParams, KeepResult]
 	Unkeep  *operations.Kind[keepParams, KeepResult]
 	Fork    *operations.Kind[ForkParams, ForkResult]
-	Release *operations.Kind[releaseParams, ReleaseResult]
-	// Untrash restores a box from the trash; Reset makes a box fresh
-	// (trash.go, reset.go).
-	Untrash *operations.Kind[struct{}, UntrashResult]
-	Reset   *operations.Kind[resetParams, ResetResult]
+	// Reset makes a box fresh (reset.go).
+	Reset *operations.Kind[resetParams, ResetResult]
 }
 
 // KeepResult is what a finished keep or unkeep answers.
@@ -57,9 +54,6 @@ func (s *Service) register() {
 		Keep:    operations.Register(e, OpKeep, s.runKeep),
 		Unkeep:  operations.Register(e, OpUnkeep, s.runKeep),
 		Fork:    operations.Register(e, OpFork, s.runFork),
-		Release: operations.Register(e, OpRelease, s.boxes.runRelease),
-
-		Untrash: operations.Register(e, OpUntrash, s.boxes.runUntrash),
 		Reset:   operations.Register(e, OpReset, s.runReset),
 	}
 	e.UseTasks(s.providerTask)

@@ -44,7 +44,7 @@ func TestLimits(t *testing.T) {
 		if _, ok := got["s6"]; !ok {
 			t.Fatal("the sixth is missing")
 		}
-		log, err := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), "amber-fox", 50)
+		log, err := e.Boxes.BoxLog(ctx, snapshots.Owner(), "amber-fox", 50)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,11 +81,11 @@ func TestLimits(t *testing.T) {
 		b := e.Box(t, agent, "brisk-lake")
 		// Another thread ran on the box and took one there; the person took
 		// three and kept this agent's one. None is this agent's to delete.
-		if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: other.Thread, RunsOn: true}}}); err != nil {
+		if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: other.Thread, RunsOn: true}}}); err != nil {
 			t.Fatal(err)
 		}
 		take(t, e, other, "brisk-lake", "theirs")
-		if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{}); err != nil {
+		if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{}); err != nil {
 			t.Fatal(err)
 		}
 		for i := 1; i <= 2; i++ {

@@ -12,7 +12,7 @@ import (
 // RunningOn answers the operation of boxsnap's running on the box now, or
 // nil: the box page shows its step in place of any lock its work holds.
 func (s *Kernel) RunningOn(ctx context.Context, b *Box) (*Operation, error) {
-	op, err := operationRow(s.st.HeldOpRunningOnBox(ctx, s.st.Pool, b.ID))
+	op, err := OperationRow(s.st.HeldOpRunningOnBox(ctx, s.st.Pool, b.ID))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -28,7 +28,7 @@ func (s *Kernel) RunningOn(ctx context.Context, b *Box) (*Operation, error) {
 // the box; while one runs, the lock is that work's own, so the plan answers
 // without it (what is asked waits its turn, and the backend waits for the
 // task holding the lock).
-func (s *Kernel) planNow(ctx context.Context, b *Box, be Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error) {
+func (s *Kernel) PlanNow(ctx context.Context, b *Box, be Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error) {
 	plan, err := be.Snap.PlanSnapshots(ctx, GuestOf(b), ref)
 	var locked *providers.LockedError
 	for read := 1; errors.As(err, &locked); read++ {
@@ -67,7 +67,7 @@ func (s *Service) BoxLockNotice(ctx context.Context, c Caller, boxRef string) (*
 	if err != nil {
 		return nil, err
 	}
-	_, err = s.planNow(ctx, b, be, nil)
+	_, err = s.PlanNow(ctx, b, be, nil)
 	var locked *providers.LockedError
 	if !errors.As(err, &locked) {
 		return nil, nil

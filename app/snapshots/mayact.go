@@ -137,7 +137,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 	case ActRelease:
 		return MayBox(c, BoxRelease, b)
 	}
-	return refusal(CodeForbidden, wordsNotAllowed)
+	return refusal(CodeForbidden, WordsNotAllowed)
 }
 
 // agentSees is what an agent may see: on its own box, the agent sees its

@@ -56,7 +56,7 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		}
 		return nil
 	}
-	return refusal(CodeForbidden, wordsNotAllowed)
+	return refusal(CodeForbidden, WordsNotAllowed)
 }
 
 // agentLeaveOut is the one home of the words refusing a field an agent may
@@ -67,7 +67,7 @@ func agentLeaveOut(field string) *Refusal {
 
 // agentBoxFields refuses, in words, the first field of req an agent may not
 // give: everything but the box's name and its template's name.
-func agentBoxFields(req BoxRequest) error {
+func AgentBoxFields(req BoxRequest) error {
 	for _, f := range []struct {
 		name string
 		set  bool

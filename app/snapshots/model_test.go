@@ -119,7 +119,7 @@ func TestModelRandomOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), runsOnBox.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{
+	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), runsOnBox.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{
 		{Thread: runsOn.owner.Thread, RunsOn: true}}}); err != nil {
 		t.Fatal(err)
 	}

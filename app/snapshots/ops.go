@@ -95,7 +95,7 @@ func (s *Kernel) LockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error
 
 // unsettledRefusal refuses a new operation on a box whose last operation
 // could not be confirmed, until Check now settles it.
-func (s *Kernel) unsettled(ctx context.Context, q db.DBTX, b *Box) error {
+func (s *Kernel) Unsettled(ctx context.Context, q db.DBTX, b *Box) error {
 	ops, err := operationRows(s.st.CoreOpUnsettled(ctx, q, b.ID))
 	if err != nil {
 		return fmt.Errorf("read the box's operations: %w", err)

@@ -30,7 +30,7 @@ func (s *Service) Plan(ctx context.Context, c Caller, boxRef, ref string) (*Box,
 		rr := RefOf(sn, b)
 		r = &rr
 	}
-	plan, err := s.planNow(ctx, b, be, r)
+	plan, err := s.PlanNow(ctx, b, be, r)
 	if err != nil {
 		return b, sn, plan, s.planError(b, be, err)
 	}

@@ -41,7 +41,7 @@ func (s *Kernel) SnapshotByRef(ctx context.Context, backend, ref string) (*Snaps
 	return SnapshotRow(s.st.CoreSnapshotsByRef(ctx, s.st.Pool, db.CoreSnapshotsByRefParams{BackendID: backend, Ref: ref}))
 }
 
-func (s *Kernel) snapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
+func (s *Kernel) SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
 	all, err := SnapshotRows(s.st.CoreSnapshotsOfBox(ctx, q, box))
 	if err != nil {
 		return nil, fmt.Errorf("read snapshots: %w", err)
@@ -120,7 +120,7 @@ func (s *Service) SnapshotOfBox(ctx context.Context, c Caller, boxRef, ref strin
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	all, err := s.SnapshotsOfBox(ctx, s.st.Pool, b.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -170,7 +170,7 @@ func (s *Service) List(ctx context.Context, c Caller, q ListQuery) ([]BoxSnapsho
 	// One read of the snapshots for every box: the tab lists thousands.
 	byBox := map[string][]*Snapshot{}
 	if q.Box != "" {
-		all, err := s.snapshotsOfBox(ctx, s.st.Pool, boxes[0].ID)
+		all, err := s.SnapshotsOfBox(ctx, s.st.Pool, boxes[0].ID)
 		if err != nil {
 			return nil, err
 		}

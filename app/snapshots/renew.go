@@ -5,7 +5,7 @@ import (
 )
 
 // Renew is "Keep 30 more days": it adds the setting's days to a kept
-// snapshot's keep date (section 7; unit 8: a renewal never shortens it).
+// snapshot's keep date; a renewal never shortens it.
 // A snapshot that is not kept is refused: Keep it first.
 func (s *Service) Renew(ctx context.Context, c Caller, req KeepRequest) (*Operation, error) {
 	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)

@@ -20,7 +20,7 @@ import (
 // one of another box or snapshot than boxRef and snapRef name (an ID or a
 // name; "" matches any): the request then goes its usual way, and
 // existingRequest refuses an ID used for something else.
-func (s *Kernel) repeated(ctx context.Context, c Caller, requestID, kind, boxRef, snapRef string) (*Operation, error) {
+func (s *Kernel) Repeated(ctx context.Context, c Caller, requestID, kind, boxRef, snapRef string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -77,7 +77,7 @@ func (s *Kernel) opOfSnapshot(ctx context.Context, op *Operation, ref string) bo
 	if !errors.Is(err, store.ErrNotFound) || op.BoxID == nil {
 		return false
 	}
-	all, err := s.snapshotsOfBox(ctx, s.st.Pool, *op.BoxID)
+	all, err := s.SnapshotsOfBox(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return false
 	}

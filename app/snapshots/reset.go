@@ -15,7 +15,6 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
-	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -90,18 +89,6 @@ type ResetResult struct {
 	UndoneItself bool `json:"undoneItself,omitempty"`
 }
 
-// recordMadeFrom remembers what a new box was made from, for its reset:
-// the box template by name where it was one, the backend's source and the
-// command as they were.
-func (s *Boxes) recordMadeFrom(ctx context.Context, boxID, template string, spec providers.BoxSpec) {
-	if spec.Adopt != "" {
-		return // an adopted guest was made outside boxsnap: it has no template
-	}
-	if err := s.st.MadeFromInsert(ctx, s.st.Pool, db.MadeFromInsertParams{BoxID: boxID, Template: template, Source: spec.Template, Command: spec.Command}); err != nil {
-		s.logger.Warn("record what a box was made from", "box", boxID, "err", err)
-	}
-}
-
 // LoginPaths are the home paths a reset with Keep logins carries over:
 // moatbox's list, then the settings' own.
 func LoginPaths(st Settings) []string {
@@ -139,7 +126,7 @@ func checkLoginPath(p string) error {
 // guard, an execution machine, the undo's room), the template to reset to,
 // and the backend's ability, before anything changes.
 func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Operation, error) {
-	if op, err := s.repeated(ctx, c, req.RequestID, OpReset, req.Box, ""); err != nil || op != nil {
+	if op, err := s.Repeated(ctx, c, req.RequestID, OpReset, req.Box, ""); err != nil || op != nil {
 		return op, err
 	}
 	b, err := s.Box(ctx, c, req.Box)
@@ -182,7 +169,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	if err := s.resetSource(ctx, b, req.Template, &p); err != nil {
 		return nil, err
 	}
-	plan, err := s.planNow(ctx, b, be, nil)
+	plan, err := s.PlanNow(ctx, b, be, nil)
 	if err != nil {
 		return nil, s.planError(b, be, err)
 	}
@@ -215,7 +202,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		if b.State != BoxReady {
 			return refusal(CodeBusy, wordsBoxIs(b.Name, b.State))
 		}
-		if err := s.unsettled(ctx, tx, b); err != nil {
+		if err := s.Unsettled(ctx, tx, b); err != nil {
 			return err
 		}
 		if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
@@ -303,7 +290,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 		}
 		switch step {
 		case string(providers.StepUndo):
-			u, err := s.takeUndo(ctx, op, b, be, resuming)
+			u, err := s.TakeUndo(ctx, op, b, be, resuming)
 			if operations.Pending(err) {
 				return ResetResult{}, err // the job snoozes on the undo's task; the resumed run finds it by its label
 			}
@@ -556,7 +543,7 @@ func (s *Service) clearHead(ctx context.Context, box string) {
 // (moatbox: "Undo always goes back to the newest undo point"), with the
 // restore's own rules.
 func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID string, force bool) (*Operation, error) {
-	if op, err := s.repeated(ctx, c, requestID, OpRestore, boxRef, ""); err != nil || op != nil {
+	if op, err := s.Repeated(ctx, c, requestID, OpRestore, boxRef, ""); err != nil || op != nil {
 		return op, err
 	}
 	b, err := s.Box(ctx, c, boxRef)

@@ -29,7 +29,7 @@ func resetEnv(t *testing.T, files map[string]string) *coretest.Env {
 		}
 	}
 	e := coretest.New(t, coretest.Options{Templates: tmpl})
-	if err := e.Core.Boxes().SaveTemplate(context.Background(), snapshots.Owner(),
+	if err := e.Boxes.SaveTemplate(context.Background(), snapshots.Owner(),
 		snapshots.BoxTemplate{Name: "devbox", Backend: "local", Kind: "linux", Source: "devbox"}); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestResetKeepsLogins(t *testing.T) {
 	ctx := context.Background()
 	e := resetEnv(t, map[string]string{"README": "fresh from devbox"})
 	th, agent, _ := e.Thread(t, "fix the build")
-	b, err := e.Core.Boxes().AcquireBox(ctx, agent, snapshots.BoxRequest{Name: "amber-fox", Template: "devbox"})
+	b, err := e.Boxes.AcquireBox(ctx, agent, snapshots.BoxRequest{Name: "amber-fox", Template: "devbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestResetUndo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := resetEnv(t, map[string]string{"README": "fresh", ".codex": "a file where a folder goes"})
-	b, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "brisk-lake", Template: "devbox"})
+	b, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "brisk-lake", Template: "devbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,11 +246,11 @@ func TestResetBreakAttempts(t *testing.T) {
 	e := resetEnv(t, map[string]string{"README": "fresh"})
 	_, agent, _ := e.Thread(t, "mine")
 	_, other, _ := e.Thread(t, "other")
-	b, err := e.Core.Boxes().AcquireBox(ctx, agent, snapshots.BoxRequest{Name: "calm-reef", Template: "devbox"})
+	b, err := e.Boxes.AcquireBox(ctx, agent, snapshots.BoxRequest{Name: "calm-reef", Template: "devbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	theirs, err := e.Core.Boxes().AcquireBox(ctx, other, snapshots.BoxRequest{Name: "dusky-dune", Template: "devbox"})
+	theirs, err := e.Boxes.AcquireBox(ctx, other, snapshots.BoxRequest{Name: "dusky-dune", Template: "devbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func contains(list []string, s string) bool {
 // lastEvent is the words of the box's newest log event of kind.
 func lastEvent(t *testing.T, e *coretest.Env, box, kind string) string {
 	t.Helper()
-	evs, err := e.Core.Boxes().BoxLog(context.Background(), snapshots.Owner(), box, 50)
+	evs, err := e.Boxes.BoxLog(context.Background(), snapshots.Owner(), box, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,4 +315,14 @@ func lastEvent(t *testing.T, e *coretest.Env, box, kind string) string {
 	}
 	t.Fatalf("no %s event in the box log:\n%s", kind, all.String())
 	return ""
+}
+
+// boxState is the state of the person's box of that name.
+func boxState(t *testing.T, e *coretest.Env, box string) string {
+	t.Helper()
+	b, err := e.Core.Box(context.Background(), snapshots.Owner(), box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b.State)
 }

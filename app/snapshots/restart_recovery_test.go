@@ -257,7 +257,7 @@ func TestRestartRecoveryMidReplace(t *testing.T) {
 				}
 				// Its events, once each: the resume did not run it again from
 				// its start.
-				events, err := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), "amber-fox", 100)
+				events, err := e.Boxes.BoxLog(ctx, snapshots.Owner(), "amber-fox", 100)
 				if err != nil {
 					t.Fatal(err)
 				}

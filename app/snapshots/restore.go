@@ -166,7 +166,7 @@ func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) s
 // before anything stops.
 func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*Operation, error) {
 	if !req.dryRun {
-		if op, err := s.repeated(ctx, c, req.RequestID, OpRestore, req.Box, req.Snapshot); err != nil || op != nil {
+		if op, err := s.Repeated(ctx, c, req.RequestID, OpRestore, req.Box, req.Snapshot); err != nil || op != nil {
 			return op, err
 		}
 	}
@@ -351,7 +351,7 @@ func restoreStart(op *Operation, order []providers.RestoreStep) int {
 	if isCopyStep(op.Step) {
 		start = indexOf(order, providers.StepUndo) // the held copy is the undo
 	}
-	if start < len(order) && string(order[start]) == op.Step && providerStep(order[start]) && stepTaskDone(op) {
+	if start < len(order) && string(order[start]) == op.Step && providerStep(order[start]) && StepTaskDone(op) {
 		// The job snoozed on this step's own task, which ended OK: the
 		// step is done, and the restore goes on from the next, which snoozes
 		// on its own (the swap's adoption reads a task ended OK as its own
@@ -455,7 +455,7 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 		return false, nil
 	}
 	op := r.op
-	take := s.takeUndo
+	take := s.TakeUndo
 	if r.p.Undo == providers.UndoHeldCopy {
 		take = s.takeHeldUndo // ZFS's order: a held copy of the stopped guest
 	}
@@ -551,7 +551,7 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult
 		// task is waited for by the job's snooze: the restore resumes at its
 		// undos' step, and the copy still deleting is deleted again (gone
 		// already: its record goes).
-		if err := s.deleteStep(ctx, op, sn, b, be, System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
+		if err := s.DeleteStep(ctx, op, sn, b, be, System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
 			if operations.Pending(err) {
 				return RestoreResult{}, err
 			}
@@ -717,7 +717,7 @@ func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *
 
 // takeUndo takes a restore's undo, named "before the restore at 11:02", or
 // finds the one a restart cut short.
-func (s *Service) takeUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
+func (s *Service) TakeUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
 	undo, err := s.recordUndo(ctx, op, b, be)
 	if err != nil || undo.State == StateReady {
 		return undo, err
@@ -836,7 +836,7 @@ func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Ba
 // failed: its step never resumes, so it leaves the deletes an earlier run
 // began to a later restore's.
 func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, be Backend, target string, rec providers.Recorder) ([]string, error) {
-	all, err := s.snapshotsOfBox(ctx, s.st.Pool, b.ID)
+	all, err := s.SnapshotsOfBox(ctx, s.st.Pool, b.ID)
 	if err != nil {
 		return nil, nil
 	}
@@ -846,7 +846,7 @@ func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, b
 		// first; not the target, a swapped-in held copy that the restore deletes
 		// after this (its copy is the box's guest now).
 		older := func(sn *Snapshot) bool { return sn.IsUndo() && sn.ID != target }
-		finished, err = s.finishLeftDeletes(ctx, op, b, be, all, older, System("a newer undo replaced it"), "a newer undo replaced it")
+		finished, err = s.FinishLeftDeletes(ctx, op, b, be, all, older, System("a newer undo replaced it"), "a newer undo replaced it")
 		if err != nil {
 			return nil, err
 		}
@@ -869,7 +869,7 @@ func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, b
 		if err != nil || Eligible(u, ChangeReplaceUndo, pins, s.now(), tz) != nil {
 			continue
 		}
-		del := s.deleteStep
+		del := s.DeleteStep
 		if rec != nil {
 			del = func(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
 				return s.DeleteWith(ctx, op, sn, b, be, c, why, rec)
@@ -939,7 +939,7 @@ func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backen
 		return Backend{}, providers.SnapshotPlan{}, err
 	}
 	ref := RefOf(sn, b)
-	plan, err := s.planNow(ctx, b, be, &ref)
+	plan, err := s.PlanNow(ctx, b, be, &ref)
 	if err != nil {
 		return Backend{}, providers.SnapshotPlan{}, s.planError(b, be, err)
 	}
@@ -1002,7 +1002,7 @@ func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest
 		if b.State != BoxReady {
 			return refusal(CodeBusy, wordsBeingReleased(b.Name))
 		}
-		if err := s.unsettled(ctx, tx, b); err != nil {
+		if err := s.Unsettled(ctx, tx, b); err != nil {
 			return err
 		}
 		// The undo's room is reserved before anything stops.

@@ -26,7 +26,7 @@ func restoreAnswer(t *testing.T, op *snapshots.Operation) snapshots.RestoreResul
 // boxRuns reads whether the box runs, from its backend.
 func boxRuns(t *testing.T, e *coretest.Env, box string) bool {
 	t.Helper()
-	st, err := e.Core.Boxes().BoxStatus(context.Background(), snapshots.Owner(), box)
+	st, err := e.Boxes.BoxStatus(context.Background(), snapshots.Owner(), box)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // and checks that it runs.
 func busyBox(t *testing.T, e *coretest.Env, name string) (*snapshots.Box, string) {
 	t.Helper()
-	b, err := e.Core.Boxes().AcquireBox(context.Background(), snapshots.Owner(),
+	b, err := e.Boxes.AcquireBox(context.Background(), snapshots.Owner(),
 		snapshots.BoxRequest{Name: name, Backend: "local", Command: "while :; do sleep 1; done"})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func busyBox(t *testing.T, e *coretest.Env, name string) (*snapshots.Box, string
 
 func mustRun(t *testing.T, e *coretest.Env, box, when string) {
 	t.Helper()
-	st, err := e.Core.Boxes().BoxStatus(context.Background(), snapshots.Owner(), box)
+	st, err := e.Boxes.BoxStatus(context.Background(), snapshots.Owner(), box)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestFailedRestoreSaysHowItLeftTheBox(t *testing.T) {
 	if b, _ := os.ReadFile(file); string(b) != "kept" {
 		t.Fatalf("the file holds %q, want the snapshot's", b)
 	}
-	st, err := e.Core.Boxes().BoxStatus(context.Background(), snapshots.Owner(), "odd-fox")
+	st, err := e.Boxes.BoxStatus(context.Background(), snapshots.Owner(), "odd-fox")
 	if err != nil || st.Running {
 		t.Fatalf("the box runs (%v) though its start failed", err)
 	}

@@ -54,7 +54,7 @@ func SnapshotRows(rs []db.Snapshot, err error) ([]*Snapshot, error) {
 
 // operationRow is the operation a :one query read or wrote; no row is
 // store.ErrNotFound.
-func operationRow(r db.Operation, err error) (*Operation, error) {
+func OperationRow(r db.Operation, err error) (*Operation, error) {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}

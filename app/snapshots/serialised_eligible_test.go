@@ -118,7 +118,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		// Each is ready, its take told once in the box log; the box's head
 		// is one of them, and none was taken from it (the head would have
 		// moved on to that one).
-		events, err := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), "amber-fox", 0)
+		events, err := e.Boxes.BoxLog(ctx, snapshots.Owner(), "amber-fox", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rop, err := e.Core.Boxes().ReleaseBox(ctx, agent, "brisk-lake", "")
+		rop, err := e.Boxes.ReleaseBox(ctx, agent, "brisk-lake", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 			t.Fatal("the release started before the take it waited for ended")
 		}
 		// The release moved the box to the trash; emptying it deletes.
-		eop, err := e.Core.Boxes().EmptyTrash(ctx, snapshots.Owner(), "brisk-lake", "")
+		eop, err := e.Boxes.EmptyTrash(ctx, snapshots.Owner(), "brisk-lake", "")
 		if err != nil {
 			t.Fatal(err)
 		}

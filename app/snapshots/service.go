@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+
 	// The owner's time zone is loaded by name; the zone database is linked
 	// in, so a machine without tzdata still says times in it.
 	_ "time/tzdata"
@@ -54,44 +55,45 @@ type Options struct {
 }
 
 // Service is the core's snapshot rules and their operations: take,
-// restore, delete, keep, fork, reset and lists. It holds the core's other
-// seam that still lives in this package, reached through it: Boxes (boxes,
-// threads, templates, trash and release). What both share (the store, the
-// backends, the engine, the settings and the record reads) is the Kernel's,
-// embedded in each. The periodic work (package sweeps), a snapshot's
-// contents and moves (package contents), the Snapshots tab's lists (package
-// tab), requests for the person's word (package approvals, which an agent's
-// restore asks through UseApprovals) and pictures of a box's screen
-// (package pictures, which the take and the restore capture with through
-// UsePictures) are packages of their own, which reach the core through small
-// interfaces they declare.
+// restore, delete, keep, fork, reset and lists. What the seams share (the
+// store, the backends, the engine, the settings and the record reads) is
+// the Kernel's, embedded in it. The boxes and threads (package boxes,
+// which the lists and a reset read through UseBoxes), the periodic work
+// (package sweeps), a snapshot's contents and moves (package contents),
+// the Snapshots tab's lists (package tab), requests for the person's word
+// (package approvals, which an agent's restore asks through UseApprovals)
+// and pictures of a box's screen (package pictures, which the take and the
+// restore capture with through UsePictures) are packages of their own,
+// which reach the core through small interfaces they declare.
 type Service struct {
 	*Kernel
 }
 
-// Boxes is the core's boxes and threads: acquiring and listing boxes (and
-// the Machines tab's pages of them), their presence, status, log and
-// automatic history's settings, threads, templates, the trash and a box's
-// release, and forgetting a backend.
-type Boxes struct {
-	*Kernel
+// BoxReader is what the kernel asks of package boxes: the boxes a caller
+// may see (the snapshot lists read them) and a template by name (a reset
+// makes a box fresh from one). app/boot gives it through UseBoxes.
+type BoxReader interface {
+	List(ctx context.Context, c Caller) ([]*Box, error)
+	Template(ctx context.Context, name string) (BoxTemplate, error)
 }
 
-// Boxes is the core's boxes and threads.
-func (s *Service) Boxes() *Boxes { return s.boxes }
+// UseBoxes gives the kernel package boxes, which the snapshot lists and a
+// reset read boxes and templates through.
+func (s *Kernel) UseBoxes(b BoxReader) { s.boxes = b }
 
 // Kernel is what every seam of the service shares: the store, the backends,
 // the engine and its kinds, the caches, and the helpers each seam uses (the
 // log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps and boxes are the seams still in this
-// package, so that one seam calls another through its type; pictures is
-// package pictures' keeper, which the take and the restore capture with
+// box leaves behind). Its snaps is the Service, so that the kernel calls a
+// snapshot operation through its type; boxes is package boxes, which the
+// lists and a reset read boxes and templates through (UseBoxes); pictures
+// is package pictures' keeper, which the take and the restore capture with
 // (UsePictures); asker is package approvals' requests, which an agent's
 // restore asks through (UseApprovals); preview is what a restore's dry run
 // asks for its changes (UseRestorePreview).
 type Kernel struct {
 	snaps    *Service
-	boxes    *Boxes
+	boxes    BoxReader
 	st       *store.Store
 	backends map[string]Backend
 	order    []string
@@ -112,7 +114,7 @@ func New(opts Options) (*Service, error) {
 		return nil, errors.New("snapshots: a store is required")
 	}
 	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}}}
-	s.snaps, s.boxes = s, &Boxes{s.Kernel}
+	s.snaps = s
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -15,7 +15,7 @@ import (
 // provider task, which the provider says ended OK: the step is done, and the
 // run goes on from the next one. A task the step only waited for before
 // starting its own (providers.TaskRef.Prior) says nothing of the step.
-func stepTaskDone(op *Operation) bool {
+func StepTaskDone(op *Operation) bool {
 	if op.TaskEnded == nil || !op.TaskEnded.OK {
 		return false
 	}
@@ -38,7 +38,7 @@ func TaskFailedWords(op *Operation, words string) string {
 
 // taskFailedError is err with TaskFailedWords' addition, for words that
 // format an error.
-func taskFailedError(op *Operation, err error) error {
+func TaskFailedError(op *Operation, err error) error {
 	if TaskFailedWords(op, err.Error()) != err.Error() {
 		return fmt.Errorf("%w (the task before said: %s)", err, op.TaskEnded.ExitStatus)
 	}
@@ -70,7 +70,7 @@ func providerStep(step providers.RestoreStep) bool {
 // stop's task is left to the job's snooze where the backend can leave it
 // (providers.TaskStopper), answering operations.ErrTaskPending; called
 // again, a guest already stopped is left as it is.
-func (s *Kernel) stopGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
+func (s *Kernel) StopGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
 	if ts, ok := be.Boxes.(providers.TaskStopper); ok {
 		return ts.StopRecorded(ctx, g, s.TaskRecorder(op))
 	}
@@ -79,7 +79,7 @@ func (s *Kernel) stopGuest(ctx context.Context, op *Operation, be Backend, g pro
 
 // startGuest starts g within a step of op that runs again as it resumes,
 // as stopGuest stops it (providers.TaskStarter).
-func (s *Kernel) startGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
+func (s *Kernel) StartGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
 	if ts, ok := be.Boxes.(providers.TaskStarter); ok {
 		return ts.StartRecorded(ctx, g, s.TaskRecorder(op))
 	}

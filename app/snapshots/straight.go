@@ -129,7 +129,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		// task ended OK (cloned); a clone that failed is made again, waited
 		// for in place.
 		adopt := providers.HeldCopyClone
-		if op.Step == string(providers.StepAdopt) && stepTaskDone(op) {
+		if op.Step == string(providers.StepAdopt) && StepTaskDone(op) {
 			adopt = providers.HeldCopyCloned
 		}
 		ng, err := hc.AdoptCopy(ctx, RefOf(target, b), box, g.Identity, adopt, s.TaskRecorder(op))
@@ -190,7 +190,7 @@ func (s *Service) lastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*pro
 // releaseGuest deletes a guest that is not the box's own (an earlier
 // guest), its stop's and destroy's tasks left to the job's snooze where the
 // backend can leave them (providers.TaskReleaser) and rec snoozes.
-func (s *Kernel) releaseGuest(ctx context.Context, be Backend, g providers.Guest, rec providers.Recorder) error {
+func (s *Kernel) ReleaseGuest(ctx context.Context, be Backend, g providers.Guest, rec providers.Recorder) error {
 	if tr, ok := be.Boxes.(providers.TaskReleaser); ok {
 		return tr.ReleaseRecorded(ctx, g, rec)
 	}

@@ -93,7 +93,7 @@ func TestSwitchesTakeEffect(t *testing.T) {
 
 	t.Run("pictures", func(t *testing.T) {
 		e3 := coretest.New(t, coretest.Options{NoWorkers: true})
-		if _, err := e3.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "screen-box", Backend: "local", HasScreen: true, ScreenURL: "http://127.0.0.1:1/"}); err != nil {
+		if _, err := e3.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "screen-box", Backend: "local", HasScreen: true, ScreenURL: "http://127.0.0.1:1/"}); err != nil {
 			t.Fatal(err)
 		}
 		setSwitches(t, e3, func(st *snapshots.Settings) { st.Pictures = false })
@@ -113,7 +113,7 @@ func TestSwitchesTakeEffect(t *testing.T) {
 		_, ag, _ := e4.Thread(t, "Runs there")
 		b := e4.Box(t, snapshots.Owner(), "dev-desk")
 		x := admitReady(t, e4, snapshots.Owner(), "dev-desk", "before")
-		if _, err := e4.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: ag.Thread, RunsOn: true}}}); err != nil {
+		if _, err := e4.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: ag.Thread, RunsOn: true}}}); err != nil {
 			t.Fatal(err)
 		}
 		_, err := e4.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: x.ID, Force: true})

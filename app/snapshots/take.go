@@ -83,7 +83,7 @@ func (s *Service) Take(ctx context.Context, c Caller, req TakeRequest) (*Operati
 		// it got the box's row, and miss what an admission it waited for
 		// committed meanwhile (READ COMMITTED refreshes only the rows a
 		// statement locks, not the others it reads).
-		all, err := s.snapshotsOfBox(ctx, tx, b.ID)
+		all, err := s.SnapshotsOfBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func (s *Service) takeChecks(ctx context.Context, c Caller, b *Box, req TakeRequ
 	if a.settings, err = s.Settings(ctx); err != nil {
 		return nil, err
 	}
-	if a.plan, err = s.planNow(ctx, b, be, nil); err != nil {
+	if a.plan, err = s.PlanNow(ctx, b, be, nil); err != nil {
 		return nil, s.planError(b, be, err)
 	}
 	if err := s.takeAllowed(ctx, c, b, be, a.plan, a.settings); err != nil {
@@ -197,7 +197,7 @@ func (s *Service) takeLimits(ctx context.Context, tx pgx.Tx, a *takeAdmission, b
 		err = s.ceilingAdmits(ctx, tx, a.c, b.BackendID, a.charge, a.settings)
 	}
 	if err != nil {
-		if uerr := s.unsettled(ctx, tx, b); uerr != nil {
+		if uerr := s.Unsettled(ctx, tx, b); uerr != nil {
 			return "", uerr
 		}
 		return "", err
@@ -265,7 +265,7 @@ func (s *Service) recordTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, b
 		return nil, nil, err
 	}
 	if unsettled != "" {
-		return nil, nil, s.unsettled(ctx, tx, b)
+		return nil, nil, s.Unsettled(ctx, tx, b)
 	}
 	total := before + reserved.Bytes
 	if err := s.roomFor(ctx, c, b, a.be, plan, a.settings, &total); err != nil {
@@ -634,7 +634,7 @@ func (s *Service) takeLimitDone(ctx context.Context, op *Operation, sn *Snapshot
 		if err := s.Step(ctx, op, StepLimit); err != nil {
 			return TakeResult{}, err
 		}
-		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
+		if all, err = s.SnapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
 			return TakeResult{}, err
 		}
 	}
@@ -647,7 +647,7 @@ func (s *Service) takeLimitDone(ctx context.Context, op *Operation, sn *Snapshot
 		return TakeResult{}, err
 	}
 	if replaced != "" {
-		if all, err = s.snapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
+		if all, err = s.SnapshotsOfBox(ctx, s.st.Pool, b.ID); err != nil {
 			return TakeResult{}, err
 		}
 	}
@@ -786,7 +786,7 @@ func (s *Service) incompleteTake(ctx context.Context, op *Operation, sn *Snapsho
 func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Backend, caller Caller, all []*Snapshot, perBox int) (string, error) {
 	// What this step began to delete before a restart goes first.
 	notUndo := func(sn *Snapshot) bool { return !sn.IsUndo() }
-	left, err := s.finishLeftDeletes(ctx, op, b, be, all, notUndo, System("the per-box limit"), "the per-box limit")
+	left, err := s.FinishLeftDeletes(ctx, op, b, be, all, notUndo, System("the per-box limit"), "the per-box limit")
 	if err != nil {
 		return "", err
 	}
@@ -809,7 +809,7 @@ func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Back
 			return replaced, nil // nothing more may go: the box holds more until a person deletes one
 		}
 		tried[ev.ID] = true
-		if err := s.deleteStep(ctx, op, ev, b, be, System("the per-box limit"), "the per-box limit"); err != nil {
+		if err := s.DeleteStep(ctx, op, ev, b, be, System("the per-box limit"), "the per-box limit"); err != nil {
 			if operations.Pending(err) {
 				return replaced, err // the job snoozes on the backend's delete; the limit's step finishes it
 			}

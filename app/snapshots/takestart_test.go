@@ -80,7 +80,7 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
-	if _, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "start-box", Backend: "local",
+	if _, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "start-box", Backend: "local",
 		HasScreen: true, ScreenURL: "http://127.0.0.1:1/"}); err != nil {
 		t.Fatal(err)
 	}

@@ -456,29 +456,15 @@ func UntrashedWords(box string, started bool) string {
 // boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13
 // GB)".
 func CopyFailedWords(snapshot, why string) string {
-	return fmt.Sprintf(releaseUnfinished+copyFailed+"‘%s’ (%s)", snapshot, why)
+	return fmt.Sprintf(ReleaseUnfinished+CopyFailed+"‘%s’ (%s)", snapshot, why)
 }
 
 // The words of a release that stopped because a kept snapshot could not be
 // made to outlast it: the operation's error, on the box's page.
 const (
-	releaseUnfinished = "Release did not finish: "
-	copyFailed        = "boxsnap could not copy "
+	ReleaseUnfinished = "Release did not finish: "
+	CopyFailed        = "boxsnap could not copy "
 )
-
-// isCopyFailed tells a release stopped by a held copy that could not be
-// made, by its words.
-func isCopyFailed(words string) bool { return strings.HasPrefix(words, releaseUnfinished+copyFailed) }
-
-func wordsReleaseUnfinished(why string) string { return releaseUnfinished + why }
-
-func wordsReleaseCouldNotDelete(name, why string) string {
-	return fmt.Sprintf(releaseUnfinished+"boxsnap could not delete ‘%s’: %s", name, why)
-}
-
-func wordsReleaseCouldNotStop(box string, err error) string {
-	return fmt.Sprintf(releaseUnfinished+"boxsnap could not stop %s: %v", box, err)
-}
 
 // ForgotWords says what ForgetBackend did.
 func ForgotWords(p *ForgetPlan, kept []string) string {
@@ -674,7 +660,7 @@ func logForkedFromWords(source, name string, taken time.Time, tz *time.Location)
 }
 
 // logMadeOnWords: made, for a box made on a backend.
-func logMadeOnWords(backend string) string { return "made on " + backend }
+func LogMadeOnWords(backend string) string { return "made on " + backend }
 
 // logDeletedWords: snapshot-deleted, "its name, what it freed, why".
 func logDeletedWords(name, id string, freed *int64, why string) string {
@@ -686,7 +672,7 @@ func logDeletedWords(name, id string, freed *int64, why string) string {
 
 // logDeletedWithEarlierWords: snapshot-deleted for a snapshot on an
 // earlier guest that went with its box's release.
-func logDeletedWithEarlierWords(name, id, box string) string {
+func LogDeletedWithEarlierWords(name, id, box string) string {
 	return fmt.Sprintf("%s, with %s's earlier guest", NamedID(name, id), box)
 }
 
@@ -703,7 +689,7 @@ func logKeptWords(name string, until time.Time) string {
 
 // logUnkeptWords: snapshot-unkept; atRelease where the person let it go
 // with the box at its release.
-func logUnkeptWords(name string, atRelease bool) string {
+func LogUnkeptWords(name string, atRelease bool) string {
 	if atRelease {
 		return fmt.Sprintf("‘%s’ goes with the box, at the person's word", name)
 	}
@@ -711,7 +697,7 @@ func logUnkeptWords(name string, atRelease bool) string {
 }
 
 // logHeldCopyMadeWords: held-copy-made, "the copy".
-func logHeldCopyMadeWords(name, ref, host string, memory bool) string {
+func LogHeldCopyMadeWords(name, ref, host string, memory bool) string {
 	w := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", name, ref, host)
 	if memory {
 		w += "; the copy holds the disk only"
@@ -726,18 +712,12 @@ func logEarlierGuestWords(old, box string, snapshots int64, fresh string) string
 }
 
 // logHeldCopyRemadeWords: held-copy-started, "what boxsnap then did".
-func logHeldCopyRemadeWords(name string) string {
+func LogHeldCopyRemadeWords(name string) string {
 	return fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", name)
 }
 
 // logReleasedWords: released.
-const logReleasedWords = "released; kept snapshots stay"
-
-// logReleaseStoppedWords: release-stopped, a release's failure and that
-// nothing kept was deleted.
-func logReleaseStoppedWords(why string) string {
-	return strings.TrimSuffix(why, ".") + ". " + strings.ToUpper(observedNothingKeptGone[:1]) + observedNothingKeptGone[1:] + "."
-}
+const LogReleasedWords = "released; kept snapshots stay"
 
 // logThenWords: an operation's failure and what boxsnap then observed, as
 // a reset that did not finish logs it.
@@ -748,7 +728,7 @@ func logSavedWords(name, id string) string { return NamedID(name, id) }
 
 // logHistorySettingsWords: history-settings; automatic nil follows the
 // backend's setting.
-func logHistorySettingsWords(automatic *bool) string {
+func LogHistorySettingsWords(automatic *bool) string {
 	switch {
 	case automatic == nil:
 		return "automatic snapshots follow the backend's setting"
@@ -785,7 +765,7 @@ func logSetStraightWords(after string, did []string, locked string) string {
 
 // logTrashedWords: trashed; final is its final snapshot's name, or "" with
 // why there is none (noFinal), or neither.
-func logTrashedWords(until time.Time, final, noFinal string, tz *time.Location) string {
+func LogTrashedWords(until time.Time, final, noFinal string, tz *time.Location) string {
 	w := "moved to the trash until " + until.In(tz).Format("2 Jan 15:04")
 	switch {
 	case final != "":
@@ -797,7 +777,7 @@ func logTrashedWords(until time.Time, final, noFinal string, tz *time.Location) 
 }
 
 // logUntrashedWords: restored-from-trash.
-func logUntrashedWords(started bool) string {
+func LogUntrashedWords(started bool) string {
 	if started {
 		return "restored from the trash with its history, and started"
 	}
@@ -805,7 +785,7 @@ func logUntrashedWords(started bool) string {
 }
 
 // logForgottenWords: snapshot-forgotten.
-func logForgottenWords(name, id, backend string) string {
+func LogForgottenWords(name, id, backend string) string {
 	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", NamedID(name, id), backend)
 }
 
@@ -920,15 +900,13 @@ const (
 
 // What boxsnap observed of a box after its operation failed.
 const (
-	observedNothingChanged  = "nothing changed"
-	observedAlreadyGone     = "it was already gone"
-	observedNothingKeptGone = "nothing kept was deleted"
-	observedResetStopped    = "the box is reset and stopped"
-	observedMayBeFresh      = "the box may be fresh"
-	observedFreshNoLogins   = "the box may be fresh, without its logins"
-	observedAsBeforeReset   = "the box is as it was before the reset"
-	observedReadyNotInTrash = "the box is ready again, not in the trash"
-	observedStillInTrash    = "the box is still in the trash"
+	observedNothingChanged = "nothing changed"
+	observedAlreadyGone    = "it was already gone"
+
+	observedResetStopped  = "the box is reset and stopped"
+	observedMayBeFresh    = "the box may be fresh"
+	observedFreshNoLogins = "the box may be fresh, without its logins"
+	observedAsBeforeReset = "the box is as it was before the reset"
 )
 
 // What a restore that failed left of the box (observedRestoreWords): its
@@ -1010,15 +988,6 @@ func failForkRecordWords(box string, err error) string {
 	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
 }
 
-// A held copy that cannot be made (inside CopyFailedWords).
-func copyIsWords(state string) string { return "it is " + state }
-
-func copyNoStorageWords(why string) string { return "boxsnap could not read its storage: " + why }
-
-func copyRoomWords(host string, room, need int64) string {
-	return fmt.Sprintf("%s has %s free, and it needs %s", host, GB(room), GB(need))
-}
-
 // The words of a reset that did not finish (its why, after "boxsnap").
 func resetWhyUndo(err error) string  { return "could not take the undo: " + err.Error() }
 func resetWhyStop(err error) string  { return "could not stop it: " + err.Error() }
@@ -1044,31 +1013,6 @@ func resetUndoneWords(why, box, undo string) string {
 	return fmt.Sprintf("The reset undid itself: boxsnap %s. %s is as it was before, from ‘%s’.", why, box, undo)
 }
 
-// Why a release left no final snapshot in the trash (logTrashedWords'
-// noFinal, and the trash's list).
-func finalNoneWords(backend, box string) string {
-	return fmt.Sprintf("%s takes no snapshots of %s.", backend, box)
-}
-
-func finalNoPlanWords(err error) string { return "boxsnap could not plan it: " + err.Error() }
-
-func finalFailedWords(err error) string { return "it failed: " + err.Error() }
-
-// The words of a restore from the trash that did not finish.
-func untrashGoneWords(box string) string { return box + "'s record in the trash is gone" }
-
-func untrashGuestWords(box string, err error) string {
-	return fmt.Sprintf("boxsnap could not bring %s's guest back: %v", box, err)
-}
-
-func untrashStartWords(box string, err error) string {
-	return fmt.Sprintf("boxsnap could not start %s: %v", box, err)
-}
-
-func untrashUnfinishedWords(why string) string {
-	return "Restore from the trash did not finish: " + why + ". It is still in the trash."
-}
-
 // Refusals: the words of every refusal a person or an agent reads, grouped
 // by the rule that refuses. The rules call these; words_test.go holds the
 // specification's sentences to its text and the rest to the shape of a
@@ -1083,8 +1027,8 @@ func refusal(code Code, words string) *Refusal {
 const (
 	// WordsSignIn refuses a caller boxsnap does not know.
 	WordsSignIn = "Sign in first."
-	// wordsNotAllowed refuses what the permission rules give no caller.
-	wordsNotAllowed = "Not allowed."
+	// WordsNotAllowed refuses what the permission rules give no caller.
+	WordsNotAllowed = "Not allowed."
 	// wordsOnlyPersonExports: an export carries every file out.
 	wordsOnlyPersonExports = "Only the person can export snapshots: an export carries every file of the box, secrets included."
 	// wordsOnlyPersonImports: an archive from outside is a way in an
@@ -1094,26 +1038,21 @@ const (
 	wordsOnlyPersonShares = "Only the person can make, revoke or redeem a share code."
 	// wordsOnlyPersonKeeps: keeping makes a snapshot the person's, so only
 	// the person keeps one.
-	wordsOnlyPersonKeeps        = "Only the person can keep a snapshot."
-	wordsOnlyPersonRenames      = "Only the person can rename a snapshot or change its note."
-	wordsOnlyPersonAdopts       = "Only the person adopts a guest or a folder that exists already."
-	wordsOnlyPersonMakesThread  = "Only the person makes threads."
-	wordsOnlyPersonDeletesKept  = "Only the person deletes what they kept."
-	wordsOnlyPersonSeesBoxes    = "Only the person sees every box."
-	wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
+	wordsOnlyPersonKeeps   = "Only the person can keep a snapshot."
+	wordsOnlyPersonRenames = "Only the person can rename a snapshot or change its note."
+	wordsOnlyPersonAdopts  = "Only the person adopts a guest or a folder that exists already."
+
 	// wordsOnlyPersonRestoresMemory: Settings' "Agents may restore memory
 	// snapshots" is off: a memory restore brings back running processes
 	// with the credentials they held then.
 	wordsOnlyPersonRestoresMemory = "Only the person restores a memory snapshot in this install."
-	wordsOnlyPersonHistory        = "Only the person changes a box's history settings."
+
 	wordsOnlyPersonDeletesHistory = "Only the person deletes a box's history."
 	wordsOnlyPersonSettings       = "Only the person changes settings."
 	// OnlyPersonSettingsWords refuses an agent the settings' API, reading
 	// or changing.
-	OnlyPersonSettingsWords   = "Only the person reads or changes settings."
-	wordsOnlyPersonTemplates  = "Only the person changes box templates."
-	wordsOnlyPersonForgets    = "Only the person forgets snapshots."
-	wordsOnlyPlatformPresence = "Only the platform, with the owner's token, reports presence."
+	OnlyPersonSettingsWords = "Only the person reads or changes settings."
+
 	// wordsAgentNamesTemplate: an agent makes a box only from a box
 	// template, and names one.
 	wordsAgentNamesTemplate = "An agent makes a box only from a box template, by name: name one in template."
@@ -1174,15 +1113,9 @@ func wordsNoSnapshotNamed(name, box string) string {
 	return fmt.Sprintf("No snapshot named ‘%s’ on %s that you can see.", name, box)
 }
 
-func wordsNoThread(id string) string { return fmt.Sprintf("No thread %s.", id) }
-
-const wordsNoTemplate = "No box template by that name: the owner makes box templates on the Settings page."
+func WordsNoThread(id string) string { return fmt.Sprintf("No thread %s.", id) }
 
 func wordsNoUndoToGoBack(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
-
-func wordsNoRecords(backend string) string {
-	return fmt.Sprintf("boxsnap records no snapshots of %s.", backend)
-}
 
 // Names, notes and text: what a person or an agent may write.
 
@@ -1199,10 +1132,6 @@ func wordsNameTooLong(most, has int) string {
 
 func wordsNoteTooLong(bytes int) string {
 	return fmt.Sprintf("A note is at most 1 KB; this one is %d bytes.", bytes)
-}
-
-func wordsThreadTitle(most int) string {
-	return fmt.Sprintf("A thread's title is 1 to %d characters.", most)
 }
 
 // wordsNotUTF8: what (a name, a note, a title) is not text.
@@ -1262,10 +1191,6 @@ func wordsReleasedTakesNone(box string) string {
 // allow the change now.
 func wordsBoxIs(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
 
-func wordsBoxIsAlready(box string, state BoxState) string {
-	return fmt.Sprintf("%s is %s already.", box, state)
-}
-
 // wordsBackendNotInSettings: a backend removed from settings; its records
 // stay until the person forgets them.
 func wordsBackendNotInSettings(id string) string {
@@ -1298,23 +1223,6 @@ var NotRunBackends = []Unavailable{
 	{"The SSH host pool", NoSnapshotsWords("the SSH host pool") + " boxsnap does not run it."},
 	{"iOS", "iOS simulator slots have no snapshots; boxsnap does not run them."},
 }
-
-// Starting a stopped box, from its card.
-const wordsOnlyPersonStarts = "Only the person starts a box from its card."
-
-func wordsStartReleased(box string) string {
-	return fmt.Sprintf("%s is released: there is nothing to start.", box)
-}
-
-func wordsStartBusy(box string) string {
-	return fmt.Sprintf("%s is busy with an operation: start it once that ends.", box)
-}
-
-func wordsNothingToRun(box string) string {
-	return fmt.Sprintf("%s has nothing to run: its backend started no process, so it stays stopped.", box)
-}
-
-func wordsRunningAlready(box string) string { return fmt.Sprintf("%s is running already.", box) }
 
 // StartingWords says that a box was started.
 func StartingWords(box string) string { return fmt.Sprintf("Started %s.", box) }
@@ -1586,27 +1494,13 @@ func wordsTemplateElsewhere(template, templateBackend, box, boxBackend string) s
 // fork's check.
 func BoxExistsWords(name string) string { return fmt.Sprintf("A box named %s exists already.", name) }
 
-func wordsHoldsGuest(box string) string {
-	return fmt.Sprintf("%s already holds that guest: release it first.", box)
-}
-
-func wordsTemplateSets(template, field string) string {
-	return fmt.Sprintf("The box template %s sets the %s: leave it out.", template, field)
-}
-
-func wordsPresenceThread(thread string) string {
-	return fmt.Sprintf("Presence names a thread %s that boxsnap does not know.", thread)
-}
-
-const wordsTerminalsBelowZero = "Terminals cannot be below zero."
-
 // WordsShareDays refuses a share code's days outside 1 to most: the
 // settings' default and a code's own.
 func WordsShareDays(most int) string { return fmt.Sprintf("A share code works 1 to %d days.", most) }
 
 // Automatic history and saved snapshots.
 
-func wordsHistoryGiB(most int) string {
+func WordsHistoryGiB(most int) string {
 	return fmt.Sprintf("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", most)
 }
 
@@ -1624,19 +1518,6 @@ func wordsUndoNeverAutomatic(name string) string {
 	return fmt.Sprintf("‘%s’ is an undo: it is never automatic.", name)
 }
 
-// Release and the trash.
-
-func wordsInTrashAlready(box string) string {
-	return fmt.Sprintf("%s is in the trash already: restore it from the trash, or the person empties it.", box)
-}
-
-func wordsNotInTrash(box string) string { return fmt.Sprintf("%s is not in the trash.", box) }
-
-// wordsForgetInSettings: Forget is for a backend removed from settings.
-func wordsForgetInSettings(backend string) string {
-	return fmt.Sprintf("%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
-}
-
 // The Snapshots tab's listing.
 
 const (
@@ -1649,7 +1530,7 @@ const (
 
 // wordsMachineName: the machine rule for a name (what: "A box's name", "A
 // box template's name").
-func wordsMachineName(what string) string {
+func WordsMachineName(what string) string {
 	return what + " is 2 to 40 lowercase letters, digits and dashes, starting with a letter."
 }
 
@@ -1689,28 +1570,7 @@ func wordsCheckSeconds(backend string, least, most int) string {
 	return fmt.Sprintf("%s's boxes are checked every %d to %d seconds.", backend, least, most)
 }
 
-const (
-	wordsTemplateKind   = "A box template names the kind of box it makes, such as linux or lxc."
-	wordsTemplateUser   = "A box template's user is the name of an unprivileged user of this host, never root."
-	wordsEnvName        = "An environment variable's name is letters, digits and underscores, not starting with a digit."
-	wordsTemplateLimits = "A box template's limits cannot be below zero."
-)
-
-func wordsChooseBackend(backends []string) string {
-	return fmt.Sprintf("Choose one of the backends: %s.", strings.Join(backends, ", "))
-}
-
-func wordsTemplateSource(most int) string {
-	return fmt.Sprintf("A box template's source is at most %d characters.", most)
-}
-
-func wordsTemplateCommand(most int) string {
-	return fmt.Sprintf("A box template's command is at most %d bytes.", most)
-}
-
-func wordsTemplateEnv(most int) string {
-	return fmt.Sprintf("A box template declares at most %d environment variables.", most)
-}
+const ()
 
 // What was done, as the pages, the API and the CLI say it.
 

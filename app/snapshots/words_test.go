@@ -234,20 +234,19 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsUndoNeverAutomatic(sn), CannotBeForkedWords(sn, "on "+be),
 	}
 	others := []string{
-		WordsSignIn, wordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
-		wordsOnlyPersonKeeps, wordsOnlyPersonRenames, wordsOnlyPersonAdopts, wordsOnlyPersonMakesThread,
-		wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesBoxes, wordsOnlyPersonEmptiesTrash,
-		wordsOnlyPersonRestoresMemory, wordsOnlyPersonHistory, wordsOnlyPersonDeletesHistory, wordsOnlyPersonSettings,
-		wordsOnlyPersonTemplates, wordsOnlyPersonForgets, wordsOnlyPlatformPresence, wordsAgentNamesTemplate,
+		WordsSignIn, WordsNotAllowed, wordsOnlyPersonExports, wordsOnlyPersonImports, wordsOnlyPersonShares,
+		wordsOnlyPersonKeeps, wordsOnlyPersonRenames, wordsOnlyPersonAdopts,
+		wordsOnlyPersonRestoresMemory, wordsOnlyPersonDeletesHistory, wordsOnlyPersonSettings,
+		wordsAgentNamesTemplate,
 		wordsNotByItself("restore"), wordsOnlyPersonForksExecution(box), wordsOnlyThreadReleases(box),
 		wordsAgentLeavesOut("command"), wordsAgentsDoNotReset(box),
-		wordsNoSnapshot("sn123"), wordsNoBox(box), wordsNoOperation("op123"), wordsNoThread("th1"),
-		wordsNoTemplate, wordsNoUndoToGoBack(box), wordsNoRecords(be),
+		wordsNoSnapshot("sn123"), wordsNoBox(box), wordsNoOperation("op123"), WordsNoThread("th1"),
+		wordsNoUndoToGoBack(box),
 		wordsNameEmpty, wordsNameControl, wordsNoteNotText, wordsNameTaken, wordsNameTooLong(80, 81), wordsNoteTooLong(2000),
-		wordsThreadTitle(200), wordsNotUTF8("A note"), wordsLineControl("A box's name"), wordsTextControl("A note"),
-		wordsMachineName("A box's name"),
+		wordsNotUTF8("A note"), wordsLineControl("A box's name"), wordsTextControl("A note"),
+		WordsMachineName("A box's name"),
 		wordsRequestIDUsed("rq1", OpTake, "op123"), wordsBeingReleased(box), wordsReleasedTakesNone(box),
-		wordsBoxIs(box, BoxReleasing), wordsBoxIsAlready(box, BoxReleasing), wordsBackendNotInSettings(be),
+		wordsBoxIs(box, BoxReleasing), wordsBackendNotInSettings(be),
 		wordsNoAnswer(be, box), wordsGuestGone(box, "Proxmox"),
 		wordsDiskOnly(box), wordsStorageFull(be, 91, 85, ""), wordsStorageFull(be, 91, 85, deleteWords([]string{"‘a’ of b"}, 0)),
 		wordsMetadataFull(be, 81, 80, deleteWords(nil, 1)), wordsPerBoxLimit(box, 5, 5, ""),
@@ -258,16 +257,12 @@ func TestRefusalWordsShape(t *testing.T) {
 		wordsNoUndoNotRestored(box, be), NoUndoCanBeTakenWords(box, be), wordsNotResetWithoutUndo(NoUndoCanBeTakenWords(box, be)),
 		wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, "")), wordsOrUntickUndo(wordsNoRoomForUndo(wordsStorageFull(be, 91, 85, ""))),
 		wordsCannotReadLogins(be, box), wordsNotFromTemplate(box), wordsTemplateElsewhere("dev", be, box, "local"),
-		BoxExistsWords(box), wordsHoldsGuest(box), wordsTemplateSets("dev", "command"), wordsPresenceThread("th1"),
-		wordsTerminalsBelowZero,
+		BoxExistsWords(box),
 		WordsShareDays(30),
-		wordsHistoryGiB(1000), wordsHistoryDays(30), wordsCheckSeconds(be, 10, 3600),
-		wordsInTrashAlready(box), wordsNotInTrash(box), wordsForgetInSettings(be),
+		WordsHistoryGiB(1000), wordsHistoryDays(30), wordsCheckSeconds(be, 10, 3600),
 		WordsAfterNotAPlace, WordsPageHolds,
 		wordsPerBoxRange(1, 50), wordsRoomRange(50, 95), wordsApprovalRange(60), wordsAlsoRemovePath("../x"),
 		wordsTrashRange(720), wordsCeilingNumber("boat.dev"), wordsCeilingBelowZero("boat.dev"),
-		wordsTemplateKind, wordsTemplateUser, wordsEnvName, wordsTemplateLimits, wordsChooseBackend([]string{"local", be}),
-		wordsTemplateSource(200), wordsTemplateCommand(4096), wordsTemplateEnv(64),
 		OnlyPersonSettingsWords, ReleasedTakesNoneWords(box), NoAutomaticWords(box), NoHistoryToDeleteWords(box),
 		ExecutionRestoresOffWords, NoRequestsWords, ReleasingWords(box), NoTemplatesWords, SavedWords(sn, " of "+box, box),
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
@@ -275,7 +270,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
 		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
-		wordsReleaseUnfinished("pve-1 does not answer."), AlwaysWithUndoWords(box),
+		AlwaysWithUndoWords(box),
 		wordsExecutionMachine([]string{"Fix the sign-in flow"}, box),
 		wordsExecutionMachine([]string{"Fix the sign-in flow", "Write the API guide"}, box),
 	}
@@ -299,9 +294,6 @@ func TestRefusalWordsShape(t *testing.T) {
 		if strings.Count(w, "‘") != strings.Count(w, "’") {
 			t.Errorf("%q: its ‘’ do not pair", w)
 		}
-	}
-	if !isCopyFailed(CopyFailedWords(sn, "no room")) || isCopyFailed(wordsReleaseCouldNotDelete(sn, "busy")) {
-		t.Error("a release stopped by its held copy is not told by its words")
 	}
 	for _, w := range named {
 		check(w)
@@ -361,18 +353,18 @@ func logWordsForShape() (named, others []string) {
 		logRestoreFailedWords(sn, "", "it failed", "nothing changed"), logRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
 		logForkWords(sn, box), logForkFailedWords(sn, box, "no room"), logForkedFromWords(box, sn, at, time.UTC),
 		logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
-		logDeletedWithEarlierWords(sn, id, box), logKeptWords(sn, at), logUnkeptWords(sn, true), logUnkeptWords(sn, false),
-		logHeldCopyMadeWords(sn, "vm-9", "pve-1", true), logHeldCopyRemadeWords(sn), logSavedWords(sn, id),
-		logForgottenWords(sn, id, "pve-2"),
+		LogDeletedWithEarlierWords(sn, id, box), logKeptWords(sn, at), LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
+		LogHeldCopyMadeWords(sn, "vm-9", "pve-1", true), LogHeldCopyRemadeWords(sn), logSavedWords(sn, id),
+		LogForgottenWords(sn, id, "pve-2"),
 	}
 	others = []string{
-		logMadeOnWords("this host"), logEarlierGuestDeletedWords(box, "vm-9"),
-		logEarlierGuestWords("vm-9", box, 2, "vm-10"), logReleasedWords, logHistorySettingsWords(nil),
-		logHistorySettingsWords(&yes), logHistorySettingsWords(&no),
+		LogMadeOnWords("this host"), logEarlierGuestDeletedWords(box, "vm-9"),
+		logEarlierGuestWords("vm-9", box, 2, "vm-10"), LogReleasedWords, LogHistorySettingsWords(nil),
+		LogHistorySettingsWords(&yes), LogHistorySettingsWords(&no),
 		logSetStraightWords("the restore", nil, ""),
-		logSetStraightWords("the restore", []string{"its keys"}, ""), logTrashedWords(at, "", "", time.UTC),
-		logTrashedWords(at, "final", "", time.UTC), logTrashedWords(at, "", "pve-1 takes no snapshots of it", time.UTC),
-		logUntrashedWords(true), logUntrashedWords(false), resetWords(ResetResult{Template: "dev", Kept: []string{".ssh"}}),
+		logSetStraightWords("the restore", []string{"its keys"}, ""), LogTrashedWords(at, "", "", time.UTC),
+		LogTrashedWords(at, "final", "", time.UTC), LogTrashedWords(at, "", "pve-1 takes no snapshots of it", time.UTC),
+		LogUntrashedWords(true), LogUntrashedWords(false), resetWords(ResetResult{Template: "dev", Kept: []string{".ssh"}}),
 	}
 	return named, others
 }
@@ -438,10 +430,8 @@ func TestEventWords(t *testing.T) {
 		ev   LogEvent
 		want string
 	}{
-		{LogEvent{Kind: EvSnapshotUnkept, Words: logUnkeptWords("a", false)}, "amber-fox stopped keeping: ‘a’ goes with the box again."},
-		{LogEvent{Kind: EvMade, Words: logMadeOnWords("this host")}, "amber-fox made on this host."},
-		{LogEvent{Kind: EvReleaseStopped, Words: logReleaseStoppedWords("Release did not finish: pve-1 does not answer.")},
-			"amber-fox release stopped: Release did not finish: pve-1 does not answer. Nothing kept was deleted."},
+		{LogEvent{Kind: EvSnapshotUnkept, Words: LogUnkeptWords("a", false)}, "amber-fox stopped keeping: ‘a’ goes with the box again."},
+		{LogEvent{Kind: EvMade, Words: LogMadeOnWords("this host")}, "amber-fox made on this host."},
 		{LogEvent{Kind: "", Words: "x"}, "amber-fox: x."},
 	} {
 		if got := EventLine("amber-fox", c.ev); got != c.want {
@@ -465,20 +455,16 @@ func TestFailureWordsShape(t *testing.T) {
 		failSnapshotGone, failTargetGone, failTakeSnapshotGone, failTakeBoxGone,
 		failNothingChangedWords(wordsSnapshotIs("a", "lost")), failLabelRefusedWords("pve-1", e), failPartExistsWords("no room"),
 		deletePartWayWords(e), failUndoWords("no room", ""), failUndoWords("no room", "it is locked"),
-		failForkRecordWords("amber-fox-fork", e), CopyFailedWords("a", copyIsWords("lost")),
-		CopyFailedWords("a", copyNoStorageWords("it is locked")), CopyFailedWords("a", copyRoomWords("pve-1", 6e9, 13e9)),
+		failForkRecordWords("amber-fox-fork", e),
 		resetUnfinishedWords(resetWhyUndo(e)), resetUnfinishedWords(resetWhyStop(e)), resetUnfinishedWords(resetWhyNoUndo(resetWhyFresh(e))),
 		resetUnfinishedWords(resetWhyAccess(e)), resetUnfinishedWords(resetWhyStart(e)),
 		resetNotBackWords(resetWhyFresh(e), "amber-fox", e, "before the reset at 10:42"),
 		resetUndoneWords(resetWhyFresh(e), "amber-fox", "before the reset at 10:42"),
-		finalNoneWords("pve-1", "amber-fox"), finalNoPlanWords(e), finalFailedWords(e),
-		untrashUnfinishedWords(untrashGoneWords("amber-fox")), untrashUnfinishedWords(untrashGuestWords("amber-fox", e)),
-		untrashUnfinishedWords(untrashStartWords("amber-fox", e)), logReleaseStoppedWords(wordsReleaseUnfinished("pve-1 does not answer.")),
 		logThenWords(resetUnfinishedWords(resetWhyStop(e)), observedNothingChanged),
 	}
-	observed := []string{observedNothingChanged, observedAlreadyGone, observedNothingKeptGone,
+	observed := []string{observedNothingChanged, observedAlreadyGone,
 		observedRestoreWords(observedFilesRestoredAccess, observedBoxStartedAgain), observedResetStopped, observedMayBeFresh, observedFreshNoLogins, observedAsBeforeReset,
-		observedReadyNotInTrash, observedStillInTrash, observedNoAnswerWords("pve-1", "rollback"),
+		observedNoAnswerWords("pve-1", "rollback"),
 		observedRestoreWords(observedFilesAsTheyWere, observedBoxStartedAgain), observedRestoreWords(observedFilesPutBack, observedBoxRuns),
 		observedRestoreWords(observedFilesRestored, observedStartFailedWords("it is locked")),
 		observedRestoreWords(observedFilesPartWayWords(observedUndoNotReady), observedBoxStoppedAsBefore),
@@ -517,8 +503,6 @@ func TestUnfinishedWords(t *testing.T) {
 		{"The restore of amber-fox", "", "", "The restore of amber-fox did not finish."},
 		{"The restore", failUndoWords("no room", ""), observedNothingChanged,
 			"The restore did not finish: could not take the undo: no room; boxsnap then observed: nothing changed."},
-		{"The release", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"), observedNothingKeptGone,
-			"Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB); boxsnap then observed: nothing kept was deleted."},
 		{"The restore at 10:42", logRestoreFailedWords("a", "adopt", "it did not finish in time", observedRestoreWords(observedFilesAsTheyWere, observedBoxStartedAgain)), "",
 			"The restore at 10:42 did not finish: to ‘a’ stopped at adopt: it did not finish in time; boxsnap then observed: the files are as they were and the box was started again."},
 	} {

@@ -46,7 +46,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	// its clone made when that clone's task ended OK (cloned).
 	rec := s.TaskRecorder(op)
 	clone := providers.HeldCopyClone
-	if op.Step == StepCopyClone && stepTaskDone(op) {
+	if op.Step == StepCopyClone && StepTaskDone(op) {
 		clone = providers.HeldCopyCloned
 	}
 	source := providers.SnapshotRef{ID: undo.ID, Guest: GuestOf(b)}

@@ -19,7 +19,7 @@ type goneBackend struct {
 }
 
 func (s *Server) goneBackends(r *http.Request) []goneBackend {
-	gone, err := s.opts.Core.Boxes().GoneBackends(r.Context())
+	gone, err := s.boxes.GoneBackends(r.Context())
 	if err != nil {
 		return nil
 	}
@@ -46,7 +46,7 @@ func (dlg *dialogBuilder) forgetDialog(r *http.Request, backend string) (dialog,
 	if d.Back == "/boxes/" {
 		d.Back = "/boxes/snapshots"
 	}
-	p, err := dlg.core.Boxes().ForgetBackendPlan(r.Context(), snapshots.Owner(), backend)
+	p, err := dlg.boxes.ForgetBackendPlan(r.Context(), snapshots.Owner(), backend)
 	if err != nil {
 		return d, err
 	}
@@ -85,7 +85,7 @@ func (s *Server) forgetBackend(w http.ResponseWriter, r *http.Request) {
 		s.renderDialog(w, r, http.StatusConflict, d)
 		return
 	}
-	p, stayed, err := s.opts.Core.Boxes().ForgetBackend(r.Context(), snapshots.Owner(), backend)
+	p, stayed, err := s.boxes.ForgetBackend(r.Context(), snapshots.Owner(), backend)
 	if err != nil {
 		s.refused(w, r, err)
 		return

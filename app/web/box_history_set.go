@@ -25,12 +25,12 @@ func (s *Server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Automatic snapshots are on, off, or as the backend's setting says (backend)."})
 		return
 	}
-	cur, err := s.opts.Core.Boxes().BoxHistorySettings(r.Context(), snapshots.Owner(), box)
+	cur, err := s.boxes.BoxHistorySettings(r.Context(), snapshots.Owner(), box)
 	if err != nil {
 		s.refused(w, r, err)
 		return
 	}
-	if _, err := s.opts.Core.Boxes().SetBoxHistory(r.Context(), snapshots.Owner(), box, on, cur.MaxGiB); err != nil {
+	if _, err := s.boxes.SetBoxHistory(r.Context(), snapshots.Owner(), box, on, cur.MaxGiB); err != nil {
 		s.refused(w, r, err)
 		return
 	}

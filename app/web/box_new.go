@@ -36,13 +36,13 @@ func (s *Server) newBoxForm(r *http.Request) newBoxForm {
 	for _, b := range s.opts.Core.Backends() {
 		f.Backends = append(f.Backends, option{b.ID, b.Label})
 	}
-	if ts, err := s.opts.Core.Boxes().Templates(r.Context()); err == nil {
+	if ts, err := s.boxes.Templates(r.Context()); err == nil {
 		for _, t := range ts {
 			f.Templates = append(f.Templates, option{t.Name, t.Name + " · " + t.Backend + ", " + t.Source})
 		}
 	}
 	f.Threads = []option{{"", "Your machine"}}
-	if threads, err := s.opts.Core.Boxes().Threads(r.Context(), snapshots.Owner()); err == nil {
+	if threads, err := s.boxes.Threads(r.Context(), snapshots.Owner()); err == nil {
 		for _, t := range threads {
 			if t.EndedAt == nil {
 				f.Threads = append(f.Threads, option{t.ID, t.Title})
@@ -64,7 +64,7 @@ func (s *Server) newBox(w http.ResponseWriter, r *http.Request) {
 		Adopt:    strings.TrimSpace(r.PostFormValue("adopt")),
 		Command:  strings.TrimSpace(r.PostFormValue("command")),
 	}
-	b, err := s.opts.Core.Boxes().AcquireBox(r.Context(), snapshots.Owner(), req)
+	b, err := s.boxes.AcquireBox(r.Context(), snapshots.Owner(), req)
 	if err != nil {
 		if _, ok := snapshots.AsRefusal(err); !ok {
 			// A backend's own words (a template that does not exist, a

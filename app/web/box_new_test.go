@@ -39,7 +39,7 @@ func TestNewBoxAndRelease(t *testing.T) {
 	if err != nil || b.ThreadID == nil || *b.ThreadID != th.ID {
 		t.Fatalf("the box %+v (%v)", b, err)
 	}
-	if boxes, _ := s.env.Core.Boxes().List(ctx, snapshots.Owner()); len(boxes) != 1 {
+	if boxes, _ := s.env.Boxes.List(ctx, snapshots.Owner()); len(boxes) != 1 {
 		t.Fatalf("the bad name made a box: %d boxes", len(boxes))
 	}
 	op, _, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "calm-moss"})

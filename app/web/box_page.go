@@ -300,7 +300,7 @@ func (s *Server) restoreNotice(r *http.Request, v *snapshots.BoxView, rs restore
 	b := v.Box
 	thread, why := "", ""
 	if ev.ActorThread != nil {
-		if t, err := s.opts.Core.Boxes().Thread(r.Context(), snapshots.Owner(), *ev.ActorThread); err == nil {
+		if t, err := s.boxes.Thread(r.Context(), snapshots.Owner(), *ev.ActorThread); err == nil {
 			thread = t.Title
 		}
 	}

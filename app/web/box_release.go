@@ -85,10 +85,10 @@ func (s *Server) showReleaseDialog(w http.ResponseWriter, r *http.Request) {
 	if sp := s.opts.Core.Snapshotting(p.Box); p.Keepable > 0 && sp != nil && sp.KeepsPastRelease != providers.KeepsNo && sp.Fork != providers.ForkNone {
 		p.KeepFirst = "/boxes/snapshots?q=" + url.QueryEscape(p.Box.Name)
 	}
-	p.Stopped, _ = s.opts.Core.Boxes().ReleaseStopped(r.Context(), snapshots.Owner(), p.Box.ID)
+	p.Stopped, _ = s.boxes.ReleaseStopped(r.Context(), snapshots.Owner(), p.Box.ID)
 	if p.Box.State == snapshots.BoxReady && p.Stopped == "" {
 		if st, err := s.opts.Core.Settings(r.Context()); err == nil && st.TrashHours > 0 {
-			p.Trash, _ = s.opts.Core.Boxes().ReleaseWords(r.Context(), p.Box)
+			p.Trash, _ = s.boxes.ReleaseWords(r.Context(), p.Box)
 		}
 	}
 	s.render(w, r, http.StatusOK, "release", p)
@@ -97,15 +97,15 @@ func (s *Server) showReleaseDialog(w http.ResponseWriter, r *http.Request) {
 // releaseBox releases a box: its operation waits for what runs on the box,
 // deletes its unkept snapshots, and releases its guest.
 func (s *Server) releaseBox(w http.ResponseWriter, r *http.Request) {
-	release := s.opts.Core.Boxes().ReleaseBox
+	release := s.boxes.ReleaseBox
 	flash := snapshots.ReleasingWords(chi.URLParam(r, "box"))
 	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
 	switch {
 	case err != nil:
 	case r.PostFormValue("deleteKept") == "1":
-		release = s.opts.Core.Boxes().ReleaseBoxDeletingKept // "Release and delete it"
+		release = s.boxes.ReleaseBoxDeletingKept // "Release and delete it"
 	case b.State == snapshots.BoxTrashed:
-		release = s.opts.Core.Boxes().EmptyTrash // Release again, after emptying the trash stopped
+		release = s.boxes.EmptyTrash // Release again, after emptying the trash stopped
 	default:
 		if st, err := s.opts.Core.Settings(r.Context()); err == nil && st.TrashHours > 0 {
 			flash = fmt.Sprintf("Moving %s to the trash: you can restore it with its history for %d hours.", b.Name, st.TrashHours)

@@ -12,7 +12,7 @@ import (
 // startBox starts a stopped box from its card on Machines, and goes back
 // there.
 func (s *Server) startBox(w http.ResponseWriter, r *http.Request) {
-	b, err := s.opts.Core.Boxes().StartBox(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
+	b, err := s.boxes.StartBox(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -78,6 +79,7 @@ type dialog struct {
 // it asks for (restoreDialog in snapshot_restore.go).
 type dialogBuilder struct {
 	core     *snapshots.Service
+	boxes    *boxes.Boxes
 	contents *contents.Contents
 	rows     *rowBuilder
 }

@@ -25,11 +25,11 @@ func TestABoxAtItsDiskBoundSaysSoOnItsPage(t *testing.T) {
 		t.Skip("a box cannot be a file system of its own here: " + why)
 	}
 	ctx := context.Background()
-	if err := s.env.Core.Boxes().SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "small-disk", Backend: "local", Kind: "linux",
+	if err := s.env.Boxes.SaveTemplate(ctx, snapshots.Owner(), snapshots.BoxTemplate{Name: "small-disk", Backend: "local", Kind: "linux",
 		Limits: providers.BoxLimits{DiskBytes: 32 << 20}}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "full-disk", Template: "small-disk"})
+	b, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "full-disk", Template: "small-disk"})
 	if err != nil {
 		t.Fatal(err)
 	}

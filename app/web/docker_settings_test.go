@@ -43,7 +43,7 @@ func TestNewBoxOffersDockerTemplates(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newSite(t, coretest.Options{NoWorkers: true, Extra: []snapshots.Backend{{ID: "docker", Kind: "docker", Label: "Docker (this host)", Snap: be, Boxes: be}}})
-	if err := s.env.Core.Boxes().SaveTemplate(context.Background(), snapshots.Owner(), snapshots.BoxTemplate{Name: "busybox-docker", Backend: "docker", Kind: docker.KindLinux, Source: "boxsnap-demo/busybox:1"}); err != nil {
+	if err := s.env.Boxes.SaveTemplate(context.Background(), snapshots.Owner(), snapshots.BoxTemplate{Name: "busybox-docker", Backend: "docker", Kind: docker.KindLinux, Source: "boxsnap-demo/busybox:1"}); err != nil {
 		t.Fatal(err)
 	}
 	page := s.do(t, "GET", "/boxes", nil, nil).Body.String()

@@ -29,7 +29,7 @@ func TestFirstRunGuides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Options{Auth: env.Auth, Core: env.Core, Tab: env.Tab, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Views: vw, Logger: env.Logger})
+	srv, err := New(Options{Auth: env.Auth, Core: env.Core, Tab: env.Tab, Boxes: env.Boxes, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Views: vw, Logger: env.Logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestFirstRunGuides(t *testing.T) {
 	}
 
 	// Machines: each box says running or stopped in a word.
-	if _, err := env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", Command: "while :; do sleep 1; done"}); err != nil {
+	if _, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", Command: "while :; do sleep 1; done"}); err != nil {
 		t.Fatal(err)
 	}
 	env.Box(t, snapshots.Owner(), "brisk-lake")
@@ -124,11 +124,11 @@ func TestStartOnEveryStoppedBox(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newSite(t, coretest.Options{NoWorkers: true})
-	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", Command: "while :; do sleep 1; done"})
+	b, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", Command: "while :; do sleep 1; done"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "brisk-lake", Backend: "local", Command: "while :; do sleep 1; done"}); err != nil {
+	if _, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "brisk-lake", Backend: "local", Command: "while :; do sleep 1; done"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.env.Local.Stop(ctx, providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}); err != nil {
@@ -152,7 +152,7 @@ func TestStartOnEveryStoppedBox(t *testing.T) {
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("Start answered %d:\n%s", w.Code, w.Body)
 	}
-	st, err := s.env.Core.Boxes().BoxStatus(ctx, snapshots.Owner(), "amber-fox")
+	st, err := s.env.Boxes.BoxStatus(ctx, snapshots.Owner(), "amber-fox")
 	if err != nil || !st.Running {
 		t.Fatalf("after Start amber-fox runs %v (%v)", st.Running, err)
 	}

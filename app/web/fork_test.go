@@ -24,7 +24,7 @@ func TestForkOpensTheNewBoxsPage(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	th, _, _ := s.env.Thread(t, "Fix the sign-in flow")
-	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", Thread: th.ID})
+	b, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", Thread: th.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

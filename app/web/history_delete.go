@@ -18,7 +18,7 @@ func (dlg *dialogBuilder) deleteHistoryDialog(r *http.Request, boxRef, _ string)
 	if err != nil {
 		return dialog{}, err
 	}
-	hist, err := dlg.core.Boxes().BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
+	hist, err := dlg.boxes.BoxHistorySettings(ctx, snapshots.Owner(), b.ID)
 	if err != nil {
 		return dialog{}, err
 	}

@@ -171,7 +171,7 @@ func TestNowRowTruth(t *testing.T) {
 		t.Errorf("right after a take, calm-moss's Now row says: %s", got)
 	}
 
-	if _, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "grey-ridge", Backend: be.ID, Kind: "lxc", Adopt: "214"}); err != nil {
+	if _, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "grey-ridge", Backend: be.ID, Kind: "lxc", Adopt: "214"}); err != nil {
 		t.Fatal(err)
 	}
 	takeNamed(t, s, "grey-ridge", "before the migration")
@@ -300,11 +300,11 @@ func TestTimelineWordsMatchTheBox(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	s.env.Box(t, snapshots.Owner(), "calm-moss")
-	st, err := s.env.Core.Boxes().BoxStatus(ctx, snapshots.Owner(), "calm-moss")
+	st, err := s.env.Boxes.BoxStatus(ctx, snapshots.Owner(), "calm-moss")
 	if err != nil {
 		t.Fatal(err)
 	}
-	hist, err := s.env.Core.Boxes().BoxHistorySettings(ctx, snapshots.Owner(), "calm-moss")
+	hist, err := s.env.Boxes.BoxHistorySettings(ctx, snapshots.Owner(), "calm-moss")
 	if err != nil {
 		t.Fatal(err)
 	}

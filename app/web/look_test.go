@@ -20,7 +20,7 @@ func TestProxmoxCannotBrowse(t *testing.T) {
 	s := newSite(t, coretest.Options{Extra: []snapshots.Backend{be}, Install: simInstall})
 	ctx := context.Background()
 	owner := snapshots.Owner()
-	if _, err := s.env.Core.Boxes().AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "grey-ridge", Backend: be.ID, Kind: "lxc", Adopt: "214"}); err != nil {
+	if _, err := s.env.Boxes.AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "grey-ridge", Backend: be.ID, Kind: "lxc", Adopt: "214"}); err != nil {
 		t.Fatal(err)
 	}
 	op, sn, err := s.env.Core.Take(ctx, owner, snapshots.TakeRequest{Box: "grey-ridge", Name: "before"})

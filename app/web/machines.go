@@ -28,7 +28,7 @@ func (s *Server) machineState(r *http.Request, b *snapshots.Box) (words, class s
 	if b.ReleasedAt != nil {
 		return "", ""
 	}
-	st, err := s.opts.Core.Boxes().BoxStatus(r.Context(), snapshots.Owner(), b.ID)
+	st, err := s.boxes.BoxStatus(r.Context(), snapshots.Owner(), b.ID)
 	switch {
 	case err != nil:
 		return "State unknown", "unknown"
@@ -66,10 +66,10 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 	rc := s.rows.rowContext(r, "/boxes")
 	v := r.URL.Query()
 	list := func(released bool, after string) (machineList, error) {
-		page, err := s.opts.Core.Boxes().Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
+		page, err := s.boxes.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
 		if err != nil && after != "" {
 			// A place from an old address: from the start.
-			page, err = s.opts.Core.Boxes().Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, Limit: machinesPerPage})
+			page, err = s.boxes.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, Limit: machinesPerPage})
 		}
 		if err != nil {
 			return machineList{}, err

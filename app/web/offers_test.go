@@ -68,7 +68,7 @@ func TestWhatEachBackendOffers(t *testing.T) {
 	for _, g := range []struct{ vmid, name, kind string }{
 		{"214", "grey-ridge", "lxc"}, {"215", "quiet-owl", "qemu"}, {"216", "win-desk", "qemu-windows"}, {"221", "tidy-glade", "lxc"},
 	} {
-		if _, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: g.name, Backend: be.ID, Kind: g.kind, Adopt: g.vmid}); err != nil {
+		if _, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: g.name, Backend: be.ID, Kind: g.kind, Adopt: g.vmid}); err != nil {
 			t.Fatalf("adopt %s: %v", g.name, err)
 		}
 	}

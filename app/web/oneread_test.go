@@ -185,7 +185,7 @@ func TestListPagesReadOnce(t *testing.T) {
 
 	// The Trash tab: the boxes in the trash, then its tab's count.
 	s.env.Box(t, snapshots.Owner(), "olive-pine")
-	rel, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "olive-pine", "")
+	rel, err := s.env.Boxes.ReleaseBox(ctx, snapshots.Owner(), "olive-pine", "")
 	if err != nil {
 		t.Fatal(err)
 	}

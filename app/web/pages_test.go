@@ -34,7 +34,7 @@ func TestStaleDialogRefuses(t *testing.T) {
 	if w.Code != http.StatusOK || m == nil {
 		t.Fatalf("restore dialog: %d, plan field %v\n%s", w.Code, m, w.Body)
 	}
-	if _, err := s.env.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.Name, snapshots.Presence{Terminals: 1}); err != nil {
+	if _, err := s.env.Boxes.SetPresence(ctx, snapshots.Owner(), b.Name, snapshots.Presence{Terminals: 1}); err != nil {
 		t.Fatal(err)
 	}
 	w = s.do(t, "POST", path, url.Values{"plan": {m[1]}, "undo": {"1"}, "back": {"/boxes/amber-fox"}}, nil)
@@ -296,7 +296,7 @@ func TestEventsSaidByTheCore(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, op)
-	evs, err := s.env.Core.Boxes().BoxLog(ctx, snapshots.Owner(), b.ID, 10)
+	evs, err := s.env.Boxes.BoxLog(ctx, snapshots.Owner(), b.ID, 10)
 	if err != nil || len(evs) < 3 {
 		t.Fatalf("the box log holds %d events (%v)", len(evs), err)
 	}

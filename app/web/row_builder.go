@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -19,6 +20,7 @@ import (
 // them reads: the core and the plans kept a few seconds.
 type rowBuilder struct {
 	core     *snapshots.Service
+	boxes    *boxes.Boxes
 	contents *contents.Contents
 	plans    *planCache
 }
@@ -43,7 +45,7 @@ func (rb *rowBuilder) rowContext(r *http.Request, back string) rowContext {
 	rc := rowContext{ctx: ctx, now: time.Now(), tz: rb.core.TimeZone(ctx), back: back,
 		selecting: r.URL.Query().Get("select") == "1", keepDays: snapshots.DefaultKeepDays,
 		threads: &threadTitles{known: map[string]string{}, read: func(ids []string) (map[string]string, error) {
-			return rb.core.Boxes().ThreadTitles(ctx, snapshots.Owner(), ids)
+			return rb.boxes.ThreadTitles(ctx, snapshots.Owner(), ids)
 		}}}
 	if st, err := rb.core.Settings(ctx); err == nil {
 		rc.keepDays = st.KeepDays
@@ -459,7 +461,7 @@ func (rb *rowBuilder) restoresOff(ctx context.Context, b *snapshots.Box) bool {
 
 // restoresOf reads a box's restores from its log (its newest events).
 func (rb *rowBuilder) restoresOf(rc rowContext, b *snapshots.Box) restores {
-	evs, err := rb.core.Boxes().BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
+	evs, err := rb.boxes.BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
 	if err != nil {
 		return restores{byOp: map[string]snapshots.RestoreResult{}}
 	}

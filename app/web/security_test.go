@@ -33,7 +33,7 @@ func signInServer(t *testing.T) (*Server, *coretest.Env, *time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Options{Auth: env.Auth, Core: env.Core, Tab: env.Tab, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Views: vw, Logger: env.Logger})
+	srv, err := New(Options{Auth: env.Auth, Core: env.Core, Tab: env.Tab, Boxes: env.Boxes, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Views: vw, Logger: env.Logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func FuzzWebForms(f *testing.F) {
 	}
 	s := newSite(f, coretest.Options{NoWorkers: true})
 	s.env.Box(f, snapshots.Owner(), "amber-fox")
-	srv, err := New(Options{Auth: s.env.Auth, Core: s.env.Core, Tab: s.env.Tab, Contents: s.env.Contents, Approvals: s.env.Approvals, Pictures: s.env.Pictures, Views: mustViews(f), Logger: s.env.Logger})
+	srv, err := New(Options{Auth: s.env.Auth, Core: s.env.Core, Tab: s.env.Tab, Boxes: s.env.Boxes, Contents: s.env.Contents, Approvals: s.env.Approvals, Pictures: s.env.Pictures, Views: mustViews(f), Logger: s.env.Logger})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestBoxTemplatesOnTheSettingsPage(t *testing.T) {
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("a good template: %d\n%s", w.Code, w.Body)
 	}
-	got, err := s.env.Core.Boxes().Template(context.Background(), "node-dev")
+	got, err := s.env.Boxes.Template(context.Background(), "node-dev")
 	if err != nil || got.Limits.MemoryBytes != 512<<20 || got.Limits.Processes != 64 || got.Limits.DiskBytes != 32<<20 || got.Env["PORT"] != "3000" || got.Command != "npm start" {
 		t.Fatalf("saved: %+v %v", got, err)
 	}
@@ -333,7 +333,7 @@ func TestBoxTemplatesOnTheSettingsPage(t *testing.T) {
 	if w := s.do(t, "POST", "/settings/templates/node-dev/delete", url.Values{}, nil); w.Code != http.StatusSeeOther {
 		t.Fatalf("remove: %d", w.Code)
 	}
-	if _, err := s.env.Core.Boxes().Template(context.Background(), "node-dev"); err == nil {
+	if _, err := s.env.Boxes.Template(context.Background(), "node-dev"); err == nil {
 		t.Fatal("the template is still there")
 	}
 }

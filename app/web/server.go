@@ -11,6 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/views"
@@ -33,6 +34,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Tab is the Snapshots tab's and the Boxes page's lists.
 	Tab *tab.Tab
+	// Boxes is the boxes and threads: acquiring, listing, templates, the
+	// trash, a box's release and forgetting a backend.
+	Boxes *boxes.Boxes
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil
@@ -56,6 +60,8 @@ type Server struct {
 	rows *rowBuilder
 	// dialogs builds the dialogs' view data.
 	dialogs *dialogBuilder
+	// boxes is opts.Boxes, the boxes and threads the pages call.
+	boxes *boxes.Boxes
 	// throttle counts wrong passwords per client address; a throttled
 	// answer waits slowFor, at most len(slowed) at once.
 	throttle *signInThrottle
@@ -72,10 +78,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil || opts.Views == nil || opts.Logger == nil {
 		return nil, errors.New("web: Auth, Views and Logger are required")
 	}
-	s := &Server{opts: opts, plans: &planCache{}, throttle: newSignInThrottle(nil),
+	s := &Server{opts: opts, boxes: opts.Boxes, plans: &planCache{}, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
-	s.rows = &rowBuilder{core: opts.Core, contents: opts.Contents, plans: s.plans}
-	s.dialogs = &dialogBuilder{core: opts.Core, contents: opts.Contents, rows: s.rows}
+	s.rows = &rowBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, plans: s.plans}
+	s.dialogs = &dialogBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, rows: s.rows}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}

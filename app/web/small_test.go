@@ -69,7 +69,7 @@ func TestForkKeepsDesktop(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
-	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", HasScreen: true})
+	b, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "local", HasScreen: true})
 	if err != nil {
 		t.Fatal(err)
 	}

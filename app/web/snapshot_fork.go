@@ -63,7 +63,7 @@ func (dlg *dialogBuilder) forkDialog(r *http.Request, boxRef, ref string) (dialo
 	// a released box's kept snapshot, and a machine's, only the latter.
 	if b.ThreadID != nil && b.ReleasedAt == nil && b.State == snapshots.BoxReady {
 		title := *b.ThreadID
-		if t, terr := dlg.core.Boxes().Thread(ctx, snapshots.Owner(), *b.ThreadID); terr == nil {
+		if t, terr := dlg.boxes.Thread(ctx, snapshots.Owner(), *b.ThreadID); terr == nil {
 			title = t.Title
 		}
 		d.Places = []place{{Value: whereThread, Text: "In " + title + ", as " + b.Name + " is", Checked: true},

@@ -169,7 +169,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Min.Approval, p.Max.Approval = 1, snapshots.MaxApprovalMinutes
 	p.Min.Share, p.Max.Share = 1, snapshots.MaxShareDays
 	p.Max.Trash = snapshots.MaxTrashHours
-	boxes, _ := s.opts.Core.Boxes().List(ctx, snapshots.Owner())
+	boxes, _ := s.boxes.List(ctx, snapshots.Owner())
 	p.NoDocker = true
 	p.NotRun = snapshots.NotRunBackends
 	for _, be := range s.opts.Core.Backends() {

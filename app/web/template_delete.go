@@ -11,7 +11,7 @@ import (
 // deleteTemplate removes a box template; its boxes stay.
 func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
-	if err := s.opts.Core.Boxes().DeleteTemplate(r.Context(), snapshots.Owner(), name); err != nil {
+	if err := s.boxes.DeleteTemplate(r.Context(), snapshots.Owner(), name); err != nil {
 		s.refused(w, r, err)
 		return
 	}

@@ -53,7 +53,7 @@ func (s *Server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 	if len(bad) > 0 {
 		err = &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: strings.Join(bad, " ")}
 	} else {
-		err = s.opts.Core.Boxes().SaveTemplate(r.Context(), snapshots.Owner(), t)
+		err = s.boxes.SaveTemplate(r.Context(), snapshots.Owner(), t)
 	}
 	if err != nil {
 		if _, ok := snapshots.AsRefusal(err); !ok {

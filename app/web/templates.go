@@ -22,7 +22,7 @@ type templatesPage struct {
 }
 
 func (s *Server) templatesPage(w http.ResponseWriter, r *http.Request, status int, p templatesPage) {
-	list, err := s.opts.Core.Boxes().Templates(r.Context())
+	list, err := s.boxes.Templates(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -10,7 +10,7 @@ import (
 // shows its token once.
 func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 	title := r.PostFormValue("title")
-	_, token, err := s.opts.Core.Boxes().CreateThread(r.Context(), snapshots.Owner(), title)
+	_, token, err := s.boxes.CreateThread(r.Context(), snapshots.Owner(), title)
 	if err != nil {
 		s.threadsTab(w, r, statusOf(err), threadsTab{Error: refusalWords(err), Title: title})
 		return

@@ -25,7 +25,7 @@ type threadsTab struct {
 }
 
 func (s *Server) threadsTab(w http.ResponseWriter, r *http.Request, status int, p threadsTab) {
-	ths, err := s.opts.Core.Boxes().Threads(r.Context(), snapshots.Owner())
+	ths, err := s.boxes.Threads(r.Context(), snapshots.Owner())
 	if err != nil {
 		s.fail(w, r, err)
 		return

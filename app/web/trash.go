@@ -30,7 +30,7 @@ type trashTab struct {
 // showTrash answers the Trash tab: every box in the trash, the soonest to
 // go first, with Restore and Empty now.
 func (s *Server) showTrash(w http.ResponseWriter, r *http.Request) {
-	list, err := s.opts.Core.Boxes().Trash(r.Context(), snapshots.Owner())
+	list, err := s.boxes.Trash(r.Context(), snapshots.Owner())
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -37,7 +37,7 @@ func (s *Server) showEmptyTrashDialog(w http.ResponseWriter, r *http.Request) {
 // emptyTrash releases a box in the trash now.
 func (s *Server) emptyTrash(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "box")
-	op, err := s.opts.Core.Boxes().EmptyTrash(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"))
+	op, err := s.boxes.EmptyTrash(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

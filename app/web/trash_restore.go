@@ -11,7 +11,7 @@ import (
 // restoreFromTrash gives a box back from the trash, with its history.
 func (s *Server) restoreFromTrash(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "box")
-	op, err := s.opts.Core.Boxes().RestoreFromTrash(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"))
+	op, err := s.boxes.RestoreFromTrash(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"))
 	if err != nil {
 		s.refused(w, r, err)
 		return

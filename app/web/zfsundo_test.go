@@ -19,7 +19,7 @@ func TestZFSUndoNotice(t *testing.T) {
 	be, _ := simulatedProxmoxZFS(t, true)
 	s := newSite(t, coretest.Options{Extra: []snapshots.Backend{be}, Install: simInstall})
 	ctx := context.Background()
-	if _, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "river-elk", Backend: be.ID, Kind: "lxc", Adopt: "221"}); err != nil {
+	if _, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "river-elk", Backend: be.ID, Kind: "lxc", Adopt: "221"}); err != nil {
 		t.Fatalf("adopt river-elk: %v", err)
 	}
 	var newest *snapshots.Snapshot
@@ -51,7 +51,7 @@ func TestZFSUndoNotice(t *testing.T) {
 		t.Fatalf("the ZFS restore's undo: %+v, %v; want a held copy", undo, err)
 	}
 	// Its take is told once in the box log, with where the copy is.
-	events, err := s.env.Core.Boxes().BoxLog(ctx, snapshots.Owner(), "river-elk", 50)
+	events, err := s.env.Boxes.BoxLog(ctx, snapshots.Owner(), "river-elk", 50)
 	if err != nil {
 		t.Fatal(err)
 	}

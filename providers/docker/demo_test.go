@@ -21,9 +21,9 @@ func TestDockerDemoSeeds(t *testing.T) {
 	ctx := context.Background()
 	env, _, _ := coreEnv(t, b, true, own)
 	for range 2 {
-		must(t, demo.SeedDocker(ctx, env.Core, b, dockertest.Busybox, env.Logger))
+		must(t, demo.SeedDocker(ctx, env.Boxes, b, dockertest.Busybox, env.Logger))
 	}
-	boxes, err := env.Core.Boxes().List(ctx, snapshots.Owner())
+	boxes, err := env.Boxes.List(ctx, snapshots.Owner())
 	must(t, err)
 	var made []*snapshots.Box
 	for _, x := range boxes {
@@ -35,7 +35,7 @@ func TestDockerDemoSeeds(t *testing.T) {
 		t.Fatalf("the demo made %d Docker boxes, want crisp-dune once", len(made))
 	}
 	t.Cleanup(func() { _ = b.Release(context.Background(), guestOf(made[0])) })
-	tpl, err := env.Core.Boxes().Template(ctx, demo.DockerTemplate)
+	tpl, err := env.Boxes.Template(ctx, demo.DockerTemplate)
 	must(t, err)
 	if tpl.Backend != b.ID() || tpl.Source != demo.DockerImage {
 		t.Fatalf("the demo's template: %+v", tpl)

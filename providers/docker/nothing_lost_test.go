@@ -213,7 +213,7 @@ func TestDockerReconcileSaysContainerRemoved(t *testing.T) {
 			t.Fatalf("reconcile %d after the removal: gone %v", i+1, rep.GuestsGone)
 		}
 	}
-	log, err := env.Core.Boxes().BoxLog(ctx, snapshots.Owner(), box.ID, 50)
+	log, err := env.Boxes.BoxLog(ctx, snapshots.Owner(), box.ID, 50)
 	must(t, err)
 	said := 0
 	for _, ev := range log {

@@ -140,7 +140,7 @@ func coreEnv(t *testing.T, b *docker.Backend, workers bool, install string) (*co
 // dockerBox makes a Docker box through the core.
 func dockerBox(t *testing.T, env *coretest.Env, b *docker.Backend, name string) *snapshots.Box {
 	t.Helper()
-	box, err := env.Core.Boxes().AcquireBox(context.Background(), snapshots.Owner(), snapshots.BoxRequest{Name: name, Kind: docker.KindLinux,
+	box, err := env.Boxes.AcquireBox(context.Background(), snapshots.Owner(), snapshots.BoxRequest{Name: name, Kind: docker.KindLinux,
 		Backend: b.ID(), Template: dockertest.TestImage})
 	must(t, err)
 	t.Cleanup(func() {

@@ -34,7 +34,7 @@ func BenchmarkRelease(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				box := fmt.Sprintf("bench-%d", i)
-				bx, err := env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: box, Kind: proxmox.KindLXC, Backend: "pve-lab", Template: itoa(lxcTmpl)})
+				bx, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: box, Kind: proxmox.KindLXC, Backend: "pve-lab", Template: itoa(lxcTmpl)})
 				must(b, err)
 				vmid, _ := strconv.Atoi(bx.GuestRef)
 				must(b, e.sim.Write(vmid, 2*gib))
@@ -46,7 +46,7 @@ func BenchmarkRelease(b *testing.B) {
 				}
 				e.sim.ResetCalls()
 				b.StartTimer()
-				op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), box, "")
+				op, err := env.Boxes.ReleaseBox(ctx, snapshots.Owner(), box, "")
 				must(b, err)
 				if got := env.Wait(b, op); got.State != snapshots.OpDone {
 					b.Fatalf("release: %s %s", got.State, deref(got.Error))

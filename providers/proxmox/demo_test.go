@@ -57,7 +57,7 @@ func TestDemoForksKeepsAndUndoes(t *testing.T) {
 	env, err := coretest.Build(ctx, pool, coretest.Options{Install: install, LocalRoot: t.TempDir(), Extra: []snapshots.Backend{be}})
 	must(t, err)
 	t.Cleanup(env.Stop)
-	must(t, demo.SeedProxmox(ctx, env.Core, be.ID, slog.New(slog.DiscardHandler)))
+	must(t, demo.SeedProxmox(ctx, env.Boxes, be.ID, slog.New(slog.DiscardHandler)))
 
 	sn := takeDone(t, env, snapshots.Owner(), "grey-ridge", "demo")
 	if sn.ForkSafe == nil {

@@ -66,7 +66,7 @@ func TestKeptOutlivesRelease(t *testing.T) {
 	must(t, e.sim.Write(lxcThin, 3*gib)) // after the take: not in the kept snapshot
 	kept = keepDone(t, env, "amber-fox", kept.ID)
 
-	op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err := env.Boxes.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("release: %s %s", got.State, deref(got.Error))
@@ -135,7 +135,7 @@ func TestReleaseStopsWhenACopyFails(t *testing.T) {
 	keepDone(t, env, "amber-fox", kept.ID)
 	must(t, e.sim.FillStorage("pve-1", "local-lvm", 84))
 
-	op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err := env.Boxes.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	got := env.Wait(t, op)
 	want := "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 5.4 GB free, and it needs 8.6 GB)"
@@ -159,10 +159,10 @@ func TestReleaseStopsWhenACopyFails(t *testing.T) {
 	if b.State != "ready" {
 		t.Fatalf("the box is %s after the stopped release; want ready, to release again", b.State)
 	}
-	if _, err := env.Core.Boxes().ReleaseBoxDeletingKept(ctx, snapshots.Caller{Kind: snapshots.CallerAgent, Thread: "th000000000000"}, "amber-fox", ""); err == nil {
+	if _, err := env.Boxes.ReleaseBoxDeletingKept(ctx, snapshots.Caller{Kind: snapshots.CallerAgent, Thread: "th000000000000"}, "amber-fox", ""); err == nil {
 		t.Fatalf("an agent deleted what the person kept")
 	}
-	op, err = env.Core.Boxes().ReleaseBoxDeletingKept(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err = env.Boxes.ReleaseBoxDeletingKept(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("release and delete it: %s %s", got.State, deref(got.Error))
@@ -202,7 +202,7 @@ func TestHeldCopyRemade(t *testing.T) {
 
 	// The copy's template task runs until the node's reboot kills it.
 	e.sim.StallNextTask("vztemplate", 0)
-	op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err := env.Boxes.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	waitFor(t, "the release at the copy's template, its task running", func() bool {
 		got, err := env.Core.Operation(ctx, snapshots.Owner(), op.ID)
@@ -289,7 +289,7 @@ func TestHeldCopyExpires(t *testing.T) {
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("keep: %s %s", got.State, deref(got.Error))
 	}
-	op, err = env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
+	op, err = env.Boxes.ReleaseBox(ctx, snapshots.Owner(), "amber-fox", "")
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("release: %s %s", got.State, deref(got.Error))

@@ -56,7 +56,7 @@ func buildCore(t testing.TB, pool *pgxpool.Pool, e *simEnv, root string, now fun
 
 func adopt(t testing.TB, env *coretest.Env, name, kind string, vmid int) *snapshots.Box {
 	t.Helper()
-	b, err := env.Core.Boxes().AcquireBox(context.Background(), snapshots.Owner(), snapshots.BoxRequest{Name: name, Kind: kind, Backend: "pve-lab", Adopt: itoa(vmid)})
+	b, err := env.Boxes.AcquireBox(context.Background(), snapshots.Owner(), snapshots.BoxRequest{Name: name, Kind: kind, Backend: "pve-lab", Adopt: itoa(vmid)})
 	must(t, err)
 	return b
 }
@@ -91,7 +91,7 @@ func snapshotState(t testing.TB, env *coretest.Env, id string) string {
 
 func boxLog(t testing.TB, env *coretest.Env, box string) []snapshots.LogEvent {
 	t.Helper()
-	l, err := env.Core.Boxes().BoxLog(context.Background(), snapshots.Owner(), box, 500)
+	l, err := env.Boxes.BoxLog(context.Background(), snapshots.Owner(), box, 500)
 	must(t, err)
 	return l
 }
@@ -328,7 +328,7 @@ func TestOrphansQuarantined(t *testing.T) {
 		t.Fatalf("memory take: %s %s", got.State, deref(got.Error))
 	}
 	msn = keepDone(t, fresh, "quiet-owl", msn.ID)
-	rop, err := fresh.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "quiet-owl", "")
+	rop, err := fresh.Boxes.ReleaseBox(ctx, snapshots.Owner(), "quiet-owl", "")
 	must(t, err)
 	if got := fresh.Wait(t, rop); got.State != snapshots.OpDone {
 		t.Fatalf("release of quiet-owl: %s %s", got.State, deref(got.Error))

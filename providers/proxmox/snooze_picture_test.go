@@ -52,7 +52,7 @@ func TestUndoPictureOutlastsTheSnoozes(t *testing.T) {
 	s.w.kill()
 	s.restartWith(t, workerScreens+"="+screens)
 	ctx := context.Background()
-	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
+	b, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
 		Backend: "pve-lab", Adopt: itoa(lxcThin), HasScreen: true, ScreenURL: "http://127.0.0.1:1/"})
 	must(t, err)
 	target := takeDone(t, s.env, snapshots.Owner(), b.Name, "target")

@@ -256,13 +256,13 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 	kept := keepDone(t, s.env, "amber-fox", takeDone(t, s.env, snapshots.Owner(), "amber-fox", "a").ID)
 
 	s.e.sim.StallNextTask("vzsnapshot", lxcThin)
-	op, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
+	op, err := s.env.Boxes.ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	s.end(t, s.snoozedAt(t, op.ID, "final", "vzsnapshot"))
 	if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("the release into the trash ended %s: %q", got.State, deref(got.Error))
 	}
-	entry, err := s.env.Core.Boxes().TrashOf(ctx, snapshots.Owner(), b.Name)
+	entry, err := s.env.Boxes.TrashOf(ctx, snapshots.Owner(), b.Name)
 	must(t, err)
 	if entry.Final == nil {
 		t.Fatalf("no final snapshot: %q", entry.FinalWords)
@@ -271,7 +271,7 @@ func TestReleaseSnoozesOnItsProviderTasks(t *testing.T) {
 	for _, typ := range []string{"vzclone", "vzdelsnapshot", "vzdestroy"} {
 		s.e.sim.StallNextTask(typ, lxcThin)
 	}
-	empty, err := s.env.Core.Boxes().EmptyTrash(ctx, snapshots.Owner(), b.Name, "")
+	empty, err := s.env.Boxes.EmptyTrash(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	upid := s.snoozedAt(t, empty.ID, "copy-clone", "vzclone")
 	s.w.kill()
@@ -416,7 +416,7 @@ func TestReplaceSnoozesOnItsDelete(t *testing.T) {
 	s := newSnoozeEnv(t, nil, false)
 	ctx := context.Background()
 	th, agent, _ := s.env.Thread(t, "Fix the sign-in flow")
-	b, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
+	b, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
 		Backend: "pve-lab", Adopt: itoa(lxcThin), Thread: th.ID})
 	must(t, err)
 	countOf := func() snapshots.Counts {

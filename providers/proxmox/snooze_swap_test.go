@@ -213,13 +213,13 @@ func TestReleaseSnoozesOnItsEarlierGuest(t *testing.T) {
 	w.swapDone(t)
 	nb, err := s.env.Core.Box(ctx, snapshots.Owner(), "river-elk")
 	must(t, err)
-	rop, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), "river-elk", "")
+	rop, err := s.env.Boxes.ReleaseBox(ctx, snapshots.Owner(), "river-elk", "")
 	must(t, err)
 	if got := s.env.Wait(t, rop); got.State != snapshots.OpDone {
 		t.Fatalf("the release into the trash ended %s: %q", got.State, deref(got.Error))
 	}
 	s.e.sim.StallNextTask("vzdestroy", lxcZFS)
-	op, err := s.env.Core.Boxes().EmptyTrash(ctx, snapshots.Owner(), "river-elk", "")
+	op, err := s.env.Boxes.EmptyTrash(ctx, snapshots.Owner(), "river-elk", "")
 	must(t, err)
 	upid := s.snoozedOn(t, op.ID, snapshots.StepRelease, "vzdestroy", lxcZFS)
 	s.w.kill()

@@ -102,7 +102,7 @@ func TestRoomSweepSnoozesOnItsDelete(t *testing.T) {
 	s := newSnoozeEnv(t, nil, false)
 	ctx := context.Background()
 	th, agent, _ := s.env.Thread(t, "Fix the sign-in flow")
-	if _, err := s.env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
+	if _, err := s.env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC,
 		Backend: "pve-lab", Adopt: itoa(lxcThin), Thread: th.ID}); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestTrashSnoozesOnItsStopAndStart(t *testing.T) {
 	before := tasksOf(t, s.e, lxcThin)
 
 	s.e.sim.StallNextTask("vzstop", lxcThin)
-	op, err := s.env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
+	op, err := s.env.Boxes.ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	s.finishAfterKill(t, op, snapshots.StepInert, "vzstop")
 	if g, _ := s.e.sim.Guest(lxcThin); g.Running {
@@ -188,7 +188,7 @@ func TestTrashSnoozesOnItsStopAndStart(t *testing.T) {
 	}
 
 	s.e.sim.StallNextTask("vzstart", lxcThin)
-	op, err = s.env.Core.Boxes().RestoreFromTrash(ctx, snapshots.Owner(), b.Name, "")
+	op, err = s.env.Boxes.RestoreFromTrash(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	s.finishAfterKill(t, op, snapshots.StepInert, "vzstart")
 	if g, _ := s.e.sim.Guest(lxcThin); !g.Running {
@@ -221,7 +221,7 @@ func TestReleaseAndDeleteItSnoozesOnItsDelete(t *testing.T) {
 	before := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"]
 
 	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
-	op, err := s.env.Core.Boxes().ReleaseBoxDeletingKept(ctx, snapshots.Owner(), b.Name, "")
+	op, err := s.env.Boxes.ReleaseBoxDeletingKept(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	s.finishAfterKill(t, op, snapshots.StepUnkeepDelete, "vzdelsnapshot")
 	if n := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"] - before; n != 1 {

@@ -55,7 +55,7 @@ func TestAccessFirst(t *testing.T) {
 		// The box's command: its first act at each start is to read its
 		// access file, into a file of its own folder.
 		cmd := "{ cat .boxsnap/env 2>/dev/null || echo none; } > started-with.txt; exec sleep 600"
-		b, err := env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "brisk-lake", Kind: "linux", Backend: "local", Command: cmd})
+		b, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "brisk-lake", Kind: "linux", Backend: "local", Command: cmd})
 		must(t, err)
 		dir := env.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
 		seen := filepath.Join(dir, "started-with.txt")

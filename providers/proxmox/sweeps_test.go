@@ -21,7 +21,7 @@ func TestRoomSweep(t *testing.T) {
 	ctx := context.Background()
 	th, agent, _ := env.Thread(t, "Fix the sign-in flow")
 	// Only the person adopts; the box is the thread's.
-	if _, err := env.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC, Backend: "pve-lab", Adopt: itoa(lxcThin), Thread: th.ID}); err != nil {
+	if _, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Kind: proxmox.KindLXC, Backend: "pve-lab", Adopt: itoa(lxcThin), Thread: th.ID}); err != nil {
 		t.Fatal(err)
 	}
 	old := takeDone(t, env, agent, "amber-fox", "oldest")

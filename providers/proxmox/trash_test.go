@@ -32,7 +32,7 @@ func TestTrashOnProxmox(t *testing.T) {
 		t.Fatalf("the guest before: running %v onboot %v net0 %q", before.Running, before.OnBoot, before.Config["net0"])
 	}
 
-	op, err := env.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
+	op, err := env.Boxes.ReleaseBox(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("release: %s %s", got.State, deref(got.Error))
@@ -47,7 +47,7 @@ func TestTrashOnProxmox(t *testing.T) {
 	if in.Written != before.Written {
 		t.Errorf("the guest's disk in the trash holds %d, want %d", in.Written, before.Written)
 	}
-	entry, err := env.Core.Boxes().TrashOf(ctx, snapshots.Owner(), b.Name)
+	entry, err := env.Boxes.TrashOf(ctx, snapshots.Owner(), b.Name)
 	must(t, err)
 	if entry.Final == nil || !strings.HasPrefix(entry.FinalName, "at the release at ") {
 		t.Fatalf("no final snapshot on Proxmox: %q", entry.FinalWords)
@@ -56,7 +56,7 @@ func TestTrashOnProxmox(t *testing.T) {
 		t.Fatalf("the guest holds %d snapshots; the trash says %q", len(in.Snapshots), entry.Costs)
 	}
 
-	rop, err := env.Core.Boxes().RestoreFromTrash(ctx, snapshots.Owner(), b.Name, "")
+	rop, err := env.Boxes.RestoreFromTrash(ctx, snapshots.Owner(), b.Name, "")
 	must(t, err)
 	if got := env.Wait(t, rop); got.State != snapshots.OpDone {
 		t.Fatalf("restore from the trash: %s %s", got.State, deref(got.Error))

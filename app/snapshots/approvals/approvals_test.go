@@ -43,7 +43,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 	}
 
 	// A plan that changed refuses, shows the new plan, and asks again.
-	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Terminals: 1}); err != nil {
+	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Terminals: 1}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.Approvals.Approve(ctx, snapshots.Owner(), ap.ID)
@@ -59,7 +59,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 		t.Fatalf("the approved restore's operation: by %s, consent %s", op.ByKind, op.Consent)
 	}
 	runOp(t, e, op)
-	events, _ := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), "amber-fox", 50)
+	events, _ := e.Boxes.BoxLog(ctx, snapshots.Owner(), "amber-fox", 50)
 	var restored, requested bool
 	for _, ev := range events {
 		if ev.Kind == snapshots.EvRestored && strings.Contains(ev.Words, "on a yes given by the person at ") {
@@ -119,7 +119,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 
 	// With the switch on again, the agent restores its own box by itself.
 	setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = true })
-	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{}); err != nil {
+	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{}); err != nil {
 		t.Fatal(err)
 	}
 	if op, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true}); err != nil || op == nil {
@@ -143,7 +143,7 @@ func TestExecutionMachineRestoreHoldsTurns(t *testing.T) {
 	tokens := map[string]string{agent.Thread: agentToken, neighbour.Thread: neighbourToken, elsewhere.Thread: elsewhereToken}
 	turnHeld := func(c snapshots.Caller) string { return heldBoth(t, e, c, tokens[c.Thread]) }
 	b := e.Box(t, snapshots.Owner(), "dev-desk")
-	if _, err := e.Core.Boxes().SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{
+	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{
 		{Thread: agent.Thread, RunsOn: true, Working: true}, {Thread: neighbour.Thread, RunsOn: true}}}); err != nil {
 		t.Fatal(err)
 	}

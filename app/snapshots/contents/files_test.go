@@ -137,7 +137,7 @@ func TestBrowseSnapshot(t *testing.T) {
 	if err := d.WriteTo(ctx, &buf); err != nil || buf.String() != "package main\n" {
 		t.Fatalf("downloaded %q, %v", buf.String(), err)
 	}
-	events, err := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), b.Name, 50)
+	events, err := e.Boxes.BoxLog(ctx, snapshots.Owner(), b.Name, 50)
 	if err != nil {
 		t.Fatal(err)
 	}

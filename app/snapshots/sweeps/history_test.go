@@ -133,14 +133,14 @@ func TestAutomaticOnlyWhenChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	off := false
-	if _, err := e.Core.Boxes().SetBoxHistory(ctx, snapshots.Owner(), b.Name, &off, nil); err != nil {
+	if _, err := e.Boxes.SetBoxHistory(ctx, snapshots.Owner(), b.Name, &off, nil); err != nil {
 		t.Fatal(err)
 	}
 	write("notes.txt", "four")
 	if rep := check(t, e); len(rep.Taken) != 0 || rep.Checked != 0 {
 		t.Fatalf("with automatic snapshots off the check did %+v", rep)
 	}
-	if _, err := e.Core.Boxes().SetBoxHistory(ctx, snapshots.Agent("thabc"), b.Name, nil, nil); err == nil {
+	if _, err := e.Boxes.SetBoxHistory(ctx, snapshots.Agent("thabc"), b.Name, nil, nil); err == nil {
 		t.Fatal("an agent changed a box's history settings")
 	}
 }

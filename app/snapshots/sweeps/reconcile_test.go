@@ -73,7 +73,7 @@ func TestHousekeepPrunesBoxLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := e.Core.Boxes().BoxLog(ctx, snapshots.Owner(), b.ID, snapshots.BoxLogKeep)
+	log, err := e.Boxes.BoxLog(ctx, snapshots.Owner(), b.ID, snapshots.BoxLogKeep)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -217,7 +217,7 @@ func TestTabMatchesTheList(t *testing.T) {
 	e := coretest.New(t, coretest.Options{NoWorkers: true, Now: func() time.Time { return now }})
 	coretest.SeedTab(t, e, 120, 1500)
 	ctx := context.Background()
-	ths, err := e.Core.Boxes().Threads(ctx, snapshots.Owner())
+	ths, err := e.Boxes.Threads(ctx, snapshots.Owner())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package snapshots_test
+package boxes_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // release releases a box and waits for its release to end done.
 func release(t *testing.T, e *coretest.Env, c snapshots.Caller, box string) *snapshots.Operation {
 	t.Helper()
-	op, err := e.Core.Boxes().ReleaseBox(context.Background(), c, box, "")
+	op, err := e.Boxes.ReleaseBox(context.Background(), c, box, "")
 	if err != nil {
 		t.Fatalf("release %s: %v", box, err)
 	}
@@ -57,7 +57,7 @@ func TestTrashRestoresBox(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	words, err := e.Core.Boxes().ReleaseWords(ctx, b)
+	words, err := e.Boxes.ReleaseWords(ctx, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestTrashRestoresBox(t *testing.T) {
 	if err != nil || st.Running {
 		t.Fatalf("a box in the trash is stopped: running %v, %v", st.Running, err)
 	}
-	entry, err := e.Core.Boxes().TrashOf(ctx, snapshots.Owner(), b.Name)
+	entry, err := e.Boxes.TrashOf(ctx, snapshots.Owner(), b.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,12 +89,12 @@ func TestTrashRestoresBox(t *testing.T) {
 	if !entry.WasRunning {
 		t.Error("the trash does not remember the box ran")
 	}
-	list, err := e.Core.Boxes().Trash(ctx, snapshots.Owner())
+	list, err := e.Boxes.Trash(ctx, snapshots.Owner())
 	if err != nil || len(list) != 1 || list[0].Box.ID != b.ID {
 		t.Fatalf("the trash lists %v, %v", list, err)
 	}
 	// Nothing but a restore or the person's emptying acts on it.
-	if _, err := e.Core.Boxes().ReleaseBox(ctx, snapshots.Owner(), b.Name, ""); err == nil {
+	if _, err := e.Boxes.ReleaseBox(ctx, snapshots.Owner(), b.Name, ""); err == nil {
 		t.Fatal("a box in the trash was released again")
 	} else {
 		refusedWith(t, err, "amber-fox is in the trash already")
@@ -103,7 +103,7 @@ func TestTrashRestoresBox(t *testing.T) {
 		t.Fatal("a snapshot was taken of a box in the trash")
 	}
 
-	rop, err := e.Core.Boxes().RestoreFromTrash(ctx, snapshots.Owner(), b.Name, "")
+	rop, err := e.Boxes.RestoreFromTrash(ctx, snapshots.Owner(), b.Name, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +132,10 @@ func TestTrashRestoresBox(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, "work.txt")); string(data) != "tuesday" {
 		t.Errorf("the final snapshot holds work.txt %q, want the box as released", data)
 	}
-	if list, _ := e.Core.Boxes().Trash(ctx, snapshots.Owner()); len(list) != 0 {
+	if list, _ := e.Boxes.Trash(ctx, snapshots.Owner()); len(list) != 0 {
 		t.Errorf("the trash still lists %d boxes", len(list))
 	}
-	if _, err := e.Core.Boxes().RestoreFromTrash(ctx, snapshots.Owner(), b.Name, ""); err == nil {
+	if _, err := e.Boxes.RestoreFromTrash(ctx, snapshots.Owner(), b.Name, ""); err == nil {
 		t.Fatal("a box not in the trash was restored from it")
 	} else {
 		refusedWith(t, err, "amber-fox is not in the trash.")
@@ -163,7 +163,7 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 		t.Fatalf("keep ended %s: %s", kop.State, deref(kop.Error))
 	}
 	release(t, e, snapshots.Owner(), b.Name)
-	entry, err := e.Core.Boxes().TrashOf(ctx, snapshots.Owner(), b.Name)
+	entry, err := e.Boxes.TrashOf(ctx, snapshots.Owner(), b.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 	if got := stateOf(t, e, kept.ID); got != snapshots.StateReady {
 		t.Errorf("the kept snapshot is %s after the window, want ready", got)
 	}
-	if list, _ := e.Core.Boxes().Trash(ctx, snapshots.Owner()); len(list) != 0 {
+	if list, _ := e.Boxes.Trash(ctx, snapshots.Owner()); len(list) != 0 {
 		t.Errorf("the trash still lists %d boxes", len(list))
 	}
 
@@ -213,12 +213,12 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 	if got := boxState(t, e, c.Name); got != "trashed" {
 		t.Fatalf("an agent's release left its box %s, want trashed", got)
 	}
-	if _, err := e.Core.Boxes().EmptyTrash(ctx, agent, c.Name, ""); err == nil {
+	if _, err := e.Boxes.EmptyTrash(ctx, agent, c.Name, ""); err == nil {
 		t.Fatal("an agent emptied the trash")
 	} else {
 		refusedWith(t, err, "Only the person empties the trash.")
 	}
-	op, err := e.Core.Boxes().EmptyTrash(ctx, snapshots.Owner(), c.Name, "")
+	op, err := e.Boxes.EmptyTrash(ctx, snapshots.Owner(), c.Name, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,19 +260,19 @@ func TestTrashOfAnotherThreadIsUnseen(t *testing.T) {
 	b := e.Box(t, other, "grey-ridge")
 	release(t, e, other, b.Name)
 
-	if list, err := e.Core.Boxes().Trash(ctx, mine); err != nil || len(list) != 0 {
+	if list, err := e.Boxes.Trash(ctx, mine); err != nil || len(list) != 0 {
 		t.Fatalf("another thread's agent sees %d boxes in the trash (%v)", len(list), err)
 	}
-	if list, err := e.Core.Boxes().Trash(ctx, other); err != nil || len(list) != 1 {
+	if list, err := e.Boxes.Trash(ctx, other); err != nil || len(list) != 1 {
 		t.Fatalf("the box's own agent sees %d boxes in the trash (%v)", len(list), err)
 	}
 	for _, ref := range []string{b.Name, b.ID} {
-		if _, err := e.Core.Boxes().TrashOf(ctx, mine, ref); err == nil {
+		if _, err := e.Boxes.TrashOf(ctx, mine, ref); err == nil {
 			t.Fatalf("another thread read %s in the trash", ref)
 		} else {
 			refusedWith(t, err, "No box "+ref+" that you can see.")
 		}
-		if _, err := e.Core.Boxes().RestoreFromTrash(ctx, mine, ref, ""); err == nil {
+		if _, err := e.Boxes.RestoreFromTrash(ctx, mine, ref, ""); err == nil {
 			t.Fatalf("another thread restored %s from the trash", ref)
 		} else {
 			refusedWith(t, err, "No box "+ref+" that you can see.")
@@ -284,7 +284,7 @@ func TestTrashOfAnotherThreadIsUnseen(t *testing.T) {
 		}
 	}
 	// The box's own agent restores it from the trash.
-	op, err := e.Core.Boxes().RestoreFromTrash(ctx, other, b.ID, "")
+	op, err := e.Boxes.RestoreFromTrash(ctx, other, b.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package snapshots_test
+package boxes_test
 
 import (
 	"context"
@@ -19,11 +19,11 @@ func TestThreadTitlesOfAnotherThreadUnseen(t *testing.T) {
 	mine, agent, _ := e.Thread(t, "mine")
 	other, _, _ := e.Thread(t, "other")
 	ids := []string{mine.ID, other.ID, "th_made_up"}
-	got, err := e.Core.Boxes().ThreadTitles(ctx, snapshots.Owner(), ids)
+	got, err := e.Boxes.ThreadTitles(ctx, snapshots.Owner(), ids)
 	if want := map[string]string{mine.ID: "mine", other.ID: "other"}; err != nil || !maps.Equal(got, want) {
 		t.Errorf("the person reads %v (%v), want %v", got, err, want)
 	}
-	got, err = e.Core.Boxes().ThreadTitles(ctx, agent, ids)
+	got, err = e.Boxes.ThreadTitles(ctx, agent, ids)
 	if want := map[string]string{mine.ID: "mine"}; err != nil || !maps.Equal(got, want) {
 		t.Errorf("an agent reads %v (%v), want only its own thread's %v", got, err, want)
 	}

@@ -1,4 +1,4 @@
-package snapshots_test
+package boxes_test
 
 import (
 	"context"
@@ -35,13 +35,13 @@ func TestForgetRemovedBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := e.Core.Boxes().AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "pve-gone"})
+	b, err := e.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-fox", Backend: "pve-gone"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	one := admitReady(t, e, snapshots.Owner(), "amber-fox", "before the upgrade")
 	two := admitReady(t, e, snapshots.Owner(), "amber-fox", "after the upgrade")
-	if _, err := e.Core.Boxes().ForgetBackendPlan(ctx, snapshots.Owner(), "pve-gone"); err == nil {
+	if _, err := e.Boxes.ForgetBackendPlan(ctx, snapshots.Owner(), "pve-gone"); err == nil {
 		t.Fatal("Forget of a backend still in settings was offered")
 	} else {
 		refusedWith(t, err, "pve-gone is in settings: delete its snapshots instead.")
@@ -61,20 +61,20 @@ func TestForgetRemovedBackend(t *testing.T) {
 			t.Fatalf("a removed backend's snapshot: %v %v, want unavailable", sn, err)
 		}
 	}
-	goneList, err := later.Core.Boxes().GoneBackends(ctx)
+	goneList, err := later.Boxes.GoneBackends(ctx)
 	if err != nil || len(goneList) != 1 || goneList[0].ID != "pve-gone" || goneList[0].Snapshots != 2 {
 		t.Fatalf("gone backends: %+v %v", goneList, err)
 	}
 
 	// Only the person forgets.
 	_, agent, _ := later.Thread(t, "Fix the sign-in flow")
-	if _, _, err := later.Core.Boxes().ForgetBackend(ctx, agent, "pve-gone"); err == nil {
+	if _, _, err := later.Boxes.ForgetBackend(ctx, agent, "pve-gone"); err == nil {
 		t.Fatal("an agent forgot a backend's snapshots")
 	} else {
 		refusedWith(t, err, "Only the person forgets snapshots.")
 	}
 
-	plan, err := later.Core.Boxes().ForgetBackendPlan(ctx, snapshots.Owner(), "pve-gone")
+	plan, err := later.Boxes.ForgetBackendPlan(ctx, snapshots.Owner(), "pve-gone")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestForgetRemovedBackend(t *testing.T) {
 		t.Fatalf("the plan removed a record: %v", err)
 	}
 
-	p, kept, err := later.Core.Boxes().ForgetBackend(ctx, snapshots.Owner(), "pve-gone")
+	p, kept, err := later.Boxes.ForgetBackend(ctx, snapshots.Owner(), "pve-gone")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestForgetRemovedBackend(t *testing.T) {
 			t.Errorf("%s is still recorded after Forget", id)
 		}
 	}
-	if g, _ := later.Core.Boxes().GoneBackends(ctx); len(g) != 0 {
+	if g, _ := later.Boxes.GoneBackends(ctx); len(g) != 0 {
 		t.Errorf("gone backends after Forget: %+v", g)
 	}
 	// Records only: the backend still holds both snapshots.
@@ -123,7 +123,7 @@ func TestForgetRemovedBackend(t *testing.T) {
 		t.Errorf("pve-gone holds %d snapshots after Forget, want the 2 it held", len(held))
 	}
 	// The box log says it, in the person's name.
-	events, err := later.Core.Boxes().BoxLog(ctx, snapshots.Owner(), b.Name, 100)
+	events, err := later.Boxes.BoxLog(ctx, snapshots.Owner(), b.Name, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestForgetRemovedBackend(t *testing.T) {
 		t.Errorf("%d forgotten events, want 2", n)
 	}
 	// Nothing more to forget.
-	if _, err := later.Core.Boxes().ForgetBackendPlan(ctx, snapshots.Owner(), "pve-gone"); err == nil {
+	if _, err := later.Boxes.ForgetBackendPlan(ctx, snapshots.Owner(), "pve-gone"); err == nil {
 		t.Error("Forget offered with nothing recorded")
 	}
 }

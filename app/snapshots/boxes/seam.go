@@ -1,0 +1,148 @@
+package boxes
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/jackc/pgx/v5"
+)
+
+// Boxes is the boxes and threads: acquiring and listing boxes (and the
+// Machines tab's pages of them), their presence, status, log and automatic
+// history's settings, threads, templates, the trash and a box's release,
+// held copies, and forgetting a backend.
+type Boxes struct {
+	k      kernel
+	st     *store.Store
+	now    func() time.Time
+	logger *slog.Logger
+	kinds  Kinds
+}
+
+// kernel is what the boxes use of the core's kernel: the backends and the
+// install, the record reads and locks, the guard, admission and an
+// operation's steps and end, the box log, and the snapshot operations a
+// release and a restore from the trash run (a delete, a final or undo
+// snapshot, a guest's stop, start and release); *snapshots.Service is one.
+type kernel interface {
+	Engine() *operations.Engine
+	Install() string
+	Backends() []snapshots.Backend
+	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
+	Backend(id string) (snapshots.Backend, error)
+	BackendOf(b *snapshots.Box) (snapshots.Backend, bool)
+	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
+	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
+	BoxByName(ctx context.Context, name string) (*snapshots.Box, error)
+	DeleteStep(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error
+	DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string, rec providers.Recorder) error
+	ExistingRequest(ctx context.Context, q db.DBTX, c snapshots.Caller, requestID string, kind string, target *string) (*snapshots.Operation, error)
+	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords string, observed string) error
+	FinishLeftDeletes(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, all []*snapshots.Snapshot, mine func(*snapshots.Snapshot) bool, c snapshots.Caller, why string) ([]string, error)
+	LockBox(ctx context.Context, tx pgx.Tx, id string) (*snapshots.Box, error)
+	Log(ctx context.Context, q db.DBTX, box string, kind string, c snapshots.Caller, words string, snapshot string, op string, data any)
+	PlanNow(ctx context.Context, b *snapshots.Box, be snapshots.Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error)
+	ReleaseGuest(ctx context.Context, be snapshots.Backend, g providers.Guest, rec providers.Recorder) error
+	Repeated(ctx context.Context, c snapshots.Caller, requestID string, kind string, boxRef string, snapRef string) (*snapshots.Operation, error)
+	RunningOn(ctx context.Context, b *snapshots.Box) (*snapshots.Operation, error)
+	Settings(ctx context.Context) (snapshots.Settings, error)
+	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
+	SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*snapshots.Snapshot, error)
+	StartGuest(ctx context.Context, op *snapshots.Operation, be snapshots.Backend, g providers.Guest) error
+	Step(ctx context.Context, op *snapshots.Operation, step string) error
+	StopGuest(ctx context.Context, op *snapshots.Operation, be snapshots.Backend, g providers.Guest) error
+	TakeUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
+	TaskRecorder(op *snapshots.Operation) providers.Recorder
+	Thread(ctx context.Context, id string) (*snapshots.Thread, error)
+	TimeZone(ctx context.Context) *time.Location
+	TrashRow(ctx context.Context, q db.DBTX, boxID string) (*snapshots.TrashRow, error)
+	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
+}
+
+// releaseParams are a release's parameters on its operation.
+type releaseParams struct {
+	// DeleteKept is the person's "Release and delete it": each kept snapshot
+	// not yet copied stops being kept, at the person's word, and goes with
+	// the box; held copies made already stay kept.
+	DeleteKept bool `json:"deleteKept,omitempty"`
+	// Trash moves the box to the trash instead (trash.go); Empty releases a
+	// box in the trash.
+	Trash bool `json:"trash,omitempty"`
+	Empty bool `json:"empty,omitempty"`
+}
+
+// Kinds are the boxes' kinds of operation, each registered with the
+// kernel's engine with its typed parameters and result: Release releases a
+// box (or moves it to the trash, or empties it from there) and Untrash
+// restores a box from the trash. The API and the web read an operation's
+// result through them (Kinds().Release.Result(op)).
+type Kinds struct {
+	Release *operations.Kind[releaseParams, snapshots.ReleaseResult]
+	Untrash *operations.Kind[struct{}, snapshots.UntrashResult]
+}
+
+// Options are what the boxes are made of: the store, the clock (nil is
+// time.Now; the core's, so a box's times read as its records') and the
+// logger (nil discards).
+type Options struct {
+	Store  *store.Store
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// New makes the boxes on the core k and registers their kinds of operation
+// with its engine, before River's workers start; app/boot gives the kernel
+// them through snapshots.Kernel.UseBoxes.
+func New(k kernel, opts Options) (*Boxes, error) {
+	if k == nil || opts.Store == nil {
+		return nil, errors.New("boxes: the core and a store are required")
+	}
+	s := &Boxes{k: k, st: opts.Store, now: opts.Now, logger: opts.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	e := k.Engine()
+	s.kinds = Kinds{
+		Release: operations.Register(e, snapshots.OpRelease, s.runRelease),
+		Untrash: operations.Register(e, snapshots.OpUntrash, s.runUntrash),
+	}
+	return s, nil
+}
+
+// Kinds are the boxes' registered kinds of operation.
+func (s *Boxes) Kinds() *Kinds { return &s.kinds }
+
+// copyFailedError is a held copy that could not be made: the release stops
+// with its words, since a keep is confirmed only when it will last.
+type copyFailedError struct{ words string }
+
+func (e *copyFailedError) Error() string { return e.words }
+
+// order is the configured backends' IDs, in ID order.
+func (s *Boxes) order() []string {
+	var ids []string
+	for _, b := range s.k.Backends() {
+		ids = append(ids, b.ID)
+	}
+	return ids
+}
+
+// configured tells whether a backend of that ID is in settings.
+func (s *Boxes) configured(id string) (snapshots.Backend, bool) {
+	for _, b := range s.k.Backends() {
+		if b.ID == id {
+			return b, true
+		}
+	}
+	return snapshots.Backend{}, false
+}

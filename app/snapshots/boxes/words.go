@@ -1,0 +1,172 @@
+package boxes
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// The words the boxes alone say, each written once: a release's and a
+// restore from the trash's failures and what boxsnap then observed, the
+// box log's words of a stopped release, and the refusals of the boxes,
+// threads, templates, the trash and forgetting a backend. Words the kernel
+// or another seam also says stay in package snapshots' words.go.
+
+func wordsReleaseCouldNotStop(box string, err error) string {
+	return fmt.Sprintf(snapshots.ReleaseUnfinished+"boxsnap could not stop %s: %v", box, err)
+}
+
+// Starting a stopped box, from its card.
+const wordsOnlyPersonStarts = "Only the person starts a box from its card."
+
+func wordsStartReleased(box string) string {
+	return fmt.Sprintf("%s is released: there is nothing to start.", box)
+}
+
+func wordsStartBusy(box string) string {
+	return fmt.Sprintf("%s is busy with an operation: start it once that ends.", box)
+}
+
+func wordsNothingToRun(box string) string {
+	return fmt.Sprintf("%s has nothing to run: its backend started no process, so it stays stopped.", box)
+}
+
+func wordsRunningAlready(box string) string { return fmt.Sprintf("%s is running already.", box) }
+
+// isCopyFailed tells a release stopped by a held copy that could not be
+// made, by its words.
+func isCopyFailed(words string) bool {
+	return strings.HasPrefix(words, snapshots.ReleaseUnfinished+snapshots.CopyFailed)
+}
+
+func wordsReleaseUnfinished(why string) string { return snapshots.ReleaseUnfinished + why }
+
+func wordsReleaseCouldNotDelete(name, why string) string {
+	return fmt.Sprintf(snapshots.ReleaseUnfinished+"boxsnap could not delete ‘%s’: %s", name, why)
+}
+
+// logReleaseStoppedWords: release-stopped, a release's failure and that
+// nothing kept was deleted.
+func logReleaseStoppedWords(why string) string {
+	return strings.TrimSuffix(why, ".") + ". " + strings.ToUpper(observedNothingKeptGone[:1]) + observedNothingKeptGone[1:] + "."
+}
+
+const observedNothingKeptGone = "nothing kept was deleted"
+
+const observedReadyNotInTrash = "the box is ready again, not in the trash"
+
+const observedStillInTrash = "the box is still in the trash"
+
+// A held copy that cannot be made (inside CopyFailedWords).
+func copyIsWords(state string) string { return "it is " + state }
+
+func copyNoStorageWords(why string) string { return "boxsnap could not read its storage: " + why }
+
+func copyRoomWords(host string, room, need int64) string {
+	return fmt.Sprintf("%s has %s free, and it needs %s", host, snapshots.GB(room), snapshots.GB(need))
+}
+
+// Why a release left no final snapshot in the trash (logTrashedWords'
+// noFinal, and the trash's list).
+func finalNoneWords(backend, box string) string {
+	return fmt.Sprintf("%s takes no snapshots of %s.", backend, box)
+}
+
+func finalNoPlanWords(err error) string { return "boxsnap could not plan it: " + err.Error() }
+
+func finalFailedWords(err error) string { return "it failed: " + err.Error() }
+
+// The words of a restore from the trash that did not finish.
+func untrashGoneWords(box string) string { return box + "'s record in the trash is gone" }
+
+func untrashGuestWords(box string, err error) string {
+	return fmt.Sprintf("boxsnap could not bring %s's guest back: %v", box, err)
+}
+
+func untrashStartWords(box string, err error) string {
+	return fmt.Sprintf("boxsnap could not start %s: %v", box, err)
+}
+
+func untrashUnfinishedWords(why string) string {
+	return "Restore from the trash did not finish: " + why + ". It is still in the trash."
+}
+
+const wordsOnlyPersonMakesThread = "Only the person makes threads."
+
+const wordsOnlyPersonDeletesKept = "Only the person deletes what they kept."
+
+const wordsOnlyPersonSeesBoxes = "Only the person sees every box."
+
+const wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
+
+const wordsOnlyPersonHistory = "Only the person changes a box's history settings."
+
+const wordsOnlyPersonTemplates = "Only the person changes box templates."
+
+const wordsOnlyPersonForgets = "Only the person forgets snapshots."
+
+const wordsOnlyPlatformPresence = "Only the platform, with the owner's token, reports presence."
+
+const wordsNoTemplate = "No box template by that name: the owner makes box templates on the Settings page."
+
+func wordsNoRecords(backend string) string {
+	return fmt.Sprintf("boxsnap records no snapshots of %s.", backend)
+}
+
+func wordsThreadTitle(most int) string {
+	return fmt.Sprintf("A thread's title is 1 to %d characters.", most)
+}
+
+func wordsBoxIsAlready(box string, state snapshots.BoxState) string {
+	return fmt.Sprintf("%s is %s already.", box, state)
+}
+
+func wordsHoldsGuest(box string) string {
+	return fmt.Sprintf("%s already holds that guest: release it first.", box)
+}
+
+func wordsTemplateSets(template, field string) string {
+	return fmt.Sprintf("The box template %s sets the %s: leave it out.", template, field)
+}
+
+func wordsPresenceThread(thread string) string {
+	return fmt.Sprintf("Presence names a thread %s that boxsnap does not know.", thread)
+}
+
+const wordsTerminalsBelowZero = "Terminals cannot be below zero."
+
+func wordsInTrashAlready(box string) string {
+	return fmt.Sprintf("%s is in the trash already: restore it from the trash, or the person empties it.", box)
+}
+
+func wordsNotInTrash(box string) string { return fmt.Sprintf("%s is not in the trash.", box) }
+
+// wordsForgetInSettings: Forget is for a backend removed from settings.
+func wordsForgetInSettings(backend string) string {
+	return fmt.Sprintf("%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
+}
+
+const wordsTemplateKind = "A box template names the kind of box it makes, such as linux or lxc."
+
+const wordsTemplateUser = "A box template's user is the name of an unprivileged user of this host, never root."
+
+const wordsEnvName = "An environment variable's name is letters, digits and underscores, not starting with a digit."
+
+const wordsTemplateLimits = "A box template's limits cannot be below zero."
+
+func wordsChooseBackend(backends []string) string {
+	return fmt.Sprintf("Choose one of the backends: %s.", strings.Join(backends, ", "))
+}
+
+func wordsTemplateSource(most int) string {
+	return fmt.Sprintf("A box template's source is at most %d characters.", most)
+}
+
+func wordsTemplateCommand(most int) string {
+	return fmt.Sprintf("A box template's command is at most %d bytes.", most)
+}
+
+func wordsTemplateEnv(most int) string {
+	return fmt.Sprintf("A box template declares at most %d environment variables.", most)
+}

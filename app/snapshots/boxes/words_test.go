@@ -1,0 +1,114 @@
+package boxes
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// TestRefusalWordsShape: every refusal the boxes say is a full sentence
+// (or sentences): no space at either end or doubled, one full stop at the
+// end, no verb of fmt left over, no doubled word, and its ‘’ paired; a
+// release stopped by its held copy is told by its words.
+func TestRefusalWordsShape(t *testing.T) {
+	t.Parallel()
+	const (
+		sn  = "before the migration"
+		box = "amber-fox"
+		be  = "pve-1"
+	)
+	words := []string{
+		wordsOnlyPersonMakesThread, wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesBoxes, wordsOnlyPersonEmptiesTrash,
+		wordsOnlyPersonHistory, wordsOnlyPersonTemplates, wordsOnlyPersonForgets, wordsOnlyPlatformPresence,
+		wordsNoTemplate, wordsNoRecords(be), wordsThreadTitle(200), wordsBoxIsAlready(box, snapshots.BoxReleasing),
+		wordsHoldsGuest(box), wordsTemplateSets("dev", "command"), wordsPresenceThread("th1"), wordsTerminalsBelowZero,
+		wordsInTrashAlready(box), wordsNotInTrash(box), wordsForgetInSettings(be),
+		wordsTemplateKind, wordsTemplateUser, wordsEnvName, wordsTemplateLimits, wordsChooseBackend([]string{"local", be}),
+		wordsTemplateSource(200), wordsTemplateCommand(4096), wordsTemplateEnv(64),
+		wordsReleaseUnfinished("pve-1 does not answer."),
+	}
+	for _, w := range words {
+		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
+			t.Errorf("%q: empty, or spaces at an end or doubled", w)
+		}
+		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
+			t.Errorf("%q does not end with one full stop", w)
+		}
+		if strings.Contains(w, "%!") {
+			t.Errorf("%q holds a verb of fmt left over", w)
+		}
+		fields := strings.Fields(w)
+		for i := 1; i < len(fields); i++ {
+			if strings.EqualFold(fields[i], fields[i-1]) {
+				t.Errorf("%q doubles %q", w, fields[i])
+			}
+		}
+		if strings.Count(w, "‘") != strings.Count(w, "’") {
+			t.Errorf("%q: its ‘’ do not pair", w)
+		}
+	}
+	if !isCopyFailed(snapshots.CopyFailedWords(sn, "no room")) || isCopyFailed(wordsReleaseCouldNotDelete(sn, "busy")) {
+		t.Error("a release stopped by its held copy is not told by its words")
+	}
+}
+
+// TestLogWordsShape: a release that stopped reads in the box's log as the
+// release stopped, with its reason, and that nothing kept was deleted.
+func TestLogWordsShape(t *testing.T) {
+	t.Parallel()
+	ev := snapshots.LogEvent{Kind: snapshots.EvReleaseStopped, Words: logReleaseStoppedWords("Release did not finish: pve-1 does not answer.")}
+	want := "amber-fox release stopped: Release did not finish: pve-1 does not answer. Nothing kept was deleted."
+	if got := snapshots.EventLine("amber-fox", ev); got != want {
+		t.Errorf("EventLine(%+v) = %q, want %q", ev, got, want)
+	}
+}
+
+// TestFailureWordsShape: what a failed release or restore from the trash
+// says, and what boxsnap then observed, read as words: no space at either
+// end or doubled, no verb of fmt left over, no doubled word, no two full
+// stops, and a snapshot it names in ‘’; what boxsnap observed is a phrase,
+// without a full stop.
+func TestFailureWordsShape(t *testing.T) {
+	t.Parallel()
+	e := errors.New("pve-1 does not answer")
+	words := []string{
+		snapshots.CopyFailedWords("a", copyIsWords("lost")),
+		snapshots.CopyFailedWords("a", copyNoStorageWords("it is locked")), snapshots.CopyFailedWords("a", copyRoomWords("pve-1", 6e9, 13e9)),
+		finalNoneWords("pve-1", "amber-fox"), finalNoPlanWords(e), finalFailedWords(e),
+		untrashUnfinishedWords(untrashGoneWords("amber-fox")), untrashUnfinishedWords(untrashGuestWords("amber-fox", e)),
+		untrashUnfinishedWords(untrashStartWords("amber-fox", e)), logReleaseStoppedWords(wordsReleaseUnfinished("pve-1 does not answer.")),
+	}
+	observed := []string{observedNothingKeptGone, observedReadyNotInTrash, observedStillInTrash}
+	for _, w := range append(words, observed...) {
+		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") || strings.Contains(w, "..") || strings.Contains(w, "%!") {
+			t.Errorf("%q: empty, spaces at an end or doubled, two full stops, or a verb of fmt left over", w)
+		}
+		fields := strings.Fields(w)
+		for i := 1; i < len(fields); i++ {
+			if strings.EqualFold(fields[i], fields[i-1]) {
+				t.Errorf("%q doubles %q", w, fields[i])
+			}
+		}
+		if strings.Count(w, "‘") != strings.Count(w, "’") {
+			t.Errorf("%q: its ‘’ do not pair", w)
+		}
+	}
+	for _, w := range observed {
+		if strings.HasSuffix(w, ".") || strings.ToLower(w[:1]) != w[:1] {
+			t.Errorf("what boxsnap observed, %q, is not a phrase", w)
+		}
+	}
+}
+
+// TestUnfinishedWords: a release stopped by a held copy it could not make
+// is said once, with what boxsnap then observed after it.
+func TestUnfinishedWords(t *testing.T) {
+	t.Parallel()
+	got := snapshots.UnfinishedWords("The release", snapshots.CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"), observedNothingKeptGone)
+	want := "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB); boxsnap then observed: nothing kept was deleted."
+	if got != want {
+		t.Errorf("UnfinishedWords\n got %q\nwant %q", got, want)
+	}
+}
