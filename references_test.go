@@ -24,23 +24,6 @@ var gateFile = regexp.MustCompile(`^g\d+_test\.go$`)
 // (sqlc's app/store/db): its comments come from sql/queries, scanned there.
 var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
 
-// pendingCleanup are the paths still to be rewritten, PENDING CLEANUP: other
-// branches change them this round, and the lead empties this list once they
-// are merged and cleaned. A folder ends in "/". An entry whose files no
-// longer hold a reference fails the test, so the list only shrinks.
-var pendingCleanup = []string{
-}
-
-// pendingEntry answers the entry of pendingCleanup that holds path, or "".
-func pendingEntry(path string) string {
-	for _, p := range pendingCleanup {
-		if path == p || (strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
-			return p
-		}
-	}
-	return ""
-}
-
 // commentText is a line with its leading comment marker taken off, so a
 // reference wrapped across two comment lines reads as one.
 func commentText(line string) string {
@@ -119,15 +102,13 @@ func scannedFiles(t *testing.T) []string {
 // TestNoReferencesOutsideTheRepository: no hand-written Go file, SQL file or
 // the README points at a section, unit, issue or gate of a document the
 // repository does not hold, and no test file is named by a gate's number;
-// each is named by file and line. Paths still pending cleanup are skipped,
-// and each must still hold a reference.
+// each is named by file and line.
 func TestNoReferencesOutsideTheRepository(t *testing.T) {
 	t.Parallel()
 	files := scannedFiles(t)
 	if len(files) < 100 {
 		t.Fatalf("found %d files to scan; the repository has more", len(files))
 	}
-	stillPending := map[string]bool{}
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.FromSlash(f))
 		if err != nil {
@@ -144,17 +125,8 @@ func TestNoReferencesOutsideTheRepository(t *testing.T) {
 		if len(found) == 0 {
 			continue
 		}
-		if p := pendingEntry(f); p != "" {
-			stillPending[p] = true
-			continue
-		}
 		for _, r := range found {
 			t.Errorf("%s:%s (say the rule or its why in a sentence instead)", f, r)
-		}
-	}
-	for _, p := range pendingCleanup {
-		if !stillPending[p] {
-			t.Errorf("pending cleanup lists %s, which holds no reference any more: take it off the list", p)
 		}
 	}
 }
