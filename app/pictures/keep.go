@@ -78,7 +78,7 @@ func (s *Pictures) Get(ctx context.Context, c snapshots.Caller, id string) (*Pic
 	}
 	r, err := s.st.CorePictureGet(ctx, s.st.Pool, sn.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(snapshots.CodeNotFound, wordsNoPicture(sn.Name))
+		return nil, refusal(snapshots.CodeNotFound, noPictureWords(sn.Name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read picture: %w", err)

@@ -15,5 +15,5 @@ func refusal(code snapshots.Code, words string) *snapshots.Refusal {
 	return &snapshots.Refusal{Code: code, Words: words}
 }
 
-// wordsNoPicture: a snapshot taken without a picture of the screen.
-func wordsNoPicture(name string) string { return fmt.Sprintf("‘%s’ has no picture.", name) }
+// noPictureWords: a snapshot taken without a picture of the screen.
+func noPictureWords(name string) string { return fmt.Sprintf("‘%s’ has no picture.", name) }

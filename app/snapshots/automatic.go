@@ -56,7 +56,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 			return err
 		}
 		if b.State != BoxReady {
-			return refusal(CodeBusy, wordsReleasedTakesNone(b.Name))
+			return refusal(CodeBusy, releasedTakesNoneWords(b.Name))
 		}
 		if err := s.Unsettled(ctx, tx, b); err != nil {
 			return err

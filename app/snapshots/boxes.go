@@ -16,7 +16,7 @@ var BoxNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,39}$`)
 // words; every path that names a box (acquire, fork, the tools) asks it.
 func CheckBoxName(name string) error {
 	if !BoxNameRE.MatchString(name) {
-		return refusal(CodeInvalid, WordsMachineName("A box's name"))
+		return refusal(CodeInvalid, MachineNameWords("A box's name"))
 	}
 	return nil
 }

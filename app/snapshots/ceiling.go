@@ -162,7 +162,7 @@ func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backe
 		return err
 	}
 	if !adds.Known && !c.IsPerson() {
-		return refusal(CodeLimit, wordsPriceUnknownOnlyPerson(be.Label))
+		return refusal(CodeLimit, priceUnknownOnlyPersonWords(be.Label))
 	}
 	if err := s.st.PersonCeilingLock(ctx, tx, backend); err != nil {
 		return fmt.Errorf("the ceiling's lock: %w", err)

@@ -79,7 +79,7 @@ func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, 
 		return err
 	}
 	if b.State != BoxReady {
-		return refusal(CodeBusy, wordsBeingReleased(b.Name))
+		return refusal(CodeBusy, beingReleasedWords(b.Name))
 	}
 	return s.Unsettled(ctx, s.st.Pool, b)
 }

@@ -25,7 +25,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, boxRef, ref, name string
 			return err
 		}
 		if taken[name] {
-			return refusal(CodeConflict, wordsNamedAlready(sn.BoxName, name))
+			return refusal(CodeConflict, namedAlreadyWords(sn.BoxName, name))
 		}
 		return s.st.CoreSnapshotRename(ctx, tx, db.CoreSnapshotRenameParams{ID: sn.ID, Name: name})
 	})

@@ -46,36 +46,36 @@ type Pin struct {
 func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Location) error {
 	if len(pins) > 0 {
 		p := pins[0]
-		return refusal(CodeBusy, wordsInUse(s.Name, pinWords(p, tz)))
+		return refusal(CodeBusy, inUseWords(s.Name, pinWords(p, tz)))
 	}
 	if change.automatic() {
 		if change == ChangeThin {
 			// Thinning takes automatic snapshots only: a saved one (the
 			// person's, an agent's, or one Save made ordinary) is never thinned.
 			if !s.Automatic {
-				return refusal(CodeProtected, wordsSavedNotThinned(s.Name))
+				return refusal(CodeProtected, savedNotThinnedWords(s.Name))
 			}
 			if s.IsUndo() {
-				return refusal(CodeProtected, wordsUndoNotThinned(s.Name))
+				return refusal(CodeProtected, undoNotThinnedWords(s.Name))
 			}
 		}
 		if s.Kept() && change != ChangeExpire {
-			return refusal(CodeProtected, wordsKeptNeverDeleted(s.Name))
+			return refusal(CodeProtected, keptNeverDeletedWords(s.Name))
 		}
 		if change == ChangeExpire && (!s.Kept() || s.KeptUntil.After(now)) {
-			return refusal(CodeProtected, wordsKeptUntil(s.Name, s.KeptUntil.Format("2 Jan")))
+			return refusal(CodeProtected, keptUntilWords(s.Name, s.KeptUntil.Format("2 Jan")))
 		}
 		// An undo is replaced by a newer one whoever took it ("the oldest
 		// undo that is not kept, not pinned and not the target of a running
 		// operation"); the limit and the room sweep never take the person's.
 		if change != ChangeExpire && change != ChangeReplaceUndo && change != ChangeThin && (s.OwnerKind == "person" || s.ByKind == "owner" || s.ByKind == "cli") {
-			return refusal(CodeProtected, wordsPersonsNeverDeleted(s.Name))
+			return refusal(CodeProtected, personsNeverDeletedWords(s.Name))
 		}
 		if change == ChangeEvictLimit && s.IsUndo() {
-			return refusal(CodeProtected, wordsUndoNotEvicted(s.Name))
+			return refusal(CodeProtected, undoNotEvictedWords(s.Name))
 		}
 		if change == ChangeReplaceUndo && !s.IsUndo() {
-			return refusal(CodeProtected, wordsNotAnUndo(s.Name))
+			return refusal(CodeProtected, notAnUndoWords(s.Name))
 		}
 	}
 	switch change {
@@ -86,24 +86,24 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 	case ChangeDelete, ChangeExpire, ChangeEvictLimit, ChangeEvictRoom, ChangeReplaceUndo, ChangeThin:
 		switch s.State {
 		case StateTaking:
-			return refusal(CodeBusy, wordsStillBeingTaken(s.Name))
+			return refusal(CodeBusy, stillBeingTakenWords(s.Name))
 		case StateDeleting:
-			return refusal(CodeBusy, wordsAlreadyDeleting(s.Name))
+			return refusal(CodeBusy, alreadyDeletingWords(s.Name))
 		case StateUnavailable:
-			return refusal(CodePlan, wordsUnavailable(s.Name))
+			return refusal(CodePlan, unavailableWords(s.Name))
 		}
 		// The limit deletes an incomplete snapshot too: it counts toward
 		// the limit, and a delete finishes it.
 		if change.automatic() && s.State != StateReady && !(change == ChangeEvictLimit && s.State == StateIncomplete) {
-			return refusal(CodePlan, wordsSnapshotIs(s.Name, StateWords(s.State)))
+			return refusal(CodePlan, snapshotIsWords(s.Name, StateWords(s.State)))
 		}
 	}
 	if change == ChangeRestore && s.Guest != "current" {
 		if s.Guest == "earlier" {
-			return refusal(CodePlan, wordsEarlierGuestForkOnly(s.Name, s.BoxName))
+			return refusal(CodePlan, earlierGuestForkOnlyWords(s.Name, s.BoxName))
 		}
 		if s.UndoOf == nil {
-			return refusal(CodePlan, wordsHeldCopyForkInstead(s.Name))
+			return refusal(CodePlan, heldCopyForkInsteadWords(s.Name))
 		}
 		// A ZFS restore's undo is a held copy: its restore is a swap.
 	}
@@ -112,10 +112,10 @@ func Eligible(s *Snapshot, change Change, pins []Pin, now time.Time, tz *time.Lo
 		return refusal(CodePlan, providers.NoResetWords(s.BoxName))
 	}
 	if change == ChangeUnkeep && !s.Kept() {
-		return refusal(CodeConflict, wordsNotKept(s.Name))
+		return refusal(CodeConflict, notKeptWords(s.Name))
 	}
 	if change == ChangeUnkeep && s.BoxGoneAt != nil {
-		return refusal(CodeConflict, wordsOutlivesBox(s.Name))
+		return refusal(CodeConflict, outlivesBoxWords(s.Name))
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func (s *Service) DatabaseDown(ctx context.Context) string {
 	var errno syscall.Errno
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		return DatabaseDownWords(wordsNoAnswerWithin(DatabasePingTimeout))
+		return DatabaseDownWords(noAnswerWithinWords(DatabasePingTimeout))
 	case errors.As(err, &pgErr):
 		// The server's words name what they are about in quotes (the
 		// database, the user): left out.
@@ -40,5 +40,5 @@ func (s *Service) DatabaseDown(ctx context.Context) string {
 	case errors.As(err, &errno):
 		return DatabaseDownWords(errno.Error())
 	}
-	return DatabaseDownWords(wordsItsConnectionFailed)
+	return DatabaseDownWords(itsConnectionFailedWords)
 }

@@ -42,14 +42,14 @@ func AutomaticByDefault(backendKind string) bool { return backendKind == "local"
 func (st Settings) validateHistory() []error {
 	var errs []error
 	if st.HistoryDays < 1 || st.HistoryDays > MaxHistoryDays {
-		errs = append(errs, errors.New(wordsHistoryDays(MaxHistoryDays)))
+		errs = append(errs, errors.New(historyDaysWords(MaxHistoryDays)))
 	}
 	if st.HistoryGiB < 1 || st.HistoryGiB > MaxHistoryGiB {
-		errs = append(errs, errors.New(WordsHistoryGiB(MaxHistoryGiB)))
+		errs = append(errs, errors.New(HistoryGiBWords(MaxHistoryGiB)))
 	}
 	for id, n := range st.CheckSeconds {
 		if n < MinCheckSeconds || n > MaxCheckSeconds {
-			errs = append(errs, errors.New(wordsCheckSeconds(id, MinCheckSeconds, MaxCheckSeconds)))
+			errs = append(errs, errors.New(checkSecondsWords(id, MinCheckSeconds, MaxCheckSeconds)))
 		}
 	}
 	return errs
@@ -129,7 +129,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 				return err
 			}
 			if taken[*newName] {
-				return refusal(CodeConflict, wordsNamedAlready(sn.BoxName, *newName))
+				return refusal(CodeConflict, namedAlreadyWords(sn.BoxName, *newName))
 			}
 		}
 		all, err := s.SnapshotsOfBox(ctx, tx, b.ID)
@@ -149,7 +149,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 					hidden++
 				}
 			}
-			return refusal(CodeLimit, wordsSavingPasses(b.Name, count, st.PerBox, sn.Name, deleteWords(names, hidden)))
+			return refusal(CodeLimit, savingPassesWords(b.Name, count, st.PerBox, sn.Name, deleteWords(names, hidden)))
 		}
 		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: false, NewName: newName}); err != nil {
 			return fmt.Errorf("save %s: %w", sn.ID, err)
@@ -188,7 +188,7 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 			return refusal(CodeConflict, AutomaticAlreadyWords(sn.Name))
 		}
 		if sn.UndoOf != nil {
-			return refusal(CodeConflict, wordsUndoNeverAutomatic(sn.Name))
+			return refusal(CodeConflict, undoNeverAutomaticWords(sn.Name))
 		}
 		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: true}); err != nil {
 			return fmt.Errorf("unsave %s: %w", sn.ID, err)
@@ -209,7 +209,7 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 // deletes them one by one; with none to delete it answers nil.
 func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, requestID string) (*Operation, error) {
 	if !c.IsPerson() {
-		return nil, refusal(CodeForbidden, wordsOnlyPersonDeletesHistory)
+		return nil, refusal(CodeForbidden, onlyPersonDeletesHistoryWords)
 	}
 	if op, err := s.Repeated(ctx, c, requestID, OpDeleteHistory, boxRef, ""); err != nil || op != nil {
 		return op, err

@@ -43,10 +43,10 @@ func KeepUntil(now time.Time, current *time.Time, days int, until *time.Time) (t
 	if until != nil {
 		u := EndOfUTCDay(*until)
 		if u.Before(now) {
-			return time.Time{}, refusal(CodeInvalid, wordsKeepFromToday)
+			return time.Time{}, refusal(CodeInvalid, keepFromTodayWords)
 		}
 		if u.After(max) {
-			return time.Time{}, refusal(CodeInvalid, wordsKeepAtMost(MaxKeepDays))
+			return time.Time{}, refusal(CodeInvalid, keepAtMostWords(MaxKeepDays))
 		}
 		return u, nil
 	}
@@ -227,5 +227,5 @@ func (s *Service) keepFits(ctx context.Context, q db.DBTX, c Caller, b *Box, sn 
 			hidden++
 		}
 	}
-	return refusal(CodeLimit, wordsKeptUndoCounts(b.Name, count, perBox, deleteWords(names, hidden)))
+	return refusal(CodeLimit, keptUndoCountsWords(b.Name, count, perBox, deleteWords(names, hidden)))
 }

@@ -55,7 +55,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		case ActSee, ActDelete, ActTake, ActRelease:
 			return nil
 		}
-		return refusal(CodeForbidden, wordsNotByItself(string(act)))
+		return refusal(CodeForbidden, notByItselfWords(string(act)))
 	case CallerAgent:
 		// Moving snapshots is the person's. An export carries every file of a
 		// box, secrets included, out of boxsnap; an import brings an archive
@@ -64,14 +64,14 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		// copy to anyone who holds it.
 		switch act {
 		case ActExport:
-			return refusal(CodeForbidden, wordsOnlyPersonExports)
+			return refusal(CodeForbidden, onlyPersonExportsWords)
 		case ActImport:
-			return refusal(CodeForbidden, wordsOnlyPersonImports)
+			return refusal(CodeForbidden, onlyPersonImportsWords)
 		case ActShare:
-			return refusal(CodeForbidden, wordsOnlyPersonShares)
+			return refusal(CodeForbidden, onlyPersonSharesWords)
 		}
 	default:
-		return refusal(CodeForbidden, WordsSignIn)
+		return refusal(CodeForbidden, SignInWords)
 	}
 
 	access := accessNone
@@ -98,7 +98,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 		// agent sees it, and nothing more.
 		switch act {
 		case ActRestore, ActFork, ActDelete:
-			return refusal(CodeForbidden, wordsKeptOnlyPerson(s.Name, string(act)))
+			return refusal(CodeForbidden, keptOnlyPersonWords(s.Name, string(act)))
 		}
 	}
 	switch act {
@@ -107,7 +107,7 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 	case ActFork:
 		if access == accessRunsOn {
 			// The box a thread runs on is forked by the person only.
-			return refusal(CodeForbidden, wordsOnlyPersonForksExecution(b.Name))
+			return refusal(CodeForbidden, onlyPersonForksExecutionWords(b.Name))
 		}
 		return nil
 	case ActPicture:
@@ -124,20 +124,20 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 			return nil
 		}
 		if s.Kept() || s.OwnerKind == "person" {
-			return refusal(CodeForbidden, wordsKeptOnlyPerson(s.Name, "delete"))
+			return refusal(CodeForbidden, keptOnlyPersonWords(s.Name, "delete"))
 		}
 		if s.ByKind != "agent" || s.ByThreadID == nil || *s.ByThreadID != c.Thread {
-			return refusal(CodeForbidden, wordsNotThisThreads(s.Name))
+			return refusal(CodeForbidden, notThisThreadsWords(s.Name))
 		}
 		return nil
 	case ActKeep, ActUnkeep:
-		return refusal(CodeForbidden, wordsOnlyPersonKeeps)
+		return refusal(CodeForbidden, onlyPersonKeepsWords)
 	case ActRename, ActNote:
-		return refusal(CodeForbidden, wordsOnlyPersonRenames)
+		return refusal(CodeForbidden, onlyPersonRenamesWords)
 	case ActRelease:
 		return MayBox(c, BoxRelease, b)
 	}
-	return refusal(CodeForbidden, WordsNotAllowed)
+	return refusal(CodeForbidden, NotAllowedWords)
 }
 
 // agentSees is what an agent may see: on its own box, the agent sees its

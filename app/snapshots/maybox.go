@@ -31,10 +31,10 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		if act == BoxRelease {
 			return nil
 		}
-		return refusal(CodeForbidden, wordsNotByItself(string(act)))
+		return refusal(CodeForbidden, notByItselfWords(string(act)))
 	case CallerAgent:
 	default:
-		return refusal(CodeForbidden, WordsSignIn)
+		return refusal(CodeForbidden, SignInWords)
 	}
 	switch act {
 	case BoxFromTemplate:
@@ -42,7 +42,7 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 	case BoxFromParts:
 		return agentLeaveOut("command")
 	case BoxAdopt:
-		return refusal(CodeForbidden, wordsOnlyPersonAdopts)
+		return refusal(CodeForbidden, onlyPersonAdoptsWords)
 	case BoxRelease:
 		if b == nil {
 			return boxNotFound("")
@@ -50,19 +50,19 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		if b.State == BoxReleased || b.ThreadID == nil || *b.ThreadID != c.Thread {
 			if agentAccess(c.Thread, b) == accessRunsOn && b.State != BoxReleased {
 				// It sees the box it runs on, so it may read why.
-				return refusal(CodeForbidden, wordsOnlyThreadReleases(b.Name))
+				return refusal(CodeForbidden, onlyThreadReleasesWords(b.Name))
 			}
 			return boxNotFound(b.Name)
 		}
 		return nil
 	}
-	return refusal(CodeForbidden, WordsNotAllowed)
+	return refusal(CodeForbidden, NotAllowedWords)
 }
 
 // agentLeaveOut is the one home of the words refusing a field an agent may
 // not send when it asks for a box.
 func agentLeaveOut(field string) *Refusal {
-	return refusal(CodeForbidden, wordsAgentLeavesOut(field))
+	return refusal(CodeForbidden, agentLeavesOutWords(field))
 }
 
 // agentBoxFields refuses, in words, the first field of req an agent may not
@@ -81,7 +81,7 @@ func AgentBoxFields(req BoxRequest) error {
 		}
 	}
 	if req.Template == "" {
-		return refusal(CodeInvalid, wordsAgentNamesTemplate)
+		return refusal(CodeInvalid, agentNamesTemplateWords)
 	}
 	return nil
 }

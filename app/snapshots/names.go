@@ -47,13 +47,13 @@ func UniqueTimedName(name string, t time.Time, tz *time.Location, taken map[stri
 func CleanName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", refusal(CodeInvalid, wordsNameEmpty)
+		return "", refusal(CodeInvalid, nameEmptyWords)
 	}
 	if n := utf8.RuneCountInString(name); n > MaxNameLength {
-		return "", refusal(CodeInvalid, wordsNameTooLong(MaxNameLength, n))
+		return "", refusal(CodeInvalid, nameTooLongWords(MaxNameLength, n))
 	}
 	if !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 || strings.IndexFunc(name, isBidiControl) >= 0 {
-		return "", refusal(CodeInvalid, wordsNameControl)
+		return "", refusal(CodeInvalid, nameControlWords)
 	}
 	return name, nil
 }
@@ -65,10 +65,10 @@ func CleanNote(note string) (*string, error) {
 		return nil, nil
 	}
 	if len(note) > MaxNoteBytes {
-		return nil, refusal(CodeInvalid, wordsNoteTooLong(len(note)))
+		return nil, refusal(CodeInvalid, noteTooLongWords(len(note)))
 	}
 	if !utf8.ValidString(note) {
-		return nil, refusal(CodeInvalid, wordsNoteNotText)
+		return nil, refusal(CodeInvalid, noteNotTextWords)
 	}
 	if err := CheckText("A note", note); err != nil {
 		return nil, err

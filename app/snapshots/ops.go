@@ -50,7 +50,7 @@ func (s *Kernel) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, reque
 		return nil, err
 	}
 	if op.Kind != kind || (target != nil && (op.Target == nil || *op.Target != *target)) {
-		return nil, refusal(CodeRequestReused, wordsRequestIDUsed(requestID, op.Kind, op.ID))
+		return nil, refusal(CodeRequestReused, requestIDUsedWords(requestID, op.Kind, op.ID))
 	}
 	return op, nil
 }
@@ -103,18 +103,18 @@ func (s *Kernel) Unsettled(ctx context.Context, q db.DBTX, b *Box) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	return refusal(CodeBusy, wordsCheckNowFirst(UnknownWords(b.Name, ops[0])))
+	return refusal(CodeBusy, checkNowFirstWords(UnknownWords(b.Name, ops[0])))
 }
 
 // Operation reads an operation as the caller may see it: an agent sees only
 // its own thread's.
 func (s *Kernel) Operation(ctx context.Context, c Caller, id string) (*Operation, error) {
 	if !ValidID(PrefixOperation, id) {
-		return nil, refusal(CodeNotFound, wordsNoOperation(id))
+		return nil, refusal(CodeNotFound, noOperationWords(id))
 	}
 	op, err := s.ops.ByID(ctx, s.st.Pool, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !MaySeeOperation(c, op)) {
-		return nil, refusal(CodeNotFound, wordsNoOperation(id))
+		return nil, refusal(CodeNotFound, noOperationWords(id))
 	}
 	return op, err
 }

@@ -129,7 +129,7 @@ func (s *Service) SnapshotOfBox(ctx context.Context, c Caller, boxRef, ref strin
 			return sn, b, nil
 		}
 	}
-	return nil, nil, refusal(CodeNotFound, wordsNoSnapshotNamed(ref, b.Name))
+	return nil, nil, refusal(CodeNotFound, noSnapshotNamedWords(ref, b.Name))
 }
 
 // BoxSnapshots is one box with the snapshots the caller may see.

@@ -71,11 +71,11 @@ func AsRefusal(err error) (*Refusal, bool) {
 // SnapshotNotFound is what a caller reads for a snapshot it may not see as
 // for one that does not exist, so a guessed ID tells nothing.
 func SnapshotNotFound(id string) *Refusal {
-	return refusal(CodeNotFound, wordsNoSnapshot(id))
+	return refusal(CodeNotFound, noSnapshotWords(id))
 }
 
 func boxNotFound(ref string) *Refusal {
-	return refusal(CodeNotFound, wordsNoBox(ref))
+	return refusal(CodeNotFound, noBoxWords(ref))
 }
 
 // CutShort is a refusal of an export file that stopped, which keeps the

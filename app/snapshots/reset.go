@@ -147,7 +147,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		return nil, err
 	}
 	if c.Kind == CallerAgent && !settings.AgentsMayRestore {
-		return nil, refusal(CodeForbidden, wordsAgentsDoNotReset(b.Name))
+		return nil, refusal(CodeForbidden, agentsDoNotResetWords(b.Name))
 	}
 	if b.IsExecutionMachine() {
 		return nil, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
@@ -160,7 +160,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		return nil, refusal(CodeCannot, ResetNotBuiltWords(be, b))
 	}
 	if _, ok := be.Snap.(providers.Browser); req.KeepLogins && !ok {
-		return nil, refusal(CodePlan, wordsCannotReadLogins(be.Label, b.Name))
+		return nil, refusal(CodePlan, cannotReadLoginsWords(be.Label, b.Name))
 	}
 	p := resetParams{KeepLogins: req.KeepLogins}
 	if req.KeepLogins {
@@ -178,7 +178,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		if why == "" {
 			why = NoUndoCanBeTakenWords(b.Name, be.Label)
 		}
-		return nil, &Refusal{Code: CodePlan, Words: wordsNotResetWithoutUndo(why), TryAgain: plan.Take.TryAgain}
+		return nil, &Refusal{Code: CodePlan, Words: notResetWithoutUndoWords(why), TryAgain: plan.Take.TryAgain}
 	}
 	if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Take.AddsBytes); err != nil {
 		return nil, undoRoomWords(Agent(""), err) // a reset always takes its undo
@@ -186,9 +186,9 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	if guard := s.Guard(ctx, c, b); len(guard) > 0 && !req.Force {
 		w := strings.Join(guard, " ")
 		if c.Kind == CallerAgent {
-			return nil, &Refusal{Code: CodeGuard, TryAgain: true, Words: wordsGuardNow(b.Name, "reset", w)}
+			return nil, &Refusal{Code: CodeGuard, TryAgain: true, Words: guardNowWords(b.Name, "reset", w)}
 		}
-		return nil, &Refusal{Code: CodeGuard, Words: wordsResetGuard(b.Name, w)}
+		return nil, &Refusal{Code: CodeGuard, Words: resetGuardWords(b.Name, w)}
 	}
 	if st, err := be.Boxes.Status(ctx, GuestOf(b)); err == nil {
 		p.WasRunning = st.Running
@@ -200,7 +200,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 			return err
 		}
 		if b.State != BoxReady {
-			return refusal(CodeBusy, wordsBoxIs(b.Name, b.State))
+			return refusal(CodeBusy, boxIsWords(b.Name, b.State))
 		}
 		if err := s.Unsettled(ctx, tx, b); err != nil {
 			return err
@@ -228,7 +228,7 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 	if name == "" {
 		mf, err := s.st.MadeFromByBox(ctx, s.st.Pool, b.ID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return refusal(CodeInvalid, wordsNotFromTemplate(b.Name))
+			return refusal(CodeInvalid, notFromTemplateWords(b.Name))
 		}
 		if err != nil {
 			return fmt.Errorf("read what %s was made from: %w", b.Name, err)
@@ -249,7 +249,7 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 		return err
 	}
 	if t.Backend != b.BackendID {
-		return refusal(CodeInvalid, wordsTemplateElsewhere(t.Name, t.Backend, b.Name, b.BackendID))
+		return refusal(CodeInvalid, templateElsewhereWords(t.Name, t.Backend, b.Name, b.BackendID))
 	}
 	p.Template, p.Source, p.Command = t.Name, t.Source, t.Command
 	return nil
@@ -556,7 +556,7 @@ func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID st
 	}
 	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(CodeNotFound, wordsNoUndoToGoBack(b.Name))
+		return nil, refusal(CodeNotFound, noUndoToGoBackWords(b.Name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)

@@ -159,7 +159,7 @@ func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) s
 			names = append(names, t)
 		}
 	}
-	return wordsExecutionMachine(names, b.Name)
+	return executionMachineRefusalWords(names, b.Name)
 }
 
 // Restore admits a restore: plan, guard, pin and record, admit the undo, all
@@ -200,7 +200,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	// own box when Settings turns "Agents may restore their own boxes" off.
 	askFirst := c.Kind == CallerAgent && req.Consent == nil && !req.dryRun && (execution || !settings.AgentsMayRestore)
 	if sn.BoxID != b.ID {
-		return nil, refusal(CodePlan, wordsOtherBoxForkInstead(sn.Name, sn.BoxName))
+		return nil, refusal(CodePlan, otherBoxForkInsteadWords(sn.Name, sn.BoxName))
 	}
 	if sn.Guest == "earlier" {
 		// Its guest is not the box's: only its own words say why (step 1).
@@ -894,9 +894,9 @@ func undoRoomWords(c Caller, err error) error {
 	if !ok {
 		return err
 	}
-	words := wordsNoRoomForUndo(r.Words)
+	words := noRoomForUndoWords(r.Words)
 	if c.IsPerson() {
-		words = wordsOrUntickUndo(words)
+		words = orUntickUndoWords(words)
 	}
 	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: words}
 }
@@ -909,7 +909,7 @@ func undoPriceWords(c Caller, err error) error {
 	if !ok || !c.IsPerson() {
 		return err
 	}
-	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: wordsOrUntickUndo(r.Words)}
+	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: orUntickUndoWords(r.Words)}
 }
 
 // restoreMayBe checks that c may restore sn on b at all, with settings:
@@ -919,7 +919,7 @@ func undoPriceWords(c Caller, err error) error {
 func (s *Service) restoreMayBe(ctx context.Context, c Caller, b *Box, sn *Snapshot, noUndo bool, settings Settings) (execution bool, err error) {
 	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
 		// Refused, not asked for: the form's two cases are not this one.
-		return false, refusal(CodeForbidden, wordsOnlyPersonRestoresMemory)
+		return false, refusal(CodeForbidden, onlyPersonRestoresMemoryWords)
 	}
 	execution = ThreadsRunOn(c, b)
 	if execution && !settings.ExecutionMachineRestores {
@@ -964,10 +964,10 @@ func restoreGuarded(c Caller, b *Box, guard []string, req RestoreRequest) error 
 		w := strings.Join(guard, " ")
 		if c.Kind == CallerAgent {
 			return &Refusal{Code: CodeGuard, TryAgain: true,
-				Words: wordsGuardNow(b.Name, "restored", w)}
+				Words: guardNowWords(b.Name, "restored", w)}
 		}
 		return &Refusal{Code: CodeGuard,
-			Words: wordsRestoreGuard(b.Name, w)}
+			Words: restoreGuardWords(b.Name, w)}
 	}
 	return nil
 }
@@ -977,7 +977,7 @@ func restoreGuarded(c Caller, b *Box, guard []string, req RestoreRequest) error 
 // the ceiling.
 func (s *Service) undoAdmits(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, settings Settings) error {
 	if plan.Restore.Undo == providers.UndoNone {
-		return refusal(CodePlan, wordsNoUndoNotRestored(b.Name, be.Label))
+		return refusal(CodePlan, noUndoNotRestoredWords(b.Name, be.Label))
 	}
 	if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 		return undoRoomWords(c, err)
@@ -1000,7 +1000,7 @@ func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest
 			return err
 		}
 		if b.State != BoxReady {
-			return refusal(CodeBusy, wordsBeingReleased(b.Name))
+			return refusal(CodeBusy, beingReleasedWords(b.Name))
 		}
 		if err := s.Unsettled(ctx, tx, b); err != nil {
 			return err

@@ -170,7 +170,7 @@ func (s *Kernel) RegisterBackends(ctx context.Context) error {
 func (s *Kernel) Backend(id string) (Backend, error) {
 	b, ok := s.backends[id]
 	if !ok {
-		return Backend{}, &Refusal{Code: CodePlan, Words: wordsBackendNotInSettings(id), TryAgain: true}
+		return Backend{}, &Refusal{Code: CodePlan, Words: backendNotInSettingsWords(id), TryAgain: true}
 	}
 	return b, nil
 }

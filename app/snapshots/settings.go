@@ -82,28 +82,28 @@ func DefaultSettings() Settings {
 func (st Settings) Validate() error {
 	var errs []error
 	if st.PerBox < MinPerBox || st.PerBox > MaxPerBox {
-		errs = append(errs, errors.New(wordsPerBoxRange(MinPerBox, MaxPerBox)))
+		errs = append(errs, errors.New(perBoxRangeWords(MinPerBox, MaxPerBox)))
 	}
 	if st.RoomPercent < MinRoomPercent || st.RoomPercent > MaxRoomPercent {
-		errs = append(errs, errors.New(wordsRoomRange(MinRoomPercent, MaxRoomPercent)))
+		errs = append(errs, errors.New(roomRangeWords(MinRoomPercent, MaxRoomPercent)))
 	}
 	if st.KeepDays < 1 || st.KeepDays > MaxKeepDays {
 		errs = append(errs, errors.New(KeepDaysWords(MaxKeepDays)))
 	}
 	if st.ApprovalMinutes < 1 || st.ApprovalMinutes > MaxApprovalMinutes {
-		errs = append(errs, errors.New(wordsApprovalRange(MaxApprovalMinutes)))
+		errs = append(errs, errors.New(approvalRangeWords(MaxApprovalMinutes)))
 	}
 	if st.ShareDays < 1 || st.ShareDays > MaxShareDays {
-		errs = append(errs, errors.New(WordsShareDays(MaxShareDays)))
+		errs = append(errs, errors.New(ShareDaysWords(MaxShareDays)))
 	}
 	errs = append(errs, st.validateHistory()...)
 	for _, p := range st.AlsoRemove {
 		if strings.Contains(p, "..") || strings.HasPrefix(strings.TrimSpace(p), "/") {
-			errs = append(errs, errors.New(wordsAlsoRemovePath(p)))
+			errs = append(errs, errors.New(alsoRemovePathWords(p)))
 		}
 	}
 	if st.TrashHours < 0 || st.TrashHours > MaxTrashHours {
-		errs = append(errs, errors.New(wordsTrashRange(MaxTrashHours)))
+		errs = append(errs, errors.New(trashRangeWords(MaxTrashHours)))
 	}
 	for _, p := range st.KeepLogins {
 		if err := checkLoginPath(p); err != nil {
@@ -112,9 +112,9 @@ func (st Settings) Validate() error {
 	}
 	for id, c := range st.Ceilings {
 		if math.IsNaN(c) || math.IsInf(c, 0) {
-			errs = append(errs, errors.New(wordsCeilingNumber(id)))
+			errs = append(errs, errors.New(ceilingNumberWords(id)))
 		} else if c < 0 {
-			errs = append(errs, errors.New(wordsCeilingBelowZero(id)))
+			errs = append(errs, errors.New(ceilingBelowZeroWords(id)))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -165,7 +165,7 @@ func (s *Kernel) ReadSettings(ctx context.Context) (Settings, error) {
 // SaveSettings validates and saves the settings; only the person may.
 func (s *Kernel) SaveSettings(ctx context.Context, c Caller, st Settings) error {
 	if !c.IsPerson() {
-		return refusal(CodeForbidden, wordsOnlyPersonSettings)
+		return refusal(CodeForbidden, onlyPersonSettingsWords)
 	}
 	if err := st.Validate(); err != nil {
 		return err

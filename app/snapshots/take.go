@@ -144,7 +144,7 @@ func (s *Service) takeChecks(ctx context.Context, c Caller, b *Box, req TakeRequ
 		return nil, refusal(CodePlan, NoSnapshotsWords(be.Label))
 	}
 	if req.Memory && !snapping.OffersMemory() {
-		return nil, refusal(CodeInvalid, wordsDiskOnly(b.Name))
+		return nil, refusal(CodeInvalid, diskOnlyWords(b.Name))
 	}
 	a := &takeAdmission{req: req, c: c, be: be, snapping: snapping, tz: s.TimeZone(ctx), now: s.now()}
 	a.name = DefaultName(a.now, a.tz)
@@ -182,7 +182,7 @@ func (s *Service) lockForTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, 
 		return nil, fmt.Errorf("lock box: %w", err)
 	}
 	if b.State != BoxReady {
-		return nil, refusal(CodeBusy, wordsReleasedTakesNone(b.Name))
+		return nil, refusal(CodeBusy, releasedTakesNoneWords(b.Name))
 	}
 	return b, nil
 }
@@ -253,7 +253,7 @@ func (s *Service) recordTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, b
 		var pgErr *pgconn.PgError
 		switch {
 		case errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.TableName == "snapshots":
-			return db.Operation{}, refusal(CodeConflict, wordsNameTaken)
+			return db.Operation{}, refusal(CodeConflict, nameTakenWords)
 		case err != nil:
 			return db.Operation{}, fmt.Errorf("record the take: %w", err)
 		}
@@ -313,10 +313,10 @@ func (s *Service) planError(b *Box, be Backend, err error) error {
 		return &Refusal{Code: CodePlan, Words: refused.Why, TryAgain: refused.TryAgain}
 	case errors.Is(err, providers.ErrUnreachable):
 		return &Refusal{Code: CodeUnreachable, TryAgain: true,
-			Words: wordsNoAnswer(HostWords(b, be), b.Name)}
+			Words: noAnswerWords(HostWords(b, be), b.Name)}
 	case errors.Is(err, providers.ErrNotFound):
 		return &Refusal{Code: CodePlan,
-			Words: wordsGuestGone(b.Name, be.Label)}
+			Words: guestGoneWords(b.Name, be.Label)}
 	}
 	return fmt.Errorf("plan %s: %w", b.Name, err)
 }
@@ -352,11 +352,11 @@ func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, pla
 	where := HostWords(b, be)
 	if full > float64(st.RoomPercent) {
 		return &Refusal{Code: CodeRoom, TryAgain: true,
-			Words: wordsStorageFull(where, full, st.RoomPercent, s.freeableWords(ctx, c, b))}
+			Words: storageFullWords(where, full, st.RoomPercent, s.freeableWords(ctx, c, b))}
 	}
 	if m := plan.Storage.MetadataPercentFull; m != nil && *m > float64(st.RoomPercent-MetadataBelowRoom) {
 		return &Refusal{Code: CodeRoom, TryAgain: true,
-			Words: wordsMetadataFull(where, *m, st.RoomPercent-MetadataBelowRoom, s.freeableWords(ctx, c, b))}
+			Words: metadataFullWords(where, *m, st.RoomPercent-MetadataBelowRoom, s.freeableWords(ctx, c, b))}
 	}
 	return nil
 }
@@ -429,7 +429,7 @@ func (s *Service) limitRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, al
 			hidden++
 		}
 	}
-	return "", refusal(CodeLimit, wordsPerBoxLimit(b.Name, count, perBox, deleteWords(names, hidden)))
+	return "", refusal(CodeLimit, perBoxLimitWords(b.Name, count, perBox, deleteWords(names, hidden)))
 }
 
 // countTowardLimit counts a box's snapshots against the limit: undos and

@@ -12,11 +12,11 @@ import (
 // title". Every name and title from outside passes it before it is stored.
 func CheckLine(what, s string) error {
 	if !utf8.ValidString(s) {
-		return refusal(CodeInvalid, wordsNotUTF8(what))
+		return refusal(CodeInvalid, notUTF8Words(what))
 	}
 	for _, r := range s {
 		if r == 0 || unicode.IsControl(r) || isBidiControl(r) {
-			return refusal(CodeInvalid, wordsLineControl(what))
+			return refusal(CodeInvalid, lineControlWords(what))
 		}
 	}
 	return nil
@@ -26,11 +26,11 @@ func CheckLine(what, s string) error {
 // that is not valid UTF-8 or holds a NUL; line breaks and tabs are allowed.
 func CheckText(what, s string) error {
 	if !utf8.ValidString(s) {
-		return refusal(CodeInvalid, wordsNotUTF8(what))
+		return refusal(CodeInvalid, notUTF8Words(what))
 	}
 	for _, r := range s {
 		if r == 0 || isBidiControl(r) || (unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r') {
-			return refusal(CodeInvalid, wordsTextControl(what))
+			return refusal(CodeInvalid, textControlWords(what))
 		}
 	}
 	return nil

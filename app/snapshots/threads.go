@@ -22,7 +22,7 @@ var ErrNoThread = fmt.Errorf("thread: %w", store.ErrNotFound)
 func (s *Kernel) Thread(ctx context.Context, id string) (*Thread, error) {
 	r, err := s.st.CoreThreadByID(ctx, s.st.Reader(ctx), id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(CodeNotFound, WordsNoThread(id))
+		return nil, refusal(CodeNotFound, NoThreadWords(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read thread: %w", err)

@@ -440,7 +440,7 @@ func UntrashingWords(box string) string {
 // changed so (restored, forked): "‘a’ is a failed take: it cannot be
 // forked." (the refusal, and why the rows' item is disabled).
 func CannotBeChangedWords(sn *Snapshot, c Change) string {
-	return wordsCannotBe(sn.Name, StateWords(sn.State), changeWords(c))
+	return cannotBeWords(sn.Name, StateWords(sn.State), changeWords(c))
 }
 
 // UntrashedWords says a restore from the trash is done.
@@ -1025,131 +1025,131 @@ func refusal(code Code, words string) *Refusal {
 
 // Who may do what: one permission check, MayAct, serves every caller.
 const (
-	// WordsSignIn refuses a caller boxsnap does not know.
-	WordsSignIn = "Sign in first."
-	// WordsNotAllowed refuses what the permission rules give no caller.
-	WordsNotAllowed = "Not allowed."
-	// wordsOnlyPersonExports: an export carries every file out.
-	wordsOnlyPersonExports = "Only the person can export snapshots: an export carries every file of the box, secrets included."
-	// wordsOnlyPersonImports: an archive from outside is a way in an
+	// SignInWords refuses a caller boxsnap does not know.
+	SignInWords = "Sign in first."
+	// NotAllowedWords refuses what the permission rules give no caller.
+	NotAllowedWords = "Not allowed."
+	// onlyPersonExportsWords: an export carries every file out.
+	onlyPersonExportsWords = "Only the person can export snapshots: an export carries every file of the box, secrets included."
+	// onlyPersonImportsWords: an archive from outside is a way in an
 	// agent's thread never has.
-	wordsOnlyPersonImports = "Only the person can import snapshots: an archive from outside is no agent's to bring in."
-	// wordsOnlyPersonShares: a share code hands a copy to anyone.
-	wordsOnlyPersonShares = "Only the person can make, revoke or redeem a share code."
-	// wordsOnlyPersonKeeps: keeping makes a snapshot the person's, so only
+	onlyPersonImportsWords = "Only the person can import snapshots: an archive from outside is no agent's to bring in."
+	// onlyPersonSharesWords: a share code hands a copy to anyone.
+	onlyPersonSharesWords = "Only the person can make, revoke or redeem a share code."
+	// onlyPersonKeepsWords: keeping makes a snapshot the person's, so only
 	// the person keeps one.
-	wordsOnlyPersonKeeps   = "Only the person can keep a snapshot."
-	wordsOnlyPersonRenames = "Only the person can rename a snapshot or change its note."
-	wordsOnlyPersonAdopts  = "Only the person adopts a guest or a folder that exists already."
+	onlyPersonKeepsWords   = "Only the person can keep a snapshot."
+	onlyPersonRenamesWords = "Only the person can rename a snapshot or change its note."
+	onlyPersonAdoptsWords  = "Only the person adopts a guest or a folder that exists already."
 
-	// wordsOnlyPersonRestoresMemory: Settings' "Agents may restore memory
+	// onlyPersonRestoresMemoryWords: Settings' "Agents may restore memory
 	// snapshots" is off: a memory restore brings back running processes
 	// with the credentials they held then.
-	wordsOnlyPersonRestoresMemory = "Only the person restores a memory snapshot in this install."
+	onlyPersonRestoresMemoryWords = "Only the person restores a memory snapshot in this install."
 
-	wordsOnlyPersonDeletesHistory = "Only the person deletes a box's history."
-	wordsOnlyPersonSettings       = "Only the person changes settings."
+	onlyPersonDeletesHistoryWords = "Only the person deletes a box's history."
+	onlyPersonSettingsWords       = "Only the person changes settings."
 	// OnlyPersonSettingsWords refuses an agent the settings' API, reading
 	// or changing.
 	OnlyPersonSettingsWords = "Only the person reads or changes settings."
 
-	// wordsAgentNamesTemplate: an agent makes a box only from a box
+	// agentNamesTemplateWords: an agent makes a box only from a box
 	// template, and names one.
-	wordsAgentNamesTemplate = "An agent makes a box only from a box template, by name: name one in template."
+	agentNamesTemplateWords = "An agent makes a box only from a box template, by name: name one in template."
 )
 
-// wordsNotByItself refuses boxsnap's own sweeps what they never do: they
+// notByItselfWords refuses boxsnap's own sweeps what they never do: they
 // see, take, delete and release, nothing more.
-func wordsNotByItself(act string) string {
+func notByItselfWords(act string) string {
 	return fmt.Sprintf("boxsnap does not %s by itself.", act)
 }
 
-// wordsKeptOnlyPerson: a kept snapshot is the person's from the moment it
+// keptOnlyPersonWords: a kept snapshot is the person's from the moment it
 // is kept, so no agent can delete or change it.
-func wordsKeptOnlyPerson(name, act string) string {
+func keptOnlyPersonWords(name, act string) string {
 	return fmt.Sprintf("‘%s’ is kept by the person: only the person can %s it.", name, act)
 }
 
-// wordsNotThisThreads: an agent deletes only what an agent of its thread
+// notThisThreadsWords: an agent deletes only what an agent of its thread
 // took and nobody kept.
-func wordsNotThisThreads(name string) string {
+func notThisThreadsWords(name string) string {
 	return fmt.Sprintf("‘%s’ was not taken by an agent of this thread: only the person can delete it.", name)
 }
 
-// wordsOnlyPersonForksExecution: the box a thread runs on is forked by the
+// onlyPersonForksExecutionWords: the box a thread runs on is forked by the
 // person only.
-func wordsOnlyPersonForksExecution(box string) string {
+func onlyPersonForksExecutionWords(box string) string {
 	return fmt.Sprintf("Only the person forks %s: it is the box this thread runs on.", box)
 }
 
-// wordsOnlyThreadReleases: a box is released by its own thread or the
+// onlyThreadReleasesWords: a box is released by its own thread or the
 // person.
-func wordsOnlyThreadReleases(box string) string {
+func onlyThreadReleasesWords(box string) string {
 	return fmt.Sprintf("Only the box's own thread or the person can release %s.", box)
 }
 
-// wordsAgentLeavesOut: an agent never sends a command, a host path, an
+// agentLeavesOutWords: an agent never sends a command, a host path, an
 // adopt reference or a backend reference; it names a box template.
-func wordsAgentLeavesOut(field string) string {
+func agentLeavesOutWords(field string) string {
 	return fmt.Sprintf("An agent makes a box only from a box template, by name: leave out %s.", field)
 }
 
-// wordsAgentsDoNotReset: Settings' "Agents may restore their own boxes" is
+// agentsDoNotResetWords: Settings' "Agents may restore their own boxes" is
 // off, and a reset is a restore to a fresh box.
-func wordsAgentsDoNotReset(box string) string {
+func agentsDoNotResetWords(box string) string {
 	return fmt.Sprintf("Agents do not reset boxes by themselves in this install: ask the person to reset %s.", box)
 }
 
 // What a caller cannot see reads as what does not exist, so a guessed ID
 // tells nothing.
 
-func wordsNoSnapshot(id string) string { return fmt.Sprintf("No snapshot %s that you can see.", id) }
+func noSnapshotWords(id string) string { return fmt.Sprintf("No snapshot %s that you can see.", id) }
 
-func wordsNoBox(ref string) string { return fmt.Sprintf("No box %s that you can see.", ref) }
+func noBoxWords(ref string) string { return fmt.Sprintf("No box %s that you can see.", ref) }
 
-func wordsNoOperation(id string) string { return fmt.Sprintf("No operation %s that you can see.", id) }
+func noOperationWords(id string) string { return fmt.Sprintf("No operation %s that you can see.", id) }
 
-func wordsNoSnapshotNamed(name, box string) string {
+func noSnapshotNamedWords(name, box string) string {
 	return fmt.Sprintf("No snapshot named ‘%s’ on %s that you can see.", name, box)
 }
 
-func WordsNoThread(id string) string { return fmt.Sprintf("No thread %s.", id) }
+func NoThreadWords(id string) string { return fmt.Sprintf("No thread %s.", id) }
 
-func wordsNoUndoToGoBack(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
+func noUndoToGoBackWords(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
 
 // Names, notes and text: what a person or an agent may write.
 
 const (
-	wordsNameEmpty   = "A snapshot's name cannot be empty."
-	wordsNameControl = "A snapshot's name cannot hold control characters."
-	wordsNoteNotText = "A note must be text."
-	wordsNameTaken   = "That name is taken on this box."
+	nameEmptyWords   = "A snapshot's name cannot be empty."
+	nameControlWords = "A snapshot's name cannot hold control characters."
+	noteNotTextWords = "A note must be text."
+	nameTakenWords   = "That name is taken on this box."
 )
 
-func wordsNameTooLong(most, has int) string {
+func nameTooLongWords(most, has int) string {
 	return fmt.Sprintf("A snapshot's name is at most %d characters; this one has %d.", most, has)
 }
 
-func wordsNoteTooLong(bytes int) string {
+func noteTooLongWords(bytes int) string {
 	return fmt.Sprintf("A note is at most 1 KB; this one is %d bytes.", bytes)
 }
 
-// wordsNotUTF8: what (a name, a note, a title) is not text.
-func wordsNotUTF8(what string) string { return fmt.Sprintf("%s is not valid UTF-8 text.", what) }
+// notUTF8Words: what (a name, a note, a title) is not text.
+func notUTF8Words(what string) string { return fmt.Sprintf("%s is not valid UTF-8 text.", what) }
 
-// wordsLineControl: a line (a name, a title) holds no control or
+// lineControlWords: a line (a name, a title) holds no control or
 // direction characters.
-func wordsLineControl(what string) string {
+func lineControlWords(what string) string {
 	return fmt.Sprintf("%s cannot hold control characters or characters that change the direction of text.", what)
 }
 
-// wordsTextControl: a text (a note) may hold lines and tabs, nothing else
+// textControlWords: a text (a note) may hold lines and tabs, nothing else
 // of the kind.
-func wordsTextControl(what string) string {
+func textControlWords(what string) string {
 	return fmt.Sprintf("%s cannot hold a NUL, control characters or characters that change the direction of text.", what)
 }
 
-func wordsNamedAlready(box, name string) string {
+func namedAlreadyWords(box, name string) string {
 	return fmt.Sprintf("%s has a snapshot named ‘%s’ already.", box, name)
 }
 
@@ -1157,21 +1157,21 @@ func wordsNamedAlready(box, name string) string {
 // with why (the server's or the system's words, never its address).
 func DatabaseDownWords(why string) string { return "database does not answer: " + why }
 
-func wordsNoAnswerWithin(d time.Duration) string { return "no answer within " + d.String() }
+func noAnswerWithinWords(d time.Duration) string { return "no answer within " + d.String() }
 
-const wordsItsConnectionFailed = "its connection failed"
+const itsConnectionFailedWords = "its connection failed"
 
 // Operations: every change is an operation, recorded before it starts, one
 // at a time per box; then one cut short by a restart, and a locked guest.
 
-func wordsRequestIDUsed(requestID, kind, op string) string {
+func requestIDUsedWords(requestID, kind, op string) string {
 	return fmt.Sprintf("The request ID %s was used for another operation (%s %s).", requestID, kind, op)
 }
 
-// wordsCheckNowFirst: an operation boxsnap could not confirm after a
+// checkNowFirstWords: an operation boxsnap could not confirm after a
 // restart holds the box until Check now settles it, so nothing else changes
 // a box whose state boxsnap does not know.
-func wordsCheckNowFirst(unknown string) string { return unknown + " Check now first." }
+func checkNowFirstWords(unknown string) string { return unknown + " Check now first." }
 
 // LockedWords says that the backend left a guest locked, with the command
 // for the host, as only root there can unlock it ("Proxmox left amber-fox
@@ -1181,27 +1181,27 @@ func LockedWords(backend, box, lock, fix string) string {
 	return fmt.Sprintf("%s left %s locked (%s). %s.", backend, box, lock, strings.TrimSuffix(fix, "."))
 }
 
-func wordsBeingReleased(box string) string { return fmt.Sprintf("%s is being released.", box) }
+func beingReleasedWords(box string) string { return fmt.Sprintf("%s is being released.", box) }
 
-func wordsReleasedTakesNone(box string) string {
+func releasedTakesNoneWords(box string) string {
 	return fmt.Sprintf("%s is being released: it takes no snapshots.", box)
 }
 
-// wordsBoxIs: the box is in a state (stopping, released) that does not
+// boxIsWords: the box is in a state (stopping, released) that does not
 // allow the change now.
-func wordsBoxIs(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
+func boxIsWords(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
 
-// wordsBackendNotInSettings: a backend removed from settings; its records
+// backendNotInSettingsWords: a backend removed from settings; its records
 // stay until the person forgets them.
-func wordsBackendNotInSettings(id string) string {
+func backendNotInSettingsWords(id string) string {
 	return fmt.Sprintf("The backend %s is not in settings: its boxes and snapshots are unavailable.", id)
 }
 
-func wordsNoAnswer(host, box string) string {
+func noAnswerWords(host, box string) string {
 	return fmt.Sprintf("%s does not answer: boxsnap cannot plan a snapshot of %s now.", host, box)
 }
 
-func wordsGuestGone(box, backend string) string {
+func guestGoneWords(box, backend string) string {
 	return fmt.Sprintf("%s is gone from %s: boxsnap cannot find its guest.", box, backend)
 }
 
@@ -1233,21 +1233,21 @@ func NoSnapshotsWords(backend string) string {
 	return fmt.Sprintf("Boxes on %s have no snapshots.", backend)
 }
 
-func wordsDiskOnly(box string) string {
+func diskOnlyWords(box string) string {
 	return fmt.Sprintf("%s's snapshots hold the disk only: pass memory false.", box)
 }
 
-// wordsStorageFull: a take refused while the storage is past "Refuse new
+// storageFullWords: a take refused while the storage is past "Refuse new
 // snapshots when a host's storage is past", with what to delete to free
 // it: a full thin pool puts every guest on the host into I/O errors.
-func wordsStorageFull(where string, full float64, past int, free string) string {
+func storageFullWords(where string, full float64, past int, free string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s's storage would be %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
 		where, full, past, free))
 }
 
-// wordsMetadataFull: a thin pool's metadata refuses a take 5 points below
+// metadataFullWords: a thin pool's metadata refuses a take 5 points below
 // the room setting, so the two move together (85% gives 80%).
-func wordsMetadataFull(where string, full float64, past int, free string) string {
+func metadataFullWords(where string, full float64, past int, free string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s's thin pool metadata is %.0f%% full, past %d%%: boxsnap takes no snapshots there until it has room. %s",
 		where, full, past, free))
 }
@@ -1280,20 +1280,20 @@ func TakeCountWords(box string, count, perBox int) string {
 	return fmt.Sprintf("%s has %d of %d: delete one before taking another.", box, count, perBox)
 }
 
-// wordsPerBoxLimit: a take past the per-box limit that the limit may not
+// perBoxLimitWords: a take past the per-box limit that the limit may not
 // make room for, with what to delete.
-func wordsPerBoxLimit(box string, count, perBox int, del string) string {
+func perBoxLimitWords(box string, count, perBox int, del string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots. %s", box, count, perBox, del))
 }
 
-// wordsKeptUndoCounts: a kept undo is an ordinary kept snapshot, so it
+// keptUndoCountsWords: a kept undo is an ordinary kept snapshot, so it
 // counts in the per-box limit, as an undo otherwise does not.
-func wordsKeptUndoCounts(box string, count, perBox int, del string) string {
+func keptUndoCountsWords(box string, count, perBox int, del string) string {
 	return strings.TrimSpace(fmt.Sprintf("A kept undo counts in the %d: %s has %d of %d already. %s", perBox, box, count, perBox, del))
 }
 
-// wordsSavingPasses: saving an automatic snapshot counts it in the limit.
-func wordsSavingPasses(box string, count, perBox int, name, del string) string {
+// savingPassesWords: saving an automatic snapshot counts it in the limit.
+func savingPassesWords(box string, count, perBox int, name, del string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots: saving ‘%s’ would pass it. %s", box, count, perBox, name, del))
 }
 
@@ -1304,18 +1304,18 @@ func CeilingWords(label string, rate, ceiling float64, currency string) string {
 		label, Money(rate, currency), Money(ceiling, currency))
 }
 
-// wordsPriceUnknownOnlyPerson: a paid snapshot whose price boxsnap does
+// priceUnknownOnlyPersonWords: a paid snapshot whose price boxsnap does
 // not know is the person's to admit: the ceiling cannot bound a price it
 // does not know.
-func wordsPriceUnknownOnlyPerson(backend string) string {
+func priceUnknownOnlyPersonWords(backend string) string {
 	return fmt.Sprintf("The price of snapshots on %s is unknown: only the person admits one.", backend)
 }
 
 // Keep: its date, its days, and what can be kept.
 
-const wordsKeepFromToday = "A keep date must be today or later."
+const keepFromTodayWords = "A keep date must be today or later."
 
-func wordsKeepAtMost(days int) string {
+func keepAtMostWords(days int) string {
 	return fmt.Sprintf("A snapshot is kept at most %d days from today.", days)
 }
 
@@ -1340,80 +1340,80 @@ func RenewNotKeptWords(name string) string {
 // change, so a sweep that chose a snapshot earlier checks it again; and
 // what the limit and the sweeps never delete.
 
-func wordsInUse(name, pin string) string { return fmt.Sprintf("‘%s’ is in use: %s.", name, pin) }
+func inUseWords(name, pin string) string { return fmt.Sprintf("‘%s’ is in use: %s.", name, pin) }
 
-func wordsSavedNotThinned(name string) string {
+func savedNotThinnedWords(name string) string {
 	return fmt.Sprintf("‘%s’ is saved: thinning never deletes it.", name)
 }
 
-func wordsUndoNotThinned(name string) string {
+func undoNotThinnedWords(name string) string {
 	return fmt.Sprintf("‘%s’ is an undo: thinning never deletes one.", name)
 }
 
-// wordsKeptNeverDeleted: a kept snapshot is never deleted automatically:
+// keptNeverDeletedWords: a kept snapshot is never deleted automatically:
 // only the person's word deletes it.
-func wordsKeptNeverDeleted(name string) string {
+func keptNeverDeletedWords(name string) string {
 	return fmt.Sprintf("‘%s’ is kept: boxsnap never deletes it by itself.", name)
 }
 
-// wordsKeptUntil: expiry deletes a kept snapshot at its date, not before.
-func wordsKeptUntil(name, date string) string {
+// keptUntilWords: expiry deletes a kept snapshot at its date, not before.
+func keptUntilWords(name, date string) string {
 	return fmt.Sprintf("‘%s’ is kept until %s.", name, date)
 }
 
-// wordsPersonsNeverDeleted: the person's snapshot is never deleted
+// personsNeverDeletedWords: the person's snapshot is never deleted
 // automatically, by a sweep or by the limit.
-func wordsPersonsNeverDeleted(name string) string {
+func personsNeverDeletedWords(name string) string {
 	return fmt.Sprintf("‘%s’ is the person's: boxsnap never deletes it by itself.", name)
 }
 
-// wordsUndoNotEvicted: the limit never deletes an undo, which it does not
+// undoNotEvictedWords: the limit never deletes an undo, which it does not
 // count either.
-func wordsUndoNotEvicted(name string) string {
+func undoNotEvictedWords(name string) string {
 	return fmt.Sprintf("‘%s’ is an undo: the limit never deletes one.", name)
 }
 
-func wordsNotAnUndo(name string) string { return fmt.Sprintf("‘%s’ is not an undo.", name) }
+func notAnUndoWords(name string) string { return fmt.Sprintf("‘%s’ is not an undo.", name) }
 
-// wordsCannotBe: a snapshot whose state (still being taken, a failed take)
+// cannotBeWords: a snapshot whose state (still being taken, a failed take)
 // does not allow the change (restored, forked, kept).
-func wordsCannotBe(name, state, change string) string {
+func cannotBeWords(name, state, change string) string {
 	return fmt.Sprintf("‘%s’ is %s: it cannot be %s.", name, state, change)
 }
 
-func wordsStillBeingTaken(name string) string {
+func stillBeingTakenWords(name string) string {
 	return fmt.Sprintf("‘%s’ is still being taken.", name)
 }
 
-func wordsAlreadyDeleting(name string) string {
+func alreadyDeletingWords(name string) string {
 	return fmt.Sprintf("‘%s’ is already being deleted.", name)
 }
 
-// wordsUnavailable: a snapshot where boxsnap cannot reach: its host does
+// unavailableWords: a snapshot where boxsnap cannot reach: its host does
 // not answer, or its backend is not in settings.
-func wordsUnavailable(name string) string {
+func unavailableWords(name string) string {
 	return fmt.Sprintf("‘%s’ is unavailable: boxsnap cannot reach where it is.", name)
 }
 
-func wordsSnapshotIs(name, state string) string { return fmt.Sprintf("‘%s’ is %s.", name, state) }
+func snapshotIsWords(name, state string) string { return fmt.Sprintf("‘%s’ is %s.", name, state) }
 
-// wordsEarlierGuestForkOnly: a snapshot on the box's earlier guest, one
+// earlierGuestForkOnlyWords: a snapshot on the box's earlier guest, one
 // the box no longer runs on after a swap, is forked only.
-func wordsEarlierGuestForkOnly(name, box string) string {
+func earlierGuestForkOnlyWords(name, box string) string {
 	return fmt.Sprintf("‘%s’ is on %s's earlier guest: fork only.", name, box)
 }
 
-// wordsHeldCopyForkInstead: a held copy is forked, not restored: it is a
+// heldCopyForkInsteadWords: a held copy is forked, not restored: it is a
 // template that never starts.
-func wordsHeldCopyForkInstead(name string) string {
+func heldCopyForkInsteadWords(name string) string {
 	return fmt.Sprintf("‘%s’ is a held copy: fork it instead.", name)
 }
 
-func wordsNotKept(name string) string { return fmt.Sprintf("‘%s’ is not kept.", name) }
+func notKeptWords(name string) string { return fmt.Sprintf("‘%s’ is not kept.", name) }
 
-// wordsOutlivesBox: a kept snapshot outlives its box's release; unkept it
+// outlivesBoxWords: a kept snapshot outlives its box's release; unkept it
 // would have nothing to stay for.
-func wordsOutlivesBox(name string) string {
+func outlivesBoxWords(name string) string {
 	return fmt.Sprintf("‘%s’ outlives its released box only because it is kept: keep it longer, or delete it.", name)
 }
 
@@ -1425,7 +1425,7 @@ func ReplaceTrueWords(box string) string {
 	return fmt.Sprintf("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", box)
 }
 
-func wordsOtherBoxForkInstead(name, box string) string {
+func otherBoxForkInsteadWords(name, box string) string {
 	return fmt.Sprintf("‘%s’ is a snapshot of %s: fork it instead.", name, box)
 }
 
@@ -1435,26 +1435,26 @@ func CannotBeRestoredOnWords(box, backend string) string {
 	return fmt.Sprintf("%s cannot be restored on %s.", box, backend)
 }
 
-// wordsGuardNow: the guard (work, terminals, the desktop) refuses an agent
+// guardNowWords: the guard (work, terminals, the desktop) refuses an agent
 // while it lasts, as only the person may end that work; verb is
 // "restored" or "reset".
-func wordsGuardNow(box, verb, guard string) string {
+func guardNowWords(box, verb, guard string) string {
 	return fmt.Sprintf("%s cannot be %s now. %s", box, verb, guard)
 }
 
-// wordsRestoreGuard: the guard asks the person to restore anyway, as the
+// restoreGuardWords: the guard asks the person to restore anyway, as the
 // restore dialog's button does.
-func wordsRestoreGuard(box, guard string) string {
+func restoreGuardWords(box, guard string) string {
 	return fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", box, guard)
 }
 
-func wordsResetGuard(box, guard string) string {
+func resetGuardWords(box, guard string) string {
 	return fmt.Sprintf("Resetting %s also ends this. %s Reset anyway to go on.", box, guard)
 }
 
-// wordsNoUndoNotRestored: a restore takes an undo first, so with none it
+// noUndoNotRestoredWords: a restore takes an undo first, so with none it
 // is not restored.
-func wordsNoUndoNotRestored(box, backend string) string {
+func noUndoNotRestoredWords(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s, so it is not restored.", box, backend)
 }
 
@@ -1464,27 +1464,27 @@ func NoUndoCanBeTakenWords(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s.", box, backend)
 }
 
-// wordsNotResetWithoutUndo: a reset always takes its undo.
-func wordsNotResetWithoutUndo(why string) string { return why + " It is not reset without an undo." }
+// notResetWithoutUndoWords: a reset always takes its undo.
+func notResetWithoutUndoWords(why string) string { return why + " It is not reset without an undo." }
 
-// wordsNoRoomForUndo: the undo's room, reserved before the box stops,
+// noRoomForUndoWords: the undo's room, reserved before the box stops,
 // refused.
-func wordsNoRoomForUndo(room string) string { return "No room for the undo. " + room }
+func noRoomForUndoWords(room string) string { return "No room for the undo. " + room }
 
-// wordsOrUntickUndo: the person can untick the undo instead.
-func wordsOrUntickUndo(refused string) string {
+// orUntickUndoWords: the person can untick the undo instead.
+func orUntickUndoWords(refused string) string {
 	return refused + " Or untick the undo to restore without one."
 }
 
-func wordsCannotReadLogins(backend, box string) string {
+func cannotReadLoginsWords(backend, box string) string {
 	return fmt.Sprintf("%s cannot read the logins back from %s's undo: reset it without Keep logins.", backend, box)
 }
 
-func wordsNotFromTemplate(box string) string {
+func notFromTemplateWords(box string) string {
 	return fmt.Sprintf("%s was not made from a template here (it was adopted, forked or imported): name a box template to reset it to.", box)
 }
 
-func wordsTemplateElsewhere(template, templateBackend, box, boxBackend string) string {
+func templateElsewhereWords(template, templateBackend, box, boxBackend string) string {
 	return fmt.Sprintf("The box template %s makes boxes on %s; %s is on %s.", template, templateBackend, box, boxBackend)
 }
 
@@ -1494,13 +1494,13 @@ func wordsTemplateElsewhere(template, templateBackend, box, boxBackend string) s
 // fork's check.
 func BoxExistsWords(name string) string { return fmt.Sprintf("A box named %s exists already.", name) }
 
-// WordsShareDays refuses a share code's days outside 1 to most: the
+// ShareDaysWords refuses a share code's days outside 1 to most: the
 // settings' default and a code's own.
-func WordsShareDays(most int) string { return fmt.Sprintf("A share code works 1 to %d days.", most) }
+func ShareDaysWords(most int) string { return fmt.Sprintf("A share code works 1 to %d days.", most) }
 
 // Automatic history and saved snapshots.
 
-func WordsHistoryGiB(most int) string {
+func HistoryGiBWords(most int) string {
 	return fmt.Sprintf("A box's history holds 1 to %d GiB before its oldest automatic snapshot goes.", most)
 }
 
@@ -1514,15 +1514,15 @@ func AutomaticAlreadyWords(name string) string {
 	return fmt.Sprintf("‘%s’ is automatic already.", name)
 }
 
-func wordsUndoNeverAutomatic(name string) string {
+func undoNeverAutomaticWords(name string) string {
 	return fmt.Sprintf("‘%s’ is an undo: it is never automatic.", name)
 }
 
 // The Snapshots tab's listing.
 
 const (
-	WordsAfterNotAPlace = "after is not a place this listing gave; start again from the first page."
-	WordsPageHolds      = "A page holds 1 to 500 boxes."
+	AfterNotAPlaceWords = "after is not a place this listing gave; start again from the first page."
+	PageHoldsWords      = "A page holds 1 to 500 boxes."
 )
 
 // Settings and box templates: each number in its range, each field in its
@@ -1530,43 +1530,43 @@ const (
 
 // wordsMachineName: the machine rule for a name (what: "A box's name", "A
 // box template's name").
-func WordsMachineName(what string) string {
+func MachineNameWords(what string) string {
 	return what + " is 2 to 40 lowercase letters, digits and dashes, starting with a letter."
 }
 
-func wordsPerBoxRange(least, most int) string {
+func perBoxRangeWords(least, most int) string {
 	return fmt.Sprintf("Snapshots per box is %d to %d.", least, most)
 }
 
-func wordsRoomRange(least, most int) string {
+func roomRangeWords(least, most int) string {
 	return fmt.Sprintf("The room threshold is %d%% to %d%%.", least, most)
 }
 
-func wordsApprovalRange(most int) string {
+func approvalRangeWords(most int) string {
 	return fmt.Sprintf("A request waits for your word 1 to %d minutes.", most)
 }
 
-func wordsAlsoRemovePath(p string) string {
+func alsoRemovePathWords(p string) string {
 	return fmt.Sprintf("%q: a path to remove is inside a home folder, with no .. and no leading /.", p)
 }
 
-func wordsTrashRange(most int) string {
+func trashRangeWords(most int) string {
 	return fmt.Sprintf("A released box stays in the trash 0 to %d hours.", most)
 }
 
-func wordsCeilingNumber(backend string) string {
+func ceilingNumberWords(backend string) string {
 	return fmt.Sprintf("The ceiling for %s is a number of dollars.", backend)
 }
 
-func wordsCeilingBelowZero(backend string) string {
+func ceilingBelowZeroWords(backend string) string {
 	return fmt.Sprintf("The ceiling for %s cannot be below zero.", backend)
 }
 
-func wordsHistoryDays(most int) string {
+func historyDaysWords(most int) string {
 	return fmt.Sprintf("Automatic history is kept 1 to %d days.", most)
 }
 
-func wordsCheckSeconds(backend string, least, most int) string {
+func checkSecondsWords(backend string, least, most int) string {
 	return fmt.Sprintf("%s's boxes are checked every %d to %d seconds.", backend, least, most)
 }
 
@@ -1660,9 +1660,9 @@ const executionOff = "Restores of boxes threads run on are off"
 // while Settings keeps "Restores of boxes threads run on" off.
 const ExecutionRestoresOffWords = executionOff + ": move its threads off it first."
 
-// wordsExecutionMachine refuses such a restore, naming the threads that run
+// executionMachineRefusalWords refuses such a restore, naming the threads that run
 // on the box.
-func wordsExecutionMachine(threads []string, box string) string {
+func executionMachineRefusalWords(threads []string, box string) string {
 	verb := "runs"
 	if len(threads) > 1 {
 		verb = "run"

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -125,4 +126,41 @@ func sentenceIn(e ast.Expr) string {
 		return true
 	})
 	return found
+}
+
+// TestWordsNamedAlike: the words of every words.go (the kernel's and each
+// seam's) are named in one style, what they say then "Words"
+// (executionMachineRefusalWords, SignInWords), never "words" first, so a
+// reader finds them by one pattern.
+func TestWordsNamedAlike(t *testing.T) {
+	t.Parallel()
+	homes, err := filepath.Glob(filepath.Join("*", "words.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefixed := regexp.MustCompile(`^[wW]ords[A-Z]`)
+	for _, home := range append([]string{"words.go"}, homes...) {
+		file, err := parser.ParseFile(token.NewFileSet(), home, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			var names []*ast.Ident
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				names = append(names, d.Name)
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					if v, ok := sp.(*ast.ValueSpec); ok {
+						names = append(names, v.Names...)
+					}
+				}
+			}
+			for _, n := range names {
+				if prefixed.MatchString(n.Name) {
+					t.Errorf("%s: %s is named words-first: name it %sWords", home, n.Name, strings.TrimPrefix(strings.TrimPrefix(n.Name, "words"), "Words"))
+				}
+			}
+		}
+	}
 }

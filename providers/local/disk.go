@@ -144,9 +144,9 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 			return
 		}
 		if full {
-			_, _ = fmt.Fprintf(logf, wordsLogFull, mib(bound), mib(r.used()))
+			_, _ = fmt.Fprintf(logf, logFullWords, mib(bound), mib(r.used()))
 		} else {
-			_, _ = fmt.Fprintf(logf, wordsLogRoom, mib(bound), mib(r.used()))
+			_, _ = fmt.Fprintf(logf, logRoomWords, mib(bound), mib(r.used()))
 		}
 		b.mu.Unlock()
 		if full {

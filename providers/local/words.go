@@ -4,9 +4,9 @@ package local
 // which the box's page shows; a box's status says the same in the core's
 // words (snapshots.DiskStopWords).
 const (
-	// wordsLogFull is written once when a box's own file system becomes
+	// logFullWords is written once when a box's own file system becomes
 	// full: the bound, what its files hold, and what to do.
-	wordsLogFull = "boxsnap: the box reached its disk bound of %s (its files hold %s): it runs on, but its writes past the bound fail (no space left on device), and its files are as they were written. Delete some of them to make room, or raise the disk bound in its template and reset the box.\n"
-	// wordsLogRoom is written when room was made in it again.
-	wordsLogRoom = "boxsnap: the box has room again under its disk bound of %s (its files hold %s).\n"
+	logFullWords = "boxsnap: the box reached its disk bound of %s (its files hold %s): it runs on, but its writes past the bound fail (no space left on device), and its files are as they were written. Delete some of them to make room, or raise the disk bound in its template and reset the box.\n"
+	// logRoomWords is written when room was made in it again.
+	logRoomWords = "boxsnap: the box has room again under its disk bound of %s (its files hold %s).\n"
 )

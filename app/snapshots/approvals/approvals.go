@@ -147,7 +147,7 @@ func (s *Approvals) AskRestore(ctx context.Context, c snapshots.Caller, b *snaps
 	if err != nil {
 		return fmt.Errorf("record the request: %w", err)
 	}
-	words := wordsAsked(b.Name, sn.Name, id, execution)
+	words := askedWords(b.Name, sn.Name, id, execution)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestoreRequested, c, logRequestedWords(sn.Name, id), sn.ID, "", nil)
 	a, err := s.Get(ctx, snapshots.Owner(), id)
 	if err != nil {
@@ -160,11 +160,11 @@ func (s *Approvals) AskRestore(ctx context.Context, c snapshots.Caller, b *snaps
 // time has passed.
 func (s *Approvals) Get(ctx context.Context, c snapshots.Caller, id string) (*Approval, error) {
 	if !c.IsPerson() {
-		return nil, refusal(snapshots.CodeForbidden, wordsOnlyPersonAnswers)
+		return nil, refusal(snapshots.CodeForbidden, onlyPersonAnswersWords)
 	}
 	r, err := s.st.PersonApprovalGet(ctx, s.st.Pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(snapshots.CodeNotFound, wordsNoRequest(id))
+		return nil, refusal(snapshots.CodeNotFound, noRequestWords(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read request %s: %w", id, err)
@@ -176,7 +176,7 @@ func (s *Approvals) approvalOf(ctx context.Context, r db.Approval) *Approval {
 	a := &Approval{ID: r.ID, Box: r.BoxID, Snapshot: r.SnapshotID, Thread: r.ThreadID, State: r.State, Execution: r.Execution,
 		Goes: r.Goes, AskedAt: r.AskedAt, ExpiresAt: r.ExpiresAt, AnsweredAt: r.AnsweredAt, Operation: r.OperationID, Answer: r.Answer, planPrint: r.Plan}
 	if a.State == ApprovalPending && !s.now().Before(a.ExpiresAt) {
-		words := wordsRequestExpiredUnanswered(a.ID, a.ExpiresAt.In(s.k.TimeZone(ctx)).Format("15:04"))
+		words := requestExpiredUnansweredWords(a.ID, a.ExpiresAt.In(s.k.TimeZone(ctx)).Format("15:04"))
 		if _, err := s.st.PersonApprovalExpire(ctx, s.st.Pool, db.PersonApprovalExpireParams{ID: a.ID, Answer: &words}); err == nil {
 			a.State, a.Answer = ApprovalExpired, &words
 		}
@@ -218,15 +218,15 @@ func (s *Approvals) outcome(ctx context.Context, a *Approval) string {
 		if op.EndedAt != nil {
 			ended = op.EndedAt.In(tz).Format("15:04")
 		}
-		return wordsApprovedRestored(a.ID, at, a.BoxName, a.SnapshotName, ended, op.ID)
+		return approvedRestoredWords(a.ID, at, a.BoxName, a.SnapshotName, ended, op.ID)
 	case snapshots.OpFailed:
 		why := "no reason was recorded."
 		if op.Error != nil && *op.Error != "" {
 			why = *op.Error
 		}
-		return wordsApprovedFailed(a.ID, at, a.BoxName, a.SnapshotName, why, op.ID)
+		return approvedFailedWords(a.ID, at, a.BoxName, a.SnapshotName, why, op.ID)
 	case snapshots.OpUnknown:
-		return wordsApprovedUnknown(a.ID, at, a.BoxName, a.SnapshotName, snapshots.UnknownWords(a.BoxName, op), op.ID)
+		return approvedUnknownWords(a.ID, at, a.BoxName, a.SnapshotName, snapshots.UnknownWords(a.BoxName, op), op.ID)
 	}
 	return ""
 }
@@ -235,7 +235,7 @@ func (s *Approvals) outcome(ctx context.Context, a *Approval) string {
 // first; box, when set, narrows them to one box.
 func (s *Approvals) List(ctx context.Context, c snapshots.Caller, box string) ([]*Approval, error) {
 	if !c.IsPerson() {
-		return nil, refusal(snapshots.CodeForbidden, wordsOnlyPersonAnswers)
+		return nil, refusal(snapshots.CodeForbidden, onlyPersonAnswersWords)
 	}
 	rows, err := s.st.PersonApprovalsPending(ctx, s.st.Reader(ctx))
 	if err != nil {
@@ -271,7 +271,7 @@ func (s *Approvals) Approve(ctx context.Context, c snapshots.Caller, id string) 
 	}
 	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, a.Snapshot)
 	if err != nil {
-		return nil, s.closeRefused(ctx, a, wordsRequestSnapshotGone)
+		return nil, s.closeRefused(ctx, a, requestSnapshotGoneWords)
 	}
 	goes := append([]string{}, s.k.Guard(ctx, snapshots.Owner(), b)...)
 	if p := planPrint(b, sn, goes); p != a.planPrint {
@@ -280,23 +280,23 @@ func (s *Approvals) Approve(ctx context.Context, c snapshots.Caller, id string) 
 			return nil, fmt.Errorf("read request %s: %w", id, err)
 		}
 		if r.Asks >= MaxAsks {
-			return nil, s.closeRefused(ctx, a, wordsPlanChangedTooOften(id, MaxAsks))
+			return nil, s.closeRefused(ctx, a, planChangedTooOftenWords(id, MaxAsks))
 		}
 		if err := s.st.PersonApprovalReplan(ctx, s.st.Pool, db.PersonApprovalReplanParams{ID: id, Plan: p, Goes: goes}); err != nil {
 			return nil, fmt.Errorf("replan request %s: %w", id, err)
 		}
 		a.Goes = goes
-		return nil, refusal(snapshots.CodeConflict, wordsPlanChanged(strings.Join(approvalPlanWords(a, sn), " ")))
+		return nil, refusal(snapshots.CodeConflict, planChangedWords(strings.Join(approvalPlanWords(a, sn), " ")))
 	}
 	yes := snapshots.Consent{By: "the person", At: s.now(), Request: id, Plan: a.planPrint, Goes: goes}
 	op, err := s.k.Restore(ctx, snapshots.Agent(a.Thread), snapshots.RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, Consent: &yes})
 	if err != nil {
 		if r, ok := snapshots.AsRefusal(err); ok {
-			return nil, s.closeRefused(ctx, a, wordsRequestCouldNotRun(id, r.Words))
+			return nil, s.closeRefused(ctx, a, requestCouldNotRunWords(id, r.Words))
 		}
 		return nil, err
 	}
-	words := wordsApproved(id, yes.At.In(s.k.TimeZone(ctx)).Format("15:04"), b.Name, sn.Name, op.ID)
+	words := approvedWords(id, yes.At.In(s.k.TimeZone(ctx)).Format("15:04"), b.Name, sn.Name, op.ID)
 	if err := s.closeApproval(ctx, a, ApprovalApproved, words, &op.ID); err != nil {
 		return nil, err
 	}
@@ -313,7 +313,7 @@ func (s *Approvals) Decline(ctx context.Context, c snapshots.Caller, id string) 
 	if err := pendingOrWords(a, s.k.TimeZone(ctx)); err != nil {
 		return err
 	}
-	words := wordsDeclined(id, a.BoxName, a.SnapshotName)
+	words := declinedWords(id, a.BoxName, a.SnapshotName)
 	if err := s.closeApproval(ctx, a, ApprovalDeclined, words, nil); err != nil {
 		return err
 	}
@@ -326,9 +326,9 @@ func pendingOrWords(a *Approval, tz *time.Location) error {
 	case ApprovalPending:
 		return nil
 	case ApprovalExpired:
-		return refusal(snapshots.CodeConflict, wordsRequestExpired(a.ID, a.ExpiresAt.In(tz).Format("15:04")))
+		return refusal(snapshots.CodeConflict, requestExpiredWords(a.ID, a.ExpiresAt.In(tz).Format("15:04")))
 	}
-	return refusal(snapshots.CodeConflict, wordsRequestWas(a.ID, a.State))
+	return refusal(snapshots.CodeConflict, requestWasWords(a.ID, a.State))
 }
 
 func (s *Approvals) closeApproval(ctx context.Context, a *Approval, state, words string, op *string) error {
@@ -338,7 +338,7 @@ func (s *Approvals) closeApproval(ctx context.Context, a *Approval, state, words
 		return fmt.Errorf("answer request %s: %w", a.ID, err)
 	}
 	if n == 0 {
-		return refusal(snapshots.CodeConflict, wordsRequestAnswered(a.ID))
+		return refusal(snapshots.CodeConflict, requestAnsweredWords(a.ID))
 	}
 	return nil
 }

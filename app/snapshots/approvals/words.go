@@ -43,29 +43,29 @@ func approvalPlanWords(a *Approval, sn *snapshots.Snapshot) []string {
 	return w
 }
 
-// wordsOnlyPersonAnswers: an agent never answers a request, its own or
+// onlyPersonAnswersWords: an agent never answers a request, its own or
 // another's.
-const wordsOnlyPersonAnswers = "Only the person answers a request."
+const onlyPersonAnswersWords = "Only the person answers a request."
 
-func wordsNoRequest(id string) string { return fmt.Sprintf("No request %s.", id) }
+func noRequestWords(id string) string { return fmt.Sprintf("No request %s.", id) }
 
 // The person's answer, refused where it cannot be given.
 
-// wordsPlanChanged: the plan the person approved is not the plan now, so
+// planChangedWords: the plan the person approved is not the plan now, so
 // nothing happens on their yes.
-func wordsPlanChanged(now string) string {
+func planChangedWords(now string) string {
 	return fmt.Sprintf("The plan changed since the request, so nothing was restored. Now: %s Approve again to restore with this plan.", now)
 }
 
-func wordsRequestExpired(id, at string) string {
+func requestExpiredWords(id, at string) string {
 	return fmt.Sprintf("Request %s expired at %s: nothing was restored.", id, at)
 }
 
-func wordsRequestWas(id, state string) string {
+func requestWasWords(id, state string) string {
 	return fmt.Sprintf("Request %s was %s already.", id, state)
 }
 
-func wordsRequestAnswered(id string) string {
+func requestAnsweredWords(id string) string {
 	return fmt.Sprintf("Request %s was answered already.", id)
 }
 
@@ -74,7 +74,7 @@ func wordsRequestAnswered(id string) string {
 // to restore dev-desk to ‘before the upgrade’. End your turn now: nothing
 // you do on dev-desk after this survives the restore.").
 
-func wordsAsked(box, name, request string, execution bool) string {
+func askedWords(box, name, request string, execution bool) string {
 	w := fmt.Sprintf("You asked the person to restore %s to ‘%s’ (request %s).", box, name, request)
 	if execution {
 		return w + fmt.Sprintf(" End your turn now: nothing you do on %s after this survives the restore.", box)
@@ -82,36 +82,36 @@ func wordsAsked(box, name, request string, execution bool) string {
 	return w + " It waits for their word."
 }
 
-func wordsRequestExpiredUnanswered(request, at string) string {
+func requestExpiredUnansweredWords(request, at string) string {
 	return fmt.Sprintf("Your request %s expired at %s with no answer: nothing was restored.", request, at)
 }
 
-const wordsRequestSnapshotGone = "Its snapshot is gone: nothing was restored."
+const requestSnapshotGoneWords = "Its snapshot is gone: nothing was restored."
 
-func wordsPlanChangedTooOften(request string, times int) string {
+func planChangedTooOftenWords(request string, times int) string {
 	return fmt.Sprintf("The plan of request %s changed %d times: nothing was restored. Ask again.", request, times)
 }
 
-func wordsRequestCouldNotRun(request, why string) string {
+func requestCouldNotRunWords(request, why string) string {
 	return fmt.Sprintf("Request %s could not run: %s", request, why)
 }
 
-func wordsApproved(request, at, box, name, op string) string {
+func approvedWords(request, at, box, name, op string) string {
 	return fmt.Sprintf("The person approved your request %s at %s, and the restore of %s to ‘%s’ started then, with an undo (operation %s).", request, at, box, name, op)
 }
 
-func wordsApprovedRestored(request, at, box, name, ended, op string) string {
+func approvedRestoredWords(request, at, box, name, ended, op string) string {
 	return fmt.Sprintf("The person approved your request %s at %s; %s was restored to ‘%s’ at %s, with an undo (operation %s).", request, at, box, name, ended, op)
 }
 
-func wordsApprovedFailed(request, at, box, name, why, op string) string {
+func approvedFailedWords(request, at, box, name, why, op string) string {
 	return fmt.Sprintf("The person approved your request %s at %s; the restore of %s to ‘%s’ failed (operation %s): %s", request, at, box, name, op, why)
 }
 
-func wordsApprovedUnknown(request, at, box, name, why, op string) string {
+func approvedUnknownWords(request, at, box, name, why, op string) string {
 	return fmt.Sprintf("The person approved your request %s at %s; how the restore of %s to ‘%s’ ended is not known (operation %s): %s", request, at, box, name, op, why)
 }
 
-func wordsDeclined(request, box, name string) string {
+func declinedWords(request, box, name string) string {
 	return fmt.Sprintf("The person declined your request %s to restore %s to ‘%s’: nothing was restored.", request, box, name)
 }

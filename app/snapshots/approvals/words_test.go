@@ -10,11 +10,11 @@ import (
 // have ended, an approval says what happened in the past tense.
 func TestRefusalWordsFromSpec(t *testing.T) {
 	t.Parallel()
-	if got := wordsAsked("dev-desk", "before the upgrade", "rq1", true); !strings.HasPrefix(got, "You asked the person to restore dev-desk to ‘before the upgrade’") ||
+	if got := askedWords("dev-desk", "before the upgrade", "rq1", true); !strings.HasPrefix(got, "You asked the person to restore dev-desk to ‘before the upgrade’") ||
 		!strings.HasSuffix(got, "End your turn now: nothing you do on dev-desk after this survives the restore.") {
 		t.Errorf("an agent's request reads %q", got)
 	}
-	if got := wordsApproved("rq1", "10:42", "dev-desk", "before the upgrade", "op1"); strings.Contains(got, "is being") || !strings.Contains(got, "started then") {
+	if got := approvedWords("rq1", "10:42", "dev-desk", "before the upgrade", "op1"); strings.Contains(got, "is being") || !strings.Contains(got, "started then") {
 		t.Errorf("an approval reads %q", got)
 	}
 }
@@ -29,15 +29,15 @@ func TestRefusalWordsShape(t *testing.T) {
 		box = "amber-fox"
 	)
 	named := []string{
-		wordsAsked(box, sn, "rq1", true), wordsAsked(box, sn, "rq1", false),
-		wordsApproved("rq1", "10:42", box, sn, "op1"), wordsDeclined("rq1", box, sn),
+		askedWords(box, sn, "rq1", true), askedWords(box, sn, "rq1", false),
+		approvedWords("rq1", "10:42", box, sn, "op1"), declinedWords("rq1", box, sn),
 	}
 	others := []string{
-		wordsOnlyPersonAnswers, wordsNoRequest("rq1"),
-		wordsPlanChanged("Stops amber-fox."), wordsRequestExpired("rq1", "10:42"), wordsRequestWas("rq1", "denied"),
-		wordsRequestAnswered("rq1"), HeldWords(box),
-		wordsRequestExpiredUnanswered("rq1", "10:42"), wordsRequestSnapshotGone, wordsPlanChangedTooOften("rq1", 3),
-		wordsRequestCouldNotRun("rq1", "No snapshot sn1."),
+		onlyPersonAnswersWords, noRequestWords("rq1"),
+		planChangedWords("Stops amber-fox."), requestExpiredWords("rq1", "10:42"), requestWasWords("rq1", "denied"),
+		requestAnsweredWords("rq1"), HeldWords(box),
+		requestExpiredUnansweredWords("rq1", "10:42"), requestSnapshotGoneWords, planChangedTooOftenWords("rq1", 3),
+		requestCouldNotRunWords("rq1", "No snapshot sn1."),
 	}
 	check := func(w string) {
 		t.Helper()

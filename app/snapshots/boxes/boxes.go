@@ -42,7 +42,7 @@ func (s *Boxes) boxSpecOf(ctx context.Context, c snapshots.Caller, req *snapshot
 				{"backend", req.Backend, t.Backend}, {"kind", req.Kind, t.Kind}, {"command", req.Command, t.Command},
 			} {
 				if f.given != "" && f.given != f.set {
-					return providers.BoxSpec{}, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: wordsTemplateSets(t.Name, f.name)}
+					return providers.BoxSpec{}, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: templateSetsWords(t.Name, f.name)}
 				}
 			}
 			req.Backend, req.Kind, req.Command = t.Backend, t.Kind, t.Command
@@ -92,14 +92,14 @@ func (s *Boxes) AcquireBox(ctx context.Context, c snapshots.Caller, req snapshot
 		thread = &t
 	case c.IsPerson() && req.Thread != "":
 		if !snapshots.ValidID(snapshots.PrefixThread, req.Thread) {
-			return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.WordsNoThread(req.Thread)}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.NoThreadWords(req.Thread)}
 		}
 		if _, err := s.k.Thread(ctx, req.Thread); err != nil {
 			return nil, err
 		}
 		thread = &req.Thread
 	case !c.IsPerson():
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: snapshots.WordsNotAllowed}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: snapshots.NotAllowedWords}
 	}
 	if err := snapshots.CheckLine("A box's name", req.Name); err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c snapshots.Caller, req snapshot
 			return nil, fmt.Errorf("adopt: %w", err)
 		}
 		if len(held) > 0 {
-			return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsHoldsGuest(held[0].Name)}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: holdsGuestWords(held[0].Name)}
 		}
 	}
 	guest, err := b.Boxes.Acquire(ctx, spec)
@@ -208,7 +208,7 @@ func (s *Boxes) List(ctx context.Context, c snapshots.Caller) ([]*snapshots.Box,
 // may report it.
 func (s *Boxes) SetPresence(ctx context.Context, c snapshots.Caller, ref string, p snapshots.Presence) (*snapshots.Box, error) {
 	if !c.IsPerson() {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPlatformPresence}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPlatformPresenceWords}
 	}
 	b, err := s.k.Box(ctx, c, ref)
 	if err != nil {
@@ -216,11 +216,11 @@ func (s *Boxes) SetPresence(ctx context.Context, c snapshots.Caller, ref string,
 	}
 	for _, w := range p.Workspaces {
 		if _, err := s.k.Thread(ctx, w.Thread); err != nil {
-			return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: wordsPresenceThread(w.Thread)}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: presenceThreadWords(w.Thread)}
 		}
 	}
 	if p.Terminals < 0 {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: wordsTerminalsBelowZero}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: terminalsBelowZeroWords}
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {

@@ -37,17 +37,17 @@ func (s *Boxes) GoneBackends(ctx context.Context) ([]snapshots.GoneBackend, erro
 // and changes nothing.
 func (s *Boxes) ForgetBackendPlan(ctx context.Context, c snapshots.Caller, backend string) (*snapshots.ForgetPlan, error) {
 	if !c.IsPerson() {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonForgets}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonForgetsWords}
 	}
 	if _, in := s.configured(backend); in {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsForgetInSettings(backend)}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: forgetInSettingsWords(backend)}
 	}
 	all, err := s.st.PersonSnapshotsOfBackend(ctx, s.st.Pool, backend)
 	if err != nil {
 		return nil, fmt.Errorf("snapshots of %s: %w", backend, err)
 	}
 	if len(all) == 0 {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: wordsNoRecords(backend)}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: noRecordsWords(backend)}
 	}
 	p := &snapshots.ForgetPlan{Backend: backend}
 	var shown int64 // the total the words say: the sum of the lines' sizes

@@ -53,7 +53,7 @@ func (s *Boxes) holdKept(ctx context.Context, op *snapshots.Operation, b *snapsh
 				if operations.Pending(err) {
 					return err
 				}
-				return &copyFailedError{words: wordsReleaseCouldNotDelete(sn.Name, snapshots.TaskFailedWords(op, err.Error()))}
+				return &copyFailedError{words: releaseCouldNotDeleteWords(sn.Name, snapshots.TaskFailedWords(op, err.Error()))}
 			}
 			op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 			continue

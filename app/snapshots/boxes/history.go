@@ -61,7 +61,7 @@ func (s *Boxes) BoxHistory(ctx context.Context, b *snapshots.Box) (*snapshots.Bo
 // automatic nil follows the backend; maxGiB nil follows the setting.
 func (s *Boxes) SetBoxHistory(ctx context.Context, c snapshots.Caller, ref string, automatic *bool, maxGiB *int64) (*snapshots.BoxHistory, error) {
 	if !c.IsPerson() {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonHistory}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonHistoryWords}
 	}
 	b, err := s.k.Box(ctx, c, ref)
 	if err != nil {
@@ -70,7 +70,7 @@ func (s *Boxes) SetBoxHistory(ctx context.Context, c snapshots.Caller, ref strin
 	var maxBytes *int64
 	if maxGiB != nil {
 		if *maxGiB < 1 || *maxGiB > snapshots.MaxHistoryGiB {
-			return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.WordsHistoryGiB(snapshots.MaxHistoryGiB)}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.HistoryGiBWords(snapshots.MaxHistoryGiB)}
 		}
 		n := *maxGiB << 30
 		maxBytes = &n

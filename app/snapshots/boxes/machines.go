@@ -16,16 +16,16 @@ import (
 // TabBoxCounts), so its cost follows the page, not the install.
 func (s *Boxes) Machines(ctx context.Context, c snapshots.Caller, q snapshots.MachinesQuery) (*snapshots.MachinesPage, error) {
 	if !c.IsPerson() {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonSeesBoxes}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonSeesBoxesWords}
 	}
 	if q.Limit < 1 || q.Limit > 500 {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.WordsPageHolds}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.PageHoldsWords}
 	}
 	arg := db.TabMachinesParams{Released: q.Released, PageSize: q.Limit + 1}
 	if q.After != "" {
 		name, id, ok := parseMachinesCursor(q.After)
 		if !ok {
-			return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.WordsAfterNotAPlace}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: snapshots.AfterNotAPlaceWords}
 		}
 		arg.AfterName, arg.AfterID = &name, &id
 	}

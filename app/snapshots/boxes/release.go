@@ -27,7 +27,7 @@ func (s *Boxes) ReleaseBox(ctx context.Context, c snapshots.Caller, ref, request
 // copies made already stay kept.
 func (s *Boxes) ReleaseBoxDeletingKept(ctx context.Context, c snapshots.Caller, ref, requestID string) (*snapshots.Operation, error) {
 	if !c.IsPerson() {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonDeletesKept}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonDeletesKeptWords}
 	}
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{DeleteKept: true})
 }
@@ -61,11 +61,11 @@ func (s *Boxes) releaseBox(ctx context.Context, c snapshots.Caller, ref, request
 		case b.State == snapshots.BoxTrashed && (p.Empty || p.DeleteKept && c.IsPerson()):
 			p.Empty = true
 		case b.State == snapshots.BoxTrashed:
-			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsInTrashAlready(b.Name)}
+			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: inTrashAlreadyWords(b.Name)}
 		case p.Empty:
 			return notInTrash(b)
 		case b.State != snapshots.BoxReady:
-			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsBoxIsAlready(b.Name, b.State)}
+			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: boxIsAlreadyWords(b.Name, b.State)}
 		}
 		p.Trash = !p.Empty && !p.DeleteKept && settings.TrashHours > 0
 		if err := s.k.Unsettled(ctx, tx, b); err != nil {
@@ -119,7 +119,7 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 			if operations.Pending(err) {
 				return snapshots.ReleaseResult{}, err
 			}
-			return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, wordsReleaseCouldNotDelete(sn.Name, snapshots.TaskFailedWords(op, err.Error())), "")
+			return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, releaseCouldNotDeleteWords(sn.Name, snapshots.TaskFailedWords(op, err.Error())), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 	}
@@ -138,13 +138,13 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 		return snapshots.ReleaseResult{}, rerr
 	}
 	if rerr != nil {
-		return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, wordsReleaseUnfinished(snapshots.TaskFailedWords(op, rerr.Error())), "")
+		return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, releaseUnfinishedWords(snapshots.TaskFailedWords(op, rerr.Error())), "")
 	}
 	if err := s.releaseEarlier(ctx, op, b, be); err != nil {
 		if operations.Pending(err) {
 			return snapshots.ReleaseResult{}, err
 		}
-		return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, wordsReleaseUnfinished(err.Error()), "")
+		return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, releaseUnfinishedWords(err.Error()), "")
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.CoreSnapshotBoxGone(ctx, tx, db.CoreSnapshotBoxGoneParams{BoxID: b.ID, How: "released"}); err != nil {

@@ -13,17 +13,17 @@ import (
 // it. It refuses in words otherwise and changes nothing.
 func (s *Boxes) StartBox(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error) {
 	if !c.IsPerson() {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonStarts}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonStartsWords}
 	}
 	b, err := s.k.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err
 	}
 	if b.ReleasedAt != nil || b.State != "ready" {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsStartReleased(b.Name)}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: startReleasedWords(b.Name)}
 	}
 	if op, err := s.k.RunningOn(ctx, b); err == nil && op != nil {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsStartBusy(b.Name)}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: startBusyWords(b.Name)}
 	}
 	be, ok := s.k.BackendOf(b)
 	if !ok || be.Boxes == nil {
@@ -34,13 +34,13 @@ func (s *Boxes) StartBox(ctx context.Context, c snapshots.Caller, ref string) (*
 		return nil, fmt.Errorf("read %s's state: %w", b.Name, err)
 	}
 	if st.Running {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsRunningAlready(b.Name)}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: runningAlreadyWords(b.Name)}
 	}
 	if err := be.Boxes.Start(ctx, snapshots.GuestOf(b)); err != nil {
 		return nil, backendRefusal(fmt.Errorf("start %s: %w", b.Name, err), "boxsnap could not start it: ")
 	}
 	if st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b)); err == nil && !st.Running {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsNothingToRun(b.Name)}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: nothingToRunWords(b.Name)}
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvStarted, c, "", "", "", nil)
 	return b, nil

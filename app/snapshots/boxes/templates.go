@@ -38,19 +38,19 @@ var userNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 func (s *Boxes) CheckTemplate(t snapshots.BoxTemplate) error {
 	var errs []error
 	if !snapshots.BoxNameRE.MatchString(t.Name) {
-		errs = append(errs, errors.New(snapshots.WordsMachineName("A box template's name")))
+		errs = append(errs, errors.New(snapshots.MachineNameWords("A box template's name")))
 	}
 	b, ok := s.configured(t.Backend)
 	if !ok {
-		errs = append(errs, errors.New(wordsChooseBackend(s.order())))
+		errs = append(errs, errors.New(chooseBackendWords(s.order())))
 	}
 	if t.Kind == "" || snapshots.CheckLine("A box template's kind", t.Kind) != nil || len(t.Kind) > 40 {
-		errs = append(errs, errors.New(wordsTemplateKind))
+		errs = append(errs, errors.New(templateKindWords))
 	}
 	if err := snapshots.CheckLine("A box template's source", t.Source); err != nil {
 		errs = append(errs, err)
 	} else if len(t.Source) > snapshots.MaxTemplateSource {
-		errs = append(errs, errors.New(wordsTemplateSource(snapshots.MaxTemplateSource)))
+		errs = append(errs, errors.New(templateSourceWords(snapshots.MaxTemplateSource)))
 	} else if ok && b.Kind == "local" && t.Source != "" {
 		if err := providers.CheckFolderName(t.Source); err != nil {
 			errs = append(errs, err)
@@ -59,17 +59,17 @@ func (s *Boxes) CheckTemplate(t snapshots.BoxTemplate) error {
 	if err := snapshots.CheckText("A box template's command", t.Command); err != nil {
 		errs = append(errs, err)
 	} else if len(t.Command) > snapshots.MaxTemplateCommand {
-		errs = append(errs, errors.New(wordsTemplateCommand(snapshots.MaxTemplateCommand)))
+		errs = append(errs, errors.New(templateCommandWords(snapshots.MaxTemplateCommand)))
 	}
 	if t.User != "" && (!userNameRE.MatchString(t.User) || t.User == "root") {
-		errs = append(errs, errors.New(wordsTemplateUser))
+		errs = append(errs, errors.New(templateUserWords))
 	}
 	if len(t.Env) > snapshots.MaxTemplateEnv {
-		errs = append(errs, errors.New(wordsTemplateEnv(snapshots.MaxTemplateEnv)))
+		errs = append(errs, errors.New(templateEnvWords(snapshots.MaxTemplateEnv)))
 	}
 	for _, k := range sortedKeys(t.Env) {
 		if !envNameRE.MatchString(k) {
-			errs = append(errs, errors.New(wordsEnvName))
+			errs = append(errs, errors.New(envNameWords))
 			break
 		}
 		if err := snapshots.CheckLine("An environment variable's value", t.Env[k]); err != nil {
@@ -78,7 +78,7 @@ func (s *Boxes) CheckTemplate(t snapshots.BoxTemplate) error {
 		}
 	}
 	if t.Limits.MemoryBytes < 0 || t.Limits.Processes < 0 || t.Limits.OpenFiles < 0 || t.Limits.DiskBytes < 0 {
-		errs = append(errs, errors.New(wordsTemplateLimits))
+		errs = append(errs, errors.New(templateLimitsWords))
 	}
 	if err := snapshots.CheckLine("A box template's screen address", t.ScreenURL); err != nil {
 		errs = append(errs, err)
@@ -116,7 +116,7 @@ func (s *Boxes) Templates(ctx context.Context) ([]snapshots.BoxTemplate, error) 
 
 // errNoTemplate is the refusal of a template name boxsnap does not have.
 func noTemplate() *snapshots.Refusal {
-	return &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: wordsNoTemplate}
+	return &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: noTemplateWords}
 }
 
 // Template reads one box template by its name.
@@ -137,7 +137,7 @@ func (s *Boxes) Template(ctx context.Context, name string) (snapshots.BoxTemplat
 // SaveTemplate adds or changes a box template; only the person may.
 func (s *Boxes) SaveTemplate(ctx context.Context, c snapshots.Caller, t snapshots.BoxTemplate) error {
 	if !c.IsPerson() {
-		return &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonTemplates}
+		return &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonTemplatesWords}
 	}
 	if t.Env == nil {
 		t.Env = map[string]string{}
@@ -162,7 +162,7 @@ func (s *Boxes) SaveTemplate(ctx context.Context, c snapshots.Caller, t snapshot
 // person may.
 func (s *Boxes) DeleteTemplate(ctx context.Context, c snapshots.Caller, name string) error {
 	if !c.IsPerson() {
-		return &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonTemplates}
+		return &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonTemplatesWords}
 	}
 	if !snapshots.BoxNameRE.MatchString(name) {
 		return noTemplate()

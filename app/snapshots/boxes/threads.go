@@ -18,11 +18,11 @@ import (
 // returned once and kept only as a hash. Only the person makes threads.
 func (s *Boxes) CreateThread(ctx context.Context, c snapshots.Caller, title string) (*snapshots.Thread, string, error) {
 	if !c.IsPerson() {
-		return nil, "", &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonMakesThread}
+		return nil, "", &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonMakesThreadWords}
 	}
 	title = strings.TrimSpace(title)
 	if title == "" || utf8.RuneCountInString(title) > snapshots.MaxThreadTitle {
-		return nil, "", &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: wordsThreadTitle(snapshots.MaxThreadTitle)}
+		return nil, "", &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: threadTitleWords(snapshots.MaxThreadTitle)}
 	}
 	if err := snapshots.CheckLine("A thread's title", title); err != nil {
 		return nil, "", err
@@ -58,7 +58,7 @@ func (s *Boxes) ThreadByToken(ctx context.Context, token string) (*snapshots.Thr
 // Thread reads one thread; an agent reads only its own.
 func (s *Boxes) Thread(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Thread, error) {
 	if c.Kind == snapshots.CallerAgent && c.Thread != id {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: snapshots.WordsNoThread(id)}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: snapshots.NoThreadWords(id)}
 	}
 	return s.k.Thread(ctx, id)
 }

@@ -88,7 +88,7 @@ func (s *Boxes) TrashOf(ctx context.Context, c snapshots.Caller, ref string) (*s
 }
 
 func notInTrash(b *snapshots.Box) *snapshots.Refusal {
-	return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: wordsNotInTrash(b.Name)}
+	return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: notInTrashWords(b.Name)}
 }
 
 // RestoreFromTrash admits the restore of a box from the trash: its guest
@@ -135,7 +135,7 @@ func (s *Boxes) RestoreFromTrash(ctx context.Context, c snapshots.Caller, ref, r
 // ends (EmptyDueTrash).
 func (s *Boxes) EmptyTrash(ctx context.Context, c snapshots.Caller, ref, requestID string) (*snapshots.Operation, error) {
 	if !c.IsPerson() && c.Kind != snapshots.CallerSystem {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: wordsOnlyPersonEmptiesTrash}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonEmptiesTrashWords}
 	}
 	return s.releaseBox(ctx, c, ref, requestID, releaseParams{Empty: true})
 }
@@ -174,7 +174,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *snapshots.Operation, b *snapsh
 			if ctx.Err() != nil {
 				return snapshots.ReleaseResult{}, ctx.Err()
 			}
-			return snapshots.ReleaseResult{}, s.trashFailed(ctx, op, b, wordsReleaseCouldNotStop(b.Name, snapshots.TaskFailedError(op, err)))
+			return snapshots.ReleaseResult{}, s.trashFailed(ctx, op, b, releaseCouldNotStopWords(b.Name, snapshots.TaskFailedError(op, err)))
 		}
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepRecord); err != nil {

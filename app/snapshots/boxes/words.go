@@ -13,26 +13,26 @@ import (
 // threads, templates, the trash and forgetting a backend. Words the kernel
 // or another seam also says stay in package snapshots' words.go.
 
-func wordsReleaseCouldNotStop(box string, err error) string {
+func releaseCouldNotStopWords(box string, err error) string {
 	return fmt.Sprintf(snapshots.ReleaseUnfinished+"boxsnap could not stop %s: %v", box, err)
 }
 
 // Starting a stopped box, from its card.
-const wordsOnlyPersonStarts = "Only the person starts a box from its card."
+const onlyPersonStartsWords = "Only the person starts a box from its card."
 
-func wordsStartReleased(box string) string {
+func startReleasedWords(box string) string {
 	return fmt.Sprintf("%s is released: there is nothing to start.", box)
 }
 
-func wordsStartBusy(box string) string {
+func startBusyWords(box string) string {
 	return fmt.Sprintf("%s is busy with an operation: start it once that ends.", box)
 }
 
-func wordsNothingToRun(box string) string {
+func nothingToRunWords(box string) string {
 	return fmt.Sprintf("%s has nothing to run: its backend started no process, so it stays stopped.", box)
 }
 
-func wordsRunningAlready(box string) string { return fmt.Sprintf("%s is running already.", box) }
+func runningAlreadyWords(box string) string { return fmt.Sprintf("%s is running already.", box) }
 
 // isCopyFailed tells a release stopped by a held copy that could not be
 // made, by its words.
@@ -40,9 +40,9 @@ func isCopyFailed(words string) bool {
 	return strings.HasPrefix(words, snapshots.ReleaseUnfinished+snapshots.CopyFailed)
 }
 
-func wordsReleaseUnfinished(why string) string { return snapshots.ReleaseUnfinished + why }
+func releaseUnfinishedWords(why string) string { return snapshots.ReleaseUnfinished + why }
 
-func wordsReleaseCouldNotDelete(name, why string) string {
+func releaseCouldNotDeleteWords(name, why string) string {
 	return fmt.Sprintf(snapshots.ReleaseUnfinished+"boxsnap could not delete ‘%s’: %s", name, why)
 }
 
@@ -92,81 +92,81 @@ func untrashUnfinishedWords(why string) string {
 	return "Restore from the trash did not finish: " + why + ". It is still in the trash."
 }
 
-const wordsOnlyPersonMakesThread = "Only the person makes threads."
+const onlyPersonMakesThreadWords = "Only the person makes threads."
 
-const wordsOnlyPersonDeletesKept = "Only the person deletes what they kept."
+const onlyPersonDeletesKeptWords = "Only the person deletes what they kept."
 
-const wordsOnlyPersonSeesBoxes = "Only the person sees every box."
+const onlyPersonSeesBoxesWords = "Only the person sees every box."
 
-const wordsOnlyPersonEmptiesTrash = "Only the person empties the trash."
+const onlyPersonEmptiesTrashWords = "Only the person empties the trash."
 
-const wordsOnlyPersonHistory = "Only the person changes a box's history settings."
+const onlyPersonHistoryWords = "Only the person changes a box's history settings."
 
-const wordsOnlyPersonTemplates = "Only the person changes box templates."
+const onlyPersonTemplatesWords = "Only the person changes box templates."
 
-const wordsOnlyPersonForgets = "Only the person forgets snapshots."
+const onlyPersonForgetsWords = "Only the person forgets snapshots."
 
-const wordsOnlyPlatformPresence = "Only the platform, with the owner's token, reports presence."
+const onlyPlatformPresenceWords = "Only the platform, with the owner's token, reports presence."
 
-const wordsNoTemplate = "No box template by that name: the owner makes box templates on the Settings page."
+const noTemplateWords = "No box template by that name: the owner makes box templates on the Settings page."
 
-func wordsNoRecords(backend string) string {
+func noRecordsWords(backend string) string {
 	return fmt.Sprintf("boxsnap records no snapshots of %s.", backend)
 }
 
-func wordsThreadTitle(most int) string {
+func threadTitleWords(most int) string {
 	return fmt.Sprintf("A thread's title is 1 to %d characters.", most)
 }
 
-func wordsBoxIsAlready(box string, state snapshots.BoxState) string {
+func boxIsAlreadyWords(box string, state snapshots.BoxState) string {
 	return fmt.Sprintf("%s is %s already.", box, state)
 }
 
-func wordsHoldsGuest(box string) string {
+func holdsGuestWords(box string) string {
 	return fmt.Sprintf("%s already holds that guest: release it first.", box)
 }
 
-func wordsTemplateSets(template, field string) string {
+func templateSetsWords(template, field string) string {
 	return fmt.Sprintf("The box template %s sets the %s: leave it out.", template, field)
 }
 
-func wordsPresenceThread(thread string) string {
+func presenceThreadWords(thread string) string {
 	return fmt.Sprintf("Presence names a thread %s that boxsnap does not know.", thread)
 }
 
-const wordsTerminalsBelowZero = "Terminals cannot be below zero."
+const terminalsBelowZeroWords = "Terminals cannot be below zero."
 
-func wordsInTrashAlready(box string) string {
+func inTrashAlreadyWords(box string) string {
 	return fmt.Sprintf("%s is in the trash already: restore it from the trash, or the person empties it.", box)
 }
 
-func wordsNotInTrash(box string) string { return fmt.Sprintf("%s is not in the trash.", box) }
+func notInTrashWords(box string) string { return fmt.Sprintf("%s is not in the trash.", box) }
 
-// wordsForgetInSettings: Forget is for a backend removed from settings.
-func wordsForgetInSettings(backend string) string {
+// forgetInSettingsWords: Forget is for a backend removed from settings.
+func forgetInSettingsWords(backend string) string {
 	return fmt.Sprintf("%s is in settings: delete its snapshots instead. Forget is for a backend removed from settings.", backend)
 }
 
-const wordsTemplateKind = "A box template names the kind of box it makes, such as linux or lxc."
+const templateKindWords = "A box template names the kind of box it makes, such as linux or lxc."
 
-const wordsTemplateUser = "A box template's user is the name of an unprivileged user of this host, never root."
+const templateUserWords = "A box template's user is the name of an unprivileged user of this host, never root."
 
-const wordsEnvName = "An environment variable's name is letters, digits and underscores, not starting with a digit."
+const envNameWords = "An environment variable's name is letters, digits and underscores, not starting with a digit."
 
-const wordsTemplateLimits = "A box template's limits cannot be below zero."
+const templateLimitsWords = "A box template's limits cannot be below zero."
 
-func wordsChooseBackend(backends []string) string {
+func chooseBackendWords(backends []string) string {
 	return fmt.Sprintf("Choose one of the backends: %s.", strings.Join(backends, ", "))
 }
 
-func wordsTemplateSource(most int) string {
+func templateSourceWords(most int) string {
 	return fmt.Sprintf("A box template's source is at most %d characters.", most)
 }
 
-func wordsTemplateCommand(most int) string {
+func templateCommandWords(most int) string {
 	return fmt.Sprintf("A box template's command is at most %d bytes.", most)
 }
 
-func wordsTemplateEnv(most int) string {
+func templateEnvWords(most int) string {
 	return fmt.Sprintf("A box template declares at most %d environment variables.", most)
 }

@@ -20,14 +20,14 @@ func TestRefusalWordsShape(t *testing.T) {
 		be  = "pve-1"
 	)
 	words := []string{
-		wordsOnlyPersonMakesThread, wordsOnlyPersonDeletesKept, wordsOnlyPersonSeesBoxes, wordsOnlyPersonEmptiesTrash,
-		wordsOnlyPersonHistory, wordsOnlyPersonTemplates, wordsOnlyPersonForgets, wordsOnlyPlatformPresence,
-		wordsNoTemplate, wordsNoRecords(be), wordsThreadTitle(200), wordsBoxIsAlready(box, snapshots.BoxReleasing),
-		wordsHoldsGuest(box), wordsTemplateSets("dev", "command"), wordsPresenceThread("th1"), wordsTerminalsBelowZero,
-		wordsInTrashAlready(box), wordsNotInTrash(box), wordsForgetInSettings(be),
-		wordsTemplateKind, wordsTemplateUser, wordsEnvName, wordsTemplateLimits, wordsChooseBackend([]string{"local", be}),
-		wordsTemplateSource(200), wordsTemplateCommand(4096), wordsTemplateEnv(64),
-		wordsReleaseUnfinished("pve-1 does not answer."),
+		onlyPersonMakesThreadWords, onlyPersonDeletesKeptWords, onlyPersonSeesBoxesWords, onlyPersonEmptiesTrashWords,
+		onlyPersonHistoryWords, onlyPersonTemplatesWords, onlyPersonForgetsWords, onlyPlatformPresenceWords,
+		noTemplateWords, noRecordsWords(be), threadTitleWords(200), boxIsAlreadyWords(box, snapshots.BoxReleasing),
+		holdsGuestWords(box), templateSetsWords("dev", "command"), presenceThreadWords("th1"), terminalsBelowZeroWords,
+		inTrashAlreadyWords(box), notInTrashWords(box), forgetInSettingsWords(be),
+		templateKindWords, templateUserWords, envNameWords, templateLimitsWords, chooseBackendWords([]string{"local", be}),
+		templateSourceWords(200), templateCommandWords(4096), templateEnvWords(64),
+		releaseUnfinishedWords("pve-1 does not answer."),
 	}
 	for _, w := range words {
 		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
@@ -49,7 +49,7 @@ func TestRefusalWordsShape(t *testing.T) {
 			t.Errorf("%q: its ‘’ do not pair", w)
 		}
 	}
-	if !isCopyFailed(snapshots.CopyFailedWords(sn, "no room")) || isCopyFailed(wordsReleaseCouldNotDelete(sn, "busy")) {
+	if !isCopyFailed(snapshots.CopyFailedWords(sn, "no room")) || isCopyFailed(releaseCouldNotDeleteWords(sn, "busy")) {
 		t.Error("a release stopped by its held copy is not told by its words")
 	}
 }
@@ -78,7 +78,7 @@ func TestFailureWordsShape(t *testing.T) {
 		snapshots.CopyFailedWords("a", copyNoStorageWords("it is locked")), snapshots.CopyFailedWords("a", copyRoomWords("pve-1", 6e9, 13e9)),
 		finalNoneWords("pve-1", "amber-fox"), finalNoPlanWords(e), finalFailedWords(e),
 		untrashUnfinishedWords(untrashGoneWords("amber-fox")), untrashUnfinishedWords(untrashGuestWords("amber-fox", e)),
-		untrashUnfinishedWords(untrashStartWords("amber-fox", e)), logReleaseStoppedWords(wordsReleaseUnfinished("pve-1 does not answer.")),
+		untrashUnfinishedWords(untrashStartWords("amber-fox", e)), logReleaseStoppedWords(releaseUnfinishedWords("pve-1 does not answer.")),
 	}
 	observed := []string{observedNothingKeptGone, observedReadyNotInTrash, observedStillInTrash}
 	for _, w := range append(words, observed...) {

@@ -92,11 +92,11 @@ func filesError(sn *snapshots.Snapshot, p string, err error) error {
 	var refused *providers.RefusedError
 	switch {
 	case errors.As(err, &refused):
-		return refusal(snapshots.CodeInvalid, wordsBackendSays(refused.Why))
+		return refusal(snapshots.CodeInvalid, backendSaysWords(refused.Why))
 	case errors.Is(err, providers.ErrNotFound):
-		return refusal(snapshots.CodeNotFound, wordsNoPathIn(shownPath(p), sn.Name))
+		return refusal(snapshots.CodeNotFound, noPathInWords(shownPath(p), sn.Name))
 	case errors.Is(err, providers.ErrIncomplete):
-		return refusal(snapshots.CodeConflict, wordsCannotBeRead(sn.Name, err.Error()))
+		return refusal(snapshots.CodeConflict, cannotBeReadWords(sn.Name, err.Error()))
 	}
 	return fmt.Errorf("look inside %s: %w", sn.ID, err)
 }
@@ -115,14 +115,14 @@ func shownPath(p string) string {
 // follows one.
 func CleanPath(p string) (string, error) {
 	if strings.ContainsRune(p, 0) || !utf8.ValidString(p) {
-		return "", refusal(snapshots.CodeInvalid, wordsNotAPath)
+		return "", refusal(snapshots.CodeInvalid, notAPathWords)
 	}
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
-		return "", refusal(snapshots.CodeInvalid, wordsAbsolutePath(p))
+		return "", refusal(snapshots.CodeInvalid, absolutePathWords(p))
 	}
 	for _, part := range strings.Split(p, "/") {
 		if part == ".." {
-			return "", refusal(snapshots.CodeInvalid, wordsClimbsOut(p))
+			return "", refusal(snapshots.CodeInvalid, climbsOutWords(p))
 		}
 	}
 	c := path.Clean("/" + p)
@@ -131,7 +131,7 @@ func CleanPath(p string) (string, error) {
 		c = ""
 	}
 	if len(c) > 4096 {
-		return "", refusal(snapshots.CodeInvalid, wordsPathTooLong)
+		return "", refusal(snapshots.CodeInvalid, pathTooLongWords)
 	}
 	return c, nil
 }
@@ -197,7 +197,7 @@ func (s *Contents) ShowFile(ctx context.Context, c snapshots.Caller, id, p strin
 		return nil, err
 	}
 	if p == "" {
-		return nil, refusal(snapshots.CodeInvalid, wordsTopFolder)
+		return nil, refusal(snapshots.CodeInvalid, topFolderWords)
 	}
 	ref := snapshots.RefOf(sn, b)
 	// A link or a folder is described by its folder's listing, never
@@ -318,9 +318,9 @@ func (s *Contents) OpenDownload(ctx context.Context, c snapshots.Caller, id, p s
 		case entry.Type == "file":
 			d.Name, d.Size = path.Base(p), entry.Size
 		case entry.Type == "link":
-			return nil, refusal(snapshots.CodeInvalid, wordsLinkNeverFollowed(shownPath(p), entry.Target))
+			return nil, refusal(snapshots.CodeInvalid, linkNeverFollowedWords(shownPath(p), entry.Target))
 		default:
-			return nil, refusal(snapshots.CodeInvalid, wordsNotFileOrFolder(shownPath(p)))
+			return nil, refusal(snapshots.CodeInvalid, notFileOrFolderWords(shownPath(p)))
 		}
 	}
 	// Before the first byte: a snapshot whose backend can tell it cannot
@@ -510,10 +510,10 @@ func (s *Contents) compareTarget(ctx context.Context, c snapshots.Caller, b *sna
 		return nil, err
 	}
 	if ob.ID != b.ID {
-		return nil, refusal(snapshots.CodeInvalid, wordsCompareSameBox(other.Name))
+		return nil, refusal(snapshots.CodeInvalid, compareSameBoxWords(other.Name))
 	}
 	if other.State != snapshots.StateReady {
-		return nil, refusal(snapshots.CodeConflict, wordsNothingToCompare(other.Name, snapshots.StateWords(other.State)))
+		return nil, refusal(snapshots.CodeConflict, nothingToCompareWords(other.Name, snapshots.StateWords(other.State)))
 	}
 	return other, nil
 }
@@ -531,7 +531,7 @@ func (s *Contents) DiffFile(ctx context.Context, c snapshots.Caller, id, against
 		return "", err
 	}
 	if p == "" {
-		return "", refusal(snapshots.CodeInvalid, wordsNameAFile)
+		return "", refusal(snapshots.CodeInvalid, nameAFileWords)
 	}
 	var otherRef *providers.SnapshotRef
 	if against != "" {

@@ -66,13 +66,13 @@ func ImportResultOf(op *snapshots.Operation) (*ImportResult, error) {
 		}
 		return &res, nil
 	case snapshots.OpFailed:
-		words := wordsImportFailed
+		words := importFailedWords
 		if op.Error != nil && *op.Error != "" {
 			words = *op.Error
 		}
 		return nil, refusal(snapshots.CodeInvalid, words)
 	}
-	return nil, refusal(snapshots.CodeRunning, wordsImportRunning(op.ID, op.Step))
+	return nil, refusal(snapshots.CodeRunning, importRunningWords(op.ID, op.Step))
 }
 
 // AdmitImport admits an import of a batch of staged export files of one
@@ -94,12 +94,12 @@ func (s *Contents) AdmitImport(ctx context.Context, c snapshots.Caller, batch []
 		return op, err
 	}
 	if len(batch) == 0 {
-		return nil, refusal(snapshots.CodeInvalid, wordsChooseImport)
+		return nil, refusal(snapshots.CodeInvalid, chooseImportWords)
 	}
 	mb := batch[0].Manifest.Box
 	for _, st := range batch[1:] {
 		if st.Manifest.Box.ID != mb.ID {
-			return nil, refusal(snapshots.CodeInvalid, wordsImportOneBox(batch[0].Name, mb.Name, st.Name, st.Manifest.Box.Name))
+			return nil, refusal(snapshots.CodeInvalid, importOneBoxWords(batch[0].Name, mb.Name, st.Name, st.Manifest.Box.Name))
 		}
 	}
 	p := importParams{Why: c.Why}
@@ -115,7 +115,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c snapshots.Caller, batch []
 				return err
 			}
 			if box.State == snapshots.BoxReleased || box.State == snapshots.BoxReleasing {
-				return refusal(snapshots.CodeConflict, wordsReleasedNoImport(box.Name))
+				return refusal(snapshots.CodeConflict, releasedNoImportWords(box.Name))
 			}
 			if be, err = s.k.Backend(box.BackendID); err != nil {
 				return err
@@ -131,7 +131,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c snapshots.Caller, batch []
 				}
 			}
 			if be.ID == "" {
-				return refusal(snapshots.CodePlan, wordsNoBackendImports(mb.Backend))
+				return refusal(snapshots.CodePlan, noBackendImportsWords(mb.Backend))
 			}
 		}
 		if _, ok := be.Snap.(providers.Exporter); !ok {
@@ -145,7 +145,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c snapshots.Caller, batch []
 			for _, es := range st.Manifest.Snapshots {
 				sn, err := s.k.SnapshotByID(ctx, tx, es.ID)
 				if err == nil && sn.BoxID != mb.ID {
-					return refusal(snapshots.CodeConflict, wordsAlreadyHere(es.ID, sn.BoxName))
+					return refusal(snapshots.CodeConflict, alreadyHereWords(es.ID, sn.BoxName))
 				} else if err == nil {
 					p.Already = append(p.Already, es.ID)
 				} else if errors.Is(err, store.ErrNotFound) {

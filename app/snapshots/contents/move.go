@@ -120,7 +120,7 @@ func (e *Export) Box() *snapshots.Box { return e.box }
 // are ready, on a backend that exports.
 func (s *Contents) PlanExport(ctx context.Context, c snapshots.Caller, req ExportRequest) (*Export, error) {
 	if len(req.Snapshots) == 0 {
-		return nil, refusal(snapshots.CodeInvalid, wordsNameOneToExport)
+		return nil, refusal(snapshots.CodeInvalid, nameOneToExportWords)
 	}
 	b, err := s.k.Box(ctx, c, req.Box)
 	if err != nil {
@@ -135,7 +135,7 @@ func (s *Contents) PlanExport(ctx context.Context, c snapshots.Caller, req Expor
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refusal(snapshots.CodePlan, wordsCannotExport(be.Label))
+		return nil, refusal(snapshots.CodePlan, cannotExportWords(be.Label))
 	}
 	e := &Export{s: s, c: c, box: b, be: be, exporter: ex}
 	seen := map[string]bool{}
@@ -149,7 +149,7 @@ func (s *Contents) PlanExport(ctx context.Context, c snapshots.Caller, req Expor
 		}
 		seen[sn.ID] = true
 		if sn.State != snapshots.StateReady {
-			return nil, refusal(snapshots.CodePlan, wordsCannotBeExported(sn.Name, snapshots.StateWords(sn.State)))
+			return nil, refusal(snapshots.CodePlan, cannotBeExportedWords(sn.Name, snapshots.StateWords(sn.State)))
 		}
 		e.snaps = append(e.snaps, sn)
 	}
@@ -162,10 +162,10 @@ func (s *Contents) PlanExport(ctx context.Context, c snapshots.Caller, req Expor
 			return nil, err
 		}
 		if base.State != snapshots.StateReady {
-			return nil, refusal(snapshots.CodePlan, wordsCannotBeBase(base.Name, snapshots.StateWords(base.State)))
+			return nil, refusal(snapshots.CodePlan, cannotBeBaseWords(base.Name, snapshots.StateWords(base.State)))
 		}
 		if seen[base.ID] {
-			return nil, refusal(snapshots.CodeInvalid, wordsExportedAndBase(base.Name))
+			return nil, refusal(snapshots.CodeInvalid, exportedAndBaseWords(base.Name))
 		}
 		e.base = base
 	}
@@ -335,7 +335,7 @@ func (s *Contents) Stage(ctx context.Context, name string, r io.Reader) (*Staged
 
 // badArchive refuses the export file name, saying what is wrong with it.
 func badArchive(name, format string, a ...any) *snapshots.Refusal {
-	return refusal(snapshots.CodeInvalid, wordsBadArchive(name, fmt.Sprintf(format, a...)))
+	return refusal(snapshots.CodeInvalid, badArchiveWords(name, fmt.Sprintf(format, a...)))
 }
 
 // spool is a snapshot's archive as an export file's parts are staged: its

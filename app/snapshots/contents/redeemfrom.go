@@ -59,17 +59,17 @@ func (l RedeemLimits) orDefault() RedeemLimits {
 func RemoteShareURL(address string) (*url.URL, error) {
 	address = strings.TrimSpace(address)
 	if address == "" {
-		return nil, refusal(snapshots.CodeInvalid, wordsRemoteAddress)
+		return nil, refusal(snapshots.CodeInvalid, remoteAddressWords)
 	}
 	if !strings.Contains(address, "://") {
 		address = "https://" + address
 	}
 	u, err := url.Parse(address)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return nil, refusal(snapshots.CodeInvalid, wordsRemoteAddress)
+		return nil, refusal(snapshots.CodeInvalid, remoteAddressWords)
 	}
 	if u.User != nil {
-		return nil, refusal(snapshots.CodeInvalid, wordsRemoteNoSecrets)
+		return nil, refusal(snapshots.CodeInvalid, remoteNoSecretsWords)
 	}
 	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: SharedEndpoint}, nil
 }
@@ -144,7 +144,7 @@ func (s *Contents) RedeemFrom(ctx context.Context, c snapshots.Caller, address, 
 	}
 	code = strings.TrimSpace(code)
 	if !strings.HasPrefix(code, SharePrefix) || len(code) != len(SharePrefix)+43 {
-		return nil, refusal(snapshots.CodeInvalid, wordsNotAShareCode(SharePrefix, len(SharePrefix)+43))
+		return nil, refusal(snapshots.CodeInvalid, notAShareCodeWords(SharePrefix, len(SharePrefix)+43))
 	}
 	u, err := RemoteShareURL(address)
 	if err != nil {
@@ -152,7 +152,7 @@ func (s *Contents) RedeemFrom(ctx context.Context, c snapshots.Caller, address, 
 	}
 	l, host := s.redeem, u.Host
 	if s.fetchShared == nil {
-		return nil, refusal(snapshots.CodeInvalid, wordsRemoteNotSetUp)
+		return nil, refusal(snapshots.CodeInvalid, remoteNotSetUpWords)
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.Total)
 	defer cancel()
@@ -160,29 +160,29 @@ func (s *Contents) RedeemFrom(ctx context.Context, c snapshots.Caller, address, 
 	if err != nil {
 		var re *RemoteError
 		if !errors.As(err, &re) {
-			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteUnreachable(host), TryAgain: true}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: remoteUnreachableWords(host), TryAgain: true}
 		}
 		switch re.Fault {
 		case RemoteSlowAnswer:
-			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteSlow(host, l.Answer), TryAgain: true}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: remoteSlowWords(host, l.Answer), TryAgain: true}
 		case RemoteSlowTotal:
-			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteSlow(host, l.Total), TryAgain: true}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: remoteSlowWords(host, l.Total), TryAgain: true}
 		case RemoteRedirect:
-			return nil, refusal(snapshots.CodeInvalid, wordsRemoteRedirect(host))
+			return nil, refusal(snapshots.CodeInvalid, remoteRedirectWords(host))
 		case RemoteNoCode:
-			return nil, refusal(snapshots.CodeNotFound, wordsRemoteNoCode(host))
+			return nil, refusal(snapshots.CodeNotFound, remoteNoCodeWords(host))
 		case RemoteRefused:
-			return nil, refusal(snapshots.CodeInvalid, wordsRemoteRefused(host))
+			return nil, refusal(snapshots.CodeInvalid, remoteRefusedWords(host))
 		case RemoteNotBoxsnap:
-			return nil, refusal(snapshots.CodeInvalid, wordsRemoteNotBoxsnap(host))
+			return nil, refusal(snapshots.CodeInvalid, remoteNotBoxsnapWords(host))
 		case RemoteBadAddress:
-			return nil, refusal(snapshots.CodeInvalid, wordsRemoteAddress)
+			return nil, refusal(snapshots.CodeInvalid, remoteAddressWords)
 		}
-		return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteUnreachable(host), TryAgain: true}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: remoteUnreachableWords(host), TryAgain: true}
 	}
 	defer resp.Body.Close()
 	if resp.Length > l.MaxBytes {
-		return nil, refusal(snapshots.CodeInvalid, wordsRemoteTooBig(host, l.MaxBytes))
+		return nil, refusal(snapshots.CodeInvalid, remoteTooBigWords(host, l.MaxBytes))
 	}
 	wb := &watchedBody{r: resp.Body, idle: l.Idle, max: l.MaxBytes}
 	wb.timer = time.AfterFunc(l.Idle, func() { wb.stalled.Store(true); cancel() })
@@ -194,15 +194,15 @@ func (s *Contents) RedeemFrom(ctx context.Context, c snapshots.Caller, address, 
 		if err == nil {
 			st.Remove()
 		}
-		return nil, refusal(snapshots.CodeInvalid, wordsRemoteTooBig(host, l.MaxBytes))
+		return nil, refusal(snapshots.CodeInvalid, remoteTooBigWords(host, l.MaxBytes))
 	case wb.stalled.Load():
 		if err == nil {
 			st.Remove()
 		}
-		return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteSlow(host, l.Idle), TryAgain: true}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: remoteSlowWords(host, l.Idle), TryAgain: true}
 	case err != nil:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: wordsRemoteSlow(host, l.Total), TryAgain: true}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeUnreachable, Words: remoteSlowWords(host, l.Total), TryAgain: true}
 		}
 		return nil, err
 	}

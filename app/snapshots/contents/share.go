@@ -92,7 +92,7 @@ func (s *Contents) PlanShare(ctx context.Context, c snapshots.Caller, box, snaps
 		return p, err
 	}
 	if sn.State != snapshots.StateReady {
-		return p, refusal(snapshots.CodePlan, wordsCannotBeShared(sn.Name, snapshots.StateWords(sn.State)))
+		return p, refusal(snapshots.CodePlan, cannotBeSharedWords(sn.Name, snapshots.StateWords(sn.State)))
 	}
 	st, err := s.k.Settings(ctx)
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *Contents) PlanShare(ctx context.Context, c snapshots.Caller, box, snaps
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return p, refusal(snapshots.CodePlan, wordsCannotShareSecrets(be.Label))
+		return p, refusal(snapshots.CodePlan, cannotShareSecretsWords(be.Label))
 	}
 	rep, err := ex.Scrub(ctx, snapshots.RefOf(sn, b), s.k.Secrets(ctx))
 	if err != nil {
@@ -132,7 +132,7 @@ func (s *Contents) MakeShare(ctx context.Context, c snapshots.Caller, box, snaps
 		return nil, err
 	}
 	if sn.State != snapshots.StateReady {
-		return nil, refusal(snapshots.CodePlan, wordsCannotBeShared(sn.Name, snapshots.StateWords(sn.State)))
+		return nil, refusal(snapshots.CodePlan, cannotBeSharedWords(sn.Name, snapshots.StateWords(sn.State)))
 	}
 	st, err := s.k.Settings(ctx)
 	if err != nil {
@@ -142,7 +142,7 @@ func (s *Contents) MakeShare(ctx context.Context, c snapshots.Caller, box, snaps
 		days = st.ShareDays
 	}
 	if days < 1 || days > snapshots.MaxShareDays {
-		return nil, refusal(snapshots.CodeInvalid, snapshots.WordsShareDays(snapshots.MaxShareDays))
+		return nil, refusal(snapshots.CodeInvalid, snapshots.ShareDaysWords(snapshots.MaxShareDays))
 	}
 	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
@@ -150,7 +150,7 @@ func (s *Contents) MakeShare(ctx context.Context, c snapshots.Caller, box, snaps
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refusal(snapshots.CodePlan, wordsCannotShareSecrets(be.Label))
+		return nil, refusal(snapshots.CodePlan, cannotShareSecretsWords(be.Label))
 	}
 	extra := st.AlsoRemove
 	if extra == nil {
@@ -210,7 +210,7 @@ func (s *Contents) roomForShareIn(ctx context.Context, q db.DBTX, now time.Time)
 		return fmt.Errorf("count share codes: %w", err)
 	}
 	if n >= MaxLiveShares {
-		return refusal(snapshots.CodeLimit, wordsShareCodesFull(MaxLiveShares))
+		return refusal(snapshots.CodeLimit, shareCodesFullWords(MaxLiveShares))
 	}
 	return nil
 }
@@ -249,7 +249,7 @@ func (s *Contents) RevokeShare(ctx context.Context, c snapshots.Caller, id strin
 	now := s.now()
 	r, err := s.st.MoveShareRevoke(ctx, s.st.Pool, db.MoveShareRevokeParams{ID: id, RevokedAt: &now})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(snapshots.CodeNotFound, wordsNoLiveShareCode(id))
+		return nil, refusal(snapshots.CodeNotFound, noLiveShareCodeWords(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("revoke share code: %w", err)
@@ -264,21 +264,21 @@ func (s *Contents) RevokeShare(ctx context.Context, c snapshots.Caller, id strin
 func (s *Contents) shareByCode(ctx context.Context, code string) (*Share, error) {
 	code = strings.TrimSpace(code)
 	if !strings.HasPrefix(code, SharePrefix) || len(code) != len(SharePrefix)+43 {
-		return nil, refusal(snapshots.CodeInvalid, wordsNotAShareCode(SharePrefix, len(SharePrefix)+43))
+		return nil, refusal(snapshots.CodeInvalid, notAShareCodeWords(SharePrefix, len(SharePrefix)+43))
 	}
 	r, err := s.st.MoveShareByHash(ctx, s.st.Pool, hashCode(code))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(snapshots.CodeNotFound, wordsNoShareCodeHere)
+		return nil, refusal(snapshots.CodeNotFound, noShareCodeHereWords)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read share code: %w", err)
 	}
 	sh := (*Share)(&r)
 	if sh.RevokedAt != nil {
-		return nil, refusal(snapshots.CodeGone, wordsShareRevoked)
+		return nil, refusal(snapshots.CodeGone, shareRevokedWords)
 	}
 	if !s.now().Before(sh.ExpiresAt) {
-		return nil, refusal(snapshots.CodeGone, wordsShareExpired(sh.ExpiresAt.In(s.k.TimeZone(ctx)).Format("2 Jan 15:04")))
+		return nil, refusal(snapshots.CodeGone, shareExpiredWords(sh.ExpiresAt.In(s.k.TimeZone(ctx)).Format("2 Jan 15:04")))
 	}
 	return sh, nil
 }
@@ -307,10 +307,10 @@ func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, 
 	}
 	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, sh.SnapshotID)
 	if err != nil {
-		return nil, refusal(snapshots.CodeGone, wordsShareSnapshotGone)
+		return nil, refusal(snapshots.CodeGone, shareSnapshotGoneWords)
 	}
 	if sn.State != snapshots.StateReady {
-		return nil, refusal(snapshots.CodePlan, wordsShareSnapshotIs(snapshots.StateWords(sn.State)))
+		return nil, refusal(snapshots.CodePlan, shareSnapshotIsWords(snapshots.StateWords(sn.State)))
 	}
 	b, err := s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
@@ -322,7 +322,7 @@ func (s *Contents) PlanShared(ctx context.Context, code string) (*SharedExport, 
 	}
 	ex, ok := be.Snap.(providers.Exporter)
 	if !ok {
-		return nil, refusal(snapshots.CodePlan, wordsCannotShare(be.Label))
+		return nil, refusal(snapshots.CodePlan, cannotShareWords(be.Label))
 	}
 	// Checked before a byte of the copy goes out; the export checks again.
 	rep, err := ex.Scrub(ctx, snapshots.RefOf(sn, b), providers.DefaultSecrets().With(sh.HomeExtra))

@@ -149,35 +149,35 @@ const failImportParams = "the import's params are unreadable"
 // failImportWords: an import the backend failed.
 func failImportWords(err error) string { return fmt.Sprintf("the import failed: %v", err) }
 
-const wordsNoShareCodeHere = "No share code like that works here."
+const noShareCodeHereWords = "No share code like that works here."
 
-const wordsShareRevoked = "This share code was revoked."
+const shareRevokedWords = "This share code was revoked."
 
-const wordsShareSnapshotGone = "The snapshot of this share code is gone."
+const shareSnapshotGoneWords = "The snapshot of this share code is gone."
 
-func wordsCannotBeShared(name, state string) string {
+func cannotBeSharedWords(name, state string) string {
 	return fmt.Sprintf("‘%s’ is %s: it cannot be shared.", name, state)
 }
 
-// wordsCannotShareSecrets: a share code's copy leaves the secrets out; a
+// cannotShareSecretsWords: a share code's copy leaves the secrets out; a
 // backend that cannot make one shares nothing.
-func wordsCannotShareSecrets(backend string) string {
+func cannotShareSecretsWords(backend string) string {
 	return fmt.Sprintf("%s cannot share snapshots: boxsnap cannot make a copy without its secrets there.", backend)
 }
 
-func wordsCannotShare(backend string) string {
+func cannotShareWords(backend string) string {
 	return fmt.Sprintf("%s cannot share snapshots.", backend)
 }
 
-func wordsNoLiveShareCode(id string) string { return fmt.Sprintf("No live share code %s.", id) }
+func noLiveShareCodeWords(id string) string { return fmt.Sprintf("No live share code %s.", id) }
 
-func wordsNotAShareCode(prefix string, length int) string {
+func notAShareCodeWords(prefix string, length int) string {
 	return fmt.Sprintf("That is not a share code: one starts with %s and is %d characters long.", prefix, length)
 }
 
-func wordsShareExpired(at string) string { return fmt.Sprintf("This share code expired on %s.", at) }
+func shareExpiredWords(at string) string { return fmt.Sprintf("This share code expired on %s.", at) }
 
-func wordsShareSnapshotIs(state string) string {
+func shareSnapshotIsWords(state string) string {
 	return fmt.Sprintf("The snapshot of this share code is %s.", state)
 }
 
@@ -187,52 +187,52 @@ func BlockedWords(fs []providers.Finding) string {
 	return fmt.Sprintf("%s: boxsnap cannot remove a credential from %s, so nothing is shared and no code is made. Take the credential out of the box, take a new snapshot and share that.", BlockedWord, findingsWords(fs))
 }
 
-// wordsShareCodesFull: at most MaxLiveShares live codes at a time.
-func wordsShareCodesFull(most int) string {
+// shareCodesFullWords: at most MaxLiveShares live codes at a time.
+func shareCodesFullWords(most int) string {
 	return fmt.Sprintf("This boxsnap already has %d live share codes, the most it holds at a time: revoke one to make another.", most)
 }
 
-const wordsRemoteAddress = "The other boxsnap's address is its name, such as https://boxsnap.example or boxsnap.example:8080."
+const remoteAddressWords = "The other boxsnap's address is its name, such as https://boxsnap.example or boxsnap.example:8080."
 
-const wordsRemoteNoSecrets = "Give the other boxsnap's address without a name or password in it."
+const remoteNoSecretsWords = "Give the other boxsnap's address without a name or password in it."
 
-const wordsRemoteNotSetUp = "This boxsnap cannot redeem a code from another boxsnap: it was started without a way to reach one."
+const remoteNotSetUpWords = "This boxsnap cannot redeem a code from another boxsnap: it was started without a way to reach one."
 
-func wordsRemoteUnreachable(host string) string {
+func remoteUnreachableWords(host string) string {
 	return fmt.Sprintf("boxsnap could not reach %s. Nothing was imported.", host)
 }
 
-func wordsRemoteRedirect(host string) string {
+func remoteRedirectWords(host string) string {
 	return fmt.Sprintf("%s answered with a redirect, which boxsnap does not follow: give the address of the boxsnap itself. Nothing was imported.", host)
 }
 
-func wordsRemoteSlow(host string, d time.Duration) string {
+func remoteSlowWords(host string, d time.Duration) string {
 	return fmt.Sprintf("%s did not answer within %s. Nothing was imported.", host, d)
 }
 
-func wordsRemoteTooBig(host string, most int64) string {
+func remoteTooBigWords(host string, most int64) string {
 	return fmt.Sprintf("The copy from %s is over %s, the most boxsnap takes. Nothing was imported.", host, snapshots.GB(most))
 }
 
-func wordsRemoteNoCode(host string) string {
+func remoteNoCodeWords(host string) string {
 	return fmt.Sprintf("%s has no live share code like that: it is wrong, revoked or expired. Nothing was imported.", host)
 }
 
-func wordsRemoteRefused(host string) string {
+func remoteRefusedWords(host string) string {
 	return fmt.Sprintf("%s refused the code. Nothing was imported.", host)
 }
 
-func wordsRemoteNotBoxsnap(host string) string {
+func remoteNotBoxsnapWords(host string) string {
 	return fmt.Sprintf("%s did not answer as a boxsnap does. Nothing was imported.", host)
 }
 
-const wordsNotAPath = "That path is not a path."
+const notAPathWords = "That path is not a path."
 
-const wordsPathTooLong = "That path is longer than 4096 characters."
+const pathTooLongWords = "That path is longer than 4096 characters."
 
-const wordsTopFolder = "The top folder is a folder: browse it instead."
+const topFolderWords = "The top folder is a folder: browse it instead."
 
-const wordsNameAFile = "Name a file to compare."
+const nameAFileWords = "Name a file to compare."
 
 // NothingInsideWords says why a snapshot that is not ready has no files to
 // look at: the refusal, and why Look inside is disabled.
@@ -240,28 +240,28 @@ func NothingInsideWords(name, state string) string {
 	return fmt.Sprintf("‘%s’ is %s: there is nothing to look inside.", name, state)
 }
 
-// wordsBackendSays: a backend's own reason, as one sentence.
-func wordsBackendSays(why string) string { return strings.TrimSuffix(why, ".") + "." }
+// backendSaysWords: a backend's own reason, as one sentence.
+func backendSaysWords(why string) string { return strings.TrimSuffix(why, ".") + "." }
 
-func wordsNoPathIn(path, name string) string { return fmt.Sprintf("No %s in ‘%s’.", path, name) }
+func noPathInWords(path, name string) string { return fmt.Sprintf("No %s in ‘%s’.", path, name) }
 
-func wordsCannotBeRead(name, why string) string {
+func cannotBeReadWords(name, why string) string {
 	return fmt.Sprintf("‘%s’ cannot be read: %s", name, why)
 }
 
-func wordsAbsolutePath(p string) string {
+func absolutePathWords(p string) string {
 	return fmt.Sprintf("The path %q is absolute: paths are inside the snapshot, relative to the box's folder.", p)
 }
 
-func wordsClimbsOut(p string) string {
+func climbsOutWords(p string) string {
 	return fmt.Sprintf("The path %q climbs out of the snapshot with ..: paths are inside the box's folder.", p)
 }
 
-func wordsLinkNeverFollowed(path, target string) string {
+func linkNeverFollowedWords(path, target string) string {
 	return fmt.Sprintf("%s is a link to %s, which is never followed: download what it points to instead.", path, target)
 }
 
-func wordsNotFileOrFolder(path string) string {
+func notFileOrFolderWords(path string) string {
 	return fmt.Sprintf("%s is not a file or a folder.", path)
 }
 
@@ -271,55 +271,55 @@ func NoBoxToCompareWords(box string, state snapshots.BoxState) string {
 	return fmt.Sprintf("%s is %s: there is no box now to compare with.", box, state)
 }
 
-func wordsCompareSameBox(name string) string {
+func compareSameBoxWords(name string) string {
 	return fmt.Sprintf("‘%s’ is of another box: compare snapshots of the same box.", name)
 }
 
-func wordsNothingToCompare(name, state string) string {
+func nothingToCompareWords(name, state string) string {
 	return fmt.Sprintf("‘%s’ is %s: there is nothing to compare with.", name, state)
 }
 
-const wordsNameOneToExport = "Name at least one snapshot to export."
+const nameOneToExportWords = "Name at least one snapshot to export."
 
-const wordsChooseImport = "Choose at least one export file to import."
+const chooseImportWords = "Choose at least one export file to import."
 
-const wordsImportFailed = "The import failed."
+const importFailedWords = "The import failed."
 
-// wordsCannotExport: boxsnap reads a snapshot where it lives.
-func wordsCannotExport(backend string) string {
+// cannotExportWords: boxsnap reads a snapshot where it lives.
+func cannotExportWords(backend string) string {
 	return fmt.Sprintf("%s cannot export snapshots: boxsnap reads its snapshots only where they live.", backend)
 }
 
-func wordsCannotBeExported(name, state string) string {
+func cannotBeExportedWords(name, state string) string {
 	return fmt.Sprintf("‘%s’ is %s: it cannot be exported.", name, state)
 }
 
-func wordsCannotBeBase(name, state string) string {
+func cannotBeBaseWords(name, state string) string {
 	return fmt.Sprintf("‘%s’ is %s: it cannot be a base.", name, state)
 }
 
-func wordsExportedAndBase(name string) string {
+func exportedAndBaseWords(name string) string {
 	return fmt.Sprintf("‘%s’ is both exported and the base: a base is one the receiver already holds.", name)
 }
 
-// wordsBadArchive: what is wrong with an export file; nothing changes.
-func wordsBadArchive(file, why string) string {
+// badArchiveWords: what is wrong with an export file; nothing changes.
+func badArchiveWords(file, why string) string {
 	return fmt.Sprintf("%s: %s. Nothing was imported.", file, why)
 }
 
-func wordsImportRunning(op, step string) string {
+func importRunningWords(op, step string) string {
 	return snapshots.RunningWords(snapshots.OpImport, op, step)
 }
 
-func wordsImportOneBox(file, box, other, otherBox string) string {
+func importOneBoxWords(file, box, other, otherBox string) string {
 	return fmt.Sprintf("%s is of box %s and %s of box %s: import each box's files apart. Nothing was imported.", file, box, other, otherBox)
 }
 
-func wordsReleasedNoImport(box string) string {
+func releasedNoImportWords(box string) string {
 	return fmt.Sprintf("%s was released here: its snapshots cannot be imported into it. Nothing was imported.", box)
 }
 
-func wordsNoBackendImports(kind string) string {
+func noBackendImportsWords(kind string) string {
 	return fmt.Sprintf("No backend here imports snapshots of a %s box. Nothing was imported.", kind)
 }
 
@@ -329,7 +329,7 @@ func CannotImportWords(backend string) string {
 	return fmt.Sprintf("%s cannot import snapshots. Nothing was imported.", backend)
 }
 
-func wordsAlreadyHere(id, box string) string {
+func alreadyHereWords(id, box string) string {
 	return fmt.Sprintf("Snapshot %s is here already, on %s. Nothing was imported.", id, box)
 }
 

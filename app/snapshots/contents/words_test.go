@@ -42,22 +42,22 @@ func TestRefusalWordsShape(t *testing.T) {
 		be  = "pve-1"
 	)
 	named := []string{
-		wordsCannotBeShared(sn, snapshots.StateWords(snapshots.StateFailed)), NothingInsideWords(sn, "lost"),
-		wordsNoPathIn("the file notes.txt", sn), wordsCannotBeRead(sn, "part of it is missing."),
-		wordsCompareSameBox(sn), wordsNothingToCompare(sn, "lost"), wordsCannotBeExported(sn, "lost"),
-		wordsCannotBeBase(sn, "lost"), wordsExportedAndBase(sn),
+		cannotBeSharedWords(sn, snapshots.StateWords(snapshots.StateFailed)), NothingInsideWords(sn, "lost"),
+		noPathInWords("the file notes.txt", sn), cannotBeReadWords(sn, "part of it is missing."),
+		compareSameBoxWords(sn), nothingToCompareWords(sn, "lost"), cannotBeExportedWords(sn, "lost"),
+		cannotBeBaseWords(sn, "lost"), exportedAndBaseWords(sn),
 	}
 	others := []string{
-		wordsNoShareCodeHere, wordsShareRevoked, wordsShareSnapshotGone, wordsCannotShareSecrets(be), wordsCannotShare(be),
-		wordsNoLiveShareCode("sh1"), wordsNotAShareCode(SharePrefix, len(SharePrefix)+43),
-		wordsShareExpired("29 Nov 10:42"), wordsShareSnapshotIs("lost"), wordsShareCodesFull(MaxLiveShares),
-		wordsNotAPath, wordsPathTooLong, wordsTopFolder, wordsNameAFile, wordsBackendSays("No such file"),
-		wordsBackendSays("No such file."), wordsAbsolutePath("/etc"), wordsClimbsOut("../x"),
-		wordsLinkNeverFollowed("the link l", "/etc"), wordsNotFileOrFolder("the pipe p"), NoBoxToCompareWords(box, snapshots.BoxReleasing),
-		wordsNameOneToExport, wordsChooseImport, wordsImportFailed, wordsCannotExport(be),
-		wordsBadArchive("a.tar", "it is not an export file"), wordsImportRunning("op1", "copying"),
-		wordsImportOneBox("a.tar", box, "b.tar", "brisk-lake"), wordsReleasedNoImport(box), wordsNoBackendImports("tart"),
-		CannotImportWords(be), wordsAlreadyHere("sn1", box), CannotBrowseWords(be),
+		noShareCodeHereWords, shareRevokedWords, shareSnapshotGoneWords, cannotShareSecretsWords(be), cannotShareWords(be),
+		noLiveShareCodeWords("sh1"), notAShareCodeWords(SharePrefix, len(SharePrefix)+43),
+		shareExpiredWords("29 Nov 10:42"), shareSnapshotIsWords("lost"), shareCodesFullWords(MaxLiveShares),
+		notAPathWords, pathTooLongWords, topFolderWords, nameAFileWords, backendSaysWords("No such file"),
+		backendSaysWords("No such file."), absolutePathWords("/etc"), climbsOutWords("../x"),
+		linkNeverFollowedWords("the link l", "/etc"), notFileOrFolderWords("the pipe p"), NoBoxToCompareWords(box, snapshots.BoxReleasing),
+		nameOneToExportWords, chooseImportWords, importFailedWords, cannotExportWords(be),
+		badArchiveWords("a.tar", "it is not an export file"), importRunningWords("op1", "copying"),
+		importOneBoxWords("a.tar", box, "b.tar", "brisk-lake"), releasedNoImportWords(box), noBackendImportsWords("tart"),
+		CannotImportWords(be), alreadyHereWords("sn1", box), CannotBrowseWords(be),
 	}
 	check := func(w string) {
 		t.Helper()

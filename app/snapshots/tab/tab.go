@@ -120,7 +120,7 @@ func (c tabCursor) String() string {
 }
 
 func parseTabCursor(s string) (*tabCursor, error) {
-	bad := refusal(snapshots.CodeInvalid, snapshots.WordsAfterNotAPlace)
+	bad := refusal(snapshots.CodeInvalid, snapshots.AfterNotAPlaceWords)
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return nil, bad
@@ -202,7 +202,7 @@ func (s *Tab) Snapshots(ctx context.Context, c snapshots.Caller, q TabQuery) (*T
 // when q names none.
 func checkTabQuery(c snapshots.Caller, q TabQuery) (string, error) {
 	if c.Kind != snapshots.CallerOwner && c.Kind != snapshots.CallerCLI && c.Kind != snapshots.CallerAgent && c.Kind != snapshots.CallerSystem {
-		return "", refusal(snapshots.CodeForbidden, snapshots.WordsSignIn)
+		return "", refusal(snapshots.CodeForbidden, snapshots.SignInWords)
 	}
 	sort := q.Sort
 	switch sort {
@@ -210,10 +210,10 @@ func checkTabQuery(c snapshots.Caller, q TabQuery) (string, error) {
 		sort = "newest"
 	case "newest", "oldest", "largest", "price", "box", SortBoxes:
 	default:
-		return "", refusal(snapshots.CodeInvalid, wordsSortIs)
+		return "", refusal(snapshots.CodeInvalid, sortIsWords)
 	}
 	if q.Limit < 1 || q.Limit > 500 {
-		return "", refusal(snapshots.CodeInvalid, snapshots.WordsPageHolds)
+		return "", refusal(snapshots.CodeInvalid, snapshots.PageHoldsWords)
 	}
 	return sort, nil
 }
@@ -300,7 +300,7 @@ func (s *Tab) newestPage(ctx context.Context, q TabQuery) (*TabPage, error) {
 	if q.After != "" {
 		taken, id, ok := parseNewestCursor(q.After)
 		if !ok {
-			return nil, refusal(snapshots.CodeInvalid, snapshots.WordsAfterNotAPlace)
+			return nil, refusal(snapshots.CodeInvalid, snapshots.AfterNotAPlaceWords)
 		}
 		arg.AfterTaken, arg.AfterID = &taken, &id
 	}
@@ -420,7 +420,7 @@ const tallyFoldAt = 256
 // ones. When the kept counts' rows have grown, it folds them.
 func (s *Tab) Tally(ctx context.Context, c snapshots.Caller, now time.Time) (*Tally, error) {
 	if !c.IsPerson() {
-		return nil, refusal(snapshots.CodeForbidden, wordsOnlyPersonSeesCounts)
+		return nil, refusal(snapshots.CodeForbidden, onlyPersonSeesCountsWords)
 	}
 	rows, err := s.st.TabTally(ctx, s.st.Reader(ctx))
 	if err != nil {
@@ -454,7 +454,7 @@ type Totals struct {
 // Totals counts the person's machines, threads and, with snaps, snapshots.
 func (s *Tab) Totals(ctx context.Context, c snapshots.Caller, snaps bool) (Totals, error) {
 	if !c.IsPerson() {
-		return Totals{}, refusal(snapshots.CodeForbidden, wordsOnlyPersonSeesCounts)
+		return Totals{}, refusal(snapshots.CodeForbidden, onlyPersonSeesCountsWords)
 	}
 	t, err := s.st.TabTotals(ctx, s.st.Reader(ctx), snaps)
 	if err != nil {

@@ -8,9 +8,9 @@ func refusal(code snapshots.Code, words string) *snapshots.Refusal {
 }
 
 const (
-	// wordsSortIs refuses a sort the tab has not.
-	wordsSortIs = "sort is newest, oldest, largest, price or box."
-	// wordsOnlyPersonSeesCounts refuses the install's counts to any but
+	// sortIsWords refuses a sort the tab has not.
+	sortIsWords = "sort is newest, oldest, largest, price or box."
+	// onlyPersonSeesCountsWords refuses the install's counts to any but
 	// the person.
-	wordsOnlyPersonSeesCounts = "Only the person sees the whole install's counts."
+	onlyPersonSeesCountsWords = "Only the person sees the whole install's counts."
 )

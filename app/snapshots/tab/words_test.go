@@ -8,7 +8,7 @@ import (
 // TestTabWords: each of the tab's own words is one sentence, ending with
 // one full stop, with no spaces doubled or at an end.
 func TestTabWords(t *testing.T) {
-	for _, w := range []string{wordsSortIs, wordsOnlyPersonSeesCounts} {
+	for _, w := range []string{sortIsWords, onlyPersonSeesCountsWords} {
 		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
 			t.Errorf("%q: empty, or spaces at an end or doubled", w)
 		}
