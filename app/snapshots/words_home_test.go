@@ -158,7 +158,11 @@ func TestWordsNamedAlike(t *testing.T) {
 			}
 			for _, n := range names {
 				if prefixed.MatchString(n.Name) {
-					t.Errorf("%s: %s is named words-first: name it %sWords", home, n.Name, strings.TrimPrefix(strings.TrimPrefix(n.Name, "words"), "Words"))
+					what := n.Name[len("words"):]
+					if !n.IsExported() {
+						what = strings.ToLower(what[:1]) + what[1:]
+					}
+					t.Errorf("%s: %s is named words-first: name it %sWords", home, n.Name, what)
 				}
 			}
 		}
