@@ -469,23 +469,32 @@ func TestFaultsNamedWithFix(t *testing.T) {
 	})
 }
 
-// TestDoctorSaysHowALocalBoxsDiskIsBounded: the doctor says whether a new
-// local box's disk is bounded to the byte by a file system of its own, or
-// by the watch, with why and the fix.
+// TestDoctorSaysHowALocalBoxsDiskIsBounded: the doctor says how a new
+// local box's disk is bounded: by the watch by default, and with
+// BOXSNAP_LOCAL_DISK_IMAGES to the byte by a file system of its own, or,
+// where that cannot be made here, why and the fix.
 func TestDoctorSaysHowALocalBoxsDiskIsBounded(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t, nil)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	var out strings.Builder
-	boot.Doctor(context.Background(), cfg, logger, &out)
+	doctor := func(images bool) string {
+		cfg := testConfig(t, nil)
+		cfg.LocalDiskImages = images
+		var out strings.Builder
+		boot.Doctor(context.Background(), cfg, logger, &out)
+		return out.String()
+	}
+	if out, want := doctor(false), "ok    local box disks"; !strings.Contains(out, want) || !strings.Contains(out, "bounded by a watch that measures its folder, not to the byte; BOXSNAP_LOCAL_DISK_IMAGES=true") {
+		t.Fatalf("by default the doctor does not say the watch bounds a box's disk:\n%s", out)
+	}
 	why, fix := local.ProbeLoop(t.TempDir())
 	want := []string{"ok    local box disks", "a new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image)"}
 	if why != "" {
 		want = []string{"FAIL  local box disks", "a new box's disk is bounded by a watch that measures its folder, not to the byte, because " + why, "fix: " + fix}
 	}
+	out := doctor(true)
 	for _, w := range want {
-		if !strings.Contains(out.String(), w) {
-			t.Fatalf("the doctor does not say %q:\n%s", w, out.String())
+		if !strings.Contains(out, w) {
+			t.Fatalf("with disk images the doctor does not say %q:\n%s", w, out)
 		}
 	}
 }

@@ -48,6 +48,11 @@ type Config struct {
 	Demo bool
 	// LocalRoot is the local backend's folder; empty means DataDir/local.
 	LocalRoot string
+	// LocalDiskImages gives each new local box a file system of its own, a
+	// loop-mounted ext4 image the size of its disk bound, which bounds its
+	// disk to the byte (as root, where loop mounts work). Off, a box's
+	// folder is part of the host's file system and a watch measures it.
+	LocalDiskImages bool
 	// ServerURL and Token are the CLI's: where the server is, and the
 	// owner's personal API token.
 	ServerURL string
@@ -180,6 +185,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	dbWait := fs.String("database-wait", env("BOXSNAP_DATABASE_WAIT", "1m"), "how long a start waits for a DATABASE_URL not up yet")
 	demo := boolFlag(fs, "demo", env("BOXSNAP_DEMO", "false"), "seed demo boxes (true/false)")
 	fs.StringVar(&c.LocalRoot, "local-root", env("BOXSNAP_LOCAL_ROOT", ""), "the local backend's folder")
+	diskImages := boolFlag(fs, "local-disk-images", env("BOXSNAP_LOCAL_DISK_IMAGES", "false"), "give each new local box a file system of its own, bounding its disk to the byte (true/false)")
 	fs.StringVar(&c.ServerURL, "server", env("BOXSNAP_SERVER", "http://127.0.0.1:8080"), "the CLI's server address")
 	fs.StringVar(&c.ProxmoxURL, "proxmox-url", env("BOXSNAP_PROXMOX_URL", ""), "a Proxmox VE's API, https://host:8006")
 	fs.StringVar(&c.ProxmoxID, "proxmox-id", env("BOXSNAP_PROXMOX_ID", "pve"), "the Proxmox backend's ID")
@@ -235,6 +241,9 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	}
 	if c.ProxmoxZFSOrderLiveChecksOnly, err = strconv.ParseBool(*pveZFS); err != nil {
 		errs = append(errs, fmt.Errorf("--proxmox-zfs-order-live-checks-only (BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY) must be true or false, not %q", *pveZFS))
+	}
+	if c.LocalDiskImages, err = strconv.ParseBool(*diskImages); err != nil {
+		errs = append(errs, fmt.Errorf("--local-disk-images (BOXSNAP_LOCAL_DISK_IMAGES) must be true or false, not %q", *diskImages))
 	}
 	if c.DockerBoxesGoWithHost, err = strconv.ParseBool(*dockerGoes); err != nil {
 		errs = append(errs, fmt.Errorf("--docker-boxes-go-with-host (BOXSNAP_DOCKER_BOXES_GO_WITH_HOST) must be true or false, not %q", *dockerGoes))

@@ -59,8 +59,8 @@ func (b *Backend) hasImage(box string) bool {
 // first use.
 func (b *Backend) DiskBounding() (exact bool, why, fix string) {
 	b.loopOnce.Do(func() {
-		if b.diskWatch {
-			b.loopWhy, b.loopFix = "its configuration asks for the watch (Config.DiskWatch)", "leave Config.DiskWatch unset"
+		if !b.diskImages {
+			b.loopWhy, b.loopFix = "each box's folder is part of the host's file system (the default)", "set BOXSNAP_LOCAL_DISK_IMAGES=true for a file system of its own per box, bounded to the byte (as root; a full host disk then turns a box's file system read-only until it is mounted again: a host restart, or the box's reset)"
 		} else {
 			b.loopWhy, b.loopFix = ProbeLoop(b.path(dirDisks))
 		}
