@@ -64,9 +64,12 @@ func (b *Backend) DiskBounding() (exact bool, why, fix string) {
 		} else {
 			b.loopWhy, b.loopFix = ProbeLoop(b.path(dirDisks))
 		}
-		if b.loopWhy == "" {
+		switch {
+		case b.loopWhy == "":
 			b.log.Info("local backend: each new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image in " + b.path(dirDisks) + ")")
-		} else {
+		case !b.diskImages:
+			b.log.Info("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "or", b.loopFix)
+		default:
 			b.log.Warn("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "fix", b.loopFix)
 		}
 	})
