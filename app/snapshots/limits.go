@@ -42,7 +42,11 @@ const (
 	// far apart (fixed, not a setting).
 	FailedKeptFor = 24 * time.Hour
 	LostKeptFor   = 7 * 24 * time.Hour
-	LostAfter     = 10 * time.Minute
+	// ToolAnswersKeptFor is how long an agent tool's answer stays kept
+	// under its retry key: a retry comes within minutes of a lost answer,
+	// and a key older than this is free again (fixed, not a setting).
+	ToolAnswersKeptFor = 7 * 24 * time.Hour
+	LostAfter          = 10 * time.Minute
 	// RestoreNoticeFor is how long a box's page shows a restore's notice.
 	RestoreNoticeFor = 24 * time.Hour
 )

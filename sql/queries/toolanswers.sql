@@ -8,3 +8,7 @@ SELECT * FROM tool_answers WHERE key = $1;
 INSERT INTO tool_answers (key, tool, args, resolved, status, body)
 VALUES (@key, @tool, @args, @resolved, @status, @body)
 ON CONFLICT (key) DO NOTHING;
+
+-- name: SweepToolAnswersOld :execrows
+-- Housekeeping: retry keys kept longer than the core keeps them go.
+DELETE FROM tool_answers WHERE created_at < @before;

@@ -117,3 +117,33 @@ func TestReconcileRecordsAgain(t *testing.T) {
 		t.Fatalf("a second reconcile: %+v", rep)
 	}
 }
+
+// TestHousekeepForgetsOldRetryKeys: an agent tool's answer kept under a
+// retry key stays for ToolAnswersKeptFor, so a retry finds it, and
+// housekeeping forgets it after that, not before.
+func TestHousekeepForgetsOldRetryKeys(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Now()}
+	e := coretest.New(t, coretest.Options{Now: clk.Now})
+	ctx := context.Background()
+	c := snapshots.Owner()
+	if err := e.Core.KeepToolAnswer(ctx, c, "retry-1", snapshots.ToolAnswer{Tool: "box_snapshot", Args: "a", Status: 201, Body: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	kept := func() bool {
+		t.Helper()
+		a, err := e.Core.KeptToolAnswer(ctx, c, "retry-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a != nil
+	}
+	clk.Advance(snapshots.ToolAnswersKeptFor - time.Hour)
+	if rep, err := e.Sweeps.Housekeep(ctx); err != nil || rep.ToolAnswers != 0 || !kept() {
+		t.Fatalf("within %s housekeeping forgot a retry key: %+v, %v", snapshots.ToolAnswersKeptFor, rep, err)
+	}
+	clk.Advance(2 * time.Hour)
+	if rep, err := e.Sweeps.Housekeep(ctx); err != nil || rep.ToolAnswers != 1 || kept() {
+		t.Fatalf("after %s housekeeping kept the retry key: %+v, %v", snapshots.ToolAnswersKeptFor, rep, err)
+	}
+}

@@ -17,11 +17,16 @@ type HousekeepReport struct {
 	Failed    int   // failed records older than snapshots.FailedKeptFor
 	Lost      int   // lost records older than snapshots.LostKeptFor
 	LogPruned int64 // box log events past snapshots.BoxLogKeep per box
+	// ToolAnswers are agent tools' answers kept under a retry key for
+	// longer than snapshots.ToolAnswersKeptFor.
+	ToolAnswers int64
 }
 
 // Housekeep removes failed records after FailedKeptFor (24 hours) and lost
 // ones after LostKeptFor (7 days), both fixed, not settings; it prunes each
-// box's log to BoxLogKeep events and folds the tab's counts (Tab().Tally).
+// box's log to BoxLogKeep events, forgets the agent tools' answers kept
+// under a retry key after ToolAnswersKeptFor (7 days), and folds the tab's
+// counts (Tab().Tally).
 // Found records stay until the person deletes them. Records pinned by an
 // operation stay.
 func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
@@ -38,6 +43,9 @@ func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	rep.Failed, rep.Lost = len(failed), len(lost)
 	if rep.LogPruned, err = s.st.SweepLogPrune(ctx, s.st.Pool, snapshots.BoxLogKeep); err != nil {
 		return rep, fmt.Errorf("housekeeping: prune the box log: %w", err)
+	}
+	if rep.ToolAnswers, err = s.st.SweepToolAnswersOld(ctx, s.st.Pool, now.Add(-snapshots.ToolAnswersKeptFor)); err != nil {
+		return rep, fmt.Errorf("housekeeping: retry keys: %w", err)
 	}
 	// A restore that ended before its undo was taken (its stop failed)
 	// leaves the picture it held for the undo.

@@ -7,7 +7,21 @@ package db
 
 import (
 	"context"
+	"time"
 )
+
+const sweepToolAnswersOld = `-- name: SweepToolAnswersOld :execrows
+DELETE FROM tool_answers WHERE created_at < $1
+`
+
+// Housekeeping: retry keys kept longer than the core keeps them go.
+func (q *Queries) SweepToolAnswersOld(ctx context.Context, db DBTX, before time.Time) (int64, error) {
+	result, err := db.Exec(ctx, sweepToolAnswersOld, before)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
 
 const toolAnswerByKey = `-- name: ToolAnswerByKey :one
 
