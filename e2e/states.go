@@ -309,6 +309,9 @@ func (sc *Scene) States() []State {
 			return dialog("#snap-" + mig + " .items a[href*='/export']")(p)
 		}},
 		{Name: "share-code-shown", Path: "/boxes/amber-fox", Do: func(p playwright.Page) error {
+			if err := revokeShareCodes(p); err != nil {
+				return err
+			}
 			if err := p.Locator("#snap-" + mig + " summary").Click(); err != nil {
 				return err
 			}
@@ -363,5 +366,37 @@ func (sc *Scene) States() []State {
 			}
 			return p.Locator(".toast").WaitFor()
 		}},
+	}
+}
+
+// revokeShareCodes revokes every live share code from the Import page, then
+// goes back to the page p showed. The share code's state makes a code each
+// time it is drawn (at each width and in each mode), and an install holds
+// only contents.MaxLiveShares live codes at once.
+func revokeShareCodes(p playwright.Page) error {
+	back, err := url.Parse(p.URL())
+	if err != nil {
+		return err
+	}
+	imp := *back
+	imp.Path, imp.RawQuery = "/import", ""
+	if _, err := p.Goto(imp.String()); err != nil {
+		return err
+	}
+	revoke := p.Locator("button[aria-label^='Revoke the code']")
+	for {
+		n, err := revoke.Count()
+		if err != nil || n == 0 {
+			if err == nil {
+				_, err = p.Goto(back.String())
+			}
+			return err
+		}
+		if err := revoke.First().Click(); err != nil {
+			return err
+		}
+		if err := playwright.NewPlaywrightAssertions().Locator(revoke).ToHaveCount(n - 1); err != nil {
+			return fmt.Errorf("revoke a share code: %w", err)
+		}
 	}
 }
