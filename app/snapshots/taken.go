@@ -223,20 +223,19 @@ func (s *Service) RecordPrice(ctx context.Context, tx pgx.Tx, sn *Snapshot, snap
 	return nil
 }
 
-// PictureKeeper captures and keeps pictures of a box's screen for the take
-// and the restore: a take's picture just before it, and a restore's undo's
-// from before its stop, held with the operation until the undo is taken.
-// Package pictures' Pictures is one (UsePictures); a picture that fails or
-// is late never fails or slows the operation.
+// PictureKeeper captures and keeps pictures of a box's screen for the
+// restore: its undo's from before its stop, held with the operation until
+// the undo is taken (a take's own picture is package take's). Package
+// pictures' Pictures is one (UsePictures); a picture that fails or is late
+// never fails or slows the operation.
 type PictureKeeper interface {
 	// Capturing says whether a picture taker is given: without one, no box
 	// gets a picture.
 	Capturing() bool
-	TakePicture(ctx context.Context, b *Box, sn *Snapshot)
 	HoldUndoPicture(ctx context.Context, op *Operation, b *Box)
 	KeepUndoPicture(ctx context.Context, op *Operation, undo *Snapshot)
 }
 
-// UsePictures gives the take and the restore what captures and keeps their
-// pictures; without it, no snapshot gets a picture.
+// UsePictures gives the restore what captures and keeps its undo's
+// pictures; without it, no undo gets a picture.
 func (s *Kernel) UsePictures(p PictureKeeper) { s.pictures = p }
