@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -34,7 +35,7 @@ func (s *Stack) WriteFile(b *snapshots.Box, name, text string) error {
 
 // Take takes a snapshot and waits until it is ready.
 func (s *Stack) Take(ctx context.Context, c snapshots.Caller, box, name, note string) (*snapshots.Snapshot, error) {
-	op, sn, err := s.Core.Take(ctx, c, snapshots.TakeRequest{Box: box, Name: name, Note: note})
+	op, sn, err := s.Taker.Take(ctx, c, take.TakeRequest{Box: box, Name: name, Note: note})
 	if err != nil {
 		return nil, fmt.Errorf("take %s on %s: %w", name, box, err)
 	}

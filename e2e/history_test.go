@@ -29,7 +29,7 @@ func TestBrowserHistory(t *testing.T) {
 		if err := e.s.WriteFile(box, "session.log", text+"\n"); err != nil {
 			t.Fatal(err)
 		}
-		op, sn, err := e.s.Core.TakeAutomatic(ctx, box.ID, "the box changed")
+		op, sn, err := e.s.Taker.TakeAutomatic(ctx, box.ID, "the box changed")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -57,6 +58,8 @@ type StackOptions struct {
 type Stack struct {
 	URL  string
 	Core *snapshots.Service
+	// Taker is the core's take.
+	Taker *take.Take
 	// Boxes is the boxes and threads, on Core.
 	Boxes *boxes.Boxes
 	// Sweeps are the core's periodic work.
@@ -120,7 +123,11 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		return nil, err
 	}
 	core.UseBoxes(bx)
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Logger: logger})
+	tk, err := take.New(core, take.Options{Store: st, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +149,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		pics.Use(opts.Pictures)
 	}
 	core.UsePictures(pics)
+	tk.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -160,7 +168,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	s := &Stack{Core: core, Taker: tk, Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
 		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
@@ -176,7 +184,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		jobsUI = ui
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	w, err := web.New(web.Options{Auth: a, Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // State is one page or dialog state of the screenshot run: where to go and
@@ -71,7 +72,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	if _, err := s.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: sc.SlowTarget}); err != nil {
 		return nil, err
 	}
-	if _, _, err := s.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: slow.Name, Name: "after the upgrade"}); err != nil {
+	if _, _, err := s.Taker.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: slow.Name, Name: "after the upgrade"}); err != nil {
 		return nil, err
 	}
 	// A fork of hazel-heron waits behind its restore: a fork starting.
@@ -138,7 +139,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		if err := s.WriteFile(demo.AmberFox, "app/session.log", text+"\n"); err != nil {
 			return nil, err
 		}
-		op, sn, err := s.Core.TakeAutomatic(ctx, demo.AmberFox.ID, "the box changed")
+		op, sn, err := s.Taker.TakeAutomatic(ctx, demo.AmberFox.ID, "the box changed")
 		if err != nil {
 			return nil, fmt.Errorf("amber-fox's automatic snapshot %d: %w", i, err)
 		}

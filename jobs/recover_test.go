@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/jobs"
 )
 
@@ -24,7 +25,7 @@ func TestFetchedButNotStartedResumes(t *testing.T) {
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	ctx := context.Background()
 	e.Box(t, snapshots.Owner(), "lost-fetch")
-	op, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "lost-fetch", Name: "fetched"})
+	op, _, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "lost-fetch", Name: "fetched"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestCheckNowResumesWhatNoWorkerHolds(t *testing.T) {
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	ctx := context.Background()
 	e.Box(t, snapshots.Owner(), "checked-fetch")
-	op, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "checked-fetch", Name: "checked"})
+	op, _, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "checked-fetch", Name: "checked"})
 	if err != nil {
 		t.Fatal(err)
 	}

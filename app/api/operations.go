@@ -119,7 +119,7 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 	box := s.boxName(ctx, c, op)
 	switch op.Kind {
 	case snapshots.OpTake:
-		if res, err := s.core.Kinds().Take.Result(op); err == nil {
+		if res, err := s.take.Kinds().Take.Result(op); err == nil {
 			return takeWords(box, res, s.priceOf(ctx, c, res.Snapshot))
 		}
 	case snapshots.OpRestore:

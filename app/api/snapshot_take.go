@@ -4,7 +4,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // takeSnapshot takes a snapshot of a box: 202 with the operation, or with
@@ -27,7 +27,7 @@ func (s *server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, _, err := s.core.Take(r.Context(), caller(r), snapshots.TakeRequest{Box: box, Name: body.Name, Note: body.Note, Memory: body.Memory, RequestID: body.Request})
+	op, _, err := s.take.Take(r.Context(), caller(r), take.TakeRequest{Box: box, Name: body.Name, Note: body.Note, Memory: body.Memory, RequestID: body.Request})
 	if err != nil {
 		s.fail(w, r, err)
 		return

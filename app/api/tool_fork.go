@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -71,7 +72,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
-		op, _, err := s.core.Take(ctx, c, snapshots.TakeRequest{Box: p.Box, Name: ForkTakeName, RequestID: forkTakeID(p.Request)})
+		op, _, err := s.take.Take(ctx, c, take.TakeRequest{Box: p.Box, Name: ForkTakeName, RequestID: forkTakeID(p.Request)})
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -87,7 +88,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
 			return
 		}
-		res, err := s.core.Kinds().Take.Result(op)
+		res, err := s.take.Kinds().Take.Result(op)
 		if err != nil {
 			s.fail(w, r, err)
 			return

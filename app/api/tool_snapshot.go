@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -58,7 +59,7 @@ func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	var sn *snapshots.Snapshot
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
-		op, taken, err := s.core.Take(ctx, c, snapshots.TakeRequest{Box: p.Box, Name: p.Name, Note: p.Note, Memory: p.Memory, RequestID: p.Request})
+		op, taken, err := s.take.Take(ctx, c, take.TakeRequest{Box: p.Box, Name: p.Name, Note: p.Note, Memory: p.Memory, RequestID: p.Request})
 		sn = taken
 		return op, err
 	})
@@ -66,7 +67,7 @@ func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := caller(r)
-	res, err := s.core.Kinds().Take.Result(op)
+	res, err := s.take.Kinds().Take.Result(op)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -52,7 +52,7 @@ func newMCPFixture(t *testing.T) *mcpFixture {
 	f.writeNotes(t, "the first notes")
 	e.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "amber-fox", "name": "before the migration"}).must(t, 200)
 	f.writeNotes(t, "the second notes")
-	op, sn, err := e.Core.TakeAutomatic(context.Background(), f.box.ID, "the box changed")
+	op, sn, err := e.Take.TakeAutomatic(context.Background(), f.box.ID, "the box changed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func TestRetryKey(t *testing.T) {
 	}
 
 	// A new API server over the same database: the key is still kept.
-	aopts := api.Options{Core: f.Core, Tab: f.Tab, Contents: f.Contents, Approvals: f.Approvals, Pictures: f.Pictures, Auth: f.Auth, Logger: f.Logger}
+	aopts := api.Options{Core: f.Core, Take: f.Take, Tab: f.Tab, Contents: f.Contents, Approvals: f.Approvals, Pictures: f.Pictures, Auth: f.Auth, Logger: f.Logger}
 	r := chi.NewRouter()
 	r.Mount("/api/v1", api.New(aopts))
 	r.Handle(api.MCPPath, api.MCP(aopts))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -26,7 +27,7 @@ func countWords(count, limit int) string {
 // takeWords is box_snapshot's answer: its name and ID, what it holds and
 // leaves out, its size where known, how long it took, its price if any, and
 // "3 of 5 for this box".
-func takeWords(box string, res snapshots.TakeResult, price *providers.Price) string {
+func takeWords(box string, res take.TakeResult, price *providers.Price) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Took ‘%s’ (%s) of %s in %s. It holds %s", res.Name, res.Snapshot, box, snapshots.DurationWords(time.Duration(res.TookMs)*time.Millisecond), holdsWords(res.Holds))
 	if res.Excludes != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/demo"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers/docker"
@@ -27,7 +28,7 @@ import (
 // running with no owner.
 const unownedEvery = time.Second
 
-func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Service, bx *boxes.Boxes, st *store.Store, bes []snapshots.Backend, logger *slog.Logger) {
+func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Service, tk *take.Take, bx *boxes.Boxes, st *store.Store, bes []snapshots.Backend, logger *slog.Logger) {
 	alive := func(ctx context.Context, owner string) (bool, error) { return st.WorkerAlive(ctx, st.Pool, owner) }
 	if cfg.Demo {
 		for _, b := range bes {
@@ -100,7 +101,7 @@ func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Ser
 			logger.Warn("demo: cannot find the boxsnap binary", "err", err)
 			continue
 		}
-		if err := demo.Seed(ctx, core, bx, lb, b.ID, self, logger); err != nil {
+		if err := demo.Seed(ctx, core, tk, bx, lb, b.ID, self, logger); err != nil {
 			logger.Warn("demo: seeding stopped", "err", err)
 		}
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/web"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -138,7 +139,13 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return err
 	}
 	core.UseBoxes(bx)
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Logger: logger})
+	// The take registers its kind of operation with the core's engine,
+	// before its workers start.
+	tk, err := take.New(core, take.Options{Store: st, Logger: logger})
+	if err != nil {
+		return err
+	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -159,6 +166,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return err
 	}
 	core.UsePictures(pics)
+	tk.UsePictures(pics)
 	// Pictures need npm's playwright-core (make browser-deps); without it
 	// they are off, said once, and never fetched from anywhere.
 	driver := os.Getenv("PLAYWRIGHT_DRIVER_DIR")
@@ -233,7 +241,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		if _, err := core.Recover(ctx); err != nil {
 			logger.Error("recover operations cut short", "err", err)
 		}
-		startLocalBoxes(ctx, cfg, core, bx, st, bes, logger)
+		startLocalBoxes(ctx, cfg, core, tk, bx, st, bes, logger)
 		// The reconcile runs at start and at each sweep; at start in the
 		// background, so a backend that is slow to list never delays the
 		// first page.
@@ -292,7 +300,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return fmt.Errorf("job dashboard: %w", err)
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, API: api.New(api.Options{Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, API: api.New(api.Options{Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}

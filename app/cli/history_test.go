@@ -39,7 +39,7 @@ func TestCLIHistory(t *testing.T) {
 		}
 		// The check takes the next one a cadence later: admitted as it
 		// admits one.
-		op, _, err := g.Core.TakeAutomatic(ctx, b.ID, "the box changed")
+		op, _, err := g.Take.TakeAutomatic(ctx, b.ID, "the box changed")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers"
@@ -38,6 +39,9 @@ type Env struct {
 	Store *store.Store
 	Auth  *auth.Service
 	Core  *snapshots.Service
+	// Take is the core's take: a snapshot of a box, a person's, an
+	// agent's or an automatic one.
+	Take *take.Take
 	// Sweeps are the core's periodic work, on the same clock.
 	Sweeps *sweeps.Sweeps
 	// Contents is the core's look inside snapshots and their moves.
@@ -162,7 +166,11 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseBoxes(bx)
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Logger: logger, Now: opts.Now})
+	tk, err := take.New(core, take.Options{Store: st, Now: opts.Now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Logger: logger, Now: opts.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +189,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UsePictures(pics)
+	tk.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -200,7 +209,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Take: tk, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -26,7 +27,7 @@ type BoxDirer interface {
 
 // Seed makes the demo once: it does nothing when the backend has a box. self is the
 // boxsnap binary, which runs the demo's web app (boxsnap demo-app).
-func Seed(ctx context.Context, core *snapshots.Service, bx *boxes.Boxes, local BoxDirer, backendID, self string, logger *slog.Logger) error {
+func Seed(ctx context.Context, core *snapshots.Service, taker *take.Take, bx *boxes.Boxes, local BoxDirer, backendID, self string, logger *slog.Logger) error {
 	owner := snapshots.Owner()
 	existing, err := bx.List(ctx, owner)
 	if err != nil {
@@ -97,7 +98,7 @@ func Seed(ctx context.Context, core *snapshots.Service, bx *boxes.Boxes, local B
 		{owner, "work-pc", "release candidate set-up"},
 	}
 	for _, tk := range takes {
-		op, _, err := core.Take(ctx, tk.c, snapshots.TakeRequest{Box: tk.box, Name: tk.name})
+		op, _, err := taker.Take(ctx, tk.c, take.TakeRequest{Box: tk.box, Name: tk.name})
 		if err != nil {
 			return fmt.Errorf("demo snapshot of %s: %w", tk.box, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
@@ -110,7 +111,7 @@ func TestWaitersShareOneListener(t *testing.T) {
 	var ops []*snapshots.Operation
 	for i := range waiters {
 		env.Box(t, snapshots.Owner(), fmt.Sprintf("wait-%02d", i))
-		op, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: fmt.Sprintf("wait-%02d", i)})
+		op, _, err := env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: fmt.Sprintf("wait-%02d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +184,7 @@ func TestWaitSinceHearsEveryEnd(t *testing.T) {
 	e := env.Core.Engine()
 	// Someone waits throughout, so the listener listens.
 	keep := env.Box(t, snapshots.Owner(), "keep-listening")
-	held, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: keep.Name})
+	held, _, err := env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: keep.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestWaitSinceHearsEveryEnd(t *testing.T) {
 	take := func(name string) (*snapshots.Operation, operations.Mark) {
 		env.Box(t, snapshots.Owner(), name)
 		m := e.Mark()
-		op, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: name})
+		op, _, err := env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: name})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,8 +13,8 @@
 // logger; the one thing it needs of the core (a snapshot as a caller may
 // see it) it reaches through its kernel interface, which *snapshots.Service
 // satisfies, and app/boot gives the core this package through
-// snapshots.Kernel.UsePictures, the PictureKeeper its take and restore
-// call. The two live together because they are one feature, a picture of
+// snapshots.Kernel.UsePictures, the PictureKeeper its restore calls, and
+// the take (package take) through take.Take.UsePictures. The two live together because they are one feature, a picture of
 // a screen, and neither imports anything the other does not; the core
 // never imports this package. words.go holds the words it alone says.
 //

@@ -17,8 +17,9 @@ import (
 // Pictures is the snapshots' pictures of a box's screen: a snapshot's
 // picture read, the picture taker given, a take's picture captured and
 // kept, and a restore's undo picture captured before its stop, held with
-// the operation and kept once the undo is taken. The core's take and
-// restore call it as their snapshots.PictureKeeper.
+// the operation and kept once the undo is taken. The core's restore calls
+// it as its snapshots.PictureKeeper, and the take (package take) for its
+// picture.
 type Pictures struct {
 	k      kernel
 	st     *store.Store
@@ -41,8 +42,9 @@ type KeepOptions struct {
 	Logger *slog.Logger
 }
 
-// NewPictures makes the snapshots' pictures on the core k; the core's take
-// and restore capture with it once given it (snapshots.Kernel.UsePictures),
+// NewPictures makes the snapshots' pictures on the core k; the take and the
+// restore capture with it once given it (take.Take.UsePictures,
+// snapshots.Kernel.UsePictures),
 // and nothing is captured until it is given a taker (Use).
 func NewPictures(k kernel, opts KeepOptions) (*Pictures, error) {
 	if k == nil || opts.Store == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -82,7 +83,7 @@ func TestUndoHasPictureFromBeforeTheStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, sn, err := e.Core.Take(ctx, owner, snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	op, sn, err := e.Take.Take(ctx, owner, take.TakeRequest{Box: b.Name, Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}

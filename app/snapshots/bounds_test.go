@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -80,7 +81,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("the box", b.GuestRef)
-	op, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "small-box", Name: "as made"})
+	op, sn, err := e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "small-box", Name: "as made"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestARestorePastTheBoxsDiskBoundIsRefusedInWords(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "big"), []byte(strings.Repeat("x", 40<<20)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	op, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "sized-box", Name: "with the big file"})
+	op, sn, err := e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "sized-box", Name: "with the big file"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestCeilingReservesUndos: an undo's space and, on a paid provider, its
@@ -33,7 +34,7 @@ func TestCeilingReservesUndos(t *testing.T) {
 	want := "It would bring snapshots held on this host to about $7.20 a month, past your ceiling of $5.40. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots."
 	_, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "paid-two", Snapshot: b.ID})
 	refusedExactly(t, err, want+" Or untick the undo to restore without one.")
-	_, _, err = e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "paid-two", Name: "third"})
+	_, _, err = e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "paid-two", Name: "third"})
 	refusedExactly(t, err, want)
 	var restores int
 	if err := e.Pool.QueryRow(ctx, "SELECT count(*) FROM operations WHERE kind = 'restore'").Scan(&restores); err != nil || restores != 1 {
@@ -48,7 +49,7 @@ func TestCeilingReservesUndos(t *testing.T) {
 		t.Fatalf("after the first restore: %+v %v, want $5.40 held", rates, err)
 	}
 	setCeiling(t, e, "local", 7.20)
-	if _, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "paid-two", Name: "third"}); err != nil {
+	if _, _, err := e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "paid-two", Name: "third"}); err != nil {
 		t.Fatalf("a take to $7.20 under a ceiling of $7.20, the undo counted once: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -63,7 +64,7 @@ func TestCeilingBoundsTheRateHeld(t *testing.T) {
 	// person alike, in the ceiling's words.
 	want := "It would bring snapshots held on this host to about $5.40 a month, past your ceiling of $5.00. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots."
 	for _, c := range []snapshots.Caller{agent, snapshots.Owner()} {
-		_, _, err := e.Core.Take(ctx, c, snapshots.TakeRequest{Box: "paid-box", Name: "third"})
+		_, _, err := e.Take.Take(ctx, c, taking.TakeRequest{Box: "paid-box", Name: "third"})
 		refusedExactly(t, err, want)
 	}
 
@@ -94,7 +95,7 @@ func TestCeilingBoundsTheRateHeld(t *testing.T) {
 	// are refused, the tab and Settings warn, and nothing is deleted.
 	setCeiling(t, e, "local", 3)
 	past := "It would bring snapshots held on this host to about $3.60 a month, past your ceiling of $3.00. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots."
-	_, _, err = e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "paid-box"})
+	_, _, err = e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "paid-box"})
 	refusedExactly(t, err, "It would bring snapshots held on this host to about $5.40 a month, past your ceiling of $3.00. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots.")
 	_, err = e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: b.ID})
 	refusedExactly(t, err, past)
@@ -151,9 +152,9 @@ func TestUnknownPriceOnlyThePerson(t *testing.T) {
 	e := coretest.New(t, coretest.Options{NoWorkers: true, Price: &providers.Price{Currency: "USD", Per: "day"}})
 	_, agent, _ := e.Thread(t, "Unknown prices")
 	e.Box(t, agent, "odd-box")
-	_, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "odd-box"})
+	_, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "odd-box"})
 	refusedExactly(t, err, "The price of snapshots on this host is unknown: only the person admits one.")
-	if _, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "odd-box"}); err != nil {
+	if _, _, err := e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "odd-box"}); err != nil {
 		t.Errorf("the person's take at an unknown price: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // fakeClock is the core's clock in these tests (Options.Now).
@@ -31,7 +32,7 @@ func stateOf(t *testing.T, e *coretest.Env, id string) string {
 
 func taken(t *testing.T, e *coretest.Env, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := e.Take.Take(context.Background(), snapshots.Owner(), taking.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ type Counts struct {
 
 // CountOf counts sns by that rule.
 func CountOf(sns []*Snapshot) Counts {
-	c := Counts{All: len(sns), ToLimit: countTowardLimit(sns)}
+	c := Counts{All: len(sns), ToLimit: CountTowardLimit(sns)}
 	for _, sn := range sns {
 		switch {
 		case sn.Kept():

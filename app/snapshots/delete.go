@@ -64,9 +64,9 @@ type DeleteParams struct {
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
 func (s *Service) runDelete(ctx context.Context, op *Operation, p DeleteParams) (DeleteResult, error) {
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return DeleteResult{}, s.Finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
+		return DeleteResult{}, s.Finish(ctx, op, OpDone, DeleteResult{Snapshot: PinTarget(op)}, "", observedAlreadyGone)
 	}
 	if err != nil {
 		return DeleteResult{}, err

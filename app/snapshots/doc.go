@@ -12,7 +12,7 @@
 // The kernel is Kernel: the store, the backends, the engine and its kinds,
 // the settings, the time zone, the box log's writer, the record reads and
 // admission. Service embeds it and holds the snapshots' rules and their
-// operations (take, restore, undo, delete, keep, fork, reset, lists).
+// operations (restore, undo, delete, keep, fork, reset, lists).
 //
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
@@ -22,7 +22,10 @@
 // engine, and app/boot wires them. Package sweeps holds the periodic work
 // (the reconcile, the outside-restore scan, the room sweep, the keeps'
 // expiry, automatic history's check and thinning, the trash's emptying,
-// housekeeping), with its Thin and DeleteHistory operations. Package
+// housekeeping), with its Thin and DeleteHistory operations. Package take
+// holds the take (a snapshot of a box, a person's, an agent's or the CLI's,
+// and boxsnap's automatic one) with its Take operation; nothing in the
+// kernel calls it (a restore's and a reset's undo are TakeUndo's). Package
 // contents holds what a snapshot holds and its moves in and out of boxsnap
 // (browsing, showing, downloading and comparing its files, a restore's
 // preview, exports, imports and their operation, share codes, a redeem
@@ -37,8 +40,8 @@
 // restore asked, read, listed, approved or declined, the answers its agent
 // has not been told, a thread's turns held). Package pictures (app/pictures)
 // holds pictures of a box's screen (a snapshot's picture read, a take's
-// picture, a restore's undo's captured before its stop and held until the
-// undo is taken). The kernel calls a seam only through an interface it
+// picture, which package take captures, a restore's undo's captured before
+// its stop and held until the undo is taken). The kernel calls a seam only through an interface it
 // declares for what it calls, given by a setter: RestorePreviewer
 // (UseRestorePreview), Asker (UseApprovals), PictureKeeper (UsePictures)
 // and BoxReader (UseBoxes).

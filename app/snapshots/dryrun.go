@@ -63,7 +63,7 @@ func (s *Kernel) UseRestorePreview(p RestorePreviewer) { s.preview = p }
 func (s *Service) restoreEligibleNow(ctx context.Context, b *Box, sn *Snapshot, ref string) error {
 	b2, err := s.BoxByID(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return boxNotFound(b.Name)
+		return BoxNotFound(b.Name)
 	}
 	b = b2
 	sn2, err := s.SnapshotByID(ctx, s.st.Pool, sn.ID)

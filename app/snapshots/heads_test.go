@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -30,7 +31,7 @@ func TestHeadMovesForwardOnly(t *testing.T) {
 	}
 	take := func(name string) *snapshots.Snapshot {
 		t.Helper()
-		op, sn, err := e.Core.Take(ctx, owner, snapshots.TakeRequest{Box: b.Name, Name: name})
+		op, sn, err := e.Take.Take(ctx, owner, taking.TakeRequest{Box: b.Name, Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -136,7 +136,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 		if err != nil {
 			return err
 		}
-		if count := countTowardLimit(all); count >= st.PerBox {
+		if count := CountTowardLimit(all); count >= st.PerBox {
 			var names []string
 			hidden := 0
 			for _, o := range all {
@@ -149,7 +149,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 					hidden++
 				}
 			}
-			return refusal(CodeLimit, savingPassesWords(b.Name, count, st.PerBox, sn.Name, deleteWords(names, hidden)))
+			return refusal(CodeLimit, savingPassesWords(b.Name, count, st.PerBox, sn.Name, DeleteWords(names, hidden)))
 		}
 		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: false, NewName: newName}); err != nil {
 			return fmt.Errorf("save %s: %w", sn.ID, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -57,7 +58,7 @@ func TestDeleteHistoryNeedsName(t *testing.T) {
 	var ids []string
 	for _, text := range []string{"one", "two", "three"} {
 		write("notes.txt", text)
-		op, sn, err := e.Core.TakeAutomatic(ctx, b.ID, "the box changed")
+		op, sn, err := e.Take.TakeAutomatic(ctx, b.ID, "the box changed")
 		if err != nil {
 			t.Fatalf("change %s: %v", text, err)
 		}
@@ -69,7 +70,7 @@ func TestDeleteHistoryNeedsName(t *testing.T) {
 	if _, err := e.Core.Save(ctx, owner, b.Name, ids[0], "worth keeping"); err != nil {
 		t.Fatal(err)
 	}
-	pop, _, err := e.Core.Take(ctx, owner, snapshots.TakeRequest{Box: b.Name, Name: "the person's"})
+	pop, _, err := e.Take.Take(ctx, owner, taking.TakeRequest{Box: b.Name, Name: "the person's"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 // Kinds are the core's kinds of operation, each registered with the engine
 // with its typed parameters and result: a runner's done end is the result
 // it returns, which the engine records, and the API and the web read an
-// operation's result through them (Kinds().Take.Result(op)).
+// operation's result through them (Kinds().Restore.Result(op)); the take's
+// kind is package take's (take.Take.Kinds).
 type Kinds struct {
-	Take    *operations.Kind[takeParams, TakeResult]
 	Delete  *operations.Kind[DeleteParams, DeleteResult]
 	Expiry  *operations.Kind[DeleteParams, DeleteResult]
 	Restore *operations.Kind[restoreParams, RestoreResult]
@@ -45,9 +45,6 @@ type ReleaseResult struct {
 func (s *Service) register() {
 	e := s.ops
 	s.kinds = Kinds{
-		// A take's run starts with its own statement, which reads its
-		// snapshot and its box with the start (TakeStart).
-		Take:    operations.RegisterStarting(e, OpTake, s.startTake, s.runTake),
 		Delete:  operations.Register(e, OpDelete, s.runDelete),
 		Expiry:  operations.Register(e, OpExpiry, s.runDelete),
 		Restore: operations.Register(e, OpRestore, s.runRestore),

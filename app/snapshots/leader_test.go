@@ -14,6 +14,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestADeadLeadersWorkResumedWithinTheRecoverInterval: a dead process's work
@@ -57,7 +58,7 @@ func TestADeadLeadersWorkResumedWithinTheRecoverInterval(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	op, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "lead-box", Name: "held-by-the-leader"})
+	op, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "lead-box", Name: "held-by-the-leader"})
 	if err != nil {
 		t.Fatal(err)
 	}

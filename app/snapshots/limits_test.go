@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -29,7 +30,7 @@ func TestLimits(t *testing.T) {
 			}
 		}
 		// The person's snapshot and a kept one are never replaced.
-		op, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "s6"})
+		op, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox", Name: "s6"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +67,7 @@ func TestLimits(t *testing.T) {
 		for i := 1; i <= snapshots.DefaultPerBox; i++ {
 			take(t, e, snapshots.Owner(), "work-pc", fmt.Sprintf("s%d", i))
 		}
-		_, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "work-pc"})
+		_, _, err := e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "work-pc"})
 		refusedWith(t, err, "work-pc has 5 of 5 snapshots.", "Delete one to free it:", "‘s1’")
 		if got := names(t, e, "work-pc"); len(got) != 5 {
 			t.Fatalf("a refused take changed the box: %v", keys(got))
@@ -99,7 +100,7 @@ func TestLimits(t *testing.T) {
 		}
 		e.Wait(t, kop)
 		take(t, e, snapshots.Owner(), "brisk-lake", "p3")
-		_, _, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"})
+		_, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "brisk-lake"})
 		refusedWith(t, err, "brisk-lake has 5 of 5 snapshots.", "‘p1’", "‘mine’", "and others you cannot see.")
 		if r, _ := snapshots.AsRefusal(err); strings.Contains(r.Words, "theirs") {
 			t.Fatalf("the refusal names another thread's snapshot: %q", r.Words)
@@ -111,13 +112,13 @@ func TestLimits(t *testing.T) {
 		e := coretest.New(t, coretest.Options{})
 		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 		e.Box(t, agent, "calm-moss")
-		for _, req := range []snapshots.TakeRequest{
+		for _, req := range []taking.TakeRequest{
 			{Box: "calm-moss", Name: strings.Repeat("n", 61)},
 			{Box: "calm-moss", Name: "ok", Note: strings.Repeat("x", 1025)},
 			{Box: "no-such-box"},
 			{Box: "calm-moss", Memory: true},
 		} {
-			if _, _, err := e.Core.Take(ctx, agent, req); err == nil {
+			if _, _, err := e.Take.Take(ctx, agent, req); err == nil {
 				t.Errorf("take %+v was admitted", req)
 			} else if _, ok := snapshots.AsRefusal(err); !ok {
 				t.Errorf("take %+v: not a refusal: %v", req, err)
@@ -161,14 +162,14 @@ func TestLimitHoldsWhenOldestIncomplete(t *testing.T) {
 	for i := 1; i <= snapshots.DefaultPerBox; i++ {
 		take(t, e, agent, "amber-fox", fmt.Sprintf("s%d", i))
 	}
-	result := func(name string) snapshots.TakeResult {
+	result := func(name string) taking.TakeResult {
 		t.Helper()
-		op, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: name})
+		op, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox", Name: name})
 		if err != nil {
 			t.Fatalf("take %s: %v", name, err)
 		}
 		done := e.Wait(t, op)
-		var res snapshots.TakeResult
+		var res taking.TakeResult
 		if done.State != snapshots.OpDone || jsonOf(done.Result, &res) != nil {
 			t.Fatalf("take %s ended %s: %s", name, done.State, deref(done.Error))
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -259,7 +260,7 @@ func TestModelRandomOperations(t *testing.T) {
 		}
 		switch action {
 		case "take":
-			op, _, err = e.Core.Take(ctx, c, snapshots.TakeRequest{Box: bx.name, Name: fmt.Sprintf("t%d", i)})
+			op, _, err = e.Take.Take(ctx, c, taking.TakeRequest{Box: bx.name, Name: fmt.Sprintf("t%d", i)})
 		case "restore":
 			op, err = e.Core.Restore(ctx, c, snapshots.RestoreRequest{Box: bx.name, Snapshot: pick, Replace: true})
 		case "delete":

@@ -61,11 +61,11 @@ func (s *Kernel) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, reque
 // waits; Finish starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
 func (s *Kernel) Admit(ctx context.Context, tx pgx.Tx, r OpRequest) (*Operation, error) {
-	return s.ops.Admit(ctx, tx, r.request())
+	return s.ops.Admit(ctx, tx, r.Request())
 }
 
-// request is what the engine records of r.
-func (r OpRequest) request() operations.Request {
+// Request is what the engine records of r.
+func (r OpRequest) Request() operations.Request {
 	req := operations.Request{Kind: r.Kind, Pins: r.Pins, ByKind: r.Caller.ByKind(), ByThread: r.Caller.thread(),
 		RequestKey: requestKey(r.Caller, r.RequestID), Consent: r.Consent, Params: r.Params, Generation: 1}
 	if r.Target != nil {
@@ -85,7 +85,7 @@ func (r OpRequest) request() operations.Request {
 func (s *Kernel) LockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
 	b, err := BoxRow(s.st.CoreBoxLock(ctx, tx, id))
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, boxNotFound(id)
+		return nil, BoxNotFound(id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock box: %w", err)

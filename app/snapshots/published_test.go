@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -29,7 +30,7 @@ func TestTakeKilledAfterPublishEndsDone(t *testing.T) {
 			var target *snapshots.Snapshot
 			if what == "undo" {
 				w := startWorker(t, dsn, root, "", "")
-				op, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "before"})
+				op, _, err := e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "amber-fox", Name: "before"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -44,7 +45,7 @@ func TestTakeKilledAfterPublishEndsDone(t *testing.T) {
 			var op *snapshots.Operation
 			var err error
 			if what == "take" {
-				op, _, err = e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "published"})
+				op, _, err = e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "amber-fox", Name: "published"})
 			} else {
 				op, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.Name, Replace: true})
 			}

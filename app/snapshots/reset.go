@@ -171,7 +171,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	}
 	plan, err := s.PlanNow(ctx, b, be, nil)
 	if err != nil {
-		return nil, s.planError(b, be, err)
+		return nil, s.PlanError(b, be, err)
 	}
 	if !plan.Take.OK {
 		why := plan.Take.Why
@@ -180,7 +180,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		}
 		return nil, &Refusal{Code: CodePlan, Words: notResetWithoutUndoWords(why), TryAgain: plan.Take.TryAgain}
 	}
-	if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Take.AddsBytes); err != nil {
+	if err := s.RoomFor(ctx, c, b, be, plan, settings, plan.Take.AddsBytes); err != nil {
 		return nil, undoRoomWords(Agent(""), err) // a reset always takes its undo
 	}
 	if guard := s.Guard(ctx, c, b); len(guard) > 0 && !req.Force {
@@ -205,10 +205,10 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		if err := s.Unsettled(ctx, tx, b); err != nil {
 			return err
 		}
-		if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+		if err := s.CeilingAdmits(ctx, tx, c, b.BackendID, ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
 			return undoPriceWords(Agent(""), err) // a reset always takes its undo
 		}
-		reserved, err := s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)
+		reserved, err := s.ReserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)
 		if err != nil {
 			return undoRoomWords(Agent(""), err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -55,7 +56,7 @@ func TestRestartRecovery(t *testing.T) {
 			var taken *snapshots.Snapshot
 			switch c.kind {
 			case "take":
-				op, taken, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "b"})
+				op, taken, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox", Name: "b"})
 			case "delete":
 				op, err = e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "amber-fox", Snapshot: a.ID})
 			case "restore":
@@ -201,7 +202,7 @@ func TestRestartRecoveryMidReplace(t *testing.T) {
 				if kind == "restore" {
 					op, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
 				} else {
-					op, _, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "f"})
+					op, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox", Name: "f"})
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -251,7 +251,7 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
 func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) (RestoreResult, error) {
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if err != nil {
 		return RestoreResult{}, s.Finish(ctx, op, OpFailed, nil, failTargetGone, "")
 	}
@@ -726,7 +726,7 @@ func (s *Service) TakeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 	var taken providers.SnapshotTaken
 	found := false
 	if resuming {
-		if held, ok, err := s.findHeld(ctx, be, undo.ID); err == nil && ok && !held.Incomplete {
+		if held, ok, err := s.FindHeld(ctx, be, undo.ID); err == nil && ok && !held.Incomplete {
 			taken = providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt, Holds: held.Holds,
 				Size: held.Size, ResetVersion: held.Label.ResetVersion}
 			found = true
@@ -754,7 +754,7 @@ func (s *Service) TakeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 			return nil, err
 		}
 	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: undoCallerOf(op), Op: op.ID,
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &TakenEvent{Caller: undoCallerOf(op), Op: op.ID,
 		Words: logUndoTakenWords(undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope))}); err != nil {
 		return nil, err
 	}
@@ -795,7 +795,7 @@ func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Back
 			if err != nil {
 				return err
 			}
-			if err := s.recordPrice(ctx, tx, undo, snapping); err != nil {
+			if err := s.RecordPrice(ctx, tx, undo, snapping); err != nil {
 				return err
 			}
 			if err := s.st.CoreOpSetUndo(ctx, tx, db.CoreOpSetUndoParams{ID: op.ID, UndoID: id}); err != nil {
@@ -941,7 +941,7 @@ func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backen
 	ref := RefOf(sn, b)
 	plan, err := s.PlanNow(ctx, b, be, &ref)
 	if err != nil {
-		return Backend{}, providers.SnapshotPlan{}, s.planError(b, be, err)
+		return Backend{}, providers.SnapshotPlan{}, s.PlanError(b, be, err)
 	}
 	if plan.Locked != nil {
 		return Backend{}, providers.SnapshotPlan{}, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
@@ -979,11 +979,11 @@ func (s *Service) undoAdmits(ctx context.Context, c Caller, b *Box, be Backend, 
 	if plan.Restore.Undo == providers.UndoNone {
 		return refusal(CodePlan, noUndoNotRestoredWords(b.Name, be.Label))
 	}
-	if err := s.roomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+	if err := s.RoomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 		return undoRoomWords(c, err)
 	}
 	// Its price too, before anything stops.
-	if err := s.ceilingAdmits(ctx, s.st.Pool, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+	if err := s.CeilingAdmits(ctx, s.st.Pool, c, b.BackendID, ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
 		return undoPriceWords(c, err)
 	}
 	return nil
@@ -1008,10 +1008,10 @@ func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest
 		// The undo's room is reserved before anything stops.
 		var reserved *Reserved
 		if !req.NoUndo {
-			if err := s.ceilingAdmits(ctx, tx, c, b.BackendID, chargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+			if err := s.CeilingAdmits(ctx, tx, c, b.BackendID, ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
 				return undoPriceWords(c, err)
 			}
-			if reserved, err = s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+			if reserved, err = s.ReserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 				return undoRoomWords(c, err)
 			}
 		}

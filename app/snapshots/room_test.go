@@ -6,6 +6,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -43,11 +44,11 @@ func TestRoomReservedAtOnce(t *testing.T) {
 	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 	e.Box(t, agent, "amber-fox")
 	e.Box(t, agent, "brisk-lake")
-	first, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox"})
+	first, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox"})
 	if err != nil {
 		t.Fatalf("the first take, to 84.5%%: %v", err)
 	}
-	_, _, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"})
+	_, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "brisk-lake"})
 	refusedWith(t, err, "storage would be 86% full, past 85%")
 	if r, _ := snapshots.AsRefusal(err); !r.TryAgain || r.Code != snapshots.CodeRoom {
 		t.Fatalf("a room refusal holds only for now: %+v", r)
@@ -61,11 +62,11 @@ func TestRoomReservedAtOnce(t *testing.T) {
 		}
 	}
 	setOpState(snapshots.OpUnknown)
-	_, _, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"})
+	_, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "brisk-lake"})
 	refusedWith(t, err, "storage would be 86% full, past 85%")
 	// One that ended frees it.
 	setOpState(snapshots.OpFailed)
-	if _, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"}); err != nil {
+	if _, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "brisk-lake"}); err != nil {
 		t.Fatalf("a take after the first ended: %v", err)
 	}
 }

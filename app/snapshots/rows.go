@@ -31,7 +31,7 @@ func SnapshotRow(r db.Snapshot, err error) (*Snapshot, error) {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, store.ErrNotFound
 	case errors.As(err, &pgErr) && pgErr.Code == "23505":
-		return nil, refusal(CodeConflict, nameTakenWords)
+		return nil, refusal(CodeConflict, NameTakenWords)
 	case err != nil:
 		return nil, err
 	}

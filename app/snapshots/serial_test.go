@@ -13,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/jobs"
 )
 
@@ -32,7 +33,7 @@ func TestOneAtATimeAcrossTwoWorkers(t *testing.T) {
 
 	// Two snapshots to restore to, ready before the burst.
 	for _, name := range []string{"a", "b"} {
-		op, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: name})
+		op, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox", Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +57,7 @@ func TestOneAtATimeAcrossTwoWorkers(t *testing.T) {
 		if p.kind == "restore" {
 			op, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: p.box, Snapshot: p.name, Replace: true})
 		} else {
-			op, _, err = e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: p.box, Name: p.name})
+			op, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: p.box, Name: p.name})
 		}
 		if err != nil {
 			t.Fatalf("%s %s: %v", p.kind, p.name, err)
@@ -130,7 +131,7 @@ func TestManyOperationsOnASmallPool(t *testing.T) {
 		e.Box(t, agent, "box-"+string(rune('a'+i)))
 	}
 	for i := 0; i < 8; i++ {
-		op, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "box-" + string(rune('a'+i))})
+		op, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "box-" + string(rune('a'+i))})
 		if err != nil {
 			t.Fatal(err)
 		}

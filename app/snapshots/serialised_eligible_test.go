@@ -8,12 +8,13 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // take takes a snapshot and waits for it to be ready.
 func take(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := e.Take.Take(context.Background(), c, taking.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatalf("take %s: %v", name, err)
 	}
@@ -87,7 +88,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				op, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox"})
+				op, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox"})
 				if err != nil {
 					t.Error(err)
 					return
@@ -160,7 +161,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		e := coretest.New(t, coretest.Options{})
 		_, agent, _ := e.Thread(t, "Write the API guide")
 		e.Box(t, agent, "brisk-lake")
-		top, sn, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "brisk-lake"})
+		top, sn, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "brisk-lake"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +198,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		_, agent, _ := e.Thread(t, "Try the upgrade")
 		e.Box(t, agent, "calm-dune")
 		a := take(t, e, agent, "calm-dune", "a")
-		top, _, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "calm-dune", Name: "b"})
+		top, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "calm-dune", Name: "b"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +236,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		_, err = e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: b.ID})
 		refusedWith(t, err, "‘b’ is in use: the restore at")
 		// A take admitted while nothing is ready yet cannot be deleted.
-		_, x, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "dusky-elm", Name: "x"})
+		_, x, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "dusky-elm", Name: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +367,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 // the take's operation directly.
 func admitReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := e.Take.Take(context.Background(), c, taking.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

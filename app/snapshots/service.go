@@ -54,17 +54,18 @@ type Options struct {
 	TaskSnooze time.Duration
 }
 
-// Service is the core's snapshot rules and their operations: take,
-// restore, delete, keep, fork, reset and lists. What the seams share (the
+// Service is the core's snapshot rules and their operations: restore,
+// delete, keep, fork, reset and lists. What the seams share (the
 // store, the backends, the engine, the settings and the record reads) is
 // the Kernel's, embedded in it. The boxes and threads (package boxes,
 // which the lists and a reset read through UseBoxes), the periodic work
 // (package sweeps), a snapshot's contents and moves (package contents),
-// the Snapshots tab's lists (package tab), requests for the person's word
-// (package approvals, which an agent's restore asks through UseApprovals)
-// and pictures of a box's screen (package pictures, which the take and the
-// restore capture with through UsePictures) are packages of their own,
-// which reach the core through small interfaces they declare.
+// the Snapshots tab's lists (package tab), the take (package take),
+// requests for the person's word (package approvals, which an agent's
+// restore asks through UseApprovals) and pictures of a box's screen
+// (package pictures, which the restore captures with through UsePictures)
+// are packages of their own, which reach the core through small
+// interfaces they declare.
 type Service struct {
 	*Kernel
 }
@@ -87,7 +88,7 @@ func (s *Kernel) UseBoxes(b BoxReader) { s.boxes = b }
 // box leaves behind). Its snaps is the Service, so that the kernel calls a
 // snapshot operation through its type; boxes is package boxes, which the
 // lists and a reset read boxes and templates through (UseBoxes); pictures
-// is package pictures' keeper, which the take and the restore capture with
+// is package pictures' keeper, which the restore captures with
 // (UsePictures); asker is package approvals' requests, which an agent's
 // restore asks through (UseApprovals); preview is what a restore's dry run
 // asks for its changes (UseRestorePreview).

@@ -8,6 +8,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // setSwitches changes the owner's settings as change says.
@@ -97,12 +98,12 @@ func TestSwitchesTakeEffect(t *testing.T) {
 			t.Fatal(err)
 		}
 		setSwitches(t, e3, func(st *snapshots.Settings) { st.Pictures = false })
-		_, off, err := e3.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "screen-box"})
+		_, off, err := e3.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "screen-box"})
 		if err != nil || off.Picture != "off" {
 			t.Fatalf("pictures off: picture %q, %v", off.Picture, err)
 		}
 		setSwitches(t, e3, func(st *snapshots.Settings) { st.Pictures = true })
-		_, on, err := e3.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "screen-box"})
+		_, on, err := e3.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "screen-box"})
 		if err != nil || on.Picture == "off" {
 			t.Fatalf("pictures on: picture %q, %v", on.Picture, err)
 		}

@@ -587,11 +587,6 @@ func EventParts(ev LogEvent) (what, words string) {
 // NamedID says a snapshot in the box log: "‘before the migration’ (sn_…)".
 func NamedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }
 
-// logTakenWords: snapshot-taken, "its name, ID, what it holds, how long".
-func logTakenWords(name, id, holds string, took time.Duration) string {
-	return fmt.Sprintf("%s, %s, in %s", NamedID(name, id), holds, DurationWords(took))
-}
-
 // logUndoTakenWords: snapshot-taken for an undo, a release's final
 // snapshot or a reset's undo (what: undoWordsOf).
 func logUndoTakenWords(name, id, what, holds string) string {
@@ -602,15 +597,6 @@ func logUndoTakenWords(name, id, what, holds string) string {
 // copy of the stopped guest.
 func logHeldUndoTakenWords(name, id, ref, host string) string {
 	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", NamedID(name, id), ref, host)
-}
-
-// logTakeFailedWords: snapshot-failed, "its name, the backend's words".
-func logTakeFailedWords(name, why string) string { return fmt.Sprintf("‘%s’: %s", name, why) }
-
-// logTakeIncompleteWords: snapshot-failed for a take that left part of
-// itself.
-func logTakeIncompleteWords(name, why string) string {
-	return fmt.Sprintf("‘%s’ is incomplete: %s", name, why)
 }
 
 // logRestoreAskedWords: restore-asked, "the snapshot, the undo's name or
@@ -892,10 +878,8 @@ func UnfinishedWords(what, why, observed string) string {
 
 // What an operation that found its records gone says.
 const (
-	failSnapshotGone     = "the snapshot is gone"
-	failTargetGone       = "its target's record is gone; nothing changed"
-	failTakeSnapshotGone = "its snapshot's record is gone"
-	failTakeBoxGone      = "its box's record is gone"
+	failSnapshotGone = "the snapshot is gone"
+	failTargetGone   = "its target's record is gone; nothing changed"
 )
 
 // What boxsnap observed of a box after its operation failed.
@@ -962,11 +946,6 @@ func observedNoAnswerWords(host, step string) string {
 // failLabelRefusedWords: a keep whose label the backend refused.
 func failLabelRefusedWords(backend string, err error) string {
 	return fmt.Sprintf("%s refused the label, so nothing is kept: %v", backend, err)
-}
-
-// failPartExistsWords: a take that left part of itself.
-func failPartExistsWords(why string) string {
-	return "part of the snapshot exists: " + why + ". Delete finishes the clean-up."
 }
 
 // deletePartWayWords: a delete the backend stopped part way (the
@@ -1123,7 +1102,7 @@ const (
 	nameEmptyWords   = "A snapshot's name cannot be empty."
 	nameControlWords = "A snapshot's name cannot hold control characters."
 	noteNotTextWords = "A note must be text."
-	nameTakenWords   = "That name is taken on this box."
+	NameTakenWords   = "That name is taken on this box."
 )
 
 func nameTooLongWords(most, has int) string {
@@ -1183,10 +1162,6 @@ func LockedWords(backend, box, lock, fix string) string {
 
 func beingReleasedWords(box string) string { return fmt.Sprintf("%s is being released.", box) }
 
-func releasedTakesNoneWords(box string) string {
-	return fmt.Sprintf("%s is being released: it takes no snapshots.", box)
-}
-
 // boxIsWords: the box is in a state (stopping, released) that does not
 // allow the change now.
 func boxIsWords(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
@@ -1233,10 +1208,6 @@ func NoSnapshotsWords(backend string) string {
 	return fmt.Sprintf("Boxes on %s have no snapshots.", backend)
 }
 
-func diskOnlyWords(box string) string {
-	return fmt.Sprintf("%s's snapshots hold the disk only: pass memory false.", box)
-}
-
 // storageFullWords: a take refused while the storage is past "Refuse new
 // snapshots when a host's storage is past", with what to delete to free
 // it: a full thin pool puts every guest on the host into I/O errors.
@@ -1252,10 +1223,10 @@ func metadataFullWords(where string, full float64, past int, free string) string
 		where, full, past, free))
 }
 
-// deleteWords names what the caller may delete to make room, only the
+// DeleteWords names what the caller may delete to make room, only the
 // snapshots it may see, and "and others you cannot see" for the rest, so a
 // refusal tells no thread of another's snapshots.
-func deleteWords(names []string, hidden int) string {
+func DeleteWords(names []string, hidden int) string {
 	switch {
 	case len(names) == 0 && hidden == 0:
 		return ""
@@ -1278,12 +1249,6 @@ func TakeCountWords(box string, count, perBox int) string {
 		return fmt.Sprintf("%s has %d of %d.", box, count, perBox)
 	}
 	return fmt.Sprintf("%s has %d of %d: delete one before taking another.", box, count, perBox)
-}
-
-// perBoxLimitWords: a take past the per-box limit that the limit may not
-// make room for, with what to delete.
-func perBoxLimitWords(box string, count, perBox int, del string) string {
-	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots. %s", box, count, perBox, del))
 }
 
 // keptUndoCountsWords: a kept undo is an ordinary kept snapshot, so it

@@ -204,7 +204,7 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 		{"keep", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"),
 			"Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB)"},
 		// Snapshots the caller may not see: "and others you cannot see".
-		{"unseen", deleteWords([]string{"‘Thu 09:15’"}, 2), "Delete one to free it: ‘Thu 09:15’, and others you cannot see."},
+		{"unseen", DeleteWords([]string{"‘Thu 09:15’"}, 2), "Delete one to free it: ‘Thu 09:15’, and others you cannot see."},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.what, c.got, c.want)
@@ -242,15 +242,15 @@ func TestRefusalWordsShape(t *testing.T) {
 		agentLeavesOutWords("command"), agentsDoNotResetWords(box),
 		noSnapshotWords("sn123"), noBoxWords(box), noOperationWords("op123"), NoThreadWords("th1"),
 		noUndoToGoBackWords(box),
-		nameEmptyWords, nameControlWords, noteNotTextWords, nameTakenWords, nameTooLongWords(80, 81), noteTooLongWords(2000),
+		nameEmptyWords, nameControlWords, noteNotTextWords, NameTakenWords, nameTooLongWords(80, 81), noteTooLongWords(2000),
 		notUTF8Words("A note"), lineControlWords("A box's name"), textControlWords("A note"),
 		MachineNameWords("A box's name"),
-		requestIDUsedWords("rq1", OpTake, "op123"), beingReleasedWords(box), releasedTakesNoneWords(box),
+		requestIDUsedWords("rq1", OpTake, "op123"), beingReleasedWords(box),
 		boxIsWords(box, BoxReleasing), backendNotInSettingsWords(be),
 		noAnswerWords(be, box), guestGoneWords(box, "Proxmox"),
-		diskOnlyWords(box), storageFullWords(be, 91, 85, ""), storageFullWords(be, 91, 85, deleteWords([]string{"‘a’ of b"}, 0)),
-		metadataFullWords(be, 81, 80, deleteWords(nil, 1)), perBoxLimitWords(box, 5, 5, ""),
-		keptUndoCountsWords(box, 5, 5, deleteWords([]string{"‘" + sn + "’"}, 0)), priceUnknownOnlyPersonWords("boat.dev"),
+		storageFullWords(be, 91, 85, ""), storageFullWords(be, 91, 85, DeleteWords([]string{"‘a’ of b"}, 0)),
+		metadataFullWords(be, 81, 80, DeleteWords(nil, 1)),
+		keptUndoCountsWords(box, 5, 5, DeleteWords([]string{"‘" + sn + "’"}, 0)), priceUnknownOnlyPersonWords("boat.dev"),
 		keepFromTodayWords, keepAtMostWords(365), KeepDaysWords(365), CannotBeKeptWords(box),
 		ReplaceTrueWords(box), CannotBeRestoredOnWords(box, be), guardNowWords(box, "restored", "Work is unsaved."),
 		restoreGuardWords(box, "Work is unsaved."), resetGuardWords(box, "Work is unsaved."),
@@ -332,10 +332,6 @@ func TestLogWordsFromSpec(t *testing.T) {
 			t.Errorf("a delete %s logs %q", want, got)
 		}
 	}
-	// snapshot-taken: its name, ID, what it holds, how long.
-	if got := logTakenWords("before the migration", "sn1", HoldsWords("disk", ""), 1200*time.Millisecond); got != "‘before the migration’ (sn1), disk, in 1.2 s" {
-		t.Errorf("snapshot-taken logs %q", got)
-	}
 }
 
 // logWordsForShape is every box log phrase, each with its snapshot's name
@@ -346,8 +342,8 @@ func logWordsForShape() (named, others []string) {
 	freed := int64(1_200_000_000)
 	yes, no := true, false
 	named = []string{
-		logTakenWords(sn, id, "disk", time.Second), logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
-		logHeldUndoTakenWords(sn, id, "vm-9", "pve-1"), logTakeFailedWords(sn, "no room"), logTakeIncompleteWords(sn, "no room"),
+		logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
+		logHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
 		logRestoreAskedWords(sn, "", true, ""), logRestoreAskedWords(sn, "u", false, ", on a yes given by the person at 10:42"),
 		logRestoreAskedWords(sn, "", false, ""), logRestoredWords(sn, at, "", &providers.BoxSize{Cores: 2, MemoryBytes: 2 << 30}, time.UTC),
 		logRestoreFailedWords(sn, "", "it failed", "nothing changed"), logRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
@@ -452,8 +448,8 @@ func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	e := errors.New("pve-1 does not answer")
 	words := []string{
-		failSnapshotGone, failTargetGone, failTakeSnapshotGone, failTakeBoxGone,
-		failNothingChangedWords(snapshotIsWords("a", "lost")), failLabelRefusedWords("pve-1", e), failPartExistsWords("no room"),
+		failSnapshotGone, failTargetGone,
+		failNothingChangedWords(snapshotIsWords("a", "lost")), failLabelRefusedWords("pve-1", e),
 		deletePartWayWords(e), failUndoWords("no room", ""), failUndoWords("no room", "it is locked"),
 		failForkRecordWords("amber-fox-fork", e),
 		resetUnfinishedWords(resetWhyUndo(e)), resetUnfinishedWords(resetWhyStop(e)), resetUnfinishedWords(resetWhyNoUndo(resetWhyFresh(e))),

@@ -90,7 +90,7 @@ func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: undo.ID, GuestRef: cp.Ref, Host: cp.Host}); err != nil {
 		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
 	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &takenEvent{Caller: CallerOf(op), Op: op.ID,
+	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &TakenEvent{Caller: CallerOf(op), Op: op.ID,
 		Words: logHeldUndoTakenWords(undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestNewBoxAndRelease: the owner makes a box of a thread on the Machines
@@ -42,7 +43,7 @@ func TestNewBoxAndRelease(t *testing.T) {
 	if boxes, _ := s.env.Boxes.List(ctx, snapshots.Owner()); len(boxes) != 1 {
 		t.Fatalf("the bad name made a box: %d boxes", len(boxes))
 	}
-	op, _, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "calm-moss"})
+	op, _, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "calm-moss"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -28,7 +29,7 @@ func TestForkOpensTheNewBoxsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestForkRefusedWithWhy(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	b := s.env.Box(t, snapshots.Owner(), "brisk-lake")
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "old image"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "old image"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestCheckNowSettles(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	b := s.env.Box(t, snapshots.Owner(), "amber-fox")
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // jargon are words a person must never read on a page: the
@@ -54,12 +55,12 @@ func TestNoJargonOnAnyPage(t *testing.T) {
 	_, agent, _ := s.env.Thread(t, "Fix the sign-in flow")
 	s.env.Box(t, agent, "amber-fox")
 	s.env.Box(t, snapshots.Owner(), "brisk-lake")
-	op, _, err := s.env.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "before the migration", Note: "schema v2"})
+	op, _, err := s.env.Take.Take(ctx, agent, take.TakeRequest{Box: "amber-fox", Name: "before the migration", Note: "schema v2"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, op)
-	op, mine, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "brisk-lake", Name: "clean install"})
+	op, mine, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "brisk-lake", Name: "clean install"})
 	if err != nil {
 		t.Fatal(err)
 	}

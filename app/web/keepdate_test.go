@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestKeepDateAgrees: the Keep dialog's date field holds the day as
@@ -20,7 +21,7 @@ func TestKeepDateAgrees(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	b := s.env.Box(t, snapshots.Owner(), "amber-fox")
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
 )
@@ -25,7 +26,7 @@ import (
 // takeNamed takes a snapshot of box and waits for it.
 func takeNamed(t *testing.T, s *site, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := s.env.Core.Take(context.Background(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := s.env.Take.Take(context.Background(), snapshots.Owner(), take.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

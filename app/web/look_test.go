@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestProxmoxCannotBrowse: Proxmox cannot list a snapshot's files through
@@ -23,7 +24,7 @@ func TestProxmoxCannotBrowse(t *testing.T) {
 	if _, err := s.env.Boxes.AcquireBox(ctx, owner, snapshots.BoxRequest{Name: "grey-ridge", Backend: be.ID, Kind: "lxc", Adopt: "214"}); err != nil {
 		t.Fatal(err)
 	}
-	op, sn, err := s.env.Core.Take(ctx, owner, snapshots.TakeRequest{Box: "grey-ridge", Name: "before"})
+	op, sn, err := s.env.Take.Take(ctx, owner, take.TakeRequest{Box: "grey-ridge", Name: "before"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 var planField = regexp.MustCompile(`name="plan" value="([0-9a-f]+)"`)
@@ -23,7 +24,7 @@ func TestStaleDialogRefuses(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	b := s.env.Box(t, snapshots.Owner(), "amber-fox")
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestFragmentsAndPages(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	b := s.env.Box(t, snapshots.Owner(), "amber-fox")
-	op, _, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration", Note: "schema v2"})
+	op, _, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "before the migration", Note: "schema v2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestEventsSaidByTheCore(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	b := s.env.Box(t, snapshots.Owner(), "calm-moss")
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}

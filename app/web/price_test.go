@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -56,7 +57,7 @@ func TestPricesInTheirCurrency(t *testing.T) {
 			if !strings.Contains(dialog, c.dialog) || strings.Contains(dialog, "No charge.") {
 				t.Errorf("the take dialog does not say %q:\n%s", c.dialog, dialog)
 			}
-			op, _, err := s.env.Core.Take(context.Background(), snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before"})
+			op, _, err := s.env.Take.Take(context.Background(), snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "before"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -24,12 +25,12 @@ func TestKeepRenewal(t *testing.T) {
 	s := newSite(t, coretest.Options{Price: &providers.Price{Amount: 0.06, Currency: "USD", Per: "day", Known: true}})
 	_, agent, _ := s.env.Thread(t, "Keep the migration")
 	s.env.Box(t, agent, "amber-fox")
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "before the migration"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "amber-fox", Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, op)
-	op, other, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "not kept"})
+	op, other, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "amber-fox", Name: "not kept"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 var changesLine = regexp.MustCompile(`<p class="changes">([^<]*)<a href="([^"]*)"[^>]*>See the list</a></p>`)
@@ -24,7 +25,7 @@ func TestRequestsInNavigation(t *testing.T) {
 	s := newSite(t, coretest.Options{NoWorkers: true})
 	_, agent, _ := s.env.Thread(t, "Fix the sign-in flow")
 	s.env.Box(t, agent, "amber-fox")
-	op, sn, err := s.env.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "before the migration"})
+	op, sn, err := s.env.Take.Take(ctx, agent, take.TakeRequest{Box: "amber-fox", Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -22,6 +23,8 @@ type Options struct {
 	Auth *auth.Service
 	// Core is the snapshot core the pages call.
 	Core *snapshots.Service
+	// Take is the take the Take snapshot form asks.
+	Take *take.Take
 	// Contents is the core's look inside snapshots and their moves: files,
 	// comparisons, exports, imports and share codes.
 	Contents *contents.Contents

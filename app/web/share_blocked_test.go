@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -39,7 +40,7 @@ func TestShareDialogSaysBlocked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "with tokens"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "amber-fox", Name: "with tokens"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -35,7 +36,7 @@ func TestSizesAddUp(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("notes-%d.txt", i)), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: fmt.Sprintf("step %d", i)})
+		op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: fmt.Sprintf("step %d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestSizesAddUp(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(bigDir, fmt.Sprintf("data-%d.bin", i)), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: big.Name, Name: fmt.Sprintf("data %d", i)})
+		op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: big.Name, Name: fmt.Sprintf("data %d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}

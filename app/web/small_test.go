@@ -12,6 +12,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestOneFlashPerAction: what a dialog did is said once on the page it
@@ -73,7 +74,7 @@ func TestForkKeepsDesktop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}

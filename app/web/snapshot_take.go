@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -89,7 +90,7 @@ func (s *Server) showTakeDialog(w http.ResponseWriter, r *http.Request) {
 // takeSnapshot takes a snapshot; its row appears at once, taking.
 func (s *Server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
 	box := chi.URLParam(r, "box")
-	_, sn, err := s.opts.Core.Take(r.Context(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: r.PostFormValue("name"),
+	_, sn, err := s.opts.Take.Take(r.Context(), snapshots.Owner(), take.TakeRequest{Box: box, Name: r.PostFormValue("name"),
 		Note: r.PostFormValue("note"), Memory: r.PostFormValue("memory") == "1", RequestID: r.PostFormValue("request")})
 	if err != nil {
 		d, derr := s.dialogs.takeDialog(r, box)

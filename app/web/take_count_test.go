@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestTakeDialogCountsWhatTheLimitCounts: the take dialog's count is the
@@ -23,7 +24,7 @@ func TestTakeDialogCountsWhatTheLimitCounts(t *testing.T) {
 	b := s.env.Box(t, owner, "amber-fox")
 	take := func(name string) *snapshots.Snapshot {
 		t.Helper()
-		op, sn, err := s.env.Core.Take(ctx, owner, snapshots.TakeRequest{Box: "amber-fox", Name: name})
+		op, sn, err := s.env.Take.Take(ctx, owner, take.TakeRequest{Box: "amber-fox", Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func TestTakeDialogCountsWhatTheLimitCounts(t *testing.T) {
 		t.Fatalf("keep: %s", got.State)
 	}
 	for i := 0; i < 3; i++ {
-		op, _, err := s.env.Core.TakeAutomatic(ctx, b.ID, "the box changed")
+		op, _, err := s.env.Take.TakeAutomatic(ctx, b.ID, "the box changed")
 		if err != nil {
 			t.Fatal(err)
 		}

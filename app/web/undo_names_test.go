@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestUndoNamesSayUndo: two restores within a minute give undos whose
@@ -19,7 +20,7 @@ func TestUndoNamesSayUndo(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	b := s.env.Box(t, snapshots.Owner(), "brisk-lake")
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "clean install"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "clean install"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // menuItems reads the texts of a row's menu items, in order.
@@ -39,7 +40,7 @@ func TestUnsaveAsksFirst(t *testing.T) {
 	s := newSite(t, coretest.Options{})
 	ctx := context.Background()
 	b := s.env.Box(t, snapshots.Owner(), "amber-fox")
-	op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "before the migration"})
+	op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}

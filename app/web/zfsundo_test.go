@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestZFSUndoNotice: after a restore on ZFS (its undo a held copy), the
@@ -24,7 +25,7 @@ func TestZFSUndoNotice(t *testing.T) {
 	}
 	var newest *snapshots.Snapshot
 	for _, name := range []string{"first", "second", "newest"} {
-		op, sn, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "river-elk", Name: name})
+		op, sn, err := s.env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "river-elk", Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,5 +46,5 @@ func TestDockerDemoSeeds(t *testing.T) {
 	if got := readFile(t, b, guestOf(made[0]), "/srv/app/config.env"); got != "PORT=8080\nMODE=demo\n" {
 		t.Fatalf("the demo box holds %q", got)
 	}
-	takeDone(t, env, env.Core, "crisp-dune", "first")
+	takeDone(t, env, env.Core, env.Take, "crisp-dune", "first")
 }

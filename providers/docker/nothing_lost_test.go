@@ -10,6 +10,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/docker"
 	"github.com/boxsnap/boxsnap/providers/providertest"
@@ -21,9 +22,9 @@ func guestOf(b *snapshots.Box) providers.Guest {
 
 func takeDone(t *testing.T, env interface {
 	Wait(testing.TB, *snapshots.Operation) *snapshots.Operation
-}, core *snapshots.Service, box, name string) *snapshots.Snapshot {
+}, core *snapshots.Service, tk *taking.Take, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := core.Take(context.Background(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := tk.Take(context.Background(), snapshots.Owner(), taking.TakeRequest{Box: box, Name: name})
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("take %s: %s %s", name, got.State, deref(got.Error))
@@ -44,8 +45,8 @@ func TestOrphansQuarantinedDocker(t *testing.T) {
 	ctx := context.Background()
 	env, _, _ := coreEnv(t, b, true, own)
 	box := dockerBox(t, env, b, "amber-fox")
-	kept := takeDone(t, env, env.Core, box.Name, "kept one")
-	plain := takeDone(t, env, env.Core, box.Name, "plain one")
+	kept := takeDone(t, env, env.Core, env.Take, box.Name, "kept one")
+	plain := takeDone(t, env, env.Core, env.Take, box.Name, "plain one")
 	op, err := env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: kept.ID})
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
@@ -110,7 +111,7 @@ func TestRestartRecoveryDocker(t *testing.T) {
 			g := guestOf(box)
 			writeState(t, b, g, "v1")
 			first := startWorker(t, dsn, root, "")
-			target := takeDone(t, env, env.Core, box.Name, "a")
+			target := takeDone(t, env, env.Core, env.Take, box.Name, "a")
 			first.kill()
 			writeState(t, b, g, "v2")
 
@@ -119,7 +120,7 @@ func TestRestartRecoveryDocker(t *testing.T) {
 			var taken *snapshots.Snapshot
 			var err error
 			if c.kind == "take" {
-				op, taken, err = env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: box.Name, Name: "b"})
+				op, taken, err = env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: box.Name, Name: "b"})
 			} else {
 				op, err = env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: box.Name, Snapshot: target.ID})
 			}
@@ -198,7 +199,7 @@ func TestDockerReconcileSaysContainerRemoved(t *testing.T) {
 	ctx := context.Background()
 	env, _, _ := coreEnv(t, b, true, own)
 	box := dockerBox(t, env, b, "amber-fox")
-	sn := takeDone(t, env, env.Core, box.Name, "before")
+	sn := takeDone(t, env, env.Core, env.Take, box.Name, "before")
 	rep, err := env.Sweeps.Reconcile(ctx)
 	must(t, err)
 	if len(rep.GuestsGone) != 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -62,7 +63,7 @@ func TestEarlierGuestCountsForRoom(t *testing.T) {
 	if earlier.Written < 5*gib {
 		t.Fatalf("the earlier guest holds %d bytes; the test wants its 5 GiB", earlier.Written)
 	}
-	_, _, err = env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "river-elk", Name: "no room"})
+	_, _, err = env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "river-elk", Name: "no room"})
 	r, ok := snapshots.AsRefusal(err)
 	if !ok || r.Code != snapshots.CodeRoom || !strings.Contains(r.Words, "‘first’ of river-elk") || !strings.Contains(r.Words, "‘newest’ of river-elk") {
 		t.Fatalf("a take past the room with the earlier guest's disk: %v; want refused for room, naming the earlier guest's snapshots", err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -21,7 +22,7 @@ func TestLockNoticeOnlyWhenIdle(t *testing.T) {
 	env := newCore(t, e, "", nil)
 	ctx := context.Background()
 	b := adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
-	op, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "first"})
+	op, _, err := env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "amber-fox", Name: "first"})
 	must(t, err)
 	waitFor(t, "the take's task to hold the guest's lock", func() bool {
 		g, _ := e.sim.Guest(lxcThin)
@@ -37,7 +38,7 @@ func TestLockNoticeOnlyWhenIdle(t *testing.T) {
 	if running == nil || running.ID != op.ID || running.Step != snapshots.StepSnapshot {
 		t.Fatalf("the work running on the box: %+v; want the take at its snapshot step", running)
 	}
-	second, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "second"})
+	second, _, err := env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "amber-fox", Name: "second"})
 	if err != nil {
 		t.Fatalf("a take asked during boxsnap's own take was refused: %v", err)
 	}
@@ -56,7 +57,7 @@ func TestLockNoticeOnlyWhenIdle(t *testing.T) {
 	if n == nil || n.Words != want {
 		t.Fatalf("a lock the host left: %+v; want %q", n, want)
 	}
-	if _, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "third"}); err == nil || !strings.Contains(err.Error(), "Run pct unlock 214") {
+	if _, _, err := env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "amber-fox", Name: "third"}); err == nil || !strings.Contains(err.Error(), "Run pct unlock 214") {
 		t.Fatalf("a take on a guest the host left locked: %v", err)
 	}
 }

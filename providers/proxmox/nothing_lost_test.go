@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
 )
@@ -63,7 +64,7 @@ func adopt(t testing.TB, env *coretest.Env, name, kind string, vmid int) *snapsh
 
 func takeDone(t testing.TB, env *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := env.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := env.Take.Take(context.Background(), c, taking.TakeRequest{Box: box, Name: name})
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("take %s: %s %s", name, got.State, deref(got.Error))
@@ -123,7 +124,7 @@ func TestConfirmedTake(t *testing.T) {
 	ctx := context.Background()
 	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
 	e.sim.DieNextTask("vzsnapshot", lxcThin)
-	op, sn, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "before the migration"})
+	op, sn, err := env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "amber-fox", Name: "before the migration"})
 	must(t, err)
 	got := env.Wait(t, op)
 	if got.State != snapshots.OpFailed || snapshotState(t, env, sn.ID) != snapshots.StateIncomplete {
@@ -322,7 +323,7 @@ func TestOrphansQuarantined(t *testing.T) {
 	// as a held copy of its disk; with the records lost again, the
 	// reconcile finds the copy by its label, as kept, and it still forks.
 	adopt(t, fresh, "quiet-owl", proxmox.KindQEMU, qemuThin)
-	top, msn, err := fresh.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "quiet-owl", Name: "with memory", Memory: true})
+	top, msn, err := fresh.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "quiet-owl", Name: "with memory", Memory: true})
 	must(t, err)
 	if got := fresh.Wait(t, top); got.State != snapshots.OpDone {
 		t.Fatalf("memory take: %s %s", got.State, deref(got.Error))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
@@ -127,7 +128,7 @@ func TestLockWords(t *testing.T) {
 	const fix = "Run pct unlock 214 on pve-1"
 
 	// The core's refusals, as the page and the tools show them.
-	_, _, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox"})
+	_, _, err := env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "amber-fox"})
 	if err == nil || err.Error() != "pve-lab left amber-fox locked (rollback). "+fix+"." {
 		t.Fatalf("take of a locked guest through the core: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -75,7 +76,7 @@ func TestRestoreAnswerSaysWhatHappenedOnProxmox(t *testing.T) {
 	env := newCore(t, e, "", nil)
 	adopt(t, env, "quiet-owl", proxmox.KindQEMU, qemuThin)
 	disk := takeDone(t, env, snapshots.Owner(), "quiet-owl", "disk only")
-	top, memory, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "quiet-owl", Name: "with memory", Memory: true})
+	top, memory, err := env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "quiet-owl", Name: "with memory", Memory: true})
 	must(t, err)
 	if got := env.Wait(t, top); got.State != snapshots.OpDone {
 		t.Fatalf("memory take: %s %s", got.State, deref(got.Error))

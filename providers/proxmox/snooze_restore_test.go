@@ -13,6 +13,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -471,7 +472,7 @@ func TestReplaceSnoozesOnItsDelete(t *testing.T) {
 		takeDone(t, s.env, agent, "amber-fox", n)
 	}
 	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
-	op, _, err = s.env.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "f"})
+	op, _, err = s.env.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox", Name: "f"})
 	must(t, err)
 	if n := finish(op, snapshots.StepLimit); n != 1 {
 		t.Errorf("the limit ran %d delete tasks, want 1", n)

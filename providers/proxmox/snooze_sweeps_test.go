@@ -47,7 +47,7 @@ func TestDeleteHistorySnoozesOnItsDeletes(t *testing.T) {
 	mine := takeDone(t, s.env, snapshots.Owner(), "amber-fox", "the person's")
 	var auto []string
 	for i := 0; i < 2; i++ {
-		op, sn, err := s.env.Core.TakeAutomatic(ctx, b.ID, "the box changed")
+		op, sn, err := s.env.Take.TakeAutomatic(ctx, b.ID, "the box changed")
 		must(t, err)
 		if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
 			t.Fatalf("automatic take: %s %q", got.State, deref(got.Error))

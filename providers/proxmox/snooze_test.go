@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -25,7 +26,7 @@ func TestTakeSnoozesOnItsProviderTask(t *testing.T) {
 	// The take's task runs until the test has seen the job snooze on it.
 	e.sim.StallNextTask("vzsnapshot", lxcThin)
 
-	op, sn, err := env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "while it snoozes"})
+	op, sn, err := env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "amber-fox", Name: "while it snoozes"})
 	must(t, err)
 	var upid string
 	waitFor(t, "the take's job snoozed on its running vzsnapshot task, with no lock held", func() bool {
@@ -55,7 +56,7 @@ func TestTakeSnoozesOnItsProviderTask(t *testing.T) {
 	if got.State != snapshots.OpDone {
 		t.Fatalf("the take resumed from its task ended %s: %q", got.State, deref(got.Error))
 	}
-	res, err := env.Core.Kinds().Take.Result(got)
+	res, err := env.Take.Kinds().Take.Result(got)
 	must(t, err)
 	if res.Snapshot != sn.ID {
 		t.Fatalf("the take answered %s, want %s", res.Snapshot, sn.ID)

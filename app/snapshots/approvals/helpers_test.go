@@ -8,6 +8,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // setSwitches changes the owner's settings as change says.
@@ -66,7 +67,7 @@ func runOp(t *testing.T, e *coretest.Env, op *snapshots.Operation) {
 // is ready.
 func admitReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := e.Take.Take(context.Background(), c, take.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

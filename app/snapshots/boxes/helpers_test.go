@@ -9,13 +9,14 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // admitReady takes snapshot name of box as c and runs its operation here,
 // without a worker, failing unless it ends ready.
 func admitReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := e.Take.Take(context.Background(), c, taking.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func deref(s *string) string {
 // take takes a snapshot and waits for it to be ready.
 func take(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := e.Take.Take(context.Background(), c, taking.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatalf("take %s: %v", name, err)
 	}

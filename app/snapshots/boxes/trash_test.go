@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -99,7 +100,7 @@ func TestTrashRestoresBox(t *testing.T) {
 	} else {
 		refusedWith(t, err, "amber-fox is in the trash already")
 	}
-	if _, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "in the trash"}); err == nil {
+	if _, _, err := e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: b.Name, Name: "in the trash"}); err == nil {
 		t.Fatal("a snapshot was taken of a box in the trash")
 	}
 

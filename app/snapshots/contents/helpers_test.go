@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // writeTree writes files (path: content) into dir, making folders.
@@ -27,7 +28,7 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 
 func takeReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := e.Take.Take(context.Background(), c, take.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func keys(m map[string]*snapshots.Snapshot) []string {
 // the take's operation directly.
 func admitReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), c, snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := e.Take.Take(context.Background(), c, take.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 		if why == "" {
 			continue
 		}
-		op, sn, err := s.snaps.TakeAutomatic(ctx, b.ID, why)
+		op, sn, err := s.taker.TakeAutomatic(ctx, b.ID, why)
 		if err != nil {
 			var r *snapshots.Refusal
 			if errors.As(err, &r) {

@@ -40,7 +40,7 @@ func BenchmarkIdleHistory50(b *testing.B) {
 			if err := os.WriteFile(filepath.Join(dir, "work.txt"), fmt.Appendf(nil, "change %d", j), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			op, _, err := e.Core.TakeAutomatic(ctx, box.ID, "the box changed")
+			op, _, err := e.Take.TakeAutomatic(ctx, box.ID, "the box changed")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
 )
@@ -106,12 +107,12 @@ func TestAutomaticOnlyWhenChanged(t *testing.T) {
 			t.Fatalf("automatic snapshot %+v: want automatic, by boxsnap, no undo, ready", sn)
 		}
 	}
-	op, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: b.Name, Name: "the person's"})
+	op, _, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: b.Name, Name: "the person's"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	op = e.Wait(t, op)
-	var res snapshots.TakeResult
+	var res take.TakeResult
 	if err := jsonOf(op.Result, &res); err != nil || res.Count != 1 || res.Limit != 5 {
 		t.Fatalf("the person's take beside 2 automatic ones counts %d of %d (%v), want 1 of 5", res.Count, res.Limit, err)
 	}
@@ -191,7 +192,7 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 		// are admitted as the check admits one.
 		clock.Store(t0.Add(time.Duration(i) * 5 * time.Second).UnixNano())
 		write("notes.txt", name)
-		op, sn, err := e.Core.TakeAutomatic(ctx, b.ID, "the box changed")
+		op, sn, err := e.Take.TakeAutomatic(ctx, b.ID, "the box changed")
 		if err != nil {
 			t.Fatalf("change %s: %v", name, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // TestMain runs the tests on the private PostgreSQL dbtest starts.
@@ -39,7 +40,7 @@ func stateOf(t *testing.T, e *coretest.Env, id string) string {
 
 func taken(t *testing.T, e *coretest.Env, box, name string) *snapshots.Snapshot {
 	t.Helper()
-	op, sn, err := e.Core.Take(context.Background(), snapshots.Owner(), snapshots.TakeRequest{Box: box, Name: name})
+	op, sn, err := e.Take.Take(context.Background(), snapshots.Owner(), take.TakeRequest{Box: box, Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

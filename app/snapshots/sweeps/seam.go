@@ -42,14 +42,18 @@ type kernel interface {
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 }
 
-// snaps is the snapshot operations a sweep calls: the automatic check's
-// take, thinning's delete of one snapshot, and the last step of a restore
-// made outside boxsnap; *snapshots.Service is one.
+// snaps is the snapshot operations a sweep calls: thinning's delete of one
+// snapshot, and the last step of a restore made outside boxsnap;
+// *snapshots.Service is one.
 type snaps interface {
-	TakeAutomatic(ctx context.Context, boxID, why string) (*snapshots.Operation, *snapshots.Snapshot, error)
 	DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend,
 		c snapshots.Caller, why string, rec providers.Recorder) error
 	SetStraight(ctx context.Context, opID string, b *snapshots.Box, be snapshots.Backend, after string) error
+}
+
+// taker is the take the automatic check calls; package take's Take is one.
+type taker interface {
+	TakeAutomatic(ctx context.Context, boxID, why string) (*snapshots.Operation, *snapshots.Snapshot, error)
 }
 
 // boxes is what thinning and the trash's sweep use of the boxes: a box's
@@ -69,12 +73,13 @@ type Kinds struct {
 }
 
 // Options are what the sweeps are made of. Kernel and Snaps are the core's
-// service, Boxes its boxes; Now and Logger are the core's too, so a sweep
+// service, Taker its take, Boxes its boxes; Now and Logger are the core's too, so a sweep
 // reads the same clock as the records it compares.
 type Options struct {
 	Store  *store.Store
 	Kernel kernel
 	Snaps  snaps
+	Taker  taker
 	Boxes  boxes
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -88,6 +93,7 @@ type Sweeps struct {
 	st       *store.Store
 	k        kernel
 	snaps    snaps
+	taker    taker
 	boxes    boxes
 	ops      *operations.Engine
 	backends map[string]snapshots.Backend
@@ -101,10 +107,10 @@ type Sweeps struct {
 // New makes the sweeps and registers their kinds of operation with the
 // kernel's engine; it is made once per engine, before its workers start.
 func New(o Options) (*Sweeps, error) {
-	if o.Store == nil || o.Kernel == nil || o.Snaps == nil || o.Boxes == nil {
-		return nil, errors.New("sweeps: a store, the kernel, its snapshots and its boxes are required")
+	if o.Store == nil || o.Kernel == nil || o.Snaps == nil || o.Taker == nil || o.Boxes == nil {
+		return nil, errors.New("sweeps: a store, the kernel, its snapshots, its take and its boxes are required")
 	}
-	s := &Sweeps{st: o.Store, k: o.Kernel, snaps: o.Snaps, boxes: o.Boxes, ops: o.Kernel.Engine(),
+	s := &Sweeps{st: o.Store, k: o.Kernel, snaps: o.Snaps, taker: o.Taker, boxes: o.Boxes, ops: o.Kernel.Engine(),
 		backends: map[string]snapshots.Backend{}, install: o.Kernel.Install(), logger: o.Logger, now: o.Now}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -1,4 +1,4 @@
-package snapshots_test
+package take_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // takeJob is the River job a take's admission queued, as a worker gets it.
@@ -84,7 +85,7 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 		HasScreen: true, ScreenURL: "http://127.0.0.1:1/"}); err != nil {
 		t.Fatal(err)
 	}
-	op, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "start-box", Name: "first"})
+	op, sn, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "start-box", Name: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 	if done.State != snapshots.OpDone || done.Step != snapshots.StepLimit {
 		t.Fatalf("the take ended %s at step %q (%v), want done at %q", done.State, done.Step, done.Error, snapshots.StepLimit)
 	}
-	if res, err := e.Core.Kinds().Take.Result(done); err != nil || res.Snapshot != sn.ID || res.Name != "first" || res.Count != 1 {
+	if res, err := e.Take.Kinds().Take.Result(done); err != nil || res.Snapshot != sn.ID || res.Name != "first" || res.Count != 1 {
 		t.Fatalf("the take's answer: %+v (%v)", res, err)
 	}
 	if !probe.free() {
@@ -216,7 +217,7 @@ func TestTakeStartReadsWhatTheWorkerBeforeCommitted(t *testing.T) {
 
 	// The snapshot is made ready, as by a worker killed after its take
 	// was recorded: the run goes on at the limit's step, and takes nothing.
-	op, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "before-box", Name: "first"})
+	op, sn, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "before-box", Name: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func TestTakeStartReadsWhatTheWorkerBeforeCommitted(t *testing.T) {
 	}
 
 	// The operation is ended: the start finds it ended, and runs nothing.
-	second, sn2, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "before-box", Name: "second"})
+	second, sn2, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "before-box", Name: "second"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestTakeAdmissionReadsTheBoxAfterItsLock(t *testing.T) {
 	}
 	got := make(chan taken, 1)
 	go func() {
-		_, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "waits-box", Name: "same"})
+		_, sn, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "waits-box", Name: "same"})
 		got <- taken{sn, err}
 	}()
 	dbtest.WaitBlocked(t, e.Pool, "the take did not wait for the box's row", func() bool { return len(got) > 0 })

@@ -1,4 +1,4 @@
-package snapshots_test
+package take_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -24,7 +25,7 @@ func TestTakeRestoreDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	op, sn, err := e.Core.Take(ctx, agent, snapshots.TakeRequest{Box: "amber-fox", Name: "before the migration"})
+	op, sn, err := e.Take.Take(ctx, agent, take.TakeRequest{Box: "amber-fox", Name: "before the migration"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestTakeRunRecordsItsSteps(t *testing.T) {
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	e.Box(t, snapshots.Owner(), "step-box")
 	admitReady(t, e, snapshots.Owner(), "step-box", "first")
-	op, sn, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "step-box", Name: "second"})
+	op, sn, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "step-box", Name: "second"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestTakeRunRecordsItsSteps(t *testing.T) {
 	if done.State != snapshots.OpDone || done.Step != snapshots.StepLimit {
 		t.Fatalf("the take ended %s at step %q, want done at %q", done.State, done.Step, snapshots.StepLimit)
 	}
-	res, err := e.Core.Kinds().Take.Result(done)
+	res, err := e.Take.Kinds().Take.Result(done)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestTakeRefusedUntilCheckNow(t *testing.T) {
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	e.Box(t, snapshots.Owner(), "unsure-box")
-	first, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "unsure-box", Name: "first"})
+	first, _, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "unsure-box", Name: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestTakeRefusedUntilCheckNow(t *testing.T) {
 	}
 	refused := func(what string) {
 		t.Helper()
-		_, _, err := e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "unsure-box", Name: "second"})
+		_, _, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "unsure-box", Name: "second"})
 		r, ok := snapshots.AsRefusal(err)
 		if !ok || r.Code != snapshots.CodeBusy || r.Words != want {
 			t.Fatalf("%s: a take answered %v, want the refusal %q", what, err, want)

@@ -1,0 +1,73 @@
+package take
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// wordsShape fails w if it is not read as words: no space at either end or
+// doubled, no verb of fmt left over, no doubled word, and its ‘’ paired.
+func wordsShape(t *testing.T, w string) {
+	t.Helper()
+	if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
+		t.Errorf("%q: empty, or spaces at an end or doubled", w)
+	}
+	if strings.Contains(w, "%!") {
+		t.Errorf("%q holds a verb of fmt left over", w)
+	}
+	fields := strings.Fields(w)
+	for i := 1; i < len(fields); i++ {
+		if strings.EqualFold(fields[i], fields[i-1]) {
+			t.Errorf("%q doubles %q", w, fields[i])
+		}
+	}
+	if strings.Count(w, "‘") != strings.Count(w, "’") {
+		t.Errorf("%q: its ‘’ do not pair", w)
+	}
+}
+
+// TestRefusalWordsShape: every refusal of a take is a full sentence: one
+// full stop at its end.
+func TestRefusalWordsShape(t *testing.T) {
+	t.Parallel()
+	const box = "amber-fox"
+	for _, w := range []string{releasedTakesNoneWords(box), diskOnlyWords(box), perBoxLimitWords(box, 5, 5, ""),
+		perBoxLimitWords(box, 5, 5, snapshots.DeleteWords([]string{"‘Thu 09:15’"}, 2))} {
+		wordsShape(t, w)
+		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
+			t.Errorf("%q does not end with one full stop", w)
+		}
+	}
+}
+
+// TestLogWordsShape: the box log's events of a take name their snapshot in
+// ‘’, and snapshot-taken says its name, ID, what it holds and how long.
+func TestLogWordsShape(t *testing.T) {
+	t.Parallel()
+	const sn, id = "before the migration", "sn1"
+	for _, w := range []string{logTakenWords(sn, id, "disk", time.Second), logTakeFailedWords(sn, "no room"),
+		logTakeIncompleteWords(sn, "no room")} {
+		wordsShape(t, w)
+		if !strings.Contains(w, "‘"+sn+"’") {
+			t.Errorf("%q does not name the snapshot in ‘’", w)
+		}
+	}
+	if got := logTakenWords(sn, id, snapshots.HoldsWords("disk", ""), 1200*time.Millisecond); got != "‘before the migration’ (sn1), disk, in 1.2 s" {
+		t.Errorf("snapshot-taken logs %q", got)
+	}
+}
+
+// TestFailureWordsShape: what a failed take says is read as words, with no
+// two full stops.
+func TestFailureWordsShape(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{failTakeSnapshotGone, failTakeBoxGone, failPartExistsWords("no room")} {
+		wordsShape(t, w)
+		if strings.Contains(w, "..") {
+			t.Errorf("%q holds two full stops", w)
+		}
+	}
+}
