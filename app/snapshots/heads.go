@@ -7,14 +7,15 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// Ancestry and heads (microsandbox-snapshot-groups.txt): a snapshot records
-// what it was taken from, the box's head at the take; the box's head is the
-// snapshot its current state descends from. The head moves forward by itself
-// when a take of a known descendant is ready, and moves back only by a
-// restore (or is set when a fork makes a box from a snapshot).
+// Ancestry and heads: a snapshot records what it was taken from, the box's
+// head at the take; the box's head is the snapshot its next take is taken
+// from. The head moves forward by itself when a take, or an import, of a
+// known descendant is ready, and moves anywhere only by a restore, a fork
+// making a box from a snapshot, or someone choosing it (ChooseHead). Nothing
+// is chosen by when a snapshot was taken.
 
-// maxLineage bounds how far a lineage is followed.
-const maxLineage = 200
+// MaxLineage bounds how far a lineage is followed.
+const MaxLineage = 200
 
 // SetHead puts a box's head on a snapshot: a restore's target, or the
 // snapshot a fork made the box from.
@@ -77,7 +78,7 @@ func (s *Service) BoxLineage(ctx context.Context, c Caller, boxRef string) (Line
 }
 
 func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, error) {
-	chain, err := SnapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: maxLineage}))
+	chain, err := SnapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: MaxLineage}))
 	if err != nil {
 		return Lineage{}, fmt.Errorf("read lineage: %w", err)
 	}
@@ -97,7 +98,7 @@ func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, er
 	}
 	if len(chain) == 0 {
 		out.Missing = true
-	} else if last := chain[len(chain)-1]; last.ParentID != nil && len(chain) < maxLineage {
+	} else if last := chain[len(chain)-1]; last.ParentID != nil && len(chain) < MaxLineage {
 		out.Missing = true // its parent's record is gone
 	}
 	return out, nil

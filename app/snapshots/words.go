@@ -726,6 +726,19 @@ func logThenWords(words, observed string) string { return words + "; then: " + o
 // logSavedWords: snapshot-saved and snapshot-unsaved.
 func logSavedWords(name, id string) string { return NamedID(name, id) }
 
+// logHeadSetWords: head-set, the snapshot the box's next take is taken from.
+func logHeadSetWords(name, id string) string { return "the head is now " + NamedID(name, id) }
+
+// HeadSetWords says a box's head was chosen without a restore.
+func HeadSetWords(name, box string) string {
+	return fmt.Sprintf("‘%s’ is the head of %s: its next snapshot is taken from it. Nothing in the box changed.", name, box)
+}
+
+// headNotReadyWords refuses a head on a snapshot that is not ready.
+func headNotReadyWords(name, state string) string {
+	return fmt.Sprintf("‘%s’ is %s: only a ready snapshot can be the head.", name, state)
+}
+
 // logHistorySettingsWords: history-settings; automatic nil follows the
 // backend's setting.
 func LogHistorySettingsWords(automatic *bool) string {
