@@ -402,14 +402,18 @@ func atoi(v string) int {
 	return n
 }
 
-// headWords says the box's head, the snapshot its files descend from: it
-// moves forward by itself on a take and back only by a restore.
+// headWords says the box's head, the snapshot its next one is taken from:
+// it moves forward by itself on a take, and elsewhere only by a restore or
+// a row's Set as head. A box an import made from competing tips has none
+// until someone chooses.
 func headWords(v *snapshots.BoxView) string {
 	switch {
 	case v.Head != nil:
-		return fmt.Sprintf("‘%s’: its files descend from it.", v.Head.Name)
+		return fmt.Sprintf("‘%s’: its next snapshot is taken from it.", v.Head.Name)
 	case v.Box.HeadID != nil:
-		return "A deleted snapshot: its files descend from it."
+		return "A deleted snapshot: its next snapshot is taken from it."
+	case len(v.Snapshots) > 0:
+		return "None: choose one with Set as head in a snapshot's menu."
 	}
 	return "None yet: its first snapshot becomes its head."
 }

@@ -307,6 +307,7 @@ func (rb *rowBuilder) menu(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot,
 			menu = append(menu, m)
 		}
 	}
+	menu = append(menu, headItems(b, sn, base)...)
 	menu = append(menu, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep))
 	if sn.Kept() {
 		renew := item(snapshots.RenewWords(rc.keepDays), r.Renew)
