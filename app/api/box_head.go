@@ -3,30 +3,43 @@ package api
 import (
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-// setBoxHead chooses a box's head without a restore, and answers the head
-// and its lineage as GET /boxes/{box}/lineage does.
-func (s *server) setBoxHead(w http.ResponseWriter, r *http.Request) {
-	box := param(r, "box")
-	var body wire.HeadBody
-	if err := decode(r, &body, "snapshot"); err != nil {
-		s.fail(w, r, err)
-		return
+// headParams are box_head's parameters.
+type headParams struct {
+	Box      string `json:"box"`
+	Snapshot string `json:"snapshot"`
+	Request  string `json:"request"`
+}
+
+// setHead is box_head, and PUT /boxes/{box}/head (its box from the path):
+// a snapshot the caller sees becomes its box's head, without a restore.
+// The tool table and the route table both name this one function.
+func setHead(s *server, w http.ResponseWriter, r *http.Request) {
+	var p headParams
+	var err error
+	if p.Box = param(r, "box"); p.Box != "" {
+		var body wire.HeadBody
+		err = decode(r, &body, "snapshot")
+		p.Snapshot = body.Snapshot
+	} else {
+		err = decode(r, &p, "box and snapshot, and optionally request")
 	}
-	if err := checkBoxAndSnapshot(box, body.Snapshot); err != nil {
-		s.fail(w, r, err)
-		return
+	if err == nil {
+		err = checkBoxAndSnapshot(p.Box, p.Snapshot)
 	}
-	if _, err := s.core.ChooseHead(r.Context(), caller(r), box, body.Snapshot); err != nil {
-		s.fail(w, r, err)
-		return
+	if err == nil {
+		err = checkRequest(p.Request)
 	}
-	l, err := s.lineageOf(r.Context(), caller(r), box, "")
+	var sn *snapshots.Snapshot
+	if err == nil {
+		sn, err = s.core.ChooseHead(r.Context(), caller(r), p.Box, p.Snapshot)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, l)
+	writeJSON(w, http.StatusOK, wire.HeadAnswer{Box: sn.BoxName, Snapshot: sn.ID, Name: sn.Name, Message: snapshots.HeadSetWords(sn.Name, sn.BoxName)})
 }

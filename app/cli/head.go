@@ -12,17 +12,18 @@ import (
 // head is `snapshot head`: with a snapshot it becomes the box's head,
 // without a restore; without one it says the box's head.
 func head(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
-	var l snapshots.Lineage
 	if len(pos) == 2 {
-		if err := c.do(ctx, "PUT", "/boxes/"+seg(pos[0])+"/head", wire.HeadBody{Snapshot: pos[1]}, &l); err != nil {
+		var a wire.HeadAnswer
+		if err := c.do(ctx, "PUT", "/boxes/"+seg(pos[0])+"/head", wire.HeadBody{Snapshot: pos[1]}, &a); err != nil {
 			return err
 		}
-		if l.Head == nil {
+		if a.Message == "" {
 			return notJSON(c.base)
 		}
-		fmt.Fprintln(out, snapshots.HeadSetWords(l.Head.Name, pos[0]))
+		fmt.Fprintln(out, a.Message)
 		return nil
 	}
+	var l snapshots.Lineage
 	if err := c.do(ctx, "GET", "/boxes/"+seg(pos[0])+"/lineage", nil, &l); err != nil {
 		return err
 	}

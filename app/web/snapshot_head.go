@@ -20,8 +20,9 @@ func headItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem
 	return []menuItem{{Text: "Set as head", Label: fmt.Sprintf("Set %s as the head of %s", sn.Name, b.Name), Href: base + "/head", Post: true}}
 }
 
-// setHead is a row's "Set as head".
-func (s *Server) setHead(w http.ResponseWriter, r *http.Request) {
+// setHead is a row's "Set as head". It is a function of its own, not a
+// method of Server, which holds enough handlers.
+func setHead(s *Server, w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
 	sn, err := s.opts.Core.ChooseHead(r.Context(), snapshots.Owner(), box, id)
 	if err != nil {
