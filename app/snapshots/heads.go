@@ -14,17 +14,6 @@ import (
 // making a box from a snapshot, or someone choosing it (ChooseHead). Nothing
 // is chosen by when a snapshot was taken.
 
-// MaxLineage bounds how far a lineage is followed.
-const MaxLineage = 200
-
-// SetHead puts a box's head on a snapshot: a restore's target, or the
-// snapshot a fork made the box from.
-func (s *Service) SetHead(ctx context.Context, q db.DBTX, box, snapshot string) {
-	if err := s.st.LookHeadSet(ctx, q, db.LookHeadSetParams{ID: box, HeadID: &snapshot}); err != nil {
-		s.logger.Error("set the box's head", "box", box, "snapshot", snapshot, "err", err)
-	}
-}
-
 // Ancestor is one snapshot of a lineage, as the caller may see it.
 type Ancestor struct {
 	ID    string `json:"id"`
