@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
@@ -14,9 +15,8 @@ type headParams struct {
 	Request  string `json:"request"`
 }
 
-// setHead is box_head, and PUT /boxes/{box}/head (its box from the path):
-// a snapshot the caller sees becomes its box's head, without a restore.
-// The tool table and the route table both name this one function.
+// setHead is box_head and PUT /boxes/{box}/head (its box from the path), a
+// function both tables name: a snapshot the caller sees becomes the head.
 func setHead(s *server, w http.ResponseWriter, r *http.Request) {
 	var p headParams
 	var err error
@@ -28,18 +28,17 @@ func setHead(s *server, w http.ResponseWriter, r *http.Request) {
 		err = decode(r, &p, "box and snapshot, and optionally request")
 	}
 	if err == nil {
-		err = checkBoxAndSnapshot(p.Box, p.Snapshot)
-	}
-	if err == nil {
-		err = checkRequest(p.Request)
+		if err = checkBoxAndSnapshot(p.Box, p.Snapshot); err == nil {
+			err = checkRequest(p.Request)
+		}
 	}
 	var sn *snapshots.Snapshot
 	if err == nil {
-		sn, err = s.core.ChooseHead(r.Context(), caller(r), p.Box, p.Snapshot)
+		sn, err = s.heads.ChooseHead(r.Context(), caller(r), p.Box, p.Snapshot)
 	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, wire.HeadAnswer{Box: sn.BoxName, Snapshot: sn.ID, Name: sn.Name, Message: snapshots.HeadSetWords(sn.Name, sn.BoxName)})
+	writeJSON(w, http.StatusOK, wire.HeadAnswer{Box: sn.BoxName, Snapshot: sn.ID, Name: sn.Name, Message: heads.HeadSetWords(sn.Name, sn.BoxName)})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
@@ -23,7 +24,7 @@ func head(ctx context.Context, c *client, pos []string, _ any, out io.Writer) er
 		fmt.Fprintln(out, a.Message)
 		return nil
 	}
-	var l snapshots.Lineage
+	var l heads.Lineage
 	if err := c.do(ctx, "GET", "/boxes/"+seg(pos[0])+"/lineage", nil, &l); err != nil {
 		return err
 	}
@@ -31,11 +32,11 @@ func head(ctx context.Context, c *client, pos []string, _ any, out io.Writer) er
 	case l.Chain == nil:
 		return notJSON(c.base)
 	case l.Head == nil:
-		fmt.Fprintln(out, snapshots.NoHeadWords(pos[0], "boxsnap snapshot head "+pos[0]+" <snapshot>"))
+		fmt.Fprintln(out, heads.NoHeadWords(pos[0], "boxsnap snapshot head "+pos[0]+" <snapshot>"))
 	case l.Head.Hidden:
-		fmt.Fprintln(out, snapshots.HeadIsWords(snapshots.HiddenHeadWords, pos[0]))
+		fmt.Fprintln(out, heads.HeadIsWords(heads.HiddenHeadWords, pos[0]))
 	default:
-		fmt.Fprintln(out, snapshots.HeadIsWords(snapshots.NamedID(l.Head.Name, l.Head.ID), pos[0]))
+		fmt.Fprintln(out, heads.HeadIsWords(snapshots.NamedID(l.Head.Name, l.Head.ID), pos[0]))
 	}
 	return nil
 }

@@ -726,34 +726,6 @@ func logThenWords(words, observed string) string { return words + "; then: " + o
 // logSavedWords: snapshot-saved and snapshot-unsaved.
 func logSavedWords(name, id string) string { return NamedID(name, id) }
 
-// logHeadSetWords: head-set, the snapshot the box's next take is taken from.
-func logHeadSetWords(name, id string) string { return "the head is now " + NamedID(name, id) }
-
-// HeadSetWords says a box's head was chosen without a restore.
-func HeadSetWords(name, box string) string {
-	return fmt.Sprintf("‘%s’ is the head of %s: its next snapshot is taken from it. Nothing in the box changed.", name, box)
-}
-
-// HeadIsWords says which snapshot a box's head is: named ‘cp02’ (ID), or
-// words for a head the caller may not see.
-func HeadIsWords(named, box string) string {
-	return fmt.Sprintf("The head of %s is %s: its next snapshot is taken from it.", box, named)
-}
-
-// HiddenHeadWords names a head the caller may not see.
-const HiddenHeadWords = "a snapshot you cannot see"
-
-// NoHeadWords says a box has no head, and how to choose one; choose is the
-// surface's way, such as "boxsnap snapshot head amber-fox <snapshot>".
-func NoHeadWords(box, choose string) string {
-	return fmt.Sprintf("%s has no head: its next snapshot is taken from none. Choose one with %s.", box, choose)
-}
-
-// headNotReadyWords refuses a head on a snapshot that is not ready.
-func headNotReadyWords(name, state string) string {
-	return fmt.Sprintf("‘%s’ is %s: only a ready snapshot can be the head.", name, state)
-}
-
 // logHistorySettingsWords: history-settings; automatic nil follows the
 // backend's setting.
 func LogHistorySettingsWords(automatic *bool) string {

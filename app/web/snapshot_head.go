@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 )
 
 // headItems is a row's "Set as head": a ready snapshot of a box that is
@@ -24,10 +25,10 @@ func headItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem
 // method of Server, which holds enough handlers.
 func setHead(s *Server, w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	sn, err := s.opts.Core.ChooseHead(r.Context(), snapshots.Owner(), box, id)
+	sn, err := s.opts.Heads.ChooseHead(r.Context(), snapshots.Owner(), box, id)
 	if err != nil {
 		s.refused(w, r, err)
 		return
 	}
-	s.done(w, r, backOf(r, box), snapshots.HeadSetWords(sn.Name, sn.BoxName))
+	s.done(w, r, backOf(r, box), heads.HeadSetWords(sn.Name, sn.BoxName))
 }

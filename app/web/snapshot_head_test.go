@@ -43,7 +43,7 @@ func TestSetAsHead(t *testing.T) {
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("Set as head answered %d:\n%s", w.Code, w.Body)
 	}
-	l, err := s.env.Core.BoxLineage(ctx, snapshots.Owner(), "amber-fox")
+	l, err := s.env.Heads.BoxLineage(ctx, snapshots.Owner(), "amber-fox")
 	if err != nil || l.Head == nil || l.Head.ID != cp01.ID {
 		t.Fatalf("after Set as head the head is %+v (%v), want cp01", l.Head, err)
 	}

@@ -46,7 +46,7 @@ func importInto(t *testing.T, e *coretest.Env, file []byte) *contents.ImportResu
 // headOf is the name of box's head in e, or "" when it has none.
 func headOf(t *testing.T, e *coretest.Env, box string) string {
 	t.Helper()
-	l, err := e.Core.BoxLineage(context.Background(), snapshots.Owner(), box)
+	l, err := e.Heads.BoxLineage(context.Background(), snapshots.Owner(), box)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestCompetingTipsLeaveNoHead(t *testing.T) {
 	}
 
 	// The person chooses cp02; then a descendant of it advances the head.
-	if _, err := to.Core.ChooseHead(ctx, snapshots.Owner(), "amber-fox", "cp02"); err != nil {
+	if _, err := to.Heads.ChooseHead(ctx, snapshots.Owner(), "amber-fox", "cp02"); err != nil {
 		t.Fatal(err)
 	}
 	restoreTo(t, from, "amber-fox", "cp02")

@@ -1,9 +1,10 @@
-package snapshots
+package heads
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
@@ -37,8 +38,8 @@ type Lineage struct {
 }
 
 // SnapshotLineage gives a snapshot's ancestry, as the caller may see it.
-func (s *Service) SnapshotLineage(ctx context.Context, c Caller, id string) (Lineage, error) {
-	sn, _, err := s.Snapshot(ctx, c, id)
+func (s *Heads) SnapshotLineage(ctx context.Context, c snapshots.Caller, id string) (Lineage, error) {
+	sn, _, err := s.snaps.Snapshot(ctx, c, id)
 	if err != nil {
 		return Lineage{}, err
 	}
@@ -47,8 +48,8 @@ func (s *Service) SnapshotLineage(ctx context.Context, c Caller, id string) (Lin
 
 // BoxLineage gives a box's head and its ancestry, as the caller may see
 // them.
-func (s *Service) BoxLineage(ctx context.Context, c Caller, boxRef string) (Lineage, error) {
-	b, err := s.Box(ctx, c, boxRef)
+func (s *Heads) BoxLineage(ctx context.Context, c snapshots.Caller, boxRef string) (Lineage, error) {
+	b, err := s.k.Box(ctx, c, boxRef)
 	if err != nil {
 		return Lineage{}, err
 	}
@@ -66,20 +67,20 @@ func (s *Service) BoxLineage(ctx context.Context, c Caller, boxRef string) (Line
 	return l, nil
 }
 
-func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, error) {
-	chain, err := SnapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: MaxLineage}))
+func (s *Heads) lineage(ctx context.Context, c snapshots.Caller, id string) (Lineage, error) {
+	chain, err := snapshots.SnapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: snapshots.MaxLineage}))
 	if err != nil {
 		return Lineage{}, fmt.Errorf("read lineage: %w", err)
 	}
 	out := Lineage{Chain: []Ancestor{}}
-	boxes := map[string]*Box{}
+	boxes := map[string]*snapshots.Box{}
 	for _, sn := range chain {
 		b, ok := boxes[sn.BoxID]
 		if !ok {
-			b, _ = s.BoxByID(ctx, s.st.Pool, sn.BoxID)
+			b, _ = s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 			boxes[sn.BoxID] = b
 		}
-		if b == nil || MayAct(c, ActSee, b, sn) != nil {
+		if b == nil || snapshots.MayAct(c, snapshots.ActSee, b, sn) != nil {
 			out.Chain = append(out.Chain, Ancestor{Hidden: true})
 			continue
 		}
@@ -87,7 +88,7 @@ func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, er
 	}
 	if len(chain) == 0 {
 		out.Missing = true
-	} else if last := chain[len(chain)-1]; last.ParentID != nil && len(chain) < MaxLineage {
+	} else if last := chain[len(chain)-1]; last.ParentID != nil && len(chain) < snapshots.MaxLineage {
 		out.Missing = true // its parent's record is gone
 	}
 	return out, nil
@@ -95,11 +96,11 @@ func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, er
 
 // ParentName says what a snapshot was taken from, for its row: the parent's
 // name, "" when it has none, or words when its record is gone.
-func (s *Service) ParentName(ctx context.Context, sn *Snapshot) string {
+func (s *Heads) ParentName(ctx context.Context, sn *snapshots.Snapshot) string {
 	if sn.ParentID == nil {
 		return ""
 	}
-	p, err := s.SnapshotByID(ctx, s.st.Pool, *sn.ParentID)
+	p, err := s.k.SnapshotByID(ctx, s.st.Pool, *sn.ParentID)
 	if err != nil {
 		return "a deleted snapshot"
 	}

@@ -1,4 +1,4 @@
-package snapshots_test
+package heads_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -47,7 +48,7 @@ func TestHeadSetWithoutRestore(t *testing.T) {
 	}
 	head := func() string {
 		t.Helper()
-		l, err := e.Core.BoxLineage(ctx, snapshots.Owner(), b.Name)
+		l, err := e.Heads.BoxLineage(ctx, snapshots.Owner(), b.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func TestHeadSetWithoutRestore(t *testing.T) {
 
 	// The person rewinds the head to cp01, by name: no restore runs and
 	// the box keeps its files.
-	sn, err := e.Core.ChooseHead(ctx, snapshots.Owner(), b.Name, "cp01")
+	sn, err := e.Heads.ChooseHead(ctx, snapshots.Owner(), b.Name, "cp01")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestHeadSetWithoutRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(log) == 0 || log[0].Kind != snapshots.EvHeadSet || log[0].Words != "the head is now ‘cp01’ ("+cp01.ID+")" {
+	if len(log) == 0 || log[0].Kind != heads.EvHeadSet || log[0].Words != "the head is now ‘cp01’ ("+cp01.ID+")" {
 		t.Fatalf("the box log's newest event is %+v, want head-set naming cp01", log[0])
 	}
 	for _, ev := range log {
@@ -97,12 +98,12 @@ func TestHeadSetWithoutRestore(t *testing.T) {
 	}
 
 	// The thread's own agent chooses the other branch, by ID.
-	if _, err := e.Core.ChooseHead(ctx, agent, b.Name, cp02.ID); err != nil || head() != cp02.ID {
+	if _, err := e.Heads.ChooseHead(ctx, agent, b.Name, cp02.ID); err != nil || head() != cp02.ID {
 		t.Fatalf("the agent chose cp02: %v, head %q", err, head())
 	}
 	// Choosing it again changes nothing, and logs nothing more.
 	before, _ := e.Boxes.BoxLog(ctx, snapshots.Owner(), b.Name, 50)
-	if _, err := e.Core.ChooseHead(ctx, agent, b.Name, cp02.ID); err != nil {
+	if _, err := e.Heads.ChooseHead(ctx, agent, b.Name, cp02.ID); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := e.Boxes.BoxLog(ctx, snapshots.Owner(), b.Name, 50); len(after) != len(before) {
@@ -113,16 +114,16 @@ func TestHeadSetWithoutRestore(t *testing.T) {
 	// made-up one, and the head stays.
 	_, other, _ := e.Thread(t, "Another")
 	madeUp := snapshots.NewID(snapshots.PrefixSnapshot)
-	_, want := e.Core.ChooseHead(ctx, other, "", madeUp)
+	_, want := e.Heads.ChooseHead(ctx, other, "", madeUp)
 	wantRefusal, ok := snapshots.AsRefusal(want)
 	if !ok || wantRefusal.Code != snapshots.CodeNotFound {
 		t.Fatalf("a made-up snapshot: %v", want)
 	}
-	_, err = e.Core.ChooseHead(ctx, other, "", cp01.ID)
+	_, err = e.Heads.ChooseHead(ctx, other, "", cp01.ID)
 	if r, ok := snapshots.AsRefusal(err); !ok || r.Code != wantRefusal.Code || r.Words != snapshots.SnapshotNotFound(cp01.ID).Words {
 		t.Fatalf("another thread chose cp01: %v, want %q", err, snapshots.SnapshotNotFound(cp01.ID).Words)
 	}
-	if _, err := e.Core.ChooseHead(ctx, other, b.Name, "cp01"); err == nil {
+	if _, err := e.Heads.ChooseHead(ctx, other, b.Name, "cp01"); err == nil {
 		t.Fatal("another thread chose cp01 by its box and name")
 	} else if r, ok := snapshots.AsRefusal(err); !ok || r.Code != snapshots.CodeNotFound {
 		t.Fatalf("another thread chose cp01 by name: %v, want not found", err)
@@ -131,7 +132,7 @@ func TestHeadSetWithoutRestore(t *testing.T) {
 		t.Fatalf("a refused choice moved the head to %q", head())
 	}
 	// A made-up name on the box is refused in words, and changes nothing.
-	if _, err := e.Core.ChooseHead(ctx, snapshots.Owner(), b.Name, "no-such"); err == nil {
+	if _, err := e.Heads.ChooseHead(ctx, snapshots.Owner(), b.Name, "no-such"); err == nil {
 		t.Fatal("a made-up name became the head")
 	}
 	if head() != cp02.ID {
