@@ -32,3 +32,19 @@ func setHead(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	s.done(w, r, backOf(r, box), heads.HeadSetWords(sn.Name, sn.BoxName))
 }
+
+// headChosen says whether the box's head, head, was chosen without a
+// restore after its newest take or restore (evs, its log newest first):
+// then its files need not be the head's. An automatic take, which logs
+// nothing, moves the head on, so the choice must still name the head.
+func headChosen(evs []snapshots.LogEvent, head string) bool {
+	for _, ev := range evs {
+		switch ev.Kind {
+		case heads.EvHeadSet:
+			return ev.SnapshotID != nil && *ev.SnapshotID == head
+		case snapshots.EvSnapshotTaken, snapshots.EvRestored:
+			return false
+		}
+	}
+	return false
+}

@@ -13,7 +13,7 @@ import (
 
 // TestSetAsHead: a snapshot's row menu offers "Set as head" on every ready
 // snapshot but the head; posting it makes that snapshot the head with no
-// restore, says so, and the box page's Head fact follows.
+// restore, says so, and the box page's Head fact and Now row follow.
 func TestSetAsHead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -53,5 +53,18 @@ func TestSetAsHead(t *testing.T) {
 	}
 	if !strings.Contains(body, "the head is now ‘cp01’") {
 		t.Fatal("the box's history does not say the head was set")
+	}
+	// The Now row does not compare the box with a head chosen without a
+	// restore; the next take moves the head on, and it compares again.
+	if !strings.Contains(body, "amber-fox as it is now. Its head ‘cp01’ was chosen without a restore") {
+		t.Fatal("the Now row does not say the head was chosen without a restore")
+	}
+	op, _, err := s.env.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "cp03"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.env.Wait(t, op)
+	if body = s.do(t, "GET", "/boxes/amber-fox", nil, nil).Body.String(); strings.Contains(body, "was chosen without a restore") || !strings.Contains(body, "‘cp03’: its next snapshot is taken from it.") {
+		t.Fatal("after a take the Now row or the Head fact still speak of the chosen head")
 	}
 }

@@ -48,3 +48,10 @@ func HeadFactWords(head string, set, some bool) string {
 	}
 	return "None yet: its first snapshot becomes its head."
 }
+
+// NowHeadChosenWords is the Now row of a box whose head was chosen without
+// a restore since its last take or restore: its files need not be the
+// head's, so the row does not compare them.
+func NowHeadChosenWords(box, head string) string {
+	return fmt.Sprintf("%s as it is now. Its head ‘%s’ was chosen without a restore: its next snapshot is taken from it, and its files may differ from it.", box, head)
+}
