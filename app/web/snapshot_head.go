@@ -18,7 +18,7 @@ func headItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem
 	if sn.State != snapshots.StateReady || b.ReleasedAt != nil || b.HeadID != nil && *b.HeadID == sn.ID {
 		return nil
 	}
-	return []menuItem{{Text: "Set as head", Label: fmt.Sprintf("Set %s as the head of %s", sn.Name, b.Name), Href: base + "/head", Post: true}}
+	return []menuItem{{Text: "Set as head", Label: fmt.Sprintf("Set as head: %s, of %s", sn.Name, b.Name), Href: base + "/head", Post: true}}
 }
 
 // setHead is a row's "Set as head". It is a function of its own, not a

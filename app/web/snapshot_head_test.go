@@ -33,7 +33,7 @@ func TestSetAsHead(t *testing.T) {
 		return `action="/boxes/amber-fox/snapshots/` + sn.ID + `/head"`
 	}
 	body := s.do(t, "GET", "/boxes/amber-fox", nil, nil).Body.String()
-	if !strings.Contains(body, action(cp01)) || strings.Contains(body, action(cp02)) || !strings.Contains(body, "Set cp01 as the head of amber-fox") {
+	if !strings.Contains(body, action(cp01)) || strings.Contains(body, action(cp02)) || !strings.Contains(body, "Set as head: cp01, of amber-fox") {
 		t.Fatal("the box page does not offer Set as head on cp01 alone")
 	}
 	if !strings.Contains(body, "‘cp02’: its next snapshot is taken from it.") {
