@@ -24,6 +24,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -150,6 +151,10 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	}
 	core.UsePictures(pics)
 	tk.UsePictures(pics)
+	hd, err := heads.New(core, core, heads.Options{Store: st})
+	if err != nil {
+		return nil, err
+	}
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -184,7 +189,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		jobsUI = ui
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	w, err := web.New(web.Options{Auth: a, Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
@@ -36,6 +37,7 @@ type Options struct {
 	// Boxes is the boxes and threads: acquiring, listing, templates, the
 	// trash, a box's release and forgetting a backend.
 	Boxes *boxes.Boxes
+	Heads *heads.Heads
 }
 
 // server holds the handlers' dependencies.
@@ -49,6 +51,7 @@ type server struct {
 	logger    *slog.Logger
 	tab       *tab.Tab
 	boxes     *boxes.Boxes
+	heads     *heads.Heads
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
@@ -57,7 +60,7 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, take: opts.Take, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, take: opts.Take, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

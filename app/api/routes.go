@@ -83,6 +83,7 @@ func (s *server) routes() *chi.Mux {
 		r.Put("/boxes/{box}/presence", s.setPresence)
 		r.Get("/boxes/{box}/log", s.boxLog)
 		r.Get("/boxes/{box}/lineage", s.boxLineage)
+		r.Put("/boxes/{box}/head", func(w http.ResponseWriter, r *http.Request) { setHead(s, w, r) })
 
 		// Threads.
 		r.Get("/threads", s.listThreads)

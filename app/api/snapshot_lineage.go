@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 )
 
 // snapshotLineage answers what a snapshot was taken from, and so on back,
@@ -21,19 +22,19 @@ func (s *server) snapshotLineage(w http.ResponseWriter, r *http.Request) {
 // lineageOf is a snapshot's lineage as the caller may see it, or the box's
 // when ref is empty: its head, the snapshot its state descends from, and
 // the head's lineage.
-func (s *server) lineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (snapshots.Lineage, error) {
+func (s *server) lineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (heads.Lineage, error) {
 	if ref == "" {
 		if err := checkRef("box", box); err != nil {
-			return snapshots.Lineage{}, err
+			return heads.Lineage{}, err
 		}
-		return s.core.BoxLineage(ctx, c, box)
+		return s.heads.BoxLineage(ctx, c, box)
 	}
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
-		return snapshots.Lineage{}, err
+		return heads.Lineage{}, err
 	}
 	sn, _, err := s.core.SnapshotOfBox(ctx, c, box, ref)
 	if err != nil {
-		return snapshots.Lineage{}, err
+		return heads.Lineage{}, err
 	}
-	return s.core.SnapshotLineage(ctx, c, sn.ID)
+	return s.heads.SnapshotLineage(ctx, c, sn.ID)
 }

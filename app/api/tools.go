@@ -66,6 +66,7 @@ var tools = []toolDef{
 	{Name: "box_snapshot_files", Params: lookParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: (*server).toolSnapshotFiles},
 	{Name: "box_snapshot_file", Params: lookParams{}, Required: []string{"box", "snapshot", "path"}, Hints: reads, handle: (*server).toolSnapshotFile},
 	{Name: "box_lineage", Params: lineageParams{}, Required: []string{"box"}, Hints: reads, handle: (*server).toolLineage},
+	{Name: "box_head", Params: headParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: setHead},
 	{Name: "box_list", Params: boxListParams{}, Hints: reads, handle: (*server).toolBoxList},
 	{Name: "box_make", Params: boxMakeParams{}, Required: []string{"template"}, Hints: adds, handle: (*server).toolBoxMake},
 }

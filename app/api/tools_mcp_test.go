@@ -112,6 +112,7 @@ func (f *mcpFixture) script() []toolCall {
 		{"box_lineage", map[string]any{"box": "amber-fox", "snapshot": "before the migration"}},
 		{"box_snapshot_diff", map[string]any{"box": "amber-fox", "snapshot": "before the migration"}},
 		{"box_trash", map[string]any{}},
+		{"box_head", map[string]any{"box": "amber-fox", "snapshot": "before the migration", "request": "k-head"}},
 		{"box_snapshot", map[string]any{"box": "amber-fox", "name": "spare", "request": "k-take"}},
 		{"box_snapshot_save", map[string]any{"box": "amber-fox", "snapshot": f.auto, "name": "a moment kept", "request": "k-save"}},
 		{"box_snapshot_unsave", map[string]any{"box": "amber-fox", "snapshot": "spare", "request": "k-unsave"}},
@@ -397,7 +398,7 @@ func TestRetryKey(t *testing.T) {
 	}
 
 	// A new API server over the same database: the key is still kept.
-	aopts := api.Options{Core: f.Core, Take: f.Take, Tab: f.Tab, Contents: f.Contents, Approvals: f.Approvals, Pictures: f.Pictures, Auth: f.Auth, Logger: f.Logger}
+	aopts := api.Options{Core: f.Core, Take: f.Take, Tab: f.Tab, Contents: f.Contents, Approvals: f.Approvals, Pictures: f.Pictures, Heads: f.Heads, Auth: f.Auth, Logger: f.Logger}
 	r := chi.NewRouter()
 	r.Mount("/api/v1", api.New(aopts))
 	r.Handle(api.MCPPath, api.MCP(aopts))
@@ -523,7 +524,7 @@ func slicesContains(l []string, s string) bool {
 }
 
 // TestNewToolsKeepThreads: the tools that look inside snapshots, read
-// lineages and list or make boxes reach only the agent's own thread's:
+// lineages, choose a head and list or make boxes reach only the agent's own thread's:
 // another thread's box reads exactly as a made-up name does, another
 // thread's snapshot ID exactly as a guessed one, a path out of the
 // snapshot reads nothing outside it, and a box made is seen by its own
@@ -550,10 +551,10 @@ func TestNewToolsKeepThreads(t *testing.T) {
 			t.Errorf("%s: another thread's %s reads %s %s, a made-up %s reads %s %s", tool, realName, code, words, madeUpName, code2, words2)
 		}
 	}
-	for _, tool := range []string{"box_snapshot_files", "box_snapshot_file", "box_lineage"} {
+	for _, tool := range []string{"box_snapshot_files", "box_snapshot_file", "box_lineage", "box_head"} {
 		with := func(box, snapshot string) map[string]any {
 			a := map[string]any{"box": box, "snapshot": snapshot}
-			if tool != "box_lineage" {
+			if tool != "box_lineage" && tool != "box_head" {
 				a["path"] = "notes.txt"
 			}
 			return a

@@ -199,6 +199,7 @@ func commands() map[string]command {
 		"renew":           {usage: "boxsnap snapshot renew <box> <snapshot>", args: "a box and a kept snapshot", min: 2, max: 2, flags: noFlags, run: renew},
 		"unkeep":          {usage: "boxsnap snapshot unkeep <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unkeep},
 		"save":            {usage: "boxsnap snapshot save <box> <snapshot> [--name <name>]", args: "a box and a snapshot", min: 2, max: 2, flags: saveFlags, run: save},
+		"head":            {usage: "boxsnap snapshot head <box> [<snapshot>]", args: "a box and at most a snapshot", min: 1, max: 2, flags: noFlags, run: head},
 		"unsave":          {usage: "boxsnap snapshot unsave <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unsave},
 		"history":         {usage: "boxsnap snapshot history <box> [--automatic on|off|backend] [--max-gib <n>|default]", args: "a box", min: 1, max: 1, flags: historyFlags, run: history},
 		"delete-history":  {usage: "boxsnap snapshot delete-history <box> --confirm <box>", args: "a box", min: 1, max: 1, flags: deleteHistoryFlags, run: deleteHistory},

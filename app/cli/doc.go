@@ -8,7 +8,7 @@
 //	take list delete restore fork keep renew unkeep save unsave history
 //	delete-history rename note export import share shares unshare redeem
 //	files download diff approvals approve decline forget templates template
-//	template-remove
+//	template-remove head
 //
 // and of `boxsnap box` (box.go's table):
 //

@@ -24,6 +24,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -57,6 +58,8 @@ type Env struct {
 	Tab *tab.Tab
 	// Boxes is the boxes and threads, on Core.
 	Boxes *boxes.Boxes
+	// Heads is the boxes' heads and the snapshots' lineages, on Core.
+	Heads *heads.Heads
 	// Jobs is the same client with its presence (jobs.Client): its Stop
 	// lets the presence go.
 	Jobs   *jobs.Client
@@ -190,6 +193,10 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	}
 	core.UsePictures(pics)
 	tk.UsePictures(pics)
+	hd, err := heads.New(core, core, heads.Options{Store: st})
+	if err != nil {
+		return nil, err
+	}
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -210,6 +217,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	}
 	core.UseJobs(client)
 	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Take: tk, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e.Heads = hd
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err

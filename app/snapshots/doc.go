@@ -38,7 +38,11 @@
 // held copies, forgetting a backend), with its Release and Untrash
 // operations. Package approvals holds the requests for the person's word (an agent's
 // restore asked, read, listed, approved or declined, the answers its agent
-// has not been told, a thread's turns held). Package pictures (app/pictures)
+// has not been told, a thread's turns held). Package heads holds the
+// boxes' heads and the snapshots' lineages (a lineage read as the caller
+// may see it, a row's parent, a head chosen without a restore); the head's
+// record itself stays here (SetHead), as a take, a restore, a fork, a reset
+// and an import all move it. Package pictures (app/pictures)
 // holds pictures of a box's screen (a snapshot's picture read, a take's
 // picture, which package take captures, a restore's undo's captured before
 // its stop and held until the undo is taken). The kernel calls a seam only through an interface it

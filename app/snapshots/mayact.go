@@ -19,6 +19,7 @@ const (
 	ActExport  Action = "export"
 	ActImport  Action = "import"
 	ActShare   Action = "share"
+	ActHead    Action = "head"
 )
 
 // boxAccess says how an agent's thread reaches a box.
@@ -117,6 +118,8 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 			return SnapshotNotFound(s.ID)
 		}
 		return nil
+	case ActHead:
+		return nil // a head chosen changes nothing but the next take's parent
 	case ActRestore:
 		return nil // the restore's own rules (execution machines, the guard) follow
 	case ActDelete:

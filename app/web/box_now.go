@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 )
 
 // restores is what a box's log says of its restores: each restore's result
@@ -88,6 +89,10 @@ func nowOf(rc rowContext, v *snapshots.BoxView, rs restores) *nowRow {
 		}
 	}
 	b := v.Box
+	if v.Head != nil && headChosen(v.Log, v.Head.ID) {
+		n.Line = heads.NowHeadChosenWords(b.Name, v.Head.Name)
+		return n
+	}
 	if v.Head == nil {
 		if b.HeadID != nil {
 			n.Line = snapshots.NowHeadGoneWords(b.Name)

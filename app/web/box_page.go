@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -402,16 +403,16 @@ func atoi(v string) int {
 	return n
 }
 
-// headWords says the box's head, the snapshot its files descend from: it
-// moves forward by itself on a take and back only by a restore.
+// headWords says the box's head, the snapshot its next one is taken from:
+// it moves forward by itself on a take, and elsewhere only by a restore or
+// a row's Set as head. A box an import made from competing tips has none
+// until someone chooses.
 func headWords(v *snapshots.BoxView) string {
-	switch {
-	case v.Head != nil:
-		return fmt.Sprintf("‘%s’: its files descend from it.", v.Head.Name)
-	case v.Box.HeadID != nil:
-		return "A deleted snapshot: its files descend from it."
+	name := ""
+	if v.Head != nil {
+		name = v.Head.Name
 	}
-	return "None yet: its first snapshot becomes its head."
+	return heads.HeadFactWords(name, v.Box.HeadID != nil, len(v.Snapshots) > 0)
 }
 
 // sizeOfBox says a box's size in GiB, as 069 says it: "4 cores · 8 GiB

@@ -74,6 +74,7 @@ func (s *Server) router() *chi.Mux {
 		r.Post("/boxes/{box}/snapshots/{id}/keep", s.keepSnapshot)
 		r.Post("/boxes/{box}/snapshots/{id}/unkeep", s.unkeepSnapshot)
 		r.Post("/boxes/{box}/snapshots/{id}/renew", s.renewSnapshot)
+		r.Post("/boxes/{box}/snapshots/{id}/head", func(w http.ResponseWriter, r *http.Request) { setHead(s, w, r) })
 		r.Get("/boxes/{box}/snapshots/{id}/save", s.showSaveDialog)
 		r.Post("/boxes/{box}/snapshots/{id}/save", s.saveSnapshot)
 		r.Get("/boxes/{box}/snapshots/{id}/unsave", s.showUnsaveDialog)

@@ -11,6 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -23,6 +24,7 @@ type rowBuilder struct {
 	boxes    *boxes.Boxes
 	contents *contents.Contents
 	plans    *planCache
+	heads    *heads.Heads
 }
 
 // rowContext is what building rows needs once per request.
@@ -220,7 +222,7 @@ func (rb *rowBuilder) line(b *snapshots.Box, sn *snapshots.Snapshot, rc rowConte
 		if name, ok := rc.names[*sn.ParentID]; ok {
 			parts = append(parts, "from ‘"+name+"’")
 		} else {
-			parts = append(parts, "from "+rb.core.ParentName(rc.ctx, sn))
+			parts = append(parts, "from "+rb.heads.ParentName(rc.ctx, sn))
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -307,6 +309,7 @@ func (rb *rowBuilder) menu(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot,
 			menu = append(menu, m)
 		}
 	}
+	menu = append(menu, headItems(b, sn, base)...)
 	menu = append(menu, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep))
 	if sn.Kept() {
 		renew := item(snapshots.RenewWords(rc.keepDays), r.Renew)

@@ -13,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/views"
@@ -40,6 +41,9 @@ type Options struct {
 	// Boxes is the boxes and threads: acquiring, listing, templates, the
 	// trash, a box's release and forgetting a backend.
 	Boxes *boxes.Boxes
+	// Heads is the boxes' heads and the snapshots' lineages: a row's
+	// "from ‘…’" and its Set as head.
+	Heads *heads.Heads
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil
@@ -84,6 +88,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, boxes: opts.Boxes, plans: &planCache{}, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
 	s.rows = &rowBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, plans: s.plans}
+	s.rows.heads = opts.Heads
 	s.dialogs = &dialogBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, rows: s.rows}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}

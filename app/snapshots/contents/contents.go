@@ -24,6 +24,7 @@ type kernel interface {
 	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
 	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
 	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
+	SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*snapshots.Snapshot, error)
 	NamesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error)
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 	Settings(ctx context.Context) (snapshots.Settings, error)

@@ -84,8 +84,10 @@ func ImportResultOf(op *snapshots.Operation) (*ImportResult, error) {
 //
 // Each snapshot keeps its ID and its ancestry and gets a record here, the
 // person's; a name its box already uses gets " (2)". A box that is not here
-// is made from the newest imported snapshot. Importing the same snapshots
-// again changes nothing.
+// is made from the batch's one tip, and has no head when the batch has
+// competing tips; a box that is here has its head advanced to a known
+// descendant (importhead.go). Importing the same snapshots again changes
+// nothing.
 func (s *Contents) AdmitImport(ctx context.Context, c snapshots.Caller, batch []*Staged, requestID string) (*snapshots.Operation, error) {
 	if err := snapshots.MayAct(c, snapshots.ActImport, nil, nil); err != nil {
 		return nil, err
@@ -247,6 +249,11 @@ func (s *Contents) importSteps(ctx context.Context, op *snapshots.Operation, c s
 		}
 		if err := s.makeImportedBox(ctx, c, box, be, made, parents, res); err != nil {
 			return err.Error(), nil
+		}
+	}
+	if !res.Made {
+		if err := s.advanceHead(ctx, box.ID, made, parents); err != nil {
+			return "", err
 		}
 	}
 	if len(made) > 0 || res.Made {

@@ -515,23 +515,12 @@ func isPlainWord(s string) bool {
 }
 
 // makeImportedBox makes the guest of a box an import brought here: from the
-// newest snapshot no other imported one descends from, as a fork is made
-// (a new identity, without its sign-in files; restoring that snapshot
-// brings them back), or empty when the backend cannot fork it.
+// batch's one tip (importTip), as a fork is made (a new identity, without
+// its sign-in files; restoring that snapshot brings them back), which
+// becomes its head; or empty when the backend cannot fork it, or when the
+// batch has competing tips: then it has no head until someone chooses.
 func (s *Contents) makeImportedBox(ctx context.Context, c snapshots.Caller, box *snapshots.Box, be snapshots.Backend, made []*snapshots.Snapshot, parents map[string]string, res *ImportResult) error {
-	isParent := map[string]bool{}
-	for _, p := range parents {
-		isParent[p] = true
-	}
-	var tip *snapshots.Snapshot
-	for _, sn := range made {
-		if isParent[sn.ID] {
-			continue
-		}
-		if tip == nil || sn.TakenAt.After(tip.TakenAt) {
-			tip = sn
-		}
-	}
+	tip := importTip(made, parents)
 	identity := providers.BoxIdentity{ID: box.ID, Name: box.Name, Kind: box.Kind, Install: s.install, Secrets: s.k.Secrets(ctx)}
 	var guest providers.Guest
 	var err error

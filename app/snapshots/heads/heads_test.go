@@ -1,4 +1,4 @@
-package snapshots_test
+package heads_test
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func TestHeadMovesForwardOnly(t *testing.T) {
 	}
 	head := func() string {
 		t.Helper()
-		l, err := e.Core.BoxLineage(ctx, owner, b.Name)
+		l, err := e.Heads.BoxLineage(ctx, owner, b.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestHeadMovesForwardOnly(t *testing.T) {
 	}
 
 	// The API's lineage: experiment, then cp01.
-	l, err := e.Core.SnapshotLineage(ctx, owner, c.ID)
+	l, err := e.Heads.SnapshotLineage(ctx, owner, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestHeadMovesForwardOnly(t *testing.T) {
 		t.Fatalf("a delete moved the head to %q", head())
 	}
 	// The undo's ancestry now ends at a record that is gone, and says so.
-	if l, err := e.Core.SnapshotLineage(ctx, owner, undo.ID); err != nil || !l.Missing || len(l.Chain) != 1 {
+	if l, err := e.Heads.SnapshotLineage(ctx, owner, undo.ID); err != nil || !l.Missing || len(l.Chain) != 1 {
 		t.Fatalf("the undo's lineage %+v %v, want itself and a missing parent", l, err)
 	}
 }

@@ -1,28 +1,19 @@
-package snapshots
+package heads
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// Ancestry and heads (microsandbox-snapshot-groups.txt): a snapshot records
-// what it was taken from, the box's head at the take; the box's head is the
-// snapshot its current state descends from. The head moves forward by itself
-// when a take of a known descendant is ready, and moves back only by a
-// restore (or is set when a fork makes a box from a snapshot).
-
-// maxLineage bounds how far a lineage is followed.
-const maxLineage = 200
-
-// SetHead puts a box's head on a snapshot: a restore's target, or the
-// snapshot a fork made the box from.
-func (s *Service) SetHead(ctx context.Context, q db.DBTX, box, snapshot string) {
-	if err := s.st.LookHeadSet(ctx, q, db.LookHeadSetParams{ID: box, HeadID: &snapshot}); err != nil {
-		s.logger.Error("set the box's head", "box", box, "snapshot", snapshot, "err", err)
-	}
-}
+// Ancestry and heads: a snapshot records what it was taken from, the box's
+// head at the take; the box's head is the snapshot its next take is taken
+// from. The head moves forward by itself when a take, or an import, of a
+// known descendant is ready, and moves anywhere only by a restore, a fork
+// making a box from a snapshot, or someone choosing it (ChooseHead). Nothing
+// is chosen by when a snapshot was taken.
 
 // Ancestor is one snapshot of a lineage, as the caller may see it.
 type Ancestor struct {
@@ -47,8 +38,8 @@ type Lineage struct {
 }
 
 // SnapshotLineage gives a snapshot's ancestry, as the caller may see it.
-func (s *Service) SnapshotLineage(ctx context.Context, c Caller, id string) (Lineage, error) {
-	sn, _, err := s.Snapshot(ctx, c, id)
+func (s *Heads) SnapshotLineage(ctx context.Context, c snapshots.Caller, id string) (Lineage, error) {
+	sn, _, err := s.snaps.Snapshot(ctx, c, id)
 	if err != nil {
 		return Lineage{}, err
 	}
@@ -57,8 +48,8 @@ func (s *Service) SnapshotLineage(ctx context.Context, c Caller, id string) (Lin
 
 // BoxLineage gives a box's head and its ancestry, as the caller may see
 // them.
-func (s *Service) BoxLineage(ctx context.Context, c Caller, boxRef string) (Lineage, error) {
-	b, err := s.Box(ctx, c, boxRef)
+func (s *Heads) BoxLineage(ctx context.Context, c snapshots.Caller, boxRef string) (Lineage, error) {
+	b, err := s.k.Box(ctx, c, boxRef)
 	if err != nil {
 		return Lineage{}, err
 	}
@@ -76,20 +67,20 @@ func (s *Service) BoxLineage(ctx context.Context, c Caller, boxRef string) (Line
 	return l, nil
 }
 
-func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, error) {
-	chain, err := SnapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: maxLineage}))
+func (s *Heads) lineage(ctx context.Context, c snapshots.Caller, id string) (Lineage, error) {
+	chain, err := snapshots.SnapshotRows(s.st.LookLineage(ctx, s.st.Pool, db.LookLineageParams{ID: id, MaxDepth: snapshots.MaxLineage}))
 	if err != nil {
 		return Lineage{}, fmt.Errorf("read lineage: %w", err)
 	}
 	out := Lineage{Chain: []Ancestor{}}
-	boxes := map[string]*Box{}
+	boxes := map[string]*snapshots.Box{}
 	for _, sn := range chain {
 		b, ok := boxes[sn.BoxID]
 		if !ok {
-			b, _ = s.BoxByID(ctx, s.st.Pool, sn.BoxID)
+			b, _ = s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 			boxes[sn.BoxID] = b
 		}
-		if b == nil || MayAct(c, ActSee, b, sn) != nil {
+		if b == nil || snapshots.MayAct(c, snapshots.ActSee, b, sn) != nil {
 			out.Chain = append(out.Chain, Ancestor{Hidden: true})
 			continue
 		}
@@ -97,7 +88,7 @@ func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, er
 	}
 	if len(chain) == 0 {
 		out.Missing = true
-	} else if last := chain[len(chain)-1]; last.ParentID != nil && len(chain) < maxLineage {
+	} else if last := chain[len(chain)-1]; last.ParentID != nil && len(chain) < snapshots.MaxLineage {
 		out.Missing = true // its parent's record is gone
 	}
 	return out, nil
@@ -105,11 +96,11 @@ func (s *Service) lineage(ctx context.Context, c Caller, id string) (Lineage, er
 
 // ParentName says what a snapshot was taken from, for its row: the parent's
 // name, "" when it has none, or words when its record is gone.
-func (s *Service) ParentName(ctx context.Context, sn *Snapshot) string {
+func (s *Heads) ParentName(ctx context.Context, sn *snapshots.Snapshot) string {
 	if sn.ParentID == nil {
 		return ""
 	}
-	p, err := s.SnapshotByID(ctx, s.st.Pool, *sn.ParentID)
+	p, err := s.k.SnapshotByID(ctx, s.st.Pool, *sn.ParentID)
 	if err != nil {
 		return "a deleted snapshot"
 	}

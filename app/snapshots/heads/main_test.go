@@ -1,0 +1,19 @@
+package heads_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/dbtest"
+)
+
+// TestMain runs the tests on the private PostgreSQL dbtest starts.
+func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
