@@ -24,6 +24,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -57,6 +58,8 @@ type StackOptions struct {
 type Stack struct {
 	URL  string
 	Core *snapshots.Service
+	// Restores is the core's restores, resets and their undos.
+	Restores *restore.Restores
 	// Boxes is the boxes and threads, on Core.
 	Boxes *boxes.Boxes
 	// Sweeps are the core's periodic work.
@@ -120,7 +123,11 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		return nil, err
 	}
 	core.UseBoxes(bx)
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Logger: logger})
+	rs, err := restore.New(core, restore.Options{Store: st, Taker: core, Templates: bx, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Straight: rs, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -128,12 +135,12 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	core.UseRestorePreview(cont)
-	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Logger: logger})
+	rs.UseRestorePreview(cont)
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Restores: rs, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
-	core.UseApprovals(ap)
+	rs.UseApprovals(ap)
 	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
 	if err != nil {
 		return nil, err
@@ -142,6 +149,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		pics.Use(opts.Pictures)
 	}
 	core.UsePictures(pics)
+	rs.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -160,7 +168,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	s := &Stack{Core: core, Restores: rs, Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
 		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
@@ -176,7 +184,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		jobsUI = ui
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	w, err := web.New(web.Options{Auth: a, Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Restores: rs, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Restores: rs, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

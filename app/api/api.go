@@ -10,12 +10,15 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 )
 
 // Options are what the API needs.
 type Options struct {
 	Core *snapshots.Service
+	// Restores is a box's restore, its dry run and undo, and its reset.
+	Restores *restore.Restores
 	// Contents is the core's look inside snapshots and their moves: files,
 	// comparisons, exports, imports and share codes.
 	Contents *contents.Contents
@@ -37,6 +40,7 @@ type Options struct {
 // server holds the handlers' dependencies.
 type server struct {
 	core      *snapshots.Service
+	restores  *restore.Restores
 	contents  *contents.Contents
 	approvals *approvals.Approvals
 	pictures  *pictures.Pictures
@@ -52,7 +56,7 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, restores: opts.Restores, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -41,7 +41,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 	}
 	plan, err := s.PlanNow(ctx, b, be, nil)
 	if err != nil {
-		return nil, nil, s.planError(b, be, err)
+		return nil, nil, s.PlanError(b, be, err)
 	}
 	if err := s.takeAllowed(ctx, c, b, be, plan, settings); err != nil {
 		return nil, nil, err
@@ -84,7 +84,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 		if err := s.recordPrice(ctx, tx, sn, snapping); err != nil {
 			return err
 		}
-		reserved, err := s.reserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)
+		reserved, err := s.ReserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)
 		if err != nil {
 			return err
 		}

@@ -72,13 +72,13 @@ func (s *Kernel) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 		b, err = s.BoxByName(ctx, ref)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, boxNotFound(ref)
+		return nil, BoxNotFound(ref)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if err := MayAct(c, ActSee, b, nil); err != nil {
-		return nil, boxNotFound(ref)
+		return nil, BoxNotFound(ref)
 	}
 	return b, nil
 }

@@ -103,13 +103,13 @@ func (s *Kernel) ReadOnce(ctx context.Context, fn func(ctx context.Context) erro
 func (s *Kernel) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, logLimit int, settings Settings, v *BoxView) error {
 	b, err := s.BoxByID(ctx, q, boxID)
 	if errors.Is(err, store.ErrNotFound) {
-		return boxNotFound(boxID)
+		return BoxNotFound(boxID)
 	}
 	if err != nil {
 		return err
 	}
 	if err := MayAct(c, ActSee, b, nil); err != nil {
-		return boxNotFound(boxID)
+		return BoxNotFound(boxID)
 	}
 	v.Box = b
 	byID, err := s.viewSnapshots(ctx, q, c, v)

@@ -145,15 +145,15 @@ func backendPrice(be Backend) *providers.Price {
 	return nil
 }
 
-// ceilingAdmits is the ceiling's one rule for a take, an undo, a Keep, a
+// CeilingAdmits is the ceiling's one rule for a take, an undo, a Keep, a
 // renewal and a held copy: refused when the rate held on the backend would be
 // past the ceiling after it. adds is what the change adds to the rate
 // (nothing for a Keep or renewal of a snapshot already held). A price boxsnap
 // does not know is admitted only for the person. It runs in the change's
 // transaction, under the backend's ceiling lock, and counts the undos
-// admitted operations will take (reservePrice), so two changes cannot both
+// admitted operations will take (ReservePrice), so two changes cannot both
 // pass on the same room under the ceiling.
-func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backend string, adds Charge, settings Settings) error {
+func (s *Service) CeilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backend string, adds Charge, settings Settings) error {
 	if !adds.Paid {
 		return nil
 	}
@@ -187,9 +187,9 @@ func (s *Service) ceilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backe
 	return nil
 }
 
-// chargeOfPlan is what a new snapshot of the box would add, from its
+// ChargeOfPlan is what a new snapshot of the box would add, from its
 // backend's offer.
-func chargeOfPlan(snapping *providers.Snapshotting) Charge {
+func ChargeOfPlan(snapping *providers.Snapshotting) Charge {
 	if snapping == nil {
 		return Charge{}
 	}
@@ -218,7 +218,7 @@ func (s *Service) KeepCeiling(ctx context.Context, sn *Snapshot) string {
 	if err != nil {
 		return ""
 	}
-	if err := s.ceilingAdmits(ctx, s.st.Pool, Owner(), sn.BackendID, keptCharge(sn), st); err != nil {
+	if err := s.CeilingAdmits(ctx, s.st.Pool, Owner(), sn.BackendID, keptCharge(sn), st); err != nil {
 		if r, ok := AsRefusal(err); ok {
 			return r.Words
 		}
@@ -227,7 +227,7 @@ func (s *Service) KeepCeiling(ctx context.Context, sn *Snapshot) string {
 }
 
 // priceReserved is what the undos that admitted operations will take add
-// to the rate on a backend: reserved at their admission (reservePrice),
+// to the rate on a backend: reserved at their admission (ReservePrice),
 // counted until the undo has a record (then paidHeld counts it) or the
 // operation ends.
 func (s *Service) priceReserved(ctx context.Context, q db.DBTX, backend string) (float64, error) {
@@ -244,10 +244,10 @@ func (s *Service) priceReserved(ctx context.Context, q db.DBTX, backend string) 
 	return rate, nil
 }
 
-// reservePrice reserves on an admitted operation the price of the undo it
+// ReservePrice reserves on an admitted operation the price of the undo it
 // will take, in the transaction that admitted it under the ceiling's lock (an
 // undo's price is reserved before the box stops).
-func (s *Service) reservePrice(ctx context.Context, tx db.DBTX, op string, backend string, snapping *providers.Snapshotting) error {
+func (s *Service) ReservePrice(ctx context.Context, tx db.DBTX, op string, backend string, snapping *providers.Snapshotting) error {
 	if snapping == nil || snapping.Price == nil {
 		return nil
 	}

@@ -12,7 +12,8 @@
 // The kernel is Kernel: the store, the backends, the engine and its kinds,
 // the settings, the time zone, the box log's writer, the record reads and
 // admission. Service embeds it and holds the snapshots' rules and their
-// operations (take, restore, undo, delete, keep, fork, reset, lists).
+// operations (take, the undo a restore or a reset takes first, delete,
+// keep, fork, lists).
 //
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
@@ -35,13 +36,16 @@
 // held copies, forgetting a backend), with its Release and Untrash
 // operations. Package approvals holds the requests for the person's word (an agent's
 // restore asked, read, listed, approved or declined, the answers its agent
-// has not been told, a thread's turns held). Package pictures (app/pictures)
+// has not been told, a thread's turns held). Package restore holds a
+// box's restore (its guard, dry run, steps, failure and undos replaced),
+// the box set straight after a restore, a reset to a fresh box and the
+// undo of either, with its Restore and Reset operations; the undo it takes
+// first is the core's (Service.TakeUndo, TakeHeldUndo). Package pictures (app/pictures)
 // holds pictures of a box's screen (a snapshot's picture read, a take's
 // picture, a restore's undo's captured before its stop and held until the
 // undo is taken). The kernel calls a seam only through an interface it
-// declares for what it calls, given by a setter: RestorePreviewer
-// (UseRestorePreview), Asker (UseApprovals), PictureKeeper (UsePictures)
-// and BoxReader (UseBoxes).
+// declares for what it calls, given by a setter: PictureKeeper
+// (UsePictures) and BoxReader (UseBoxes).
 //
 // words.go is the one home of the words a person or an agent reads from the
 // kernel and its seams still here (a seam package keeps its own words.go

@@ -93,7 +93,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	if b.State != BoxReleased {
 		ref := RefOf(sn, b)
 		if plan, err = s.PlanNow(ctx, b, be, &ref); err != nil {
-			return nil, s.planError(b, be, err)
+			return nil, s.PlanError(b, be, err)
 		}
 	}
 	if !plan.Fork.OK {
@@ -105,7 +105,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeFork)
+		b, sn, err := s.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeFork)
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func (s *Service) ForkName(ctx context.Context, box string) string {
 // The new box's ID is fixed at admission, so a resumed fork finds the guest
 // a restart cut short and goes on with it rather than copying again.
 func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (ForkResult, error) {
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if err != nil {
 		return ForkResult{}, s.Finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
 	}

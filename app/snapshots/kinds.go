@@ -15,15 +15,12 @@ import (
 // it returns, which the engine records, and the API and the web read an
 // operation's result through them (Kinds().Take.Result(op)).
 type Kinds struct {
-	Take    *operations.Kind[takeParams, TakeResult]
-	Delete  *operations.Kind[DeleteParams, DeleteResult]
-	Expiry  *operations.Kind[DeleteParams, DeleteResult]
-	Restore *operations.Kind[restoreParams, RestoreResult]
-	Keep    *operations.Kind[keepParams, KeepResult]
-	Unkeep  *operations.Kind[keepParams, KeepResult]
-	Fork    *operations.Kind[ForkParams, ForkResult]
-	// Reset makes a box fresh (reset.go).
-	Reset *operations.Kind[resetParams, ResetResult]
+	Take   *operations.Kind[takeParams, TakeResult]
+	Delete *operations.Kind[DeleteParams, DeleteResult]
+	Expiry *operations.Kind[DeleteParams, DeleteResult]
+	Keep   *operations.Kind[keepParams, KeepResult]
+	Unkeep *operations.Kind[keepParams, KeepResult]
+	Fork   *operations.Kind[ForkParams, ForkResult]
 }
 
 // KeepResult is what a finished keep or unkeep answers.
@@ -47,14 +44,12 @@ func (s *Service) register() {
 	s.kinds = Kinds{
 		// A take's run starts with its own statement, which reads its
 		// snapshot and its box with the start (TakeStart).
-		Take:    operations.RegisterStarting(e, OpTake, s.startTake, s.runTake),
-		Delete:  operations.Register(e, OpDelete, s.runDelete),
-		Expiry:  operations.Register(e, OpExpiry, s.runDelete),
-		Restore: operations.Register(e, OpRestore, s.runRestore),
-		Keep:    operations.Register(e, OpKeep, s.runKeep),
-		Unkeep:  operations.Register(e, OpUnkeep, s.runKeep),
-		Fork:    operations.Register(e, OpFork, s.runFork),
-		Reset:   operations.Register(e, OpReset, s.runReset),
+		Take:   operations.RegisterStarting(e, OpTake, s.startTake, s.runTake),
+		Delete: operations.Register(e, OpDelete, s.runDelete),
+		Expiry: operations.Register(e, OpExpiry, s.runDelete),
+		Keep:   operations.Register(e, OpKeep, s.runKeep),
+		Unkeep: operations.Register(e, OpUnkeep, s.runKeep),
+		Fork:   operations.Register(e, OpFork, s.runFork),
 	}
 	e.UseTasks(s.providerTask)
 }

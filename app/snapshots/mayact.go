@@ -86,9 +86,9 @@ func MayAct(c Caller, act Action, b *Box, s *Snapshot) error {
 			return SnapshotNotFound(s.ID)
 		}
 		if b != nil {
-			return boxNotFound(b.Name)
+			return BoxNotFound(b.Name)
 		}
-		return boxNotFound("")
+		return BoxNotFound("")
 	}
 	if s != nil && !agentSees(c.Thread, access, s) {
 		return SnapshotNotFound(s.ID)

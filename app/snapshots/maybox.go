@@ -45,14 +45,14 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 		return refusal(CodeForbidden, onlyPersonAdoptsWords)
 	case BoxRelease:
 		if b == nil {
-			return boxNotFound("")
+			return BoxNotFound("")
 		}
 		if b.State == BoxReleased || b.ThreadID == nil || *b.ThreadID != c.Thread {
 			if agentAccess(c.Thread, b) == accessRunsOn && b.State != BoxReleased {
 				// It sees the box it runs on, so it may read why.
 				return refusal(CodeForbidden, onlyThreadReleasesWords(b.Name))
 			}
-			return boxNotFound(b.Name)
+			return BoxNotFound(b.Name)
 		}
 		return nil
 	}

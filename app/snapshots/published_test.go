@@ -46,7 +46,7 @@ func TestTakeKilledAfterPublishEndsDone(t *testing.T) {
 			if what == "take" {
 				op, _, err = e.Core.Take(ctx, snapshots.Owner(), snapshots.TakeRequest{Box: "amber-fox", Name: "published"})
 			} else {
-				op, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.Name, Replace: true})
+				op, err = e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.Name, Replace: true})
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -74,7 +74,7 @@ func SnapshotNotFound(id string) *Refusal {
 	return refusal(CodeNotFound, noSnapshotWords(id))
 }
 
-func boxNotFound(ref string) *Refusal {
+func BoxNotFound(ref string) *Refusal {
 	return refusal(CodeNotFound, noBoxWords(ref))
 }
 

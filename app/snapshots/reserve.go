@@ -22,12 +22,12 @@ func storageKey(b *Box, plan providers.SnapshotPlan) string {
 	return fmt.Sprintf("%s/%s/%s", b.BackendID, b.Host, plan.Storage.Name)
 }
 
-// reserveRoom checks the room rule again inside the admission's transaction,
+// ReserveRoom checks the room rule again inside the admission's transaction,
 // counting what operations running or unconfirmed on the same storage have
 // reserved (an unconfirmed one may have written its snapshot), under
 // a transaction lock on that storage, and returns the reservation to record
 // on the operation. adds is what this operation expects to write.
-func (s *Service) reserveRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) (*Reserved, error) {
+func (s *Service) ReserveRoom(ctx context.Context, tx pgx.Tx, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) (*Reserved, error) {
 	r := reservation(b, plan, adds)
 	if err := s.roomReserved(ctx, tx, c, b, be, plan, st, r.Storage, r.Bytes); err != nil {
 		return nil, err
@@ -59,5 +59,5 @@ func (s *Service) roomReserved(ctx context.Context, tx pgx.Tx, c Caller, b *Box,
 		return fmt.Errorf("read reservations on %s: %w", key, err)
 	}
 	total := held + extra
-	return s.roomFor(ctx, c, b, be, plan, st, &total)
+	return s.RoomFor(ctx, c, b, be, plan, st, &total)
 }

@@ -124,7 +124,7 @@ func (s *Service) repeatedTake(ctx context.Context, c Caller, requestID string) 
 	if err != nil || op == nil {
 		return nil, nil, err
 	}
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, nil, fmt.Errorf("read the snapshot of %s: %w", op.ID, err)
 	}
@@ -160,12 +160,12 @@ func (s *Service) takeChecks(ctx context.Context, c Caller, b *Box, req TakeRequ
 		return nil, err
 	}
 	if a.plan, err = s.PlanNow(ctx, b, be, nil); err != nil {
-		return nil, s.planError(b, be, err)
+		return nil, s.PlanError(b, be, err)
 	}
 	if err := s.takeAllowed(ctx, c, b, be, a.plan, a.settings); err != nil {
 		return nil, err
 	}
-	a.charge = chargeOfPlan(snapping)
+	a.charge = ChargeOfPlan(snapping)
 	return a, nil
 }
 
@@ -177,7 +177,7 @@ func (s *Service) lockForTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, 
 	locked, err := s.st.TakeAdmitLock(ctx, tx, db.TakeAdmitLockParams{ID: boxID, Paid: a.charge.Paid, Storage: a.plan.Storage.Name})
 	b, err := BoxRow(locked.Box, err)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, boxNotFound(a.req.Box)
+		return nil, BoxNotFound(a.req.Box)
 	} else if err != nil {
 		return nil, fmt.Errorf("lock box: %w", err)
 	}
@@ -194,7 +194,7 @@ func (s *Service) lockForTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, 
 func (s *Service) takeLimits(ctx context.Context, tx pgx.Tx, a *takeAdmission, b *Box, all []*Snapshot) (string, error) {
 	evict, err := s.limitRoom(ctx, tx, a.c, b, all, a.settings.PerBox, a.tz)
 	if err == nil {
-		err = s.ceilingAdmits(ctx, tx, a.c, b.BackendID, a.charge, a.settings)
+		err = s.CeilingAdmits(ctx, tx, a.c, b.BackendID, a.charge, a.settings)
 	}
 	if err != nil {
 		if uerr := s.Unsettled(ctx, tx, b); uerr != nil {
@@ -268,13 +268,13 @@ func (s *Service) recordTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, b
 		return nil, nil, s.Unsettled(ctx, tx, b)
 	}
 	total := before + reserved.Bytes
-	if err := s.roomFor(ctx, c, b, a.be, plan, a.settings, &total); err != nil {
+	if err := s.RoomFor(ctx, c, b, a.be, plan, a.settings, &total); err != nil {
 		return nil, nil, err
 	}
 	return op, sn, nil
 }
 
-func pinTarget(op *Operation) string {
+func PinTarget(op *Operation) string {
 	if op.Target != nil {
 		return *op.Target
 	}
@@ -301,8 +301,8 @@ func OwnerOf(b *Box) (string, *string) {
 	return "thread", &t
 }
 
-// planError turns a backend's failure to plan into words.
-func (s *Service) planError(b *Box, be Backend, err error) error {
+// PlanError turns a backend's failure to plan into words.
+func (s *Service) PlanError(b *Box, be Backend, err error) error {
 	var locked *providers.LockedError
 	var refused *providers.RefusedError
 	switch {
@@ -338,12 +338,12 @@ func (s *Service) takeAllowed(ctx context.Context, c Caller, b *Box, be Backend,
 	if !plan.Take.OK {
 		return &Refusal{Code: CodePlan, Words: plan.Take.Why, TryAgain: plan.Take.TryAgain}
 	}
-	return s.roomFor(ctx, c, b, be, plan, st, plan.Take.AddsBytes)
+	return s.RoomFor(ctx, c, b, be, plan, st, plan.Take.AddsBytes)
 }
 
-// roomFor refuses what would take a storage past the room setting, or thin
+// RoomFor refuses what would take a storage past the room setting, or thin
 // metadata past 5 points below it.
-func (s *Service) roomFor(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) error {
+func (s *Service) RoomFor(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, st Settings, adds *int64) error {
 	full := plan.Storage.PercentFull
 	if adds != nil && plan.Storage.FreeBytes > 0 && full < 100 {
 		total := float64(plan.Storage.FreeBytes) / (1 - full/100)
@@ -509,7 +509,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams,
 		sn, b = begun.sn, begun.b
 	} else {
 		var both db.TakeSnapshotToRunRow
-		both, err = s.st.TakeSnapshotToRun(ctx, s.st.Pool, db.TakeSnapshotToRunParams{ID: pinTarget(op), OperationID: op.ID, Resuming: resuming})
+		both, err = s.st.TakeSnapshotToRun(ctx, s.st.Pool, db.TakeSnapshotToRunParams{ID: PinTarget(op), OperationID: op.ID, Resuming: resuming})
 		if err == nil {
 			sn, err = SnapshotRow(both.Snapshot, nil)
 		}
@@ -519,7 +519,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams,
 	}
 	recorded := err == nil && sn.State == StateTaking
 	if err != nil {
-		if sn, err = s.SnapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
+		if sn, err = s.SnapshotByID(ctx, s.st.Pool, PinTarget(op)); err != nil {
 			return TakeResult{}, s.Finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
 		}
 		if b, err = s.BoxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
@@ -802,7 +802,7 @@ func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Back
 	// next, and an incomplete one is deleted like a ready one.
 	tz := s.TimeZone(ctx)
 	replaced := ""
-	tried := map[string]bool{pinTarget(op): true}
+	tried := map[string]bool{PinTarget(op): true}
 	for over > 0 {
 		ev := s.evictableExcept(ctx, s.st.Pool, caller.Thread, all, tried, tz)
 		if ev == nil {

@@ -359,44 +359,6 @@ func ResetNotBuiltWords(be Backend, b *Box) string {
 	return fmt.Sprintf("Reset is built for boxes on this host's folders only: boxsnap does not reset %s on %s. Release it and make a new box from its template instead.", b.Name, be.Label)
 }
 
-// ResetDoneWords says what a finished reset did: the one home of these
-// words for the API, the CLI and the pages.
-func ResetDoneWords(box string, res ResetResult) string {
-	w := "Reset " + box + " to a fresh box"
-	if res.Template != "" {
-		w += " from " + res.Template
-	}
-	w += "."
-	if len(res.Kept) > 0 {
-		w += " Kept its logins: " + strings.Join(res.Kept, ", ") + "."
-	}
-	if len(res.Skipped) > 0 {
-		w += " Skipped " + strings.Join(res.Skipped, "; ") + "."
-	}
-	if res.UndoName != "" {
-		w += fmt.Sprintf(" Undo restores ‘%s’.", res.UndoName)
-	}
-	return w
-}
-
-// resetWords says what a reset did, for the box log.
-func resetWords(res ResetResult) string {
-	w := "reset to a fresh box"
-	if res.Template != "" {
-		w += " from " + res.Template
-	}
-	if len(res.Kept) > 0 {
-		w += "; kept " + strings.Join(res.Kept, ", ")
-	}
-	if len(res.Skipped) > 0 {
-		w += "; skipped " + strings.Join(res.Skipped, "; ")
-	}
-	if res.UndoName != "" {
-		w += fmt.Sprintf("; Undo restores ‘%s’", res.UndoName)
-	}
-	return w
-}
-
 // TrashCostWords is the one home of what a box costs while it waits in the
 // trash on a backend of kind, which the release dialog says and the trash
 // lists.
@@ -506,23 +468,6 @@ func ByWords(kind, threadTitle, why string) string {
 	}
 }
 
-// DryRunWords says what a restore would do, for a dry run's answer.
-func DryRunWords(d *RestoreDry) string {
-	w := fmt.Sprintf("A restore of %s to ‘%s’ would", d.Box.Name, d.Snapshot.Name)
-	if d.Undo {
-		w += " first take an undo, then"
-	}
-	w += " put back everything on its disk as it was then"
-	if d.RestartsProcesses {
-		w += "; every process in it ends"
-	}
-	w += "."
-	if d.Changes != nil {
-		w += " " + d.Changes.Words + "."
-	}
-	return w + " Nothing changed: this was a dry run."
-}
-
 // The box log's words: what each event says, written once here for the box
 // page's History card and live region and the API's log, which show them as
 // the core wrote them. An event's words
@@ -613,10 +558,10 @@ func logTakeIncompleteWords(name, why string) string {
 	return fmt.Sprintf("‘%s’ is incomplete: %s", name, why)
 }
 
-// logRestoreAskedWords: restore-asked, "the snapshot, the undo's name or
-// ‘no undo’", and the yes it ran on (consentWords, after a comma). undo is
+// LogRestoreAskedWords: restore-asked, "the snapshot, the undo's name or
+// ‘no undo’", and the yes it ran on (ConsentWords, after a comma). undo is
 // "" where the undo is not this step's to name.
-func logRestoreAskedWords(name, undo string, noUndo bool, yes string) string {
+func LogRestoreAskedWords(name, undo string, noUndo bool, yes string) string {
 	switch {
 	case noUndo:
 		return fmt.Sprintf("to ‘%s’, no undo%s", name, yes)
@@ -626,9 +571,9 @@ func logRestoreAskedWords(name, undo string, noUndo bool, yes string) string {
 	return fmt.Sprintf("to ‘%s’%s", name, yes)
 }
 
-// logRestoredWords: restored, "the snapshot, the time it went back to,
+// LogRestoredWords: restored, "the snapshot, the time it went back to,
 // size changes".
-func logRestoredWords(name string, taken time.Time, yes string, size *providers.BoxSize, tz *time.Location) string {
+func LogRestoredWords(name string, taken time.Time, yes string, size *providers.BoxSize, tz *time.Location) string {
 	w := fmt.Sprintf("to ‘%s’, taken %s%s", name, taken.In(tz).Format("2 Jan 15:04"), yes)
 	if size != nil && size.MemoryBytes > 0 {
 		w += fmt.Sprintf("; %d cores and %s memory, as it was then", size.Cores, GiB(size.MemoryBytes))
@@ -636,9 +581,9 @@ func logRestoredWords(name string, taken time.Time, yes string, size *providers.
 	return w
 }
 
-// logRestoreFailedWords: restore-failed, "the step it stopped at, the
+// LogRestoreFailedWords: restore-failed, "the step it stopped at, the
 // backend's words, and what boxsnap then observed".
-func logRestoreFailedWords(name, step, why, observed string) string {
+func LogRestoreFailedWords(name, step, why, observed string) string {
 	if step == "" {
 		step = "the start"
 	}
@@ -705,9 +650,9 @@ func LogHeldCopyMadeWords(name, ref, host string, memory bool) string {
 	return w
 }
 
-// logEarlierGuestWords: held-copy-made for a swap's old guest, kept as
+// LogEarlierGuestWords: held-copy-made for a swap's old guest, kept as
 // the box's earlier guest.
-func logEarlierGuestWords(old, box string, snapshots int64, fresh string) string {
+func LogEarlierGuestWords(old, box string, snapshots int64, fresh string) string {
 	return fmt.Sprintf("guest %s is %s's earlier guest now, disarmed, with %d snapshots: fork only; its new guest is %s, with its MAC addresses", old, box, snapshots, fresh)
 }
 
@@ -719,9 +664,9 @@ func LogHeldCopyRemadeWords(name string) string {
 // logReleasedWords: released.
 const LogReleasedWords = "released; kept snapshots stay"
 
-// logThenWords: an operation's failure and what boxsnap then observed, as
+// LogThenWords: an operation's failure and what boxsnap then observed, as
 // a reset that did not finish logs it.
-func logThenWords(words, observed string) string { return words + "; then: " + observed }
+func LogThenWords(words, observed string) string { return words + "; then: " + observed }
 
 // logSavedWords: snapshot-saved and snapshot-unsaved.
 func logSavedWords(name, id string) string { return NamedID(name, id) }
@@ -747,10 +692,10 @@ func QuotedNames(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// logSetStraightWords: set-straight, what a restore's last step (after:
+// LogSetStraightWords: set-straight, what a restore's last step (after:
 // "the restore", "the reset") brought back; locked is the host's lock
 // (LockedWords), or "".
-func logSetStraightWords(after string, did []string, locked string) string {
+func LogSetStraightWords(after string, did []string, locked string) string {
 	if locked != "" {
 		if len(did) == 0 {
 			return locked
@@ -852,9 +797,9 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// consentWords say the yes a restore ran on, "on a yes given by the person
+// ConsentWords say the yes a restore ran on, "on a yes given by the person
 // at 11:02", or "" for a restore without one.
-func consentWords(op *Operation, tz *time.Location) string {
+func ConsentWords(op *Operation, tz *time.Location) string {
 	if len(op.Consent) == 0 || string(op.Consent) == "null" {
 		return ""
 	}
@@ -893,53 +838,53 @@ func UnfinishedWords(what, why, observed string) string {
 // What an operation that found its records gone says.
 const (
 	failSnapshotGone     = "the snapshot is gone"
-	failTargetGone       = "its target's record is gone; nothing changed"
+	FailTargetGone       = "its target's record is gone; nothing changed"
 	failTakeSnapshotGone = "its snapshot's record is gone"
 	failTakeBoxGone      = "its box's record is gone"
 )
 
 // What boxsnap observed of a box after its operation failed.
 const (
-	observedNothingChanged = "nothing changed"
+	ObservedNothingChanged = "nothing changed"
 	observedAlreadyGone    = "it was already gone"
 
-	observedResetStopped  = "the box is reset and stopped"
-	observedMayBeFresh    = "the box may be fresh"
-	observedFreshNoLogins = "the box may be fresh, without its logins"
-	observedAsBeforeReset = "the box is as it was before the reset"
+	ObservedResetStopped  = "the box is reset and stopped"
+	ObservedMayBeFresh    = "the box may be fresh"
+	ObservedFreshNoLogins = "the box may be fresh, without its logins"
+	ObservedAsBeforeReset = "the box is as it was before the reset"
 )
 
-// What a restore that failed left of the box (observedRestoreWords): its
+// What a restore that failed left of the box (ObservedRestoreWords): its
 // files, then whether it runs: a failed restore leaves the box as it found
 // it, or says exactly how it left it.
 const (
-	observedFilesAsTheyWere = "the files are as they were"
-	observedFilesPutBack    = "the files were put back as they were"
-	observedFilesRestored   = "the files are the snapshot's"
+	ObservedFilesAsTheyWere = "the files are as they were"
+	ObservedFilesPutBack    = "the files were put back as they were"
+	ObservedFilesRestored   = "the files are the snapshot's"
 	// After a failed step 9: the box's access was not written again.
-	observedFilesRestoredAccess = "the files, and perhaps the box's access, are the snapshot's"
-	observedBoxStartedAgain     = "the box was started again"
-	observedBoxRuns             = "the box is running"
-	observedBoxStoppedAsBefore  = "the box is stopped, as it was before the restore"
-	observedNoUndo              = "no undo was taken"
-	observedUndoNotReady        = "the undo is not ready"
+	ObservedFilesRestoredAccess = "the files, and perhaps the box's access, are the snapshot's"
+	ObservedBoxStartedAgain     = "the box was started again"
+	ObservedBoxRuns             = "the box is running"
+	ObservedBoxStoppedAsBefore  = "the box is stopped, as it was before the restore"
+	ObservedNoUndo              = "no undo was taken"
+	ObservedUndoNotReady        = "the undo is not ready"
 )
 
-// observedFilesPartWayWords: a rollback that failed part way, whose files
+// ObservedFilesPartWayWords: a rollback that failed part way, whose files
 // the undo could not put back (why).
-func observedFilesPartWayWords(why string) string {
+func ObservedFilesPartWayWords(why string) string {
 	return "the files may be part way to the snapshot's: putting them back from the undo failed: " + why
 }
 
-// observedStartFailedWords: a box a failed restore left stopped, as
+// ObservedStartFailedWords: a box a failed restore left stopped, as
 // starting it failed (why).
-func observedStartFailedWords(why string) string {
+func ObservedStartFailedWords(why string) string {
 	return "the box is stopped: starting it failed: " + why
 }
 
-// observedRestoreWords: what a failed restore left, its files and then its
+// ObservedRestoreWords: what a failed restore left, its files and then its
 // box, joined by "and", or by a semicolon where either gives its reason.
-func observedRestoreWords(files, box string) string {
+func ObservedRestoreWords(files, box string) string {
 	if box == "" {
 		return files
 	}
@@ -949,13 +894,13 @@ func observedRestoreWords(files, box string) string {
 	return files + " and " + box
 }
 
-// failNothingChangedWords: a refusal met when the operation ran, before it
+// FailNothingChangedWords: a refusal met when the operation ran, before it
 // changed anything.
-func failNothingChangedWords(why string) string { return why + " Nothing changed." }
+func FailNothingChangedWords(why string) string { return why + " Nothing changed." }
 
-// observedNoAnswerWords: a host that stopped answering in the middle of a
+// ObservedNoAnswerWords: a host that stopped answering in the middle of a
 // step, so boxsnap cannot say how it ended.
-func observedNoAnswerWords(host, step string) string {
+func ObservedNoAnswerWords(host, step string) string {
 	return fmt.Sprintf("%s did not answer while boxsnap was at %s", host, step)
 }
 
@@ -973,9 +918,9 @@ func failPartExistsWords(why string) string {
 // snapshot's record, incomplete).
 func deletePartWayWords(err error) string { return fmt.Sprintf("the delete stopped part way: %v", err) }
 
-// failUndoWords: a restore whose undo could not be taken; notStarted is
+// FailUndoWords: a restore whose undo could not be taken; notStarted is
 // why boxsnap could not start the box again, or "".
-func failUndoWords(why, notStarted string) string {
+func FailUndoWords(why, notStarted string) string {
 	w := "could not take the undo: " + why
 	if notStarted != "" {
 		w += "; and boxsnap could not start it again: " + notStarted
@@ -989,27 +934,27 @@ func failForkRecordWords(box string, err error) string {
 }
 
 // The words of a reset that did not finish (its why, after "boxsnap").
-func resetWhyUndo(err error) string  { return "could not take the undo: " + err.Error() }
-func resetWhyStop(err error) string  { return "could not stop it: " + err.Error() }
-func resetWhyFresh(err error) string { return "could not make it fresh: " + err.Error() }
-func resetWhyAccess(err error) string {
+func ResetWhyUndo(err error) string  { return "could not take the undo: " + err.Error() }
+func ResetWhyStop(err error) string  { return "could not stop it: " + err.Error() }
+func ResetWhyFresh(err error) string { return "could not make it fresh: " + err.Error() }
+func ResetWhyAccess(err error) string {
 	return "could not write its access back: " + err.Error()
 }
-func resetWhyStart(err error) string {
+func ResetWhyStart(err error) string {
 	return "could not start it once it was fresh: " + err.Error()
 }
-func resetWhyNoUndo(why string) string { return why + "; and its undo's record is gone" }
+func ResetWhyNoUndo(why string) string { return why + "; and its undo's record is gone" }
 
-// resetUnfinishedWords: a reset that stopped and did not undo itself.
-func resetUnfinishedWords(why string) string { return "Reset did not finish: boxsnap " + why }
+// ResetUnfinishedWords: a reset that stopped and did not undo itself.
+func ResetUnfinishedWords(why string) string { return "Reset did not finish: boxsnap " + why }
 
-// resetNotBackWords: a reset that could not undo itself either.
-func resetNotBackWords(why, box string, err error, undo string) string {
+// ResetNotBackWords: a reset that could not undo itself either.
+func ResetNotBackWords(why, box string, err error, undo string) string {
 	return fmt.Sprintf("Reset did not finish: boxsnap %s; and it could not put %s back: %v. Restore ‘%s’ to go back.", why, box, err, undo)
 }
 
-// resetUndoneWords: a reset that undid itself.
-func resetUndoneWords(why, box, undo string) string {
+// ResetUndoneWords: a reset that undid itself.
+func ResetUndoneWords(why, box, undo string) string {
 	return fmt.Sprintf("The reset undid itself: boxsnap %s. %s is as it was before, from ‘%s’.", why, box, undo)
 }
 
@@ -1042,10 +987,10 @@ const (
 	onlyPersonRenamesWords = "Only the person can rename a snapshot or change its note."
 	onlyPersonAdoptsWords  = "Only the person adopts a guest or a folder that exists already."
 
-	// onlyPersonRestoresMemoryWords: Settings' "Agents may restore memory
+	// OnlyPersonRestoresMemoryWords: Settings' "Agents may restore memory
 	// snapshots" is off: a memory restore brings back running processes
 	// with the credentials they held then.
-	onlyPersonRestoresMemoryWords = "Only the person restores a memory snapshot in this install."
+	OnlyPersonRestoresMemoryWords = "Only the person restores a memory snapshot in this install."
 
 	onlyPersonDeletesHistoryWords = "Only the person deletes a box's history."
 	onlyPersonSettingsWords       = "Only the person changes settings."
@@ -1094,9 +1039,9 @@ func agentLeavesOutWords(field string) string {
 	return fmt.Sprintf("An agent makes a box only from a box template, by name: leave out %s.", field)
 }
 
-// agentsDoNotResetWords: Settings' "Agents may restore their own boxes" is
+// AgentsDoNotResetWords: Settings' "Agents may restore their own boxes" is
 // off, and a reset is a restore to a fresh box.
-func agentsDoNotResetWords(box string) string {
+func AgentsDoNotResetWords(box string) string {
 	return fmt.Sprintf("Agents do not reset boxes by themselves in this install: ask the person to reset %s.", box)
 }
 
@@ -1115,7 +1060,7 @@ func noSnapshotNamedWords(name, box string) string {
 
 func NoThreadWords(id string) string { return fmt.Sprintf("No thread %s.", id) }
 
-func noUndoToGoBackWords(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
+func NoUndoToGoBackWords(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
 
 // Names, notes and text: what a person or an agent may write.
 
@@ -1181,15 +1126,15 @@ func LockedWords(backend, box, lock, fix string) string {
 	return fmt.Sprintf("%s left %s locked (%s). %s.", backend, box, lock, strings.TrimSuffix(fix, "."))
 }
 
-func beingReleasedWords(box string) string { return fmt.Sprintf("%s is being released.", box) }
+func BeingReleasedWords(box string) string { return fmt.Sprintf("%s is being released.", box) }
 
 func releasedTakesNoneWords(box string) string {
 	return fmt.Sprintf("%s is being released: it takes no snapshots.", box)
 }
 
-// boxIsWords: the box is in a state (stopping, released) that does not
+// BoxIsWords: the box is in a state (stopping, released) that does not
 // allow the change now.
-func boxIsWords(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
+func BoxIsWords(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
 
 // backendNotInSettingsWords: a backend removed from settings; its records
 // stay until the person forgets them.
@@ -1425,7 +1370,7 @@ func ReplaceTrueWords(box string) string {
 	return fmt.Sprintf("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", box)
 }
 
-func otherBoxForkInsteadWords(name, box string) string {
+func OtherBoxForkInsteadWords(name, box string) string {
 	return fmt.Sprintf("‘%s’ is a snapshot of %s: fork it instead.", name, box)
 }
 
@@ -1435,26 +1380,26 @@ func CannotBeRestoredOnWords(box, backend string) string {
 	return fmt.Sprintf("%s cannot be restored on %s.", box, backend)
 }
 
-// guardNowWords: the guard (work, terminals, the desktop) refuses an agent
+// GuardNowWords: the guard (work, terminals, the desktop) refuses an agent
 // while it lasts, as only the person may end that work; verb is
 // "restored" or "reset".
-func guardNowWords(box, verb, guard string) string {
+func GuardNowWords(box, verb, guard string) string {
 	return fmt.Sprintf("%s cannot be %s now. %s", box, verb, guard)
 }
 
-// restoreGuardWords: the guard asks the person to restore anyway, as the
+// RestoreGuardWords: the guard asks the person to restore anyway, as the
 // restore dialog's button does.
-func restoreGuardWords(box, guard string) string {
+func RestoreGuardWords(box, guard string) string {
 	return fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", box, guard)
 }
 
-func resetGuardWords(box, guard string) string {
+func ResetGuardWords(box, guard string) string {
 	return fmt.Sprintf("Resetting %s also ends this. %s Reset anyway to go on.", box, guard)
 }
 
-// noUndoNotRestoredWords: a restore takes an undo first, so with none it
+// NoUndoNotRestoredWords: a restore takes an undo first, so with none it
 // is not restored.
-func noUndoNotRestoredWords(box, backend string) string {
+func NoUndoNotRestoredWords(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s, so it is not restored.", box, backend)
 }
 
@@ -1464,27 +1409,27 @@ func NoUndoCanBeTakenWords(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s.", box, backend)
 }
 
-// notResetWithoutUndoWords: a reset always takes its undo.
-func notResetWithoutUndoWords(why string) string { return why + " It is not reset without an undo." }
+// NotResetWithoutUndoWords: a reset always takes its undo.
+func NotResetWithoutUndoWords(why string) string { return why + " It is not reset without an undo." }
 
-// noRoomForUndoWords: the undo's room, reserved before the box stops,
+// NoRoomForUndoWords: the undo's room, reserved before the box stops,
 // refused.
-func noRoomForUndoWords(room string) string { return "No room for the undo. " + room }
+func NoRoomForUndoWords(room string) string { return "No room for the undo. " + room }
 
-// orUntickUndoWords: the person can untick the undo instead.
-func orUntickUndoWords(refused string) string {
+// OrUntickUndoWords: the person can untick the undo instead.
+func OrUntickUndoWords(refused string) string {
 	return refused + " Or untick the undo to restore without one."
 }
 
-func cannotReadLoginsWords(backend, box string) string {
+func CannotReadLoginsWords(backend, box string) string {
 	return fmt.Sprintf("%s cannot read the logins back from %s's undo: reset it without Keep logins.", backend, box)
 }
 
-func notFromTemplateWords(box string) string {
+func NotFromTemplateWords(box string) string {
 	return fmt.Sprintf("%s was not made from a template here (it was adopted, forked or imported): name a box template to reset it to.", box)
 }
 
-func templateElsewhereWords(template, templateBackend, box, boxBackend string) string {
+func TemplateElsewhereWords(template, templateBackend, box, boxBackend string) string {
 	return fmt.Sprintf("The box template %s makes boxes on %s; %s is on %s.", template, templateBackend, box, boxBackend)
 }
 
@@ -1660,9 +1605,9 @@ const executionOff = "Restores of boxes threads run on are off"
 // while Settings keeps "Restores of boxes threads run on" off.
 const ExecutionRestoresOffWords = executionOff + ": move its threads off it first."
 
-// executionMachineRefusalWords refuses such a restore, naming the threads that run
+// ExecutionMachineRefusalWords refuses such a restore, naming the threads that run
 // on the box.
-func executionMachineRefusalWords(threads []string, box string) string {
+func ExecutionMachineRefusalWords(threads []string, box string) string {
 	verb := "runs"
 	if len(threads) > 1 {
 		verb = "run"

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -280,7 +281,7 @@ func (s *Server) notices(r *http.Request, v *snapshots.BoxView, rs restores) []n
 			restoreShown = true
 		case snapshots.EvRestored:
 			restoreShown = true
-			var res snapshots.RestoreResult
+			var res restore.RestoreResult
 			if err := json.Unmarshal(ev.Data, &res); err != nil {
 				s.opts.Logger.Warn("a restore's event data", "box", b.Name, "event", ev.ID, "err", err)
 			}
@@ -296,7 +297,7 @@ func (s *Server) notices(r *http.Request, v *snapshots.BoxView, rs restores) []n
 // restoreNotice is a restore's notice: what it restored to, by whom, and
 // its Undo when its undo is still the box's newest.
 func (s *Server) restoreNotice(r *http.Request, v *snapshots.BoxView, rs restores, byID map[string]*snapshots.Snapshot,
-	ev snapshots.LogEvent, res snapshots.RestoreResult, now time.Time, tz *time.Location) notice {
+	ev snapshots.LogEvent, res restore.RestoreResult, now time.Time, tz *time.Location) notice {
 	b := v.Box
 	thread, why := "", ""
 	if ev.ActorThread != nil {

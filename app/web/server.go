@@ -13,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -22,6 +23,8 @@ type Options struct {
 	Auth *auth.Service
 	// Core is the snapshot core the pages call.
 	Core *snapshots.Service
+	// Restores is a box's restore, its dry run and undo, and its reset.
+	Restores *restore.Restores
 	// Contents is the core's look inside snapshots and their moves: files,
 	// comparisons, exports, imports and share codes.
 	Contents *contents.Contents
@@ -81,7 +84,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, boxes: opts.Boxes, plans: &planCache{}, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
 	s.rows = &rowBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, plans: s.plans}
-	s.dialogs = &dialogBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, rows: s.rows}
+	s.dialogs = &dialogBuilder{core: opts.Core, restores: opts.Restores, boxes: opts.Boxes, contents: opts.Contents, rows: s.rows}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}
