@@ -558,29 +558,6 @@ func logTakeIncompleteWords(name, why string) string {
 	return fmt.Sprintf("‘%s’ is incomplete: %s", name, why)
 }
 
-// LogRestoreAskedWords: restore-asked, "the snapshot, the undo's name or
-// ‘no undo’", and the yes it ran on (ConsentWords, after a comma). undo is
-// "" where the undo is not this step's to name.
-func LogRestoreAskedWords(name, undo string, noUndo bool, yes string) string {
-	switch {
-	case noUndo:
-		return fmt.Sprintf("to ‘%s’, no undo%s", name, yes)
-	case undo != "":
-		return fmt.Sprintf("to ‘%s’; undo ‘%s’%s", name, undo, yes)
-	}
-	return fmt.Sprintf("to ‘%s’%s", name, yes)
-}
-
-// LogRestoredWords: restored, "the snapshot, the time it went back to,
-// size changes".
-func LogRestoredWords(name string, taken time.Time, yes string, size *providers.BoxSize, tz *time.Location) string {
-	w := fmt.Sprintf("to ‘%s’, taken %s%s", name, taken.In(tz).Format("2 Jan 15:04"), yes)
-	if size != nil && size.MemoryBytes > 0 {
-		w += fmt.Sprintf("; %d cores and %s memory, as it was then", size.Cores, GiB(size.MemoryBytes))
-	}
-	return w
-}
-
 // LogRestoreFailedWords: restore-failed, "the step it stopped at, the
 // backend's words, and what boxsnap then observed".
 func LogRestoreFailedWords(name, step, why, observed string) string {
@@ -650,12 +627,6 @@ func LogHeldCopyMadeWords(name, ref, host string, memory bool) string {
 	return w
 }
 
-// LogEarlierGuestWords: held-copy-made for a swap's old guest, kept as
-// the box's earlier guest.
-func LogEarlierGuestWords(old, box string, snapshots int64, fresh string) string {
-	return fmt.Sprintf("guest %s is %s's earlier guest now, disarmed, with %d snapshots: fork only; its new guest is %s, with its MAC addresses", old, box, snapshots, fresh)
-}
-
 // logHeldCopyRemadeWords: held-copy-started, "what boxsnap then did".
 func LogHeldCopyRemadeWords(name string) string {
 	return fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", name)
@@ -663,10 +634,6 @@ func LogHeldCopyRemadeWords(name string) string {
 
 // logReleasedWords: released.
 const LogReleasedWords = "released; kept snapshots stay"
-
-// LogThenWords: an operation's failure and what boxsnap then observed, as
-// a reset that did not finish logs it.
-func LogThenWords(words, observed string) string { return words + "; then: " + observed }
 
 // logSavedWords: snapshot-saved and snapshot-unsaved.
 func logSavedWords(name, id string) string { return NamedID(name, id) }
@@ -690,22 +657,6 @@ func QuotedNames(names []string) string {
 		q[i] = "‘" + n + "’"
 	}
 	return strings.Join(q, ", ")
-}
-
-// LogSetStraightWords: set-straight, what a restore's last step (after:
-// "the restore", "the reset") brought back; locked is the host's lock
-// (LockedWords), or "".
-func LogSetStraightWords(after string, did []string, locked string) string {
-	if locked != "" {
-		if len(did) == 0 {
-			return locked
-		}
-		return "set straight after " + after + ": " + strings.Join(did, " and ") + ". " + locked
-	}
-	if len(did) == 0 {
-		return "set straight after " + after + ": nothing had changed"
-	}
-	return "set straight after " + after + ": " + strings.Join(did, " and ") + " brought back to what the box holds now"
 }
 
 // logTrashedWords: trashed; final is its final snapshot's name, or "" with
@@ -797,19 +748,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// ConsentWords say the yes a restore ran on, "on a yes given by the person
-// at 11:02", or "" for a restore without one.
-func ConsentWords(op *Operation, tz *time.Location) string {
-	if len(op.Consent) == 0 || string(op.Consent) == "null" {
-		return ""
-	}
-	var c Consent
-	if err := json.Unmarshal(op.Consent, &c); err != nil || c.By == "" {
-		return ""
-	}
-	return fmt.Sprintf("on a yes given by %s at %s", c.By, c.At.In(tz).Format("15:04"))
-}
-
 // Failures: what an operation says when it ends without doing what it was
 // asked (its error's words, on the box's page, in the API's answer and
 // the CLI's), and what boxsnap then observed of the box. A backend's own
@@ -838,71 +776,14 @@ func UnfinishedWords(what, why, observed string) string {
 // What an operation that found its records gone says.
 const (
 	failSnapshotGone     = "the snapshot is gone"
-	FailTargetGone       = "its target's record is gone; nothing changed"
 	failTakeSnapshotGone = "its snapshot's record is gone"
 	failTakeBoxGone      = "its box's record is gone"
 )
 
 // What boxsnap observed of a box after its operation failed.
 const (
-	ObservedNothingChanged = "nothing changed"
-	observedAlreadyGone    = "it was already gone"
-
-	ObservedResetStopped  = "the box is reset and stopped"
-	ObservedMayBeFresh    = "the box may be fresh"
-	ObservedFreshNoLogins = "the box may be fresh, without its logins"
-	ObservedAsBeforeReset = "the box is as it was before the reset"
+	observedAlreadyGone = "it was already gone"
 )
-
-// What a restore that failed left of the box (ObservedRestoreWords): its
-// files, then whether it runs: a failed restore leaves the box as it found
-// it, or says exactly how it left it.
-const (
-	ObservedFilesAsTheyWere = "the files are as they were"
-	ObservedFilesPutBack    = "the files were put back as they were"
-	ObservedFilesRestored   = "the files are the snapshot's"
-	// After a failed step 9: the box's access was not written again.
-	ObservedFilesRestoredAccess = "the files, and perhaps the box's access, are the snapshot's"
-	ObservedBoxStartedAgain     = "the box was started again"
-	ObservedBoxRuns             = "the box is running"
-	ObservedBoxStoppedAsBefore  = "the box is stopped, as it was before the restore"
-	ObservedNoUndo              = "no undo was taken"
-	ObservedUndoNotReady        = "the undo is not ready"
-)
-
-// ObservedFilesPartWayWords: a rollback that failed part way, whose files
-// the undo could not put back (why).
-func ObservedFilesPartWayWords(why string) string {
-	return "the files may be part way to the snapshot's: putting them back from the undo failed: " + why
-}
-
-// ObservedStartFailedWords: a box a failed restore left stopped, as
-// starting it failed (why).
-func ObservedStartFailedWords(why string) string {
-	return "the box is stopped: starting it failed: " + why
-}
-
-// ObservedRestoreWords: what a failed restore left, its files and then its
-// box, joined by "and", or by a semicolon where either gives its reason.
-func ObservedRestoreWords(files, box string) string {
-	if box == "" {
-		return files
-	}
-	if strings.Contains(files, ":") || strings.Contains(box, ":") {
-		return files + "; " + box
-	}
-	return files + " and " + box
-}
-
-// FailNothingChangedWords: a refusal met when the operation ran, before it
-// changed anything.
-func FailNothingChangedWords(why string) string { return why + " Nothing changed." }
-
-// ObservedNoAnswerWords: a host that stopped answering in the middle of a
-// step, so boxsnap cannot say how it ended.
-func ObservedNoAnswerWords(host, step string) string {
-	return fmt.Sprintf("%s did not answer while boxsnap was at %s", host, step)
-}
 
 // failLabelRefusedWords: a keep whose label the backend refused.
 func failLabelRefusedWords(backend string, err error) string {
@@ -918,44 +799,9 @@ func failPartExistsWords(why string) string {
 // snapshot's record, incomplete).
 func deletePartWayWords(err error) string { return fmt.Sprintf("the delete stopped part way: %v", err) }
 
-// FailUndoWords: a restore whose undo could not be taken; notStarted is
-// why boxsnap could not start the box again, or "".
-func FailUndoWords(why, notStarted string) string {
-	w := "could not take the undo: " + why
-	if notStarted != "" {
-		w += "; and boxsnap could not start it again: " + notStarted
-	}
-	return w
-}
-
 // failForkRecordWords: a fork whose new box boxsnap could not record.
 func failForkRecordWords(box string, err error) string {
 	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
-}
-
-// The words of a reset that did not finish (its why, after "boxsnap").
-func ResetWhyUndo(err error) string  { return "could not take the undo: " + err.Error() }
-func ResetWhyStop(err error) string  { return "could not stop it: " + err.Error() }
-func ResetWhyFresh(err error) string { return "could not make it fresh: " + err.Error() }
-func ResetWhyAccess(err error) string {
-	return "could not write its access back: " + err.Error()
-}
-func ResetWhyStart(err error) string {
-	return "could not start it once it was fresh: " + err.Error()
-}
-func ResetWhyNoUndo(why string) string { return why + "; and its undo's record is gone" }
-
-// ResetUnfinishedWords: a reset that stopped and did not undo itself.
-func ResetUnfinishedWords(why string) string { return "Reset did not finish: boxsnap " + why }
-
-// ResetNotBackWords: a reset that could not undo itself either.
-func ResetNotBackWords(why, box string, err error, undo string) string {
-	return fmt.Sprintf("Reset did not finish: boxsnap %s; and it could not put %s back: %v. Restore ‘%s’ to go back.", why, box, err, undo)
-}
-
-// ResetUndoneWords: a reset that undid itself.
-func ResetUndoneWords(why, box, undo string) string {
-	return fmt.Sprintf("The reset undid itself: boxsnap %s. %s is as it was before, from ‘%s’.", why, box, undo)
 }
 
 // Refusals: the words of every refusal a person or an agent reads, grouped
@@ -986,11 +832,6 @@ const (
 	onlyPersonKeepsWords   = "Only the person can keep a snapshot."
 	onlyPersonRenamesWords = "Only the person can rename a snapshot or change its note."
 	onlyPersonAdoptsWords  = "Only the person adopts a guest or a folder that exists already."
-
-	// OnlyPersonRestoresMemoryWords: Settings' "Agents may restore memory
-	// snapshots" is off: a memory restore brings back running processes
-	// with the credentials they held then.
-	OnlyPersonRestoresMemoryWords = "Only the person restores a memory snapshot in this install."
 
 	onlyPersonDeletesHistoryWords = "Only the person deletes a box's history."
 	onlyPersonSettingsWords       = "Only the person changes settings."
@@ -1039,12 +880,6 @@ func agentLeavesOutWords(field string) string {
 	return fmt.Sprintf("An agent makes a box only from a box template, by name: leave out %s.", field)
 }
 
-// AgentsDoNotResetWords: Settings' "Agents may restore their own boxes" is
-// off, and a reset is a restore to a fresh box.
-func AgentsDoNotResetWords(box string) string {
-	return fmt.Sprintf("Agents do not reset boxes by themselves in this install: ask the person to reset %s.", box)
-}
-
 // What a caller cannot see reads as what does not exist, so a guessed ID
 // tells nothing.
 
@@ -1059,8 +894,6 @@ func noSnapshotNamedWords(name, box string) string {
 }
 
 func NoThreadWords(id string) string { return fmt.Sprintf("No thread %s.", id) }
-
-func NoUndoToGoBackWords(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
 
 // Names, notes and text: what a person or an agent may write.
 
@@ -1126,15 +959,9 @@ func LockedWords(backend, box, lock, fix string) string {
 	return fmt.Sprintf("%s left %s locked (%s). %s.", backend, box, lock, strings.TrimSuffix(fix, "."))
 }
 
-func BeingReleasedWords(box string) string { return fmt.Sprintf("%s is being released.", box) }
-
 func releasedTakesNoneWords(box string) string {
 	return fmt.Sprintf("%s is being released: it takes no snapshots.", box)
 }
-
-// BoxIsWords: the box is in a state (stopping, released) that does not
-// allow the change now.
-func BoxIsWords(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
 
 // backendNotInSettingsWords: a backend removed from settings; its records
 // stay until the person forgets them.
@@ -1370,31 +1197,10 @@ func ReplaceTrueWords(box string) string {
 	return fmt.Sprintf("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", box)
 }
 
-func OtherBoxForkInsteadWords(name, box string) string {
-	return fmt.Sprintf("‘%s’ is a snapshot of %s: fork it instead.", name, box)
-}
-
 // CannotBeRestoredOnWords says that a backend's plan restores nothing of
 // the box, in the refusal and the restore dialog.
 func CannotBeRestoredOnWords(box, backend string) string {
 	return fmt.Sprintf("%s cannot be restored on %s.", box, backend)
-}
-
-// GuardNowWords: the guard (work, terminals, the desktop) refuses an agent
-// while it lasts, as only the person may end that work; verb is
-// "restored" or "reset".
-func GuardNowWords(box, verb, guard string) string {
-	return fmt.Sprintf("%s cannot be %s now. %s", box, verb, guard)
-}
-
-// RestoreGuardWords: the guard asks the person to restore anyway, as the
-// restore dialog's button does.
-func RestoreGuardWords(box, guard string) string {
-	return fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", box, guard)
-}
-
-func ResetGuardWords(box, guard string) string {
-	return fmt.Sprintf("Resetting %s also ends this. %s Reset anyway to go on.", box, guard)
 }
 
 // NoUndoNotRestoredWords: a restore takes an undo first, so with none it
@@ -1407,30 +1213,6 @@ func NoUndoNotRestoredWords(box, backend string) string {
 // refusal, and the restore dialog's line).
 func NoUndoCanBeTakenWords(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s.", box, backend)
-}
-
-// NotResetWithoutUndoWords: a reset always takes its undo.
-func NotResetWithoutUndoWords(why string) string { return why + " It is not reset without an undo." }
-
-// NoRoomForUndoWords: the undo's room, reserved before the box stops,
-// refused.
-func NoRoomForUndoWords(room string) string { return "No room for the undo. " + room }
-
-// OrUntickUndoWords: the person can untick the undo instead.
-func OrUntickUndoWords(refused string) string {
-	return refused + " Or untick the undo to restore without one."
-}
-
-func CannotReadLoginsWords(backend, box string) string {
-	return fmt.Sprintf("%s cannot read the logins back from %s's undo: reset it without Keep logins.", backend, box)
-}
-
-func NotFromTemplateWords(box string) string {
-	return fmt.Sprintf("%s was not made from a template here (it was adopted, forked or imported): name a box template to reset it to.", box)
-}
-
-func TemplateElsewhereWords(template, templateBackend, box, boxBackend string) string {
-	return fmt.Sprintf("The box template %s makes boxes on %s; %s is on %s.", template, templateBackend, box, boxBackend)
 }
 
 // Boxes, box templates and presence.

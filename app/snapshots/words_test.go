@@ -230,33 +230,29 @@ func TestRefusalWordsShape(t *testing.T) {
 		notAnUndoWords(sn), cannotBeWords(sn, StateWords(StateTaking), changeWords(ChangeRestore)),
 		stillBeingTakenWords(sn), alreadyDeletingWords(sn), unavailableWords(sn), snapshotIsWords(sn, StateWords(StateLost)),
 		earlierGuestForkOnlyWords(sn, box), heldCopyForkInsteadWords(sn), notKeptWords(sn), outlivesBoxWords(sn),
-		OtherBoxForkInsteadWords(sn, box), SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
+		SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
 		undoNeverAutomaticWords(sn), CannotBeForkedWords(sn, "on "+be),
 	}
 	others := []string{
 		SignInWords, NotAllowedWords, onlyPersonExportsWords, onlyPersonImportsWords, onlyPersonSharesWords,
 		onlyPersonKeepsWords, onlyPersonRenamesWords, onlyPersonAdoptsWords,
-		OnlyPersonRestoresMemoryWords, onlyPersonDeletesHistoryWords, onlyPersonSettingsWords,
+		onlyPersonDeletesHistoryWords, onlyPersonSettingsWords,
 		agentNamesTemplateWords,
 		notByItselfWords("restore"), onlyPersonForksExecutionWords(box), onlyThreadReleasesWords(box),
-		agentLeavesOutWords("command"), AgentsDoNotResetWords(box),
+		agentLeavesOutWords("command"),
 		noSnapshotWords("sn123"), noBoxWords(box), noOperationWords("op123"), NoThreadWords("th1"),
-		NoUndoToGoBackWords(box),
 		nameEmptyWords, nameControlWords, noteNotTextWords, nameTakenWords, nameTooLongWords(80, 81), noteTooLongWords(2000),
 		notUTF8Words("A note"), lineControlWords("A box's name"), textControlWords("A note"),
 		MachineNameWords("A box's name"),
-		requestIDUsedWords("rq1", OpTake, "op123"), BeingReleasedWords(box), releasedTakesNoneWords(box),
-		BoxIsWords(box, BoxReleasing), backendNotInSettingsWords(be),
+		requestIDUsedWords("rq1", OpTake, "op123"), releasedTakesNoneWords(box),
+		backendNotInSettingsWords(be),
 		noAnswerWords(be, box), guestGoneWords(box, "Proxmox"),
 		diskOnlyWords(box), storageFullWords(be, 91, 85, ""), storageFullWords(be, 91, 85, deleteWords([]string{"‘a’ of b"}, 0)),
 		metadataFullWords(be, 81, 80, deleteWords(nil, 1)), perBoxLimitWords(box, 5, 5, ""),
 		keptUndoCountsWords(box, 5, 5, deleteWords([]string{"‘" + sn + "’"}, 0)), priceUnknownOnlyPersonWords("boat.dev"),
 		keepFromTodayWords, keepAtMostWords(365), KeepDaysWords(365), CannotBeKeptWords(box),
-		ReplaceTrueWords(box), CannotBeRestoredOnWords(box, be), GuardNowWords(box, "restored", "Work is unsaved."),
-		RestoreGuardWords(box, "Work is unsaved."), ResetGuardWords(box, "Work is unsaved."),
-		NoUndoNotRestoredWords(box, be), NoUndoCanBeTakenWords(box, be), NotResetWithoutUndoWords(NoUndoCanBeTakenWords(box, be)),
-		NoRoomForUndoWords(storageFullWords(be, 91, 85, "")), OrUntickUndoWords(NoRoomForUndoWords(storageFullWords(be, 91, 85, ""))),
-		CannotReadLoginsWords(be, box), NotFromTemplateWords(box), TemplateElsewhereWords("dev", be, box, "local"),
+		ReplaceTrueWords(box), CannotBeRestoredOnWords(box, be),
+		NoUndoNotRestoredWords(box, be), NoUndoCanBeTakenWords(box, be),
 		BoxExistsWords(box),
 		ShareDaysWords(30),
 		HistoryGiBWords(1000), historyDaysWords(30), checkSecondsWords(be, 10, 3600),
@@ -306,17 +302,12 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 }
 
-// TestLogWordsFromSpec: the box log's words for a restore asked and a
-// fork's new box read word for word as the person is meant to read them
-// ("bb-box" is boxsnap here).
+// TestLogWordsFromSpec: the box log's words for a fork's new box read word
+// for word as the person is meant to read them ("bb-box" is boxsnap here).
 func TestLogWordsFromSpec(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
 	for _, c := range []struct{ event, got, want string }{
-		// restore-asked: the snapshot, and "no undo".
-		{"restore-asked", LogRestoreAskedWords("before the migration", "", true, ""), "to ‘before the migration’, no undo"},
-		{"restore-asked", LogRestoreAskedWords("before the migration", "before the restore at 10:42", false, ""),
-			"to ‘before the migration’; undo ‘before the restore at 10:42’"},
 		// The new box's own log starts with made, "Forked from (source),
 		// (snapshot) (taken …)".
 		{"made", logForkedFromWords("amber-fox", "before the migration", at, time.UTC),
@@ -348,8 +339,6 @@ func logWordsForShape() (named, others []string) {
 	named = []string{
 		logTakenWords(sn, id, "disk", time.Second), logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
 		logHeldUndoTakenWords(sn, id, "vm-9", "pve-1"), logTakeFailedWords(sn, "no room"), logTakeIncompleteWords(sn, "no room"),
-		LogRestoreAskedWords(sn, "", true, ""), LogRestoreAskedWords(sn, "u", false, ", on a yes given by the person at 10:42"),
-		LogRestoreAskedWords(sn, "", false, ""), LogRestoredWords(sn, at, "", &providers.BoxSize{Cores: 2, MemoryBytes: 2 << 30}, time.UTC),
 		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
 		logForkWords(sn, box), logForkFailedWords(sn, box, "no room"), logForkedFromWords(box, sn, at, time.UTC),
 		logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
@@ -359,10 +348,9 @@ func logWordsForShape() (named, others []string) {
 	}
 	others = []string{
 		LogMadeOnWords("this host"), logEarlierGuestDeletedWords(box, "vm-9"),
-		LogEarlierGuestWords("vm-9", box, 2, "vm-10"), LogReleasedWords, LogHistorySettingsWords(nil),
+		LogReleasedWords, LogHistorySettingsWords(nil),
 		LogHistorySettingsWords(&yes), LogHistorySettingsWords(&no),
-		LogSetStraightWords("the restore", nil, ""),
-		LogSetStraightWords("the restore", []string{"its keys"}, ""), LogTrashedWords(at, "", "", time.UTC),
+		LogTrashedWords(at, "", "", time.UTC),
 		LogTrashedWords(at, "final", "", time.UTC), LogTrashedWords(at, "", "pve-1 takes no snapshots of it", time.UTC),
 		LogUntrashedWords(true), LogUntrashedWords(false),
 	}
@@ -452,23 +440,12 @@ func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	e := errors.New("pve-1 does not answer")
 	words := []string{
-		failSnapshotGone, FailTargetGone, failTakeSnapshotGone, failTakeBoxGone,
-		FailNothingChangedWords(snapshotIsWords("a", "lost")), failLabelRefusedWords("pve-1", e), failPartExistsWords("no room"),
-		deletePartWayWords(e), FailUndoWords("no room", ""), FailUndoWords("no room", "it is locked"),
+		failSnapshotGone, failTakeSnapshotGone, failTakeBoxGone,
+		failLabelRefusedWords("pve-1", e), failPartExistsWords("no room"),
+		deletePartWayWords(e),
 		failForkRecordWords("amber-fox-fork", e),
-		ResetUnfinishedWords(ResetWhyUndo(e)), ResetUnfinishedWords(ResetWhyStop(e)), ResetUnfinishedWords(ResetWhyNoUndo(ResetWhyFresh(e))),
-		ResetUnfinishedWords(ResetWhyAccess(e)), ResetUnfinishedWords(ResetWhyStart(e)),
-		ResetNotBackWords(ResetWhyFresh(e), "amber-fox", e, "before the reset at 10:42"),
-		ResetUndoneWords(ResetWhyFresh(e), "amber-fox", "before the reset at 10:42"),
-		LogThenWords(ResetUnfinishedWords(ResetWhyStop(e)), ObservedNothingChanged),
 	}
-	observed := []string{ObservedNothingChanged, observedAlreadyGone,
-		ObservedRestoreWords(ObservedFilesRestoredAccess, ObservedBoxStartedAgain), ObservedResetStopped, ObservedMayBeFresh, ObservedFreshNoLogins, ObservedAsBeforeReset,
-		ObservedNoAnswerWords("pve-1", "rollback"),
-		ObservedRestoreWords(ObservedFilesAsTheyWere, ObservedBoxStartedAgain), ObservedRestoreWords(ObservedFilesPutBack, ObservedBoxRuns),
-		ObservedRestoreWords(ObservedFilesRestored, ObservedStartFailedWords("it is locked")),
-		ObservedRestoreWords(ObservedFilesPartWayWords(ObservedUndoNotReady), ObservedBoxStoppedAsBefore),
-		ObservedRestoreWords(ObservedFilesPartWayWords(ObservedNoUndo), ""), ObservedRestoreWords(ObservedFilesRestored, "")}
+	observed := []string{observedAlreadyGone}
 	for _, w := range append(words, observed...) {
 		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") || strings.Contains(w, "..") || strings.Contains(w, "%!") {
 			t.Errorf("%q: empty, spaces at an end or doubled, two full stops, or a verb of fmt left over", w)
@@ -501,10 +478,6 @@ func TestUnfinishedWords(t *testing.T) {
 	for _, c := range []struct{ what, why, observed, want string }{
 		{"The fork", "pve-1 does not answer.", "", "The fork did not finish: pve-1 does not answer."},
 		{"The restore of amber-fox", "", "", "The restore of amber-fox did not finish."},
-		{"The restore", FailUndoWords("no room", ""), ObservedNothingChanged,
-			"The restore did not finish: could not take the undo: no room; boxsnap then observed: nothing changed."},
-		{"The restore at 10:42", LogRestoreFailedWords("a", "adopt", "it did not finish in time", ObservedRestoreWords(ObservedFilesAsTheyWere, ObservedBoxStartedAgain)), "",
-			"The restore at 10:42 did not finish: to ‘a’ stopped at adopt: it did not finish in time; boxsnap then observed: the files are as they were and the box was started again."},
 	} {
 		if got := UnfinishedWords(c.what, c.why, c.observed); got != c.want {
 			t.Errorf("UnfinishedWords(%q, %q, %q)\n got %q\nwant %q", c.what, c.why, c.observed, got, c.want)

@@ -79,7 +79,7 @@ func (s *Restores) restoreEligibleNow(ctx context.Context, b *snapshots.Box, sn 
 		return err
 	}
 	if b.State != snapshots.BoxReady {
-		return refusal(snapshots.CodeBusy, snapshots.BeingReleasedWords(b.Name))
+		return refusal(snapshots.CodeBusy, beingReleasedWords(b.Name))
 	}
 	return s.k.Unsettled(ctx, s.st.Pool, b)
 }

@@ -121,7 +121,7 @@ func (s *Resets) Reset(ctx context.Context, c snapshots.Caller, req ResetRequest
 		return nil, err
 	}
 	if c.Kind == snapshots.CallerAgent && !settings.AgentsMayRestore {
-		return nil, refusal(snapshots.CodeForbidden, snapshots.AgentsDoNotResetWords(b.Name))
+		return nil, refusal(snapshots.CodeForbidden, agentsDoNotResetWords(b.Name))
 	}
 	if b.IsExecutionMachine() {
 		return nil, refusal(snapshots.CodeGuard, s.r.executionMachineWords(ctx, c, b))
@@ -134,7 +134,7 @@ func (s *Resets) Reset(ctx context.Context, c snapshots.Caller, req ResetRequest
 		return nil, refusal(snapshots.CodeCannot, snapshots.ResetNotBuiltWords(be, b))
 	}
 	if _, ok := be.Snap.(providers.Browser); req.KeepLogins && !ok {
-		return nil, refusal(snapshots.CodePlan, snapshots.CannotReadLoginsWords(be.Label, b.Name))
+		return nil, refusal(snapshots.CodePlan, cannotReadLoginsWords(be.Label, b.Name))
 	}
 	p := resetParams{KeepLogins: req.KeepLogins}
 	if req.KeepLogins {
@@ -152,7 +152,7 @@ func (s *Resets) Reset(ctx context.Context, c snapshots.Caller, req ResetRequest
 		if why == "" {
 			why = snapshots.NoUndoCanBeTakenWords(b.Name, be.Label)
 		}
-		return nil, &snapshots.Refusal{Code: snapshots.CodePlan, Words: snapshots.NotResetWithoutUndoWords(why), TryAgain: plan.Take.TryAgain}
+		return nil, &snapshots.Refusal{Code: snapshots.CodePlan, Words: notResetWithoutUndoWords(why), TryAgain: plan.Take.TryAgain}
 	}
 	if err := s.k.RoomFor(ctx, c, b, be, plan, settings, plan.Take.AddsBytes); err != nil {
 		return nil, undoRoomWords(snapshots.Agent(""), err) // a reset always takes its undo
@@ -160,9 +160,9 @@ func (s *Resets) Reset(ctx context.Context, c snapshots.Caller, req ResetRequest
 	if guard := s.r.Guard(ctx, c, b); len(guard) > 0 && !req.Force {
 		w := strings.Join(guard, " ")
 		if c.Kind == snapshots.CallerAgent {
-			return nil, &snapshots.Refusal{Code: snapshots.CodeGuard, TryAgain: true, Words: snapshots.GuardNowWords(b.Name, "reset", w)}
+			return nil, &snapshots.Refusal{Code: snapshots.CodeGuard, TryAgain: true, Words: guardNowWords(b.Name, "reset", w)}
 		}
-		return nil, &snapshots.Refusal{Code: snapshots.CodeGuard, Words: snapshots.ResetGuardWords(b.Name, w)}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeGuard, Words: resetGuardWords(b.Name, w)}
 	}
 	if st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b)); err == nil {
 		p.WasRunning = st.Running
@@ -174,7 +174,7 @@ func (s *Resets) Reset(ctx context.Context, c snapshots.Caller, req ResetRequest
 			return err
 		}
 		if b.State != snapshots.BoxReady {
-			return refusal(snapshots.CodeBusy, snapshots.BoxIsWords(b.Name, b.State))
+			return refusal(snapshots.CodeBusy, boxIsWords(b.Name, b.State))
 		}
 		if err := s.k.Unsettled(ctx, tx, b); err != nil {
 			return err
@@ -202,7 +202,7 @@ func (s *Resets) resetSource(ctx context.Context, b *snapshots.Box, name string,
 	if name == "" {
 		mf, err := s.st.MadeFromByBox(ctx, s.st.Pool, b.ID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return refusal(snapshots.CodeInvalid, snapshots.NotFromTemplateWords(b.Name))
+			return refusal(snapshots.CodeInvalid, notFromTemplateWords(b.Name))
 		}
 		if err != nil {
 			return fmt.Errorf("read what %s was made from: %w", b.Name, err)
@@ -223,7 +223,7 @@ func (s *Resets) resetSource(ctx context.Context, b *snapshots.Box, name string,
 		return err
 	}
 	if t.Backend != b.BackendID {
-		return refusal(snapshots.CodeInvalid, snapshots.TemplateElsewhereWords(t.Name, t.Backend, b.Name, b.BackendID))
+		return refusal(snapshots.CodeInvalid, templateElsewhereWords(t.Name, t.Backend, b.Name, b.BackendID))
 	}
 	p.Template, p.Source, p.Command = t.Name, t.Source, t.Command
 	return nil
@@ -239,11 +239,11 @@ func (s *Resets) runReset(ctx context.Context, op *snapshots.Operation, p resetP
 	}
 	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
-		return ResetResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), snapshots.ObservedNothingChanged)
+		return ResetResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), observedNothingChanged)
 	}
 	rs, ok := be.Snap.(providers.Resetter)
 	if !ok {
-		return ResetResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, snapshots.ResetNotBuiltWords(be, b), snapshots.ObservedNothingChanged)
+		return ResetResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, snapshots.ResetNotBuiltWords(be, b), observedNothingChanged)
 	}
 	steps := []string{string(providers.StepUndo), snapshots.StepStop, snapshots.StepReset, snapshots.StepLogins, snapshots.StepStart, snapshots.StepUndos}
 	start := 0
@@ -272,7 +272,7 @@ func (s *Resets) runReset(ctx context.Context, op *snapshots.Operation, p resetP
 				if ctx.Err() != nil {
 					return ResetResult{}, ctx.Err()
 				}
-				return ResetResult{}, s.resetFailed(ctx, op, b, snapshots.ResetWhyUndo(err), snapshots.ObservedNothingChanged)
+				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyUndo(err), observedNothingChanged)
 			}
 			undo = u
 		case snapshots.StepStop:
@@ -280,7 +280,7 @@ func (s *Resets) runReset(ctx context.Context, op *snapshots.Operation, p resetP
 				if ctx.Err() != nil {
 					return ResetResult{}, ctx.Err()
 				}
-				return ResetResult{}, s.resetFailed(ctx, op, b, snapshots.ResetWhyStop(err), snapshots.ObservedNothingChanged)
+				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyStop(err), observedNothingChanged)
 			}
 		case snapshots.StepReset:
 			if stop, err := s.freshBox(ctx, op, b, be, rs, undo, p); stop {
@@ -306,7 +306,7 @@ func (s *Resets) runReset(ctx context.Context, op *snapshots.Operation, p resetP
 				if ctx.Err() != nil {
 					return ResetResult{}, ctx.Err()
 				}
-				return ResetResult{}, s.resetFailed(ctx, op, b, snapshots.ResetWhyStart(err), snapshots.ObservedResetStopped)
+				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyStart(err), observedResetStopped)
 			}
 		case snapshots.StepUndos:
 			replaced, err := s.r.replaceUndos(ctx, op, b, be, "")
@@ -348,18 +348,18 @@ func (s *Resets) freshBox(ctx context.Context, op *snapshots.Operation, b *snaps
 		if ctx.Err() != nil {
 			return true, ctx.Err()
 		}
-		return true, s.undoReset(ctx, op, b, be, undo, p, snapshots.ResetWhyFresh(err))
+		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyFresh(err))
 	}
 	if err := s.r.SetStraight(ctx, op.ID, b, be, "the reset"); err != nil {
-		return true, s.undoReset(ctx, op, b, be, undo, p, snapshots.ResetWhyAccess(err))
+		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyAccess(err))
 	}
 	s.clearHead(ctx, b.ID)
 	return false, nil
 }
 
 func (s *Resets) resetFailed(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, words, observed string) error {
-	words = snapshots.ResetUnfinishedWords(words)
-	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetFailed, snapshots.CallerOf(op), snapshots.LogThenWords(words, observed), "", op.ID, nil)
+	words = resetUnfinishedWords(words)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetFailed, snapshots.CallerOf(op), logThenWords(words, observed), "", op.ID, nil)
 	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observed)
 }
 
@@ -368,7 +368,7 @@ func (s *Resets) resetFailed(ctx context.Context, op *snapshots.Operation, b *sn
 // undoes itself, and says why.
 func (s *Resets) undoReset(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, undo *snapshots.Snapshot, p resetParams, why string) error {
 	if undo == nil {
-		return s.resetFailed(ctx, op, b, snapshots.ResetWhyNoUndo(why), snapshots.ObservedMayBeFresh)
+		return s.resetFailed(ctx, op, b, resetWhyNoUndo(why), observedMayBeFresh)
 	}
 	g := snapshots.GuestOf(b)
 	ref := snapshots.RefOf(undo, b)
@@ -390,13 +390,13 @@ func (s *Resets) undoReset(ctx context.Context, op *snapshots.Operation, b *snap
 		return nil
 	}
 	if err := back(); err != nil {
-		words := snapshots.ResetNotBackWords(why, b.Name, err, undo.Name)
+		words := resetNotBackWords(why, b.Name, err, undo.Name)
 		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetFailed, snapshots.CallerOf(op), words, undo.ID, op.ID, nil)
-		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, snapshots.ObservedFreshNoLogins)
+		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observedFreshNoLogins)
 	}
-	words := snapshots.ResetUndoneWords(why, b.Name, undo.Name)
+	words := resetUndoneWords(why, b.Name, undo.Name)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetUndone, snapshots.CallerOf(op), words, undo.ID, op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, snapshots.ObservedAsBeforeReset)
+	return s.k.Finish(ctx, op, snapshots.OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
 }
 
 // carryLogins writes each login file the undo holds in a home-like folder
@@ -530,7 +530,7 @@ func (s *Resets) UndoNewest(ctx context.Context, c snapshots.Caller, boxRef, req
 	}
 	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(snapshots.CodeNotFound, snapshots.NoUndoToGoBackWords(b.Name))
+		return nil, refusal(snapshots.CodeNotFound, noUndoToGoBackWords(b.Name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)

@@ -166,7 +166,7 @@ func (s *Restores) Restore(ctx context.Context, c snapshots.Caller, req snapshot
 	// own box when Settings turns "Agents may restore their own boxes" off.
 	askFirst := c.Kind == snapshots.CallerAgent && req.Consent == nil && !req.DryRun && (execution || !settings.AgentsMayRestore)
 	if sn.BoxID != b.ID {
-		return nil, refusal(snapshots.CodePlan, snapshots.OtherBoxForkInsteadWords(sn.Name, sn.BoxName))
+		return nil, refusal(snapshots.CodePlan, otherBoxForkInsteadWords(sn.Name, sn.BoxName))
 	}
 	if sn.Guest == "earlier" {
 		// Its guest is not the box's: only its own words say why (step 1).
@@ -219,7 +219,7 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 func (s *Restores) runRestore(ctx context.Context, op *snapshots.Operation, p restoreParams) (RestoreResult, error) {
 	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, snapshots.PinTarget(op))
 	if err != nil {
-		return RestoreResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, snapshots.FailTargetGone, "")
+		return RestoreResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failTargetGone, "")
 	}
 	b, err := s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
@@ -227,7 +227,7 @@ func (s *Restores) runRestore(ctx context.Context, op *snapshots.Operation, p re
 	}
 	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
-		return RestoreResult{}, s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), snapshots.ObservedNothingChanged)
+		return RestoreResult{}, s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
 	}
 	r := newRestoreRun(op, p, sn, b, be, s.k.TimeZone(ctx))
 	if !r.resuming {
@@ -237,7 +237,7 @@ func (s *Restores) runRestore(ctx context.Context, op *snapshots.Operation, p re
 			return RestoreResult{}, err
 		}
 		if err := snapshots.Eligible(sn, snapshots.ChangeRestore, blocking, s.now(), r.tz); err != nil {
-			return RestoreResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, snapshots.FailNothingChangedWords(err.Error()), "")
+			return RestoreResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failNothingChangedWords(err.Error()), "")
 		}
 	}
 	start := restoreStart(op, p.Order)
@@ -290,7 +290,7 @@ func newRestoreRun(op *snapshots.Operation, p restoreParams, sn *snapshots.Snaps
 		caller: snapshots.CallerOf(op), tz: tz, wasRunning: true,
 		memory: sn.Holds == string(providers.HoldsDiskAndMemory)}
 	// A restore on the person's yes says so in the box log.
-	if w := snapshots.ConsentWords(op, tz); w != "" {
+	if w := consentWords(op, tz); w != "" {
 		r.yes = ", " + w
 	}
 	if op.BoxRan != nil {
@@ -339,7 +339,7 @@ func (s *Restores) restoreAskedBefore(ctx context.Context, r *restoreRun) error 
 		}
 	}
 	if r.p.NoUndo && !r.asked {
-		s.k.Log(ctx, s.st.Pool, r.b.ID, snapshots.EvRestoreAsked, r.caller, snapshots.LogRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, r.b.ID, snapshots.EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
 		r.asked = true
 	}
 	return nil
@@ -437,11 +437,11 @@ func (s *Restores) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (s
 			return true, ctx.Err() // the worker stops: the restore resumes at its undo
 		}
 		// Bring the box back as it was before saying so.
-		words := snapshots.FailUndoWords(snapshots.TaskFailedWords(op, err.Error()), "")
+		words := failUndoWords(snapshots.TaskFailedWords(op, err.Error()), "")
 		return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, nil, r.wasRunning, words)
 	}
 	if !r.asked {
-		s.k.Log(ctx, s.st.Pool, r.b.ID, snapshots.EvRestoreAsked, r.caller, snapshots.LogRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, r.b.ID, snapshots.EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	return false, nil
@@ -455,7 +455,7 @@ func (s *Restores) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (s
 func (s *Restores) restoreBackendStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
 	op, b, step := r.op, r.b, r.p.Order[i]
 	if !r.asked {
-		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestoreAsked, r.caller, snapshots.LogRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	if step == providers.StepStart {
@@ -484,7 +484,7 @@ func (s *Restores) restoreBackendStep(ctx context.Context, r *restoreRun, i int)
 			return true, ctx.Err() // the worker stops: the restore resumes from this step
 		}
 		if errors.Is(err, providers.ErrUnreachable) {
-			return true, s.k.Finish(ctx, op, snapshots.OpUnknown, nil, err.Error(), snapshots.ObservedNoAnswerWords(snapshots.HostWords(b, r.be), string(step)))
+			return true, s.k.Finish(ctx, op, snapshots.OpUnknown, nil, err.Error(), observedNoAnswerWords(snapshots.HostWords(b, r.be), string(step)))
 		}
 		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, snapshots.TaskFailedWords(op, err.Error()))
 	}
@@ -531,7 +531,7 @@ func (s *Restores) restoreDone(ctx context.Context, r *restoreRun) (RestoreResul
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
-	words := snapshots.LogRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
+	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
 	s.k.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestored, r.caller, words, sn.ID, op.ID, res)
 	return res, nil
@@ -578,29 +578,29 @@ func (s *Restores) restoreFailedAt(ctx context.Context, op *snapshots.Operation,
 	// rollback).
 	done := func(st providers.RestoreStep) bool { return slices.Contains(order[:i], st) }
 	rec := s.ops.Recorder(op)
-	files := snapshots.ObservedFilesAsTheyWere
+	files := observedFilesAsTheyWere
 	switch {
 	case step == providers.StepRollback && !errors.Is(stepErr, providers.ErrRefused):
 		files = s.putBackFromUndo(ctx, op, b, be, rec)
 	case done(providers.StepRollback):
-		files = snapshots.ObservedFilesRestored
+		files = observedFilesRestored
 		if step == providers.StepAccess {
-			files = snapshots.ObservedFilesRestoredAccess
+			files = observedFilesRestoredAccess
 		}
 		s.k.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // its files are the target's
 	}
 	box := ""
 	switch {
 	case step == providers.StepStart:
-		box = snapshots.ObservedStartFailedWords(stepErr.Error())
+		box = observedStartFailedWords(stepErr.Error())
 	case (step == providers.StepStop || done(providers.StepStop)) && !done(providers.StepStart):
 		box = s.startAgain(ctx, be, b, snapshots.RefOf(sn, b), wasRunning, rec)
 	case done(providers.StepStart):
-		box = snapshots.ObservedBoxRuns
+		box = observedBoxRuns
 	}
-	observed := snapshots.ObservedNothingChanged
-	if files != snapshots.ObservedFilesAsTheyWere || box != "" {
-		observed = snapshots.ObservedRestoreWords(files, box)
+	observed := observedNothingChanged
+	if files != observedFilesAsTheyWere || box != "" {
+		observed = observedRestoreWords(files, box)
 	}
 	return s.restoreFailed(ctx, op, b, sn, &be, string(step), words, observed)
 }
@@ -610,31 +610,31 @@ func (s *Restores) restoreFailedAt(ctx context.Context, op *snapshots.Operation,
 func (s *Restores) putBackFromUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, rec providers.Recorder) string {
 	s.undoOfRun(ctx, op)
 	if op.UndoID == nil {
-		return snapshots.ObservedFilesPartWayWords(snapshots.ObservedNoUndo)
+		return observedFilesPartWayWords(observedNoUndo)
 	}
 	u, err := s.k.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 	if err != nil || u.State != snapshots.StateReady {
-		return snapshots.ObservedFilesPartWayWords(snapshots.ObservedUndoNotReady)
+		return observedFilesPartWayWords(observedUndoNotReady)
 	}
 	if _, err := be.Snap.RestoreSnapshot(ctx, snapshots.GuestOf(b), snapshots.RefOf(u, b), providers.StepRollback, rec); err != nil {
-		return snapshots.ObservedFilesPartWayWords(err.Error())
+		return observedFilesPartWayWords(err.Error())
 	}
-	return snapshots.ObservedFilesPutBack
+	return observedFilesPutBack
 }
 
 // startAgain starts a box a failed restore stopped, or may have, if it was
 // running before, and says whether it runs.
 func (s *Restores) startAgain(ctx context.Context, be snapshots.Backend, b *snapshots.Box, ref providers.SnapshotRef, wasRunning bool, rec providers.Recorder) string {
 	if runs, err := s.guestRuns(ctx, be, b); err == nil && runs {
-		return snapshots.ObservedBoxRuns
+		return observedBoxRuns
 	}
 	if !wasRunning {
-		return snapshots.ObservedBoxStoppedAsBefore
+		return observedBoxStoppedAsBefore
 	}
 	if _, err := be.Snap.RestoreSnapshot(ctx, snapshots.GuestOf(b), ref, providers.StepStart, rec); err != nil {
-		return snapshots.ObservedStartFailedWords(err.Error())
+		return observedStartFailedWords(err.Error())
 	}
-	return snapshots.ObservedBoxStartedAgain
+	return observedBoxStartedAgain
 }
 
 // guestRuns says whether the box's guest runs now: the backend's own cheap
@@ -752,9 +752,9 @@ func undoRoomWords(c snapshots.Caller, err error) error {
 	if !ok {
 		return err
 	}
-	words := snapshots.NoRoomForUndoWords(r.Words)
+	words := noRoomForUndoWords(r.Words)
 	if c.IsPerson() {
-		words = snapshots.OrUntickUndoWords(words)
+		words = orUntickUndoWords(words)
 	}
 	return &snapshots.Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: words}
 }
@@ -767,7 +767,7 @@ func undoPriceWords(c snapshots.Caller, err error) error {
 	if !ok || !c.IsPerson() {
 		return err
 	}
-	return &snapshots.Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: snapshots.OrUntickUndoWords(r.Words)}
+	return &snapshots.Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: orUntickUndoWords(r.Words)}
 }
 
 // restoreMayBe checks that c may restore sn on b at all, with settings:
@@ -777,7 +777,7 @@ func undoPriceWords(c snapshots.Caller, err error) error {
 func (s *Restores) restoreMayBe(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, noUndo bool, settings snapshots.Settings) (execution bool, err error) {
 	if c.Kind == snapshots.CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
 		// Refused, not asked for: the form's two cases are not this one.
-		return false, refusal(snapshots.CodeForbidden, snapshots.OnlyPersonRestoresMemoryWords)
+		return false, refusal(snapshots.CodeForbidden, onlyPersonRestoresMemoryWords)
 	}
 	execution = ThreadsRunOn(c, b)
 	if execution && !settings.ExecutionMachineRestores {
@@ -822,10 +822,10 @@ func restoreGuarded(c snapshots.Caller, b *snapshots.Box, guard []string, req sn
 		w := strings.Join(guard, " ")
 		if c.Kind == snapshots.CallerAgent {
 			return &snapshots.Refusal{Code: snapshots.CodeGuard, TryAgain: true,
-				Words: snapshots.GuardNowWords(b.Name, "restored", w)}
+				Words: guardNowWords(b.Name, "restored", w)}
 		}
 		return &snapshots.Refusal{Code: snapshots.CodeGuard,
-			Words: snapshots.RestoreGuardWords(b.Name, w)}
+			Words: restoreGuardWords(b.Name, w)}
 	}
 	return nil
 }
@@ -858,7 +858,7 @@ func (s *Restores) admitRestore(ctx context.Context, c snapshots.Caller, req sna
 			return err
 		}
 		if b.State != snapshots.BoxReady {
-			return refusal(snapshots.CodeBusy, snapshots.BeingReleasedWords(b.Name))
+			return refusal(snapshots.CodeBusy, beingReleasedWords(b.Name))
 		}
 		if err := s.k.Unsettled(ctx, tx, b); err != nil {
 			return err

@@ -60,13 +60,13 @@ func (s *Restores) SetStraight(ctx context.Context, opID string, b *snapshots.Bo
 	var locked *providers.LockedError
 	switch {
 	case errors.As(err, &locked):
-		words := snapshots.LogSetStraightWords(after, did, snapshots.LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix))
+		words := logSetStraightWords(after, did, snapshots.LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix))
 		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvSetStraight, snapshots.System("a restore's last step"), words, "", opID, nil)
 		return nil
 	case err != nil:
 		return err
 	}
-	words := snapshots.LogSetStraightWords(after, did, "")
+	words := logSetStraightWords(after, did, "")
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvSetStraight, snapshots.System("a restore's last step"), words, "", opID, nil)
 	return nil
 }
@@ -160,7 +160,7 @@ func (s *Restores) swapStep(ctx context.Context, op *snapshots.Operation, b *sna
 			// The swap is recorded; only the log's count is missing.
 			s.logger.Warn("count the snapshots on an earlier guest", "box", b.Name, "err", err)
 		}
-		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvHeldCopyMade, snapshots.CallerOf(op), snapshots.LogEarlierGuestWords(g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvHeldCopyMade, snapshots.CallerOf(op), logEarlierGuestWords(g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
 		return nb, nil
 	}
 	return b, fmt.Errorf("swap step %q: %w", step, providers.ErrUnsupported)
