@@ -396,7 +396,7 @@ func (s *Resets) undoReset(ctx context.Context, op *snapshots.Operation, b *snap
 	}
 	words := resetUndoneWords(why, b.Name, undo.Name)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetUndone, snapshots.CallerOf(op), words, undo.ID, op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
+	return s.r.kinds.Reset.EndWith(ctx, op, snapshots.OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
 }
 
 // carryLogins writes each login file the undo holds in a home-like folder
