@@ -1,7 +1,7 @@
 // Package snapshots is boxsnap's core: snapshot records and their states,
 // boxes and threads, what each kind of operation does and its steps,
-// eligible and mayAct, the limits, names, the restore's steps, the box log
-// and the admission of room. Its operations run on the engine of package
+// eligible and mayAct, the limits, names, the step names a restore and a
+// reset record, the box log and the admission of room. Its operations run on the engine of package
 // operations (one at a time per box, on River): kinds.go registers each
 // kind's runner with its typed parameters and result (Kinds), and admits
 // an operation in the same transaction as the records it changes. The
