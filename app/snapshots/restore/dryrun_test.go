@@ -1,4 +1,4 @@
-package snapshots_test
+package restore_test
 
 import (
 	"context"
