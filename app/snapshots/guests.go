@@ -26,7 +26,7 @@ func (s *Service) lastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*pro
 	return &g, nil
 }
 
-// releaseGuest deletes a guest that is not the box's own (an earlier
+// ReleaseGuest deletes a guest that is not the box's own (an earlier
 // guest), its stop's and destroy's tasks left to the job's snooze where the
 // backend can leave them (providers.TaskReleaser) and rec snoozes.
 func (s *Kernel) ReleaseGuest(ctx context.Context, be Backend, g providers.Guest, rec providers.Recorder) error {

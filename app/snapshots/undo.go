@@ -13,8 +13,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// takeUndo takes a restore's undo, named "before the restore at 11:02", or
-// finds the one a restart cut short.
+// TakeUndo takes a restore's or a reset's undo, named "before the restore
+// at 11:02", or finds the one a restart cut short.
 func (s *Service) TakeUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
 	undo, err := s.recordUndo(ctx, op, b, be)
 	if err != nil || undo.State == StateReady {
