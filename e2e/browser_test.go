@@ -172,7 +172,7 @@ func TestBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The restore waits at its stop: its target stays pinned.
-		if _, err := e.s.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: target.ID}); err != nil {
+		if _, err := e.s.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: target.ID}); err != nil {
 			t.Fatal(err)
 		}
 		e.gotoPage(t, "/boxes/snapshots?q=hazel-heron&select=1")

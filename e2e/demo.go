@@ -154,7 +154,7 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 			clean = sn.ID
 		}
 	}
-	if op, err = s.Core.Restore(ctx, owner, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: clean}); err != nil {
+	if op, err = s.Restores.Restore(ctx, owner, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: clean}); err != nil {
 		return nil, err
 	}
 	if op, err = s.Wait(ctx, op); err != nil {

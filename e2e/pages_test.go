@@ -160,7 +160,7 @@ func TestNowRowAndRestoredMark(t *testing.T) {
 	}
 	// Undo: restore the undo. The mark moves; the notice says what the
 	// undo held.
-	op, err := e.s.Core.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: undo.ID})
+	op, err := e.s.Restores.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: undo.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestBrowserMenuStaysOpenWhileCardRefreshes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: sn.ID}); err != nil {
+	if _, err := e.s.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: sn.ID}); err != nil {
 		t.Fatal(err)
 	}
 	e.gotoPage(t, "/boxes/hazel-heron")

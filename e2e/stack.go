@@ -25,6 +25,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -61,6 +62,8 @@ type Stack struct {
 	Core *snapshots.Service
 	// Taker is the core's take.
 	Taker *take.Take
+	// Restores is the core's restores, resets and their undos.
+	Restores *restore.Restores
 	// Boxes is the boxes and threads, on Core.
 	Boxes *boxes.Boxes
 	// Sweeps are the core's periodic work.
@@ -128,7 +131,11 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Logger: logger})
+	rs, err := restore.New(core, restore.Options{Store: st, Taker: core, Templates: bx, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Straight: rs, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -136,12 +143,12 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	core.UseRestorePreview(cont)
-	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Logger: logger})
+	rs.UseRestorePreview(cont)
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Restores: rs, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
-	core.UseApprovals(ap)
+	rs.UseApprovals(ap)
 	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
 	if err != nil {
 		return nil, err
@@ -155,6 +162,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
+	rs.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -173,7 +181,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Taker: tk, Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	s := &Stack{Core: core, Restores: rs, Taker: tk, Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
 		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
@@ -189,7 +197,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		jobsUI = ui
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	w, err := web.New(web.Options{Auth: a, Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

@@ -69,7 +69,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		return nil, err
 	}
 	sc.SlowTarget = list[0].Snapshots[0].ID
-	if _, err := s.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: sc.SlowTarget}); err != nil {
+	if _, err := s.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: sc.SlowTarget}); err != nil {
 		return nil, err
 	}
 	if _, _, err := s.Taker.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: slow.Name, Name: "after the upgrade"}); err != nil {
@@ -196,7 +196,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	if err := s.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
 		return nil, err
 	}
-	_, err = s.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "sage-wren", Snapshot: wren.ID, Replace: true})
+	_, err = s.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "sage-wren", Snapshot: wren.ID, Replace: true})
 	asked, ok := approvals.AsAsked(err)
 	if !ok {
 		return nil, fmt.Errorf("sage-wren's request: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
@@ -21,6 +22,8 @@ type Options struct {
 	// Take is the take: a snapshot of a box, and the result of its
 	// operation.
 	Take *take.Take
+	// Restores is a box's restore, its dry run and undo, and its reset.
+	Restores *restore.Restores
 	// Contents is the core's look inside snapshots and their moves: files,
 	// comparisons, exports, imports and share codes.
 	Contents *contents.Contents
@@ -44,6 +47,7 @@ type Options struct {
 type server struct {
 	core      *snapshots.Service
 	take      *take.Take
+	restores  *restore.Restores
 	contents  *contents.Contents
 	approvals *approvals.Approvals
 	pictures  *pictures.Pictures
@@ -60,7 +64,7 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, take: opts.Take, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
+	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

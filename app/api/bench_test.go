@@ -26,6 +26,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -95,7 +96,7 @@ func benchTakes(b *testing.B, callers int) {
 		b.Fatal(err)
 	}
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Take: e.Take, Tab: e.Tab, Boxes: e.Boxes, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Tab: e.Tab, Boxes: e.Boxes, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}))
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 	ev := &env{Env: e, srv: srv}
@@ -246,20 +247,25 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 		b.Fatal(err)
 	}
 	core.UseBoxes(bx)
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Logger: logger})
+	rs, err := restore.New(core, restore.Options{Store: st, Taker: core, Templates: bx, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Logger: logger})
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Straight: rs, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}
-	core.UseApprovals(ap)
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Restores: rs, Logger: logger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rs.UseApprovals(ap)
 	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}
 	core.UsePictures(pics)
+	rs.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -277,7 +283,7 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 		defer cancel()
 		_ = client.Stop(sctx)
 	})
-	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Tab: tab.New(st, core.Kernel, nil, logger), Boxes: bx, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Logger: logger, Install: install}
+	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: rs, Tab: tab.New(st, core.Kernel, nil, logger), Boxes: bx, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Logger: logger, Install: install}
 }
 
 // queryCounter is a pgx tracer that counts the queries sent while it

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 )
 
 // resetBox resets a box to a fresh one from its template, with an undo
@@ -35,7 +36,7 @@ func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Reset(r.Context(), c, snapshots.ResetRequest{Box: box, KeepLogins: body.KeepLogins,
+	op, err := s.restores.Resets().Reset(r.Context(), c, restore.ResetRequest{Box: box, KeepLogins: body.KeepLogins,
 		Template: body.Template, Force: body.Force, RequestID: body.Request})
 	if err != nil {
 		s.fail(w, r, err)

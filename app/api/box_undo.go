@@ -31,7 +31,7 @@ func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.UndoNewest(r.Context(), c, box, body.Request, body.Force)
+	op, err := s.restores.Resets().UndoNewest(r.Context(), c, box, body.Request, body.Force)
 	if err != nil {
 		s.fail(w, r, err)
 		return

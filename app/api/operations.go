@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 )
 
 // ToolWait bounds how long a tool, or a REST call with wait=true, waits for
@@ -123,7 +124,7 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 			return takeWords(box, res, s.priceOf(ctx, c, res.Snapshot))
 		}
 	case snapshots.OpRestore:
-		if res, err := s.core.Kinds().Restore.Result(op); err == nil {
+		if res, err := s.restores.Kinds().Restore.Result(op); err == nil {
 			return s.restoreWords(ctx, c, box, res)
 		}
 	case snapshots.OpDelete, snapshots.OpExpiry:
@@ -148,8 +149,8 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 			return snapshots.UntrashedWords(box, res.Started)
 		}
 	case snapshots.OpReset:
-		if res, err := s.core.Kinds().Reset.Result(op); err == nil {
-			return snapshots.ResetDoneWords(box, res)
+		if res, err := s.restores.Kinds().Reset.Result(op); err == nil {
+			return restore.ResetDoneWords(box, res)
 		}
 	case snapshots.OpImport:
 		if res, err := contents.ImportResultOf(op); err == nil {

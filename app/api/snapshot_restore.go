@@ -34,7 +34,7 @@ func (s *server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Restore(r.Context(), c, snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true,
+	op, err := s.restores.Restore(r.Context(), c, snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true,
 		NoUndo: body.NoUndo, Force: body.Force, RequestID: body.Request})
 	if err != nil {
 		s.fail(w, r, err)

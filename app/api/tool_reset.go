@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 )
 
 // resetToolParams are box_reset's parameters: the box, Keep logins, and at
@@ -49,18 +50,18 @@ func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
-		return s.core.Reset(ctx, c, snapshots.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template, RequestID: p.Request})
+		return s.restores.Resets().Reset(ctx, c, restore.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template, RequestID: p.Request})
 	})
 	if !ok {
 		return
 	}
-	res, err := s.core.Kinds().Reset.Result(op)
+	res, err := s.restores.Kinds().Reset.Result(op)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	box := s.boxName(r.Context(), caller(r), op)
-	writeJSON(w, http.StatusOK, resetAnswer{Message: snapshots.ResetDoneWords(box, res), Operation: op.ID, Box: box,
+	writeJSON(w, http.StatusOK, resetAnswer{Message: restore.ResetDoneWords(box, res), Operation: op.ID, Box: box,
 		Undo: res.Undo, UndoName: res.UndoName, Kept: res.Kept, Skipped: res.Skipped})
 }
 
@@ -87,7 +88,7 @@ func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
-		return s.core.UndoNewest(ctx, c, p.Box, p.Request, false)
+		return s.restores.Resets().UndoNewest(ctx, c, p.Box, p.Request, false)
 	})
 	if !ok {
 		return

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -84,7 +85,7 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
-		return s.core.Restore(ctx, c, snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true, RequestID: p.Request})
+		return s.restores.Restore(ctx, c, snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true, RequestID: p.Request})
 	})
 	if !ok {
 		return
@@ -96,7 +97,7 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 // box_undo) with what it did.
 func (s *server) writeRestored(w http.ResponseWriter, r *http.Request, op *snapshots.Operation) {
 	c := caller(r)
-	res, err := s.core.Kinds().Restore.Result(op)
+	res, err := s.restores.Kinds().Restore.Result(op)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -112,12 +113,12 @@ func (s *server) writeRestored(w http.ResponseWriter, r *http.Request, op *snaps
 // restoreDryRun answers box_restore with dry_run: the same checks as a
 // restore, what it would change, and nothing changed.
 func (s *server) restoreDryRun(w http.ResponseWriter, r *http.Request, p restoreParams) {
-	d, err := s.core.RestoreDryRun(r.Context(), caller(r), snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true})
+	d, err := s.restores.RestoreDryRun(r.Context(), caller(r), snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	a := dryRunAnswer{Message: snapshots.DryRunWords(d), DryRun: true, Box: d.Box.Name, Snapshot: d.Snapshot.ID, Name: d.Snapshot.Name}
+	a := dryRunAnswer{Message: restore.DryRunWords(d), DryRun: true, Box: d.Box.Name, Snapshot: d.Snapshot.ID, Name: d.Snapshot.Name}
 	if c := d.Changes; c != nil {
 		a.Added, a.Removed, a.Changed, a.Total, a.Changes = &c.Added, &c.Removed, &c.Changed, &c.Total, c.Changes
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -47,7 +48,7 @@ func takeWords(box string, res take.TakeResult, price *providers.Price) string {
 
 // restoreWords is box_restore's answer: what it replaced, the undo's name,
 // whether processes ended, size changes, and the box's state.
-func (s *server) restoreWords(ctx context.Context, c snapshots.Caller, box string, res snapshots.RestoreResult) string {
+func (s *server) restoreWords(ctx context.Context, c snapshots.Caller, box string, res restore.RestoreResult) string {
 	var b strings.Builder
 	taken := ""
 	if sn, _, err := s.core.Snapshot(ctx, c, res.Target); err == nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -146,7 +147,14 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Logger: logger})
+	// The restores register their kinds of operation (Restore, Reset) with
+	// the core's engine, before its workers start; their undos are the
+	// core's takes.
+	rs, err := restore.New(core, restore.Options{Store: st, Taker: core, Templates: bx, Logger: logger})
+	if err != nil {
+		return err
+	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Straight: rs, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -156,12 +164,12 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	core.UseRestorePreview(cont)
-	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Logger: logger})
+	rs.UseRestorePreview(cont)
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Restores: rs, Logger: logger})
 	if err != nil {
 		return err
 	}
-	core.UseApprovals(ap)
+	rs.UseApprovals(ap)
 	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
 	if err != nil {
 		return err
@@ -172,6 +180,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
+	rs.UsePictures(pics)
 	// Pictures need npm's playwright-core (make browser-deps); without it
 	// they are off, said once, and never fetched from anywhere.
 	driver := os.Getenv("PLAYWRIGHT_DRIVER_DIR")
@@ -305,7 +314,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return fmt.Errorf("job dashboard: %w", err)
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, API: api.New(api.Options{Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, API: api.New(api.Options{Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -43,6 +44,8 @@ type Env struct {
 	// Take is the core's take: a snapshot of a box, a person's, an
 	// agent's or an automatic one.
 	Take *take.Take
+	// Restores is the core's restores, resets and their undos.
+	Restores *restore.Restores
 	// Sweeps are the core's periodic work, on the same clock.
 	Sweeps *sweeps.Sweeps
 	// Contents is the core's look inside snapshots and their moves.
@@ -173,7 +176,11 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Logger: logger, Now: opts.Now})
+	rs, err := restore.New(core, restore.Options{Store: st, Taker: core, Templates: bx, Now: opts.Now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: opts.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -181,12 +188,12 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	core.UseRestorePreview(cont)
-	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Now: opts.Now, Logger: logger})
+	rs.UseRestorePreview(cont)
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Restores: rs, Now: opts.Now, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
-	core.UseApprovals(ap)
+	rs.UseApprovals(ap)
 	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Now: opts.Now, Logger: logger})
 	if err != nil {
 		return nil, err
@@ -197,6 +204,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
+	rs.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}
@@ -216,7 +224,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Take: tk, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: rs, Take: tk, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	e.Heads = hd
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {

@@ -94,7 +94,7 @@ func TestUndoHasPictureFromBeforeTheStop(t *testing.T) {
 	ev.list = nil
 	ev.mu.Unlock()
 
-	op, err = e.Core.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
+	op, err = e.Restores.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

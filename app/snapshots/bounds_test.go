@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -105,7 +106,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if op := reset(t, e, snapshots.Owner(), snapshots.ResetRequest{Box: "plain-box", Template: "small"}); op.State != snapshots.OpDone {
+	if op := reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: "plain-box", Template: "small"}); op.State != snapshots.OpDone {
 		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
 	}
 	check("a box reset to the template", other.GuestRef)
@@ -144,13 +145,13 @@ func TestARestorePastTheBoxsDiskBoundIsRefusedInWords(t *testing.T) {
 		t.Fatalf("take ended %s: %s", op.State, deref(op.Error))
 	}
 	save(32 << 20)
-	if op := reset(t, e, snapshots.Owner(), snapshots.ResetRequest{Box: "sized-box", Template: "sized"}); op.State != snapshots.OpDone {
+	if op := reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: "sized-box", Template: "sized"}); op.State != snapshots.OpDone {
 		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
 	}
 	if err := os.WriteFile(filepath.Join(dir, "after"), []byte("written after the reset"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	op, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "sized-box", Snapshot: sn.ID, NoUndo: true})
+	op, err = e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "sized-box", Snapshot: sn.ID, NoUndo: true})
 	if err == nil {
 		op = e.Wait(t, op)
 	}

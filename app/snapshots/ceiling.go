@@ -151,7 +151,7 @@ func backendPrice(be Backend) *providers.Price {
 // (nothing for a Keep or renewal of a snapshot already held). A price boxsnap
 // does not know is admitted only for the person. It runs in the change's
 // transaction, under the backend's ceiling lock, and counts the undos
-// admitted operations will take (reservePrice), so two changes cannot both
+// admitted operations will take (ReservePrice), so two changes cannot both
 // pass on the same room under the ceiling.
 func (s *Service) CeilingAdmits(ctx context.Context, tx db.DBTX, c Caller, backend string, adds Charge, settings Settings) error {
 	if !adds.Paid {
@@ -227,7 +227,7 @@ func (s *Service) KeepCeiling(ctx context.Context, sn *Snapshot) string {
 }
 
 // priceReserved is what the undos that admitted operations will take add
-// to the rate on a backend: reserved at their admission (reservePrice),
+// to the rate on a backend: reserved at their admission (ReservePrice),
 // counted until the undo has a record (then paidHeld counts it) or the
 // operation ends.
 func (s *Service) priceReserved(ctx context.Context, q db.DBTX, backend string) (float64, error) {
@@ -244,10 +244,10 @@ func (s *Service) priceReserved(ctx context.Context, q db.DBTX, backend string) 
 	return rate, nil
 }
 
-// reservePrice reserves on an admitted operation the price of the undo it
+// ReservePrice reserves on an admitted operation the price of the undo it
 // will take, in the transaction that admitted it under the ceiling's lock (an
 // undo's price is reserved before the box stops).
-func (s *Service) reservePrice(ctx context.Context, tx db.DBTX, op string, backend string, snapping *providers.Snapshotting) error {
+func (s *Service) ReservePrice(ctx context.Context, tx db.DBTX, op string, backend string, snapping *providers.Snapshotting) error {
 	if snapping == nil || snapping.Price == nil {
 		return nil
 	}

@@ -27,12 +27,12 @@ func TestCeilingReservesUndos(t *testing.T) {
 	// $3.60 held; room for one more snapshot at $1.80 a month.
 	setCeiling(t, e, "local", 5.40)
 
-	first, err := e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "paid-one", Snapshot: a.ID})
+	first, err := e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "paid-one", Snapshot: a.ID})
 	if err != nil || first == nil {
 		t.Fatalf("the first restore, its undo under the ceiling: %v", err)
 	}
 	want := "It would bring snapshots held on this host to about $7.20 a month, past your ceiling of $5.40. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots."
-	_, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "paid-two", Snapshot: b.ID})
+	_, err = e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "paid-two", Snapshot: b.ID})
 	refusedExactly(t, err, want+" Or untick the undo to restore without one.")
 	_, _, err = e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "paid-two", Name: "third"})
 	refusedExactly(t, err, want)

@@ -70,15 +70,15 @@ func TestCeilingBoundsTheRateHeld(t *testing.T) {
 
 	// At a rate one snapshot below the ceiling, a restore's undo is
 	// refused before anything stops; the person may restore without it.
-	_, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "paid-box", Snapshot: b.ID, Replace: true})
+	_, err = e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "paid-box", Snapshot: b.ID, Replace: true})
 	refusedExactly(t, err, want)
-	_, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "paid-box", Snapshot: b.ID})
+	_, err = e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "paid-box", Snapshot: b.ID})
 	refusedExactly(t, err, want+" Or untick the undo to restore without one.")
 	var restores int
 	if err := e.Pool.QueryRow(ctx, "SELECT count(*) FROM operations WHERE kind = 'restore'").Scan(&restores); err != nil || restores != 0 {
 		t.Fatalf("a refused restore left %d operations (%v): it stopped nothing, so it must record nothing", restores, err)
 	}
-	op, err := e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "paid-box", Snapshot: b.ID, NoUndo: true})
+	op, err := e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "paid-box", Snapshot: b.ID, NoUndo: true})
 	if err != nil || op == nil {
 		t.Fatalf("the person's restore without an undo: %v", err)
 	}

@@ -44,7 +44,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		_, sn, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeDelete)
+		_, sn, err := s.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeDelete)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,7 @@
 // Package snapshots is boxsnap's core: snapshot records and their states,
 // boxes and threads, what each kind of operation does and its steps,
-// eligible and mayAct, the limits, names, the restore's steps, the box log
-// and the admission of room. Its operations run on the engine of package
+// eligible and mayAct, the limits, names, the step names a restore and a
+// reset record, the box log and the admission of room. Its operations run on the engine of package
 // operations (one at a time per box, on River): kinds.go registers each
 // kind's runner with its typed parameters and result (Kinds), and admits
 // an operation in the same transaction as the records it changes. The
@@ -12,7 +12,8 @@
 // The kernel is Kernel: the store, the backends, the engine and its kinds,
 // the settings, the time zone, the box log's writer, the record reads and
 // admission. Service embeds it and holds the snapshots' rules and their
-// operations (restore, undo, delete, keep, fork, reset, lists).
+// operations (the undo a restore or a reset takes first, delete, keep,
+// fork, lists).
 //
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
@@ -42,13 +43,16 @@
 // boxes' heads and the snapshots' lineages (a lineage read as the caller
 // may see it, a row's parent, a head chosen without a restore); the head's
 // record itself stays here (SetHead), as a take, a restore, a fork, a reset
-// and an import all move it. Package pictures (app/pictures)
-// holds pictures of a box's screen (a snapshot's picture read, a take's
-// picture, which package take captures, a restore's undo's captured before
-// its stop and held until the undo is taken). The kernel calls a seam only through an interface it
-// declares for what it calls, given by a setter: RestorePreviewer
-// (UseRestorePreview), Asker (UseApprovals), PictureKeeper (UsePictures)
-// and BoxReader (UseBoxes).
+// and an import all move it. Package take holds the take and the automatic
+// take. Package restore holds a box's restore (its guard, dry run, steps,
+// failure and undos replaced), the box set straight after a restore, a
+// reset to a fresh box and the undo of either, with its Restore and Reset
+// operations; the undo it takes first is the core's (Service.TakeUndo,
+// TakeHeldUndo). Package pictures (app/pictures) holds pictures of a box's
+// screen (a snapshot's picture read, a take's picture, a restore's undo's
+// captured before its stop and held until the undo is taken). The kernel
+// calls a seam only through an interface it declares for what it calls,
+// given by a setter: PictureKeeper (UsePictures) and BoxReader (UseBoxes).
 //
 // words.go is the one home of the words a person or an agent reads from the
 // kernel and its seams still here (a seam package keeps its own words.go

@@ -105,7 +105,7 @@ func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operati
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeFork)
+		b, sn, err := s.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeFork)
 		if err != nil {
 			return err
 		}

@@ -117,7 +117,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, change)
+		b, sn, err := s.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, change)
 		if err != nil {
 			return err
 		}

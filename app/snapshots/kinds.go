@@ -16,14 +16,11 @@ import (
 // operation's result through them (Kinds().Restore.Result(op)); the take's
 // kind is package take's (take.Take.Kinds).
 type Kinds struct {
-	Delete  *operations.Kind[DeleteParams, DeleteResult]
-	Expiry  *operations.Kind[DeleteParams, DeleteResult]
-	Restore *operations.Kind[restoreParams, RestoreResult]
-	Keep    *operations.Kind[keepParams, KeepResult]
-	Unkeep  *operations.Kind[keepParams, KeepResult]
-	Fork    *operations.Kind[ForkParams, ForkResult]
-	// Reset makes a box fresh (reset.go).
-	Reset *operations.Kind[resetParams, ResetResult]
+	Delete *operations.Kind[DeleteParams, DeleteResult]
+	Expiry *operations.Kind[DeleteParams, DeleteResult]
+	Keep   *operations.Kind[keepParams, KeepResult]
+	Unkeep *operations.Kind[keepParams, KeepResult]
+	Fork   *operations.Kind[ForkParams, ForkResult]
 }
 
 // KeepResult is what a finished keep or unkeep answers.
@@ -45,13 +42,11 @@ type ReleaseResult struct {
 func (s *Service) register() {
 	e := s.ops
 	s.kinds = Kinds{
-		Delete:  operations.Register(e, OpDelete, s.runDelete),
-		Expiry:  operations.Register(e, OpExpiry, s.runDelete),
-		Restore: operations.Register(e, OpRestore, s.runRestore),
-		Keep:    operations.Register(e, OpKeep, s.runKeep),
-		Unkeep:  operations.Register(e, OpUnkeep, s.runKeep),
-		Fork:    operations.Register(e, OpFork, s.runFork),
-		Reset:   operations.Register(e, OpReset, s.runReset),
+		Delete: operations.Register(e, OpDelete, s.runDelete),
+		Expiry: operations.Register(e, OpExpiry, s.runDelete),
+		Keep:   operations.Register(e, OpKeep, s.runKeep),
+		Unkeep: operations.Register(e, OpUnkeep, s.runKeep),
+		Fork:   operations.Register(e, OpFork, s.runFork),
 	}
 	e.UseTasks(s.providerTask)
 }

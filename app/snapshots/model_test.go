@@ -262,7 +262,7 @@ func TestModelRandomOperations(t *testing.T) {
 		case "take":
 			op, _, err = e.Take.Take(ctx, c, taking.TakeRequest{Box: bx.name, Name: fmt.Sprintf("t%d", i)})
 		case "restore":
-			op, err = e.Core.Restore(ctx, c, snapshots.RestoreRequest{Box: bx.name, Snapshot: pick, Replace: true})
+			op, err = e.Restores.Restore(ctx, c, snapshots.RestoreRequest{Box: bx.name, Snapshot: pick, Replace: true})
 		case "delete":
 			op, err = e.Core.Delete(ctx, c, snapshots.DeleteRequest{Box: bx.name, Snapshot: pick})
 		case "rename":

@@ -166,13 +166,13 @@ func (s *Kernel) Pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin,
 	return out, nil
 }
 
-// changeNow locks a box's row and one of its snapshots for tx and asks
+// ChangeNow locks a box's row and one of its snapshots for tx and asks
 // Eligible about change at this moment, counting the pins of the
 // operations running now (only deletes' for a restore's or a fork's target,
 // which wait for a take or a restore in the box's turn). It answers the box
 // and the snapshot as they are now. ref is the caller's words for the
 // snapshot, for a refusal.
-func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change Change) (*Box, *Snapshot, error) {
+func (s *Service) ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change Change) (*Box, *Snapshot, error) {
 	b, err := s.LockBox(ctx, tx, boxID)
 	if err != nil {
 		return nil, nil, err
@@ -183,7 +183,7 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 	}
 	var pins []Pin
 	if change == ChangeRestore || change == ChangeFork {
-		pins, err = s.deletingPins(ctx, tx, sn.ID, "")
+		pins, err = s.DeletingPins(ctx, tx, sn.ID, "")
 	} else {
 		pins, err = s.Pins(ctx, tx, sn.ID, "")
 	}
@@ -196,11 +196,11 @@ func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 	return b, sn, nil
 }
 
-// deletingPins lists the operations other than except that delete snapshot
+// DeletingPins lists the operations other than except that delete snapshot
 // id. A restore or a fork waits in the box's turn for a take or a restore
 // that uses its snapshot, and is refused only while the snapshot is being
 // deleted.
-func (s *Kernel) deletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+func (s *Kernel) DeletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	pins, err := s.Pins(ctx, q, id, except)
 	if err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func TestTakeKilledAfterPublishEndsDone(t *testing.T) {
 			if what == "take" {
 				op, _, err = e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "amber-fox", Name: "published"})
 			} else {
-				op, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.Name, Replace: true})
+				op, err = e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.Name, Replace: true})
 			}
 			if err != nil {
 				t.Fatal(err)

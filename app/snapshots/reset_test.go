@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -50,9 +51,9 @@ func writeBox(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func reset(t *testing.T, e *coretest.Env, c snapshots.Caller, req snapshots.ResetRequest) *snapshots.Operation {
+func reset(t *testing.T, e *coretest.Env, c snapshots.Caller, req restore.ResetRequest) *snapshots.Operation {
 	t.Helper()
-	op, err := e.Core.Reset(context.Background(), c, req)
+	op, err := e.Restores.Resets().Reset(context.Background(), c, req)
 	if err != nil {
 		t.Fatalf("reset %s: %v", req.Box, err)
 	}
@@ -106,11 +107,11 @@ func TestResetKeepsLogins(t *testing.T) {
 		"root/.netrc":                     "machine example.com password netrc-secret",
 	})
 
-	op := reset(t, e, agent, snapshots.ResetRequest{Box: b.Name, KeepLogins: true})
+	op := reset(t, e, agent, restore.ResetRequest{Box: b.Name, KeepLogins: true})
 	if op.State != snapshots.OpDone {
 		t.Fatalf("reset ended %s: %s (%s)", op.State, deref(op.Error), deref(op.Observed))
 	}
-	var res snapshots.ResetResult
+	var res restore.ResetResult
 	if err := json.Unmarshal(op.Result, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestResetKeepsLogins(t *testing.T) {
 
 	// Without Keep logins nothing is carried.
 	writeBox(t, dir, map[string]string{"work.txt": "again"})
-	op = reset(t, e, snapshots.Owner(), snapshots.ResetRequest{Box: b.Name})
+	op = reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: b.Name})
 	if op.State != snapshots.OpDone {
 		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
 	}
@@ -180,7 +181,7 @@ func TestResetUndo(t *testing.T) {
 	writeBox(t, dir, map[string]string{"work.txt": "a day's work", ".codex/auth.json": `{"key":"codex"}`, "README": "edited"})
 
 	// The write fails: the reset undoes itself.
-	op := reset(t, e, snapshots.Owner(), snapshots.ResetRequest{Box: b.Name, KeepLogins: true})
+	op := reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: b.Name, KeepLogins: true})
 	if op.State != snapshots.OpFailed {
 		t.Fatalf("a reset whose login could not be written back ended %s", op.State)
 	}
@@ -194,7 +195,7 @@ func TestResetUndo(t *testing.T) {
 	if got := boxState(t, e, b.Name); got != "ready" {
 		t.Fatalf("after the reset undid itself the box is %s", got)
 	}
-	var undone snapshots.ResetResult
+	var undone restore.ResetResult
 	if err := json.Unmarshal(op.Result, &undone); err != nil || !undone.UndoneItself || undone.Undo == "" {
 		t.Fatalf("the undone reset's result is %s (%v)", op.Result, err)
 	}
@@ -203,17 +204,17 @@ func TestResetUndo(t *testing.T) {
 	}
 
 	// Without Keep logins the reset goes through; Undo brings the work back.
-	op = reset(t, e, snapshots.Owner(), snapshots.ResetRequest{Box: b.Name})
+	op = reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: b.Name})
 	if op.State != snapshots.OpDone {
 		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
 	}
 	fileGone(t, dir, "work.txt")
 	fileIs(t, dir, "README", "fresh")
-	var res snapshots.ResetResult
+	var res restore.ResetResult
 	if err := json.Unmarshal(op.Result, &res); err != nil {
 		t.Fatalf("the reset's result %s: %v", op.Result, err)
 	}
-	uop, err := e.Core.UndoNewest(ctx, snapshots.Owner(), b.Name, "", false)
+	uop, err := e.Restores.Resets().UndoNewest(ctx, snapshots.Owner(), b.Name, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestResetUndo(t *testing.T) {
 
 	// Resets and restores together keep at most 2 undos.
 	for i := 0; i < 2; i++ {
-		if op := reset(t, e, snapshots.Owner(), snapshots.ResetRequest{Box: b.Name}); op.State != snapshots.OpDone {
+		if op := reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: b.Name}); op.State != snapshots.OpDone {
 			t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
 		}
 	}
@@ -257,16 +258,16 @@ func TestResetBreakAttempts(t *testing.T) {
 	dir := e.Local.BoxDir(providers.Guest{Ref: theirs.GuestRef})
 	writeBox(t, dir, map[string]string{"work.txt": "theirs"})
 	for _, tc := range []struct {
-		req   snapshots.ResetRequest
+		req   restore.ResetRequest
 		words string
 	}{
-		{snapshots.ResetRequest{Box: theirs.ID}, "No box " + theirs.ID + " that you can see."},
-		{snapshots.ResetRequest{Box: theirs.Name, KeepLogins: true}, "No box dusky-dune that you can see."},
-		{snapshots.ResetRequest{Box: b.Name, Template: "../../etc"}, "No box template by that name"},
-		{snapshots.ResetRequest{Box: b.Name, Template: "/etc"}, "No box template by that name"},
-		{snapshots.ResetRequest{Box: b.Name, Template: "devbox/../../x"}, "No box template by that name"},
+		{restore.ResetRequest{Box: theirs.ID}, "No box " + theirs.ID + " that you can see."},
+		{restore.ResetRequest{Box: theirs.Name, KeepLogins: true}, "No box dusky-dune that you can see."},
+		{restore.ResetRequest{Box: b.Name, Template: "../../etc"}, "No box template by that name"},
+		{restore.ResetRequest{Box: b.Name, Template: "/etc"}, "No box template by that name"},
+		{restore.ResetRequest{Box: b.Name, Template: "devbox/../../x"}, "No box template by that name"},
 	} {
-		_, err := e.Core.Reset(ctx, agent, tc.req)
+		_, err := e.Restores.Resets().Reset(ctx, agent, tc.req)
 		if err == nil {
 			t.Fatalf("an agent's reset %+v was admitted", tc.req)
 		}
@@ -277,13 +278,13 @@ func TestResetBreakAttempts(t *testing.T) {
 		t.Errorf("a refused reset took undos %v", got)
 	}
 	// An agent cannot undo another thread's box either.
-	if _, err := e.Core.UndoNewest(ctx, agent, theirs.ID, "", false); err == nil {
+	if _, err := e.Restores.Resets().UndoNewest(ctx, agent, theirs.ID, "", false); err == nil {
 		t.Fatal("an agent undid another thread's box")
 	} else {
 		refusedWith(t, err, "No box "+theirs.ID+" that you can see.")
 	}
 	// Its own box resets.
-	if op := reset(t, e, agent, snapshots.ResetRequest{Box: b.Name, Template: "devbox"}); op.State != snapshots.OpDone {
+	if op := reset(t, e, agent, restore.ResetRequest{Box: b.Name, Template: "devbox"}); op.State != snapshots.OpDone {
 		t.Fatalf("the agent's own reset ended %s: %s", op.State, deref(op.Error))
 	}
 }

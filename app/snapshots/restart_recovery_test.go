@@ -60,7 +60,7 @@ func TestRestartRecovery(t *testing.T) {
 			case "delete":
 				op, err = e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "amber-fox", Snapshot: a.ID})
 			case "restore":
-				op, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
+				op, err = e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -127,7 +127,7 @@ func TestRestartRecovery(t *testing.T) {
 					t.Fatalf("undo %s; the backend holds %d, the records list %v", undo.State, len(held), keys(all))
 				}
 				// The undo holds exactly what the restore replaced.
-				rop, err := e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: undo.ID, NoUndo: true})
+				rop, err := e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: undo.ID, NoUndo: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -183,7 +183,7 @@ func TestRestartRecoveryMidReplace(t *testing.T) {
 				case "restore":
 					// Two restores first: the box holds its 2 undos.
 					for i := 0; i < 2; i++ {
-						op, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
+						op, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -200,7 +200,7 @@ func TestRestartRecoveryMidReplace(t *testing.T) {
 				first := startWorker(t, dsn, root, when+":delete", marker)
 				var op *snapshots.Operation
 				if kind == "restore" {
-					op, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
+					op, err = e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
 				} else {
 					op, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox", Name: "f"})
 				}

@@ -10,13 +10,14 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
 // restoreAnswer reads a finished restore's answer.
-func restoreAnswer(t *testing.T, op *snapshots.Operation) snapshots.RestoreResult {
+func restoreAnswer(t *testing.T, op *snapshots.Operation) restore.RestoreResult {
 	t.Helper()
-	var res snapshots.RestoreResult
+	var res restore.RestoreResult
 	if err := json.Unmarshal(op.Result, &res); err != nil {
 		t.Fatalf("restore %s answered %s: %v", op.ID, op.Result, err)
 	}
@@ -55,7 +56,7 @@ func TestRestoreAnswerSaysWhatHappened(t *testing.T) {
 			t.Fatalf("the restore of %s ended %s: %s", name, got.State, deref(got.Error))
 		}
 		res := restoreAnswer(t, got)
-		want := snapshots.RestoreResult{Processes: ran, BoxState: map[bool]string{true: snapshots.BoxRunning, false: snapshots.BoxStopped}[ran]}
+		want := restore.RestoreResult{Processes: ran, BoxState: map[bool]string{true: restore.BoxRunning, false: restore.BoxStopped}[ran]}
 		if res.Processes != want.Processes || res.BoxState != want.BoxState {
 			t.Fatalf("a restore of a box that ran %v answered processesEnded %v and boxState %q, want %v and %q",
 				ran, res.Processes, res.BoxState, want.Processes, want.BoxState)
@@ -97,7 +98,7 @@ func TestResumedRestoreKnowsTheBoxRan(t *testing.T) {
 			}
 			marker := filepath.Join(t.TempDir(), "stalled")
 			first := startWorker(t, dsn, root, c.stall, marker)
-			op, err := e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
+			op, err := e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +119,7 @@ func TestResumedRestoreKnowsTheBoxRan(t *testing.T) {
 				t.Fatalf("after the resumed restore the box runs %v; it ran %v before", runs, c.ran)
 			}
 			res := restoreAnswer(t, done)
-			state := map[bool]string{true: snapshots.BoxRunning, false: snapshots.BoxStopped}[c.ran]
+			state := map[bool]string{true: restore.BoxRunning, false: restore.BoxStopped}[c.ran]
 			if res.Processes != c.ran || res.BoxState != state {
 				t.Fatalf("the resumed restore answered processesEnded %v and boxState %q; the box ran %v before", res.Processes, res.BoxState, c.ran)
 			}

@@ -63,7 +63,7 @@ func undosOf(t *testing.T, e *coretest.Env, box string) int {
 // restoreEnded restores box to snapshot and waits for the restore to end.
 func restoreEnded(t *testing.T, e *coretest.Env, box, snapshot string) *snapshots.Operation {
 	t.Helper()
-	op, err := e.Core.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: snapshot, Replace: true})
+	op, err := e.Restores.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: snapshot, Replace: true})
 	if err != nil {
 		t.Fatal(err)
 	}

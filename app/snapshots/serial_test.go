@@ -55,7 +55,7 @@ func TestOneAtATimeAcrossTwoWorkers(t *testing.T) {
 		var op *snapshots.Operation
 		var err error
 		if p.kind == "restore" {
-			op, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: p.box, Snapshot: p.name, Replace: true})
+			op, err = e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: p.box, Snapshot: p.name, Replace: true})
 		} else {
 			op, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: p.box, Name: p.name})
 		}

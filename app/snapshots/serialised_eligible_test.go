@@ -28,9 +28,9 @@ func take(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *
 	return sn
 }
 
-func restore(t *testing.T, e *coretest.Env, c snapshots.Caller, box, snap string) *snapshots.Operation {
+func restoreTo(t *testing.T, e *coretest.Env, c snapshots.Caller, box, snap string) *snapshots.Operation {
 	t.Helper()
-	op, err := e.Core.Restore(context.Background(), c, snapshots.RestoreRequest{Box: box, Snapshot: snap, Replace: true})
+	op, err := e.Restores.Restore(context.Background(), c, snapshots.RestoreRequest{Box: box, Snapshot: snap, Replace: true})
 	if err != nil {
 		t.Fatalf("restore %s: %v", snap, err)
 	}
@@ -202,7 +202,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rop, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "calm-dune", Snapshot: a.ID, Replace: true})
+		rop, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "calm-dune", Snapshot: a.ID, Replace: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,9 +227,9 @@ func TestSerialisedAndEligible(t *testing.T) {
 		if _, err := e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: a.ID}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: a.ID, Replace: true})
+		_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: a.ID, Replace: true})
 		refusedWith(t, err, "‘a’ is in use: it is being deleted")
-		rop, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: b.ID, Replace: true})
+		rop, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: b.ID, Replace: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,22 +255,22 @@ func TestSerialisedAndEligible(t *testing.T) {
 		a := take(t, e, agent, "eager-fern", "a")
 		b := take(t, e, agent, "eager-fern", "b")
 		req := snapshots.RestoreRequest{Box: "eager-fern", Snapshot: a.ID, Replace: true, RequestID: "req-1"}
-		op1, err := e.Core.Restore(ctx, agent, req)
+		op1, err := e.Restores.Restore(ctx, agent, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		op2, err := e.Core.Restore(ctx, agent, req)
+		op2, err := e.Restores.Restore(ctx, agent, req)
 		if err != nil || op2.ID != op1.ID {
 			t.Fatalf("repeat: %v, %v (first %s)", op2, err, op1.ID)
 		}
 		req.Snapshot = b.ID
-		_, err = e.Core.Restore(ctx, agent, req)
+		_, err = e.Restores.Restore(ctx, agent, req)
 		refusedWith(t, err, "req-1", "another operation")
 		// Another thread's same request ID is its own.
 		_, other, _ := e.Thread(t, "Another")
 		e.Box(t, other, "fair-grove")
 		take(t, e, other, "fair-grove", "c")
-		if _, err := e.Core.Restore(ctx, other, snapshots.RestoreRequest{Box: "fair-grove", Snapshot: "c", Replace: true, RequestID: "req-1"}); err != nil {
+		if _, err := e.Restores.Restore(ctx, other, snapshots.RestoreRequest{Box: "fair-grove", Snapshot: "c", Replace: true, RequestID: "req-1"}); err != nil {
 			t.Fatalf("another thread's request ID collided: %v", err)
 		}
 		e.Wait(t, op1)
@@ -285,10 +285,10 @@ func TestSerialisedAndEligible(t *testing.T) {
 		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 		e.Box(t, agent, "grey-heron")
 		a := take(t, e, agent, "grey-heron", "a")
-		first := restore(t, e, agent, "grey-heron", a.ID)
-		restore(t, e, agent, "grey-heron", a.ID)
+		first := restoreTo(t, e, agent, "grey-heron", a.ID)
+		restoreTo(t, e, agent, "grey-heron", a.ID)
 		oldest := undoOf(t, e, first)
-		restore(t, e, agent, "grey-heron", oldest.ID)
+		restoreTo(t, e, agent, "grey-heron", oldest.ID)
 		got := names(t, e, "grey-heron")
 		if _, ok := got[oldest.Name]; !ok {
 			t.Fatalf("the target ‘%s’ was replaced: %v", oldest.Name, keys(got))
@@ -304,8 +304,8 @@ func TestSerialisedAndEligible(t *testing.T) {
 		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 		e.Box(t, agent, "hazel-isle")
 		a := take(t, e, agent, "hazel-isle", "a")
-		first := restore(t, e, agent, "hazel-isle", a.ID)
-		restore(t, e, agent, "hazel-isle", a.ID)
+		first := restoreTo(t, e, agent, "hazel-isle", a.ID)
+		restoreTo(t, e, agent, "hazel-isle", a.ID)
 		oldest := undoOf(t, e, first)
 		kop, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: oldest.ID})
 		if err != nil {
@@ -314,8 +314,8 @@ func TestSerialisedAndEligible(t *testing.T) {
 		if got := e.Wait(t, kop); got.State != snapshots.OpDone {
 			t.Fatalf("keep ended %s: %s", got.State, deref(got.Error))
 		}
-		restore(t, e, agent, "hazel-isle", a.ID)
-		restore(t, e, agent, "hazel-isle", a.ID)
+		restoreTo(t, e, agent, "hazel-isle", a.ID)
+		restoreTo(t, e, agent, "hazel-isle", a.ID)
 		got := names(t, e, "hazel-isle")
 		if s, ok := got[oldest.Name]; !ok || !s.Kept() {
 			t.Fatalf("the kept undo ‘%s’ did not stay kept: %v", oldest.Name, keys(got))
@@ -333,7 +333,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		b := e.Box(t, agent, "icy-jay")
 		_ = b
 		sn := admitReady(t, e, agent, "icy-jay", "before the migration")
-		rop, err := e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "icy-jay", Snapshot: sn.ID})
+		rop, err := e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "icy-jay", Snapshot: sn.ID})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,32 +54,30 @@ type Options struct {
 	TaskSnooze time.Duration
 }
 
-// Service is the core's snapshot rules and their operations: restore,
-// delete, keep, fork, reset and lists. What the seams share (the
-// store, the backends, the engine, the settings and the record reads) is
-// the Kernel's, embedded in it. The boxes and threads (package boxes,
-// which the lists and a reset read through UseBoxes), the periodic work
+// Service is the core's snapshot rules and their operations: the undo a
+// restore or a reset takes, delete, keep, fork and lists. What the seams
+// share (the store, the backends, the engine, the settings and the record
+// reads) is the Kernel's, embedded in it. The boxes and threads (package
+// boxes, which the lists read through UseBoxes), the periodic work
 // (package sweeps), a snapshot's contents and moves (package contents),
-// the Snapshots tab's lists (package tab), the take (package take),
-// requests for the person's word (package approvals, which an agent's
-// restore asks through UseApprovals) and pictures of a box's screen
-// (package pictures, which the restore captures with through UsePictures)
-// are packages of their own, which reach the core through small
-// interfaces they declare.
+// the Snapshots tab's lists (package tab), the take (package take), a
+// restore and a reset (package restore), requests for the person's word
+// (package approvals), the heads (package heads) and pictures of a box's
+// screen (package pictures) are packages of their own, which reach the
+// core through small interfaces they declare.
 type Service struct {
 	*Kernel
 }
 
 // BoxReader is what the kernel asks of package boxes: the boxes a caller
-// may see (the snapshot lists read them) and a template by name (a reset
-// makes a box fresh from one). app/boot gives it through UseBoxes.
+// may see (the snapshot lists read them). app/boot gives it through
+// UseBoxes.
 type BoxReader interface {
 	List(ctx context.Context, c Caller) ([]*Box, error)
-	Template(ctx context.Context, name string) (BoxTemplate, error)
 }
 
-// UseBoxes gives the kernel package boxes, which the snapshot lists and a
-// reset read boxes and templates through.
+// UseBoxes gives the kernel package boxes, which the snapshot lists read
+// boxes through.
 func (s *Kernel) UseBoxes(b BoxReader) { s.boxes = b }
 
 // Kernel is what every seam of the service shares: the store, the backends,
@@ -87,11 +85,8 @@ func (s *Kernel) UseBoxes(b BoxReader) { s.boxes = b }
 // log, the record reads, the settings, the time zone and what a copy of a
 // box leaves behind). Its snaps is the Service, so that the kernel calls a
 // snapshot operation through its type; boxes is package boxes, which the
-// lists and a reset read boxes and templates through (UseBoxes); pictures
-// is package pictures' keeper, which the restore captures with
-// (UsePictures); asker is package approvals' requests, which an agent's
-// restore asks through (UseApprovals); preview is what a restore's dry run
-// asks for its changes (UseRestorePreview).
+// lists read boxes through (UseBoxes); pictures is package pictures'
+// keeper (UsePictures).
 type Kernel struct {
 	snaps    *Service
 	boxes    BoxReader
@@ -104,9 +99,7 @@ type Kernel struct {
 	ops      *operations.Engine
 	kinds    Kinds
 	pictures PictureKeeper
-	asker    Asker
 	cache    readCache
-	preview  RestorePreviewer
 }
 
 // New makes the core.

@@ -45,9 +45,9 @@ func TaskFailedError(op *Operation, err error) error {
 	return err
 }
 
-// loggedBefore reports whether op already wrote an event of kind in its
+// LoggedBefore reports whether op already wrote an event of kind in its
 // box's log, for a run resumed after a snooze or a restart.
-func loggedBefore(ctx context.Context, st *store.Store, op *Operation, box, kind string) (bool, error) {
+func LoggedBefore(ctx context.Context, st *store.Store, op *Operation, box, kind string) (bool, error) {
 	logged, err := st.SnoozeOpLogged(ctx, st.Pool, db.SnoozeOpLoggedParams{BoxID: box, OperationID: op.ID, Kind: kind})
 	if err != nil {
 		return false, fmt.Errorf("read the box log of %s: %w", op.ID, err)
@@ -55,10 +55,10 @@ func loggedBefore(ctx context.Context, st *store.Store, op *Operation, box, kind
 	return logged, nil
 }
 
-// providerStep reports whether a restore step is the backend's own
+// ProviderStep reports whether a restore step is the backend's own
 // (RestoreSnapshot's: stop, rollback, start, read the size), which a task
 // ended OK has done; the undo and the swap's steps find what they did.
-func providerStep(step providers.RestoreStep) bool {
+func ProviderStep(step providers.RestoreStep) bool {
 	switch step {
 	case providers.StepUndo, providers.StepAccess, providers.StepAdopt, providers.StepEarlier:
 		return false

@@ -55,7 +55,7 @@ func TestSwitchesTakeEffect(t *testing.T) {
 	e.Box(t, agent, "amber-fox")
 	sn := admitReady(t, e, agent, "amber-fox", "before")
 	restore := func() error {
-		_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true, RequestID: snapshots.NewID("rq")})
+		_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true, RequestID: snapshots.NewID("rq")})
 		return err
 	}
 
@@ -81,13 +81,13 @@ func TestSwitchesTakeEffect(t *testing.T) {
 			t.Fatal(err)
 		}
 		setSwitches(t, e2, func(st *snapshots.Settings) { st.AgentsMayRestoreMemory = false })
-		_, err := e2.Core.Restore(ctx, ag, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: m.ID, Replace: true})
+		_, err := e2.Restores.Restore(ctx, ag, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: m.ID, Replace: true})
 		refusedExactly(t, err, "Only the person restores a memory snapshot in this install.")
 		if _, ok := approvals.AsAsked(err); ok {
 			t.Fatal("a memory restore was asked for, not refused")
 		}
 		setSwitches(t, e2, func(st *snapshots.Settings) { st.AgentsMayRestoreMemory = true })
-		if _, err := e2.Core.Restore(ctx, ag, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: m.ID, Replace: true}); err != nil {
+		if _, err := e2.Restores.Restore(ctx, ag, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: m.ID, Replace: true}); err != nil {
 			t.Fatalf("switched on, the agent's memory restore: %v", err)
 		}
 	})
@@ -117,10 +117,10 @@ func TestSwitchesTakeEffect(t *testing.T) {
 		if _, err := e4.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: ag.Thread, RunsOn: true}}}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := e4.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: x.ID, Force: true})
+		_, err := e4.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: x.ID, Force: true})
 		refusedWith(t, err, "Restores of boxes threads run on are off")
 		setSwitches(t, e4, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
-		if op, err := e4.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: x.ID, Force: true}); err != nil || op == nil {
+		if op, err := e4.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: x.ID, Force: true}); err != nil || op == nil {
 			t.Fatalf("switched on, the person's restore of a box threads run on: %v", err)
 		}
 	})

@@ -359,44 +359,6 @@ func ResetNotBuiltWords(be Backend, b *Box) string {
 	return fmt.Sprintf("Reset is built for boxes on this host's folders only: boxsnap does not reset %s on %s. Release it and make a new box from its template instead.", b.Name, be.Label)
 }
 
-// ResetDoneWords says what a finished reset did: the one home of these
-// words for the API, the CLI and the pages.
-func ResetDoneWords(box string, res ResetResult) string {
-	w := "Reset " + box + " to a fresh box"
-	if res.Template != "" {
-		w += " from " + res.Template
-	}
-	w += "."
-	if len(res.Kept) > 0 {
-		w += " Kept its logins: " + strings.Join(res.Kept, ", ") + "."
-	}
-	if len(res.Skipped) > 0 {
-		w += " Skipped " + strings.Join(res.Skipped, "; ") + "."
-	}
-	if res.UndoName != "" {
-		w += fmt.Sprintf(" Undo restores ‘%s’.", res.UndoName)
-	}
-	return w
-}
-
-// resetWords says what a reset did, for the box log.
-func resetWords(res ResetResult) string {
-	w := "reset to a fresh box"
-	if res.Template != "" {
-		w += " from " + res.Template
-	}
-	if len(res.Kept) > 0 {
-		w += "; kept " + strings.Join(res.Kept, ", ")
-	}
-	if len(res.Skipped) > 0 {
-		w += "; skipped " + strings.Join(res.Skipped, "; ")
-	}
-	if res.UndoName != "" {
-		w += fmt.Sprintf("; Undo restores ‘%s’", res.UndoName)
-	}
-	return w
-}
-
 // TrashCostWords is the one home of what a box costs while it waits in the
 // trash on a backend of kind, which the release dialog says and the trash
 // lists.
@@ -506,23 +468,6 @@ func ByWords(kind, threadTitle, why string) string {
 	}
 }
 
-// DryRunWords says what a restore would do, for a dry run's answer.
-func DryRunWords(d *RestoreDry) string {
-	w := fmt.Sprintf("A restore of %s to ‘%s’ would", d.Box.Name, d.Snapshot.Name)
-	if d.Undo {
-		w += " first take an undo, then"
-	}
-	w += " put back everything on its disk as it was then"
-	if d.RestartsProcesses {
-		w += "; every process in it ends"
-	}
-	w += "."
-	if d.Changes != nil {
-		w += " " + d.Changes.Words + "."
-	}
-	return w + " Nothing changed: this was a dry run."
-}
-
 // The box log's words: what each event says, written once here for the box
 // page's History card and live region and the API's log, which show them as
 // the core wrote them. An event's words
@@ -599,32 +544,9 @@ func logHeldUndoTakenWords(name, id, ref, host string) string {
 	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", NamedID(name, id), ref, host)
 }
 
-// logRestoreAskedWords: restore-asked, "the snapshot, the undo's name or
-// ‘no undo’", and the yes it ran on (consentWords, after a comma). undo is
-// "" where the undo is not this step's to name.
-func logRestoreAskedWords(name, undo string, noUndo bool, yes string) string {
-	switch {
-	case noUndo:
-		return fmt.Sprintf("to ‘%s’, no undo%s", name, yes)
-	case undo != "":
-		return fmt.Sprintf("to ‘%s’; undo ‘%s’%s", name, undo, yes)
-	}
-	return fmt.Sprintf("to ‘%s’%s", name, yes)
-}
-
-// logRestoredWords: restored, "the snapshot, the time it went back to,
-// size changes".
-func logRestoredWords(name string, taken time.Time, yes string, size *providers.BoxSize, tz *time.Location) string {
-	w := fmt.Sprintf("to ‘%s’, taken %s%s", name, taken.In(tz).Format("2 Jan 15:04"), yes)
-	if size != nil && size.MemoryBytes > 0 {
-		w += fmt.Sprintf("; %d cores and %s memory, as it was then", size.Cores, GiB(size.MemoryBytes))
-	}
-	return w
-}
-
-// logRestoreFailedWords: restore-failed, "the step it stopped at, the
+// LogRestoreFailedWords: restore-failed, "the step it stopped at, the
 // backend's words, and what boxsnap then observed".
-func logRestoreFailedWords(name, step, why, observed string) string {
+func LogRestoreFailedWords(name, step, why, observed string) string {
 	if step == "" {
 		step = "the start"
 	}
@@ -691,12 +613,6 @@ func LogHeldCopyMadeWords(name, ref, host string, memory bool) string {
 	return w
 }
 
-// logEarlierGuestWords: held-copy-made for a swap's old guest, kept as
-// the box's earlier guest.
-func logEarlierGuestWords(old, box string, snapshots int64, fresh string) string {
-	return fmt.Sprintf("guest %s is %s's earlier guest now, disarmed, with %d snapshots: fork only; its new guest is %s, with its MAC addresses", old, box, snapshots, fresh)
-}
-
 // logHeldCopyRemadeWords: held-copy-started, "what boxsnap then did".
 func LogHeldCopyRemadeWords(name string) string {
 	return fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", name)
@@ -704,10 +620,6 @@ func LogHeldCopyRemadeWords(name string) string {
 
 // logReleasedWords: released.
 const LogReleasedWords = "released; kept snapshots stay"
-
-// logThenWords: an operation's failure and what boxsnap then observed, as
-// a reset that did not finish logs it.
-func logThenWords(words, observed string) string { return words + "; then: " + observed }
 
 // logSavedWords: snapshot-saved and snapshot-unsaved.
 func logSavedWords(name, id string) string { return NamedID(name, id) }
@@ -731,22 +643,6 @@ func QuotedNames(names []string) string {
 		q[i] = "‘" + n + "’"
 	}
 	return strings.Join(q, ", ")
-}
-
-// logSetStraightWords: set-straight, what a restore's last step (after:
-// "the restore", "the reset") brought back; locked is the host's lock
-// (LockedWords), or "".
-func logSetStraightWords(after string, did []string, locked string) string {
-	if locked != "" {
-		if len(did) == 0 {
-			return locked
-		}
-		return "set straight after " + after + ": " + strings.Join(did, " and ") + ". " + locked
-	}
-	if len(did) == 0 {
-		return "set straight after " + after + ": nothing had changed"
-	}
-	return "set straight after " + after + ": " + strings.Join(did, " and ") + " brought back to what the box holds now"
 }
 
 // logTrashedWords: trashed; final is its final snapshot's name, or "" with
@@ -838,19 +734,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// consentWords say the yes a restore ran on, "on a yes given by the person
-// at 11:02", or "" for a restore without one.
-func consentWords(op *Operation, tz *time.Location) string {
-	if len(op.Consent) == 0 || string(op.Consent) == "null" {
-		return ""
-	}
-	var c Consent
-	if err := json.Unmarshal(op.Consent, &c); err != nil || c.By == "" {
-		return ""
-	}
-	return fmt.Sprintf("on a yes given by %s at %s", c.By, c.At.In(tz).Format("15:04"))
-}
-
 // Failures: what an operation says when it ends without doing what it was
 // asked (its error's words, on the box's page, in the API's answer and
 // the CLI's), and what boxsnap then observed of the box. A backend's own
@@ -879,7 +762,6 @@ func UnfinishedWords(what, why, observed string) string {
 // What an operation that found its records gone says.
 const (
 	failSnapshotGone = "the snapshot is gone"
-	failTargetGone   = "its target's record is gone; nothing changed"
 )
 
 // What boxsnap observed of a box after its operation failed.
@@ -909,40 +791,6 @@ const (
 	observedUndoNotReady        = "the undo is not ready"
 )
 
-// observedFilesPartWayWords: a rollback that failed part way, whose files
-// the undo could not put back (why).
-func observedFilesPartWayWords(why string) string {
-	return "the files may be part way to the snapshot's: putting them back from the undo failed: " + why
-}
-
-// observedStartFailedWords: a box a failed restore left stopped, as
-// starting it failed (why).
-func observedStartFailedWords(why string) string {
-	return "the box is stopped: starting it failed: " + why
-}
-
-// observedRestoreWords: what a failed restore left, its files and then its
-// box, joined by "and", or by a semicolon where either gives its reason.
-func observedRestoreWords(files, box string) string {
-	if box == "" {
-		return files
-	}
-	if strings.Contains(files, ":") || strings.Contains(box, ":") {
-		return files + "; " + box
-	}
-	return files + " and " + box
-}
-
-// failNothingChangedWords: a refusal met when the operation ran, before it
-// changed anything.
-func failNothingChangedWords(why string) string { return why + " Nothing changed." }
-
-// observedNoAnswerWords: a host that stopped answering in the middle of a
-// step, so boxsnap cannot say how it ended.
-func observedNoAnswerWords(host, step string) string {
-	return fmt.Sprintf("%s did not answer while boxsnap was at %s", host, step)
-}
-
 // failLabelRefusedWords: a keep whose label the backend refused.
 func failLabelRefusedWords(backend string, err error) string {
 	return fmt.Sprintf("%s refused the label, so nothing is kept: %v", backend, err)
@@ -952,44 +800,9 @@ func failLabelRefusedWords(backend string, err error) string {
 // snapshot's record, incomplete).
 func deletePartWayWords(err error) string { return fmt.Sprintf("the delete stopped part way: %v", err) }
 
-// failUndoWords: a restore whose undo could not be taken; notStarted is
-// why boxsnap could not start the box again, or "".
-func failUndoWords(why, notStarted string) string {
-	w := "could not take the undo: " + why
-	if notStarted != "" {
-		w += "; and boxsnap could not start it again: " + notStarted
-	}
-	return w
-}
-
 // failForkRecordWords: a fork whose new box boxsnap could not record.
 func failForkRecordWords(box string, err error) string {
 	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
-}
-
-// The words of a reset that did not finish (its why, after "boxsnap").
-func resetWhyUndo(err error) string  { return "could not take the undo: " + err.Error() }
-func resetWhyStop(err error) string  { return "could not stop it: " + err.Error() }
-func resetWhyFresh(err error) string { return "could not make it fresh: " + err.Error() }
-func resetWhyAccess(err error) string {
-	return "could not write its access back: " + err.Error()
-}
-func resetWhyStart(err error) string {
-	return "could not start it once it was fresh: " + err.Error()
-}
-func resetWhyNoUndo(why string) string { return why + "; and its undo's record is gone" }
-
-// resetUnfinishedWords: a reset that stopped and did not undo itself.
-func resetUnfinishedWords(why string) string { return "Reset did not finish: boxsnap " + why }
-
-// resetNotBackWords: a reset that could not undo itself either.
-func resetNotBackWords(why, box string, err error, undo string) string {
-	return fmt.Sprintf("Reset did not finish: boxsnap %s; and it could not put %s back: %v. Restore ‘%s’ to go back.", why, box, err, undo)
-}
-
-// resetUndoneWords: a reset that undid itself.
-func resetUndoneWords(why, box, undo string) string {
-	return fmt.Sprintf("The reset undid itself: boxsnap %s. %s is as it was before, from ‘%s’.", why, box, undo)
 }
 
 // Refusals: the words of every refusal a person or an agent reads, grouped
@@ -1073,12 +886,6 @@ func agentLeavesOutWords(field string) string {
 	return fmt.Sprintf("An agent makes a box only from a box template, by name: leave out %s.", field)
 }
 
-// agentsDoNotResetWords: Settings' "Agents may restore their own boxes" is
-// off, and a reset is a restore to a fresh box.
-func agentsDoNotResetWords(box string) string {
-	return fmt.Sprintf("Agents do not reset boxes by themselves in this install: ask the person to reset %s.", box)
-}
-
 // What a caller cannot see reads as what does not exist, so a guessed ID
 // tells nothing.
 
@@ -1093,8 +900,6 @@ func noSnapshotNamedWords(name, box string) string {
 }
 
 func NoThreadWords(id string) string { return fmt.Sprintf("No thread %s.", id) }
-
-func noUndoToGoBackWords(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
 
 // Names, notes and text: what a person or an agent may write.
 
@@ -1159,12 +964,6 @@ func checkNowFirstWords(unknown string) string { return unknown + " Check now fi
 func LockedWords(backend, box, lock, fix string) string {
 	return fmt.Sprintf("%s left %s locked (%s). %s.", backend, box, lock, strings.TrimSuffix(fix, "."))
 }
-
-func beingReleasedWords(box string) string { return fmt.Sprintf("%s is being released.", box) }
-
-// boxIsWords: the box is in a state (stopping, released) that does not
-// allow the change now.
-func boxIsWords(box string, state BoxState) string { return fmt.Sprintf("%s is %s.", box, state) }
 
 // backendNotInSettingsWords: a backend removed from settings; its records
 // stay until the person forgets them.
@@ -1390,36 +1189,15 @@ func ReplaceTrueWords(box string) string {
 	return fmt.Sprintf("box_restore needs replace: true. A restore replaces everything on %s since the snapshot.", box)
 }
 
-func otherBoxForkInsteadWords(name, box string) string {
-	return fmt.Sprintf("‘%s’ is a snapshot of %s: fork it instead.", name, box)
-}
-
 // CannotBeRestoredOnWords says that a backend's plan restores nothing of
 // the box, in the refusal and the restore dialog.
 func CannotBeRestoredOnWords(box, backend string) string {
 	return fmt.Sprintf("%s cannot be restored on %s.", box, backend)
 }
 
-// guardNowWords: the guard (work, terminals, the desktop) refuses an agent
-// while it lasts, as only the person may end that work; verb is
-// "restored" or "reset".
-func guardNowWords(box, verb, guard string) string {
-	return fmt.Sprintf("%s cannot be %s now. %s", box, verb, guard)
-}
-
-// restoreGuardWords: the guard asks the person to restore anyway, as the
-// restore dialog's button does.
-func restoreGuardWords(box, guard string) string {
-	return fmt.Sprintf("Restoring %s also ends this. %s Restore anyway to go on.", box, guard)
-}
-
-func resetGuardWords(box, guard string) string {
-	return fmt.Sprintf("Resetting %s also ends this. %s Reset anyway to go on.", box, guard)
-}
-
-// noUndoNotRestoredWords: a restore takes an undo first, so with none it
+// NoUndoNotRestoredWords: a restore takes an undo first, so with none it
 // is not restored.
-func noUndoNotRestoredWords(box, backend string) string {
+func NoUndoNotRestoredWords(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s, so it is not restored.", box, backend)
 }
 
@@ -1427,30 +1205,6 @@ func noUndoNotRestoredWords(box, backend string) string {
 // refusal, and the restore dialog's line).
 func NoUndoCanBeTakenWords(box, backend string) string {
 	return fmt.Sprintf("No undo can be taken of %s on %s.", box, backend)
-}
-
-// notResetWithoutUndoWords: a reset always takes its undo.
-func notResetWithoutUndoWords(why string) string { return why + " It is not reset without an undo." }
-
-// noRoomForUndoWords: the undo's room, reserved before the box stops,
-// refused.
-func noRoomForUndoWords(room string) string { return "No room for the undo. " + room }
-
-// orUntickUndoWords: the person can untick the undo instead.
-func orUntickUndoWords(refused string) string {
-	return refused + " Or untick the undo to restore without one."
-}
-
-func cannotReadLoginsWords(backend, box string) string {
-	return fmt.Sprintf("%s cannot read the logins back from %s's undo: reset it without Keep logins.", backend, box)
-}
-
-func notFromTemplateWords(box string) string {
-	return fmt.Sprintf("%s was not made from a template here (it was adopted, forked or imported): name a box template to reset it to.", box)
-}
-
-func templateElsewhereWords(template, templateBackend, box, boxBackend string) string {
-	return fmt.Sprintf("The box template %s makes boxes on %s; %s is on %s.", template, templateBackend, box, boxBackend)
 }
 
 // Boxes, box templates and presence.
@@ -1625,9 +1379,9 @@ const executionOff = "Restores of boxes threads run on are off"
 // while Settings keeps "Restores of boxes threads run on" off.
 const ExecutionRestoresOffWords = executionOff + ": move its threads off it first."
 
-// executionMachineRefusalWords refuses such a restore, naming the threads that run
+// ExecutionMachineRefusalWords refuses such a restore, naming the threads that run
 // on the box.
-func executionMachineRefusalWords(threads []string, box string) string {
+func ExecutionMachineRefusalWords(threads []string, box string) string {
 	verb := "runs"
 	if len(threads) > 1 {
 		verb = "run"

@@ -130,7 +130,7 @@ func sentenceIn(e ast.Expr) string {
 
 // TestWordsNamedAlike: the words of every words.go (the kernel's and each
 // seam's) are named in one style, what they say then "Words"
-// (executionMachineRefusalWords, SignInWords), never "words" first, so a
+// (ExecutionMachineRefusalWords, SignInWords), never "words" first, so a
 // reader finds them by one pattern.
 func TestWordsNamedAlike(t *testing.T) {
 	t.Parallel()

@@ -230,33 +230,29 @@ func TestRefusalWordsShape(t *testing.T) {
 		notAnUndoWords(sn), cannotBeWords(sn, StateWords(StateTaking), changeWords(ChangeRestore)),
 		stillBeingTakenWords(sn), alreadyDeletingWords(sn), unavailableWords(sn), snapshotIsWords(sn, StateWords(StateLost)),
 		earlierGuestForkOnlyWords(sn, box), heldCopyForkInsteadWords(sn), notKeptWords(sn), outlivesBoxWords(sn),
-		otherBoxForkInsteadWords(sn, box), SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
+		SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
 		undoNeverAutomaticWords(sn), CannotBeForkedWords(sn, "on "+be),
 	}
 	others := []string{
 		SignInWords, NotAllowedWords, onlyPersonExportsWords, onlyPersonImportsWords, onlyPersonSharesWords,
 		onlyPersonKeepsWords, onlyPersonRenamesWords, onlyPersonAdoptsWords,
-		onlyPersonRestoresMemoryWords, onlyPersonDeletesHistoryWords, onlyPersonSettingsWords,
+		onlyPersonDeletesHistoryWords, onlyPersonSettingsWords,
 		agentNamesTemplateWords,
 		notByItselfWords("restore"), onlyPersonForksExecutionWords(box), onlyThreadReleasesWords(box),
-		agentLeavesOutWords("command"), agentsDoNotResetWords(box),
+		agentLeavesOutWords("command"),
 		noSnapshotWords("sn123"), noBoxWords(box), noOperationWords("op123"), NoThreadWords("th1"),
-		noUndoToGoBackWords(box),
 		nameEmptyWords, nameControlWords, noteNotTextWords, NameTakenWords, nameTooLongWords(80, 81), noteTooLongWords(2000),
 		notUTF8Words("A note"), lineControlWords("A box's name"), textControlWords("A note"),
 		MachineNameWords("A box's name"),
-		requestIDUsedWords("rq1", OpTake, "op123"), beingReleasedWords(box),
-		boxIsWords(box, BoxReleasing), backendNotInSettingsWords(be),
+		requestIDUsedWords("rq1", OpTake, "op123"),
+		backendNotInSettingsWords(be),
 		noAnswerWords(be, box), guestGoneWords(box, "Proxmox"),
 		storageFullWords(be, 91, 85, ""), storageFullWords(be, 91, 85, DeleteWords([]string{"‘a’ of b"}, 0)),
 		metadataFullWords(be, 81, 80, DeleteWords(nil, 1)),
 		keptUndoCountsWords(box, 5, 5, DeleteWords([]string{"‘" + sn + "’"}, 0)), priceUnknownOnlyPersonWords("boat.dev"),
 		keepFromTodayWords, keepAtMostWords(365), KeepDaysWords(365), CannotBeKeptWords(box),
-		ReplaceTrueWords(box), CannotBeRestoredOnWords(box, be), guardNowWords(box, "restored", "Work is unsaved."),
-		restoreGuardWords(box, "Work is unsaved."), resetGuardWords(box, "Work is unsaved."),
-		noUndoNotRestoredWords(box, be), NoUndoCanBeTakenWords(box, be), notResetWithoutUndoWords(NoUndoCanBeTakenWords(box, be)),
-		noRoomForUndoWords(storageFullWords(be, 91, 85, "")), orUntickUndoWords(noRoomForUndoWords(storageFullWords(be, 91, 85, ""))),
-		cannotReadLoginsWords(be, box), notFromTemplateWords(box), templateElsewhereWords("dev", be, box, "local"),
+		ReplaceTrueWords(box), CannotBeRestoredOnWords(box, be),
+		NoUndoNotRestoredWords(box, be), NoUndoCanBeTakenWords(box, be),
 		BoxExistsWords(box),
 		ShareDaysWords(30),
 		HistoryGiBWords(1000), historyDaysWords(30), checkSecondsWords(be, 10, 3600),
@@ -271,8 +267,8 @@ func TestRefusalWordsShape(t *testing.T) {
 		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
 		AlwaysWithUndoWords(box),
-		executionMachineRefusalWords([]string{"Fix the sign-in flow"}, box),
-		executionMachineRefusalWords([]string{"Fix the sign-in flow", "Write the API guide"}, box),
+		ExecutionMachineRefusalWords([]string{"Fix the sign-in flow"}, box),
+		ExecutionMachineRefusalWords([]string{"Fix the sign-in flow", "Write the API guide"}, box),
 	}
 	check := func(w string) {
 		t.Helper()
@@ -306,17 +302,12 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 }
 
-// TestLogWordsFromSpec: the box log's words for a restore asked and a
-// fork's new box read word for word as the person is meant to read them
-// ("bb-box" is boxsnap here).
+// TestLogWordsFromSpec: the box log's words for a fork's new box read word
+// for word as the person is meant to read them ("bb-box" is boxsnap here).
 func TestLogWordsFromSpec(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
 	for _, c := range []struct{ event, got, want string }{
-		// restore-asked: the snapshot, and "no undo".
-		{"restore-asked", logRestoreAskedWords("before the migration", "", true, ""), "to ‘before the migration’, no undo"},
-		{"restore-asked", logRestoreAskedWords("before the migration", "before the restore at 10:42", false, ""),
-			"to ‘before the migration’; undo ‘before the restore at 10:42’"},
 		// The new box's own log starts with made, "Forked from (source),
 		// (snapshot) (taken …)".
 		{"made", logForkedFromWords("amber-fox", "before the migration", at, time.UTC),
@@ -344,9 +335,7 @@ func logWordsForShape() (named, others []string) {
 	named = []string{
 		logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
 		logHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
-		logRestoreAskedWords(sn, "", true, ""), logRestoreAskedWords(sn, "u", false, ", on a yes given by the person at 10:42"),
-		logRestoreAskedWords(sn, "", false, ""), logRestoredWords(sn, at, "", &providers.BoxSize{Cores: 2, MemoryBytes: 2 << 30}, time.UTC),
-		logRestoreFailedWords(sn, "", "it failed", "nothing changed"), logRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
+		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
 		logForkWords(sn, box), logForkFailedWords(sn, box, "no room"), logForkedFromWords(box, sn, at, time.UTC),
 		logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
 		LogDeletedWithEarlierWords(sn, id, box), logKeptWords(sn, at), LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
@@ -355,12 +344,11 @@ func logWordsForShape() (named, others []string) {
 	}
 	others = []string{
 		LogMadeOnWords("this host"), logEarlierGuestDeletedWords(box, "vm-9"),
-		logEarlierGuestWords("vm-9", box, 2, "vm-10"), LogReleasedWords, LogHistorySettingsWords(nil),
+		LogReleasedWords, LogHistorySettingsWords(nil),
 		LogHistorySettingsWords(&yes), LogHistorySettingsWords(&no),
-		logSetStraightWords("the restore", nil, ""),
-		logSetStraightWords("the restore", []string{"its keys"}, ""), LogTrashedWords(at, "", "", time.UTC),
+		LogTrashedWords(at, "", "", time.UTC),
 		LogTrashedWords(at, "final", "", time.UTC), LogTrashedWords(at, "", "pve-1 takes no snapshots of it", time.UTC),
-		LogUntrashedWords(true), LogUntrashedWords(false), resetWords(ResetResult{Template: "dev", Kept: []string{".ssh"}}),
+		LogUntrashedWords(true), LogUntrashedWords(false),
 	}
 	return named, others
 }
@@ -448,23 +436,12 @@ func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	e := errors.New("pve-1 does not answer")
 	words := []string{
-		failSnapshotGone, failTargetGone,
-		failNothingChangedWords(snapshotIsWords("a", "lost")), failLabelRefusedWords("pve-1", e),
-		deletePartWayWords(e), failUndoWords("no room", ""), failUndoWords("no room", "it is locked"),
+		failSnapshotGone,
+		failLabelRefusedWords("pve-1", e),
+		deletePartWayWords(e),
 		failForkRecordWords("amber-fox-fork", e),
-		resetUnfinishedWords(resetWhyUndo(e)), resetUnfinishedWords(resetWhyStop(e)), resetUnfinishedWords(resetWhyNoUndo(resetWhyFresh(e))),
-		resetUnfinishedWords(resetWhyAccess(e)), resetUnfinishedWords(resetWhyStart(e)),
-		resetNotBackWords(resetWhyFresh(e), "amber-fox", e, "before the reset at 10:42"),
-		resetUndoneWords(resetWhyFresh(e), "amber-fox", "before the reset at 10:42"),
-		logThenWords(resetUnfinishedWords(resetWhyStop(e)), observedNothingChanged),
 	}
-	observed := []string{observedNothingChanged, observedAlreadyGone,
-		observedRestoreWords(observedFilesRestoredAccess, observedBoxStartedAgain), observedResetStopped, observedMayBeFresh, observedFreshNoLogins, observedAsBeforeReset,
-		observedNoAnswerWords("pve-1", "rollback"),
-		observedRestoreWords(observedFilesAsTheyWere, observedBoxStartedAgain), observedRestoreWords(observedFilesPutBack, observedBoxRuns),
-		observedRestoreWords(observedFilesRestored, observedStartFailedWords("it is locked")),
-		observedRestoreWords(observedFilesPartWayWords(observedUndoNotReady), observedBoxStoppedAsBefore),
-		observedRestoreWords(observedFilesPartWayWords(observedNoUndo), ""), observedRestoreWords(observedFilesRestored, "")}
+	observed := []string{observedAlreadyGone}
 	for _, w := range append(words, observed...) {
 		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") || strings.Contains(w, "..") || strings.Contains(w, "%!") {
 			t.Errorf("%q: empty, spaces at an end or doubled, two full stops, or a verb of fmt left over", w)
@@ -497,10 +474,6 @@ func TestUnfinishedWords(t *testing.T) {
 	for _, c := range []struct{ what, why, observed, want string }{
 		{"The fork", "pve-1 does not answer.", "", "The fork did not finish: pve-1 does not answer."},
 		{"The restore of amber-fox", "", "", "The restore of amber-fox did not finish."},
-		{"The restore", failUndoWords("no room", ""), observedNothingChanged,
-			"The restore did not finish: could not take the undo: no room; boxsnap then observed: nothing changed."},
-		{"The restore at 10:42", logRestoreFailedWords("a", "adopt", "it did not finish in time", observedRestoreWords(observedFilesAsTheyWere, observedBoxStartedAgain)), "",
-			"The restore at 10:42 did not finish: to ‘a’ stopped at adopt: it did not finish in time; boxsnap then observed: the files are as they were and the box was started again."},
 	} {
 		if got := UnfinishedWords(c.what, c.why, c.observed); got != c.want {
 			t.Errorf("UnfinishedWords(%q, %q, %q)\n got %q\nwant %q", c.what, c.why, c.observed, got, c.want)

@@ -11,10 +11,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// isCopyStep reports whether step is one of a held copy's.
-func isCopyStep(step string) bool { return strings.HasPrefix(step, "copy-") }
+// IsCopyStep reports whether step is one of a held copy's.
+func IsCopyStep(step string) bool { return strings.HasPrefix(step, "copy-") }
 
-func indexOf(order []providers.RestoreStep, step providers.RestoreStep) int {
+func IndexOf(order []providers.RestoreStep, step providers.RestoreStep) int {
 	for i, s := range order {
 		if s == step {
 			return i
@@ -23,13 +23,13 @@ func indexOf(order []providers.RestoreStep, step providers.RestoreStep) int {
 	return 0
 }
 
-// takeHeldUndo takes a ZFS restore's undo: the held copy of the stopped
+// TakeHeldUndo takes a ZFS restore's undo: the held copy of the stopped
 // guest, recorded as this restore's undo, which lives in the copy and is
 // undone by a swap. Its steps, clone, disarm and template, are each recorded
 // before they run; a restart at any of them makes the copy again from its
 // clone step, which uses a copy already a template and never trusts one that
 // is not.
-func (s *Service) takeHeldUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
+func (s *Service) TakeHeldUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
 	hc, ok := be.Snap.(providers.HeldCopier)
 	if !ok {
 		return nil, fmt.Errorf("%s makes no held copies: %w", be.Label, providers.ErrUnsupported)

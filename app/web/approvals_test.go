@@ -40,7 +40,7 @@ func TestApprovalsOnThePages(t *testing.T) {
 	if w.Code >= 400 {
 		t.Fatalf("switching agents' restores off: %d", w.Code)
 	}
-	_, err = s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
+	_, err = s.env.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	a, ok := approvals.AsAsked(err)
 	if !ok {
 		t.Fatalf("with the switch off the agent's restore: %v", err)
@@ -65,7 +65,7 @@ func TestApprovalsOnThePages(t *testing.T) {
 	if body := s.do(t, "GET", "/approvals", nil, nil).Body.String(); !strings.Contains(body, "No requests wait for your word.") {
 		t.Fatal("a declined request still waits")
 	}
-	_, err = s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
+	_, err = s.env.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	a, _ = approvals.AsAsked(err)
 	w = s.do(t, "POST", "/approvals/"+a.Approval.ID+"/approve", url.Values{"back": {"/boxes/amber-fox"}}, nil)
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/boxes/amber-fox" {

@@ -8,14 +8,15 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 )
 
 // restores is what a box's log says of its restores: each restore's result
 // by its operation (an undo's UndoOf), and the newest one, which the box
 // is now at.
 type restores struct {
-	byOp   map[string]snapshots.RestoreResult
-	last   *snapshots.RestoreResult
+	byOp   map[string]restore.RestoreResult
+	last   *restore.RestoreResult
 	lastAt time.Time
 	// tookAfter is set when a snapshot was taken after the newest restore.
 	tookAfter bool
@@ -23,7 +24,7 @@ type restores struct {
 
 // restoresIn reads a box's restores from its log's newest events.
 func restoresIn(evs []snapshots.LogEvent) restores {
-	out := restores{byOp: map[string]snapshots.RestoreResult{}}
+	out := restores{byOp: map[string]restore.RestoreResult{}}
 	for _, ev := range evs { // newest first
 		switch ev.Kind {
 		case snapshots.EvSnapshotTaken:
@@ -33,7 +34,7 @@ func restoresIn(evs []snapshots.LogEvent) restores {
 				}
 			}
 		case snapshots.EvRestored:
-			var res snapshots.RestoreResult
+			var res restore.RestoreResult
 			if json.Unmarshal(ev.Data, &res) != nil || ev.OperationID == nil {
 				continue
 			}

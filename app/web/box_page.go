@@ -13,6 +13,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -281,7 +282,7 @@ func (s *Server) notices(r *http.Request, v *snapshots.BoxView, rs restores) []n
 			restoreShown = true
 		case snapshots.EvRestored:
 			restoreShown = true
-			var res snapshots.RestoreResult
+			var res restore.RestoreResult
 			if err := json.Unmarshal(ev.Data, &res); err != nil {
 				s.opts.Logger.Warn("a restore's event data", "box", b.Name, "event", ev.ID, "err", err)
 			}
@@ -297,7 +298,7 @@ func (s *Server) notices(r *http.Request, v *snapshots.BoxView, rs restores) []n
 // restoreNotice is a restore's notice: what it restored to, by whom, and
 // its Undo when its undo is still the box's newest.
 func (s *Server) restoreNotice(r *http.Request, v *snapshots.BoxView, rs restores, byID map[string]*snapshots.Snapshot,
-	ev snapshots.LogEvent, res snapshots.RestoreResult, now time.Time, tz *time.Location) notice {
+	ev snapshots.LogEvent, res restore.RestoreResult, now time.Time, tz *time.Location) notice {
 	b := v.Box
 	thread, why := "", ""
 	if ev.ActorThread != nil {

@@ -6,13 +6,14 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/views"
 )
 
 type resetPage struct {
 	Page    views.Page
 	Box     *snapshots.Box
-	Preview *snapshots.ResetPreview
+	Preview *restore.ResetPreview
 	Guard   []string
 	Error   string
 }
@@ -29,20 +30,20 @@ func (s *Server) resetDialog(w http.ResponseWriter, r *http.Request, status int,
 		s.refused(w, r, err)
 		return
 	}
-	pv, err := s.opts.Core.PreviewReset(r.Context(), snapshots.Owner(), b.ID, "")
+	pv, err := s.opts.Restores.Resets().PreviewReset(r.Context(), snapshots.Owner(), b.ID, "")
 	if err != nil {
 		s.refused(w, r, err)
 		return
 	}
 	p := resetPage{Page: views.Page{Title: "Reset " + b.Name, SignedIn: true, Nav: "boxes"}, Box: b, Preview: pv,
-		Guard: s.opts.Core.Guard(r.Context(), snapshots.Owner(), b), Error: errWords}
+		Guard: s.opts.Restores.Guard(r.Context(), snapshots.Owner(), b), Error: errWords}
 	s.render(w, r, status, "reset", p)
 }
 
 // resetBox resets a box to a fresh one, with Keep logins when ticked.
 func (s *Server) resetBox(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "box")
-	op, err := s.opts.Core.Reset(r.Context(), snapshots.Owner(), snapshots.ResetRequest{Box: name,
+	op, err := s.opts.Restores.Resets().Reset(r.Context(), snapshots.Owner(), restore.ResetRequest{Box: name,
 		KeepLogins: r.PostFormValue("keepLogins") == "1", Force: r.PostFormValue("force") == "1", RequestID: r.PostFormValue("request")})
 	if err != nil {
 		if ref, ok := snapshots.AsRefusal(err); ok {

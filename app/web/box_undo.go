@@ -11,7 +11,7 @@ import (
 // undoBox restores the box to its newest undo.
 func (s *Server) undoBox(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "box")
-	op, err := s.opts.Core.UndoNewest(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"), r.PostFormValue("force") == "1")
+	op, err := s.opts.Restores.Resets().UndoNewest(r.Context(), snapshots.Owner(), name, r.PostFormValue("request"), r.PostFormValue("force") == "1")
 	if err != nil {
 		s.refused(w, r, err)
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -79,6 +80,7 @@ type dialog struct {
 // it asks for (restoreDialog in snapshot_restore.go).
 type dialogBuilder struct {
 	core     *snapshots.Service
+	restores *restore.Restores
 	boxes    *boxes.Boxes
 	contents *contents.Contents
 	rows     *rowBuilder

@@ -125,7 +125,7 @@ func TestCheckNowSettles(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, op)
-	rop, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID, NoUndo: true})
+	rop, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID, NoUndo: true})
 	if err != nil {
 		t.Fatal(err)
 	}

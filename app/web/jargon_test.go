@@ -70,7 +70,7 @@ func TestNoJargonOnAnyPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, kop)
-	rop, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: mine.ID})
+	rop, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: mine.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
@@ -224,7 +225,7 @@ func TestNoticeNamesOnlyWhatExists(t *testing.T) {
 	s.env.Box(t, snapshots.Owner(), "calm-moss")
 	target := takeNamed(t, s, "calm-moss", "before the migration")
 	takeNamed(t, s, "calm-moss", "before my edit")
-	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "calm-moss", Snapshot: target.ID})
+	op, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "calm-moss", Snapshot: target.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +254,7 @@ func TestNoticeNamesOnlyWhatExists(t *testing.T) {
 	}
 	// A reset after the restore: the notice speaks of the restore no more,
 	// and the only Undo is the reset's.
-	rop, err := s.env.Core.Reset(ctx, snapshots.Owner(), snapshots.ResetRequest{Box: "calm-moss", Force: true})
+	rop, err := s.env.Restores.Resets().Reset(ctx, snapshots.Owner(), restore.ResetRequest{Box: "calm-moss", Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestNoticeNamesOnlyWhatExists(t *testing.T) {
 	if notice != "" && notice != header {
 		t.Errorf("after the reset, the notice's Undo goes to %q and the header's to %q", notice, header)
 	}
-	undo, err := s.env.Core.NewestUndo(ctx, snapshots.Owner(), "calm-moss")
+	undo, err := s.env.Restores.Resets().NewestUndo(ctx, snapshots.Owner(), "calm-moss")
 	if err != nil || undo == nil {
 		t.Fatalf("the reset's undo: %v, %v", undo, err)
 	}

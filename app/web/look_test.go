@@ -48,7 +48,7 @@ func TestProxmoxCannotBrowse(t *testing.T) {
 	if strings.Contains(dlg, "removed since then") || strings.Contains(dlg, "See the list") {
 		t.Errorf("the restore dialog claims to know what changed on Proxmox:\n%s", dlg)
 	}
-	if _, err := s.env.Core.RestoreDryRun(ctx, owner, snapshots.RestoreRequest{Box: "grey-ridge", Snapshot: sn.ID}); err != nil {
+	if _, err := s.env.Restores.RestoreDryRun(ctx, owner, snapshots.RestoreRequest{Box: "grey-ridge", Snapshot: sn.ID}); err != nil {
 		t.Errorf("a dry run where the backend cannot tell what changed: %v", err)
 	}
 }

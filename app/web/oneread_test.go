@@ -204,7 +204,7 @@ func TestListPagesReadOnce(t *testing.T) {
 		t.Fatalf("switching agents' restores off: %d", w.Code)
 	}
 	back := takeNamed(t, s, "amber-fox", "back to this")
-	if _, err := s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: back.ID, Replace: true}); err == nil {
+	if _, err := s.env.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: back.ID, Replace: true}); err == nil {
 		t.Fatal("with agents' restores off, the agent's restore ran without asking")
 	} else if _, ok := approvals.AsAsked(err); !ok {
 		t.Fatalf("the agent's restore: %v", err)

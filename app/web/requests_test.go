@@ -38,7 +38,7 @@ func TestRequestsInNavigation(t *testing.T) {
 	if w := s.do(t, "POST", "/settings/snapshots/switches", url.Values{"switches": {"1"}, "agentsMayRestoreMemory": {"1"}, "pictures": {"1"}}, nil); w.Code >= 400 {
 		t.Fatalf("switching agents' restores off: %d", w.Code)
 	}
-	_, err = s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
+	_, err = s.env.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	a, ok := approvals.AsAsked(err)
 	if !ok {
 		t.Fatalf("with the switch off the agent's restore: %v", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -455,7 +456,7 @@ func (rb *rowBuilder) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snap
 // restoresOff reports whether the person's restore of b is off: threads
 // run on it and Settings keeps such restores off.
 func (rb *rowBuilder) restoresOff(ctx context.Context, b *snapshots.Box) bool {
-	if !snapshots.ThreadsRunOn(snapshots.Owner(), b) {
+	if !restore.ThreadsRunOn(snapshots.Owner(), b) {
 		return false
 	}
 	st, err := rb.core.Settings(ctx)
@@ -466,7 +467,7 @@ func (rb *rowBuilder) restoresOff(ctx context.Context, b *snapshots.Box) bool {
 func (rb *rowBuilder) restoresOf(rc rowContext, b *snapshots.Box) restores {
 	evs, err := rb.boxes.BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
 	if err != nil {
-		return restores{byOp: map[string]snapshots.RestoreResult{}}
+		return restores{byOp: map[string]restore.RestoreResult{}}
 	}
 	return restoresIn(evs)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/views"
@@ -26,6 +27,8 @@ type Options struct {
 	Core *snapshots.Service
 	// Take is the take the Take snapshot form asks.
 	Take *take.Take
+	// Restores is a box's restore, its dry run and undo, and its reset.
+	Restores *restore.Restores
 	// Contents is the core's look inside snapshots and their moves: files,
 	// comparisons, exports, imports and share codes.
 	Contents *contents.Contents
@@ -89,7 +92,7 @@ func New(opts Options) (*Server, error) {
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
 	s.rows = &rowBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, plans: s.plans}
 	s.rows.heads = opts.Heads
-	s.dialogs = &dialogBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, rows: s.rows}
+	s.dialogs = &dialogBuilder{core: opts.Core, restores: opts.Restores, boxes: opts.Boxes, contents: opts.Contents, rows: s.rows}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}

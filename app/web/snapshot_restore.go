@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -30,7 +31,7 @@ func (dlg *dialogBuilder) restoreDialog(r *http.Request, boxRef, ref string) (di
 	d := dialog{Kind: "restore", Title: fmt.Sprintf("Restore %s to ‘%s’?", b.Name, sn.Name), Back: backOf(r, b.Name),
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/restore", url.PathEscape(b.Name), sn.ID), RequestID: snapshots.NewID("rq")}
 	be, _ := dlg.core.BackendOf(b)
-	guard := dlg.core.Guard(ctx, snapshots.Owner(), b)
+	guard := dlg.restores.Guard(ctx, snapshots.Owner(), b)
 	d.Fingerprint = fingerprint(b, sn, guard)
 	switch {
 	case err != nil:
@@ -132,7 +133,7 @@ func (dlg *dialogBuilder) restoreUndo(r *http.Request, d *dialog, b *snapshots.B
 		}
 		d.UndoLine += fmt.Sprintf(" Named ‘%s’. Undos do not count against the %d.", undoName, settings.PerBox)
 		// Ticked and locked where the core refuses a restore without one.
-		if snapshots.ThreadsRunOn(snapshots.Owner(), b) {
+		if restore.ThreadsRunOn(snapshots.Owner(), b) {
 			d.UndoLocked = true
 			d.UndoLine += " " + snapshots.AlwaysWithUndoWords(b.Name)
 		}
@@ -178,7 +179,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	noUndo := d.NoUndo || r.PostFormValue("undo") != "1"
-	op, err := s.opts.Core.Restore(r.Context(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: id,
+	op, err := s.opts.Restores.Restore(r.Context(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: id,
 		NoUndo: noUndo, Force: d.Force, RequestID: r.PostFormValue("request")})
 	if err != nil {
 		d.Error = refusalWords(err)

@@ -85,7 +85,7 @@ func (s *Server) showToasts(w http.ResponseWriter, r *http.Request) {
 		}
 		// A restore that did not end done has no result: its words below
 		// name no target.
-		res, _ := s.opts.Core.Kinds().Restore.Result(op)
+		res, _ := s.opts.Restores.Kinds().Restore.Result(op)
 		switch op.State {
 		case snapshots.OpDone:
 			out = append(out, toast{Words: fmt.Sprintf("%s was restored to ‘%s’.", b.Name, res.TargetName), Href: page})

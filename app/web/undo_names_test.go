@@ -27,7 +27,7 @@ func TestUndoNamesSayUndo(t *testing.T) {
 	s.env.Wait(t, op)
 	var undos []*snapshots.Snapshot
 	for len(undos) < 2 {
-		rop, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
+		rop, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
 		if err != nil {
 			t.Fatal(err)
 		}

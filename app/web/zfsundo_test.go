@@ -39,7 +39,7 @@ func TestZFSUndoNotice(t *testing.T) {
 	if d := html.UnescapeString(s.do(t, "GET", "/boxes/river-elk/snapshots/"+newest.ID+"/restore", nil, nil).Body.String()); !strings.Contains(d, want) {
 		t.Fatalf("the ZFS restore's dialog does not say %q:\n%s", want, d)
 	}
-	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: newest.ID})
+	op, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: newest.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func TestRestartRecoveryDocker(t *testing.T) {
 			if c.kind == "take" {
 				op, taken, err = env.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: box.Name, Name: "b"})
 			} else {
-				op, err = env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: box.Name, Snapshot: target.ID})
+				op, err = env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: box.Name, Snapshot: target.ID})
 			}
 			must(t, err)
 			w.waitStalled(t)
@@ -176,7 +176,7 @@ func TestRestartRecoveryDocker(t *testing.T) {
 				if done.UndoID == nil {
 					t.Fatal("the restore has no undo")
 				}
-				rop, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: box.Name, Snapshot: *done.UndoID, NoUndo: true})
+				rop, err := env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: box.Name, Snapshot: *done.UndoID, NoUndo: true})
 				must(t, err)
 				if got, _ := env.Core.Wait(wctx, rop.ID); got.State != snapshots.OpDone {
 					t.Fatalf("restoring the undo ended %s: %s", got.State, deref(got.Error))

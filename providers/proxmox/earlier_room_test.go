@@ -26,13 +26,13 @@ func TestEarlierGuestCountsForRoom(t *testing.T) {
 	must(t, e.sim.Write(lxcZFS, 5*gib))
 	first := takeDone(t, env, snapshots.Owner(), "river-elk", "first")
 	newest := takeDone(t, env, snapshots.Owner(), "river-elk", "newest")
-	op, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: newest.ID})
+	op, err := env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: newest.ID})
 	must(t, err)
 	rop := env.Wait(t, op)
 	if rop.State != snapshots.OpDone || rop.UndoID == nil {
 		t.Fatalf("the ZFS restore: %s %q, undo %v", rop.State, deref(rop.Error), rop.UndoID)
 	}
-	op, err = env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: *rop.UndoID})
+	op, err = env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: *rop.UndoID})
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("the undo's swap: %s %q", got.State, deref(got.Error))

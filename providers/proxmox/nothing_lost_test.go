@@ -362,7 +362,7 @@ func TestOrphansQuarantined(t *testing.T) {
 // restoreDone restores box to snapshot, with its undo, and waits.
 func restoreDone(t *testing.T, env *coretest.Env, box, snap string) *snapshots.Operation {
 	t.Helper()
-	op, err := env.Core.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: snap})
+	op, err := env.Restores.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: snap})
 	must(t, err)
 	got := env.Wait(t, op)
 	if got.State != snapshots.OpDone {
@@ -426,7 +426,7 @@ func TestStorageRollback(t *testing.T) {
 			must(t, e.sim.Write(lxcZFS, gib))
 			snaps = append(snaps, takeDone(t, env, snapshots.Owner(), "river-elk", name))
 		}
-		_, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: snaps[0].ID})
+		_, err := env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: snaps[0].ID})
 		want := "pve-2 uses ZFS, which restores only the newest snapshot. Fork this one, or delete the 2 newer ones yourself first."
 		if err == nil || err.Error() != want {
 			t.Fatalf("restore to the oldest on ZFS: %v; want %q", err, want)

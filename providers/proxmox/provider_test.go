@@ -132,7 +132,7 @@ func TestLockWords(t *testing.T) {
 	if err == nil || err.Error() != "pve-lab left amber-fox locked (rollback). "+fix+"." {
 		t.Fatalf("take of a locked guest through the core: %v", err)
 	}
-	_, err = env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID})
+	_, err = env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID})
 	if err == nil || !strings.Contains(err.Error(), fix) {
 		t.Fatalf("restore of a locked guest through the core: %v", err)
 	}

@@ -136,7 +136,7 @@ func TestRestartRecoveryProxmox(t *testing.T) {
 			// The step's task runs until the worker has been killed during it.
 			e.sim.StallNextTask(c.slow, lxcThin)
 
-			op, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
+			op, err := env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
 			must(t, err)
 			var upid string
 			waitFor(t, "the restore at "+string(c.step)+" with its task", func() bool {

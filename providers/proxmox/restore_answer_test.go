@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
@@ -37,7 +38,7 @@ func TestFailedSwapRestartsTheBox(t *testing.T) {
 			// The swap's clone fails, and fails again when asked once more.
 			e.sim.FailNextTask("vzclone", 0, "pvesim simulator: the test's clone fails")
 			e.sim.FailNextTask("vzclone", 0, "pvesim simulator: the test's clone fails")
-			op, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: *rop.UndoID})
+			op, err := env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: *rop.UndoID})
 			must(t, err)
 			got := env.Wait(t, op)
 			if got.State != snapshots.OpFailed || got.Step != "adopt" {
@@ -86,11 +87,11 @@ func TestRestoreAnswerSaysWhatHappenedOnProxmox(t *testing.T) {
 		processes bool
 	}{{disk.ID, true}, {memory.ID, false}} {
 		got := restoreDone(t, env, "quiet-owl", c.target)
-		var res snapshots.RestoreResult
+		var res restore.RestoreResult
 		must(t, json.Unmarshal(got.Result, &res))
-		if res.Processes != c.processes || res.BoxState != snapshots.BoxRunning {
+		if res.Processes != c.processes || res.BoxState != restore.BoxRunning {
 			t.Fatalf("the restore to %s answered processesEnded %v and boxState %q, want %v and %q",
-				res.TargetName, res.Processes, res.BoxState, c.processes, snapshots.BoxRunning)
+				res.TargetName, res.Processes, res.BoxState, c.processes, restore.BoxRunning)
 		}
 		if g, _ := e.sim.Guest(qemuThin); !g.Running {
 			t.Fatalf("after the restore to %s the VM does not run", res.TargetName)

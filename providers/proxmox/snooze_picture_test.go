@@ -61,7 +61,7 @@ func TestUndoPictureOutlastsTheSnoozes(t *testing.T) {
 	s.e.sim.StallNextTask("vzstop", lxcThin)
 	s.e.sim.StallNextTask("vzsnapshot", lxcThin)
 
-	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: b.Name, Snapshot: target.ID})
+	op, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: b.Name, Snapshot: target.ID})
 	must(t, err)
 	stop := s.snoozedAt(t, op.ID, "stop", "vzstop")
 	s.w.kill()

@@ -159,7 +159,7 @@ func TestRestoreSnoozesOnItsProviderTasks(t *testing.T) {
 		s.e.sim.StallNextTask(typ, lxcThin)
 	}
 
-	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
+	op, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
 	must(t, err)
 	s.end(t, s.snoozedAt(t, op.ID, "stop", "vzstop"))
 	s.end(t, s.snoozedAt(t, op.ID, "undo", "vzsnapshot"))
@@ -219,7 +219,7 @@ func TestRestoreSnoozedTaskFailsInProxmoxWords(t *testing.T) {
 	s.e.sim.FailNextTask("vzrollback", lxcThin, words)
 	s.e.sim.StallNextTask("vzrollback", lxcThin)
 
-	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
+	op, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID})
 	must(t, err)
 	s.end(t, s.snoozedAt(t, op.ID, "rollback", "vzrollback"))
 	got := s.env.Wait(t, op)
@@ -329,7 +329,7 @@ func TestZFSRestoreSnoozesOnItsHeldCopy(t *testing.T) {
 	s.e.sim.StallNextTask("vzclone", lxcZFS)
 	s.e.sim.StallNextTask("vzrollback", lxcZFS)
 
-	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: target.ID})
+	op, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: target.ID})
 	must(t, err)
 	upid := s.snoozedAt(t, op.ID, "copy-clone", "vzclone")
 	s.w.kill()
@@ -452,14 +452,14 @@ func TestReplaceSnoozesOnItsDelete(t *testing.T) {
 
 	target := takeDone(t, s.env, agent, "amber-fox", "target")
 	for i := 0; i < 2; i++ {
-		op, err := s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID, Replace: true})
+		op, err := s.env.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID, Replace: true})
 		must(t, err)
 		if got := s.env.Wait(t, op); got.State != snapshots.OpDone {
 			t.Fatalf("restore %d: %s %s", i, got.State, deref(got.Error))
 		}
 	}
 	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
-	op, err := s.env.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID, Replace: true})
+	op, err := s.env.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: target.ID, Replace: true})
 	must(t, err)
 	if n := finish(op, snapshots.StepUndos); n != 1 {
 		t.Errorf("the undo's replace ran %d delete tasks, want 1", n)

@@ -36,7 +36,7 @@ func newSwapped(t *testing.T, stall bool) *swapped {
 	w.newest = takeDone(t, s.env, snapshots.Owner(), "river-elk", "newest")
 	must(t, s.e.sim.Write(lxcZFS, 2*gib))
 	w.before = written(t, s.e, lxcZFS)
-	op, err := s.env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: w.newest.ID})
+	op, err := s.env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: w.newest.ID})
 	must(t, err)
 	got := s.env.Wait(t, op)
 	if got.State != snapshots.OpDone || got.UndoID == nil {
@@ -59,7 +59,7 @@ func newSwapped(t *testing.T, stall bool) *swapped {
 // swap asks the undo, the swap.
 func (w *swapped) swap(t *testing.T) *snapshots.Operation {
 	t.Helper()
-	op, err := w.s.env.Core.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: w.undo.ID})
+	op, err := w.s.env.Restores.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: w.undo.ID})
 	must(t, err)
 	return op
 }
@@ -144,7 +144,7 @@ func TestSwapSnoozesOnItsTasks(t *testing.T) {
 	if restored != 1 || deleted != 1 {
 		t.Fatalf("the box log tells the swap's restore %d times and its copy's delete %d times, want once each", restored, deleted)
 	}
-	if res, err := s.env.Core.Kinds().Restore.Result(got); err != nil || len(res.Replaced) != 0 {
+	if res, err := s.env.Restores.Kinds().Restore.Result(got); err != nil || len(res.Replaced) != 0 {
 		t.Fatalf("the swap's result: %+v %v; it replaced no undo (the copy it swapped in is not one)", res, err)
 	}
 }

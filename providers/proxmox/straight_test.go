@@ -65,7 +65,7 @@ func TestAccessFirst(t *testing.T) {
 		must(t, os.MkdirAll(filepath.Join(dir, ".boxsnap"), 0o755))
 		must(t, os.WriteFile(filepath.Join(dir, ".boxsnap", "env"), []byte("BOXSNAP_BOX="+b.ID+"\nBOXSNAP_THREADS=th-gone-since-the-take\n"), 0o644))
 		sn := takeDone(t, env, snapshots.Owner(), b.Name, "before")
-		op, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
+		op, err := env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
 		must(t, err)
 		if got := env.Wait(t, op); got.State != snapshots.OpDone {
 			t.Fatalf("restore: %s %s", got.State, deref(got.Error))

@@ -74,7 +74,7 @@ func TestZFSUndoSwap(t *testing.T) {
 			before := written(t, e, lxcZFS) // what the undo must bring back
 
 			run := func(phase, snap string) *snapshots.Operation {
-				op, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: snap})
+				op, err := env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: snap})
 				must(t, err)
 				if c.kill != nil && c.kill.phase == phase {
 					waitFor(t, "the "+phase+" at "+c.kill.step, func() bool {
@@ -138,7 +138,7 @@ func TestZFSUndoSwap(t *testing.T) {
 				if sn.Guest != "earlier" || sn.State != snapshots.StateReady {
 					t.Fatalf("%s after the swap: guest %s state %s; want on the earlier guest", sn.Name, sn.Guest, sn.State)
 				}
-				if _, err := env.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: id}); err == nil ||
+				if _, err := env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "river-elk", Snapshot: id}); err == nil ||
 					err.Error() != "‘"+sn.Name+"’ is on river-elk's earlier guest: fork only." {
 					t.Fatalf("restore of %s on the earlier guest: %v", sn.Name, err)
 				}

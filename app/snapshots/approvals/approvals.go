@@ -24,19 +24,17 @@ import (
 // and whether a thread's turns are held meanwhile.
 type Approvals struct {
 	k      kernel
+	r      restorer
 	st     *store.Store
 	ops    *operations.Engine
 	now    func() time.Time
 	logger *slog.Logger
 }
 
-// kernel is what requests need of the snapshot core: the guard's words of
-// what a restore would lose, the restore an approval runs, the box log, the
+// kernel is what requests need of the snapshot core: the box log, the
 // owner's time zone and the records a request names. *snapshots.Service is
 // one.
 type kernel interface {
-	Guard(ctx context.Context, c snapshots.Caller, b *snapshots.Box) []string
-	Restore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*snapshots.Operation, error)
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 	TimeZone(ctx context.Context) *time.Location
 	ThreadTitle(ctx context.Context, id *string) string
@@ -44,23 +42,32 @@ type kernel interface {
 	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
 }
 
-// Options configure the requests: the store they are kept in, the engine
-// whose operations an approved request started, the clock (nil is
-// time.Now) and the logger (nil discards).
-type Options struct {
-	Store  *store.Store
-	Engine *operations.Engine
-	Now    func() time.Time
-	Logger *slog.Logger
+// restorer is the restore a request is for: the guard's words of what a
+// restore would lose, and the restore an approval runs; package restore's
+// Restores is one.
+type restorer interface {
+	Guard(ctx context.Context, c snapshots.Caller, b *snapshots.Box) []string
+	Restore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*snapshots.Operation, error)
 }
 
-// New makes the requests for the person's word on the core k; the core's
-// restore asks through it once given it (snapshots.Kernel.UseApprovals).
+// Options configure the requests: the store they are kept in, the engine
+// whose operations an approved request started, the restore a request is
+// for, the clock (nil is time.Now) and the logger (nil discards).
+type Options struct {
+	Store    *store.Store
+	Engine   *operations.Engine
+	Restores restorer
+	Now      func() time.Time
+	Logger   *slog.Logger
+}
+
+// New makes the requests for the person's word on the core k; the
+// restore asks through it once given it (restore.Restores.UseApprovals).
 func New(k kernel, opts Options) (*Approvals, error) {
-	if k == nil || opts.Store == nil || opts.Engine == nil {
-		return nil, errors.New("approvals: the core, a store and an engine are required")
+	if k == nil || opts.Store == nil || opts.Engine == nil || opts.Restores == nil {
+		return nil, errors.New("approvals: the core, a store, an engine and the restores are required")
 	}
-	s := &Approvals{k: k, st: opts.Store, ops: opts.Engine, now: opts.Now, logger: opts.Logger}
+	s := &Approvals{k: k, r: opts.Restores, st: opts.Store, ops: opts.Engine, now: opts.Now, logger: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -138,7 +145,7 @@ func planPrint(b *snapshots.Box, sn *snapshots.Snapshot, goes []string) string {
 func (s *Approvals) AskRestore(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, execution bool, settings snapshots.Settings) error {
 	// The person sees everything the restore would lose, the asking
 	// thread's own workspace included.
-	goes := append([]string{}, s.k.Guard(ctx, snapshots.Owner(), b)...)
+	goes := append([]string{}, s.r.Guard(ctx, snapshots.Owner(), b)...)
 	now := s.now()
 	id := snapshots.NewID(PrefixApproval)
 	err := s.st.PersonApprovalInsert(ctx, s.st.Pool, db.PersonApprovalInsertParams{ID: id, BoxID: b.ID, SnapshotID: sn.ID,
@@ -273,7 +280,7 @@ func (s *Approvals) Approve(ctx context.Context, c snapshots.Caller, id string) 
 	if err != nil {
 		return nil, s.closeRefused(ctx, a, requestSnapshotGoneWords)
 	}
-	goes := append([]string{}, s.k.Guard(ctx, snapshots.Owner(), b)...)
+	goes := append([]string{}, s.r.Guard(ctx, snapshots.Owner(), b)...)
 	if p := planPrint(b, sn, goes); p != a.planPrint {
 		r, err := s.st.PersonApprovalGet(ctx, s.st.Pool, id)
 		if err != nil {
@@ -289,7 +296,7 @@ func (s *Approvals) Approve(ctx context.Context, c snapshots.Caller, id string) 
 		return nil, refusal(snapshots.CodeConflict, planChangedWords(strings.Join(approvalPlanWords(a, sn), " ")))
 	}
 	yes := snapshots.Consent{By: "the person", At: s.now(), Request: id, Plan: a.planPrint, Goes: goes}
-	op, err := s.k.Restore(ctx, snapshots.Agent(a.Thread), snapshots.RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, Consent: &yes})
+	op, err := s.r.Restore(ctx, snapshots.Agent(a.Thread), snapshots.RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, RequestID: "approval-" + id, Consent: &yes})
 	if err != nil {
 		if r, ok := snapshots.AsRefusal(err); ok {
 			return nil, s.closeRefused(ctx, a, requestCouldNotRunWords(id, r.Words))

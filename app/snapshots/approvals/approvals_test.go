@@ -28,7 +28,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 	setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = false })
 
 	// Only the person answers.
-	_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
+	_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	ap := asked(t, err, "You asked the person to restore amber-fox to ‘before the migration’ (request ap", "It waits for their word.")
 	if _, err := e.Approvals.Approve(ctx, agent, ap.ID); err == nil {
 		t.Fatal("an agent approved its own request")
@@ -89,7 +89,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 	}
 
 	// Declined: nothing is restored, and the next call says so.
-	_, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
+	_, err = e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	ap2 := asked(t, err)
 	if err := e.Approvals.Decline(ctx, snapshots.Owner(), ap2.ID); err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 
 	// Expired after the setting's minutes: the next call says so.
 	setSwitches(t, e, func(st *snapshots.Settings) { st.ApprovalMinutes = 1 })
-	_, err = e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
+	_, err = e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	ap3 := asked(t, err)
 	if _, err := e.Pool.Exec(ctx, "UPDATE approvals SET expires_at = now() - interval '1 second' WHERE id = $1", ap3.ID); err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{}); err != nil {
 		t.Fatal(err)
 	}
-	if op, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true}); err != nil || op == nil {
+	if op, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true}); err != nil || op == nil {
 		t.Fatalf("with the switch on, the agent's restore: %v", err)
 	}
 }
@@ -154,12 +154,12 @@ func TestExecutionMachineRestoreHoldsTurns(t *testing.T) {
 		t.Fatal("restores of boxes threads run on are on by default")
 	}
 	for _, c := range []snapshots.Caller{agent, snapshots.Owner()} {
-		_, err := e.Core.Restore(ctx, c, snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, Replace: true, Force: true})
+		_, err := e.Restores.Restore(ctx, c, snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, Replace: true, Force: true})
 		refusedWith(t, err, "Restores of boxes threads run on are off: Fix the sign-in flow and Write the API guide run on dev-desk. Move its threads off it first.")
 	}
 
 	setSwitches(t, e, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
-	_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, Replace: true})
+	_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, Replace: true})
 	ap := asked(t, err, "You asked the person to restore dev-desk to ‘before the upgrade’ (request ", "End your turn now: nothing you do on dev-desk after this survives the restore.")
 	held := approvals.HeldWords("dev-desk")
 	for _, c := range []snapshots.Caller{agent, neighbour} {
@@ -171,7 +171,7 @@ func TestExecutionMachineRestoreHoldsTurns(t *testing.T) {
 		t.Fatalf("a thread not on the box is held: %q", got)
 	}
 	// The person's own restore of it never leaves out the undo.
-	_, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, NoUndo: true, Force: true})
+	_, err = e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, NoUndo: true, Force: true})
 	refusedWith(t, err, "dev-desk is a box threads run on: it is never restored without an undo.")
 
 	op, err := e.Approvals.Approve(ctx, snapshots.Owner(), ap.ID)

@@ -14,11 +14,12 @@
 //
 // Approvals holds only what it uses: the store, the engine whose
 // operations an approved request started, the clock and the logger; what
-// it needs of the core (the guard, the restore, the box log, the time zone,
-// the records) it reaches through its kernel interface, which
-// *snapshots.Service satisfies, and app/boot gives the core this package
-// through snapshots.Kernel.UseApprovals. words.go holds the words it alone
-// says.
+// it needs of the core (the box log, the time zone, the records) it
+// reaches through its kernel interface, which *snapshots.Service
+// satisfies, and the guard and the restore through its restorer interface
+// (package restore's Restores, Options.Restores); app/boot gives the
+// restore this package through restore.Restores.UseApprovals. words.go
+// holds the words it alone says.
 //
 // It must never import app/web, app/api, app/cli, jobs, a provider's
 // subpackage, nor another seam of the core (a package under

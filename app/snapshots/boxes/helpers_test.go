@@ -82,9 +82,9 @@ func names(t *testing.T, e *coretest.Env, box string) map[string]*snapshots.Snap
 	return out
 }
 
-func restore(t *testing.T, e *coretest.Env, c snapshots.Caller, box, snap string) *snapshots.Operation {
+func restoreTo(t *testing.T, e *coretest.Env, c snapshots.Caller, box, snap string) *snapshots.Operation {
 	t.Helper()
-	op, err := e.Core.Restore(context.Background(), c, snapshots.RestoreRequest{Box: box, Snapshot: snap, Replace: true})
+	op, err := e.Restores.Restore(context.Background(), c, snapshots.RestoreRequest{Box: box, Snapshot: snap, Replace: true})
 	if err != nil {
 		t.Fatalf("restore %s: %v", snap, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -129,7 +130,7 @@ func TestTrashRestoresBox(t *testing.T) {
 		t.Errorf("restored from the trash, work.txt holds %q", data)
 	}
 	// The final snapshot holds the box as it was released.
-	restore(t, e, snapshots.Owner(), b.Name, entry.FinalName)
+	restoreTo(t, e, snapshots.Owner(), b.Name, entry.FinalName)
 	if data, _ := os.ReadFile(filepath.Join(dir, "work.txt")); string(data) != "tuesday" {
 		t.Errorf("the final snapshot holds work.txt %q, want the box as released", data)
 	}
@@ -278,7 +279,7 @@ func TestTrashOfAnotherThreadIsUnseen(t *testing.T) {
 		} else {
 			refusedWith(t, err, "No box "+ref+" that you can see.")
 		}
-		if _, err := e.Core.Reset(ctx, mine, snapshots.ResetRequest{Box: ref}); err == nil {
+		if _, err := e.Restores.Resets().Reset(ctx, mine, restore.ResetRequest{Box: ref}); err == nil {
 			t.Fatalf("another thread reset %s", ref)
 		} else {
 			refusedWith(t, err, "No box "+ref+" that you can see.")

@@ -13,9 +13,9 @@
 // steps of its operation) it reaches through the kernel interface it
 // declares, and the snapshot operations through snapshotOps; both are the
 // core's *snapshots.Service, given to New in app/boot. New registers the
-// Import operation's kind with the kernel's engine; the kernel asks
-// Contents for a restore's preview through snapshots.RestorePreviewer,
-// which app/boot gives it (Service.UseRestorePreview).
+// Import operation's kind with the kernel's engine; the restore asks
+// Contents for a dry run's preview through restore.RestorePreviewer,
+// which app/boot gives it (restore.Restores.UseRestorePreview).
 //
 // words.go is the one home of the words Contents alone says; the words the
 // kernel also says stay in package snapshots. A refusal carries a

@@ -60,7 +60,7 @@ func headOf(t *testing.T, e *coretest.Env, box string) string {
 func restoreTo(t *testing.T, e *coretest.Env, box, name string) {
 	t.Helper()
 	sn := names(t, e, box)[name]
-	op, err := e.Core.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: sn.ID})
+	op, err := e.Restores.Restore(context.Background(), snapshots.Owner(), snapshots.RestoreRequest{Box: box, Snapshot: sn.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func TestHeadMovesForwardOnly(t *testing.T) {
 
 	// A restore to cp01 moves the head back; the undo it takes first is
 	// taken from cp02.
-	op, err := e.Core.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: a.ID})
+	op, err := e.Restores.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: a.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,7 +211,7 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 	if got := e.Wait(t, kop); got.State != snapshots.OpDone {
 		t.Fatalf("keep: %s", deref(got.Error))
 	}
-	rop, err := e.Core.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: ids[2], Replace: true})
+	rop, err := e.Restores.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: ids[2], Replace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 		t.Fatalf("restore: %s", deref(got.Error))
 	}
 	block.armed.Store(true)
-	rop, err = e.Core.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: ids[4], Replace: true, NoUndo: true})
+	rop, err = e.Restores.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: ids[4], Replace: true, NoUndo: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,5 +174,5 @@ func (s *Sweeps) straightAfterOutside(ctx context.Context, b *snapshots.Box) err
 	if active > 0 {
 		return nil
 	}
-	return s.snaps.SetStraight(ctx, "", b, be, setStraightAfterOutside)
+	return s.straight.SetStraight(ctx, "", b, be, setStraightAfterOutside)
 }

@@ -43,11 +43,15 @@ type kernel interface {
 }
 
 // snaps is the snapshot operations a sweep calls: thinning's delete of one
-// snapshot, and the last step of a restore made outside boxsnap;
-// *snapshots.Service is one.
+// snapshot; *snapshots.Service is one.
 type snaps interface {
 	DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend,
 		c snapshots.Caller, why string, rec providers.Recorder) error
+}
+
+// straightener sets a box straight, the last step of a restore made
+// outside boxsnap; package restore's Restores is one.
+type straightener interface {
 	SetStraight(ctx context.Context, opID string, b *snapshots.Box, be snapshots.Backend, after string) error
 }
 
@@ -73,15 +77,17 @@ type Kinds struct {
 }
 
 // Options are what the sweeps are made of. Kernel and Snaps are the core's
-// service, Taker its take, Boxes its boxes; Now and Logger are the core's too, so a sweep
-// reads the same clock as the records it compares.
+// service, Taker its take, Boxes its boxes, Straight its restores; Now and
+// Logger are the core's too, so a sweep reads the same clock as the records
+// it compares.
 type Options struct {
-	Store  *store.Store
-	Kernel kernel
-	Snaps  snaps
-	Taker  taker
-	Boxes  boxes
-	Logger *slog.Logger
+	Store    *store.Store
+	Kernel   kernel
+	Snaps    snaps
+	Taker    taker
+	Boxes    boxes
+	Straight straightener
+	Logger   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -95,6 +101,7 @@ type Sweeps struct {
 	snaps    snaps
 	taker    taker
 	boxes    boxes
+	straight straightener
 	ops      *operations.Engine
 	backends map[string]snapshots.Backend
 	order    []string // the backends' IDs, in order
@@ -107,10 +114,10 @@ type Sweeps struct {
 // New makes the sweeps and registers their kinds of operation with the
 // kernel's engine; it is made once per engine, before its workers start.
 func New(o Options) (*Sweeps, error) {
-	if o.Store == nil || o.Kernel == nil || o.Snaps == nil || o.Taker == nil || o.Boxes == nil {
-		return nil, errors.New("sweeps: a store, the kernel, its snapshots, its take and its boxes are required")
+	if o.Store == nil || o.Kernel == nil || o.Snaps == nil || o.Taker == nil || o.Boxes == nil || o.Straight == nil {
+		return nil, errors.New("sweeps: a store, the kernel, its snapshots, its take, its boxes and its restores are required")
 	}
-	s := &Sweeps{st: o.Store, k: o.Kernel, snaps: o.Snaps, taker: o.Taker, boxes: o.Boxes, ops: o.Kernel.Engine(),
+	s := &Sweeps{st: o.Store, k: o.Kernel, snaps: o.Snaps, taker: o.Taker, boxes: o.Boxes, straight: o.Straight, ops: o.Kernel.Engine(),
 		backends: map[string]snapshots.Backend{}, install: o.Kernel.Install(), logger: o.Logger, now: o.Now}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

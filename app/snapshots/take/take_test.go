@@ -43,7 +43,7 @@ func TestTakeRestoreDelete(t *testing.T) {
 	if err := os.WriteFile(file, []byte("after"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rop, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: "before the migration", Replace: true})
+	rop, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: "before the migration", Replace: true})
 	if err != nil {
 		t.Fatal(err)
 	}

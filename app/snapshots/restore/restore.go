@@ -1,4 +1,4 @@
-package snapshots
+package restore
 
 import (
 	"context"
@@ -11,56 +11,22 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
-	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// RestoreRequest asks to restore a box to one of its snapshots.
-type RestoreRequest struct {
-	Box      string
-	Snapshot string
-	// Replace must be true for an agent: a restore replaces everything on the
-	// box since the snapshot.
-	Replace bool
-	// NoUndo restores without an undo: the person's choice alone, never on a
-	// box threads run on.
-	NoUndo bool
-	// Force is the person's "Restore anyway": it goes on past what the guard
-	// names.
-	Force     bool
-	RequestID string
-	// dryRun checks everything the restore would check and admits nothing
-	// (RestoreDryRun).
-	dryRun bool
-	// Consent is the person's yes to an agent's request, set by the
-	// approvals seam alone when the person approves: the restore then runs
-	// as the agent's, past what the person saw.
-	Consent *Consent
-}
-
-// Consent is the yes an approved restore carries on its operation: who
-// answered (boxsnap knows, so it names them), when, the request, the plan
-// it was bound to and what it said goes.
-type Consent struct {
-	By      string    `json:"by"`
-	At      time.Time `json:"at"`
-	Request string    `json:"request"`
-	Plan    string    `json:"plan"`
-	Goes    []string  `json:"goes,omitempty"`
-}
 
 // Asker records an agent's restore as a request for the person's word and
 // answers the error that says it asked; the restore calls it where an
 // agent must ask first. The approvals seam is one (UseApprovals).
 type Asker interface {
-	AskRestore(ctx context.Context, c Caller, b *Box, sn *Snapshot, execution bool, settings Settings) error
+	AskRestore(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, execution bool, settings snapshots.Settings) error
 }
 
 // UseApprovals gives the restore the seam an agent's restore asks the
 // person through; without one, such a restore fails rather than run
 // without the person's word.
-func (s *Kernel) UseApprovals(a Asker) { s.asker = a }
+func (s *Restores) UseApprovals(a Asker) { s.asker = a }
 
 // The box's states a finished restore answers (RestoreResult.BoxState), as
 // its backend reads them then.
@@ -95,13 +61,13 @@ type RestoreResult struct {
 // Guard lists what a restore of b would lose beyond its disk: threads with a
 // workspace on it, the desktop's control, open terminals. An agent's own
 // workspace on its own box is left out for it.
-func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
+func (s *Restores) Guard(ctx context.Context, c snapshots.Caller, b *snapshots.Box) []string {
 	var out []string
 	for _, w := range b.Presence.Workspaces {
-		if c.Kind == CallerAgent && w.Thread == c.Thread && !w.RunsOn {
+		if c.Kind == snapshots.CallerAgent && w.Thread == c.Thread && !w.RunsOn {
 			continue
 		}
-		title := s.ThreadTitle(ctx, &w.Thread)
+		title := s.k.ThreadTitle(ctx, &w.Thread)
 		if title == "" {
 			title = w.Thread
 		}
@@ -137,7 +103,7 @@ func (s *Service) Guard(ctx context.Context, c Caller, b *Box) []string {
 // person, any thread with a workspace on it, working or idle ("Restore
 // anyway" passes only the desktop and terminals); for an agent, a thread that
 // runs on it (the rest is the guard's).
-func ThreadsRunOn(c Caller, b *Box) bool {
+func ThreadsRunOn(c snapshots.Caller, b *snapshots.Box) bool {
 	for _, w := range b.Presence.Workspaces {
 		if w.RunsOn || c.IsPerson() {
 			return true
@@ -148,47 +114,47 @@ func ThreadsRunOn(c Caller, b *Box) bool {
 
 // executionMachineWords names the threads that run on a box, for the refusal
 // of its restore by c (these are off unless Settings turns them on).
-func (s *Service) executionMachineWords(ctx context.Context, c Caller, b *Box) string {
+func (s *Restores) executionMachineWords(ctx context.Context, c snapshots.Caller, b *snapshots.Box) string {
 	var names []string
 	for _, w := range b.Presence.Workspaces {
 		if w.RunsOn || c.IsPerson() {
-			t := s.ThreadTitle(ctx, &w.Thread)
+			t := s.k.ThreadTitle(ctx, &w.Thread)
 			if t == "" {
 				t = w.Thread
 			}
 			names = append(names, t)
 		}
 	}
-	return executionMachineRefusalWords(names, b.Name)
+	return snapshots.ExecutionMachineRefusalWords(names, b.Name)
 }
 
 // Restore admits a restore: plan, guard, pin and record, admit the undo, all
 // before anything stops.
-func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*Operation, error) {
-	if !req.dryRun {
-		if op, err := s.Repeated(ctx, c, req.RequestID, OpRestore, req.Box, req.Snapshot); err != nil || op != nil {
+func (s *Restores) Restore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*snapshots.Operation, error) {
+	if !req.DryRun {
+		if op, err := s.k.Repeated(ctx, c, req.RequestID, snapshots.OpRestore, req.Box, req.Snapshot); err != nil || op != nil {
 			return op, err
 		}
 	}
-	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
+	sn, b, err := s.k.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
 	if err != nil {
 		return nil, err
 	}
-	if err := MayAct(c, ActRestore, b, sn); err != nil {
+	if err := snapshots.MayAct(c, snapshots.ActRestore, b, sn); err != nil {
 		return nil, err
 	}
-	if c.Kind == CallerAgent {
+	if c.Kind == snapshots.CallerAgent {
 		if !req.Replace {
-			return nil, refusal(CodeInvalid, ReplaceTrueWords(b.Name))
+			return nil, refusal(snapshots.CodeInvalid, snapshots.ReplaceTrueWords(b.Name))
 		}
 		req.NoUndo, req.Force = false, false
 	}
-	if !req.dryRun {
-		if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpRestore, &sn.ID); err != nil || op != nil {
+	if !req.DryRun {
+		if op, err := s.k.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, snapshots.OpRestore, &sn.ID); err != nil || op != nil {
 			return op, err
 		}
 	}
-	settings, err := s.Settings(ctx)
+	settings, err := s.k.Settings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -198,13 +164,13 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 	}
 	// An agent asks the person instead: on a box threads run on, and on its
 	// own box when Settings turns "Agents may restore their own boxes" off.
-	askFirst := c.Kind == CallerAgent && req.Consent == nil && !req.dryRun && (execution || !settings.AgentsMayRestore)
+	askFirst := c.Kind == snapshots.CallerAgent && req.Consent == nil && !req.DryRun && (execution || !settings.AgentsMayRestore)
 	if sn.BoxID != b.ID {
-		return nil, refusal(CodePlan, otherBoxForkInsteadWords(sn.Name, sn.BoxName))
+		return nil, refusal(snapshots.CodePlan, otherBoxForkInsteadWords(sn.Name, sn.BoxName))
 	}
 	if sn.Guest == "earlier" {
 		// Its guest is not the box's: only its own words say why (step 1).
-		if err := Eligible(sn, ChangeRestore, nil, s.now(), s.TimeZone(ctx)); err != nil {
+		if err := snapshots.Eligible(sn, snapshots.ChangeRestore, nil, s.now(), s.k.TimeZone(ctx)); err != nil {
 			return nil, err
 		}
 	}
@@ -232,7 +198,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, req RestoreRequest) (*O
 			return nil, err
 		}
 	}
-	if req.dryRun {
+	if req.DryRun {
 		return nil, s.restoreEligibleNow(ctx, b, sn, req.Snapshot)
 	}
 	return s.admitRestore(ctx, c, req, b, sn, be, plan, settings, guard)
@@ -250,28 +216,28 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
-func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) (RestoreResult, error) {
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
+func (s *Restores) runRestore(ctx context.Context, op *snapshots.Operation, p restoreParams) (RestoreResult, error) {
+	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, snapshots.PinTarget(op))
 	if err != nil {
-		return RestoreResult{}, s.Finish(ctx, op, OpFailed, nil, failTargetGone, "")
+		return RestoreResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failTargetGone, "")
 	}
-	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	be, err := s.Backend(b.BackendID)
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
 		return RestoreResult{}, s.restoreFailed(ctx, op, b, sn, nil, "", err.Error(), observedNothingChanged)
 	}
-	r := newRestoreRun(op, p, sn, b, be, s.TimeZone(ctx))
+	r := newRestoreRun(op, p, sn, b, be, s.k.TimeZone(ctx))
 	if !r.resuming {
 		// Eligible again, now: a delete that began meanwhile refuses it.
-		blocking, err := s.deletingPins(ctx, s.st.Pool, sn.ID, op.ID)
+		blocking, err := s.k.DeletingPins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil {
 			return RestoreResult{}, err
 		}
-		if err := Eligible(sn, ChangeRestore, blocking, s.now(), r.tz); err != nil {
-			return RestoreResult{}, s.Finish(ctx, op, OpFailed, nil, failNothingChangedWords(err.Error()), "")
+		if err := snapshots.Eligible(sn, snapshots.ChangeRestore, blocking, s.now(), r.tz); err != nil {
+			return RestoreResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failNothingChangedWords(err.Error()), "")
 		}
 	}
 	start := restoreStart(op, p.Order)
@@ -293,14 +259,14 @@ func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams
 // restoreRun is one run of a restore's steps: what it read as it began,
 // and what its steps have found so far.
 type restoreRun struct {
-	op       *Operation
+	op       *snapshots.Operation
 	p        restoreParams
-	sn       *Snapshot
-	b        *Box // the box, the swapped-in one after a swap's step
-	be       Backend
+	sn       *snapshots.Snapshot
+	b        *snapshots.Box // the box, the swapped-in one after a swap's step
+	be       snapshots.Backend
 	ref      providers.SnapshotRef
 	resuming bool
-	caller   Caller
+	caller   snapshots.Caller
 	tz       *time.Location
 	yes      string // the person's yes, for the box log, or ""
 	// wasRunning is whether the box ran just before the restore stopped
@@ -319,9 +285,9 @@ type restoreRun struct {
 }
 
 // newRestoreRun begins a run of op's restore of sn on b.
-func newRestoreRun(op *Operation, p restoreParams, sn *Snapshot, b *Box, be Backend, tz *time.Location) *restoreRun {
-	r := &restoreRun{op: op, p: p, sn: sn, b: b, be: be, ref: RefOf(sn, b), resuming: op.Resuming,
-		caller: CallerOf(op), tz: tz, wasRunning: true,
+func newRestoreRun(op *snapshots.Operation, p restoreParams, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, tz *time.Location) *restoreRun {
+	r := &restoreRun{op: op, p: p, sn: sn, b: b, be: be, ref: snapshots.RefOf(sn, b), resuming: op.Resuming,
+		caller: snapshots.CallerOf(op), tz: tz, wasRunning: true,
 		memory: sn.Holds == string(providers.HoldsDiskAndMemory)}
 	// A restore on the person's yes says so in the box log.
 	if w := consentWords(op, tz); w != "" {
@@ -338,20 +304,20 @@ func newRestoreRun(op *Operation, p restoreParams, sn *Snapshot, b *Box, be Back
 // the recorded one runs again, and the ones before it are done. When the
 // job snoozed on the recorded step's own task, which ended OK, that step is
 // done too: the run begins at the next, and op.TaskEnded is cleared.
-func restoreStart(op *Operation, order []providers.RestoreStep) int {
+func restoreStart(op *snapshots.Operation, order []providers.RestoreStep) int {
 	start := 0
 	for i, st := range order {
 		if string(st) == op.Step {
 			start = i
 		}
 	}
-	if op.Step == StepUndos {
+	if op.Step == snapshots.StepUndos {
 		start = len(order)
 	}
-	if isCopyStep(op.Step) {
-		start = indexOf(order, providers.StepUndo) // the held copy is the undo
+	if snapshots.IsCopyStep(op.Step) {
+		start = snapshots.IndexOf(order, providers.StepUndo) // the held copy is the undo
 	}
-	if start < len(order) && string(order[start]) == op.Step && providerStep(order[start]) && StepTaskDone(op) {
+	if start < len(order) && string(order[start]) == op.Step && snapshots.ProviderStep(order[start]) && snapshots.StepTaskDone(op) {
 		// The job snoozed on this step's own task, which ended OK: the
 		// step is done, and the restore goes on from the next, which snoozes
 		// on its own (the swap's adoption reads a task ended OK as its own
@@ -365,15 +331,15 @@ func restoreStart(op *Operation, order []providers.RestoreStep) int {
 // restoreAskedBefore reads whether an earlier run of this restore said in
 // the box log that it was asked, and says so now for a restore with no
 // undo; r.asked is true when the box log says so.
-func (s *Service) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
+func (s *Restores) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
 	if r.resuming {
 		var err error
-		if r.asked, err = loggedBefore(ctx, s.st, r.op, r.b.ID, EvRestoreAsked); err != nil {
+		if r.asked, err = snapshots.LoggedBefore(ctx, s.st, r.op, r.b.ID, snapshots.EvRestoreAsked); err != nil {
 			return err
 		}
 	}
 	if r.p.NoUndo && !r.asked {
-		s.Log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, r.b.ID, snapshots.EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", true, r.yes), r.sn.ID, r.op.ID, nil)
 		r.asked = true
 	}
 	return nil
@@ -383,11 +349,11 @@ func (s *Service) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
 // from before the stop, and holds it with the operation, kept once the undo
 // is taken, however many snoozes come between. It says whether the undo
 // has a picture.
-func (s *Service) holdRestorePicture(ctx context.Context, r *restoreRun, start int) bool {
+func (s *Restores) holdRestorePicture(ctx context.Context, r *restoreRun, start int) bool {
 	if r.p.NoUndo || s.pictures == nil || !s.pictures.Capturing() || !r.b.HasScreen {
 		return false
 	}
-	settings, err := s.Settings(ctx)
+	settings, err := s.k.Settings(ctx)
 	if err != nil || !settings.Pictures {
 		return false
 	}
@@ -400,10 +366,10 @@ func (s *Service) holdRestorePicture(ctx context.Context, r *restoreRun, start i
 // restoreStep records and runs step i of the restore's order. stop says
 // the run ends here, with err (nil when the operation ended, failed or
 // not); otherwise the run goes on to the next step.
-func (s *Service) restoreStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
+func (s *Restores) restoreStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
 	op, step := r.op, r.p.Order[i]
 	// A held copy's step stays recorded as the undo resumes: its copy
-	// goes on from it (takeHeldUndo). The stop's step is recorded
+	// goes on from it (TakeHeldUndo). The stop's step is recorded
 	// with whether the box ran.
 	switch {
 	case step == providers.StepStop:
@@ -413,8 +379,8 @@ func (s *Service) restoreStep(ctx context.Context, r *restoreRun, i int) (stop b
 		if op.BoxRan != nil {
 			r.wasRunning = *op.BoxRan
 		}
-	case !(step == providers.StepUndo && isCopyStep(op.Step)):
-		if err := s.Step(ctx, op, string(step)); err != nil {
+	case !(step == providers.StepUndo && snapshots.IsCopyStep(op.Step)):
+		if err := s.k.Step(ctx, op, string(step)); err != nil {
 			return true, err
 		}
 	}
@@ -450,14 +416,14 @@ func (s *Service) restoreStep(ctx context.Context, r *restoreRun, i int) (stop b
 // restoreUndoStep takes the restore's undo, unless it has none, and says in
 // the box log that the restore was asked, naming the undo. A failed undo
 // brings the box back as it was before saying so; stop is as restoreStep's.
-func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
+func (s *Restores) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
 	if r.p.NoUndo {
 		return false, nil
 	}
 	op := r.op
-	take := s.TakeUndo
+	take := s.taker.TakeUndo
 	if r.p.Undo == providers.UndoHeldCopy {
-		take = s.takeHeldUndo // ZFS's order: a held copy of the stopped guest
+		take = s.taker.TakeHeldUndo // ZFS's order: a held copy of the stopped guest
 	}
 	undo, err := take(ctx, op, r.b, r.be, r.resuming)
 	if operations.Pending(err) {
@@ -471,11 +437,11 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 			return true, ctx.Err() // the worker stops: the restore resumes at its undo
 		}
 		// Bring the box back as it was before saying so.
-		words := failUndoWords(TaskFailedWords(op, err.Error()), "")
+		words := failUndoWords(snapshots.TaskFailedWords(op, err.Error()), "")
 		return true, s.restoreFailedAt(ctx, op, r.b, r.sn, r.be, r.p.Order, i, nil, r.wasRunning, words)
 	}
 	if !r.asked {
-		s.Log(ctx, s.st.Pool, r.b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, r.b.ID, snapshots.EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, undo.Name, false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	return false, nil
@@ -486,10 +452,10 @@ func (s *Service) restoreUndoStep(ctx context.Context, r *restoreRun, i int) (st
 // the size the backend read is kept in r.size. A start is skipped for a box
 // a memory rollback brought back running, or one that did not run. stop is
 // as restoreStep's.
-func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
+func (s *Restores) restoreBackendStep(ctx context.Context, r *restoreRun, i int) (stop bool, err error) {
 	op, b, step := r.op, r.b, r.p.Order[i]
 	if !r.asked {
-		s.Log(ctx, s.st.Pool, b.ID, EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestoreAsked, r.caller, logRestoreAskedWords(r.sn.Name, "", false, r.yes), r.sn.ID, op.ID, nil)
 		r.asked = true
 	}
 	if step == providers.StepStart {
@@ -509,7 +475,7 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 	// Its provider task is waited for by the job's snooze: the
 	// restore resumes here once the task ended (done: the next step;
 	// failed: this step asked once more, waited for in place).
-	prog, err := r.be.Snap.RestoreSnapshot(ctx, GuestOf(b), r.ref, step, s.TaskRecorder(op))
+	prog, err := r.be.Snap.RestoreSnapshot(ctx, snapshots.GuestOf(b), r.ref, step, s.k.TaskRecorder(op))
 	if operations.Pending(err) {
 		return true, err
 	}
@@ -518,9 +484,9 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 			return true, ctx.Err() // the worker stops: the restore resumes from this step
 		}
 		if errors.Is(err, providers.ErrUnreachable) {
-			return true, s.Finish(ctx, op, OpUnknown, nil, err.Error(), observedNoAnswerWords(HostWords(b, r.be), string(step)))
+			return true, s.k.Finish(ctx, op, snapshots.OpUnknown, nil, err.Error(), observedNoAnswerWords(snapshots.HostWords(b, r.be), string(step)))
 		}
-		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, TaskFailedWords(op, err.Error()))
+		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, snapshots.TaskFailedWords(op, err.Error()))
 	}
 	if prog.Size != nil {
 		r.size = prog.Size
@@ -533,9 +499,9 @@ func (s *Service) restoreBackendStep(ctx context.Context, r *restoreRun, i int) 
 // held copy's template goes; the head moves back to the target, the box
 // Log says the box is restored, and it answers the restore's result, which
 // the runner returns and the engine records as the operation ends.
-func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult, error) {
+func (s *Restores) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult, error) {
 	op, b, sn, be := r.op, r.b, r.sn, r.be
-	if err := s.Step(ctx, op, StepUndos); err != nil {
+	if err := s.k.Step(ctx, op, snapshots.StepUndos); err != nil {
 		return RestoreResult{}, err
 	}
 	op2, _ := s.ops.ByID(ctx, s.st.Pool, op.ID)
@@ -551,7 +517,7 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult
 		// task is waited for by the job's snooze: the restore resumes at its
 		// undos' step, and the copy still deleting is deleted again (gone
 		// already: its record goes).
-		if err := s.DeleteStep(ctx, op, sn, b, be, System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
+		if err := s.k.DeleteStep(ctx, op, sn, b, be, snapshots.System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
 			if operations.Pending(err) {
 				return RestoreResult{}, err
 			}
@@ -561,27 +527,27 @@ func (s *Service) restoreDone(ctx context.Context, r *restoreRun) (RestoreResult
 	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: r.size, Replaced: replaced,
 		Processes: r.wasRunning && !r.broughtBack, BoxState: s.restoredState(ctx, be, b, r.wasRunning || r.broughtBack)}
 	if op.UndoID != nil {
-		if u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
+		if u, err := s.k.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
 	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
-	s.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
-	s.Log(ctx, s.st.Pool, b.ID, EvRestored, r.caller, words, sn.ID, op.ID, res)
+	s.k.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestored, r.caller, words, sn.ID, op.ID, res)
 	return res, nil
 }
 
 // stopStep records a restore's stop step, before the stop, with whether the
 // box runs then (Operation.BoxRan). A run resumed at its stop keeps what the
 // first run recorded: the stop may have ended the box already.
-func (s *Service) stopStep(ctx context.Context, op *Operation, be Backend, b *Box) error {
+func (s *Restores) stopStep(ctx context.Context, op *snapshots.Operation, be snapshots.Backend, b *snapshots.Box) error {
 	if op.Step == string(providers.StepStop) {
 		return nil // recorded by the run the restore resumes
 	}
 	runs, err := s.guestRuns(ctx, be, b)
 	if err != nil {
 		s.logger.Warn("read whether a box runs before a restore stops it; it will be started again", "box", b.Name, "err", err)
-		return s.Step(ctx, op, string(providers.StepStop))
+		return s.k.Step(ctx, op, string(providers.StepStop))
 	}
 	return s.ops.StepBoxRan(ctx, op, string(providers.StepStop), runs)
 }
@@ -589,7 +555,7 @@ func (s *Service) stopStep(ctx context.Context, op *Operation, be Backend, b *Bo
 // restoredState is the box's state a restore answers, as its backend reads
 // it once the restore is done: "running" or "stopped"; expected where it
 // cannot be read.
-func (s *Service) restoredState(ctx context.Context, be Backend, b *Box, expected bool) string {
+func (s *Restores) restoredState(ctx context.Context, be snapshots.Backend, b *snapshots.Box, expected bool) string {
 	runs, err := s.guestRuns(ctx, be, b)
 	if err != nil {
 		runs = expected
@@ -606,7 +572,7 @@ func (s *Service) restoredState(ctx context.Context, be Backend, b *Box, expecte
 // outright may have changed part of the files, which the undo puts back; a
 // box the restore stopped, or may have, is started again if it was running
 // before. Its undo replaces the oldest (restoreFailed).
-func (s *Service) restoreFailedAt(ctx context.Context, op *Operation, b *Box, sn *Snapshot, be Backend, order []providers.RestoreStep, i int, stepErr error, wasRunning bool, words string) error {
+func (s *Restores) restoreFailedAt(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, sn *snapshots.Snapshot, be snapshots.Backend, order []providers.RestoreStep, i int, stepErr error, wasRunning bool, words string) error {
 	step := order[i]
 	// done: a step of the order ran before order[i] (a swap's order has no
 	// rollback).
@@ -621,14 +587,14 @@ func (s *Service) restoreFailedAt(ctx context.Context, op *Operation, b *Box, sn
 		if step == providers.StepAccess {
 			files = observedFilesRestoredAccess
 		}
-		s.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // its files are the target's
+		s.k.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // its files are the target's
 	}
 	box := ""
 	switch {
 	case step == providers.StepStart:
 		box = observedStartFailedWords(stepErr.Error())
 	case (step == providers.StepStop || done(providers.StepStop)) && !done(providers.StepStart):
-		box = s.startAgain(ctx, be, b, RefOf(sn, b), wasRunning, rec)
+		box = s.startAgain(ctx, be, b, snapshots.RefOf(sn, b), wasRunning, rec)
 	case done(providers.StepStart):
 		box = observedBoxRuns
 	}
@@ -641,16 +607,16 @@ func (s *Service) restoreFailedAt(ctx context.Context, op *Operation, b *Box, sn
 
 // putBackFromUndo rolls the box's files back to the restore's undo after a
 // rollback that failed part way, and says what the files are then.
-func (s *Service) putBackFromUndo(ctx context.Context, op *Operation, b *Box, be Backend, rec providers.Recorder) string {
+func (s *Restores) putBackFromUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, rec providers.Recorder) string {
 	s.undoOfRun(ctx, op)
 	if op.UndoID == nil {
 		return observedFilesPartWayWords(observedNoUndo)
 	}
-	u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
-	if err != nil || u.State != StateReady {
+	u, err := s.k.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
+	if err != nil || u.State != snapshots.StateReady {
 		return observedFilesPartWayWords(observedUndoNotReady)
 	}
-	if _, err := be.Snap.RestoreSnapshot(ctx, GuestOf(b), RefOf(u, b), providers.StepRollback, rec); err != nil {
+	if _, err := be.Snap.RestoreSnapshot(ctx, snapshots.GuestOf(b), snapshots.RefOf(u, b), providers.StepRollback, rec); err != nil {
 		return observedFilesPartWayWords(err.Error())
 	}
 	return observedFilesPutBack
@@ -658,14 +624,14 @@ func (s *Service) putBackFromUndo(ctx context.Context, op *Operation, b *Box, be
 
 // startAgain starts a box a failed restore stopped, or may have, if it was
 // running before, and says whether it runs.
-func (s *Service) startAgain(ctx context.Context, be Backend, b *Box, ref providers.SnapshotRef, wasRunning bool, rec providers.Recorder) string {
+func (s *Restores) startAgain(ctx context.Context, be snapshots.Backend, b *snapshots.Box, ref providers.SnapshotRef, wasRunning bool, rec providers.Recorder) string {
 	if runs, err := s.guestRuns(ctx, be, b); err == nil && runs {
 		return observedBoxRuns
 	}
 	if !wasRunning {
 		return observedBoxStoppedAsBefore
 	}
-	if _, err := be.Snap.RestoreSnapshot(ctx, GuestOf(b), ref, providers.StepStart, rec); err != nil {
+	if _, err := be.Snap.RestoreSnapshot(ctx, snapshots.GuestOf(b), ref, providers.StepStart, rec); err != nil {
 		return observedStartFailedWords(err.Error())
 	}
 	return observedBoxStartedAgain
@@ -673,20 +639,20 @@ func (s *Service) startAgain(ctx context.Context, be Backend, b *Box, ref provid
 
 // guestRuns says whether the box's guest runs now: the backend's own cheap
 // read where it has one (providers.RunsReader), else its status.
-func (s *Service) guestRuns(ctx context.Context, be Backend, b *Box) (bool, error) {
+func (s *Restores) guestRuns(ctx context.Context, be snapshots.Backend, b *snapshots.Box) (bool, error) {
 	if r, ok := be.Snap.(providers.RunsReader); ok {
-		return r.Runs(ctx, GuestOf(b))
+		return r.Runs(ctx, snapshots.GuestOf(b))
 	}
 	if be.Boxes == nil {
 		return false, errors.New("the backend cannot say whether the box runs")
 	}
-	st, err := be.Boxes.Status(ctx, GuestOf(b))
+	st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b))
 	return st.Running, err
 }
 
 // undoOfRun reads the restore's undo from its record when this run has not
 // seen it (an undo taken before a restart).
-func (s *Service) undoOfRun(ctx context.Context, op *Operation) {
+func (s *Restores) undoOfRun(ctx context.Context, op *snapshots.Operation) {
 	if op.UndoID != nil {
 		return
 	}
@@ -700,134 +666,26 @@ func (s *Service) undoOfRun(ctx context.Context, op *Operation) {
 // does (at most 2 a box, whatever the outcome), the backend's deletes waited
 // for here, as a failed restore's step never resumes. be is nil when the
 // box's backend is not known.
-func (s *Service) restoreFailed(ctx context.Context, op *Operation, b *Box, sn *Snapshot, be *Backend, step, words, observed string) error {
+func (s *Restores) restoreFailed(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, sn *snapshots.Snapshot, be *snapshots.Backend, step, words, observed string) error {
 	if be != nil {
 		s.undoOfRun(ctx, op)
 		if op.UndoID != nil {
-			if u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil && u.State == StateReady {
+			if u, err := s.k.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil && u.State == snapshots.StateReady {
 				if _, err := s.replaceUndosWith(ctx, op, b, *be, sn.ID, s.ops.Recorder(op)); err != nil {
 					s.logger.Warn("replace the undos of a failed restore", "operation", op.ID, "err", err)
 				}
 			}
 		}
 	}
-	s.Log(ctx, s.st.Pool, b.ID, EvRestoreFailed, CallerOf(op), logRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
-	return s.Finish(ctx, op, OpFailed, nil, words, observed)
-}
-
-// takeUndo takes a restore's undo, named "before the restore at 11:02", or
-// finds the one a restart cut short.
-func (s *Service) TakeUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
-	undo, err := s.recordUndo(ctx, op, b, be)
-	if err != nil || undo.State == StateReady {
-		return undo, err
-	}
-	start := s.now()
-	var taken providers.SnapshotTaken
-	found := false
-	if resuming {
-		if held, ok, err := s.FindHeld(ctx, be, undo.ID); err == nil && ok && !held.Incomplete {
-			taken = providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt, Holds: held.Holds,
-				Size: held.Size, ResetVersion: held.Label.ResetVersion}
-			found = true
-		}
-	}
-	if !found {
-		var err error
-		// As a take's: the job snoozes on the task, and the resumed run
-		// finds the undo by its label.
-		settings, _ := s.ReadSettings(ctx)
-		taken, err = be.Snap.Snapshot(ctx, GuestOf(b), providers.SnapshotTake{Label: providers.Label{Install: s.install, Box: b.ID, Snapshot: undo.ID},
-			RoomPercent: settings.RoomPercent}, s.TaskRecorder(op))
-		if operations.Pending(err) {
-			return nil, err
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			state := StateFailed
-			if errors.Is(err, providers.ErrIncomplete) {
-				state = StateIncomplete
-			}
-			_ = s.MoveState(ctx, s.st.Pool, undo, state, err.Error())
-			return nil, err
-		}
-	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &TakenEvent{Caller: undoCallerOf(op), Op: op.ID,
-		Words: logUndoTakenWords(undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope))}); err != nil {
-		return nil, err
-	}
-	undo.State = StateReady
-	return undo, nil
-}
-
-// recordUndo records a restore's undo before it is taken, named "before the
-// restore at 11:02" (a reset's "before the reset at 11:02"; a release's
-// final snapshot, which is no undo, "at the release at 11:02"), or reads the
-// one a restart cut short. An undo already
-// ready is answered as it is; one neither taking nor ready is an error.
-func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Backend) (*Snapshot, error) {
-	caller := undoCallerOf(op)
-	var undo *Snapshot
-	if op.UndoID == nil {
-		tz := s.TimeZone(ctx)
-		err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-			taken, err := s.NamesOfBox(ctx, tx, b.ID)
-			if err != nil {
-				return err
-			}
-			name := UniqueTimedName(undoNameOf(op, tz), op.CreatedAt, tz, taken)
-			owner, ownerThread := OwnerOf(b)
-			snapping := be.Snap.Snapshotting(b.Kind)
-			excludes := ""
-			scope := "box"
-			if snapping != nil {
-				excludes, scope = snapping.Excludes, string(snapping.Scope)
-			}
-			id := NewID(PrefixSnapshot)
-			undo, err = SnapshotRow(s.st.CoreSnapshotInsert(ctx, tx, db.CoreSnapshotInsertParams{ID: id, BoxID: b.ID,
-				BoxName: b.Name, BoxKind: b.Kind, BoxSystem: b.System, BoxThreadID: b.ThreadID, BackendID: b.BackendID,
-				Host: b.Host, GuestGeneration: b.Generation, Name: name, TakenAt: s.now(), ByKind: caller.ByKind(),
-				ByThreadID: caller.thread(), ByWhy: NilIfEmpty(caller.Why), Scope: scope, Holds: string(providers.HoldsDisk),
-				Excludes: NilIfEmpty(excludes), OwnerKind: owner, OwnerThreadID: ownerThread, State: StateTaking,
-				Picture: "none", UndoOf: undoOfOp(op)}))
-			if err != nil {
-				return err
-			}
-			if err := s.RecordPrice(ctx, tx, undo, snapping); err != nil {
-				return err
-			}
-			if err := s.st.CoreOpSetUndo(ctx, tx, db.CoreOpSetUndoParams{ID: op.ID, UndoID: id}); err != nil {
-				return err
-			}
-			op.UndoID = &id
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("record the undo: %w", err)
-		}
-	} else {
-		u, err := s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
-		if err != nil {
-			return nil, fmt.Errorf("the undo's record is gone")
-		}
-		undo = u
-		if undo.State == StateReady {
-			return undo, nil
-		}
-		if undo.State != StateTaking {
-			return nil, fmt.Errorf("the undo is %s", StateWords(undo.State))
-		}
-	}
-	return undo, nil
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestoreFailed, snapshots.CallerOf(op), snapshots.LogRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
+	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observed)
 }
 
 // replaceUndos deletes the oldest undos that may go while the box holds more
 // than its 2, never target or this restore's own undo. It answers their
 // names, and operations.ErrTaskPending when a delete's task is left to the
 // job's snooze: the step, resumed, finishes that delete first.
-func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Backend, target string) ([]string, error) {
+func (s *Restores) replaceUndos(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, target string) ([]string, error) {
 	return s.replaceUndosWith(ctx, op, b, be, target, nil)
 }
 
@@ -835,8 +693,8 @@ func (s *Service) replaceUndos(ctx context.Context, op *Operation, b *Box, be Ba
 // with rec, in place of the job's snooze (rec nil), for a restore that ends
 // failed: its step never resumes, so it leaves the deletes an earlier run
 // began to a later restore's.
-func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, be Backend, target string, rec providers.Recorder) ([]string, error) {
-	all, err := s.SnapshotsOfBox(ctx, s.st.Pool, b.ID)
+func (s *Restores) replaceUndosWith(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, target string, rec providers.Recorder) ([]string, error) {
+	all, err := s.k.SnapshotsOfBox(ctx, s.st.Pool, b.ID)
 	if err != nil {
 		return nil, nil
 	}
@@ -845,37 +703,37 @@ func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, b
 		// An undo this step began to delete before a restart or a snooze goes
 		// first; not the target, a swapped-in held copy that the restore deletes
 		// after this (its copy is the box's guest now).
-		older := func(sn *Snapshot) bool { return sn.IsUndo() && sn.ID != target }
-		finished, err = s.FinishLeftDeletes(ctx, op, b, be, all, older, System("a newer undo replaced it"), "a newer undo replaced it")
+		older := func(sn *snapshots.Snapshot) bool { return sn.IsUndo() && sn.ID != target }
+		finished, err = s.k.FinishLeftDeletes(ctx, op, b, be, all, older, snapshots.System("a newer undo replaced it"), "a newer undo replaced it")
 		if err != nil {
 			return nil, err
 		}
 	}
-	var undos []*Snapshot
+	var undos []*snapshots.Snapshot
 	for _, sn := range all {
-		if sn.IsUndo() && sn.State != StateFailed && sn.State != StateDeleting {
+		if sn.IsUndo() && sn.State != snapshots.StateFailed && sn.State != snapshots.StateDeleting {
 			undos = append(undos, sn)
 		}
 	}
-	tz := s.TimeZone(ctx)
+	tz := s.k.TimeZone(ctx)
 	var gone []string
 	// Oldest first: snapshotsOfBox lists newest first.
-	for i := len(undos) - 1; i >= 0 && len(undos)-len(gone) > UndosPerBox; i-- {
+	for i := len(undos) - 1; i >= 0 && len(undos)-len(gone) > snapshots.UndosPerBox; i-- {
 		u := undos[i]
 		if u.ID == target || (op.UndoID != nil && u.ID == *op.UndoID) {
 			continue
 		}
-		pins, err := s.Pins(ctx, s.st.Pool, u.ID, op.ID)
-		if err != nil || Eligible(u, ChangeReplaceUndo, pins, s.now(), tz) != nil {
+		pins, err := s.k.Pins(ctx, s.st.Pool, u.ID, op.ID)
+		if err != nil || snapshots.Eligible(u, snapshots.ChangeReplaceUndo, pins, s.now(), tz) != nil {
 			continue
 		}
-		del := s.DeleteStep
+		del := s.k.DeleteStep
 		if rec != nil {
-			del = func(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
-				return s.DeleteWith(ctx, op, sn, b, be, c, why, rec)
+			del = func(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error {
+				return s.k.DeleteWith(ctx, op, sn, b, be, c, why, rec)
 			}
 		}
-		if err := del(ctx, op, u, b, be, System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {
+		if err := del(ctx, op, u, b, be, snapshots.System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {
 			if operations.Pending(err) {
 				return nil, err
 			}
@@ -889,8 +747,8 @@ func (s *Service) replaceUndosWith(ctx context.Context, op *Operation, b *Box, b
 
 // undoRoomWords says a refusal for the undo's room: the person is told they
 // can untick the undo instead.
-func undoRoomWords(c Caller, err error) error {
-	r, ok := AsRefusal(err)
+func undoRoomWords(c snapshots.Caller, err error) error {
+	r, ok := snapshots.AsRefusal(err)
 	if !ok {
 		return err
 	}
@@ -898,75 +756,75 @@ func undoRoomWords(c Caller, err error) error {
 	if c.IsPerson() {
 		words = orUntickUndoWords(words)
 	}
-	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: words}
+	return &snapshots.Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: words}
 }
 
 // undoPriceWords says a refusal for the undo's price: the ceiling's own
 // words, and for the person that they can untick the undo instead, except on
 // a box threads run on, never restored without one.
-func undoPriceWords(c Caller, err error) error {
-	r, ok := AsRefusal(err)
+func undoPriceWords(c snapshots.Caller, err error) error {
+	r, ok := snapshots.AsRefusal(err)
 	if !ok || !c.IsPerson() {
 		return err
 	}
-	return &Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: orUntickUndoWords(r.Words)}
+	return &snapshots.Refusal{Code: r.Code, TryAgain: r.TryAgain, Words: orUntickUndoWords(r.Words)}
 }
 
 // restoreMayBe checks that c may restore sn on b at all, with settings:
 // an agent restores a snapshot that holds memory only when Settings lets
 // agents, a box threads run on is restored only when Settings lets it and
 // always with an undo. execution says threads run on the box.
-func (s *Service) restoreMayBe(ctx context.Context, c Caller, b *Box, sn *Snapshot, noUndo bool, settings Settings) (execution bool, err error) {
-	if c.Kind == CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
+func (s *Restores) restoreMayBe(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, noUndo bool, settings snapshots.Settings) (execution bool, err error) {
+	if c.Kind == snapshots.CallerAgent && sn.Holds == string(providers.HoldsDiskAndMemory) && !settings.AgentsMayRestoreMemory {
 		// Refused, not asked for: the form's two cases are not this one.
-		return false, refusal(CodeForbidden, onlyPersonRestoresMemoryWords)
+		return false, refusal(snapshots.CodeForbidden, onlyPersonRestoresMemoryWords)
 	}
 	execution = ThreadsRunOn(c, b)
 	if execution && !settings.ExecutionMachineRestores {
-		return false, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
+		return false, refusal(snapshots.CodeGuard, s.executionMachineWords(ctx, c, b))
 	}
 	if execution && noUndo {
-		return false, refusal(CodePlan, AlwaysWithUndoWords(b.Name))
+		return false, refusal(snapshots.CodePlan, snapshots.AlwaysWithUndoWords(b.Name))
 	}
 	return execution, nil
 }
 
 // restorePlan reads the plan for a restore of sn on b from its backend,
 // refusing a box the backend has locked, or one it cannot restore sn on.
-func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backend, providers.SnapshotPlan, error) {
-	be, err := s.Backend(b.BackendID)
+func (s *Restores) restorePlan(ctx context.Context, b *snapshots.Box, sn *snapshots.Snapshot) (snapshots.Backend, providers.SnapshotPlan, error) {
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
-		return Backend{}, providers.SnapshotPlan{}, err
+		return snapshots.Backend{}, providers.SnapshotPlan{}, err
 	}
-	ref := RefOf(sn, b)
-	plan, err := s.PlanNow(ctx, b, be, &ref)
+	ref := snapshots.RefOf(sn, b)
+	plan, err := s.k.PlanNow(ctx, b, be, &ref)
 	if err != nil {
-		return Backend{}, providers.SnapshotPlan{}, s.PlanError(b, be, err)
+		return snapshots.Backend{}, providers.SnapshotPlan{}, s.k.PlanError(b, be, err)
 	}
 	if plan.Locked != nil {
-		return Backend{}, providers.SnapshotPlan{}, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
-			Words: LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
+		return snapshots.Backend{}, providers.SnapshotPlan{}, &snapshots.Refusal{Code: snapshots.CodeLocked, TryAgain: plan.Locked.Lock == "backup",
+			Words: snapshots.LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)}
 	}
 	if plan.Restore.Way == providers.WayNone || plan.Restore.Why != "" {
 		why := plan.Restore.Why
 		if why == "" {
-			why = CannotBeRestoredOnWords(b.Name, be.Label)
+			why = snapshots.CannotBeRestoredOnWords(b.Name, be.Label)
 		}
-		return Backend{}, providers.SnapshotPlan{}, &Refusal{Code: CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
+		return snapshots.Backend{}, providers.SnapshotPlan{}, &snapshots.Refusal{Code: snapshots.CodePlan, Words: why, TryAgain: plan.Restore.TryAgain}
 	}
 	return be, plan, nil
 }
 
 // restoreGuarded refuses a restore of b that guard's words stand against:
 // unless it was consented to, an agent's always, a person's unless forced.
-func restoreGuarded(c Caller, b *Box, guard []string, req RestoreRequest) error {
-	if len(guard) > 0 && req.Consent == nil && (c.Kind == CallerAgent || !req.Force) {
+func restoreGuarded(c snapshots.Caller, b *snapshots.Box, guard []string, req snapshots.RestoreRequest) error {
+	if len(guard) > 0 && req.Consent == nil && (c.Kind == snapshots.CallerAgent || !req.Force) {
 		w := strings.Join(guard, " ")
-		if c.Kind == CallerAgent {
-			return &Refusal{Code: CodeGuard, TryAgain: true,
+		if c.Kind == snapshots.CallerAgent {
+			return &snapshots.Refusal{Code: snapshots.CodeGuard, TryAgain: true,
 				Words: guardNowWords(b.Name, "restored", w)}
 		}
-		return &Refusal{Code: CodeGuard,
+		return &snapshots.Refusal{Code: snapshots.CodeGuard,
 			Words: restoreGuardWords(b.Name, w)}
 	}
 	return nil
@@ -975,15 +833,15 @@ func restoreGuarded(c Caller, b *Box, guard []string, req RestoreRequest) error 
 // undoAdmits checks, before anything stops, that the restore's undo can be
 // taken: the backend takes one, the room holds it, and its price is within
 // the ceiling.
-func (s *Service) undoAdmits(ctx context.Context, c Caller, b *Box, be Backend, plan providers.SnapshotPlan, settings Settings) error {
+func (s *Restores) undoAdmits(ctx context.Context, c snapshots.Caller, b *snapshots.Box, be snapshots.Backend, plan providers.SnapshotPlan, settings snapshots.Settings) error {
 	if plan.Restore.Undo == providers.UndoNone {
-		return refusal(CodePlan, noUndoNotRestoredWords(b.Name, be.Label))
+		return refusal(snapshots.CodePlan, snapshots.NoUndoNotRestoredWords(b.Name, be.Label))
 	}
-	if err := s.RoomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+	if err := s.k.RoomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 		return undoRoomWords(c, err)
 	}
 	// Its price too, before anything stops.
-	if err := s.CeilingAdmits(ctx, s.st.Pool, c, b.BackendID, ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+	if err := s.k.CeilingAdmits(ctx, s.st.Pool, c, b.BackendID, snapshots.ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
 		return undoPriceWords(c, err)
 	}
 	return nil
@@ -992,37 +850,37 @@ func (s *Service) undoAdmits(ctx context.Context, c Caller, b *Box, be Backend, 
 // admitRestore admits the restore in one transaction: sn still eligible on
 // b, b ready and settled, the undo's price and room reserved before
 // anything stops, and the operation recorded with its order and guard.
-func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest, b *Box, sn *Snapshot, be Backend, plan providers.SnapshotPlan, settings Settings, guard []string) (*Operation, error) {
-	var op *Operation
+func (s *Restores) admitRestore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest, b *snapshots.Box, sn *snapshots.Snapshot, be snapshots.Backend, plan providers.SnapshotPlan, settings snapshots.Settings, guard []string) (*snapshots.Operation, error) {
+	var op *snapshots.Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, _, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeRestore)
+		b, _, err := s.k.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, snapshots.ChangeRestore)
 		if err != nil {
 			return err
 		}
-		if b.State != BoxReady {
-			return refusal(CodeBusy, beingReleasedWords(b.Name))
+		if b.State != snapshots.BoxReady {
+			return refusal(snapshots.CodeBusy, beingReleasedWords(b.Name))
 		}
-		if err := s.Unsettled(ctx, tx, b); err != nil {
+		if err := s.k.Unsettled(ctx, tx, b); err != nil {
 			return err
 		}
 		// The undo's room is reserved before anything stops.
-		var reserved *Reserved
+		var reserved *snapshots.Reserved
 		if !req.NoUndo {
-			if err := s.CeilingAdmits(ctx, tx, c, b.BackendID, ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+			if err := s.k.CeilingAdmits(ctx, tx, c, b.BackendID, snapshots.ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
 				return undoPriceWords(c, err)
 			}
-			if reserved, err = s.ReserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
+			if reserved, err = s.k.ReserveRoom(ctx, tx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 				return undoRoomWords(c, err)
 			}
 		}
-		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+		op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpRestore, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
 			RequestID: req.RequestID, Consent: req.Consent, Params: restoreParams{NoUndo: req.NoUndo, Force: req.Force, Order: withAccess(restoreOrder(plan), be),
 				Guard: guard, Undo: plan.Restore.Undo}, Reserved: reserved})
 		if err != nil {
 			return err
 		}
 		if !req.NoUndo {
-			return s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
+			return s.k.ReservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
 		}
 		return nil
 	})

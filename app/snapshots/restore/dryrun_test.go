@@ -1,4 +1,4 @@
-package snapshots_test
+package restore_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -66,14 +67,14 @@ func TestRestoreDryRunChangesNothing(t *testing.T) {
 	ops, jobs, snaps, logs := count("SELECT count(*) FROM operations"), count(jobsQuery),
 		count("SELECT count(*) FROM snapshots"), count("SELECT count(*) FROM box_log")
 
-	dry, err := e.Core.RestoreDryRun(ctx, agent, snapshots.RestoreRequest{Box: b.Name, Snapshot: "before"})
+	dry, err := e.Restores.RestoreDryRun(ctx, agent, snapshots.RestoreRequest{Box: b.Name, Snapshot: "before"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if dry.Changes == nil || dry.Changes.Words != "1 file changed, 1 added, 0 removed since then" {
 		t.Fatalf("dry run's changes %+v", dry.Changes)
 	}
-	words := snapshots.DryRunWords(dry)
+	words := restore.DryRunWords(dry)
 	wantWords := "A restore of amber-fox to ‘before’ would first take an undo, then put back everything on its disk as it was then. " +
 		"1 file changed, 1 added, 0 removed since then. Nothing changed: this was a dry run."
 	if words != wantWords {
@@ -91,6 +92,6 @@ func TestRestoreDryRunChangesNothing(t *testing.T) {
 	// A dry run still says no where the restore would: a snapshot of
 	// another thread reads as not found.
 	_, other, _ := e.Thread(t, "Another thread")
-	_, err = e.Core.RestoreDryRun(ctx, other, snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
+	_, err = e.Restores.RestoreDryRun(ctx, other, snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
 	refusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
 }

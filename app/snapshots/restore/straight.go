@@ -1,4 +1,4 @@
-package snapshots
+package restore
 
 import (
 	"context"
@@ -8,17 +8,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// EvSetStraight is the box log's event for a box set straight after a
-// restore, boxsnap's own or one made outside it.
-const EvSetStraight = "set-straight"
-
 // accessOf is what the box holds of boxsnap's now.
-func (s *Service) accessOf(b *Box) providers.Access {
+func (s *Restores) accessOf(b *snapshots.Box) providers.Access {
 	a := providers.Access{Box: providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install}, Generation: b.Generation}
 	if b.ThreadID != nil {
 		a.Thread = *b.ThreadID
@@ -31,7 +28,7 @@ func (s *Service) accessOf(b *Box) providers.Access {
 
 // withAccess puts the step that sets the box straight into a restore's order,
 // before the box starts, where the backend can (access first).
-func withAccess(order []providers.RestoreStep, be Backend) []providers.RestoreStep {
+func withAccess(order []providers.RestoreStep, be snapshots.Backend) []providers.RestoreStep {
 	if _, ok := be.Snap.(providers.Straightener); !ok {
 		return order
 	}
@@ -54,23 +51,23 @@ func withAccess(order []providers.RestoreStep, be Backend) []providers.RestoreSt
 // says in the box log what it set straight. A lock the host left, which
 // boxsnap cannot clear, is said with the host's command. opID is the
 // restore's, or "" after a restore made outside.
-func (s *Service) SetStraight(ctx context.Context, opID string, b *Box, be Backend, after string) error {
+func (s *Restores) SetStraight(ctx context.Context, opID string, b *snapshots.Box, be snapshots.Backend, after string) error {
 	st, ok := be.Snap.(providers.Straightener)
 	if !ok {
 		return nil
 	}
-	did, err := st.SetStraight(ctx, GuestOf(b), s.accessOf(b))
+	did, err := st.SetStraight(ctx, snapshots.GuestOf(b), s.accessOf(b))
 	var locked *providers.LockedError
 	switch {
 	case errors.As(err, &locked):
-		words := logSetStraightWords(after, did, LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix))
-		s.Log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
+		words := logSetStraightWords(after, did, snapshots.LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix))
+		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvSetStraight, snapshots.System("a restore's last step"), words, "", opID, nil)
 		return nil
 	case err != nil:
 		return err
 	}
 	words := logSetStraightWords(after, did, "")
-	s.Log(ctx, s.st.Pool, b.ID, EvSetStraight, System("a restore's last step"), words, "", opID, nil)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvSetStraight, snapshots.System("a restore's last step"), words, "", opID, nil)
 	return nil
 }
 
@@ -85,7 +82,7 @@ type swapGuests struct {
 
 // swapStep runs one step of a swap (undoing a ZFS restore makes a new guest
 // with the box's identity), and answers the box as it is after it.
-func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *Snapshot, be Backend, step providers.RestoreStep) (*Box, error) {
+func (s *Restores) swapStep(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, target *snapshots.Snapshot, be snapshots.Backend, step providers.RestoreStep) (*snapshots.Box, error) {
 	hc, ok1 := be.Snap.(providers.HeldCopier)
 	sw, ok2 := be.Snap.(providers.Swapper)
 	if !ok1 || !ok2 {
@@ -112,11 +109,11 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 	switch step {
 	case providers.StepAdopt:
 		if g.Old.Ref == "" {
-			id, err := sw.GuestIdentity(ctx, GuestOf(b))
+			id, err := sw.GuestIdentity(ctx, snapshots.GuestOf(b))
 			if err != nil {
 				return b, fmt.Errorf("read %s's identity: %w", b.Name, err)
 			}
-			g = swapGuests{Old: GuestOf(b), Identity: id}
+			g = swapGuests{Old: snapshots.GuestOf(b), Identity: id}
 			if err := record(); err != nil {
 				return b, err
 			}
@@ -129,10 +126,10 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		// task ended OK (cloned); a clone that failed is made again, waited
 		// for in place.
 		adopt := providers.HeldCopyClone
-		if op.Step == string(providers.StepAdopt) && StepTaskDone(op) {
+		if op.Step == string(providers.StepAdopt) && snapshots.StepTaskDone(op) {
 			adopt = providers.HeldCopyCloned
 		}
-		ng, err := hc.AdoptCopy(ctx, RefOf(target, b), box, g.Identity, adopt, s.TaskRecorder(op))
+		ng, err := hc.AdoptCopy(ctx, snapshots.RefOf(target, b), box, g.Identity, adopt, s.k.TaskRecorder(op))
 		if err != nil {
 			return b, err
 		}
@@ -154,7 +151,7 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 		if err != nil {
 			return b, fmt.Errorf("record the swap of %s: %w", b.Name, err)
 		}
-		nb, err := s.BoxByID(ctx, s.st.Pool, b.ID)
+		nb, err := s.k.BoxByID(ctx, s.st.Pool, b.ID)
 		if err != nil {
 			return b, err
 		}
@@ -163,36 +160,8 @@ func (s *Service) swapStep(ctx context.Context, op *Operation, b *Box, target *S
 			// The swap is recorded; only the log's count is missing.
 			s.logger.Warn("count the snapshots on an earlier guest", "box", b.Name, "err", err)
 		}
-		s.Log(ctx, s.st.Pool, b.ID, EvHeldCopyMade, CallerOf(op), logEarlierGuestWords(g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvHeldCopyMade, snapshots.CallerOf(op), logEarlierGuestWords(g.Old.Ref, b.Name, n, g.New.Ref), "", op.ID, nil)
 		return nb, nil
 	}
 	return b, fmt.Errorf("swap step %q: %w", step, providers.ErrUnsupported)
-}
-
-// lastOnEarlier answers the box's earlier guest when sn, deleting, is the
-// last snapshot that lives on it ("it is deleted when its last snapshot
-// goes"), or nil.
-func (s *Service) lastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*providers.Guest, error) {
-	if sn.Guest != "earlier" || sn.GuestRef == nil || b == nil {
-		return nil, nil
-	}
-	n, err := s.st.HeldEarlierInUse(ctx, s.st.Pool, db.HeldEarlierInUseParams{BoxID: b.ID, GuestRef: *sn.GuestRef})
-	if err != nil {
-		return nil, fmt.Errorf("count the snapshots on %s's earlier guest: %w", b.Name, err)
-	}
-	if n > 0 {
-		return nil, nil
-	}
-	g := RefOf(sn, b).Guest
-	return &g, nil
-}
-
-// releaseGuest deletes a guest that is not the box's own (an earlier
-// guest), its stop's and destroy's tasks left to the job's snooze where the
-// backend can leave them (providers.TaskReleaser) and rec snoozes.
-func (s *Kernel) ReleaseGuest(ctx context.Context, be Backend, g providers.Guest, rec providers.Recorder) error {
-	if tr, ok := be.Boxes.(providers.TaskReleaser); ok {
-		return tr.ReleaseRecorded(ctx, g, rec)
-	}
-	return be.Boxes.Release(ctx, g)
 }

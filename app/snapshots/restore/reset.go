@@ -1,4 +1,4 @@
-package snapshots
+package restore
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -32,23 +33,6 @@ import (
 // The agent names the box and, at most, a box template the owner made; it
 // never names a path, a source, a host or a login file (those come from the
 // template and the settings).
-
-// OpReset is a reset's operation.
-const OpReset = "reset"
-
-// The reset's steps and box log events.
-const (
-	StepStop   = "stop"
-	StepReset  = "reset"
-	StepLogins = "logins"
-	StepStart  = "start"
-	EvReset    = "reset"
-	// EvResetUndone is a reset that undid itself.
-	EvResetUndone = "reset-undone"
-	// EvResetFailed is a reset that stopped and was not undone: it had no
-	// undo, or its undo could not be restored.
-	EvResetFailed = "reset-failed"
-)
 
 // ResetRequest asks to reset a box to a fresh one.
 type ResetRequest struct {
@@ -91,7 +75,7 @@ type ResetResult struct {
 
 // LoginPaths are the home paths a reset with Keep logins carries over:
 // moatbox's list, then the settings' own.
-func LoginPaths(st Settings) []string {
+func LoginPaths(st snapshots.Settings) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -112,55 +96,45 @@ func LoginPaths(st Settings) []string {
 	return out
 }
 
-// checkLoginPath refuses, in words, a login path that is not inside a home
-// folder.
-func checkLoginPath(p string) error {
-	t := strings.TrimSpace(p)
-	if t == "" || strings.HasPrefix(t, "/") || path.Clean(t) != t || t == "." || strings.HasPrefix(t, "..") || strings.Contains(t, "/../") {
-		return fmt.Errorf("%q: a login to keep is a file inside a home folder, with no .. and no leading /.", p)
-	}
-	return CheckLine("A login to keep", t)
-}
-
 // Reset admits a reset: the box's own rules as a restore's (who may, the
 // guard, an execution machine, the undo's room), the template to reset to,
 // and the backend's ability, before anything changes.
-func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Operation, error) {
-	if op, err := s.Repeated(ctx, c, req.RequestID, OpReset, req.Box, ""); err != nil || op != nil {
+func (s *Resets) Reset(ctx context.Context, c snapshots.Caller, req ResetRequest) (*snapshots.Operation, error) {
+	if op, err := s.k.Repeated(ctx, c, req.RequestID, snapshots.OpReset, req.Box, ""); err != nil || op != nil {
 		return op, err
 	}
-	b, err := s.Box(ctx, c, req.Box)
+	b, err := s.k.Box(ctx, c, req.Box)
 	if err != nil {
 		return nil, err
 	}
-	if err := MayAct(c, ActRestore, b, nil); err != nil {
+	if err := snapshots.MayAct(c, snapshots.ActRestore, b, nil); err != nil {
 		return nil, err
 	}
-	if c.Kind == CallerAgent {
+	if c.Kind == snapshots.CallerAgent {
 		req.Force = false
 	}
-	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpReset, nil); err != nil || op != nil {
+	if op, err := s.k.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, snapshots.OpReset, nil); err != nil || op != nil {
 		return op, err
 	}
-	settings, err := s.Settings(ctx)
+	settings, err := s.k.Settings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if c.Kind == CallerAgent && !settings.AgentsMayRestore {
-		return nil, refusal(CodeForbidden, agentsDoNotResetWords(b.Name))
+	if c.Kind == snapshots.CallerAgent && !settings.AgentsMayRestore {
+		return nil, refusal(snapshots.CodeForbidden, agentsDoNotResetWords(b.Name))
 	}
 	if b.IsExecutionMachine() {
-		return nil, refusal(CodeGuard, s.executionMachineWords(ctx, c, b))
+		return nil, refusal(snapshots.CodeGuard, s.r.executionMachineWords(ctx, c, b))
 	}
-	be, err := s.Backend(b.BackendID)
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := be.Snap.(providers.Resetter); !ok {
-		return nil, refusal(CodeCannot, ResetNotBuiltWords(be, b))
+		return nil, refusal(snapshots.CodeCannot, snapshots.ResetNotBuiltWords(be, b))
 	}
 	if _, ok := be.Snap.(providers.Browser); req.KeepLogins && !ok {
-		return nil, refusal(CodePlan, cannotReadLoginsWords(be.Label, b.Name))
+		return nil, refusal(snapshots.CodePlan, cannotReadLoginsWords(be.Label, b.Name))
 	}
 	p := resetParams{KeepLogins: req.KeepLogins}
 	if req.KeepLogins {
@@ -169,54 +143,54 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	if err := s.resetSource(ctx, b, req.Template, &p); err != nil {
 		return nil, err
 	}
-	plan, err := s.PlanNow(ctx, b, be, nil)
+	plan, err := s.k.PlanNow(ctx, b, be, nil)
 	if err != nil {
-		return nil, s.PlanError(b, be, err)
+		return nil, s.k.PlanError(b, be, err)
 	}
 	if !plan.Take.OK {
 		why := plan.Take.Why
 		if why == "" {
-			why = NoUndoCanBeTakenWords(b.Name, be.Label)
+			why = snapshots.NoUndoCanBeTakenWords(b.Name, be.Label)
 		}
-		return nil, &Refusal{Code: CodePlan, Words: notResetWithoutUndoWords(why), TryAgain: plan.Take.TryAgain}
+		return nil, &snapshots.Refusal{Code: snapshots.CodePlan, Words: notResetWithoutUndoWords(why), TryAgain: plan.Take.TryAgain}
 	}
-	if err := s.RoomFor(ctx, c, b, be, plan, settings, plan.Take.AddsBytes); err != nil {
-		return nil, undoRoomWords(Agent(""), err) // a reset always takes its undo
+	if err := s.k.RoomFor(ctx, c, b, be, plan, settings, plan.Take.AddsBytes); err != nil {
+		return nil, undoRoomWords(snapshots.Agent(""), err) // a reset always takes its undo
 	}
-	if guard := s.Guard(ctx, c, b); len(guard) > 0 && !req.Force {
+	if guard := s.r.Guard(ctx, c, b); len(guard) > 0 && !req.Force {
 		w := strings.Join(guard, " ")
-		if c.Kind == CallerAgent {
-			return nil, &Refusal{Code: CodeGuard, TryAgain: true, Words: guardNowWords(b.Name, "reset", w)}
+		if c.Kind == snapshots.CallerAgent {
+			return nil, &snapshots.Refusal{Code: snapshots.CodeGuard, TryAgain: true, Words: guardNowWords(b.Name, "reset", w)}
 		}
-		return nil, &Refusal{Code: CodeGuard, Words: resetGuardWords(b.Name, w)}
+		return nil, &snapshots.Refusal{Code: snapshots.CodeGuard, Words: resetGuardWords(b.Name, w)}
 	}
-	if st, err := be.Boxes.Status(ctx, GuestOf(b)); err == nil {
+	if st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b)); err == nil {
 		p.WasRunning = st.Running
 	}
-	var op *Operation
+	var op *snapshots.Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, err := s.LockBox(ctx, tx, b.ID)
+		b, err := s.k.LockBox(ctx, tx, b.ID)
 		if err != nil {
 			return err
 		}
-		if b.State != BoxReady {
-			return refusal(CodeBusy, boxIsWords(b.Name, b.State))
+		if b.State != snapshots.BoxReady {
+			return refusal(snapshots.CodeBusy, boxIsWords(b.Name, b.State))
 		}
-		if err := s.Unsettled(ctx, tx, b); err != nil {
+		if err := s.k.Unsettled(ctx, tx, b); err != nil {
 			return err
 		}
-		if err := s.CeilingAdmits(ctx, tx, c, b.BackendID, ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
-			return undoPriceWords(Agent(""), err) // a reset always takes its undo
+		if err := s.k.CeilingAdmits(ctx, tx, c, b.BackendID, snapshots.ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+			return undoPriceWords(snapshots.Agent(""), err) // a reset always takes its undo
 		}
-		reserved, err := s.ReserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)
+		reserved, err := s.k.ReserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)
 		if err != nil {
-			return undoRoomWords(Agent(""), err)
+			return undoRoomWords(snapshots.Agent(""), err)
 		}
-		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpReset, Box: b, Caller: c, RequestID: req.RequestID, Params: p, Reserved: reserved})
+		op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpReset, Box: b, Caller: c, RequestID: req.RequestID, Params: p, Reserved: reserved})
 		if err != nil {
 			return err
 		}
-		return s.reservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
+		return s.k.ReservePrice(ctx, tx, op.ID, b.BackendID, be.Snap.Snapshotting(b.Kind))
 	})
 	return op, err
 }
@@ -224,11 +198,11 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 // resetSource fills p with what the box resets to: the box template named
 // (which must make boxes on the box's backend), or what the box was made
 // from (its box template as it is now, if it still exists).
-func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *resetParams) error {
+func (s *Resets) resetSource(ctx context.Context, b *snapshots.Box, name string, p *resetParams) error {
 	if name == "" {
 		mf, err := s.st.MadeFromByBox(ctx, s.st.Pool, b.ID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return refusal(CodeInvalid, notFromTemplateWords(b.Name))
+			return refusal(snapshots.CodeInvalid, notFromTemplateWords(b.Name))
 		}
 		if err != nil {
 			return fmt.Errorf("read what %s was made from: %w", b.Name, err)
@@ -249,7 +223,7 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 		return err
 	}
 	if t.Backend != b.BackendID {
-		return refusal(CodeInvalid, templateElsewhereWords(t.Name, t.Backend, b.Name, b.BackendID))
+		return refusal(snapshots.CodeInvalid, templateElsewhereWords(t.Name, t.Backend, b.Name, b.BackendID))
 	}
 	p.Template, p.Source, p.Command = t.Name, t.Source, t.Command
 	return nil
@@ -257,40 +231,40 @@ func (s *Service) resetSource(ctx context.Context, b *Box, name string, p *reset
 
 // runReset runs a reset from the step it reached: the undo, the stop, the
 // fresh box, the kept logins, the start, then older undos replaced.
-func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (ResetResult, error) {
+func (s *Resets) runReset(ctx context.Context, op *snapshots.Operation, p resetParams) (ResetResult, error) {
 	resuming := op.Resuming // after a restart, or after the undo's task, which the job snoozed on
-	b, err := s.BoxByID(ctx, s.st.Pool, *op.BoxID)
+	b, err := s.k.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
 		return ResetResult{}, err
 	}
-	be, err := s.Backend(b.BackendID)
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
-		return ResetResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), observedNothingChanged)
+		return ResetResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), observedNothingChanged)
 	}
 	rs, ok := be.Snap.(providers.Resetter)
 	if !ok {
-		return ResetResult{}, s.Finish(ctx, op, OpFailed, nil, ResetNotBuiltWords(be, b), observedNothingChanged)
+		return ResetResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, snapshots.ResetNotBuiltWords(be, b), observedNothingChanged)
 	}
-	steps := []string{string(providers.StepUndo), StepStop, StepReset, StepLogins, StepStart, StepUndos}
+	steps := []string{string(providers.StepUndo), snapshots.StepStop, snapshots.StepReset, snapshots.StepLogins, snapshots.StepStart, snapshots.StepUndos}
 	start := 0
 	for i, st := range steps {
 		if st == op.Step {
 			start = i
 		}
 	}
-	g := GuestOf(b)
+	g := snapshots.GuestOf(b)
 	res := ResetResult{Template: p.Template, Started: p.WasRunning}
-	var undo *Snapshot
+	var undo *snapshots.Snapshot
 	if op.UndoID != nil {
-		undo, _ = s.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
+		undo, _ = s.k.SnapshotByID(ctx, s.st.Pool, *op.UndoID)
 	}
 	for _, step := range steps[start:] {
-		if err := s.Step(ctx, op, step); err != nil {
+		if err := s.k.Step(ctx, op, step); err != nil {
 			return ResetResult{}, err
 		}
 		switch step {
 		case string(providers.StepUndo):
-			u, err := s.TakeUndo(ctx, op, b, be, resuming)
+			u, err := s.taker.TakeUndo(ctx, op, b, be, resuming)
 			if operations.Pending(err) {
 				return ResetResult{}, err // the job snoozes on the undo's task; the resumed run finds it by its label
 			}
@@ -301,18 +275,18 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyUndo(err), observedNothingChanged)
 			}
 			undo = u
-		case StepStop:
+		case snapshots.StepStop:
 			if err := be.Boxes.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
 				if ctx.Err() != nil {
 					return ResetResult{}, ctx.Err()
 				}
 				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyStop(err), observedNothingChanged)
 			}
-		case StepReset:
+		case snapshots.StepReset:
 			if stop, err := s.freshBox(ctx, op, b, be, rs, undo, p); stop {
 				return ResetResult{}, err
 			}
-		case StepLogins:
+		case snapshots.StepLogins:
 			if !p.KeepLogins {
 				continue
 			}
@@ -324,7 +298,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 				}
 				return ResetResult{}, s.undoReset(ctx, op, b, be, undo, p, err.Error())
 			}
-		case StepStart:
+		case snapshots.StepStart:
 			if !p.WasRunning {
 				continue
 			}
@@ -334,8 +308,8 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 				}
 				return ResetResult{}, s.resetFailed(ctx, op, b, resetWhyStart(err), observedResetStopped)
 			}
-		case StepUndos:
-			replaced, err := s.replaceUndos(ctx, op, b, be, "")
+		case snapshots.StepUndos:
+			replaced, err := s.r.replaceUndos(ctx, op, b, be, "")
 			if err != nil {
 				return ResetResult{}, err // the job snoozes on the backend's delete, and resumes here
 			}
@@ -345,7 +319,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 	if undo != nil {
 		res.Undo, res.UndoName = undo.ID, undo.Name
 	}
-	s.Log(ctx, s.st.Pool, b.ID, EvReset, CallerOf(op), resetWords(res), "", op.ID, res)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReset, snapshots.CallerOf(op), resetWords(res), "", op.ID, res)
 	return res, nil
 }
 
@@ -354,7 +328,7 @@ func (s *Service) runReset(ctx context.Context, op *Operation, p resetParams) (R
 // read now so no secret of its environment is kept in the operation's
 // parameters. With no template (or one gone) the backend keeps the box's
 // own.
-func (s *Service) resetSpec(ctx context.Context, b *Box, p resetParams) providers.BoxSpec {
+func (s *Resets) resetSpec(ctx context.Context, b *snapshots.Box, p resetParams) providers.BoxSpec {
 	spec := providers.BoxSpec{Box: providers.BoxIdentity{ID: b.ID, Name: b.Name, Kind: b.Kind, Install: s.install},
 		Template: p.Source, Command: p.Command}
 	if p.Template != "" {
@@ -369,35 +343,35 @@ func (s *Service) resetSpec(ctx context.Context, b *Box, p resetParams) provider
 // access is set straight, and its head is cleared. A failure brings the
 // box back from its undo. stop says the run ends here, with err (nil when
 // the operation ended); otherwise the run goes on.
-func (s *Service) freshBox(ctx context.Context, op *Operation, b *Box, be Backend, rs providers.Resetter, undo *Snapshot, p resetParams) (stop bool, err error) {
-	if err := rs.ResetGuest(ctx, GuestOf(b), s.resetSpec(ctx, b, p)); err != nil {
+func (s *Resets) freshBox(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, rs providers.Resetter, undo *snapshots.Snapshot, p resetParams) (stop bool, err error) {
+	if err := rs.ResetGuest(ctx, snapshots.GuestOf(b), s.resetSpec(ctx, b, p)); err != nil {
 		if ctx.Err() != nil {
 			return true, ctx.Err()
 		}
 		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyFresh(err))
 	}
-	if err := s.SetStraight(ctx, op.ID, b, be, "the reset"); err != nil {
+	if err := s.r.SetStraight(ctx, op.ID, b, be, "the reset"); err != nil {
 		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyAccess(err))
 	}
 	s.clearHead(ctx, b.ID)
 	return false, nil
 }
 
-func (s *Service) resetFailed(ctx context.Context, op *Operation, b *Box, words, observed string) error {
+func (s *Resets) resetFailed(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, words, observed string) error {
 	words = resetUnfinishedWords(words)
-	s.Log(ctx, s.st.Pool, b.ID, EvResetFailed, CallerOf(op), logThenWords(words, observed), "", op.ID, nil)
-	return s.Finish(ctx, op, OpFailed, nil, words, observed)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetFailed, snapshots.CallerOf(op), logThenWords(words, observed), "", op.ID, nil)
+	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observed)
 }
 
 // undoReset puts the box back to its undo after a reset that could not
 // finish, a kept login that could not be written back above all: the reset
 // undoes itself, and says why.
-func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backend, undo *Snapshot, p resetParams, why string) error {
+func (s *Resets) undoReset(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, undo *snapshots.Snapshot, p resetParams, why string) error {
 	if undo == nil {
 		return s.resetFailed(ctx, op, b, resetWhyNoUndo(why), observedMayBeFresh)
 	}
-	g := GuestOf(b)
-	ref := RefOf(undo, b)
+	g := snapshots.GuestOf(b)
+	ref := snapshots.RefOf(undo, b)
 	rec := s.ops.Recorder(op)
 	back := func() error {
 		if err := be.Boxes.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
@@ -406,10 +380,10 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 		if _, err := be.Snap.RestoreSnapshot(ctx, g, ref, providers.StepRollback, rec); err != nil {
 			return err
 		}
-		if err := s.SetStraight(ctx, op.ID, b, be, "the reset's undo"); err != nil {
+		if err := s.r.SetStraight(ctx, op.ID, b, be, "the reset's undo"); err != nil {
 			return err
 		}
-		s.SetHead(ctx, s.st.Pool, b.ID, undo.ID)
+		s.k.SetHead(ctx, s.st.Pool, b.ID, undo.ID)
 		if p.WasRunning {
 			return be.Boxes.Start(ctx, g)
 		}
@@ -417,12 +391,12 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 	}
 	if err := back(); err != nil {
 		words := resetNotBackWords(why, b.Name, err, undo.Name)
-		s.Log(ctx, s.st.Pool, b.ID, EvResetFailed, CallerOf(op), words, undo.ID, op.ID, nil)
-		return s.Finish(ctx, op, OpFailed, nil, words, observedFreshNoLogins)
+		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetFailed, snapshots.CallerOf(op), words, undo.ID, op.ID, nil)
+		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observedFreshNoLogins)
 	}
 	words := resetUndoneWords(why, b.Name, undo.Name)
-	s.Log(ctx, s.st.Pool, b.ID, EvResetUndone, CallerOf(op), words, undo.ID, op.ID, nil)
-	return s.Finish(ctx, op, OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetUndone, snapshots.CallerOf(op), words, undo.ID, op.ID, nil)
+	return s.r.kinds.Reset.EndWith(ctx, op, snapshots.OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
 }
 
 // carryLogins writes each login file the undo holds in a home-like folder
@@ -430,12 +404,12 @@ func (s *Service) undoReset(ctx context.Context, op *Operation, b *Box, be Backe
 // providers.MaxLoginBytes is skipped and said; of Claude Code's account
 // file only the account is carried. It answers what it kept and skipped,
 // and the first write that failed.
-func (s *Service) carryLogins(ctx context.Context, b *Box, be Backend, rs providers.Resetter, undo *Snapshot, logins []string) ([]string, []string, error) {
+func (s *Resets) carryLogins(ctx context.Context, b *snapshots.Box, be snapshots.Backend, rs providers.Resetter, undo *snapshots.Snapshot, logins []string) ([]string, []string, error) {
 	br, ok := be.Snap.(providers.Browser)
 	if !ok || undo == nil {
 		return nil, nil, errors.New("could not read the logins back from the undo")
 	}
-	ref := RefOf(undo, b)
+	ref := snapshots.RefOf(undo, b)
 	var dirs []string
 	for _, top := range []string{"", "home", "Users"} {
 		es, err := br.ListFiles(ctx, ref, top)
@@ -480,7 +454,7 @@ func (s *Service) carryLogins(ctx context.Context, b *Box, be Backend, rs provid
 				}
 				data = acct
 			}
-			if err := rs.WriteBoxFile(ctx, GuestOf(b), rel, data, fs.FileMode(e.Mode)&fs.ModePerm); err != nil {
+			if err := rs.WriteBoxFile(ctx, snapshots.GuestOf(b), rel, data, fs.FileMode(e.Mode)&fs.ModePerm); err != nil {
 				return kept, skipped, fmt.Errorf("could not write the kept login %s back: %v", rel, err)
 			}
 			kept = append(kept, rel)
@@ -490,7 +464,7 @@ func (s *Service) carryLogins(ctx context.Context, b *Box, be Backend, rs provid
 }
 
 // loginEntry finds rel in the snapshot, through its folder's listing.
-func (s *Service) loginEntry(ctx context.Context, br providers.Browser, ref providers.SnapshotRef, rel string) (providers.FileEntry, bool, error) {
+func (s *Resets) loginEntry(ctx context.Context, br providers.Browser, ref providers.SnapshotRef, rel string) (providers.FileEntry, bool, error) {
 	dir := path.Dir(rel)
 	if dir == "." {
 		dir = ""
@@ -533,7 +507,7 @@ func accountOnly(data []byte) ([]byte, bool) {
 
 // clearHead forgets the box's head: a fresh box descends from none of its
 // snapshots.
-func (s *Service) clearHead(ctx context.Context, box string) {
+func (s *Resets) clearHead(ctx context.Context, box string) {
 	if err := s.st.ResetHeadClear(ctx, s.st.Pool, box); err != nil {
 		s.logger.Error("clear the box's head", "box", box, "err", err)
 	}
@@ -542,26 +516,26 @@ func (s *Service) clearHead(ctx context.Context, box string) {
 // UndoNewest restores the box to its newest undo, of a reset or a restore
 // (moatbox: "Undo always goes back to the newest undo point"), with the
 // restore's own rules.
-func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID string, force bool) (*Operation, error) {
-	if op, err := s.Repeated(ctx, c, requestID, OpRestore, boxRef, ""); err != nil || op != nil {
+func (s *Resets) UndoNewest(ctx context.Context, c snapshots.Caller, boxRef, requestID string, force bool) (*snapshots.Operation, error) {
+	if op, err := s.k.Repeated(ctx, c, requestID, snapshots.OpRestore, boxRef, ""); err != nil || op != nil {
 		return op, err
 	}
-	b, err := s.Box(ctx, c, boxRef)
+	b, err := s.k.Box(ctx, c, boxRef)
 	if err != nil {
 		return nil, err
 	}
 	// A repeated request is the same undo, though a newer undo exists now.
-	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpRestore, nil); err != nil || op != nil {
+	if op, err := s.k.ExistingRequest(ctx, s.st.Pool, c, requestID, snapshots.OpRestore, nil); err != nil || op != nil {
 		return op, err
 	}
 	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(CodeNotFound, noUndoToGoBackWords(b.Name))
+		return nil, refusal(snapshots.CodeNotFound, noUndoToGoBackWords(b.Name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)
 	}
-	return s.Restore(ctx, c, RestoreRequest{Box: b.ID, Snapshot: id, Replace: true, Force: force, RequestID: requestID})
+	return s.r.Restore(ctx, c, snapshots.RestoreRequest{Box: b.ID, Snapshot: id, Replace: true, Force: force, RequestID: requestID})
 }
 
 // ResetPreview is what the reset dialog says before the person confirms.
@@ -575,27 +549,27 @@ type ResetPreview struct {
 }
 
 // PreviewReset reads what a reset of the box would do, changing nothing.
-func (s *Service) PreviewReset(ctx context.Context, c Caller, boxRef, template string) (*ResetPreview, error) {
-	b, err := s.Box(ctx, c, boxRef)
+func (s *Resets) PreviewReset(ctx context.Context, c snapshots.Caller, boxRef, template string) (*ResetPreview, error) {
+	b, err := s.k.Box(ctx, c, boxRef)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.Settings(ctx)
+	st, err := s.k.Settings(ctx)
 	if err != nil {
 		return nil, err
 	}
 	pv := &ResetPreview{Logins: LoginPaths(st)}
-	be, err := s.Backend(b.BackendID)
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := be.Snap.(providers.Resetter); !ok {
-		pv.Why = ResetNotBuiltWords(be, b)
+		pv.Why = snapshots.ResetNotBuiltWords(be, b)
 		return pv, nil
 	}
 	var p resetParams
 	if err := s.resetSource(ctx, b, template, &p); err != nil {
-		if r, ok := AsRefusal(err); ok {
+		if r, ok := snapshots.AsRefusal(err); ok {
 			pv.Why = r.Words
 			return pv, nil
 		}
@@ -614,8 +588,8 @@ func (s *Service) PreviewReset(ctx context.Context, c Caller, boxRef, template s
 
 // NewestUndo is the box's newest undo, of a reset or a restore, as the
 // caller may see it, or nil.
-func (s *Service) NewestUndo(ctx context.Context, c Caller, boxRef string) (*Snapshot, error) {
-	b, err := s.Box(ctx, c, boxRef)
+func (s *Resets) NewestUndo(ctx context.Context, c snapshots.Caller, boxRef string) (*snapshots.Snapshot, error) {
+	b, err := s.k.Box(ctx, c, boxRef)
 	if err != nil {
 		return nil, err
 	}
@@ -626,8 +600,8 @@ func (s *Service) NewestUndo(ctx context.Context, c Caller, boxRef string) (*Sna
 	if err != nil {
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)
 	}
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, id)
-	if err != nil || MayAct(c, ActSee, b, sn) != nil {
+	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, id)
+	if err != nil || snapshots.MayAct(c, snapshots.ActSee, b, sn) != nil {
 		return nil, nil
 	}
 	return sn, nil

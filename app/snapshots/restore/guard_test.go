@@ -1,4 +1,4 @@
-package snapshots_test
+package restore_test
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func TestRestoreGuard(t *testing.T) {
 	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, presence); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.Core.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
+	_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
 	refusedWith(t, err, "amber-fox cannot be restored now.",
 		"Write the API guide is working on amber-fox: its worktree, uncommitted files and session there go.",
 		"Tidy the docs is idle on amber-fox: the same", "You have control of its desktop.", "A terminal is open on it.")
@@ -47,16 +47,16 @@ func TestRestoreGuard(t *testing.T) {
 	// passes only the desktop and the terminals.
 	for _, force := range []bool{false, true} {
 		for _, c := range []snapshots.Caller{snapshots.Owner(), snapshots.CLI()} {
-			_, err = e.Core.Restore(ctx, c, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Force: force})
+			_, err = e.Restores.Restore(ctx, c, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Force: force})
 			refusedWith(t, err, "Restores of boxes threads run on are off: Write the API guide and Tidy the docs and Fix the sign-in flow run on amber-fox. Move its threads off it first.")
 		}
 	}
 	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Desktop: "you", Terminals: 1}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID})
+	_, err = e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID})
 	refusedWith(t, err, "Restoring amber-fox also ends this. You have control of its desktop. A terminal is open on it. Restore anyway to go on.")
-	op, err := e.Core.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Force: true})
+	op, err := e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Force: true})
 	if err != nil || op == nil {
 		t.Fatalf("Restore anyway: %v", err)
 	}
@@ -66,7 +66,7 @@ func TestRestoreGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []snapshots.Caller{agent, snapshots.Owner(), snapshots.CLI()} {
-		_, err := e.Core.Restore(ctx, c, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true, Force: true})
+		_, err := e.Restores.Restore(ctx, c, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true, Force: true})
 		refusedWith(t, err, "Restores of boxes threads run on are off: Write the API guide runs on amber-fox.")
 	}
 }

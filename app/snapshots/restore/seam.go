@@ -1,0 +1,159 @@
+package restore
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Restores is a box's restore to one of its snapshots (with its guard, its
+// dry run and its undo) and the box set straight after one; its Resets are
+// a box's reset to a fresh box and the undo of either.
+type Restores struct {
+	k        kernel
+	taker    taker
+	st       *store.Store
+	ops      *operations.Engine
+	install  string
+	now      func() time.Time
+	logger   *slog.Logger
+	boxes    templates
+	pictures snapshots.PictureKeeper
+	asker    Asker
+	preview  RestorePreviewer
+	kinds    Kinds
+	resets   *Resets
+}
+
+// Resets is a box's reset to a fresh box, what one would do, and the undo
+// of a reset or a restore; the guard, the box set straight, the undos
+// replaced and the undo's restore are r's.
+type Resets struct {
+	r       *Restores
+	k       kernel
+	taker   taker
+	st      *store.Store
+	ops     *operations.Engine
+	install string
+	logger  *slog.Logger
+	boxes   templates
+}
+
+// kernel is what a restore and a reset use of the core's kernel: the
+// record reads and locks, the plan, the room and the ceiling, admission,
+// an operation's steps and end, the box log, the head, and the deletes an
+// undo that replaces an older one runs; *snapshots.Service is one.
+type kernel interface {
+	Engine() *operations.Engine
+	Install() string
+	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
+	Backend(id string) (snapshots.Backend, error)
+	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
+	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
+	CeilingAdmits(ctx context.Context, tx db.DBTX, c snapshots.Caller, backend string, adds snapshots.Charge, settings snapshots.Settings) error
+	ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change snapshots.Change) (*snapshots.Box, *snapshots.Snapshot, error)
+	DeleteStep(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error
+	DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string, rec providers.Recorder) error
+	DeletingPins(ctx context.Context, q db.DBTX, id, except string) ([]snapshots.Pin, error)
+	ExistingRequest(ctx context.Context, q db.DBTX, c snapshots.Caller, requestID, kind string, target *string) (*snapshots.Operation, error)
+	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords, observed string) error
+	FinishLeftDeletes(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, all []*snapshots.Snapshot, mine func(*snapshots.Snapshot) bool, c snapshots.Caller, why string) ([]string, error)
+	LockBox(ctx context.Context, tx pgx.Tx, id string) (*snapshots.Box, error)
+	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
+	Pins(ctx context.Context, q db.DBTX, id, except string) ([]snapshots.Pin, error)
+	Plan(ctx context.Context, c snapshots.Caller, boxRef, ref string) (*snapshots.Box, *snapshots.Snapshot, providers.SnapshotPlan, error)
+	PlanError(b *snapshots.Box, be snapshots.Backend, err error) error
+	PlanNow(ctx context.Context, b *snapshots.Box, be snapshots.Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error)
+	Repeated(ctx context.Context, c snapshots.Caller, requestID, kind, boxRef, snapRef string) (*snapshots.Operation, error)
+	ReservePrice(ctx context.Context, tx db.DBTX, op string, backend string, snapping *providers.Snapshotting) error
+	ReserveRoom(ctx context.Context, tx pgx.Tx, c snapshots.Caller, b *snapshots.Box, be snapshots.Backend, plan providers.SnapshotPlan, st snapshots.Settings, adds *int64) (*snapshots.Reserved, error)
+	RoomFor(ctx context.Context, c snapshots.Caller, b *snapshots.Box, be snapshots.Backend, plan providers.SnapshotPlan, st snapshots.Settings, adds *int64) error
+	SetHead(ctx context.Context, q db.DBTX, box, snapshot string)
+	Settings(ctx context.Context) (snapshots.Settings, error)
+	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
+	SnapshotOfBox(ctx context.Context, c snapshots.Caller, boxRef, ref string) (*snapshots.Snapshot, *snapshots.Box, error)
+	SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*snapshots.Snapshot, error)
+	Step(ctx context.Context, op *snapshots.Operation, step string) error
+	TaskRecorder(op *snapshots.Operation) providers.Recorder
+	ThreadTitle(ctx context.Context, id *string) string
+	TimeZone(ctx context.Context) *time.Location
+	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
+}
+
+// taker takes the undo a restore or a reset takes first: a snapshot of the
+// box as it is (TakeUndo), or ZFS's held copy of the stopped guest
+// (TakeHeldUndo); each finds the one a restart cut short.
+// *snapshots.Service is one today.
+type taker interface {
+	TakeUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
+	TakeHeldUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
+}
+
+// templates reads a box template by name, which a reset makes a box fresh
+// from; package boxes is one.
+type templates interface {
+	Template(ctx context.Context, name string) (snapshots.BoxTemplate, error)
+}
+
+// Kinds are the restores' kinds of operation, each registered with the
+// kernel's engine with its typed parameters and result: Restore restores a
+// box to a snapshot and Reset makes a box fresh. The API and the web read
+// an operation's result through them (Kinds().Restore.Result(op)).
+type Kinds struct {
+	Restore *operations.Kind[restoreParams, RestoreResult]
+	Reset   *operations.Kind[resetParams, ResetResult]
+}
+
+// Options are what the restores are made of: the store, the undo's taker,
+// the box templates a reset reads, the clock (nil is time.Now; the core's,
+// so an operation's times read as its records') and the logger (nil
+// discards).
+type Options struct {
+	Store     *store.Store
+	Taker     taker
+	Templates templates
+	Now       func() time.Time
+	Logger    *slog.Logger
+}
+
+// New makes the restores on the core k and registers their kinds of
+// operation with its engine, before River's workers start.
+func New(k kernel, opts Options) (*Restores, error) {
+	if k == nil || opts.Store == nil || opts.Taker == nil || opts.Templates == nil {
+		return nil, errors.New("restore: the core, a store, a taker and the templates are required")
+	}
+	s := &Restores{k: k, taker: opts.Taker, st: opts.Store, ops: k.Engine(), install: k.Install(), boxes: opts.Templates,
+		now: opts.Now, logger: opts.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.resets = &Resets{r: s, k: k, taker: s.taker, st: s.st, ops: s.ops, install: s.install, logger: s.logger, boxes: s.boxes}
+	s.kinds = Kinds{
+		Restore: operations.Register(s.ops, snapshots.OpRestore, s.runRestore),
+		Reset:   operations.Register(s.ops, snapshots.OpReset, s.resets.runReset),
+	}
+	return s, nil
+}
+
+// Resets are the box's resets and the undo of a reset or a restore.
+func (s *Restores) Resets() *Resets { return s.resets }
+
+// Kinds are the restores' registered kinds of operation.
+func (s *Restores) Kinds() *Kinds { return &s.kinds }
+
+// UsePictures gives the restore package pictures' keeper, which captures
+// a restore's undo's picture before its stop; without one, no undo gets a
+// picture.
+func (s *Restores) UsePictures(p snapshots.PictureKeeper) { s.pictures = p }
