@@ -764,32 +764,8 @@ const (
 	failSnapshotGone = "the snapshot is gone"
 )
 
-// What boxsnap observed of a box after its operation failed.
-const (
-	observedNothingChanged = "nothing changed"
-	observedAlreadyGone    = "it was already gone"
-
-	observedResetStopped  = "the box is reset and stopped"
-	observedMayBeFresh    = "the box may be fresh"
-	observedFreshNoLogins = "the box may be fresh, without its logins"
-	observedAsBeforeReset = "the box is as it was before the reset"
-)
-
-// What a restore that failed left of the box (observedRestoreWords): its
-// files, then whether it runs: a failed restore leaves the box as it found
-// it, or says exactly how it left it.
-const (
-	observedFilesAsTheyWere = "the files are as they were"
-	observedFilesPutBack    = "the files were put back as they were"
-	observedFilesRestored   = "the files are the snapshot's"
-	// After a failed step 9: the box's access was not written again.
-	observedFilesRestoredAccess = "the files, and perhaps the box's access, are the snapshot's"
-	observedBoxStartedAgain     = "the box was started again"
-	observedBoxRuns             = "the box is running"
-	observedBoxStoppedAsBefore  = "the box is stopped, as it was before the restore"
-	observedNoUndo              = "no undo was taken"
-	observedUndoNotReady        = "the undo is not ready"
-)
+// What boxsnap observed of a snapshot after its operation failed.
+const observedAlreadyGone = "it was already gone"
 
 // failLabelRefusedWords: a keep whose label the backend refused.
 func failLabelRefusedWords(backend string, err error) string {
@@ -833,11 +809,6 @@ const (
 	onlyPersonKeepsWords   = "Only the person can keep a snapshot."
 	onlyPersonRenamesWords = "Only the person can rename a snapshot or change its note."
 	onlyPersonAdoptsWords  = "Only the person adopts a guest or a folder that exists already."
-
-	// onlyPersonRestoresMemoryWords: Settings' "Agents may restore memory
-	// snapshots" is off: a memory restore brings back running processes
-	// with the credentials they held then.
-	onlyPersonRestoresMemoryWords = "Only the person restores a memory snapshot in this install."
 
 	onlyPersonDeletesHistoryWords = "Only the person deletes a box's history."
 	onlyPersonSettingsWords       = "Only the person changes settings."
