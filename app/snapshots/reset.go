@@ -61,6 +61,9 @@ type ResetRequest struct {
 	// Force is the person's "Reset anyway", past what the guard names.
 	Force     bool   `json:"force,omitempty"`
 	RequestID string `json:"requestId,omitempty"`
+	// dryRun checks everything the reset would check and admits nothing
+	// (ResetDryRun).
+	dryRun bool
 }
 
 // resetParams are fixed at admission, so a resumed reset does the same.
@@ -189,6 +192,9 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 			return nil, &Refusal{Code: CodeGuard, TryAgain: true, Words: guardNowWords(b.Name, "reset", w)}
 		}
 		return nil, &Refusal{Code: CodeGuard, Words: resetGuardWords(b.Name, w)}
+	}
+	if req.dryRun {
+		return nil, s.resetEligibleNow(ctx, c, b, be, settings)
 	}
 	if st, err := be.Boxes.Status(ctx, GuestOf(b)); err == nil {
 		p.WasRunning = st.Running

@@ -15,6 +15,9 @@ type resetPage struct {
 	Preview *snapshots.ResetPreview
 	Guard   []string
 	Error   string
+	// Becomes and UndoLine are the dialog's words, which a reset's dry run
+	// says too.
+	Becomes, UndoLine string
 }
 
 // showResetDialog asks before a box is reset, saying what it becomes, what Keep
@@ -35,7 +38,8 @@ func (s *Server) resetDialog(w http.ResponseWriter, r *http.Request, status int,
 		return
 	}
 	p := resetPage{Page: views.Page{Title: "Reset " + b.Name, SignedIn: true, Nav: "boxes"}, Box: b, Preview: pv,
-		Guard: s.opts.Core.Guard(r.Context(), snapshots.Owner(), b), Error: errWords}
+		Guard: s.opts.Core.Guard(r.Context(), snapshots.Owner(), b), Error: errWords,
+		Becomes: snapshots.ResetBecomesWords(b.Name, pv.From), UndoLine: snapshots.ResetUndoLineWords}
 	s.render(w, r, status, "reset", p)
 }
 

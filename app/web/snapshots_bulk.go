@@ -83,7 +83,7 @@ func (dlg *dialogBuilder) bulkDialog(r *http.Request, act string, ids []string) 
 		if act == "delete" {
 			w += lowerFirst(dlg.freesWords(b, sn))
 			if sn.Kept() {
-				w += fmt.Sprintf(" You kept it until %s.", sn.KeptUntil.In(tz).Format("2 Jan"))
+				w += " " + snapshots.KeptUntilWords(*sn.KeptUntil, tz)
 			}
 		} else {
 			until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
