@@ -17,6 +17,10 @@ func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait, err := waitParam(r)
+	dry := false
+	if err == nil {
+		dry, err = dryRunParam(r)
+	}
 	if err == nil {
 		err = checkRef("box", box)
 	}
@@ -33,6 +37,10 @@ func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if dry {
+		s.resetDryRun(w, r, snapshots.ResetRequest{Box: box, KeepLogins: body.KeepLogins, Template: body.Template, Force: body.Force})
 		return
 	}
 	op, err := s.core.Reset(r.Context(), c, snapshots.ResetRequest{Box: box, KeepLogins: body.KeepLogins,

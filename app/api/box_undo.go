@@ -16,6 +16,10 @@ func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait, err := waitParam(r)
+	dry := false
+	if err == nil {
+		dry, err = dryRunParam(r)
+	}
 	if err == nil {
 		err = checkRef("box", box)
 	}
@@ -29,6 +33,10 @@ func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if dry {
+		s.undoDryRun(w, r, box, body.Force)
 		return
 	}
 	op, err := s.core.UndoNewest(r.Context(), c, box, body.Request, body.Force)

@@ -16,6 +16,8 @@ type resetToolParams struct {
 	KeepLogins bool   `json:"keep_logins"`
 	Template   string `json:"template"`
 	Request    string `json:"request"`
+	// DryRun answers what the reset would do, and changes nothing.
+	DryRun bool `json:"dry_run"`
 }
 
 // resetAnswer is box_reset's answer.
@@ -33,7 +35,7 @@ type resetAnswer struct {
 // template, an undo always taken.
 func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 	var p resetToolParams
-	if err := decode(r, &p, "box, keep_logins, template and request"); err != nil {
+	if err := decode(r, &p, "box, keep_logins, template, request and dry_run"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -46,6 +48,10 @@ func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p.DryRun {
+		s.resetDryRun(w, r, snapshots.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template})
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
@@ -70,11 +76,19 @@ type boxToolParams struct {
 	Request string `json:"request"`
 }
 
+// undoParams are box_undo's parameters.
+type undoParams struct {
+	Box     string `json:"box"`
+	Request string `json:"request"`
+	// DryRun answers what the undo would change, and changes nothing.
+	DryRun bool `json:"dry_run"`
+}
+
 // toolUndo is box_undo: the box goes back to its newest undo, of a reset or
 // a restore, with the restore's rules.
 func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
-	var p boxToolParams
-	if err := decode(r, &p, "box and request"); err != nil {
+	var p undoParams
+	if err := decode(r, &p, "box, request and dry_run"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -84,6 +98,10 @@ func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p.DryRun {
+		s.undoDryRun(w, r, p.Box, false)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

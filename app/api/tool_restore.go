@@ -117,9 +117,5 @@ func (s *server) restoreDryRun(w http.ResponseWriter, r *http.Request, p restore
 		s.fail(w, r, err)
 		return
 	}
-	a := dryRunAnswer{Message: snapshots.DryRunWords(d), DryRun: true, Box: d.Box.Name, Snapshot: d.Snapshot.ID, Name: d.Snapshot.Name}
-	if c := d.Changes; c != nil {
-		a.Added, a.Removed, a.Changed, a.Total, a.Changes = &c.Added, &c.Removed, &c.Changed, &c.Total, c.Changes
-	}
-	writeJSON(w, http.StatusOK, a)
+	s.writeRestoreDry(w, d)
 }

@@ -60,7 +60,7 @@ var tools = []toolDef{
 	{Name: "box_snapshot_save", Params: saveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotSave},
 	{Name: "box_snapshot_unsave", Params: unsaveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotUnsave},
 	{Name: "box_reset", Params: resetToolParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolReset},
-	{Name: "box_undo", Params: boxToolParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolUndo},
+	{Name: "box_undo", Params: undoParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolUndo},
 	{Name: "box_trash", Params: trashToolParams{}, Hints: reads, handle: (*server).toolTrash},
 	{Name: "box_trash_restore", Params: boxToolParams{}, Required: []string{"box"}, Hints: sets, handle: (*server).toolTrashRestore},
 	{Name: "box_snapshot_files", Params: lookParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: (*server).toolSnapshotFiles},

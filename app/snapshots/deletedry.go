@@ -11,7 +11,8 @@ import (
 type DeleteDry struct {
 	Box      *Box
 	Snapshot *Snapshot
-	// FreedBytes is what deleting it frees where known: its own size.
+	// FreedBytes is what deleting it frees where known (its own size), as
+	// the delete's result says it.
 	FreedBytes *int64
 	// Lines are the Delete dialog's lines: what it frees, that it is kept,
 	// that it is an undo.
@@ -45,11 +46,7 @@ func (s *Service) DeleteDryRun(ctx context.Context, c Caller, req DeleteRequest)
 		return nil, err
 	}
 	be, ok := s.BackendOf(b)
-	d := &DeleteDry{Box: b, Snapshot: sn, Lines: DeleteDialogLines(b, sn, WhereWords(be, ok, b), tz)}
-	if sn.SizeMeaning == nil || *sn.SizeMeaning != "whole" {
-		d.FreedBytes = sn.SizeBytes
-	}
-	return d, nil
+	return &DeleteDry{Box: b, Snapshot: sn, FreedBytes: freed(sn), Lines: DeleteDialogLines(b, sn, WhereWords(be, ok, b), tz)}, nil
 }
 
 // DeleteDryWords says what a delete would do, for a dry run's answer: the
