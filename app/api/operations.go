@@ -110,7 +110,7 @@ func (s *server) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshot
 }
 
 func runningWords(op *snapshots.Operation) string {
-	return snapshots.RunningWords(string(op.Kind), op.ID, op.Step) + " Ask GET /api/v1/operations/" + op.ID + "?wait=true for its end."
+	return snapshots.RunningWords(string(op.Kind), op.ID, op.Step) + " " + pollWords(op.ID)
 }
 
 // describe says what a finished operation did, in the specification's
