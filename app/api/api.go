@@ -10,6 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 )
 
@@ -44,6 +45,7 @@ type server struct {
 	logger    *slog.Logger
 	tab       *tab.Tab
 	boxes     *boxes.Boxes
+	plans     *plans.Plans
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
@@ -53,6 +55,9 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
 	s := &server{core: opts.Core, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
+	if opts.Core != nil {
+		s.plans = plans.New(opts.Core, nil)
+	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -40,7 +40,8 @@ func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if dry {
-		s.resetDryRun(w, r, snapshots.ResetRequest{Box: box, KeepLogins: body.KeepLogins, Template: body.Template, Force: body.Force})
+		plan, err := s.plans.Reset(r.Context(), caller(r), snapshots.ResetRequest{Box: box, KeepLogins: body.KeepLogins, Template: body.Template, Force: body.Force})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, err := s.core.Reset(r.Context(), c, snapshots.ResetRequest{Box: box, KeepLogins: body.KeepLogins,

@@ -36,7 +36,8 @@ func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if dry {
-		s.undoDryRun(w, r, box, body.Force)
+		plan, err := s.plans.Undo(r.Context(), caller(r), box, body.Force)
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, err := s.core.UndoNewest(r.Context(), c, box, body.Request, body.Force)

@@ -170,12 +170,15 @@ func (s *server) boxName(ctx context.Context, c snapshots.Caller, op *snapshots.
 }
 
 // waitParam reads ?wait=true.
-func waitParam(r *http.Request) (bool, error) {
-	switch r.URL.Query().Get("wait") {
+func waitParam(r *http.Request) (bool, error) { return boolParam(r, "wait") }
+
+// boolParam reads a query's true or false (1 or 0; left out is false).
+func boolParam(r *http.Request, name string) (bool, error) {
+	switch r.URL.Query().Get(name) {
 	case "", "false", "0":
 		return false, nil
 	case "true", "1":
 		return true, nil
 	}
-	return false, invalid("wait is true or false.")
+	return false, invalid("%s is true or false.", name)
 }

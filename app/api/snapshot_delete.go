@@ -27,7 +27,8 @@ func (s *server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if dry {
-		s.deleteDryRun(w, r, box, ref)
+		plan, err := s.plans.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: box, Snapshot: ref})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, err := s.core.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: box, Snapshot: ref, RequestID: request})

@@ -39,12 +39,8 @@ func (s *server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if dry {
-		d, err := s.core.RestoreDryRun(r.Context(), c, snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true, NoUndo: body.NoUndo, Force: body.Force})
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		s.writeRestoreDry(w, d)
+		plan, err := s.plans.Restore(r.Context(), caller(r), snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true, NoUndo: body.NoUndo, Force: body.Force})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, err := s.core.Restore(r.Context(), c, snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true,

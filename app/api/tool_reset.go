@@ -51,7 +51,8 @@ func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.DryRun {
-		s.resetDryRun(w, r, snapshots.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template})
+		plan, err := s.plans.Reset(r.Context(), caller(r), snapshots.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
@@ -101,7 +102,8 @@ func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.DryRun {
-		s.undoDryRun(w, r, p.Box, false)
+		plan, err := s.plans.Undo(r.Context(), caller(r), p.Box, false)
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

@@ -50,7 +50,8 @@ func (s *server) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.DryRun {
-		s.deleteDryRun(w, r, p.Box, p.Snapshot)
+		plan, err := s.plans.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: p.Box, Snapshot: p.Snapshot})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

@@ -68,7 +68,7 @@ var tools = []toolDef{
 	{Name: "box_lineage", Params: lineageParams{}, Required: []string{"box"}, Hints: reads, handle: (*server).toolLineage},
 	{Name: "box_list", Params: boxListParams{}, Hints: reads, handle: (*server).toolBoxList},
 	{Name: "box_make", Params: boxMakeParams{}, Required: []string{"template"}, Hints: adds, handle: (*server).toolBoxMake},
-	{Name: "box_operation", Params: operationParams{}, Required: []string{"operation"}, Hints: reads, handle: (*server).toolOperation},
+	{Name: "box_operation", Params: operationParams{}, Required: []string{"operation"}, Hints: reads, handle: (*server).getOperation},
 }
 
 // annotations are a tool's hints as MCP says them.

@@ -180,9 +180,3 @@ func pollWords(id string) string {
 func pollWaitWords(most int) string {
 	return fmt.Sprintf("wait is a number of seconds from 0 to %d.", most)
 }
-
-// needsInputWords is box_operation's answer while a restore waits for the
-// person's word.
-func needsInputWords(request, box, name string) string {
-	return fmt.Sprintf("Request %s needs input: it waits for the person's word on restoring %s to ‘%s’. Ask box_operation again with it: once they approve, it answers the restore's operation.", request, box, name)
-}

@@ -62,7 +62,7 @@ type ResetRequest struct {
 	Force     bool   `json:"force,omitempty"`
 	RequestID string `json:"requestId,omitempty"`
 	// dryRun checks everything the reset would check and admits nothing
-	// (ResetDryRun).
+	// (ResetCheck).
 	dryRun bool
 }
 
@@ -194,7 +194,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 		return nil, &Refusal{Code: CodeGuard, Words: resetGuardWords(b.Name, w)}
 	}
 	if req.dryRun {
-		return nil, s.resetEligibleNow(ctx, c, b, be, settings)
+		return nil, resetEligibleNow(ctx, s, c, b, be, settings)
 	}
 	if st, err := be.Boxes.Status(ctx, GuestOf(b)); err == nil {
 		p.WasRunning = st.Running
@@ -562,7 +562,7 @@ func (s *Service) UndoNewest(ctx context.Context, c Caller, boxRef, requestID st
 	}
 	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(CodeNotFound, noUndoToGoBackWords(b.Name))
+		return nil, refusal(CodeNotFound, NoUndoToGoBackWords(b.Name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)

@@ -523,104 +523,8 @@ func DryRunWords(d *RestoreDry) string {
 	return w + " " + NothingChangedDryWords
 }
 
-// ResetBecomesWords is the Reset dialog's first line: what the box
-// becomes, what goes and what stays.
-func ResetBecomesWords(box, from string) string {
-	return fmt.Sprintf("%s becomes a fresh copy of %s: everything on it now goes, except the logins you keep. Its snapshots stay.", box, from)
-}
-
-// ResetUndoLineWords is the Reset dialog's line on the undo taken first.
-const ResetUndoLineWords = "boxsnap takes an undo of it first; Undo puts it back. Undos do not count against the 5, and a box keeps 2."
-
-// ResetDryWords says what a reset would do, for a dry run's answer: the
-// Reset dialog's words, the logins kept, what else ends, the undo's space
-// and price.
-func ResetDryWords(d *ResetDry) string {
-	w := ResetBecomesWords(d.Box.Name, d.From)
-	if len(d.Logins) > 0 {
-		w += " Keep logins carries over, from each home folder: " + strings.Join(d.Logins, ", ") + "."
-	} else {
-		w += " No logins are kept."
-	}
-	if len(d.Goes) > 0 {
-		w += " It also ends: " + strings.Join(d.Goes, " ")
-	}
-	w += " " + ResetUndoLineWords
-	if d.UndoBytes != nil {
-		w += fmt.Sprintf(" The undo takes up to %s %s", GB(*d.UndoBytes), d.Where)
-		if d.UndoPrice != "" {
-			w += ", at " + d.UndoPrice
-		}
-		w += "."
-	} else if d.UndoPrice != "" {
-		w += " The undo costs " + d.UndoPrice + "."
-	}
-	return w + " " + NothingChangedDryWords
-}
-
 // NothingChangedDryWords ends every dry run's answer.
 const NothingChangedDryWords = "Nothing changed: this was a dry run."
-
-// DeleteAskWords is the Delete dialog's question: "Delete ‘Thu 09:15’?".
-func DeleteAskWords(name string) string { return fmt.Sprintf("Delete ‘%s’?", name) }
-
-// DeleteDialogLines are the Delete dialog's lines, which a delete's dry run
-// says too: what it frees, that it is kept, that it is an undo.
-func DeleteDialogLines(b *Box, sn *Snapshot, where string, tz *time.Location) []string {
-	lines := []string{DeleteFreesWords(b, sn, where)}
-	if sn.Kept() {
-		lines = append(lines, KeptUntilWords(*sn.KeptUntil, tz))
-	}
-	if sn.IsUndo() {
-		lines = append(lines, UndoOfWords(sn))
-	}
-	return lines
-}
-
-// DeleteFreesWords says what deleting a snapshot frees, where it is known:
-// "Frees 3.4 GB on pve-1."; where is the box's place (WhereWords).
-func DeleteFreesWords(b *Box, sn *Snapshot, where string) string {
-	if sn.SizeBytes == nil {
-		return "What it frees is not known."
-	}
-	if sn.SizeMeaning != nil && *sn.SizeMeaning == "whole" {
-		return fmt.Sprintf("Frees what it no longer shares with %s.", b.Name)
-	}
-	if *sn.SizeBytes == 0 {
-		return fmt.Sprintf("Frees next to nothing: it shares all its data with %s.", b.Name)
-	}
-	return fmt.Sprintf("Frees %s %s.", GB(*sn.SizeBytes), where)
-}
-
-// KeptUntilWords says a kept snapshot's keep date: "You kept it until 29
-// Nov.".
-func KeptUntilWords(until time.Time, tz *time.Location) string {
-	return fmt.Sprintf("You kept it until %s.", until.In(tz).Format("2 Jan"))
-}
-
-// UndoOfWords says which restore an undo belongs to.
-func UndoOfWords(sn *Snapshot) string {
-	if at, ok := strings.CutPrefix(sn.Name, "before the restore at "); ok {
-		return fmt.Sprintf("It is the undo of the restore at %s.", at)
-	}
-	return "It is the undo of a restore."
-}
-
-// WhereWords says where a box lives: "on this host", "Proxmox LXC on
-// pve-1"; be and ok are its backend as BackendOf answers it.
-func WhereWords(be Backend, ok bool, b *Box) string {
-	label := b.BackendID
-	if ok {
-		label = be.Label
-	}
-	if ok && be.Kind == "local" {
-		return "on " + label
-	}
-	if b.Host != "" && !strings.Contains(label, b.Host) {
-		return fmt.Sprintf("%s on %s", label, b.Host)
-	}
-	return "on " + label
-}
 
 // The box log's words: what each event says, written once here for the box
 // page's History card and live region and the API's log, which show them as
@@ -1214,7 +1118,8 @@ func noSnapshotNamedWords(name, box string) string {
 
 func NoThreadWords(id string) string { return fmt.Sprintf("No thread %s.", id) }
 
-func noUndoToGoBackWords(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
+// NoUndoToGoBackWords refuses an undo of a box that has none.
+func NoUndoToGoBackWords(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
 
 // Names, notes and text: what a person or an agent may write.
 

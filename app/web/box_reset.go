@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -39,7 +40,7 @@ func (s *Server) resetDialog(w http.ResponseWriter, r *http.Request, status int,
 	}
 	p := resetPage{Page: views.Page{Title: "Reset " + b.Name, SignedIn: true, Nav: "boxes"}, Box: b, Preview: pv,
 		Guard: s.opts.Core.Guard(r.Context(), snapshots.Owner(), b), Error: errWords,
-		Becomes: snapshots.ResetBecomesWords(b.Name, pv.From), UndoLine: snapshots.ResetUndoLineWords}
+		Becomes: plans.ResetBecomesWords(b.Name, pv.From), UndoLine: plans.ResetUndoLineWords}
 	s.render(w, r, status, "reset", p)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -56,7 +57,7 @@ func (rb *rowBuilder) rowContext(r *http.Request, back string) rowContext {
 // whereWords says where a box lives: "on this host", "Proxmox LXC on pve-1".
 func (rb *rowBuilder) whereWords(b *snapshots.Box) string {
 	be, ok := rb.core.BackendOf(b)
-	return snapshots.WhereWords(be, ok, b)
+	return plans.WhereWords(be, ok, b)
 }
 
 // onHost says where a box's space is taken, "on pve-1", as the Take

@@ -9,11 +9,12 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 )
 
 // freesWords says what deleting a snapshot frees, where it is known.
 func (dlg *dialogBuilder) freesWords(b *snapshots.Box, sn *snapshots.Snapshot) string {
-	return snapshots.DeleteFreesWords(b, sn, dlg.rows.whereWords(b))
+	return plans.DeleteFreesWords(b, sn, dlg.rows.whereWords(b))
 }
 
 // deleteDialog asks "Delete ‘Thu 09:15’? Frees 3.4 GB on pve-1.", and says
@@ -25,9 +26,9 @@ func (dlg *dialogBuilder) deleteDialog(r *http.Request, boxRef, ref string) (dia
 		return dialog{}, err
 	}
 	tz := dlg.core.TimeZone(ctx)
-	d := dialog{Kind: "delete", Title: snapshots.DeleteAskWords(sn.Name), Back: backOf(r, b.Name), Submit: "Delete", Danger: true,
+	d := dialog{Kind: "delete", Title: plans.DeleteAskWords(sn.Name), Back: backOf(r, b.Name), Submit: "Delete", Danger: true,
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/delete", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil)}
-	d.Lines = append(d.Lines, snapshots.DeleteDialogLines(b, sn, dlg.rows.whereWords(b), tz)...)
+	d.Lines = append(d.Lines, plans.DeleteDialogLines(b, sn, dlg.rows.whereWords(b), tz)...)
 	if list, lerr := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); lerr == nil && len(list) > 0 {
 		if werr := snapshots.Eligible(sn, snapshots.ChangeDelete, list[0].Pins[sn.ID], time.Now(), tz); werr != nil {
 			d.Disabled, d.Error = true, refusalWords(werr)

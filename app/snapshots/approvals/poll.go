@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -26,4 +27,26 @@ func (s *Approvals) Asking(ctx context.Context, c snapshots.Caller, id string) (
 		return nil, fmt.Errorf("read request %s: %w", id, err)
 	}
 	return s.approvalOf(ctx, r), nil
+}
+
+// pollRecheck is how often Await reads a waiting request again: the
+// person's answer is not notified to waits.
+const pollRecheck = 250 * time.Millisecond
+
+// Await reads a request as Asking does and, while it waits for the
+// person's word, again until it is answered or ctx ends (the reads are not
+// cut by ctx); an approved request names the restore it started.
+func (s *Approvals) Await(ctx context.Context, c snapshots.Caller, id string) (*Approval, error) {
+	for {
+		a, err := s.Asking(context.WithoutCancel(ctx), c, id)
+		if err != nil || a.State != ApprovalPending || ctx.Err() != nil {
+			return a, err
+		}
+		t := time.NewTimer(pollRecheck)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
 }

@@ -1,0 +1,41 @@
+package plans
+
+import (
+	"context"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Plans answers the dry runs of the calls that delete or overwrite.
+type Plans struct {
+	k   kernel
+	now func() time.Time
+}
+
+// kernel is what the plans need of the snapshot core: the records as the
+// caller may see them, the pins the snapshot lists carry, the time zone,
+// the backends and their plans, and the core's own checks of a reset and a
+// restore. *snapshots.Service is one.
+type kernel interface {
+	SnapshotOfBox(ctx context.Context, c snapshots.Caller, boxRef, ref string) (*snapshots.Snapshot, *snapshots.Box, error)
+	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
+	List(ctx context.Context, c snapshots.Caller, q snapshots.ListQuery) ([]snapshots.BoxSnapshots, error)
+	TimeZone(ctx context.Context) *time.Location
+	BackendOf(b *snapshots.Box) (snapshots.Backend, bool)
+	PlanNow(ctx context.Context, b *snapshots.Box, be snapshots.Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error)
+	Guard(ctx context.Context, c snapshots.Caller, b *snapshots.Box) []string
+	PreviewReset(ctx context.Context, c snapshots.Caller, boxRef, template string) (*snapshots.ResetPreview, error)
+	ResetCheck(ctx context.Context, c snapshots.Caller, req snapshots.ResetRequest) error
+	RestoreDryRun(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*snapshots.RestoreDry, error)
+	NewestUndo(ctx context.Context, c snapshots.Caller, boxRef string) (*snapshots.Snapshot, error)
+}
+
+// New makes the plans of the core k; now is the clock (nil is time.Now).
+func New(k kernel, now func() time.Time) *Plans {
+	if now == nil {
+		now = time.Now
+	}
+	return &Plans{k: k, now: now}
+}
