@@ -15,7 +15,8 @@ import (
 )
 
 // TestWaitAndPoll: a long operation is polled with box_operation by its
-// ID. An agent's restore that asks the person answers its request's ID and
+// ID. An agent's restore that would ask the person says so in its dry run,
+// asking nothing; asked, it answers its request's ID and
 // how to poll it; polled, it needs input while it waits for their word
 // (the thread's turns are held, and the poll still answers); another
 // thread's poll of it reads like a made-up ID; a poll waiting across the
@@ -45,6 +46,14 @@ func TestWaitAndPoll(t *testing.T) {
 	st.ExecutionMachineRestores = true
 	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
 		t.Fatal(err)
+	}
+	// Its dry run says it would ask, and asks nothing.
+	a = e.call(t, "POST", "/tools/box_restore", token, map[string]any{"box": "dev-desk", "snapshot": "before the upgrade", "dry_run": true}).must(t, 200)
+	if a.JSON["asksFirst"] != true || !strings.HasPrefix(a.str("message"), "This restore would first ask the person") {
+		t.Fatalf("the dry run of a restore that asks: %s", a.Raw)
+	}
+	if asked, err := e.Approvals.List(ctx, snapshots.Owner(), ""); err != nil || len(asked) != 0 {
+		t.Fatalf("a dry run asked the person: %v %v", asked, err)
 	}
 	a = e.call(t, "POST", "/tools/box_restore", token, map[string]any{"box": "dev-desk", "snapshot": "before the upgrade", "replace": true}).must(t, 202)
 	id := a.str("request")

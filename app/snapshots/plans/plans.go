@@ -30,6 +30,7 @@ type kernel interface {
 	ResetCheck(ctx context.Context, c snapshots.Caller, req snapshots.ResetRequest) error
 	RestoreDryRun(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*snapshots.RestoreDry, error)
 	NewestUndo(ctx context.Context, c snapshots.Caller, boxRef string) (*snapshots.Snapshot, error)
+	Settings(ctx context.Context) (snapshots.Settings, error)
 }
 
 // New makes the plans of the core k; now is the clock (nil is time.Now).

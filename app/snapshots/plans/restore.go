@@ -21,16 +21,30 @@ type RestoreDry struct {
 	Changed  *int                   `json:"changed,omitempty"`
 	Total    *int                   `json:"total,omitempty"`
 	Changes  []providers.FileChange `json:"changes,omitempty"`
+	// AsksFirst says an agent's restore would ask the person first, and
+	// wait for their word, as the restore an approval starts.
+	AsksFirst bool `json:"asksFirst,omitempty"`
 }
 
 // Restore checks a restore as the core's Restore does (RestoreDryRun) and
 // says what it would change, admitting nothing.
 func (p *Plans) Restore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*RestoreDry, error) {
+	asks, err := p.asksFirst(ctx, c, req)
+	if err != nil {
+		return nil, err
+	}
+	if asks {
+		// The checks of the restore the person's yes would start.
+		req.Consent = &snapshots.Consent{By: "the person"}
+	}
 	d, err := p.k.RestoreDryRun(ctx, c, req)
 	if err != nil {
 		return nil, err
 	}
-	out := &RestoreDry{Message: snapshots.DryRunWords(d), DryRun: true, Box: d.Box.Name, Snapshot: d.Snapshot.ID, Name: d.Snapshot.Name}
+	out := &RestoreDry{Message: snapshots.DryRunWords(d), DryRun: true, Box: d.Box.Name, Snapshot: d.Snapshot.ID, Name: d.Snapshot.Name, AsksFirst: asks}
+	if asks {
+		out.Message = asksFirstWords(d.Box.Name) + " " + out.Message
+	}
 	if ch := d.Changes; ch != nil {
 		out.Added, out.Removed, out.Changed, out.Total, out.Changes = &ch.Added, &ch.Removed, &ch.Changed, &ch.Total, ch.Changes
 	}
@@ -53,4 +67,23 @@ func (p *Plans) Undo(ctx context.Context, c snapshots.Caller, boxRef string, for
 		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: snapshots.NoUndoToGoBackWords(b.Name)}
 	}
 	return p.Restore(ctx, c, snapshots.RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, Force: force})
+}
+
+// asksFirst says whether an agent's restore would ask the person instead
+// of restoring, as the core's Restore decides it: on a box threads run on,
+// and on its own when Settings turns "Agents may restore their own boxes"
+// off.
+func (p *Plans) asksFirst(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (bool, error) {
+	if c.Kind != snapshots.CallerAgent || req.Consent != nil {
+		return false, nil
+	}
+	b, err := p.k.Box(ctx, c, req.Box)
+	if err != nil {
+		return false, nil // the restore's own checks refuse it, in their words
+	}
+	settings, err := p.k.Settings(ctx)
+	if err != nil {
+		return false, err
+	}
+	return snapshots.ThreadsRunOn(c, b) || !settings.AgentsMayRestore, nil
 }

@@ -112,3 +112,9 @@ func resetDryWords(d *ResetDry, where string) string {
 	}
 	return w + " " + snapshots.NothingChangedDryWords
 }
+
+// asksFirstWords opens the dry run of an agent's restore that would ask the
+// person first.
+func asksFirstWords(box string) string {
+	return fmt.Sprintf("This restore would first ask the person: boxsnap records a request, and %s is restored only once they approve it (poll the request with box_operation). Then:", box)
+}
