@@ -23,6 +23,7 @@ var layers = []struct {
 	allow  []string
 }{
 	{pkg: "app/api", forbid: []string{"jobs", "app/web", "app/cli", "providers/"}},
+	{pkg: "app/api/jsonin", forbid: []string{"*"}},
 	{pkg: "app/auth", forbid: []string{"app/web", "app/api", "jobs"}},
 	{pkg: "app/cli", forbid: []string{"app/api", "app/auth", "app/web", "jobs", "providers", "providers/", "app/store", "app/store/db"}},
 	{pkg: "app/config", forbid: []string{"*"}},
@@ -39,6 +40,7 @@ var layers = []struct {
 	{pkg: "app/snapshots/take", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
 	{pkg: "app/snapshots/heads", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
 	{pkg: "app/snapshots/restore", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/", "app/pictures"}},
+	{pkg: "app/snapshots/plans", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/approvals", "app/snapshots/boxes", "app/snapshots/contents", "app/snapshots/heads", "app/snapshots/sweeps", "app/snapshots/tab", "app/snapshots/take", "app/pictures"}},
 	{pkg: "app/store", forbid: []string{"app/web", "app/api", "jobs", "providers", "providers/"}},
 	{pkg: "app/web", forbid: []string{"jobs", "providers/"}},
 	{pkg: "app/wire", forbid: []string{"app/api", "app/cli", "app/web", "app/store", "app/store/db", "jobs", "providers/"}},

@@ -11,6 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -56,6 +57,7 @@ type server struct {
 	tab       *tab.Tab
 	boxes     *boxes.Boxes
 	heads     *heads.Heads
+	plans     *plans.Plans
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
@@ -65,6 +67,9 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
 	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
+	if opts.Core != nil && opts.Restores != nil {
+		s.plans = plans.New(opts.Core, opts.Restores, opts.Restores.Resets(), nil)
+	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -18,6 +18,10 @@ func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait, err := waitParam(r)
+	dry := false
+	if err == nil {
+		dry, err = dryRunParam(r)
+	}
 	if err == nil {
 		err = checkRef("box", box)
 	}
@@ -34,6 +38,11 @@ func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if dry {
+		plan, err := s.plans.Reset(r.Context(), caller(r), restore.ResetRequest{Box: box, KeepLogins: body.KeepLogins, Template: body.Template, Force: body.Force})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, err := s.restores.Resets().Reset(r.Context(), c, restore.ResetRequest{Box: box, KeepLogins: body.KeepLogins,

@@ -16,6 +16,10 @@ func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait, err := waitParam(r)
+	dry := false
+	if err == nil {
+		dry, err = dryRunParam(r)
+	}
 	if err == nil {
 		err = checkRef("box", box)
 	}
@@ -29,6 +33,11 @@ func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if dry {
+		plan, err := s.plans.Undo(r.Context(), caller(r), box, body.Force)
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, err := s.restores.Resets().UndoNewest(r.Context(), c, box, body.Request, body.Force)

@@ -111,7 +111,7 @@ func (s *server) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshot
 }
 
 func runningWords(op *snapshots.Operation) string {
-	return snapshots.RunningWords(string(op.Kind), op.ID, op.Step) + " Ask GET /api/v1/operations/" + op.ID + "?wait=true for its end."
+	return snapshots.RunningWords(string(op.Kind), op.ID, op.Step) + " " + pollWords(op.ID)
 }
 
 // describe says what a finished operation did, in the specification's
@@ -171,12 +171,15 @@ func (s *server) boxName(ctx context.Context, c snapshots.Caller, op *snapshots.
 }
 
 // waitParam reads ?wait=true.
-func waitParam(r *http.Request) (bool, error) {
-	switch r.URL.Query().Get("wait") {
+func waitParam(r *http.Request) (bool, error) { return boolParam(r, "wait") }
+
+// boolParam reads a query's true or false (1 or 0; left out is false).
+func boolParam(r *http.Request, name string) (bool, error) {
+	switch r.URL.Query().Get(name) {
 	case "", "false", "0":
 		return false, nil
 	case "true", "1":
 		return true, nil
 	}
-	return false, invalid("wait is true or false.")
+	return false, invalid("%s is true or false.", name)
 }

@@ -12,6 +12,10 @@ func (s *server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	request := r.URL.Query().Get("request")
 	wait, err := waitParam(r)
+	dry := false
+	if err == nil {
+		dry, err = dryRunParam(r)
+	}
 	if err == nil {
 		err = checkBoxAndSnapshot(box, ref)
 	}
@@ -20,6 +24,11 @@ func (s *server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if dry {
+		plan, err := s.plans.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: box, Snapshot: ref})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, err := s.core.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: box, Snapshot: ref, RequestID: request})

@@ -16,6 +16,10 @@ func (s *server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait, err := waitParam(r)
+	dry := false
+	if err == nil {
+		dry, err = dryRunParam(r)
+	}
 	if err == nil {
 		err = checkBoxAndSnapshot(box, ref)
 	}
@@ -32,6 +36,11 @@ func (s *server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if dry {
+		plan, err := s.plans.Restore(r.Context(), caller(r), snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true, NoUndo: body.NoUndo, Force: body.Force})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, err := s.restores.Restore(r.Context(), c, snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true,

@@ -82,6 +82,16 @@ func TestThreadsSeeNoneOfAnothersThings(t *testing.T) {
 		{"POST", "/tools/box_snapshot_diff", `{"box":"a-box","snapshot":"mine","against":"{S}"}`},
 		{"POST", "/tools/box_restore", `{"box":"{B}","snapshot":"{S}","dry_run":true}`},
 		{"POST", "/tools/box_restore", `{"box":"a-box","snapshot":"{S}","dry_run":true}`},
+		{"POST", "/tools/box_snapshot_delete", `{"box":"{B}","snapshot":"{S}","dry_run":true}`},
+		{"POST", "/tools/box_snapshot_delete", `{"box":"a-box","snapshot":"{S}","dry_run":true}`},
+		{"DELETE", "/boxes/{B}/snapshots/{S}?dry_run=true", ``},
+		{"POST", "/boxes/{B}/snapshots/{S}/restore?dry_run=true", `{"replace":true}`},
+		{"POST", "/tools/box_reset", `{"box":"{B}","dry_run":true}`},
+		{"POST", "/boxes/{B}/reset?dry_run=true", ``},
+		{"POST", "/tools/box_undo", `{"box":"{B}","dry_run":true}`},
+		{"POST", "/boxes/{B}/undo?dry_run=true", ``},
+		{"POST", "/tools/box_operation", `{"operation":"{O}"}`},
+		{"POST", "/tools/box_operation", `{"operation":"{O}","wait":1}`},
 	}
 	fill := func(s, sn, op, box string) string {
 		return strings.NewReplacer("{S}", sn, "{O}", op, "{B}", box).Replace(s)

@@ -34,7 +34,9 @@ func (s *server) toolGate(t toolDef, w http.ResponseWriter, r *http.Request) {
 	if call == nil || call.Thread != c.Thread {
 		call = &approvals.AgentCall{Thread: c.Thread, Held: s.approvals.TurnHeld(r.Context(), c.Thread), News: true}
 	}
-	if call.Held != "" {
+	// A held thread may still poll: box_operation reads its own
+	// operations and requests, and answers when the hold ends.
+	if call.Held != "" && t.Name != "box_operation" {
 		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeBusy, Words: call.Held, TryAgain: true})
 		return
 	}

@@ -2,8 +2,9 @@ package api
 
 import (
 	"context"
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
@@ -17,6 +18,8 @@ type resetToolParams struct {
 	KeepLogins bool   `json:"keep_logins"`
 	Template   string `json:"template"`
 	Request    string `json:"request"`
+	// DryRun answers what the reset would do, and changes nothing.
+	DryRun bool `json:"dry_run"`
 }
 
 // resetAnswer is box_reset's answer.
@@ -34,7 +37,7 @@ type resetAnswer struct {
 // template, an undo always taken.
 func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 	var p resetToolParams
-	if err := decode(r, &p, "box, keep_logins, template and request"); err != nil {
+	if err := decode(r, &p, "box, keep_logins, template, request and dry_run"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -47,6 +50,11 @@ func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p.DryRun {
+		plan, err := s.plans.Reset(r.Context(), caller(r), restore.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
@@ -71,11 +79,19 @@ type boxToolParams struct {
 	Request string `json:"request"`
 }
 
+// undoParams are box_undo's parameters.
+type undoParams struct {
+	Box     string `json:"box"`
+	Request string `json:"request"`
+	// DryRun answers what the undo would change, and changes nothing.
+	DryRun bool `json:"dry_run"`
+}
+
 // toolUndo is box_undo: the box goes back to its newest undo, of a reset or
 // a restore, with the restore's rules.
 func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
-	var p boxToolParams
-	if err := decode(r, &p, "box and request"); err != nil {
+	var p undoParams
+	if err := decode(r, &p, "box, request and dry_run"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -85,6 +101,11 @@ func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p.DryRun {
+		plan, err := s.plans.Undo(r.Context(), caller(r), p.Box, false)
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -20,22 +19,6 @@ type restoreParams struct {
 	// DryRun answers what the restore would change and the plan's words,
 	// and changes nothing.
 	DryRun bool `json:"dry_run"`
-}
-
-// dryRunAnswer is box_restore's answer to dry_run: what would change since
-// the snapshot (a first page, where the backend can tell) and the plan's
-// words.
-type dryRunAnswer struct {
-	Message  string                 `json:"message"`
-	DryRun   bool                   `json:"dryRun"`
-	Box      string                 `json:"box"`
-	Snapshot string                 `json:"snapshot"`
-	Name     string                 `json:"name"`
-	Added    *int                   `json:"added,omitempty"`
-	Removed  *int                   `json:"removed,omitempty"`
-	Changed  *int                   `json:"changed,omitempty"`
-	Total    *int                   `json:"total,omitempty"`
-	Changes  []providers.FileChange `json:"changes,omitempty"`
 }
 
 // restoreAnswer is box_restore's answer: what it replaced, the undo's name,
@@ -73,7 +56,8 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.DryRun {
-		s.restoreDryRun(w, r, p)
+		plan, err := s.plans.Restore(r.Context(), caller(r), snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	if p.Replace == nil || !*p.Replace {
@@ -108,19 +92,4 @@ func (s *server) writeRestored(w http.ResponseWriter, r *http.Request, op *snaps
 		Undo: res.Undo, UndoName: res.UndoName, ProcessesEnded: res.Processes, Size: res.Size, BoxState: res.BoxState,
 		ReplacedUndos: res.Replaced,
 	})
-}
-
-// restoreDryRun answers box_restore with dry_run: the same checks as a
-// restore, what it would change, and nothing changed.
-func (s *server) restoreDryRun(w http.ResponseWriter, r *http.Request, p restoreParams) {
-	d, err := s.restores.RestoreDryRun(r.Context(), caller(r), snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	a := dryRunAnswer{Message: restore.DryRunWords(d), DryRun: true, Box: d.Box.Name, Snapshot: d.Snapshot.ID, Name: d.Snapshot.Name}
-	if c := d.Changes; c != nil {
-		a.Added, a.Removed, a.Changed, a.Total, a.Changes = &c.Added, &c.Removed, &c.Changed, &c.Total, c.Changes
-	}
-	writeJSON(w, http.StatusOK, a)
 }

@@ -12,6 +12,9 @@ type deleteParams struct {
 	Box      string `json:"box"`
 	Snapshot string `json:"snapshot"`
 	Request  string `json:"request"`
+	// DryRun answers what the delete would delete and free, and changes
+	// nothing.
+	DryRun bool `json:"dry_run"`
 }
 
 // deleteAnswer is box_snapshot_delete's answer: what it freed, where known.
@@ -24,7 +27,7 @@ type deleteAnswer struct {
 	Freed      string `json:"freed"`
 }
 
-const deleteTakes = "box and snapshot, and optionally request"
+const deleteTakes = "box and snapshot, and optionally request and dry_run"
 
 // toolSnapshotDelete is box_snapshot_delete: it deletes one the thread may
 // delete, waits, and says what it freed.
@@ -44,6 +47,11 @@ func (s *server) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := checkRequest(p.Request); err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p.DryRun {
+		plan, err := s.plans.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: p.Box, Snapshot: p.Snapshot})
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

@@ -60,7 +60,7 @@ var tools = []toolDef{
 	{Name: "box_snapshot_save", Params: saveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotSave},
 	{Name: "box_snapshot_unsave", Params: unsaveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotUnsave},
 	{Name: "box_reset", Params: resetToolParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolReset},
-	{Name: "box_undo", Params: boxToolParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolUndo},
+	{Name: "box_undo", Params: undoParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolUndo},
 	{Name: "box_trash", Params: trashToolParams{}, Hints: reads, handle: (*server).toolTrash},
 	{Name: "box_trash_restore", Params: boxToolParams{}, Required: []string{"box"}, Hints: sets, handle: (*server).toolTrashRestore},
 	{Name: "box_snapshot_files", Params: lookParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: (*server).toolSnapshotFiles},
@@ -69,6 +69,7 @@ var tools = []toolDef{
 	{Name: "box_head", Params: headParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: setHead},
 	{Name: "box_list", Params: boxListParams{}, Hints: reads, handle: (*server).toolBoxList},
 	{Name: "box_make", Params: boxMakeParams{}, Required: []string{"template"}, Hints: adds, handle: (*server).toolBoxMake},
+	{Name: "box_operation", Params: operationParams{}, Required: []string{"operation"}, Hints: reads, handle: (*server).getOperation},
 }
 
 // annotations are a tool's hints as MCP says them.

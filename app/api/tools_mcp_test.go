@@ -38,6 +38,7 @@ type mcpFixture struct {
 	ses   *mcp.ClientSession
 	box   *snapshots.Box // amber-fox, with notes.txt
 	auto  string         // the ID of an automatic snapshot of amber-fox
+	op    string         // the ID of the agent's take of "before the migration"
 }
 
 // newMCPFixture makes amber-fox with notes.txt, its snapshot "before the
@@ -50,7 +51,7 @@ func newMCPFixture(t *testing.T) *mcpFixture {
 	f := &mcpFixture{env: e, token: token, who: agent}
 	f.box = e.Box(t, agent, "amber-fox")
 	f.writeNotes(t, "the first notes")
-	e.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "amber-fox", "name": "before the migration"}).must(t, 200)
+	f.op = e.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "amber-fox", "name": "before the migration"}).must(t, 200).str("operation")
 	f.writeNotes(t, "the second notes")
 	op, sn, err := e.Take.TakeAutomatic(context.Background(), f.box.ID, "the box changed")
 	if err != nil {
@@ -113,6 +114,7 @@ func (f *mcpFixture) script() []toolCall {
 		{"box_snapshot_diff", map[string]any{"box": "amber-fox", "snapshot": "before the migration"}},
 		{"box_trash", map[string]any{}},
 		{"box_head", map[string]any{"box": "amber-fox", "snapshot": "before the migration", "request": "k-head"}},
+		{"box_operation", map[string]any{"operation": f.op, "wait": 1}},
 		{"box_snapshot", map[string]any{"box": "amber-fox", "name": "spare", "request": "k-take"}},
 		{"box_snapshot_save", map[string]any{"box": "amber-fox", "snapshot": f.auto, "name": "a moment kept", "request": "k-save"}},
 		{"box_snapshot_unsave", map[string]any{"box": "amber-fox", "snapshot": "spare", "request": "k-unsave"}},

@@ -171,3 +171,14 @@ func requestReusedWords(request, tool string, sameTool bool) string {
 	}
 	return fmt.Sprintf("The request ID %s was used for another call (%s): make a new request ID for this one.", request, tool)
 }
+
+// pollWords says how to poll a long operation, or a request for the
+// person's word, by its ID.
+func pollWords(id string) string {
+	return fmt.Sprintf("Poll it with box_operation (operation %s, and wait: seconds to wait for its end, at most %d), or GET /api/v1/operations/%s?wait=true.", id, MaxPollWait, id)
+}
+
+// pollWaitWords refuses a wait out of bounds.
+func pollWaitWords(most int) string {
+	return fmt.Sprintf("wait is a number of seconds from 0 to %d.", most)
+}

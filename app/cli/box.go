@@ -18,8 +18,8 @@ Usage:
   boxsnap box trash
   boxsnap box trash-restore <box>
   boxsnap box trash-empty <box>
-  boxsnap box reset <box> [--keep-logins] [--template <name>] [--force]
-  boxsnap box undo <box> [--force]
+  boxsnap box reset <box> [--keep-logins] [--template <name>] [--force] [--dry-run]
+  boxsnap box undo <box> [--force] [--dry-run]
 
 release gives the box up. While Settings keeps a trash (72 hours unless
 changed), boxsnap takes a final snapshot where the backend can and moves
@@ -50,8 +50,8 @@ func boxCommands() map[string]command {
 		"trash":         {usage: "boxsnap box trash", args: "nothing", min: 0, max: 0, flags: noFlags, run: trashList},
 		"trash-restore": {usage: "boxsnap box trash-restore <box>", args: "a box", min: 1, max: 1, flags: noFlags, run: trashRestore},
 		"trash-empty":   {usage: "boxsnap box trash-empty <box>", args: "a box", min: 1, max: 1, flags: noFlags, run: trashEmpty},
-		"reset":         {usage: "boxsnap box reset <box> [--keep-logins] [--template <name>] [--force]", args: "a box", min: 1, max: 1, flags: resetFlags, run: reset},
-		"undo":          {usage: "boxsnap box undo <box> [--force]", args: "a box", min: 1, max: 1, flags: undoFlags, run: undo},
+		"reset":         {usage: "boxsnap box reset <box> [--keep-logins] [--template <name>] [--force] [--dry-run]", args: "a box", min: 1, max: 1, flags: resetFlags, run: reset},
+		"undo":          {usage: "boxsnap box undo <box> [--force] [--dry-run]", args: "a box", min: 1, max: 1, flags: undoFlags, run: undo},
 	}
 }
 

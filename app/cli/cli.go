@@ -19,8 +19,8 @@ const Usage = `boxsnap snapshot: the owner's snapshots, through a running boxsna
 Usage:
   boxsnap snapshot take <box> [--name <name>] [--note <text>] [--memory]
   boxsnap snapshot list [<box>] [--kept] [--automatic | --saved] [--json]
-  boxsnap snapshot delete <box> <snapshot>
-  boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]
+  boxsnap snapshot delete <box> <snapshot> [--dry-run]
+  boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force] [--dry-run]
   boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]
   boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]
   boxsnap snapshot unkeep <box> <snapshot>
@@ -192,8 +192,8 @@ func commands() map[string]command {
 	return map[string]command{
 		"take":            {usage: "boxsnap snapshot take <box> [--name <name>] [--note <text>] [--memory]", args: "a box", min: 1, max: 1, flags: takeFlags, run: take},
 		"list":            {usage: "boxsnap snapshot list [<box>] [--kept] [--automatic | --saved] [--json]", args: "at most a box", min: 0, max: 1, flags: listFlags, run: list},
-		"delete":          {usage: "boxsnap snapshot delete <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: deleteSnapshot},
-		"restore":         {usage: "boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force]", args: "a box and a snapshot", min: 2, max: 2, flags: restoreFlags, run: restore},
+		"delete":          {usage: "boxsnap snapshot delete <box> <snapshot> [--dry-run]", args: "a box and a snapshot", min: 2, max: 2, flags: deleteFlags, run: deleteSnapshot},
+		"restore":         {usage: "boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force] [--dry-run]", args: "a box and a snapshot", min: 2, max: 2, flags: restoreFlags, run: restore},
 		"fork":            {usage: "boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", args: "a box and a snapshot", min: 2, max: 2, flags: forkFlags, run: fork},
 		"keep":            {usage: "boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]", args: "a box and a snapshot", min: 2, max: 2, flags: keepFlags, run: keep},
 		"renew":           {usage: "boxsnap snapshot renew <box> <snapshot>", args: "a box and a kept snapshot", min: 2, max: 2, flags: noFlags, run: renew},

@@ -165,8 +165,17 @@ func list(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 	return nil
 }
 
+type deleteOpts struct{ dryRun *bool }
+
+func deleteFlags(fs *flag.FlagSet) any {
+	return &deleteOpts{dryRun: fs.Bool("dry-run", false, dryRunUsage)}
+}
+
 // deleteSnapshot is `snapshot delete`: it says what it freed, where known.
-func deleteSnapshot(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+func deleteSnapshot(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	if *o.(*deleteOpts).dryRun {
+		return printDry(ctx, c, "DELETE", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"?dry_run=true", nil, out)
+	}
 	var ans wire.OperationAnswer
 	if err := c.do(ctx, "DELETE", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"?wait=true", nil, &ans); err != nil {
 		return err
@@ -174,17 +183,23 @@ func deleteSnapshot(ctx context.Context, c *client, pos []string, _ any, out io.
 	return printOperation(out, ans)
 }
 
-type restoreOpts struct{ replace, noUndo, force *bool }
+type restoreOpts struct{ replace, noUndo, force, dryRun *bool }
 
 func restoreFlags(fs *flag.FlagSet) any {
 	return &restoreOpts{replace: fs.Bool("replace", false, "replace everything since the snapshot"),
-		noUndo: fs.Bool("no-undo", false, "restore without an undo"), force: fs.Bool("force", false, "restore anyway")}
+		noUndo: fs.Bool("no-undo", false, "restore without an undo"), force: fs.Bool("force", false, "restore anyway"),
+		dryRun: fs.Bool("dry-run", false, dryRunUsage)}
 }
 
 // restore is `snapshot restore`: --replace is required, as the agent's
 // replace: true is.
 func restore(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*restoreOpts)
+	if *opts.dryRun {
+		replace := true // a dry run replaces nothing
+		return printDry(ctx, c, "POST", "/boxes/"+seg(pos[0])+"/snapshots/"+seg(pos[1])+"/restore?dry_run=true",
+			wire.RestoreBody{Replace: &replace, NoUndo: *opts.noUndo, Force: *opts.force}, out)
+	}
 	if !*opts.replace {
 		return fmt.Errorf("a restore replaces everything on %s since the snapshot: pass --replace to say so", pos[0])
 	}

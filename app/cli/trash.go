@@ -66,20 +66,24 @@ func trashEmpty(ctx context.Context, c *client, pos []string, _ any, out io.Writ
 }
 
 type resetOpts struct {
-	keepLogins, force *bool
-	template          *string
+	keepLogins, force, dryRun *bool
+	template                  *string
 }
 
 func resetFlags(fs *flag.FlagSet) any {
 	return &resetOpts{keepLogins: fs.Bool("keep-logins", false, "carry the login files over (Claude Code, Codex, opencode, the GitHub CLI, and Settings' own)"),
 		force:    fs.Bool("force", false, "reset past what the reset would end (Reset anyway)"),
-		template: fs.String("template", "", "a box template to reset to (the box's own when left out)")}
+		template: fs.String("template", "", "a box template to reset to (the box's own when left out)"),
+		dryRun:   fs.Bool("dry-run", false, dryRunUsage)}
 }
 
 // reset is `box reset <box>`: a fresh box from its template, an undo taken.
 func reset(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*resetOpts)
 	body := wire.ResetBody{KeepLogins: *opts.keepLogins, Template: *opts.template, Force: *opts.force}
+	if *opts.dryRun {
+		return printDry(ctx, c, "POST", "/boxes/"+seg(pos[0])+"/reset?dry_run=true", body, out)
+	}
 	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/reset?wait=true", body, &ans); err != nil {
 		return err
@@ -87,16 +91,20 @@ func reset(ctx context.Context, c *client, pos []string, o any, out io.Writer) e
 	return printOperation(out, ans)
 }
 
-type undoOpts struct{ force *bool }
+type undoOpts struct{ force, dryRun *bool }
 
 func undoFlags(fs *flag.FlagSet) any {
-	return &undoOpts{force: fs.Bool("force", false, "undo past what the restore would end (Restore anyway)")}
+	return &undoOpts{force: fs.Bool("force", false, "undo past what the restore would end (Restore anyway)"),
+		dryRun: fs.Bool("dry-run", false, dryRunUsage)}
 }
 
 // undo is `box undo <box>`: back to its newest undo, of a reset or a
 // restore.
 func undo(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
 	opts := o.(*undoOpts)
+	if *opts.dryRun {
+		return printDry(ctx, c, "POST", "/boxes/"+seg(pos[0])+"/undo?dry_run=true", wire.UndoBody{Force: *opts.force}, out)
+	}
 	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/undo?wait=true", wire.UndoBody{Force: *opts.force}, &ans); err != nil {
 		return err

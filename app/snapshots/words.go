@@ -468,6 +468,9 @@ func ByWords(kind, threadTitle, why string) string {
 	}
 }
 
+// NothingChangedDryWords ends every dry run's answer.
+const NothingChangedDryWords = "Nothing changed: this was a dry run."
+
 // The box log's words: what each event says, written once here for the box
 // page's History card and live region and the API's log, which show them as
 // the core wrote them. An event's words
@@ -871,6 +874,9 @@ func noSnapshotNamedWords(name, box string) string {
 }
 
 func NoThreadWords(id string) string { return fmt.Sprintf("No thread %s.", id) }
+
+// NoUndoToGoBackWords refuses an undo of a box that has none.
+func NoUndoToGoBackWords(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
 
 // Names, notes and text: what a person or an agent may write.
 

@@ -241,6 +241,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		notByItselfWords("restore"), onlyPersonForksExecutionWords(box), onlyThreadReleasesWords(box),
 		agentLeavesOutWords("command"),
 		noSnapshotWords("sn123"), noBoxWords(box), noOperationWords("op123"), NoThreadWords("th1"),
+		NoUndoToGoBackWords(box),
 		nameEmptyWords, nameControlWords, noteNotTextWords, NameTakenWords, nameTooLongWords(80, 81), noteTooLongWords(2000),
 		notUTF8Words("A note"), lineControlWords("A box's name"), textControlWords("A note"),
 		MachineNameWords("A box's name"),

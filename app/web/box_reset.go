@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -16,6 +17,9 @@ type resetPage struct {
 	Preview *restore.ResetPreview
 	Guard   []string
 	Error   string
+	// Becomes and UndoLine are the dialog's words, which a reset's dry run
+	// says too.
+	Becomes, UndoLine string
 }
 
 // showResetDialog asks before a box is reset, saying what it becomes, what Keep
@@ -36,7 +40,8 @@ func (s *Server) resetDialog(w http.ResponseWriter, r *http.Request, status int,
 		return
 	}
 	p := resetPage{Page: views.Page{Title: "Reset " + b.Name, SignedIn: true, Nav: "boxes"}, Box: b, Preview: pv,
-		Guard: s.opts.Restores.Guard(r.Context(), snapshots.Owner(), b), Error: errWords}
+		Guard: s.opts.Restores.Guard(r.Context(), snapshots.Owner(), b), Error: errWords,
+		Becomes: plans.ResetBecomesWords(b.Name, pv.From), UndoLine: plans.ResetUndoLineWords}
 	s.render(w, r, status, "reset", p)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -59,17 +60,7 @@ func (rb *rowBuilder) rowContext(r *http.Request, back string) rowContext {
 // whereWords says where a box lives: "on this host", "Proxmox LXC on pve-1".
 func (rb *rowBuilder) whereWords(b *snapshots.Box) string {
 	be, ok := rb.core.BackendOf(b)
-	label := b.BackendID
-	if ok {
-		label = be.Label
-	}
-	if ok && be.Kind == "local" {
-		return "on " + label
-	}
-	if b.Host != "" && !strings.Contains(label, b.Host) {
-		return fmt.Sprintf("%s on %s", label, b.Host)
-	}
-	return "on " + label
+	return plans.WhereWords(be, ok, b)
 }
 
 // onHost says where a box's space is taken, "on pve-1", as the Take

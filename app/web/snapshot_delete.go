@@ -4,34 +4,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 )
 
 // freesWords says what deleting a snapshot frees, where it is known.
 func (dlg *dialogBuilder) freesWords(b *snapshots.Box, sn *snapshots.Snapshot) string {
-	if sn.SizeBytes == nil {
-		return "What it frees is not known."
-	}
-	if sn.SizeMeaning != nil && *sn.SizeMeaning == "whole" {
-		return fmt.Sprintf("Frees what it no longer shares with %s.", b.Name)
-	}
-	if *sn.SizeBytes == 0 {
-		return fmt.Sprintf("Frees next to nothing: it shares all its data with %s.", b.Name)
-	}
-	return fmt.Sprintf("Frees %s %s.", snapshots.GB(*sn.SizeBytes), dlg.rows.whereWords(b))
-}
-
-// undoOfWords says which restore an undo belongs to.
-func undoOfWords(sn *snapshots.Snapshot) string {
-	if at, ok := strings.CutPrefix(sn.Name, "before the restore at "); ok {
-		return fmt.Sprintf("It is the undo of the restore at %s.", at)
-	}
-	return "It is the undo of a restore."
+	return plans.DeleteFreesWords(b, sn, dlg.rows.whereWords(b))
 }
 
 // deleteDialog asks "Delete ‘Thu 09:15’? Frees 3.4 GB on pve-1.", and says
@@ -43,15 +26,9 @@ func (dlg *dialogBuilder) deleteDialog(r *http.Request, boxRef, ref string) (dia
 		return dialog{}, err
 	}
 	tz := dlg.core.TimeZone(ctx)
-	d := dialog{Kind: "delete", Title: fmt.Sprintf("Delete ‘%s’?", sn.Name), Back: backOf(r, b.Name), Submit: "Delete", Danger: true,
+	d := dialog{Kind: "delete", Title: plans.DeleteAskWords(sn.Name), Back: backOf(r, b.Name), Submit: "Delete", Danger: true,
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/delete", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil)}
-	d.Lines = append(d.Lines, dlg.freesWords(b, sn))
-	if sn.Kept() {
-		d.Lines = append(d.Lines, fmt.Sprintf("You kept it until %s.", sn.KeptUntil.In(tz).Format("2 Jan")))
-	}
-	if sn.IsUndo() {
-		d.Lines = append(d.Lines, undoOfWords(sn))
-	}
+	d.Lines = append(d.Lines, plans.DeleteDialogLines(b, sn, dlg.rows.whereWords(b), tz)...)
 	if list, lerr := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); lerr == nil && len(list) > 0 {
 		if werr := snapshots.Eligible(sn, snapshots.ChangeDelete, list[0].Pins[sn.ID], time.Now(), tz); werr != nil {
 			d.Disabled, d.Error = true, refusalWords(werr)

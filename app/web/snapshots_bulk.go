@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 )
 
 // bulkCap bounds one bulk action's snapshots.
@@ -83,7 +84,7 @@ func (dlg *dialogBuilder) bulkDialog(r *http.Request, act string, ids []string) 
 		if act == "delete" {
 			w += lowerFirst(dlg.freesWords(b, sn))
 			if sn.Kept() {
-				w += fmt.Sprintf(" You kept it until %s.", sn.KeptUntil.In(tz).Format("2 Jan"))
+				w += " " + plans.KeptUntilWords(*sn.KeptUntil, tz)
 			}
 		} else {
 			until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)

@@ -29,6 +29,17 @@ type OperationAnswer struct {
 	Message   string               `json:"message,omitempty"`
 }
 
+// PollAnswer is GET /operations/{operation}'s answer and box_operation's:
+// the state in words, and the operation once there is one. State is the
+// operation's (running, done, failed, unknown), or a request's: "needs
+// input" while it waits for the person's word, declined or expired.
+type PollAnswer struct {
+	Message   string               `json:"message"`
+	State     string               `json:"state"`
+	Request   string               `json:"request,omitempty"`
+	Operation *snapshots.Operation `json:"operation,omitempty"`
+}
+
 // WordsAnswer is an answer that is words alone: DELETE /boxes/{box}/history
 // when the box has no automatic snapshot to delete.
 type WordsAnswer struct {

@@ -10,7 +10,9 @@
 // minutes. The agent is told each answer once, on its next call (News),
 // and while a request for a box its thread has a workspace on waits, or its
 // restore runs, the thread's turns are held (TurnHeld; AgentCall reads
-// both with the thread in one statement).
+// both with the thread in one statement). A request is polled as its
+// asking thread sees it (Asking; another thread's reads as a made-up ID),
+// and waited on until it is answered (Await).
 //
 // Approvals holds only what it uses: the store, the engine whose
 // operations an approved request started, the clock and the logger; what

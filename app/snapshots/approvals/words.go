@@ -115,3 +115,12 @@ func approvedUnknownWords(request, at, box, name, why, op string) string {
 func declinedWords(request, box, name string) string {
 	return fmt.Sprintf("The person declined your request %s to restore %s to ‘%s’: nothing was restored.", request, box, name)
 }
+
+// NeedsInput is a poll's state of a request waiting for the person's word.
+const NeedsInput = "needs input"
+
+// NeedsInputWords is a poll's answer while a restore's request waits for
+// the person's word.
+func NeedsInputWords(a *Approval) string {
+	return fmt.Sprintf("Request %s needs input: it waits for the person's word on restoring %s to ‘%s’. Ask box_operation again with it: once they approve, it answers the restore's operation.", a.ID, a.BoxName, a.SnapshotName)
+}

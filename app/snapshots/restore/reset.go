@@ -45,6 +45,9 @@ type ResetRequest struct {
 	// Force is the person's "Reset anyway", past what the guard names.
 	Force     bool   `json:"force,omitempty"`
 	RequestID string `json:"requestId,omitempty"`
+	// dryRun checks everything the reset would check and admits nothing
+	// (ResetCheck).
+	dryRun bool
 }
 
 // resetParams are fixed at admission, so a resumed reset does the same.
@@ -163,6 +166,9 @@ func (s *Resets) Reset(ctx context.Context, c snapshots.Caller, req ResetRequest
 			return nil, &snapshots.Refusal{Code: snapshots.CodeGuard, TryAgain: true, Words: guardNowWords(b.Name, "reset", w)}
 		}
 		return nil, &snapshots.Refusal{Code: snapshots.CodeGuard, Words: resetGuardWords(b.Name, w)}
+	}
+	if req.dryRun {
+		return nil, resetEligibleNow(ctx, s, c, b, be, settings)
 	}
 	if st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b)); err == nil {
 		p.WasRunning = st.Running
@@ -530,7 +536,7 @@ func (s *Resets) UndoNewest(ctx context.Context, c snapshots.Caller, boxRef, req
 	}
 	id, err := s.st.ResetNewestUndo(ctx, s.st.Pool, b.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refusal(snapshots.CodeNotFound, noUndoToGoBackWords(b.Name))
+		return nil, refusal(snapshots.CodeNotFound, snapshots.NoUndoToGoBackWords(b.Name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s's undos: %w", b.Name, err)

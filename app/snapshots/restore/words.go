@@ -67,7 +67,7 @@ func DryRunWords(d *RestoreDry) string {
 	if d.Changes != nil {
 		w += " " + d.Changes.Words + "."
 	}
-	return w + " Nothing changed: this was a dry run."
+	return w + " " + snapshots.NothingChangedDryWords
 }
 
 // What a restore that found its target's record gone says.
@@ -247,7 +247,6 @@ func agentsDoNotResetWords(box string) string {
 	return fmt.Sprintf("Agents do not reset boxes by themselves in this install: ask the person to reset %s.", box)
 }
 
-func noUndoToGoBackWords(box string) string { return fmt.Sprintf("%s has no undo to go back to.", box) }
 
 func beingReleasedWords(box string) string { return fmt.Sprintf("%s is being released.", box) }
 

@@ -42,7 +42,7 @@ func TestRestoreRefusalWordsShape(t *testing.T) {
 	)
 	named := []string{otherBoxForkInsteadWords(sn, box)}
 	others := []string{
-		onlyPersonRestoresMemoryWords, agentsDoNotResetWords(box), noUndoToGoBackWords(box),
+		onlyPersonRestoresMemoryWords, agentsDoNotResetWords(box),
 		beingReleasedWords(box), boxIsWords(box, snapshots.BoxReleasing),
 		guardNowWords(box, "restored", "Work is unsaved."), restoreGuardWords(box, "Work is unsaved."),
 		resetGuardWords(box, "Work is unsaved."),
