@@ -247,7 +247,6 @@ func agentsDoNotResetWords(box string) string {
 	return fmt.Sprintf("Agents do not reset boxes by themselves in this install: ask the person to reset %s.", box)
 }
 
-
 func beingReleasedWords(box string) string { return fmt.Sprintf("%s is being released.", box) }
 
 // boxIsWords: the box is in a state (stopping, released) that does not
