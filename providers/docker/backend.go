@@ -101,6 +101,7 @@ type Backend struct {
 
 	mu     sync.Mutex
 	copier string // the copier image's ID once made
+	looks  looks  // the containers a look inside a snapshot reads
 }
 
 var (

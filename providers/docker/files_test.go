@@ -1,0 +1,324 @@
+package docker_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/moby/moby/client"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker"
+)
+
+// put is one entry written into a box's container by putTar.
+type put struct {
+	name, content, target string
+	kind                  byte
+}
+
+// putTar writes entries under dir (which must exist) in the box's
+// container, as the engine unpacks a tar there.
+func putTar(t testing.TB, b *docker.Backend, g providers.Guest, dir string, entries ...put) {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range entries {
+		h := &tar.Header{Name: e.name, Mode: 0o644, Typeflag: e.kind, Size: int64(len(e.content)), Linkname: e.target}
+		switch e.kind {
+		case 0:
+			h.Typeflag = tar.TypeReg
+		case tar.TypeDir:
+			h.Mode, h.Size = 0o755, 0
+		case tar.TypeSymlink, tar.TypeFifo:
+			h.Size = 0
+		}
+		must(t, tw.WriteHeader(h))
+		_, err := tw.Write([]byte(e.content))
+		must(t, err)
+	}
+	must(t, tw.Close())
+	_, err := b.Client().CopyToContainer(context.Background(), g.Ref, client.CopyToContainerOptions{DestinationPath: dir, Content: &buf})
+	must(t, err)
+}
+
+// refused fails unless err is a RefusedError whose words hold want.
+func refused(t testing.TB, what string, err error, want string) {
+	t.Helper()
+	var r *providers.RefusedError
+	if !errors.As(err, &r) || !strings.Contains(r.Why, want) {
+		t.Fatalf("%s: got %v, want a refusal saying %q", what, err, want)
+	}
+}
+
+// noLooks fails when a look container is left on the engine.
+func noLooks(t testing.TB, b *docker.Backend) {
+	t.Helper()
+	f := client.Filters{}.Add("label", "boxsnap.role=look")
+	list, err := b.Client().ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: f})
+	must(t, err)
+	if len(list.Items) > 0 {
+		t.Fatalf("%d look containers are left after the looks ended", len(list.Items))
+	}
+}
+
+func changesOf(cs []providers.FileChange) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Change+" "+c.Type+" "+c.Path)
+	}
+	return out
+}
+
+// TestDockerBrowseAndCompare looks inside Docker snapshots as inside local
+// ones: a folder of the container's layer and one of its volume's copy are
+// listed, a file read, a text file compared with the box now and with
+// another snapshot, and the paths added, removed and changed listed; a link
+// is reported and never followed, a named pipe is "other" and never read,
+// and a path that climbs with ".." or goes through a link is refused.
+func TestDockerBrowseAndCompare(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBackend(t)
+	g := newGuest(t, b, "looksbox1")
+	writeState(t, b, g, "one")
+	deep := []put{{name: "data/", kind: tar.TypeDir}}
+	name := "data/deep"
+	for range 60 {
+		deep = append(deep, put{name: name + "/", kind: tar.TypeDir})
+		name += "/d"
+	}
+	putTar(t, b, g, "/", deep...)
+	putTar(t, b, g, "/", put{name: "data/notes.txt", content: "line 1\nline 2\nline 3\n"},
+		put{name: "data/..hidden", content: "a name that starts with two dots\n"},
+		put{name: "data/up", kind: tar.TypeSymlink, target: "../etc"},
+		put{name: "data/abs", kind: tar.TypeSymlink, target: "/etc/passwd"},
+		put{name: "data/pipe", kind: tar.TypeFifo},
+		put{name: "data/big.txt", content: strings.Repeat("x", providers.MaxDiffBytes+1)})
+	writeFile(t, b, g, docker.DefaultVolumePath+"/vol.txt", "in the volume\n")
+	one := take(t, b, g, "looksbox1")
+
+	es, err := b.ListFiles(ctx, one, "data")
+	must(t, err)
+	var got []string
+	for _, e := range es {
+		got = append(got, fmt.Sprintf("%s %s %d %s", e.Path, e.Type, e.Size, e.Target))
+	}
+	want := []string{"data/..hidden file 33 ", "data/abs link 0 /etc/passwd", fmt.Sprintf("data/big.txt file %d ", providers.MaxDiffBytes+1),
+		"data/deep dir 0 ", "data/notes.txt file 21 ", "data/pipe other 0 ", "data/up link 0 ../etc"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the snapshot's data folder lists\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	es, err = b.ListFiles(ctx, one, "/var/lib/docker")
+	must(t, err)
+	if !slices.ContainsFunc(es, func(e providers.FileEntry) bool { return e.Path == "var/lib/docker/vol.txt" && e.Size == 14 }) {
+		t.Fatalf("the snapshot's volume copy lists %+v, without vol.txt", es)
+	}
+	top, err := b.ListFiles(ctx, one, "")
+	must(t, err)
+	if !slices.ContainsFunc(top, func(e providers.FileEntry) bool { return e.Path == "data" && e.Type == "dir" }) {
+		t.Fatalf("the snapshot's top folder lists %+v, without data", top)
+	}
+	var buf bytes.Buffer
+	e, err := b.ReadFile(ctx, one, "data/notes.txt", &buf)
+	must(t, err)
+	if buf.String() != "line 1\nline 2\nline 3\n" || e.Size != 21 || e.Type != "file" {
+		t.Fatalf("read %+v %q", e, buf.String())
+	}
+	buf.Reset()
+	_, err = b.ReadFile(ctx, one, "data/..hidden", &buf)
+	must(t, err)
+
+	// Hostile paths and kinds.
+	_, err = b.ReadFile(ctx, one, "data/up/passwd", io.Discard)
+	refused(t, "a read through a link", err, "goes through a link (data/up)")
+	_, err = b.ListFiles(ctx, one, "data/up")
+	refused(t, "a listing of a link", err, "is a link to")
+	_, err = b.ReadFile(ctx, one, "data/abs", io.Discard)
+	refused(t, "a read of an absolute link", err, "never followed")
+	_, err = b.ReadFile(ctx, one, "data/pipe", io.Discard)
+	refused(t, "a read of a named pipe", err, "is not a file")
+	for _, p := range []string{"../etc/passwd", "data/../../etc/passwd", "/.."} {
+		_, err = b.ReadFile(ctx, one, p, io.Discard)
+		refused(t, "a read of "+p, err, "climbs out of the box")
+		_, err = b.ListFiles(ctx, one, p)
+		refused(t, "a listing of "+p, err, "climbs out of the box")
+	}
+	_, err = b.DiffFile(ctx, one, nil, "data/big.txt")
+	refused(t, "a comparison of a big file", err, "a comparison allows")
+	if _, err := b.ReadFile(ctx, one, "data/gone.txt", io.Discard); !errors.Is(err, providers.ErrNotFound) {
+		t.Fatalf("a read of a missing file: %v", err)
+	}
+
+	// Compare with now, then with another snapshot.
+	if cs, err := b.CompareFiles(ctx, one, nil); err != nil || len(cs) != 0 {
+		t.Fatalf("a box unchanged since its snapshot compares as %v, %v", changesOf(cs), err)
+	}
+	putTar(t, b, g, "/data", put{name: "notes.txt", content: "line 1\nchanged\nline 3\n"}, put{name: "new.txt", content: "new\n"})
+	d, err := b.DiffFile(ctx, one, nil, "data/notes.txt")
+	must(t, err)
+	wantDiff := "--- a/data/notes.txt\n+++ b/data/notes.txt\n@@ -1,3 +1,3 @@\n line 1\n-line 2\n+changed\n line 3\n"
+	if d != wantDiff {
+		t.Fatalf("the diff with now is\n%s\nwant\n%s", d, wantDiff)
+	}
+	two := take(t, b, g, "looksbox1")
+	d, err = b.DiffFile(ctx, one, &two, "data/notes.txt")
+	must(t, err)
+	if d != wantDiff {
+		t.Fatalf("the diff with the other snapshot is\n%s\nwant\n%s", d, wantDiff)
+	}
+	cs, err := b.CompareFiles(ctx, one, &two)
+	must(t, err)
+	if got, want := changesOf(cs), []string{"added file data/new.txt", "changed file data/notes.txt"}; !slices.Equal(got, want) {
+		t.Fatalf("the snapshots compare as %q, want %q", got, want)
+	}
+	cs, err = b.CompareFiles(ctx, two, &one)
+	must(t, err)
+	if got, want := changesOf(cs), []string{"removed file data/new.txt", "changed file data/notes.txt"}; !slices.Equal(got, want) {
+		t.Fatalf("the snapshots compare the other way as %q, want %q", got, want)
+	}
+	if *cs[1].Before != 22 || *cs[1].After != 21 {
+		t.Fatalf("the changed file's sizes are %d then %d", *cs[1].Before, *cs[1].After)
+	}
+	cs, err = b.CompareFiles(ctx, one, nil)
+	must(t, err)
+	if got, want := changesOf(cs), []string{"added file data/new.txt", "changed file data/notes.txt"}; !slices.Equal(got, want) {
+		t.Fatalf("the snapshot compares with now as %q, want %q", got, want)
+	}
+	noLooks(t, b)
+}
+
+// TestDockerDownloadFolderStreams downloads a folder of a Docker snapshot
+// as the contents seam does (a tar.gz written entry by entry from
+// WalkFiles, each file through OpenFile) and finds the right files in it,
+// while the server's memory grows by far less than the folder holds.
+func TestDockerDownloadFolderStreams(t *testing.T) {
+	ctx := context.Background()
+	b := newBackend(t)
+	g := newGuest(t, b, "looksbox2")
+	const bigSize = 40 << 20
+	big := make([]byte, bigSize)
+	_, _ = rand.Read(big)
+	putTar(t, b, g, "/", put{name: "data/", kind: tar.TypeDir}, put{name: "data/sub/", kind: tar.TypeDir},
+		put{name: "data/big.bin", content: string(big)}, put{name: "data/sub/a.txt", content: "a\n"},
+		put{name: "data/link", kind: tar.TypeSymlink, target: "/etc"})
+	writeFile(t, b, g, docker.DefaultVolumePath+"/v.txt", "volume\n")
+	wantBig := sha256.Sum256(big)
+	big = nil
+	snap := take(t, b, g, "looksbox2")
+
+	for _, c := range []struct {
+		dir  string
+		want []string
+	}{
+		{"data", []string{"data/", "data/big.bin", "data/link", "data/sub/", "data/sub/a.txt"}},
+		{"var/lib/docker", []string{"docker/", "docker/v.txt"}},
+	} {
+		pr, pw := io.Pipe()
+		type read struct {
+			names []string
+			sums  map[string][32]byte
+			err   error
+		}
+		done := make(chan read, 1)
+		go func() {
+			r := read{sums: map[string][32]byte{}}
+			defer func() { _, _ = io.Copy(io.Discard, pr); done <- r }()
+			zr, err := gzip.NewReader(pr)
+			if err != nil {
+				r.err = err
+				return
+			}
+			tr := tar.NewReader(zr)
+			for {
+				h, err := tr.Next()
+				if err == io.EOF {
+					return
+				}
+				if err != nil {
+					r.err = err
+					return
+				}
+				r.names = append(r.names, h.Name)
+				sum := sha256.New()
+				_, _ = io.Copy(sum, tr)
+				r.sums[h.Name] = [32]byte(sum.Sum(nil))
+			}
+		}()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := download(ctx, b, snap, c.dir, pw)
+		runtime.ReadMemStats(&after)
+		_ = pw.CloseWithError(err)
+		must(t, err)
+		r := <-done
+		must(t, r.err)
+		slices.Sort(r.names)
+		if !slices.Equal(r.names, c.want) {
+			t.Fatalf("the download of %s holds %q, want %q", c.dir, r.names, c.want)
+		}
+		if c.dir == "data" {
+			if r.sums["data/big.bin"] != wantBig {
+				t.Fatal("the downloaded big.bin is not the file the box held")
+			}
+			// Every byte the process allocated while it streamed, garbage
+			// or not: a file held whole would be counted once at least.
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > bigSize/4 {
+				t.Fatalf("%d bytes were allocated while a folder holding %d streamed", grew, bigSize)
+			} else {
+				t.Logf("%d bytes were allocated while a folder holding %d streamed", grew, bigSize)
+			}
+		}
+	}
+	noLooks(t, b)
+}
+
+// download writes a folder of a snapshot to w as a tar.gz, as the contents
+// seam's Download.WriteTo does.
+func download(ctx context.Context, b *docker.Backend, ref providers.SnapshotRef, dir string, w io.Writer) error {
+	zw := gzip.NewWriter(w)
+	tw := tar.NewWriter(zw)
+	top := dir[strings.LastIndex(dir, "/")+1:]
+	err := b.WalkFiles(ctx, ref, dir, func(e providers.FileEntry) error {
+		name := top + strings.TrimPrefix(e.Path, dir)
+		h := &tar.Header{Name: name, Mode: int64(e.Mode), ModTime: e.ModTime, Format: tar.FormatPAX}
+		switch e.Type {
+		case "dir":
+			h.Typeflag, h.Name = tar.TypeDir, h.Name+"/"
+			return tw.WriteHeader(h)
+		case "link":
+			h.Typeflag, h.Linkname = tar.TypeSymlink, e.Target
+			return tw.WriteHeader(h)
+		case "file":
+			h.Typeflag, h.Size = tar.TypeReg, e.Size
+			rc, _, err := b.OpenFile(ctx, ref, e.Path)
+			if err != nil {
+				return err
+			}
+			defer rc.Close()
+			if err := tw.WriteHeader(h); err != nil {
+				return err
+			}
+			_, err = io.Copy(tw, rc)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
+}
