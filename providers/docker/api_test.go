@@ -37,7 +37,7 @@ func TestDockerBrowseThroughAPI(t *testing.T) {
 	must(t, b.Start(context.Background(), g))
 	putTar(t, b, g, "/", put{name: "data/", kind: tar.TypeDir}, put{name: "data/notes.txt", content: "one\ntwo\n"},
 		put{name: "data/link", kind: tar.TypeSymlink, target: "/etc/passwd"})
-	takeDone(t, env, env.Core, env.Take, box.Name, "before")
+	sn := takeDone(t, env, env.Core, env.Take, box.Name, "before")
 
 	r := chi.NewRouter()
 	r.Mount("/api/v1", api.New(api.Options{Core: env.Core, Take: env.Take, Tab: env.Tab, Boxes: env.Boxes, Contents: env.Contents,
@@ -106,5 +106,5 @@ func TestDockerBrowseThroughAPI(t *testing.T) {
 	if diff.Diff != "--- a/data/notes.txt\n+++ b/data/notes.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n" {
 		t.Fatalf("a file's diff with now: %+v", diff)
 	}
-	noLooks(t, b)
+	noLooks(t, b, sn.Ref)
 }

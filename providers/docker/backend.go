@@ -101,7 +101,22 @@ type Backend struct {
 
 	mu     sync.Mutex
 	copier string // the copier image's ID once made
-	looks  looks  // the containers a look inside a snapshot reads
+	files         // the Browser's methods and its look containers (files.go)
+}
+
+// files is what the Backend's Browser holds: the look containers in use, one
+// per snapshot. It is declared here, its methods in files.go, so that
+// Backend names nothing of that file.
+type files struct {
+	b    *Backend
+	mu   sync.Mutex
+	held map[string]*lookUse
+}
+
+// lookUse is one look container and how many calls read it.
+type lookUse struct {
+	id    string
+	users int
 }
 
 var (
@@ -160,7 +175,9 @@ func New(cfg Config) (*Backend, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Backend{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}, nil
+	b := &Backend{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}
+	b.files.b = b
+	return b, nil
 }
 
 func countSet(s ...string) int {

@@ -53,76 +53,63 @@ const maxLookEntries = 1 << 20
 // textSniff is how much of a file is looked at to say it is text.
 const textSniff = 8000
 
-// looks holds the look containers in use, one per snapshot, shared by the
-// calls that read it at the same time (a folder's download walks it and
-// opens each file under it); the last one done removes it.
-type looks struct {
-	mu   sync.Mutex
-	held map[string]*look
-}
-
-type look struct {
-	id    string
-	users int
-}
-
 // lookAt gives the look container of a snapshot and the function that lets
 // it go.
-func (b *Backend) lookAt(ctx context.Context, snap string) (string, func(), error) {
+func (f *files) lookAt(ctx context.Context, snap string) (string, func(), error) {
 	if snap == "" {
 		return "", nil, errors.New("a snapshot reference is required")
 	}
-	b.looks.mu.Lock()
-	defer b.looks.mu.Unlock()
-	l := b.looks.held[snap]
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l := f.held[snap]
 	if l == nil {
-		id, err := b.createLook(ctx, snap)
+		id, err := f.createLook(ctx, snap)
 		if err != nil {
 			return "", nil, err
 		}
-		l = &look{id: id}
-		if b.looks.held == nil {
-			b.looks.held = map[string]*look{}
+		l = &lookUse{id: id}
+		if f.held == nil {
+			f.held = map[string]*lookUse{}
 		}
-		b.looks.held[snap] = l
+		f.held[snap] = l
 	}
 	l.users++
 	var once sync.Once
-	return l.id, func() { once.Do(func() { b.unlook(ctx, snap) }) }, nil
+	return l.id, func() { once.Do(func() { f.unlook(ctx, snap) }) }, nil
 }
 
 // unlook lets a look container go, removing it when no call reads it.
-func (b *Backend) unlook(ctx context.Context, snap string) {
-	b.looks.mu.Lock()
-	l := b.looks.held[snap]
+func (f *files) unlook(ctx context.Context, snap string) {
+	f.mu.Lock()
+	l := f.held[snap]
 	if l == nil {
-		b.looks.mu.Unlock()
+		f.mu.Unlock()
 		return
 	}
 	l.users--
 	if l.users > 0 {
-		b.looks.mu.Unlock()
+		f.mu.Unlock()
 		return
 	}
-	delete(b.looks.held, snap)
-	b.looks.mu.Unlock()
+	delete(f.held, snap)
+	f.mu.Unlock()
 	rctx, cancel := short(context.WithoutCancel(ctx))
 	defer cancel()
-	_, _ = b.c.ContainerRemove(rctx, l.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	_, _ = f.b.c.ContainerRemove(rctx, l.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 }
 
 // createLook makes (never starts) a snapshot's look container.
-func (b *Backend) createLook(ctx context.Context, snap string) (string, error) {
-	if err := b.snapshotWhole(ctx, snap); err != nil {
+func (f *files) createLook(ctx context.Context, snap string) (string, error) {
+	if err := f.b.snapshotWhole(ctx, snap); err != nil {
 		return "", err
 	}
-	labels := map[string]string{labelInstall: b.cfg.Install, labelRole: roleLook, labelSnapshot: snap}
+	labels := map[string]string{labelInstall: f.b.cfg.Install, labelRole: roleLook, labelSnapshot: snap}
 	cctx, cancel := short(ctx)
 	defer cancel()
-	res, err := b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: snapImage(snap),
+	res, err := f.b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: snapImage(snap),
 		Config: &container.Config{Entrypoint: []string{lookEntrypoint}, Labels: labels, NetworkDisabled: true},
 		HostConfig: &container.HostConfig{NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"},
-			Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: snapVolume(snap), Target: b.cfg.VolumePath, ReadOnly: true}}}})
+			Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: snapVolume(snap), Target: f.b.cfg.VolumePath, ReadOnly: true}}}})
 	if err != nil {
 		return "", wrap(err, "make the container that reads the snapshot's files")
 	}
@@ -138,14 +125,14 @@ type side struct {
 
 // sideOf gives the side of a snapshot (against nil: the box now, whose
 // container is the snapshot's guest) and the function that lets it go.
-func (b *Backend) sideOf(ctx context.Context, ref providers.SnapshotRef, now bool) (side, func(), error) {
+func (f *files) sideOf(ctx context.Context, ref providers.SnapshotRef, now bool) (side, func(), error) {
 	if now {
-		if _, err := b.mustInspect(ctx, ref.Guest); err != nil {
+		if _, err := f.b.mustInspect(ctx, ref.Guest); err != nil {
 			return side{}, nil, err
 		}
 		return side{id: ref.Guest.Ref, now: true}, func() {}, nil
 	}
-	id, done, err := b.lookAt(ctx, ref.Ref)
+	id, done, err := f.lookAt(ctx, ref.Ref)
 	if err != nil {
 		return side{}, nil, err
 	}
@@ -177,7 +164,7 @@ func lookRel(p string) (string, error) {
 // stat stats rel on a side, through no link: each folder on the way is
 // statted first and must be a folder, not a link. The engine answers a
 // path's last part as it is (a link is not followed there).
-func (b *Backend) stat(ctx context.Context, s side, rel string) (container.PathStat, error) {
+func (f *files) stat(ctx context.Context, s side, rel string) (container.PathStat, error) {
 	steps := []string{"/"}
 	if rel != "." {
 		parts := strings.Split(rel, "/")
@@ -189,7 +176,7 @@ func (b *Backend) stat(ctx context.Context, s side, rel string) (container.PathS
 	var st container.PathStat
 	for i, p := range steps {
 		cctx, cancel := short(ctx)
-		res, err := b.c.ContainerStatPath(cctx, s.id, client.ContainerStatPathOptions{Path: p})
+		res, err := f.b.c.ContainerStatPath(cctx, s.id, client.ContainerStatPathOptions{Path: p})
 		cancel()
 		if err != nil {
 			if w := wrap(err, "read "+rel+s.where()); errors.Is(w, providers.ErrNotFound) {
@@ -262,12 +249,12 @@ type walked struct {
 // before what it holds) and calls fn with each entry, the stream positioned
 // at a file's content. An entry whose name leaves rel ends the walk with an
 // error.
-func (b *Backend) walk(ctx context.Context, s side, rel string, fn func(w walked, content io.Reader) error) error {
+func (f *files) walk(ctx context.Context, s side, rel string, fn func(w walked, content io.Reader) error) error {
 	src := "/" + rel
 	if rel == "." {
 		src = "/"
 	}
-	res, err := b.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: src})
+	res, err := f.b.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: src})
 	if err != nil {
 		if w := wrap(err, "read "+rel+s.where()); errors.Is(w, providers.ErrNotFound) {
 			return fmt.Errorf("%s%s: %w", rel, s.where(), providers.ErrNotFound)
@@ -360,17 +347,17 @@ func local(n string) bool {
 }
 
 // ListFiles lists one folder of a snapshot, from its look container.
-func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
+func (f *files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
 	rel, err := lookRel(dir)
 	if err != nil {
 		return nil, err
 	}
-	s, done, err := b.sideOf(ctx, ref, false)
+	s, done, err := f.sideOf(ctx, ref, false)
 	if err != nil {
 		return nil, fmt.Errorf("browse: %w", err)
 	}
 	defer done()
-	st, err := b.stat(ctx, s, rel)
+	st, err := f.stat(ctx, s, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +368,7 @@ func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	default:
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a folder", rel)}
 	}
-	ws, err := b.entries(ctx, s, rel, func(w walked) bool { return w.Path != rel && path.Dir(w.Path) == rel })
+	ws, err := f.entries(ctx, s, rel, func(w walked) bool { return w.Path != rel && path.Dir(w.Path) == rel })
 	if err != nil {
 		return nil, err
 	}
@@ -395,11 +382,11 @@ func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 
 // openOn opens one regular file on a side to be read: its entry and its
 // content, which the engine gives as a one-entry stream.
-func (b *Backend) openOn(ctx context.Context, s side, rel string) (io.ReadCloser, providers.FileEntry, error) {
+func (f *files) openOn(ctx context.Context, s side, rel string) (io.ReadCloser, providers.FileEntry, error) {
 	if rel == "." {
 		return nil, providers.FileEntry{}, &providers.RefusedError{Why: "The box's top folder is not a file"}
 	}
-	st, err := b.stat(ctx, s, rel)
+	st, err := f.stat(ctx, s, rel)
 	if err != nil {
 		return nil, providers.FileEntry{}, err
 	}
@@ -411,7 +398,7 @@ func (b *Backend) openOn(ctx context.Context, s side, rel string) (io.ReadCloser
 	default:
 		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s is not a file", rel, s.where())}
 	}
-	res, err := b.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: "/" + rel})
+	res, err := f.b.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: "/" + rel})
 	if err != nil {
 		return nil, e, wrap(err, "read "+rel+s.where())
 	}
@@ -442,8 +429,8 @@ func (f *fileReader) Close() error               { return f.c.Close() }
 
 // readOn reads one regular file on a side, of at most limit bytes; a larger
 // one is refused in words before its content is read.
-func (b *Backend) readOn(ctx context.Context, s side, rel string, limit int64, why string) ([]byte, providers.FileEntry, error) {
-	rc, e, err := b.openOn(ctx, s, rel)
+func (f *files) readOn(ctx context.Context, s side, rel string, limit int64, why string) ([]byte, providers.FileEntry, error) {
+	rc, e, err := f.openOn(ctx, s, rel)
 	if err != nil {
 		return nil, e, err
 	}
@@ -463,17 +450,17 @@ func (b *Backend) readOn(ctx context.Context, s side, rel string, limit int64, w
 
 // ReadFile writes one file of a snapshot, of at most providers.MaxReadBytes,
 // to w.
-func (b *Backend) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
+func (f *files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
 	rel, err := lookRel(p)
 	if err != nil {
 		return providers.FileEntry{}, err
 	}
-	s, done, err := b.sideOf(ctx, ref, false)
+	s, done, err := f.sideOf(ctx, ref, false)
 	if err != nil {
 		return providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
 	defer done()
-	data, e, err := b.readOn(ctx, s, rel, providers.MaxReadBytes, "this allows: restore the snapshot or fork it instead")
+	data, e, err := f.readOn(ctx, s, rel, providers.MaxReadBytes, "this allows: restore the snapshot or fork it instead")
 	if err != nil {
 		return providers.FileEntry{}, err
 	}
@@ -485,16 +472,16 @@ func (b *Backend) ReadFile(ctx context.Context, ref providers.SnapshotRef, p str
 
 // OpenFile opens one regular file of a snapshot, of any size, to be
 // streamed; the look container stays until it is closed.
-func (b *Backend) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
+func (f *files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
 	rel, err := lookRel(p)
 	if err != nil {
 		return nil, providers.FileEntry{}, err
 	}
-	s, done, err := b.sideOf(ctx, ref, false)
+	s, done, err := f.sideOf(ctx, ref, false)
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
-	rc, e, err := b.openOn(ctx, s, rel)
+	rc, e, err := f.openOn(ctx, s, rel)
 	if err != nil {
 		done()
 		return nil, providers.FileEntry{}, err
@@ -518,24 +505,24 @@ func (d *doneCloser) Close() error {
 // each folder before what it holds (in the engine's walk order: by name
 // within each folder). The look container stays while fn runs, so that
 // fn's OpenFile of each file reads the same one.
-func (b *Backend) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
+func (f *files) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
 	rel, err := lookRel(dir)
 	if err != nil {
 		return err
 	}
-	s, done, err := b.sideOf(ctx, ref, false)
+	s, done, err := f.sideOf(ctx, ref, false)
 	if err != nil {
 		return fmt.Errorf("download: %w", err)
 	}
 	defer done()
-	st, err := b.stat(ctx, s, rel)
+	st, err := f.stat(ctx, s, rel)
 	if err != nil {
 		return err
 	}
 	if kindOf(st.Mode) != "dir" {
 		return fn(statEntry(rel, st))
 	}
-	ws, err := b.entries(ctx, s, rel, func(walked) bool { return true })
+	ws, err := f.entries(ctx, s, rel, func(walked) bool { return true })
 	if err != nil {
 		return err
 	}
@@ -555,9 +542,9 @@ func (b *Backend) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 // holds in memory is their names, never their content. The engine locks a
 // container while it streams from it, so the stream ends before anything
 // else is asked of it (a hard link's size, the caller's reads).
-func (b *Backend) entries(ctx context.Context, s side, rel string, keep func(walked) bool) ([]walked, error) {
+func (f *files) entries(ctx context.Context, s side, rel string, keep func(walked) bool) ([]walked, error) {
 	var out []walked
-	err := b.walk(ctx, s, rel, func(w walked, _ io.Reader) error {
+	err := f.walk(ctx, s, rel, func(w walked, _ io.Reader) error {
 		if !keep(w) {
 			return nil
 		}
@@ -574,7 +561,7 @@ func (b *Backend) entries(ctx context.Context, s side, rel string, keep func(wal
 		if out[i].sameAs != "" {
 			// A second name of a file met earlier in the stream, which
 			// gives no size for it: its size is that file's.
-			st, err := b.stat(ctx, s, out[i].Path)
+			st, err := f.stat(ctx, s, out[i].Path)
 			if err != nil {
 				return nil, err
 			}
@@ -591,18 +578,18 @@ func tooMany(s side) error {
 
 // DiffFile compares one text file of the snapshot with the same path in
 // another snapshot, or in the box's container now (against nil).
-func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
+func (f *files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
 	rel, err := lookRel(p)
 	if err != nil {
 		return "", err
 	}
 	read := func(r providers.SnapshotRef, now bool) ([]byte, string, error) {
-		s, done, err := b.sideOf(ctx, r, now)
+		s, done, err := f.sideOf(ctx, r, now)
 		if err != nil {
 			return nil, "", fmt.Errorf("compare: %w", err)
 		}
 		defer done()
-		data, _, err := b.readOn(ctx, s, rel, providers.MaxDiffBytes, "a comparison allows")
+		data, _, err := f.readOn(ctx, s, rel, providers.MaxDiffBytes, "a comparison allows")
 		if errors.Is(err, providers.ErrNotFound) {
 			return nil, "/dev/null", nil
 		}
@@ -657,10 +644,10 @@ type seen struct {
 // collect walks a whole side, hashing each file's content as the stream
 // goes by, and gives its entries sorted by path. A hard link has the hash
 // and size of the file it is a second name of.
-func (b *Backend) collect(ctx context.Context, s side) ([]seen, error) {
+func (f *files) collect(ctx context.Context, s side) ([]seen, error) {
 	var out []seen
 	at := map[string]int{}
-	err := b.walk(ctx, s, ".", func(w walked, content io.Reader) error {
+	err := f.walk(ctx, s, ".", func(w walked, content io.Reader) error {
 		if len(out) >= maxLookEntries {
 			return tooMany(s)
 		}
@@ -704,7 +691,7 @@ func engineOwn(p string) bool {
 // or the box's container now (against nil): both sides are read whole
 // through the engine and compared by type, permission bits, a link's
 // target and a file's content.
-func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
+func (f *files) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
 	sides := []struct {
 		ref providers.SnapshotRef
 		now bool
@@ -714,11 +701,11 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 	}
 	var lists [2][]seen
 	for i, sd := range sides {
-		s, done, err := b.sideOf(ctx, sd.ref, sd.now)
+		s, done, err := f.sideOf(ctx, sd.ref, sd.now)
 		if err != nil {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
-		lists[i], err = b.collect(ctx, s)
+		lists[i], err = f.collect(ctx, s)
 		done()
 		if err != nil {
 			return nil, fmt.Errorf("compare: %w", err)

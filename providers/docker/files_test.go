@@ -61,14 +61,17 @@ func refused(t testing.TB, what string, err error, want string) {
 	}
 }
 
-// noLooks fails when a look container is left on the engine.
-func noLooks(t testing.TB, b *docker.Backend) {
+// noLooks fails when a look container of one of the snapshots is left on
+// the engine.
+func noLooks(t testing.TB, b *docker.Backend, snaps ...string) {
 	t.Helper()
-	f := client.Filters{}.Add("label", "boxsnap.role=look")
-	list, err := b.Client().ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: f})
-	must(t, err)
-	if len(list.Items) > 0 {
-		t.Fatalf("%d look containers are left after the looks ended", len(list.Items))
+	for _, snap := range snaps {
+		f := client.Filters{}.Add("label", "boxsnap.role=look", "boxsnap.snapshot="+snap)
+		list, err := b.Client().ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: f})
+		must(t, err)
+		if len(list.Items) > 0 {
+			t.Fatalf("%d look containers of %s are left after the looks ended", len(list.Items), snap)
+		}
 	}
 }
 
@@ -195,7 +198,7 @@ func TestDockerBrowseAndCompare(t *testing.T) {
 	if got, want := changesOf(cs), []string{"added file data/new.txt", "changed file data/notes.txt"}; !slices.Equal(got, want) {
 		t.Fatalf("the snapshot compares with now as %q, want %q", got, want)
 	}
-	noLooks(t, b)
+	noLooks(t, b, one.Ref, two.Ref)
 }
 
 // TestDockerDownloadFolderStreams downloads a folder of a Docker snapshot
@@ -280,7 +283,7 @@ func TestDockerDownloadFolderStreams(t *testing.T) {
 			}
 		}
 	}
-	noLooks(t, b)
+	noLooks(t, b, snap.Ref)
 }
 
 // download writes a folder of a snapshot to w as a tar.gz, as the contents
