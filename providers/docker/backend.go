@@ -51,6 +51,7 @@ const (
 	roleBox         = "box"
 	roleSnapshot    = "snapshot"
 	roleCopier      = "copier"
+	roleLook        = "look" // the container a look inside a snapshot reads (files.go)
 	snapshotRepo    = "boxsnap/snapshot"
 	keptRepo        = "boxsnap/kept"
 	identityEnvName = "BOXSNAP_IDENTITY"

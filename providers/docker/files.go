@@ -39,9 +39,6 @@ import (
 
 var _ providers.Browser = (*Backend)(nil)
 
-// roleLook marks the look containers, on their labels.
-const roleLook = "look"
-
 // lookEntrypoint is a look container's command, which never runs: a look
 // container is never started, and if one were, nothing of the box's would.
 const lookEntrypoint = "/boxsnap-look-never-runs"

@@ -325,3 +325,82 @@ func download(ctx context.Context, b *docker.Backend, ref providers.SnapshotRef,
 	}
 	return zw.Close()
 }
+
+// BenchmarkDockerLook times a look inside a Docker snapshot: a listing of
+// a folder of ten small files, a listing of a folder holding 256 MiB, a
+// read of a small file, and a comparison of two snapshots of the same box.
+func BenchmarkDockerLook(b *testing.B) {
+	ctx := context.Background()
+	be := newBackend(b)
+	g := newGuest(b, be, "lookbench1")
+	entries := []put{{name: "small/", kind: tar.TypeDir}, {name: "big/", kind: tar.TypeDir}}
+	for i := range 10 {
+		entries = append(entries, put{name: fmt.Sprintf("small/f%d.txt", i), content: "a line\n"})
+	}
+	putTar(b, be, g, "/", entries...)
+	chunk := make([]byte, 64<<20)
+	_, _ = rand.Read(chunk)
+	for i := range 4 {
+		putTar(b, be, g, "/big", put{name: fmt.Sprintf("part%d", i), content: string(chunk)})
+	}
+	chunk = nil
+	snap := take(b, be, g, "lookbench1")
+	other := take(b, be, g, "lookbench1")
+	b.Run("list small folder", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := be.ListFiles(ctx, snap, "small"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("list 256 MiB folder", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := be.ListFiles(ctx, snap, "big"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read small file", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := be.ReadFile(ctx, snap, "small/f1.txt", io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("compare two snapshots", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := be.CompareFiles(ctx, snap, &other); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestDockerDeleteRemovesLooks deletes a snapshot while a look inside it
+// still holds its look container (as one a killed process left would): the
+// delete removes it with the snapshot's copiers, and the volume copy goes.
+func TestDockerDeleteRemovesLooks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBackend(t)
+	g := newGuest(t, b, "looksbox3")
+	writeState(t, b, g, "one")
+	snap := take(t, b, g, "looksbox3")
+	rc, _, err := b.OpenFile(ctx, snap, "state.txt")
+	must(t, err)
+	defer rc.Close()
+	f := client.Filters{}.Add("label", "boxsnap.role=look", "boxsnap.snapshot="+snap.Ref)
+	list, err := b.Client().ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	must(t, err)
+	if len(list.Items) != 1 {
+		t.Fatalf("an open file of the snapshot has %d look containers, want 1", len(list.Items))
+	}
+	must(t, b.DeleteSnapshot(ctx, snap, nil))
+	if _, ok := held(t, b, snap.ID); ok {
+		t.Fatal("the deleted snapshot is still held")
+	}
+	if _, err := b.Client().VolumeInspect(ctx, "boxsnap-"+snap.Ref, client.VolumeInspectOptions{}); err == nil {
+		t.Fatal("the deleted snapshot's volume copy is still there")
+	}
+	noLooks(t, b, snap.Ref)
+}
