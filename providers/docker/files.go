@@ -35,7 +35,10 @@ import (
 // a folder and not a link before the engine is asked for what is under it,
 // a link is reported as stored and never followed, anything neither a
 // file, a folder nor a link is "other" and never read, and an entry of the
-// engine's stream whose name leaves the folder asked for ends the read.
+// engine's stream whose name leaves the folder asked for ends the read. A
+// running box may swap a folder for a link between the check and the read:
+// the engine then resolves it inside the container's own files, never onto
+// the host, and a file read that meets anything but a file is refused.
 
 var _ providers.Browser = (*Backend)(nil)
 

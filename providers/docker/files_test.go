@@ -204,12 +204,13 @@ func TestDockerBrowseAndCompare(t *testing.T) {
 // TestDockerDownloadFolderStreams downloads a folder of a Docker snapshot
 // as the contents seam does (a tar.gz written entry by entry from
 // WalkFiles, each file through OpenFile) and finds the right files in it,
-// while the server's memory grows by far less than the folder holds.
+// while the server allocates far less than the folder holds; its file past
+// the bound of a read (MaxReadBytes) downloads whole but is never read.
 func TestDockerDownloadFolderStreams(t *testing.T) {
 	ctx := context.Background()
 	b := newBackend(t)
 	g := newGuest(t, b, "looksbox2")
-	const bigSize = 40 << 20
+	const bigSize = providers.MaxReadBytes + 1<<20
 	big := make([]byte, bigSize)
 	_, _ = rand.Read(big)
 	putTar(t, b, g, "/", put{name: "data/", kind: tar.TypeDir}, put{name: "data/sub/", kind: tar.TypeDir},
@@ -283,6 +284,10 @@ func TestDockerDownloadFolderStreams(t *testing.T) {
 			}
 		}
 	}
+	// A file past the bound of a read is refused before its content is
+	// read: it downloads only.
+	_, err := b.ReadFile(ctx, snap, "data/big.bin", io.Discard)
+	refused(t, "a read of a file past the bound", err, "more than the 67 MB this allows")
 	noLooks(t, b, snap.Ref)
 }
 
