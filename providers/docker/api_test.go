@@ -20,8 +20,8 @@ import (
 
 // TestDockerBrowseThroughAPI looks inside a Docker box's snapshot through
 // the REST routes the local backend's snapshots answer on: a folder's
-// listing, a file, a folder's download as a tar.gz, and a file compared
-// with the box now.
+// listing, a file, a folder's download as a tar.gz, a file compared with
+// the box now, and box_restore's dry run, which says what would change.
 func TestDockerBrowseThroughAPI(t *testing.T) {
 	t.Parallel()
 	b := newBackend(t)
@@ -105,6 +105,20 @@ func TestDockerBrowseThroughAPI(t *testing.T) {
 	must(t, json.Unmarshal(get("/diff?path=data/notes.txt", 200), &diff))
 	if diff.Diff != "--- a/data/notes.txt\n+++ b/data/notes.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n" {
 		t.Fatalf("a file's diff with now: %+v", diff)
+	}
+	// The restore's preview: a dry run says what the restore would change.
+	req, err := http.NewRequest("POST", srv.URL+"/api/v1/tools/box_restore", strings.NewReader(`{"box":"amber-look","snapshot":"before","dry_run":true}`))
+	must(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := srv.Client().Do(req)
+	must(t, err)
+	raw, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	var dry struct{ Message string }
+	must(t, json.Unmarshal(raw, &dry))
+	if resp.StatusCode != 200 || !strings.Contains(dry.Message, "1 file changed, 0 added, 0 removed since then. Nothing changed: this was a dry run.") {
+		t.Fatalf("box_restore's dry run: %d %s", resp.StatusCode, raw)
 	}
 	noLooks(t, b, sn.Ref)
 }
