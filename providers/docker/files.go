@@ -179,11 +179,7 @@ func (f *files) stat(ctx context.Context, s side, rel string) (container.PathSta
 		res, err := f.b.c.ContainerStatPath(cctx, s.id, client.ContainerStatPathOptions{Path: p})
 		cancel()
 		if err != nil {
-			if w := wrap(err, "read "+rel+s.where()); errors.Is(w, providers.ErrNotFound) {
-				return st, fmt.Errorf("%s%s: %w", rel, s.where(), providers.ErrNotFound)
-			} else {
-				return st, w
-			}
+			return st, notFoundOr(wrap(err, "read "+rel+s.where()), rel, s)
 		}
 		st = res.Stat
 		if i == len(steps)-1 {
@@ -197,6 +193,15 @@ func (f *files) stat(ctx context.Context, s side, rel string) (container.PathSta
 		}
 	}
 	return st, nil
+}
+
+// notFoundOr says an engine's "not found" as the path not found on the
+// side, without the engine's words; any other error as it is.
+func notFoundOr(err error, rel string, s side) error {
+	if errors.Is(err, providers.ErrNotFound) {
+		return fmt.Errorf("%s%s: %w", rel, s.where(), providers.ErrNotFound)
+	}
+	return err
 }
 
 // kindOf names what a stat is: "file", "dir", "link" or "other".
@@ -256,11 +261,7 @@ func (f *files) walk(ctx context.Context, s side, rel string, fn func(w walked, 
 	}
 	res, err := f.b.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: src})
 	if err != nil {
-		if w := wrap(err, "read "+rel+s.where()); errors.Is(w, providers.ErrNotFound) {
-			return fmt.Errorf("%s%s: %w", rel, s.where(), providers.ErrNotFound)
-		} else {
-			return w
-		}
+		return notFoundOr(wrap(err, "read "+rel+s.where()), rel, s)
 	}
 	defer func() { _ = res.Content.Close() }()
 	tr := tar.NewReader(res.Content)
