@@ -96,11 +96,14 @@ func TestDockerBrowseAndCompare(t *testing.T) {
 	g := newGuest(t, b, "looksbox1")
 	writeState(t, b, g, "one")
 	deep := []put{{name: "data/", kind: tar.TypeDir}}
-	name := "data/deep"
-	for range 60 {
-		deep = append(deep, put{name: name + "/", kind: tar.TypeDir})
-		name += "/d"
+	deepest := "data/deep"
+	for i := range 200 {
+		if i > 0 {
+			deepest += "/d"
+		}
+		deep = append(deep, put{name: deepest + "/", kind: tar.TypeDir})
 	}
+	deep = append(deep, put{name: deepest + "/bottom.txt", content: "the bottom\n"})
 	putTar(t, b, g, "/", deep...)
 	putTar(t, b, g, "/", put{name: "data/notes.txt", content: "line 1\nline 2\nline 3\n"},
 		put{name: "data/..hidden", content: "a name that starts with two dots\n"},
@@ -131,6 +134,11 @@ func TestDockerBrowseAndCompare(t *testing.T) {
 	must(t, err)
 	if !slices.ContainsFunc(top, func(e providers.FileEntry) bool { return e.Path == "data" && e.Type == "dir" }) {
 		t.Fatalf("the snapshot's top folder lists %+v, without data", top)
+	}
+	es, err = b.ListFiles(ctx, one, deepest)
+	must(t, err)
+	if len(es) != 1 || es[0].Path != deepest+"/bottom.txt" {
+		t.Fatalf("the bottom of a tree 200 folders deep lists %+v", es)
 	}
 	var buf bytes.Buffer
 	e, err := b.ReadFile(ctx, one, "data/notes.txt", &buf)
