@@ -4,7 +4,7 @@
 // Exporter, Trasher, and the like), the types they speak, and what every
 // backend shares: the errors and their words, the list of secrets a copy of
 // a box leaves behind and the scan for the ones it cannot remove, and the
-// check of a template folder's name.
+// check of a template folder's name and the unified diff of two texts.
 //
 // The core (app/snapshots) calls backends only through these types; a backend
 // never imports the core, the store, the web app or the SDK types of another

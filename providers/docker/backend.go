@@ -51,6 +51,7 @@ const (
 	roleBox         = "box"
 	roleSnapshot    = "snapshot"
 	roleCopier      = "copier"
+	roleLook        = "look" // the container a look inside a snapshot reads (files.go)
 	snapshotRepo    = "boxsnap/snapshot"
 	keptRepo        = "boxsnap/kept"
 	identityEnvName = "BOXSNAP_IDENTITY"
@@ -101,6 +102,22 @@ type Backend struct {
 
 	mu     sync.Mutex
 	copier string // the copier image's ID once made
+	files         // the Browser's methods and its look containers (files.go)
+}
+
+// files is what the Backend's Browser holds: the look containers in use, one
+// per snapshot. It is declared here, its methods in files.go, so that
+// Backend names nothing of that file.
+type files struct {
+	b    *Backend
+	mu   sync.Mutex
+	held map[string]*lookUse
+}
+
+// lookUse is one look container and how many calls read it.
+type lookUse struct {
+	id    string
+	users int
 }
 
 var (
@@ -159,7 +176,9 @@ func New(cfg Config) (*Backend, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Backend{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}, nil
+	b := &Backend{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}
+	b.files.b = b
+	return b, nil
 }
 
 func countSet(s ...string) int {

@@ -20,6 +20,11 @@
 // box's release, except on a host whose boxes go with it
 // (Config.BoxesGoWithHost).
 //
+// A look inside a snapshot (providers.Browser, files.go) reads its files
+// through the engine's archive endpoint from a container made, never
+// started, from the snapshot's image with its volume copy mounted
+// read-only; the tar stream is parsed in Go, never extracted on the host.
+//
 // The volume copies run in a container of a small image the backend makes
 // from a static busybox (boxsnap/copier:1), never pulled from a registry.
 // The engine may be local (unix://), or remote over tcp:// with TLS or over

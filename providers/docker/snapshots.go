@@ -59,16 +59,21 @@ func (b *Backend) deleteParts(ctx context.Context, snap string) error {
 	return b.removeVolume(ctx, snapVolume(snap))
 }
 
-// copiersOf lists the copier containers a take of the snapshot made.
+// copiersOf lists the copier containers a take of the snapshot made, and
+// its look containers (one a killed process left would otherwise hold its
+// volume copy past its delete). A box made from the snapshot's image
+// carries its labels too, so the role is checked.
 func (b *Backend) copiersOf(ctx context.Context, snap string) ([]string, error) {
-	f := client.Filters{}.Add("label", labelInstall+"="+b.cfg.Install, labelRole+"="+roleCopier, labelSnapshot+"="+snap)
+	f := client.Filters{}.Add("label", labelInstall+"="+b.cfg.Install, labelSnapshot+"="+snap)
 	list, err := b.c.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {
 		return nil, wrap(err, "list the snapshot's copiers")
 	}
 	var out []string
 	for _, c := range list.Items {
-		out = append(out, c.ID)
+		if r := c.Labels[labelRole]; r == roleCopier || r == roleLook {
+			out = append(out, c.ID)
+		}
 	}
 	return out, nil
 }

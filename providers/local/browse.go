@@ -123,7 +123,7 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 			return "", &providers.RefusedError{Why: fmt.Sprintf("%s is not text, so it cannot be compared: download it instead", rel)}
 		}
 	}
-	return unifiedDiff(oldName, newName, string(old), string(cur)), nil
+	return providers.UnifiedDiff(oldName, newName, string(old), string(cur)), nil
 }
 
 // safeRel cleans a caller's path and refuses one that climbs with "..", and

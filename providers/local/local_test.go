@@ -929,11 +929,11 @@ func TestUnifiedDiffOfLongTexts(t *testing.T) {
 		}
 		b = append(b, fmt.Sprintf("line %d\n", i))
 	}
-	d := unifiedDiff("a/x", "b/x", strings.Join(a, ""), strings.Join(b, ""))
+	d := providers.UnifiedDiff("a/x", "b/x", strings.Join(a, ""), strings.Join(b, ""))
 	if strings.Count(d, "@@ -") != 2 || !strings.Contains(d, "@@ -8,7 +8,7 @@\n line 7\n line 8\n line 9\n-line 10\n+changed\n") {
 		t.Fatalf("diff =\n%s", d)
 	}
-	if unifiedDiff("a", "b", "same\n", "same\n") != "" {
+	if providers.UnifiedDiff("a", "b", "same\n", "same\n") != "" {
 		t.Fatal("equal texts gave a diff")
 	}
 }

@@ -1,4 +1,4 @@
-package local
+package providers
 
 import (
 	"fmt"
@@ -135,9 +135,9 @@ func replaceAll(a, b []string) []edit {
 	return out
 }
 
-// unifiedDiff gives the unified diff of two texts, or "" when they are the
-// same.
-func unifiedDiff(oldName, newName, a, b string) string {
+// UnifiedDiff gives the unified diff of two texts, or "" when they are the
+// same: what every Browser's DiffFile answers.
+func UnifiedDiff(oldName, newName, a, b string) string {
 	if a == b {
 		return ""
 	}

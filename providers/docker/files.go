@@ -1,0 +1,748 @@
+package docker
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/client"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// A look inside a snapshot reads its files through the engine's archive
+// endpoint (GET /containers/{id}/archive, a tar stream parsed here and never
+// extracted on the host) from a look container: one made, never started,
+// from the snapshot's image with the snapshot's volume copy mounted
+// read-only where the box had its volume. The box's own image never runs.
+// The box's files now are read the same way from its own container. Paths
+// are the container's, relative to its top folder ("" or "." is "/").
+//
+// Everything a container holds is hostile: a caller's path that climbs with
+// ".." is refused, each folder on the way is checked (one stat each) to be
+// a folder and not a link before the engine is asked for what is under it,
+// a link is reported as stored and never followed, anything neither a
+// file, a folder nor a link is "other" and never read, and an entry of the
+// engine's stream whose name leaves the folder asked for ends the read. A
+// running box may swap a folder for a link between the check and the read:
+// the engine then resolves it inside the container's own files, never onto
+// the host, and a file read that meets anything but a file is refused.
+
+var _ providers.Browser = (*Backend)(nil)
+
+// lookEntrypoint is a look container's command, which never runs: a look
+// container is never started, and if one were, nothing of the box's would.
+const lookEntrypoint = "/boxsnap-look-never-runs"
+
+// maxLookEntries bounds the entries a listing, a walk or a comparison holds
+// for one side, so a hostile tree cannot fill the server's memory.
+const maxLookEntries = 1 << 20
+
+// textSniff is how much of a file is looked at to say it is text.
+const textSniff = 8000
+
+// lookAt gives the look container of a snapshot and the function that lets
+// it go.
+func (f *files) lookAt(ctx context.Context, snap string) (string, func(), error) {
+	if snap == "" {
+		return "", nil, errors.New("a snapshot reference is required")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l := f.held[snap]
+	if l == nil {
+		id, err := f.createLook(ctx, snap)
+		if err != nil {
+			return "", nil, err
+		}
+		l = &lookUse{id: id}
+		if f.held == nil {
+			f.held = map[string]*lookUse{}
+		}
+		f.held[snap] = l
+	}
+	l.users++
+	var once sync.Once
+	return l.id, func() { once.Do(func() { f.unlook(ctx, snap) }) }, nil
+}
+
+// unlook lets a look container go, removing it when no call reads it.
+func (f *files) unlook(ctx context.Context, snap string) {
+	f.mu.Lock()
+	l := f.held[snap]
+	if l == nil {
+		f.mu.Unlock()
+		return
+	}
+	l.users--
+	if l.users > 0 {
+		f.mu.Unlock()
+		return
+	}
+	delete(f.held, snap)
+	f.mu.Unlock()
+	rctx, cancel := short(context.WithoutCancel(ctx))
+	defer cancel()
+	_, _ = f.b.c.ContainerRemove(rctx, l.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+}
+
+// createLook makes (never starts) a snapshot's look container.
+func (f *files) createLook(ctx context.Context, snap string) (string, error) {
+	if err := f.b.snapshotWhole(ctx, snap); err != nil {
+		return "", err
+	}
+	labels := map[string]string{labelInstall: f.b.cfg.Install, labelRole: roleLook, labelSnapshot: snap}
+	cctx, cancel := short(ctx)
+	defer cancel()
+	res, err := f.b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: snapImage(snap),
+		Config: &container.Config{Entrypoint: []string{lookEntrypoint}, Labels: labels, NetworkDisabled: true},
+		HostConfig: &container.HostConfig{NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"},
+			Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: snapVolume(snap), Target: f.b.cfg.VolumePath, ReadOnly: true}}}})
+	if err != nil {
+		return "", wrap(err, "make the container that reads the snapshot's files")
+	}
+	return res.ID, nil
+}
+
+// side is where a read looks: a snapshot's look container, or a box's own
+// container now.
+type side struct {
+	id  string
+	now bool
+}
+
+// sideOf gives the side of a snapshot (against nil: the box now, whose
+// container is the snapshot's guest) and the function that lets it go.
+func (f *files) sideOf(ctx context.Context, ref providers.SnapshotRef, now bool) (side, func(), error) {
+	if now {
+		if _, err := f.b.mustInspect(ctx, ref.Guest); err != nil {
+			return side{}, nil, err
+		}
+		return side{id: ref.Guest.Ref, now: true}, func() {}, nil
+	}
+	id, done, err := f.lookAt(ctx, ref.Ref)
+	if err != nil {
+		return side{}, nil, err
+	}
+	return side{id: id}, done, nil
+}
+
+// where names a side in words: "in the box now", or "".
+func (s side) where() string {
+	if s.now {
+		return " in the box now"
+	}
+	return ""
+}
+
+// lookRel cleans a caller's path and refuses one that climbs with "..".
+func lookRel(p string) (string, error) {
+	q := strings.TrimLeft(p, "/")
+	if q == "" || q == "." {
+		return ".", nil
+	}
+	for _, part := range strings.Split(q, "/") {
+		if part == ".." {
+			return "", &providers.RefusedError{Why: fmt.Sprintf("The path %q climbs out of the box with ..; paths are relative to the box's top folder", p)}
+		}
+	}
+	return path.Clean(q), nil
+}
+
+// stat stats rel on a side, through no link: each folder on the way is
+// statted first and must be a folder, not a link. The engine answers a
+// path's last part as it is (a link is not followed there).
+func (f *files) stat(ctx context.Context, s side, rel string) (container.PathStat, error) {
+	steps := []string{"/"}
+	if rel != "." {
+		parts := strings.Split(rel, "/")
+		steps = steps[:0]
+		for i := range parts {
+			steps = append(steps, "/"+strings.Join(parts[:i+1], "/"))
+		}
+	}
+	var st container.PathStat
+	for i, p := range steps {
+		cctx, cancel := short(ctx)
+		res, err := f.b.c.ContainerStatPath(cctx, s.id, client.ContainerStatPathOptions{Path: p})
+		cancel()
+		if err != nil {
+			return st, notFoundOr(wrap(err, "read "+rel+s.where()), rel, s)
+		}
+		st = res.Stat
+		if i == len(steps)-1 {
+			break
+		}
+		if st.Mode&os.ModeSymlink != 0 {
+			return st, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link (%s)%s, which is never followed", rel, strings.TrimPrefix(p, "/"), s.where())}
+		}
+		if !st.Mode.IsDir() {
+			return st, fmt.Errorf("%s%s: %w", rel, s.where(), providers.ErrNotFound)
+		}
+	}
+	return st, nil
+}
+
+// notFoundOr says an engine's "not found" as the path not found on the
+// side, without the engine's words; any other error as it is.
+func notFoundOr(err error, rel string, s side) error {
+	if errors.Is(err, providers.ErrNotFound) {
+		return fmt.Errorf("%s%s: %w", rel, s.where(), providers.ErrNotFound)
+	}
+	return err
+}
+
+// kindOf names what a stat is: "file", "dir", "link" or "other".
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "link"
+	case m.IsDir():
+		return "dir"
+	case m.IsRegular():
+		return "file"
+	}
+	return "other"
+}
+
+// permOf is a mode's permission bits and setuid, setgid and sticky, as
+// FileEntry.Mode holds them.
+func permOf(m os.FileMode) uint32 {
+	v := uint32(m.Perm())
+	if m&os.ModeSetuid != 0 {
+		v |= 0o4000
+	}
+	if m&os.ModeSetgid != 0 {
+		v |= 0o2000
+	}
+	if m&os.ModeSticky != 0 {
+		v |= 0o1000
+	}
+	return v
+}
+
+// statEntry is a stat as a FileEntry at rel.
+func statEntry(rel string, st container.PathStat) providers.FileEntry {
+	e := providers.FileEntry{Path: rel, Type: kindOf(st.Mode), Mode: permOf(st.Mode), ModTime: st.Mtime.UTC()}
+	if e.Type == "file" {
+		e.Size = st.Size
+	}
+	return e
+}
+
+// walked is one entry of the engine's stream: where it is, and, for a
+// hard link, the path of the entry it is a second name of (whose content
+// it has; the stream gives content only once).
+type walked struct {
+	providers.FileEntry
+	sameAs string
+}
+
+// walk streams everything under rel on a side (rel first, then each folder
+// before what it holds) and calls fn with each entry, the stream positioned
+// at a file's content. An entry whose name leaves rel ends the walk with an
+// error.
+func (f *files) walk(ctx context.Context, s side, rel string, fn func(w walked, content io.Reader) error) error {
+	src := "/" + rel
+	if rel == "." {
+		src = "/"
+	}
+	res, err := f.b.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: src})
+	if err != nil {
+		return notFoundOr(wrap(err, "read "+rel+s.where()), rel, s)
+	}
+	defer func() { _ = res.Content.Close() }()
+	tr := tar.NewReader(res.Content)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s%s: %w", rel, s.where(), err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p, ok := placed(rel, h.Name)
+		if !ok {
+			return fmt.Errorf("read %s%s: the engine's stream holds an entry named %q, outside it", rel, s.where(), h.Name)
+		}
+		w := walked{FileEntry: providers.FileEntry{Path: p, Mode: uint32(h.Mode & 0o7777), ModTime: h.ModTime.UTC()}}
+		switch h.Typeflag {
+		case tar.TypeReg:
+			w.Type, w.Size = "file", h.Size
+		case tar.TypeLink:
+			same, ok := placed(rel, h.Linkname)
+			if !ok {
+				return fmt.Errorf("read %s%s: the engine's stream holds a hard link to %q, outside it", rel, s.where(), h.Linkname)
+			}
+			w.Type, w.sameAs = "file", same
+		case tar.TypeDir:
+			w.Type = "dir"
+		case tar.TypeSymlink:
+			w.Type, w.Target = "link", h.Linkname
+		default:
+			w.Type = "other"
+		}
+		if err := fn(w, tr); err != nil {
+			return err
+		}
+	}
+}
+
+// placed gives the path inside the box of an entry of rel's stream: the
+// engine names rel's own entry by rel's last part (the top by "/"), and
+// what it holds under that.
+func placed(rel, name string) (string, bool) {
+	if rel == "." {
+		n := strings.TrimLeft(name, "/")
+		if n == "" {
+			return ".", true
+		}
+		if !local(n) {
+			return "", false
+		}
+		return path.Clean(n), true
+	}
+	n := strings.TrimSuffix(name, "/")
+	if !local(n) {
+		return "", false
+	}
+	n = path.Clean(n)
+	base := path.Base(rel)
+	if n == base {
+		return rel, true
+	}
+	rest, ok := strings.CutPrefix(n, base+"/")
+	if !ok {
+		return "", false
+	}
+	return rel + "/" + rest, true
+}
+
+// local says whether a stream's name stays where it is put: relative, and
+// never climbing.
+func local(n string) bool {
+	if n == "" || strings.HasPrefix(n, "/") {
+		return false
+	}
+	for _, part := range strings.Split(n, "/") {
+		if part == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// ListFiles lists one folder of a snapshot, from its look container.
+func (f *files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
+	rel, err := lookRel(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, done, err := f.sideOf(ctx, ref, false)
+	if err != nil {
+		return nil, fmt.Errorf("browse: %w", err)
+	}
+	defer done()
+	st, err := f.stat(ctx, s, rel)
+	if err != nil {
+		return nil, err
+	}
+	switch kindOf(st.Mode) {
+	case "dir":
+	case "link":
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, st.LinkTarget)}
+	default:
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a folder", rel)}
+	}
+	ws, err := f.entries(ctx, s, rel, func(w walked) bool { return w.Path != rel && path.Dir(w.Path) == rel })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]providers.FileEntry, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, w.FileEntry)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// openOn opens one regular file on a side to be read: its entry and its
+// content, which the engine gives as a one-entry stream.
+func (f *files) openOn(ctx context.Context, s side, rel string) (io.ReadCloser, providers.FileEntry, error) {
+	if rel == "." {
+		return nil, providers.FileEntry{}, &providers.RefusedError{Why: "The box's top folder is not a file"}
+	}
+	st, err := f.stat(ctx, s, rel)
+	if err != nil {
+		return nil, providers.FileEntry{}, err
+	}
+	e := statEntry(rel, st)
+	switch e.Type {
+	case "file":
+	case "link":
+		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s is a link to %s, which is never followed", rel, s.where(), st.LinkTarget)}
+	default:
+		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s is not a file", rel, s.where())}
+	}
+	res, err := f.b.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: "/" + rel})
+	if err != nil {
+		return nil, e, wrap(err, "read "+rel+s.where())
+	}
+	tr := tar.NewReader(res.Content)
+	h, err := tr.Next()
+	if err != nil {
+		_ = res.Content.Close()
+		return nil, e, fmt.Errorf("read %s%s: %w", rel, s.where(), err)
+	}
+	if h.Typeflag != tar.TypeReg || h.Name != path.Base(rel) {
+		_ = res.Content.Close()
+		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s changed while read: it is no longer a file", rel, s.where())}
+	}
+	e.Size, e.Mode, e.ModTime = h.Size, uint32(h.Mode&0o7777), h.ModTime.UTC()
+	return &fileReader{r: tr, c: res.Content}, e, nil
+}
+
+// fileReader is one file's content from the engine's stream: the tar
+// reader stops at its recorded size, and a stream cut short is a read
+// error.
+type fileReader struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (f *fileReader) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f *fileReader) Close() error               { return f.c.Close() }
+
+// readOn reads one regular file on a side, of at most limit bytes; a larger
+// one is refused in words before its content is read.
+func (f *files) readOn(ctx context.Context, s side, rel string, limit int64, why string) ([]byte, providers.FileEntry, error) {
+	rc, e, err := f.openOn(ctx, s, rel)
+	if err != nil {
+		return nil, e, err
+	}
+	defer rc.Close()
+	if e.Size > limit {
+		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s is %s, more than the %s %s", rel, s.where(), providers.GB(e.Size), providers.GB(limit), why)}
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, e, fmt.Errorf("read %s%s: %w", rel, s.where(), err)
+	}
+	if int64(len(data)) > limit {
+		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s grew past the %s %s", rel, s.where(), providers.GB(limit), why)}
+	}
+	return data, e, nil
+}
+
+// ReadFile writes one file of a snapshot, of at most providers.MaxReadBytes,
+// to w.
+func (f *files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
+	rel, err := lookRel(p)
+	if err != nil {
+		return providers.FileEntry{}, err
+	}
+	s, done, err := f.sideOf(ctx, ref, false)
+	if err != nil {
+		return providers.FileEntry{}, fmt.Errorf("download: %w", err)
+	}
+	defer done()
+	data, e, err := f.readOn(ctx, s, rel, providers.MaxReadBytes, "this allows: restore the snapshot or fork it instead")
+	if err != nil {
+		return providers.FileEntry{}, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return providers.FileEntry{}, fmt.Errorf("download %s: %w", rel, err)
+	}
+	return e, nil
+}
+
+// OpenFile opens one regular file of a snapshot, of any size, to be
+// streamed; the look container stays until it is closed.
+func (f *files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
+	rel, err := lookRel(p)
+	if err != nil {
+		return nil, providers.FileEntry{}, err
+	}
+	s, done, err := f.sideOf(ctx, ref, false)
+	if err != nil {
+		return nil, providers.FileEntry{}, fmt.Errorf("download: %w", err)
+	}
+	rc, e, err := f.openOn(ctx, s, rel)
+	if err != nil {
+		done()
+		return nil, providers.FileEntry{}, err
+	}
+	return &doneCloser{ReadCloser: rc, done: done}, e, nil
+}
+
+// doneCloser lets a look container go when the file read from it closes.
+type doneCloser struct {
+	io.ReadCloser
+	done func()
+}
+
+func (d *doneCloser) Close() error {
+	err := d.ReadCloser.Close()
+	d.done()
+	return err
+}
+
+// WalkFiles calls fn with every entry of a snapshot under dir, dir first,
+// each folder before what it holds (in the engine's walk order: by name
+// within each folder). The look container stays while fn runs, so that
+// fn's OpenFile of each file reads the same one.
+func (f *files) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
+	rel, err := lookRel(dir)
+	if err != nil {
+		return err
+	}
+	s, done, err := f.sideOf(ctx, ref, false)
+	if err != nil {
+		return fmt.Errorf("download: %w", err)
+	}
+	defer done()
+	st, err := f.stat(ctx, s, rel)
+	if err != nil {
+		return err
+	}
+	if kindOf(st.Mode) != "dir" {
+		return fn(statEntry(rel, st))
+	}
+	ws, err := f.entries(ctx, s, rel, func(walked) bool { return true })
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(w.FileEntry); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entries lists the entries under rel on a side that keep says to keep, in
+// the engine's walk order, at most maxLookEntries of them: what a walk
+// holds in memory is their names, never their content. The engine locks a
+// container while it streams from it, so the stream ends before anything
+// else is asked of it (a hard link's size, the caller's reads).
+func (f *files) entries(ctx context.Context, s side, rel string, keep func(walked) bool) ([]walked, error) {
+	var out []walked
+	err := f.walk(ctx, s, rel, func(w walked, _ io.Reader) error {
+		if !keep(w) {
+			return nil
+		}
+		if len(out) >= maxLookEntries {
+			return tooMany(s)
+		}
+		out = append(out, w)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].sameAs != "" {
+			// A second name of a file met earlier in the stream, which
+			// gives no size for it: its size is that file's.
+			st, err := f.stat(ctx, s, out[i].Path)
+			if err != nil {
+				return nil, err
+			}
+			out[i].Size = st.Size
+		}
+	}
+	return out, nil
+}
+
+// tooMany refuses a walk of more than maxLookEntries entries.
+func tooMany(s side) error {
+	return &providers.RefusedError{Why: fmt.Sprintf("The box holds more than %d files and folders%s, more than boxsnap reads in one go", maxLookEntries, s.where())}
+}
+
+// DiffFile compares one text file of the snapshot with the same path in
+// another snapshot, or in the box's container now (against nil).
+func (f *files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
+	rel, err := lookRel(p)
+	if err != nil {
+		return "", err
+	}
+	read := func(r providers.SnapshotRef, now bool) ([]byte, string, error) {
+		s, done, err := f.sideOf(ctx, r, now)
+		if err != nil {
+			return nil, "", fmt.Errorf("compare: %w", err)
+		}
+		defer done()
+		data, _, err := f.readOn(ctx, s, rel, providers.MaxDiffBytes, "a comparison allows")
+		if errors.Is(err, providers.ErrNotFound) {
+			return nil, "/dev/null", nil
+		}
+		return data, "", err
+	}
+	old, oldName, err := read(ref, false)
+	if err != nil {
+		return "", err
+	}
+	var cur []byte
+	var newName string
+	if against != nil {
+		cur, newName, err = read(*against, false)
+	} else {
+		cur, newName, err = read(ref, true)
+	}
+	if err != nil {
+		return "", err
+	}
+	if oldName == "/dev/null" && newName == "/dev/null" {
+		return "", fmt.Errorf("compare %s: on neither side: %w", rel, providers.ErrNotFound)
+	}
+	if oldName == "" {
+		oldName = "a/" + rel
+	}
+	if newName == "" {
+		newName = "b/" + rel
+	}
+	for _, data := range [][]byte{old, cur} {
+		if !isText(data) {
+			return "", &providers.RefusedError{Why: fmt.Sprintf("%s is not text, so it cannot be compared: download it instead", rel)}
+		}
+	}
+	return providers.UnifiedDiff(oldName, newName, string(old), string(cur)), nil
+}
+
+func isText(data []byte) bool {
+	sniff := data
+	if len(sniff) > textSniff {
+		sniff = sniff[:textSniff]
+	}
+	return bytes.IndexByte(sniff, 0) < 0 && utf8.Valid(data)
+}
+
+// seen is one path of a side, as a comparison holds it: a file by its
+// content's hash, never its bytes.
+type seen struct {
+	providers.FileEntry
+	hash [sha256.Size]byte
+}
+
+// collect walks a whole side, hashing each file's content as the stream
+// goes by, and gives its entries sorted by path. A hard link has the hash
+// and size of the file it is a second name of.
+func (f *files) collect(ctx context.Context, s side) ([]seen, error) {
+	var out []seen
+	at := map[string]int{}
+	err := f.walk(ctx, s, ".", func(w walked, content io.Reader) error {
+		if len(out) >= maxLookEntries {
+			return tooMany(s)
+		}
+		e := seen{FileEntry: w.FileEntry}
+		switch {
+		case w.sameAs != "":
+			if i, ok := at[w.sameAs]; ok {
+				e.Size, e.hash = out[i].Size, out[i].hash
+			}
+		case w.Type == "file":
+			h := sha256.New()
+			if _, err := io.Copy(h, content); err != nil {
+				return fmt.Errorf("read %s%s: %w", w.Path, s.where(), err)
+			}
+			copy(e.hash[:], h.Sum(nil))
+			at[w.Path] = len(out)
+		}
+		if !engineOwn(e.Path) {
+			out = append(out, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// engineOwn says whether a path is one the engine writes in every
+// container it makes (not the box's own files), left out of comparisons.
+func engineOwn(p string) bool {
+	switch p {
+	case ".dockerenv", "etc/hosts", "etc/hostname", "etc/resolv.conf":
+		return true
+	}
+	return false
+}
+
+// CompareFiles lists what differs between a snapshot and another snapshot,
+// or the box's container now (against nil): both sides are read whole
+// through the engine and compared by type, permission bits, a link's
+// target and a file's content.
+func (f *files) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
+	sides := []struct {
+		ref providers.SnapshotRef
+		now bool
+	}{{ref, false}, {ref, true}}
+	if against != nil {
+		sides[1].ref, sides[1].now = *against, false
+	}
+	var lists [2][]seen
+	for i, sd := range sides {
+		s, done, err := f.sideOf(ctx, sd.ref, sd.now)
+		if err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+		lists[i], err = f.collect(ctx, s)
+		done()
+		if err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+	}
+	return compareSeen(lists[0], lists[1]), nil
+}
+
+// compareSeen walks two sorted lists side by side. A folder is listed when
+// it was added or removed, never for what it holds.
+func compareSeen(old, cur []seen) []providers.FileChange {
+	var out []providers.FileChange
+	size := func(e *seen) *int64 {
+		if e.Type != "file" {
+			return nil
+		}
+		v := e.Size
+		return &v
+	}
+	i, j := 0, 0
+	for i < len(old) || j < len(cur) {
+		switch {
+		case j >= len(cur) || (i < len(old) && old[i].Path < cur[j].Path):
+			out = append(out, providers.FileChange{Path: old[i].Path, Change: providers.ChangeRemoved, Type: old[i].Type, Before: size(&old[i])})
+			i++
+		case i >= len(old) || cur[j].Path < old[i].Path:
+			out = append(out, providers.FileChange{Path: cur[j].Path, Change: providers.ChangeAdded, Type: cur[j].Type, After: size(&cur[j])})
+			j++
+		default:
+			oe, ne := &old[i], &cur[j]
+			if oe.Type != ne.Type || oe.Mode != ne.Mode || oe.Target != ne.Target || oe.Size != ne.Size || oe.hash != ne.hash {
+				out = append(out, providers.FileChange{Path: ne.Path, Change: providers.ChangeChanged, Type: ne.Type, Before: size(oe), After: size(ne)})
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
