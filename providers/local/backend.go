@@ -128,6 +128,7 @@ type Backend struct {
 	loopOnce   sync.Once // DiskBounding's probe, once
 	loopWhy    string    // why a box gets no file system of its own; "" when it does
 	loopFix    string    // what makes it get one
+	grow       grower    // gives mounted images room ahead (room.go)
 
 	noJournal    bool
 	journalPaths int

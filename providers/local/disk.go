@@ -132,10 +132,10 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 		case <-timer.C:
 		}
 		r, err := roomOf(dir)
-		if err != nil || r.full() == full {
+		if err != nil || b.fullNow(box, r) == full {
 			continue
 		}
-		full = r.full()
+		full = !full
 		// Under b.mu, and only while p is still the box's: its end closes
 		// the log.
 		b.mu.Lock()
@@ -143,13 +143,20 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 			b.mu.Unlock()
 			return
 		}
-		if full {
+		switch {
+		case full && !r.atBound():
+			// The box's log is on the host too: when it cannot be
+			// written, it is not told, nor told later that room came.
+			if _, err := fmt.Fprintf(logf, logHostFullWords, mib(bound), mib(r.used())); err != nil {
+				full = false
+			}
+		case full:
 			_, _ = fmt.Fprintf(logf, logFullWords, mib(bound), mib(r.used()))
-		} else {
+		default:
 			_, _ = fmt.Fprintf(logf, logRoomWords, mib(bound), mib(r.used()))
 		}
 		b.mu.Unlock()
-		if full {
+		if full && r.atBound() {
 			b.log.Warn("local backend: a box reached its disk bound: its writes past it fail, and it runs on", "box", box, "bound", bound, "used", r.used())
 		}
 	}
@@ -165,7 +172,7 @@ func (b *Backend) fullStatus(box, dir string) *providers.DiskStop {
 		return nil
 	}
 	r, err := roomOf(dir)
-	if err != nil || !r.full() {
+	if err != nil || !r.full() || !r.atBound() {
 		return nil
 	}
 	return &providers.DiskStop{BoundBytes: fi.Size(), UsedBytes: r.used(), Full: true}

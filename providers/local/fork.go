@@ -121,7 +121,7 @@ func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound
 	if image {
 		var r boxRoom
 		if r, err = roomOf(tmp); err == nil {
-			room = r.free
+			room = r.free + r.held
 		}
 	}
 	if err == nil {
@@ -131,6 +131,9 @@ func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound
 		err = fmt.Errorf("fork: %w", err)
 	} else {
 		err = fitsWords(m, room)
+	}
+	if err == nil && image {
+		err = makeRoomIn(tmp, m.Bytes)
 	}
 	if err != nil {
 		_ = b.removeBoxFolder(tmp, tmpImg)

@@ -16,10 +16,12 @@ import (
 )
 
 // A box's disk bound is exact where the host allows loop mounts: the box's
-// folder is the mount point of an ext4 file system of its own, in a sparse
-// image file of the bound's size, so a write past the bound fails in the
-// box (ENOSPC) and nothing already written is lost, as LXD's and Incus's
-// loop-backed pools do. Elsewhere a watch measures the folder (disk.go).
+// folder is an ext4 file system of its own, in an image file of the bound's
+// size, so a write past the bound fails in the box (ENOSPC) and nothing
+// already written is lost, as LXD's and Incus's loop-backed pools do. The
+// image takes room on the host as the box fills, and a full host never
+// turns it read-only (room.go). Elsewhere a watch measures the folder
+// (disk.go).
 
 // dirDisks holds each box's image, disks/<boxID>.img, outside boxes/: a
 // take reads the mounted folder, never the image.
@@ -37,11 +39,12 @@ const fileMountLock = "disks/mount.lock"
 const fullMargin = 1 << 20
 
 // mountOptions mount a box's image: a loop device freed at the unmount
-// (mount(8) sets autoclear for -o loop); discard, so the room a box frees
-// goes back to the host's file system; and no zeroing of the inode tables
-// behind the box's back (noinit_itable), which the image's holes make
-// needless and which would take room on the host.
-const mountOptions = "loop,discard,noinit_itable"
+// (mount(8) sets autoclear for -o loop), and no zeroing of the inode tables
+// behind the box's back (noinit_itable), which reads of the image's
+// unwritten blocks as zeros make needless. Never discard: the room a box
+// frees would go back to the host as holes, and a write into a hole fails
+// when the host's disk is full (room.go).
+const mountOptions = "loop,noinit_itable"
 
 func (b *Backend) imageFile(box string) string { return b.path(dirDisks, box+".img") }
 
@@ -102,8 +105,8 @@ func ProbeLoop(dir string) (why, fix string) {
 	if err := os.Mkdir(mnt, 0o700); err != nil {
 		return "a mount point cannot be made: " + err.Error(), "give boxsnap a data folder it can write"
 	}
-	if err := mountImage(img, mnt); err != nil {
-		return "a loop mount was refused: " + err.Error(), "run boxsnap where it may mount loop devices (root on the host, or a privileged container)"
+	if err := mountFresh(img, mnt); err != nil {
+		return "a loop mount was refused: " + err.Error(), "run boxsnap where it may mount loop devices (root on the host, or a privileged container), on a file system that allocates room ahead (fallocate: ext4, XFS, tmpfs)"
 	}
 	if err := unmount(mnt); err != nil {
 		return "a loop mount could not be unmounted: " + err.Error(), "check the host's mounts (findmnt " + mnt + ")"
@@ -112,10 +115,9 @@ func ProbeLoop(dir string) (why, fix string) {
 }
 
 // makeImage writes a sparse image file of size bytes at img holding an
-// empty ext4 file system: no room kept back for root (-m 0), and neither
-// discarded nor zeroed at its making, since a sparse file's holes read as
-// zeros already: a 16 GiB one holds 4.3 MiB on the host where a zeroed
-// journal would take 133 MiB.
+// empty ext4 file system labelled as holding room (room.go): no room kept
+// back for root (-m 0), and neither discarded nor zeroed at its making,
+// since a sparse file's holes read as zeros already.
 func makeImage(ctx context.Context, img string, size int64) error {
 	f, err := os.OpenFile(img, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -129,7 +131,7 @@ func makeImage(ctx context.Context, img string, size int64) error {
 		_ = os.Remove(img)
 		return fmt.Errorf("make the disk image: %w", err)
 	}
-	if out, err := exec.CommandContext(ctx, "mkfs.ext4", "-q", "-F", "-m", "0", "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1", img).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "mkfs.ext4", "-q", "-F", "-m", "0", "-L", labelRoom, "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1", img).CombinedOutput(); err != nil {
 		_ = os.Remove(img)
 		return fmt.Errorf("make the disk image's file system: %w: %s", err, strings.TrimSpace(string(out)))
 	}
@@ -137,18 +139,97 @@ func makeImage(ctx context.Context, img string, size int64) error {
 }
 
 // mountImage mounts img on the folder dir, through a loop device freed at
-// the unmount.
+// the unmount: the image on its own folder beside it (fsDirOf), and its
+// subfolder box bound on dir (the image's root, for an image made before
+// images held room).
 func mountImage(img, dir string) error {
-	if out, err := exec.Command("mount", "-o", mountOptions, img, dir).CombinedOutput(); err != nil {
-		return fmt.Errorf("mount %s: %w: %s", img, err, strings.TrimSpace(string(out)))
+	fsd, err := mountFS(img)
+	if err != nil {
+		return err
+	}
+	src := fsd
+	if hasHeldRoom(img) {
+		src = filepath.Join(fsd, dirBoxInImage)
+	}
+	if err := unix.Mount(src, dir, "", unix.MS_BIND, ""); err != nil {
+		_ = unmountOne(fsd)
+		_ = os.Remove(fsd)
+		return fmt.Errorf("mount %s on %s: %w", src, dir, err)
 	}
 	return nil
 }
 
-// unmount unmounts whatever is mounted on dir: at once where nothing holds
-// it, else detached (it goes, and its loop device with it, when the last
-// file open in it is closed). A folder with nothing mounted is left as is.
+// mountFS mounts img on its own folder beside it, unless it is mounted
+// there, and answers that folder.
+func mountFS(img string) (string, error) {
+	fsd := fsDirOf(img)
+	if err := os.Mkdir(fsd, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("mount %s: %w", img, err)
+	}
+	if isMounted(fsd) {
+		return fsd, nil
+	}
+	if out, err := exec.Command("mount", "-o", mountOptions, img, fsd).CombinedOutput(); err != nil {
+		_ = os.Remove(fsd)
+		return "", fmt.Errorf("mount %s: %w: %s", img, err, strings.TrimSpace(string(out)))
+	}
+	return fsd, nil
+}
+
+// unmount unmounts whatever is mounted on dir, and the image's own mount
+// beside it when dir is its box bound there (its folder removed): each at
+// once where nothing holds it, else detached (it goes, and its loop device
+// with it, when the last file open in it is closed). A folder with nothing
+// mounted is left as is.
 func unmount(dir string) error {
+	fsd := imageMountOf(dir)
+	if err := unmountOne(dir); err != nil {
+		return err
+	}
+	if fsd == "" {
+		return nil
+	}
+	if err := unmountOne(fsd); err != nil {
+		return err
+	}
+	_ = os.Remove(fsd)
+	return nil
+}
+
+// imageMountOf is where the image whose file system is mounted on dir is
+// mounted on its own folder (a folder named .fs, other than dir), or "".
+func imageMountOf(dir string) string {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	var dev string
+	type mount struct{ dev, at string }
+	var all []mount
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		m := mount{f[2], unescapeMount(f[4])}
+		all = append(all, m)
+		if m.at == dir {
+			dev = m.dev
+		}
+	}
+	if dev == "" {
+		return ""
+	}
+	for _, m := range all {
+		if m.dev == dev && m.at != dir && strings.HasSuffix(m.at, ".fs") {
+			return m.at
+		}
+	}
+	return ""
+}
+
+// unmountOne unmounts what is mounted on dir, detached when it is busy.
+func unmountOne(dir string) error {
 	err := unix.Unmount(dir, 0)
 	if errors.Is(err, unix.EBUSY) {
 		err = unix.Unmount(dir, unix.MNT_DETACH)
@@ -222,6 +303,7 @@ func (b *Backend) ensureMounted(box string) error {
 		return fmt.Errorf("box %s: %w", box, err)
 	}
 	b.log.Info("local backend: a box's disk image was mounted again on its folder", "box", box)
+	b.startGrowing()
 	return nil
 }
 
@@ -234,6 +316,7 @@ func (b *Backend) MountImages() {
 	if err != nil {
 		return
 	}
+	b.startGrowing()
 	for _, e := range ents {
 		box, ok := strings.CutSuffix(e.Name(), ".img")
 		if !ok || checkID("box", box) != nil {
@@ -265,26 +348,35 @@ func (b *Backend) makeBoxFolder(ctx context.Context, dir, img string, bound int6
 	}
 	unlock, err := b.lockMounts()
 	if err == nil {
-		err = mountImage(img, dir)
+		err = mountFresh(img, dir)
 		unlock()
-	}
-	if err == nil {
-		// The box's files, and so its snapshots, hold only the box's:
-		// e2fsck remakes lost+found when it needs one.
-		err = os.Remove(filepath.Join(dir, "lost+found"))
-		if err == nil {
-			err = os.Chmod(dir, 0o755)
-		}
-		if err != nil {
-			_ = unmount(dir)
-		}
 	}
 	if err != nil {
 		_ = os.Remove(img)
 		_ = os.Remove(dir)
 		return false, err
 	}
+	b.startGrowing()
 	return true, nil
+}
+
+// mountFresh mounts the fresh image img, holding all its room but
+// roomAhead (room.go), its subfolder box on the folder dir; on failure
+// nothing is mounted. Its lost+found stays in its root, beside the box.
+func mountFresh(img, dir string) error {
+	fsd, err := mountFS(img)
+	if err != nil {
+		return err
+	}
+	if err = os.Mkdir(filepath.Join(fsd, dirBoxInImage), 0o755); err == nil {
+		err = holdRoom(fsd, img)
+	}
+	if err == nil {
+		return mountImage(img, dir)
+	}
+	_ = unmountOne(fsd)
+	_ = os.Remove(fsd)
+	return err
 }
 
 // removeBoxFolder removes a box's folder and its image: unmounted and the
@@ -311,11 +403,12 @@ func (b *Backend) removeBoxFolder(dir, img string) error {
 }
 
 // boxRoom is what the box's own file system holds, by statfs: its room
-// for files (what ext4 gives to files, less what it keeps back) and what
-// is free of it.
+// for files (what ext4 gives to files, less what it keeps back), what is
+// free of it now, and what its held room holds (room.go), given to it as
+// it fills.
 type boxRoom struct {
-	capacity, free int64
-	noInodes       bool
+	capacity, free, held int64
+	noInodes             bool
 }
 
 func roomOf(dir string) (boxRoom, error) {
@@ -324,18 +417,27 @@ func roomOf(dir string) (boxRoom, error) {
 		return boxRoom{}, err
 	}
 	bs := int64(s.Bsize)
-	return boxRoom{
+	r := boxRoom{
 		capacity: (int64(s.Blocks) - int64(s.Bfree) + int64(s.Bavail)) * bs,
 		free:     int64(s.Bavail) * bs,
 		noInodes: s.Files > 0 && s.Ffree == 0,
-	}, nil
+	}
+	if fsd := imageMountOf(dir); fsd != "" {
+		r.held = heldRoom(fsd)
+	}
+	return r, nil
 }
 
-// full says whether a write in the box fails for want of room now.
+// full says whether a write in the box fails for want of room now: at its
+// bound, or, with room still held, when the host's disk is full.
 func (r boxRoom) full() bool { return r.free < fullMargin || r.noInodes }
 
+// atBound says whether the box's room is all given: a full box is full at
+// its bound, not for want of room on the host.
+func (r boxRoom) atBound() bool { return r.held == 0 }
+
 // used is what the box's files hold of its room.
-func (r boxRoom) used() int64 { return r.capacity - r.free }
+func (r boxRoom) used() int64 { return r.capacity - r.free - r.held }
 
 // fitsWords refuses, in words, a restore or a fork of a snapshot whose files
 // hold more than room bytes (what the box's disk bound leaves for files),

@@ -1,0 +1,391 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A box's image is sparse and of its bound's size, and yet a host whose own
+// disk fills never fails a write into it: every block of the image that its
+// file system may write is allocated on the host beforehand, except those
+// of one file in its root, the held room (fileRoom), which the file system
+// never writes while the file holds them (its blocks are allocated as
+// unwritten, and read as zeros without a write). The box's folder is the
+// image's subfolder box, bound on the box's folder, so the box never sees
+// that file. As the box fills, a watch gives it room ahead: a part of the
+// held room allocated on the host first (fallocate), then taken from the
+// file (truncated), so its blocks become free in the box's file system
+// already backed by the host. When the host is full the allocation is
+// refused and the file keeps them: the box's own file system is full, its
+// writes fail (no space left on device) and nothing is lost, and once room
+// is made on the host the watch gives it room again. Growing the file
+// system itself (resize2fs online) would need CAP_SYS_RESOURCE, which a
+// container's root often lacks; this needs only fallocate.
+
+// labelRoom is the ext4 label of an image made with held room: its box is
+// its subfolder box. An image made before has no label, and its root is
+// the box. The box cannot change a label (that needs CAP_SYS_ADMIN).
+const labelRoom = "boxsnap-room"
+
+// fileRoom is the held room's file in an image's root; dirBoxInImage is the
+// subfolder that is the box's folder.
+const (
+	fileRoom      = "room"
+	dirBoxInImage = "box"
+)
+
+// roomAhead is the free room kept allocated on the host ahead of a box's
+// writes: a box writing flat out (about 1 GB/s into the page cache here)
+// writes about 50 MiB in one growEvery, so it meets a full file system
+// before the watch gives it more only in a burst faster than that.
+const roomAhead = 128 << 20
+
+// growEvery is how often the watch reads every mounted image's room.
+const growEvery = 50 * time.Millisecond
+
+// fsDirOf is where the image img is mounted, beside it: the folder whose
+// subfolder box is bound on the box's folder.
+func fsDirOf(img string) string { return strings.TrimSuffix(img, ".img") + ".fs" }
+
+// hasHeldRoom says whether img was made with held room (its label says so).
+func hasHeldRoom(img string) bool {
+	f, err := os.Open(img)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	// The ext4 superblock starts at 1024 bytes; its volume name at 0x78.
+	var name [16]byte
+	if _, err := f.ReadAt(name[:], 1024+0x78); err != nil {
+		return false
+	}
+	return strings.TrimRight(string(name[:]), "\x00") == labelRoom
+}
+
+// holdRoom sets up a fresh image img, mounted on fsd: its held room takes
+// all that is free in its file system but roomAhead, and every other block
+// of the image is allocated on the host. A host without that room refuses
+// it, in words.
+func holdRoom(fsd, img string) error {
+	var s unix.Statfs_t
+	if err := unix.Statfs(fsd, &s); err != nil {
+		return fmt.Errorf("read the image's room: %w", err)
+	}
+	free := int64(s.Bavail) * int64(s.Bsize)
+	// What is held leaves the file's own extent blocks free too.
+	held := (free - roomAhead - free/256) &^ (1<<20 - 1)
+	var extents [][2]int64
+	if held > 0 {
+		f, err := os.OpenFile(filepath.Join(fsd, fileRoom), os.O_RDWR|os.O_CREATE|os.O_EXCL|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return fmt.Errorf("make the image's held room: %w", err)
+		}
+		defer f.Close()
+		if err := unix.Fallocate(int(f.Fd()), 0, 0, held); err != nil {
+			return fmt.Errorf("make the image's held room: %w", err)
+		}
+		if extents, err = physical(f, 0, held); err != nil {
+			return fmt.Errorf("map the image's held room: %w", err)
+		}
+	}
+	imgf, err := os.OpenFile(img, os.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open the image: %w", err)
+	}
+	defer imgf.Close()
+	fi, err := imgf.Stat()
+	if err != nil {
+		return fmt.Errorf("open the image: %w", err)
+	}
+	// The rest, in the gaps between the held extents (sorted by physical
+	// place), is allocated on the host.
+	at := int64(0)
+	for _, e := range append(sortedByPlace(extents), [2]int64{fi.Size(), 0}) {
+		if e[0] > at {
+			if err := unix.Fallocate(int(imgf.Fd()), unix.FALLOC_FL_KEEP_SIZE, at, e[0]-at); err != nil {
+				return fmt.Errorf("allocate the box's image on the host: %w", err)
+			}
+		}
+		at = max(at, e[0]+e[1])
+	}
+	return nil
+}
+
+// sortedByPlace sorts extents ([physical, length]) by physical place.
+func sortedByPlace(ex [][2]int64) [][2]int64 {
+	out := append([][2]int64(nil), ex...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j][0] < out[j-1][0]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// giveRoom gives the box whose image img is mounted on fsd up to n bytes of
+// its held room: allocated on the host first, then taken from the held
+// room's file, under the file's flock so two boxsnap processes never give
+// the same bytes. It answers what it gave; an error wrapping ENOSPC says
+// the host has no room for it (nothing was given).
+func giveRoom(fsd, img string, n int64) (int64, error) {
+	f, err := os.OpenFile(filepath.Join(fsd, fileRoom), os.O_RDWR|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // nothing held: the box is at its bound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("open the held room: %w", err)
+	}
+	defer f.Close()
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("lock the held room: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("read the held room: %w", err)
+	}
+	size := fi.Size()
+	n = min((n+1<<20-1)&^(1<<20-1), size)
+	if n <= 0 {
+		return 0, nil
+	}
+	extents, err := physical(f, size-n, n)
+	if err != nil {
+		return 0, fmt.Errorf("map the held room: %w", err)
+	}
+	imgf, err := os.OpenFile(img, os.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, fmt.Errorf("open the image: %w", err)
+	}
+	defer imgf.Close()
+	for _, e := range extents {
+		if err := unix.Fallocate(int(imgf.Fd()), unix.FALLOC_FL_KEEP_SIZE, e[0], e[1]); err != nil {
+			return 0, fmt.Errorf("allocate the box's room on the host: %w", err)
+		}
+	}
+	if size-n == 0 {
+		err = os.Remove(f.Name())
+	} else {
+		err = f.Truncate(size - n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("give the held room: %w", err)
+	}
+	return n, nil
+}
+
+// heldRoom is what the held room of the image mounted on fsd holds: 0 when
+// it has none (the box is at its bound, or its image was made before).
+func heldRoom(fsd string) int64 {
+	fi, err := os.Lstat(filepath.Join(fsd, fileRoom))
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()
+}
+
+// makeRoomIn gives the box whose folder is dir room ahead for n bytes more
+// than it holds now, before a write of that many (a restore, a fork, a
+// template's files), so a write faster than the watch does not meet a full
+// file system. A box without held room is left as is.
+func makeRoomIn(dir string, n int64) error {
+	fsd := imageMountOf(dir)
+	if fsd == "" || heldRoom(fsd) == 0 {
+		return nil
+	}
+	img := strings.TrimSuffix(fsd, ".fs") + ".img"
+	var s unix.Statfs_t
+	if err := unix.Statfs(fsd, &s); err != nil {
+		return fmt.Errorf("read the box's room: %w", err)
+	}
+	if need := n + roomAhead - int64(s.Bavail)*int64(s.Bsize); need > 0 {
+		if _, err := giveRoom(fsd, img, need); err != nil {
+			return fmt.Errorf("the box's room: %w", err)
+		}
+	}
+	return nil
+}
+
+// The FIEMAP ioctl's structures (linux/fiemap.h).
+const (
+	fsIocFiemap       = 0xC020660B
+	fiemapExtentLast  = 0x1
+	fiemapExtentCount = 256
+)
+
+type fiemapHead struct {
+	start, length           uint64
+	flags, mapped, count, _ uint32
+}
+
+type fiemapExtent struct {
+	logical, physical, length uint64
+	_                         [2]uint64
+	flags                     uint32
+	_                         [3]uint32
+}
+
+// physical answers where the bytes [off, off+n) of f lie on its file
+// system's device, as [place, length] pairs.
+func physical(f *os.File, off, n int64) ([][2]int64, error) {
+	var out [][2]int64
+	end := off + n
+	for at := off; at < end; {
+		buf := make([]byte, unsafe.Sizeof(fiemapHead{})+fiemapExtentCount*unsafe.Sizeof(fiemapExtent{}))
+		h := (*fiemapHead)(unsafe.Pointer(&buf[0]))
+		h.start, h.length, h.count = uint64(at), uint64(end-at), fiemapExtentCount
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, f.Fd(), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); errno != 0 {
+			return nil, errno
+		}
+		if h.mapped == 0 {
+			return nil, fmt.Errorf("bytes %d to %d of %s are not allocated", at, end, f.Name())
+		}
+		ex := unsafe.Slice((*fiemapExtent)(unsafe.Pointer(&buf[unsafe.Sizeof(fiemapHead{})])), h.mapped)
+		last := false
+		for _, e := range ex {
+			lo, hi := max(int64(e.logical), at), min(int64(e.logical+e.length), end)
+			if hi > lo {
+				out = append(out, [2]int64{int64(e.physical) + lo - int64(e.logical), hi - lo})
+			}
+			at = max(at, int64(e.logical+e.length))
+			last = last || e.flags&fiemapExtentLast != 0
+		}
+		if last {
+			break
+		}
+	}
+	return out, nil
+}
+
+// grower gives every mounted image of a backend room ahead, every
+// growEvery, from its first mount until Close or its data folder goes.
+type grower struct {
+	once     sync.Once
+	stop     chan struct{}
+	stopOnce sync.Once
+	mu       sync.Mutex
+	hostFull map[string]bool // images whose last growth the host refused; nil until one is
+}
+
+// hostRefused says whether the host refused the last growth of the image
+// named name (a box's ID).
+func (g *grower) hostRefused(name string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.hostFull[name]
+}
+
+// setHostRefused records whether the host refused the last growth of the
+// image named name, and answers whether that changed.
+func (g *grower) setHostRefused(name string, refused bool) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.hostFull[name] == refused {
+		return false
+	}
+	if refused {
+		if g.hostFull == nil {
+			g.hostFull = make(map[string]bool)
+		}
+		g.hostFull[name] = true
+	} else {
+		delete(g.hostFull, name)
+	}
+	return true
+}
+
+// fullNow says whether a write in the box fails for want of room now: at
+// its bound, or with room held when the host refused to give it; a box
+// writing faster than the watch gives it room is not full.
+func (b *Backend) fullNow(box string, r boxRoom) bool {
+	return r.full() && (r.atBound() || b.grow.hostRefused(box))
+}
+
+// startGrowing starts the backend's growth watch, once.
+func (b *Backend) startGrowing() {
+	b.grow.once.Do(func() {
+		b.grow.stop = make(chan struct{})
+		go b.growImages()
+	})
+}
+
+// stopGrowing ends the growth watch (Close).
+func (b *Backend) stopGrowing() {
+	b.grow.stopOnce.Do(func() {
+		b.grow.once.Do(func() {}) // never started after this
+		if b.grow.stop != nil {
+			close(b.grow.stop)
+		}
+	})
+}
+
+// growImages is the growth watch: each image mounted with held room and
+// less than roomAhead free is given roomAhead more. The host refusing it
+// is said once in the log, and again when room is given after.
+func (b *Backend) growImages() {
+	t := time.NewTicker(growEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.grow.stop:
+			return
+		case <-t.C:
+		}
+		ents, err := os.ReadDir(b.path(dirDisks))
+		if errors.Is(err, fs.ErrNotExist) {
+			return // the data folder is gone
+		}
+		for _, e := range ents {
+			name, ok := strings.CutSuffix(e.Name(), ".img")
+			if !ok {
+				continue
+			}
+			img := b.path(dirDisks, e.Name())
+			fsd := fsDirOf(img)
+			if heldRoom(fsd) == 0 || !isMounted(fsd) {
+				continue
+			}
+			var s unix.Statfs_t
+			if unix.Statfs(fsd, &s) != nil || int64(s.Bavail)*int64(s.Bsize) >= roomAhead {
+				continue
+			}
+			_, err := giveRoom(fsd, img, roomAhead)
+			full := errors.Is(err, unix.ENOSPC)
+			switch {
+			case !b.grow.setHostRefused(name, full):
+			case full:
+				b.log.Warn("local backend: the host's disk is full: a box's disk cannot grow toward its bound, and its writes fail (no space left on device) until room is made on the host; its files are kept", "box", name)
+			default:
+				b.log.Info("local backend: the host has room again, and a box's disk grows toward its bound again", "box", name)
+			}
+			if err != nil && !full {
+				b.log.Error("local backend: a box's disk could not grow", "box", name, "err", err)
+			}
+		}
+	}
+}
+
+// treeBytes is what the regular files a scan found hold on disk.
+func treeBytes(found []scanned) int64 {
+	var total int64
+	for i := range found {
+		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
+			total += allocatedOf(&found[i].st)
+		}
+	}
+	return total
+}
