@@ -131,7 +131,13 @@ func makeImage(ctx context.Context, img string, size int64) error {
 		_ = os.Remove(img)
 		return fmt.Errorf("make the disk image: %w", err)
 	}
-	if out, err := exec.CommandContext(ctx, "mkfs.ext4", "-q", "-F", "-m", "0", "-L", labelRoom, "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1", img).CombinedOutput(); err != nil {
+	args := []string{"-q", "-F", "-m", "0", "-L", labelRoom, "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1"}
+	if size >= 1<<30 {
+		// The journal is allocated on the host from the start: 16 MiB, not
+		// the 64 MiB mkfs gives 16 GiB.
+		args = append(args, "-J", "size=16")
+	}
+	if out, err := exec.CommandContext(ctx, "mkfs.ext4", append(args, img)...).CombinedOutput(); err != nil {
 		_ = os.Remove(img)
 		return fmt.Errorf("make the disk image's file system: %w: %s", err, strings.TrimSpace(string(out)))
 	}
