@@ -336,9 +336,10 @@ func (b *Backend) stopGrowing() {
 }
 
 // growImages is the growth watch: each image mounted with held room and
-// less free than its box writes in a second (at least roomAhead) is given
-// that much more, so a box writing fast has room for a second of its writes
-// however late the watch's next turn comes on a busy host. The host
+// less free than its box writes in a second (at least roomAhead, at most a
+// quarter of the host's free room) is given that much more, so a box
+// writing fast has room for a second of its writes however late the
+// watch's next turn comes on a busy host. The host
 // refusing it is said once in the log, and again when room is given after.
 func (b *Backend) growImages() {
 	t := time.NewTicker(growEvery)
@@ -358,6 +359,13 @@ func (b *Backend) growImages() {
 		if errors.Is(err, fs.ErrNotExist) {
 			return // the data folder is gone
 		}
+		// A box writing fast is given at most a quarter of what the host
+		// has free, so it never takes the host's last room ahead of need.
+		var hs unix.Statfs_t
+		hostFree := int64(1 << 62)
+		if unix.Statfs(b.path(dirDisks), &hs) == nil {
+			hostFree = int64(hs.Bavail) * int64(hs.Bsize)
+		}
 		for _, e := range ents {
 			name, ok := strings.CutSuffix(e.Name(), ".img")
 			if !ok {
@@ -375,7 +383,7 @@ func (b *Backend) growImages() {
 			free, now := int64(s.Bavail)*int64(s.Bsize), time.Now()
 			ahead := int64(roomAhead)
 			if l, ok := last[name]; ok && l.free > free {
-				ahead = max(ahead, int64(float64(l.free-free)/now.Sub(l.at).Seconds()))
+				ahead = max(ahead, min(int64(float64(l.free-free)/now.Sub(l.at).Seconds()), hostFree/4))
 			}
 			last[name] = seen{free, now}
 			if free >= ahead {
