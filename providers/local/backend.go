@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
 // Compile-time checks: the local backend offers every interface.
@@ -75,14 +76,11 @@ type Config struct {
 	// archive is compressed: a small upload can unpack to far more);
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
-	// DiskImages gives each new box a file system of its own (image.go),
-	// which bounds its disk to the byte, where a loop mount works. Off (the
-	// default), every box's disk is bounded by the watch that measures its
-	// folder (disk.go). It is not the default because an image is sparse:
-	// when the host's own disk fills, a write into it fails below its
-	// bound, and ext4 then turns the box's file system read-only until it
-	// is mounted again.
-	DiskImages bool
+	// DiskWatch bounds every new box's disk by the watch that measures its
+	// folder (disk.go) in place of a file system of its own (image.go, the
+	// default where a loop mount works): for the watch's tests, and a host
+	// whose loop devices are needed elsewhere.
+	DiskWatch bool
 	// Price makes this backend charge for holding a snapshot, as a paid
 	// provider does. Only tests set it, to prove the paid ceiling's
 	// arithmetic (paid snapshots stay off until a live check on a real paid
@@ -124,11 +122,11 @@ type Backend struct {
 
 	maxImport int64 // the content one import's batch may unpack
 
-	diskImages bool      // Config.DiskImages
-	loopOnce   sync.Once // DiskBounding's probe, once
-	loopWhy    string    // why a box gets no file system of its own; "" when it does
-	loopFix    string    // what makes it get one
-	grow       grower    // gives mounted images room ahead (room.go)
+	diskWatch bool             // Config.DiskWatch
+	loopOnce  sync.Once        // DiskBounding's probe, once
+	loopWhy   string           // why a box gets no file system of its own; "" when it does
+	loopFix   string           // what makes it get one
+	grow      diskimage.Grower // gives mounted images room ahead
 
 	noJournal    bool
 	journalPaths int
@@ -195,7 +193,7 @@ func New(cfg Config) (*Backend, error) {
 		journalPaths: cfg.JournalPaths,
 		selfPath:     cfg.Self,
 		maxImport:    cfg.MaxImportBytes,
-		diskImages:   cfg.DiskImages,
+		diskWatch:    cfg.DiskWatch,
 	}
 	if b.maxImport <= 0 {
 		b.maxImport = DefaultMaxImportBytes

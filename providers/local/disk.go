@@ -45,6 +45,17 @@ func (b *Backend) diskUse(ctx context.Context, dir string) (int64, error) {
 	return total, nil
 }
 
+// treeBytes is what the regular files a scan found hold on disk.
+func treeBytes(found []scanned) int64 {
+	var total int64
+	for i := range found {
+		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
+			total += allocatedOf(&found[i].st)
+		}
+	}
+	return total
+}
+
 // watchDisk bounds the disk use of a running box with no file system of
 // its own (image.go), not to the byte: each process of the box
 // already gets EFBIG past the bound in one file (prlimit --fsize); this
@@ -132,7 +143,7 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 		case <-timer.C:
 		}
 		r, err := roomOf(dir)
-		if err != nil || b.fullNow(box, r) == full {
+		if err != nil || r.failing(b.grow.HostRefused(box)) == full {
 			continue
 		}
 		full = !full

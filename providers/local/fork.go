@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
 // ForkSnapshot makes a new box folder from a snapshot and cleans it of its
@@ -133,7 +134,7 @@ func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound
 		err = fitsWords(m, room)
 	}
 	if err == nil && image {
-		err = makeRoomIn(tmp, m.Bytes)
+		err = diskimage.MakeRoomIn(tmp, m.Bytes)
 	}
 	if err != nil {
 		_ = b.removeBoxFolder(tmp, tmpImg)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
 // A box's disk bound is exact where the host allows loop mounts: the box's
@@ -20,7 +21,7 @@ import (
 // size, so a write past the bound fails in the box (ENOSPC) and nothing
 // already written is lost, as LXD's and Incus's loop-backed pools do. The
 // image takes room on the host as the box fills, and a full host never
-// turns it read-only (room.go). Elsewhere a watch measures the folder
+// turns it read-only (diskimage). Elsewhere a watch measures the folder
 // (disk.go).
 
 // dirDisks holds each box's image, disks/<boxID>.img, outside boxes/: a
@@ -38,14 +39,6 @@ const fileMountLock = "disks/mount.lock"
 // little back for its own blocks.
 const fullMargin = 1 << 20
 
-// mountOptions mount a box's image: a loop device freed at the unmount
-// (mount(8) sets autoclear for -o loop), and no zeroing of the inode tables
-// behind the box's back (noinit_itable), which reads of the image's
-// unwritten blocks as zeros make needless. Never discard: the room a box
-// frees would go back to the host as holes, and a write into a hole fails
-// when the host's disk is full (room.go).
-const mountOptions = "loop,noinit_itable"
-
 func (b *Backend) imageFile(box string) string { return b.path(dirDisks, box+".img") }
 
 // hasImage says whether the box's folder is the mount point of its own
@@ -62,15 +55,15 @@ func (b *Backend) hasImage(box string) bool {
 // first use.
 func (b *Backend) DiskBounding() (exact bool, why, fix string) {
 	b.loopOnce.Do(func() {
-		if !b.diskImages {
-			b.loopWhy, b.loopFix = "each box's folder is part of the host's file system (the default)", "set BOXSNAP_LOCAL_DISK_IMAGES=true for a file system of its own per box, bounded to the byte (as root; a full host disk then turns a box's file system read-only until it is mounted again: a host restart, or the box's reset)"
+		if b.diskWatch {
+			b.loopWhy, b.loopFix = "the watch was asked for (BOXSNAP_LOCAL_DISK_IMAGES=false)", "set BOXSNAP_LOCAL_DISK_IMAGES=true (the default) for a file system of its own per box, bounded to the byte"
 		} else {
 			b.loopWhy, b.loopFix = ProbeLoop(b.path(dirDisks))
 		}
 		switch {
 		case b.loopWhy == "":
 			b.log.Info("local backend: each new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image in " + b.path(dirDisks) + ")")
-		case !b.diskImages:
+		case b.diskWatch:
 			b.log.Info("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "or", b.loopFix)
 		default:
 			b.log.Warn("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "fix", b.loopFix)
@@ -99,13 +92,13 @@ func ProbeLoop(dir string) (why, fix string) {
 	img, mnt := base+".img", base
 	defer os.Remove(img)
 	defer os.Remove(mnt)
-	if err := makeImage(context.Background(), img, 2<<20); err != nil {
+	if err := diskimage.Make(context.Background(), img, 2<<20); err != nil {
 		return "an image cannot be made: " + err.Error(), "install e2fsprogs, and give boxsnap a data folder it can write"
 	}
 	if err := os.Mkdir(mnt, 0o700); err != nil {
 		return "a mount point cannot be made: " + err.Error(), "give boxsnap a data folder it can write"
 	}
-	if err := mountFresh(img, mnt); err != nil {
+	if err := diskimage.MountFresh(img, mnt); err != nil {
 		return "a loop mount was refused: " + err.Error(), "run boxsnap where it may mount loop devices (root on the host, or a privileged container), on a file system that allocates room ahead (fallocate: ext4, XFS, tmpfs)"
 	}
 	if err := unmount(mnt); err != nil {
@@ -114,150 +107,15 @@ func ProbeLoop(dir string) (why, fix string) {
 	return "", ""
 }
 
-// makeImage writes a sparse image file of size bytes at img holding an
-// empty ext4 file system labelled as holding room (room.go): no room kept
-// back for root (-m 0), and neither discarded nor zeroed at its making,
-// since a sparse file's holes read as zeros already.
-func makeImage(ctx context.Context, img string, size int64) error {
-	f, err := os.OpenFile(img, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("make the disk image: %w", err)
-	}
-	err = f.Truncate(size)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(img)
-		return fmt.Errorf("make the disk image: %w", err)
-	}
-	args := []string{"-q", "-F", "-m", "0", "-L", labelRoom, "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1"}
-	if size >= 1<<30 {
-		// The journal is allocated on the host from the start: 16 MiB, not
-		// the 64 MiB mkfs gives 16 GiB.
-		args = append(args, "-J", "size=16")
-	}
-	if out, err := exec.CommandContext(ctx, "mkfs.ext4", append(args, img)...).CombinedOutput(); err != nil {
-		_ = os.Remove(img)
-		return fmt.Errorf("make the disk image's file system: %w: %s", err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
+// mountImage mounts img on the folder dir (diskimage.Mount).
+func mountImage(img, dir string) error { return diskimage.Mount(img, dir) }
 
-// mountImage mounts img on the folder dir, through a loop device freed at
-// the unmount: the image on its own folder beside it (fsDirOf), and its
-// subfolder box bound on dir (the image's root, for an image made before
-// images held room).
-func mountImage(img, dir string) error {
-	fsd, err := mountFS(img)
-	if err != nil {
-		return err
-	}
-	src := fsd
-	if hasHeldRoom(img) {
-		src = filepath.Join(fsd, dirBoxInImage)
-	}
-	if err := unix.Mount(src, dir, "", unix.MS_BIND, ""); err != nil {
-		_ = unmountOne(fsd)
-		_ = os.Remove(fsd)
-		return fmt.Errorf("mount %s on %s: %w", src, dir, err)
-	}
-	return nil
-}
+// unmount unmounts dir and the image's own mount beside it
+// (diskimage.Unmount).
+func unmount(dir string) error { return diskimage.Unmount(dir) }
 
-// mountFS mounts img on its own folder beside it, unless it is mounted
-// there, and answers that folder.
-func mountFS(img string) (string, error) {
-	fsd := fsDirOf(img)
-	if err := os.Mkdir(fsd, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("mount %s: %w", img, err)
-	}
-	if isMounted(fsd) {
-		return fsd, nil
-	}
-	if out, err := exec.Command("mount", "-o", mountOptions, img, fsd).CombinedOutput(); err != nil {
-		_ = os.Remove(fsd)
-		return "", fmt.Errorf("mount %s: %w: %s", img, err, strings.TrimSpace(string(out)))
-	}
-	return fsd, nil
-}
-
-// unmount unmounts whatever is mounted on dir, and the image's own mount
-// beside it when dir is its box bound there (its folder removed): each at
-// once where nothing holds it, else detached (it goes, and its loop device
-// with it, when the last file open in it is closed). A folder with nothing
-// mounted is left as is.
-func unmount(dir string) error {
-	fsd := imageMountOf(dir)
-	if err := unmountOne(dir); err != nil {
-		return err
-	}
-	if fsd == "" {
-		return nil
-	}
-	if err := unmountOne(fsd); err != nil {
-		return err
-	}
-	_ = os.Remove(fsd)
-	return nil
-}
-
-// imageMountOf is where the image whose file system is mounted on dir is
-// mounted on its own folder (a folder named .fs, other than dir), or "".
-func imageMountOf(dir string) string {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return ""
-	}
-	var dev string
-	type mount struct{ dev, at string }
-	var all []mount
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 5 {
-			continue
-		}
-		m := mount{f[2], unescapeMount(f[4])}
-		all = append(all, m)
-		if m.at == dir {
-			dev = m.dev
-		}
-	}
-	if dev == "" {
-		return ""
-	}
-	for _, m := range all {
-		if m.dev == dev && m.at != dir && strings.HasSuffix(m.at, ".fs") {
-			return m.at
-		}
-	}
-	return ""
-}
-
-// unmountOne unmounts what is mounted on dir, detached when it is busy.
-func unmountOne(dir string) error {
-	err := unix.Unmount(dir, 0)
-	if errors.Is(err, unix.EBUSY) {
-		err = unix.Unmount(dir, unix.MNT_DETACH)
-	}
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, fs.ErrNotExist) {
-		return nil // not a mount point
-	}
-	if err != nil {
-		return fmt.Errorf("unmount %s: %w", dir, err)
-	}
-	return nil
-}
-
-// isMounted says whether dir is a mount point: its device differs from its
-// parent folder's.
-func isMounted(dir string) bool {
-	var st, parent unix.Stat_t
-	if unix.Lstat(dir, &st) != nil || unix.Lstat(filepath.Dir(dir), &parent) != nil {
-		return false
-	}
-	return st.Dev != parent.Dev
-}
+// isMounted says whether dir is a mount point (diskimage.IsMounted).
+func isMounted(dir string) bool { return diskimage.IsMounted(dir) }
 
 // lockMounts takes the flock every boxsnap process on this data folder
 // holds to mount or unmount a box's image.
@@ -309,7 +167,7 @@ func (b *Backend) ensureMounted(box string) error {
 		return fmt.Errorf("box %s: %w", box, err)
 	}
 	b.log.Info("local backend: a box's disk image was mounted again on its folder", "box", box)
-	b.startGrowing()
+	b.grow.Start(b.path(dirDisks), b.log)
 	return nil
 }
 
@@ -322,7 +180,7 @@ func (b *Backend) MountImages() {
 	if err != nil {
 		return
 	}
-	b.startGrowing()
+	b.grow.Start(b.path(dirDisks), b.log)
 	for _, e := range ents {
 		box, ok := strings.CutSuffix(e.Name(), ".img")
 		if !ok || checkID("box", box) != nil {
@@ -348,41 +206,25 @@ func (b *Backend) makeBoxFolder(ctx context.Context, dir, img string, bound int6
 	if exact, _, _ := b.DiskBounding(); !exact {
 		return false, nil
 	}
-	if err := makeImage(ctx, img, bound); err != nil {
+	if err := diskimage.Make(ctx, img, bound); err != nil {
 		_ = os.Remove(dir)
 		return false, err
 	}
 	unlock, err := b.lockMounts()
 	if err == nil {
-		err = mountFresh(img, dir)
+		err = diskimage.MountFresh(img, dir)
 		unlock()
+	}
+	if nr := (*diskimage.NoRoomError)(nil); errors.As(err, &nr) {
+		err = &providers.RefusedError{Why: fmt.Sprintf(imageNoRoomWords, mib(nr.Need))}
 	}
 	if err != nil {
 		_ = os.Remove(img)
 		_ = os.Remove(dir)
 		return false, err
 	}
-	b.startGrowing()
+	b.grow.Start(b.path(dirDisks), b.log)
 	return true, nil
-}
-
-// mountFresh mounts the fresh image img, holding all its room but
-// roomAhead (room.go), its subfolder box on the folder dir; on failure
-// nothing is mounted. Its lost+found stays in its root, beside the box.
-func mountFresh(img, dir string) error {
-	fsd, err := mountFS(img)
-	if err != nil {
-		return err
-	}
-	if err = os.Mkdir(filepath.Join(fsd, dirBoxInImage), 0o755); err == nil {
-		err = holdRoom(fsd, img)
-	}
-	if err == nil {
-		return mountImage(img, dir)
-	}
-	_ = unmountOne(fsd)
-	_ = os.Remove(fsd)
-	return err
 }
 
 // removeBoxFolder removes a box's folder and its image: unmounted and the
@@ -410,7 +252,7 @@ func (b *Backend) removeBoxFolder(dir, img string) error {
 
 // boxRoom is what the box's own file system holds, by statfs: its room
 // for files (what ext4 gives to files, less what it keeps back), what is
-// free of it now, and what its held room holds (room.go), given to it as
+// free of it now, and what its held room holds (diskimage), given to it as
 // it fills.
 type boxRoom struct {
 	capacity, free, held int64
@@ -428,8 +270,8 @@ func roomOf(dir string) (boxRoom, error) {
 		free:     int64(s.Bavail) * bs,
 		noInodes: s.Files > 0 && s.Ffree == 0,
 	}
-	if fsd := imageMountOf(dir); fsd != "" {
-		r.held = heldRoom(fsd)
+	if fsd := diskimage.MountOf(dir); fsd != "" {
+		r.held = diskimage.Held(fsd)
 	}
 	return r, nil
 }
@@ -441,6 +283,12 @@ func (r boxRoom) full() bool { return r.free < fullMargin || r.noInodes }
 // atBound says whether the box's room is all given: a full box is full at
 // its bound, not for want of room on the host.
 func (r boxRoom) atBound() bool { return r.held == 0 }
+
+// failing says whether a write in the box fails for want of room now: at
+// its bound, or with room held when the host refused to give it
+// (hostRefused); a box writing faster than the growth watch gives it room
+// is not full.
+func (r boxRoom) failing(hostRefused bool) bool { return r.full() && (r.atBound() || hostRefused) }
 
 // used is what the box's files hold of its room.
 func (r boxRoom) used() int64 { return r.capacity - r.free - r.held }

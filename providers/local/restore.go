@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
 // RestoreSnapshot runs one step of a restore in place, in restoreOrder.
@@ -780,7 +781,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := makeRoomIn(dst, treeBytes(found)); err != nil {
+	if err := diskimage.MakeRoomIn(dst, treeBytes(found)); err != nil {
 		return err
 	}
 	for i := range found {
@@ -873,7 +874,7 @@ func (b *Backend) restoreFits(box, dir string, m *manifest) error {
 		if err := fitsWords(m, r.capacity); err != nil {
 			return err
 		}
-		return makeRoomIn(dir, m.Bytes)
+		return diskimage.MakeRoomIn(dir, m.Bytes)
 	}
 	st, err := b.readState(box)
 	if err != nil {

@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
 // writeUntilFull writes 1 MiB chunks into files named prefix0, prefix1, …
@@ -26,7 +28,7 @@ import (
 // it.
 func writeUntilFull(t *testing.T, b *Backend, dir, prefix string, chunk []byte) (werr error, written int64, outrun int) {
 	t.Helper()
-	fsd := imageMountOf(dir)
+	fsd := diskimage.MountOf(dir)
 	box := filepath.Base(dir)
 	for i := 0; ; i++ {
 		f, err := os.Create(filepath.Join(dir, prefix+strconv.Itoa(i)))
@@ -35,12 +37,12 @@ func writeUntilFull(t *testing.T, b *Backend, dir, prefix string, chunk []byte) 
 		}
 		for j := 0; j < 16; j++ {
 			_, err = f.Write(chunk)
-			if errors.Is(err, syscall.ENOSPC) && heldRoom(fsd) > 0 {
+			if errors.Is(err, syscall.ENOSPC) && diskimage.Held(fsd) > 0 {
 				room := func() bool {
 					var st unix.Statfs_t
 					return unix.Statfs(dir, &st) == nil && int64(st.Bavail)*int64(st.Bsize) > 2*int64(len(chunk))
 				}
-				for deadline := time.Now().Add(10 * time.Second); !room() && heldRoom(fsd) > 0 && !b.grow.hostRefused(box) && time.Now().Before(deadline); {
+				for deadline := time.Now().Add(10 * time.Second); !room() && diskimage.Held(fsd) > 0 && !b.grow.HostRefused(box) && time.Now().Before(deadline); {
 					time.Sleep(10 * time.Millisecond)
 				}
 				if !room() {
@@ -90,7 +92,7 @@ func TestBoxImageGrows(t *testing.T) {
 	if !errors.Is(werr, syscall.ENOSPC) {
 		t.Fatalf("writing until a write fails ended with %v, want no space left on device", werr)
 	}
-	if held := heldRoom(imageMountOf(e.dir)); held != 0 {
+	if held := diskimage.Held(diskimage.MountOf(e.dir)); held != 0 {
 		t.Fatalf("the box's writes failed with %d bytes of its room still held: it did not grow to its bound", held)
 	}
 	used, err := e.b.diskUse(e.ctx, e.dir)
@@ -115,8 +117,9 @@ func TestBoxImageGrows(t *testing.T) {
 // running box whose bound is far from reached keeps its file system
 // read-write: a write past the room given to it fails (no space left on
 // device), boxsnap's log says why in words, its files are intact, and its status
-// does not say it reached its bound; once room is made on the host, the
-// box writes again, and its files read back whole from its disk.
+// does not say it reached its bound; a new box is refused in words, with
+// nothing left; once room is made on the host, the box writes again, and
+// its files read back whole from its disk.
 func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 	loopOrSkip(t)
 	host := smallStore(t, 448<<20)
@@ -128,7 +131,7 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	lb := &logBuf{}
-	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskImages: true,
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
 		Logger: slog.New(slog.NewTextHandler(lb, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +180,7 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 	if err := unix.Statfs(dir, &s); err != nil || s.Flags&unix.ST_RDONLY != 0 {
 		t.Fatalf("on a full host the box's file system is read-only (%v)", err)
 	}
-	if held := heldRoom(imageMountOf(dir)); held == 0 {
+	if held := diskimage.Held(diskimage.MountOf(dir)); held == 0 {
 		t.Fatal("the box's room was all given on a host with no room for it")
 	}
 	// The box's log is on the full host too: boxsnap's says it.
@@ -203,23 +206,41 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 		t.Fatal("a file written before the host filled changed")
 	}
 
+	// A new box, whose image takes room at once, is refused in words, with
+	// nothing left, on a host with a little room.
+	if err := os.Truncate(filepath.Join(host, "filler"), fillerSize(t, host)-24<<20); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxnoroom", Kind: "linux"}, Limits: providers.BoxLimits{DiskBytes: bound}})
+	var refused *providers.RefusedError
+	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "The host's disk has no room for the box's disk image, which takes ") ||
+		!strings.Contains(err.Error(), "nothing was made. Make room on the host, or give the box's template a smaller disk bound.") {
+		t.Fatalf("a new box on a full host answered %v, want a refusal in words", err)
+	}
+	for _, p := range []string{b.BoxDir(providers.Guest{Ref: "bxnoroom"}), b.imageFile("bxnoroom"), diskimage.FSDirOf(b.imageFile("bxnoroom"))} {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("a refused box left %s: %v", p, err)
+		}
+	}
+
 	// Room made on the host: the box writes again.
 	if err := os.Remove(filepath.Join(host, "filler")); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		err := os.WriteFile(filepath.Join(dir, "again"), chunk, 0o644)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.ENOSPC) || time.Now().After(deadline) {
-			t.Fatalf("with room made on the host the box's write answers %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// Each write may meet a full file system before the watch gives the
+	// box room (its room ahead was what the host had left): it is written
+	// again once the watch has.
 	for i := 0; i < 32; i++ {
-		if err := os.WriteFile(filepath.Join(dir, "again"+strconv.Itoa(i)), chunk, 0o644); err != nil {
-			t.Fatalf("with room made on the host the box's write %d answers %v", i, err)
+		p := filepath.Join(dir, "again"+strconv.Itoa(i))
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			err := os.WriteFile(p, chunk, 0o644)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, syscall.ENOSPC) || time.Now().After(deadline) {
+				t.Fatalf("with room made on the host the box's write %d answers %v", i, err)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	// Its files read back whole from its disk, not from memory: unmounted
@@ -236,4 +257,40 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "kept")); !bytes.Equal(got, kept) {
 		t.Fatal("a file written before the host filled is not whole on the box's disk")
 	}
+}
+
+// onTheWatch makes b bound its new boxes' disks by the watch, as
+// Config.DiskWatch does: for a test on a disk too small for a box's image,
+// which takes its room at once.
+func onTheWatch(b *Backend) *Backend {
+	b.diskWatch = true
+	return b
+}
+
+// setupWatchAt is setupAt with a box bounded by the watch: for a test of a
+// store on a disk too small for a box's image.
+func setupWatchAt(t *testing.T, root, command string) env {
+	t.Helper()
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskWatch: true})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	unmountAtEnd(t, b)
+	box := "bx" + randomSuffix()[:12]
+	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: "linux"}, Command: command})
+	if err != nil {
+		t.Fatalf("Acquire: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Stop(context.Background(), g) })
+	return env{b: b, g: g, dir: b.BoxDir(g), ctx: t.Context()}
+}
+
+// fillerSize is the size of the file filler in dir.
+func fillerSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	fi, err := os.Stat(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }

@@ -1,9 +1,10 @@
-package local
+package diskimage
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,12 +51,18 @@ const (
 // times faster.
 const roomAhead = 64 << 20
 
+// hostReserve is the free room on the host the growth watch never gives a
+// box: boxsnap's own files (a box's state, its log, a take's records)
+// still have it when the boxes' disks have grown as far as the host lets
+// them.
+const hostReserve = 16 << 20
+
 // growEvery is how often the watch reads every mounted image's room.
 const growEvery = 25 * time.Millisecond
 
-// fsDirOf is where the image img is mounted, beside it: the folder whose
+// FSDirOf is where the image img is mounted, beside it: the folder whose
 // subfolder box is bound on the box's folder.
-func fsDirOf(img string) string { return strings.TrimSuffix(img, ".img") + ".fs" }
+func FSDirOf(img string) string { return strings.TrimSuffix(img, ".img") + ".fs" }
 
 // hasHeldRoom says whether img was made with held room (its label says so).
 func hasHeldRoom(img string) bool {
@@ -72,10 +79,18 @@ func hasHeldRoom(img string) bool {
 	return strings.TrimRight(string(name[:]), "\x00") == labelRoom
 }
 
+// NoRoomError is a host without room for what a fresh image takes at once:
+// Need bytes.
+type NoRoomError struct{ Need int64 }
+
+func (e *NoRoomError) Error() string {
+	return fmt.Sprintf("the host has no room for the %d bytes the disk image takes at once", e.Need)
+}
+
 // holdRoom sets up a fresh image img, mounted on fsd: its held room takes
 // all that is free in its file system but roomAhead, and every other block
-// of the image is allocated on the host. A host without that room refuses
-// it, in words.
+// of the image is allocated on the host. A host without that room answers
+// a *NoRoomError.
 func holdRoom(fsd, img string) error {
 	var s unix.Statfs_t
 	if err := unix.Statfs(fsd, &s); err != nil {
@@ -110,14 +125,24 @@ func holdRoom(fsd, img string) error {
 	}
 	// The rest, in the gaps between the held extents (sorted by physical
 	// place), is allocated on the host.
+	var gaps [][2]int64
+	var need int64
 	at := int64(0)
 	for _, e := range append(sortedByPlace(extents), [2]int64{fi.Size(), 0}) {
 		if e[0] > at {
-			if err := unix.Fallocate(int(imgf.Fd()), unix.FALLOC_FL_KEEP_SIZE, at, e[0]-at); err != nil {
-				return fmt.Errorf("allocate the box's image on the host: %w", err)
-			}
+			gaps = append(gaps, [2]int64{at, e[0] - at})
+			need += e[0] - at
 		}
 		at = max(at, e[0]+e[1])
+	}
+	for _, g := range gaps {
+		err := unix.Fallocate(int(imgf.Fd()), unix.FALLOC_FL_KEEP_SIZE, g[0], g[1])
+		if errors.Is(err, unix.ENOSPC) {
+			return &NoRoomError{Need: need}
+		}
+		if err != nil {
+			return fmt.Errorf("allocate the box's image on the host: %w", err)
+		}
 	}
 	return nil
 }
@@ -156,11 +181,14 @@ func giveRoom(fsd, img string, n int64) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("lock the held room: %w", err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return 0, fmt.Errorf("read the held room: %w", err)
 	}
-	size := fi.Size()
+	if st.Nlink == 0 {
+		return 0, nil // all given while this waited for the lock
+	}
+	size := st.Size
 	n = min((n+1<<20-1)&^(1<<20-1), size)
 	if n <= 0 {
 		return 0, nil
@@ -190,9 +218,9 @@ func giveRoom(fsd, img string, n int64) (int64, error) {
 	return n, nil
 }
 
-// heldRoom is what the held room of the image mounted on fsd holds: 0 when
+// Held is what the held room of the image mounted on fsd holds: 0 when
 // it has none (the box is at its bound, or its image was made before).
-func heldRoom(fsd string) int64 {
+func Held(fsd string) int64 {
 	fi, err := os.Lstat(filepath.Join(fsd, fileRoom))
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0
@@ -200,13 +228,13 @@ func heldRoom(fsd string) int64 {
 	return fi.Size()
 }
 
-// makeRoomIn gives the box whose folder is dir room ahead for n bytes more
+// MakeRoomIn gives the box whose folder is dir room ahead for n bytes more
 // than it holds now, before a write of that many (a restore, a fork, a
 // template's files), so a write faster than the watch does not meet a full
 // file system. A box without held room is left as is.
-func makeRoomIn(dir string, n int64) error {
-	fsd := imageMountOf(dir)
-	if fsd == "" || heldRoom(fsd) == 0 {
+func MakeRoomIn(dir string, n int64) error {
+	fsd := MountOf(dir)
+	if fsd == "" || Held(fsd) == 0 {
 		return nil
 	}
 	img := strings.TrimSuffix(fsd, ".fs") + ".img"
@@ -273,9 +301,10 @@ func physical(f *os.File, off, n int64) ([][2]int64, error) {
 	return out, nil
 }
 
-// grower gives every mounted image of a backend room ahead, every
-// growEvery, from its first mount until Close or its data folder goes.
-type grower struct {
+// Grower is the growth watch: it gives every mounted image in a folder of
+// images room ahead, every growEvery, from its Start until Stop or the
+// folder goes. The zero Grower is ready to start.
+type Grower struct {
 	once     sync.Once
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -283,9 +312,29 @@ type grower struct {
 	hostFull map[string]bool // images whose last growth the host refused; nil until one is
 }
 
-// hostRefused says whether the host refused the last growth of the image
+// Start starts the watch on the images in disks (named <name>.img), once,
+// saying in log when the host refuses a box room and when it gives it
+// again.
+func (g *Grower) Start(disks string, log *slog.Logger) {
+	g.once.Do(func() {
+		g.stop = make(chan struct{})
+		go g.run(disks, log)
+	})
+}
+
+// Stop ends the watch; it never starts after.
+func (g *Grower) Stop() {
+	g.stopOnce.Do(func() {
+		g.once.Do(func() {})
+		if g.stop != nil {
+			close(g.stop)
+		}
+	})
+}
+
+// HostRefused says whether the host refused the last growth of the image
 // named name (a box's ID).
-func (g *grower) hostRefused(name string) bool {
+func (g *Grower) HostRefused(name string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.hostFull[name]
@@ -293,7 +342,7 @@ func (g *grower) hostRefused(name string) bool {
 
 // setHostRefused records whether the host refused the last growth of the
 // image named name, and answers whether that changed.
-func (g *grower) setHostRefused(name string, refused bool) bool {
+func (g *Grower) setHostRefused(name string, refused bool) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.hostFull[name] == refused {
@@ -310,38 +359,13 @@ func (g *grower) setHostRefused(name string, refused bool) bool {
 	return true
 }
 
-// fullNow says whether a write in the box fails for want of room now: at
-// its bound, or with room held when the host refused to give it; a box
-// writing faster than the watch gives it room is not full.
-func (b *Backend) fullNow(box string, r boxRoom) bool {
-	return r.full() && (r.atBound() || b.grow.hostRefused(box))
-}
-
-// startGrowing starts the backend's growth watch, once.
-func (b *Backend) startGrowing() {
-	b.grow.once.Do(func() {
-		b.grow.stop = make(chan struct{})
-		go b.growImages()
-	})
-}
-
-// stopGrowing ends the growth watch (Close).
-func (b *Backend) stopGrowing() {
-	b.grow.stopOnce.Do(func() {
-		b.grow.once.Do(func() {}) // never started after this
-		if b.grow.stop != nil {
-			close(b.grow.stop)
-		}
-	})
-}
-
-// growImages is the growth watch: each image mounted with held room and
+// run is the growth watch: each image mounted with held room and
 // less free than its box writes in a second (at least roomAhead, at most a
 // quarter of the host's free room) is given that much more, so a box
 // writing fast has room for a second of its writes however late the
 // watch's next turn comes on a busy host. The host
 // refusing it is said once in the log, and again when room is given after.
-func (b *Backend) growImages() {
+func (g *Grower) run(disks string, log *slog.Logger) {
 	t := time.NewTicker(growEvery)
 	defer t.Stop()
 	type seen struct {
@@ -351,11 +375,11 @@ func (b *Backend) growImages() {
 	last := make(map[string]seen)
 	for {
 		select {
-		case <-b.grow.stop:
+		case <-g.stop:
 			return
 		case <-t.C:
 		}
-		ents, err := os.ReadDir(b.path(dirDisks))
+		ents, err := os.ReadDir(disks)
 		if errors.Is(err, fs.ErrNotExist) {
 			return // the data folder is gone
 		}
@@ -363,7 +387,7 @@ func (b *Backend) growImages() {
 		// has free, so it never takes the host's last room ahead of need.
 		var hs unix.Statfs_t
 		hostFree := int64(1 << 62)
-		if unix.Statfs(b.path(dirDisks), &hs) == nil {
+		if unix.Statfs(disks, &hs) == nil {
 			hostFree = int64(hs.Bavail) * int64(hs.Bsize)
 		}
 		for _, e := range ents {
@@ -371,9 +395,9 @@ func (b *Backend) growImages() {
 			if !ok {
 				continue
 			}
-			img := b.path(dirDisks, e.Name())
-			fsd := fsDirOf(img)
-			if heldRoom(fsd) == 0 || !isMounted(fsd) {
+			img := filepath.Join(disks, e.Name())
+			fsd := FSDirOf(img)
+			if Held(fsd) == 0 || !IsMounted(fsd) {
 				continue
 			}
 			var s unix.Statfs_t
@@ -389,30 +413,27 @@ func (b *Backend) growImages() {
 			if free >= ahead {
 				continue
 			}
-			given, err := giveRoom(fsd, img, ahead)
+			// The host keeps hostReserve for boxsnap's own files: a give
+			// that would take it is the host being full.
+			ahead = min(ahead, hostFree-hostReserve)
+			var given int64
+			err := error(unix.ENOSPC)
+			if ahead >= 1<<20 {
+				given, err = giveRoom(fsd, img, ahead)
+				hostFree -= given
+			}
 			last[name] = seen{free + given, now}
 			full := errors.Is(err, unix.ENOSPC)
 			switch {
-			case !b.grow.setHostRefused(name, full):
+			case !g.setHostRefused(name, full):
 			case full:
-				b.log.Warn("local backend: the host's disk is full: a box's disk cannot grow toward its bound, and its writes fail (no space left on device) until room is made on the host; its files are kept", "box", name)
+				log.Warn("local backend: the host's disk is full: a box's disk cannot grow toward its bound, and its writes fail (no space left on device) until room is made on the host; its files are kept", "box", name)
 			default:
-				b.log.Info("local backend: the host has room again, and a box's disk grows toward its bound again", "box", name)
+				log.Info("local backend: the host has room again, and a box's disk grows toward its bound again", "box", name)
 			}
 			if err != nil && !full {
-				b.log.Error("local backend: a box's disk could not grow", "box", name, "err", err)
+				log.Error("local backend: a box's disk could not grow", "box", name, "err", err)
 			}
 		}
 	}
-}
-
-// treeBytes is what the regular files a scan found hold on disk.
-func treeBytes(found []scanned) int64 {
-	var total int64
-	for i := range found {
-		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += allocatedOf(&found[i].st)
-		}
-	}
-	return total
 }
