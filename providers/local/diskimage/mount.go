@@ -148,7 +148,11 @@ func unmountOne(dir string) error {
 
 // MountOf is where the image whose file system is mounted on dir is
 // mounted on its own folder (a folder named .fs, other than dir), or "".
+// The mount table names folders through no link: dir is read so too.
 func MountOf(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	data, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return ""
