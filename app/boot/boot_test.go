@@ -470,10 +470,9 @@ func TestFaultsNamedWithFix(t *testing.T) {
 }
 
 // TestDoctorSaysHowALocalBoxsDiskIsBounded: the doctor says how a new
-// local box's disk is bounded: by default to the byte by a file system of
-// its own, or, where that cannot be made here, by the watch, why and the
-// fix; with BOXSNAP_LOCAL_DISK_IMAGES=false by the watch, and how to go
-// back.
+// local box's disk is bounded: by the watch by default, and with
+// BOXSNAP_LOCAL_DISK_IMAGES to the byte by a file system of its own, or,
+// where that cannot be made here, why and the fix.
 func TestDoctorSaysHowALocalBoxsDiskIsBounded(t *testing.T) {
 	t.Parallel()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -484,21 +483,18 @@ func TestDoctorSaysHowALocalBoxsDiskIsBounded(t *testing.T) {
 		boot.Doctor(context.Background(), cfg, logger, &out)
 		return out.String()
 	}
-	if out, want := doctor(false), "ok    local box disks"; !strings.Contains(out, want) || !strings.Contains(out, "bounded by a watch that measures its folder, not to the byte (BOXSNAP_LOCAL_DISK_IMAGES=false); BOXSNAP_LOCAL_DISK_IMAGES=true, the default, bounds it to the byte") {
-		t.Fatalf("with BOXSNAP_LOCAL_DISK_IMAGES=false the doctor does not say the watch bounds a box's disk:\n%s", out)
-	}
-	if !testConfig(t, nil).LocalDiskImages {
-		t.Fatal("BOXSNAP_LOCAL_DISK_IMAGES is not true by default")
+	if out, want := doctor(false), "ok    local box disks"; !strings.Contains(out, want) || !strings.Contains(out, "bounded by a watch that measures its folder, not to the byte; BOXSNAP_LOCAL_DISK_IMAGES=true") {
+		t.Fatalf("by default the doctor does not say the watch bounds a box's disk:\n%s", out)
 	}
 	why, fix := local.ProbeLoop(t.TempDir())
-	want := []string{"ok    local box disks", "a new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image, allocated on the host as the box fills)"}
+	want := []string{"ok    local box disks", "a new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image)"}
 	if why != "" {
 		want = []string{"FAIL  local box disks", "a new box's disk is bounded by a watch that measures its folder, not to the byte, because " + why, "fix: " + fix}
 	}
 	out := doctor(true)
 	for _, w := range want {
 		if !strings.Contains(out, w) {
-			t.Fatalf("by default the doctor does not say %q:\n%s", w, out)
+			t.Fatalf("with disk images the doctor does not say %q:\n%s", w, out)
 		}
 	}
 }

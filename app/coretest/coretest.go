@@ -88,6 +88,9 @@ type Options struct {
 	Redeem contents.RedeemLimits
 	// Templates is the local backend's templates folder; none when empty.
 	Templates string
+	// DiskImages gives each new local box a file system of its own, as
+	// BOXSNAP_LOCAL_DISK_IMAGES does (local.Config.DiskImages).
+	DiskImages bool
 	// NoTrash turns the trash off in Settings, so a release deletes at once,
 	// for tests of what the release that deletes does.
 	NoTrash bool
@@ -141,7 +144,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates})
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates, DiskImages: opts.DiskImages})
 	if err != nil {
 		return nil, err
 	}

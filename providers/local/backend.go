@@ -76,11 +76,14 @@ type Config struct {
 	// archive is compressed: a small upload can unpack to far more);
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
-	// DiskWatch bounds every new box's disk by the watch that measures its
-	// folder (disk.go) in place of a file system of its own (image.go, the
-	// default where a loop mount works): for the watch's tests, and a host
-	// whose loop devices are needed elsewhere.
-	DiskWatch bool
+	// DiskImages gives each new box a file system of its own (image.go),
+	// which bounds its disk to the byte, where a loop mount works. Off (the
+	// default), every box's disk is bounded by the watch that measures its
+	// folder (disk.go). It is not the default because an image takes room
+	// on the host at once (a 16 GiB box about 400 MiB: its inode tables,
+	// its journal, the room ahead of its writes), which many boxes at once
+	// (a test suite's) fill a host with.
+	DiskImages bool
 	// Price makes this backend charge for holding a snapshot, as a paid
 	// provider does. Only tests set it, to prove the paid ceiling's
 	// arithmetic (paid snapshots stay off until a live check on a real paid
@@ -122,11 +125,11 @@ type Backend struct {
 
 	maxImport int64 // the content one import's batch may unpack
 
-	diskWatch bool             // Config.DiskWatch
-	loopOnce  sync.Once        // DiskBounding's probe, once
-	loopWhy   string           // why a box gets no file system of its own; "" when it does
-	loopFix   string           // what makes it get one
-	grow      diskimage.Grower // gives mounted images room ahead
+	diskImages bool             // Config.DiskImages
+	loopOnce   sync.Once        // DiskBounding's probe, once
+	loopWhy    string           // why a box gets no file system of its own; "" when it does
+	loopFix    string           // what makes it get one
+	grow       diskimage.Grower // gives mounted images room ahead
 
 	noJournal    bool
 	journalPaths int
@@ -193,7 +196,7 @@ func New(cfg Config) (*Backend, error) {
 		journalPaths: cfg.JournalPaths,
 		selfPath:     cfg.Self,
 		maxImport:    cfg.MaxImportBytes,
-		diskWatch:    cfg.DiskWatch,
+		diskImages:   cfg.DiskImages,
 	}
 	if b.maxImport <= 0 {
 		b.maxImport = DefaultMaxImportBytes

@@ -124,7 +124,7 @@ func BenchmarkMakeABox(b *testing.B) {
 			name = "plain folder"
 		}
 		b.Run(name, func(b *testing.B) {
-			be, err := New(Config{Root: b.TempDir(), NoSync: true, DiskWatch: watch})
+			be, err := New(Config{Root: b.TempDir(), NoSync: true, DiskImages: !watch})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -136,7 +136,7 @@ func smallStore(t *testing.T, size int64) string {
 // the store past the room setting is refused then, in words, with nothing
 // published and no content left behind; with room, the same take is held.
 func TestTakeChecksTheRoomOnceTheCopysSizeIsKnown(t *testing.T) {
-	e := setupWatchAt(t, smallStore(t, 64<<20), "")
+	e := setupAt(t, smallStore(t, 64<<20), "")
 	e.write(t, "big", string(bytes.Repeat([]byte("x"), 24<<20)))
 	s, err := e.b.storage()
 	if err != nil {
@@ -198,7 +198,7 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 	}
 	nothingLeft(small)
 
-	dst := setupWatchAt(t, smallStore(t, 64<<20), "")
+	dst := setupAt(t, smallStore(t, 64<<20), "")
 	s, err := dst.b.storage()
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestBoxDiskBounded(t *testing.T) {
 	if err := Passable(root, "/"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second})
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskImages: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func loopOrSkip(t *testing.T) {
 }
 
 // TestBoxDiskBoundedByTheWatch: where a box has no file system of its own
-// (Config.DiskWatch, or where a loop mount is not possible), a box with a 32 MiB disk bound whose
+// (the default, without Config.DiskImages), a box with a 32 MiB disk bound whose
 // command writes until it fails stops at about its bound; its status and its log say, in
 // words, that it reached its bound; its files are as it left them, and a
 // take after works with nothing in the store lost.
@@ -373,7 +373,7 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 	if err := Passable(root, "/"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskWatch: true})
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 	t.Cleanup(func() { _ = b.Stop(context.Background(), g) })
 	dir := b.BoxDir(g)
 	if b.hasImage(g.Ref) || isMounted(dir) {
-		t.Fatal("with Config.DiskWatch the box got a file system of its own")
+		t.Fatal("without Config.DiskImages the box got a file system of its own")
 	}
 	e := env{b: b, g: g, dir: dir, ctx: t.Context()}
 	e.write(t, "before.txt", "written before the box ran")

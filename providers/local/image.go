@@ -55,15 +55,15 @@ func (b *Backend) hasImage(box string) bool {
 // first use.
 func (b *Backend) DiskBounding() (exact bool, why, fix string) {
 	b.loopOnce.Do(func() {
-		if b.diskWatch {
-			b.loopWhy, b.loopFix = "the watch was asked for (BOXSNAP_LOCAL_DISK_IMAGES=false)", "set BOXSNAP_LOCAL_DISK_IMAGES=true (the default) for a file system of its own per box, bounded to the byte"
+		if !b.diskImages {
+			b.loopWhy, b.loopFix = "each box's folder is part of the host's file system (the default)", "set BOXSNAP_LOCAL_DISK_IMAGES=true for a file system of its own per box, bounded to the byte (as root; each image takes room on the host at once, about 400 MiB for a 16 GiB bound)"
 		} else {
 			b.loopWhy, b.loopFix = ProbeLoop(b.path(dirDisks))
 		}
 		switch {
 		case b.loopWhy == "":
 			b.log.Info("local backend: each new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image in " + b.path(dirDisks) + ")")
-		case b.diskWatch:
+		case !b.diskImages:
 			b.log.Info("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "or", b.loopFix)
 		default:
 			b.log.Warn("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "fix", b.loopFix)

@@ -20,7 +20,7 @@ import (
 func imageEnv(t *testing.T, bound int64) env {
 	t.Helper()
 	loopOrSkip(t)
-	b, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second})
+	b, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskImages: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestBoxsnapsStartMountsAnUnmountedBoxAgain(t *testing.T) {
 	}
 	others := make([]*Backend, 3)
 	for i := range others {
-		b, err := New(Config{Root: e.b.Root(), Install: "in-test", NoSync: true})
+		b, err := New(Config{Root: e.b.Root(), Install: "in-test", NoSync: true, DiskImages: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +279,7 @@ func TestReleasingABoxLeavesNoMountAndNoImage(t *testing.T) {
 func TestABoxMadeAsAPlainFolderGetsAFileSystemOfItsOwnAtItsReset(t *testing.T) {
 	loopOrSkip(t)
 	root := t.TempDir()
-	old, err := New(Config{Root: root, Install: "in-test", NoSync: true, DiskWatch: true})
+	old, err := New(Config{Root: root, Install: "in-test", NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestABoxMadeAsAPlainFolderGetsAFileSystemOfItsOwnAtItsReset(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "kept.txt"), []byte("in a plain folder"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := New(Config{Root: root, Install: "in-test", NoSync: true})
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, DiskImages: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -423,7 +423,7 @@ func TestADiskFillingDuringATakeFailsWithNothingHalfPublished(t *testing.T) {
 		t.Fatalf("mount a small tmpfs (the test needs root): %v %s", err, out)
 	}
 	t.Cleanup(func() { runCmd("umount", root) })
-	e := setupWatchAt(t, root, "")
+	e := setupAt(t, root, "")
 	// 6 MiB in the box leaves no room for a second copy in the store.
 	for i := 0; i < 6; i++ {
 		buf := make([]byte, 1<<20)

@@ -180,11 +180,9 @@ func TestATakeOverLeavesABoxALiveOwnerTookMeanwhile(t *testing.T) {
 func TestAStartTheDiskCannotRecordEndsItsProcess(t *testing.T) {
 	const command = "sleep 86392"
 	root, fill := smallDisk(t)
-	// Plain folders: an image takes its room on the disk at once, more
-	// than this small disk holds.
-	one, other := onTheWatch(ownerBackend(t, root, "one")), onTheWatch(ownerBackend(t, root, "other"))
+	one, other := ownerBackend(t, root, "one"), ownerBackend(t, root, "other")
 	g, err := one.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxfullstart", Kind: "linux"}, Command: command, NoNetwork: true,
-		Limits: providers.BoxLimits{DiskBytes: 8 << 20}})
+		Limits: providers.BoxLimits{DiskBytes: 8 << 20}}) // an image that fits the 4 MiB disk
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,11 +211,9 @@ func TestAStartTheDiskCannotRecordEndsItsProcess(t *testing.T) {
 func TestATakeOverTheDiskCannotRecordEndsItsProcess(t *testing.T) {
 	const command = "sleep 86393"
 	root, fill := smallDisk(t)
-	// Plain folders: an image takes its room on the disk at once, more
-	// than this small disk holds.
-	dead, taker, next := onTheWatch(ownerBackend(t, root, "dead")), onTheWatch(ownerBackend(t, root, "taker")), onTheWatch(ownerBackend(t, root, "next"))
+	dead, taker, next := ownerBackend(t, root, "dead"), ownerBackend(t, root, "taker"), ownerBackend(t, root, "next")
 	g, err := dead.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxfulltakeover", Kind: "linux"}, Command: command, NoNetwork: true,
-		Limits: providers.BoxLimits{DiskBytes: 8 << 20}})
+		Limits: providers.BoxLimits{DiskBytes: 8 << 20}}) // an image that fits the 4 MiB disk
 	if err != nil {
 		t.Fatal(err)
 	}

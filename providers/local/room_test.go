@@ -2,7 +2,6 @@ package local
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"errors"
 	"log/slog"
@@ -131,7 +130,7 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	lb := &logBuf{}
-	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
+	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskImages: true,
 		Logger: slog.New(slog.NewTextHandler(lb, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -257,32 +256,6 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "kept")); !bytes.Equal(got, kept) {
 		t.Fatal("a file written before the host filled is not whole on the box's disk")
 	}
-}
-
-// onTheWatch makes b bound its new boxes' disks by the watch, as
-// Config.DiskWatch does: for a test on a disk too small for a box's image,
-// which takes its room at once.
-func onTheWatch(b *Backend) *Backend {
-	b.diskWatch = true
-	return b
-}
-
-// setupWatchAt is setupAt with a box bounded by the watch: for a test of a
-// store on a disk too small for a box's image.
-func setupWatchAt(t *testing.T, root, command string) env {
-	t.Helper()
-	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskWatch: true})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	unmountAtEnd(t, b)
-	box := "bx" + randomSuffix()[:12]
-	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: "linux"}, Command: command})
-	if err != nil {
-		t.Fatalf("Acquire: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Stop(context.Background(), g) })
-	return env{b: b, g: g, dir: b.BoxDir(g), ctx: t.Context()}
 }
 
 // fillerSize is the size of the file filler in dir.
