@@ -80,7 +80,7 @@ type Config struct {
 	// which bounds its disk to the byte, where a loop mount works. Off (the
 	// default), every box's disk is bounded by the watch that measures its
 	// folder (disk.go). It is not the default because an image takes room
-	// on the host at once (a 16 GiB box about 400 MiB: its inode tables,
+	// on the host at once (a 16 GiB box about 360 MiB: its inode tables,
 	// its journal, the room ahead of its writes), which many boxes at once
 	// (a test suite's) fill a host with.
 	DiskImages bool

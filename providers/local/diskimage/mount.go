@@ -39,7 +39,10 @@ func Make(ctx context.Context, img string, size int64) error {
 		_ = os.Remove(img)
 		return fmt.Errorf("make the disk image: %w", err)
 	}
-	args := []string{"-q", "-F", "-m", "0", "-L", labelRoom, "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1"}
+	// No blocks kept back for growing the file system (^resize_inode): an
+	// image is never resized, and they would be allocated on the host at
+	// once (44 MiB of 16 GiB).
+	args := []string{"-q", "-F", "-m", "0", "-O", "^resize_inode", "-L", labelRoom, "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1"}
 	if size >= 1<<30 {
 		// The journal is allocated on the host from the start: 16 MiB, not
 		// the 64 MiB mkfs gives 16 GiB.
