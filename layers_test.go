@@ -47,6 +47,7 @@ var layers = []struct {
 	{pkg: "jobs", forbid: []string{"app/web", "app/api"}},
 	{pkg: "providers", forbid: []string{"app/", "jobs"}},
 	{pkg: "providers/local", forbid: []string{"app/", "jobs", "providers/proxmox", "providers/docker"}},
+	{pkg: "providers/local/diskimage", forbid: []string{"*"}},
 	{pkg: "providers/proxmox", forbid: []string{"app/", "jobs", "providers/local", "providers/docker"}},
 	{pkg: "providers/docker", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox"}},
 	{pkg: "providers/providertest", forbid: []string{"app/", "jobs", "providers/"}},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
 // Compile-time checks: the local backend offers every interface.
@@ -78,10 +79,10 @@ type Config struct {
 	// DiskImages gives each new box a file system of its own (image.go),
 	// which bounds its disk to the byte, where a loop mount works. Off (the
 	// default), every box's disk is bounded by the watch that measures its
-	// folder (disk.go). It is not the default because an image is sparse:
-	// when the host's own disk fills, a write into it fails below its
-	// bound, and ext4 then turns the box's file system read-only until it
-	// is mounted again.
+	// folder (disk.go). It is not the default because an image takes room
+	// on the host at once (a 16 GiB box about 360 MiB: its inode tables,
+	// its journal, the room ahead of its writes), which many boxes at once
+	// (a test suite's) fill a host with.
 	DiskImages bool
 	// Price makes this backend charge for holding a snapshot, as a paid
 	// provider does. Only tests set it, to prove the paid ceiling's
@@ -124,10 +125,11 @@ type Backend struct {
 
 	maxImport int64 // the content one import's batch may unpack
 
-	diskImages bool      // Config.DiskImages
-	loopOnce   sync.Once // DiskBounding's probe, once
-	loopWhy    string    // why a box gets no file system of its own; "" when it does
-	loopFix    string    // what makes it get one
+	diskImages bool             // Config.DiskImages
+	loopOnce   sync.Once        // DiskBounding's probe, once
+	loopWhy    string           // why a box gets no file system of its own; "" when it does
+	loopFix    string           // what makes it get one
+	grow       diskimage.Grower // gives mounted images room ahead
 
 	noJournal    bool
 	journalPaths int

@@ -12,6 +12,7 @@ import (
 // next start.
 func (b *Backend) Close(ctx context.Context) error {
 	b.endJournals()
+	b.grow.Stop()
 	b.mu.Lock()
 	procs := b.procs
 	b.procs = make(map[string]*proc)

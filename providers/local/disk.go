@@ -45,6 +45,17 @@ func (b *Backend) diskUse(ctx context.Context, dir string) (int64, error) {
 	return total, nil
 }
 
+// treeBytes is what the regular files a scan found hold on disk.
+func treeBytes(found []scanned) int64 {
+	var total int64
+	for i := range found {
+		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
+			total += allocatedOf(&found[i].st)
+		}
+	}
+	return total
+}
+
 // watchDisk bounds the disk use of a running box with no file system of
 // its own (image.go), not to the byte: each process of the box
 // already gets EFBIG past the bound in one file (prlimit --fsize); this
@@ -132,10 +143,10 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 		case <-timer.C:
 		}
 		r, err := roomOf(dir)
-		if err != nil || r.full() == full {
+		if err != nil || r.failing(b.grow.HostRefused(box)) == full {
 			continue
 		}
-		full = r.full()
+		full = !full
 		// Under b.mu, and only while p is still the box's: its end closes
 		// the log.
 		b.mu.Lock()
@@ -143,13 +154,20 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 			b.mu.Unlock()
 			return
 		}
-		if full {
+		switch {
+		case full && !r.atBound():
+			// The box's log is on the host too: when it cannot be
+			// written, it is not told, nor told later that room came.
+			if _, err := fmt.Fprintf(logf, logHostFullWords, mib(bound), mib(r.used())); err != nil {
+				full = false
+			}
+		case full:
 			_, _ = fmt.Fprintf(logf, logFullWords, mib(bound), mib(r.used()))
-		} else {
+		default:
 			_, _ = fmt.Fprintf(logf, logRoomWords, mib(bound), mib(r.used()))
 		}
 		b.mu.Unlock()
-		if full {
+		if full && r.atBound() {
 			b.log.Warn("local backend: a box reached its disk bound: its writes past it fail, and it runs on", "box", box, "bound", bound, "used", r.used())
 		}
 	}
@@ -165,7 +183,7 @@ func (b *Backend) fullStatus(box, dir string) *providers.DiskStop {
 		return nil
 	}
 	r, err := roomOf(dir)
-	if err != nil || !r.full() {
+	if err != nil || !r.full() || !r.atBound() {
 		return nil
 	}
 	return &providers.DiskStop{BoundBytes: fi.Size(), UsedBytes: r.used(), Full: true}

@@ -7,10 +7,13 @@
 // Everything lives under Config.Root:
 //
 //	boxes/<boxID>/                 a box's files; a fork is made in boxes/.fork-* and renamed;
-//	                               where loop mounts work, the mount point of its image
-//	disks/<boxID>.img              a box's own ext4 file system, a sparse file of its disk
-//	                               bound's size (image.go); a fork and a reset make theirs
-//	                               under disks/.fork-* and disks/.reset-*
+//	                               where loop mounts work, its image's box subfolder, bound
+//	disks/<boxID>.img              a box's own ext4 file system, a file of its disk bound's
+//	                               size allocated on the host as the box fills (image.go,
+//	                               diskimage); a fork and a reset make theirs under
+//	                               disks/.fork-* and disks/.reset-*
+//	disks/<boxID>.fs/              where the image is mounted: its box subfolder, and its
+//	                               held room (room), which the box never sees
 //	disks/mount.lock               flock: held to mount, unmount or swap a box's image
 //	state/<boxID>.json             a box's command, whether it should run, its last take
 //	state/<boxID>.log              its process's output

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
 // ForkSnapshot makes a new box folder from a snapshot and cleans it of its
@@ -121,7 +122,7 @@ func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound
 	if image {
 		var r boxRoom
 		if r, err = roomOf(tmp); err == nil {
-			room = r.free
+			room = r.free + r.held
 		}
 	}
 	if err == nil {
@@ -131,6 +132,9 @@ func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound
 		err = fmt.Errorf("fork: %w", err)
 	} else {
 		err = fitsWords(m, room)
+	}
+	if err == nil && image {
+		err = diskimage.MakeRoomIn(tmp, m.Bytes)
 	}
 	if err != nil {
 		_ = b.removeBoxFolder(tmp, tmpImg)

@@ -13,13 +13,16 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
 // A box's disk bound is exact where the host allows loop mounts: the box's
-// folder is the mount point of an ext4 file system of its own, in a sparse
-// image file of the bound's size, so a write past the bound fails in the
-// box (ENOSPC) and nothing already written is lost, as LXD's and Incus's
-// loop-backed pools do. Elsewhere a watch measures the folder (disk.go).
+// folder is an ext4 file system of its own, in an image file of the bound's
+// size, so a write past the bound fails in the box (ENOSPC) and nothing
+// already written is lost, as LXD's and Incus's loop-backed pools do. The
+// image takes room on the host as the box fills, and a full host never
+// turns it read-only (diskimage). Elsewhere a watch measures the folder
+// (disk.go).
 
 // dirDisks holds each box's image, disks/<boxID>.img, outside boxes/: a
 // take reads the mounted folder, never the image.
@@ -35,13 +38,6 @@ const fileMountLock = "disks/mount.lock"
 // full: a write asking for more than what is left fails, and ext4 keeps a
 // little back for its own blocks.
 const fullMargin = 1 << 20
-
-// mountOptions mount a box's image: a loop device freed at the unmount
-// (mount(8) sets autoclear for -o loop); discard, so the room a box frees
-// goes back to the host's file system; and no zeroing of the inode tables
-// behind the box's back (noinit_itable), which the image's holes make
-// needless and which would take room on the host.
-const mountOptions = "loop,discard,noinit_itable"
 
 func (b *Backend) imageFile(box string) string { return b.path(dirDisks, box+".img") }
 
@@ -60,7 +56,7 @@ func (b *Backend) hasImage(box string) bool {
 func (b *Backend) DiskBounding() (exact bool, why, fix string) {
 	b.loopOnce.Do(func() {
 		if !b.diskImages {
-			b.loopWhy, b.loopFix = "each box's folder is part of the host's file system (the default)", "set BOXSNAP_LOCAL_DISK_IMAGES=true for a file system of its own per box, bounded to the byte (as root; a full host disk then turns a box's file system read-only until it is mounted again: a host restart, or the box's reset)"
+			b.loopWhy, b.loopFix = "each box's folder is part of the host's file system (the default)", "set BOXSNAP_LOCAL_DISK_IMAGES=true for a file system of its own per box, bounded to the byte (as root; each image takes room on the host at once, about 360 MiB for a 16 GiB bound)"
 		} else {
 			b.loopWhy, b.loopFix = ProbeLoop(b.path(dirDisks))
 		}
@@ -96,14 +92,14 @@ func ProbeLoop(dir string) (why, fix string) {
 	img, mnt := base+".img", base
 	defer os.Remove(img)
 	defer os.Remove(mnt)
-	if err := makeImage(context.Background(), img, 2<<20); err != nil {
+	if err := diskimage.Make(context.Background(), img, 2<<20); err != nil {
 		return "an image cannot be made: " + err.Error(), "install e2fsprogs, and give boxsnap a data folder it can write"
 	}
 	if err := os.Mkdir(mnt, 0o700); err != nil {
 		return "a mount point cannot be made: " + err.Error(), "give boxsnap a data folder it can write"
 	}
-	if err := mountImage(img, mnt); err != nil {
-		return "a loop mount was refused: " + err.Error(), "run boxsnap where it may mount loop devices (root on the host, or a privileged container)"
+	if err := diskimage.MountFresh(img, mnt); err != nil {
+		return "a loop mount was refused: " + err.Error(), "run boxsnap where it may mount loop devices (root on the host, or a privileged container), on a file system that allocates room ahead (fallocate: ext4, XFS, tmpfs)"
 	}
 	if err := unmount(mnt); err != nil {
 		return "a loop mount could not be unmounted: " + err.Error(), "check the host's mounts (findmnt " + mnt + ")"
@@ -111,66 +107,15 @@ func ProbeLoop(dir string) (why, fix string) {
 	return "", ""
 }
 
-// makeImage writes a sparse image file of size bytes at img holding an
-// empty ext4 file system: no room kept back for root (-m 0), and neither
-// discarded nor zeroed at its making, since a sparse file's holes read as
-// zeros already: a 16 GiB one holds 4.3 MiB on the host where a zeroed
-// journal would take 133 MiB.
-func makeImage(ctx context.Context, img string, size int64) error {
-	f, err := os.OpenFile(img, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("make the disk image: %w", err)
-	}
-	err = f.Truncate(size)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(img)
-		return fmt.Errorf("make the disk image: %w", err)
-	}
-	if out, err := exec.CommandContext(ctx, "mkfs.ext4", "-q", "-F", "-m", "0", "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1", img).CombinedOutput(); err != nil {
-		_ = os.Remove(img)
-		return fmt.Errorf("make the disk image's file system: %w: %s", err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
+// mountImage mounts img on the folder dir (diskimage.Mount).
+func mountImage(img, dir string) error { return diskimage.Mount(img, dir) }
 
-// mountImage mounts img on the folder dir, through a loop device freed at
-// the unmount.
-func mountImage(img, dir string) error {
-	if out, err := exec.Command("mount", "-o", mountOptions, img, dir).CombinedOutput(); err != nil {
-		return fmt.Errorf("mount %s: %w: %s", img, err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
+// unmount unmounts dir and the image's own mount beside it
+// (diskimage.Unmount).
+func unmount(dir string) error { return diskimage.Unmount(dir) }
 
-// unmount unmounts whatever is mounted on dir: at once where nothing holds
-// it, else detached (it goes, and its loop device with it, when the last
-// file open in it is closed). A folder with nothing mounted is left as is.
-func unmount(dir string) error {
-	err := unix.Unmount(dir, 0)
-	if errors.Is(err, unix.EBUSY) {
-		err = unix.Unmount(dir, unix.MNT_DETACH)
-	}
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, fs.ErrNotExist) {
-		return nil // not a mount point
-	}
-	if err != nil {
-		return fmt.Errorf("unmount %s: %w", dir, err)
-	}
-	return nil
-}
-
-// isMounted says whether dir is a mount point: its device differs from its
-// parent folder's.
-func isMounted(dir string) bool {
-	var st, parent unix.Stat_t
-	if unix.Lstat(dir, &st) != nil || unix.Lstat(filepath.Dir(dir), &parent) != nil {
-		return false
-	}
-	return st.Dev != parent.Dev
-}
+// isMounted says whether dir is a mount point (diskimage.IsMounted).
+func isMounted(dir string) bool { return diskimage.IsMounted(dir) }
 
 // lockMounts takes the flock every boxsnap process on this data folder
 // holds to mount or unmount a box's image.
@@ -222,6 +167,7 @@ func (b *Backend) ensureMounted(box string) error {
 		return fmt.Errorf("box %s: %w", box, err)
 	}
 	b.log.Info("local backend: a box's disk image was mounted again on its folder", "box", box)
+	b.grow.Start(b.path(dirDisks), b.log)
 	return nil
 }
 
@@ -234,6 +180,7 @@ func (b *Backend) MountImages() {
 	if err != nil {
 		return
 	}
+	b.grow.Start(b.path(dirDisks), b.log)
 	for _, e := range ents {
 		box, ok := strings.CutSuffix(e.Name(), ".img")
 		if !ok || checkID("box", box) != nil {
@@ -259,31 +206,24 @@ func (b *Backend) makeBoxFolder(ctx context.Context, dir, img string, bound int6
 	if exact, _, _ := b.DiskBounding(); !exact {
 		return false, nil
 	}
-	if err := makeImage(ctx, img, bound); err != nil {
+	if err := diskimage.Make(ctx, img, bound); err != nil {
 		_ = os.Remove(dir)
 		return false, err
 	}
 	unlock, err := b.lockMounts()
 	if err == nil {
-		err = mountImage(img, dir)
+		err = diskimage.MountFresh(img, dir)
 		unlock()
 	}
-	if err == nil {
-		// The box's files, and so its snapshots, hold only the box's:
-		// e2fsck remakes lost+found when it needs one.
-		err = os.Remove(filepath.Join(dir, "lost+found"))
-		if err == nil {
-			err = os.Chmod(dir, 0o755)
-		}
-		if err != nil {
-			_ = unmount(dir)
-		}
+	if nr := (*diskimage.NoRoomError)(nil); errors.As(err, &nr) {
+		err = &providers.RefusedError{Why: fmt.Sprintf(imageNoRoomWords, mib(nr.Need))}
 	}
 	if err != nil {
 		_ = os.Remove(img)
 		_ = os.Remove(dir)
 		return false, err
 	}
+	b.grow.Start(b.path(dirDisks), b.log)
 	return true, nil
 }
 
@@ -311,11 +251,12 @@ func (b *Backend) removeBoxFolder(dir, img string) error {
 }
 
 // boxRoom is what the box's own file system holds, by statfs: its room
-// for files (what ext4 gives to files, less what it keeps back) and what
-// is free of it.
+// for files (what ext4 gives to files, less what it keeps back), what is
+// free of it now, and what its held room holds (diskimage), given to it as
+// it fills.
 type boxRoom struct {
-	capacity, free int64
-	noInodes       bool
+	capacity, free, held int64
+	noInodes             bool
 }
 
 func roomOf(dir string) (boxRoom, error) {
@@ -324,18 +265,33 @@ func roomOf(dir string) (boxRoom, error) {
 		return boxRoom{}, err
 	}
 	bs := int64(s.Bsize)
-	return boxRoom{
+	r := boxRoom{
 		capacity: (int64(s.Blocks) - int64(s.Bfree) + int64(s.Bavail)) * bs,
 		free:     int64(s.Bavail) * bs,
 		noInodes: s.Files > 0 && s.Ffree == 0,
-	}, nil
+	}
+	if fsd := diskimage.MountOf(dir); fsd != "" {
+		r.held = diskimage.Held(fsd)
+	}
+	return r, nil
 }
 
-// full says whether a write in the box fails for want of room now.
+// full says whether a write in the box fails for want of room now: at its
+// bound, or, with room still held, when the host's disk is full.
 func (r boxRoom) full() bool { return r.free < fullMargin || r.noInodes }
 
+// atBound says whether the box's room is all given: a full box is full at
+// its bound, not for want of room on the host.
+func (r boxRoom) atBound() bool { return r.held == 0 }
+
+// failing says whether a write in the box fails for want of room now: at
+// its bound, or with room held when the host refused to give it
+// (hostRefused); a box writing faster than the growth watch gives it room
+// is not full.
+func (r boxRoom) failing(hostRefused bool) bool { return r.full() && (r.atBound() || hostRefused) }
+
 // used is what the box's files hold of its room.
-func (r boxRoom) used() int64 { return r.capacity - r.free }
+func (r boxRoom) used() int64 { return r.capacity - r.free - r.held }
 
 // fitsWords refuses, in words, a restore or a fork of a snapshot whose files
 // hold more than room bytes (what the box's disk bound leaves for files),

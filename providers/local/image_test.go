@@ -187,7 +187,7 @@ func TestARestoreOrForkPastTheBoundIsRefusedBeforeAnythingIsWritten(t *testing.T
 	if _, err := os.Lstat(e.b.BoxDir(providers.Guest{Ref: "bxtoobig"})); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused fork left a box folder: %v", err)
 	}
-	if left, _ := os.ReadDir(e.b.path(dirDisks)); len(left) != 2 { // the box's image and the disks' lock
+	if left, _ := os.ReadDir(e.b.path(dirDisks)); len(left) != 3 { // the box's image, the folder it is mounted on and the disks' lock
 		t.Fatalf("a refused fork left %d files in %s", len(left), dirDisks)
 	}
 

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
 // RestoreSnapshot runs one step of a restore in place, in restoreOrder.
@@ -780,6 +781,9 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	if err != nil {
 		return err
 	}
+	if err := diskimage.MakeRoomIn(dst, treeBytes(found)); err != nil {
+		return err
+	}
 	for i := range found {
 		rel := found[i].rel
 		e := entryFromStat(rel, &found[i].st)
@@ -859,14 +863,18 @@ func emptyFolder(dir string) bool {
 // restoreFits refuses, in words, a restore of m whose files hold more than
 // the box's disk bound leaves for them: its own file system's room for
 // files, or the bound the watch keeps. A restore that does not fit would
-// fail half-way (no space left on device), or be stopped at its start.
+// fail half-way (no space left on device), or be stopped at its start. One
+// that fits gets its room in the box's file system before it writes.
 func (b *Backend) restoreFits(box, dir string, m *manifest) error {
 	if b.hasImage(box) && isMounted(dir) {
 		r, err := roomOf(dir)
 		if err != nil {
 			return fmt.Errorf("read box %s's room: %w", box, err)
 		}
-		return fitsWords(m, r.capacity)
+		if err := fitsWords(m, r.capacity); err != nil {
+			return err
+		}
+		return diskimage.MakeRoomIn(dir, m.Bytes)
 	}
 	st, err := b.readState(box)
 	if err != nil {

@@ -7,6 +7,13 @@ const (
 	// logFullWords is written once when a box's own file system becomes
 	// full: the bound, what its files hold, and what to do.
 	logFullWords = "boxsnap: the box reached its disk bound of %s (its files hold %s): it runs on, but its writes past the bound fail (no space left on device), and its files are as they were written. Delete some of them to make room, or raise the disk bound in its template and reset the box.\n"
+	// logHostFullWords is written once when a box's own file system is
+	// full below its bound because the host's disk is: its room cannot
+	// grow until room is made on the host.
+	logHostFullWords = "boxsnap: the host's disk is full, so the box's disk cannot grow toward its bound of %s (its files hold %s): it runs on, but its writes fail (no space left on device) until room is made on the host, and its files are as they were written.\n"
 	// logRoomWords is written when room was made in it again.
 	logRoomWords = "boxsnap: the box has room again under its disk bound of %s (its files hold %s).\n"
+	// imageNoRoomWords refuses a new box (or a fork, or a reset) whose
+	// disk image the host has no room for: what it takes at once.
+	imageNoRoomWords = "The host's disk has no room for the box's disk image, which takes %s on the host at once (its file system's own blocks, and room ahead of the box's writes) and more as the box fills: nothing was made. Make room on the host, or give the box's template a smaller disk bound."
 )
