@@ -76,6 +76,10 @@ type releaseParams struct {
 	// box in the trash.
 	Trash bool `json:"trash,omitempty"`
 	Empty bool `json:"empty,omitempty"`
+	// dryRun checks everything the release would check, in its
+	// transaction, and rolls it back having admitted nothing
+	// (ReleaseChecks); it is never recorded on an operation.
+	dryRun bool
 }
 
 // Kinds are the boxes' kinds of operation, each registered with the
