@@ -7,10 +7,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// errReleaseChecked ends a release's dry transaction once every check has
-// passed, so that it rolls back having changed nothing.
-var errReleaseChecked = errors.New("the release's checks passed")
-
 // ReleaseChecks are a release's and an emptying of the trash's checks,
 // asked alone by their dry runs (package plans). They are a type of their
 // own so that Boxes, already the widest type of the core, grows no method.

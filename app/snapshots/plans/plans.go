@@ -14,6 +14,7 @@ type Plans struct {
 	k   kernel
 	r   restores
 	z   resets
+	b   releases
 	now func() time.Time
 }
 
