@@ -48,6 +48,15 @@ type resets interface {
 	NewestUndo(ctx context.Context, c snapshots.Caller, boxRef string) (*snapshots.Snapshot, error)
 }
 
+// releases is what a release's and an emptying of the trash's dry runs
+// ask of package boxes' ReleaseChecks: the real calls' own checks, and the
+// release dialog's words on the trash.
+type releases interface {
+	Release(ctx context.Context, c snapshots.Caller, ref string, deleteKept bool) error
+	EmptyTrash(ctx context.Context, c snapshots.Caller, ref string) error
+	ReleaseWords(ctx context.Context, b *snapshots.Box) (string, error)
+}
+
 // New makes the plans of the core k, whose restores and resets r and z
 // check what a restore, a reset and an undo would do; now is the clock
 // (nil is time.Now).

@@ -8,15 +8,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// releases is what a release's and an emptying of the trash's dry runs
-// ask of package boxes' ReleaseChecks: the real calls' own checks, and the
-// release dialog's words on the trash.
-type releases interface {
-	Release(ctx context.Context, c snapshots.Caller, ref string, deleteKept bool) error
-	EmptyTrash(ctx context.Context, c snapshots.Caller, ref string) error
-	ReleaseWords(ctx context.Context, b *snapshots.Box) (string, error)
-}
-
 // errNoReleases answers a release's dry run of plans not given the
 // release checks.
 var errNoReleases = errors.New("the plans were given no release checks")
