@@ -69,6 +69,9 @@ func newServer(opts Options) *server {
 	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
 	if opts.Core != nil && opts.Restores != nil {
 		s.plans = plans.New(opts.Core, opts.Restores, opts.Restores.Resets(), nil)
+		if opts.Boxes != nil {
+			s.plans.UseReleases(boxes.ReleaseChecksOf(opts.Boxes))
+		}
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -9,11 +9,15 @@ import (
 // releaseBox releases a box: its snapshots that nobody kept go with it
 // (?request=<ID> makes a repeat the same release; ?wait=true answers once
 // it is done). ?deleteKept=true is the person's "Release and delete it":
-// the kept snapshots not yet copied go too.
+// the kept snapshots not yet copied go too. ?dry_run=true answers the plan.
 func (s *server) releaseBox(w http.ResponseWriter, r *http.Request) {
 	ref := param(r, "box")
 	request := r.URL.Query().Get("request")
 	wait, err := waitParam(r)
+	dry := false
+	if err == nil {
+		dry, err = dryRunParam(r)
+	}
 	if err == nil {
 		err = checkRef("box", ref)
 	}
@@ -31,6 +35,11 @@ func (s *server) releaseBox(w http.ResponseWriter, r *http.Request) {
 		release = s.boxes.ReleaseBoxDeletingKept
 	default:
 		s.fail(w, r, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "deleteKept is true or false."})
+		return
+	}
+	if dry {
+		plan, err := s.plans.Release(r.Context(), caller(r), ref, r.URL.Query().Get("deleteKept") == "true")
+		s.answerDry(w, r, plan, err)
 		return
 	}
 	op, err := release(r.Context(), caller(r), ref, request)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +70,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	if len(destructive) < 4 {
 		t.Fatalf("only %d destructive tools are listed: %v", len(destructive), destructive)
 	}
+	f.releaseDryRuns(t)
 	tried := map[string]bool{}
 	for _, c := range f.script() {
 		if !destructive[c.tool] {
@@ -164,6 +166,89 @@ func TestDryRunChangesNothing(t *testing.T) {
 	for name := range destructive {
 		if !tried[name] {
 			t.Errorf("the destructive tool %s is not in the script: give it a call", name)
+		}
+	}
+}
+
+// releaseDryRuns checks the dry runs of the routes that have no tool: a
+// release of calm-moss, with a kept snapshot and one nobody kept, and then
+// emptying it from the trash. Each changes no row, no box log line, no job
+// and no file; each refuses a made-up box (and the empty, an agent) in the
+// real call's words; the real call then does what its plan said.
+func (f *mcpFixture) releaseDryRuns(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	b := f.Box(t, f.who, "calm-moss")
+	f.call(t, "POST", "/boxes/calm-moss/snapshots?wait=true", f.token, map[string]any{"name": "kept one"}).must(t, 200)
+	f.call(t, "POST", "/boxes/calm-moss/snapshots?wait=true", f.token, map[string]any{"name": "unkept one"}).must(t, 200)
+	op, err := f.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.ID, Snapshot: "kept one", Days: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Wait(t, op)
+	for _, route := range []struct{ path, token, outsider, state string }{
+		{"/boxes/calm-moss/release", f.token, "", "trashed"},
+		{"/boxes/calm-moss/trash/empty", f.owner, f.token, "released"},
+	} {
+		before, beforeJobs, beforeFiles := f.state(t), f.jobs(t), f.files(t)
+		plan := f.call(t, "POST", route.path+"?dry_run=true", route.token, nil).must(t, 200)
+		if after := f.state(t); !reflect.DeepEqual(before, after) {
+			t.Errorf("%s's dry run changed the records: %+v to %+v", route.path, before, after)
+		}
+		if n := f.jobs(t); n != beforeJobs {
+			t.Errorf("%s's dry run queued %d jobs", route.path, n-beforeJobs)
+		}
+		if after := f.files(t); !reflect.DeepEqual(beforeFiles, after) {
+			t.Errorf("%s's dry run changed files under the local root", route.path)
+		}
+		msg := plan.str("message")
+		if plan.JSON["dryRun"] != true || !strings.HasSuffix(msg, snapshots.NothingChangedDryWords) ||
+			!strings.Contains(msg, "that nobody kept go") || !strings.Contains(msg, "its kept snapshot stays, listed under it as released") ||
+			!slices.Contains(asStrings(plan.JSON["goes"]), "unkept one") || !reflect.DeepEqual(asStrings(plan.JSON["kept"]), []string{"kept one"}) {
+			t.Errorf("%s's dry run answers %s", route.path, plan.Raw)
+		}
+		if trashFirst := strings.Contains(msg, "calm-moss goes to the trash for "); trashFirst != (route.state == "trashed") {
+			t.Errorf("%s's dry run says the trash comes first: %v: %s", route.path, trashFirst, msg)
+		}
+		made := strings.Replace(route.path, "calm-moss", "no-such-box", 1)
+		dryNo, realNo := f.call(t, "POST", made+"?dry_run=true", route.token, nil), f.call(t, "POST", made, route.token, nil)
+		if dryNo.Status != realNo.Status || dryNo.errorWords() == "" || dryNo.errorWords() != realNo.errorWords() {
+			t.Errorf("%s on a made-up box: the dry run answers %s, the real call %s", route.path, dryNo.Raw, realNo.Raw)
+		}
+		if route.outsider != "" {
+			dryNo, realNo := f.call(t, "POST", route.path+"?dry_run=true", route.outsider, nil), f.call(t, "POST", route.path, route.outsider, nil)
+			if dryNo.Status != realNo.Status || dryNo.errorWords() == "" || dryNo.errorWords() != realNo.errorWords() {
+				t.Errorf("%s by an agent: the dry run answers %s, the real call %s", route.path, dryNo.Raw, realNo.Raw)
+			}
+		}
+
+		f.call(t, "POST", route.path+"?wait=true", route.token, nil).must(t, 200)
+		var state string
+		if err := f.Pool.QueryRow(ctx, `SELECT state FROM boxes WHERE id = $1`, b.ID).Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		trashes := plan.JSON["trashHours"].(float64) > 0
+		if state != route.state || trashes != (route.state == "trashed") {
+			t.Errorf("%s planned %v hours in the trash, and the box is %s", route.path, plan.JSON["trashHours"], state)
+		}
+		if route.state != "released" {
+			continue
+		}
+		// The release into the trash took a final snapshot, which the
+		// empty's plan names among what goes.
+		plans := map[string]bool{}
+		for _, name := range asStrings(plan.JSON["goes"]) {
+			plans[name] = false
+		}
+		plans["kept one"] = true
+		for name, want := range plans {
+			var ready bool
+			if err := f.Pool.QueryRow(ctx, `SELECT count(*) > 0 FROM snapshots WHERE box_id = $1 AND name = $2 AND state = 'ready'`, b.ID, name).Scan(&ready); err != nil {
+				t.Fatal(err)
+			}
+			if ready != want {
+				t.Errorf("after %s, ‘%s’ is ready: %v; its plan said %s", route.path, name, ready, plan.Raw)
+			}
 		}
 	}
 }

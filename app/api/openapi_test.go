@@ -138,6 +138,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 		{"DryRunAnswer", e.call(t, "POST", "/tools/box_undo", token, map[string]any{"box": "vivid-moss", "dry_run": true}).must(t, 200)},
 		{"DryRunAnswer", e.call(t, "POST", "/boxes/vivid-moss/undo?dry_run=true", token, nil).must(t, 200)},
 		{"RestoreAnswer", e.call(t, "POST", "/tools/box_undo", token, map[string]any{"box": "vivid-moss"}).must(t, 200)},
+		{"ReleaseDryAnswer", e.call(t, "POST", "/boxes/vivid-now/release?dry_run=true", token, nil).must(t, 200)},
 		{"OperationAnswer", e.call(t, "POST", "/boxes/vivid-now/release?wait=true", token, nil).must(t, 200)},
 		{"TrashAnswer", e.call(t, "POST", "/tools/box_trash", token, map[string]any{}).must(t, 200)},
 		{"TrashAnswer", e.call(t, "GET", "/trash", e.owner, nil).must(t, 200)},

@@ -14,10 +14,10 @@ import (
 const BoxUsage = `boxsnap box: the owner's boxes, through a running boxsnap server.
 
 Usage:
-  boxsnap box release <box> [--delete-kept]
+  boxsnap box release <box> [--delete-kept] [--dry-run]
   boxsnap box trash
   boxsnap box trash-restore <box>
-  boxsnap box trash-empty <box>
+  boxsnap box trash-empty <box> [--dry-run]
   boxsnap box reset <box> [--keep-logins] [--template <name>] [--force] [--dry-run]
   boxsnap box undo <box> [--force] [--dry-run]
 
@@ -30,7 +30,8 @@ that nobody kept go with it, and each kept one is first copied where the
 backend keeps it past the release (a held copy on Proxmox). When a copy
 cannot be made the release stops, says why and deletes nothing; run it
 again, or with --delete-kept to release the box and delete its kept
-snapshots too.
+snapshots too. With --dry-run, release and trash-empty say what goes,
+what stays and where it goes first, and change nothing.
 
 reset makes the box fresh from its template, taking an undo first; with
 --keep-logins it carries over the login files of Claude Code, Codex,
@@ -46,19 +47,20 @@ does.
 
 func boxCommands() map[string]command {
 	return map[string]command{
-		"release":       {usage: "boxsnap box release <box> [--delete-kept]", args: "a box", min: 1, max: 1, flags: releaseFlags, run: release},
+		"release":       {usage: "boxsnap box release <box> [--delete-kept] [--dry-run]", args: "a box", min: 1, max: 1, flags: releaseFlags, run: release},
 		"trash":         {usage: "boxsnap box trash", args: "nothing", min: 0, max: 0, flags: noFlags, run: trashList},
 		"trash-restore": {usage: "boxsnap box trash-restore <box>", args: "a box", min: 1, max: 1, flags: noFlags, run: trashRestore},
-		"trash-empty":   {usage: "boxsnap box trash-empty <box>", args: "a box", min: 1, max: 1, flags: noFlags, run: trashEmpty},
+		"trash-empty":   {usage: "boxsnap box trash-empty <box> [--dry-run]", args: "a box", min: 1, max: 1, flags: deleteFlags, run: trashEmpty},
 		"reset":         {usage: "boxsnap box reset <box> [--keep-logins] [--template <name>] [--force] [--dry-run]", args: "a box", min: 1, max: 1, flags: resetFlags, run: reset},
 		"undo":          {usage: "boxsnap box undo <box> [--force] [--dry-run]", args: "a box", min: 1, max: 1, flags: undoFlags, run: undo},
 	}
 }
 
-type releaseOpts struct{ deleteKept *bool }
+type releaseOpts struct{ deleteKept, dryRun *bool }
 
 func releaseFlags(fs *flag.FlagSet) any {
-	return &releaseOpts{deleteKept: fs.Bool("delete-kept", false, "delete its kept snapshots too (Release and delete it)")}
+	return &releaseOpts{deleteKept: fs.Bool("delete-kept", false, "delete its kept snapshots too (Release and delete it)"),
+		dryRun: fs.Bool("dry-run", false, dryRunUsage)}
 }
 
 // release is `box release`: the API's release, waited for. A release that
@@ -68,6 +70,9 @@ func release(ctx context.Context, c *client, pos []string, o any, out io.Writer)
 	path := "/boxes/" + seg(pos[0]) + "/release?wait=true"
 	if *opts.deleteKept {
 		path += "&deleteKept=true"
+	}
+	if *opts.dryRun {
+		return printDry(ctx, c, "POST", strings.Replace(path, "wait=true", "dry_run=true", 1), nil, out)
 	}
 	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", path, nil, &ans); err != nil {

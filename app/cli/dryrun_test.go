@@ -13,7 +13,8 @@ import (
 )
 
 // TestCLIDryRun: --dry-run on every command that deletes or overwrites
-// (snapshot delete, snapshot restore, box reset, box undo) prints the
+// (snapshot delete, snapshot restore, box reset, box undo, box release,
+// box trash-empty) prints the
 // plan in the dialogs' words and changes nothing; where the real command
 // refuses, the dry run refuses in the same words.
 func TestCLIDryRun(t *testing.T) {
@@ -65,5 +66,32 @@ func TestCLIDryRun(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(work); string(data) != "after" {
 		t.Fatalf("after the dry runs, work.txt holds %q", data)
+	}
+
+	// A release goes to the trash first; a box not in the trash cannot be
+	// emptied from it, dry or not; once there, emptying it says it goes now.
+	code, out, errw = box("release", "amber-fox", "--dry-run")
+	if code != cli.ExitOK {
+		t.Fatalf("box release --dry-run: exit %d: %s%s", code, out, errw)
+	}
+	says(t, out, "amber-fox goes to the trash for ", "After that, amber-fox and everything on it go. Its snapshot goes with it.", snapshots.NothingChangedDryWords)
+	dryCode, _, dryErr = box("trash-empty", "amber-fox", "--dry-run")
+	realCode, _, realErr = box("trash-empty", "amber-fox")
+	if dryCode == cli.ExitOK || dryCode != realCode || dryErr != realErr {
+		t.Fatalf("box trash-empty --dry-run: exit %d %q; box trash-empty: exit %d %q", dryCode, dryErr, realCode, realErr)
+	}
+	if n := count(); n != rows {
+		t.Fatalf("the release's dry runs changed %d rows", n-rows)
+	}
+	if code, out, errw = box("release", "amber-fox"); code != cli.ExitOK {
+		t.Fatalf("box release: exit %d: %s%s", code, out, errw)
+	}
+	rows = count()
+	if code, out, errw = box("trash-empty", "amber-fox", "--dry-run"); code != cli.ExitOK {
+		t.Fatalf("box trash-empty --dry-run: exit %d: %s%s", code, out, errw)
+	}
+	says(t, out, "amber-fox and everything on it go now, and cannot be restored. ", snapshots.NothingChangedDryWords)
+	if n := count(); n != rows {
+		t.Fatalf("trash-empty's dry run changed %d rows", n-rows)
 	}
 }

@@ -52,8 +52,11 @@ func trashRestore(ctx context.Context, c *client, pos []string, _ any, out io.Wr
 }
 
 // trashEmpty is `box trash-empty <box>`: released now, with its unkept
-// snapshots.
-func trashEmpty(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+// snapshots; --dry-run says what goes and what stays.
+func trashEmpty(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	if *o.(*deleteOpts).dryRun {
+		return printDry(ctx, c, "POST", "/boxes/"+seg(pos[0])+"/trash/empty?dry_run=true", nil, out)
+	}
 	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/trash/empty?wait=true", nil, &ans); err != nil {
 		var r *refusal

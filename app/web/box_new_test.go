@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
@@ -54,7 +55,8 @@ func TestNewBoxAndRelease(t *testing.T) {
 		t.Fatal("the box's page has no Release…")
 	}
 	page = s.do(t, "GET", "/boxes/calm-moss/release", nil, nil).Body.String()
-	if !strings.Contains(page, "Release calm-moss?") || !strings.Contains(page, "Its snapshot goes with it.") {
+	if !strings.Contains(page, "Release calm-moss?") || !strings.Contains(page, "Its snapshot goes with it.") ||
+		!strings.Contains(page, plans.ReleaseGoesWords("calm-moss", true)+" "+plans.ReleaseSnapshotsWords("calm-moss", 1, 0)) {
 		t.Fatalf("the release page: %s", page)
 	}
 	// It is a dialog like the others, and offers to keep its snapshot first.
@@ -79,6 +81,11 @@ func TestNewBoxAndRelease(t *testing.T) {
 	page = s.do(t, "GET", "/boxes/trash", nil, nil).Body.String()
 	if !strings.Contains(page, `href="/boxes/calm-moss/trash/empty"`) || !strings.Contains(page, "On this host its folder and its snapshots stay on disk") {
 		t.Fatalf("the Trash tab: %s", page)
+	}
+	// Its Empty dialog says it goes now, in the words of an empty's dry run.
+	page = s.do(t, "GET", "/boxes/calm-moss/trash/empty", nil, nil).Body.String()
+	if !strings.Contains(page, plans.EmptyTrashGoesWords("calm-moss")+" Its 2 snapshots go with it.") {
+		t.Fatalf("the Empty dialog: %s", page)
 	}
 	// Emptying it releases it; a released box cannot be released again.
 	if w = s.do(t, "POST", "/boxes/calm-moss/trash/empty", url.Values{}, nil); w.Code != http.StatusSeeOther {

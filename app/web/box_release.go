@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -28,30 +29,9 @@ type releasePage struct {
 	// Trash says where the release puts the box first, and what the trash
 	// costs on its backend; empty when it goes at once.
 	Trash string
-}
-
-// releaseWords say what goes with a released box and what stays, in plain
-// words for none, one and many.
-func releaseWords(name string, goes, kept int) string {
-	switch {
-	case goes == 0 && kept == 0:
-		return fmt.Sprintf("%s has no snapshots.", name)
-	case kept == 0 && goes == 1:
-		return "Its snapshot goes with it."
-	case kept == 0:
-		return fmt.Sprintf("Its %d snapshots go with it.", goes)
-	}
-	stays := fmt.Sprintf("its %d kept snapshots stay, listed under it as released, until their keep dates", kept)
-	if kept == 1 {
-		stays = "its kept snapshot stays, listed under it as released, until its keep date"
-	}
-	switch goes {
-	case 0:
-		return fmt.Sprintf("No snapshot goes with it: %s.", stays)
-	case 1:
-		return fmt.Sprintf("Its one snapshot that nobody kept goes with it; %s.", stays)
-	}
-	return fmt.Sprintf("Its %d snapshots that nobody kept go with it; %s.", goes, stays)
+	// GoesWords says that the box and everything on it go, after the trash
+	// where it comes first.
+	GoesWords string
 }
 
 // showReleaseDialog asks before a box is released, saying what goes with it.
@@ -79,7 +59,7 @@ func (s *Server) showReleaseDialog(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	p.Message = releaseWords(p.Box.Name, p.Goes, p.Kept)
+	p.Message = plans.ReleaseSnapshotsWords(p.Box.Name, p.Goes, p.Kept)
 	// Keep first: where some of its snapshots go and its backend can keep
 	// them past the release, the page links to them on the Snapshots tab.
 	if sp := s.opts.Core.Snapshotting(p.Box); p.Keepable > 0 && sp != nil && sp.KeepsPastRelease != providers.KeepsNo && sp.Fork != providers.ForkNone {
@@ -91,6 +71,7 @@ func (s *Server) showReleaseDialog(w http.ResponseWriter, r *http.Request) {
 			p.Trash, _ = s.boxes.ReleaseWords(r.Context(), p.Box)
 		}
 	}
+	p.GoesWords = plans.ReleaseGoesWords(p.Box.Name, p.Trash != "")
 	s.render(w, r, http.StatusOK, "release", p)
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -30,7 +31,7 @@ func (s *Server) showEmptyTrashDialog(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p := emptyTrashPage{Page: views.Page{Title: "Empty " + b.Name + " from the trash", SignedIn: true, Nav: "boxes"}, Box: b,
-		Message: releaseWords(b.Name, goes, kept)}
+		Message: plans.EmptyTrashGoesWords(b.Name) + " " + plans.ReleaseSnapshotsWords(b.Name, goes, kept)}
 	s.render(w, r, http.StatusOK, "trash_empty", p)
 }
 

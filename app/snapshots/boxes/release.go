@@ -71,6 +71,9 @@ func (s *Boxes) releaseBox(ctx context.Context, c snapshots.Caller, ref, request
 		if err := s.k.Unsettled(ctx, tx, b); err != nil {
 			return err
 		}
+		if p.dryRun {
+			return errReleaseChecked
+		}
 		if err := s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(snapshots.BoxReleasing)}); err != nil {
 			return err
 		}

@@ -66,6 +66,10 @@ type kernel interface {
 	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
 }
 
+// errReleaseChecked ends a release's dry transaction once every check has
+// passed, so that it rolls back having changed nothing.
+var errReleaseChecked = errors.New("the release's checks passed")
+
 // releaseParams are a release's parameters on its operation.
 type releaseParams struct {
 	// DeleteKept is the person's "Release and delete it": each kept snapshot
@@ -76,6 +80,10 @@ type releaseParams struct {
 	// box in the trash.
 	Trash bool `json:"trash,omitempty"`
 	Empty bool `json:"empty,omitempty"`
+	// dryRun checks everything the release would check, in its
+	// transaction, and rolls it back having admitted nothing
+	// (ReleaseChecks); it is never recorded on an operation.
+	dryRun bool
 }
 
 // Kinds are the boxes' kinds of operation, each registered with the

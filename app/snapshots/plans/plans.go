@@ -14,6 +14,7 @@ type Plans struct {
 	k   kernel
 	r   restores
 	z   resets
+	b   releases
 	now func() time.Time
 }
 
@@ -45,6 +46,15 @@ type resets interface {
 	PreviewReset(ctx context.Context, c snapshots.Caller, boxRef, template string) (*restore.ResetPreview, error)
 	ResetCheck(ctx context.Context, c snapshots.Caller, req restore.ResetRequest) error
 	NewestUndo(ctx context.Context, c snapshots.Caller, boxRef string) (*snapshots.Snapshot, error)
+}
+
+// releases is what a release's and an emptying of the trash's dry runs
+// ask of package boxes' ReleaseChecks: the real calls' own checks, and the
+// release dialog's words on the trash.
+type releases interface {
+	Release(ctx context.Context, c snapshots.Caller, ref string, deleteKept bool) error
+	EmptyTrash(ctx context.Context, c snapshots.Caller, ref string) error
+	ReleaseWords(ctx context.Context, b *snapshots.Box) (string, error)
 }
 
 // New makes the plans of the core k, whose restores and resets r and z

@@ -118,3 +118,71 @@ func resetDryWords(d *ResetDry, where string) string {
 func asksFirstWords(box string) string {
 	return fmt.Sprintf("This restore would first ask the person: boxsnap records a request, and %s is restored only once they approve it (poll the request with box_operation). Then:", box)
 }
+
+// ReleaseGoesWords is the release dialog's line on the box itself: it goes
+// with everything on it, after the trash where the trash comes first.
+func ReleaseGoesWords(name string, trashFirst bool) string {
+	if trashFirst {
+		return fmt.Sprintf("After that, %s and everything on it go.", name)
+	}
+	return fmt.Sprintf("%s and everything on it go.", name)
+}
+
+// EmptyTrashGoesWords is the Empty from the trash dialog's line on the box
+// itself.
+func EmptyTrashGoesWords(name string) string {
+	return fmt.Sprintf("%s and everything on it go now, and cannot be restored.", name)
+}
+
+// ReleaseSnapshotsWords say what goes with a released box and what stays,
+// in plain words for none, one and many, as the release dialog and a
+// release's dry run say them.
+func ReleaseSnapshotsWords(name string, goes, kept int) string {
+	switch {
+	case goes == 0 && kept == 0:
+		return fmt.Sprintf("%s has no snapshots.", name)
+	case kept == 0 && goes == 1:
+		return "Its snapshot goes with it."
+	case kept == 0:
+		return fmt.Sprintf("Its %d snapshots go with it.", goes)
+	}
+	stays := fmt.Sprintf("its %d kept snapshots stay, listed under it as released, until their keep dates", kept)
+	if kept == 1 {
+		stays = "its kept snapshot stays, listed under it as released, until its keep date"
+	}
+	switch goes {
+	case 0:
+		return fmt.Sprintf("No snapshot goes with it: %s.", stays)
+	case 1:
+		return fmt.Sprintf("Its one snapshot that nobody kept goes with it; %s.", stays)
+	}
+	return fmt.Sprintf("Its %d snapshots that nobody kept go with it; %s.", goes, stays)
+}
+
+// heldCopiesWords say that a kept snapshot outlives its box as a held copy.
+const heldCopiesWords = "boxsnap first makes a held copy of each kept snapshot, so that it outlives the box: each takes its used disk until its keep date."
+
+// deleteKeptDryWords say what the person's "Release and delete it" does
+// with the kept snapshots.
+const deleteKeptDryWords = "Release and delete it: each kept snapshot not yet copied stops being kept and goes with it; held copies made already stay kept."
+
+// releaseDryWords say what a release or an emptying of the trash would do:
+// the release dialog's words (trash, where the trash comes first), then
+// that nothing changed; empty, the Empty from the trash dialog's words.
+func releaseDryWords(d *ReleaseDry, trash string, empty, deleteKept bool) string {
+	w := ReleaseGoesWords(d.Box, trash != "")
+	if empty {
+		w = EmptyTrashGoesWords(d.Box)
+	}
+	w += " " + ReleaseSnapshotsWords(d.Box, len(d.Goes), len(d.Kept))
+	if trash != "" {
+		w = trash + " " + w
+	}
+	if deleteKept {
+		w += " " + deleteKeptDryWords
+	}
+	if d.HeldCopies {
+		w += " " + heldCopiesWords
+	}
+	return w + " " + snapshots.NothingChangedDryWords
+}
