@@ -36,6 +36,7 @@ var layers = []struct {
 	{pkg: "app/snapshots/approvals", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
 	{pkg: "app/snapshots/tab", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/"}},
 	{pkg: "app/snapshots/boxes", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
+	{pkg: "app/snapshots/fork", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
 	{pkg: "app/store", forbid: []string{"app/web", "app/api", "jobs", "providers", "providers/"}},
 	{pkg: "app/web", forbid: []string{"jobs", "providers/"}},
 	{pkg: "app/wire", forbid: []string{"app/api", "app/cli", "app/web", "app/store", "app/store/db", "jobs", "providers/"}},

@@ -10,6 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 )
 
@@ -32,6 +33,8 @@ type Options struct {
 	// Boxes is the boxes and threads: acquiring, listing, templates, the
 	// trash, a box's release and forgetting a backend.
 	Boxes *boxes.Boxes
+	// Forks is the fork: a new box from a snapshot of another.
+	Forks *fork.Forks
 }
 
 // server holds the handlers' dependencies.
@@ -44,6 +47,7 @@ type server struct {
 	logger    *slog.Logger
 	tab       *tab.Tab
 	boxes     *boxes.Boxes
+	forks     *fork.Forks
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
@@ -52,7 +56,7 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
+	s := &server{core: opts.Core, tab: opts.Tab, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 )
 
 // forkSnapshot makes a new box from one of a box's snapshots.
@@ -37,7 +38,7 @@ func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Fork(r.Context(), c, snapshots.ForkRequest{Box: box, Snapshot: ref, Name: body.Name,
+	op, err := s.forks.Fork(r.Context(), c, fork.ForkRequest{Box: box, Snapshot: ref, Name: body.Name,
 		AsMachine: body.AsMachine, RequestID: body.Request})
 	if err != nil {
 		s.fail(w, r, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -95,7 +96,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 		ref, took, tookName = res.Snapshot, res.Snapshot, res.Name
 		tookWords = takeWords(s.boxName(ctx, c, op), res, s.priceOf(ctx, c, res.Snapshot))
 	}
-	op, err := s.core.Fork(ctx, c, snapshots.ForkRequest{Box: p.Box, Snapshot: ref, Name: p.Name, RequestID: p.Request})
+	op, err := s.forks.Fork(ctx, c, fork.ForkRequest{Box: p.Box, Snapshot: ref, Name: p.Name, RequestID: p.Request})
 	if err != nil {
 		if ref, ok := snapshots.AsRefusal(err); ok && took != "" && p.Request != "" && ref.Code == snapshots.CodeNotFound {
 			// The snapshot this request's take made is gone: a fork of the
@@ -119,7 +120,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
 		return
 	}
-	res, err := s.core.Kinds().Fork.Result(op)
+	res, err := s.forks.Kinds().Fork.Result(op)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -256,7 +257,7 @@ func forkTakeID(request string) string {
 
 // forkWords says what a fork made: “Made amber-fox-fork, forked from
 // amber-fox at 10:42.”
-func forkWords(res snapshots.ForkResult) string {
+func forkWords(res fork.ForkResult) string {
 	return fmt.Sprintf("Made %s, %s.", res.Name, res.From)
 }
 

@@ -41,7 +41,7 @@ func (s *Service) TakeAutomatic(ctx context.Context, boxID, why string) (*Operat
 	}
 	plan, err := s.PlanNow(ctx, b, be, nil)
 	if err != nil {
-		return nil, nil, s.planError(b, be, err)
+		return nil, nil, s.PlanError(b, be, err)
 	}
 	if err := s.takeAllowed(ctx, c, b, be, plan, settings); err != nil {
 		return nil, nil, err

@@ -44,7 +44,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Ope
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		_, sn, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeDelete)
+		_, sn, err := s.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeDelete)
 		if err != nil {
 			return err
 		}
@@ -64,9 +64,9 @@ type DeleteParams struct {
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
 func (s *Service) runDelete(ctx context.Context, op *Operation, p DeleteParams) (DeleteResult, error) {
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return DeleteResult{}, s.Finish(ctx, op, OpDone, DeleteResult{Snapshot: pinTarget(op)}, "", observedAlreadyGone)
+		return DeleteResult{}, s.Finish(ctx, op, OpDone, DeleteResult{Snapshot: PinTarget(op)}, "", observedAlreadyGone)
 	}
 	if err != nil {
 		return DeleteResult{}, err

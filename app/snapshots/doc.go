@@ -12,7 +12,7 @@
 // The kernel is Kernel: the store, the backends, the engine and its kinds,
 // the settings, the time zone, the box log's writer, the record reads and
 // admission. Service embeds it and holds the snapshots' rules and their
-// operations (take, restore, undo, delete, keep, fork, reset, lists).
+// operations (take, restore, undo, delete, keep, reset, lists).
 //
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
@@ -38,7 +38,9 @@
 // has not been told, a thread's turns held). Package pictures (app/pictures)
 // holds pictures of a box's screen (a snapshot's picture read, a take's
 // picture, a restore's undo's captured before its stop and held until the
-// undo is taken). The kernel calls a seam only through an interface it
+// undo is taken). Package fork holds the fork (a new box made from a
+// snapshot, armed, started and checked), with its Fork operation. The
+// kernel calls a seam only through an interface it
 // declares for what it calls, given by a setter: RestorePreviewer
 // (UseRestorePreview), Asker (UseApprovals), PictureKeeper (UsePictures)
 // and BoxReader (UseBoxes).

@@ -51,7 +51,7 @@ func (s *Service) edit(ctx context.Context, c Caller, boxRef, ref string, act Ac
 		return nil, err
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		_, sn, err = s.changeNow(ctx, tx, b.ID, sn.ID, ref, change)
+		_, sn, err = s.ChangeNow(ctx, tx, b.ID, sn.ID, ref, change)
 		if err != nil {
 			return err
 		}

@@ -116,7 +116,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 		return nil, err
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err = s.changeNow(ctx, tx, b.ID, sn.ID, ref, ChangeRename)
+		b, sn, err = s.ChangeNow(ctx, tx, b.ID, sn.ID, ref, ChangeRename)
 		if err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Sn
 		return nil, err
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err = s.changeNow(ctx, tx, b.ID, sn.ID, ref, ChangeRename)
+		b, sn, err = s.ChangeNow(ctx, tx, b.ID, sn.ID, ref, ChangeRename)
 		if err != nil {
 			return err
 		}

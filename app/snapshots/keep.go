@@ -117,7 +117,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 	}
 	var op *Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, change)
+		b, sn, err := s.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, change)
 		if err != nil {
 			return err
 		}
@@ -142,9 +142,9 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 // runKeep writes the keep date on the backend's label first, then on the
 // record; if the label cannot be written, nothing is kept.
 func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (KeepResult, error) {
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
+		return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, FailSnapshotGone, "")
 	}
 	if err != nil {
 		return KeepResult{}, err

@@ -21,7 +21,6 @@ type Kinds struct {
 	Restore *operations.Kind[restoreParams, RestoreResult]
 	Keep    *operations.Kind[keepParams, KeepResult]
 	Unkeep  *operations.Kind[keepParams, KeepResult]
-	Fork    *operations.Kind[ForkParams, ForkResult]
 	// Reset makes a box fresh (reset.go).
 	Reset *operations.Kind[resetParams, ResetResult]
 }
@@ -53,7 +52,6 @@ func (s *Service) register() {
 		Restore: operations.Register(e, OpRestore, s.runRestore),
 		Keep:    operations.Register(e, OpKeep, s.runKeep),
 		Unkeep:  operations.Register(e, OpUnkeep, s.runKeep),
-		Fork:    operations.Register(e, OpFork, s.runFork),
 		Reset:   operations.Register(e, OpReset, s.runReset),
 	}
 	e.UseTasks(s.providerTask)

@@ -166,13 +166,13 @@ func (s *Kernel) Pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin,
 	return out, nil
 }
 
-// changeNow locks a box's row and one of its snapshots for tx and asks
+// ChangeNow locks a box's row and one of its snapshots for tx and asks
 // Eligible about change at this moment, counting the pins of the
 // operations running now (only deletes' for a restore's or a fork's target,
 // which wait for a take or a restore in the box's turn). It answers the box
 // and the snapshot as they are now. ref is the caller's words for the
 // snapshot, for a refusal.
-func (s *Service) changeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change Change) (*Box, *Snapshot, error) {
+func (s *Service) ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change Change) (*Box, *Snapshot, error) {
 	b, err := s.LockBox(ctx, tx, boxID)
 	if err != nil {
 		return nil, nil, err

@@ -32,7 +32,7 @@ func (s *Service) Plan(ctx context.Context, c Caller, boxRef, ref string) (*Box,
 	}
 	plan, err := s.PlanNow(ctx, b, be, r)
 	if err != nil {
-		return b, sn, plan, s.planError(b, be, err)
+		return b, sn, plan, s.PlanError(b, be, err)
 	}
 	return b, sn, plan, nil
 }

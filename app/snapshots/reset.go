@@ -171,7 +171,7 @@ func (s *Service) Reset(ctx context.Context, c Caller, req ResetRequest) (*Opera
 	}
 	plan, err := s.PlanNow(ctx, b, be, nil)
 	if err != nil {
-		return nil, s.planError(b, be, err)
+		return nil, s.PlanError(b, be, err)
 	}
 	if !plan.Take.OK {
 		why := plan.Take.Why

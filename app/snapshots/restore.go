@@ -251,7 +251,7 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
 func (s *Service) runRestore(ctx context.Context, op *Operation, p restoreParams) (RestoreResult, error) {
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if err != nil {
 		return RestoreResult{}, s.Finish(ctx, op, OpFailed, nil, failTargetGone, "")
 	}
@@ -941,7 +941,7 @@ func (s *Service) restorePlan(ctx context.Context, b *Box, sn *Snapshot) (Backen
 	ref := RefOf(sn, b)
 	plan, err := s.PlanNow(ctx, b, be, &ref)
 	if err != nil {
-		return Backend{}, providers.SnapshotPlan{}, s.planError(b, be, err)
+		return Backend{}, providers.SnapshotPlan{}, s.PlanError(b, be, err)
 	}
 	if plan.Locked != nil {
 		return Backend{}, providers.SnapshotPlan{}, &Refusal{Code: CodeLocked, TryAgain: plan.Locked.Lock == "backup",
@@ -995,7 +995,7 @@ func (s *Service) undoAdmits(ctx context.Context, c Caller, b *Box, be Backend, 
 func (s *Service) admitRestore(ctx context.Context, c Caller, req RestoreRequest, b *Box, sn *Snapshot, be Backend, plan providers.SnapshotPlan, settings Settings, guard []string) (*Operation, error) {
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, _, err := s.changeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeRestore)
+		b, _, err := s.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeRestore)
 		if err != nil {
 			return err
 		}

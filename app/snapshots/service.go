@@ -55,15 +55,16 @@ type Options struct {
 }
 
 // Service is the core's snapshot rules and their operations: take,
-// restore, delete, keep, fork, reset and lists. What the seams share (the
+// restore, delete, keep, reset and lists. What the seams share (the
 // store, the backends, the engine, the settings and the record reads) is
 // the Kernel's, embedded in it. The boxes and threads (package boxes,
 // which the lists and a reset read through UseBoxes), the periodic work
 // (package sweeps), a snapshot's contents and moves (package contents),
 // the Snapshots tab's lists (package tab), requests for the person's word
 // (package approvals, which an agent's restore asks through UseApprovals)
-// and pictures of a box's screen (package pictures, which the take and the
-// restore capture with through UsePictures) are packages of their own,
+// pictures of a box's screen (package pictures, which the take and the
+// restore capture with through UsePictures) and the fork (package fork)
+// are packages of their own,
 // which reach the core through small interfaces they declare.
 type Service struct {
 	*Kernel

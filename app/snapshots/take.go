@@ -124,7 +124,7 @@ func (s *Service) repeatedTake(ctx context.Context, c Caller, requestID string) 
 	if err != nil || op == nil {
 		return nil, nil, err
 	}
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, pinTarget(op))
+	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, nil, fmt.Errorf("read the snapshot of %s: %w", op.ID, err)
 	}
@@ -160,7 +160,7 @@ func (s *Service) takeChecks(ctx context.Context, c Caller, b *Box, req TakeRequ
 		return nil, err
 	}
 	if a.plan, err = s.PlanNow(ctx, b, be, nil); err != nil {
-		return nil, s.planError(b, be, err)
+		return nil, s.PlanError(b, be, err)
 	}
 	if err := s.takeAllowed(ctx, c, b, be, a.plan, a.settings); err != nil {
 		return nil, err
@@ -274,7 +274,8 @@ func (s *Service) recordTake(ctx context.Context, tx pgx.Tx, a *takeAdmission, b
 	return op, sn, nil
 }
 
-func pinTarget(op *Operation) string {
+// PinTarget is the snapshot an operation pins as its target, or "".
+func PinTarget(op *Operation) string {
 	if op.Target != nil {
 		return *op.Target
 	}
@@ -301,8 +302,8 @@ func OwnerOf(b *Box) (string, *string) {
 	return "thread", &t
 }
 
-// planError turns a backend's failure to plan into words.
-func (s *Service) planError(b *Box, be Backend, err error) error {
+// PlanError turns a backend's failure to plan into words.
+func (s *Service) PlanError(b *Box, be Backend, err error) error {
 	var locked *providers.LockedError
 	var refused *providers.RefusedError
 	switch {
@@ -509,7 +510,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams,
 		sn, b = begun.sn, begun.b
 	} else {
 		var both db.TakeSnapshotToRunRow
-		both, err = s.st.TakeSnapshotToRun(ctx, s.st.Pool, db.TakeSnapshotToRunParams{ID: pinTarget(op), OperationID: op.ID, Resuming: resuming})
+		both, err = s.st.TakeSnapshotToRun(ctx, s.st.Pool, db.TakeSnapshotToRunParams{ID: PinTarget(op), OperationID: op.ID, Resuming: resuming})
 		if err == nil {
 			sn, err = SnapshotRow(both.Snapshot, nil)
 		}
@@ -519,7 +520,7 @@ func (s *Service) runTake(ctx context.Context, op *Operation, params takeParams,
 	}
 	recorded := err == nil && sn.State == StateTaking
 	if err != nil {
-		if sn, err = s.SnapshotByID(ctx, s.st.Pool, pinTarget(op)); err != nil {
+		if sn, err = s.SnapshotByID(ctx, s.st.Pool, PinTarget(op)); err != nil {
 			return TakeResult{}, s.Finish(ctx, op, OpFailed, nil, failTakeSnapshotGone, "")
 		}
 		if b, err = s.BoxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
@@ -802,7 +803,7 @@ func (s *Service) applyLimit(ctx context.Context, op *Operation, b *Box, be Back
 	// next, and an incomplete one is deleted like a ready one.
 	tz := s.TimeZone(ctx)
 	replaced := ""
-	tried := map[string]bool{pinTarget(op): true}
+	tried := map[string]bool{PinTarget(op): true}
 	for over > 0 {
 		ev := s.evictableExcept(ctx, s.st.Pool, caller.Thread, all, tried, tz)
 		if ev == nil {

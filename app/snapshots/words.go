@@ -645,17 +645,17 @@ func logRestoreFailedWords(name, step, why, observed string) string {
 	return fmt.Sprintf("to ‘%s’ stopped at %s: %s; boxsnap then observed: %s", name, step, why, observed)
 }
 
-// logForkWords: fork-asked and forked, "the source and the new box".
-func logForkWords(name, box string) string { return fmt.Sprintf("‘%s’ as %s", name, box) }
+// LogForkWords: fork-asked and forked, "the source and the new box".
+func LogForkWords(name, box string) string { return fmt.Sprintf("‘%s’ as %s", name, box) }
 
-// logForkFailedWords: fork-failed, with why.
-func logForkFailedWords(name, box, why string) string {
+// LogForkFailedWords: fork-failed, with why.
+func LogForkFailedWords(name, box, why string) string {
 	return fmt.Sprintf("‘%s’ as %s: %s", name, box, why)
 }
 
-// logForkedFromWords: the new box's own log starts with made, "Forked
+// LogForkedFromWords: the new box's own log starts with made, "Forked
 // from (source), (snapshot) (taken …)".
-func logForkedFromWords(source, name string, taken time.Time, tz *time.Location) string {
+func LogForkedFromWords(source, name string, taken time.Time, tz *time.Location) string {
 	return fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", source, name, taken.In(tz).Format("2 Jan 15:04"))
 }
 
@@ -892,7 +892,7 @@ func UnfinishedWords(what, why, observed string) string {
 
 // What an operation that found its records gone says.
 const (
-	failSnapshotGone     = "the snapshot is gone"
+	FailSnapshotGone     = "the snapshot is gone"
 	failTargetGone       = "its target's record is gone; nothing changed"
 	failTakeSnapshotGone = "its snapshot's record is gone"
 	failTakeBoxGone      = "its box's record is gone"
@@ -983,8 +983,8 @@ func failUndoWords(why, notStarted string) string {
 	return w
 }
 
-// failForkRecordWords: a fork whose new box boxsnap could not record.
-func failForkRecordWords(box string, err error) string {
+// FailForkRecordWords: a fork whose new box boxsnap could not record.
+func FailForkRecordWords(box string, err error) string {
 	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
 }
 

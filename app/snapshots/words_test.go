@@ -319,7 +319,7 @@ func TestLogWordsFromSpec(t *testing.T) {
 			"to ‘before the migration’; undo ‘before the restore at 10:42’"},
 		// The new box's own log starts with made, "Forked from (source),
 		// (snapshot) (taken …)".
-		{"made", logForkedFromWords("amber-fox", "before the migration", at, time.UTC),
+		{"made", LogForkedFromWords("amber-fox", "before the migration", at, time.UTC),
 			"Forked from amber-fox, ‘before the migration’ (taken 29 Nov 10:42)"},
 	} {
 		if c.got != c.want {
@@ -351,7 +351,7 @@ func logWordsForShape() (named, others []string) {
 		logRestoreAskedWords(sn, "", true, ""), logRestoreAskedWords(sn, "u", false, ", on a yes given by the person at 10:42"),
 		logRestoreAskedWords(sn, "", false, ""), logRestoredWords(sn, at, "", &providers.BoxSize{Cores: 2, MemoryBytes: 2 << 30}, time.UTC),
 		logRestoreFailedWords(sn, "", "it failed", "nothing changed"), logRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
-		logForkWords(sn, box), logForkFailedWords(sn, box, "no room"), logForkedFromWords(box, sn, at, time.UTC),
+		LogForkWords(sn, box), LogForkFailedWords(sn, box, "no room"), LogForkedFromWords(box, sn, at, time.UTC),
 		logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
 		LogDeletedWithEarlierWords(sn, id, box), logKeptWords(sn, at), LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
 		LogHeldCopyMadeWords(sn, "vm-9", "pve-1", true), LogHeldCopyRemadeWords(sn), logSavedWords(sn, id),
@@ -452,10 +452,10 @@ func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	e := errors.New("pve-1 does not answer")
 	words := []string{
-		failSnapshotGone, failTargetGone, failTakeSnapshotGone, failTakeBoxGone,
+		FailSnapshotGone, failTargetGone, failTakeSnapshotGone, failTakeBoxGone,
 		failNothingChangedWords(snapshotIsWords("a", "lost")), failLabelRefusedWords("pve-1", e), failPartExistsWords("no room"),
 		deletePartWayWords(e), failUndoWords("no room", ""), failUndoWords("no room", "it is locked"),
-		failForkRecordWords("amber-fox-fork", e),
+		FailForkRecordWords("amber-fox-fork", e),
 		resetUnfinishedWords(resetWhyUndo(e)), resetUnfinishedWords(resetWhyStop(e)), resetUnfinishedWords(resetWhyNoUndo(resetWhyFresh(e))),
 		resetUnfinishedWords(resetWhyAccess(e)), resetUnfinishedWords(resetWhyStart(e)),
 		resetNotBackWords(resetWhyFresh(e), "amber-fox", e, "before the reset at 10:42"),

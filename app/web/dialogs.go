@@ -14,6 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -80,6 +81,7 @@ type dialog struct {
 type dialogBuilder struct {
 	core     *snapshots.Service
 	boxes    *boxes.Boxes
+	forks    *fork.Forks
 	contents *contents.Contents
 	rows     *rowBuilder
 }
