@@ -21,9 +21,11 @@ type Forks struct {
 	k       kernel
 	st      *store.Store
 	install string
-	now     func() time.Time
-	logger  *slog.Logger
-	kinds   Kinds
+	// maxCount is the most boxes one fork call makes (ForkMany).
+	maxCount int
+	now      func() time.Time
+	logger   *slog.Logger
+	kinds    Kinds
 }
 
 // kernel is what a fork uses of the core: the backends, the record reads
@@ -63,12 +65,15 @@ type Kinds struct {
 }
 
 // Options are what the forks are made of: the store, the clock (nil is
-// time.Now; the core's, so a fork's times read as its records') and the
-// logger (nil discards).
+// time.Now; the core's, so a fork's times read as its records'), the
+// logger (nil discards) and the most boxes one call makes.
 type Options struct {
 	Store  *store.Store
 	Now    func() time.Time
 	Logger *slog.Logger
+	// MaxCount is the most boxes one fork call makes; 0 is
+	// DefaultMaxCount.
+	MaxCount int
 }
 
 // New makes the forks on the core k and registers their kind of operation
@@ -77,7 +82,10 @@ func New(k kernel, opts Options) (*Forks, error) {
 	if k == nil || opts.Store == nil {
 		return nil, errors.New("fork: the core and a store are required")
 	}
-	s := &Forks{k: k, st: opts.Store, install: k.Install(), now: opts.Now, logger: opts.Logger}
+	s := &Forks{k: k, st: opts.Store, install: k.Install(), now: opts.Now, logger: opts.Logger, maxCount: opts.MaxCount}
+	if s.maxCount <= 0 {
+		s.maxCount = DefaultMaxCount
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
