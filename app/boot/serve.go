@@ -141,7 +141,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	core.UseBoxes(bx)
 	// The fork registers its kind of operation with the core's engine,
 	// before its workers start.
-	fk, err := fork.New(core, fork.Options{Store: st, Logger: logger})
+	fk, err := fork.New(core, fork.Options{Store: st, Logger: logger, MaxCount: cfg.ForkMaxCount})
 	if err != nil {
 		return err
 	}
