@@ -15,7 +15,7 @@ import (
 func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.ForkBody
-	if err := decodeOptional(r, &body, "optionally name, asMachine and request"); err != nil {
+	if err := decodeOptional(r, &body, "optionally name, asMachine, count and request"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -34,8 +34,15 @@ func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		err = &badRequest{code: snapshots.CodeForbidden,
 			words: "Only the person forks as one of their machines: an agent's fork is its own thread's."}
 	}
+	if err == nil && body.Count < 0 {
+		err = invalid("count is how many boxes to fork into, 1 or more; leave it out for one.")
+	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if body.Count != 0 {
+		s.forkSnapshotMany(w, r, box, ref, body, wait)
 		return
 	}
 	op, err := s.forks.Fork(r.Context(), c, fork.ForkRequest{Box: box, Snapshot: ref, Name: body.Name,

@@ -33,6 +33,9 @@ type forkToolParams struct {
 	Name string `json:"name"`
 	// Request is an ID the caller makes, so a repeat is the same fork.
 	Request string `json:"request"`
+	// Count forks into that many boxes from one snapshot, each its own
+	// box (toolForkMany); 0 is one fork.
+	Count int `json:"count"`
 }
 
 // forkAnswer is box_fork's answer: the new box, as box_acquire answers it,
@@ -49,7 +52,7 @@ type forkAnswer struct {
 	Took string `json:"took,omitempty"`
 }
 
-const forkTakes = "snapshot (its name or ID, with box for a name), or box alone to fork the box now; and optionally name and request"
+const forkTakes = "snapshot (its name or ID, with box for a name), or box alone to fork the box now; and optionally name, count and request"
 
 // toolFork is box_fork: a new box of the thread from a snapshot, or from
 // the box now, for which it takes a snapshot first. It checks before it
@@ -63,6 +66,10 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := checkForkParams(p); err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p.Count != 0 {
+		s.toolForkMany(w, r, p)
 		return
 	}
 	ctx, c := r.Context(), caller(r)
@@ -162,6 +169,9 @@ func checkForkParams(p forkToolParams) error {
 	}
 	if err := checkForkName(p.Name); err != nil {
 		return err
+	}
+	if p.Count < 0 {
+		return invalid("count is how many boxes to fork into, 1 or more; leave it out for one.")
 	}
 	return checkRequest(p.Request)
 }
