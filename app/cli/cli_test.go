@@ -294,14 +294,14 @@ func TestCLIUsage(t *testing.T) {
 	if code := cli.Run(context.Background(), []string{"help"}, cli.Env{}, &out, &errw); code != cli.ExitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, cmd := range []string{"take", "list", "delete", "restore", "fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", "keep", "unkeep", "rename", "note"} {
+	for _, cmd := range []string{"take", "list", "delete", "restore", "fork <box> <snapshot> [--as-machine] [--name <name>] [--count <n>] [--check]", "keep", "unkeep", "rename", "note"} {
 		says(t, out.String(), "boxsnap snapshot "+cmd)
 	}
 	out.Reset()
 	if code := cli.Run(context.Background(), []string{"fork", "--help"}, cli.Env{}, &out, &errw); code != cli.ExitOK {
 		t.Fatalf("fork --help: exit %d", code)
 	}
-	says(t, out.String(), "Usage: boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]")
+	says(t, out.String(), "Usage: boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--count <n>] [--check]")
 }
 
 // TestCLIBoxTemplates: the person adds, lists and removes box templates
