@@ -61,8 +61,10 @@ type dialog struct {
 	// UntilWords the same day as the words say it ("Sat 2 Jan 2027").
 	Until, MinDate, MaxDate, UntilWords string
 
-	// Fork: where the new box goes, when there is a choice.
-	Places []place
+	// Fork: where the new box goes, when there is a choice; Count is how
+	// many boxes (1 unless the person asked for more), at most MaxCount.
+	Places          []place
+	Count, MaxCount int
 
 	// Bulk.
 	Action2 string

@@ -38,6 +38,7 @@ func (dlg *dialogBuilder) forkDialog(r *http.Request, boxRef, ref string) (dialo
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/fork", url.PathEscape(b.Name), sn.ID), Submit: "Fork",
 		RequestID: snapshots.NewID("rq"), Fingerprint: fingerprint(b, sn, nil)}
 	d.NamePlaceholder = dlg.forks.ForkName(r.Context(), b.Name)
+	d.Count, d.MaxCount = 1, dlg.forks.MaxCount()
 	switch {
 	case err != nil:
 		d.Disabled, d.Error = true, refusalWords(err)
@@ -131,6 +132,10 @@ func (s *Server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
+	if count, many, err := forkCount(r.PostFormValue("count"), d.MaxCount); err != nil || many {
+		s.forkMany(w, r, d, box, id, name, count, err)
+		return
+	}
 	if name == "" {
 		name = d.NamePlaceholder
 	}
