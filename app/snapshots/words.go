@@ -645,20 +645,6 @@ func logRestoreFailedWords(name, step, why, observed string) string {
 	return fmt.Sprintf("to ‘%s’ stopped at %s: %s; boxsnap then observed: %s", name, step, why, observed)
 }
 
-// LogForkWords: fork-asked and forked, "the source and the new box".
-func LogForkWords(name, box string) string { return fmt.Sprintf("‘%s’ as %s", name, box) }
-
-// LogForkFailedWords: fork-failed, with why.
-func LogForkFailedWords(name, box, why string) string {
-	return fmt.Sprintf("‘%s’ as %s: %s", name, box, why)
-}
-
-// LogForkedFromWords: the new box's own log starts with made, "Forked
-// from (source), (snapshot) (taken …)".
-func LogForkedFromWords(source, name string, taken time.Time, tz *time.Location) string {
-	return fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", source, name, taken.In(tz).Format("2 Jan 15:04"))
-}
-
 // logMadeOnWords: made, for a box made on a backend.
 func LogMadeOnWords(backend string) string { return "made on " + backend }
 
@@ -981,11 +967,6 @@ func failUndoWords(why, notStarted string) string {
 		w += "; and boxsnap could not start it again: " + notStarted
 	}
 	return w
-}
-
-// FailForkRecordWords: a fork whose new box boxsnap could not record.
-func FailForkRecordWords(box string, err error) string {
-	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
 }
 
 // The words of a reset that did not finish (its why, after "boxsnap").

@@ -306,21 +306,16 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 }
 
-// TestLogWordsFromSpec: the box log's words for a restore asked and a
-// fork's new box read word for word as the person is meant to read them
-// ("bb-box" is boxsnap here).
+// TestLogWordsFromSpec: the box log's words for a restore asked read word
+// for word as the person is meant to read them ("bb-box" is boxsnap here;
+// the fork's are in package fork).
 func TestLogWordsFromSpec(t *testing.T) {
 	t.Parallel()
-	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
 	for _, c := range []struct{ event, got, want string }{
 		// restore-asked: the snapshot, and "no undo".
 		{"restore-asked", logRestoreAskedWords("before the migration", "", true, ""), "to ‘before the migration’, no undo"},
 		{"restore-asked", logRestoreAskedWords("before the migration", "before the restore at 10:42", false, ""),
 			"to ‘before the migration’; undo ‘before the restore at 10:42’"},
-		// The new box's own log starts with made, "Forked from (source),
-		// (snapshot) (taken …)".
-		{"made", LogForkedFromWords("amber-fox", "before the migration", at, time.UTC),
-			"Forked from amber-fox, ‘before the migration’ (taken 29 Nov 10:42)"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.event, c.got, c.want)
@@ -351,7 +346,6 @@ func logWordsForShape() (named, others []string) {
 		logRestoreAskedWords(sn, "", true, ""), logRestoreAskedWords(sn, "u", false, ", on a yes given by the person at 10:42"),
 		logRestoreAskedWords(sn, "", false, ""), logRestoredWords(sn, at, "", &providers.BoxSize{Cores: 2, MemoryBytes: 2 << 30}, time.UTC),
 		logRestoreFailedWords(sn, "", "it failed", "nothing changed"), logRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
-		LogForkWords(sn, box), LogForkFailedWords(sn, box, "no room"), LogForkedFromWords(box, sn, at, time.UTC),
 		logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
 		LogDeletedWithEarlierWords(sn, id, box), logKeptWords(sn, at), LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
 		LogHeldCopyMadeWords(sn, "vm-9", "pve-1", true), LogHeldCopyRemadeWords(sn), logSavedWords(sn, id),
@@ -455,7 +449,6 @@ func TestFailureWordsShape(t *testing.T) {
 		FailSnapshotGone, failTargetGone, failTakeSnapshotGone, failTakeBoxGone,
 		failNothingChangedWords(snapshotIsWords("a", "lost")), failLabelRefusedWords("pve-1", e), failPartExistsWords("no room"),
 		deletePartWayWords(e), failUndoWords("no room", ""), failUndoWords("no room", "it is locked"),
-		FailForkRecordWords("amber-fox-fork", e),
 		resetUnfinishedWords(resetWhyUndo(e)), resetUnfinishedWords(resetWhyStop(e)), resetUnfinishedWords(resetWhyNoUndo(resetWhyFresh(e))),
 		resetUnfinishedWords(resetWhyAccess(e)), resetUnfinishedWords(resetWhyStart(e)),
 		resetNotBackWords(resetWhyFresh(e), "amber-fox", e, "before the reset at 10:42"),

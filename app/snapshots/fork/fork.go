@@ -120,7 +120,7 @@ func (s *Forks) Fork(ctx context.Context, c snapshots.Caller, req ForkRequest) (
 	if err != nil {
 		return nil, err
 	}
-	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvForkAsked, c, snapshots.LogForkWords(sn.Name, name), sn.ID, op.ID, nil)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvForkAsked, c, logForkWords(sn.Name, name), sn.ID, op.ID, nil)
 	return op, nil
 }
 
@@ -154,7 +154,7 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 	}
 	caller := snapshots.CallerOf(op)
 	fail := func(words string) error {
-		s.k.Log(ctx, s.st.Pool, src.ID, snapshots.EvForkFailed, caller, snapshots.LogForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, src.ID, snapshots.EvForkFailed, caller, logForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
 		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, "")
 	}
 	if err := s.k.Step(ctx, op, "fork"); err != nil {
@@ -190,12 +190,12 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 			HasScreen: src.HasScreen}))
 		if err != nil {
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
-			return ForkResult{}, fail(snapshots.FailForkRecordWords(p.Name, err))
+			return ForkResult{}, fail(failForkRecordWords(p.Name, err))
 		}
 		s.k.SetHead(ctx, s.st.Pool, box.ID, sn.ID)
 		box.HeadID = &sn.ID
 		tz := s.k.TimeZone(ctx)
-		s.k.Log(ctx, s.st.Pool, box.ID, snapshots.EvMade, caller, snapshots.LogForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, box.ID, snapshots.EvMade, caller, logForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
 	} else if err != nil {
 		return ForkResult{}, err
 	}
@@ -210,6 +210,6 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 	}
 	tz := s.k.TimeZone(ctx)
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))
-	s.k.Log(ctx, s.st.Pool, src.ID, snapshots.EvForked, caller, snapshots.LogForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
+	s.k.Log(ctx, s.st.Pool, src.ID, snapshots.EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
 	return ForkResult{Box: box.ID, Name: box.Name, From: from}, nil
 }

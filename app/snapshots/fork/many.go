@@ -129,7 +129,7 @@ func (s *Forks) ForkMany(ctx context.Context, c snapshots.Caller, req ForkManyRe
 		return nil, err
 	}
 	for i, op := range ops {
-		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvForkAsked, c, snapshots.LogForkWords(sn.Name, names[i]), sn.ID, op.ID, nil)
+		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvForkAsked, c, logForkWords(sn.Name, names[i]), sn.ID, op.ID, nil)
 	}
 	return ops, nil
 }

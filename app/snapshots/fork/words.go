@@ -3,6 +3,7 @@ package fork
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -34,4 +35,23 @@ func forkCountReusedWords(requestID string, made int) string {
 		return fmt.Sprintf("Request %s made more forks than this call asks for: send it with its first count, or use a new request.", requestID)
 	}
 	return fmt.Sprintf("Request %s made %d forks, not this many: send it with its first count, or use a new request.", requestID, made)
+}
+
+// logForkWords: fork-asked and forked, "the source and the new box".
+func logForkWords(name, box string) string { return fmt.Sprintf("‘%s’ as %s", name, box) }
+
+// logForkFailedWords: fork-failed, with why.
+func logForkFailedWords(name, box, why string) string {
+	return fmt.Sprintf("‘%s’ as %s: %s", name, box, why)
+}
+
+// logForkedFromWords: the new box's own log starts with made, "Forked
+// from (source), (snapshot) (taken …)".
+func logForkedFromWords(source, name string, taken time.Time, tz *time.Location) string {
+	return fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", source, name, taken.In(tz).Format("2 Jan 15:04"))
+}
+
+// failForkRecordWords: a fork whose new box boxsnap could not record.
+func failForkRecordWords(box string, err error) string {
+	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
 }
