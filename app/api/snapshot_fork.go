@@ -42,7 +42,7 @@ func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Count != 0 {
-		s.forkSnapshotMany(w, r, box, ref, body, wait)
+		forkMany{s}.rest(w, r, box, ref, body, wait)
 		return
 	}
 	op, err := s.forks.Fork(r.Context(), c, fork.ForkRequest{Box: box, Snapshot: ref, Name: body.Name,

@@ -69,7 +69,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.Count != 0 {
-		s.toolForkMany(w, r, p)
+		forkMany{s}.tool(w, r, p)
 		return
 	}
 	ctx, c := r.Context(), caller(r)

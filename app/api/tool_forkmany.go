@@ -11,11 +11,16 @@ import (
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-// toolForkMany is box_fork with count: one snapshot (the one named, or one
+// forkMany is a fork into many boxes, for box_fork and POST .../fork with
+// count: the server's core, seams and answers, in a type of its own so
+// the server's type does not grow.
+type forkMany struct{ *server }
+
+// tool is box_fork with count: one snapshot (the one named, or one
 // taken now, once for all of them) and count forks of it, each its own
 // operation and box, waited for together. It answers each fork's end: one
 // that failed is listed with why, and the others stand.
-func (s *server) toolForkMany(w http.ResponseWriter, r *http.Request, p forkToolParams) {
+func (s forkMany) tool(w http.ResponseWriter, r *http.Request, p forkToolParams) {
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {
@@ -59,7 +64,7 @@ func (s *server) toolForkMany(w http.ResponseWriter, r *http.Request, p forkTool
 		s.fail(w, r, err)
 		return
 	}
-	ans := s.forkManyAnswer(ctx, c, ops, true)
+	ans := s.answer(ctx, c, ops, true)
 	ans.Took = tookWords
 	if tookWords != "" {
 		ans.Message = tookWords + " " + ans.Message
@@ -67,9 +72,9 @@ func (s *server) toolForkMany(w http.ResponseWriter, r *http.Request, p forkTool
 	writeJSON(w, http.StatusOK, ans)
 }
 
-// forkManyAnswer says each fork of ops as it is, after waiting (with wait)
+// answer says each fork of ops as it is, after waiting (with wait)
 // at most ToolWait for all of them together.
-func (s *server) forkManyAnswer(ctx context.Context, c snapshots.Caller, ops []*snapshots.Operation, wait bool) wire.ForkManyAnswer {
+func (s forkMany) answer(ctx context.Context, c snapshots.Caller, ops []*snapshots.Operation, wait bool) wire.ForkManyAnswer {
 	ans := wire.ForkManyAnswer{Forks: make([]wire.ForkOne, 0, len(ops))}
 	wctx, cancel := context.WithTimeout(ctx, ToolWait)
 	defer cancel()
@@ -140,10 +145,10 @@ func forkManyWords(asked int, made []string, from string, others []string) strin
 	return b.String()
 }
 
-// forkSnapshotMany is POST .../fork with count: count forks of the one
+// rest is POST .../fork with count: count forks of the one
 // snapshot, answered at once, or with wait once they all end (or the wait
 // does).
-func (s *server) forkSnapshotMany(w http.ResponseWriter, r *http.Request, box, ref string, body wire.ForkBody, wait bool) {
+func (s forkMany) rest(w http.ResponseWriter, r *http.Request, box, ref string, body wire.ForkBody, wait bool) {
 	ctx, c := r.Context(), caller(r)
 	ops, err := s.forks.ForkMany(ctx, c, fork.ForkManyRequest{Box: box, Snapshot: ref, Name: body.Name, Count: body.Count,
 		AsMachine: body.AsMachine, RequestID: body.Request})
@@ -151,7 +156,7 @@ func (s *server) forkSnapshotMany(w http.ResponseWriter, r *http.Request, box, r
 		s.fail(w, r, err)
 		return
 	}
-	ans := s.forkManyAnswer(ctx, c, ops, wait)
+	ans := s.answer(ctx, c, ops, wait)
 	status := http.StatusOK
 	for _, f := range ans.Forks {
 		if f.State != string(snapshots.OpDone) && f.State != string(snapshots.OpFailed) {

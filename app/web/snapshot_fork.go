@@ -133,7 +133,7 @@ func (s *Server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	if count, many, err := forkCount(r.PostFormValue("count"), d.MaxCount); err != nil || many {
-		s.forkMany(w, r, d, box, id, name, count, err)
+		forkManyPost{s}.post(w, r, d, box, id, name, count, err)
 		return
 	}
 	if name == "" {

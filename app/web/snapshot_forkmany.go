@@ -29,11 +29,15 @@ func forkCountWords(most int) string {
 	return "Boxes is a whole number from 1 to " + strconv.Itoa(most) + "."
 }
 
-// forkMany forks the snapshot into count boxes in one go, all from the
+// forkManyPost is Fork with Boxes over one, in a type of its own so the
+// Server's type does not grow.
+type forkManyPost struct{ *Server }
+
+// post forks the snapshot into count boxes in one go, all from the
 // snapshot, and opens the Machines tab, where each new box shows starting;
 // a refusal (of the count, of any name) makes none and shows the dialog
 // again with why.
-func (s *Server) forkMany(w http.ResponseWriter, r *http.Request, d dialog, box, id, name string, count int, bad error) {
+func (s forkManyPost) post(w http.ResponseWriter, r *http.Request, d dialog, box, id, name string, count int, bad error) {
 	err := bad
 	if err == nil {
 		_, err = s.opts.Forks.ForkMany(r.Context(), snapshots.Owner(), fork.ForkManyRequest{Box: box, Snapshot: id, Name: name, Count: count,
