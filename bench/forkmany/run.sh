@@ -24,6 +24,7 @@ for i in $(seq "$runs"); do
 		echo "$m $("$work/bench" -tree "$tree" -dir "$work/run" -mode "$m" -n "$n")"
 	done
 	rm -rf "$work/cp"
+	mkdir "$work/cp"
 	sync
 	s=$(date +%s%N)
 	for j in $(seq "$n"); do cp -a "$tree/." "$work/cp/$j"; done
