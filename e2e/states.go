@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
@@ -76,7 +77,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		return nil, err
 	}
 	// A fork of hazel-heron waits behind its restore: a fork starting.
-	forkOp, err := s.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: slow.Name, Snapshot: sc.SlowTarget, Name: "hazel-heron-fork"})
+	forkOp, err := s.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: slow.Name, Snapshot: sc.SlowTarget, Name: "hazel-heron-fork"})
 	if err != nil {
 		return nil, fmt.Errorf("fork hazel-heron: %w", err)
 	}

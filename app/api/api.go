@@ -10,6 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
@@ -42,6 +43,8 @@ type Options struct {
 	// trash, a box's release and forgetting a backend.
 	Boxes *boxes.Boxes
 	Heads *heads.Heads
+	// Forks is the fork: a new box from a snapshot of another.
+	Forks *fork.Forks
 }
 
 // server holds the handlers' dependencies.
@@ -58,6 +61,7 @@ type server struct {
 	boxes     *boxes.Boxes
 	heads     *heads.Heads
 	plans     *plans.Plans
+	forks     *fork.Forks
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
@@ -66,7 +70,7 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, tab: opts.Tab, boxes: opts.Boxes, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
+	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, tab: opts.Tab, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
 	if opts.Core != nil && opts.Restores != nil {
 		s.plans = plans.New(opts.Core, opts.Restores, opts.Restores.Resets(), nil)
 		if opts.Boxes != nil {

@@ -136,7 +136,7 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 			return s.keepWords(ctx, c, box, op.Kind == snapshots.OpUnkeep, res)
 		}
 	case snapshots.OpFork:
-		if res, err := s.core.Kinds().Fork.Result(op); err == nil && res.Name != "" {
+		if res, err := s.forks.Kinds().Fork.Result(op); err == nil && res.Name != "" {
 			return forkWords(res)
 		}
 	case snapshots.OpRelease:

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 )
 
 // forkSnapshot makes a new box from one of a box's snapshots.
 func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.ForkBody
-	if err := decodeOptional(r, &body, "optionally name, asMachine and request"); err != nil {
+	if err := decodeOptional(r, &body, "optionally name, asMachine, count and request"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -33,11 +34,18 @@ func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		err = &badRequest{code: snapshots.CodeForbidden,
 			words: "Only the person forks as one of their machines: an agent's fork is its own thread's."}
 	}
+	if err == nil && body.Count < 0 {
+		err = invalid("count is how many boxes to fork into, 1 or more; leave it out for one.")
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Fork(r.Context(), c, snapshots.ForkRequest{Box: box, Snapshot: ref, Name: body.Name,
+	if body.Count != 0 {
+		forkMany{s}.rest(w, r, box, ref, body, wait)
+		return
+	}
+	op, err := s.forks.Fork(r.Context(), c, fork.ForkRequest{Box: box, Snapshot: ref, Name: body.Name,
 		AsMachine: body.AsMachine, RequestID: body.Request})
 	if err != nil {
 		s.fail(w, r, err)

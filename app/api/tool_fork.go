@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -33,6 +34,9 @@ type forkToolParams struct {
 	Name string `json:"name"`
 	// Request is an ID the caller makes, so a repeat is the same fork.
 	Request string `json:"request"`
+	// Count forks into that many boxes from one snapshot, each its own
+	// box (toolForkMany); 0 is one fork.
+	Count int `json:"count"`
 }
 
 // forkAnswer is box_fork's answer: the new box, as box_acquire answers it,
@@ -49,7 +53,7 @@ type forkAnswer struct {
 	Took string `json:"took,omitempty"`
 }
 
-const forkTakes = "snapshot (its name or ID, with box for a name), or box alone to fork the box now; and optionally name and request"
+const forkTakes = "snapshot (its name or ID, with box for a name), or box alone to fork the box now; and optionally name, count and request"
 
 // toolFork is box_fork: a new box of the thread from a snapshot, or from
 // the box now, for which it takes a snapshot first. It checks before it
@@ -63,6 +67,10 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := checkForkParams(p); err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p.Count != 0 {
+		forkMany{s}.tool(w, r, p)
 		return
 	}
 	ctx, c := r.Context(), caller(r)
@@ -96,7 +104,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 		ref, took, tookName = res.Snapshot, res.Snapshot, res.Name
 		tookWords = takeWords(s.boxName(ctx, c, op), res, s.priceOf(ctx, c, res.Snapshot))
 	}
-	op, err := s.core.Fork(ctx, c, snapshots.ForkRequest{Box: p.Box, Snapshot: ref, Name: p.Name, RequestID: p.Request})
+	op, err := s.forks.Fork(ctx, c, fork.ForkRequest{Box: p.Box, Snapshot: ref, Name: p.Name, RequestID: p.Request})
 	if err != nil {
 		if ref, ok := snapshots.AsRefusal(err); ok && took != "" && p.Request != "" && ref.Code == snapshots.CodeNotFound {
 			// The snapshot this request's take made is gone: a fork of the
@@ -120,7 +128,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
 		return
 	}
-	res, err := s.core.Kinds().Fork.Result(op)
+	res, err := s.forks.Kinds().Fork.Result(op)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -162,6 +170,9 @@ func checkForkParams(p forkToolParams) error {
 	}
 	if err := checkForkName(p.Name); err != nil {
 		return err
+	}
+	if p.Count < 0 {
+		return invalid("count is how many boxes to fork into, 1 or more; leave it out for one.")
 	}
 	return checkRequest(p.Request)
 }
@@ -257,7 +268,7 @@ func forkTakeID(request string) string {
 
 // forkWords says what a fork made: “Made amber-fox-fork, forked from
 // amber-fox at 10:42.”
-func forkWords(res snapshots.ForkResult) string {
+func forkWords(res fork.ForkResult) string {
 	return fmt.Sprintf("Made %s, %s.", res.Name, res.From)
 }
 

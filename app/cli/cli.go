@@ -21,7 +21,7 @@ Usage:
   boxsnap snapshot list [<box>] [--kept] [--automatic | --saved] [--json]
   boxsnap snapshot delete <box> <snapshot> [--dry-run]
   boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force] [--dry-run]
-  boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]
+  boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--count <n>] [--check]
   boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]
   boxsnap snapshot unkeep <box> <snapshot>
   boxsnap snapshot save <box> <snapshot> [--name <name>]
@@ -47,8 +47,9 @@ history says whether a box takes them and sets it; delete-history deletes
 every automatic snapshot of a box, once --confirm names the box again.
 
 fork makes a new box from the snapshot, in the box's thread, or with
---as-machine as one of your machines; --check only says whether it can be
-forked, and changes nothing.
+--as-machine as one of your machines; --count makes that many from the
+one snapshot, each its own box (<name>-1 … <name>-N), and prints each;
+--check only says whether it can be forked, and changes nothing.
 
 export writes one file of a box's snapshots (with --base, leaving out what
 that snapshot holds: the receiver must hold it); import takes export files
@@ -194,7 +195,7 @@ func commands() map[string]command {
 		"list":            {usage: "boxsnap snapshot list [<box>] [--kept] [--automatic | --saved] [--json]", args: "at most a box", min: 0, max: 1, flags: listFlags, run: list},
 		"delete":          {usage: "boxsnap snapshot delete <box> <snapshot> [--dry-run]", args: "a box and a snapshot", min: 2, max: 2, flags: deleteFlags, run: deleteSnapshot},
 		"restore":         {usage: "boxsnap snapshot restore <box> <snapshot> --replace [--no-undo] [--force] [--dry-run]", args: "a box and a snapshot", min: 2, max: 2, flags: restoreFlags, run: restore},
-		"fork":            {usage: "boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", args: "a box and a snapshot", min: 2, max: 2, flags: forkFlags, run: fork},
+		"fork":            {usage: "boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--count <n>] [--check]", args: "a box and a snapshot", min: 2, max: 2, flags: forkFlags, run: fork},
 		"keep":            {usage: "boxsnap snapshot keep <box> <snapshot> [--days <n> | --until <date>]", args: "a box and a snapshot", min: 2, max: 2, flags: keepFlags, run: keep},
 		"renew":           {usage: "boxsnap snapshot renew <box> <snapshot>", args: "a box and a kept snapshot", min: 2, max: 2, flags: noFlags, run: renew},
 		"unkeep":          {usage: "boxsnap snapshot unkeep <box> <snapshot>", args: "a box and a snapshot", min: 2, max: 2, flags: noFlags, run: unkeep},

@@ -31,7 +31,7 @@ func setup(t *testing.T) *rig {
 	t.Helper()
 	e := coretest.New(t, coretest.Options{})
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Tab: e.Tab, Boxes: e.Boxes, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Tab: e.Tab, Boxes: e.Boxes, Forks: e.Forks, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}))
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	_, token, err := e.Auth.CreateAPIToken(context.Background(), "cli")
@@ -294,14 +294,14 @@ func TestCLIUsage(t *testing.T) {
 	if code := cli.Run(context.Background(), []string{"help"}, cli.Env{}, &out, &errw); code != cli.ExitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, cmd := range []string{"take", "list", "delete", "restore", "fork <box> <snapshot> [--as-machine] [--name <name>] [--check]", "keep", "unkeep", "rename", "note"} {
+	for _, cmd := range []string{"take", "list", "delete", "restore", "fork <box> <snapshot> [--as-machine] [--name <name>] [--count <n>] [--check]", "keep", "unkeep", "rename", "note"} {
 		says(t, out.String(), "boxsnap snapshot "+cmd)
 	}
 	out.Reset()
 	if code := cli.Run(context.Background(), []string{"fork", "--help"}, cli.Env{}, &out, &errw); code != cli.ExitOK {
 		t.Fatalf("fork --help: exit %d", code)
 	}
-	says(t, out.String(), "Usage: boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--check]")
+	says(t, out.String(), "Usage: boxsnap snapshot fork <box> <snapshot> [--as-machine] [--name <name>] [--count <n>] [--check]")
 }
 
 // TestCLIBoxTemplates: the person adds, lists and removes box templates

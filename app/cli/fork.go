@@ -13,11 +13,13 @@ import (
 type forkOpts struct {
 	asMachine, check *bool
 	name             *string
+	count            *int
 }
 
 func forkFlags(fs *flag.FlagSet) any {
 	return &forkOpts{asMachine: fs.Bool("as-machine", false, "make the fork one of your machines"),
-		name: fs.String("name", "", "the new box's name"), check: fs.Bool("check", false, "say whether it can be forked, and change nothing")}
+		name: fs.String("name", "", "the new box's name"), check: fs.Bool("check", false, "say whether it can be forked, and change nothing"),
+		count: fs.Int("count", 0, "fork into this many boxes from the one snapshot, named <name>-1 … <name>-N")}
 }
 
 // fork is `snapshot fork`: it waits for the fork and says what it made, or
@@ -39,6 +41,9 @@ func fork(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 		}
 		_, err := fmt.Fprintln(out, ans.Message)
 		return err
+	}
+	if *opts.count != 0 {
+		return forkMany(ctx, c, path, opts, out)
 	}
 	var ans wire.OperationAnswer
 	body := wire.ForkBody{Name: *opts.name, AsMachine: *opts.asMachine}

@@ -86,10 +86,18 @@ type Config struct {
 	DockerNetwork         string
 	DockerBoxesGoWithHost bool
 
+	// ForkMaxCount is the most boxes one fork call makes (1 to
+	// MaxForkMaxCount).
+	ForkMaxCount int
+
 	// Intervals are how often each periodic job runs (jobs' own values by
 	// default); tests shorten them.
 	Intervals Intervals
 }
+
+// MaxForkMaxCount bounds the fork count's setting: a hundred boxes from
+// one call is as many as a person can follow.
+const MaxForkMaxCount = 100
 
 // Intervals are the periodic jobs' intervals, one a job (jobs.Intervals has
 // the same fields). Sessions and set-up links are swept with housekeeping.
@@ -153,6 +161,7 @@ func Settings() []Setting {
 		{"BOXSNAP_DOCKER_TLS_KEY", "docker-tls-key", "", "that certificate's key (PEM)"},
 		{"BOXSNAP_DOCKER_NETWORK", "docker-network", "", "the network Docker boxes join (none for none); empty: the engine's default"},
 		{"BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "docker-boxes-go-with-host", "false", "the host goes with its boxes (Hetzner, Namespace): Keep is off"},
+		{"BOXSNAP_FORK_MAX_COUNT", "fork-max-count", "10", "the most boxes one fork call makes (1 to 100)"},
 	}
 	for _, i := range intervalSettings {
 		out = append(out, Setting{i.env, i.flag, i.def, i.usage})
@@ -201,6 +210,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.DockerTLSKey, "docker-tls-key", env("BOXSNAP_DOCKER_TLS_KEY", ""), "that certificate's key")
 	fs.StringVar(&c.DockerNetwork, "docker-network", env("BOXSNAP_DOCKER_NETWORK", ""), "the network Docker boxes join (none for none)")
 	dockerGoes := boolFlag(fs, "docker-boxes-go-with-host", env("BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "false"), "the host goes with its boxes: Keep is off (true/false)")
+	forkMax := fs.String("fork-max-count", env("BOXSNAP_FORK_MAX_COUNT", "10"), "the most boxes one fork call makes (1 to 100)")
 	intervals := make([]*string, len(intervalSettings))
 	for n, i := range intervalSettings {
 		intervals[n] = fs.String(i.flag, env(i.env, i.def), i.usage)
@@ -247,6 +257,9 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	}
 	if c.DockerBoxesGoWithHost, err = strconv.ParseBool(*dockerGoes); err != nil {
 		errs = append(errs, fmt.Errorf("--docker-boxes-go-with-host (BOXSNAP_DOCKER_BOXES_GO_WITH_HOST) must be true or false, not %q", *dockerGoes))
+	}
+	if c.ForkMaxCount, err = strconv.Atoi(*forkMax); err != nil || c.ForkMaxCount < 1 || c.ForkMaxCount > MaxForkMaxCount {
+		errs = append(errs, fmt.Errorf("--fork-max-count (BOXSNAP_FORK_MAX_COUNT) must be a whole number from 1 to %d, not %q", MaxForkMaxCount, *forkMax))
 	}
 	if c.DockerHost != "" && !strings.HasPrefix(c.DockerHost, "unix://") && !strings.HasPrefix(c.DockerHost, "tcp://") && !strings.HasPrefix(c.DockerHost, "ssh://") {
 		errs = append(errs, fmt.Errorf("--docker-host (BOXSNAP_DOCKER_HOST) must be unix://, tcp:// or ssh://, not %q", c.DockerHost))

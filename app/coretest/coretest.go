@@ -24,6 +24,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
@@ -63,6 +64,8 @@ type Env struct {
 	Boxes *boxes.Boxes
 	// Heads is the boxes' heads and the snapshots' lineages, on Core.
 	Heads *heads.Heads
+	// Forks is the fork, on Core.
+	Forks *fork.Forks
 	// Jobs is the same client with its presence (jobs.Client): its Stop
 	// lets the presence go.
 	Jobs   *jobs.Client
@@ -180,6 +183,10 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
+	fk, err := fork.New(core, fork.Options{Store: st, Now: opts.Now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
 	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: opts.Now})
 	if err != nil {
 		return nil, err
@@ -224,7 +231,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: rs, Take: tk, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: rs, Take: tk, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	e.Heads = hd
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {

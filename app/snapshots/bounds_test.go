@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
@@ -89,7 +90,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 	if op = e.Wait(t, op); op.State != snapshots.OpDone {
 		t.Fatalf("take ended %s: %s", op.State, deref(op.Error))
 	}
-	op, err = e.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "small-box", Snapshot: sn.ID, Name: "small-fork"})
+	op, err = e.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: "small-box", Snapshot: sn.ID, Name: "small-fork"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@
 // the settings, the time zone, the box log's writer, the record reads and
 // admission. Service embeds it and holds the snapshots' rules and their
 // operations (the undo a restore or a reset takes first, delete, keep,
-// fork, lists).
+// lists).
 //
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
@@ -48,7 +48,9 @@
 // failure and undos replaced), the box set straight after a restore, a
 // reset to a fresh box and the undo of either, with its Restore and Reset
 // operations; the undo it takes first is the core's (Service.TakeUndo,
-// TakeHeldUndo). Package pictures (app/pictures) holds pictures of a box's
+// TakeHeldUndo). Package fork holds the fork (a new box made from a
+// snapshot, armed, started and checked, one or many from one snapshot),
+// with its Fork operation. Package pictures (app/pictures) holds pictures of a box's
 // screen (a snapshot's picture read, a take's picture, a restore's undo's
 // captured before its stop and held until the undo is taken). The kernel
 // calls a seam only through an interface it declares for what it calls,

@@ -144,7 +144,7 @@ func (s *Service) keepOrUnkeep(ctx context.Context, c Caller, req KeepRequest, u
 func (s *Service) runKeep(ctx context.Context, op *Operation, p keepParams) (KeepResult, error) {
 	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
+		return KeepResult{}, s.Finish(ctx, op, OpFailed, nil, FailSnapshotGone, "")
 	}
 	if err != nil {
 		return KeepResult{}, err

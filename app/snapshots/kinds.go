@@ -20,7 +20,6 @@ type Kinds struct {
 	Expiry *operations.Kind[DeleteParams, DeleteResult]
 	Keep   *operations.Kind[keepParams, KeepResult]
 	Unkeep *operations.Kind[keepParams, KeepResult]
-	Fork   *operations.Kind[ForkParams, ForkResult]
 }
 
 // KeepResult is what a finished keep or unkeep answers.
@@ -46,7 +45,6 @@ func (s *Service) register() {
 		Expiry: operations.Register(e, OpExpiry, s.runDelete),
 		Keep:   operations.Register(e, OpKeep, s.runKeep),
 		Unkeep: operations.Register(e, OpUnkeep, s.runKeep),
-		Fork:   operations.Register(e, OpFork, s.runFork),
 	}
 	e.UseTasks(s.providerTask)
 }

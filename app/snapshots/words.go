@@ -556,20 +556,6 @@ func LogRestoreFailedWords(name, step, why, observed string) string {
 	return fmt.Sprintf("to ‘%s’ stopped at %s: %s; boxsnap then observed: %s", name, step, why, observed)
 }
 
-// logForkWords: fork-asked and forked, "the source and the new box".
-func logForkWords(name, box string) string { return fmt.Sprintf("‘%s’ as %s", name, box) }
-
-// logForkFailedWords: fork-failed, with why.
-func logForkFailedWords(name, box, why string) string {
-	return fmt.Sprintf("‘%s’ as %s: %s", name, box, why)
-}
-
-// logForkedFromWords: the new box's own log starts with made, "Forked
-// from (source), (snapshot) (taken …)".
-func logForkedFromWords(source, name string, taken time.Time, tz *time.Location) string {
-	return fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", source, name, taken.In(tz).Format("2 Jan 15:04"))
-}
-
 // logMadeOnWords: made, for a box made on a backend.
 func LogMadeOnWords(backend string) string { return "made on " + backend }
 
@@ -764,7 +750,7 @@ func UnfinishedWords(what, why, observed string) string {
 
 // What an operation that found its records gone says.
 const (
-	failSnapshotGone = "the snapshot is gone"
+	FailSnapshotGone = "the snapshot is gone"
 )
 
 // What boxsnap observed of a snapshot after its operation failed.
@@ -778,11 +764,6 @@ func failLabelRefusedWords(backend string, err error) string {
 // deletePartWayWords: a delete the backend stopped part way (the
 // snapshot's record, incomplete).
 func deletePartWayWords(err error) string { return fmt.Sprintf("the delete stopped part way: %v", err) }
-
-// failForkRecordWords: a fork whose new box boxsnap could not record.
-func failForkRecordWords(box string, err error) string {
-	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
-}
 
 // Refusals: the words of every refusal a person or an agent reads, grouped
 // by the rule that refuses. The rules call these; words_test.go holds the

@@ -303,21 +303,11 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 }
 
-// TestLogWordsFromSpec: the box log's words for a fork's new box read word
-// for word as the person is meant to read them ("bb-box" is boxsnap here).
+// TestLogWordsFromSpec: the box log's words for a deleted snapshot say who
+// deleted it as the person is meant to read them (the take's, the
+// restore's and the fork's are in their own packages).
 func TestLogWordsFromSpec(t *testing.T) {
 	t.Parallel()
-	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
-	for _, c := range []struct{ event, got, want string }{
-		// The new box's own log starts with made, "Forked from (source),
-		// (snapshot) (taken …)".
-		{"made", logForkedFromWords("amber-fox", "before the migration", at, time.UTC),
-			"Forked from amber-fox, ‘before the migration’ (taken 29 Nov 10:42)"},
-	} {
-		if c.got != c.want {
-			t.Errorf("%s:\n got %q\nwant %q", c.event, c.got, c.want)
-		}
-	}
 	// snapshot-deleted: why, as the box log says it (by you, by the agent).
 	for kind, want := range map[CallerKind]string{CallerOwner: "by you", CallerAgent: "by the agent", CallerCLI: "by a boxsnap command"} {
 		if got := logDeletedWords("a", "sn1", nil, ByWhy(Caller{Kind: kind})); !strings.HasSuffix(got, ", "+want) {
@@ -337,7 +327,6 @@ func logWordsForShape() (named, others []string) {
 		logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
 		logHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
 		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
-		logForkWords(sn, box), logForkFailedWords(sn, box, "no room"), logForkedFromWords(box, sn, at, time.UTC),
 		logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"),
 		LogDeletedWithEarlierWords(sn, id, box), logKeptWords(sn, at), LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
 		LogHeldCopyMadeWords(sn, "vm-9", "pve-1", true), LogHeldCopyRemadeWords(sn), logSavedWords(sn, id),
@@ -437,10 +426,9 @@ func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	e := errors.New("pve-1 does not answer")
 	words := []string{
-		failSnapshotGone,
+		FailSnapshotGone,
 		failLabelRefusedWords("pve-1", e),
 		deletePartWayWords(e),
-		failForkRecordWords("amber-fox-fork", e),
 	}
 	observed := []string{observedAlreadyGone}
 	for _, w := range append(words, observed...) {

@@ -14,6 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -61,8 +62,10 @@ type dialog struct {
 	// UntilWords the same day as the words say it ("Sat 2 Jan 2027").
 	Until, MinDate, MaxDate, UntilWords string
 
-	// Fork: where the new box goes, when there is a choice.
-	Places []place
+	// Fork: where the new box goes, when there is a choice; Count is how
+	// many boxes (1 unless the person asked for more), at most MaxCount.
+	Places          []place
+	Count, MaxCount int
 
 	// Bulk.
 	Action2 string
@@ -82,6 +85,7 @@ type dialogBuilder struct {
 	core     *snapshots.Service
 	restores *restore.Restores
 	boxes    *boxes.Boxes
+	forks    *fork.Forks
 	contents *contents.Contents
 	rows     *rowBuilder
 }

@@ -33,7 +33,7 @@ func signInServer(t *testing.T) (*Server, *coretest.Env, *time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Options{Auth: env.Auth, Core: env.Core, Restores: env.Restores, Take: env.Take, Tab: env.Tab, Boxes: env.Boxes, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Heads: env.Heads, Views: vw, Logger: env.Logger})
+	srv, err := New(Options{Auth: env.Auth, Core: env.Core, Restores: env.Restores, Take: env.Take, Tab: env.Tab, Boxes: env.Boxes, Forks: env.Forks, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Heads: env.Heads, Views: vw, Logger: env.Logger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -47,6 +48,8 @@ type Options struct {
 	// Heads is the boxes' heads and the snapshots' lineages: a row's
 	// "from ‘…’" and its Set as head.
 	Heads *heads.Heads
+	// Forks is the fork: a new box from a snapshot of another.
+	Forks *fork.Forks
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil
@@ -92,7 +95,7 @@ func New(opts Options) (*Server, error) {
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
 	s.rows = &rowBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, plans: s.plans}
 	s.rows.heads = opts.Heads
-	s.dialogs = &dialogBuilder{core: opts.Core, restores: opts.Restores, boxes: opts.Boxes, contents: opts.Contents, rows: s.rows}
+	s.dialogs = &dialogBuilder{core: opts.Core, restores: opts.Restores, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, rows: s.rows}
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}

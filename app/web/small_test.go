@@ -12,6 +12,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
@@ -79,7 +80,7 @@ func TestForkKeepsDesktop(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, op)
-	fop, err := s.env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: b.Name, Snapshot: sn.ID, Name: "amber-fork", AsMachine: true})
+	fop, err := s.env.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: b.Name, Snapshot: sn.ID, Name: "amber-fork", AsMachine: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -36,7 +37,8 @@ func (dlg *dialogBuilder) forkDialog(r *http.Request, boxRef, ref string) (dialo
 	d := dialog{Kind: "fork", Title: fmt.Sprintf("Fork %s from ‘%s’", b.Name, sn.Name), Back: backOf(r, b.Name),
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/fork", url.PathEscape(b.Name), sn.ID), Submit: "Fork",
 		RequestID: snapshots.NewID("rq"), Fingerprint: fingerprint(b, sn, nil)}
-	d.NamePlaceholder = dlg.core.ForkName(r.Context(), b.Name)
+	d.NamePlaceholder = dlg.forks.ForkName(r.Context(), b.Name)
+	d.Count, d.MaxCount = 1, dlg.forks.MaxCount()
 	switch {
 	case err != nil:
 		d.Disabled, d.Error = true, refusalWords(err)
@@ -130,10 +132,14 @@ func (s *Server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
+	if count, many, err := forkCount(r.PostFormValue("count"), d.MaxCount); err != nil || many {
+		forkManyPost{s}.post(w, r, d, box, id, name, count, err)
+		return
+	}
 	if name == "" {
 		name = d.NamePlaceholder
 	}
-	op, err := s.opts.Core.Fork(r.Context(), snapshots.Owner(), snapshots.ForkRequest{Box: box, Snapshot: id, Name: name,
+	op, err := s.opts.Forks.Fork(r.Context(), snapshots.Owner(), fork.ForkRequest{Box: box, Snapshot: id, Name: name,
 		AsMachine: r.PostFormValue("where") == whereMachine, RequestID: r.PostFormValue("request")})
 	if err != nil {
 		d.Error, d.Name = refusalWords(err), name
@@ -151,7 +157,7 @@ func (s *Server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 
 // forkTarget is the new box's name as the fork's operation records it.
 func (s *Server) forkTarget(op *snapshots.Operation, fallback string) string {
-	if p, err := s.opts.Core.Kinds().Fork.Params(op); err == nil && p.Name != "" {
+	if p, err := s.opts.Forks.Kinds().Fork.Params(op); err == nil && p.Name != "" {
 		return p.Name
 	}
 	return fallback

@@ -68,6 +68,9 @@ type ForkBody struct {
 	Name      string `json:"name"`
 	AsMachine bool   `json:"asMachine"`
 	Request   string `json:"request,omitempty"`
+	// Count forks into that many boxes from the one snapshot
+	// (ForkManyAnswer); 0 is one fork, answered as an operation.
+	Count int `json:"count,omitempty"`
 }
 
 // ShareBody is POST .../shares's body.

@@ -10,6 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/demo"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
@@ -64,7 +65,7 @@ func TestDemoForksKeepsAndUndoes(t *testing.T) {
 		t.Fatalf("the demo's grey-ridge took a snapshot without the identity reset")
 	}
 	keepDone(t, env, "grey-ridge", sn.ID)
-	fop, err := env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "grey-ridge", Snapshot: sn.ID})
+	fop, err := env.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: "grey-ridge", Snapshot: sn.ID})
 	must(t, err)
 	if got := env.Wait(t, fop); got.State != snapshots.OpDone {
 		t.Fatalf("fork in the demo: %s %s", got.State, deref(got.Error))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	forks "github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
 
@@ -24,11 +25,11 @@ func TestForkRearmed(t *testing.T) {
 	ctx := context.Background()
 	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
 	sn := takeDone(t, env, snapshots.Owner(), "amber-fox", "before")
-	op, err := env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-fox"})
+	op, err := env.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-fox"})
 	if err == nil {
 		t.Fatalf("a fork given its source's living name was admitted: %+v", op)
 	}
-	op, err = env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-twin"})
+	op, err = env.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-twin"})
 	must(t, err)
 	got := env.Wait(t, op)
 	if got.State != snapshots.OpDone {
@@ -48,7 +49,7 @@ func TestForkRearmed(t *testing.T) {
 	// released, and says why.
 	must(t, c.Put(ctx, map[string]any{"net0": strings.Replace(src.Config["net0"], "ip=dhcp", "ip=10.0.0.5/24", 1)}, fmt.Sprintf("/nodes/pve-1/lxc/%d/config", lxcThin)))
 	st := takeDone(t, env, snapshots.Owner(), "amber-fox", "static")
-	op, err = env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "amber-fox", Snapshot: st.ID, Name: "amber-clash"})
+	op, err = env.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Box: "amber-fox", Snapshot: st.ID, Name: "amber-clash"})
 	must(t, err)
 	got = env.Wait(t, op)
 	if got.State != snapshots.OpFailed || !strings.Contains(deref(got.Error), "failed the check before ready, so it was released") ||
@@ -66,7 +67,7 @@ func TestForkRearmed(t *testing.T) {
 	// A guest without the identity reset: its snapshot does not fork.
 	adopt(t, env, "win-desk", proxmox.KindQEMU, winThin)
 	w := takeDone(t, env, snapshots.Owner(), "win-desk", "no reset")
-	_, err = env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "win-desk", Snapshot: w.ID})
+	_, err = env.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Box: "win-desk", Snapshot: w.ID})
 	if err == nil || !strings.Contains(err.Error(), "Taken before win-desk's image had the identity reset") {
 		t.Fatalf("fork of a snapshot without the reset: %v", err)
 	}

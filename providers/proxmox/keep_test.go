@@ -13,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
 )
@@ -96,7 +97,7 @@ func TestKeptOutlivesRelease(t *testing.T) {
 	if sn.Guest != "held-copy" || sn.State != snapshots.StateReady || sn.KeptUntil == nil || sn.BoxGoneAt == nil {
 		t.Fatalf("the kept snapshot after the release and a restart: %+v", sn)
 	}
-	fop, err := again.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "amber-fox", Snapshot: kept.ID, Name: "amber-fox-again"})
+	fop, err := again.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: "amber-fox", Snapshot: kept.ID, Name: "amber-fox-again"})
 	must(t, err)
 	got := again.Wait(t, fop)
 	if got.State != snapshots.OpDone {

@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
@@ -349,7 +350,7 @@ func TestOrphansQuarantined(t *testing.T) {
 	if sn.Guest != "held-copy" || sn.KeptUntil == nil || !sn.KeptUntil.Equal(*msn.KeptUntil) || sn.State != snapshots.StateReady || sn.ForkSafe == nil {
 		t.Fatalf("the held copy came back as %+v", sn)
 	}
-	fop, err := third.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: sn.BoxID, Snapshot: sn.ID, Name: "owl-again"})
+	fop, err := third.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: sn.BoxID, Snapshot: sn.ID, Name: "owl-again"})
 	must(t, err)
 	if got := third.Wait(t, fop); got.State != snapshots.OpDone {
 		t.Fatalf("fork of the found held copy: %s %s", got.State, deref(got.Error))

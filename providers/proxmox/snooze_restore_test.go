@@ -13,6 +13,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 )
@@ -374,7 +375,7 @@ func TestForkSnoozesOnItsProviderTasks(t *testing.T) {
 	s.e.sim.StallNextTask("vzclone", lxcThin)
 	s.e.sim.StallNextTask("vzstart", 0) // the fork's own guest, not known yet
 
-	op, err := s.env.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-twin"})
+	op, err := s.env.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-twin"})
 	must(t, err)
 	upid := s.snoozedAt(t, op.ID, "fork", "vzclone")
 	s.w.kill()

@@ -1,10 +1,11 @@
-package snapshots
+package fork
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -21,18 +22,18 @@ const (
 // and only then sets it to start at its host's boot, on a backend whose
 // forks wait to be armed (providers.Armer). A fork that fails the check is
 // released, and the fork fails with why.
-func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, box *Box, source providers.SnapshotRef) error {
+func (s *Forks) armAndStart(ctx context.Context, op *snapshots.Operation, be snapshots.Backend, box *snapshots.Box, source providers.SnapshotRef) error {
 	armer, ok := be.Snap.(providers.Armer)
-	g := GuestOf(box)
+	g := snapshots.GuestOf(box)
 	if ok {
-		if err := s.Step(ctx, op, StepForkArm); err != nil {
+		if err := s.k.Step(ctx, op, StepForkArm); err != nil {
 			return err
 		}
 		if err := armer.ArmFork(ctx, g, false); err != nil {
 			return fmt.Errorf("arm %s: %w", box.Name, err)
 		}
 	}
-	if err := s.Step(ctx, op, string(providers.StepStart)); err != nil {
+	if err := s.k.Step(ctx, op, string(providers.StepStart)); err != nil {
 		return err
 	}
 	// The start's task is waited for by the job's snooze where the backend
@@ -40,7 +41,7 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 	// arms it again and finds it running.
 	var err error
 	if ts, tok := be.Boxes.(providers.TaskStarter); tok {
-		err = ts.StartRecorded(ctx, g, s.TaskRecorder(op))
+		err = ts.StartRecorded(ctx, g, s.k.TaskRecorder(op))
 	} else {
 		err = be.Boxes.Start(ctx, g)
 	}
@@ -57,7 +58,7 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 	if !ok {
 		return nil
 	}
-	if err := s.Step(ctx, op, StepForkCheck); err != nil {
+	if err := s.k.Step(ctx, op, StepForkCheck); err != nil {
 		return err
 	}
 	if err := armer.CheckFork(ctx, g, source); err != nil {
@@ -67,13 +68,13 @@ func (s *Service) armAndStart(ctx context.Context, op *Operation, be Backend, bo
 		if rerr := be.Boxes.Release(context.WithoutCancel(ctx), g); rerr != nil {
 			s.logger.Warn("release a fork that failed its check", "box", box.Name, "err", rerr)
 		} else {
-			if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: box.ID, State: string(BoxReleased)}); err != nil {
+			if err := s.st.CoreBoxSetState(context.WithoutCancel(ctx), s.st.Pool, db.CoreBoxSetStateParams{ID: box.ID, State: string(snapshots.BoxReleased)}); err != nil {
 				s.logger.Error("release a box that failed its check", "box", box.Name, "err", err)
 			}
 		}
-		return fmt.Errorf("%s failed the check before ready, so it was released: %s", box.Name, Reason(err))
+		return fmt.Errorf("%s failed the check before ready, so it was released: %s", box.Name, snapshots.Reason(err))
 	}
-	if err := s.Step(ctx, op, StepForkReady); err != nil {
+	if err := s.k.Step(ctx, op, StepForkReady); err != nil {
 		return err
 	}
 	if err := armer.ArmFork(ctx, g, true); err != nil {

@@ -1,4 +1,4 @@
-package snapshots_test
+package fork_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	forks "github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -31,7 +32,7 @@ func TestFork(t *testing.T) {
 	sn := take(t, e, agent, "amber-fox", "before the migration")
 	write(t, filepath.Join(dir, "notes.txt"), "changed after")
 
-	op, err := e.Core.Fork(ctx, agent, snapshots.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-fork"})
+	op, err := e.Forks.Fork(ctx, agent, forks.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-fork"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestFork(t *testing.T) {
 	if done.State != snapshots.OpDone {
 		t.Fatalf("fork ended %s: %s", done.State, deref(done.Error))
 	}
-	var res snapshots.ForkResult
+	var res forks.ForkResult
 	if err := json.Unmarshal(done.Result, &res); err != nil || !strings.HasPrefix(res.From, "forked from amber-fox at ") {
 		t.Fatalf("result %s (%v)", done.Result, err)
 	}
@@ -74,7 +75,7 @@ func TestFork(t *testing.T) {
 	}
 	// Another thread cannot fork what it cannot see.
 	_, other, _ := e.Thread(t, "Another")
-	_, err = e.Core.Fork(ctx, other, snapshots.ForkRequest{Snapshot: sn.ID})
+	_, err = e.Forks.Fork(ctx, other, forks.ForkRequest{Snapshot: sn.ID})
 	refusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
 }
 
@@ -99,7 +100,7 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	unsafe := take(t, e, agent, "brisk-lake", "no reset")
-	_, err = e.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Snapshot: unsafe.ID})
+	_, err = e.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Snapshot: unsafe.ID})
 	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
 	_, err = e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: unsafe.ID})
 	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
@@ -111,7 +112,7 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	if got := e.Wait(t, rop); got.State != snapshots.OpDone {
 		t.Fatalf("release ended %s: %s", got.State, deref(got.Error))
 	}
-	op, err := e.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Snapshot: kept.ID, Name: "brisk-again"})
+	op, err := e.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Snapshot: kept.ID, Name: "brisk-again"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package snapshots
+package fork
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -46,89 +47,89 @@ type ForkResult struct {
 // Fork admits a fork on the source box's queue: the source's take, restore
 // and release wait for it, and its snapshot stays pinned until the fork is
 // ready or failed.
-func (s *Service) Fork(ctx context.Context, c Caller, req ForkRequest) (*Operation, error) {
-	if op, err := s.Repeated(ctx, c, req.RequestID, OpFork, req.Box, req.Snapshot); err != nil || op != nil {
+func (s *Forks) Fork(ctx context.Context, c snapshots.Caller, req ForkRequest) (*snapshots.Operation, error) {
+	if op, err := s.k.Repeated(ctx, c, req.RequestID, snapshots.OpFork, req.Box, req.Snapshot); err != nil || op != nil {
 		return op, err
 	}
-	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
+	sn, b, err := s.k.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
 	if err != nil {
 		return nil, err
 	}
-	if err := MayAct(c, ActFork, b, sn); err != nil {
+	if err := snapshots.MayAct(c, snapshots.ActFork, b, sn); err != nil {
 		return nil, err
 	}
-	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpFork, &sn.ID); err != nil || op != nil {
+	if op, err := s.k.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, snapshots.OpFork, &sn.ID); err != nil || op != nil {
 		return op, err
 	}
 	name := strings.TrimSpace(req.Name)
 	if name == "" {
 		name = s.ForkName(ctx, b.Name)
-	} else if err := CheckBoxName(name); err != nil {
+	} else if err := snapshots.CheckBoxName(name); err != nil {
 		return nil, err
 	}
-	if existing, err := s.BoxByName(ctx, name); err == nil && existing.State != BoxReleased {
-		return nil, refusal(CodeConflict, BoxExistsWords(name))
+	if existing, err := s.k.BoxByName(ctx, name); err == nil && existing.State != snapshots.BoxReleased {
+		return nil, refusal(snapshots.CodeConflict, snapshots.BoxExistsWords(name))
 	}
 	var thread *string
 	switch {
-	case c.Kind == CallerAgent:
+	case c.Kind == snapshots.CallerAgent:
 		t := c.Thread
 		thread = &t
-	case req.AsMachine || b.State == BoxReleased || sn.Kept() && b.State != BoxReady:
+	case req.AsMachine || b.State == snapshots.BoxReleased || sn.Kept() && b.State != snapshots.BoxReady:
 		thread = nil // a kept snapshot of a released box forks as one of the person's machines
 	default:
 		thread = b.ThreadID
 	}
-	be, err := s.Backend(b.BackendID)
+	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
 		return nil, err
 	}
 	// Refused in the core's words before asking the backend.
-	if err := Eligible(sn, ChangeFork, nil, s.now(), s.TimeZone(ctx)); err != nil {
+	if err := snapshots.Eligible(sn, snapshots.ChangeFork, nil, s.now(), s.k.TimeZone(ctx)); err != nil {
 		return nil, err
 	}
 	// A released box has no guest to plan on: its kept snapshot forks as
 	// it is, and the backend's fork says if it cannot.
 	plan := providers.SnapshotPlan{Fork: providers.ForkPlan{OK: true}}
-	if b.State != BoxReleased {
-		ref := RefOf(sn, b)
-		if plan, err = s.PlanNow(ctx, b, be, &ref); err != nil {
-			return nil, s.PlanError(b, be, err)
+	if b.State != snapshots.BoxReleased {
+		ref := snapshots.RefOf(sn, b)
+		if plan, err = s.k.PlanNow(ctx, b, be, &ref); err != nil {
+			return nil, s.k.PlanError(b, be, err)
 		}
 	}
 	if !plan.Fork.OK {
 		why := plan.Fork.Why
 		if why == "" {
-			why = CannotBeForkedWords(sn.Name, "on "+be.Label)
+			why = snapshots.CannotBeForkedWords(sn.Name, "on "+be.Label)
 		}
-		return nil, refusal(CodePlan, why)
+		return nil, refusal(snapshots.CodePlan, why)
 	}
-	var op *Operation
+	var op *snapshots.Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err := s.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeFork)
+		b, sn, err := s.k.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, snapshots.ChangeFork)
 		if err != nil {
 			return err
 		}
-		if err := s.Unsettled(ctx, tx, b); err != nil {
+		if err := s.k.Unsettled(ctx, tx, b); err != nil {
 			return err
 		}
-		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Params: ForkParams{Name: name, BoxID: NewID(PrefixBox), Thread: thread}})
+		op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
+			RequestID: req.RequestID, Params: ForkParams{Name: name, BoxID: snapshots.NewID(snapshots.PrefixBox), Thread: thread}})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.Log(ctx, s.st.Pool, b.ID, EvForkAsked, c, logForkWords(sn.Name, name), sn.ID, op.ID, nil)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvForkAsked, c, logForkWords(sn.Name, name), sn.ID, op.ID, nil)
 	return op, nil
 }
 
 // ForkName is the name a fork of box gets when none is given: "amber-fox-
 // fork", then "amber-fox-fork-2" and on, the first no box has.
-func (s *Service) ForkName(ctx context.Context, box string) string {
+func (s *Forks) ForkName(ctx context.Context, box string) string {
 	name := box + "-fork"
 	for i := 2; ; i++ {
-		if _, err := s.BoxByName(ctx, name); errors.Is(err, store.ErrNotFound) {
+		if _, err := s.k.BoxByName(ctx, name); errors.Is(err, store.ErrNotFound) {
 			return name
 		}
 		name = fmt.Sprintf("%s-fork-%d", box, i)
@@ -138,36 +139,36 @@ func (s *Service) ForkName(ctx context.Context, box string) string {
 // runFork makes the new box from the snapshot, records it and starts it.
 // The new box's ID is fixed at admission, so a resumed fork finds the guest
 // a restart cut short and goes on with it rather than copying again.
-func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (ForkResult, error) {
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
+func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkParams) (ForkResult, error) {
+	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, snapshots.PinTarget(op))
 	if err != nil {
-		return ForkResult{}, s.Finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
+		return ForkResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, snapshots.FailSnapshotGone, "")
 	}
-	src, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
+	src, err := s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
 		return ForkResult{}, err
 	}
-	be, err := s.Backend(src.BackendID)
+	be, err := s.k.Backend(src.BackendID)
 	if err != nil {
-		return ForkResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return ForkResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
 	}
-	caller := CallerOf(op)
+	caller := snapshots.CallerOf(op)
 	fail := func(words string) error {
-		s.Log(ctx, s.st.Pool, src.ID, EvForkFailed, caller, logForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
-		return s.Finish(ctx, op, OpFailed, nil, words, "")
+		s.k.Log(ctx, s.st.Pool, src.ID, snapshots.EvForkFailed, caller, logForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
+		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, "")
 	}
-	if err := s.Step(ctx, op, "fork"); err != nil {
+	if err := s.k.Step(ctx, op, "fork"); err != nil {
 		return ForkResult{}, err
 	}
-	box, err := s.BoxByID(ctx, s.st.Pool, p.BoxID)
+	box, err := s.k.BoxByID(ctx, s.st.Pool, p.BoxID)
 	if errors.Is(err, store.ErrNotFound) {
-		identity := providers.BoxIdentity{ID: p.BoxID, Name: p.Name, Kind: src.Kind, Install: s.install, Secrets: s.Secrets(ctx)}
+		identity := providers.BoxIdentity{ID: p.BoxID, Name: p.Name, Kind: src.Kind, Install: s.install, Secrets: s.k.Secrets(ctx)}
 		guest := providers.Guest{Backend: src.BackendID, Kind: src.Kind, Host: src.Host, Ref: p.BoxID}
 		st, serr := be.Boxes.Status(ctx, guest)
 		if serr != nil || !st.Exists {
 			// The clone's task is waited for by the job's snooze: the fork
 			// resumes here, and the backend goes on with the guest it cloned.
-			guest, err = be.Snap.ForkSnapshot(ctx, RefOf(sn, src), identity, s.TaskRecorder(op))
+			guest, err = be.Snap.ForkSnapshot(ctx, snapshots.RefOf(sn, src), identity, s.k.TaskRecorder(op))
 			if operations.Pending(err) {
 				return ForkResult{}, err
 			}
@@ -182,7 +183,7 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 		if err != nil {
 			return ForkResult{}, fmt.Errorf("record fork %s: %w", p.Name, err)
 		}
-		box, err = BoxRow(s.st.CoreBoxInsertFork(ctx, s.st.Pool, db.CoreBoxInsertForkParams{ID: p.BoxID, Name: p.Name, Kind: src.Kind,
+		box, err = snapshots.BoxRow(s.st.CoreBoxInsertFork(ctx, s.st.Pool, db.CoreBoxInsertForkParams{ID: p.BoxID, Name: p.Name, Kind: src.Kind,
 			ThreadID: p.Thread, BackendID: src.BackendID, Host: guest.Host, GuestRef: guest.Ref, ForkedFrom: from,
 			// A fork of a desktop is a desktop; its screen's address is its
 			// own, unknown until an app runs in it.
@@ -191,24 +192,24 @@ func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (For
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
 			return ForkResult{}, fail(failForkRecordWords(p.Name, err))
 		}
-		s.SetHead(ctx, s.st.Pool, box.ID, sn.ID)
+		s.k.SetHead(ctx, s.st.Pool, box.ID, sn.ID)
 		box.HeadID = &sn.ID
-		tz := s.TimeZone(ctx)
-		s.Log(ctx, s.st.Pool, box.ID, EvMade, caller, logForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
+		tz := s.k.TimeZone(ctx)
+		s.k.Log(ctx, s.st.Pool, box.ID, snapshots.EvMade, caller, logForkedFromWords(src.Name, sn.Name, sn.TakenAt, tz), "", op.ID, nil)
 	} else if err != nil {
 		return ForkResult{}, err
 	}
-	if err := s.armAndStart(ctx, op, be, box, RefOf(sn, src)); err != nil {
+	if err := s.armAndStart(ctx, op, be, box, snapshots.RefOf(sn, src)); err != nil {
 		if operations.Pending(err) {
 			return ForkResult{}, err // the job snoozes on the start's task; the fork resumes with its box
 		}
 		if ctx.Err() != nil {
 			return ForkResult{}, ctx.Err()
 		}
-		return ForkResult{}, fail(Reason(err))
+		return ForkResult{}, fail(snapshots.Reason(err))
 	}
-	tz := s.TimeZone(ctx)
+	tz := s.k.TimeZone(ctx)
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))
-	s.Log(ctx, s.st.Pool, src.ID, EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
+	s.k.Log(ctx, s.st.Pool, src.ID, snapshots.EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
 	return ForkResult{Box: box.ID, Name: box.Name, From: from}, nil
 }

@@ -1,0 +1,19 @@
+// Package fork is the fork: a new box made from a snapshot of another
+// (Fork admits it on the source box's queue, pinning the snapshot), its
+// guest copied by the backend, recorded with its own identity, armed,
+// started and checked before it is ready. ForkMany admits several forks of
+// one snapshot in one call, all or none, each then an operation, box and
+// result of its own. Its Fork operation is registered with the kernel's
+// engine by New.
+//
+// Forks holds only what it uses: the store, the install's ID, the clock
+// and the logger; what it needs of the core (the backends, the record
+// reads and locks, the rules a snapshot must pass now, admission and an
+// operation's steps and end, the box log) it reaches through its kernel
+// interface, which *snapshots.Service satisfies; app/boot makes it.
+// words.go holds the words it alone says.
+//
+// It must never import app/web, app/api, app/cli, jobs, a provider's
+// subpackage, nor another seam of the core (a package under
+// app/snapshots/).
+package fork

@@ -1,0 +1,100 @@
+package fork
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Forks is the fork: a new box made from a snapshot of another, armed,
+// started and checked before it is ready.
+type Forks struct {
+	k       kernel
+	st      *store.Store
+	install string
+	// maxCount is the most boxes one fork call makes (ForkMany).
+	maxCount int
+	now      func() time.Time
+	logger   *slog.Logger
+	kinds    Kinds
+}
+
+// kernel is what a fork uses of the core: the backends, the record reads
+// and locks, the rules a fork's snapshot must pass now, admission and an
+// operation's steps and end, the box log, the owner's time zone and the
+// secrets a new box's identity carries, and the head a new box starts on;
+// *snapshots.Service is one.
+type kernel interface {
+	Engine() *operations.Engine
+	Install() string
+	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
+	Backend(id string) (snapshots.Backend, error)
+	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
+	BoxByName(ctx context.Context, name string) (*snapshots.Box, error)
+	ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change snapshots.Change) (*snapshots.Box, *snapshots.Snapshot, error)
+	ExistingRequest(ctx context.Context, q db.DBTX, c snapshots.Caller, requestID, kind string, target *string) (*snapshots.Operation, error)
+	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords, observed string) error
+	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
+	PlanError(b *snapshots.Box, be snapshots.Backend, err error) error
+	PlanNow(ctx context.Context, b *snapshots.Box, be snapshots.Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error)
+	Repeated(ctx context.Context, c snapshots.Caller, requestID, kind, boxRef, snapRef string) (*snapshots.Operation, error)
+	Secrets(ctx context.Context) providers.Secrets
+	SetHead(ctx context.Context, q db.DBTX, box, snapshot string)
+	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
+	SnapshotOfBox(ctx context.Context, c snapshots.Caller, boxRef, ref string) (*snapshots.Snapshot, *snapshots.Box, error)
+	Step(ctx context.Context, op *snapshots.Operation, step string) error
+	TaskRecorder(op *snapshots.Operation) providers.Recorder
+	TimeZone(ctx context.Context) *time.Location
+	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
+}
+
+// Kinds are the fork's kinds of operation, registered with the kernel's
+// engine with their typed parameters and result; the API and the web read
+// a fork's result through them (Kinds().Fork.Result(op)).
+type Kinds struct {
+	Fork *operations.Kind[ForkParams, ForkResult]
+}
+
+// Options are what the forks are made of: the store, the clock (nil is
+// time.Now; the core's, so a fork's times read as its records'), the
+// logger (nil discards) and the most boxes one call makes.
+type Options struct {
+	Store  *store.Store
+	Now    func() time.Time
+	Logger *slog.Logger
+	// MaxCount is the most boxes one fork call makes; 0 is
+	// DefaultMaxCount.
+	MaxCount int
+}
+
+// New makes the forks on the core k and registers their kind of operation
+// with its engine, before River's workers start.
+func New(k kernel, opts Options) (*Forks, error) {
+	if k == nil || opts.Store == nil {
+		return nil, errors.New("fork: the core and a store are required")
+	}
+	s := &Forks{k: k, st: opts.Store, install: k.Install(), now: opts.Now, logger: opts.Logger, maxCount: opts.MaxCount}
+	if s.maxCount <= 0 {
+		s.maxCount = DefaultMaxCount
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.kinds = Kinds{Fork: operations.Register(k.Engine(), snapshots.OpFork, s.runFork)}
+	return s, nil
+}
+
+// Kinds are the fork's registered kinds of operation.
+func (s *Forks) Kinds() *Kinds { return &s.kinds }

@@ -1,0 +1,57 @@
+package fork
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// refusal is a refusal of code in words written here or in the core's
+// words.go.
+func refusal(code snapshots.Code, words string) *snapshots.Refusal {
+	return &snapshots.Refusal{Code: code, Words: words}
+}
+
+// forkCountWords refuses a count of forks out of its range.
+func forkCountWords(count, most int) string {
+	return fmt.Sprintf("A fork makes 1 to %d boxes in one call, not %d.", most, count)
+}
+
+// forkNamesTakenWords refuses forks whose names boxes hold already; none
+// of them is made.
+func forkNamesTakenWords(taken []string) string {
+	if len(taken) == 1 {
+		return snapshots.BoxExistsWords(taken[0]) + " No fork was made."
+	}
+	return fmt.Sprintf("Boxes named %s exist already. No fork was made.", strings.Join(taken, ", "))
+}
+
+// forkCountReusedWords refuses a repeated request ID whose first call made
+// another count of forks (made: how many; 0 when it made more).
+func forkCountReusedWords(requestID string, made int) string {
+	if made == 0 {
+		return fmt.Sprintf("Request %s made more forks than this call asks for: send it with its first count, or use a new request.", requestID)
+	}
+	return fmt.Sprintf("Request %s made %d forks, not this many: send it with its first count, or use a new request.", requestID, made)
+}
+
+// logForkWords: fork-asked and forked, "the source and the new box".
+func logForkWords(name, box string) string { return fmt.Sprintf("‘%s’ as %s", name, box) }
+
+// logForkFailedWords: fork-failed, with why.
+func logForkFailedWords(name, box, why string) string {
+	return fmt.Sprintf("‘%s’ as %s: %s", name, box, why)
+}
+
+// logForkedFromWords: the new box's own log starts with made, "Forked
+// from (source), (snapshot) (taken …)".
+func logForkedFromWords(source, name string, taken time.Time, tz *time.Location) string {
+	return fmt.Sprintf("Forked from %s, ‘%s’ (taken %s)", source, name, taken.In(tz).Format("2 Jan 15:04"))
+}
+
+// failForkRecordWords: a fork whose new box boxsnap could not record.
+func failForkRecordWords(box string, err error) string {
+	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
+}

@@ -1,0 +1,101 @@
+// Command forkmany times the local backend's forks of a real tree into N
+// boxes: one take, then N forks of it (a fork into N boxes in one call),
+// beside N single forks (each its own take, then its fork, as box_fork of
+// the box now does), from an empty store each. run.sh runs it with cp -a
+// of the same tree N times, side by side.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local"
+)
+
+func main() {
+	tree := flag.String("tree", "", "the tree in the source box (copied in first, untimed)")
+	work := flag.String("dir", "/tmp/boxsnap-forkmany", "work folder (its contents are deleted)")
+	n := flag.Int("n", 10, "how many forks")
+	mode := flag.String("mode", "many", "many: one take and n forks; single: n takes, each with its fork")
+	flag.Parse()
+	slog.SetLogLoggerLevel(slog.LevelWarn) // the backend's info lines are not the figures
+	if *tree == "" {
+		log.Fatal("-tree is needed")
+	}
+	took, used, err := run(*tree, *work, *mode, *n)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s_ms=%.0f %s_forks_kib=%d\n", *mode, took.Seconds()*1000, *mode, used)
+}
+
+func run(tree, work, mode string, n int) (time.Duration, int64, error) {
+	ctx := context.Background()
+	_ = local.UnmountAll(work)
+	if err := os.RemoveAll(work); err != nil {
+		return 0, 0, err
+	}
+	defer func() { _ = local.UnmountAll(work); _ = os.RemoveAll(work) }()
+	b, err := local.New(local.Config{Root: filepath.Join(work, "store"), Install: "bench", NoSync: true})
+	if err != nil {
+		return 0, 0, err
+	}
+	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxforksource", Kind: "linux"}})
+	if err != nil {
+		return 0, 0, err
+	}
+	if out, err := exec.Command("cp", "-a", tree+"/.", b.BoxDir(g)+"/tree").CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("cp -a: %v: %s", err, out)
+	}
+	syscall.Sync()
+	take := func() (providers.SnapshotRef, error) {
+		t, err := b.Snapshot(ctx, g, providers.SnapshotTake{Label: providers.Label{Box: g.Ref}}, nil)
+		return providers.SnapshotRef{ID: t.Ref, Ref: t.Ref, Guest: g}, err
+	}
+	var forks []providers.Guest
+	t0 := time.Now()
+	var ref providers.SnapshotRef
+	for i := 1; i <= n; i++ {
+		if i == 1 || mode == "single" {
+			if ref, err = take(); err != nil {
+				return 0, 0, fmt.Errorf("take: %w", err)
+			}
+		}
+		f, err := b.ForkSnapshot(ctx, ref, providers.BoxIdentity{ID: fmt.Sprintf("bxfork%06d", i), Kind: "linux"}, nil)
+		if err != nil {
+			return 0, 0, fmt.Errorf("fork %d: %w", i, err)
+		}
+		forks = append(forks, f)
+	}
+	syscall.Sync() // what the forks wrote is on disk before the clock stops
+	took := time.Since(t0)
+	// What the forks hold on disk, blocks counted once (du -sk), beside
+	// the source's own folder.
+	args := []string{"-sk", "--total"}
+	for _, f := range forks {
+		args = append(args, b.BoxDir(f))
+	}
+	out, err := exec.Command("du", args...).Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("du: %w", err)
+	}
+	var used int64
+	lines := string(out)
+	for i := len(lines) - 2; i >= 0; i-- {
+		if lines[i] == '\n' {
+			lines = lines[i+1:]
+			break
+		}
+	}
+	_, _ = fmt.Sscan(lines, &used)
+	return took, used, nil
+}
