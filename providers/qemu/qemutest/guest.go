@@ -97,7 +97,8 @@ for i in /sys/class/net/*; do ip link set "${i##*/}" up; done
 echo "boxsnap-ready $(cat /proc/sys/kernel/random/boot_id)" > /dev/ttyS0
 while :; do
 	stty -F /dev/ttyS1 raw -echo 2>/dev/null
-	setsid sh -c 'exec sh </dev/ttyS1 >/dev/ttyS1 2>&1'
+	# A pipe, not the tty, is the shell's input: no prompt, no line editing.
+	setsid sh -c 'cat /dev/ttyS1 | sh >/dev/ttyS1 2>&1'
 done
 `
 
