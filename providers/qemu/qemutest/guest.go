@@ -81,8 +81,8 @@ echo "boxsnap: identity reset ran for $macs"
 `
 
 // guestInit is the disk's /sbin/init: the identity reset first, then the
-// network, a counter that counts each second (in memory only, in
-// /tmp/counter), the ready line on the console (ttyS0) and a shell on the
+// network, a counter that counts each second (in memory only: its value
+// in /tmp/counter, each value appended to /tmp/counts), the ready line on the console (ttyS0) and a shell on the
 // second serial port (ttyS1) for the tests.
 const guestInit = `#!/bin/sh
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -93,7 +93,7 @@ mount -o remount,rw /
 /etc/boxsnap/identity-reset
 ip link set lo up
 for i in /sys/class/net/*; do ip link set "${i##*/}" up; done
-( n=0; while :; do n=$((n+1)); echo "$n" > /tmp/counter.new; mv /tmp/counter.new /tmp/counter; sleep 1; done ) &
+( n=0; while :; do n=$((n+1)); echo "$n" >> /tmp/counts; echo "$n" > /tmp/counter.new; mv /tmp/counter.new /tmp/counter; sleep 1; done ) &
 echo "boxsnap-ready $(cat /proc/sys/kernel/random/boot_id)" > /dev/ttyS0
 while :; do
 	stty -F /dev/ttyS1 raw -echo 2>/dev/null
