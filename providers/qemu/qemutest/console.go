@@ -6,10 +6,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -85,19 +87,30 @@ func shellOnce(ctx context.Context, socket, cmd string) (string, int, error) {
 	}
 	_ = c.SetDeadline(deadline)
 	r := bufio.NewReader(c)
-	// A probe first, sent again each second until the guest's shell answers
+	// A probe first, sent again until the guest's shell answers
 	// it: bytes sent while the guest boots are lost or cut, and a command
 	// must reach the shell whole. The probe's marker is expanded by the
 	// guest's shell, so an echo of what was sent never matches it.
 	ready := "BSREADY" + nonce + " 1"
+	// The guest's UART sends what the shell wrote only once it receives
+	// again (its transmit interrupt is lost under TCG), so an empty line
+	// goes every quarter second until the answer is in, and the probe
+	// again every two seconds until the shell has answered it.
 	stop := make(chan struct{})
-	probed := make(chan struct{})
+	kicked := make(chan struct{})
+	var probing atomic.Bool
+	probing.Store(true)
+	probe := fmt.Sprintf("\necho \"BSREADY%s $((0+1))\"\n", nonce)
 	go func() {
-		defer close(probed)
-		tick := time.NewTicker(time.Second)
+		defer close(kicked)
+		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
-		for {
-			if _, err := fmt.Fprintf(c, "\necho \"BSREADY%s $((0+1))\"\n", nonce); err != nil {
+		for i := 0; ; i++ {
+			msg := "\n"
+			if i%8 == 0 && probing.Load() {
+				msg = probe
+			}
+			if _, err := io.WriteString(c, msg); err != nil {
 				return
 			}
 			select {
@@ -109,18 +122,17 @@ func shellOnce(ctx context.Context, socket, cmd string) (string, int, error) {
 			}
 		}
 	}()
+	defer func() { close(stop); <-kicked }()
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
-			close(stop)
 			return "", -1, err
 		}
 		if strings.Contains(line, ready) {
 			break
 		}
 	}
-	close(stop)
-	<-probed
+	probing.Store(false)
 	if _, err := fmt.Fprintf(c, "\n%s\necho \"BSEND%s $?\"\n", cmd, nonce); err != nil {
 		return "", -1, err
 	}
