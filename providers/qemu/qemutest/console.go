@@ -91,7 +91,7 @@ func shellOnce(ctx context.Context, socket, cmd string) (string, int, error) {
 	// it: bytes sent while the guest boots are lost or cut, and a command
 	// must reach the shell whole. The probe's marker is expanded by the
 	// guest's shell, so an echo of what was sent never matches it.
-	ready := "BSREADY" + nonce + " 1"
+	ready := regexp.MustCompile(`BSREADY` + nonce + `-\d`)
 	// The guest's UART sends what the shell wrote only once it receives
 	// again (its transmit interrupt is lost under TCG), so an empty line
 	// goes every quarter second until the answer is in, and the probe
@@ -100,7 +100,9 @@ func shellOnce(ctx context.Context, socket, cmd string) (string, int, error) {
 	kicked := make(chan struct{})
 	var probing atomic.Bool
 	probing.Store(true)
-	probe := fmt.Sprintf("\necho \"BSREADY%s $((0+1))\"\n", nonce)
+	// No quotes and no brackets: a probe cut short must never leave the
+	// shell waiting for their other half.
+	probe := fmt.Sprintf("\necho BSREADY%s-$PPID\n", nonce)
 	go func() {
 		defer close(kicked)
 		tick := time.NewTicker(250 * time.Millisecond)
@@ -128,12 +130,12 @@ func shellOnce(ctx context.Context, socket, cmd string) (string, int, error) {
 		if err != nil {
 			return "", -1, err
 		}
-		if strings.Contains(line, ready) {
+		if ready.MatchString(line) {
 			break
 		}
 	}
 	probing.Store(false)
-	if _, err := fmt.Fprintf(c, "\n%s\necho \"BSEND%s $?\"\n", cmd, nonce); err != nil {
+	if _, err := fmt.Fprintf(c, "\n%s\necho BSEND%s $?\n", cmd, nonce); err != nil {
 		return "", -1, err
 	}
 	end := regexp.MustCompile(`BSEND` + nonce + ` (\d+)`)
