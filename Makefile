@@ -55,10 +55,11 @@ sqlc-check:
 	  echo "make: app/store/db is stale (sql/queries or sql/migrations changed since it was generated): run make sqlc and commit the result"; \
 	  $(SQLC) diff; exit 1; fi
 
-## test: every test (unit, database, backends, simulator, browser); Docker's installed when missing
+## test: every test (unit, database, backends, simulator, browser); Docker's and QEMU's installed when missing
 test: deps browser-deps sqlc-check
 	@scripts/need-docker.sh
-	@echo "make test: gofmt, go vet and go test ./... (each test package gets its own private PostgreSQL cluster; the Docker backend's its own private dockerd)"
+	@scripts/need-qemu.sh
+	@echo "make test: gofmt, go vet and go test ./... (each test package gets its own private PostgreSQL cluster; the Docker backend's its own private dockerd; the QEMU backend's its own private libvirtd)"
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \
 	  if [ -n "$$unformatted" ]; then echo "make test: gofmt -w these files first:"; echo "$$unformatted"; exit 1; fi
 	@$(GO) vet ./...

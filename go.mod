@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/Telmate/proxmox-api-go v0.0.0-20250824214849-af879153effb
+	github.com/digitalocean/go-libvirt v0.0.0-20261013170128-efbbdf578ac8
 	github.com/disintegration/imaging v1.6.2
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/jackc/pgx/v5 v5.13.0

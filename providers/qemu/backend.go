@@ -1,0 +1,195 @@
+package qemu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/digitalocean/go-libvirt/socket/dialers"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// KindLinux is the kind of box this backend makes: a Linux virtual machine.
+const KindLinux = "linux"
+
+// DefaultSocket is the system libvirtd's socket.
+const DefaultSocket = "/run/libvirt/libvirt-sock"
+
+// Accelerators name how QEMU runs a guest: kvm (hardware virtualisation)
+// or tcg (QEMU's own translation, slower, always there).
+const (
+	AccelKVM = "kvm"
+	AccelTCG = "tcg"
+)
+
+// Template is what a box is made from.
+type Template struct {
+	Kernel  string
+	Initrd  string
+	Cmdline string
+	// Disk is the base qcow2 each box's disk is made over.
+	Disk      string
+	MemoryMiB int
+	CPUs      int
+	// ResetVersion is the identity reset's version the template's guest
+	// carries, 0 where it has none (its snapshots are not fork-safe).
+	ResetVersion int
+}
+
+// Config configures one QEMU backend.
+type Config struct {
+	// ID is the backend's ID in settings.
+	ID string
+	// Socket is libvirtd's unix socket (DefaultSocket when empty).
+	Socket string
+	// Install is the install ID written on labels.
+	Install string
+	// Dir is where boxes' disks, console logs and serial sockets live.
+	Dir string
+	// Templates are the templates boxes are made from, by name.
+	Templates map[string]Template
+	// Accel is AccelKVM or AccelTCG (the default).
+	Accel  string
+	Logger *slog.Logger
+}
+
+// Backend is the QEMU backend.
+type Backend struct {
+	cfg Config
+	log *slog.Logger
+
+	mu sync.Mutex
+	l  *libvirt.Libvirt
+}
+
+var (
+	_ providers.Backend    = (*Backend)(nil)
+	_ providers.Boxes      = (*Backend)(nil)
+	_ providers.RunsReader = (*Backend)(nil)
+)
+
+// New makes a backend; it connects to libvirtd on first use.
+func New(cfg Config) (*Backend, error) {
+	if cfg.ID == "" {
+		return nil, errors.New("qemu: a backend ID is required")
+	}
+	if cfg.Install == "" {
+		return nil, fmt.Errorf("qemu %s: the install ID is required for labels", cfg.ID)
+	}
+	if cfg.Dir == "" {
+		return nil, fmt.Errorf("qemu %s: the folder for boxes' disks is required", cfg.ID)
+	}
+	if cfg.Socket == "" {
+		cfg.Socket = DefaultSocket
+	}
+	switch cfg.Accel {
+	case "":
+		cfg.Accel = AccelTCG
+	case AccelKVM, AccelTCG:
+	default:
+		return nil, fmt.Errorf("qemu %s: the accelerator %q is neither kvm nor tcg", cfg.ID, cfg.Accel)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Backend{cfg: cfg, log: logger.With("backend", cfg.ID)}, nil
+}
+
+// ID is the backend's ID in settings.
+func (b *Backend) ID() string { return b.cfg.ID }
+
+// Accel says how the backend's guests run: AccelKVM or AccelTCG.
+func (b *Backend) Accel() string { return b.cfg.Accel }
+
+// Close ends the connection to libvirtd.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.l == nil || !b.l.IsConnected() {
+		return nil
+	}
+	return b.l.Disconnect()
+}
+
+// conn answers a connection to libvirtd, connecting on first use and again
+// after a lost one.
+func (b *Backend) conn(ctx context.Context) (*libvirt.Libvirt, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.l != nil && b.l.IsConnected() {
+		return b.l, nil
+	}
+	l := libvirt.NewWithDialer(dialers.NewLocal(dialers.WithSocket(b.cfg.Socket), dialers.WithLocalTimeout(5*time.Second)))
+	if err := l.ConnectToURI(libvirt.QEMUSystem); err != nil {
+		return nil, fmt.Errorf("qemu %s: connect to libvirtd at %s: %v: %w", b.cfg.ID, b.cfg.Socket, err, providers.ErrUnreachable)
+	}
+	b.l = l
+	return l, nil
+}
+
+// Ping checks that libvirtd answers.
+func (b *Backend) Ping(ctx context.Context) error {
+	l, err := b.conn(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := l.ConnectGetVersion(); err != nil {
+		return fmt.Errorf("qemu %s: libvirtd's version: %v: %w", b.cfg.ID, err, providers.ErrUnreachable)
+	}
+	return nil
+}
+
+// isNoSnapshot reports libvirt's "no such snapshot".
+func isNoSnapshot(err error) bool {
+	var e libvirt.Error
+	return errors.As(err, &e) && e.Code == uint32(libvirt.ErrNoDomainSnapshot)
+}
+
+// domain finds the guest's domain; a missing one wraps ErrNotFound.
+func (b *Backend) domain(ctx context.Context, g providers.Guest) (*libvirt.Libvirt, libvirt.Domain, error) {
+	l, err := b.conn(ctx)
+	if err != nil {
+		return nil, libvirt.Domain{}, err
+	}
+	d, err := l.DomainLookupByName(g.Ref)
+	if libvirt.IsNotFound(err) {
+		return l, d, fmt.Errorf("guest %s: %w", g.Ref, providers.ErrNotFound)
+	}
+	if err != nil {
+		return l, d, fmt.Errorf("look up guest %s: %w", g.Ref, err)
+	}
+	return l, d, nil
+}
+
+// runs reports whether the domain runs (paused counts as running: its
+// memory is there).
+func runs(l *libvirt.Libvirt, d libvirt.Domain) (bool, error) {
+	st, _, err := l.DomainGetState(d, 0)
+	if err != nil {
+		return false, fmt.Errorf("state of %s: %w", d.Name, err)
+	}
+	return st != int32(libvirt.DomainShutoff) && st != int32(libvirt.DomainShutdown) && st != int32(libvirt.DomainCrashed) && st != int32(libvirt.DomainNostate), nil
+}
+
+// Runs reports whether the guest runs.
+func (b *Backend) Runs(ctx context.Context, g providers.Guest) (bool, error) {
+	l, d, err := b.domain(ctx, g)
+	if err != nil {
+		return false, err
+	}
+	return runs(l, d)
+}
+
+// ProviderTask: libvirt keeps no tasks; each call returns when it is done.
+func (b *Backend) ProviderTask(context.Context, providers.TaskRef) (providers.TaskOutcome, error) {
+	return providers.TaskOutcome{}, fmt.Errorf("libvirt keeps no tasks: %w", providers.ErrUnsupported)
+}

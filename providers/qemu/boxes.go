@@ -1,0 +1,206 @@
+package qemu
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/digitalocean/go-libvirt"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Acquire makes the box's domain from its template: its own qcow2 over the
+// template's disk, its own MAC address. It does not start it. Asked again
+// for a box whose domain exists, it answers that domain.
+func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (providers.Guest, error) {
+	if spec.Adopt != "" {
+		return providers.Guest{}, &providers.RefusedError{Why: "The QEMU backend makes its boxes from its templates; it does not adopt existing guests yet."}
+	}
+	tpl, ok := b.cfg.Templates[spec.Template]
+	if !ok {
+		return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("The QEMU backend %s has no template %q.", b.cfg.ID, spec.Template)}
+	}
+	name := domainName(spec.Box.ID)
+	g := b.guest(name)
+	l, err := b.conn(ctx)
+	if err != nil {
+		return g, err
+	}
+	if _, err := l.DomainLookupByName(name); err == nil {
+		return g, nil
+	}
+	if err := os.MkdirAll(b.cfg.Dir, 0o700); err != nil {
+		return g, fmt.Errorf("make %s: %w", b.cfg.Dir, err)
+	}
+	disk := b.diskPath(name)
+	if err := qemuImg(ctx, "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", tpl.Disk, disk); err != nil {
+		return g, err
+	}
+	meta := boxMeta{Install: b.cfg.Install, Box: spec.Box.ID, Template: spec.Template, Reset: tpl.ResetVersion}
+	if _, err := l.DomainDefineXML(b.domainDef(name, disk, newMAC(), tpl, meta)); err != nil {
+		_ = os.Remove(disk)
+		return g, fmt.Errorf("define %s: %w", name, err)
+	}
+	b.log.InfoContext(ctx, "box made", "guest", name, "template", spec.Template)
+	return g, nil
+}
+
+func (b *Backend) guest(name string) providers.Guest {
+	return providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Ref: name, Generation: 1}
+}
+
+// Release stops the box's domain, forgets it and its snapshots, and deletes
+// its disk, which holds them. A guest already gone is released.
+func (b *Backend) Release(ctx context.Context, g providers.Guest) error {
+	l, d, err := b.domain(ctx, g)
+	if errors.Is(err, providers.ErrNotFound) {
+		return b.removeFiles(g)
+	}
+	if err != nil {
+		return err
+	}
+	x, err := b.readDomain(l, d)
+	if err != nil {
+		return err
+	}
+	if on, err := runs(l, d); err != nil {
+		return err
+	} else if on {
+		if err := l.DomainDestroy(d); err != nil {
+			return fmt.Errorf("stop %s: %w", g.Ref, err)
+		}
+	}
+	if err := l.DomainUndefineFlags(d, libvirt.DomainUndefineSnapshotsMetadata|libvirt.DomainUndefineNvram); err != nil && !libvirt.IsNotFound(err) {
+		return fmt.Errorf("forget %s: %w", g.Ref, err)
+	}
+	for _, disk := range x.Devices.Disks {
+		if disk.Source.File != "" && strings.HasPrefix(disk.Source.File, b.cfg.Dir+"/") {
+			_ = os.Remove(disk.Source.File)
+		}
+	}
+	b.log.InfoContext(ctx, "box released", "guest", g.Ref)
+	return b.removeFiles(g)
+}
+
+func (b *Backend) removeFiles(g providers.Guest) error {
+	for _, p := range []string{b.diskPath(g.Ref), b.ConsoleLog(g), b.SerialSocket(g)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Start starts the domain; one running already is left as it is.
+func (b *Backend) Start(ctx context.Context, g providers.Guest) error {
+	l, d, err := b.domain(ctx, g)
+	if err != nil {
+		return err
+	}
+	on, err := runs(l, d)
+	if err != nil || on {
+		return err
+	}
+	if err := l.DomainCreate(d); err != nil {
+		return fmt.Errorf("start %s: %w", g.Ref, err)
+	}
+	return nil
+}
+
+// Stop stops the domain hard; one stopped already is left as it is.
+func (b *Backend) Stop(ctx context.Context, g providers.Guest) error {
+	l, d, err := b.domain(ctx, g)
+	if err != nil {
+		return err
+	}
+	on, err := runs(l, d)
+	if err != nil || !on {
+		return err
+	}
+	if err := l.DomainDestroy(d); err != nil {
+		return fmt.Errorf("stop %s: %w", g.Ref, err)
+	}
+	return nil
+}
+
+// Status reads whether the domain exists and runs, and its size.
+func (b *Backend) Status(ctx context.Context, g providers.Guest) (providers.GuestStatus, error) {
+	l, d, err := b.domain(ctx, g)
+	if errors.Is(err, providers.ErrNotFound) {
+		return providers.GuestStatus{}, nil
+	}
+	if err != nil {
+		return providers.GuestStatus{}, err
+	}
+	on, err := runs(l, d)
+	if err != nil {
+		return providers.GuestStatus{}, err
+	}
+	size, err := b.size(l, d)
+	if err != nil {
+		return providers.GuestStatus{}, err
+	}
+	return providers.GuestStatus{Exists: true, Running: on, Size: size}, nil
+}
+
+func (b *Backend) readDomain(l *libvirt.Libvirt, d libvirt.Domain) (domainXML, error) {
+	s, err := l.DomainGetXMLDesc(d, 0)
+	if err != nil {
+		return domainXML{}, fmt.Errorf("read %s: %w", d.Name, err)
+	}
+	return parseDomain(s)
+}
+
+// size reads the domain's cores, memory and disk.
+func (b *Backend) size(l *libvirt.Libvirt, d libvirt.Domain) (*providers.BoxSize, error) {
+	x, err := b.readDomain(l, d)
+	if err != nil {
+		return nil, err
+	}
+	s := &providers.BoxSize{Cores: x.VCPU, MemoryBytes: x.memoryBytes()}
+	if _, capacity, _, err := l.DomainGetBlockInfo(d, "vda", 0); err == nil {
+		s.DiskBytes = int64(capacity)
+	}
+	return s, nil
+}
+
+// qemuImg runs qemu-img with args.
+func qemuImg(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, "qemu-img", args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("qemu-img %s: %w: %s", args[0], err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}
+
+// Domains lists this install's boxes' domains, for the reconcile and for
+// tests' clean-up.
+func (b *Backend) Domains(ctx context.Context) ([]providers.Guest, error) {
+	l, err := b.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	doms, _, err := l.ConnectListAllDomains(1, 0)
+	if err != nil {
+		return nil, fmt.Errorf("list domains: %v: %w", err, providers.ErrUnreachable)
+	}
+	var out []providers.Guest
+	for _, d := range doms {
+		x, err := b.readDomain(l, d)
+		if err != nil || x.Metadata.Box == nil || x.Metadata.Box.Install != b.cfg.Install {
+			continue
+		}
+		if len(x.Devices.Disks) > 0 && !strings.HasPrefix(x.Devices.Disks[0].Source.File, b.cfg.Dir+"/") {
+			continue
+		}
+		out = append(out, b.guest(d.Name))
+	}
+	return out, nil
+}

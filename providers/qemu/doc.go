@@ -1,0 +1,31 @@
+// Package qemu is boxsnap's backend on QEMU virtual machines run by
+// libvirt, through github.com/digitalocean/go-libvirt (pure Go, libvirt's
+// RPC over its unix socket), against a libvirtd on this host.
+//
+// A box is a libvirt domain (boxsnap-<box ID>) made from a template: a
+// kernel, an initramfs, a command line and a base qcow2, the box's own disk
+// a qcow2 over that base (its backing file), in the backend's folder. The
+// domain's metadata holds boxsnap's IDs only, and the identity reset's
+// version its template carries. Each box has its own MAC address; the
+// guest's identity reset (its init runs it before its network) makes a new
+// machine ID, SSH host keys and host ID whenever its MAC addresses differ
+// from its marker, so a fork's first boot makes its own.
+//
+// A snapshot is a qcow2 internal snapshot through libvirt, named by the
+// snapshot's ID, its label in its description: of a stopped guest, its disk
+// (qemu-img, by libvirt); of a running one, libvirt's checkpoint, which
+// pauses the guest while it saves its disk and its memory. A restore is in
+// place, in this capture order: the undo (the core's own take), then for a
+// snapshot with memory the revert, which brings the guest back running with
+// its processes; for a disk snapshot a hard stop, the revert of the disk and
+// a start, where the guest's processes start again. A fork extracts the
+// snapshot's disk (qemu-img convert -l) into a new domain with a new MAC
+// address. Snapshots live in the box's disk, so none outlives its release.
+//
+// Package qemutest starts a private libvirtd for tests and builds their
+// guest from Debian's packages.
+//
+// It implements the interfaces of package providers; it must never import
+// the core (app/...), the store, the web app, the API, the CLI, jobs or
+// another backend.
+package qemu

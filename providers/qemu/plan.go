@@ -1,0 +1,90 @@
+package qemu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Estimates a plan gives: a disk snapshot of a stopped guest, and a
+// checkpoint's pause per GiB of the guest's memory (TCG and KVM alike: the
+// save writes the memory out).
+const (
+	TakeDisk           = 2 * time.Second
+	CheckpointPerGiB   = 8 * time.Second
+	RevertDisk         = 2 * time.Second
+	BootAbout          = 30 * time.Second
+	ForkAbout          = 5 * time.Second
+	checkpointFloor    = 2 * time.Second
+	bytesPerGiB        = float64(1 << 30)
+	keepNotPastRelease = "A QEMU box's snapshots live in its disk, which its release deletes."
+)
+
+// PlanSnapshots reads the domain (and the snapshot, if one is named) and
+// says what a take, a restore, a keep and a fork would do now. Memory is
+// offered where the guest runs: it has memory to give.
+func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *providers.SnapshotRef) (providers.SnapshotPlan, error) {
+	l, d, err := b.domain(ctx, g)
+	if err != nil {
+		return providers.SnapshotPlan{}, err
+	}
+	x, err := b.readDomain(l, d)
+	if err != nil {
+		return providers.SnapshotPlan{}, err
+	}
+	on, err := runs(l, d)
+	if err != nil {
+		return providers.SnapshotPlan{}, err
+	}
+	size, err := b.size(l, d)
+	if err != nil {
+		return providers.SnapshotPlan{}, err
+	}
+	reset := 0
+	if x.Metadata.Box != nil {
+		reset = x.Metadata.Box.Reset
+	}
+	mem := size.MemoryBytes
+	checkpoint := max(checkpointFloor, time.Duration(float64(CheckpointPerGiB)*float64(mem)/bytesPerGiB))
+	plan := providers.SnapshotPlan{Storage: providers.Storage{Name: storageInternal, Type: "qcow2"}, Size: size}
+	plan.Take = providers.TakePlan{OK: true, About: TakeDisk, ResetVersion: reset}
+	if on {
+		// A running guest's take is libvirt's checkpoint: it pauses the
+		// guest while it saves the disk and the memory.
+		plan.Take.About, plan.Take.PauseAbout = checkpoint, checkpoint
+		plan.Take.MemoryAbout, plan.Take.MemoryBytes = checkpoint, &mem
+	}
+	if reset == 0 {
+		plan.Take.ForkSafeWhy = "The guest's template carries no identity reset: a fork would keep its source's machine ID and host keys."
+	}
+	plan.Keep = providers.KeepPlan{Way: providers.KeepsNo, Why: keepNotPastRelease}
+	plan.Fork = providers.ForkPlan{OK: true, About: ForkAbout}
+	plan.Restore = providers.RestorePlan{Way: providers.WayNone, Undo: providers.UndoSnapshot, Order: diskOrder, RestartsProcesses: true, UndoAbout: plan.Take.About}
+	if snap == nil {
+		return plan, nil
+	}
+	_, _, s, err := b.snapshot(ctx, g, snap.Ref)
+	if errors.Is(err, providers.ErrNotFound) {
+		plan.Restore.Why = "The snapshot is no longer in the guest's disk."
+		plan.Fork = providers.ForkPlan{Why: plan.Restore.Why}
+		return plan, nil
+	}
+	if err != nil {
+		return providers.SnapshotPlan{}, err
+	}
+	sx, err := b.readSnapshot(l, s)
+	if err != nil {
+		return providers.SnapshotPlan{}, err
+	}
+	plan.Restore.Way = providers.WayRollback
+	if sx.holds() == providers.HoldsDiskAndMemory {
+		plan.Restore.Order, plan.Restore.RestartsProcesses = memoryOrder, false
+	}
+	if sx.Name == "" {
+		return plan, fmt.Errorf("snapshot %s of %s has no name", snap.Ref, g.Ref)
+	}
+	return plan, nil
+}

@@ -1,0 +1,89 @@
+package qemu
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/digitalocean/go-libvirt"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Capture orders. With memory: the undo (a checkpoint of the running guest,
+// taken by the core), then the revert, which brings the guest back running
+// from the snapshot's moment. A disk snapshot: the undo, a hard stop, the
+// revert of the disk, a start (the guest boots again), the size read back.
+var (
+	memoryOrder = []providers.RestoreStep{providers.StepUndo, providers.StepRollback, providers.StepReadSize}
+	diskOrder   = []providers.RestoreStep{providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize}
+)
+
+// RestoreSnapshot runs one step of a restore in place, in the capture order
+// the plan gives for the snapshot's kind.
+func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
+	p := providers.RestoreProgress{Step: step}
+	switch step {
+	case providers.StepStop:
+		if err := b.Stop(ctx, g); err != nil {
+			return p, err
+		}
+		p.Done, p.Note = true, "stopped hard"
+	case providers.StepRollback:
+		note, err := b.revert(ctx, g, ref)
+		if err != nil {
+			return p, err
+		}
+		p.Done, p.Note = true, note
+	case providers.StepStart:
+		if err := b.Start(ctx, g); err != nil {
+			return p, err
+		}
+		p.Done, p.Note = true, "started"
+	case providers.StepReadSize:
+		l, d, err := b.domain(ctx, g)
+		if err != nil {
+			return p, err
+		}
+		if p.Size, err = b.size(l, d); err != nil {
+			return p, err
+		}
+		p.Done = true
+	case providers.StepUndo:
+		return p, fmt.Errorf("the undo is the core's own take: %w", providers.ErrUnsupported)
+	default:
+		return p, fmt.Errorf("restore step %q: %w", step, providers.ErrUnsupported)
+	}
+	return p, nil
+}
+
+// revert reverts the guest to the snapshot: with its memory, running; a
+// disk snapshot leaves the guest stopped, its disk as the snapshot holds it
+// (a checkpoint taken without memory asked is reverted paused and stopped,
+// so only its disk comes back).
+func (b *Backend) revert(ctx context.Context, g providers.Guest, ref providers.SnapshotRef) (string, error) {
+	l, d, s, err := b.snapshot(ctx, g, ref.Ref)
+	if err != nil {
+		return "", err
+	}
+	x, err := b.readSnapshot(l, s)
+	if err != nil {
+		return "", err
+	}
+	if x.holds() == providers.HoldsDiskAndMemory {
+		if err := l.DomainRevertToSnapshot(s, uint32(libvirt.DomainSnapshotRevertRunning)); err != nil {
+			return "", fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
+		}
+		return "restored with its memory: the guest runs on from " + ref.Ref + ", its processes with it", nil
+	}
+	if x.withMemory() {
+		if err := l.DomainRevertToSnapshot(s, uint32(libvirt.DomainSnapshotRevertPaused)); err != nil {
+			return "", fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
+		}
+		if err := l.DomainDestroy(d); err != nil {
+			return "", fmt.Errorf("stop %s after its revert: %w", g.Ref, err)
+		}
+	} else if err := l.DomainRevertToSnapshot(s, 0); err != nil {
+		return "", fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
+	}
+	return "restored the disk of " + ref.Ref + ": the guest's processes start again", nil
+}
