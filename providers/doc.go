@@ -9,7 +9,8 @@
 // The core (app/snapshots) calls backends only through these types; a backend
 // never imports the core, the store, the web app or the SDK types of another
 // backend. Each backend lives in its own subpackage (providers/local,
-// providers/proxmox, providers/docker) with a compile-time check:
+// providers/proxmox, providers/docker, providers/qemu) with a compile-time
+// check:
 //
 //	var _ providers.Backend = (*Backend)(nil)
 //

@@ -178,31 +178,53 @@ func build(ctx context.Context, work, pkg string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	// The kernel: Debian's package, downloaded by apt and unpacked here,
-	// never installed.
-	if err := run(ctx, work, "apt-get", "download", "-q", pkg); err != nil {
-		return err
-	}
-	debs, _ := filepath.Glob(filepath.Join(work, pkg+"_*.deb"))
-	if len(debs) != 1 {
-		return fmt.Errorf("apt-get download %s left %d packages", pkg, len(debs))
-	}
-	kx := filepath.Join(work, "kernel")
-	if err := run(ctx, work, "dpkg-deb", "-x", debs[0], kx); err != nil {
-		return err
-	}
-	vmlinuz, _ := filepath.Glob(filepath.Join(kx, "boot", "vmlinuz-*"))
-	mods, _ := filepath.Glob(filepath.Join(kx, "lib", "modules", "*", "kernel"))
-	if len(vmlinuz) != 1 || len(mods) != 1 {
-		return fmt.Errorf("%s holds %d kernels and %d module folders", pkg, len(vmlinuz), len(mods))
-	}
-	if err := copyFile(vmlinuz[0], filepath.Join(out, "vmlinuz"), 0o644); err != nil {
+	mods, err := buildKernel(ctx, work, pkg, out)
+	if err != nil {
 		return err
 	}
 	busybox := "/bin/busybox"
 	if err := staticBusybox(busybox); err != nil {
 		return err
 	}
+	if err := buildInitramfs(ctx, work, busybox, mods); err != nil {
+		return err
+	}
+	root := filepath.Join(work, "root")
+	if err := buildRoot(ctx, root, busybox); err != nil {
+		return err
+	}
+	return buildDisk(ctx, work, root, out)
+}
+
+// buildKernel puts Debian's kernel in out and answers the folder of its
+// modules.
+func buildKernel(ctx context.Context, work, pkg, out string) (string, error) {
+	// The kernel: Debian's package, downloaded by apt and unpacked here,
+	// never installed.
+	if err := run(ctx, work, "apt-get", "download", "-q", pkg); err != nil {
+		return "", err
+	}
+	debs, _ := filepath.Glob(filepath.Join(work, pkg+"_*.deb"))
+	if len(debs) != 1 {
+		return "", fmt.Errorf("apt-get download %s left %d packages", pkg, len(debs))
+	}
+	kx := filepath.Join(work, "kernel")
+	if err := run(ctx, work, "dpkg-deb", "-x", debs[0], kx); err != nil {
+		return "", err
+	}
+	vmlinuz, _ := filepath.Glob(filepath.Join(kx, "boot", "vmlinuz-*"))
+	mods, _ := filepath.Glob(filepath.Join(kx, "lib", "modules", "*", "kernel"))
+	if len(vmlinuz) != 1 || len(mods) != 1 {
+		return "", fmt.Errorf("%s holds %d kernels and %d module folders", pkg, len(vmlinuz), len(mods))
+	}
+	if err := copyFile(vmlinuz[0], filepath.Join(out, "vmlinuz"), 0o644); err != nil {
+		return "", err
+	}
+	return mods[0], nil
+}
+
+// buildInitramfs makes out/initrd.img.
+func buildInitramfs(ctx context.Context, work, busybox, mods string) error {
 	// The initramfs: busybox, the modules and the init that mounts the disk.
 	ird := filepath.Join(work, "initramfs")
 	for _, d := range []string{"bin", "proc", "dev", "newroot", "lib/modules"} {
@@ -219,7 +241,7 @@ func build(ctx context.Context, work, pkg string) error {
 	var order []string
 	for _, m := range modules {
 		base := filepath.Base(m)
-		if err := copyFile(filepath.Join(mods[0], m), filepath.Join(ird, "lib", "modules", base), 0o644); err != nil {
+		if err := copyFile(filepath.Join(mods, m), filepath.Join(ird, "lib", "modules", base), 0o644); err != nil {
 			return err
 		}
 		order = append(order, base)
@@ -233,10 +255,14 @@ func build(ctx context.Context, work, pkg string) error {
 	if err := run(ctx, ird, "/bin/sh", "-c", "find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 > ../out/initrd.img"); err != nil {
 		return err
 	}
+	return nil
+}
+
+// buildRoot fills root with the guest's files.
+func buildRoot(ctx context.Context, root, busybox string) error {
 	// The disk: busybox with every applet linked, ssh-keygen with its
 	// libraries (from the host's Debian openssh-client), the init and the
 	// identity reset, a machine ID, host keys and a host ID of its own.
-	root := filepath.Join(work, "root")
 	for _, d := range []string{"bin", "sbin", "usr/bin", "usr/sbin", "etc/boxsnap", "etc/ssh", "proc", "sys", "dev", "tmp", "root", "var/lib/boxsnap"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			return err
@@ -285,6 +311,11 @@ func build(ctx context.Context, work, pkg string) error {
 	if err := run(ctx, root, "/bin/sh", "-c", "head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n' > etc/machine-id && echo >> etc/machine-id && head -c 4 /dev/urandom > etc/hostid && ssh-keygen -q -t ed25519 -N '' -f etc/ssh/ssh_host_ed25519_key"); err != nil {
 		return err
 	}
+	return nil
+}
+
+// buildDisk makes out/base.qcow2 from root.
+func buildDisk(ctx context.Context, work, root, out string) error {
 	raw := filepath.Join(work, "base.raw")
 	if err := run(ctx, work, "mkfs.ext4", "-q", "-F", "-L", "boxsnap-root", "-d", root, raw, fmt.Sprintf("%dM", DiskBytes>>20)); err != nil {
 		return err
