@@ -57,8 +57,8 @@ type shapeException struct {
 // prints every figure.
 var shapeExceptions = []shapeException{
 	// The kernel, while its seams move out into packages of their own.
-	{pkg: "app/snapshots", over: overLines, figure: 7300, why: "the kernel, while the snapshot operations fork, delete and keep, and the undo a restore takes, still live in it"},
-	{pkg: "app/snapshots", over: overMethods, typ: "Service", figure: 55, why: "the snapshot operations fork, delete and keep, and the undo a restore takes, still live on Service"},
+	{pkg: "app/snapshots", over: overLines, figure: 6700, why: "the kernel, while the fork and the undo a restore takes still live in it"},
+	{pkg: "app/snapshots", over: overMethods, typ: "Service", figure: 41, why: "the fork and the undo a restore takes still live on Service"},
 	{pkg: "app/snapshots", over: overMethods, typ: "Kernel", figure: 67, why: "the kernel's rules, reads and box log, shared by the seams still inside"},
 	{pkg: "app/snapshots/boxes", over: overMethods, typ: "Boxes", figure: 52, why: "boxes, threads, templates, the trash, release and forgetting a backend still share one type; they are several seams of one package"},
 	{pkg: "app/snapshots/contents", over: overBackUp, figure: 17.4, why: "four of twenty-three arrows: the files and contents.go, whose Contents they all hang on and whose New registers the kinds they declare, use each other"},

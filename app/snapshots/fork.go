@@ -141,7 +141,7 @@ func (s *Service) ForkName(ctx context.Context, box string) string {
 func (s *Service) runFork(ctx context.Context, op *Operation, p ForkParams) (ForkResult, error) {
 	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
 	if err != nil {
-		return ForkResult{}, s.Finish(ctx, op, OpFailed, nil, failSnapshotGone, "")
+		return ForkResult{}, s.Finish(ctx, op, OpFailed, nil, FailSnapshotGone, "")
 	}
 	src, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {

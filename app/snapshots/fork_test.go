@@ -90,7 +90,7 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
 	write(t, filepath.Join(dir, "notes.txt"), "kept")
 	kept := take(t, e, agent, "brisk-lake", "release candidate")
-	kop, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: kept.ID})
+	kop, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: kept.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	unsafe := take(t, e, agent, "brisk-lake", "no reset")
 	_, err = e.Core.Fork(ctx, snapshots.Owner(), snapshots.ForkRequest{Snapshot: unsafe.ID})
 	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
-	_, err = e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: unsafe.ID})
+	_, err = e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: unsafe.ID})
 	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
 
 	rop, err := e.Boxes.ReleaseBox(ctx, snapshots.Owner(), "brisk-lake", "")

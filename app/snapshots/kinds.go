@@ -13,14 +13,11 @@ import (
 // Kinds are the core's kinds of operation, each registered with the engine
 // with its typed parameters and result: a runner's done end is the result
 // it returns, which the engine records, and the API and the web read an
-// operation's result through them (Kinds().Restore.Result(op)); the take's
-// kind is package take's (take.Take.Kinds).
+// operation's result through them (Kinds().Fork.Result(op)); the take's
+// kind is package take's (take.Take.Kinds), the keep's, the unkeep's, the
+// delete's and the expiry's are package keep's (keep.Keeps.Kinds).
 type Kinds struct {
-	Delete *operations.Kind[DeleteParams, DeleteResult]
-	Expiry *operations.Kind[DeleteParams, DeleteResult]
-	Keep   *operations.Kind[keepParams, KeepResult]
-	Unkeep *operations.Kind[keepParams, KeepResult]
-	Fork   *operations.Kind[ForkParams, ForkResult]
+	Fork *operations.Kind[ForkParams, ForkResult]
 }
 
 // KeepResult is what a finished keep or unkeep answers.
@@ -42,11 +39,7 @@ type ReleaseResult struct {
 func (s *Service) register() {
 	e := s.ops
 	s.kinds = Kinds{
-		Delete: operations.Register(e, OpDelete, s.runDelete),
-		Expiry: operations.Register(e, OpExpiry, s.runDelete),
-		Keep:   operations.Register(e, OpKeep, s.runKeep),
-		Unkeep: operations.Register(e, OpUnkeep, s.runKeep),
-		Fork:   operations.Register(e, OpFork, s.runFork),
+		Fork: operations.Register(e, OpFork, s.runFork),
 	}
 	e.UseTasks(s.providerTask)
 }
