@@ -55,13 +55,14 @@ type Options struct {
 }
 
 // Service is the core's snapshot rules and their operations: the undo a
-// restore or a reset takes, delete, keep, fork and lists. What the seams
+// restore or a reset takes, fork and lists. What the seams
 // share (the store, the backends, the engine, the settings and the record
 // reads) is the Kernel's, embedded in it. The boxes and threads (package
 // boxes, which the lists read through UseBoxes), the periodic work
 // (package sweeps), a snapshot's contents and moves (package contents),
 // the Snapshots tab's lists (package tab), the take (package take), a
-// restore and a reset (package restore), requests for the person's word
+// restore and a reset (package restore), a snapshot's keep, delete and
+// edits (package keep), requests for the person's word
 // (package approvals), the heads (package heads) and pictures of a box's
 // screen (package pictures) are packages of their own, which reach the
 // core through small interfaces they declare.
