@@ -123,7 +123,7 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.Core.Keep(ctx, owner, snapshots.KeepRequest{Box: "grey-ridge", Snapshot: rc.ID, Days: 2})
+	op, err := s.Keeps.Keep(ctx, owner, snapshots.KeepRequest{Box: "grey-ridge", Snapshot: rc.ID, Days: 2})
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func TestEveryOpenPageFollows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keep, err := e.s.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "calm-moss", Snapshot: first.ID, Days: 30})
+	keep, err := e.s.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "calm-moss", Snapshot: first.ID, Days: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

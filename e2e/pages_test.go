@@ -220,14 +220,14 @@ func TestBoxHistoryCard(t *testing.T) {
 	// page.
 	ctx := context.Background()
 	for i := 0; i < 6; i++ {
-		op, err := e.s.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: e.demo.Migration.ID, Days: 3})
+		op, err := e.s.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: e.demo.Migration.ID, Days: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.s.Wait(ctx, op); err != nil {
 			t.Fatal(err)
 		}
-		if op, err = e.s.Core.Unkeep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: e.demo.Migration.ID}); err != nil {
+		if op, err = e.s.Keeps.Unkeep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: e.demo.Migration.ID}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.s.Wait(ctx, op); err != nil {

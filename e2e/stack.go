@@ -26,6 +26,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -63,6 +64,8 @@ type Stack struct {
 	Core *snapshots.Service
 	// Taker is the core's take.
 	Taker *take.Take
+	// Keeps is the core's keeps, renewals, deletes and edits.
+	Keeps *keep.Keeps
 	// Restores is the core's restores, resets and their undos.
 	Restores *restore.Restores
 	// Boxes is the boxes and threads, on Core.
@@ -125,16 +128,20 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	bx, err := boxes.New(core, boxes.Options{Store: st, Logger: logger})
+	kp, err := keep.New(core, keep.Options{Store: st, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	bx, err := boxes.New(core, boxes.Options{Store: st, Deletes: kp, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
 	core.UseBoxes(bx)
-	tk, err := take.New(core, take.Options{Store: st, Logger: logger})
+	tk, err := take.New(core, take.Options{Store: st, Deletes: kp, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
-	rs, err := restore.New(core, restore.Options{Store: st, Taker: core, Templates: bx, Logger: logger})
+	rs, err := restore.New(core, restore.Options{Store: st, Deletes: kp, Taker: core, Templates: bx, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +149,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Straight: rs, Logger: logger})
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +195,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Core: core, Restores: rs, Taker: tk, Boxes: bx, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
+	s := &Stack{Core: core, Restores: rs, Taker: tk, Keeps: kp, Boxes: bx, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
 		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
@@ -204,7 +211,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		jobsUI = ui
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	w, err := web.New(web.Options{Auth: a, Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: a, Logger: logger}), JobsUI: jobsUI})
+	w, err := web.New(web.Options{Auth: a, Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: a, Logger: logger}), JobsUI: jobsUI})
 	if err != nil {
 		s.stopUI()
 		return nil, err

@@ -122,7 +122,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	if err != nil {
 		return nil, err
 	}
-	kop, err := s.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: tawny.Name, Snapshot: thu.ID, Days: 30})
+	kop, err := s.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: tawny.Name, Snapshot: thu.ID, Days: 30})
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		return nil, err
 	}
 	tomorrow := time.Now().UTC().AddDate(0, 0, 1)
-	kop, err = s.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: tawny.Name, Snapshot: cleanup.ID, Until: &tomorrow})
+	kop, err = s.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: tawny.Name, Snapshot: cleanup.ID, Until: &tomorrow})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -24,6 +25,9 @@ type Options struct {
 	// Take is the take: a snapshot of a box, and the result of its
 	// operation.
 	Take *take.Take
+	// Keeps is a snapshot's keep, renewal, delete, name and note, and the
+	// result of their operations.
+	Keeps *keep.Keeps
 	// Restores is a box's restore, its dry run and undo, and its reset.
 	Restores *restore.Restores
 	// Contents is the core's look inside snapshots and their moves: files,
@@ -51,6 +55,7 @@ type Options struct {
 type server struct {
 	core      *snapshots.Service
 	take      *take.Take
+	keeps     *keep.Keeps
 	restores  *restore.Restores
 	contents  *contents.Contents
 	approvals *approvals.Approvals
@@ -70,7 +75,7 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, tab: opts.Tab, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
+	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, keeps: opts.Keeps, tab: opts.Tab, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
 	if opts.Core != nil && opts.Restores != nil {
 		s.plans = plans.New(opts.Core, opts.Restores, opts.Restores.Resets(), nil)
 		if opts.Boxes != nil {

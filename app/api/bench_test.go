@@ -26,6 +26,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -96,7 +97,7 @@ func benchTakes(b *testing.B, callers int) {
 		b.Fatal(err)
 	}
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Tab: e.Tab, Boxes: e.Boxes, Forks: e.Forks, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Keeps: e.Keeps, Tab: e.Tab, Boxes: e.Boxes, Forks: e.Forks, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}))
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 	ev := &env{Env: e, srv: srv}
@@ -242,16 +243,20 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 	if err != nil {
 		b.Fatal(err)
 	}
-	bx, err := boxes.New(core, boxes.Options{Store: st, Logger: logger})
+	kp, err := keep.New(core, keep.Options{Store: st, Logger: logger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bx, err := boxes.New(core, boxes.Options{Store: st, Deletes: kp, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}
 	core.UseBoxes(bx)
-	rs, err := restore.New(core, restore.Options{Store: st, Taker: core, Templates: bx, Logger: logger})
+	rs, err := restore.New(core, restore.Options{Store: st, Deletes: kp, Taker: core, Templates: bx, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Boxes: bx, Straight: rs, Logger: logger})
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Boxes: bx, Straight: rs, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}

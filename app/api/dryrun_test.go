@@ -181,7 +181,7 @@ func (f *mcpFixture) releaseDryRuns(t *testing.T) {
 	b := f.Box(t, f.who, "calm-moss")
 	f.call(t, "POST", "/boxes/calm-moss/snapshots?wait=true", f.token, map[string]any{"name": "kept one"}).must(t, 200)
 	f.call(t, "POST", "/boxes/calm-moss/snapshots?wait=true", f.token, map[string]any{"name": "unkept one"}).must(t, 200)
-	op, err := f.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.ID, Snapshot: "kept one", Days: 30})
+	op, err := f.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.ID, Snapshot: "kept one", Days: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,11 +128,11 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 			return s.restoreWords(ctx, c, box, res)
 		}
 	case snapshots.OpDelete, snapshots.OpExpiry:
-		if res, err := s.core.Kinds().Delete.Result(op); err == nil {
+		if res, err := s.keeps.Kinds().Delete.Result(op); err == nil {
 			return deleteWords(box, res)
 		}
 	case snapshots.OpKeep, snapshots.OpUnkeep:
-		if res, err := s.core.Kinds().Keep.Result(op); err == nil {
+		if res, err := s.keeps.Kinds().Keep.Result(op); err == nil {
 			return s.keepWords(ctx, c, box, op.Kind == snapshots.OpUnkeep, res)
 		}
 	case snapshots.OpFork:

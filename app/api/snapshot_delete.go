@@ -31,7 +31,7 @@ func (s *server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.answerDry(w, r, plan, err)
 		return
 	}
-	op, err := s.core.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: box, Snapshot: ref, RequestID: request})
+	op, err := s.keeps.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: box, Snapshot: ref, RequestID: request})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -42,7 +42,7 @@ func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.Keep(r.Context(), caller(r), req)
+	op, err := s.keeps.Keep(r.Context(), caller(r), req)
 	if err != nil {
 		s.fail(w, r, err)
 		return

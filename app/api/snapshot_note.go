@@ -19,7 +19,7 @@ func (s *server) noteSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sn, err := s.core.SetNote(r.Context(), caller(r), box, ref, body.Note)
+	sn, err := s.keeps.SetNote(r.Context(), caller(r), box, ref, body.Note)
 	if err != nil {
 		s.fail(w, r, err)
 		return

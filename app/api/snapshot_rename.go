@@ -18,7 +18,7 @@ func (s *server) renameSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sn, err := s.core.Rename(r.Context(), caller(r), box, ref, body.Name)
+	sn, err := s.keeps.Rename(r.Context(), caller(r), box, ref, body.Name)
 	if err != nil {
 		s.fail(w, r, err)
 		return

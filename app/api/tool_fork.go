@@ -241,7 +241,7 @@ func forkRoom(plan providers.SnapshotPlan, take bool) error {
 // refused, and says so after the fork's refusal.
 func (s *server) undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error {
 	ctx = context.WithoutCancel(ctx)
-	op, err := s.core.Delete(ctx, c, snapshots.DeleteRequest{Snapshot: id})
+	op, err := s.keeps.Delete(ctx, c, snapshots.DeleteRequest{Snapshot: id})
 	if err == nil {
 		op, err = s.waitOp(ctx, c, op.ID)
 	}

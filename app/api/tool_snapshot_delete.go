@@ -55,13 +55,13 @@ func (s *server) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
-		return s.core.Delete(ctx, c, snapshots.DeleteRequest{Box: p.Box, Snapshot: p.Snapshot, RequestID: p.Request})
+		return s.keeps.Delete(ctx, c, snapshots.DeleteRequest{Box: p.Box, Snapshot: p.Snapshot, RequestID: p.Request})
 	})
 	if !ok {
 		return
 	}
 	c := caller(r)
-	res, err := s.core.Kinds().Delete.Result(op)
+	res, err := s.keeps.Kinds().Delete.Result(op)
 	if err != nil {
 		s.fail(w, r, err)
 		return

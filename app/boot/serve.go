@@ -29,6 +29,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -134,24 +135,30 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	}
 	// The sweeps register their kinds of operation with the core's engine,
 	// before its workers start.
+	// The keeps register theirs (Keep, Unkeep, Delete, Expiry), and the
+	// boxes, the take, the restores and the sweeps delete through them.
+	kp, err := keep.New(core, keep.Options{Store: st, Logger: logger})
+	if err != nil {
+		return err
+	}
 	// The boxes register their kinds of operation (Release, Untrash) with
 	// the core's engine, before its workers start; the kernel reads boxes
 	// and templates through them.
-	bx, err := boxes.New(core, boxes.Options{Store: st, Logger: logger})
+	bx, err := boxes.New(core, boxes.Options{Store: st, Deletes: kp, Logger: logger})
 	if err != nil {
 		return err
 	}
 	core.UseBoxes(bx)
 	// The take registers its kind of operation with the core's engine,
 	// before its workers start.
-	tk, err := take.New(core, take.Options{Store: st, Logger: logger})
+	tk, err := take.New(core, take.Options{Store: st, Deletes: kp, Logger: logger})
 	if err != nil {
 		return err
 	}
 	// The restores register their kinds of operation (Restore, Reset) with
 	// the core's engine, before its workers start; their undos are the
 	// core's takes.
-	rs, err := restore.New(core, restore.Options{Store: st, Taker: core, Templates: bx, Logger: logger})
+	rs, err := restore.New(core, restore.Options{Store: st, Deletes: kp, Taker: core, Templates: bx, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -161,7 +168,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Straight: rs, Logger: logger})
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -321,7 +328,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return fmt.Errorf("job dashboard: %w", err)
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, API: api.New(api.Options{Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Restores: rs, Take: tk, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, API: api.New(api.Options{Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -62,6 +63,9 @@ type Env struct {
 	Tab *tab.Tab
 	// Boxes is the boxes and threads, on Core.
 	Boxes *boxes.Boxes
+	// Keeps is the core's keeps, renewals, deletes and edits of a
+	// snapshot's name and note.
+	Keeps *keep.Keeps
 	// Heads is the boxes' heads and the snapshots' lineages, on Core.
 	Heads *heads.Heads
 	// Forks is the fork, on Core.
@@ -170,16 +174,20 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	bx, err := boxes.New(core, boxes.Options{Store: st, Now: opts.Now, Logger: logger})
+	kp, err := keep.New(core, keep.Options{Store: st, Now: opts.Now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	bx, err := boxes.New(core, boxes.Options{Store: st, Deletes: kp, Now: opts.Now, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
 	core.UseBoxes(bx)
-	tk, err := take.New(core, take.Options{Store: st, Now: opts.Now, Logger: logger})
+	tk, err := take.New(core, take.Options{Store: st, Deletes: kp, Now: opts.Now, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
-	rs, err := restore.New(core, restore.Options{Store: st, Taker: core, Templates: bx, Now: opts.Now, Logger: logger})
+	rs, err := restore.New(core, restore.Options{Store: st, Deletes: kp, Taker: core, Templates: bx, Now: opts.Now, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +195,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: core, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: opts.Now})
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: opts.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -231,8 +239,9 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	core.UseJobs(client)
-	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: rs, Take: tk, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
+	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	e.Heads = hd
+	e.Keeps = kp
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {
 			return nil, err

@@ -198,9 +198,9 @@ func ChargeOfPlan(snapping *providers.Snapshotting) Charge {
 
 func roundCents(v float64) float64 { return math.Round(v*100) / 100 }
 
-// keptCharge is a held snapshot's charge as a Keep or renewal sees it: it
+// KeptCharge is a held snapshot's charge as a Keep or renewal sees it: it
 // adds nothing to the rate, but is refused while the rate is past.
-func keptCharge(sn *Snapshot) Charge {
+func KeptCharge(sn *Snapshot) Charge {
 	ch := ChargeOfSnapshot(sn)
 	ch.Daily = 0
 	ch.Known = true
@@ -218,7 +218,7 @@ func (s *Service) KeepCeiling(ctx context.Context, sn *Snapshot) string {
 	if err != nil {
 		return ""
 	}
-	if err := s.CeilingAdmits(ctx, s.st.Pool, Owner(), sn.BackendID, keptCharge(sn), st); err != nil {
+	if err := s.CeilingAdmits(ctx, s.st.Pool, Owner(), sn.BackendID, KeptCharge(sn), st); err != nil {
 		if r, ok := AsRefusal(err); ok {
 			return r.Words
 		}

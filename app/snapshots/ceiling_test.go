@@ -85,7 +85,7 @@ func TestCeilingBoundsTheRateHeld(t *testing.T) {
 	runOp(t, e, op)
 
 	// Keep under the ceiling.
-	kop, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: a.ID})
+	kop, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: a.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +97,9 @@ func TestCeilingBoundsTheRateHeld(t *testing.T) {
 	past := "It would bring snapshots held on this host to about $3.60 a month, past your ceiling of $3.00. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots."
 	_, _, err = e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "paid-box"})
 	refusedExactly(t, err, "It would bring snapshots held on this host to about $5.40 a month, past your ceiling of $3.00. Delete one, or raise the ceiling in Settings, Snapshots, Paid snapshots.")
-	_, err = e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: b.ID})
+	_, err = e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: b.ID})
 	refusedExactly(t, err, past)
-	_, err = e.Core.Renew(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: a.ID})
+	_, err = e.Keeps.Renew(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: a.ID})
 	refusedExactly(t, err, past)
 	sa, _, _ := e.Core.Snapshot(ctx, snapshots.Owner(), a.ID)
 	if w := e.Core.KeepCeiling(ctx, sa); w != past {
@@ -117,7 +117,7 @@ func TestCeilingBoundsTheRateHeld(t *testing.T) {
 	// Deleting keeps the month's spend: the ledger keeps a deleted
 	// snapshot's charge. Its window is set to two days for exact numbers.
 	before := rates[0].Spend
-	dop, err := e.Core.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "paid-box", Snapshot: b.ID})
+	dop, err := e.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "paid-box", Snapshot: b.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestCeilingBoundsTheRateHeld(t *testing.T) {
 		t.Errorf("a deleted snapshot held 2 days at $0.06: spend %f %v, want 0.12", spend, err)
 	}
 	// Back under the ceiling, renewals pass again.
-	if _, err := e.Core.Renew(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: a.ID}); err != nil {
+	if _, err := e.Keeps.Renew(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: a.ID}); err != nil {
 		t.Errorf("a renewal under the ceiling: %v", err)
 	}
 }

@@ -12,8 +12,7 @@
 // The kernel is Kernel: the store, the backends, the engine and its kinds,
 // the settings, the time zone, the box log's writer, the record reads and
 // admission. Service embeds it and holds the snapshots' rules and their
-// operations (the undo a restore or a reset takes first, delete, keep,
-// lists).
+// operations (the undo a restore or a reset takes first, lists).
 //
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
@@ -50,7 +49,13 @@
 // operations; the undo it takes first is the core's (Service.TakeUndo,
 // TakeHeldUndo). Package fork holds the fork (a new box made from a
 // snapshot, armed, started and checked, one or many from one snapshot),
-// with its Fork operation. Package pictures (app/pictures) holds pictures of a box's
+// with its Fork operation. Package keep holds a snapshot's keep, its stop
+// and its renewal, its delete and the expiry's (with DeleteWith, DeleteStep
+// and FinishLeftDeletes, which the take, the restores, the boxes and the
+// sweeps delete through), and the edits of its name and note, with its
+// Keep, Unkeep, Delete and Expiry operations; their requests and results
+// stay here (keeprequests.go), as the dry runs and the sweeps speak them
+// too. Package pictures (app/pictures) holds pictures of a box's
 // screen (a snapshot's picture read, a take's picture, a restore's undo's
 // captured before its stop and held until the undo is taken). The kernel
 // calls a seam only through an interface it declares for what it calls,

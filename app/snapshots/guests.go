@@ -8,10 +8,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// lastOnEarlier answers the box's earlier guest when sn, deleting, is the
+// LastOnEarlier answers the box's earlier guest when sn, deleting, is the
 // last snapshot that lives on it ("it is deleted when its last snapshot
 // goes"), or nil.
-func (s *Service) lastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*providers.Guest, error) {
+func (s *Service) LastOnEarlier(ctx context.Context, sn *Snapshot, b *Box) (*providers.Guest, error) {
 	if sn.Guest != "earlier" || sn.GuestRef == nil || b == nil {
 		return nil, nil
 	}

@@ -129,7 +129,7 @@ func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) 
 				return err
 			}
 			if taken[*newName] {
-				return refusal(CodeConflict, namedAlreadyWords(sn.BoxName, *newName))
+				return refusal(CodeConflict, NamedAlreadyWords(sn.BoxName, *newName))
 			}
 		}
 		all, err := s.SnapshotsOfBox(ctx, tx, b.ID)

@@ -10,18 +10,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Kinds are the core's kinds of operation, each registered with the engine
-// with its typed parameters and result: a runner's done end is the result
-// it returns, which the engine records, and the API and the web read an
-// operation's result through them (Kinds().Restore.Result(op)); the take's
-// kind is package take's (take.Take.Kinds).
-type Kinds struct {
-	Delete *operations.Kind[DeleteParams, DeleteResult]
-	Expiry *operations.Kind[DeleteParams, DeleteResult]
-	Keep   *operations.Kind[keepParams, KeepResult]
-	Unkeep *operations.Kind[keepParams, KeepResult]
-}
-
 // KeepResult is what a finished keep or unkeep answers.
 type KeepResult struct {
 	Snapshot  string     `json:"snapshot"`
@@ -37,20 +25,11 @@ type ReleaseResult struct {
 	Final string     `json:"finalSnapshot,omitempty"`
 }
 
-// register registers the core's kinds of operation with the engine.
+// register has the engine ask the core's backends where their tasks got
+// to; every kind of operation is registered by the seam that runs it.
 func (s *Service) register() {
-	e := s.ops
-	s.kinds = Kinds{
-		Delete: operations.Register(e, OpDelete, s.runDelete),
-		Expiry: operations.Register(e, OpExpiry, s.runDelete),
-		Keep:   operations.Register(e, OpKeep, s.runKeep),
-		Unkeep: operations.Register(e, OpUnkeep, s.runKeep),
-	}
-	e.UseTasks(s.providerTask)
+	s.ops.UseTasks(s.providerTask)
 }
-
-// Kinds are the core's registered kinds of operation.
-func (s *Kernel) Kinds() *Kinds { return &s.kinds }
 
 // Engine is the operation engine the core runs on; another part of
 // boxsnap registers its kinds of operation with it.

@@ -94,7 +94,7 @@ func TestLimits(t *testing.T) {
 		}
 		_ = th
 		take(t, e, agent, "brisk-lake", "mine")
-		kop, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "brisk-lake", Snapshot: "mine"})
+		kop, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "brisk-lake", Snapshot: "mine"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -264,13 +264,13 @@ func TestModelRandomOperations(t *testing.T) {
 		case "restore":
 			op, err = e.Restores.Restore(ctx, c, snapshots.RestoreRequest{Box: bx.name, Snapshot: pick, Replace: true})
 		case "delete":
-			op, err = e.Core.Delete(ctx, c, snapshots.DeleteRequest{Box: bx.name, Snapshot: pick})
+			op, err = e.Keeps.Delete(ctx, c, snapshots.DeleteRequest{Box: bx.name, Snapshot: pick})
 		case "rename":
-			_, err = e.Core.Rename(ctx, c, bx.name, pick, fmt.Sprintf("renamed %d", i))
+			_, err = e.Keeps.Rename(ctx, c, bx.name, pick, fmt.Sprintf("renamed %d", i))
 		case "keep":
-			op, err = e.Core.Keep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick, Days: 1 + rng.IntN(30)})
+			op, err = e.Keeps.Keep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick, Days: 1 + rng.IntN(30)})
 		case "unkeep":
-			op, err = e.Core.Unkeep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick})
+			op, err = e.Keeps.Unkeep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick})
 		case "switch":
 			agentsMayRestore = !agentsMayRestore
 			setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = agentsMayRestore })

@@ -58,7 +58,7 @@ func TestRestartRecovery(t *testing.T) {
 			case "take":
 				op, taken, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "amber-fox", Name: "b"})
 			case "delete":
-				op, err = e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "amber-fox", Snapshot: a.ID})
+				op, err = e.Keeps.Delete(ctx, agent, snapshots.DeleteRequest{Box: "amber-fox", Snapshot: a.ID})
 			case "restore":
 				op, err = e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: a.ID, Replace: true})
 			}

@@ -224,7 +224,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		e.Box(t, agent, "dusky-elm")
 		a := admitReady(t, e, agent, "dusky-elm", "a")
 		b := admitReady(t, e, agent, "dusky-elm", "b")
-		if _, err := e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: a.ID}); err != nil {
+		if _, err := e.Keeps.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: a.ID}); err != nil {
 			t.Fatal(err)
 		}
 		_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: a.ID, Replace: true})
@@ -233,14 +233,14 @@ func TestSerialisedAndEligible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: b.ID})
+		_, err = e.Keeps.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: b.ID})
 		refusedWith(t, err, "‘b’ is in use: the restore at")
 		// A take admitted while nothing is ready yet cannot be deleted.
 		_, x, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "dusky-elm", Name: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: x.ID})
+		_, err = e.Keeps.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: x.ID})
 		refusedWith(t, err, "‘x’ is in use: it is being taken")
 		if rop.Step != snapshots.StepWaiting {
 			t.Fatalf("the restore, asked behind the delete, is at %s, want waiting", rop.Step)
@@ -307,7 +307,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		first := restoreTo(t, e, agent, "hazel-isle", a.ID)
 		restoreTo(t, e, agent, "hazel-isle", a.ID)
 		oldest := undoOf(t, e, first)
-		kop, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: oldest.ID})
+		kop, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: oldest.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,14 +343,14 @@ func TestSerialisedAndEligible(t *testing.T) {
 			err  error
 		}{
 			{"delete", func() error {
-				_, err := e.Core.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Snapshot: sn.ID})
+				_, err := e.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Snapshot: sn.ID})
 				return err
 			}()},
 			{"keep", func() error {
-				_, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: sn.ID})
+				_, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: sn.ID})
 				return err
 			}()},
-			{"rename", func() error { _, err := e.Core.Rename(ctx, snapshots.Owner(), "", sn.ID, "new name"); return err }()},
+			{"rename", func() error { _, err := e.Keeps.Rename(ctx, snapshots.Owner(), "", sn.ID, "new name"); return err }()},
 		} {
 			if try.err == nil {
 				t.Fatalf("%s of the restore's target was allowed", try.what)

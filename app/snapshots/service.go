@@ -55,17 +55,17 @@ type Options struct {
 }
 
 // Service is the core's snapshot rules and their operations: the undo a
-// restore or a reset takes, delete, keep and lists. What the seams share
-// (the store, the backends, the engine, the settings and the record reads)
-// is the Kernel's, embedded in it. The boxes and threads (package boxes,
-// which the lists read through UseBoxes), the periodic work (package
-// sweeps), a snapshot's contents and moves (package contents), the
-// Snapshots tab's lists (package tab), the take (package take), a restore
-// and a reset (package restore), the fork (package fork), requests for the
-// person's word (package approvals), the heads (package heads), the dry
-// runs (package plans) and pictures of a box's screen (package pictures)
-// are packages of their own, which reach the core through small interfaces
-// they declare.
+// restore or a reset takes, and lists. What the seams share (the store,
+// the backends, the engine, the settings and the record reads) is the
+// Kernel's, embedded in it. The boxes and threads (package boxes, which the
+// lists read through UseBoxes), the periodic work (package sweeps), a
+// snapshot's contents and moves (package contents), the Snapshots tab's
+// lists (package tab), the take (package take), a restore and a reset
+// (package restore), the fork (package fork), a snapshot's keep, delete
+// and edits (package keep), requests for the person's word (package
+// approvals), the heads (package heads), the dry runs (package plans) and
+// pictures of a box's screen (package pictures) are packages of their own,
+// which reach the core through small interfaces they declare.
 type Service struct {
 	*Kernel
 }
@@ -98,7 +98,6 @@ type Kernel struct {
 	logger   *slog.Logger
 	now      func() time.Time
 	ops      *operations.Engine
-	kinds    Kinds
 	pictures PictureKeeper
 	cache    readCache
 }

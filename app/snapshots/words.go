@@ -559,29 +559,10 @@ func LogRestoreFailedWords(name, step, why, observed string) string {
 // logMadeOnWords: made, for a box made on a backend.
 func LogMadeOnWords(backend string) string { return "made on " + backend }
 
-// logDeletedWords: snapshot-deleted, "its name, what it freed, why".
-func logDeletedWords(name, id string, freed *int64, why string) string {
-	if freed != nil {
-		return fmt.Sprintf("%s, freed %s, %s", NamedID(name, id), GB(*freed), why)
-	}
-	return fmt.Sprintf("%s, %s", NamedID(name, id), why)
-}
-
 // logDeletedWithEarlierWords: snapshot-deleted for a snapshot on an
 // earlier guest that went with its box's release.
 func LogDeletedWithEarlierWords(name, id, box string) string {
 	return fmt.Sprintf("%s, with %s's earlier guest", NamedID(name, id), box)
-}
-
-// logEarlierGuestDeletedWords: snapshot-deleted for an earlier guest,
-// "the last on an earlier guest".
-func logEarlierGuestDeletedWords(box, guest string) string {
-	return fmt.Sprintf("%s's earlier guest %s, with no snapshot left on it", box, guest)
-}
-
-// logKeptWords: snapshot-kept, "until when".
-func logKeptWords(name string, until time.Time) string {
-	return fmt.Sprintf("‘%s’ until %s", name, until.Format("2 Jan 2006"))
 }
 
 // logUnkeptWords: snapshot-unkept; atRelease where the person let it go
@@ -753,18 +734,6 @@ const (
 	FailSnapshotGone = "the snapshot is gone"
 )
 
-// What boxsnap observed of a snapshot after its operation failed.
-const observedAlreadyGone = "it was already gone"
-
-// failLabelRefusedWords: a keep whose label the backend refused.
-func failLabelRefusedWords(backend string, err error) string {
-	return fmt.Sprintf("%s refused the label, so nothing is kept: %v", backend, err)
-}
-
-// deletePartWayWords: a delete the backend stopped part way (the
-// snapshot's record, incomplete).
-func deletePartWayWords(err error) string { return fmt.Sprintf("the delete stopped part way: %v", err) }
-
 // Refusals: the words of every refusal a person or an agent reads, grouped
 // by the rule that refuses. The rules call these; words_test.go holds the
 // specification's sentences to its text and the rest to the shape of a
@@ -891,7 +860,8 @@ func textControlWords(what string) string {
 	return fmt.Sprintf("%s cannot hold a NUL, control characters or characters that change the direction of text.", what)
 }
 
-func namedAlreadyWords(box, name string) string {
+// NamedAlreadyWords refuses a name another snapshot of box holds.
+func NamedAlreadyWords(box, name string) string {
 	return fmt.Sprintf("%s has a snapshot named ‘%s’ already.", box, name)
 }
 
@@ -1008,12 +978,6 @@ func TakeCountWords(box string, count, perBox int) string {
 	return fmt.Sprintf("%s has %d of %d: delete one before taking another.", box, count, perBox)
 }
 
-// keptUndoCountsWords: a kept undo is an ordinary kept snapshot, so it
-// counts in the per-box limit, as an undo otherwise does not.
-func keptUndoCountsWords(box string, count, perBox int, del string) string {
-	return strings.TrimSpace(fmt.Sprintf("A kept undo counts in the %d: %s has %d of %d already. %s", perBox, box, count, perBox, del))
-}
-
 // savingPassesWords: saving an automatic snapshot counts it in the limit.
 func savingPassesWords(box string, count, perBox int, name, del string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots: saving ‘%s’ would pass it. %s", box, count, perBox, name, del))
@@ -1034,12 +998,6 @@ func priceUnknownOnlyPersonWords(backend string) string {
 }
 
 // Keep: its date, its days, and what can be kept.
-
-const keepFromTodayWords = "A keep date must be today or later."
-
-func keepAtMostWords(days int) string {
-	return fmt.Sprintf("A snapshot is kept at most %d days from today.", days)
-}
 
 // KeepDaysWords is the range of Keep's days, in the refusal, Settings and
 // the API.

@@ -90,7 +90,7 @@ func TestEventsSayWhichBoxChanged(t *testing.T) {
 	for len(events) > 0 {
 		<-events
 	}
-	if _, err := s.env.Core.Rename(ctx, snapshots.Owner(), calm.Name, sn.ID, "renamed"); err != nil {
+	if _, err := s.env.Keeps.Rename(ctx, snapshots.Owner(), calm.Name, sn.ID, "renamed"); err != nil {
 		t.Fatal(err)
 	}
 	if id := next("a rename"); id != calm.ID {

@@ -65,7 +65,7 @@ func TestNoJargonOnAnyPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, op)
-	kop, err := s.env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "brisk-lake", Snapshot: mine.ID, Days: 30})
+	kop, err := s.env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "brisk-lake", Snapshot: mine.ID, Days: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

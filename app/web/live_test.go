@@ -238,7 +238,7 @@ func TestNoticeNamesOnlyWhatExists(t *testing.T) {
 		t.Errorf("after the restore, the header's Undo goes to %q and the notice's to %q: both must go to the same snapshot", header, notice)
 	}
 	// The restore's target is deleted: the notice no longer names it.
-	del, err := s.env.Core.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "calm-moss", Snapshot: target.ID})
+	del, err := s.env.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "calm-moss", Snapshot: target.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -292,7 +292,7 @@ func TestEventsSaidByTheCore(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, op)
-	op, err = s.env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.Name, Snapshot: sn.ID, Days: 3})
+	op, err = s.env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.Name, Snapshot: sn.ID, Days: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

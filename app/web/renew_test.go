@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -37,18 +38,18 @@ func TestKeepRenewal(t *testing.T) {
 	s.env.Wait(t, op)
 
 	// Not kept: nothing to renew.
-	_, err = s.env.Core.Renew(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: other.ID})
+	_, err = s.env.Keeps.Renew(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: other.ID})
 	if r, ok := snapshots.AsRefusal(err); !ok || r.Words != "‘not kept’ is not kept: Keep it first." {
 		t.Fatalf("renewing what is not kept: %v", err)
 	}
 	// Kept until tomorrow: its row says it goes, and offers 30 more days.
 	tomorrow := time.Now().UTC().AddDate(0, 0, 1)
-	op, err = s.env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: sn.ID, Until: &tomorrow})
+	op, err = s.env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: sn.ID, Until: &tomorrow})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, op)
-	_, err = s.env.Core.Renew(ctx, agent, snapshots.KeepRequest{Box: "amber-fox", Snapshot: sn.ID})
+	_, err = s.env.Keeps.Renew(ctx, agent, snapshots.KeepRequest{Box: "amber-fox", Snapshot: sn.ID})
 	if r, ok := snapshots.AsRefusal(err); !ok || r.Words != "Only the person can keep a snapshot." {
 		t.Fatalf("an agent's renewal: %v", err)
 	}
@@ -71,7 +72,7 @@ func TestKeepRenewal(t *testing.T) {
 	}
 	waitIdle(t, s, "amber-fox")
 	got, _, _ := s.env.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
-	if want := snapshots.EndOfUTCDay(tomorrow.AddDate(0, 0, 30)); got.KeptUntil == nil || !got.KeptUntil.Equal(want) {
+	if want := keep.EndOfUTCDay(tomorrow.AddDate(0, 0, 30)); got.KeptUntil == nil || !got.KeptUntil.Equal(want) {
 		t.Fatalf("kept until %v after Keep 30 more days, want %v", got.KeptUntil, want)
 	}
 	// In bulk: the kept one is renewed, the other skipped, with why.
@@ -89,7 +90,7 @@ func TestKeepRenewal(t *testing.T) {
 	}
 	waitIdle(t, s, "amber-fox")
 	got, _, _ = s.env.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
-	if want := snapshots.EndOfUTCDay(tomorrow.AddDate(0, 0, 60)); !got.KeptUntil.Equal(want) {
+	if want := keep.EndOfUTCDay(tomorrow.AddDate(0, 0, 60)); !got.KeptUntil.Equal(want) {
 		t.Fatalf("kept until %v after a bulk renewal, want %v", got.KeptUntil, want)
 	}
 

@@ -15,6 +15,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -28,6 +29,9 @@ type Options struct {
 	Core *snapshots.Service
 	// Take is the take the Take snapshot form asks.
 	Take *take.Take
+	// Keeps is a snapshot's keep, renewal, delete, name and note, which
+	// the rows' buttons and the bulk actions ask.
+	Keeps *keep.Keeps
 	// Restores is a box's restore, its dry run and undo, and its reset.
 	Restores *restore.Restores
 	// Contents is the core's look inside snapshots and their moves: files,

@@ -52,7 +52,7 @@ func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if _, err := s.opts.Core.Delete(r.Context(), snapshots.Owner(), snapshots.DeleteRequest{Box: box, Snapshot: id}); err != nil {
+	if _, err := s.opts.Keeps.Delete(r.Context(), snapshots.Owner(), snapshots.DeleteRequest{Box: box, Snapshot: id}); err != nil {
 		d.Error = refusalWords(err)
 		s.renderDialog(w, r, statusOf(err), d)
 		return

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -31,7 +32,7 @@ func (dlg *dialogBuilder) keepDialog(r *http.Request, boxRef, ref string) (dialo
 	settings, _ := dlg.core.Settings(ctx)
 	d := dialog{Kind: "keep", Title: fmt.Sprintf("Keep ‘%s’", sn.Name), Back: backOf(r, b.Name), Submit: "Keep",
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/keep", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil)}
-	until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
+	until, _ := keep.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
 	d.Until = until.Format(dateForm)
 	d.UntilWords = until.Format("Mon 2 Jan 2006")
 	d.MinDate = now.UTC().Format(dateForm)
@@ -116,7 +117,7 @@ func (s *Server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 		}
 		req.Until = &t
 	}
-	if _, err := s.opts.Core.Keep(r.Context(), snapshots.Owner(), req); err != nil {
+	if _, err := s.opts.Keeps.Keep(r.Context(), snapshots.Owner(), req); err != nil {
 		d.Error = refusalWords(err)
 		s.renderDialog(w, r, statusOf(err), d)
 		return

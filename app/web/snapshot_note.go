@@ -35,7 +35,7 @@ func (s *Server) showNoteDialog(w http.ResponseWriter, r *http.Request) {
 // noteSnapshot sets or clears a snapshot's note.
 func (s *Server) noteSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	if _, err := s.opts.Core.SetNote(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("note")); err != nil {
+	if _, err := s.opts.Keeps.SetNote(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("note")); err != nil {
 		d, derr := s.dialogs.noteDialog(r, box, id)
 		if derr != nil {
 			s.refused(w, r, err)

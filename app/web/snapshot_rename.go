@@ -31,7 +31,7 @@ func (s *Server) showRenameDialog(w http.ResponseWriter, r *http.Request) {
 // renameSnapshot renames a snapshot, or shows the dialog again with why not.
 func (s *Server) renameSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	if _, err := s.opts.Core.Rename(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("name")); err != nil {
+	if _, err := s.opts.Keeps.Rename(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("name")); err != nil {
 		d, derr := s.dialogs.renameDialog(r, box, id)
 		if derr != nil {
 			s.refused(w, r, err)

@@ -13,7 +13,7 @@ import (
 // card: the setting's days added to its keep date.
 func (s *Server) renewSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	if _, err := s.opts.Core.Renew(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id}); err != nil {
+	if _, err := s.opts.Keeps.Renew(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id}); err != nil {
 		s.refused(w, r, err)
 		return
 	}

@@ -11,7 +11,7 @@ import (
 // unkeepSnapshot is "Stop keeping": the snapshot goes with the box again.
 func (s *Server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	if _, err := s.opts.Core.Unkeep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id}); err != nil {
+	if _, err := s.opts.Keeps.Unkeep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id}); err != nil {
 		s.refused(w, r, err)
 		return
 	}

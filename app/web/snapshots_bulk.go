@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 )
 
@@ -87,7 +88,7 @@ func (dlg *dialogBuilder) bulkDialog(r *http.Request, act string, ids []string) 
 				w += " " + plans.KeptUntilWords(*sn.KeptUntil, tz)
 			}
 		} else {
-			until, _ := snapshots.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
+			until, _ := keep.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
 			w += fmt.Sprintf("kept until %s", until.In(tz).Format("2 Jan"))
 			if sn.SizeBytes != nil {
 				w += fmt.Sprintf(", %s %s", snapshots.GB(*sn.SizeBytes), dlg.rows.whereWords(b))
@@ -150,11 +151,11 @@ func (s *Server) bulkSnapshots(w http.ResponseWriter, r *http.Request) {
 		var err error
 		switch act {
 		case "delete":
-			_, err = s.opts.Core.Delete(r.Context(), snapshots.Owner(), snapshots.DeleteRequest{Box: it.box.ID, Snapshot: it.sn.ID})
+			_, err = s.opts.Keeps.Delete(r.Context(), snapshots.Owner(), snapshots.DeleteRequest{Box: it.box.ID, Snapshot: it.sn.ID})
 		case "renew":
-			_, err = s.opts.Core.Renew(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.box.ID, Snapshot: it.sn.ID})
+			_, err = s.opts.Keeps.Renew(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.box.ID, Snapshot: it.sn.ID})
 		default:
-			_, err = s.opts.Core.Keep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.box.ID, Snapshot: it.sn.ID})
+			_, err = s.opts.Keeps.Keep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.box.ID, Snapshot: it.sn.ID})
 		}
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("‘%s’: %s", it.sn.Name, refusalWords(err)))

@@ -39,7 +39,7 @@ func TestTakeDialogCountsWhatTheLimitCounts(t *testing.T) {
 	}
 	first := take("one")
 	take("two")
-	kop, err := s.env.Core.Keep(ctx, owner, snapshots.KeepRequest{Box: "amber-fox", Snapshot: first.ID, Days: 30})
+	kop, err := s.env.Keeps.Keep(ctx, owner, snapshots.KeepRequest{Box: "amber-fox", Snapshot: first.ID, Days: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

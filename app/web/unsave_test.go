@@ -45,7 +45,7 @@ func TestUnsaveAsksFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.env.Wait(t, op)
-	kop, err := s.env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.Name, Snapshot: sn.ID, Days: 30})
+	kop, err := s.env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.Name, Snapshot: sn.ID, Days: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestOrphansQuarantinedDocker(t *testing.T) {
 	box := dockerBox(t, env, b, "amber-fox")
 	kept := takeDone(t, env, env.Core, env.Take, box.Name, "kept one")
 	plain := takeDone(t, env, env.Core, env.Take, box.Name, "plain one")
-	op, err := env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: kept.ID})
+	op, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: kept.ID})
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("keep: %s %s", got.State, deref(got.Error))

@@ -70,7 +70,7 @@ func TestEarlierGuestCountsForRoom(t *testing.T) {
 	}
 
 	for _, sn := range []*snapshots.Snapshot{first, newest} {
-		op, err := env.Core.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "river-elk", Snapshot: sn.ID})
+		op, err := env.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "river-elk", Snapshot: sn.ID})
 		must(t, err)
 		if got := env.Wait(t, op); got.State != snapshots.OpDone {
 			t.Fatalf("delete %s on the earlier guest: %s %q", sn.Name, got.State, deref(got.Error))

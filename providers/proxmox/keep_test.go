@@ -22,7 +22,7 @@ import (
 func keepDone(t testing.TB, env *coretest.Env, box, id string) *snapshots.Snapshot {
 	t.Helper()
 	ctx := context.Background()
-	op, err := env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id})
+	op, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: id})
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("keep %s: %s %s", id, got.State, deref(got.Error))
@@ -285,7 +285,7 @@ func TestHeldCopyExpires(t *testing.T) {
 	ctx := context.Background()
 	adopt(t, env, "amber-fox", proxmox.KindLXC, lxcThin)
 	sn := takeDone(t, env, snapshots.Owner(), "amber-fox", "kept a day")
-	op, err := env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: sn.ID, Days: 1})
+	op, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: sn.ID, Days: 1})
 	must(t, err)
 	if got := env.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("keep: %s %s", got.State, deref(got.Error))

@@ -145,7 +145,7 @@ func TestConfirmedTake(t *testing.T) {
 	}
 	// The dead task left lock=snapshot, which only root clears: the delete
 	// says the host's command, and the snapshot stays incomplete.
-	dop, err := env.Core.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "amber-fox", Snapshot: sn.ID})
+	dop, err := env.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "amber-fox", Snapshot: sn.ID})
 	must(t, err)
 	got = env.Wait(t, dop)
 	if got.State != snapshots.OpFailed || !strings.Contains(deref(got.Error), "Run pct unlock 214 on pve-1") {
@@ -155,7 +155,7 @@ func TestConfirmedTake(t *testing.T) {
 		t.Fatalf("after the refused delete the snapshot is %s", s)
 	}
 	must(t, e.sim.Unlock(lxcThin)) // the person ran pct unlock 214
-	dop, err = env.Core.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "amber-fox", Snapshot: sn.ID})
+	dop, err = env.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "amber-fox", Snapshot: sn.ID})
 	must(t, err)
 	if got = env.Wait(t, dop); got.State != snapshots.OpDone {
 		t.Fatalf("delete after the unlock: %s %q", got.State, deref(got.Error))
@@ -265,7 +265,7 @@ func TestOrphansQuarantined(t *testing.T) {
 	for _, box := range []string{"amber-fox", local.Name} {
 		k := takeDone(t, env, snapshots.Owner(), box, "kept one")
 		u := takeDone(t, env, snapshots.Owner(), box, "plain one")
-		op, err := env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: k.ID})
+		op, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: k.ID})
 		must(t, err)
 		if got := env.Wait(t, op); got.State != snapshots.OpDone {
 			t.Fatalf("keep on %s: %s %s", box, got.State, deref(got.Error))

@@ -161,7 +161,7 @@ func TestEarlierGuestGoesWithItsLastSnapshot(t *testing.T) {
 	s, ctx := w.s, context.Background()
 	w.swapDone(t)
 	del := func(sn *snapshots.Snapshot) *snapshots.Operation {
-		op, err := s.env.Core.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "river-elk", Snapshot: sn.ID})
+		op, err := s.env.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: "river-elk", Snapshot: sn.ID})
 		must(t, err)
 		return op
 	}

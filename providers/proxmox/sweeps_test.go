@@ -28,7 +28,7 @@ func TestRoomSweep(t *testing.T) {
 	kept := takeDone(t, env, agent, "amber-fox", "kept")
 	mid := takeDone(t, env, agent, "amber-fox", "middle")
 	mine := takeDone(t, env, snapshots.Owner(), "amber-fox", "the person's")
-	op, err := env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: kept.ID})
+	op, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: kept.ID})
 	must(t, err)
 	env.Wait(t, op)
 
@@ -81,7 +81,7 @@ func TestExpiry(t *testing.T) {
 		sn   *snapshots.Snapshot
 		days int
 	}{{short, 1}, {long, 30}} {
-		op, err := env.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: k.sn.ID, Days: k.days})
+		op, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "amber-fox", Snapshot: k.sn.ID, Days: k.days})
 		must(t, err)
 		if got := env.Wait(t, op); got.State != snapshots.OpDone {
 			t.Fatalf("keep: %s %s", got.State, deref(got.Error))

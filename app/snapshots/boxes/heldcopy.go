@@ -39,7 +39,7 @@ func (s *Boxes) holdKept(ctx context.Context, op *snapshots.Operation, b *snapsh
 	if p.DeleteKept && op.Step == snapshots.StepUnkeepDelete {
 		// The job snoozed on an unkept snapshot's delete, or its worker
 		// stopped: that delete is finished first, in the person's words.
-		if _, err := s.k.FinishLeftDeletes(ctx, op, b, be, all, func(sn *snapshots.Snapshot) bool { return !sn.Kept() && sn.Guest != "held-copy" },
+		if _, err := s.del.FinishLeftDeletes(ctx, op, b, be, all, func(sn *snapshots.Snapshot) bool { return !sn.Kept() && sn.Guest != "held-copy" },
 			snapshots.CallerOf(op), unkeptWhy); err != nil {
 			return err
 		}
@@ -85,7 +85,7 @@ func (s *Boxes) unkeepAndDelete(ctx context.Context, op *snapshots.Operation, sn
 		return fmt.Errorf("record unkeep of %s: %w", sn.ID, err)
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvSnapshotUnkept, snapshots.CallerOf(op), snapshots.LogUnkeptWords(sn.Name, true), sn.ID, op.ID, nil)
-	return s.k.DeleteStep(ctx, op, sn, b, be, snapshots.CallerOf(op), unkeptWhy)
+	return s.del.DeleteStep(ctx, op, sn, b, be, snapshots.CallerOf(op), unkeptWhy)
 }
 
 // holdCopy makes one kept snapshot's held copy: room first (a take's rule,

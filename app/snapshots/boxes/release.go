@@ -118,7 +118,7 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 		// Each delete's provider task is waited for by the job's snooze:
 		// the release resumes here, and the snapshot still deleting is
 		// deleted again (gone already: its record goes).
-		if err := s.k.DeleteWith(ctx, op, sn, b, be, snapshots.System("its box was released"), "its box was released", s.k.TaskRecorder(op)); err != nil {
+		if err := s.del.DeleteWith(ctx, op, sn, b, be, snapshots.System("its box was released"), "its box was released", s.k.TaskRecorder(op)); err != nil {
 			if operations.Pending(err) {
 				return snapshots.ReleaseResult{}, err
 			}

@@ -20,6 +20,7 @@ import (
 // held copies, and forgetting a backend.
 type Boxes struct {
 	k      kernel
+	del    deleter
 	st     *store.Store
 	now    func() time.Time
 	logger *slog.Logger
@@ -41,11 +42,8 @@ type kernel interface {
 	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
 	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
 	BoxByName(ctx context.Context, name string) (*snapshots.Box, error)
-	DeleteStep(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error
-	DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string, rec providers.Recorder) error
 	ExistingRequest(ctx context.Context, q db.DBTX, c snapshots.Caller, requestID string, kind string, target *string) (*snapshots.Operation, error)
 	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords string, observed string) error
-	FinishLeftDeletes(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, all []*snapshots.Snapshot, mine func(*snapshots.Snapshot) bool, c snapshots.Caller, why string) ([]string, error)
 	LockBox(ctx context.Context, tx pgx.Tx, id string) (*snapshots.Box, error)
 	Log(ctx context.Context, q db.DBTX, box string, kind string, c snapshots.Caller, words string, snapshot string, op string, data any)
 	PlanNow(ctx context.Context, b *snapshots.Box, be snapshots.Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error)
@@ -64,6 +62,15 @@ type kernel interface {
 	TimeZone(ctx context.Context) *time.Location
 	TrashRow(ctx context.Context, q db.DBTX, boxID string) (*snapshots.TrashRow, error)
 	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
+}
+
+// deleter deletes snapshots within a step of an operation that holds the
+// box's turn, a delete cut short finished as the step resumes; package
+// keep's Keeps is one (Options.Deletes).
+type deleter interface {
+	DeleteStep(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error
+	DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string, rec providers.Recorder) error
+	FinishLeftDeletes(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, all []*snapshots.Snapshot, mine func(*snapshots.Snapshot) bool, c snapshots.Caller, why string) ([]string, error)
 }
 
 // errReleaseChecked ends a release's dry transaction once every check has
@@ -100,19 +107,20 @@ type Kinds struct {
 // time.Now; the core's, so a box's times read as its records') and the
 // logger (nil discards).
 type Options struct {
-	Store  *store.Store
-	Now    func() time.Time
-	Logger *slog.Logger
+	Store   *store.Store
+	Deletes deleter
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // New makes the boxes on the core k and registers their kinds of operation
 // with its engine, before River's workers start; app/boot gives the kernel
 // them through snapshots.Kernel.UseBoxes.
 func New(k kernel, opts Options) (*Boxes, error) {
-	if k == nil || opts.Store == nil {
-		return nil, errors.New("boxes: the core and a store are required")
+	if opts.Deletes == nil || k == nil || opts.Store == nil {
+		return nil, errors.New("boxes: the core, a store and the deletes are required")
 	}
-	s := &Boxes{k: k, st: opts.Store, now: opts.Now, logger: opts.Logger}
+	s := &Boxes{k: k, del: opts.Deletes, st: opts.Store, now: opts.Now, logger: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -157,7 +157,7 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
 	plain := take(t, e, snapshots.Owner(), b.Name, "plain")
 	kept := take(t, e, snapshots.Owner(), b.Name, "kept one")
-	kop, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.Name, Snapshot: kept.ID, Days: 30})
+	kop, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.Name, Snapshot: kept.ID, Days: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
 	write(t, filepath.Join(dir, "notes.txt"), "kept")
 	kept := take(t, e, agent, "brisk-lake", "release candidate")
-	kop, err := e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: kept.ID})
+	kop, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: kept.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	unsafe := take(t, e, agent, "brisk-lake", "no reset")
 	_, err = e.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Snapshot: unsafe.ID})
 	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
-	_, err = e.Core.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: unsafe.ID})
+	_, err = e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: unsafe.ID})
 	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
 
 	rop, err := e.Boxes.ReleaseBox(ctx, snapshots.Owner(), "brisk-lake", "")

@@ -115,7 +115,7 @@ func TestHeadMovesForwardOnly(t *testing.T) {
 	}
 
 	// Deleting cp02 (not the head) leaves the head alone.
-	dop, err := e.Core.Delete(ctx, owner, snapshots.DeleteRequest{Box: b.Name, Snapshot: bb.ID})
+	dop, err := e.Keeps.Delete(ctx, owner, snapshots.DeleteRequest{Box: b.Name, Snapshot: bb.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestDeletePlanIsTheDialogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Wait(t, op)
-	if op, err = e.Core.Keep(ctx, owner, snapshots.KeepRequest{Box: b.Name, Snapshot: sn.ID, Days: 30}); err != nil {
+	if op, err = e.Keeps.Keep(ctx, owner, snapshots.KeepRequest{Box: b.Name, Snapshot: sn.ID, Days: 30}); err != nil {
 		t.Fatal(err)
 	}
 	e.Wait(t, op)
@@ -47,7 +47,7 @@ func TestDeletePlanIsTheDialogs(t *testing.T) {
 
 	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 	_, dryErr := p.Delete(ctx, agent, snapshots.DeleteRequest{Box: b.Name, Snapshot: sn.ID})
-	_, realErr := e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: b.Name, Snapshot: sn.ID})
+	_, realErr := e.Keeps.Delete(ctx, agent, snapshots.DeleteRequest{Box: b.Name, Snapshot: sn.ID})
 	if dryErr == nil || realErr == nil || dryErr.Error() != realErr.Error() {
 		t.Fatalf("an agent's dry run refuses %v; the delete %v", dryErr, realErr)
 	}

@@ -517,7 +517,7 @@ func (s *Restores) restoreDone(ctx context.Context, r *restoreRun) (RestoreResul
 		// task is waited for by the job's snooze: the restore resumes at its
 		// undos' step, and the copy still deleting is deleted again (gone
 		// already: its record goes).
-		if err := s.k.DeleteStep(ctx, op, sn, b, be, snapshots.System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
+		if err := s.del.DeleteStep(ctx, op, sn, b, be, snapshots.System("a swap made it the box's guest"), "its copy is the box's guest now"); err != nil {
 			if operations.Pending(err) {
 				return RestoreResult{}, err
 			}
@@ -704,7 +704,7 @@ func (s *Restores) replaceUndosWith(ctx context.Context, op *snapshots.Operation
 		// first; not the target, a swapped-in held copy that the restore deletes
 		// after this (its copy is the box's guest now).
 		older := func(sn *snapshots.Snapshot) bool { return sn.IsUndo() && sn.ID != target }
-		finished, err = s.k.FinishLeftDeletes(ctx, op, b, be, all, older, snapshots.System("a newer undo replaced it"), "a newer undo replaced it")
+		finished, err = s.del.FinishLeftDeletes(ctx, op, b, be, all, older, snapshots.System("a newer undo replaced it"), "a newer undo replaced it")
 		if err != nil {
 			return nil, err
 		}
@@ -727,10 +727,10 @@ func (s *Restores) replaceUndosWith(ctx context.Context, op *snapshots.Operation
 		if err != nil || snapshots.Eligible(u, snapshots.ChangeReplaceUndo, pins, s.now(), tz) != nil {
 			continue
 		}
-		del := s.k.DeleteStep
+		del := s.del.DeleteStep
 		if rec != nil {
 			del = func(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error {
-				return s.k.DeleteWith(ctx, op, sn, b, be, c, why, rec)
+				return s.del.DeleteWith(ctx, op, sn, b, be, c, why, rec)
 			}
 		}
 		if err := del(ctx, op, u, b, be, snapshots.System("a newer undo replaced it"), "a newer undo replaced it"); err != nil {

@@ -20,6 +20,7 @@ import (
 // a box's reset to a fresh box and the undo of either.
 type Restores struct {
 	k        kernel
+	del      deleter
 	taker    taker
 	st       *store.Store
 	ops      *operations.Engine
@@ -61,12 +62,9 @@ type kernel interface {
 	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
 	CeilingAdmits(ctx context.Context, tx db.DBTX, c snapshots.Caller, backend string, adds snapshots.Charge, settings snapshots.Settings) error
 	ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change snapshots.Change) (*snapshots.Box, *snapshots.Snapshot, error)
-	DeleteStep(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error
-	DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string, rec providers.Recorder) error
 	DeletingPins(ctx context.Context, q db.DBTX, id, except string) ([]snapshots.Pin, error)
 	ExistingRequest(ctx context.Context, q db.DBTX, c snapshots.Caller, requestID, kind string, target *string) (*snapshots.Operation, error)
 	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords, observed string) error
-	FinishLeftDeletes(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, all []*snapshots.Snapshot, mine func(*snapshots.Snapshot) bool, c snapshots.Caller, why string) ([]string, error)
 	LockBox(ctx context.Context, tx pgx.Tx, id string) (*snapshots.Box, error)
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 	Pins(ctx context.Context, q db.DBTX, id, except string) ([]snapshots.Pin, error)
@@ -87,6 +85,15 @@ type kernel interface {
 	ThreadTitle(ctx context.Context, id *string) string
 	TimeZone(ctx context.Context) *time.Location
 	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
+}
+
+// deleter deletes snapshots within a step of an operation that holds the
+// box's turn, a delete cut short finished as the step resumes; package
+// keep's Keeps is one (Options.Deletes).
+type deleter interface {
+	DeleteStep(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error
+	DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string, rec providers.Recorder) error
+	FinishLeftDeletes(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, all []*snapshots.Snapshot, mine func(*snapshots.Snapshot) bool, c snapshots.Caller, why string) ([]string, error)
 }
 
 // taker takes the undo a restore or a reset takes first: a snapshot of the
@@ -119,6 +126,7 @@ type Kinds struct {
 // discards).
 type Options struct {
 	Store     *store.Store
+	Deletes   deleter
 	Taker     taker
 	Templates templates
 	Now       func() time.Time
@@ -128,10 +136,10 @@ type Options struct {
 // New makes the restores on the core k and registers their kinds of
 // operation with its engine, before River's workers start.
 func New(k kernel, opts Options) (*Restores, error) {
-	if k == nil || opts.Store == nil || opts.Taker == nil || opts.Templates == nil {
-		return nil, errors.New("restore: the core, a store, a taker and the templates are required")
+	if opts.Deletes == nil || k == nil || opts.Store == nil || opts.Taker == nil || opts.Templates == nil {
+		return nil, errors.New("restore: the core, a store, a taker, the templates and the deletes are required")
 	}
-	s := &Restores{k: k, taker: opts.Taker, st: opts.Store, ops: k.Engine(), install: k.Install(), boxes: opts.Templates,
+	s := &Restores{k: k, del: opts.Deletes, taker: opts.Taker, st: opts.Store, ops: k.Engine(), install: k.Install(), boxes: opts.Templates,
 		now: opts.Now, logger: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now

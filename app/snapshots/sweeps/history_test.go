@@ -204,7 +204,7 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 	if _, err := e.Core.Save(ctx, owner, b.Name, ids[1], ""); err != nil {
 		t.Fatalf("Save: %v", err)
 	}
-	kop, err := e.Core.Keep(ctx, owner, snapshots.KeepRequest{Box: b.Name, Snapshot: ids[3], Days: 30})
+	kop, err := e.Keeps.Keep(ctx, owner, snapshots.KeepRequest{Box: b.Name, Snapshot: ids[3], Days: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

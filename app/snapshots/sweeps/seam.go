@@ -23,7 +23,6 @@ type kernel interface {
 	Backends() []snapshots.Backend
 	Backend(id string) (snapshots.Backend, error)
 	Engine() *operations.Engine
-	Kinds() *snapshots.Kinds
 	Settings(ctx context.Context) (snapshots.Settings, error)
 	TimeZone(ctx context.Context) *time.Location
 	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
@@ -43,10 +42,12 @@ type kernel interface {
 }
 
 // snaps is the snapshot operations a sweep calls: thinning's delete of one
-// snapshot; *snapshots.Service is one.
+// snapshot, and the result of the room sweep's delete; package keep's
+// Keeps is one.
 type snaps interface {
 	DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend,
 		c snapshots.Caller, why string, rec providers.Recorder) error
+	DeleteResult(op *snapshots.Operation) (snapshots.DeleteResult, error)
 }
 
 // straightener sets a box straight, the last step of a restore made
@@ -76,10 +77,10 @@ type Kinds struct {
 	DeleteHistory *operations.Kind[snapshots.ThinParams, ThinResult]
 }
 
-// Options are what the sweeps are made of. Kernel and Snaps are the core's
-// service, Taker its take, Boxes its boxes, Straight its restores; Now and
-// Logger are the core's too, so a sweep reads the same clock as the records
-// it compares.
+// Options are what the sweeps are made of. Kernel is the core's service,
+// Snaps its keeps, Taker its take, Boxes its boxes, Straight its restores;
+// Now and Logger are the core's too, so a sweep reads the same clock as the
+// records it compares.
 type Options struct {
 	Store    *store.Store
 	Kernel   kernel

@@ -264,6 +264,6 @@ func (s *Sweeps) deleteForRoom(ctx context.Context, id, why string) (bool, error
 	if got.State != snapshots.OpDone {
 		return false, ctx.Err() // refused at the moment, or failed: skipped
 	}
-	res, err := s.k.Kinds().Delete.Result(got)
+	res, err := s.snaps.DeleteResult(got)
 	return err == nil && res.Name != "", nil // no name: it was gone already
 }

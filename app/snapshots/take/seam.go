@@ -21,6 +21,7 @@ import (
 // it, and the per-box limit after it.
 type Take struct {
 	k        kernel
+	del      deleter
 	st       *store.Store
 	ops      *operations.Engine
 	install  string
@@ -64,8 +65,14 @@ type kernel interface {
 	FindHeld(ctx context.Context, be snapshots.Backend, id string) (providers.HeldSnapshot, bool, error)
 	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
-	FinishLeftDeletes(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, all []*snapshots.Snapshot, mine func(*snapshots.Snapshot) bool, c snapshots.Caller, why string) ([]string, error)
+}
+
+// deleter deletes snapshots within a step of an operation that holds the
+// box's turn, a delete cut short finished as the step resumes; package
+// keep's Keeps is one (Options.Deletes).
+type deleter interface {
 	DeleteStep(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error
+	FinishLeftDeletes(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, all []*snapshots.Snapshot, mine func(*snapshots.Snapshot) bool, c snapshots.Caller, why string) ([]string, error)
 }
 
 // pictureTaker captures a picture of a box's screen just before its take;
@@ -85,19 +92,20 @@ type Kinds struct {
 // time.Now; the core's, so a snapshot's times read as its records') and
 // the logger (nil discards).
 type Options struct {
-	Store  *store.Store
-	Now    func() time.Time
-	Logger *slog.Logger
+	Store   *store.Store
+	Deletes deleter
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // New makes the take on the core k and registers its kind of operation
 // with its engine, before River's workers start; app/boot gives the kernel
 // it through snapshots.Kernel.UseTaker.
 func New(k kernel, opts Options) (*Take, error) {
-	if k == nil || opts.Store == nil {
-		return nil, errors.New("take: the core and a store are required")
+	if opts.Deletes == nil || k == nil || opts.Store == nil {
+		return nil, errors.New("take: the core, a store and the deletes are required")
 	}
-	s := &Take{k: k, st: opts.Store, ops: k.Engine(), install: k.Install(), now: opts.Now, logger: opts.Logger}
+	s := &Take{k: k, del: opts.Deletes, st: opts.Store, ops: k.Engine(), install: k.Install(), now: opts.Now, logger: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -609,7 +609,7 @@ func (s *Take) incompleteTake(ctx context.Context, op *snapshots.Operation, sn *
 func (s *Take) applyLimit(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, caller snapshots.Caller, all []*snapshots.Snapshot, perBox int) (string, error) {
 	// What this step began to delete before a restart goes first.
 	notUndo := func(sn *snapshots.Snapshot) bool { return !sn.IsUndo() }
-	left, err := s.k.FinishLeftDeletes(ctx, op, b, be, all, notUndo, snapshots.System("the per-box limit"), "the per-box limit")
+	left, err := s.del.FinishLeftDeletes(ctx, op, b, be, all, notUndo, snapshots.System("the per-box limit"), "the per-box limit")
 	if err != nil {
 		return "", err
 	}
@@ -632,7 +632,7 @@ func (s *Take) applyLimit(ctx context.Context, op *snapshots.Operation, b *snaps
 			return replaced, nil // nothing more may go: the box holds more until a person deletes one
 		}
 		tried[ev.ID] = true
-		if err := s.k.DeleteStep(ctx, op, ev, b, be, snapshots.System("the per-box limit"), "the per-box limit"); err != nil {
+		if err := s.del.DeleteStep(ctx, op, ev, b, be, snapshots.System("the per-box limit"), "the per-box limit"); err != nil {
 			if operations.Pending(err) {
 				return replaced, err // the job snoozes on the backend's delete; the limit's step finishes it
 			}

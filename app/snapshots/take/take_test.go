@@ -67,7 +67,7 @@ func TestTakeRestoreDelete(t *testing.T) {
 	if undo == nil || undo.State != snapshots.StateReady {
 		t.Fatalf("no ready undo in %+v", list[0].Snapshots)
 	}
-	dop, err := e.Core.Delete(ctx, agent, snapshots.DeleteRequest{Box: "amber-fox", Snapshot: sn.ID})
+	dop, err := e.Keeps.Delete(ctx, agent, snapshots.DeleteRequest{Box: "amber-fox", Snapshot: sn.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

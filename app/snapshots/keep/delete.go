@@ -1,4 +1,4 @@
-package snapshots
+package keep
 
 import (
 	"context"
@@ -8,121 +8,92 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// DeleteRequest asks to delete one snapshot.
-type DeleteRequest struct {
-	Box       string
-	Snapshot  string
-	RequestID string
-}
-
-// DeleteResult is what a finished delete answers.
-type DeleteResult struct {
-	Snapshot string `json:"snapshot"`
-	Name     string `json:"name"`
-	Freed    *int64 `json:"freedBytes,omitempty"`
-}
-
 // Delete admits a delete after mayAct and eligible.
-func (s *Service) Delete(ctx context.Context, c Caller, req DeleteRequest) (*Operation, error) {
+func (s *Keeps) Delete(ctx context.Context, c snapshots.Caller, req snapshots.DeleteRequest) (*snapshots.Operation, error) {
 	// A repeat answers the first delete, though its snapshot is gone.
-	if op, err := s.Repeated(ctx, c, req.RequestID, OpDelete, req.Box, req.Snapshot); err != nil || op != nil {
+	if op, err := s.k.Repeated(ctx, c, req.RequestID, snapshots.OpDelete, req.Box, req.Snapshot); err != nil || op != nil {
 		return op, err
 	}
-	sn, b, err := s.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
+	sn, b, err := s.k.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
 	if err != nil {
 		return nil, err
 	}
-	if err := MayAct(c, ActDelete, b, sn); err != nil {
+	if err := snapshots.MayAct(c, snapshots.ActDelete, b, sn); err != nil {
 		return nil, err
 	}
-	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, OpDelete, &sn.ID); err != nil || op != nil {
+	if op, err := s.k.ExistingRequest(ctx, s.st.Pool, c, req.RequestID, snapshots.OpDelete, &sn.ID); err != nil || op != nil {
 		return op, err
 	}
-	var op *Operation
+	var op *snapshots.Operation
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		_, sn, err := s.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, ChangeDelete)
+		_, sn, err := s.k.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, snapshots.ChangeDelete)
 		if err != nil {
 			return err
 		}
-		op, err = s.Admit(ctx, tx, OpRequest{Kind: OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c, RequestID: req.RequestID})
+		op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpDelete, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c, RequestID: req.RequestID})
 		return err
 	})
 	return op, err
 }
 
-// DeleteParams are a delete's parameters: none for the person's, the CLI's
-// or an agent's; the room sweep's says its change (evict-room) and why.
-type DeleteParams struct {
-	Change Change `json:"change,omitempty"`
-	Why    string `json:"why,omitempty"`
-}
-
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
-func (s *Service) runDelete(ctx context.Context, op *Operation, p DeleteParams) (DeleteResult, error) {
-	sn, err := s.SnapshotByID(ctx, s.st.Pool, PinTarget(op))
+func (s *Keeps) runDelete(ctx context.Context, op *snapshots.Operation, p snapshots.DeleteParams) (snapshots.DeleteResult, error) {
+	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, snapshots.PinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return DeleteResult{}, s.Finish(ctx, op, OpDone, DeleteResult{Snapshot: PinTarget(op)}, "", observedAlreadyGone)
+		return snapshots.DeleteResult{}, s.k.Finish(ctx, op, snapshots.OpDone, snapshots.DeleteResult{Snapshot: snapshots.PinTarget(op)}, "", observedAlreadyGone)
 	}
 	if err != nil {
-		return DeleteResult{}, err
+		return snapshots.DeleteResult{}, err
 	}
-	b, err := s.BoxByID(ctx, s.st.Pool, sn.BoxID)
+	b, err := s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
-		return DeleteResult{}, err
+		return snapshots.DeleteResult{}, err
 	}
-	change := ChangeDelete
-	caller := CallerOf(op)
-	why := ByWhy(caller)
+	change := snapshots.ChangeDelete
+	caller := snapshots.CallerOf(op)
+	why := snapshots.ByWhy(caller)
 	switch {
-	case op.Kind == OpExpiry:
-		change, why = ChangeExpire, "its keep ended"
+	case op.Kind == snapshots.OpExpiry:
+		change, why = snapshots.ChangeExpire, "its keep ended"
 	case p.Change != "":
-		change, caller, why = p.Change, System(p.Why), "by boxsnap: "+p.Why
+		change, caller, why = p.Change, snapshots.System(p.Why), "by boxsnap: "+p.Why
 	}
-	if sn.State != StateDeleting {
-		pins, err := s.Pins(ctx, s.st.Pool, sn.ID, op.ID)
+	if sn.State != snapshots.StateDeleting {
+		pins, err := s.k.Pins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil {
-			return DeleteResult{}, err
+			return snapshots.DeleteResult{}, err
 		}
-		if err := Eligible(sn, change, pins, s.now(), s.TimeZone(ctx)); err != nil {
-			return DeleteResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
+		if err := snapshots.Eligible(sn, change, pins, s.now(), s.k.TimeZone(ctx)); err != nil {
+			return snapshots.DeleteResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
 		}
 	}
-	be, err := s.Backend(sn.BackendID)
+	be, err := s.k.Backend(sn.BackendID)
 	if err != nil {
-		return DeleteResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return snapshots.DeleteResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
 	}
 	// The backend's task is waited for by the job's snooze, not here: a
 	// resumed delete finds the snapshot gone and ends, or, when the task
 	// failed, asks once more and waits in place for the backend's words.
-	if err := s.DeleteWith(ctx, op, sn, b, be, caller, why, s.TaskRecorder(op)); err != nil {
+	if err := s.DeleteWith(ctx, op, sn, b, be, caller, why, s.k.TaskRecorder(op)); err != nil {
 		if operations.Pending(err) {
-			return DeleteResult{}, err
+			return snapshots.DeleteResult{}, err
 		}
-		return DeleteResult{}, s.Finish(ctx, op, OpFailed, nil, err.Error(), "")
+		return snapshots.DeleteResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
 	}
-	return DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, nil
+	return snapshots.DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, nil
 }
 
-func freed(sn *Snapshot) *int64 {
+func freed(sn *snapshots.Snapshot) *int64 {
 	if sn.SizeBytes != nil && sn.SizeMeaning != nil && *sn.SizeMeaning == "own" {
 		return sn.SizeBytes
 	}
 	return nil
-}
-
-// ByWhy is the box log's why for a delete (by you, by the agent, ...).
-func ByWhy(c Caller) string {
-	switch c.Kind {
-	case CallerOwner, CallerCLI, CallerAgent:
-		return ByWords(string(c.Kind), "", "")
-	}
-	return c.Why
 }
 
 // finishLeftDeletes finishes the deletes a step of op began before its
@@ -132,13 +103,13 @@ func ByWhy(c Caller) string {
 // operations.ErrTaskPending when a backend's task is left to the job's
 // snooze. A step that deletes calls it as it resumes, so a kill between the
 // record's "deleting" and its removal leaves nothing half gone.
-func (s *Service) FinishLeftDeletes(ctx context.Context, op *Operation, b *Box, be Backend, all []*Snapshot, mine func(*Snapshot) bool, c Caller, why string) ([]string, error) {
+func (s *Keeps) FinishLeftDeletes(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, all []*snapshots.Snapshot, mine func(*snapshots.Snapshot) bool, c snapshots.Caller, why string) ([]string, error) {
 	var done []string
 	for _, sn := range all {
-		if sn.State != StateDeleting || !mine(sn) {
+		if sn.State != snapshots.StateDeleting || !mine(sn) {
 			continue
 		}
-		pins, err := s.Pins(ctx, s.st.Pool, sn.ID, op.ID)
+		pins, err := s.k.Pins(ctx, s.st.Pool, sn.ID, op.ID)
 		if err != nil || len(pins) > 0 {
 			continue // another operation deletes it
 		}
@@ -159,8 +130,8 @@ func (s *Service) FinishLeftDeletes(ctx context.Context, op *Operation, b *Box, 
 // a swapped-in held copy): the backend's task is left to the job's snooze,
 // which answers operations.ErrTaskPending with the snapshot deleting, and
 // the step's resume finishes it.
-func (s *Service) DeleteStep(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string) error {
-	return s.DeleteWith(ctx, op, sn, b, be, c, why, s.TaskRecorder(op))
+func (s *Keeps) DeleteStep(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string) error {
+	return s.DeleteWith(ctx, op, sn, b, be, c, why, s.k.TaskRecorder(op))
 }
 
 // DeleteWith deletes a snapshot within an operation that holds its box's
@@ -172,9 +143,9 @@ func (s *Service) DeleteStep(ctx context.Context, op *Operation, sn *Snapshot, b
 // its last snapshot goes"): the guest's release is its backend's delete, so a
 // resume finds the record still deleting and releases it again (gone already:
 // the record goes).
-func (s *Service) DeleteWith(ctx context.Context, op *Operation, sn *Snapshot, b *Box, be Backend, c Caller, why string, rec providers.Recorder) error {
-	if sn.State != StateDeleting {
-		if err := s.MoveState(ctx, s.st.Pool, sn, StateDeleting, ""); err != nil {
+func (s *Keeps) DeleteWith(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, c snapshots.Caller, why string, rec providers.Recorder) error {
+	if sn.State != snapshots.StateDeleting {
+		if err := s.k.MoveState(ctx, s.st.Pool, sn, snapshots.StateDeleting, ""); err != nil {
 			return err
 		}
 	}
@@ -185,33 +156,33 @@ func (s *Service) DeleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 	// (finishLeftDeletes). A queued operation (a delete's, a thinning's)
 	// has no step of its own yet.
 	if op.Step == "" || op.Step == operations.StepQueued {
-		if err := s.Step(ctx, op, StepDelete); err != nil {
+		if err := s.k.Step(ctx, op, snapshots.StepDelete); err != nil {
 			return err
 		}
 	}
-	earlier, err := s.lastOnEarlier(ctx, sn, b)
+	earlier, err := s.k.LastOnEarlier(ctx, sn, b)
 	if err != nil {
 		return err
 	}
 	switch {
 	case earlier != nil:
-		if err := s.ReleaseGuest(ctx, be, *earlier, rec); err != nil {
+		if err := s.k.ReleaseGuest(ctx, be, *earlier, rec); err != nil {
 			if operations.Pending(err) {
 				return err
 			}
 			words := deletePartWayWords(err)
-			if merr := s.MoveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
+			if merr := s.k.MoveState(ctx, s.st.Pool, sn, snapshots.StateIncomplete, words); merr != nil {
 				s.logger.Error("mark incomplete", "snapshot", sn.ID, "err", merr)
 			}
 			return fmt.Errorf("delete ‘%s’ with %s's earlier guest %s: %w", sn.Name, b.Name, earlier.Ref, err)
 		}
 	case sn.Ref != "":
-		if err := be.Snap.DeleteSnapshot(ctx, RefOf(sn, b), rec); err != nil {
+		if err := be.Snap.DeleteSnapshot(ctx, snapshots.RefOf(sn, b), rec); err != nil {
 			if operations.Pending(err) {
 				return err
 			}
 			words := deletePartWayWords(err)
-			if merr := s.MoveState(ctx, s.st.Pool, sn, StateIncomplete, words); merr != nil {
+			if merr := s.k.MoveState(ctx, s.st.Pool, sn, snapshots.StateIncomplete, words); merr != nil {
 				s.logger.Error("mark incomplete", "snapshot", sn.ID, "err", merr)
 			}
 			return fmt.Errorf("delete ‘%s’: %w", sn.Name, err)
@@ -225,9 +196,9 @@ func (s *Service) DeleteWith(ctx context.Context, op *Operation, sn *Snapshot, b
 		if err := s.st.CoreSnapshotDelete(ctx, tx, sn.ID); err != nil {
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
-		s.Log(ctx, tx, b.ID, EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
+		s.k.Log(ctx, tx, b.ID, snapshots.EvSnapshotDeleted, c, words, sn.ID, op.ID, nil)
 		if earlier != nil {
-			s.Log(ctx, tx, b.ID, EvSnapshotDeleted, System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, earlier.Ref), "", op.ID, nil)
+			s.k.Log(ctx, tx, b.ID, snapshots.EvSnapshotDeleted, snapshots.System("its last snapshot went"), logEarlierGuestDeletedWords(b.Name, earlier.Ref), "", op.ID, nil)
 		}
 		return nil
 	}); err != nil {
