@@ -62,6 +62,9 @@ func TestBootRegistersTheQEMUBackend(t *testing.T) {
 			t.Fatalf("the QEMU backend is registered as %+v", be)
 		}
 		t.Cleanup(func() { _ = q.Close() })
+		if sn := be.Snapshotting(qemu.KindLinux); sn == nil || !sn.OffersMemory() {
+			t.Fatalf("the QEMU backend does not offer memory snapshots: %+v", sn)
+		}
 		if err := q.Ping(context.Background()); err != nil {
 			t.Fatalf("the QEMU backend does not reach the libvirtd at %s: %v", d.Socket, err)
 		}
