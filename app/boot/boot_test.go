@@ -27,14 +27,22 @@ import (
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
 )
 
 func TestMain(m *testing.M) {
 	if cmd := os.Getenv(productProcess); cmd != "" {
 		os.Exit(runProduct(cmd))
 	}
-	os.Exit(dbtest.Main(m))
+	// A test that asks for a private libvirtd starts it; it stops after
+	// every test, with the database's cluster.
+	os.Exit(qemutest.Main(runFunc(func() int { return dbtest.Main(m) })))
 }
+
+// runFunc runs a test binary's tests for qemutest.Main.
+type runFunc func() int
+
+func (f runFunc) Run() int { return f() }
 
 // syncBuffer is a buffer the server writes from its goroutine.
 type syncBuffer struct {

@@ -85,6 +85,11 @@ type Config struct {
 	DockerTLSKey          string
 	DockerNetwork         string
 	DockerBoxesGoWithHost bool
+	// A QEMU backend when QEMUSocket names libvirtd's unix socket; its
+	// guests run under QEMUAccel, kvm or tcg.
+	QEMUSocket string
+	QEMUID     string
+	QEMUAccel  string
 
 	// ForkMaxCount is the most boxes one fork call makes (1 to
 	// MaxForkMaxCount).
@@ -161,6 +166,9 @@ func Settings() []Setting {
 		{"BOXSNAP_DOCKER_TLS_KEY", "docker-tls-key", "", "that certificate's key (PEM)"},
 		{"BOXSNAP_DOCKER_NETWORK", "docker-network", "", "the network Docker boxes join (none for none); empty: the engine's default"},
 		{"BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "docker-boxes-go-with-host", "false", "the host goes with its boxes (Hetzner, Namespace): Keep is off"},
+		{"BOXSNAP_QEMU_SOCKET", "qemu-socket", "", "libvirtd's unix socket, such as /run/libvirt/libvirt-sock; empty: no QEMU backend"},
+		{"BOXSNAP_QEMU_ID", "qemu-id", "qemu", "the QEMU backend's ID in settings"},
+		{"BOXSNAP_QEMU_ACCEL", "qemu-accel", "tcg", "how QEMU runs guests: kvm (hardware virtualisation) or tcg (QEMU's own translation, slower)"},
 		{"BOXSNAP_FORK_MAX_COUNT", "fork-max-count", "10", "the most boxes one fork call makes (1 to 100)"},
 	}
 	for _, i := range intervalSettings {
@@ -210,6 +218,9 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.DockerTLSKey, "docker-tls-key", env("BOXSNAP_DOCKER_TLS_KEY", ""), "that certificate's key")
 	fs.StringVar(&c.DockerNetwork, "docker-network", env("BOXSNAP_DOCKER_NETWORK", ""), "the network Docker boxes join (none for none)")
 	dockerGoes := boolFlag(fs, "docker-boxes-go-with-host", env("BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "false"), "the host goes with its boxes: Keep is off (true/false)")
+	fs.StringVar(&c.QEMUSocket, "qemu-socket", env("BOXSNAP_QEMU_SOCKET", ""), "libvirtd's unix socket, such as /run/libvirt/libvirt-sock")
+	fs.StringVar(&c.QEMUID, "qemu-id", env("BOXSNAP_QEMU_ID", "qemu"), "the QEMU backend's ID")
+	fs.StringVar(&c.QEMUAccel, "qemu-accel", env("BOXSNAP_QEMU_ACCEL", "tcg"), "how QEMU runs guests: kvm or tcg")
 	forkMax := fs.String("fork-max-count", env("BOXSNAP_FORK_MAX_COUNT", "10"), "the most boxes one fork call makes (1 to 100)")
 	intervals := make([]*string, len(intervalSettings))
 	for n, i := range intervalSettings {
@@ -266,6 +277,12 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	}
 	if strings.HasPrefix(c.DockerHost, "tcp://") && (c.DockerTLSCA == "" || c.DockerTLSCert == "" || c.DockerTLSKey == "") {
 		errs = append(errs, errors.New("a tcp:// Docker engine needs TLS: BOXSNAP_DOCKER_TLS_CA, BOXSNAP_DOCKER_TLS_CERT and BOXSNAP_DOCKER_TLS_KEY"))
+	}
+	if c.QEMUSocket != "" && !strings.HasPrefix(c.QEMUSocket, "/") {
+		errs = append(errs, fmt.Errorf("--qemu-socket (BOXSNAP_QEMU_SOCKET) must be the full path of libvirtd's unix socket, such as /run/libvirt/libvirt-sock, not %q", c.QEMUSocket))
+	}
+	if c.QEMUAccel != "kvm" && c.QEMUAccel != "tcg" {
+		errs = append(errs, fmt.Errorf("--qemu-accel (BOXSNAP_QEMU_ACCEL) must be kvm or tcg, not %q", c.QEMUAccel))
 	}
 	if c.ProxmoxTokenSecret, err = secret(getenv, "BOXSNAP_PROXMOX_TOKEN_SECRET"); err != nil {
 		errs = append(errs, err)

@@ -1,0 +1,75 @@
+package boot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/providers/qemu"
+	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
+)
+
+// TestBootRegistersTheQEMUBackend: BOXSNAP_QEMU_SOCKET turns a QEMU backend
+// on, on that libvirtd, named in settings with how its guests run; without
+// it there is none, and a bad accelerator or socket is refused in words.
+func TestBootRegistersTheQEMUBackend(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	load := func(env map[string]string) (config.Config, error) {
+		env["BOXSNAP_DATA_DIR"] = t.TempDir()
+		cfg, _, err := config.Load("serve", nil, func(k string) string { return env[k] }, io.Discard)
+		return cfg, err
+	}
+	for env, want := range map[string]string{"BOXSNAP_QEMU_ACCEL": "--qemu-accel (BOXSNAP_QEMU_ACCEL) must be kvm or tcg", "BOXSNAP_QEMU_SOCKET": "--qemu-socket (BOXSNAP_QEMU_SOCKET) must be the full path"} {
+		if _, err := load(map[string]string{env: "fast"}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s=fast: got %v, want %q", env, err, want)
+		}
+	}
+	cfg, err := load(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bes, err := backends(cfg, "test", logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, be := range bes {
+		if be.Kind == "qemu" {
+			t.Fatalf("without BOXSNAP_QEMU_SOCKET a QEMU backend is registered: %s", be.Label)
+		}
+	}
+
+	d := qemutest.Libvirtd(t)
+	cfg, err = load(map[string]string{"BOXSNAP_QEMU_SOCKET": d.Socket})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bes, err = backends(cfg, "test", logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, be := range bes {
+		if be.Kind != "qemu" {
+			continue
+		}
+		found = true
+		q, ok := be.Snap.(*qemu.Backend)
+		if !ok || be.ID != "qemu" || be.Label != "QEMU on this host (TCG)" || be.Boxes == nil {
+			t.Fatalf("the QEMU backend is registered as %+v", be)
+		}
+		t.Cleanup(func() { _ = q.Close() })
+		if sn := be.Snapshotting(qemu.KindLinux); sn == nil || !sn.OffersMemory() {
+			t.Fatalf("the QEMU backend does not offer memory snapshots: %+v", sn)
+		}
+		if err := q.Ping(context.Background()); err != nil {
+			t.Fatalf("the QEMU backend does not reach the libvirtd at %s: %v", d.Socket, err)
+		}
+	}
+	if !found {
+		t.Fatal("BOXSNAP_QEMU_SOCKET is set, and no QEMU backend is registered")
+	}
+}
