@@ -19,6 +19,7 @@ import (
 	"riverqueue.com/riverui"
 
 	"github.com/boxsnap/boxsnap/app/api"
+	"github.com/boxsnap/boxsnap/app/api/mcptools"
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/pictures"
@@ -328,7 +329,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 		return fmt.Errorf("job dashboard: %w", err)
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
-	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, API: api.New(api.Options{Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), MCP: api.MCP(api.Options{Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
+	srv, err := web.New(web.Options{Auth: authSvc, Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, API: api.New(api.Options{Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), MCP: mcptools.MCP(api.Options{Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: authSvc, Logger: logger}), Views: vw, Logger: logger, SecureCookies: cfg.TLS(), JobsUI: jobsUI, Install: install})
 	if err != nil {
 		return err
 	}
