@@ -68,8 +68,7 @@ var shapeExceptions = []shapeException{
 	// handler's file to the file of the holder's constructor.
 	{pkg: "app/web", over: overLines, figure: 7800, why: "the pages; their row and dialog builders are to move out into a package of their own"},
 	{pkg: "app/web", over: overMethods, typ: "Server", figure: 130, why: "the web's handler holder, one method a handler (miniflux's idiom)"},
-	{pkg: "app/api", over: overLines, figure: 5300, why: "the JSON API, its tools and MCP in one package; the tools are to move into a package of their own"},
-	{pkg: "app/api", over: overMethods, typ: "server", figure: 114, why: "the API's handler holder, one method a handler or tool (miniflux's idiom)"},
+	{pkg: "app/api", over: overMethods, typ: "server", figure: 111, why: "the API's handler holder, one method a handler or tool (miniflux's idiom)"},
 	// The engine and the jobs.
 	// The backends: each is one type that answers the providers' Backend
 	// interface and its optional faces.

@@ -4,10 +4,10 @@
 // route is in routes.go; the OpenAPI 3 file that documents them, whose
 // operation IDs are the handlers' names, is embedded and served at GET
 // /api/v1/openapi.json. The agent tools come from one table (tools.go),
-// which MCP (mcp.go, mounted at /mcp) serves too, through the same gate,
-// each tool with its MCP annotations; a changing tool's request is a retry
-// key whose first answer is kept in PostgreSQL (retry.go);
-// the agents' skill (skill.md) is served at /api/v1/skill and is the MCP
+// which MCP (package app/api/mcptools, mounted at /mcp) serves too,
+// through the same gate (mcp_seam.go), each tool with its MCP annotations;
+// a changing tool's request is a retry key whose first answer is kept in
+// PostgreSQL (retry.go); the agents' skill (skill.md) is served at /api/v1/skill and is the MCP
 // server's instructions. Every destructive tool and its route take a dry
 // run, the plan of app/snapshots/plans (dryrun.go); a long operation is
 // polled by its ID (tool_operation.go); app/api/jsonin reads the bodies.

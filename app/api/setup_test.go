@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/api"
+	"github.com/boxsnap/boxsnap/app/api/mcptools"
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -38,7 +39,7 @@ func setupWith(t testing.TB, opts coretest.Options) *env {
 	aopts := api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Keeps: e.Keeps, Tab: e.Tab, Boxes: e.Boxes, Forks: e.Forks, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}
 	r.Mount("/api/v1", api.New(aopts))
 	// The same tools over MCP, on the same server.
-	r.Handle(api.MCPPath, api.MCP(aopts))
+	r.Handle(mcptools.MCPPath, mcptools.MCP(aopts))
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	_, token, err := e.Auth.CreateAPIToken(context.Background(), "cli")

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boxsnap/boxsnap/app/api"
+	"github.com/boxsnap/boxsnap/app/api/mcptools"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -403,7 +404,7 @@ func TestRetryKey(t *testing.T) {
 	aopts := api.Options{Core: f.Core, Restores: f.Restores, Take: f.Take, Keeps: f.Keeps, Tab: f.Tab, Contents: f.Contents, Approvals: f.Approvals, Pictures: f.Pictures, Heads: f.Heads, Auth: f.Auth, Logger: f.Logger}
 	r := chi.NewRouter()
 	r.Mount("/api/v1", api.New(aopts))
-	r.Handle(api.MCPPath, api.MCP(aopts))
+	r.Handle(mcptools.MCPPath, mcptools.MCP(aopts))
 	srv2 := httptest.NewServer(r)
 	t.Cleanup(srv2.Close)
 	ses2, err := mcpSession(t, srv2.URL, f.token)

@@ -1,4 +1,4 @@
-package api
+package mcptools
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	jsonapi "github.com/boxsnap/boxsnap/app/api"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
@@ -29,14 +30,14 @@ const MCPPath = "/mcp"
 // again from openapi.json, made a call over MCP some 40 times slower than
 // the JSON call); it holds no caller, as each call carries its own token.
 // The commonest request, one tools/call, is answered by directToolCall.
-func MCP(opts Options) http.Handler {
+func MCP(opts jsonapi.Options) http.Handler {
 	s := newServer(opts)
 	api := s.routes()
 	impl := &mcp.Implementation{Name: "boxsnap", Title: "boxsnap", Version: "1"}
 	srv := mcp.NewServer(impl,
 		&mcp.ServerOptions{Instructions: skill, Logger: s.logger})
 	for _, t := range tools {
-		srv.AddTool(&mcp.Tool{Name: t.Name, Description: toolSummary(t.Name), InputSchema: toolSchema(t), Annotations: t.annotations()}, s.mcpCall(api, t))
+		srv.AddTool(&mcp.Tool{Name: t.Name, Description: toolSummary(t.Name), InputSchema: toolSchema(t), Annotations: t.Annotations()}, s.mcpCall(api, t))
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.logger})
@@ -44,13 +45,13 @@ func MCP(opts Options) http.Handler {
 	// A tool call waits for its operation as a JSON call does, past the
 	// server's write timeout.
 	bounded := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(ToolWait + time.Minute))
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(jsonapi.ToolWait + time.Minute))
 		if s.directToolCall(w, r, impl) {
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
-	return s.authenticate(http.MaxBytesHandler(bounded, MaxBodyBytes))
+	return s.authenticate(http.MaxBytesHandler(bounded, jsonapi.MaxBodyBytes))
 }
 
 // mcpCall calls one JSON tool for an MCP tool call. The caller the MCP

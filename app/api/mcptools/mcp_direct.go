@@ -1,4 +1,4 @@
-package api
+package mcptools
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boxsnap/boxsnap/app/api"
 )
 
 // directProtocol is the MCP protocol version whose tools/call directToolCall
@@ -33,7 +35,7 @@ func (s *server) directToolCall(w http.ResponseWriter, r *http.Request, impl *mc
 		return false
 	}
 	body, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), api.ErrReader(err)))
 	if err != nil || !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
 		return false
 	}
