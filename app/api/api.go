@@ -65,7 +65,7 @@ type server struct {
 	tab       *tab.Tab
 	boxes     *boxes.Boxes
 	heads     *heads.Heads
-	plans     dryRuns
+	plans     *plans.Plans
 	forks     *fork.Forks
 }
 
@@ -76,13 +76,11 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
 	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, keeps: opts.Keeps, tab: opts.Tab, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
-	s.plans = noDryRuns{}
 	if opts.Core != nil && opts.Restores != nil {
-		p := plans.New(opts.Core, opts.Restores, opts.Restores.Resets(), nil)
+		s.plans = plans.New(opts.Core, opts.Restores, opts.Restores.Resets(), nil)
 		if opts.Boxes != nil {
-			p.UseReleases(boxes.ReleaseChecksOf(opts.Boxes))
+			s.plans.UseReleases(boxes.ReleaseChecksOf(opts.Boxes))
 		}
-		s.plans = p
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
