@@ -97,7 +97,7 @@ func benchTakes(b *testing.B, callers int) {
 		b.Fatal(err)
 	}
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Keeps: e.Keeps, Tab: e.Tab, Boxes: e.Boxes, Forks: e.Forks, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(e.APIOptions()))
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 	ev := &env{Env: e, srv: srv}

@@ -54,7 +54,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	doc := readOpenAPI(t, e)
-	routes, ok := api.New(api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Keeps: e.Keeps, Tab: e.Tab, Boxes: e.Boxes, Forks: e.Forks, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth}).(chi.Routes)
+	routes, ok := api.New(e.APIOptions()).(chi.Routes)
 	if !ok {
 		t.Fatal("api.New is not a chi router")
 	}

@@ -36,7 +36,7 @@ func setupWith(t testing.TB, opts coretest.Options) *env {
 	t.Helper()
 	e := coretest.New(t, opts)
 	r := chi.NewRouter()
-	aopts := api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Keeps: e.Keeps, Tab: e.Tab, Boxes: e.Boxes, Forks: e.Forks, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}
+	aopts := e.APIOptions()
 	r.Mount("/api/v1", api.New(aopts))
 	// The same tools over MCP, on the same server.
 	r.Handle(mcptools.MCPPath, mcptools.MCP(aopts))

@@ -401,7 +401,7 @@ func TestRetryKey(t *testing.T) {
 	}
 
 	// A new API server over the same database: the key is still kept.
-	aopts := api.Options{Core: f.Core, Restores: f.Restores, Take: f.Take, Keeps: f.Keeps, Tab: f.Tab, Contents: f.Contents, Approvals: f.Approvals, Pictures: f.Pictures, Heads: f.Heads, Auth: f.Auth, Logger: f.Logger}
+	aopts := f.APIOptions()
 	r := chi.NewRouter()
 	r.Mount("/api/v1", api.New(aopts))
 	r.Handle(mcptools.MCPPath, mcptools.MCP(aopts))

@@ -45,7 +45,7 @@ func TestCLIRelease(t *testing.T) {
 	be := snapshots.Backend{ID: "pve-demo", Kind: "proxmox", Label: "Proxmox VE (simulated)", Simulated: true, Snap: pve, Boxes: pve}
 	e := coretest.New(t, coretest.Options{Extra: []snapshots.Backend{be}})
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Keeps: e.Keeps, Tab: e.Tab, Boxes: e.Boxes, Forks: e.Forks, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(e.APIOptions()))
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	_, token, err := e.Auth.CreateAPIToken(ctx, "cli")

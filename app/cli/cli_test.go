@@ -31,7 +31,7 @@ func setup(t *testing.T) *rig {
 	t.Helper()
 	e := coretest.New(t, coretest.Options{})
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: e.Core, Restores: e.Restores, Take: e.Take, Keeps: e.Keeps, Tab: e.Tab, Boxes: e.Boxes, Forks: e.Forks, Contents: e.Contents, Approvals: e.Approvals, Pictures: e.Pictures, Heads: e.Heads, Auth: e.Auth, Logger: e.Logger}))
+	r.Mount("/api/v1", api.New(e.APIOptions()))
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	_, token, err := e.Auth.CreateAPIToken(context.Background(), "cli")

@@ -1,7 +1,9 @@
 // Package coretest gives tests a running core: a fresh database (dbtest), the
 // local backend in a temporary folder, the core and a started River client
 // with the workers jobs registers. It is for tests only; it imports dbtest,
-// which needs dbtest.Main in the test binary's TestMain.
+// which needs dbtest.Main in the test binary's TestMain. It imports app/api
+// (Env.APIOptions), so package api's internal tests must not import it, and
+// it must never import app/web, whose internal tests import it.
 package coretest
 
 import (

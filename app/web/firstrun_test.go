@@ -29,7 +29,7 @@ func TestFirstRunGuides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Options{Auth: env.Auth, Core: env.Core, Restores: env.Restores, Take: env.Take, Keeps: env.Keeps, Tab: env.Tab, Boxes: env.Boxes, Forks: env.Forks, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Heads: env.Heads, Views: vw, Logger: env.Logger})
+	srv, err := New(optionsOn(env, vw))
 	if err != nil {
 		t.Fatal(err)
 	}

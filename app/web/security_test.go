@@ -33,7 +33,7 @@ func signInServer(t *testing.T) (*Server, *coretest.Env, *time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Options{Auth: env.Auth, Core: env.Core, Restores: env.Restores, Take: env.Take, Keeps: env.Keeps, Tab: env.Tab, Boxes: env.Boxes, Forks: env.Forks, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Heads: env.Heads, Views: vw, Logger: env.Logger})
+	srv, err := New(optionsOn(env, vw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func FuzzWebForms(f *testing.F) {
 	}
 	s := newSite(f, coretest.Options{NoWorkers: true})
 	s.env.Box(f, snapshots.Owner(), "amber-fox")
-	srv, err := New(Options{Auth: s.env.Auth, Core: s.env.Core, Restores: s.env.Restores, Take: s.env.Take, Keeps: s.env.Keeps, Tab: s.env.Tab, Boxes: s.env.Boxes, Contents: s.env.Contents, Approvals: s.env.Approvals, Pictures: s.env.Pictures, Heads: s.env.Heads, Views: mustViews(f), Logger: s.env.Logger})
+	srv, err := New(optionsOn(s.env, mustViews(f)))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -40,8 +40,7 @@ func TestDockerBrowseThroughAPI(t *testing.T) {
 	sn := takeDone(t, env, env.Core, env.Take, box.Name, "before")
 
 	r := chi.NewRouter()
-	r.Mount("/api/v1", api.New(api.Options{Core: env.Core, Restores: env.Restores, Take: env.Take, Keeps: env.Keeps, Forks: env.Forks, Heads: env.Heads, Tab: env.Tab, Boxes: env.Boxes, Contents: env.Contents,
-		Approvals: env.Approvals, Pictures: env.Pictures, Auth: env.Auth, Logger: env.Logger}))
+	r.Mount("/api/v1", api.New(env.APIOptions()))
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	_, token, err := env.Auth.CreateAPIToken(context.Background(), "cli")

@@ -27,6 +27,9 @@ type DeleteDry struct {
 // snapshot's eligibility now, with its pins) and says what it would delete
 // and free, admitting nothing.
 func (p *Plans) Delete(ctx context.Context, c snapshots.Caller, req snapshots.DeleteRequest) (*DeleteDry, error) {
+	if p == nil {
+		return nil, errNoPlans
+	}
 	sn, b, err := p.k.SnapshotOfBox(ctx, c, req.Box, req.Snapshot)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Plans answers the dry runs of the calls that delete or overwrite.
+// Plans answers the dry runs of the calls that delete or overwrite. A nil
+// *Plans answers each with an error (errNoPlans) instead of a panic.
 type Plans struct {
 	k   kernel
 	r   restores

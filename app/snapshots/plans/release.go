@@ -38,6 +38,9 @@ type ReleaseDry struct {
 // "Release and delete it") and says what the release dialog says of it:
 // the trash first, what goes and what stays, admitting nothing.
 func (p *Plans) Release(ctx context.Context, c snapshots.Caller, ref string, deleteKept bool) (*ReleaseDry, error) {
+	if p == nil {
+		return nil, errNoPlans
+	}
 	if p.b == nil {
 		return nil, errNoReleases
 	}
@@ -50,6 +53,9 @@ func (p *Plans) Release(ctx context.Context, c snapshots.Caller, ref string, del
 // EmptyTrash checks an emptying of the trash as the real one does and says
 // what goes with the box now and what stays, admitting nothing.
 func (p *Plans) EmptyTrash(ctx context.Context, c snapshots.Caller, ref string) (*ReleaseDry, error) {
+	if p == nil {
+		return nil, errNoPlans
+	}
 	if p.b == nil {
 		return nil, errNoReleases
 	}

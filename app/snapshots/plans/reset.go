@@ -30,6 +30,9 @@ type ResetDry struct {
 // Reset checks a reset as the core's Reset does (ResetCheck) and says what
 // it would do, admitting nothing.
 func (p *Plans) Reset(ctx context.Context, c snapshots.Caller, req restore.ResetRequest) (*ResetDry, error) {
+	if p == nil {
+		return nil, errNoPlans
+	}
 	if err := p.z.ResetCheck(ctx, c, req); err != nil {
 		return nil, err
 	}

@@ -30,6 +30,9 @@ type RestoreDry struct {
 // Restore checks a restore as the core's Restore does (RestoreDryRun) and
 // says what it would change, admitting nothing.
 func (p *Plans) Restore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*RestoreDry, error) {
+	if p == nil {
+		return nil, errNoPlans
+	}
 	asks, err := p.asksFirst(ctx, c, req)
 	if err != nil {
 		return nil, err
@@ -56,6 +59,9 @@ func (p *Plans) Restore(ctx context.Context, c snapshots.Caller, req snapshots.R
 // a restore) as the core's UndoNewest does and says what it would change,
 // admitting nothing.
 func (p *Plans) Undo(ctx context.Context, c snapshots.Caller, boxRef string, force bool) (*RestoreDry, error) {
+	if p == nil {
+		return nil, errNoPlans
+	}
 	b, err := p.k.Box(ctx, c, boxRef)
 	if err != nil {
 		return nil, err
