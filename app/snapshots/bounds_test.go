@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
@@ -88,14 +89,14 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	if op = e.Wait(t, op); op.State != snapshots.OpDone {
-		t.Fatalf("take ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("take ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 	op, err = e.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: "small-box", Snapshot: sn.ID, Name: "small-fork"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if op = e.Wait(t, op); op.State != snapshots.OpDone {
-		t.Fatalf("fork ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("fork ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 	fork, err := e.Core.Box(ctx, snapshots.Owner(), "small-fork")
 	if err != nil {
@@ -108,7 +109,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	if op := reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: "plain-box", Template: "small"}); op.State != snapshots.OpDone {
-		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("reset ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 	check("a box reset to the template", other.GuestRef)
 }
@@ -143,11 +144,11 @@ func TestARestorePastTheBoxsDiskBoundIsRefusedInWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	if op = e.Wait(t, op); op.State != snapshots.OpDone {
-		t.Fatalf("take ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("take ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 	save(32 << 20)
 	if op := reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: "sized-box", Template: "sized"}); op.State != snapshots.OpDone {
-		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("reset ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 	if err := os.WriteFile(filepath.Join(dir, "after"), []byte("written after the reset"), 0o644); err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func TestARestorePastTheBoxsDiskBoundIsRefusedInWords(t *testing.T) {
 	if err != nil {
 		words = err.Error()
 	} else if op.State != snapshots.OpDone {
-		words = deref(op.Error)
+		words = coretest.Deref(op.Error)
 	} else {
 		t.Fatal("a restore past the box's disk bound was done")
 	}

@@ -22,8 +22,8 @@ func TestCeilingReservesUndos(t *testing.T) {
 	e := coretest.New(t, coretest.Options{NoWorkers: true, Price: pricedLocal})
 	e.Box(t, snapshots.Owner(), "paid-one")
 	e.Box(t, snapshots.Owner(), "paid-two")
-	a := admitReady(t, e, snapshots.Owner(), "paid-one", "first")
-	b := admitReady(t, e, snapshots.Owner(), "paid-two", "second")
+	a := e.AdmitReady(t, snapshots.Owner(), "paid-one", "first")
+	b := e.AdmitReady(t, snapshots.Owner(), "paid-two", "second")
 	// $3.60 held; room for one more snapshot at $1.80 a month.
 	setCeiling(t, e, "local", 5.40)
 

@@ -50,8 +50,8 @@ func TestCeilingBoundsTheRateHeld(t *testing.T) {
 	_, agent, _ := e.Thread(t, "Cost the migration")
 	e.Box(t, agent, "paid-box")
 
-	a := admitReady(t, e, snapshots.Owner(), "paid-box", "first")
-	b := admitReady(t, e, agent, "paid-box", "second")
+	a := e.AdmitReady(t, snapshots.Owner(), "paid-box", "first")
+	b := e.AdmitReady(t, agent, "paid-box", "second")
 	rates, err := e.Core.PaidRates(ctx)
 	if err != nil || len(rates) != 1 {
 		t.Fatalf("paid rates: %+v %v", rates, err)

@@ -37,7 +37,7 @@ func taken(t *testing.T, e *coretest.Env, box, name string) *snapshots.Snapshot 
 		t.Fatal(err)
 	}
 	if got := e.Wait(t, op); got.State != snapshots.OpDone {
-		t.Fatalf("take: %s %s", got.State, deref(got.Error))
+		t.Fatalf("take: %s %s", got.State, coretest.Deref(got.Error))
 	}
 	sn, _, _ = e.Core.Snapshot(context.Background(), snapshots.Owner(), sn.ID)
 	return sn

@@ -63,7 +63,7 @@ func TestDeleteHistoryNeedsName(t *testing.T) {
 			t.Fatalf("change %s: %v", text, err)
 		}
 		if got := e.Wait(t, op); got.State != snapshots.OpDone {
-			t.Fatalf("automatic take %s: %s", got.State, deref(got.Error))
+			t.Fatalf("automatic take %s: %s", got.State, coretest.Deref(got.Error))
 		}
 		ids = append(ids, sn.ID)
 	}
@@ -94,7 +94,7 @@ func TestDeleteHistoryNeedsName(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := e.Wait(t, op); got.State != snapshots.OpDone {
-		t.Fatalf("delete history: %s", deref(got.Error))
+		t.Fatalf("delete history: %s", coretest.Deref(got.Error))
 	}
 	if n := len(automaticOf(t, e, b.Name)); n != 0 {
 		t.Fatalf("after Delete history %d automatic snapshots remain", n)

@@ -87,7 +87,7 @@ func TestADeadLeadersWorkResumedWithinTheRecoverInterval(t *testing.T) {
 	}
 	took := time.Since(killed)
 	if done.State != snapshots.OpDone {
-		t.Fatalf("the resumed take ended %s at %s: %s", done.State, done.Step, deref(done.Error))
+		t.Fatalf("the resumed take ended %s at %s: %s", done.State, done.Step, coretest.Deref(done.Error))
 	}
 	var by string
 	if err := pool.QueryRow(ctx, `SELECT attempted_by[array_upper(attempted_by, 1)] FROM river_job

@@ -24,7 +24,7 @@ func TestLimits(t *testing.T) {
 		e.Box(t, agent, "amber-fox")
 		var first *snapshots.Snapshot
 		for i := 1; i <= snapshots.DefaultPerBox; i++ {
-			sn := take(t, e, agent, "amber-fox", fmt.Sprintf("s%d", i))
+			sn := e.TakeReady(t, agent, "amber-fox", fmt.Sprintf("s%d", i))
 			if i == 1 {
 				first = sn
 			}
@@ -65,10 +65,10 @@ func TestLimits(t *testing.T) {
 		e := coretest.New(t, coretest.Options{})
 		e.Box(t, snapshots.Owner(), "work-pc")
 		for i := 1; i <= snapshots.DefaultPerBox; i++ {
-			take(t, e, snapshots.Owner(), "work-pc", fmt.Sprintf("s%d", i))
+			e.TakeReady(t, snapshots.Owner(), "work-pc", fmt.Sprintf("s%d", i))
 		}
 		_, _, err := e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "work-pc"})
-		refusedWith(t, err, "work-pc has 5 of 5 snapshots.", "Delete one to free it:", "‘s1’")
+		coretest.RefusedWith(t, err, "work-pc has 5 of 5 snapshots.", "Delete one to free it:", "‘s1’")
 		if got := names(t, e, "work-pc"); len(got) != 5 {
 			t.Fatalf("a refused take changed the box: %v", keys(got))
 		}
@@ -85,23 +85,23 @@ func TestLimits(t *testing.T) {
 		if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: other.Thread, RunsOn: true}}}); err != nil {
 			t.Fatal(err)
 		}
-		take(t, e, other, "brisk-lake", "theirs")
+		e.TakeReady(t, other, "brisk-lake", "theirs")
 		if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{}); err != nil {
 			t.Fatal(err)
 		}
 		for i := 1; i <= 2; i++ {
-			take(t, e, snapshots.Owner(), "brisk-lake", fmt.Sprintf("p%d", i))
+			e.TakeReady(t, snapshots.Owner(), "brisk-lake", fmt.Sprintf("p%d", i))
 		}
 		_ = th
-		take(t, e, agent, "brisk-lake", "mine")
+		e.TakeReady(t, agent, "brisk-lake", "mine")
 		kop, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "brisk-lake", Snapshot: "mine"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.Wait(t, kop)
-		take(t, e, snapshots.Owner(), "brisk-lake", "p3")
+		e.TakeReady(t, snapshots.Owner(), "brisk-lake", "p3")
 		_, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "brisk-lake"})
-		refusedWith(t, err, "brisk-lake has 5 of 5 snapshots.", "‘p1’", "‘mine’", "and others you cannot see.")
+		coretest.RefusedWith(t, err, "brisk-lake has 5 of 5 snapshots.", "‘p1’", "‘mine’", "and others you cannot see.")
 		if r, _ := snapshots.AsRefusal(err); strings.Contains(r.Words, "theirs") {
 			t.Fatalf("the refusal names another thread's snapshot: %q", r.Words)
 		}
@@ -160,7 +160,7 @@ func TestLimitHoldsWhenOldestIncomplete(t *testing.T) {
 	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 	e.Box(t, agent, "amber-fox")
 	for i := 1; i <= snapshots.DefaultPerBox; i++ {
-		take(t, e, agent, "amber-fox", fmt.Sprintf("s%d", i))
+		e.TakeReady(t, agent, "amber-fox", fmt.Sprintf("s%d", i))
 	}
 	result := func(name string) taking.TakeResult {
 		t.Helper()
@@ -171,7 +171,7 @@ func TestLimitHoldsWhenOldestIncomplete(t *testing.T) {
 		done := e.Wait(t, op)
 		var res taking.TakeResult
 		if done.State != snapshots.OpDone || jsonOf(done.Result, &res) != nil {
-			t.Fatalf("take %s ended %s: %s", name, done.State, deref(done.Error))
+			t.Fatalf("take %s ended %s: %s", name, done.State, coretest.Deref(done.Error))
 		}
 		return res
 	}

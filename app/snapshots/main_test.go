@@ -15,11 +15,3 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(dbtest.Main(m))
 }
-
-// deref is the words of a recorded error, or "" for none.
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

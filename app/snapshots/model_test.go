@@ -392,7 +392,7 @@ func TestModelRandomOperations(t *testing.T) {
 			sort.Strings(held)
 			why := ""
 			if done != nil {
-				why = fmt.Sprintf("; the operation ended %s: %s", done.State, deref(done.Error))
+				why = fmt.Sprintf("; the operation ended %s: %s", done.State, coretest.Deref(done.Error))
 			}
 			fail("op %d (%s): %s holds %d snapshots and %d undos%s: %s", i, action, bx.name, total, undoN, why, strings.Join(held, ", "))
 		}

@@ -63,7 +63,7 @@ func TestTakeKilledAfterPublishEndsDone(t *testing.T) {
 				t.Fatal(err)
 			}
 			if done.State != snapshots.OpDone {
-				t.Fatalf("after the kill the %s ended %s at %s: %s", what, done.State, done.Step, deref(done.Error))
+				t.Fatalf("after the kill the %s ended %s at %s: %s", what, done.State, done.Step, coretest.Deref(done.Error))
 			}
 			var id string
 			if what == "take" {

@@ -109,7 +109,7 @@ func TestResetKeepsLogins(t *testing.T) {
 
 	op := reset(t, e, agent, restore.ResetRequest{Box: b.Name, KeepLogins: true})
 	if op.State != snapshots.OpDone {
-		t.Fatalf("reset ended %s: %s (%s)", op.State, deref(op.Error), deref(op.Observed))
+		t.Fatalf("reset ended %s: %s (%s)", op.State, coretest.Deref(op.Error), coretest.Deref(op.Observed))
 	}
 	var res restore.ResetResult
 	if err := json.Unmarshal(op.Result, &res); err != nil {
@@ -154,7 +154,7 @@ func TestResetKeepsLogins(t *testing.T) {
 	writeBox(t, dir, map[string]string{"work.txt": "again"})
 	op = reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: b.Name})
 	if op.State != snapshots.OpDone {
-		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("reset ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 	fileGone(t, dir, ".claude/.credentials.json")
 	fileGone(t, dir, ".codex/auth.json")
@@ -186,8 +186,8 @@ func TestResetUndo(t *testing.T) {
 		t.Fatalf("a reset whose login could not be written back ended %s", op.State)
 	}
 	want := "The reset undid itself: boxsnap could not write the kept login .codex/auth.json back: "
-	if !strings.HasPrefix(deref(op.Error), want) || !strings.Contains(deref(op.Error), "brisk-lake is as it was before, from ‘before the reset at ") {
-		t.Fatalf("the reset says %q", deref(op.Error))
+	if !strings.HasPrefix(coretest.Deref(op.Error), want) || !strings.Contains(coretest.Deref(op.Error), "brisk-lake is as it was before, from ‘before the reset at ") {
+		t.Fatalf("the reset says %q", coretest.Deref(op.Error))
 	}
 	fileIs(t, dir, "work.txt", "a day's work")
 	fileIs(t, dir, ".codex/auth.json", `{"key":"codex"}`)
@@ -206,7 +206,7 @@ func TestResetUndo(t *testing.T) {
 	// Without Keep logins the reset goes through; Undo brings the work back.
 	op = reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: b.Name})
 	if op.State != snapshots.OpDone {
-		t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("reset ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 	fileGone(t, dir, "work.txt")
 	fileIs(t, dir, "README", "fresh")
@@ -219,7 +219,7 @@ func TestResetUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	if uop = e.Wait(t, uop); uop.State != snapshots.OpDone {
-		t.Fatalf("undo ended %s: %s", uop.State, deref(uop.Error))
+		t.Fatalf("undo ended %s: %s", uop.State, coretest.Deref(uop.Error))
 	}
 	if uop.Target == nil || *uop.Target != res.Undo {
 		t.Fatalf("Undo restored %v, want the reset's undo %s", uop.Target, res.Undo)
@@ -230,7 +230,7 @@ func TestResetUndo(t *testing.T) {
 	// Resets and restores together keep at most 2 undos.
 	for i := 0; i < 2; i++ {
 		if op := reset(t, e, snapshots.Owner(), restore.ResetRequest{Box: b.Name}); op.State != snapshots.OpDone {
-			t.Fatalf("reset ended %s: %s", op.State, deref(op.Error))
+			t.Fatalf("reset ended %s: %s", op.State, coretest.Deref(op.Error))
 		}
 	}
 	if got := undos(names(t, e, b.Name)); len(got) != snapshots.UndosPerBox {
@@ -271,7 +271,7 @@ func TestResetBreakAttempts(t *testing.T) {
 		if err == nil {
 			t.Fatalf("an agent's reset %+v was admitted", tc.req)
 		}
-		refusedWith(t, err, tc.words)
+		coretest.RefusedWith(t, err, tc.words)
 	}
 	fileIs(t, dir, "work.txt", "theirs")
 	if got := undos(names(t, e, b.Name)); len(got) != 0 {
@@ -281,11 +281,11 @@ func TestResetBreakAttempts(t *testing.T) {
 	if _, err := e.Restores.Resets().UndoNewest(ctx, agent, theirs.ID, "", false); err == nil {
 		t.Fatal("an agent undid another thread's box")
 	} else {
-		refusedWith(t, err, "No box "+theirs.ID+" that you can see.")
+		coretest.RefusedWith(t, err, "No box "+theirs.ID+" that you can see.")
 	}
 	// Its own box resets.
 	if op := reset(t, e, agent, restore.ResetRequest{Box: b.Name, Template: "devbox"}); op.State != snapshots.OpDone {
-		t.Fatalf("the agent's own reset ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("the agent's own reset ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 }
 

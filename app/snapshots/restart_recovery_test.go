@@ -47,7 +47,7 @@ func TestRestartRecovery(t *testing.T) {
 			}
 			file := filepath.Join(e.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "state.txt")
 			write(t, file, "v1")
-			a := admitReady(t, e, agent, "amber-fox", "a")
+			a := e.AdmitReady(t, agent, "amber-fox", "a")
 			write(t, file, "v2")
 
 			marker := filepath.Join(t.TempDir(), "stalled")
@@ -93,7 +93,7 @@ func TestRestartRecovery(t *testing.T) {
 				done, _ = e.Core.Wait(wctx, op.ID)
 			}
 			if done.State != snapshots.OpDone {
-				t.Fatalf("after the restart the %s ended %s at %s: %s (%s)", c.kind, done.State, done.Step, deref(done.Error), deref(done.Observed))
+				t.Fatalf("after the restart the %s ended %s at %s: %s (%s)", c.kind, done.State, done.Step, coretest.Deref(done.Error), coretest.Deref(done.Observed))
 			}
 			var pinned int
 			if err := pool.QueryRow(ctx, "SELECT count(*) FROM operations WHERE state IN ('running', 'unknown')").Scan(&pinned); err != nil || pinned != 0 {
@@ -178,7 +178,7 @@ func TestRestartRecoveryMidReplace(t *testing.T) {
 				b := e.Box(t, agent, "amber-fox")
 				file := filepath.Join(e.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "state.txt")
 				write(t, file, "v1")
-				a := admitReady(t, e, agent, "amber-fox", "a")
+				a := e.AdmitReady(t, agent, "amber-fox", "a")
 				switch kind {
 				case "restore":
 					// Two restores first: the box holds its 2 undos.
@@ -191,7 +191,7 @@ func TestRestartRecoveryMidReplace(t *testing.T) {
 					}
 				case "take":
 					for _, n := range []string{"b", "c", "d", "e"} {
-						admitReady(t, e, agent, "amber-fox", n)
+						e.AdmitReady(t, agent, "amber-fox", n)
 					}
 				}
 				write(t, file, "v2")
@@ -221,7 +221,7 @@ func TestRestartRecoveryMidReplace(t *testing.T) {
 					t.Fatal(err)
 				}
 				if done.State != snapshots.OpDone {
-					t.Fatalf("after the restart the %s ended %s at %s: %s (%s)", kind, done.State, done.Step, deref(done.Error), deref(done.Observed))
+					t.Fatalf("after the restart the %s ended %s at %s: %s (%s)", kind, done.State, done.Step, coretest.Deref(done.Error), coretest.Deref(done.Observed))
 				}
 
 				all := names(t, e, "amber-fox")

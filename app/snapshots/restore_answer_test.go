@@ -45,7 +45,7 @@ func TestRestoreAnswerSaysWhatHappened(t *testing.T) {
 	for _, ran := range []bool{true, false} {
 		name := map[bool]string{true: "busy-elk", false: "idle-elk"}[ran]
 		b, _ := busyBox(t, e, name)
-		target := takeReady(t, e, snapshots.Owner(), name, "target")
+		target := e.TakeReady(t, snapshots.Owner(), name, "target")
 		if !ran {
 			if err := e.Local.Stop(context.Background(), providers.Guest{Backend: "local", Kind: b.Kind, Ref: b.GuestRef}); err != nil {
 				t.Fatal(err)
@@ -53,7 +53,7 @@ func TestRestoreAnswerSaysWhatHappened(t *testing.T) {
 		}
 		got := restoreEnded(t, e, name, target.ID)
 		if got.State != snapshots.OpDone {
-			t.Fatalf("the restore of %s ended %s: %s", name, got.State, deref(got.Error))
+			t.Fatalf("the restore of %s ended %s: %s", name, got.State, coretest.Deref(got.Error))
 		}
 		res := restoreAnswer(t, got)
 		want := restore.RestoreResult{Processes: ran, BoxState: map[bool]string{true: restore.BoxRunning, false: restore.BoxStopped}[ran]}
@@ -83,7 +83,7 @@ func TestResumedRestoreKnowsTheBoxRan(t *testing.T) {
 			e, pool, dsn, root := workerCore(t, coretest.Options{})
 			var err error
 			b := e.Box(t, snapshots.Owner(), "amber-fox")
-			a := admitReady(t, e, snapshots.Owner(), "amber-fox", "a")
+			a := e.AdmitReady(t, snapshots.Owner(), "amber-fox", "a")
 			g := providers.Guest{Backend: "local", Kind: b.Kind, Ref: b.GuestRef}
 			if c.ran {
 				err = e.Local.Start(ctx, g)
@@ -113,7 +113,7 @@ func TestResumedRestoreKnowsTheBoxRan(t *testing.T) {
 				t.Fatal(err)
 			}
 			if done.State != snapshots.OpDone {
-				t.Fatalf("the resumed restore ended %s at %s: %s (%s)", done.State, done.Step, deref(done.Error), deref(done.Observed))
+				t.Fatalf("the resumed restore ended %s at %s: %s (%s)", done.State, done.Step, coretest.Deref(done.Error), coretest.Deref(done.Observed))
 			}
 			if runs := boxRuns(t, e, "amber-fox"); runs != c.ran {
 				t.Fatalf("after the resumed restore the box runs %v; it ran %v before", runs, c.ran)

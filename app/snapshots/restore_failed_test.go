@@ -86,7 +86,7 @@ func TestFailedRestoreReplacesUndoAndRestarts(t *testing.T) {
 		if err := os.WriteFile(file, []byte(kept), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		target := takeReady(t, e, snapshots.Owner(), "busy-fox", fmt.Sprintf("target %d", i))
+		target := e.TakeReady(t, snapshots.Owner(), "busy-fox", fmt.Sprintf("target %d", i))
 		now := fmt.Sprintf("now %d", i)
 		if err := os.WriteFile(file, []byte(now), 0o644); err != nil {
 			t.Fatal(err)
@@ -111,8 +111,8 @@ func TestFailedRestoreReplacesUndoAndRestarts(t *testing.T) {
 			t.Fatalf("restore %d failed at %q, want after its stop, at the rollback", i, got.Step)
 		}
 		const want = "the files are as they were and the box was started again"
-		if deref(got.Observed) != want {
-			t.Fatalf("restore %d: observed %q, want %q (error %q)", i, deref(got.Observed), want, deref(got.Error))
+		if coretest.Deref(got.Observed) != want {
+			t.Fatalf("restore %d: observed %q, want %q (error %q)", i, coretest.Deref(got.Observed), want, coretest.Deref(got.Error))
 		}
 		if b, _ := os.ReadFile(file); string(b) != now {
 			t.Fatalf("restore %d left the file holding %q, want %q", i, b, now)
@@ -159,7 +159,7 @@ func TestFailedRestoreSaysHowItLeftTheBox(t *testing.T) {
 	if err := os.WriteFile(file, []byte("kept"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	target := takeReady(t, e, snapshots.Owner(), "odd-fox", "target")
+	target := e.TakeReady(t, snapshots.Owner(), "odd-fox", "target")
 	for i := 1; i <= 3; i++ {
 		now := fmt.Sprintf("now %d", i)
 		if err := os.WriteFile(file, []byte(now), 0o644); err != nil {
@@ -168,8 +168,8 @@ func TestFailedRestoreSaysHowItLeftTheBox(t *testing.T) {
 		fail.rollback.Store(true)
 		got := restoreEnded(t, e, "odd-fox", target.ID)
 		const want = "the files were put back as they were and the box was started again"
-		if got.State != snapshots.OpFailed || deref(got.Observed) != want {
-			t.Fatalf("a rollback failed part way: %s, observed %q, want %q", got.State, deref(got.Observed), want)
+		if got.State != snapshots.OpFailed || coretest.Deref(got.Observed) != want {
+			t.Fatalf("a rollback failed part way: %s, observed %q, want %q", got.State, coretest.Deref(got.Observed), want)
 		}
 		if b, _ := os.ReadFile(file); string(b) != now {
 			t.Fatalf("the undo put back %q, want %q", b, now)
@@ -183,8 +183,8 @@ func TestFailedRestoreSaysHowItLeftTheBox(t *testing.T) {
 	fail.start.Store(true)
 	got := restoreEnded(t, e, "odd-fox", target.ID)
 	want := "the files are the snapshot's; the box is stopped: starting it failed: "
-	if got.State != snapshots.OpFailed || !strings.HasPrefix(deref(got.Observed), want) || !strings.Contains(deref(got.Observed), "the test's start fails") {
-		t.Fatalf("a start failed: %s, observed %q, want %q…", got.State, deref(got.Observed), want)
+	if got.State != snapshots.OpFailed || !strings.HasPrefix(coretest.Deref(got.Observed), want) || !strings.Contains(coretest.Deref(got.Observed), "the test's start fails") {
+		t.Fatalf("a start failed: %s, observed %q, want %q…", got.State, coretest.Deref(got.Observed), want)
 	}
 	if b, _ := os.ReadFile(file); string(b) != "kept" {
 		t.Fatalf("the file holds %q, want the snapshot's", b)

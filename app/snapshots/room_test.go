@@ -49,7 +49,7 @@ func TestRoomReservedAtOnce(t *testing.T) {
 		t.Fatalf("the first take, to 84.5%%: %v", err)
 	}
 	_, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "brisk-lake"})
-	refusedWith(t, err, "storage would be 86% full, past 85%")
+	coretest.RefusedWith(t, err, "storage would be 86% full, past 85%")
 	if r, _ := snapshots.AsRefusal(err); !r.TryAgain || r.Code != snapshots.CodeRoom {
 		t.Fatalf("a room refusal holds only for now: %+v", r)
 	}
@@ -63,7 +63,7 @@ func TestRoomReservedAtOnce(t *testing.T) {
 	}
 	setOpState(snapshots.OpUnknown)
 	_, _, err = e.Take.Take(ctx, agent, taking.TakeRequest{Box: "brisk-lake"})
-	refusedWith(t, err, "storage would be 86% full, past 85%")
+	coretest.RefusedWith(t, err, "storage would be 86% full, past 85%")
 	// One that ended frees it.
 	setOpState(snapshots.OpFailed)
 	if _, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "brisk-lake"}); err != nil {

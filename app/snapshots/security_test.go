@@ -76,7 +76,7 @@ func TestRecoverFinishesJobsOfEndedOperations(t *testing.T) {
 	e := coretest.New(t, coretest.Options{})
 	ctx := context.Background()
 	e.Box(t, snapshots.Owner(), "amber-fox")
-	take(t, e, snapshots.Owner(), "amber-fox", "before")
+	e.TakeReady(t, snapshots.Owner(), "amber-fox", "before")
 	var opID string
 	if err := e.Pool.QueryRow(ctx, `SELECT id FROM operations WHERE kind = 'take' ORDER BY created_at DESC LIMIT 1`).Scan(&opID); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package snapshots_test
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 
@@ -10,23 +9,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 )
-
-// take takes a snapshot and waits for it to be ready.
-func take(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
-	t.Helper()
-	op, sn, err := e.Take.Take(context.Background(), c, taking.TakeRequest{Box: box, Name: name})
-	if err != nil {
-		t.Fatalf("take %s: %v", name, err)
-	}
-	if got := e.Wait(t, op); got.State != snapshots.OpDone {
-		t.Fatalf("take %s ended %s: %s", name, got.State, deref(got.Error))
-	}
-	sn, _, err = e.Core.Snapshot(context.Background(), snapshots.Owner(), sn.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sn
-}
 
 func restoreTo(t *testing.T, e *coretest.Env, c snapshots.Caller, box, snap string) *snapshots.Operation {
 	t.Helper()
@@ -36,7 +18,7 @@ func restoreTo(t *testing.T, e *coretest.Env, c snapshots.Caller, box, snap stri
 	}
 	op = e.Wait(t, op)
 	if op.State != snapshots.OpDone {
-		t.Fatalf("restore %s ended %s: %s (%s)", snap, op.State, deref(op.Error), deref(op.Observed))
+		t.Fatalf("restore %s ended %s: %s (%s)", snap, op.State, coretest.Deref(op.Error), coretest.Deref(op.Observed))
 	}
 	return op
 }
@@ -52,19 +34,6 @@ func names(t *testing.T, e *coretest.Env, box string) map[string]*snapshots.Snap
 		out[s.Name] = s
 	}
 	return out
-}
-
-func refusedWith(t *testing.T, err error, words ...string) {
-	t.Helper()
-	r, ok := snapshots.AsRefusal(err)
-	if !ok {
-		t.Fatalf("want a refusal saying %q, got %v", words, err)
-	}
-	for _, w := range words {
-		if !strings.Contains(r.Words, w) {
-			t.Fatalf("refusal %q does not say %q", r.Words, w)
-		}
-	}
 }
 
 // TestSerialisedAndEligible: the operations on a box run one at a time, and
@@ -102,7 +71,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		}
 		for i := range ops {
 			if ops[i] = e.Wait(t, ops[i]); ops[i].State != snapshots.OpDone {
-				t.Fatalf("take %d ended %s: %s", i, ops[i].State, deref(ops[i].Error))
+				t.Fatalf("take %d ended %s: %s", i, ops[i].State, coretest.Deref(ops[i].Error))
 			}
 		}
 		for i := range ops {
@@ -171,7 +140,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		}
 		top, rop = e.Wait(t, top), e.Wait(t, rop)
 		if top.State != snapshots.OpDone || rop.State != snapshots.OpDone {
-			t.Fatalf("take %s, release %s (%s)", top.State, rop.State, deref(rop.Error))
+			t.Fatalf("take %s, release %s (%s)", top.State, rop.State, coretest.Deref(rop.Error))
 		}
 		if rop.StartedAt.Before(*top.EndedAt) {
 			t.Fatal("the release started before the take it waited for ended")
@@ -182,7 +151,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 			t.Fatal(err)
 		}
 		if eop = e.Wait(t, eop); eop.State != snapshots.OpDone {
-			t.Fatalf("emptying the trash ended %s: %s", eop.State, deref(eop.Error))
+			t.Fatalf("emptying the trash ended %s: %s", eop.State, coretest.Deref(eop.Error))
 		}
 		if _, _, err := e.Core.Snapshot(ctx, snapshots.Owner(), sn.ID); err == nil {
 			t.Fatal("the release kept an unkept snapshot")
@@ -197,7 +166,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		e := coretest.New(t, coretest.Options{})
 		_, agent, _ := e.Thread(t, "Try the upgrade")
 		e.Box(t, agent, "calm-dune")
-		a := take(t, e, agent, "calm-dune", "a")
+		a := e.TakeReady(t, agent, "calm-dune", "a")
 		top, _, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "calm-dune", Name: "b"})
 		if err != nil {
 			t.Fatal(err)
@@ -222,26 +191,26 @@ func TestSerialisedAndEligible(t *testing.T) {
 		e := coretest.New(t, coretest.Options{NoWorkers: true})
 		_, agent, _ := e.Thread(t, "Clean up")
 		e.Box(t, agent, "dusky-elm")
-		a := admitReady(t, e, agent, "dusky-elm", "a")
-		b := admitReady(t, e, agent, "dusky-elm", "b")
+		a := e.AdmitReady(t, agent, "dusky-elm", "a")
+		b := e.AdmitReady(t, agent, "dusky-elm", "b")
 		if _, err := e.Keeps.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: a.ID}); err != nil {
 			t.Fatal(err)
 		}
 		_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: a.ID, Replace: true})
-		refusedWith(t, err, "‘a’ is in use: it is being deleted")
+		coretest.RefusedWith(t, err, "‘a’ is in use: it is being deleted")
 		rop, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dusky-elm", Snapshot: b.ID, Replace: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = e.Keeps.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: b.ID})
-		refusedWith(t, err, "‘b’ is in use: the restore at")
+		coretest.RefusedWith(t, err, "‘b’ is in use: the restore at")
 		// A take admitted while nothing is ready yet cannot be deleted.
 		_, x, err := e.Take.Take(ctx, agent, taking.TakeRequest{Box: "dusky-elm", Name: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = e.Keeps.Delete(ctx, agent, snapshots.DeleteRequest{Box: "dusky-elm", Snapshot: x.ID})
-		refusedWith(t, err, "‘x’ is in use: it is being taken")
+		coretest.RefusedWith(t, err, "‘x’ is in use: it is being taken")
 		if rop.Step != snapshots.StepWaiting {
 			t.Fatalf("the restore, asked behind the delete, is at %s, want waiting", rop.Step)
 		}
@@ -252,8 +221,8 @@ func TestSerialisedAndEligible(t *testing.T) {
 		e := coretest.New(t, coretest.Options{})
 		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 		e.Box(t, agent, "eager-fern")
-		a := take(t, e, agent, "eager-fern", "a")
-		b := take(t, e, agent, "eager-fern", "b")
+		a := e.TakeReady(t, agent, "eager-fern", "a")
+		b := e.TakeReady(t, agent, "eager-fern", "b")
 		req := snapshots.RestoreRequest{Box: "eager-fern", Snapshot: a.ID, Replace: true, RequestID: "req-1"}
 		op1, err := e.Restores.Restore(ctx, agent, req)
 		if err != nil {
@@ -265,11 +234,11 @@ func TestSerialisedAndEligible(t *testing.T) {
 		}
 		req.Snapshot = b.ID
 		_, err = e.Restores.Restore(ctx, agent, req)
-		refusedWith(t, err, "req-1", "another operation")
+		coretest.RefusedWith(t, err, "req-1", "another operation")
 		// Another thread's same request ID is its own.
 		_, other, _ := e.Thread(t, "Another")
 		e.Box(t, other, "fair-grove")
-		take(t, e, other, "fair-grove", "c")
+		e.TakeReady(t, other, "fair-grove", "c")
 		if _, err := e.Restores.Restore(ctx, other, snapshots.RestoreRequest{Box: "fair-grove", Snapshot: "c", Replace: true, RequestID: "req-1"}); err != nil {
 			t.Fatalf("another thread's request ID collided: %v", err)
 		}
@@ -284,7 +253,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		e := coretest.New(t, coretest.Options{})
 		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 		e.Box(t, agent, "grey-heron")
-		a := take(t, e, agent, "grey-heron", "a")
+		a := e.TakeReady(t, agent, "grey-heron", "a")
 		first := restoreTo(t, e, agent, "grey-heron", a.ID)
 		restoreTo(t, e, agent, "grey-heron", a.ID)
 		oldest := undoOf(t, e, first)
@@ -303,7 +272,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		e := coretest.New(t, coretest.Options{})
 		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 		e.Box(t, agent, "hazel-isle")
-		a := take(t, e, agent, "hazel-isle", "a")
+		a := e.TakeReady(t, agent, "hazel-isle", "a")
 		first := restoreTo(t, e, agent, "hazel-isle", a.ID)
 		restoreTo(t, e, agent, "hazel-isle", a.ID)
 		oldest := undoOf(t, e, first)
@@ -312,7 +281,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := e.Wait(t, kop); got.State != snapshots.OpDone {
-			t.Fatalf("keep ended %s: %s", got.State, deref(got.Error))
+			t.Fatalf("keep ended %s: %s", got.State, coretest.Deref(got.Error))
 		}
 		restoreTo(t, e, agent, "hazel-isle", a.ID)
 		restoreTo(t, e, agent, "hazel-isle", a.ID)
@@ -332,7 +301,7 @@ func TestSerialisedAndEligible(t *testing.T) {
 		_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 		b := e.Box(t, agent, "icy-jay")
 		_ = b
-		sn := admitReady(t, e, agent, "icy-jay", "before the migration")
+		sn := e.AdmitReady(t, agent, "icy-jay", "before the migration")
 		rop, err := e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "icy-jay", Snapshot: sn.ID})
 		if err != nil {
 			t.Fatal(err)
@@ -355,30 +324,12 @@ func TestSerialisedAndEligible(t *testing.T) {
 			if try.err == nil {
 				t.Fatalf("%s of the restore's target was allowed", try.what)
 			}
-			refusedWith(t, try.err, "‘before the migration’ is in use: the restore at "+at+" uses it.")
+			coretest.RefusedWith(t, try.err, "‘before the migration’ is in use: the restore at "+at+" uses it.")
 		}
 		if got := names(t, e, "icy-jay"); got["before the migration"] == nil || got["before the migration"].State != snapshots.StateReady {
 			t.Fatal("the target changed")
 		}
 	})
-}
-
-// admitReady makes a ready snapshot in an env without workers, by running
-// the take's operation directly.
-func admitReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
-	t.Helper()
-	op, sn, err := e.Take.Take(context.Background(), c, taking.TakeRequest{Box: box, Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Core.RunOperation(context.Background(), op.ID); err != nil {
-		t.Fatal(err)
-	}
-	sn, _, err = e.Core.Snapshot(context.Background(), snapshots.Owner(), sn.ID)
-	if err != nil || sn.State != snapshots.StateReady {
-		t.Fatalf("snapshot %v: %v", sn, err)
-	}
-	return sn
 }
 
 func undoOf(t *testing.T, e *coretest.Env, op *snapshots.Operation) *snapshots.Snapshot {

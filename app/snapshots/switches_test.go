@@ -53,7 +53,7 @@ func TestSwitchesTakeEffect(t *testing.T) {
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 	e.Box(t, agent, "amber-fox")
-	sn := admitReady(t, e, agent, "amber-fox", "before")
+	sn := e.AdmitReady(t, agent, "amber-fox", "before")
 	restore := func() error {
 		_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true, RequestID: snapshots.NewID("rq")})
 		return err
@@ -74,7 +74,7 @@ func TestSwitchesTakeEffect(t *testing.T) {
 		e2 := coretest.New(t, coretest.Options{NoWorkers: true})
 		_, ag, _ := e2.Thread(t, "Memory")
 		e2.Box(t, ag, "brisk-lake")
-		m := admitReady(t, e2, ag, "brisk-lake", "with memory")
+		m := e2.AdmitReady(t, ag, "brisk-lake", "with memory")
 		// The local backend holds disks only: the record says memory, as
 		// a memory-holding backend's would.
 		if _, err := e2.Pool.Exec(ctx, "UPDATE snapshots SET holds = 'disk-and-memory' WHERE id = $1", m.ID); err != nil {
@@ -113,12 +113,12 @@ func TestSwitchesTakeEffect(t *testing.T) {
 		e4 := coretest.New(t, coretest.Options{NoWorkers: true})
 		_, ag, _ := e4.Thread(t, "Runs there")
 		b := e4.Box(t, snapshots.Owner(), "dev-desk")
-		x := admitReady(t, e4, snapshots.Owner(), "dev-desk", "before")
+		x := e4.AdmitReady(t, snapshots.Owner(), "dev-desk", "before")
 		if _, err := e4.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Workspaces: []snapshots.Workspace{{Thread: ag.Thread, RunsOn: true}}}); err != nil {
 			t.Fatal(err)
 		}
 		_, err := e4.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: x.ID, Force: true})
-		refusedWith(t, err, "Restores of boxes threads run on are off")
+		coretest.RefusedWith(t, err, "Restores of boxes threads run on are off")
 		setSwitches(t, e4, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
 		if op, err := e4.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: x.ID, Force: true}); err != nil || op == nil {
 			t.Fatalf("switched on, the person's restore of a box threads run on: %v", err)

@@ -24,7 +24,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	th, agent, token := e.Thread(t, "Fix the sign-in flow")
 	b := e.Box(t, agent, "amber-fox")
-	sn := admitReady(t, e, agent, "amber-fox", "before the migration")
+	sn := e.AdmitReady(t, agent, "amber-fox", "before the migration")
 	setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = false })
 
 	// Only the person answers.
@@ -47,7 +47,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.Approvals.Approve(ctx, snapshots.Owner(), ap.ID)
-	refusedWith(t, err, "The plan changed since the request, so nothing was restored. Now:", "A terminal is open on it.", "Approve again to restore with this plan.")
+	coretest.RefusedWith(t, err, "The plan changed since the request, so nothing was restored. Now:", "A terminal is open on it.", "Approve again to restore with this plan.")
 	// The yes: the restore runs as the agent's, with an undo, on the yes.
 	op, err := e.Approvals.Approve(ctx, snapshots.Owner(), ap.ID)
 	if err != nil {
@@ -115,7 +115,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 		t.Fatalf("an expired request's words: %q", got)
 	}
 	_, err = e.Approvals.Approve(ctx, snapshots.Owner(), ap3.ID)
-	refusedWith(t, err, "Request "+ap3.ID+" expired at ")
+	coretest.RefusedWith(t, err, "Request "+ap3.ID+" expired at ")
 
 	// With the switch on again, the agent restores its own box by itself.
 	setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = true })
@@ -147,7 +147,7 @@ func TestExecutionMachineRestoreHoldsTurns(t *testing.T) {
 		{Thread: agent.Thread, RunsOn: true, Working: true}, {Thread: neighbour.Thread, RunsOn: true}}}); err != nil {
 		t.Fatal(err)
 	}
-	sn := admitReady(t, e, agent, "dev-desk", "before the upgrade")
+	sn := e.AdmitReady(t, agent, "dev-desk", "before the upgrade")
 
 	// Off by default, for everyone.
 	if st, _ := e.Core.Settings(ctx); st.ExecutionMachineRestores {
@@ -155,7 +155,7 @@ func TestExecutionMachineRestoreHoldsTurns(t *testing.T) {
 	}
 	for _, c := range []snapshots.Caller{agent, snapshots.Owner()} {
 		_, err := e.Restores.Restore(ctx, c, snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, Replace: true, Force: true})
-		refusedWith(t, err, "Restores of boxes threads run on are off: Fix the sign-in flow and Write the API guide run on dev-desk. Move its threads off it first.")
+		coretest.RefusedWith(t, err, "Restores of boxes threads run on are off: Fix the sign-in flow and Write the API guide run on dev-desk. Move its threads off it first.")
 	}
 
 	setSwitches(t, e, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
@@ -172,7 +172,7 @@ func TestExecutionMachineRestoreHoldsTurns(t *testing.T) {
 	}
 	// The person's own restore of it never leaves out the undo.
 	_, err = e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, NoUndo: true, Force: true})
-	refusedWith(t, err, "dev-desk is a box threads run on: it is never restored without an undo.")
+	coretest.RefusedWith(t, err, "dev-desk is a box threads run on: it is never restored without an undo.")
 
 	op, err := e.Approvals.Approve(ctx, snapshots.Owner(), ap.ID)
 	if err != nil {

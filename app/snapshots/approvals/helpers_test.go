@@ -8,7 +8,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
-	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // setSwitches changes the owner's settings as change says.
@@ -41,40 +40,10 @@ func asked(t *testing.T, err error, words ...string) *approvals.Approval {
 	return a.Approval
 }
 
-// refusedWith fails unless err is a refusal saying each of words.
-func refusedWith(t *testing.T, err error, words ...string) {
-	t.Helper()
-	r, ok := snapshots.AsRefusal(err)
-	if !ok {
-		t.Fatalf("want a refusal saying %q, got %v", words, err)
-	}
-	for _, w := range words {
-		if !strings.Contains(r.Words, w) {
-			t.Fatalf("refusal %q does not say %q", r.Words, w)
-		}
-	}
-}
-
 // runOp runs an admitted operation here, without a worker.
 func runOp(t *testing.T, e *coretest.Env, op *snapshots.Operation) {
 	t.Helper()
 	if err := e.Core.RunOperation(context.Background(), op.ID); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// admitReady takes a snapshot of box as c and runs its take here, so it
-// is ready.
-func admitReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
-	t.Helper()
-	op, sn, err := e.Take.Take(context.Background(), c, take.TakeRequest{Box: box, Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runOp(t, e, op)
-	sn, _, err = e.Core.Snapshot(context.Background(), snapshots.Owner(), sn.ID)
-	if err != nil || sn.State != snapshots.StateReady {
-		t.Fatalf("snapshot %v: %v", sn, err)
-	}
-	return sn
 }

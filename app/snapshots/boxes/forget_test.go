@@ -39,12 +39,12 @@ func TestForgetRemovedBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := admitReady(t, e, snapshots.Owner(), "amber-fox", "before the upgrade")
-	two := admitReady(t, e, snapshots.Owner(), "amber-fox", "after the upgrade")
+	one := e.AdmitReady(t, snapshots.Owner(), "amber-fox", "before the upgrade")
+	two := e.AdmitReady(t, snapshots.Owner(), "amber-fox", "after the upgrade")
 	if _, err := e.Boxes.ForgetBackendPlan(ctx, snapshots.Owner(), "pve-gone"); err == nil {
 		t.Fatal("Forget of a backend still in settings was offered")
 	} else {
-		refusedWith(t, err, "pve-gone is in settings: delete its snapshots instead.")
+		coretest.RefusedWith(t, err, "pve-gone is in settings: delete its snapshots instead.")
 	}
 
 	// The same install after pve-gone is removed from its settings.
@@ -71,7 +71,7 @@ func TestForgetRemovedBackend(t *testing.T) {
 	if _, _, err := later.Boxes.ForgetBackend(ctx, agent, "pve-gone"); err == nil {
 		t.Fatal("an agent forgot a backend's snapshots")
 	} else {
-		refusedWith(t, err, "Only the person forgets snapshots.")
+		coretest.RefusedWith(t, err, "Only the person forgets snapshots.")
 	}
 
 	plan, err := later.Boxes.ForgetBackendPlan(ctx, snapshots.Owner(), "pve-gone")

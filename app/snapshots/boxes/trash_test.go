@@ -24,7 +24,7 @@ func release(t *testing.T, e *coretest.Env, c snapshots.Caller, box string) *sna
 	}
 	op = e.Wait(t, op)
 	if op.State != snapshots.OpDone {
-		t.Fatalf("release %s ended %s: %s", box, op.State, deref(op.Error))
+		t.Fatalf("release %s ended %s: %s", box, op.State, coretest.Deref(op.Error))
 	}
 	return op
 }
@@ -51,7 +51,7 @@ func TestTrashRestoresBox(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "work.txt"), []byte("monday"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := take(t, e, snapshots.Owner(), b.Name, "before the migration")
+	before := e.TakeReady(t, snapshots.Owner(), b.Name, "before the migration")
 	if err := os.WriteFile(filepath.Join(dir, "work.txt"), []byte("tuesday"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestTrashRestoresBox(t *testing.T) {
 	if _, err := e.Boxes.ReleaseBox(ctx, snapshots.Owner(), b.Name, ""); err == nil {
 		t.Fatal("a box in the trash was released again")
 	} else {
-		refusedWith(t, err, "amber-fox is in the trash already")
+		coretest.RefusedWith(t, err, "amber-fox is in the trash already")
 	}
 	if _, _, err := e.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: b.Name, Name: "in the trash"}); err == nil {
 		t.Fatal("a snapshot was taken of a box in the trash")
@@ -110,7 +110,7 @@ func TestTrashRestoresBox(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rop = e.Wait(t, rop); rop.State != snapshots.OpDone {
-		t.Fatalf("restore from the trash ended %s: %s", rop.State, deref(rop.Error))
+		t.Fatalf("restore from the trash ended %s: %s", rop.State, coretest.Deref(rop.Error))
 	}
 	if got := boxState(t, e, b.Name); got != "ready" {
 		t.Fatalf("restored from the trash, the box is %s", got)
@@ -140,7 +140,7 @@ func TestTrashRestoresBox(t *testing.T) {
 	if _, err := e.Boxes.RestoreFromTrash(ctx, snapshots.Owner(), b.Name, ""); err == nil {
 		t.Fatal("a box not in the trash was restored from it")
 	} else {
-		refusedWith(t, err, "amber-fox is not in the trash.")
+		coretest.RefusedWith(t, err, "amber-fox is not in the trash.")
 	}
 }
 
@@ -155,14 +155,14 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 	e := coretest.New(t, coretest.Options{Now: clk.Now})
 	b := e.Box(t, snapshots.Owner(), "brisk-lake")
 	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
-	plain := take(t, e, snapshots.Owner(), b.Name, "plain")
-	kept := take(t, e, snapshots.Owner(), b.Name, "kept one")
+	plain := e.TakeReady(t, snapshots.Owner(), b.Name, "plain")
+	kept := e.TakeReady(t, snapshots.Owner(), b.Name, "kept one")
 	kop, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: b.Name, Snapshot: kept.ID, Days: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if kop = e.Wait(t, kop); kop.State != snapshots.OpDone {
-		t.Fatalf("keep ended %s: %s", kop.State, deref(kop.Error))
+		t.Fatalf("keep ended %s: %s", kop.State, coretest.Deref(kop.Error))
 	}
 	release(t, e, snapshots.Owner(), b.Name)
 	entry, err := e.Boxes.TrashOf(ctx, snapshots.Owner(), b.Name)
@@ -185,7 +185,7 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 		t.Fatalf("after its 72 hours the sweep admitted %d releases (%v), want 1", len(ops), err)
 	}
 	if op := e.Wait(t, ops[0]); op.State != snapshots.OpDone {
-		t.Fatalf("the sweep's release ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("the sweep's release ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 	if ops, _ := e.Sweeps.EmptyDueTrash(ctx); len(ops) != 0 {
 		t.Errorf("the sweep released the box again: %d", len(ops))
@@ -218,14 +218,14 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 	if _, err := e.Boxes.EmptyTrash(ctx, agent, c.Name, ""); err == nil {
 		t.Fatal("an agent emptied the trash")
 	} else {
-		refusedWith(t, err, "Only the person empties the trash.")
+		coretest.RefusedWith(t, err, "Only the person empties the trash.")
 	}
 	op, err := e.Boxes.EmptyTrash(ctx, snapshots.Owner(), c.Name, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if op = e.Wait(t, op); op.State != snapshots.OpDone || boxState(t, e, c.Name) != "released" {
-		t.Fatalf("emptying the trash of %s (thread %s) ended %s: %s", c.Name, th.Title, op.State, deref(op.Error))
+		t.Fatalf("emptying the trash of %s (thread %s) ended %s: %s", c.Name, th.Title, op.State, coretest.Deref(op.Error))
 	}
 
 	// With the trash off in Settings, a release deletes at once.
@@ -246,7 +246,7 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err == nil {
 		t.Fatal("a trash of 721 hours was saved")
 	} else {
-		refusedWith(t, err, "A released box stays in the trash 0 to 720 hours.")
+		coretest.RefusedWith(t, err, "A released box stays in the trash 0 to 720 hours.")
 	}
 }
 
@@ -272,17 +272,17 @@ func TestTrashOfAnotherThreadIsUnseen(t *testing.T) {
 		if _, err := e.Boxes.TrashOf(ctx, mine, ref); err == nil {
 			t.Fatalf("another thread read %s in the trash", ref)
 		} else {
-			refusedWith(t, err, "No box "+ref+" that you can see.")
+			coretest.RefusedWith(t, err, "No box "+ref+" that you can see.")
 		}
 		if _, err := e.Boxes.RestoreFromTrash(ctx, mine, ref, ""); err == nil {
 			t.Fatalf("another thread restored %s from the trash", ref)
 		} else {
-			refusedWith(t, err, "No box "+ref+" that you can see.")
+			coretest.RefusedWith(t, err, "No box "+ref+" that you can see.")
 		}
 		if _, err := e.Restores.Resets().Reset(ctx, mine, restore.ResetRequest{Box: ref}); err == nil {
 			t.Fatalf("another thread reset %s", ref)
 		} else {
-			refusedWith(t, err, "No box "+ref+" that you can see.")
+			coretest.RefusedWith(t, err, "No box "+ref+" that you can see.")
 		}
 	}
 	// The box's own agent restores it from the trash.
@@ -291,6 +291,6 @@ func TestTrashOfAnotherThreadIsUnseen(t *testing.T) {
 		t.Fatal(err)
 	}
 	if op = e.Wait(t, op); op.State != snapshots.OpDone || boxState(t, e, b.Name) != "ready" {
-		t.Fatalf("its own agent's restore from the trash ended %s: %s", op.State, deref(op.Error))
+		t.Fatalf("its own agent's restore from the trash ended %s: %s", op.State, coretest.Deref(op.Error))
 	}
 }

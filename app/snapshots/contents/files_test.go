@@ -51,7 +51,7 @@ func TestBrowseSnapshot(t *testing.T) {
 	if err := os.Symlink("src", filepath.Join(dir, "src-link")); err != nil {
 		t.Fatal(err)
 	}
-	sn := takeReady(t, e, agent, b.Name, "before")
+	sn := e.TakeReady(t, agent, b.Name, "before")
 
 	top, err := e.Contents.Browse(ctx, agent, sn.ID, "")
 	if err != nil {
@@ -110,22 +110,22 @@ func TestBrowseSnapshot(t *testing.T) {
 		"passwd-link/shadow": "passwd-link is a link to /etc/passwd, which is never followed.",
 	} {
 		_, err := e.Contents.ShowFile(ctx, agent, sn.ID, p)
-		refusedWith(t, err, words)
+		coretest.RefusedWith(t, err, words)
 		_, err = e.Contents.OpenDownload(ctx, agent, sn.ID, p)
-		refusedWith(t, err, words)
+		coretest.RefusedWith(t, err, words)
 	}
 	_, err = e.Contents.OpenDownload(ctx, agent, sn.ID, "passwd-link")
-	refusedWith(t, err, "/passwd-link is a link to /etc/passwd, which is never followed: download what it points to instead.")
+	coretest.RefusedWith(t, err, "/passwd-link is a link to /etc/passwd, which is never followed: download what it points to instead.")
 
 	// Another thread's agent reads it as a made-up ID.
 	made := snapshots.NewID(snapshots.PrefixSnapshot)
 	for _, id := range []string{sn.ID, made} {
 		_, err := e.Contents.Browse(ctx, other, id, "")
-		refusedWith(t, err, "No snapshot "+id+" that you can see.")
+		coretest.RefusedWith(t, err, "No snapshot "+id+" that you can see.")
 		_, err = e.Contents.OpenDownload(ctx, other, id, "README.md")
-		refusedWith(t, err, "No snapshot "+id+" that you can see.")
+		coretest.RefusedWith(t, err, "No snapshot "+id+" that you can see.")
 		_, err = e.Contents.Compare(ctx, other, id, "", 0, 10)
-		refusedWith(t, err, "No snapshot "+id+" that you can see.")
+		coretest.RefusedWith(t, err, "No snapshot "+id+" that you can see.")
 	}
 
 	// A download gives the file and is recorded with who made it.
@@ -170,7 +170,7 @@ func TestCompareWithNow(t *testing.T) {
 		"gone.txt":      "bye\n",
 		"keep/deep.txt": "deep\n",
 	})
-	sn := takeReady(t, e, owner, b.Name, "before")
+	sn := e.TakeReady(t, owner, b.Name, "before")
 
 	nothing, err := e.Contents.Compare(ctx, owner, sn.ID, "", 0, 10)
 	if err != nil || nothing.Total != 0 || nothing.Words != "Nothing changed since then" {
@@ -224,7 +224,7 @@ func TestCompareWithNow(t *testing.T) {
 	}
 
 	// Against a later snapshot of the same box: the same list.
-	later := takeReady(t, e, owner, b.Name, "later")
+	later := e.TakeReady(t, owner, b.Name, "later")
 	vs, err := e.Contents.Compare(ctx, owner, sn.ID, later.ID, 0, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -234,9 +234,9 @@ func TestCompareWithNow(t *testing.T) {
 	}
 	// A snapshot of another box is refused.
 	b2 := e.Box(t, owner, "cedar-owl")
-	other := takeReady(t, e, owner, b2.Name, "elsewhere")
+	other := e.TakeReady(t, owner, b2.Name, "elsewhere")
 	_, err = e.Contents.Compare(ctx, owner, sn.ID, other.ID, 0, 10)
-	refusedWith(t, err, "No snapshot "+other.ID+" that you can see.")
+	coretest.RefusedWith(t, err, "No snapshot "+other.ID+" that you can see.")
 }
 
 func sizes(ch providers.FileChange) string {
@@ -280,7 +280,7 @@ func TestDownloadFolderStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	chunk = nil
-	sn := takeReady(t, e, owner, b.Name, "large")
+	sn := e.TakeReady(t, owner, b.Name, "large")
 
 	d, err := e.Contents.OpenDownload(ctx, owner, sn.ID, "")
 	if err != nil || !d.Folder || d.Name != "large-yak.tar.gz" {

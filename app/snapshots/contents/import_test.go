@@ -36,9 +36,9 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	box := from.Box(t, snapshots.Owner(), "amber-fox")
 	file := filepath.Join(from.Local.BoxDir(providers.Guest{Ref: box.GuestRef}), "state.txt")
 	write(t, file, "v1")
-	first := admitReady(t, from, snapshots.Owner(), "amber-fox", "first")
+	first := from.AdmitReady(t, snapshots.Owner(), "amber-fox", "first")
 	write(t, file, "v2")
-	second := admitReady(t, from, snapshots.Owner(), "amber-fox", "second")
+	second := from.AdmitReady(t, snapshots.Owner(), "amber-fox", "second")
 	ex, err := from.Contents.PlanExport(ctx, snapshots.Owner(), contents.ExportRequest{Box: "amber-fox", Snapshots: []string{"first", "second"}})
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	if done.State != snapshots.OpDone {
-		t.Fatalf("after the restart the import ended %s at %s: %s", done.State, done.Step, deref(done.Error))
+		t.Fatalf("after the restart the import ended %s at %s: %s", done.State, done.Step, coretest.Deref(done.Error))
 	}
 	if done.Resumes < 1 {
 		t.Fatalf("the import ended done with %d resumes: it was not resumed", done.Resumes)

@@ -65,7 +65,7 @@ func restoreTo(t *testing.T, e *coretest.Env, box, name string) {
 		t.Fatal(err)
 	}
 	if got := e.Wait(t, op); got.State != snapshots.OpDone {
-		t.Fatalf("restore to %s: %s", name, deref(got.Error))
+		t.Fatalf("restore to %s: %s", name, coretest.Deref(got.Error))
 	}
 }
 
@@ -81,7 +81,7 @@ func TestImportAdvancesHead(t *testing.T) {
 	file := filepath.Join(from.Local.BoxDir(providers.Guest{Ref: box.GuestRef}), "state.txt")
 
 	write(t, file, "v1")
-	takeReady(t, from, snapshots.Owner(), "amber-fox", "cp01")
+	from.TakeReady(t, snapshots.Owner(), "amber-fox", "cp01")
 	importInto(t, to, exportOf(t, from, "amber-fox", "cp01"))
 	if h := headOf(t, to, "amber-fox"); h != "cp01" {
 		t.Fatalf("a box made by an import of cp01 has head %q, want cp01", h)
@@ -89,7 +89,7 @@ func TestImportAdvancesHead(t *testing.T) {
 
 	// cp02 was taken from cp01, the head here: the head advances.
 	write(t, file, "v2")
-	takeReady(t, from, snapshots.Owner(), "amber-fox", "cp02")
+	from.TakeReady(t, snapshots.Owner(), "amber-fox", "cp02")
 	if res := importInto(t, to, exportOf(t, from, "amber-fox", "cp02")); res.Made {
 		t.Fatal("the second import made the box again")
 	}
@@ -100,7 +100,7 @@ func TestImportAdvancesHead(t *testing.T) {
 	// experiment is a sibling of cp02, taken from cp01: the head stays.
 	restoreTo(t, from, "amber-fox", "cp01")
 	write(t, file, "v3")
-	takeReady(t, from, snapshots.Owner(), "amber-fox", "experiment")
+	from.TakeReady(t, snapshots.Owner(), "amber-fox", "experiment")
 	importInto(t, to, exportOf(t, from, "amber-fox", "experiment"))
 	if h := headOf(t, to, "amber-fox"); h != "cp02" {
 		t.Fatalf("after importing experiment, a sibling of the head, the head is %q, want cp02", h)
@@ -129,12 +129,12 @@ func TestCompetingTipsLeaveNoHead(t *testing.T) {
 	file := filepath.Join(from.Local.BoxDir(providers.Guest{Ref: box.GuestRef}), "state.txt")
 
 	write(t, file, "v1")
-	takeReady(t, from, snapshots.Owner(), "amber-fox", "cp01")
+	from.TakeReady(t, snapshots.Owner(), "amber-fox", "cp01")
 	write(t, file, "v2")
-	takeReady(t, from, snapshots.Owner(), "amber-fox", "cp02")
+	from.TakeReady(t, snapshots.Owner(), "amber-fox", "cp02")
 	restoreTo(t, from, "amber-fox", "cp01")
 	write(t, file, "v3")
-	takeReady(t, from, snapshots.Owner(), "amber-fox", "experiment") // the newest
+	from.TakeReady(t, snapshots.Owner(), "amber-fox", "experiment") // the newest
 
 	res := importInto(t, to, exportOf(t, from, "amber-fox", "cp01", "cp02", "experiment"))
 	if !res.Made || res.MadeFrom != "" {
@@ -156,7 +156,7 @@ func TestCompetingTipsLeaveNoHead(t *testing.T) {
 	}
 	restoreTo(t, from, "amber-fox", "cp02")
 	write(t, file, "v4")
-	takeReady(t, from, snapshots.Owner(), "amber-fox", "cp03")
+	from.TakeReady(t, snapshots.Owner(), "amber-fox", "cp03")
 	importInto(t, to, exportOf(t, from, "amber-fox", "cp03"))
 	if h := headOf(t, to, "amber-fox"); h != "cp03" {
 		t.Fatalf("after choosing cp02 and importing cp03, its descendant, the head is %q, want cp03", h)

@@ -29,7 +29,7 @@ func TestFork(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "home/dev/.config/gh/hosts.yml"), "oauth_token: secret")
-	sn := take(t, e, agent, "amber-fox", "before the migration")
+	sn := e.TakeReady(t, agent, "amber-fox", "before the migration")
 	write(t, filepath.Join(dir, "notes.txt"), "changed after")
 
 	op, err := e.Forks.Fork(ctx, agent, forks.ForkRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "amber-fork"})
@@ -38,7 +38,7 @@ func TestFork(t *testing.T) {
 	}
 	done := e.Wait(t, op)
 	if done.State != snapshots.OpDone {
-		t.Fatalf("fork ended %s: %s", done.State, deref(done.Error))
+		t.Fatalf("fork ended %s: %s", done.State, coretest.Deref(done.Error))
 	}
 	var res forks.ForkResult
 	if err := json.Unmarshal(done.Result, &res); err != nil || !strings.HasPrefix(res.From, "forked from amber-fox at ") {
@@ -76,7 +76,7 @@ func TestFork(t *testing.T) {
 	// Another thread cannot fork what it cannot see.
 	_, other, _ := e.Thread(t, "Another")
 	_, err = e.Forks.Fork(ctx, other, forks.ForkRequest{Snapshot: sn.ID})
-	refusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
+	coretest.RefusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
 }
 
 // TestForkKeptOfReleasedAndUnsafe: a kept snapshot of a released box forks as
@@ -90,7 +90,7 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	b := e.Box(t, agent, "brisk-lake")
 	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
 	write(t, filepath.Join(dir, "notes.txt"), "kept")
-	kept := take(t, e, agent, "brisk-lake", "release candidate")
+	kept := e.TakeReady(t, agent, "brisk-lake", "release candidate")
 	kop, err := e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: kept.ID})
 	if err != nil {
 		t.Fatal(err)
@@ -99,25 +99,25 @@ func TestForkKeptOfReleasedAndUnsafe(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, ".boxsnap/identity")); err != nil {
 		t.Fatal(err)
 	}
-	unsafe := take(t, e, agent, "brisk-lake", "no reset")
+	unsafe := e.TakeReady(t, agent, "brisk-lake", "no reset")
 	_, err = e.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Snapshot: unsafe.ID})
-	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
+	coretest.RefusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
 	_, err = e.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Snapshot: unsafe.ID})
-	refusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
+	coretest.RefusedWith(t, err, "Taken before brisk-lake's image had the identity reset: it could not be forked after a release.", "refresh the image, make the box again")
 
 	rop, err := e.Boxes.ReleaseBox(ctx, snapshots.Owner(), "brisk-lake", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := e.Wait(t, rop); got.State != snapshots.OpDone {
-		t.Fatalf("release ended %s: %s", got.State, deref(got.Error))
+		t.Fatalf("release ended %s: %s", got.State, coretest.Deref(got.Error))
 	}
 	op, err := e.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Snapshot: kept.ID, Name: "brisk-again"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := e.Wait(t, op); got.State != snapshots.OpDone {
-		t.Fatalf("fork of the released box's kept snapshot ended %s: %s", got.State, deref(got.Error))
+		t.Fatalf("fork of the released box's kept snapshot ended %s: %s", got.State, coretest.Deref(got.Error))
 	}
 	fork, err := e.Core.Box(ctx, snapshots.Owner(), "brisk-again")
 	if err != nil || fork.ThreadID != nil {

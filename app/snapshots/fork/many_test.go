@@ -27,15 +27,15 @@ func TestForkMany(t *testing.T) {
 	src := e.Box(t, agent, "amber-fox")
 	dir := e.Local.BoxDir(providers.Guest{Ref: src.GuestRef})
 	write(t, filepath.Join(dir, "notes.txt"), "as it was at the take")
-	sn := take(t, e, agent, "amber-fox", "before the fixes")
+	sn := e.TakeReady(t, agent, "amber-fox", "before the fixes")
 	write(t, filepath.Join(dir, "notes.txt"), "changed after")
 
 	_, err := e.Forks.ForkMany(ctx, agent, forks.ForkManyRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "try", Count: forks.DefaultMaxCount + 1})
-	refusedWith(t, err, fmt.Sprintf("A fork makes 1 to %d boxes in one call, not %d.", forks.DefaultMaxCount, forks.DefaultMaxCount+1))
+	coretest.RefusedWith(t, err, fmt.Sprintf("A fork makes 1 to %d boxes in one call, not %d.", forks.DefaultMaxCount, forks.DefaultMaxCount+1))
 	// A name a box holds refuses all of them: none is made.
 	e.Box(t, agent, "try-2")
 	_, err = e.Forks.ForkMany(ctx, agent, forks.ForkManyRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "try", Count: 3})
-	refusedWith(t, err, "A box named try-2 exists already. No fork was made.")
+	coretest.RefusedWith(t, err, "A box named try-2 exists already. No fork was made.")
 	for _, name := range []string{"try-1", "try-3"} {
 		if _, err := e.Core.Box(ctx, agent, name); err == nil {
 			t.Fatalf("%s was made by a refused call", name)
@@ -62,7 +62,7 @@ func TestForkMany(t *testing.T) {
 		}
 		done := e.Wait(t, op)
 		if done.State != snapshots.OpDone {
-			t.Fatalf("fork %d ended %s: %s", i+1, done.State, deref(done.Error))
+			t.Fatalf("fork %d ended %s: %s", i+1, done.State, coretest.Deref(done.Error))
 		}
 		var res forks.ForkResult
 		if err := json.Unmarshal(done.Result, &res); err != nil || !strings.HasPrefix(res.From, "forked from amber-fox at ") {
@@ -96,7 +96,7 @@ func TestForkMany(t *testing.T) {
 	// Another thread cannot fork what it cannot see, one or many.
 	_, other, _ := e.Thread(t, "Another")
 	_, err = e.Forks.ForkMany(ctx, other, forks.ForkManyRequest{Snapshot: sn.ID, Count: 2})
-	refusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
+	coretest.RefusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
 }
 
 // TestForkManyNamesAsOneFork: with no name, the forks take the names a
@@ -107,7 +107,7 @@ func TestForkManyNamesAsOneFork(t *testing.T) {
 	e := coretest.New(t, coretest.Options{})
 	b := e.Box(t, snapshots.Owner(), "brisk-lake")
 	write(t, filepath.Join(e.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "notes.txt"), "x")
-	sn := take(t, e, snapshots.Owner(), "brisk-lake", "base")
+	sn := e.TakeReady(t, snapshots.Owner(), "brisk-lake", "base")
 	e.Box(t, snapshots.Owner(), "brisk-lake-fork-2")
 	ops, err := e.Forks.ForkMany(ctx, snapshots.Owner(), forks.ForkManyRequest{Box: "brisk-lake", Snapshot: sn.ID, Count: 2})
 	if err != nil {

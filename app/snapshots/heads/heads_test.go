@@ -36,7 +36,7 @@ func TestHeadMovesForwardOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := e.Wait(t, op); got.State != snapshots.OpDone {
-			t.Fatalf("take %s: %s %s", name, got.State, deref(got.Error))
+			t.Fatalf("take %s: %s %s", name, got.State, coretest.Deref(got.Error))
 		}
 		sn, _, err = e.Core.Snapshot(ctx, owner, sn.ID)
 		if err != nil {
@@ -84,7 +84,7 @@ func TestHeadMovesForwardOnly(t *testing.T) {
 	}
 	op = e.Wait(t, op)
 	if op.State != snapshots.OpDone || op.UndoID == nil {
-		t.Fatalf("restore %s: %s", op.State, deref(op.Error))
+		t.Fatalf("restore %s: %s", op.State, coretest.Deref(op.Error))
 	}
 	undo, _, err := e.Core.Snapshot(ctx, owner, *op.UndoID)
 	if err != nil {
@@ -120,7 +120,7 @@ func TestHeadMovesForwardOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := e.Wait(t, dop); got.State != snapshots.OpDone {
-		t.Fatalf("delete: %s", deref(got.Error))
+		t.Fatalf("delete: %s", coretest.Deref(got.Error))
 	}
 	if head() != c.ID {
 		t.Fatalf("a delete moved the head to %q", head())

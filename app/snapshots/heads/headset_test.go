@@ -39,7 +39,7 @@ func TestHeadSetWithoutRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := e.Wait(t, op); got.State != snapshots.OpDone {
-			t.Fatalf("take %s: %s %s", name, got.State, deref(got.Error))
+			t.Fatalf("take %s: %s %s", name, got.State, coretest.Deref(got.Error))
 		}
 		sn, _, err = e.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
 		if err != nil {
@@ -95,7 +95,7 @@ func TestHeadSetWithoutRestore(t *testing.T) {
 	write("three")
 	exp := take(agent, "experiment")
 	if exp.ParentID == nil || *exp.ParentID != cp01.ID || head() != exp.ID {
-		t.Fatalf("the take after choosing cp01: parent %q head %q, want parent %s and head %s", deref(exp.ParentID), head(), cp01.ID, exp.ID)
+		t.Fatalf("the take after choosing cp01: parent %q head %q, want parent %s and head %s", coretest.Deref(exp.ParentID), head(), cp01.ID, exp.ID)
 	}
 
 	// The thread's own agent chooses the other branch, by ID.

@@ -9,11 +9,3 @@ import (
 
 // TestMain runs the tests on the private PostgreSQL dbtest starts.
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
-
-// deref is *s, or "" for nil.
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

@@ -9,7 +9,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
-	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -27,18 +26,6 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func takeReady(t *testing.T, e *coretest.Env, c snapshots.Caller, box, name string) *snapshots.Snapshot {
-	t.Helper()
-	op, sn, err := e.Take.Take(context.Background(), c, taking.TakeRequest{Box: box, Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := e.Wait(t, op); got.State != snapshots.OpDone {
-		t.Fatalf("take %s: %s %s", name, got.State, deref(got.Error))
-	}
-	return sn
-}
-
 // TestRestoreDryRunChangesNothing asks for a restore with dry_run: it
 // answers what would change and the plan's words, and records no operation,
 // queues no job, takes no undo and leaves the files as they are.
@@ -50,7 +37,7 @@ func TestRestoreDryRunChangesNothing(t *testing.T) {
 	b := e.Box(t, agent, "amber-fox")
 	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
 	writeTree(t, dir, map[string]string{"a.txt": "before\n", "b.txt": "b\n"})
-	sn := takeReady(t, e, agent, b.Name, "before")
+	sn := e.TakeReady(t, agent, b.Name, "before")
 	writeTree(t, dir, map[string]string{"a.txt": "after!\n", "c.txt": "c\n"})
 
 	count := func(q string) int {
@@ -93,5 +80,5 @@ func TestRestoreDryRunChangesNothing(t *testing.T) {
 	// another thread reads as not found.
 	_, other, _ := e.Thread(t, "Another thread")
 	_, err = e.Restores.RestoreDryRun(ctx, other, snapshots.RestoreRequest{Box: b.Name, Snapshot: sn.ID})
-	refusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
+	coretest.RefusedWith(t, err, "No snapshot "+sn.ID+" that you can see.")
 }

@@ -22,7 +22,7 @@ func TestRestoreGuard(t *testing.T) {
 	working, workingAgent, _ := e.Thread(t, "Write the API guide")
 	idle, _, _ := e.Thread(t, "Tidy the docs")
 	b := e.Box(t, agent, "amber-fox")
-	sn := admitReady(t, e, agent, "amber-fox", "before the migration")
+	sn := e.AdmitReady(t, agent, "amber-fox", "before the migration")
 
 	presence := snapshots.Presence{
 		Workspaces: []snapshots.Workspace{{Thread: working.ID, Working: true}, {Thread: idle.ID}, {Thread: agent.Thread}},
@@ -33,7 +33,7 @@ func TestRestoreGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
-	refusedWith(t, err, "amber-fox cannot be restored now.",
+	coretest.RefusedWith(t, err, "amber-fox cannot be restored now.",
 		"Write the API guide is working on amber-fox: its worktree, uncommitted files and session there go.",
 		"Tidy the docs is idle on amber-fox: the same", "You have control of its desktop.", "A terminal is open on it.")
 	if r, _ := snapshots.AsRefusal(err); !r.TryAgain {
@@ -48,14 +48,14 @@ func TestRestoreGuard(t *testing.T) {
 	for _, force := range []bool{false, true} {
 		for _, c := range []snapshots.Caller{snapshots.Owner(), snapshots.CLI()} {
 			_, err = e.Restores.Restore(ctx, c, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Force: force})
-			refusedWith(t, err, "Restores of boxes threads run on are off: Write the API guide and Tidy the docs and Fix the sign-in flow run on amber-fox. Move its threads off it first.")
+			coretest.RefusedWith(t, err, "Restores of boxes threads run on are off: Write the API guide and Tidy the docs and Fix the sign-in flow run on amber-fox. Move its threads off it first.")
 		}
 	}
 	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{Desktop: "you", Terminals: 1}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID})
-	refusedWith(t, err, "Restoring amber-fox also ends this. You have control of its desktop. A terminal is open on it. Restore anyway to go on.")
+	coretest.RefusedWith(t, err, "Restoring amber-fox also ends this. You have control of its desktop. A terminal is open on it. Restore anyway to go on.")
 	op, err := e.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Force: true})
 	if err != nil || op == nil {
 		t.Fatalf("Restore anyway: %v", err)
@@ -67,6 +67,6 @@ func TestRestoreGuard(t *testing.T) {
 	}
 	for _, c := range []snapshots.Caller{agent, snapshots.Owner(), snapshots.CLI()} {
 		_, err := e.Restores.Restore(ctx, c, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true, Force: true})
-		refusedWith(t, err, "Restores of boxes threads run on are off: Write the API guide runs on amber-fox.")
+		coretest.RefusedWith(t, err, "Restores of boxes threads run on are off: Write the API guide runs on amber-fox.")
 	}
 }

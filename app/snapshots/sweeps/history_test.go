@@ -46,7 +46,7 @@ func check(t *testing.T, e *coretest.Env) sweeps.AutomaticReport {
 	}
 	for _, id := range rep.Ops {
 		if got := e.Wait(t, &snapshots.Operation{ID: id}); got.State != snapshots.OpDone {
-			t.Fatalf("automatic take %s: %s", got.State, deref(got.Error))
+			t.Fatalf("automatic take %s: %s", got.State, coretest.Deref(got.Error))
 		}
 	}
 	return rep
@@ -197,7 +197,7 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 			t.Fatalf("change %s: %v", name, err)
 		}
 		if got := e.Wait(t, op); got.State != snapshots.OpDone {
-			t.Fatalf("automatic take %s: %s", got.State, deref(got.Error))
+			t.Fatalf("automatic take %s: %s", got.State, coretest.Deref(got.Error))
 		}
 		ids = append(ids, sn.ID)
 	}
@@ -209,14 +209,14 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := e.Wait(t, kop); got.State != snapshots.OpDone {
-		t.Fatalf("keep: %s", deref(got.Error))
+		t.Fatalf("keep: %s", coretest.Deref(got.Error))
 	}
 	rop, err := e.Restores.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: ids[2], Replace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := e.Wait(t, rop); got.State != snapshots.OpDone {
-		t.Fatalf("restore: %s", deref(got.Error))
+		t.Fatalf("restore: %s", coretest.Deref(got.Error))
 	}
 	block.armed.Store(true)
 	rop, err = e.Restores.Restore(ctx, owner, snapshots.RestoreRequest{Box: b.Name, Snapshot: ids[4], Replace: true, NoUndo: true})
@@ -239,7 +239,7 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 	}
 	close(block.release)
 	if got := e.Wait(t, rop); got.State != snapshots.OpDone {
-		t.Fatalf("restore: %s", deref(got.Error))
+		t.Fatalf("restore: %s", coretest.Deref(got.Error))
 	}
 	waitIdle(t, e, b.ID)
 

@@ -49,7 +49,7 @@ func TestTakeRestoreDelete(t *testing.T) {
 	}
 	rop = e.Wait(t, rop)
 	if rop.State != snapshots.OpDone {
-		t.Fatalf("restore %s: %v %v", rop.State, deref(rop.Error), deref(rop.Observed))
+		t.Fatalf("restore %s: %v %v", rop.State, coretest.Deref(rop.Error), coretest.Deref(rop.Observed))
 	}
 	if b, _ := os.ReadFile(file); string(b) != "before" {
 		t.Fatalf("after the restore the file holds %q", b)
@@ -72,18 +72,11 @@ func TestTakeRestoreDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := e.Wait(t, dop); got.State != snapshots.OpDone {
-		t.Fatalf("delete %s: %v", got.State, deref(got.Error))
+		t.Fatalf("delete %s: %v", got.State, coretest.Deref(got.Error))
 	}
 	if _, _, err := e.Core.Snapshot(ctx, agent, sn.ID); err == nil {
 		t.Fatal("deleted snapshot still listed")
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // TestTakeRunRecordsItsSteps: a take's run records its steps though its reads
@@ -95,7 +88,7 @@ func TestTakeRunRecordsItsSteps(t *testing.T) {
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	e.Box(t, snapshots.Owner(), "step-box")
-	admitReady(t, e, snapshots.Owner(), "step-box", "first")
+	e.AdmitReady(t, snapshots.Owner(), "step-box", "first")
 	op, sn, err := e.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: "step-box", Name: "second"})
 	if err != nil {
 		t.Fatal(err)

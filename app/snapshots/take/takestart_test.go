@@ -279,7 +279,7 @@ func TestTakeAdmissionReadsTheBoxAfterItsLock(t *testing.T) {
 	ctx := context.Background()
 	e := coretest.New(t, coretest.Options{NoWorkers: true})
 	b := e.Box(t, snapshots.Owner(), "waits-box")
-	first := admitReady(t, e, snapshots.Owner(), "waits-box", "first")
+	first := e.AdmitReady(t, snapshots.Owner(), "waits-box", "first")
 	tx, err := e.Pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)

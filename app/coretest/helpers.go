@@ -1,0 +1,74 @@
+package coretest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
+)
+
+// TakeReady takes a snapshot of box as c and waits for its operation to
+// end done, answering the snapshot as it is then (ready).
+func (e *Env) TakeReady(t testing.TB, c snapshots.Caller, box, name string) *snapshots.Snapshot {
+	t.Helper()
+	op, sn, err := e.Take.Take(context.Background(), c, take.TakeRequest{Box: box, Name: name})
+	if err != nil {
+		t.Fatalf("take %s: %v", name, err)
+	}
+	if got := e.Wait(t, op); got.State != snapshots.OpDone {
+		t.Fatalf("take %s ended %s: %s", name, got.State, Deref(got.Error))
+	}
+	return e.readySnapshot(t, sn.ID)
+}
+
+// AdmitReady takes a snapshot of box as c and runs its operation in place,
+// for an env with no workers, answering the snapshot ready.
+func (e *Env) AdmitReady(t testing.TB, c snapshots.Caller, box, name string) *snapshots.Snapshot {
+	t.Helper()
+	op, sn, err := e.Take.Take(context.Background(), c, take.TakeRequest{Box: box, Name: name})
+	if err != nil {
+		t.Fatalf("take %s: %v", name, err)
+	}
+	if err := e.Core.RunOperation(context.Background(), op.ID); err != nil {
+		t.Fatalf("run the take of %s: %v", name, err)
+	}
+	return e.readySnapshot(t, sn.ID)
+}
+
+// readySnapshot reads the snapshot id as the person sees it and fails t
+// unless it is ready.
+func (e *Env) readySnapshot(t testing.TB, id string) *snapshots.Snapshot {
+	t.Helper()
+	sn, _, err := e.Core.Snapshot(context.Background(), snapshots.Owner(), id)
+	if err != nil {
+		t.Fatalf("read snapshot %s: %v", id, err)
+	}
+	if sn.State != snapshots.StateReady {
+		t.Fatalf("snapshot %s is %s, not ready", sn.Name, sn.State)
+	}
+	return sn
+}
+
+// RefusedWith fails t unless err is a refusal that says each of words.
+func RefusedWith(t testing.TB, err error, words ...string) {
+	t.Helper()
+	r, ok := snapshots.AsRefusal(err)
+	if !ok {
+		t.Fatalf("want a refusal saying %q, got %v", words, err)
+	}
+	for _, w := range words {
+		if !strings.Contains(r.Words, w) {
+			t.Fatalf("refusal %q does not say %q", r.Words, w)
+		}
+	}
+}
+
+// Deref is *s, or "" for nil.
+func Deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
