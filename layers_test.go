@@ -57,6 +57,7 @@ var layers = []struct {
 	{pkg: "providers/providertest", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/pvesim", forbid: []string{"app/", "jobs", "providers", "providers/proxmox"}},
 	{pkg: "internal/shape", forbid: []string{"*"}},
+	{pkg: "internal/wordshape", forbid: []string{"*"}},
 	{pkg: "views", forbid: []string{"*"}},
 	{pkg: "static", forbid: []string{"*"}},
 }

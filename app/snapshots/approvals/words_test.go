@@ -3,6 +3,8 @@ package approvals
 import (
 	"strings"
 	"testing"
+
+	"github.com/boxsnap/boxsnap/internal/wordshape"
 )
 
 // TestRefusalWordsFromSpec: the form's words: the agent that asked ends
@@ -44,7 +46,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
 			t.Errorf("%q does not end with one full stop", w)
 		}
-		wordsShape(t, w)
+		wordshape.Check(t, w)
 	}
 	for _, w := range named {
 		check(w)
@@ -67,30 +69,9 @@ func TestLogWordsShape(t *testing.T) {
 		if strings.HasSuffix(w, ".") {
 			t.Errorf("%q ends with a full stop: an event's words are a phrase after its kind", w)
 		}
-		wordsShape(t, w)
+		wordshape.Check(t, w)
 		if !strings.Contains(w, "‘before the migration’") {
 			t.Errorf("%q does not name the snapshot in ‘’", w)
 		}
-	}
-}
-
-// wordsShape fails where w is empty, has spaces at an end or doubled, a
-// verb of fmt left over, a doubled word, or ‘’ that do not pair.
-func wordsShape(t *testing.T, w string) {
-	t.Helper()
-	if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
-		t.Errorf("%q: empty, or spaces at an end or doubled", w)
-	}
-	if strings.Contains(w, "%!") {
-		t.Errorf("%q holds a verb of fmt left over", w)
-	}
-	fields := strings.Fields(w)
-	for i := 1; i < len(fields); i++ {
-		if strings.EqualFold(fields[i], fields[i-1]) {
-			t.Errorf("%q doubles %q", w, fields[i])
-		}
-	}
-	if strings.Count(w, "‘") != strings.Count(w, "’") {
-		t.Errorf("%q: its ‘’ do not pair", w)
 	}
 }

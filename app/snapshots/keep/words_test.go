@@ -7,28 +7,8 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/internal/wordshape"
 )
-
-// wordsShape fails w if it is not read as words: no space at either end or
-// doubled, no verb of fmt left over, no doubled word, and its ‘’ paired.
-func wordsShape(t *testing.T, w string) {
-	t.Helper()
-	if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
-		t.Errorf("%q: empty, or spaces at an end or doubled", w)
-	}
-	if strings.Contains(w, "%!") {
-		t.Errorf("%q holds a verb of fmt left over", w)
-	}
-	fields := strings.Fields(w)
-	for i := 1; i < len(fields); i++ {
-		if strings.EqualFold(fields[i], fields[i-1]) {
-			t.Errorf("%q doubles %q", w, fields[i])
-		}
-	}
-	if strings.Count(w, "‘") != strings.Count(w, "’") {
-		t.Errorf("%q: its ‘’ do not pair", w)
-	}
-}
 
 // TestRefusalWordsShape: every refusal of a keep is a full sentence: one
 // full stop at its end.
@@ -37,7 +17,7 @@ func TestRefusalWordsShape(t *testing.T) {
 	const box, sn = "amber-fox", "before the migration"
 	for _, w := range []string{keptUndoCountsWords(box, 5, 5, snapshots.DeleteWords([]string{"‘" + sn + "’"}, 0)),
 		keptUndoCountsWords(box, 5, 5, ""), keepFromTodayWords, keepAtMostWords(365)} {
-		wordsShape(t, w)
+		wordshape.Check(t, w)
 		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
 			t.Errorf("%q does not end with one full stop", w)
 		}
@@ -64,7 +44,7 @@ func TestLogWordsShape(t *testing.T) {
 	freed := int64(1_200_000_000)
 	named := []string{logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"), logKeptWords(sn, at)}
 	for _, w := range append(named, logEarlierGuestDeletedWords(box, "vm-9")) {
-		wordsShape(t, w)
+		wordshape.Check(t, w)
 		if strings.HasSuffix(w, ".") {
 			t.Errorf("%q ends with a full stop", w)
 		}
@@ -83,7 +63,7 @@ func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	e := errors.New("pve-1 does not answer")
 	for _, w := range []string{failLabelRefusedWords("pve-1", e), deletePartWayWords(e), observedAlreadyGone} {
-		wordsShape(t, w)
+		wordshape.Check(t, w)
 		if strings.Contains(w, "..") {
 			t.Errorf("%q holds two full stops", w)
 		}

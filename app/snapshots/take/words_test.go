@@ -6,28 +6,8 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/internal/wordshape"
 )
-
-// wordsShape fails w if it is not read as words: no space at either end or
-// doubled, no verb of fmt left over, no doubled word, and its ‘’ paired.
-func wordsShape(t *testing.T, w string) {
-	t.Helper()
-	if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
-		t.Errorf("%q: empty, or spaces at an end or doubled", w)
-	}
-	if strings.Contains(w, "%!") {
-		t.Errorf("%q holds a verb of fmt left over", w)
-	}
-	fields := strings.Fields(w)
-	for i := 1; i < len(fields); i++ {
-		if strings.EqualFold(fields[i], fields[i-1]) {
-			t.Errorf("%q doubles %q", w, fields[i])
-		}
-	}
-	if strings.Count(w, "‘") != strings.Count(w, "’") {
-		t.Errorf("%q: its ‘’ do not pair", w)
-	}
-}
 
 // TestRefusalWordsShape: every refusal of a take is a full sentence: one
 // full stop at its end.
@@ -36,7 +16,7 @@ func TestRefusalWordsShape(t *testing.T) {
 	const box = "amber-fox"
 	for _, w := range []string{releasedTakesNoneWords(box), diskOnlyWords(box), perBoxLimitWords(box, 5, 5, ""),
 		perBoxLimitWords(box, 5, 5, snapshots.DeleteWords([]string{"‘Thu 09:15’"}, 2))} {
-		wordsShape(t, w)
+		wordshape.Check(t, w)
 		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
 			t.Errorf("%q does not end with one full stop", w)
 		}
@@ -50,7 +30,7 @@ func TestLogWordsShape(t *testing.T) {
 	const sn, id = "before the migration", "sn1"
 	for _, w := range []string{logTakenWords(sn, id, "disk", time.Second), logTakeFailedWords(sn, "no room"),
 		logTakeIncompleteWords(sn, "no room")} {
-		wordsShape(t, w)
+		wordshape.Check(t, w)
 		if !strings.Contains(w, "‘"+sn+"’") {
 			t.Errorf("%q does not name the snapshot in ‘’", w)
 		}
@@ -65,7 +45,7 @@ func TestLogWordsShape(t *testing.T) {
 func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	for _, w := range []string{failTakeSnapshotGone, failTakeBoxGone, failPartExistsWords("no room")} {
-		wordsShape(t, w)
+		wordshape.Check(t, w)
 		if strings.Contains(w, "..") {
 			t.Errorf("%q holds two full stops", w)
 		}
