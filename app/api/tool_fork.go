@@ -3,9 +3,10 @@ package api
 import (
 	"context"
 	"fmt"
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"strings"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
@@ -76,33 +77,11 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {
-		if err := s.checkForkNow(ctx, c, p); err != nil {
-			s.fail(w, r, err)
+		tk, ok := forkCapture(s, w, r, p, p)
+		if !ok {
 			return
 		}
-		op, _, err := s.take.Take(ctx, c, take.TakeRequest{Box: p.Box, Name: ForkTakeName, RequestID: forkTakeID(p.Request)})
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		if op, err = s.waitOp(ctx, c, op.ID); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		if s.endedBadly(w, r, op) {
-			return
-		}
-		if op.State != snapshots.OpDone {
-			writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
-			return
-		}
-		res, err := s.take.Kinds().Take.Result(op)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		ref, took, tookName = res.Snapshot, res.Snapshot, res.Name
-		tookWords = takeWords(s.boxName(ctx, c, op), res, s.priceOf(ctx, c, res.Snapshot))
+		ref, took, tookName, tookWords = tk.id, tk.id, tk.name, tk.words
 	}
 	op, err := s.forks.Fork(ctx, c, fork.ForkRequest{Box: p.Box, Snapshot: ref, Name: p.Name, RequestID: p.Request})
 	if err != nil {
@@ -281,4 +260,43 @@ func planWhy(why, fallback string) string {
 		why += "."
 	}
 	return why
+}
+
+// tookForFork is the snapshot a fork of the box now was taken from: its
+// ID, its name, and what its take said.
+type tookForFork struct{ id, name, words string }
+
+// forkCapture takes the snapshot a fork of the box now starts from, once
+// for one fork or for many, after checking check (the fork's parameters,
+// without the name where many forks are named name-1 … name-N). It
+// answers false when it has answered the call itself: a refusal, a take
+// that ended badly, or one still running.
+func forkCapture(s *server, w http.ResponseWriter, r *http.Request, p, check forkToolParams) (tookForFork, bool) {
+	ctx, c := r.Context(), caller(r)
+	if err := s.checkForkNow(ctx, c, check); err != nil {
+		s.fail(w, r, err)
+		return tookForFork{}, false
+	}
+	op, _, err := s.take.Take(ctx, c, take.TakeRequest{Box: p.Box, Name: ForkTakeName, RequestID: forkTakeID(p.Request)})
+	if err != nil {
+		s.fail(w, r, err)
+		return tookForFork{}, false
+	}
+	if op, err = s.waitOp(ctx, c, op.ID); err != nil {
+		s.fail(w, r, err)
+		return tookForFork{}, false
+	}
+	if s.endedBadly(w, r, op) {
+		return tookForFork{}, false
+	}
+	if op.State != snapshots.OpDone {
+		writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
+		return tookForFork{}, false
+	}
+	res, err := s.take.Kinds().Take.Result(op)
+	if err != nil {
+		s.fail(w, r, err)
+		return tookForFork{}, false
+	}
+	return tookForFork{id: res.Snapshot, name: res.Name, words: takeWords(s.boxName(ctx, c, op), res, s.priceOf(ctx, c, res.Snapshot))}, true
 }

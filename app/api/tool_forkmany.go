@@ -8,7 +8,6 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
-	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
@@ -29,33 +28,11 @@ func (s forkMany) tool(w http.ResponseWriter, r *http.Request, p forkToolParams)
 		if p.Count > 1 {
 			check.Name = "" // the names are name-1 … name-N, which the core checks
 		}
-		if err := s.checkForkNow(ctx, c, check); err != nil {
-			s.fail(w, r, err)
+		tk, ok := forkCapture(s.server, w, r, p, check)
+		if !ok {
 			return
 		}
-		op, _, err := s.take.Take(ctx, c, take.TakeRequest{Box: p.Box, Name: ForkTakeName, RequestID: forkTakeID(p.Request)})
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		if op, err = s.waitOp(ctx, c, op.ID); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		if s.endedBadly(w, r, op) {
-			return
-		}
-		if op.State != snapshots.OpDone {
-			writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
-			return
-		}
-		res, err := s.take.Kinds().Take.Result(op)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		ref, took, tookName = res.Snapshot, res.Snapshot, res.Name
-		tookWords = takeWords(s.boxName(ctx, c, op), res, s.priceOf(ctx, c, res.Snapshot))
+		ref, took, tookName, tookWords = tk.id, tk.id, tk.name, tk.words
 	}
 	ops, err := s.forks.ForkMany(ctx, c, fork.ForkManyRequest{Box: p.Box, Snapshot: ref, Name: p.Name, Count: p.Count, RequestID: p.Request})
 	if err != nil {
