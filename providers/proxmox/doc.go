@@ -13,6 +13,12 @@
 // polled at this package's own pace (PollEvery), never the client's 2 s.
 // The API token is never printed, logged, or put in an error.
 //
+// Backend is a facade over three parts, each of which uses only those below
+// it: reader reads configs, storages, snapshots and tasks and changes
+// nothing; lifecycle clones, powers and deletes guests; heldCopies finds,
+// templates, labels and drops held copies. The Backend's own methods are
+// the steps that join them (a take, a restore, a fork, a swap, the doctor).
+//
 // It must never import the boxsnap core (app/...), the store, jobs or the
 // simulator (providers/pvesim) outside its tests: it speaks to a Proxmox VE,
 // real or simulated, only over HTTP.

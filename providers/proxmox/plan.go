@@ -3,8 +3,6 @@ package proxmox
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -49,183 +47,6 @@ func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
 		return nil
 	}
 	return s
-}
-
-// guestConfig is what a plan reads of a guest's config.
-type guestConfig struct {
-	raw      map[string]any
-	Lock     string
-	Parent   string
-	Storage  string
-	Volume   string
-	Disk     int64
-	Memory   int64
-	Cores    int
-	Template bool
-}
-
-func (b *Backend) readConfig(ctx context.Context, g providers.Guest, snapshot string) (guestConfig, error) {
-	path := guestPath(g) + "/config"
-	if snapshot != "" {
-		path += "?snapshot=" + snapshot
-	}
-	var raw map[string]any
-	if err := b.api.get(ctx, path, &raw); err != nil {
-		return guestConfig{}, fmt.Errorf("read %s's config: %w", g.Ref, err)
-	}
-	return parseConfig(g.Kind, raw), nil
-}
-
-func str(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case float64:
-		return strconv.FormatInt(int64(x), 10)
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
-}
-
-// parseConfig reads the root disk (LXC rootfs; QEMU's first disk that is not
-// a CD-ROM), its storage and size, memory, cores, lock and parent.
-func parseConfig(kind string, raw map[string]any) guestConfig {
-	c := guestConfig{raw: raw, Lock: str(raw["lock"]), Parent: str(raw["parent"]), Template: str(raw["template"]) == "1"}
-	keys := []string{"rootfs"}
-	if kind != KindLXC {
-		keys = []string{"scsi0", "virtio0", "sata0", "ide0", "scsi1", "virtio1"}
-	}
-	for _, k := range keys {
-		v := str(raw[k])
-		if v == "" || strings.Contains(v, "media=cdrom") {
-			continue
-		}
-		vol, opts, _ := strings.Cut(v, ",")
-		c.Storage, c.Volume, _ = strings.Cut(vol, ":")
-		for _, o := range strings.Split(opts, ",") {
-			if sz, ok := strings.CutPrefix(o, "size="); ok {
-				c.Disk = parseSize(sz)
-			}
-		}
-		break
-	}
-	if m, err := strconv.ParseInt(str(raw["memory"]), 10, 64); err == nil {
-		c.Memory = m << 20
-	} else if kind != KindLXC {
-		c.Memory = 512 << 20 // QEMU's default
-	}
-	c.Cores, _ = strconv.Atoi(str(raw["cores"]))
-	if c.Cores == 0 {
-		c.Cores = 1
-	}
-	return c
-}
-
-// parseSize reads Proxmox's sizes: "8G", "512M", "32T", bytes.
-func parseSize(s string) int64 {
-	if s == "" {
-		return 0
-	}
-	mult := int64(1)
-	switch s[len(s)-1] {
-	case 'K', 'k':
-		mult = 1 << 10
-	case 'M', 'm':
-		mult = 1 << 20
-	case 'G', 'g':
-		mult = 1 << 30
-	case 'T', 't':
-		mult = 1 << 40
-	}
-	if mult > 1 {
-		s = s[:len(s)-1]
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0
-	}
-	return int64(f * float64(mult))
-}
-
-// storageStatus is GET /nodes/{node}/storage/{storage}/status.
-type storageStatus struct {
-	Type   string `json:"type"`
-	Total  int64  `json:"total"`
-	Used   int64  `json:"used"`
-	Avail  int64  `json:"avail"`
-	Active int    `json:"active"`
-}
-
-func (b *Backend) readStorage(ctx context.Context, node, storage string) (providers.Storage, error) {
-	var st storageStatus
-	if err := b.api.get(ctx, fmt.Sprintf("/nodes/%s/storage/%s/status", node, storage), &st); err != nil {
-		return providers.Storage{}, fmt.Errorf("read storage %s on %s: %w", storage, node, err)
-	}
-	b.mu.Lock()
-	typ, known := b.stor[node+"/"+storage]
-	if !known {
-		// The type is read once per storage, at its first status.
-		b.stor[node+"/"+storage] = st.Type
-		typ = st.Type
-	}
-	b.mu.Unlock()
-	out := providers.Storage{Name: storage, Type: typ, FreeBytes: st.Avail}
-	if st.Total > 0 {
-		out.PercentFull = math.Round(float64(st.Used)/float64(st.Total)*1000) / 10
-	}
-	if typ == "lvmthin" {
-		out.MetadataPercentFull = b.thinMetadata(ctx, node)
-	}
-	return out, nil
-}
-
-// thinMetadata reads the thin pool's metadata use where the token may read
-// it (Sys.Audit on /); nil where it may not.
-func (b *Backend) thinMetadata(ctx context.Context, node string) *float64 {
-	var pools []struct {
-		MetadataSize int64 `json:"metadata_size"`
-		MetadataUsed int64 `json:"metadata_used"`
-	}
-	if err := b.api.get(ctx, "/nodes/"+node+"/disks/lvmthin", &pools); err != nil {
-		return nil
-	}
-	worst := -1.0
-	for _, p := range pools {
-		if p.MetadataSize > 0 {
-			worst = max(worst, math.Round(float64(p.MetadataUsed)/float64(p.MetadataSize)*1000)/10)
-		}
-	}
-	if worst < 0 {
-		return nil
-	}
-	return &worst
-}
-
-// rollbackAny are the storage types whose rollback may go past newer
-// snapshots (PS plugins' volume_rollback_is_possible).
-var rollbackRule = map[string]providers.RestoreWay{
-	"lvmthin": providers.WayRollback, "rbd": providers.WayRollback, "btrfs": providers.WayRollback,
-	"dir": providers.WayRollback, "nfs": providers.WayRollback, "cifs": providers.WayRollback,
-	"zfspool": providers.WayRollbackNewestOnly,
-}
-
-// StorageWords says what a storage type restores, for the doctor and the
-// plan.
-func StorageWords(typ string) string {
-	switch rollbackRule[typ] {
-	case providers.WayRollback:
-		return "restores any snapshot"
-	case providers.WayRollbackNewestOnly:
-		return "restores only the newest snapshot"
-	}
-	switch typ {
-	case "lvm":
-		return "takes no snapshots of boxsnap's guests (LVM thick)"
-	case "dir", "nfs", "cifs":
-		return "takes snapshots of qcow2 disks only"
-	}
-	return "takes no snapshots"
 }
 
 // PlanSnapshots reads the guest's config and its storage's status, and says
@@ -423,4 +244,25 @@ func ZFSRefusal(host string, newer int) string {
 		ones = "one"
 	}
 	return fmt.Sprintf("%s uses ZFS, which restores only the newest snapshot. Fork this one, or delete the %d newer %s yourself first.", host, newer, ones)
+}
+
+// swapPlan is the plan of a restore to a held copy: a new guest, after the
+// current one stops; the snapshots on the current guest stay on it as the
+// box's earlier guest. It stays behind the ZFS switch (after the reviews:
+// "restoring a held copy, a swap, stays behind the same switch").
+func (b *Backend) swapPlan(ctx context.Context, g providers.Guest, conf guestConfig, plan *providers.SnapshotPlan) {
+	r := providers.RestorePlan{Way: providers.WayNewGuest, Undo: providers.UndoNone, RestartsProcesses: true,
+		UndoAbout: HardStop + heldCopyTime(g.Kind, conf.Disk),
+		Order:     []providers.RestoreStep{providers.StepStop, providers.StepAdopt, providers.StepEarlier, providers.StepStart, providers.StepReadSize}}
+	if !b.cfg.ZFSOrderForLiveChecksOnly {
+		r.Why = "Undoing a restore by a held copy is off until it is checked live on a ZFS node."
+	}
+	if list, err := b.listSnapshots(ctx, g); err == nil {
+		for _, sn := range list {
+			if l, ok := ParseLabel(sn.Description); ok && l.Install == b.cfg.Install {
+				r.LeavesOnEarlier++
+			}
+		}
+	}
+	plan.Restore = r
 }

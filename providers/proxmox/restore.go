@@ -103,53 +103,6 @@ func (b *Backend) rollback(ctx context.Context, g providers.Guest, ref providers
 	return note, nil
 }
 
-// storageType is a storage's type, read once per storage.
-func (b *Backend) storageType(ctx context.Context, node, storage string) (string, error) {
-	b.mu.Lock()
-	typ, ok := b.stor[node+"/"+storage]
-	b.mu.Unlock()
-	if ok {
-		return typ, nil
-	}
-	st, err := b.readStorage(ctx, node, storage)
-	if err != nil {
-		return "", err
-	}
-	return st.Type, nil
-}
-
-// power posts a power action and waits for its task. LXC answers at once
-// that a container is already in that state; that is done, not an error.
-func (b *Backend) power(ctx context.Context, g providers.Guest, action string, rec providers.Recorder) error {
-	upid, err := b.api.post(ctx, guestPath(g)+"/status/"+action, nil)
-	if err != nil {
-		if strings.Contains(err.Error(), "already running") || strings.Contains(err.Error(), "not running") {
-			return nil
-		}
-		if le := lockError(g, err.Error()); le != nil {
-			return le
-		}
-		return fmt.Errorf("%s %s: %w", action, g.Ref, err)
-	}
-	if _, err := b.api.wait(ctx, upid, rec); err != nil {
-		var te *TaskError
-		if errors.As(err, &te) {
-			if strings.Contains(te.ExitStatus, "already running") {
-				return nil
-			}
-			if le := lockError(g, te.ExitStatus); le != nil {
-				return le
-			}
-		}
-		return fmt.Errorf("%s %s: %w", action, g.Ref, err)
-	}
-	return nil
-}
-
-func (b *Backend) start(ctx context.Context, g providers.Guest, rec providers.Recorder) error {
-	return b.power(ctx, g, "start", rec)
-}
-
 // Start starts the guest.
 func (b *Backend) Start(ctx context.Context, g providers.Guest) error { return b.start(ctx, g, nil) }
 
@@ -253,45 +206,4 @@ func (b *Backend) RecentTasks(ctx context.Context, since time.Time) ([]providers
 		return out, &providers.HostsUnreachableError{Hosts: cut}
 	}
 	return out, nil
-}
-
-// settled reads the guest's config; when a lock on it belongs to a task
-// still running on the guest (boxsnap's own, from before a restart: the
-// step is recorded before it runs, so it runs again), it waits for that
-// task first (recorded as Prior: a recorder that snoozes leaves the wait to
-// the core, which runs the step again once it ended), then reads the config
-// again. A lock with no task running is the host's to clear, and is
-// answered as such by the caller.
-func (b *Backend) settled(ctx context.Context, g providers.Guest, rec providers.Recorder) (guestConfig, error) {
-	conf, err := b.readConfig(ctx, g, "")
-	if err != nil || conf.Lock == "" {
-		return conf, err
-	}
-	var active []struct {
-		UPID string `json:"upid"`
-	}
-	if err := b.api.get(ctx, fmt.Sprintf("/nodes/%s/tasks?vmid=%s&source=active", g.Host, g.Ref), &active); err != nil {
-		return conf, err
-	}
-	if len(active) == 0 {
-		return conf, nil
-	}
-	for _, t := range active {
-		if _, err := b.api.wait(ctx, t.UPID, priorRecorder{rec}); err != nil {
-			var te *TaskError
-			if !errors.As(err, &te) {
-				return conf, err
-			}
-		}
-	}
-	return b.readConfig(ctx, g, "")
-}
-
-// priorRecorder records a task the step waits for before it starts its own
-// as Prior: a core that snoozes on it runs the step again once it ends.
-type priorRecorder struct{ rec providers.Recorder }
-
-func (p priorRecorder) TaskStarted(ctx context.Context, task providers.TaskRef) error {
-	task.Prior = true
-	return providers.RecordTask(ctx, p.rec, task)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,148 +12,6 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// Labels: a snapshot's name on Proxmox is NamePrefix and boxsnap's ID, within
-// Proxmox's rules (2 to 40 characters, ^[a-z][a-z0-9_-]+$); its description
-// says the install, box, snapshot, keep date and identity reset version, and
-// nothing else.
-const (
-	NamePrefix  = "bx"
-	labelPrefix = "boxsnap install "
-	// ResetTagPrefix is the guest tag an image with the identity reset
-	// carries, with its version: "boxsnap-reset-1".
-	ResetTagPrefix = "boxsnap-reset-"
-	maxSnapName    = 40
-)
-
-var snapNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]+$`)
-
-// SnapshotName is the name boxsnap gives snapshot id on Proxmox.
-func SnapshotName(id string) (string, error) {
-	n := NamePrefix + strings.ToLower(id)
-	if len(n) < 2 || len(n) > maxSnapName || !snapNameRE.MatchString(n) {
-		return "", fmt.Errorf("snapshot ID %q makes no valid Proxmox snapshot name", id)
-	}
-	return n, nil
-}
-
-// Describe writes a label as a snapshot's description.
-func Describe(l providers.Label) string {
-	kept := "no"
-	if l.KeptUntil != nil {
-		kept = l.KeptUntil.UTC().Format(time.RFC3339)
-	}
-	d := fmt.Sprintf("boxsnap install %s box %s snapshot %s kept %s reset %d", l.Install, l.Box, l.Snapshot, kept, l.ResetVersion)
-	if l.Held != "" {
-		// A held copy's label also says what it copies, when, and of what
-		// kind of box, so one found again still forks.
-		at := int64(0)
-		if l.SnapshotAt != nil {
-			at = l.SnapshotAt.Unix()
-		}
-		kind := l.Kind
-		if kind == "" {
-			kind = "unknown"
-		}
-		d += fmt.Sprintf(" held %s taken %d kind %s", l.Held, at, kind)
-	}
-	return d
-}
-
-// ParseLabel reads a description Describe wrote; ok is false for any other.
-func ParseLabel(desc string) (providers.Label, bool) {
-	var l providers.Label
-	f := strings.Fields(strings.TrimSpace(desc))
-	if len(f) < 7 || f[0] != "boxsnap" || len(f)%2 != 1 {
-		return l, false
-	}
-	for i := 1; i+1 < len(f); i += 2 {
-		v := f[i+1]
-		switch f[i] {
-		case "install":
-			l.Install = v
-		case "box":
-			l.Box = v
-		case "snapshot":
-			l.Snapshot = v
-		case "kept":
-			if v != "no" {
-				t, err := time.Parse(time.RFC3339, v)
-				if err != nil {
-					return l, false
-				}
-				t = t.UTC()
-				l.KeptUntil = &t
-			}
-		case "reset":
-			l.ResetVersion, _ = strconv.Atoi(v)
-		case "held":
-			l.Held = v
-		case "taken":
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return l, false
-			}
-			t := time.Unix(n, 0).UTC()
-			l.SnapshotAt = &t
-		case "kind":
-			if v != "unknown" {
-				l.Kind = v
-			}
-		default:
-			return l, false
-		}
-	}
-	return l, l.Install != "" && l.Box != "" && l.Snapshot != ""
-}
-
-// pveSnapshot is one entry of GET .../snapshot.
-type pveSnapshot struct {
-	Name        string `json:"name"`
-	SnapTime    int64  `json:"snaptime"`
-	Description string `json:"description"`
-	Parent      string `json:"parent"`
-	SnapState   string `json:"snapstate"`
-	VMState     int    `json:"vmstate"`
-}
-
-func (b *Backend) listSnapshots(ctx context.Context, g providers.Guest) ([]pveSnapshot, error) {
-	var list []pveSnapshot
-	if err := b.api.get(ctx, guestPath(g)+"/snapshot", &list); err != nil {
-		return nil, fmt.Errorf("list %s's snapshots: %w", g.Ref, err)
-	}
-	return list, nil
-}
-
-func find(list []pveSnapshot, name string) *pveSnapshot {
-	for i := range list {
-		if list[i].Name == name {
-			return &list[i]
-		}
-	}
-	return nil
-}
-
-var lockedRE = regexp.MustCompile(`is locked \(([a-z-]+)\)`)
-
-// lockError turns Proxmox's "CT is locked (rollback)" into a LockedError
-// with the host's command.
-func lockError(g providers.Guest, words string) error {
-	if m := lockedRE.FindStringSubmatch(words); m != nil {
-		return &providers.LockedError{Lock: providers.Lock{Lock: m[1], Fix: unlockWords(g)}}
-	}
-	return nil
-}
-
-func resetVersion(tags string) int {
-	for _, t := range strings.FieldsFunc(tags, func(r rune) bool { return r == ';' || r == ',' || r == ' ' }) {
-		if v, ok := strings.CutPrefix(t, ResetTagPrefix); ok {
-			n, _ := strconv.Atoi(v)
-			return n
-		}
-	}
-	return 0
-}
 
 // Snapshot takes one snapshot: the guest's disk, and on QEMU its memory only
 // when asked. It reads the config first (a lock refuses at once, with the
@@ -238,22 +95,6 @@ func takenOf(sn *pveSnapshot, conf guestConfig, name string) providers.SnapshotT
 		ResetVersion: resetVersion(str(conf.raw["tags"])), Parent: sn.Parent}
 }
 
-// delTask finds the UPID of the task a DELETE just started on a guest: the
-// client keeps the DELETE's answer to itself.
-func (b *Backend) delTask(ctx context.Context, g providers.Guest, typ string) (string, error) {
-	var tasks []struct {
-		UPID string `json:"upid"`
-	}
-	path := fmt.Sprintf("/nodes/%s/tasks?vmid=%s&typefilter=%s&source=all&limit=1", g.Host, g.Ref, typ)
-	if err := b.api.get(ctx, path, &tasks); err != nil {
-		return "", err
-	}
-	if len(tasks) == 0 {
-		return "", fmt.Errorf("no %s task on %s for %s", typ, g.Host, g.Ref)
-	}
-	return tasks[0].UPID, nil
-}
-
 // DeleteSnapshot deletes one snapshot; an incomplete one (snapstate) is
 // deleted with force, which finishes Proxmox's own clean-up. A snapshot
 // already gone is a success. A locked guest refuses with the host's command.
@@ -329,27 +170,6 @@ func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, k
 		return fmt.Errorf("label snapshot %s of %s: %w", ref.Ref, ref.Guest.Ref, err)
 	}
 	return nil
-}
-
-// resource is one guest of GET /cluster/resources?type=vm.
-type resource struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	VMID     int    `json:"vmid"`
-	Node     string `json:"node"`
-	Status   string `json:"status"`
-	Name     string `json:"name"`
-	Template int    `json:"template"`
-	Lock     string `json:"lock"`
-	Tags     string `json:"tags"`
-}
-
-func (b *Backend) resources(ctx context.Context) ([]resource, error) {
-	var list []resource
-	if err := b.api.get(ctx, "/cluster/resources?type=vm", &list); err != nil {
-		return nil, fmt.Errorf("list guests: %w", err)
-	}
-	return list, nil
 }
 
 // heldWorkers bounds the listings run at once.

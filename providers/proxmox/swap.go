@@ -10,27 +10,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// swapPlan is the plan of a restore to a held copy: a new guest, after the
-// current one stops; the snapshots on the current guest stay on it as the
-// box's earlier guest. It stays behind the ZFS switch (after the reviews:
-// "restoring a held copy, a swap, stays behind the same switch").
-func (b *Backend) swapPlan(ctx context.Context, g providers.Guest, conf guestConfig, plan *providers.SnapshotPlan) {
-	r := providers.RestorePlan{Way: providers.WayNewGuest, Undo: providers.UndoNone, RestartsProcesses: true,
-		UndoAbout: HardStop + heldCopyTime(g.Kind, conf.Disk),
-		Order:     []providers.RestoreStep{providers.StepStop, providers.StepAdopt, providers.StepEarlier, providers.StepStart, providers.StepReadSize}}
-	if !b.cfg.ZFSOrderForLiveChecksOnly {
-		r.Why = "Undoing a restore by a held copy is off until it is checked live on a ZFS node."
-	}
-	if list, err := b.listSnapshots(ctx, g); err == nil {
-		for _, sn := range list {
-			if l, ok := ParseLabel(sn.Description); ok && l.Install == b.cfg.Install {
-				r.LeavesOnEarlier++
-			}
-		}
-	}
-	plan.Restore = r
-}
-
 // GuestIdentity reads what keeps a box the same machine across a swap: its
 // network interfaces' MAC addresses, in their order, and on QEMU its SMBIOS.
 func (b *Backend) GuestIdentity(ctx context.Context, g providers.Guest) (providers.GuestIdentity, error) {
