@@ -77,8 +77,6 @@ var shapeExceptions = []shapeException{
 	{pkg: "providers/local", over: overBackUp, figure: 14.6, why: "the files use each other through Backend, which each of them extends"},
 	{pkg: "providers/docker", over: overMethods, typ: "Backend", figure: 53, why: "the Backend interface, its optional faces and their helpers all hang on one type"},
 	{pkg: "providers/docker", over: overBackUp, figure: 18.5, why: "the files use each other through Backend, which each of them extends"},
-	{pkg: "providers/pvesim", over: overMethods, typ: "Sim", figure: 79, why: "the simulator's one type answers every Proxmox API route it simulates"},
-	{pkg: "providers/pvesim", over: overBackUp, figure: 21.1, why: "the route table names every handler, and the handlers the Sim it serves"},
 }
 
 // measured is the module's shape, measured once for the tests that read it.

@@ -294,26 +294,3 @@ func postTemplate(c *call) (any, error) {
 	}
 	return t.upid, nil
 }
-
-func (s *Sim) startTemplate(g *guest, who *principal) *task {
-	tt := "qmtemplate"
-	if g.typ == LXC {
-		tt = "vztemplate"
-	}
-	return s.newTask(s.nodes[g.node], tt, itoa(g.vmid), who, func(t *task, failMsg string) error {
-		if failMsg != "" {
-			return errorf("%s", failMsg)
-		}
-		vol, ok := g.rootVolume()
-		if ok && !strings.Contains(vol.volname, "/") {
-			st := s.storages[g.node+"/"+vol.storage]
-			typ := ""
-			if st != nil {
-				typ = st.typ
-			}
-			g.conf[g.diskKey()] = vol.storage + ":" + volumeName(typ, g.typ, g.vmid, volumeFormat(vol.volname), true) + ",size=" + formatSize(vol.size)
-		}
-		g.conf["template"] = "1"
-		return nil
-	})
-}

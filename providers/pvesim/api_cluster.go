@@ -9,8 +9,6 @@ import (
 	"strings"
 )
 
-func itoa(i int) string { return strconv.Itoa(i) }
-
 // getVersion is GET /version (PM API2/Version.pm: version, release,
 // repoid). The release names the simulator, so no one mistakes it.
 func getVersion(c *call) (any, error) {
@@ -263,7 +261,7 @@ func getStorageStatus(c *call) (any, error) {
 	return c.s.storageStatusJSON(st), nil
 }
 
-func (s *Sim) storageStatusJSON(st *storage) map[string]any {
+func (s *cluster) storageStatusJSON(st *storage) map[string]any {
 	m := map[string]any{"type": st.typ, "content": st.content, "shared": boolInt(st.shared), "active": boolInt(st.active), "enabled": 1,
 		"total": int64(0), "used": int64(0), "avail": int64(0)}
 	if st.active {
@@ -313,4 +311,50 @@ func nonNil(l []map[string]any) []map[string]any {
 		return []map[string]any{}
 	}
 	return l
+}
+
+// guestListJSON is one guest as the node's list shows it (QS
+// QemuServer.pm vmstatus / PC LXC.pm vmstatus): template and lock only
+// when set; QEMU's disk use is not known to the host (0).
+func (s *cluster) guestListJSON(g *guest) map[string]any {
+	vol, _ := g.rootVolume()
+	memMiB, _ := strconv.ParseInt(strings.TrimPrefix(g.conf["memory"], "current="), 10, 64)
+	cores, _ := strconv.Atoi(g.conf["cores"])
+	m := map[string]any{
+		"vmid":      g.vmid,
+		"name":      g.name(),
+		"status":    "stopped",
+		"maxmem":    memMiB * mib,
+		"mem":       int64(0),
+		"maxdisk":   vol.size,
+		"disk":      int64(0),
+		"cpus":      cores,
+		"cpu":       0,
+		"uptime":    int64(0),
+		"netin":     0,
+		"netout":    0,
+		"diskread":  0,
+		"diskwrite": 0,
+	}
+	if g.typ == LXC {
+		m["type"] = "lxc"
+		m["disk"] = g.written
+		m["maxswap"] = int64(512) * mib
+	}
+	if g.running {
+		m["status"] = "running"
+		m["uptime"] = int64(s.clock.now().Sub(g.startedAt).Seconds())
+		m["mem"] = memMiB * mib / 3
+		m["pid"] = 4000 + g.vmid
+	}
+	if g.isTemplate() {
+		m["template"] = 1
+	}
+	if l := g.conf["lock"]; l != "" {
+		m["lock"] = l
+	}
+	if t := g.conf["tags"]; t != "" {
+		m["tags"] = t
+	}
+	return m
 }

@@ -24,52 +24,6 @@ func (c *call) guest() (*guest, error) {
 
 func vmPath(c *call) string { return "/vms/" + c.vars["vmid"] }
 
-// guestListJSON is one guest as the node's list shows it (QS
-// QemuServer.pm vmstatus / PC LXC.pm vmstatus): template and lock only
-// when set; QEMU's disk use is not known to the host (0).
-func (s *Sim) guestListJSON(g *guest) map[string]any {
-	vol, _ := g.rootVolume()
-	memMiB, _ := strconv.ParseInt(strings.TrimPrefix(g.conf["memory"], "current="), 10, 64)
-	cores, _ := strconv.Atoi(g.conf["cores"])
-	m := map[string]any{
-		"vmid":      g.vmid,
-		"name":      g.name(),
-		"status":    "stopped",
-		"maxmem":    memMiB * mib,
-		"mem":       int64(0),
-		"maxdisk":   vol.size,
-		"disk":      int64(0),
-		"cpus":      cores,
-		"cpu":       0,
-		"uptime":    int64(0),
-		"netin":     0,
-		"netout":    0,
-		"diskread":  0,
-		"diskwrite": 0,
-	}
-	if g.typ == LXC {
-		m["type"] = "lxc"
-		m["disk"] = g.written
-		m["maxswap"] = int64(512) * mib
-	}
-	if g.running {
-		m["status"] = "running"
-		m["uptime"] = int64(s.clock.now().Sub(g.startedAt).Seconds())
-		m["mem"] = memMiB * mib / 3
-		m["pid"] = 4000 + g.vmid
-	}
-	if g.isTemplate() {
-		m["template"] = 1
-	}
-	if l := g.conf["lock"]; l != "" {
-		m["lock"] = l
-	}
-	if t := g.conf["tags"]; t != "" {
-		m["tags"] = t
-	}
-	return m
-}
-
 // getGuests is GET /nodes/{node}/lxc and /qemu (PC API2/LXC.pm vmlist, QS
 // API2/Qemu.pm vmlist): each guest the caller may audit (VM.Audit).
 func getGuests(c *call) (any, error) {
@@ -174,21 +128,6 @@ func postPower(c *call) (any, error) {
 		s.failTask(t, "VM "+itoa(g.vmid)+" already running")
 	}
 	return t.upid, nil
-}
-
-func (s *Sim) applyPower(g *guest, action string) {
-	switch action {
-	case "start":
-		if !g.running {
-			g.running, g.paused, g.startedAt = true, false, s.clock.now()
-		}
-	case "stop", "shutdown":
-		g.running, g.paused = false, false
-	case "suspend":
-		g.paused = true
-	case "resume":
-		g.paused = false
-	}
 }
 
 // getConfig is GET .../{vmid}/config (VM.Audit; QS API2/Qemu.pm
@@ -310,4 +249,19 @@ func putConfig(c *call) (any, error) {
 		delete(g.conf, k)
 	}
 	return nil, nil
+}
+
+// configParams are the config keys PUT .../config accepts here (QS
+// API2/Qemu.pm update_vm / PC API2/LXC/Config.pm update_vm; the simulator
+// keeps the ones a snapshot manager touches).
+func configParams() map[string]ptype {
+	m := map[string]ptype{
+		"description": pString, "onboot": pBool, "tags": pString, "cores": pInt, "memory": pString, "swap": pInt,
+		"name": pString, "hostname": pString, "lock": pString, "delete": pString, "digest": pString, "smbios1": pString,
+		"ostype": pString, "protection": pBool, "startup": pString, "revert": pString, "skiplock": pBool,
+	}
+	for i := range 10 {
+		m["net"+itoa(i)] = pString
+	}
+	return m
 }

@@ -8,6 +8,13 @@ import (
 	"strings"
 )
 
+// access is who a request comes from and what each principal may do: API
+// tokens, tickets and the privileges their grants give on each path, read
+// from the cluster's principals.
+type access struct {
+	*cluster
+}
+
 // allPrivileges are Proxmox VE's privileges (AC AccessControl.pm
 // $privgroups), the ones Administrator and root@pam hold.
 func allPrivileges() []string {
@@ -119,7 +126,7 @@ func normPath(p string) string {
 // a pool inherits the pool's ACL). A token's rights are its own grants,
 // intersected with its user's when the user has grants (privilege
 // separation, AC AccessControl.pm permission()).
-func (s *Sim) privileges(p *principal, path string) map[string]bool {
+func (s *access) privileges(p *principal, path string) map[string]bool {
 	if p.root {
 		out := map[string]bool{}
 		for _, priv := range allPrivileges() {
@@ -141,7 +148,7 @@ func (s *Sim) privileges(p *principal, path string) map[string]bool {
 	return out
 }
 
-func (s *Sim) grantPrivs(grants []Grant, path string) map[string]bool {
+func (s *access) grantPrivs(grants []Grant, path string) map[string]bool {
 	out := privsFromGrants(grants, path)
 	if vmid, ok := strings.CutPrefix(normPath(path), "/vms/"); ok {
 		if id, err := strconv.Atoi(vmid); err == nil {
@@ -159,7 +166,7 @@ func (s *Sim) grantPrivs(grants []Grant, path string) map[string]bool {
 
 // check is RPCEnvironment's check: every priv on path, or 403 with
 // Proxmox's words (AC RPCEnvironment.pm check_full/raise_perm_exc).
-func (s *Sim) check(p *principal, path string, privs ...string) error {
+func (s *access) check(p *principal, path string, privs ...string) error {
 	have := s.privileges(p, path)
 	for _, priv := range privs {
 		if !have[priv] {
@@ -171,7 +178,7 @@ func (s *Sim) check(p *principal, path string, privs ...string) error {
 
 // checkAny passes when the principal holds at least one of privs
 // (AC RPCEnvironment.pm check_any: the 403 names them joined by "|").
-func (s *Sim) checkAny(p *principal, path string, privs ...string) error {
+func (s *access) checkAny(p *principal, path string, privs ...string) error {
 	have := s.privileges(p, path)
 	for _, priv := range privs {
 		if have[priv] {
@@ -181,7 +188,7 @@ func (s *Sim) checkAny(p *principal, path string, privs ...string) error {
 	return permErr(path, strings.Join(privs, "|"))
 }
 
-func (s *Sim) has(p *principal, path, priv string) bool { return s.privileges(p, path)[priv] }
+func (s *access) has(p *principal, path, priv string) bool { return s.privileges(p, path)[priv] }
 
 func permErr(path, priv string) error {
 	return &apiError{status: http.StatusForbidden, message: "Permission check failed (" + path + ", " + priv + ")"}
@@ -192,7 +199,7 @@ func permErr(path, priv string) error {
 // '=', AC AccessControl.pm verify_token) or a ticket (cookie PVEAuthCookie,
 // or the Authorization header the Telmate client sends), which needs the
 // CSRFPreventionToken header on anything but GET (HS AnyEvent.pm).
-func (s *Sim) authenticate(r *http.Request) (*principal, error) {
+func (s *access) authenticate(r *http.Request) (*principal, error) {
 	authz := r.Header.Get("Authorization")
 	if rest, ok := strings.CutPrefix(authz, "PVEAPIToken="); ok {
 		i := strings.LastIndex(rest, "=")
@@ -242,7 +249,7 @@ func errUnauthorized() error {
 // {"<path>": {"<Priv>": propagate}} for the top-level paths, every path in
 // the ACL tree, and every pool member's /vms/<vmid>; paths without
 // privileges left out.
-func (s *Sim) permissionsJSON(p *principal, onlyPath string) map[string]map[string]int {
+func (s *access) permissionsJSON(p *principal, onlyPath string) map[string]map[string]int {
 	paths := map[string]bool{}
 	if onlyPath != "" {
 		paths[normPath(onlyPath)] = true
@@ -280,7 +287,7 @@ func (s *Sim) permissionsJSON(p *principal, onlyPath string) map[string]map[stri
 
 // propagates reports 1 when the privilege also holds on the paths below
 // path (the value /access/permissions gives each privilege).
-func (s *Sim) propagates(p *principal, path, priv string) int {
+func (s *access) propagates(p *principal, path, priv string) int {
 	if p.root {
 		return 1
 	}

@@ -11,32 +11,6 @@ import (
 	"time"
 )
 
-type faultKind int
-
-const (
-	faultFail faultKind = iota + 1
-	faultDie
-)
-
-// fault is an injected failure, taken by the next task of its type (and
-// guest, when id is set).
-type fault struct {
-	kind    faultKind
-	typ     string
-	id      string
-	message string
-}
-
-func (s *Sim) takeFault(typ, id string) *fault {
-	for i, f := range s.faults {
-		if f.typ == typ && (f.id == "" || f.id == id) {
-			s.faults = append(s.faults[:i], s.faults[i+1:]...)
-			return &f
-		}
-	}
-	return nil
-}
-
 // FailNextTask makes the next task of taskType ("vzsnapshot", "qmrollback",
 // ...) on guest vmid (0: any guest) fail at its main step with message, and
 // Proxmox's cleanup for that failure run (a snapshot's section and lock are
@@ -64,9 +38,6 @@ func (s *Sim) DieNextTask(taskType string, vmid int) {
 	s.log.Info("pvesim simulator: next task will die half-way", "type", taskType, "vmid", vmid)
 }
 
-// stalledDue is a stalled task's due time: never, until FinishTask.
-var stalledDue = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // StallNextTask makes the next task of taskType ("vzclone",
 // "vzdelsnapshot", ...) on guest vmid (0: any guest) run until FinishTask
 // ends it, whatever its duration: a test reads what a client does while the
@@ -77,16 +48,6 @@ func (s *Sim) StallNextTask(taskType string, vmid int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stalls = append(s.stalls, fault{typ: taskType, id: idOrEmpty(vmid)})
-}
-
-func (s *Sim) takeStall(typ, id string) bool {
-	for i, f := range s.stalls {
-		if f.typ == typ && (f.id == "" || f.id == id) {
-			s.stalls = append(s.stalls[:i], s.stalls[i+1:]...)
-			return true
-		}
-	}
-	return false
 }
 
 // FinishTask ends a task StallNextTask stalled: the rest of its work runs now,

@@ -35,6 +35,13 @@
 // deterministic. With Config.TaskDuration < 0 a task is done by the next
 // call, which suits the Telmate client (it polls every 2 s).
 //
+// Sim holds the surfaces only: the API's route table (one handler a
+// route, in the api_*.go files), the control API and its Go methods, and
+// the server. The state is a cluster of its own; who may do what is
+// access, over the cluster's principals; the worker tasks a request or a
+// fault starts are workers. Sim embeds the three, which never reach back up
+// to it.
+//
 // # Faults and the control API
 //
 // Every fault is a Go method: FailNextTask, DieNextTask, CutNode, DropNode,

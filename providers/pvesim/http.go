@@ -29,16 +29,6 @@ const (
 	descriptionMax = 8 * 1024
 )
 
-// apiError is an error answer: its status, message (Proxmox keeps a
-// trailing newline in the body), and per-parameter errors for a 400.
-type apiError struct {
-	status  int
-	message string
-	errors  map[string]string
-}
-
-func (e *apiError) Error() string { return e.message }
-
 // die is a plain die in a handler: 500 with the message (HS AnyEvent.pm).
 func die(format string, args ...any) error {
 	return &apiError{status: http.StatusInternalServerError, message: fmt.Sprintf(format, args...)}
@@ -75,7 +65,7 @@ type route struct {
 	segs     []string
 }
 
-// call is one API request being answered, under Sim.mu.
+// call is one API request being answered, under cluster.mu.
 type call struct {
 	s      *Sim
 	r      *http.Request
@@ -101,26 +91,6 @@ func (c *call) num(name string, def int) int {
 		return def
 	}
 	return n
-}
-
-// Handler returns the simulator's HTTP handler (the API under /api2/json,
-// and the control API when it is on). Serve it over TLS only.
-func (s *Sim) Handler() http.Handler {
-	routes := s.routes()
-	for i := range routes {
-		routes[i].segs = strings.Split(strings.Trim(routes[i].pattern, "/"), "/")
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Server", serverHeader)
-		switch {
-		case strings.HasPrefix(r.URL.Path, apiPrefix+"/") || r.URL.Path == apiPrefix:
-			s.serveAPI(w, r, routes)
-		case strings.HasPrefix(r.URL.Path, controlPrefix) && s.cfg.Control:
-			s.serveControl(w, r)
-		default:
-			writeError(w, &apiError{status: http.StatusNotImplemented, message: "Method '" + r.Method + " " + r.URL.Path + "' not implemented"})
-		}
-	})
 }
 
 func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, routes []route) {
@@ -195,7 +165,7 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, routes []route) {
 	writeJSON(w, http.StatusOK, env)
 }
 
-// dispatch runs under Sim.mu: node reachability, authentication, the
+// dispatch runs under cluster.mu: node reachability, authentication, the
 // parameter schema, then the handler.
 func (s *Sim) dispatch(r *http.Request, rt *route, vars, params map[string]string) (any, map[string]any, *principal, error) {
 	c := &call{s: s, r: r, vars: vars, params: params, extra: map[string]any{}}
@@ -494,4 +464,15 @@ func writeRawResponse(bw *bufio.Writer, status int, reason string, body []byte) 
 	fmt.Fprintf(bw, "Content-Type: application/json;charset=UTF-8\r\n")
 	fmt.Fprintf(bw, "Content-Length: %d\r\n\r\n", len(body))
 	_, _ = bw.Write(body)
+}
+
+// powerActions are the status/{action} endpoints (QS API2/Qemu.pm and PC
+// API2/LXC/Status.pm: vm_start, vm_stop, vm_shutdown, vm_suspend,
+// vm_resume).
+func isPowerAction(a string) bool {
+	switch a {
+	case "start", "stop", "shutdown", "suspend", "resume":
+		return true
+	}
+	return false
 }

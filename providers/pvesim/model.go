@@ -368,3 +368,15 @@ func (g *guest) newestSnapshot() *snapshot {
 	}
 	return best
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// apiError is an error answer: its status, message (Proxmox keeps a
+// trailing newline in the body), and per-parameter errors for a 400.
+type apiError struct {
+	status  int
+	message string
+	errors  map[string]string
+}
+
+func (e *apiError) Error() string { return e.message }

@@ -1,16 +1,5 @@
 package pvesim
 
-// powerActions are the status/{action} endpoints (QS API2/Qemu.pm and PC
-// API2/LXC/Status.pm: vm_start, vm_stop, vm_shutdown, vm_suspend,
-// vm_resume).
-func isPowerAction(a string) bool {
-	switch a {
-	case "start", "stop", "shutdown", "suspend", "resume":
-		return true
-	}
-	return false
-}
-
 // routes is the simulator's whole API surface, one line per endpoint, each
 // with the parameters Proxmox's schema allows (path variables are always
 // allowed).
@@ -60,19 +49,4 @@ func (s *Sim) routes() []route {
 		{method: "GET", pattern: "nodes/{node}/tasks/{upid}/status", params: none, handle: getTaskStatus},
 		{method: "GET", pattern: "nodes/{node}/tasks/{upid}/log", params: map[string]ptype{"start": pInt, "limit": pInt, "download": pBool}, handle: getTaskLog},
 	}
-}
-
-// configParams are the config keys PUT .../config accepts here (QS
-// API2/Qemu.pm update_vm / PC API2/LXC/Config.pm update_vm; the simulator
-// keeps the ones a snapshot manager touches).
-func configParams() map[string]ptype {
-	m := map[string]ptype{
-		"description": pString, "onboot": pBool, "tags": pString, "cores": pInt, "memory": pString, "swap": pInt,
-		"name": pString, "hostname": pString, "lock": pString, "delete": pString, "digest": pString, "smbios1": pString,
-		"ostype": pString, "protection": pBool, "startup": pString, "revert": pString, "skiplock": pBool,
-	}
-	for i := range 10 {
-		m["net"+itoa(i)] = pString
-	}
-	return m
 }

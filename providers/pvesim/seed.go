@@ -50,7 +50,7 @@ type GuestSpec struct {
 }
 
 // AddNode adds a cluster node, online.
-func (s *Sim) AddNode(name string) error {
+func (s *cluster) AddNode(name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if name == "" || strings.ContainsAny(name, "/: ") {
@@ -68,7 +68,7 @@ func (s *Sim) AddNode(name string) error {
 const bootedAgo = 72 * time.Hour
 
 // AddStorage adds a storage to a node.
-func (s *Sim) AddStorage(nodeName string, spec StorageSpec) error {
+func (s *cluster) AddStorage(nodeName string, spec StorageSpec) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.nodes[nodeName] == nil {
@@ -103,14 +103,14 @@ func (s *Sim) AddStorage(nodeName string, spec StorageSpec) error {
 
 // AddGuest adds a guest (stopped unless spec.Running) with a root disk on
 // spec.Storage of its node.
-func (s *Sim) AddGuest(spec GuestSpec) error {
+func (s *cluster) AddGuest(spec GuestSpec) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, err := s.addGuestLocked(spec)
 	return err
 }
 
-func (s *Sim) addGuestLocked(spec GuestSpec) (*guest, error) {
+func (s *cluster) addGuestLocked(spec GuestSpec) (*guest, error) {
 	if spec.Type != LXC && spec.Type != QEMU {
 		return nil, fmt.Errorf("pvesim: add guest %d: type must be lxc or qemu", spec.VMID)
 	}
@@ -217,7 +217,7 @@ func volumeName(storageType string, typ GuestType, vmid int, format string, base
 
 // netString makes a net0 value with a fresh MAC in Proxmox's BC:24:11
 // prefix (CO Tools.pm random_ether_addr with the Proxmox OUI).
-func (s *Sim) netString(g *guest, old string) string {
+func (s *cluster) netString(g *guest, old string) string {
 	mac := fmt.Sprintf("BC:24:11:%02X:%02X:%02X", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256))
 	if old != "" {
 		parts := strings.Split(old, ",")
@@ -235,7 +235,7 @@ func (s *Sim) netString(g *guest, old string) string {
 	return "virtio=" + mac + ",bridge=vmbr0"
 }
 
-func (s *Sim) newUUID() string {
+func (s *cluster) newUUID() string {
 	b := make([]byte, 16)
 	for i := range b {
 		b[i] = byte(s.rng.IntN(256))
@@ -274,7 +274,7 @@ func firstNonEmpty(v ...string) string {
 }
 
 // AddPool adds a resource pool (a guest seeded with a pool adds it too).
-func (s *Sim) AddPool(name string) error {
+func (s *cluster) AddPool(name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if name == "" || strings.ContainsAny(name, "/ ") {
@@ -286,7 +286,7 @@ func (s *Sim) AddPool(name string) error {
 
 // AddUser adds a user that can sign in with a password (POST
 // /access/ticket), with its grants.
-func (s *Sim) AddUser(userid, password string, grants ...Grant) error {
+func (s *cluster) AddUser(userid, password string, grants ...Grant) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !strings.Contains(userid, "@") || strings.Contains(userid, "!") {
@@ -303,7 +303,7 @@ func (s *Sim) AddUser(userid, password string, grants ...Grant) error {
 // AddToken adds an API token "user@realm!tokenid" with its secret and its
 // grants. The token is privilege-separated: when its user was added with
 // grants, its rights are the intersection of both.
-func (s *Sim) AddToken(tokenID, secret string, grants ...Grant) error {
+func (s *cluster) AddToken(tokenID, secret string, grants ...Grant) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	user, name, ok := strings.Cut(tokenID, "!")
@@ -317,7 +317,7 @@ func (s *Sim) AddToken(tokenID, secret string, grants ...Grant) error {
 // storageUsed is what a storage holds: what others put there (fill), plus
 // each volume on it: on thin storage the bytes written and what snapshots
 // alone still hold; on thick storage the whole disk.
-func (s *Sim) storageUsed(st *storage) int64 {
+func (s *cluster) storageUsed(st *storage) int64 {
 	used := st.fill
 	for _, g := range s.guests {
 		if g.node != st.node && !st.shared {
@@ -339,7 +339,7 @@ func (s *Sim) storageUsed(st *storage) int64 {
 	return used
 }
 
-func (s *Sim) thinMetadataUsed(st *storage) int64 {
+func (s *cluster) thinMetadataUsed(st *storage) int64 {
 	n := int64(0)
 	for _, g := range s.guests {
 		if vol, ok := g.rootVolume(); ok && vol.storage == st.id && g.node == st.node {
@@ -350,7 +350,7 @@ func (s *Sim) thinMetadataUsed(st *storage) int64 {
 	return min(s.storageUsed(st)/200+n*thinMetadataPerSnapshot, thinMetadataSize)
 }
 
-func (s *Sim) sortedGuests() []*guest {
+func (s *cluster) sortedGuests() []*guest {
 	out := make([]*guest, 0, len(s.guests))
 	for _, g := range s.guests {
 		out = append(out, g)
