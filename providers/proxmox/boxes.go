@@ -17,7 +17,7 @@ import (
 // the box's that this fork made, rather than cloning again.
 func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
 	if ref.Guest.Kind == KindQEMUWindows {
-		return providers.Guest{}, &providers.RefusedError{Why: "Windows boxes do not fork until a unit builds Windows' identity reset."}
+		return providers.Guest{}, &providers.RefusedError{Why: windowsForkWords}
 	}
 	snapname := ref.Ref
 	if ref.Where == "held-copy" {

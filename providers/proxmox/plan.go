@@ -111,7 +111,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 	if snapping.Fork == providers.ForkCopy {
 		plan.Fork = providers.ForkPlan{OK: takes, About: copyAbout, Bytes: &used}
 	} else {
-		plan.Fork = providers.ForkPlan{OK: false, Why: "Windows boxes do not fork until a unit builds Windows' identity reset."}
+		plan.Fork = providers.ForkPlan{OK: false, Why: windowsForkWords}
 	}
 	if conf.Lock != "" {
 		lock := providers.Lock{Lock: conf.Lock, Fix: unlockWords(g)}
@@ -266,3 +266,7 @@ func (b *Backend) swapPlan(ctx context.Context, g providers.Guest, conf guestCon
 	}
 	plan.Restore = r
 }
+
+// windowsForkWords are why a Windows box neither forks nor plans a fork:
+// its fork would act as its source until Windows has an identity reset.
+const windowsForkWords = "Windows boxes do not fork until a unit builds Windows' identity reset."
