@@ -12,9 +12,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// reader reads what Proxmox holds, and changes nothing: a guest's config,
-// its storage's status and type, its snapshots, the cluster's guests, and
-// the tasks running on a node, which it waits for.
+// reader reads what Proxmox holds and changes nothing on it: a guest's
+// config, its storage's status and type (each type read once and kept),
+// its snapshots, the cluster's guests, and the tasks running on a node,
+// which it waits for.
 type reader struct {
 	cfg  Config
 	api  *api
