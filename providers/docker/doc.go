@@ -30,6 +30,13 @@
 // The engine may be local (unix://), or remote over tcp:// with TLS or over
 // ssh:// (as the docker CLI does, `ssh host docker system dial-stdio`).
 //
+// Backend answers the providers' interfaces through its parts, each a type
+// of its own: the engine's client and the container and volume calls every
+// part makes (engine, containers.go), the snapshots' images, volume copies
+// and keep dates as the engine stores them (stored, snapshots.go) and the
+// look containers (files, files.go); the boxes, the take, the restore and
+// the fork are Backend's own methods.
+//
 // Package dockertest starts a private dockerd for tests.
 //
 // It implements the interfaces of package providers; it must never import
