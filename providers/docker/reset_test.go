@@ -19,6 +19,7 @@ import (
 	restores "github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/docker"
+	"github.com/boxsnap/boxsnap/providers/docker/dockertest"
 )
 
 // roomyEnv is coreEnv with its takes let go up to the highest room
@@ -213,5 +214,57 @@ func TestDockerSetStraight(t *testing.T) {
 	_, err = b.SetStraight(ctx, providers.Guest{Ref: "boxsnap-none"}, a)
 	if !errors.Is(err, providers.ErrNotFound) {
 		t.Fatalf("setting straight a box with no container: %v, want not found", err)
+	}
+}
+
+// TestDockerResetUndoesItself: a reset whose kept login cannot be written
+// back (the fresh box's image has a file where the login's folder goes)
+// puts the Docker box back to its undo, and says so: the box holds what it
+// held before the reset, its login included, and runs again.
+func TestDockerResetUndoesItself(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBackend(t)
+	const image = "boxsnap-test/home-is-a-file:1"
+	must(t, b.ImportBusyboxImage(ctx, image, dockertest.Busybox, map[string]string{"/home": "a file where the homes go"}))
+	env := roomyEnv(t, b)
+	box, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-undone", Kind: docker.KindLinux, Backend: b.ID(), Template: image})
+	must(t, err)
+	g := guestOf(box)
+	t.Cleanup(func() { _ = b.Release(context.Background(), g) })
+	must(t, b.Start(ctx, g))
+	// The box made /home a folder and logged in there.
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	must(t, tw.WriteHeader(&tar.Header{Name: "home/", Typeflag: tar.TypeDir, Mode: 0o755}))
+	login := `{"key":"codex-secret"}`
+	must(t, tw.WriteHeader(&tar.Header{Name: "home/agent/.codex/auth.json", Typeflag: tar.TypeReg, Mode: 0o600, Size: int64(len(login))}))
+	_, _ = tw.Write([]byte(login))
+	must(t, tw.Close())
+	_, err = b.Client().CopyToContainer(ctx, g.Ref, client.CopyToContainerOptions{DestinationPath: "/", Content: &buf, AllowOverwriteDirWithFile: true})
+	must(t, err)
+	writeState(t, b, g, "before the reset")
+
+	op, err := env.Restores.Resets().Reset(ctx, snapshots.Owner(), restores.ResetRequest{Box: box.Name, KeepLogins: true})
+	must(t, err)
+	op = env.Wait(t, op)
+	var res restores.ResetResult
+	must(t, json.Unmarshal(op.Result, &res))
+	if op.State != snapshots.OpFailed || !res.UndoneItself || !strings.Contains(coretest.Deref(op.Error), "could not write the kept login home/agent/.codex/auth.json back") {
+		t.Fatalf("the reset ended %s (undone itself: %v): %s (%s)", op.State, res.UndoneItself, coretest.Deref(op.Error), coretest.Deref(op.Observed))
+	}
+	if got := readState(t, b, g); got != "before the reset" {
+		t.Fatalf("after the reset undid itself the box holds %q, want what it held before the reset", got)
+	}
+	if got := readFile(t, b, g, "/home/agent/.codex/auth.json"); got != login {
+		t.Fatalf("after the reset undid itself the login holds %q", got)
+	}
+	if ci, ok := inspect(t, b, g.Ref); !ok || !ci.Running {
+		t.Fatalf("after the reset undid itself the box is %+v (exists %v), want running as before", ci, ok)
+	}
+	for _, name := range []string{g.Ref + "-next", g.Ref + "-prev"} {
+		if _, ok := inspect(t, b, name); ok {
+			t.Errorf("%s is left", name)
+		}
 	}
 }
