@@ -16,6 +16,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	restores "github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/docker"
@@ -82,6 +83,15 @@ func TestDockerResetKeepsLogins(t *testing.T) {
 	must(t, err)
 	if pv.Why != "" {
 		t.Fatalf("a Docker box is not offered a reset: %s", pv.Why)
+	}
+	if want := "the image " + dockertest.TestImage + ", as it was made"; pv.From != want {
+		t.Errorf("the reset dialog says the box becomes a fresh copy of %q, want %q", pv.From, want)
+	}
+	// A reset's dry run admits it, with Keep logins, and says the same.
+	dry, err := plans.New(env.Core, env.Restores, env.Restores.Resets(), nil).Reset(ctx, snapshots.Owner(), restores.ResetRequest{Box: box.Name, KeepLogins: true})
+	must(t, err)
+	if dry.From != pv.From || len(dry.Logins) == 0 {
+		t.Errorf("a reset's dry run says %+v", dry)
 	}
 
 	putFiles(t, b, g.Ref, 0o600, map[string]string{

@@ -604,7 +604,7 @@ func (s *Resets) PreviewReset(ctx context.Context, c snapshots.Caller, boxRef, t
 	case p.Template != "":
 		pv.From = "the box template " + p.Template
 	case p.Source != "":
-		pv.From = "the template folder " + p.Source + ", as it was made"
+		pv.From = resetFromSourceWords(be.Kind, p.Source)
 	default:
 		pv.From = "an empty folder, as it was made"
 	}
