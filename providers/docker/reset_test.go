@@ -158,6 +158,14 @@ func TestDockerResetKeepsLogins(t *testing.T) {
 		t.Fatalf("the write followed the link: /etc/.codex/auth.json holds %q", got)
 	}
 	refused(t, "a path that climbs", b.WriteBoxFile(ctx, g, "../etc/passwd", []byte("x"), 0o600), "is not a path inside the box")
+	// A folder where a login goes is never written over, nor what it holds.
+	putFiles(t, b, g.Ref, 0o644, map[string]string{"root/.netrc/inside": "kept"})
+	if err := b.WriteBoxFile(ctx, g, "root/.netrc", []byte("x"), 0o600); err == nil || !strings.Contains(err.Error(), "it is a folder in the box") {
+		t.Fatalf("a write over a folder: %v", err)
+	}
+	if got := readFile(t, b, g, "/root/.netrc/inside"); got != "kept" {
+		t.Fatalf("a write over a folder removed what it held: %q", got)
+	}
 }
 
 // TestDockerSetStraight: after a restore of a Docker box, its access file,

@@ -128,6 +128,13 @@ func (f *files) writeBoxFile(ctx context.Context, c container.InspectResponse, n
 	if err != nil {
 		return err
 	}
+	if len(missing) == 0 {
+		// The engine would remove a folder where the stream puts a file,
+		// with all it holds: a login is never written over a folder.
+		if st, err := f.stat(ctx, side{id: name}, rel); err == nil && st.Mode.IsDir() {
+			return fmt.Errorf("write %s: it is a folder in the box", rel)
+		}
+	}
 	var entries []putEntry
 	for _, d := range missing {
 		entries = append(entries, putEntry{rel: d, dir: true, mode: 0o700})
