@@ -23,19 +23,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers/docker/dockertest"
 )
 
-// roomyEnv is coreEnv with its takes let go up to the highest room
-// setting: the test daemon's data root is this machine's disk, which other
-// work fills.
-func roomyEnv(t *testing.T, b *docker.Backend) *coretest.Env {
-	t.Helper()
-	env, _, _ := coreEnv(t, b, true, install)
-	st, err := env.Core.Settings(context.Background())
-	must(t, err)
-	st.RoomPercent = snapshots.MaxRoomPercent
-	must(t, env.Core.SaveSettings(context.Background(), snapshots.Owner(), st))
-	return env
-}
-
 // putFiles writes files (path → content) with mode into the box's
 // container, their folders made as needed.
 func putFiles(t testing.TB, b *docker.Backend, ref string, mode int64, files map[string]string) {
@@ -73,7 +60,7 @@ func TestDockerResetKeepsLogins(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := newBackend(t)
-	env := roomyEnv(t, b)
+	env, _, _ := coreEnv(t, b, true, install)
 	box := dockerBox(t, env, b, "amber-reset")
 	g := guestOf(box)
 	must(t, b.Start(ctx, g))
@@ -176,7 +163,7 @@ func TestDockerSetStraight(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := newBackend(t)
-	env := roomyEnv(t, b)
+	env, _, _ := coreEnv(t, b, true, install)
 	box := dockerBox(t, env, b, "amber-straight")
 	g := guestOf(box)
 	must(t, b.Start(ctx, g))
@@ -245,7 +232,7 @@ func TestDockerResetUndoesItself(t *testing.T) {
 	b := newBackend(t)
 	const image = "boxsnap-test/home-is-a-file:1"
 	must(t, b.ImportBusyboxImage(ctx, image, dockertest.Busybox, map[string]string{"/home": "a file where the homes go"}))
-	env := roomyEnv(t, b)
+	env, _, _ := coreEnv(t, b, true, install)
 	box, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "amber-undone", Kind: docker.KindLinux, Backend: b.ID(), Template: image})
 	must(t, err)
 	g := guestOf(box)
