@@ -98,12 +98,13 @@ type Config struct {
 // named volume; a snapshot is a committed image and a copy of that volume.
 // It answers the providers' interfaces through its parts: the engine's
 // client (containers.go), the snapshots the engine stores (snapshots.go)
-// and the look containers a look inside a snapshot reads (files.go); the
-// boxes, the take, the restore and the fork are its own.
+// and the box's files, read through look containers and written through
+// the archive endpoint (files.go, write.go); the boxes, the take, the
+// restore, the reset and the fork are its own.
 type Backend struct {
 	*engine
 	stored // the snapshots' images and volume copies (snapshots.go)
-	files  // the Browser's methods and its look containers (files.go)
+	files  // the Browser's methods, its look containers and the writes (files.go, write.go)
 
 	mu     sync.Mutex
 	copier string // the copier image's ID once made
@@ -122,9 +123,10 @@ type engine struct {
 // copies and keep dates. It is declared here, its methods in snapshots.go.
 type stored struct{ *engine }
 
-// files is what the Backend's Browser holds: the look containers in use, one
-// per snapshot. It is declared here, its methods in files.go, so that
-// Backend names nothing of that file.
+// files is what the Backend's Browser holds, the look containers in use,
+// one per snapshot, and what writes a box's files. It is declared here, its
+// methods in files.go and write.go, so that Backend names nothing of those
+// files.
 type files struct {
 	*engine
 	mu   sync.Mutex
