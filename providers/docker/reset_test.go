@@ -6,17 +6,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/moby/moby/client"
 
+	"github.com/boxsnap/boxsnap/app/api"
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	restores "github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/docker"
@@ -74,11 +78,29 @@ func TestDockerResetKeepsLogins(t *testing.T) {
 	if want := "the image " + dockertest.TestImage + ", as it was made"; pv.From != want {
 		t.Errorf("the reset dialog says the box becomes a fresh copy of %q, want %q", pv.From, want)
 	}
-	// A reset's dry run admits it, with Keep logins, and says the same.
-	dry, err := plans.New(env.Core, env.Restores, env.Restores.Resets(), nil).Reset(ctx, snapshots.Owner(), restores.ResetRequest{Box: box.Name, KeepLogins: true})
+	// The API's box_reset, which an agent and the CLI ask, admits it with
+	// Keep logins in its dry run, and says the same.
+	r := chi.NewRouter()
+	r.Mount("/api/v1", api.New(env.APIOptions()))
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	_, token, err := env.Auth.CreateAPIToken(ctx, "cli")
 	must(t, err)
-	if dry.From != pv.From || len(dry.Logins) == 0 {
-		t.Errorf("a reset's dry run says %+v", dry)
+	req, err := http.NewRequest("POST", srv.URL+"/api/v1/tools/box_reset", strings.NewReader(`{"box":"amber-reset","keep_logins":true,"dry_run":true}`))
+	must(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := srv.Client().Do(req)
+	must(t, err)
+	raw, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	var dry struct {
+		From   string
+		Logins []string
+	}
+	must(t, json.Unmarshal(raw, &dry))
+	if resp.StatusCode != http.StatusOK || dry.From != pv.From || len(dry.Logins) == 0 {
+		t.Errorf("box_reset's dry run: %d %s", resp.StatusCode, raw)
 	}
 
 	putFiles(t, b, g.Ref, 0o600, map[string]string{
