@@ -68,3 +68,7 @@ const (
 // ValueOfWords is a Finding's What for a value of a removed file: "a value
 // of .git-credentials".
 func ValueOfWords(from string) string { return "a value of " + from }
+
+// AccessFileWords is what a backend's SetStraight answers it changed when
+// it wrote the box's access file: "set straight: its access file".
+const AccessFileWords = "its access file"

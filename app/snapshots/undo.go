@@ -56,6 +56,11 @@ func (s *Service) TakeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 		Words: logUndoTakenWords(undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope))}); err != nil {
 		return nil, err
 	}
+	// The undo as recorded, with the backend's reference the take gave (a
+	// backend that names a snapshot by its own reference reads it by that).
+	if u, err := s.SnapshotByID(ctx, s.st.Pool, undo.ID); err == nil {
+		return u, nil
+	}
 	undo.State = StateReady
 	return undo, nil
 }

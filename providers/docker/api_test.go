@@ -15,7 +15,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/api"
-	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
 // TestDockerBrowseThroughAPI looks inside a Docker box's snapshot through
@@ -26,12 +25,6 @@ func TestDockerBrowseThroughAPI(t *testing.T) {
 	t.Parallel()
 	b := newBackend(t)
 	env, _, _ := coreEnv(t, b, true, install)
-	// The test daemon's data root is this machine's disk, which other
-	// work fills: the take is let go up to the highest room setting.
-	st, err := env.Core.Settings(context.Background())
-	must(t, err)
-	st.RoomPercent = snapshots.MaxRoomPercent
-	must(t, env.Core.SaveSettings(context.Background(), snapshots.Owner(), st))
 	box := dockerBox(t, env, b, "amber-look")
 	g := guestOf(box)
 	must(t, b.Start(context.Background(), g))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -95,21 +96,39 @@ type Config struct {
 
 // Backend is a Docker Engine backend: a box is a container with its own
 // named volume; a snapshot is a committed image and a copy of that volume.
+// It answers the providers' interfaces through its parts: the engine's
+// client (containers.go), the snapshots the engine stores (snapshots.go)
+// and the box's files, read through look containers and written through
+// the archive endpoint (files.go, write.go); the boxes, the take, the
+// restore, the reset and the fork are its own.
 type Backend struct {
-	cfg Config
-	c   *client.Client
-	log *slog.Logger
+	*engine
+	stored // the snapshots' images and volume copies (snapshots.go)
+	files  // the Browser's methods, its look containers and the writes (files.go, write.go)
 
 	mu     sync.Mutex
 	copier string // the copier image's ID once made
-	files         // the Browser's methods and its look containers (files.go)
 }
 
-// files is what the Backend's Browser holds: the look containers in use, one
-// per snapshot. It is declared here, its methods in files.go, so that
-// Backend names nothing of that file.
+// engine is the backend's client of the Docker Engine and its
+// configuration, which every part of the backend calls the engine through.
+// It is declared here, its container and volume calls in containers.go.
+type engine struct {
+	cfg Config
+	c   *client.Client
+	log *slog.Logger
+}
+
+// stored is what the engine holds of the snapshots: their images, volume
+// copies and keep dates. It is declared here, its methods in snapshots.go.
+type stored struct{ *engine }
+
+// files is what the Backend's Browser holds, the look containers in use,
+// one per snapshot, and what writes a box's files. It is declared here, its
+// methods in files.go and write.go, so that Backend names nothing of those
+// files.
 type files struct {
-	b    *Backend
+	*engine
 	mu   sync.Mutex
 	held map[string]*lookUse
 }
@@ -176,9 +195,8 @@ func New(cfg Config) (*Backend, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Backend{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}
-	b.files.b = b
-	return b, nil
+	e := &engine{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}
+	return &Backend{engine: e, stored: stored{e}, files: files{engine: e}}, nil
 }
 
 func countSet(s ...string) int {
@@ -192,29 +210,29 @@ func countSet(s ...string) int {
 }
 
 // Close closes the client's connections.
-func (b *Backend) Close() error { return b.c.Close() }
+func (e *engine) Close() error { return e.c.Close() }
 
 // ID is the backend's ID.
-func (b *Backend) ID() string { return b.cfg.ID }
+func (e *engine) ID() string { return e.cfg.ID }
 
 // String names the backend.
-func (b *Backend) String() string { return fmt.Sprintf("docker %s (%s)", b.cfg.ID, b.where()) }
+func (e *engine) String() string { return fmt.Sprintf("docker %s (%s)", e.cfg.ID, e.where()) }
 
 // Ping asks the engine whether it answers, negotiating the API version.
-func (b *Backend) Ping(ctx context.Context) error {
+func (e *engine) Ping(ctx context.Context) error {
 	cctx, cancel := short(ctx)
 	defer cancel()
-	_, err := b.c.Ping(cctx, client.PingOptions{NegotiateAPIVersion: true})
+	_, err := e.c.Ping(cctx, client.PingOptions{NegotiateAPIVersion: true})
 	return wrap(err, "ping the Docker engine")
 }
 
 // Client is the backend's engine client (the doctor and the tests read the
 // engine with it).
-func (b *Backend) Client() *client.Client { return b.c }
+func (e *engine) Client() *client.Client { return e.c }
 
-func (b *Backend) hook(point string) {
-	if b.cfg.Hook != nil {
-		b.cfg.Hook(point)
+func (e *engine) hook(point string) {
+	if e.cfg.Hook != nil {
+		e.cfg.Hook(point)
 	}
 }
 
@@ -249,4 +267,31 @@ func isDialError(err error) bool {
 // short bounds a call that is not a copy or a commit.
 func short(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, DefaultRequestTimeout)
+}
+
+// ProviderTask: the Docker Engine keeps no task list; boxsnap records none.
+func (b *Backend) ProviderTask(context.Context, providers.TaskRef) (providers.TaskOutcome, error) {
+	return providers.TaskOutcome{}, fmt.Errorf("the Docker engine keeps no tasks: %w", providers.ErrUnsupported)
+}
+
+// host names the engine in a guest: "docker" for a local one, else its
+// host (and port).
+func (e *engine) host() string {
+	u, err := url.Parse(e.where())
+	if err != nil || u.Scheme == "unix" || u.Host == "" {
+		return "docker"
+	}
+	if u.Scheme == "ssh" {
+		return u.Hostname()
+	}
+	return u.Host
+}
+
+// where is the engine's address as configured (the client's, for ssh://,
+// is a stand-in).
+func (e *engine) where() string {
+	if e.cfg.Host != "" {
+		return e.cfg.Host
+	}
+	return e.c.DaemonHost()
 }

@@ -25,10 +25,27 @@
 // started, from the snapshot's image with its volume copy mounted
 // read-only; the tar stream is parsed in Go, never extracted on the host.
 //
+// A reset (providers.Resetter, reset.go) makes a new container of the box's
+// image with a new, empty volume, under the box's name, with its identity
+// value kept and its identity marker (/.boxsnap/identity) written; a kept
+// login and the access file a restore or a reset sets straight
+// (providers.Straightener, straight.go; /.boxsnap/env) are written through
+// the engine's archive endpoint (PUT /containers/{id}/archive, write.go),
+// beneath the container's root, through no link, never by running anything
+// of the box's.
+//
 // The volume copies run in a container of a small image the backend makes
 // from a static busybox (boxsnap/copier:1), never pulled from a registry.
 // The engine may be local (unix://), or remote over tcp:// with TLS or over
 // ssh:// (as the docker CLI does, `ssh host docker system dial-stdio`).
+//
+// Backend answers the providers' interfaces through its parts, each a type
+// of its own: the engine's client and the container and volume calls every
+// part makes (engine, containers.go), the snapshots' images, volume copies
+// and keep dates as the engine stores them (stored, snapshots.go) and the
+// look containers and the files written into a box (files, files.go and
+// write.go); the boxes, the take, the restore, the reset and the fork are
+// Backend's own methods.
 //
 // Package dockertest starts a private dockerd for tests.
 //

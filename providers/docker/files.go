@@ -95,21 +95,21 @@ func (f *files) unlook(ctx context.Context, snap string) {
 	f.mu.Unlock()
 	rctx, cancel := short(context.WithoutCancel(ctx))
 	defer cancel()
-	_, _ = f.b.c.ContainerRemove(rctx, l.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	_, _ = f.c.ContainerRemove(rctx, l.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 }
 
 // createLook makes (never starts) a snapshot's look container.
 func (f *files) createLook(ctx context.Context, snap string) (string, error) {
-	if err := f.b.snapshotWhole(ctx, snap); err != nil {
+	if err := f.snapshotWhole(ctx, snap); err != nil {
 		return "", err
 	}
-	labels := map[string]string{labelInstall: f.b.cfg.Install, labelRole: roleLook, labelSnapshot: snap}
+	labels := map[string]string{labelInstall: f.cfg.Install, labelRole: roleLook, labelSnapshot: snap}
 	cctx, cancel := short(ctx)
 	defer cancel()
-	res, err := f.b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: snapImage(snap),
+	res, err := f.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: snapImage(snap),
 		Config: &container.Config{Entrypoint: []string{lookEntrypoint}, Labels: labels, NetworkDisabled: true},
 		HostConfig: &container.HostConfig{NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"},
-			Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: snapVolume(snap), Target: f.b.cfg.VolumePath, ReadOnly: true}}}})
+			Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: snapVolume(snap), Target: f.cfg.VolumePath, ReadOnly: true}}}})
 	if err != nil {
 		return "", wrap(err, "make the container that reads the snapshot's files")
 	}
@@ -127,7 +127,7 @@ type side struct {
 // container is the snapshot's guest) and the function that lets it go.
 func (f *files) sideOf(ctx context.Context, ref providers.SnapshotRef, now bool) (side, func(), error) {
 	if now {
-		if _, err := f.b.mustInspect(ctx, ref.Guest); err != nil {
+		if _, err := f.mustInspect(ctx, ref.Guest); err != nil {
 			return side{}, nil, err
 		}
 		return side{id: ref.Guest.Ref, now: true}, func() {}, nil
@@ -176,7 +176,7 @@ func (f *files) stat(ctx context.Context, s side, rel string) (container.PathSta
 	var st container.PathStat
 	for i, p := range steps {
 		cctx, cancel := short(ctx)
-		res, err := f.b.c.ContainerStatPath(cctx, s.id, client.ContainerStatPathOptions{Path: p})
+		res, err := f.c.ContainerStatPath(cctx, s.id, client.ContainerStatPathOptions{Path: p})
 		cancel()
 		if err != nil {
 			return st, notFoundOr(wrap(err, "read "+rel+s.where()), rel, s)
@@ -259,7 +259,7 @@ func (f *files) walk(ctx context.Context, s side, rel string, fn func(w walked, 
 	if rel == "." {
 		src = "/"
 	}
-	res, err := f.b.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: src})
+	res, err := f.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: src})
 	if err != nil {
 		return notFoundOr(wrap(err, "read "+rel+s.where()), rel, s)
 	}
@@ -399,7 +399,7 @@ func (f *files) openOn(ctx context.Context, s side, rel string) (io.ReadCloser, 
 	default:
 		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s is not a file", rel, s.where())}
 	}
-	res, err := f.b.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: "/" + rel})
+	res, err := f.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: "/" + rel})
 	if err != nil {
 		return nil, e, wrap(err, "read "+rel+s.where())
 	}

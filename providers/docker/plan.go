@@ -161,12 +161,6 @@ func (b *Backend) room(ctx context.Context, vol string) (providers.Storage, int6
 	return st, used, nil
 }
 
-// local reports whether the engine is on this host (a unix socket whose
-// data root this process can read).
-func (b *Backend) local() bool {
-	return strings.HasPrefix(b.c.DaemonHost(), "unix://")
-}
-
 // duBytes is what a folder's files hold, in bytes (as du counts blocks).
 func duBytes(dir string) int64 {
 	var n int64
@@ -205,3 +199,12 @@ func bytesWords(n int64) string {
 	}
 	return fmt.Sprintf("%d KiB", n/1024)
 }
+
+// restoreOrder is Docker's capture order: the undo is a snapshot of the
+// running box, then the old container stops, the new one is made (rollback)
+// from the snapshot's image and a copy of its volume, then started under the
+// box's name, the old one deleted once the new one runs.
+var restoreOrder = []providers.RestoreStep{providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize}
+
+// stopGraceSeconds is how long the old container's processes get to stop.
+const stopGraceSeconds = 1

@@ -3,21 +3,9 @@ package docker
 import (
 	"context"
 	"fmt"
-	"time"
-
-	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// restoreOrder is Docker's capture order: the undo is a snapshot of the
-// running box, then the old container stops, the new one is made (rollback)
-// from the snapshot's image and a copy of its volume, then started under the
-// box's name, the old one deleted once the new one runs.
-var restoreOrder = []providers.RestoreStep{providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize}
-
-// stopGraceSeconds is how long the old container's processes get to stop.
-const stopGraceSeconds = 1
 
 // RestoreSnapshot runs one step of a swap. Each step can run again after a
 // kill: it reads what the one before it left (the container named -next is
@@ -117,26 +105,6 @@ func (b *Backend) makeNext(ctx context.Context, g providers.Guest, ref providers
 	return nil
 }
 
-// removeUnusedVolumes removes the box's own volumes that no container uses.
-func (b *Backend) removeUnusedVolumes(ctx context.Context, box string) error {
-	if box == "" {
-		return nil
-	}
-	cctx, cancel := short(ctx)
-	defer cancel()
-	f := client.Filters{}.Add("label", labelInstall+"="+b.cfg.Install, labelBox+"="+box, labelRole+"="+roleBox).Add("dangling", "true")
-	vols, err := b.c.VolumeList(cctx, client.VolumeListOptions{Filters: f})
-	if err != nil {
-		return wrap(err, "list the box's volumes")
-	}
-	for _, v := range vols.Items {
-		if err := b.removeVolume(ctx, v.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // swap starts the new container under the box's name and deletes the old
 // one once the new one runs.
 func (b *Backend) swap(ctx context.Context, g providers.Guest) (string, error) {
@@ -176,12 +144,3 @@ func (b *Backend) swap(ctx context.Context, g providers.Guest) (string, error) {
 	}
 	return note, nil
 }
-
-func (b *Backend) rename(ctx context.Context, from, to string) error {
-	cctx, cancel := short(ctx)
-	defer cancel()
-	_, err := b.c.ContainerRename(cctx, from, client.ContainerRenameOptions{NewName: to})
-	return wrap(err, "rename "+from+" to "+to)
-}
-
-func timeSeconds(n int) time.Duration { return time.Duration(n) * time.Second }

@@ -18,24 +18,24 @@ import (
 // DeleteSnapshot removes the snapshot's image tag and its volume copy, and
 // nothing else: layers another image or a container still uses stay, as the
 // engine keeps them. A snapshot already gone is deleted.
-func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, _ providers.Recorder) error {
-	return b.deleteParts(ctx, ref.Ref)
+func (s *stored) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, _ providers.Recorder) error {
+	return s.deleteParts(ctx, ref.Ref)
 }
 
-func (b *Backend) deleteParts(ctx context.Context, snap string) error {
+func (s *stored) deleteParts(ctx context.Context, snap string) error {
 	if snap == "" {
 		return errors.New("a snapshot reference is required")
 	}
 	cctx, cancel := short(ctx)
 	defer cancel()
-	copiers, err := b.copiersOf(cctx, snap)
+	copiers, err := s.copiersOf(cctx, snap)
 	if err != nil {
 		return err
 	}
 	for _, id := range copiers {
-		b.removeCopier(ctx, id)
+		s.forceRemove(ctx, id)
 	}
-	imgs, err := b.imagesOf(cctx, snap)
+	imgs, err := s.imagesOf(cctx, snap)
 	if err != nil {
 		return err
 	}
@@ -46,26 +46,26 @@ func (b *Backend) deleteParts(ctx context.Context, snap string) error {
 		// it.
 		tags := realTags(im.RepoTags)
 		for _, tag := range tags {
-			if _, err := b.c.ImageRemove(cctx, tag, client.ImageRemoveOptions{Force: true}); err != nil {
+			if _, err := s.c.ImageRemove(cctx, tag, client.ImageRemoveOptions{Force: true}); err != nil {
 				if w := wrap(err, "remove the snapshot's image"); !errors.Is(w, providers.ErrNotFound) {
 					return w
 				}
 			}
 		}
 		if len(tags) == 0 {
-			_, _ = b.c.ImageRemove(cctx, im.ID, client.ImageRemoveOptions{})
+			_, _ = s.c.ImageRemove(cctx, im.ID, client.ImageRemoveOptions{})
 		}
 	}
-	return b.removeVolume(ctx, snapVolume(snap))
+	return s.removeVolume(ctx, snapVolume(snap))
 }
 
 // copiersOf lists the copier containers a take of the snapshot made, and
 // its look containers (one a killed process left would otherwise hold its
 // volume copy past its delete). A box made from the snapshot's image
 // carries its labels too, so the role is checked.
-func (b *Backend) copiersOf(ctx context.Context, snap string) ([]string, error) {
-	f := client.Filters{}.Add("label", labelInstall+"="+b.cfg.Install, labelSnapshot+"="+snap)
-	list, err := b.c.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+func (s *stored) copiersOf(ctx context.Context, snap string) ([]string, error) {
+	f := client.Filters{}.Add("label", labelInstall+"="+s.cfg.Install, labelSnapshot+"="+snap)
+	list, err := s.c.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {
 		return nil, wrap(err, "list the snapshot's copiers")
 	}
@@ -80,9 +80,9 @@ func (b *Backend) copiersOf(ctx context.Context, snap string) ([]string, error) 
 
 // imagesOf lists the images labelled with the snapshot's ID (its commit,
 // tagged or not).
-func (b *Backend) imagesOf(ctx context.Context, snap string) ([]image.Summary, error) {
-	f := client.Filters{}.Add("label", labelInstall+"="+b.cfg.Install, labelSnapshot+"="+snap)
-	imgs, err := b.c.ImageList(ctx, client.ImageListOptions{Filters: f})
+func (s *stored) imagesOf(ctx context.Context, snap string) ([]image.Summary, error) {
+	f := client.Filters{}.Add("label", labelInstall+"="+s.cfg.Install, labelSnapshot+"="+snap)
+	imgs, err := s.c.ImageList(ctx, client.ImageListOptions{Filters: f})
 	if err != nil {
 		return nil, wrap(err, "list the snapshot's images")
 	}
@@ -122,10 +122,10 @@ func keptFrom(snap string, tags []string) *time.Time {
 
 // SetKeptUntil writes the keep date (nil: not kept) as a tag on the
 // snapshot's image.
-func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, keptUntil *time.Time) error {
+func (s *stored) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, keptUntil *time.Time) error {
 	cctx, cancel := short(ctx)
 	defer cancel()
-	imgs, err := b.imagesOf(cctx, ref.Ref)
+	imgs, err := s.imagesOf(cctx, ref.Ref)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, k
 		id = im.ID
 		for _, tag := range realTags(im.RepoTags) {
 			if strings.HasPrefix(tag, keptRepo+":") && (keptUntil == nil || tag != keptTag(ref.Ref, *keptUntil)) {
-				if _, err := b.c.ImageRemove(cctx, tag, client.ImageRemoveOptions{}); err != nil {
+				if _, err := s.c.ImageRemove(cctx, tag, client.ImageRemoveOptions{}); err != nil {
 					return wrap(err, "remove the keep date")
 				}
 			}
@@ -149,21 +149,21 @@ func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, k
 	if keptUntil == nil {
 		return nil
 	}
-	_, err = b.c.ImageTag(cctx, client.ImageTagOptions{Source: id, Target: keptTag(ref.Ref, *keptUntil)})
+	_, err = s.c.ImageTag(cctx, client.ImageTagOptions{Source: id, Target: keptTag(ref.Ref, *keptUntil)})
 	return wrap(err, "write the keep date")
 }
 
 // HeldSnapshots lists this install's snapshots from the labels of their
 // images and volume copies; a snapshot with one of the two is incomplete.
-func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, error) {
+func (s *stored) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, error) {
 	cctx, cancel := short(ctx)
 	defer cancel()
-	f := client.Filters{}.Add("label", labelInstall+"="+b.cfg.Install, labelRole+"="+roleSnapshot)
-	imgs, err := b.c.ImageList(cctx, client.ImageListOptions{Filters: f})
+	f := client.Filters{}.Add("label", labelInstall+"="+s.cfg.Install, labelRole+"="+roleSnapshot)
+	imgs, err := s.c.ImageList(cctx, client.ImageListOptions{Filters: f})
 	if err != nil {
 		return nil, wrap(err, "list the snapshots' images")
 	}
-	vols, err := b.c.VolumeList(cctx, client.VolumeListOptions{Filters: f})
+	vols, err := s.c.VolumeList(cctx, client.VolumeListOptions{Filters: f})
 	if err != nil {
 		return nil, wrap(err, "list the snapshots' volumes")
 	}
@@ -210,9 +210,9 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		l := p.labels
 		h := providers.HeldSnapshot{
 			Ref: providers.SnapshotRef{ID: id, Ref: id, Storage: "docker", Where: "current",
-				Guest: providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Host: b.host(), Ref: boxName(l[labelBox])}},
+				Guest: providers.Guest{Backend: s.cfg.ID, Kind: KindLinux, Host: s.host(), Ref: boxName(l[labelBox])}},
 			Label: providers.Label{Install: l[labelInstall], Box: l[labelBox], Snapshot: id},
-			Host:  b.host(), Storage: "docker", Holds: providers.HoldsDisk,
+			Host:  s.host(), Storage: "docker", Holds: providers.HoldsDisk,
 		}
 		h.Label.ResetVersion, _ = strconv.Atoi(l[labelReset])
 		if t, err := time.Parse(time.RFC3339Nano, l[labelTakenAt]); err == nil {
@@ -227,10 +227,10 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 			// While the box is paused, or the take's copier is there, a
 			// take is at work on it (or was cut short there, and its resume
 			// takes it again): not yet a snapshot, nor an orphan.
-			if c, ok, err := b.inspect(ctx, boxName(l[labelBox])); err == nil && ok && c.State != nil && c.State.Paused {
+			if c, ok, err := s.inspect(ctx, boxName(l[labelBox])); err == nil && ok && c.State != nil && c.State.Paused {
 				continue
 			}
-			if cps, err := b.copiersOf(ctx, id); err != nil || len(cps) > 0 {
+			if cps, err := s.copiersOf(ctx, id); err != nil || len(cps) > 0 {
 				continue
 			}
 			h.Incomplete, h.Error = true, "its volume's copy exists but its image was never committed: the take was cut short"
@@ -240,57 +240,4 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		out = append(out, h)
 	}
 	return out, nil
-}
-
-// ForkSnapshot makes a new box from the snapshot: a copy of its volume and a
-// container made from its image, with the new box's own identity value (new
-// on a fork). The core starts it.
-func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, _ providers.Recorder) (providers.Guest, error) {
-	if err := b.snapshotWhole(ctx, ref.Ref); err != nil {
-		return providers.Guest{}, err
-	}
-	src, _, err := b.inspect(ctx, ref.Guest.Ref)
-	if err != nil {
-		return providers.Guest{}, err
-	}
-	vol, err := b.newVolume(ctx, box.ID)
-	if err != nil {
-		return providers.Guest{}, err
-	}
-	if err := b.copyVolume(ctx, snapVolume(ref.Ref), vol); err != nil {
-		_ = b.removeVolume(context.WithoutCancel(ctx), vol)
-		return providers.Guest{}, fmt.Errorf("copy the snapshot's volume: %w", err)
-	}
-	s := boxSettings{Image: snapImage(ref.Ref), Identity: box.ID, Volume: vol}
-	if src.Config != nil {
-		s.From = &src
-	}
-	name := boxName(box.ID)
-	if err := b.createBox(ctx, name, box.ID, s); err != nil {
-		_ = b.removeVolume(context.WithoutCancel(ctx), vol)
-		return providers.Guest{}, err
-	}
-	kind := box.Kind
-	if kind == "" {
-		kind = KindLinux
-	}
-	return providers.Guest{Backend: b.cfg.ID, Kind: kind, Host: b.host(), Ref: name, Generation: 1}, nil
-}
-
-// snapshotWhole says whether both parts of a snapshot exist.
-func (b *Backend) snapshotWhole(ctx context.Context, snap string) error {
-	cctx, cancel := short(ctx)
-	defer cancel()
-	if _, err := b.c.ImageInspect(cctx, snapImage(snap)); err != nil {
-		return wrap(err, "read the snapshot's image")
-	}
-	if _, err := b.c.VolumeInspect(cctx, snapVolume(snap), client.VolumeInspectOptions{}); err != nil {
-		return wrap(err, "read the snapshot's volume")
-	}
-	return nil
-}
-
-// ProviderTask: the Docker Engine keeps no task list; boxsnap records none.
-func (b *Backend) ProviderTask(context.Context, providers.TaskRef) (providers.TaskOutcome, error) {
-	return providers.TaskOutcome{}, fmt.Errorf("the Docker engine keeps no tasks: %w", providers.ErrUnsupported)
 }

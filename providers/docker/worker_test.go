@@ -134,6 +134,12 @@ func coreEnv(t *testing.T, b *docker.Backend, workers bool, install string) (*co
 	if env.Install != install {
 		t.Fatalf("install %s, want %s", env.Install, install)
 	}
+	// The test daemon's data root is this machine's disk, which other work
+	// fills: takes are let go up to the highest room setting.
+	st, err := env.Core.Settings(ctx)
+	must(t, err)
+	st.RoomPercent = snapshots.MaxRoomPercent
+	must(t, env.Core.SaveSettings(ctx, snapshots.Owner(), st))
 	return env, dsn, root
 }
 

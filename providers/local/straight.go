@@ -5,26 +5,15 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// accessText is the box's access file as boxsnap writes it: who the box is
-// and who may reach it now, one KEY=value a line.
-func accessText(a providers.Access) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "BOXSNAP_INSTALL=%s\n", a.Box.Install)
-	fmt.Fprintf(&b, "BOXSNAP_BOX=%s\n", a.Box.ID)
-	fmt.Fprintf(&b, "BOXSNAP_BOX_NAME=%s\n", a.Box.Name)
-	fmt.Fprintf(&b, "BOXSNAP_THREAD=%s\n", a.Thread)
-	fmt.Fprintf(&b, "BOXSNAP_THREADS=%s\n", strings.Join(a.Threads, ","))
-	fmt.Fprintf(&b, "BOXSNAP_GENERATION=%s\n", strconv.Itoa(a.Generation))
-	return b.Bytes()
-}
+// accessText is the box's access file as boxsnap writes it on every
+// backend (providers.AccessText).
+func accessText(a providers.Access) []byte { return providers.AccessText(a) }
 
 // SetStraight writes the box's access file, .boxsnap/env, as the box holds it
 // now: a restore put back the one of the snapshot's time. It answers what it
@@ -71,5 +60,5 @@ func (b *Backend) SetStraight(_ context.Context, g providers.Guest, a providers.
 			return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
 		}
 	}
-	return []string{"its access file"}, nil
+	return []string{providers.AccessFileWords}, nil
 }

@@ -390,6 +390,17 @@ func (s *Resets) undoReset(ctx context.Context, op *snapshots.Operation, b *snap
 			return err
 		}
 		s.k.SetHead(ctx, s.st.Pool, b.ID, undo.ID)
+		if swapsAtStart(be, b) {
+			// Its rollback made the box's new guest; its start step puts
+			// it in the box's place, running.
+			if _, err := be.Snap.RestoreSnapshot(ctx, g, ref, providers.StepStart, rec); err != nil {
+				return err
+			}
+			if !p.WasRunning {
+				return be.Boxes.Stop(ctx, g)
+			}
+			return nil
+		}
 		if p.WasRunning {
 			return be.Boxes.Start(ctx, g)
 		}
@@ -403,6 +414,14 @@ func (s *Resets) undoReset(ctx context.Context, op *snapshots.Operation, b *snap
 	words := resetUndoneWords(why, b.Name, undo.Name)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetUndone, snapshots.CallerOf(op), words, undo.ID, op.ID, nil)
 	return s.r.kinds.Reset.EndWith(ctx, op, snapshots.OpFailed, ResetResult{Undo: undo.ID, UndoName: undo.Name, UndoneItself: true}, words, observedAsBeforeReset)
+}
+
+// swapsAtStart says whether the backend's restore makes a new guest that its
+// start step swaps into the box's place (Docker's), so that a rollback
+// alone leaves the box as it was.
+func swapsAtStart(be snapshots.Backend, b *snapshots.Box) bool {
+	sn := be.Snap.Snapshotting(b.Kind)
+	return sn != nil && sn.Restore == providers.RestoreNewGuest
 }
 
 // carryLogins writes each login file the undo holds in a home-like folder
@@ -585,7 +604,7 @@ func (s *Resets) PreviewReset(ctx context.Context, c snapshots.Caller, boxRef, t
 	case p.Template != "":
 		pv.From = "the box template " + p.Template
 	case p.Source != "":
-		pv.From = "the template folder " + p.Source + ", as it was made"
+		pv.From = resetFromSourceWords(be.Kind, p.Source)
 	default:
 		pv.From = "an empty folder, as it was made"
 	}

@@ -299,3 +299,12 @@ func notFromTemplateWords(box string) string {
 func templateElsewhereWords(template, templateBackend, box, boxBackend string) string {
 	return fmt.Sprintf("The box template %s makes boxes on %s; %s is on %s.", template, templateBackend, box, boxBackend)
 }
+
+// resetFromSourceWords names what a box made from no box template is reset
+// to: its template folder, or on Docker the image it was made from.
+func resetFromSourceWords(backendKind, source string) string {
+	if backendKind == "docker" {
+		return "the image " + source + ", as it was made"
+	}
+	return "the template folder " + source + ", as it was made"
+}
