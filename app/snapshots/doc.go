@@ -10,8 +10,9 @@
 // the task did.
 //
 // The kernel is Kernel: the store, the backends, the engine and its kinds,
-// the settings, the time zone, the box log's writer, the record reads and
-// admission. Service embeds it and holds the snapshots' rules and their
+// and its parts, each a type of its own that Kernel embeds (parts.go):
+// Records (the record reads), Admission, BoxLog (the box log's writer) and
+// SettingsKeeper (the settings and the time zone). Service embeds it and holds the snapshots' rules and their
 // operations (the undo a restore or a reset takes first, lists).
 //
 // The other seams are packages of their own under app/snapshots (and
