@@ -21,7 +21,10 @@
 // app/boot, the person's word through Asker (package approvals), a dry
 // run's changes through RestorePreviewer (package contents) and the undo's
 // picture through snapshots.PictureKeeper (package pictures). words.go holds
-// the words they alone say.
+// the words they alone say. The files stand on floors: results.go (what a
+// reset and a dry run answer, and the previewer a dry run asks) and
+// seam.go (the types and the interfaces) at the bottom, new.go (New, which
+// registers the kinds with their runners) at the top.
 //
 // It must never import app/web, app/api, app/cli, jobs, a provider's
 // subpackage, nor another seam of the core (a package under
