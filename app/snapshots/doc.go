@@ -20,10 +20,11 @@
 // kernel through small interfaces it declares, which *Service
 // satisfies; the kernel names they use are exported (BoxByID, Admit, Finish,
 // Log, …), each registers its own kinds of operation with the kernel's
-// engine, and app/boot wires them. Package sweeps holds the periodic work
-// (the reconcile, the outside-restore scan, the room sweep, the keeps'
-// expiry, automatic history's check and thinning, the trash's emptying,
-// housekeeping), with its Thin and DeleteHistory operations. Package take
+// engine, and package seams wires them (for app/boot, app/coretest and
+// e2e alike). Package sweeps holds the periodic work (the reconcile, the
+// outside-restore scan, the room sweep, the keeps' expiry, automatic
+// history's check and thinning, the trash's emptying, housekeeping),
+// with its Thin and DeleteHistory operations. Package take
 // holds the take (a snapshot of a box, a person's, an agent's or the CLI's,
 // and boxsnap's automatic one) with its Take operation; nothing in the
 // kernel calls it (a restore's and a reset's undo are TakeUndo's). Package
