@@ -48,8 +48,8 @@
 // take. Package restore holds a box's restore (its guard, dry run, steps,
 // failure and undos replaced), the box set straight after a restore, a
 // reset to a fresh box and the undo of either, with its Restore and Reset
-// operations; the undo it takes first is the core's (Service.TakeUndo,
-// TakeHeldUndo). Package fork holds the fork (a new box made from a
+// operations; the undo it takes first is the core's (Service.TakeUndo),
+// but for ZFS's held copy of the stopped guest, its own. Package fork holds the fork (a new box made from a
 // snapshot, armed, started and checked, one or many from one snapshot),
 // with its Fork operation. Package keep holds a snapshot's keep, its stop
 // and its renewal, its delete and the expiry's (with DeleteWith, DeleteStep

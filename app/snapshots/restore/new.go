@@ -15,11 +15,12 @@ func New(k kernel, opts Options) (*Restores, error) {
 	if opts.Deletes == nil || k == nil || opts.Store == nil || opts.Taker == nil || opts.Templates == nil {
 		return nil, errors.New("restore: the core, a store, a taker, the templates and the deletes are required")
 	}
-	s := &Restores{k: k, del: opts.Deletes, taker: opts.Taker, st: opts.Store, ops: k.Engine(), install: k.Install(), boxes: opts.Templates,
+	s := &Restores{k: k, del: opts.Deletes, st: opts.Store, ops: k.Engine(), install: k.Install(), boxes: opts.Templates,
 		now: opts.Now, logger: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.taker = &undoTaker{undoKernel: opts.Taker, st: opts.Store, install: s.install, now: s.now}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
