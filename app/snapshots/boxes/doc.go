@@ -16,7 +16,7 @@
 // snapshots.BoxReader, which app/boot gives it (Kernel.UseBoxes). Threads,
 // templates, forgetting a backend and history's settings are types of
 // their own (ThreadKeeper, TemplateKeeper, Forgetting, HistorySettings,
-// parts.go) that Boxes embeds, each with the fields it uses. words.go
+// seam.go) that Boxes embeds, each with the fields it uses. words.go
 // holds the words it alone says.
 //
 // It must never import app/web, app/api, app/cli, jobs, a provider's
