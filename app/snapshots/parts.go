@@ -34,15 +34,6 @@ type BoxLog struct {
 	logger *slog.Logger
 }
 
-// SettingsKeeper reads and saves the settings and reads the owner's time
-// zone, holding both for readCacheFor within the process.
-type SettingsKeeper struct {
-	st     *store.Store
-	logger *slog.Logger
-	now    func() time.Time
-	cache  readCache
-}
-
 // newParts makes the kernel's parts over one store and engine.
 func newParts(st *store.Store, ops *operations.Engine, logger *slog.Logger, now func() time.Time) (*Records, *Admission, *BoxLog, *SettingsKeeper) {
 	r := &Records{st: st}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"sync"
 	"time"
 
 	// The owner's time zone is loaded by name; the zone database is linked
@@ -197,20 +196,6 @@ func (s *SettingsKeeper) TimeZone(ctx context.Context) *time.Location {
 	}
 	s.cache.tz, s.cache.tzUntil = tz, s.now().Add(readCacheFor)
 	return tz
-}
-
-// readCacheFor is how long a process keeps the settings and the owner's
-// time zone it read: an operation reads them at several steps, and a
-// change made in another process bites within this long.
-const readCacheFor = time.Second
-
-// readCache holds what the core reads often and changes seldom.
-type readCache struct {
-	mu            sync.Mutex
-	tz            *time.Location
-	tzUntil       time.Time
-	settings      *Settings
-	settingsUntil time.Time
 }
 
 // GuestOf is the guest a box stands for, as its backend names it.

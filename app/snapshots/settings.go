@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"math"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/jackc/pgx/v5"
@@ -121,6 +125,29 @@ func (st Settings) Validate() error {
 		return refusal(CodeInvalid, err.Error())
 	}
 	return nil
+}
+
+// SettingsKeeper reads and saves the settings and reads the owner's time
+// zone, holding both for readCacheFor within the process.
+type SettingsKeeper struct {
+	st     *store.Store
+	logger *slog.Logger
+	now    func() time.Time
+	cache  readCache
+}
+
+// readCacheFor is how long a process keeps the settings and the owner's
+// time zone it read: an operation reads them at several steps, and a
+// change made in another process bites within this long.
+const readCacheFor = time.Second
+
+// readCache holds what the core reads often and changes seldom.
+type readCache struct {
+	mu            sync.Mutex
+	tz            *time.Location
+	tzUntil       time.Time
+	settings      *Settings
+	settingsUntil time.Time
 }
 
 const settingsKey = "snapshots"
