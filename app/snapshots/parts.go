@@ -2,7 +2,6 @@ package snapshots
 
 import (
 	"log/slog"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -32,11 +31,4 @@ type BoxLog struct {
 	st     *store.Store
 	ops    *operations.Engine
 	logger *slog.Logger
-}
-
-// newParts makes the kernel's parts over one store and engine.
-func newParts(st *store.Store, ops *operations.Engine, logger *slog.Logger, now func() time.Time) (*Records, *Admission, *BoxLog, *SettingsKeeper) {
-	r := &Records{st: st}
-	return r, &Admission{Records: r, st: st, ops: ops}, &BoxLog{st: st, ops: ops, logger: logger},
-		&SettingsKeeper{st: st, logger: logger, now: now}
 }

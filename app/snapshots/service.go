@@ -198,6 +198,13 @@ func (s *SettingsKeeper) TimeZone(ctx context.Context) *time.Location {
 	return tz
 }
 
+// newParts makes the kernel's parts over one store and engine.
+func newParts(st *store.Store, ops *operations.Engine, logger *slog.Logger, now func() time.Time) (*Records, *Admission, *BoxLog, *SettingsKeeper) {
+	r := &Records{st: st}
+	return r, &Admission{Records: r, st: st, ops: ops}, &BoxLog{st: st, ops: ops, logger: logger},
+		&SettingsKeeper{st: st, logger: logger, now: now}
+}
+
 // GuestOf is the guest a box stands for, as its backend names it.
 func GuestOf(b *Box) providers.Guest {
 	return providers.Guest{Backend: b.BackendID, Kind: b.Kind, Host: b.Host, Ref: b.GuestRef, Generation: b.Generation}
