@@ -19,15 +19,14 @@ import (
 	"github.com/boxsnap/boxsnap/app/api"
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/pictures"
-	"github.com/boxsnap/boxsnap/app/remote"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
-	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
+	"github.com/boxsnap/boxsnap/app/snapshots/seams"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -128,55 +127,15 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
-	kp, err := keep.New(core, keep.Options{Store: st, Logger: logger})
+	sm, err := seams.New(core, seams.Options{Store: st, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
-	bx, err := boxes.New(core, boxes.Options{Store: st, Deletes: kp, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	core.UseBoxes(bx)
-	tk, err := take.New(core, take.Options{Store: st, Deletes: kp, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	rs, err := restore.New(core, restore.Options{Store: st, Deletes: kp, Taker: core, Templates: bx, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	fk, err := fork.New(core, fork.Options{Store: st, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	cont, err := contents.New(core, core, contents.Options{Store: st, FetchShared: remote.FetchShared})
-	if err != nil {
-		return nil, err
-	}
-	rs.UseRestorePreview(cont)
-	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Restores: rs, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	rs.UseApprovals(ap)
-	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
+	kp, bx, tk, rs, fk, sw := sm.Keeps, sm.Boxes, sm.Take, sm.Restores, sm.Forks, sm.Sweeps
+	cont, ap, pics, hd := sm.Contents, sm.Approvals, sm.Pictures, sm.Heads
 	if opts.Pictures != nil {
 		pics.Use(opts.Pictures)
 	}
-	core.UsePictures(pics)
-	tk.UsePictures(pics)
-	hd, err := heads.New(core, core, heads.Options{Store: st})
-	if err != nil {
-		return nil, err
-	}
-	rs.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		return nil, err
 	}

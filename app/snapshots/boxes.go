@@ -45,7 +45,7 @@ type BoxRequest struct {
 
 // boxByName reads the box of that name (a live one before a released one);
 // none is store.ErrNotFound.
-func (s *Kernel) BoxByName(ctx context.Context, name string) (*Box, error) {
+func (s *Records) BoxByName(ctx context.Context, name string) (*Box, error) {
 	b, err := BoxRow(s.st.CoreBoxByName(ctx, s.st.Reader(ctx), name))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", name, err)
@@ -54,7 +54,7 @@ func (s *Kernel) BoxByName(ctx context.Context, name string) (*Box, error) {
 }
 
 // BoxByID reads a box; none is store.ErrNotFound.
-func (s *Kernel) BoxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
+func (s *Records) BoxByID(ctx context.Context, q db.DBTX, id string) (*Box, error) {
 	b, err := BoxRow(s.st.CoreBoxByID(ctx, q, id))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("read box %s: %w", id, err)
@@ -63,7 +63,7 @@ func (s *Kernel) BoxByID(ctx context.Context, q db.DBTX, id string) (*Box, error
 }
 
 // Box finds a box by its ID or name, as the caller may see it.
-func (s *Kernel) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
+func (s *Records) Box(ctx context.Context, c Caller, ref string) (*Box, error) {
 	var b *Box
 	var err error
 	if ValidID(PrefixBox, ref) {

@@ -74,7 +74,7 @@ func NilIfEmpty(s string) *string {
 
 // Log records one box log event. A failure to log is itself logged and does
 // not undo the change it describes.
-func (s *Kernel) Log(ctx context.Context, q db.DBTX, box, kind string, c Caller, words, snapshot, op string, data any) {
+func (s *BoxLog) Log(ctx context.Context, q db.DBTX, box, kind string, c Caller, words, snapshot, op string, data any) {
 	var raw []byte
 	if data != nil {
 		var err error

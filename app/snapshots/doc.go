@@ -10,8 +10,9 @@
 // the task did.
 //
 // The kernel is Kernel: the store, the backends, the engine and its kinds,
-// the settings, the time zone, the box log's writer, the record reads and
-// admission. Service embeds it and holds the snapshots' rules and their
+// and its parts, each a type of its own that Kernel embeds (parts.go):
+// Records (the record reads), Admission, BoxLog (the box log's writer) and
+// SettingsKeeper (the settings and the time zone). Service embeds it and holds the snapshots' rules and their
 // operations (the undo a restore or a reset takes first, lists).
 //
 // The other seams are packages of their own under app/snapshots (and
@@ -19,10 +20,11 @@
 // kernel through small interfaces it declares, which *Service
 // satisfies; the kernel names they use are exported (BoxByID, Admit, Finish,
 // Log, …), each registers its own kinds of operation with the kernel's
-// engine, and app/boot wires them. Package sweeps holds the periodic work
-// (the reconcile, the outside-restore scan, the room sweep, the keeps'
-// expiry, automatic history's check and thinning, the trash's emptying,
-// housekeeping), with its Thin and DeleteHistory operations. Package take
+// engine, and package seams wires them (for app/boot, app/coretest and
+// e2e alike). Package sweeps holds the periodic work (the reconcile, the
+// outside-restore scan, the room sweep, the keeps' expiry, automatic
+// history's check and thinning, the trash's emptying, housekeeping),
+// with its Thin and DeleteHistory operations. Package take
 // holds the take (a snapshot of a box, a person's, an agent's or the CLI's,
 // and boxsnap's automatic one) with its Take operation; nothing in the
 // kernel calls it (a restore's and a reset's undo are TakeUndo's). Package
@@ -46,8 +48,8 @@
 // take. Package restore holds a box's restore (its guard, dry run, steps,
 // failure and undos replaced), the box set straight after a restore, a
 // reset to a fresh box and the undo of either, with its Restore and Reset
-// operations; the undo it takes first is the core's (Service.TakeUndo,
-// TakeHeldUndo). Package fork holds the fork (a new box made from a
+// operations; the undo it takes first is the core's (Service.TakeUndo),
+// but for ZFS's held copy of the stopped guest, its own. Package fork holds the fork (a new box made from a
 // snapshot, armed, started and checked, one or many from one snapshot),
 // with its Fork operation. Package keep holds a snapshot's keep, its stop
 // and its renewal, its delete and the expiry's (with DeleteWith, DeleteStep

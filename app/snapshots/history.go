@@ -243,7 +243,7 @@ type ThinParams struct {
 // AdmitThin admits one operation of kind that deletes the snapshots choose
 // picks from the box's, with the box's row locked and each one's pins read;
 // none picked admits nothing (nil).
-func (s *Kernel) AdmitThin(ctx context.Context, c Caller, b *Box, kind string, change Change, requestID string,
+func (s *Admission) AdmitThin(ctx context.Context, c Caller, b *Box, kind string, change Change, requestID string,
 	choose func(all []*Snapshot, pins map[string][]Pin, head *string) []string) (*Operation, error) {
 	var op *Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {

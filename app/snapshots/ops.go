@@ -37,7 +37,7 @@ func requestKey(c Caller, id string) *string {
 
 // ExistingRequest returns the operation a repeated request ID already made,
 // or a refusal when that ID was used for a different operation.
-func (s *Kernel) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
+func (s *Admission) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, requestID, kind string, target *string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -60,7 +60,7 @@ func (s *Kernel) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, reque
 // transaction when no earlier operation of the box is running. Otherwise it
 // waits; Finish starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
-func (s *Kernel) Admit(ctx context.Context, tx pgx.Tx, r OpRequest) (*Operation, error) {
+func (s *Admission) Admit(ctx context.Context, tx pgx.Tx, r OpRequest) (*Operation, error) {
 	return s.ops.Admit(ctx, tx, r.Request())
 }
 
@@ -82,7 +82,7 @@ func (r OpRequest) Request() operations.Request {
 
 // LockBox locks a box's row for the transaction: admissions and ends of a
 // box's operations are serialised on it.
-func (s *Kernel) LockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
+func (s *Admission) LockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error) {
 	b, err := BoxRow(s.st.CoreBoxLock(ctx, tx, id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, BoxNotFound(id)
@@ -95,7 +95,7 @@ func (s *Kernel) LockBox(ctx context.Context, tx pgx.Tx, id string) (*Box, error
 
 // unsettledRefusal refuses a new operation on a box whose last operation
 // could not be confirmed, until Check now settles it.
-func (s *Kernel) Unsettled(ctx context.Context, q db.DBTX, b *Box) error {
+func (s *Admission) Unsettled(ctx context.Context, q db.DBTX, b *Box) error {
 	ops, err := operationRows(s.st.CoreOpUnsettled(ctx, q, b.ID))
 	if err != nil {
 		return fmt.Errorf("read the box's operations: %w", err)
@@ -154,7 +154,7 @@ func (s *Kernel) Finish(ctx context.Context, op *Operation, state string, result
 }
 
 // pins lists the operations other than except that pin snapshot id.
-func (s *Kernel) Pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+func (s *Records) Pins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	rows, err := s.st.CorePins(ctx, q, db.CorePinsParams{SnapshotID: id, ExceptOp: except})
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
@@ -200,7 +200,7 @@ func (s *Service) ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref s
 // id. A restore or a fork waits in the box's turn for a take or a restore
 // that uses its snapshot, and is refused only while the snapshot is being
 // deleted.
-func (s *Kernel) DeletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
+func (s *Records) DeletingPins(ctx context.Context, q db.DBTX, id, except string) ([]Pin, error) {
 	pins, err := s.Pins(ctx, q, id, except)
 	if err != nil {
 		return nil, err

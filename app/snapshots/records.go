@@ -11,13 +11,13 @@ import (
 )
 
 // SnapshotByID reads a snapshot; none is store.ErrNotFound.
-func (s *Kernel) SnapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
+func (s *Records) SnapshotByID(ctx context.Context, q db.DBTX, id string) (*Snapshot, error) {
 	return SnapshotRow(s.st.CoreSnapshotByID(ctx, q, id))
 }
 
 // AllPins reads what pins each snapshot now: the running and unknown
 // operations that name it, by snapshot ID.
-func (s *Kernel) AllPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
+func (s *Records) AllPins(ctx context.Context, q db.DBTX) (map[string][]Pin, error) {
 	rows, err := s.st.CoreAllPins(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read pins: %w", err)
@@ -31,17 +31,17 @@ func (s *Kernel) AllPins(ctx context.Context, q db.DBTX) (map[string][]Pin, erro
 
 // SnapshotLock reads a snapshot and locks its row until tx ends; none is
 // store.ErrNotFound.
-func (s *Kernel) SnapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
+func (s *Records) SnapshotLock(ctx context.Context, tx db.DBTX, id string) (*Snapshot, error) {
 	return SnapshotRow(s.st.CoreSnapshotLock(ctx, tx, id))
 }
 
 // SnapshotByRef reads the snapshot of a backend's reference; none is
 // store.ErrNotFound.
-func (s *Kernel) SnapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
+func (s *Records) SnapshotByRef(ctx context.Context, backend, ref string) (*Snapshot, error) {
 	return SnapshotRow(s.st.CoreSnapshotsByRef(ctx, s.st.Pool, db.CoreSnapshotsByRefParams{BackendID: backend, Ref: ref}))
 }
 
-func (s *Kernel) SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
+func (s *Records) SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*Snapshot, error) {
 	all, err := SnapshotRows(s.st.CoreSnapshotsOfBox(ctx, q, box))
 	if err != nil {
 		return nil, fmt.Errorf("read snapshots: %w", err)
@@ -51,7 +51,7 @@ func (s *Kernel) SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*
 
 // NamesOfBox is the names a box's snapshots hold, for a new name unique in
 // the box.
-func (s *Kernel) NamesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error) {
+func (s *Records) NamesOfBox(ctx context.Context, q db.DBTX, box string) (map[string]bool, error) {
 	names, err := s.st.CoreSnapshotNames(ctx, q, box)
 	if err != nil {
 		return nil, fmt.Errorf("read names: %w", err)
@@ -65,7 +65,7 @@ func (s *Kernel) NamesOfBox(ctx context.Context, q db.DBTX, box string) (map[str
 
 // MoveState changes a snapshot's state, only along the transitions and only
 // from the state it was read in.
-func (s *Kernel) MoveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
+func (s *Records) MoveState(ctx context.Context, q db.DBTX, sn *Snapshot, to, errWords string) error {
 	if !CanMove(sn.State, to) {
 		return fmt.Errorf("snapshot %s: %s → %s is not a state change a snapshot may make", sn.ID, sn.State, to)
 	}

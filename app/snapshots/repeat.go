@@ -20,7 +20,7 @@ import (
 // one of another box or snapshot than boxRef and snapRef name (an ID or a
 // name; "" matches any): the request then goes its usual way, and
 // existingRequest refuses an ID used for something else.
-func (s *Kernel) Repeated(ctx context.Context, c Caller, requestID, kind, boxRef, snapRef string) (*Operation, error) {
+func (s *Admission) Repeated(ctx context.Context, c Caller, requestID, kind, boxRef, snapRef string) (*Operation, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -45,7 +45,7 @@ func (s *Kernel) Repeated(ctx context.Context, c Caller, requestID, kind, boxRef
 }
 
 // opOfBox says whether ref (an ID or a name) names op's box.
-func (s *Kernel) opOfBox(ctx context.Context, op *Operation, ref string) bool {
+func (s *Admission) opOfBox(ctx context.Context, op *Operation, ref string) bool {
 	if op.BoxID == nil {
 		return false
 	}
@@ -60,7 +60,7 @@ func (s *Kernel) opOfBox(ctx context.Context, op *Operation, ref string) bool {
 // ID, or its name now; when it is gone, a name that names none of the box's
 // snapshots now: the request ID has named the operation already, and a name
 // of nothing is no other request (a name that is another snapshot's is).
-func (s *Kernel) opOfSnapshot(ctx context.Context, op *Operation, ref string) bool {
+func (s *Admission) opOfSnapshot(ctx context.Context, op *Operation, ref string) bool {
 	if op.Target == nil {
 		return false
 	}
@@ -105,7 +105,7 @@ type ToolAnswer struct {
 
 // KeptToolAnswer is the tool answer kept under c's retry key requestID, or
 // nil when none is.
-func (s *Kernel) KeptToolAnswer(ctx context.Context, c Caller, requestID string) (*ToolAnswer, error) {
+func (s *Admission) KeptToolAnswer(ctx context.Context, c Caller, requestID string) (*ToolAnswer, error) {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil, nil
@@ -123,7 +123,7 @@ func (s *Kernel) KeptToolAnswer(ctx context.Context, c Caller, requestID string)
 // KeepToolAnswer keeps a tool's answer under c's retry key requestID, in
 // PostgreSQL so a retry after a restart finds it; when two calls with one
 // key end at once, the first kept is the answer.
-func (s *Kernel) KeepToolAnswer(ctx context.Context, c Caller, requestID string, a ToolAnswer) error {
+func (s *Admission) KeepToolAnswer(ctx context.Context, c Caller, requestID string, a ToolAnswer) error {
 	key := requestKey(c, requestID)
 	if key == nil {
 		return nil

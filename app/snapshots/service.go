@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"sync"
 	"time"
 
 	// The owner's time zone is loaded by name; the zone database is linked
@@ -82,9 +81,11 @@ type BoxReader interface {
 func (s *Kernel) UseBoxes(b BoxReader) { s.boxes = b }
 
 // Kernel is what every seam of the service shares: the store, the backends,
-// the engine and its kinds, the caches, and the helpers each seam uses (the
-// log, the record reads, the settings, the time zone and what a copy of a
-// box leaves behind). Its snaps is the Service, so that the kernel calls a
+// the engine and its kinds, and the helpers each seam uses. Its parts are
+// types of their own that it embeds: Records (the record reads), Admission
+// (an operation admitted), BoxLog (the box log's writer) and SettingsKeeper
+// (the settings, the time zone and what a copy of a box leaves behind).
+// Its snaps is the Service, so that the kernel calls a
 // snapshot operation through its type; boxes is package boxes, which the
 // lists read boxes through (UseBoxes); pictures is package pictures'
 // keeper (UsePictures).
@@ -99,7 +100,12 @@ type Kernel struct {
 	now      func() time.Time
 	ops      *operations.Engine
 	pictures PictureKeeper
-	cache    readCache
+	// Its parts, each with the fields it uses; their methods are the
+	// Kernel's, so a seam reaches them through *Service.
+	*Records
+	*Admission
+	*BoxLog
+	*SettingsKeeper
 }
 
 // New makes the core.
@@ -128,6 +134,7 @@ func New(opts Options) (*Service, error) {
 		return nil, err
 	}
 	s.ops = ops
+	s.Records, s.Admission, s.BoxLog, s.SettingsKeeper = newParts(opts.Store, ops, s.logger, s.now)
 	s.register()
 	return s, nil
 }
@@ -170,7 +177,7 @@ func (s *Kernel) Backend(id string) (Backend, error) {
 }
 
 // TimeZone is the owner's time zone, for names and words.
-func (s *Kernel) TimeZone(ctx context.Context) *time.Location {
+func (s *SettingsKeeper) TimeZone(ctx context.Context) *time.Location {
 	s.cache.mu.Lock()
 	defer s.cache.mu.Unlock()
 	if s.cache.tz != nil && s.now().Before(s.cache.tzUntil) {
@@ -191,18 +198,11 @@ func (s *Kernel) TimeZone(ctx context.Context) *time.Location {
 	return tz
 }
 
-// readCacheFor is how long a process keeps the settings and the owner's
-// time zone it read: an operation reads them at several steps, and a
-// change made in another process bites within this long.
-const readCacheFor = time.Second
-
-// readCache holds what the core reads often and changes seldom.
-type readCache struct {
-	mu            sync.Mutex
-	tz            *time.Location
-	tzUntil       time.Time
-	settings      *Settings
-	settingsUntil time.Time
+// newParts makes the kernel's parts over one store and engine.
+func newParts(st *store.Store, ops *operations.Engine, logger *slog.Logger, now func() time.Time) (*Records, *Admission, *BoxLog, *SettingsKeeper) {
+	r := &Records{st: st}
+	return r, &Admission{Records: r, st: st, ops: ops}, &BoxLog{st: st, ops: ops, logger: logger},
+		&SettingsKeeper{st: st, logger: logger, now: now}
 }
 
 // GuestOf is the guest a box stands for, as its backend names it.

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"math"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/jackc/pgx/v5"
@@ -123,10 +127,33 @@ func (st Settings) Validate() error {
 	return nil
 }
 
+// SettingsKeeper reads and saves the settings and reads the owner's time
+// zone, holding both for readCacheFor within the process.
+type SettingsKeeper struct {
+	st     *store.Store
+	logger *slog.Logger
+	now    func() time.Time
+	cache  readCache
+}
+
+// readCacheFor is how long a process keeps the settings and the owner's
+// time zone it read: an operation reads them at several steps, and a
+// change made in another process bites within this long.
+const readCacheFor = time.Second
+
+// readCache holds what the core reads often and changes seldom.
+type readCache struct {
+	mu            sync.Mutex
+	tz            *time.Location
+	tzUntil       time.Time
+	settings      *Settings
+	settingsUntil time.Time
+}
+
 const settingsKey = "snapshots"
 
 // Settings reads the settings, with defaults for what was never set.
-func (s *Kernel) Settings(ctx context.Context) (Settings, error) {
+func (s *SettingsKeeper) Settings(ctx context.Context) (Settings, error) {
 	s.cache.mu.Lock()
 	if s.cache.settings != nil && s.now().Before(s.cache.settingsUntil) {
 		st := *s.cache.settings
@@ -147,7 +174,7 @@ func (s *Kernel) Settings(ctx context.Context) (Settings, error) {
 }
 
 // ReadSettings reads the settings afresh, past the process's cache.
-func (s *Kernel) ReadSettings(ctx context.Context) (Settings, error) {
+func (s *SettingsKeeper) ReadSettings(ctx context.Context) (Settings, error) {
 	st := DefaultSettings()
 	raw, err := s.st.CoreSettingGet(ctx, s.st.Pool, settingsKey)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -163,7 +190,7 @@ func (s *Kernel) ReadSettings(ctx context.Context) (Settings, error) {
 }
 
 // SaveSettings validates and saves the settings; only the person may.
-func (s *Kernel) SaveSettings(ctx context.Context, c Caller, st Settings) error {
+func (s *SettingsKeeper) SaveSettings(ctx context.Context, c Caller, st Settings) error {
 	if !c.IsPerson() {
 		return refusal(CodeForbidden, onlyPersonSettingsWords)
 	}
@@ -186,7 +213,7 @@ func (s *Kernel) SaveSettings(ctx context.Context, c Caller, st Settings) error 
 // Secrets is what a copy of a box leaves behind: the one list, and the
 // settings' own paths. A fork's copy (Service) and an import's box and a
 // share code's copy (Contents) leave it, so it is the core's.
-func (s *Kernel) Secrets(ctx context.Context) providers.Secrets {
+func (s *SettingsKeeper) Secrets(ctx context.Context) providers.Secrets {
 	st, _ := s.Settings(ctx)
 	return providers.DefaultSecrets().With(st.AlsoRemove)
 }

@@ -141,13 +141,13 @@ type TakenEvent struct {
 	Op     string
 }
 
-// markTaken records what the backend answered for a take, in one statement
+// MarkTaken records what the backend answered for a take, in one statement
 // (PerfSnapshotTaken): the record made ready, the box log's event of the
 // take (ev; nil writes none), and the box's head moved on. The event goes
 // with the record: a worker killed between the two left a ready snapshot
 // whose take the log never told, and the resumed take, finding it ready,
 // did not tell it either.
-func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev *TakenEvent) error {
+func (s *Service) MarkTaken(ctx context.Context, sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev *TakenEvent) error {
 	n, err := s.st.PerfSnapshotTaken(ctx, s.st.Pool, TakenParams(sn, t, took, ev, s.now()))
 	if err != nil {
 		return fmt.Errorf("record take of %s: %w", sn.ID, err)
@@ -158,7 +158,7 @@ func (s *Service) markTaken(ctx context.Context, sn *Snapshot, t providers.Snaps
 	return nil
 }
 
-// TakenParams are what markTaken records; now is the capture's time when
+// TakenParams are what MarkTaken records; now is the capture's time when
 // the backend gave none.
 func TakenParams(sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev *TakenEvent, now time.Time) db.PerfSnapshotTakenParams {
 	var size *int64

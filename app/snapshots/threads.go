@@ -19,7 +19,7 @@ const MaxThreadTitle = 120
 // ErrNoThread is returned for a token that names no live thread.
 var ErrNoThread = fmt.Errorf("thread: %w", store.ErrNotFound)
 
-func (s *Kernel) Thread(ctx context.Context, id string) (*Thread, error) {
+func (s *Records) Thread(ctx context.Context, id string) (*Thread, error) {
 	r, err := s.st.CoreThreadByID(ctx, s.st.Reader(ctx), id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, refusal(CodeNotFound, NoThreadWords(id))
@@ -32,7 +32,7 @@ func (s *Kernel) Thread(ctx context.Context, id string) (*Thread, error) {
 }
 
 // ThreadTitle is a thread's title for words, or "" when unknown.
-func (s *Kernel) ThreadTitle(ctx context.Context, id *string) string {
+func (s *Records) ThreadTitle(ctx context.Context, id *string) string {
 	if id == nil {
 		return ""
 	}

@@ -61,7 +61,7 @@ type TrashEntry struct {
 // trashRow is a box_trash row.
 type TrashRow = db.BoxTrash
 
-func (s *Kernel) TrashRow(ctx context.Context, q db.DBTX, boxID string) (*TrashRow, error) {
+func (s *Records) TrashRow(ctx context.Context, q db.DBTX, boxID string) (*TrashRow, error) {
 	r, err := s.st.TrashByBox(ctx, q, boxID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound

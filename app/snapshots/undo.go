@@ -16,7 +16,7 @@ import (
 // TakeUndo takes a restore's or a reset's undo, named "before the restore
 // at 11:02", or finds the one a restart cut short.
 func (s *Service) TakeUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
-	undo, err := s.recordUndo(ctx, op, b, be)
+	undo, err := s.RecordUndo(ctx, op, b, be)
 	if err != nil || undo.State == StateReady {
 		return undo, err
 	}
@@ -52,7 +52,7 @@ func (s *Service) TakeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 			return nil, err
 		}
 	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &TakenEvent{Caller: undoCallerOf(op), Op: op.ID,
+	if err := s.MarkTaken(ctx, undo, taken, s.now().Sub(start), &TakenEvent{Caller: undoCallerOf(op), Op: op.ID,
 		Words: logUndoTakenWords(undo.Name, undo.ID, undoWordsOf(op), HoldsWords(undo.Holds, undo.Scope))}); err != nil {
 		return nil, err
 	}
@@ -65,12 +65,12 @@ func (s *Service) TakeUndo(ctx context.Context, op *Operation, b *Box, be Backen
 	return undo, nil
 }
 
-// recordUndo records a restore's undo before it is taken, named "before the
+// RecordUndo records a restore's undo before it is taken, named "before the
 // restore at 11:02" (a reset's "before the reset at 11:02"; a release's
 // final snapshot, which is no undo, "at the release at 11:02"), or reads the
 // one a restart cut short. An undo already
 // ready is answered as it is; one neither taking nor ready is an error.
-func (s *Service) recordUndo(ctx context.Context, op *Operation, b *Box, be Backend) (*Snapshot, error) {
+func (s *Service) RecordUndo(ctx context.Context, op *Operation, b *Box, be Backend) (*Snapshot, error) {
 	caller := undoCallerOf(op)
 	var undo *Snapshot
 	if op.UndoID == nil {

@@ -541,9 +541,9 @@ func logUndoTakenWords(name, id, what, holds string) string {
 	return fmt.Sprintf("%s, %s, %s", NamedID(name, id), what, holds)
 }
 
-// logHeldUndoTakenWords: snapshot-taken for a ZFS restore's undo, a held
+// LogHeldUndoTakenWords: snapshot-taken for a ZFS restore's undo, a held
 // copy of the stopped guest.
-func logHeldUndoTakenWords(name, id, ref, host string) string {
+func LogHeldUndoTakenWords(name, id, ref, host string) string {
 	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", NamedID(name, id), ref, host)
 }
 

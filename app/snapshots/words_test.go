@@ -310,7 +310,7 @@ func logWordsForShape() (named, others []string) {
 	yes, no := true, false
 	named = []string{
 		logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
-		logHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
+		LogHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
 		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
 		LogDeletedWithEarlierWords(sn, id, box), LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
 		LogHeldCopyMadeWords(sn, "vm-9", "pve-1", true), LogHeldCopyRemadeWords(sn), logSavedWords(sn, id),

@@ -13,7 +13,10 @@
 // snapshot operations a release and a restore from the trash run) it
 // reaches through its kernel interface, which *snapshots.Service
 // satisfies. The kernel reads boxes and templates through
-// snapshots.BoxReader, which app/boot gives it (Kernel.UseBoxes). words.go
+// snapshots.BoxReader, which app/boot gives it (Kernel.UseBoxes). Threads,
+// templates, forgetting a backend and history's settings are types of
+// their own (ThreadKeeper, TemplateKeeper, Forgetting, HistorySettings,
+// seam.go) that Boxes embeds, each with the fields it uses. words.go
 // holds the words it alone says.
 //
 // It must never import app/web, app/api, app/cli, jobs, a provider's

@@ -12,7 +12,7 @@ import (
 
 // GoneBackends lists the backends no longer in settings that still have
 // snapshot records.
-func (s *Boxes) GoneBackends(ctx context.Context) ([]snapshots.GoneBackend, error) {
+func (s *Forgetting) GoneBackends(ctx context.Context) ([]snapshots.GoneBackend, error) {
 	// The backends first (a few rows), then only theirs of the snapshots:
 	// most installs have none gone, and read no snapshot.
 	gone, err := s.st.TabGoneBackendIDs(ctx, s.st.Pool, s.order())
@@ -35,7 +35,7 @@ func (s *Boxes) GoneBackends(ctx context.Context) ([]snapshots.GoneBackend, erro
 
 // ForgetBackendPlan says what forgetting backend's snapshots would remove,
 // and changes nothing.
-func (s *Boxes) ForgetBackendPlan(ctx context.Context, c snapshots.Caller, backend string) (*snapshots.ForgetPlan, error) {
+func (s *Forgetting) ForgetBackendPlan(ctx context.Context, c snapshots.Caller, backend string) (*snapshots.ForgetPlan, error) {
 	if !c.IsPerson() {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonForgetsWords}
 	}
@@ -83,7 +83,7 @@ func (s *Boxes) ForgetBackendPlan(ctx context.Context, c snapshots.Caller, backe
 // ForgetBackend removes the records of a removed backend's snapshots, and
 // nothing on any backend. A snapshot an operation still uses keeps its
 // record, and the answer names it.
-func (s *Boxes) ForgetBackend(ctx context.Context, c snapshots.Caller, backend string) (*snapshots.ForgetPlan, []string, error) {
+func (s *Forgetting) ForgetBackend(ctx context.Context, c snapshots.Caller, backend string) (*snapshots.ForgetPlan, []string, error) {
 	p, err := s.ForgetBackendPlan(ctx, c, backend)
 	if err != nil {
 		return nil, nil, err

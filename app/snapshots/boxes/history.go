@@ -13,7 +13,7 @@ import (
 
 // BoxHistorySettings reads a box's history settings as the caller may see
 // the box.
-func (s *Boxes) BoxHistorySettings(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.BoxHistory, error) {
+func (s *HistorySettings) BoxHistorySettings(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.BoxHistory, error) {
 	b, err := s.k.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err
@@ -22,7 +22,7 @@ func (s *Boxes) BoxHistorySettings(ctx context.Context, c snapshots.Caller, ref 
 }
 
 // BoxHistory is a box's history settings, read for the box b already read.
-func (s *Boxes) BoxHistory(ctx context.Context, b *snapshots.Box) (*snapshots.BoxHistory, error) {
+func (s *HistorySettings) BoxHistory(ctx context.Context, b *snapshots.Box) (*snapshots.BoxHistory, error) {
 	st, err := s.k.Settings(ctx)
 	if err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func (s *Boxes) BoxHistory(ctx context.Context, b *snapshots.Box) (*snapshots.Bo
 
 // SetBoxHistory sets a box's own history settings: the person only.
 // automatic nil follows the backend; maxGiB nil follows the setting.
-func (s *Boxes) SetBoxHistory(ctx context.Context, c snapshots.Caller, ref string, automatic *bool, maxGiB *int64) (*snapshots.BoxHistory, error) {
+func (s *HistorySettings) SetBoxHistory(ctx context.Context, c snapshots.Caller, ref string, automatic *bool, maxGiB *int64) (*snapshots.BoxHistory, error) {
 	if !c.IsPerson() {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonHistoryWords}
 	}

@@ -15,9 +15,10 @@ import (
 )
 
 // Boxes is the boxes and threads: acquiring and listing boxes (and the
-// Machines tab's pages of them), their presence, status, log and automatic
-// history's settings, threads, templates, the trash and a box's release,
-// held copies, and forgetting a backend.
+// Machines tab's pages of them), their presence, status and log, the trash
+// and a box's release, held copies; and, through the types it embeds,
+// threads (ThreadKeeper), templates (TemplateKeeper), forgetting a backend
+// (Forgetting) and automatic history's settings (HistorySettings).
 type Boxes struct {
 	k      kernel
 	del    deleter
@@ -25,6 +26,47 @@ type Boxes struct {
 	now    func() time.Time
 	logger *slog.Logger
 	kinds  Kinds
+	// Its other seams, each a type of its own with the fields it uses;
+	// their methods are the Boxes', so what asks the boxes for them
+	// reaches them through *Boxes.
+	backends
+	*ThreadKeeper
+	*TemplateKeeper
+	*Forgetting
+	*HistorySettings
+}
+
+// backends answers the kernel's configured backends, for the seams of
+// this package that name them.
+type backends struct{ k kernel }
+
+// ThreadKeeper is the threads: made, read by their token or ID, listed, and
+// their titles. Boxes embeds it.
+type ThreadKeeper struct {
+	k  kernel
+	st *store.Store
+}
+
+// TemplateKeeper is the box templates: checked, listed, read, saved and
+// removed. Boxes embeds it.
+type TemplateKeeper struct {
+	backends
+	st *store.Store
+}
+
+// Forgetting is forgetting a backend gone from the settings: the backends
+// gone, the plan of what forgetting one lets go, and the forgetting.
+// Boxes embeds it.
+type Forgetting struct {
+	backends
+	st *store.Store
+}
+
+// HistorySettings is a box's settings of automatic history, read and
+// changed. Boxes embeds it.
+type HistorySettings struct {
+	k  kernel
+	st *store.Store
 }
 
 // kernel is what the boxes use of the core's kernel: the backends and the
@@ -120,7 +162,9 @@ func New(k kernel, opts Options) (*Boxes, error) {
 	if opts.Deletes == nil || k == nil || opts.Store == nil {
 		return nil, errors.New("boxes: the core, a store and the deletes are required")
 	}
-	s := &Boxes{k: k, del: opts.Deletes, st: opts.Store, now: opts.Now, logger: opts.Logger}
+	s := &Boxes{k: k, del: opts.Deletes, st: opts.Store, now: opts.Now, logger: opts.Logger, backends: backends{k},
+		ThreadKeeper: &ThreadKeeper{k: k, st: opts.Store}, TemplateKeeper: &TemplateKeeper{backends: backends{k}, st: opts.Store},
+		Forgetting: &Forgetting{backends: backends{k}, st: opts.Store}, HistorySettings: &HistorySettings{k: k, st: opts.Store}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -145,7 +189,7 @@ type copyFailedError struct{ words string }
 func (e *copyFailedError) Error() string { return e.words }
 
 // order is the configured backends' IDs, in ID order.
-func (s *Boxes) order() []string {
+func (s backends) order() []string {
 	var ids []string
 	for _, b := range s.k.Backends() {
 		ids = append(ids, b.ID)
@@ -154,7 +198,7 @@ func (s *Boxes) order() []string {
 }
 
 // configured tells whether a backend of that ID is in settings.
-func (s *Boxes) configured(id string) (snapshots.Backend, bool) {
+func (s backends) configured(id string) (snapshots.Backend, bool) {
 	for _, b := range s.k.Backends() {
 		if b.ID == id {
 			return b, true

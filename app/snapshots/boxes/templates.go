@@ -35,7 +35,7 @@ var userNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 // its user not root, its limits not below zero. A source on the local
 // backend is a folder's name in the templates folder: never a full path,
 // never "..", never a folder below another (section "Security model").
-func (s *Boxes) CheckTemplate(t snapshots.BoxTemplate) error {
+func (s *TemplateKeeper) CheckTemplate(t snapshots.BoxTemplate) error {
 	var errs []error
 	if !snapshots.BoxNameRE.MatchString(t.Name) {
 		errs = append(errs, errors.New(snapshots.MachineNameWords("A box template's name")))
@@ -100,7 +100,7 @@ func sortedKeys(m map[string]string) []string {
 
 // Templates lists the box templates. An agent reads them too: it chooses
 // one by name.
-func (s *Boxes) Templates(ctx context.Context) ([]snapshots.BoxTemplate, error) {
+func (s *TemplateKeeper) Templates(ctx context.Context) ([]snapshots.BoxTemplate, error) {
 	all, err := s.st.TemplateList(ctx, s.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("list box templates: %w", err)
@@ -120,7 +120,7 @@ func noTemplate() *snapshots.Refusal {
 }
 
 // Template reads one box template by its name.
-func (s *Boxes) Template(ctx context.Context, name string) (snapshots.BoxTemplate, error) {
+func (s *TemplateKeeper) Template(ctx context.Context, name string) (snapshots.BoxTemplate, error) {
 	if !snapshots.BoxNameRE.MatchString(name) {
 		return snapshots.BoxTemplate{}, noTemplate()
 	}
@@ -135,7 +135,7 @@ func (s *Boxes) Template(ctx context.Context, name string) (snapshots.BoxTemplat
 }
 
 // SaveTemplate adds or changes a box template; only the person may.
-func (s *Boxes) SaveTemplate(ctx context.Context, c snapshots.Caller, t snapshots.BoxTemplate) error {
+func (s *TemplateKeeper) SaveTemplate(ctx context.Context, c snapshots.Caller, t snapshots.BoxTemplate) error {
 	if !c.IsPerson() {
 		return &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonTemplatesWords}
 	}
@@ -160,7 +160,7 @@ func (s *Boxes) SaveTemplate(ctx context.Context, c snapshots.Caller, t snapshot
 
 // DeleteTemplate removes a box template; boxes made from it stay. Only the
 // person may.
-func (s *Boxes) DeleteTemplate(ctx context.Context, c snapshots.Caller, name string) error {
+func (s *TemplateKeeper) DeleteTemplate(ctx context.Context, c snapshots.Caller, name string) error {
 	if !c.IsPerson() {
 		return &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonTemplatesWords}
 	}

@@ -16,7 +16,7 @@ import (
 
 // CreateThread registers a thread with its title; its bearer token is
 // returned once and kept only as a hash. Only the person makes threads.
-func (s *Boxes) CreateThread(ctx context.Context, c snapshots.Caller, title string) (*snapshots.Thread, string, error) {
+func (s *ThreadKeeper) CreateThread(ctx context.Context, c snapshots.Caller, title string) (*snapshots.Thread, string, error) {
 	if !c.IsPerson() {
 		return nil, "", &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonMakesThreadWords}
 	}
@@ -39,7 +39,7 @@ func (s *Boxes) CreateThread(ctx context.Context, c snapshots.Caller, title stri
 }
 
 // ThreadByToken finds the live thread a bearer token belongs to.
-func (s *Boxes) ThreadByToken(ctx context.Context, token string) (*snapshots.Thread, error) {
+func (s *ThreadKeeper) ThreadByToken(ctx context.Context, token string) (*snapshots.Thread, error) {
 	if !strings.HasPrefix(token, snapshots.ThreadTokenPrefix) {
 		return nil, snapshots.ErrNoThread
 	}
@@ -56,7 +56,7 @@ func (s *Boxes) ThreadByToken(ctx context.Context, token string) (*snapshots.Thr
 }
 
 // Thread reads one thread; an agent reads only its own.
-func (s *Boxes) Thread(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Thread, error) {
+func (s *ThreadKeeper) Thread(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Thread, error) {
 	if c.Kind == snapshots.CallerAgent && c.Thread != id {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: snapshots.NoThreadWords(id)}
 	}
@@ -64,7 +64,7 @@ func (s *Boxes) Thread(ctx context.Context, c snapshots.Caller, id string) (*sna
 }
 
 // Threads lists every thread, for the person.
-func (s *Boxes) Threads(ctx context.Context, c snapshots.Caller) ([]*snapshots.Thread, error) {
+func (s *ThreadKeeper) Threads(ctx context.Context, c snapshots.Caller) ([]*snapshots.Thread, error) {
 	if !c.IsPerson() {
 		t, err := s.k.Thread(ctx, c.Thread)
 		if err != nil {
@@ -87,7 +87,7 @@ func (s *Boxes) Threads(ctx context.Context, c snapshots.Caller) ([]*snapshots.T
 // ThreadTitles answers the titles of the threads ids names, by ID, for the
 // rows of a page: the person's pages read the threads their rows name, never
 // every thread of the install. An agent learns only its own thread's.
-func (s *Boxes) ThreadTitles(ctx context.Context, c snapshots.Caller, ids []string) (map[string]string, error) {
+func (s *ThreadKeeper) ThreadTitles(ctx context.Context, c snapshots.Caller, ids []string) (map[string]string, error) {
 	if !c.IsPerson() {
 		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id != c.Thread })
 	}

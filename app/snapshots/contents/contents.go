@@ -2,7 +2,6 @@ package contents
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -82,24 +81,6 @@ type Contents struct {
 	compares    compareCache
 	redeem      RedeemLimits
 	fetchShared FetchShared
-}
-
-// New makes Contents on the kernel k and the snapshot operations snaps
-// (both the core's *snapshots.Service), and registers its Import operation
-// with the kernel's engine.
-func New(k kernel, snaps snapshotOps, opts Options) (*Contents, error) {
-	if k == nil || snaps == nil || opts.Store == nil {
-		return nil, errors.New("contents: the kernel, the snapshot operations and a store are required")
-	}
-	s := &Contents{k: k, snaps: snaps, st: opts.Store, install: k.Install(), now: opts.Now,
-		tempDir: opts.TempDir, redeem: opts.Redeem.orDefault(), fetchShared: opts.FetchShared}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	// ImportResultOf reads an import's result, so its typed kind is not
-	// kept.
-	operations.Register(k.Engine(), snapshots.OpImport, s.runImport)
-	return s, nil
 }
 
 // refusal is a refusal in words of words.go (or the kernel's).

@@ -23,6 +23,12 @@
 // net/http: a redeem from another boxsnap fetches through the FetchShared
 // it is given (app/remote's).
 //
+// The files stand on floors: what the others hang on (the comparisons'
+// cache, an import's result, a redeem's limits and fetch) in files of
+// their own at the bottom, with contents.go (Contents and its interfaces);
+// new.go (New, which registers the Import operation with its runner) near
+// the top.
+//
 // It must never import app/web, app/api, app/cli, jobs, app/remote or a
 // provider's subpackage.
 package contents

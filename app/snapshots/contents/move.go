@@ -482,28 +482,6 @@ func checkExport(name string, mf *ExportManifest, spools map[string]*spool) erro
 	return nil
 }
 
-// ImportResult is what an import did.
-type ImportResult struct {
-	Box     string `json:"box"`
-	BoxName string `json:"boxName"`
-	// Made is set when the box was made here by this import, from the
-	// snapshot named in MadeFrom.
-	Made      bool               `json:"made"`
-	MadeFrom  string             `json:"madeFrom,omitempty"`
-	Snapshots []ImportedSnapshot `json:"snapshots"`
-	Words     string             `json:"words"`
-}
-
-// ImportedSnapshot is one snapshot of an import.
-type ImportedSnapshot struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	Parent string `json:"parent,omitempty"`
-	// Already is set when it was here already: importing it again changes
-	// nothing.
-	Already bool `json:"already"`
-}
-
 // isPlainWord is a kind's shape: lowercase letters, digits and dashes.
 func isPlainWord(s string) bool {
 	for _, r := range s {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
@@ -70,58 +68,12 @@ func (s *Forks) Fork(ctx context.Context, c snapshots.Caller, req ForkRequest) (
 	if existing, err := s.k.BoxByName(ctx, name); err == nil && existing.State != snapshots.BoxReleased {
 		return nil, refusal(snapshots.CodeConflict, snapshots.BoxExistsWords(name))
 	}
-	var thread *string
-	switch {
-	case c.Kind == snapshots.CallerAgent:
-		t := c.Thread
-		thread = &t
-	case req.AsMachine || b.State == snapshots.BoxReleased || sn.Kept() && b.State != snapshots.BoxReady:
-		thread = nil // a kept snapshot of a released box forks as one of the person's machines
-	default:
-		thread = b.ThreadID
-	}
-	be, err := s.k.Backend(b.BackendID)
+	ops, err := s.admitForks(ctx, c, b, sn, forks{names: []string{name}, requestID: func(int) string { return req.RequestID },
+		asMachine: req.AsMachine, snapRef: req.Snapshot})
 	if err != nil {
 		return nil, err
 	}
-	// Refused in the core's words before asking the backend.
-	if err := snapshots.Eligible(sn, snapshots.ChangeFork, nil, s.now(), s.k.TimeZone(ctx)); err != nil {
-		return nil, err
-	}
-	// A released box has no guest to plan on: its kept snapshot forks as
-	// it is, and the backend's fork says if it cannot.
-	plan := providers.SnapshotPlan{Fork: providers.ForkPlan{OK: true}}
-	if b.State != snapshots.BoxReleased {
-		ref := snapshots.RefOf(sn, b)
-		if plan, err = s.k.PlanNow(ctx, b, be, &ref); err != nil {
-			return nil, s.k.PlanError(b, be, err)
-		}
-	}
-	if !plan.Fork.OK {
-		why := plan.Fork.Why
-		if why == "" {
-			why = snapshots.CannotBeForkedWords(sn.Name, "on "+be.Label)
-		}
-		return nil, refusal(snapshots.CodePlan, why)
-	}
-	var op *snapshots.Operation
-	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err := s.k.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, snapshots.ChangeFork)
-		if err != nil {
-			return err
-		}
-		if err := s.k.Unsettled(ctx, tx, b); err != nil {
-			return err
-		}
-		op, err = s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-			RequestID: req.RequestID, Params: ForkParams{Name: name, BoxID: snapshots.NewID(snapshots.PrefixBox), Thread: thread}})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvForkAsked, c, logForkWords(sn.Name, name), sn.ID, op.ID, nil)
-	return op, nil
+	return ops[0], nil
 }
 
 // ForkName is the name a fork of box gets when none is given: "amber-fox-

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store"
-	"github.com/boxsnap/boxsnap/providers"
 )
 
 // DefaultMaxCount is the most boxes one fork call makes when the setting
@@ -75,63 +72,8 @@ func (s *Forks) ForkMany(ctx context.Context, c snapshots.Caller, req ForkManyRe
 	if err != nil {
 		return nil, err
 	}
-	var thread *string
-	switch {
-	case c.Kind == snapshots.CallerAgent:
-		t := c.Thread
-		thread = &t
-	case req.AsMachine || b.State == snapshots.BoxReleased || sn.Kept() && b.State != snapshots.BoxReady:
-		thread = nil
-	default:
-		thread = b.ThreadID
-	}
-	be, err := s.k.Backend(b.BackendID)
-	if err != nil {
-		return nil, err
-	}
-	if err := snapshots.Eligible(sn, snapshots.ChangeFork, nil, s.now(), s.k.TimeZone(ctx)); err != nil {
-		return nil, err
-	}
-	plan := providers.SnapshotPlan{Fork: providers.ForkPlan{OK: true}}
-	if b.State != snapshots.BoxReleased {
-		ref := snapshots.RefOf(sn, b)
-		if plan, err = s.k.PlanNow(ctx, b, be, &ref); err != nil {
-			return nil, s.k.PlanError(b, be, err)
-		}
-	}
-	if !plan.Fork.OK {
-		why := plan.Fork.Why
-		if why == "" {
-			why = snapshots.CannotBeForkedWords(sn.Name, "on "+be.Label)
-		}
-		return nil, refusal(snapshots.CodePlan, why)
-	}
-	ops := make([]*snapshots.Operation, 0, len(names))
-	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err := s.k.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, snapshots.ChangeFork)
-		if err != nil {
-			return err
-		}
-		if err := s.k.Unsettled(ctx, tx, b); err != nil {
-			return err
-		}
-		for i, name := range names {
-			op, err := s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-				RequestID: ManyRequestID(req.RequestID, i+1), Params: ForkParams{Name: name, BoxID: snapshots.NewID(snapshots.PrefixBox), Thread: thread}})
-			if err != nil {
-				return err
-			}
-			ops = append(ops, op)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for i, op := range ops {
-		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvForkAsked, c, logForkWords(sn.Name, names[i]), sn.ID, op.ID, nil)
-	}
-	return ops, nil
+	return s.admitForks(ctx, c, b, sn, forks{names: names, requestID: func(i int) string { return ManyRequestID(req.RequestID, i+1) },
+		asMachine: req.AsMachine, snapRef: req.Snapshot})
 }
 
 // repeatedMany answers the operations a repeated call's request ID made,

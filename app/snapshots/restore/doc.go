@@ -16,12 +16,16 @@
 // reads and locks, the plan, the room and the ceiling, admission, an
 // operation's steps and end, the box log, the head, the deletes of older
 // undos) they reach through their kernel interface, the undo they take
-// first through their taker interface (both *snapshots.Service today), a
+// first through their taker interface (the kernel's TakeUndo, or the held
+// copy of ZFS's order, zfsundo.go, made here over the kernel), a
 // reset's box template through templates (package boxes), and, given by
 // app/boot, the person's word through Asker (package approvals), a dry
 // run's changes through RestorePreviewer (package contents) and the undo's
 // picture through snapshots.PictureKeeper (package pictures). words.go holds
-// the words they alone say.
+// the words they alone say. The files stand on floors: results.go (what a
+// reset and a dry run answer, and the previewer a dry run asks) and
+// seam.go (the types and the interfaces) at the bottom, new.go (New, which
+// registers the kinds with their runners) at the top.
 //
 // It must never import app/web, app/api, app/cli, jobs, a provider's
 // subpackage, nor another seam of the core (a package under

@@ -50,32 +50,6 @@ type ResetRequest struct {
 	dryRun bool
 }
 
-// resetParams are fixed at admission, so a resumed reset does the same.
-type resetParams struct {
-	KeepLogins bool     `json:"keepLogins"`
-	Logins     []string `json:"logins,omitempty"`
-	Template   string   `json:"template,omitempty"`
-	Source     string   `json:"source"`
-	Command    string   `json:"command,omitempty"`
-	WasRunning bool     `json:"wasRunning"`
-}
-
-// ResetResult is what a finished reset answers.
-type ResetResult struct {
-	Template string `json:"template,omitempty"`
-	Undo     string `json:"undo"`
-	UndoName string `json:"undoName"`
-	// Kept are the login files carried over, Skipped those left out, each
-	// with why.
-	Kept     []string `json:"kept,omitempty"`
-	Skipped  []string `json:"skipped,omitempty"`
-	Started  bool     `json:"started"`
-	Replaced []string `json:"replacedUndos,omitempty"`
-	// UndoneItself is set on a reset that failed and put the box back to
-	// its undo.
-	UndoneItself bool `json:"undoneItself,omitempty"`
-}
-
 // LoginPaths are the home paths a reset with Keep logins carries over:
 // moatbox's list, then the settings' own.
 func LoginPaths(st snapshots.Settings) []string {
@@ -630,4 +604,25 @@ func (s *Resets) NewestUndo(ctx context.Context, c snapshots.Caller, boxRef stri
 		return nil, nil
 	}
 	return sn, nil
+}
+
+// resetEligibleNow is the check a reset's admission makes in its
+// transaction, read without locking: the box is ready, nothing is unsettled
+// on it, and its undo is within the ceiling.
+func resetEligibleNow(ctx context.Context, s *Resets, c snapshots.Caller, b *snapshots.Box, be snapshots.Backend, settings snapshots.Settings) error {
+	b2, err := s.k.BoxByID(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return snapshots.BoxNotFound(b.Name)
+	}
+	b = b2
+	if b.State != snapshots.BoxReady {
+		return refusal(snapshots.CodeBusy, boxIsWords(b.Name, b.State))
+	}
+	if err := s.k.Unsettled(ctx, s.st.Pool, b); err != nil {
+		return err
+	}
+	if err := s.k.CeilingAdmits(ctx, s.st.Pool, c, b.BackendID, snapshots.ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
+		return undoPriceWords(snapshots.Agent(""), err)
+	}
+	return nil
 }

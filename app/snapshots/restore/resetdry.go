@@ -15,24 +15,3 @@ func (s *Resets) ResetCheck(ctx context.Context, c snapshots.Caller, req ResetRe
 	_, err := s.Reset(ctx, c, req)
 	return err
 }
-
-// resetEligibleNow is the check a reset's admission makes in its
-// transaction, read without locking: the box is ready, nothing is unsettled
-// on it, and its undo is within the ceiling.
-func resetEligibleNow(ctx context.Context, s *Resets, c snapshots.Caller, b *snapshots.Box, be snapshots.Backend, settings snapshots.Settings) error {
-	b2, err := s.k.BoxByID(ctx, s.st.Pool, b.ID)
-	if err != nil {
-		return snapshots.BoxNotFound(b.Name)
-	}
-	b = b2
-	if b.State != snapshots.BoxReady {
-		return refusal(snapshots.CodeBusy, boxIsWords(b.Name, b.State))
-	}
-	if err := s.k.Unsettled(ctx, s.st.Pool, b); err != nil {
-		return err
-	}
-	if err := s.k.CeilingAdmits(ctx, s.st.Pool, c, b.BackendID, snapshots.ChargeOfPlan(be.Snap.Snapshotting(b.Kind)), settings); err != nil {
-		return undoPriceWords(snapshots.Agent(""), err)
-	}
-	return nil
-}

@@ -886,3 +886,30 @@ func (s *Restores) admitRestore(ctx context.Context, c snapshots.Caller, req sna
 	})
 	return op, err
 }
+
+// restoreEligibleNow is the check a restore's admission makes in its
+// transaction, read without locking: the box is ready, nothing is unsettled
+// on it, and the snapshot may be restored now.
+func (s *Restores) restoreEligibleNow(ctx context.Context, b *snapshots.Box, sn *snapshots.Snapshot, ref string) error {
+	b2, err := s.k.BoxByID(ctx, s.st.Pool, b.ID)
+	if err != nil {
+		return snapshots.BoxNotFound(b.Name)
+	}
+	b = b2
+	sn2, err := s.k.SnapshotByID(ctx, s.st.Pool, sn.ID)
+	if err != nil {
+		return snapshots.SnapshotNotFound(ref)
+	}
+	sn = sn2
+	pins, err := s.k.DeletingPins(ctx, s.st.Pool, sn.ID, "")
+	if err != nil {
+		return err
+	}
+	if err := snapshots.Eligible(sn, snapshots.ChangeRestore, pins, s.now(), s.k.TimeZone(ctx)); err != nil {
+		return err
+	}
+	if b.State != snapshots.BoxReady {
+		return refusal(snapshots.CodeBusy, beingReleasedWords(b.Name))
+	}
+	return s.k.Unsettled(ctx, s.st.Pool, b)
+}

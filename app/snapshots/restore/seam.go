@@ -2,7 +2,6 @@ package restore
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -98,11 +97,34 @@ type deleter interface {
 
 // taker takes the undo a restore or a reset takes first: a snapshot of the
 // box as it is (TakeUndo), or ZFS's held copy of the stopped guest
-// (TakeHeldUndo); each finds the one a restart cut short.
-// *snapshots.Service is one today.
+// (TakeHeldUndo); each finds the one a restart cut short. undoTaker is
+// one, over the kernel's TakeUndo.
 type taker interface {
 	TakeUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
 	TakeHeldUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
+}
+
+// undoKernel is what the undos a restore or a reset takes use of the
+// kernel: its take of an undo (TakeUndo), and, for ZFS's held copy of the
+// stopped guest (undoTaker.TakeHeldUndo, zfsundo.go), the undo's record,
+// an operation's steps and tasks, a snapshot's state and its record as
+// taken; *snapshots.Service is one (Options.Taker).
+type undoKernel interface {
+	TakeUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
+	RecordUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend) (*snapshots.Snapshot, error)
+	MarkTaken(ctx context.Context, sn *snapshots.Snapshot, t providers.SnapshotTaken, took time.Duration, ev *snapshots.TakenEvent) error
+	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
+	Step(ctx context.Context, op *snapshots.Operation, step string) error
+	TaskRecorder(op *snapshots.Operation) providers.Recorder
+}
+
+// undoTaker is the restores' taker: the kernel's TakeUndo, and the held
+// undo of ZFS's order, which only a restore takes.
+type undoTaker struct {
+	undoKernel
+	st      *store.Store
+	install string
+	now     func() time.Time
 }
 
 // templates reads a box template by name, which a reset makes a box fresh
@@ -127,32 +149,10 @@ type Kinds struct {
 type Options struct {
 	Store     *store.Store
 	Deletes   deleter
-	Taker     taker
+	Taker     undoKernel
 	Templates templates
 	Now       func() time.Time
 	Logger    *slog.Logger
-}
-
-// New makes the restores on the core k and registers their kinds of
-// operation with its engine, before River's workers start.
-func New(k kernel, opts Options) (*Restores, error) {
-	if opts.Deletes == nil || k == nil || opts.Store == nil || opts.Taker == nil || opts.Templates == nil {
-		return nil, errors.New("restore: the core, a store, a taker, the templates and the deletes are required")
-	}
-	s := &Restores{k: k, del: opts.Deletes, taker: opts.Taker, st: opts.Store, ops: k.Engine(), install: k.Install(), boxes: opts.Templates,
-		now: opts.Now, logger: opts.Logger}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	if s.logger == nil {
-		s.logger = slog.New(slog.DiscardHandler)
-	}
-	s.resets = &Resets{r: s, k: k, taker: s.taker, st: s.st, ops: s.ops, install: s.install, logger: s.logger, boxes: s.boxes}
-	s.kinds = Kinds{
-		Restore: operations.Register(s.ops, snapshots.OpRestore, s.runRestore),
-		Reset:   operations.Register(s.ops, snapshots.OpReset, s.resets.runReset),
-	}
-	return s, nil
 }
 
 // Resets are the box's resets and the undo of a reset or a restore.

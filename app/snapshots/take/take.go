@@ -563,7 +563,7 @@ func (s *Take) takeLimitDone(ctx context.Context, op *snapshots.Operation, sn *s
 	return res, nil
 }
 
-// markTakenStep is markTaken for a take's own run, in one statement
+// markTakenStep is MarkTaken for a take's own run, in one statement
 // (TakeSnapshotTaken): with the record, its event and the head, the
 // operation moves on to the limit's step, and the box's snapshots as they
 // are then are answered.

@@ -1,27 +1,15 @@
-package snapshots
+package restore
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// IsCopyStep reports whether step is one of a held copy's.
-func IsCopyStep(step string) bool { return strings.HasPrefix(step, "copy-") }
-
-func IndexOf(order []providers.RestoreStep, step providers.RestoreStep) int {
-	for i, s := range order {
-		if s == step {
-			return i
-		}
-	}
-	return 0
-}
 
 // TakeHeldUndo takes a ZFS restore's undo: the held copy of the stopped
 // guest, recorded as this restore's undo, which lives in the copy and is
@@ -29,13 +17,13 @@ func IndexOf(order []providers.RestoreStep, step providers.RestoreStep) int {
 // before they run; a restart at any of them makes the copy again from its
 // clone step, which uses a copy already a template and never trusts one that
 // is not.
-func (s *Service) TakeHeldUndo(ctx context.Context, op *Operation, b *Box, be Backend, resuming bool) (*Snapshot, error) {
+func (s *undoTaker) TakeHeldUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error) {
 	hc, ok := be.Snap.(providers.HeldCopier)
 	if !ok {
 		return nil, fmt.Errorf("%s makes no held copies: %w", be.Label, providers.ErrUnsupported)
 	}
-	undo, err := s.recordUndo(ctx, op, b, be)
-	if err != nil || undo.State == StateReady {
+	undo, err := s.RecordUndo(ctx, op, b, be)
+	if err != nil || undo.State == snapshots.StateReady {
 		return undo, err
 	}
 	start := s.now()
@@ -46,11 +34,11 @@ func (s *Service) TakeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	// its clone made when that clone's task ended OK (cloned).
 	rec := s.TaskRecorder(op)
 	clone := providers.HeldCopyClone
-	if op.Step == StepCopyClone && StepTaskDone(op) {
+	if op.Step == snapshots.StepCopyClone && snapshots.StepTaskDone(op) {
 		clone = providers.HeldCopyCloned
 	}
-	source := providers.SnapshotRef{ID: undo.ID, Guest: GuestOf(b)}
-	if err := s.Step(ctx, op, StepCopyClone); err != nil {
+	source := providers.SnapshotRef{ID: undo.ID, Guest: snapshots.GuestOf(b)}
+	if err := s.Step(ctx, op, snapshots.StepCopyClone); err != nil {
 		return nil, err
 	}
 	prog, err := hc.HoldCopy(ctx, source, label, clone, rec)
@@ -58,7 +46,7 @@ func (s *Service) TakeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 		for _, st := range []struct {
 			step string
 			hc   providers.HeldCopyStep
-		}{{StepCopyDisarm, providers.HeldCopyDisarm}, {StepCopyTemplate, providers.HeldCopyTemplate}} {
+		}{{snapshots.StepCopyDisarm, providers.HeldCopyDisarm}, {snapshots.StepCopyTemplate, providers.HeldCopyTemplate}} {
 			if err = s.Step(ctx, op, st.step); err != nil {
 				return nil, err
 			}
@@ -74,9 +62,9 @@ func (s *Service) TakeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		state := StateFailed
+		state := snapshots.StateFailed
 		if errors.Is(err, providers.ErrIncomplete) {
-			state = StateIncomplete
+			state = snapshots.StateIncomplete
 		}
 		_ = s.MoveState(ctx, s.st.Pool, undo, state, err.Error())
 		return nil, err
@@ -90,10 +78,10 @@ func (s *Service) TakeHeldUndo(ctx context.Context, op *Operation, b *Box, be Ba
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: undo.ID, GuestRef: cp.Ref, Host: cp.Host}); err != nil {
 		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
 	}
-	if err := s.markTaken(ctx, undo, taken, s.now().Sub(start), &TakenEvent{Caller: CallerOf(op), Op: op.ID,
-		Words: logHeldUndoTakenWords(undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
+	if err := s.MarkTaken(ctx, undo, taken, s.now().Sub(start), &snapshots.TakenEvent{Caller: snapshots.CallerOf(op), Op: op.ID,
+		Words: snapshots.LogHeldUndoTakenWords(undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
 		return nil, err
 	}
-	undo.State = StateReady
+	undo.State = snapshots.StateReady
 	return undo, nil
 }

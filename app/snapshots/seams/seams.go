@@ -1,0 +1,111 @@
+package seams
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/pictures"
+	"github.com/boxsnap/boxsnap/app/remote"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
+	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
+	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
+	"github.com/boxsnap/boxsnap/app/snapshots/take"
+	"github.com/boxsnap/boxsnap/app/store"
+)
+
+// Seams are the packages the kernel's work is split into, each wired to
+// the small interfaces the others declare.
+type Seams struct {
+	Keeps     *keep.Keeps
+	Boxes     *boxes.Boxes
+	Take      *take.Take
+	Restores  *restore.Restores
+	Forks     *fork.Forks
+	Sweeps    *sweeps.Sweeps
+	Contents  *contents.Contents
+	Approvals *approvals.Approvals
+	Pictures  *pictures.Pictures
+	Heads     *heads.Heads
+}
+
+// Options are what the seams are made of besides the kernel: the store,
+// the logger, the clock (nil is time.Now; the kernel's, so the seams'
+// times read as its records'), the folder imports are checked in (empty:
+// the system's), a redeem's bounds (zero fields are the defaults) and the
+// most forks one request makes (0: the fork's default).
+type Options struct {
+	Store        *store.Store
+	Logger       *slog.Logger
+	Now          func() time.Time
+	TempDir      string
+	Redeem       contents.RedeemLimits
+	ForkMaxCount int
+}
+
+// New makes every seam over the kernel core and wires each to the others.
+// Each registers its kinds of operation with the kernel's engine here,
+// before River's workers start.
+func New(core *snapshots.Service, opts Options) (*Seams, error) {
+	st, logger, now := opts.Store, opts.Logger, opts.Now
+	// The keeps register theirs (Keep, Unkeep, Delete, Expiry), and the
+	// boxes, the take, the restores and the sweeps delete through them.
+	kp, err := keep.New(core, keep.Options{Store: st, Now: now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	// The boxes register theirs (Release, Untrash); the kernel reads boxes
+	// and templates through them.
+	bx, err := boxes.New(core, boxes.Options{Store: st, Deletes: kp, Now: now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	core.UseBoxes(bx)
+	tk, err := take.New(core, take.Options{Store: st, Deletes: kp, Now: now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	// The restores register theirs (Restore, Reset); their undos are the
+	// core's takes.
+	rs, err := restore.New(core, restore.Options{Store: st, Deletes: kp, Taker: core, Templates: bx, Now: now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	fk, err := fork.New(core, fork.Options{Store: st, Now: now, Logger: logger, MaxCount: opts.ForkMaxCount})
+	if err != nil {
+		return nil, err
+	}
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: now})
+	if err != nil {
+		return nil, err
+	}
+	// Contents registers its Import operation, and gives a restore's dry
+	// run its preview.
+	cont, err := contents.New(core, core, contents.Options{Store: st, Now: now, TempDir: opts.TempDir, Redeem: opts.Redeem, FetchShared: remote.FetchShared})
+	if err != nil {
+		return nil, err
+	}
+	rs.UseRestorePreview(cont)
+	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Restores: rs, Now: now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	rs.UseApprovals(ap)
+	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Now: now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	core.UsePictures(pics)
+	tk.UsePictures(pics)
+	rs.UsePictures(pics)
+	hd, err := heads.New(core, core, heads.Options{Store: st})
+	if err != nil {
+		return nil, err
+	}
+	return &Seams{Keeps: kp, Boxes: bx, Take: tk, Restores: rs, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd}, nil
+}
