@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -15,7 +16,7 @@ const machinesPerPage = 50
 
 // machineRow is one box on the Machines tab.
 type machineRow struct {
-	Head  boxHead
+	Head  pagemodel.BoxHead
 	Count string // by the core's one counting rule
 	// State says whether the box runs, in a word and a colour (never the
 	// colour alone): running, stopped, missing or unknown; "" for a
@@ -50,7 +51,7 @@ type machineList struct {
 
 type machinesTab struct {
 	Page     views.Page
-	Tabs     tabCounts
+	Tabs     pagemodel.TabCounts
 	Machines machineList
 	Released machineList
 	New      newBoxForm
@@ -63,7 +64,7 @@ type machinesTab struct {
 // released_after), the next page of that list alone.
 func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	rc := s.rows.rowContext(r, "/boxes")
+	rc := s.rows.RowContext(r.Context(), "/boxes", r.URL.Query().Get("select") == "1")
 	v := r.URL.Query()
 	list := func(released bool, after string) (machineList, error) {
 		page, err := s.boxes.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
@@ -79,9 +80,9 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 		for i, m := range page.Boxes {
 			shown[i] = snapshots.BoxSnapshots{Box: m.Box}
 		}
-		rc.threads.knowBoxes(shown)
+		rc.Threads.KnowBoxes(shown)
 		for _, m := range page.Boxes {
-			row := machineRow{Head: s.rows.head(m.Box, rc), Count: m.Counts.Words()}
+			row := machineRow{Head: s.rows.Head(m.Box, rc), Count: m.Counts.Words()}
 			row.State, row.StateClass = s.machineState(r, m.Box)
 			l.Rows = append(l.Rows, row)
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -13,7 +14,7 @@ import (
 
 // trashRow is one box in the trash.
 type trashRow struct {
-	Head  boxHead
+	Head  pagemodel.BoxHead
 	Goes  string // when it goes
 	Final string // its final snapshot, or why there is none
 	Costs string
@@ -21,7 +22,7 @@ type trashRow struct {
 
 type trashTab struct {
 	Page  views.Page
-	Tabs  tabCounts
+	Tabs  pagemodel.TabCounts
 	Rows  []trashRow
 	Hours int
 	Empty string // what the tab says with no box in the trash
@@ -41,11 +42,11 @@ func (s *Server) showTrash(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tz := s.opts.Core.TimeZone(r.Context())
-	rc := s.rows.rowContext(r, "/boxes/trash")
+	rc := s.rows.RowContext(r.Context(), "/boxes/trash", r.URL.Query().Get("select") == "1")
 	p := trashTab{Page: views.Page{Title: "Boxes, Trash", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)},
 		Tabs: s.tabCounts(r, "trash", -1), Hours: st.TrashHours, Empty: snapshots.TrashEmptyWords}
 	for _, e := range list {
-		row := trashRow{Head: s.rows.head(e.Box, rc), Goes: "goes " + e.Until.In(tz).Format("Mon 2 Jan 15:04"), Costs: e.Costs}
+		row := trashRow{Head: s.rows.Head(e.Box, rc), Goes: "goes " + e.Until.In(tz).Format("Mon 2 Jan 15:04"), Costs: e.Costs}
 		if e.FinalName != "" {
 			row.Final = fmt.Sprintf("Its final snapshot, ‘%s’, is in its history.", e.FinalName)
 		} else {
