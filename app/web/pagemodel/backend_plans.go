@@ -11,7 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// kindPlan is what one backend does for one kind of box on one host: the
+// KindPlan is what one backend does for one kind of box on one host: the
 // table's answer (Snapshotting) and, where a live box of that kind is
 // there, a real plan read through it, so the line says what the
 // backend itself says.
@@ -39,7 +39,7 @@ func hostName(be snapshots.Backend, b *snapshots.Box) string {
 // box to ask for.
 var commonKinds = [...]string{"linux", "lxc", "qemu", "qemu-windows"}
 
-// kindPlans reads one plan per backend, kind and host, each through one
+// KindPlans reads one plan per backend, kind and host, each through one
 // live box there (cached planCacheFor); a backend with no live box gets
 // one row per kind it offers snapshots for, from its table alone.
 func (rb *RowBuilder) KindPlans(ctx context.Context, boxes []*snapshots.Box) []KindPlan {
@@ -84,7 +84,7 @@ func (rb *RowBuilder) KindPlans(ctx context.Context, boxes []*snapshots.Box) []K
 	return out
 }
 
-// kindWords names a kind as the badges do: "LXC", "QEMU", "Windows (QEMU)".
+// KindWords names a kind as the badges do: "LXC", "QEMU", "Windows (QEMU)".
 func KindWords(kind string) string {
 	switch kind {
 	case "linux":

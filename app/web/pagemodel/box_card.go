@@ -14,7 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// notice is one of a box page's notices: a restore's, for 24 hours, with
+// Notice is one of a box page's notices: a restore's, for 24 hours, with
 // Undo; a restore boxsnap could not confirm, with Check now.
 type Notice struct {
 	Words    string
@@ -24,7 +24,7 @@ type Notice struct {
 	CheckOp  string
 }
 
-// boxCard is a box's Snapshots card.
+// BoxCard is a box's Snapshots card.
 type BoxCard struct {
 	Count    string
 	Take     Action
@@ -38,7 +38,7 @@ type BoxCard struct {
 	Screen   bool // the box has a screen: rows keep a picture's place
 }
 
-// boxLive is the part of a box's page that polls while an operation runs:
+// BoxLive is the part of a box's page that polls while an operation runs:
 // its notices and its Snapshots card.
 type BoxLive struct {
 	Notices []Notice
@@ -54,12 +54,12 @@ type BoxLive struct {
 	Timeline Timeline
 }
 
-// fact is one of a box page's facts.
+// Fact is one of a box page's facts.
 type Fact struct {
 	Term, Value string
 }
 
-// facts are a box's facts: what it is, where, whose, and for a fork
+// Facts are a box's facts: what it is, where, whose, and for a fork
 // "Forked from amber-fox, ‘before the migration’ (yesterday 23:39)", from
 // the page's one read.
 func (rb *RowBuilder) Facts(r Request, v *snapshots.BoxView, h BoxHead) []Fact {
@@ -103,7 +103,7 @@ func (rb *RowBuilder) Facts(r Request, v *snapshots.BoxView, h BoxHead) []Fact {
 	return out
 }
 
-// boxLiveURL is the address of a box page's live region: the whole page
+// BoxLiveURL is the address of a box page's live region: the whole page
 // below the navigation, drawn again from one read.
 func BoxLiveURL(box, back string, tl int, log string) string {
 	u := "/boxes/" + url.PathEscape(box) + "/live?in=page&back=" + url.QueryEscape(back)
@@ -116,7 +116,7 @@ func BoxLiveURL(box, back string, tl int, log string) string {
 	return u
 }
 
-// doneWords is what a settled card says in the live region: the box log's
+// DoneWords is what a settled card says in the live region: the box log's
 // newest event.
 func DoneWords(v *snapshots.BoxView) string {
 	if len(v.Log) == 0 {
@@ -125,7 +125,7 @@ func DoneWords(v *snapshots.BoxView) string {
 	return snapshots.EventLine(v.Box.Name, v.Log[0])
 }
 
-// card builds a box's Snapshots card: the count, Take snapshot with why it
+// Card builds a box's Snapshots card: the count, Take snapshot with why it
 // is refused, the rows, a running restore's step, and what goes with the
 // box.
 func (rb *RowBuilder) Card(r Request, v *snapshots.BoxView, rc RowContext, rs restores, back string) (BoxCard, error) {
@@ -206,7 +206,7 @@ func (rb *RowBuilder) Card(r Request, v *snapshots.BoxView, rc RowContext, rs re
 	return c, nil
 }
 
-// notices are a box page's notices, from its one read: the newest
+// Notices are a box page's notices, from its one read: the newest
 // restore's (24 hours, with Undo) unless a reset came after it, and the
 // operations boxsnap could not confirm (with Check now). A notice names
 // only snapshots the read holds, and its Undo restores the same snapshot as
@@ -295,13 +295,13 @@ func (rb *RowBuilder) restoreNotice(r Request, v *snapshots.BoxView, rs restores
 	return n
 }
 
-// undoHref is where both Undo controls of a box's page go: the restore
+// UndoHref is where both Undo controls of a box's page go: the restore
 // dialog of its newest undo.
 func UndoHref(b *snapshots.Box, undo *snapshots.Snapshot) string {
 	return fmt.Sprintf("/boxes/%s/snapshots/%s/restore?back=%s", url.PathEscape(b.Name), undo.ID, url.QueryEscape("/boxes/"+b.Name))
 }
 
-// headWords says the box's head, the snapshot its next one is taken from:
+// HeadWords says the box's head, the snapshot its next one is taken from:
 // it moves forward by itself on a take, and elsewhere only by a restore or
 // a row's Set as head. A box an import made from competing tips has none
 // until someone chooses.
@@ -313,7 +313,7 @@ func HeadWords(v *snapshots.BoxView) string {
 	return heads.HeadFactWords(name, v.Box.HeadID != nil, len(v.Snapshots) > 0)
 }
 
-// sizeOfBox says a box's size in GiB, as 069 says it: "4 cores · 8 GiB
+// SizeOfBox says a box's size in GiB: "4 cores · 8 GiB
 // memory · 40 GiB disk", or "" when its backend does not say.
 func SizeOfBox(sz *providers.BoxSize) string {
 	if sz == nil {
@@ -342,7 +342,7 @@ func SizeOfBox(sz *providers.BoxSize) string {
 	return strings.Join(parts, " · ")
 }
 
-// approvalItem is one request for the person's word, as the pages show it:
+// ApprovalItem is one request for the person's word, as the pages show it:
 // who asks, for what, the plan it would run, and Approve and Decline.
 type ApprovalItem struct {
 	ID, Asks, Expires string
@@ -353,7 +353,7 @@ type ApprovalItem struct {
 	Changes, ChangesHref string
 }
 
-// forking is a new box's page while its fork runs: the source, the
+// Forking is a new box's page while its fork runs: the source, the
 // snapshot and the step, polled until the operation ends.
 type Forking struct {
 	Name, From, Step, Failed, LiveURL, Goto string

@@ -78,7 +78,7 @@ type nowRow struct {
 	Line  string
 }
 
-// nowOf says where a box is now, from the page's one read: whether it
+// NowOf says where a box is now, from the page's one read: whether it
 // runs, and whether its disk changed since its head, as its backend
 // answers (unchanged, changed with how many files, or cannot tell).
 func NowOf(rc RowContext, v *snapshots.BoxView, rs restores) *nowRow {
@@ -119,19 +119,19 @@ type historyEvent struct {
 	When, What, Words, By string
 }
 
-// history is a box page's History card: the box log, newest first, paged.
+// History is a box page's History card: the box log, newest first, paged.
 type History struct {
 	Events []historyEvent
 	Older  string // the address that shows more, or ""
 }
 
-// historyShown is how many events the History card shows when asked for
+// HistoryShown is how many events the History card shows when asked for
 // shown.
 func HistoryShown(shown int) int {
 	return min(max(shown, historyPage), snapshots.BoxLogKeep)
 }
 
-// historyOf is a box's History card from the page's one read of its log:
+// HistoryOf is a box's History card from the page's one read of its log:
 // shown events, each with who did it.
 func HistoryOf(rc RowContext, v *snapshots.BoxView, shown int) History {
 	b := v.Box

@@ -12,7 +12,7 @@ import (
 // bulkCap bounds one bulk action's snapshots.
 const bulkCap = 200
 
-// bulkDialog applies the same checks to each selected snapshot: which are
+// BulkDialog applies the same checks to each selected snapshot: which are
 // skipped and why, and what each of the rest frees or costs.
 func (dlg *DialogBuilder) BulkDialog(r Request, act string, ids []string) (Dialog, []BulkItem, error) {
 	ctx := r.Context()

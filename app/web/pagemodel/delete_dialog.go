@@ -9,12 +9,12 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 )
 
-// freesWords says what deleting a snapshot frees, where it is known.
+// FreesWords says what deleting a snapshot frees, where it is known.
 func (dlg *DialogBuilder) FreesWords(b *snapshots.Box, sn *snapshots.Snapshot) string {
 	return plans.DeleteFreesWords(b, sn, dlg.rows.WhereWords(b))
 }
 
-// deleteDialog asks "Delete ‘Thu 09:15’? Frees 3.4 GB on pve-1.", and says
+// DeleteDialog asks "Delete ‘Thu 09:15’? Frees 3.4 GB on pve-1.", and says
 // when it is kept or an undo.
 func (dlg *DialogBuilder) DeleteDialog(r Request, boxRef, ref string) (Dialog, error) {
 	ctx := r.Context()

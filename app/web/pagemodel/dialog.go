@@ -15,7 +15,7 @@ import (
 	"github.com/boxsnap/boxsnap/views"
 )
 
-// dialog is every dialog's view data: an alert dialog whose focus starts
+// Dialog is every dialog's view data: an alert dialog whose focus starts
 // on its safe choice; Kind picks its fields.
 type Dialog struct {
 	Page        views.Page
@@ -68,12 +68,12 @@ type Dialog struct {
 	Skipped []string
 }
 
-// dialogBuilder builds the dialogs' view data from the core's plans: what
+// DialogBuilder builds the dialogs' view data from the core's plans: what
 // each action would do, what goes, what it costs, and why it is refused.
 // It holds only what building them reads: the core, and the row builder
 // for the words a row and its dialog share (where a box lives, whether
-// restores are off). Each dialog's builder lives in the file of the action
-// it asks for (restoreDialog in snapshot_restore.go).
+// restores are off). Each dialog's builder lives in a file named for its
+// dialog (RestoreDialog in restore_dialog.go).
 type DialogBuilder struct {
 	core     *snapshots.Service
 	restores *restore.Restores
@@ -129,5 +129,5 @@ func aboutWords(d time.Duration) string {
 	return fmt.Sprintf("About %d min", int(d.Round(time.Minute).Minutes()))
 }
 
-// staleWords is what a dialog says when its plan changed since it opened.
+// StaleWords is what a dialog says when its plan changed since it opened.
 const StaleWords = "This changed since the dialog opened, so nothing was done. Read it again: it shows what would happen now."

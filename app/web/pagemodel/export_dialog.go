@@ -9,7 +9,7 @@ import (
 	"github.com/boxsnap/boxsnap/views"
 )
 
-// exportDialog is the Export dialog: which of the box's snapshots go in the
+// ExportDialog is the Export dialog: which of the box's snapshots go in the
 // file, and what the receiver holds already.
 type ExportDialog struct {
 	Page                     views.Page

@@ -7,14 +7,14 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// goneBackend is the Snapshots tab's notice for a backend no longer in
+// GoneBackend is the Snapshots tab's notice for a backend no longer in
 // settings whose snapshots are still recorded: they are unavailable, and
 // the person may forget them.
 type GoneBackend struct {
 	Words, Href string
 }
 
-// forgetDialog is "Forget its snapshots": it names them, their size and
+// ForgetDialog is "Forget its snapshots": it names them, their size and
 // price, and says they may still exist and be billed.
 func (dlg *DialogBuilder) ForgetDialog(r Request, backend string) (Dialog, error) {
 	d := Dialog{Kind: "forget", Title: fmt.Sprintf("Forget the snapshots of %s?", backend), Back: backOf(r, ""),

@@ -18,7 +18,7 @@ const (
 	WhereMachine = "machine"
 )
 
-// forkDialog builds Fork's dialog from the plan: the new box's
+// ForkDialog builds Fork's dialog from the plan: the new box's
 // name, where it goes, its size, its time and space, and what a fork is.
 func (dlg *DialogBuilder) ForkDialog(r Request, boxRef, ref string) (Dialog, error) {
 	ctx := r.Context()
@@ -105,13 +105,13 @@ func (dlg *DialogBuilder) ForkDialog(r Request, boxRef, ref string) (Dialog, err
 	return d, nil
 }
 
-// place is one choice of where a fork goes.
+// Place is one choice of where a fork goes.
 type Place struct {
 	Value, Text string
 	Checked     bool
 }
 
-// forkedFromWords is a fork's fact: "Forked from amber-fox, ‘before the
+// ForkedFromWords is a fork's fact: "Forked from amber-fox, ‘before the
 // migration’ (yesterday 23:39)".
 func ForkedFromWords(raw json.RawMessage, now time.Time, tz *time.Location) string {
 	if len(raw) == 0 || string(raw) == "null" {

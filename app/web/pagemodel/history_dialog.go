@@ -7,7 +7,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// deleteHistoryDialog is Delete history…: every automatic snapshot of the
+// DeleteHistoryDialog is Delete history…: every automatic snapshot of the
 // box goes once its name is typed; saved and kept ones stay.
 func (dlg *DialogBuilder) DeleteHistoryDialog(r Request, boxRef, _ string) (Dialog, error) {
 	ctx := r.Context()

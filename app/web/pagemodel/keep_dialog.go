@@ -10,10 +10,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// dateForm is the HTML date input's layout.
+// DateForm is the HTML date input's layout.
 const DateForm = "2006-01-02"
 
-// keepDialog builds Keep…: the date (the setting's days by default) and
+// KeepDialog builds Keep…: the date (the setting's days by default) and
 // what keeping costs on that backend.
 func (dlg *DialogBuilder) KeepDialog(r Request, boxRef, ref string) (Dialog, error) {
 	ctx := r.Context()

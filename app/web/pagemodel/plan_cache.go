@@ -14,7 +14,7 @@ import (
 // must not ask it again for each. A dialog always reads a fresh plan.
 const planCacheFor = 5 * time.Second
 
-// planCache keeps each box's plan, for a take or for one snapshot, for
+// PlanCache keeps each box's plan, for a take or for one snapshot, for
 // planCacheFor.
 type PlanCache struct {
 	mu    sync.Mutex

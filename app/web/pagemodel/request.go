@@ -4,7 +4,7 @@ import "context"
 
 // Request is what a builder reads of the request it answers: its context,
 // a form's or the query's values, and where its dialog returns. The web's
-// handlers pass their Request wrapped, so no builder needs net/http.
+// handlers pass their *http.Request wrapped, so no builder needs net/http.
 type Request interface {
 	Context() context.Context
 	FormValue(key string) string

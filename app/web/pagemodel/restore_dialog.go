@@ -11,7 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// restoreDialog builds the restore dialog: when it goes back to,
+// RestoreDialog builds the restore dialog: when it goes back to,
 // everything that goes (the guard), the size it goes back to, the undo line
 // that only the owner can untick, and the button's three wordings.
 func (dlg *DialogBuilder) RestoreDialog(r Request, boxRef, ref string) (Dialog, error) {

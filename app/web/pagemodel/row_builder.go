@@ -19,7 +19,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// rowBuilder builds what the pages show of snapshots: each snapshot's row
+// RowBuilder builds what the pages show of snapshots: each snapshot's row
 // (its badges, its one line, each action with its URL and why it is
 // refused), a box's card of rows and its head. It holds only what building
 // them reads: the core and the plans kept a few seconds.
@@ -35,7 +35,7 @@ type RowBuilder struct {
 	logger    *slog.Logger
 }
 
-// rowContext is what building rows needs once per request.
+// RowContext is what building rows needs once per request.
 type RowContext struct {
 	ctx     context.Context
 	Now     time.Time
@@ -62,13 +62,13 @@ func (rb *RowBuilder) RowContext(ctx context.Context, back string, selecting boo
 	return rc
 }
 
-// whereWords says where a box lives: "on this host", "Proxmox LXC on pve-1".
+// WhereWords says where a box lives: "on this host", "Proxmox LXC on pve-1".
 func (rb *RowBuilder) WhereWords(b *snapshots.Box) string {
 	be, ok := rb.core.BackendOf(b)
 	return plans.WhereWords(be, ok, b)
 }
 
-// onHost says where a box's space is taken, "on pve-1", as the Take
+// OnHost says where a box's space is taken, "on pve-1", as the Take
 // dialog's words have it: "Up to 16 GiB more on pve-1".
 func (rb *RowBuilder) OnHost(b *snapshots.Box) string {
 	if be, ok := rb.core.BackendOf(b); ok && be.Kind != "local" && b.Host != "" {
@@ -324,12 +324,12 @@ func (rb *RowBuilder) menu(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapshot,
 	return menu
 }
 
-// group builds a box's card from the core's list.
+// Group builds a box's card from the core's list.
 func (rb *RowBuilder) Group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc RowContext, live string) BoxGroup {
 	return rb.GroupWith(bs, sns, rc, live, rb.RestoresOf(rc, bs.Box))
 }
 
-// groupWith is group with the box's restores as its page read them.
+// GroupWith is group with the box's restores as its page read them.
 func (rb *RowBuilder) GroupWith(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc RowContext, live string, rs restores) BoxGroup {
 	g := BoxGroup{ID: "box-" + bs.Box.Name, Name: bs.Box.Name, Head: rb.Head(bs.Box, rc), LiveURL: live, Total: len(bs.Snapshots)}
 	rc.names = make(map[string]string, len(bs.Snapshots))
@@ -449,7 +449,7 @@ func (rb *RowBuilder) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snap
 	return rb.core.KeepCeiling(ctx, sn)
 }
 
-// restoresOff reports whether the person's restore of b is off: threads
+// RestoresOff reports whether the person's restore of b is off: threads
 // run on it and Settings keeps such restores off.
 func (rb *RowBuilder) RestoresOff(ctx context.Context, b *snapshots.Box) bool {
 	if !restore.ThreadsRunOn(snapshots.Owner(), b) {
@@ -459,7 +459,7 @@ func (rb *RowBuilder) RestoresOff(ctx context.Context, b *snapshots.Box) bool {
 	return err != nil || !st.ExecutionMachineRestores
 }
 
-// restoresOf reads a box's restores from its log (its newest events).
+// RestoresOf reads a box's restores from its log (its newest events).
 func (rb *RowBuilder) RestoresOf(rc RowContext, b *snapshots.Box) restores {
 	evs, err := rb.boxes.BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
 	if err != nil {

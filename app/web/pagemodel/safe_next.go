@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// safeNext keeps a redirect after sign-in on this site: a path starting with
+// SafeNext keeps a redirect after sign-in on this site: a path starting with
 // one slash, with no backslash, no space or control character (a browser
 // drops a tab, so "/\t/evil.example" is "//evil.example" to it), no scheme
 // and no host. Anything else is "/".

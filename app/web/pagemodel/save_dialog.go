@@ -7,7 +7,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// saveDialog is Save…: an automatic snapshot becomes an ordinary one, with
+// SaveDialog is Save…: an automatic snapshot becomes an ordinary one, with
 // a name if given (moatbox's "Save with a name").
 func (dlg *DialogBuilder) SaveDialog(r Request, boxRef, ref string) (Dialog, error) {
 	ctx := r.Context()

@@ -9,14 +9,14 @@ import (
 	"github.com/boxsnap/boxsnap/views"
 )
 
-// backendOffer is one backend's row in Settings: what it offers, read only,
+// BackendOffer is one backend's row in Settings: what it offers, read only,
 // with any problem and its fix.
 type BackendOffer struct {
 	Label, Kind, Where, Offers, Problem, Fix string
 	Simulated                                bool
 }
 
-// ceilingRow is one paid provider's ceiling a month.
+// CeilingRow is one paid provider's ceiling a month.
 type CeilingRow struct {
 	ID, Label string
 	Ceiling   float64
@@ -26,7 +26,7 @@ type CeilingRow struct {
 	Held, Past string
 }
 
-// historyRow is one backend's automatic snapshots: on or off, and how
+// HistoryRow is one backend's automatic snapshots: on or off, and how
 // often its running boxes are checked.
 type HistoryRow struct {
 	ID, Label string
@@ -37,7 +37,7 @@ type HistoryRow struct {
 	Now string
 }
 
-// settingsSection is one group of the snapshot settings: a page one step
+// SettingsSection is one group of the snapshot settings: a page one step
 // in from the settings' index, which lists each with its values.
 type SettingsSection struct {
 	Slug, Title string
@@ -61,7 +61,7 @@ var sectionTitles = []struct{ slug, title string }{
 	{"backends", "What each backend offers"},
 }
 
-// sectionTitle is a section's title, or "" for a slug that is none.
+// SectionTitle is a section's title, or "" for a slug that is none.
 func SectionTitle(slug string) string {
 	for _, t := range sectionTitles {
 		if t.slug == slug {
@@ -136,7 +136,7 @@ func offersWords(sn *providers.Snapshotting) string {
 	return w + " · " + snapshots.PriceTag(sn.Price)
 }
 
-// snapshottingOf is what a backend offers: for the kind of one of its boxes,
+// SnapshottingOf is what a backend offers: for the kind of one of its boxes,
 // or else for a common kind; nil when it offers snapshots for none.
 func SnapshottingOf(be snapshots.Backend, boxes []*snapshots.Box) *providers.Snapshotting {
 	for _, b := range boxes {
@@ -154,7 +154,7 @@ func SnapshottingOf(be snapshots.Backend, boxes []*snapshots.Box) *providers.Sna
 	return nil
 }
 
-// ceilingsOf are the paid providers' ceiling rows, for each backend that
+// CeilingsOf are the paid providers' ceiling rows, for each backend that
 // holds a paid rate or whose snapshots have a price, and the summary's
 // words for them ("Proxmox up to $20 a month").
 func CeilingsOf(backends []snapshots.Backend, rates []snapshots.PaidRate, boxes []*snapshots.Box, st snapshots.Settings) (rows []CeilingRow, summary string) {
@@ -190,7 +190,7 @@ func CeilingsOf(backends []snapshots.Backend, rates []snapshots.PaidRate, boxes 
 	return rows, summary
 }
 
-// offerOf is one backend's row for one kind of box (and host): what it
+// OfferOf is one backend's row for one kind of box (and host): what it
 // offers, where, and any problem its plan reads, with its fix.
 func OfferOf(kp KindPlan, roomPercent int) BackendOffer {
 	o := BackendOffer{Label: kp.Backend.Label, Simulated: kp.Backend.Simulated, Kind: KindWords(kp.Kind), Offers: "No snapshots"}
@@ -231,7 +231,7 @@ func OfferOf(kp KindPlan, roomPercent int) BackendOffer {
 	return o
 }
 
-// sectionsOf lists the sections for the index, each with what it is set
+// SectionsOf lists the sections for the index, each with what it is set
 // to now.
 func SectionsOf(p SettingsPage) []SettingsSection {
 	st := p.Settings

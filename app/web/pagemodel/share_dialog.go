@@ -10,7 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/views"
 )
 
-// shareDialog is the Share code dialog: what the copy leaves out and how
+// ShareDialog is the Share code dialog: what the copy leaves out and how
 // long the code works; once made, the code, shown this once.
 type ShareDialog struct {
 	Page                          views.Page

@@ -13,7 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// action is one control of a row: its accessible name, where it goes, and
+// Action is one control of a row: its accessible name, where it goes, and
 // why it is disabled when it is.
 type Action struct {
 	Label string
@@ -24,7 +24,7 @@ type Action struct {
 // Disabled reports whether the action is refused now.
 func (a Action) Disabled() bool { return a.Why != "" }
 
-// boxHead is a card's head: the box, its kind badges, where it lives, its
+// BoxHead is a card's head: the box, its kind badges, where it lives, its
 // thread or "Your machine", and "released 12 Oct".
 type BoxHead struct {
 	Name, Href  string
@@ -35,7 +35,7 @@ type BoxHead struct {
 	Released    string
 }
 
-// menuItem is one item of a row's menu.
+// MenuItem is one item of a row's menu.
 type MenuItem struct {
 	Text, Label, Href, Why, Copy string
 	Post, Narrow                 bool
@@ -44,7 +44,7 @@ type MenuItem struct {
 	Page bool
 }
 
-// snapRow is one snapshot's row.
+// SnapRow is one snapshot's row.
 type SnapRow struct {
 	ID, BoxName, Name, Note string
 	Picture                 bool
@@ -80,7 +80,7 @@ type SnapRow struct {
 	Menu      []MenuItem
 }
 
-// boxGroup is one box's card with its rows.
+// BoxGroup is one box's card with its rows.
 type BoxGroup struct {
 	ID, Name string
 	Head     BoxHead
@@ -134,7 +134,7 @@ func (t *threadTitles) title(id string) string {
 	return t.known[id]
 }
 
-// knowBoxes reads the titles of the threads bs and their snapshots name.
+// KnowBoxes reads the titles of the threads bs and their snapshots name.
 func (t *threadTitles) KnowBoxes(bs []snapshots.BoxSnapshots) {
 	var ids []string
 	for _, b := range bs {
@@ -150,7 +150,7 @@ func (t *threadTitles) KnowBoxes(bs []snapshots.BoxSnapshots) {
 	t.know(ids)
 }
 
-// whenWords says when, as the rows do: "Today 10:42", "Yesterday 23:39",
+// WhenWords says when, as the rows do: "Today 10:42", "Yesterday 23:39",
 // "Thu 09:15" within the week, "12 Oct" before.
 func WhenWords(t, now time.Time, tz *time.Location) string {
 	t, now = t.In(tz), now.In(tz)

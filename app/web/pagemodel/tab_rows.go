@@ -22,7 +22,7 @@ const (
 	rowsPerPage   = 30
 )
 
-// tabQuery is the Snapshots tab's search, filters and sort, kept in the
+// TabQuery is the Snapshots tab's search, filters and sort, kept in the
 // query string so a reload and the back button keep them, and After, the
 // place a page starts (the core's cursor).
 type TabQuery struct {
@@ -86,14 +86,14 @@ func (q TabQuery) Core(now time.Time) tab.TabQuery {
 
 func whereKey(b *snapshots.Box) string { return b.BackendID + ":" + b.Host }
 
-// filterOption is one choice of a filter group, with its count.
+// FilterOption is one choice of a filter group, with its count.
 type FilterOption struct {
 	Name, Value, Label string
 	Count              int
 	On                 bool
 }
 
-// filterGroup is one of the tab's filter groups.
+// FilterGroup is one of the tab's filter groups.
 type FilterGroup struct {
 	Legend  string
 	Name    string
@@ -101,7 +101,7 @@ type FilterGroup struct {
 	Options []FilterOption
 }
 
-// tabLine is the line under the tabs.
+// TabLine is the line under the tabs.
 type TabLine struct {
 	Summary string
 	// Requests says how many requests wait for the person's word.
@@ -130,13 +130,13 @@ type SnapshotsTab struct {
 	Back          string
 }
 
-// tabCounts are the Boxes page's three tabs with their counts.
+// TabCounts are the Boxes page's three tabs with their counts.
 type TabCounts struct {
 	Current                             string
 	Machines, Threads, Snapshots, Trash int
 }
 
-// tabFilters are the filter groups with their counts, from the tally of
+// TabFilters are the filter groups with their counts, from the tally of
 // every snapshot.
 func (rb *RowBuilder) TabFilters(tally *tab.Tally, q TabQuery) []FilterGroup {
 	total, byYou, byAgents, kept, undos, soon := 0, 0, 0, 0, 0, tally.Soon
@@ -182,7 +182,7 @@ func (rb *RowBuilder) TabFilters(tally *tab.Tally, q TabQuery) []FilterGroup {
 	return []FilterGroup{wg, hg, bg, og}
 }
 
-// tabLineOf is the line under the tabs: the count, undos apart, how many
+// TabLineOf is the line under the tabs: the count, undos apart, how many
 // by agents, space by host, each paid provider's rate a month; and first,
 // in amber, what needs the owner. It reads the tally of every snapshot.
 func (rb *RowBuilder) TabLineOf(tally *tab.Tally, rc RowContext) TabLine {

@@ -9,7 +9,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// takeDialog builds Take snapshot's dialog from the plan: a name (the time
+// TakeDialog builds Take snapshot's dialog from the plan: a name (the time
 // by default), a note, "With its memory" where offered, the time, pause and
 // space, what it holds, the count, the picture and the price.
 func (dlg *DialogBuilder) TakeDialog(r Request, boxRef string) (Dialog, error) {

@@ -13,7 +13,7 @@ import (
 // shows at a time; Older and Newer move along it.
 const TimelinePage = 40
 
-// timeline is the box page's Timeline card: the box's
+// Timeline is the box page's Timeline card: the box's
 // automatic snapshots, newest first, grouped by day and by hour, each a row
 // with its picture where the box has a screen, Restore… (the usual dialog
 // and undo), Save… and Keep….
@@ -42,7 +42,7 @@ type timelineHour struct {
 	Rows      []SnapRow
 }
 
-// timelineOf builds a box's timeline from offset (a page's first row),
+// TimelineOf builds a box's timeline from offset (a page's first row),
 // from the page's one read; its words say what the automatic history does
 // for the box as it is now.
 func (rb *RowBuilder) TimelineOf(v *snapshots.BoxView, rc RowContext, offset int) Timeline {
@@ -137,7 +137,7 @@ func whenDay(t, now time.Time) string {
 	return t.Format("2 Jan 2006")
 }
 
-// everyWords says a cadence: "15 s", "10 min".
+// EveryWords says a cadence: "15 s", "10 min".
 func EveryWords(seconds int) string {
 	if seconds%60 == 0 && seconds >= 60 {
 		return strconv.Itoa(seconds/60) + " min"

@@ -7,7 +7,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
-// unsaveDialog asks before a saved snapshot goes back to the automatic
+// UnsaveDialog asks before a saved snapshot goes back to the automatic
 // history, where thinning may delete it: focus starts on Cancel.
 func (dlg *DialogBuilder) UnsaveDialog(r Request, boxRef, ref string) (Dialog, error) {
 	sn, b, err := dlg.core.SnapshotOfBox(r.Context(), snapshots.Owner(), boxRef, ref)

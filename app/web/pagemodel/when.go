@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// whenAt says when in a sentence: "yesterday at 23:39", "today at 10:42",
+// WhenAt says when in a sentence: "yesterday at 23:39", "today at 10:42",
 // "Thu 09:15", "12 Oct".
 func WhenAt(t, now time.Time, tz *time.Location) string {
 	w := WhenWords(t, now, tz)
