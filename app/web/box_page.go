@@ -46,7 +46,7 @@ func (s *Server) boxLive(r *http.Request, v *snapshots.BoxView, rc pagemodel.Row
 	t := s.rows.TimelineOf(v, rc, tl)
 	l := pagemodel.BoxLive{Notices: s.rows.Notices(asked{r}, v, rs), Card: c, Busy: c.Group.Busy, Announce: c.Group.Announce, Timeline: t,
 		LiveURL: pagemodel.BoxLiveURL(b.Name, back, tl, r.URL.Query().Get("log"))}
-	l.Requests = s.approvalItems(r, b.ID, back)
+	l.Requests = s.rows.ApprovalItems(asked{r}, b.ID, back)
 	return l, nil
 }
 

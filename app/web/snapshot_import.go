@@ -15,7 +15,7 @@ import (
 
 func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *contents.ImportResult, err error) {
 	if err != nil {
-		p := s.importPageOf(r.Context())
+		p := s.rows.ImportPageOf(r.Context())
 		p.Error = pagemodel.RefusalWords(err)
 		s.render(w, r, statusOf(err), "import", p)
 		return

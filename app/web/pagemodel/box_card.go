@@ -342,17 +342,6 @@ func SizeOfBox(sz *providers.BoxSize) string {
 	return strings.Join(parts, " · ")
 }
 
-// ApprovalItem is one request for the person's word, as the pages show it:
-// who asks, for what, the plan it would run, and Approve and Decline.
-type ApprovalItem struct {
-	ID, Asks, Expires string
-	Plan              []string
-	Back              string
-	// Changes and ChangesHref are the restore dialog's "14 files changed
-	// since then" and its list, where the backend can tell.
-	Changes, ChangesHref string
-}
-
 // Forking is a new box's page while its fork runs: the source, the
 // snapshot and the step, polled until the operation ends.
 type Forking struct {
