@@ -192,7 +192,7 @@ func kindBadges(b *snapshots.Box) []string {
 		out = append(out, b.System)
 	}
 	if b.Kind != "" {
-		// One home for a kind's words: kindWords.
+		// One home for a kind's words: KindWords.
 		out = append(out, KindWords(b.Kind))
 	}
 	if b.HasScreen {
