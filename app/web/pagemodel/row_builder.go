@@ -19,10 +19,13 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// RowBuilder builds what the pages show of snapshots: each snapshot's row
-// (its badges, its one line, each action with its URL and why it is
-// refused), a box's card of rows and its head. It holds only what building
-// them reads: the core and the plans kept a few seconds.
+// RowBuilder builds what the pages show of snapshots and boxes: each
+// snapshot's row (its badges, its one line, each action with its URL and
+// why it is refused), a box's card of rows, its head, facts, notices and
+// timeline, the Snapshots tab's filters and line, the Settings rows' plans,
+// the requests, the Machines, Trash and Import pages' rows. It holds only
+// what building them reads: the core's parts and the plans kept a few
+// seconds.
 type RowBuilder struct {
 	core     *snapshots.Service
 	boxes    *boxes.Boxes
