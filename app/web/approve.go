@@ -6,12 +6,13 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // approve gives the person's yes to a request from the pages.
 func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
-	back := safeNext(r.PostFormValue("back"))
+	back := pagemodel.SafeNext(r.PostFormValue("back"))
 	if r.PostFormValue("back") == "" {
 		back = "/approvals"
 	}

@@ -9,63 +9,31 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
-// goneBackend is the Snapshots tab's notice for a backend no longer in
-// settings whose snapshots are still recorded: they are unavailable, and
-// the person may forget them.
-type goneBackend struct {
-	Words, Href string
-}
-
-func (s *Server) goneBackends(r *http.Request) []goneBackend {
+func (s *Server) goneBackends(r *http.Request) []pagemodel.GoneBackend {
 	gone, err := s.boxes.GoneBackends(r.Context())
 	if err != nil {
 		return nil
 	}
-	var out []goneBackend
+	var out []pagemodel.GoneBackend
 	for _, g := range gone {
 		size := ""
 		if g.Bytes > 0 {
 			size = " (" + snapshots.GB(g.Bytes) + ")"
 		}
-		n := plural(g.Snapshots, "snapshot", "snapshots")
-		out = append(out, goneBackend{
-			Words: fmt.Sprintf("%s is not in settings: its %s%s %s unavailable.", g.ID, n, size, pick(g.Snapshots, "is", "are")),
+		n := pagemodel.Plural(g.Snapshots, "snapshot", "snapshots")
+		out = append(out, pagemodel.GoneBackend{
+			Words: fmt.Sprintf("%s is not in settings: its %s%s %s unavailable.", g.ID, n, size, pagemodel.Pick(g.Snapshots, "is", "are")),
 			Href:  "/backends/" + url.PathEscape(g.ID) + "/forget?back=" + url.QueryEscape("/boxes/snapshots"),
 		})
 	}
 	return out
 }
 
-// forgetDialog is "Forget its snapshots": it names them, their size and
-// price, and says they may still exist and be billed.
-func (dlg *dialogBuilder) forgetDialog(r *http.Request, backend string) (dialog, error) {
-	d := dialog{Kind: "forget", Title: fmt.Sprintf("Forget the snapshots of %s?", backend), Back: backOf(r, ""),
-		Action: "/backends/" + url.PathEscape(backend) + "/forget", Submit: "Forget its snapshots", Danger: true}
-	if d.Back == "/boxes/" {
-		d.Back = "/boxes/snapshots"
-	}
-	p, err := dlg.boxes.ForgetBackendPlan(r.Context(), snapshots.Owner(), backend)
-	if err != nil {
-		return d, err
-	}
-	d.Lines = []string{p.Words}
-	d.Items = p.Lines
-	d.Fingerprint = fingerprintForget(p)
-	return d, nil
-}
-
-func fingerprintForget(p *snapshots.ForgetPlan) string {
-	ids := make([]string, 0, len(p.Snapshots))
-	for _, sn := range p.Snapshots {
-		ids = append(ids, sn.ID)
-	}
-	return fingerprint(&snapshots.Box{ID: p.Backend}, nil, ids)
-}
-
 func (s *Server) showForgetDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.dialogs.forgetDialog(r, chi.URLParam(r, "backend"))
+	d, err := s.dialogs.ForgetDialog(asked{r}, chi.URLParam(r, "backend"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -75,13 +43,13 @@ func (s *Server) showForgetDialog(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) forgetBackend(w http.ResponseWriter, r *http.Request) {
 	backend := chi.URLParam(r, "backend")
-	d, err := s.dialogs.forgetDialog(r, backend)
+	d, err := s.dialogs.ForgetDialog(asked{r}, backend)
 	if err != nil {
 		s.refused(w, r, err)
 		return
 	}
 	if r.PostFormValue("plan") != d.Fingerprint {
-		d.Error = staleWords
+		d.Error = pagemodel.StaleWords
 		s.renderDialog(w, r, http.StatusConflict, d)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // showBoxLive answers a box's live region, drawn again from one read: the
@@ -24,7 +25,7 @@ func (s *Server) showBoxLive(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
-	back := safeNext(r.URL.Query().Get("back"))
+	back := pagemodel.SafeNext(r.URL.Query().Get("back"))
 	p, err := s.boxPageOf(r, b.ID, back)
 	if err != nil {
 		s.fail(w, r, err)

@@ -1,75 +1,28 @@
 package web
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/heads"
-	"github.com/boxsnap/boxsnap/app/snapshots/restore"
-	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
-
-// notice is one of a box page's notices: a restore's, for 24 hours, with
-// Undo; a restore boxsnap could not confirm, with Check now.
-type notice struct {
-	Words    string
-	Amber    bool
-	UndoHref string
-	UndoName string
-	CheckOp  string
-}
-
-// boxCard is a box's Snapshots card.
-type boxCard struct {
-	Count    string
-	Take     action
-	NoTake   bool   // the backend has no snapshots: no Take snapshot
-	None     string // "Boxes on … have no snapshots."
-	Refusal  string // why the plan refuses a take now
-	Group    boxGroup
-	Footer   string
-	Progress string // a running restore's step, in words
-	Back     string
-	Screen   bool // the box has a screen: rows keep a picture's place
-}
-
-// boxLive is the part of a box's page that polls while an operation runs:
-// its notices and its Snapshots card.
-type boxLive struct {
-	Notices []notice
-	// Requests wait for the person's word on this box.
-	Requests []approvalItem
-	Card     boxCard
-	Busy     bool
-	LiveURL  string
-	Announce string
-	Done     string
-	// Timeline is the box's automatic snapshots: in the live
-	// part, so thinning, Save and Delete history show as they happen.
-	Timeline timeline
-}
 
 type boxPage struct {
 	Page views.Page
 	Box  *snapshots.Box
-	Head boxHead
-	Live boxLive
+	Head pagemodel.BoxHead
+	Live pagemodel.BoxLive
 	// Facts are the page's facts: kind, where, and where a fork came from.
-	Facts []fact
+	Facts []pagemodel.Fact
 	// Forking is set while the box is being forked into, before its own
 	// page can say more.
-	Forking *forking
+	Forking *pagemodel.Forking
 	// History is the box log, newest first, paged.
-	History history
+	History pagemodel.History
 	// Undo is the box's newest undo, of a reset or a restore, or nil.
 	Undo *snapshots.Snapshot
 	// Trashed says when a box in the trash goes, or "".
@@ -81,267 +34,20 @@ type boxPage struct {
 	done string
 }
 
-// fact is one of a box page's facts.
-type fact struct {
-	Term, Value string
-}
-
-// facts are a box's facts: what it is, where, whose, and for a fork
-// "Forked from amber-fox, ‘before the migration’ (yesterday 23:39)", from
-// the page's one read.
-func (s *Server) facts(r *http.Request, v *snapshots.BoxView, h boxHead) []fact {
-	b := v.Box
-	out := []fact{{"Kind", strings.Join(h.Badges, " · ")}, {"Where", strings.TrimPrefix(h.Where, "on ")}}
-	if b.ReleasedAt == nil && b.State != snapshots.BoxTrashed {
-		st := v.Status
-		if v.StatusErr != nil {
-			out = append(out, fact{"State", "unknown: " + v.StatusErr.Error()})
-		} else if !st.Exists {
-			out = append(out, fact{"State", "its guest is missing"})
-		} else {
-			// Running or stopped shows on the Now row of its Snapshots card;
-			// why the backend stopped it by itself shows here, and that a
-			// box running on has reached its disk bound.
-			if w := snapshots.DiskStopWords(b.Name, st.DiskStop); w != "" {
-				label := "Stopped"
-				if st.DiskStop.Full {
-					label = "Disk"
-				}
-				out = append(out, fact{label, w})
-			}
-			if sz := sizeOfBox(st.Size); sz != "" {
-				out = append(out, fact{"Size", sz})
-			}
-		}
-	}
-	switch {
-	case h.Thread != "":
-		out = append(out, fact{"Thread", h.Thread})
-	case h.YourMachine:
-		out = append(out, fact{"Whose", "Your machine"})
-	}
-	out = append(out, fact{"Head", headWords(v)})
-	tz := s.opts.Core.TimeZone(r.Context())
-	if f := forkedFromWords(b.ForkedFrom, time.Now(), tz); f != "" {
-		out = append(out, fact{"Made", f})
-	} else {
-		out = append(out, fact{"Made", b.CreatedAt.In(tz).Format("2 Jan 2006 15:04")})
-	}
-	return out
-}
-
 // boxLive is the live part of the page, from the page's one read.
-func (s *Server) boxLive(r *http.Request, v *snapshots.BoxView, rc rowContext, back string) (boxLive, error) {
+func (s *Server) boxLive(r *http.Request, v *snapshots.BoxView, rc pagemodel.RowContext, back string) (pagemodel.BoxLive, error) {
 	b := v.Box
-	rs := s.rows.restoresOf(rc, b)
-	c, err := s.card(r, v, rc, rs, back)
+	rs := s.rows.RestoresOf(rc, b)
+	c, err := s.rows.Card(asked{r}, v, rc, rs, back)
 	if err != nil {
-		return boxLive{}, err
+		return pagemodel.BoxLive{}, err
 	}
 	tl, _ := strconv.Atoi(r.URL.Query().Get("tl"))
-	t := s.timelineOf(r, v, rc, tl)
-	l := boxLive{Notices: s.notices(r, v, rs), Card: c, Busy: c.Group.Busy, Announce: c.Group.Announce, Timeline: t,
-		LiveURL: boxLiveURL(b.Name, back, tl, r.URL.Query().Get("log"))}
-	l.Requests = s.approvalItems(r, b.ID, back)
+	t := s.rows.TimelineOf(v, rc, tl)
+	l := pagemodel.BoxLive{Notices: s.rows.Notices(asked{r}, v, rs), Card: c, Busy: c.Group.Busy, Announce: c.Group.Announce, Timeline: t,
+		LiveURL: pagemodel.BoxLiveURL(b.Name, back, tl, r.URL.Query().Get("log"))}
+	l.Requests = s.rows.ApprovalItems(asked{r}, b.ID, back)
 	return l, nil
-}
-
-// boxLiveURL is the address of a box page's live region: the whole page
-// below the navigation, drawn again from one read.
-func boxLiveURL(box, back string, tl int, log string) string {
-	u := "/boxes/" + url.PathEscape(box) + "/live?in=page&back=" + url.QueryEscape(back)
-	if tl > 0 {
-		u += "&tl=" + strconv.Itoa(tl)
-	}
-	if n, err := strconv.Atoi(log); err == nil && n > 0 {
-		u += "&log=" + strconv.Itoa(n)
-	}
-	return u
-}
-
-// doneWords is what a settled card says in the live region: the box log's
-// newest event.
-func doneWords(v *snapshots.BoxView) string {
-	if len(v.Log) == 0 {
-		return v.Box.Name + ": done."
-	}
-	return snapshots.EventLine(v.Box.Name, v.Log[0])
-}
-
-// card builds a box's Snapshots card: the count, Take snapshot with why it
-// is refused, the rows, a running restore's step, and what goes with the
-// box.
-func (s *Server) card(r *http.Request, v *snapshots.BoxView, rc rowContext, rs restores, back string) (boxCard, error) {
-	ctx := r.Context()
-	b := v.Box
-	bs := snapshots.BoxSnapshots{Box: b, Snapshots: v.Snapshots, Pins: v.Pins}
-	rc.threads.knowBoxes([]snapshots.BoxSnapshots{bs})
-	c := boxCard{Back: back, Screen: b.HasScreen}
-	live := "/boxes/" + url.PathEscape(b.Name) + "/live?in=page&back=" + url.QueryEscape(back)
-	// The card lists the saved snapshots; the automatic ones are on the
-	// page's timeline.
-	var saved []*snapshots.Snapshot
-	for _, sn := range bs.Snapshots {
-		if !sn.Automatic {
-			saved = append(saved, sn)
-		}
-	}
-	c.Group = s.rows.groupWith(bs, saved, rc, live, rs)
-	for _, sn := range bs.Snapshots {
-		if sn.Automatic && (sn.State == snapshots.StateTaking || sn.State == snapshots.StateDeleting || len(bs.Pins[sn.ID]) > 0) {
-			c.Group.Busy = true // the timeline's work shows on the card's poll
-		}
-	}
-	if b.ReleasedAt == nil {
-		c.Group.Now = nowOf(rc, v, rs)
-	}
-	settings, _ := s.opts.Core.Settings(ctx)
-	counts := snapshots.CountOf(saved)
-	be, _ := s.opts.Core.BackendOf(b)
-	snapping := s.opts.Core.Snapshotting(b)
-	if snapping == nil {
-		c.NoTake = true
-		c.None = snapshots.NoSnapshotsWords(be.Label)
-		return c, nil
-	}
-	holds := "disk"
-	if snapping.OffersMemory() {
-		holds = "disk, or disk and memory"
-	}
-	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + s.rows.whereWords(b)
-	c.Take = action{Label: "Take snapshot", Href: "/boxes/" + url.PathEscape(b.Name) + "/take?back=" + url.QueryEscape(back)}
-	if b.State == snapshots.BoxTrashed {
-		c.Take.Why = snapshots.InTrashWords(b.Name)
-	} else if b.ReleasedAt != nil || b.State != snapshots.BoxReady {
-		c.Take.Why = snapshots.ReleasedTakesNoneWords(b.Name)
-	} else if _, _, plan, err := s.opts.Core.Plan(ctx, snapshots.Owner(), b.ID, ""); err != nil {
-		c.Take.Why = refusalWords(err)
-	} else if plan.Locked != nil {
-		c.Take.Why = snapshots.LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)
-	} else if !plan.Take.OK {
-		c.Take.Why = plan.Take.Why
-	}
-	c.Refusal = c.Take.Why
-	what := "the disk"
-	if snapping.OffersMemory() {
-		what = "the disk, and the memory when you ask"
-	}
-	c.Footer = fmt.Sprintf("Snapshots hold %s. They go when %s is released, unless kept.", what, b.Name)
-	for _, pins := range bs.Pins {
-		for _, p := range pins {
-			if p.Kind != snapshots.OpRestore {
-				continue
-			}
-			if op := v.Ops[p.Operation]; op != nil && op.State == snapshots.OpRunning {
-				c.Progress = snapshots.StepWords(op.Step) + "…"
-				c.Group.Busy = true
-				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(snapshots.StepWords(op.Step)))
-			}
-		}
-	}
-	if c.Progress == "" {
-		// boxsnap's own work on the box, in place of a lock it holds
-		// (the core's lock notice is nil meanwhile).
-		if op := v.Running; op != nil {
-			c.Progress = snapshots.StepWords(op.Step) + "…"
-		}
-	}
-	return c, nil
-}
-
-// notices are a box page's notices, from its one read: the newest
-// restore's (24 hours, with Undo) unless a reset came after it, and the
-// operations boxsnap could not confirm (with Check now). A notice names
-// only snapshots the read holds, and its Undo restores the same snapshot as
-// the header's Undo….
-func (s *Server) notices(r *http.Request, v *snapshots.BoxView, rs restores) []notice {
-	b := v.Box
-	tz := s.opts.Core.TimeZone(r.Context())
-	now := time.Now()
-	byID := make(map[string]*snapshots.Snapshot, len(v.Snapshots))
-	for _, sn := range v.Snapshots {
-		byID[sn.ID] = sn
-	}
-	var out []notice
-	seen := map[string]bool{}
-	restoreShown := false
-	for i, ev := range v.Log {
-		if i < snapshots.BoxViewOps && ev.OperationID != nil && !seen[*ev.OperationID] {
-			seen[*ev.OperationID] = true
-			if op := v.Ops[*ev.OperationID]; op != nil && op.State == snapshots.OpUnknown {
-				out = append(out, notice{Words: snapshots.UnknownWords(b.Name, op), Amber: true, CheckOp: op.ID})
-			}
-		}
-		if restoreShown || now.Sub(ev.At) > snapshots.RestoreNoticeFor {
-			continue
-		}
-		switch ev.Kind {
-		case snapshots.EvReset, snapshots.EvResetUndone, snapshots.EvResetFailed:
-			// A reset after a restore makes the restore's notice old news:
-			// the History card says both.
-			restoreShown = true
-		case snapshots.EvRestored:
-			restoreShown = true
-			var res restore.RestoreResult
-			if err := json.Unmarshal(ev.Data, &res); err != nil {
-				s.opts.Logger.Warn("a restore's event data", "box", b.Name, "event", ev.ID, "err", err)
-			}
-			out = append(out, s.restoreNotice(r, v, rs, byID, ev, res, now, tz))
-		case snapshots.EvRestoreFailed:
-			restoreShown = true
-			out = append(out, notice{Words: snapshots.UnfinishedWords("The restore at "+ev.At.In(tz).Format("15:04"), ev.Words, ""), Amber: true})
-		}
-	}
-	return out
-}
-
-// restoreNotice is a restore's notice: what it restored to, by whom, and
-// its Undo when its undo is still the box's newest.
-func (s *Server) restoreNotice(r *http.Request, v *snapshots.BoxView, rs restores, byID map[string]*snapshots.Snapshot,
-	ev snapshots.LogEvent, res restore.RestoreResult, now time.Time, tz *time.Location) notice {
-	b := v.Box
-	thread, why := "", ""
-	if ev.ActorThread != nil {
-		if t, err := s.boxes.Thread(r.Context(), snapshots.Owner(), *ev.ActorThread); err == nil {
-			thread = t.Title
-		}
-	}
-	if ev.ActorWhy != nil {
-		why = *ev.ActorWhy
-	}
-	by := snapshots.ByWords(ev.ActorKind, thread, why)
-	at := ev.At.In(tz).Format("15:04")
-	var n notice
-	if sn := byID[res.Target]; sn != nil {
-		taken := ", taken " + whenAt(sn.TakenAt, now, tz)
-		// An undo is named for its restore; say what it holds.
-		if sn.UndoOf != nil {
-			if was, ok := rs.byOp[*sn.UndoOf]; ok && byID[was.Target] != nil {
-				taken = fmt.Sprintf(" (%s as it was at %s, before restoring to ‘%s’)", b.Name, sn.TakenAt.In(tz).Format("15:04"), byID[was.Target].Name)
-			}
-		}
-		n.Words = fmt.Sprintf("Restored at %s to ‘%s’%s, %s.", at, sn.Name, taken, by)
-	} else {
-		n.Words = snapshots.RestoredToDeletedWords(at, by)
-	}
-	if res.Undo == "" {
-		return n
-	}
-	switch {
-	case v.Undo != nil && v.Undo.ID == res.Undo:
-		n.Words += fmt.Sprintf(" Undo restores ‘%s’, %s as it was just before.", v.Undo.Name, b.Name)
-		n.UndoName = v.Undo.Name
-		n.UndoHref = undoHref(b, v.Undo)
-	case byID[res.Undo] == nil:
-		n.Words += " " + snapshots.UndoDeletedWords
-	}
-	return n
-}
-
-// undoHref is where both Undo controls of a box's page go: the restore
-// dialog of its newest undo.
-func undoHref(b *snapshots.Box, undo *snapshots.Snapshot) string {
-	return fmt.Sprintf("/boxes/%s/snapshots/%s/restore?back=%s", url.PathEscape(b.Name), undo.ID, url.QueryEscape("/boxes/"+b.Name))
 }
 
 // showBoxPage answers a box's page, every part of it drawn from one read of
@@ -375,25 +81,25 @@ func (s *Server) showBoxPage(w http.ResponseWriter, r *http.Request) {
 // the requests, the Snapshots card, the timeline, the facts and the
 // history.
 func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error) {
-	shown := historyShown(atoi(r.URL.Query().Get("log")))
+	shown := pagemodel.HistoryShown(atoi(r.URL.Query().Get("log")))
 	v, err := s.opts.Core.BoxView(r.Context(), snapshots.Owner(), boxID, shown+1)
 	if err != nil {
 		return boxPage{}, err
 	}
 	b := v.Box
-	rc := s.rows.rowContext(r, back)
+	rc := s.rows.RowContext(r.Context(), back, r.URL.Query().Get("select") == "1")
 	l, err := s.boxLive(r, v, rc, back)
 	if err != nil {
 		return boxPage{}, err
 	}
-	h := s.rows.head(b, rc)
-	p := boxPage{Box: b, Head: h, Live: l, Facts: s.facts(r, v, h), History: historyOf(rc, v, shown), Undo: v.Undo}
+	h := s.rows.Head(b, rc)
+	p := boxPage{Box: b, Head: h, Live: l, Facts: s.rows.Facts(asked{r}, v, h), History: pagemodel.HistoryOf(rc, v, shown), Undo: v.Undo}
 	p.Stopped = b.State == snapshots.BoxReady && b.ReleasedAt == nil && v.StatusErr == nil && v.Status.Exists && !v.Status.Running
 	if v.Trash != nil {
 		p.Trashed = snapshots.InTrashUntilWords(v.Trash.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
 	}
 	if !l.Busy {
-		p.done = doneWords(v)
+		p.done = pagemodel.DoneWords(v)
 	}
 	return p, nil
 }
@@ -402,45 +108,4 @@ func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error)
 func atoi(v string) int {
 	n, _ := strconv.Atoi(v)
 	return n
-}
-
-// headWords says the box's head, the snapshot its next one is taken from:
-// it moves forward by itself on a take, and elsewhere only by a restore or
-// a row's Set as head. A box an import made from competing tips has none
-// until someone chooses.
-func headWords(v *snapshots.BoxView) string {
-	name := ""
-	if v.Head != nil {
-		name = v.Head.Name
-	}
-	return heads.HeadFactWords(name, v.Box.HeadID != nil, len(v.Snapshots) > 0)
-}
-
-// sizeOfBox says a box's size in GiB, as 069 says it: "4 cores · 8 GiB
-// memory · 40 GiB disk", or "" when its backend does not say.
-func sizeOfBox(sz *providers.BoxSize) string {
-	if sz == nil {
-		return ""
-	}
-	var parts []string
-	if sz.Cores > 0 {
-		parts = append(parts, plural(sz.Cores, "core", "cores"))
-	}
-	gib := func(n int64) string {
-		g := float64(n) / (1 << 30)
-		if g < 0.1 {
-			return "under 0.1 GiB"
-		}
-		if g < 10 {
-			return strings.TrimSuffix(fmt.Sprintf("%.1f", g), ".0") + " GiB"
-		}
-		return fmt.Sprintf("%.0f GiB", g)
-	}
-	if sz.MemoryBytes > 0 {
-		parts = append(parts, gib(sz.MemoryBytes)+" memory")
-	}
-	if sz.DiskBytes > 0 {
-		parts = append(parts, gib(sz.DiskBytes)+" disk")
-	}
-	return strings.Join(parts, " · ")
 }

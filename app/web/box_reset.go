@@ -6,21 +6,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/views"
 )
-
-type resetPage struct {
-	Page    views.Page
-	Box     *snapshots.Box
-	Preview *restore.ResetPreview
-	Guard   []string
-	Error   string
-	// Becomes and UndoLine are the dialog's words, which a reset's dry run
-	// says too.
-	Becomes, UndoLine string
-}
 
 // showResetDialog asks before a box is reset, saying what it becomes, what Keep
 // logins carries over, and the undo taken first.
@@ -29,19 +17,12 @@ func (s *Server) showResetDialog(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) resetDialog(w http.ResponseWriter, r *http.Request, status int, errWords string) {
-	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
+	p, err := s.dialogs.ResetDialog(asked{r}, chi.URLParam(r, "box"), errWords)
 	if err != nil {
 		s.refused(w, r, err)
 		return
 	}
-	pv, err := s.opts.Restores.Resets().PreviewReset(r.Context(), snapshots.Owner(), b.ID, "")
-	if err != nil {
-		s.refused(w, r, err)
-		return
-	}
-	p := resetPage{Page: views.Page{Title: "Reset " + b.Name, SignedIn: true, Nav: "boxes"}, Box: b, Preview: pv,
-		Guard: s.opts.Restores.Guard(r.Context(), snapshots.Owner(), b), Error: errWords,
-		Becomes: plans.ResetBecomesWords(b.Name, pv.From), UndoLine: plans.ResetUndoLineWords}
+	p.Page = views.Page{Title: "Reset " + p.Box.Name, SignedIn: true, Nav: "boxes"}
 	s.render(w, r, status, "reset", p)
 }
 

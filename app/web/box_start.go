@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // startBox starts a stopped box from its card on Machines, and goes back
@@ -19,7 +20,7 @@ func (s *Server) startBox(w http.ResponseWriter, r *http.Request) {
 	}
 	back := "/boxes"
 	if v := r.PostFormValue("back"); v != "" {
-		back = safeNext(v)
+		back = pagemodel.SafeNext(v)
 	}
 	s.done(w, r, back+"#box-"+url.PathEscape(b.Name), snapshots.StartingWords(b.Name))
 }

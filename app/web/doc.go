@@ -13,7 +13,10 @@
 // tabs (machines.go, threads.go, snapshots_tab.go, trash.go), a box's page
 // with its Snapshots card and notices (box_page.go), the dialogs
 // (snapshot_*.go, snapshots_bulk.go), each also its own page with a real
-// form, and Settings, Snapshots (snapshot_settings.go). One handler answers
+// form, and Settings, Snapshots (snapshot_settings.go). What each draws,
+// its rows, cards, dialogs and settings rows, package pagemodel builds from
+// a reading of the core; the handlers here read the request, call it, and
+// render. One handler answers
 // a whole page or the fragment an htmx target asks for; a busy card polls
 // /boxes/{box}/live about once a second until its operation ends. A dialog
 // sends its plan's fingerprint back, and a post whose plan changed meanwhile
@@ -22,8 +25,8 @@
 // Fork (snapshot_fork.go) opens the new box's page at once, starting: the
 // fork's operation polled until it ends, then the box's own page, whose
 // facts say where it came from. What each backend offers and the line under
-// the tabs come from real plans, one per backend, kind and host
-// (backend_plans.go), kept a few seconds (plan_cache.go). Switches in
+// the tabs come from real plans, one per backend, kind and host, kept a few
+// seconds (pagemodel's backend_plans.go and plan_cache.go). Switches in
 // Settings save at once; numbers are drafts saved with Save.
 //
 // Every page and fragment reads through the core as snapshots.Owner(), so

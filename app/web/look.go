@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -45,7 +46,7 @@ func (s *Server) lookHeadOf(r *http.Request, current string) (lookHead, error) {
 	h := lookHead{Box: b, Snap: sn, Current: current,
 		BoxHref: "/boxes/" + url.PathEscape(b.Name),
 		Base:    fmt.Sprintf("/boxes/%s/snapshots/%s", url.PathEscape(b.Name), sn.ID)}
-	h.Taken = "taken " + whenAt(sn.TakenAt, time.Now(), tz)
+	h.Taken = "taken " + pagemodel.WhenAt(sn.TakenAt, time.Now(), tz)
 	return h, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -13,46 +14,11 @@ import (
 // more" on reveal), as on the Snapshots tab.
 const machinesPerPage = 50
 
-// machineRow is one box on the Machines tab.
-type machineRow struct {
-	Head  boxHead
-	Count string // by the core's one counting rule
-	// State says whether the box runs, in a word and a colour (never the
-	// colour alone): running, stopped, missing or unknown; "" for a
-	// released box.
-	State, StateClass string
-}
-
-// machineState reads a live box's state from its backend.
-func (s *Server) machineState(r *http.Request, b *snapshots.Box) (words, class string) {
-	if b.ReleasedAt != nil {
-		return "", ""
-	}
-	st, err := s.boxes.BoxStatus(r.Context(), snapshots.Owner(), b.ID)
-	switch {
-	case err != nil:
-		return "State unknown", "unknown"
-	case !st.Exists:
-		return "Guest missing", "missing"
-	case st.Running:
-		return "Running", "running"
-	}
-	return "Stopped", "stopped"
-}
-
-// machineList is one of the Machines tab's lists, a page of it.
-type machineList struct {
-	Rows []machineRow
-	// More is the next page's address, or ""; MoreID the element it
-	// replaces.
-	More, MoreID string
-}
-
 type machinesTab struct {
 	Page     views.Page
-	Tabs     tabCounts
-	Machines machineList
-	Released machineList
+	Tabs     pagemodel.TabCounts
+	Machines pagemodel.MachineList
+	Released pagemodel.MachineList
 	New      newBoxForm
 }
 
@@ -63,26 +29,26 @@ type machinesTab struct {
 // released_after), the next page of that list alone.
 func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	rc := s.rows.rowContext(r, "/boxes")
+	rc := s.rows.RowContext(r.Context(), "/boxes", r.URL.Query().Get("select") == "1")
 	v := r.URL.Query()
-	list := func(released bool, after string) (machineList, error) {
+	list := func(released bool, after string) (pagemodel.MachineList, error) {
 		page, err := s.boxes.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
 		if err != nil && after != "" {
 			// A place from an old address: from the start.
 			page, err = s.boxes.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, Limit: machinesPerPage})
 		}
 		if err != nil {
-			return machineList{}, err
+			return pagemodel.MachineList{}, err
 		}
-		var l machineList
+		var l pagemodel.MachineList
 		shown := make([]snapshots.BoxSnapshots, len(page.Boxes))
 		for i, m := range page.Boxes {
 			shown[i] = snapshots.BoxSnapshots{Box: m.Box}
 		}
-		rc.threads.knowBoxes(shown)
+		rc.Threads.KnowBoxes(shown)
 		for _, m := range page.Boxes {
-			row := machineRow{Head: s.rows.head(m.Box, rc), Count: m.Counts.Words()}
-			row.State, row.StateClass = s.machineState(r, m.Box)
+			row := pagemodel.MachineRow{Head: s.rows.Head(m.Box, rc), Count: m.Counts.Words()}
+			row.State, row.StateClass = s.rows.MachineState(ctx, m.Box)
 			l.Rows = append(l.Rows, row)
 		}
 		if page.Next != "" {

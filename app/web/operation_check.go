@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // checkOperation is a notice's Check now: the core observes an operation it
@@ -20,6 +21,6 @@ func (s *Server) checkOperation(w http.ResponseWriter, r *http.Request) {
 	if op.State == snapshots.OpUnknown {
 		msg = "Checked: boxsnap still cannot confirm it."
 	}
-	back := safeNext(r.PostFormValue("back"))
+	back := pagemodel.SafeNext(r.PostFormValue("back"))
 	s.done(w, r, back, msg)
 }

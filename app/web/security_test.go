@@ -18,6 +18,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -140,12 +141,12 @@ func TestNextStaysOnSite(t *testing.T) {
 		"https://evil.example/", "http:evil.example", "javascript:alert(1)", "evil.example", " /boxes",
 		"/\u202e/evil.example", "/ /evil.example", "///evil.example", "/\\/evil.example",
 	} {
-		if got := safeNext(bad); got != "/" {
+		if got := pagemodel.SafeNext(bad); got != "/" {
 			t.Errorf("safeNext(%q) = %q, want /", bad, got)
 		}
 	}
 	for _, good := range []string{"/", "/boxes", "/boxes/amber-fox?tab=snapshots", "/settings/snapshots#ceilings", "/boxes/a%2Fb"} {
-		if got := safeNext(good); got != good {
+		if got := pagemodel.SafeNext(good); got != good {
 			t.Errorf("safeNext(%q) = %q, want it kept", good, got)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -71,12 +72,10 @@ type Options struct {
 // Server is boxsnap's web app.
 type Server struct {
 	opts Options
-	// plans keeps boxes' plans a few seconds for the rows and the tab.
-	plans *planCache
 	// rows builds the snapshot rows and box cards the pages show.
-	rows *rowBuilder
+	rows *pagemodel.RowBuilder
 	// dialogs builds the dialogs' view data.
-	dialogs *dialogBuilder
+	dialogs *pagemodel.DialogBuilder
 	// boxes is opts.Boxes, the boxes and threads the pages call.
 	boxes *boxes.Boxes
 	// throttle counts wrong passwords per client address; a throttled
@@ -95,11 +94,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil || opts.Views == nil || opts.Logger == nil {
 		return nil, errors.New("web: Auth, Views and Logger are required")
 	}
-	s := &Server{opts: opts, boxes: opts.Boxes, plans: &planCache{}, throttle: newSignInThrottle(nil),
+	s := &Server{opts: opts, boxes: opts.Boxes, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
-	s.rows = &rowBuilder{core: opts.Core, boxes: opts.Boxes, contents: opts.Contents, plans: s.plans}
-	s.rows.heads = opts.Heads
-	s.dialogs = &dialogBuilder{core: opts.Core, restores: opts.Restores, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, rows: s.rows}
+	s.rows, s.dialogs = pagemodel.NewBuilders(pagemodel.Parts{Core: opts.Core, Boxes: opts.Boxes, Contents: opts.Contents, Heads: opts.Heads,
+		Tab: opts.Tab, Approvals: opts.Approvals, Restores: opts.Restores, Forks: opts.Forks, Logger: opts.Logger})
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
 	}

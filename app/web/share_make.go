@@ -10,40 +10,11 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/contents"
-	"github.com/boxsnap/boxsnap/providers"
-	"github.com/boxsnap/boxsnap/views"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
-// shareDialog is the Share code dialog: what the copy leaves out and how
-// long the code works; once made, the code, shown this once.
-type shareDialog struct {
-	Page                          views.Page
-	Title, Snapshot, Action, Back string
-	Error, Code, Until            string
-	Removed                       []string
-	Blocked                       []providers.Finding
-	BlockedWord                   string
-	Days, MaxDays                 int
-	Disabled                      bool
-}
-
-func (dlg *dialogBuilder) shareDialogOf(r *http.Request, boxRef, ref string) (shareDialog, error) {
-	p, err := dlg.contents.PlanShare(r.Context(), snapshots.Owner(), boxRef, ref)
-	if p == nil {
-		return shareDialog{}, err
-	}
-	d := shareDialog{Page: views.Page{Title: "Share code", SignedIn: true, Nav: "boxes"}, Title: fmt.Sprintf("A share code for ‘%s’", p.Snapshot.Name),
-		Snapshot: p.Snapshot.Name, Back: backOf(r, p.Box.Name), Removed: p.Removed, Blocked: p.Blocked, BlockedWord: contents.BlockedWord, Days: p.Days, MaxDays: snapshots.MaxShareDays,
-		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/share", url.PathEscape(p.Box.Name), p.Snapshot.ID)}
-	if err != nil {
-		d.Disabled, d.Error = true, refusalWords(err)
-	}
-	return d, nil
-}
-
 func (s *Server) showShareDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.dialogs.shareDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.ShareDialogOf(asked{r}, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -56,7 +27,7 @@ func (s *Server) showShareDialog(w http.ResponseWriter, r *http.Request) {
 }
 
 // showCode turns the share dialog into the one that shows the code made.
-func showCode(d *shareDialog, rv reveal) {
+func showCode(d *pagemodel.ShareDialog, rv reveal) {
 	d.Title = fmt.Sprintf("The share code for ‘%s’", d.Snapshot)
 	d.Code, d.Removed, d.Until = rv.Secret, rv.Removed, rv.Until
 }
@@ -65,7 +36,7 @@ func showCode(d *shareDialog, rv reveal) {
 // never cached.
 func (s *Server) makeShare(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
-	d, err := s.dialogs.shareDialogOf(r, box, id)
+	d, err := s.dialogs.ShareDialogOf(asked{r}, box, id)
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -77,7 +48,7 @@ func (s *Server) makeShare(w http.ResponseWriter, r *http.Request) {
 	}
 	made, err := s.opts.Contents.MakeShare(r.Context(), snapshots.Owner(), box, id, days)
 	if err != nil {
-		d.Error = refusalWords(err)
+		d.Error = pagemodel.RefusalWords(err)
 		s.render(w, r, statusOf(err), "share", d)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -30,10 +31,10 @@ type signInPage struct {
 
 func (s *Server) showSignIn(w http.ResponseWriter, r *http.Request) {
 	if signedIn(r.Context()) {
-		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
+		http.Redirect(w, r, pagemodel.SafeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
-	p := signInPage{Page: views.Page{Title: "Sign in"}, Next: safeNext(r.URL.Query().Get("next"))}
+	p := signInPage{Page: views.Page{Title: "Sign in"}, Next: pagemodel.SafeNext(r.URL.Query().Get("next"))}
 	if ok, err := s.opts.Auth.OwnerExists(r.Context()); err == nil && !ok {
 		// The first run: no password to type yet, so no form; the page says
 		// how to set one.
@@ -43,7 +44,7 @@ func (s *Server) showSignIn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
-	next := safeNext(r.PostFormValue("next"))
+	next := pagemodel.SafeNext(r.PostFormValue("next"))
 	addr := clientPrefix(r)
 	if wait, ok := s.throttle.begin(addr); !ok {
 		s.tooMany(w, r, wait, next)

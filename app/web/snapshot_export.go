@@ -3,61 +3,16 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"net/url"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
-	"github.com/boxsnap/boxsnap/views"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
-// exportDialog is the Export dialog: which of the box's snapshots go in the
-// file, and what the receiver holds already.
-type exportDialog struct {
-	Page                     views.Page
-	Title, Box, Action, Back string
-	Error, First             string
-	Disabled                 bool
-	Snapshots                []exportChoice
-}
-
-type exportChoice struct {
-	ID, Name, When string
-	Checked        bool
-}
-
-func (dlg *dialogBuilder) exportDialogOf(r *http.Request, boxRef, ref string) (exportDialog, error) {
-	ctx := r.Context()
-	sn, b, err := dlg.core.SnapshotOfBox(ctx, snapshots.Owner(), boxRef, ref)
-	if err != nil {
-		return exportDialog{}, err
-	}
-	d := exportDialog{Page: views.Page{Title: "Export", SignedIn: true, Nav: "boxes"}, Title: fmt.Sprintf("Export ‘%s’", sn.Name),
-		Box: b.Name, Action: "/boxes/" + url.PathEscape(b.Name) + "/export", Back: backOf(r, b.Name), First: sn.ID}
-	if why := dlg.rows.exportWhy(b, sn); why != "" {
-		d.Disabled, d.Error = true, why
-		return d, nil
-	}
-	list, err := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID})
-	if err != nil {
-		return d, err
-	}
-	tz, now := dlg.core.TimeZone(ctx), time.Now()
-	for _, bs := range list {
-		for _, x := range bs.Snapshots {
-			if x.State != snapshots.StateReady {
-				continue
-			}
-			d.Snapshots = append(d.Snapshots, exportChoice{ID: x.ID, Name: x.Name, When: whenWords(x.TakenAt, now, tz), Checked: x.ID == sn.ID})
-		}
-	}
-	return d, nil
-}
-
 func (s *Server) showSnapshotExportDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.dialogs.exportDialogOf(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.ExportDialogOf(asked{r}, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -77,12 +32,12 @@ func (s *Server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 		if len(q["snapshot"]) > 0 {
 			first = q["snapshot"][0]
 		}
-		d, derr := s.dialogs.exportDialogOf(r, box, first)
+		d, derr := s.dialogs.ExportDialogOf(asked{r}, box, first)
 		if derr != nil {
 			s.refused(w, r, err)
 			return
 		}
-		d.Error = refusalWords(err)
+		d.Error = pagemodel.RefusalWords(err)
 		s.render(w, r, statusOf(err), "export", d)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // forkCount reads the Fork dialog's Boxes: empty is one; many says it asks
@@ -37,14 +38,14 @@ type forkManyPost struct{ *Server }
 // snapshot, and opens the Machines tab, where each new box shows starting;
 // a refusal (of the count, of any name) makes none and shows the dialog
 // again with why.
-func (s forkManyPost) post(w http.ResponseWriter, r *http.Request, d dialog, box, id, name string, count int, bad error) {
+func (s forkManyPost) post(w http.ResponseWriter, r *http.Request, d pagemodel.Dialog, box, id, name string, count int, bad error) {
 	err := bad
 	if err == nil {
 		_, err = s.opts.Forks.ForkMany(r.Context(), snapshots.Owner(), fork.ForkManyRequest{Box: box, Snapshot: id, Name: name, Count: count,
-			AsMachine: r.PostFormValue("where") == whereMachine, RequestID: r.PostFormValue("request")})
+			AsMachine: r.PostFormValue("where") == pagemodel.WhereMachine, RequestID: r.PostFormValue("request")})
 	}
 	if err != nil {
-		d.Error, d.Name = refusalWords(err), name
+		d.Error, d.Name = pagemodel.RefusalWords(err), name
 		if c, cerr := strconv.Atoi(strings.TrimSpace(r.PostFormValue("count"))); cerr == nil {
 			d.Count = c
 		}

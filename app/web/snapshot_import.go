@@ -10,12 +10,13 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 func (s *Server) importResult(w http.ResponseWriter, r *http.Request, res *contents.ImportResult, err error) {
 	if err != nil {
-		p := s.importPageOf(r.Context())
-		p.Error = refusalWords(err)
+		p := s.rows.ImportPageOf(r.Context())
+		p.Error = pagemodel.RefusalWords(err)
 		s.render(w, r, statusOf(err), "import", p)
 		return
 	}

@@ -1,99 +1,17 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/keep"
-	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
-// dateForm is the HTML date input's layout.
-const dateForm = "2006-01-02"
-
-// keepDialog builds Keep…: the date (the setting's days by default) and
-// what keeping costs on that backend.
-func (dlg *dialogBuilder) keepDialog(r *http.Request, boxRef, ref string) (dialog, error) {
-	ctx := r.Context()
-	b, sn, plan, err := dlg.core.Plan(ctx, snapshots.Owner(), boxRef, ref)
-	if b == nil || sn == nil {
-		if err == nil {
-			err = fmt.Errorf("keep dialog: no snapshot %s", ref)
-		}
-		return dialog{}, err
-	}
-	now := time.Now()
-	tz := dlg.core.TimeZone(ctx)
-	settings, _ := dlg.core.Settings(ctx)
-	d := dialog{Kind: "keep", Title: fmt.Sprintf("Keep ‘%s’", sn.Name), Back: backOf(r, b.Name), Submit: "Keep",
-		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/keep", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil)}
-	until, _ := keep.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
-	d.Until = until.Format(dateForm)
-	d.UntilWords = until.Format("Mon 2 Jan 2006")
-	d.MinDate = now.UTC().Format(dateForm)
-	d.MaxDate = now.UTC().AddDate(0, 0, snapshots.MaxKeepDays).Format(dateForm)
-	if sn.KeptUntil != nil {
-		d.Lines = append(d.Lines, fmt.Sprintf("You keep it until %s. Choose a later date to keep it longer.", sn.KeptUntil.In(tz).Format("2 Jan")))
-	}
-	d.Lines = append(d.Lines, fmt.Sprintf("A kept snapshot is yours: no agent deletes it, and it outlives %s's release, to be forked.", b.Name))
-	if list, lerr := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); lerr == nil && len(list) > 0 {
-		if werr := snapshots.Eligible(sn, snapshots.ChangeKeep, list[0].Pins[sn.ID], now, tz); werr != nil {
-			d.Disabled, d.Error = true, refusalWords(werr)
-			return d, nil
-		}
-	}
-	if err != nil {
-		d.Lines = append(d.Lines, "boxsnap could not read what keeping costs now: "+refusalWords(err))
-		return d, nil
-	}
-	// A keep ends with its UTC day, the day in the field: the words say
-	// that day, not the local one it may end in.
-	date := until.UTC().Format("2 Jan")
-	switch plan.Keep.Way {
-	case providers.KeepsHeldCopy:
-		w := fmt.Sprintf("If %s is released, boxsnap first copies this snapshot in full into a template that cannot start", b.Name)
-		if plan.Keep.About != nil {
-			w += ": " + lowerFirst(aboutWords(*plan.Keep.About))
-		}
-		if plan.Keep.Bytes != nil {
-			w += fmt.Sprintf(", and %s %s until %s", snapshots.GB(*plan.Keep.Bytes), dlg.rows.whereWords(b), date)
-		}
-		d.Lines = append(d.Lines, w+".")
-	case providers.KeepsAsIs:
-		w := fmt.Sprintf("It stays as it is %s after a release", dlg.rows.whereWords(b))
-		if plan.Keep.Bytes != nil {
-			w += fmt.Sprintf(", taking up to %s until %s", snapshots.GB(*plan.Keep.Bytes), date)
-		} else if sn.SizeBytes != nil {
-			w += fmt.Sprintf(", taking up to %s until %s", snapshots.GB(*sn.SizeBytes), date)
-		}
-		d.Lines = append(d.Lines, w+".")
-	case providers.KeepsNo:
-		d.Disabled, d.Error = true, plan.Keep.Why
-		if d.Error == "" {
-			d.Error = snapshots.CannotBeKeptWords(b.Name)
-		}
-	}
-	d.Lines = append(d.Lines, snapshots.CostsWords(plan.Keep.Price, " until then"))
-	if plan.Keep.Why != "" && !d.Disabled {
-		d.Lines = append(d.Lines, plan.Keep.Why)
-	}
-	return d, nil
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return string(s[0]|0x20) + s[1:]
-}
-
 func (s *Server) showKeepDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.dialogs.keepDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.KeepDialog(asked{r}, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -103,13 +21,13 @@ func (s *Server) showKeepDialog(w http.ResponseWriter, r *http.Request) {
 
 // keepSnapshot keeps a snapshot until the date chosen.
 func (s *Server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
-	d, box, id, ok := s.postedDialog(w, r, s.dialogs.keepDialog)
+	d, box, id, ok := s.postedDialog(w, r, s.dialogs.KeepDialog)
 	if !ok {
 		return
 	}
 	req := snapshots.KeepRequest{Box: box, Snapshot: id}
 	if v := r.PostFormValue("until"); v != "" {
-		t, perr := time.Parse(dateForm, v)
+		t, perr := time.Parse(pagemodel.DateForm, v)
 		if perr != nil {
 			d.Error = "A keep date is a day, such as " + d.Until + "."
 			s.renderDialog(w, r, http.StatusUnprocessableEntity, d)
@@ -118,7 +36,7 @@ func (s *Server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 		req.Until = &t
 	}
 	if _, err := s.opts.Keeps.Keep(r.Context(), snapshots.Owner(), req); err != nil {
-		d.Error = refusalWords(err)
+		d.Error = pagemodel.RefusalWords(err)
 		s.renderDialog(w, r, statusOf(err), d)
 		return
 	}

@@ -1,30 +1,16 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
-func (dlg *dialogBuilder) noteDialog(r *http.Request, boxRef, ref string) (dialog, error) {
-	sn, b, err := dlg.core.SnapshotOfBox(r.Context(), snapshots.Owner(), boxRef, ref)
-	if err != nil {
-		return dialog{}, err
-	}
-	d := dialog{Kind: "note", Title: fmt.Sprintf("Note on ‘%s’", sn.Name), Back: backOf(r, b.Name), Submit: "Save note",
-		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/note", url.PathEscape(b.Name), sn.ID)}
-	if sn.Note != nil {
-		d.Note = *sn.Note
-	}
-	return d, nil
-}
-
 func (s *Server) showNoteDialog(w http.ResponseWriter, r *http.Request) {
-	d, err := s.dialogs.noteDialog(r, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
+	d, err := s.dialogs.NoteDialog(asked{r}, chi.URLParam(r, "box"), chi.URLParam(r, "id"))
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -36,12 +22,12 @@ func (s *Server) showNoteDialog(w http.ResponseWriter, r *http.Request) {
 func (s *Server) noteSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, id := chi.URLParam(r, "box"), chi.URLParam(r, "id")
 	if _, err := s.opts.Keeps.SetNote(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("note")); err != nil {
-		d, derr := s.dialogs.noteDialog(r, box, id)
+		d, derr := s.dialogs.NoteDialog(asked{r}, box, id)
 		if derr != nil {
 			s.refused(w, r, err)
 			return
 		}
-		d.Error, d.Note = refusalWords(err), r.PostFormValue("note")
+		d.Error, d.Note = pagemodel.RefusalWords(err), r.PostFormValue("note")
 		s.renderDialog(w, r, statusOf(err), d)
 		return
 	}

@@ -3,161 +3,15 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
-// backendOffer is one backend's row in Settings: what it offers, read only,
-// with any problem and its fix.
-type backendOffer struct {
-	Label, Kind, Where, Offers, Problem, Fix string
-	Simulated                                bool
-}
-
-// ceilingRow is one paid provider's ceiling a month.
-type ceilingRow struct {
-	ID, Label string
-	Ceiling   float64
-	Default   float64
-	// Held is the rate held and this month's spend beside it; Past warns
-	// that the rate is past the ceiling.
-	Held, Past string
-}
-
-// historyRow is one backend's automatic snapshots: on or off, and how
-// often its running boxes are checked.
-type historyRow struct {
-	ID, Label string
-	On        bool
-	Every     int
-	Why       string // the backend's reason for its default cadence
-	// Now says what the automatic history does for its boxes now.
-	Now string
-}
-
-// settingsSection is one group of the snapshot settings: a page one step
-// in from the settings' index, which lists each with its values.
-type settingsSection struct {
-	Slug, Title string
-	// Value sums up the section's settings on the index: "5 per box".
-	Value string
-	// Problem is a section's amber words on the index, with its mark.
-	Problem string
-}
-
-// sectionTitles are the snapshot settings' sections, in the index's order.
-var sectionTitles = []struct{ slug, title string }{
-	{"each-box", "Each box"},
-	{"keep", "Keep"},
-	{"agents", "Agents"},
-	{"pictures", "Pictures"},
-	{"history", "Automatic history"},
-	{"requests", "Requests"},
-	{"trash", "Trash and reset"},
-	{"sharing", "Share codes and copies"},
-	{"paid", "Paid snapshots"},
-	{"backends", "What each backend offers"},
-}
-
-// sectionTitle is a section's title, or "" for a slug that is none.
-func sectionTitle(slug string) string {
-	for _, t := range sectionTitles {
-		if t.slug == slug {
-			return t.title
-		}
-	}
-	return ""
-}
-
-type settingsPage struct {
-	Page views.Page
-	// Section is the section this page shows; empty on the index, which
-	// lists Sections.
-	Section  string
-	Title    string
-	Sections []settingsSection
-	Summary  string
-	Ceilings []ceilingRow
-	History  []historyRow
-	Settings snapshots.Settings
-	Min, Max struct{ PerBox, Room, Keep, Share, Approval, Trash int }
-	Offers   []backendOffer
-	// NoDocker: no Docker backend is configured; the page says how to add
-	// one.
-	NoDocker bool
-	// NotRun are the backends the specification names that boxsnap does
-	// not run, each with why.
-	NotRun []snapshots.Unavailable
-	Error  string
-	Saved  bool
-}
-
-// offersWords says what a backend offers: "Disk; restores any; forks by
-// full copy; keeps by held copy · no charge".
-func offersWords(sn *providers.Snapshotting) string {
-	if sn == nil {
-		return "No snapshots"
-	}
-	var parts []string
-	if sn.OffersMemory() {
-		parts = append(parts, "Disk, or disk and memory")
-	} else if sn.Scope == providers.ScopeDevice {
-		parts = append(parts, "Device")
-	} else {
-		parts = append(parts, "Disk")
-	}
-	switch sn.Restore {
-	case providers.RestoreInPlace:
-		parts = append(parts, "restores any")
-	case providers.RestoreNewGuest:
-		parts = append(parts, "restores to a new guest")
-	default:
-		parts = append(parts, "no restores")
-	}
-	if sn.Fork == providers.ForkCopy {
-		parts = append(parts, "forks by full copy")
-	} else {
-		parts = append(parts, "no forks")
-	}
-	switch sn.KeepsPastRelease {
-	case providers.KeepsHeldCopy:
-		parts = append(parts, "keeps by held copy")
-	case providers.KeepsAsIs:
-		parts = append(parts, "keeps as is")
-	default:
-		parts = append(parts, "no Keep")
-	}
-	w := strings.Join(parts, "; ")
-	if sn.Price == nil {
-		return w + " · no charge"
-	}
-	return w + " · " + snapshots.PriceTag(sn.Price)
-}
-
-// snapshottingOf is what a backend offers: for the kind of one of its boxes,
-// or else for a common kind; nil when it offers snapshots for none.
-func snapshottingOf(be snapshots.Backend, boxes []*snapshots.Box) *providers.Snapshotting {
-	for _, b := range boxes {
-		if b.BackendID == be.ID {
-			if sn := be.Snapshotting(b.Kind); sn != nil {
-				return sn
-			}
-		}
-	}
-	for _, k := range commonKinds {
-		if sn := be.Snapshotting(k); sn != nil {
-			return sn
-		}
-	}
-	return nil
-}
-
-func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int, p settingsPage) {
+func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int, p pagemodel.SettingsPage) {
 	ctx := r.Context()
-	p.Title = sectionTitle(p.Section)
+	p.Title = pagemodel.SectionTitle(p.Section)
 	title := "Settings, Snapshots"
 	if p.Title != "" {
 		title += ", " + p.Title
@@ -186,187 +40,33 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	for _, be := range s.opts.Core.Backends() {
 		c := s.opts.Core.OwnCadence(be)
 		every := int(p.Settings.CheckEvery(be).Seconds())
-		row := historyRow{ID: be.ID, Label: be.Label, On: p.Settings.AutomaticOn(be),
-			Every: every, Why: fmt.Sprintf("Its own is every %s: %s.", everyWords(int(c.Every.Seconds())), c.Why)}
+		row := pagemodel.HistoryRow{ID: be.ID, Label: be.Label, On: p.Settings.AutomaticOn(be),
+			Every: every, Why: fmt.Sprintf("Its own is every %s: %s.", pagemodel.EveryWords(int(c.Every.Seconds())), c.Why)}
 		if err == nil {
 			row.Now = snapshots.AutomaticNowWords(autoNow[be.ID], every)
 		}
 		p.History = append(p.History, row)
 	}
-	ceilings, summary := ceilingsOf(s.opts.Core.Backends(), rates, boxes, p.Settings)
+	ceilings, summary := pagemodel.CeilingsOf(s.opts.Core.Backends(), rates, boxes, p.Settings)
 	p.Ceilings = append(p.Ceilings, ceilings...)
 	p.Summary += summary
 	// One row per backend and kind (and host, with its storage), each read
 	// from a plan through a live box there where there is one.
-	for _, kp := range s.kindPlans(ctx, boxes) {
-		p.Offers = append(p.Offers, offerOf(kp, p.Settings.RoomPercent))
+	for _, kp := range s.rows.KindPlans(ctx, boxes) {
+		p.Offers = append(p.Offers, pagemodel.OfferOf(kp, p.Settings.RoomPercent))
 	}
-	p.Sections = sectionsOf(p)
+	p.Sections = pagemodel.SectionsOf(p)
 	s.render(w, r, status, "settings_snapshots", p)
-}
-
-// ceilingsOf are the paid providers' ceiling rows, for each backend that
-// holds a paid rate or whose snapshots have a price, and the summary's
-// words for them ("Proxmox up to $20 a month").
-func ceilingsOf(backends []snapshots.Backend, rates []snapshots.PaidRate, boxes []*snapshots.Box, st snapshots.Settings) (rows []ceilingRow, summary string) {
-	for _, be := range backends {
-		var held *snapshots.PaidRate
-		for i := range rates {
-			if rates[i].Backend == be.ID {
-				held = &rates[i]
-			}
-		}
-		if sn := snapshottingOf(be, boxes); held != nil || sn != nil && sn.Price != nil {
-			c, ok := st.Ceilings[be.ID]
-			if !ok {
-				c = snapshots.DefaultCeiling
-			}
-			row := ceilingRow{ID: be.ID, Label: be.Label, Ceiling: c, Default: snapshots.DefaultCeiling}
-			if held != nil {
-				row.Held = held.Words()
-				if held.Past() {
-					row.Past = held.PastWords()
-				}
-			}
-			rows = append(rows, row)
-			cur := ""
-			if held != nil {
-				cur = held.Currency
-			} else if sn != nil && sn.Price != nil {
-				cur = sn.Price.Currency
-			}
-			summary += fmt.Sprintf(" · %s up to %s a month", be.Label, snapshots.Money(c, cur))
-		}
-	}
-	return rows, summary
-}
-
-// offerOf is one backend's row for one kind of box (and host): what it
-// offers, where, and any problem its plan reads, with its fix.
-func offerOf(kp kindPlan, roomPercent int) backendOffer {
-	o := backendOffer{Label: kp.Backend.Label, Simulated: kp.Backend.Simulated, Kind: kindWords(kp.Kind), Offers: "No snapshots"}
-	if kp.Snapping != nil {
-		o.Offers = planOffers(kp)
-	}
-	if kp.Host != kp.Backend.Label {
-		o.Where = kp.Host
-	}
-	switch {
-	case !kp.Planned:
-		if kp.Snapping != nil {
-			o.Where = joinWords(o.Where, "no box there yet: its storage is read with the first")
-		}
-	case kp.Err != nil && isLocked(kp.Err):
-		o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
-		o.Problem, o.Fix = fmt.Sprintf("%s is locked (%s).", kp.Box.Name, kp.Plan.Locked.Lock), kp.Plan.Locked.Fix+"."
-	case kp.Err != nil:
-		o.Problem = refusalWords(kp.Err)
-	default:
-		o.Where = joinWords(o.Where, storageWords(kp.Plan.Storage))
-		switch {
-		case !kp.Plan.Take.OK && !kp.Plan.Take.TryAgain:
-			o.Problem = kp.Plan.Take.Why
-		case kp.Plan.Storage.Name != "" && kp.Plan.Storage.PercentFull > float64(roomPercent):
-			o.Problem = fmt.Sprintf("%s's storage is past %d%% full: new snapshots are refused.", kp.Host, roomPercent)
-			o.Fix = "Delete snapshots there, or raise the threshold."
-		case kp.Plan.Restore.Why != "" && kp.Plan.Restore.Way != providers.WayNone:
-			// A plan's restore refusal speaks of one snapshot; the row
-			// speaks of them all.
-			why, fix, ok := strings.Cut(kp.Plan.Restore.Why, ": ")
-			o.Problem = why + "."
-			if ok {
-				o.Fix = strings.ToUpper(fix[:1]) + strings.Replace(fix[1:], "this snapshot", "a snapshot", 1)
-			}
-		}
-	}
-	return o
-}
-
-// sectionsOf lists the sections for the index, each with what it is set
-// to now.
-func sectionsOf(p settingsPage) []settingsSection {
-	st := p.Settings
-	onOff := func(on bool, yes, no string) string {
-		if on {
-			return yes
-		}
-		return no
-	}
-	var out []settingsSection
-	for _, t := range sectionTitles {
-		sec := settingsSection{Slug: t.slug, Title: t.title}
-		switch t.slug {
-		case "each-box":
-			sec.Value = fmt.Sprintf("%d per box · refused past %d%% full", st.PerBox, st.RoomPercent)
-		case "keep":
-			sec.Value = fmt.Sprintf("kept %d days", st.KeepDays)
-		case "agents":
-			sec.Value = onOff(st.AgentsMayRestore, "restore their own boxes", "ask before a restore") + " · " +
-				onOff(st.AgentsMayRestoreMemory, "memory snapshots too", "not memory snapshots")
-		case "pictures":
-			sec.Value = onOff(st.Pictures, "a picture with each snapshot", "off")
-		case "history":
-			on := 0
-			for _, h := range p.History {
-				if h.On {
-					on++
-				}
-			}
-			sec.Value = fmt.Sprintf("on for %d of %d backends · kept %d days", on, len(p.History), st.HistoryDays)
-		case "requests":
-			sec.Value = fmt.Sprintf("wait %d minutes", st.ApprovalMinutes)
-		case "trash":
-			sec.Value = fmt.Sprintf("%d hours in the trash", st.TrashHours)
-		case "sharing":
-			sec.Value = fmt.Sprintf("codes work %d days", st.ShareDays)
-		case "paid":
-			var parts []string
-			for _, c := range p.Ceilings {
-				parts = append(parts, fmt.Sprintf("%s up to $%.0f a month", c.Label, c.Ceiling))
-				if c.Past != "" {
-					sec.Problem = c.Past
-				}
-			}
-			sec.Value = strings.Join(parts, " · ")
-			if len(parts) == 0 {
-				sec.Value = "none of your backends charges"
-			}
-		case "backends":
-			problems := 0
-			for _, o := range p.Offers {
-				if o.Problem != "" {
-					problems++
-				}
-			}
-			sec.Value = plural(len(p.Offers), "row", "rows")
-			if problems > 0 {
-				sec.Problem = fmt.Sprintf("%d with a problem", problems)
-			}
-		}
-		out = append(out, sec)
-	}
-	return out
 }
 
 // settingsBack is where a settings form goes back to: its section's page,
 // or the index for a form that names none.
 func settingsBack(r *http.Request) (string, string) {
 	sec := r.PostFormValue("section")
-	if sectionTitle(sec) == "" {
+	if pagemodel.SectionTitle(sec) == "" {
 		return "", "/settings/snapshots"
 	}
 	return sec, "/settings/snapshots/" + sec
-}
-
-// joinWords joins the non-empty words with " · ".
-func joinWords(ws ...string) string {
-	var out []string
-	for _, w := range ws {
-		if w != "" {
-			out = append(out, w)
-		}
-	}
-	return strings.Join(out, " · ")
 }
 
 func (s *Server) showSnapshotSettings(w http.ResponseWriter, r *http.Request) {
@@ -375,5 +75,5 @@ func (s *Server) showSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.settingsPage(w, r, http.StatusOK, settingsPage{Settings: st})
+	s.settingsPage(w, r, http.StatusOK, pagemodel.SettingsPage{Settings: st})
 }

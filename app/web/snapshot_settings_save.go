@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // saveSnapshotSettings saves the numbers, drafts until Save, where
@@ -101,7 +102,7 @@ func (s *Server) saveSnapshotSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	sec, back := settingsBack(r)
 	if err := s.opts.Core.SaveSettings(r.Context(), snapshots.Owner(), st); err != nil {
-		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Section: sec, Error: refusalWords(err)})
+		s.settingsPage(w, r, statusOf(err), pagemodel.SettingsPage{Settings: st, Section: sec, Error: pagemodel.RefusalWords(err)})
 		return
 	}
 	s.done(w, r, back, "Saved.")

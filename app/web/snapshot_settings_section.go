@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/go-chi/chi/v5"
 )
 
@@ -10,7 +11,7 @@ import (
 // section that is none is a 404.
 func (s *Server) showSnapshotSettingsSection(w http.ResponseWriter, r *http.Request) {
 	sec := chi.URLParam(r, "section")
-	if sectionTitle(sec) == "" {
+	if pagemodel.SectionTitle(sec) == "" {
 		http.NotFound(w, r)
 		return
 	}
@@ -19,5 +20,5 @@ func (s *Server) showSnapshotSettingsSection(w http.ResponseWriter, r *http.Requ
 		s.fail(w, r, err)
 		return
 	}
-	s.settingsPage(w, r, http.StatusOK, settingsPage{Settings: st, Section: sec})
+	s.settingsPage(w, r, http.StatusOK, pagemodel.SettingsPage{Settings: st, Section: sec})
 }

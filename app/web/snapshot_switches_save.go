@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // switchNames are the switches' words, for a receipt.
@@ -60,10 +61,10 @@ func (s *Server) saveSnapshotSwitches(w http.ResponseWriter, r *http.Request) {
 		if htmx {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusOK) // the words go into the receipt
-			_, _ = w.Write([]byte("Not saved: " + refusalWords(err)))
+			_, _ = w.Write([]byte("Not saved: " + pagemodel.RefusalWords(err)))
 			return
 		}
-		s.settingsPage(w, r, statusOf(err), settingsPage{Settings: st, Section: sec, Error: refusalWords(err)})
+		s.settingsPage(w, r, statusOf(err), pagemodel.SettingsPage{Settings: st, Section: sec, Error: pagemodel.RefusalWords(err)})
 		return
 	}
 	if htmx {

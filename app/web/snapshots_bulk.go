@@ -4,125 +4,14 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/keep"
-	"github.com/boxsnap/boxsnap/app/snapshots/plans"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
-
-// bulkCap bounds one bulk action's snapshots.
-const bulkCap = 200
-
-// bulkDialog applies the same checks to each selected snapshot: which are
-// skipped and why, and what each of the rest frees or costs.
-func (dlg *dialogBuilder) bulkDialog(r *http.Request, act string, ids []string) (dialog, []bulkItem, error) {
-	ctx := r.Context()
-	if act != "keep" && act != "delete" && act != "renew" {
-		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Choose Keep…, Keep 30 more days… or Delete…."}
-	}
-	if len(ids) == 0 {
-		return dialog{}, nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: "Tick the snapshots first."}
-	}
-	if len(ids) > bulkCap {
-		ids = ids[:bulkCap]
-	}
-	back := safeNext(r.FormValue("back"))
-	if r.FormValue("back") == "" {
-		back = "/boxes/snapshots"
-	}
-	// The selected snapshots alone, with their boxes and pins.
-	picked, err := dlg.core.Pick(ctx, snapshots.Owner(), ids)
-	if err != nil {
-		return dialog{}, nil, err
-	}
-	tz := dlg.core.TimeZone(ctx)
-	now := time.Now()
-	settings, _ := dlg.core.Settings(ctx)
-	verb := "Delete"
-	switch act {
-	case "keep":
-		verb = "Keep"
-	case "renew":
-		verb = snapshots.RenewWords(settings.KeepDays) + " for"
-	}
-	d := dialog{Kind: "bulk", Action2: act, Action: "/boxes/snapshots/bulk", Back: back, Danger: act == "delete", Picked: ids}
-	var items []bulkItem
-	var fp []string
-	for _, id := range ids {
-		p, ok := picked[id]
-		if !ok {
-			// Not one the person may see: the core's own words for it.
-			if _, _, err := dlg.core.Snapshot(ctx, snapshots.Owner(), id); err != nil {
-				d.Skipped = append(d.Skipped, refusalWords(err))
-				continue
-			}
-			// Made meanwhile: read again with the rest next time.
-			d.Skipped = append(d.Skipped, refusalWords(&snapshots.Refusal{Code: snapshots.CodeConflict, Words: staleWords}))
-			continue
-		}
-		sn, b := p.Snapshot, p.Box
-		change := snapshots.ChangeDelete
-		if act != "delete" {
-			change = snapshots.ChangeKeep
-		}
-		werr := snapshots.Eligible(sn, change, p.Pins, now, tz)
-		if werr == nil && act == "renew" && !sn.Kept() {
-			werr = &snapshots.Refusal{Code: snapshots.CodeConflict, Words: snapshots.RenewNotKeptWords(sn.Name)}
-		}
-		if werr == nil && act != "delete" {
-			// Keep and renewals past the paid ceiling: its words for each.
-			if w := dlg.core.KeepCeiling(ctx, sn); w != "" {
-				werr = &snapshots.Refusal{Code: snapshots.CodeLimit, Words: w}
-			}
-		}
-		if werr != nil {
-			d.Skipped = append(d.Skipped, fmt.Sprintf("‘%s’ on %s: %s", sn.Name, b.Name, refusalWords(werr)))
-			fp = append(fp, "skip:"+sn.ID)
-			continue
-		}
-		w := fmt.Sprintf("‘%s’ on %s: ", sn.Name, b.Name)
-		if act == "delete" {
-			w += lowerFirst(dlg.freesWords(b, sn))
-			if sn.Kept() {
-				w += " " + plans.KeptUntilWords(*sn.KeptUntil, tz)
-			}
-		} else {
-			until, _ := keep.KeepUntil(now, sn.KeptUntil, settings.KeepDays, nil)
-			w += fmt.Sprintf("kept until %s", until.In(tz).Format("2 Jan"))
-			if sn.SizeBytes != nil {
-				w += fmt.Sprintf(", %s %s", snapshots.GB(*sn.SizeBytes), dlg.rows.whereWords(b))
-			}
-			if p := snapshots.PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
-				w += ", " + p
-			} else {
-				w += ", no charge"
-			}
-			w += "."
-		}
-		d.Items = append(d.Items, w)
-		d.IDs = append(d.IDs, sn.ID)
-		items = append(items, bulkItem{sn: sn, box: b})
-		fp = append(fp, sn.ID+":"+sn.State)
-	}
-	d.Fingerprint = fingerprint(&snapshots.Box{}, nil, nil, fp...)
-	d.Title = fmt.Sprintf("%s %s?", verb, plural(len(d.IDs), "snapshot", "snapshots"))
-	d.Submit = fmt.Sprintf("%s %s", verb, plural(len(d.IDs), "snapshot", "snapshots"))
-	if len(d.IDs) == 0 {
-		d.Disabled = true
-		d.Title = fmt.Sprintf("None of these can be %s", map[string]string{"keep": "kept", "delete": "deleted", "renew": "kept longer"}[act])
-	}
-	return d, items, nil
-}
-
-type bulkItem struct {
-	sn  *snapshots.Snapshot
-	box *snapshots.Box
-}
 
 // showBulkDialog answers the Select bar's Keep… and Delete….
 func (s *Server) showBulkDialog(w http.ResponseWriter, r *http.Request) {
-	d, _, err := s.dialogs.bulkDialog(r, r.URL.Query().Get("action"), r.URL.Query()["id"])
+	d, _, err := s.dialogs.BulkDialog(asked{r}, r.URL.Query().Get("action"), r.URL.Query()["id"])
 	if err != nil {
 		s.refused(w, r, err)
 		return
@@ -135,13 +24,13 @@ func (s *Server) showBulkDialog(w http.ResponseWriter, r *http.Request) {
 // the flash names.
 func (s *Server) bulkSnapshots(w http.ResponseWriter, r *http.Request) {
 	act := r.PostFormValue("action")
-	d, items, err := s.dialogs.bulkDialog(r, act, r.PostForm["id"])
+	d, items, err := s.dialogs.BulkDialog(asked{r}, act, r.PostForm["id"])
 	if err != nil {
 		s.refused(w, r, err)
 		return
 	}
 	if r.PostFormValue("plan") != d.Fingerprint {
-		d.Error = staleWords
+		d.Error = pagemodel.StaleWords
 		s.renderDialog(w, r, http.StatusConflict, d)
 		return
 	}
@@ -151,20 +40,20 @@ func (s *Server) bulkSnapshots(w http.ResponseWriter, r *http.Request) {
 		var err error
 		switch act {
 		case "delete":
-			_, err = s.opts.Keeps.Delete(r.Context(), snapshots.Owner(), snapshots.DeleteRequest{Box: it.box.ID, Snapshot: it.sn.ID})
+			_, err = s.opts.Keeps.Delete(r.Context(), snapshots.Owner(), snapshots.DeleteRequest{Box: it.Box.ID, Snapshot: it.Sn.ID})
 		case "renew":
-			_, err = s.opts.Keeps.Renew(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.box.ID, Snapshot: it.sn.ID})
+			_, err = s.opts.Keeps.Renew(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.Box.ID, Snapshot: it.Sn.ID})
 		default:
-			_, err = s.opts.Keeps.Keep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.box.ID, Snapshot: it.sn.ID})
+			_, err = s.opts.Keeps.Keep(r.Context(), snapshots.Owner(), snapshots.KeepRequest{Box: it.Box.ID, Snapshot: it.Sn.ID})
 		}
 		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("‘%s’: %s", it.sn.Name, refusalWords(err)))
+			skipped = append(skipped, fmt.Sprintf("‘%s’: %s", it.Sn.Name, pagemodel.RefusalWords(err)))
 			continue
 		}
 		n++
 	}
 	verb := map[string]string{"keep": "Keeping", "delete": "Deleting", "renew": "Keeping longer"}[act]
-	msg := fmt.Sprintf("%s %s.", verb, plural(n, "snapshot", "snapshots"))
+	msg := fmt.Sprintf("%s %s.", verb, pagemodel.Plural(n, "snapshot", "snapshots"))
 	if all := append(d.Skipped, skipped...); len(all) > 0 {
 		msg += " Skipped " + strings.Join(all, " ")
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // saveTemplate adds or changes a box template from the form; a wrong field
@@ -60,7 +61,7 @@ func (s *Server) saveTemplate(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
-		s.templatesPage(w, r, statusOf(err), templatesPage{Form: t, Error: refusalWords(err)})
+		s.templatesPage(w, r, statusOf(err), templatesPage{Form: t, Error: pagemodel.RefusalWords(err)})
 		return
 	}
 	s.done(w, r, "/settings/templates", snapshots.TemplateSavedWords(t.Name))

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // createThread makes a thread with its title; the tab it redirects to
@@ -12,7 +13,7 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 	title := r.PostFormValue("title")
 	_, token, err := s.boxes.CreateThread(r.Context(), snapshots.Owner(), title)
 	if err != nil {
-		s.threadsTab(w, r, statusOf(err), threadsTab{Error: refusalWords(err), Title: title})
+		s.threadsTab(w, r, statusOf(err), threadsTab{Error: pagemodel.RefusalWords(err), Title: title})
 		return
 	}
 	http.Redirect(w, r, "/boxes/threads?shown="+s.shown.hold(reveal{Secret: token, Name: title}), http.StatusSeeOther)

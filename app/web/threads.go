@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -18,7 +19,7 @@ type threadRow struct {
 
 type threadsTab struct {
 	Page            views.Page
-	Tabs            tabCounts
+	Tabs            pagemodel.TabCounts
 	Threads         []threadRow
 	NewToken, Title string
 	Error           string
@@ -33,7 +34,7 @@ func (s *Server) threadsTab(w http.ResponseWriter, r *http.Request, status int, 
 	tz := s.opts.Core.TimeZone(r.Context())
 	now := time.Now()
 	for _, t := range ths {
-		p.Threads = append(p.Threads, threadRow{Thread: t, Made: whenWords(t.CreatedAt, now, tz),
+		p.Threads = append(p.Threads, threadRow{Thread: t, Made: pagemodel.WhenWords(t.CreatedAt, now, tz),
 			Href: "/boxes/snapshots?q=" + url.QueryEscape(t.Title)})
 	}
 	p.Page = views.Page{Title: "Threads", SignedIn: true, Nav: "boxes", Flash: s.flash(w, r)}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/auth"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
 
@@ -31,9 +32,9 @@ func (s *Server) tokensPage(r *http.Request, w http.ResponseWriter, status int, 
 	p.Page = views.Page{Title: "API tokens", SignedIn: true, Nav: "tokens"}
 	tz, now := s.opts.Core.TimeZone(r.Context()), time.Now()
 	for _, t := range list {
-		row := tokenRow{APIToken: t, Made: whenWords(t.CreatedAt, now, tz), Used: "never"}
+		row := tokenRow{APIToken: t, Made: pagemodel.WhenWords(t.CreatedAt, now, tz), Used: "never"}
 		if t.LastUsedAt != nil {
-			row.Used = whenWords(*t.LastUsedAt, now, tz)
+			row.Used = pagemodel.WhenWords(*t.LastUsedAt, now, tz)
 		}
 		p.Tokens = append(p.Tokens, row)
 	}

@@ -1,8 +1,7 @@
-package web
+package pagemodel
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
@@ -14,11 +13,11 @@ import (
 // shows at a time; Older and Newer move along it.
 const TimelinePage = 40
 
-// timeline is the box page's Timeline card: the box's
+// Timeline is the box page's Timeline card: the box's
 // automatic snapshots, newest first, grouped by day and by hour, each a row
 // with its picture where the box has a screen, Restore… (the usual dialog
 // and undo), Save… and Keep….
-type timeline struct {
+type Timeline struct {
 	Box    string
 	Words  string // "12 automatic snapshots · on, checked every 15 s while it runs"
 	Toggle string // "Turn off for amber-fox" / "Turn on for amber-fox"
@@ -29,7 +28,7 @@ type timeline struct {
 	// Newer and Older move along the timeline, a page at a time; Shown
 	// says which part is shown ("1 to 40 of 112").
 	Newer, Older, Shown string
-	Delete              action
+	Delete              Action
 	Back                string
 }
 
@@ -40,16 +39,16 @@ type timelineDay struct {
 
 type timelineHour struct {
 	Title, ID string
-	Rows      []snapRow
+	Rows      []SnapRow
 }
 
-// timelineOf builds a box's timeline from offset (a page's first row),
+// TimelineOf builds a box's timeline from offset (a page's first row),
 // from the page's one read; its words say what the automatic history does
 // for the box as it is now.
-func (s *Server) timelineOf(r *http.Request, v *snapshots.BoxView, rc rowContext, offset int) timeline {
+func (rb *RowBuilder) TimelineOf(v *snapshots.BoxView, rc RowContext, offset int) Timeline {
 	b := v.Box
 	back := "/boxes/" + b.Name
-	t := timeline{Box: b.Name, Back: back, Action: "/boxes/" + url.PathEscape(b.Name) + "/history"}
+	t := Timeline{Box: b.Name, Back: back, Action: "/boxes/" + url.PathEscape(b.Name) + "/history"}
 	var autos []*snapshots.Snapshot
 	for _, sn := range v.Snapshots {
 		if sn.Automatic {
@@ -66,7 +65,7 @@ func (s *Server) timelineOf(r *http.Request, v *snapshots.BoxView, rc rowContext
 	}
 	run := timelineRun(v)
 	t.Words = snapshots.TimelineWords(b.Name, len(autos), v.History.On, v.History.Every, run)
-	t.Delete = action{Label: "Delete history…", Href: "/boxes/" + url.PathEscape(b.Name) + "/history/delete?back=" + url.QueryEscape(back)}
+	t.Delete = Action{Label: "Delete history…", Href: "/boxes/" + url.PathEscape(b.Name) + "/history/delete?back=" + url.QueryEscape(back)}
 	if len(autos) == 0 {
 		t.Delete.Why = snapshots.NoAutomaticWords(b.Name)
 		t.None = snapshots.TimelineNoneWords(b.Name, v.History.On, run)
@@ -84,10 +83,10 @@ func (s *Server) timelineOf(r *http.Request, v *snapshots.BoxView, rc rowContext
 		t.Older = fmt.Sprintf("/boxes/%s?tl=%d#timeline", url.PathEscape(b.Name), end)
 	}
 	bs := snapshots.BoxSnapshots{Box: b, Snapshots: v.Snapshots, Pins: v.Pins}
-	g := s.rows.groupWith(bs, autos[offset:end], rc, "", restoresIn(v.Log))
+	g := rb.GroupWith(bs, autos[offset:end], rc, "", restoresIn(v.Log))
 	for i, sn := range autos[offset:end] {
 		at := sn.TakenAt.In(rc.tz)
-		day := whenDay(at, rc.now.In(rc.tz))
+		day := whenDay(at, rc.Now.In(rc.tz))
 		if len(t.Days) == 0 || t.Days[len(t.Days)-1].Title != day {
 			t.Days = append(t.Days, timelineDay{Title: day})
 		}
@@ -138,41 +137,26 @@ func whenDay(t, now time.Time) string {
 	return t.Format("2 Jan 2006")
 }
 
-// everyWords says a cadence: "15 s", "10 min".
-func everyWords(seconds int) string {
+// EveryWords says a cadence: "15 s", "10 min".
+func EveryWords(seconds int) string {
 	if seconds%60 == 0 && seconds >= 60 {
 		return strconv.Itoa(seconds/60) + " min"
 	}
 	return strconv.Itoa(seconds) + " s"
 }
 
-// reload ends a post whose change moves rows between the Snapshots card
-// and the timeline: the whole page is read again.
-func (s *Server) reload(w http.ResponseWriter, r *http.Request, back, flash string) {
-	if flash != "" {
-		http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(flash), Path: "/", HttpOnly: true,
-			Secure: s.opts.SecureCookies, SameSite: http.SameSiteLaxMode, MaxAge: 60})
-	}
-	if r.Header.Get("HX-Request") == "true" {
-		w.Header().Set("HX-Redirect", back)
-		w.WriteHeader(http.StatusOK)
-		return
-	}
-	http.Redirect(w, r, back, http.StatusSeeOther)
-}
-
 // saveItems are a row's Save… (an automatic snapshot) or Unsave… (a saved
 // one that is not an undo), each disabled with why when it is refused now.
-func saveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string, elig func(snapshots.Action, snapshots.Change) string) []menuItem {
+func saveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string, elig func(snapshots.Action, snapshots.Change) string) []MenuItem {
 	switch {
 	case sn.Automatic:
 		why := elig(snapshots.ActTake, snapshots.ChangeRename)
 		if b.State != "ready" {
 			why = snapshots.ReleasedTakesNoneWords(b.Name)
 		}
-		return []menuItem{{Text: "Save…", Label: fmt.Sprintf("Save %s…", sn.Name), Href: base + "/save" + q, Why: why}}
+		return []MenuItem{{Text: "Save…", Label: fmt.Sprintf("Save %s…", sn.Name), Href: base + "/save" + q, Why: why}}
 	case sn.UndoOf == nil && sn.State == snapshots.StateReady:
-		return []menuItem{{Text: "Unsave…", Label: fmt.Sprintf("Unsave %s: make it automatic again…", sn.Name), Href: base + "/unsave" + q,
+		return []MenuItem{{Text: "Unsave…", Label: fmt.Sprintf("Unsave %s: make it automatic again…", sn.Name), Href: base + "/unsave" + q,
 			Why: elig(snapshots.ActDelete, snapshots.ChangeRename)}}
 	}
 	return nil

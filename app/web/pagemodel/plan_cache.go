@@ -1,4 +1,4 @@
-package web
+package pagemodel
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 // must not ask it again for each. A dialog always reads a fresh plan.
 const planCacheFor = 5 * time.Second
 
-// planCache keeps each box's plan, for a take or for one snapshot, for
+// PlanCache keeps each box's plan, for a take or for one snapshot, for
 // planCacheFor.
-type planCache struct {
+type PlanCache struct {
 	mu    sync.Mutex
 	plans map[string]cachedPlan
 }
@@ -28,13 +28,13 @@ type cachedPlan struct {
 }
 
 // boxPlan is b's plan for a take, read at most every planCacheFor.
-func (c *planCache) boxPlan(ctx context.Context, core *snapshots.Service, b *snapshots.Box) (providers.SnapshotPlan, error) {
+func (c *PlanCache) boxPlan(ctx context.Context, core *snapshots.Service, b *snapshots.Box) (providers.SnapshotPlan, error) {
 	return c.snapshotPlan(ctx, core, b, "")
 }
 
 // snapshotPlan is b's plan for snapshot ref (a take's when ref is ""),
 // read at most every planCacheFor.
-func (c *planCache) snapshotPlan(ctx context.Context, core *snapshots.Service, b *snapshots.Box, ref string) (providers.SnapshotPlan, error) {
+func (c *PlanCache) snapshotPlan(ctx context.Context, core *snapshots.Service, b *snapshots.Box, ref string) (providers.SnapshotPlan, error) {
 	key := b.ID + "/" + ref
 	now := time.Now()
 	c.mu.Lock()

@@ -1,4 +1,4 @@
-package web
+package pagemodel
 
 import (
 	"encoding/json"
@@ -13,20 +13,20 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// action is one control of a row: its accessible name, where it goes, and
+// Action is one control of a row: its accessible name, where it goes, and
 // why it is disabled when it is.
-type action struct {
+type Action struct {
 	Label string
 	Href  string
 	Why   string
 }
 
 // Disabled reports whether the action is refused now.
-func (a action) Disabled() bool { return a.Why != "" }
+func (a Action) Disabled() bool { return a.Why != "" }
 
-// boxHead is a card's head: the box, its kind badges, where it lives, its
+// BoxHead is a card's head: the box, its kind badges, where it lives, its
 // thread or "Your machine", and "released 12 Oct".
-type boxHead struct {
+type BoxHead struct {
 	Name, Href  string
 	Badges      []string
 	Where       string
@@ -35,8 +35,8 @@ type boxHead struct {
 	Released    string
 }
 
-// menuItem is one item of a row's menu.
-type menuItem struct {
+// MenuItem is one item of a row's menu.
+type MenuItem struct {
 	Text, Label, Href, Why, Copy string
 	Post, Narrow                 bool
 	// Page is set for an item that opens a page (Browse files, Compare),
@@ -44,8 +44,8 @@ type menuItem struct {
 	Page bool
 }
 
-// snapRow is one snapshot's row.
-type snapRow struct {
+// SnapRow is one snapshot's row.
+type SnapRow struct {
 	ID, BoxName, Name, Note string
 	Picture                 bool
 	PicAlt, PicSrc          string
@@ -66,25 +66,25 @@ type snapRow struct {
 	Failure               string // red words
 	Line                  string
 	Busy                  string // "Taking…", "Deleting…", "Restoring…": a spinner
-	Restore, Fork, Rename action
-	NoteA, Keep, Unkeep   action
-	Delete                action
+	Restore, Fork, Rename Action
+	NoteA, Keep, Unkeep   Action
+	Delete                Action
 	// Renew is "Keep 30 more days" on a kept snapshot; GoesSoon puts it on
 	// the row itself, beside "goes in 3 days".
-	Renew     action
+	Renew     Action
 	RenewText string
 	GoesSoon  bool
 	IsKept    bool
 	Back      string
 	Selecting bool
-	Menu      []menuItem
+	Menu      []MenuItem
 }
 
-// boxGroup is one box's card with its rows.
-type boxGroup struct {
+// BoxGroup is one box's card with its rows.
+type BoxGroup struct {
 	ID, Name string
-	Head     boxHead
-	Rows     []snapRow
+	Head     BoxHead
+	Rows     []SnapRow
 	// Busy is set while an operation of the box runs: the card polls.
 	Busy     bool
 	Announce string
@@ -134,8 +134,8 @@ func (t *threadTitles) title(id string) string {
 	return t.known[id]
 }
 
-// knowBoxes reads the titles of the threads bs and their snapshots name.
-func (t *threadTitles) knowBoxes(bs []snapshots.BoxSnapshots) {
+// KnowBoxes reads the titles of the threads bs and their snapshots name.
+func (t *threadTitles) KnowBoxes(bs []snapshots.BoxSnapshots) {
 	var ids []string
 	for _, b := range bs {
 		if b.Box != nil && b.Box.ThreadID != nil {
@@ -150,9 +150,9 @@ func (t *threadTitles) knowBoxes(bs []snapshots.BoxSnapshots) {
 	t.know(ids)
 }
 
-// whenWords says when, as the rows do: "Today 10:42", "Yesterday 23:39",
+// WhenWords says when, as the rows do: "Today 10:42", "Yesterday 23:39",
 // "Thu 09:15" within the week, "12 Oct" before.
-func whenWords(t, now time.Time, tz *time.Location) string {
+func WhenWords(t, now time.Time, tz *time.Location) string {
 	t, now = t.In(tz), now.In(tz)
 	y1, m1, d1 := t.Date()
 	day := time.Date(y1, m1, d1, 0, 0, 0, 0, tz)
@@ -192,8 +192,8 @@ func kindBadges(b *snapshots.Box) []string {
 		out = append(out, b.System)
 	}
 	if b.Kind != "" {
-		// One home for a kind's words: kindWords.
-		out = append(out, kindWords(b.Kind))
+		// One home for a kind's words: KindWords.
+		out = append(out, KindWords(b.Kind))
 	}
 	if b.HasScreen {
 		out = append(out, "Desktop")
@@ -201,7 +201,7 @@ func kindBadges(b *snapshots.Box) []string {
 	return out
 }
 
-func refusalWords(err error) string {
+func RefusalWords(err error) string {
 	if err == nil {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package web
+package pagemodel
 
 import (
 	"testing"
@@ -21,11 +21,11 @@ func TestWhenWords(t *testing.T) {
 		{time.Date(2026, 10, 12, 9, 15, 0, 0, tz), "12 Oct"},
 		{time.Date(2025, 10, 12, 9, 15, 0, 0, tz), "12 Oct 2025"},
 	} {
-		if got := whenWords(c.at, now, tz); got != c.want {
+		if got := WhenWords(c.at, now, tz); got != c.want {
 			t.Errorf("whenWords(%s) = %q, want %q", c.at, got, c.want)
 		}
 	}
-	if got := whenAt(time.Date(2026, 11, 29, 23, 39, 0, 0, tz), now, tz); got != "yesterday at 23:39" {
+	if got := WhenAt(time.Date(2026, 11, 29, 23, 39, 0, 0, tz), now, tz); got != "yesterday at 23:39" {
 		t.Errorf("whenAt = %q, want \"yesterday at 23:39\"", got)
 	}
 	if got := agoWords(2*time.Hour + 5*time.Minute); got != "2 h 5 min" {

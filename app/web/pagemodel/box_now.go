@@ -1,4 +1,4 @@
-package web
+package pagemodel
 
 import (
 	"encoding/json"
@@ -51,7 +51,7 @@ func restoresIn(evs []snapshots.LogEvent) restores {
 // restored to, and what each undo holds ("amber-fox at 23:01, before
 // restoring to ‘before the migration’"). An undo keeps its record's name,
 // "before the restore at 23:01", the specification's word for it.
-func (rs restores) mark(b *snapshots.Box, rows []snapshotRowRef, rc rowContext) {
+func (rs restores) mark(b *snapshots.Box, rows []snapshotRowRef, rc RowContext) {
 	for _, r := range rows {
 		sn := r.sn
 		if sn.UndoOf != nil {
@@ -67,7 +67,7 @@ func (rs restores) mark(b *snapshots.Box, rows []snapshotRowRef, rc rowContext) 
 
 // snapshotRowRef pairs a row with its record while the card is built.
 type snapshotRowRef struct {
-	row *snapRow
+	row *SnapRow
 	sn  *snapshots.Snapshot
 }
 
@@ -78,10 +78,10 @@ type nowRow struct {
 	Line  string
 }
 
-// nowOf says where a box is now, from the page's one read: whether it
+// NowOf says where a box is now, from the page's one read: whether it
 // runs, and whether its disk changed since its head, as its backend
 // answers (unchanged, changed with how many files, or cannot tell).
-func nowOf(rc rowContext, v *snapshots.BoxView, rs restores) *nowRow {
+func NowOf(rc RowContext, v *snapshots.BoxView, rs restores) *nowRow {
 	n := &nowRow{}
 	if v.StatusErr == nil && v.Status.Exists {
 		n.State = "Stopped"
@@ -102,10 +102,10 @@ func nowOf(rc rowContext, v *snapshots.BoxView, rs restores) *nowRow {
 		}
 		return n
 	}
-	since := fmt.Sprintf("‘%s’, %s", v.Head.Name, whenAt(v.Head.TakenAt, rc.now, rc.tz))
+	since := fmt.Sprintf("‘%s’, %s", v.Head.Name, WhenAt(v.Head.TakenAt, rc.Now, rc.tz))
 	restored := rs.last != nil && !rs.tookAfter && rs.last.Target == v.Head.ID
 	if restored {
-		since = fmt.Sprintf("it was restored %s to ‘%s’", whenAt(rs.lastAt, rc.now, rc.tz), v.Head.Name)
+		since = fmt.Sprintf("it was restored %s to ‘%s’", WhenAt(rs.lastAt, rc.Now, rc.tz), v.Head.Name)
 	}
 	n.Line = snapshots.NowWords(b.Name, since, v.Changes, restored)
 	return n
@@ -119,25 +119,25 @@ type historyEvent struct {
 	When, What, Words, By string
 }
 
-// history is a box page's History card: the box log, newest first, paged.
-type history struct {
+// History is a box page's History card: the box log, newest first, paged.
+type History struct {
 	Events []historyEvent
 	Older  string // the address that shows more, or ""
 }
 
-// historyShown is how many events the History card shows when asked for
+// HistoryShown is how many events the History card shows when asked for
 // shown.
-func historyShown(shown int) int {
+func HistoryShown(shown int) int {
 	return min(max(shown, historyPage), snapshots.BoxLogKeep)
 }
 
-// historyOf is a box's History card from the page's one read of its log:
+// HistoryOf is a box's History card from the page's one read of its log:
 // shown events, each with who did it.
-func historyOf(rc rowContext, v *snapshots.BoxView, shown int) history {
+func HistoryOf(rc RowContext, v *snapshots.BoxView, shown int) History {
 	b := v.Box
-	shown = historyShown(shown)
+	shown = HistoryShown(shown)
 	evs := v.Log
-	var h history
+	var h History
 	if len(evs) > shown {
 		evs = evs[:shown]
 		h.Older = fmt.Sprintf("/boxes/%s?log=%d#history", url.PathEscape(b.Name), shown+historyPage)
@@ -146,12 +146,12 @@ func historyOf(rc rowContext, v *snapshots.BoxView, shown int) history {
 		what, words := snapshots.EventParts(ev)
 		thread, why := "", ""
 		if ev.ActorThread != nil {
-			thread = rc.threads.title(*ev.ActorThread)
+			thread = rc.Threads.title(*ev.ActorThread)
 		}
 		if ev.ActorWhy != nil {
 			why = *ev.ActorWhy
 		}
-		h.Events = append(h.Events, historyEvent{When: whenWords(ev.At, rc.now, rc.tz), What: what, Words: words,
+		h.Events = append(h.Events, historyEvent{When: WhenWords(ev.At, rc.Now, rc.tz), What: what, Words: words,
 			By: snapshots.ByWords(ev.ActorKind, thread, why)})
 	}
 	return h

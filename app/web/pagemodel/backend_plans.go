@@ -1,4 +1,4 @@
-package web
+package pagemodel
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// kindPlan is what one backend does for one kind of box on one host: the
+// KindPlan is what one backend does for one kind of box on one host: the
 // table's answer (Snapshotting) and, where a live box of that kind is
 // there, a real plan read through it, so the line says what the
 // backend itself says.
-type kindPlan struct {
+type KindPlan struct {
 	Backend  snapshots.Backend
 	Kind     string
 	Host     string // the host's name, "" for a backend without hosts
@@ -39,12 +39,12 @@ func hostName(be snapshots.Backend, b *snapshots.Box) string {
 // box to ask for.
 var commonKinds = [...]string{"linux", "lxc", "qemu", "qemu-windows"}
 
-// kindPlans reads one plan per backend, kind and host, each through one
+// KindPlans reads one plan per backend, kind and host, each through one
 // live box there (cached planCacheFor); a backend with no live box gets
 // one row per kind it offers snapshots for, from its table alone.
-func (s *Server) kindPlans(ctx context.Context, boxes []*snapshots.Box) []kindPlan {
-	var out []kindPlan
-	for _, be := range s.opts.Core.Backends() {
+func (rb *RowBuilder) KindPlans(ctx context.Context, boxes []*snapshots.Box) []KindPlan {
+	var out []KindPlan
+	for _, be := range rb.core.Backends() {
 		seen := map[string]bool{}
 		for _, b := range boxes {
 			if b.BackendID != be.ID || b.ReleasedAt != nil || b.State != snapshots.BoxReady {
@@ -56,9 +56,9 @@ func (s *Server) kindPlans(ctx context.Context, boxes []*snapshots.Box) []kindPl
 				continue
 			}
 			seen[key] = true
-			kp := kindPlan{Backend: be, Kind: b.Kind, Host: host, Box: b, Snapping: be.Snapshotting(b.Kind)}
+			kp := KindPlan{Backend: be, Kind: b.Kind, Host: host, Box: b, Snapping: be.Snapshotting(b.Kind)}
 			if kp.Snapping != nil {
-				kp.Plan, kp.Err = s.plans.boxPlan(ctx, s.opts.Core, b)
+				kp.Plan, kp.Err = rb.plans.boxPlan(ctx, rb.core, b)
 				kp.Planned = true
 			}
 			out = append(out, kp)
@@ -75,17 +75,17 @@ func (s *Server) kindPlans(ctx context.Context, boxes []*snapshots.Box) []kindPl
 				continue
 			}
 			offered[offersWords(sn)] = true
-			out = append(out, kindPlan{Backend: be, Kind: k, Host: hostName(be, nil), Snapping: sn})
+			out = append(out, KindPlan{Backend: be, Kind: k, Host: hostName(be, nil), Snapping: sn})
 		}
 		if len(offered) == 0 {
-			out = append(out, kindPlan{Backend: be, Host: hostName(be, nil)})
+			out = append(out, KindPlan{Backend: be, Host: hostName(be, nil)})
 		}
 	}
 	return out
 }
 
-// kindWords names a kind as the badges do: "LXC", "QEMU", "Windows (QEMU)".
-func kindWords(kind string) string {
+// KindWords names a kind as the badges do: "LXC", "QEMU", "Windows (QEMU)".
+func KindWords(kind string) string {
 	switch kind {
 	case "linux":
 		return "Linux"
@@ -103,7 +103,7 @@ func kindWords(kind string) string {
 
 // planOffers is a row's offers with what its plan reads: a restore the
 // storage turns off ("restores off until checked" on ZFS), and the storage.
-func planOffers(kp kindPlan) string {
+func planOffers(kp KindPlan) string {
 	w := offersWords(kp.Snapping)
 	if !kp.Planned || kp.Err != nil && !isLocked(kp.Err) {
 		return w
@@ -150,8 +150,8 @@ func storageWords(st providers.Storage) string {
 // hostNeeds is what needs the owner on each host, for the line under the
 // tabs, in amber: a host that cannot take snapshots, and storage past the
 // room setting. One plan per host, through one box there.
-func (s *Server) hostNeeds(ctx context.Context, room int) []string {
-	boxes, err := s.opts.Tab.LiveBoxPerKind(ctx)
+func (rb *RowBuilder) hostNeeds(ctx context.Context, room int) []string {
+	boxes, err := rb.tab.LiveBoxPerKind(ctx)
 	if err != nil {
 		return []string{"boxsnap could not read the boxes: " + err.Error()}
 	}
@@ -165,7 +165,7 @@ func (s *Server) hostNeeds(ctx context.Context, room int) []string {
 	}
 	cannot := map[string]bool{}
 	can := map[string]bool{}
-	for _, kp := range s.kindPlans(ctx, boxes) {
+	for _, kp := range rb.KindPlans(ctx, boxes) {
 		where := kp.Host
 		if where == "" {
 			where = kp.Backend.Label

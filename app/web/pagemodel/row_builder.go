@@ -1,81 +1,89 @@
-package web
+package pagemodel
 
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
+	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// rowBuilder builds what the pages show of snapshots: each snapshot's row
-// (its badges, its one line, each action with its URL and why it is
-// refused), a box's card of rows and its head. It holds only what building
-// them reads: the core and the plans kept a few seconds.
-type rowBuilder struct {
+// RowBuilder builds what the pages show of snapshots and boxes: each
+// snapshot's row (its badges, its one line, each action with its URL and
+// why it is refused), a box's card of rows, its head, facts, notices and
+// timeline, the Snapshots tab's filters and line, the Settings rows' plans,
+// the requests, the Machines, Trash and Import pages' rows. It holds only
+// what building them reads: the core's parts and the plans kept a few
+// seconds.
+type RowBuilder struct {
 	core     *snapshots.Service
 	boxes    *boxes.Boxes
 	contents *contents.Contents
-	plans    *planCache
+	plans    *PlanCache
 	heads    *heads.Heads
+	// tab and approvals are read for the line under the tabs.
+	tab       *tab.Tab
+	approvals *approvals.Approvals
+	logger    *slog.Logger
 }
 
-// rowContext is what building rows needs once per request.
-type rowContext struct {
+// RowContext is what building rows needs once per request.
+type RowContext struct {
 	ctx     context.Context
-	now     time.Time
+	Now     time.Time
 	tz      *time.Location
-	threads *threadTitles
+	Threads *threadTitles
 	back    string // where dialogs return
-	// keepDays is the setting's days, for "Keep 30 more days".
-	keepDays int
-	// selecting shows a checkbox on each row (the tab's Select).
-	selecting bool
+	// KeepDays is the setting's days, for "Keep 30 more days".
+	KeepDays int
+	// Selecting shows a checkbox on each row (the tab's Select).
+	Selecting bool
 	// names are the names of the box's snapshots by ID, for "from ‘…’".
 	names map[string]string
 }
 
-func (rb *rowBuilder) rowContext(r *http.Request, back string) rowContext {
-	ctx := r.Context()
-	rc := rowContext{ctx: ctx, now: time.Now(), tz: rb.core.TimeZone(ctx), back: back,
-		selecting: r.URL.Query().Get("select") == "1", keepDays: snapshots.DefaultKeepDays,
-		threads: &threadTitles{known: map[string]string{}, read: func(ids []string) (map[string]string, error) {
+func (rb *RowBuilder) RowContext(ctx context.Context, back string, selecting bool) RowContext {
+	rc := RowContext{ctx: ctx, Now: time.Now(), tz: rb.core.TimeZone(ctx), back: back,
+		Selecting: selecting, KeepDays: snapshots.DefaultKeepDays,
+		Threads: &threadTitles{known: map[string]string{}, read: func(ids []string) (map[string]string, error) {
 			return rb.boxes.ThreadTitles(ctx, snapshots.Owner(), ids)
 		}}}
 	if st, err := rb.core.Settings(ctx); err == nil {
-		rc.keepDays = st.KeepDays
+		rc.KeepDays = st.KeepDays
 	}
 	return rc
 }
 
-// whereWords says where a box lives: "on this host", "Proxmox LXC on pve-1".
-func (rb *rowBuilder) whereWords(b *snapshots.Box) string {
+// WhereWords says where a box lives: "on this host", "Proxmox LXC on pve-1".
+func (rb *RowBuilder) WhereWords(b *snapshots.Box) string {
 	be, ok := rb.core.BackendOf(b)
 	return plans.WhereWords(be, ok, b)
 }
 
-// onHost says where a box's space is taken, "on pve-1", as the Take
+// OnHost says where a box's space is taken, "on pve-1", as the Take
 // dialog's words have it: "Up to 16 GiB more on pve-1".
-func (rb *rowBuilder) onHost(b *snapshots.Box) string {
+func (rb *RowBuilder) OnHost(b *snapshots.Box) string {
 	if be, ok := rb.core.BackendOf(b); ok && be.Kind != "local" && b.Host != "" {
 		return "on " + b.Host
 	}
-	return rb.whereWords(b)
+	return rb.WhereWords(b)
 }
 
-func (rb *rowBuilder) head(b *snapshots.Box, rc rowContext) boxHead {
-	h := boxHead{Name: b.Name, Href: "/boxes/" + url.PathEscape(b.Name), Badges: kindBadges(b), Where: rb.whereWords(b)}
+func (rb *RowBuilder) Head(b *snapshots.Box, rc RowContext) BoxHead {
+	h := BoxHead{Name: b.Name, Href: "/boxes/" + url.PathEscape(b.Name), Badges: kindBadges(b), Where: rb.WhereWords(b)}
 	if b.ThreadID != nil {
-		h.Thread = rc.threads.title(*b.ThreadID)
+		h.Thread = rc.Threads.title(*b.ThreadID)
 		if h.Thread == "" {
 			h.Thread = *b.ThreadID
 		}
@@ -90,12 +98,12 @@ func (rb *rowBuilder) head(b *snapshots.Box, rc rowContext) boxHead {
 
 // row builds one snapshot's row: badges, the one line in the
 // specification's order, and each action with why it is refused.
-func (rb *rowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.Pin, rc rowContext) snapRow {
+func (rb *RowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.Pin, rc RowContext) SnapRow {
 	owner := snapshots.Owner()
 	base := fmt.Sprintf("/boxes/%s/snapshots/%s", url.PathEscape(b.Name), sn.ID)
 	q := "?back=" + url.QueryEscape(rc.back)
-	r := snapRow{ID: sn.ID, BoxName: b.Name, Name: sn.Name, Memory: sn.Holds == string(providers.HoldsDiskAndMemory),
-		Kept: sn.Kept(), Undo: sn.IsUndo(), IsKept: sn.Kept(), Back: rc.back, Selecting: rc.selecting, Automatic: sn.Automatic}
+	r := SnapRow{ID: sn.ID, BoxName: b.Name, Name: sn.Name, Memory: sn.Holds == string(providers.HoldsDiskAndMemory),
+		Kept: sn.Kept(), Undo: sn.IsUndo(), IsKept: sn.Kept(), Back: rc.back, Selecting: rc.Selecting, Automatic: sn.Automatic}
 	if sn.Note != nil {
 		r.Note = *sn.Note
 	}
@@ -113,9 +121,9 @@ func (rb *rowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 	r.Line = rb.line(b, sn, rc)
 	elig := func(act snapshots.Action, ch snapshots.Change) string {
 		if err := snapshots.MayAct(owner, act, b, sn); err != nil {
-			return refusalWords(err)
+			return RefusalWords(err)
 		}
-		return refusalWords(snapshots.Eligible(sn, ch, pins, rc.now, rc.tz))
+		return RefusalWords(snapshots.Eligible(sn, ch, pins, rc.Now, rc.tz))
 	}
 	rb.actions(&r, b, sn, rc, base, q, elig)
 	r.Menu = rb.menu(&r, b, sn, rc, base, q, elig)
@@ -125,7 +133,7 @@ func (rb *rowBuilder) row(b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 // rowMarks gives a row its red failure and its busy spinner, and says in
 // amber what needs the owner first: unavailable, goes soon, an earlier
 // guest's, a held copy.
-func rowMarks(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.Pin, rc rowContext) string {
+func rowMarks(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapshot, pins []snapshots.Pin, rc RowContext) string {
 	var attention []string
 	switch sn.State {
 	case snapshots.StateFailed:
@@ -158,7 +166,7 @@ func rowMarks(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 		}
 	}
 	if sn.Kept() {
-		left := sn.KeptUntil.Sub(rc.now)
+		left := sn.KeptUntil.Sub(rc.Now)
 		if left < snapshots.GoesSoonDays*24*time.Hour {
 			r.GoesSoon = true
 			days := int(left.Hours()/24) + 1
@@ -185,16 +193,16 @@ func rowMarks(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot, pins []snaps
 // line is a row's one line, in the specification's order: when, by whom,
 // what it holds, its size and price, how long it stays, what it was taken
 // from.
-func (rb *rowBuilder) line(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext) string {
+func (rb *RowBuilder) line(b *snapshots.Box, sn *snapshots.Snapshot, rc RowContext) string {
 	thread := ""
 	if sn.ByThreadID != nil {
-		thread = rc.threads.title(*sn.ByThreadID)
+		thread = rc.Threads.title(*sn.ByThreadID)
 	}
 	why := ""
 	if sn.ByWhy != nil {
 		why = *sn.ByWhy
 	}
-	parts := []string{whenWords(sn.TakenAt, rc.now, rc.tz), snapshots.ByWords(sn.ByKind, thread, why), snapshots.HoldsWords(sn.Holds, sn.Scope)}
+	parts := []string{WhenWords(sn.TakenAt, rc.Now, rc.tz), snapshots.ByWords(sn.ByKind, thread, why), snapshots.HoldsWords(sn.Holds, sn.Scope)}
 	parts = append(parts, snapshots.SizeWords(sn))
 	if p := snapshots.PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
 		parts = append(parts, p)
@@ -222,18 +230,18 @@ func (rb *rowBuilder) line(b *snapshots.Box, sn *snapshots.Snapshot, rc rowConte
 
 // actions gives a row each action with its URL and why it is refused now,
 // and the words a disabled Restore or Fork says on the row itself.
-func (rb *rowBuilder) actions(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext, base, q string,
+func (rb *RowBuilder) actions(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapshot, rc RowContext, base, q string,
 	elig func(snapshots.Action, snapshots.Change) string) {
 	snapping := rb.core.Snapshotting(b)
-	r.Restore = action{Label: fmt.Sprintf("Restore %s to %s", b.Name, sn.Name), Href: base + "/restore" + q}
+	r.Restore = Action{Label: fmt.Sprintf("Restore %s to %s", b.Name, sn.Name), Href: base + "/restore" + q}
 	switch {
 	case b.State == snapshots.BoxTrashed:
 		r.Restore.Why = snapshots.InTrashWords(b.Name)
 	case b.ReleasedAt != nil || b.State != snapshots.BoxReady:
 		r.Restore.Why = fmt.Sprintf("%s is released: fork it instead.", b.Name)
 	case snapping == nil || snapping.Restore == providers.RestoreNone:
-		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", rb.whereWords(b))
-	case rb.restoresOff(rc.ctx, b):
+		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", rb.WhereWords(b))
+	case rb.RestoresOff(rc.ctx, b):
 		r.Restore.Why = snapshots.ExecutionRestoresOffWords
 	default:
 		r.Restore.Why = elig(snapshots.ActRestore, snapshots.ChangeRestore)
@@ -246,10 +254,10 @@ func (rb *rowBuilder) actions(r *snapRow, b *snapshots.Box, sn *snapshots.Snapsh
 			}
 		}
 	}
-	r.Fork = action{Label: fmt.Sprintf("Fork %s from %s", b.Name, sn.Name), Href: base + "/fork" + q, Why: rb.forkWhy(b, sn, rc)}
-	r.Rename = action{Label: fmt.Sprintf("Rename %s", sn.Name), Href: base + "/rename" + q, Why: elig(snapshots.ActRename, snapshots.ChangeRename)}
-	r.NoteA = action{Label: fmt.Sprintf("Note on %s", sn.Name), Href: base + "/note" + q, Why: elig(snapshots.ActNote, snapshots.ChangeNote)}
-	r.Keep = action{Label: fmt.Sprintf("Keep %s", sn.Name), Href: base + "/keep" + q, Why: elig(snapshots.ActKeep, snapshots.ChangeKeep)}
+	r.Fork = Action{Label: fmt.Sprintf("Fork %s from %s", b.Name, sn.Name), Href: base + "/fork" + q, Why: rb.forkWhy(b, sn, rc)}
+	r.Rename = Action{Label: fmt.Sprintf("Rename %s", sn.Name), Href: base + "/rename" + q, Why: elig(snapshots.ActRename, snapshots.ChangeRename)}
+	r.NoteA = Action{Label: fmt.Sprintf("Note on %s", sn.Name), Href: base + "/note" + q, Why: elig(snapshots.ActNote, snapshots.ChangeNote)}
+	r.Keep = Action{Label: fmt.Sprintf("Keep %s", sn.Name), Href: base + "/keep" + q, Why: elig(snapshots.ActKeep, snapshots.ChangeKeep)}
 	if r.Keep.Why == "" && (snapping == nil || snapping.KeepsPastRelease == providers.KeepsNo || snapping.Fork == providers.ForkNone) {
 		r.Keep.Why = snapshots.CannotBeKeptWords(b.Name)
 	}
@@ -260,11 +268,11 @@ func (rb *rowBuilder) actions(r *snapRow, b *snapshots.Box, sn *snapshots.Snapsh
 		r.Keep.Label = fmt.Sprintf("Keep %s longer", sn.Name)
 	}
 	if sn.Kept() {
-		r.RenewText = snapshots.RenewWords(rc.keepDays)
-		r.Renew = action{Label: fmt.Sprintf("%s for %s", snapshots.RenewWords(rc.keepDays), sn.Name), Href: base + "/renew", Why: r.Keep.Why}
+		r.RenewText = snapshots.RenewWords(rc.KeepDays)
+		r.Renew = Action{Label: fmt.Sprintf("%s for %s", snapshots.RenewWords(rc.KeepDays), sn.Name), Href: base + "/renew", Why: r.Keep.Why}
 	}
-	r.Unkeep = action{Label: fmt.Sprintf("Stop keeping %s", sn.Name), Href: base + "/unkeep" + q, Why: elig(snapshots.ActUnkeep, snapshots.ChangeUnkeep)}
-	r.Delete = action{Label: fmt.Sprintf("Delete %s", sn.Name), Href: base + "/delete" + q, Why: elig(snapshots.ActDelete, snapshots.ChangeDelete)}
+	r.Unkeep = Action{Label: fmt.Sprintf("Stop keeping %s", sn.Name), Href: base + "/unkeep" + q, Why: elig(snapshots.ActUnkeep, snapshots.ChangeUnkeep)}
+	r.Delete = Action{Label: fmt.Sprintf("Delete %s", sn.Name), Href: base + "/delete" + q, Why: elig(snapshots.ActDelete, snapshots.ChangeDelete)}
 	// On the box page a disabled action says why on the row itself, not
 	// only on hover (the tab, dense, keeps it in the control's name).
 	var off []string
@@ -279,10 +287,10 @@ func (rb *rowBuilder) actions(r *snapRow, b *snapshots.Box, sn *snapshots.Snapsh
 
 // menu is a row's menu: the safe actions first, then those that put the
 // snapshot at risk.
-func (rb *rowBuilder) menu(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext, base, q string,
-	elig func(snapshots.Action, snapshots.Change) string) []menuItem {
-	item := func(text string, a action) menuItem {
-		return menuItem{Text: text, Label: a.Label + "…", Href: a.Href, Why: a.Why}
+func (rb *RowBuilder) menu(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapshot, rc RowContext, base, q string,
+	elig func(snapshots.Action, snapshots.Change) string) []MenuItem {
+	item := func(text string, a Action) MenuItem {
+		return MenuItem{Text: text, Label: a.Label + "…", Href: a.Href, Why: a.Why}
 	}
 	keepText := "Keep…"
 	if sn.Kept() {
@@ -292,8 +300,8 @@ func (rb *rowBuilder) menu(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot,
 	fork.Narrow = true
 	// The safe actions first; then those that put the snapshot at risk:
 	// Unsave…, Stop keeping, Delete….
-	var risky []menuItem
-	menu := []menuItem{fork}
+	var risky []MenuItem
+	menu := []MenuItem{fork}
 	for _, m := range saveItems(b, sn, base, q, elig) {
 		if strings.HasPrefix(m.Text, "Unsave") {
 			risky = append(risky, m)
@@ -304,7 +312,7 @@ func (rb *rowBuilder) menu(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot,
 	menu = append(menu, headItems(b, sn, base)...)
 	menu = append(menu, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep))
 	if sn.Kept() {
-		renew := item(snapshots.RenewWords(rc.keepDays), r.Renew)
+		renew := item(snapshots.RenewWords(rc.KeepDays), r.Renew)
 		renew.Post, renew.Label = true, r.Renew.Label
 		menu = append(menu, renew)
 		m := item("Stop keeping", r.Unkeep)
@@ -313,20 +321,20 @@ func (rb *rowBuilder) menu(r *snapRow, b *snapshots.Box, sn *snapshots.Snapshot,
 	}
 	menu = append(menu, rb.lookItems(b, sn, base)...)
 	menu = append(menu, rb.moveItems(b, sn, base, q)...)
-	menu = append(menu, menuItem{Text: "Copy ID", Copy: sn.ID})
+	menu = append(menu, MenuItem{Text: "Copy ID", Copy: sn.ID})
 	menu = append(menu, risky...)
 	menu = append(menu, item("Delete…", r.Delete))
 	return menu
 }
 
-// group builds a box's card from the core's list.
-func (rb *rowBuilder) group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string) boxGroup {
-	return rb.groupWith(bs, sns, rc, live, rb.restoresOf(rc, bs.Box))
+// Group builds a box's card from the core's list.
+func (rb *RowBuilder) Group(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc RowContext, live string) BoxGroup {
+	return rb.GroupWith(bs, sns, rc, live, rb.RestoresOf(rc, bs.Box))
 }
 
-// groupWith is group with the box's restores as its page read them.
-func (rb *rowBuilder) groupWith(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc rowContext, live string, rs restores) boxGroup {
-	g := boxGroup{ID: "box-" + bs.Box.Name, Name: bs.Box.Name, Head: rb.head(bs.Box, rc), LiveURL: live, Total: len(bs.Snapshots)}
+// GroupWith is group with the box's restores as its page read them.
+func (rb *RowBuilder) GroupWith(bs snapshots.BoxSnapshots, sns []*snapshots.Snapshot, rc RowContext, live string, rs restores) BoxGroup {
+	g := BoxGroup{ID: "box-" + bs.Box.Name, Name: bs.Box.Name, Head: rb.Head(bs.Box, rc), LiveURL: live, Total: len(bs.Snapshots)}
 	rc.names = make(map[string]string, len(bs.Snapshots))
 	for _, sn := range bs.Snapshots {
 		rc.names[sn.ID] = sn.Name
@@ -353,9 +361,9 @@ func (rb *rowBuilder) groupWith(bs snapshots.BoxSnapshots, sns []*snapshots.Snap
 
 // forkWhy says why Fork is refused for a row, from the plan's fork (cached
 // a few seconds per snapshot, so a tab of many rows stays fast), or "".
-func (rb *rowBuilder) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowContext) string {
+func (rb *RowBuilder) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc RowContext) string {
 	if err := snapshots.MayAct(snapshots.Owner(), snapshots.ActFork, b, sn); err != nil {
-		return refusalWords(err)
+		return RefusalWords(err)
 	}
 	switch sn.State {
 	case snapshots.StateTaking, snapshots.StateFailed, snapshots.StateIncomplete, snapshots.StateLost, snapshots.StateUnavailable, snapshots.StateDeleting:
@@ -366,7 +374,7 @@ func (rb *rowBuilder) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowCo
 		if b.Kind == "qemu-windows" {
 			return "Windows boxes do not fork until a unit builds Windows' identity reset."
 		}
-		return fmt.Sprintf("Boxes %s do not fork.", rb.whereWords(b))
+		return fmt.Sprintf("Boxes %s do not fork.", rb.WhereWords(b))
 	}
 	// The snapshot's own record says whether it was taken with the
 	// identity reset (forkSafe: per snapshot, not per kind, since a kind's
@@ -379,18 +387,18 @@ func (rb *rowBuilder) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowCo
 		plan, err := rb.plans.snapshotPlan(rc.ctx, rb.core, b, sn.ID)
 		switch {
 		case err != nil:
-			return refusalWords(err)
+			return RefusalWords(err)
 		case !plan.Fork.OK && plan.Fork.Why != "":
 			return plan.Fork.Why
 		case !plan.Fork.OK:
-			return snapshots.CannotBeForkedWords(sn.Name, rb.whereWords(b))
+			return snapshots.CannotBeForkedWords(sn.Name, rb.WhereWords(b))
 		}
 		return ""
 	}
 	// The box's plan says whether a fork can be made there now.
 	plan, err := rb.plans.boxPlan(rc.ctx, rb.core, b)
 	if err != nil {
-		return refusalWords(err)
+		return RefusalWords(err)
 	}
 	if !plan.Fork.OK && plan.Fork.Why != "" && !strings.HasPrefix(plan.Fork.Why, "Taken before") {
 		return plan.Fork.Why
@@ -401,20 +409,20 @@ func (rb *rowBuilder) forkWhy(b *snapshots.Box, sn *snapshots.Snapshot, rc rowCo
 // lookItems are a row's ways to look inside its snapshot: Browse files and
 // Compare with now, each disabled with why where the backend cannot, or the
 // snapshot or the box is not there to look at.
-func (rb *rowBuilder) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []menuItem {
-	browse := menuItem{Text: "Browse files…", Label: fmt.Sprintf("Browse files of %s", sn.Name), Href: base + "/files", Page: true}
-	compare := menuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare with now: %s and %s", sn.Name, b.Name), Href: base + "/compare", Page: true}
+func (rb *RowBuilder) lookItems(b *snapshots.Box, sn *snapshots.Snapshot, base string) []MenuItem {
+	browse := MenuItem{Text: "Browse files…", Label: fmt.Sprintf("Browse files of %s", sn.Name), Href: base + "/files", Page: true}
+	compare := MenuItem{Text: "Compare with now…", Label: fmt.Sprintf("Compare with now: %s and %s", sn.Name, b.Name), Href: base + "/compare", Page: true}
 	browse.Why = rb.contents.LookWhyNot(b, sn)
 	compare.Why = browse.Why
 	if compare.Why == "" && (b.State != snapshots.BoxReady || b.ReleasedAt != nil) {
 		compare.Why = contents.NoBoxToCompareWords(b.Name, snapshots.BoxReleased)
 	}
-	return []menuItem{browse, compare}
+	return []MenuItem{browse, compare}
 }
 
 // exportWhy says why a snapshot cannot be exported or shared from its row,
 // or "".
-func (rb *rowBuilder) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
+func (rb *RowBuilder) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string {
 	for _, be := range rb.core.Backends() {
 		if be.ID == b.BackendID {
 			if !be.Exports() {
@@ -430,9 +438,9 @@ func (rb *rowBuilder) exportWhy(b *snapshots.Box, sn *snapshots.Snapshot) string
 
 // moveItems are a row's Export… and Share code… menu items, disabled with
 // why where the snapshot cannot move.
-func (rb *rowBuilder) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string) []menuItem {
+func (rb *RowBuilder) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string) []MenuItem {
 	why := rb.exportWhy(b, sn)
-	return []menuItem{
+	return []MenuItem{
 		{Text: "Export…", Label: fmt.Sprintf("Export %s…", sn.Name), Href: base + "/export" + q, Why: why},
 		{Text: "Share code…", Label: fmt.Sprintf("A share code for %s…", sn.Name), Href: base + "/share" + q, Why: why},
 	}
@@ -440,13 +448,13 @@ func (rb *rowBuilder) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, 
 
 // ceilingWhy is why Keep or "Keep 30 more days" is off for sn: the
 // ceiling's words where the rate held is past it.
-func (rb *rowBuilder) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snapshots.Snapshot) string {
+func (rb *RowBuilder) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snapshots.Snapshot) string {
 	return rb.core.KeepCeiling(ctx, sn)
 }
 
-// restoresOff reports whether the person's restore of b is off: threads
+// RestoresOff reports whether the person's restore of b is off: threads
 // run on it and Settings keeps such restores off.
-func (rb *rowBuilder) restoresOff(ctx context.Context, b *snapshots.Box) bool {
+func (rb *RowBuilder) RestoresOff(ctx context.Context, b *snapshots.Box) bool {
 	if !restore.ThreadsRunOn(snapshots.Owner(), b) {
 		return false
 	}
@@ -454,8 +462,8 @@ func (rb *rowBuilder) restoresOff(ctx context.Context, b *snapshots.Box) bool {
 	return err != nil || !st.ExecutionMachineRestores
 }
 
-// restoresOf reads a box's restores from its log (its newest events).
-func (rb *rowBuilder) restoresOf(rc rowContext, b *snapshots.Box) restores {
+// RestoresOf reads a box's restores from its log (its newest events).
+func (rb *RowBuilder) RestoresOf(rc RowContext, b *snapshots.Box) restores {
 	evs, err := rb.boxes.BoxLog(rc.ctx, snapshots.Owner(), b.ID, 200)
 	if err != nil {
 		return restores{byOp: map[string]restore.RestoreResult{}}

@@ -1,0 +1,16 @@
+// Package pagemodel builds what the web's pages draw from a reading of the
+// core: each snapshot's row (its badges, its one line, each action with its
+// URL and why it is refused, its menu), a box's card, head, facts, notices,
+// Now row, history and timeline, the Snapshots tab's query, filters and line,
+// the Settings rows, and every dialog's model (take, restore, fork, keep,
+// delete, rename, note, save, unsave, export, share, bulk, delete history,
+// forget a backend), each dialog's builder in a file named for it
+// (restore_dialog.go).
+//
+// RowBuilder and DialogBuilder hold only the core's parts they read
+// (NewBuilders); a builder reads the request through Request (its context,
+// its values and where its dialog returns), so the package never imports
+// net/http, and app/web's handlers, one a file, call it. It must never
+// import net/http, app/web, app/api, app/cli, jobs or a provider's
+// implementation.
+package pagemodel
