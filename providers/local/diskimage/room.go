@@ -208,6 +208,12 @@ func giveRoom(fsd, img string, n int64) (int64, error) {
 			return 0, fmt.Errorf("allocate the box's room on the host: %w", err)
 		}
 	}
+	// The host's allocation is on its disk before the held room gives the
+	// blocks up: a host crash in between leaves them held, never free in
+	// the box with nothing behind them on the host.
+	if err := imgf.Sync(); err != nil {
+		return 0, fmt.Errorf("allocate the box's room on the host: %w", err)
+	}
 	if size-n == 0 {
 		err = os.Remove(f.Name())
 	} else {
