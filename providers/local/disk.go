@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultDiskBytes bounds what a box's folder holds on disk, when its
-// template sets no bound (README, "Security model"): the size of its own
+// template sets no bound and Config.DiskBytes is 0: the size of its own
 // file system (image.go), or where it has none, what the watch lets its
 // folder hold while its process runs.
 const DefaultDiskBytes = 16 << 30
@@ -21,10 +21,14 @@ const DefaultDiskBytes = 16 << 30
 // diskCheckEvery is how often a running box's disk use is measured.
 const diskCheckEvery = 100 * time.Millisecond
 
-// diskBound is the box's disk bound: its template's, or DefaultDiskBytes.
-func diskBound(lim providers.BoxLimits) int64 {
+// diskBound is the box's disk bound: its template's, or else the
+// backend's (Config.DiskBytes, DefaultDiskBytes when unset).
+func (b *Backend) diskBound(lim providers.BoxLimits) int64 {
 	if lim.DiskBytes > 0 {
 		return lim.DiskBytes
+	}
+	if b.diskBytes > 0 {
+		return b.diskBytes
 	}
 	return DefaultDiskBytes
 }
