@@ -56,7 +56,7 @@ func (b *Backend) hasImage(box string) bool {
 func (b *Backend) DiskBounding() (exact bool, why, fix string) {
 	b.loopOnce.Do(func() {
 		if !b.diskImages {
-			b.loopWhy, b.loopFix = "each box's folder is part of the host's file system (the default)", "set BOXSNAP_LOCAL_DISK_IMAGES=true for a file system of its own per box, bounded to the byte (as root; each image takes room on the host at once, about 360 MiB for a 16 GiB bound)"
+			b.loopWhy, b.loopFix = "disk images are turned off (BOXSNAP_LOCAL_DISK_IMAGES=false)", "unset BOXSNAP_LOCAL_DISK_IMAGES for a file system of its own per box, bounded to the byte (as root; each image takes room on the host at once, about 170 MiB for a 16 GiB bound)"
 		} else {
 			b.loopWhy, b.loopFix = ProbeLoop(b.path(dirDisks))
 		}
