@@ -97,7 +97,7 @@ func (w *workers) closeLocal(ctx context.Context) {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 			_ = lb.Close(cctx)
 			cancel()
-			lb.UnmountIdle()
+			local.UnmountIdle(lb.Root(), w.logger.With("backend", b.ID))
 		}
 	}
 }

@@ -22,13 +22,13 @@ const DefaultDiskBytes = 16 << 30
 const diskCheckEvery = 100 * time.Millisecond
 
 // diskBound is the box's disk bound: its template's, or else the
-// backend's (Config.DiskBytes, DefaultDiskBytes when unset).
-func (b *Backend) diskBound(lim providers.BoxLimits) int64 {
+// backend's, dflt (Config.DiskBytes), or DefaultDiskBytes when that is 0.
+func diskBound(lim providers.BoxLimits, dflt int64) int64 {
 	if lim.DiskBytes > 0 {
 		return lim.DiskBytes
 	}
-	if b.diskBytes > 0 {
-		return b.diskBytes
+	if dflt > 0 {
+		return dflt
 	}
 	return DefaultDiskBytes
 }

@@ -119,8 +119,11 @@ func isMounted(dir string) bool { return diskimage.IsMounted(dir) }
 
 // lockMounts takes the flock every boxsnap process on this data folder
 // holds to mount or unmount a box's image.
-func (b *Backend) lockMounts() (func(), error) {
-	f, err := os.OpenFile(b.path(fileMountLock), os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
+func (b *Backend) lockMounts() (func(), error) { return lockMountsIn(b.root) }
+
+// lockMountsIn takes the disks' lock of the data folder root (lockMounts).
+func lockMountsIn(root string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(root, fileMountLock), os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("the disks' lock: %w", err)
 	}

@@ -2,7 +2,9 @@ package local
 
 import (
 	"errors"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -10,21 +12,21 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 )
 
-// UnmountIdle unmounts the disk image of every box nothing uses, as the
-// process that ran the boxes' processes stops (after Close), so a data
-// folder boxsnap left holds no mount: a stopped `make run` leaves none. A
-// box whose folder something holds (a process of it another boxsnap
-// process runs, a take at work) is left mounted. Every boxsnap process
-// mounts an image again at its next use of the box (existingBox), and at
-// its start (MountImages).
-func (b *Backend) UnmountIdle() {
-	ents, err := os.ReadDir(b.path(dirDisks))
+// UnmountIdle unmounts the disk image of every box nothing uses in the
+// data folder root, as the process that ran the boxes' processes stops
+// (after the backend's Close), so a data folder boxsnap left holds no
+// mount: a stopped `make run` leaves none. A box whose folder something
+// holds (a process of it another boxsnap process runs, a take at work) is
+// left mounted. Every boxsnap process mounts an image again at its next
+// use of the box (existingBox), and at its start (MountImages).
+func UnmountIdle(root string, log *slog.Logger) {
+	ents, err := os.ReadDir(filepath.Join(root, dirDisks))
 	if err != nil {
 		return
 	}
-	unlock, err := b.lockMounts()
+	unlock, err := lockMountsIn(root)
 	if err != nil {
-		b.log.Warn("local backend: the boxes' disk images stay mounted", "err", err)
+		log.Warn("local backend: the boxes' disk images stay mounted", "err", err)
 		return
 	}
 	defer unlock()
@@ -34,7 +36,7 @@ func (b *Backend) UnmountIdle() {
 		if !ok || checkID("box", box) != nil {
 			continue
 		}
-		dir := b.boxDir(box)
+		dir := filepath.Join(root, dirBoxes, box)
 		if !isMounted(dir) {
 			continue
 		}
@@ -42,7 +44,7 @@ func (b *Backend) UnmountIdle() {
 		// Never detached: a folder in use answers EBUSY and stays.
 		if err := unix.Unmount(dir, 0); err != nil {
 			if !errors.Is(err, unix.EBUSY) {
-				b.log.Warn("local backend: a box's disk image stays mounted", "box", box, "err", err)
+				log.Warn("local backend: a box's disk image stays mounted", "box", box, "err", err)
 			}
 			continue
 		}
@@ -57,6 +59,6 @@ func (b *Backend) UnmountIdle() {
 		n++
 	}
 	if n > 0 {
-		b.log.Info("local backend: unmounted the disk images of the boxes nothing uses; each is mounted again at its next use", "boxes", n)
+		log.Info("local backend: unmounted the disk images of the boxes nothing uses; each is mounted again at its next use", "boxes", n)
 	}
 }

@@ -48,7 +48,7 @@ func TestUnmountIdleLeavesNoMountButABoxInUse(t *testing.T) {
 	if err := b.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	b.UnmountIdle()
+	UnmountIdle(b.Root(), b.log)
 	for i, g := range gs {
 		dir := b.BoxDir(g)
 		if n, want := mountsAt(t, dir), map[bool]int{true: 1, false: 0}[i == 2]; n != want {
