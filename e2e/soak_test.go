@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boxsnap/boxsnap/app/pgcluster"
+	"github.com/boxsnap/boxsnap/providers/local"
 )
 
 // soakFor is how long the agents and the person work; make test's short
@@ -52,6 +53,9 @@ const (
 	// boxCommand is the template's process: a long sleep, counted in
 	// /proc per box.
 	boxCommand = "sleep 86399"
+	// soakDisk is the template's disk bound: what a box writes (its
+	// markers) fits in it many times.
+	soakDisk = 8 << 20
 )
 
 // soakTake is one take a caller was told of (acknowledged: it answered an
@@ -148,11 +152,17 @@ func TestADayInTheLife(t *testing.T) {
 	if err := os.MkdirAll(localRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64m,mode=0755", "tmpfs", localRoot).CombinedOutput(); err != nil {
-		t.Fatalf("mount a 64 MiB tmpfs for the local store: %v: %s", err, out)
+	// Each box is a file system of its own, its image 8 MiB (soakDisk), all
+	// of it taken on the store's disk at once: ten of them hold 80 MiB.
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=192m,mode=0755", "tmpfs", localRoot).CombinedOutput(); err != nil {
+		t.Fatalf("mount a 192 MiB tmpfs for the local store: %v: %s", err, out)
 	}
 	t.Cleanup(func() {
-		// Box processes may hold it: lazy, so it goes when they do.
+		// The boxes' own file systems first, then the store. Box processes
+		// may hold them: lazy, so they go when the processes do.
+		if err := local.UnmountAll(localRoot); err != nil {
+			t.Logf("unmount the boxes' file systems: %v", err)
+		}
 		if out, err := exec.Command("umount", "-l", localRoot).CombinedOutput(); err != nil {
 			t.Logf("umount %s: %v: %s", localRoot, err, out)
 		}
@@ -221,7 +231,7 @@ func TestADayInTheLife(t *testing.T) {
 	person := newSoakHTTP(base, tok)
 	cliEnv := append(os.Environ(), "BOXSNAP_SERVER="+base, "BOXSNAP_TOKEN="+tok)
 	if err := person.do(ctx, "PUT", "/api/v1/templates/soak", map[string]any{
-		"backend": "local", "kind": "linux", "source": "soak", "command": boxCommand}, nil); err != nil {
+		"backend": "local", "kind": "linux", "source": "soak", "command": boxCommand, "limits": map[string]any{"diskBytes": soakDisk}}, nil); err != nil {
 		t.Fatalf("save the box template: %v", err)
 	}
 

@@ -396,6 +396,12 @@ type DiskStop struct {
 	// each write past the bound (no space left on device), so nothing needs
 	// stopping, and the words clear once room is made.
 	Full bool `json:"full,omitempty"`
+	// Files is set, with Full, when the box's own file system holds as many
+	// files as it can (below its bound or at it): that many.
+	Files int64 `json:"files,omitempty"`
+	// HostFull is set, with Full, when the box's disk cannot grow toward
+	// its bound because the host's disk is full.
+	HostFull bool `json:"hostFull,omitempty"`
 }
 
 // HeldCopyStep is one step of making a held copy.

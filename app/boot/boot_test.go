@@ -478,9 +478,9 @@ func TestFaultsNamedWithFix(t *testing.T) {
 }
 
 // TestDoctorSaysHowALocalBoxsDiskIsBounded: the doctor says how a new
-// local box's disk is bounded: by the watch by default, and with
-// BOXSNAP_LOCAL_DISK_IMAGES to the byte by a file system of its own, or,
-// where that cannot be made here, why and the fix.
+// local box's disk is bounded: by default to the byte by a file system of
+// its own, or, where that cannot be made here, by the watch, why and the
+// fix; with BOXSNAP_LOCAL_DISK_IMAGES=false by the watch.
 func TestDoctorSaysHowALocalBoxsDiskIsBounded(t *testing.T) {
 	t.Parallel()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -491,18 +491,21 @@ func TestDoctorSaysHowALocalBoxsDiskIsBounded(t *testing.T) {
 		boot.Doctor(context.Background(), cfg, logger, &out)
 		return out.String()
 	}
-	if out, want := doctor(false), "ok    local box disks"; !strings.Contains(out, want) || !strings.Contains(out, "bounded by a watch that measures its folder, not to the byte; BOXSNAP_LOCAL_DISK_IMAGES=true") {
-		t.Fatalf("by default the doctor does not say the watch bounds a box's disk:\n%s", out)
+	if out, want := doctor(false), "ok    local box disks"; !strings.Contains(out, want) || !strings.Contains(out, "bounded by a watch that measures its folder, not to the byte, because BOXSNAP_LOCAL_DISK_IMAGES=false") {
+		t.Fatalf("with disk images off the doctor does not say the watch bounds a box's disk:\n%s", out)
 	}
 	why, fix := local.ProbeLoop(t.TempDir())
-	want := []string{"ok    local box disks", "a new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image)"}
+	want := []string{"ok    local box disks", "a new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image; a 16 GiB one takes about 170 MiB on the host at once"}
 	if why != "" {
 		want = []string{"FAIL  local box disks", "a new box's disk is bounded by a watch that measures its folder, not to the byte, because " + why, "fix: " + fix}
+	}
+	if !testConfig(t, nil).LocalDiskImages {
+		t.Fatal("disk images are not on by default")
 	}
 	out := doctor(true)
 	for _, w := range want {
 		if !strings.Contains(out, w) {
-			t.Fatalf("with disk images the doctor does not say %q:\n%s", w, out)
+			t.Fatalf("by default the doctor does not say %q:\n%s", w, out)
 		}
 	}
 }

@@ -87,7 +87,8 @@ func (w *workers) stopJobs(ctx context.Context) {
 	}
 }
 
-// closeLocal ends the local boxes' processes this process owns.
+// closeLocal ends the local boxes' processes this process owns, then
+// unmounts the disk images nothing uses.
 func (w *workers) closeLocal(ctx context.Context) {
 	// A local box's process is boxsnap's child: it ends with the
 	// process that owns it, and starts again in a live one (TakeOver).
@@ -96,6 +97,7 @@ func (w *workers) closeLocal(ctx context.Context) {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 			_ = lb.Close(cctx)
 			cancel()
+			local.UnmountIdle(lb.Root(), w.logger.With("backend", b.ID))
 		}
 	}
 }

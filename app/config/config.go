@@ -50,8 +50,9 @@ type Config struct {
 	LocalRoot string
 	// LocalDiskImages gives each new local box a file system of its own, a
 	// loop-mounted ext4 image the size of its disk bound, which bounds its
-	// disk to the byte (as root, where loop mounts work). Off, a box's
-	// folder is part of the host's file system and a watch measures it.
+	// disk to the byte (as root, where loop mounts work); on by default.
+	// Off, or where loop mounts do not work, a box's folder is part of the
+	// host's file system and a watch measures it.
 	LocalDiskImages bool
 	// ServerURL and Token are the CLI's: where the server is, and the
 	// owner's personal API token.
@@ -202,7 +203,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	dbWait := fs.String("database-wait", env("BOXSNAP_DATABASE_WAIT", "1m"), "how long a start waits for a DATABASE_URL not up yet")
 	demo := boolFlag(fs, "demo", env("BOXSNAP_DEMO", "false"), "seed demo boxes (true/false)")
 	fs.StringVar(&c.LocalRoot, "local-root", env("BOXSNAP_LOCAL_ROOT", ""), "the local backend's folder")
-	diskImages := boolFlag(fs, "local-disk-images", env("BOXSNAP_LOCAL_DISK_IMAGES", "false"), "give each new local box a file system of its own, bounding its disk to the byte (true/false)")
+	diskImages := boolFlag(fs, "local-disk-images", env("BOXSNAP_LOCAL_DISK_IMAGES", "true"), "give each new local box a file system of its own, bounding its disk to the byte (true/false)")
 	fs.StringVar(&c.ServerURL, "server", env("BOXSNAP_SERVER", "http://127.0.0.1:8080"), "the CLI's server address")
 	fs.StringVar(&c.ProxmoxURL, "proxmox-url", env("BOXSNAP_PROXMOX_URL", ""), "a Proxmox VE's API, https://host:8006")
 	fs.StringVar(&c.ProxmoxID, "proxmox-id", env("BOXSNAP_PROXMOX_ID", "pve"), "the Proxmox backend's ID")

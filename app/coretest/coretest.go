@@ -7,6 +7,7 @@
 package coretest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -107,9 +108,14 @@ type Options struct {
 	Redeem contents.RedeemLimits
 	// Templates is the local backend's templates folder; none when empty.
 	Templates string
-	// DiskImages gives each new local box a file system of its own, as
-	// BOXSNAP_LOCAL_DISK_IMAGES does (local.Config.DiskImages).
-	DiskImages bool
+	// NoDiskImages bounds each new local box's disk by the watch, as
+	// BOXSNAP_LOCAL_DISK_IMAGES=false does; by default, as in boxsnap, each
+	// is a file system of its own where loop mounts work
+	// (local.Config.DiskImages).
+	NoDiskImages bool
+	// DiskBytes is the disk bound of a local box whose template sets none;
+	// the package's DiskBytes when 0.
+	DiskBytes int64
 	// NoTrash turns the trash off in Settings, so a release deletes at once,
 	// for tests of what the release that deletes does.
 	NoTrash bool
@@ -122,6 +128,13 @@ type Options struct {
 	// workers' operations); zero ones are jobs' defaults.
 	Intervals jobs.Intervals
 }
+
+// DiskBytes is the disk bound the tests' local boxes get when their
+// template sets none: what the tests write fits in it many times, and each
+// box's image takes about 95 MiB on the host at once, not the 170 MiB of
+// boxsnap's 16 GiB default, so the packages that make many boxes at once
+// stay well within a shared test disk.
+const DiskBytes = 256 << 20
 
 // New starts a core for t on a fresh database, stopped at t's cleanup.
 func New(t testing.TB, opts Options) *Env {
@@ -163,7 +176,8 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates, DiskImages: opts.DiskImages})
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
+		DiskImages: !opts.NoDiskImages, DiskBytes: cmp.Or(opts.DiskBytes, DiskBytes)})
 	if err != nil {
 		return nil, err
 	}

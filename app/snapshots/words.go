@@ -145,14 +145,22 @@ func BinarySize(n int64) string {
 
 // DiskStopWords say that a box reached its disk bound, on its page, in the
 // API's box, the CLI and the agent's tools: that its writes past the bound
-// fail while it runs on (its own file system bounds it), or that its
-// backend stopped it by itself (a watch bounds it); "" for a box not at its
-// bound.
+// fail while it runs on (its own file system bounds it), that it holds as
+// many files as its file system can, or that its disk cannot grow because
+// the host's is full; or that its backend stopped it by itself (a watch
+// bounds it); "" for a box not at its bound.
 func DiskStopWords(box string, d *providers.DiskStop) string {
 	if d == nil {
 		return ""
 	}
-	if d.Full {
+	switch {
+	case d.Full && d.Files > 0:
+		return fmt.Sprintf("Box %s reached its limit of %d files (its disk bound of %s sets it; its files hold %s): it runs on, but a new file, folder or link in it fails, and its files are as they were written. Delete some of them to make room, or raise the disk bound in its template and reset the box.",
+			box, d.Files, BinarySize(d.BoundBytes), BinarySize(d.UsedBytes))
+	case d.Full && d.HostFull:
+		return fmt.Sprintf("Box %s cannot grow toward its disk bound of %s (its files hold %s) because the host's disk is full: it runs on, but its writes fail until room is made on the host, and its files are as they were written.",
+			box, BinarySize(d.BoundBytes), BinarySize(d.UsedBytes))
+	case d.Full:
 		return fmt.Sprintf("Box %s reached its disk bound of %s (its files hold %s): it runs on, but its writes past the bound fail, and its files are as they were written. Delete some of them to make room, or raise the disk bound in its template and reset the box.",
 			box, BinarySize(d.BoundBytes), BinarySize(d.UsedBytes))
 	}

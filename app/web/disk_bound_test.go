@@ -20,7 +20,7 @@ import (
 // so under Disk, in the words the API and the CLI say, not under Stopped.
 func TestABoxAtItsDiskBoundSaysSoOnItsPage(t *testing.T) {
 	t.Parallel()
-	s := newSite(t, coretest.Options{DiskImages: true})
+	s := newSite(t, coretest.Options{})
 	if exact, why, _ := s.env.Local.DiskBounding(); !exact {
 		t.Skip("a box cannot be a file system of its own here: " + why)
 	}

@@ -77,13 +77,16 @@ type Config struct {
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
 	// DiskImages gives each new box a file system of its own (image.go),
-	// which bounds its disk to the byte, where a loop mount works. Off (the
-	// default), every box's disk is bounded by the watch that measures its
-	// folder (disk.go). It is not the default because an image takes room
-	// on the host at once (a 16 GiB box about 360 MiB: its inode tables,
-	// its journal, the room ahead of its writes), which many boxes at once
-	// (a test suite's) fill a host with.
+	// which bounds its disk to the byte, where a loop mount works. Off,
+	// every box's disk is bounded by the watch that measures its folder
+	// (disk.go). boxsnap's configuration turns it on by default
+	// (BOXSNAP_LOCAL_DISK_IMAGES).
 	DiskImages bool
+	// DiskBytes is the disk bound of a box whose template sets none;
+	// DefaultDiskBytes when 0. Tests that make many boxes set a small one:
+	// each image takes room on the host at once (a 16 GiB one about
+	// 170 MiB, a 256 MiB one about 95 MiB).
+	DiskBytes int64
 	// Price makes this backend charge for holding a snapshot, as a paid
 	// provider does. Only tests set it, to prove the paid ceiling's
 	// arithmetic (paid snapshots stay off until a live check on a real paid
@@ -126,6 +129,7 @@ type Backend struct {
 	maxImport int64 // the content one import's batch may unpack
 
 	diskImages bool             // Config.DiskImages
+	diskBytes  int64            // Config.DiskBytes
 	loopOnce   sync.Once        // DiskBounding's probe, once
 	loopWhy    string           // why a box gets no file system of its own; "" when it does
 	loopFix    string           // what makes it get one
@@ -197,6 +201,7 @@ func New(cfg Config) (*Backend, error) {
 		selfPath:     cfg.Self,
 		maxImport:    cfg.MaxImportBytes,
 		diskImages:   cfg.DiskImages,
+		diskBytes:    cfg.DiskBytes,
 	}
 	if b.maxImport <= 0 {
 		b.maxImport = DefaultMaxImportBytes

@@ -225,7 +225,7 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 				return providers.Guest{}, err
 			}
 		}
-		if _, err := b.makeBoxFolder(ctx, dir, b.imageFile(box), diskBound(spec.Limits)); err != nil {
+		if _, err := b.makeBoxFolder(ctx, dir, b.imageFile(box), diskBound(spec.Limits, b.diskBytes)); err != nil {
 			return providers.Guest{}, fmt.Errorf("make box %s: %w", box, err)
 		}
 		if src != "" {
@@ -542,7 +542,7 @@ func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, san
 	if fi, err := os.Stat(b.imageFile(box)); err == nil && isMounted(dir) {
 		go b.watchRoom(box, dir, p, fi.Size(), logf)
 	} else {
-		go b.watchDisk(box, dir, p, diskBound(st.Limits), logf)
+		go b.watchDisk(box, dir, p, diskBound(st.Limits, b.diskBytes), logf)
 	}
 }
 

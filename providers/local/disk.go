@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultDiskBytes bounds what a box's folder holds on disk, when its
-// template sets no bound (README, "Security model"): the size of its own
+// template sets no bound and Config.DiskBytes is 0: the size of its own
 // file system (image.go), or where it has none, what the watch lets its
 // folder hold while its process runs.
 const DefaultDiskBytes = 16 << 30
@@ -21,10 +21,14 @@ const DefaultDiskBytes = 16 << 30
 // diskCheckEvery is how often a running box's disk use is measured.
 const diskCheckEvery = 100 * time.Millisecond
 
-// diskBound is the box's disk bound: its template's, or DefaultDiskBytes.
-func diskBound(lim providers.BoxLimits) int64 {
+// diskBound is the box's disk bound: its template's, or else the
+// backend's, dflt (Config.DiskBytes), or DefaultDiskBytes when that is 0.
+func diskBound(lim providers.BoxLimits, dflt int64) int64 {
 	if lim.DiskBytes > 0 {
 		return lim.DiskBytes
+	}
+	if dflt > 0 {
+		return dflt
 	}
 	return DefaultDiskBytes
 }
@@ -129,11 +133,12 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 
 // watchRoom watches a running box whose own file system bounds its disk
 // (image.go): the kernel refuses each write past the bound, so nothing is
-// stopped; a statfs every diskCheckEvery notices when the box's room runs
-// out, and writes it once in the box's log and boxsnap's, and again when
-// room is made. It ends with the process.
+// stopped; a statfs every diskCheckEvery notices when a write in the box
+// fails (at its bound, out of files, or the host full), and writes why once
+// in the box's log and boxsnap's, and again when room is made. It ends
+// with the process.
 func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File) {
-	full := false
+	var was fullness
 	for {
 		timer := time.NewTimer(diskCheckEvery)
 		select {
@@ -143,10 +148,14 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 		case <-timer.C:
 		}
 		r, err := roomOf(dir)
-		if err != nil || r.failing(b.grow.HostRefused(box)) == full {
+		if err != nil {
 			continue
 		}
-		full = !full
+		why := r.why(b.grow.HostRefused(box))
+		if why == was {
+			continue
+		}
+		was = why
 		// Under b.mu, and only while p is still the box's: its end closes
 		// the log.
 		b.mu.Lock()
@@ -154,27 +163,33 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 			b.mu.Unlock()
 			return
 		}
-		switch {
-		case full && !r.atBound():
+		switch why {
+		case fullHost:
 			// The box's log is on the host too: when it cannot be
 			// written, it is not told, nor told later that room came.
 			if _, err := fmt.Fprintf(logf, logHostFullWords, mib(bound), mib(r.used())); err != nil {
-				full = false
+				was = ""
 			}
-		case full:
+		case fullOfFiles:
+			_, _ = fmt.Fprintf(logf, logNoFilesWords, r.files, mib(bound), mib(r.used()))
+		case fullAtBound:
 			_, _ = fmt.Fprintf(logf, logFullWords, mib(bound), mib(r.used()))
 		default:
 			_, _ = fmt.Fprintf(logf, logRoomWords, mib(bound), mib(r.used()))
 		}
 		b.mu.Unlock()
-		if full && r.atBound() {
+		switch why {
+		case fullAtBound:
 			b.log.Warn("local backend: a box reached its disk bound: its writes past it fail, and it runs on", "box", box, "bound", bound, "used", r.used())
+		case fullOfFiles:
+			b.log.Warn("local backend: a box reached its limit of files: a new file in it fails, and it runs on", "box", box, "files", r.files, "bound", bound)
 		}
 	}
 }
 
 // fullStatus is what a box whose own file system bounds its disk says of
-// it: a DiskStop marked Full while a write in it fails for want of room,
+// it: a DiskStop marked Full while a write in it fails, saying why (at its
+// bound; out of files, Files; the host full below its bound, HostFull),
 // else nil. A box with no image, or whose room cannot be read, says
 // nothing.
 func (b *Backend) fullStatus(box, dir string) *providers.DiskStop {
@@ -183,8 +198,18 @@ func (b *Backend) fullStatus(box, dir string) *providers.DiskStop {
 		return nil
 	}
 	r, err := roomOf(dir)
-	if err != nil || !r.full() || !r.atBound() {
+	if err != nil {
 		return nil
 	}
-	return &providers.DiskStop{BoundBytes: fi.Size(), UsedBytes: r.used(), Full: true}
+	d := &providers.DiskStop{BoundBytes: fi.Size(), UsedBytes: r.used(), Full: true}
+	switch r.why(b.grow.HostRefused(box)) {
+	case fullAtBound:
+	case fullOfFiles:
+		d.Files = r.files
+	case fullHost:
+		d.HostFull = true
+	default:
+		return nil
+	}
+	return d
 }

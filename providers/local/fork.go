@@ -52,7 +52,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	}
 	// A snapshot whose files hold more than the bound is refused before
 	// anything is made (forkFolder checks the room an image leaves too).
-	bound := diskBound(src.Limits)
+	bound := diskBound(src.Limits, b.diskBytes)
 	if err := fitsWords(m, bound); err != nil {
 		return providers.Guest{}, err
 	}

@@ -56,7 +56,7 @@ func (b *Backend) hasImage(box string) bool {
 func (b *Backend) DiskBounding() (exact bool, why, fix string) {
 	b.loopOnce.Do(func() {
 		if !b.diskImages {
-			b.loopWhy, b.loopFix = "each box's folder is part of the host's file system (the default)", "set BOXSNAP_LOCAL_DISK_IMAGES=true for a file system of its own per box, bounded to the byte (as root; each image takes room on the host at once, about 360 MiB for a 16 GiB bound)"
+			b.loopWhy, b.loopFix = "disk images are turned off (BOXSNAP_LOCAL_DISK_IMAGES=false)", "unset BOXSNAP_LOCAL_DISK_IMAGES for a file system of its own per box, bounded to the byte (as root; each image takes room on the host at once, about 170 MiB for a 16 GiB bound)"
 		} else {
 			b.loopWhy, b.loopFix = ProbeLoop(b.path(dirDisks))
 		}
@@ -119,8 +119,11 @@ func isMounted(dir string) bool { return diskimage.IsMounted(dir) }
 
 // lockMounts takes the flock every boxsnap process on this data folder
 // holds to mount or unmount a box's image.
-func (b *Backend) lockMounts() (func(), error) {
-	f, err := os.OpenFile(b.path(fileMountLock), os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
+func (b *Backend) lockMounts() (func(), error) { return lockMountsIn(b.root) }
+
+// lockMountsIn takes the disks' lock of the data folder root (lockMounts).
+func lockMountsIn(root string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(root, fileMountLock), os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("the disks' lock: %w", err)
 	}
@@ -256,6 +259,7 @@ func (b *Backend) removeBoxFolder(dir, img string) error {
 // it fills.
 type boxRoom struct {
 	capacity, free, held int64
+	files                int64 // how many files (inodes) it holds at most
 	noInodes             bool
 }
 
@@ -268,6 +272,7 @@ func roomOf(dir string) (boxRoom, error) {
 	r := boxRoom{
 		capacity: (int64(s.Blocks) - int64(s.Bfree) + int64(s.Bavail)) * bs,
 		free:     int64(s.Bavail) * bs,
+		files:    int64(s.Files),
 		noInodes: s.Files > 0 && s.Ffree == 0,
 	}
 	if fsd := diskimage.MountOf(dir); fsd != "" {
@@ -285,10 +290,35 @@ func (r boxRoom) full() bool { return r.free < fullMargin || r.noInodes }
 func (r boxRoom) atBound() bool { return r.held == 0 }
 
 // failing says whether a write in the box fails for want of room now: at
-// its bound, or with room held when the host refused to give it
-// (hostRefused); a box writing faster than the growth watch gives it room
-// is not full.
-func (r boxRoom) failing(hostRefused bool) bool { return r.full() && (r.atBound() || hostRefused) }
+// its bound, out of files (whatever its room), or with room held when the
+// host refused to give it (hostRefused); a box writing faster than the
+// growth watch gives it room is not full.
+func (r boxRoom) failing(hostRefused bool) bool {
+	return r.noInodes || (r.full() && (r.atBound() || hostRefused))
+}
+
+// fullness is why a write in a box whose own file system bounds its disk
+// fails now: "" when it does not.
+type fullness string
+
+const (
+	fullAtBound fullness = "bound" // its room is all given and used
+	fullOfFiles fullness = "files" // it holds as many files as it can
+	fullHost    fullness = "host"  // the host refused it room below its bound
+)
+
+// why says why a write in the box fails now (failing), or "".
+func (r boxRoom) why(hostRefused bool) fullness {
+	switch {
+	case !r.failing(hostRefused):
+		return ""
+	case r.noInodes:
+		return fullOfFiles
+	case r.atBound():
+		return fullAtBound
+	}
+	return fullHost
+}
 
 // used is what the box's files hold of its room.
 func (r boxRoom) used() int64 { return r.capacity - r.free - r.held }

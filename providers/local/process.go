@@ -199,7 +199,7 @@ func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who 
 	// --fsize: no one file grows past the box's disk bound (EFBIG); the
 	// whole folder is bounded by watchDisk.
 	args = append(args, prlimit, fmt.Sprintf("--data=%d", lim.MemoryBytes), fmt.Sprintf("--nofile=%d", lim.OpenFiles),
-		fmt.Sprintf("--fsize=%d", diskBound(lim)))
+		fmt.Sprintf("--fsize=%d", diskBound(lim, b.diskBytes)))
 	switch {
 	case lim.Processes > 0:
 		args = append(args, fmt.Sprintf("--nproc=%d", lim.Processes))

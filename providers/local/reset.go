@@ -47,7 +47,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	suffix := randomSuffix()
 	fresh := b.path(dirBoxes, ".reset-"+g.Ref+"-"+suffix)
 	freshImg := b.path(dirDisks, ".reset-"+g.Ref+"-"+suffix+".img")
-	image, err := b.makeBoxFolder(ctx, fresh, freshImg, diskBound(limits))
+	image, err := b.makeBoxFolder(ctx, fresh, freshImg, diskBound(limits, b.diskBytes))
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}

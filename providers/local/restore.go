@@ -880,5 +880,5 @@ func (b *Backend) restoreFits(box, dir string, m *manifest) error {
 	if err != nil {
 		return err
 	}
-	return fitsWords(m, diskBound(st.Limits))
+	return fitsWords(m, diskBound(st.Limits, b.diskBytes))
 }

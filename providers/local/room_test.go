@@ -116,7 +116,8 @@ func TestBoxImageGrows(t *testing.T) {
 // running box whose bound is far from reached keeps its file system
 // read-write: a write past the room given to it fails (no space left on
 // device), boxsnap's log says why in words, its files are intact, and its status
-// does not say it reached its bound; a new box is refused in words, with
+// says its disk cannot grow because the host is full (not that it reached
+// its bound); a new box is refused in words, with
 // nothing left; once room is made on the host, the box writes again, and
 // its files read back whole from its disk.
 func TestHostFullKeepsTheBoxWritable(t *testing.T) {
@@ -198,8 +199,8 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.Running || st.DiskStop != nil {
-		t.Fatalf("on a full host the box's status is running=%v %+v, want it running, not at its bound", st.Running, st.DiskStop)
+	if d := st.DiskStop; !st.Running || d == nil || !d.Full || !d.HostFull || d.Files != 0 || d.BoundBytes != bound {
+		t.Fatalf("on a full host the box's status is running=%v %+v, want it running, its disk unable to grow because the host is full", st.Running, st.DiskStop)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "kept")); !bytes.Equal(got, kept) {
 		t.Fatal("a file written before the host filled changed")
@@ -241,6 +242,19 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		st, err := b.Status(t.Context(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.DiskStop == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("with room made on the host the box's status still says %+v", *st.DiskStop)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	// Its files read back whole from its disk, not from memory: unmounted
 	// and mounted again.

@@ -253,7 +253,8 @@ func sizes(ch providers.FileChange) string {
 // tar.gz and checks that memory stays flat: the bytes the Go heap allocated
 // while the whole folder was written are a small fraction of the folder.
 func TestDownloadFolderStreams(t *testing.T) {
-	e := coretest.New(t, coretest.Options{})
+	// A box's disk bound that holds the folder.
+	e := coretest.New(t, coretest.Options{DiskBytes: 512 << 20})
 	ctx := context.Background()
 	owner := snapshots.Owner()
 	b := e.Box(t, owner, "large-yak")

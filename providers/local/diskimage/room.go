@@ -38,10 +38,14 @@ import (
 const labelRoom = "boxsnap-room"
 
 // fileRoom is the held room's file in an image's root; dirBoxInImage is the
-// subfolder that is the box's folder.
+// subfolder that is the box's folder. fileRoomMaking is the held room while
+// holdRoom makes it, renamed to fileRoom once the image is set up: the
+// growth watch never reads an image half made, whose room falls fast as it
+// is held, as a box writing gigabytes a second.
 const (
-	fileRoom      = "room"
-	dirBoxInImage = "box"
+	fileRoom       = "room"
+	fileRoomMaking = "room.making"
+	dirBoxInImage  = "box"
 )
 
 // roomAhead is the free room kept allocated on the host ahead of a box's
@@ -103,7 +107,7 @@ func holdRoom(fsd, img string) error {
 	held := (free - roomAhead - 1<<20 - free/4096) &^ (1<<20 - 1)
 	var extents [][2]int64
 	if held > 0 {
-		f, err := os.OpenFile(filepath.Join(fsd, fileRoom), os.O_RDWR|os.O_CREATE|os.O_EXCL|unix.O_CLOEXEC, 0o600)
+		f, err := os.OpenFile(filepath.Join(fsd, fileRoomMaking), os.O_RDWR|os.O_CREATE|os.O_EXCL|unix.O_CLOEXEC, 0o600)
 		if err != nil {
 			return fmt.Errorf("make the image's held room: %w", err)
 		}
@@ -143,6 +147,11 @@ func holdRoom(fsd, img string) error {
 		}
 		if err != nil {
 			return fmt.Errorf("allocate the box's image on the host: %w", err)
+		}
+	}
+	if held > 0 {
+		if err := os.Rename(filepath.Join(fsd, fileRoomMaking), filepath.Join(fsd, fileRoom)); err != nil {
+			return fmt.Errorf("make the image's held room: %w", err)
 		}
 	}
 	return nil
@@ -207,6 +216,12 @@ func giveRoom(fsd, img string, n int64) (int64, error) {
 		if err := unix.Fallocate(int(imgf.Fd()), unix.FALLOC_FL_KEEP_SIZE, e[0], e[1]); err != nil {
 			return 0, fmt.Errorf("allocate the box's room on the host: %w", err)
 		}
+	}
+	// The host's allocation is on its disk before the held room gives the
+	// blocks up: a host crash in between leaves them held, never free in
+	// the box with nothing behind them on the host.
+	if err := imgf.Sync(); err != nil {
+		return 0, fmt.Errorf("allocate the box's room on the host: %w", err)
 	}
 	if size-n == 0 {
 		err = os.Remove(f.Name())
