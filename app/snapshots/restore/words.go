@@ -299,3 +299,16 @@ func notFromTemplateWords(box string) string {
 func templateElsewhereWords(template, templateBackend, box, boxBackend string) string {
 	return fmt.Sprintf("The box template %s makes boxes on %s; %s is on %s.", template, templateBackend, box, boxBackend)
 }
+
+// logRestoredHowWords: what the restored event says the backend did with
+// the box: brought it back from the snapshot's memory, ended its processes,
+// and whether it runs now (state, BoxRunning or BoxStopped).
+func logRestoredHowWords(resumed, ended bool, state string) string {
+	switch {
+	case resumed:
+		return "; it runs on from then, its processes with it"
+	case ended:
+		return "; every process in it ended; it is " + state
+	}
+	return "; it is " + state
+}
