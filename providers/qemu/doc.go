@@ -26,6 +26,15 @@
 // ended them where the guest ran, a memory revert resumed the guest with the
 // snapshot's; the core's answer and box log pass that on.
 //
+// The box's access reaches the guest on a small read-only disk of its own
+// (vdb, a raw file in the backend's folder), never in a snapshot, written
+// by the restore before the memory revert resumes the guest and before the
+// start after a disk revert; the guest reads it uncached. A disk, not
+// fw_cfg (read only when QEMU starts, so a revert in a running QEMU keeps
+// the old one) nor a virtio-serial channel or the guest agent (which reach
+// the guest only once it runs again, racing its processes): the disk holds
+// today's access before anything in the guest runs (access.go).
+//
 // A look inside a snapshot (providers.Browser: browse, read, download,
 // compare) never boots it and never mounts a guest's file system in the
 // host's kernel: qemu-img convert -l copies the snapshot's disk to a sparse

@@ -10,12 +10,14 @@ import (
 )
 
 // Capture orders. With memory: the undo (a checkpoint of the running guest,
-// taken by the core), then the revert, which brings the guest back running
-// from the snapshot's moment. A disk snapshot: the undo, a hard stop, the
-// revert of the disk, a start (the guest boots again), the size read back.
+// taken by the core), the core's access step (access.go), then the revert,
+// which brings the guest back running from the snapshot's moment with
+// today's access already on its access disk. A disk snapshot: the undo, a
+// hard stop, the revert of the disk, the access, a start (the guest boots
+// again), the size read back.
 var (
-	memoryOrder = []providers.RestoreStep{providers.StepUndo, providers.StepRollback, providers.StepReadSize}
-	diskOrder   = []providers.RestoreStep{providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize}
+	memoryOrder = []providers.RestoreStep{providers.StepUndo, providers.StepAccess, providers.StepRollback, providers.StepReadSize}
+	diskOrder   = []providers.RestoreStep{providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepAccess, providers.StepStart, providers.StepReadSize}
 )
 
 // RestoreSnapshot runs one step of a restore in place, in the capture order
