@@ -3,12 +3,16 @@ package qemu
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // hostileImage makes an ext4 image (mkfs.ext4 -d, no mount) of a folder
@@ -110,5 +114,51 @@ func TestDebugfsReadsHostileNamesAsNames(t *testing.T) {
 	}
 	if _, err := b.resolve(ctx, img, []string{"dir", "short", "passwd"}); err == nil || !strings.Contains(err.Error(), "goes through a link") {
 		t.Errorf("a path through a link answered %v", err)
+	}
+}
+
+// TestLookFindsTheFileSystem: a look reads the whole disk's ext4, or the
+// largest ext4 partition of an MBR disk, and refuses a disk with none in
+// words.
+func TestLookFindsTheFileSystem(t *testing.T) {
+	t.Parallel()
+	img, _ := hostileImage(t)
+	if off, err := fsOffset(img.path); err != nil || off != 0 {
+		t.Errorf("a whole-disk ext4 is at %d (%v), want 0", off, err)
+	}
+	fsBytes, err := os.ReadFile(img.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An MBR disk: a small partition of zeros, then the ext4 at sector 4096.
+	disk := make([]byte, 4096*512+len(fsBytes))
+	copy(disk[4096*512:], fsBytes)
+	entry := func(i int, typ byte, first, n uint32) {
+		e := disk[446+16*i:]
+		e[4] = typ
+		binary.LittleEndian.PutUint32(e[8:], first)
+		binary.LittleEndian.PutUint32(e[12:], n)
+	}
+	entry(0, 0x83, 2048, 2048)
+	entry(1, 0x83, 4096, uint32(len(fsBytes)/512))
+	disk[510], disk[511] = 0x55, 0xaa
+	p := filepath.Join(t.TempDir(), "mbr.raw")
+	if err := os.WriteFile(p, disk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	off, err := fsOffset(p)
+	if err != nil || off != 4096*512 {
+		t.Fatalf("the MBR disk's ext4 is at %d (%v), want %d", off, err, 4096*512)
+	}
+	kids, err := fsImage{path: p, offset: off}.list(context.Background(), rootIno)
+	if err != nil || len(kids) == 0 {
+		t.Errorf("the partition's top folder lists %d entries: %v", len(kids), err)
+	}
+	if err := os.WriteFile(p, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var refused *providers.RefusedError
+	if _, err := fsOffset(p); !errors.As(err, &refused) {
+		t.Errorf("a disk of zeros answered %v, want a refusal in words", err)
 	}
 }
