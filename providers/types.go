@@ -308,6 +308,13 @@ type RestoreProgress struct {
 	Size *BoxSize
 	// Note is what the step observed, in words, for the operation's record.
 	Note string
+	// Ended says the step ended the guest's running processes: a stop of a
+	// guest that ran.
+	Ended bool
+	// Resumed says the step brought the guest back running from the
+	// snapshot's memory, its processes as they were then: they were not
+	// started again, and the guest needs no start.
+	Resumed bool
 }
 
 // BoxIdentity is a box as a fork or an adoption makes it.

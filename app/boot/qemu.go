@@ -12,13 +12,22 @@ import (
 )
 
 // qemuBackend makes the QEMU backend on the libvirtd BOXSNAP_QEMU_SOCKET
-// names, its boxes' disks in <data-dir>/qemu; nil where none is set, so
-// nothing needs QEMU unless asked.
+// names, its boxes' disks in <data-dir>/qemu, its templates those in
+// BOXSNAP_QEMU_TEMPLATES; nil where no socket is set, so nothing needs QEMU
+// unless asked.
 func qemuBackend(cfg config.Config, install string, logger *slog.Logger) (*qemu.Backend, error) {
 	if cfg.QEMUSocket == "" {
 		return nil, nil
 	}
-	be, err := qemu.New(qemu.Config{ID: cfg.QEMUID, Socket: cfg.QEMUSocket, Install: install, Dir: filepath.Join(cfg.DataDir, "qemu"), Accel: cfg.QEMUAccel, Logger: logger})
+	var templates map[string]qemu.Template
+	if cfg.QEMUTemplates != "" {
+		var err error
+		if templates, err = qemu.LoadTemplates(cfg.QEMUTemplates); err != nil {
+			return nil, fmt.Errorf("qemu backend: %w", err)
+		}
+	}
+	be, err := qemu.New(qemu.Config{ID: cfg.QEMUID, Socket: cfg.QEMUSocket, Install: install, Dir: filepath.Join(cfg.DataDir, "qemu"), Accel: cfg.QEMUAccel,
+		Templates: templates, Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("qemu backend: %w", err)
 	}

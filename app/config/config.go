@@ -91,6 +91,9 @@ type Config struct {
 	QEMUSocket string
 	QEMUID     string
 	QEMUAccel  string
+	// QEMUTemplates is the folder of the QEMU backend's box templates, one
+	// folder each (qemu.LoadTemplates); empty: none.
+	QEMUTemplates string
 
 	// ForkMaxCount is the most boxes one fork call makes (1 to
 	// MaxForkMaxCount).
@@ -170,6 +173,7 @@ func Settings() []Setting {
 		{"BOXSNAP_QEMU_SOCKET", "qemu-socket", "", "libvirtd's unix socket, such as /run/libvirt/libvirt-sock; empty: no QEMU backend"},
 		{"BOXSNAP_QEMU_ID", "qemu-id", "qemu", "the QEMU backend's ID in settings"},
 		{"BOXSNAP_QEMU_ACCEL", "qemu-accel", "tcg", "how QEMU runs guests: kvm (hardware virtualisation) or tcg (QEMU's own translation, slower)"},
+		{"BOXSNAP_QEMU_TEMPLATES", "qemu-templates", "", "a folder of QEMU box templates, a folder each holding vmlinuz, initrd.img, disk.qcow2 and template.json; empty: none"},
 		{"BOXSNAP_FORK_MAX_COUNT", "fork-max-count", "10", "the most boxes one fork call makes (1 to 100)"},
 	}
 	for _, i := range intervalSettings {
@@ -222,6 +226,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.QEMUSocket, "qemu-socket", env("BOXSNAP_QEMU_SOCKET", ""), "libvirtd's unix socket, such as /run/libvirt/libvirt-sock")
 	fs.StringVar(&c.QEMUID, "qemu-id", env("BOXSNAP_QEMU_ID", "qemu"), "the QEMU backend's ID")
 	fs.StringVar(&c.QEMUAccel, "qemu-accel", env("BOXSNAP_QEMU_ACCEL", "tcg"), "how QEMU runs guests: kvm or tcg")
+	fs.StringVar(&c.QEMUTemplates, "qemu-templates", env("BOXSNAP_QEMU_TEMPLATES", ""), "a folder of QEMU box templates, a folder each")
 	forkMax := fs.String("fork-max-count", env("BOXSNAP_FORK_MAX_COUNT", "10"), "the most boxes one fork call makes (1 to 100)")
 	intervals := make([]*string, len(intervalSettings))
 	for n, i := range intervalSettings {

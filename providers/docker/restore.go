@@ -14,9 +14,14 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref pr
 	p := providers.RestoreProgress{Step: step}
 	switch step {
 	case providers.StepStop:
+		st, err := b.Status(ctx, g)
+		if err != nil {
+			return p, err
+		}
 		if err := b.stopContainer(ctx, g.Ref, stopGraceSeconds); err != nil {
 			return p, err
 		}
+		p.Ended = st.Running
 		p.Note = "the old container stopped"
 	case providers.StepRollback:
 		if err := b.makeNext(ctx, g, ref); err != nil {

@@ -34,11 +34,15 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 				return providers.RestoreProgress{}, err
 			}
 		}
+		on, err := b.Runs(ctx, guest)
+		if err != nil {
+			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
+		}
 		// The change journal goes on: the rollback reads it.
 		if err := b.stop(ctx, guest); err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
 		}
-		return providers.RestoreProgress{Step: step, Done: true, Note: "box stopped"}, nil
+		return providers.RestoreProgress{Step: step, Done: true, Note: "box stopped", Ended: on}, nil
 	case providers.StepRollback:
 		n, err := b.rollback(ctx, guest, ref)
 		if err != nil {

@@ -19,16 +19,21 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref pr
 	p := providers.RestoreProgress{Step: step}
 	switch step {
 	case providers.StepStop:
+		// A guest whose state cannot be read is taken to have run.
+		st, serr := b.Status(ctx, g)
 		if err := b.power(ctx, g, "stop", rec); err != nil {
 			return p, err
 		}
-		p.Done, p.Note = true, "stopped hard"
+		p.Done, p.Note, p.Ended = true, "stopped hard", serr != nil || st.Running
 	case providers.StepRollback:
 		note, err := b.rollback(ctx, g, ref, rec)
 		if err != nil {
 			return p, err
 		}
-		p.Done, p.Note = true, note
+		// A stopped guest that runs after its rollback came back from the
+		// snapshot's memory: Proxmox resumes a VM's saved state.
+		st, err := b.Status(ctx, g)
+		p.Done, p.Note, p.Resumed = true, note, err == nil && st.Running
 	case providers.StepStart:
 		if err := b.start(ctx, g, rec); err != nil {
 			return p, err

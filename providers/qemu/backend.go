@@ -65,6 +65,8 @@ type Backend struct {
 
 	mu sync.Mutex
 	l  *libvirt.Libvirt
+
+	files // the Browser's methods and the raw copies it reads (look.go)
 }
 
 var (
@@ -98,7 +100,9 @@ func New(cfg Config) (*Backend, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Backend{cfg: cfg, log: logger.With("backend", cfg.ID)}, nil
+	b := &Backend{cfg: cfg, log: logger.With("backend", cfg.ID)}
+	b.files.b = b
+	return b, nil
 }
 
 // ID is the backend's ID in settings.

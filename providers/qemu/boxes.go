@@ -41,9 +41,14 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if err := qemuImg(ctx, "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", tpl.Disk, disk); err != nil {
 		return g, err
 	}
+	if _, err := writeAccess(b.accessPath(name), accessText(providers.Access{Box: spec.Box, Generation: g.Generation})); err != nil {
+		_ = os.Remove(disk)
+		return g, err
+	}
 	meta := boxMeta{Install: b.cfg.Install, Box: spec.Box.ID, Template: spec.Template, Reset: tpl.ResetVersion}
 	if _, err := l.DomainDefineXML(b.domainDef(name, disk, newMAC(), tpl, meta)); err != nil {
 		_ = os.Remove(disk)
+		_ = os.Remove(b.accessPath(name))
 		return g, fmt.Errorf("define %s: %w", name, err)
 	}
 	b.log.InfoContext(ctx, "box made", "guest", name, "template", spec.Template)
@@ -88,7 +93,7 @@ func (b *Backend) Release(ctx context.Context, g providers.Guest) error {
 }
 
 func (b *Backend) removeFiles(g providers.Guest) error {
-	for _, p := range []string{b.diskPath(g.Ref), b.ConsoleLog(g), b.SerialSocket(g)} {
+	for _, p := range []string{b.diskPath(g.Ref), b.accessPath(g.Ref), b.ConsoleLog(g), b.SerialSocket(g)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}

@@ -22,6 +22,27 @@
 // snapshot's disk (qemu-img convert -l) into a new domain with a new MAC
 // address. Snapshots live in the box's disk, so none outlives its release.
 //
+// A restore's steps say what they did to the guest's processes: the stop
+// ended them where the guest ran, a memory revert resumed the guest with the
+// snapshot's; the core's answer and box log pass that on.
+//
+// The box's access reaches the guest on a small read-only disk of its own
+// (vdb, a raw file in the backend's folder), never in a snapshot, written
+// by the restore before the memory revert resumes the guest and before the
+// start after a disk revert; the guest reads it uncached. A disk, not
+// fw_cfg (read only when QEMU starts, so a revert in a running QEMU keeps
+// the old one) nor a virtio-serial channel or the guest agent (which reach
+// the guest only once it runs again, racing its processes): the disk holds
+// today's access before anything in the guest runs (access.go).
+//
+// A look inside a snapshot (providers.Browser: browse, read, download,
+// compare) never boots it and never mounts a guest's file system in the
+// host's kernel: qemu-img convert -l copies the snapshot's disk to a sparse
+// raw file of the backend's own, e2fsck replays its journal there, and
+// e2fsprogs' debugfs reads its ext4 (the whole disk, or the largest ext4
+// partition) in user space, given inode numbers only, its output read by
+// its structure, every name and byte in it hostile.
+//
 // Package qemutest starts a private libvirtd for tests and builds their
 // guest from Debian's packages.
 //

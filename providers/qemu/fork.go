@@ -52,6 +52,10 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if meta.Install == "" {
 		meta.Install = b.cfg.Install
 	}
+	if _, err := writeAccess(b.accessPath(name), accessText(providers.Access{Box: box, Generation: g.Generation})); err != nil {
+		_ = os.Remove(disk)
+		return g, err
+	}
 	if _, err := l.DomainDefineXML(b.domainDef(name, disk, newMAC(), tpl, meta)); err != nil {
 		_ = os.Remove(disk)
 		return g, fmt.Errorf("define %s: %w", name, err)

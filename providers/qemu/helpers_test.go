@@ -8,13 +8,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/providertest"
 	"github.com/boxsnap/boxsnap/providers/qemu"
 	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
 )
 
-func TestMain(m *testing.M) { os.Exit(qemutest.Main(m)) }
+// TestMain stops the private libvirtd after the tests, and the private
+// PostgreSQL the core's tests start (dbtest).
+func TestMain(m *testing.M) {
+	os.Exit(qemutest.Main(runFunc(func() int { return dbtest.Main(m) })))
+}
+
+// runFunc runs the tests as qemutest.Main asks.
+type runFunc func() int
+
+func (f runFunc) Run() int { return f() }
 
 // template is the name of the test guest's template.
 const template = "busybox"

@@ -45,10 +45,16 @@ func bootID(t *testing.T, b *qemu.Backend, g providers.Guest) string {
 	return strings.TrimSpace(sh(t, b, g, "cat /proc/sys/kernel/random/boot_id"))
 }
 
-// restore runs the plan's restore of ref in its order, the undo taken as
-// the core takes it, and answers the steps' notes and how long the steps
-// after the undo took.
+// restore runs the plan's restore of ref in its order, the undo taken and
+// the access written as the core does them, and answers the steps' notes and
+// how long the steps after the undo took.
 func restore(t *testing.T, b *qemu.Backend, g providers.Guest, box string, ref providers.SnapshotRef) (providers.RestorePlan, []string, time.Duration) {
+	t.Helper()
+	return restoreWith(t, b, g, box, ref, providers.Access{Box: providers.BoxIdentity{ID: box, Name: box, Kind: qemu.KindLinux, Install: "intest"}, Generation: 1})
+}
+
+// restoreWith is restore, its access step writing a.
+func restoreWith(t *testing.T, b *qemu.Backend, g providers.Guest, box string, ref providers.SnapshotRef, a providers.Access) (providers.RestorePlan, []string, time.Duration) {
 	t.Helper()
 	ctx := context.Background()
 	plan, err := b.PlanSnapshots(ctx, g, &ref)
@@ -65,6 +71,12 @@ func restore(t *testing.T, b *qemu.Backend, g providers.Guest, box string, ref p
 			on, _ := b.Runs(ctx, g)
 			if _, err := b.Snapshot(ctx, g, providers.SnapshotTake{Memory: on, Label: providers.Label{Install: "intest", Box: box, Snapshot: providertest.NewID("sn")}}, nil); err != nil {
 				t.Fatalf("the undo: %v", err)
+			}
+			continue
+		}
+		if step == providers.StepAccess {
+			if _, err := b.SetStraight(ctx, g, a); err != nil {
+				t.Fatalf("the access step: %v", err)
 			}
 			continue
 		}

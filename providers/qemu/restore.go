@@ -10,12 +10,14 @@ import (
 )
 
 // Capture orders. With memory: the undo (a checkpoint of the running guest,
-// taken by the core), then the revert, which brings the guest back running
-// from the snapshot's moment. A disk snapshot: the undo, a hard stop, the
-// revert of the disk, a start (the guest boots again), the size read back.
+// taken by the core), the core's access step (access.go), then the revert,
+// which brings the guest back running from the snapshot's moment with
+// today's access already on its access disk. A disk snapshot: the undo, a
+// hard stop, the revert of the disk, the access, a start (the guest boots
+// again), the size read back.
 var (
-	memoryOrder = []providers.RestoreStep{providers.StepUndo, providers.StepRollback, providers.StepReadSize}
-	diskOrder   = []providers.RestoreStep{providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize}
+	memoryOrder = []providers.RestoreStep{providers.StepUndo, providers.StepAccess, providers.StepRollback, providers.StepReadSize}
+	diskOrder   = []providers.RestoreStep{providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepAccess, providers.StepStart, providers.StepReadSize}
 )
 
 // RestoreSnapshot runs one step of a restore in place, in the capture order
@@ -24,16 +26,20 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref pr
 	p := providers.RestoreProgress{Step: step}
 	switch step {
 	case providers.StepStop:
-		if err := b.Stop(ctx, g); err != nil {
-			return p, err
-		}
-		p.Done, p.Note = true, "stopped hard"
-	case providers.StepRollback:
-		note, err := b.revert(ctx, g, ref)
+		on, err := b.Runs(ctx, g)
 		if err != nil {
 			return p, err
 		}
-		p.Done, p.Note = true, note
+		if err := b.Stop(ctx, g); err != nil {
+			return p, err
+		}
+		p.Done, p.Note, p.Ended = true, "stopped hard", on
+	case providers.StepRollback:
+		note, resumed, err := b.revert(ctx, g, ref)
+		if err != nil {
+			return p, err
+		}
+		p.Done, p.Note, p.Resumed = true, note, resumed
 	case providers.StepStart:
 		if err := b.Start(ctx, g); err != nil {
 			return p, err
@@ -56,34 +62,34 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref pr
 	return p, nil
 }
 
-// revert reverts the guest to the snapshot: with its memory, running; a
-// disk snapshot leaves the guest stopped, its disk as the snapshot holds it
-// (a checkpoint taken without memory asked is reverted paused and stopped,
-// so only its disk comes back).
-func (b *Backend) revert(ctx context.Context, g providers.Guest, ref providers.SnapshotRef) (string, error) {
+// revert reverts the guest to the snapshot: with its memory, running, its
+// processes with it (resumed); a disk snapshot leaves the guest stopped, its
+// disk as the snapshot holds it (a checkpoint taken without memory asked is
+// reverted paused and stopped, so only its disk comes back).
+func (b *Backend) revert(ctx context.Context, g providers.Guest, ref providers.SnapshotRef) (note string, resumed bool, err error) {
 	l, d, s, err := b.snapshot(ctx, g, ref.Ref)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	x, err := b.readSnapshot(l, s)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if x.holds() == providers.HoldsDiskAndMemory {
 		if err := l.DomainRevertToSnapshot(s, uint32(libvirt.DomainSnapshotRevertRunning)); err != nil {
-			return "", fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
+			return "", false, fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
 		}
-		return "restored with its memory: the guest runs on from " + ref.Ref + ", its processes with it", nil
+		return "restored with its memory: the guest runs on from " + ref.Ref + ", its processes with it", true, nil
 	}
 	if x.withMemory() {
 		if err := l.DomainRevertToSnapshot(s, uint32(libvirt.DomainSnapshotRevertPaused)); err != nil {
-			return "", fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
+			return "", false, fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
 		}
 		if err := l.DomainDestroy(d); err != nil {
-			return "", fmt.Errorf("stop %s after its revert: %w", g.Ref, err)
+			return "", false, fmt.Errorf("stop %s after its revert: %w", g.Ref, err)
 		}
 	} else if err := l.DomainRevertToSnapshot(s, 0); err != nil {
-		return "", fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
+		return "", false, fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
 	}
-	return "restored the disk of " + ref.Ref + ": the guest's processes start again", nil
+	return "restored the disk of " + ref.Ref + ": the guest's processes start again", false, nil
 }

@@ -103,7 +103,7 @@ func esc(s string) string {
 }
 
 // domainDef is a box's domain: the template's kernel, initramfs and
-// command line, the box's disk, a user-mode network interface with the
+// command line, the box's disk, its access disk (access.go), a user-mode network interface with the
 // box's MAC address (no boot ROM: the kernel is given), the console to a
 // log file and a second serial port on a unix socket.
 func (b *Backend) domainDef(name, disk, mac string, tpl Template, meta boxMeta) string {
@@ -129,13 +129,14 @@ func (b *Backend) domainDef(name, disk, mac string, tpl Template, meta boxMeta) 
   <on_poweroff>destroy</on_poweroff><on_reboot>restart</on_reboot><on_crash>destroy</on_crash>
   <devices>
     <disk type='file' device='disk'><driver name='qemu' type='qcow2'/><source file='%s'/><target dev='vda' bus='virtio'/></disk>
+    <disk type='file' device='disk' snapshot='no'><driver name='qemu' type='raw'/><source file='%s'/><target dev='vdb' bus='virtio'/><readonly/></disk>
     <interface type='user'><mac address='%s'/><model type='virtio'/><rom enabled='no'/></interface>
     <serial type='file'><source path='%s' append='on'/><target port='0'/></serial>
     <serial type='unix'><source mode='bind' path='%s'/><target port='1'/></serial>
     <memballoon model='none'/>
   </devices>
 </domain>`, typ, esc(name), metaNS, esc(meta.Install), esc(meta.Box), esc(meta.Template), meta.Reset, mem, cpus,
-		esc(tpl.Kernel), esc(tpl.Initrd), esc(tpl.Cmdline), esc(disk), esc(mac), esc(b.ConsoleLog(g)), esc(b.SerialSocket(g)))
+		esc(tpl.Kernel), esc(tpl.Initrd), esc(tpl.Cmdline), esc(disk), esc(b.accessPath(name)), esc(mac), esc(b.ConsoleLog(g)), esc(b.SerialSocket(g)))
 }
 
 // snapLabel is a snapshot's label as its description holds it.

@@ -275,10 +275,14 @@ type restoreRun struct {
 	// Where it could not be read, the box is taken to have run: it is
 	// started again. memory is a target that holds the box's memory, whose
 	// rollback may bring the box back running with its processes
-	// (broughtBack), not started again.
+	// (broughtBack, as the backend's rollback answers), not started again.
+	// ended is whether a step ended the box's running processes, as the
+	// backend's stop answers, or as the stop's record says for a run
+	// resumed past it.
 	wasRunning  bool
 	memory      bool
 	broughtBack bool
+	ended       bool
 	asked       bool // the box log says the restore was asked
 	pictured    bool // the undo's picture is held with the operation
 	size        *providers.BoxSize
@@ -295,6 +299,7 @@ func newRestoreRun(op *snapshots.Operation, p restoreParams, sn *snapshots.Snaps
 	}
 	if op.BoxRan != nil {
 		r.wasRunning = *op.BoxRan
+		r.ended = *op.BoxRan
 	}
 	return r
 }
@@ -462,6 +467,9 @@ func (s *Restores) restoreBackendStep(ctx context.Context, r *restoreRun, i int)
 		// A memory rollback resumed the box: it is not started
 		// again (a QEMU guest's start would fail, "already
 		// running"). A box that did not run stays stopped.
+		if r.broughtBack {
+			return false, nil
+		}
 		if r.memory {
 			if runs, err := s.guestRuns(ctx, r.be, b); err == nil && runs {
 				r.broughtBack = true
@@ -491,6 +499,8 @@ func (s *Restores) restoreBackendStep(ctx context.Context, r *restoreRun, i int)
 	if prog.Size != nil {
 		r.size = prog.Size
 	}
+	r.ended = r.ended || prog.Ended
+	r.broughtBack = r.broughtBack || prog.Resumed
 	return false, nil
 }
 
@@ -525,13 +535,13 @@ func (s *Restores) restoreDone(ctx context.Context, r *restoreRun) (RestoreResul
 		}
 	}
 	res := RestoreResult{Target: sn.ID, TargetName: sn.Name, Size: r.size, Replaced: replaced,
-		Processes: r.wasRunning && !r.broughtBack, BoxState: s.restoredState(ctx, be, b, r.wasRunning || r.broughtBack)}
+		Processes: r.ended && !r.broughtBack, BoxState: s.restoredState(ctx, be, b, r.wasRunning || r.broughtBack)}
 	if op.UndoID != nil {
 		if u, err := s.k.SnapshotByID(ctx, s.st.Pool, *op.UndoID); err == nil {
 			res.Undo, res.UndoName = u.ID, u.Name
 		}
 	}
-	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz)
+	words := logRestoredWords(sn.Name, sn.TakenAt, r.yes, r.size, r.tz) + logRestoredHowWords(r.broughtBack, res.Processes, res.BoxState)
 	s.k.SetHead(ctx, s.st.Pool, b.ID, sn.ID) // the head moves back only here
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestored, r.caller, words, sn.ID, op.ID, res)
 	return res, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -27,9 +28,11 @@ func (s *Restores) accessOf(b *snapshots.Box) providers.Access {
 }
 
 // withAccess puts the step that sets the box straight into a restore's order,
-// before the box starts, where the backend can (access first).
+// before the box starts, where the backend can (access first). A backend
+// whose order places the step itself (QEMU's, before a memory revert) keeps
+// it there.
 func withAccess(order []providers.RestoreStep, be snapshots.Backend) []providers.RestoreStep {
-	if _, ok := be.Snap.(providers.Straightener); !ok {
+	if _, ok := be.Snap.(providers.Straightener); !ok || slices.Contains(order, providers.StepAccess) {
 		return order
 	}
 	out := make([]providers.RestoreStep, 0, len(order)+1)

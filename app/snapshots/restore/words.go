@@ -308,3 +308,16 @@ func resetFromSourceWords(backendKind, source string) string {
 	}
 	return "the template folder " + source + ", as it was made"
 }
+
+// logRestoredHowWords: what the restored event says the backend did with
+// the box: brought it back from the snapshot's memory, ended its processes,
+// and whether it runs now (state, BoxRunning or BoxStopped).
+func logRestoredHowWords(resumed, ended bool, state string) string {
+	switch {
+	case resumed:
+		return "; it runs on from then, its processes with it"
+	case ended:
+		return "; every process in it ended; it is " + state
+	}
+	return "; it is " + state
+}
