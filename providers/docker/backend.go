@@ -103,6 +103,9 @@ type Backend struct {
 	mu     sync.Mutex
 	copier string // the copier image's ID once made
 	files         // the Browser's methods and its look containers (files.go)
+
+	// records holds each box's record of its last take (record.go).
+	records takeRecords
 }
 
 // files is what the Backend's Browser holds: the look containers in use, one

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/image"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 
@@ -88,8 +89,11 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	return taken, nil
 }
 
-// capture pauses the container, copies its volume and commits it, unpauses
-// it whatever happened, and then tags the image.
+// capture pauses the container, copies its volume and records its layer
+// and its volume's stats, writes the layer of what changed since the box's
+// last take (or, with no record of it, commits the container whole),
+// unpauses it whatever happened, and then tags the image (loads it, for a
+// layered take).
 func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels map[string]string, ownPause bool) (providers.SnapshotTaken, error) {
 	c, ok, err := b.inspect(ctx, name)
 	if err != nil {
@@ -106,11 +110,13 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	if err != nil {
 		return providers.SnapshotTaken{}, wrap(err, "create the snapshot's volume")
 	}
-	cp, err := b.createCopier(ctx, snap, copyCmd, copyMounts(vol, snapVolume(snap)))
+	cp, err := b.createCopier(ctx, snap, copyScanCmd, copyMounts(vol, snapVolume(snap)))
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
 	defer b.removeCopier(ctx, cp)
+	lt := incremental{b}.layeredOn(ctx, c.ID)
+	defer lt.close()
 	b.hook("take:prepared")
 	paused := ownPause
 	start := time.Now()
@@ -138,30 +144,84 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	}
 	defer func() { _ = unpause() }()
 	b.hook("take:paused")
-	if err := b.runCopier(ctx, cp); err != nil {
-		return providers.SnapshotTaken{}, fmt.Errorf("copy the volume: %w", b.roomWords(ctx, err))
-	}
-	b.hook("take:copied")
-	res, err := b.c.ContainerCommit(ctx, name, client.ContainerCommitOptions{NoPause: true,
-		Comment: "boxsnap snapshot " + snap, Config: &container.Config{Labels: labels}})
+	rec, commit, volBytes, err := incremental{b}.whilePaused(ctx, c.ID, snap, cp, labels, lt)
 	if err != nil {
-		return providers.SnapshotTaken{}, wrap(err, "commit "+name)
+		return providers.SnapshotTaken{}, err
 	}
-	b.hook("take:committed")
 	if err := unpause(); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
 	b.hook("take:unpaused")
-	cctx, cancel = short(ctx)
-	defer cancel()
-	if _, err := b.c.ImageTag(cctx, client.ImageTagOptions{Source: res.ID, Target: snapImage(snap)}); err != nil {
-		return providers.SnapshotTaken{}, wrap(err, "tag the snapshot's image")
+	img, err := incremental{b}.imageOfTake(ctx, snap, commit, labels, lt)
+	if err != nil {
+		return providers.SnapshotTaken{}, err
 	}
+	rec.image, rec.layers = img.ID, len(img.RootFS.Layers)
+	b.records.put(c.ID, rec)
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: pause}
-	if img, err := b.c.ImageInspect(cctx, res.ID); err == nil && img.Size > 0 {
-		taken.Size = &providers.Size{Bytes: img.Size + duOutput(b.logs(ctx, cp)), Meaning: "whole"}
+	if img.Size > 0 {
+		taken.Size = &providers.Size{Bytes: img.Size + volBytes, Meaning: "whole"}
 	}
 	return taken, nil
+}
+
+// whilePaused copies the volume and records its stats and the container's
+// layer, then writes the layered take's layer or commits the container; it
+// answers the record, the commit's image (none for a layered take) and the
+// volume copy's size.
+func (b incremental) whilePaused(ctx context.Context, id, snap, cp string, labels map[string]string, lt *layeredTake) (*changeRecord, string, int64, error) {
+	if err := b.runCopier(ctx, cp); err != nil {
+		return nil, "", 0, fmt.Errorf("copy the volume: %w", b.roomWords(ctx, err))
+	}
+	b.hook("take:copied")
+	out, err := b.allLogs(ctx, cp)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	vol, du, err := parseScan(out)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	layer, err := b.readLayer(ctx, id)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	rec := &changeRecord{snap: snap, layer: layer, volume: vol}
+	commit := ""
+	if lt != nil {
+		if err := lt.write(ctx, layer); err != nil {
+			return nil, "", 0, err
+		}
+	} else {
+		res, err := b.c.ContainerCommit(ctx, id, client.ContainerCommitOptions{NoPause: true,
+			Comment: "boxsnap snapshot " + snap, Config: &container.Config{Labels: labels}})
+		if err != nil {
+			return nil, "", 0, wrap(err, "commit "+id)
+		}
+		commit = res.ID
+	}
+	b.hook("take:committed")
+	return rec, commit, duOutput(du), nil
+}
+
+// imageOfTake tags the commit as the snapshot's image, or loads the
+// layered take's, and reads it.
+func (b incremental) imageOfTake(ctx context.Context, snap, commit string, labels map[string]string, lt *layeredTake) (image.InspectResponse, error) {
+	if lt != nil {
+		if _, err := lt.load(ctx, snap, labels); err != nil {
+			return image.InspectResponse{}, err
+		}
+	} else {
+		cctx, cancel := short(ctx)
+		defer cancel()
+		if _, err := b.c.ImageTag(cctx, client.ImageTagOptions{Source: commit, Target: snapImage(snap)}); err != nil {
+			return image.InspectResponse{}, wrap(err, "tag the snapshot's image")
+		}
+	}
+	cctx, cancel := short(ctx)
+	defer cancel()
+	img, err := b.c.ImageInspect(cctx, snapImage(snap))
+	return img.InspectResponse, wrap(err, "read the snapshot's image")
 }
 
 // ensureCopier makes the copier image once: a static busybox, imported.
@@ -288,6 +348,10 @@ func (b *Backend) ImportBusyboxImage(ctx context.Context, ref, busybox string, f
 // copyCmd copies /from into /to (`cp -a`, as a person would with `docker
 // run --rm -v`) and says the copy's size in KiB.
 var copyCmd = []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp -a /from/. /to/ && /bin/busybox du -sk /to"}
+
+// copyScanCmd is a take's copy: copyCmd, then a scan of /from's stats for
+// the take's record.
+var copyScanCmd = []string{"/bin/busybox", "sh", "-c", copyCmd[3] + " && " + scanScript("/from")}
 
 func copyMounts(from, to string) []mount.Mount {
 	return []mount.Mount{{Type: mount.TypeVolume, Source: from, Target: "/from", ReadOnly: true}, {Type: mount.TypeVolume, Source: to, Target: "/to"}}
