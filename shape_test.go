@@ -76,7 +76,7 @@ var shapeExceptions = []shapeException{
 	{pkg: "providers/local", over: overMethods, typ: "Backend", figure: 188, why: "the Backend interface, its optional faces and their helpers all hang on one type"},
 	{pkg: "providers/local", over: overBackUp, figure: 14.6, why: "the files use each other through Backend, which each of them extends"},
 	{pkg: "providers/docker", over: overMethods, typ: "Backend", figure: 53, why: "the Backend interface, its optional faces and their helpers all hang on one type"},
-	{pkg: "providers/docker", over: overBackUp, figure: 18.5, why: "the files use each other through Backend, which each of them extends"},
+	{pkg: "providers/docker", over: overBackUp, figure: 14, why: "the files use each other through Backend, which each of them extends"},
 	{pkg: "providers/proxmox", over: overMethods, typ: "Backend", figure: 58, why: "the Backend interface, its optional faces and their helpers all hang on one type"},
 	{pkg: "providers/proxmox", over: overBackUp, figure: 13.3, why: "the files use each other through Backend, which each of them extends"},
 	{pkg: "providers/pvesim", over: overMethods, typ: "Sim", figure: 79, why: "the simulator's one type answers every Proxmox API route it simulates"},

@@ -10,9 +10,10 @@
 // with no-new-privileges and no host mount.
 //
 // A snapshot is an image (boxsnap/snapshot:<snapshot ID>) and a copy of the
-// box's volume (boxsnap-<snapshot ID>), both made while the container is
-// paused; the image is tagged last, so a snapshot whose image exists is
-// whole. A box's first take since boxsnap started commits the container;
+// box's volume (boxsnap-<snapshot ID>), both of the container paused: the
+// volume is copied whole while the box runs and, in the pause, only the
+// paths whose stat changed since are copied again (volume.go); the image is
+// tagged last, so a snapshot whose image exists is whole. A box's first take since boxsnap started commits the container;
 // each later take is a layered image (layered.go): its parent snapshot's
 // image plus one layer holding only the paths of the container's writable
 // layer whose stat changed since (read from the paused container through the

@@ -14,11 +14,74 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/image"
 	"github.com/moby/moby/client"
+
+	"github.com/boxsnap/boxsnap/providers"
 )
+
+// incremental holds the parts of a take and of Changes that read what
+// changed since the box's last take: the Backend's own methods are kept
+// for what every take does.
+type incremental struct{ *Backend }
+
+// statWorkers is how many stats of a layer's paths are asked at once.
+const statWorkers = 8
+
+// readLayer reads the container's writable layer: the engine's list of its
+// changes from its image, and the stat of each path that is there. A path
+// that goes between the two reads is recorded as deleted (the box changes
+// it now).
+func (b incremental) readLayer(ctx context.Context, id string) (layerState, error) {
+	res, err := b.c.ContainerDiff(ctx, id, client.ContainerDiffOptions{})
+	if err != nil {
+		return nil, wrap(err, "list the container's changes")
+	}
+	out := make(layerState, len(res.Changes))
+	var todo []string
+	for _, ch := range res.Changes {
+		if ch.Kind == container.ChangeDelete {
+			out[ch.Path] = layerEntry{deleted: true}
+			continue
+		}
+		todo = append(todo, ch.Path)
+	}
+	stats := make([]layerEntry, len(todo))
+	errs := make([]error, len(todo))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(statWorkers, len(todo)) {
+		wg.Go(func() {
+			for i := range next {
+				st, err := b.c.ContainerStatPath(ctx, id, client.ContainerStatPathOptions{Path: todo[i]})
+				switch {
+				case err == nil:
+					stats[i] = layerEntry{stat: st.Stat}
+				case errors.Is(wrap(err, ""), providers.ErrNotFound):
+					stats[i] = layerEntry{deleted: true}
+				default:
+					errs[i] = wrap(err, "read the stat of "+todo[i])
+				}
+			}
+		})
+	}
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for i, p := range todo {
+		out[p] = stats[i]
+	}
+	return out, nil
+}
 
 // maxLayers is how many layers a layered take's parent image may have: past
 // it a take commits the container whole again, so that no image comes near

@@ -12,9 +12,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers/providertest"
 )
 
-// digestScript prints every path of the box's /srv and its volume, and the
-// MD5 of each file: two boxes that print the same hold the same bytes there.
-const digestScript = "B=/bin/busybox; $B find /srv " + docker.DefaultVolumePath + " /bin | $B sort; " +
+// digestScript prints every path of the box's /srv and its volume with its
+// mode, and the MD5 of each file: two boxes that print the same hold the
+// same bytes there.
+const digestScript = "B=/bin/busybox; $B find /srv " + docker.DefaultVolumePath + " /bin -exec $B stat -c '%A %n' {} + | $B sort; " +
 	"$B find /srv " + docker.DefaultVolumePath + " -type f | $B sort | $B xargs $B md5sum"
 
 // imageOf reads a snapshot's image.
@@ -28,10 +29,20 @@ func imageOf(t testing.TB, b *docker.Backend, ref providers.SnapshotRef) client.
 // TestDockerTakeCopiesOnlyChanges: a take after 1 % of the container's
 // layer changed adds one layer holding about that 1 % to the last take's
 // image; and every snapshot of a chain of ten, each a layer on the one
-// before with files written and deleted, restores byte-exact after every
-// snapshot before it is deleted.
+// before with files written and deleted (some while the take copies the
+// volume, before its pause), restores byte-exact after every snapshot
+// before it is deleted.
 func TestDockerTakeCopiesOnlyChanges(t *testing.T) {
-	b := newBackend(t)
+	// late, when set, changes the box after the take's first pass over
+	// its volume and before its pause: the pause must copy it.
+	var late func()
+	b := newBackend(t, func(c *docker.Config) {
+		c.Hook = func(point string) {
+			if point == "take:prepared" && late != nil {
+				late()
+			}
+		}
+	})
 	box := providertest.NewID("bx")
 	g := newGuest(t, b, box)
 	const kib = 4096 // in the layer, and as much in the volume
@@ -65,7 +76,12 @@ func TestDockerTakeCopiesOnlyChanges(t *testing.T) {
 			script += "; $B rm -rf /srv && $B mkdir /srv && echo again > /srv/n" // a folder deleted and made again
 		}
 		sh(t, b, g, script)
+		late = func() {
+			sh(t, b, g, fmt.Sprintf("B=/bin/busybox; V=%s; echo %d > $V/late; $B mkdir -p $V/d%d/e && echo %d > $V/d%d/e/f; $B rm -rf $V/d%d; "+
+				"$B chmod 700 $V/d%d; echo late%d > /srv/late", docker.DefaultVolumePath, i, i, i, i, i-1, i, i))
+		}
 		chain = append(chain, link{ref: take(t, b, g, box), digest: sh(t, b, g, digestScript)})
+		late = nil
 	}
 	ctx := context.Background()
 	must(t, b.DeleteSnapshot(ctx, first, nil))

@@ -2,20 +2,14 @@ package docker
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/mount"
-	"github.com/moby/moby/client"
-
-	"github.com/boxsnap/boxsnap/providers"
 )
 
 // changeRecord is what boxsnap recorded of a box at its last take: every
@@ -68,65 +62,6 @@ func (r *takeRecords) put(container string, rec *changeRecord) {
 		r.by = map[string]*changeRecord{}
 	}
 	r.by[container] = rec
-}
-
-// incremental holds the parts of a take and of Changes that read what
-// changed since the box's last take: the Backend's own methods are kept
-// for what every take does.
-type incremental struct{ *Backend }
-
-// statWorkers is how many stats of a layer's paths are asked at once.
-const statWorkers = 8
-
-// readLayer reads the container's writable layer: the engine's list of its
-// changes from its image, and the stat of each path that is there. A path
-// that goes between the two reads is recorded as deleted (the box changes
-// it now).
-func (b incremental) readLayer(ctx context.Context, id string) (layerState, error) {
-	res, err := b.c.ContainerDiff(ctx, id, client.ContainerDiffOptions{})
-	if err != nil {
-		return nil, wrap(err, "list the container's changes")
-	}
-	out := make(layerState, len(res.Changes))
-	var todo []string
-	for _, ch := range res.Changes {
-		if ch.Kind == container.ChangeDelete {
-			out[ch.Path] = layerEntry{deleted: true}
-			continue
-		}
-		todo = append(todo, ch.Path)
-	}
-	stats := make([]layerEntry, len(todo))
-	errs := make([]error, len(todo))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(statWorkers, len(todo)) {
-		wg.Go(func() {
-			for i := range next {
-				st, err := b.c.ContainerStatPath(ctx, id, client.ContainerStatPathOptions{Path: todo[i]})
-				switch {
-				case err == nil:
-					stats[i] = layerEntry{stat: st.Stat}
-				case errors.Is(wrap(err, ""), providers.ErrNotFound):
-					stats[i] = layerEntry{deleted: true}
-				default:
-					errs[i] = wrap(err, "read the stat of "+todo[i])
-				}
-			}
-		})
-	}
-	for i := range todo {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	for i, p := range todo {
-		out[p] = stats[i]
-	}
-	return out, nil
 }
 
 // sameStat says whether two stats of a path read alike.
@@ -188,8 +123,11 @@ const scanMark = "boxsnap-scan"
 // the nanosecond) and then its path. A change time moves on every write
 // and cannot be set back, so a file whose line is the same did not change.
 func scanScript(dir string) string {
-	return "echo " + scanMark + " && cd " + dir + " && /bin/busybox find . -exec /bin/busybox stat -c '%f|%s|%i|%u|%g|%y|%z|%n' {} +"
+	return "echo " + scanMark + " && cd " + dir + " && " + scanFind
 }
+
+// scanFind prints the stat line of each path under the folder it runs in.
+const scanFind = "/bin/busybox find . -exec /bin/busybox stat -c '%f|%s|%i|%u|%g|%y|%z|%n' {} +"
 
 // scanCmd scans the volume mounted at /from.
 var scanCmd = []string{"/bin/busybox", "sh", "-c", scanScript("/from")}
@@ -226,41 +164,6 @@ func nthIndex(s string, sep byte, n int) int {
 		}
 	}
 	return -1
-}
-
-// scanVolume scans a volume, mounted read-only in a copier's container.
-func (b incremental) scanVolume(ctx context.Context, vol string) (volumeState, error) {
-	id, err := b.createCopier(ctx, "", scanCmd, []mount.Mount{{Type: mount.TypeVolume, Source: vol, Target: "/from", ReadOnly: true}})
-	if err != nil {
-		return nil, err
-	}
-	defer b.removeCopier(ctx, id)
-	if err := b.runCopier(ctx, id); err != nil {
-		return nil, fmt.Errorf("scan the volume: %w", err)
-	}
-	out, err := b.allLogs(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := parseScan(out)
-	return st, err
-}
-
-// allLogs reads a stopped container's whole standard output, however long
-// (a scan prints a line a file).
-func (b incremental) allLogs(ctx context.Context, id string) (string, error) {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	r, err := b.c.ContainerLogs(cctx, id, client.ContainerLogsOptions{ShowStdout: true})
-	if err != nil {
-		return "", wrap(err, "read the copier's output")
-	}
-	defer func() { _ = r.Close() }()
-	var out strings.Builder
-	if err := demux(r, &out); err != nil {
-		return "", fmt.Errorf("read the copier's output: %w", err)
-	}
-	return out.String(), nil
 }
 
 // demux copies the stream of a container without a terminal (frames of an

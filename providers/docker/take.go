@@ -102,19 +102,23 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	if !ok {
 		return providers.SnapshotTaken{}, fmt.Errorf("the container %s: %w", name, providers.ErrNotFound)
 	}
-	// The snapshot's volume and the copier's container are made before the
-	// pause: inside it only the copy runs, and the commit.
+	// The snapshot's volume and the copier's container are made, and the
+	// volume copied whole, before the pause: inside it only what changed
+	// since is copied, and the container's layer recorded and written.
 	cctx, cancel := short(ctx)
 	_, err = b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
 	cancel()
 	if err != nil {
 		return providers.SnapshotTaken{}, wrap(err, "create the snapshot's volume")
 	}
-	cp, err := b.createCopier(ctx, snap, copyScanCmd, copyMounts(vol, snapVolume(snap)))
+	vt, err := incremental{b}.startVolumeTake(ctx, snap, vol)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	defer b.removeCopier(ctx, cp)
+	defer vt.close(ctx)
+	if err := vt.first(ctx); err != nil {
+		return providers.SnapshotTaken{}, fmt.Errorf("copy the volume: %w", err)
+	}
 	lt := incremental{b}.layeredOn(ctx, c.ID)
 	defer lt.close()
 	b.hook("take:prepared")
@@ -144,7 +148,7 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	}
 	defer func() { _ = unpause() }()
 	b.hook("take:paused")
-	rec, commit, volBytes, err := incremental{b}.whilePaused(ctx, c.ID, snap, cp, labels, lt)
+	rec, commit, volBytes, err := incremental{b}.whilePaused(ctx, c.ID, snap, vt, labels, lt)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -165,23 +169,17 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	return taken, nil
 }
 
-// whilePaused copies the volume and records its stats and the container's
-// layer, then writes the layered take's layer or commits the container; it
-// answers the record, the commit's image (none for a layered take) and the
-// volume copy's size.
-func (b incremental) whilePaused(ctx context.Context, id, snap, cp string, labels map[string]string, lt *layeredTake) (*changeRecord, string, int64, error) {
-	if err := b.runCopier(ctx, cp); err != nil {
-		return nil, "", 0, fmt.Errorf("copy the volume: %w", b.roomWords(ctx, err))
+// whilePaused copies what changed in the volume since its first pass and
+// records its stats and the container's layer, then writes the layered
+// take's layer or commits the container; it answers the record, the
+// commit's image (none for a layered take) and the bytes of the volume's
+// files.
+func (b incremental) whilePaused(ctx context.Context, id, snap string, vt *volumeTake, labels map[string]string, lt *layeredTake) (*changeRecord, string, int64, error) {
+	vol, volBytes, err := vt.second(ctx)
+	if err != nil {
+		return nil, "", 0, fmt.Errorf("copy the volume: %w", err)
 	}
 	b.hook("take:copied")
-	out, err := b.allLogs(ctx, cp)
-	if err != nil {
-		return nil, "", 0, err
-	}
-	vol, du, err := parseScan(out)
-	if err != nil {
-		return nil, "", 0, err
-	}
 	layer, err := b.readLayer(ctx, id)
 	if err != nil {
 		return nil, "", 0, err
@@ -201,7 +199,7 @@ func (b incremental) whilePaused(ctx context.Context, id, snap, cp string, label
 		commit = res.ID
 	}
 	b.hook("take:committed")
-	return rec, commit, duOutput(du), nil
+	return rec, commit, volBytes, nil
 }
 
 // imageOfTake tags the commit as the snapshot's image, or loads the
@@ -348,10 +346,6 @@ func (b *Backend) ImportBusyboxImage(ctx context.Context, ref, busybox string, f
 // copyCmd copies /from into /to (`cp -a`, as a person would with `docker
 // run --rm -v`) and says the copy's size in KiB.
 var copyCmd = []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp -a /from/. /to/ && /bin/busybox du -sk /to"}
-
-// copyScanCmd is a take's copy: copyCmd, then a scan of /from's stats for
-// the take's record.
-var copyScanCmd = []string{"/bin/busybox", "sh", "-c", copyCmd[3] + " && " + scanScript("/from")}
 
 func copyMounts(from, to string) []mount.Mount {
 	return []mount.Mount{{Type: mount.TypeVolume, Source: from, Target: "/from", ReadOnly: true}, {Type: mount.TypeVolume, Source: to, Target: "/to"}}
