@@ -147,6 +147,9 @@ func (t *layeredTake) write(ctx context.Context, now layerState) error {
 		gone[p] = true
 	}
 	for _, p := range slices.Sorted(slices.Values(append(d.changed, d.gone...))) {
+		if gone[p] && underGone(p, gone) {
+			continue // its folder's whiteout hides it; another would make the folder again
+		}
 		if gone[p] {
 			dir, base := path.Split(p)
 			err = tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(dir, "/") + ".wh." + base, Typeflag: tar.TypeReg, Mode: 0o600})
@@ -162,6 +165,16 @@ func (t *layeredTake) write(ctx context.Context, now layerState) error {
 	}
 	t.diffID = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return nil
+}
+
+// underGone says whether a folder above p is gone too.
+func underGone(p string, gone map[string]bool) bool {
+	for dir := path.Dir(p); dir != "/" && dir != "."; dir = path.Dir(dir) {
+		if gone[dir] {
+			return true
+		}
+	}
+	return false
 }
 
 // copyPath writes one path of the container into the layer: a file with

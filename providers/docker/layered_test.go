@@ -69,6 +69,9 @@ func TestDockerTakeCopiesOnlyChanges(t *testing.T) {
 		script := fmt.Sprintf("B=/bin/busybox; echo %d > /srv/n; $B dd if=/dev/urandom of=/srv/f%d bs=1k count=8 2>/dev/null; $B rm -f /srv/f%d; "+
 			"echo %d > %s/n; $B dd if=/dev/urandom of=%s/v%d bs=1k count=8 2>/dev/null; $B rm -f %s/v%d",
 			i, i, i-2, i, docker.DefaultVolumePath, docker.DefaultVolumePath, i, docker.DefaultVolumePath, i-2)
+		if i > 0 {
+			script += fmt.Sprintf("; $B mkdir -p /srv/g%d/h && echo %d > /srv/g%d/h/x; $B rm -rf /srv/g%d", i, i, i, i-1) // a tree made, the last one deleted
+		}
 		if i == 4 {
 			script += "; $B rm -f /bin/od" // a path of the box's image
 		}
