@@ -174,23 +174,32 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 // take's layer or commits the container; it answers the record, the
 // commit's image (none for a layered take) and the bytes of the volume's
 // files.
+//
+// The layer is read (and a layered take's layer written) while the volume's
+// second pass runs: the two read different things, and the pause lasts as
+// long as the longer.
 func (b incremental) whilePaused(ctx context.Context, id, snap string, vt *volumeTake, labels map[string]string, lt *layeredTake) (*changeRecord, string, int64, error) {
-	vol, volBytes, err := vt.second(ctx)
-	if err != nil {
-		return nil, "", 0, fmt.Errorf("copy the volume: %w", err)
+	var layer layerState
+	layerDone := make(chan error, 1)
+	go func() {
+		var err error
+		if layer, err = b.readLayer(ctx, id); err == nil && lt != nil {
+			err = lt.write(ctx, layer)
+		}
+		layerDone <- err
+	}()
+	vol, volBytes, verr := vt.second(ctx)
+	lerr := <-layerDone
+	if verr != nil {
+		return nil, "", 0, fmt.Errorf("copy the volume: %w", verr)
+	}
+	if lerr != nil {
+		return nil, "", 0, lerr
 	}
 	b.hook("take:copied")
-	layer, err := b.readLayer(ctx, id)
-	if err != nil {
-		return nil, "", 0, err
-	}
 	rec := &changeRecord{snap: snap, layer: layer, volume: vol}
 	commit := ""
-	if lt != nil {
-		if err := lt.write(ctx, layer); err != nil {
-			return nil, "", 0, err
-		}
-	} else {
+	if lt == nil {
 		res, err := b.c.ContainerCommit(ctx, id, client.ContainerCommitOptions{NoPause: true,
 			Comment: "boxsnap snapshot " + snap, Config: &container.Config{Labels: labels}})
 		if err != nil {
