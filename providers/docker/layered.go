@@ -112,7 +112,7 @@ type layeredTake struct {
 // image gone, or as many layers as maxLayers.
 func (b incremental) layeredOn(ctx context.Context, id string) *layeredTake {
 	prev := b.records.get(id)
-	if prev == nil || prev.layers >= maxLayers {
+	if prev == nil || prev.layers >= maxLayers || !b.loadsOnLayers(ctx) {
 		return nil
 	}
 	cctx, cancel := short(ctx)
@@ -122,6 +122,33 @@ func (b incremental) layeredOn(ctx context.Context, id string) *layeredTake {
 		return nil
 	}
 	return &layeredTake{b: b.Backend, id: id, prev: prev, parent: img.InspectResponse}
+}
+
+// loadsOnLayers says whether the engine loads an image whose archive names
+// layers it has without their content: an engine that keeps images in its
+// own layer store does (it looks each layer up by its chain before it reads
+// one); one on containerd's image store wants every layer's content, so
+// there each take commits the container whole. The answer is asked of the
+// engine once.
+func (b incremental) loadsOnLayers(ctx context.Context) bool {
+	r := &b.records
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.graph == "" {
+		cctx, cancel := short(ctx)
+		defer cancel()
+		info, err := b.c.Info(cctx, client.InfoOptions{})
+		if err != nil {
+			return false // asked again at the next take
+		}
+		r.graph = "yes"
+		for _, kv := range info.Info.DriverStatus {
+			if kv[0] == "driver-type" && strings.Contains(kv[1], "containerd") {
+				r.graph = "no"
+			}
+		}
+	}
+	return r.graph == "yes"
 }
 
 // close removes the layer's file.

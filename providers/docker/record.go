@@ -47,6 +47,10 @@ type volumeState map[string]string
 type takeRecords struct {
 	mu sync.Mutex
 	by map[string]*changeRecord
+	// graph is "yes" once the engine is known to keep images in its own
+	// layer store, "no" when it keeps them in containerd's (whose load
+	// wants every layer's content), "" before the first ask.
+	graph string
 }
 
 func (r *takeRecords) get(container string) *changeRecord {
