@@ -31,10 +31,12 @@ const copierImage = "boxsnap/copier:1"
 // full data root.
 const fullBelow = 4 << 20
 
-// Snapshot takes one snapshot: the container is paused, its volume copied
-// into a volume of the snapshot's own and the container committed as an
-// image, then unpaused, and only then is the image tagged with the snapshot's
-// name. The tag is the mark of a whole snapshot: one without it is
+// Snapshot takes one snapshot: the box's volume is copied into a volume of
+// the snapshot's own, the container paused, what changed in the volume since
+// copied again, and the container committed as an image (or, after a take
+// this process recorded, only what changed since written as a layer on that
+// take's image), then unpaused, and only then is the image tagged with the
+// snapshot's name. The tag is the mark of a whole snapshot: one without it is
 // incomplete. Memory is not captured.
 //
 // A take a killed worker cut short before its tag is known by its copier's
@@ -381,15 +383,6 @@ func (b *Backend) roomWords(ctx context.Context, err error) error {
 		return fmt.Errorf("the Docker host's data root is full (%s free): %w (%w)", bytesWords(st.FreeBytes), providers.ErrNoRoom, err)
 	}
 	return err
-}
-
-func duOutput(out string) int64 {
-	f := strings.Fields(out)
-	if len(f) == 0 {
-		return 0
-	}
-	kib, _ := strconv.ParseInt(f[0], 10, 64)
-	return kib * 1024
 }
 
 // createCopier creates (does not start) a container of the copier image
