@@ -35,9 +35,12 @@ const (
 
 // AutomaticByDefault says whether automatic snapshots are on for a kind of
 // backend that the settings do not name: on for the local backend, whose
-// change journal makes a check free; off elsewhere, where a backend that
-// cannot tell whether a box changed takes one at every check.
-func AutomaticByDefault(backendKind string) bool { return backendKind == "local" }
+// change journal makes a check free, and for Docker, whose record of each
+// box's last take answers unchanged without a take; off elsewhere, where a
+// backend that cannot tell whether a box changed takes one at every check.
+func AutomaticByDefault(backendKind string) bool {
+	return backendKind == "local" || backendKind == "docker"
+}
 
 func (st Settings) validateHistory() []error {
 	var errs []error

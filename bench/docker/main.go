@@ -2,7 +2,8 @@
 // hand with the docker CLI, in one run on one private dockerd: a take of a
 // box holding -size MiB in its container's layer and -size MiB in its volume,
 // a take after 1% of each changed, and a restore; with the pause's length of
-// each take. By hand is what a person would type: docker pause, docker
+// each take, and of the restore's undo (a take of a box unchanged since the
+// take before it). By hand is what a person would type: docker pause, docker
 // commit, a volume copy with docker run --rm -v … cp -a, docker unpause; and
 // for a restore docker stop, a volume copy, docker create, start, rename and
 // rm. Medians of -runs.
@@ -156,7 +157,8 @@ func main() {
 	row("take", full, fullHand, true)
 	row("take after 1% changed", incr, incrHand, true)
 	row("restore (stop … start, no undo)", rest, restHand, false)
-	fmt.Printf("%-34s boxsnap %8s   (a take of the running box; by hand has none)\n", "the restore's undo", median(undo, false).Round(time.Millisecond))
+	fmt.Printf("%-34s boxsnap %8s   pause %s   (a take of the running box, unchanged since the take before it; by hand has none)\n", "the restore's undo",
+		median(undo, false).Round(time.Millisecond), median(undo, true).Round(time.Millisecond))
 }
 
 // restoreByHand is a swap as a person would type it.

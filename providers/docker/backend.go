@@ -108,6 +108,9 @@ type Backend struct {
 
 	mu     sync.Mutex
 	copier string // the copier image's ID once made
+
+	// records holds each box's record of its last take (record.go).
+	records takeRecords
 }
 
 // engine is the backend's client of the Docker Engine and its

@@ -7,23 +7,44 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// ChangeCadence: a Docker box is checked every 15 seconds, as moatbox
-// checks its spaces.
+// ChangeCadence: a Docker box is checked every 15 seconds, as the local
+// backend's boxes are: a check reads the engine's list of the container's
+// changes and a scan of its volume's stats, and takes nothing.
 func (b *Backend) ChangeCadence() providers.Cadence {
 	return providers.Cadence{Every: 15 * time.Second,
-		Why: "Docker cannot tell whether a box's volume changed without reading it, so each check of a running box takes one"}
+		Why: "the engine's list of the container's changes and a scan of its volume answer without a take"}
 }
 
-// Changes reads whether the container runs (one inspect) and answers
-// ChangedUnknown: the engine has no cheap question for "did the container's
-// layer or its volume change since the last commit" (`docker diff` walks
-// the layer and never sees the volume), so the core takes an automatic
-// snapshot at the cadence.
+// Changes compares the box with the record of its last take: the
+// container's writable layer (the engine's list of changes, and the stat of
+// each changed path) and its volume (a scan of its files' stats in a copier
+// container). It answers unknown only for a box this process has not taken
+// since it started, or that a restore made anew; the core then takes one.
 func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.ChangeCheck, error) {
 	c, ok, err := b.inspect(ctx, g.Ref)
 	if err != nil || !ok {
 		return providers.ChangeCheck{}, err
 	}
-	return providers.ChangeCheck{Exists: true, Running: running(c), Changed: providers.ChangedUnknown,
-		Why: "Docker cannot tell without reading the box"}, nil
+	out := providers.ChangeCheck{Exists: true, Running: running(c), Changed: providers.ChangedUnknown}
+	rec := b.records.get(c.ID)
+	if rec == nil {
+		out.Why = "boxsnap has no record of this container's last take since it started"
+		return out, nil
+	}
+	layer, err := incremental{b}.readLayer(ctx, c.ID)
+	if err != nil {
+		return providers.ChangeCheck{}, err
+	}
+	out.Changed, out.Paths = providers.ChangedYes, layerSince(rec.layer, layer).paths()
+	if out.Paths > 0 {
+		return out, nil
+	}
+	vol, err := incremental{b}.scanVolume(ctx, volumeOf(c))
+	if err != nil {
+		return providers.ChangeCheck{}, err
+	}
+	if out.Paths = volumeSince(rec.volume, vol); out.Paths == 0 {
+		out.Changed = providers.ChangedNo
+	}
+	return out, nil
 }

@@ -9,10 +9,22 @@
 // on in a same-box swap, new on a fork). The container runs unprivileged,
 // with no-new-privileges and no host mount.
 //
-// A snapshot is the container, paused, committed as an image
-// (boxsnap/snapshot:<snapshot ID>) and a copy of the box's volume
-// (boxsnap-<snapshot ID>), both made while the container is paused; the image
-// is committed last, so a snapshot whose image exists is whole. Memory is not
+// A snapshot is an image (boxsnap/snapshot:<snapshot ID>) and a copy of the
+// box's volume (boxsnap-<snapshot ID>), both of the container paused: the
+// volume is copied whole while the box runs and, in the pause, only the
+// paths whose stat changed since are copied again (volume.go); the image is
+// tagged last, so a snapshot whose image exists is whole. A box's first take since boxsnap started commits the container;
+// each later take is a layered image (layered.go): its parent snapshot's
+// image plus one layer holding only the paths of the container's writable
+// layer whose stat changed since (read from the paused container through the
+// archive endpoint), and a whiteout for each path gone, loaded from a
+// docker-archive tar that names the parent's layers by diff ID. The engine
+// shares the layers, so each snapshot is whole on its own after its parent
+// is deleted. What changed is found against the record of the box's last
+// take (record.go, in the process's memory): the engine's list of the
+// container's changes, with each path's stat, and a scan of the volume's
+// stats, both read in the pause; Changes compares the box with the same
+// record, so a box that changed nothing answers unchanged. Memory is not
 // captured. A restore is a swap in Docker's capture order: the undo (a
 // snapshot of the running box), stop the old container, make the new one from
 // the snapshot's image and a copy of its volume, start it under the box's

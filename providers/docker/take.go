@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/image"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 
@@ -30,10 +31,12 @@ const copierImage = "boxsnap/copier:1"
 // full data root.
 const fullBelow = 4 << 20
 
-// Snapshot takes one snapshot: the container is paused, its volume copied
-// into a volume of the snapshot's own and the container committed as an
-// image, then unpaused, and only then is the image tagged with the snapshot's
-// name. The tag is the mark of a whole snapshot: one without it is
+// Snapshot takes one snapshot: the box's volume is copied into a volume of
+// the snapshot's own, the container paused, what changed in the volume since
+// copied again, and the container committed as an image (or, after a take
+// this process recorded, only what changed since written as a layer on that
+// take's image), then unpaused, and only then is the image tagged with the
+// snapshot's name. The tag is the mark of a whole snapshot: one without it is
 // incomplete. Memory is not captured.
 //
 // A take a killed worker cut short before its tag is known by its copier's
@@ -88,8 +91,11 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	return taken, nil
 }
 
-// capture pauses the container, copies its volume and commits it, unpauses
-// it whatever happened, and then tags the image.
+// capture pauses the container, copies its volume and records its layer
+// and its volume's stats, writes the layer of what changed since the box's
+// last take (or, with no record of it, commits the container whole),
+// unpauses it whatever happened, and then tags the image (loads it, for a
+// layered take).
 func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels map[string]string, ownPause bool) (providers.SnapshotTaken, error) {
 	c, ok, err := b.inspect(ctx, name)
 	if err != nil {
@@ -98,19 +104,25 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	if !ok {
 		return providers.SnapshotTaken{}, fmt.Errorf("the container %s: %w", name, providers.ErrNotFound)
 	}
-	// The snapshot's volume and the copier's container are made before the
-	// pause: inside it only the copy runs, and the commit.
+	// The snapshot's volume and the copier's container are made, and the
+	// volume copied whole, before the pause: inside it only what changed
+	// since is copied, and the container's layer recorded and written.
 	cctx, cancel := short(ctx)
 	_, err = b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
 	cancel()
 	if err != nil {
 		return providers.SnapshotTaken{}, wrap(err, "create the snapshot's volume")
 	}
-	cp, err := b.createCopier(ctx, snap, copyCmd, copyMounts(vol, snapVolume(snap)))
+	vt, err := incremental{b}.startVolumeTake(ctx, snap, vol)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	defer b.removeCopier(ctx, cp)
+	defer vt.close(ctx)
+	if err := vt.first(ctx); err != nil {
+		return providers.SnapshotTaken{}, fmt.Errorf("copy the volume: %w", err)
+	}
+	lt := incremental{b}.layeredOn(ctx, c.ID)
+	defer lt.close()
 	b.hook("take:prepared")
 	paused := ownPause
 	start := time.Now()
@@ -138,30 +150,87 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	}
 	defer func() { _ = unpause() }()
 	b.hook("take:paused")
-	if err := b.runCopier(ctx, cp); err != nil {
-		return providers.SnapshotTaken{}, fmt.Errorf("copy the volume: %w", b.roomWords(ctx, err))
-	}
-	b.hook("take:copied")
-	res, err := b.c.ContainerCommit(ctx, name, client.ContainerCommitOptions{NoPause: true,
-		Comment: "boxsnap snapshot " + snap, Config: &container.Config{Labels: labels}})
+	rec, commit, volBytes, err := incremental{b}.whilePaused(ctx, c.ID, snap, vt, labels, lt)
 	if err != nil {
-		return providers.SnapshotTaken{}, wrap(err, "commit "+name)
+		return providers.SnapshotTaken{}, err
 	}
-	b.hook("take:committed")
 	if err := unpause(); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
 	b.hook("take:unpaused")
-	cctx, cancel = short(ctx)
-	defer cancel()
-	if _, err := b.c.ImageTag(cctx, client.ImageTagOptions{Source: res.ID, Target: snapImage(snap)}); err != nil {
-		return providers.SnapshotTaken{}, wrap(err, "tag the snapshot's image")
+	img, err := incremental{b}.imageOfTake(ctx, snap, commit, labels, lt)
+	if err != nil {
+		return providers.SnapshotTaken{}, err
 	}
+	rec.image, rec.layers = img.ID, len(img.RootFS.Layers)
+	b.records.put(c.ID, rec)
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: pause}
-	if img, err := b.c.ImageInspect(cctx, res.ID); err == nil && img.Size > 0 {
-		taken.Size = &providers.Size{Bytes: img.Size + duOutput(b.logs(ctx, cp)), Meaning: "whole"}
+	if img.Size > 0 {
+		taken.Size = &providers.Size{Bytes: img.Size + volBytes, Meaning: "whole"}
 	}
 	return taken, nil
+}
+
+// whilePaused copies what changed in the volume since its first pass and
+// records its stats and the container's layer, then writes the layered
+// take's layer or commits the container; it answers the record, the
+// commit's image (none for a layered take) and the bytes of the volume's
+// files.
+//
+// The layer is read (and a layered take's layer written) while the volume's
+// second pass runs: the two read different things, and the pause lasts as
+// long as the longer.
+func (b incremental) whilePaused(ctx context.Context, id, snap string, vt *volumeTake, labels map[string]string, lt *layeredTake) (*changeRecord, string, int64, error) {
+	var layer layerState
+	layerDone := make(chan error, 1)
+	go func() {
+		var err error
+		if layer, err = b.readLayer(ctx, id); err == nil && lt != nil {
+			err = lt.write(ctx, layer)
+		}
+		layerDone <- err
+	}()
+	vol, volBytes, verr := vt.second(ctx)
+	lerr := <-layerDone
+	if verr != nil {
+		return nil, "", 0, fmt.Errorf("copy the volume: %w", verr)
+	}
+	if lerr != nil {
+		return nil, "", 0, lerr
+	}
+	b.hook("take:copied")
+	rec := &changeRecord{snap: snap, layer: layer, volume: vol}
+	commit := ""
+	if lt == nil {
+		res, err := b.c.ContainerCommit(ctx, id, client.ContainerCommitOptions{NoPause: true,
+			Comment: "boxsnap snapshot " + snap, Config: &container.Config{Labels: labels}})
+		if err != nil {
+			return nil, "", 0, wrap(err, "commit "+id)
+		}
+		commit = res.ID
+	}
+	b.hook("take:committed")
+	return rec, commit, volBytes, nil
+}
+
+// imageOfTake tags the commit as the snapshot's image, or loads the
+// layered take's, and reads it.
+func (b incremental) imageOfTake(ctx context.Context, snap, commit string, labels map[string]string, lt *layeredTake) (image.InspectResponse, error) {
+	if lt != nil {
+		if _, err := lt.load(ctx, snap, labels); err != nil {
+			return image.InspectResponse{}, err
+		}
+	} else {
+		cctx, cancel := short(ctx)
+		defer cancel()
+		if _, err := b.c.ImageTag(cctx, client.ImageTagOptions{Source: commit, Target: snapImage(snap)}); err != nil {
+			return image.InspectResponse{}, wrap(err, "tag the snapshot's image")
+		}
+	}
+	cctx, cancel := short(ctx)
+	defer cancel()
+	img, err := b.c.ImageInspect(cctx, snapImage(snap))
+	return img.InspectResponse, wrap(err, "read the snapshot's image")
 }
 
 // ensureCopier makes the copier image once: a static busybox, imported.
@@ -314,15 +383,6 @@ func (b *Backend) roomWords(ctx context.Context, err error) error {
 		return fmt.Errorf("the Docker host's data root is full (%s free): %w (%w)", bytesWords(st.FreeBytes), providers.ErrNoRoom, err)
 	}
 	return err
-}
-
-func duOutput(out string) int64 {
-	f := strings.Fields(out)
-	if len(f) == 0 {
-		return 0
-	}
-	kib, _ := strconv.ParseInt(f[0], 10, 64)
-	return kib * 1024
 }
 
 // createCopier creates (does not start) a container of the copier image
