@@ -14,6 +14,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // Compile-time checks: the local backend offers every interface.
@@ -112,6 +113,8 @@ type hooks struct {
 // Backend is the local backend: boxes are folders on this host, snapshots are
 // content-addressed copies of them (see doc.go).
 type Backend struct {
+	*store.Store
+
 	id      string
 	root    string
 	install string
@@ -164,7 +167,6 @@ type Backend struct {
 	selfPath  string // Config.Self
 
 	ratesMu sync.Mutex
-	cache   manifestCache
 	present presentSet // content found in the store since the last free
 }
 
@@ -180,6 +182,7 @@ func New(cfg Config) (*Backend, error) {
 		return nil, fmt.Errorf("local backend: root: %w", err)
 	}
 	b := &Backend{
+		Store:   store.NewStore(root),
 		id:      cfg.ID,
 		root:    root,
 		install: cfg.Install,
@@ -224,22 +227,22 @@ func New(cfg Config) (*Backend, error) {
 	if err := MakeFolder(root); err != nil {
 		return nil, fmt.Errorf("local backend: make %s: %w", root, err)
 	}
-	for _, d := range []string{dirBoxes, dirState, dirSnapshots, dirContent, dirTmp, dirGroups, dirDisks} {
-		if err := os.MkdirAll(b.path(d), 0o700); err != nil {
+	for _, d := range []string{store.DirBoxes, store.DirState, store.DirSnapshots, store.DirContent, store.DirTmp, store.DirGroups, dirDisks} {
+		if err := os.MkdirAll(b.Path(d), 0o700); err != nil {
 			return nil, fmt.Errorf("local backend: make %s: %w", d, err)
 		}
 	}
 	if os.Geteuid() == 0 {
 		// A box's process runs as an unprivileged user: it must pass through
 		// to its own folder, without listing the others.
-		for _, d := range []string{b.root, b.path(dirBoxes)} {
+		for _, d := range []string{b.root, b.Path(store.DirBoxes)} {
 			if err := os.Chmod(d, 0o711); err != nil {
 				return nil, fmt.Errorf("local backend: %w", err)
 			}
 		}
 	}
 	for i := 0; i < 256; i++ {
-		if err := os.MkdirAll(b.path(dirContent, fmt.Sprintf("%02x", i)), 0o700); err != nil {
+		if err := os.MkdirAll(b.Path(store.DirContent, fmt.Sprintf("%02x", i)), 0o700); err != nil {
 			return nil, fmt.Errorf("local backend: make content folders: %w", err)
 		}
 	}
@@ -253,7 +256,7 @@ func (b *Backend) ID() string { return b.id }
 func (b *Backend) Root() string { return b.root }
 
 // BoxDir is the folder of a box's files.
-func (b *Backend) BoxDir(guest providers.Guest) string { return b.boxDir(guest.Ref) }
+func (b *Backend) BoxDir(guest providers.Guest) string { return b.Store.BoxDir(guest.Ref) }
 
 // Snapshotting is the same for every kind: a folder snapshots the same way
 // whatever runs in it.
@@ -305,7 +308,7 @@ func (b *Backend) readRates() rates {
 
 func (b *Backend) readRatesLocked() rates {
 	r := rates{BytesPerSecond: defaultBytesPerSecond, FilesPerSecond: defaultFilesPerSecond}
-	data, err := os.ReadFile(b.path(fileRates))
+	data, err := os.ReadFile(b.Path(store.FileRates))
 	if err != nil {
 		return r
 	}
@@ -334,7 +337,7 @@ func (b *Backend) measure(files int, statTime time.Duration, bytes int64, copyTi
 		return
 	}
 	data, _ := json.Marshal(r)
-	if err := replaceFile(b.path(fileRates), data, 0o600); err != nil {
+	if err := store.ReplaceFile(b.Path(store.FileRates), data, 0o600); err != nil {
 		b.log.Warn("local backend: could not keep the measured rates", "err", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // The box's own folder of boxsnap's files, inside the box: its identity
@@ -89,7 +90,7 @@ type proc struct {
 
 func (b *Backend) readState(box string) (boxState, error) {
 	var st boxState
-	data, err := os.ReadFile(b.stateFile(box))
+	data, err := os.ReadFile(b.StateFile(box))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return boxState{ID: box}, nil
@@ -107,7 +108,7 @@ func (b *Backend) writeState(st boxState) error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(b.stateFile(st.ID), data, 0o600)
+	return store.ReplaceFile(b.StateFile(st.ID), data, 0o600)
 }
 
 // updateState reads, changes and writes a box's state under the backend's lock.
@@ -126,10 +127,10 @@ func (b *Backend) updateState(box string, change func(*boxState)) error {
 // A box whose disk image is not mounted on its folder (after a host's
 // restart) has it mounted first.
 func (b *Backend) existingBox(guest providers.Guest) (string, error) {
-	if err := checkID("box", guest.Ref); err != nil {
+	if err := store.CheckID("box", guest.Ref); err != nil {
 		return "", err
 	}
-	dir := b.boxDir(guest.Ref)
+	dir := b.Store.BoxDir(guest.Ref)
 	if err := b.ensureMounted(guest.Ref); err != nil {
 		return "", err
 	}
@@ -203,13 +204,13 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if spec.Adopt != "" {
 		box = spec.Adopt
 	}
-	if err := checkID("box", box); err != nil {
+	if err := store.CheckID("box", box); err != nil {
 		return providers.Guest{}, err
 	}
 	if err := checkPublish(spec.Publish); err != nil {
 		return providers.Guest{}, err
 	}
-	dir := b.boxDir(box)
+	dir := b.Store.BoxDir(box)
 	if spec.Adopt != "" {
 		if _, err := b.existingBox(providers.Guest{Ref: box}); err != nil {
 			return providers.Guest{}, fmt.Errorf("adopt box folder: %w", err)
@@ -277,16 +278,16 @@ func (b *Backend) templateDir(name string) (string, error) {
 // first, where it is its own file system), its disk image and its state. Its
 // snapshots stay: the core deletes the ones it does not keep first.
 func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
-	if err := checkID("box", guest.Ref); err != nil {
+	if err := store.CheckID("box", guest.Ref); err != nil {
 		return err
 	}
 	if err := b.Stop(ctx, guest); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	if err := b.removeBoxFolder(b.boxDir(guest.Ref), b.imageFile(guest.Ref)); err != nil {
+	if err := b.removeBoxFolder(b.Store.BoxDir(guest.Ref), b.imageFile(guest.Ref)); err != nil {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	for _, f := range []string{b.stateFile(guest.Ref), b.statCacheFile(guest.Ref), b.path(dirState, guest.Ref+".log"), b.path(dirState, guest.Ref+".lock")} {
+	for _, f := range []string{b.StateFile(guest.Ref), b.StatCacheFile(guest.Ref), b.Path(store.DirState, guest.Ref+".log"), b.Path(store.DirState, guest.Ref+".lock")} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("release box %s: %w", guest.Ref, err)
 		}
@@ -446,7 +447,7 @@ func (b *Backend) boxCommand(dir, box string, st *boxState, who runAs, network b
 	if err != nil {
 		return nil, nil, false, err
 	}
-	logf, err = os.OpenFile(b.path(dirState, box+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err = os.OpenFile(b.Path(store.DirState, box+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -573,7 +574,7 @@ func (p *proc) exited() bool {
 // Stop ends the box's process group: SIGTERM, then SIGKILL after the bound
 // (Config.StopTimeout), marks the box stopped and ends its change journal.
 func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
-	if err := checkID("box", guest.Ref); err != nil {
+	if err := store.CheckID("box", guest.Ref); err != nil {
 		return err
 	}
 	b.noteAtStop(guest)
@@ -613,7 +614,7 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 		}
 		<-p.done
 	}
-	if _, err := os.Stat(b.stateFile(guest.Ref)); err != nil {
+	if _, err := os.Stat(b.StateFile(guest.Ref)); err != nil {
 		return nil
 	}
 	b.mu.Lock()
@@ -703,14 +704,14 @@ func (b *Backend) running(box string) (bool, error) {
 func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 	b.cleanOnce.Do(b.cleanCgroups)
 	b.MountImages()
-	files, err := os.ReadDir(b.path(dirState))
+	files, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
 		return nil, fmt.Errorf("restart running boxes: %w", err)
 	}
 	var started []string
 	for _, f := range files {
 		box, ok := strings.CutSuffix(f.Name(), ".json")
-		if !ok || checkID("box", box) != nil {
+		if !ok || store.CheckID("box", box) != nil {
 			continue
 		}
 		st, err := b.readState(box)
@@ -719,7 +720,7 @@ func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 		}
 		if st.Command == "" {
 			// Nothing to run, but its change journal runs again.
-			b.startJournal(box, b.boxDir(box))
+			b.startJournal(box, b.Store.BoxDir(box))
 			continue
 		}
 		if run, _ := b.running(box); run {

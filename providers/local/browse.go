@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // textSniff is how much of a file is looked at to say it is text.
@@ -31,15 +32,15 @@ func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	if err != nil {
 		return nil, err
 	}
-	idx := m.byPath()
+	idx := m.ByPath()
 	e, err := walkManifest(idx, rel)
 	if err != nil {
 		return nil, err
 	}
-	if e.Type == typeLink {
+	if e.Type == store.TypeLink {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
 	}
-	if e.Type != typeDir {
+	if e.Type != store.TypeDir {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a folder", rel)}
 	}
 	var out []providers.FileEntry
@@ -129,7 +130,7 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 // safeRel cleans a caller's path and refuses one that climbs with "..", and
 // boxsnap's own folder in the box, which holds the box's access file.
 func safeRel(p string) (string, error) {
-	rel, ok := cleanRel(p)
+	rel, ok := store.CleanRel(p)
 	if !ok {
 		return "", &providers.RefusedError{Why: fmt.Sprintf("The path %q climbs out of the box with ..; paths are relative to the box's folder", p)}
 	}
@@ -140,7 +141,7 @@ func safeRel(p string) (string, error) {
 }
 
 // walkManifest finds rel in a manifest, refusing a path through a link.
-func walkManifest(idx map[string]*entry, rel string) (*entry, error) {
+func walkManifest(idx map[string]*store.Entry, rel string) (*store.Entry, error) {
 	if rel == "." {
 		if e := idx["."]; e != nil {
 			return e, nil
@@ -153,10 +154,10 @@ func walkManifest(idx map[string]*entry, rel string) (*entry, error) {
 		if e == nil {
 			return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
 		}
-		if e.Type == typeLink {
+		if e.Type == store.TypeLink {
 			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link (%s), which is never followed", rel, e.Path)}
 		}
-		if e.Type != typeDir {
+		if e.Type != store.TypeDir {
 			return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
 		}
 	}
@@ -169,18 +170,18 @@ func walkManifest(idx map[string]*entry, rel string) (*entry, error) {
 
 // snapshotFile reads a regular file of a snapshot, of at most limit bytes,
 // checked against its hash.
-func (b *Backend) snapshotFile(m *manifest, p string, limit int64) ([]byte, *entry, error) {
+func (b *Backend) snapshotFile(m *store.Manifest, p string, limit int64) ([]byte, *store.Entry, error) {
 	rel, err := safeRel(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := walkManifest(m.byPath(), rel)
+	e, err := walkManifest(m.ByPath(), rel)
 	if err != nil {
 		return nil, nil, err
 	}
 	switch e.Type {
-	case typeFile:
-	case typeLink:
+	case store.TypeFile:
+	case store.TypeLink:
 		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
 	default:
 		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
@@ -188,13 +189,13 @@ func (b *Backend) snapshotFile(m *manifest, p string, limit int64) ([]byte, *ent
 	if e.Size > limit {
 		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is %s, more than the %s this allows: restore the snapshot or fork it instead", rel, providers.GB(e.Size), providers.GB(limit))}
 	}
-	data, err := os.ReadFile(b.contentPath(e.Hash))
+	data, err := os.ReadFile(b.ContentPath(e.Hash))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
 	}
-	if sum := sha256Hex(data); sum != e.Hash {
+	if sum := store.Sha256Hex(data); sum != e.Hash {
 		b.markDamaged(m.ID, fmt.Sprintf("Its content is damaged on disk: %s does not match its hash", rel))
-		return nil, nil, fmt.Errorf("read %s: %w: %w", rel, errDamaged, providers.ErrIncomplete)
+		return nil, nil, fmt.Errorf("read %s: %w: %w", rel, store.ErrDamaged, providers.ErrIncomplete)
 	}
 	return data, e, nil
 }
@@ -270,15 +271,15 @@ func parentOf(rel string) string {
 	return d
 }
 
-func fileEntry(e *entry) providers.FileEntry {
-	t := map[string]string{typeFile: "file", typeDir: "dir", typeLink: "link"}[e.Type]
+func fileEntry(e *store.Entry) providers.FileEntry {
+	t := map[string]string{store.TypeFile: "file", store.TypeDir: "dir", store.TypeLink: "link"}[e.Type]
 	if t == "" {
 		t = "other"
 	}
 	return providers.FileEntry{
 		Path:    e.Path,
 		Type:    t,
-		Mode:    uint32(e.fileMode()),
+		Mode:    uint32(e.FileMode()),
 		Size:    e.Size,
 		ModTime: time.Unix(0, e.MTime).UTC(),
 		Target:  e.Target,

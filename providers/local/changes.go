@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // ChangeCadence: a local box is checked every 15 seconds; with its change
@@ -28,7 +29,7 @@ func (b *Backend) ChangeCadence() providers.Cadence {
 // host or by a restore, with no journal watching), so the local backend
 // never answers unknown.
 func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers.ChangeCheck, error) {
-	if err := checkID("box", guest.Ref); err != nil {
+	if err := store.CheckID("box", guest.Ref); err != nil {
 		return providers.ChangeCheck{}, err
 	}
 	if _, err := b.existingBox(guest); err != nil {

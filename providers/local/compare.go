@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // CompareFiles lists what differs between a snapshot and another snapshot,
@@ -54,14 +55,14 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
 	defer root.Close()
-	now := make([]entry, 0, len(found))
+	now := make([]store.Entry, 0, len(found))
 	ids := make([]fileID, 0, len(found)) // which file the scan saw at each path of now
 	for i := range found {
-		e := entryFromStat(found[i].rel, &found[i].st)
+		e := store.EntryFromStat(found[i].rel, &found[i].st)
 		if e.Type == "" || hidden(e.Path) {
 			continue
 		}
-		if e.Type == typeLink {
+		if e.Type == store.TypeLink {
 			t, err := root.Readlink(e.Path)
 			if err != nil {
 				continue // it vanished, or was swapped, while read
@@ -73,12 +74,12 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 	}
 	// Files on both sides with the same size: their hash from a stat that
 	// did not move, else from their content.
-	var known map[string]*entry
+	var known map[string]*store.Entry
 	var toHash []hashJob
 	j := 0
 	for i := range now {
 		ne := &now[i]
-		if ne.Type != typeFile {
+		if ne.Type != store.TypeFile {
 			continue
 		}
 		for j < len(old) && old[j].Path < ne.Path {
@@ -88,10 +89,10 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			continue // added
 		}
 		oe := &old[j]
-		if oe.Type != typeFile || oe.Size != ne.Size {
+		if oe.Type != store.TypeFile || oe.Size != ne.Size {
 			continue // changed by its type or size: no need to read it
 		}
-		if oe.key() == ne.key() {
+		if oe.Key() == ne.Key() {
 			ne.Hash = oe.Hash
 			continue
 		}
@@ -101,10 +102,10 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 				return nil, fmt.Errorf("compare: %w", err)
 			}
 			if known = b.statIndex(st); known == nil {
-				known = map[string]*entry{}
+				known = map[string]*store.Entry{}
 			}
 		}
-		if ke := known[ne.Path]; ke != nil && ke.Type == typeFile && ke.Hash != "" && ke.key() == ne.key() {
+		if ke := known[ne.Path]; ke != nil && ke.Type == store.TypeFile && ke.Hash != "" && ke.Key() == ne.Key() {
 			ne.Hash = ke.Hash
 		} else {
 			toHash = append(toHash, hashJob{e: ne, id: ids[i]})
@@ -118,12 +119,12 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 
 // sortedEntries gives a manifest's entries sorted by path, as a take writes
 // them; a copy is sorted only when they are not.
-func sortedEntries(es []entry) []entry {
+func sortedEntries(es []store.Entry) []store.Entry {
 	if sort.SliceIsSorted(es, func(i, j int) bool { return es[i].Path < es[j].Path }) {
 		return es
 	}
-	c := append([]entry(nil), es...)
-	sortEntries(c)
+	c := append([]store.Entry(nil), es...)
+	store.SortEntries(c)
 	return c
 }
 
@@ -135,7 +136,7 @@ func hidden(rel string) bool {
 
 // hashJob is an entry to hash and the file the scan saw at its path.
 type hashJob struct {
-	e  *entry
+	e  *store.Entry
 	id fileID
 }
 
@@ -192,10 +193,10 @@ func (b *Backend) hashAll(ctx context.Context, root *beneath, es []hashJob) erro
 // cur, both sorted by path, in path order. A folder is listed only when it
 // was added or removed, and what an added or removed folder holds is listed
 // too. boxsnap's own folder is left out.
-func diffSorted(old, cur []entry) []providers.FileChange {
+func diffSorted(old, cur []store.Entry) []providers.FileChange {
 	var out []providers.FileChange
-	size := func(e *entry) *int64 {
-		if e.Type != typeFile {
+	size := func(e *store.Entry) *int64 {
+		if e.Type != store.TypeFile {
 			return nil
 		}
 		v := e.Size
@@ -230,17 +231,17 @@ func diffSorted(old, cur []entry) []providers.FileChange {
 // link's target, a file's content, or its permission bits. A folder's own
 // times are left out: what it holds is listed instead. A current file with
 // no hash was not read (its size differs) or vanished: it changed.
-func differs(oe, ne *entry) bool {
+func differs(oe, ne *store.Entry) bool {
 	if oe.Type != ne.Type {
 		return true
 	}
-	if oe.fileMode() != ne.fileMode() {
+	if oe.FileMode() != ne.FileMode() {
 		return true
 	}
 	switch oe.Type {
-	case typeLink:
+	case store.TypeLink:
 		return oe.Target != ne.Target
-	case typeFile:
+	case store.TypeFile:
 		return oe.Size != ne.Size || ne.Hash == "" || oe.Hash != ne.Hash
 	}
 	return false
@@ -249,11 +250,11 @@ func differs(oe, ne *entry) bool {
 // changeType is a manifest type in FileEntry's words.
 func changeType(t string) string {
 	switch t {
-	case typeFile:
+	case store.TypeFile:
 		return "file"
-	case typeDir:
+	case store.TypeDir:
 		return "dir"
-	case typeLink:
+	case store.TypeLink:
 		return "link"
 	}
 	return "other"
@@ -270,7 +271,7 @@ func (b *Backend) OpenFile(ctx context.Context, ref providers.SnapshotRef, p str
 	if err != nil {
 		return nil, providers.FileEntry{}, err
 	}
-	idx, err := b.manifestIndex(m.ID)
+	idx, err := b.ManifestIndex(m.ID)
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
@@ -279,13 +280,13 @@ func (b *Backend) OpenFile(ctx context.Context, ref providers.SnapshotRef, p str
 		return nil, providers.FileEntry{}, err
 	}
 	switch e.Type {
-	case typeFile:
-	case typeLink:
+	case store.TypeFile:
+	case store.TypeLink:
 		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
 	default:
 		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
 	}
-	f, err := os.Open(b.contentPath(e.Hash))
+	f, err := os.Open(b.ContentPath(e.Hash))
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
 	}
@@ -311,7 +312,7 @@ func (r *checkedReader) Read(p []byte) (int, error) {
 		if r.left != 0 || hex.EncodeToString(r.h.Sum(nil)) != r.want {
 			why := fmt.Sprintf("Its content is damaged on disk: %s does not match its hash", r.rel)
 			r.damaged(why)
-			return n, fmt.Errorf("read %s: %w: %w", r.rel, errDamaged, providers.ErrIncomplete)
+			return n, fmt.Errorf("read %s: %w: %w", r.rel, store.ErrDamaged, providers.ErrIncomplete)
 		}
 	}
 	return n, err
@@ -331,7 +332,7 @@ func (b *Backend) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	if err != nil {
 		return err
 	}
-	idx, err := b.manifestIndex(m.ID)
+	idx, err := b.ManifestIndex(m.ID)
 	if err != nil {
 		return fmt.Errorf("download: %w", err)
 	}
@@ -339,7 +340,7 @@ func (b *Backend) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	if err != nil {
 		return err
 	}
-	if top.Type != typeDir {
+	if top.Type != store.TypeDir {
 		return fn(fileEntry(top))
 	}
 	prefix := rel + "/"

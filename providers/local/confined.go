@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/boxsnap/boxsnap/providers/local/store"
 	"golang.org/x/sys/unix"
 )
 
@@ -95,7 +96,7 @@ func readAt(dfd int, name string, limit int) ([]byte, error) {
 // not negative, then renamed over name, so a failed write leaves what was
 // there and a link put at name is replaced, not followed.
 func writeAt(dfd int, name string, data []byte, mode uint32, uid, gid int) error {
-	tmp := name + ".tmp-" + randomSuffix()
+	tmp := name + ".tmp-" + store.RandomSuffix()
 	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)

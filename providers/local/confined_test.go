@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // TestTakeNeverFollowsASwappedLink: a box that swaps one of its folders
@@ -54,7 +55,7 @@ func TestTakeNeverFollowsASwappedLink(t *testing.T) {
 		if strings.Contains(en.Target, "host-link-target") {
 			t.Errorf("%s holds the host link's target %q", en.Path, en.Target)
 		}
-		if en.Type != typeFile || strings.HasPrefix(en.Path, markerDir+"/") {
+		if en.Type != store.TypeFile || strings.HasPrefix(en.Path, markerDir+"/") {
 			continue
 		}
 		data, _, err := e.b.snapshotFile(m, en.Path, 1<<20)

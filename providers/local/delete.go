@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // collectTimeout bounds the clean-up after a failed take, which runs even
@@ -33,10 +34,10 @@ const (
 // already gone succeeds.
 func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
 	id := snapID(ref)
-	if err := checkID("snapshot", id); err != nil {
+	if err := store.CheckID("snapshot", id); err != nil {
 		return err
 	}
-	dir := b.snapDir(id)
+	dir := b.SnapDir(id)
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -57,28 +58,28 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err := step(deleteMark); err != nil {
 		return err
 	}
-	if err := markDeleting(filepath.Join(dir, fileDeleting)); err != nil {
+	if err := markDeleting(filepath.Join(dir, store.FileDeleting)); err != nil {
 		return stopped(deleteMark, err)
 	}
-	lock, err := b.lockStore(ctx, true)
+	lock, err := b.LockStore(ctx, true)
 	if err != nil {
 		return stopped(deleteMark, err)
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 
 	if err := step(deleteManifest); err != nil {
 		return err
 	}
 	var candidates map[string]int64
-	var m manifest
-	if err := readChecked(filepath.Join(dir, fileManifest), &m); err == nil {
-		candidates = m.hashes()
+	var m store.Manifest
+	if err := store.ReadChecked(filepath.Join(dir, store.FileManifest), &m); err == nil {
+		candidates = m.Hashes()
 	}
-	if err := os.Remove(filepath.Join(dir, fileManifest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(dir, store.FileManifest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return stopped(deleteManifest, err)
 	}
-	b.cache.forget(id)
-	if err := syncDir(dir); err != nil {
+	b.Cache.Forget(id)
+	if err := store.SyncDir(dir); err != nil {
 		return stopped(deleteManifest, err)
 	}
 
@@ -103,7 +104,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err := os.RemoveAll(dir); err != nil {
 		return stopped(deleteFolder, err)
 	}
-	if err := syncDir(b.path(dirSnapshots)); err != nil {
+	if err := store.SyncDir(b.Path(store.DirSnapshots)); err != nil {
 		return stopped(deleteFolder, err)
 	}
 	b.log.Debug("local backend: snapshot deleted", "snapshot", id, "freed", freed)
@@ -125,13 +126,13 @@ func markDeleting(path string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return syncDir(filepath.Dir(path))
+	return store.SyncDir(filepath.Dir(path))
 }
 
 // referenced reads every manifest and gives the content they name. It is
 // called with the store locked exclusive, so no take is half-way.
 func (b *Backend) referenced(ctx context.Context) (map[string]struct{}, error) {
-	dirs, err := os.ReadDir(b.path(dirSnapshots))
+	dirs, err := os.ReadDir(b.Path(store.DirSnapshots))
 	if err != nil {
 		return nil, fmt.Errorf("read the snapshots: %w", err)
 	}
@@ -143,14 +144,14 @@ func (b *Backend) referenced(ctx context.Context) (map[string]struct{}, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		m, err := b.manifest(d.Name())
+		m, err := b.Manifest(d.Name())
 		if err != nil {
 			// A missing manifest is a snapshot being deleted; a damaged one
 			// is never restored, so its content is not kept for it.
 			continue
 		}
 		for i := range m.Entries {
-			if m.Entries[i].Type == typeFile {
+			if m.Entries[i].Type == store.TypeFile {
 				out[m.Entries[i].Hash] = struct{}{}
 			}
 		}
@@ -168,12 +169,12 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 	}
 	var freed int64
 	remove := func(h string) error {
-		fi, err := os.Lstat(b.contentPath(h))
+		fi, err := os.Lstat(b.ContentPath(h))
 		if err != nil {
 			return nil
 		}
 		b.present.forget()
-		if err := os.Remove(b.contentPath(h)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(b.ContentPath(h)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("free content %s: %w", h[:12], err)
 		}
 		freed += fi.Size()
@@ -195,12 +196,12 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 		}
 		return freed, nil
 	}
-	subs, err := os.ReadDir(b.path(dirContent))
+	subs, err := os.ReadDir(b.Path(store.DirContent))
 	if err != nil {
 		return 0, fmt.Errorf("read the content: %w", err)
 	}
 	for _, s := range subs {
-		files, err := os.ReadDir(b.path(dirContent, s.Name()))
+		files, err := os.ReadDir(b.Path(store.DirContent, s.Name()))
 		if err != nil {
 			return freed, fmt.Errorf("read the content: %w", err)
 		}
@@ -214,15 +215,15 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 			}
 		}
 	}
-	dirs, _ := os.ReadDir(b.path(dirSnapshots))
+	dirs, _ := os.ReadDir(b.Path(store.DirSnapshots))
 	for _, d := range dirs {
-		if strings.HasPrefix(d.Name(), takingPrefix) {
-			_ = os.RemoveAll(b.path(dirSnapshots, d.Name()))
+		if strings.HasPrefix(d.Name(), store.TakingPrefix) {
+			_ = os.RemoveAll(b.Path(store.DirSnapshots, d.Name()))
 		}
 	}
-	tmps, _ := os.ReadDir(b.path(dirTmp))
+	tmps, _ := os.ReadDir(b.Path(store.DirTmp))
 	for _, t := range tmps {
-		_ = os.RemoveAll(b.path(dirTmp, t.Name()))
+		_ = os.RemoveAll(b.Path(store.DirTmp, t.Name()))
 	}
 	return freed, nil
 }
@@ -231,11 +232,11 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 // takes cut short by a crash. It waits for running takes to finish. It
 // answers the bytes it freed.
 func (b *Backend) Sweep(ctx context.Context) (int64, error) {
-	lock, err := b.lockStore(ctx, true)
+	lock, err := b.LockStore(ctx, true)
 	if err != nil {
 		return 0, err
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	return b.sweepLocked(ctx, nil)
 }
 
@@ -246,12 +247,12 @@ func (b *Backend) collect(ctx context.Context, added []string) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), collectTimeout)
 	defer cancel()
-	lock, err := b.lockStore(ctx, true)
+	lock, err := b.LockStore(ctx, true)
 	if err != nil {
 		b.log.Warn("local backend: could not collect a failed take's content", "err", err)
 		return
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	cands := make(map[string]int64, len(added))
 	for _, h := range added {
 		cands[h] = 0

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // allocated is what a file holds on disk: st_blocks times 512.
@@ -72,7 +73,7 @@ func TestTakeKeepsSparseFiles(t *testing.T) {
 	want := fileHash(t, p)
 
 	taken, ref := e.take(t)
-	m, err := e.b.manifest(taken.Ref)
+	m, err := e.b.Manifest(taken.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestTakeKeepsSparseFiles(t *testing.T) {
 	if hash == "" {
 		t.Fatal("disk.img is not in the snapshot")
 	}
-	if a := allocated(t, e.b.contentPath(hash)); a > 1<<20 {
+	if a := allocated(t, e.b.ContentPath(hash)); a > 1<<20 {
 		t.Fatalf("the take's copy of a 1 GiB sparse file holding 12 KiB of data holds %d bytes on disk; want under 1 MiB", a)
 	}
 
@@ -182,7 +183,7 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 		if n := contentCount(t, b); n != 0 {
 			t.Fatalf("a refused import left %d content files", n)
 		}
-		if left, _ := os.ReadDir(b.path(dirTmp)); len(left) != 0 {
+		if left, _ := os.ReadDir(b.Path(store.DirTmp)); len(left) != 0 {
 			t.Fatalf("a refused import left %d files in tmp", len(left))
 		}
 	}
@@ -272,7 +273,7 @@ func TestBoxDiskBounded(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	logPath := b.path(dirState, g.Ref+".log")
+	logPath := b.Path(store.DirState, g.Ref+".log")
 	var log []byte
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		log, _ = os.ReadFile(logPath)
@@ -316,7 +317,7 @@ func TestBoxDiskBounded(t *testing.T) {
 		t.Fatal("a file written before the box ran was lost")
 	}
 	taken, _ := e.take(t)
-	m, err := b.manifest(taken.Ref)
+	m, err := b.Manifest(taken.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +432,7 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 	if st.DiskStop.BoundBytes != bound || st.DiskStop.UsedBytes <= bound {
 		t.Fatalf("the box's status says it stopped at %+v, want its bound of %d and more used", *st.DiskStop, bound)
 	}
-	log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
+	log, _ := os.ReadFile(b.Path(store.DirState, g.Ref+".log"))
 	if !strings.Contains(string(log), "stopped at the disk bound: bound=33554432 bytes") {
 		t.Fatalf("the box's log does not say it reached its bound: %q", log)
 	}
@@ -439,7 +440,7 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 		t.Fatal("a file written before the box ran was lost")
 	}
 	taken, _ := e.take(t)
-	m, err := b.manifest(taken.Ref)
+	m, err := b.Manifest(taken.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}

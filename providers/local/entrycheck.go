@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // The bounds of a manifest that comes from elsewhere (an archive) or that a
@@ -73,7 +75,7 @@ func checkRel(p string) string {
 // named by a SHA-256 and given one size; a link's target bounded (it is
 // data: a link may point anywhere, nothing is written through it). It
 // answers the first entry that fails, in the manifest's order.
-func checkEntries(es []entry) error {
+func checkEntries(es []store.Entry) error {
 	if len(es) > maxEntries {
 		return fmt.Errorf("it has %d entries, more than the %d a manifest may have", len(es), maxEntries)
 	}
@@ -88,7 +90,7 @@ func checkEntries(es []entry) error {
 			return &badEntryError{e.Path, "is listed twice"}
 		}
 		switch e.Type {
-		case typeFile:
+		case store.TypeFile:
 			if !isHash(e.Hash) {
 				return &badEntryError{e.Path, "is a file whose content is not named by a SHA-256"}
 			}
@@ -99,21 +101,21 @@ func checkEntries(es []entry) error {
 				return &badEntryError{e.Path, fmt.Sprintf("gives content %s another size than an earlier entry does", e.Hash[:12])}
 			}
 			sizes[e.Hash] = e.Size
-		case typeLink:
+		case store.TypeLink:
 			if len(e.Target) > maxTargetBytes {
 				return &badEntryError{e.Path, fmt.Sprintf("is a link whose target is longer than %d bytes", maxTargetBytes)}
 			}
 			if strings.IndexByte(e.Target, 0) >= 0 {
 				return &badEntryError{e.Path, "is a link whose target has a NUL byte"}
 			}
-		case typeDir, typeFIFO:
+		case store.TypeDir, store.TypeFIFO:
 		default:
 			return &badEntryError{e.Path, fmt.Sprintf("is of an unknown type %q", e.Type)}
 		}
 		types[e.Path] = e.Type
 	}
 	switch types["."] {
-	case typeDir:
+	case store.TypeDir:
 	case "":
 		return fmt.Errorf(`it has no entry "." for the box's own folder`)
 	default:
@@ -126,10 +128,10 @@ func checkEntries(es []entry) error {
 		}
 		dir := path.Dir(p)
 		switch types[dir] {
-		case typeDir:
+		case store.TypeDir:
 		case "":
 			return &badEntryError{p, fmt.Sprintf("lies in %q, which is not an entry of the manifest", dir)}
-		case typeLink:
+		case store.TypeLink:
 			return &badEntryError{p, fmt.Sprintf("lies beneath the link %q", dir)}
 		default:
 			return &badEntryError{p, fmt.Sprintf("lies beneath %q, which is not a folder", dir)}
@@ -152,7 +154,7 @@ const minEntryBytes = 12
 // than the body can hold: the decoder makes room for every entry it is
 // told of before it reads one.
 func checkEntryCount(body []byte) error {
-	p, ok := bytes.CutPrefix(body, []byte(manifestMagic))
+	p, ok := bytes.CutPrefix(body, []byte(store.ManifestMagic))
 	if !ok {
 		return errors.New("it is not a manifest")
 	}

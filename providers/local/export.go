@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // An archive is a gzip-compressed tar holding, in this order:
@@ -58,13 +59,13 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	raw, err := os.ReadFile(filepath.Join(b.snapDir(m.ID), fileManifest))
+	raw, err := os.ReadFile(filepath.Join(b.SnapDir(m.ID), store.FileManifest))
 	if err != nil {
 		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
 	}
 	skip := map[string]int64{}
 	if opts.Scrub != nil {
-		if err := checkID("copy", opts.AsID); err != nil {
+		if err := store.CheckID("copy", opts.AsID); err != nil {
 			return err
 		}
 		c, rep, err := b.scrubManifest(ctx, m, *opts.Scrub)
@@ -75,12 +76,12 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 			return &providers.BlockedError{Blocked: rep.Blocked}
 		}
 		c.ID, c.Parent = opts.AsID, ""
-		if raw, err = encodeChecked(c); err != nil {
+		if raw, err = store.EncodeChecked(c); err != nil {
 			return fmt.Errorf("export a copy of %s: %w", m.ID, err)
 		}
 		m, opts.Base = c, nil
 	}
-	info := archiveInfo{Format: archiveFormat, ID: m.ID, Name: opts.Name, Parent: m.Parent, ManifestSum: sha256Hex(raw)}
+	info := archiveInfo{Format: archiveFormat, ID: m.ID, Name: opts.Name, Parent: m.Parent, ManifestSum: store.Sha256Hex(raw)}
 	if info.Name == "" {
 		info.Name = m.ID
 	}
@@ -89,14 +90,14 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		if err != nil {
 			return fmt.Errorf("export against base: %w", err)
 		}
-		skip = bm.hashes()
+		skip = bm.Hashes()
 		info.Base = bm.ID
 	}
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	// Content is mostly compressed or random already: the fastest level
 	// keeps an export near the disk's speed.
 	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
@@ -120,7 +121,7 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
 	}
 	hashes := make([]string, 0)
-	for h := range m.hashes() {
+	for h := range m.Hashes() {
 		if _, ok := skip[h]; !ok {
 			hashes = append(hashes, h)
 		}
@@ -131,7 +132,7 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 			return err
 		}
 		if err := b.exportContent(tw, h, now); err != nil {
-			if errors.Is(err, errDamaged) {
+			if errors.Is(err, store.ErrDamaged) {
 				b.markDamaged(m.ID, "Its content is damaged on disk: "+err.Error())
 			}
 			return fmt.Errorf("export snapshot %s: %w", m.ID, err)
@@ -149,9 +150,9 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 // exportContent streams one content file into the archive, checking its hash
 // as it goes.
 func (b *Backend) exportContent(tw *tar.Writer, h string, now time.Time) error {
-	f, err := os.Open(b.contentPath(h))
+	f, err := os.Open(b.ContentPath(h))
 	if err != nil {
-		return fmt.Errorf("%w: content %s is missing", errDamaged, h[:12])
+		return fmt.Errorf("%w: content %s is missing", store.ErrDamaged, h[:12])
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -166,7 +167,7 @@ func (b *Backend) exportContent(tw *tar.Writer, h string, now time.Time) error {
 		return err
 	}
 	if hex.EncodeToString(sum.Sum(nil)) != h {
-		return fmt.Errorf("%w: content %s does not match its hash", errDamaged, h[:12])
+		return fmt.Errorf("%w: content %s does not match its hash", store.ErrDamaged, h[:12])
 	}
 	return nil
 }
@@ -180,7 +181,7 @@ type group struct {
 type staged struct {
 	info     archiveInfo
 	raw      []byte
-	m        manifest
+	m        store.Manifest
 	already  bool
 	position int
 }
@@ -194,14 +195,14 @@ type staged struct {
 // root, writes: each one is checked whole as it is read (unpack), before any
 // of its content is kept, and made this host's (mapImported).
 func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
-	if err := checkID("group", opts.Group); err != nil {
+	if err := store.CheckID("group", opts.Group); err != nil {
 		return nil, err
 	}
 	who, err := b.importUser(opts.Group)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	stage, err := os.MkdirTemp(b.path(dirTmp), "import-")
+	stage, err := os.MkdirTemp(b.Path(store.DirTmp), "import-")
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
@@ -211,11 +212,11 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 		return nil, err
 	}
 
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	g, err := b.readGroup(opts.Group)
@@ -283,7 +284,7 @@ func (b *Backend) unpackBatch(ctx context.Context, stage string, archives []io.R
 // readGroup reads the group's members, none when it has no file yet.
 func (b *Backend) readGroup(name string) (group, error) {
 	g := group{Members: map[string]string{}}
-	if data, err := os.ReadFile(b.groupFile(name)); err == nil {
+	if data, err := os.ReadFile(b.GroupFile(name)); err == nil {
 		if err := json.Unmarshal(data, &g); err != nil {
 			return g, fmt.Errorf("import: read group %s: %w", name, err)
 		}
@@ -310,14 +311,14 @@ func (b *Backend) checkBatch(batch []*staged, g group, groupName string) ([]*sta
 			continue
 		}
 		byID[s.info.ID] = s
-		if raw, err := os.ReadFile(filepath.Join(b.snapDir(s.info.ID), fileManifest)); err == nil {
+		if raw, err := os.ReadFile(filepath.Join(b.SnapDir(s.info.ID), store.FileManifest)); err == nil {
 			// Held as the archive has it (taken here), or as an import of
 			// it made it this host's.
-			if sum := sha256Hex(raw); sum != s.info.ManifestSum && sum != sha256Hex(s.raw) {
+			if sum := store.Sha256Hex(raw); sum != s.info.ManifestSum && sum != store.Sha256Hex(s.raw) {
 				return nil, importRefused("Snapshot %s (archive %d) is already held here with different content", s.info.ID, s.position)
 			}
 			s.already = true
-		} else if _, err := os.Lstat(b.snapDir(s.info.ID)); err == nil {
+		} else if _, err := os.Lstat(b.SnapDir(s.info.ID)); err == nil {
 			return nil, importRefused("Snapshot %s (archive %d) is already here, incomplete: delete it first", s.info.ID, s.position)
 		}
 		if other, ok := names[s.info.Name]; ok && other != s.info.ID {
@@ -336,11 +337,11 @@ func (b *Backend) checkBatch(batch []*staged, g group, groupName string) ([]*sta
 // snapshots name is in the batch, staged, or in the store.
 func (b *Backend) checkBatchContent(stage string, unique []*staged) error {
 	for _, s := range unique {
-		for h, size := range s.m.hashes() {
+		for h, size := range s.m.Hashes() {
 			if fi, err := os.Lstat(filepath.Join(stage, "content", h)); err == nil && fi.Size() == size {
 				continue
 			}
-			if fi, err := os.Lstat(b.contentPath(h)); err == nil && fi.Size() == size {
+			if fi, err := os.Lstat(b.ContentPath(h)); err == nil && fi.Size() == size {
 				continue
 			}
 			return importRefused("Snapshot %s (archive %d) needs content %s that neither the batch nor this store holds: add the archive of its base to the batch", s.info.ID, s.position, h[:12])
@@ -373,7 +374,7 @@ func (b *Backend) checkImportRoom(roomPercent int, budget *importBudget) error {
 func (b *Backend) publishBatch(ctx context.Context, stage string, unique []*staged, g group, groupName string) ([]providers.ImportedSnapshot, error) {
 	staged, _ := os.ReadDir(filepath.Join(stage, "content"))
 	for _, c := range staged {
-		dst := b.contentPath(c.Name())
+		dst := b.ContentPath(c.Name())
 		if _, err := os.Lstat(dst); err == nil {
 			continue
 		}
@@ -400,7 +401,7 @@ func (b *Backend) publishBatch(ctx context.Context, stage string, unique []*stag
 		})
 	}
 	data, _ := json.Marshal(g)
-	if err := writeFileAtomic(b.groupFile(groupName), data, 0o600); err != nil {
+	if err := store.WriteFileAtomic(b.GroupFile(groupName), data, 0o600); err != nil {
 		return out, fmt.Errorf("import: write group %s: %w", groupName, err)
 	}
 	return out, nil
@@ -469,7 +470,7 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 			if err := checkImported(s, who); err != nil {
 				return nil, err
 			}
-			want = s.m.hashes()
+			want = s.m.Hashes()
 		case strings.HasPrefix(hdr.Name, archiveContent):
 			h := strings.TrimPrefix(hdr.Name, archiveContent)
 			if !isHash(h) {
@@ -501,7 +502,7 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 	if s.info.Name == "" {
 		s.info.Name = s.info.ID
 	}
-	if err := checkID("member name", s.info.Name); err != nil {
+	if err := store.CheckID("member name", s.info.Name); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -515,27 +516,27 @@ func checkImported(s *staged, who runAs) error {
 	refuse := func(format string, a ...any) error {
 		return &providers.RefusedError{Why: fmt.Sprintf(format, a...)}
 	}
-	if err := checkID("snapshot", s.info.ID); err != nil {
+	if err := store.CheckID("snapshot", s.info.ID); err != nil {
 		return err
 	}
-	if sha256Hex(s.raw) != s.info.ManifestSum {
+	if store.Sha256Hex(s.raw) != s.info.ManifestSum {
 		return refuse("the manifest of snapshot %s does not match its checksum", s.info.ID)
 	}
-	body, err := checkedBody(s.raw, fileManifest)
+	body, err := store.CheckedBody(s.raw, store.FileManifest)
 	if err != nil {
 		return refuse("the manifest of snapshot %s is damaged (%v)", s.info.ID, err)
 	}
 	if err := checkEntryCount(body); err != nil {
 		return refuse("the manifest of snapshot %s is refused: %v", s.info.ID, err)
 	}
-	if err := decodeBody(body, &s.m, fileManifest); err != nil {
+	if err := store.DecodeBody(body, &s.m, store.FileManifest); err != nil {
 		return refuse("the manifest of snapshot %s is damaged (%v)", s.info.ID, err)
 	}
 	if s.m.ID != s.info.ID {
 		return refuse("its manifest is of snapshot %s, not %s", s.m.ID, s.info.ID)
 	}
 	if s.m.Parent != "" {
-		if err := checkID("parent snapshot", s.m.Parent); err != nil {
+		if err := store.CheckID("parent snapshot", s.m.Parent); err != nil {
 			return err
 		}
 	}
@@ -543,7 +544,7 @@ func checkImported(s *staged, who runAs) error {
 		return refuse("the manifest of snapshot %s is refused: %v", s.info.ID, err)
 	}
 	mapImported(&s.m, who)
-	if s.raw, err = encodeChecked(&s.m); err != nil {
+	if s.raw, err = store.EncodeChecked(&s.m); err != nil {
 		return fmt.Errorf("the manifest of snapshot %s: %w", s.info.ID, err)
 	}
 	return nil
@@ -555,14 +556,14 @@ func checkImported(s *staged, who runAs) error {
 // (a box's folder is one other users of the host may reach), no stat cache
 // of another host's files, and its entries in order, a folder before what
 // it holds.
-func mapImported(m *manifest, who runAs) {
+func mapImported(m *store.Manifest, who runAs) {
 	for i := range m.Entries {
 		e := &m.Entries[i]
 		e.UID, e.GID = who.uid, who.gid
 		e.Mode &= uint32(fs.ModePerm)
 		e.Ino, e.CTime = 0, 0
 	}
-	sortEntries(m.Entries)
+	store.SortEntries(m.Entries)
 }
 
 // importBudget is what one import's batch may still unpack: at most max in
@@ -627,7 +628,7 @@ func (b *Backend) stageContent(r io.Reader, dir, h string) error {
 // publishImported writes an imported snapshot's folder: its manifest byte for
 // byte, and a label of this install for the group's box.
 func (b *Backend) publishImported(ctx context.Context, s *staged, group string) error {
-	tmp := b.path(dirSnapshots, takingPrefix+s.info.ID+"-"+randomSuffix())
+	tmp := b.Path(store.DirSnapshots, store.TakingPrefix+s.info.ID+"-"+store.RandomSuffix())
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return err
 	}
@@ -637,23 +638,23 @@ func (b *Backend) publishImported(ctx context.Context, s *staged, group string) 
 			_ = os.RemoveAll(tmp)
 		}
 	}()
-	lab := label{Label: providers.Label{Install: b.install, Box: group, Snapshot: s.info.ID, ResetVersion: s.m.ResetVersion}, TakenAt: s.m.CapturedAt}
-	ldata, err := encodeChecked(lab)
+	lab := store.Label{Label: providers.Label{Install: b.install, Box: group, Snapshot: s.info.ID, ResetVersion: s.m.ResetVersion}, TakenAt: s.m.CapturedAt}
+	ldata, err := store.EncodeChecked(lab)
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(tmp, fileManifest), s.raw, 0o600); err != nil {
+	if err := store.WriteFileAtomic(filepath.Join(tmp, store.FileManifest), s.raw, 0o600); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(tmp, fileLabel), ldata, 0o600); err != nil {
+	if err := store.WriteFileAtomic(filepath.Join(tmp, store.FileLabel), ldata, 0o600); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, b.snapDir(s.info.ID)); err != nil {
+	if err := os.Rename(tmp, b.SnapDir(s.info.ID)); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s appeared while it was imported", s.info.ID)}
 		}
 		return err
 	}
 	ok = true
-	return syncDir(b.path(dirSnapshots))
+	return store.SyncDir(b.Path(store.DirSnapshots))
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // within fails the test when fn does not return in a few seconds: a pipe
@@ -65,13 +66,13 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got *entry
+	var got *store.Entry
 	for i := range m.Entries {
 		if m.Entries[i].Path == "a.txt" {
 			got = &m.Entries[i]
 		}
 	}
-	if got == nil || got.Type != typeFIFO {
+	if got == nil || got.Type != store.TypeFIFO {
 		t.Fatalf("the take recorded a.txt as %+v, not as the pipe there now", got)
 	}
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // ForkSnapshot makes a new box folder from a snapshot and cleans it of its
@@ -32,18 +33,18 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if m.ResetVersion == 0 {
 		return providers.Guest{}, &providers.RefusedError{Why: providers.NoResetWords(m.Guest.Ref)}
 	}
-	if err := checkID("box", box.ID); err != nil {
+	if err := store.CheckID("box", box.ID); err != nil {
 		return providers.Guest{}, err
 	}
-	dst := b.boxDir(box.ID)
+	dst := b.Store.BoxDir(box.ID)
 	if _, err := os.Lstat(dst); err == nil {
 		return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("A box folder named %s already exists", box.ID)}
 	}
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	// The fork runs as its source does: the same command, user,
 	// environment and limits (its box template's), never the defaults.
 	src, _ := b.readState(m.Guest.Ref)
@@ -111,10 +112,10 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 // folder, moved to the box's names once clean), else a plain folder. A
 // snapshot whose files hold more than that room is refused, with nothing
 // left: the fork would fail half-way.
-func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound int64) (tmp, tmpImg string, image bool, err error) {
-	suffix := randomSuffix()
-	tmp = b.path(dirBoxes, ".fork-"+box+"-"+suffix)
-	tmpImg = b.path(dirDisks, ".fork-"+box+"-"+suffix+".img")
+func (b *Backend) forkFolder(ctx context.Context, m *store.Manifest, box string, bound int64) (tmp, tmpImg string, image bool, err error) {
+	suffix := store.RandomSuffix()
+	tmp = b.Path(store.DirBoxes, ".fork-"+box+"-"+suffix)
+	tmpImg = b.Path(dirDisks, ".fork-"+box+"-"+suffix+".img")
 	if image, err = b.makeBoxFolder(ctx, tmp, tmpImg, bound); err != nil {
 		return "", "", false, fmt.Errorf("fork: %w", err)
 	}

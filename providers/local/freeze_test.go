@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // TestTakeFreezesEveryProcess: a box process that leaves the box's
@@ -94,7 +95,7 @@ func takeFreezesEveryProcess(t *testing.T, c cgroups) {
 	deadline := time.Now().Add(10 * time.Second)
 	for loop == 0 || size() < 100 {
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(e.b.path(dirState, e.g.Ref+".log"))
+			log, _ := os.ReadFile(e.b.Path(store.DirState, e.g.Ref+".log"))
 			t.Fatalf("the box's setsid loop did not start; its log: %s", log)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -189,7 +190,7 @@ func TestStartRemovesEmptyCgroupsLeftByACrash(t *testing.T) {
 				other = "cafef00d"
 			}
 			left := filepath.Join(c.root, e.g.Ref+"-"+tag+"-aaaaaaaa")
-			released := filepath.Join(c.root, "bxreleased"+randomSuffix()[:6]+"-"+tag+"-bbbbbbbb")
+			released := filepath.Join(c.root, "bxreleased"+store.RandomSuffix()[:6]+"-"+tag+"-bbbbbbbb")
 			live := filepath.Join(c.root, e.g.Ref+"-"+tag+"-cccccccc")
 			others := filepath.Join(c.root, e.g.Ref+"-"+other+"-dddddddd")
 			for _, cg := range []string{left, released, live, others} {

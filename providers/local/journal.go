@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // The change journal. While a box runs, an inotify instance watches every
@@ -376,16 +377,16 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 	// as the journal's answer does while the box runs.
 	// The restore's stat cache holds that snapshot's entries with the stat
 	// of each file as the restore wrote it.
-	var prev map[string]*entry
+	var prev map[string]*store.Entry
 	restored := false
-	if st.StatCache != "" && b.wholeSnapshot(st.StatCache) {
-		var m manifest
-		if readChecked(b.statCacheFile(guest.Ref), &m) == nil {
-			prev, restored = m.byPath(), true
+	if st.StatCache != "" && b.WholeSnapshot(st.StatCache) {
+		var m store.Manifest
+		if store.ReadChecked(b.StatCacheFile(guest.Ref), &m) == nil {
+			prev, restored = m.ByPath(), true
 		}
 	}
 	if !restored {
-		if prev, err = b.manifestIndex(st.Last); err != nil {
+		if prev, err = b.ManifestIndex(st.Last); err != nil {
 			return Change{Changed: true, Why: "the last take's manifest is unreadable"}, nil
 		}
 	}
@@ -403,16 +404,16 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 	n := 0
 	for i := range found {
 		s := &found[i]
-		e := entryFromStat(s.rel, &s.st)
+		e := store.EntryFromStat(s.rel, &s.st)
 		if e.Type == "" || slices.Contains(boxsnapsOwn, s.rel) {
 			continue
 		}
 		n++
 		pe := prev[s.rel]
-		if pe == nil || pe.Type != e.Type || pe.key() != e.key() || pe.Mode != e.Mode ||
+		if pe == nil || pe.Type != e.Type || pe.Key() != e.Key() || pe.Mode != e.Mode ||
 			pe.UID != e.UID || pe.GID != e.GID || pe.MTime != e.MTime {
 			out.Changed = true
-			if e.Type != typeDir {
+			if e.Type != store.TypeDir {
 				out.Paths++ // a folder changes with what it holds
 			}
 		}
@@ -850,21 +851,21 @@ func linkedIn(found []scanned) []linkedFile {
 
 // journalBase reads what the cut's record is relative to: the last take's
 // manifest, or the stat cache a restore left.
-func (b *Backend) journalBase(st boxState) (*manifest, bool, error) {
+func (b *Backend) journalBase(st boxState) (*store.Manifest, bool, error) {
 	if st.StatCache != "" {
-		if !b.wholeSnapshot(st.StatCache) {
+		if !b.WholeSnapshot(st.StatCache) {
 			return nil, false, errors.New("the restored snapshot is deleted or being deleted")
 		}
-		var m manifest
-		if err := readChecked(b.statCacheFile(st.ID), &m); err != nil {
+		var m store.Manifest
+		if err := store.ReadChecked(b.StatCacheFile(st.ID), &m); err != nil {
 			return nil, false, fmt.Errorf("the stat cache is unreadable (%v)", err)
 		}
 		return &m, true, nil
 	}
-	if !b.wholeSnapshot(st.Last) {
+	if !b.WholeSnapshot(st.Last) {
 		return nil, false, errors.New("the last take is deleted or being deleted")
 	}
-	m, err := b.manifest(st.Last)
+	m, err := b.Manifest(st.Last)
 	if err != nil {
 		return nil, false, fmt.Errorf("the last take's manifest is unreadable (%v)", err)
 	}
@@ -892,7 +893,7 @@ func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c jo
 // readChanged builds the box's paths from base and the changed paths. After
 // a restore (restored), the stat cache knows files only: every other path is
 // stat'ed again, and every file whose content it does not know.
-func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, restored bool, dirty map[string]uint8, linked map[uint64]bool) ([]scanned, int, error) {
+func (b *Backend) readChanged(ctx context.Context, dir string, base *store.Manifest, restored bool, dirty map[string]uint8, linked map[uint64]bool) ([]scanned, int, error) {
 	c := newChangedRead(dir, base, linked)
 	defer c.r.close()
 	subtrees, selfs := c.dirtyPaths(dirty, restored)
@@ -917,7 +918,7 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 // which of them are replaced or gone, the paths found so far and how many
 // were read from the disk.
 type changedRead struct {
-	es     []entry
+	es     []store.Entry
 	r      *resolver
 	drop   []bool          // base entries replaced or gone
 	sweep  map[uint64]bool // inodes whose other names changed too (hard links)
@@ -928,11 +929,11 @@ type changedRead struct {
 
 // newChangedRead starts a readChanged of dir from base, with the inodes
 // of linked to sweep; the caller closes its resolver.
-func newChangedRead(dir string, base *manifest, linked map[uint64]bool) *changedRead {
+func newChangedRead(dir string, base *store.Manifest, linked map[uint64]bool) *changedRead {
 	es := base.Entries
 	if !sort.SliceIsSorted(es, func(i, k int) bool { return es[i].Path < es[k].Path }) {
-		es = append([]entry(nil), es...)
-		sortEntries(es)
+		es = append([]store.Entry(nil), es...)
+		store.SortEntries(es)
 	}
 	c := &changedRead{
 		es:     es,
@@ -986,7 +987,7 @@ func (c *changedRead) dirtyPaths(dirty map[string]uint8, restored bool) (subtree
 	}
 	if restored {
 		for i := range c.es {
-			if c.es[i].Type != typeFile || c.es[i].Hash == "" {
+			if c.es[i].Type != store.TypeFile || c.es[i].Hash == "" {
 				selfs = append(selfs, c.es[i].Path)
 			}
 		}
@@ -1017,11 +1018,11 @@ func (c *changedRead) statOne(p string) (bool, error) {
 	c.stated[p] = true
 	c.read++
 	i := c.find(p)
-	var pe *entry
+	var pe *store.Entry
 	if i >= 0 {
 		pe = &c.es[i]
 		c.drop[i] = true
-		if pe.Type != typeDir {
+		if pe.Type != store.TypeDir {
 			c.sweep[pe.Ino] = true
 		}
 	}
@@ -1031,16 +1032,16 @@ func (c *changedRead) statOne(p string) (bool, error) {
 		return false, err
 	}
 	if !ok {
-		if pe != nil && pe.Type == typeDir {
+		if pe != nil && pe.Type == store.TypeDir {
 			c.dropUnder(p)
 		}
 		return true, nil
 	}
 	isDir := s.Mode&unix.S_IFMT == unix.S_IFDIR
-	if isDir && (pe == nil || pe.Type != typeDir || pe.Ino != s.Ino) {
+	if isDir && (pe == nil || pe.Type != store.TypeDir || pe.Ino != s.Ino) {
 		return false, nil // a new folder: read it whole
 	}
-	if !isDir && pe != nil && pe.Type == typeDir {
+	if !isDir && pe != nil && pe.Type == store.TypeDir {
 		c.dropUnder(p)
 	}
 	if s.Mode&unix.S_IFMT != unix.S_IFDIR && s.Nlink > 1 {
@@ -1079,7 +1080,7 @@ func (b *Backend) readTops(ctx context.Context, c *changedRead, dir string, tops
 	for _, p := range tops {
 		if i := c.find(p); i >= 0 {
 			c.drop[i] = true
-			if es[i].Type != typeDir {
+			if es[i].Type != store.TypeDir {
 				c.sweep[es[i].Ino] = true
 			}
 		}
@@ -1120,7 +1121,7 @@ func (c *changedRead) sweepLinks() error {
 	for seen := -1; len(c.sweep) > 0 && seen != len(c.sweep); {
 		seen = len(c.sweep)
 		for i := range es {
-			if !c.drop[i] && es[i].Type != typeDir && c.sweep[es[i].Ino] {
+			if !c.drop[i] && es[i].Type != store.TypeDir && c.sweep[es[i].Ino] {
 				ok, err := c.statOne(es[i].Path)
 				if err != nil {
 					return err
@@ -1170,7 +1171,7 @@ func checkFolders(out []scanned) error {
 	return nil
 }
 
-func entryAt(es []entry, i int) *entry {
+func entryAt(es []store.Entry, i int) *store.Entry {
 	if i < 0 {
 		return nil
 	}
@@ -1214,10 +1215,10 @@ func folderOf(rel string) string {
 
 // statOfEntry gives the stat a manifest entry records, for a path the journal
 // says did not change since.
-func statOfEntry(e *entry) unix.Stat_t {
+func statOfEntry(e *store.Entry) unix.Stat_t {
 	var st unix.Stat_t
 	mode := uint32(e.Mode & 0o777)
-	fm := e.fileMode()
+	fm := e.FileMode()
 	if fm&fs.ModeSetuid != 0 {
 		mode |= unix.S_ISUID
 	}
@@ -1228,11 +1229,11 @@ func statOfEntry(e *entry) unix.Stat_t {
 		mode |= unix.S_ISVTX
 	}
 	switch e.Type {
-	case typeDir:
+	case store.TypeDir:
 		mode |= unix.S_IFDIR
-	case typeLink:
+	case store.TypeLink:
 		mode |= unix.S_IFLNK
-	case typeFIFO:
+	case store.TypeFIFO:
 		mode |= unix.S_IFIFO
 	default:
 		mode |= unix.S_IFREG

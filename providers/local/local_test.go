@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 type env struct {
@@ -41,7 +42,7 @@ func setupAt(t *testing.T, root, command string) env {
 		t.Fatalf("New: %v", err)
 	}
 	unmountAtEnd(t, b)
-	box := "bx" + randomSuffix()[:12]
+	box := "bx" + store.RandomSuffix()[:12]
 	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: "linux"}, Command: command})
 	if err != nil {
 		t.Fatalf("Acquire: %v", err)
@@ -102,7 +103,7 @@ func (e env) held(t *testing.T, id string) (providers.HeldSnapshot, bool) {
 func contentCount(t *testing.T, b *Backend) int {
 	t.Helper()
 	n := 0
-	err := filepath.WalkDir(b.path(dirContent), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(b.Path(store.DirContent), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			n++
 		}
@@ -446,8 +447,8 @@ func TestADiskFillingDuringATakeFailsWithNothingHalfPublished(t *testing.T) {
 	if c := contentCount(t, e.b); c != 0 {
 		t.Fatalf("the failed take's content was not collected: %d files", c)
 	}
-	left, _ := os.ReadDir(e.b.path(dirTmp))
-	snaps, _ := os.ReadDir(e.b.path(dirSnapshots))
+	left, _ := os.ReadDir(e.b.Path(store.DirTmp))
+	snaps, _ := os.ReadDir(e.b.Path(store.DirSnapshots))
 	if len(left) != 0 || len(snaps) != 0 {
 		t.Fatalf("left behind: tmp %d, snapshots %d", len(left), len(snaps))
 	}
@@ -463,7 +464,7 @@ func TestDamageOnDiskIsFoundAndNeverRestored(t *testing.T) {
 	_, r2 := e.take(t)
 
 	// A damaged manifest: found by its checksum.
-	mp := filepath.Join(e.b.snapDir(r1.Ref), fileManifest)
+	mp := filepath.Join(e.b.SnapDir(r1.Ref), store.FileManifest)
 	data, _ := os.ReadFile(mp)
 	data[len(data)-5] ^= 0x20
 	os.WriteFile(mp, data, 0o600)
@@ -479,15 +480,15 @@ func TestDamageOnDiskIsFoundAndNeverRestored(t *testing.T) {
 	// anything, refuses, and the snapshot is listed incomplete from then on.
 	e.write(t, "a.txt", "ALPHA CONTENT")
 	before := listing(t, e.dir)
-	var m manifest
-	readChecked(filepath.Join(e.b.snapDir(r2.Ref), fileManifest), &m)
+	var m store.Manifest
+	store.ReadChecked(filepath.Join(e.b.SnapDir(r2.Ref), store.FileManifest), &m)
 	var hash string
 	for _, en := range m.Entries {
 		if en.Path == "a.txt" {
 			hash = en.Hash
 		}
 	}
-	cp := e.b.contentPath(hash)
+	cp := e.b.ContentPath(hash)
 	os.Chmod(cp, 0o644)
 	os.WriteFile(cp, []byte("alphX content"), 0o444)
 	err := e.restore(t, r2)
@@ -509,11 +510,11 @@ func TestTruncatedContentIsListedIncomplete(t *testing.T) {
 	e := setup(t)
 	e.write(t, "a.txt", "some content here")
 	_, r := e.take(t)
-	var m manifest
-	readChecked(filepath.Join(e.b.snapDir(r.Ref), fileManifest), &m)
+	var m store.Manifest
+	store.ReadChecked(filepath.Join(e.b.SnapDir(r.Ref), store.FileManifest), &m)
 	for _, en := range m.Entries {
-		if en.Type == typeFile {
-			os.Truncate(e.b.contentPath(en.Hash), 3)
+		if en.Type == store.TypeFile {
+			os.Truncate(e.b.ContentPath(en.Hash), 3)
 		}
 	}
 	h, _ := e.held(t, r.Ref)
@@ -879,7 +880,7 @@ func TestLabelsSurviveALostDatabase(t *testing.T) {
 	if l.Snapshot != "sn7kq2m9xa4pd" || l.Box != e.g.Ref || l.KeptUntil == nil || !l.KeptUntil.Equal(until) || l.ResetVersion != IdentityResetVersion {
 		t.Fatalf("the label read back is %+v", l)
 	}
-	raw, _ := os.ReadFile(filepath.Join(e.b.snapDir("sn7kq2m9xa4pd"), fileLabel))
+	raw, _ := os.ReadFile(filepath.Join(e.b.SnapDir("sn7kq2m9xa4pd"), store.FileLabel))
 	if strings.Contains(string(raw), "a.txt") {
 		t.Fatal("the label holds more than IDs and dates")
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/boxsnap/boxsnap/providers/local/store"
 	"golang.org/x/sys/unix"
 )
 
@@ -68,7 +69,7 @@ func (b *Backend) Owner() string {
 // BoxOwner is the recorded owner of the box's process: the process that
 // started it last, "" for none.
 func (b *Backend) BoxOwner(box string) (string, error) {
-	if err := checkID("box", box); err != nil {
+	if err := store.CheckID("box", box); err != nil {
 		return "", err
 	}
 	b.mu.Lock()
@@ -81,7 +82,7 @@ func (b *Backend) BoxOwner(box string) (string, error) {
 // data folder, and answers the function that lets it go. Taken before b.mu,
 // never while holding it.
 func (b *Backend) lockBox(box string) (func(), error) {
-	f, err := os.OpenFile(b.path(dirState, box+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
+	f, err := os.OpenFile(b.Path(store.DirState, box+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("box %s's lock: %w", box, err)
 	}
@@ -227,14 +228,14 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 	}
 	b.cleanOnce.Do(b.cleanCgroups)
 	b.MountImages()
-	files, err := os.ReadDir(b.path(dirState))
+	files, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
 		return nil, fmt.Errorf("take over boxes: %w", err)
 	}
 	var started []string
 	for _, f := range files {
 		box, ok := strings.CutSuffix(f.Name(), ".json")
-		if !ok || checkID("box", box) != nil {
+		if !ok || store.CheckID("box", box) != nil {
 			continue
 		}
 		b.mu.Lock()
@@ -244,7 +245,7 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 			continue
 		}
 		if st.Command == "" {
-			b.startJournal(box, b.boxDir(box))
+			b.startJournal(box, b.Store.BoxDir(box))
 			continue
 		}
 		if st.Owner == self {
@@ -408,7 +409,7 @@ func (b *Backend) cleanCgroups() {
 			continue
 		}
 		box, cg := e.Name()[:i], filepath.Join(c.root, e.Name())
-		if checkID("box", box) != nil {
+		if store.CheckID("box", box) != nil {
 			continue
 		}
 		if b.removeLeftCgroup(box, cg) {
@@ -424,7 +425,7 @@ func (b *Backend) cleanCgroups() {
 // under the box's lock where the box has a state file (a released box has
 // none, and no start of it can come).
 func (b *Backend) removeLeftCgroup(box, cg string) bool {
-	if _, err := os.Stat(b.stateFile(box)); err == nil {
+	if _, err := os.Stat(b.StateFile(box)); err == nil {
 		unlock, err := b.lockBox(box)
 		if err != nil {
 			return false

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // PlanSnapshots reads the box's folder and the store's file system, changing
@@ -112,7 +113,7 @@ func restoreOrder() []providers.RestoreStep {
 // scanChanges stats the box's files against the previous manifest: how many
 // paths, their total size, and what those whose stat changed hold on disk
 // (the content a take would read and may add).
-func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*entry) (files int, total, changed int64, err error) {
+func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*store.Entry) (files int, total, changed int64, err error) {
 	found, err := b.scanTree(ctx, dir)
 	if err != nil {
 		return 0, 0, 0, err
@@ -124,7 +125,7 @@ func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*
 			continue
 		}
 		total += s.st.Size
-		if pe := prev[s.rel]; pe == nil || pe.key() != keyOf(&s.st) {
+		if pe := prev[s.rel]; pe == nil || pe.Key() != store.KeyOf(&s.st) {
 			changed += allocatedOf(&s.st) // a sparse file's copy holds its data only
 		}
 	}

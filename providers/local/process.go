@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // DefaultBoxUser is the unprivileged user a box's process runs as when its
@@ -525,7 +526,7 @@ func (b *Backend) newFreezer(box string) (string, error) {
 	if c.root == "" {
 		return "", errors.New("boxsnap can make no cgroup on this host")
 	}
-	cg := filepath.Join(c.root, box+"-"+b.cgroupTag()+"-"+randomSuffix()[:8])
+	cg := filepath.Join(c.root, box+"-"+b.cgroupTag()+"-"+store.RandomSuffix()[:8])
 	if err := os.Mkdir(cg, 0o755); err != nil {
 		return "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 var _ providers.ReadChecker = (*Backend)(nil)
@@ -29,7 +30,7 @@ func (b *Backend) CheckReadable(ctx context.Context, ref providers.SnapshotRef, 
 	seen := make(map[string]bool)
 	for i := range m.Entries {
 		e := &m.Entries[i]
-		if e.Type != typeFile || seen[e.Hash] {
+		if e.Type != store.TypeFile || seen[e.Hash] {
 			continue
 		}
 		if rel != "." && e.Path != rel && !strings.HasPrefix(e.Path, prefix) {
@@ -41,7 +42,7 @@ func (b *Backend) CheckReadable(ctx context.Context, ref providers.SnapshotRef, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fi, err := os.Lstat(b.contentPath(e.Hash))
+		fi, err := os.Lstat(b.ContentPath(e.Hash))
 		switch {
 		case err != nil:
 			return fmt.Errorf("the content of %s is missing on disk: %w", e.Path, providers.ErrIncomplete)

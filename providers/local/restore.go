@@ -17,6 +17,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // RestoreSnapshot runs one step of a restore in place, in restoreOrder.
@@ -76,22 +77,22 @@ func snapID(ref providers.SnapshotRef) string {
 
 // loadUsable reads a snapshot's manifest, refusing one that is incomplete,
 // damaged or being deleted: such a snapshot is never restored or forked.
-func (b *Backend) loadUsable(ref providers.SnapshotRef) (*manifest, error) {
+func (b *Backend) loadUsable(ref providers.SnapshotRef) (*store.Manifest, error) {
 	id := snapID(ref)
-	if err := checkID("snapshot", id); err != nil {
+	if err := store.CheckID("snapshot", id); err != nil {
 		return nil, err
 	}
-	dir := b.snapDir(id)
+	dir := b.SnapDir(id)
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", id, providers.ErrNotFound)
 	}
-	if _, err := os.Stat(filepath.Join(dir, fileDeleting)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, store.FileDeleting)); err == nil {
 		return nil, fmt.Errorf("snapshot %s: its delete stopped part way: %w", id, providers.ErrIncomplete)
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, fileDamaged)); err == nil {
+	if data, err := os.ReadFile(filepath.Join(dir, store.FileDamaged)); err == nil {
 		return nil, fmt.Errorf("snapshot %s: %s: %w", id, strings.TrimSpace(string(data)), providers.ErrIncomplete)
 	}
-	m, err := b.manifest(id)
+	m, err := b.Manifest(id)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("snapshot %s: its manifest is missing: %w", id, providers.ErrIncomplete)
@@ -103,9 +104,9 @@ func (b *Backend) loadUsable(ref providers.SnapshotRef) (*manifest, error) {
 
 // ownerOf is the box a snapshot belongs to: its label's box (an imported
 // snapshot belongs to its group's box), else the box it was taken of.
-func (b *Backend) ownerOf(m *manifest) string {
-	var lab label
-	if readChecked(filepath.Join(b.snapDir(m.ID), fileLabel), &lab) == nil && lab.Box != "" {
+func (b *Backend) ownerOf(m *store.Manifest) string {
+	var lab store.Label
+	if store.ReadChecked(filepath.Join(b.SnapDir(m.ID), store.FileLabel), &lab) == nil && lab.Box != "" {
 		return lab.Box
 	}
 	return m.Guest.Ref
@@ -115,7 +116,7 @@ func (b *Backend) ownerOf(m *manifest) string {
 // reports it incomplete from then on.
 func (b *Backend) markDamaged(id, why string) {
 	b.present.forget()
-	if err := writeFileAtomic(filepath.Join(b.snapDir(id), fileDamaged), []byte(why+"\n"), 0o600); err != nil {
+	if err := store.WriteFileAtomic(filepath.Join(b.SnapDir(id), store.FileDamaged), []byte(why+"\n"), 0o600); err != nil {
 		b.log.Warn("local backend: could not mark a damaged snapshot", "snapshot", id, "err", err)
 	}
 }
@@ -136,11 +137,11 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	if err := b.restoreFits(guest.Ref, dir, m); err != nil {
 		return "", err
 	}
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return "", err
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	st, err := b.readState(guest.Ref)
 	if err != nil {
 		return "", err
@@ -150,7 +151,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	// to the journal's next record.
 	jc := b.cutJournal(guest.Ref)
 	found, _, why := b.fromJournal(ctx, dir, st, jc)
-	var known map[string]*entry
+	var known map[string]*store.Entry
 	if found == nil {
 		b.log.Info("local backend: the restore reads the box's whole folder", "box", guest.Ref, "why", why)
 		known = b.statIndex(st)
@@ -160,7 +161,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 		return "", err
 	}
 	cache := false
-	if err := b.writeStatCache(guest.Ref, m, res.keys); err != nil {
+	if err := b.WriteStatCache(guest.Ref, m, res.keys); err != nil {
 		b.log.Warn("local backend: could not keep the stat cache after a restore; the next take reads more", "box", guest.Ref, "err", err)
 	} else {
 		cache = true
@@ -185,7 +186,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 // as apply left it, for the stat cache.
 type applyResult struct {
 	written, removed, meta int
-	keys                   map[string]statKey
+	keys                   map[string]store.StatKey
 }
 
 // current is one path found in the folder before a restore, and what the
@@ -193,7 +194,7 @@ type applyResult struct {
 type current struct {
 	mode fs.FileMode
 	st   unix.Stat_t
-	prev *entry
+	prev *store.Entry
 }
 
 // apply brings dir to exactly m: it removes what m lacks, rewrites only the
@@ -207,7 +208,7 @@ type current struct {
 // is refused before anything changes: a restore runs as root, and neither a
 // manifest nor what the box's process made of its folder may lead it to
 // write on the host.
-func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[string]*entry, found []scanned) (applyResult, error) {
+func (b *Backend) apply(ctx context.Context, dir string, m *store.Manifest, known map[string]*store.Entry, found []scanned) (applyResult, error) {
 	var res applyResult
 	if err := checkEntries(m.Entries); err != nil {
 		return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %v. Nothing was changed.", m.ID, err)}
@@ -222,7 +223,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	if err != nil {
 		return res, err
 	}
-	removals, err := removalsFor(cur, m.byPath())
+	removals, err := removalsFor(cur, m.ByPath())
 	if err != nil {
 		return res, err
 	}
@@ -250,7 +251,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		return res, err
 	}
 	res.written += made
-	res.keys = make(map[string]statKey, len(m.Entries))
+	res.keys = make(map[string]store.StatKey, len(m.Entries))
 	if err := b.writeFiles(ctx, t, writes, root, res.keys); err != nil {
 		return res, err
 	}
@@ -271,10 +272,10 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 // inFolderOrder gives ents in an order where a folder comes before what it
 // holds: the manifest's order, which is by path, unless a manifest from
 // elsewhere has another, when it is a sorted copy.
-func inFolderOrder(ents []entry) []entry {
+func inFolderOrder(ents []store.Entry) []store.Entry {
 	if !sort.SliceIsSorted(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path }) {
 		ents = slices.Clone(ents)
-		sortEntries(ents)
+		store.SortEntries(ents)
 	}
 	return ents
 }
@@ -299,7 +300,7 @@ func (b *Backend) currentPaths(ctx context.Context, dir string, found []scanned)
 
 // removalsFor gives what goes, sorted: the paths in cur that target lacks,
 // or holds as another type. It refuses a folder whose root is not a folder.
-func removalsFor(cur map[string]current, target map[string]*entry) ([]string, error) {
+func removalsFor(cur map[string]current, target map[string]*store.Entry) ([]string, error) {
 	var removals []string
 	for rel, c := range cur {
 		t := target[rel]
@@ -317,15 +318,15 @@ func removalsFor(cur map[string]current, target map[string]*entry) ([]string, er
 // filesToWrite sorts m's files into those whose content must be written and
 // those that only need their details put back. A file of the same size whose
 // content neither the journal nor known vouches for is hashed in the folder.
-func (b *Backend) filesToWrite(ctx context.Context, t *beneath, m *manifest, cur map[string]current, known map[string]*entry) (writes, metas []*entry, err error) {
-	var checks []*entry
+func (b *Backend) filesToWrite(ctx context.Context, t *beneath, m *store.Manifest, cur map[string]current, known map[string]*store.Entry) (writes, metas []*store.Entry, err error) {
+	var checks []*store.Entry
 	for i := range m.Entries {
 		e := &m.Entries[i]
-		if e.Type != typeFile {
+		if e.Type != store.TypeFile {
 			continue
 		}
 		c, ok := cur[e.Path]
-		if !ok || typeOfMode(c.mode) != typeFile || c.st.Size != e.Size {
+		if !ok || typeOfMode(c.mode) != store.TypeFile || c.st.Size != e.Size {
 			writes = append(writes, e)
 			continue
 		}
@@ -333,7 +334,7 @@ func (b *Backend) filesToWrite(ctx context.Context, t *beneath, m *manifest, cur
 		if k == nil {
 			k = known[e.Path]
 		}
-		if k != nil && k.Type == typeFile && k.key() == keyOf(&c.st) && k.Hash != "" {
+		if k != nil && k.Type == store.TypeFile && k.Key() == store.KeyOf(&c.st) && k.Hash != "" {
 			if k.Hash == e.Hash {
 				metas = append(metas, e)
 			} else {
@@ -365,7 +366,7 @@ func (b *Backend) filesToWrite(ctx context.Context, t *beneath, m *manifest, cur
 // checkContent checks every piece of content to write against its hash and
 // size, before anything changes. Damaged content marks the snapshot damaged
 // and refuses the restore, nothing changed.
-func (b *Backend) checkContent(ctx context.Context, m *manifest, writes []*entry) error {
+func (b *Backend) checkContent(ctx context.Context, m *store.Manifest, writes []*store.Entry) error {
 	need := make(map[string]int64)
 	for _, e := range writes {
 		need[e.Hash] = e.Size
@@ -376,17 +377,17 @@ func (b *Backend) checkContent(ctx context.Context, m *manifest, writes []*entry
 	}
 	err := b.parallel(ctx, len(hashes), func(i int) error {
 		h := hashes[i]
-		got, n, err := b.hashPath(b.contentPath(h))
+		got, n, err := b.hashPath(b.ContentPath(h))
 		if err != nil {
-			return fmt.Errorf("%w: content %s is unreadable (%v)", errDamaged, h[:12], err)
+			return fmt.Errorf("%w: content %s is unreadable (%v)", store.ErrDamaged, h[:12], err)
 		}
 		if got != h || n != need[h] {
-			return fmt.Errorf("%w: content %s does not match its hash", errDamaged, h[:12])
+			return fmt.Errorf("%w: content %s does not match its hash", store.ErrDamaged, h[:12])
 		}
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, errDamaged) {
+		if errors.Is(err, store.ErrDamaged) {
 			why := "Its content is damaged on disk: " + err.Error()
 			b.markDamaged(m.ID, why)
 			return &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %s. Nothing was changed.", m.ID, err)}
@@ -418,7 +419,7 @@ func removePaths(t *beneath, removals []string, touched map[string]bool) (map[st
 // gives the inodes whose stat must be read again: a hard-linked file loses a
 // link when another of its names goes or is written over, and its change
 // time moves.
-func forgetRemoved(cur map[string]current, removed map[string]bool, writes []*entry) map[uint64]bool {
+func forgetRemoved(cur map[string]current, removed map[string]bool, writes []*store.Entry) map[uint64]bool {
 	relinked := make(map[uint64]bool)
 	for rel, c := range cur {
 		if removed[rel] || underRemoved(rel, removed) {
@@ -439,19 +440,19 @@ func forgetRemoved(cur map[string]current, removed map[string]bool, writes []*en
 // makeNonFiles makes, in ents' order, the folders, links and fifos the
 // folder lacks, puts back the details of links and fifos, and marks touched
 // each folder it made something in. It gives how many links it wrote.
-func makeNonFiles(t *beneath, ents []entry, cur map[string]current, touched map[string]bool, root bool) (int, error) {
+func makeNonFiles(t *beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) (int, error) {
 	written := 0
 	for i := range ents {
 		e := &ents[i]
 		switch e.Type {
-		case typeDir:
+		case store.TypeDir:
 			if _, ok := cur[e.Path]; !ok {
 				if err := t.Mkdir(e.Path, 0o700); err != nil {
 					return written, fmt.Errorf("make folder %s: %w", e.Path, err)
 				}
 				touched[folderOf(e.Path)] = true
 			}
-		case typeLink:
+		case store.TypeLink:
 			if _, ok := cur[e.Path]; ok {
 				if target, err := t.Readlink(e.Path); err == nil && target == e.Target {
 					if err := setMeta(t, e, root); err != nil {
@@ -471,7 +472,7 @@ func makeNonFiles(t *beneath, ents []entry, cur map[string]current, touched map[
 				return written, err
 			}
 			written++
-		case typeFIFO:
+		case store.TypeFIFO:
 			if _, ok := cur[e.Path]; !ok {
 				if err := t.Mkfifo(e.Path, fs.FileMode(e.Mode&0o777)); err != nil {
 					return written, fmt.Errorf("make fifo %s: %w", e.Path, err)
@@ -488,7 +489,7 @@ func makeNonFiles(t *beneath, ents []entry, cur map[string]current, touched map[
 
 // writeFiles writes the content and details of writes, in parallel, and
 // puts the stat each is left with in keys.
-func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*entry, root bool, keys map[string]statKey) error {
+func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*store.Entry, root bool, keys map[string]store.StatKey) error {
 	var mu sync.Mutex
 	return b.parallel(ctx, len(writes), func(i int) error {
 		e := writes[i]
@@ -497,7 +498,7 @@ func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*entry, r
 			return fmt.Errorf("write %s: %w", e.Path, err)
 		}
 		mu.Lock()
-		keys[e.Path] = keyOf(&st)
+		keys[e.Path] = store.KeyOf(&st)
 		mu.Unlock()
 		return nil
 	})
@@ -507,7 +508,7 @@ func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*entry, r
 // the snapshot has it where they differ, and puts the stat each is left
 // with in keys (read again when it changed or was relinked). It gives how
 // many it changed.
-func putFileDetails(t *beneath, metas []*entry, cur map[string]current, relinked map[uint64]bool, root bool, keys map[string]statKey) (int, error) {
+func putFileDetails(t *beneath, metas []*store.Entry, cur map[string]current, relinked map[uint64]bool, root bool, keys map[string]store.StatKey) (int, error) {
 	changedN := 0
 	for _, e := range metas {
 		c := cur[e.Path]
@@ -519,13 +520,13 @@ func putFileDetails(t *beneath, metas []*entry, cur map[string]current, relinked
 			changedN++
 			var st unix.Stat_t
 			if t.Lstat(e.Path, &st) == nil {
-				keys[e.Path] = keyOf(&st)
+				keys[e.Path] = store.KeyOf(&st)
 			}
 		} else {
-			keys[e.Path] = keyOf(&c.st)
+			keys[e.Path] = store.KeyOf(&c.st)
 			var st unix.Stat_t
 			if relinked[c.st.Ino] && t.Lstat(e.Path, &st) == nil {
-				keys[e.Path] = keyOf(&st)
+				keys[e.Path] = store.KeyOf(&st)
 			}
 		}
 	}
@@ -535,17 +536,17 @@ func putFileDetails(t *beneath, metas []*entry, cur map[string]current, relinked
 // putFolderDetails puts back the folders' details, last and deepest first,
 // as writing inside one changes its times; a folder as the snapshot has it,
 // with nothing written in it, is left alone.
-func putFolderDetails(t *beneath, ents []entry, cur map[string]current, touched map[string]bool, root bool) error {
-	var dirs []*entry
+func putFolderDetails(t *beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) error {
+	var dirs []*store.Entry
 	for i := range ents {
-		if ents[i].Type == typeDir {
+		if ents[i].Type == store.TypeDir {
 			dirs = append(dirs, &ents[i])
 		}
 	}
-	sort.SliceStable(dirs, func(i, j int) bool { return depth(dirs[i].Path) > depth(dirs[j].Path) })
+	sort.SliceStable(dirs, func(i, j int) bool { return store.Depth(dirs[i].Path) > store.Depth(dirs[j].Path) })
 	for _, e := range dirs {
-		if c, ok := cur[e.Path]; ok && !touched[e.Path] && typeOfMode(c.mode) == typeDir &&
-			fileModeOf(c.st.Mode) == e.fileMode() && c.st.Mtim.Nano() == e.MTime &&
+		if c, ok := cur[e.Path]; ok && !touched[e.Path] && typeOfMode(c.mode) == store.TypeDir &&
+			store.FileModeOf(c.st.Mode) == e.FileMode() && c.st.Mtim.Nano() == e.MTime &&
 			(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID)) {
 			continue // as the snapshot has it, and nothing written in it
 		}
@@ -559,26 +560,26 @@ func putFolderDetails(t *beneath, ents []entry, cur map[string]current, touched 
 func typeOfMode(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
-		return typeDir
+		return store.TypeDir
 	case m&fs.ModeSymlink != 0:
-		return typeLink
+		return store.TypeLink
 	case m&fs.ModeNamedPipe != 0:
-		return typeFIFO
+		return store.TypeFIFO
 	case m.IsRegular():
-		return typeFile
+		return store.TypeFile
 	}
 	return "other"
 }
 
 // openContent opens the store's content file named hash, for writeFile.
 func (b *Backend) openContent(hash string) func() (*os.File, error) {
-	return func() (*os.File, error) { return os.Open(b.contentPath(hash)) }
+	return func() (*os.File, error) { return os.Open(b.ContentPath(hash)) }
 }
 
 // writeFile writes the file rel beneath t from what open gives, through a
 // temporary file in the same folder, with its details, then renames it into
 // place. It gives the file's stat as it leaves it.
-func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error), e *entry, root bool) (unix.Stat_t, error) {
+func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error), e *store.Entry, root bool) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	in, err := open()
 	if err != nil {
@@ -596,7 +597,7 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 	} else {
 		defer folder.Close()
 	}
-	tmp := ".boxsnap-restore-" + randomSuffix()
+	tmp := ".boxsnap-restore-" + store.RandomSuffix()
 	out, err := folder.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return st, err
@@ -617,7 +618,7 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 		}
 	}
 	// Chmod after chown: a chown clears setuid and setgid.
-	if err := out.Chmod(e.fileMode()); err != nil {
+	if err := out.Chmod(e.FileMode()); err != nil {
 		return st, err
 	}
 	if err := out.Close(); err != nil {
@@ -640,14 +641,14 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 // times, beneath t: a restore runs as root, and a box's folder is its
 // process's to change, so a link put where a folder was must never lead a
 // chmod or a chown out to the host's files.
-func setMeta(t *beneath, e *entry, root bool) error {
+func setMeta(t *beneath, e *store.Entry, root bool) error {
 	if root {
 		if err := t.Lchown(e.Path, int(e.UID), int(e.GID)); err != nil {
 			return fmt.Errorf("set the owner of %s: %w", e.Path, err)
 		}
 	}
-	if e.Type != typeLink {
-		if err := t.Chmod(e.Path, e.fileMode()); err != nil {
+	if e.Type != store.TypeLink {
+		if err := t.Chmod(e.Path, e.FileMode()); err != nil {
 			return fmt.Errorf("set the mode of %s: %w", e.Path, err)
 		}
 	}
@@ -674,8 +675,8 @@ func unixMode(m fs.FileMode) uint32 {
 }
 
 // setMetaIfDiffers puts back a file's details where they differ from c.
-func setMetaIfDiffers(t *beneath, e *entry, root bool, c *current) (bool, error) {
-	same := fileModeOf(c.st.Mode) == e.fileMode() && c.st.Mtim.Nano() == e.MTime &&
+func setMetaIfDiffers(t *beneath, e *store.Entry, root bool, c *current) (bool, error) {
+	same := store.FileModeOf(c.st.Mode) == e.FileMode() && c.st.Mtim.Nano() == e.MTime &&
 		(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID))
 	if same {
 		return false, nil
@@ -774,8 +775,8 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	}
 	defer t.Close()
 	root := os.Geteuid() == 0
-	var dirs []entry
-	var files []entry
+	var dirs []store.Entry
+	var files []store.Entry
 	var ids []fileID
 	found, err := b.scanTree(ctx, src)
 	if err != nil {
@@ -786,16 +787,16 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	}
 	for i := range found {
 		rel := found[i].rel
-		e := entryFromStat(rel, &found[i].st)
+		e := store.EntryFromStat(rel, &found[i].st)
 		switch e.Type {
-		case typeDir:
+		case store.TypeDir:
 			if rel != "." {
 				if err := t.Mkdir(rel, 0o700); err != nil {
 					return err
 				}
 			}
 			dirs = append(dirs, e)
-		case typeLink:
+		case store.TypeLink:
 			target, err := from.Readlink(rel)
 			if err != nil {
 				return err
@@ -807,7 +808,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 			if err := setMeta(t, &e, root); err != nil {
 				return err
 			}
-		case typeFile:
+		case store.TypeFile:
 			files = append(files, e)
 			ids = append(ids, fileID{dev: uint64(found[i].st.Dev), ino: found[i].st.Ino})
 		}
@@ -826,7 +827,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(dirs, func(i, j int) bool { return depth(dirs[i].Path) > depth(dirs[j].Path) })
+	sort.SliceStable(dirs, func(i, j int) bool { return store.Depth(dirs[i].Path) > store.Depth(dirs[j].Path) })
 	for i := range dirs {
 		if err := setMeta(t, &dirs[i], root); err != nil {
 			return err
@@ -865,7 +866,7 @@ func emptyFolder(dir string) bool {
 // files, or the bound the watch keeps. A restore that does not fit would
 // fail half-way (no space left on device), or be stopped at its start. One
 // that fits gets its room in the box's file system before it writes.
-func (b *Backend) restoreFits(box, dir string, m *manifest) error {
+func (b *Backend) restoreFits(box, dir string, m *store.Manifest) error {
 	if b.hasImage(box) && isMounted(dir) {
 		r, err := roomOf(dir)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/boxsnap/boxsnap/providers/local/store"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,31 +18,11 @@ type scanned struct {
 	st  unix.Stat_t
 	// prev is the path's entry in the manifest a journal-driven read starts
 	// from; nil from a walk.
-	prev *entry
+	prev *store.Entry
 }
 
 // mode gives the path's fs.FileMode from its stat.
-func (s *scanned) mode() fs.FileMode { return modeOfStat(s.st.Mode) }
-
-// modeOfStat turns st_mode into an fs.FileMode with its type.
-func modeOfStat(m uint32) fs.FileMode {
-	out := fileModeOf(m)
-	switch m & unix.S_IFMT {
-	case unix.S_IFDIR:
-		out |= fs.ModeDir
-	case unix.S_IFLNK:
-		out |= fs.ModeSymlink
-	case unix.S_IFIFO:
-		out |= fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		out |= fs.ModeSocket
-	case unix.S_IFCHR:
-		out |= fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		out |= fs.ModeDevice
-	}
-	return out
-}
+func (s *scanned) mode() fs.FileMode { return store.ModeOfStat(s.st.Mode) }
 
 // scanTree stats every path under dir, never following a link, with the
 // backend's workers reading folders side by side. Each folder is opened

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // maxCopyAttempts is how many times a take copies a file that changes while
@@ -40,7 +40,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		return providers.SnapshotTaken{}, err
 	}
 
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -58,7 +58,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	// swept while this take reuses it.
 	jc := b.cutJournal(guest.Ref)
 	found, journalRead, why := b.fromJournal(ctx, dir, st, jc)
-	var prev map[string]*entry
+	var prev map[string]*store.Entry
 	if found == nil {
 		b.log.Info("local backend: the take reads the box's whole folder", "box", guest.Ref, "why", why)
 		prev = b.statIndex(st)
@@ -67,7 +67,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	m, added, stats, err := b.capture(ctx, dir, prev, found, take.RoomPercent)
 	doResume()
 	if err != nil {
-		lock.unlock()
+		lock.Unlock()
 		b.collect(ctx, added)
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
 	}
@@ -75,12 +75,12 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	lab := b.labelFor(take.Label, id, guest, capturedAt, reset)
 	captured := time.Since(start)
 	if err := b.publish(ctx, m, lab); err != nil {
-		lock.unlock()
+		lock.Unlock()
 		b.collect(ctx, added)
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
 	}
-	b.remember(id, m)
-	lock.unlock()
+	b.Remember(id, m)
+	lock.Unlock()
 	if err := b.afterTake(guest.Ref, id, jc, stats, found == nil); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -100,12 +100,12 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 func (b *Backend) takeID(guest providers.Guest, lab providers.Label) (id string, taken providers.SnapshotTaken, done bool, err error) {
 	id = lab.Snapshot
 	if id == "" {
-		id = newSnapshotID()
+		id = store.NewSnapshotID()
 	}
-	if err := checkID("snapshot", id); err != nil {
+	if err := store.CheckID("snapshot", id); err != nil {
 		return "", taken, false, err
 	}
-	if _, err := os.Lstat(b.snapDir(id)); err == nil {
+	if _, err := os.Lstat(b.SnapDir(id)); err == nil {
 		if taken, ok := b.alreadyTaken(guest, lab, id); ok {
 			return id, taken, true, nil
 		}
@@ -117,12 +117,12 @@ func (b *Backend) takeID(guest providers.Guest, lab providers.Label) (id string,
 // nameManifest gives the captured manifest m its ID, its box's guest, the
 // time it was captured, the box's reset version, and its parent, when the
 // store still holds it.
-func (b *Backend) nameManifest(m *manifest, id string, guest providers.Guest, parent string, capturedAt time.Time, reset int) {
+func (b *Backend) nameManifest(m *store.Manifest, id string, guest providers.Guest, parent string, capturedAt time.Time, reset int) {
 	m.ID = id
 	m.Guest = guest
 	m.Parent = parent
 	if m.Parent != "" {
-		if _, err := os.Stat(b.snapDir(m.Parent)); err != nil {
+		if _, err := os.Stat(b.SnapDir(m.Parent)); err != nil {
 			m.Parent = ""
 		}
 	}
@@ -133,8 +133,8 @@ func (b *Backend) nameManifest(m *manifest, id string, guest providers.Guest, pa
 // labelFor gives the label a snapshot is published with: the take's, with
 // its ID, the time it was captured and the box's reset version, for the
 // box and this install when the take's names none.
-func (b *Backend) labelFor(take providers.Label, id string, guest providers.Guest, capturedAt time.Time, reset int) label {
-	lab := label{Label: take, TakenAt: capturedAt}
+func (b *Backend) labelFor(take providers.Label, id string, guest providers.Guest, capturedAt time.Time, reset int) store.Label {
+	lab := store.Label{Label: take, TakenAt: capturedAt}
 	lab.Snapshot = id
 	lab.ResetVersion = reset
 	if lab.Box == "" {
@@ -170,15 +170,15 @@ func (b *Backend) afterTake(box, id string, jc journalCut, stats takeStats, walk
 // and was taken of guest with the same label: a take's step retried after it
 // published.
 func (b *Backend) alreadyTaken(guest providers.Guest, want providers.Label, id string) (providers.SnapshotTaken, bool) {
-	if !b.wholeSnapshot(id) {
+	if !b.WholeSnapshot(id) {
 		return providers.SnapshotTaken{}, false
 	}
-	var lab label
-	if readChecked(filepath.Join(b.snapDir(id), fileLabel), &lab) != nil ||
+	var lab store.Label
+	if store.ReadChecked(filepath.Join(b.SnapDir(id), store.FileLabel), &lab) != nil ||
 		(want.Box != "" && lab.Box != want.Box) || (want.Install != "" && lab.Install != want.Install) {
 		return providers.SnapshotTaken{}, false
 	}
-	m, err := b.manifest(id)
+	m, err := b.Manifest(id)
 	if err != nil || m.Guest.Ref != guest.Ref {
 		return providers.SnapshotTaken{}, false
 	}
@@ -194,7 +194,7 @@ func (b *Backend) alreadyTaken(guest providers.Guest, want providers.Label, id s
 }
 
 // taken is what a take answers of the manifest it published.
-func (b *Backend) taken(m *manifest) providers.SnapshotTaken {
+func (b *Backend) taken(m *store.Manifest) providers.SnapshotTaken {
 	return providers.SnapshotTaken{
 		Ref:          m.ID,
 		Storage:      b.id,
@@ -222,9 +222,9 @@ type takeStats struct {
 // the journal's own) keeps that entry's hash, when the store holds that
 // content; every other file is copied. It answers the content it
 // added, so a failed take can collect it.
-func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entry, found []scanned, roomPercent int) (*manifest, []string, takeStats, error) {
+func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*store.Entry, found []scanned, roomPercent int) (*store.Manifest, []string, takeStats, error) {
 	var stats takeStats
-	m := &manifest{Format: manifestFormat}
+	m := &store.Manifest{Format: store.ManifestFormat}
 	t0 := time.Now()
 	held, err := b.openHeld()
 	if err != nil {
@@ -259,7 +259,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	if err != nil {
 		return nil, added, stats, err
 	}
-	m.dropVanished()
+	m.DropVanished()
 	return m, added, stats, nil
 }
 
@@ -281,7 +281,7 @@ type heldContent struct {
 // openHeld opens the store's content folder for a capture's questions; the
 // caller closes it.
 func (b *Backend) openHeld() (*heldContent, error) {
-	dir, err := unix.Open(b.path(dirContent), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dir, err := unix.Open(b.Path(store.DirContent), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open the store's content: %w", err)
 	}
@@ -314,7 +314,7 @@ func (h *heldContent) close() { unix.Close(h.dir) }
 // job to copy. It gives the jobs, what their copies hold on disk at most,
 // and the files with more than one link. Sockets, devices and links that
 // vanish while it reads are left out.
-func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m *manifest, prev map[string]*entry, found []scanned, held *heldContent) (jobs []copyJob, need int64, linked []linkedFile, err error) {
+func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []scanned, held *heldContent) (jobs []copyJob, need int64, linked []linkedFile, err error) {
 	if found == nil {
 		found, err = b.scanTree(ctx, dir)
 	}
@@ -324,10 +324,10 @@ func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m 
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	m.Entries = make([]entry, 0, len(found))
+	m.Entries = make([]store.Entry, 0, len(found))
 	for i := range found {
 		s := &found[i]
-		e := entryFromStat(s.rel, &s.st)
+		e := store.EntryFromStat(s.rel, &s.st)
 		pe := s.prev
 		if pe == nil {
 			pe = prev[s.rel]
@@ -335,10 +335,10 @@ func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m 
 		switch e.Type {
 		case "":
 			continue // sockets and devices are left out
-		case typeLink:
+		case store.TypeLink:
 			// A link's target never changes in place: the same inode
 			// and change time is the same target.
-			if pe != nil && pe.Type == typeLink && pe.key() == e.key() && pe.Target != "" {
+			if pe != nil && pe.Type == store.TypeLink && pe.Key() == e.Key() && pe.Target != "" {
 				e.Target = pe.Target
 				break
 			}
@@ -354,11 +354,11 @@ func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m 
 				return jobs, need, linked, lerr
 			}
 			e.Target = t
-		case typeFile:
+		case store.TypeFile:
 			if s.st.Nlink > 1 {
 				linked = append(linked, linkedFile{rel: s.rel, ino: s.st.Ino})
 			}
-			if pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" && held.has(pe.Hash) {
+			if pe != nil && pe.Type == store.TypeFile && pe.Key() == e.Key() && pe.Hash != "" && held.has(pe.Hash) {
 				e.Hash = pe.Hash
 			} else {
 				j := copyJob{idx: len(m.Entries)}
@@ -378,7 +378,7 @@ func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m 
 // filling in their entries' hashes and m's AddedBytes; the first failure
 // stops the rest. It gives the content it added, even on failure, so a
 // failed take can collect it, and the bytes it copied.
-func (b *Backend) copyNew(ctx context.Context, root *beneath, m *manifest, jobs []copyJob) (added []string, copied int64, err error) {
+func (b *Backend) copyNew(ctx context.Context, root *beneath, m *store.Manifest, jobs []copyJob) (added []string, copied int64, err error) {
 	var (
 		mu      sync.Mutex
 		firstEr error
@@ -403,7 +403,7 @@ func (b *Backend) copyNew(ctx context.Context, root *beneath, m *manifest, jobs 
 					firstEr = fmt.Errorf("%s: %w", e.Path, err)
 					cancel()
 				}
-				if err == nil && e.Type == typeFile {
+				if err == nil && e.Type == store.TypeFile {
 					copied += e.Size
 				}
 				mu.Unlock()
@@ -422,24 +422,6 @@ func (b *Backend) copyNew(ctx context.Context, root *beneath, m *manifest, jobs 
 		firstEr = ctx.Err()
 	}
 	return added, copied, firstEr
-}
-
-// dropVanished drops the files that vanished before they were read, and
-// counts m's files and their bytes.
-func (m *manifest) dropVanished() {
-	kept := m.Entries[:0]
-	for _, e := range m.Entries {
-		if e.Type != "" {
-			kept = append(kept, e)
-		}
-	}
-	m.Entries = kept
-	for i := range m.Entries {
-		if m.Entries[i].Type == typeFile {
-			m.Files++
-			m.Bytes += m.Entries[i].Size
-		}
-	}
 }
 
 // allocatedOf is what a file holds on disk, at most its size: a sparse file's
@@ -485,7 +467,7 @@ var errRetyped = errors.New("no longer a file")
 // another file than the one the scan saw (want), is copied again, up to
 // maxCopyAttempts; one that vanished is dropped (e.Type = ""); one that is
 // no longer a file is taken as what it is now (a pipe, a folder), unread.
-func (b *Backend) copyIn(ctx context.Context, root *beneath, e *entry, want *fileID) (isNew bool, err error) {
+func (b *Backend) copyIn(ctx context.Context, root *beneath, e *store.Entry, want *fileID) (isNew bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -523,7 +505,7 @@ var errChanged = errors.New("changed while copied")
 // descriptor (openRegular): a pipe renamed over the file never holds the
 // take, and is taken as the pipe it is now; another file renamed over it
 // since the scan (want) is read again, as that file.
-func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool, error) {
+func (b *Backend) copyOnce(root *beneath, e *store.Entry, want *fileID) (string, bool, error) {
 	src, before, err := root.openRegular(e.Path, want)
 	if err != nil {
 		switch {
@@ -532,7 +514,7 @@ func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool,
 		case errors.Is(err, unix.EAGAIN):
 			return "", false, errChanged // a rename raced the resolution
 		case errors.Is(err, errNotRegular):
-			*e = entryFromStat(e.Path, &before)
+			*e = store.EntryFromStat(e.Path, &before)
 			return "", false, errRetyped
 		case errors.Is(err, errNotScanned):
 			*want = fileID{dev: uint64(before.Dev), ino: before.Ino}
@@ -585,9 +567,9 @@ func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool,
 	e.ATime = before.Atim.Nano()
 	e.CTime = before.Ctim.Nano()
 	e.Ino = before.Ino
-	e.Mode = uint32(fileModeOf(before.Mode))
+	e.Mode = uint32(store.FileModeOf(before.Mode))
 	e.UID, e.GID = before.Uid, before.Gid
-	dst := b.contentPath(hash)
+	dst := b.ContentPath(hash)
 	if _, err := os.Lstat(dst); err == nil {
 		return hash, false, nil
 	}
@@ -617,7 +599,7 @@ func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool,
 // file system allows it, else a named temporary file (its name answered).
 func (b *Backend) newContentFile() (*os.File, string, error) {
 	if !b.noTmpfile.Load() {
-		fd, err := unix.Open(b.path(dirTmp), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
+		fd, err := unix.Open(b.Path(store.DirTmp), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
 		if err == nil {
 			return os.NewFile(uintptr(fd), "content"), "", nil
 		}
@@ -626,36 +608,21 @@ func (b *Backend) newContentFile() (*os.File, string, error) {
 		}
 		b.noTmpfile.Store(true)
 	}
-	f, err := os.CreateTemp(b.path(dirTmp), "c-")
+	f, err := os.CreateTemp(b.Path(store.DirTmp), "c-")
 	if err != nil {
 		return nil, "", err
 	}
 	return f, f.Name(), nil
 }
 
-// fileModeOf turns a stat's st_mode into the bits an entry keeps.
-func fileModeOf(m uint32) fs.FileMode {
-	out := fs.FileMode(m & 0o777)
-	if m&unix.S_ISUID != 0 {
-		out |= fs.ModeSetuid
-	}
-	if m&unix.S_ISGID != 0 {
-		out |= fs.ModeSetgid
-	}
-	if m&unix.S_ISVTX != 0 {
-		out |= fs.ModeSticky
-	}
-	return out
-}
-
 // publish writes the snapshot's folder under a temporary name, with its
 // manifest and label, after the content it names is on disk, then renames it
 // into place: a snapshot is never half-published.
-func (b *Backend) publish(ctx context.Context, m *manifest, lab label) error {
+func (b *Backend) publish(ctx context.Context, m *store.Manifest, lab store.Label) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tmp := b.path(dirSnapshots, takingPrefix+m.ID+"-"+randomSuffix())
+	tmp := b.Path(store.DirSnapshots, store.TakingPrefix+m.ID+"-"+store.RandomSuffix())
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
@@ -665,18 +632,18 @@ func (b *Backend) publish(ctx context.Context, m *manifest, lab label) error {
 			_ = os.RemoveAll(tmp)
 		}
 	}()
-	mdata, err := encodeChecked(m)
+	mdata, err := store.EncodeChecked(m)
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	ldata, err := encodeChecked(lab)
+	ldata, err := store.EncodeChecked(lab)
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, fileManifest), mdata, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, store.FileManifest), mdata, 0o600); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, fileLabel), ldata, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, store.FileLabel), ldata, 0o600); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	// One syncfs puts the content, the manifest and the label on disk before
@@ -684,14 +651,14 @@ func (b *Backend) publish(ctx context.Context, m *manifest, lab label) error {
 	if err := b.syncContent(); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	if err := os.Rename(tmp, b.snapDir(m.ID)); err != nil {
+	if err := os.Rename(tmp, b.SnapDir(m.ID)); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	ok = true
 	if b.noSync {
 		return nil
 	}
-	return syncDir(b.path(dirSnapshots))
+	return store.SyncDir(b.Path(store.DirSnapshots))
 }
 
 // syncContent flushes the store's file system once (syncfs), so the content a

@@ -1,4 +1,4 @@
-package local
+package store
 
 import (
 	"io/fs"
@@ -13,20 +13,20 @@ import (
 )
 
 // manifestFormat is the version of the manifest's layout.
-const manifestFormat = 1
+const ManifestFormat = 1
 
 // Entry types in a manifest.
 const (
-	typeFile = "f"
-	typeDir  = "d"
-	typeLink = "l"
-	typeFIFO = "p"
+	TypeFile = "f"
+	TypeDir  = "d"
+	TypeLink = "l"
+	TypeFIFO = "p"
 )
 
 // entry is one path of a snapshot. Size, mtime, ctime and inode are kept so
 // that the next take of the same box reuses the hash of a file that did not
 // change without reading it.
-type entry struct {
+type Entry struct {
 	Path   string `json:"p"` // slash-separated, relative; "." is the box's folder
 	Type   string `json:"t"`
 	Mode   uint32 `json:"m"` // fs.FileMode's permission and special bits
@@ -44,7 +44,7 @@ type entry struct {
 }
 
 // manifest is one snapshot's list of paths, and what it was taken of.
-type manifest struct {
+type Manifest struct {
 	Format       int             `json:"format"`
 	ID           string          `json:"id"`
 	Guest        providers.Guest `json:"guest"`
@@ -55,36 +55,36 @@ type manifest struct {
 	Bytes        int64           `json:"bytes"`
 	// AddedBytes is the content this take added to the store.
 	AddedBytes int64   `json:"addedBytes"`
-	Entries    []entry `json:"entries"`
+	Entries    []Entry `json:"entries"`
 }
 
 // label is what the snapshot's label file holds: providers.Label and the
 // take's time, never a name, a note or a secret.
-type label struct {
+type Label struct {
 	providers.Label
 	TakenAt time.Time `json:"takenAt"`
 }
 
 // statKey is what says a file did not change since a manifest recorded it.
-type statKey struct {
+type StatKey struct {
 	size  int64
 	mtime int64
 	ctime int64
 	ino   uint64
 }
 
-func keyOf(st *unix.Stat_t) statKey {
-	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}
+func KeyOf(st *unix.Stat_t) StatKey {
+	return StatKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}
 }
 
-func (e *entry) key() statKey {
-	return statKey{size: e.Size, mtime: e.MTime, ctime: e.CTime, ino: e.Ino}
+func (e *Entry) Key() StatKey {
+	return StatKey{size: e.Size, mtime: e.MTime, ctime: e.CTime, ino: e.Ino}
 }
 
 // entryFromStat fills the parts of an entry a stat gives.
-func entryFromStat(rel string, st *unix.Stat_t) entry {
-	mode := modeOfStat(st.Mode)
-	e := entry{
+func EntryFromStat(rel string, st *unix.Stat_t) Entry {
+	mode := ModeOfStat(st.Mode)
+	e := Entry{
 		Path:  rel,
 		Mode:  uint32(mode.Perm() | mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)),
 		UID:   st.Uid,
@@ -96,27 +96,27 @@ func entryFromStat(rel string, st *unix.Stat_t) entry {
 	}
 	switch {
 	case mode.IsDir():
-		e.Type = typeDir
+		e.Type = TypeDir
 	case mode&fs.ModeSymlink != 0:
-		e.Type = typeLink
+		e.Type = TypeLink
 	case mode&fs.ModeNamedPipe != 0:
-		e.Type = typeFIFO
+		e.Type = TypeFIFO
 	case mode.IsRegular():
-		e.Type = typeFile
+		e.Type = TypeFile
 		e.Size = st.Size
 	}
 	return e
 }
 
 // fileMode turns an entry's stored bits back into an fs.FileMode.
-func (e *entry) fileMode() fs.FileMode {
+func (e *Entry) FileMode() fs.FileMode {
 	m := fs.FileMode(e.Mode)
 	return m & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }
 
 // byPath indexes a manifest's entries.
-func (m *manifest) byPath() map[string]*entry {
-	out := make(map[string]*entry, len(m.Entries))
+func (m *Manifest) ByPath() map[string]*Entry {
+	out := make(map[string]*Entry, len(m.Entries))
 	for i := range m.Entries {
 		out[m.Entries[i].Path] = &m.Entries[i]
 	}
@@ -124,10 +124,10 @@ func (m *manifest) byPath() map[string]*entry {
 }
 
 // hashes gives the set of content a manifest uses, with each one's size.
-func (m *manifest) hashes() map[string]int64 {
+func (m *Manifest) Hashes() map[string]int64 {
 	out := make(map[string]int64)
 	for i := range m.Entries {
-		if m.Entries[i].Type == typeFile {
+		if m.Entries[i].Type == TypeFile {
 			out[m.Entries[i].Hash] = m.Entries[i].Size
 		}
 	}
@@ -135,12 +135,12 @@ func (m *manifest) hashes() map[string]int64 {
 }
 
 // sortEntries puts a folder before what it holds.
-func sortEntries(es []entry) {
+func SortEntries(es []Entry) {
 	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
 }
 
 // depth is how many folders deep a relative path is.
-func depth(rel string) int {
+func Depth(rel string) int {
 	if rel == "." {
 		return 0
 	}
@@ -149,7 +149,7 @@ func depth(rel string) int {
 
 // cleanRel checks a path given by a caller: relative, slash-separated, no
 // "..", and gives its clean form ("." for the top).
-func cleanRel(p string) (string, bool) {
+func CleanRel(p string) (string, bool) {
 	p = strings.TrimPrefix(p, "/")
 	if p == "" || p == "." {
 		return ".", true
@@ -164,4 +164,57 @@ func cleanRel(p string) (string, bool) {
 		return "", false
 	}
 	return c, true
+}
+
+// modeOfStat turns st_mode into an fs.FileMode with its type.
+func ModeOfStat(m uint32) fs.FileMode {
+	out := FileModeOf(m)
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		out |= fs.ModeDir
+	case unix.S_IFLNK:
+		out |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		out |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		out |= fs.ModeSocket
+	case unix.S_IFCHR:
+		out |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		out |= fs.ModeDevice
+	}
+	return out
+}
+
+// fileModeOf turns a stat's st_mode into the bits an entry keeps.
+func FileModeOf(m uint32) fs.FileMode {
+	out := fs.FileMode(m & 0o777)
+	if m&unix.S_ISUID != 0 {
+		out |= fs.ModeSetuid
+	}
+	if m&unix.S_ISGID != 0 {
+		out |= fs.ModeSetgid
+	}
+	if m&unix.S_ISVTX != 0 {
+		out |= fs.ModeSticky
+	}
+	return out
+}
+
+// dropVanished drops the files that vanished before they were read, and
+// counts m's files and their bytes.
+func (m *Manifest) DropVanished() {
+	kept := m.Entries[:0]
+	for _, e := range m.Entries {
+		if e.Type != "" {
+			kept = append(kept, e)
+		}
+	}
+	m.Entries = kept
+	for i := range m.Entries {
+		if m.Entries[i].Type == TypeFile {
+			m.Files++
+			m.Bytes += m.Entries[i].Size
+		}
+	}
 }
