@@ -51,6 +51,7 @@ var layers = []struct {
 	{pkg: "providers", forbid: []string{"app/", "jobs"}},
 	{pkg: "providers/local", forbid: []string{"app/", "jobs", "providers/proxmox", "providers/docker"}},
 	{pkg: "providers/local/diskimage", forbid: []string{"*"}},
+	{pkg: "providers/local/confined", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/store"}},
 	{pkg: "providers/local/store", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/proxmox", forbid: []string{"app/", "jobs", "providers/local", "providers/docker"}},
 	{pkg: "providers/docker", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox"}},

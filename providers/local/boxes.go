@@ -18,16 +18,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
-)
-
-// The box's own folder of boxsnap's files, inside the box: its identity
-// marker, which a fork rewrites so that the new box never acts as its
-// source.
-const (
-	markerDir    = ".boxsnap"
-	identityFile = ".boxsnap/identity" // the identity marker
-	accessFile   = ".boxsnap/env"      // the box's access file
 )
 
 // identity is what the identity marker holds.
@@ -157,35 +149,35 @@ func (b *Backend) guestOf(box, kind string) providers.Guest {
 // It writes beneath dir through no link (confined.go): a .boxsnap that is a
 // link, as a snapshot or a template may hold, is replaced, never followed.
 func writeIdentity(dir, box string) error {
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return fmt.Errorf("write the identity marker: %w", err)
 	}
 	defer root.Close()
-	mfd, err := root.markerFolder()
+	mfd, err := root.MarkerFolder()
 	if err != nil {
 		return fmt.Errorf("write the identity marker: %w", err)
 	}
 	defer unix.Close(mfd)
 	data, _ := json.Marshal(identity{Box: box, ResetVersion: IdentityResetVersion})
-	return writeAt(mfd, path.Base(identityFile), data, 0o600, -1, -1)
+	return confined.WriteAt(mfd, path.Base(confined.IdentityFile), data, 0o600, -1, -1)
 }
 
 // readResetVersion reads the identity reset's version in the box's marker,
 // or 0 when it is missing or unreadable (not fork-safe), or reached only
 // through a link.
 func readResetVersion(dir string) int {
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return 0
 	}
 	defer root.Close()
-	mfd, err := root.open(markerDir, unix.O_PATH|unix.O_DIRECTORY)
+	mfd, err := root.Open(confined.MarkerDir, unix.O_PATH|unix.O_DIRECTORY)
 	if err != nil {
 		return 0
 	}
 	defer unix.Close(mfd)
-	data, err := readAt(mfd, path.Base(identityFile), 1<<16)
+	data, err := confined.ReadAt(mfd, path.Base(confined.IdentityFile), 1<<16)
 	if err != nil {
 		return 0
 	}

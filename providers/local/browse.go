@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -46,7 +47,7 @@ func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	var out []providers.FileEntry
 	for i := range m.Entries {
 		c := &m.Entries[i]
-		if c.Path == "." || c.Path == markerDir || parentOf(c.Path) != rel {
+		if c.Path == "." || c.Path == confined.MarkerDir || parentOf(c.Path) != rel {
 			continue
 		}
 		out = append(out, fileEntry(c))
@@ -134,8 +135,8 @@ func safeRel(p string) (string, error) {
 	if !ok {
 		return "", &providers.RefusedError{Why: fmt.Sprintf("The path %q climbs out of the box with ..; paths are relative to the box's folder", p)}
 	}
-	if rel == markerDir || strings.HasPrefix(rel, markerDir+"/") {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("%s holds boxsnap's own files, such as the box's access, and is not browsed", markerDir)}
+	if rel == confined.MarkerDir || strings.HasPrefix(rel, confined.MarkerDir+"/") {
+		return "", &providers.RefusedError{Why: fmt.Sprintf("%s holds boxsnap's own files, such as the box's access, and is not browsed", confined.MarkerDir)}
 	}
 	return rel, nil
 }
@@ -210,19 +211,19 @@ func (b *Backend) boxFile(guest providers.Guest, rel string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open box %s: %w", guest.Ref, err)
 	}
 	defer root.Close()
-	f, st, err := root.openRegular(rel, nil)
+	f, st, err := root.OpenRegular(rel, nil)
 	if err != nil {
 		switch {
 		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
 			return nil, fmt.Errorf("%s in box %s now: %w", rel, guest.Ref, providers.ErrNotFound)
 		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.EXDEV):
 			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link in the box now, which is never followed", rel)}
-		case errors.Is(err, errNotRegular):
+		case errors.Is(err, confined.ErrNotRegular):
 			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %s, not a file", rel, kindOfMode(st.Mode))}
 		}
 		return nil, fmt.Errorf("open %s in box %s: %w", rel, guest.Ref, err)

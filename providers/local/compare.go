@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -50,13 +51,13 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
 	// The box's files are read beneath its folder, through no link.
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
 	defer root.Close()
 	now := make([]store.Entry, 0, len(found))
-	ids := make([]fileID, 0, len(found)) // which file the scan saw at each path of now
+	ids := make([]confined.FileID, 0, len(found)) // which file the scan saw at each path of now
 	for i := range found {
 		e := store.EntryFromStat(found[i].rel, &found[i].st)
 		if e.Type == "" || hidden(e.Path) {
@@ -70,7 +71,7 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			e.Target = t
 		}
 		now = append(now, e)
-		ids = append(ids, fileID{dev: uint64(found[i].st.Dev), ino: found[i].st.Ino})
+		ids = append(ids, confined.FileID{Dev: uint64(found[i].st.Dev), Ino: found[i].st.Ino})
 	}
 	// Files on both sides with the same size: their hash from a stat that
 	// did not move, else from their content.
@@ -131,20 +132,20 @@ func sortedEntries(es []store.Entry) []store.Entry {
 // hidden reports whether a path is boxsnap's own folder in the box or under
 // it: never browsed, never compared.
 func hidden(rel string) bool {
-	return rel == "." || rel == markerDir || strings.HasPrefix(rel, markerDir+"/")
+	return rel == "." || rel == confined.MarkerDir || strings.HasPrefix(rel, confined.MarkerDir+"/")
 }
 
 // hashJob is an entry to hash and the file the scan saw at its path.
 type hashJob struct {
 	e  *store.Entry
-	id fileID
+	id confined.FileID
 }
 
 // hashAll sets the hash of each entry from the box's file, with the
 // backend's workers. A file that vanished, is reached only through a link,
 // is no longer a regular file or is another file than the scan saw keeps no
 // hash: it changed.
-func (b *Backend) hashAll(ctx context.Context, root *beneath, es []hashJob) error {
+func (b *Backend) hashAll(ctx context.Context, root *confined.Beneath, es []hashJob) error {
 	if len(es) == 0 {
 		return nil
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -248,8 +249,8 @@ func TestBoxDiskBounded(t *testing.T) {
 	if fi, err := os.Stat(b.imageFile(g.Ref)); err != nil || fi.Size() != bound {
 		t.Fatalf("the box's image is %v (%v), want %d bytes", fi, err, bound)
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != markerDir {
-		t.Fatalf("a new box's folder holds %v, want only %s (no lost+found)", ents, markerDir)
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != confined.MarkerDir {
+		t.Fatalf("a new box's folder holds %v, want only %s (no lost+found)", ents, confined.MarkerDir)
 	}
 	e := env{b: b, g: g, dir: dir, ctx: t.Context()}
 	e.write(t, "before.txt", "written before the box ran")

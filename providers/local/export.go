@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -456,15 +457,15 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 				return nil, refuse("it holds two manifests")
 			}
 			// Refused by its header, before it is read into memory.
-			if hdr.Size > maxManifestBytes {
-				return nil, refuse("its manifest is %d bytes, more than the %d MiB a manifest may be", hdr.Size, maxManifestBytes>>20)
+			if hdr.Size > confined.MaxManifestBytes {
+				return nil, refuse("its manifest is %d bytes, more than the %d MiB a manifest may be", hdr.Size, confined.MaxManifestBytes>>20)
 			}
-			data, err := io.ReadAll(io.LimitReader(tr, maxManifestBytes+1))
+			data, err := io.ReadAll(io.LimitReader(tr, confined.MaxManifestBytes+1))
 			if err != nil {
 				return nil, refuse("it is cut short (%v)", err)
 			}
-			if len(data) > maxManifestBytes {
-				return nil, refuse("its manifest is more than the %d MiB a manifest may be", maxManifestBytes>>20)
+			if len(data) > confined.MaxManifestBytes {
+				return nil, refuse("its manifest is more than the %d MiB a manifest may be", confined.MaxManifestBytes>>20)
 			}
 			s.raw = data
 			if err := checkImported(s, who); err != nil {
@@ -473,7 +474,7 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 			want = s.m.Hashes()
 		case strings.HasPrefix(hdr.Name, archiveContent):
 			h := strings.TrimPrefix(hdr.Name, archiveContent)
-			if !isHash(h) {
+			if !confined.IsHash(h) {
 				return nil, refuse("it holds an unexpected file %q", hdr.Name)
 			}
 			if want == nil {
@@ -526,7 +527,7 @@ func checkImported(s *staged, who runAs) error {
 	if err != nil {
 		return refuse("the manifest of snapshot %s is damaged (%v)", s.info.ID, err)
 	}
-	if err := checkEntryCount(body); err != nil {
+	if err := confined.CheckEntryCount(body); err != nil {
 		return refuse("the manifest of snapshot %s is refused: %v", s.info.ID, err)
 	}
 	if err := store.DecodeBody(body, &s.m, store.FileManifest); err != nil {
@@ -540,7 +541,7 @@ func checkImported(s *staged, who runAs) error {
 			return err
 		}
 	}
-	if err := checkEntries(s.m.Entries); err != nil {
+	if err := confined.CheckEntries(s.m.Entries); err != nil {
 		return refuse("the manifest of snapshot %s is refused: %v", s.info.ID, err)
 	}
 	mapImported(&s.m, who)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -84,13 +85,13 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	pipeAt(t, e.dir, "b.txt")
-	root, err := openTree(e.dir)
+	root, err := confined.OpenTree(e.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer root.Close()
 	within(t, "the compare's read", func() {
-		if _, _, err := e.b.hashBeneath(root, "b.txt", &fileID{dev: uint64(st.Dev), ino: st.Ino}); !errors.Is(err, fs.ErrNotExist) {
+		if _, _, err := e.b.hashBeneath(root, "b.txt", &confined.FileID{Dev: uint64(st.Dev), Ino: st.Ino}); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("the compare read a pipe as b.txt: %v", err)
 		}
 	})
@@ -115,6 +116,6 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 		}
 	})
 	// A pipe at the identity marker: the take reads no version, at once.
-	pipeAt(t, e.dir, identityFile)
+	pipeAt(t, e.dir, confined.IdentityFile)
 	within(t, "a take with a pipe at .boxsnap/identity", func() { e.take(t) })
 }

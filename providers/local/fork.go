@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -150,7 +151,7 @@ func (b *Backend) forkFolder(ctx context.Context, m *store.Manifest, box string,
 // folder with no link followed: a path through one is not inside the box and
 // is left alone. It answers what it removed.
 func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
-	t, err := openTree(dir)
+	t, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -195,11 +196,11 @@ func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
 }
 
 // isRealDir says whether rel is a folder beneath t reached through no link.
-func isRealDir(t *beneath, rel string) bool {
-	if checkRel(rel) != "" {
+func isRealDir(t *confined.Beneath, rel string) bool {
+	if confined.CheckRel(rel) != "" {
 		return false
 	}
-	fd, err := t.open(rel, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	fd, err := t.Open(rel, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 	if err != nil {
 		return false
 	}
@@ -208,12 +209,12 @@ func isRealDir(t *beneath, rel string) bool {
 }
 
 // readDirBeneath lists the folder rel beneath t, reached through no link.
-func readDirBeneath(t *beneath, rel string) ([]fs.DirEntry, error) {
-	fd, err := t.open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+func readDirBeneath(t *confined.Beneath, rel string) ([]fs.DirEntry, error) {
+	fd, err := t.Open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), t.dir+"/"+rel)
+	f := os.NewFile(uintptr(fd), t.Dir+"/"+rel)
 	defer f.Close()
 	return f.ReadDir(-1)
 }
@@ -221,7 +222,7 @@ func readDirBeneath(t *beneath, rel string) ([]fs.DirEntry, error) {
 // globBeneath gives the paths beneath t that pattern (slash-separated, its
 // parts as path.Match takes them) matches, in order, descending only into
 // real folders.
-func globBeneath(t *beneath, pattern string) ([]string, error) {
+func globBeneath(t *confined.Beneath, pattern string) ([]string, error) {
 	found := []string{"."}
 	parts := strings.Split(pattern, "/")
 	for i, part := range parts {
@@ -254,8 +255,8 @@ func globBeneath(t *beneath, pattern string) ([]string, error) {
 
 // removeInside removes rel (a file, a link or a whole folder) if every folder
 // on its way is a real folder beneath t.
-func removeInside(t *beneath, rel string) (bool, error) {
-	if checkRel(rel) != "" || rel == "." {
+func removeInside(t *confined.Beneath, rel string) (bool, error) {
+	if confined.CheckRel(rel) != "" || rel == "." {
 		return false, nil
 	}
 	if parent := path.Dir(rel); parent != "." && !isRealDir(t, parent) {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -333,9 +334,9 @@ func testImportRefusesAHugeManifest(t *testing.T) {
 		info, _ := json.Marshal(archiveInfo{Format: archiveFormat, ID: "snhuge0000001", Name: "snhuge0000001", ManifestSum: strings.Repeat("0", 64)})
 		_ = tw.WriteHeader(&tar.Header{Name: archiveMeta, Mode: 0o600, Size: int64(len(info)), Typeflag: tar.TypeReg})
 		_, _ = tw.Write(info)
-		_ = tw.WriteHeader(&tar.Header{Name: archiveManifest, Mode: 0o600, Size: maxManifestBytes + 1, Typeflag: tar.TypeReg})
+		_ = tw.WriteHeader(&tar.Header{Name: archiveManifest, Mode: 0o600, Size: confined.MaxManifestBytes + 1, Typeflag: tar.TypeReg})
 		chunk := make([]byte, 1<<20)
-		for left := int64(maxManifestBytes + 1); left > 0; left -= int64(len(chunk)) {
+		for left := int64(confined.MaxManifestBytes + 1); left > 0; left -= int64(len(chunk)) {
 			if _, err := tw.Write(chunk[:min(left, int64(len(chunk)))]); err != nil {
 				pw.CloseWithError(err)
 				return
@@ -358,7 +359,7 @@ func testImportRefusesAHugeManifest(t *testing.T) {
 	for _, c := range []struct {
 		count uint64
 		words string
-	}{{maxEntries + 1, "it has 2000001 entries, more than the 2000000"}, {1000, "it says it has 1000 entries, more than its"}} {
+	}{{confined.MaxEntries + 1, "it has 2000001 entries, more than the 2000000"}, {1000, "it says it has 1000 entries, more than its"}} {
 		hdr, _ := json.Marshal(store.Manifest{Format: store.ManifestFormat, ID: "snhuge0000002"})
 		body := binary.AppendUvarint([]byte(store.ManifestMagic), uint64(len(hdr)))
 		body = append(body, hdr...)

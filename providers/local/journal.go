@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -69,7 +70,7 @@ const (
 // journal is one box's change journal.
 type journal struct {
 	box, dir string
-	root     *beneath // the box's folder: every name is read beneath it
+	root     *confined.Beneath // the box's folder: every name is read beneath it
 	maxPaths int
 	file     *os.File // the inotify descriptor, non-blocking, in Go's poller
 	fd       int
@@ -169,7 +170,7 @@ func (b *Backend) startJournal(box, dir string) {
 		inoWd: map[uint64]int32{}, linked: map[uint64]map[string]bool{}, dirty: map[string]uint8{},
 		sweep: map[uint64]bool{}, unseen: map[string]bool{}}
 	b.journals.m[box] = j
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		j.dead = fmt.Sprintf("the box's folder could not be opened (%v)", err)
 		j.lost = j.dead
@@ -177,7 +178,7 @@ func (b *Backend) startJournal(box, dir string) {
 	}
 	j.root = root
 	var sfs unix.Statfs_t
-	if err := unix.Fstatfs(root.fd, &sfs); err == nil {
+	if err := unix.Fstatfs(root.Fd, &sfs); err == nil {
 		if name, ok := networkFS[int64(sfs.Type)]; ok {
 			j.dead = fmt.Sprintf("the box's folder is on a network file system (%s), whose changes inotify does not see", name)
 			j.lost = j.dead
@@ -436,7 +437,7 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 // reset write as the box holds it now, and the folder that holds it. A
 // change to them is no change of the box's own: the Now row and automatic
 // history count none of them (a take still holds them).
-var boxsnapsOwn = []string{markerDir, accessFile}
+var boxsnapsOwn = []string{confined.MarkerDir, confined.AccessFile}
 
 // boxChanges is how many of the box's own paths the journal recorded as
 // changed, boxsnap's own writes apart. Called with j.mu held.
@@ -698,9 +699,9 @@ func (j *journal) watchTreeLocked(rel string) {
 		if j.root == nil {
 			return // closed
 		}
-		fd, err := j.root.open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
+		fd, err := j.root.Open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
 		if err != nil {
-			if goneOrSwapped(err) {
+			if confined.GoneOrSwapped(err) {
 				continue // it went; its parent's watch reported that
 			}
 			j.dieLocked(fmt.Sprintf("a folder could not be read (%v)", err))
@@ -810,7 +811,7 @@ func (j *journal) watchLinkedLocked(f linkedFile) {
 		return // closed
 	}
 	wd := -1
-	fd, err := j.root.open(f.rel, unix.O_PATH|unix.O_NOFOLLOW)
+	fd, err := j.root.Open(f.rel, unix.O_PATH|unix.O_NOFOLLOW)
 	if err == nil {
 		var st unix.Stat_t
 		if err = unix.Fstat(fd, &st); err == nil && (st.Mode&unix.S_IFMT != unix.S_IFREG || st.Ino != f.ino) {

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -190,7 +191,7 @@ func (c *churner) paths() (dirs, files []string) {
 			return nil
 		}
 		rel, _ := filepath.Rel(c.dir, p)
-		if rel == markerDir {
+		if rel == confined.MarkerDir {
 			return filepath.SkipDir
 		}
 		if d.IsDir() {
@@ -640,7 +641,7 @@ func TestJournalRestoreEqualsWalkRestore(t *testing.T) {
 		for _, m := range []*store.Manifest{mj, mw} {
 			kept := m.Entries[:0]
 			for _, e := range m.Entries {
-				if e.Path == markerDir || strings.HasPrefix(e.Path, markerDir+"/") {
+				if e.Path == confined.MarkerDir || strings.HasPrefix(e.Path, confined.MarkerDir+"/") {
 					continue // each box's own identity
 				}
 				e.MTime, e.UID, e.GID = 0, 0, 0

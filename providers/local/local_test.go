@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -668,7 +669,7 @@ func TestForkIsCleanedOfItsSourcesIdentity(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(outside, ".netrc")); err != nil {
 		t.Fatal("the fork's clean-up followed a link out of the box")
 	}
-	data, _ := os.ReadFile(filepath.Join(fdir, identityFile))
+	data, _ := os.ReadFile(filepath.Join(fdir, confined.IdentityFile))
 	if !strings.Contains(string(data), `"box":"bxfork"`) {
 		t.Fatalf("the fork's identity marker is %s", data)
 	}
@@ -678,7 +679,7 @@ func TestForkIsCleanedOfItsSourcesIdentity(t *testing.T) {
 	}
 
 	// A snapshot taken with no identity reset is never forked.
-	os.Remove(filepath.Join(e.dir, identityFile))
+	os.Remove(filepath.Join(e.dir, confined.IdentityFile))
 	taken, ref = e.take(t)
 	if taken.ResetVersion != 0 {
 		t.Fatalf("a box with no marker gave reset version %d", taken.ResetVersion)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -23,7 +24,7 @@ func TestRestoreNeverChangesHostFilesThroughALink(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(box, "etc")); err != nil {
 		t.Fatal(err)
 	}
-	tree, err := openTree(box)
+	tree, err := confined.OpenTree(box)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -102,7 +103,7 @@ func ownBy(dir string, who runAs) error {
 	if !who.switchTo {
 		return nil
 	}
-	t, err := openTree(dir)
+	t, err := confined.OpenTree(dir)
 	if err != nil {
 		return err
 	}
@@ -116,7 +117,7 @@ func ownBy(dir string, who runAs) error {
 
 // chownBeneath gives rel and all it holds to who, each path found beneath
 // t through no link, and a link's own owner set, never its target's.
-func chownBeneath(t *beneath, rel string, who runAs) error {
+func chownBeneath(t *confined.Beneath, rel string, who runAs) error {
 	if err := t.Lchown(rel, int(who.uid), int(who.gid)); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -112,11 +113,11 @@ func (b *Backend) WriteBoxFile(ctx context.Context, g providers.Guest, rel strin
 	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || clean != rel {
 		return &providers.RefusedError{Why: fmt.Sprintf("%q is not a path inside the box", rel)}
 	}
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return fmt.Errorf("open box %s: %w", g.Ref, err)
 	}
-	dfd, err := unix.FcntlInt(uintptr(root.fd), unix.F_DUPFD_CLOEXEC, 0)
+	dfd, err := unix.FcntlInt(uintptr(root.Fd), unix.F_DUPFD_CLOEXEC, 0)
 	root.Close()
 	if err != nil {
 		return fmt.Errorf("open box %s: %w", g.Ref, err)

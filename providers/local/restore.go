@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -210,11 +211,11 @@ type current struct {
 // write on the host.
 func (b *Backend) apply(ctx context.Context, dir string, m *store.Manifest, known map[string]*store.Entry, found []scanned) (applyResult, error) {
 	var res applyResult
-	if err := checkEntries(m.Entries); err != nil {
+	if err := confined.CheckEntries(m.Entries); err != nil {
 		return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %v. Nothing was changed.", m.ID, err)}
 	}
 	ents := inFolderOrder(m.Entries)
-	t, err := openTree(dir)
+	t, err := confined.OpenTree(dir)
 	if err != nil {
 		return res, fmt.Errorf("open the box's folder: %w", err)
 	}
@@ -318,7 +319,7 @@ func removalsFor(cur map[string]current, target map[string]*store.Entry) ([]stri
 // filesToWrite sorts m's files into those whose content must be written and
 // those that only need their details put back. A file of the same size whose
 // content neither the journal nor known vouches for is hashed in the folder.
-func (b *Backend) filesToWrite(ctx context.Context, t *beneath, m *store.Manifest, cur map[string]current, known map[string]*store.Entry) (writes, metas []*store.Entry, err error) {
+func (b *Backend) filesToWrite(ctx context.Context, t *confined.Beneath, m *store.Manifest, cur map[string]current, known map[string]*store.Entry) (writes, metas []*store.Entry, err error) {
 	var checks []*store.Entry
 	for i := range m.Entries {
 		e := &m.Entries[i]
@@ -400,7 +401,7 @@ func (b *Backend) checkContent(ctx context.Context, m *store.Manifest, writes []
 // removePaths removes removals from the folder, first of the changes,
 // deepest paths under their removed folder going with it, and marks each
 // one's folder touched. It gives the paths it removed.
-func removePaths(t *beneath, removals []string, touched map[string]bool) (map[string]bool, error) {
+func removePaths(t *confined.Beneath, removals []string, touched map[string]bool) (map[string]bool, error) {
 	removed := make(map[string]bool, len(removals))
 	for _, rel := range removals {
 		if underRemoved(rel, removed) {
@@ -440,7 +441,7 @@ func forgetRemoved(cur map[string]current, removed map[string]bool, writes []*st
 // makeNonFiles makes, in ents' order, the folders, links and fifos the
 // folder lacks, puts back the details of links and fifos, and marks touched
 // each folder it made something in. It gives how many links it wrote.
-func makeNonFiles(t *beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) (int, error) {
+func makeNonFiles(t *confined.Beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) (int, error) {
 	written := 0
 	for i := range ents {
 		e := &ents[i]
@@ -489,7 +490,7 @@ func makeNonFiles(t *beneath, ents []store.Entry, cur map[string]current, touche
 
 // writeFiles writes the content and details of writes, in parallel, and
 // puts the stat each is left with in keys.
-func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*store.Entry, root bool, keys map[string]store.StatKey) error {
+func (b *Backend) writeFiles(ctx context.Context, t *confined.Beneath, writes []*store.Entry, root bool, keys map[string]store.StatKey) error {
 	var mu sync.Mutex
 	return b.parallel(ctx, len(writes), func(i int) error {
 		e := writes[i]
@@ -508,7 +509,7 @@ func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*store.En
 // the snapshot has it where they differ, and puts the stat each is left
 // with in keys (read again when it changed or was relinked). It gives how
 // many it changed.
-func putFileDetails(t *beneath, metas []*store.Entry, cur map[string]current, relinked map[uint64]bool, root bool, keys map[string]store.StatKey) (int, error) {
+func putFileDetails(t *confined.Beneath, metas []*store.Entry, cur map[string]current, relinked map[uint64]bool, root bool, keys map[string]store.StatKey) (int, error) {
 	changedN := 0
 	for _, e := range metas {
 		c := cur[e.Path]
@@ -536,7 +537,7 @@ func putFileDetails(t *beneath, metas []*store.Entry, cur map[string]current, re
 // putFolderDetails puts back the folders' details, last and deepest first,
 // as writing inside one changes its times; a folder as the snapshot has it,
 // with nothing written in it, is left alone.
-func putFolderDetails(t *beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) error {
+func putFolderDetails(t *confined.Beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) error {
 	var dirs []*store.Entry
 	for i := range ents {
 		if ents[i].Type == store.TypeDir {
@@ -579,7 +580,7 @@ func (b *Backend) openContent(hash string) func() (*os.File, error) {
 // writeFile writes the file rel beneath t from what open gives, through a
 // temporary file in the same folder, with its details, then renames it into
 // place. It gives the file's stat as it leaves it.
-func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error), e *store.Entry, root bool) (unix.Stat_t, error) {
+func (b *Backend) writeFile(t *confined.Beneath, rel string, open func() (*os.File, error), e *store.Entry, root bool) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	in, err := open()
 	if err != nil {
@@ -589,7 +590,7 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 	// The file's folder, opened once beneath the box's: the temporary file,
 	// the rename, the times and the stat are all by name in it.
 	dir, name := path.Split(rel)
-	var folder *beneath
+	var folder *confined.Beneath
 	if dir == "" {
 		folder = t
 	} else if folder, err = t.Sub(strings.TrimSuffix(dir, "/")); err != nil {
@@ -641,7 +642,7 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 // times, beneath t: a restore runs as root, and a box's folder is its
 // process's to change, so a link put where a folder was must never lead a
 // chmod or a chown out to the host's files.
-func setMeta(t *beneath, e *store.Entry, root bool) error {
+func setMeta(t *confined.Beneath, e *store.Entry, root bool) error {
 	if root {
 		if err := t.Lchown(e.Path, int(e.UID), int(e.GID)); err != nil {
 			return fmt.Errorf("set the owner of %s: %w", e.Path, err)
@@ -658,24 +659,8 @@ func setMeta(t *beneath, e *store.Entry, root bool) error {
 	return nil
 }
 
-// unixMode is a FileMode's permission, setuid, setgid and sticky bits as
-// chmod takes them.
-func unixMode(m fs.FileMode) uint32 {
-	out := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		out |= unix.S_ISUID
-	}
-	if m&fs.ModeSetgid != 0 {
-		out |= unix.S_ISGID
-	}
-	if m&fs.ModeSticky != 0 {
-		out |= unix.S_ISVTX
-	}
-	return out
-}
-
 // setMetaIfDiffers puts back a file's details where they differ from c.
-func setMetaIfDiffers(t *beneath, e *store.Entry, root bool, c *current) (bool, error) {
+func setMetaIfDiffers(t *confined.Beneath, e *store.Entry, root bool, c *current) (bool, error) {
 	same := store.FileModeOf(c.st.Mode) == e.FileMode() && c.st.Mtim.Nano() == e.MTime &&
 		(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID))
 	if same {
@@ -687,7 +672,7 @@ func setMetaIfDiffers(t *beneath, e *store.Entry, root bool, c *current) (bool, 
 // hashIn hashes the file rel beneath t, never through a link. O_NONBLOCK:
 // a pipe the box put in the file's place since it was read must not hold
 // the restore; only a regular file is read.
-func (b *Backend) hashIn(t *beneath, rel string) (string, error) {
+func (b *Backend) hashIn(t *confined.Beneath, rel string) (string, error) {
 	f, err := t.OpenFile(rel, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
@@ -752,7 +737,7 @@ loop:
 // beneath its folder as a box's are: through no link, non-blocking, and
 // only the regular file the scan saw.
 func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
-	from, err := openTree(src)
+	from, err := confined.OpenTree(src)
 	if err != nil {
 		return err
 	}
@@ -769,7 +754,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	if err := os.Mkdir(dst, 0o700); err != nil && !(errors.Is(err, fs.ErrExist) && emptyFolder(dst)) {
 		return err
 	}
-	t, err := openTree(dst)
+	t, err := confined.OpenTree(dst)
 	if err != nil {
 		return err
 	}
@@ -777,7 +762,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	root := os.Geteuid() == 0
 	var dirs []store.Entry
 	var files []store.Entry
-	var ids []fileID
+	var ids []confined.FileID
 	found, err := b.scanTree(ctx, src)
 	if err != nil {
 		return err
@@ -810,13 +795,13 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 			}
 		case store.TypeFile:
 			files = append(files, e)
-			ids = append(ids, fileID{dev: uint64(found[i].st.Dev), ino: found[i].st.Ino})
+			ids = append(ids, confined.FileID{Dev: uint64(found[i].st.Dev), Ino: found[i].st.Ino})
 		}
 	}
 	err = b.parallel(ctx, len(files), func(i int) error {
 		e := &files[i]
 		_, err := b.writeFile(t, e.Path, func() (*os.File, error) {
-			f, _, err := from.openRegular(e.Path, &ids[i])
+			f, _, err := from.OpenRegular(e.Path, &ids[i])
 			if err != nil {
 				return nil, fmt.Errorf("the template's %s changed while it was copied: %w", e.Path, err)
 			}

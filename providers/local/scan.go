@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 	"golang.org/x/sys/unix"
 )
@@ -37,14 +38,14 @@ func (b *Backend) scanTree(ctx context.Context, dir string) ([]scanned, error) {
 // scanFrom is scanTree of the folder rel under dir and what it holds, with
 // paths relative to dir.
 func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, error) {
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
 	var top unix.Stat_t
 	if err := root.Lstat(rel, &top); err != nil {
-		if rel != "." && goneOrSwapped(err) {
+		if rel != "." && confined.GoneOrSwapped(err) {
 			return nil, nil
 		}
 		return nil, err
@@ -106,14 +107,14 @@ func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, err
 }
 
 // scanDir reads one folder: its entries' stats and its subfolders.
-func scanDir(root *beneath, rel string) ([]scanned, []string, error) {
-	path := root.dir
+func scanDir(root *confined.Beneath, rel string) ([]scanned, []string, error) {
+	path := root.Dir
 	if rel != "." {
-		path = root.dir + "/" + rel
+		path = root.Dir + "/" + rel
 	}
-	fd, err := root.open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	fd, err := root.Open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 	if err != nil {
-		if goneOrSwapped(err) {
+		if confined.GoneOrSwapped(err) {
 			return nil, nil, nil // it vanished, or became something else
 		}
 		return nil, nil, err

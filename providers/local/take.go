@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -233,7 +234,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*stor
 	defer held.close()
 	// Every read of the box's files goes beneath this descriptor, through
 	// no link (confined.go).
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
 	}
@@ -267,7 +268,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*stor
 // in the manifest, and the file the scan saw, when it stat'ed one.
 type copyJob struct {
 	idx int
-	id  *fileID
+	id  *confined.FileID
 }
 
 // heldContent answers whether the store holds a piece of content, asking
@@ -314,7 +315,7 @@ func (h *heldContent) close() { unix.Close(h.dir) }
 // job to copy. It gives the jobs, what their copies hold on disk at most,
 // and the files with more than one link. Sockets, devices and links that
 // vanish while it reads are left out.
-func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []scanned, held *heldContent) (jobs []copyJob, need int64, linked []linkedFile, err error) {
+func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []scanned, held *heldContent) (jobs []copyJob, need int64, linked []linkedFile, err error) {
 	if found == nil {
 		found, err = b.scanTree(ctx, dir)
 	}
@@ -348,7 +349,7 @@ func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m 
 				// renamed over it), or one of its folders swapped for
 				// a link: the box changed it while the take read, as
 				// when a file vanishes before its copy.
-				if goneOrSwapped(lerr) || errors.Is(lerr, unix.EINVAL) {
+				if confined.GoneOrSwapped(lerr) || errors.Is(lerr, unix.EINVAL) {
 					continue
 				}
 				return jobs, need, linked, lerr
@@ -363,7 +364,7 @@ func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m 
 			} else {
 				j := copyJob{idx: len(m.Entries)}
 				if s.st.Dev != 0 || s.st.Ino != 0 {
-					j.id = &fileID{dev: uint64(s.st.Dev), ino: s.st.Ino}
+					j.id = &confined.FileID{Dev: uint64(s.st.Dev), Ino: s.st.Ino}
 				}
 				jobs = append(jobs, j)
 				need += allocatedOf(&s.st)
@@ -378,7 +379,7 @@ func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m 
 // filling in their entries' hashes and m's AddedBytes; the first failure
 // stops the rest. It gives the content it added, even on failure, so a
 // failed take can collect it, and the bytes it copied.
-func (b *Backend) copyNew(ctx context.Context, root *beneath, m *store.Manifest, jobs []copyJob) (added []string, copied int64, err error) {
+func (b *Backend) copyNew(ctx context.Context, root *confined.Beneath, m *store.Manifest, jobs []copyJob) (added []string, copied int64, err error) {
 	var (
 		mu      sync.Mutex
 		firstEr error
@@ -467,7 +468,7 @@ var errRetyped = errors.New("no longer a file")
 // another file than the one the scan saw (want), is copied again, up to
 // maxCopyAttempts; one that vanished is dropped (e.Type = ""); one that is
 // no longer a file is taken as what it is now (a pipe, a folder), unread.
-func (b *Backend) copyIn(ctx context.Context, root *beneath, e *store.Entry, want *fileID) (isNew bool, err error) {
+func (b *Backend) copyIn(ctx context.Context, root *confined.Beneath, e *store.Entry, want *confined.FileID) (isNew bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -505,19 +506,19 @@ var errChanged = errors.New("changed while copied")
 // descriptor (openRegular): a pipe renamed over the file never holds the
 // take, and is taken as the pipe it is now; another file renamed over it
 // since the scan (want) is read again, as that file.
-func (b *Backend) copyOnce(root *beneath, e *store.Entry, want *fileID) (string, bool, error) {
-	src, before, err := root.openRegular(e.Path, want)
+func (b *Backend) copyOnce(root *confined.Beneath, e *store.Entry, want *confined.FileID) (string, bool, error) {
+	src, before, err := root.OpenRegular(e.Path, want)
 	if err != nil {
 		switch {
-		case goneOrSwapped(err):
+		case confined.GoneOrSwapped(err):
 			return "", false, errVanished
 		case errors.Is(err, unix.EAGAIN):
 			return "", false, errChanged // a rename raced the resolution
-		case errors.Is(err, errNotRegular):
+		case errors.Is(err, confined.ErrNotRegular):
 			*e = store.EntryFromStat(e.Path, &before)
 			return "", false, errRetyped
-		case errors.Is(err, errNotScanned):
-			*want = fileID{dev: uint64(before.Dev), ino: before.Ino}
+		case errors.Is(err, confined.ErrNotScanned):
+			*want = confined.FileID{Dev: uint64(before.Dev), Ino: before.Ino}
 			return "", false, errChanged
 		}
 		return "", false, err

@@ -1,4 +1,4 @@
-package local
+package confined
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ import (
 // manifest of about 150 MiB; a path and a link's target are bounded as
 // Linux bounds them (PATH_MAX and NAME_MAX).
 const (
-	maxManifestBytes = 256 << 20
-	maxEntries       = 2_000_000
+	MaxManifestBytes = 256 << 20
+	MaxEntries       = 2_000_000
 	maxPathBytes     = 4095
 	maxNameBytes     = 255
 	maxTargetBytes   = 4095
@@ -40,7 +40,7 @@ func (e *badEntryError) Error() string {
 // checkRel says what is wrong with a manifest's path, or "" when it is
 // clean: relative, slash-separated, no empty, "." or ".." part (the box's
 // folder itself is "."), no NUL, bounded.
-func checkRel(p string) string {
+func CheckRel(p string) string {
 	switch {
 	case p == ".":
 		return ""
@@ -75,15 +75,15 @@ func checkRel(p string) string {
 // named by a SHA-256 and given one size; a link's target bounded (it is
 // data: a link may point anywhere, nothing is written through it). It
 // answers the first entry that fails, in the manifest's order.
-func checkEntries(es []store.Entry) error {
-	if len(es) > maxEntries {
-		return fmt.Errorf("it has %d entries, more than the %d a manifest may have", len(es), maxEntries)
+func CheckEntries(es []store.Entry) error {
+	if len(es) > MaxEntries {
+		return fmt.Errorf("it has %d entries, more than the %d a manifest may have", len(es), MaxEntries)
 	}
 	types := make(map[string]string, len(es))
 	sizes := make(map[string]int64)
 	for i := range es {
 		e := &es[i]
-		if why := checkRel(e.Path); why != "" {
+		if why := CheckRel(e.Path); why != "" {
 			return &badEntryError{e.Path, why}
 		}
 		if _, dup := types[e.Path]; dup {
@@ -91,7 +91,7 @@ func checkEntries(es []store.Entry) error {
 		}
 		switch e.Type {
 		case store.TypeFile:
-			if !isHash(e.Hash) {
+			if !IsHash(e.Hash) {
 				return &badEntryError{e.Path, "is a file whose content is not named by a SHA-256"}
 			}
 			if e.Size < 0 {
@@ -141,7 +141,7 @@ func checkEntries(es []store.Entry) error {
 }
 
 // isHash says whether h is a SHA-256 in lower-case hex, as content is named.
-func isHash(h string) bool {
+func IsHash(h string) bool {
 	return len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
 }
 
@@ -153,7 +153,7 @@ const minEntryBytes = 12
 // holds, without decoding them, and refuses a count over maxEntries or more
 // than the body can hold: the decoder makes room for every entry it is
 // told of before it reads one.
-func checkEntryCount(body []byte) error {
+func CheckEntryCount(body []byte) error {
 	p, ok := bytes.CutPrefix(body, []byte(store.ManifestMagic))
 	if !ok {
 		return errors.New("it is not a manifest")
@@ -167,8 +167,8 @@ func checkEntryCount(body []byte) error {
 	switch {
 	case n <= 0:
 		return errors.New("it is cut short")
-	case count > maxEntries:
-		return fmt.Errorf("it has %d entries, more than the %d a manifest may have", count, maxEntries)
+	case count > MaxEntries:
+		return fmt.Errorf("it has %d entries, more than the %d a manifest may have", count, MaxEntries)
 	case count > uint64(len(p)-n)/minEntryBytes:
 		return fmt.Errorf("it says it has %d entries, more than its %d bytes can hold", count, len(p)-n)
 	}
