@@ -3,27 +3,31 @@ package local
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/browse"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/exports"
+	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // Compile-time checks: the local backend offers every interface.
 var (
-	_ providers.Backend  = (*Backend)(nil)
-	_ providers.Boxes    = (*Backend)(nil)
-	_ providers.Labeler  = (*Backend)(nil)
-	_ providers.Browser  = (*Backend)(nil)
-	_ providers.Exporter = (*Backend)(nil)
+	_ providers.Backend     = (*Backend)(nil)
+	_ providers.Boxes       = (*Backend)(nil)
+	_ providers.Labeler     = (*Backend)(nil)
+	_ providers.Browser     = (*Backend)(nil)
+	_ providers.Exporter    = (*Backend)(nil)
+	_ providers.ReadChecker = (*Backend)(nil)
 )
 
 // Defaults of Config.
@@ -114,6 +118,18 @@ type hooks struct {
 // content-addressed copies of them (see doc.go).
 type Backend struct {
 	*store.Store
+	// Set is the running boxes' change journals.
+	*journal.Set
+	// Processes runs the boxes' processes: their users, sandboxes,
+	// cgroups and networks.
+	*process.Processes
+	// Exports answers exports, imports and scrubs.
+	*exports.Exports
+	// Files answers browsing and comparing snapshots and boxes.
+	*browse.Files
+	// Scanner walks a box's folder beneath it; the journals and Files
+	// share it.
+	*confined.Scanner
 
 	id      string
 	root    string
@@ -134,10 +150,6 @@ type Backend struct {
 	loopFix    string           // what makes it get one
 	grow       diskimage.Grower // gives mounted images room ahead
 
-	noJournal    bool
-	journalPaths int
-	journals     journals // running boxes' change journals
-
 	noClone   atomic.Bool // the file system refused a reflink once
 	noRange   atomic.Bool // copy_file_range was refused once: plain reads and writes
 	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
@@ -151,102 +163,11 @@ type Backend struct {
 	owner string
 	// leave is set in a process that runs no box process (LeaveProcesses).
 	leave bool
-	// warnedUser is set once the log said a template's user cannot be
-	// switched to (boxsnap does not run as root).
-	warnedUser bool
-	// warnedPasta is set once the log said pasta is not installed.
-	warnedPasta bool
-
-	cgOnce sync.Once
-	cg     cgroups // where box cgroups are made (boxCgroups)
 	// cleanOnce runs cleanCgroups once, at the first restart or takeover.
 	cleanOnce sync.Once
 
-	bwrapOnce sync.Once
-	bwrap     string // bwrap's path when box processes run inside it
-	selfPath  string // Config.Self
-
 	ratesMu sync.Mutex
 	present presentSet // content found in the store since the last free
-}
-
-// New opens (or makes) the backend's store under cfg.Root. It starts no
-// process: RestartRunning does, when the caller wants boxes that were running
-// at the last stop to run again.
-func New(cfg Config) (*Backend, error) {
-	if cfg.Root == "" {
-		return nil, errors.New("local backend: Config.Root is required")
-	}
-	root, err := filepath.Abs(cfg.Root)
-	if err != nil {
-		return nil, fmt.Errorf("local backend: root: %w", err)
-	}
-	b := &Backend{
-		Store:   store.NewStore(root),
-		id:      cfg.ID,
-		root:    root,
-		install: cfg.Install,
-		host:    cfg.Host,
-		tmpl:    cfg.Templates,
-		log:     cfg.Logger,
-		stopTO:  cfg.StopTimeout,
-		workers: cfg.Workers,
-		noSync:  cfg.NoSync,
-		price:   cfg.Price,
-		procs:   make(map[string]*proc),
-
-		noJournal:    cfg.NoJournal,
-		journalPaths: cfg.JournalPaths,
-		selfPath:     cfg.Self,
-		maxImport:    cfg.MaxImportBytes,
-		diskImages:   cfg.DiskImages,
-	}
-	if b.maxImport <= 0 {
-		b.maxImport = DefaultMaxImportBytes
-	}
-	if b.journalPaths <= 0 {
-		b.journalPaths = DefaultJournalPaths
-	}
-	if b.id == "" {
-		b.id = DefaultID
-	}
-	if b.host == "" {
-		b.host, _ = os.Hostname()
-	}
-	if b.log == nil {
-		b.log = slog.Default()
-	}
-	if b.stopTO <= 0 {
-		b.stopTO = DefaultStopTimeout
-	}
-	if b.workers <= 0 {
-		b.workers = DefaultWorkers
-	}
-	b.bufs.New = func() any { p := make([]byte, hashBufSize); return &p }
-	// The folders above the root that boxsnap makes let a box's user pass.
-	if err := MakeFolder(root); err != nil {
-		return nil, fmt.Errorf("local backend: make %s: %w", root, err)
-	}
-	for _, d := range []string{store.DirBoxes, store.DirState, store.DirSnapshots, store.DirContent, store.DirTmp, store.DirGroups, dirDisks} {
-		if err := os.MkdirAll(b.Path(d), 0o700); err != nil {
-			return nil, fmt.Errorf("local backend: make %s: %w", d, err)
-		}
-	}
-	if os.Geteuid() == 0 {
-		// A box's process runs as an unprivileged user: it must pass through
-		// to its own folder, without listing the others.
-		for _, d := range []string{b.root, b.Path(store.DirBoxes)} {
-			if err := os.Chmod(d, 0o711); err != nil {
-				return nil, fmt.Errorf("local backend: %w", err)
-			}
-		}
-	}
-	for i := 0; i < 256; i++ {
-		if err := os.MkdirAll(b.Path(store.DirContent, fmt.Sprintf("%02x", i)), 0o700); err != nil {
-			return nil, fmt.Errorf("local backend: make content folders: %w", err)
-		}
-	}
-	return b, nil
 }
 
 // ID is the backend's ID in settings.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -64,20 +65,6 @@ type boxState struct {
 	// DiskStop is set when boxsnap stopped the box by itself at its disk
 	// bound (watchDisk); a start clears it.
 	DiskStop *providers.DiskStop `json:"diskStop,omitempty"`
-}
-
-// proc is a box's running process group.
-type proc struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	// sandboxed is set when the process runs inside bubblewrap.
-	sandboxed bool
-	// cgroup is the process's freezer cgroup (process.go), or "" where
-	// there is none: a take then stops its process group only (SIGSTOP).
-	cgroup string
-	// pasta is the user-mode network stack of the box's network
-	// namespace (network.go), or nil; it is ended with the process.
-	pasta *exec.Cmd
 }
 
 func (b *Backend) readState(box string) (boxState, error) {
@@ -199,7 +186,7 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if err := store.CheckID("box", box); err != nil {
 		return providers.Guest{}, err
 	}
-	if err := checkPublish(spec.Publish); err != nil {
+	if err := process.CheckPublish(spec.Publish); err != nil {
 		return providers.Guest{}, err
 	}
 	dir := b.Store.BoxDir(box)
@@ -334,7 +321,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 		b.endStarted(guest.Ref)
 		return fmt.Errorf("start box %s: its state file does not record the process, so it was ended: %w", guest.Ref, err)
 	}
-	b.startJournal(guest.Ref, dir)
+	b.StartJournal(guest.Ref, dir)
 	return nil
 }
 
@@ -345,16 +332,16 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 // the box running, before the process starts (recordStarting); the process
 // itself is recorded in st, which the caller writes.
 func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
-	who, err := b.boxUser(st.User)
+	who, err := b.BoxUser(st.User)
 	if err != nil {
 		return err
 	}
-	if err := ownBy(dir, who); err != nil {
-		return fmt.Errorf("give the box's folder to %s: %w", who.name, err)
+	if err := process.OwnBy(dir, who); err != nil {
+		return fmt.Errorf("give the box's folder to %s: %w", who.Name, err)
 	}
 	pasta := ""
-	if !st.NoNetwork && b.sandbox(who) != "" {
-		pasta = b.pastaPath()
+	if !st.NoNetwork && b.Sandbox(who) != "" {
+		pasta = b.PastaPath()
 	}
 	cmd, logf, sandboxed, err := b.boxCommand(dir, box, st, who, pasta != "")
 	if err != nil {
@@ -372,7 +359,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 		defer pipes.blockW.Close()
 		cmd.ExtraFiles = []*os.File{pipes.infoW, pipes.blockR}
 	}
-	cg, cgErr := b.newFreezer(box)
+	cg, cgErr := b.NewFreezer(box)
 	if cgErr == nil {
 		// The state file names the cgroup before anything runs in it: an
 		// owner killed between the start and the record below (or a
@@ -389,7 +376,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 			}
 		}()
 		var in bool
-		in, err = b.startIn(cmd, cg)
+		in, err = b.StartIn(cmd, cg)
 		if !in {
 			_ = os.Remove(cg)
 			cg, cgErr = "", errors.New("a thread could not be moved into it")
@@ -414,8 +401,8 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 			_ = os.Remove(cg)
 		}
 		logf.Close()
-		if errors.Is(err, fs.ErrPermission) && who.switchTo {
-			return &providers.RefusedError{Why: fmt.Sprintf("The box's user %s cannot reach the box's folder %s: every folder above it must let others pass (chmod o+x).", who.name, dir)}
+		if errors.Is(err, fs.ErrPermission) && who.SwitchTo {
+			return &providers.RefusedError{Why: fmt.Sprintf("The box's user %s cannot reach the box's folder %s: every folder above it must let others pass (chmod o+x).", who.Name, dir)}
 		}
 		return err
 	}
@@ -434,8 +421,8 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 // template's environment and its limits, its output to the box's log in
 // the store's state folder, which it opens. sandboxed says it runs inside
 // bubblewrap, armed to die with its owner.
-func (b *Backend) boxCommand(dir, box string, st *boxState, who runAs, network bool) (cmd *exec.Cmd, logf *os.File, sandboxed bool, err error) {
-	args, err := b.processArgs(dir, st.Command, st.Limits, who, network)
+func (b *Backend) boxCommand(dir, box string, st *boxState, who process.RunAs, network bool) (cmd *exec.Cmd, logf *os.File, sandboxed bool, err error) {
+	args, err := b.ProcessArgs(dir, st.Command, st.Limits, who, network)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -446,16 +433,16 @@ func (b *Backend) boxCommand(dir, box string, st *boxState, who runAs, network b
 	// The process outlives the call's context: it is stopped by Stop only.
 	cmd = exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
-	cmd.Env = envList(st.Env)
+	cmd.Env = process.EnvList(st.Env)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	// Setsid makes the process the leader of its own session and process
 	// group (pgid = pid), which Stop and pause signal as a whole.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if who.switchTo {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}
+	if who.SwitchTo {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.Uid, Gid: who.Gid, Groups: []uint32{}}
 	}
-	sandboxed = b.bwrap != "" && args[0] == b.bwrap
+	sandboxed = b.Bwrap != "" && args[0] == b.Bwrap
 	if sandboxed {
 		// bwrap arms its own --die-with-parent only once it has made its
 		// namespaces, and its sandbox's init later still: an owner that
@@ -490,11 +477,11 @@ func newSandboxPipes() (sandboxPipes, error) {
 // namespace of the sandbox process bwrap names, then bwrap let go on. On
 // failure the command, which never ran, is ended with its freezer cgroup
 // and the box's log closed; otherwise it gives pasta's process.
-func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandboxPipes, publish []int, who runAs, logf *os.File) (*exec.Cmd, error) {
+func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandboxPipes, publish []int, who process.RunAs, logf *os.File) (*exec.Cmd, error) {
 	var net *exec.Cmd
-	pid, nerr := sandboxPid(pipes.infoR)
+	pid, nerr := process.SandboxPid(pipes.infoR)
 	if nerr == nil {
-		net, nerr = startPasta(pasta, pid, publish, who, logf)
+		net, nerr = process.StartPasta(pasta, pid, publish, who, logf)
 	}
 	if nerr == nil {
 		_, nerr = pipes.blockW.Write([]byte{1})
@@ -503,9 +490,9 @@ func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandbo
 		// The command never ran: bwrap waits on fd 4 still.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
-		endPasta(net)
+		process.EndPasta(net)
 		if cg != "" {
-			b.endFreezer(box, cg)
+			b.EndFreezer(box, cg)
 		}
 		logf.Close()
 		return nil, fmt.Errorf("give the box its network: %w", nerr)
@@ -521,9 +508,9 @@ func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, san
 	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: sandboxed, cgroup: cg, pasta: net}
 	go func() {
 		_ = cmd.Wait()
-		endPasta(net)
+		process.EndPasta(net)
 		if cg != "" {
-			b.endFreezer(box, cg)
+			b.EndFreezer(box, cg)
 		}
 		logf.Close()
 		close(p.done)
@@ -570,7 +557,7 @@ func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
 		return err
 	}
 	b.noteAtStop(guest)
-	b.endJournal(guest.Ref)
+	b.EndJournal(guest.Ref)
 	return b.stop(ctx, guest)
 }
 
@@ -602,7 +589,7 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 		// Whatever is left of the group, the leader included, is killed.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		if p.cgroup != "" {
-			_ = thaw(p.cgroup) // a frozen process dies of SIGKILL only once thawed
+			_ = process.Thaw(p.cgroup) // a frozen process dies of SIGKILL only once thawed
 		}
 		<-p.done
 	}
@@ -712,7 +699,7 @@ func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 		}
 		if st.Command == "" {
 			// Nothing to run, but its change journal runs again.
-			b.startJournal(box, b.Store.BoxDir(box))
+			b.StartJournal(box, b.Store.BoxDir(box))
 			continue
 		}
 		if run, _ := b.running(box); run {
@@ -752,19 +739,19 @@ func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	}
 	start := time.Now()
 	if p.cgroup != "" {
-		all, err := freeze(p.cgroup, pauseWait)
+		all, err := process.Freeze(p.cgroup, pauseWait)
 		if err == nil {
 			if !all {
 				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", pauseWait)
 			}
 			return func() time.Duration {
-				if err := thaw(p.cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				if err := process.Thaw(p.cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					b.log.Error("local backend: the box's processes could not be thawed", "box", box, "cgroup", p.cgroup, "err", err)
 				}
 				return time.Since(start)
 			}, true
 		}
-		_ = thaw(p.cgroup)
+		_ = process.Thaw(p.cgroup)
 		b.log.Warn("local backend: the box's freezer cgroup could not be frozen: the take pauses its process group only (SIGSTOP)", "box", box, "err", err)
 	}
 	pgid := p.cmd.Process.Pid
@@ -819,14 +806,14 @@ func groupStopped(pgid int) bool {
 
 // treeSize adds up the sizes of the regular files under dir.
 func (b *Backend) treeSize(ctx context.Context, dir string) (int64, error) {
-	found, err := b.scanTree(ctx, dir)
+	found, err := b.ScanTree(ctx, dir)
 	if err != nil {
 		return 0, err
 	}
 	var total int64
 	for i := range found {
-		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += found[i].st.Size
+		if found[i].St.Mode&unix.S_IFMT == unix.S_IFREG {
+			total += found[i].St.Size
 		}
 	}
 	return total, nil

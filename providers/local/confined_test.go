@@ -59,7 +59,7 @@ func TestTakeNeverFollowsASwappedLink(t *testing.T) {
 		if en.Type != store.TypeFile || strings.HasPrefix(en.Path, confined.MarkerDir+"/") {
 			continue
 		}
-		data, _, err := e.b.snapshotFile(m, en.Path, 1<<20)
+		data, _, err := e.b.SnapshotFile(m, en.Path, 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -226,7 +227,7 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 func TestBoxDiskBounded(t *testing.T) {
 	loopOrSkip(t)
 	root := t.TempDir()
-	if err := Passable(root, "/"); err != nil {
+	if err := process.Passable(root, "/"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskImages: true})
@@ -372,7 +373,7 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 		t.Skip("a box's process runs as the box's user only as root")
 	}
 	root := t.TempDir()
-	if err := Passable(root, "/"); err != nil {
+	if err := process.Passable(root, "/"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second})

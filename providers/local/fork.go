@@ -165,7 +165,7 @@ func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
 		if !isRealDir(t, parent) {
 			continue
 		}
-		ents, err := readDirBeneath(t, parent)
+		ents, err := confined.ReadDirBeneath(t, parent)
 		if err != nil {
 			return removed, err
 		}
@@ -208,17 +208,6 @@ func isRealDir(t *confined.Beneath, rel string) bool {
 	return true
 }
 
-// readDirBeneath lists the folder rel beneath t, reached through no link.
-func readDirBeneath(t *confined.Beneath, rel string) ([]fs.DirEntry, error) {
-	fd, err := t.Open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), t.Dir+"/"+rel)
-	defer f.Close()
-	return f.ReadDir(-1)
-}
-
 // globBeneath gives the paths beneath t that pattern (slash-separated, its
 // parts as path.Match takes them) matches, in order, descending only into
 // real folders.
@@ -235,7 +224,7 @@ func globBeneath(t *confined.Beneath, pattern string) ([]string, error) {
 			if dir != "." && !isRealDir(t, dir) {
 				continue
 			}
-			ents, err := readDirBeneath(t, dir)
+			ents, err := confined.ReadDirBeneath(t, dir)
 			if err != nil {
 				continue // gone, or not a folder
 			}

@@ -22,6 +22,8 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/exports"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -88,7 +90,7 @@ type part struct {
 func contentOf(data string) (part, string) {
 	sum := sha256.Sum256([]byte(data))
 	h := hex.EncodeToString(sum[:])
-	return part{archiveContent + h, []byte(data)}, h
+	return part{exports.ArchiveContent + h, []byte(data)}, h
 }
 
 // craftManifest is a snapshot's manifest as a store keeps it, with the
@@ -118,11 +120,11 @@ func craftManifest(t *testing.T, id string, es []store.Entry) []byte {
 func craftArchive(t *testing.T, id string, es []store.Entry, parts ...part) []byte {
 	t.Helper()
 	raw := craftManifest(t, id, es)
-	info, _ := json.Marshal(archiveInfo{Format: archiveFormat, ID: id, Name: id, ManifestSum: store.Sha256Hex(raw)})
+	info, _ := json.Marshal(exports.ArchiveInfo{Format: exports.ArchiveFormat, ID: id, Name: id, ManifestSum: store.Sha256Hex(raw)})
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
-	for _, p := range append([]part{{archiveMeta, info}, {archiveManifest, raw}}, parts...) {
+	for _, p := range append([]part{{exports.ArchiveMeta, info}, {exports.ArchiveManifest, raw}}, parts...) {
 		if err := tw.WriteHeader(&tar.Header{Name: p.name, Mode: 0o600, Size: int64(len(p.data)), Typeflag: tar.TypeReg}); err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +236,7 @@ func boxUID(t *testing.T) (uint32, uint32) {
 	if os.Geteuid() != 0 {
 		return uint32(os.Geteuid()), uint32(os.Getegid())
 	}
-	u, err := user.Lookup(DefaultBoxUser)
+	u, err := user.Lookup(process.DefaultBoxUser)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,10 +333,10 @@ func testImportRefusesAHugeManifest(t *testing.T) {
 	go func() {
 		zw, _ := gzip.NewWriterLevel(pw, gzip.NoCompression)
 		tw := tar.NewWriter(zw)
-		info, _ := json.Marshal(archiveInfo{Format: archiveFormat, ID: "snhuge0000001", Name: "snhuge0000001", ManifestSum: strings.Repeat("0", 64)})
-		_ = tw.WriteHeader(&tar.Header{Name: archiveMeta, Mode: 0o600, Size: int64(len(info)), Typeflag: tar.TypeReg})
+		info, _ := json.Marshal(exports.ArchiveInfo{Format: exports.ArchiveFormat, ID: "snhuge0000001", Name: "snhuge0000001", ManifestSum: strings.Repeat("0", 64)})
+		_ = tw.WriteHeader(&tar.Header{Name: exports.ArchiveMeta, Mode: 0o600, Size: int64(len(info)), Typeflag: tar.TypeReg})
 		_, _ = tw.Write(info)
-		_ = tw.WriteHeader(&tar.Header{Name: archiveManifest, Mode: 0o600, Size: confined.MaxManifestBytes + 1, Typeflag: tar.TypeReg})
+		_ = tw.WriteHeader(&tar.Header{Name: exports.ArchiveManifest, Mode: 0o600, Size: confined.MaxManifestBytes + 1, Typeflag: tar.TypeReg})
 		chunk := make([]byte, 1<<20)
 		for left := int64(confined.MaxManifestBytes + 1); left > 0; left -= int64(len(chunk)) {
 			if _, err := tw.Write(chunk[:min(left, int64(len(chunk)))]); err != nil {
@@ -367,11 +369,11 @@ func testImportRefusesAHugeManifest(t *testing.T) {
 		body = append(body, make([]byte, 64)...)
 		sum := sha256.Sum256(body)
 		raw := append([]byte(store.ChecksumPrefix+hex.EncodeToString(sum[:])+"\n"), body...)
-		info, _ := json.Marshal(archiveInfo{Format: archiveFormat, ID: "snhuge0000002", Name: "snhuge0000002", ManifestSum: store.Sha256Hex(raw)})
+		info, _ := json.Marshal(exports.ArchiveInfo{Format: exports.ArchiveFormat, ID: "snhuge0000002", Name: "snhuge0000002", ManifestSum: store.Sha256Hex(raw)})
 		var buf bytes.Buffer
 		zw := gzip.NewWriter(&buf)
 		tw := tar.NewWriter(zw)
-		for _, p := range []part{{archiveMeta, info}, {archiveManifest, raw}} {
+		for _, p := range []part{{exports.ArchiveMeta, info}, {exports.ArchiveManifest, raw}} {
 			_ = tw.WriteHeader(&tar.Header{Name: p.name, Mode: 0o600, Size: int64(len(p.data)), Typeflag: tar.TypeReg})
 			_, _ = tw.Write(p.data)
 		}
@@ -499,7 +501,7 @@ func TestRestoreNeverWritesThroughALink(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		found, err := h.b.scanTree(h.ctx, h.dir)
+		found, err := h.b.ScanTree(h.ctx, h.dir)
 		if err != nil {
 			t.Fatal(err)
 		}

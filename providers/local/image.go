@@ -14,6 +14,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -363,7 +364,7 @@ func UnmountAll(root string) error {
 		if len(f) < 5 {
 			continue
 		}
-		mp := unescapeMount(f[4])
+		mp := process.UnescapeMount(f[4])
 		if strings.HasPrefix(mp, abs+"/") {
 			under = append(under, mp)
 		}

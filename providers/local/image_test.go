@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -43,7 +44,7 @@ func mountsAt(t *testing.T, dir string) int {
 	}
 	n := 0
 	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) > 4 && unescapeMount(f[4]) == dir {
+		if f := strings.Fields(line); len(f) > 4 && process.UnescapeMount(f[4]) == dir {
 			n++
 		}
 	}

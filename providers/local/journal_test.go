@@ -20,6 +20,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -439,7 +440,7 @@ func TestJournalTakeEqualsWalkTake(t *testing.T) {
 			// The take ran among changes; the next one has the rest.
 			ref, walked, why = e.takeLogged(t)
 		}
-		if walked && !strings.Contains(why, "hard link") && !(busy && why == changedWhileTaking) {
+		if walked && !strings.Contains(why, "hard link") && !(busy && why == journal.ChangedWhileTaking) {
 			t.Fatalf("round %d: the take walked the folder: %s", r, why)
 		}
 		if walked {
@@ -502,17 +503,17 @@ func TestJournalFallsBackAfterOverflow(t *testing.T) {
 		e := setupJournal(t, t.TempDir(), Config{JournalPaths: 1 << 20})
 		e.write(t, "f", "1")
 		e.takeLogged(t)
-		j := e.b.journalOf(e.g.Ref)
+		j := e.b.JournalOf(e.g.Ref)
 		// The journal cannot read while its lock is held: the kernel's queue
 		// fills. Each new file is three events (create, modify, close).
-		j.mu.Lock()
+		j.Mu.Lock()
 		for i := 0; i < limit/3+100; i++ {
 			if err := os.WriteFile(filepath.Join(e.dir, fmt.Sprintf("g%d", i)), []byte("x"), 0o644); err != nil {
-				j.mu.Unlock()
+				j.Mu.Unlock()
 				t.Fatal(err)
 			}
 		}
-		j.mu.Unlock()
+		j.Mu.Unlock()
 		ref, walked, why := e.takeLogged(t)
 		if !walked || !strings.Contains(why, "the kernel's event queue overflowed") {
 			t.Fatalf("after %d events with a queue of %d: walked %v, why %q", 3*(limit/3+100), limit, walked, why)

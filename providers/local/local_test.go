@@ -21,6 +21,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -285,7 +286,7 @@ func TestTakePausesTheRunningProcessGroupAndResumesIt(t *testing.T) {
 	// A process cgroup v2 froze sleeps (S) in /proc, where v1's freezer and
 	// SIGSTOP show it D and T: there its cgroup says it is frozen.
 	stopped := func() bool {
-		if cg != "" && isV2(cg) {
+		if cg != "" && process.IsV2(cg) {
 			events, _ := os.ReadFile(filepath.Join(cg, "cgroup.events"))
 			return strings.Contains(string(events), "frozen 1")
 		}

@@ -55,7 +55,7 @@ func runBox(t *testing.T, b *Backend, id string, spec providers.BoxSpec) func(na
 	case <-time.After(time.Minute):
 		t.Fatal("the box's process did not end")
 	}
-	if b.bwrap == "" {
+	if b.Bwrap == "" {
 		t.Skip("bubblewrap cannot make a sandbox on this host")
 	}
 	dir := b.BoxDir(g)

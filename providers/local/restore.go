@@ -18,6 +18,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -150,7 +151,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	// With the change journal, the folder as it is now is the last manifest
 	// plus the paths the journal names: no walk. The restore's own writes go
 	// to the journal's next record.
-	jc := b.cutJournal(guest.Ref)
+	jc := b.CutJournal(guest.Ref)
 	found, _, why := b.fromJournal(ctx, dir, st, jc)
 	var known map[string]*store.Entry
 	if found == nil {
@@ -178,7 +179,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 		return "", err
 	}
 	if cache {
-		b.rebaseJournal(guest.Ref, jc, "restore:"+m.ID)
+		b.RebaseJournal(guest.Ref, jc, "restore:"+m.ID)
 	}
 	return fmt.Sprintf("%d files rewritten, %d removed, %d with their details put back", res.written, res.removed, res.meta), nil
 }
@@ -209,7 +210,7 @@ type current struct {
 // is refused before anything changes: a restore runs as root, and neither a
 // manifest nor what the box's process made of its folder may lead it to
 // write on the host.
-func (b *Backend) apply(ctx context.Context, dir string, m *store.Manifest, known map[string]*store.Entry, found []scanned) (applyResult, error) {
+func (b *Backend) apply(ctx context.Context, dir string, m *store.Manifest, known map[string]*store.Entry, found []confined.Scanned) (applyResult, error) {
 	var res applyResult
 	if err := confined.CheckEntries(m.Entries); err != nil {
 		return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %v. Nothing was changed.", m.ID, err)}
@@ -258,7 +259,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *store.Manifest, know
 	}
 	res.written += len(writes)
 	for _, e := range writes {
-		touched[folderOf(e.Path)] = true
+		touched[journal.FolderOf(e.Path)] = true
 	}
 	res.meta, err = putFileDetails(t, metas, cur, relinked, root, res.keys)
 	if err != nil {
@@ -284,17 +285,17 @@ func inFolderOrder(ents []store.Entry) []store.Entry {
 // currentPaths gives every path in dir now, by its path relative to dir:
 // from found, the change journal's paths, or, when found is nil, from a
 // walk of the folder.
-func (b *Backend) currentPaths(ctx context.Context, dir string, found []scanned) (map[string]current, error) {
+func (b *Backend) currentPaths(ctx context.Context, dir string, found []confined.Scanned) (map[string]current, error) {
 	if found == nil {
 		var err error
-		found, err = b.scanTree(ctx, dir)
+		found, err = b.ScanTree(ctx, dir)
 		if err != nil {
 			return nil, fmt.Errorf("read the box's files: %w", err)
 		}
 	}
 	cur := make(map[string]current, len(found))
 	for i := range found {
-		cur[found[i].rel] = current{mode: found[i].mode(), st: found[i].st, prev: found[i].prev}
+		cur[found[i].Rel] = current{mode: found[i].Mode(), st: found[i].St, prev: found[i].Prev}
 	}
 	return cur, nil
 }
@@ -411,7 +412,7 @@ func removePaths(t *confined.Beneath, removals []string, touched map[string]bool
 			return removed, fmt.Errorf("remove %s: %w", rel, err)
 		}
 		removed[rel] = true
-		touched[folderOf(rel)] = true
+		touched[journal.FolderOf(rel)] = true
 	}
 	return removed, nil
 }
@@ -451,7 +452,7 @@ func makeNonFiles(t *confined.Beneath, ents []store.Entry, cur map[string]curren
 				if err := t.Mkdir(e.Path, 0o700); err != nil {
 					return written, fmt.Errorf("make folder %s: %w", e.Path, err)
 				}
-				touched[folderOf(e.Path)] = true
+				touched[journal.FolderOf(e.Path)] = true
 			}
 		case store.TypeLink:
 			if _, ok := cur[e.Path]; ok {
@@ -468,7 +469,7 @@ func makeNonFiles(t *confined.Beneath, ents []store.Entry, cur map[string]curren
 			if err := t.Symlink(e.Target, e.Path); err != nil {
 				return written, fmt.Errorf("make link %s: %w", e.Path, err)
 			}
-			touched[folderOf(e.Path)] = true
+			touched[journal.FolderOf(e.Path)] = true
 			if err := setMeta(t, e, root); err != nil {
 				return written, err
 			}
@@ -478,7 +479,7 @@ func makeNonFiles(t *confined.Beneath, ents []store.Entry, cur map[string]curren
 				if err := t.Mkfifo(e.Path, fs.FileMode(e.Mode&0o777)); err != nil {
 					return written, fmt.Errorf("make fifo %s: %w", e.Path, err)
 				}
-				touched[folderOf(e.Path)] = true
+				touched[journal.FolderOf(e.Path)] = true
 			}
 			if err := setMeta(t, e, root); err != nil {
 				return written, err
@@ -763,7 +764,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	var dirs []store.Entry
 	var files []store.Entry
 	var ids []confined.FileID
-	found, err := b.scanTree(ctx, src)
+	found, err := b.ScanTree(ctx, src)
 	if err != nil {
 		return err
 	}
@@ -771,8 +772,8 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 		return err
 	}
 	for i := range found {
-		rel := found[i].rel
-		e := store.EntryFromStat(rel, &found[i].st)
+		rel := found[i].Rel
+		e := store.EntryFromStat(rel, &found[i].St)
 		switch e.Type {
 		case store.TypeDir:
 			if rel != "." {
@@ -795,7 +796,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 			}
 		case store.TypeFile:
 			files = append(files, e)
-			ids = append(ids, confined.FileID{Dev: uint64(found[i].st.Dev), Ino: found[i].st.Ino})
+			ids = append(ids, confined.FileID{Dev: uint64(found[i].St.Dev), Ino: found[i].St.Ino})
 		}
 	}
 	err = b.parallel(ctx, len(files), func(i int) error {

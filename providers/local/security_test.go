@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -77,8 +78,8 @@ ls ` + filepath.Join(root, "state") + ` > seen 2>&1; touch ` + outside + ` 2>/de
 		t.Fatal("the box's process ran as root")
 	}
 	if os.Geteuid() == 0 {
-		if u := read("user"); u != DefaultBoxUser {
-			t.Fatalf("the box's process ran as %s, want %s", u, DefaultBoxUser)
+		if u := read("user"); u != process.DefaultBoxUser {
+			t.Fatalf("the box's process ran as %s, want %s", u, process.DefaultBoxUser)
 		}
 	}
 	env := read("env")
@@ -111,7 +112,7 @@ ls ` + filepath.Join(root, "state") + ` > seen 2>&1; touch ` + outside + ` 2>/de
 	if _, err := os.Stat(outside); err == nil {
 		t.Error("the box's process wrote in boxsnap's own folder")
 	}
-	if b.bwrap != "" {
+	if b.Bwrap != "" {
 		if seen := read("seen"); strings.Contains(seen, g.Ref+".json") {
 			t.Errorf("inside bubblewrap, the process saw boxsnap's state folder: %s", seen)
 		}

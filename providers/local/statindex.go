@@ -22,3 +22,13 @@ func (b *Backend) statIndex(st boxState) map[string]*store.Entry {
 	}
 	return nil
 }
+
+// knownIndex is statIndex of the box's state: what its files were last
+// known to hold, by path.
+func (b *Backend) knownIndex(box string) (map[string]*store.Entry, error) {
+	st, err := b.readState(box)
+	if err != nil {
+		return nil, err
+	}
+	return b.statIndex(st), nil
+}

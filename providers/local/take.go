@@ -13,6 +13,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -57,7 +58,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	// is in this take, what changes after goes to the next one's record.
 	// The previous manifest is read under the lock, so its content cannot be
 	// swept while this take reuses it.
-	jc := b.cutJournal(guest.Ref)
+	jc := b.CutJournal(guest.Ref)
 	found, journalRead, why := b.fromJournal(ctx, dir, st, jc)
 	var prev map[string]*store.Entry
 	if found == nil {
@@ -152,15 +153,15 @@ func (b *Backend) labelFor(take providers.Label, id string, guest providers.Gues
 // journal said as the box stopped (of the folder before this take), and
 // keeps watching its hard links; a take that read the whole folder
 // (walked) measures the running rates.
-func (b *Backend) afterTake(box, id string, jc journalCut, stats takeStats, walked bool) error {
+func (b *Backend) afterTake(box, id string, jc journal.JournalCut, stats takeStats, walked bool) error {
 	if err := b.updateState(box, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = box; s.StatCache = "" }); err != nil {
 		return fmt.Errorf("take a snapshot of box %s: it is held, but: %w", box, err)
 	}
-	b.rebaseJournal(box, jc, "take:"+id)
-	b.journals.mu.Lock()
-	delete(b.journals.atStop, box)
-	b.journals.mu.Unlock()
-	b.watchLinked(box, stats.linked, walked)
+	b.RebaseJournal(box, jc, "take:"+id)
+	b.Journals.Mu.Lock()
+	delete(b.Journals.AtStop, box)
+	b.Journals.Mu.Unlock()
+	b.WatchLinked(box, stats.linked, walked)
 	if walked {
 		b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
 	}
@@ -214,7 +215,7 @@ type takeStats struct {
 	statTime time.Duration
 	copied   int64
 	copyTime time.Duration
-	linked   []linkedFile // files with more than one link, as stat'ed
+	linked   []journal.LinkedFile // files with more than one link, as stat'ed
 }
 
 // capture reads the box's paths into a manifest, copying new content into the
@@ -223,7 +224,7 @@ type takeStats struct {
 // the journal's own) keeps that entry's hash, when the store holds that
 // content; every other file is copied. It answers the content it
 // added, so a failed take can collect it.
-func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*store.Entry, found []scanned, roomPercent int) (*store.Manifest, []string, takeStats, error) {
+func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*store.Entry, found []confined.Scanned, roomPercent int) (*store.Manifest, []string, takeStats, error) {
 	var stats takeStats
 	m := &store.Manifest{Format: store.ManifestFormat}
 	t0 := time.Now()
@@ -315,9 +316,9 @@ func (h *heldContent) close() { unix.Close(h.dir) }
 // job to copy. It gives the jobs, what their copies hold on disk at most,
 // and the files with more than one link. Sockets, devices and links that
 // vanish while it reads are left out.
-func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []scanned, held *heldContent) (jobs []copyJob, need int64, linked []linkedFile, err error) {
+func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []confined.Scanned, held *heldContent) (jobs []copyJob, need int64, linked []journal.LinkedFile, err error) {
 	if found == nil {
-		found, err = b.scanTree(ctx, dir)
+		found, err = b.ScanTree(ctx, dir)
 	}
 	if b.hooks.afterScan != nil {
 		b.hooks.afterScan()
@@ -328,10 +329,10 @@ func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir s
 	m.Entries = make([]store.Entry, 0, len(found))
 	for i := range found {
 		s := &found[i]
-		e := store.EntryFromStat(s.rel, &s.st)
-		pe := s.prev
+		e := store.EntryFromStat(s.Rel, &s.St)
+		pe := s.Prev
 		if pe == nil {
-			pe = prev[s.rel]
+			pe = prev[s.Rel]
 		}
 		switch e.Type {
 		case "":
@@ -343,7 +344,7 @@ func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir s
 				e.Target = pe.Target
 				break
 			}
-			t, lerr := root.Readlink(s.rel)
+			t, lerr := root.Readlink(s.Rel)
 			if lerr != nil {
 				// Gone, no longer a link (EINVAL: something else was
 				// renamed over it), or one of its folders swapped for
@@ -356,18 +357,18 @@ func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir s
 			}
 			e.Target = t
 		case store.TypeFile:
-			if s.st.Nlink > 1 {
-				linked = append(linked, linkedFile{rel: s.rel, ino: s.st.Ino})
+			if s.St.Nlink > 1 {
+				linked = append(linked, journal.LinkedFile{Rel: s.Rel, Ino: s.St.Ino})
 			}
 			if pe != nil && pe.Type == store.TypeFile && pe.Key() == e.Key() && pe.Hash != "" && held.has(pe.Hash) {
 				e.Hash = pe.Hash
 			} else {
 				j := copyJob{idx: len(m.Entries)}
-				if s.st.Dev != 0 || s.st.Ino != 0 {
-					j.id = &confined.FileID{Dev: uint64(s.st.Dev), Ino: s.st.Ino}
+				if s.St.Dev != 0 || s.St.Ino != 0 {
+					j.id = &confined.FileID{Dev: uint64(s.St.Dev), Ino: s.St.Ino}
 				}
 				jobs = append(jobs, j)
-				need += allocatedOf(&s.st)
+				need += allocatedOf(&s.St)
 			}
 		}
 		m.Entries = append(m.Entries, e)

@@ -283,3 +283,14 @@ func unixMode(m fs.FileMode) uint32 {
 	}
 	return out
 }
+
+// ReadDirBeneath lists the folder rel beneath t, reached through no link.
+func ReadDirBeneath(t *Beneath, rel string) ([]fs.DirEntry, error) {
+	fd, err := t.Open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), t.Dir+"/"+rel)
+	defer f.Close()
+	return f.ReadDir(-1)
+}

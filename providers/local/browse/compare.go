@@ -1,4 +1,4 @@
-package local
+package browse
 
 import (
 	"context"
@@ -24,14 +24,14 @@ import (
 // index built. Against now, a file whose stat is the one the snapshot (or
 // the box's last take or restore) recorded is not read; only files whose
 // stat moved and whose size did not are hashed, by the backend's workers.
-func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	old := sortedEntries(m.Entries)
 	if against != nil {
-		am, err := b.loadUsable(*against)
+		am, err := b.LoadUsable(*against)
 		if err != nil {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
@@ -39,14 +39,14 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 	}
 
 	guest := m.Guest
-	if owner := b.ownerOf(m); owner != guest.Ref {
-		guest = b.guestOf(owner, m.Guest.Kind) // an imported snapshot's box
+	if owner := b.OwnerOf(m); owner != guest.Ref {
+		guest = b.GuestOf(owner, m.Guest.Kind) // an imported snapshot's box
 	}
-	dir, err := b.existingBox(guest)
+	dir, err := b.ExistingBox(guest)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	found, err := b.scanTree(ctx, dir)
+	found, err := b.ScanTree(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
@@ -59,7 +59,7 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 	now := make([]store.Entry, 0, len(found))
 	ids := make([]confined.FileID, 0, len(found)) // which file the scan saw at each path of now
 	for i := range found {
-		e := store.EntryFromStat(found[i].rel, &found[i].st)
+		e := store.EntryFromStat(found[i].Rel, &found[i].St)
 		if e.Type == "" || hidden(e.Path) {
 			continue
 		}
@@ -71,7 +71,7 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			e.Target = t
 		}
 		now = append(now, e)
-		ids = append(ids, confined.FileID{Dev: uint64(found[i].st.Dev), Ino: found[i].st.Ino})
+		ids = append(ids, confined.FileID{Dev: uint64(found[i].St.Dev), Ino: found[i].St.Ino})
 	}
 	// Files on both sides with the same size: their hash from a stat that
 	// did not move, else from their content.
@@ -98,11 +98,11 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			continue
 		}
 		if known == nil {
-			st, err := b.readState(guest.Ref)
+			k, err := b.KnownIndex(guest.Ref)
 			if err != nil {
 				return nil, fmt.Errorf("compare: %w", err)
 			}
-			if known = b.statIndex(st); known == nil {
+			if known = k; known == nil {
 				known = map[string]*store.Entry{}
 			}
 		}
@@ -145,7 +145,7 @@ type hashJob struct {
 // backend's workers. A file that vanished, is reached only through a link,
 // is no longer a regular file or is another file than the scan saw keeps no
 // hash: it changed.
-func (b *Backend) hashAll(ctx context.Context, root *confined.Beneath, es []hashJob) error {
+func (b *Files) hashAll(ctx context.Context, root *confined.Beneath, es []hashJob) error {
 	if len(es) == 0 {
 		return nil
 	}
@@ -155,12 +155,12 @@ func (b *Backend) hashAll(ctx context.Context, root *confined.Beneath, es []hash
 		first error
 	)
 	ch := make(chan hashJob)
-	for w := 0; w < b.workers; w++ {
+	for w := 0; w < b.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				h, _, err := b.hashBeneath(root, j.e.Path, &j.id)
+				h, _, err := b.HashBeneath(root, j.e.Path, &j.id)
 				if err != nil {
 					if errors.Is(err, os.ErrNotExist) {
 						continue
@@ -263,8 +263,8 @@ func changeType(t string) string {
 
 // OpenFile opens one regular file of a snapshot to be streamed, checking its
 // content against its hash as it is read.
-func (b *Backend) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
@@ -291,7 +291,7 @@ func (b *Backend) OpenFile(ctx context.Context, ref providers.SnapshotRef, p str
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
 	}
-	return &checkedReader{f: f, h: sha256.New(), want: e.Hash, left: e.Size, rel: rel, damaged: func(why string) { b.markDamaged(m.ID, why) }}, fileEntry(e), nil
+	return &checkedReader{f: f, h: sha256.New(), want: e.Hash, left: e.Size, rel: rel, damaged: func(why string) { b.MarkDamaged(m.ID, why) }}, fileEntry(e), nil
 }
 
 // checkedReader reads a content file and checks, at its end, that it is the
@@ -324,8 +324,8 @@ func (r *checkedReader) Close() error { return r.f.Close() }
 // WalkFiles calls fn with every entry of a snapshot under dir, dir first,
 // in path order (a folder before what it holds), leaving out boxsnap's own
 // folder.
-func (b *Backend) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
-	m, err := b.loadUsable(ref)
+func (b *Files) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return fmt.Errorf("download: %w", err)
 	}

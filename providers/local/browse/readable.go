@@ -1,4 +1,4 @@
-package local
+package browse
 
 import (
 	"context"
@@ -10,15 +10,13 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
-var _ providers.ReadChecker = (*Backend)(nil)
-
 // CheckReadable checks, before a download streams a byte, that every file
 // of a snapshot under dir has its content in the store, of the size the
 // manifest recorded: a content file deleted or cut short on disk is
 // ErrIncomplete here, not a stream cut part way. Each content is looked at
 // once (a stat, no read).
-func (b *Backend) CheckReadable(ctx context.Context, ref providers.SnapshotRef, dir string) error {
-	m, err := b.loadUsable(ref)
+func (b *Files) CheckReadable(ctx context.Context, ref providers.SnapshotRef, dir string) error {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return err
 	}

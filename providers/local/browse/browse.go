@@ -1,4 +1,4 @@
-package local
+package browse
 
 import (
 	"bytes"
@@ -20,12 +20,37 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
+// Files answers the browsing of a local backend's snapshots and boxes.
+var (
+	_ providers.Browser     = (*Files)(nil)
+	_ providers.ReadChecker = (*Files)(nil)
+)
+
+// Files answers what a snapshot of a local box holds and how it differs
+// from another or from the box now (providers.Browser), and whether its
+// content reads whole (providers.ReadChecker): it reads manifests and
+// content from the store, and a box's own files only beneath its folder.
+type Files struct {
+	*store.Store
+	*confined.Scanner
+	Workers int
+
+	// What the backend's boxes, takes and restores answer.
+	LoadUsable  func(ref providers.SnapshotRef) (*store.Manifest, error)
+	OwnerOf     func(m *store.Manifest) string
+	MarkDamaged func(id, why string)
+	GuestOf     func(box, kind string) providers.Guest
+	ExistingBox func(guest providers.Guest) (string, error)
+	KnownIndex  func(box string) (map[string]*store.Entry, error)
+	HashBeneath func(root *confined.Beneath, rel string, want *confined.FileID) (string, int64, error)
+}
+
 // textSniff is how much of a file is looked at to say it is text.
 const textSniff = 8000
 
 // ListFiles lists one folder of a snapshot, read from its manifest.
-func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return nil, fmt.Errorf("browse: %w", err)
 	}
@@ -58,12 +83,12 @@ func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 
 // ReadFile writes one file of a snapshot, of at most providers.MaxReadBytes,
 // to w, after checking its content against its hash.
-func (b *Backend) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
-	data, e, err := b.snapshotFile(m, p, providers.MaxReadBytes)
+	data, e, err := b.SnapshotFile(m, p, providers.MaxReadBytes)
 	if err != nil {
 		return providers.FileEntry{}, err
 	}
@@ -75,8 +100,8 @@ func (b *Backend) ReadFile(ctx context.Context, ref providers.SnapshotRef, p str
 
 // DiffFile compares one text file of the snapshot with the same path in
 // another snapshot, or in the box's folder now (against nil).
-func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return "", fmt.Errorf("compare: %w", err)
 	}
@@ -84,7 +109,7 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 	if err != nil {
 		return "", err
 	}
-	old, _, err := b.snapshotFile(m, rel, providers.MaxDiffBytes)
+	old, _, err := b.SnapshotFile(m, rel, providers.MaxDiffBytes)
 	if err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return "", err
 	}
@@ -95,11 +120,11 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 	var cur []byte
 	newName := "b/" + rel
 	if against != nil {
-		am, err := b.loadUsable(*against)
+		am, err := b.LoadUsable(*against)
 		if err != nil {
 			return "", fmt.Errorf("compare: %w", err)
 		}
-		cur, _, err = b.snapshotFile(am, rel, providers.MaxDiffBytes)
+		cur, _, err = b.SnapshotFile(am, rel, providers.MaxDiffBytes)
 		if errors.Is(err, providers.ErrNotFound) {
 			cur, newName = nil, "/dev/null"
 		} else if err != nil {
@@ -107,8 +132,8 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 		}
 	} else {
 		guest := m.Guest
-		if owner := b.ownerOf(m); owner != guest.Ref {
-			guest = b.guestOf(owner, m.Guest.Kind) // an imported snapshot's box
+		if owner := b.OwnerOf(m); owner != guest.Ref {
+			guest = b.GuestOf(owner, m.Guest.Kind) // an imported snapshot's box
 		}
 		cur, err = b.boxFile(guest, rel)
 		if errors.Is(err, providers.ErrNotFound) {
@@ -171,7 +196,7 @@ func walkManifest(idx map[string]*store.Entry, rel string) (*store.Entry, error)
 
 // snapshotFile reads a regular file of a snapshot, of at most limit bytes,
 // checked against its hash.
-func (b *Backend) snapshotFile(m *store.Manifest, p string, limit int64) ([]byte, *store.Entry, error) {
+func (b *Files) SnapshotFile(m *store.Manifest, p string, limit int64) ([]byte, *store.Entry, error) {
 	rel, err := safeRel(p)
 	if err != nil {
 		return nil, nil, err
@@ -195,7 +220,7 @@ func (b *Backend) snapshotFile(m *store.Manifest, p string, limit int64) ([]byte
 		return nil, nil, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
 	}
 	if sum := store.Sha256Hex(data); sum != e.Hash {
-		b.markDamaged(m.ID, fmt.Sprintf("Its content is damaged on disk: %s does not match its hash", rel))
+		b.MarkDamaged(m.ID, fmt.Sprintf("Its content is damaged on disk: %s does not match its hash", rel))
 		return nil, nil, fmt.Errorf("read %s: %w: %w", rel, store.ErrDamaged, providers.ErrIncomplete)
 	}
 	return data, e, nil
@@ -206,8 +231,8 @@ func (b *Backend) snapshotFile(m *store.Manifest, p string, limit int64) ([]byte
 // non-blocking, and checked by its descriptor to be a regular file before
 // any read (openRegular): a pipe at its path is refused at once, never
 // waited on.
-func (b *Backend) boxFile(guest providers.Guest, rel string) ([]byte, error) {
-	dir, err := b.existingBox(guest)
+func (b *Files) boxFile(guest providers.Guest, rel string) ([]byte, error) {
+	dir, err := b.ExistingBox(guest)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package local
+package process
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ const maxPublish = 16
 
 // checkPublish refuses, in words, a published port list that is not a few
 // TCP port numbers.
-func checkPublish(ports []int) error {
+func CheckPublish(ports []int) error {
 	if len(ports) > maxPublish {
 		return &providers.RefusedError{Why: fmt.Sprintf("A box publishes at most %d ports.", maxPublish)}
 	}
@@ -54,7 +54,7 @@ func checkPublish(ports []int) error {
 
 // pastaPath is pasta's path, or "" when it is not installed (said once in
 // the log: boxes then have no network). Called with b.mu held.
-func (b *Backend) pastaPath() string {
+func (b *Processes) PastaPath() string {
 	path, err := exec.LookPath("pasta")
 	if err != nil {
 		if !b.warnedPasta {
@@ -84,7 +84,7 @@ func pastaArgs(pasta string, publish []int) []string {
 
 // sandboxPid reads bwrap's --info-fd: the process inside the sandbox, in
 // the box's namespaces.
-func sandboxPid(info *os.File) (int, error) {
+func SandboxPid(info *os.File) (int, error) {
 	_ = info.SetReadDeadline(time.Now().Add(pastaWait))
 	var v struct {
 		ChildPid int `json:"child-pid"`
@@ -101,7 +101,7 @@ func sandboxPid(info *os.File) (int, error) {
 // startPasta gives the namespace of the sandbox process pid its network and
 // returns once the namespace has a route (pasta configured it), or an error
 // if pasta ended or did not within pastaWait.
-func startPasta(pasta string, pid int, publish []int, who runAs, log *os.File) (*exec.Cmd, error) {
+func StartPasta(pasta string, pid int, publish []int, who RunAs, log *os.File) (*exec.Cmd, error) {
 	// bwrap names its sandbox process as soon as it is made, before that
 	// process has set up its namespaces; pasta joins them once it has, when
 	// it waits on --block-fd (its wait channel then ends in pipe_read).
@@ -142,8 +142,8 @@ func startPasta(pasta string, pid int, publish []int, who runAs, log *os.File) (
 	// As the box's user: the namespaces are that user's (bubblewrap made
 	// them as it), and pasta needs no more.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if who.switchTo {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}
+	if who.SwitchTo {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.Uid, Gid: who.Gid, Groups: []uint32{}}
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start pasta: %w", err)
@@ -171,7 +171,7 @@ func startPasta(pasta string, pid int, publish []int, who runAs, log *os.File) (
 }
 
 // endPasta ends the box's network stack once its process has ended.
-func endPasta(p *exec.Cmd) {
+func EndPasta(p *exec.Cmd) {
 	if p != nil && p.Process != nil {
 		_ = p.Process.Kill()
 	}

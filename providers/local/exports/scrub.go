@@ -1,4 +1,4 @@
-package local
+package exports
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 )
 
 // Scrub says what a share copy of a snapshot is, changing nothing.
-func (b *Backend) Scrub(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*providers.ScrubReport, error) {
-	m, err := b.loadUsable(ref)
+func (b *Exports) Scrub(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*providers.ScrubReport, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return nil, fmt.Errorf("scrub: %w", err)
 	}
@@ -91,8 +91,8 @@ func (lt *linkTree) real(p string) (string, bool) {
 // copy). What it keeps is then scanned, content, link targets and paths,
 // for the well-known shapes and the removed files' values: what it finds
 // is Blocked.
-func (b *Backend) scrubManifest(ctx context.Context, m *store.Manifest, sec providers.Secrets) (*store.Manifest, *providers.ScrubReport, error) {
-	lt := &linkTree{byPath: make(map[string]*store.Entry, len(m.Entries)), boxDir: path.Clean(b.BoxDir(m.Guest))}
+func (b *Exports) scrubManifest(ctx context.Context, m *store.Manifest, sec providers.Secrets) (*store.Manifest, *providers.ScrubReport, error) {
+	lt := &linkTree{byPath: make(map[string]*store.Entry, len(m.Entries)), boxDir: path.Clean(b.Store.BoxDir(m.Guest.Ref))}
 	for i := range m.Entries {
 		lt.byPath[m.Entries[i].Path] = &m.Entries[i]
 	}
@@ -113,7 +113,7 @@ func (b *Backend) scrubManifest(ctx context.Context, m *store.Manifest, sec prov
 }
 
 // valuesOf adds the values of a removed file's content to the scan.
-func (b *Backend) valuesOf(scan *providers.SecretScan, e store.Entry) error {
+func (b *Exports) valuesOf(scan *providers.SecretScan, e store.Entry) error {
 	f, err := os.Open(b.ContentPath(e.Hash))
 	if err != nil {
 		return fmt.Errorf("scrub: %w: content %s is missing", store.ErrDamaged, e.Hash[:12])
@@ -126,7 +126,7 @@ func (b *Backend) valuesOf(scan *providers.SecretScan, e store.Entry) error {
 }
 
 // scanContent scans one content file of the store.
-func (b *Backend) scanContent(scan *providers.SecretScan, h string) (string, error) {
+func (b *Exports) scanContent(scan *providers.SecretScan, h string) (string, error) {
 	f, err := os.Open(b.ContentPath(h))
 	if err != nil {
 		return "", fmt.Errorf("scrub: %w: content %s is missing", store.ErrDamaged, h[:12])
@@ -198,7 +198,7 @@ func scrubTargets(m *store.Manifest, sec providers.Secrets, lt *linkTree) []stri
 // any file whose content is that of a removed one (a hard link to it, or a
 // copy), with its files and bytes counted again, and the paths it removed,
 // sorted. The values of the removed files go into scan.
-func (b *Backend) withoutTargets(m *store.Manifest, targets []string, scan *providers.SecretScan) (*store.Manifest, []string, error) {
+func (b *Exports) withoutTargets(m *store.Manifest, targets []string, scan *providers.SecretScan) (*store.Manifest, []string, error) {
 	c := *m
 	c.Entries = make([]store.Entry, 0, len(m.Entries))
 	c.Files, c.Bytes, c.AddedBytes = 0, 0, 0
@@ -247,7 +247,7 @@ func (b *Backend) withoutTargets(m *store.Manifest, targets []string, scan *prov
 // scanKept scans what c keeps for the well-known shapes and scan's values:
 // each content once, then what the manifest itself carries (paths and link
 // targets). It gives blocked with what it finds.
-func (b *Backend) scanKept(ctx context.Context, c *store.Manifest, scan *providers.SecretScan, blocked []providers.Finding) ([]providers.Finding, error) {
+func (b *Exports) scanKept(ctx context.Context, c *store.Manifest, scan *providers.SecretScan, blocked []providers.Finding) ([]providers.Finding, error) {
 	found := map[string]string{}
 	for _, e := range c.Entries {
 		if e.Type != store.TypeFile || e.Size == 0 {
