@@ -53,6 +53,7 @@ var layers = []struct {
 	{pkg: "providers/local/diskimage", forbid: []string{"*"}},
 	{pkg: "providers/local/browse", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},
 	{pkg: "providers/local/confined", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/store"}},
+	{pkg: "providers/local/content", forbid: []string{"*"}},
 	{pkg: "providers/local/exports", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/process", "providers/local/store"}},
 	{pkg: "providers/local/journal", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},
 	{pkg: "providers/local/process", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},

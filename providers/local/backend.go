@@ -13,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/browse"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/content"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 	"github.com/boxsnap/boxsnap/providers/local/exports"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
@@ -123,6 +124,8 @@ type Backend struct {
 	// Processes runs the boxes' processes: their users, sandboxes,
 	// cgroups and networks.
 	*process.Processes
+	// Copier copies and hashes content into the store.
+	*content.Copier
 	// Exports answers exports, imports and scrubs.
 	*exports.Exports
 	// Files answers browsing and comparing snapshots and boxes.
@@ -150,10 +153,7 @@ type Backend struct {
 	loopFix    string           // what makes it get one
 	grow       diskimage.Grower // gives mounted images room ahead
 
-	noClone   atomic.Bool // the file system refused a reflink once
-	noRange   atomic.Bool // copy_file_range was refused once: plain reads and writes
 	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
-	bufs      sync.Pool
 	hooks     hooks
 
 	mu    sync.Mutex
@@ -167,7 +167,6 @@ type Backend struct {
 	cleanOnce sync.Once
 
 	ratesMu sync.Mutex
-	present presentSet // content found in the store since the last free
 }
 
 // ID is the backend's ID in settings.

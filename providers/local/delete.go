@@ -173,7 +173,7 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 		if err != nil {
 			return nil
 		}
-		b.present.forget()
+		b.Present.Forget()
 		if err := os.Remove(b.ContentPath(h)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("free content %s: %w", h[:12], err)
 		}

@@ -99,12 +99,14 @@
 //
 // # Its packages
 //
-// The backend is this package and five below it, each a type holding only
-// the fields it uses, which Backend embeds (so their methods answer for
-// it) and New wires:
+// Beside diskimage (a box's own file system), the backend is this package
+// and seven below it, each with a type holding only the fields it uses,
+// which Backend embeds (so their methods answer for it) and New wires:
 //
 //   - store: the store's layout, its checked writes and reads, the store
 //     lock, and the manifests with their binary form and cache (Store);
+//   - content: copying files into the content store and hashing them
+//     (Copier), with a reflink, copy_file_range or reads and writes;
 //   - confined: the one way to a box's files, Beneath (openat2 beneath the
 //     box's folder, no link followed), the walk of a folder beneath it
 //     (Scanner), the marker folder, and the checks of a manifest's entries
@@ -114,7 +116,10 @@
 //   - process: a box's process, its user, sandbox, bounds, network and
 //     cgroup (Processes);
 //   - exports: exports, imports and the scrubbed share copy (Exports,
-//     which answers providers.Exporter).
+//     which answers providers.Exporter);
+//   - browse: listing, reading and comparing a snapshot's files with
+//     another's or the box's now (Files, which answers providers.Browser
+//     and providers.ReadChecker).
 //
 // This package keeps the Backend, which answers providers.Backend and its
 // optional faces: the box folders and their state, takes and restores as

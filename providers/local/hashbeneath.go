@@ -21,5 +21,5 @@ func (b *Backend) hashBeneath(root *confined.Beneath, rel string, want *confined
 		return "", 0, err
 	}
 	defer f.Close()
-	return b.hashFile(f)
+	return b.HashFile(f)
 }

@@ -72,7 +72,7 @@ var pathCallsAllowed = map[string]string{
 	"store/codec.go (*Store).Remember":                "the store's manifest file",
 	"store/codec.go (*Store).WholeSnapshot":           "the store's snapshot folder",
 	"browse/compare.go (*Files).OpenFile":             "the store's content",
-	"copy.go (*Backend).hashPath":                     "a file of the store",
+	"content/copy.go (*Copier).HashPath":              "a file of the store",
 	"delete.go (*Backend).DeleteSnapshot":             "the store's snapshot folder",
 	"delete.go markDeleting":                          "the store's snapshot folder",
 	"delete.go (*Backend).referenced":                 "the store's snapshot folders",
@@ -149,7 +149,7 @@ var pathCallsAllowed = map[string]string{
 // confinedPackages are the folders of the local backend's packages whose
 // every path-based call TestNoPathBasedBoxFileCalls checks: this package and
 // its parts (diskimage reaches only its own image files, never a box's).
-var confinedPackages = []string{".", "browse", "confined", "exports", "journal", "process", "store"}
+var confinedPackages = []string{".", "browse", "confined", "content", "exports", "journal", "process", "store"}
 
 // TestNoPathBasedBoxFileCalls: no box file is reached through a path (a
 // filepath.Join(dir, rel) and a path-based call): every path-based call of

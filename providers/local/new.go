@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers/local/browse"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/content"
 	"github.com/boxsnap/boxsnap/providers/local/exports"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/process"
@@ -67,7 +68,7 @@ func New(cfg Config) (*Backend, error) {
 		journalPaths = journal.DefaultJournalPaths
 	}
 	b.Set = journal.NewSet(confined.NewScanner(b.workers), journalPaths, cfg.NoJournal)
-	b.bufs.New = func() any { p := make([]byte, hashBufSize); return &p }
+	b.Copier = content.NewCopier()
 	// The folders above the root that boxsnap makes let a box's user pass.
 	if err := process.MakeFolder(root); err != nil {
 		return nil, fmt.Errorf("local backend: make %s: %w", root, err)

@@ -117,7 +117,7 @@ func (b *Backend) ownerOf(m *store.Manifest) string {
 // markDamaged records damage found in a snapshot's content, so HeldSnapshots
 // reports it incomplete from then on.
 func (b *Backend) markDamaged(id, why string) {
-	b.present.forget()
+	b.Present.Forget()
 	if err := store.WriteFileAtomic(filepath.Join(b.SnapDir(id), store.FileDamaged), []byte(why+"\n"), 0o600); err != nil {
 		b.log.Warn("local backend: could not mark a damaged snapshot", "snapshot", id, "err", err)
 	}
@@ -379,7 +379,7 @@ func (b *Backend) checkContent(ctx context.Context, m *store.Manifest, writes []
 	}
 	err := b.parallel(ctx, len(hashes), func(i int) error {
 		h := hashes[i]
-		got, n, err := b.hashPath(b.ContentPath(h))
+		got, n, err := b.HashPath(b.ContentPath(h))
 		if err != nil {
 			return fmt.Errorf("%w: content %s is unreadable (%v)", store.ErrDamaged, h[:12], err)
 		}
@@ -611,7 +611,7 @@ func (b *Backend) writeFile(t *confined.Beneath, rel string, open func() (*os.Fi
 			_ = folder.Remove(tmp)
 		}
 	}()
-	if err := b.copyData(out, in); err != nil {
+	if err := b.CopyData(out, in); err != nil {
 		return st, err
 	}
 	if root {
@@ -682,7 +682,7 @@ func (b *Backend) hashIn(t *confined.Beneath, rel string) (string, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is no longer a file", rel)
 	}
-	h, _, err := b.hashFile(f)
+	h, _, err := b.HashFile(f)
 	return h, err
 }
 

@@ -298,7 +298,7 @@ func (b *Backend) openHeld() (*heldContent, error) {
 func (h *heldContent) has(hash string) bool {
 	ok, seen := h.seen[hash]
 	if !seen {
-		ok = h.b.contentHeld(h.dir, hash)
+		ok = h.b.ContentHeld(h.dir, hash)
 		h.seen[hash] = ok
 		if !ok {
 			h.b.log.Warn("local backend: the take copies again a file whose content is not in the store", "content", hash[:min(12, len(hash))])
@@ -492,7 +492,7 @@ func (b *Backend) copyIn(ctx context.Context, root *confined.Beneath, e *store.E
 			return false, err
 		}
 		e.Hash = hash
-		b.present.addHex(hash) // in the store now, under the take's lock
+		b.Present.AddHex(hash) // in the store now, under the take's lock
 		return isNew, nil
 	}
 }
@@ -536,7 +536,7 @@ func (b *Backend) copyOnce(root *confined.Beneath, e *store.Entry, want *confine
 			_ = os.Remove(tmpName)
 		}
 	}()
-	if err := b.copyData(tmp, src); err != nil {
+	if err := b.CopyData(tmp, src); err != nil {
 		return "", false, err
 	}
 	if b.hooks.afterCopy != nil {
@@ -556,7 +556,7 @@ func (b *Backend) copyOnce(root *confined.Beneath, e *store.Entry, want *confine
 	if err := root.Lstat(e.Path, &now); err != nil {
 		return "", false, errVanished
 	}
-	hash, n, err := b.hashFile(tmp)
+	hash, n, err := b.HashFile(tmp)
 	if err != nil {
 		return "", false, err
 	}

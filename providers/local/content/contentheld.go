@@ -1,4 +1,4 @@
-package local
+package content
 
 import (
 	"encoding/hex"
@@ -9,7 +9,7 @@ import (
 // contentHeld answers whether the store holds content h: from the present
 // set, else by an fstatat in the content folder (contentDir), remembered when
 // found.
-func (b *Backend) contentHeld(contentDir int, h string) bool {
+func (b *Copier) ContentHeld(contentDir int, h string) bool {
 	var k [32]byte
 	if len(h) != 64 {
 		return false
@@ -17,13 +17,13 @@ func (b *Backend) contentHeld(contentDir int, h string) bool {
 	if _, err := hex.Decode(k[:], []byte(h)); err != nil {
 		return false
 	}
-	if b.present.has(k) {
+	if b.Present.has(k) {
 		return true
 	}
 	var st unix.Stat_t
 	if unix.Fstatat(contentDir, h[:2]+"/"+h[2:], &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return false
 	}
-	b.present.add(k)
+	b.Present.add(k)
 	return true
 }

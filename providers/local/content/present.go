@@ -1,4 +1,4 @@
-package local
+package content
 
 import (
 	"encoding/hex"
@@ -22,7 +22,7 @@ type presentSet struct {
 }
 
 // forget drops every name: content was freed or found damaged.
-func (p *presentSet) forget() {
+func (p *presentSet) Forget() {
 	p.mu.Lock()
 	p.seen = nil
 	p.mu.Unlock()
@@ -37,7 +37,7 @@ func (p *presentSet) has(k [32]byte) bool {
 }
 
 // addHex remembers content h, a hash in hex, as in the store.
-func (p *presentSet) addHex(h string) {
+func (p *presentSet) AddHex(h string) {
 	var k [32]byte
 	if len(h) == 64 {
 		if _, err := hex.Decode(k[:], []byte(h)); err == nil {
