@@ -58,6 +58,7 @@ var layers = []struct {
 	{pkg: "providers/local/journal", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},
 	{pkg: "providers/local/process", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},
 	{pkg: "providers/local/store", forbid: []string{"app/", "jobs", "providers/"}},
+	{pkg: "providers/local/sweep", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/content", "providers/local/store"}},
 	{pkg: "providers/proxmox", forbid: []string{"app/", "jobs", "providers/local", "providers/docker"}},
 	{pkg: "providers/docker", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox"}},
 	{pkg: "providers/qemu", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox", "providers/docker", "providers/pvesim"}},

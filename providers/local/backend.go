@@ -19,6 +19,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
+	"github.com/boxsnap/boxsnap/providers/local/sweep"
 )
 
 // Compile-time checks: the local backend offers every interface.
@@ -108,8 +109,6 @@ type hooks struct {
 	afterScan func()
 	// afterCopy runs after a file's content was copied, before its re-stat.
 	afterCopy func(rel string)
-	// deleteStep runs before each step of a delete; an error stops it there.
-	deleteStep func(step string) error
 	// spawned runs in a start once the box's process runs, before its
 	// state file records that process.
 	spawned func()
@@ -124,6 +123,8 @@ type Backend struct {
 	// Processes runs the boxes' processes: their users, sandboxes,
 	// cgroups and networks.
 	*process.Processes
+	// Deletes deletes snapshots and sweeps the content no snapshot holds.
+	*sweep.Deletes
 	// Copier copies and hashes content into the store.
 	*content.Copier
 	// Exports answers exports, imports and scrubs.

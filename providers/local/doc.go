@@ -100,11 +100,13 @@
 // # Its packages
 //
 // Beside diskimage (a box's own file system), the backend is this package
-// and seven below it, each with a type holding only the fields it uses,
+// and eight below it, each with a type holding only the fields it uses,
 // which Backend embeds (so their methods answer for it) and New wires:
 //
 //   - store: the store's layout, its checked writes and reads, the store
 //     lock, and the manifests with their binary form and cache (Store);
+//   - sweep: deleting snapshots and sweeping the content none holds
+//     (Deletes);
 //   - content: copying files into the content store and hashing them
 //     (Copier), with a reflink, copy_file_range or reads and writes;
 //   - confined: the one way to a box's files, Beneath (openat2 beneath the
@@ -123,7 +125,7 @@
 //
 // This package keeps the Backend, which answers providers.Backend and its
 // optional faces: the box folders and their state, takes and restores as
-// steps, forks, deletes, plans, disk bounds and the box processes' owners.
+// steps, forks, plans, disk bounds and the box processes' owners.
 // TestNoPathBasedBoxFileCalls walks this package and those below it.
 //
 // This package and those below it import only the standard library,

@@ -169,7 +169,7 @@ func heldInOrder(all []heldOne) []providers.HeldSnapshot {
 // SetKeptUntil writes a snapshot's keep date on its label (nil: not kept),
 // so a kept snapshot is found again as kept after boxsnap's records are lost.
 func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, keptUntil *time.Time) error {
-	id := snapID(ref)
+	id := store.SnapID(ref)
 	if err := store.CheckID("snapshot", id); err != nil {
 		return err
 	}

@@ -448,7 +448,7 @@ func TestJournalTakeEqualsWalkTake(t *testing.T) {
 		} else {
 			journaled++
 		}
-		got, err := e.b.Manifest(snapID(ref))
+		got, err := e.b.Manifest(store.SnapID(ref))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +485,7 @@ func TestJournalFallsBackAfterOverflow(t *testing.T) {
 		if !walked || !strings.Contains(why, "more than 8 paths changed") {
 			t.Fatalf("after 20 changes with a cap of 8: walked %v, why %q", walked, why)
 		}
-		got, _ := e.b.Manifest(snapID(ref))
+		got, _ := e.b.Manifest(store.SnapID(ref))
 		if diffs := sameEntries(got, walkTake(t, e.b, e.dir), true); len(diffs) > 0 {
 			t.Fatalf("the walk's take differs: %v", diffs)
 		}
@@ -518,7 +518,7 @@ func TestJournalFallsBackAfterOverflow(t *testing.T) {
 		if !walked || !strings.Contains(why, "the kernel's event queue overflowed") {
 			t.Fatalf("after %d events with a queue of %d: walked %v, why %q", 3*(limit/3+100), limit, walked, why)
 		}
-		got, _ := e.b.Manifest(snapID(ref))
+		got, _ := e.b.Manifest(store.SnapID(ref))
 		if diffs := sameEntries(got, walkTake(t, e.b, e.dir), true); len(diffs) > 0 {
 			t.Fatalf("the walk's take differs: %v", diffs[:min(5, len(diffs))])
 		}
@@ -631,7 +631,7 @@ func TestJournalRestoreEqualsWalkRestore(t *testing.T) {
 			} else if (walked == "") != (x.e.b == ej.b) {
 				t.Fatalf("round %d: the restore walked: %q (journal backend: %v)", r, walked, x.e.b == ej.b)
 			}
-			target, _ := x.e.b.Manifest(snapID(x.ref))
+			target, _ := x.e.b.Manifest(store.SnapID(x.ref))
 			if diffs := sameEntries(target, walkTake(t, x.e.b, x.e.dir), false); len(diffs) > 0 {
 				t.Fatalf("round %d (seed %d): after the restore the folder differs from the snapshot in %d paths:\n%s",
 					r, seed, len(diffs), strings.Join(diffs[:min(len(diffs), 10)], "\n"))
@@ -659,7 +659,7 @@ func TestJournalRestoreEqualsWalkRestore(t *testing.T) {
 		if walked && !strings.Contains(why, "hard link") {
 			t.Fatalf("round %d: the take after a restore walked: %s", r, why)
 		}
-		got, _ := ej.b.Manifest(snapID(ref))
+		got, _ := ej.b.Manifest(store.SnapID(ref))
 		if diffs := sameEntries(got, walkTake(t, ej.b, ej.dir), true, cj.linked); len(diffs) > 0 {
 			t.Fatalf("round %d (seed %d): the take after the restore differs from a walk:\n%s",
 				r, seed, strings.Join(diffs[:min(len(diffs), 10)], "\n"))

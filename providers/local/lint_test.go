@@ -73,10 +73,10 @@ var pathCallsAllowed = map[string]string{
 	"store/codec.go (*Store).WholeSnapshot":           "the store's snapshot folder",
 	"browse/compare.go (*Files).OpenFile":             "the store's content",
 	"content/copy.go (*Copier).HashPath":              "a file of the store",
-	"delete.go (*Backend).DeleteSnapshot":             "the store's snapshot folder",
-	"delete.go markDeleting":                          "the store's snapshot folder",
-	"delete.go (*Backend).referenced":                 "the store's snapshot folders",
-	"delete.go (*Backend).sweepLocked":                "the store's content, snapshot and tmp folders",
+	"sweep/delete.go (*Deletes).DeleteSnapshot":       "the store's snapshot folder",
+	"sweep/delete.go markDeleting":                    "the store's snapshot folder",
+	"sweep/delete.go (*Deletes).referenced":           "the store's snapshot folders",
+	"sweep/delete.go (*Deletes).sweepLocked":          "the store's content, snapshot and tmp folders",
 	"exports/export.go (*Exports).ExportSnapshot":     "the store's manifest file",
 	"exports/export.go (*Exports).ImportSnapshots":    "the store's tmp folder",
 	"exports/export.go (*Exports).unpackBatch":        "the store's tmp folder",
@@ -149,7 +149,7 @@ var pathCallsAllowed = map[string]string{
 // confinedPackages are the folders of the local backend's packages whose
 // every path-based call TestNoPathBasedBoxFileCalls checks: this package and
 // its parts (diskimage reaches only its own image files, never a box's).
-var confinedPackages = []string{".", "browse", "confined", "content", "exports", "journal", "process", "store"}
+var confinedPackages = []string{".", "browse", "confined", "content", "exports", "journal", "process", "store", "sweep"}
 
 // TestNoPathBasedBoxFileCalls: no box file is reached through a path (a
 // filepath.Join(dir, rel) and a path-based call): every path-based call of

@@ -23,6 +23,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
+	"github.com/boxsnap/boxsnap/providers/local/sweep"
 )
 
 type env struct {
@@ -545,8 +546,8 @@ func TestADeleteCutShortIsIncompleteAndASecondDeleteFinishesIt(t *testing.T) {
 	e := setup(t)
 	e.write(t, "a.txt", "only in this snapshot")
 	_, r := e.take(t)
-	e.b.hooks.deleteStep = func(step string) error {
-		if step == deleteSweep {
+	e.b.Deletes.Hooks.DeleteStep = func(step string) error {
+		if step == sweep.DeleteSweep {
 			return errors.New("power cut")
 		}
 		return nil
@@ -562,7 +563,7 @@ func TestADeleteCutShortIsIncompleteAndASecondDeleteFinishesIt(t *testing.T) {
 	if err := e.restore(t, r); !errors.Is(err, providers.ErrIncomplete) {
 		t.Fatalf("restoring a half-deleted snapshot answered %v", err)
 	}
-	e.b.hooks.deleteStep = nil
+	e.b.Deletes.Hooks.DeleteStep = nil
 	if err := e.b.DeleteSnapshot(e.ctx, r, nil); err != nil {
 		t.Fatalf("the second delete: %v", err)
 	}

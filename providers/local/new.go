@@ -14,6 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
+	"github.com/boxsnap/boxsnap/providers/local/sweep"
 )
 
 // New opens (or makes) the backend's store under cfg.Root. It starts no
@@ -69,6 +70,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	b.Set = journal.NewSet(confined.NewScanner(b.workers), journalPaths, cfg.NoJournal)
 	b.Copier = content.NewCopier()
+	b.Deletes = &sweep.Deletes{Store: b.Store, Copier: b.Copier, Log: b.log}
 	// The folders above the root that boxsnap makes let a box's user pass.
 	if err := process.MakeFolder(root); err != nil {
 		return nil, fmt.Errorf("local backend: make %s: %w", root, err)

@@ -69,18 +69,10 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 	return providers.RestoreProgress{}, fmt.Errorf("restore step %q: %w", step, providers.ErrUnsupported)
 }
 
-// snapID is the folder of a snapshot: its backend reference, or its ID.
-func snapID(ref providers.SnapshotRef) string {
-	if ref.Ref != "" {
-		return ref.Ref
-	}
-	return ref.ID
-}
-
 // loadUsable reads a snapshot's manifest, refusing one that is incomplete,
 // damaged or being deleted: such a snapshot is never restored or forked.
 func (b *Backend) loadUsable(ref providers.SnapshotRef) (*store.Manifest, error) {
-	id := snapID(ref)
+	id := store.SnapID(ref)
 	if err := store.CheckID("snapshot", id); err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	doResume()
 	if err != nil {
 		lock.Unlock()
-		b.collect(ctx, added)
+		b.Collect(ctx, added)
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
 	}
 	b.nameManifest(m, id, guest, st.Parent, capturedAt, reset)
@@ -78,7 +78,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	captured := time.Since(start)
 	if err := b.publish(ctx, m, lab); err != nil {
 		lock.Unlock()
-		b.collect(ctx, added)
+		b.Collect(ctx, added)
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
 	}
 	b.Remember(id, m)

@@ -281,3 +281,11 @@ func Sha256Hex(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
+
+// SnapID is the folder of a snapshot: its backend reference, or its ID.
+func SnapID(ref providers.SnapshotRef) string {
+	if ref.Ref != "" {
+		return ref.Ref
+	}
+	return ref.ID
+}

@@ -1,10 +1,11 @@
-package local
+package sweep
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,8 +13,25 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/content"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
+
+// Deletes deletes the local backend's snapshots and sweeps the content no
+// snapshot holds any more, under the store lock held exclusive.
+type Deletes struct {
+	*store.Store
+	*content.Copier
+	Log   *slog.Logger
+	Hooks deleteHooks
+}
+
+// deleteHooks lets the backend's own tests stop a delete part way: nil
+// outside tests.
+type deleteHooks struct {
+	// deleteStep runs before each step of a delete; an error stops it there.
+	DeleteStep func(step string) error
+}
 
 // collectTimeout bounds the clean-up after a failed take, which runs even
 // when the take's own context has ended.
@@ -24,7 +42,7 @@ const collectTimeout = 2 * time.Minute
 const (
 	deleteMark     = "mark"     // write the deleting marker
 	deleteManifest = "manifest" // remove the manifest, so its content is no longer used
-	deleteSweep    = "sweep"    // free the content no other snapshot uses
+	DeleteSweep    = "sweep"    // free the content no other snapshot uses
 	deleteFolder   = "folder"   // remove the snapshot's folder and label
 )
 
@@ -32,8 +50,8 @@ const (
 // uses. It waits for takes running now to publish first (the store lock), so
 // it never frees content a take is about to name. Deleting a snapshot that is
 // already gone succeeds.
-func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
-	id := snapID(ref)
+func (b *Deletes) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
+	id := store.SnapID(ref)
 	if err := store.CheckID("snapshot", id); err != nil {
 		return err
 	}
@@ -45,8 +63,8 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		return fmt.Errorf("delete snapshot %s stopped at its %s step: %w (%w)", id, step, providers.ErrIncomplete, err)
 	}
 	step := func(name string) error {
-		if b.hooks.deleteStep != nil {
-			if err := b.hooks.deleteStep(name); err != nil {
+		if b.Hooks.DeleteStep != nil {
+			if err := b.Hooks.DeleteStep(name); err != nil {
 				return stopped(name, err)
 			}
 		}
@@ -83,7 +101,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		return stopped(deleteManifest, err)
 	}
 
-	if err := step(deleteSweep); err != nil {
+	if err := step(DeleteSweep); err != nil {
 		return err
 	}
 	var freed int64
@@ -95,7 +113,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		freed, err = b.sweepLocked(ctx, nil)
 	}
 	if err != nil {
-		return stopped(deleteSweep, err)
+		return stopped(DeleteSweep, err)
 	}
 
 	if err := step(deleteFolder); err != nil {
@@ -107,7 +125,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err := store.SyncDir(b.Path(store.DirSnapshots)); err != nil {
 		return stopped(deleteFolder, err)
 	}
-	b.log.Debug("local backend: snapshot deleted", "snapshot", id, "freed", freed)
+	b.Log.Debug("local backend: snapshot deleted", "snapshot", id, "freed", freed)
 	return nil
 }
 
@@ -131,7 +149,7 @@ func markDeleting(path string) error {
 
 // referenced reads every manifest and gives the content they name. It is
 // called with the store locked exclusive, so no take is half-way.
-func (b *Backend) referenced(ctx context.Context) (map[string]struct{}, error) {
+func (b *Deletes) referenced(ctx context.Context) (map[string]struct{}, error) {
 	dirs, err := os.ReadDir(b.Path(store.DirSnapshots))
 	if err != nil {
 		return nil, fmt.Errorf("read the snapshots: %w", err)
@@ -162,7 +180,7 @@ func (b *Backend) referenced(ctx context.Context) (map[string]struct{}, error) {
 // sweepLocked removes the candidates no manifest names, or, with no
 // candidates, every content file no manifest names, the leftovers of takes
 // that stopped, and temporary files. The store must be locked exclusive.
-func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) (int64, error) {
+func (b *Deletes) sweepLocked(ctx context.Context, candidates map[string]int64) (int64, error) {
 	used, err := b.referenced(ctx)
 	if err != nil {
 		return 0, err
@@ -231,7 +249,7 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 // Sweep frees every content file no snapshot names and the leftovers of
 // takes cut short by a crash. It waits for running takes to finish. It
 // answers the bytes it freed.
-func (b *Backend) Sweep(ctx context.Context) (int64, error) {
+func (b *Deletes) Sweep(ctx context.Context) (int64, error) {
 	lock, err := b.LockStore(ctx, true)
 	if err != nil {
 		return 0, err
@@ -241,7 +259,7 @@ func (b *Backend) Sweep(ctx context.Context) (int64, error) {
 }
 
 // collect frees the content a failed take added, where no snapshot names it.
-func (b *Backend) collect(ctx context.Context, added []string) {
+func (b *Deletes) Collect(ctx context.Context, added []string) {
 	if len(added) == 0 {
 		return
 	}
@@ -249,7 +267,7 @@ func (b *Backend) collect(ctx context.Context, added []string) {
 	defer cancel()
 	lock, err := b.LockStore(ctx, true)
 	if err != nil {
-		b.log.Warn("local backend: could not collect a failed take's content", "err", err)
+		b.Log.Warn("local backend: could not collect a failed take's content", "err", err)
 		return
 	}
 	defer lock.Unlock()
@@ -258,6 +276,6 @@ func (b *Backend) collect(ctx context.Context, added []string) {
 		cands[h] = 0
 	}
 	if _, err := b.sweepLocked(ctx, cands); err != nil {
-		b.log.Warn("local backend: could not collect a failed take's content", "err", err)
+		b.Log.Warn("local backend: could not collect a failed take's content", "err", err)
 	}
 }
