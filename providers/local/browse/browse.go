@@ -194,7 +194,7 @@ func walkManifest(idx map[string]*store.Entry, rel string) (*store.Entry, error)
 	return e, nil
 }
 
-// snapshotFile reads a regular file of a snapshot, of at most limit bytes,
+// SnapshotFile reads a regular file of a snapshot, of at most limit bytes,
 // checked against its hash.
 func (b *Files) SnapshotFile(m *store.Manifest, p string, limit int64) ([]byte, *store.Entry, error) {
 	rel, err := safeRel(p)

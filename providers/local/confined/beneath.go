@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// beneath is a folder (a box's) opened once: the one way boxsnap touches a
+// Beneath is a folder (a box's) opened once: the one way boxsnap touches a
 // box's files. The take and the scan read through it (open, Lstat, Readlink),
 // the compare hashes through it, and the restore, the fork, the reset and
 // set straight make every change of a path through it (confined.go has the
@@ -38,7 +38,7 @@ var resolveBeneath = unix.OpenHow{
 	Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 }
 
-// openTree opens dir for changes beneath it. dir itself may be reached
+// OpenTree opens dir for changes beneath it. dir itself may be reached
 // through links: it is boxsnap's own path to the box's folder.
 func OpenTree(dir string) (*Beneath, error) {
 	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)

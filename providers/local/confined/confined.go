@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// open opens rel ("." for the folder itself) beneath the folder, with no link
+// Open opens rel ("." for the folder itself) beneath the folder, with no link
 // followed in any component: a link as rel's last component is not opened
 // either (ELOOP), unless flags hold O_PATH|O_NOFOLLOW, which open the link
 // itself. The descriptor is the caller's to close.
@@ -22,7 +22,7 @@ func (t *Beneath) Open(rel string, flags int) (int, error) {
 	return fd, nil
 }
 
-// goneOrSwapped says whether an error opening a box's path means the path
+// GoneOrSwapped says whether an error opening a box's path means the path
 // is not there as it was: gone (ENOENT), a folder on its way no longer a
 // folder (ENOTDIR), or a link where a folder or file was (ELOOP, or EXDEV
 // for one leading out of the folder). The box changed it while boxsnap
@@ -32,7 +32,7 @@ func GoneOrSwapped(err error) bool {
 		errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV)
 }
 
-// markerFolder opens the box's own folder of boxsnap's files (.boxsnap)
+// MarkerFolder opens the box's own folder of boxsnap's files (.boxsnap)
 // beneath the box's folder, making it (0700) where it is missing. A link,
 // or anything else not a folder, in its place is removed and a folder made
 // instead: it is never followed. A box that keeps swapping it is refused.
@@ -61,7 +61,7 @@ func (r *Beneath) MarkerFolder() (int, error) {
 	return -1, fmt.Errorf("%s/%s kept being replaced while boxsnap made it a folder", r.Dir, MarkerDir)
 }
 
-// readAt reads the file name in the folder dfd, not through a link, up to
+// ReadAt reads the file name in the folder dfd, not through a link, up to
 // limit bytes.
 func ReadAt(dfd int, name string, limit int) ([]byte, error) {
 	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
@@ -91,7 +91,7 @@ func ReadAt(dfd int, name string, limit int) ([]byte, error) {
 	return buf[:n], nil
 }
 
-// writeAt writes data as name in the folder dfd: under a new temporary name
+// WriteAt writes data as name in the folder dfd: under a new temporary name
 // (O_EXCL, no link followed), given to uid:gid on the open file when uid is
 // not negative, then renamed over name, so a failed write leaves what was
 // there and a link put at name is replaced, not followed.
@@ -130,18 +130,18 @@ func WriteAt(dfd int, name string, data []byte, mode uint32, uid, gid int) error
 	return nil
 }
 
-// fileID is a file's device and inode: which file a scan saw at a path.
+// FileID is a file's device and inode: which file a scan saw at a path.
 type FileID struct{ Dev, Ino uint64 }
 
-// errNotRegular marks a path that, opened, is not a regular file: a pipe,
+// ErrNotRegular marks a path that, opened, is not a regular file: a pipe,
 // a folder or a device put in a file's place.
 var ErrNotRegular = errors.New("not a regular file")
 
-// errNotScanned marks a path that, opened, is another file than the one
+// ErrNotScanned marks a path that, opened, is another file than the one
 // the scan saw there (its device and inode differ): it was replaced since.
 var ErrNotScanned = errors.New("another file than the one read before")
 
-// openRegular opens the box's file rel beneath the folder to read it:
+// OpenRegular opens the box's file rel beneath the folder to read it:
 // non-blocking (a pipe put in its place answers at once, never holding the
 // open or a read), checked by its descriptor to be a regular file, and,
 // when want is set, to be the file the scan saw (device and inode). It

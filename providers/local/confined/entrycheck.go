@@ -37,7 +37,7 @@ func (e *badEntryError) Error() string {
 	return fmt.Sprintf("the entry %q %s", p, e.Why)
 }
 
-// checkRel says what is wrong with a manifest's path, or "" when it is
+// CheckRel says what is wrong with a manifest's path, or "" when it is
 // clean: relative, slash-separated, no empty, "." or ".." part (the box's
 // folder itself is "."), no NUL, bounded.
 func CheckRel(p string) string {
@@ -68,7 +68,7 @@ func CheckRel(p string) string {
 	return ""
 }
 
-// checkEntries checks that a manifest's entries are safe to write beneath a
+// CheckEntries checks that a manifest's entries are safe to write beneath a
 // box's folder: every path clean (checkRel) and listed once, of a known
 // type, inside a folder that is itself an entry of type folder (so nothing
 // lies beneath a link), the box's folder "." a folder; a file's content
@@ -140,7 +140,7 @@ func CheckEntries(es []store.Entry) error {
 	return nil
 }
 
-// isHash says whether h is a SHA-256 in lower-case hex, as content is named.
+// IsHash says whether h is a SHA-256 in lower-case hex, as content is named.
 func IsHash(h string) bool {
 	return len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
 }
@@ -149,7 +149,7 @@ func IsHash(h string) bool {
 // two lengths of its path, its type and flags, and eight numbers.
 const minEntryBytes = 12
 
-// checkEntryCount reads how many entries a manifest's binary body says it
+// CheckEntryCount reads how many entries a manifest's binary body says it
 // holds, without decoding them, and refuses a count over maxEntries or more
 // than the body can hold: the decoder makes room for every entry it is
 // told of before it reads one.

@@ -20,19 +20,19 @@ type Scanner struct {
 // NewScanner is a Scanner that reads with workers folders at once.
 func NewScanner(workers int) *Scanner { return &Scanner{workers: workers} }
 
-// scanned is one path of a folder, as a scan found it.
+// Scanned is one path of a folder, as a scan found it.
 type Scanned struct {
 	Rel string // slash-separated; "." for the top
 	St  unix.Stat_t
-	// prev is the path's entry in the manifest a journal-driven read starts
+	// Prev is the path's entry in the manifest a journal-driven read starts
 	// from; nil from a walk.
 	Prev *store.Entry
 }
 
-// mode gives the path's fs.FileMode from its stat.
+// Mode gives the path's fs.FileMode from its stat.
 func (s *Scanned) Mode() fs.FileMode { return store.ModeOfStat(s.St.Mode) }
 
-// scanTree stats every path under dir, never following a link, with the
+// ScanTree stats every path under dir, never following a link, with the
 // backend's workers reading folders side by side. Each folder is opened
 // beneath dir with no link followed in any component (go), and
 // each stat is relative to its folder's descriptor (fstatat): a folder the
@@ -42,7 +42,7 @@ func (b *Scanner) ScanTree(ctx context.Context, dir string) ([]Scanned, error) {
 	return b.ScanFrom(ctx, dir, ".")
 }
 
-// scanFrom is scanTree of the folder rel under dir and what it holds, with
+// ScanFrom is scanTree of the folder rel under dir and what it holds, with
 // paths relative to dir.
 func (b *Scanner) ScanFrom(ctx context.Context, dir, rel string) ([]Scanned, error) {
 	root, err := OpenTree(dir)
@@ -154,7 +154,7 @@ func scanDir(root *Beneath, rel string) ([]Scanned, []string, error) {
 	return found, subdirs, nil
 }
 
-// readNames reads an open folder's names. A folder removed after it was
+// ReadNames reads an open folder's names. A folder removed after it was
 // opened (the box's own work going on while a take reads it) reads as
 // empty, as one removed before it was opened does: getdents answers ENOENT
 // for a folder with no links left.

@@ -6,7 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// contentHeld answers whether the store holds content h: from the present
+// ContentHeld answers whether the store holds content h: from the present
 // set, else by an fstatat in the content folder (contentDir), remembered when
 // found.
 func (b *Copier) ContentHeld(contentDir int, h string) bool {

@@ -37,7 +37,7 @@ const copyChunk = 1 << 30
 // hashBufSize is the read buffer for hashing content.
 const hashBufSize = 1 << 20
 
-// copyData copies all of src into dst, an empty file, keeping src's holes:
+// CopyData copies all of src into dst, an empty file, keeping src's holes:
 // a reflink (FICLONE) where the file system shares blocks (btrfs, XFS); else
 // a file whose blocks hold all its bytes is copied whole, and of a sparse
 // one only its data extents (SEEK_DATA and SEEK_HOLE) are copied, with
@@ -166,7 +166,7 @@ func allZero(p []byte) bool {
 	return true
 }
 
-// hashFile gives the SHA-256 of a file's content, read from offset 0.
+// HashFile gives the SHA-256 of a file's content, read from offset 0.
 func (b *Copier) HashFile(f *os.File) (string, int64, error) {
 	buf := b.bufs.Get().(*[]byte)
 	defer b.bufs.Put(buf)
@@ -188,7 +188,7 @@ func (b *Copier) HashFile(f *os.File) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), off, nil
 }
 
-// hashPath hashes the file at path, never following a link.
+// HashPath hashes the file at path, never following a link.
 func (b *Copier) HashPath(path string) (string, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
 	if err != nil {

@@ -21,7 +21,7 @@ type presentSet struct {
 	seen map[[32]byte]struct{}
 }
 
-// forget drops every name: content was freed or found damaged.
+// Forget drops every name: content was freed or found damaged.
 func (p *presentSet) Forget() {
 	p.mu.Lock()
 	p.seen = nil
@@ -36,7 +36,7 @@ func (p *presentSet) has(k [32]byte) bool {
 	return ok
 }
 
-// addHex remembers content h, a hash in hex, as in the store.
+// AddHex remembers content h, a hash in hex, as in the store.
 func (p *presentSet) AddHex(h string) {
 	var k [32]byte
 	if len(h) == 64 {

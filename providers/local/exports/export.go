@@ -39,7 +39,7 @@ type Exports struct {
 	Id        string
 	Install   string
 	MaxImport int64
-	// mu is the backend's lock, held while an import publishes.
+	// Mu is the backend's lock, held while an import publishes.
 	Mu *sync.Mutex
 
 	// What the backend's takes, restores and boxes answer.

@@ -110,13 +110,13 @@ func NewSet(scanner *confined.Scanner, paths int, off bool) *Set {
 type journals struct {
 	Mu sync.Mutex
 	m  map[string]*journal
-	// atStop is what each stopped box's journal said as the box stopped:
+	// AtStop is what each stopped box's journal said as the box stopped:
 	// whether its files changed since its last take (Changes answers it
 	// for a stopped box).
 	AtStop map[string]providers.Changed
 }
 
-// journalCut is a journal's record at a take's or restore's start: what
+// JournalCut is a journal's record at a take's or restore's start: what
 // changed since base. The journal goes on recording into a new epoch.
 type JournalCut struct {
 	Running bool
@@ -145,7 +145,7 @@ var networkFS = map[int64]string{
 	0x01161970: "gfs2",
 }
 
-// startJournal starts the box's journal, if it is not running: it watches
+// StartJournal starts the box's journal, if it is not running: it watches
 // every folder of the box before it returns. A journal that cannot watch is
 // kept with its reason, which the box's takes then log.
 func (b *Set) StartJournal(box, dir string) {
@@ -203,7 +203,7 @@ func (b *Set) StartJournal(box, dir string) {
 	go j.run()
 }
 
-// endJournal stops the box's journal and releases its watches.
+// EndJournal stops the box's journal and releases its watches.
 func (b *Set) EndJournal(box string) {
 	b.Journals.Mu.Lock()
 	j := b.Journals.m[box]
@@ -214,7 +214,7 @@ func (b *Set) EndJournal(box string) {
 	}
 }
 
-// endJournals stops every journal, as the backend closes.
+// EndJournals stops every journal, as the backend closes.
 func (b *Set) EndJournals() {
 	b.Journals.Mu.Lock()
 	all := b.Journals.m
@@ -231,7 +231,7 @@ func (b *Set) JournalOf(box string) *journal {
 	return b.Journals.m[box]
 }
 
-// cutJournal takes the box's journal's record up to now and starts a new
+// CutJournal takes the box's journal's record up to now and starts a new
 // epoch. Every event queued before the call is handled first.
 func (b *Set) CutJournal(box string) JournalCut {
 	j := b.JournalOf(box)
@@ -260,7 +260,7 @@ func (b *Set) CutJournal(box string) JournalCut {
 	return c
 }
 
-// rebaseJournal says the epoch started by cut records changes since base (a
+// RebaseJournal says the epoch started by cut records changes since base (a
 // journalBasis), once the take or restore that cut it has succeeded.
 func (b *Set) RebaseJournal(box string, c JournalCut, base string) {
 	if !c.Running {
@@ -290,11 +290,11 @@ func (b *Set) RebaseJournal(box string, c JournalCut, base string) {
 	}
 }
 
-// changedWhileTaking is why a take walks after one during which the box's
+// ChangedWhileTaking is why a take walks after one during which the box's
 // files changed.
 const ChangedWhileTaking = "the box's files changed while the last take read them"
 
-// usable says why a cut cannot stand in for a walk against basis, or "".
+// Usable says why a cut cannot stand in for a walk against basis, or "".
 func (c JournalCut) Usable(basis string) string {
 	switch {
 	case !c.Running:
@@ -307,14 +307,14 @@ func (c JournalCut) Usable(basis string) string {
 	return ""
 }
 
-// boxsnapsOwn are the paths of a box that boxsnap writes itself, outside a
+// BoxsnapsOwn are the paths of a box that boxsnap writes itself, outside a
 // take or a restore: the access file, which a restore's last step and a
 // reset write as the box holds it now, and the folder that holds it. A
 // change to them is no change of the box's own: the Now row and automatic
 // history count none of them (a take still holds them).
 var BoxsnapsOwn = []string{confined.MarkerDir, confined.AccessFile}
 
-// boxChanges is how many of the box's own paths the journal recorded as
+// BoxChanges is how many of the box's own paths the journal recorded as
 // changed, boxsnap's own writes apart. Called with j.mu held.
 func (j *journal) BoxChanges() int {
 	n := len(j.dirty)
@@ -366,7 +366,7 @@ func (j *journal) run() {
 	})
 }
 
-// drainLocked reads and handles every queued event.
+// DrainLocked reads and handles every queued event.
 func (j *journal) DrainLocked() {
 	if j.closed || j.fd < 0 {
 		return
@@ -634,13 +634,13 @@ func (j *journal) unwatchTreeLocked(rel string) {
 	}
 }
 
-// linkedFile is a file with more than one link, and one of its names.
+// LinkedFile is a file with more than one link, and one of its names.
 type LinkedFile struct {
 	Rel string
 	Ino uint64
 }
 
-// watchLinked gives each hard-linked file a watch of its own, so a write
+// WatchLinked gives each hard-linked file a watch of its own, so a write
 // through a name outside the box is recorded too. fresh replaces what the
 // journal knew (after a walk). A watch newly added marks the file's names
 // changed: it could have been written before the watch began.
@@ -725,7 +725,7 @@ func linkedIn(found []confined.Scanned) []LinkedFile {
 	return out
 }
 
-// readChanged builds the box's paths from base and the changed paths. After
+// ReadChanged builds the box's paths from base and the changed paths. After
 // a restore (restored), the stat cache knows files only: every other path is
 // stat'ed again, and every file whose content it does not know.
 func (b *Set) ReadChanged(ctx context.Context, dir string, base *store.Manifest, restored bool, dirty map[string]uint8, linked map[uint64]bool) ([]confined.Scanned, int, error) {

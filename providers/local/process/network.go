@@ -38,7 +38,7 @@ const pastaWait = 10 * time.Second
 // maxPublish bounds how many ports a box publishes.
 const maxPublish = 16
 
-// checkPublish refuses, in words, a published port list that is not a few
+// CheckPublish refuses, in words, a published port list that is not a few
 // TCP port numbers.
 func CheckPublish(ports []int) error {
 	if len(ports) > maxPublish {
@@ -52,7 +52,7 @@ func CheckPublish(ports []int) error {
 	return nil
 }
 
-// pastaPath is pasta's path, or "" when it is not installed (said once in
+// PastaPath is pasta's path, or "" when it is not installed (said once in
 // the log: boxes then have no network). Called with b.mu held.
 func (b *Processes) PastaPath() string {
 	path, err := exec.LookPath("pasta")
@@ -82,7 +82,7 @@ func pastaArgs(pasta string, publish []int) []string {
 		"--netns", "/proc/self/fd/3", "--userns", "/proc/self/fd/4"}
 }
 
-// sandboxPid reads bwrap's --info-fd: the process inside the sandbox, in
+// SandboxPid reads bwrap's --info-fd: the process inside the sandbox, in
 // the box's namespaces.
 func SandboxPid(info *os.File) (int, error) {
 	_ = info.SetReadDeadline(time.Now().Add(pastaWait))
@@ -98,7 +98,7 @@ func SandboxPid(info *os.File) (int, error) {
 	return v.ChildPid, nil
 }
 
-// startPasta gives the namespace of the sandbox process pid its network and
+// StartPasta gives the namespace of the sandbox process pid its network and
 // returns once the namespace has a route (pasta configured it), or an error
 // if pasta ended or did not within pastaWait.
 func StartPasta(pasta string, pid int, publish []int, who RunAs, log *os.File) (*exec.Cmd, error) {
@@ -170,7 +170,7 @@ func StartPasta(pasta string, pid int, publish []int, who RunAs, log *os.File) (
 	}
 }
 
-// endPasta ends the box's network stack once its process has ended.
+// EndPasta ends the box's network stack once its process has ended.
 func EndPasta(p *exec.Cmd) {
 	if p != nil && p.Process != nil {
 		_ = p.Process.Kill()

@@ -72,16 +72,16 @@ const (
 	DefaultOpenFiles   = 1024
 )
 
-// runAs is who a box's process runs as.
+// RunAs is who a box's process runs as.
 type RunAs struct {
 	Name     string
 	Uid, Gid uint32
-	// switchTo is set when boxsnap runs as root and switches to the user;
+	// SwitchTo is set when boxsnap runs as root and switches to the user;
 	// otherwise the process runs as boxsnap's own (unprivileged) user.
 	SwitchTo bool
 }
 
-// boxUser resolves the user a box's process runs as: the template's, or
+// BoxUser resolves the user a box's process runs as: the template's, or
 // DefaultBoxUser, made when missing. It never answers root. Called with
 // b.mu held.
 func (b *Processes) BoxUser(name string) (RunAs, error) {
@@ -127,7 +127,7 @@ func (b *Processes) BoxUser(name string) (RunAs, error) {
 	return RunAs{Name: name, Uid: uint32(uid), Gid: uint32(gid), SwitchTo: true}, nil
 }
 
-// ownBy gives the box's folder to the box's user the first time its process
+// OwnBy gives the box's folder to the box's user the first time its process
 // starts (a template's copy keeps the template's owners), so that the
 // process can write in it and nowhere else of boxsnap's.
 func OwnBy(dir string, who RunAs) error {
@@ -168,7 +168,7 @@ func chownBeneath(t *confined.Beneath, rel string, who RunAs) error {
 	return nil
 }
 
-// sandbox says whether box processes run inside bubblewrap: bwrap is
+// Sandbox says whether box processes run inside bubblewrap: bwrap is
 // installed and makes a sandbox as the box's user on this host. Probed
 // once, and said in the log.
 func (b *Processes) Sandbox(who RunAs) string {
@@ -195,7 +195,7 @@ func (b *Processes) Sandbox(who RunAs) string {
 	return b.Bwrap
 }
 
-// processArgs is the command line of a box's process: bwrap where it
+// ProcessArgs is the command line of a box's process: bwrap where it
 // works, then prlimit setting the limits before the command runs (Go's
 // SysProcAttr has no rlimits, and setting them on boxsnap itself would bound
 // boxsnap), then the shell. bwrap gives the box its own network namespace;
@@ -283,7 +283,7 @@ func underTmp(path string) bool {
 	return false
 }
 
-// envList is the process's whole environment: the template's, nothing of
+// EnvList is the process's whole environment: the template's, nothing of
 // boxsnap's own.
 func EnvList(env map[string]string) []string {
 	out := make([]string, 0, len(env))
@@ -359,7 +359,7 @@ func Passable(dir, stop string) error {
 	return nil
 }
 
-// groupMembers reads /proc for the processes of a process group.
+// GroupMembers reads /proc for the processes of a process group.
 func GroupMembers(pgid int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -396,17 +396,17 @@ func GroupMembers(pgid int) []int {
 // part of the core and needs no controller, so it works on a host whose
 // controllers are all on v1, where the unified hierarchy holds none.
 
-// cgroups is the folder boxsnap makes box cgroups in, and its version.
+// Cgroups is the folder boxsnap makes box cgroups in, and its version.
 type Cgroups struct {
-	// root is <hierarchy>/boxsnap; "" where boxsnap can make none.
+	// Root is <hierarchy>/boxsnap; "" where boxsnap can make none.
 	Root string
 	V2   bool
 }
 
-// v1FreezerRoot is where the cgroup v1 freezer is mounted on Debian.
+// V1FreezerRoot is where the cgroup v1 freezer is mounted on Debian.
 const V1FreezerRoot = "/sys/fs/cgroup/freezer"
 
-// cgroupsAt makes (or finds) the boxsnap folder in the hierarchy mounted
+// CgroupsAt makes (or finds) the boxsnap folder in the hierarchy mounted
 // at mount, and says whether it is one boxsnap can freeze box cgroups in:
 // v2 where its cgroups have cgroup.freeze, v1 where they have
 // freezer.state.
@@ -462,7 +462,7 @@ func detectCgroups(mountinfo string) (Cgroups, []string) {
 	return Cgroups{}, why
 }
 
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+// UnescapeMount undoes mountinfo's octal escapes (\040 for a space).
 func UnescapeMount(s string) string {
 	if !strings.Contains(s, "\\") {
 		return s
@@ -481,7 +481,7 @@ func UnescapeMount(s string) string {
 	return out.String()
 }
 
-// boxCgroups is the hierarchy this backend makes box cgroups in, found
+// BoxCgroups is the hierarchy this backend makes box cgroups in, found
 // once (detectCgroups) and said in the log.
 func (b *Processes) BoxCgroups() Cgroups {
 	b.cgOnce.Do(func() {
@@ -504,7 +504,7 @@ func (b *Processes) BoxCgroups() Cgroups {
 	return b.cg
 }
 
-// useCgroups makes the backend make box cgroups in c, in place of what
+// UseCgroups makes the backend make box cgroups in c, in place of what
 // detectCgroups would find; it must come before the first start.
 func (b *Processes) UseCgroups(c Cgroups) bool {
 	set := false
@@ -512,7 +512,7 @@ func (b *Processes) UseCgroups(c Cgroups) bool {
 	return set
 }
 
-// cgroupTag names this backend's root in its box cgroups' names: two
+// CgroupTag names this backend's root in its box cgroups' names: two
 // backends on one host (tests, two installs) may hold boxes of the same
 // ID, and each cleans only its own (cleanCgroups).
 func (b *Processes) CgroupTag() string {
@@ -520,7 +520,7 @@ func (b *Processes) CgroupTag() string {
 	return hex.EncodeToString(sum[:4])
 }
 
-// newFreezer makes a cgroup for one start of the box's process,
+// NewFreezer makes a cgroup for one start of the box's process,
 // <box>-<backend's tag>-<random>: the random tail keeps two starts apart.
 func (b *Processes) NewFreezer(box string) (string, error) {
 	c := b.BoxCgroups()
@@ -538,7 +538,7 @@ func (b *Processes) NewFreezer(box string) (string, error) {
 	return cg, nil
 }
 
-// isV2 says whether the cgroup cg is a cgroup v2 one.
+// IsV2 says whether the cgroup cg is a cgroup v2 one.
 func IsV2(cg string) bool {
 	_, err := os.Stat(filepath.Join(cg, "cgroup.freeze"))
 	return err == nil
@@ -552,7 +552,7 @@ func freezeFile(cg string) string {
 	return "freezer.state"
 }
 
-// startIn starts cmd with its first process born inside the cgroup cg, so
+// StartIn starts cmd with its first process born inside the cgroup cg, so
 // that nothing it runs, not even a child made before exec returns, is ever
 // outside it. cgroup v1 moves a single thread (its tasks file): a thread
 // locked for the fork is moved in, forks the process, and is moved back.
@@ -617,7 +617,7 @@ func threadFreezer() (string, error) {
 	return "", errors.New("no freezer cgroup in /proc/thread-self/cgroup")
 }
 
-// freeze freezes the cgroup and waits, up to wait, until the kernel says
+// Freeze freezes the cgroup and waits, up to wait, until the kernel says
 // every process in it is frozen: cgroup.events says "frozen 1" (v2), or
 // freezer.state says FROZEN (v1). It answers false when some still were
 // not by then; the cgroup is left freezing, and thaw undoes it.
@@ -650,7 +650,7 @@ func Freeze(cg string, wait time.Duration) (bool, error) {
 	}
 }
 
-// thaw lets the cgroup's processes run again.
+// Thaw lets the cgroup's processes run again.
 func Thaw(cg string) error {
 	if IsV2(cg) {
 		return os.WriteFile(filepath.Join(cg, "cgroup.freeze"), []byte("0"), 0)
@@ -658,7 +658,7 @@ func Thaw(cg string) error {
 	return os.WriteFile(filepath.Join(cg, "freezer.state"), []byte("THAWED"), 0)
 }
 
-// cgroupProcs reads the processes in the cgroup.
+// CgroupProcs reads the processes in the cgroup.
 func CgroupProcs(cg string) []int {
 	data, err := os.ReadFile(filepath.Join(cg, "cgroup.procs"))
 	if err != nil {
@@ -673,11 +673,11 @@ func CgroupProcs(cg string) []int {
 	return out
 }
 
-// cgroupWait bounds how long the end of a box's process waits for what is
+// CgroupWait bounds how long the end of a box's process waits for what is
 // left in its cgroup to die of SIGKILL.
 const CgroupWait = 5 * time.Second
 
-// endFreezer ends what is left of a box's processes once its leader has
+// EndFreezer ends what is left of a box's processes once its leader has
 // ended (a setsid'd process is no longer in its group, so the group's
 // signals missed it), then removes the cgroup.
 func (b *Processes) EndFreezer(box, cg string) {

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// manifestMagic starts a manifest's body: a compact binary form, because a
+// ManifestMagic starts a manifest's body: a compact binary form, because a
 // box of 20,000 files gives a manifest that JSON takes tens of milliseconds to
 // read and write, which an incremental take of 1% cannot afford. The header
 // (everything but the entries) is JSON; each entry's path shares its start
@@ -268,10 +268,10 @@ type cachedManifest struct {
 	byPath map[string]*Entry
 }
 
-// manifestCacheSize is how many manifests the cache holds.
+// ManifestCacheSize is how many manifests the cache holds.
 const ManifestCacheSize = 32
 
-// manifest reads a snapshot's manifest, from the cache when its file has not
+// Manifest reads a snapshot's manifest, from the cache when its file has not
 // changed. The answer is shared: callers must not change it.
 func (b *Store) Manifest(id string) (*Manifest, error) {
 	c, err := b.cachedManifest(id)
@@ -281,7 +281,7 @@ func (b *Store) Manifest(id string) (*Manifest, error) {
 	return c.m, nil
 }
 
-// manifestIndex is manifest's entries by path.
+// ManifestIndex is manifest's entries by path.
 func (b *Store) ManifestIndex(id string) (map[string]*Entry, error) {
 	c, err := b.cachedManifest(id)
 	if err != nil {
@@ -335,14 +335,14 @@ func (mc *manifestCache) put(id string, c *cachedManifest) {
 	}
 }
 
-// size is how many manifests the cache holds.
+// Size is how many manifests the cache holds.
 func (mc *manifestCache) Size() int {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
 	return len(mc.items)
 }
 
-// forget drops id's manifest, once its snapshot is deleted.
+// Forget drops id's manifest, once its snapshot is deleted.
 func (mc *manifestCache) Forget(id string) {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
@@ -358,7 +358,7 @@ func (mc *manifestCache) Forget(id string) {
 	}
 }
 
-// remember puts a manifest just published in the cache.
+// Remember puts a manifest just published in the cache.
 func (b *Store) Remember(id string, m *Manifest) {
 	var st unix.Stat_t
 	if unix.Stat(b.SnapDir(id)+"/"+FileManifest, &st) != nil {
@@ -367,10 +367,10 @@ func (b *Store) Remember(id string, m *Manifest) {
 	b.Cache.put(id, &cachedManifest{key: KeyOf(&st), m: m})
 }
 
-// statCacheFile is where a box's stat cache is kept.
+// StatCacheFile is where a box's stat cache is kept.
 func (b *Store) StatCacheFile(box string) string { return b.Path(DirState, box+".cache") }
 
-// writeStatCache keeps, after a restore to m, m's entries with the stat of
+// WriteStatCache keeps, after a restore to m, m's entries with the stat of
 // each file as the restore left it, so the next take and restore read only
 // what changed since.
 func (b *Store) WriteStatCache(box string, m *Manifest, keys map[string]StatKey) error {
@@ -396,7 +396,7 @@ func (b *Store) WriteStatCache(box string, m *Manifest, keys map[string]StatKey)
 	return ReplaceFile(b.StatCacheFile(box), data, 0o600)
 }
 
-// wholeSnapshot says whether a snapshot is held whole: its manifest is there
+// WholeSnapshot says whether a snapshot is held whole: its manifest is there
 // and no delete has begun. It is the one rule for a take's reuse of hashes: a
 // take reads a base (a manifest, or the stat cache of a restore to it) only
 // while wholeSnapshot holds for its snapshot, under the store lock a delete

@@ -12,7 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// manifestFormat is the version of the manifest's layout.
+// ManifestFormat is the version of the manifest's layout.
 const ManifestFormat = 1
 
 // Entry types in a manifest.
@@ -23,7 +23,7 @@ const (
 	TypeFIFO = "p"
 )
 
-// entry is one path of a snapshot. Size, mtime, ctime and inode are kept so
+// Entry is one path of a snapshot. Size, mtime, ctime and inode are kept so
 // that the next take of the same box reuses the hash of a file that did not
 // change without reading it.
 type Entry struct {
@@ -43,7 +43,7 @@ type Entry struct {
 	CTime int64  `json:"ct,omitempty"`
 }
 
-// manifest is one snapshot's list of paths, and what it was taken of.
+// Manifest is one snapshot's list of paths, and what it was taken of.
 type Manifest struct {
 	Format       int             `json:"format"`
 	ID           string          `json:"id"`
@@ -58,14 +58,14 @@ type Manifest struct {
 	Entries    []Entry `json:"entries"`
 }
 
-// label is what the snapshot's label file holds: providers.Label and the
+// Label is what the snapshot's label file holds: providers.Label and the
 // take's time, never a name, a note or a secret.
 type Label struct {
 	providers.Label
 	TakenAt time.Time `json:"takenAt"`
 }
 
-// statKey is what says a file did not change since a manifest recorded it.
+// StatKey is what says a file did not change since a manifest recorded it.
 type StatKey struct {
 	size  int64
 	mtime int64
@@ -81,7 +81,7 @@ func (e *Entry) Key() StatKey {
 	return StatKey{size: e.Size, mtime: e.MTime, ctime: e.CTime, ino: e.Ino}
 }
 
-// entryFromStat fills the parts of an entry a stat gives.
+// EntryFromStat fills the parts of an entry a stat gives.
 func EntryFromStat(rel string, st *unix.Stat_t) Entry {
 	mode := ModeOfStat(st.Mode)
 	e := Entry{
@@ -108,13 +108,13 @@ func EntryFromStat(rel string, st *unix.Stat_t) Entry {
 	return e
 }
 
-// fileMode turns an entry's stored bits back into an fs.FileMode.
+// FileMode turns an entry's stored bits back into an fs.FileMode.
 func (e *Entry) FileMode() fs.FileMode {
 	m := fs.FileMode(e.Mode)
 	return m & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }
 
-// byPath indexes a manifest's entries.
+// ByPath indexes a manifest's entries.
 func (m *Manifest) ByPath() map[string]*Entry {
 	out := make(map[string]*Entry, len(m.Entries))
 	for i := range m.Entries {
@@ -123,7 +123,7 @@ func (m *Manifest) ByPath() map[string]*Entry {
 	return out
 }
 
-// hashes gives the set of content a manifest uses, with each one's size.
+// Hashes gives the set of content a manifest uses, with each one's size.
 func (m *Manifest) Hashes() map[string]int64 {
 	out := make(map[string]int64)
 	for i := range m.Entries {
@@ -134,12 +134,12 @@ func (m *Manifest) Hashes() map[string]int64 {
 	return out
 }
 
-// sortEntries puts a folder before what it holds.
+// SortEntries puts a folder before what it holds.
 func SortEntries(es []Entry) {
 	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
 }
 
-// depth is how many folders deep a relative path is.
+// Depth is how many folders deep a relative path is.
 func Depth(rel string) int {
 	if rel == "." {
 		return 0
@@ -147,7 +147,7 @@ func Depth(rel string) int {
 	return strings.Count(rel, "/") + 1
 }
 
-// cleanRel checks a path given by a caller: relative, slash-separated, no
+// CleanRel checks a path given by a caller: relative, slash-separated, no
 // "..", and gives its clean form ("." for the top).
 func CleanRel(p string) (string, bool) {
 	p = strings.TrimPrefix(p, "/")
@@ -166,7 +166,7 @@ func CleanRel(p string) (string, bool) {
 	return c, true
 }
 
-// modeOfStat turns st_mode into an fs.FileMode with its type.
+// ModeOfStat turns st_mode into an fs.FileMode with its type.
 func ModeOfStat(m uint32) fs.FileMode {
 	out := FileModeOf(m)
 	switch m & unix.S_IFMT {
@@ -186,7 +186,7 @@ func ModeOfStat(m uint32) fs.FileMode {
 	return out
 }
 
-// fileModeOf turns a stat's st_mode into the bits an entry keeps.
+// FileModeOf turns a stat's st_mode into the bits an entry keeps.
 func FileModeOf(m uint32) fs.FileMode {
 	out := fs.FileMode(m & 0o777)
 	if m&unix.S_ISUID != 0 {
@@ -201,7 +201,7 @@ func FileModeOf(m uint32) fs.FileMode {
 	return out
 }
 
-// dropVanished drops the files that vanished before they were read, and
+// DropVanished drops the files that vanished before they were read, and
 // counts m's files and their bytes.
 func (m *Manifest) DropVanished() {
 	kept := m.Entries[:0]

@@ -33,16 +33,16 @@ const (
 
 	FileManifest = "manifest.json"
 	FileLabel    = "label.json"
-	// fileDeleting marks a snapshot whose delete has started; a snapshot
+	// FileDeleting marks a snapshot whose delete has started; a snapshot
 	// with it is incomplete until a delete finishes.
 	FileDeleting = "deleting"
-	// fileDamaged records damage a restore or a check found in its content.
+	// FileDamaged records damage a restore or a check found in its content.
 	FileDamaged = "damaged"
 
-	// takingPrefix names a snapshot folder still being written; it is never
+	// TakingPrefix names a snapshot folder still being written; it is never
 	// listed, and a sweep removes it once no take runs.
 	TakingPrefix = ".taking-"
-	// checksumPrefix starts the first line of every manifest and label.
+	// ChecksumPrefix starts the first line of every manifest and label.
 	ChecksumPrefix = "boxsnap-sha256 "
 )
 
@@ -78,14 +78,14 @@ func (b *Store) ContentPath(h string) string  { return b.Path(DirContent, h[:2],
 func (b *Store) StateFile(box string) string  { return b.Path(DirState, box+".json") }
 func (b *Store) GroupFile(name string) string { return b.Path(DirGroups, name+".json") }
 
-// randomSuffix gives a short random word for temporary names.
+// RandomSuffix gives a short random word for temporary names.
 func RandomSuffix() string {
 	var p [8]byte
 	_, _ = rand.Read(p[:])
 	return hex.EncodeToString(p[:])
 }
 
-// newSnapshotID makes an ID in boxsnap's form, "sn" and 12 letters and
+// NewSnapshotID makes an ID in boxsnap's form, "sn" and 12 letters and
 // digits, for a take that was given none (tests and benchmarks).
 func NewSnapshotID() string {
 	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -98,7 +98,7 @@ func NewSnapshotID() string {
 	return string(out)
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
+// WriteFileAtomic writes data to path through a temporary file in the same
 // folder, synced, then renamed, then the folder synced: a reader sees the old
 // file or the new one, never half of one.
 func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
@@ -134,7 +134,7 @@ func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
 	return SyncDir(dir)
 }
 
-// replaceFile writes data to path through a temporary file and a rename,
+// ReplaceFile writes data to path through a temporary file and a rename,
 // with no fsync: for small state a crash may lose (a box's last take, the
 // measured rates), never half-write.
 func ReplaceFile(path string, data []byte, mode os.FileMode) error {
@@ -162,7 +162,7 @@ func SyncDir(dir string) error {
 	return nil
 }
 
-// encodeChecked gives v as JSON after a first line holding the JSON's
+// EncodeChecked gives v as JSON after a first line holding the JSON's
 // SHA-256, so that damage on disk is found when it is read.
 func EncodeChecked(v any) ([]byte, error) {
 	var body []byte
@@ -184,11 +184,11 @@ func EncodeChecked(v any) ([]byte, error) {
 	return out, nil
 }
 
-// errDamaged marks a manifest, label or content file whose checksum does not
+// ErrDamaged marks a manifest, label or content file whose checksum does not
 // match what it holds.
 var ErrDamaged = errors.New("damaged on disk: its checksum does not match")
 
-// readChecked reads a file written by encodeChecked into v, checking its sum.
+// ReadChecked reads a file written by encodeChecked into v, checking its sum.
 func ReadChecked(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -201,7 +201,7 @@ func ReadChecked(path string, v any) error {
 	return DecodeBody(body, v, filepath.Base(path))
 }
 
-// checkedBody is what data, written by encodeChecked, holds after its
+// CheckedBody is what data, written by encodeChecked, holds after its
 // checksum line, once the checksum is found to match; name is for errors.
 func CheckedBody(data []byte, name string) ([]byte, error) {
 	nl := bytes.IndexByte(data, '\n')
@@ -217,7 +217,7 @@ func CheckedBody(data []byte, name string) ([]byte, error) {
 	return body, nil
 }
 
-// decodeBody reads a body checkedBody gave into v.
+// DecodeBody reads a body checkedBody gave into v.
 func DecodeBody(body []byte, v any, name string) error {
 	if bu, ok := v.(encoding.BinaryUnmarshaler); ok {
 		if err := bu.UnmarshalBinary(body); err != nil {
@@ -276,7 +276,7 @@ func (l *storeLock) Unlock() {
 	l.f = nil
 }
 
-// sha256Hex is the hex SHA-256 of data.
+// Sha256Hex is the hex SHA-256 of data.
 func Sha256Hex(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])

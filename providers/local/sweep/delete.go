@@ -29,7 +29,7 @@ type Deletes struct {
 // deleteHooks lets the backend's own tests stop a delete part way: nil
 // outside tests.
 type deleteHooks struct {
-	// deleteStep runs before each step of a delete; an error stops it there.
+	// DeleteStep runs before each step of a delete; an error stops it there.
 	DeleteStep func(step string) error
 }
 
@@ -258,7 +258,7 @@ func (b *Deletes) Sweep(ctx context.Context) (int64, error) {
 	return b.sweepLocked(ctx, nil)
 }
 
-// collect frees the content a failed take added, where no snapshot names it.
+// Collect frees the content a failed take added, where no snapshot names it.
 func (b *Deletes) Collect(ctx context.Context, added []string) {
 	if len(added) == 0 {
 		return
