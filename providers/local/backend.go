@@ -69,7 +69,7 @@ type Config struct {
 	// Only for tests and benchmarks: after a power cut a manifest could then
 	// name content that never reached the disk (a restore's checksum finds it).
 	NoSync bool
-	// NoJournal turns the change journal off (journal.go): every take and
+	// NoJournal turns the change journal off (package journal): every take and
 	// restore walks the box's folder. For a folder on a file system inotify
 	// cannot watch whole, or a box whose programs write through mmap.
 	NoJournal bool

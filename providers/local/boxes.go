@@ -133,7 +133,7 @@ func (b *Backend) guestOf(box, kind string) providers.Guest {
 // writeIdentity writes the identity marker naming box, as boxsnap does when a
 // box is first ready and after a fork's reset, so a fork never carries its
 // source's identity.
-// It writes beneath dir through no link (confined.go): a .boxsnap that is a
+// It writes beneath dir through no link (package confined): a .boxsnap that is a
 // link, as a snapshot or a template may hold, is replaced, never followed.
 func writeIdentity(dir, box string) error {
 	root, err := confined.OpenTree(dir)
@@ -718,7 +718,7 @@ const pauseWait = time.Second
 
 // pause freezes the box's processes, if it runs, and returns the function
 // that thaws them; the caller always calls it. A box in a freezer cgroup
-// (process.go) is frozen whole, a process that left its group (setsid)
+// (package process) is frozen whole, a process that left its group (setsid)
 // too; one with none has its process group stopped with SIGSTOP and
 // resumed with SIGCONT.
 func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {

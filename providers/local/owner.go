@@ -35,7 +35,7 @@ type procRecord struct {
 	// Start is its start time (field 22 of /proc/<pid>/stat, clock ticks
 	// since boot): a pid the kernel gave to another process is not it.
 	Start uint64 `json:"start"`
-	// Cgroup is its freezer cgroup (process.go), or "" where there is none.
+	// Cgroup is its freezer cgroup (package process), or "" where there is none.
 	Cgroup string `json:"cgroup,omitempty"`
 	// Sandboxed is set when the leader is bwrap.
 	Sandboxed bool `json:"sandboxed,omitempty"`

@@ -234,7 +234,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*stor
 	}
 	defer held.close()
 	// Every read of the box's files goes beneath this descriptor, through
-	// no link (confined.go).
+	// no link (package confined).
 	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
