@@ -3,26 +3,33 @@ package local
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/browse"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/content"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/exports"
+	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
+	"github.com/boxsnap/boxsnap/providers/local/sweep"
 )
 
 // Compile-time checks: the local backend offers every interface.
 var (
-	_ providers.Backend  = (*Backend)(nil)
-	_ providers.Boxes    = (*Backend)(nil)
-	_ providers.Labeler  = (*Backend)(nil)
-	_ providers.Browser  = (*Backend)(nil)
-	_ providers.Exporter = (*Backend)(nil)
+	_ providers.Backend     = (*Backend)(nil)
+	_ providers.Boxes       = (*Backend)(nil)
+	_ providers.Labeler     = (*Backend)(nil)
+	_ providers.Browser     = (*Backend)(nil)
+	_ providers.Exporter    = (*Backend)(nil)
+	_ providers.ReadChecker = (*Backend)(nil)
 )
 
 // Defaults of Config.
@@ -62,7 +69,7 @@ type Config struct {
 	// Only for tests and benchmarks: after a power cut a manifest could then
 	// name content that never reached the disk (a restore's checksum finds it).
 	NoSync bool
-	// NoJournal turns the change journal off (journal.go): every take and
+	// NoJournal turns the change journal off (package journal): every take and
 	// restore walks the box's folder. For a folder on a file system inotify
 	// cannot watch whole, or a box whose programs write through mmap.
 	NoJournal bool
@@ -105,8 +112,6 @@ type hooks struct {
 	afterScan func()
 	// afterCopy runs after a file's content was copied, before its re-stat.
 	afterCopy func(rel string)
-	// deleteStep runs before each step of a delete; an error stops it there.
-	deleteStep func(step string) error
 	// spawned runs in a start once the box's process runs, before its
 	// state file records that process.
 	spawned func()
@@ -115,6 +120,24 @@ type hooks struct {
 // Backend is the local backend: boxes are folders on this host, snapshots are
 // content-addressed copies of them (see doc.go).
 type Backend struct {
+	*store.Store
+	// Set is the running boxes' change journals.
+	*journal.Set
+	// Processes runs the boxes' processes: their users, sandboxes,
+	// cgroups and networks.
+	*process.Processes
+	// Deletes deletes snapshots and sweeps the content no snapshot holds.
+	*sweep.Deletes
+	// Copier copies and hashes content into the store.
+	*content.Copier
+	// Exports answers exports, imports and scrubs.
+	*exports.Exports
+	// Files answers browsing and comparing snapshots and boxes.
+	*browse.Files
+	// Scanner walks a box's folder beneath it; the journals and Files
+	// share it.
+	*confined.Scanner
+
 	id      string
 	root    string
 	install string
@@ -135,14 +158,7 @@ type Backend struct {
 	loopFix    string           // what makes it get one
 	grow       diskimage.Grower // gives mounted images room ahead
 
-	noJournal    bool
-	journalPaths int
-	journals     journals // running boxes' change journals
-
-	noClone   atomic.Bool // the file system refused a reflink once
-	noRange   atomic.Bool // copy_file_range was refused once: plain reads and writes
 	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
-	bufs      sync.Pool
 	hooks     hooks
 
 	mu    sync.Mutex
@@ -152,103 +168,10 @@ type Backend struct {
 	owner string
 	// leave is set in a process that runs no box process (LeaveProcesses).
 	leave bool
-	// warnedUser is set once the log said a template's user cannot be
-	// switched to (boxsnap does not run as root).
-	warnedUser bool
-	// warnedPasta is set once the log said pasta is not installed.
-	warnedPasta bool
-
-	cgOnce sync.Once
-	cg     cgroups // where box cgroups are made (boxCgroups)
 	// cleanOnce runs cleanCgroups once, at the first restart or takeover.
 	cleanOnce sync.Once
 
-	bwrapOnce sync.Once
-	bwrap     string // bwrap's path when box processes run inside it
-	selfPath  string // Config.Self
-
 	ratesMu sync.Mutex
-	cache   manifestCache
-	present presentSet // content found in the store since the last free
-}
-
-// New opens (or makes) the backend's store under cfg.Root. It starts no
-// process: RestartRunning does, when the caller wants boxes that were running
-// at the last stop to run again.
-func New(cfg Config) (*Backend, error) {
-	if cfg.Root == "" {
-		return nil, errors.New("local backend: Config.Root is required")
-	}
-	root, err := filepath.Abs(cfg.Root)
-	if err != nil {
-		return nil, fmt.Errorf("local backend: root: %w", err)
-	}
-	b := &Backend{
-		id:      cfg.ID,
-		root:    root,
-		install: cfg.Install,
-		host:    cfg.Host,
-		tmpl:    cfg.Templates,
-		log:     cfg.Logger,
-		stopTO:  cfg.StopTimeout,
-		workers: cfg.Workers,
-		noSync:  cfg.NoSync,
-		price:   cfg.Price,
-		procs:   make(map[string]*proc),
-
-		noJournal:    cfg.NoJournal,
-		journalPaths: cfg.JournalPaths,
-		selfPath:     cfg.Self,
-		maxImport:    cfg.MaxImportBytes,
-		diskImages:   cfg.DiskImages,
-		diskBytes:    cfg.DiskBytes,
-	}
-	if b.maxImport <= 0 {
-		b.maxImport = DefaultMaxImportBytes
-	}
-	if b.journalPaths <= 0 {
-		b.journalPaths = DefaultJournalPaths
-	}
-	if b.id == "" {
-		b.id = DefaultID
-	}
-	if b.host == "" {
-		b.host, _ = os.Hostname()
-	}
-	if b.log == nil {
-		b.log = slog.Default()
-	}
-	if b.stopTO <= 0 {
-		b.stopTO = DefaultStopTimeout
-	}
-	if b.workers <= 0 {
-		b.workers = DefaultWorkers
-	}
-	b.bufs.New = func() any { p := make([]byte, hashBufSize); return &p }
-	// The folders above the root that boxsnap makes let a box's user pass.
-	if err := MakeFolder(root); err != nil {
-		return nil, fmt.Errorf("local backend: make %s: %w", root, err)
-	}
-	for _, d := range []string{dirBoxes, dirState, dirSnapshots, dirContent, dirTmp, dirGroups, dirDisks} {
-		if err := os.MkdirAll(b.path(d), 0o700); err != nil {
-			return nil, fmt.Errorf("local backend: make %s: %w", d, err)
-		}
-	}
-	if os.Geteuid() == 0 {
-		// A box's process runs as an unprivileged user: it must pass through
-		// to its own folder, without listing the others.
-		for _, d := range []string{b.root, b.path(dirBoxes)} {
-			if err := os.Chmod(d, 0o711); err != nil {
-				return nil, fmt.Errorf("local backend: %w", err)
-			}
-		}
-	}
-	for i := 0; i < 256; i++ {
-		if err := os.MkdirAll(b.path(dirContent, fmt.Sprintf("%02x", i)), 0o700); err != nil {
-			return nil, fmt.Errorf("local backend: make content folders: %w", err)
-		}
-	}
-	return b, nil
 }
 
 // ID is the backend's ID in settings.
@@ -258,7 +181,7 @@ func (b *Backend) ID() string { return b.id }
 func (b *Backend) Root() string { return b.root }
 
 // BoxDir is the folder of a box's files.
-func (b *Backend) BoxDir(guest providers.Guest) string { return b.boxDir(guest.Ref) }
+func (b *Backend) BoxDir(guest providers.Guest) string { return b.Store.BoxDir(guest.Ref) }
 
 // Snapshotting is the same for every kind: a folder snapshots the same way
 // whatever runs in it.
@@ -310,7 +233,7 @@ func (b *Backend) readRates() rates {
 
 func (b *Backend) readRatesLocked() rates {
 	r := rates{BytesPerSecond: defaultBytesPerSecond, FilesPerSecond: defaultFilesPerSecond}
-	data, err := os.ReadFile(b.path(fileRates))
+	data, err := os.ReadFile(b.Path(store.FileRates))
 	if err != nil {
 		return r
 	}
@@ -339,7 +262,7 @@ func (b *Backend) measure(files int, statTime time.Duration, bytes int64, copyTi
 		return
 	}
 	data, _ := json.Marshal(r)
-	if err := replaceFile(b.path(fileRates), data, 0o600); err != nil {
+	if err := store.ReplaceFile(b.Path(store.FileRates), data, 0o600); err != nil {
 		b.log.Warn("local backend: could not keep the measured rates", "err", err)
 	}
 }

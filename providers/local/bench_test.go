@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // The Go benchmarks' small tree: benchFiles files of 1 to 64 KiB. The
@@ -65,8 +66,8 @@ func BenchmarkTakeFull(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		// A fresh store each time: every file is new content.
-		os.RemoveAll(be.path(dirSnapshots))
-		os.RemoveAll(be.path(dirContent))
+		os.RemoveAll(be.Path(store.DirSnapshots))
+		os.RemoveAll(be.Path(store.DirContent))
 		be2, _ := New(Config{Root: be.root, NoSync: true})
 		be2.updateState(g.Ref, func(s *boxState) { s.Last = "" })
 		b.StartTimer()

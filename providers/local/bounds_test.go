@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // TestForkKeepsTemplateBounds: a box made from a box template with small
@@ -65,7 +66,7 @@ func TestForkKeepsTemplateBounds(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
+				log, _ := os.ReadFile(b.Path(store.DirState, g.Ref+".log"))
 				t.Fatalf("%s: the box's process wrote nothing in 30 s; its log: %s", what, log)
 			}
 			time.Sleep(20 * time.Millisecond)

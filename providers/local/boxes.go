@@ -18,15 +18,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
-)
-
-// The box's own folder of boxsnap's files, inside the box: its identity
-// marker, which a fork rewrites so that the new box never acts as its
-// source.
-const (
-	markerDir    = ".boxsnap"
-	identityFile = ".boxsnap/identity" // the identity marker
-	accessFile   = ".boxsnap/env"      // the box's access file
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // identity is what the identity marker holds.
@@ -73,23 +67,9 @@ type boxState struct {
 	DiskStop *providers.DiskStop `json:"diskStop,omitempty"`
 }
 
-// proc is a box's running process group.
-type proc struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	// sandboxed is set when the process runs inside bubblewrap.
-	sandboxed bool
-	// cgroup is the process's freezer cgroup (process.go), or "" where
-	// there is none: a take then stops its process group only (SIGSTOP).
-	cgroup string
-	// pasta is the user-mode network stack of the box's network
-	// namespace (network.go), or nil; it is ended with the process.
-	pasta *exec.Cmd
-}
-
 func (b *Backend) readState(box string) (boxState, error) {
 	var st boxState
-	data, err := os.ReadFile(b.stateFile(box))
+	data, err := os.ReadFile(b.StateFile(box))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return boxState{ID: box}, nil
@@ -107,7 +87,7 @@ func (b *Backend) writeState(st boxState) error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(b.stateFile(st.ID), data, 0o600)
+	return store.ReplaceFile(b.StateFile(st.ID), data, 0o600)
 }
 
 // updateState reads, changes and writes a box's state under the backend's lock.
@@ -126,10 +106,10 @@ func (b *Backend) updateState(box string, change func(*boxState)) error {
 // A box whose disk image is not mounted on its folder (after a host's
 // restart) has it mounted first.
 func (b *Backend) existingBox(guest providers.Guest) (string, error) {
-	if err := checkID("box", guest.Ref); err != nil {
+	if err := store.CheckID("box", guest.Ref); err != nil {
 		return "", err
 	}
-	dir := b.boxDir(guest.Ref)
+	dir := b.Store.BoxDir(guest.Ref)
 	if err := b.ensureMounted(guest.Ref); err != nil {
 		return "", err
 	}
@@ -153,38 +133,38 @@ func (b *Backend) guestOf(box, kind string) providers.Guest {
 // writeIdentity writes the identity marker naming box, as boxsnap does when a
 // box is first ready and after a fork's reset, so a fork never carries its
 // source's identity.
-// It writes beneath dir through no link (confined.go): a .boxsnap that is a
+// It writes beneath dir through no link (package confined): a .boxsnap that is a
 // link, as a snapshot or a template may hold, is replaced, never followed.
 func writeIdentity(dir, box string) error {
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return fmt.Errorf("write the identity marker: %w", err)
 	}
 	defer root.Close()
-	mfd, err := root.markerFolder()
+	mfd, err := root.MarkerFolder()
 	if err != nil {
 		return fmt.Errorf("write the identity marker: %w", err)
 	}
 	defer unix.Close(mfd)
 	data, _ := json.Marshal(identity{Box: box, ResetVersion: IdentityResetVersion})
-	return writeAt(mfd, path.Base(identityFile), data, 0o600, -1, -1)
+	return confined.WriteAt(mfd, path.Base(confined.IdentityFile), data, 0o600, -1, -1)
 }
 
 // readResetVersion reads the identity reset's version in the box's marker,
 // or 0 when it is missing or unreadable (not fork-safe), or reached only
 // through a link.
 func readResetVersion(dir string) int {
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return 0
 	}
 	defer root.Close()
-	mfd, err := root.open(markerDir, unix.O_PATH|unix.O_DIRECTORY)
+	mfd, err := root.Open(confined.MarkerDir, unix.O_PATH|unix.O_DIRECTORY)
 	if err != nil {
 		return 0
 	}
 	defer unix.Close(mfd)
-	data, err := readAt(mfd, path.Base(identityFile), 1<<16)
+	data, err := confined.ReadAt(mfd, path.Base(confined.IdentityFile), 1<<16)
 	if err != nil {
 		return 0
 	}
@@ -203,13 +183,13 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if spec.Adopt != "" {
 		box = spec.Adopt
 	}
-	if err := checkID("box", box); err != nil {
+	if err := store.CheckID("box", box); err != nil {
 		return providers.Guest{}, err
 	}
-	if err := checkPublish(spec.Publish); err != nil {
+	if err := process.CheckPublish(spec.Publish); err != nil {
 		return providers.Guest{}, err
 	}
-	dir := b.boxDir(box)
+	dir := b.Store.BoxDir(box)
 	if spec.Adopt != "" {
 		if _, err := b.existingBox(providers.Guest{Ref: box}); err != nil {
 			return providers.Guest{}, fmt.Errorf("adopt box folder: %w", err)
@@ -277,16 +257,16 @@ func (b *Backend) templateDir(name string) (string, error) {
 // first, where it is its own file system), its disk image and its state. Its
 // snapshots stay: the core deletes the ones it does not keep first.
 func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
-	if err := checkID("box", guest.Ref); err != nil {
+	if err := store.CheckID("box", guest.Ref); err != nil {
 		return err
 	}
 	if err := b.Stop(ctx, guest); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	if err := b.removeBoxFolder(b.boxDir(guest.Ref), b.imageFile(guest.Ref)); err != nil {
+	if err := b.removeBoxFolder(b.Store.BoxDir(guest.Ref), b.imageFile(guest.Ref)); err != nil {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	for _, f := range []string{b.stateFile(guest.Ref), b.statCacheFile(guest.Ref), b.path(dirState, guest.Ref+".log"), b.path(dirState, guest.Ref+".lock")} {
+	for _, f := range []string{b.StateFile(guest.Ref), b.StatCacheFile(guest.Ref), b.Path(store.DirState, guest.Ref+".log"), b.Path(store.DirState, guest.Ref+".lock")} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("release box %s: %w", guest.Ref, err)
 		}
@@ -341,7 +321,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 		b.endStarted(guest.Ref)
 		return fmt.Errorf("start box %s: its state file does not record the process, so it was ended: %w", guest.Ref, err)
 	}
-	b.startJournal(guest.Ref, dir)
+	b.StartJournal(guest.Ref, dir)
 	return nil
 }
 
@@ -352,16 +332,16 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 // the box running, before the process starts (recordStarting); the process
 // itself is recorded in st, which the caller writes.
 func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
-	who, err := b.boxUser(st.User)
+	who, err := b.BoxUser(st.User)
 	if err != nil {
 		return err
 	}
-	if err := ownBy(dir, who); err != nil {
-		return fmt.Errorf("give the box's folder to %s: %w", who.name, err)
+	if err := process.OwnBy(dir, who); err != nil {
+		return fmt.Errorf("give the box's folder to %s: %w", who.Name, err)
 	}
 	pasta := ""
-	if !st.NoNetwork && b.sandbox(who) != "" {
-		pasta = b.pastaPath()
+	if !st.NoNetwork && b.Sandbox(who) != "" {
+		pasta = b.PastaPath()
 	}
 	cmd, logf, sandboxed, err := b.boxCommand(dir, box, st, who, pasta != "")
 	if err != nil {
@@ -379,7 +359,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 		defer pipes.blockW.Close()
 		cmd.ExtraFiles = []*os.File{pipes.infoW, pipes.blockR}
 	}
-	cg, cgErr := b.newFreezer(box)
+	cg, cgErr := b.NewFreezer(box)
 	if cgErr == nil {
 		// The state file names the cgroup before anything runs in it: an
 		// owner killed between the start and the record below (or a
@@ -396,7 +376,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 			}
 		}()
 		var in bool
-		in, err = b.startIn(cmd, cg)
+		in, err = b.StartIn(cmd, cg)
 		if !in {
 			_ = os.Remove(cg)
 			cg, cgErr = "", errors.New("a thread could not be moved into it")
@@ -421,8 +401,8 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 			_ = os.Remove(cg)
 		}
 		logf.Close()
-		if errors.Is(err, fs.ErrPermission) && who.switchTo {
-			return &providers.RefusedError{Why: fmt.Sprintf("The box's user %s cannot reach the box's folder %s: every folder above it must let others pass (chmod o+x).", who.name, dir)}
+		if errors.Is(err, fs.ErrPermission) && who.SwitchTo {
+			return &providers.RefusedError{Why: fmt.Sprintf("The box's user %s cannot reach the box's folder %s: every folder above it must let others pass (chmod o+x).", who.Name, dir)}
 		}
 		return err
 	}
@@ -441,28 +421,28 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 // template's environment and its limits, its output to the box's log in
 // the store's state folder, which it opens. sandboxed says it runs inside
 // bubblewrap, armed to die with its owner.
-func (b *Backend) boxCommand(dir, box string, st *boxState, who runAs, network bool) (cmd *exec.Cmd, logf *os.File, sandboxed bool, err error) {
-	args, err := b.processArgs(dir, st.Command, st.Limits, who, network)
+func (b *Backend) boxCommand(dir, box string, st *boxState, who process.RunAs, network bool) (cmd *exec.Cmd, logf *os.File, sandboxed bool, err error) {
+	args, err := b.ProcessArgs(dir, st.Command, st.Limits, who, network)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	logf, err = os.OpenFile(b.path(dirState, box+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err = os.OpenFile(b.Path(store.DirState, box+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	// The process outlives the call's context: it is stopped by Stop only.
 	cmd = exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
-	cmd.Env = envList(st.Env)
+	cmd.Env = process.EnvList(st.Env)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	// Setsid makes the process the leader of its own session and process
 	// group (pgid = pid), which Stop and pause signal as a whole.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if who.switchTo {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}
+	if who.SwitchTo {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.Uid, Gid: who.Gid, Groups: []uint32{}}
 	}
-	sandboxed = b.bwrap != "" && args[0] == b.bwrap
+	sandboxed = b.Bwrap != "" && args[0] == b.Bwrap
 	if sandboxed {
 		// bwrap arms its own --die-with-parent only once it has made its
 		// namespaces, and its sandbox's init later still: an owner that
@@ -497,11 +477,11 @@ func newSandboxPipes() (sandboxPipes, error) {
 // namespace of the sandbox process bwrap names, then bwrap let go on. On
 // failure the command, which never ran, is ended with its freezer cgroup
 // and the box's log closed; otherwise it gives pasta's process.
-func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandboxPipes, publish []int, who runAs, logf *os.File) (*exec.Cmd, error) {
+func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandboxPipes, publish []int, who process.RunAs, logf *os.File) (*exec.Cmd, error) {
 	var net *exec.Cmd
-	pid, nerr := sandboxPid(pipes.infoR)
+	pid, nerr := process.SandboxPid(pipes.infoR)
 	if nerr == nil {
-		net, nerr = startPasta(pasta, pid, publish, who, logf)
+		net, nerr = process.StartPasta(pasta, pid, publish, who, logf)
 	}
 	if nerr == nil {
 		_, nerr = pipes.blockW.Write([]byte{1})
@@ -510,9 +490,9 @@ func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandbo
 		// The command never ran: bwrap waits on fd 4 still.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
-		endPasta(net)
+		process.EndPasta(net)
 		if cg != "" {
-			b.endFreezer(box, cg)
+			b.EndFreezer(box, cg)
 		}
 		logf.Close()
 		return nil, fmt.Errorf("give the box its network: %w", nerr)
@@ -528,9 +508,9 @@ func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, san
 	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: sandboxed, cgroup: cg, pasta: net}
 	go func() {
 		_ = cmd.Wait()
-		endPasta(net)
+		process.EndPasta(net)
 		if cg != "" {
-			b.endFreezer(box, cg)
+			b.EndFreezer(box, cg)
 		}
 		logf.Close()
 		close(p.done)
@@ -573,11 +553,11 @@ func (p *proc) exited() bool {
 // Stop ends the box's process group: SIGTERM, then SIGKILL after the bound
 // (Config.StopTimeout), marks the box stopped and ends its change journal.
 func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
-	if err := checkID("box", guest.Ref); err != nil {
+	if err := store.CheckID("box", guest.Ref); err != nil {
 		return err
 	}
 	b.noteAtStop(guest)
-	b.endJournal(guest.Ref)
+	b.EndJournal(guest.Ref)
 	return b.stop(ctx, guest)
 }
 
@@ -609,11 +589,11 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 		// Whatever is left of the group, the leader included, is killed.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		if p.cgroup != "" {
-			_ = thaw(p.cgroup) // a frozen process dies of SIGKILL only once thawed
+			_ = process.Thaw(p.cgroup) // a frozen process dies of SIGKILL only once thawed
 		}
 		<-p.done
 	}
-	if _, err := os.Stat(b.stateFile(guest.Ref)); err != nil {
+	if _, err := os.Stat(b.StateFile(guest.Ref)); err != nil {
 		return nil
 	}
 	b.mu.Lock()
@@ -703,14 +683,14 @@ func (b *Backend) running(box string) (bool, error) {
 func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 	b.cleanOnce.Do(b.cleanCgroups)
 	b.MountImages()
-	files, err := os.ReadDir(b.path(dirState))
+	files, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
 		return nil, fmt.Errorf("restart running boxes: %w", err)
 	}
 	var started []string
 	for _, f := range files {
 		box, ok := strings.CutSuffix(f.Name(), ".json")
-		if !ok || checkID("box", box) != nil {
+		if !ok || store.CheckID("box", box) != nil {
 			continue
 		}
 		st, err := b.readState(box)
@@ -719,7 +699,7 @@ func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 		}
 		if st.Command == "" {
 			// Nothing to run, but its change journal runs again.
-			b.startJournal(box, b.boxDir(box))
+			b.StartJournal(box, b.Store.BoxDir(box))
 			continue
 		}
 		if run, _ := b.running(box); run {
@@ -738,7 +718,7 @@ const pauseWait = time.Second
 
 // pause freezes the box's processes, if it runs, and returns the function
 // that thaws them; the caller always calls it. A box in a freezer cgroup
-// (process.go) is frozen whole, a process that left its group (setsid)
+// (package process) is frozen whole, a process that left its group (setsid)
 // too; one with none has its process group stopped with SIGSTOP and
 // resumed with SIGCONT.
 func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
@@ -759,19 +739,19 @@ func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	}
 	start := time.Now()
 	if p.cgroup != "" {
-		all, err := freeze(p.cgroup, pauseWait)
+		all, err := process.Freeze(p.cgroup, pauseWait)
 		if err == nil {
 			if !all {
 				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", pauseWait)
 			}
 			return func() time.Duration {
-				if err := thaw(p.cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				if err := process.Thaw(p.cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					b.log.Error("local backend: the box's processes could not be thawed", "box", box, "cgroup", p.cgroup, "err", err)
 				}
 				return time.Since(start)
 			}, true
 		}
-		_ = thaw(p.cgroup)
+		_ = process.Thaw(p.cgroup)
 		b.log.Warn("local backend: the box's freezer cgroup could not be frozen: the take pauses its process group only (SIGSTOP)", "box", box, "err", err)
 	}
 	pgid := p.cmd.Process.Pid
@@ -826,14 +806,14 @@ func groupStopped(pgid int) bool {
 
 // treeSize adds up the sizes of the regular files under dir.
 func (b *Backend) treeSize(ctx context.Context, dir string) (int64, error) {
-	found, err := b.scanTree(ctx, dir)
+	found, err := b.ScanTree(ctx, dir)
 	if err != nil {
 		return 0, err
 	}
 	var total int64
 	for i := range found {
-		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += found[i].st.Size
+		if found[i].St.Mode&unix.S_IFMT == unix.S_IFREG {
+			total += found[i].St.Size
 		}
 	}
 	return total, nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // ChangeCadence: a local box is checked every 15 seconds; with its change
@@ -28,7 +29,7 @@ func (b *Backend) ChangeCadence() providers.Cadence {
 // host or by a restore, with no journal watching), so the local backend
 // never answers unknown.
 func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers.ChangeCheck, error) {
-	if err := checkID("box", guest.Ref); err != nil {
+	if err := store.CheckID("box", guest.Ref); err != nil {
 		return providers.ChangeCheck{}, err
 	}
 	if _, err := b.existingBox(guest); err != nil {
@@ -42,9 +43,9 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		return providers.ChangeCheck{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 	}
 	if !running {
-		b.journals.mu.Lock()
-		at, ok := b.journals.atStop[guest.Ref]
-		b.journals.mu.Unlock()
+		b.Journals.Mu.Lock()
+		at, ok := b.Journals.AtStop[guest.Ref]
+		b.Journals.Mu.Unlock()
 		// A box restored since its last take is compared with the
 		// snapshot it was restored to, so the answer counts from the
 		// restore, whatever its journal said as it stopped.
@@ -76,9 +77,9 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		}
 		return out, nil
 	}
-	b.journals.mu.Lock()
-	delete(b.journals.atStop, guest.Ref)
-	b.journals.mu.Unlock()
+	b.Journals.Mu.Lock()
+	delete(b.Journals.AtStop, guest.Ref)
+	b.Journals.Mu.Unlock()
 	ch, err := b.changedSince(ctx, guest, true)
 	if err != nil {
 		return providers.ChangeCheck{}, err
@@ -98,26 +99,26 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 // change since its last take.
 func (b *Backend) noteAtStop(guest providers.Guest) {
 	at := providers.ChangedUnknown
-	if j := b.journalOf(guest.Ref); j != nil {
+	if j := b.JournalOf(guest.Ref); j != nil {
 		st, err := b.readState(guest.Ref)
-		j.mu.Lock()
-		j.drainLocked()
+		j.Mu.Lock()
+		j.DrainLocked()
 		switch {
-		case err != nil || j.dead != "" || j.lost != "":
-		case st.StatCache != "" && j.base == journalBasis(st):
+		case err != nil || j.Dead != "" || j.Lost != "":
+		case st.StatCache != "" && j.Base == journalBasis(st):
 			at = providers.ChangedYes // restored since the last take
-		case j.base != "" && j.base == journalBasis(st):
+		case j.Base != "" && j.Base == journalBasis(st):
 			at = providers.ChangedNo
-			if j.boxChanges() > 0 {
+			if j.BoxChanges() > 0 {
 				at = providers.ChangedYes
 			}
 		}
-		j.mu.Unlock()
+		j.Mu.Unlock()
 	}
-	b.journals.mu.Lock()
-	if b.journals.atStop == nil {
-		b.journals.atStop = map[string]providers.Changed{}
+	b.Journals.Mu.Lock()
+	if b.Journals.AtStop == nil {
+		b.Journals.AtStop = map[string]providers.Changed{}
 	}
-	b.journals.atStop[guest.Ref] = at
-	b.journals.mu.Unlock()
+	b.Journals.AtStop[guest.Ref] = at
+	b.Journals.Mu.Unlock()
 }

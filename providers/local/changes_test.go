@@ -43,8 +43,8 @@ func TestChangesFromTheJournal(t *testing.T) {
 
 	// As after boxsnap's restart: the journal lost its record. The check
 	// walks once, finds nothing changed, and the next reads no folder.
-	e.b.endJournal(e.g.Ref)
-	e.b.startJournal(e.g.Ref, e.dir)
+	e.b.EndJournal(e.g.Ref)
+	e.b.StartJournal(e.g.Ref, e.dir)
 	check(providers.ChangedNo, true, true)
 	check(providers.ChangedNo, false, true)
 	write("b.txt", "new")

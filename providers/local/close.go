@@ -11,7 +11,7 @@ import (
 // leaves each box marked running, so RestartRunning starts it again at the
 // next start.
 func (b *Backend) Close(ctx context.Context) error {
-	b.endJournals()
+	b.EndJournals()
 	b.grow.Stop()
 	b.mu.Lock()
 	procs := b.procs

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // TestTakeNeverFollowsASwappedLink: a box that swaps one of its folders
@@ -54,10 +56,10 @@ func TestTakeNeverFollowsASwappedLink(t *testing.T) {
 		if strings.Contains(en.Target, "host-link-target") {
 			t.Errorf("%s holds the host link's target %q", en.Path, en.Target)
 		}
-		if en.Type != typeFile || strings.HasPrefix(en.Path, markerDir+"/") {
+		if en.Type != store.TypeFile || strings.HasPrefix(en.Path, confined.MarkerDir+"/") {
 			continue
 		}
-		data, _, err := e.b.snapshotFile(m, en.Path, 1<<20)
+		data, _, err := e.b.SnapshotFile(m, en.Path, 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +83,7 @@ func TestSetStraightNeverFollowsALink(t *testing.T) {
 	e := setup(t)
 	host := t.TempDir()
 	e.write(t, "keep.txt", "kept")
-	marker := filepath.Join(e.dir, markerDir)
+	marker := filepath.Join(e.dir, confined.MarkerDir)
 	swap := func() {
 		t.Helper()
 		if err := os.RemoveAll(marker); err != nil {
@@ -120,12 +122,12 @@ func TestSetStraightNeverFollowsALink(t *testing.T) {
 	if err != nil || !fi.IsDir() {
 		t.Fatalf(".boxsnap is not a real folder after SetStraight: %v %v", fi, err)
 	}
-	if got := e.read(t, accessFile); got != string(accessText(a)) {
+	if got := e.read(t, confined.AccessFile); got != string(accessText(a)) {
 		t.Errorf("the access file holds %q", got)
 	}
 	var dst, fst syscall.Stat_t
 	_ = syscall.Lstat(e.dir, &dst)
-	_ = syscall.Lstat(filepath.Join(e.dir, accessFile), &fst)
+	_ = syscall.Lstat(filepath.Join(e.dir, confined.AccessFile), &fst)
 	if fst.Uid != dst.Uid || fst.Gid != dst.Gid {
 		t.Errorf("the access file is %d:%d, the box's folder %d:%d", fst.Uid, fst.Gid, dst.Uid, dst.Gid)
 	}
@@ -146,7 +148,7 @@ func TestResetNeverFollowsAMarkerLink(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(tmpl, "linked"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(host, filepath.Join(tmpl, "linked", markerDir)); err != nil {
+	if err := os.Symlink(host, filepath.Join(tmpl, "linked", confined.MarkerDir)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := New(Config{Root: filepath.Join(base, "local"), Templates: tmpl, NoSync: true})
@@ -164,7 +166,7 @@ func TestResetNeverFollowsAMarkerLink(t *testing.T) {
 	if ents, _ := os.ReadDir(host); len(ents) != 0 {
 		t.Errorf("the host folder behind the link got %d names, such as %s", len(ents), ents[0].Name())
 	}
-	if fi, err := os.Lstat(filepath.Join(b.BoxDir(g), markerDir)); err != nil || !fi.IsDir() {
+	if fi, err := os.Lstat(filepath.Join(b.BoxDir(g), confined.MarkerDir)); err != nil || !fi.IsDir() {
 		t.Fatalf(".boxsnap is not a real folder after the reset: %v %v", fi, err)
 	}
 	if v := readResetVersion(b.BoxDir(g)); v != IdentityResetVersion {

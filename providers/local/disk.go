@@ -10,6 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 )
 
 // DefaultDiskBytes bounds what a box's folder holds on disk, when its
@@ -36,25 +38,25 @@ func diskBound(lim providers.BoxLimits, dflt int64) int64 {
 // diskUse is what the box's folder holds on disk: each file's allocated
 // blocks (a sparse file's holes cost nothing), at most its size.
 func (b *Backend) diskUse(ctx context.Context, dir string) (int64, error) {
-	found, err := b.scanTree(ctx, dir)
+	found, err := b.ScanTree(ctx, dir)
 	if err != nil {
 		return 0, err
 	}
 	var total int64
 	for i := range found {
-		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += allocatedOf(&found[i].st)
+		if found[i].St.Mode&unix.S_IFMT == unix.S_IFREG {
+			total += allocatedOf(&found[i].St)
 		}
 	}
 	return total, nil
 }
 
 // treeBytes is what the regular files a scan found hold on disk.
-func treeBytes(found []scanned) int64 {
+func treeBytes(found []confined.Scanned) int64 {
 	var total int64
 	for i := range found {
-		if found[i].st.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += allocatedOf(&found[i].st)
+		if found[i].St.Mode&unix.S_IFMT == unix.S_IFREG {
+			total += allocatedOf(&found[i].St)
 		}
 	}
 	return total
@@ -108,8 +110,8 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		// would be lost.
 		_, _ = fmt.Fprintf(logf, "boxsnap: stopped at the disk bound: bound=%d bytes used=%d bytes\n", bound, used)
 		if p.cgroup != "" {
-			_, _ = freeze(p.cgroup, time.Second)
-			for _, pid := range cgroupProcs(p.cgroup) {
+			_, _ = process.Freeze(p.cgroup, time.Second)
+			for _, pid := range process.CgroupProcs(p.cgroup) {
 				if pid != os.Getpid() {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
@@ -119,7 +121,7 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		}
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		if p.cgroup != "" {
-			_ = thaw(p.cgroup)
+			_ = process.Thaw(p.cgroup)
 		}
 		b.mu.Unlock()
 		b.log.Warn("local backend: a box reached its disk bound and is stopped", "box", box, "bound", bound, "used", used)

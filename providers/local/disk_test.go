@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // allocated is what a file holds on disk: st_blocks times 512.
@@ -72,7 +75,7 @@ func TestTakeKeepsSparseFiles(t *testing.T) {
 	want := fileHash(t, p)
 
 	taken, ref := e.take(t)
-	m, err := e.b.manifest(taken.Ref)
+	m, err := e.b.Manifest(taken.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +88,7 @@ func TestTakeKeepsSparseFiles(t *testing.T) {
 	if hash == "" {
 		t.Fatal("disk.img is not in the snapshot")
 	}
-	if a := allocated(t, e.b.contentPath(hash)); a > 1<<20 {
+	if a := allocated(t, e.b.ContentPath(hash)); a > 1<<20 {
 		t.Fatalf("the take's copy of a 1 GiB sparse file holding 12 KiB of data holds %d bytes on disk; want under 1 MiB", a)
 	}
 
@@ -182,7 +185,7 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 		if n := contentCount(t, b); n != 0 {
 			t.Fatalf("a refused import left %d content files", n)
 		}
-		if left, _ := os.ReadDir(b.path(dirTmp)); len(left) != 0 {
+		if left, _ := os.ReadDir(b.Path(store.DirTmp)); len(left) != 0 {
 			t.Fatalf("a refused import left %d files in tmp", len(left))
 		}
 	}
@@ -224,7 +227,7 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 func TestBoxDiskBounded(t *testing.T) {
 	loopOrSkip(t)
 	root := t.TempDir()
-	if err := Passable(root, "/"); err != nil {
+	if err := process.Passable(root, "/"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskImages: true})
@@ -247,8 +250,8 @@ func TestBoxDiskBounded(t *testing.T) {
 	if fi, err := os.Stat(b.imageFile(g.Ref)); err != nil || fi.Size() != bound {
 		t.Fatalf("the box's image is %v (%v), want %d bytes", fi, err, bound)
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != markerDir {
-		t.Fatalf("a new box's folder holds %v, want only %s (no lost+found)", ents, markerDir)
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != confined.MarkerDir {
+		t.Fatalf("a new box's folder holds %v, want only %s (no lost+found)", ents, confined.MarkerDir)
 	}
 	e := env{b: b, g: g, dir: dir, ctx: t.Context()}
 	e.write(t, "before.txt", "written before the box ran")
@@ -272,7 +275,7 @@ func TestBoxDiskBounded(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	logPath := b.path(dirState, g.Ref+".log")
+	logPath := b.Path(store.DirState, g.Ref+".log")
 	var log []byte
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		log, _ = os.ReadFile(logPath)
@@ -316,7 +319,7 @@ func TestBoxDiskBounded(t *testing.T) {
 		t.Fatal("a file written before the box ran was lost")
 	}
 	taken, _ := e.take(t)
-	m, err := b.manifest(taken.Ref)
+	m, err := b.Manifest(taken.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +373,7 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 		t.Skip("a box's process runs as the box's user only as root")
 	}
 	root := t.TempDir()
-	if err := Passable(root, "/"); err != nil {
+	if err := process.Passable(root, "/"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := New(Config{Root: root, Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second})
@@ -431,7 +434,7 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 	if st.DiskStop.BoundBytes != bound || st.DiskStop.UsedBytes <= bound {
 		t.Fatalf("the box's status says it stopped at %+v, want its bound of %d and more used", *st.DiskStop, bound)
 	}
-	log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
+	log, _ := os.ReadFile(b.Path(store.DirState, g.Ref+".log"))
 	if !strings.Contains(string(log), "stopped at the disk bound: bound=33554432 bytes") {
 		t.Fatalf("the box's log does not say it reached its bound: %q", log)
 	}
@@ -439,7 +442,7 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 		t.Fatal("a file written before the box ran was lost")
 	}
 	taken, _ := e.take(t)
-	m, err := b.manifest(taken.Ref)
+	m, err := b.Manifest(taken.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}

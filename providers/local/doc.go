@@ -34,7 +34,7 @@
 //	rates.json                     measured bytes/s and files/s, for plans' times
 //
 // Manifests and labels start with a line holding the SHA-256 of what follows:
-// JSON for a label, a compact binary form for a manifest (codec.go), which a
+// JSON for a label, a compact binary form for a manifest (store/codec.go), which a
 // box of 20,000 files needs for an incremental take to stay well under rsync's.
 // A snapshot is written under snapshots/.taking-*, flushed with one syncfs
 // (content, manifest and label together), then renamed into place: it is never
@@ -65,7 +65,7 @@
 // removes, writes (temporary file and rename) and puts back modes, owners
 // (as root) and times.
 //
-// While a box runs, its change journal (journal.go: inotify on every folder)
+// While a box runs, its change journal (package journal: inotify on every folder)
 // records the paths that changed since the last take or restore. A take then
 // stats only those paths (and reads the folders made or moved in), starting
 // from the last manifest, and a restore compares the target with the last
@@ -97,7 +97,39 @@
 // its process at once: no process of a box runs that the state file does
 // not name. New never starts one by itself.
 //
-// This package imports only the standard library, golang.org/x/sys/unix and
-// providers; it must never import the core, the store, the web app or another
-// backend.
+// # Its packages
+//
+// Beside diskimage (a box's own file system), the backend is this package
+// and eight below it, each with a type holding only the fields it uses,
+// which Backend embeds (so their methods answer for it) and New wires:
+//
+//   - store: the store's layout, its checked writes and reads, the store
+//     lock, and the manifests with their binary form and cache (Store);
+//   - sweep: deleting snapshots and sweeping the content none holds
+//     (Deletes);
+//   - content: copying files into the content store and hashing them
+//     (Copier), with a reflink, copy_file_range or reads and writes;
+//   - confined: the one way to a box's files, Beneath (openat2 beneath the
+//     box's folder, no link followed), the walk of a folder beneath it
+//     (Scanner), the marker folder, and the checks of a manifest's entries
+//     before any is written into a box;
+//   - journal: the change journal of every running box (Set), and the read
+//     of the paths it names;
+//   - process: a box's process, its user, sandbox, bounds, network and
+//     cgroup (Processes);
+//   - exports: exports, imports and the scrubbed share copy (Exports,
+//     which answers providers.Exporter);
+//   - browse: listing, reading and comparing a snapshot's files with
+//     another's or the box's now (Files, which answers providers.Browser
+//     and providers.ReadChecker).
+//
+// This package keeps the Backend, which answers providers.Backend and its
+// optional faces: the box folders and their state, takes and restores as
+// steps, forks, plans, disk bounds and the box processes' owners.
+// TestNoPathBasedBoxFileCalls walks this package and those below it.
+//
+// This package and those below it import only the standard library,
+// golang.org/x/sys/unix, providers and each other (this package those
+// below, never the reverse); they must never import the core, the store,
+// the web app or another backend.
 package local

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // within fails the test when fn does not return in a few seconds: a pipe
@@ -65,13 +67,13 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got *entry
+	var got *store.Entry
 	for i := range m.Entries {
 		if m.Entries[i].Path == "a.txt" {
 			got = &m.Entries[i]
 		}
 	}
-	if got == nil || got.Type != typeFIFO {
+	if got == nil || got.Type != store.TypeFIFO {
 		t.Fatalf("the take recorded a.txt as %+v, not as the pipe there now", got)
 	}
 
@@ -83,13 +85,13 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	pipeAt(t, e.dir, "b.txt")
-	root, err := openTree(e.dir)
+	root, err := confined.OpenTree(e.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer root.Close()
 	within(t, "the compare's read", func() {
-		if _, _, err := e.b.hashBeneath(root, "b.txt", &fileID{dev: uint64(st.Dev), ino: st.Ino}); !errors.Is(err, fs.ErrNotExist) {
+		if _, _, err := e.b.hashBeneath(root, "b.txt", &confined.FileID{Dev: uint64(st.Dev), Ino: st.Ino}); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("the compare read a pipe as b.txt: %v", err)
 		}
 	})
@@ -114,6 +116,6 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 		}
 	})
 	// A pipe at the identity marker: the take reads no version, at once.
-	pipeAt(t, e.dir, identityFile)
+	pipeAt(t, e.dir, confined.IdentityFile)
 	within(t, "a take with a pipe at .boxsnap/identity", func() { e.take(t) })
 }

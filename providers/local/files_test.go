@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func TestABoxOutOfFilesIsToldSo(t *testing.T) {
 	if d := st.DiskStop; !st.Running || !d.Full || d.Files < files || d.HostFull || d.BoundBytes != bound {
 		t.Fatalf("the box out of files has status running=%v %+v, want it running, full, with its limit of at least %d files", st.Running, *d, files)
 	}
-	logPath := e.b.path(dirState, e.g.Ref+".log")
+	logPath := e.b.Path(store.DirState, e.g.Ref+".log")
 	want := fmt.Sprintf("boxsnap: the box reached its limit of %d files (its disk bound of 128.0 MiB sets it; its files hold ", st.DiskStop.Files)
 	var log string
 	for deadline := time.Now().Add(30 * time.Second); ; {

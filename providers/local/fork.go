@@ -14,7 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // ForkSnapshot makes a new box folder from a snapshot and cleans it of its
@@ -32,18 +34,18 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if m.ResetVersion == 0 {
 		return providers.Guest{}, &providers.RefusedError{Why: providers.NoResetWords(m.Guest.Ref)}
 	}
-	if err := checkID("box", box.ID); err != nil {
+	if err := store.CheckID("box", box.ID); err != nil {
 		return providers.Guest{}, err
 	}
-	dst := b.boxDir(box.ID)
+	dst := b.Store.BoxDir(box.ID)
 	if _, err := os.Lstat(dst); err == nil {
 		return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("A box folder named %s already exists", box.ID)}
 	}
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	// The fork runs as its source does: the same command, user,
 	// environment and limits (its box template's), never the defaults.
 	src, _ := b.readState(m.Guest.Ref)
@@ -111,10 +113,10 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 // folder, moved to the box's names once clean), else a plain folder. A
 // snapshot whose files hold more than that room is refused, with nothing
 // left: the fork would fail half-way.
-func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound int64) (tmp, tmpImg string, image bool, err error) {
-	suffix := randomSuffix()
-	tmp = b.path(dirBoxes, ".fork-"+box+"-"+suffix)
-	tmpImg = b.path(dirDisks, ".fork-"+box+"-"+suffix+".img")
+func (b *Backend) forkFolder(ctx context.Context, m *store.Manifest, box string, bound int64) (tmp, tmpImg string, image bool, err error) {
+	suffix := store.RandomSuffix()
+	tmp = b.Path(store.DirBoxes, ".fork-"+box+"-"+suffix)
+	tmpImg = b.Path(dirDisks, ".fork-"+box+"-"+suffix+".img")
 	if image, err = b.makeBoxFolder(ctx, tmp, tmpImg, bound); err != nil {
 		return "", "", false, fmt.Errorf("fork: %w", err)
 	}
@@ -149,7 +151,7 @@ func (b *Backend) forkFolder(ctx context.Context, m *manifest, box string, bound
 // folder with no link followed: a path through one is not inside the box and
 // is left alone. It answers what it removed.
 func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
-	t, err := openTree(dir)
+	t, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +165,7 @@ func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
 		if !isRealDir(t, parent) {
 			continue
 		}
-		ents, err := readDirBeneath(t, parent)
+		ents, err := confined.ReadDirBeneath(t, parent)
 		if err != nil {
 			return removed, err
 		}
@@ -194,11 +196,11 @@ func cleanIdentity(dir string, sec providers.Secrets) ([]string, error) {
 }
 
 // isRealDir says whether rel is a folder beneath t reached through no link.
-func isRealDir(t *beneath, rel string) bool {
-	if checkRel(rel) != "" {
+func isRealDir(t *confined.Beneath, rel string) bool {
+	if confined.CheckRel(rel) != "" {
 		return false
 	}
-	fd, err := t.open(rel, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	fd, err := t.Open(rel, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 	if err != nil {
 		return false
 	}
@@ -206,21 +208,10 @@ func isRealDir(t *beneath, rel string) bool {
 	return true
 }
 
-// readDirBeneath lists the folder rel beneath t, reached through no link.
-func readDirBeneath(t *beneath, rel string) ([]fs.DirEntry, error) {
-	fd, err := t.open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), t.dir+"/"+rel)
-	defer f.Close()
-	return f.ReadDir(-1)
-}
-
 // globBeneath gives the paths beneath t that pattern (slash-separated, its
 // parts as path.Match takes them) matches, in order, descending only into
 // real folders.
-func globBeneath(t *beneath, pattern string) ([]string, error) {
+func globBeneath(t *confined.Beneath, pattern string) ([]string, error) {
 	found := []string{"."}
 	parts := strings.Split(pattern, "/")
 	for i, part := range parts {
@@ -233,7 +224,7 @@ func globBeneath(t *beneath, pattern string) ([]string, error) {
 			if dir != "." && !isRealDir(t, dir) {
 				continue
 			}
-			ents, err := readDirBeneath(t, dir)
+			ents, err := confined.ReadDirBeneath(t, dir)
 			if err != nil {
 				continue // gone, or not a folder
 			}
@@ -253,8 +244,8 @@ func globBeneath(t *beneath, pattern string) ([]string, error) {
 
 // removeInside removes rel (a file, a link or a whole folder) if every folder
 // on its way is a real folder beneath t.
-func removeInside(t *beneath, rel string) (bool, error) {
-	if checkRel(rel) != "" || rel == "." {
+func removeInside(t *confined.Beneath, rel string) (bool, error) {
+	if confined.CheckRel(rel) != "" || rel == "." {
 		return false, nil
 	}
 	if parent := path.Dir(rel); parent != "." && !isRealDir(t, parent) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // TestNoReadySnapshotNamesFreedContent is the four calls that made a ready
@@ -43,15 +44,15 @@ func TestNoReadySnapshotNamesFreedContent(t *testing.T) {
 			if !ok || h.Incomplete {
 				t.Fatalf("the take after the delete is %+v: %s", h, h.Error)
 			}
-			m, err := e.b.manifest(taken.Ref)
+			m, err := e.b.Manifest(taken.Ref)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, en := range m.Entries {
-				if en.Type != typeFile {
+				if en.Type != store.TypeFile {
 					continue
 				}
-				if _, err := os.Lstat(e.b.contentPath(en.Hash)); err != nil {
+				if _, err := os.Lstat(e.b.ContentPath(en.Hash)); err != nil {
 					t.Errorf("ready snapshot %s names content of %s the store does not hold: %v", taken.Ref, en.Path, err)
 				}
 			}
@@ -74,12 +75,12 @@ func TestManifestCacheBounded(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	var refs []providers.SnapshotRef
-	for i := range 3 * manifestCacheSize {
+	for i := range 3 * store.ManifestCacheSize {
 		e.write(t, "changing.txt", strconv.Itoa(i))
 		_, r := e.take(t)
 		refs = append(refs, r)
-		if n := e.b.cache.size(); n > manifestCacheSize {
-			t.Fatalf("after %d takes the manifest cache holds %d manifests, more than %d", i+1, n, manifestCacheSize)
+		if n := e.b.Cache.Size(); n > store.ManifestCacheSize {
+			t.Fatalf("after %d takes the manifest cache holds %d manifests, more than %d", i+1, n, store.ManifestCacheSize)
 		}
 	}
 	for _, r := range refs {
@@ -87,7 +88,7 @@ func TestManifestCacheBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := e.b.cache.size(); n != 0 {
+	if n := e.b.Cache.Size(); n != 0 {
 		t.Fatalf("after every snapshot was deleted the manifest cache holds %d manifests", n)
 	}
 }
@@ -100,7 +101,7 @@ func TestTakeAlreadyPublishedIsDone(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	e.write(t, "state.txt", "taken once")
-	lab := providers.Label{Box: e.g.Ref, Snapshot: newSnapshotID()}
+	lab := providers.Label{Box: e.g.Ref, Snapshot: store.NewSnapshotID()}
 	first, err := e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: lab}, nil)
 	if err != nil {
 		t.Fatal(err)

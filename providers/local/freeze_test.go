@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // TestTakeFreezesEveryProcess: a box process that leaves the box's
@@ -36,7 +38,7 @@ func TestTakeFreezesEveryProcess(t *testing.T) {
 // temporary folder (a host whose controllers are all on v1 mounts it
 // still, as freezing needs none); for v1, the host's freezer. The test
 // skips where the kernel or the host has none, and fails so under CI.
-func testCgroups(t *testing.T, version string) cgroups {
+func testCgroups(t *testing.T, version string) process.Cgroups {
 	t.Helper()
 	skip := func(format string, args ...any) {
 		t.Helper()
@@ -45,7 +47,7 @@ func testCgroups(t *testing.T, version string) cgroups {
 		}
 		t.Skipf(format, args...)
 	}
-	mount := v1FreezerRoot
+	mount := process.V1FreezerRoot
 	if version == "v2" {
 		mount = t.TempDir()
 		if err := syscall.Mount("none", mount, "cgroup2", 0, ""); err != nil {
@@ -57,19 +59,19 @@ func testCgroups(t *testing.T, version string) cgroups {
 			}
 		})
 	}
-	c, err := cgroupsAt(mount)
+	c, err := process.CgroupsAt(mount)
 	if err != nil {
 		skip("no cgroup %s freezer here: %v", version, err)
 	}
-	if c.v2 != (version == "v2") {
-		t.Fatalf("%s is taken as v2=%v, not %s", mount, c.v2, version)
+	if c.V2 != (version == "v2") {
+		t.Fatalf("%s is taken as v2=%v, not %s", mount, c.V2, version)
 	}
 	return c
 }
 
-func takeFreezesEveryProcess(t *testing.T, c cgroups) {
+func takeFreezesEveryProcess(t *testing.T, c process.Cgroups) {
 	e := setupAt(t, passable(t), `setsid sh -c 'echo $$ > loop.pid; while :; do date +%s%N >> f; sleep 0.01; done' & while :; do sleep 1; done`)
-	if !e.b.useCgroups(c) {
+	if !e.b.UseCgroups(c) {
 		t.Fatal("the backend chose its cgroups before the test set them")
 	}
 	e.write(t, "a.txt", "a")
@@ -94,7 +96,7 @@ func takeFreezesEveryProcess(t *testing.T, c cgroups) {
 	deadline := time.Now().Add(10 * time.Second)
 	for loop == 0 || size() < 100 {
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(e.b.path(dirState, e.g.Ref+".log"))
+			log, _ := os.ReadFile(e.b.Path(store.DirState, e.g.Ref+".log"))
 			t.Fatalf("the box's setsid loop did not start; its log: %s", log)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -135,11 +137,11 @@ func takeFreezesEveryProcess(t *testing.T, c cgroups) {
 	var cg string
 	if p := e.b.procs[e.g.Ref]; p != nil && p.cgroup != "" {
 		cg = p.cgroup
-		pids = cgroupProcs(p.cgroup)
+		pids = process.CgroupProcs(p.cgroup)
 	}
 	e.b.mu.Unlock()
-	if filepath.Dir(cg) != c.root {
-		t.Fatalf("the box's cgroup is %q, not one in %s", cg, c.root)
+	if filepath.Dir(cg) != c.Root {
+		t.Fatalf("the box's cgroup is %q, not one in %s", cg, c.Root)
 	}
 	if len(pids) == 0 {
 		t.Fatal("the running box has no process in its cgroup")
@@ -163,7 +165,7 @@ func takeFreezesEveryProcess(t *testing.T, c cgroups) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	if m, _ := filepath.Glob(filepath.Join(c.root, e.g.Ref+"-*")); len(m) != 0 {
+	if m, _ := filepath.Glob(filepath.Join(c.Root, e.g.Ref+"-*")); len(m) != 0 {
 		t.Errorf("the box's cgroup is left after Stop: %v", m)
 	}
 }
@@ -180,18 +182,18 @@ func TestStartRemovesEmptyCgroupsLeftByACrash(t *testing.T) {
 			t.Parallel()
 			c := testCgroups(t, v)
 			e := setup(t)
-			if !e.b.useCgroups(c) {
+			if !e.b.UseCgroups(c) {
 				t.Fatal("the backend chose its cgroups before the test set them")
 			}
-			tag := e.b.cgroupTag()
+			tag := e.b.CgroupTag()
 			other := "deadbeef"
 			if tag == other {
 				other = "cafef00d"
 			}
-			left := filepath.Join(c.root, e.g.Ref+"-"+tag+"-aaaaaaaa")
-			released := filepath.Join(c.root, "bxreleased"+randomSuffix()[:6]+"-"+tag+"-bbbbbbbb")
-			live := filepath.Join(c.root, e.g.Ref+"-"+tag+"-cccccccc")
-			others := filepath.Join(c.root, e.g.Ref+"-"+other+"-dddddddd")
+			left := filepath.Join(c.Root, e.g.Ref+"-"+tag+"-aaaaaaaa")
+			released := filepath.Join(c.Root, "bxreleased"+store.RandomSuffix()[:6]+"-"+tag+"-bbbbbbbb")
+			live := filepath.Join(c.Root, e.g.Ref+"-"+tag+"-cccccccc")
+			others := filepath.Join(c.Root, e.g.Ref+"-"+other+"-dddddddd")
 			for _, cg := range []string{left, released, live, others} {
 				if err := os.Mkdir(cg, 0o755); err != nil {
 					t.Fatal(err)
@@ -221,7 +223,7 @@ func TestStartRemovesEmptyCgroupsLeftByACrash(t *testing.T) {
 			}
 			if !exists(live) {
 				t.Errorf("a cgroup with a live process in it was removed: %s", live)
-			} else if procs := cgroupProcs(live); len(procs) != 1 || procs[0] != sleep.Process.Pid {
+			} else if procs := process.CgroupProcs(live); len(procs) != 1 || procs[0] != sleep.Process.Pid {
 				t.Errorf("the live cgroup holds %v, not the test's process %d", procs, sleep.Process.Pid)
 			}
 			if !exists(others) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // HeldSnapshots lists every snapshot of this install in the store, from its
@@ -19,9 +20,9 @@ import (
 // with a damaged label or manifest, missing or damaged content, or a delete
 // that stopped part way, is listed Incomplete with the reason in words.
 func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, error) {
-	dirs, err := os.ReadDir(b.path(dirSnapshots))
+	dirs, err := os.ReadDir(b.Path(store.DirSnapshots))
 	if err != nil {
-		return nil, fmt.Errorf("list the snapshots in %s: %w", b.path(dirSnapshots), err)
+		return nil, fmt.Errorf("list the snapshots in %s: %w", b.Path(store.DirSnapshots), err)
 	}
 	var all []heldOne
 	contentOK := make(map[string]bool)
@@ -52,9 +53,9 @@ type heldOne struct {
 // missing or damaged content (contentOK keeps what was checked). It says
 // false for a snapshot of another install.
 func (b *Backend) readHeld(id string, contentOK map[string]bool) (heldOne, bool) {
-	dir := b.snapDir(id)
-	var lab label
-	lerr := readChecked(filepath.Join(dir, fileLabel), &lab)
+	dir := b.SnapDir(id)
+	var lab store.Label
+	lerr := store.ReadChecked(filepath.Join(dir, store.FileLabel), &lab)
 	if lerr == nil && b.install != "" && lab.Install != b.install {
 		return heldOne{}, false
 	}
@@ -71,14 +72,14 @@ func (b *Backend) readHeld(id string, contentOK map[string]bool) (heldOne, bool)
 		h.Label.Snapshot = id
 		incomplete(&h, fmt.Sprintf("Its label is unreadable: %v", lerr))
 	}
-	if _, err := os.Stat(filepath.Join(dir, fileDeleting)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, store.FileDeleting)); err == nil {
 		incomplete(&h, "Its delete stopped part way; delete it again to finish")
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, fileDamaged)); err == nil {
+	if data, err := os.ReadFile(filepath.Join(dir, store.FileDamaged)); err == nil {
 		incomplete(&h, strings.TrimSpace(string(data)))
 	}
 	o := heldOne{}
-	m, err := b.manifest(id)
+	m, err := b.Manifest(id)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			incomplete(&h, "Its manifest is missing")
@@ -94,7 +95,7 @@ func (b *Backend) readHeld(id string, contentOK map[string]bool) (heldOne, bool)
 		if h.TakenAt.IsZero() {
 			h.TakenAt = m.CapturedAt
 		}
-		o.hashes = m.hashes()
+		o.hashes = m.Hashes()
 		if why := b.contentMissing(m, contentOK); why != "" {
 			incomplete(&h, why)
 		}
@@ -115,15 +116,15 @@ func incomplete(h *providers.HeldSnapshot, why string) {
 // contentMissing says, in words, the first file of m whose content the
 // store lacks or holds at another size; "" when it holds all. contentOK
 // keeps what was checked, for the next snapshot.
-func (b *Backend) contentMissing(m *manifest, contentOK map[string]bool) string {
+func (b *Backend) contentMissing(m *store.Manifest, contentOK map[string]bool) string {
 	for i := range m.Entries {
 		e := &m.Entries[i]
-		if e.Type != typeFile {
+		if e.Type != store.TypeFile {
 			continue
 		}
 		ok, seen := contentOK[e.Hash]
 		if !seen {
-			fi, err := os.Lstat(b.contentPath(e.Hash))
+			fi, err := os.Lstat(b.ContentPath(e.Hash))
 			ok = err == nil && fi.Size() == e.Size
 			contentOK[e.Hash] = ok
 		}
@@ -168,13 +169,13 @@ func heldInOrder(all []heldOne) []providers.HeldSnapshot {
 // SetKeptUntil writes a snapshot's keep date on its label (nil: not kept),
 // so a kept snapshot is found again as kept after boxsnap's records are lost.
 func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, keptUntil *time.Time) error {
-	id := snapID(ref)
-	if err := checkID("snapshot", id); err != nil {
+	id := store.SnapID(ref)
+	if err := store.CheckID("snapshot", id); err != nil {
 		return err
 	}
-	path := filepath.Join(b.snapDir(id), fileLabel)
-	var lab label
-	if err := readChecked(path, &lab); err != nil {
+	path := filepath.Join(b.SnapDir(id), store.FileLabel)
+	var lab store.Label
+	if err := store.ReadChecked(path, &lab); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("set the keep date of snapshot %s: %w", id, providers.ErrNotFound)
 		}
@@ -186,11 +187,11 @@ func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, k
 	} else {
 		lab.KeptUntil = nil
 	}
-	data, err := encodeChecked(lab)
+	data, err := store.EncodeChecked(lab)
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, data, 0o600); err != nil {
+	if err := store.WriteFileAtomic(path, data, 0o600); err != nil {
 		return fmt.Errorf("set the keep date of snapshot %s: %w", id, err)
 	}
 	return nil

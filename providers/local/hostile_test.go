@@ -21,6 +21,10 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/exports"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // Hostile archives and manifests: nothing inside a box or an archive reaches
@@ -66,8 +70,8 @@ func (h hostile) emptyStore(t *testing.T) {
 	if list, _ := h.b.HeldSnapshots(h.ctx); len(list) != 0 {
 		t.Errorf("the store lists %d snapshots", len(list))
 	}
-	for _, d := range []string{dirSnapshots, dirTmp} {
-		if left, _ := os.ReadDir(h.b.path(d)); len(left) != 0 {
+	for _, d := range []string{store.DirSnapshots, store.DirTmp} {
+		if left, _ := os.ReadDir(h.b.Path(d)); len(left) != 0 {
 			t.Errorf("the store's %s folder holds %s", d, left[0].Name())
 		}
 	}
@@ -86,25 +90,25 @@ type part struct {
 func contentOf(data string) (part, string) {
 	sum := sha256.Sum256([]byte(data))
 	h := hex.EncodeToString(sum[:])
-	return part{archiveContent + h, []byte(data)}, h
+	return part{exports.ArchiveContent + h, []byte(data)}, h
 }
 
 // craftManifest is a snapshot's manifest as a store keeps it, with the
 // box's folder "." first unless es has it.
-func craftManifest(t *testing.T, id string, es []entry) []byte {
+func craftManifest(t *testing.T, id string, es []store.Entry) []byte {
 	t.Helper()
 	now := time.Now().UnixNano()
 	if len(es) == 0 || es[0].Path != "." {
-		es = append([]entry{{Path: ".", Type: typeDir, Mode: 0o755}}, es...)
+		es = append([]store.Entry{{Path: ".", Type: store.TypeDir, Mode: 0o755}}, es...)
 	}
 	for i := range es {
 		if es[i].MTime == 0 {
 			es[i].MTime, es[i].ATime = now, now
 		}
 	}
-	m := manifest{Format: manifestFormat, ID: id, Guest: providers.Guest{Ref: "bxelsewhere", Kind: "linux"},
+	m := store.Manifest{Format: store.ManifestFormat, ID: id, Guest: providers.Guest{Ref: "bxelsewhere", Kind: "linux"},
 		CapturedAt: time.Now().UTC(), ResetVersion: 1, Entries: es}
-	raw, err := encodeChecked(&m)
+	raw, err := store.EncodeChecked(&m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,14 +117,14 @@ func craftManifest(t *testing.T, id string, es []entry) []byte {
 
 // craftArchive writes an archive by hand in ExportSnapshot's format: the
 // description, the manifest, then the parts given.
-func craftArchive(t *testing.T, id string, es []entry, parts ...part) []byte {
+func craftArchive(t *testing.T, id string, es []store.Entry, parts ...part) []byte {
 	t.Helper()
 	raw := craftManifest(t, id, es)
-	info, _ := json.Marshal(archiveInfo{Format: archiveFormat, ID: id, Name: id, ManifestSum: sha256Hex(raw)})
+	info, _ := json.Marshal(exports.ArchiveInfo{Format: exports.ArchiveFormat, ID: id, Name: id, ManifestSum: store.Sha256Hex(raw)})
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
-	for _, p := range append([]part{{archiveMeta, info}, {archiveManifest, raw}}, parts...) {
+	for _, p := range append([]part{{exports.ArchiveMeta, info}, {exports.ArchiveManifest, raw}}, parts...) {
 		if err := tw.WriteHeader(&tar.Header{Name: p.name, Mode: 0o600, Size: int64(len(p.data)), Typeflag: tar.TypeReg}); err != nil {
 			t.Fatal(err)
 		}
@@ -165,39 +169,41 @@ func refusedWith(t *testing.T, err error, words ...string) {
 func TestImportRefusesEntriesOutsideTheBox(t *testing.T) {
 	t.Parallel()
 	pwned, ph := contentOf("pwned")
-	file := func(p string) entry { return entry{Path: p, Type: typeFile, Mode: 0o644, Size: 5, Hash: ph} }
+	file := func(p string) store.Entry {
+		return store.Entry{Path: p, Type: store.TypeFile, Mode: 0o644, Size: 5, Hash: ph}
+	}
 	for _, c := range []struct {
 		name  string
-		es    []entry
+		es    []store.Entry
 		parts []part
 		words []string
 	}{
-		{"a file up and out", []entry{file(up + "/pwned.txt")}, []part{pwned},
+		{"a file up and out", []store.Entry{file(up + "/pwned.txt")}, []part{pwned},
 			[]string{`"../../../outside/pwned.txt" goes up out of its folder`}},
-		{"a full path", []entry{file("/" + strings.TrimPrefix(filepath.ToSlash(os.TempDir()), "/") + "/abs-pwned.txt")}, []part{pwned},
+		{"a full path", []store.Entry{file("/" + strings.TrimPrefix(filepath.ToSlash(os.TempDir()), "/") + "/abs-pwned.txt")}, []part{pwned},
 			[]string{"is a full path"}},
-		{"a file through a link", []entry{{Path: "a", Type: typeLink, Target: "OUTSIDE"}, file("a/through-link.txt")}, []part{pwned},
+		{"a file through a link", []store.Entry{{Path: "a", Type: store.TypeLink, Target: "OUTSIDE"}, file("a/through-link.txt")}, []part{pwned},
 			[]string{`"a/through-link.txt" lies beneath the link "a"`}},
-		{"a folder through a link", []entry{{Path: "a", Type: typeLink, Target: "OUTSIDE"}, {Path: "a/made", Type: typeDir, Mode: 0o755}}, nil,
+		{"a folder through a link", []store.Entry{{Path: "a", Type: store.TypeLink, Target: "OUTSIDE"}, {Path: "a/made", Type: store.TypeDir, Mode: 0o755}}, nil,
 			[]string{`"a/made" lies beneath the link "a"`}},
-		{"a dot-dot inside a path", []entry{{Path: "a", Type: typeDir, Mode: 0o755}, file("a/../../../../outside/pwned.txt")}, []part{pwned},
+		{"a dot-dot inside a path", []store.Entry{{Path: "a", Type: store.TypeDir, Mode: 0o755}, file("a/../../../../outside/pwned.txt")}, []part{pwned},
 			[]string{`"a/../../../../outside/pwned.txt" goes up out of its folder`}},
-		{"a folder outside", []entry{{Path: up + "/made", Type: typeDir, Mode: 0o755}}, nil,
+		{"a folder outside", []store.Entry{{Path: up + "/made", Type: store.TypeDir, Mode: 0o755}}, nil,
 			[]string{`"../../../outside/made" goes up`}},
-		{"a pipe outside", []entry{{Path: up + "/pipe", Type: typeFIFO, Mode: 0o644}}, nil,
+		{"a pipe outside", []store.Entry{{Path: up + "/pipe", Type: store.TypeFIFO, Mode: 0o644}}, nil,
 			[]string{`"../../../outside/pipe" goes up`}},
-		{"a link outside", []entry{{Path: up + "/ln", Type: typeLink, Target: "/etc/passwd"}}, nil,
+		{"a link outside", []store.Entry{{Path: up + "/ln", Type: store.TypeLink, Target: "/etc/passwd"}}, nil,
 			[]string{`"../../../outside/ln" goes up`}},
-		{"a file in a folder not listed", []entry{file("nowhere/f")}, []part{pwned},
+		{"a file in a folder not listed", []store.Entry{file("nowhere/f")}, []part{pwned},
 			[]string{`"nowhere/f" lies in "nowhere", which is not an entry`}},
-		{"a doubled slash", []entry{{Path: "d", Type: typeDir}, file("d//f")}, []part{pwned},
+		{"a doubled slash", []store.Entry{{Path: "d", Type: store.TypeDir}, file("d//f")}, []part{pwned},
 			[]string{`"d//f" has an empty part`}},
-		{"a dot part", []entry{{Path: "d", Type: typeDir}, file("d/./f")}, []part{pwned},
+		{"a dot part", []store.Entry{{Path: "d", Type: store.TypeDir}, file("d/./f")}, []part{pwned},
 			[]string{`"d/./f" has a “.” part`}},
-		{"a NUL", []entry{file("f\x00g")}, []part{pwned}, []string{"NUL"}},
-		{"a path twice", []entry{file("f"), file("f")}, []part{pwned}, []string{`"f" is listed twice`}},
-		{"an unknown type", []entry{{Path: "dev", Type: "c"}}, nil, []string{`"dev" is of an unknown type`}},
-		{"a long name", []entry{file(strings.Repeat("n", 256))}, []part{pwned}, []string{"longer than 255 bytes"}},
+		{"a NUL", []store.Entry{file("f\x00g")}, []part{pwned}, []string{"NUL"}},
+		{"a path twice", []store.Entry{file("f"), file("f")}, []part{pwned}, []string{`"f" is listed twice`}},
+		{"an unknown type", []store.Entry{{Path: "dev", Type: "c"}}, nil, []string{`"dev" is of an unknown type`}},
+		{"a long name", []store.Entry{file(strings.Repeat("n", 256))}, []part{pwned}, []string{"longer than 255 bytes"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -230,7 +236,7 @@ func boxUID(t *testing.T) (uint32, uint32) {
 	if os.Geteuid() != 0 {
 		return uint32(os.Geteuid()), uint32(os.Getegid())
 	}
-	u, err := user.Lookup(DefaultBoxUser)
+	u, err := user.Lookup(process.DefaultBoxUser)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,25 +254,25 @@ func TestImportMapsOwnersAndClearsSetuid(t *testing.T) {
 	h := setupHostile(t)
 	tool, th := contentOf("#!/bin/sh\necho I am root\n")
 	special := func(m fs.FileMode) uint32 { return uint32(m.Perm() | m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)) }
-	archive := craftArchive(t, "snowners00001", []entry{
-		{Path: ".", Type: typeDir, Mode: 0o755},
-		{Path: "bin", Type: typeDir, Mode: special(0o755 | fs.ModeSetgid)},
-		{Path: "bin/tool", Type: typeFile, Mode: special(0o755 | fs.ModeSetuid | fs.ModeSetgid), Size: int64(len("#!/bin/sh\necho I am root\n")), Hash: th},
-		{Path: "bin/tool-link", Type: typeLink, Target: "tool"},
-		{Path: "scratch", Type: typeDir, Mode: special(0o777 | fs.ModeSticky)},
-		{Path: "scratch/pipe", Type: typeFIFO, Mode: 0o600},
+	archive := craftArchive(t, "snowners00001", []store.Entry{
+		{Path: ".", Type: store.TypeDir, Mode: 0o755},
+		{Path: "bin", Type: store.TypeDir, Mode: special(0o755 | fs.ModeSetgid)},
+		{Path: "bin/tool", Type: store.TypeFile, Mode: special(0o755 | fs.ModeSetuid | fs.ModeSetgid), Size: int64(len("#!/bin/sh\necho I am root\n")), Hash: th},
+		{Path: "bin/tool-link", Type: store.TypeLink, Target: "tool"},
+		{Path: "scratch", Type: store.TypeDir, Mode: special(0o777 | fs.ModeSticky)},
+		{Path: "scratch/pipe", Type: store.TypeFIFO, Mode: 0o600},
 	}, tool)
 	if err := h.importArchive(archive); err != nil {
 		t.Fatal(err)
 	}
 	uid, gid := boxUID(t)
-	m, err := h.b.manifest("snowners00001")
+	m, err := h.b.Manifest("snowners00001")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range m.Entries {
 		if e.UID != uid || e.GID != gid || e.Mode&^uint32(fs.ModePerm) != 0 {
-			t.Errorf("the imported entry %s is owned by %d:%d with mode %v, want %d:%d and no special bits", e.Path, e.UID, e.GID, e.fileMode(), uid, gid)
+			t.Errorf("the imported entry %s is owned by %d:%d with mode %v, want %d:%d and no special bits", e.Path, e.UID, e.GID, e.FileMode(), uid, gid)
 		}
 	}
 	again, err := h.b.ImportSnapshots(h.ctx, providers.ImportOptions{Group: h.g.Ref}, []io.Reader{bytes.NewReader(archive)})
@@ -327,12 +333,12 @@ func testImportRefusesAHugeManifest(t *testing.T) {
 	go func() {
 		zw, _ := gzip.NewWriterLevel(pw, gzip.NoCompression)
 		tw := tar.NewWriter(zw)
-		info, _ := json.Marshal(archiveInfo{Format: archiveFormat, ID: "snhuge0000001", Name: "snhuge0000001", ManifestSum: strings.Repeat("0", 64)})
-		_ = tw.WriteHeader(&tar.Header{Name: archiveMeta, Mode: 0o600, Size: int64(len(info)), Typeflag: tar.TypeReg})
+		info, _ := json.Marshal(exports.ArchiveInfo{Format: exports.ArchiveFormat, ID: "snhuge0000001", Name: "snhuge0000001", ManifestSum: strings.Repeat("0", 64)})
+		_ = tw.WriteHeader(&tar.Header{Name: exports.ArchiveMeta, Mode: 0o600, Size: int64(len(info)), Typeflag: tar.TypeReg})
 		_, _ = tw.Write(info)
-		_ = tw.WriteHeader(&tar.Header{Name: archiveManifest, Mode: 0o600, Size: maxManifestBytes + 1, Typeflag: tar.TypeReg})
+		_ = tw.WriteHeader(&tar.Header{Name: exports.ArchiveManifest, Mode: 0o600, Size: confined.MaxManifestBytes + 1, Typeflag: tar.TypeReg})
 		chunk := make([]byte, 1<<20)
-		for left := int64(maxManifestBytes + 1); left > 0; left -= int64(len(chunk)) {
+		for left := int64(confined.MaxManifestBytes + 1); left > 0; left -= int64(len(chunk)) {
 			if _, err := tw.Write(chunk[:min(left, int64(len(chunk)))]); err != nil {
 				pw.CloseWithError(err)
 				return
@@ -355,19 +361,19 @@ func testImportRefusesAHugeManifest(t *testing.T) {
 	for _, c := range []struct {
 		count uint64
 		words string
-	}{{maxEntries + 1, "it has 2000001 entries, more than the 2000000"}, {1000, "it says it has 1000 entries, more than its"}} {
-		hdr, _ := json.Marshal(manifest{Format: manifestFormat, ID: "snhuge0000002"})
-		body := binary.AppendUvarint([]byte(manifestMagic), uint64(len(hdr)))
+	}{{confined.MaxEntries + 1, "it has 2000001 entries, more than the 2000000"}, {1000, "it says it has 1000 entries, more than its"}} {
+		hdr, _ := json.Marshal(store.Manifest{Format: store.ManifestFormat, ID: "snhuge0000002"})
+		body := binary.AppendUvarint([]byte(store.ManifestMagic), uint64(len(hdr)))
 		body = append(body, hdr...)
 		body = binary.AppendUvarint(body, c.count)
 		body = append(body, make([]byte, 64)...)
 		sum := sha256.Sum256(body)
-		raw := append([]byte(checksumPrefix+hex.EncodeToString(sum[:])+"\n"), body...)
-		info, _ := json.Marshal(archiveInfo{Format: archiveFormat, ID: "snhuge0000002", Name: "snhuge0000002", ManifestSum: sha256Hex(raw)})
+		raw := append([]byte(store.ChecksumPrefix+hex.EncodeToString(sum[:])+"\n"), body...)
+		info, _ := json.Marshal(exports.ArchiveInfo{Format: exports.ArchiveFormat, ID: "snhuge0000002", Name: "snhuge0000002", ManifestSum: store.Sha256Hex(raw)})
 		var buf bytes.Buffer
 		zw := gzip.NewWriter(&buf)
 		tw := tar.NewWriter(zw)
-		for _, p := range []part{{archiveMeta, info}, {archiveManifest, raw}} {
+		for _, p := range []part{{exports.ArchiveMeta, info}, {exports.ArchiveManifest, raw}} {
 			_ = tw.WriteHeader(&tar.Header{Name: p.name, Mode: 0o600, Size: int64(len(p.data)), Typeflag: tar.TypeReg})
 			_, _ = tw.Write(p.data)
 		}
@@ -386,12 +392,12 @@ func testImportRefusesUnreferencedContent(t *testing.T) {
 	t.Parallel()
 	used, uh := contentOf("used")
 	stray, sh := contentOf("stray: a file no entry names")
-	es := []entry{{Path: "f", Type: typeFile, Mode: 0o644, Size: 4, Hash: uh}}
-	wrongSize := []entry{{Path: "f", Type: typeFile, Mode: 0o644, Size: 3, Hash: uh}}
+	es := []store.Entry{{Path: "f", Type: store.TypeFile, Mode: 0o644, Size: 4, Hash: uh}}
+	wrongSize := []store.Entry{{Path: "f", Type: store.TypeFile, Mode: 0o644, Size: 3, Hash: uh}}
 	forged := part{used.name, []byte("USED")}
 	for _, c := range []struct {
 		name  string
-		es    []entry
+		es    []store.Entry
 		parts []part
 		words string
 	}{
@@ -432,27 +438,27 @@ func TestRestoreNeverWritesThroughALink(t *testing.T) {
 		_, ref := h.take(t)
 		h.write(t, "later.txt", "written after the take")
 		pwned, ph := contentOf("pwned")
-		if err := os.MkdirAll(filepath.Dir(h.b.contentPath(ph)), 0o700); err != nil {
+		if err := os.MkdirAll(filepath.Dir(h.b.ContentPath(ph)), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(h.b.contentPath(ph), pwned.data, 0o444); err != nil {
+		if err := os.WriteFile(h.b.ContentPath(ph), pwned.data, 0o444); err != nil {
 			t.Fatal(err)
 		}
-		m, err := h.b.manifest(ref.Ref)
+		m, err := h.b.Manifest(ref.Ref)
 		if err != nil {
 			t.Fatal(err)
 		}
-		es := append([]entry(nil), m.Entries...)
-		es = append(es, entry{Path: "a", Type: typeLink, Target: h.outside},
-			entry{Path: "a/through-link.txt", Type: typeFile, Mode: 0o644, Size: 5, Hash: ph})
-		sortEntries(es)
+		es := append([]store.Entry(nil), m.Entries...)
+		es = append(es, store.Entry{Path: "a", Type: store.TypeLink, Target: h.outside},
+			store.Entry{Path: "a/through-link.txt", Type: store.TypeFile, Mode: 0o644, Size: 5, Hash: ph})
+		store.SortEntries(es)
 		c := *m
 		c.Entries = es
-		raw, err := encodeChecked(&c)
+		raw, err := store.EncodeChecked(&c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(h.b.snapDir(ref.Ref), fileManifest), raw, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(h.b.SnapDir(ref.Ref), store.FileManifest), raw, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		refusedWith(t, h.restore(t, ref), `Snapshot `+ref.Ref+` cannot be restored: the entry "a/through-link.txt" lies beneath the link "a"`, "Nothing was changed")
@@ -483,7 +489,7 @@ func TestRestoreNeverWritesThroughALink(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, ref := h.take(t)
-		m, err := h.b.manifest(ref.Ref)
+		m, err := h.b.Manifest(ref.Ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -495,7 +501,7 @@ func TestRestoreNeverWritesThroughALink(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		found, err := h.b.scanTree(h.ctx, h.dir)
+		found, err := h.b.ScanTree(h.ctx, h.dir)
 		if err != nil {
 			t.Fatal(err)
 		}

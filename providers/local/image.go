@@ -14,6 +14,8 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // A box's disk bound is exact where the host allows loop mounts: the box's
@@ -39,7 +41,7 @@ const fileMountLock = "disks/mount.lock"
 // little back for its own blocks.
 const fullMargin = 1 << 20
 
-func (b *Backend) imageFile(box string) string { return b.path(dirDisks, box+".img") }
+func (b *Backend) imageFile(box string) string { return b.Path(dirDisks, box+".img") }
 
 // hasImage says whether the box's folder is the mount point of its own
 // file system (a box made before images were, or where a loop mount is
@@ -58,11 +60,11 @@ func (b *Backend) DiskBounding() (exact bool, why, fix string) {
 		if !b.diskImages {
 			b.loopWhy, b.loopFix = "disk images are turned off (BOXSNAP_LOCAL_DISK_IMAGES=false)", "unset BOXSNAP_LOCAL_DISK_IMAGES for a file system of its own per box, bounded to the byte (as root; each image takes room on the host at once, about 170 MiB for a 16 GiB bound)"
 		} else {
-			b.loopWhy, b.loopFix = ProbeLoop(b.path(dirDisks))
+			b.loopWhy, b.loopFix = ProbeLoop(b.Path(dirDisks))
 		}
 		switch {
 		case b.loopWhy == "":
-			b.log.Info("local backend: each new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image in " + b.path(dirDisks) + ")")
+			b.log.Info("local backend: each new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image in " + b.Path(dirDisks) + ")")
 		case !b.diskImages:
 			b.log.Info("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "or", b.loopFix)
 		default:
@@ -88,7 +90,7 @@ func ProbeLoop(dir string) (why, fix string) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "its folder " + dir + " cannot be made: " + err.Error(), "choose a data folder boxsnap can write"
 	}
-	base := filepath.Join(dir, ".probe-"+randomSuffix())
+	base := filepath.Join(dir, ".probe-"+store.RandomSuffix())
 	img, mnt := base+".img", base
 	defer os.Remove(img)
 	defer os.Remove(mnt)
@@ -147,7 +149,7 @@ func lockMountsIn(root string) (func(), error) {
 // mounted is left alone, with an error: a mount would hide them; a missing
 // folder (a box being released) is left missing.
 func (b *Backend) ensureMounted(box string) error {
-	img, dir := b.imageFile(box), b.boxDir(box)
+	img, dir := b.imageFile(box), b.Store.BoxDir(box)
 	if _, err := os.Lstat(img); err != nil || isMounted(dir) {
 		return nil
 	}
@@ -170,7 +172,7 @@ func (b *Backend) ensureMounted(box string) error {
 		return fmt.Errorf("box %s: %w", box, err)
 	}
 	b.log.Info("local backend: a box's disk image was mounted again on its folder", "box", box)
-	b.grow.Start(b.path(dirDisks), b.log)
+	b.grow.Start(b.Path(dirDisks), b.log)
 	return nil
 }
 
@@ -179,17 +181,17 @@ func (b *Backend) ensureMounted(box string) error {
 // The first call also says in the log how a new box's disk is bounded.
 func (b *Backend) MountImages() {
 	b.DiskBounding()
-	ents, err := os.ReadDir(b.path(dirDisks))
+	ents, err := os.ReadDir(b.Path(dirDisks))
 	if err != nil {
 		return
 	}
-	b.grow.Start(b.path(dirDisks), b.log)
+	b.grow.Start(b.Path(dirDisks), b.log)
 	for _, e := range ents {
 		box, ok := strings.CutSuffix(e.Name(), ".img")
-		if !ok || checkID("box", box) != nil {
+		if !ok || store.CheckID("box", box) != nil {
 			continue
 		}
-		if _, err := os.Lstat(b.stateFile(box)); err != nil {
+		if _, err := os.Lstat(b.StateFile(box)); err != nil {
 			continue // a box being made or released
 		}
 		if err := b.ensureMounted(box); err != nil {
@@ -226,7 +228,7 @@ func (b *Backend) makeBoxFolder(ctx context.Context, dir, img string, bound int6
 		_ = os.Remove(dir)
 		return false, err
 	}
-	b.grow.Start(b.path(dirDisks), b.log)
+	b.grow.Start(b.Path(dirDisks), b.log)
 	return true, nil
 }
 
@@ -326,7 +328,7 @@ func (r boxRoom) used() int64 { return r.capacity - r.free - r.held }
 // fitsWords refuses, in words, a restore or a fork of a snapshot whose files
 // hold more than room bytes (what the box's disk bound leaves for files),
 // before anything is written; nil when they fit.
-func fitsWords(m *manifest, room int64) error {
+func fitsWords(m *store.Manifest, room int64) error {
 	if m.Bytes <= room {
 		return nil
 	}
@@ -392,7 +394,7 @@ func UnmountAll(root string) error {
 		if len(f) < 5 {
 			continue
 		}
-		mp := unescapeMount(f[4])
+		mp := process.UnescapeMount(f[4])
 		if strings.HasPrefix(mp, abs+"/") {
 			under = append(under, mp)
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // imageEnv is a box with a disk bound of bound bytes, a file system of its
@@ -25,7 +27,7 @@ func imageEnv(t *testing.T, bound int64) env {
 		t.Fatal(err)
 	}
 	unmountAtEnd(t, b)
-	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bx" + randomSuffix()[:12], Kind: "linux"},
+	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bx" + store.RandomSuffix()[:12], Kind: "linux"},
 		Limits: providers.BoxLimits{DiskBytes: bound}})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +44,7 @@ func mountsAt(t *testing.T, dir string) int {
 	}
 	n := 0
 	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) > 4 && unescapeMount(f[4]) == dir {
+		if f := strings.Fields(line); len(f) > 4 && process.UnescapeMount(f[4]) == dir {
 			n++
 		}
 	}
@@ -104,8 +106,8 @@ func TestAForkKeepsItsDiskBound(t *testing.T) {
 		t.Fatalf("the fork holds %q", got)
 	}
 	fillsAt(t, e.b, dir, bound)
-	for _, d := range []string{dirBoxes, dirDisks} {
-		left, _ := filepath.Glob(e.b.path(d, ".fork-*"))
+	for _, d := range []string{store.DirBoxes, dirDisks} {
+		left, _ := filepath.Glob(e.b.Path(d, ".fork-*"))
 		if len(left) != 0 {
 			t.Fatalf("the fork left %v", left)
 		}
@@ -136,8 +138,8 @@ func TestAResetKeepsTheBoundAndTakesTheTemplatesNewOne(t *testing.T) {
 		t.Fatal("the reset box has no identity marker")
 	}
 	fillsAt(t, e.b, e.dir, grown)
-	for _, d := range []string{dirBoxes, dirDisks} {
-		left, _ := filepath.Glob(e.b.path(d, ".reset-*"))
+	for _, d := range []string{store.DirBoxes, dirDisks} {
+		left, _ := filepath.Glob(e.b.Path(d, ".reset-*"))
 		if len(left) != 0 {
 			t.Fatalf("the reset left %v", left)
 		}
@@ -187,7 +189,7 @@ func TestARestoreOrForkPastTheBoundIsRefusedBeforeAnythingIsWritten(t *testing.T
 	if _, err := os.Lstat(e.b.BoxDir(providers.Guest{Ref: "bxtoobig"})); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused fork left a box folder: %v", err)
 	}
-	if left, _ := os.ReadDir(e.b.path(dirDisks)); len(left) != 3 { // the box's image, the folder it is mounted on and the disks' lock
+	if left, _ := os.ReadDir(e.b.Path(dirDisks)); len(left) != 3 { // the box's image, the folder it is mounted on and the disks' lock
 		t.Fatalf("a refused fork left %d files in %s", len(left), dirDisks)
 	}
 
@@ -316,7 +318,7 @@ func TestABoxMadeAsAPlainFolderGetsAFileSystemOfItsOwnAtItsReset(t *testing.T) {
 		t.Fatalf("the reset box's image is %v (%v), want %d bytes", fi, err, bound)
 	}
 	fillsAt(t, b, dir, bound)
-	if left, _ := filepath.Glob(b.path(dirBoxes, ".reset-*")); len(left) != 0 {
+	if left, _ := filepath.Glob(b.Path(store.DirBoxes, ".reset-*")); len(left) != 0 {
 		t.Fatalf("the reset left %v", left)
 	}
 }

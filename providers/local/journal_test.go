@@ -19,6 +19,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // logBuf keeps a backend's log lines for a test to read.
@@ -61,7 +64,7 @@ func setupJournal(t *testing.T, root string, cfg Config) journalEnv {
 		t.Fatalf("New: %v", err)
 	}
 	unmountAtEnd(t, b)
-	box := "bx" + randomSuffix()[:12]
+	box := "bx" + store.RandomSuffix()[:12]
 	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: "linux"}})
 	if err != nil {
 		t.Fatalf("Acquire: %v", err)
@@ -99,7 +102,7 @@ func walkedWhy(logs, what string) string {
 
 // walkTake is a full-walk take of the folder as it is now: the same
 // capture a take without a journal makes, not published.
-func walkTake(t *testing.T, b *Backend, dir string) *manifest {
+func walkTake(t *testing.T, b *Backend, dir string) *store.Manifest {
 	t.Helper()
 	m, _, _, err := b.capture(t.Context(), dir, nil, nil, 0)
 	if err != nil {
@@ -113,9 +116,9 @@ func walkTake(t *testing.T, b *Backend, dir string) *manifest {
 // change times, for two takes of the same tree, but for the change time of a
 // file in linked (given another name and then maybe that name removed, which
 // inotify reports on no folder: see seeNameLocked).
-func sameEntries(a, b *manifest, full bool, linked ...map[uint64]bool) []string {
-	idx := func(m *manifest) map[string]entry {
-		out := map[string]entry{}
+func sameEntries(a, b *store.Manifest, full bool, linked ...map[uint64]bool) []string {
+	idx := func(m *store.Manifest) map[string]store.Entry {
+		out := map[string]store.Entry{}
 		for _, e := range m.Entries {
 			e.ATime = 0
 			if !full {
@@ -189,7 +192,7 @@ func (c *churner) paths() (dirs, files []string) {
 			return nil
 		}
 		rel, _ := filepath.Rel(c.dir, p)
-		if rel == markerDir {
+		if rel == confined.MarkerDir {
 			return filepath.SkipDir
 		}
 		if d.IsDir() {
@@ -437,7 +440,7 @@ func TestJournalTakeEqualsWalkTake(t *testing.T) {
 			// The take ran among changes; the next one has the rest.
 			ref, walked, why = e.takeLogged(t)
 		}
-		if walked && !strings.Contains(why, "hard link") && !(busy && why == changedWhileTaking) {
+		if walked && !strings.Contains(why, "hard link") && !(busy && why == journal.ChangedWhileTaking) {
 			t.Fatalf("round %d: the take walked the folder: %s", r, why)
 		}
 		if walked {
@@ -445,7 +448,7 @@ func TestJournalTakeEqualsWalkTake(t *testing.T) {
 		} else {
 			journaled++
 		}
-		got, err := e.b.manifest(snapID(ref))
+		got, err := e.b.Manifest(store.SnapID(ref))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -482,7 +485,7 @@ func TestJournalFallsBackAfterOverflow(t *testing.T) {
 		if !walked || !strings.Contains(why, "more than 8 paths changed") {
 			t.Fatalf("after 20 changes with a cap of 8: walked %v, why %q", walked, why)
 		}
-		got, _ := e.b.manifest(snapID(ref))
+		got, _ := e.b.Manifest(store.SnapID(ref))
 		if diffs := sameEntries(got, walkTake(t, e.b, e.dir), true); len(diffs) > 0 {
 			t.Fatalf("the walk's take differs: %v", diffs)
 		}
@@ -500,22 +503,22 @@ func TestJournalFallsBackAfterOverflow(t *testing.T) {
 		e := setupJournal(t, t.TempDir(), Config{JournalPaths: 1 << 20})
 		e.write(t, "f", "1")
 		e.takeLogged(t)
-		j := e.b.journalOf(e.g.Ref)
+		j := e.b.JournalOf(e.g.Ref)
 		// The journal cannot read while its lock is held: the kernel's queue
 		// fills. Each new file is three events (create, modify, close).
-		j.mu.Lock()
+		j.Mu.Lock()
 		for i := 0; i < limit/3+100; i++ {
 			if err := os.WriteFile(filepath.Join(e.dir, fmt.Sprintf("g%d", i)), []byte("x"), 0o644); err != nil {
-				j.mu.Unlock()
+				j.Mu.Unlock()
 				t.Fatal(err)
 			}
 		}
-		j.mu.Unlock()
+		j.Mu.Unlock()
 		ref, walked, why := e.takeLogged(t)
 		if !walked || !strings.Contains(why, "the kernel's event queue overflowed") {
 			t.Fatalf("after %d events with a queue of %d: walked %v, why %q", 3*(limit/3+100), limit, walked, why)
 		}
-		got, _ := e.b.manifest(snapID(ref))
+		got, _ := e.b.Manifest(store.SnapID(ref))
 		if diffs := sameEntries(got, walkTake(t, e.b, e.dir), true); len(diffs) > 0 {
 			t.Fatalf("the walk's take differs: %v", diffs[:min(5, len(diffs))])
 		}
@@ -628,7 +631,7 @@ func TestJournalRestoreEqualsWalkRestore(t *testing.T) {
 			} else if (walked == "") != (x.e.b == ej.b) {
 				t.Fatalf("round %d: the restore walked: %q (journal backend: %v)", r, walked, x.e.b == ej.b)
 			}
-			target, _ := x.e.b.manifest(snapID(x.ref))
+			target, _ := x.e.b.Manifest(store.SnapID(x.ref))
 			if diffs := sameEntries(target, walkTake(t, x.e.b, x.e.dir), false); len(diffs) > 0 {
 				t.Fatalf("round %d (seed %d): after the restore the folder differs from the snapshot in %d paths:\n%s",
 					r, seed, len(diffs), strings.Join(diffs[:min(len(diffs), 10)], "\n"))
@@ -636,10 +639,10 @@ func TestJournalRestoreEqualsWalkRestore(t *testing.T) {
 		}
 		// The two folders are the same, file for file.
 		mj, mw := walkTake(t, ej.b, ej.dir), walkTake(t, ew.b, ew.dir)
-		for _, m := range []*manifest{mj, mw} {
+		for _, m := range []*store.Manifest{mj, mw} {
 			kept := m.Entries[:0]
 			for _, e := range m.Entries {
-				if e.Path == markerDir || strings.HasPrefix(e.Path, markerDir+"/") {
+				if e.Path == confined.MarkerDir || strings.HasPrefix(e.Path, confined.MarkerDir+"/") {
 					continue // each box's own identity
 				}
 				e.MTime, e.UID, e.GID = 0, 0, 0
@@ -656,7 +659,7 @@ func TestJournalRestoreEqualsWalkRestore(t *testing.T) {
 		if walked && !strings.Contains(why, "hard link") {
 			t.Fatalf("round %d: the take after a restore walked: %s", r, why)
 		}
-		got, _ := ej.b.manifest(snapID(ref))
+		got, _ := ej.b.Manifest(store.SnapID(ref))
 		if diffs := sameEntries(got, walkTake(t, ej.b, ej.dir), true, cj.linked); len(diffs) > 0 {
 			t.Fatalf("round %d (seed %d): the take after the restore differs from a walk:\n%s",
 				r, seed, strings.Join(diffs[:min(len(diffs), 10)], "\n"))

@@ -20,6 +20,10 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
+	"github.com/boxsnap/boxsnap/providers/local/sweep"
 )
 
 type env struct {
@@ -41,7 +45,7 @@ func setupAt(t *testing.T, root, command string) env {
 		t.Fatalf("New: %v", err)
 	}
 	unmountAtEnd(t, b)
-	box := "bx" + randomSuffix()[:12]
+	box := "bx" + store.RandomSuffix()[:12]
 	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: "linux"}, Command: command})
 	if err != nil {
 		t.Fatalf("Acquire: %v", err)
@@ -102,7 +106,7 @@ func (e env) held(t *testing.T, id string) (providers.HeldSnapshot, bool) {
 func contentCount(t *testing.T, b *Backend) int {
 	t.Helper()
 	n := 0
-	err := filepath.WalkDir(b.path(dirContent), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(b.Path(store.DirContent), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			n++
 		}
@@ -283,7 +287,7 @@ func TestTakePausesTheRunningProcessGroupAndResumesIt(t *testing.T) {
 	// A process cgroup v2 froze sleeps (S) in /proc, where v1's freezer and
 	// SIGSTOP show it D and T: there its cgroup says it is frozen.
 	stopped := func() bool {
-		if cg != "" && isV2(cg) {
+		if cg != "" && process.IsV2(cg) {
 			events, _ := os.ReadFile(filepath.Join(cg, "cgroup.events"))
 			return strings.Contains(string(events), "frozen 1")
 		}
@@ -446,8 +450,8 @@ func TestADiskFillingDuringATakeFailsWithNothingHalfPublished(t *testing.T) {
 	if c := contentCount(t, e.b); c != 0 {
 		t.Fatalf("the failed take's content was not collected: %d files", c)
 	}
-	left, _ := os.ReadDir(e.b.path(dirTmp))
-	snaps, _ := os.ReadDir(e.b.path(dirSnapshots))
+	left, _ := os.ReadDir(e.b.Path(store.DirTmp))
+	snaps, _ := os.ReadDir(e.b.Path(store.DirSnapshots))
 	if len(left) != 0 || len(snaps) != 0 {
 		t.Fatalf("left behind: tmp %d, snapshots %d", len(left), len(snaps))
 	}
@@ -463,7 +467,7 @@ func TestDamageOnDiskIsFoundAndNeverRestored(t *testing.T) {
 	_, r2 := e.take(t)
 
 	// A damaged manifest: found by its checksum.
-	mp := filepath.Join(e.b.snapDir(r1.Ref), fileManifest)
+	mp := filepath.Join(e.b.SnapDir(r1.Ref), store.FileManifest)
 	data, _ := os.ReadFile(mp)
 	data[len(data)-5] ^= 0x20
 	os.WriteFile(mp, data, 0o600)
@@ -479,15 +483,15 @@ func TestDamageOnDiskIsFoundAndNeverRestored(t *testing.T) {
 	// anything, refuses, and the snapshot is listed incomplete from then on.
 	e.write(t, "a.txt", "ALPHA CONTENT")
 	before := listing(t, e.dir)
-	var m manifest
-	readChecked(filepath.Join(e.b.snapDir(r2.Ref), fileManifest), &m)
+	var m store.Manifest
+	store.ReadChecked(filepath.Join(e.b.SnapDir(r2.Ref), store.FileManifest), &m)
 	var hash string
 	for _, en := range m.Entries {
 		if en.Path == "a.txt" {
 			hash = en.Hash
 		}
 	}
-	cp := e.b.contentPath(hash)
+	cp := e.b.ContentPath(hash)
 	os.Chmod(cp, 0o644)
 	os.WriteFile(cp, []byte("alphX content"), 0o444)
 	err := e.restore(t, r2)
@@ -509,11 +513,11 @@ func TestTruncatedContentIsListedIncomplete(t *testing.T) {
 	e := setup(t)
 	e.write(t, "a.txt", "some content here")
 	_, r := e.take(t)
-	var m manifest
-	readChecked(filepath.Join(e.b.snapDir(r.Ref), fileManifest), &m)
+	var m store.Manifest
+	store.ReadChecked(filepath.Join(e.b.SnapDir(r.Ref), store.FileManifest), &m)
 	for _, en := range m.Entries {
-		if en.Type == typeFile {
-			os.Truncate(e.b.contentPath(en.Hash), 3)
+		if en.Type == store.TypeFile {
+			os.Truncate(e.b.ContentPath(en.Hash), 3)
 		}
 	}
 	h, _ := e.held(t, r.Ref)
@@ -542,8 +546,8 @@ func TestADeleteCutShortIsIncompleteAndASecondDeleteFinishesIt(t *testing.T) {
 	e := setup(t)
 	e.write(t, "a.txt", "only in this snapshot")
 	_, r := e.take(t)
-	e.b.hooks.deleteStep = func(step string) error {
-		if step == deleteSweep {
+	e.b.Deletes.Hooks.DeleteStep = func(step string) error {
+		if step == sweep.DeleteSweep {
 			return errors.New("power cut")
 		}
 		return nil
@@ -559,7 +563,7 @@ func TestADeleteCutShortIsIncompleteAndASecondDeleteFinishesIt(t *testing.T) {
 	if err := e.restore(t, r); !errors.Is(err, providers.ErrIncomplete) {
 		t.Fatalf("restoring a half-deleted snapshot answered %v", err)
 	}
-	e.b.hooks.deleteStep = nil
+	e.b.Deletes.Hooks.DeleteStep = nil
 	if err := e.b.DeleteSnapshot(e.ctx, r, nil); err != nil {
 		t.Fatalf("the second delete: %v", err)
 	}
@@ -667,7 +671,7 @@ func TestForkIsCleanedOfItsSourcesIdentity(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(outside, ".netrc")); err != nil {
 		t.Fatal("the fork's clean-up followed a link out of the box")
 	}
-	data, _ := os.ReadFile(filepath.Join(fdir, identityFile))
+	data, _ := os.ReadFile(filepath.Join(fdir, confined.IdentityFile))
 	if !strings.Contains(string(data), `"box":"bxfork"`) {
 		t.Fatalf("the fork's identity marker is %s", data)
 	}
@@ -677,7 +681,7 @@ func TestForkIsCleanedOfItsSourcesIdentity(t *testing.T) {
 	}
 
 	// A snapshot taken with no identity reset is never forked.
-	os.Remove(filepath.Join(e.dir, identityFile))
+	os.Remove(filepath.Join(e.dir, confined.IdentityFile))
 	taken, ref = e.take(t)
 	if taken.ResetVersion != 0 {
 		t.Fatalf("a box with no marker gave reset version %d", taken.ResetVersion)
@@ -879,7 +883,7 @@ func TestLabelsSurviveALostDatabase(t *testing.T) {
 	if l.Snapshot != "sn7kq2m9xa4pd" || l.Box != e.g.Ref || l.KeptUntil == nil || !l.KeptUntil.Equal(until) || l.ResetVersion != IdentityResetVersion {
 		t.Fatalf("the label read back is %+v", l)
 	}
-	raw, _ := os.ReadFile(filepath.Join(e.b.snapDir("sn7kq2m9xa4pd"), fileLabel))
+	raw, _ := os.ReadFile(filepath.Join(e.b.SnapDir("sn7kq2m9xa4pd"), store.FileLabel))
 	if strings.Contains(string(raw), "a.txt") {
 		t.Fatal("the label holds more than IDs and dates")
 	}

@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // TestRestoreNeverChangesHostFilesThroughALink: a restore runs as root and
@@ -21,12 +24,12 @@ func TestRestoreNeverChangesHostFilesThroughALink(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(box, "etc")); err != nil {
 		t.Fatal(err)
 	}
-	tree, err := openTree(box)
+	tree, err := confined.OpenTree(box)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tree.Close()
-	e := &entry{Path: "etc/passwd", Type: typeFile, Mode: 0o743, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
+	e := &store.Entry{Path: "etc/passwd", Type: store.TypeFile, Mode: 0o743, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
 	if err := setMeta(tree, e, os.Geteuid() == 0); err == nil {
 		t.Fatal("setting a file's details through a link out of the box was not refused")
 	}
@@ -37,7 +40,7 @@ func TestRestoreNeverChangesHostFilesThroughALink(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(box, "link")); err != nil {
 		t.Fatal(err)
 	}
-	l := &entry{Path: "link", Type: typeLink, Target: victim, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
+	l := &store.Entry{Path: "link", Type: store.TypeLink, Target: victim, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
 	if err := setMeta(tree, l, os.Geteuid() == 0); err != nil {
 		t.Fatalf("a link's own details: %v", err)
 	}
@@ -45,7 +48,7 @@ func TestRestoreNeverChangesHostFilesThroughALink(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(box, "f"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f := &entry{Path: "f", Type: typeFile, Mode: 0o640, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
+	f := &store.Entry{Path: "f", Type: store.TypeFile, Mode: 0o640, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
 	if err := setMeta(tree, f, os.Geteuid() == 0); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func TestRestoreNeverChangesHostFilesThroughALink(t *testing.T) {
 		t.Fatalf("a file in the box has mode %v, want 0640", fi.Mode().Perm())
 	}
 	// The box's own folder, ".".
-	d := &entry{Path: ".", Type: typeDir, Mode: 0o750, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
+	d := &store.Entry{Path: ".", Type: store.TypeDir, Mode: 0o750, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
 	if err := setMeta(tree, d, os.Geteuid() == 0); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // networkBackend is a backend whose boxes run inside bubblewrap with pasta,
@@ -54,14 +55,14 @@ func runBox(t *testing.T, b *Backend, id string, spec providers.BoxSpec) func(na
 	case <-time.After(time.Minute):
 		t.Fatal("the box's process did not end")
 	}
-	if b.bwrap == "" {
+	if b.Bwrap == "" {
 		t.Skip("bubblewrap cannot make a sandbox on this host")
 	}
 	dir := b.BoxDir(g)
 	return func(name string) string {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
+			log, _ := os.ReadFile(b.Path(store.DirState, g.Ref+".log"))
 			t.Fatalf("the box's process wrote no %s: %v\nits log: %s", name, err, log)
 		}
 		return strings.TrimSpace(string(data))
@@ -239,7 +240,7 @@ func TestBoxPublishesItsScreen(t *testing.T) {
 			}
 		}
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
+			log, _ := os.ReadFile(b.Path(store.DirState, g.Ref+".log"))
 			t.Fatalf("the box's published port %d was not reached from the host: %v\nits log: %s", port, err, log)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -259,7 +260,7 @@ func TestPublishIsChecked(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "is not a TCP port") {
 			t.Errorf("publish %v: %v", ports, err)
 		}
-		if _, err := os.Stat(b.boxDir("bxpublish1")); err == nil {
+		if _, err := os.Stat(b.Store.BoxDir("bxpublish1")); err == nil {
 			t.Fatalf("publish %v made the box's folder", ports)
 		}
 	}

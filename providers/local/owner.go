@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,7 +35,7 @@ type procRecord struct {
 	// Start is its start time (field 22 of /proc/<pid>/stat, clock ticks
 	// since boot): a pid the kernel gave to another process is not it.
 	Start uint64 `json:"start"`
-	// Cgroup is its freezer cgroup (process.go), or "" where there is none.
+	// Cgroup is its freezer cgroup (package process), or "" where there is none.
 	Cgroup string `json:"cgroup,omitempty"`
 	// Sandboxed is set when the leader is bwrap.
 	Sandboxed bool `json:"sandboxed,omitempty"`
@@ -68,7 +70,7 @@ func (b *Backend) Owner() string {
 // BoxOwner is the recorded owner of the box's process: the process that
 // started it last, "" for none.
 func (b *Backend) BoxOwner(box string) (string, error) {
-	if err := checkID("box", box); err != nil {
+	if err := store.CheckID("box", box); err != nil {
 		return "", err
 	}
 	b.mu.Lock()
@@ -81,7 +83,7 @@ func (b *Backend) BoxOwner(box string) (string, error) {
 // data folder, and answers the function that lets it go. Taken before b.mu,
 // never while holding it.
 func (b *Backend) lockBox(box string) (func(), error) {
-	f, err := os.OpenFile(b.path(dirState, box+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
+	f, err := os.OpenFile(b.Path(store.DirState, box+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("box %s's lock: %w", box, err)
 	}
@@ -134,7 +136,7 @@ func (r *procRecord) alive() bool {
 	if r == nil {
 		return false
 	}
-	if r.Cgroup != "" && len(cgroupProcs(r.Cgroup)) > 0 {
+	if r.Cgroup != "" && len(process.CgroupProcs(r.Cgroup)) > 0 {
 		return true
 	}
 	return r.leaderAlive()
@@ -166,21 +168,21 @@ func (b *Backend) endRecorded(ctx context.Context, box string, r *procRecord) {
 	members := func() []int {
 		var out []int
 		if r.Cgroup != "" {
-			for _, pid := range cgroupProcs(r.Cgroup) {
+			for _, pid := range process.CgroupProcs(r.Cgroup) {
 				if pid != os.Getpid() {
 					out = append(out, pid)
 				}
 			}
 		}
 		if r.leaderAlive() {
-			for _, pid := range groupMembers(r.Pid) {
+			for _, pid := range process.GroupMembers(r.Pid) {
 				out = append(out, pid)
 			}
 		}
 		return out
 	}
 	if r.Cgroup != "" {
-		_ = thaw(r.Cgroup)
+		_ = process.Thaw(r.Cgroup)
 	}
 	for _, pid := range members() {
 		if !r.Sandboxed || pid != r.Pid {
@@ -192,7 +194,7 @@ func (b *Backend) endRecorded(ctx context.Context, box string, r *procRecord) {
 	for len(members()) > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(5 * time.Millisecond)
 	}
-	deadline = time.Now().Add(cgroupWait)
+	deadline = time.Now().Add(process.CgroupWait)
 	for left := members(); len(left) > 0; left = members() {
 		if time.Now().After(deadline) {
 			b.log.Warn("local backend: processes of a box outlived SIGKILL", "box", box, "pids", left)
@@ -227,14 +229,14 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 	}
 	b.cleanOnce.Do(b.cleanCgroups)
 	b.MountImages()
-	files, err := os.ReadDir(b.path(dirState))
+	files, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
 		return nil, fmt.Errorf("take over boxes: %w", err)
 	}
 	var started []string
 	for _, f := range files {
 		box, ok := strings.CutSuffix(f.Name(), ".json")
-		if !ok || checkID("box", box) != nil {
+		if !ok || store.CheckID("box", box) != nil {
 			continue
 		}
 		b.mu.Lock()
@@ -244,7 +246,7 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 			continue
 		}
 		if st.Command == "" {
-			b.startJournal(box, b.boxDir(box))
+			b.StartJournal(box, b.Store.BoxDir(box))
 			continue
 		}
 		if st.Owner == self {
@@ -318,7 +320,7 @@ func (b *Backend) takeOver(ctx context.Context, box, self, gone string) (bool, e
 		b.endStarted(box)
 		return false, fmt.Errorf("take over box %s: its state file does not record the process, so it was ended: %w", box, err)
 	}
-	b.startJournal(box, dir)
+	b.StartJournal(box, dir)
 	return true, nil
 }
 
@@ -333,8 +335,8 @@ func (b *Backend) endStarted(box string) {
 	}
 	delete(b.procs, box)
 	if p.cgroup != "" {
-		_ = thaw(p.cgroup)
-		for _, pid := range cgroupProcs(p.cgroup) {
+		_ = process.Thaw(p.cgroup)
+		for _, pid := range process.CgroupProcs(p.cgroup) {
 			if pid != os.Getpid() {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
@@ -354,19 +356,19 @@ func (b *Backend) pauseRecorded(box string, r *procRecord) (func() time.Duration
 	}
 	start := time.Now()
 	if r.Cgroup != "" {
-		all, err := freeze(r.Cgroup, pauseWait)
+		all, err := process.Freeze(r.Cgroup, pauseWait)
 		if err == nil {
 			if !all {
 				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", pauseWait)
 			}
 			return func() time.Duration {
-				if err := thaw(r.Cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				if err := process.Thaw(r.Cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					b.log.Error("local backend: the box's processes could not be thawed", "box", box, "cgroup", r.Cgroup, "err", err)
 				}
 				return time.Since(start)
 			}, true
 		}
-		_ = thaw(r.Cgroup)
+		_ = process.Thaw(r.Cgroup)
 	}
 	if !r.leaderAlive() || syscall.Kill(-r.Pid, syscall.SIGSTOP) != nil {
 		return none, false
@@ -391,24 +393,24 @@ func (b *Backend) pauseRecorded(box string, r *procRecord) (func() time.Duration
 // cgroup by that rule; an empty one is left by a process that ended. It
 // runs once, at the first RestartRunning or TakeOver.
 func (b *Backend) cleanCgroups() {
-	c := b.boxCgroups()
-	if c.root == "" {
+	c := b.BoxCgroups()
+	if c.Root == "" {
 		return
 	}
-	ents, err := os.ReadDir(c.root)
+	ents, err := os.ReadDir(c.Root)
 	if err != nil {
-		b.log.Warn("local backend: the box cgroups a crash left cannot be listed", "cgroups", c.root, "err", err)
+		b.log.Warn("local backend: the box cgroups a crash left cannot be listed", "cgroups", c.Root, "err", err)
 		return
 	}
-	tag := "-" + b.cgroupTag() + "-"
+	tag := "-" + b.CgroupTag() + "-"
 	removed := 0
 	for _, e := range ents {
 		i := strings.LastIndex(e.Name(), tag)
 		if !e.IsDir() || i <= 0 {
 			continue
 		}
-		box, cg := e.Name()[:i], filepath.Join(c.root, e.Name())
-		if checkID("box", box) != nil {
+		box, cg := e.Name()[:i], filepath.Join(c.Root, e.Name())
+		if store.CheckID("box", box) != nil {
 			continue
 		}
 		if b.removeLeftCgroup(box, cg) {
@@ -416,7 +418,7 @@ func (b *Backend) cleanCgroups() {
 		}
 	}
 	if removed > 0 {
-		b.log.Info("local backend: removed the empty box cgroups a crash left", "count", removed, "cgroups", c.root)
+		b.log.Info("local backend: removed the empty box cgroups a crash left", "count", removed, "cgroups", c.Root)
 	}
 }
 
@@ -424,14 +426,14 @@ func (b *Backend) cleanCgroups() {
 // under the box's lock where the box has a state file (a released box has
 // none, and no start of it can come).
 func (b *Backend) removeLeftCgroup(box, cg string) bool {
-	if _, err := os.Stat(b.stateFile(box)); err == nil {
+	if _, err := os.Stat(b.StateFile(box)); err == nil {
 		unlock, err := b.lockBox(box)
 		if err != nil {
 			return false
 		}
 		defer unlock()
 	}
-	if procs := cgroupProcs(cg); len(procs) > 0 {
+	if procs := process.CgroupProcs(cg); len(procs) > 0 {
 		return false
 	}
 	if err := os.Remove(cg); err != nil {

@@ -263,7 +263,7 @@ func TestOwnerDiesMidStart(t *testing.T) {
 	root, box, how := f[0], f[1], f[2]
 	b := ownerBackend(t, root, "dead")
 	if how == "bare" {
-		b.bwrapOnce.Do(func() {}) // as on a host without bubblewrap
+		b.BwrapOnce.Do(func() {}) // as on a host without bubblewrap
 	}
 	b.hooks.spawned = func() {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // PlanSnapshots reads the box's folder and the store's file system, changing
@@ -112,20 +113,20 @@ func restoreOrder() []providers.RestoreStep {
 // scanChanges stats the box's files against the previous manifest: how many
 // paths, their total size, and what those whose stat changed hold on disk
 // (the content a take would read and may add).
-func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*entry) (files int, total, changed int64, err error) {
-	found, err := b.scanTree(ctx, dir)
+func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*store.Entry) (files int, total, changed int64, err error) {
+	found, err := b.ScanTree(ctx, dir)
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	for i := range found {
 		s := &found[i]
 		files++
-		if s.st.Mode&unix.S_IFMT != unix.S_IFREG {
+		if s.St.Mode&unix.S_IFMT != unix.S_IFREG {
 			continue
 		}
-		total += s.st.Size
-		if pe := prev[s.rel]; pe == nil || pe.key() != keyOf(&s.st) {
-			changed += allocatedOf(&s.st) // a sparse file's copy holds its data only
+		total += s.St.Size
+		if pe := prev[s.Rel]; pe == nil || pe.Key() != store.KeyOf(&s.St) {
+			changed += allocatedOf(&s.St) // a sparse file's copy holds its data only
 		}
 	}
 	return files, total, changed, nil

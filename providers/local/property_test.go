@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // treeOf describes a folder exactly enough for a restore to be compared
@@ -222,7 +223,7 @@ func TestEveryReadySnapshotRestoresByteExact(t *testing.T) {
 		case r < 74 && len(order) > 0:
 			what = "fork"
 			from := pick()
-			id := providers.BoxIdentity{ID: "bxfork" + randomSuffix()[:8], Kind: "linux"}
+			id := providers.BoxIdentity{ID: "bxfork" + store.RandomSuffix()[:8], Kind: "linux"}
 			fg, err := e.b.ForkSnapshot(e.ctx, ref(from), id, nil)
 			if err != nil {
 				t.Fatalf("seed %d: fork %s: %v", seed, from, err)

@@ -13,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // ResetGuest makes a local box fresh again (moatbox's "Reset to a fresh
@@ -44,9 +46,9 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	// template's bound where loop mounts work (so a reset also gives a box
 	// made before images were a file system of its own, and a template's
 	// new bound), then swapped in.
-	suffix := randomSuffix()
-	fresh := b.path(dirBoxes, ".reset-"+g.Ref+"-"+suffix)
-	freshImg := b.path(dirDisks, ".reset-"+g.Ref+"-"+suffix+".img")
+	suffix := store.RandomSuffix()
+	fresh := b.Path(store.DirBoxes, ".reset-"+g.Ref+"-"+suffix)
+	freshImg := b.Path(dirDisks, ".reset-"+g.Ref+"-"+suffix+".img")
 	image, err := b.makeBoxFolder(ctx, fresh, freshImg, diskBound(limits, b.diskBytes))
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
@@ -90,7 +92,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	if err := os.Remove(b.statCacheFile(g.Ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(b.StatCacheFile(g.Ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	return nil
@@ -111,11 +113,11 @@ func (b *Backend) WriteBoxFile(ctx context.Context, g providers.Guest, rel strin
 	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || clean != rel {
 		return &providers.RefusedError{Why: fmt.Sprintf("%q is not a path inside the box", rel)}
 	}
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return fmt.Errorf("open box %s: %w", g.Ref, err)
 	}
-	dfd, err := unix.FcntlInt(uintptr(root.fd), unix.F_DUPFD_CLOEXEC, 0)
+	dfd, err := unix.FcntlInt(uintptr(root.Fd), unix.F_DUPFD_CLOEXEC, 0)
 	root.Close()
 	if err != nil {
 		return fmt.Errorf("open box %s: %w", g.Ref, err)
@@ -139,7 +141,7 @@ func (b *Backend) WriteBoxFile(ctx context.Context, g providers.Guest, rel strin
 		dfd = next
 	}
 	name := parts[len(parts)-1]
-	tmp := ".boxsnap-login-" + randomSuffix()
+	tmp := ".boxsnap-login-" + store.RandomSuffix()
 	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(mode.Perm()))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
@@ -175,7 +177,7 @@ func (b *Backend) WriteBoxFile(ctx context.Context, g providers.Guest, rel strin
 // swapFolder puts the plain folder fresh in place of the box's folder dir,
 // and removes the old one; on failure the box is as it was.
 func (b *Backend) swapFolder(box, dir, fresh string) error {
-	old := b.path(dirBoxes, ".reset-old-"+box+"-"+randomSuffix())
+	old := b.Path(store.DirBoxes, ".reset-old-"+box+"-"+store.RandomSuffix())
 	oldImg := ""
 	unlock, err := b.lockMounts()
 	if err != nil {
@@ -229,7 +231,7 @@ func (b *Backend) swapImage(box, dir, fresh, freshImg string) error {
 		_ = b.removeBoxFolder(fresh, freshImg)
 		return err
 	}
-	old := b.path(dirBoxes, ".reset-old-"+box+"-"+randomSuffix())
+	old := b.Path(store.DirBoxes, ".reset-old-"+box+"-"+store.RandomSuffix())
 	oldImg := old + ".img"
 	hadImage := b.hasImage(box)
 	err = unmount(fresh)

@@ -16,7 +16,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // RestoreSnapshot runs one step of a restore in place, in restoreOrder.
@@ -70,32 +73,24 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 	return providers.RestoreProgress{}, fmt.Errorf("restore step %q: %w", step, providers.ErrUnsupported)
 }
 
-// snapID is the folder of a snapshot: its backend reference, or its ID.
-func snapID(ref providers.SnapshotRef) string {
-	if ref.Ref != "" {
-		return ref.Ref
-	}
-	return ref.ID
-}
-
 // loadUsable reads a snapshot's manifest, refusing one that is incomplete,
 // damaged or being deleted: such a snapshot is never restored or forked.
-func (b *Backend) loadUsable(ref providers.SnapshotRef) (*manifest, error) {
-	id := snapID(ref)
-	if err := checkID("snapshot", id); err != nil {
+func (b *Backend) loadUsable(ref providers.SnapshotRef) (*store.Manifest, error) {
+	id := store.SnapID(ref)
+	if err := store.CheckID("snapshot", id); err != nil {
 		return nil, err
 	}
-	dir := b.snapDir(id)
+	dir := b.SnapDir(id)
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", id, providers.ErrNotFound)
 	}
-	if _, err := os.Stat(filepath.Join(dir, fileDeleting)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, store.FileDeleting)); err == nil {
 		return nil, fmt.Errorf("snapshot %s: its delete stopped part way: %w", id, providers.ErrIncomplete)
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, fileDamaged)); err == nil {
+	if data, err := os.ReadFile(filepath.Join(dir, store.FileDamaged)); err == nil {
 		return nil, fmt.Errorf("snapshot %s: %s: %w", id, strings.TrimSpace(string(data)), providers.ErrIncomplete)
 	}
-	m, err := b.manifest(id)
+	m, err := b.Manifest(id)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("snapshot %s: its manifest is missing: %w", id, providers.ErrIncomplete)
@@ -107,9 +102,9 @@ func (b *Backend) loadUsable(ref providers.SnapshotRef) (*manifest, error) {
 
 // ownerOf is the box a snapshot belongs to: its label's box (an imported
 // snapshot belongs to its group's box), else the box it was taken of.
-func (b *Backend) ownerOf(m *manifest) string {
-	var lab label
-	if readChecked(filepath.Join(b.snapDir(m.ID), fileLabel), &lab) == nil && lab.Box != "" {
+func (b *Backend) ownerOf(m *store.Manifest) string {
+	var lab store.Label
+	if store.ReadChecked(filepath.Join(b.SnapDir(m.ID), store.FileLabel), &lab) == nil && lab.Box != "" {
 		return lab.Box
 	}
 	return m.Guest.Ref
@@ -118,8 +113,8 @@ func (b *Backend) ownerOf(m *manifest) string {
 // markDamaged records damage found in a snapshot's content, so HeldSnapshots
 // reports it incomplete from then on.
 func (b *Backend) markDamaged(id, why string) {
-	b.present.forget()
-	if err := writeFileAtomic(filepath.Join(b.snapDir(id), fileDamaged), []byte(why+"\n"), 0o600); err != nil {
+	b.Present.Forget()
+	if err := store.WriteFileAtomic(filepath.Join(b.SnapDir(id), store.FileDamaged), []byte(why+"\n"), 0o600); err != nil {
 		b.log.Warn("local backend: could not mark a damaged snapshot", "snapshot", id, "err", err)
 	}
 }
@@ -140,11 +135,11 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	if err := b.restoreFits(guest.Ref, dir, m); err != nil {
 		return "", err
 	}
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return "", err
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	st, err := b.readState(guest.Ref)
 	if err != nil {
 		return "", err
@@ -152,9 +147,9 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	// With the change journal, the folder as it is now is the last manifest
 	// plus the paths the journal names: no walk. The restore's own writes go
 	// to the journal's next record.
-	jc := b.cutJournal(guest.Ref)
+	jc := b.CutJournal(guest.Ref)
 	found, _, why := b.fromJournal(ctx, dir, st, jc)
-	var known map[string]*entry
+	var known map[string]*store.Entry
 	if found == nil {
 		b.log.Info("local backend: the restore reads the box's whole folder", "box", guest.Ref, "why", why)
 		known = b.statIndex(st)
@@ -164,7 +159,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 		return "", err
 	}
 	cache := false
-	if err := b.writeStatCache(guest.Ref, m, res.keys); err != nil {
+	if err := b.WriteStatCache(guest.Ref, m, res.keys); err != nil {
 		b.log.Warn("local backend: could not keep the stat cache after a restore; the next take reads more", "box", guest.Ref, "err", err)
 	} else {
 		cache = true
@@ -180,7 +175,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 		return "", err
 	}
 	if cache {
-		b.rebaseJournal(guest.Ref, jc, "restore:"+m.ID)
+		b.RebaseJournal(guest.Ref, jc, "restore:"+m.ID)
 	}
 	return fmt.Sprintf("%d files rewritten, %d removed, %d with their details put back", res.written, res.removed, res.meta), nil
 }
@@ -189,7 +184,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 // as apply left it, for the stat cache.
 type applyResult struct {
 	written, removed, meta int
-	keys                   map[string]statKey
+	keys                   map[string]store.StatKey
 }
 
 // current is one path found in the folder before a restore, and what the
@@ -197,7 +192,7 @@ type applyResult struct {
 type current struct {
 	mode fs.FileMode
 	st   unix.Stat_t
-	prev *entry
+	prev *store.Entry
 }
 
 // apply brings dir to exactly m: it removes what m lacks, rewrites only the
@@ -211,13 +206,13 @@ type current struct {
 // is refused before anything changes: a restore runs as root, and neither a
 // manifest nor what the box's process made of its folder may lead it to
 // write on the host.
-func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[string]*entry, found []scanned) (applyResult, error) {
+func (b *Backend) apply(ctx context.Context, dir string, m *store.Manifest, known map[string]*store.Entry, found []confined.Scanned) (applyResult, error) {
 	var res applyResult
-	if err := checkEntries(m.Entries); err != nil {
+	if err := confined.CheckEntries(m.Entries); err != nil {
 		return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %v. Nothing was changed.", m.ID, err)}
 	}
 	ents := inFolderOrder(m.Entries)
-	t, err := openTree(dir)
+	t, err := confined.OpenTree(dir)
 	if err != nil {
 		return res, fmt.Errorf("open the box's folder: %w", err)
 	}
@@ -226,7 +221,7 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 	if err != nil {
 		return res, err
 	}
-	removals, err := removalsFor(cur, m.byPath())
+	removals, err := removalsFor(cur, m.ByPath())
 	if err != nil {
 		return res, err
 	}
@@ -254,13 +249,13 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 		return res, err
 	}
 	res.written += made
-	res.keys = make(map[string]statKey, len(m.Entries))
+	res.keys = make(map[string]store.StatKey, len(m.Entries))
 	if err := b.writeFiles(ctx, t, writes, root, res.keys); err != nil {
 		return res, err
 	}
 	res.written += len(writes)
 	for _, e := range writes {
-		touched[folderOf(e.Path)] = true
+		touched[journal.FolderOf(e.Path)] = true
 	}
 	res.meta, err = putFileDetails(t, metas, cur, relinked, root, res.keys)
 	if err != nil {
@@ -275,10 +270,10 @@ func (b *Backend) apply(ctx context.Context, dir string, m *manifest, known map[
 // inFolderOrder gives ents in an order where a folder comes before what it
 // holds: the manifest's order, which is by path, unless a manifest from
 // elsewhere has another, when it is a sorted copy.
-func inFolderOrder(ents []entry) []entry {
+func inFolderOrder(ents []store.Entry) []store.Entry {
 	if !sort.SliceIsSorted(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path }) {
 		ents = slices.Clone(ents)
-		sortEntries(ents)
+		store.SortEntries(ents)
 	}
 	return ents
 }
@@ -286,24 +281,24 @@ func inFolderOrder(ents []entry) []entry {
 // currentPaths gives every path in dir now, by its path relative to dir:
 // from found, the change journal's paths, or, when found is nil, from a
 // walk of the folder.
-func (b *Backend) currentPaths(ctx context.Context, dir string, found []scanned) (map[string]current, error) {
+func (b *Backend) currentPaths(ctx context.Context, dir string, found []confined.Scanned) (map[string]current, error) {
 	if found == nil {
 		var err error
-		found, err = b.scanTree(ctx, dir)
+		found, err = b.ScanTree(ctx, dir)
 		if err != nil {
 			return nil, fmt.Errorf("read the box's files: %w", err)
 		}
 	}
 	cur := make(map[string]current, len(found))
 	for i := range found {
-		cur[found[i].rel] = current{mode: found[i].mode(), st: found[i].st, prev: found[i].prev}
+		cur[found[i].Rel] = current{mode: found[i].Mode(), st: found[i].St, prev: found[i].Prev}
 	}
 	return cur, nil
 }
 
 // removalsFor gives what goes, sorted: the paths in cur that target lacks,
 // or holds as another type. It refuses a folder whose root is not a folder.
-func removalsFor(cur map[string]current, target map[string]*entry) ([]string, error) {
+func removalsFor(cur map[string]current, target map[string]*store.Entry) ([]string, error) {
 	var removals []string
 	for rel, c := range cur {
 		t := target[rel]
@@ -321,15 +316,15 @@ func removalsFor(cur map[string]current, target map[string]*entry) ([]string, er
 // filesToWrite sorts m's files into those whose content must be written and
 // those that only need their details put back. A file of the same size whose
 // content neither the journal nor known vouches for is hashed in the folder.
-func (b *Backend) filesToWrite(ctx context.Context, t *beneath, m *manifest, cur map[string]current, known map[string]*entry) (writes, metas []*entry, err error) {
-	var checks []*entry
+func (b *Backend) filesToWrite(ctx context.Context, t *confined.Beneath, m *store.Manifest, cur map[string]current, known map[string]*store.Entry) (writes, metas []*store.Entry, err error) {
+	var checks []*store.Entry
 	for i := range m.Entries {
 		e := &m.Entries[i]
-		if e.Type != typeFile {
+		if e.Type != store.TypeFile {
 			continue
 		}
 		c, ok := cur[e.Path]
-		if !ok || typeOfMode(c.mode) != typeFile || c.st.Size != e.Size {
+		if !ok || typeOfMode(c.mode) != store.TypeFile || c.st.Size != e.Size {
 			writes = append(writes, e)
 			continue
 		}
@@ -337,7 +332,7 @@ func (b *Backend) filesToWrite(ctx context.Context, t *beneath, m *manifest, cur
 		if k == nil {
 			k = known[e.Path]
 		}
-		if k != nil && k.Type == typeFile && k.key() == keyOf(&c.st) && k.Hash != "" {
+		if k != nil && k.Type == store.TypeFile && k.Key() == store.KeyOf(&c.st) && k.Hash != "" {
 			if k.Hash == e.Hash {
 				metas = append(metas, e)
 			} else {
@@ -369,7 +364,7 @@ func (b *Backend) filesToWrite(ctx context.Context, t *beneath, m *manifest, cur
 // checkContent checks every piece of content to write against its hash and
 // size, before anything changes. Damaged content marks the snapshot damaged
 // and refuses the restore, nothing changed.
-func (b *Backend) checkContent(ctx context.Context, m *manifest, writes []*entry) error {
+func (b *Backend) checkContent(ctx context.Context, m *store.Manifest, writes []*store.Entry) error {
 	need := make(map[string]int64)
 	for _, e := range writes {
 		need[e.Hash] = e.Size
@@ -380,17 +375,17 @@ func (b *Backend) checkContent(ctx context.Context, m *manifest, writes []*entry
 	}
 	err := b.parallel(ctx, len(hashes), func(i int) error {
 		h := hashes[i]
-		got, n, err := b.hashPath(b.contentPath(h))
+		got, n, err := b.HashPath(b.ContentPath(h))
 		if err != nil {
-			return fmt.Errorf("%w: content %s is unreadable (%v)", errDamaged, h[:12], err)
+			return fmt.Errorf("%w: content %s is unreadable (%v)", store.ErrDamaged, h[:12], err)
 		}
 		if got != h || n != need[h] {
-			return fmt.Errorf("%w: content %s does not match its hash", errDamaged, h[:12])
+			return fmt.Errorf("%w: content %s does not match its hash", store.ErrDamaged, h[:12])
 		}
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, errDamaged) {
+		if errors.Is(err, store.ErrDamaged) {
 			why := "Its content is damaged on disk: " + err.Error()
 			b.markDamaged(m.ID, why)
 			return &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %s. Nothing was changed.", m.ID, err)}
@@ -403,7 +398,7 @@ func (b *Backend) checkContent(ctx context.Context, m *manifest, writes []*entry
 // removePaths removes removals from the folder, first of the changes,
 // deepest paths under their removed folder going with it, and marks each
 // one's folder touched. It gives the paths it removed.
-func removePaths(t *beneath, removals []string, touched map[string]bool) (map[string]bool, error) {
+func removePaths(t *confined.Beneath, removals []string, touched map[string]bool) (map[string]bool, error) {
 	removed := make(map[string]bool, len(removals))
 	for _, rel := range removals {
 		if underRemoved(rel, removed) {
@@ -413,7 +408,7 @@ func removePaths(t *beneath, removals []string, touched map[string]bool) (map[st
 			return removed, fmt.Errorf("remove %s: %w", rel, err)
 		}
 		removed[rel] = true
-		touched[folderOf(rel)] = true
+		touched[journal.FolderOf(rel)] = true
 	}
 	return removed, nil
 }
@@ -422,7 +417,7 @@ func removePaths(t *beneath, removals []string, touched map[string]bool) (map[st
 // gives the inodes whose stat must be read again: a hard-linked file loses a
 // link when another of its names goes or is written over, and its change
 // time moves.
-func forgetRemoved(cur map[string]current, removed map[string]bool, writes []*entry) map[uint64]bool {
+func forgetRemoved(cur map[string]current, removed map[string]bool, writes []*store.Entry) map[uint64]bool {
 	relinked := make(map[uint64]bool)
 	for rel, c := range cur {
 		if removed[rel] || underRemoved(rel, removed) {
@@ -443,19 +438,19 @@ func forgetRemoved(cur map[string]current, removed map[string]bool, writes []*en
 // makeNonFiles makes, in ents' order, the folders, links and fifos the
 // folder lacks, puts back the details of links and fifos, and marks touched
 // each folder it made something in. It gives how many links it wrote.
-func makeNonFiles(t *beneath, ents []entry, cur map[string]current, touched map[string]bool, root bool) (int, error) {
+func makeNonFiles(t *confined.Beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) (int, error) {
 	written := 0
 	for i := range ents {
 		e := &ents[i]
 		switch e.Type {
-		case typeDir:
+		case store.TypeDir:
 			if _, ok := cur[e.Path]; !ok {
 				if err := t.Mkdir(e.Path, 0o700); err != nil {
 					return written, fmt.Errorf("make folder %s: %w", e.Path, err)
 				}
-				touched[folderOf(e.Path)] = true
+				touched[journal.FolderOf(e.Path)] = true
 			}
-		case typeLink:
+		case store.TypeLink:
 			if _, ok := cur[e.Path]; ok {
 				if target, err := t.Readlink(e.Path); err == nil && target == e.Target {
 					if err := setMeta(t, e, root); err != nil {
@@ -470,17 +465,17 @@ func makeNonFiles(t *beneath, ents []entry, cur map[string]current, touched map[
 			if err := t.Symlink(e.Target, e.Path); err != nil {
 				return written, fmt.Errorf("make link %s: %w", e.Path, err)
 			}
-			touched[folderOf(e.Path)] = true
+			touched[journal.FolderOf(e.Path)] = true
 			if err := setMeta(t, e, root); err != nil {
 				return written, err
 			}
 			written++
-		case typeFIFO:
+		case store.TypeFIFO:
 			if _, ok := cur[e.Path]; !ok {
 				if err := t.Mkfifo(e.Path, fs.FileMode(e.Mode&0o777)); err != nil {
 					return written, fmt.Errorf("make fifo %s: %w", e.Path, err)
 				}
-				touched[folderOf(e.Path)] = true
+				touched[journal.FolderOf(e.Path)] = true
 			}
 			if err := setMeta(t, e, root); err != nil {
 				return written, err
@@ -492,7 +487,7 @@ func makeNonFiles(t *beneath, ents []entry, cur map[string]current, touched map[
 
 // writeFiles writes the content and details of writes, in parallel, and
 // puts the stat each is left with in keys.
-func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*entry, root bool, keys map[string]statKey) error {
+func (b *Backend) writeFiles(ctx context.Context, t *confined.Beneath, writes []*store.Entry, root bool, keys map[string]store.StatKey) error {
 	var mu sync.Mutex
 	return b.parallel(ctx, len(writes), func(i int) error {
 		e := writes[i]
@@ -501,7 +496,7 @@ func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*entry, r
 			return fmt.Errorf("write %s: %w", e.Path, err)
 		}
 		mu.Lock()
-		keys[e.Path] = keyOf(&st)
+		keys[e.Path] = store.KeyOf(&st)
 		mu.Unlock()
 		return nil
 	})
@@ -511,7 +506,7 @@ func (b *Backend) writeFiles(ctx context.Context, t *beneath, writes []*entry, r
 // the snapshot has it where they differ, and puts the stat each is left
 // with in keys (read again when it changed or was relinked). It gives how
 // many it changed.
-func putFileDetails(t *beneath, metas []*entry, cur map[string]current, relinked map[uint64]bool, root bool, keys map[string]statKey) (int, error) {
+func putFileDetails(t *confined.Beneath, metas []*store.Entry, cur map[string]current, relinked map[uint64]bool, root bool, keys map[string]store.StatKey) (int, error) {
 	changedN := 0
 	for _, e := range metas {
 		c := cur[e.Path]
@@ -523,13 +518,13 @@ func putFileDetails(t *beneath, metas []*entry, cur map[string]current, relinked
 			changedN++
 			var st unix.Stat_t
 			if t.Lstat(e.Path, &st) == nil {
-				keys[e.Path] = keyOf(&st)
+				keys[e.Path] = store.KeyOf(&st)
 			}
 		} else {
-			keys[e.Path] = keyOf(&c.st)
+			keys[e.Path] = store.KeyOf(&c.st)
 			var st unix.Stat_t
 			if relinked[c.st.Ino] && t.Lstat(e.Path, &st) == nil {
-				keys[e.Path] = keyOf(&st)
+				keys[e.Path] = store.KeyOf(&st)
 			}
 		}
 	}
@@ -539,17 +534,17 @@ func putFileDetails(t *beneath, metas []*entry, cur map[string]current, relinked
 // putFolderDetails puts back the folders' details, last and deepest first,
 // as writing inside one changes its times; a folder as the snapshot has it,
 // with nothing written in it, is left alone.
-func putFolderDetails(t *beneath, ents []entry, cur map[string]current, touched map[string]bool, root bool) error {
-	var dirs []*entry
+func putFolderDetails(t *confined.Beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) error {
+	var dirs []*store.Entry
 	for i := range ents {
-		if ents[i].Type == typeDir {
+		if ents[i].Type == store.TypeDir {
 			dirs = append(dirs, &ents[i])
 		}
 	}
-	sort.SliceStable(dirs, func(i, j int) bool { return depth(dirs[i].Path) > depth(dirs[j].Path) })
+	sort.SliceStable(dirs, func(i, j int) bool { return store.Depth(dirs[i].Path) > store.Depth(dirs[j].Path) })
 	for _, e := range dirs {
-		if c, ok := cur[e.Path]; ok && !touched[e.Path] && typeOfMode(c.mode) == typeDir &&
-			fileModeOf(c.st.Mode) == e.fileMode() && c.st.Mtim.Nano() == e.MTime &&
+		if c, ok := cur[e.Path]; ok && !touched[e.Path] && typeOfMode(c.mode) == store.TypeDir &&
+			store.FileModeOf(c.st.Mode) == e.FileMode() && c.st.Mtim.Nano() == e.MTime &&
 			(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID)) {
 			continue // as the snapshot has it, and nothing written in it
 		}
@@ -563,26 +558,26 @@ func putFolderDetails(t *beneath, ents []entry, cur map[string]current, touched 
 func typeOfMode(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
-		return typeDir
+		return store.TypeDir
 	case m&fs.ModeSymlink != 0:
-		return typeLink
+		return store.TypeLink
 	case m&fs.ModeNamedPipe != 0:
-		return typeFIFO
+		return store.TypeFIFO
 	case m.IsRegular():
-		return typeFile
+		return store.TypeFile
 	}
 	return "other"
 }
 
 // openContent opens the store's content file named hash, for writeFile.
 func (b *Backend) openContent(hash string) func() (*os.File, error) {
-	return func() (*os.File, error) { return os.Open(b.contentPath(hash)) }
+	return func() (*os.File, error) { return os.Open(b.ContentPath(hash)) }
 }
 
 // writeFile writes the file rel beneath t from what open gives, through a
 // temporary file in the same folder, with its details, then renames it into
 // place. It gives the file's stat as it leaves it.
-func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error), e *entry, root bool) (unix.Stat_t, error) {
+func (b *Backend) writeFile(t *confined.Beneath, rel string, open func() (*os.File, error), e *store.Entry, root bool) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	in, err := open()
 	if err != nil {
@@ -592,7 +587,7 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 	// The file's folder, opened once beneath the box's: the temporary file,
 	// the rename, the times and the stat are all by name in it.
 	dir, name := path.Split(rel)
-	var folder *beneath
+	var folder *confined.Beneath
 	if dir == "" {
 		folder = t
 	} else if folder, err = t.Sub(strings.TrimSuffix(dir, "/")); err != nil {
@@ -600,7 +595,7 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 	} else {
 		defer folder.Close()
 	}
-	tmp := ".boxsnap-restore-" + randomSuffix()
+	tmp := ".boxsnap-restore-" + store.RandomSuffix()
 	out, err := folder.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return st, err
@@ -612,7 +607,7 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 			_ = folder.Remove(tmp)
 		}
 	}()
-	if err := b.copyData(out, in); err != nil {
+	if err := b.CopyData(out, in); err != nil {
 		return st, err
 	}
 	if root {
@@ -621,7 +616,7 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 		}
 	}
 	// Chmod after chown: a chown clears setuid and setgid.
-	if err := out.Chmod(e.fileMode()); err != nil {
+	if err := out.Chmod(e.FileMode()); err != nil {
 		return st, err
 	}
 	if err := out.Close(); err != nil {
@@ -644,14 +639,14 @@ func (b *Backend) writeFile(t *beneath, rel string, open func() (*os.File, error
 // times, beneath t: a restore runs as root, and a box's folder is its
 // process's to change, so a link put where a folder was must never lead a
 // chmod or a chown out to the host's files.
-func setMeta(t *beneath, e *entry, root bool) error {
+func setMeta(t *confined.Beneath, e *store.Entry, root bool) error {
 	if root {
 		if err := t.Lchown(e.Path, int(e.UID), int(e.GID)); err != nil {
 			return fmt.Errorf("set the owner of %s: %w", e.Path, err)
 		}
 	}
-	if e.Type != typeLink {
-		if err := t.Chmod(e.Path, e.fileMode()); err != nil {
+	if e.Type != store.TypeLink {
+		if err := t.Chmod(e.Path, e.FileMode()); err != nil {
 			return fmt.Errorf("set the mode of %s: %w", e.Path, err)
 		}
 	}
@@ -661,25 +656,9 @@ func setMeta(t *beneath, e *entry, root bool) error {
 	return nil
 }
 
-// unixMode is a FileMode's permission, setuid, setgid and sticky bits as
-// chmod takes them.
-func unixMode(m fs.FileMode) uint32 {
-	out := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		out |= unix.S_ISUID
-	}
-	if m&fs.ModeSetgid != 0 {
-		out |= unix.S_ISGID
-	}
-	if m&fs.ModeSticky != 0 {
-		out |= unix.S_ISVTX
-	}
-	return out
-}
-
 // setMetaIfDiffers puts back a file's details where they differ from c.
-func setMetaIfDiffers(t *beneath, e *entry, root bool, c *current) (bool, error) {
-	same := fileModeOf(c.st.Mode) == e.fileMode() && c.st.Mtim.Nano() == e.MTime &&
+func setMetaIfDiffers(t *confined.Beneath, e *store.Entry, root bool, c *current) (bool, error) {
+	same := store.FileModeOf(c.st.Mode) == e.FileMode() && c.st.Mtim.Nano() == e.MTime &&
 		(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID))
 	if same {
 		return false, nil
@@ -690,7 +669,7 @@ func setMetaIfDiffers(t *beneath, e *entry, root bool, c *current) (bool, error)
 // hashIn hashes the file rel beneath t, never through a link. O_NONBLOCK:
 // a pipe the box put in the file's place since it was read must not hold
 // the restore; only a regular file is read.
-func (b *Backend) hashIn(t *beneath, rel string) (string, error) {
+func (b *Backend) hashIn(t *confined.Beneath, rel string) (string, error) {
 	f, err := t.OpenFile(rel, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
@@ -699,7 +678,7 @@ func (b *Backend) hashIn(t *beneath, rel string) (string, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is no longer a file", rel)
 	}
-	h, _, err := b.hashFile(f)
+	h, _, err := b.HashFile(f)
 	return h, err
 }
 
@@ -755,7 +734,7 @@ loop:
 // beneath its folder as a box's are: through no link, non-blocking, and
 // only the regular file the scan saw.
 func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
-	from, err := openTree(src)
+	from, err := confined.OpenTree(src)
 	if err != nil {
 		return err
 	}
@@ -772,16 +751,16 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	if err := os.Mkdir(dst, 0o700); err != nil && !(errors.Is(err, fs.ErrExist) && emptyFolder(dst)) {
 		return err
 	}
-	t, err := openTree(dst)
+	t, err := confined.OpenTree(dst)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
 	root := os.Geteuid() == 0
-	var dirs []entry
-	var files []entry
-	var ids []fileID
-	found, err := b.scanTree(ctx, src)
+	var dirs []store.Entry
+	var files []store.Entry
+	var ids []confined.FileID
+	found, err := b.ScanTree(ctx, src)
 	if err != nil {
 		return err
 	}
@@ -789,17 +768,17 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 		return err
 	}
 	for i := range found {
-		rel := found[i].rel
-		e := entryFromStat(rel, &found[i].st)
+		rel := found[i].Rel
+		e := store.EntryFromStat(rel, &found[i].St)
 		switch e.Type {
-		case typeDir:
+		case store.TypeDir:
 			if rel != "." {
 				if err := t.Mkdir(rel, 0o700); err != nil {
 					return err
 				}
 			}
 			dirs = append(dirs, e)
-		case typeLink:
+		case store.TypeLink:
 			target, err := from.Readlink(rel)
 			if err != nil {
 				return err
@@ -811,15 +790,15 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 			if err := setMeta(t, &e, root); err != nil {
 				return err
 			}
-		case typeFile:
+		case store.TypeFile:
 			files = append(files, e)
-			ids = append(ids, fileID{dev: uint64(found[i].st.Dev), ino: found[i].st.Ino})
+			ids = append(ids, confined.FileID{Dev: uint64(found[i].St.Dev), Ino: found[i].St.Ino})
 		}
 	}
 	err = b.parallel(ctx, len(files), func(i int) error {
 		e := &files[i]
 		_, err := b.writeFile(t, e.Path, func() (*os.File, error) {
-			f, _, err := from.openRegular(e.Path, &ids[i])
+			f, _, err := from.OpenRegular(e.Path, &ids[i])
 			if err != nil {
 				return nil, fmt.Errorf("the template's %s changed while it was copied: %w", e.Path, err)
 			}
@@ -830,7 +809,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(dirs, func(i, j int) bool { return depth(dirs[i].Path) > depth(dirs[j].Path) })
+	sort.SliceStable(dirs, func(i, j int) bool { return store.Depth(dirs[i].Path) > store.Depth(dirs[j].Path) })
 	for i := range dirs {
 		if err := setMeta(t, &dirs[i], root); err != nil {
 			return err
@@ -869,7 +848,7 @@ func emptyFolder(dir string) bool {
 // files, or the bound the watch keeps. A restore that does not fit would
 // fail half-way (no space left on device), or be stopped at its start. One
 // that fits gets its room in the box's file system before it writes.
-func (b *Backend) restoreFits(box, dir string, m *manifest) error {
+func (b *Backend) restoreFits(box, dir string, m *store.Manifest) error {
 	if b.hasImage(box) && isMounted(dir) {
 		r, err := roomOf(dir)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/process"
 )
 
 // writeUntilFull writes 1 MiB chunks into files named prefix0, prefix1, …
@@ -127,7 +128,7 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := Passable(root, "/"); err != nil {
+	if err := process.Passable(root, "/"); err != nil {
 		t.Fatal(err)
 	}
 	lb := &logBuf{}

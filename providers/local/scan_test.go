@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 )
 
 // A folder the box removes after the take opened it and before the take
@@ -29,7 +31,7 @@ func TestScanReadsAFolderRemovedAfterItsOpenAsEmpty(t *testing.T) {
 	if _, err := openRemoved().Readdirnames(-1); err == nil {
 		t.Skip("this kernel reads a removed folder without an error; nothing to check")
 	}
-	names, err := readNames(openRemoved())
+	names, err := confined.ReadNames(openRemoved())
 	if err != nil || len(names) != 0 {
 		t.Fatalf("readNames of a folder removed after its open = %v, %v; want none and no error", names, err)
 	}

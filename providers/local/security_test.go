@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // passable makes a test's temporary folders passable by others, as a
@@ -66,7 +68,7 @@ ls ` + filepath.Join(root, "state") + ` > seen 2>&1; touch ` + outside + ` 2>/de
 	read := func(name string) string {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
+			log, _ := os.ReadFile(b.Path(store.DirState, g.Ref+".log"))
 			t.Fatalf("the process wrote no %s: %v\nits log: %s", name, err, log)
 		}
 		return strings.TrimSpace(string(data))
@@ -76,8 +78,8 @@ ls ` + filepath.Join(root, "state") + ` > seen 2>&1; touch ` + outside + ` 2>/de
 		t.Fatal("the box's process ran as root")
 	}
 	if os.Geteuid() == 0 {
-		if u := read("user"); u != DefaultBoxUser {
-			t.Fatalf("the box's process ran as %s, want %s", u, DefaultBoxUser)
+		if u := read("user"); u != process.DefaultBoxUser {
+			t.Fatalf("the box's process ran as %s, want %s", u, process.DefaultBoxUser)
 		}
 	}
 	env := read("env")
@@ -110,7 +112,7 @@ ls ` + filepath.Join(root, "state") + ` > seen 2>&1; touch ` + outside + ` 2>/de
 	if _, err := os.Stat(outside); err == nil {
 		t.Error("the box's process wrote in boxsnap's own folder")
 	}
-	if b.bwrap != "" {
+	if b.Bwrap != "" {
 		if seen := read("seen"); strings.Contains(seen, g.Ref+".json") {
 			t.Errorf("inside bubblewrap, the process saw boxsnap's state folder: %s", seen)
 		}
@@ -173,7 +175,7 @@ func TestTemplatesStayInTheirFolder(t *testing.T) {
 		if !errors.As(err, &refused) || refused.Why != c.words {
 			t.Errorf("template %q: %v, want %q", c.source, err, c.words)
 		}
-		if _, err := os.Lstat(b.boxDir(id)); err == nil {
+		if _, err := os.Lstat(b.Store.BoxDir(id)); err == nil {
 			t.Errorf("template %q left a box folder", c.source)
 		}
 	}
@@ -222,7 +224,7 @@ func TestBoxCommandRunsBoxsnapFromTmp(t *testing.T) {
 	}
 	got, err := os.ReadFile(filepath.Join(b.BoxDir(g), "ran"))
 	if err != nil || strings.TrimSpace(string(got)) != "ran" {
-		log, _ := os.ReadFile(b.path(dirState, g.Ref+".log"))
+		log, _ := os.ReadFile(b.Path(store.DirState, g.Ref+".log"))
 		t.Fatalf("the box's command could not run %s (%v); its log: %s", self, err, log)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 )
 
 // accessText is the box's access file as boxsnap writes it on every
@@ -26,21 +27,21 @@ func (b *Backend) SetStraight(_ context.Context, g providers.Guest, a providers.
 	if err != nil {
 		return nil, err
 	}
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
 	}
 	defer root.Close()
 	want := accessText(a)
-	name := path.Base(accessFile)
-	if mfd, err := root.open(markerDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW); err == nil {
-		have, err := readAt(mfd, name, len(want))
+	name := path.Base(confined.AccessFile)
+	if mfd, err := root.Open(confined.MarkerDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW); err == nil {
+		have, err := confined.ReadAt(mfd, name, len(want))
 		unix.Close(mfd)
 		if err == nil && bytes.Equal(have, want) {
 			return nil, nil
 		}
 	}
-	mfd, err := root.markerFolder()
+	mfd, err := root.MarkerFolder()
 	if err != nil {
 		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
 	}
@@ -49,10 +50,10 @@ func (b *Backend) SetStraight(_ context.Context, g providers.Guest, a providers.
 	// whoever owns the box's folder (its process's user once it has run).
 	uid, gid := -1, -1
 	var st unix.Stat_t
-	if err := unix.Fstat(root.fd, &st); err == nil {
+	if err := unix.Fstat(root.Fd, &st); err == nil {
 		uid, gid = int(st.Uid), int(st.Gid)
 	}
-	if err := writeAt(mfd, name, want, 0o600, uid, gid); err != nil {
+	if err := confined.WriteAt(mfd, name, want, 0o600, uid, gid); err != nil {
 		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
 	}
 	if uid >= 0 {

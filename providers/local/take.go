@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,6 +12,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // maxCopyAttempts is how many times a take copies a file that changes while
@@ -40,7 +42,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		return providers.SnapshotTaken{}, err
 	}
 
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -56,9 +58,9 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	// is in this take, what changes after goes to the next one's record.
 	// The previous manifest is read under the lock, so its content cannot be
 	// swept while this take reuses it.
-	jc := b.cutJournal(guest.Ref)
+	jc := b.CutJournal(guest.Ref)
 	found, journalRead, why := b.fromJournal(ctx, dir, st, jc)
-	var prev map[string]*entry
+	var prev map[string]*store.Entry
 	if found == nil {
 		b.log.Info("local backend: the take reads the box's whole folder", "box", guest.Ref, "why", why)
 		prev = b.statIndex(st)
@@ -67,20 +69,20 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	m, added, stats, err := b.capture(ctx, dir, prev, found, take.RoomPercent)
 	doResume()
 	if err != nil {
-		lock.unlock()
-		b.collect(ctx, added)
+		lock.Unlock()
+		b.Collect(ctx, added)
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
 	}
 	b.nameManifest(m, id, guest, st.Parent, capturedAt, reset)
 	lab := b.labelFor(take.Label, id, guest, capturedAt, reset)
 	captured := time.Since(start)
 	if err := b.publish(ctx, m, lab); err != nil {
-		lock.unlock()
-		b.collect(ctx, added)
+		lock.Unlock()
+		b.Collect(ctx, added)
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
 	}
-	b.remember(id, m)
-	lock.unlock()
+	b.Remember(id, m)
+	lock.Unlock()
 	if err := b.afterTake(guest.Ref, id, jc, stats, found == nil); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -100,12 +102,12 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 func (b *Backend) takeID(guest providers.Guest, lab providers.Label) (id string, taken providers.SnapshotTaken, done bool, err error) {
 	id = lab.Snapshot
 	if id == "" {
-		id = newSnapshotID()
+		id = store.NewSnapshotID()
 	}
-	if err := checkID("snapshot", id); err != nil {
+	if err := store.CheckID("snapshot", id); err != nil {
 		return "", taken, false, err
 	}
-	if _, err := os.Lstat(b.snapDir(id)); err == nil {
+	if _, err := os.Lstat(b.SnapDir(id)); err == nil {
 		if taken, ok := b.alreadyTaken(guest, lab, id); ok {
 			return id, taken, true, nil
 		}
@@ -117,12 +119,12 @@ func (b *Backend) takeID(guest providers.Guest, lab providers.Label) (id string,
 // nameManifest gives the captured manifest m its ID, its box's guest, the
 // time it was captured, the box's reset version, and its parent, when the
 // store still holds it.
-func (b *Backend) nameManifest(m *manifest, id string, guest providers.Guest, parent string, capturedAt time.Time, reset int) {
+func (b *Backend) nameManifest(m *store.Manifest, id string, guest providers.Guest, parent string, capturedAt time.Time, reset int) {
 	m.ID = id
 	m.Guest = guest
 	m.Parent = parent
 	if m.Parent != "" {
-		if _, err := os.Stat(b.snapDir(m.Parent)); err != nil {
+		if _, err := os.Stat(b.SnapDir(m.Parent)); err != nil {
 			m.Parent = ""
 		}
 	}
@@ -133,8 +135,8 @@ func (b *Backend) nameManifest(m *manifest, id string, guest providers.Guest, pa
 // labelFor gives the label a snapshot is published with: the take's, with
 // its ID, the time it was captured and the box's reset version, for the
 // box and this install when the take's names none.
-func (b *Backend) labelFor(take providers.Label, id string, guest providers.Guest, capturedAt time.Time, reset int) label {
-	lab := label{Label: take, TakenAt: capturedAt}
+func (b *Backend) labelFor(take providers.Label, id string, guest providers.Guest, capturedAt time.Time, reset int) store.Label {
+	lab := store.Label{Label: take, TakenAt: capturedAt}
 	lab.Snapshot = id
 	lab.ResetVersion = reset
 	if lab.Box == "" {
@@ -151,15 +153,15 @@ func (b *Backend) labelFor(take providers.Label, id string, guest providers.Gues
 // journal said as the box stopped (of the folder before this take), and
 // keeps watching its hard links; a take that read the whole folder
 // (walked) measures the running rates.
-func (b *Backend) afterTake(box, id string, jc journalCut, stats takeStats, walked bool) error {
+func (b *Backend) afterTake(box, id string, jc journal.JournalCut, stats takeStats, walked bool) error {
 	if err := b.updateState(box, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = box; s.StatCache = "" }); err != nil {
 		return fmt.Errorf("take a snapshot of box %s: it is held, but: %w", box, err)
 	}
-	b.rebaseJournal(box, jc, "take:"+id)
-	b.journals.mu.Lock()
-	delete(b.journals.atStop, box)
-	b.journals.mu.Unlock()
-	b.watchLinked(box, stats.linked, walked)
+	b.RebaseJournal(box, jc, "take:"+id)
+	b.Journals.Mu.Lock()
+	delete(b.Journals.AtStop, box)
+	b.Journals.Mu.Unlock()
+	b.WatchLinked(box, stats.linked, walked)
 	if walked {
 		b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
 	}
@@ -170,15 +172,15 @@ func (b *Backend) afterTake(box, id string, jc journalCut, stats takeStats, walk
 // and was taken of guest with the same label: a take's step retried after it
 // published.
 func (b *Backend) alreadyTaken(guest providers.Guest, want providers.Label, id string) (providers.SnapshotTaken, bool) {
-	if !b.wholeSnapshot(id) {
+	if !b.WholeSnapshot(id) {
 		return providers.SnapshotTaken{}, false
 	}
-	var lab label
-	if readChecked(filepath.Join(b.snapDir(id), fileLabel), &lab) != nil ||
+	var lab store.Label
+	if store.ReadChecked(filepath.Join(b.SnapDir(id), store.FileLabel), &lab) != nil ||
 		(want.Box != "" && lab.Box != want.Box) || (want.Install != "" && lab.Install != want.Install) {
 		return providers.SnapshotTaken{}, false
 	}
-	m, err := b.manifest(id)
+	m, err := b.Manifest(id)
 	if err != nil || m.Guest.Ref != guest.Ref {
 		return providers.SnapshotTaken{}, false
 	}
@@ -194,7 +196,7 @@ func (b *Backend) alreadyTaken(guest providers.Guest, want providers.Label, id s
 }
 
 // taken is what a take answers of the manifest it published.
-func (b *Backend) taken(m *manifest) providers.SnapshotTaken {
+func (b *Backend) taken(m *store.Manifest) providers.SnapshotTaken {
 	return providers.SnapshotTaken{
 		Ref:          m.ID,
 		Storage:      b.id,
@@ -213,7 +215,7 @@ type takeStats struct {
 	statTime time.Duration
 	copied   int64
 	copyTime time.Duration
-	linked   []linkedFile // files with more than one link, as stat'ed
+	linked   []journal.LinkedFile // files with more than one link, as stat'ed
 }
 
 // capture reads the box's paths into a manifest, copying new content into the
@@ -222,9 +224,9 @@ type takeStats struct {
 // the journal's own) keeps that entry's hash, when the store holds that
 // content; every other file is copied. It answers the content it
 // added, so a failed take can collect it.
-func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entry, found []scanned, roomPercent int) (*manifest, []string, takeStats, error) {
+func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*store.Entry, found []confined.Scanned, roomPercent int) (*store.Manifest, []string, takeStats, error) {
 	var stats takeStats
-	m := &manifest{Format: manifestFormat}
+	m := &store.Manifest{Format: store.ManifestFormat}
 	t0 := time.Now()
 	held, err := b.openHeld()
 	if err != nil {
@@ -232,8 +234,8 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	}
 	defer held.close()
 	// Every read of the box's files goes beneath this descriptor, through
-	// no link (confined.go).
-	root, err := openTree(dir)
+	// no link (package confined).
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
 	}
@@ -259,7 +261,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 	if err != nil {
 		return nil, added, stats, err
 	}
-	m.dropVanished()
+	m.DropVanished()
 	return m, added, stats, nil
 }
 
@@ -267,7 +269,7 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*entr
 // in the manifest, and the file the scan saw, when it stat'ed one.
 type copyJob struct {
 	idx int
-	id  *fileID
+	id  *confined.FileID
 }
 
 // heldContent answers whether the store holds a piece of content, asking
@@ -281,7 +283,7 @@ type heldContent struct {
 // openHeld opens the store's content folder for a capture's questions; the
 // caller closes it.
 func (b *Backend) openHeld() (*heldContent, error) {
-	dir, err := unix.Open(b.path(dirContent), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dir, err := unix.Open(b.Path(store.DirContent), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open the store's content: %w", err)
 	}
@@ -296,7 +298,7 @@ func (b *Backend) openHeld() (*heldContent, error) {
 func (h *heldContent) has(hash string) bool {
 	ok, seen := h.seen[hash]
 	if !seen {
-		ok = h.b.contentHeld(h.dir, hash)
+		ok = h.b.ContentHeld(h.dir, hash)
 		h.seen[hash] = ok
 		if !ok {
 			h.b.log.Warn("local backend: the take copies again a file whose content is not in the store", "content", hash[:min(12, len(hash))])
@@ -314,9 +316,9 @@ func (h *heldContent) close() { unix.Close(h.dir) }
 // job to copy. It gives the jobs, what their copies hold on disk at most,
 // and the files with more than one link. Sockets, devices and links that
 // vanish while it reads are left out.
-func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m *manifest, prev map[string]*entry, found []scanned, held *heldContent) (jobs []copyJob, need int64, linked []linkedFile, err error) {
+func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []confined.Scanned, held *heldContent) (jobs []copyJob, need int64, linked []journal.LinkedFile, err error) {
 	if found == nil {
-		found, err = b.scanTree(ctx, dir)
+		found, err = b.ScanTree(ctx, dir)
 	}
 	if b.hooks.afterScan != nil {
 		b.hooks.afterScan()
@@ -324,49 +326,49 @@ func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m 
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	m.Entries = make([]entry, 0, len(found))
+	m.Entries = make([]store.Entry, 0, len(found))
 	for i := range found {
 		s := &found[i]
-		e := entryFromStat(s.rel, &s.st)
-		pe := s.prev
+		e := store.EntryFromStat(s.Rel, &s.St)
+		pe := s.Prev
 		if pe == nil {
-			pe = prev[s.rel]
+			pe = prev[s.Rel]
 		}
 		switch e.Type {
 		case "":
 			continue // sockets and devices are left out
-		case typeLink:
+		case store.TypeLink:
 			// A link's target never changes in place: the same inode
 			// and change time is the same target.
-			if pe != nil && pe.Type == typeLink && pe.key() == e.key() && pe.Target != "" {
+			if pe != nil && pe.Type == store.TypeLink && pe.Key() == e.Key() && pe.Target != "" {
 				e.Target = pe.Target
 				break
 			}
-			t, lerr := root.Readlink(s.rel)
+			t, lerr := root.Readlink(s.Rel)
 			if lerr != nil {
 				// Gone, no longer a link (EINVAL: something else was
 				// renamed over it), or one of its folders swapped for
 				// a link: the box changed it while the take read, as
 				// when a file vanishes before its copy.
-				if goneOrSwapped(lerr) || errors.Is(lerr, unix.EINVAL) {
+				if confined.GoneOrSwapped(lerr) || errors.Is(lerr, unix.EINVAL) {
 					continue
 				}
 				return jobs, need, linked, lerr
 			}
 			e.Target = t
-		case typeFile:
-			if s.st.Nlink > 1 {
-				linked = append(linked, linkedFile{rel: s.rel, ino: s.st.Ino})
+		case store.TypeFile:
+			if s.St.Nlink > 1 {
+				linked = append(linked, journal.LinkedFile{Rel: s.Rel, Ino: s.St.Ino})
 			}
-			if pe != nil && pe.Type == typeFile && pe.key() == e.key() && pe.Hash != "" && held.has(pe.Hash) {
+			if pe != nil && pe.Type == store.TypeFile && pe.Key() == e.Key() && pe.Hash != "" && held.has(pe.Hash) {
 				e.Hash = pe.Hash
 			} else {
 				j := copyJob{idx: len(m.Entries)}
-				if s.st.Dev != 0 || s.st.Ino != 0 {
-					j.id = &fileID{dev: uint64(s.st.Dev), ino: s.st.Ino}
+				if s.St.Dev != 0 || s.St.Ino != 0 {
+					j.id = &confined.FileID{Dev: uint64(s.St.Dev), Ino: s.St.Ino}
 				}
 				jobs = append(jobs, j)
-				need += allocatedOf(&s.st)
+				need += allocatedOf(&s.St)
 			}
 		}
 		m.Entries = append(m.Entries, e)
@@ -378,7 +380,7 @@ func (b *Backend) readEntries(ctx context.Context, root *beneath, dir string, m 
 // filling in their entries' hashes and m's AddedBytes; the first failure
 // stops the rest. It gives the content it added, even on failure, so a
 // failed take can collect it, and the bytes it copied.
-func (b *Backend) copyNew(ctx context.Context, root *beneath, m *manifest, jobs []copyJob) (added []string, copied int64, err error) {
+func (b *Backend) copyNew(ctx context.Context, root *confined.Beneath, m *store.Manifest, jobs []copyJob) (added []string, copied int64, err error) {
 	var (
 		mu      sync.Mutex
 		firstEr error
@@ -403,7 +405,7 @@ func (b *Backend) copyNew(ctx context.Context, root *beneath, m *manifest, jobs 
 					firstEr = fmt.Errorf("%s: %w", e.Path, err)
 					cancel()
 				}
-				if err == nil && e.Type == typeFile {
+				if err == nil && e.Type == store.TypeFile {
 					copied += e.Size
 				}
 				mu.Unlock()
@@ -422,24 +424,6 @@ func (b *Backend) copyNew(ctx context.Context, root *beneath, m *manifest, jobs 
 		firstEr = ctx.Err()
 	}
 	return added, copied, firstEr
-}
-
-// dropVanished drops the files that vanished before they were read, and
-// counts m's files and their bytes.
-func (m *manifest) dropVanished() {
-	kept := m.Entries[:0]
-	for _, e := range m.Entries {
-		if e.Type != "" {
-			kept = append(kept, e)
-		}
-	}
-	m.Entries = kept
-	for i := range m.Entries {
-		if m.Entries[i].Type == typeFile {
-			m.Files++
-			m.Bytes += m.Entries[i].Size
-		}
-	}
 }
 
 // allocatedOf is what a file holds on disk, at most its size: a sparse file's
@@ -485,7 +469,7 @@ var errRetyped = errors.New("no longer a file")
 // another file than the one the scan saw (want), is copied again, up to
 // maxCopyAttempts; one that vanished is dropped (e.Type = ""); one that is
 // no longer a file is taken as what it is now (a pipe, a folder), unread.
-func (b *Backend) copyIn(ctx context.Context, root *beneath, e *entry, want *fileID) (isNew bool, err error) {
+func (b *Backend) copyIn(ctx context.Context, root *confined.Beneath, e *store.Entry, want *confined.FileID) (isNew bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -508,7 +492,7 @@ func (b *Backend) copyIn(ctx context.Context, root *beneath, e *entry, want *fil
 			return false, err
 		}
 		e.Hash = hash
-		b.present.addHex(hash) // in the store now, under the take's lock
+		b.Present.AddHex(hash) // in the store now, under the take's lock
 		return isNew, nil
 	}
 }
@@ -523,19 +507,19 @@ var errChanged = errors.New("changed while copied")
 // descriptor (openRegular): a pipe renamed over the file never holds the
 // take, and is taken as the pipe it is now; another file renamed over it
 // since the scan (want) is read again, as that file.
-func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool, error) {
-	src, before, err := root.openRegular(e.Path, want)
+func (b *Backend) copyOnce(root *confined.Beneath, e *store.Entry, want *confined.FileID) (string, bool, error) {
+	src, before, err := root.OpenRegular(e.Path, want)
 	if err != nil {
 		switch {
-		case goneOrSwapped(err):
+		case confined.GoneOrSwapped(err):
 			return "", false, errVanished
 		case errors.Is(err, unix.EAGAIN):
 			return "", false, errChanged // a rename raced the resolution
-		case errors.Is(err, errNotRegular):
-			*e = entryFromStat(e.Path, &before)
+		case errors.Is(err, confined.ErrNotRegular):
+			*e = store.EntryFromStat(e.Path, &before)
 			return "", false, errRetyped
-		case errors.Is(err, errNotScanned):
-			*want = fileID{dev: uint64(before.Dev), ino: before.Ino}
+		case errors.Is(err, confined.ErrNotScanned):
+			*want = confined.FileID{Dev: uint64(before.Dev), Ino: before.Ino}
 			return "", false, errChanged
 		}
 		return "", false, err
@@ -552,7 +536,7 @@ func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool,
 			_ = os.Remove(tmpName)
 		}
 	}()
-	if err := b.copyData(tmp, src); err != nil {
+	if err := b.CopyData(tmp, src); err != nil {
 		return "", false, err
 	}
 	if b.hooks.afterCopy != nil {
@@ -572,7 +556,7 @@ func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool,
 	if err := root.Lstat(e.Path, &now); err != nil {
 		return "", false, errVanished
 	}
-	hash, n, err := b.hashFile(tmp)
+	hash, n, err := b.HashFile(tmp)
 	if err != nil {
 		return "", false, err
 	}
@@ -585,9 +569,9 @@ func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool,
 	e.ATime = before.Atim.Nano()
 	e.CTime = before.Ctim.Nano()
 	e.Ino = before.Ino
-	e.Mode = uint32(fileModeOf(before.Mode))
+	e.Mode = uint32(store.FileModeOf(before.Mode))
 	e.UID, e.GID = before.Uid, before.Gid
-	dst := b.contentPath(hash)
+	dst := b.ContentPath(hash)
 	if _, err := os.Lstat(dst); err == nil {
 		return hash, false, nil
 	}
@@ -617,7 +601,7 @@ func (b *Backend) copyOnce(root *beneath, e *entry, want *fileID) (string, bool,
 // file system allows it, else a named temporary file (its name answered).
 func (b *Backend) newContentFile() (*os.File, string, error) {
 	if !b.noTmpfile.Load() {
-		fd, err := unix.Open(b.path(dirTmp), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
+		fd, err := unix.Open(b.Path(store.DirTmp), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
 		if err == nil {
 			return os.NewFile(uintptr(fd), "content"), "", nil
 		}
@@ -626,36 +610,21 @@ func (b *Backend) newContentFile() (*os.File, string, error) {
 		}
 		b.noTmpfile.Store(true)
 	}
-	f, err := os.CreateTemp(b.path(dirTmp), "c-")
+	f, err := os.CreateTemp(b.Path(store.DirTmp), "c-")
 	if err != nil {
 		return nil, "", err
 	}
 	return f, f.Name(), nil
 }
 
-// fileModeOf turns a stat's st_mode into the bits an entry keeps.
-func fileModeOf(m uint32) fs.FileMode {
-	out := fs.FileMode(m & 0o777)
-	if m&unix.S_ISUID != 0 {
-		out |= fs.ModeSetuid
-	}
-	if m&unix.S_ISGID != 0 {
-		out |= fs.ModeSetgid
-	}
-	if m&unix.S_ISVTX != 0 {
-		out |= fs.ModeSticky
-	}
-	return out
-}
-
 // publish writes the snapshot's folder under a temporary name, with its
 // manifest and label, after the content it names is on disk, then renames it
 // into place: a snapshot is never half-published.
-func (b *Backend) publish(ctx context.Context, m *manifest, lab label) error {
+func (b *Backend) publish(ctx context.Context, m *store.Manifest, lab store.Label) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tmp := b.path(dirSnapshots, takingPrefix+m.ID+"-"+randomSuffix())
+	tmp := b.Path(store.DirSnapshots, store.TakingPrefix+m.ID+"-"+store.RandomSuffix())
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
@@ -665,18 +634,18 @@ func (b *Backend) publish(ctx context.Context, m *manifest, lab label) error {
 			_ = os.RemoveAll(tmp)
 		}
 	}()
-	mdata, err := encodeChecked(m)
+	mdata, err := store.EncodeChecked(m)
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	ldata, err := encodeChecked(lab)
+	ldata, err := store.EncodeChecked(lab)
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, fileManifest), mdata, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, store.FileManifest), mdata, 0o600); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, fileLabel), ldata, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, store.FileLabel), ldata, 0o600); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	// One syncfs puts the content, the manifest and the label on disk before
@@ -684,14 +653,14 @@ func (b *Backend) publish(ctx context.Context, m *manifest, lab label) error {
 	if err := b.syncContent(); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	if err := os.Rename(tmp, b.snapDir(m.ID)); err != nil {
+	if err := os.Rename(tmp, b.SnapDir(m.ID)); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	ok = true
 	if b.noSync {
 		return nil
 	}
-	return syncDir(b.path(dirSnapshots))
+	return store.SyncDir(b.Path(store.DirSnapshots))
 }
 
 // syncContent flushes the store's file system once (syncfs), so the content a

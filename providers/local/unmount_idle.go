@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // UnmountIdle unmounts the disk image of every box nothing uses in the
@@ -33,10 +34,10 @@ func UnmountIdle(root string, log *slog.Logger) {
 	n := 0
 	for _, e := range ents {
 		box, ok := strings.CutSuffix(e.Name(), ".img")
-		if !ok || checkID("box", box) != nil {
+		if !ok || store.CheckID("box", box) != nil {
 			continue
 		}
-		dir := filepath.Join(root, dirBoxes, box)
+		dir := filepath.Join(root, store.DirBoxes, box)
 		if !isMounted(dir) {
 			continue
 		}

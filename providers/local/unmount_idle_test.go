@@ -54,7 +54,7 @@ func TestUnmountIdleLeavesNoMountButABoxInUse(t *testing.T) {
 		if n, want := mountsAt(t, dir), map[bool]int{true: 1, false: 0}[i == 2]; n != want {
 			t.Fatalf("box %s's folder has %d mounts after the stop, want %d", g.Ref, n, want)
 		}
-		if i < 2 && mountsAt(t, b.path(dirDisks, g.Ref+".fs")) != 0 {
+		if i < 2 && mountsAt(t, b.Path(dirDisks, g.Ref+".fs")) != 0 {
 			t.Fatalf("box %s's image is still mounted on its own folder after the stop", g.Ref)
 		}
 	}

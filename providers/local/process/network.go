@@ -1,4 +1,4 @@
-package local
+package process
 
 import (
 	"bytes"
@@ -38,9 +38,9 @@ const pastaWait = 10 * time.Second
 // maxPublish bounds how many ports a box publishes.
 const maxPublish = 16
 
-// checkPublish refuses, in words, a published port list that is not a few
+// CheckPublish refuses, in words, a published port list that is not a few
 // TCP port numbers.
-func checkPublish(ports []int) error {
+func CheckPublish(ports []int) error {
 	if len(ports) > maxPublish {
 		return &providers.RefusedError{Why: fmt.Sprintf("A box publishes at most %d ports.", maxPublish)}
 	}
@@ -52,9 +52,9 @@ func checkPublish(ports []int) error {
 	return nil
 }
 
-// pastaPath is pasta's path, or "" when it is not installed (said once in
+// PastaPath is pasta's path, or "" when it is not installed (said once in
 // the log: boxes then have no network). Called with b.mu held.
-func (b *Backend) pastaPath() string {
+func (b *Processes) PastaPath() string {
 	path, err := exec.LookPath("pasta")
 	if err != nil {
 		if !b.warnedPasta {
@@ -82,9 +82,9 @@ func pastaArgs(pasta string, publish []int) []string {
 		"--netns", "/proc/self/fd/3", "--userns", "/proc/self/fd/4"}
 }
 
-// sandboxPid reads bwrap's --info-fd: the process inside the sandbox, in
+// SandboxPid reads bwrap's --info-fd: the process inside the sandbox, in
 // the box's namespaces.
-func sandboxPid(info *os.File) (int, error) {
+func SandboxPid(info *os.File) (int, error) {
 	_ = info.SetReadDeadline(time.Now().Add(pastaWait))
 	var v struct {
 		ChildPid int `json:"child-pid"`
@@ -98,10 +98,10 @@ func sandboxPid(info *os.File) (int, error) {
 	return v.ChildPid, nil
 }
 
-// startPasta gives the namespace of the sandbox process pid its network and
+// StartPasta gives the namespace of the sandbox process pid its network and
 // returns once the namespace has a route (pasta configured it), or an error
 // if pasta ended or did not within pastaWait.
-func startPasta(pasta string, pid int, publish []int, who runAs, log *os.File) (*exec.Cmd, error) {
+func StartPasta(pasta string, pid int, publish []int, who RunAs, log *os.File) (*exec.Cmd, error) {
 	// bwrap names its sandbox process as soon as it is made, before that
 	// process has set up its namespaces; pasta joins them once it has, when
 	// it waits on --block-fd (its wait channel then ends in pipe_read).
@@ -142,8 +142,8 @@ func startPasta(pasta string, pid int, publish []int, who runAs, log *os.File) (
 	// As the box's user: the namespaces are that user's (bubblewrap made
 	// them as it), and pasta needs no more.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if who.switchTo {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}
+	if who.SwitchTo {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.Uid, Gid: who.Gid, Groups: []uint32{}}
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start pasta: %w", err)
@@ -170,8 +170,8 @@ func startPasta(pasta string, pid int, publish []int, who runAs, log *os.File) (
 	}
 }
 
-// endPasta ends the box's network stack once its process has ended.
-func endPasta(p *exec.Cmd) {
+// EndPasta ends the box's network stack once its process has ended.
+func EndPasta(p *exec.Cmd) {
 	if p != nil && p.Process != nil {
 		_ = p.Process.Kill()
 	}

@@ -1,4 +1,4 @@
-package local
+package confined
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// beneath is a folder (a box's) opened once: the one way boxsnap touches a
+// Beneath is a folder (a box's) opened once: the one way boxsnap touches a
 // box's files. The take and the scan read through it (open, Lstat, Readlink),
 // the compare hashes through it, and the restore, the fork, the reset and
 // set straight make every change of a path through it (confined.go has the
@@ -27,9 +27,9 @@ import (
 //
 // os.Root does not do for this: it follows links inside its folder, and its
 // Chmod and Chtimes follow a link put in the last component's place.
-type beneath struct {
-	dir string // for errors
-	fd  int    // O_PATH, O_DIRECTORY
+type Beneath struct {
+	Dir string // for errors
+	Fd  int    // O_PATH, O_DIRECTORY
 }
 
 // resolveBeneath is how every folder of a path is found.
@@ -38,35 +38,35 @@ var resolveBeneath = unix.OpenHow{
 	Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 }
 
-// openTree opens dir for changes beneath it. dir itself may be reached
+// OpenTree opens dir for changes beneath it. dir itself may be reached
 // through links: it is boxsnap's own path to the box's folder.
-func openTree(dir string) (*beneath, error) {
+func OpenTree(dir string) (*Beneath, error) {
 	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	return &beneath{dir: dir, fd: fd}, nil
+	return &Beneath{Dir: dir, Fd: fd}, nil
 }
 
 // Close lets go of the folder.
-func (t *beneath) Close() error { return unix.Close(t.fd) }
+func (t *Beneath) Close() error { return unix.Close(t.Fd) }
 
 // Sub opens the folder rel beneath t as a tree of its own, for many changes
 // in one folder.
-func (t *beneath) Sub(rel string) (*beneath, error) {
+func (t *Beneath) Sub(rel string) (*Beneath, error) {
 	if err := cleanArg("open", rel); err != nil {
 		return nil, err
 	}
-	fd, err := unix.Openat2(t.fd, rel, &resolveBeneath)
+	fd, err := unix.Openat2(t.Fd, rel, &resolveBeneath)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: rel, Err: err}
 	}
-	return &beneath{dir: t.dir + "/" + rel, fd: fd}, nil
+	return &Beneath{Dir: t.Dir + "/" + rel, Fd: fd}, nil
 }
 
 // cleanArg refuses a path that is not clean and relative.
 func cleanArg(op, rel string) error {
-	if why := checkRel(rel); why != "" {
+	if why := CheckRel(rel); why != "" {
 		return &fs.PathError{Op: op, Path: rel, Err: fmt.Errorf("refused: the path %s", why)}
 	}
 	return nil
@@ -74,7 +74,7 @@ func cleanArg(op, rel string) error {
 
 // at opens the folder holding rel, found beneath t with no link followed,
 // and gives rel's name in it; done closes the folder. rel is not ".".
-func (t *beneath) at(op, rel string) (dfd int, name string, done func(), err error) {
+func (t *Beneath) at(op, rel string) (dfd int, name string, done func(), err error) {
 	if err := cleanArg(op, rel); err != nil {
 		return -1, "", nil, err
 	}
@@ -83,9 +83,9 @@ func (t *beneath) at(op, rel string) (dfd int, name string, done func(), err err
 	}
 	dir, name := path.Dir(rel), path.Base(rel)
 	if dir == "." {
-		return t.fd, name, func() {}, nil
+		return t.Fd, name, func() {}, nil
 	}
-	fd, err := unix.Openat2(t.fd, dir, &resolveBeneath)
+	fd, err := unix.Openat2(t.Fd, dir, &resolveBeneath)
 	if err != nil {
 		return -1, "", nil, &fs.PathError{Op: op, Path: rel, Err: err}
 	}
@@ -93,7 +93,7 @@ func (t *beneath) at(op, rel string) (dfd int, name string, done func(), err err
 }
 
 // do runs fn on rel's folder and name, naming rel in its error.
-func (t *beneath) do(op, rel string, fn func(dfd int, name string) error) error {
+func (t *Beneath) do(op, rel string, fn func(dfd int, name string) error) error {
 	dfd, name, done, err := t.at(op, rel)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (t *beneath) do(op, rel string, fn func(dfd int, name string) error) error 
 }
 
 // Mkdir makes the folder rel.
-func (t *beneath) Mkdir(rel string, perm fs.FileMode) error {
+func (t *Beneath) Mkdir(rel string, perm fs.FileMode) error {
 	return t.do("mkdir", rel, func(dfd int, name string) error {
 		return unix.Mkdirat(dfd, name, uint32(perm.Perm()))
 	})
@@ -114,21 +114,21 @@ func (t *beneath) Mkdir(rel string, perm fs.FileMode) error {
 
 // Symlink makes the link rel leading to target. The target is data: it may
 // name anything, and nothing here follows it.
-func (t *beneath) Symlink(target, rel string) error {
+func (t *Beneath) Symlink(target, rel string) error {
 	return t.do("symlink", rel, func(dfd int, name string) error {
 		return unix.Symlinkat(target, dfd, name)
 	})
 }
 
 // Mkfifo makes the named pipe rel.
-func (t *beneath) Mkfifo(rel string, perm fs.FileMode) error {
+func (t *Beneath) Mkfifo(rel string, perm fs.FileMode) error {
 	return t.do("mkfifo", rel, func(dfd int, name string) error {
 		return unix.Mkfifoat(dfd, name, uint32(perm.Perm()))
 	})
 }
 
 // Remove removes rel, a file, a link, a pipe or an empty folder.
-func (t *beneath) Remove(rel string) error {
+func (t *Beneath) Remove(rel string) error {
 	return t.do("remove", rel, func(dfd int, name string) error {
 		err := unix.Unlinkat(dfd, name, 0)
 		if errors.Is(err, unix.EISDIR) {
@@ -141,7 +141,7 @@ func (t *beneath) Remove(rel string) error {
 // RemoveAll removes rel and all it holds; it is no error when rel is
 // missing. The removal inside rel is os.Root's, rooted at rel's folder as
 // found beneath t: it never leaves that folder and follows no link.
-func (t *beneath) RemoveAll(rel string) error {
+func (t *Beneath) RemoveAll(rel string) error {
 	return t.do("removeall", rel, func(dfd int, name string) error {
 		r, err := os.OpenRoot(fmt.Sprintf("/proc/self/fd/%d", dfd))
 		if err != nil {
@@ -153,7 +153,7 @@ func (t *beneath) RemoveAll(rel string) error {
 }
 
 // Readlink gives the target of the link rel.
-func (t *beneath) Readlink(rel string) (string, error) {
+func (t *Beneath) Readlink(rel string) (string, error) {
 	var target string
 	err := t.do("readlink", rel, func(dfd int, name string) error {
 		for size := 256; ; size *= 2 {
@@ -172,9 +172,9 @@ func (t *beneath) Readlink(rel string) (string, error) {
 }
 
 // Lstat stats rel itself, never what it leads to.
-func (t *beneath) Lstat(rel string, st *unix.Stat_t) error {
+func (t *Beneath) Lstat(rel string, st *unix.Stat_t) error {
 	if rel == "." {
-		if err := unix.Fstat(t.fd, st); err != nil {
+		if err := unix.Fstat(t.Fd, st); err != nil {
 			return &fs.PathError{Op: "lstat", Path: rel, Err: err}
 		}
 		return nil
@@ -186,21 +186,21 @@ func (t *beneath) Lstat(rel string, st *unix.Stat_t) error {
 
 // OpenFile opens rel as os.OpenFile does, except that a link in its place
 // is never followed (O_NOFOLLOW).
-func (t *beneath) OpenFile(rel string, flag int, perm fs.FileMode) (*os.File, error) {
+func (t *Beneath) OpenFile(rel string, flag int, perm fs.FileMode) (*os.File, error) {
 	var f *os.File
 	err := t.do("open", rel, func(dfd int, name string) error {
 		fd, err := unix.Openat(dfd, name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
 		if err != nil {
 			return err
 		}
-		f = os.NewFile(uintptr(fd), t.dir+"/"+rel)
+		f = os.NewFile(uintptr(fd), t.Dir+"/"+rel)
 		return nil
 	})
 	return f, err
 }
 
 // Rename moves oldRel to newRel, both beneath t.
-func (t *beneath) Rename(oldRel, newRel string) error {
+func (t *Beneath) Rename(oldRel, newRel string) error {
 	return t.do("rename", oldRel, func(odfd int, oname string) error {
 		return t.do("rename", newRel, func(ndfd int, nname string) error {
 			return unix.Renameat(odfd, oname, ndfd, nname)
@@ -209,9 +209,9 @@ func (t *beneath) Rename(oldRel, newRel string) error {
 }
 
 // Lchown sets the owner of rel itself (a link's own, not its target's).
-func (t *beneath) Lchown(rel string, uid, gid int) error {
+func (t *Beneath) Lchown(rel string, uid, gid int) error {
 	if rel == "." {
-		if err := unix.Fchownat(t.fd, "", uid, gid, unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := unix.Fchownat(t.Fd, "", uid, gid, unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return &fs.PathError{Op: "lchown", Path: rel, Err: err}
 		}
 		return nil
@@ -224,7 +224,7 @@ func (t *beneath) Lchown(rel string, uid, gid int) error {
 // Chmod sets the mode of rel, with its setuid, setgid and sticky bits. A
 // link has no mode of its own: one found in rel's place is refused, never
 // followed.
-func (t *beneath) Chmod(rel string, mode fs.FileMode) error {
+func (t *Beneath) Chmod(rel string, mode fs.FileMode) error {
 	chmod := func(fd int) error {
 		var st unix.Stat_t
 		if err := unix.Fstat(fd, &st); err != nil {
@@ -238,7 +238,7 @@ func (t *beneath) Chmod(rel string, mode fs.FileMode) error {
 		return unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", fd), unixMode(mode))
 	}
 	if rel == "." {
-		if err := chmod(t.fd); err != nil {
+		if err := chmod(t.Fd); err != nil {
 			return &fs.PathError{Op: "chmod", Path: rel, Err: err}
 		}
 		return nil
@@ -255,10 +255,10 @@ func (t *beneath) Chmod(rel string, mode fs.FileMode) error {
 
 // Lutimes sets the access and modification times of rel itself, in nanoseconds
 // since the epoch.
-func (t *beneath) Lutimes(rel string, atime, mtime int64) error {
+func (t *Beneath) Lutimes(rel string, atime, mtime int64) error {
 	ts := []unix.Timespec{unix.NsecToTimespec(atime), unix.NsecToTimespec(mtime)}
 	if rel == "." {
-		if err := unix.UtimesNanoAt(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", t.fd), ts, 0); err != nil {
+		if err := unix.UtimesNanoAt(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", t.Fd), ts, 0); err != nil {
 			return &fs.PathError{Op: "utimes", Path: rel, Err: err}
 		}
 		return nil
@@ -266,4 +266,31 @@ func (t *beneath) Lutimes(rel string, atime, mtime int64) error {
 	return t.do("utimes", rel, func(dfd int, name string) error {
 		return unix.UtimesNanoAt(dfd, name, ts, unix.AT_SYMLINK_NOFOLLOW)
 	})
+}
+
+// unixMode is a FileMode's permission, setuid, setgid and sticky bits as
+// chmod takes them.
+func unixMode(m fs.FileMode) uint32 {
+	out := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		out |= unix.S_ISUID
+	}
+	if m&fs.ModeSetgid != 0 {
+		out |= unix.S_ISGID
+	}
+	if m&fs.ModeSticky != 0 {
+		out |= unix.S_ISVTX
+	}
+	return out
+}
+
+// ReadDirBeneath lists the folder rel beneath t, reached through no link.
+func ReadDirBeneath(t *Beneath, rel string) ([]fs.DirEntry, error) {
+	fd, err := t.Open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), t.Dir+"/"+rel)
+	defer f.Close()
+	return f.ReadDir(-1)
 }

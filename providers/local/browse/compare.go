@@ -1,4 +1,4 @@
-package local
+package browse
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // CompareFiles lists what differs between a snapshot and another snapshot,
@@ -22,14 +24,14 @@ import (
 // index built. Against now, a file whose stat is the one the snapshot (or
 // the box's last take or restore) recorded is not read; only files whose
 // stat moved and whose size did not are hashed, by the backend's workers.
-func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	old := sortedEntries(m.Entries)
 	if against != nil {
-		am, err := b.loadUsable(*against)
+		am, err := b.LoadUsable(*against)
 		if err != nil {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
@@ -37,31 +39,31 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 	}
 
 	guest := m.Guest
-	if owner := b.ownerOf(m); owner != guest.Ref {
-		guest = b.guestOf(owner, m.Guest.Kind) // an imported snapshot's box
+	if owner := b.OwnerOf(m); owner != guest.Ref {
+		guest = b.GuestOf(owner, m.Guest.Kind) // an imported snapshot's box
 	}
-	dir, err := b.existingBox(guest)
+	dir, err := b.ExistingBox(guest)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	found, err := b.scanTree(ctx, dir)
+	found, err := b.ScanTree(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
 	// The box's files are read beneath its folder, through no link.
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("compare: read box %s: %w", guest.Ref, err)
 	}
 	defer root.Close()
-	now := make([]entry, 0, len(found))
-	ids := make([]fileID, 0, len(found)) // which file the scan saw at each path of now
+	now := make([]store.Entry, 0, len(found))
+	ids := make([]confined.FileID, 0, len(found)) // which file the scan saw at each path of now
 	for i := range found {
-		e := entryFromStat(found[i].rel, &found[i].st)
+		e := store.EntryFromStat(found[i].Rel, &found[i].St)
 		if e.Type == "" || hidden(e.Path) {
 			continue
 		}
-		if e.Type == typeLink {
+		if e.Type == store.TypeLink {
 			t, err := root.Readlink(e.Path)
 			if err != nil {
 				continue // it vanished, or was swapped, while read
@@ -69,16 +71,16 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			e.Target = t
 		}
 		now = append(now, e)
-		ids = append(ids, fileID{dev: uint64(found[i].st.Dev), ino: found[i].st.Ino})
+		ids = append(ids, confined.FileID{Dev: uint64(found[i].St.Dev), Ino: found[i].St.Ino})
 	}
 	// Files on both sides with the same size: their hash from a stat that
 	// did not move, else from their content.
-	var known map[string]*entry
+	var known map[string]*store.Entry
 	var toHash []hashJob
 	j := 0
 	for i := range now {
 		ne := &now[i]
-		if ne.Type != typeFile {
+		if ne.Type != store.TypeFile {
 			continue
 		}
 		for j < len(old) && old[j].Path < ne.Path {
@@ -88,23 +90,23 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 			continue // added
 		}
 		oe := &old[j]
-		if oe.Type != typeFile || oe.Size != ne.Size {
+		if oe.Type != store.TypeFile || oe.Size != ne.Size {
 			continue // changed by its type or size: no need to read it
 		}
-		if oe.key() == ne.key() {
+		if oe.Key() == ne.Key() {
 			ne.Hash = oe.Hash
 			continue
 		}
 		if known == nil {
-			st, err := b.readState(guest.Ref)
+			k, err := b.KnownIndex(guest.Ref)
 			if err != nil {
 				return nil, fmt.Errorf("compare: %w", err)
 			}
-			if known = b.statIndex(st); known == nil {
-				known = map[string]*entry{}
+			if known = k; known == nil {
+				known = map[string]*store.Entry{}
 			}
 		}
-		if ke := known[ne.Path]; ke != nil && ke.Type == typeFile && ke.Hash != "" && ke.key() == ne.key() {
+		if ke := known[ne.Path]; ke != nil && ke.Type == store.TypeFile && ke.Hash != "" && ke.Key() == ne.Key() {
 			ne.Hash = ke.Hash
 		} else {
 			toHash = append(toHash, hashJob{e: ne, id: ids[i]})
@@ -118,32 +120,32 @@ func (b *Backend) CompareFiles(ctx context.Context, ref providers.SnapshotRef, a
 
 // sortedEntries gives a manifest's entries sorted by path, as a take writes
 // them; a copy is sorted only when they are not.
-func sortedEntries(es []entry) []entry {
+func sortedEntries(es []store.Entry) []store.Entry {
 	if sort.SliceIsSorted(es, func(i, j int) bool { return es[i].Path < es[j].Path }) {
 		return es
 	}
-	c := append([]entry(nil), es...)
-	sortEntries(c)
+	c := append([]store.Entry(nil), es...)
+	store.SortEntries(c)
 	return c
 }
 
 // hidden reports whether a path is boxsnap's own folder in the box or under
 // it: never browsed, never compared.
 func hidden(rel string) bool {
-	return rel == "." || rel == markerDir || strings.HasPrefix(rel, markerDir+"/")
+	return rel == "." || rel == confined.MarkerDir || strings.HasPrefix(rel, confined.MarkerDir+"/")
 }
 
 // hashJob is an entry to hash and the file the scan saw at its path.
 type hashJob struct {
-	e  *entry
-	id fileID
+	e  *store.Entry
+	id confined.FileID
 }
 
 // hashAll sets the hash of each entry from the box's file, with the
 // backend's workers. A file that vanished, is reached only through a link,
 // is no longer a regular file or is another file than the scan saw keeps no
 // hash: it changed.
-func (b *Backend) hashAll(ctx context.Context, root *beneath, es []hashJob) error {
+func (b *Files) hashAll(ctx context.Context, root *confined.Beneath, es []hashJob) error {
 	if len(es) == 0 {
 		return nil
 	}
@@ -153,12 +155,12 @@ func (b *Backend) hashAll(ctx context.Context, root *beneath, es []hashJob) erro
 		first error
 	)
 	ch := make(chan hashJob)
-	for w := 0; w < b.workers; w++ {
+	for w := 0; w < b.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				h, _, err := b.hashBeneath(root, j.e.Path, &j.id)
+				h, _, err := b.HashBeneath(root, j.e.Path, &j.id)
 				if err != nil {
 					if errors.Is(err, os.ErrNotExist) {
 						continue
@@ -192,10 +194,10 @@ func (b *Backend) hashAll(ctx context.Context, root *beneath, es []hashJob) erro
 // cur, both sorted by path, in path order. A folder is listed only when it
 // was added or removed, and what an added or removed folder holds is listed
 // too. boxsnap's own folder is left out.
-func diffSorted(old, cur []entry) []providers.FileChange {
+func diffSorted(old, cur []store.Entry) []providers.FileChange {
 	var out []providers.FileChange
-	size := func(e *entry) *int64 {
-		if e.Type != typeFile {
+	size := func(e *store.Entry) *int64 {
+		if e.Type != store.TypeFile {
 			return nil
 		}
 		v := e.Size
@@ -230,17 +232,17 @@ func diffSorted(old, cur []entry) []providers.FileChange {
 // link's target, a file's content, or its permission bits. A folder's own
 // times are left out: what it holds is listed instead. A current file with
 // no hash was not read (its size differs) or vanished: it changed.
-func differs(oe, ne *entry) bool {
+func differs(oe, ne *store.Entry) bool {
 	if oe.Type != ne.Type {
 		return true
 	}
-	if oe.fileMode() != ne.fileMode() {
+	if oe.FileMode() != ne.FileMode() {
 		return true
 	}
 	switch oe.Type {
-	case typeLink:
+	case store.TypeLink:
 		return oe.Target != ne.Target
-	case typeFile:
+	case store.TypeFile:
 		return oe.Size != ne.Size || ne.Hash == "" || oe.Hash != ne.Hash
 	}
 	return false
@@ -249,11 +251,11 @@ func differs(oe, ne *entry) bool {
 // changeType is a manifest type in FileEntry's words.
 func changeType(t string) string {
 	switch t {
-	case typeFile:
+	case store.TypeFile:
 		return "file"
-	case typeDir:
+	case store.TypeDir:
 		return "dir"
-	case typeLink:
+	case store.TypeLink:
 		return "link"
 	}
 	return "other"
@@ -261,8 +263,8 @@ func changeType(t string) string {
 
 // OpenFile opens one regular file of a snapshot to be streamed, checking its
 // content against its hash as it is read.
-func (b *Backend) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
@@ -270,7 +272,7 @@ func (b *Backend) OpenFile(ctx context.Context, ref providers.SnapshotRef, p str
 	if err != nil {
 		return nil, providers.FileEntry{}, err
 	}
-	idx, err := b.manifestIndex(m.ID)
+	idx, err := b.ManifestIndex(m.ID)
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
@@ -279,17 +281,17 @@ func (b *Backend) OpenFile(ctx context.Context, ref providers.SnapshotRef, p str
 		return nil, providers.FileEntry{}, err
 	}
 	switch e.Type {
-	case typeFile:
-	case typeLink:
+	case store.TypeFile:
+	case store.TypeLink:
 		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
 	default:
 		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
 	}
-	f, err := os.Open(b.contentPath(e.Hash))
+	f, err := os.Open(b.ContentPath(e.Hash))
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
 	}
-	return &checkedReader{f: f, h: sha256.New(), want: e.Hash, left: e.Size, rel: rel, damaged: func(why string) { b.markDamaged(m.ID, why) }}, fileEntry(e), nil
+	return &checkedReader{f: f, h: sha256.New(), want: e.Hash, left: e.Size, rel: rel, damaged: func(why string) { b.MarkDamaged(m.ID, why) }}, fileEntry(e), nil
 }
 
 // checkedReader reads a content file and checks, at its end, that it is the
@@ -311,7 +313,7 @@ func (r *checkedReader) Read(p []byte) (int, error) {
 		if r.left != 0 || hex.EncodeToString(r.h.Sum(nil)) != r.want {
 			why := fmt.Sprintf("Its content is damaged on disk: %s does not match its hash", r.rel)
 			r.damaged(why)
-			return n, fmt.Errorf("read %s: %w: %w", r.rel, errDamaged, providers.ErrIncomplete)
+			return n, fmt.Errorf("read %s: %w: %w", r.rel, store.ErrDamaged, providers.ErrIncomplete)
 		}
 	}
 	return n, err
@@ -322,8 +324,8 @@ func (r *checkedReader) Close() error { return r.f.Close() }
 // WalkFiles calls fn with every entry of a snapshot under dir, dir first,
 // in path order (a folder before what it holds), leaving out boxsnap's own
 // folder.
-func (b *Backend) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
-	m, err := b.loadUsable(ref)
+func (b *Files) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return fmt.Errorf("download: %w", err)
 	}
@@ -331,7 +333,7 @@ func (b *Backend) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	if err != nil {
 		return err
 	}
-	idx, err := b.manifestIndex(m.ID)
+	idx, err := b.ManifestIndex(m.ID)
 	if err != nil {
 		return fmt.Errorf("download: %w", err)
 	}
@@ -339,7 +341,7 @@ func (b *Backend) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	if err != nil {
 		return err
 	}
-	if top.Type != typeDir {
+	if top.Type != store.TypeDir {
 		return fn(fileEntry(top))
 	}
 	prefix := rel + "/"

@@ -1,4 +1,4 @@
-package local
+package browse
 
 import (
 	"context"
@@ -7,17 +7,16 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
-
-var _ providers.ReadChecker = (*Backend)(nil)
 
 // CheckReadable checks, before a download streams a byte, that every file
 // of a snapshot under dir has its content in the store, of the size the
 // manifest recorded: a content file deleted or cut short on disk is
 // ErrIncomplete here, not a stream cut part way. Each content is looked at
 // once (a stat, no read).
-func (b *Backend) CheckReadable(ctx context.Context, ref providers.SnapshotRef, dir string) error {
-	m, err := b.loadUsable(ref)
+func (b *Files) CheckReadable(ctx context.Context, ref providers.SnapshotRef, dir string) error {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return err
 	}
@@ -29,7 +28,7 @@ func (b *Backend) CheckReadable(ctx context.Context, ref providers.SnapshotRef, 
 	seen := make(map[string]bool)
 	for i := range m.Entries {
 		e := &m.Entries[i]
-		if e.Type != typeFile || seen[e.Hash] {
+		if e.Type != store.TypeFile || seen[e.Hash] {
 			continue
 		}
 		if rel != "." && e.Path != rel && !strings.HasPrefix(e.Path, prefix) {
@@ -41,7 +40,7 @@ func (b *Backend) CheckReadable(ctx context.Context, ref providers.SnapshotRef, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fi, err := os.Lstat(b.contentPath(e.Hash))
+		fi, err := os.Lstat(b.ContentPath(e.Hash))
 		switch {
 		case err != nil:
 			return fmt.Errorf("the content of %s is missing on disk: %w", e.Path, providers.ErrIncomplete)

@@ -1,4 +1,4 @@
-package local
+package confined
 
 import (
 	"context"
@@ -8,67 +8,56 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/boxsnap/boxsnap/providers/local/store"
 	"golang.org/x/sys/unix"
 )
 
-// scanned is one path of a folder, as a scan found it.
-type scanned struct {
-	rel string // slash-separated; "." for the top
-	st  unix.Stat_t
-	// prev is the path's entry in the manifest a journal-driven read starts
+// Scanner reads a box's folder, beneath it, with several workers.
+type Scanner struct {
+	workers int
+}
+
+// NewScanner is a Scanner that reads with workers folders at once.
+func NewScanner(workers int) *Scanner { return &Scanner{workers: workers} }
+
+// Scanned is one path of a folder, as a scan found it.
+type Scanned struct {
+	Rel string // slash-separated; "." for the top
+	St  unix.Stat_t
+	// Prev is the path's entry in the manifest a journal-driven read starts
 	// from; nil from a walk.
-	prev *entry
+	Prev *store.Entry
 }
 
-// mode gives the path's fs.FileMode from its stat.
-func (s *scanned) mode() fs.FileMode { return modeOfStat(s.st.Mode) }
+// Mode gives the path's fs.FileMode from its stat.
+func (s *Scanned) Mode() fs.FileMode { return store.ModeOfStat(s.St.Mode) }
 
-// modeOfStat turns st_mode into an fs.FileMode with its type.
-func modeOfStat(m uint32) fs.FileMode {
-	out := fileModeOf(m)
-	switch m & unix.S_IFMT {
-	case unix.S_IFDIR:
-		out |= fs.ModeDir
-	case unix.S_IFLNK:
-		out |= fs.ModeSymlink
-	case unix.S_IFIFO:
-		out |= fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		out |= fs.ModeSocket
-	case unix.S_IFCHR:
-		out |= fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		out |= fs.ModeDevice
-	}
-	return out
-}
-
-// scanTree stats every path under dir, never following a link, with the
+// ScanTree stats every path under dir, never following a link, with the
 // backend's workers reading folders side by side. Each folder is opened
-// beneath dir with no link followed in any component (confined.go), and
+// beneath dir with no link followed in any component (go), and
 // each stat is relative to its folder's descriptor (fstatat): a folder the
 // box swaps for a link while the scan reads is left out, never listed. Paths that vanish while it reads are left out. The answer is sorted
 // by path, which puts every folder before what it holds.
-func (b *Backend) scanTree(ctx context.Context, dir string) ([]scanned, error) {
-	return b.scanFrom(ctx, dir, ".")
+func (b *Scanner) ScanTree(ctx context.Context, dir string) ([]Scanned, error) {
+	return b.ScanFrom(ctx, dir, ".")
 }
 
-// scanFrom is scanTree of the folder rel under dir and what it holds, with
+// ScanFrom is scanTree of the folder rel under dir and what it holds, with
 // paths relative to dir.
-func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, error) {
-	root, err := openTree(dir)
+func (b *Scanner) ScanFrom(ctx context.Context, dir, rel string) ([]Scanned, error) {
+	root, err := OpenTree(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
 	var top unix.Stat_t
 	if err := root.Lstat(rel, &top); err != nil {
-		if rel != "." && goneOrSwapped(err) {
+		if rel != "." && GoneOrSwapped(err) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	out := []scanned{{rel: rel, st: top}}
+	out := []Scanned{{Rel: rel, St: top}}
 	if top.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return out, nil
 	}
@@ -120,30 +109,30 @@ func (b *Backend) scanFrom(ctx context.Context, dir, rel string) ([]scanned, err
 	if first != nil {
 		return nil, first
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	sort.Slice(out, func(i, j int) bool { return out[i].Rel < out[j].Rel })
 	return out, nil
 }
 
 // scanDir reads one folder: its entries' stats and its subfolders.
-func scanDir(root *beneath, rel string) ([]scanned, []string, error) {
-	path := root.dir
+func scanDir(root *Beneath, rel string) ([]Scanned, []string, error) {
+	path := root.Dir
 	if rel != "." {
-		path = root.dir + "/" + rel
+		path = root.Dir + "/" + rel
 	}
-	fd, err := root.open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	fd, err := root.Open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 	if err != nil {
-		if goneOrSwapped(err) {
+		if GoneOrSwapped(err) {
 			return nil, nil, nil // it vanished, or became something else
 		}
 		return nil, nil, err
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	names, err := readNames(f)
+	names, err := ReadNames(f)
 	if err != nil {
 		return nil, nil, err
 	}
-	found := make([]scanned, 0, len(names))
+	found := make([]Scanned, 0, len(names))
 	var subdirs []string
 	for _, name := range names {
 		var st unix.Stat_t
@@ -157,7 +146,7 @@ func scanDir(root *beneath, rel string) ([]scanned, []string, error) {
 		if rel != "." {
 			r = rel + "/" + name
 		}
-		found = append(found, scanned{rel: r, st: st})
+		found = append(found, Scanned{Rel: r, St: st})
 		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			subdirs = append(subdirs, r)
 		}
@@ -165,11 +154,11 @@ func scanDir(root *beneath, rel string) ([]scanned, []string, error) {
 	return found, subdirs, nil
 }
 
-// readNames reads an open folder's names. A folder removed after it was
+// ReadNames reads an open folder's names. A folder removed after it was
 // opened (the box's own work going on while a take reads it) reads as
 // empty, as one removed before it was opened does: getdents answers ENOENT
 // for a folder with no links left.
-func readNames(f *os.File) ([]string, error) {
+func ReadNames(f *os.File) ([]string, error) {
 	names, err := f.Readdirnames(-1)
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {

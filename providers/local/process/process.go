@@ -1,4 +1,4 @@
-package local
+package process
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/user"
@@ -16,13 +17,45 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
+
+// Processes runs the boxes' processes on this host: the user each runs
+// as, the sandbox (bwrap) and network (pasta) around it, and the cgroup
+// that holds and freezes whatever it starts.
+type Processes struct {
+	log  *slog.Logger
+	root string
+	// warnedUser is set once the log said a template's user cannot be
+	// switched to (boxsnap does not run as root).
+	warnedUser bool
+	// warnedPasta is set once the log said pasta is not installed.
+	warnedPasta bool
+
+	cgOnce sync.Once
+	cg     Cgroups // where box cgroups are made (boxCgroups)
+
+	BwrapOnce sync.Once
+	Bwrap     string // bwrap's path when box processes run inside it
+	selfPath  string // Config.Self
+	// diskBound is a box's disk bound, from its limits (disk.go).
+	diskBound func(providers.BoxLimits) int64
+}
+
+// NewProcesses runs the processes of the boxes of the store under root,
+// logging to log; self is boxsnap's own executable (os.Executable() when
+// empty).
+func NewProcesses(log *slog.Logger, root, self string, diskBound func(providers.BoxLimits) int64) *Processes {
+	return &Processes{log: log, root: root, selfPath: self, diskBound: diskBound}
+}
 
 // DefaultBoxUser is the unprivileged user a box's process runs as when its
 // template names none and boxsnap runs as root: boxsnap makes it (useradd)
@@ -39,29 +72,29 @@ const (
 	DefaultOpenFiles   = 1024
 )
 
-// runAs is who a box's process runs as.
-type runAs struct {
-	name     string
-	uid, gid uint32
-	// switchTo is set when boxsnap runs as root and switches to the user;
+// RunAs is who a box's process runs as.
+type RunAs struct {
+	Name     string
+	Uid, Gid uint32
+	// SwitchTo is set when boxsnap runs as root and switches to the user;
 	// otherwise the process runs as boxsnap's own (unprivileged) user.
-	switchTo bool
+	SwitchTo bool
 }
 
-// boxUser resolves the user a box's process runs as: the template's, or
+// BoxUser resolves the user a box's process runs as: the template's, or
 // DefaultBoxUser, made when missing. It never answers root. Called with
 // b.mu held.
-func (b *Backend) boxUser(name string) (runAs, error) {
+func (b *Processes) BoxUser(name string) (RunAs, error) {
 	if os.Geteuid() != 0 {
 		me, err := user.Current()
 		if err != nil {
-			return runAs{}, fmt.Errorf("read boxsnap's own user: %w", err)
+			return RunAs{}, fmt.Errorf("read boxsnap's own user: %w", err)
 		}
 		if name != "" && name != me.Username && !b.warnedUser {
 			b.warnedUser = true
 			b.log.Warn("boxsnap does not run as root, so a box's process runs as boxsnap's own user, not the template's", "user", me.Username, "template_user", name)
 		}
-		return runAs{name: me.Username, uid: uint32(os.Geteuid()), gid: uint32(os.Getegid())}, nil
+		return RunAs{Name: me.Username, Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}, nil
 	}
 	if name == "" {
 		name = DefaultBoxUser
@@ -72,42 +105,42 @@ func (b *Backend) boxUser(name string) (runAs, error) {
 		out, addErr := exec.Command("useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
 			"--shell", "/usr/sbin/nologin", "--comment", "boxsnap's box processes", DefaultBoxUser).CombinedOutput()
 		if addErr != nil {
-			return runAs{}, fmt.Errorf("make the unprivileged user %s for box processes: %v: %s", DefaultBoxUser, addErr, out)
+			return RunAs{}, fmt.Errorf("make the unprivileged user %s for box processes: %v: %s", DefaultBoxUser, addErr, out)
 		}
 		b.log.Info("made the unprivileged user that box processes run as (useradd --system)", "user", DefaultBoxUser)
 		u, err = user.Lookup(name)
 	}
 	if errors.As(err, &unknown) {
-		return runAs{}, &providers.RefusedError{Why: fmt.Sprintf("The box's user %s does not exist on this host.", name)}
+		return RunAs{}, &providers.RefusedError{Why: fmt.Sprintf("The box's user %s does not exist on this host.", name)}
 	}
 	if err != nil {
-		return runAs{}, fmt.Errorf("look up the box's user %s: %w", name, err)
+		return RunAs{}, fmt.Errorf("look up the box's user %s: %w", name, err)
 	}
 	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
 	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
 	if err1 != nil || err2 != nil {
-		return runAs{}, fmt.Errorf("the box's user %s has no numeric IDs", name)
+		return RunAs{}, fmt.Errorf("the box's user %s has no numeric IDs", name)
 	}
 	if uid == 0 || gid == 0 {
-		return runAs{}, &providers.RefusedError{Why: fmt.Sprintf("A box's process never runs as root, and %s is root.", name)}
+		return RunAs{}, &providers.RefusedError{Why: fmt.Sprintf("A box's process never runs as root, and %s is root.", name)}
 	}
-	return runAs{name: name, uid: uint32(uid), gid: uint32(gid), switchTo: true}, nil
+	return RunAs{Name: name, Uid: uint32(uid), Gid: uint32(gid), SwitchTo: true}, nil
 }
 
-// ownBy gives the box's folder to the box's user the first time its process
+// OwnBy gives the box's folder to the box's user the first time its process
 // starts (a template's copy keeps the template's owners), so that the
 // process can write in it and nowhere else of boxsnap's.
-func ownBy(dir string, who runAs) error {
-	if !who.switchTo {
+func OwnBy(dir string, who RunAs) error {
+	if !who.SwitchTo {
 		return nil
 	}
-	t, err := openTree(dir)
+	t, err := confined.OpenTree(dir)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
 	var st unix.Stat_t
-	if err := t.Lstat(".", &st); err == nil && st.Uid == who.uid {
+	if err := t.Lstat(".", &st); err == nil && st.Uid == who.Uid {
 		return nil
 	}
 	return chownBeneath(t, ".", who)
@@ -115,15 +148,15 @@ func ownBy(dir string, who runAs) error {
 
 // chownBeneath gives rel and all it holds to who, each path found beneath
 // t through no link, and a link's own owner set, never its target's.
-func chownBeneath(t *beneath, rel string, who runAs) error {
-	if err := t.Lchown(rel, int(who.uid), int(who.gid)); err != nil {
+func chownBeneath(t *confined.Beneath, rel string, who RunAs) error {
+	if err := t.Lchown(rel, int(who.Uid), int(who.Gid)); err != nil {
 		return err
 	}
 	var st unix.Stat_t
 	if err := t.Lstat(rel, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return err
 	}
-	ents, err := readDirBeneath(t, rel)
+	ents, err := confined.ReadDirBeneath(t, rel)
 	if err != nil {
 		return err
 	}
@@ -135,11 +168,11 @@ func chownBeneath(t *beneath, rel string, who runAs) error {
 	return nil
 }
 
-// sandbox says whether box processes run inside bubblewrap: bwrap is
+// Sandbox says whether box processes run inside bubblewrap: bwrap is
 // installed and makes a sandbox as the box's user on this host. Probed
 // once, and said in the log.
-func (b *Backend) sandbox(who runAs) string {
-	b.bwrapOnce.Do(func() {
+func (b *Processes) Sandbox(who RunAs) string {
+	b.BwrapOnce.Do(func() {
 		path, err := exec.LookPath("bwrap")
 		if err != nil {
 			b.log.Warn("bubblewrap (bwrap) is not installed: box processes run as an unprivileged user with limits, but see the whole host's files that user may read and share the host's network, its loopback too (README, Security model)")
@@ -149,27 +182,27 @@ func (b *Backend) sandbox(who runAs) string {
 		defer cancel()
 		probe := exec.CommandContext(ctx, path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "/bin/true")
 		probe.Env = []string{}
-		if who.switchTo {
-			probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: who.uid, Gid: who.gid, Groups: []uint32{}}}
+		if who.SwitchTo {
+			probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: who.Uid, Gid: who.Gid, Groups: []uint32{}}}
 		}
 		if out, err := probe.CombinedOutput(); err != nil {
 			b.log.Warn("bubblewrap cannot make a sandbox on this host: box processes run without it", "err", err, "output", string(out))
 			return
 		}
-		b.bwrap = path
+		b.Bwrap = path
 		b.log.Info("box processes run inside bubblewrap: only the box's folder is writable, boxsnap's own folder is hidden, and each box has its own network namespace, without the host's loopback")
 	})
-	return b.bwrap
+	return b.Bwrap
 }
 
-// processArgs is the command line of a box's process: bwrap where it
+// ProcessArgs is the command line of a box's process: bwrap where it
 // works, then prlimit setting the limits before the command runs (Go's
 // SysProcAttr has no rlimits, and setting them on boxsnap itself would bound
 // boxsnap), then the shell. bwrap gives the box its own network namespace;
 // with waitNet, bwrap names its sandbox process on fd 3 (--info-fd) and
 // waits for a byte on fd 4 (--block-fd) before it runs the command, so that
 // the command starts with its network set up (network.go).
-func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who runAs, waitNet bool) ([]string, error) {
+func (b *Processes) ProcessArgs(dir, command string, lim providers.BoxLimits, who RunAs, waitNet bool) ([]string, error) {
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
 		return nil, errors.New("prlimit (util-linux) is not installed: boxsnap does not start a box's process without its limits")
@@ -181,7 +214,7 @@ func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who 
 		lim.OpenFiles = DefaultOpenFiles
 	}
 	var args []string
-	if bw := b.sandbox(who); bw != "" {
+	if bw := b.Sandbox(who); bw != "" {
 		args = append(args, bw, "--die-with-parent", "--unshare-all",
 			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp")
 		if waitNet {
@@ -199,11 +232,11 @@ func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who 
 	// --fsize: no one file grows past the box's disk bound (EFBIG); the
 	// whole folder is bounded by watchDisk.
 	args = append(args, prlimit, fmt.Sprintf("--data=%d", lim.MemoryBytes), fmt.Sprintf("--nofile=%d", lim.OpenFiles),
-		fmt.Sprintf("--fsize=%d", diskBound(lim, b.diskBytes)))
+		fmt.Sprintf("--fsize=%d", b.diskBound(lim)))
 	switch {
 	case lim.Processes > 0:
 		args = append(args, fmt.Sprintf("--nproc=%d", lim.Processes))
-	case who.switchTo:
+	case who.SwitchTo:
 		// Not as boxsnap's own user: its count holds boxsnap's threads too.
 		args = append(args, fmt.Sprintf("--nproc=%d", DefaultProcesses))
 	}
@@ -211,7 +244,7 @@ func (b *Backend) processArgs(dir, command string, lim providers.BoxLimits, who 
 }
 
 // self is boxsnap's own executable, or "" when it cannot be told.
-func (b *Backend) self() string {
+func (b *Processes) self() string {
 	if b.selfPath != "" {
 		return b.selfPath
 	}
@@ -250,9 +283,9 @@ func underTmp(path string) bool {
 	return false
 }
 
-// envList is the process's whole environment: the template's, nothing of
+// EnvList is the process's whole environment: the template's, nothing of
 // boxsnap's own.
-func envList(env map[string]string) []string {
+func EnvList(env map[string]string) []string {
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v)
@@ -326,39 +359,8 @@ func Passable(dir, stop string) error {
 	return nil
 }
 
-// terminate sends SIGTERM to the box's process group. Inside bubblewrap the
-// group's leader is bwrap itself, which dies of SIGTERM and takes the whole
-// sandbox with it: there each process of the group but the leader gets it,
-// so the box's own processes end as they choose, or are killed with the
-// group after the stop's bound, as without bubblewrap.
-//
-// A box in a freezer cgroup is thawed (a frozen process acts on no signal),
-// and every process in the cgroup gets SIGTERM too, one that left the group
-// (setsid) as well; what is left when the leader has ended is killed then
-// (endFreezer).
-func (p *proc) terminate() {
-	pgid := p.cmd.Process.Pid
-	if p.cgroup != "" {
-		_ = thaw(p.cgroup)
-		for _, pid := range cgroupProcs(p.cgroup) {
-			if pid != os.Getpid() && (!p.sandboxed || pid != pgid) {
-				_ = syscall.Kill(pid, syscall.SIGTERM)
-			}
-		}
-	}
-	if !p.sandboxed {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		return
-	}
-	for _, pid := range groupMembers(pgid) {
-		if pid != pgid {
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-		}
-	}
-}
-
-// groupMembers reads /proc for the processes of a process group.
-func groupMembers(pgid int) []int {
+// GroupMembers reads /proc for the processes of a process group.
+func GroupMembers(pgid int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -394,40 +396,40 @@ func groupMembers(pgid int) []int {
 // part of the core and needs no controller, so it works on a host whose
 // controllers are all on v1, where the unified hierarchy holds none.
 
-// cgroups is the folder boxsnap makes box cgroups in, and its version.
-type cgroups struct {
-	// root is <hierarchy>/boxsnap; "" where boxsnap can make none.
-	root string
-	v2   bool
+// Cgroups is the folder boxsnap makes box cgroups in, and its version.
+type Cgroups struct {
+	// Root is <hierarchy>/boxsnap; "" where boxsnap can make none.
+	Root string
+	V2   bool
 }
 
-// v1FreezerRoot is where the cgroup v1 freezer is mounted on Debian.
-const v1FreezerRoot = "/sys/fs/cgroup/freezer"
+// V1FreezerRoot is where the cgroup v1 freezer is mounted on Debian.
+const V1FreezerRoot = "/sys/fs/cgroup/freezer"
 
-// cgroupsAt makes (or finds) the boxsnap folder in the hierarchy mounted
+// CgroupsAt makes (or finds) the boxsnap folder in the hierarchy mounted
 // at mount, and says whether it is one boxsnap can freeze box cgroups in:
 // v2 where its cgroups have cgroup.freeze, v1 where they have
 // freezer.state.
-func cgroupsAt(mount string) (cgroups, error) {
+func CgroupsAt(mount string) (Cgroups, error) {
 	root := filepath.Join(mount, "boxsnap")
 	if err := os.Mkdir(root, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return cgroups{}, err
+		return Cgroups{}, err
 	}
 	if _, err := os.Stat(filepath.Join(root, "cgroup.freeze")); err == nil {
-		return cgroups{root: root, v2: true}, nil
+		return Cgroups{Root: root, V2: true}, nil
 	}
 	if _, err := os.Stat(filepath.Join(root, "freezer.state")); err == nil {
-		return cgroups{root: root}, nil
+		return Cgroups{Root: root}, nil
 	}
 	_ = os.Remove(root) // made here for nothing, or kept by another process
-	return cgroups{}, fmt.Errorf("%s freezes no cgroup (neither cgroup.freeze nor freezer.state)", mount)
+	return Cgroups{}, fmt.Errorf("%s freezes no cgroup (neither cgroup.freeze nor freezer.state)", mount)
 }
 
 // detectCgroups picks the hierarchy box cgroups are made in from the
 // mounts in mountinfo (/proc/self/mountinfo's lines): the first cgroup v2
 // mount that lets boxsnap make its folder, /sys/fs/cgroup first; else the
 // cgroup v1 freezer. It answers, too, why each other one was not taken.
-func detectCgroups(mountinfo string) (cgroups, []string) {
+func detectCgroups(mountinfo string) (Cgroups, []string) {
 	var v2, v1 []string
 	for _, line := range strings.Split(mountinfo, "\n") {
 		// … mount-point … - fstype source super-options
@@ -436,7 +438,7 @@ func detectCgroups(mountinfo string) (cgroups, []string) {
 		if !ok || len(f) < 5 || len(g) < 3 {
 			continue
 		}
-		mount := unescapeMount(f[4])
+		mount := UnescapeMount(f[4])
 		switch {
 		case g[0] == "cgroup2" && mount == "/sys/fs/cgroup":
 			v2 = append([]string{mount}, v2...)
@@ -448,7 +450,7 @@ func detectCgroups(mountinfo string) (cgroups, []string) {
 	}
 	var why []string
 	for _, m := range append(v2, v1...) {
-		c, err := cgroupsAt(m)
+		c, err := CgroupsAt(m)
 		if err == nil {
 			return c, why
 		}
@@ -457,11 +459,11 @@ func detectCgroups(mountinfo string) (cgroups, []string) {
 	if len(v2)+len(v1) == 0 {
 		why = append(why, "no cgroup v2 hierarchy and no cgroup v1 freezer is mounted")
 	}
-	return cgroups{}, why
+	return Cgroups{}, why
 }
 
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
+// UnescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func UnescapeMount(s string) string {
 	if !strings.Contains(s, "\\") {
 		return s
 	}
@@ -479,9 +481,9 @@ func unescapeMount(s string) string {
 	return out.String()
 }
 
-// boxCgroups is the hierarchy this backend makes box cgroups in, found
+// BoxCgroups is the hierarchy this backend makes box cgroups in, found
 // once (detectCgroups) and said in the log.
-func (b *Backend) boxCgroups() cgroups {
+func (b *Processes) BoxCgroups() Cgroups {
 	b.cgOnce.Do(func() {
 		info, err := os.ReadFile("/proc/self/mountinfo")
 		if err != nil {
@@ -491,41 +493,41 @@ func (b *Backend) boxCgroups() cgroups {
 		var why []string
 		b.cg, why = detectCgroups(string(info))
 		switch {
-		case b.cg.root == "":
+		case b.cg.Root == "":
 			b.log.Warn("local backend: no cgroup can be made for box processes: a take pauses a box's process group only (SIGSTOP)", "why", strings.Join(why, "; "))
-		case b.cg.v2:
-			b.log.Info("local backend: box processes are frozen for a take through cgroup v2 (cgroup.freeze)", "cgroups", b.cg.root)
+		case b.cg.V2:
+			b.log.Info("local backend: box processes are frozen for a take through cgroup v2 (cgroup.freeze)", "cgroups", b.cg.Root)
 		default:
-			b.log.Info("local backend: box processes are frozen for a take through the cgroup v1 freezer", "cgroups", b.cg.root, "v2_not_taken", strings.Join(why, "; "))
+			b.log.Info("local backend: box processes are frozen for a take through the cgroup v1 freezer", "cgroups", b.cg.Root, "v2_not_taken", strings.Join(why, "; "))
 		}
 	})
 	return b.cg
 }
 
-// useCgroups makes the backend make box cgroups in c, in place of what
+// UseCgroups makes the backend make box cgroups in c, in place of what
 // detectCgroups would find; it must come before the first start.
-func (b *Backend) useCgroups(c cgroups) bool {
+func (b *Processes) UseCgroups(c Cgroups) bool {
 	set := false
 	b.cgOnce.Do(func() { b.cg, set = c, true })
 	return set
 }
 
-// cgroupTag names this backend's root in its box cgroups' names: two
+// CgroupTag names this backend's root in its box cgroups' names: two
 // backends on one host (tests, two installs) may hold boxes of the same
 // ID, and each cleans only its own (cleanCgroups).
-func (b *Backend) cgroupTag() string {
+func (b *Processes) CgroupTag() string {
 	sum := sha256.Sum256([]byte(b.root))
 	return hex.EncodeToString(sum[:4])
 }
 
-// newFreezer makes a cgroup for one start of the box's process,
+// NewFreezer makes a cgroup for one start of the box's process,
 // <box>-<backend's tag>-<random>: the random tail keeps two starts apart.
-func (b *Backend) newFreezer(box string) (string, error) {
-	c := b.boxCgroups()
-	if c.root == "" {
+func (b *Processes) NewFreezer(box string) (string, error) {
+	c := b.BoxCgroups()
+	if c.Root == "" {
 		return "", errors.New("boxsnap can make no cgroup on this host")
 	}
-	cg := filepath.Join(c.root, box+"-"+b.cgroupTag()+"-"+randomSuffix()[:8])
+	cg := filepath.Join(c.Root, box+"-"+b.CgroupTag()+"-"+store.RandomSuffix()[:8])
 	if err := os.Mkdir(cg, 0o755); err != nil {
 		return "", err
 	}
@@ -536,21 +538,21 @@ func (b *Backend) newFreezer(box string) (string, error) {
 	return cg, nil
 }
 
-// isV2 says whether the cgroup cg is a cgroup v2 one.
-func isV2(cg string) bool {
+// IsV2 says whether the cgroup cg is a cgroup v2 one.
+func IsV2(cg string) bool {
 	_, err := os.Stat(filepath.Join(cg, "cgroup.freeze"))
 	return err == nil
 }
 
 // freezeFile is the file that freezes the cgroup cg.
 func freezeFile(cg string) string {
-	if isV2(cg) {
+	if IsV2(cg) {
 		return "cgroup.freeze"
 	}
 	return "freezer.state"
 }
 
-// startIn starts cmd with its first process born inside the cgroup cg, so
+// StartIn starts cmd with its first process born inside the cgroup cg, so
 // that nothing it runs, not even a child made before exec returns, is ever
 // outside it. cgroup v1 moves a single thread (its tasks file): a thread
 // locked for the fork is moved in, forks the process, and is moved back.
@@ -561,8 +563,8 @@ func freezeFile(cg string) string {
 //
 // In cgroup v2 a process moves whole, with all its threads, so there the
 // process is cloned straight into the cgroup (clone3's CLONE_INTO_CGROUP).
-func (b *Backend) startIn(cmd *exec.Cmd, cg string) (inCgroup bool, err error) {
-	if isV2(cg) {
+func (b *Processes) StartIn(cmd *exec.Cmd, cg string) (inCgroup bool, err error) {
+	if IsV2(cg) {
 		dir, err := os.Open(cg)
 		if err != nil {
 			return false, cmd.Start()
@@ -609,19 +611,19 @@ func threadFreezer() (string, error) {
 		// hierarchy-ID:controllers:path
 		f := strings.SplitN(line, ":", 3)
 		if len(f) == 3 && f[1] == "freezer" {
-			return filepath.Join(v1FreezerRoot, f[2]), nil
+			return filepath.Join(V1FreezerRoot, f[2]), nil
 		}
 	}
 	return "", errors.New("no freezer cgroup in /proc/thread-self/cgroup")
 }
 
-// freeze freezes the cgroup and waits, up to wait, until the kernel says
+// Freeze freezes the cgroup and waits, up to wait, until the kernel says
 // every process in it is frozen: cgroup.events says "frozen 1" (v2), or
 // freezer.state says FROZEN (v1). It answers false when some still were
 // not by then; the cgroup is left freezing, and thaw undoes it.
-func freeze(cg string, wait time.Duration) (bool, error) {
+func Freeze(cg string, wait time.Duration) (bool, error) {
 	file, value, done := filepath.Join(cg, "freezer.state"), "FROZEN", func(s string) bool { return strings.TrimSpace(s) == "FROZEN" }
-	if isV2(cg) {
+	if IsV2(cg) {
 		file, value = filepath.Join(cg, "cgroup.freeze"), "1"
 		done = func(s string) bool { return slices.Contains(strings.Split(s, "\n"), "frozen 1") }
 	}
@@ -648,16 +650,16 @@ func freeze(cg string, wait time.Duration) (bool, error) {
 	}
 }
 
-// thaw lets the cgroup's processes run again.
-func thaw(cg string) error {
-	if isV2(cg) {
+// Thaw lets the cgroup's processes run again.
+func Thaw(cg string) error {
+	if IsV2(cg) {
 		return os.WriteFile(filepath.Join(cg, "cgroup.freeze"), []byte("0"), 0)
 	}
 	return os.WriteFile(filepath.Join(cg, "freezer.state"), []byte("THAWED"), 0)
 }
 
-// cgroupProcs reads the processes in the cgroup.
-func cgroupProcs(cg string) []int {
+// CgroupProcs reads the processes in the cgroup.
+func CgroupProcs(cg string) []int {
 	data, err := os.ReadFile(filepath.Join(cg, "cgroup.procs"))
 	if err != nil {
 		return nil
@@ -671,18 +673,18 @@ func cgroupProcs(cg string) []int {
 	return out
 }
 
-// cgroupWait bounds how long the end of a box's process waits for what is
+// CgroupWait bounds how long the end of a box's process waits for what is
 // left in its cgroup to die of SIGKILL.
-const cgroupWait = 5 * time.Second
+const CgroupWait = 5 * time.Second
 
-// endFreezer ends what is left of a box's processes once its leader has
+// EndFreezer ends what is left of a box's processes once its leader has
 // ended (a setsid'd process is no longer in its group, so the group's
 // signals missed it), then removes the cgroup.
-func (b *Backend) endFreezer(box, cg string) {
-	_ = thaw(cg)
-	deadline := time.Now().Add(cgroupWait)
+func (b *Processes) EndFreezer(box, cg string) {
+	_ = Thaw(cg)
+	deadline := time.Now().Add(CgroupWait)
 	for {
-		left := cgroupProcs(cg)
+		left := CgroupProcs(cg)
 		if len(left) == 0 {
 			break
 		}

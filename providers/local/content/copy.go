@@ -1,4 +1,4 @@
-package local
+package content
 
 import (
 	"crypto/sha256"
@@ -7,9 +7,29 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
+
+// Copier copies files into the content store and hashes them: with a
+// reflink where the file system makes one, else copy_file_range, else
+// plain reads and writes, each refused way remembered; and it keeps which
+// content it found in the store since the last free.
+type Copier struct {
+	noClone atomic.Bool // the file system refused a reflink once
+	noRange atomic.Bool // copy_file_range was refused once: plain reads and writes
+	bufs    sync.Pool
+	Present presentSet // content found in the store since the last free
+}
+
+// NewCopier is a Copier that has found no content yet.
+func NewCopier() *Copier {
+	c := &Copier{}
+	c.bufs.New = func() any { p := make([]byte, hashBufSize); return &p }
+	return c
+}
 
 // copyChunk is how much one copy_file_range call asks for.
 const copyChunk = 1 << 30
@@ -17,7 +37,7 @@ const copyChunk = 1 << 30
 // hashBufSize is the read buffer for hashing content.
 const hashBufSize = 1 << 20
 
-// copyData copies all of src into dst, an empty file, keeping src's holes:
+// CopyData copies all of src into dst, an empty file, keeping src's holes:
 // a reflink (FICLONE) where the file system shares blocks (btrfs, XFS); else
 // a file whose blocks hold all its bytes is copied whole, and of a sparse
 // one only its data extents (SEEK_DATA and SEEK_HOLE) are copied, with
@@ -25,7 +45,7 @@ const hashBufSize = 1 << 20
 // size is set last where a hole ends it, so a hole stays a hole in the copy. A block of zeros read
 // by the plain copy is left a hole too. A 3 GiB file holding a few KiB of data
 // costs a few KiB in the copy, not 3 GiB.
-func (b *Backend) copyData(dst, src *os.File) error {
+func (b *Copier) CopyData(dst, src *os.File) error {
 	if !b.noClone.Load() {
 		err := unix.IoctlFileClone(int(dst.Fd()), int(src.Fd()))
 		if err == nil {
@@ -83,7 +103,7 @@ func (b *Backend) copyData(dst, src *os.File) error {
 }
 
 // copyExtent copies src's bytes [from, to) to the same offsets of dst.
-func (b *Backend) copyExtent(dst, src *os.File, from, to int64) error {
+func (b *Copier) copyExtent(dst, src *os.File, from, to int64) error {
 	if !b.noRange.Load() {
 		roff, woff := from, from
 		for roff < to {
@@ -106,7 +126,7 @@ func (b *Backend) copyExtent(dst, src *os.File, from, to int64) error {
 
 // plainExtent copies src's bytes [from, to) to dst with reads and writes at
 // the same offsets, writing no block that is all zeros (it stays a hole).
-func (b *Backend) plainExtent(dst, src *os.File, from, to int64) error {
+func (b *Copier) plainExtent(dst, src *os.File, from, to int64) error {
 	buf := b.bufs.Get().(*[]byte)
 	defer b.bufs.Put(buf)
 	for off := from; off < to; {
@@ -146,8 +166,8 @@ func allZero(p []byte) bool {
 	return true
 }
 
-// hashFile gives the SHA-256 of a file's content, read from offset 0.
-func (b *Backend) hashFile(f *os.File) (string, int64, error) {
+// HashFile gives the SHA-256 of a file's content, read from offset 0.
+func (b *Copier) HashFile(f *os.File) (string, int64, error) {
 	buf := b.bufs.Get().(*[]byte)
 	defer b.bufs.Put(buf)
 	h := sha256.New()
@@ -168,12 +188,12 @@ func (b *Backend) hashFile(f *os.File) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), off, nil
 }
 
-// hashPath hashes the file at path, never following a link.
-func (b *Backend) hashPath(path string) (string, int64, error) {
+// HashPath hashes the file at path, never following a link.
+func (b *Copier) HashPath(path string) (string, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return "", 0, err
 	}
 	defer f.Close()
-	return b.hashFile(f)
+	return b.HashFile(f)
 }

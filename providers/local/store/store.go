@@ -1,4 +1,4 @@
-package local
+package store
 
 import (
 	"bytes"
@@ -22,61 +22,72 @@ import (
 
 // The store's layout under the backend's root (see doc.go).
 const (
-	dirBoxes     = "boxes"
-	dirState     = "state"
-	dirSnapshots = "snapshots"
-	dirContent   = "content"
-	dirTmp       = "tmp"
-	dirGroups    = "groups"
+	DirBoxes     = "boxes"
+	DirState     = "state"
+	DirSnapshots = "snapshots"
+	DirContent   = "content"
+	DirTmp       = "tmp"
+	DirGroups    = "groups"
 	fileLock     = "store.lock"
-	fileRates    = "rates.json"
+	FileRates    = "rates.json"
 
-	fileManifest = "manifest.json"
-	fileLabel    = "label.json"
-	// fileDeleting marks a snapshot whose delete has started; a snapshot
+	FileManifest = "manifest.json"
+	FileLabel    = "label.json"
+	// FileDeleting marks a snapshot whose delete has started; a snapshot
 	// with it is incomplete until a delete finishes.
-	fileDeleting = "deleting"
-	// fileDamaged records damage a restore or a check found in its content.
-	fileDamaged = "damaged"
+	FileDeleting = "deleting"
+	// FileDamaged records damage a restore or a check found in its content.
+	FileDamaged = "damaged"
 
-	// takingPrefix names a snapshot folder still being written; it is never
+	// TakingPrefix names a snapshot folder still being written; it is never
 	// listed, and a sweep removes it once no take runs.
-	takingPrefix = ".taking-"
-	// checksumPrefix starts the first line of every manifest and label.
-	checksumPrefix = "boxsnap-sha256 "
+	TakingPrefix = ".taking-"
+	// ChecksumPrefix starts the first line of every manifest and label.
+	ChecksumPrefix = "boxsnap-sha256 "
 )
 
 // validID is what a box ID, a snapshot ID and a group name may be: they name
 // folders, so no slash, no dot first.
 var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
-func checkID(what, id string) error {
+// Store is the backend's store under its root (see doc.go): its folders
+// and files by name, its lock, and the snapshots' manifests, read through
+// a cache.
+type Store struct {
+	root  string
+	Cache manifestCache
+}
+
+// NewStore is the store under root, an absolute path; it makes no folder.
+func NewStore(root string) *Store { return &Store{root: root} }
+
+func CheckID(what, id string) error {
 	if !validID.MatchString(id) {
 		return &providers.RefusedError{Why: fmt.Sprintf("%s %q is not a valid ID: letters, digits, - and _ only, at most 64", what, id)}
 	}
 	return nil
 }
 
-func (b *Backend) path(parts ...string) string {
+func (b *Store) Path(parts ...string) string {
 	return filepath.Join(append([]string{b.root}, parts...)...)
 }
 
-func (b *Backend) boxDir(id string) string      { return b.path(dirBoxes, id) }
-func (b *Backend) snapDir(id string) string     { return b.path(dirSnapshots, id) }
-func (b *Backend) contentPath(h string) string  { return b.path(dirContent, h[:2], h[2:]) }
-func (b *Backend) stateFile(box string) string  { return b.path(dirState, box+".json") }
-func (b *Backend) groupFile(name string) string { return b.path(dirGroups, name+".json") }
+func (b *Store) BoxDir(id string) string      { return b.Path(DirBoxes, id) }
+func (b *Store) SnapDir(id string) string     { return b.Path(DirSnapshots, id) }
+func (b *Store) ContentPath(h string) string  { return b.Path(DirContent, h[:2], h[2:]) }
+func (b *Store) StateFile(box string) string  { return b.Path(DirState, box+".json") }
+func (b *Store) GroupFile(name string) string { return b.Path(DirGroups, name+".json") }
 
-// randomSuffix gives a short random word for temporary names.
-func randomSuffix() string {
+// RandomSuffix gives a short random word for temporary names.
+func RandomSuffix() string {
 	var p [8]byte
 	_, _ = rand.Read(p[:])
 	return hex.EncodeToString(p[:])
 }
 
-// newSnapshotID makes an ID in boxsnap's form, "sn" and 12 letters and
+// NewSnapshotID makes an ID in boxsnap's form, "sn" and 12 letters and
 // digits, for a take that was given none (tests and benchmarks).
-func newSnapshotID() string {
+func NewSnapshotID() string {
 	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
 	var p [12]byte
 	_, _ = rand.Read(p[:])
@@ -87,10 +98,10 @@ func newSnapshotID() string {
 	return string(out)
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
+// WriteFileAtomic writes data to path through a temporary file in the same
 // folder, synced, then renamed, then the folder synced: a reader sees the old
 // file or the new one, never half of one.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-")
 	if err != nil {
@@ -120,14 +131,14 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	ok = true
-	return syncDir(dir)
+	return SyncDir(dir)
 }
 
-// replaceFile writes data to path through a temporary file and a rename,
+// ReplaceFile writes data to path through a temporary file and a rename,
 // with no fsync: for small state a crash may lose (a box's last take, the
 // measured rates), never half-write.
-func replaceFile(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp-" + randomSuffix()
+func ReplaceFile(path string, data []byte, mode os.FileMode) error {
+	tmp := path + ".tmp-" + RandomSuffix()
 	if err := os.WriteFile(tmp, data, mode); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
@@ -139,7 +150,7 @@ func replaceFile(path string, data []byte, mode os.FileMode) error {
 	return nil
 }
 
-func syncDir(dir string) error {
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
@@ -151,9 +162,9 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// encodeChecked gives v as JSON after a first line holding the JSON's
+// EncodeChecked gives v as JSON after a first line holding the JSON's
 // SHA-256, so that damage on disk is found when it is read.
-func encodeChecked(v any) ([]byte, error) {
+func EncodeChecked(v any) ([]byte, error) {
 	var body []byte
 	var err error
 	if bm, ok := v.(encoding.BinaryMarshaler); ok {
@@ -165,57 +176,57 @@ func encodeChecked(v any) ([]byte, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(body)
-	out := make([]byte, 0, len(body)+len(checksumPrefix)+66)
-	out = append(out, checksumPrefix...)
+	out := make([]byte, 0, len(body)+len(ChecksumPrefix)+66)
+	out = append(out, ChecksumPrefix...)
 	out = append(out, hex.EncodeToString(sum[:])...)
 	out = append(out, '\n')
 	out = append(out, body...)
 	return out, nil
 }
 
-// errDamaged marks a manifest, label or content file whose checksum does not
+// ErrDamaged marks a manifest, label or content file whose checksum does not
 // match what it holds.
-var errDamaged = errors.New("damaged on disk: its checksum does not match")
+var ErrDamaged = errors.New("damaged on disk: its checksum does not match")
 
-// readChecked reads a file written by encodeChecked into v, checking its sum.
-func readChecked(path string, v any) error {
+// ReadChecked reads a file written by encodeChecked into v, checking its sum.
+func ReadChecked(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	body, err := checkedBody(data, filepath.Base(path))
+	body, err := CheckedBody(data, filepath.Base(path))
 	if err != nil {
 		return err
 	}
-	return decodeBody(body, v, filepath.Base(path))
+	return DecodeBody(body, v, filepath.Base(path))
 }
 
-// checkedBody is what data, written by encodeChecked, holds after its
+// CheckedBody is what data, written by encodeChecked, holds after its
 // checksum line, once the checksum is found to match; name is for errors.
-func checkedBody(data []byte, name string) ([]byte, error) {
+func CheckedBody(data []byte, name string) ([]byte, error) {
 	nl := bytes.IndexByte(data, '\n')
-	if nl < 0 || !bytes.HasPrefix(data, []byte(checksumPrefix)) {
-		return nil, fmt.Errorf("%s: %w (no checksum line)", name, errDamaged)
+	if nl < 0 || !bytes.HasPrefix(data, []byte(ChecksumPrefix)) {
+		return nil, fmt.Errorf("%s: %w (no checksum line)", name, ErrDamaged)
 	}
-	want := string(data[len(checksumPrefix):nl])
+	want := string(data[len(ChecksumPrefix):nl])
 	body := data[nl+1:]
 	sum := sha256.Sum256(body)
 	if hex.EncodeToString(sum[:]) != want {
-		return nil, fmt.Errorf("%s: %w", name, errDamaged)
+		return nil, fmt.Errorf("%s: %w", name, ErrDamaged)
 	}
 	return body, nil
 }
 
-// decodeBody reads a body checkedBody gave into v.
-func decodeBody(body []byte, v any, name string) error {
+// DecodeBody reads a body checkedBody gave into v.
+func DecodeBody(body []byte, v any, name string) error {
 	if bu, ok := v.(encoding.BinaryUnmarshaler); ok {
 		if err := bu.UnmarshalBinary(body); err != nil {
-			return fmt.Errorf("%s: %w (%v)", name, errDamaged, err)
+			return fmt.Errorf("%s: %w (%v)", name, ErrDamaged, err)
 		}
 		return nil
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%s: %w (%v)", name, errDamaged, err)
+		return fmt.Errorf("%s: %w (%v)", name, ErrDamaged, err)
 	}
 	return nil
 }
@@ -229,8 +240,8 @@ type storeLock struct{ f *os.File }
 // interrupted by a context, so the wait polls a non-blocking attempt.
 const lockPoll = 5 * time.Millisecond
 
-func (b *Backend) lockStore(ctx context.Context, exclusive bool) (*storeLock, error) {
-	f, err := os.OpenFile(b.path(fileLock), os.O_RDWR|os.O_CREATE, 0o600)
+func (b *Store) LockStore(ctx context.Context, exclusive bool) (*storeLock, error) {
+	f, err := os.OpenFile(b.Path(fileLock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock the store: %w", err)
 	}
@@ -256,7 +267,7 @@ func (b *Backend) lockStore(ctx context.Context, exclusive bool) (*storeLock, er
 	}
 }
 
-func (l *storeLock) unlock() {
+func (l *storeLock) Unlock() {
 	if l == nil || l.f == nil {
 		return
 	}
@@ -265,8 +276,16 @@ func (l *storeLock) unlock() {
 	l.f = nil
 }
 
-// sha256Hex is the hex SHA-256 of data.
-func sha256Hex(data []byte) string {
+// Sha256Hex is the hex SHA-256 of data.
+func Sha256Hex(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// SnapID is the folder of a snapshot: its backend reference, or its ID.
+func SnapID(ref providers.SnapshotRef) string {
+	if ref.Ref != "" {
+		return ref.Ref
+	}
+	return ref.ID
 }

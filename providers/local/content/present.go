@@ -1,10 +1,8 @@
-package local
+package content
 
 import (
 	"encoding/hex"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // presentMax bounds how many content names presentSet keeps: about 64 bytes
@@ -23,8 +21,8 @@ type presentSet struct {
 	seen map[[32]byte]struct{}
 }
 
-// forget drops every name: content was freed or found damaged.
-func (p *presentSet) forget() {
+// Forget drops every name: content was freed or found damaged.
+func (p *presentSet) Forget() {
 	p.mu.Lock()
 	p.seen = nil
 	p.mu.Unlock()
@@ -38,8 +36,8 @@ func (p *presentSet) has(k [32]byte) bool {
 	return ok
 }
 
-// addHex remembers content h, a hash in hex, as in the store.
-func (p *presentSet) addHex(h string) {
+// AddHex remembers content h, a hash in hex, as in the store.
+func (p *presentSet) AddHex(h string) {
 	var k [32]byte
 	if len(h) == 64 {
 		if _, err := hex.Decode(k[:], []byte(h)); err == nil {
@@ -55,26 +53,4 @@ func (p *presentSet) add(k [32]byte) {
 		p.seen = make(map[[32]byte]struct{})
 	}
 	p.seen[k] = struct{}{}
-}
-
-// contentHeld answers whether the store holds content h: from the present
-// set, else by an fstatat in the content folder (contentDir), remembered when
-// found.
-func (b *Backend) contentHeld(contentDir int, h string) bool {
-	var k [32]byte
-	if len(h) != 64 {
-		return false
-	}
-	if _, err := hex.Decode(k[:], []byte(h)); err != nil {
-		return false
-	}
-	if b.present.has(k) {
-		return true
-	}
-	var st unix.Stat_t
-	if unix.Fstatat(contentDir, h[:2]+"/"+h[2:], &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return false
-	}
-	b.present.add(k)
-	return true
 }

@@ -1,4 +1,4 @@
-package local
+package browse
 
 import (
 	"bytes"
@@ -16,14 +16,41 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
+
+// Files answers the browsing of a local backend's snapshots and boxes.
+var (
+	_ providers.Browser     = (*Files)(nil)
+	_ providers.ReadChecker = (*Files)(nil)
+)
+
+// Files answers what a snapshot of a local box holds and how it differs
+// from another or from the box now (providers.Browser), and whether its
+// content reads whole (providers.ReadChecker): it reads manifests and
+// content from the store, and a box's own files only beneath its folder.
+type Files struct {
+	*store.Store
+	*confined.Scanner
+	Workers int
+
+	// What the backend's boxes, takes and restores answer.
+	LoadUsable  func(ref providers.SnapshotRef) (*store.Manifest, error)
+	OwnerOf     func(m *store.Manifest) string
+	MarkDamaged func(id, why string)
+	GuestOf     func(box, kind string) providers.Guest
+	ExistingBox func(guest providers.Guest) (string, error)
+	KnownIndex  func(box string) (map[string]*store.Entry, error)
+	HashBeneath func(root *confined.Beneath, rel string, want *confined.FileID) (string, int64, error)
+}
 
 // textSniff is how much of a file is looked at to say it is text.
 const textSniff = 8000
 
 // ListFiles lists one folder of a snapshot, read from its manifest.
-func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return nil, fmt.Errorf("browse: %w", err)
 	}
@@ -31,21 +58,21 @@ func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 	if err != nil {
 		return nil, err
 	}
-	idx := m.byPath()
+	idx := m.ByPath()
 	e, err := walkManifest(idx, rel)
 	if err != nil {
 		return nil, err
 	}
-	if e.Type == typeLink {
+	if e.Type == store.TypeLink {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
 	}
-	if e.Type != typeDir {
+	if e.Type != store.TypeDir {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a folder", rel)}
 	}
 	var out []providers.FileEntry
 	for i := range m.Entries {
 		c := &m.Entries[i]
-		if c.Path == "." || c.Path == markerDir || parentOf(c.Path) != rel {
+		if c.Path == "." || c.Path == confined.MarkerDir || parentOf(c.Path) != rel {
 			continue
 		}
 		out = append(out, fileEntry(c))
@@ -56,12 +83,12 @@ func (b *Backend) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir 
 
 // ReadFile writes one file of a snapshot, of at most providers.MaxReadBytes,
 // to w, after checking its content against its hash.
-func (b *Backend) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
-	data, e, err := b.snapshotFile(m, p, providers.MaxReadBytes)
+	data, e, err := b.SnapshotFile(m, p, providers.MaxReadBytes)
 	if err != nil {
 		return providers.FileEntry{}, err
 	}
@@ -73,8 +100,8 @@ func (b *Backend) ReadFile(ctx context.Context, ref providers.SnapshotRef, p str
 
 // DiffFile compares one text file of the snapshot with the same path in
 // another snapshot, or in the box's folder now (against nil).
-func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
-	m, err := b.loadUsable(ref)
+func (b *Files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return "", fmt.Errorf("compare: %w", err)
 	}
@@ -82,7 +109,7 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 	if err != nil {
 		return "", err
 	}
-	old, _, err := b.snapshotFile(m, rel, providers.MaxDiffBytes)
+	old, _, err := b.SnapshotFile(m, rel, providers.MaxDiffBytes)
 	if err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return "", err
 	}
@@ -93,11 +120,11 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 	var cur []byte
 	newName := "b/" + rel
 	if against != nil {
-		am, err := b.loadUsable(*against)
+		am, err := b.LoadUsable(*against)
 		if err != nil {
 			return "", fmt.Errorf("compare: %w", err)
 		}
-		cur, _, err = b.snapshotFile(am, rel, providers.MaxDiffBytes)
+		cur, _, err = b.SnapshotFile(am, rel, providers.MaxDiffBytes)
 		if errors.Is(err, providers.ErrNotFound) {
 			cur, newName = nil, "/dev/null"
 		} else if err != nil {
@@ -105,8 +132,8 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 		}
 	} else {
 		guest := m.Guest
-		if owner := b.ownerOf(m); owner != guest.Ref {
-			guest = b.guestOf(owner, m.Guest.Kind) // an imported snapshot's box
+		if owner := b.OwnerOf(m); owner != guest.Ref {
+			guest = b.GuestOf(owner, m.Guest.Kind) // an imported snapshot's box
 		}
 		cur, err = b.boxFile(guest, rel)
 		if errors.Is(err, providers.ErrNotFound) {
@@ -129,18 +156,18 @@ func (b *Backend) DiffFile(ctx context.Context, ref providers.SnapshotRef, again
 // safeRel cleans a caller's path and refuses one that climbs with "..", and
 // boxsnap's own folder in the box, which holds the box's access file.
 func safeRel(p string) (string, error) {
-	rel, ok := cleanRel(p)
+	rel, ok := store.CleanRel(p)
 	if !ok {
 		return "", &providers.RefusedError{Why: fmt.Sprintf("The path %q climbs out of the box with ..; paths are relative to the box's folder", p)}
 	}
-	if rel == markerDir || strings.HasPrefix(rel, markerDir+"/") {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("%s holds boxsnap's own files, such as the box's access, and is not browsed", markerDir)}
+	if rel == confined.MarkerDir || strings.HasPrefix(rel, confined.MarkerDir+"/") {
+		return "", &providers.RefusedError{Why: fmt.Sprintf("%s holds boxsnap's own files, such as the box's access, and is not browsed", confined.MarkerDir)}
 	}
 	return rel, nil
 }
 
 // walkManifest finds rel in a manifest, refusing a path through a link.
-func walkManifest(idx map[string]*entry, rel string) (*entry, error) {
+func walkManifest(idx map[string]*store.Entry, rel string) (*store.Entry, error) {
 	if rel == "." {
 		if e := idx["."]; e != nil {
 			return e, nil
@@ -153,10 +180,10 @@ func walkManifest(idx map[string]*entry, rel string) (*entry, error) {
 		if e == nil {
 			return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
 		}
-		if e.Type == typeLink {
+		if e.Type == store.TypeLink {
 			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link (%s), which is never followed", rel, e.Path)}
 		}
-		if e.Type != typeDir {
+		if e.Type != store.TypeDir {
 			return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
 		}
 	}
@@ -167,20 +194,20 @@ func walkManifest(idx map[string]*entry, rel string) (*entry, error) {
 	return e, nil
 }
 
-// snapshotFile reads a regular file of a snapshot, of at most limit bytes,
+// SnapshotFile reads a regular file of a snapshot, of at most limit bytes,
 // checked against its hash.
-func (b *Backend) snapshotFile(m *manifest, p string, limit int64) ([]byte, *entry, error) {
+func (b *Files) SnapshotFile(m *store.Manifest, p string, limit int64) ([]byte, *store.Entry, error) {
 	rel, err := safeRel(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := walkManifest(m.byPath(), rel)
+	e, err := walkManifest(m.ByPath(), rel)
 	if err != nil {
 		return nil, nil, err
 	}
 	switch e.Type {
-	case typeFile:
-	case typeLink:
+	case store.TypeFile:
+	case store.TypeLink:
 		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
 	default:
 		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
@@ -188,13 +215,13 @@ func (b *Backend) snapshotFile(m *manifest, p string, limit int64) ([]byte, *ent
 	if e.Size > limit {
 		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is %s, more than the %s this allows: restore the snapshot or fork it instead", rel, providers.GB(e.Size), providers.GB(limit))}
 	}
-	data, err := os.ReadFile(b.contentPath(e.Hash))
+	data, err := os.ReadFile(b.ContentPath(e.Hash))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
 	}
-	if sum := sha256Hex(data); sum != e.Hash {
-		b.markDamaged(m.ID, fmt.Sprintf("Its content is damaged on disk: %s does not match its hash", rel))
-		return nil, nil, fmt.Errorf("read %s: %w: %w", rel, errDamaged, providers.ErrIncomplete)
+	if sum := store.Sha256Hex(data); sum != e.Hash {
+		b.MarkDamaged(m.ID, fmt.Sprintf("Its content is damaged on disk: %s does not match its hash", rel))
+		return nil, nil, fmt.Errorf("read %s: %w: %w", rel, store.ErrDamaged, providers.ErrIncomplete)
 	}
 	return data, e, nil
 }
@@ -204,24 +231,24 @@ func (b *Backend) snapshotFile(m *manifest, p string, limit int64) ([]byte, *ent
 // non-blocking, and checked by its descriptor to be a regular file before
 // any read (openRegular): a pipe at its path is refused at once, never
 // waited on.
-func (b *Backend) boxFile(guest providers.Guest, rel string) ([]byte, error) {
-	dir, err := b.existingBox(guest)
+func (b *Files) boxFile(guest providers.Guest, rel string) ([]byte, error) {
+	dir, err := b.ExistingBox(guest)
 	if err != nil {
 		return nil, err
 	}
-	root, err := openTree(dir)
+	root, err := confined.OpenTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open box %s: %w", guest.Ref, err)
 	}
 	defer root.Close()
-	f, st, err := root.openRegular(rel, nil)
+	f, st, err := root.OpenRegular(rel, nil)
 	if err != nil {
 		switch {
 		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
 			return nil, fmt.Errorf("%s in box %s now: %w", rel, guest.Ref, providers.ErrNotFound)
 		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.EXDEV):
 			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link in the box now, which is never followed", rel)}
-		case errors.Is(err, errNotRegular):
+		case errors.Is(err, confined.ErrNotRegular):
 			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %s, not a file", rel, kindOfMode(st.Mode))}
 		}
 		return nil, fmt.Errorf("open %s in box %s: %w", rel, guest.Ref, err)
@@ -270,15 +297,15 @@ func parentOf(rel string) string {
 	return d
 }
 
-func fileEntry(e *entry) providers.FileEntry {
-	t := map[string]string{typeFile: "file", typeDir: "dir", typeLink: "link"}[e.Type]
+func fileEntry(e *store.Entry) providers.FileEntry {
+	t := map[string]string{store.TypeFile: "file", store.TypeDir: "dir", store.TypeLink: "link"}[e.Type]
 	if t == "" {
 		t = "other"
 	}
 	return providers.FileEntry{
 		Path:    e.Path,
 		Type:    t,
-		Mode:    uint32(e.fileMode()),
+		Mode:    uint32(e.FileMode()),
 		Size:    e.Size,
 		ModTime: time.Unix(0, e.MTime).UTC(),
 		Target:  e.Target,

@@ -1,4 +1,4 @@
-package local
+package store
 
 import (
 	"encoding/binary"
@@ -12,12 +12,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// manifestMagic starts a manifest's body: a compact binary form, because a
+// ManifestMagic starts a manifest's body: a compact binary form, because a
 // box of 20,000 files gives a manifest that JSON takes tens of milliseconds to
 // read and write, which an incremental take of 1% cannot afford. The header
 // (everything but the entries) is JSON; each entry's path shares its start
 // with the previous one's.
-const manifestMagic = "BXM1"
+const ManifestMagic = "BXM1"
 
 // Entry flags in the binary form.
 const (
@@ -26,7 +26,7 @@ const (
 )
 
 // MarshalBinary encodes the manifest (encodeChecked uses it).
-func (m *manifest) MarshalBinary() ([]byte, error) {
+func (m *Manifest) MarshalBinary() ([]byte, error) {
 	hdr := *m
 	hdr.Entries = nil
 	h, err := json.Marshal(&hdr)
@@ -34,7 +34,7 @@ func (m *manifest) MarshalBinary() ([]byte, error) {
 		return nil, err
 	}
 	out := make([]byte, 0, len(h)+len(m.Entries)*80+16)
-	out = append(out, manifestMagic...)
+	out = append(out, ManifestMagic...)
 	out = binary.AppendUvarint(out, uint64(len(h)))
 	out = append(out, h...)
 	out = binary.AppendUvarint(out, uint64(len(m.Entries)))
@@ -83,11 +83,11 @@ func (m *manifest) MarshalBinary() ([]byte, error) {
 var errShort = errors.New("manifest cut short")
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
-func (m *manifest) UnmarshalBinary(data []byte) error {
-	if len(data) < len(manifestMagic) || string(data[:len(manifestMagic)]) != manifestMagic {
+func (m *Manifest) UnmarshalBinary(data []byte) error {
+	if len(data) < len(ManifestMagic) || string(data[:len(ManifestMagic)]) != ManifestMagic {
 		return errors.New("not a manifest")
 	}
-	d := &decoder{p: data[len(manifestMagic):]}
+	d := &decoder{p: data[len(ManifestMagic):]}
 	hl, err := d.uv()
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (m *manifest) UnmarshalBinary(data []byte) error {
 	if count > uint64(len(d.p)) {
 		return errShort
 	}
-	m.Entries = make([]entry, count)
+	m.Entries = make([]Entry, count)
 	prev := ""
 	for i := range m.Entries {
 		if err := d.entry(&m.Entries[i], prev); err != nil {
@@ -157,7 +157,7 @@ func (d *decoder) take(n uint64) ([]byte, error) {
 
 // entry reads one entry into e, whose path shares a prefix with prev, the
 // path of the entry before it.
-func (d *decoder) entry(e *entry, prev string) error {
+func (d *decoder) entry(e *Entry, prev string) error {
 	shared, err := d.uv()
 	if err != nil {
 		return err
@@ -206,7 +206,7 @@ func (d *decoder) entry(e *entry, prev string) error {
 
 // stat reads an entry's stat fields into e: mode, owner, times, size and
 // inode.
-func (d *decoder) stat(e *entry) error {
+func (d *decoder) stat(e *Entry) error {
 	var u uint64
 	var err error
 	if u, err = d.uv(); err != nil {
@@ -242,13 +242,13 @@ func (d *decoder) stat(e *entry) error {
 func typeName(c byte) string {
 	switch c {
 	case 'f':
-		return typeFile
+		return TypeFile
 	case 'd':
-		return typeDir
+		return TypeDir
 	case 'l':
-		return typeLink
+		return TypeLink
 	case 'p':
-		return typeFIFO
+		return TypeFIFO
 	}
 	return string(c)
 }
@@ -263,17 +263,17 @@ type manifestCache struct {
 }
 
 type cachedManifest struct {
-	key    statKey
-	m      *manifest
-	byPath map[string]*entry
+	key    StatKey
+	m      *Manifest
+	byPath map[string]*Entry
 }
 
-// manifestCacheSize is how many manifests the cache holds.
-const manifestCacheSize = 32
+// ManifestCacheSize is how many manifests the cache holds.
+const ManifestCacheSize = 32
 
-// manifest reads a snapshot's manifest, from the cache when its file has not
+// Manifest reads a snapshot's manifest, from the cache when its file has not
 // changed. The answer is shared: callers must not change it.
-func (b *Backend) manifest(id string) (*manifest, error) {
+func (b *Store) Manifest(id string) (*Manifest, error) {
 	c, err := b.cachedManifest(id)
 	if err != nil {
 		return nil, err
@@ -281,39 +281,39 @@ func (b *Backend) manifest(id string) (*manifest, error) {
 	return c.m, nil
 }
 
-// manifestIndex is manifest's entries by path.
-func (b *Backend) manifestIndex(id string) (map[string]*entry, error) {
+// ManifestIndex is manifest's entries by path.
+func (b *Store) ManifestIndex(id string) (map[string]*Entry, error) {
 	c, err := b.cachedManifest(id)
 	if err != nil {
 		return nil, err
 	}
-	b.cache.mu.Lock()
-	defer b.cache.mu.Unlock()
+	b.Cache.mu.Lock()
+	defer b.Cache.mu.Unlock()
 	if c.byPath == nil {
-		c.byPath = c.m.byPath()
+		c.byPath = c.m.ByPath()
 	}
 	return c.byPath, nil
 }
 
-func (b *Backend) cachedManifest(id string) (*cachedManifest, error) {
-	path := b.snapDir(id) + "/" + fileManifest
+func (b *Store) cachedManifest(id string) (*cachedManifest, error) {
+	path := b.SnapDir(id) + "/" + FileManifest
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
 		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	key := keyOf(&st)
-	b.cache.mu.Lock()
-	if c := b.cache.items[id]; c != nil && c.key == key {
-		b.cache.mu.Unlock()
+	key := KeyOf(&st)
+	b.Cache.mu.Lock()
+	if c := b.Cache.items[id]; c != nil && c.key == key {
+		b.Cache.mu.Unlock()
 		return c, nil
 	}
-	b.cache.mu.Unlock()
-	m := new(manifest)
-	if err := readChecked(path, m); err != nil {
+	b.Cache.mu.Unlock()
+	m := new(Manifest)
+	if err := ReadChecked(path, m); err != nil {
 		return nil, err
 	}
 	c := &cachedManifest{key: key, m: m}
-	b.cache.put(id, c)
+	b.Cache.put(id, c)
 	return c, nil
 }
 
@@ -329,21 +329,21 @@ func (mc *manifestCache) put(id string, c *cachedManifest) {
 		mc.order = append(mc.order, id)
 	}
 	mc.items[id] = c
-	for len(mc.order) > manifestCacheSize {
+	for len(mc.order) > ManifestCacheSize {
 		delete(mc.items, mc.order[0])
 		mc.order = mc.order[1:]
 	}
 }
 
-// size is how many manifests the cache holds.
-func (mc *manifestCache) size() int {
+// Size is how many manifests the cache holds.
+func (mc *manifestCache) Size() int {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
 	return len(mc.items)
 }
 
-// forget drops id's manifest, once its snapshot is deleted.
-func (mc *manifestCache) forget(id string) {
+// Forget drops id's manifest, once its snapshot is deleted.
+func (mc *manifestCache) Forget(id string) {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
 	if _, ok := mc.items[id]; !ok {
@@ -358,28 +358,28 @@ func (mc *manifestCache) forget(id string) {
 	}
 }
 
-// remember puts a manifest just published in the cache.
-func (b *Backend) remember(id string, m *manifest) {
+// Remember puts a manifest just published in the cache.
+func (b *Store) Remember(id string, m *Manifest) {
 	var st unix.Stat_t
-	if unix.Stat(b.snapDir(id)+"/"+fileManifest, &st) != nil {
+	if unix.Stat(b.SnapDir(id)+"/"+FileManifest, &st) != nil {
 		return
 	}
-	b.cache.put(id, &cachedManifest{key: keyOf(&st), m: m})
+	b.Cache.put(id, &cachedManifest{key: KeyOf(&st), m: m})
 }
 
-// statCacheFile is where a box's stat cache is kept.
-func (b *Backend) statCacheFile(box string) string { return b.path(dirState, box+".cache") }
+// StatCacheFile is where a box's stat cache is kept.
+func (b *Store) StatCacheFile(box string) string { return b.Path(DirState, box+".cache") }
 
-// writeStatCache keeps, after a restore to m, m's entries with the stat of
+// WriteStatCache keeps, after a restore to m, m's entries with the stat of
 // each file as the restore left it, so the next take and restore read only
 // what changed since.
-func (b *Backend) writeStatCache(box string, m *manifest, keys map[string]statKey) error {
+func (b *Store) WriteStatCache(box string, m *Manifest, keys map[string]StatKey) error {
 	c := *m
-	c.Entries = make([]entry, len(m.Entries))
+	c.Entries = make([]Entry, len(m.Entries))
 	copy(c.Entries, m.Entries)
 	for i := range c.Entries {
 		e := &c.Entries[i]
-		if e.Type != typeFile {
+		if e.Type != TypeFile {
 			continue
 		}
 		k, ok := keys[e.Path]
@@ -389,47 +389,26 @@ func (b *Backend) writeStatCache(box string, m *manifest, keys map[string]statKe
 		}
 		e.Size, e.MTime, e.CTime, e.Ino = k.size, k.mtime, k.ctime, k.ino
 	}
-	data, err := encodeChecked(&c)
+	data, err := EncodeChecked(&c)
 	if err != nil {
 		return err
 	}
-	return replaceFile(b.statCacheFile(box), data, 0o600)
+	return ReplaceFile(b.StatCacheFile(box), data, 0o600)
 }
 
-// wholeSnapshot says whether a snapshot is held whole: its manifest is there
+// WholeSnapshot says whether a snapshot is held whole: its manifest is there
 // and no delete has begun. It is the one rule for a take's reuse of hashes: a
 // take reads a base (a manifest, or the stat cache of a restore to it) only
 // while wholeSnapshot holds for its snapshot, under the store lock a delete
 // needs exclusive before it frees content, so every hash reused names content
 // the store keeps until the take publishes.
-func (b *Backend) wholeSnapshot(id string) bool {
+func (b *Store) WholeSnapshot(id string) bool {
 	if id == "" {
 		return false
 	}
-	if _, err := os.Lstat(b.snapDir(id) + "/" + fileDeleting); err == nil {
+	if _, err := os.Lstat(b.SnapDir(id) + "/" + FileDeleting); err == nil {
 		return false
 	}
-	_, err := os.Lstat(b.snapDir(id) + "/" + fileManifest)
+	_, err := os.Lstat(b.SnapDir(id) + "/" + FileManifest)
 	return err == nil
-}
-
-// statIndex gives what the box's files were last known to hold, by path: the
-// stat cache the last restore left, else the last take's manifest, else the
-// manifest of the snapshot the box descends from. A source is used only while
-// its snapshot is held whole (wholeSnapshot; the caller holds the store lock).
-func (b *Backend) statIndex(st boxState) map[string]*entry {
-	if st.StatCache != "" && b.wholeSnapshot(st.StatCache) {
-		var m manifest
-		if readChecked(b.statCacheFile(st.ID), &m) == nil {
-			return m.byPath()
-		}
-	}
-	for _, id := range []string{st.Last, st.Parent} {
-		if b.wholeSnapshot(id) {
-			if idx, err := b.manifestIndex(id); err == nil {
-				return idx
-			}
-		}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package local
+package confined
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // The bounds of a manifest that comes from elsewhere (an archive) or that a
@@ -14,8 +16,8 @@ import (
 // manifest of about 150 MiB; a path and a link's target are bounded as
 // Linux bounds them (PATH_MAX and NAME_MAX).
 const (
-	maxManifestBytes = 256 << 20
-	maxEntries       = 2_000_000
+	MaxManifestBytes = 256 << 20
+	MaxEntries       = 2_000_000
 	maxPathBytes     = 4095
 	maxNameBytes     = 255
 	maxTargetBytes   = 4095
@@ -35,10 +37,10 @@ func (e *badEntryError) Error() string {
 	return fmt.Sprintf("the entry %q %s", p, e.Why)
 }
 
-// checkRel says what is wrong with a manifest's path, or "" when it is
+// CheckRel says what is wrong with a manifest's path, or "" when it is
 // clean: relative, slash-separated, no empty, "." or ".." part (the box's
 // folder itself is "."), no NUL, bounded.
-func checkRel(p string) string {
+func CheckRel(p string) string {
 	switch {
 	case p == ".":
 		return ""
@@ -66,30 +68,30 @@ func checkRel(p string) string {
 	return ""
 }
 
-// checkEntries checks that a manifest's entries are safe to write beneath a
+// CheckEntries checks that a manifest's entries are safe to write beneath a
 // box's folder: every path clean (checkRel) and listed once, of a known
 // type, inside a folder that is itself an entry of type folder (so nothing
 // lies beneath a link), the box's folder "." a folder; a file's content
 // named by a SHA-256 and given one size; a link's target bounded (it is
 // data: a link may point anywhere, nothing is written through it). It
 // answers the first entry that fails, in the manifest's order.
-func checkEntries(es []entry) error {
-	if len(es) > maxEntries {
-		return fmt.Errorf("it has %d entries, more than the %d a manifest may have", len(es), maxEntries)
+func CheckEntries(es []store.Entry) error {
+	if len(es) > MaxEntries {
+		return fmt.Errorf("it has %d entries, more than the %d a manifest may have", len(es), MaxEntries)
 	}
 	types := make(map[string]string, len(es))
 	sizes := make(map[string]int64)
 	for i := range es {
 		e := &es[i]
-		if why := checkRel(e.Path); why != "" {
+		if why := CheckRel(e.Path); why != "" {
 			return &badEntryError{e.Path, why}
 		}
 		if _, dup := types[e.Path]; dup {
 			return &badEntryError{e.Path, "is listed twice"}
 		}
 		switch e.Type {
-		case typeFile:
-			if !isHash(e.Hash) {
+		case store.TypeFile:
+			if !IsHash(e.Hash) {
 				return &badEntryError{e.Path, "is a file whose content is not named by a SHA-256"}
 			}
 			if e.Size < 0 {
@@ -99,21 +101,21 @@ func checkEntries(es []entry) error {
 				return &badEntryError{e.Path, fmt.Sprintf("gives content %s another size than an earlier entry does", e.Hash[:12])}
 			}
 			sizes[e.Hash] = e.Size
-		case typeLink:
+		case store.TypeLink:
 			if len(e.Target) > maxTargetBytes {
 				return &badEntryError{e.Path, fmt.Sprintf("is a link whose target is longer than %d bytes", maxTargetBytes)}
 			}
 			if strings.IndexByte(e.Target, 0) >= 0 {
 				return &badEntryError{e.Path, "is a link whose target has a NUL byte"}
 			}
-		case typeDir, typeFIFO:
+		case store.TypeDir, store.TypeFIFO:
 		default:
 			return &badEntryError{e.Path, fmt.Sprintf("is of an unknown type %q", e.Type)}
 		}
 		types[e.Path] = e.Type
 	}
 	switch types["."] {
-	case typeDir:
+	case store.TypeDir:
 	case "":
 		return fmt.Errorf(`it has no entry "." for the box's own folder`)
 	default:
@@ -126,10 +128,10 @@ func checkEntries(es []entry) error {
 		}
 		dir := path.Dir(p)
 		switch types[dir] {
-		case typeDir:
+		case store.TypeDir:
 		case "":
 			return &badEntryError{p, fmt.Sprintf("lies in %q, which is not an entry of the manifest", dir)}
-		case typeLink:
+		case store.TypeLink:
 			return &badEntryError{p, fmt.Sprintf("lies beneath the link %q", dir)}
 		default:
 			return &badEntryError{p, fmt.Sprintf("lies beneath %q, which is not a folder", dir)}
@@ -138,8 +140,8 @@ func checkEntries(es []entry) error {
 	return nil
 }
 
-// isHash says whether h is a SHA-256 in lower-case hex, as content is named.
-func isHash(h string) bool {
+// IsHash says whether h is a SHA-256 in lower-case hex, as content is named.
+func IsHash(h string) bool {
 	return len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
 }
 
@@ -147,12 +149,12 @@ func isHash(h string) bool {
 // two lengths of its path, its type and flags, and eight numbers.
 const minEntryBytes = 12
 
-// checkEntryCount reads how many entries a manifest's binary body says it
+// CheckEntryCount reads how many entries a manifest's binary body says it
 // holds, without decoding them, and refuses a count over maxEntries or more
 // than the body can hold: the decoder makes room for every entry it is
 // told of before it reads one.
-func checkEntryCount(body []byte) error {
-	p, ok := bytes.CutPrefix(body, []byte(manifestMagic))
+func CheckEntryCount(body []byte) error {
+	p, ok := bytes.CutPrefix(body, []byte(store.ManifestMagic))
 	if !ok {
 		return errors.New("it is not a manifest")
 	}
@@ -165,8 +167,8 @@ func checkEntryCount(body []byte) error {
 	switch {
 	case n <= 0:
 		return errors.New("it is cut short")
-	case count > maxEntries:
-		return fmt.Errorf("it has %d entries, more than the %d a manifest may have", count, maxEntries)
+	case count > MaxEntries:
+		return fmt.Errorf("it has %d entries, more than the %d a manifest may have", count, MaxEntries)
 	case count > uint64(len(p)-n)/minEntryBytes:
 		return fmt.Errorf("it says it has %d entries, more than its %d bytes can hold", count, len(p)-n)
 	}

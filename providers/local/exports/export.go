@@ -1,4 +1,4 @@
-package local
+package exports
 
 import (
 	"archive/tar"
@@ -11,14 +11,45 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
+
+// Exports answers the exports, imports and scrubs of a local backend.
+var _ providers.Exporter = (*Exports)(nil)
+
+// Exports answers the local backend's exports, imports and the scrub of a
+// share copy (providers.Exporter): a snapshot written as an archive of its
+// manifest and content, archives checked whole and published as
+// snapshots of an import group, and a copy with secrets and targets taken
+// out.
+type Exports struct {
+	*store.Store
+	Log       *slog.Logger
+	Id        string
+	Install   string
+	MaxImport int64
+	// Mu is the backend's lock, held while an import publishes.
+	Mu *sync.Mutex
+
+	// What the backend's takes, restores and boxes answer.
+	LoadUsable  func(ref providers.SnapshotRef) (*store.Manifest, error)
+	MarkDamaged func(id, why string)
+	SyncContent func() error
+	Storage     func() (providers.Storage, error)
+	ImportUser  func(group string) (process.RunAs, error)
+	GuestOf     func(box, kind string) providers.Guest
+}
 
 // An archive is a gzip-compressed tar holding, in this order:
 //
@@ -31,10 +62,10 @@ import (
 // The label is not carried: labels belong to an install, and an import
 // writes its own.
 const (
-	archiveMeta     = "boxsnap-archive.json"
-	archiveManifest = "manifest.json"
-	archiveContent  = "content/"
-	archiveFormat   = 1
+	ArchiveMeta     = "boxsnap-archive.json"
+	ArchiveManifest = "manifest.json"
+	ArchiveContent  = "content/"
+	ArchiveFormat   = 1
 )
 
 // DefaultMaxImportBytes bounds the content one import's batch unpacks, as
@@ -42,7 +73,7 @@ const (
 // can unpack to many GB.
 const DefaultMaxImportBytes = 64 << 30
 
-type archiveInfo struct {
+type ArchiveInfo struct {
 	Format      int    `json:"format"`
 	ID          string `json:"id"`
 	Name        string `json:"name"`
@@ -53,18 +84,18 @@ type archiveInfo struct {
 
 // ExportSnapshot writes one snapshot as one archive: its manifest and its
 // content, or, with opts.Base, only the content the base lacks.
-func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef, opts providers.ExportOptions, w io.Writer) error {
-	m, err := b.loadUsable(ref)
+func (b *Exports) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef, opts providers.ExportOptions, w io.Writer) error {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	raw, err := os.ReadFile(filepath.Join(b.snapDir(m.ID), fileManifest))
+	raw, err := os.ReadFile(filepath.Join(b.SnapDir(m.ID), store.FileManifest))
 	if err != nil {
 		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
 	}
 	skip := map[string]int64{}
 	if opts.Scrub != nil {
-		if err := checkID("copy", opts.AsID); err != nil {
+		if err := store.CheckID("copy", opts.AsID); err != nil {
 			return err
 		}
 		c, rep, err := b.scrubManifest(ctx, m, *opts.Scrub)
@@ -75,28 +106,28 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 			return &providers.BlockedError{Blocked: rep.Blocked}
 		}
 		c.ID, c.Parent = opts.AsID, ""
-		if raw, err = encodeChecked(c); err != nil {
+		if raw, err = store.EncodeChecked(c); err != nil {
 			return fmt.Errorf("export a copy of %s: %w", m.ID, err)
 		}
 		m, opts.Base = c, nil
 	}
-	info := archiveInfo{Format: archiveFormat, ID: m.ID, Name: opts.Name, Parent: m.Parent, ManifestSum: sha256Hex(raw)}
+	info := ArchiveInfo{Format: ArchiveFormat, ID: m.ID, Name: opts.Name, Parent: m.Parent, ManifestSum: store.Sha256Hex(raw)}
 	if info.Name == "" {
 		info.Name = m.ID
 	}
 	if opts.Base != nil {
-		bm, err := b.loadUsable(*opts.Base)
+		bm, err := b.LoadUsable(*opts.Base)
 		if err != nil {
 			return fmt.Errorf("export against base: %w", err)
 		}
-		skip = bm.hashes()
+		skip = bm.Hashes()
 		info.Base = bm.ID
 	}
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	// Content is mostly compressed or random already: the fastest level
 	// keeps an export near the disk's speed.
 	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
@@ -113,14 +144,14 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		return err
 	}
 	meta, _ := json.Marshal(info)
-	if err := put(archiveMeta, meta); err != nil {
+	if err := put(ArchiveMeta, meta); err != nil {
 		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
 	}
-	if err := put(archiveManifest, raw); err != nil {
+	if err := put(ArchiveManifest, raw); err != nil {
 		return fmt.Errorf("export snapshot %s: %w", m.ID, err)
 	}
 	hashes := make([]string, 0)
-	for h := range m.hashes() {
+	for h := range m.Hashes() {
 		if _, ok := skip[h]; !ok {
 			hashes = append(hashes, h)
 		}
@@ -131,8 +162,8 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 			return err
 		}
 		if err := b.exportContent(tw, h, now); err != nil {
-			if errors.Is(err, errDamaged) {
-				b.markDamaged(m.ID, "Its content is damaged on disk: "+err.Error())
+			if errors.Is(err, store.ErrDamaged) {
+				b.MarkDamaged(m.ID, "Its content is damaged on disk: "+err.Error())
 			}
 			return fmt.Errorf("export snapshot %s: %w", m.ID, err)
 		}
@@ -148,17 +179,17 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 
 // exportContent streams one content file into the archive, checking its hash
 // as it goes.
-func (b *Backend) exportContent(tw *tar.Writer, h string, now time.Time) error {
-	f, err := os.Open(b.contentPath(h))
+func (b *Exports) exportContent(tw *tar.Writer, h string, now time.Time) error {
+	f, err := os.Open(b.ContentPath(h))
 	if err != nil {
-		return fmt.Errorf("%w: content %s is missing", errDamaged, h[:12])
+		return fmt.Errorf("%w: content %s is missing", store.ErrDamaged, h[:12])
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
-	if err := tw.WriteHeader(&tar.Header{Name: archiveContent + h, Mode: 0o444, Size: fi.Size(), ModTime: now, Typeflag: tar.TypeReg}); err != nil {
+	if err := tw.WriteHeader(&tar.Header{Name: ArchiveContent + h, Mode: 0o444, Size: fi.Size(), ModTime: now, Typeflag: tar.TypeReg}); err != nil {
 		return err
 	}
 	sum := sha256.New()
@@ -166,7 +197,7 @@ func (b *Backend) exportContent(tw *tar.Writer, h string, now time.Time) error {
 		return err
 	}
 	if hex.EncodeToString(sum.Sum(nil)) != h {
-		return fmt.Errorf("%w: content %s does not match its hash", errDamaged, h[:12])
+		return fmt.Errorf("%w: content %s does not match its hash", store.ErrDamaged, h[:12])
 	}
 	return nil
 }
@@ -178,9 +209,9 @@ type group struct {
 
 // staged is one archive of a batch, unpacked and checked.
 type staged struct {
-	info     archiveInfo
+	info     ArchiveInfo
 	raw      []byte
-	m        manifest
+	m        store.Manifest
 	already  bool
 	position int
 }
@@ -193,15 +224,15 @@ type staged struct {
 // An archive comes from elsewhere, and its manifest is what a restore, as
 // root, writes: each one is checked whole as it is read (unpack), before any
 // of its content is kept, and made this host's (mapImported).
-func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
-	if err := checkID("group", opts.Group); err != nil {
+func (b *Exports) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
+	if err := store.CheckID("group", opts.Group); err != nil {
 		return nil, err
 	}
-	who, err := b.importUser(opts.Group)
+	who, err := b.ImportUser(opts.Group)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	stage, err := os.MkdirTemp(b.path(dirTmp), "import-")
+	stage, err := os.MkdirTemp(b.Path(store.DirTmp), "import-")
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
@@ -211,13 +242,13 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 		return nil, err
 	}
 
-	lock, err := b.lockStore(ctx, false)
+	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.unlock()
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer lock.Unlock()
+	b.Mu.Lock()
+	defer b.Mu.Unlock()
 	g, err := b.readGroup(opts.Group)
 	if err != nil {
 		return nil, err
@@ -241,28 +272,16 @@ func importRefused(format string, a ...any) error {
 	return &providers.RefusedError{Why: fmt.Sprintf(format, a...) + ". Nothing was imported."}
 }
 
-// importUser gives the user the box of group runs as: what is imported
-// belongs to the group's box, and so to its user.
-func (b *Backend) importUser(group string) (runAs, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	st, err := b.readState(group)
-	if err != nil {
-		return runAs{}, err
-	}
-	return b.boxUser(st.User)
-}
-
 // unpackBatch unpacks each archive into stage, checking it whole as it is
 // read, with what the batch unpacks bounded and checked against the
 // store's free room as it comes, so an archive cannot fill the disk while
 // staged. It gives the staged archives and the budget they used.
-func (b *Backend) unpackBatch(ctx context.Context, stage string, archives []io.Reader, who runAs) ([]*staged, *importBudget, error) {
+func (b *Exports) unpackBatch(ctx context.Context, stage string, archives []io.Reader, who process.RunAs) ([]*staged, *importBudget, error) {
 	if err := os.Mkdir(filepath.Join(stage, "content"), 0o700); err != nil {
 		return nil, nil, fmt.Errorf("import: %w", err)
 	}
-	budget := &importBudget{max: b.maxImport, free: func() (int64, error) {
-		st, err := b.storage()
+	budget := &importBudget{max: b.MaxImport, free: func() (int64, error) {
+		st, err := b.Storage()
 		return st.FreeBytes, err
 	}}
 	var batch []*staged
@@ -281,9 +300,9 @@ func (b *Backend) unpackBatch(ctx context.Context, stage string, archives []io.R
 }
 
 // readGroup reads the group's members, none when it has no file yet.
-func (b *Backend) readGroup(name string) (group, error) {
+func (b *Exports) readGroup(name string) (group, error) {
 	g := group{Members: map[string]string{}}
-	if data, err := os.ReadFile(b.groupFile(name)); err == nil {
+	if data, err := os.ReadFile(b.GroupFile(name)); err == nil {
 		if err := json.Unmarshal(data, &g); err != nil {
 			return g, fmt.Errorf("import: read group %s: %w", name, err)
 		}
@@ -298,7 +317,7 @@ func (b *Backend) readGroup(name string) (group, error) {
 // snapshot twice in it holds the same content, one already held here holds
 // it too (and is marked already), and no name is given to two snapshots,
 // in the batch or in group g. It gives the batch's snapshots, each once.
-func (b *Backend) checkBatch(batch []*staged, g group, groupName string) ([]*staged, error) {
+func (b *Exports) checkBatch(batch []*staged, g group, groupName string) ([]*staged, error) {
 	byID := map[string]*staged{}
 	names := map[string]string{}
 	var unique []*staged
@@ -310,14 +329,14 @@ func (b *Backend) checkBatch(batch []*staged, g group, groupName string) ([]*sta
 			continue
 		}
 		byID[s.info.ID] = s
-		if raw, err := os.ReadFile(filepath.Join(b.snapDir(s.info.ID), fileManifest)); err == nil {
+		if raw, err := os.ReadFile(filepath.Join(b.SnapDir(s.info.ID), store.FileManifest)); err == nil {
 			// Held as the archive has it (taken here), or as an import of
 			// it made it this host's.
-			if sum := sha256Hex(raw); sum != s.info.ManifestSum && sum != sha256Hex(s.raw) {
+			if sum := store.Sha256Hex(raw); sum != s.info.ManifestSum && sum != store.Sha256Hex(s.raw) {
 				return nil, importRefused("Snapshot %s (archive %d) is already held here with different content", s.info.ID, s.position)
 			}
 			s.already = true
-		} else if _, err := os.Lstat(b.snapDir(s.info.ID)); err == nil {
+		} else if _, err := os.Lstat(b.SnapDir(s.info.ID)); err == nil {
 			return nil, importRefused("Snapshot %s (archive %d) is already here, incomplete: delete it first", s.info.ID, s.position)
 		}
 		if other, ok := names[s.info.Name]; ok && other != s.info.ID {
@@ -334,13 +353,13 @@ func (b *Backend) checkBatch(batch []*staged, g group, groupName string) ([]*sta
 
 // checkBatchContent checks that every piece of content the batch's
 // snapshots name is in the batch, staged, or in the store.
-func (b *Backend) checkBatchContent(stage string, unique []*staged) error {
+func (b *Exports) checkBatchContent(stage string, unique []*staged) error {
 	for _, s := range unique {
-		for h, size := range s.m.hashes() {
+		for h, size := range s.m.Hashes() {
 			if fi, err := os.Lstat(filepath.Join(stage, "content", h)); err == nil && fi.Size() == size {
 				continue
 			}
-			if fi, err := os.Lstat(b.contentPath(h)); err == nil && fi.Size() == size {
+			if fi, err := os.Lstat(b.ContentPath(h)); err == nil && fi.Size() == size {
 				continue
 			}
 			return importRefused("Snapshot %s (archive %d) needs content %s that neither the batch nor this store holds: add the archive of its base to the batch", s.info.ID, s.position, h[:12])
@@ -352,11 +371,11 @@ func (b *Backend) checkBatchContent(stage string, unique []*staged) error {
 // checkImportRoom checks the room, with the batch's content staged on the
 // store's file system, before anything is published: an import that
 // leaves the store past roomPercent full is refused.
-func (b *Backend) checkImportRoom(roomPercent int, budget *importBudget) error {
+func (b *Exports) checkImportRoom(roomPercent int, budget *importBudget) error {
 	if roomPercent <= 0 || budget.used <= 0 {
 		return nil
 	}
-	st, err := b.storage()
+	st, err := b.Storage()
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -370,10 +389,10 @@ func (b *Backend) checkImportRoom(roomPercent int, budget *importBudget) error {
 // publishBatch publishes the batch: its staged content first, then each
 // snapshot's folder, then group g with them. It gives what it published,
 // up to a failure.
-func (b *Backend) publishBatch(ctx context.Context, stage string, unique []*staged, g group, groupName string) ([]providers.ImportedSnapshot, error) {
+func (b *Exports) publishBatch(ctx context.Context, stage string, unique []*staged, g group, groupName string) ([]providers.ImportedSnapshot, error) {
 	staged, _ := os.ReadDir(filepath.Join(stage, "content"))
 	for _, c := range staged {
-		dst := b.contentPath(c.Name())
+		dst := b.ContentPath(c.Name())
 		if _, err := os.Lstat(dst); err == nil {
 			continue
 		}
@@ -381,7 +400,7 @@ func (b *Backend) publishBatch(ctx context.Context, stage string, unique []*stag
 			return nil, fmt.Errorf("import: %w", err)
 		}
 	}
-	if err := b.syncContent(); err != nil {
+	if err := b.SyncContent(); err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	var out []providers.ImportedSnapshot
@@ -393,14 +412,14 @@ func (b *Backend) publishBatch(ctx context.Context, stage string, unique []*stag
 		}
 		g.Members[s.info.Name] = s.info.ID
 		out = append(out, providers.ImportedSnapshot{
-			Ref:     providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Guest: b.guestOf(groupName, s.m.Guest.Kind), Storage: b.id, Where: "current"},
+			Ref:     providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Guest: b.GuestOf(groupName, s.m.Guest.Kind), Storage: b.Id, Where: "current"},
 			Name:    s.info.Name,
 			Parent:  s.m.Parent,
 			Already: s.already,
 		})
 	}
 	data, _ := json.Marshal(g)
-	if err := writeFileAtomic(b.groupFile(groupName), data, 0o600); err != nil {
+	if err := store.WriteFileAtomic(b.GroupFile(groupName), data, 0o600); err != nil {
 		return out, fmt.Errorf("import: write group %s: %w", groupName, err)
 	}
 	return out, nil
@@ -411,7 +430,7 @@ func (b *Backend) publishBatch(ctx context.Context, stage string, unique []*stag
 // (checkImported) before a byte of its content is kept: content no entry
 // uses, or of another size than its entries give, is refused as it comes,
 // and the rest is kept only once it matches its hash.
-func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int, who runAs, budget *importBudget) (*staged, error) {
+func (b *Exports) unpack(ctx context.Context, r io.Reader, stage string, pos int, who process.RunAs, budget *importBudget) (*staged, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("it is not a boxsnap archive (%v)", err)}
@@ -435,7 +454,7 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 			return nil, refuse("it is cut short or damaged (%v)", err)
 		}
 		switch {
-		case hdr.Name == archiveMeta:
+		case hdr.Name == ArchiveMeta:
 			if gotInfo || s.raw != nil {
 				return nil, refuse("it holds a second description, after its first or its manifest")
 			}
@@ -443,11 +462,11 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 			if err != nil {
 				return nil, err
 			}
-			if err := json.Unmarshal(data, &s.info); err != nil || s.info.Format != archiveFormat {
+			if err := json.Unmarshal(data, &s.info); err != nil || s.info.Format != ArchiveFormat {
 				return nil, refuse("its description is unreadable or of another format")
 			}
 			gotInfo = true
-		case hdr.Name == archiveManifest:
+		case hdr.Name == ArchiveManifest:
 			if !gotInfo {
 				return nil, refuse("its manifest comes before its description")
 			}
@@ -455,24 +474,24 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 				return nil, refuse("it holds two manifests")
 			}
 			// Refused by its header, before it is read into memory.
-			if hdr.Size > maxManifestBytes {
-				return nil, refuse("its manifest is %d bytes, more than the %d MiB a manifest may be", hdr.Size, maxManifestBytes>>20)
+			if hdr.Size > confined.MaxManifestBytes {
+				return nil, refuse("its manifest is %d bytes, more than the %d MiB a manifest may be", hdr.Size, confined.MaxManifestBytes>>20)
 			}
-			data, err := io.ReadAll(io.LimitReader(tr, maxManifestBytes+1))
+			data, err := io.ReadAll(io.LimitReader(tr, confined.MaxManifestBytes+1))
 			if err != nil {
 				return nil, refuse("it is cut short (%v)", err)
 			}
-			if len(data) > maxManifestBytes {
-				return nil, refuse("its manifest is more than the %d MiB a manifest may be", maxManifestBytes>>20)
+			if len(data) > confined.MaxManifestBytes {
+				return nil, refuse("its manifest is more than the %d MiB a manifest may be", confined.MaxManifestBytes>>20)
 			}
 			s.raw = data
 			if err := checkImported(s, who); err != nil {
 				return nil, err
 			}
-			want = s.m.hashes()
-		case strings.HasPrefix(hdr.Name, archiveContent):
-			h := strings.TrimPrefix(hdr.Name, archiveContent)
-			if !isHash(h) {
+			want = s.m.Hashes()
+		case strings.HasPrefix(hdr.Name, ArchiveContent):
+			h := strings.TrimPrefix(hdr.Name, ArchiveContent)
+			if !confined.IsHash(h) {
 				return nil, refuse("it holds an unexpected file %q", hdr.Name)
 			}
 			if want == nil {
@@ -501,7 +520,7 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 	if s.info.Name == "" {
 		s.info.Name = s.info.ID
 	}
-	if err := checkID("member name", s.info.Name); err != nil {
+	if err := store.CheckID("member name", s.info.Name); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -511,39 +530,39 @@ func (b *Backend) unpack(ctx context.Context, r io.Reader, stage string, pos int
 // description and its bounds, decodes it into s.m, checks every entry
 // (checkEntries) and makes it this host's (mapImported): s.raw becomes what
 // the store keeps.
-func checkImported(s *staged, who runAs) error {
+func checkImported(s *staged, who process.RunAs) error {
 	refuse := func(format string, a ...any) error {
 		return &providers.RefusedError{Why: fmt.Sprintf(format, a...)}
 	}
-	if err := checkID("snapshot", s.info.ID); err != nil {
+	if err := store.CheckID("snapshot", s.info.ID); err != nil {
 		return err
 	}
-	if sha256Hex(s.raw) != s.info.ManifestSum {
+	if store.Sha256Hex(s.raw) != s.info.ManifestSum {
 		return refuse("the manifest of snapshot %s does not match its checksum", s.info.ID)
 	}
-	body, err := checkedBody(s.raw, fileManifest)
+	body, err := store.CheckedBody(s.raw, store.FileManifest)
 	if err != nil {
 		return refuse("the manifest of snapshot %s is damaged (%v)", s.info.ID, err)
 	}
-	if err := checkEntryCount(body); err != nil {
+	if err := confined.CheckEntryCount(body); err != nil {
 		return refuse("the manifest of snapshot %s is refused: %v", s.info.ID, err)
 	}
-	if err := decodeBody(body, &s.m, fileManifest); err != nil {
+	if err := store.DecodeBody(body, &s.m, store.FileManifest); err != nil {
 		return refuse("the manifest of snapshot %s is damaged (%v)", s.info.ID, err)
 	}
 	if s.m.ID != s.info.ID {
 		return refuse("its manifest is of snapshot %s, not %s", s.m.ID, s.info.ID)
 	}
 	if s.m.Parent != "" {
-		if err := checkID("parent snapshot", s.m.Parent); err != nil {
+		if err := store.CheckID("parent snapshot", s.m.Parent); err != nil {
 			return err
 		}
 	}
-	if err := checkEntries(s.m.Entries); err != nil {
+	if err := confined.CheckEntries(s.m.Entries); err != nil {
 		return refuse("the manifest of snapshot %s is refused: %v", s.info.ID, err)
 	}
 	mapImported(&s.m, who)
-	if s.raw, err = encodeChecked(&s.m); err != nil {
+	if s.raw, err = store.EncodeChecked(&s.m); err != nil {
 		return fmt.Errorf("the manifest of snapshot %s: %w", s.info.ID, err)
 	}
 	return nil
@@ -555,14 +574,14 @@ func checkImported(s *staged, who runAs) error {
 // (a box's folder is one other users of the host may reach), no stat cache
 // of another host's files, and its entries in order, a folder before what
 // it holds.
-func mapImported(m *manifest, who runAs) {
+func mapImported(m *store.Manifest, who process.RunAs) {
 	for i := range m.Entries {
 		e := &m.Entries[i]
-		e.UID, e.GID = who.uid, who.gid
+		e.UID, e.GID = who.Uid, who.Gid
 		e.Mode &= uint32(fs.ModePerm)
 		e.Ino, e.CTime = 0, 0
 	}
-	sortEntries(m.Entries)
+	store.SortEntries(m.Entries)
 }
 
 // importBudget is what one import's batch may still unpack: at most max in
@@ -600,7 +619,7 @@ func binaryUnits(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-func (b *Backend) stageContent(r io.Reader, dir, h string) error {
+func (b *Exports) stageContent(r io.Reader, dir, h string) error {
 	dst := filepath.Join(dir, h)
 	if _, err := os.Lstat(dst); err == nil {
 		_, err := io.Copy(io.Discard, r)
@@ -626,8 +645,8 @@ func (b *Backend) stageContent(r io.Reader, dir, h string) error {
 
 // publishImported writes an imported snapshot's folder: its manifest byte for
 // byte, and a label of this install for the group's box.
-func (b *Backend) publishImported(ctx context.Context, s *staged, group string) error {
-	tmp := b.path(dirSnapshots, takingPrefix+s.info.ID+"-"+randomSuffix())
+func (b *Exports) publishImported(ctx context.Context, s *staged, group string) error {
+	tmp := b.Path(store.DirSnapshots, store.TakingPrefix+s.info.ID+"-"+store.RandomSuffix())
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return err
 	}
@@ -637,23 +656,23 @@ func (b *Backend) publishImported(ctx context.Context, s *staged, group string) 
 			_ = os.RemoveAll(tmp)
 		}
 	}()
-	lab := label{Label: providers.Label{Install: b.install, Box: group, Snapshot: s.info.ID, ResetVersion: s.m.ResetVersion}, TakenAt: s.m.CapturedAt}
-	ldata, err := encodeChecked(lab)
+	lab := store.Label{Label: providers.Label{Install: b.Install, Box: group, Snapshot: s.info.ID, ResetVersion: s.m.ResetVersion}, TakenAt: s.m.CapturedAt}
+	ldata, err := store.EncodeChecked(lab)
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(tmp, fileManifest), s.raw, 0o600); err != nil {
+	if err := store.WriteFileAtomic(filepath.Join(tmp, store.FileManifest), s.raw, 0o600); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(tmp, fileLabel), ldata, 0o600); err != nil {
+	if err := store.WriteFileAtomic(filepath.Join(tmp, store.FileLabel), ldata, 0o600); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, b.snapDir(s.info.ID)); err != nil {
+	if err := os.Rename(tmp, b.SnapDir(s.info.ID)); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s appeared while it was imported", s.info.ID)}
 		}
 		return err
 	}
 	ok = true
-	return syncDir(b.path(dirSnapshots))
+	return store.SyncDir(b.Path(store.DirSnapshots))
 }

@@ -1,4 +1,4 @@
-package local
+package confined
 
 import (
 	"errors"
@@ -6,38 +6,39 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/boxsnap/boxsnap/providers/local/store"
 	"golang.org/x/sys/unix"
 )
 
-// open opens rel ("." for the folder itself) beneath the folder, with no link
+// Open opens rel ("." for the folder itself) beneath the folder, with no link
 // followed in any component: a link as rel's last component is not opened
 // either (ELOOP), unless flags hold O_PATH|O_NOFOLLOW, which open the link
 // itself. The descriptor is the caller's to close.
-func (t *beneath) open(rel string, flags int) (int, error) {
-	fd, err := unix.Openat2(t.fd, rel, &unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolveBeneath.Resolve})
+func (t *Beneath) Open(rel string, flags int) (int, error) {
+	fd, err := unix.Openat2(t.Fd, rel, &unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolveBeneath.Resolve})
 	if err != nil {
-		return -1, &fs.PathError{Op: "openat2", Path: t.dir + "/" + rel, Err: err}
+		return -1, &fs.PathError{Op: "openat2", Path: t.Dir + "/" + rel, Err: err}
 	}
 	return fd, nil
 }
 
-// goneOrSwapped says whether an error opening a box's path means the path
+// GoneOrSwapped says whether an error opening a box's path means the path
 // is not there as it was: gone (ENOENT), a folder on its way no longer a
 // folder (ENOTDIR), or a link where a folder or file was (ELOOP, or EXDEV
 // for one leading out of the folder). The box changed it while boxsnap
 // read; nothing behind the link is ever read.
-func goneOrSwapped(err error) bool {
+func GoneOrSwapped(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) ||
 		errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV)
 }
 
-// markerFolder opens the box's own folder of boxsnap's files (.boxsnap)
+// MarkerFolder opens the box's own folder of boxsnap's files (.boxsnap)
 // beneath the box's folder, making it (0700) where it is missing. A link,
 // or anything else not a folder, in its place is removed and a folder made
 // instead: it is never followed. A box that keeps swapping it is refused.
-func (r *beneath) markerFolder() (int, error) {
+func (r *Beneath) MarkerFolder() (int, error) {
 	for attempt := 0; attempt < 3; attempt++ {
-		fd, err := r.open(markerDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+		fd, err := r.Open(MarkerDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 		if err == nil {
 			return fd, nil
 		}
@@ -45,24 +46,24 @@ func (r *beneath) markerFolder() (int, error) {
 		case errors.Is(err, unix.ENOENT):
 		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.ENOTDIR):
 			var st unix.Stat_t
-			if err := unix.Fstatat(r.fd, markerDir, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-				if err := unix.Unlinkat(r.fd, markerDir, 0); err != nil && !errors.Is(err, unix.ENOENT) {
-					return -1, &fs.PathError{Op: "remove", Path: r.dir + "/" + markerDir, Err: err}
+			if err := unix.Fstatat(r.Fd, MarkerDir, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				if err := unix.Unlinkat(r.Fd, MarkerDir, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+					return -1, &fs.PathError{Op: "remove", Path: r.Dir + "/" + MarkerDir, Err: err}
 				}
 			}
 		default:
 			return -1, err
 		}
-		if err := unix.Mkdirat(r.fd, markerDir, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
-			return -1, &fs.PathError{Op: "mkdir", Path: r.dir + "/" + markerDir, Err: err}
+		if err := unix.Mkdirat(r.Fd, MarkerDir, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+			return -1, &fs.PathError{Op: "mkdir", Path: r.Dir + "/" + MarkerDir, Err: err}
 		}
 	}
-	return -1, fmt.Errorf("%s/%s kept being replaced while boxsnap made it a folder", r.dir, markerDir)
+	return -1, fmt.Errorf("%s/%s kept being replaced while boxsnap made it a folder", r.Dir, MarkerDir)
 }
 
-// readAt reads the file name in the folder dfd, not through a link, up to
+// ReadAt reads the file name in the folder dfd, not through a link, up to
 // limit bytes.
-func readAt(dfd int, name string, limit int) ([]byte, error) {
+func ReadAt(dfd int, name string, limit int) ([]byte, error) {
 	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -90,12 +91,12 @@ func readAt(dfd int, name string, limit int) ([]byte, error) {
 	return buf[:n], nil
 }
 
-// writeAt writes data as name in the folder dfd: under a new temporary name
+// WriteAt writes data as name in the folder dfd: under a new temporary name
 // (O_EXCL, no link followed), given to uid:gid on the open file when uid is
 // not negative, then renamed over name, so a failed write leaves what was
 // there and a link put at name is replaced, not followed.
-func writeAt(dfd int, name string, data []byte, mode uint32, uid, gid int) error {
-	tmp := name + ".tmp-" + randomSuffix()
+func WriteAt(dfd int, name string, data []byte, mode uint32, uid, gid int) error {
+	tmp := name + ".tmp-" + store.RandomSuffix()
 	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
@@ -129,56 +130,49 @@ func writeAt(dfd int, name string, data []byte, mode uint32, uid, gid int) error
 	return nil
 }
 
-// fileID is a file's device and inode: which file a scan saw at a path.
-type fileID struct{ dev, ino uint64 }
+// FileID is a file's device and inode: which file a scan saw at a path.
+type FileID struct{ Dev, Ino uint64 }
 
-// errNotRegular marks a path that, opened, is not a regular file: a pipe,
+// ErrNotRegular marks a path that, opened, is not a regular file: a pipe,
 // a folder or a device put in a file's place.
-var errNotRegular = errors.New("not a regular file")
+var ErrNotRegular = errors.New("not a regular file")
 
-// errNotScanned marks a path that, opened, is another file than the one
+// ErrNotScanned marks a path that, opened, is another file than the one
 // the scan saw there (its device and inode differ): it was replaced since.
-var errNotScanned = errors.New("another file than the one read before")
+var ErrNotScanned = errors.New("another file than the one read before")
 
-// openRegular opens the box's file rel beneath the folder to read it:
+// OpenRegular opens the box's file rel beneath the folder to read it:
 // non-blocking (a pipe put in its place answers at once, never holding the
 // open or a read), checked by its descriptor to be a regular file, and,
 // when want is set, to be the file the scan saw (device and inode). It
 // gives the file's stat as opened. A regular file reads the same with
 // O_NONBLOCK as without.
-func (t *beneath) openRegular(rel string, want *fileID) (*os.File, unix.Stat_t, error) {
+func (t *Beneath) OpenRegular(rel string, want *FileID) (*os.File, unix.Stat_t, error) {
 	var st unix.Stat_t
-	fd, err := t.open(rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY)
+	fd, err := t.Open(rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY)
 	if err != nil {
 		return nil, st, err
 	}
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		return nil, st, &fs.PathError{Op: "fstat", Path: t.dir + "/" + rel, Err: err}
+		return nil, st, &fs.PathError{Op: "fstat", Path: t.Dir + "/" + rel, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return nil, st, errNotRegular
+		return nil, st, ErrNotRegular
 	}
-	if want != nil && (st.Dev != want.dev || st.Ino != want.ino) {
+	if want != nil && (st.Dev != want.Dev || st.Ino != want.Ino) {
 		unix.Close(fd)
-		return nil, st, errNotScanned
+		return nil, st, ErrNotScanned
 	}
-	return os.NewFile(uintptr(fd), t.dir+"/"+rel), st, nil
+	return os.NewFile(uintptr(fd), t.Dir+"/"+rel), st, nil
 }
 
-// hashBeneath hashes the box's file rel, opened beneath the box's folder
-// through no link and non-blocking (openRegular). One gone, reached only
-// through a link, no longer a regular file, or not the file want names (when
-// set) answers an error that is fs.ErrNotExist: it is not the file read.
-func (b *Backend) hashBeneath(root *beneath, rel string, want *fileID) (string, int64, error) {
-	f, _, err := root.openRegular(rel, want)
-	if err != nil {
-		if goneOrSwapped(err) || errors.Is(err, errNotRegular) || errors.Is(err, errNotScanned) {
-			return "", 0, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
-		}
-		return "", 0, err
-	}
-	defer f.Close()
-	return b.hashFile(f)
-}
+// The box's own folder of boxsnap's files, inside the box: its identity
+// marker, which a fork rewrites so that the new box never acts as its
+// source.
+const (
+	MarkerDir    = ".boxsnap"
+	IdentityFile = ".boxsnap/identity" // the identity marker
+	AccessFile   = ".boxsnap/env"      // the box's access file
+)

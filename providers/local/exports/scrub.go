@@ -1,4 +1,4 @@
-package local
+package exports
 
 import (
 	"context"
@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // Scrub says what a share copy of a snapshot is, changing nothing.
-func (b *Backend) Scrub(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*providers.ScrubReport, error) {
-	m, err := b.loadUsable(ref)
+func (b *Exports) Scrub(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*providers.ScrubReport, error) {
+	m, err := b.LoadUsable(ref)
 	if err != nil {
 		return nil, fmt.Errorf("scrub: %w", err)
 	}
@@ -29,7 +30,7 @@ const maxHops = 40
 // the link's folder, an absolute one from the box's own folder when it
 // leads inside it (elsewhere is not in the box, nor in a copy).
 type linkTree struct {
-	byPath map[string]*entry
+	byPath map[string]*store.Entry
 	boxDir string
 }
 
@@ -58,7 +59,7 @@ func (lt *linkTree) real(p string) (string, bool) {
 			next = cur + "/" + part
 		}
 		e := lt.byPath[next]
-		if e == nil || e.Type != typeLink {
+		if e == nil || e.Type != store.TypeLink {
 			cur = next
 			continue
 		}
@@ -90,8 +91,8 @@ func (lt *linkTree) real(p string) (string, bool) {
 // copy). What it keeps is then scanned, content, link targets and paths,
 // for the well-known shapes and the removed files' values: what it finds
 // is Blocked.
-func (b *Backend) scrubManifest(ctx context.Context, m *manifest, sec providers.Secrets) (*manifest, *providers.ScrubReport, error) {
-	lt := &linkTree{byPath: make(map[string]*entry, len(m.Entries)), boxDir: path.Clean(b.BoxDir(m.Guest))}
+func (b *Exports) scrubManifest(ctx context.Context, m *store.Manifest, sec providers.Secrets) (*store.Manifest, *providers.ScrubReport, error) {
+	lt := &linkTree{byPath: make(map[string]*store.Entry, len(m.Entries)), boxDir: path.Clean(b.Store.BoxDir(m.Guest.Ref))}
 	for i := range m.Entries {
 		lt.byPath[m.Entries[i].Path] = &m.Entries[i]
 	}
@@ -112,10 +113,10 @@ func (b *Backend) scrubManifest(ctx context.Context, m *manifest, sec providers.
 }
 
 // valuesOf adds the values of a removed file's content to the scan.
-func (b *Backend) valuesOf(scan *providers.SecretScan, e entry) error {
-	f, err := os.Open(b.contentPath(e.Hash))
+func (b *Exports) valuesOf(scan *providers.SecretScan, e store.Entry) error {
+	f, err := os.Open(b.ContentPath(e.Hash))
 	if err != nil {
-		return fmt.Errorf("scrub: %w: content %s is missing", errDamaged, e.Hash[:12])
+		return fmt.Errorf("scrub: %w: content %s is missing", store.ErrDamaged, e.Hash[:12])
 	}
 	defer f.Close()
 	if err := scan.AddValues(f, e.Path); err != nil {
@@ -125,10 +126,10 @@ func (b *Backend) valuesOf(scan *providers.SecretScan, e entry) error {
 }
 
 // scanContent scans one content file of the store.
-func (b *Backend) scanContent(scan *providers.SecretScan, h string) (string, error) {
-	f, err := os.Open(b.contentPath(h))
+func (b *Exports) scanContent(scan *providers.SecretScan, h string) (string, error) {
+	f, err := os.Open(b.ContentPath(h))
 	if err != nil {
-		return "", fmt.Errorf("scrub: %w: content %s is missing", errDamaged, h[:12])
+		return "", fmt.Errorf("scrub: %w: content %s is missing", store.ErrDamaged, h[:12])
 	}
 	defer f.Close()
 	what, err := scan.Scan(f)
@@ -142,19 +143,19 @@ func (b *Backend) scanContent(scan *providers.SecretScan, h string) (string, err
 // home (real folders, and links that lead to one), and every file named as
 // providers.SecretName says, anywhere; each also where the box's links
 // lead it (lt).
-func scrubTargets(m *manifest, sec providers.Secrets, lt *linkTree) []string {
+func scrubTargets(m *store.Manifest, sec providers.Secrets, lt *linkTree) []string {
 	isDir := func(p string) bool {
 		e := lt.byPath[p]
-		return e != nil && e.Type == typeDir
+		return e != nil && e.Type == store.TypeDir
 	}
 	// Homes: real folders, and links that lead to one.
 	var dirs []string
 	for i := range m.Entries {
 		e := &m.Entries[i]
 		switch e.Type {
-		case typeDir:
+		case store.TypeDir:
 			dirs = append(dirs, e.Path)
-		case typeLink:
+		case store.TypeLink:
 			if r, ok := lt.real(e.Path); ok && isDir(r) {
 				dirs = append(dirs, e.Path)
 			}
@@ -197,14 +198,14 @@ func scrubTargets(m *manifest, sec providers.Secrets, lt *linkTree) []string {
 // any file whose content is that of a removed one (a hard link to it, or a
 // copy), with its files and bytes counted again, and the paths it removed,
 // sorted. The values of the removed files go into scan.
-func (b *Backend) withoutTargets(m *manifest, targets []string, scan *providers.SecretScan) (*manifest, []string, error) {
+func (b *Exports) withoutTargets(m *store.Manifest, targets []string, scan *providers.SecretScan) (*store.Manifest, []string, error) {
 	c := *m
-	c.Entries = make([]entry, 0, len(m.Entries))
+	c.Entries = make([]store.Entry, 0, len(m.Entries))
 	c.Files, c.Bytes, c.AddedBytes = 0, 0, 0
 	seen := map[string]bool{}
 	var removed []string
 	gone := map[string]string{} // the content of removed files, to a path of one
-	var kept []entry
+	var kept []store.Entry
 	for _, e := range m.Entries {
 		t := providers.Removes(targets, e.Path)
 		if t == "" || e.Path == "." {
@@ -215,7 +216,7 @@ func (b *Backend) withoutTargets(m *manifest, targets []string, scan *providers.
 			seen[t] = true
 			removed = append(removed, t)
 		}
-		if e.Type == typeFile && e.Size >= 8 {
+		if e.Type == store.TypeFile && e.Size >= 8 {
 			if _, ok := gone[e.Hash]; !ok {
 				gone[e.Hash] = e.Path
 				if err := b.valuesOf(scan, e); err != nil {
@@ -226,7 +227,7 @@ func (b *Backend) withoutTargets(m *manifest, targets []string, scan *providers.
 	}
 	// Hard links to a removed file, and copies of one, go too.
 	for _, e := range kept {
-		if e.Type == typeFile {
+		if e.Type == store.TypeFile {
 			if _, ok := gone[e.Hash]; ok {
 				if !seen[e.Path] {
 					seen[e.Path] = true
@@ -246,10 +247,10 @@ func (b *Backend) withoutTargets(m *manifest, targets []string, scan *providers.
 // scanKept scans what c keeps for the well-known shapes and scan's values:
 // each content once, then what the manifest itself carries (paths and link
 // targets). It gives blocked with what it finds.
-func (b *Backend) scanKept(ctx context.Context, c *manifest, scan *providers.SecretScan, blocked []providers.Finding) ([]providers.Finding, error) {
+func (b *Exports) scanKept(ctx context.Context, c *store.Manifest, scan *providers.SecretScan, blocked []providers.Finding) ([]providers.Finding, error) {
 	found := map[string]string{}
 	for _, e := range c.Entries {
-		if e.Type != typeFile || e.Size == 0 {
+		if e.Type != store.TypeFile || e.Size == 0 {
 			continue
 		}
 		if _, ok := found[e.Hash]; ok {
@@ -266,10 +267,10 @@ func (b *Backend) scanKept(ctx context.Context, c *manifest, scan *providers.Sec
 	}
 	for _, e := range c.Entries {
 		what := ""
-		if e.Type == typeFile {
+		if e.Type == store.TypeFile {
 			what = found[e.Hash]
 		}
-		if what == "" && e.Type == typeLink {
+		if what == "" && e.Type == store.TypeLink {
 			what = scan.ScanString(e.Target)
 		}
 		if what == "" {

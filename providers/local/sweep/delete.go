@@ -1,10 +1,11 @@
-package local
+package sweep
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,7 +13,25 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/content"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
+
+// Deletes deletes the local backend's snapshots and sweeps the content no
+// snapshot holds any more, under the store lock held exclusive.
+type Deletes struct {
+	*store.Store
+	*content.Copier
+	Log   *slog.Logger
+	Hooks deleteHooks
+}
+
+// deleteHooks lets the backend's own tests stop a delete part way: nil
+// outside tests.
+type deleteHooks struct {
+	// DeleteStep runs before each step of a delete; an error stops it there.
+	DeleteStep func(step string) error
+}
 
 // collectTimeout bounds the clean-up after a failed take, which runs even
 // when the take's own context has ended.
@@ -23,7 +42,7 @@ const collectTimeout = 2 * time.Minute
 const (
 	deleteMark     = "mark"     // write the deleting marker
 	deleteManifest = "manifest" // remove the manifest, so its content is no longer used
-	deleteSweep    = "sweep"    // free the content no other snapshot uses
+	DeleteSweep    = "sweep"    // free the content no other snapshot uses
 	deleteFolder   = "folder"   // remove the snapshot's folder and label
 )
 
@@ -31,12 +50,12 @@ const (
 // uses. It waits for takes running now to publish first (the store lock), so
 // it never frees content a take is about to name. Deleting a snapshot that is
 // already gone succeeds.
-func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
-	id := snapID(ref)
-	if err := checkID("snapshot", id); err != nil {
+func (b *Deletes) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
+	id := store.SnapID(ref)
+	if err := store.CheckID("snapshot", id); err != nil {
 		return err
 	}
-	dir := b.snapDir(id)
+	dir := b.SnapDir(id)
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -44,8 +63,8 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		return fmt.Errorf("delete snapshot %s stopped at its %s step: %w (%w)", id, step, providers.ErrIncomplete, err)
 	}
 	step := func(name string) error {
-		if b.hooks.deleteStep != nil {
-			if err := b.hooks.deleteStep(name); err != nil {
+		if b.Hooks.DeleteStep != nil {
+			if err := b.Hooks.DeleteStep(name); err != nil {
 				return stopped(name, err)
 			}
 		}
@@ -57,32 +76,32 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err := step(deleteMark); err != nil {
 		return err
 	}
-	if err := markDeleting(filepath.Join(dir, fileDeleting)); err != nil {
+	if err := markDeleting(filepath.Join(dir, store.FileDeleting)); err != nil {
 		return stopped(deleteMark, err)
 	}
-	lock, err := b.lockStore(ctx, true)
+	lock, err := b.LockStore(ctx, true)
 	if err != nil {
 		return stopped(deleteMark, err)
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 
 	if err := step(deleteManifest); err != nil {
 		return err
 	}
 	var candidates map[string]int64
-	var m manifest
-	if err := readChecked(filepath.Join(dir, fileManifest), &m); err == nil {
-		candidates = m.hashes()
+	var m store.Manifest
+	if err := store.ReadChecked(filepath.Join(dir, store.FileManifest), &m); err == nil {
+		candidates = m.Hashes()
 	}
-	if err := os.Remove(filepath.Join(dir, fileManifest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(dir, store.FileManifest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return stopped(deleteManifest, err)
 	}
-	b.cache.forget(id)
-	if err := syncDir(dir); err != nil {
+	b.Cache.Forget(id)
+	if err := store.SyncDir(dir); err != nil {
 		return stopped(deleteManifest, err)
 	}
 
-	if err := step(deleteSweep); err != nil {
+	if err := step(DeleteSweep); err != nil {
 		return err
 	}
 	var freed int64
@@ -94,7 +113,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		freed, err = b.sweepLocked(ctx, nil)
 	}
 	if err != nil {
-		return stopped(deleteSweep, err)
+		return stopped(DeleteSweep, err)
 	}
 
 	if err := step(deleteFolder); err != nil {
@@ -103,10 +122,10 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err := os.RemoveAll(dir); err != nil {
 		return stopped(deleteFolder, err)
 	}
-	if err := syncDir(b.path(dirSnapshots)); err != nil {
+	if err := store.SyncDir(b.Path(store.DirSnapshots)); err != nil {
 		return stopped(deleteFolder, err)
 	}
-	b.log.Debug("local backend: snapshot deleted", "snapshot", id, "freed", freed)
+	b.Log.Debug("local backend: snapshot deleted", "snapshot", id, "freed", freed)
 	return nil
 }
 
@@ -125,13 +144,13 @@ func markDeleting(path string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return syncDir(filepath.Dir(path))
+	return store.SyncDir(filepath.Dir(path))
 }
 
 // referenced reads every manifest and gives the content they name. It is
 // called with the store locked exclusive, so no take is half-way.
-func (b *Backend) referenced(ctx context.Context) (map[string]struct{}, error) {
-	dirs, err := os.ReadDir(b.path(dirSnapshots))
+func (b *Deletes) referenced(ctx context.Context) (map[string]struct{}, error) {
+	dirs, err := os.ReadDir(b.Path(store.DirSnapshots))
 	if err != nil {
 		return nil, fmt.Errorf("read the snapshots: %w", err)
 	}
@@ -143,14 +162,14 @@ func (b *Backend) referenced(ctx context.Context) (map[string]struct{}, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		m, err := b.manifest(d.Name())
+		m, err := b.Manifest(d.Name())
 		if err != nil {
 			// A missing manifest is a snapshot being deleted; a damaged one
 			// is never restored, so its content is not kept for it.
 			continue
 		}
 		for i := range m.Entries {
-			if m.Entries[i].Type == typeFile {
+			if m.Entries[i].Type == store.TypeFile {
 				out[m.Entries[i].Hash] = struct{}{}
 			}
 		}
@@ -161,19 +180,19 @@ func (b *Backend) referenced(ctx context.Context) (map[string]struct{}, error) {
 // sweepLocked removes the candidates no manifest names, or, with no
 // candidates, every content file no manifest names, the leftovers of takes
 // that stopped, and temporary files. The store must be locked exclusive.
-func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) (int64, error) {
+func (b *Deletes) sweepLocked(ctx context.Context, candidates map[string]int64) (int64, error) {
 	used, err := b.referenced(ctx)
 	if err != nil {
 		return 0, err
 	}
 	var freed int64
 	remove := func(h string) error {
-		fi, err := os.Lstat(b.contentPath(h))
+		fi, err := os.Lstat(b.ContentPath(h))
 		if err != nil {
 			return nil
 		}
-		b.present.forget()
-		if err := os.Remove(b.contentPath(h)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		b.Present.Forget()
+		if err := os.Remove(b.ContentPath(h)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("free content %s: %w", h[:12], err)
 		}
 		freed += fi.Size()
@@ -195,12 +214,12 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 		}
 		return freed, nil
 	}
-	subs, err := os.ReadDir(b.path(dirContent))
+	subs, err := os.ReadDir(b.Path(store.DirContent))
 	if err != nil {
 		return 0, fmt.Errorf("read the content: %w", err)
 	}
 	for _, s := range subs {
-		files, err := os.ReadDir(b.path(dirContent, s.Name()))
+		files, err := os.ReadDir(b.Path(store.DirContent, s.Name()))
 		if err != nil {
 			return freed, fmt.Errorf("read the content: %w", err)
 		}
@@ -214,15 +233,15 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 			}
 		}
 	}
-	dirs, _ := os.ReadDir(b.path(dirSnapshots))
+	dirs, _ := os.ReadDir(b.Path(store.DirSnapshots))
 	for _, d := range dirs {
-		if strings.HasPrefix(d.Name(), takingPrefix) {
-			_ = os.RemoveAll(b.path(dirSnapshots, d.Name()))
+		if strings.HasPrefix(d.Name(), store.TakingPrefix) {
+			_ = os.RemoveAll(b.Path(store.DirSnapshots, d.Name()))
 		}
 	}
-	tmps, _ := os.ReadDir(b.path(dirTmp))
+	tmps, _ := os.ReadDir(b.Path(store.DirTmp))
 	for _, t := range tmps {
-		_ = os.RemoveAll(b.path(dirTmp, t.Name()))
+		_ = os.RemoveAll(b.Path(store.DirTmp, t.Name()))
 	}
 	return freed, nil
 }
@@ -230,33 +249,33 @@ func (b *Backend) sweepLocked(ctx context.Context, candidates map[string]int64) 
 // Sweep frees every content file no snapshot names and the leftovers of
 // takes cut short by a crash. It waits for running takes to finish. It
 // answers the bytes it freed.
-func (b *Backend) Sweep(ctx context.Context) (int64, error) {
-	lock, err := b.lockStore(ctx, true)
+func (b *Deletes) Sweep(ctx context.Context) (int64, error) {
+	lock, err := b.LockStore(ctx, true)
 	if err != nil {
 		return 0, err
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	return b.sweepLocked(ctx, nil)
 }
 
-// collect frees the content a failed take added, where no snapshot names it.
-func (b *Backend) collect(ctx context.Context, added []string) {
+// Collect frees the content a failed take added, where no snapshot names it.
+func (b *Deletes) Collect(ctx context.Context, added []string) {
 	if len(added) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), collectTimeout)
 	defer cancel()
-	lock, err := b.lockStore(ctx, true)
+	lock, err := b.LockStore(ctx, true)
 	if err != nil {
-		b.log.Warn("local backend: could not collect a failed take's content", "err", err)
+		b.Log.Warn("local backend: could not collect a failed take's content", "err", err)
 		return
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	cands := make(map[string]int64, len(added))
 	for _, h := range added {
 		cands[h] = 0
 	}
 	if _, err := b.sweepLocked(ctx, cands); err != nil {
-		b.log.Warn("local backend: could not collect a failed take's content", "err", err)
+		b.Log.Warn("local backend: could not collect a failed take's content", "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package local
+package journal
 
 import (
 	"context"
@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +14,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // The change journal. While a box runs, an inotify instance watches every
@@ -68,14 +68,14 @@ const (
 // journal is one box's change journal.
 type journal struct {
 	box, dir string
-	root     *beneath // the box's folder: every name is read beneath it
+	root     *confined.Beneath // the box's folder: every name is read beneath it
 	maxPaths int
 	file     *os.File // the inotify descriptor, non-blocking, in Go's poller
 	fd       int
 	buf      []byte
 	done     chan struct{}
 
-	mu      sync.Mutex
+	Mu      sync.Mutex
 	wds     map[int32]string // folder watches: descriptor to path
 	dirs    map[string]int32 // and back
 	fileWds map[int32]uint64 // watches of hard-linked files: descriptor to inode
@@ -84,44 +84,47 @@ type journal struct {
 	dirty   map[string]uint8
 	sweep   map[uint64]bool // inodes that got a new name: their other names changed too
 	unseen  map[string]bool // names made but gone before stat'ed; true once written
-	lost    string          // why this epoch's record is incomplete ("" while whole)
-	dead    string          // why the journal stopped watching for good
-	base    string          // what the epoch's record is relative to (journalBasis)
+	Lost    string          // why this epoch's record is incomplete ("" while whole)
+	Dead    string          // why the journal stopped watching for good
+	Base    string          // what the epoch's record is relative to (journalBasis)
 	epoch   uint64
 	closed  bool
 }
 
-// journals is the backend's running journals, by box.
-type journals struct {
-	mu sync.Mutex
-	m  map[string]*journal
-	// atStop is what each stopped box's journal said as the box stopped:
-	// whether its files changed since its last take (Changes answers it
-	// for a stopped box).
-	atStop map[string]providers.Changed
+// Set is the backend's change journals, one for each running box, and
+// what they read beneath a box's folder with.
+type Set struct {
+	*confined.Scanner
+	Journals     journals
+	noJournal    bool
+	journalPaths int
 }
 
-// journalCut is a journal's record at a take's or restore's start: what
+// NewSet is the journals of a backend that reads with scanner, each
+// remembering at most paths changed paths; with off, it starts none.
+func NewSet(scanner *confined.Scanner, paths int, off bool) *Set {
+	return &Set{Scanner: scanner, journalPaths: paths, noJournal: off}
+}
+
+// journals is the backend's running journals, by box.
+type journals struct {
+	Mu sync.Mutex
+	m  map[string]*journal
+	// AtStop is what each stopped box's journal said as the box stopped:
+	// whether its files changed since its last take (Changes answers it
+	// for a stopped box).
+	AtStop map[string]providers.Changed
+}
+
+// JournalCut is a journal's record at a take's or restore's start: what
 // changed since base. The journal goes on recording into a new epoch.
-type journalCut struct {
-	running bool
-	dirty   map[string]uint8
-	sweep   map[uint64]bool
+type JournalCut struct {
+	Running bool
+	Dirty   map[string]uint8
+	Sweep   map[uint64]bool
 	lost    string
 	base    string
 	epoch   uint64
-}
-
-// journalBasis names what a box's files were last known to be, as a journal
-// base: the last take, or the restore (with its stat cache) since.
-func journalBasis(st boxState) string {
-	if st.StatCache != "" {
-		return "restore:" + st.StatCache
-	}
-	if st.Last != "" {
-		return "take:" + st.Last
-	}
-	return ""
 }
 
 // networkFS are the file systems whose changes may come from another host,
@@ -142,22 +145,22 @@ var networkFS = map[int64]string{
 	0x01161970: "gfs2",
 }
 
-// startJournal starts the box's journal, if it is not running: it watches
+// StartJournal starts the box's journal, if it is not running: it watches
 // every folder of the box before it returns. A journal that cannot watch is
 // kept with its reason, which the box's takes then log.
-func (b *Backend) startJournal(box, dir string) {
+func (b *Set) StartJournal(box, dir string) {
 	if b.noJournal {
 		return
 	}
-	b.journals.mu.Lock()
-	defer b.journals.mu.Unlock()
-	if b.journals.m == nil {
-		b.journals.m = make(map[string]*journal)
+	b.Journals.Mu.Lock()
+	defer b.Journals.Mu.Unlock()
+	if b.Journals.m == nil {
+		b.Journals.m = make(map[string]*journal)
 	}
-	if j := b.journals.m[box]; j != nil {
-		j.mu.Lock()
-		dead := j.dead
-		j.mu.Unlock()
+	if j := b.Journals.m[box]; j != nil {
+		j.Mu.Lock()
+		dead := j.Dead
+		j.Mu.Unlock()
 		if dead == "" {
 			return
 		}
@@ -167,112 +170,112 @@ func (b *Backend) startJournal(box, dir string) {
 		wds: map[int32]string{}, dirs: map[string]int32{}, fileWds: map[int32]uint64{},
 		inoWd: map[uint64]int32{}, linked: map[uint64]map[string]bool{}, dirty: map[string]uint8{},
 		sweep: map[uint64]bool{}, unseen: map[string]bool{}}
-	b.journals.m[box] = j
-	root, err := openTree(dir)
+	b.Journals.m[box] = j
+	root, err := confined.OpenTree(dir)
 	if err != nil {
-		j.dead = fmt.Sprintf("the box's folder could not be opened (%v)", err)
-		j.lost = j.dead
+		j.Dead = fmt.Sprintf("the box's folder could not be opened (%v)", err)
+		j.Lost = j.Dead
 		return
 	}
 	j.root = root
 	var sfs unix.Statfs_t
-	if err := unix.Fstatfs(root.fd, &sfs); err == nil {
+	if err := unix.Fstatfs(root.Fd, &sfs); err == nil {
 		if name, ok := networkFS[int64(sfs.Type)]; ok {
-			j.dead = fmt.Sprintf("the box's folder is on a network file system (%s), whose changes inotify does not see", name)
-			j.lost = j.dead
+			j.Dead = fmt.Sprintf("the box's folder is on a network file system (%s), whose changes inotify does not see", name)
+			j.Lost = j.Dead
 			return
 		}
 	}
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
-		j.dead = fmt.Sprintf("no inotify instance (%v; fs.inotify.max_user_instances)", err)
-		j.lost = j.dead
+		j.Dead = fmt.Sprintf("no inotify instance (%v; fs.inotify.max_user_instances)", err)
+		j.Lost = j.Dead
 		return
 	}
 	j.fd = fd
 	j.file = os.NewFile(uintptr(fd), "inotify-"+box)
 	j.buf = make([]byte, 64<<10)
 	j.done = make(chan struct{})
-	j.mu.Lock()
+	j.Mu.Lock()
 	j.watchTreeLocked(".")
-	j.lost = "the journal started after the last take" // the first take walks
-	j.mu.Unlock()
+	j.Lost = "the journal started after the last take" // the first take walks
+	j.Mu.Unlock()
 	go j.run()
 }
 
-// endJournal stops the box's journal and releases its watches.
-func (b *Backend) endJournal(box string) {
-	b.journals.mu.Lock()
-	j := b.journals.m[box]
-	delete(b.journals.m, box)
-	b.journals.mu.Unlock()
+// EndJournal stops the box's journal and releases its watches.
+func (b *Set) EndJournal(box string) {
+	b.Journals.Mu.Lock()
+	j := b.Journals.m[box]
+	delete(b.Journals.m, box)
+	b.Journals.Mu.Unlock()
 	if j != nil {
 		j.close()
 	}
 }
 
-// endJournals stops every journal, as the backend closes.
-func (b *Backend) endJournals() {
-	b.journals.mu.Lock()
-	all := b.journals.m
-	b.journals.m = nil
-	b.journals.mu.Unlock()
+// EndJournals stops every journal, as the backend closes.
+func (b *Set) EndJournals() {
+	b.Journals.Mu.Lock()
+	all := b.Journals.m
+	b.Journals.m = nil
+	b.Journals.Mu.Unlock()
 	for _, j := range all {
 		j.close()
 	}
 }
 
-func (b *Backend) journalOf(box string) *journal {
-	b.journals.mu.Lock()
-	defer b.journals.mu.Unlock()
-	return b.journals.m[box]
+func (b *Set) JournalOf(box string) *journal {
+	b.Journals.Mu.Lock()
+	defer b.Journals.Mu.Unlock()
+	return b.Journals.m[box]
 }
 
-// cutJournal takes the box's journal's record up to now and starts a new
+// CutJournal takes the box's journal's record up to now and starts a new
 // epoch. Every event queued before the call is handled first.
-func (b *Backend) cutJournal(box string) journalCut {
-	j := b.journalOf(box)
+func (b *Set) CutJournal(box string) JournalCut {
+	j := b.JournalOf(box)
 	if j == nil {
-		return journalCut{}
+		return JournalCut{}
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.drainLocked()
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
+	j.DrainLocked()
 	// Every hard-linked file's names are stat'ed again at each take: a
 	// write through one name is reported under that name only.
 	for ino := range j.linked {
 		j.sweep[ino] = true
 	}
-	c := journalCut{running: true, dirty: j.dirty, sweep: j.sweep, lost: j.lost, base: j.base}
-	if j.dead != "" {
-		c.lost = j.dead
+	c := JournalCut{Running: true, Dirty: j.dirty, Sweep: j.sweep, lost: j.Lost, base: j.Base}
+	if j.Dead != "" {
+		c.lost = j.Dead
 	}
 	j.epoch++
 	c.epoch = j.epoch
 	j.dirty = map[string]uint8{}
 	j.sweep = map[uint64]bool{}
 	j.unseen = map[string]bool{}
-	j.lost = j.dead
-	j.base = ""
+	j.Lost = j.Dead
+	j.Base = ""
 	return c
 }
 
-// rebaseJournal says the epoch started by cut records changes since base (a
+// RebaseJournal says the epoch started by cut records changes since base (a
 // journalBasis), once the take or restore that cut it has succeeded.
-func (b *Backend) rebaseJournal(box string, c journalCut, base string) {
-	if !c.running {
+func (b *Set) RebaseJournal(box string, c JournalCut, base string) {
+	if !c.Running {
 		return
 	}
-	j := b.journalOf(box)
+	j := b.JournalOf(box)
 	if j == nil {
 		return
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
 	if j.epoch != c.epoch {
 		return
 	}
-	j.base = base
+	j.Base = base
 	// A take reads while the box's process is paused, so nothing should
 	// change meanwhile; something outside the box's process group still can.
 	// The journal's record of changes made while a take read has been seen
@@ -280,21 +283,21 @@ func (b *Backend) rebaseJournal(box string, c journalCut, base string) {
 	// runs, cause not found), and a missed change is a snapshot that lies.
 	// So a take during which anything changed makes the next take walk.
 	if strings.HasPrefix(base, "take:") {
-		j.drainLocked()
+		j.DrainLocked()
 		if len(j.dirty) > 0 || len(j.sweep) > 0 {
-			j.loseLocked(changedWhileTaking)
+			j.loseLocked(ChangedWhileTaking)
 		}
 	}
 }
 
-// changedWhileTaking is why a take walks after one during which the box's
+// ChangedWhileTaking is why a take walks after one during which the box's
 // files changed.
-const changedWhileTaking = "the box's files changed while the last take read them"
+const ChangedWhileTaking = "the box's files changed while the last take read them"
 
-// usable says why a cut cannot stand in for a walk against basis, or "".
-func (c journalCut) usable(basis string) string {
+// Usable says why a cut cannot stand in for a walk against basis, or "".
+func (c JournalCut) Usable(basis string) string {
 	switch {
-	case !c.running:
+	case !c.Running:
 		return "the box's change journal is not running (the box is stopped, or boxsnap restarted)"
 	case c.lost != "":
 		return c.lost
@@ -304,144 +307,18 @@ func (c journalCut) usable(basis string) string {
 	return ""
 }
 
-// Change is what ChangedSinceTake found.
-type Change struct {
-	// Changed says the box's files may differ from its last take.
-	Changed bool
-	// Paths is how many paths the journal recorded as changed, or, when
-	// the folder was read, how many files and links changed.
-	Paths int
-	// Walked says the folder was read, because the journal could not answer
-	// (Why says why).
-	Walked bool
-	Why    string
-	// Restored says the box was restored since its last take; Paths then
-	// counts the paths changed since the restore.
-	Restored bool
-}
-
-// ChangedSinceTake says whether the box's files changed since its last take.
-// With its change journal running it reads no folder; without, it stats every
-// path against the last take's manifest.
-func (b *Backend) ChangedSinceTake(ctx context.Context, guest providers.Guest) (Change, error) {
-	return b.changedSince(ctx, guest, false)
-}
-
-// changedSince is ChangedSinceTake; with rearm, a walk that finds nothing
-// changed since the last take starts the journal's record from that take
-// again (unless something changed while it walked), so the next answer
-// reads no folder.
-func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm bool) (Change, error) {
-	dir, err := b.existingBox(guest)
-	if err != nil {
-		return Change{}, fmt.Errorf("check box for changes: %w", err)
-	}
-	st, err := b.readState(guest.Ref)
-	if err != nil {
-		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
-	}
-	why := "the box's change journal is not running (the box is stopped, or boxsnap restarted)"
-	cut := journalCut{}
-	if j := b.journalOf(guest.Ref); j != nil {
-		j.mu.Lock()
-		j.drainLocked()
-		dead := j.dead
-		switch {
-		case j.dead != "":
-			why = j.dead
-		case j.lost != "":
-			why = j.lost
-		case st.StatCache != "" && j.base == journalBasis(st):
-			n := j.boxChanges()
-			j.mu.Unlock()
-			return Change{Changed: true, Why: "restored since the last take", Restored: true, Paths: n}, nil
-		case j.base == "" || j.base != journalBasis(st):
-			why = "the journal records changes since another state of the box than its last take"
-		default:
-			n := j.boxChanges()
-			j.mu.Unlock()
-			return Change{Changed: n > 0, Paths: n}, nil
-		}
-		j.mu.Unlock()
-		if rearm && dead == "" && st.Last != "" && st.StatCache == "" {
-			cut = b.cutJournal(guest.Ref)
-		}
-	}
-	if st.Last == "" {
-		return Change{Changed: true, Why: "no take yet"}, nil
-	}
-	// A box restored since its last take differs from that take by what
-	// the restore brought: it is compared with the snapshot it was
-	// restored to instead, so Paths counts what changed since the restore,
-	// as the journal's answer does while the box runs.
-	// The restore's stat cache holds that snapshot's entries with the stat
-	// of each file as the restore wrote it.
-	var prev map[string]*entry
-	restored := false
-	if st.StatCache != "" && b.wholeSnapshot(st.StatCache) {
-		var m manifest
-		if readChecked(b.statCacheFile(guest.Ref), &m) == nil {
-			prev, restored = m.byPath(), true
-		}
-	}
-	if !restored {
-		if prev, err = b.manifestIndex(st.Last); err != nil {
-			return Change{Changed: true, Why: "the last take's manifest is unreadable"}, nil
-		}
-	}
-	found, err := b.scanTree(ctx, dir)
-	if err != nil {
-		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
-	}
-	out := Change{Walked: true, Why: why, Restored: restored}
-	for _, own := range boxsnapsOwn {
-		if prev[own] != nil {
-			prev = maps.Clone(prev)
-			delete(prev, own)
-		}
-	}
-	n := 0
-	for i := range found {
-		s := &found[i]
-		e := entryFromStat(s.rel, &s.st)
-		if e.Type == "" || slices.Contains(boxsnapsOwn, s.rel) {
-			continue
-		}
-		n++
-		pe := prev[s.rel]
-		if pe == nil || pe.Type != e.Type || pe.key() != e.key() || pe.Mode != e.Mode ||
-			pe.UID != e.UID || pe.GID != e.GID || pe.MTime != e.MTime {
-			out.Changed = true
-			if e.Type != typeDir {
-				out.Paths++ // a folder changes with what it holds
-			}
-		}
-	}
-	if n != len(prev) {
-		out.Changed = true
-	}
-	if restored {
-		// Changed is against the last take, which the restore replaced.
-		out.Changed = true
-	}
-	if !out.Changed && cut.running {
-		b.rebaseJournal(guest.Ref, cut, journalBasis(st))
-	}
-	return out, nil
-}
-
-// boxsnapsOwn are the paths of a box that boxsnap writes itself, outside a
+// BoxsnapsOwn are the paths of a box that boxsnap writes itself, outside a
 // take or a restore: the access file, which a restore's last step and a
 // reset write as the box holds it now, and the folder that holds it. A
 // change to them is no change of the box's own: the Now row and automatic
 // history count none of them (a take still holds them).
-var boxsnapsOwn = []string{markerDir, accessFile}
+var BoxsnapsOwn = []string{confined.MarkerDir, confined.AccessFile}
 
-// boxChanges is how many of the box's own paths the journal recorded as
+// BoxChanges is how many of the box's own paths the journal recorded as
 // changed, boxsnap's own writes apart. Called with j.mu held.
-func (j *journal) boxChanges() int {
+func (j *journal) BoxChanges() int {
 	n := len(j.dirty)
-	for _, own := range boxsnapsOwn {
+	for _, own := range BoxsnapsOwn {
 		if _, ok := j.dirty[own]; ok {
 			n--
 		}
@@ -450,9 +327,9 @@ func (j *journal) boxChanges() int {
 }
 
 func (j *journal) close() {
-	j.mu.Lock()
+	j.Mu.Lock()
 	if j.closed {
-		j.mu.Unlock()
+		j.Mu.Unlock()
 		return
 	}
 	j.closed = true
@@ -461,7 +338,7 @@ func (j *journal) close() {
 		_ = j.root.Close()
 		j.root = nil
 	}
-	j.mu.Unlock()
+	j.Mu.Unlock()
 	if j.file != nil {
 		_ = j.file.Close() // releases every watch; wakes run
 		<-j.done
@@ -473,24 +350,24 @@ func (j *journal) run() {
 	defer close(j.done)
 	rc, err := j.file.SyscallConn()
 	if err != nil {
-		j.mu.Lock()
+		j.Mu.Lock()
 		j.dieLocked(fmt.Sprintf("its events cannot be read (%v)", err))
-		j.mu.Unlock()
+		j.Mu.Unlock()
 		return
 	}
 	_ = rc.Read(func(uintptr) bool {
-		j.mu.Lock()
-		defer j.mu.Unlock()
+		j.Mu.Lock()
+		defer j.Mu.Unlock()
 		if j.closed {
 			return true
 		}
-		j.drainLocked()
+		j.DrainLocked()
 		return j.closed
 	})
 }
 
-// drainLocked reads and handles every queued event.
-func (j *journal) drainLocked() {
+// DrainLocked reads and handles every queued event.
+func (j *journal) DrainLocked() {
 	if j.closed || j.fd < 0 {
 		return
 	}
@@ -623,7 +500,7 @@ func (j *journal) handleLocked(wd int32, mask uint32, name string) {
 // name's change time only, which a take keeps as it was: the content, mode,
 // owner and times are right, and a later walk reads that file once more.
 func (j *journal) seeNameLocked(rel string) {
-	if j.lost != "" {
+	if j.Lost != "" {
 		return
 	}
 	if j.root == nil {
@@ -647,12 +524,12 @@ func (j *journal) seeNameLocked(rel string) {
 		return
 	}
 	j.sweep[st.Ino] = true
-	j.watchLinkedLocked(linkedFile{rel: rel, ino: st.Ino})
+	j.watchLinkedLocked(LinkedFile{Rel: rel, Ino: st.Ino})
 	j.loseLocked("a hard link was made (the journal does not follow a file's other names)")
 }
 
 func (j *journal) markLocked(rel string, how uint8) {
-	if j.lost != "" {
+	if j.Lost != "" {
 		return
 	}
 	old, ok := j.dirty[rel]
@@ -664,8 +541,8 @@ func (j *journal) markLocked(rel string, how uint8) {
 }
 
 func (j *journal) loseLocked(why string) {
-	if j.lost == "" {
-		j.lost = why
+	if j.Lost == "" {
+		j.Lost = why
 	}
 	j.dirty = map[string]uint8{}
 	j.sweep = map[uint64]bool{}
@@ -673,8 +550,8 @@ func (j *journal) loseLocked(why string) {
 }
 
 func (j *journal) dieLocked(why string) {
-	if j.dead == "" {
-		j.dead = why
+	if j.Dead == "" {
+		j.Dead = why
 	}
 	j.loseLocked(why)
 }
@@ -687,7 +564,7 @@ func (j *journal) dieLocked(why string) {
 // reported by the watch.
 func (j *journal) watchTreeLocked(rel string) {
 	pending := []string{rel}
-	for len(pending) > 0 && j.dead == "" {
+	for len(pending) > 0 && j.Dead == "" {
 		r := pending[len(pending)-1]
 		pending = pending[:len(pending)-1]
 		abs := j.dir
@@ -697,9 +574,9 @@ func (j *journal) watchTreeLocked(rel string) {
 		if j.root == nil {
 			return // closed
 		}
-		fd, err := j.root.open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
+		fd, err := j.root.Open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
 		if err != nil {
-			if goneOrSwapped(err) {
+			if confined.GoneOrSwapped(err) {
 				continue // it went; its parent's watch reported that
 			}
 			j.dieLocked(fmt.Sprintf("a folder could not be read (%v)", err))
@@ -757,24 +634,24 @@ func (j *journal) unwatchTreeLocked(rel string) {
 	}
 }
 
-// linkedFile is a file with more than one link, and one of its names.
-type linkedFile struct {
-	rel string
-	ino uint64
+// LinkedFile is a file with more than one link, and one of its names.
+type LinkedFile struct {
+	Rel string
+	Ino uint64
 }
 
-// watchLinked gives each hard-linked file a watch of its own, so a write
+// WatchLinked gives each hard-linked file a watch of its own, so a write
 // through a name outside the box is recorded too. fresh replaces what the
 // journal knew (after a walk). A watch newly added marks the file's names
 // changed: it could have been written before the watch began.
-func (b *Backend) watchLinked(box string, files []linkedFile, fresh bool) {
-	j := b.journalOf(box)
+func (b *Set) WatchLinked(box string, files []LinkedFile, fresh bool) {
+	j := b.JournalOf(box)
 	if j == nil {
 		return
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.closed || j.fd < 0 || j.dead != "" {
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
+	if j.closed || j.fd < 0 || j.Dead != "" {
 		return
 	}
 	if fresh {
@@ -785,21 +662,21 @@ func (b *Backend) watchLinked(box string, files []linkedFile, fresh bool) {
 	}
 }
 
-func (j *journal) watchLinkedLocked(f linkedFile) {
-	if j.dead != "" {
+func (j *journal) watchLinkedLocked(f LinkedFile) {
+	if j.Dead != "" {
 		return
 	}
-	names := j.linked[f.ino]
+	names := j.linked[f.Ino]
 	if names == nil {
 		if len(j.linked) >= j.maxPaths {
 			j.loseLocked("too many hard-linked files to watch")
 			return
 		}
 		names = map[string]bool{}
-		j.linked[f.ino] = names
+		j.linked[f.Ino] = names
 	}
-	names[f.rel] = true
-	if _, ok := j.inoWd[f.ino]; ok {
+	names[f.Rel] = true
+	if _, ok := j.inoWd[f.Ino]; ok {
 		return
 	}
 	// The file is found beneath the box's folder through no link, checked
@@ -809,10 +686,10 @@ func (j *journal) watchLinkedLocked(f linkedFile) {
 		return // closed
 	}
 	wd := -1
-	fd, err := j.root.open(f.rel, unix.O_PATH|unix.O_NOFOLLOW)
+	fd, err := j.root.Open(f.Rel, unix.O_PATH|unix.O_NOFOLLOW)
 	if err == nil {
 		var st unix.Stat_t
-		if err = unix.Fstat(fd, &st); err == nil && (st.Mode&unix.S_IFMT != unix.S_IFREG || st.Ino != f.ino) {
+		if err = unix.Fstat(fd, &st); err == nil && (st.Mode&unix.S_IFMT != unix.S_IFREG || st.Ino != f.Ino) {
 			err = unix.ENOENT // no longer the file known
 		}
 		if err == nil {
@@ -825,74 +702,33 @@ func (j *journal) watchLinkedLocked(f linkedFile) {
 			j.dieLocked("the inotify watch limit was reached (fs.inotify.max_user_watches)")
 			return
 		}
-		j.markLocked(f.rel, dirtySelf)
+		j.markLocked(f.Rel, dirtySelf)
 		return
 	}
-	if old, ok := j.fileWds[int32(wd)]; ok && old != f.ino {
+	if old, ok := j.fileWds[int32(wd)]; ok && old != f.Ino {
 		delete(j.inoWd, old)
 	}
-	j.fileWds[int32(wd)] = f.ino
-	j.inoWd[f.ino] = int32(wd)
-	j.markLocked(f.rel, dirtySelf)
+	j.fileWds[int32(wd)] = f.Ino
+	j.inoWd[f.Ino] = int32(wd)
+	j.markLocked(f.Rel, dirtySelf)
 }
 
 // linkedIn lists the hard-linked files among found.
-func linkedIn(found []scanned) []linkedFile {
-	var out []linkedFile
+func linkedIn(found []confined.Scanned) []LinkedFile {
+	var out []LinkedFile
 	for i := range found {
 		s := &found[i]
-		if s.st.Mode&unix.S_IFMT == unix.S_IFREG && s.st.Nlink > 1 {
-			out = append(out, linkedFile{rel: s.rel, ino: s.st.Ino})
+		if s.St.Mode&unix.S_IFMT == unix.S_IFREG && s.St.Nlink > 1 {
+			out = append(out, LinkedFile{Rel: s.Rel, Ino: s.St.Ino})
 		}
 	}
 	return out
 }
 
-// journalBase reads what the cut's record is relative to: the last take's
-// manifest, or the stat cache a restore left.
-func (b *Backend) journalBase(st boxState) (*manifest, bool, error) {
-	if st.StatCache != "" {
-		if !b.wholeSnapshot(st.StatCache) {
-			return nil, false, errors.New("the restored snapshot is deleted or being deleted")
-		}
-		var m manifest
-		if err := readChecked(b.statCacheFile(st.ID), &m); err != nil {
-			return nil, false, fmt.Errorf("the stat cache is unreadable (%v)", err)
-		}
-		return &m, true, nil
-	}
-	if !b.wholeSnapshot(st.Last) {
-		return nil, false, errors.New("the last take is deleted or being deleted")
-	}
-	m, err := b.manifest(st.Last)
-	if err != nil {
-		return nil, false, fmt.Errorf("the last take's manifest is unreadable (%v)", err)
-	}
-	return m, false, nil
-}
-
-// fromJournal gives the box's paths as a walk would find them, from the base
-// the cut is relative to and a stat of each path the cut names (a read of each
-// folder it marks as new), with no walk. It answers why not when it cannot.
-func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c journalCut) ([]scanned, int, string) {
-	if why := c.usable(journalBasis(st)); why != "" {
-		return nil, 0, why
-	}
-	base, restored, err := b.journalBase(st)
-	if err != nil {
-		return nil, 0, err.Error()
-	}
-	found, n, err := b.readChanged(ctx, dir, base, restored, c.dirty, c.sweep)
-	if err != nil {
-		return nil, 0, fmt.Sprintf("reading the journal's paths failed (%v)", err)
-	}
-	return found, n, ""
-}
-
-// readChanged builds the box's paths from base and the changed paths. After
+// ReadChanged builds the box's paths from base and the changed paths. After
 // a restore (restored), the stat cache knows files only: every other path is
 // stat'ed again, and every file whose content it does not know.
-func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, restored bool, dirty map[string]uint8, linked map[uint64]bool) ([]scanned, int, error) {
+func (b *Set) ReadChanged(ctx context.Context, dir string, base *store.Manifest, restored bool, dirty map[string]uint8, linked map[uint64]bool) ([]confined.Scanned, int, error) {
 	c := newChangedRead(dir, base, linked)
 	defer c.r.close()
 	subtrees, selfs := c.dirtyPaths(dirty, restored)
@@ -917,22 +753,22 @@ func (b *Backend) readChanged(ctx context.Context, dir string, base *manifest, r
 // which of them are replaced or gone, the paths found so far and how many
 // were read from the disk.
 type changedRead struct {
-	es     []entry
+	es     []store.Entry
 	r      *resolver
 	drop   []bool          // base entries replaced or gone
 	sweep  map[uint64]bool // inodes whose other names changed too (hard links)
 	stated map[string]bool
-	out    []scanned
+	out    []confined.Scanned
 	read   int
 }
 
 // newChangedRead starts a readChanged of dir from base, with the inodes
 // of linked to sweep; the caller closes its resolver.
-func newChangedRead(dir string, base *manifest, linked map[uint64]bool) *changedRead {
+func newChangedRead(dir string, base *store.Manifest, linked map[uint64]bool) *changedRead {
 	es := base.Entries
 	if !sort.SliceIsSorted(es, func(i, k int) bool { return es[i].Path < es[k].Path }) {
-		es = append([]entry(nil), es...)
-		sortEntries(es)
+		es = append([]store.Entry(nil), es...)
+		store.SortEntries(es)
 	}
 	c := &changedRead{
 		es:     es,
@@ -986,7 +822,7 @@ func (c *changedRead) dirtyPaths(dirty map[string]uint8, restored bool) (subtree
 	}
 	if restored {
 		for i := range c.es {
-			if c.es[i].Type != typeFile || c.es[i].Hash == "" {
+			if c.es[i].Type != store.TypeFile || c.es[i].Hash == "" {
 				selfs = append(selfs, c.es[i].Path)
 			}
 		}
@@ -1017,11 +853,11 @@ func (c *changedRead) statOne(p string) (bool, error) {
 	c.stated[p] = true
 	c.read++
 	i := c.find(p)
-	var pe *entry
+	var pe *store.Entry
 	if i >= 0 {
 		pe = &c.es[i]
 		c.drop[i] = true
-		if pe.Type != typeDir {
+		if pe.Type != store.TypeDir {
 			c.sweep[pe.Ino] = true
 		}
 	}
@@ -1031,22 +867,22 @@ func (c *changedRead) statOne(p string) (bool, error) {
 		return false, err
 	}
 	if !ok {
-		if pe != nil && pe.Type == typeDir {
+		if pe != nil && pe.Type == store.TypeDir {
 			c.dropUnder(p)
 		}
 		return true, nil
 	}
 	isDir := s.Mode&unix.S_IFMT == unix.S_IFDIR
-	if isDir && (pe == nil || pe.Type != typeDir || pe.Ino != s.Ino) {
+	if isDir && (pe == nil || pe.Type != store.TypeDir || pe.Ino != s.Ino) {
 		return false, nil // a new folder: read it whole
 	}
-	if !isDir && pe != nil && pe.Type == typeDir {
+	if !isDir && pe != nil && pe.Type == store.TypeDir {
 		c.dropUnder(p)
 	}
 	if s.Mode&unix.S_IFMT != unix.S_IFDIR && s.Nlink > 1 {
 		c.sweep[s.Ino] = true
 	}
-	c.out = append(c.out, scanned{rel: p, st: s, prev: pe})
+	c.out = append(c.out, confined.Scanned{Rel: p, St: s, Prev: pe})
 	return true, nil
 }
 
@@ -1074,12 +910,12 @@ func (c *changedRead) statSelfs(ctx context.Context, selfs, tops []string) ([]st
 
 // readTops reads each of tops whole, in place of the base's entries for it
 // and what it held.
-func (b *Backend) readTops(ctx context.Context, c *changedRead, dir string, tops []string) error {
+func (b *Set) readTops(ctx context.Context, c *changedRead, dir string, tops []string) error {
 	es := c.es
 	for _, p := range tops {
 		if i := c.find(p); i >= 0 {
 			c.drop[i] = true
-			if es[i].Type != typeDir {
+			if es[i].Type != store.TypeDir {
 				c.sweep[es[i].Ino] = true
 			}
 		}
@@ -1093,18 +929,18 @@ func (b *Backend) readTops(ctx context.Context, c *changedRead, dir string, tops
 			continue
 		}
 		if s.Mode&unix.S_IFMT != unix.S_IFDIR {
-			c.out = append(c.out, scanned{rel: p, st: s, prev: entryAt(es, c.find(p))})
+			c.out = append(c.out, confined.Scanned{Rel: p, St: s, Prev: entryAt(es, c.find(p))})
 			continue
 		}
-		sub, err := b.scanFrom(ctx, dir, p)
+		sub, err := b.ScanFrom(ctx, dir, p)
 		if err != nil {
 			return err
 		}
 		c.read += len(sub)
 		for k := range sub {
-			sub[k].prev = entryAt(es, c.find(sub[k].rel))
-			if sub[k].st.Mode&unix.S_IFMT != unix.S_IFDIR && sub[k].st.Nlink > 1 {
-				c.sweep[sub[k].st.Ino] = true
+			sub[k].Prev = entryAt(es, c.find(sub[k].Rel))
+			if sub[k].St.Mode&unix.S_IFMT != unix.S_IFDIR && sub[k].St.Nlink > 1 {
+				c.sweep[sub[k].St.Ino] = true
 			}
 		}
 		c.out = append(c.out, sub...)
@@ -1120,7 +956,7 @@ func (c *changedRead) sweepLinks() error {
 	for seen := -1; len(c.sweep) > 0 && seen != len(c.sweep); {
 		seen = len(c.sweep)
 		for i := range es {
-			if !c.drop[i] && es[i].Type != typeDir && c.sweep[es[i].Ino] {
+			if !c.drop[i] && es[i].Type != store.TypeDir && c.sweep[es[i].Ino] {
 				ok, err := c.statOne(es[i].Path)
 				if err != nil {
 					return err
@@ -1136,41 +972,41 @@ func (c *changedRead) sweepLinks() error {
 
 // withUnchanged gives the paths found, with the base's entries nothing
 // replaced or dropped, sorted by path.
-func (c *changedRead) withUnchanged() []scanned {
+func (c *changedRead) withUnchanged() []confined.Scanned {
 	out := c.out
 	for i := range c.es {
 		if !c.drop[i] {
-			out = append(out, scanned{rel: c.es[i].Path, st: statOfEntry(&c.es[i]), prev: &c.es[i]})
+			out = append(out, confined.Scanned{Rel: c.es[i].Path, St: statOfEntry(&c.es[i]), Prev: &c.es[i]})
 		}
 	}
-	sort.Slice(out, func(i, k int) bool { return out[i].rel < out[k].rel })
+	sort.Slice(out, func(i, k int) bool { return out[i].Rel < out[k].Rel })
 	return out
 }
 
 // checkFolders checks, correctness first, that out, sorted by path, holds
 // the box's folder, each path once, and every path's folder.
-func checkFolders(out []scanned) error {
+func checkFolders(out []confined.Scanned) error {
 	dirs := make(map[string]bool)
 	for i := range out {
-		if i > 0 && out[i].rel == out[i-1].rel {
-			return fmt.Errorf("%s is found twice", out[i].rel)
+		if i > 0 && out[i].Rel == out[i-1].Rel {
+			return fmt.Errorf("%s is found twice", out[i].Rel)
 		}
-		if out[i].st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			dirs[out[i].rel] = true
+		if out[i].St.Mode&unix.S_IFMT == unix.S_IFDIR {
+			dirs[out[i].Rel] = true
 		}
 	}
-	if len(out) == 0 || out[0].rel != "." {
+	if len(out) == 0 || out[0].Rel != "." {
 		return errors.New("the box's folder itself is missing")
 	}
 	for i := 1; i < len(out); i++ {
-		if !dirs[folderOf(out[i].rel)] {
-			return fmt.Errorf("%s has no folder", out[i].rel)
+		if !dirs[FolderOf(out[i].Rel)] {
+			return fmt.Errorf("%s has no folder", out[i].Rel)
 		}
 	}
 	return nil
 }
 
-func entryAt(es []entry, i int) *entry {
+func entryAt(es []store.Entry, i int) *store.Entry {
 	if i < 0 {
 		return nil
 	}
@@ -1204,7 +1040,7 @@ func insertTop(tops []string, p string) []string {
 	return out
 }
 
-func folderOf(rel string) string {
+func FolderOf(rel string) string {
 	i := strings.LastIndexByte(rel, '/')
 	if i < 0 {
 		return "."
@@ -1214,10 +1050,10 @@ func folderOf(rel string) string {
 
 // statOfEntry gives the stat a manifest entry records, for a path the journal
 // says did not change since.
-func statOfEntry(e *entry) unix.Stat_t {
+func statOfEntry(e *store.Entry) unix.Stat_t {
 	var st unix.Stat_t
 	mode := uint32(e.Mode & 0o777)
-	fm := e.fileMode()
+	fm := e.FileMode()
 	if fm&fs.ModeSetuid != 0 {
 		mode |= unix.S_ISUID
 	}
@@ -1228,11 +1064,11 @@ func statOfEntry(e *entry) unix.Stat_t {
 		mode |= unix.S_ISVTX
 	}
 	switch e.Type {
-	case typeDir:
+	case store.TypeDir:
 		mode |= unix.S_IFDIR
-	case typeLink:
+	case store.TypeLink:
 		mode |= unix.S_IFLNK
-	case typeFIFO:
+	case store.TypeFIFO:
 		mode |= unix.S_IFIFO
 	default:
 		mode |= unix.S_IFREG
@@ -1292,7 +1128,7 @@ func (r *resolver) lstat(rel string, st *unix.Stat_t) (bool, error) {
 		}
 		return true, nil
 	}
-	parent, name := folderOf(rel), rel[strings.LastIndexByte(rel, '/')+1:]
+	parent, name := FolderOf(rel), rel[strings.LastIndexByte(rel, '/')+1:]
 	fd, ok := r.fds[parent]
 	if !ok {
 		if len(r.fds) >= maxResolverFds {

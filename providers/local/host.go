@@ -1,0 +1,16 @@
+package local
+
+import "github.com/boxsnap/boxsnap/providers/local/process"
+
+// DefaultBoxUser is the unprivileged user a box's process runs as when its
+// template names none and boxsnap runs as root (process.DefaultBoxUser).
+const DefaultBoxUser = process.DefaultBoxUser
+
+// MakeFolder makes dir and each missing folder above it, passable by a
+// box's user when boxsnap runs as root (process.MakeFolder): boxsnap's
+// start calls it on its data folder before the backend is opened.
+func MakeFolder(dir string) error { return process.MakeFolder(dir) }
+
+// Passable lets others pass through dir and each folder above it up to
+// stop (process.Passable); tests call it on their temporary folders.
+func Passable(dir, stop string) error { return process.Passable(dir, stop) }

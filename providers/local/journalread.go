@@ -1,0 +1,193 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/store"
+)
+
+// journalBasis names what a box's files were last known to be, as a journal
+// base: the last take, or the restore (with its stat cache) since.
+func journalBasis(st boxState) string {
+	if st.StatCache != "" {
+		return "restore:" + st.StatCache
+	}
+	if st.Last != "" {
+		return "take:" + st.Last
+	}
+	return ""
+}
+
+// Change is what ChangedSinceTake found.
+type Change struct {
+	// Changed says the box's files may differ from its last take.
+	Changed bool
+	// Paths is how many paths the journal recorded as changed, or, when
+	// the folder was read, how many files and links changed.
+	Paths int
+	// Walked says the folder was read, because the journal could not answer
+	// (Why says why).
+	Walked bool
+	Why    string
+	// Restored says the box was restored since its last take; Paths then
+	// counts the paths changed since the restore.
+	Restored bool
+}
+
+// ChangedSinceTake says whether the box's files changed since its last take.
+// With its change journal running it reads no folder; without, it stats every
+// path against the last take's manifest.
+func (b *Backend) ChangedSinceTake(ctx context.Context, guest providers.Guest) (Change, error) {
+	return b.changedSince(ctx, guest, false)
+}
+
+// changedSince is ChangedSinceTake; with rearm, a walk that finds nothing
+// changed since the last take starts the journal's record from that take
+// again (unless something changed while it walked), so the next answer
+// reads no folder.
+func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm bool) (Change, error) {
+	dir, err := b.existingBox(guest)
+	if err != nil {
+		return Change{}, fmt.Errorf("check box for changes: %w", err)
+	}
+	st, err := b.readState(guest.Ref)
+	if err != nil {
+		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
+	}
+	why := "the box's change journal is not running (the box is stopped, or boxsnap restarted)"
+	cut := journal.JournalCut{}
+	if j := b.JournalOf(guest.Ref); j != nil {
+		j.Mu.Lock()
+		j.DrainLocked()
+		dead := j.Dead
+		switch {
+		case j.Dead != "":
+			why = j.Dead
+		case j.Lost != "":
+			why = j.Lost
+		case st.StatCache != "" && j.Base == journalBasis(st):
+			n := j.BoxChanges()
+			j.Mu.Unlock()
+			return Change{Changed: true, Why: "restored since the last take", Restored: true, Paths: n}, nil
+		case j.Base == "" || j.Base != journalBasis(st):
+			why = "the journal records changes since another state of the box than its last take"
+		default:
+			n := j.BoxChanges()
+			j.Mu.Unlock()
+			return Change{Changed: n > 0, Paths: n}, nil
+		}
+		j.Mu.Unlock()
+		if rearm && dead == "" && st.Last != "" && st.StatCache == "" {
+			cut = b.CutJournal(guest.Ref)
+		}
+	}
+	if st.Last == "" {
+		return Change{Changed: true, Why: "no take yet"}, nil
+	}
+	// A box restored since its last take differs from that take by what
+	// the restore brought: it is compared with the snapshot it was
+	// restored to instead, so Paths counts what changed since the restore,
+	// as the journal's answer does while the box runs.
+	// The restore's stat cache holds that snapshot's entries with the stat
+	// of each file as the restore wrote it.
+	var prev map[string]*store.Entry
+	restored := false
+	if st.StatCache != "" && b.WholeSnapshot(st.StatCache) {
+		var m store.Manifest
+		if store.ReadChecked(b.StatCacheFile(guest.Ref), &m) == nil {
+			prev, restored = m.ByPath(), true
+		}
+	}
+	if !restored {
+		if prev, err = b.ManifestIndex(st.Last); err != nil {
+			return Change{Changed: true, Why: "the last take's manifest is unreadable"}, nil
+		}
+	}
+	found, err := b.ScanTree(ctx, dir)
+	if err != nil {
+		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
+	}
+	out := Change{Walked: true, Why: why, Restored: restored}
+	for _, own := range journal.BoxsnapsOwn {
+		if prev[own] != nil {
+			prev = maps.Clone(prev)
+			delete(prev, own)
+		}
+	}
+	n := 0
+	for i := range found {
+		s := &found[i]
+		e := store.EntryFromStat(s.Rel, &s.St)
+		if e.Type == "" || slices.Contains(journal.BoxsnapsOwn, s.Rel) {
+			continue
+		}
+		n++
+		pe := prev[s.Rel]
+		if pe == nil || pe.Type != e.Type || pe.Key() != e.Key() || pe.Mode != e.Mode ||
+			pe.UID != e.UID || pe.GID != e.GID || pe.MTime != e.MTime {
+			out.Changed = true
+			if e.Type != store.TypeDir {
+				out.Paths++ // a folder changes with what it holds
+			}
+		}
+	}
+	if n != len(prev) {
+		out.Changed = true
+	}
+	if restored {
+		// Changed is against the last take, which the restore replaced.
+		out.Changed = true
+	}
+	if !out.Changed && cut.Running {
+		b.RebaseJournal(guest.Ref, cut, journalBasis(st))
+	}
+	return out, nil
+}
+
+// journalBase reads what the cut's record is relative to: the last take's
+// manifest, or the stat cache a restore left.
+func (b *Backend) journalBase(st boxState) (*store.Manifest, bool, error) {
+	if st.StatCache != "" {
+		if !b.WholeSnapshot(st.StatCache) {
+			return nil, false, errors.New("the restored snapshot is deleted or being deleted")
+		}
+		var m store.Manifest
+		if err := store.ReadChecked(b.StatCacheFile(st.ID), &m); err != nil {
+			return nil, false, fmt.Errorf("the stat cache is unreadable (%v)", err)
+		}
+		return &m, true, nil
+	}
+	if !b.WholeSnapshot(st.Last) {
+		return nil, false, errors.New("the last take is deleted or being deleted")
+	}
+	m, err := b.Manifest(st.Last)
+	if err != nil {
+		return nil, false, fmt.Errorf("the last take's manifest is unreadable (%v)", err)
+	}
+	return m, false, nil
+}
+
+// fromJournal gives the box's paths as a walk would find them, from the base
+// the cut is relative to and a stat of each path the cut names (a read of each
+// folder it marks as new), with no walk. It answers why not when it cannot.
+func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c journal.JournalCut) ([]confined.Scanned, int, string) {
+	if why := c.Usable(journalBasis(st)); why != "" {
+		return nil, 0, why
+	}
+	base, restored, err := b.journalBase(st)
+	if err != nil {
+		return nil, 0, err.Error()
+	}
+	found, n, err := b.ReadChanged(ctx, dir, base, restored, c.Dirty, c.Sweep)
+	if err != nil {
+		return nil, 0, fmt.Sprintf("reading the journal's paths failed (%v)", err)
+	}
+	return found, n, ""
+}
