@@ -177,13 +177,6 @@ func SizeOfWords(bytes *int64, meaning *string) string {
 	return w
 }
 
-// OwnSizeNoteWords says, where a snapshot's files are listed, which size
-// is which: each file's there, and the snapshot's own on its row, what it
-// added to the store (and what deleting it frees).
-func OwnSizeNoteWords(name string, own int64) string {
-	return fmt.Sprintf("Sizes here are each file's. ‘%s’ itself takes %s: what it added to the store, where a file it shares with another snapshot is kept once. Deleting it frees that.", name, GB(own))
-}
-
 // SizeWords say a snapshot's size on its row: "size unknown" when boxsnap
 // cannot know it, "shares all its data with the box" rather than "0 KB"
 // when deleting it would free nothing, else SizeOfWords.
@@ -909,26 +902,6 @@ func guestGoneWords(box, backend string) string {
 
 // Takes, limits, room and cost.
 
-// Unavailable is a backend the specification names that boxsnap does not
-// run, and why, as Settings lists it: never offered, never faked.
-type Unavailable struct {
-	Name, Why string
-}
-
-// NotRunBackends are the specification's backends that boxsnap does not
-// run here.
-var NotRunBackends = []Unavailable{
-	{"microsandbox", "boxsnap has no microsandbox backend: no box here runs in a microsandbox sandbox."},
-	{"Tart", "Tart runs macOS and Linux virtual machines on Apple silicon Macs; boxsnap has no Tart backend."},
-	{"boat.dev", "A paid cloud service; boxsnap has no boat.dev backend and holds no boat.dev account."},
-	{"Android devices", "An Android emulator's own device snapshots; boxsnap has no device backend."},
-	{"The SSH host pool", NoSnapshotsWords("the SSH host pool") + " boxsnap does not run it."},
-	{"iOS", "iOS simulator slots have no snapshots; boxsnap does not run them."},
-}
-
-// StartingWords says that a box was started.
-func StartingWords(box string) string { return fmt.Sprintf("Started %s.", box) }
-
 // NoSnapshotsWords says that a backend offers no snapshots ("Boxes on the
 // SSH host pool have no snapshots."), in the refusal and on the pages.
 func NoSnapshotsWords(backend string) string {
@@ -965,17 +938,6 @@ func DeleteWords(names []string, hidden int) string {
 		w += ", and others you cannot see"
 	}
 	return w + "."
-}
-
-// TakeCountWords is the take dialog's count: what the per-box limit counts
-// (Counts.ToLimit: undos and automatic snapshots apart, kept ones counted),
-// and at the limit that the person's take is refused until one goes, as
-// the limit makes room by itself only for an agent's take.
-func TakeCountWords(box string, count, perBox int) string {
-	if count < perBox {
-		return fmt.Sprintf("%s has %d of %d.", box, count, perBox)
-	}
-	return fmt.Sprintf("%s has %d of %d: delete one before taking another.", box, count, perBox)
 }
 
 // savingPassesWords: saving an automatic snapshot counts it in the limit.
@@ -1221,12 +1183,6 @@ func UnsavedWords(name, which string) string {
 	return fmt.Sprintf("‘%s’%s is automatic again: thinning may delete it as it ages.", name, which)
 }
 
-// UnsaveAsksWords is what the Unsave dialog says happens before it is
-// done: the snapshot is at risk from then on.
-func UnsaveAsksWords(name, box string) string {
-	return fmt.Sprintf("‘%s’ goes back to %s's automatic history, where thinning may delete it as it ages.", name, box)
-}
-
 // RevokedWords says that a share code was revoked; code is its ID, or ""
 // where the page shows it.
 func RevokedWords(code string) string {
@@ -1315,140 +1271,10 @@ func CannotBeForkedWords(name, where string) string {
 // The box page's Now row, its restore notice and its timeline: each says
 // the box as the page's one read found it.
 
-// NowNoHeadWords is the Now row of a box no snapshot holds yet.
-func NowNoHeadWords(box string) string {
-	return fmt.Sprintf("%s as it is now. No snapshot holds it yet.", box)
-}
-
-// NowHeadGoneWords is the Now row of a box whose head was deleted.
-func NowHeadGoneWords(box string) string {
-	return fmt.Sprintf("%s as it is now. The snapshot its files descend from was deleted.", box)
-}
-
-// NowWords is the Now row of a box with a head: "unchanged since ‘X’"
-// when its backend says nothing changed since, "changed since ‘X’ (3
-// files)" when something did, and "cannot tell on this backend" where the
-// backend cannot answer. since names the head and when ("‘X’, yesterday
-// 23:39", or "it was restored today at 11:02 to ‘X’"); restored says the
-// box was restored to its head, and the answer counts from the restore.
-func NowWords(box, since string, ch *providers.ChangeCheck, restored bool) string {
-	if ch == nil {
-		return fmt.Sprintf("%s as it is now, since %s: boxsnap cannot tell now whether it changed.", box, since)
-	}
-	changed := ch.Changed
-	if ch.Restored && restored {
-		switch {
-		case !ch.RestoredKnown:
-			changed = providers.ChangedUnknown
-		case ch.Paths == 0:
-			changed = providers.ChangedNo
-		}
-	} else if ch.Restored {
-		changed = providers.ChangedUnknown
-	}
-	switch changed {
-	case providers.ChangedNo:
-		return fmt.Sprintf("%s as it is now: unchanged since %s.", box, since)
-	case providers.ChangedYes:
-		if ch.Paths > 0 {
-			return fmt.Sprintf("%s as it is now: changed since %s (%s), in no snapshot yet.", box, since, Plural(ch.Paths, "file", "files"))
-		}
-		return fmt.Sprintf("%s as it is now: changed since %s, in no snapshot yet.", box, since)
-	}
-	return fmt.Sprintf("%s as it is now, since %s: whether it changed, boxsnap cannot tell on this backend.", box, since)
-}
-
-// RestoredToDeletedWords is a restore's notice when its target was
-// deleted since: it names no snapshot that does not exist.
-func RestoredToDeletedWords(at, by string) string {
-	return fmt.Sprintf("Restored at %s to a snapshot deleted since, %s.", at, by)
-}
-
-// UndoDeletedWords ends a restore's notice whose undo was deleted since.
-const UndoDeletedWords = "Its undo was deleted since, so it cannot be undone."
-
-// InTrashUntilWords is a trashed box page's notice: when it goes.
-func InTrashUntilWords(until string) string {
-	return fmt.Sprintf("Released: it goes %s with its snapshots that nobody kept. Restore it to use it again, with its history.", until)
-}
-
-// RunState is how a box is for its automatic history: running, stopped,
-// gone (released, in the trash, or its guest missing) or unknown (its
-// backend did not answer).
-type RunState int
-
-// The run states.
-const (
-	RunUnknown RunState = iota
-	RunRunning
-	RunStopped
-	RunGone
-)
-
-// TimelineWords is the timeline's first line: how many automatic
-// snapshots the box holds, and what its automatic history does now, as the
-// box is: "3 automatic snapshots · on: amber-fox runs, so boxsnap checks it
-// every 15 s and takes one when it changed".
-func TimelineWords(box string, n int, on bool, everySeconds int, run RunState) string {
-	count := Plural(n, "automatic snapshot", "automatic snapshots")
-	every := EveryWords(everySeconds)
-	switch {
-	case !on:
-		return fmt.Sprintf("%s · automatic snapshots are off for %s", count, box)
-	case run == RunRunning:
-		return fmt.Sprintf("%s · on: %s runs, so boxsnap checks it every %s and takes one when it changed", count, box, every)
-	case run == RunStopped:
-		return fmt.Sprintf("%s · on, waiting: %s is stopped, and boxsnap takes one only while it runs (checked every %s)", count, box, every)
-	case run == RunGone:
-		return fmt.Sprintf("%s · none are taken now: %s does not run here", count, box)
-	}
-	return fmt.Sprintf("%s · on: checked every %s while %s runs, taken when it changed", count, every, box)
-}
-
-// TimelineNoneWords is an empty timeline's sentence, true to the box's
-// state.
-func TimelineNoneWords(box string, on bool, run RunState) string {
-	switch {
-	case !on:
-		return fmt.Sprintf("No automatic snapshots of %s: they are off for it.", box)
-	case run == RunStopped:
-		return fmt.Sprintf("No automatic snapshots of %s yet: it is stopped, and boxsnap takes one while it runs, when it changed.", box)
-	case run == RunGone:
-		return fmt.Sprintf("No automatic snapshots of %s.", box)
-	}
-	return fmt.Sprintf("No automatic snapshots of %s yet: boxsnap takes one while it runs, when it changed.", box)
-}
-
 // EveryWords says a cadence: "15 s", "10 min".
 func EveryWords(seconds int) string {
 	if seconds%60 == 0 && seconds >= 60 {
 		return strconv.Itoa(seconds/60) + " min"
 	}
 	return strconv.Itoa(seconds) + " s"
-}
-
-// AutomaticNowWords is Settings' line under a backend's automatic history:
-// what it does for that backend's boxes now, as the check last saw them.
-func AutomaticNowWords(n AutomaticNow, everySeconds int) string {
-	if n.Running+n.Stopped+n.Off+n.Unchecked == 0 {
-		return "No boxes here yet."
-	}
-	var parts []string
-	if n.Running > 0 {
-		parts = append(parts, fmt.Sprintf("%s, checked every %s", Plural(n.Running, "box runs", "boxes run"), EveryWords(everySeconds)))
-	}
-	if n.Stopped > 0 {
-		if n.Stopped == 1 {
-			parts = append(parts, "1 box is stopped, so none are taken until it runs")
-		} else {
-			parts = append(parts, fmt.Sprintf("%d boxes are stopped, so none are taken until they run", n.Stopped))
-		}
-	}
-	if n.Unchecked > 0 {
-		parts = append(parts, fmt.Sprintf("%s not asked yet", Plural(n.Unchecked, "box", "boxes")))
-	}
-	if n.Off > 0 {
-		parts = append(parts, fmt.Sprintf("%s them off", Plural(n.Off, "box has", "boxes have")))
-	}
-	return "Now, as last checked: " + strings.Join(parts, "; ") + "."
 }

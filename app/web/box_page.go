@@ -96,7 +96,7 @@ func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error)
 	p := boxPage{Box: b, Head: h, Live: l, Facts: s.rows.Facts(asked{r}, v, h), History: pagemodel.HistoryOf(rc, v, shown), Undo: v.Undo}
 	p.Stopped = b.State == snapshots.BoxReady && b.ReleasedAt == nil && v.StatusErr == nil && v.Status.Exists && !v.Status.Running
 	if v.Trash != nil {
-		p.Trashed = snapshots.InTrashUntilWords(v.Trash.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
+		p.Trashed = InTrashUntilWords(v.Trash.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
 	}
 	if !l.Busy {
 		p.done = pagemodel.DoneWords(v)

@@ -25,7 +25,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Max.Trash = snapshots.MaxTrashHours
 	boxes, _ := s.boxes.List(ctx, snapshots.Owner())
 	p.NoDocker = true
-	p.NotRun = snapshots.NotRunBackends
+	p.NotRun = pagemodel.NotRunBackends
 	for _, be := range s.opts.Core.Backends() {
 		if be.Kind == "docker" {
 			p.NoDocker = false
@@ -43,7 +43,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 		row := pagemodel.HistoryRow{ID: be.ID, Label: be.Label, On: p.Settings.AutomaticOn(be),
 			Every: every, Why: fmt.Sprintf("Its own is every %s: %s.", pagemodel.EveryWords(int(c.Every.Seconds())), c.Why)}
 		if err == nil {
-			row.Now = snapshots.AutomaticNowWords(autoNow[be.ID], every)
+			row.Now = AutomaticNowWords(autoNow[be.ID], every)
 		}
 		p.History = append(p.History, row)
 	}

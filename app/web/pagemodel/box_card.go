@@ -279,7 +279,7 @@ func (rb *RowBuilder) restoreNotice(r Request, v *snapshots.BoxView, rs restores
 		}
 		n.Words = fmt.Sprintf("Restored at %s to ‘%s’%s, %s.", at, sn.Name, taken, by)
 	} else {
-		n.Words = snapshots.RestoredToDeletedWords(at, by)
+		n.Words = RestoredToDeletedWords(at, by)
 	}
 	if res.Undo == "" {
 		return n
@@ -290,7 +290,7 @@ func (rb *RowBuilder) restoreNotice(r Request, v *snapshots.BoxView, rs restores
 		n.UndoName = v.Undo.Name
 		n.UndoHref = UndoHref(b, v.Undo)
 	case byID[res.Undo] == nil:
-		n.Words += " " + snapshots.UndoDeletedWords
+		n.Words += " " + UndoDeletedWords
 	}
 	return n
 }

@@ -96,9 +96,9 @@ func NowOf(rc RowContext, v *snapshots.BoxView, rs restores) *nowRow {
 	}
 	if v.Head == nil {
 		if b.HeadID != nil {
-			n.Line = snapshots.NowHeadGoneWords(b.Name)
+			n.Line = NowHeadGoneWords(b.Name)
 		} else {
-			n.Line = snapshots.NowNoHeadWords(b.Name)
+			n.Line = NowNoHeadWords(b.Name)
 		}
 		return n
 	}
@@ -107,7 +107,7 @@ func NowOf(rc RowContext, v *snapshots.BoxView, rs restores) *nowRow {
 	if restored {
 		since = fmt.Sprintf("it was restored %s to ‘%s’", WhenAt(rs.lastAt, rc.Now, rc.tz), v.Head.Name)
 	}
-	n.Line = snapshots.NowWords(b.Name, since, v.Changes, restored)
+	n.Line = NowWords(b.Name, since, v.Changes, restored)
 	return n
 }
 

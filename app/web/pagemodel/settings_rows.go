@@ -89,7 +89,7 @@ type SettingsPage struct {
 	NoDocker bool
 	// NotRun are the backends the specification names that boxsnap does
 	// not run, each with why.
-	NotRun []snapshots.Unavailable
+	NotRun []Unavailable
 	Error  string
 	Saved  bool
 }

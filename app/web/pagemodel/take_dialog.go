@@ -63,7 +63,7 @@ func (dlg *DialogBuilder) TakeDialog(r Request, boxRef string) (Dialog, error) {
 	}
 	settings, _ := dlg.core.Settings(ctx)
 	if list, err := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(list) > 0 {
-		d.Lines = append(d.Lines, snapshots.TakeCountWords(b.Name, snapshots.CountOf(list[0].Snapshots).ToLimit, settings.PerBox))
+		d.Lines = append(d.Lines, TakeCountWords(b.Name, snapshots.CountOf(list[0].Snapshots).ToLimit, settings.PerBox))
 	}
 	if b.HasScreen && settings.Pictures {
 		d.Lines = append(d.Lines, "A small picture of its screen is kept with it.")

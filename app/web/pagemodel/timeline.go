@@ -64,11 +64,11 @@ func (rb *RowBuilder) TimelineOf(v *snapshots.BoxView, rc RowContext, offset int
 		t.Toggle = ""
 	}
 	run := timelineRun(v)
-	t.Words = snapshots.TimelineWords(b.Name, len(autos), v.History.On, v.History.Every, run)
+	t.Words = TimelineWords(b.Name, len(autos), v.History.On, v.History.Every, run)
 	t.Delete = Action{Label: "Delete history…", Href: "/boxes/" + url.PathEscape(b.Name) + "/history/delete?back=" + url.QueryEscape(back)}
 	if len(autos) == 0 {
 		t.Delete.Why = snapshots.NoAutomaticWords(b.Name)
-		t.None = snapshots.TimelineNoneWords(b.Name, v.History.On, run)
+		t.None = TimelineNoneWords(b.Name, v.History.On, run)
 		return t
 	}
 	if offset < 0 || offset >= len(autos) {
@@ -104,18 +104,18 @@ func (rb *RowBuilder) TimelineOf(v *snapshots.BoxView, rc RowContext, offset int
 // timelineRun says how the box is now for the automatic history: running,
 // stopped, gone (released, in the trash, or its guest missing), or unknown
 // (its backend did not answer).
-func timelineRun(v *snapshots.BoxView) snapshots.RunState {
+func timelineRun(v *snapshots.BoxView) RunState {
 	switch {
 	case v.Box.ReleasedAt != nil || v.Box.State != snapshots.BoxReady:
-		return snapshots.RunGone
+		return RunGone
 	case v.StatusErr != nil:
-		return snapshots.RunUnknown
+		return RunUnknown
 	case !v.Status.Exists:
-		return snapshots.RunGone
+		return RunGone
 	case v.Status.Running:
-		return snapshots.RunRunning
+		return RunRunning
 	}
-	return snapshots.RunStopped
+	return RunStopped
 }
 
 // whenDay names a day as the rows do: Today, Yesterday, a weekday within
