@@ -33,7 +33,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	}
 	p.Summary = fmt.Sprintf("%d per box · kept %d days", p.Settings.PerBox, p.Settings.KeepDays)
 	rates, _ := s.opts.Core.PaidRates(ctx)
-	autoNow, err := s.opts.Core.AutomaticNowByBackend(ctx)
+	autoNow, err := s.opts.BoxViews.AutomaticNowByBackend(ctx)
 	if err != nil {
 		s.logger(r).Warn("the boxes' automatic history", "err", err)
 	}

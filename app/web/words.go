@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 )
 
 // The words only app/web's handlers say: the flash after a start, a
@@ -29,7 +30,7 @@ func InTrashUntilWords(until string) string {
 
 // AutomaticNowWords is Settings' line under a backend's automatic history:
 // what it does for that backend's boxes now, as the check last saw them.
-func AutomaticNowWords(n snapshots.AutomaticNow, everySeconds int) string {
+func AutomaticNowWords(n boxview.AutomaticNow, everySeconds int) string {
 	if n.Running+n.Stopped+n.Off+n.Unchecked == 0 {
 		return "No boxes here yet."
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
@@ -62,7 +63,7 @@ type Fact struct {
 // Facts are a box's facts: what it is, where, whose, and for a fork
 // "Forked from amber-fox, ‘before the migration’ (yesterday 23:39)", from
 // the page's one read.
-func (rb *RowBuilder) Facts(r Request, v *snapshots.BoxView, h BoxHead) []Fact {
+func (rb *RowBuilder) Facts(r Request, v *boxview.BoxView, h BoxHead) []Fact {
 	b := v.Box
 	out := []Fact{{"Kind", strings.Join(h.Badges, " · ")}, {"Where", strings.TrimPrefix(h.Where, "on ")}}
 	if b.ReleasedAt == nil && b.State != snapshots.BoxTrashed {
@@ -118,7 +119,7 @@ func BoxLiveURL(box, back string, tl int, log string) string {
 
 // DoneWords is what a settled card says in the live region: the box log's
 // newest event.
-func DoneWords(v *snapshots.BoxView) string {
+func DoneWords(v *boxview.BoxView) string {
 	if len(v.Log) == 0 {
 		return v.Box.Name + ": done."
 	}
@@ -128,7 +129,7 @@ func DoneWords(v *snapshots.BoxView) string {
 // Card builds a box's Snapshots card: the count, Take snapshot with why it
 // is refused, the rows, a running restore's step, and what goes with the
 // box.
-func (rb *RowBuilder) Card(r Request, v *snapshots.BoxView, rc RowContext, rs restores, back string) (BoxCard, error) {
+func (rb *RowBuilder) Card(r Request, v *boxview.BoxView, rc RowContext, rs restores, back string) (BoxCard, error) {
 	ctx := r.Context()
 	b := v.Box
 	bs := snapshots.BoxSnapshots{Box: b, Snapshots: v.Snapshots, Pins: v.Pins}
@@ -211,7 +212,7 @@ func (rb *RowBuilder) Card(r Request, v *snapshots.BoxView, rc RowContext, rs re
 // operations boxsnap could not confirm (with Check now). A notice names
 // only snapshots the read holds, and its Undo restores the same snapshot as
 // the header's Undo….
-func (rb *RowBuilder) Notices(r Request, v *snapshots.BoxView, rs restores) []Notice {
+func (rb *RowBuilder) Notices(r Request, v *boxview.BoxView, rs restores) []Notice {
 	b := v.Box
 	tz := rb.core.TimeZone(r.Context())
 	now := time.Now()
@@ -223,7 +224,7 @@ func (rb *RowBuilder) Notices(r Request, v *snapshots.BoxView, rs restores) []No
 	seen := map[string]bool{}
 	restoreShown := false
 	for i, ev := range v.Log {
-		if i < snapshots.BoxViewOps && ev.OperationID != nil && !seen[*ev.OperationID] {
+		if i < boxview.BoxViewOps && ev.OperationID != nil && !seen[*ev.OperationID] {
 			seen[*ev.OperationID] = true
 			if op := v.Ops[*ev.OperationID]; op != nil && op.State == snapshots.OpUnknown {
 				out = append(out, Notice{Words: snapshots.UnknownWords(b.Name, op), Amber: true, CheckOp: op.ID})
@@ -254,7 +255,7 @@ func (rb *RowBuilder) Notices(r Request, v *snapshots.BoxView, rs restores) []No
 
 // restoreNotice is a restore's notice: what it restored to, by whom, and
 // its Undo when its undo is still the box's newest.
-func (rb *RowBuilder) restoreNotice(r Request, v *snapshots.BoxView, rs restores, byID map[string]*snapshots.Snapshot,
+func (rb *RowBuilder) restoreNotice(r Request, v *boxview.BoxView, rs restores, byID map[string]*snapshots.Snapshot,
 	ev snapshots.LogEvent, res restore.RestoreResult, now time.Time, tz *time.Location) Notice {
 	b := v.Box
 	thread, why := "", ""
@@ -305,7 +306,7 @@ func UndoHref(b *snapshots.Box, undo *snapshots.Snapshot) string {
 // it moves forward by itself on a take, and elsewhere only by a restore or
 // a row's Set as head. A box an import made from competing tips has none
 // until someone chooses.
-func HeadWords(v *snapshots.BoxView) string {
+func HeadWords(v *boxview.BoxView) string {
 	name := ""
 	if v.Head != nil {
 		name = v.Head.Name

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 )
 
 // TimelinePage is how many automatic snapshots the box page's timeline
@@ -45,7 +46,7 @@ type timelineHour struct {
 // TimelineOf builds a box's timeline from offset (a page's first row),
 // from the page's one read; its words say what the automatic history does
 // for the box as it is now.
-func (rb *RowBuilder) TimelineOf(v *snapshots.BoxView, rc RowContext, offset int) Timeline {
+func (rb *RowBuilder) TimelineOf(v *boxview.BoxView, rc RowContext, offset int) Timeline {
 	b := v.Box
 	back := "/boxes/" + b.Name
 	t := Timeline{Box: b.Name, Back: back, Action: "/boxes/" + url.PathEscape(b.Name) + "/history"}
@@ -104,7 +105,7 @@ func (rb *RowBuilder) TimelineOf(v *snapshots.BoxView, rc RowContext, offset int
 // timelineRun says how the box is now for the automatic history: running,
 // stopped, gone (released, in the trash, or its guest missing), or unknown
 // (its backend did not answer).
-func timelineRun(v *snapshots.BoxView) RunState {
+func timelineRun(v *boxview.BoxView) RunState {
 	switch {
 	case v.Box.ReleasedAt != nil || v.Box.State != snapshots.BoxReady:
 		return RunGone
