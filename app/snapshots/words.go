@@ -549,15 +549,6 @@ func LogRestoreFailedWords(name, step, why, observed string) string {
 	return fmt.Sprintf("to ‘%s’ stopped at %s: %s; boxsnap then observed: %s", name, step, why, observed)
 }
 
-// logMadeOnWords: made, for a box made on a backend.
-func LogMadeOnWords(backend string) string { return "made on " + backend }
-
-// logDeletedWithEarlierWords: snapshot-deleted for a snapshot on an
-// earlier guest that went with its box's release.
-func LogDeletedWithEarlierWords(name, id, box string) string {
-	return fmt.Sprintf("%s, with %s's earlier guest", NamedID(name, id), box)
-}
-
 // logUnkeptWords: snapshot-unkept; atRelease where the person let it go
 // with the box at its release.
 func LogUnkeptWords(name string, atRelease bool) string {
@@ -567,37 +558,8 @@ func LogUnkeptWords(name string, atRelease bool) string {
 	return fmt.Sprintf("‘%s’ goes with the box again", name)
 }
 
-// logHeldCopyMadeWords: held-copy-made, "the copy".
-func LogHeldCopyMadeWords(name, ref, host string, memory bool) string {
-	w := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", name, ref, host)
-	if memory {
-		w += "; the copy holds the disk only"
-	}
-	return w
-}
-
-// logHeldCopyRemadeWords: held-copy-started, "what boxsnap then did".
-func LogHeldCopyRemadeWords(name string) string {
-	return fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", name)
-}
-
-// logReleasedWords: released.
-const LogReleasedWords = "released; kept snapshots stay"
-
 // logSavedWords: snapshot-saved and snapshot-unsaved.
 func logSavedWords(name, id string) string { return NamedID(name, id) }
-
-// logHistorySettingsWords: history-settings; automatic nil follows the
-// backend's setting.
-func LogHistorySettingsWords(automatic *bool) string {
-	switch {
-	case automatic == nil:
-		return "automatic snapshots follow the backend's setting"
-	case *automatic:
-		return "automatic snapshots on"
-	}
-	return "automatic snapshots off"
-}
 
 // QuotedNames says names in ‘’, between commas.
 func QuotedNames(names []string) string {
@@ -606,32 +568,6 @@ func QuotedNames(names []string) string {
 		q[i] = "‘" + n + "’"
 	}
 	return strings.Join(q, ", ")
-}
-
-// logTrashedWords: trashed; final is its final snapshot's name, or "" with
-// why there is none (noFinal), or neither.
-func LogTrashedWords(until time.Time, final, noFinal string, tz *time.Location) string {
-	w := "moved to the trash until " + until.In(tz).Format("2 Jan 15:04")
-	switch {
-	case final != "":
-		w += fmt.Sprintf(", with its final snapshot ‘%s’", final)
-	case noFinal != "":
-		w += "; no final snapshot: " + noFinal
-	}
-	return w
-}
-
-// logUntrashedWords: restored-from-trash.
-func LogUntrashedWords(started bool) string {
-	if started {
-		return "restored from the trash with its history, and started"
-	}
-	return "restored from the trash with its history"
-}
-
-// logForgottenWords: snapshot-forgotten.
-func LogForgottenWords(name, id, backend string) string {
-	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", NamedID(name, id), backend)
 }
 
 // Words say the rate and the spend beside the ceiling, for Settings.

@@ -302,27 +302,17 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 }
 
-// logWordsForShape is every box log phrase, each with its snapshot's name
-// ‘before the migration’ where it names one.
+// logWordsForShape is every box log phrase the kernel's words.go says,
+// each with its snapshot's name ‘before the migration’ where it names
+// one; package boxes tests the phrases it alone says.
 func logWordsForShape() (named, others []string) {
-	const sn, id, box = "before the migration", "sn1", "amber-fox"
-	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
-	yes, no := true, false
+	const sn, id = "before the migration", "sn1"
 	named = []string{
 		logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
 		LogHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
 		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
-		LogDeletedWithEarlierWords(sn, id, box), LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
-		LogHeldCopyMadeWords(sn, "vm-9", "pve-1", true), LogHeldCopyRemadeWords(sn), logSavedWords(sn, id),
-		LogForgottenWords(sn, id, "pve-2"),
-	}
-	others = []string{
-		LogMadeOnWords("this host"),
-		LogReleasedWords, LogHistorySettingsWords(nil),
-		LogHistorySettingsWords(&yes), LogHistorySettingsWords(&no),
-		LogTrashedWords(at, "", "", time.UTC),
-		LogTrashedWords(at, "final", "", time.UTC), LogTrashedWords(at, "", "pve-1 takes no snapshots of it", time.UTC),
-		LogUntrashedWords(true), LogUntrashedWords(false),
+		LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
+		logSavedWords(sn, id),
 	}
 	return named, others
 }
@@ -389,7 +379,6 @@ func TestEventWords(t *testing.T) {
 		want string
 	}{
 		{LogEvent{Kind: EvSnapshotUnkept, Words: LogUnkeptWords("a", false)}, "amber-fox stopped keeping: ‘a’ goes with the box again."},
-		{LogEvent{Kind: EvMade, Words: LogMadeOnWords("this host")}, "amber-fox made on this host."},
 		{LogEvent{Kind: "", Words: "x"}, "amber-fox: x."},
 	} {
 		if got := EventLine("amber-fox", c.ev); got != c.want {
