@@ -561,15 +561,6 @@ func LogUnkeptWords(name string, atRelease bool) string {
 // logSavedWords: snapshot-saved and snapshot-unsaved.
 func logSavedWords(name, id string) string { return NamedID(name, id) }
 
-// QuotedNames says names in ‘’, between commas.
-func QuotedNames(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = "‘" + n + "’"
-	}
-	return strings.Join(q, ", ")
-}
-
 // Words say the rate and the spend beside the ceiling, for Settings.
 func (p PaidRate) Words() string {
 	w := fmt.Sprintf("Held: about %s a month", Money(p.Rate, p.Currency))
