@@ -78,28 +78,6 @@ func PriceWords(p *providers.Price) string {
 	return currencySign(p.Currency) + amount + " " + per
 }
 
-// PriceTag is a price among a row's or a list's words: PriceWords, "price
-// unknown" for a price boxsnap does not know, and "" where there is none.
-func PriceTag(p *providers.Price) string {
-	if p != nil && !p.Known {
-		return "price unknown"
-	}
-	return PriceWords(p)
-}
-
-// CostsWords is a dialog's sentence of what something costs: "It costs
-// $0.056 a day." ("It costs $0.056 a day until then." with until " until
-// then"), "Its price is unknown.", or "No charge." where there is no price.
-func CostsWords(p *providers.Price, until string) string {
-	switch {
-	case p == nil:
-		return "No charge."
-	case !p.Known:
-		return "Its price is unknown."
-	}
-	return "It costs " + PriceWords(p) + until + "."
-}
-
 // PriceOf reads a price recorded as JSON (a snapshot's record); nil where
 // there is none. One that cannot be read is unknown, never free.
 func PriceOf(raw json.RawMessage) *providers.Price {
@@ -175,19 +153,6 @@ func SizeOfWords(bytes *int64, meaning *string) string {
 		w += ", some shared with the box"
 	}
 	return w
-}
-
-// SizeWords say a snapshot's size on its row: "size unknown" when boxsnap
-// cannot know it, "shares all its data with the box" rather than "0 KB"
-// when deleting it would free nothing, else SizeOfWords.
-func SizeWords(sn *Snapshot) string {
-	switch {
-	case sn.SizeBytes == nil:
-		return "size unknown"
-	case *sn.SizeBytes == 0:
-		return "shares all its data with the box"
-	}
-	return SizeOfWords(sn.SizeBytes, sn.SizeMeaning)
 }
 
 // DurationWords says how long something took: "850 ms", "1.2 s", "2m5s".
@@ -371,12 +336,6 @@ func TrashCostWords(kind string) string {
 // words for the API, the CLI and the pages.
 func TrashedWords(box string, until time.Time, tz *time.Location) string {
 	return fmt.Sprintf("Moved %s to the trash until %s. Restore it from the trash until then, with its history.", box, until.In(tz).Format("Mon 2 Jan 15:04"))
-}
-
-// InTrashWords says why a box in the trash takes and restores no
-// snapshot: the one home of these words for the pages.
-func InTrashWords(box string) string {
-	return fmt.Sprintf("%s is in the trash: restore it from the trash first.", box)
 }
 
 // RunningWords says an operation that has not ended: "The restore op_…
@@ -1146,16 +1105,6 @@ func TemplateSavedWords(name string) string { return "Saved the box template " +
 
 // TemplateRemovedWords: its boxes stay.
 func TemplateRemovedWords(name string) string { return "Removed the box template " + name + "." }
-
-// ReleasedTakesNoneWords says why a released box takes no snapshot, on its
-// page and its rows.
-func ReleasedTakesNoneWords(box string) string {
-	return fmt.Sprintf("%s is released: it takes no snapshots.", box)
-}
-
-// NoAutomaticWords says that a box has no automatic snapshots (its history
-// has nothing to delete).
-func NoAutomaticWords(box string) string { return fmt.Sprintf("%s has no automatic snapshots.", box) }
 
 // ReleasingWords says that a release began (the release dialog, emptying
 // the trash).

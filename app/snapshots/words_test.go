@@ -52,29 +52,6 @@ func TestPriceWords(t *testing.T) {
 			t.Errorf("PriceWords(%+v) = %q, want %q", c.p, got, c.want)
 		}
 	}
-	unknown := &providers.Price{Amount: 0, Currency: "USD", Per: "day"}
-	if got := PriceTag(unknown); got != "price unknown" {
-		t.Errorf("an unknown price on a row reads %q", got)
-	}
-	if got := PriceTag(price(0.3, "GBP", "day")); got != "£0.30 a day" {
-		t.Errorf("a price on a row reads %q", got)
-	}
-	if got := PriceTag(nil); got != "" {
-		t.Errorf("no price on a row reads %q", got)
-	}
-	for _, c := range []struct {
-		p           *providers.Price
-		until, want string
-	}{
-		{price(0.056, "USD", "day"), "", "It costs $0.056 a day."},
-		{price(0.1, "EUR", "month"), " until then", "It costs €0.10 a month until then."},
-		{unknown, "", "Its price is unknown."},
-		{nil, " until then", "No charge."},
-	} {
-		if got := CostsWords(c.p, c.until); got != c.want {
-			t.Errorf("CostsWords(%+v, %q) = %q, want %q", c.p, c.until, got, c.want)
-		}
-	}
 	for _, c := range []struct {
 		amount   float64
 		currency string
@@ -99,9 +76,6 @@ func TestPriceOf(t *testing.T) {
 			t.Errorf("PriceOf(%q) = %+v, want nil", none, p)
 		}
 	}
-	if got := PriceTag(PriceOf(json.RawMessage(`{"amount":`))); got != "price unknown" {
-		t.Errorf("an unreadable price reads %q", got)
-	}
 }
 
 // TestSizeWords: sizes in GB for snapshots, as providers bill; GiB for a
@@ -123,9 +97,6 @@ func TestSizeWords(t *testing.T) {
 		{SizeOfWords(n(1_200_000_000), &own), "1.2 GB"},
 		{SizeOfWords(n(1_200_000_000), &whole), "1.2 GB, some shared with the box"},
 		{SizeOfWords(nil, nil), "unknown"},
-		{SizeWords(&Snapshot{}), "size unknown"},
-		{SizeWords(&Snapshot{SizeBytes: n(0)}), "shares all its data with the box"},
-		{SizeWords(&Snapshot{SizeBytes: n(1_200_000_000), SizeMeaning: &own}), "1.2 GB"},
 		{FileSizeWords(1), "1 byte"},
 		{FileSizeWords(512), "512 bytes"},
 		{FileSizeWords(2_400_000_000), "2.4 GB"},
@@ -259,10 +230,10 @@ func TestRefusalWordsShape(t *testing.T) {
 		AfterNotAPlaceWords, PageHoldsWords,
 		perBoxRangeWords(1, 50), roomRangeWords(50, 95), approvalRangeWords(60), alsoRemovePathWords("../x"),
 		trashRangeWords(720), ceilingNumberWords("boat.dev"), ceilingBelowZeroWords("boat.dev"),
-		OnlyPersonSettingsWords, ReleasedTakesNoneWords(box), NoAutomaticWords(box), NoHistoryToDeleteWords(box),
+		OnlyPersonSettingsWords, NoHistoryToDeleteWords(box),
 		ExecutionRestoresOffWords, NoRequestsWords, ReleasingWords(box), NoTemplatesWords, SavedWords(sn, " of "+box, box),
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
-		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC), InTrashWords(box),
+		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC),
 		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
 		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),

@@ -169,9 +169,9 @@ func (rb *RowBuilder) Card(r Request, v *boxview.BoxView, rc RowContext, rs rest
 	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + rb.WhereWords(b)
 	c.Take = Action{Label: "Take snapshot", Href: "/boxes/" + url.PathEscape(b.Name) + "/take?back=" + url.QueryEscape(back)}
 	if b.State == snapshots.BoxTrashed {
-		c.Take.Why = snapshots.InTrashWords(b.Name)
+		c.Take.Why = InTrashWords(b.Name)
 	} else if b.ReleasedAt != nil || b.State != snapshots.BoxReady {
-		c.Take.Why = snapshots.ReleasedTakesNoneWords(b.Name)
+		c.Take.Why = ReleasedTakesNoneWords(b.Name)
 	} else if _, _, plan, err := rb.core.Plan(ctx, snapshots.Owner(), b.ID, ""); err != nil {
 		c.Take.Why = RefusalWords(err)
 	} else if plan.Locked != nil {

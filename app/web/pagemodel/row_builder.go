@@ -203,8 +203,8 @@ func (rb *RowBuilder) line(b *snapshots.Box, sn *snapshots.Snapshot, rc RowConte
 		why = *sn.ByWhy
 	}
 	parts := []string{WhenWords(sn.TakenAt, rc.Now, rc.tz), snapshots.ByWords(sn.ByKind, thread, why), snapshots.HoldsWords(sn.Holds, sn.Scope)}
-	parts = append(parts, snapshots.SizeWords(sn))
-	if p := snapshots.PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
+	parts = append(parts, SizeWords(sn))
+	if p := PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
 		parts = append(parts, p)
 	}
 	switch {
@@ -236,7 +236,7 @@ func (rb *RowBuilder) actions(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapsh
 	r.Restore = Action{Label: fmt.Sprintf("Restore %s to %s", b.Name, sn.Name), Href: base + "/restore" + q}
 	switch {
 	case b.State == snapshots.BoxTrashed:
-		r.Restore.Why = snapshots.InTrashWords(b.Name)
+		r.Restore.Why = InTrashWords(b.Name)
 	case b.ReleasedAt != nil || b.State != snapshots.BoxReady:
 		r.Restore.Why = fmt.Sprintf("%s is released: fork it instead.", b.Name)
 	case snapping == nil || snapping.Restore == providers.RestoreNone:

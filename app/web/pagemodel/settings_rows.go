@@ -133,7 +133,7 @@ func offersWords(sn *providers.Snapshotting) string {
 	if sn.Price == nil {
 		return w + " · no charge"
 	}
-	return w + " · " + snapshots.PriceTag(sn.Price)
+	return w + " · " + PriceTag(sn.Price)
 }
 
 // SnapshottingOf is what a backend offers: for the kind of one of its boxes,

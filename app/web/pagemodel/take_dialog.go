@@ -68,7 +68,7 @@ func (dlg *DialogBuilder) TakeDialog(r Request, boxRef string) (Dialog, error) {
 	if b.HasScreen && settings.Pictures {
 		d.Lines = append(d.Lines, "A small picture of its screen is kept with it.")
 	}
-	d.Lines = append(d.Lines, snapshots.CostsWords(snapping.Price, ""))
+	d.Lines = append(d.Lines, CostsWords(snapping.Price, ""))
 	d.Fingerprint = fingerprint(b, nil, nil)
 	d.RequestID = snapshots.NewID("rq")
 	return d, nil

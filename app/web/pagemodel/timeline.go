@@ -68,7 +68,7 @@ func (rb *RowBuilder) TimelineOf(v *boxview.BoxView, rc RowContext, offset int) 
 	t.Words = TimelineWords(b.Name, len(autos), v.History.On, v.History.Every, run)
 	t.Delete = Action{Label: "Delete history…", Href: "/boxes/" + url.PathEscape(b.Name) + "/history/delete?back=" + url.QueryEscape(back)}
 	if len(autos) == 0 {
-		t.Delete.Why = snapshots.NoAutomaticWords(b.Name)
+		t.Delete.Why = NoAutomaticWords(b.Name)
 		t.None = TimelineNoneWords(b.Name, v.History.On, run)
 		return t
 	}
@@ -153,7 +153,7 @@ func saveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string, elig fu
 	case sn.Automatic:
 		why := elig(snapshots.ActTake, snapshots.ChangeRename)
 		if b.State != "ready" {
-			why = snapshots.ReleasedTakesNoneWords(b.Name)
+			why = ReleasedTakesNoneWords(b.Name)
 		}
 		return []MenuItem{{Text: "Save…", Label: fmt.Sprintf("Save %s…", sn.Name), Href: base + "/save" + q, Why: why}}
 	case sn.UndoOf == nil && sn.State == snapshots.StateReady:

@@ -144,3 +144,54 @@ func TimelineNoneWords(box string, on bool, run RunState) string {
 	}
 	return fmt.Sprintf("No automatic snapshots of %s yet: boxsnap takes one while it runs, when it changed.", box)
 }
+
+// PriceTag is a price among a row's or a list's words: PriceWords, "price
+// unknown" for a price boxsnap does not know, and "" where there is none.
+func PriceTag(p *providers.Price) string {
+	if p != nil && !p.Known {
+		return "price unknown"
+	}
+	return snapshots.PriceWords(p)
+}
+
+// CostsWords is a dialog's sentence of what something costs: "It costs
+// $0.056 a day." ("It costs $0.056 a day until then." with until " until
+// then"), "Its price is unknown.", or "No charge." where there is no price.
+func CostsWords(p *providers.Price, until string) string {
+	switch {
+	case p == nil:
+		return "No charge."
+	case !p.Known:
+		return "Its price is unknown."
+	}
+	return "It costs " + snapshots.PriceWords(p) + until + "."
+}
+
+// SizeWords say a snapshot's size on its row: "size unknown" when boxsnap
+// cannot know it, "shares all its data with the box" rather than "0 KB"
+// when deleting it would free nothing, else SizeOfWords.
+func SizeWords(sn *snapshots.Snapshot) string {
+	switch {
+	case sn.SizeBytes == nil:
+		return "size unknown"
+	case *sn.SizeBytes == 0:
+		return "shares all its data with the box"
+	}
+	return snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning)
+}
+
+// InTrashWords says why a box in the trash takes and restores no
+// snapshot: the one home of these words for the pages.
+func InTrashWords(box string) string {
+	return fmt.Sprintf("%s is in the trash: restore it from the trash first.", box)
+}
+
+// ReleasedTakesNoneWords says why a released box takes no snapshot, on its
+// page and its rows.
+func ReleasedTakesNoneWords(box string) string {
+	return fmt.Sprintf("%s is released: it takes no snapshots.", box)
+}
+
+// NoAutomaticWords says that a box has no automatic snapshots (its history
+// has nothing to delete).
+func NoAutomaticWords(box string) string { return fmt.Sprintf("%s has no automatic snapshots.", box) }
