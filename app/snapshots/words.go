@@ -166,43 +166,6 @@ func DurationWords(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// StepWords says an operation's step while it runs, as the box's card
-// shows it: "Stopping the box", "Taking the undo", "Restoring"; "Working"
-// for a step with no words of its own.
-func StepWords(step string) string {
-	switch step {
-	case string(providers.StepStop):
-		return "Stopping the box"
-	case string(providers.StepUndo):
-		return "Taking the undo"
-	case string(providers.StepRollback):
-		return "Restoring"
-	case string(providers.StepStart):
-		return "Starting the box"
-	case string(providers.StepReadSize):
-		return "Reading its size back"
-	case StepUndos:
-		return "Replacing older undos"
-	case StepWaiting, StepQueued:
-		return "Waiting for the box's earlier operation"
-	case string(providers.StepAccess):
-		return "Setting the box straight"
-	case StepCopyClone:
-		return "Making a held copy"
-	case StepCopyDisarm, StepCopyTemplate:
-		return "Making the held copy inert"
-	case string(providers.StepAdopt):
-		return "Making the held copy its guest"
-	case string(providers.StepEarlier):
-		return "Keeping its old guest as its earlier guest"
-	case StepSnapshot:
-		return "Taking a snapshot"
-	case StepDelete, StepUnkeepDelete:
-		return "Deleting a snapshot"
-	}
-	return "Working"
-}
-
 // doingWords says what an operation was doing at a step, in the middle of
 // a sentence: "rolling back", "taking the undo".
 func doingWords(step string) string {
@@ -389,10 +352,6 @@ func ForgotWords(p *ForgetPlan, kept []string) string {
 	}
 	return w
 }
-
-// RenewWords is the control that renews a kept snapshot, "Keep 30 more
-// days" with the setting's days.
-func RenewWords(days int) string { return fmt.Sprintf("Keep %d more days", days) }
 
 // ByWords says who did something, the same on every page and in the log:
 // "by you", "by the agent in (thread)", "by a boxsnap command", "by
@@ -1106,12 +1065,6 @@ func TemplateSavedWords(name string) string { return "Saved the box template " +
 // TemplateRemovedWords: its boxes stay.
 func TemplateRemovedWords(name string) string { return "Removed the box template " + name + "." }
 
-// ReleasingWords says that a release began (the release dialog, emptying
-// the trash).
-func ReleasingWords(box string) string {
-	return "Releasing " + box + ": its snapshots that nobody kept go with it."
-}
-
 // NoHistoryToDeleteWords answers Delete history on a box with no automatic
 // snapshots: nothing was done.
 func NoHistoryToDeleteWords(box string) string {
@@ -1146,11 +1099,3 @@ func CannotBeForkedWords(name, where string) string {
 
 // The box page's Now row, its restore notice and its timeline: each says
 // the box as the page's one read found it.
-
-// EveryWords says a cadence: "15 s", "10 min".
-func EveryWords(seconds int) string {
-	if seconds%60 == 0 && seconds >= 60 {
-		return strconv.Itoa(seconds/60) + " min"
-	}
-	return strconv.Itoa(seconds) + " s"
-}

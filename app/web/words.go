@@ -6,6 +6,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 // The words only app/web's handlers say: the flash after a start, a
@@ -36,7 +37,7 @@ func AutomaticNowWords(n boxview.AutomaticNow, everySeconds int) string {
 	}
 	var parts []string
 	if n.Running > 0 {
-		parts = append(parts, fmt.Sprintf("%s, checked every %s", snapshots.Plural(n.Running, "box runs", "boxes run"), snapshots.EveryWords(everySeconds)))
+		parts = append(parts, fmt.Sprintf("%s, checked every %s", snapshots.Plural(n.Running, "box runs", "boxes run"), pagemodel.EveryWords(everySeconds)))
 	}
 	if n.Stopped > 0 {
 		if n.Stopped == 1 {
@@ -52,4 +53,10 @@ func AutomaticNowWords(n boxview.AutomaticNow, everySeconds int) string {
 		parts = append(parts, fmt.Sprintf("%s them off", snapshots.Plural(n.Off, "box has", "boxes have")))
 	}
 	return "Now, as last checked: " + strings.Join(parts, "; ") + "."
+}
+
+// ReleasingWords says that a release began (the release dialog, emptying
+// the trash).
+func ReleasingWords(box string) string {
+	return "Releasing " + box + ": its snapshots that nobody kept go with it."
 }

@@ -191,9 +191,9 @@ func (rb *RowBuilder) Card(r Request, v *boxview.BoxView, rc RowContext, rs rest
 				continue
 			}
 			if op := v.Ops[p.Operation]; op != nil && op.State == snapshots.OpRunning {
-				c.Progress = snapshots.StepWords(op.Step) + "…"
+				c.Progress = StepWords(op.Step) + "…"
 				c.Group.Busy = true
-				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(snapshots.StepWords(op.Step)))
+				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(StepWords(op.Step)))
 			}
 		}
 	}
@@ -201,7 +201,7 @@ func (rb *RowBuilder) Card(r Request, v *boxview.BoxView, rc RowContext, rs rest
 		// boxsnap's own work on the box, in place of a lock it holds
 		// (the core's lock notice is nil meanwhile).
 		if op := v.Running; op != nil {
-			c.Progress = snapshots.StepWords(op.Step) + "…"
+			c.Progress = StepWords(op.Step) + "…"
 		}
 	}
 	return c, nil

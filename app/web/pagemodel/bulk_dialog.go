@@ -42,7 +42,7 @@ func (dlg *DialogBuilder) BulkDialog(r Request, act string, ids []string) (Dialo
 	case "keep":
 		verb = "Keep"
 	case "renew":
-		verb = snapshots.RenewWords(settings.KeepDays) + " for"
+		verb = RenewWords(settings.KeepDays) + " for"
 	}
 	d := Dialog{Kind: "bulk", Action2: act, Action: "/boxes/snapshots/bulk", Back: back, Danger: act == "delete", Picked: ids}
 	var items []BulkItem

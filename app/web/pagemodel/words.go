@@ -195,3 +195,44 @@ func ReleasedTakesNoneWords(box string) string {
 // NoAutomaticWords says that a box has no automatic snapshots (its history
 // has nothing to delete).
 func NoAutomaticWords(box string) string { return fmt.Sprintf("%s has no automatic snapshots.", box) }
+
+// StepWords says an operation's step while it runs, as the box's card
+// shows it: "Stopping the box", "Taking the undo", "Restoring"; "Working"
+// for a step with no words of its own.
+func StepWords(step string) string {
+	switch step {
+	case string(providers.StepStop):
+		return "Stopping the box"
+	case string(providers.StepUndo):
+		return "Taking the undo"
+	case string(providers.StepRollback):
+		return "Restoring"
+	case string(providers.StepStart):
+		return "Starting the box"
+	case string(providers.StepReadSize):
+		return "Reading its size back"
+	case snapshots.StepUndos:
+		return "Replacing older undos"
+	case snapshots.StepWaiting, snapshots.StepQueued:
+		return "Waiting for the box's earlier operation"
+	case string(providers.StepAccess):
+		return "Setting the box straight"
+	case snapshots.StepCopyClone:
+		return "Making a held copy"
+	case snapshots.StepCopyDisarm, snapshots.StepCopyTemplate:
+		return "Making the held copy inert"
+	case string(providers.StepAdopt):
+		return "Making the held copy its guest"
+	case string(providers.StepEarlier):
+		return "Keeping its old guest as its earlier guest"
+	case snapshots.StepSnapshot:
+		return "Taking a snapshot"
+	case snapshots.StepDelete, snapshots.StepUnkeepDelete:
+		return "Deleting a snapshot"
+	}
+	return "Working"
+}
+
+// RenewWords is the control that renews a kept snapshot, "Keep 30 more
+// days" with the setting's days.
+func RenewWords(days int) string { return fmt.Sprintf("Keep %d more days", days) }

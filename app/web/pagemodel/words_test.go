@@ -125,3 +125,34 @@ func TestRefusalWordsShape(t *testing.T) {
 		}
 	}
 }
+
+// TestStepWords: every step a restore, a take or a delete records while
+// the box's card shows it has words of its own, and a step boxsnap does
+// not know reads "Working".
+func TestStepWords(t *testing.T) {
+	t.Parallel()
+	want := map[string]string{
+		string(providers.StepStop):     "Stopping the box",
+		string(providers.StepUndo):     "Taking the undo",
+		string(providers.StepRollback): "Restoring",
+		string(providers.StepStart):    "Starting the box",
+		string(providers.StepReadSize): "Reading its size back",
+		string(providers.StepAccess):   "Setting the box straight",
+		string(providers.StepAdopt):    "Making the held copy its guest",
+		string(providers.StepEarlier):  "Keeping its old guest as its earlier guest",
+		snapshots.StepUndos:            "Replacing older undos",
+		snapshots.StepWaiting:          "Waiting for the box's earlier operation",
+		snapshots.StepQueued:           "Waiting for the box's earlier operation",
+		snapshots.StepCopyClone:        "Making a held copy",
+		snapshots.StepCopyDisarm:       "Making the held copy inert",
+		snapshots.StepCopyTemplate:     "Making the held copy inert",
+		snapshots.StepSnapshot:         "Taking a snapshot",
+		snapshots.StepDelete:           "Deleting a snapshot",
+		"some-new-step":                "Working",
+	}
+	for step, w := range want {
+		if got := StepWords(step); got != w {
+			t.Errorf("StepWords(%q) = %q, want %q", step, got, w)
+		}
+	}
+}
