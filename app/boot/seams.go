@@ -7,6 +7,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
@@ -30,6 +31,7 @@ type seams struct {
 	approvals *approvals.Approvals
 	pictures  *pictures.Pictures
 	heads     *heads.Heads
+	boxViews  *boxview.Views
 }
 
 // newSeams makes every seam over the kernel and wires each to the others
@@ -41,5 +43,6 @@ func newSeams(cfg config.Config, b *base, logger *slog.Logger) (*seams, error) {
 		return nil, err
 	}
 	return &seams{keeps: s.Keeps, boxes: s.Boxes, take: s.Take, restores: s.Restores, forks: s.Forks, sweeps: s.Sweeps,
-		contents: s.Contents, approvals: s.Approvals, pictures: s.Pictures, heads: s.Heads}, nil
+		contents: s.Contents, approvals: s.Approvals, pictures: s.Pictures, heads: s.Heads,
+		boxViews: s.BoxViews}, nil
 }

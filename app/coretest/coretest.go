@@ -25,6 +25,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
@@ -71,6 +72,8 @@ type Env struct {
 	Keeps *keep.Keeps
 	// Heads is the boxes' heads and the snapshots' lineages, on Core.
 	Heads *heads.Heads
+	// BoxViews is a box's page's read model, on Core.
+	BoxViews *boxview.Views
 	// Forks is the fork, on Core.
 	Forks *fork.Forks
 	// Jobs is the same client with its presence (jobs.Client): its Stop
@@ -217,6 +220,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	core.UseJobs(client)
 	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	e.Heads = hd
+	e.BoxViews = sm.BoxViews
 	e.Keeps = kp
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {

@@ -57,7 +57,7 @@
 // sweeps delete through), and the edits of its name and note, with its
 // Keep, Unkeep, Delete and Expiry operations; their requests and results
 // stay here (keeprequests.go), as the dry runs and the sweeps speak them
-// too. Package pictures (app/pictures) holds pictures of a box's
+// too. Package boxview holds a box's page's read model. Package pictures (app/pictures) holds pictures of a box's
 // screen (a snapshot's picture read, a take's picture, a restore's undo's
 // captured before its stop and held until the undo is taken). The kernel
 // calls a seam only through an interface it declares for what it calls,

@@ -62,8 +62,9 @@ type Options struct {
 // lists (package tab), the take (package take), a restore and a reset
 // (package restore), the fork (package fork), a snapshot's keep, delete
 // and edits (package keep), requests for the person's word (package
-// approvals), the heads (package heads), the dry runs (package plans) and
-// pictures of a box's screen (package pictures) are packages of their own,
+// approvals), the heads (package heads), the dry runs (package plans), a
+// box's page's read model (package boxview) and pictures of a box's screen
+// (package pictures) are packages of their own,
 // which reach the core through small interfaces they declare.
 type Service struct {
 	*Kernel

@@ -78,28 +78,6 @@ func PriceWords(p *providers.Price) string {
 	return currencySign(p.Currency) + amount + " " + per
 }
 
-// PriceTag is a price among a row's or a list's words: PriceWords, "price
-// unknown" for a price boxsnap does not know, and "" where there is none.
-func PriceTag(p *providers.Price) string {
-	if p != nil && !p.Known {
-		return "price unknown"
-	}
-	return PriceWords(p)
-}
-
-// CostsWords is a dialog's sentence of what something costs: "It costs
-// $0.056 a day." ("It costs $0.056 a day until then." with until " until
-// then"), "Its price is unknown.", or "No charge." where there is no price.
-func CostsWords(p *providers.Price, until string) string {
-	switch {
-	case p == nil:
-		return "No charge."
-	case !p.Known:
-		return "Its price is unknown."
-	}
-	return "It costs " + PriceWords(p) + until + "."
-}
-
 // PriceOf reads a price recorded as JSON (a snapshot's record); nil where
 // there is none. One that cannot be read is unknown, never free.
 func PriceOf(raw json.RawMessage) *providers.Price {
@@ -185,26 +163,6 @@ func SizeOfWords(bytes *int64, meaning *string) string {
 	return w
 }
 
-// OwnSizeNoteWords says, where a snapshot's files are listed, which size
-// is which: each file's there, and the snapshot's own on its row, what it
-// added to the store (and what deleting it frees).
-func OwnSizeNoteWords(name string, own int64) string {
-	return fmt.Sprintf("Sizes here are each file's. ‘%s’ itself takes %s: what it added to the store, where a file it shares with another snapshot is kept once. Deleting it frees that.", name, GB(own))
-}
-
-// SizeWords say a snapshot's size on its row: "size unknown" when boxsnap
-// cannot know it, "shares all its data with the box" rather than "0 KB"
-// when deleting it would free nothing, else SizeOfWords.
-func SizeWords(sn *Snapshot) string {
-	switch {
-	case sn.SizeBytes == nil:
-		return "size unknown"
-	case *sn.SizeBytes == 0:
-		return "shares all its data with the box"
-	}
-	return SizeOfWords(sn.SizeBytes, sn.SizeMeaning)
-}
-
 // DurationWords says how long something took: "850 ms", "1.2 s", "2m5s".
 func DurationWords(d time.Duration) string {
 	switch {
@@ -214,43 +172,6 @@ func DurationWords(d time.Duration) string {
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
 	return d.Round(time.Second).String()
-}
-
-// StepWords says an operation's step while it runs, as the box's card
-// shows it: "Stopping the box", "Taking the undo", "Restoring"; "Working"
-// for a step with no words of its own.
-func StepWords(step string) string {
-	switch step {
-	case string(providers.StepStop):
-		return "Stopping the box"
-	case string(providers.StepUndo):
-		return "Taking the undo"
-	case string(providers.StepRollback):
-		return "Restoring"
-	case string(providers.StepStart):
-		return "Starting the box"
-	case string(providers.StepReadSize):
-		return "Reading its size back"
-	case StepUndos:
-		return "Replacing older undos"
-	case StepWaiting, StepQueued:
-		return "Waiting for the box's earlier operation"
-	case string(providers.StepAccess):
-		return "Setting the box straight"
-	case StepCopyClone:
-		return "Making a held copy"
-	case StepCopyDisarm, StepCopyTemplate:
-		return "Making the held copy inert"
-	case string(providers.StepAdopt):
-		return "Making the held copy its guest"
-	case string(providers.StepEarlier):
-		return "Keeping its old guest as its earlier guest"
-	case StepSnapshot:
-		return "Taking a snapshot"
-	case StepDelete, StepUnkeepDelete:
-		return "Deleting a snapshot"
-	}
-	return "Working"
 }
 
 // doingWords says what an operation was doing at a step, in the middle of
@@ -388,12 +309,6 @@ func TrashedWords(box string, until time.Time, tz *time.Location) string {
 	return fmt.Sprintf("Moved %s to the trash until %s. Restore it from the trash until then, with its history.", box, until.In(tz).Format("Mon 2 Jan 15:04"))
 }
 
-// InTrashWords says why a box in the trash takes and restores no
-// snapshot: the one home of these words for the pages.
-func InTrashWords(box string) string {
-	return fmt.Sprintf("%s is in the trash: restore it from the trash first.", box)
-}
-
 // RunningWords says an operation that has not ended: "The restore op_…
 // is still running (at rollback)." (the import's refusal, and the API's
 // answer before an operation's end).
@@ -445,10 +360,6 @@ func ForgotWords(p *ForgetPlan, kept []string) string {
 	}
 	return w
 }
-
-// RenewWords is the control that renews a kept snapshot, "Keep 30 more
-// days" with the setting's days.
-func RenewWords(days int) string { return fmt.Sprintf("Keep %d more days", days) }
 
 // ByWords says who did something, the same on every page and in the log:
 // "by you", "by the agent in (thread)", "by a boxsnap command", "by
@@ -564,15 +475,6 @@ func LogRestoreFailedWords(name, step, why, observed string) string {
 	return fmt.Sprintf("to ‘%s’ stopped at %s: %s; boxsnap then observed: %s", name, step, why, observed)
 }
 
-// logMadeOnWords: made, for a box made on a backend.
-func LogMadeOnWords(backend string) string { return "made on " + backend }
-
-// logDeletedWithEarlierWords: snapshot-deleted for a snapshot on an
-// earlier guest that went with its box's release.
-func LogDeletedWithEarlierWords(name, id, box string) string {
-	return fmt.Sprintf("%s, with %s's earlier guest", NamedID(name, id), box)
-}
-
 // logUnkeptWords: snapshot-unkept; atRelease where the person let it go
 // with the box at its release.
 func LogUnkeptWords(name string, atRelease bool) string {
@@ -582,72 +484,8 @@ func LogUnkeptWords(name string, atRelease bool) string {
 	return fmt.Sprintf("‘%s’ goes with the box again", name)
 }
 
-// logHeldCopyMadeWords: held-copy-made, "the copy".
-func LogHeldCopyMadeWords(name, ref, host string, memory bool) string {
-	w := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", name, ref, host)
-	if memory {
-		w += "; the copy holds the disk only"
-	}
-	return w
-}
-
-// logHeldCopyRemadeWords: held-copy-started, "what boxsnap then did".
-func LogHeldCopyRemadeWords(name string) string {
-	return fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", name)
-}
-
-// logReleasedWords: released.
-const LogReleasedWords = "released; kept snapshots stay"
-
 // logSavedWords: snapshot-saved and snapshot-unsaved.
 func logSavedWords(name, id string) string { return NamedID(name, id) }
-
-// logHistorySettingsWords: history-settings; automatic nil follows the
-// backend's setting.
-func LogHistorySettingsWords(automatic *bool) string {
-	switch {
-	case automatic == nil:
-		return "automatic snapshots follow the backend's setting"
-	case *automatic:
-		return "automatic snapshots on"
-	}
-	return "automatic snapshots off"
-}
-
-// QuotedNames says names in ‘’, between commas.
-func QuotedNames(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = "‘" + n + "’"
-	}
-	return strings.Join(q, ", ")
-}
-
-// logTrashedWords: trashed; final is its final snapshot's name, or "" with
-// why there is none (noFinal), or neither.
-func LogTrashedWords(until time.Time, final, noFinal string, tz *time.Location) string {
-	w := "moved to the trash until " + until.In(tz).Format("2 Jan 15:04")
-	switch {
-	case final != "":
-		w += fmt.Sprintf(", with its final snapshot ‘%s’", final)
-	case noFinal != "":
-		w += "; no final snapshot: " + noFinal
-	}
-	return w
-}
-
-// logUntrashedWords: restored-from-trash.
-func LogUntrashedWords(started bool) string {
-	if started {
-		return "restored from the trash with its history, and started"
-	}
-	return "restored from the trash with its history"
-}
-
-// logForgottenWords: snapshot-forgotten.
-func LogForgottenWords(name, id, backend string) string {
-	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", NamedID(name, id), backend)
-}
 
 // Words say the rate and the spend beside the ceiling, for Settings.
 func (p PaidRate) Words() string {
@@ -917,26 +755,6 @@ func guestGoneWords(box, backend string) string {
 
 // Takes, limits, room and cost.
 
-// Unavailable is a backend the specification names that boxsnap does not
-// run, and why, as Settings lists it: never offered, never faked.
-type Unavailable struct {
-	Name, Why string
-}
-
-// NotRunBackends are the specification's backends that boxsnap does not
-// run here.
-var NotRunBackends = []Unavailable{
-	{"microsandbox", "boxsnap has no microsandbox backend: no box here runs in a microsandbox sandbox."},
-	{"Tart", "Tart runs macOS and Linux virtual machines on Apple silicon Macs; boxsnap has no Tart backend."},
-	{"boat.dev", "A paid cloud service; boxsnap has no boat.dev backend and holds no boat.dev account."},
-	{"Android devices", "An Android emulator's own device snapshots; boxsnap has no device backend."},
-	{"The SSH host pool", NoSnapshotsWords("the SSH host pool") + " boxsnap does not run it."},
-	{"iOS", "iOS simulator slots have no snapshots; boxsnap does not run them."},
-}
-
-// StartingWords says that a box was started.
-func StartingWords(box string) string { return fmt.Sprintf("Started %s.", box) }
-
 // NoSnapshotsWords says that a backend offers no snapshots ("Boxes on the
 // SSH host pool have no snapshots."), in the refusal and on the pages.
 func NoSnapshotsWords(backend string) string {
@@ -973,17 +791,6 @@ func DeleteWords(names []string, hidden int) string {
 		w += ", and others you cannot see"
 	}
 	return w + "."
-}
-
-// TakeCountWords is the take dialog's count: what the per-box limit counts
-// (Counts.ToLimit: undos and automatic snapshots apart, kept ones counted),
-// and at the limit that the person's take is refused until one goes, as
-// the limit makes room by itself only for an agent's take.
-func TakeCountWords(box string, count, perBox int) string {
-	if count < perBox {
-		return fmt.Sprintf("%s has %d of %d.", box, count, perBox)
-	}
-	return fmt.Sprintf("%s has %d of %d: delete one before taking another.", box, count, perBox)
 }
 
 // savingPassesWords: saving an automatic snapshot counts it in the limit.
@@ -1229,12 +1036,6 @@ func UnsavedWords(name, which string) string {
 	return fmt.Sprintf("‘%s’%s is automatic again: thinning may delete it as it ages.", name, which)
 }
 
-// UnsaveAsksWords is what the Unsave dialog says happens before it is
-// done: the snapshot is at risk from then on.
-func UnsaveAsksWords(name, box string) string {
-	return fmt.Sprintf("‘%s’ goes back to %s's automatic history, where thinning may delete it as it ages.", name, box)
-}
-
 // RevokedWords says that a share code was revoked; code is its ID, or ""
 // where the page shows it.
 func RevokedWords(code string) string {
@@ -1272,22 +1073,6 @@ func TemplateSavedWords(name string) string { return "Saved the box template " +
 // TemplateRemovedWords: its boxes stay.
 func TemplateRemovedWords(name string) string { return "Removed the box template " + name + "." }
 
-// ReleasedTakesNoneWords says why a released box takes no snapshot, on its
-// page and its rows.
-func ReleasedTakesNoneWords(box string) string {
-	return fmt.Sprintf("%s is released: it takes no snapshots.", box)
-}
-
-// NoAutomaticWords says that a box has no automatic snapshots (its history
-// has nothing to delete).
-func NoAutomaticWords(box string) string { return fmt.Sprintf("%s has no automatic snapshots.", box) }
-
-// ReleasingWords says that a release began (the release dialog, emptying
-// the trash).
-func ReleasingWords(box string) string {
-	return "Releasing " + box + ": its snapshots that nobody kept go with it."
-}
-
 // NoHistoryToDeleteWords answers Delete history on a box with no automatic
 // snapshots: nothing was done.
 func NoHistoryToDeleteWords(box string) string {
@@ -1322,141 +1107,3 @@ func CannotBeForkedWords(name, where string) string {
 
 // The box page's Now row, its restore notice and its timeline: each says
 // the box as the page's one read found it.
-
-// NowNoHeadWords is the Now row of a box no snapshot holds yet.
-func NowNoHeadWords(box string) string {
-	return fmt.Sprintf("%s as it is now. No snapshot holds it yet.", box)
-}
-
-// NowHeadGoneWords is the Now row of a box whose head was deleted.
-func NowHeadGoneWords(box string) string {
-	return fmt.Sprintf("%s as it is now. The snapshot its files descend from was deleted.", box)
-}
-
-// NowWords is the Now row of a box with a head: "unchanged since ‘X’"
-// when its backend says nothing changed since, "changed since ‘X’ (3
-// files)" when something did, and "cannot tell on this backend" where the
-// backend cannot answer. since names the head and when ("‘X’, yesterday
-// 23:39", or "it was restored today at 11:02 to ‘X’"); restored says the
-// box was restored to its head, and the answer counts from the restore.
-func NowWords(box, since string, ch *providers.ChangeCheck, restored bool) string {
-	if ch == nil {
-		return fmt.Sprintf("%s as it is now, since %s: boxsnap cannot tell now whether it changed.", box, since)
-	}
-	changed := ch.Changed
-	if ch.Restored && restored {
-		switch {
-		case !ch.RestoredKnown:
-			changed = providers.ChangedUnknown
-		case ch.Paths == 0:
-			changed = providers.ChangedNo
-		}
-	} else if ch.Restored {
-		changed = providers.ChangedUnknown
-	}
-	switch changed {
-	case providers.ChangedNo:
-		return fmt.Sprintf("%s as it is now: unchanged since %s.", box, since)
-	case providers.ChangedYes:
-		if ch.Paths > 0 {
-			return fmt.Sprintf("%s as it is now: changed since %s (%s), in no snapshot yet.", box, since, Plural(ch.Paths, "file", "files"))
-		}
-		return fmt.Sprintf("%s as it is now: changed since %s, in no snapshot yet.", box, since)
-	}
-	return fmt.Sprintf("%s as it is now, since %s: whether it changed, boxsnap cannot tell on this backend.", box, since)
-}
-
-// RestoredToDeletedWords is a restore's notice when its target was
-// deleted since: it names no snapshot that does not exist.
-func RestoredToDeletedWords(at, by string) string {
-	return fmt.Sprintf("Restored at %s to a snapshot deleted since, %s.", at, by)
-}
-
-// UndoDeletedWords ends a restore's notice whose undo was deleted since.
-const UndoDeletedWords = "Its undo was deleted since, so it cannot be undone."
-
-// InTrashUntilWords is a trashed box page's notice: when it goes.
-func InTrashUntilWords(until string) string {
-	return fmt.Sprintf("Released: it goes %s with its snapshots that nobody kept. Restore it to use it again, with its history.", until)
-}
-
-// RunState is how a box is for its automatic history: running, stopped,
-// gone (released, in the trash, or its guest missing) or unknown (its
-// backend did not answer).
-type RunState int
-
-// The run states.
-const (
-	RunUnknown RunState = iota
-	RunRunning
-	RunStopped
-	RunGone
-)
-
-// TimelineWords is the timeline's first line: how many automatic
-// snapshots the box holds, and what its automatic history does now, as the
-// box is: "3 automatic snapshots · on: amber-fox runs, so boxsnap checks it
-// every 15 s and takes one when it changed".
-func TimelineWords(box string, n int, on bool, everySeconds int, run RunState) string {
-	count := Plural(n, "automatic snapshot", "automatic snapshots")
-	every := EveryWords(everySeconds)
-	switch {
-	case !on:
-		return fmt.Sprintf("%s · automatic snapshots are off for %s", count, box)
-	case run == RunRunning:
-		return fmt.Sprintf("%s · on: %s runs, so boxsnap checks it every %s and takes one when it changed", count, box, every)
-	case run == RunStopped:
-		return fmt.Sprintf("%s · on, waiting: %s is stopped, and boxsnap takes one only while it runs (checked every %s)", count, box, every)
-	case run == RunGone:
-		return fmt.Sprintf("%s · none are taken now: %s does not run here", count, box)
-	}
-	return fmt.Sprintf("%s · on: checked every %s while %s runs, taken when it changed", count, every, box)
-}
-
-// TimelineNoneWords is an empty timeline's sentence, true to the box's
-// state.
-func TimelineNoneWords(box string, on bool, run RunState) string {
-	switch {
-	case !on:
-		return fmt.Sprintf("No automatic snapshots of %s: they are off for it.", box)
-	case run == RunStopped:
-		return fmt.Sprintf("No automatic snapshots of %s yet: it is stopped, and boxsnap takes one while it runs, when it changed.", box)
-	case run == RunGone:
-		return fmt.Sprintf("No automatic snapshots of %s.", box)
-	}
-	return fmt.Sprintf("No automatic snapshots of %s yet: boxsnap takes one while it runs, when it changed.", box)
-}
-
-// EveryWords says a cadence: "15 s", "10 min".
-func EveryWords(seconds int) string {
-	if seconds%60 == 0 && seconds >= 60 {
-		return strconv.Itoa(seconds/60) + " min"
-	}
-	return strconv.Itoa(seconds) + " s"
-}
-
-// AutomaticNowWords is Settings' line under a backend's automatic history:
-// what it does for that backend's boxes now, as the check last saw them.
-func AutomaticNowWords(n AutomaticNow, everySeconds int) string {
-	if n.Running+n.Stopped+n.Off+n.Unchecked == 0 {
-		return "No boxes here yet."
-	}
-	var parts []string
-	if n.Running > 0 {
-		parts = append(parts, fmt.Sprintf("%s, checked every %s", Plural(n.Running, "box runs", "boxes run"), EveryWords(everySeconds)))
-	}
-	if n.Stopped > 0 {
-		if n.Stopped == 1 {
-			parts = append(parts, "1 box is stopped, so none are taken until it runs")
-		} else {
-			parts = append(parts, fmt.Sprintf("%d boxes are stopped, so none are taken until they run", n.Stopped))
-		}
-	}
-	if n.Unchecked > 0 {
-		parts = append(parts, fmt.Sprintf("%s not asked yet", Plural(n.Unchecked, "box", "boxes")))
-	}
-	if n.Off > 0 {
-		parts = append(parts, fmt.Sprintf("%s them off", Plural(n.Off, "box has", "boxes have")))
-	}
-	return "Now, as last checked: " + strings.Join(parts, "; ") + "."
-}

@@ -128,8 +128,8 @@ func sentenceIn(e ast.Expr) string {
 	return found
 }
 
-// TestWordsNamedAlike: the words of every words.go (the kernel's and each
-// seam's) are named in one style, what they say then "Words"
+// TestWordsNamedAlike: the words of every words.go (the kernel's, each
+// seam's and the pages') are named in one style, what they say then "Words"
 // (ExecutionMachineRefusalWords, SignInWords), never "words" first, so a
 // reader finds them by one pattern.
 func TestWordsNamedAlike(t *testing.T) {
@@ -139,6 +139,7 @@ func TestWordsNamedAlike(t *testing.T) {
 		t.Fatal(err)
 	}
 	prefixed := regexp.MustCompile(`^[wW]ords[A-Z]`)
+	homes = append(homes, surfaceHomes...)
 	for _, home := range append([]string{"words.go"}, homes...) {
 		file, err := parser.ParseFile(token.NewFileSet(), home, nil, 0)
 		if err != nil {

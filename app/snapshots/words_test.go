@@ -52,29 +52,6 @@ func TestPriceWords(t *testing.T) {
 			t.Errorf("PriceWords(%+v) = %q, want %q", c.p, got, c.want)
 		}
 	}
-	unknown := &providers.Price{Amount: 0, Currency: "USD", Per: "day"}
-	if got := PriceTag(unknown); got != "price unknown" {
-		t.Errorf("an unknown price on a row reads %q", got)
-	}
-	if got := PriceTag(price(0.3, "GBP", "day")); got != "£0.30 a day" {
-		t.Errorf("a price on a row reads %q", got)
-	}
-	if got := PriceTag(nil); got != "" {
-		t.Errorf("no price on a row reads %q", got)
-	}
-	for _, c := range []struct {
-		p           *providers.Price
-		until, want string
-	}{
-		{price(0.056, "USD", "day"), "", "It costs $0.056 a day."},
-		{price(0.1, "EUR", "month"), " until then", "It costs €0.10 a month until then."},
-		{unknown, "", "Its price is unknown."},
-		{nil, " until then", "No charge."},
-	} {
-		if got := CostsWords(c.p, c.until); got != c.want {
-			t.Errorf("CostsWords(%+v, %q) = %q, want %q", c.p, c.until, got, c.want)
-		}
-	}
 	for _, c := range []struct {
 		amount   float64
 		currency string
@@ -99,9 +76,6 @@ func TestPriceOf(t *testing.T) {
 			t.Errorf("PriceOf(%q) = %+v, want nil", none, p)
 		}
 	}
-	if got := PriceTag(PriceOf(json.RawMessage(`{"amount":`))); got != "price unknown" {
-		t.Errorf("an unreadable price reads %q", got)
-	}
 }
 
 // TestSizeWords: sizes in GB for snapshots, as providers bill; GiB for a
@@ -123,9 +97,6 @@ func TestSizeWords(t *testing.T) {
 		{SizeOfWords(n(1_200_000_000), &own), "1.2 GB"},
 		{SizeOfWords(n(1_200_000_000), &whole), "1.2 GB, some shared with the box"},
 		{SizeOfWords(nil, nil), "unknown"},
-		{SizeWords(&Snapshot{}), "size unknown"},
-		{SizeWords(&Snapshot{SizeBytes: n(0)}), "shares all its data with the box"},
-		{SizeWords(&Snapshot{SizeBytes: n(1_200_000_000), SizeMeaning: &own}), "1.2 GB"},
 		{FileSizeWords(1), "1 byte"},
 		{FileSizeWords(512), "512 bytes"},
 		{FileSizeWords(2_400_000_000), "2.4 GB"},
@@ -139,37 +110,11 @@ func TestSizeWords(t *testing.T) {
 	}
 }
 
-// TestStepWords: every step a restore, a take or a delete records while
-// the box's card shows it has words of its own, and boxsnap's words for
-// what it could not confirm name the operation, the box and the step it
+// TestStepWords: boxsnap's words for what it could not confirm name the operation, the box and the step it
 // was at: "bb-box could not confirm the restore of amber-fox: it was
 // rolling back when bb-box restarted".
 func TestStepWords(t *testing.T) {
 	t.Parallel()
-	want := map[string]string{
-		string(providers.StepStop):     "Stopping the box",
-		string(providers.StepUndo):     "Taking the undo",
-		string(providers.StepRollback): "Restoring",
-		string(providers.StepStart):    "Starting the box",
-		string(providers.StepReadSize): "Reading its size back",
-		string(providers.StepAccess):   "Setting the box straight",
-		string(providers.StepAdopt):    "Making the held copy its guest",
-		string(providers.StepEarlier):  "Keeping its old guest as its earlier guest",
-		StepUndos:                      "Replacing older undos",
-		StepWaiting:                    "Waiting for the box's earlier operation",
-		StepQueued:                     "Waiting for the box's earlier operation",
-		StepCopyClone:                  "Making a held copy",
-		StepCopyDisarm:                 "Making the held copy inert",
-		StepCopyTemplate:               "Making the held copy inert",
-		StepSnapshot:                   "Taking a snapshot",
-		StepDelete:                     "Deleting a snapshot",
-		"some-new-step":                "Working",
-	}
-	for step, w := range want {
-		if got := StepWords(step); got != w {
-			t.Errorf("StepWords(%q) = %q, want %q", step, got, w)
-		}
-	}
 	op := &Operation{Kind: OpRestore, Step: string(providers.StepRollback)}
 	if got := UnknownWords("amber-fox", op); got != "boxsnap could not confirm the restore of amber-fox: it was rolling back when boxsnap restarted." {
 		t.Errorf("UnknownWords = %q", got)
@@ -259,10 +204,10 @@ func TestRefusalWordsShape(t *testing.T) {
 		AfterNotAPlaceWords, PageHoldsWords,
 		perBoxRangeWords(1, 50), roomRangeWords(50, 95), approvalRangeWords(60), alsoRemovePathWords("../x"),
 		trashRangeWords(720), ceilingNumberWords("boat.dev"), ceilingBelowZeroWords("boat.dev"),
-		OnlyPersonSettingsWords, ReleasedTakesNoneWords(box), NoAutomaticWords(box), NoHistoryToDeleteWords(box),
-		ExecutionRestoresOffWords, NoRequestsWords, ReleasingWords(box), NoTemplatesWords, SavedWords(sn, " of "+box, box),
+		OnlyPersonSettingsWords, NoHistoryToDeleteWords(box),
+		ExecutionRestoresOffWords, NoRequestsWords, NoTemplatesWords, SavedWords(sn, " of "+box, box),
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
-		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC), InTrashWords(box),
+		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC),
 		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
 		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
@@ -302,27 +247,17 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 }
 
-// logWordsForShape is every box log phrase, each with its snapshot's name
-// ‘before the migration’ where it names one.
+// logWordsForShape is every box log phrase the kernel's words.go says,
+// each with its snapshot's name ‘before the migration’ where it names
+// one; package boxes tests the phrases it alone says.
 func logWordsForShape() (named, others []string) {
-	const sn, id, box = "before the migration", "sn1", "amber-fox"
-	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
-	yes, no := true, false
+	const sn, id = "before the migration", "sn1"
 	named = []string{
 		logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
 		LogHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
 		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
-		LogDeletedWithEarlierWords(sn, id, box), LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
-		LogHeldCopyMadeWords(sn, "vm-9", "pve-1", true), LogHeldCopyRemadeWords(sn), logSavedWords(sn, id),
-		LogForgottenWords(sn, id, "pve-2"),
-	}
-	others = []string{
-		LogMadeOnWords("this host"),
-		LogReleasedWords, LogHistorySettingsWords(nil),
-		LogHistorySettingsWords(&yes), LogHistorySettingsWords(&no),
-		LogTrashedWords(at, "", "", time.UTC),
-		LogTrashedWords(at, "final", "", time.UTC), LogTrashedWords(at, "", "pve-1 takes no snapshots of it", time.UTC),
-		LogUntrashedWords(true), LogUntrashedWords(false),
+		LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
+		logSavedWords(sn, id),
 	}
 	return named, others
 }
@@ -389,7 +324,6 @@ func TestEventWords(t *testing.T) {
 		want string
 	}{
 		{LogEvent{Kind: EvSnapshotUnkept, Words: LogUnkeptWords("a", false)}, "amber-fox stopped keeping: ‘a’ goes with the box again."},
-		{LogEvent{Kind: EvMade, Words: LogMadeOnWords("this host")}, "amber-fox made on this host."},
 		{LogEvent{Kind: "", Words: "x"}, "amber-fox: x."},
 	} {
 		if got := EventLine("amber-fox", c.ev); got != c.want {

@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -35,7 +36,7 @@ type boxPage struct {
 }
 
 // boxLive is the live part of the page, from the page's one read.
-func (s *Server) boxLive(r *http.Request, v *snapshots.BoxView, rc pagemodel.RowContext, back string) (pagemodel.BoxLive, error) {
+func (s *Server) boxLive(r *http.Request, v *boxview.BoxView, rc pagemodel.RowContext, back string) (pagemodel.BoxLive, error) {
 	b := v.Box
 	rs := s.rows.RestoresOf(rc, b)
 	c, err := s.rows.Card(asked{r}, v, rc, rs, back)
@@ -82,7 +83,7 @@ func (s *Server) showBoxPage(w http.ResponseWriter, r *http.Request) {
 // history.
 func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error) {
 	shown := pagemodel.HistoryShown(atoi(r.URL.Query().Get("log")))
-	v, err := s.opts.Core.BoxView(r.Context(), snapshots.Owner(), boxID, shown+1)
+	v, err := s.opts.BoxViews.BoxView(r.Context(), snapshots.Owner(), boxID, shown+1)
 	if err != nil {
 		return boxPage{}, err
 	}
@@ -96,7 +97,7 @@ func (s *Server) boxPageOf(r *http.Request, boxID, back string) (boxPage, error)
 	p := boxPage{Box: b, Head: h, Live: l, Facts: s.rows.Facts(asked{r}, v, h), History: pagemodel.HistoryOf(rc, v, shown), Undo: v.Undo}
 	p.Stopped = b.State == snapshots.BoxReady && b.ReleasedAt == nil && v.StatusErr == nil && v.Status.Exists && !v.Status.Running
 	if v.Trash != nil {
-		p.Trashed = snapshots.InTrashUntilWords(v.Trash.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
+		p.Trashed = InTrashUntilWords(v.Trash.Until.In(s.opts.Core.TimeZone(r.Context())).Format("Mon 2 Jan 15:04"))
 	}
 	if !l.Busy {
 		p.done = pagemodel.DoneWords(v)

@@ -25,7 +25,7 @@ func (s *Server) showReleaseDialog(w http.ResponseWriter, r *http.Request) {
 // deletes its unkept snapshots, and releases its guest.
 func (s *Server) releaseBox(w http.ResponseWriter, r *http.Request) {
 	release := s.boxes.ReleaseBox
-	flash := snapshots.ReleasingWords(chi.URLParam(r, "box"))
+	flash := ReleasingWords(chi.URLParam(r, "box"))
 	b, err := s.opts.Core.Box(r.Context(), snapshots.Owner(), chi.URLParam(r, "box"))
 	switch {
 	case err != nil:

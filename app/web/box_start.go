@@ -22,5 +22,5 @@ func (s *Server) startBox(w http.ResponseWriter, r *http.Request) {
 	if v := r.PostFormValue("back"); v != "" {
 		back = pagemodel.SafeNext(v)
 	}
-	s.done(w, r, back+"#box-"+url.PathEscape(b.Name), snapshots.StartingWords(b.Name))
+	s.done(w, r, back+"#box-"+url.PathEscape(b.Name), StartingWords(b.Name))
 }

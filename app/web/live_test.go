@@ -20,6 +20,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
 )
@@ -310,7 +311,7 @@ func TestTimelineWordsMatchTheBox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	every := snapshots.EveryWords(hist.Every)
+	every := pagemodel.EveryWords(hist.Every)
 	got := timelineText(t, s, "calm-moss")
 	switch {
 	case !hist.On:

@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
@@ -53,6 +54,9 @@ type Options struct {
 	// Heads is the boxes' heads and the snapshots' lineages: a row's
 	// "from ‘…’" and its Set as head.
 	Heads *heads.Heads
+	// BoxViews reads a box's page at one moment, and Settings' counts of
+	// the automatic history.
+	BoxViews *boxview.Views
 	// Forks is the fork: a new box from a snapshot of another.
 	Forks *fork.Forks
 	// SecureCookies marks cookies Secure (served over TLS).

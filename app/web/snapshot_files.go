@@ -51,7 +51,7 @@ func (s *Server) showSnapshotFiles(w http.ResponseWriter, r *http.Request) {
 	h.Crumbs = h.crumbsOf(l.Path)
 	var note string
 	if sn := h.Snap; sn.SizeBytes != nil && sn.SizeMeaning != nil && *sn.SizeMeaning == "own" {
-		note = snapshots.OwnSizeNoteWords(sn.Name, *sn.SizeBytes)
+		note = OwnSizeNoteWords(sn.Name, *sn.SizeBytes)
 	}
 	tz := s.opts.Core.TimeZone(r.Context())
 	p := filesPage{Empty: snapshots.EmptyFolderWords, Page: lookPageData{lookHead: h, Title: "Browse ‘" + h.Snap.Name + "’ of " + h.Box.Name, SignedIn: true, Nav: "boxes"},

@@ -93,7 +93,7 @@ func (s *Server) forkingOf(r *http.Request, name string) *pagemodel.Forking {
 		case snapshots.StepWaiting, snapshots.StepQueued:
 			f.Step = fmt.Sprintf("Waiting for %s's earlier operation", source)
 		default:
-			f.Step = snapshots.StepWords(op.Step)
+			f.Step = pagemodel.StepWords(op.Step)
 		}
 	case snapshots.OpFailed:
 		why := ""

@@ -25,7 +25,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Max.Trash = snapshots.MaxTrashHours
 	boxes, _ := s.boxes.List(ctx, snapshots.Owner())
 	p.NoDocker = true
-	p.NotRun = snapshots.NotRunBackends
+	p.NotRun = pagemodel.NotRunBackends
 	for _, be := range s.opts.Core.Backends() {
 		if be.Kind == "docker" {
 			p.NoDocker = false
@@ -33,7 +33,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	}
 	p.Summary = fmt.Sprintf("%d per box · kept %d days", p.Settings.PerBox, p.Settings.KeepDays)
 	rates, _ := s.opts.Core.PaidRates(ctx)
-	autoNow, err := s.opts.Core.AutomaticNowByBackend(ctx)
+	autoNow, err := s.opts.BoxViews.AutomaticNowByBackend(ctx)
 	if err != nil {
 		s.logger(r).Warn("the boxes' automatic history", "err", err)
 	}
@@ -43,7 +43,7 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 		row := pagemodel.HistoryRow{ID: be.ID, Label: be.Label, On: p.Settings.AutomaticOn(be),
 			Every: every, Why: fmt.Sprintf("Its own is every %s: %s.", pagemodel.EveryWords(int(c.Every.Seconds())), c.Why)}
 		if err == nil {
-			row.Now = snapshots.AutomaticNowWords(autoNow[be.ID], every)
+			row.Now = AutomaticNowWords(autoNow[be.ID], every)
 		}
 		p.History = append(p.History, row)
 	}

@@ -38,7 +38,7 @@ func (s *Server) showSnapshotsTab(w http.ResponseWriter, r *http.Request) {
 	target := r.Header.Get("HX-Target")
 	rc := s.rows.RowContext(r.Context(), q.URL(""), r.URL.Query().Get("select") == "1")
 	rc.Selecting = q.Select
-	p := pagemodel.SnapshotsTab{Query: q, Back: q.URL(""), RenewText: snapshots.RenewWords(rc.KeepDays)}
+	p := pagemodel.SnapshotsTab{Query: q, Back: q.URL(""), RenewText: pagemodel.RenewWords(rc.KeepDays)}
 	page, err := s.opts.Tab.Snapshots(ctx, snapshots.Owner(), q.Core(rc.Now))
 	if err != nil && q.After != "" {
 		// A place from an old address: from the start.

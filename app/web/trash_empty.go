@@ -44,5 +44,5 @@ func (s *Server) emptyTrash(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger(r).Info("empty the trash asked", "box", name, "operation", op.ID)
-	s.done(w, r, "/boxes/trash", snapshots.ReleasingWords(name))
+	s.done(w, r, "/boxes/trash", ReleasingWords(name))
 }

@@ -166,7 +166,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c snapshots.Caller, req snapshot
 			s.logger.Warn("the box's process did not start", "box", name, "err", err)
 		}
 	}
-	s.k.Log(ctx, s.st.Pool, box.ID, snapshots.EvMade, c, snapshots.LogMadeOnWords(b.Label), "", "", nil)
+	s.k.Log(ctx, s.st.Pool, box.ID, snapshots.EvMade, c, LogMadeOnWords(b.Label), "", "", nil)
 	return box, nil
 }
 

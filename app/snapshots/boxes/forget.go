@@ -99,7 +99,7 @@ func (s *Forgetting) ForgetBackend(ctx context.Context, c snapshots.Caller, back
 			continue
 		}
 		s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotForgotten, c,
-			snapshots.LogForgottenWords(sn.Name, sn.ID, backend),
+			LogForgottenWords(sn.Name, sn.ID, backend),
 			sn.ID, "", nil)
 	}
 	return p, kept, nil

@@ -133,7 +133,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *snapshots.Operation, sn *snaps
 	if prog.Remade {
 		// Said before the job snoozes on the new clone.
 		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvHeldCopyStarted, snapshots.System("a held copy is never trusted before it is a template"),
-			snapshots.LogHeldCopyRemadeWords(sn.Name), sn.ID, op.ID, nil)
+			LogHeldCopyRemadeWords(sn.Name), sn.ID, op.ID, nil)
 	}
 	if operations.Pending(err) {
 		return err
@@ -168,7 +168,7 @@ func (s *Boxes) holdCopy(ctx context.Context, op *snapshots.Operation, sn *snaps
 	if err := s.st.HeldSetCopy(ctx, s.st.Pool, db.HeldSetCopyParams{ID: sn.ID, GuestRef: cp.Guest.Ref, Host: cp.Guest.Host}); err != nil {
 		return fmt.Errorf("record the held copy of %s: %w", sn.ID, err)
 	}
-	words := snapshots.LogHeldCopyMadeWords(sn.Name, cp.Guest.Ref, cp.Guest.Host, sn.Holds == string(providers.HoldsDiskAndMemory))
+	words := LogHeldCopyMadeWords(sn.Name, cp.Guest.Ref, cp.Guest.Host, sn.Holds == string(providers.HoldsDiskAndMemory))
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvHeldCopyMade, snapshots.CallerOf(op), words, sn.ID, op.ID, nil)
 	return nil
 }
@@ -259,7 +259,7 @@ func (s *Boxes) releaseEarlier(ctx context.Context, op *snapshots.Operation, b *
 			return fmt.Errorf("remove the record of %s: %w", sn.ID, err)
 		}
 		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvSnapshotDeleted, snapshots.System("its box was released"),
-			snapshots.LogDeletedWithEarlierWords(sn.Name, sn.ID, b.Name), sn.ID, op.ID, nil)
+			LogDeletedWithEarlierWords(sn.Name, sn.ID, b.Name), sn.ID, op.ID, nil)
 	}
 	return nil
 }

@@ -78,6 +78,6 @@ func (s *HistorySettings) SetBoxHistory(ctx context.Context, c snapshots.Caller,
 	if err := s.st.HistorySetSettings(ctx, s.st.Pool, db.HistorySetSettingsParams{BoxID: b.ID, Automatic: automatic, MaxBytes: maxBytes}); err != nil {
 		return nil, fmt.Errorf("save %s's history settings: %w", b.Name, err)
 	}
-	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvHistorySettings, c, snapshots.LogHistorySettingsWords(automatic), "", "", nil)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvHistorySettings, c, LogHistorySettingsWords(automatic), "", "", nil)
 	return s.BoxHistory(ctx, b)
 }

@@ -161,6 +161,6 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 	if err != nil {
 		return snapshots.ReleaseResult{}, fmt.Errorf("record release of %s: %w", b.Name, err)
 	}
-	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleased, snapshots.CallerOf(op), snapshots.LogReleasedWords, "", op.ID, nil)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleased, snapshots.CallerOf(op), LogReleasedWords, "", op.ID, nil)
 	return snapshots.ReleaseResult{Box: b.ID}, nil
 }

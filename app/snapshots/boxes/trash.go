@@ -195,7 +195,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *snapshots.Operation, b *snapsh
 			final = sn.Name
 		}
 	}
-	words := snapshots.LogTrashedWords(r.Until, final, noFinal, tz)
+	words := LogTrashedWords(r.Until, final, noFinal, tz)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvTrashed, caller, words, "", op.ID, nil)
 	trashedUntil := r.Until
 	res := snapshots.ReleaseResult{Box: b.ID, Trash: true, Until: &trashedUntil}
@@ -350,7 +350,7 @@ func (s *Boxes) runUntrash(ctx context.Context, op *snapshots.Operation, _ struc
 	if err != nil {
 		return snapshots.UntrashResult{}, fmt.Errorf("restore %s from the trash: %w", b.Name, err)
 	}
-	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvUntrashed, snapshots.CallerOf(op), snapshots.LogUntrashedWords(r.WasRunning), "", op.ID, nil)
+	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvUntrashed, snapshots.CallerOf(op), LogUntrashedWords(r.WasRunning), "", op.ID, nil)
 	return snapshots.UntrashResult{Box: b.ID, Started: r.WasRunning}, nil
 }
 

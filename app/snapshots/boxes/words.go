@@ -3,6 +3,7 @@ package boxes
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -169,4 +170,68 @@ func templateCommandWords(most int) string {
 
 func templateEnvWords(most int) string {
 	return fmt.Sprintf("A box template declares at most %d environment variables.", most)
+}
+
+// logMadeOnWords: made, for a box made on a backend.
+func LogMadeOnWords(backend string) string { return "made on " + backend }
+
+// logDeletedWithEarlierWords: snapshot-deleted for a snapshot on an
+// earlier guest that went with its box's release.
+func LogDeletedWithEarlierWords(name, id, box string) string {
+	return fmt.Sprintf("%s, with %s's earlier guest", snapshots.NamedID(name, id), box)
+}
+
+// logHeldCopyMadeWords: held-copy-made, "the copy".
+func LogHeldCopyMadeWords(name, ref, host string, memory bool) string {
+	w := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", name, ref, host)
+	if memory {
+		w += "; the copy holds the disk only"
+	}
+	return w
+}
+
+// logHeldCopyRemadeWords: held-copy-started, "what boxsnap then did".
+func LogHeldCopyRemadeWords(name string) string {
+	return fmt.Sprintf("‘%s’: its copy was cut short before it was a template, so boxsnap deleted it and copied again", name)
+}
+
+// logReleasedWords: released.
+const LogReleasedWords = "released; kept snapshots stay"
+
+// logHistorySettingsWords: history-settings; automatic nil follows the
+// backend's setting.
+func LogHistorySettingsWords(automatic *bool) string {
+	switch {
+	case automatic == nil:
+		return "automatic snapshots follow the backend's setting"
+	case *automatic:
+		return "automatic snapshots on"
+	}
+	return "automatic snapshots off"
+}
+
+// logTrashedWords: trashed; final is its final snapshot's name, or "" with
+// why there is none (noFinal), or neither.
+func LogTrashedWords(until time.Time, final, noFinal string, tz *time.Location) string {
+	w := "moved to the trash until " + until.In(tz).Format("2 Jan 15:04")
+	switch {
+	case final != "":
+		w += fmt.Sprintf(", with its final snapshot ‘%s’", final)
+	case noFinal != "":
+		w += "; no final snapshot: " + noFinal
+	}
+	return w
+}
+
+// logUntrashedWords: restored-from-trash.
+func LogUntrashedWords(started bool) string {
+	if started {
+		return "restored from the trash with its history, and started"
+	}
+	return "restored from the trash with its history"
+}
+
+// logForgottenWords: snapshot-forgotten.
+func LogForgottenWords(name, id, backend string) string {
+	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", snapshots.NamedID(name, id), backend)
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/internal/wordshape"
 )
 
 // TestRefusalWordsShape: every refusal the boxes say is a full sentence
@@ -55,13 +57,47 @@ func TestRefusalWordsShape(t *testing.T) {
 }
 
 // TestLogWordsShape: a release that stopped reads in the box's log as the
-// release stopped, with its reason, and that nothing kept was deleted.
+// release stopped, with its reason, and that nothing kept was deleted; a
+// box made says where; every phrase the boxes log is a phrase after its
+// kind, naming its snapshot in ‘’.
 func TestLogWordsShape(t *testing.T) {
 	t.Parallel()
 	ev := snapshots.LogEvent{Kind: snapshots.EvReleaseStopped, Words: logReleaseStoppedWords("Release did not finish: pve-1 does not answer.")}
 	want := "amber-fox release stopped: Release did not finish: pve-1 does not answer. Nothing kept was deleted."
 	if got := snapshots.EventLine("amber-fox", ev); got != want {
 		t.Errorf("EventLine(%+v) = %q, want %q", ev, got, want)
+	}
+	made := snapshots.LogEvent{Kind: snapshots.EvMade, Words: LogMadeOnWords("this host")}
+	if got := snapshots.EventLine("amber-fox", made); got != "amber-fox made on this host." {
+		t.Errorf("EventLine(%+v) = %q, want %q", made, got, "amber-fox made on this host.")
+	}
+	// Every other phrase the boxes log is a phrase after its kind: no full
+	// stop at the end, and a snapshot it names in ‘’.
+	const sn, id, box = "before the migration", "sn1", "amber-fox"
+	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
+	yes, no := true, false
+	named := []string{
+		LogDeletedWithEarlierWords(sn, id, box), LogHeldCopyMadeWords(sn, "vm-9", "pve-1", true), LogHeldCopyRemadeWords(sn),
+		LogForgottenWords(sn, id, "pve-2"),
+	}
+	others := []string{
+		LogMadeOnWords("this host"),
+		LogReleasedWords, LogHistorySettingsWords(nil),
+		LogHistorySettingsWords(&yes), LogHistorySettingsWords(&no),
+		LogTrashedWords(at, "", "", time.UTC),
+		LogTrashedWords(at, "final", "", time.UTC), LogTrashedWords(at, "", "pve-1 takes no snapshots of it", time.UTC),
+		LogUntrashedWords(true), LogUntrashedWords(false),
+	}
+	for _, w := range append(named, others...) {
+		wordshape.Check(t, w)
+		if strings.HasSuffix(w, ".") {
+			t.Errorf("%q ends with a full stop: an event's words are a phrase after its kind", w)
+		}
+	}
+	for _, w := range named {
+		if !strings.Contains(w, "‘"+sn+"’") {
+			t.Errorf("%q does not name the snapshot in ‘’", w)
+		}
 	}
 }
 

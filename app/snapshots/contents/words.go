@@ -101,7 +101,7 @@ func logMadeByImportWords(from string) string {
 // logExportedWords: exported; base is the snapshot the receiver holds, or
 // "".
 func logExportedWords(names []string, base string) string {
-	w := "exported " + snapshots.QuotedNames(names)
+	w := "exported " + QuotedNames(names)
 	if base != "" {
 		w += fmt.Sprintf(", leaving out what ‘%s’ holds", base)
 	}
@@ -113,7 +113,7 @@ func logExportedWords(names []string, base string) string {
 func logImportedWords(names []string, other bool) string {
 	w := "imported nothing new"
 	if len(names) > 0 {
-		w = "imported " + snapshots.QuotedNames(names)
+		w = "imported " + QuotedNames(names)
 	}
 	if other {
 		w += " from another install"
@@ -356,4 +356,13 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf(many, n)
 	}
 	return many
+}
+
+// QuotedNames says names in ‘’, between commas.
+func QuotedNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "‘" + n + "’"
+	}
+	return strings.Join(q, ", ")
 }

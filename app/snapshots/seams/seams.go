@@ -9,6 +9,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
@@ -32,6 +33,7 @@ type Seams struct {
 	Approvals *approvals.Approvals
 	Pictures  *pictures.Pictures
 	Heads     *heads.Heads
+	BoxViews  *boxview.Views
 }
 
 // Options are what the seams are made of besides the kernel: the store,
@@ -107,5 +109,8 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Seams{Keeps: kp, Boxes: bx, Take: tk, Restores: rs, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd}, nil
+	// The box page's read model reads through the kernel alone.
+	bv := boxview.New(core, boxview.Options{Store: st, Logger: logger})
+	return &Seams{Keeps: kp, Boxes: bx, Take: tk, Restores: rs, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd,
+		BoxViews: bv}, nil
 }

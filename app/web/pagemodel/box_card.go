@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
@@ -62,7 +63,7 @@ type Fact struct {
 // Facts are a box's facts: what it is, where, whose, and for a fork
 // "Forked from amber-fox, ‘before the migration’ (yesterday 23:39)", from
 // the page's one read.
-func (rb *RowBuilder) Facts(r Request, v *snapshots.BoxView, h BoxHead) []Fact {
+func (rb *RowBuilder) Facts(r Request, v *boxview.BoxView, h BoxHead) []Fact {
 	b := v.Box
 	out := []Fact{{"Kind", strings.Join(h.Badges, " · ")}, {"Where", strings.TrimPrefix(h.Where, "on ")}}
 	if b.ReleasedAt == nil && b.State != snapshots.BoxTrashed {
@@ -118,7 +119,7 @@ func BoxLiveURL(box, back string, tl int, log string) string {
 
 // DoneWords is what a settled card says in the live region: the box log's
 // newest event.
-func DoneWords(v *snapshots.BoxView) string {
+func DoneWords(v *boxview.BoxView) string {
 	if len(v.Log) == 0 {
 		return v.Box.Name + ": done."
 	}
@@ -128,7 +129,7 @@ func DoneWords(v *snapshots.BoxView) string {
 // Card builds a box's Snapshots card: the count, Take snapshot with why it
 // is refused, the rows, a running restore's step, and what goes with the
 // box.
-func (rb *RowBuilder) Card(r Request, v *snapshots.BoxView, rc RowContext, rs restores, back string) (BoxCard, error) {
+func (rb *RowBuilder) Card(r Request, v *boxview.BoxView, rc RowContext, rs restores, back string) (BoxCard, error) {
 	ctx := r.Context()
 	b := v.Box
 	bs := snapshots.BoxSnapshots{Box: b, Snapshots: v.Snapshots, Pins: v.Pins}
@@ -168,9 +169,9 @@ func (rb *RowBuilder) Card(r Request, v *snapshots.BoxView, rc RowContext, rs re
 	c.Count = counts.Words() + " · " + counts.LimitWords(settings.PerBox) + " · " + holds + " · " + rb.WhereWords(b)
 	c.Take = Action{Label: "Take snapshot", Href: "/boxes/" + url.PathEscape(b.Name) + "/take?back=" + url.QueryEscape(back)}
 	if b.State == snapshots.BoxTrashed {
-		c.Take.Why = snapshots.InTrashWords(b.Name)
+		c.Take.Why = InTrashWords(b.Name)
 	} else if b.ReleasedAt != nil || b.State != snapshots.BoxReady {
-		c.Take.Why = snapshots.ReleasedTakesNoneWords(b.Name)
+		c.Take.Why = ReleasedTakesNoneWords(b.Name)
 	} else if _, _, plan, err := rb.core.Plan(ctx, snapshots.Owner(), b.ID, ""); err != nil {
 		c.Take.Why = RefusalWords(err)
 	} else if plan.Locked != nil {
@@ -190,9 +191,9 @@ func (rb *RowBuilder) Card(r Request, v *snapshots.BoxView, rc RowContext, rs re
 				continue
 			}
 			if op := v.Ops[p.Operation]; op != nil && op.State == snapshots.OpRunning {
-				c.Progress = snapshots.StepWords(op.Step) + "…"
+				c.Progress = StepWords(op.Step) + "…"
 				c.Group.Busy = true
-				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(snapshots.StepWords(op.Step)))
+				c.Group.Announce = fmt.Sprintf("Restoring %s: %s.", b.Name, strings.ToLower(StepWords(op.Step)))
 			}
 		}
 	}
@@ -200,7 +201,7 @@ func (rb *RowBuilder) Card(r Request, v *snapshots.BoxView, rc RowContext, rs re
 		// boxsnap's own work on the box, in place of a lock it holds
 		// (the core's lock notice is nil meanwhile).
 		if op := v.Running; op != nil {
-			c.Progress = snapshots.StepWords(op.Step) + "…"
+			c.Progress = StepWords(op.Step) + "…"
 		}
 	}
 	return c, nil
@@ -211,7 +212,7 @@ func (rb *RowBuilder) Card(r Request, v *snapshots.BoxView, rc RowContext, rs re
 // operations boxsnap could not confirm (with Check now). A notice names
 // only snapshots the read holds, and its Undo restores the same snapshot as
 // the header's Undo….
-func (rb *RowBuilder) Notices(r Request, v *snapshots.BoxView, rs restores) []Notice {
+func (rb *RowBuilder) Notices(r Request, v *boxview.BoxView, rs restores) []Notice {
 	b := v.Box
 	tz := rb.core.TimeZone(r.Context())
 	now := time.Now()
@@ -223,7 +224,7 @@ func (rb *RowBuilder) Notices(r Request, v *snapshots.BoxView, rs restores) []No
 	seen := map[string]bool{}
 	restoreShown := false
 	for i, ev := range v.Log {
-		if i < snapshots.BoxViewOps && ev.OperationID != nil && !seen[*ev.OperationID] {
+		if i < boxview.BoxViewOps && ev.OperationID != nil && !seen[*ev.OperationID] {
 			seen[*ev.OperationID] = true
 			if op := v.Ops[*ev.OperationID]; op != nil && op.State == snapshots.OpUnknown {
 				out = append(out, Notice{Words: snapshots.UnknownWords(b.Name, op), Amber: true, CheckOp: op.ID})
@@ -254,7 +255,7 @@ func (rb *RowBuilder) Notices(r Request, v *snapshots.BoxView, rs restores) []No
 
 // restoreNotice is a restore's notice: what it restored to, by whom, and
 // its Undo when its undo is still the box's newest.
-func (rb *RowBuilder) restoreNotice(r Request, v *snapshots.BoxView, rs restores, byID map[string]*snapshots.Snapshot,
+func (rb *RowBuilder) restoreNotice(r Request, v *boxview.BoxView, rs restores, byID map[string]*snapshots.Snapshot,
 	ev snapshots.LogEvent, res restore.RestoreResult, now time.Time, tz *time.Location) Notice {
 	b := v.Box
 	thread, why := "", ""
@@ -279,7 +280,7 @@ func (rb *RowBuilder) restoreNotice(r Request, v *snapshots.BoxView, rs restores
 		}
 		n.Words = fmt.Sprintf("Restored at %s to ‘%s’%s, %s.", at, sn.Name, taken, by)
 	} else {
-		n.Words = snapshots.RestoredToDeletedWords(at, by)
+		n.Words = RestoredToDeletedWords(at, by)
 	}
 	if res.Undo == "" {
 		return n
@@ -290,7 +291,7 @@ func (rb *RowBuilder) restoreNotice(r Request, v *snapshots.BoxView, rs restores
 		n.UndoName = v.Undo.Name
 		n.UndoHref = UndoHref(b, v.Undo)
 	case byID[res.Undo] == nil:
-		n.Words += " " + snapshots.UndoDeletedWords
+		n.Words += " " + UndoDeletedWords
 	}
 	return n
 }
@@ -305,7 +306,7 @@ func UndoHref(b *snapshots.Box, undo *snapshots.Snapshot) string {
 // it moves forward by itself on a take, and elsewhere only by a restore or
 // a row's Set as head. A box an import made from competing tips has none
 // until someone chooses.
-func HeadWords(v *snapshots.BoxView) string {
+func HeadWords(v *boxview.BoxView) string {
 	name := ""
 	if v.Head != nil {
 		name = v.Head.Name

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 )
@@ -81,7 +82,7 @@ type nowRow struct {
 // NowOf says where a box is now, from the page's one read: whether it
 // runs, and whether its disk changed since its head, as its backend
 // answers (unchanged, changed with how many files, or cannot tell).
-func NowOf(rc RowContext, v *snapshots.BoxView, rs restores) *nowRow {
+func NowOf(rc RowContext, v *boxview.BoxView, rs restores) *nowRow {
 	n := &nowRow{}
 	if v.StatusErr == nil && v.Status.Exists {
 		n.State = "Stopped"
@@ -96,9 +97,9 @@ func NowOf(rc RowContext, v *snapshots.BoxView, rs restores) *nowRow {
 	}
 	if v.Head == nil {
 		if b.HeadID != nil {
-			n.Line = snapshots.NowHeadGoneWords(b.Name)
+			n.Line = NowHeadGoneWords(b.Name)
 		} else {
-			n.Line = snapshots.NowNoHeadWords(b.Name)
+			n.Line = NowNoHeadWords(b.Name)
 		}
 		return n
 	}
@@ -107,7 +108,7 @@ func NowOf(rc RowContext, v *snapshots.BoxView, rs restores) *nowRow {
 	if restored {
 		since = fmt.Sprintf("it was restored %s to ‘%s’", WhenAt(rs.lastAt, rc.Now, rc.tz), v.Head.Name)
 	}
-	n.Line = snapshots.NowWords(b.Name, since, v.Changes, restored)
+	n.Line = NowWords(b.Name, since, v.Changes, restored)
 	return n
 }
 
@@ -133,7 +134,7 @@ func HistoryShown(shown int) int {
 
 // HistoryOf is a box's History card from the page's one read of its log:
 // shown events, each with who did it.
-func HistoryOf(rc RowContext, v *snapshots.BoxView, shown int) History {
+func HistoryOf(rc RowContext, v *boxview.BoxView, shown int) History {
 	b := v.Box
 	shown = HistoryShown(shown)
 	evs := v.Log

@@ -42,7 +42,7 @@ func (dlg *DialogBuilder) BulkDialog(r Request, act string, ids []string) (Dialo
 	case "keep":
 		verb = "Keep"
 	case "renew":
-		verb = snapshots.RenewWords(settings.KeepDays) + " for"
+		verb = RenewWords(settings.KeepDays) + " for"
 	}
 	d := Dialog{Kind: "bulk", Action2: act, Action: "/boxes/snapshots/bulk", Back: back, Danger: act == "delete", Picked: ids}
 	var items []BulkItem
@@ -91,7 +91,7 @@ func (dlg *DialogBuilder) BulkDialog(r Request, act string, ids []string) (Dialo
 			if sn.SizeBytes != nil {
 				w += fmt.Sprintf(", %s %s", snapshots.GB(*sn.SizeBytes), dlg.rows.WhereWords(b))
 			}
-			if p := snapshots.PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
+			if p := PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
 				w += ", " + p
 			} else {
 				w += ", no charge"

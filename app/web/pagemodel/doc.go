@@ -5,7 +5,9 @@
 // the Settings rows, and every dialog's model (take, restore, fork, keep,
 // delete, rename, note, save, unsave, export, share, bulk, delete history,
 // forget a backend), each dialog's builder in a file named for it
-// (restore_dialog.go).
+// (restore_dialog.go). words.go holds the words only the pages say (the
+// Now row's, the timeline's, a row's price and size, a step's); words the
+// core or another surface says too stay in app/snapshots' words.go.
 //
 // RowBuilder and DialogBuilder hold only the core's parts they read
 // (NewBuilders); a builder reads the request through Request (its context,

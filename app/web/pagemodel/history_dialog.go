@@ -27,7 +27,7 @@ func (dlg *DialogBuilder) DeleteHistoryDialog(r Request, boxRef, _ string) (Dial
 		"Saved and kept snapshots stay, and so does one a restore or another operation uses now.",
 		fmt.Sprintf("Type %s to confirm.", b.Name))
 	if hist.Count == 0 {
-		d.Disabled, d.Error = true, snapshots.NoAutomaticWords(b.Name)
+		d.Disabled, d.Error = true, NoAutomaticWords(b.Name)
 	}
 	return d, nil
 }

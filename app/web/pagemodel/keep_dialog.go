@@ -75,7 +75,7 @@ func (dlg *DialogBuilder) KeepDialog(r Request, boxRef, ref string) (Dialog, err
 			d.Error = snapshots.CannotBeKeptWords(b.Name)
 		}
 	}
-	d.Lines = append(d.Lines, snapshots.CostsWords(plan.Keep.Price, " until then"))
+	d.Lines = append(d.Lines, CostsWords(plan.Keep.Price, " until then"))
 	if plan.Keep.Why != "" && !d.Disabled {
 		d.Lines = append(d.Lines, plan.Keep.Why)
 	}

@@ -203,8 +203,8 @@ func (rb *RowBuilder) line(b *snapshots.Box, sn *snapshots.Snapshot, rc RowConte
 		why = *sn.ByWhy
 	}
 	parts := []string{WhenWords(sn.TakenAt, rc.Now, rc.tz), snapshots.ByWords(sn.ByKind, thread, why), snapshots.HoldsWords(sn.Holds, sn.Scope)}
-	parts = append(parts, snapshots.SizeWords(sn))
-	if p := snapshots.PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
+	parts = append(parts, SizeWords(sn))
+	if p := PriceTag(snapshots.PriceOf(sn.Price)); p != "" {
 		parts = append(parts, p)
 	}
 	switch {
@@ -236,7 +236,7 @@ func (rb *RowBuilder) actions(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapsh
 	r.Restore = Action{Label: fmt.Sprintf("Restore %s to %s", b.Name, sn.Name), Href: base + "/restore" + q}
 	switch {
 	case b.State == snapshots.BoxTrashed:
-		r.Restore.Why = snapshots.InTrashWords(b.Name)
+		r.Restore.Why = InTrashWords(b.Name)
 	case b.ReleasedAt != nil || b.State != snapshots.BoxReady:
 		r.Restore.Why = fmt.Sprintf("%s is released: fork it instead.", b.Name)
 	case snapping == nil || snapping.Restore == providers.RestoreNone:
@@ -268,8 +268,8 @@ func (rb *RowBuilder) actions(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapsh
 		r.Keep.Label = fmt.Sprintf("Keep %s longer", sn.Name)
 	}
 	if sn.Kept() {
-		r.RenewText = snapshots.RenewWords(rc.KeepDays)
-		r.Renew = Action{Label: fmt.Sprintf("%s for %s", snapshots.RenewWords(rc.KeepDays), sn.Name), Href: base + "/renew", Why: r.Keep.Why}
+		r.RenewText = RenewWords(rc.KeepDays)
+		r.Renew = Action{Label: fmt.Sprintf("%s for %s", RenewWords(rc.KeepDays), sn.Name), Href: base + "/renew", Why: r.Keep.Why}
 	}
 	r.Unkeep = Action{Label: fmt.Sprintf("Stop keeping %s", sn.Name), Href: base + "/unkeep" + q, Why: elig(snapshots.ActUnkeep, snapshots.ChangeUnkeep)}
 	r.Delete = Action{Label: fmt.Sprintf("Delete %s", sn.Name), Href: base + "/delete" + q, Why: elig(snapshots.ActDelete, snapshots.ChangeDelete)}
@@ -312,7 +312,7 @@ func (rb *RowBuilder) menu(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapshot,
 	menu = append(menu, headItems(b, sn, base)...)
 	menu = append(menu, item("Rename…", r.Rename), item("Note…", r.NoteA), item(keepText, r.Keep))
 	if sn.Kept() {
-		renew := item(snapshots.RenewWords(rc.KeepDays), r.Renew)
+		renew := item(RenewWords(rc.KeepDays), r.Renew)
 		renew.Post, renew.Label = true, r.Renew.Label
 		menu = append(menu, renew)
 		m := item("Stop keeping", r.Unkeep)

@@ -89,7 +89,7 @@ type SettingsPage struct {
 	NoDocker bool
 	// NotRun are the backends the specification names that boxsnap does
 	// not run, each with why.
-	NotRun []snapshots.Unavailable
+	NotRun []Unavailable
 	Error  string
 	Saved  bool
 }
@@ -133,7 +133,7 @@ func offersWords(sn *providers.Snapshotting) string {
 	if sn.Price == nil {
 		return w + " · no charge"
 	}
-	return w + " · " + snapshots.PriceTag(sn.Price)
+	return w + " · " + PriceTag(sn.Price)
 }
 
 // SnapshottingOf is what a backend offers: for the kind of one of its boxes,

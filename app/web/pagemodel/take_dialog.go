@@ -63,12 +63,12 @@ func (dlg *DialogBuilder) TakeDialog(r Request, boxRef string) (Dialog, error) {
 	}
 	settings, _ := dlg.core.Settings(ctx)
 	if list, err := dlg.core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: b.ID}); err == nil && len(list) > 0 {
-		d.Lines = append(d.Lines, snapshots.TakeCountWords(b.Name, snapshots.CountOf(list[0].Snapshots).ToLimit, settings.PerBox))
+		d.Lines = append(d.Lines, TakeCountWords(b.Name, snapshots.CountOf(list[0].Snapshots).ToLimit, settings.PerBox))
 	}
 	if b.HasScreen && settings.Pictures {
 		d.Lines = append(d.Lines, "A small picture of its screen is kept with it.")
 	}
-	d.Lines = append(d.Lines, snapshots.CostsWords(snapping.Price, ""))
+	d.Lines = append(d.Lines, CostsWords(snapping.Price, ""))
 	d.Fingerprint = fingerprint(b, nil, nil)
 	d.RequestID = snapshots.NewID("rq")
 	return d, nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
 )
 
 // TimelinePage is how many automatic snapshots the box page's timeline
@@ -45,7 +46,7 @@ type timelineHour struct {
 // TimelineOf builds a box's timeline from offset (a page's first row),
 // from the page's one read; its words say what the automatic history does
 // for the box as it is now.
-func (rb *RowBuilder) TimelineOf(v *snapshots.BoxView, rc RowContext, offset int) Timeline {
+func (rb *RowBuilder) TimelineOf(v *boxview.BoxView, rc RowContext, offset int) Timeline {
 	b := v.Box
 	back := "/boxes/" + b.Name
 	t := Timeline{Box: b.Name, Back: back, Action: "/boxes/" + url.PathEscape(b.Name) + "/history"}
@@ -64,11 +65,11 @@ func (rb *RowBuilder) TimelineOf(v *snapshots.BoxView, rc RowContext, offset int
 		t.Toggle = ""
 	}
 	run := timelineRun(v)
-	t.Words = snapshots.TimelineWords(b.Name, len(autos), v.History.On, v.History.Every, run)
+	t.Words = TimelineWords(b.Name, len(autos), v.History.On, v.History.Every, run)
 	t.Delete = Action{Label: "Delete history…", Href: "/boxes/" + url.PathEscape(b.Name) + "/history/delete?back=" + url.QueryEscape(back)}
 	if len(autos) == 0 {
-		t.Delete.Why = snapshots.NoAutomaticWords(b.Name)
-		t.None = snapshots.TimelineNoneWords(b.Name, v.History.On, run)
+		t.Delete.Why = NoAutomaticWords(b.Name)
+		t.None = TimelineNoneWords(b.Name, v.History.On, run)
 		return t
 	}
 	if offset < 0 || offset >= len(autos) {
@@ -104,18 +105,18 @@ func (rb *RowBuilder) TimelineOf(v *snapshots.BoxView, rc RowContext, offset int
 // timelineRun says how the box is now for the automatic history: running,
 // stopped, gone (released, in the trash, or its guest missing), or unknown
 // (its backend did not answer).
-func timelineRun(v *snapshots.BoxView) snapshots.RunState {
+func timelineRun(v *boxview.BoxView) RunState {
 	switch {
 	case v.Box.ReleasedAt != nil || v.Box.State != snapshots.BoxReady:
-		return snapshots.RunGone
+		return RunGone
 	case v.StatusErr != nil:
-		return snapshots.RunUnknown
+		return RunUnknown
 	case !v.Status.Exists:
-		return snapshots.RunGone
+		return RunGone
 	case v.Status.Running:
-		return snapshots.RunRunning
+		return RunRunning
 	}
-	return snapshots.RunStopped
+	return RunStopped
 }
 
 // whenDay names a day as the rows do: Today, Yesterday, a weekday within
@@ -152,7 +153,7 @@ func saveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, q string, elig fu
 	case sn.Automatic:
 		why := elig(snapshots.ActTake, snapshots.ChangeRename)
 		if b.State != "ready" {
-			why = snapshots.ReleasedTakesNoneWords(b.Name)
+			why = ReleasedTakesNoneWords(b.Name)
 		}
 		return []MenuItem{{Text: "Save…", Label: fmt.Sprintf("Save %s…", sn.Name), Href: base + "/save" + q, Why: why}}
 	case sn.UndoOf == nil && sn.State == snapshots.StateReady:

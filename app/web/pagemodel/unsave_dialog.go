@@ -17,7 +17,7 @@ func (dlg *DialogBuilder) UnsaveDialog(r Request, boxRef, ref string) (Dialog, e
 	d := Dialog{Kind: "unsave", Title: fmt.Sprintf("Unsave ‘%s’?", sn.Name), Back: backOf(r, b.Name), Submit: "Unsave", Danger: true,
 		Action: fmt.Sprintf("/boxes/%s/snapshots/%s/unsave", url.PathEscape(b.Name), sn.ID), Fingerprint: fingerprint(b, sn, nil,
 			fmt.Sprint(sn.Automatic))}
-	d.Lines = append(d.Lines, snapshots.UnsaveAsksWords(sn.Name, b.Name))
+	d.Lines = append(d.Lines, UnsaveAsksWords(sn.Name, b.Name))
 	if sn.Automatic {
 		d.Disabled, d.Error = true, snapshots.AutomaticAlreadyWords(sn.Name)
 	}

@@ -1,8 +1,14 @@
 package pagemodel
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/internal/wordshape"
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // TestWhenWords: rows say "Today 10:42", "Yesterday 23:39", "Thu 09:15"
@@ -42,5 +48,111 @@ func TestMonthly(t *testing.T) {
 	}
 	if got := monthly([]byte(`{"amount":0,"currency":"USD","per":"day","known":false}`)); got != 0 {
 		t.Errorf("monthly of an unknown price = %v, want 0", got)
+	}
+}
+
+// TestPriceWords: a price on a row is said as the provider gives it, and
+// an unknown one is shown as unknown, never as free; no price, the
+// person's own storage, is "no charge" in a dialog.
+func TestPriceWords(t *testing.T) {
+	t.Parallel()
+	price := func(amount float64, currency, per string) *providers.Price {
+		return &providers.Price{Amount: amount, Currency: currency, Per: per, Known: true}
+	}
+	unknown := &providers.Price{Amount: 0, Currency: "USD", Per: "day"}
+	if got := PriceTag(unknown); got != "price unknown" {
+		t.Errorf("an unknown price on a row reads %q", got)
+	}
+	if got := PriceTag(price(0.3, "GBP", "day")); got != "£0.30 a day" {
+		t.Errorf("a price on a row reads %q", got)
+	}
+	if got := PriceTag(nil); got != "" {
+		t.Errorf("no price on a row reads %q", got)
+	}
+	for _, c := range []struct {
+		p           *providers.Price
+		until, want string
+	}{
+		{price(0.056, "USD", "day"), "", "It costs $0.056 a day."},
+		{price(0.1, "EUR", "month"), " until then", "It costs €0.10 a month until then."},
+		{unknown, "", "Its price is unknown."},
+		{nil, " until then", "No charge."},
+	} {
+		if got := CostsWords(c.p, c.until); got != c.want {
+			t.Errorf("CostsWords(%+v, %q) = %q, want %q", c.p, c.until, got, c.want)
+		}
+	}
+}
+
+// TestPriceOf: a recorded price that cannot be read is unknown on a row,
+// never free.
+func TestPriceOf(t *testing.T) {
+	t.Parallel()
+	if got := PriceTag(snapshots.PriceOf(json.RawMessage(`{"amount":`))); got != "price unknown" {
+		t.Errorf("an unreadable price reads %q", got)
+	}
+}
+
+// TestSizeWords: a snapshot's size on its row is unknown when boxsnap
+// cannot know it, and says it shares all its data with the box rather
+// than "0 KB".
+func TestSizeWords(t *testing.T) {
+	t.Parallel()
+	n := func(v int64) *int64 { return &v }
+	own := "own"
+	for _, c := range []struct {
+		got, want string
+	}{
+		{SizeWords(&snapshots.Snapshot{}), "size unknown"},
+		{SizeWords(&snapshots.Snapshot{SizeBytes: n(0)}), "shares all its data with the box"},
+		{SizeWords(&snapshots.Snapshot{SizeBytes: n(1_200_000_000), SizeMeaning: &own}), "1.2 GB"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestRefusalWordsShape: the refusals the pages' models say are full
+// sentences: read as words, with one full stop at the end.
+func TestRefusalWordsShape(t *testing.T) {
+	t.Parallel()
+	const box = "amber-fox"
+	for _, w := range []string{ReleasedTakesNoneWords(box), NoAutomaticWords(box), InTrashWords(box)} {
+		wordshape.Check(t, w)
+		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
+			t.Errorf("%q does not end with one full stop", w)
+		}
+	}
+}
+
+// TestStepWords: every step a restore, a take or a delete records while
+// the box's card shows it has words of its own, and a step boxsnap does
+// not know reads "Working".
+func TestStepWords(t *testing.T) {
+	t.Parallel()
+	want := map[string]string{
+		string(providers.StepStop):     "Stopping the box",
+		string(providers.StepUndo):     "Taking the undo",
+		string(providers.StepRollback): "Restoring",
+		string(providers.StepStart):    "Starting the box",
+		string(providers.StepReadSize): "Reading its size back",
+		string(providers.StepAccess):   "Setting the box straight",
+		string(providers.StepAdopt):    "Making the held copy its guest",
+		string(providers.StepEarlier):  "Keeping its old guest as its earlier guest",
+		snapshots.StepUndos:            "Replacing older undos",
+		snapshots.StepWaiting:          "Waiting for the box's earlier operation",
+		snapshots.StepQueued:           "Waiting for the box's earlier operation",
+		snapshots.StepCopyClone:        "Making a held copy",
+		snapshots.StepCopyDisarm:       "Making the held copy inert",
+		snapshots.StepCopyTemplate:     "Making the held copy inert",
+		snapshots.StepSnapshot:         "Taking a snapshot",
+		snapshots.StepDelete:           "Deleting a snapshot",
+		"some-new-step":                "Working",
+	}
+	for step, w := range want {
+		if got := StepWords(step); got != w {
+			t.Errorf("StepWords(%q) = %q, want %q", step, got, w)
+		}
 	}
 }

@@ -1,10 +1,12 @@
-package snapshots
+package boxview
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 
 	"github.com/jackc/pgx/v5"
 
@@ -18,28 +20,28 @@ import (
 // snapshot of the rows), then its backend's answers once. Every part of the
 // page is drawn from it, so no two parts disagree.
 type BoxView struct {
-	Box *Box
+	Box *snapshots.Box
 	// Snapshots are the box's snapshots the caller may see, newest first,
 	// automatic ones included.
-	Snapshots []*Snapshot
+	Snapshots []*snapshots.Snapshot
 	// pins are what pins each of them now, by snapshot ID.
-	Pins map[string][]Pin
+	Pins map[string][]snapshots.Pin
 	// Head is the head's record, or nil: none yet, or deleted since.
-	Head *Snapshot
+	Head *snapshots.Snapshot
 	// Undo is the box's newest undo, of a reset or a restore: what Undo
 	// restores, or nil.
-	Undo *Snapshot
+	Undo *snapshots.Snapshot
 	// Log is the box's log, newest first, as far as the page asked.
-	Log []LogEvent
+	Log []snapshots.LogEvent
 	// Ops are the operations the log's newest events and the pins name, by
 	// ID; Running is boxsnap's own operation running on the box, or nil.
-	Ops     map[string]*Operation
-	Running *Operation
+	Ops     map[string]*snapshots.Operation
+	Running *snapshots.Operation
 	// History is the box's automatic history, its settings in effect and
 	// how many automatic snapshots it holds.
-	History BoxHistory
+	History snapshots.BoxHistory
 	// Trash is the box's entry in the trash, or nil.
-	Trash *TrashEntry
+	Trash *snapshots.TrashEntry
 
 	// Status is the backend's answer on the guest (StatusErr when it did
 	// not answer); Changes its answer on whether the disk changed since
@@ -56,22 +58,22 @@ const BoxViewOps = 100
 
 // BoxView reads a box's view for its page: logLimit of its log's newest
 // events (at least 200).
-func (s *Service) BoxView(ctx context.Context, c Caller, ref string, logLimit int) (*BoxView, error) {
+func (s *Views) BoxView(ctx context.Context, c snapshots.Caller, ref string, logLimit int) (*BoxView, error) {
 	b, err := s.Box(ctx, c, ref)
 	if err != nil {
 		return nil, err
 	}
 	logLimit = max(logLimit, 200)
-	if logLimit > BoxLogKeep {
-		logLimit = BoxLogKeep
+	if logLimit > snapshots.BoxLogKeep {
+		logLimit = snapshots.BoxLogKeep
 	}
 	settings, err := s.Settings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v := &BoxView{Ops: map[string]*Operation{}}
+	v := &BoxView{Ops: map[string]*snapshots.Operation{}}
 	err = s.readView(ctx, func(q db.DBTX) error {
-		v.Ops = map[string]*Operation{}
+		v.Ops = map[string]*snapshots.Operation{}
 		return s.viewRows(ctx, q, c, b.ID, logLimit, settings, v)
 	})
 	if err != nil {
@@ -85,31 +87,23 @@ func (s *Service) BoxView(ctx context.Context, c Caller, ref string, logLimit in
 // read in it sees the rows as they were at its first. Within a page's one
 // read (ReadOnce), it is that read, so the page's other parts (its
 // requests, the take's refusal, the threads' titles) see the same rows.
-func (s *Kernel) readView(ctx context.Context, fn func(q db.DBTX) error) error {
+func (s *Views) readView(ctx context.Context, fn func(q db.DBTX) error) error {
 	return s.st.ReadOnce(ctx, func(ctx context.Context) error { return fn(s.st.Reader(ctx)) })
-}
-
-// ReadOnce runs fn within one read of the records (store.ReadOnce): every
-// record read made with fn's context, by the kernel or a seam, sees the
-// rows of one moment, so a page drawn from them never disagrees with
-// itself.
-func (s *Kernel) ReadOnce(ctx context.Context, fn func(ctx context.Context) error) error {
-	return s.st.ReadOnce(ctx, fn)
 }
 
 // viewRows reads the view's records, all through q: the box, its
 // snapshots and their pins, its log, the operations they name, its history
 // and its trash entry.
-func (s *Kernel) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string, logLimit int, settings Settings, v *BoxView) error {
+func (s *Views) viewRows(ctx context.Context, q db.DBTX, c snapshots.Caller, boxID string, logLimit int, settings snapshots.Settings, v *BoxView) error {
 	b, err := s.BoxByID(ctx, q, boxID)
 	if errors.Is(err, store.ErrNotFound) {
-		return BoxNotFound(boxID)
+		return snapshots.BoxNotFound(boxID)
 	}
 	if err != nil {
 		return err
 	}
-	if err := MayAct(c, ActSee, b, nil); err != nil {
-		return BoxNotFound(boxID)
+	if err := snapshots.MayAct(c, snapshots.ActSee, b, nil); err != nil {
+		return snapshots.BoxNotFound(boxID)
 	}
 	v.Box = b
 	byID, err := s.viewSnapshots(ctx, q, c, v)
@@ -131,7 +125,7 @@ func (s *Kernel) viewRows(ctx context.Context, q db.DBTX, c Caller, boxID string
 // viewSnapshots reads the box's snapshots the caller may see, newest
 // first, with their pins, the head, the newest undo and how many automatic
 // snapshots the box holds; it answers them by ID.
-func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxView) (map[string]*Snapshot, error) {
+func (s *Views) viewSnapshots(ctx context.Context, q db.DBTX, c snapshots.Caller, v *BoxView) (map[string]*snapshots.Snapshot, error) {
 	b := v.Box
 	all, err := s.SnapshotsOfBox(ctx, q, b.ID)
 	if err != nil {
@@ -141,10 +135,10 @@ func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxV
 	if err != nil {
 		return nil, err
 	}
-	v.Pins = map[string][]Pin{}
-	byID := map[string]*Snapshot{}
+	v.Pins = map[string][]snapshots.Pin{}
+	byID := map[string]*snapshots.Snapshot{}
 	for _, sn := range all {
-		if MayAct(c, ActSee, b, sn) != nil {
+		if snapshots.MayAct(c, snapshots.ActSee, b, sn) != nil {
 			continue
 		}
 		byID[sn.ID] = sn
@@ -152,7 +146,7 @@ func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxV
 		if p := pins[sn.ID]; p != nil {
 			v.Pins[sn.ID] = p
 		}
-		if sn.Automatic && sn.State != StateDeleting {
+		if sn.Automatic && sn.State != snapshots.StateDeleting {
 			v.History.Count++
 		}
 	}
@@ -164,7 +158,7 @@ func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxV
 	// holds it (a held copy too): what both of the page's Undo controls
 	// restore.
 	for _, sn := range v.Snapshots {
-		if sn.UndoOf != nil && sn.State == StateReady {
+		if sn.UndoOf != nil && sn.State == snapshots.StateReady {
 			v.Undo = sn
 			break
 		}
@@ -174,14 +168,14 @@ func (s *Kernel) viewSnapshots(ctx context.Context, q db.DBTX, c Caller, v *BoxV
 
 // viewLog reads logLimit of the box log's newest events the caller may
 // see: an agent sees no other thread's.
-func (s *Kernel) viewLog(ctx context.Context, q db.DBTX, c Caller, logLimit int, v *BoxView) error {
+func (s *Views) viewLog(ctx context.Context, q db.DBTX, c snapshots.Caller, logLimit int, v *BoxView) error {
 	rows, err := s.st.CoreLogOfBox(ctx, q, db.CoreLogOfBoxParams{BoxID: v.Box.ID, MaxRows: logLimit})
 	if err != nil {
 		return fmt.Errorf("read box log: %w", err)
 	}
 	for _, r := range rows {
-		ev := LogEvent(r)
-		if c.Kind == CallerAgent && ev.ActorKind == "agent" && (ev.ActorThread == nil || *ev.ActorThread != c.Thread) {
+		ev := snapshots.LogEvent(r)
+		if c.Kind == snapshots.CallerAgent && ev.ActorKind == "agent" && (ev.ActorThread == nil || *ev.ActorThread != c.Thread) {
 			continue
 		}
 		v.Log = append(v.Log, ev)
@@ -191,7 +185,7 @@ func (s *Kernel) viewLog(ctx context.Context, q db.DBTX, c Caller, logLimit int,
 
 // viewOps reads the operations the log's newest events and the pins name,
 // those the caller may see, and boxsnap's own operation running on the box.
-func (s *Kernel) viewOps(ctx context.Context, q db.DBTX, c Caller, v *BoxView) error {
+func (s *Views) viewOps(ctx context.Context, q db.DBTX, c snapshots.Caller, v *BoxView) error {
 	want := map[string]bool{}
 	for i, ev := range v.Log {
 		if i < BoxViewOps && ev.OperationID != nil {
@@ -211,11 +205,11 @@ func (s *Kernel) viewOps(ctx context.Context, q db.DBTX, c Caller, v *BoxView) e
 		if err != nil {
 			return fmt.Errorf("read operation %s: %w", id, err)
 		}
-		if MaySeeOperation(c, op) {
+		if snapshots.MaySeeOperation(c, op) {
 			v.Ops[id] = op
 		}
 	}
-	if op, err := OperationRow(s.st.HeldOpRunningOnBox(ctx, q, v.Box.ID)); err == nil {
+	if op, err := snapshots.OperationRow(s.st.HeldOpRunningOnBox(ctx, q, v.Box.ID)); err == nil {
 		v.Running = op
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("read %s's operations: %w", v.Box.Name, err)
@@ -225,7 +219,7 @@ func (s *Kernel) viewOps(ctx context.Context, q db.DBTX, c Caller, v *BoxView) e
 
 // viewHistory reads the box's automatic history settings in effect: its
 // own where it has them, else the backend's.
-func (s *Kernel) viewHistory(ctx context.Context, q db.DBTX, settings Settings, v *BoxView) error {
+func (s *Views) viewHistory(ctx context.Context, q db.DBTX, settings snapshots.Settings, v *BoxView) error {
 	b := v.Box
 	v.History.LimitGiB = int64(settings.HistoryGiB)
 	row, err := s.st.HistorySettingsOf(ctx, q, b.ID)
@@ -249,9 +243,9 @@ func (s *Kernel) viewHistory(ctx context.Context, q db.DBTX, settings Settings, 
 
 // viewTrash reads a trashed box's entry in the trash, naming its final
 // snapshot from byID.
-func (s *Kernel) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snapshot, v *BoxView) error {
+func (s *Views) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*snapshots.Snapshot, v *BoxView) error {
 	b := v.Box
-	if b.State != BoxTrashed {
+	if b.State != snapshots.BoxTrashed {
 		return nil
 	}
 	r, err := s.TrashRow(ctx, q, b.ID)
@@ -261,13 +255,13 @@ func (s *Kernel) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snap
 	if r == nil {
 		return nil
 	}
-	e := TrashEntry{Box: b, TrashedAt: r.TrashedAt, Until: r.Until, Final: r.FinalSnapshot, FinalWords: r.FinalWords,
+	e := snapshots.TrashEntry{Box: b, TrashedAt: r.TrashedAt, Until: r.Until, Final: r.FinalSnapshot, FinalWords: r.FinalWords,
 		WasRunning: r.WasRunning, ByKind: r.ByKind}
 	if r.FinalSnapshot != nil && byID[*r.FinalSnapshot] != nil {
 		e.FinalName = byID[*r.FinalSnapshot].Name
 	}
 	if be, err := s.Backend(b.BackendID); err == nil {
-		e.Costs = TrashCostWords(be.Kind)
+		e.Costs = snapshots.TrashCostWords(be.Kind)
 	}
 	v.Trash = &e
 	return nil
@@ -276,15 +270,15 @@ func (s *Kernel) viewTrash(ctx context.Context, q db.DBTX, byID map[string]*Snap
 // viewBackend asks the box's backend once for what the page shows beside
 // the records: whether the guest runs, and whether its disk changed since
 // its last snapshot.
-func (s *Kernel) viewBackend(ctx context.Context, v *BoxView) {
+func (s *Views) viewBackend(ctx context.Context, v *BoxView) {
 	b := v.Box
-	if b.ReleasedAt != nil || b.State == BoxTrashed {
+	if b.ReleasedAt != nil || b.State == snapshots.BoxTrashed {
 		return
 	}
 	be, ok := s.BackendOf(b)
 	if !ok || be.Boxes == nil {
 		v.StatusErr = errors.New("its backend is not configured here")
-	} else if st, err := be.Boxes.Status(ctx, GuestOf(b)); err != nil {
+	} else if st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b)); err != nil {
 		v.StatusErr = fmt.Errorf("read %s's state: %w", b.Name, err)
 	} else {
 		v.Status = st
@@ -292,19 +286,11 @@ func (s *Kernel) viewBackend(ctx context.Context, v *BoxView) {
 	if !ok || be.Snap == nil || v.StatusErr != nil || !v.Status.Exists {
 		return
 	}
-	if ch, err := be.Snap.Changes(ctx, GuestOf(b)); err == nil {
+	if ch, err := be.Snap.Changes(ctx, snapshots.GuestOf(b)); err == nil {
 		v.Changes = &ch
 	} else {
 		s.logger.Debug("a box's view: its backend did not say whether it changed", "box", b.ID, "err", err)
 	}
-}
-
-// Follow subscribes to the boxes' changes, in every process (an operation
-// admitted or ended, a logged change, an edit): the channel receives the
-// changed box's ID. The process's followers share one LISTEN connection;
-// past operations.FollowMax, Follow refuses. stop ends the subscription.
-func (s *Service) Follow(ctx context.Context) (<-chan string, func(), error) {
-	return s.ops.Follow(ctx)
 }
 
 // AutomaticNow is how a backend's boxes stand for the automatic history,
@@ -320,7 +306,7 @@ type AutomaticNow struct {
 
 // AutomaticNowByBackend counts, by backend ID, how its live boxes stand for
 // the automatic history now.
-func (s *Service) AutomaticNowByBackend(ctx context.Context) (map[string]AutomaticNow, error) {
+func (s *Views) AutomaticNowByBackend(ctx context.Context) (map[string]AutomaticNow, error) {
 	settings, err := s.Settings(ctx)
 	if err != nil {
 		return nil, err
@@ -331,8 +317,8 @@ func (s *Service) AutomaticNowByBackend(ctx context.Context) (map[string]Automat
 	}
 	out := map[string]AutomaticNow{}
 	for _, r := range rows {
-		be, ok := s.backends[r.BackendID]
-		if !ok {
+		be, err := s.Backend(r.BackendID)
+		if err != nil {
 			continue
 		}
 		on := settings.AutomaticOn(be)
