@@ -2,14 +2,18 @@ package local
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -307,4 +311,94 @@ func resolverAddr() string {
 		}
 	}
 	return ""
+}
+
+// pastaOwnerEnv names, in a child test process, the data folder and box
+// TestAKilledOwnerLeavesNoNetworkStack's owner starts before it is killed.
+const pastaOwnerEnv = "BOXSNAP_TEST_PASTA_OWNER"
+
+// TestOwnerDiesWithANetworkedBox is not a test of its own: it is the owner
+// TestAKilledOwnerLeavesNoNetworkStack runs in a child process. It starts
+// the box, with its network, and is killed with SIGKILL once it runs.
+func TestOwnerDiesWithANetworkedBox(t *testing.T) {
+	at := os.Getenv(pastaOwnerEnv)
+	if at == "" {
+		t.Skip("the owner TestAKilledOwnerLeavesNoNetworkStack runs and kills")
+	}
+	root, box, ok := strings.Cut(at, ":")
+	if !ok {
+		t.Fatalf("%s=%q: not root:box", pastaOwnerEnv, at)
+	}
+	b := ownerBackend(t, root, "dead")
+	if err := b.Start(context.Background(), b.guestOf(box, "linux")); err != nil {
+		t.Fatalf("the owner's start: %v", err)
+	}
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {}
+}
+
+// TestAKilledOwnerLeavesNoNetworkStack: a boxsnap process killed while a box
+// it started runs leaves no process of that box behind, its network stack
+// (pasta) too. pasta holds the box's network namespace by descriptor, so
+// nothing else ends it; before it ended with its owner, every owner killed
+// with a networked box running (a worker killed mid-restore, a crash) left
+// one pasta for good.
+func TestAKilledOwnerLeavesNoNetworkStack(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the box's sandbox runs as its own user only under root")
+	}
+	seed := networkBackend(t)
+	root := seed.Root()
+	g, err := seed.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxpastaowner", Kind: "linux"}, Command: "sleep 86397"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = seed.Release(context.Background(), g) })
+	owner := exec.Command(os.Args[0], "-test.run=^TestOwnerDiesWithANetworkedBox$", "-test.count=1", "-test.v")
+	owner.Env = append(os.Environ(), pastaOwnerEnv+"="+root+":"+g.Ref)
+	out, err := owner.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the owner was not killed with its box running (%v):\n%s", err, out)
+	}
+	// Every process the owner started for the box writes to the box's log:
+	// pasta's output goes there too. None may be left.
+	logPath := seed.Path(store.DirState, g.Ref+".log")
+	var left []int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		left = writersOf(logPath)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	var names []string
+	for _, pid := range left {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		names = append(names, fmt.Sprintf("%d %s", pid, strings.TrimSpace(string(comm))))
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	t.Fatalf("processes the killed owner started for its box still run, 10 s after: %v", names)
+}
+
+// writersOf are the processes holding path open.
+func writersOf(path string) []int {
+	procs, _ := os.ReadDir("/proc")
+	var out []int
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		for _, fd := range fds {
+			if to, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && to == path {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -140,8 +140,14 @@ func StartPasta(pasta string, pid int, publish []int, who RunAs, log *os.File) (
 	said := &headWriter{max: 512}
 	cmd.Stdout, cmd.Stderr = log, io.MultiWriter(log, said)
 	// As the box's user: the namespaces are that user's (bubblewrap made
-	// them as it), and pasta needs no more.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// them as it), and pasta needs no more. It ends with the boxsnap
+	// process that started it, as the sandbox does (the box's command
+	// runs with the same death signal): with --no-netns-quit, which a
+	// namespace given by descriptor needs, nothing else would end a pasta
+	// whose box was ended by another boxsnap process or died with its
+	// owner. The signal is armed after the switch of user, which would
+	// clear it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if who.SwitchTo {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: who.Uid, Gid: who.Gid, Groups: []uint32{}}
 	}
