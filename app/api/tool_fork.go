@@ -186,12 +186,7 @@ func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToo
 	if err := forkRoom(plan, true); err != nil {
 		return err
 	}
-	if name := strings.TrimSpace(p.Name); name != "" {
-		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != snapshots.BoxReleased {
-			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: snapshots.BoxExistsWords(name)}
-		}
-	}
-	return nil
+	return s.forks.NameFree(ctx, c, p.Name)
 }
 
 // forkRoom refuses a fork the storage has no room for, from the plan: the

@@ -65,8 +65,8 @@ func (s *Forks) Fork(ctx context.Context, c snapshots.Caller, req ForkRequest) (
 	} else if err := snapshots.CheckBoxName(name); err != nil {
 		return nil, err
 	}
-	if existing, err := s.k.BoxByName(ctx, name); err == nil && existing.State != snapshots.BoxReleased {
-		return nil, refusal(snapshots.CodeConflict, snapshots.BoxExistsWords(name))
+	if err := s.NameFree(ctx, c, name); err != nil {
+		return nil, err
 	}
 	ops, err := s.admitForks(ctx, c, b, sn, forks{names: []string{name}, requestID: func(int) string { return req.RequestID },
 		asMachine: req.AsMachine, snapRef: req.Snapshot})

@@ -28,6 +28,21 @@ func forkNamesTakenWords(taken []string) string {
 	return fmt.Sprintf("Boxes named %s exist already. No fork was made.", strings.Join(taken, ", "))
 }
 
+// forkNameUnusableWords refuses a new box's name a box the caller may not
+// see holds, without saying that a box holds it.
+func forkNameUnusableWords(name string) string {
+	return fmt.Sprintf("The name %s cannot be used: choose another.", name)
+}
+
+// forkNamesUnusableWords refuses forks whose names include names boxes the
+// caller may not see hold; none of them is made.
+func forkNamesUnusableWords(names []string) string {
+	if len(names) == 1 {
+		return forkNameUnusableWords(names[0]) + " No fork was made."
+	}
+	return fmt.Sprintf("The names %s cannot be used: choose another. No fork was made.", strings.Join(names, ", "))
+}
+
 // forkCountReusedWords refuses a repeated request ID whose first call made
 // another count of forks (made: how many; 0 when it made more).
 func forkCountReusedWords(requestID string, made int) string {
