@@ -9,8 +9,8 @@ import (
 )
 
 // TestForkRoom: box_fork's check before its take refuses a fork the
-// storage has no room for, counting the take it makes first; an unknown
-// size refuses nothing.
+// storage has no room for, counting the take it makes first and every
+// fork's copy of a fork into many; an unknown size refuses nothing.
 func TestForkRoom(t *testing.T) {
 	t.Parallel()
 	n := func(v int64) *int64 { return &v }
@@ -22,15 +22,18 @@ func TestForkRoom(t *testing.T) {
 		name  string
 		plan  providers.SnapshotPlan
 		take  bool
+		count int
 		words string
 	}{
-		{"room for both", plan(10e9, n(4e9), n(1e9)), true, ""},
-		{"room for the fork, not with the take", plan(4.5e9, n(4e9), n(1e9)), true, "local-lvm has 4.5 GB free, and the fork needs about 5.0 GB."},
-		{"room for the fork without a take", plan(4.5e9, n(4e9), n(1e9)), false, ""},
-		{"no room for the fork", plan(3e9, n(4e9), nil), false, "local-lvm has 3.0 GB free, and the fork needs about 4.0 GB."},
-		{"the fork's size unknown", plan(0, nil, n(1e9)), true, ""},
+		{"room for both", plan(10e9, n(4e9), n(1e9)), true, 1, ""},
+		{"room for the fork, not with the take", plan(4.5e9, n(4e9), n(1e9)), true, 1, "local-lvm has 4.5 GB free, and the fork needs about 5.0 GB."},
+		{"room for the fork without a take", plan(4.5e9, n(4e9), n(1e9)), false, 1, ""},
+		{"no room for the fork", plan(3e9, n(4e9), nil), false, 1, "local-lvm has 3.0 GB free, and the fork needs about 4.0 GB."},
+		{"the fork's size unknown", plan(0, nil, n(1e9)), true, 3, ""},
+		{"room for one fork, not three", plan(10e9, n(4e9), n(1e9)), true, 3, "local-lvm has 10 GB free, and the 3 forks need about 13 GB."},
+		{"room for three forks and the take", plan(13e9, n(4e9), n(1e9)), true, 3, ""},
 	} {
-		err := forkRoom(tc.plan, tc.take)
+		err := forkRoom(tc.plan, tc.take, tc.count)
 		if tc.words == "" {
 			if err != nil {
 				t.Errorf("%s: refused: %v", tc.name, err)

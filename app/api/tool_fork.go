@@ -166,8 +166,8 @@ func checkForkName(name string) error {
 
 // checkForkNow is box_fork's check before it takes, so a
 // refused fork leaves no snapshot behind: the box's plan must allow a fork and a
-// take, its storage must have room for both, and the new name must be
-// free. The core checks the plan and the name again when it forks.
+// take, its storage must have room for the take and every fork's copy
+// (count of them, one when count is 0), and the new name must be free. The core checks the plan and the name again when it forks.
 func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToolParams) error {
 	b, _, plan, err := s.core.Plan(ctx, c, p.Box, "")
 	if err != nil {
@@ -183,20 +183,21 @@ func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToo
 		return &snapshots.Refusal{Code: snapshots.CodePlan, TryAgain: plan.Take.TryAgain,
 			Words: planWhy(plan.Take.Why, b.Name+" cannot take the snapshot a fork starts from")}
 	}
-	if err := forkRoom(plan, true); err != nil {
+	if err := forkRoom(plan, true, max(p.Count, 1)); err != nil {
 		return err
 	}
 	return s.forks.NameFree(ctx, c, p.Name)
 }
 
-// forkRoom refuses a fork the storage has no room for, from the plan: the
-// fork's copy, and with take the snapshot taken first. A size the plan does
-// not know refuses nothing: an unknown price is unknown, not zero.
-func forkRoom(plan providers.SnapshotPlan, take bool) error {
+// forkRoom refuses count forks the storage has no room for, from the
+// plan: each fork's copy, and with take the snapshot taken first. A size
+// the plan does not know refuses nothing: an unknown price is unknown, not
+// zero.
+func forkRoom(plan providers.SnapshotPlan, take bool, count int) error {
 	if plan.Fork.Bytes == nil {
 		return nil
 	}
-	need := *plan.Fork.Bytes
+	need := *plan.Fork.Bytes * int64(count)
 	if take && plan.Take.AddsBytes != nil {
 		need += *plan.Take.AddsBytes
 	}
@@ -207,8 +208,7 @@ func forkRoom(plan providers.SnapshotPlan, take bool) error {
 	if where == "" {
 		where = "The storage"
 	}
-	return &snapshots.Refusal{Code: snapshots.CodeRoom, TryAgain: true,
-		Words: fmt.Sprintf("%s has %s free, and the fork needs about %s.", where, snapshots.GB(plan.Storage.FreeBytes), snapshots.GB(need))}
+	return &snapshots.Refusal{Code: snapshots.CodeRoom, TryAgain: true, Words: forkRoomWords(where, plan.Storage.FreeBytes, need, count)}
 }
 
 // undoForkTake deletes the snapshot box_fork took when the fork is then
