@@ -83,7 +83,7 @@ func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
 			where = be.Label
 		}
 		ans.Why = planWhy(plan.Fork.Why, snapshots.CannotBeForkedWords(sn.Name, "on "+where))
-	} else if err := forkRoom(plan, false, 1); err != nil {
+	} else if err := fork.Room(plan, false, 1); err != nil {
 		ans.OK, ans.Why = false, err.Error()
 	} else if err := s.forks.NameFree(ctx, c, name); err != nil {
 		ans.OK, ans.Why = false, err.Error()

@@ -182,13 +182,3 @@ func pollWords(id string) string {
 func pollWaitWords(most int) string {
 	return fmt.Sprintf("wait is a number of seconds from 0 to %d.", most)
 }
-
-// forkRoomWords refuses count forks (and the take before them) that need
-// more than where has free: "local-lvm has 4.5 GB free, and the fork
-// needs about 5.0 GB.", or "… and the 3 forks need about 13.0 GB."
-func forkRoomWords(where string, free, need int64, count int) string {
-	if count > 1 {
-		return fmt.Sprintf("%s has %s free, and the %d forks need about %s.", where, snapshots.GB(free), count, snapshots.GB(need))
-	}
-	return fmt.Sprintf("%s has %s free, and the fork needs about %s.", where, snapshots.GB(free), snapshots.GB(need))
-}

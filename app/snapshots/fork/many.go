@@ -10,10 +10,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/store"
 )
 
-// DefaultMaxCount is the most boxes one fork call makes when the setting
-// (BOXSNAP_FORK_MAX_COUNT) says no other number.
-const DefaultMaxCount = 10
-
 // ForkManyRequest asks for Count new boxes from one snapshot.
 type ForkManyRequest struct {
 	Box      string

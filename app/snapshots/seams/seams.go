@@ -82,6 +82,8 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A fork of the box now starts from the take's snapshot.
+	fk.UseTaker(forkTaker{tk})
 	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: now,
 		RetryKeysKeptFor: opts.RetryKeysKeptFor})
 	if err != nil {

@@ -1,14 +1,15 @@
-package api
+package fork_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	forks "github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// TestForkRoom: box_fork's check before its take refuses a fork the
+// TestForkRoom: the check before a fork of the box now takes refuses a fork the
 // storage has no room for, counting the take it makes first and every
 // fork's copy of a fork into many; an unknown size refuses nothing.
 func TestForkRoom(t *testing.T) {
@@ -33,7 +34,7 @@ func TestForkRoom(t *testing.T) {
 		{"room for one fork, not three", plan(10e9, n(4e9), n(1e9)), true, 3, "local-lvm has 10 GB free, and the 3 forks need about 13 GB."},
 		{"room for three forks and the take", plan(13e9, n(4e9), n(1e9)), true, 3, ""},
 	} {
-		err := forkRoom(tc.plan, tc.take, tc.count)
+		err := forks.Room(tc.plan, tc.take, tc.count)
 		if tc.words == "" {
 			if err != nil {
 				t.Errorf("%s: refused: %v", tc.name, err)
