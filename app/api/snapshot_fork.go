@@ -83,12 +83,10 @@ func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
 			where = be.Label
 		}
 		ans.Why = planWhy(plan.Fork.Why, snapshots.CannotBeForkedWords(sn.Name, "on "+where))
-	} else if err := forkRoom(plan, false); err != nil {
+	} else if err := fork.Room(plan, false, 1); err != nil {
 		ans.OK, ans.Why = false, err.Error()
-	} else if name != "" {
-		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != snapshots.BoxReleased {
-			ans.OK, ans.Why = false, snapshots.BoxExistsWords(name)
-		}
+	} else if err := s.forks.NameFree(ctx, c, name); err != nil {
+		ans.OK, ans.Why = false, err.Error()
 	}
 	if ans.OK {
 		ans.Message = fmt.Sprintf("‘%s’ of %s can be forked: about %s", sn.Name, b.Name, snapshots.DurationWords(time.Duration(ans.AboutMs)*time.Millisecond))

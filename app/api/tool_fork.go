@@ -10,18 +10,11 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
-	"github.com/boxsnap/boxsnap/app/snapshots/take"
-	"github.com/boxsnap/boxsnap/providers"
 )
 
 // ForkTakeName is the name of the snapshot box_fork takes when it forks the
-// box now, "for a fork".
-const ForkTakeName = "for a fork"
-
-// forkTakeRequest prefixes the request ID of the take box_fork makes, so a
-// repeated box_fork is the same take and the same fork, and the take's ID
-// never collides with the fork's.
-const forkTakeRequest = "take for fork "
+// box now, "for a fork": the fork seam's.
+const ForkTakeName = fork.TakeName
 
 // forkToolParams are box_fork's parameters.
 type forkToolParams struct {
@@ -77,7 +70,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {
-		tk, ok := forkCapture(s, w, r, p, p)
+		tk, ok := forkCapture(s, w, r, p)
 		if !ok {
 			return
 		}
@@ -164,58 +157,6 @@ func checkForkName(name string) error {
 	return nil
 }
 
-// checkForkNow is box_fork's check before it takes, so a
-// refused fork leaves no snapshot behind: the box's plan must allow a fork and a
-// take, its storage must have room for both, and the new name must be
-// free. The core checks the plan and the name again when it forks.
-func (s *server) checkForkNow(ctx context.Context, c snapshots.Caller, p forkToolParams) error {
-	b, _, plan, err := s.core.Plan(ctx, c, p.Box, "")
-	if err != nil {
-		return err
-	}
-	if err := snapshots.MayAct(c, snapshots.ActFork, b, nil); err != nil {
-		return err
-	}
-	if !plan.Fork.OK {
-		return &snapshots.Refusal{Code: snapshots.CodePlan, Words: planWhy(plan.Fork.Why, b.Name+" cannot be forked")}
-	}
-	if !plan.Take.OK {
-		return &snapshots.Refusal{Code: snapshots.CodePlan, TryAgain: plan.Take.TryAgain,
-			Words: planWhy(plan.Take.Why, b.Name+" cannot take the snapshot a fork starts from")}
-	}
-	if err := forkRoom(plan, true); err != nil {
-		return err
-	}
-	if name := strings.TrimSpace(p.Name); name != "" {
-		if other, err := s.core.Box(ctx, c, name); err == nil && other.State != snapshots.BoxReleased {
-			return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: snapshots.BoxExistsWords(name)}
-		}
-	}
-	return nil
-}
-
-// forkRoom refuses a fork the storage has no room for, from the plan: the
-// fork's copy, and with take the snapshot taken first. A size the plan does
-// not know refuses nothing: an unknown price is unknown, not zero.
-func forkRoom(plan providers.SnapshotPlan, take bool) error {
-	if plan.Fork.Bytes == nil {
-		return nil
-	}
-	need := *plan.Fork.Bytes
-	if take && plan.Take.AddsBytes != nil {
-		need += *plan.Take.AddsBytes
-	}
-	if need <= plan.Storage.FreeBytes {
-		return nil
-	}
-	where := plan.Storage.Name
-	if where == "" {
-		where = "The storage"
-	}
-	return &snapshots.Refusal{Code: snapshots.CodeRoom, TryAgain: true,
-		Words: fmt.Sprintf("%s has %s free, and the fork needs about %s.", where, snapshots.GB(plan.Storage.FreeBytes), snapshots.GB(need))}
-}
-
 // undoForkTake deletes the snapshot box_fork took when the fork is then
 // refused, and says so after the fork's refusal.
 func (s *server) undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error {
@@ -235,14 +176,6 @@ func (s *server) undoForkTake(ctx context.Context, c snapshots.Caller, id, name 
 		words += fmt.Sprintf("‘%s’ (%s), the snapshot it took for the fork, could not be deleted: delete it with box_snapshot_delete.", name, id)
 	}
 	return &snapshots.Refusal{Code: ref.Code, TryAgain: ref.TryAgain, Words: words}
-}
-
-// forkTakeID is the request ID of box_fork's take, or none.
-func forkTakeID(request string) string {
-	if request == "" {
-		return ""
-	}
-	return forkTakeRequest + request
 }
 
 // forkWords says what a fork made: “Made amber-fox-fork, forked from
@@ -266,18 +199,14 @@ func planWhy(why, fallback string) string {
 // ID, its name, and what its take said.
 type tookForFork struct{ id, name, words string }
 
-// forkCapture takes the snapshot a fork of the box now starts from, once
-// for one fork or for many, after checking check (the fork's parameters,
-// without the name where many forks are named name-1 … name-N). It
+// forkCapture asks the fork seam for the snapshot a fork of the box now
+// starts from, once for one fork or for many (the seam checks the fork
+// first: its plan, room for every copy, the names), and waits for it. It
 // answers false when it has answered the call itself: a refusal, a take
 // that ended badly, or one still running.
-func forkCapture(s *server, w http.ResponseWriter, r *http.Request, p, check forkToolParams) (tookForFork, bool) {
+func forkCapture(s *server, w http.ResponseWriter, r *http.Request, p forkToolParams) (tookForFork, bool) {
 	ctx, c := r.Context(), caller(r)
-	if err := s.checkForkNow(ctx, c, check); err != nil {
-		s.fail(w, r, err)
-		return tookForFork{}, false
-	}
-	op, _, err := s.take.Take(ctx, c, take.TakeRequest{Box: p.Box, Name: ForkTakeName, RequestID: forkTakeID(p.Request)})
+	op, err := s.forks.CaptureNow(ctx, c, fork.NowRequest{Box: p.Box, Name: p.Name, Count: p.Count, RequestID: p.Request})
 	if err != nil {
 		s.fail(w, r, err)
 		return tookForFork{}, false

@@ -24,11 +24,7 @@ func (s forkMany) tool(w http.ResponseWriter, r *http.Request, p forkToolParams)
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {
-		check := p
-		if p.Count > 1 {
-			check.Name = "" // the names are name-1 … name-N, which the core checks
-		}
-		tk, ok := forkCapture(s.server, w, r, p, check)
+		tk, ok := forkCapture(s.server, w, r, p)
 		if !ok {
 			return
 		}

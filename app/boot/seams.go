@@ -38,7 +38,8 @@ type seams struct {
 // (package seams, the wiring's one home). Each registers its kinds of
 // operation with the kernel's engine there, before River's workers start.
 func newSeams(cfg config.Config, b *base, logger *slog.Logger) (*seams, error) {
-	s, err := coreseams.New(b.core, coreseams.Options{Store: b.st, Logger: logger, TempDir: b.tmp, ForkMaxCount: cfg.ForkMaxCount})
+	s, err := coreseams.New(b.core, coreseams.Options{Store: b.st, Logger: logger, TempDir: b.tmp, ForkMaxCount: cfg.ForkMaxCount,
+		RetryKeysKeptFor: cfg.RetryKeysKeptFor})
 	if err != nil {
 		return nil, err
 	}

@@ -98,6 +98,10 @@ type Config struct {
 	// ForkMaxCount is the most boxes one fork call makes (1 to
 	// MaxForkMaxCount).
 	ForkMaxCount int
+	// RetryKeysKeptFor is how long a retry key (an agent's request ID)
+	// answers its first call: housekeeping forgets a tool's kept answer
+	// and an ended operation's key after it.
+	RetryKeysKeptFor time.Duration
 
 	// Intervals are how often each periodic job runs (jobs' own values by
 	// default); tests shorten them.
@@ -107,6 +111,11 @@ type Config struct {
 // MaxForkMaxCount bounds the fork count's setting: a hundred boxes from
 // one call is as many as a person can follow.
 const MaxForkMaxCount = 100
+
+// MinRetryKeysKeptFor bounds the retry keys' setting from below: an agent
+// retries a call that timed out within minutes, and a key forgotten
+// sooner would do the work twice.
+const MinRetryKeysKeptFor = time.Hour
 
 // Intervals are the periodic jobs' intervals, one a job (jobs.Intervals has
 // the same fields). Sessions and set-up links are swept with housekeeping.
@@ -175,6 +184,7 @@ func Settings() []Setting {
 		{"BOXSNAP_QEMU_ACCEL", "qemu-accel", "tcg", "how QEMU runs guests: kvm (hardware virtualisation) or tcg (QEMU's own translation, slower)"},
 		{"BOXSNAP_QEMU_TEMPLATES", "qemu-templates", "", "a folder of QEMU box templates, a folder each holding vmlinuz, initrd.img, disk.qcow2 and template.json; empty: none"},
 		{"BOXSNAP_FORK_MAX_COUNT", "fork-max-count", "10", "the most boxes one fork call makes (1 to 100)"},
+		{"BOXSNAP_RETRY_KEYS_KEPT_FOR", "retry-keys-kept-for", "168h", "how long an agent's request ID answers its first call (at least 1h)"},
 	}
 	for _, i := range intervalSettings {
 		out = append(out, Setting{i.env, i.flag, i.def, i.usage})
@@ -228,6 +238,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.QEMUAccel, "qemu-accel", env("BOXSNAP_QEMU_ACCEL", "tcg"), "how QEMU runs guests: kvm or tcg")
 	fs.StringVar(&c.QEMUTemplates, "qemu-templates", env("BOXSNAP_QEMU_TEMPLATES", ""), "a folder of QEMU box templates, a folder each")
 	forkMax := fs.String("fork-max-count", env("BOXSNAP_FORK_MAX_COUNT", "10"), "the most boxes one fork call makes (1 to 100)")
+	retryKept := fs.String("retry-keys-kept-for", env("BOXSNAP_RETRY_KEYS_KEPT_FOR", "168h"), "how long an agent's request ID answers its first call (at least 1h)")
 	intervals := make([]*string, len(intervalSettings))
 	for n, i := range intervalSettings {
 		intervals[n] = fs.String(i.flag, env(i.env, i.def), i.usage)
@@ -277,6 +288,9 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	}
 	if c.ForkMaxCount, err = strconv.Atoi(*forkMax); err != nil || c.ForkMaxCount < 1 || c.ForkMaxCount > MaxForkMaxCount {
 		errs = append(errs, fmt.Errorf("--fork-max-count (BOXSNAP_FORK_MAX_COUNT) must be a whole number from 1 to %d, not %q", MaxForkMaxCount, *forkMax))
+	}
+	if c.RetryKeysKeptFor, err = time.ParseDuration(*retryKept); err != nil || c.RetryKeysKeptFor < MinRetryKeysKeptFor {
+		errs = append(errs, fmt.Errorf("--retry-keys-kept-for (BOXSNAP_RETRY_KEYS_KEPT_FOR) must be a duration of at least 1h such as 168h, not %q", *retryKept))
 	}
 	if c.DockerHost != "" && !strings.HasPrefix(c.DockerHost, "unix://") && !strings.HasPrefix(c.DockerHost, "tcp://") && !strings.HasPrefix(c.DockerHost, "ssh://") {
 		errs = append(errs, fmt.Errorf("--docker-host (BOXSNAP_DOCKER_HOST) must be unix://, tcp:// or ssh://, not %q", c.DockerHost))

@@ -42,9 +42,9 @@ const (
 	// far apart (fixed, not a setting).
 	FailedKeptFor = 24 * time.Hour
 	LostKeptFor   = 7 * 24 * time.Hour
-	// ToolAnswersKeptFor is how long an agent tool's answer stays kept
-	// under its retry key: a retry comes within minutes of a lost answer,
-	// and a key older than this is free again (fixed, not a setting).
+	// ToolAnswersKeptFor is how long a retry key stays (a tool's answer, an
+	// ended operation's key) unless BOXSNAP_RETRY_KEYS_KEPT_FOR says other:
+	// a retry comes within minutes of a lost answer; an older key is free.
 	ToolAnswersKeptFor = 7 * 24 * time.Hour
 	LostAfter          = 10 * time.Minute
 	// RestoreNoticeFor is how long a box's page shows a restore's notice.

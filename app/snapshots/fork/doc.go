@@ -3,8 +3,13 @@
 // guest copied by the backend, recorded with its own identity, armed,
 // started and checked before it is ready. ForkMany admits several forks of
 // one snapshot in one call, all or none, each then an operation, box and
-// result of its own. Its Fork operation is registered with the kernel's
-// engine by New.
+// result of its own. A fork of the box as it is now starts here too, for
+// every surface: CaptureNow checks it (the plan, room for the take and
+// every copy, the names; NameFree never tells an agent of another
+// thread's box) and takes the one snapshot, "for a fork", that its forks
+// are made from, through the take app/snapshots/seams gives it
+// (UseTaker). Its Fork operation is registered with the kernel's engine
+// by New.
 //
 // Forks holds only what it uses: the store, the install's ID, the clock
 // and the logger; what it needs of the core (the backends, the record

@@ -27,21 +27,6 @@ type ForkRequest struct {
 	RequestID string
 }
 
-// ForkParams are a fork's parameters on its operation: the new box's name
-// and ID, fixed at admission, and its thread.
-type ForkParams struct {
-	Name   string  `json:"name"`
-	BoxID  string  `json:"boxId"`
-	Thread *string `json:"thread,omitempty"`
-}
-
-// ForkResult is what a finished fork answers.
-type ForkResult struct {
-	Box  string `json:"box"`
-	Name string `json:"name"`
-	From string `json:"from"` // "forked from amber-fox at 10:42"
-}
-
 // Fork admits a fork on the source box's queue: the source's take, restore
 // and release wait for it, and its snapshot stays pinned until the fork is
 // ready or failed.
@@ -65,8 +50,8 @@ func (s *Forks) Fork(ctx context.Context, c snapshots.Caller, req ForkRequest) (
 	} else if err := snapshots.CheckBoxName(name); err != nil {
 		return nil, err
 	}
-	if existing, err := s.k.BoxByName(ctx, name); err == nil && existing.State != snapshots.BoxReleased {
-		return nil, refusal(snapshots.CodeConflict, snapshots.BoxExistsWords(name))
+	if err := s.NameFree(ctx, c, name); err != nil {
+		return nil, err
 	}
 	ops, err := s.admitForks(ctx, c, b, sn, forks{names: []string{name}, requestID: func(int) string { return req.RequestID },
 		asMachine: req.AsMachine, snapRef: req.Snapshot})

@@ -10,10 +10,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/store"
 )
 
-// DefaultMaxCount is the most boxes one fork call makes when the setting
-// (BOXSNAP_FORK_MAX_COUNT) says no other number.
-const DefaultMaxCount = 10
-
 // ForkManyRequest asks for Count new boxes from one snapshot.
 type ForkManyRequest struct {
 	Box      string
@@ -68,7 +64,7 @@ func (s *Forks) ForkMany(ctx context.Context, c snapshots.Caller, req ForkManyRe
 		}
 		return s.repeatedMany(ctx, c, req)
 	}
-	names, err := s.manyNames(ctx, b.Name, strings.TrimSpace(req.Name), req.Count)
+	names, err := s.manyNames(ctx, c, b.Name, strings.TrimSpace(req.Name), req.Count)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +107,7 @@ func (s *Forks) repeatedMany(ctx context.Context, c snapshots.Caller, req ForkMa
 // free names a single fork of box would take in turn (amber-fox-fork,
 // amber-fox-fork-2, …). Every name is checked free before any box is
 // made.
-func (s *Forks) manyNames(ctx context.Context, box, name string, count int) ([]string, error) {
+func (s *Forks) manyNames(ctx context.Context, c snapshots.Caller, box, name string, count int) ([]string, error) {
 	if name == "" {
 		names := make([]string, 0, count)
 		for i := 1; len(names) < count; i++ {
@@ -142,11 +138,20 @@ func (s *Forks) manyNames(ctx context.Context, box, name string, count int) ([]s
 			}
 		}
 	}
-	var taken []string
+	var taken, unseen []string
 	for _, n := range names {
-		if existing, err := s.k.BoxByName(ctx, n); err == nil && existing.State != snapshots.BoxReleased {
+		switch existing := s.holder(ctx, n); {
+		case existing == nil:
+		case snapshots.MayAct(c, snapshots.ActSee, existing, nil) != nil:
+			unseen = append(unseen, n)
+		default:
 			taken = append(taken, n)
 		}
+	}
+	if len(unseen) > 0 {
+		// A name held by a box the caller cannot see is refused without
+		// saying a box holds it: another thread's names stay its own.
+		return nil, refusal(snapshots.CodeConflict, forkNamesUnusableWords(unseen))
 	}
 	if len(taken) > 0 {
 		return nil, refusal(snapshots.CodeConflict, forkNamesTakenWords(taken))

@@ -26,6 +26,9 @@ type Forks struct {
 	now      func() time.Time
 	logger   *slog.Logger
 	kinds    Kinds
+	// taker takes the snapshot a fork of the box now starts from
+	// (UseTaker); nil until app/snapshots/seams gives it.
+	taker taker
 }
 
 // kernel is what a fork uses of the core: the backends, the record reads
@@ -46,6 +49,7 @@ type kernel interface {
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 	PlanError(b *snapshots.Box, be snapshots.Backend, err error) error
 	PlanNow(ctx context.Context, b *snapshots.Box, be snapshots.Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error)
+	Plan(ctx context.Context, c snapshots.Caller, boxRef, ref string) (*snapshots.Box, *snapshots.Snapshot, providers.SnapshotPlan, error)
 	Repeated(ctx context.Context, c snapshots.Caller, requestID, kind, boxRef, snapRef string) (*snapshots.Operation, error)
 	Secrets(ctx context.Context) providers.Secrets
 	SetHead(ctx context.Context, q db.DBTX, box, snapshot string)
@@ -55,6 +59,38 @@ type kernel interface {
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 	TimeZone(ctx context.Context) *time.Location
 	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
+}
+
+// taker takes the snapshot a fork of the box now starts from; package
+// take's Take is one, through app/snapshots/seams, as this package never
+// imports another seam.
+type taker interface {
+	TakeForFork(ctx context.Context, c snapshots.Caller, box, name, requestID string) (*snapshots.Operation, error)
+}
+
+// UseTaker gives the forks the take a fork of the box now starts from.
+func (s *Forks) UseTaker(t taker) { s.taker = t }
+
+// errNoTaker is a fork of the box now asked of forks given no take.
+var errNoTaker = errors.New("fork: a fork of the box now needs the take (UseTaker)")
+
+// DefaultMaxCount is the most boxes one fork call makes when the setting
+// (BOXSNAP_FORK_MAX_COUNT) says no other number.
+const DefaultMaxCount = 10
+
+// ForkParams are a fork's parameters on its operation: the new box's name
+// and ID, fixed at admission, and its thread.
+type ForkParams struct {
+	Name   string  `json:"name"`
+	BoxID  string  `json:"boxId"`
+	Thread *string `json:"thread,omitempty"`
+}
+
+// ForkResult is what a finished fork answers.
+type ForkResult struct {
+	Box  string `json:"box"`
+	Name string `json:"name"`
+	From string `json:"from"` // "forked from amber-fox at 10:42"
 }
 
 // Kinds are the fork's kinds of operation, registered with the kernel's

@@ -28,6 +28,21 @@ func forkNamesTakenWords(taken []string) string {
 	return fmt.Sprintf("Boxes named %s exist already. No fork was made.", strings.Join(taken, ", "))
 }
 
+// forkNameUnusableWords refuses a new box's name a box the caller may not
+// see holds, without saying that a box holds it.
+func forkNameUnusableWords(name string) string {
+	return fmt.Sprintf("The name %s cannot be used: choose another.", name)
+}
+
+// forkNamesUnusableWords refuses forks whose names include names boxes the
+// caller may not see hold; none of them is made.
+func forkNamesUnusableWords(names []string) string {
+	if len(names) == 1 {
+		return forkNameUnusableWords(names[0]) + " No fork was made."
+	}
+	return fmt.Sprintf("The names %s cannot be used: choose another. No fork was made.", strings.Join(names, ", "))
+}
+
 // forkCountReusedWords refuses a repeated request ID whose first call made
 // another count of forks (made: how many; 0 when it made more).
 func forkCountReusedWords(requestID string, made int) string {
@@ -54,4 +69,14 @@ func logForkedFromWords(source, name string, taken time.Time, tz *time.Location)
 // failForkRecordWords: a fork whose new box boxsnap could not record.
 func failForkRecordWords(box string, err error) string {
 	return fmt.Sprintf("boxsnap could not record the new box %s: %v", box, err)
+}
+
+// forkRoomWords refuses count forks (and the take before them) that need
+// more than where has free: "local-lvm has 4.5 GB free, and the fork
+// needs about 5.0 GB.", or "… and the 3 forks need about 13.0 GB."
+func forkRoomWords(where string, free, need int64, count int) string {
+	if count > 1 {
+		return fmt.Sprintf("%s has %s free, and the %d forks need about %s.", where, snapshots.GB(free), count, snapshots.GB(need))
+	}
+	return fmt.Sprintf("%s has %s free, and the fork needs about %s.", where, snapshots.GB(free), snapshots.GB(need))
 }

@@ -46,7 +46,7 @@ type restores interface {
 type resets interface {
 	PreviewReset(ctx context.Context, c snapshots.Caller, boxRef, template string) (*restore.ResetPreview, error)
 	ResetCheck(ctx context.Context, c snapshots.Caller, req restore.ResetRequest) error
-	NewestUndo(ctx context.Context, c snapshots.Caller, boxRef string) (*snapshots.Snapshot, error)
+	NewestUndoID(ctx context.Context, c snapshots.Caller, boxRef string) (string, error)
 }
 
 // releases is what a release's and an emptying of the trash's dry runs

@@ -66,14 +66,17 @@ func (p *Plans) Undo(ctx context.Context, c snapshots.Caller, boxRef string, for
 	if err != nil {
 		return nil, err
 	}
-	sn, err := p.z.NewestUndo(ctx, c, b.ID)
+	// The newest undo whoever took it, as the real undo picks it: one the
+	// caller may not see is refused by the restore's own check, in the
+	// real call's words, not said to be missing.
+	id, err := p.z.NewestUndoID(ctx, c, b.ID)
 	if err != nil {
 		return nil, err
 	}
-	if sn == nil {
+	if id == "" {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: snapshots.NoUndoToGoBackWords(b.Name)}
 	}
-	return p.Restore(ctx, c, snapshots.RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, Force: force})
+	return p.Restore(ctx, c, snapshots.RestoreRequest{Box: b.ID, Snapshot: id, Replace: true, Force: force})
 }
 
 // asksFirst says whether an agent's restore would ask the person instead

@@ -40,14 +40,16 @@ type Seams struct {
 // the logger, the clock (nil is time.Now; the kernel's, so the seams'
 // times read as its records'), the folder imports are checked in (empty:
 // the system's), a redeem's bounds (zero fields are the defaults) and the
-// most forks one request makes (0: the fork's default).
+// most forks one request makes (0: the fork's default) and how long a
+// retry key answers its first call (0: snapshots.ToolAnswersKeptFor).
 type Options struct {
-	Store        *store.Store
-	Logger       *slog.Logger
-	Now          func() time.Time
-	TempDir      string
-	Redeem       contents.RedeemLimits
-	ForkMaxCount int
+	Store            *store.Store
+	Logger           *slog.Logger
+	Now              func() time.Time
+	TempDir          string
+	Redeem           contents.RedeemLimits
+	ForkMaxCount     int
+	RetryKeysKeptFor time.Duration
 }
 
 // New makes every seam over the kernel core and wires each to the others.
@@ -82,7 +84,10 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	if err != nil {
 		return nil, err
 	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: now})
+	// A fork of the box now starts from the take's snapshot.
+	fk.UseTaker(forkTaker{tk})
+	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: now,
+		RetryKeysKeptFor: opts.RetryKeysKeptFor})
 	if err != nil {
 		return nil, err
 	}

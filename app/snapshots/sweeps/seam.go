@@ -91,6 +91,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// RetryKeysKeptFor is how long a retry key answers its first call
+	// before housekeeping forgets it; 0 is snapshots.ToolAnswersKeptFor.
+	RetryKeysKeptFor time.Duration
 }
 
 // Sweeps is boxsnap's periodic work: the reconcile, the scan for restores
@@ -110,6 +113,8 @@ type Sweeps struct {
 	logger   *slog.Logger
 	now      func() time.Time
 	kinds    Kinds
+	// retryKeysKeptFor is how long housekeeping keeps a retry key.
+	retryKeysKeptFor time.Duration
 }
 
 // New makes the sweeps and registers their kinds of operation with the
@@ -119,7 +124,10 @@ func New(o Options) (*Sweeps, error) {
 		return nil, errors.New("sweeps: a store, the kernel, its snapshots, its take, its boxes and its restores are required")
 	}
 	s := &Sweeps{st: o.Store, k: o.Kernel, snaps: o.Snaps, taker: o.Taker, boxes: o.Boxes, straight: o.Straight, ops: o.Kernel.Engine(),
-		backends: map[string]snapshots.Backend{}, install: o.Kernel.Install(), logger: o.Logger, now: o.Now}
+		backends: map[string]snapshots.Backend{}, install: o.Kernel.Install(), logger: o.Logger, now: o.Now, retryKeysKeptFor: o.RetryKeysKeptFor}
+	if s.retryKeysKeptFor <= 0 {
+		s.retryKeysKeptFor = snapshots.ToolAnswersKeptFor
+	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

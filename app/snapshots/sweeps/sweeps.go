@@ -18,15 +18,20 @@ type HousekeepReport struct {
 	Lost      int   // lost records older than snapshots.LostKeptFor
 	LogPruned int64 // box log events past snapshots.BoxLogKeep per box
 	// ToolAnswers are agent tools' answers kept under a retry key for
-	// longer than snapshots.ToolAnswersKeptFor.
+	// longer than the retry keys are kept (RetryKeysKeptFor).
 	ToolAnswers int64
+	// RequestKeys are the request keys of operations that ended longer
+	// ago than that, forgotten; the operations stay.
+	RequestKeys int64
 }
 
 // Housekeep removes failed records after FailedKeptFor (24 hours) and lost
 // ones after LostKeptFor (7 days), both fixed, not settings; it prunes each
-// box's log to BoxLogKeep events, forgets the agent tools' answers kept
-// under a retry key after ToolAnswersKeptFor (7 days), and folds the tab's
-// counts (Tab().Tally).
+// box's log to BoxLogKeep events, forgets the retry keys after
+// RetryKeysKeptFor (a setting, 7 days unless set): the agent tools' answers
+// kept under one, and the request keys of operations that ended, so a
+// retry within that time answers the first call and one later does the
+// work again; and it folds the tab's counts (Tab().Tally).
 // Found records stay until the person deletes them. Records pinned by an
 // operation stay.
 func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
@@ -44,8 +49,8 @@ func (s *Sweeps) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	if rep.LogPruned, err = s.st.SweepLogPrune(ctx, s.st.Pool, snapshots.BoxLogKeep); err != nil {
 		return rep, fmt.Errorf("housekeeping: prune the box log: %w", err)
 	}
-	if rep.ToolAnswers, err = s.st.SweepToolAnswersOld(ctx, s.st.Pool, now.Add(-snapshots.ToolAnswersKeptFor)); err != nil {
-		return rep, fmt.Errorf("housekeeping: retry keys: %w", err)
+	if rep.ToolAnswers, rep.RequestKeys, err = s.forgetRetryKeys(ctx, now.Add(-s.retryKeysKeptFor)); err != nil {
+		return rep, err
 	}
 	// A restore that ended before its undo was taken (its stop failed)
 	// leaves the picture it held for the undo.

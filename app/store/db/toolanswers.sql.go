@@ -10,6 +10,21 @@ import (
 	"time"
 )
 
+const sweepOpRequestKeysOld = `-- name: SweepOpRequestKeysOld :execrows
+UPDATE operations SET request_key = NULL
+WHERE request_key IS NOT NULL AND state IN ('done', 'failed') AND ended_at < $1
+`
+
+// Housekeeping: an ended operation's request key, kept as long as a tool
+// answer is, goes; the operation stays. A running or unknown one keeps it.
+func (q *Queries) SweepOpRequestKeysOld(ctx context.Context, db DBTX, before *time.Time) (int64, error) {
+	result, err := db.Exec(ctx, sweepOpRequestKeysOld, before)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const sweepToolAnswersOld = `-- name: SweepToolAnswersOld :execrows
 DELETE FROM tool_answers WHERE created_at < $1
 `
