@@ -284,7 +284,7 @@ func (t *layeredTake) load(ctx context.Context, snap string, labels map[string]s
 	res, err := t.b.c.ImageLoad(ctx, pr, client.ImageLoadWithQuiet(true))
 	if err != nil {
 		_ = pr.CloseWithError(err)
-		return "", wrap(err, "load the snapshot's image")
+		return "", t.b.roomWords(ctx, wrap(err, "load the snapshot's image"))
 	}
 	defer func() { _ = res.Close() }()
 	if err := loadErrors(res); err != nil {
@@ -358,7 +358,11 @@ func loadErrors(r io.Reader) error {
 			return fmt.Errorf("read the engine's answer to the load: %w", err)
 		}
 		if m.Error != "" {
-			return fmt.Errorf("load the snapshot's image: %s", m.Error)
+			err := fmt.Errorf("load the snapshot's image: %s", m.Error)
+			if strings.Contains(m.Error, "no space left on device") {
+				return fmt.Errorf("the Docker host's data root is full: %w (%w)", providers.ErrNoRoom, err)
+			}
+			return err
 		}
 	}
 }

@@ -22,6 +22,15 @@ import (
 func (b incremental) captureInImage(ctx context.Context, c container.InspectResponse, name, vol, snap string, labels map[string]string, ownPause bool) (providers.SnapshotTaken, error) {
 	labels[labelVolumeIn] = b.cfg.VolumePath
 	labels[labelVolume] = ""
+	// An empty volume of the snapshot's name marks the take until its tag:
+	// a take cut short before it is listed incomplete, and its delete (or
+	// the take's next try) removes what it made.
+	cctx, cancel := short(ctx)
+	_, err := b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
+	cancel()
+	if err != nil {
+		return providers.SnapshotTaken{}, wrap(err, "mark the take")
+	}
 	lt := b.layeredOn(ctx, c.ID)
 	defer lt.close()
 	var prevVol volumeState
@@ -94,11 +103,14 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 	if _, err := lt.load(ctx, snap, labels); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	cctx, cancel := short(ctx)
+	cctx, cancel = short(ctx)
 	defer cancel()
 	img, err := b.c.ImageInspect(cctx, snapImage(snap))
 	if err != nil {
 		return providers.SnapshotTaken{}, wrap(err, "read the snapshot's image")
+	}
+	if err := b.removeVolume(ctx, snapVolume(snap)); err != nil {
+		return providers.SnapshotTaken{}, err
 	}
 	b.records.put(c.ID, &changeRecord{snap: snap, layer: layer, volume: volNow, volumeIn: true, image: img.ID, layers: len(img.RootFS.Layers)})
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: p.took}
