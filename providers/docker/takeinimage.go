@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/image"
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -83,33 +84,8 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 		return providers.SnapshotTaken{}, err
 	}
 	b.hook("take:unpaused")
-	if lt == nil {
-		cctx, cancel := short(ctx)
-		img, err := b.c.ImageInspect(cctx, commit)
-		cancel()
-		if err != nil {
-			return providers.SnapshotTaken{}, wrap(err, "read the container's commit")
-		}
-		lt = &layeredTake{b: b.Backend, id: c.ID, parent: img.InspectResponse}
-		// The commit is only the loaded image's base: it goes once the
-		// image is loaded (the engine keeps the layers they share).
-		defer func() {
-			rctx, cancel := short(context.WithoutCancel(ctx))
-			defer cancel()
-			_, _ = b.c.ImageRemove(rctx, commit, client.ImageRemoveOptions{})
-		}()
-	}
-	lt.more = vl.layers
-	if _, err := lt.load(ctx, snap, labels); err != nil {
-		return providers.SnapshotTaken{}, err
-	}
-	cctx, cancel = short(ctx)
-	defer cancel()
-	img, err := b.c.ImageInspect(cctx, snapImage(snap))
+	img, err := b.loadTake(ctx, c.ID, snap, commit, labels, lt, vl.layers)
 	if err != nil {
-		return providers.SnapshotTaken{}, wrap(err, "read the snapshot's image")
-	}
-	if err := b.removeVolume(ctx, snapVolume(snap)); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
 	b.records.put(c.ID, &changeRecord{snap: snap, layer: layer, volume: volNow, volumeIn: true, image: img.ID, layers: len(img.RootFS.Layers)})
@@ -118,6 +94,42 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 		taken.Size = &providers.Size{Bytes: max(img.Size, volBytes), Meaning: "whole"}
 	}
 	return taken, nil
+}
+
+// loadTake loads the snapshot's image, tagged: the container's layer and
+// the volume's on the parent take's image, or the volume's alone on the
+// commit (which then goes), and answers it; the take's mark goes last.
+func (b incremental) loadTake(ctx context.Context, id, snap, commit string, labels map[string]string, lt *layeredTake, vol []layerFile) (image.InspectResponse, error) {
+	if lt == nil {
+		cctx, cancel := short(ctx)
+		img, err := b.c.ImageInspect(cctx, commit)
+		cancel()
+		if err != nil {
+			return image.InspectResponse{}, wrap(err, "read the container's commit")
+		}
+		lt = &layeredTake{b: b.Backend, id: id, parent: img.InspectResponse}
+		// The commit is only the loaded image's base: it goes once the
+		// image is loaded (the engine keeps the layers they share).
+		defer func() {
+			rctx, cancel := short(context.WithoutCancel(ctx))
+			defer cancel()
+			_, _ = b.c.ImageRemove(rctx, commit, client.ImageRemoveOptions{})
+		}()
+	}
+	lt.more = vol
+	if _, err := lt.load(ctx, snap, labels); err != nil {
+		return image.InspectResponse{}, err
+	}
+	cctx, cancel := short(ctx)
+	defer cancel()
+	img, err := b.c.ImageInspect(cctx, snapImage(snap))
+	if err != nil {
+		return image.InspectResponse{}, wrap(err, "read the snapshot's image")
+	}
+	if err := b.removeVolume(ctx, snapVolume(snap)); err != nil {
+		return image.InspectResponse{}, err
+	}
+	return img.InspectResponse, nil
 }
 
 // pauseHold is a box paused for a take, which end unpauses.
