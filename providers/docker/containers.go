@@ -12,6 +12,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/image"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 )
@@ -249,12 +250,46 @@ func (e *engine) local() bool {
 	return strings.HasPrefix(e.c.DaemonHost(), "unix://")
 }
 
+// volumeInImage says whether a snapshot's image holds its volume.
+func volumeInImage(img image.InspectResponse) bool {
+	return img.Config != nil && img.Config.Labels[labelVolumeIn] != ""
+}
+
+// snapshotVolumeInImage says whether the snapshot's volume is a part of its
+// image (a volume made for a box from that image is filled from it by the
+// engine), not a copy of its own.
+func (e *engine) snapshotVolumeInImage(ctx context.Context, snap string) (bool, error) {
+	cctx, cancel := short(ctx)
+	defer cancel()
+	img, err := e.c.ImageInspect(cctx, snapImage(snap))
+	if err != nil {
+		return false, wrap(err, "read the snapshot's image")
+	}
+	return volumeInImage(img.InspectResponse), nil
+}
+
+// fillFromSnapshot fills a new, empty volume with the snapshot's: a copy of
+// its volume copy, or nothing where its image holds the volume, which the
+// engine copies into the empty volume when the box's container is made
+// from that image.
+func (b *Backend) fillFromSnapshot(ctx context.Context, snap, vol string) error {
+	in, err := b.snapshotVolumeInImage(ctx, snap)
+	if err != nil || in {
+		return err
+	}
+	return b.copyVolume(ctx, snapVolume(snap), vol)
+}
+
 // snapshotWhole says whether both parts of a snapshot exist.
 func (e *engine) snapshotWhole(ctx context.Context, snap string) error {
 	cctx, cancel := short(ctx)
 	defer cancel()
-	if _, err := e.c.ImageInspect(cctx, snapImage(snap)); err != nil {
+	img, err := e.c.ImageInspect(cctx, snapImage(snap))
+	if err != nil {
 		return wrap(err, "read the snapshot's image")
+	}
+	if volumeInImage(img.InspectResponse) {
+		return nil
 	}
 	if _, err := e.c.VolumeInspect(cctx, snapVolume(snap), client.VolumeInspectOptions{}); err != nil {
 		return wrap(err, "read the snapshot's volume")

@@ -9,33 +9,45 @@
 // on in a same-box swap, new on a fork). The container runs unprivileged,
 // with no-new-privileges and no host mount.
 //
-// A snapshot is an image (boxsnap/snapshot:<snapshot ID>) and a copy of the
-// box's volume (boxsnap-<snapshot ID>), both of the container paused: the
-// volume is copied whole while the box runs and, in the pause, only the
-// paths whose stat changed since are copied again (volume.go); the image is
-// tagged last, so a snapshot whose image exists is whole. A box's first take since boxsnap started commits the container;
-// each later take is a layered image (layered.go): its parent snapshot's
-// image plus one layer holding only the paths of the container's writable
-// layer whose stat changed since (read from the paused container through the
-// archive endpoint), and a whiteout for each path gone, loaded from a
-// docker-archive tar that names the parent's layers by diff ID. The engine
-// shares the layers, so each snapshot is whole on its own after its parent
-// is deleted. What changed is found against the record of the box's last
-// take (record.go, in the process's memory): the engine's list of the
-// container's changes, with each path's stat, and a scan of the volume's
-// stats, both read in the pause; Changes compares the box with the same
-// record, so a box that changed nothing answers unchanged. Memory is not
-// captured. A restore is a swap in Docker's capture order: the undo (a
-// snapshot of the running box), stop the old container, make the new one from
-// the snapshot's image and a copy of its volume, start it under the box's
-// name, then delete the old one. Kept snapshots stay as they are past the
-// box's release, except on a host whose boxes go with it
-// (Config.BoxesGoWithHost).
+// A snapshot is an image (boxsnap/snapshot:<snapshot ID>) of the container
+// paused, which holds the box's volume too, under the volume's folder
+// (labelled boxsnap.volume-in, volumelayer.go and takeinimage.go): the
+// volume's changes since the parent take are written as a layer while the
+// box runs, and in the pause only the paths whose stat changed since, as
+// one more; with no parent take on record the whole volume is written,
+// over an opaque whiteout of the folder. The image is tagged last, so a
+// snapshot whose image exists is whole. A box's first take since boxsnap
+// started commits the container and loads the volume's layers on the
+// commit; each later take is a layered image (layered.go): its parent
+// snapshot's image plus one layer holding only the paths of the
+// container's writable layer whose stat changed since (read from the
+// paused container through the archive endpoint), and a whiteout for each
+// path gone, then the volume's layers, loaded from a docker-archive tar
+// that names the parent's layers by diff ID. The engine shares the layers,
+// so each snapshot is whole on its own after its parent is deleted. An
+// engine on containerd's image store wants every layer's content at a
+// load: there, and for every snapshot taken before the volume went into
+// the image, the volume is a copy of its own (boxsnap-<snapshot ID>),
+// copied whole while the box runs and again, in the pause, only where a
+// stat changed (volume.go), and the take commits the container. What
+// changed is found against the record of the box's last take (record.go,
+// in the process's memory): the engine's list of the container's changes,
+// with each path's stat, and a scan of the volume's stats, both read in
+// the pause; Changes compares the box with the same record, so a box that
+// changed nothing answers unchanged. Memory is not captured. A restore is
+// a swap in Docker's capture order: the undo (a snapshot of the running
+// box), stop the old container, make the new one from the snapshot's image
+// with a new volume (which the engine fills from the image's volume folder
+// as it makes the container, or which a copy of the snapshot's volume copy
+// fills first), start it under the box's name, then delete the old one.
+// Kept snapshots stay as they are past the box's release, except on a host
+// whose boxes go with it (Config.BoxesGoWithHost).
 //
 // A look inside a snapshot (providers.Browser, files.go) reads its files
 // through the engine's archive endpoint from a container made, never
-// started, from the snapshot's image with its volume copy mounted
-// read-only; the tar stream is parsed in Go, never extracted on the host.
+// started, from the snapshot's image (with its volume copy, if it has one,
+// mounted read-only); the tar stream is parsed in Go, never extracted on
+// the host.
 //
 // A reset (providers.Resetter, reset.go) makes a new container of the box's
 // image with a new, empty volume, under the box's name, with its identity
@@ -46,7 +58,7 @@
 // beneath the container's root, through no link, never by running anything
 // of the box's.
 //
-// The volume copies run in a container of a small image the backend makes
+// The volume's scans and copies run in a container of a small image the backend makes
 // from a static busybox (boxsnap/copier:1), never pulled from a registry.
 // The engine may be local (unix://), or remote over tcp:// with TLS or over
 // ssh:// (as the docker CLI does, `ssh host docker system dial-stdio`).

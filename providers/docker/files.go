@@ -104,12 +104,19 @@ func (f *files) createLook(ctx context.Context, snap string) (string, error) {
 		return "", err
 	}
 	labels := map[string]string{labelInstall: f.cfg.Install, labelRole: roleLook, labelSnapshot: snap}
+	// A volume held in the image is read where the image holds it.
+	var mounts []mount.Mount
+	if in, err := f.snapshotVolumeInImage(ctx, snap); err != nil {
+		return "", err
+	} else if !in {
+		mounts = []mount.Mount{{Type: mount.TypeVolume, Source: snapVolume(snap), Target: f.cfg.VolumePath, ReadOnly: true}}
+	}
 	cctx, cancel := short(ctx)
 	defer cancel()
 	res, err := f.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: snapImage(snap),
 		Config: &container.Config{Entrypoint: []string{lookEntrypoint}, Labels: labels, NetworkDisabled: true},
 		HostConfig: &container.HostConfig{NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"},
-			Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: snapVolume(snap), Target: f.cfg.VolumePath, ReadOnly: true}}}})
+			Mounts: mounts}})
 	if err != nil {
 		return "", wrap(err, "make the container that reads the snapshot's files")
 	}

@@ -22,7 +22,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if err != nil {
 		return providers.Guest{}, err
 	}
-	if err := b.copyVolume(ctx, snapVolume(ref.Ref), vol); err != nil {
+	if err := b.fillFromSnapshot(ctx, ref.Ref, vol); err != nil {
 		_ = b.removeVolume(context.WithoutCancel(ctx), vol)
 		return providers.Guest{}, fmt.Errorf("copy the snapshot's volume: %w", err)
 	}

@@ -105,6 +105,9 @@ type layeredTake struct {
 	cleanup func()
 	diffID  string
 	bytes   int64 // the bytes read from the container
+	// more are the layers loaded above the container's (the volume's),
+	// and the container's own is left out where file is nil.
+	more []layerFile
 }
 
 // layeredOn answers a layered take on the box's last take, or nil where a
@@ -248,7 +251,13 @@ func (t *layeredTake) load(ctx context.Context, snap string, labels map[string]s
 		cfg.Labels = map[string]string{}
 	}
 	maps.Copy(cfg.Labels, labels)
-	diffIDs := append(slices.Clone(t.parent.RootFS.Layers), t.diffID)
+	diffIDs := slices.Clone(t.parent.RootFS.Layers)
+	if t.file != nil {
+		diffIDs = append(diffIDs, t.diffID)
+	}
+	for _, l := range t.more {
+		diffIDs = append(diffIDs, l.diffID)
+	}
 	config, err := json.Marshal(map[string]any{"architecture": t.parent.Architecture, "os": t.parent.Os,
 		"created": time.Now().UTC(), "config": cfg, "rootfs": map[string]any{"type": "layers", "diff_ids": diffIDs}})
 	if err != nil {
@@ -260,7 +269,12 @@ func (t *layeredTake) load(ctx context.Context, snap string, labels map[string]s
 	for i := range t.parent.RootFS.Layers {
 		names = append(names, fmt.Sprintf("parent-%d/layer.tar", i)) // the engine has it: never read
 	}
-	names = append(names, "new/layer.tar")
+	if t.file != nil {
+		names = append(names, "new/layer.tar")
+	}
+	for i := range t.more {
+		names = append(names, fmt.Sprintf("more-%d/layer.tar", i))
+	}
 	manifest, err := json.Marshal([]map[string]any{{"Config": configName, "RepoTags": []string{snapImage(snap)}, "Layers": names}})
 	if err != nil {
 		return "", fmt.Errorf("write the new image's manifest: %w", err)
@@ -270,7 +284,7 @@ func (t *layeredTake) load(ctx context.Context, snap string, labels map[string]s
 	res, err := t.b.c.ImageLoad(ctx, pr, client.ImageLoadWithQuiet(true))
 	if err != nil {
 		_ = pr.CloseWithError(err)
-		return "", wrap(err, "load the snapshot's image")
+		return "", t.b.roomWords(ctx, wrap(err, "load the snapshot's image"))
 	}
 	defer func() { _ = res.Close() }()
 	if err := loadErrors(res); err != nil {
@@ -288,19 +302,16 @@ func (t *layeredTake) load(ctx context.Context, snap string, labels map[string]s
 // archive writes the docker-archive tar: the new layer, the config, the
 // manifest.
 func (t *layeredTake) archive(w io.Writer, config []byte, configName string, manifest []byte) error {
-	st, err := t.file.Stat()
-	if err != nil {
-		return err
-	}
-	if _, err := t.file.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
 	tw := tar.NewWriter(w)
-	if err := tw.WriteHeader(&tar.Header{Name: "new/layer.tar", Mode: 0o644, Size: st.Size()}); err != nil {
-		return err
+	if t.file != nil {
+		if err := archiveLayer(tw, "new/layer.tar", t.file); err != nil {
+			return err
+		}
 	}
-	if _, err := io.Copy(tw, t.file); err != nil {
-		return err
+	for i, l := range t.more {
+		if err := archiveLayer(tw, fmt.Sprintf("more-%d/layer.tar", i), l.file.f); err != nil {
+			return err
+		}
 	}
 	for _, f := range []struct {
 		name string
@@ -314,6 +325,22 @@ func (t *layeredTake) archive(w io.Writer, config []byte, configName string, man
 		}
 	}
 	return tw.Close()
+}
+
+// archiveLayer writes a layer's file into the docker-archive tar.
+func archiveLayer(tw *tar.Writer, name string, f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: st.Size()}); err != nil {
+		return err
+	}
+	_, err = io.Copy(tw, f)
+	return err
 }
 
 // loadErrors reads the engine's answer to a load: a stream of JSON
@@ -331,7 +358,11 @@ func loadErrors(r io.Reader) error {
 			return fmt.Errorf("read the engine's answer to the load: %w", err)
 		}
 		if m.Error != "" {
-			return fmt.Errorf("load the snapshot's image: %s", m.Error)
+			err := fmt.Errorf("load the snapshot's image: %s", m.Error)
+			if strings.Contains(m.Error, "no space left on device") {
+				return fmt.Errorf("the Docker host's data root is full: %w (%w)", providers.ErrNoRoom, err)
+			}
+			return err
 		}
 	}
 }

@@ -24,6 +24,9 @@ type changeRecord struct {
 	layers int    // how many layers its image has
 	layer  layerState
 	volume volumeState
+	// volumeIn says the image holds the volume as volume reads
+	// (labelVolumeIn), so a take on it needs only the volume's changes.
+	volumeIn bool
 }
 
 // layerEntry is one path of a container's writable layer: deleted (a

@@ -91,7 +91,7 @@ func (b *Backend) makeNext(ctx context.Context, g providers.Guest, ref providers
 	if err != nil {
 		return err
 	}
-	if err := b.copyVolume(ctx, snapVolume(ref.Ref), vol); err != nil {
+	if err := b.fillFromSnapshot(ctx, ref.Ref, vol); err != nil {
 		_ = b.removeVolume(context.WithoutCancel(ctx), vol)
 		return fmt.Errorf("copy the snapshot's volume: %w", err)
 	}

@@ -234,7 +234,7 @@ func (s *stored) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, e
 				continue
 			}
 			h.Incomplete, h.Error = true, "its volume's copy exists but its image was never committed: the take was cut short"
-		case !p.vol:
+		case !p.vol && l[labelVolumeIn] == "":
 			h.Incomplete, h.Error = true, "its image exists but its volume's copy is gone"
 		}
 		out = append(out, h)

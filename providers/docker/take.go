@@ -31,12 +31,13 @@ const copierImage = "boxsnap/copier:1"
 // full data root.
 const fullBelow = 4 << 20
 
-// Snapshot takes one snapshot: the box's volume is copied into a volume of
-// the snapshot's own, the container paused, what changed in the volume since
-// copied again, and the container committed as an image (or, after a take
-// this process recorded, only what changed since written as a layer on that
-// take's image), then unpaused, and only then is the image tagged with the
-// snapshot's name. The tag is the mark of a whole snapshot: one without it is
+// Snapshot takes one snapshot: the box's volume is written as layers of the
+// snapshot's image under the volume's folder (where the engine cannot load
+// an image on its layers, copied into a volume of the snapshot's own), the
+// container paused, what changed in the volume since written again, and the
+// container committed as an image (or, after a take this process recorded,
+// only what changed since written as a layer on that take's image), then
+// unpaused, and only then is the image tagged with the snapshot's name. The tag is the mark of a whole snapshot: one without it is
 // incomplete. Memory is not captured.
 //
 // A take a killed worker cut short before its tag is known by its copier's
@@ -91,7 +92,9 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	return taken, nil
 }
 
-// capture pauses the container, copies its volume and records its layer
+// capture, on an engine that loads images on layers it has, writes the
+// volume into the snapshot's image (captureInImage). Elsewhere it pauses
+// the container, copies its volume and records its layer
 // and its volume's stats, writes the layer of what changed since the box's
 // last take (or, with no record of it, commits the container whole),
 // unpauses it whatever happened, and then tags the image (loads it, for a
@@ -104,9 +107,15 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	if !ok {
 		return providers.SnapshotTaken{}, fmt.Errorf("the container %s: %w", name, providers.ErrNotFound)
 	}
-	// The snapshot's volume and the copier's container are made, and the
-	// volume copied whole, before the pause: inside it only what changed
-	// since is copied, and the container's layer recorded and written.
+	if (incremental{b}).loadsOnLayers(ctx) {
+		return incremental{b}.captureInImage(ctx, c, name, vol, snap, labels, ownPause)
+	}
+	// Where the engine cannot load an image on layers it has, the
+	// snapshot's volume is a copy of its own: that volume and the copier's
+	// container are made, and the volume copied whole, before the pause:
+	// inside it only what changed since is copied, and the container's
+	// layer recorded and written.
+	labels[labelVolumeIn] = ""
 	cctx, cancel := short(ctx)
 	_, err = b.c.VolumeCreate(cctx, client.VolumeCreateOptions{Name: snapVolume(snap), Labels: labels})
 	cancel()
