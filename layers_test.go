@@ -53,6 +53,8 @@ var layers = []struct {
 	{pkg: "providers", forbid: []string{"app/", "jobs"}},
 	{pkg: "providers/local", forbid: []string{"app/", "jobs", "providers/proxmox", "providers/docker"}},
 	{pkg: "providers/local/diskimage", forbid: []string{"*"}},
+	{pkg: "providers/local/apply", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/content", "providers/local/diskimage", "providers/local/journal", "providers/local/store"}},
+	{pkg: "providers/local/disks", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/diskimage", "providers/local/process", "providers/local/store"}},
 	{pkg: "providers/local/browse", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},
 	{pkg: "providers/local/confined", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/store"}},
 	{pkg: "providers/local/content", forbid: []string{"*"}},

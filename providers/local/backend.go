@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/apply"
 	"github.com/boxsnap/boxsnap/providers/local/browse"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/content"
-	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/exports"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/process"
@@ -83,7 +84,7 @@ type Config struct {
 	// archive is compressed: a small upload can unpack to far more);
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
-	// DiskImages gives each new box a file system of its own (image.go),
+	// DiskImages gives each new box a file system of its own (package disks),
 	// which bounds its disk to the byte, where a loop mount works. Off,
 	// every box's disk is bounded by the watch that measures its folder
 	// (disk.go). boxsnap's configuration turns it on by default
@@ -137,6 +138,11 @@ type Backend struct {
 	// Scanner walks a box's folder beneath it; the journals and Files
 	// share it.
 	*confined.Scanner
+	// Disks makes, mounts and swaps the boxes' own file systems.
+	*disks.Disks
+	// Writer writes snapshots into boxes' folders and templates into new
+	// ones.
+	*apply.Writer
 
 	id      string
 	root    string
@@ -151,12 +157,7 @@ type Backend struct {
 
 	maxImport int64 // the content one import's batch may unpack
 
-	diskImages bool             // Config.DiskImages
-	diskBytes  int64            // Config.DiskBytes
-	loopOnce   sync.Once        // DiskBounding's probe, once
-	loopWhy    string           // why a box gets no file system of its own; "" when it does
-	loopFix    string           // what makes it get one
-	grow       diskimage.Grower // gives mounted images room ahead
+	diskBytes int64 // Config.DiskBytes
 
 	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
 	hooks     hooks

@@ -19,6 +19,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -110,7 +111,7 @@ func (b *Backend) existingBox(guest providers.Guest) (string, error) {
 		return "", err
 	}
 	dir := b.Store.BoxDir(guest.Ref)
-	if err := b.ensureMounted(guest.Ref); err != nil {
+	if err := b.EnsureMounted(guest.Ref); err != nil {
 		return "", err
 	}
 	fi, err := os.Lstat(dir)
@@ -205,12 +206,12 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 				return providers.Guest{}, err
 			}
 		}
-		if _, err := b.makeBoxFolder(ctx, dir, b.imageFile(box), diskBound(spec.Limits, b.diskBytes)); err != nil {
+		if _, err := b.MakeBoxFolder(ctx, dir, b.ImageFile(box), diskBound(spec.Limits, b.diskBytes)); err != nil {
 			return providers.Guest{}, fmt.Errorf("make box %s: %w", box, err)
 		}
 		if src != "" {
-			if err := b.copyTree(ctx, src, dir); err != nil {
-				_ = b.removeBoxFolder(dir, b.imageFile(box))
+			if err := b.CopyTree(ctx, src, dir); err != nil {
+				_ = b.RemoveBoxFolder(dir, b.ImageFile(box))
 				return providers.Guest{}, fmt.Errorf("make box %s from template %s: %w", box, src, err)
 			}
 		}
@@ -263,7 +264,7 @@ func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
 	if err := b.Stop(ctx, guest); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	if err := b.removeBoxFolder(b.Store.BoxDir(guest.Ref), b.imageFile(guest.Ref)); err != nil {
+	if err := b.RemoveBoxFolder(b.Store.BoxDir(guest.Ref), b.ImageFile(guest.Ref)); err != nil {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
 	for _, f := range []string{b.StateFile(guest.Ref), b.StatCacheFile(guest.Ref), b.Path(store.DirState, guest.Ref+".log"), b.Path(store.DirState, guest.Ref+".lock")} {
@@ -519,7 +520,7 @@ func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, san
 	st.Proc = recordOf(cmd.Process.Pid, cg, p.sandboxed)
 	st.Owner = b.owner
 	st.Running, st.DiskStop = true, nil
-	if fi, err := os.Stat(b.imageFile(box)); err == nil && isMounted(dir) {
+	if fi, err := os.Stat(b.ImageFile(box)); err == nil && disks.IsMounted(dir) {
 		go b.watchRoom(box, dir, p, fi.Size(), logf)
 	} else {
 		go b.watchDisk(box, dir, p, diskBound(st.Limits, b.diskBytes), logf)
@@ -631,7 +632,7 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	}
 	stop := st.DiskStop
 	if stop == nil {
-		stop = b.fullStatus(guest.Ref, dir)
+		stop = b.FullStatus(guest.Ref, dir)
 	}
 	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}, DiskStop: stop}, nil
 }

@@ -9,7 +9,7 @@
 //	boxes/<boxID>/                 a box's files; a fork is made in boxes/.fork-* and renamed;
 //	                               where loop mounts work, its image's box subfolder, bound
 //	disks/<boxID>.img              a box's own ext4 file system, a file of its disk bound's
-//	                               size allocated on the host as the box fills (image.go,
+//	                               size allocated on the host as the box fills (disks,
 //	                               diskimage); a fork and a reset make theirs under
 //	                               disks/.fork-* and disks/.reset-*
 //	disks/<boxID>.fs/              where the image is mounted: its box subfolder, and its
@@ -100,7 +100,7 @@
 // # Its packages
 //
 // Beside diskimage (a box's own file system), the backend is this package
-// and eight below it, each with a type holding only the fields it uses,
+// and ten below it, each with a type holding only the fields it uses,
 // which Backend embeds (so their methods answer for it) and New wires:
 //
 //   - store: the store's layout, its checked writes and reads, the store
@@ -119,13 +119,19 @@
 //     cgroup (Processes);
 //   - exports: exports, imports and the scrubbed share copy (Exports,
 //     which answers providers.Exporter);
+//   - apply: bringing a box's folder to exactly a snapshot (a restore's
+//     rollback, a fork's new folder) and copying a template into a new
+//     box's (Writer);
+//   - disks: a box's own file system, bounding its disk to the byte:
+//     its image made, mounted, moved, swapped and removed, and its room
+//     (Disks);
 //   - browse: listing, reading and comparing a snapshot's files with
 //     another's or the box's now (Files, which answers providers.Browser
 //     and providers.ReadChecker).
 //
 // This package keeps the Backend, which answers providers.Backend and its
-// optional faces: the box folders and their state, takes and restores as
-// steps, forks, plans, disk bounds and the box processes' owners.
+// optional faces: the box folders and their state, takes, restores as
+// steps, forks, plans, the disk bound's watch and the box processes' owners.
 // TestNoPathBasedBoxFileCalls walks this package and those below it.
 //
 // This package and those below it import only the standard library,

@@ -16,6 +16,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -55,7 +56,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	// A snapshot whose files hold more than the bound is refused before
 	// anything is made (forkFolder checks the room an image leaves too).
 	bound := diskBound(src.Limits, b.diskBytes)
-	if err := fitsWords(m, bound); err != nil {
+	if err := disks.FitsWords(m, bound); err != nil {
 		return providers.Guest{}, err
 	}
 	// The fork is made under a temporary name and renamed once clean, so a
@@ -67,10 +68,10 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	ok := false
 	defer func() {
 		if !ok {
-			_ = b.removeBoxFolder(tmp, tmpImg)
+			_ = b.RemoveBoxFolder(tmp, tmpImg)
 		}
 	}()
-	if _, err := b.apply(ctx, tmp, m, nil, nil); err != nil {
+	if _, err := b.Apply(ctx, tmp, m, nil, nil); err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
 	sec := box.Secrets
@@ -90,7 +91,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	st := boxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
 		Parent: m.ID, ForkedFrom: m.ID}
 	if image {
-		err = b.moveImage(tmp, tmpImg, dst, b.imageFile(box.ID))
+		err = b.MoveImage(tmp, tmpImg, dst, b.ImageFile(box.ID))
 	} else {
 		err = os.Rename(tmp, dst)
 	}
@@ -116,15 +117,15 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 func (b *Backend) forkFolder(ctx context.Context, m *store.Manifest, box string, bound int64) (tmp, tmpImg string, image bool, err error) {
 	suffix := store.RandomSuffix()
 	tmp = b.Path(store.DirBoxes, ".fork-"+box+"-"+suffix)
-	tmpImg = b.Path(dirDisks, ".fork-"+box+"-"+suffix+".img")
-	if image, err = b.makeBoxFolder(ctx, tmp, tmpImg, bound); err != nil {
+	tmpImg = b.Path(disks.DirDisks, ".fork-"+box+"-"+suffix+".img")
+	if image, err = b.MakeBoxFolder(ctx, tmp, tmpImg, bound); err != nil {
 		return "", "", false, fmt.Errorf("fork: %w", err)
 	}
 	room := bound
 	if image {
-		var r boxRoom
-		if r, err = roomOf(tmp); err == nil {
-			room = r.free + r.held
+		var r disks.BoxRoom
+		if r, err = disks.RoomOf(tmp); err == nil {
+			room = r.Free + r.Held
 		}
 	}
 	if err == nil {
@@ -133,13 +134,13 @@ func (b *Backend) forkFolder(ctx context.Context, m *store.Manifest, box string,
 	if err != nil {
 		err = fmt.Errorf("fork: %w", err)
 	} else {
-		err = fitsWords(m, room)
+		err = disks.FitsWords(m, room)
 	}
 	if err == nil && image {
 		err = diskimage.MakeRoomIn(tmp, m.Bytes)
 	}
 	if err != nil {
-		_ = b.removeBoxFolder(tmp, tmpImg)
+		_ = b.RemoveBoxFolder(tmp, tmpImg)
 		return "", "", false, err
 	}
 	return tmp, tmpImg, image, nil

@@ -21,6 +21,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 	"github.com/boxsnap/boxsnap/providers/local/sweep"
@@ -530,7 +531,7 @@ func TestABoxFolderRemovedBehindBoxsnapsBack(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	// A folder that is a file system of its own goes only once unmounted.
-	_ = unmount(e.dir)
+	_ = disks.Unmount(e.dir)
 	os.RemoveAll(e.dir)
 	st, err := e.b.Status(e.ctx, e.g)
 	if err != nil || st.Exists {
@@ -968,7 +969,7 @@ func groupLives(pgid int) bool {
 }
 
 // unmountAtEnd unmounts, at the test's end, the file systems of its own
-// that each box of b got (image.go), so its temporary folder can be removed.
+// that each box of b got (package disks), so its temporary folder can be removed.
 func unmountAtEnd(t testing.TB, b *Backend) {
 	t.Helper()
 	t.Cleanup(func() {

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -126,7 +127,7 @@ func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*
 		}
 		total += s.St.Size
 		if pe := prev[s.Rel]; pe == nil || pe.Key() != store.KeyOf(&s.St) {
-			changed += allocatedOf(&s.St) // a sparse file's copy holds its data only
+			changed += confined.AllocatedOf(&s.St) // a sparse file's copy holds its data only
 		}
 	}
 	return files, total, changed, nil

@@ -165,7 +165,7 @@ func TestEveryReadySnapshotRestoresByteExact(t *testing.T) {
 			if err := os.Mkdir(scratch, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.b.apply(e.ctx, scratch, m, nil, nil); err != nil {
+			if _, err := e.b.Apply(e.ctx, scratch, m, nil, nil); err != nil {
 				t.Fatalf("seed %d, step %d (%s): restoring snapshot %s into a scratch folder: %v", seed, step, what, id, err)
 			}
 			if d := treeDiff(taken[id], treeOf(t, scratch)); d != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -48,31 +49,31 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	// new bound), then swapped in.
 	suffix := store.RandomSuffix()
 	fresh := b.Path(store.DirBoxes, ".reset-"+g.Ref+"-"+suffix)
-	freshImg := b.Path(dirDisks, ".reset-"+g.Ref+"-"+suffix+".img")
-	image, err := b.makeBoxFolder(ctx, fresh, freshImg, diskBound(limits, b.diskBytes))
+	freshImg := b.Path(disks.DirDisks, ".reset-"+g.Ref+"-"+suffix+".img")
+	image, err := b.MakeBoxFolder(ctx, fresh, freshImg, diskBound(limits, b.diskBytes))
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	if spec.Template != "" {
 		src, err := b.templateDir(spec.Template)
 		if err == nil {
-			if err = b.copyTree(ctx, src, fresh); err != nil {
+			if err = b.CopyTree(ctx, src, fresh); err != nil {
 				err = fmt.Errorf("reset box %s from template %s: %w", g.Ref, spec.Template, err)
 			}
 		}
 		if err != nil {
-			_ = b.removeBoxFolder(fresh, freshImg)
+			_ = b.RemoveBoxFolder(fresh, freshImg)
 			return err
 		}
 	}
 	if err := writeIdentity(fresh, g.Ref); err != nil {
-		_ = b.removeBoxFolder(fresh, freshImg)
+		_ = b.RemoveBoxFolder(fresh, freshImg)
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	if image {
-		err = b.swapImage(g.Ref, dir, fresh, freshImg)
+		err = b.SwapImage(g.Ref, dir, fresh, freshImg)
 	} else {
-		err = b.swapFolder(g.Ref, dir, fresh)
+		err = b.SwapFolder(g.Ref, dir, fresh)
 	}
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
@@ -170,111 +171,6 @@ func (b *Backend) WriteBoxFile(ctx context.Context, g providers.Guest, rel strin
 	if werr != nil {
 		_ = unix.Unlinkat(dfd, tmp, 0)
 		return fmt.Errorf("write %s: %w", rel, werr)
-	}
-	return nil
-}
-
-// swapFolder puts the plain folder fresh in place of the box's folder dir,
-// and removes the old one; on failure the box is as it was.
-func (b *Backend) swapFolder(box, dir, fresh string) error {
-	old := b.Path(store.DirBoxes, ".reset-old-"+box+"-"+store.RandomSuffix())
-	oldImg := ""
-	unlock, err := b.lockMounts()
-	if err != nil {
-		_ = os.RemoveAll(fresh)
-		return err
-	}
-	if b.hasImage(box) {
-		// A box with a file system of its own, on a host where loop mounts
-		// stopped working: it gets a plain folder.
-		if err = unmount(dir); err == nil {
-			oldImg = old + ".img"
-			if err = os.Rename(b.imageFile(box), oldImg); err != nil {
-				_ = mountImage(b.imageFile(box), dir)
-			}
-		}
-	}
-	if err == nil {
-		if err = os.Rename(dir, old); err == nil {
-			if err = os.Rename(fresh, dir); err != nil {
-				_ = os.Rename(old, dir) // put the box back as it was
-			}
-		}
-		if err != nil && oldImg != "" {
-			_ = os.Rename(oldImg, b.imageFile(box))
-			_ = mountImage(b.imageFile(box), dir)
-		}
-	}
-	unlock()
-	if err != nil {
-		_ = os.RemoveAll(fresh)
-		return err
-	}
-	if err := os.RemoveAll(old); err != nil {
-		b.log.Warn("the reset box's old folder was not removed", "box", box, "folder", old, "err", err)
-	}
-	if oldImg != "" {
-		_ = os.Remove(oldImg)
-	}
-	return nil
-}
-
-// swapImage puts the file system fresh (its image freshImg mounted on the
-// folder fresh) in place of the box's: the box's folder dir unmounted (or,
-// for a plain folder, moved aside and made again), the fresh image renamed
-// to the box's and mounted on dir, and the old one removed. On failure the
-// box is as it was.
-func (b *Backend) swapImage(box, dir, fresh, freshImg string) error {
-	img := b.imageFile(box)
-	unlock, err := b.lockMounts()
-	if err != nil {
-		_ = b.removeBoxFolder(fresh, freshImg)
-		return err
-	}
-	old := b.Path(store.DirBoxes, ".reset-old-"+box+"-"+store.RandomSuffix())
-	oldImg := old + ".img"
-	hadImage := b.hasImage(box)
-	err = unmount(fresh)
-	if err == nil {
-		_ = os.Remove(fresh)
-		if hadImage {
-			if err = unmount(dir); err == nil {
-				if err = os.Rename(img, oldImg); err != nil {
-					_ = mountImage(img, dir)
-				}
-			}
-		} else if err = os.Rename(dir, old); err == nil {
-			if err = os.Mkdir(dir, 0o755); err != nil {
-				_ = os.Rename(old, dir)
-			}
-		}
-		if err == nil {
-			if err = os.Rename(freshImg, img); err == nil {
-				if err = mountImage(img, dir); err != nil {
-					_ = os.Rename(img, freshImg)
-				}
-			}
-			if err != nil {
-				// Put the box back as it was.
-				if hadImage {
-					_ = os.Rename(oldImg, img)
-					_ = mountImage(img, dir)
-				} else {
-					_ = os.Remove(dir)
-					_ = os.Rename(old, dir)
-				}
-			}
-		}
-	}
-	unlock()
-	if err != nil {
-		_ = b.removeBoxFolder(fresh, freshImg)
-		return err
-	}
-	if hadImage {
-		_ = os.Remove(oldImg)
-	} else if err := os.RemoveAll(old); err != nil {
-		b.log.Warn("the reset box's old folder was not removed", "box", box, "folder", old, "err", err)
 	}
 	return nil
 }

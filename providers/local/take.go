@@ -368,7 +368,7 @@ func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir s
 					j.id = &confined.FileID{Dev: uint64(s.St.Dev), Ino: s.St.Ino}
 				}
 				jobs = append(jobs, j)
-				need += allocatedOf(&s.St)
+				need += confined.AllocatedOf(&s.St)
 			}
 		}
 		m.Entries = append(m.Entries, e)
@@ -424,12 +424,6 @@ func (b *Backend) copyNew(ctx context.Context, root *confined.Beneath, m *store.
 		firstEr = ctx.Err()
 	}
 	return added, copied, firstEr
-}
-
-// allocatedOf is what a file holds on disk, at most its size: a sparse file's
-// copy holds its data only (copyData).
-func allocatedOf(st *unix.Stat_t) int64 {
-	return min(st.Blocks*512, st.Size)
 }
 
 // roomForCopy refuses a take whose copies, need bytes on disk, do not fit in
