@@ -7,12 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/apply"
 	"github.com/boxsnap/boxsnap/providers/local/browse"
+	"github.com/boxsnap/boxsnap/providers/local/capture"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/content"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
@@ -102,17 +102,11 @@ type Config struct {
 	Price *providers.Price
 }
 
-// hooks lets this package's own tests reach inside a take, a delete or a
-// start, to make a file change mid-take, a delete stop part way or an owner
-// die mid-start. Nil outside tests.
+// hooks lets this package's own tests reach inside a take or a start, to
+// make a file change mid-take or an owner die mid-start. Nil outside tests.
 type hooks struct {
-	mu sync.Mutex
-
-	// afterScan runs after a take's scan, before links are read and files
-	// copied.
-	afterScan func()
-	// afterCopy runs after a file's content was copied, before its re-stat.
-	afterCopy func(rel string)
+	// Hooks reach inside a take's capture.
+	capture.Hooks
 	// spawned runs in a start once the box's process runs, before its
 	// state file records that process.
 	spawned func()
@@ -140,6 +134,8 @@ type Backend struct {
 	*confined.Scanner
 	// Disks makes, mounts and swaps the boxes' own file systems.
 	*disks.Disks
+	// Capturer takes a box's folder into the store.
+	*capture.Capturer
 	// Writer writes snapshots into boxes' folders and templates into new
 	// ones.
 	*apply.Writer
@@ -159,8 +155,7 @@ type Backend struct {
 
 	diskBytes int64 // Config.DiskBytes
 
-	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
-	hooks     hooks
+	hooks hooks
 
 	mu    sync.Mutex
 	procs map[string]*proc // running box processes, by box ID

@@ -34,7 +34,7 @@ func TestTakeNeverFollowsASwappedLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	swapped := false
-	e.b.hooks.afterScan = func() {
+	e.b.hooks.AfterScan = func() {
 		if err := os.RemoveAll(filepath.Join(e.dir, "d")); err != nil {
 			t.Error(err)
 		}

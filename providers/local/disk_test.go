@@ -142,7 +142,7 @@ func smallStore(t *testing.T, size int64) string {
 func TestTakeChecksTheRoomOnceTheCopysSizeIsKnown(t *testing.T) {
 	e := setupAt(t, smallStore(t, 64<<20), "")
 	e.write(t, "big", string(bytes.Repeat([]byte("x"), 24<<20)))
-	s, err := e.b.storage()
+	s, err := e.b.Capturer.Storage()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 	nothingLeft(small)
 
 	dst := setupAt(t, smallStore(t, 64<<20), "")
-	s, err := dst.b.storage()
+	s, err := dst.b.Capturer.Storage()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@
 // # Its packages
 //
 // Beside diskimage (a box's own file system), the backend is this package
-// and ten below it, each with a type holding only the fields it uses,
+// and eleven below it, each with a type holding only the fields it uses,
 // which Backend embeds (so their methods answer for it) and New wires:
 //
 //   - store: the store's layout, its checked writes and reads, the store
@@ -125,12 +125,15 @@
 //   - disks: a box's own file system, bounding its disk to the byte:
 //     its image made, mounted, moved, swapped and removed, and its room
 //     (Disks);
+//   - capture: reading a box's folder into a manifest, copying the
+//     content the store lacks, and publishing the snapshot whole
+//     (Capturer);
 //   - browse: listing, reading and comparing a snapshot's files with
 //     another's or the box's now (Files, which answers providers.Browser
 //     and providers.ReadChecker).
 //
 // This package keeps the Backend, which answers providers.Backend and its
-// optional faces: the box folders and their state, takes, restores as
+// optional faces: the box folders and their state, takes and restores as
 // steps, forks, plans, the disk bound's watch and the box processes' owners.
 // TestNoPathBasedBoxFileCalls walks this package and those below it.
 //

@@ -59,10 +59,10 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 	_, first := e.take(t)
 
 	e.write(t, "a.txt", "AAAA") // the same size: the compare reads it
-	e.b.hooks.afterScan = func() { pipeAt(t, e.dir, "a.txt") }
+	e.b.hooks.AfterScan = func() { pipeAt(t, e.dir, "a.txt") }
 	var ref providers.SnapshotRef
 	within(t, "the take", func() { _, ref = e.take(t) })
-	e.b.hooks.afterScan = nil
+	e.b.hooks.AfterScan = nil
 	m, err := e.b.loadUsable(ref)
 	if err != nil {
 		t.Fatal(err)

@@ -111,7 +111,7 @@ var pathCallsAllowed = map[string]string{
 	"disks/swap.go (*Disks).SwapFolder":               "the box's folder itself and its image, replaced by boxsnap's path to them",
 	"disks/swap.go (*Disks).SwapImage":                "the box's folder itself and its image, replaced by boxsnap's path to them",
 	"apply/restore.go emptyFolder":                    "the new box's folder itself",
-	"plan.go (*Backend).storage":                      "the store's file system",
+	"capture/take.go (*Capturer).Storage":             "the store's file system",
 	"process/process.go (*Processes).EndFreezer":      "the host's freezer cgroup",
 	"process/process.go (*Processes).StartIn":         "the host's freezer cgroup",
 	"process/process.go MakeFolder":                   "the data folder and those above it, boxsnap's own setting",
@@ -138,19 +138,19 @@ var pathCallsAllowed = map[string]string{
 	"store/store.go ReplaceFile":                      "a file of the store",
 	"store/store.go SyncDir":                          "a folder of the store",
 	"store/store.go WriteFileAtomic":                  "a file of the store",
-	"take.go (*Backend).takeID":                       "the store's snapshot folder",
-	"take.go (*Backend).nameManifest":                 "the store's snapshot folder of its parent",
-	"take.go (*Backend).openHeld":                     "the store's content folder",
-	"take.go (*Backend).copyOnce":                     "the store's content",
-	"take.go (*Backend).newContentFile":               "the store's tmp folder",
-	"take.go (*Backend).publish":                      "the store's tmp and snapshot folders",
-	"take.go (*Backend).syncContent":                  "the store's content folders",
+	"takestep.go (*Backend).takeID":                   "the store's snapshot folder",
+	"takestep.go (*Backend).nameManifest":             "the store's snapshot folder of its parent",
+	"capture/take.go (*Capturer).openHeld":            "the store's content folder",
+	"capture/take.go (*Capturer).copyOnce":            "the store's content",
+	"capture/take.go (*Capturer).newContentFile":      "the store's tmp folder",
+	"capture/take.go (*Capturer).Publish":             "the store's tmp and snapshot folders",
+	"capture/take.go (*Capturer).SyncContent":         "the store's content folders",
 }
 
 // confinedPackages are the folders of the local backend's packages whose
 // every path-based call TestNoPathBasedBoxFileCalls checks: this package and
 // its parts (diskimage reaches only its own image files, never a box's).
-var confinedPackages = []string{".", "apply", "browse", "confined", "content", "disks", "exports", "journal", "process", "store", "sweep"}
+var confinedPackages = []string{".", "apply", "browse", "capture", "confined", "content", "disks", "exports", "journal", "process", "store", "sweep"}
 
 // TestNoPathBasedBoxFileCalls: no box file is reached through a path (a
 // filepath.Join(dir, rel) and a path-based call): every path-based call of

@@ -215,7 +215,7 @@ func TestTakeReadsOnlyWhatChanged(t *testing.T) {
 	}
 	_, _ = e.take(t)
 	var copied []string
-	e.b.hooks.afterCopy = func(rel string) { copied = append(copied, rel) }
+	e.b.hooks.AfterCopy = func(rel string) { copied = append(copied, rel) }
 	e.write(t, "f07.txt", strings.Repeat("x", 1000))
 	// Same size, same mtime put back: the ctime still tells.
 	p := filepath.Join(e.dir, "f08.txt")
@@ -253,7 +253,7 @@ func TestAfterARestoreTheNextTakeReadsOnlyWhatChangedSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	var copied []string
-	e.b.hooks.afterCopy = func(rel string) { copied = append(copied, rel) }
+	e.b.hooks.AfterCopy = func(rel string) { copied = append(copied, rel) }
 	_, r3 := e.take(t)
 	if len(copied) != 0 {
 		t.Fatalf("the take after a restore read %v, which the restore itself wrote", copied)
@@ -295,7 +295,7 @@ func TestTakePausesTheRunningProcessGroupAndResumesIt(t *testing.T) {
 		return groupStopped(pid)
 	}
 	var stoppedDuring []bool
-	e.b.hooks.afterCopy = func(string) { stoppedDuring = append(stoppedDuring, stopped()) }
+	e.b.hooks.AfterCopy = func(string) { stoppedDuring = append(stoppedDuring, stopped()) }
 	taken, _ := e.take(t)
 	if len(stoppedDuring) == 0 {
 		t.Fatal("the take copied nothing")
@@ -359,13 +359,13 @@ func TestAFileThatVanishesDuringATakeIsLeftOutAndTheSnapshotRestores(t *testing.
 	e := setup(t)
 	e.write(t, "keep.txt", "kept")
 	e.write(t, "vanishes.txt", "here for a moment")
-	e.b.hooks.afterCopy = func(rel string) {
+	e.b.hooks.AfterCopy = func(rel string) {
 		if rel == "vanishes.txt" {
 			os.Remove(filepath.Join(e.dir, rel))
 		}
 	}
 	_, ref := e.take(t)
-	e.b.hooks.afterCopy = nil
+	e.b.hooks.AfterCopy = nil
 	e.write(t, "vanishes.txt", "back")
 	if err := e.restore(t, ref); err != nil {
 		t.Fatal(err)
@@ -384,7 +384,7 @@ func TestAFileThatKeepsChangingFailsTheTakeCleanly(t *testing.T) {
 	e.write(t, "stable.txt", "stable content")
 	e.write(t, "busy.log", "start\n")
 	n := 0
-	e.b.hooks.afterCopy = func(rel string) {
+	e.b.hooks.AfterCopy = func(rel string) {
 		if rel == "busy.log" {
 			n++
 			f, _ := os.OpenFile(filepath.Join(e.dir, rel), os.O_APPEND|os.O_WRONLY, 0)
@@ -404,14 +404,14 @@ func TestAFileThatKeepsChangingFailsTheTakeCleanly(t *testing.T) {
 	}
 	// A file that changes once is copied again and the take succeeds.
 	n = 0
-	e.b.hooks.afterCopy = func(rel string) {
+	e.b.hooks.AfterCopy = func(rel string) {
 		if rel == "busy.log" && n == 0 {
 			n++
 			os.WriteFile(filepath.Join(e.dir, rel), []byte("settled\n"), 0o644)
 		}
 	}
 	_, ref := e.take(t)
-	e.b.hooks.afterCopy = nil
+	e.b.hooks.AfterCopy = nil
 	e.write(t, "busy.log", "later")
 	if err := e.restore(t, ref); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers/local/apply"
 	"github.com/boxsnap/boxsnap/providers/local/browse"
+	"github.com/boxsnap/boxsnap/providers/local/capture"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/content"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
@@ -100,8 +101,9 @@ func New(cfg Config) (*Backend, error) {
 		}
 	}
 	b.Writer = &apply.Writer{Store: b.Store, Copier: b.Copier, Scanner: b.Set.Scanner, Log: b.log, Workers: b.workers}
+	b.Capturer = &capture.Capturer{Writer: b.Writer, Root: root, NoSync: b.noSync, Hooks: &b.hooks.Hooks}
 	b.Exports = &exports.Exports{Store: b.Store, Log: b.log, Id: b.id, Install: b.install, MaxImport: b.maxImport, Mu: &b.mu,
-		LoadUsable: b.loadUsable, MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.syncContent, Storage: b.storage,
+		LoadUsable: b.loadUsable, MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.Capturer.SyncContent, Storage: b.Capturer.Storage,
 		ImportUser: b.importUser, GuestOf: b.guestOf}
 	b.Scanner = b.Set.Scanner
 	b.Files = &browse.Files{Store: b.Store, Scanner: b.Set.Scanner, Workers: b.workers,

@@ -22,7 +22,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}
-	storage, err := b.storage()
+	storage, err := b.Capturer.Storage()
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}
@@ -131,44 +131,4 @@ func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*
 		}
 	}
 	return files, total, changed, nil
-}
-
-// fsType names a file system by its statfs magic number, for Storage.Type.
-func fsType(magic int64) string {
-	switch magic {
-	case 0xEF53:
-		return "ext4"
-	case 0x58465342:
-		return "xfs"
-	case 0x9123683E:
-		return "btrfs"
-	case 0x01021994:
-		return "tmpfs"
-	case 0x794C7630:
-		return "overlay"
-	case 0x2FC12FC2:
-		return "zfs"
-	case 0x6969:
-		return "nfs"
-	}
-	return fmt.Sprintf("0x%x", magic)
-}
-
-// storage reads the store's file system: how full it is, in bytes and in
-// inodes (every content file is one).
-func (b *Backend) storage() (providers.Storage, error) {
-	var s unix.Statfs_t
-	if err := unix.Statfs(b.root, &s); err != nil {
-		return providers.Storage{}, fmt.Errorf("read the store's file system: %w", err)
-	}
-	out := providers.Storage{Name: b.root, Type: fsType(int64(s.Type)), FreeBytes: int64(s.Bavail) * int64(s.Bsize)}
-	used := s.Blocks - s.Bfree
-	if used+s.Bavail > 0 {
-		out.PercentFull = float64(used) * 100 / float64(used+s.Bavail)
-	}
-	if s.Files > 0 {
-		pct := float64(s.Files-s.Ffree) * 100 / float64(s.Files)
-		out.MetadataPercentFull = &pct
-	}
-	return out, nil
 }
