@@ -2,10 +2,8 @@ package local
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/content"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/exports"
+	"github.com/boxsnap/boxsnap/providers/local/held"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
@@ -134,6 +133,8 @@ type Backend struct {
 	*confined.Scanner
 	// Disks makes, mounts and swaps the boxes' own file systems.
 	*disks.Disks
+	// Held lists the snapshots the store holds.
+	*held.Held
 	// Capturer takes a box's folder into the store.
 	*capture.Capturer
 	// Writer writes snapshots into boxes' folders and templates into new
@@ -166,8 +167,6 @@ type Backend struct {
 	leave bool
 	// cleanOnce runs cleanCgroups once, at the first restart or takeover.
 	cleanOnce sync.Once
-
-	ratesMu sync.Mutex
 }
 
 // ID is the backend's ID in settings.
@@ -202,73 +201,4 @@ const excludes = "sockets and device files"
 // finishes inside its call.
 func (b *Backend) ProviderTask(ctx context.Context, task providers.TaskRef) (providers.TaskOutcome, error) {
 	return providers.TaskOutcome{}, fmt.Errorf("local backend task %s: %w", task.ID, providers.ErrUnsupported)
-}
-
-// rates is the running measure of how fast takes go, kept in rates.json.
-type rates struct {
-	BytesPerSecond float64 `json:"bytesPerSecond"`
-	FilesPerSecond float64 `json:"filesPerSecond"`
-}
-
-// Starting rates before any take was measured: a modest disk.
-const (
-	defaultBytesPerSecond = 200 << 20
-	defaultFilesPerSecond = 50000
-	// rateWeight is the weight of a new measure in the running rate.
-	rateWeight = 0.3
-	// Measures below these are too small to say anything.
-	minMeasuredBytes = 4 << 20
-	minMeasuredFiles = 1000
-)
-
-func (b *Backend) readRates() rates {
-	b.ratesMu.Lock()
-	defer b.ratesMu.Unlock()
-	return b.readRatesLocked()
-}
-
-func (b *Backend) readRatesLocked() rates {
-	r := rates{BytesPerSecond: defaultBytesPerSecond, FilesPerSecond: defaultFilesPerSecond}
-	data, err := os.ReadFile(b.Path(store.FileRates))
-	if err != nil {
-		return r
-	}
-	var got rates
-	if json.Unmarshal(data, &got) == nil && got.BytesPerSecond > 0 && got.FilesPerSecond > 0 {
-		return got
-	}
-	return r
-}
-
-// measure folds one take's figures into the running rates.
-func (b *Backend) measure(files int, statTime time.Duration, bytes int64, copyTime time.Duration) {
-	b.ratesMu.Lock()
-	defer b.ratesMu.Unlock()
-	r := b.readRatesLocked()
-	changed := false
-	if files >= minMeasuredFiles && statTime > 0 {
-		r.FilesPerSecond = (1-rateWeight)*r.FilesPerSecond + rateWeight*float64(files)/statTime.Seconds()
-		changed = true
-	}
-	if bytes >= minMeasuredBytes && copyTime > 0 {
-		r.BytesPerSecond = (1-rateWeight)*r.BytesPerSecond + rateWeight*float64(bytes)/copyTime.Seconds()
-		changed = true
-	}
-	if !changed {
-		return
-	}
-	data, _ := json.Marshal(r)
-	if err := store.ReplaceFile(b.Path(store.FileRates), data, 0o600); err != nil {
-		b.log.Warn("local backend: could not keep the measured rates", "err", err)
-	}
-}
-
-// estimate is how long a take of files stats and bytes of new content takes.
-func (r rates) estimate(files int, bytes int64) time.Duration {
-	d := time.Duration(float64(files)/r.FilesPerSecond*float64(time.Second)) +
-		time.Duration(float64(bytes)/r.BytesPerSecond*float64(time.Second))
-	if d < time.Millisecond {
-		d = time.Millisecond
-	}
-	return d
 }

@@ -43,15 +43,15 @@ func set(names ...string) map[string]bool {
 // box's whole folder by boxsnap's own path to it (never a path inside it),
 // and the descriptors' /proc links, which name the very file opened.
 var pathCallsAllowed = map[string]string{
-	"process/network.go StartPasta":                   "the host's /proc: the sandbox process's wait channel, namespaces and routes",
-	"owner.go procStart":                              "the host's /proc",
-	"owner.go (*Backend).endRecorded":                 "the box's freezer cgroup, the host's",
-	"owner.go (*procRecord).forget":                   "a dead start's freezer cgroup, the host's",
-	"owner.go (*Backend).TakeOver":                    "the store's state folder",
-	"owner.go (*Backend).lockBox":                     "the box's lock file in the store's state folder",
-	"exports/scrub.go (*Exports).valuesOf":            "the store's content",
-	"exports/scrub.go (*Exports).scanContent":         "the store's content",
-	"backend.go (*Backend).readRatesLocked":           "the store's rates file",
+	"process/network.go StartPasta":                "the host's /proc: the sandbox process's wait channel, namespaces and routes",
+	"owner.go procStart":                           "the host's /proc",
+	"owner.go (*Backend).endRecorded":              "the box's freezer cgroup, the host's",
+	"owner.go (*procRecord).forget":                "a dead start's freezer cgroup, the host's",
+	"owner.go (*Backend).TakeOver":                 "the store's state folder",
+	"owner.go (*Backend).lockBox":                  "the box's lock file in the store's state folder",
+	"exports/scrub.go (*Exports).valuesOf":         "the store's content",
+	"exports/scrub.go (*Exports).scanContent":      "the store's content",
+	"capture/rates.go (*Capturer).readRatesLocked": "the store's rates file",
 	"new.go New":                                      "makes the store's own folders",
 	"confined/beneath.go (*Beneath).Chmod":            "a descriptor's /proc link, the file found beneath the box's folder",
 	"confined/beneath.go (*Beneath).Lutimes":          "a descriptor's /proc link, the box's folder itself",
@@ -89,9 +89,9 @@ var pathCallsAllowed = map[string]string{
 	"exports/export.go (*Exports).stageContent":       "the store's tmp folder and content",
 	"fork.go (*Backend).forkFolder":                   "the new box's folder itself, made by boxsnap's path to it",
 	"fork.go (*Backend).ForkSnapshot":                 "the new box's folder itself, made and renamed by boxsnap's path to it",
-	"held.go (*Backend).HeldSnapshots":                "the store's snapshot folders",
-	"held.go (*Backend).readHeld":                     "the store's snapshot folder",
-	"held.go (*Backend).contentMissing":               "the store's content",
+	"held/held.go (*Held).HeldSnapshots":              "the store's snapshot folders",
+	"held/held.go (*Held).readHeld":                   "the store's snapshot folder",
+	"held/held.go (*Held).contentMissing":             "the store's content",
 	"journal/journal.go (*journal).watchLinkedLocked": "a descriptor's /proc link, the file found beneath the box's folder",
 	"journal/journal.go (*journal).watchTreeLocked":   "a descriptor's /proc link, the folder found beneath the box's",
 	"journal/journal.go newResolver":                  "the box's folder itself, by boxsnap's path to it: the one open beneath which all else is",
@@ -150,7 +150,7 @@ var pathCallsAllowed = map[string]string{
 // confinedPackages are the folders of the local backend's packages whose
 // every path-based call TestNoPathBasedBoxFileCalls checks: this package and
 // its parts (diskimage reaches only its own image files, never a box's).
-var confinedPackages = []string{".", "apply", "browse", "capture", "confined", "content", "disks", "exports", "journal", "process", "store", "sweep"}
+var confinedPackages = []string{".", "apply", "browse", "capture", "confined", "content", "disks", "held", "exports", "journal", "process", "store", "sweep"}
 
 // TestNoPathBasedBoxFileCalls: no box file is reached through a path (a
 // filepath.Join(dir, rel) and a path-based call): every path-based call of

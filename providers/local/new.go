@@ -16,6 +16,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/content"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/exports"
+	"github.com/boxsnap/boxsnap/providers/local/held"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
@@ -101,6 +102,7 @@ func New(cfg Config) (*Backend, error) {
 		}
 	}
 	b.Writer = &apply.Writer{Store: b.Store, Copier: b.Copier, Scanner: b.Set.Scanner, Log: b.log, Workers: b.workers}
+	b.Held = held.New(b.Store, b.id, b.host, b.install, b.guestOf)
 	b.Capturer = &capture.Capturer{Writer: b.Writer, Root: root, NoSync: b.noSync, Hooks: &b.hooks.Hooks}
 	b.Exports = &exports.Exports{Store: b.Store, Log: b.log, Id: b.id, Install: b.install, MaxImport: b.maxImport, Mu: &b.mu,
 		LoadUsable: b.loadUsable, MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.Capturer.SyncContent, Storage: b.Capturer.Storage,

@@ -37,8 +37,8 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		return plan, fmt.Errorf("plan snapshots: read box %s: %w", guest.Ref, err)
 	}
 	plan.Size = &providers.BoxSize{DiskBytes: total}
-	r := b.readRates()
-	about := r.estimate(files, changed)
+	r := b.ReadRates()
+	about := r.Estimate(files, changed)
 	running, err := b.running(guest.Ref)
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
@@ -69,7 +69,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	}
 	var noTime time.Duration
 	plan.Keep = providers.KeepPlan{Way: providers.KeepsAsIs, About: &noTime}
-	plan.Fork = providers.ForkPlan{OK: reset > 0, About: r.estimate(files, total), Bytes: &total}
+	plan.Fork = providers.ForkPlan{OK: reset > 0, About: r.Estimate(files, total), Bytes: &total}
 	if reset == 0 {
 		plan.Fork.Why = plan.Take.ForkSafeWhy
 	}
@@ -95,7 +95,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		plan.Restore.Why = fmt.Sprintf("This snapshot is of box %s: fork it instead", owner)
 	}
 	mb := m.Bytes
-	plan.Fork = providers.ForkPlan{OK: m.ResetVersion > 0, About: r.estimate(len(m.Entries), m.Bytes), Bytes: &mb}
+	plan.Fork = providers.ForkPlan{OK: m.ResetVersion > 0, About: r.Estimate(len(m.Entries), m.Bytes), Bytes: &mb}
 	if m.ResetVersion == 0 {
 		plan.Fork.Why = providers.NoResetWords(m.Guest.Ref)
 	}

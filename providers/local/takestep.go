@@ -156,7 +156,7 @@ func (b *Backend) afterTake(box, id string, jc journal.JournalCut, stats capture
 	b.Journals.Mu.Unlock()
 	b.WatchLinked(box, stats.Linked, walked)
 	if walked {
-		b.measure(stats.Files, stats.StatTime, stats.Copied, stats.CopyTime)
+		b.Measure(stats.Files, stats.StatTime, stats.Copied, stats.CopyTime)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ type Capturer struct {
 	Hooks *Hooks
 
 	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
+	ratesMu   sync.Mutex  // held to read and write rates.json
 }
 
 // Hooks lets the backend's own tests make a file change mid-capture: nil

@@ -3,7 +3,8 @@
 // manifest, reuses the hash of every file whose stat matches the last
 // known one, copies the rest into the content store by hash, and publishes
 // the snapshot under snapshots/ in one rename, after one syncfs. It reads
-// the store's file system for the room a take needs (Storage).
+// the store's file system for the room a take needs (Storage), and keeps
+// the rates takes go at (rates.json), for plans' times (Rates).
 //
 // It imports only the standard library, golang.org/x/sys/unix, providers,
 // providers/local/apply, providers/local/confined,
