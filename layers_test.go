@@ -63,6 +63,7 @@ var layers = []struct {
 	{pkg: "providers/local/exports", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/process", "providers/local/store"}},
 	{pkg: "providers/local/journal", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},
 	{pkg: "providers/local/process", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},
+	{pkg: "providers/local/state", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/process", "providers/local/store"}},
 	{pkg: "providers/local/store", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/local/sweep", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/content", "providers/local/store"}},
 	{pkg: "providers/proxmox", forbid: []string{"app/", "jobs", "providers/local", "providers/docker"}},

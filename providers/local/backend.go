@@ -18,6 +18,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/held"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 	"github.com/boxsnap/boxsnap/providers/local/sweep"
 )
@@ -133,6 +134,8 @@ type Backend struct {
 	*confined.Scanner
 	// Disks makes, mounts and swaps the boxes' own file systems.
 	*disks.Disks
+	// States reads and writes the boxes' state files.
+	*state.States
 	// Held lists the snapshots the store holds.
 	*held.Held
 	// Capturer takes a box's folder into the store.

@@ -21,6 +21,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -28,79 +29,6 @@ import (
 type identity struct {
 	Box          string `json:"box"`
 	ResetVersion int    `json:"resetVersion"`
-}
-
-// boxState is the small state file kept per box, outside its folder, so that
-// a restart of boxsnap knows which boxes ran and what the last take was.
-type boxState struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Command string `json:"command,omitempty"`
-	// User, Env and Limits are how the command runs (BoxSpec's).
-	User   string              `json:"user,omitempty"`
-	Env    map[string]string   `json:"env,omitempty"`
-	Limits providers.BoxLimits `json:"limits,omitempty"`
-	// NoNetwork and Publish are the box's network (BoxSpec's).
-	NoNetwork bool  `json:"noNetwork,omitempty"`
-	Publish   []int `json:"publish,omitempty"`
-	// Running is set by Start and cleared by Stop: what the box should be.
-	Running bool `json:"running"`
-	// Last is the snapshot most recently taken of the box: its manifest's
-	// stat cache makes the next take read only what changed.
-	Last string `json:"last,omitempty"`
-	// Parent is the snapshot the box's files descend from now: the last take,
-	// or the target of the last restore. A take records it as its parent.
-	Parent string `json:"parent,omitempty"`
-	// StatCache names the snapshot a restore brought the box to when the
-	// restore left a stat cache (state/<boxID>.cache): that snapshot's
-	// entries with the stat of the files as the restore left them, fresher
-	// than Last's manifest. Empty after a take.
-	StatCache string `json:"statCache,omitempty"`
-	// ForkedFrom is the snapshot a fork was made from.
-	ForkedFrom string `json:"forkedFrom,omitempty"`
-	// Owner names the boxsnap process that started the box's process last
-	// (SetOwner); Proc is that process, for every boxsnap process on this
-	// data folder to find (owner.go).
-	Owner string      `json:"owner,omitempty"`
-	Proc  *procRecord `json:"proc,omitempty"`
-	// DiskStop is set when boxsnap stopped the box by itself at its disk
-	// bound (watchDisk); a start clears it.
-	DiskStop *providers.DiskStop `json:"diskStop,omitempty"`
-}
-
-func (b *Backend) readState(box string) (boxState, error) {
-	var st boxState
-	data, err := os.ReadFile(b.StateFile(box))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return boxState{ID: box}, nil
-		}
-		return st, fmt.Errorf("read box %s's state: %w", box, err)
-	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		return st, fmt.Errorf("read box %s's state: %w", box, err)
-	}
-	return st, nil
-}
-
-func (b *Backend) writeState(st boxState) error {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	return store.ReplaceFile(b.StateFile(st.ID), data, 0o600)
-}
-
-// updateState reads, changes and writes a box's state under the backend's lock.
-func (b *Backend) updateState(box string, change func(*boxState)) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	st, err := b.readState(box)
-	if err != nil {
-		return err
-	}
-	change(&st)
-	return b.writeState(st)
 }
 
 // existingBox checks a guest's folder is there, wrapping ErrNotFound if not.
@@ -219,10 +147,10 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if err := writeIdentity(dir, box); err != nil {
 		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
 	}
-	st := boxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command, User: spec.User, Env: spec.Env, Limits: spec.Limits,
+	st := state.BoxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command, User: spec.User, Env: spec.Env, Limits: spec.Limits,
 		NoNetwork: spec.NoNetwork, Publish: spec.Publish}
 	b.mu.Lock()
-	err := b.writeState(st)
+	err := b.WriteState(st)
 	b.mu.Unlock()
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
@@ -291,20 +219,20 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	defer unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return err
 	}
 	if p := b.procs[guest.Ref]; p != nil && !p.exited() {
 		return nil
 	}
-	if st.Command != "" && !st.Proc.alive() && b.leave {
+	if st.Command != "" && !st.Proc.Alive() && b.leave {
 		// A process that owns boxes starts it (TakeOver).
 		st.Proc, st.Owner = nil, ""
 	}
 	started := false
-	if st.Command != "" && !st.Proc.alive() && !b.leave {
-		st.Proc.forget()
+	if st.Command != "" && !st.Proc.Alive() && !b.leave {
+		st.Proc.Forget()
 		st.Proc = nil
 		if err := b.startLocked(dir, guest.Ref, &st); err != nil {
 			return fmt.Errorf("start box %s: %w", guest.Ref, err)
@@ -313,7 +241,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	}
 	st.Running = true
 	st.DiskStop = nil
-	if err := b.writeState(st); err != nil {
+	if err := b.WriteState(st); err != nil {
 		if !started {
 			return err
 		}
@@ -332,7 +260,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 // cgroup is written in the box's state file, with this process as owner and
 // the box running, before the process starts (recordStarting); the process
 // itself is recorded in st, which the caller writes.
-func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
+func (b *Backend) startLocked(dir, box string, st *state.BoxState) (err error) {
 	who, err := b.BoxUser(st.User)
 	if err != nil {
 		return err
@@ -373,7 +301,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 		}
 		defer func() {
 			if err != nil {
-				_ = b.writeState(*st) // nothing runs in the cgroup
+				_ = b.WriteState(*st) // nothing runs in the cgroup
 			}
 		}()
 		var in bool
@@ -422,7 +350,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 // template's environment and its limits, its output to the box's log in
 // the store's state folder, which it opens. sandboxed says it runs inside
 // bubblewrap, armed to die with its owner.
-func (b *Backend) boxCommand(dir, box string, st *boxState, who process.RunAs, network bool) (cmd *exec.Cmd, logf *os.File, sandboxed bool, err error) {
+func (b *Backend) boxCommand(dir, box string, st *state.BoxState, who process.RunAs, network bool) (cmd *exec.Cmd, logf *os.File, sandboxed bool, err error) {
 	args, err := b.ProcessArgs(dir, st.Command, st.Limits, who, network)
 	if err != nil {
 		return nil, nil, false, err
@@ -505,7 +433,7 @@ func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandbo
 // in st (running, with this process as owner), and watches it: its end
 // ends pasta and the freezer cgroup and closes the box's log, and its disk
 // is watched against its bound.
-func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, sandboxed bool, cg string, net *exec.Cmd, logf *os.File) {
+func (b *Backend) watchProcess(dir, box string, st *state.BoxState, cmd *exec.Cmd, sandboxed bool, cg string, net *exec.Cmd, logf *os.File) {
 	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: sandboxed, cgroup: cg, pasta: net}
 	go func() {
 		_ = cmd.Wait()
@@ -517,7 +445,7 @@ func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, san
 		close(p.done)
 	}()
 	b.procs[box] = p
-	st.Proc = recordOf(cmd.Process.Pid, cg, p.sandboxed)
+	st.Proc = state.RecordOf(cmd.Process.Pid, cg, p.sandboxed)
 	st.Owner = b.owner
 	st.Running, st.DiskStop = true, nil
 	if fi, err := os.Stat(b.ImageFile(box)); err == nil && disks.IsMounted(dir) {
@@ -529,14 +457,14 @@ func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, san
 
 // recordStarting writes st as a start about to run the box's process in the
 // freezer cgroup cg would leave it, owned here: what runs in cg is the box's
-// process, found by any boxsnap process on this data folder (procRecord's
+// process, found by any boxsnap process on this data folder (state.ProcRecord's
 // alive, endRecorded), even if this one dies before it records the
 // process's leader. Called with b.mu held.
-func (b *Backend) recordStarting(st boxState, cg string, sandboxed bool) error {
-	st.Proc = &procRecord{Cgroup: cg, Sandboxed: sandboxed}
+func (b *Backend) recordStarting(st state.BoxState, cg string, sandboxed bool) error {
+	st.Proc = &state.ProcRecord{Cgroup: cg, Sandboxed: sandboxed}
 	st.Owner = b.owner
 	st.Running, st.DiskStop = true, nil
-	if err := b.writeState(st); err != nil {
+	if err := b.WriteState(st); err != nil {
 		return fmt.Errorf("start box %s: its state file cannot record the process about to start, so none was started: %w", st.ID, err)
 	}
 	return nil
@@ -598,15 +526,15 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 		return nil
 	}
 	b.mu.Lock()
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	b.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	if st.Proc.alive() {
+	if st.Proc.Alive() {
 		b.endRecorded(ctx, guest.Ref, st.Proc)
 	}
-	return b.updateState(guest.Ref, func(st *boxState) { st.Running, st.Proc = false, nil })
+	return b.UpdateState(guest.Ref, func(st *state.BoxState) { st.Running, st.Proc = false, nil })
 }
 
 // Status reads whether the box's folder exists, whether it runs, and its size.
@@ -626,7 +554,7 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	if err != nil {
 		return providers.GuestStatus{}, fmt.Errorf("box %s's size: %w", guest.Ref, err)
 	}
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return providers.GuestStatus{}, err
 	}
@@ -648,7 +576,7 @@ func (b *Backend) Runs(ctx context.Context, guest providers.Guest) (bool, error)
 		return false, err
 	}
 	b.mu.Lock()
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	b.mu.Unlock()
 	if err != nil {
 		return false, err
@@ -664,7 +592,7 @@ func (b *Backend) Runs(ctx context.Context, guest providers.Guest) (bool, error)
 func (b *Backend) running(box string) (bool, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st, err := b.readState(box)
+	st, err := b.ReadState(box)
 	if err != nil {
 		return false, err
 	}
@@ -674,7 +602,7 @@ func (b *Backend) running(box string) (bool, error) {
 	if p := b.procs[box]; p != nil && !p.exited() {
 		return true, nil
 	}
-	return st.Proc.alive(), nil
+	return st.Proc.Alive(), nil
 }
 
 // RestartRunning starts again the processes of boxes marked running whose
@@ -694,7 +622,7 @@ func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 		if !ok || store.CheckID("box", box) != nil {
 			continue
 		}
-		st, err := b.readState(box)
+		st, err := b.ReadState(box)
 		if err != nil || !st.Running {
 			continue
 		}
@@ -725,9 +653,9 @@ const pauseWait = time.Second
 func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	b.mu.Lock()
 	p := b.procs[box]
-	var rec *procRecord
+	var rec *state.ProcRecord
 	if p == nil || p.exited() {
-		if st, err := b.readState(box); err == nil {
+		if st, err := b.ReadState(box); err == nil {
 			rec = st.Proc
 		}
 	}

@@ -49,7 +49,7 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		// A box restored since its last take is compared with the
 		// snapshot it was restored to, so the answer counts from the
 		// restore, whatever its journal said as it stopped.
-		st, err := b.readState(guest.Ref)
+		st, err := b.ReadState(guest.Ref)
 		if err != nil {
 			return providers.ChangeCheck{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 		}
@@ -100,7 +100,7 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 func (b *Backend) noteAtStop(guest providers.Guest) {
 	at := providers.ChangedUnknown
 	if j := b.JournalOf(guest.Ref); j != nil {
-		st, err := b.readState(guest.Ref)
+		st, err := b.ReadState(guest.Ref)
 		j.Mu.Lock()
 		j.DrainLocked()
 		switch {

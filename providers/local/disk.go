@@ -13,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 )
 
 // DefaultDiskBytes bounds what a box's folder holds on disk, when its
@@ -118,7 +119,7 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		// Stopped first, then said: a status that says the box stopped at
 		// its bound never says it runs.
 		_ = b.Stop(context.Background(), b.guestOf(box, ""))
-		_ = b.updateState(box, func(st *boxState) { st.DiskStop = &providers.DiskStop{BoundBytes: bound, UsedBytes: used} })
+		_ = b.UpdateState(box, func(st *state.BoxState) { st.DiskStop = &providers.DiskStop{BoundBytes: bound, UsedBytes: used} })
 		return
 	}
 }

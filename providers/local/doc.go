@@ -100,7 +100,7 @@
 // # Its packages
 //
 // Beside diskimage (a box's own file system), the backend is this package
-// and twelve below it, each with a type holding only the fields it uses,
+// and thirteen below it, each with a type holding only the fields it uses,
 // which Backend embeds (so their methods answer for it) and New wires:
 //
 //   - store: the store's layout, its checked writes and reads, the store
@@ -130,12 +130,14 @@
 //     rates takes go at (Capturer);
 //   - held: the snapshots the store holds, whole or not, and the date
 //     each is kept until (Held);
+//   - state: a box's state file, its reads and writes (States), and
+//     whether the process it records still runs;
 //   - browse: listing, reading and comparing a snapshot's files with
 //     another's or the box's now (Files, which answers providers.Browser
 //     and providers.ReadChecker).
 //
 // This package keeps the Backend, which answers providers.Backend and its
-// optional faces: the box folders and their state, takes and restores as
+// optional faces: the box folders, takes and restores as
 // steps, forks, plans from the measured rates, the disk bound's watch and the box processes' owners.
 // TestNoPathBasedBoxFileCalls walks this package and those below it.
 //

@@ -17,6 +17,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -49,9 +50,9 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	defer lock.Unlock()
 	// The fork runs as its source does: the same command, user,
 	// environment and limits (its box template's), never the defaults.
-	src, _ := b.readState(m.Guest.Ref)
+	src, _ := b.ReadState(m.Guest.Ref)
 	if owner := b.ownerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
-		src, _ = b.readState(owner) // an imported snapshot's box
+		src, _ = b.ReadState(owner) // an imported snapshot's box
 	}
 	// A snapshot whose files hold more than the bound is refused before
 	// anything is made (forkFolder checks the room an image leaves too).
@@ -88,7 +89,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if kind == "" {
 		kind = m.Guest.Kind
 	}
-	st := boxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
+	st := state.BoxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
 		Parent: m.ID, ForkedFrom: m.ID}
 	if image {
 		err = b.MoveImage(tmp, tmpImg, dst, b.ImageFile(box.ID))
@@ -100,7 +101,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	}
 	ok = true
 	b.mu.Lock()
-	err = b.writeState(st)
+	err = b.WriteState(st)
 	b.mu.Unlock()
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)

@@ -10,12 +10,13 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // journalBasis names what a box's files were last known to be, as a journal
 // base: the last take, or the restore (with its stat cache) since.
-func journalBasis(st boxState) string {
+func journalBasis(st state.BoxState) string {
 	if st.StatCache != "" {
 		return "restore:" + st.StatCache
 	}
@@ -57,7 +58,7 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 	if err != nil {
 		return Change{}, fmt.Errorf("check box for changes: %w", err)
 	}
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 	}
@@ -153,7 +154,7 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 
 // journalBase reads what the cut's record is relative to: the last take's
 // manifest, or the stat cache a restore left.
-func (b *Backend) journalBase(st boxState) (*store.Manifest, bool, error) {
+func (b *Backend) journalBase(st state.BoxState) (*store.Manifest, bool, error) {
 	if st.StatCache != "" {
 		if !b.WholeSnapshot(st.StatCache) {
 			return nil, false, errors.New("the restored snapshot is deleted or being deleted")
@@ -177,7 +178,7 @@ func (b *Backend) journalBase(st boxState) (*store.Manifest, bool, error) {
 // fromJournal gives the box's paths as a walk would find them, from the base
 // the cut is relative to and a stat of each path the cut names (a read of each
 // folder it marks as new), with no walk. It answers why not when it cannot.
-func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c journal.JournalCut) ([]confined.Scanned, int, string) {
+func (b *Backend) fromJournal(ctx context.Context, dir string, st state.BoxState, c journal.JournalCut) ([]confined.Scanned, int, string) {
 	if why := c.Usable(journalBasis(st)); why != "" {
 		return nil, 0, why
 	}

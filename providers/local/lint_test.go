@@ -44,9 +44,9 @@ func set(names ...string) map[string]bool {
 // and the descriptors' /proc links, which name the very file opened.
 var pathCallsAllowed = map[string]string{
 	"process/network.go StartPasta":                "the host's /proc: the sandbox process's wait channel, namespaces and routes",
-	"owner.go procStart":                           "the host's /proc",
+	"state/proc.go ProcStart":                      "the host's /proc",
 	"owner.go (*Backend).endRecorded":              "the box's freezer cgroup, the host's",
-	"owner.go (*procRecord).forget":                "a dead start's freezer cgroup, the host's",
+	"state/proc.go (*ProcRecord).Forget":           "a dead start's freezer cgroup, the host's",
 	"owner.go (*Backend).TakeOver":                 "the store's state folder",
 	"owner.go (*Backend).lockBox":                  "the box's lock file in the store's state folder",
 	"exports/scrub.go (*Exports).valuesOf":         "the store's content",
@@ -61,7 +61,7 @@ var pathCallsAllowed = map[string]string{
 	"boxes.go (*Backend).Release":                     "removes the box's whole folder and its state files in the store",
 	"boxes.go (*Backend).RestartRunning":              "the store's state folder",
 	"boxes.go (*Backend).existingBox":                 "the box's folder itself, by boxsnap's path to it",
-	"boxes.go (*Backend).readState":                   "the store's state file",
+	"state/state.go (*States).ReadState":              "the store's state file",
 	"boxes.go (*Backend).startLocked":                 "the box's freezer cgroup",
 	"boxes.go (*Backend).boxCommand":                  "the box's log in the store's state folder",
 	"boxes.go (*Backend).stop":                        "the store's state file",
@@ -150,7 +150,7 @@ var pathCallsAllowed = map[string]string{
 // confinedPackages are the folders of the local backend's packages whose
 // every path-based call TestNoPathBasedBoxFileCalls checks: this package and
 // its parts (diskimage reaches only its own image files, never a box's).
-var confinedPackages = []string{".", "apply", "browse", "capture", "confined", "content", "disks", "held", "exports", "journal", "process", "store", "sweep"}
+var confinedPackages = []string{".", "apply", "browse", "capture", "confined", "content", "disks", "exports", "held", "journal", "process", "state", "store", "sweep"}
 
 // TestNoPathBasedBoxFileCalls: no box file is reached through a path (a
 // filepath.Join(dir, rel) and a path-based call): every path-based call of

@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 	"golang.org/x/sys/unix"
 )
@@ -20,26 +20,12 @@ import (
 // Several boxsnap processes on one host may share one data folder (web and
 // workers, as the README's Procfile runs them). A box's process then runs
 // in exactly one of them, its owner: the state file records the owner (an
-// opaque name the caller gives, SetOwner) and the running process (procRecord),
+// opaque name the caller gives, SetOwner) and the running process (state.ProcRecord),
 // so that any of them can find, freeze and end it, whichever started it. A
 // per-box file lock (state/<box>.lock) makes each start, stop and takeover
 // whole across processes: a start that finds the box's process alive under
 // another process starts none. Processes on different hosts, with data
 // folders of their own, cannot share a local box at all.
-
-// procRecord is a box's running process as its state file records it.
-type procRecord struct {
-	// Pid is the process group's leader (bwrap where the box runs inside it),
-	// 0 while a start that recorded its cgroup first has not recorded it.
-	Pid int `json:"pid"`
-	// Start is its start time (field 22 of /proc/<pid>/stat, clock ticks
-	// since boot): a pid the kernel gave to another process is not it.
-	Start uint64 `json:"start"`
-	// Cgroup is its freezer cgroup (package process), or "" where there is none.
-	Cgroup string `json:"cgroup,omitempty"`
-	// Sandboxed is set when the leader is bwrap.
-	Sandboxed bool `json:"sandboxed,omitempty"`
-}
 
 // SetOwner names this process as the owner of the box processes it starts
 // from now on: RestartRunning's successor, TakeOver, then starts only the
@@ -75,7 +61,7 @@ func (b *Backend) BoxOwner(box string) (string, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st, err := b.readState(box)
+	st, err := b.ReadState(box)
 	return st.Owner, err
 }
 
@@ -100,71 +86,12 @@ func (b *Backend) lockBox(box string) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// procStart reads a process's start time, and whether it lives (a zombie
-// does not).
-func procStart(pid int) (uint64, bool) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return 0, false
-	}
-	// After the command's name: state (3), …, starttime (22).
-	f := strings.Fields(s[i+2:])
-	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
-		return 0, false
-	}
-	start, err := strconv.ParseUint(f[19], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return start, true
-}
-
-// recordOf is the record of a process just started.
-func recordOf(pid int, cg string, sandboxed bool) *procRecord {
-	start, _ := procStart(pid)
-	return &procRecord{Pid: pid, Start: start, Cgroup: cg, Sandboxed: sandboxed}
-}
-
-// alive says whether any process of the recorded start still runs: one in
-// its cgroup, or its leader.
-func (r *procRecord) alive() bool {
-	if r == nil {
-		return false
-	}
-	if r.Cgroup != "" && len(process.CgroupProcs(r.Cgroup)) > 0 {
-		return true
-	}
-	return r.leaderAlive()
-}
-
-// forget removes the freezer cgroup of a recorded process no longer alive,
-// which its owner, dead before it ended, did not.
-func (r *procRecord) forget() {
-	if r != nil && r.Cgroup != "" {
-		_ = os.Remove(r.Cgroup) // gone already, or not empty: left as it is
-	}
-}
-
-// leaderAlive says whether the recorded leader is still the same process.
-func (r *procRecord) leaderAlive() bool {
-	if r.Pid <= 0 {
-		return false // recorded before its process started (recordStarting)
-	}
-	start, ok := procStart(r.Pid)
-	return ok && start == r.Start
-}
-
 // endRecorded ends a box's process that another boxsnap process started
 // (or one that outlived its dead owner), as Stop ends its own: SIGTERM to
 // every process of it (inside bubblewrap, all but bwrap, so the box's own
 // processes end as they choose), SIGKILL to what is left after the stop's
 // bound, and its cgroup removed once empty.
-func (b *Backend) endRecorded(ctx context.Context, box string, r *procRecord) {
+func (b *Backend) endRecorded(ctx context.Context, box string, r *state.ProcRecord) {
 	members := func() []int {
 		var out []int
 		if r.Cgroup != "" {
@@ -174,7 +101,7 @@ func (b *Backend) endRecorded(ctx context.Context, box string, r *procRecord) {
 				}
 			}
 		}
-		if r.leaderAlive() {
+		if r.LeaderAlive() {
 			for _, pid := range process.GroupMembers(r.Pid) {
 				out = append(out, pid)
 			}
@@ -240,7 +167,7 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 			continue
 		}
 		b.mu.Lock()
-		st, err := b.readState(box)
+		st, err := b.ReadState(box)
 		b.mu.Unlock()
 		if err != nil || !st.Running {
 			continue
@@ -293,30 +220,30 @@ func (b *Backend) takeOver(ctx context.Context, box, self, gone string) (bool, e
 	}
 	defer unlock()
 	b.mu.Lock()
-	st, err := b.readState(box)
+	st, err := b.ReadState(box)
 	b.mu.Unlock()
 	if err != nil || !st.Running || st.Command == "" || st.Owner == self || st.Owner != gone {
 		return false, err // stopped, or taken, meanwhile
 	}
-	if st.Proc.alive() {
+	if st.Proc.Alive() {
 		b.log.Info("local backend: ending what is left of a box's process whose owner is gone", "box", box, "owner", st.Owner)
 		b.endRecorded(ctx, box, st.Proc)
-		if st.Proc.alive() {
+		if st.Proc.Alive() {
 			return false, fmt.Errorf("take over box %s: the process its gone owner %s started still runs, so none is started here", box, st.Owner)
 		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st, err = b.readState(box)
+	st, err = b.ReadState(box)
 	if err != nil {
 		return false, err
 	}
-	st.Proc.forget()
+	st.Proc.Forget()
 	st.Proc = nil
 	if err := b.startLocked(dir, box, &st); err != nil {
 		return false, fmt.Errorf("start box %s: %w", box, err)
 	}
-	if err := b.writeState(st); err != nil {
+	if err := b.WriteState(st); err != nil {
 		b.endStarted(box)
 		return false, fmt.Errorf("take over box %s: its state file does not record the process, so it was ended: %w", box, err)
 	}
@@ -349,9 +276,9 @@ func (b *Backend) endStarted(box string) {
 // pauseRecorded is pause for a box whose process another boxsnap process on
 // this data folder started: its cgroup is frozen whole, or, where it has
 // none, its process group is stopped.
-func (b *Backend) pauseRecorded(box string, r *procRecord) (func() time.Duration, bool) {
+func (b *Backend) pauseRecorded(box string, r *state.ProcRecord) (func() time.Duration, bool) {
 	none := func() time.Duration { return 0 }
-	if !r.alive() {
+	if !r.Alive() {
 		return none, false
 	}
 	start := time.Now()
@@ -370,7 +297,7 @@ func (b *Backend) pauseRecorded(box string, r *procRecord) (func() time.Duration
 		}
 		_ = process.Thaw(r.Cgroup)
 	}
-	if !r.leaderAlive() || syscall.Kill(-r.Pid, syscall.SIGSTOP) != nil {
+	if !r.LeaderAlive() || syscall.Kill(-r.Pid, syscall.SIGSTOP) != nil {
 		return none, false
 	}
 	deadline := time.Now().Add(pauseWait)

@@ -27,7 +27,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}
 	plan.Storage = storage
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}

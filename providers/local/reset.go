@@ -15,6 +15,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -35,7 +36,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	if err := b.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	cur, err := b.readState(g.Ref)
+	cur, err := b.ReadState(g.Ref)
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
@@ -78,7 +79,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	err = b.updateState(g.Ref, func(st *boxState) {
+	err = b.UpdateState(g.Ref, func(st *state.BoxState) {
 		st.Last, st.Parent, st.StatCache, st.ForkedFrom = "", "", "", ""
 		if spec.Command != "" {
 			st.Command = spec.Command

@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -124,7 +125,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 		return "", err
 	}
 	defer lock.Unlock()
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return "", err
 	}
@@ -148,7 +149,7 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	} else {
 		cache = true
 	}
-	if err := b.updateState(guest.Ref, func(s *boxState) {
+	if err := b.UpdateState(guest.Ref, func(s *state.BoxState) {
 		s.Parent = m.ID
 		s.ID = guest.Ref
 		s.StatCache = ""
@@ -180,7 +181,7 @@ func (b *Backend) restoreFits(box, dir string, m *store.Manifest) error {
 		}
 		return diskimage.MakeRoomIn(dir, m.Bytes)
 	}
-	st, err := b.readState(box)
+	st, err := b.ReadState(box)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/capture"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -30,7 +31,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	if done || err != nil {
 		return taken, err
 	}
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -147,7 +148,7 @@ func (b *Backend) labelFor(take providers.Label, id string, guest providers.Gues
 // keeps watching its hard links; a take that read the whole folder
 // (walked) measures the running rates.
 func (b *Backend) afterTake(box, id string, jc journal.JournalCut, stats capture.TakeStats, walked bool) error {
-	if err := b.updateState(box, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = box; s.StatCache = "" }); err != nil {
+	if err := b.UpdateState(box, func(s *state.BoxState) { s.Last = id; s.Parent = id; s.ID = box; s.StatCache = "" }); err != nil {
 		return fmt.Errorf("take a snapshot of box %s: it is held, but: %w", box, err)
 	}
 	b.RebaseJournal(box, jc, "take:"+id)
@@ -177,7 +178,7 @@ func (b *Backend) alreadyTaken(guest providers.Guest, want providers.Label, id s
 	if err != nil || m.Guest.Ref != guest.Ref {
 		return providers.SnapshotTaken{}, false
 	}
-	if err := b.updateState(guest.Ref, func(s *boxState) {
+	if err := b.UpdateState(guest.Ref, func(s *state.BoxState) {
 		if s.Last != id {
 			s.Last, s.Parent, s.StatCache = id, id, ""
 		}
