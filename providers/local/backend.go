@@ -136,6 +136,8 @@ type Backend struct {
 	*disks.Disks
 	// States reads and writes the boxes' state files.
 	*state.States
+	// Reads answers from the journals what changed in a box.
+	*journal.Reads
 	// Held lists the snapshots the store holds.
 	*held.Held
 	// Capturer takes a box's folder into the store.
@@ -205,3 +207,6 @@ const excludes = "sockets and device files"
 func (b *Backend) ProviderTask(ctx context.Context, task providers.TaskRef) (providers.TaskOutcome, error) {
 	return providers.TaskOutcome{}, fmt.Errorf("local backend task %s: %w", task.ID, providers.ErrUnsupported)
 }
+
+// Change is what ChangedSinceTake found (package journal).
+type Change = journal.Change

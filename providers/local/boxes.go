@@ -485,7 +485,7 @@ func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
 	if err := store.CheckID("box", guest.Ref); err != nil {
 		return err
 	}
-	b.noteAtStop(guest)
+	b.NoteAtStop(guest)
 	b.EndJournal(guest.Ref)
 	return b.stop(ctx, guest)
 }

@@ -113,8 +113,9 @@
 //     box's folder, no link followed), the walk of a folder beneath it
 //     (Scanner), the marker folder, and the checks of a manifest's entries
 //     before any is written into a box;
-//   - journal: the change journal of every running box (Set), and the read
-//     of the paths it names;
+//   - journal: the change journal of every running box (Set), and the
+//     reads of the paths it names and of what a box's files were last
+//     known to be (Reads);
 //   - process: a box's process, its user, sandbox, bounds, network and
 //     cgroup (Processes);
 //   - exports: exports, imports and the scrubbed share copy (Exports,

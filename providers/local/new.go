@@ -104,6 +104,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	b.Writer = &apply.Writer{Store: b.Store, Copier: b.Copier, Scanner: b.Set.Scanner, Log: b.log, Workers: b.workers}
 	b.States = &state.States{Store: b.Store, Mu: &b.mu}
+	b.Reads = &journal.Reads{Set: b.Set, Store: b.Store, States: b.States, ExistingBox: b.existingBox}
 	b.Held = held.New(b.Store, b.id, b.host, b.install, b.guestOf)
 	b.Capturer = &capture.Capturer{Writer: b.Writer, Root: root, NoSync: b.noSync, Hooks: &b.hooks.Hooks}
 	b.Exports = &exports.Exports{Store: b.Store, Log: b.log, Id: b.id, Install: b.install, MaxImport: b.maxImport, Mu: &b.mu,
@@ -112,6 +113,6 @@ func New(cfg Config) (*Backend, error) {
 	b.Scanner = b.Set.Scanner
 	b.Files = &browse.Files{Store: b.Store, Scanner: b.Set.Scanner, Workers: b.workers,
 		LoadUsable: b.loadUsable, OwnerOf: b.ownerOf, MarkDamaged: b.Writer.MarkDamaged, GuestOf: b.guestOf,
-		ExistingBox: b.existingBox, KnownIndex: b.knownIndex, HashBeneath: b.hashBeneath}
+		ExistingBox: b.existingBox, KnownIndex: b.Reads.KnownIndex, HashBeneath: b.hashBeneath}
 	return b, nil
 }

@@ -31,7 +31,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}
-	prev := b.statIndex(st)
+	prev := b.StatIndex(st)
 	files, total, changed, err := b.scanChanges(ctx, dir, prev)
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: read box %s: %w", guest.Ref, err)

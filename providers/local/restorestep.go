@@ -133,11 +133,11 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	// plus the paths the journal names: no walk. The restore's own writes go
 	// to the journal's next record.
 	jc := b.CutJournal(guest.Ref)
-	found, _, why := b.fromJournal(ctx, dir, st, jc)
+	found, _, why := b.FromJournal(ctx, dir, st, jc)
 	var known map[string]*store.Entry
 	if found == nil {
 		b.log.Info("local backend: the restore reads the box's whole folder", "box", guest.Ref, "why", why)
-		known = b.statIndex(st)
+		known = b.StatIndex(st)
 	}
 	res, err := b.Apply(ctx, dir, m, known, found)
 	if err != nil {

@@ -53,11 +53,11 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	// The previous manifest is read under the lock, so its content cannot be
 	// swept while this take reuses it.
 	jc := b.CutJournal(guest.Ref)
-	found, journalRead, why := b.fromJournal(ctx, dir, st, jc)
+	found, journalRead, why := b.FromJournal(ctx, dir, st, jc)
 	var prev map[string]*store.Entry
 	if found == nil {
 		b.log.Info("local backend: the take reads the box's whole folder", "box", guest.Ref, "why", why)
-		prev = b.statIndex(st)
+		prev = b.StatIndex(st)
 	}
 	reset := readResetVersion(dir)
 	m, added, stats, err := b.Capture(ctx, dir, prev, found, take.RoomPercent)
