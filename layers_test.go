@@ -62,6 +62,7 @@ var layers = []struct {
 	{pkg: "providers/local/content", forbid: []string{"*"}},
 	{pkg: "providers/local/exports", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/process", "providers/local/store"}},
 	{pkg: "providers/local/journal", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/state", "providers/local/store"}},
+	{pkg: "providers/local/owners", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/process", "providers/local/state", "providers/local/store"}},
 	{pkg: "providers/local/process", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},
 	{pkg: "providers/local/state", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/process", "providers/local/store"}},
 	{pkg: "providers/local/store", forbid: []string{"app/", "jobs", "providers/"}},

@@ -17,6 +17,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/exports"
 	"github.com/boxsnap/boxsnap/providers/local/held"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/owners"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
@@ -138,6 +139,8 @@ type Backend struct {
 	*state.States
 	// Reads answers from the journals what changed in a box.
 	*journal.Reads
+	// Owners reaches the box processes other boxsnap processes started.
+	*owners.Owners
 	// Held lists the snapshots the store holds.
 	*held.Held
 	// Capturer takes a box's folder into the store.

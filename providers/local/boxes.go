@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
+	"github.com/boxsnap/boxsnap/providers/local/owners"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
@@ -212,7 +212,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := b.lockBox(guest.Ref)
+	unlock, err := b.LockBox(guest.Ref)
 	if err != nil {
 		return err
 	}
@@ -494,7 +494,7 @@ func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
 // A box's process that another boxsnap process on this data folder started
 // is ended too (endRecorded): every process of the box ends, whoever owns it.
 func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
-	unlock, err := b.lockBox(guest.Ref)
+	unlock, err := b.LockBox(guest.Ref)
 	if err != nil {
 		return err
 	}
@@ -532,7 +532,7 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 		return err
 	}
 	if st.Proc.Alive() {
-		b.endRecorded(ctx, guest.Ref, st.Proc)
+		b.EndRecorded(ctx, guest.Ref, st.Proc)
 	}
 	return b.UpdateState(guest.Ref, func(st *state.BoxState) { st.Running, st.Proc = false, nil })
 }
@@ -610,7 +610,7 @@ func (b *Backend) running(box string) (bool, error) {
 // boxsnap's child and ends with it). It answers the boxes it started. The
 // first call removes the empty box cgroups a crash left (cleanCgroups).
 func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
-	b.cleanOnce.Do(b.cleanCgroups)
+	b.cleanOnce.Do(b.CleanCgroups)
 	b.MountImages()
 	files, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
@@ -642,9 +642,6 @@ func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 	return started, nil
 }
 
-// pauseWait bounds the wait for a paused process group to show it stopped.
-const pauseWait = time.Second
-
 // pause freezes the box's processes, if it runs, and returns the function
 // that thaws them; the caller always calls it. A box in a freezer cgroup
 // (package process) is frozen whole, a process that left its group (setsid)
@@ -661,17 +658,17 @@ func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	}
 	b.mu.Unlock()
 	if rec != nil {
-		return b.pauseRecorded(box, rec)
+		return b.PauseRecorded(box, rec)
 	}
 	if p == nil || p.exited() {
 		return func() time.Duration { return 0 }, false
 	}
 	start := time.Now()
 	if p.cgroup != "" {
-		all, err := process.Freeze(p.cgroup, pauseWait)
+		all, err := process.Freeze(p.cgroup, owners.PauseWait)
 		if err == nil {
 			if !all {
-				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", pauseWait)
+				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", owners.PauseWait)
 			}
 			return func() time.Duration {
 				if err := process.Thaw(p.cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -689,48 +686,14 @@ func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	}
 	// The signal is delivered asynchronously: wait until no process of the
 	// group can run, so that nothing it does lands in the snapshot.
-	deadline := time.Now().Add(pauseWait)
-	for time.Now().Before(deadline) && !groupStopped(pgid) && !p.exited() {
+	deadline := time.Now().Add(owners.PauseWait)
+	for time.Now().Before(deadline) && !process.GroupStopped(pgid) && !p.exited() {
 		time.Sleep(200 * time.Microsecond)
 	}
 	return func() time.Duration {
 		_ = syscall.Kill(-pgid, syscall.SIGCONT)
 		return time.Since(start)
 	}, true
-}
-
-// groupStopped reads /proc to say whether no process of the group can run:
-// each is stopped (T), a zombie, or in an uninterruptible wait (D, as a
-// parent waiting for a stopped vfork child is), which it leaves only to stop.
-// A process still running or sleeping interruptibly (R, S) has not yet taken
-// its SIGSTOP.
-func groupStopped(pgid int) bool {
-	procs, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	for _, p := range procs {
-		if p.Name()[0] < '0' || p.Name()[0] > '9' {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + p.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(data), ')')
-		if i < 0 || i+2 >= len(data) {
-			continue
-		}
-		// After the command's name: state, ppid, pgrp.
-		fields := strings.Fields(string(data[i+2:]))
-		if len(fields) < 3 || fields[2] != strconv.Itoa(pgid) {
-			continue
-		}
-		if fields[0] == "R" || fields[0] == "S" {
-			return false
-		}
-	}
-	return true
 }
 
 // treeSize adds up the sizes of the regular files under dir.

@@ -100,7 +100,7 @@
 // # Its packages
 //
 // Beside diskimage (a box's own file system), the backend is this package
-// and thirteen below it, each with a type holding only the fields it uses,
+// and fourteen below it, each with a type holding only the fields it uses,
 // which Backend embeds (so their methods answer for it) and New wires:
 //
 //   - store: the store's layout, its checked writes and reads, the store
@@ -116,6 +116,9 @@
 //   - journal: the change journal of every running box (Set), and the
 //     reads of the paths it names and of what a box's files were last
 //     known to be (Reads);
+//   - owners: the box processes several boxsnap processes share: a box's
+//     lock, and ending, pausing and cleaning up after a process another
+//     of them started (Owners);
 //   - process: a box's process, its user, sandbox, bounds, network and
 //     cgroup (Processes);
 //   - exports: exports, imports and the scrubbed share copy (Exports,

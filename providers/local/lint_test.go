@@ -45,10 +45,10 @@ func set(names ...string) map[string]bool {
 var pathCallsAllowed = map[string]string{
 	"process/network.go StartPasta":                "the host's /proc: the sandbox process's wait channel, namespaces and routes",
 	"state/proc.go ProcStart":                      "the host's /proc",
-	"owner.go (*Backend).endRecorded":              "the box's freezer cgroup, the host's",
+	"owners/owners.go (*Owners).EndRecorded":       "the box's freezer cgroup, the host's",
 	"state/proc.go (*ProcRecord).Forget":           "a dead start's freezer cgroup, the host's",
 	"owner.go (*Backend).TakeOver":                 "the store's state folder",
-	"owner.go (*Backend).lockBox":                  "the box's lock file in the store's state folder",
+	"owners/owners.go (*Owners).LockBox":           "the box's lock file in the store's state folder",
 	"exports/scrub.go (*Exports).valuesOf":         "the store's content",
 	"exports/scrub.go (*Exports).scanContent":      "the store's content",
 	"capture/rates.go (*Capturer).readRatesLocked": "the store's rates file",
@@ -66,7 +66,7 @@ var pathCallsAllowed = map[string]string{
 	"boxes.go (*Backend).boxCommand":                  "the box's log in the store's state folder",
 	"boxes.go (*Backend).stop":                        "the store's state file",
 	"boxes.go (*Backend).templateDir":                 "the templates folder, boxsnap's own setting, and a template's name in it",
-	"boxes.go groupStopped":                           "the host's /proc",
+	"process/stopped.go GroupStopped":                 "the host's /proc",
 	"browse/browse.go (*Files).SnapshotFile":          "the store's content",
 	"store/codec.go (*Store).cachedManifest":          "the store's manifest file",
 	"store/codec.go (*Store).Remember":                "the store's manifest file",
@@ -121,8 +121,8 @@ var pathCallsAllowed = map[string]string{
 	"process/process.go GroupMembers":                 "the host's /proc",
 	"process/process.go (*Processes).NewFreezer":      "the host's cgroups",
 	"process/process.go CgroupsAt":                    "the host's cgroups",
-	"owner.go (*Backend).cleanCgroups":                "the host's cgroups",
-	"owner.go (*Backend).removeLeftCgroup":            "the host's cgroups and the store's state file",
+	"owners/owners.go (*Owners).CleanCgroups":         "the host's cgroups",
+	"owners/owners.go (*Owners).removeLeftCgroup":     "the host's cgroups and the store's state file",
 	"process/process.go IsV2":                         "the host's cgroups",
 	"process/process.go (*Processes).BoxCgroups":      "the host's /proc",
 	"process/process.go othersMayRun":                 "boxsnap's own executable and the folders above it",
@@ -150,7 +150,7 @@ var pathCallsAllowed = map[string]string{
 // confinedPackages are the folders of the local backend's packages whose
 // every path-based call TestNoPathBasedBoxFileCalls checks: this package and
 // its parts (diskimage reaches only its own image files, never a box's).
-var confinedPackages = []string{".", "apply", "browse", "capture", "confined", "content", "disks", "exports", "held", "journal", "process", "state", "store", "sweep"}
+var confinedPackages = []string{".", "apply", "browse", "capture", "confined", "content", "disks", "exports", "held", "journal", "owners", "process", "state", "store", "sweep"}
 
 // TestNoPathBasedBoxFileCalls: no box file is reached through a path (a
 // filepath.Join(dir, rel) and a path-based call): every path-based call of

@@ -292,7 +292,7 @@ func TestTakePausesTheRunningProcessGroupAndResumesIt(t *testing.T) {
 			events, _ := os.ReadFile(filepath.Join(cg, "cgroup.events"))
 			return strings.Contains(string(events), "frozen 1")
 		}
-		return groupStopped(pid)
+		return process.GroupStopped(pid)
 	}
 	var stoppedDuring []bool
 	e.b.hooks.AfterCopy = func(string) { stoppedDuring = append(stoppedDuring, stopped()) }
