@@ -550,7 +550,7 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	if err != nil {
 		return providers.GuestStatus{}, err
 	}
-	sz, err := b.treeSize(ctx, dir)
+	sz, err := b.TreeSize(ctx, dir)
 	if err != nil {
 		return providers.GuestStatus{}, fmt.Errorf("box %s's size: %w", guest.Ref, err)
 	}
@@ -694,19 +694,4 @@ func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 		_ = syscall.Kill(-pgid, syscall.SIGCONT)
 		return time.Since(start)
 	}, true
-}
-
-// treeSize adds up the sizes of the regular files under dir.
-func (b *Backend) treeSize(ctx context.Context, dir string) (int64, error) {
-	found, err := b.ScanTree(ctx, dir)
-	if err != nil {
-		return 0, err
-	}
-	var total int64
-	for i := range found {
-		if found[i].St.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += found[i].St.Size
-		}
-	}
-	return total, nil
 }

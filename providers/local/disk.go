@@ -7,10 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/boxsnap/boxsnap/providers"
-	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/state"
@@ -37,22 +34,6 @@ func diskBound(lim providers.BoxLimits, dflt int64) int64 {
 	return DefaultDiskBytes
 }
 
-// diskUse is what the box's folder holds on disk: each file's allocated
-// blocks (a sparse file's holes cost nothing), at most its size.
-func (b *Backend) diskUse(ctx context.Context, dir string) (int64, error) {
-	found, err := b.ScanTree(ctx, dir)
-	if err != nil {
-		return 0, err
-	}
-	var total int64
-	for i := range found {
-		if found[i].St.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += confined.AllocatedOf(&found[i].St)
-		}
-	}
-	return total, nil
-}
-
 // watchDisk bounds the disk use of a running box with no file system of
 // its own (package disks), not to the byte: each process of the box
 // already gets EFBIG past the bound in one file (prlimit --fsize); this
@@ -73,7 +54,7 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		case <-timer.C:
 		}
 		t0 := time.Now()
-		used, err := b.diskUse(context.Background(), dir)
+		used, err := b.DiskUse(context.Background(), dir)
 		// A large folder is measured less often: the watch takes at most
 		// a tenth of one core. Near its bound a box is measured at the
 		// base cadence whatever a measure took (on a busy host a measure

@@ -271,7 +271,7 @@ func TestBoxDiskBounded(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			used, _ := b.diskUse(t.Context(), dir)
+			used, _ := b.DiskUse(t.Context(), dir)
 			t.Fatalf("the box's status says nothing of its bound after 60 s, holding %d bytes on disk", used)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -297,7 +297,7 @@ func TestBoxDiskBounded(t *testing.T) {
 			t.Fatalf("the box's log does not say %q: %q", w, log)
 		}
 	}
-	used, err := b.diskUse(t.Context(), dir)
+	used, err := b.DiskUse(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,12 +413,12 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			used, _ := b.diskUse(t.Context(), dir)
+			used, _ := b.DiskUse(t.Context(), dir)
 			t.Fatalf("the box still runs after 60 s, holding %d bytes on disk", used)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	used, err := b.diskUse(t.Context(), dir)
+	used, err := b.DiskUse(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,9 +110,9 @@
 //   - content: copying files into the content store and hashing them
 //     (Copier), with a reflink, copy_file_range or reads and writes;
 //   - confined: the one way to a box's files, Beneath (openat2 beneath the
-//     box's folder, no link followed), the walk of a folder beneath it
-//     (Scanner), the marker folder, and the checks of a manifest's entries
-//     before any is written into a box;
+//     box's folder, no link followed), the walk of a folder beneath it and
+//     what it holds (Scanner), the marker folder, and the checks of a
+//     manifest's entries before any is written into a box;
 //   - journal: the change journal of every running box (Set), and the
 //     reads of the paths it names and of what a box's files were last
 //     known to be (Reads);

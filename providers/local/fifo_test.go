@@ -91,7 +91,7 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 	}
 	defer root.Close()
 	within(t, "the compare's read", func() {
-		if _, _, err := e.b.hashBeneath(root, "b.txt", &confined.FileID{Dev: uint64(st.Dev), Ino: st.Ino}); !errors.Is(err, fs.ErrNotExist) {
+		if _, _, err := e.b.Writer.HashBeneath(root, "b.txt", &confined.FileID{Dev: uint64(st.Dev), Ino: st.Ino}); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("the compare read a pipe as b.txt: %v", err)
 		}
 	})

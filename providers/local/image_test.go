@@ -72,7 +72,7 @@ func fillsAt(t *testing.T, b *Backend, dir string, bound int64) {
 	if !errors.Is(werr, syscall.ENOSPC) {
 		t.Fatalf("writing twice the bound into %s answered %v, want no space left on device", dir, werr)
 	}
-	used, err := b.diskUse(t.Context(), dir)
+	used, err := b.DiskUse(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,6 +115,6 @@ func New(cfg Config) (*Backend, error) {
 	b.Scanner = b.Set.Scanner
 	b.Files = &browse.Files{Store: b.Store, Scanner: b.Set.Scanner, Workers: b.workers,
 		LoadUsable: b.loadUsable, OwnerOf: b.ownerOf, MarkDamaged: b.Writer.MarkDamaged, GuestOf: b.guestOf,
-		ExistingBox: b.existingBox, KnownIndex: b.Reads.KnownIndex, HashBeneath: b.hashBeneath}
+		ExistingBox: b.existingBox, KnownIndex: b.Reads.KnownIndex, HashBeneath: b.Writer.HashBeneath}
 	return b, nil
 }

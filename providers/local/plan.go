@@ -6,11 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/boxsnap/boxsnap/providers"
-	"github.com/boxsnap/boxsnap/providers/local/confined"
-	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // PlanSnapshots reads the box's folder and the store's file system, changing
@@ -32,7 +28,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}
 	prev := b.StatIndex(st)
-	files, total, changed, err := b.scanChanges(ctx, dir, prev)
+	files, total, changed, err := b.ScanChanges(ctx, dir, prev)
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: read box %s: %w", guest.Ref, err)
 	}
@@ -109,26 +105,4 @@ func restoreOrder() []providers.RestoreStep {
 	return []providers.RestoreStep{
 		providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize,
 	}
-}
-
-// scanChanges stats the box's files against the previous manifest: how many
-// paths, their total size, and what those whose stat changed hold on disk
-// (the content a take would read and may add).
-func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*store.Entry) (files int, total, changed int64, err error) {
-	found, err := b.ScanTree(ctx, dir)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	for i := range found {
-		s := &found[i]
-		files++
-		if s.St.Mode&unix.S_IFMT != unix.S_IFREG {
-			continue
-		}
-		total += s.St.Size
-		if pe := prev[s.Rel]; pe == nil || pe.Key() != store.KeyOf(&s.St) {
-			changed += confined.AllocatedOf(&s.St) // a sparse file's copy holds its data only
-		}
-	}
-	return files, total, changed, nil
 }

@@ -56,7 +56,7 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 		if err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, read the size: %w", err)
 		}
-		sz, err := b.treeSize(ctx, dir)
+		sz, err := b.TreeSize(ctx, dir)
 		if err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, read the size: %w", err)
 		}

@@ -96,7 +96,7 @@ func TestBoxImageGrows(t *testing.T) {
 	if held := diskimage.Held(diskimage.MountOf(e.dir)); held != 0 {
 		t.Fatalf("the box's writes failed with %d bytes of its room still held: it did not grow to its bound", held)
 	}
-	used, err := e.b.diskUse(e.ctx, e.dir)
+	used, err := e.b.DiskUse(e.ctx, e.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
