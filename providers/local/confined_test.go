@@ -47,7 +47,7 @@ func TestTakeNeverFollowsASwappedLink(t *testing.T) {
 	if !swapped {
 		t.Fatal("the hook did not run")
 	}
-	m, err := e.b.loadUsable(ref)
+	m, err := e.b.Store.LoadUsable(ref)
 	if err != nil {
 		t.Fatal(err)
 	}

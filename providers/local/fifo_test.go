@@ -63,7 +63,7 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 	var ref providers.SnapshotRef
 	within(t, "the take", func() { _, ref = e.take(t) })
 	e.b.hooks.AfterScan = nil
-	m, err := e.b.loadUsable(ref)
+	m, err := e.b.Store.LoadUsable(ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ import (
 // user, environment and limits are the source's. A snapshot taken with no
 // identity reset is refused.
 func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
-	m, err := b.loadUsable(ref)
+	m, err := b.Store.LoadUsable(ref)
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
 	}
@@ -51,7 +51,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	// The fork runs as its source does: the same command, user,
 	// environment and limits (its box template's), never the defaults.
 	src, _ := b.ReadState(m.Guest.Ref)
-	if owner := b.ownerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
+	if owner := b.Store.OwnerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
 		src, _ = b.ReadState(owner) // an imported snapshot's box
 	}
 	// A snapshot whose files hold more than the bound is refused before

@@ -131,7 +131,7 @@ var pathCallsAllowed = map[string]string{
 	"browse/readable.go (*Files).CheckReadable":       "the store's content",
 	"reset.go (*Backend).ResetGuest":                  "the box's folder itself, replaced by boxsnap's path to it, and the store's stat cache",
 	"apply/restore.go (*Writer).CopyTree":             "makes the new box's folder itself, by boxsnap's path to it",
-	"restorestep.go (*Backend).loadUsable":            "the store's snapshot folder",
+	"store/usable.go (*Store).LoadUsable":             "the store's snapshot folder",
 	"apply/restore.go (*Writer).openContent":          "the store's content",
 	"store/store.go (*Store).LockStore":               "the store's lock file",
 	"store/store.go ReadChecked":                      "a file of the store",

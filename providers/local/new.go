@@ -110,11 +110,11 @@ func New(cfg Config) (*Backend, error) {
 	b.Held = held.New(b.Store, b.id, b.host, b.install, b.guestOf)
 	b.Capturer = &capture.Capturer{Writer: b.Writer, Root: root, NoSync: b.noSync, Hooks: &b.hooks.Hooks}
 	b.Exports = &exports.Exports{Store: b.Store, Log: b.log, Id: b.id, Install: b.install, MaxImport: b.maxImport, Mu: &b.mu,
-		LoadUsable: b.loadUsable, MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.Capturer.SyncContent, Storage: b.Capturer.Storage,
+		LoadUsable: b.Store.LoadUsable, MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.Capturer.SyncContent, Storage: b.Capturer.Storage,
 		ImportUser: b.importUser, GuestOf: b.guestOf}
 	b.Scanner = b.Set.Scanner
 	b.Files = &browse.Files{Store: b.Store, Scanner: b.Set.Scanner, Workers: b.workers,
-		LoadUsable: b.loadUsable, OwnerOf: b.ownerOf, MarkDamaged: b.Writer.MarkDamaged, GuestOf: b.guestOf,
+		LoadUsable: b.Store.LoadUsable, OwnerOf: b.Store.OwnerOf, MarkDamaged: b.Writer.MarkDamaged, GuestOf: b.guestOf,
 		ExistingBox: b.existingBox, KnownIndex: b.Reads.KnownIndex, HashBeneath: b.Writer.HashBeneath}
 	return b, nil
 }

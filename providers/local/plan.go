@@ -73,7 +73,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		return plan, nil
 	}
 
-	m, err := b.loadUsable(*snap)
+	m, err := b.Store.LoadUsable(*snap)
 	if err != nil {
 		why := "This snapshot cannot be restored or forked: " + err.Error()
 		if errors.Is(err, providers.ErrNotFound) {
@@ -86,7 +86,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		return plan, nil
 	}
 	plan.Restore.SizeBack = &providers.BoxSize{DiskBytes: m.Bytes}
-	if owner := b.ownerOf(m); owner != guest.Ref {
+	if owner := b.Store.OwnerOf(m); owner != guest.Ref {
 		plan.Restore.Way = providers.WayNone
 		plan.Restore.Why = fmt.Sprintf("This snapshot is of box %s: fork it instead", owner)
 	}

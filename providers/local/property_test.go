@@ -157,7 +157,7 @@ func TestEveryReadySnapshotRestoresByteExact(t *testing.T) {
 	check := func(step int, what string) {
 		t.Helper()
 		for _, id := range order {
-			m, err := e.b.loadUsable(ref(id))
+			m, err := e.b.Store.LoadUsable(ref(id))
 			if err != nil {
 				t.Fatalf("seed %d, step %d (%s): snapshot %s cannot be restored: %v", seed, step, what, id, err)
 			}

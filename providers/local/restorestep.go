@@ -2,12 +2,7 @@ package local
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
@@ -26,7 +21,7 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 		}
 		// A snapshot that does not fit the box is refused before the box is
 		// stopped, as well as before its files are written (rollback).
-		if m, err := b.loadUsable(ref); err == nil {
+		if m, err := b.Store.LoadUsable(ref); err == nil {
 			if err := b.restoreFits(guest.Ref, dir, m); err != nil {
 				return providers.RestoreProgress{}, err
 			}
@@ -67,54 +62,17 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 	return providers.RestoreProgress{}, fmt.Errorf("restore step %q: %w", step, providers.ErrUnsupported)
 }
 
-// loadUsable reads a snapshot's manifest, refusing one that is incomplete,
-// damaged or being deleted: such a snapshot is never restored or forked.
-func (b *Backend) loadUsable(ref providers.SnapshotRef) (*store.Manifest, error) {
-	id := store.SnapID(ref)
-	if err := store.CheckID("snapshot", id); err != nil {
-		return nil, err
-	}
-	dir := b.SnapDir(id)
-	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", id, providers.ErrNotFound)
-	}
-	if _, err := os.Stat(filepath.Join(dir, store.FileDeleting)); err == nil {
-		return nil, fmt.Errorf("snapshot %s: its delete stopped part way: %w", id, providers.ErrIncomplete)
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, store.FileDamaged)); err == nil {
-		return nil, fmt.Errorf("snapshot %s: %s: %w", id, strings.TrimSpace(string(data)), providers.ErrIncomplete)
-	}
-	m, err := b.Manifest(id)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("snapshot %s: its manifest is missing: %w", id, providers.ErrIncomplete)
-		}
-		return nil, fmt.Errorf("snapshot %s: its manifest is %v: %w", id, err, providers.ErrIncomplete)
-	}
-	return m, nil
-}
-
-// ownerOf is the box a snapshot belongs to: its label's box (an imported
-// snapshot belongs to its group's box), else the box it was taken of.
-func (b *Backend) ownerOf(m *store.Manifest) string {
-	var lab store.Label
-	if store.ReadChecked(filepath.Join(b.SnapDir(m.ID), store.FileLabel), &lab) == nil && lab.Box != "" {
-		return lab.Box
-	}
-	return m.Guest.Ref
-}
-
 // rollback brings the box's folder to exactly the snapshot.
 func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref providers.SnapshotRef) (string, error) {
 	dir, err := b.existingBox(guest)
 	if err != nil {
 		return "", err
 	}
-	m, err := b.loadUsable(ref)
+	m, err := b.Store.LoadUsable(ref)
 	if err != nil {
 		return "", err
 	}
-	if owner := b.ownerOf(m); owner != guest.Ref {
+	if owner := b.Store.OwnerOf(m); owner != guest.Ref {
 		return "", &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s is of box %s, not %s: fork it instead", m.ID, owner, guest.Ref)}
 	}
 	if err := b.restoreFits(guest.Ref, dir, m); err != nil {
