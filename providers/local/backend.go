@@ -198,12 +198,9 @@ func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
 		KeepsPastRelease: providers.KeepsAsIs,
 		Lives:            providers.LivesHost,
 		Price:            b.price,
-		Excludes:         excludes,
+		Excludes:         capture.Excludes,
 	}
 }
-
-// excludes is what a snapshot leaves out, in the restore dialog's words.
-const excludes = "sockets and device files"
 
 // ProviderTask: the local backend runs no provider tasks; every operation
 // finishes inside its call.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/capture"
 )
 
 // PlanSnapshots reads the box's folder and the store's file system, changing
@@ -60,7 +61,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		UndoAbout:         about,
 		UndoBytes:         &undoBytes,
 		Order:             restoreOrder(),
-		Excludes:          excludes,
+		Excludes:          capture.Excludes,
 		RestartsProcesses: st.Command != "",
 	}
 	var noTime time.Duration

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/boxsnap/boxsnap/providers/local/apply"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 )
 
 // Capturer reads a box's folder into a manifest, copying the content the
@@ -13,6 +14,11 @@ type Capturer struct {
 	// Writer gives the store, the copier, the scanner, the log and the
 	// workers a capture copies on.
 	*apply.Writer
+	// ID is the backend's ID in settings, and Install this install's:
+	// both written on every label.
+	ID, Install string
+	// States records a take in the box's state file.
+	States *state.States
 	// Root is the store's folder, whose file system Storage reads.
 	Root string
 	// NoSync skips the syncfs before a snapshot is published (Config's).

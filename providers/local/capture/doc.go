@@ -1,4 +1,5 @@
-// Package capture takes a box's folder into the store: Capturer reads its
+// Package capture takes a box's folder into the store: Capturer names the
+// snapshot and its label (TakeID, NameManifest, LabelFor), reads its
 // paths (from the change journal, or a walk beneath the folder) into a
 // manifest, reuses the hash of every file whose stat matches the last
 // known one, copies the rest into the content store by hash, and publishes
@@ -8,6 +9,7 @@
 //
 // It imports only the standard library, golang.org/x/sys/unix, providers,
 // providers/local/apply, providers/local/confined,
-// providers/local/journal and providers/local/store; it must never import
+// providers/local/journal, providers/local/state and
+// providers/local/store; it must never import
 // app/..., jobs, package local or another backend.
 package capture
