@@ -153,7 +153,6 @@ type Backend struct {
 	root    string
 	install string
 	host    string
-	tmpl    string
 	log     *slog.Logger
 	stopTO  time.Duration
 	workers int

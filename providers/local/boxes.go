@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -130,7 +129,7 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 		src := ""
 		if spec.Template != "" {
 			var err error
-			if src, err = b.templateDir(spec.Template); err != nil {
+			if src, err = b.TemplateDir(spec.Template); err != nil {
 				return providers.Guest{}, err
 			}
 		}
@@ -156,30 +155,6 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
 	}
 	return b.guestOf(box, spec.Box.Kind), nil
-}
-
-// templateDir resolves a template folder's name inside the templates folder
-// (Config.Templates), refusing in words a full path, "..", a name with a
-// slash, or a link whose target is outside the templates folder.
-func (b *Backend) templateDir(name string) (string, error) {
-	if err := providers.CheckFolderName(name); err != nil {
-		return "", err
-	}
-	if b.tmpl == "" {
-		return "", &providers.RefusedError{Why: "No templates folder is set, so no box can be made from a template folder."}
-	}
-	base, err := filepath.EvalSymlinks(b.tmpl)
-	if err != nil {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("The templates folder %s cannot be read.", b.tmpl)}
-	}
-	src, err := filepath.EvalSymlinks(filepath.Join(base, name))
-	if err != nil {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("No template folder named %s in the templates folder.", name)}
-	}
-	if rel, err := filepath.Rel(base, src); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("The template folder %s is a link leading out of the templates folder.", name)}
-	}
-	return src, nil
 }
 
 // Release stops the box's process and deletes its folder (unmounted

@@ -15,7 +15,6 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
-	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
@@ -62,7 +61,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	}
 	// The fork is made under a temporary name and renamed once clean, so a
 	// box folder with its source's identity never exists under the new ID.
-	tmp, tmpImg, image, err := b.forkFolder(ctx, m, box.ID, bound)
+	tmp, tmpImg, image, err := b.ForkFolder(ctx, m, box.ID, bound)
 	if err != nil {
 		return providers.Guest{}, err
 	}
@@ -107,44 +106,6 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
 	return b.guestOf(box.ID, kind), nil
-}
-
-// forkFolder makes the empty folder a fork of m is written in, under a
-// temporary name: with a file system of its own of the bound's size where
-// loop mounts work (an image under a temporary name too, mounted on the
-// folder, moved to the box's names once clean), else a plain folder. A
-// snapshot whose files hold more than that room is refused, with nothing
-// left: the fork would fail half-way.
-func (b *Backend) forkFolder(ctx context.Context, m *store.Manifest, box string, bound int64) (tmp, tmpImg string, image bool, err error) {
-	suffix := store.RandomSuffix()
-	tmp = b.Path(store.DirBoxes, ".fork-"+box+"-"+suffix)
-	tmpImg = b.Path(disks.DirDisks, ".fork-"+box+"-"+suffix+".img")
-	if image, err = b.MakeBoxFolder(ctx, tmp, tmpImg, bound); err != nil {
-		return "", "", false, fmt.Errorf("fork: %w", err)
-	}
-	room := bound
-	if image {
-		var r disks.BoxRoom
-		if r, err = disks.RoomOf(tmp); err == nil {
-			room = r.Free + r.Held
-		}
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o700)
-	}
-	if err != nil {
-		err = fmt.Errorf("fork: %w", err)
-	} else {
-		err = disks.FitsWords(m, room)
-	}
-	if err == nil && image {
-		err = diskimage.MakeRoomIn(tmp, m.Bytes)
-	}
-	if err != nil {
-		_ = b.RemoveBoxFolder(tmp, tmpImg)
-		return "", "", false, err
-	}
-	return tmp, tmpImg, image, nil
 }
 
 // cleanIdentity removes what sec lists (providers.Secrets: boxsnap's access

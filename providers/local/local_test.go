@@ -613,7 +613,7 @@ func TestDeleteAndTakeAtTheSameMoment(t *testing.T) {
 	_, r1 := e.take(t)
 	// A second box with the same content: its take reuses no manifest, and
 	// writes the same hashes the delete is freeing.
-	e.b.tmpl = filepath.Dir(e.dir) // the first box's folder is the second's template
+	e.b.Templates = filepath.Dir(e.dir) // the first box's folder is the second's template
 	g2, err := e.b.Acquire(e.ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxsecond"}, Template: filepath.Base(e.dir)})
 	if err != nil {
 		t.Fatal(err)

@@ -95,7 +95,7 @@ func TestEveryReadySnapshotRestoresByteExact(t *testing.T) {
 	seed := journalSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 70))
 	e := setupJournal(t, t.TempDir(), Config{})
-	e.b.tmpl = t.TempDir() // reset's template root: the box is made from none
+	e.b.Templates = t.TempDir() // reset's template root: the box is made from none
 	ch := newChurner(t, seed, e.dir)
 	ch.seedTree()
 

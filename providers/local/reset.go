@@ -56,7 +56,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	if spec.Template != "" {
-		src, err := b.templateDir(spec.Template)
+		src, err := b.TemplateDir(spec.Template)
 		if err == nil {
 			if err = b.CopyTree(ctx, src, fresh); err != nil {
 				err = fmt.Errorf("reset box %s from template %s: %w", g.Ref, spec.Template, err)

@@ -32,6 +32,9 @@ type Writer struct {
 	*confined.Scanner
 	Log     *slog.Logger
 	Workers int
+	// Templates is the folder a template's name is found in
+	// (Config.Templates); "" when none is set.
+	Templates string
 }
 
 // MarkDamaged records damage found in a snapshot's content, so HeldSnapshots
