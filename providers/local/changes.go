@@ -4,18 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
-
-// ChangeCadence: a local box is checked every 15 seconds; with its change
-// journal running, a check reads no folder.
-func (b *Backend) ChangeCadence() providers.Cadence {
-	return providers.Cadence{Every: 15 * time.Second,
-		Why: "the change journal answers without reading the box's folder"}
-}
 
 // Changes answers from the box's change journal: a running box whose
 // journal records changes since its last take against that take reads no

@@ -122,7 +122,7 @@ func TestSetStraightNeverFollowsALink(t *testing.T) {
 	if err != nil || !fi.IsDir() {
 		t.Fatalf(".boxsnap is not a real folder after SetStraight: %v %v", fi, err)
 	}
-	if got := e.read(t, confined.AccessFile); got != string(accessText(a)) {
+	if got := e.read(t, confined.AccessFile); got != string(providers.AccessText(a)) {
 		t.Errorf("the access file holds %q", got)
 	}
 	var dst, fst syscall.Stat_t

@@ -124,8 +124,8 @@
 //   - exports: exports, imports and the scrubbed share copy (Exports,
 //     which answers providers.Exporter);
 //   - apply: bringing a box's folder to exactly a snapshot (a restore's
-//     rollback, a fork's new folder) and copying a template into a new
-//     box's (Writer);
+//     rollback, a fork's new folder), copying a template into a new
+//     box's, and writing a file or the access file into a box (Writer);
 //   - disks: a box's own file system, bounding its disk to the byte:
 //     its image made, mounted, moved, swapped and removed, and its room
 //     (Disks);

@@ -102,7 +102,8 @@ func New(cfg Config) (*Backend, error) {
 			return nil, fmt.Errorf("local backend: make content folders: %w", err)
 		}
 	}
-	b.Writer = &apply.Writer{Store: b.Store, Copier: b.Copier, Scanner: b.Set.Scanner, Log: b.log, Workers: b.workers, Templates: cfg.Templates}
+	b.Writer = &apply.Writer{Store: b.Store, Copier: b.Copier, Scanner: b.Set.Scanner, Log: b.log, Workers: b.workers, Templates: cfg.Templates,
+		ExistingBox: b.existingBox}
 	b.States = &state.States{Store: b.Store, Mu: &b.mu}
 	b.Reads = &journal.Reads{Set: b.Set, Store: b.Store, States: b.States, ExistingBox: b.existingBox}
 	b.Owners = &owners.Owners{Store: b.Store, Processes: b.Processes, Log: b.log, StopTO: b.stopTO}

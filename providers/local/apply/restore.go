@@ -35,6 +35,8 @@ type Writer struct {
 	// Templates is the folder a template's name is found in
 	// (Config.Templates); "" when none is set.
 	Templates string
+	// ExistingBox checks a guest's folder is there and gives its path.
+	ExistingBox func(guest providers.Guest) (string, error)
 }
 
 // MarkDamaged records damage found in a snapshot's content, so HeldSnapshots

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
@@ -229,4 +230,11 @@ func (b *Reads) NoteAtStop(guest providers.Guest) {
 	}
 	b.Journals.AtStop[guest.Ref] = at
 	b.Journals.Mu.Unlock()
+}
+
+// ChangeCadence: a local box is checked every 15 seconds; with its change
+// journal running, a check reads no folder.
+func (b *Reads) ChangeCadence() providers.Cadence {
+	return providers.Cadence{Every: 15 * time.Second,
+		Why: "the change journal answers without reading the box's folder"}
 }
