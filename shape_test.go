@@ -67,7 +67,6 @@ var shapeExceptions = []shapeException{
 	// The engine and the jobs.
 	// The backends: each is one type that answers the providers' Backend
 	// interface and its optional faces.
-	{pkg: "providers/local", over: overMethods, typ: "Backend", figure: 42, why: "the Backend interface, its optional faces and the steps of boxes, takes and restores hang on one type; its parts' methods are promoted from the types it embeds"},
 }
 
 // measured is the module's shape, measured once for the tests that read it.

@@ -1,8 +1,6 @@
 package local
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -184,28 +182,6 @@ func (b *Backend) Root() string { return b.root }
 
 // BoxDir is the folder of a box's files.
 func (b *Backend) BoxDir(guest providers.Guest) string { return b.Store.BoxDir(guest.Ref) }
-
-// Snapshotting is the same for every kind: a folder snapshots the same way
-// whatever runs in it.
-func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
-	return &providers.Snapshotting{
-		Scope:            providers.ScopeBox,
-		Holds:            []providers.Holds{providers.HoldsDisk},
-		WhileRunning:     providers.WhileRunningPauses,
-		Restore:          providers.RestoreInPlace,
-		Fork:             providers.ForkCopy,
-		KeepsPastRelease: providers.KeepsAsIs,
-		Lives:            providers.LivesHost,
-		Price:            b.price,
-		Excludes:         capture.Excludes,
-	}
-}
-
-// ProviderTask: the local backend runs no provider tasks; every operation
-// finishes inside its call.
-func (b *Backend) ProviderTask(ctx context.Context, task providers.TaskRef) (providers.TaskOutcome, error) {
-	return providers.TaskOutcome{}, fmt.Errorf("local backend task %s: %w", task.ID, providers.ErrUnsupported)
-}
 
 // Change is what ChangedSinceTake found (package journal).
 type Change = journal.Change

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/apply"
 	"github.com/boxsnap/boxsnap/providers/local/state"
 )
@@ -19,6 +20,9 @@ type Capturer struct {
 	ID, Install string
 	// States records a take in the box's state file.
 	States *state.States
+	// Price is what holding a snapshot costs, as Snapshotting says; nil
+	// for free (Config.Price).
+	Price *providers.Price
 	// Root is the store's folder, whose file system Storage reads.
 	Root string
 	// NoSync skips the syncfs before a snapshot is published (Config's).
