@@ -67,8 +67,6 @@ var shapeExceptions = []shapeException{
 	// The engine and the jobs.
 	// The backends: each is one type that answers the providers' Backend
 	// interface and its optional faces.
-	{pkg: "providers/local", over: overLines, figure: 5600, why: "the local backend's boxes, takes, restores, forks, plans, owners and disk bounds; its store, sweeps, content copies, confinement, journal, processes, exports and browsing are packages of their own below it"},
-	{pkg: "providers/local", over: overMethods, typ: "Backend", figure: 114, why: "the Backend interface, its optional faces and the steps of boxes, takes and restores hang on one type; its parts' methods are promoted from the types it embeds"},
 }
 
 // measured is the module's shape, measured once for the tests that read it.

@@ -1,23 +1,23 @@
 package local
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
-	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/apply"
 	"github.com/boxsnap/boxsnap/providers/local/browse"
+	"github.com/boxsnap/boxsnap/providers/local/capture"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/content"
-	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/exports"
+	"github.com/boxsnap/boxsnap/providers/local/held"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/owners"
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 	"github.com/boxsnap/boxsnap/providers/local/sweep"
 )
@@ -83,7 +83,7 @@ type Config struct {
 	// archive is compressed: a small upload can unpack to far more);
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
-	// DiskImages gives each new box a file system of its own (image.go),
+	// DiskImages gives each new box a file system of its own (package disks),
 	// which bounds its disk to the byte, where a loop mount works. Off,
 	// every box's disk is bounded by the watch that measures its folder
 	// (disk.go). boxsnap's configuration turns it on by default
@@ -101,17 +101,11 @@ type Config struct {
 	Price *providers.Price
 }
 
-// hooks lets this package's own tests reach inside a take, a delete or a
-// start, to make a file change mid-take, a delete stop part way or an owner
-// die mid-start. Nil outside tests.
+// hooks lets this package's own tests reach inside a take or a start, to
+// make a file change mid-take or an owner die mid-start. Nil outside tests.
 type hooks struct {
-	mu sync.Mutex
-
-	// afterScan runs after a take's scan, before links are read and files
-	// copied.
-	afterScan func()
-	// afterCopy runs after a file's content was copied, before its re-stat.
-	afterCopy func(rel string)
+	// Hooks reach inside a take's capture.
+	capture.Hooks
 	// spawned runs in a start once the box's process runs, before its
 	// state file records that process.
 	spawned func()
@@ -137,12 +131,26 @@ type Backend struct {
 	// Scanner walks a box's folder beneath it; the journals and Files
 	// share it.
 	*confined.Scanner
+	// Disks makes, mounts and swaps the boxes' own file systems.
+	*disks.Disks
+	// States reads and writes the boxes' state files.
+	*state.States
+	// Reads answers from the journals what changed in a box.
+	*journal.Reads
+	// Owners reaches the box processes other boxsnap processes started.
+	*owners.Owners
+	// Held lists the snapshots the store holds.
+	*held.Held
+	// Capturer takes a box's folder into the store.
+	*capture.Capturer
+	// Writer writes snapshots into boxes' folders and templates into new
+	// ones.
+	*apply.Writer
 
 	id      string
 	root    string
 	install string
 	host    string
-	tmpl    string
 	log     *slog.Logger
 	stopTO  time.Duration
 	workers int
@@ -151,15 +159,9 @@ type Backend struct {
 
 	maxImport int64 // the content one import's batch may unpack
 
-	diskImages bool             // Config.DiskImages
-	diskBytes  int64            // Config.DiskBytes
-	loopOnce   sync.Once        // DiskBounding's probe, once
-	loopWhy    string           // why a box gets no file system of its own; "" when it does
-	loopFix    string           // what makes it get one
-	grow       diskimage.Grower // gives mounted images room ahead
+	diskBytes int64 // Config.DiskBytes
 
-	noTmpfile atomic.Bool // the file system refused O_TMPFILE once
-	hooks     hooks
+	hooks hooks
 
 	mu    sync.Mutex
 	procs map[string]*proc // running box processes, by box ID
@@ -170,8 +172,6 @@ type Backend struct {
 	leave bool
 	// cleanOnce runs cleanCgroups once, at the first restart or takeover.
 	cleanOnce sync.Once
-
-	ratesMu sync.Mutex
 }
 
 // ID is the backend's ID in settings.
@@ -183,96 +183,5 @@ func (b *Backend) Root() string { return b.root }
 // BoxDir is the folder of a box's files.
 func (b *Backend) BoxDir(guest providers.Guest) string { return b.Store.BoxDir(guest.Ref) }
 
-// Snapshotting is the same for every kind: a folder snapshots the same way
-// whatever runs in it.
-func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
-	return &providers.Snapshotting{
-		Scope:            providers.ScopeBox,
-		Holds:            []providers.Holds{providers.HoldsDisk},
-		WhileRunning:     providers.WhileRunningPauses,
-		Restore:          providers.RestoreInPlace,
-		Fork:             providers.ForkCopy,
-		KeepsPastRelease: providers.KeepsAsIs,
-		Lives:            providers.LivesHost,
-		Price:            b.price,
-		Excludes:         excludes,
-	}
-}
-
-// excludes is what a snapshot leaves out, in the restore dialog's words.
-const excludes = "sockets and device files"
-
-// ProviderTask: the local backend runs no provider tasks; every operation
-// finishes inside its call.
-func (b *Backend) ProviderTask(ctx context.Context, task providers.TaskRef) (providers.TaskOutcome, error) {
-	return providers.TaskOutcome{}, fmt.Errorf("local backend task %s: %w", task.ID, providers.ErrUnsupported)
-}
-
-// rates is the running measure of how fast takes go, kept in rates.json.
-type rates struct {
-	BytesPerSecond float64 `json:"bytesPerSecond"`
-	FilesPerSecond float64 `json:"filesPerSecond"`
-}
-
-// Starting rates before any take was measured: a modest disk.
-const (
-	defaultBytesPerSecond = 200 << 20
-	defaultFilesPerSecond = 50000
-	// rateWeight is the weight of a new measure in the running rate.
-	rateWeight = 0.3
-	// Measures below these are too small to say anything.
-	minMeasuredBytes = 4 << 20
-	minMeasuredFiles = 1000
-)
-
-func (b *Backend) readRates() rates {
-	b.ratesMu.Lock()
-	defer b.ratesMu.Unlock()
-	return b.readRatesLocked()
-}
-
-func (b *Backend) readRatesLocked() rates {
-	r := rates{BytesPerSecond: defaultBytesPerSecond, FilesPerSecond: defaultFilesPerSecond}
-	data, err := os.ReadFile(b.Path(store.FileRates))
-	if err != nil {
-		return r
-	}
-	var got rates
-	if json.Unmarshal(data, &got) == nil && got.BytesPerSecond > 0 && got.FilesPerSecond > 0 {
-		return got
-	}
-	return r
-}
-
-// measure folds one take's figures into the running rates.
-func (b *Backend) measure(files int, statTime time.Duration, bytes int64, copyTime time.Duration) {
-	b.ratesMu.Lock()
-	defer b.ratesMu.Unlock()
-	r := b.readRatesLocked()
-	changed := false
-	if files >= minMeasuredFiles && statTime > 0 {
-		r.FilesPerSecond = (1-rateWeight)*r.FilesPerSecond + rateWeight*float64(files)/statTime.Seconds()
-		changed = true
-	}
-	if bytes >= minMeasuredBytes && copyTime > 0 {
-		r.BytesPerSecond = (1-rateWeight)*r.BytesPerSecond + rateWeight*float64(bytes)/copyTime.Seconds()
-		changed = true
-	}
-	if !changed {
-		return
-	}
-	data, _ := json.Marshal(r)
-	if err := store.ReplaceFile(b.Path(store.FileRates), data, 0o600); err != nil {
-		b.log.Warn("local backend: could not keep the measured rates", "err", err)
-	}
-}
-
-// estimate is how long a take of files stats and bytes of new content takes.
-func (r rates) estimate(files int, bytes int64) time.Duration {
-	d := time.Duration(float64(files)/r.FilesPerSecond*float64(time.Second)) +
-		time.Duration(float64(bytes)/r.BytesPerSecond*float64(time.Second))
-	if d < time.Millisecond {
-		d = time.Millisecond
-	}
-	return d
-}
+// Change is what ChangedSinceTake found (package journal).
+type Change = journal.Change

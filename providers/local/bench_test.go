@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -69,7 +70,7 @@ func BenchmarkTakeFull(b *testing.B) {
 		os.RemoveAll(be.Path(store.DirSnapshots))
 		os.RemoveAll(be.Path(store.DirContent))
 		be2, _ := New(Config{Root: be.root, NoSync: true})
-		be2.updateState(g.Ref, func(s *boxState) { s.Last = "" })
+		be2.UpdateState(g.Ref, func(s *state.BoxState) { s.Last = "" })
 		b.StartTimer()
 		if _, err := be2.Snapshot(ctx, g, providers.SnapshotTake{}, nil); err != nil {
 			b.Fatal(err)

@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -19,7 +17,10 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
+	"github.com/boxsnap/boxsnap/providers/local/owners"
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -27,79 +28,6 @@ import (
 type identity struct {
 	Box          string `json:"box"`
 	ResetVersion int    `json:"resetVersion"`
-}
-
-// boxState is the small state file kept per box, outside its folder, so that
-// a restart of boxsnap knows which boxes ran and what the last take was.
-type boxState struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Command string `json:"command,omitempty"`
-	// User, Env and Limits are how the command runs (BoxSpec's).
-	User   string              `json:"user,omitempty"`
-	Env    map[string]string   `json:"env,omitempty"`
-	Limits providers.BoxLimits `json:"limits,omitempty"`
-	// NoNetwork and Publish are the box's network (BoxSpec's).
-	NoNetwork bool  `json:"noNetwork,omitempty"`
-	Publish   []int `json:"publish,omitempty"`
-	// Running is set by Start and cleared by Stop: what the box should be.
-	Running bool `json:"running"`
-	// Last is the snapshot most recently taken of the box: its manifest's
-	// stat cache makes the next take read only what changed.
-	Last string `json:"last,omitempty"`
-	// Parent is the snapshot the box's files descend from now: the last take,
-	// or the target of the last restore. A take records it as its parent.
-	Parent string `json:"parent,omitempty"`
-	// StatCache names the snapshot a restore brought the box to when the
-	// restore left a stat cache (state/<boxID>.cache): that snapshot's
-	// entries with the stat of the files as the restore left them, fresher
-	// than Last's manifest. Empty after a take.
-	StatCache string `json:"statCache,omitempty"`
-	// ForkedFrom is the snapshot a fork was made from.
-	ForkedFrom string `json:"forkedFrom,omitempty"`
-	// Owner names the boxsnap process that started the box's process last
-	// (SetOwner); Proc is that process, for every boxsnap process on this
-	// data folder to find (owner.go).
-	Owner string      `json:"owner,omitempty"`
-	Proc  *procRecord `json:"proc,omitempty"`
-	// DiskStop is set when boxsnap stopped the box by itself at its disk
-	// bound (watchDisk); a start clears it.
-	DiskStop *providers.DiskStop `json:"diskStop,omitempty"`
-}
-
-func (b *Backend) readState(box string) (boxState, error) {
-	var st boxState
-	data, err := os.ReadFile(b.StateFile(box))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return boxState{ID: box}, nil
-		}
-		return st, fmt.Errorf("read box %s's state: %w", box, err)
-	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		return st, fmt.Errorf("read box %s's state: %w", box, err)
-	}
-	return st, nil
-}
-
-func (b *Backend) writeState(st boxState) error {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	return store.ReplaceFile(b.StateFile(st.ID), data, 0o600)
-}
-
-// updateState reads, changes and writes a box's state under the backend's lock.
-func (b *Backend) updateState(box string, change func(*boxState)) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	st, err := b.readState(box)
-	if err != nil {
-		return err
-	}
-	change(&st)
-	return b.writeState(st)
 }
 
 // existingBox checks a guest's folder is there, wrapping ErrNotFound if not.
@@ -110,7 +38,7 @@ func (b *Backend) existingBox(guest providers.Guest) (string, error) {
 		return "", err
 	}
 	dir := b.Store.BoxDir(guest.Ref)
-	if err := b.ensureMounted(guest.Ref); err != nil {
+	if err := b.EnsureMounted(guest.Ref); err != nil {
 		return "", err
 	}
 	fi, err := os.Lstat(dir)
@@ -201,16 +129,16 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 		src := ""
 		if spec.Template != "" {
 			var err error
-			if src, err = b.templateDir(spec.Template); err != nil {
+			if src, err = b.TemplateDir(spec.Template); err != nil {
 				return providers.Guest{}, err
 			}
 		}
-		if _, err := b.makeBoxFolder(ctx, dir, b.imageFile(box), diskBound(spec.Limits, b.diskBytes)); err != nil {
+		if _, err := b.MakeBoxFolder(ctx, dir, b.ImageFile(box), diskBound(spec.Limits, b.diskBytes)); err != nil {
 			return providers.Guest{}, fmt.Errorf("make box %s: %w", box, err)
 		}
 		if src != "" {
-			if err := b.copyTree(ctx, src, dir); err != nil {
-				_ = b.removeBoxFolder(dir, b.imageFile(box))
+			if err := b.CopyTree(ctx, src, dir); err != nil {
+				_ = b.RemoveBoxFolder(dir, b.ImageFile(box))
 				return providers.Guest{}, fmt.Errorf("make box %s from template %s: %w", box, src, err)
 			}
 		}
@@ -218,39 +146,15 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	if err := writeIdentity(dir, box); err != nil {
 		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
 	}
-	st := boxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command, User: spec.User, Env: spec.Env, Limits: spec.Limits,
+	st := state.BoxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command, User: spec.User, Env: spec.Env, Limits: spec.Limits,
 		NoNetwork: spec.NoNetwork, Publish: spec.Publish}
 	b.mu.Lock()
-	err := b.writeState(st)
+	err := b.WriteState(st)
 	b.mu.Unlock()
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
 	}
 	return b.guestOf(box, spec.Box.Kind), nil
-}
-
-// templateDir resolves a template folder's name inside the templates folder
-// (Config.Templates), refusing in words a full path, "..", a name with a
-// slash, or a link whose target is outside the templates folder.
-func (b *Backend) templateDir(name string) (string, error) {
-	if err := providers.CheckFolderName(name); err != nil {
-		return "", err
-	}
-	if b.tmpl == "" {
-		return "", &providers.RefusedError{Why: "No templates folder is set, so no box can be made from a template folder."}
-	}
-	base, err := filepath.EvalSymlinks(b.tmpl)
-	if err != nil {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("The templates folder %s cannot be read.", b.tmpl)}
-	}
-	src, err := filepath.EvalSymlinks(filepath.Join(base, name))
-	if err != nil {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("No template folder named %s in the templates folder.", name)}
-	}
-	if rel, err := filepath.Rel(base, src); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("The template folder %s is a link leading out of the templates folder.", name)}
-	}
-	return src, nil
 }
 
 // Release stops the box's process and deletes its folder (unmounted
@@ -263,7 +167,7 @@ func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
 	if err := b.Stop(ctx, guest); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	if err := b.removeBoxFolder(b.Store.BoxDir(guest.Ref), b.imageFile(guest.Ref)); err != nil {
+	if err := b.RemoveBoxFolder(b.Store.BoxDir(guest.Ref), b.ImageFile(guest.Ref)); err != nil {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
 	for _, f := range []string{b.StateFile(guest.Ref), b.StatCacheFile(guest.Ref), b.Path(store.DirState, guest.Ref+".log"), b.Path(store.DirState, guest.Ref+".lock")} {
@@ -283,27 +187,27 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := b.lockBox(guest.Ref)
+	unlock, err := b.LockBox(guest.Ref)
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return err
 	}
 	if p := b.procs[guest.Ref]; p != nil && !p.exited() {
 		return nil
 	}
-	if st.Command != "" && !st.Proc.alive() && b.leave {
+	if st.Command != "" && !st.Proc.Alive() && b.leave {
 		// A process that owns boxes starts it (TakeOver).
 		st.Proc, st.Owner = nil, ""
 	}
 	started := false
-	if st.Command != "" && !st.Proc.alive() && !b.leave {
-		st.Proc.forget()
+	if st.Command != "" && !st.Proc.Alive() && !b.leave {
+		st.Proc.Forget()
 		st.Proc = nil
 		if err := b.startLocked(dir, guest.Ref, &st); err != nil {
 			return fmt.Errorf("start box %s: %w", guest.Ref, err)
@@ -312,7 +216,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 	}
 	st.Running = true
 	st.DiskStop = nil
-	if err := b.writeState(st); err != nil {
+	if err := b.WriteState(st); err != nil {
 		if !started {
 			return err
 		}
@@ -331,7 +235,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 // cgroup is written in the box's state file, with this process as owner and
 // the box running, before the process starts (recordStarting); the process
 // itself is recorded in st, which the caller writes.
-func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
+func (b *Backend) startLocked(dir, box string, st *state.BoxState) (err error) {
 	who, err := b.BoxUser(st.User)
 	if err != nil {
 		return err
@@ -372,7 +276,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 		}
 		defer func() {
 			if err != nil {
-				_ = b.writeState(*st) // nothing runs in the cgroup
+				_ = b.WriteState(*st) // nothing runs in the cgroup
 			}
 		}()
 		var in bool
@@ -421,7 +325,7 @@ func (b *Backend) startLocked(dir, box string, st *boxState) (err error) {
 // template's environment and its limits, its output to the box's log in
 // the store's state folder, which it opens. sandboxed says it runs inside
 // bubblewrap, armed to die with its owner.
-func (b *Backend) boxCommand(dir, box string, st *boxState, who process.RunAs, network bool) (cmd *exec.Cmd, logf *os.File, sandboxed bool, err error) {
+func (b *Backend) boxCommand(dir, box string, st *state.BoxState, who process.RunAs, network bool) (cmd *exec.Cmd, logf *os.File, sandboxed bool, err error) {
 	args, err := b.ProcessArgs(dir, st.Command, st.Limits, who, network)
 	if err != nil {
 		return nil, nil, false, err
@@ -504,7 +408,7 @@ func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandbo
 // in st (running, with this process as owner), and watches it: its end
 // ends pasta and the freezer cgroup and closes the box's log, and its disk
 // is watched against its bound.
-func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, sandboxed bool, cg string, net *exec.Cmd, logf *os.File) {
+func (b *Backend) watchProcess(dir, box string, st *state.BoxState, cmd *exec.Cmd, sandboxed bool, cg string, net *exec.Cmd, logf *os.File) {
 	p := &proc{cmd: cmd, done: make(chan struct{}), sandboxed: sandboxed, cgroup: cg, pasta: net}
 	go func() {
 		_ = cmd.Wait()
@@ -516,10 +420,10 @@ func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, san
 		close(p.done)
 	}()
 	b.procs[box] = p
-	st.Proc = recordOf(cmd.Process.Pid, cg, p.sandboxed)
+	st.Proc = state.RecordOf(cmd.Process.Pid, cg, p.sandboxed)
 	st.Owner = b.owner
 	st.Running, st.DiskStop = true, nil
-	if fi, err := os.Stat(b.imageFile(box)); err == nil && isMounted(dir) {
+	if fi, err := os.Stat(b.ImageFile(box)); err == nil && disks.IsMounted(dir) {
 		go b.watchRoom(box, dir, p, fi.Size(), logf)
 	} else {
 		go b.watchDisk(box, dir, p, diskBound(st.Limits, b.diskBytes), logf)
@@ -528,14 +432,14 @@ func (b *Backend) watchProcess(dir, box string, st *boxState, cmd *exec.Cmd, san
 
 // recordStarting writes st as a start about to run the box's process in the
 // freezer cgroup cg would leave it, owned here: what runs in cg is the box's
-// process, found by any boxsnap process on this data folder (procRecord's
+// process, found by any boxsnap process on this data folder (state.ProcRecord's
 // alive, endRecorded), even if this one dies before it records the
 // process's leader. Called with b.mu held.
-func (b *Backend) recordStarting(st boxState, cg string, sandboxed bool) error {
-	st.Proc = &procRecord{Cgroup: cg, Sandboxed: sandboxed}
+func (b *Backend) recordStarting(st state.BoxState, cg string, sandboxed bool) error {
+	st.Proc = &state.ProcRecord{Cgroup: cg, Sandboxed: sandboxed}
 	st.Owner = b.owner
 	st.Running, st.DiskStop = true, nil
-	if err := b.writeState(st); err != nil {
+	if err := b.WriteState(st); err != nil {
 		return fmt.Errorf("start box %s: its state file cannot record the process about to start, so none was started: %w", st.ID, err)
 	}
 	return nil
@@ -556,7 +460,7 @@ func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
 	if err := store.CheckID("box", guest.Ref); err != nil {
 		return err
 	}
-	b.noteAtStop(guest)
+	b.NoteAtStop(guest)
 	b.EndJournal(guest.Ref)
 	return b.stop(ctx, guest)
 }
@@ -565,7 +469,7 @@ func (b *Backend) Stop(ctx context.Context, guest providers.Guest) error {
 // A box's process that another boxsnap process on this data folder started
 // is ended too (endRecorded): every process of the box ends, whoever owns it.
 func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
-	unlock, err := b.lockBox(guest.Ref)
+	unlock, err := b.LockBox(guest.Ref)
 	if err != nil {
 		return err
 	}
@@ -597,15 +501,15 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 		return nil
 	}
 	b.mu.Lock()
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	b.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	if st.Proc.alive() {
-		b.endRecorded(ctx, guest.Ref, st.Proc)
+	if st.Proc.Alive() {
+		b.EndRecorded(ctx, guest.Ref, st.Proc)
 	}
-	return b.updateState(guest.Ref, func(st *boxState) { st.Running, st.Proc = false, nil })
+	return b.UpdateState(guest.Ref, func(st *state.BoxState) { st.Running, st.Proc = false, nil })
 }
 
 // Status reads whether the box's folder exists, whether it runs, and its size.
@@ -621,17 +525,17 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	if err != nil {
 		return providers.GuestStatus{}, err
 	}
-	sz, err := b.treeSize(ctx, dir)
+	sz, err := b.TreeSize(ctx, dir)
 	if err != nil {
 		return providers.GuestStatus{}, fmt.Errorf("box %s's size: %w", guest.Ref, err)
 	}
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return providers.GuestStatus{}, err
 	}
 	stop := st.DiskStop
 	if stop == nil {
-		stop = b.fullStatus(guest.Ref, dir)
+		stop = b.FullStatus(guest.Ref, dir)
 	}
 	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}, DiskStop: stop}, nil
 }
@@ -647,7 +551,7 @@ func (b *Backend) Runs(ctx context.Context, guest providers.Guest) (bool, error)
 		return false, err
 	}
 	b.mu.Lock()
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	b.mu.Unlock()
 	if err != nil {
 		return false, err
@@ -663,7 +567,7 @@ func (b *Backend) Runs(ctx context.Context, guest providers.Guest) (bool, error)
 func (b *Backend) running(box string) (bool, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st, err := b.readState(box)
+	st, err := b.ReadState(box)
 	if err != nil {
 		return false, err
 	}
@@ -673,7 +577,7 @@ func (b *Backend) running(box string) (bool, error) {
 	if p := b.procs[box]; p != nil && !p.exited() {
 		return true, nil
 	}
-	return st.Proc.alive(), nil
+	return st.Proc.Alive(), nil
 }
 
 // RestartRunning starts again the processes of boxes marked running whose
@@ -681,7 +585,7 @@ func (b *Backend) running(box string) (bool, error) {
 // boxsnap's child and ends with it). It answers the boxes it started. The
 // first call removes the empty box cgroups a crash left (cleanCgroups).
 func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
-	b.cleanOnce.Do(b.cleanCgroups)
+	b.cleanOnce.Do(b.CleanCgroups)
 	b.MountImages()
 	files, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
@@ -693,7 +597,7 @@ func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 		if !ok || store.CheckID("box", box) != nil {
 			continue
 		}
-		st, err := b.readState(box)
+		st, err := b.ReadState(box)
 		if err != nil || !st.Running {
 			continue
 		}
@@ -713,9 +617,6 @@ func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 	return started, nil
 }
 
-// pauseWait bounds the wait for a paused process group to show it stopped.
-const pauseWait = time.Second
-
 // pause freezes the box's processes, if it runs, and returns the function
 // that thaws them; the caller always calls it. A box in a freezer cgroup
 // (package process) is frozen whole, a process that left its group (setsid)
@@ -724,25 +625,25 @@ const pauseWait = time.Second
 func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	b.mu.Lock()
 	p := b.procs[box]
-	var rec *procRecord
+	var rec *state.ProcRecord
 	if p == nil || p.exited() {
-		if st, err := b.readState(box); err == nil {
+		if st, err := b.ReadState(box); err == nil {
 			rec = st.Proc
 		}
 	}
 	b.mu.Unlock()
 	if rec != nil {
-		return b.pauseRecorded(box, rec)
+		return b.PauseRecorded(box, rec)
 	}
 	if p == nil || p.exited() {
 		return func() time.Duration { return 0 }, false
 	}
 	start := time.Now()
 	if p.cgroup != "" {
-		all, err := process.Freeze(p.cgroup, pauseWait)
+		all, err := process.Freeze(p.cgroup, owners.PauseWait)
 		if err == nil {
 			if !all {
-				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", pauseWait)
+				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", owners.PauseWait)
 			}
 			return func() time.Duration {
 				if err := process.Thaw(p.cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -760,61 +661,12 @@ func (b *Backend) pause(box string) (resume func() time.Duration, paused bool) {
 	}
 	// The signal is delivered asynchronously: wait until no process of the
 	// group can run, so that nothing it does lands in the snapshot.
-	deadline := time.Now().Add(pauseWait)
-	for time.Now().Before(deadline) && !groupStopped(pgid) && !p.exited() {
+	deadline := time.Now().Add(owners.PauseWait)
+	for time.Now().Before(deadline) && !process.GroupStopped(pgid) && !p.exited() {
 		time.Sleep(200 * time.Microsecond)
 	}
 	return func() time.Duration {
 		_ = syscall.Kill(-pgid, syscall.SIGCONT)
 		return time.Since(start)
 	}, true
-}
-
-// groupStopped reads /proc to say whether no process of the group can run:
-// each is stopped (T), a zombie, or in an uninterruptible wait (D, as a
-// parent waiting for a stopped vfork child is), which it leaves only to stop.
-// A process still running or sleeping interruptibly (R, S) has not yet taken
-// its SIGSTOP.
-func groupStopped(pgid int) bool {
-	procs, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	for _, p := range procs {
-		if p.Name()[0] < '0' || p.Name()[0] > '9' {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + p.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(data), ')')
-		if i < 0 || i+2 >= len(data) {
-			continue
-		}
-		// After the command's name: state, ppid, pgrp.
-		fields := strings.Fields(string(data[i+2:]))
-		if len(fields) < 3 || fields[2] != strconv.Itoa(pgid) {
-			continue
-		}
-		if fields[0] == "R" || fields[0] == "S" {
-			return false
-		}
-	}
-	return true
-}
-
-// treeSize adds up the sizes of the regular files under dir.
-func (b *Backend) treeSize(ctx context.Context, dir string) (int64, error) {
-	found, err := b.ScanTree(ctx, dir)
-	if err != nil {
-		return 0, err
-	}
-	var total int64
-	for i := range found {
-		if found[i].St.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += found[i].St.Size
-		}
-	}
-	return total, nil
 }

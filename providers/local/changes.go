@@ -4,18 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
-
-// ChangeCadence: a local box is checked every 15 seconds; with its change
-// journal running, a check reads no folder.
-func (b *Backend) ChangeCadence() providers.Cadence {
-	return providers.Cadence{Every: 15 * time.Second,
-		Why: "the change journal answers without reading the box's folder"}
-}
 
 // Changes answers from the box's change journal: a running box whose
 // journal records changes since its last take against that take reads no
@@ -49,7 +41,7 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		// A box restored since its last take is compared with the
 		// snapshot it was restored to, so the answer counts from the
 		// restore, whatever its journal said as it stopped.
-		st, err := b.readState(guest.Ref)
+		st, err := b.ReadState(guest.Ref)
 		if err != nil {
 			return providers.ChangeCheck{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 		}
@@ -60,7 +52,7 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		// process ended with the boxsnap process that owned it), or its
 		// journal could not tell: its folder is compared with the last
 		// take's manifest, so an unchanged box answers no.
-		ch, err := b.changedSince(ctx, guest, false)
+		ch, err := b.ChangedSince(ctx, guest, false)
 		if err != nil {
 			return providers.ChangeCheck{}, err
 		}
@@ -80,7 +72,7 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 	b.Journals.Mu.Lock()
 	delete(b.Journals.AtStop, guest.Ref)
 	b.Journals.Mu.Unlock()
-	ch, err := b.changedSince(ctx, guest, true)
+	ch, err := b.ChangedSince(ctx, guest, true)
 	if err != nil {
 		return providers.ChangeCheck{}, err
 	}
@@ -93,32 +85,4 @@ func (b *Backend) Changes(ctx context.Context, guest providers.Guest) (providers
 		b.log.Info("local backend: the change check walked the box's folder", "box", guest.Ref, "why", ch.Why, "changed", ch.Changed)
 	}
 	return out, nil
-}
-
-// noteAtStop remembers, as a box stops, whether its journal recorded a
-// change since its last take.
-func (b *Backend) noteAtStop(guest providers.Guest) {
-	at := providers.ChangedUnknown
-	if j := b.JournalOf(guest.Ref); j != nil {
-		st, err := b.readState(guest.Ref)
-		j.Mu.Lock()
-		j.DrainLocked()
-		switch {
-		case err != nil || j.Dead != "" || j.Lost != "":
-		case st.StatCache != "" && j.Base == journalBasis(st):
-			at = providers.ChangedYes // restored since the last take
-		case j.Base != "" && j.Base == journalBasis(st):
-			at = providers.ChangedNo
-			if j.BoxChanges() > 0 {
-				at = providers.ChangedYes
-			}
-		}
-		j.Mu.Unlock()
-	}
-	b.Journals.Mu.Lock()
-	if b.Journals.AtStop == nil {
-		b.Journals.AtStop = map[string]providers.Changed{}
-	}
-	b.Journals.AtStop[guest.Ref] = at
-	b.Journals.Mu.Unlock()
 }

@@ -12,7 +12,7 @@ import (
 // next start.
 func (b *Backend) Close(ctx context.Context) error {
 	b.EndJournals()
-	b.grow.Stop()
+	b.Grow.Stop()
 	b.mu.Lock()
 	procs := b.procs
 	b.procs = make(map[string]*proc)

@@ -34,7 +34,7 @@ func TestTakeNeverFollowsASwappedLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	swapped := false
-	e.b.hooks.afterScan = func() {
+	e.b.hooks.AfterScan = func() {
 		if err := os.RemoveAll(filepath.Join(e.dir, "d")); err != nil {
 			t.Error(err)
 		}
@@ -47,7 +47,7 @@ func TestTakeNeverFollowsASwappedLink(t *testing.T) {
 	if !swapped {
 		t.Fatal("the hook did not run")
 	}
-	m, err := e.b.loadUsable(ref)
+	m, err := e.b.Store.LoadUsable(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestSetStraightNeverFollowsALink(t *testing.T) {
 	if err != nil || !fi.IsDir() {
 		t.Fatalf(".boxsnap is not a real folder after SetStraight: %v %v", fi, err)
 	}
-	if got := e.read(t, confined.AccessFile); got != string(accessText(a)) {
+	if got := e.read(t, confined.AccessFile); got != string(providers.AccessText(a)) {
 		t.Errorf("the access file holds %q", got)
 	}
 	var dst, fst syscall.Stat_t

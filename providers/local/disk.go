@@ -7,16 +7,15 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/boxsnap/boxsnap/providers"
-	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 )
 
 // DefaultDiskBytes bounds what a box's folder holds on disk, when its
 // template sets no bound and Config.DiskBytes is 0: the size of its own
-// file system (image.go), or where it has none, what the watch lets its
+// file system (package disks), or where it has none, what the watch lets its
 // folder hold while its process runs.
 const DefaultDiskBytes = 16 << 30
 
@@ -35,35 +34,8 @@ func diskBound(lim providers.BoxLimits, dflt int64) int64 {
 	return DefaultDiskBytes
 }
 
-// diskUse is what the box's folder holds on disk: each file's allocated
-// blocks (a sparse file's holes cost nothing), at most its size.
-func (b *Backend) diskUse(ctx context.Context, dir string) (int64, error) {
-	found, err := b.ScanTree(ctx, dir)
-	if err != nil {
-		return 0, err
-	}
-	var total int64
-	for i := range found {
-		if found[i].St.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += allocatedOf(&found[i].St)
-		}
-	}
-	return total, nil
-}
-
-// treeBytes is what the regular files a scan found hold on disk.
-func treeBytes(found []confined.Scanned) int64 {
-	var total int64
-	for i := range found {
-		if found[i].St.Mode&unix.S_IFMT == unix.S_IFREG {
-			total += allocatedOf(&found[i].St)
-		}
-	}
-	return total
-}
-
 // watchDisk bounds the disk use of a running box with no file system of
-// its own (image.go), not to the byte: each process of the box
+// its own (package disks), not to the byte: each process of the box
 // already gets EFBIG past the bound in one file (prlimit --fsize); this
 // measures the whole folder every diskCheckEvery (less often for a folder
 // whose measure takes over a tenth of that) and, past the bound,
@@ -82,7 +54,7 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		case <-timer.C:
 		}
 		t0 := time.Now()
-		used, err := b.diskUse(context.Background(), dir)
+		used, err := b.DiskUse(context.Background(), dir)
 		// A large folder is measured less often: the watch takes at most
 		// a tenth of one core. Near its bound a box is measured at the
 		// base cadence whatever a measure took (on a busy host a measure
@@ -128,19 +100,19 @@ func (b *Backend) watchDisk(box, dir string, p *proc, bound int64, logf *os.File
 		// Stopped first, then said: a status that says the box stopped at
 		// its bound never says it runs.
 		_ = b.Stop(context.Background(), b.guestOf(box, ""))
-		_ = b.updateState(box, func(st *boxState) { st.DiskStop = &providers.DiskStop{BoundBytes: bound, UsedBytes: used} })
+		_ = b.UpdateState(box, func(st *state.BoxState) { st.DiskStop = &providers.DiskStop{BoundBytes: bound, UsedBytes: used} })
 		return
 	}
 }
 
 // watchRoom watches a running box whose own file system bounds its disk
-// (image.go): the kernel refuses each write past the bound, so nothing is
+// (package disks): the kernel refuses each write past the bound, so nothing is
 // stopped; a statfs every diskCheckEvery notices when a write in the box
 // fails (at its bound, out of files, or the host full), and writes why once
 // in the box's log and boxsnap's, and again when room is made. It ends
 // with the process.
 func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File) {
-	var was fullness
+	var was disks.Fullness
 	for {
 		timer := time.NewTimer(diskCheckEvery)
 		select {
@@ -149,11 +121,11 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 			return
 		case <-timer.C:
 		}
-		r, err := roomOf(dir)
+		r, err := disks.RoomOf(dir)
 		if err != nil {
 			continue
 		}
-		why := r.why(b.grow.HostRefused(box))
+		why := r.Why(b.Grow.HostRefused(box))
 		if why == was {
 			continue
 		}
@@ -166,52 +138,25 @@ func (b *Backend) watchRoom(box, dir string, p *proc, bound int64, logf *os.File
 			return
 		}
 		switch why {
-		case fullHost:
+		case disks.FullHost:
 			// The box's log is on the host too: when it cannot be
 			// written, it is not told, nor told later that room came.
-			if _, err := fmt.Fprintf(logf, logHostFullWords, mib(bound), mib(r.used())); err != nil {
+			if _, err := fmt.Fprintf(logf, logHostFullWords, disks.Mib(bound), disks.Mib(r.Used())); err != nil {
 				was = ""
 			}
-		case fullOfFiles:
-			_, _ = fmt.Fprintf(logf, logNoFilesWords, r.files, mib(bound), mib(r.used()))
-		case fullAtBound:
-			_, _ = fmt.Fprintf(logf, logFullWords, mib(bound), mib(r.used()))
+		case disks.FullOfFiles:
+			_, _ = fmt.Fprintf(logf, logNoFilesWords, r.Files, disks.Mib(bound), disks.Mib(r.Used()))
+		case disks.FullAtBound:
+			_, _ = fmt.Fprintf(logf, logFullWords, disks.Mib(bound), disks.Mib(r.Used()))
 		default:
-			_, _ = fmt.Fprintf(logf, logRoomWords, mib(bound), mib(r.used()))
+			_, _ = fmt.Fprintf(logf, logRoomWords, disks.Mib(bound), disks.Mib(r.Used()))
 		}
 		b.mu.Unlock()
 		switch why {
-		case fullAtBound:
-			b.log.Warn("local backend: a box reached its disk bound: its writes past it fail, and it runs on", "box", box, "bound", bound, "used", r.used())
-		case fullOfFiles:
-			b.log.Warn("local backend: a box reached its limit of files: a new file in it fails, and it runs on", "box", box, "files", r.files, "bound", bound)
+		case disks.FullAtBound:
+			b.log.Warn("local backend: a box reached its disk bound: its writes past it fail, and it runs on", "box", box, "bound", bound, "used", r.Used())
+		case disks.FullOfFiles:
+			b.log.Warn("local backend: a box reached its limit of files: a new file in it fails, and it runs on", "box", box, "files", r.Files, "bound", bound)
 		}
 	}
-}
-
-// fullStatus is what a box whose own file system bounds its disk says of
-// it: a DiskStop marked Full while a write in it fails, saying why (at its
-// bound; out of files, Files; the host full below its bound, HostFull),
-// else nil. A box with no image, or whose room cannot be read, says
-// nothing.
-func (b *Backend) fullStatus(box, dir string) *providers.DiskStop {
-	fi, err := os.Stat(b.imageFile(box))
-	if err != nil || !isMounted(dir) {
-		return nil
-	}
-	r, err := roomOf(dir)
-	if err != nil {
-		return nil
-	}
-	d := &providers.DiskStop{BoundBytes: fi.Size(), UsedBytes: r.used(), Full: true}
-	switch r.why(b.grow.HostRefused(box)) {
-	case fullAtBound:
-	case fullOfFiles:
-		d.Files = r.files
-	case fullHost:
-		d.HostFull = true
-	default:
-		return nil
-	}
-	return d
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -141,7 +142,7 @@ func smallStore(t *testing.T, size int64) string {
 func TestTakeChecksTheRoomOnceTheCopysSizeIsKnown(t *testing.T) {
 	e := setupAt(t, smallStore(t, 64<<20), "")
 	e.write(t, "big", string(bytes.Repeat([]byte("x"), 24<<20)))
-	s, err := e.b.storage()
+	s, err := e.b.Capturer.Storage()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestAnImportsTotalSizeIsBoundedAndCheckedAgainstTheRoom(t *testing.T) {
 	nothingLeft(small)
 
 	dst := setupAt(t, smallStore(t, 64<<20), "")
-	s, err := dst.b.storage()
+	s, err := dst.b.Capturer.Storage()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,10 +245,10 @@ func TestBoxDiskBounded(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = b.Stop(context.Background(), g) })
 	dir := b.BoxDir(g)
-	if !isMounted(dir) {
+	if !disks.IsMounted(dir) {
 		t.Fatal("the box's folder is not a file system of its own")
 	}
-	if fi, err := os.Stat(b.imageFile(g.Ref)); err != nil || fi.Size() != bound {
+	if fi, err := os.Stat(b.ImageFile(g.Ref)); err != nil || fi.Size() != bound {
 		t.Fatalf("the box's image is %v (%v), want %d bytes", fi, err, bound)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != confined.MarkerDir {
@@ -270,7 +271,7 @@ func TestBoxDiskBounded(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			used, _ := b.diskUse(t.Context(), dir)
+			used, _ := b.DiskUse(t.Context(), dir)
 			t.Fatalf("the box's status says nothing of its bound after 60 s, holding %d bytes on disk", used)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -296,7 +297,7 @@ func TestBoxDiskBounded(t *testing.T) {
 			t.Fatalf("the box's log does not say %q: %q", w, log)
 		}
 	}
-	used, err := b.diskUse(t.Context(), dir)
+	used, err := b.DiskUse(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +307,7 @@ func TestBoxDiskBounded(t *testing.T) {
 	}
 	// The host's file system counts its own blocks for the file too (its
 	// extent tree): a few KiB.
-	if img := allocated(t, b.imageFile(g.Ref)); img > bound+64<<10 {
+	if img := allocated(t, b.ImageFile(g.Ref)); img > bound+64<<10 {
 		t.Fatalf("the box's image holds %d bytes on the host, past its %d bound", img, bound)
 	}
 	if used < bound/2 {
@@ -392,7 +393,7 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = b.Stop(context.Background(), g) })
 	dir := b.BoxDir(g)
-	if b.hasImage(g.Ref) || isMounted(dir) {
+	if b.HasImage(g.Ref) || disks.IsMounted(dir) {
 		t.Fatal("without Config.DiskImages the box got a file system of its own")
 	}
 	e := env{b: b, g: g, dir: dir, ctx: t.Context()}
@@ -412,12 +413,12 @@ func TestBoxDiskBoundedByTheWatch(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			used, _ := b.diskUse(t.Context(), dir)
+			used, _ := b.DiskUse(t.Context(), dir)
 			t.Fatalf("the box still runs after 60 s, holding %d bytes on disk", used)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	used, err := b.diskUse(t.Context(), dir)
+	used, err := b.DiskUse(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

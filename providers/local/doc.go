@@ -9,7 +9,7 @@
 //	boxes/<boxID>/                 a box's files; a fork is made in boxes/.fork-* and renamed;
 //	                               where loop mounts work, its image's box subfolder, bound
 //	disks/<boxID>.img              a box's own ext4 file system, a file of its disk bound's
-//	                               size allocated on the host as the box fills (image.go,
+//	                               size allocated on the host as the box fills (disks,
 //	                               diskimage); a fork and a reset make theirs under
 //	                               disks/.fork-* and disks/.reset-*
 //	disks/<boxID>.fs/              where the image is mounted: its box subfolder, and its
@@ -100,7 +100,7 @@
 // # Its packages
 //
 // Beside diskimage (a box's own file system), the backend is this package
-// and eight below it, each with a type holding only the fields it uses,
+// and fourteen below it, each with a type holding only the fields it uses,
 // which Backend embeds (so their methods answer for it) and New wires:
 //
 //   - store: the store's layout, its checked writes and reads, the store
@@ -110,22 +110,39 @@
 //   - content: copying files into the content store and hashing them
 //     (Copier), with a reflink, copy_file_range or reads and writes;
 //   - confined: the one way to a box's files, Beneath (openat2 beneath the
-//     box's folder, no link followed), the walk of a folder beneath it
-//     (Scanner), the marker folder, and the checks of a manifest's entries
-//     before any is written into a box;
-//   - journal: the change journal of every running box (Set), and the read
-//     of the paths it names;
+//     box's folder, no link followed), the walk of a folder beneath it and
+//     what it holds (Scanner), the marker folder, and the checks of a
+//     manifest's entries before any is written into a box;
+//   - journal: the change journal of every running box (Set), and the
+//     reads of the paths it names and of what a box's files were last
+//     known to be (Reads);
+//   - owners: the box processes several boxsnap processes share: a box's
+//     lock, and ending, pausing and cleaning up after a process another
+//     of them started (Owners);
 //   - process: a box's process, its user, sandbox, bounds, network and
 //     cgroup (Processes);
 //   - exports: exports, imports and the scrubbed share copy (Exports,
 //     which answers providers.Exporter);
+//   - apply: bringing a box's folder to exactly a snapshot (a restore's
+//     rollback, a fork's new folder), copying a template into a new
+//     box's, and writing a file or the access file into a box (Writer);
+//   - disks: a box's own file system, bounding its disk to the byte:
+//     its image made, mounted, moved, swapped and removed, and its room
+//     (Disks);
+//   - capture: reading a box's folder into a manifest, copying the
+//     content the store lacks, publishing the snapshot whole, and the
+//     rates takes go at (Capturer);
+//   - held: the snapshots the store holds, whole or not, and the date
+//     each is kept until (Held);
+//   - state: a box's state file, its reads and writes (States), and
+//     whether the process it records still runs;
 //   - browse: listing, reading and comparing a snapshot's files with
 //     another's or the box's now (Files, which answers providers.Browser
 //     and providers.ReadChecker).
 //
 // This package keeps the Backend, which answers providers.Backend and its
-// optional faces: the box folders and their state, takes and restores as
-// steps, forks, plans, disk bounds and the box processes' owners.
+// optional faces: the box folders, takes and restores as
+// steps, forks, plans from the measured rates, the disk bound's watch and the box processes' owners.
 // TestNoPathBasedBoxFileCalls walks this package and those below it.
 //
 // This package and those below it import only the standard library,

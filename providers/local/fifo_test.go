@@ -59,11 +59,11 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 	_, first := e.take(t)
 
 	e.write(t, "a.txt", "AAAA") // the same size: the compare reads it
-	e.b.hooks.afterScan = func() { pipeAt(t, e.dir, "a.txt") }
+	e.b.hooks.AfterScan = func() { pipeAt(t, e.dir, "a.txt") }
 	var ref providers.SnapshotRef
 	within(t, "the take", func() { _, ref = e.take(t) })
-	e.b.hooks.afterScan = nil
-	m, err := e.b.loadUsable(ref)
+	e.b.hooks.AfterScan = nil
+	m, err := e.b.Store.LoadUsable(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestLiveFIFONeverBlocksAfterTheScan(t *testing.T) {
 	}
 	defer root.Close()
 	within(t, "the compare's read", func() {
-		if _, _, err := e.b.hashBeneath(root, "b.txt", &confined.FileID{Dev: uint64(st.Dev), Ino: st.Ino}); !errors.Is(err, fs.ErrNotExist) {
+		if _, _, err := e.b.Writer.HashBeneath(root, "b.txt", &confined.FileID{Dev: uint64(st.Dev), Ino: st.Ino}); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("the compare read a pipe as b.txt: %v", err)
 		}
 	})

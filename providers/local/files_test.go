@@ -3,12 +3,13 @@ package local
 import (
 	"context"
 	"fmt"
-	"github.com/boxsnap/boxsnap/providers/local/store"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/boxsnap/boxsnap/providers/local/store"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"

@@ -15,7 +15,8 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
-	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -27,7 +28,7 @@ import (
 // user, environment and limits are the source's. A snapshot taken with no
 // identity reset is refused.
 func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
-	m, err := b.loadUsable(ref)
+	m, err := b.Store.LoadUsable(ref)
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
 	}
@@ -48,29 +49,29 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	defer lock.Unlock()
 	// The fork runs as its source does: the same command, user,
 	// environment and limits (its box template's), never the defaults.
-	src, _ := b.readState(m.Guest.Ref)
-	if owner := b.ownerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
-		src, _ = b.readState(owner) // an imported snapshot's box
+	src, _ := b.ReadState(m.Guest.Ref)
+	if owner := b.Store.OwnerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
+		src, _ = b.ReadState(owner) // an imported snapshot's box
 	}
 	// A snapshot whose files hold more than the bound is refused before
 	// anything is made (forkFolder checks the room an image leaves too).
 	bound := diskBound(src.Limits, b.diskBytes)
-	if err := fitsWords(m, bound); err != nil {
+	if err := disks.FitsWords(m, bound); err != nil {
 		return providers.Guest{}, err
 	}
 	// The fork is made under a temporary name and renamed once clean, so a
 	// box folder with its source's identity never exists under the new ID.
-	tmp, tmpImg, image, err := b.forkFolder(ctx, m, box.ID, bound)
+	tmp, tmpImg, image, err := b.ForkFolder(ctx, m, box.ID, bound)
 	if err != nil {
 		return providers.Guest{}, err
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			_ = b.removeBoxFolder(tmp, tmpImg)
+			_ = b.RemoveBoxFolder(tmp, tmpImg)
 		}
 	}()
-	if _, err := b.apply(ctx, tmp, m, nil, nil); err != nil {
+	if _, err := b.Apply(ctx, tmp, m, nil, nil); err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
 	sec := box.Secrets
@@ -87,10 +88,10 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if kind == "" {
 		kind = m.Guest.Kind
 	}
-	st := boxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
+	st := state.BoxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
 		Parent: m.ID, ForkedFrom: m.ID}
 	if image {
-		err = b.moveImage(tmp, tmpImg, dst, b.imageFile(box.ID))
+		err = b.MoveImage(tmp, tmpImg, dst, b.ImageFile(box.ID))
 	} else {
 		err = os.Rename(tmp, dst)
 	}
@@ -99,50 +100,12 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	}
 	ok = true
 	b.mu.Lock()
-	err = b.writeState(st)
+	err = b.WriteState(st)
 	b.mu.Unlock()
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}
 	return b.guestOf(box.ID, kind), nil
-}
-
-// forkFolder makes the empty folder a fork of m is written in, under a
-// temporary name: with a file system of its own of the bound's size where
-// loop mounts work (an image under a temporary name too, mounted on the
-// folder, moved to the box's names once clean), else a plain folder. A
-// snapshot whose files hold more than that room is refused, with nothing
-// left: the fork would fail half-way.
-func (b *Backend) forkFolder(ctx context.Context, m *store.Manifest, box string, bound int64) (tmp, tmpImg string, image bool, err error) {
-	suffix := store.RandomSuffix()
-	tmp = b.Path(store.DirBoxes, ".fork-"+box+"-"+suffix)
-	tmpImg = b.Path(dirDisks, ".fork-"+box+"-"+suffix+".img")
-	if image, err = b.makeBoxFolder(ctx, tmp, tmpImg, bound); err != nil {
-		return "", "", false, fmt.Errorf("fork: %w", err)
-	}
-	room := bound
-	if image {
-		var r boxRoom
-		if r, err = roomOf(tmp); err == nil {
-			room = r.free + r.held
-		}
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o700)
-	}
-	if err != nil {
-		err = fmt.Errorf("fork: %w", err)
-	} else {
-		err = fitsWords(m, room)
-	}
-	if err == nil && image {
-		err = diskimage.MakeRoomIn(tmp, m.Bytes)
-	}
-	if err != nil {
-		_ = b.removeBoxFolder(tmp, tmpImg)
-		return "", "", false, err
-	}
-	return tmp, tmpImg, image, nil
 }
 
 // cleanIdentity removes what sec lists (providers.Secrets: boxsnap's access

@@ -105,7 +105,7 @@ func takeFreezesEveryProcess(t *testing.T, c process.Cgroups) {
 		}
 	}
 	var grew []string
-	e.b.hooks.afterCopy = func(rel string) {
+	e.b.hooks.AfterCopy = func(rel string) {
 		before := size()
 		time.Sleep(300 * time.Millisecond)
 		if after := size(); after != before {
@@ -113,7 +113,7 @@ func takeFreezesEveryProcess(t *testing.T, c process.Cgroups) {
 		}
 	}
 	taken, err := e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: providers.Label{Box: e.g.Ref}}, nil)
-	e.b.hooks.afterCopy = nil
+	e.b.hooks.AfterCopy = nil
 	if len(grew) > 0 {
 		t.Fatalf("the setsid process ran during the take: f grew while %s was copied", strings.Join(grew, "; "))
 	}

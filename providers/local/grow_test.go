@@ -36,7 +36,7 @@ func TestANewImageTakesOnlyItsSetUpOnTheHost(t *testing.T) {
 		// The watch's turns while the box stands: it writes nothing, so
 		// nothing more is given to it.
 		for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); time.Sleep(25 * time.Millisecond) {
-			if a := allocated(t, b.imageFile(box)); a > 256<<20 {
+			if a := allocated(t, b.ImageFile(box)); a > 256<<20 {
 				t.Fatalf("box %d's new 16 GiB image takes %d MiB on the host, want about 170", i, a>>20)
 			}
 		}

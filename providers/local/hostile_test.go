@@ -514,7 +514,7 @@ func TestRestoreNeverWritesThroughALink(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(h.outside, "keep.txt"), []byte("the host's"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.b.apply(h.ctx, h.dir, m, nil, found); err == nil {
+		if _, err := h.b.Apply(h.ctx, h.dir, m, nil, found); err == nil {
 			t.Error("a restore through a link swapped in for a folder did not fail")
 		}
 		left, _ := os.ReadDir(h.outside)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -71,7 +72,7 @@ func fillsAt(t *testing.T, b *Backend, dir string, bound int64) {
 	if !errors.Is(werr, syscall.ENOSPC) {
 		t.Fatalf("writing twice the bound into %s answered %v, want no space left on device", dir, werr)
 	}
-	used, err := b.diskUse(t.Context(), dir)
+	used, err := b.DiskUse(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,14 +100,14 @@ func TestAForkKeepsItsDiskBound(t *testing.T) {
 	if mountsAt(t, dir) != 1 {
 		t.Fatalf("the fork's folder has %d file systems mounted on it, want its own", mountsAt(t, dir))
 	}
-	if fi, err := os.Stat(e.b.imageFile(g.Ref)); err != nil || fi.Size() != bound {
+	if fi, err := os.Stat(e.b.ImageFile(g.Ref)); err != nil || fi.Size() != bound {
 		t.Fatalf("the fork's image is %v (%v), want %d bytes", fi, err, bound)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "kept.txt")); string(got) != "from the source" {
 		t.Fatalf("the fork holds %q", got)
 	}
 	fillsAt(t, e.b, dir, bound)
-	for _, d := range []string{store.DirBoxes, dirDisks} {
+	for _, d := range []string{store.DirBoxes, disks.DirDisks} {
 		left, _ := filepath.Glob(e.b.Path(d, ".fork-*"))
 		if len(left) != 0 {
 			t.Fatalf("the fork left %v", left)
@@ -128,7 +129,7 @@ func TestAResetKeepsTheBoundAndTakesTheTemplatesNewOne(t *testing.T) {
 	if mountsAt(t, e.dir) != 1 {
 		t.Fatalf("the reset box's folder has %d file systems mounted on it, want its own", mountsAt(t, e.dir))
 	}
-	if fi, err := os.Stat(e.b.imageFile(e.g.Ref)); err != nil || fi.Size() != grown {
+	if fi, err := os.Stat(e.b.ImageFile(e.g.Ref)); err != nil || fi.Size() != grown {
 		t.Fatalf("the reset box's image is %v (%v), want %d bytes", fi, err, grown)
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "old.txt")); !errors.Is(err, os.ErrNotExist) {
@@ -138,7 +139,7 @@ func TestAResetKeepsTheBoundAndTakesTheTemplatesNewOne(t *testing.T) {
 		t.Fatal("the reset box has no identity marker")
 	}
 	fillsAt(t, e.b, e.dir, grown)
-	for _, d := range []string{store.DirBoxes, dirDisks} {
+	for _, d := range []string{store.DirBoxes, disks.DirDisks} {
 		left, _ := filepath.Glob(e.b.Path(d, ".reset-*"))
 		if len(left) != 0 {
 			t.Fatalf("the reset left %v", left)
@@ -189,8 +190,8 @@ func TestARestoreOrForkPastTheBoundIsRefusedBeforeAnythingIsWritten(t *testing.T
 	if _, err := os.Lstat(e.b.BoxDir(providers.Guest{Ref: "bxtoobig"})); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused fork left a box folder: %v", err)
 	}
-	if left, _ := os.ReadDir(e.b.Path(dirDisks)); len(left) != 3 { // the box's image, the folder it is mounted on and the disks' lock
-		t.Fatalf("a refused fork left %d files in %s", len(left), dirDisks)
+	if left, _ := os.ReadDir(e.b.Path(disks.DirDisks)); len(left) != 3 { // the box's image, the folder it is mounted on and the disks' lock
+		t.Fatalf("a refused fork left %d files in %s", len(left), disks.DirDisks)
 	}
 
 	e.write(t, "scratch", "written after the take")
@@ -211,7 +212,7 @@ func TestARestoreOrForkPastTheBoundIsRefusedBeforeAnythingIsWritten(t *testing.T
 func TestBoxsnapsStartMountsAnUnmountedBoxAgain(t *testing.T) {
 	e := imageEnv(t, 32<<20)
 	e.write(t, "kept.txt", "across the restart")
-	if err := unmount(e.dir); err != nil {
+	if err := disks.Unmount(e.dir); err != nil {
 		t.Fatal(err)
 	}
 	if mountsAt(t, e.dir) != 0 {
@@ -241,7 +242,7 @@ func TestBoxsnapsStartMountsAnUnmountedBoxAgain(t *testing.T) {
 		t.Fatal("the box's file is not there after the mount")
 	}
 
-	if err := unmount(e.dir); err != nil {
+	if err := disks.Unmount(e.dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(e.dir, "stray"), []byte("written while unmounted"), 0o600); err != nil {
@@ -260,7 +261,7 @@ func TestBoxsnapsStartMountsAnUnmountedBoxAgain(t *testing.T) {
 func TestReleasingABoxLeavesNoMountAndNoImage(t *testing.T) {
 	e := imageEnv(t, 32<<20)
 	e.write(t, "f", "x")
-	img := e.b.imageFile(e.g.Ref)
+	img := e.b.ImageFile(e.g.Ref)
 	if err := e.b.Release(e.ctx, e.g); err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func TestABoxMadeAsAPlainFolderGetsAFileSystemOfItsOwnAtItsReset(t *testing.T) {
 	if _, err := b.RestartRunning(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if isMounted(dir) || b.hasImage(g.Ref) {
+	if disks.IsMounted(dir) || b.HasImage(g.Ref) {
 		t.Fatal("a box made as a plain folder got a file system at boxsnap's start")
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "kept.txt")); string(got) != "in a plain folder" {
@@ -314,7 +315,7 @@ func TestABoxMadeAsAPlainFolderGetsAFileSystemOfItsOwnAtItsReset(t *testing.T) {
 	if mountsAt(t, dir) != 1 {
 		t.Fatal("the reset box is not a file system of its own")
 	}
-	if fi, err := os.Stat(b.imageFile(g.Ref)); err != nil || fi.Size() != bound {
+	if fi, err := os.Stat(b.ImageFile(g.Ref)); err != nil || fi.Size() != bound {
 		t.Fatalf("the reset box's image is %v (%v), want %d bytes", fi, err, bound)
 	}
 	fillsAt(t, b, dir, bound)

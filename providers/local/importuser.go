@@ -7,7 +7,7 @@ import "github.com/boxsnap/boxsnap/providers/local/process"
 func (b *Backend) importUser(group string) (process.RunAs, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st, err := b.readState(group)
+	st, err := b.ReadState(group)
 	if err != nil {
 		return process.RunAs{}, err
 	}

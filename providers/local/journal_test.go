@@ -104,7 +104,7 @@ func walkedWhy(logs, what string) string {
 // capture a take without a journal makes, not published.
 func walkTake(t *testing.T, b *Backend, dir string) *store.Manifest {
 	t.Helper()
-	m, _, _, err := b.capture(t.Context(), dir, nil, nil, 0)
+	m, _, _, err := b.Capture(t.Context(), dir, nil, nil, 0)
 	if err != nil {
 		t.Fatalf("walk: %v", err)
 	}

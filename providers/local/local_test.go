@@ -21,6 +21,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 	"github.com/boxsnap/boxsnap/providers/local/sweep"
@@ -214,7 +215,7 @@ func TestTakeReadsOnlyWhatChanged(t *testing.T) {
 	}
 	_, _ = e.take(t)
 	var copied []string
-	e.b.hooks.afterCopy = func(rel string) { copied = append(copied, rel) }
+	e.b.hooks.AfterCopy = func(rel string) { copied = append(copied, rel) }
 	e.write(t, "f07.txt", strings.Repeat("x", 1000))
 	// Same size, same mtime put back: the ctime still tells.
 	p := filepath.Join(e.dir, "f08.txt")
@@ -252,7 +253,7 @@ func TestAfterARestoreTheNextTakeReadsOnlyWhatChangedSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	var copied []string
-	e.b.hooks.afterCopy = func(rel string) { copied = append(copied, rel) }
+	e.b.hooks.AfterCopy = func(rel string) { copied = append(copied, rel) }
 	_, r3 := e.take(t)
 	if len(copied) != 0 {
 		t.Fatalf("the take after a restore read %v, which the restore itself wrote", copied)
@@ -291,10 +292,10 @@ func TestTakePausesTheRunningProcessGroupAndResumesIt(t *testing.T) {
 			events, _ := os.ReadFile(filepath.Join(cg, "cgroup.events"))
 			return strings.Contains(string(events), "frozen 1")
 		}
-		return groupStopped(pid)
+		return process.GroupStopped(pid)
 	}
 	var stoppedDuring []bool
-	e.b.hooks.afterCopy = func(string) { stoppedDuring = append(stoppedDuring, stopped()) }
+	e.b.hooks.AfterCopy = func(string) { stoppedDuring = append(stoppedDuring, stopped()) }
 	taken, _ := e.take(t)
 	if len(stoppedDuring) == 0 {
 		t.Fatal("the take copied nothing")
@@ -358,13 +359,13 @@ func TestAFileThatVanishesDuringATakeIsLeftOutAndTheSnapshotRestores(t *testing.
 	e := setup(t)
 	e.write(t, "keep.txt", "kept")
 	e.write(t, "vanishes.txt", "here for a moment")
-	e.b.hooks.afterCopy = func(rel string) {
+	e.b.hooks.AfterCopy = func(rel string) {
 		if rel == "vanishes.txt" {
 			os.Remove(filepath.Join(e.dir, rel))
 		}
 	}
 	_, ref := e.take(t)
-	e.b.hooks.afterCopy = nil
+	e.b.hooks.AfterCopy = nil
 	e.write(t, "vanishes.txt", "back")
 	if err := e.restore(t, ref); err != nil {
 		t.Fatal(err)
@@ -383,7 +384,7 @@ func TestAFileThatKeepsChangingFailsTheTakeCleanly(t *testing.T) {
 	e.write(t, "stable.txt", "stable content")
 	e.write(t, "busy.log", "start\n")
 	n := 0
-	e.b.hooks.afterCopy = func(rel string) {
+	e.b.hooks.AfterCopy = func(rel string) {
 		if rel == "busy.log" {
 			n++
 			f, _ := os.OpenFile(filepath.Join(e.dir, rel), os.O_APPEND|os.O_WRONLY, 0)
@@ -403,14 +404,14 @@ func TestAFileThatKeepsChangingFailsTheTakeCleanly(t *testing.T) {
 	}
 	// A file that changes once is copied again and the take succeeds.
 	n = 0
-	e.b.hooks.afterCopy = func(rel string) {
+	e.b.hooks.AfterCopy = func(rel string) {
 		if rel == "busy.log" && n == 0 {
 			n++
 			os.WriteFile(filepath.Join(e.dir, rel), []byte("settled\n"), 0o644)
 		}
 	}
 	_, ref := e.take(t)
-	e.b.hooks.afterCopy = nil
+	e.b.hooks.AfterCopy = nil
 	e.write(t, "busy.log", "later")
 	if err := e.restore(t, ref); err != nil {
 		t.Fatal(err)
@@ -530,7 +531,7 @@ func TestABoxFolderRemovedBehindBoxsnapsBack(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	// A folder that is a file system of its own goes only once unmounted.
-	_ = unmount(e.dir)
+	_ = disks.Unmount(e.dir)
 	os.RemoveAll(e.dir)
 	st, err := e.b.Status(e.ctx, e.g)
 	if err != nil || st.Exists {
@@ -612,7 +613,7 @@ func TestDeleteAndTakeAtTheSameMoment(t *testing.T) {
 	_, r1 := e.take(t)
 	// A second box with the same content: its take reuses no manifest, and
 	// writes the same hashes the delete is freeing.
-	e.b.tmpl = filepath.Dir(e.dir) // the first box's folder is the second's template
+	e.b.Templates = filepath.Dir(e.dir) // the first box's folder is the second's template
 	g2, err := e.b.Acquire(e.ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxsecond"}, Template: filepath.Base(e.dir)})
 	if err != nil {
 		t.Fatal(err)
@@ -968,7 +969,7 @@ func groupLives(pgid int) bool {
 }
 
 // unmountAtEnd unmounts, at the test's end, the file systems of its own
-// that each box of b got (image.go), so its temporary folder can be removed.
+// that each box of b got (package disks), so its temporary folder can be removed.
 func unmountAtEnd(t testing.TB, b *Backend) {
 	t.Helper()
 	t.Cleanup(func() {

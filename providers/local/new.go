@@ -3,17 +3,24 @@ package local
 import (
 	"errors"
 	"fmt"
-	"github.com/boxsnap/boxsnap/providers"
 	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/boxsnap/boxsnap/providers"
+
+	"github.com/boxsnap/boxsnap/providers/local/apply"
 	"github.com/boxsnap/boxsnap/providers/local/browse"
+	"github.com/boxsnap/boxsnap/providers/local/capture"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/content"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/exports"
+	"github.com/boxsnap/boxsnap/providers/local/held"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/owners"
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 	"github.com/boxsnap/boxsnap/providers/local/sweep"
 )
@@ -35,7 +42,6 @@ func New(cfg Config) (*Backend, error) {
 		root:    root,
 		install: cfg.Install,
 		host:    cfg.Host,
-		tmpl:    cfg.Templates,
 		log:     cfg.Logger,
 		stopTO:  cfg.StopTimeout,
 		workers: cfg.Workers,
@@ -43,9 +49,8 @@ func New(cfg Config) (*Backend, error) {
 		price:   cfg.Price,
 		procs:   make(map[string]*proc),
 
-		maxImport:  cfg.MaxImportBytes,
-		diskImages: cfg.DiskImages,
-		diskBytes:  cfg.DiskBytes,
+		maxImport: cfg.MaxImportBytes,
+		diskBytes: cfg.DiskBytes,
 	}
 	if b.maxImport <= 0 {
 		b.maxImport = exports.DefaultMaxImportBytes
@@ -59,6 +64,7 @@ func New(cfg Config) (*Backend, error) {
 	if b.log == nil {
 		b.log = slog.Default()
 	}
+	b.Disks = &disks.Disks{Store: b.Store, Log: b.log, Root: root, DiskImages: cfg.DiskImages}
 	b.Processes = process.NewProcesses(b.log, root, cfg.Self, func(lim providers.BoxLimits) int64 { return diskBound(lim, b.diskBytes) })
 	if b.stopTO <= 0 {
 		b.stopTO = DefaultStopTimeout
@@ -77,7 +83,7 @@ func New(cfg Config) (*Backend, error) {
 	if err := process.MakeFolder(root); err != nil {
 		return nil, fmt.Errorf("local backend: make %s: %w", root, err)
 	}
-	for _, d := range []string{store.DirBoxes, store.DirState, store.DirSnapshots, store.DirContent, store.DirTmp, store.DirGroups, dirDisks} {
+	for _, d := range []string{store.DirBoxes, store.DirState, store.DirSnapshots, store.DirContent, store.DirTmp, store.DirGroups, disks.DirDisks} {
 		if err := os.MkdirAll(b.Path(d), 0o700); err != nil {
 			return nil, fmt.Errorf("local backend: make %s: %w", d, err)
 		}
@@ -96,12 +102,19 @@ func New(cfg Config) (*Backend, error) {
 			return nil, fmt.Errorf("local backend: make content folders: %w", err)
 		}
 	}
+	b.Writer = &apply.Writer{Store: b.Store, Copier: b.Copier, Scanner: b.Set.Scanner, Log: b.log, Workers: b.workers, Templates: cfg.Templates,
+		ExistingBox: b.existingBox}
+	b.States = &state.States{Store: b.Store, Mu: &b.mu}
+	b.Reads = &journal.Reads{Set: b.Set, Store: b.Store, States: b.States, ExistingBox: b.existingBox}
+	b.Owners = &owners.Owners{Store: b.Store, Processes: b.Processes, Log: b.log, StopTO: b.stopTO}
+	b.Held = held.New(b.Store, b.id, b.host, b.install, b.guestOf)
+	b.Capturer = &capture.Capturer{Writer: b.Writer, ID: b.id, Install: b.install, States: b.States, Price: b.price, Root: root, NoSync: b.noSync, Hooks: &b.hooks.Hooks}
 	b.Exports = &exports.Exports{Store: b.Store, Log: b.log, Id: b.id, Install: b.install, MaxImport: b.maxImport, Mu: &b.mu,
-		LoadUsable: b.loadUsable, MarkDamaged: b.markDamaged, SyncContent: b.syncContent, Storage: b.storage,
+		LoadUsable: b.Store.LoadUsable, MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.Capturer.SyncContent, Storage: b.Capturer.Storage,
 		ImportUser: b.importUser, GuestOf: b.guestOf}
 	b.Scanner = b.Set.Scanner
 	b.Files = &browse.Files{Store: b.Store, Scanner: b.Set.Scanner, Workers: b.workers,
-		LoadUsable: b.loadUsable, OwnerOf: b.ownerOf, MarkDamaged: b.markDamaged, GuestOf: b.guestOf,
-		ExistingBox: b.existingBox, KnownIndex: b.knownIndex, HashBeneath: b.hashBeneath}
+		LoadUsable: b.Store.LoadUsable, OwnerOf: b.Store.OwnerOf, MarkDamaged: b.Writer.MarkDamaged, GuestOf: b.guestOf,
+		ExistingBox: b.existingBox, KnownIndex: b.Reads.KnownIndex, HashBeneath: b.Writer.HashBeneath}
 	return b, nil
 }

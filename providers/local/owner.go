@@ -2,44 +2,24 @@ package local
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
-	"golang.org/x/sys/unix"
 )
 
 // Several boxsnap processes on one host may share one data folder (web and
 // workers, as the README's Procfile runs them). A box's process then runs
 // in exactly one of them, its owner: the state file records the owner (an
-// opaque name the caller gives, SetOwner) and the running process (procRecord),
+// opaque name the caller gives, SetOwner) and the running process (state.ProcRecord),
 // so that any of them can find, freeze and end it, whichever started it. A
 // per-box file lock (state/<box>.lock) makes each start, stop and takeover
 // whole across processes: a start that finds the box's process alive under
 // another process starts none. Processes on different hosts, with data
 // folders of their own, cannot share a local box at all.
-
-// procRecord is a box's running process as its state file records it.
-type procRecord struct {
-	// Pid is the process group's leader (bwrap where the box runs inside it),
-	// 0 while a start that recorded its cgroup first has not recorded it.
-	Pid int `json:"pid"`
-	// Start is its start time (field 22 of /proc/<pid>/stat, clock ticks
-	// since boot): a pid the kernel gave to another process is not it.
-	Start uint64 `json:"start"`
-	// Cgroup is its freezer cgroup (package process), or "" where there is none.
-	Cgroup string `json:"cgroup,omitempty"`
-	// Sandboxed is set when the leader is bwrap.
-	Sandboxed bool `json:"sandboxed,omitempty"`
-}
 
 // SetOwner names this process as the owner of the box processes it starts
 // from now on: RestartRunning's successor, TakeOver, then starts only the
@@ -75,142 +55,8 @@ func (b *Backend) BoxOwner(box string) (string, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st, err := b.readState(box)
+	st, err := b.ReadState(box)
 	return st.Owner, err
-}
-
-// lockBox takes the box's file lock, shared by every boxsnap process on the
-// data folder, and answers the function that lets it go. Taken before b.mu,
-// never while holding it.
-func (b *Backend) lockBox(box string) (func(), error) {
-	f, err := os.OpenFile(b.Path(store.DirState, box+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("box %s's lock: %w", box, err)
-	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("box %s's lock: %w", box, err)
-	}
-	return func() { f.Close() }, nil
-}
-
-// procStart reads a process's start time, and whether it lives (a zombie
-// does not).
-func procStart(pid int) (uint64, bool) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return 0, false
-	}
-	// After the command's name: state (3), …, starttime (22).
-	f := strings.Fields(s[i+2:])
-	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
-		return 0, false
-	}
-	start, err := strconv.ParseUint(f[19], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return start, true
-}
-
-// recordOf is the record of a process just started.
-func recordOf(pid int, cg string, sandboxed bool) *procRecord {
-	start, _ := procStart(pid)
-	return &procRecord{Pid: pid, Start: start, Cgroup: cg, Sandboxed: sandboxed}
-}
-
-// alive says whether any process of the recorded start still runs: one in
-// its cgroup, or its leader.
-func (r *procRecord) alive() bool {
-	if r == nil {
-		return false
-	}
-	if r.Cgroup != "" && len(process.CgroupProcs(r.Cgroup)) > 0 {
-		return true
-	}
-	return r.leaderAlive()
-}
-
-// forget removes the freezer cgroup of a recorded process no longer alive,
-// which its owner, dead before it ended, did not.
-func (r *procRecord) forget() {
-	if r != nil && r.Cgroup != "" {
-		_ = os.Remove(r.Cgroup) // gone already, or not empty: left as it is
-	}
-}
-
-// leaderAlive says whether the recorded leader is still the same process.
-func (r *procRecord) leaderAlive() bool {
-	if r.Pid <= 0 {
-		return false // recorded before its process started (recordStarting)
-	}
-	start, ok := procStart(r.Pid)
-	return ok && start == r.Start
-}
-
-// endRecorded ends a box's process that another boxsnap process started
-// (or one that outlived its dead owner), as Stop ends its own: SIGTERM to
-// every process of it (inside bubblewrap, all but bwrap, so the box's own
-// processes end as they choose), SIGKILL to what is left after the stop's
-// bound, and its cgroup removed once empty.
-func (b *Backend) endRecorded(ctx context.Context, box string, r *procRecord) {
-	members := func() []int {
-		var out []int
-		if r.Cgroup != "" {
-			for _, pid := range process.CgroupProcs(r.Cgroup) {
-				if pid != os.Getpid() {
-					out = append(out, pid)
-				}
-			}
-		}
-		if r.leaderAlive() {
-			for _, pid := range process.GroupMembers(r.Pid) {
-				out = append(out, pid)
-			}
-		}
-		return out
-	}
-	if r.Cgroup != "" {
-		_ = process.Thaw(r.Cgroup)
-	}
-	for _, pid := range members() {
-		if !r.Sandboxed || pid != r.Pid {
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-		}
-		_ = syscall.Kill(pid, syscall.SIGCONT)
-	}
-	deadline := time.Now().Add(b.stopTO)
-	for len(members()) > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
-	deadline = time.Now().Add(process.CgroupWait)
-	for left := members(); len(left) > 0; left = members() {
-		if time.Now().After(deadline) {
-			b.log.Warn("local backend: processes of a box outlived SIGKILL", "box", box, "pids", left)
-			return
-		}
-		for _, pid := range left {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	if r.Cgroup != "" {
-		// Its owner, where it lives, removes it too: whichever is first.
-		if err := os.Remove(r.Cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.EBUSY) {
-			b.log.Warn("local backend: a box's freezer cgroup was not removed", "box", box, "cgroup", r.Cgroup, "err", err)
-		}
-	}
 }
 
 // TakeOver starts, in this process, the processes of the boxes marked
@@ -227,7 +73,7 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 	if self == "" {
 		return b.RestartRunning(ctx)
 	}
-	b.cleanOnce.Do(b.cleanCgroups)
+	b.cleanOnce.Do(b.CleanCgroups)
 	b.MountImages()
 	files, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
@@ -240,7 +86,7 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 			continue
 		}
 		b.mu.Lock()
-		st, err := b.readState(box)
+		st, err := b.ReadState(box)
 		b.mu.Unlock()
 		if err != nil || !st.Running {
 			continue
@@ -287,36 +133,36 @@ func (b *Backend) takeOver(ctx context.Context, box, self, gone string) (bool, e
 	if err != nil {
 		return false, nil // released meanwhile
 	}
-	unlock, err := b.lockBox(box)
+	unlock, err := b.LockBox(box)
 	if err != nil {
 		return false, err
 	}
 	defer unlock()
 	b.mu.Lock()
-	st, err := b.readState(box)
+	st, err := b.ReadState(box)
 	b.mu.Unlock()
 	if err != nil || !st.Running || st.Command == "" || st.Owner == self || st.Owner != gone {
 		return false, err // stopped, or taken, meanwhile
 	}
-	if st.Proc.alive() {
+	if st.Proc.Alive() {
 		b.log.Info("local backend: ending what is left of a box's process whose owner is gone", "box", box, "owner", st.Owner)
-		b.endRecorded(ctx, box, st.Proc)
-		if st.Proc.alive() {
+		b.EndRecorded(ctx, box, st.Proc)
+		if st.Proc.Alive() {
 			return false, fmt.Errorf("take over box %s: the process its gone owner %s started still runs, so none is started here", box, st.Owner)
 		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st, err = b.readState(box)
+	st, err = b.ReadState(box)
 	if err != nil {
 		return false, err
 	}
-	st.Proc.forget()
+	st.Proc.Forget()
 	st.Proc = nil
 	if err := b.startLocked(dir, box, &st); err != nil {
 		return false, fmt.Errorf("start box %s: %w", box, err)
 	}
-	if err := b.writeState(st); err != nil {
+	if err := b.WriteState(st); err != nil {
 		b.endStarted(box)
 		return false, fmt.Errorf("take over box %s: its state file does not record the process, so it was ended: %w", box, err)
 	}
@@ -344,103 +190,4 @@ func (b *Backend) endStarted(box string) {
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.done
-}
-
-// pauseRecorded is pause for a box whose process another boxsnap process on
-// this data folder started: its cgroup is frozen whole, or, where it has
-// none, its process group is stopped.
-func (b *Backend) pauseRecorded(box string, r *procRecord) (func() time.Duration, bool) {
-	none := func() time.Duration { return 0 }
-	if !r.alive() {
-		return none, false
-	}
-	start := time.Now()
-	if r.Cgroup != "" {
-		all, err := process.Freeze(r.Cgroup, pauseWait)
-		if err == nil {
-			if !all {
-				b.log.Warn("local backend: not every process of the box was frozen in time; the take goes on", "box", box, "wait", pauseWait)
-			}
-			return func() time.Duration {
-				if err := process.Thaw(r.Cgroup); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					b.log.Error("local backend: the box's processes could not be thawed", "box", box, "cgroup", r.Cgroup, "err", err)
-				}
-				return time.Since(start)
-			}, true
-		}
-		_ = process.Thaw(r.Cgroup)
-	}
-	if !r.leaderAlive() || syscall.Kill(-r.Pid, syscall.SIGSTOP) != nil {
-		return none, false
-	}
-	deadline := time.Now().Add(pauseWait)
-	for time.Now().Before(deadline) && !groupStopped(r.Pid) {
-		time.Sleep(200 * time.Microsecond)
-	}
-	return func() time.Duration {
-		_ = syscall.Kill(-r.Pid, syscall.SIGCONT)
-		return time.Since(start)
-	}, true
-}
-
-// cleanCgroups removes the empty box cgroups this backend made that a crash
-// left: a box process's cgroup is removed when it ends (endFreezer), but
-// not when boxsnap itself was killed first. Only this backend's own are
-// looked at (their names carry its tag, cgroupTag), each under its box's
-// lock, so that no start is between making its cgroup and starting its
-// process in it; one with any process in it is kept (and the kernel
-// refuses to remove it anyway). A running box's live process keeps its
-// cgroup by that rule; an empty one is left by a process that ended. It
-// runs once, at the first RestartRunning or TakeOver.
-func (b *Backend) cleanCgroups() {
-	c := b.BoxCgroups()
-	if c.Root == "" {
-		return
-	}
-	ents, err := os.ReadDir(c.Root)
-	if err != nil {
-		b.log.Warn("local backend: the box cgroups a crash left cannot be listed", "cgroups", c.Root, "err", err)
-		return
-	}
-	tag := "-" + b.CgroupTag() + "-"
-	removed := 0
-	for _, e := range ents {
-		i := strings.LastIndex(e.Name(), tag)
-		if !e.IsDir() || i <= 0 {
-			continue
-		}
-		box, cg := e.Name()[:i], filepath.Join(c.Root, e.Name())
-		if store.CheckID("box", box) != nil {
-			continue
-		}
-		if b.removeLeftCgroup(box, cg) {
-			removed++
-		}
-	}
-	if removed > 0 {
-		b.log.Info("local backend: removed the empty box cgroups a crash left", "count", removed, "cgroups", c.Root)
-	}
-}
-
-// removeLeftCgroup removes the box's cgroup cg if no process is in it,
-// under the box's lock where the box has a state file (a released box has
-// none, and no start of it can come).
-func (b *Backend) removeLeftCgroup(box, cg string) bool {
-	if _, err := os.Stat(b.StateFile(box)); err == nil {
-		unlock, err := b.lockBox(box)
-		if err != nil {
-			return false
-		}
-		defer unlock()
-	}
-	if procs := process.CgroupProcs(cg); len(procs) > 0 {
-		return false
-	}
-	if err := os.Remove(cg); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			b.log.Warn("local backend: a box cgroup a crash left was not removed", "box", box, "cgroup", cg, "err", err)
-		}
-		return false
-	}
-	return true
 }

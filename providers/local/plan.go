@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/boxsnap/boxsnap/providers"
-	"github.com/boxsnap/boxsnap/providers/local/store"
+	"github.com/boxsnap/boxsnap/providers/local/capture"
 )
 
 // PlanSnapshots reads the box's folder and the store's file system, changing
@@ -21,23 +19,23 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}
-	storage, err := b.storage()
+	storage, err := b.Capturer.Storage()
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}
 	plan.Storage = storage
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
 	}
-	prev := b.statIndex(st)
-	files, total, changed, err := b.scanChanges(ctx, dir, prev)
+	prev := b.StatIndex(st)
+	files, total, changed, err := b.ScanChanges(ctx, dir, prev)
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: read box %s: %w", guest.Ref, err)
 	}
 	plan.Size = &providers.BoxSize{DiskBytes: total}
-	r := b.readRates()
-	about := r.estimate(files, changed)
+	r := b.ReadRates()
+	about := r.Estimate(files, changed)
 	running, err := b.running(guest.Ref)
 	if err != nil {
 		return plan, fmt.Errorf("plan snapshots: %w", err)
@@ -63,12 +61,12 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		UndoAbout:         about,
 		UndoBytes:         &undoBytes,
 		Order:             restoreOrder(),
-		Excludes:          excludes,
+		Excludes:          capture.Excludes,
 		RestartsProcesses: st.Command != "",
 	}
 	var noTime time.Duration
 	plan.Keep = providers.KeepPlan{Way: providers.KeepsAsIs, About: &noTime}
-	plan.Fork = providers.ForkPlan{OK: reset > 0, About: r.estimate(files, total), Bytes: &total}
+	plan.Fork = providers.ForkPlan{OK: reset > 0, About: r.Estimate(files, total), Bytes: &total}
 	if reset == 0 {
 		plan.Fork.Why = plan.Take.ForkSafeWhy
 	}
@@ -76,7 +74,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		return plan, nil
 	}
 
-	m, err := b.loadUsable(*snap)
+	m, err := b.Store.LoadUsable(*snap)
 	if err != nil {
 		why := "This snapshot cannot be restored or forked: " + err.Error()
 		if errors.Is(err, providers.ErrNotFound) {
@@ -89,12 +87,12 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		return plan, nil
 	}
 	plan.Restore.SizeBack = &providers.BoxSize{DiskBytes: m.Bytes}
-	if owner := b.ownerOf(m); owner != guest.Ref {
+	if owner := b.Store.OwnerOf(m); owner != guest.Ref {
 		plan.Restore.Way = providers.WayNone
 		plan.Restore.Why = fmt.Sprintf("This snapshot is of box %s: fork it instead", owner)
 	}
 	mb := m.Bytes
-	plan.Fork = providers.ForkPlan{OK: m.ResetVersion > 0, About: r.estimate(len(m.Entries), m.Bytes), Bytes: &mb}
+	plan.Fork = providers.ForkPlan{OK: m.ResetVersion > 0, About: r.Estimate(len(m.Entries), m.Bytes), Bytes: &mb}
 	if m.ResetVersion == 0 {
 		plan.Fork.Why = providers.NoResetWords(m.Guest.Ref)
 	}
@@ -108,66 +106,4 @@ func restoreOrder() []providers.RestoreStep {
 	return []providers.RestoreStep{
 		providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize,
 	}
-}
-
-// scanChanges stats the box's files against the previous manifest: how many
-// paths, their total size, and what those whose stat changed hold on disk
-// (the content a take would read and may add).
-func (b *Backend) scanChanges(ctx context.Context, dir string, prev map[string]*store.Entry) (files int, total, changed int64, err error) {
-	found, err := b.ScanTree(ctx, dir)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	for i := range found {
-		s := &found[i]
-		files++
-		if s.St.Mode&unix.S_IFMT != unix.S_IFREG {
-			continue
-		}
-		total += s.St.Size
-		if pe := prev[s.Rel]; pe == nil || pe.Key() != store.KeyOf(&s.St) {
-			changed += allocatedOf(&s.St) // a sparse file's copy holds its data only
-		}
-	}
-	return files, total, changed, nil
-}
-
-// fsType names a file system by its statfs magic number, for Storage.Type.
-func fsType(magic int64) string {
-	switch magic {
-	case 0xEF53:
-		return "ext4"
-	case 0x58465342:
-		return "xfs"
-	case 0x9123683E:
-		return "btrfs"
-	case 0x01021994:
-		return "tmpfs"
-	case 0x794C7630:
-		return "overlay"
-	case 0x2FC12FC2:
-		return "zfs"
-	case 0x6969:
-		return "nfs"
-	}
-	return fmt.Sprintf("0x%x", magic)
-}
-
-// storage reads the store's file system: how full it is, in bytes and in
-// inodes (every content file is one).
-func (b *Backend) storage() (providers.Storage, error) {
-	var s unix.Statfs_t
-	if err := unix.Statfs(b.root, &s); err != nil {
-		return providers.Storage{}, fmt.Errorf("read the store's file system: %w", err)
-	}
-	out := providers.Storage{Name: b.root, Type: fsType(int64(s.Type)), FreeBytes: int64(s.Bavail) * int64(s.Bsize)}
-	used := s.Blocks - s.Bfree
-	if used+s.Bavail > 0 {
-		out.PercentFull = float64(used) * 100 / float64(used+s.Bavail)
-	}
-	if s.Files > 0 {
-		pct := float64(s.Files-s.Ffree) * 100 / float64(s.Files)
-		out.MetadataPercentFull = &pct
-	}
-	return out, nil
 }

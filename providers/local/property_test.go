@@ -95,7 +95,7 @@ func TestEveryReadySnapshotRestoresByteExact(t *testing.T) {
 	seed := journalSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 70))
 	e := setupJournal(t, t.TempDir(), Config{})
-	e.b.tmpl = t.TempDir() // reset's template root: the box is made from none
+	e.b.Templates = t.TempDir() // reset's template root: the box is made from none
 	ch := newChurner(t, seed, e.dir)
 	ch.seedTree()
 
@@ -157,7 +157,7 @@ func TestEveryReadySnapshotRestoresByteExact(t *testing.T) {
 	check := func(step int, what string) {
 		t.Helper()
 		for _, id := range order {
-			m, err := e.b.loadUsable(ref(id))
+			m, err := e.b.Store.LoadUsable(ref(id))
 			if err != nil {
 				t.Fatalf("seed %d, step %d (%s): snapshot %s cannot be restored: %v", seed, step, what, id, err)
 			}
@@ -165,7 +165,7 @@ func TestEveryReadySnapshotRestoresByteExact(t *testing.T) {
 			if err := os.Mkdir(scratch, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.b.apply(e.ctx, scratch, m, nil, nil); err != nil {
+			if _, err := e.b.Apply(e.ctx, scratch, m, nil, nil); err != nil {
 				t.Fatalf("seed %d, step %d (%s): restoring snapshot %s into a scratch folder: %v", seed, step, what, id, err)
 			}
 			if d := treeDiff(taken[id], treeOf(t, scratch)); d != "" {

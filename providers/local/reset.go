@@ -7,13 +7,10 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path"
-	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
-	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -34,7 +31,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	if err := b.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	cur, err := b.readState(g.Ref)
+	cur, err := b.ReadState(g.Ref)
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
@@ -48,36 +45,36 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	// new bound), then swapped in.
 	suffix := store.RandomSuffix()
 	fresh := b.Path(store.DirBoxes, ".reset-"+g.Ref+"-"+suffix)
-	freshImg := b.Path(dirDisks, ".reset-"+g.Ref+"-"+suffix+".img")
-	image, err := b.makeBoxFolder(ctx, fresh, freshImg, diskBound(limits, b.diskBytes))
+	freshImg := b.Path(disks.DirDisks, ".reset-"+g.Ref+"-"+suffix+".img")
+	image, err := b.MakeBoxFolder(ctx, fresh, freshImg, diskBound(limits, b.diskBytes))
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	if spec.Template != "" {
-		src, err := b.templateDir(spec.Template)
+		src, err := b.TemplateDir(spec.Template)
 		if err == nil {
-			if err = b.copyTree(ctx, src, fresh); err != nil {
+			if err = b.CopyTree(ctx, src, fresh); err != nil {
 				err = fmt.Errorf("reset box %s from template %s: %w", g.Ref, spec.Template, err)
 			}
 		}
 		if err != nil {
-			_ = b.removeBoxFolder(fresh, freshImg)
+			_ = b.RemoveBoxFolder(fresh, freshImg)
 			return err
 		}
 	}
 	if err := writeIdentity(fresh, g.Ref); err != nil {
-		_ = b.removeBoxFolder(fresh, freshImg)
+		_ = b.RemoveBoxFolder(fresh, freshImg)
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	if image {
-		err = b.swapImage(g.Ref, dir, fresh, freshImg)
+		err = b.SwapImage(g.Ref, dir, fresh, freshImg)
 	} else {
-		err = b.swapFolder(g.Ref, dir, fresh)
+		err = b.SwapFolder(g.Ref, dir, fresh)
 	}
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	err = b.updateState(g.Ref, func(st *boxState) {
+	err = b.UpdateState(g.Ref, func(st *state.BoxState) {
 		st.Last, st.Parent, st.StatCache, st.ForkedFrom = "", "", "", ""
 		if spec.Command != "" {
 			st.Command = spec.Command
@@ -94,187 +91,6 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	}
 	if err := os.Remove(b.StatCacheFile(g.Ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
-	}
-	return nil
-}
-
-// WriteBoxFile writes data to rel inside the box's folder: each folder on
-// the way is opened beneath the box's folder with no link followed (and
-// made, 0700, where missing), and the file is written under a temporary
-// name and renamed over rel, so a failed write leaves what was there. A
-// full disk, a read-only folder or a file where a folder should be fails
-// the write, with the reason.
-func (b *Backend) WriteBoxFile(ctx context.Context, g providers.Guest, rel string, data []byte, mode fs.FileMode) error {
-	dir, err := b.existingBox(g)
-	if err != nil {
-		return err
-	}
-	clean := path.Clean(strings.TrimPrefix(rel, "/"))
-	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || clean != rel {
-		return &providers.RefusedError{Why: fmt.Sprintf("%q is not a path inside the box", rel)}
-	}
-	root, err := confined.OpenTree(dir)
-	if err != nil {
-		return fmt.Errorf("open box %s: %w", g.Ref, err)
-	}
-	dfd, err := unix.FcntlInt(uintptr(root.Fd), unix.F_DUPFD_CLOEXEC, 0)
-	root.Close()
-	if err != nil {
-		return fmt.Errorf("open box %s: %w", g.Ref, err)
-	}
-	defer func() { unix.Close(dfd) }()
-	parts := strings.Split(clean, "/")
-	how := &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
-	for _, p := range parts[:len(parts)-1] {
-		if err := unix.Mkdirat(dfd, p, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
-			return fmt.Errorf("write %s: make folder %s: %w", rel, p, err)
-		}
-		next, err := unix.Openat2(dfd, p, how)
-		if err != nil {
-			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
-				return &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link in the box, which is never followed", rel)}
-			}
-			return fmt.Errorf("write %s: open folder %s: %w", rel, p, err)
-		}
-		unix.Close(dfd)
-		dfd = next
-	}
-	name := parts[len(parts)-1]
-	tmp := ".boxsnap-login-" + store.RandomSuffix()
-	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(mode.Perm()))
-	if err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
-	}
-	f := os.NewFile(uintptr(fd), tmp)
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = unix.Fchmodat(dfd, tmp, uint32(mode.Perm()), 0)
-	}
-	if werr == nil {
-		// The file is the folder's owner's, as the folder it goes into.
-		var st unix.Stat_t
-		if unix.Fstat(dfd, &st) == nil && os.Geteuid() == 0 {
-			werr = unix.Fchownat(dfd, tmp, int(st.Uid), int(st.Gid), unix.AT_SYMLINK_NOFOLLOW)
-		}
-	}
-	if werr == nil {
-		werr = unix.Renameat(dfd, tmp, dfd, name)
-	}
-	if werr != nil {
-		_ = unix.Unlinkat(dfd, tmp, 0)
-		return fmt.Errorf("write %s: %w", rel, werr)
-	}
-	return nil
-}
-
-// swapFolder puts the plain folder fresh in place of the box's folder dir,
-// and removes the old one; on failure the box is as it was.
-func (b *Backend) swapFolder(box, dir, fresh string) error {
-	old := b.Path(store.DirBoxes, ".reset-old-"+box+"-"+store.RandomSuffix())
-	oldImg := ""
-	unlock, err := b.lockMounts()
-	if err != nil {
-		_ = os.RemoveAll(fresh)
-		return err
-	}
-	if b.hasImage(box) {
-		// A box with a file system of its own, on a host where loop mounts
-		// stopped working: it gets a plain folder.
-		if err = unmount(dir); err == nil {
-			oldImg = old + ".img"
-			if err = os.Rename(b.imageFile(box), oldImg); err != nil {
-				_ = mountImage(b.imageFile(box), dir)
-			}
-		}
-	}
-	if err == nil {
-		if err = os.Rename(dir, old); err == nil {
-			if err = os.Rename(fresh, dir); err != nil {
-				_ = os.Rename(old, dir) // put the box back as it was
-			}
-		}
-		if err != nil && oldImg != "" {
-			_ = os.Rename(oldImg, b.imageFile(box))
-			_ = mountImage(b.imageFile(box), dir)
-		}
-	}
-	unlock()
-	if err != nil {
-		_ = os.RemoveAll(fresh)
-		return err
-	}
-	if err := os.RemoveAll(old); err != nil {
-		b.log.Warn("the reset box's old folder was not removed", "box", box, "folder", old, "err", err)
-	}
-	if oldImg != "" {
-		_ = os.Remove(oldImg)
-	}
-	return nil
-}
-
-// swapImage puts the file system fresh (its image freshImg mounted on the
-// folder fresh) in place of the box's: the box's folder dir unmounted (or,
-// for a plain folder, moved aside and made again), the fresh image renamed
-// to the box's and mounted on dir, and the old one removed. On failure the
-// box is as it was.
-func (b *Backend) swapImage(box, dir, fresh, freshImg string) error {
-	img := b.imageFile(box)
-	unlock, err := b.lockMounts()
-	if err != nil {
-		_ = b.removeBoxFolder(fresh, freshImg)
-		return err
-	}
-	old := b.Path(store.DirBoxes, ".reset-old-"+box+"-"+store.RandomSuffix())
-	oldImg := old + ".img"
-	hadImage := b.hasImage(box)
-	err = unmount(fresh)
-	if err == nil {
-		_ = os.Remove(fresh)
-		if hadImage {
-			if err = unmount(dir); err == nil {
-				if err = os.Rename(img, oldImg); err != nil {
-					_ = mountImage(img, dir)
-				}
-			}
-		} else if err = os.Rename(dir, old); err == nil {
-			if err = os.Mkdir(dir, 0o755); err != nil {
-				_ = os.Rename(old, dir)
-			}
-		}
-		if err == nil {
-			if err = os.Rename(freshImg, img); err == nil {
-				if err = mountImage(img, dir); err != nil {
-					_ = os.Rename(img, freshImg)
-				}
-			}
-			if err != nil {
-				// Put the box back as it was.
-				if hadImage {
-					_ = os.Rename(oldImg, img)
-					_ = mountImage(img, dir)
-				} else {
-					_ = os.Remove(dir)
-					_ = os.Rename(old, dir)
-				}
-			}
-		}
-	}
-	unlock()
-	if err != nil {
-		_ = b.removeBoxFolder(fresh, freshImg)
-		return err
-	}
-	if hadImage {
-		_ = os.Remove(oldImg)
-	} else if err := os.RemoveAll(old); err != nil {
-		b.log.Warn("the reset box's old folder was not removed", "box", box, "folder", old, "err", err)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 )
 
@@ -42,7 +43,7 @@ func writeUntilFull(t *testing.T, b *Backend, dir, prefix string, chunk []byte) 
 					var st unix.Statfs_t
 					return unix.Statfs(dir, &st) == nil && int64(st.Bavail)*int64(st.Bsize) > 2*int64(len(chunk))
 				}
-				for deadline := time.Now().Add(10 * time.Second); !room() && diskimage.Held(fsd) > 0 && !b.grow.HostRefused(box) && time.Now().Before(deadline); {
+				for deadline := time.Now().Add(10 * time.Second); !room() && diskimage.Held(fsd) > 0 && !b.Grow.HostRefused(box) && time.Now().Before(deadline); {
 					time.Sleep(10 * time.Millisecond)
 				}
 				if !room() {
@@ -74,7 +75,7 @@ func writeUntilFull(t *testing.T, b *Backend, dir, prefix string, chunk []byte) 
 func TestBoxImageGrows(t *testing.T) {
 	const bound = 512 << 20
 	e := imageEnv(t, bound)
-	img := e.b.imageFile(e.g.Ref)
+	img := e.b.ImageFile(e.g.Ref)
 	first := allocated(t, img)
 	t.Logf("a new box with a %d MiB bound holds %d MiB on the host", bound>>20, first>>20)
 	if first > bound/2 {
@@ -95,7 +96,7 @@ func TestBoxImageGrows(t *testing.T) {
 	if held := diskimage.Held(diskimage.MountOf(e.dir)); held != 0 {
 		t.Fatalf("the box's writes failed with %d bytes of its room still held: it did not grow to its bound", held)
 	}
-	used, err := e.b.diskUse(e.ctx, e.dir)
+	used, err := e.b.DiskUse(e.ctx, e.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 		!strings.Contains(err.Error(), "nothing was made. Make room on the host, or give the box's template a smaller disk bound.") {
 		t.Fatalf("a new box on a full host answered %v, want a refusal in words", err)
 	}
-	for _, p := range []string{b.BoxDir(providers.Guest{Ref: "bxnoroom"}), b.imageFile("bxnoroom"), diskimage.FSDirOf(b.imageFile("bxnoroom"))} {
+	for _, p := range []string{b.BoxDir(providers.Guest{Ref: "bxnoroom"}), b.ImageFile("bxnoroom"), diskimage.FSDirOf(b.ImageFile("bxnoroom"))} {
 		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("a refused box left %s: %v", p, err)
 		}
@@ -262,10 +263,10 @@ func TestHostFullKeepsTheBoxWritable(t *testing.T) {
 	if err := b.Stop(t.Context(), g); err != nil {
 		t.Fatal(err)
 	}
-	if err := unmount(dir); err != nil {
+	if err := disks.Unmount(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.ensureMounted(g.Ref); err != nil {
+	if err := b.EnsureMounted(g.Ref); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "kept")); !bytes.Equal(got, kept) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/disks"
 )
 
 // TestUnmountIdleLeavesNoMountButABoxInUse: as boxsnap stops (Close, then
@@ -54,7 +55,7 @@ func TestUnmountIdleLeavesNoMountButABoxInUse(t *testing.T) {
 		if n, want := mountsAt(t, dir), map[bool]int{true: 1, false: 0}[i == 2]; n != want {
 			t.Fatalf("box %s's folder has %d mounts after the stop, want %d", g.Ref, n, want)
 		}
-		if i < 2 && mountsAt(t, b.Path(dirDisks, g.Ref+".fs")) != 0 {
+		if i < 2 && mountsAt(t, b.Path(disks.DirDisks, g.Ref+".fs")) != 0 {
 			t.Fatalf("box %s's image is still mounted on its own folder after the stop", g.Ref)
 		}
 	}

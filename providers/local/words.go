@@ -17,7 +17,4 @@ const (
 	logNoFilesWords = "boxsnap: the box reached its limit of %d files (its disk bound of %s sets it; its files hold %s): it runs on, but a new file, folder or link in it fails (no space left on device), and its files are as they were written. Delete some of them to make room, or raise the disk bound in its template and reset the box.\n"
 	// logRoomWords is written when room was made in it again.
 	logRoomWords = "boxsnap: the box has room again under its disk bound of %s (its files hold %s).\n"
-	// imageNoRoomWords refuses a new box (or a fork, or a reset) whose
-	// disk image the host has no room for: what it takes at once.
-	imageNoRoomWords = "The host's disk has no room for the box's disk image, which takes %s on the host at once (its file system's own blocks, and room ahead of the box's writes) and more as the box fills: nothing was made. Make room on the host, or give the box's template a smaller disk bound."
 )

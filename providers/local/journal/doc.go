@@ -6,9 +6,13 @@
 // cuts a box's record, reads only the paths it names from the base it is
 // relative to (readChanged), and rebases the record once it succeeded.
 // Whatever makes a record incomplete says why, and the take walks.
+// Reads answers from the journals, the box's state file and the store's
+// manifests what a box's files were last known to be (StatIndex) and
+// which of its paths changed since (ChangedSinceTake, FromJournal).
 //
 // It reads a box's files only beneath its folder (providers/local/confined).
 // It imports only the standard library, golang.org/x/sys/unix, providers,
-// providers/local/confined and providers/local/store; it must never import
+// providers/local/confined, providers/local/state and
+// providers/local/store; it must never import
 // app/..., jobs, package local or another backend.
 package journal

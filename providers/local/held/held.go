@@ -1,4 +1,4 @@
-package local
+package held
 
 import (
 	"context"
@@ -15,11 +15,27 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
+// Held answers which snapshots the store holds, whole or not, and keeps
+// the date each is kept until.
+type Held struct {
+	*store.Store
+	id      string // the backend's ID in settings
+	host    string // this machine's name
+	install string // this install's ID; "" lists every install's snapshots
+	guestOf func(box, kind string) providers.Guest
+}
+
+// New gives the snapshots st holds, for the backend id on host, of install
+// (every install's when ""), naming each box's guest by guestOf.
+func New(st *store.Store, id, host, install string, guestOf func(box, kind string) providers.Guest) *Held {
+	return &Held{Store: st, id: id, host: host, install: install, guestOf: guestOf}
+}
+
 // HeldSnapshots lists every snapshot of this install in the store, from its
 // label, so the core finds them again after its records are lost. A snapshot
 // with a damaged label or manifest, missing or damaged content, or a delete
 // that stopped part way, is listed Incomplete with the reason in words.
-func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, error) {
+func (b *Held) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, error) {
 	dirs, err := os.ReadDir(b.Path(store.DirSnapshots))
 	if err != nil {
 		return nil, fmt.Errorf("list the snapshots in %s: %w", b.Path(store.DirSnapshots), err)
@@ -52,7 +68,7 @@ type heldOne struct {
 // label or manifest, a delete that stopped part way, a damage noted, or
 // missing or damaged content (contentOK keeps what was checked). It says
 // false for a snapshot of another install.
-func (b *Backend) readHeld(id string, contentOK map[string]bool) (heldOne, bool) {
+func (b *Held) readHeld(id string, contentOK map[string]bool) (heldOne, bool) {
 	dir := b.SnapDir(id)
 	var lab store.Label
 	lerr := store.ReadChecked(filepath.Join(dir, store.FileLabel), &lab)
@@ -116,7 +132,7 @@ func incomplete(h *providers.HeldSnapshot, why string) {
 // contentMissing says, in words, the first file of m whose content the
 // store lacks or holds at another size; "" when it holds all. contentOK
 // keeps what was checked, for the next snapshot.
-func (b *Backend) contentMissing(m *store.Manifest, contentOK map[string]bool) string {
+func (b *Held) contentMissing(m *store.Manifest, contentOK map[string]bool) string {
 	for i := range m.Entries {
 		e := &m.Entries[i]
 		if e.Type != store.TypeFile {
@@ -168,7 +184,7 @@ func heldInOrder(all []heldOne) []providers.HeldSnapshot {
 
 // SetKeptUntil writes a snapshot's keep date on its label (nil: not kept),
 // so a kept snapshot is found again as kept after boxsnap's records are lost.
-func (b *Backend) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, keptUntil *time.Time) error {
+func (b *Held) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, keptUntil *time.Time) error {
 	id := store.SnapID(ref)
 	if err := store.CheckID("snapshot", id); err != nil {
 		return err

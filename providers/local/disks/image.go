@@ -1,4 +1,4 @@
-package local
+package disks
 
 import (
 	"context"
@@ -24,11 +24,11 @@ import (
 // already written is lost, as LXD's and Incus's loop-backed pools do. The
 // image takes room on the host as the box fills, and a full host never
 // turns it read-only (diskimage). Elsewhere a watch measures the folder
-// (disk.go).
+// (package local's disk.go).
 
-// dirDisks holds each box's image, disks/<boxID>.img, outside boxes/: a
+// DirDisks holds each box's image, disks/<boxID>.img, outside boxes/: a
 // take reads the mounted folder, never the image.
-const dirDisks = "disks"
+const DirDisks = "disks"
 
 // fileMountLock is the flock every boxsnap process on this data folder
 // holds while it mounts or unmounts a box's image, so two of them never
@@ -41,13 +41,13 @@ const fileMountLock = "disks/mount.lock"
 // little back for its own blocks.
 const fullMargin = 1 << 20
 
-func (b *Backend) imageFile(box string) string { return b.Path(dirDisks, box+".img") }
+func (b *Disks) ImageFile(box string) string { return b.Path(DirDisks, box+".img") }
 
-// hasImage says whether the box's folder is the mount point of its own
+// HasImage says whether the box's folder is the mount point of its own
 // file system (a box made before images were, or where a loop mount is
 // not possible, has a plain folder).
-func (b *Backend) hasImage(box string) bool {
-	_, err := os.Lstat(b.imageFile(box))
+func (b *Disks) HasImage(box string) bool {
+	_, err := os.Lstat(b.ImageFile(box))
 	return err == nil
 }
 
@@ -55,20 +55,20 @@ func (b *Backend) hasImage(box string) bool {
 // system of its own (a loop-mounted image), or else by the watch, with why
 // and the fix. It probes once per backend, and the log says which at the
 // first use.
-func (b *Backend) DiskBounding() (exact bool, why, fix string) {
+func (b *Disks) DiskBounding() (exact bool, why, fix string) {
 	b.loopOnce.Do(func() {
-		if !b.diskImages {
+		if !b.DiskImages {
 			b.loopWhy, b.loopFix = "disk images are turned off (BOXSNAP_LOCAL_DISK_IMAGES=false)", "unset BOXSNAP_LOCAL_DISK_IMAGES for a file system of its own per box, bounded to the byte (as root; each image takes room on the host at once, about 170 MiB for a 16 GiB bound)"
 		} else {
-			b.loopWhy, b.loopFix = ProbeLoop(b.Path(dirDisks))
+			b.loopWhy, b.loopFix = ProbeLoop(b.Path(DirDisks))
 		}
 		switch {
 		case b.loopWhy == "":
-			b.log.Info("local backend: each new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image in " + b.Path(dirDisks) + ")")
-		case !b.diskImages:
-			b.log.Info("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "or", b.loopFix)
+			b.Log.Info("local backend: each new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image in " + b.Path(DirDisks) + ")")
+		case !b.DiskImages:
+			b.Log.Info("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "or", b.loopFix)
 		default:
-			b.log.Warn("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "fix", b.loopFix)
+			b.Log.Warn("local backend: a box's disk is bounded by a watch that measures its folder, not to the byte, because "+b.loopWhy, "fix", b.loopFix)
 		}
 	})
 	return b.loopWhy == "", b.loopWhy, b.loopFix
@@ -103,28 +103,28 @@ func ProbeLoop(dir string) (why, fix string) {
 	if err := diskimage.MountFresh(img, mnt); err != nil {
 		return "a loop mount was refused: " + err.Error(), "run boxsnap where it may mount loop devices (root on the host, or a privileged container), on a file system that allocates room ahead (fallocate: ext4, XFS, tmpfs)"
 	}
-	if err := unmount(mnt); err != nil {
+	if err := Unmount(mnt); err != nil {
 		return "a loop mount could not be unmounted: " + err.Error(), "check the host's mounts (findmnt " + mnt + ")"
 	}
 	return "", ""
 }
 
-// mountImage mounts img on the folder dir (diskimage.Mount).
-func mountImage(img, dir string) error { return diskimage.Mount(img, dir) }
+// MountImage mounts img on the folder dir (diskimage.Mount).
+func MountImage(img, dir string) error { return diskimage.Mount(img, dir) }
 
-// unmount unmounts dir and the image's own mount beside it
+// Unmount unmounts dir and the image's own mount beside it
 // (diskimage.Unmount).
-func unmount(dir string) error { return diskimage.Unmount(dir) }
+func Unmount(dir string) error { return diskimage.Unmount(dir) }
 
-// isMounted says whether dir is a mount point (diskimage.IsMounted).
-func isMounted(dir string) bool { return diskimage.IsMounted(dir) }
+// IsMounted says whether dir is a mount point (diskimage.IsMounted).
+func IsMounted(dir string) bool { return diskimage.IsMounted(dir) }
 
-// lockMounts takes the flock every boxsnap process on this data folder
+// LockMounts takes the flock every boxsnap process on this data folder
 // holds to mount or unmount a box's image.
-func (b *Backend) lockMounts() (func(), error) { return lockMountsIn(b.root) }
+func (b *Disks) LockMounts() (func(), error) { return LockMountsIn(b.Root) }
 
-// lockMountsIn takes the disks' lock of the data folder root (lockMounts).
-func lockMountsIn(root string) (func(), error) {
+// LockMountsIn takes the disks' lock of the data folder root (LockMounts).
+func LockMountsIn(root string) (func(), error) {
 	f, err := os.OpenFile(filepath.Join(root, fileMountLock), os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("the disks' lock: %w", err)
@@ -142,23 +142,23 @@ func lockMountsIn(root string) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// ensureMounted mounts the box's image on its folder when the box has one
+// EnsureMounted mounts the box's image on its folder when the box has one
 // and it is not mounted (after a host's restart the mounts are gone). Any
 // number of boxsnap processes may call it at once: the mount is made once,
 // under the disks' lock. A folder that holds files while its image is not
 // mounted is left alone, with an error: a mount would hide them; a missing
 // folder (a box being released) is left missing.
-func (b *Backend) ensureMounted(box string) error {
-	img, dir := b.imageFile(box), b.Store.BoxDir(box)
-	if _, err := os.Lstat(img); err != nil || isMounted(dir) {
+func (b *Disks) EnsureMounted(box string) error {
+	img, dir := b.ImageFile(box), b.Store.BoxDir(box)
+	if _, err := os.Lstat(img); err != nil || IsMounted(dir) {
 		return nil
 	}
-	unlock, err := b.lockMounts()
+	unlock, err := b.LockMounts()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if _, err := os.Lstat(img); err != nil || isMounted(dir) {
+	if _, err := os.Lstat(img); err != nil || IsMounted(dir) {
 		return nil // another process mounted it, or a release removed it
 	}
 	ents, err := os.ReadDir(dir)
@@ -168,24 +168,24 @@ func (b *Backend) ensureMounted(box string) error {
 	if err == nil && len(ents) > 0 {
 		return fmt.Errorf("box %s's folder %s holds files while its disk image %s is not mounted on it; a mount would hide them: move them out, then use the box again", box, dir, img)
 	}
-	if err := mountImage(img, dir); err != nil {
+	if err := MountImage(img, dir); err != nil {
 		return fmt.Errorf("box %s: %w", box, err)
 	}
-	b.log.Info("local backend: a box's disk image was mounted again on its folder", "box", box)
-	b.grow.Start(b.Path(dirDisks), b.log)
+	b.Log.Info("local backend: a box's disk image was mounted again on its folder", "box", box)
+	b.Grow.Start(b.Path(DirDisks), b.Log)
 	return nil
 }
 
 // MountImages mounts every box's image that is not mounted, as at boxsnap's
 // start after a host's restart; a box it cannot mount is logged and left.
 // The first call also says in the log how a new box's disk is bounded.
-func (b *Backend) MountImages() {
+func (b *Disks) MountImages() {
 	b.DiskBounding()
-	ents, err := os.ReadDir(b.Path(dirDisks))
+	ents, err := os.ReadDir(b.Path(DirDisks))
 	if err != nil {
 		return
 	}
-	b.grow.Start(b.Path(dirDisks), b.log)
+	b.Grow.Start(b.Path(DirDisks), b.Log)
 	for _, e := range ents {
 		box, ok := strings.CutSuffix(e.Name(), ".img")
 		if !ok || store.CheckID("box", box) != nil {
@@ -194,17 +194,17 @@ func (b *Backend) MountImages() {
 		if _, err := os.Lstat(b.StateFile(box)); err != nil {
 			continue // a box being made or released
 		}
-		if err := b.ensureMounted(box); err != nil {
-			b.log.Error("local backend: a box's disk image could not be mounted", "box", box, "err", err)
+		if err := b.EnsureMounted(box); err != nil {
+			b.Log.Error("local backend: a box's disk image could not be mounted", "box", box, "err", err)
 		}
 	}
 }
 
-// makeBoxFolder makes the empty folder dir for a new box with the given
+// MakeBoxFolder makes the empty folder dir for a new box with the given
 // disk bound: the mount point of a fresh image at img where loop mounts
 // work, else a plain folder. It answers whether it made an image; on
 // failure nothing is left.
-func (b *Backend) makeBoxFolder(ctx context.Context, dir, img string, bound int64) (bool, error) {
+func (b *Disks) MakeBoxFolder(ctx context.Context, dir, img string, bound int64) (bool, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return false, err
 	}
@@ -215,33 +215,33 @@ func (b *Backend) makeBoxFolder(ctx context.Context, dir, img string, bound int6
 		_ = os.Remove(dir)
 		return false, err
 	}
-	unlock, err := b.lockMounts()
+	unlock, err := b.LockMounts()
 	if err == nil {
 		err = diskimage.MountFresh(img, dir)
 		unlock()
 	}
 	if nr := (*diskimage.NoRoomError)(nil); errors.As(err, &nr) {
-		err = &providers.RefusedError{Why: fmt.Sprintf(imageNoRoomWords, mib(nr.Need))}
+		err = &providers.RefusedError{Why: fmt.Sprintf(imageNoRoomWords, Mib(nr.Need))}
 	}
 	if err != nil {
 		_ = os.Remove(img)
 		_ = os.Remove(dir)
 		return false, err
 	}
-	b.grow.Start(b.Path(dirDisks), b.log)
+	b.Grow.Start(b.Path(DirDisks), b.Log)
 	return true, nil
 }
 
-// removeBoxFolder removes a box's folder and its image: unmounted and the
+// RemoveBoxFolder removes a box's folder and its image: unmounted and the
 // image removed under the disks' lock, so no boxsnap process mounts it
 // again in between, then the folder it was mounted on.
-func (b *Backend) removeBoxFolder(dir, img string) error {
-	if _, err := os.Lstat(img); err == nil || isMounted(dir) {
-		unlock, err := b.lockMounts()
+func (b *Disks) RemoveBoxFolder(dir, img string) error {
+	if _, err := os.Lstat(img); err == nil || IsMounted(dir) {
+		unlock, err := b.LockMounts()
 		if err != nil {
 			return err
 		}
-		err = unmount(dir)
+		err = Unmount(dir)
 		if err == nil {
 			if rerr := os.Remove(img); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 				err = rerr
@@ -255,105 +255,106 @@ func (b *Backend) removeBoxFolder(dir, img string) error {
 	return os.RemoveAll(dir)
 }
 
-// boxRoom is what the box's own file system holds, by statfs: its room
+// BoxRoom is what the box's own file system holds, by statfs: its room
 // for files (what ext4 gives to files, less what it keeps back), what is
 // free of it now, and what its held room holds (diskimage), given to it as
 // it fills.
-type boxRoom struct {
-	capacity, free, held int64
-	files                int64 // how many files (inodes) it holds at most
+type BoxRoom struct {
+	Capacity, Free, Held int64
+	Files                int64 // how many files (inodes) it holds at most
 	noInodes             bool
 }
 
-func roomOf(dir string) (boxRoom, error) {
+// RoomOf reads the room of the file system at dir.
+func RoomOf(dir string) (BoxRoom, error) {
 	var s unix.Statfs_t
 	if err := unix.Statfs(dir, &s); err != nil {
-		return boxRoom{}, err
+		return BoxRoom{}, err
 	}
 	bs := int64(s.Bsize)
-	r := boxRoom{
-		capacity: (int64(s.Blocks) - int64(s.Bfree) + int64(s.Bavail)) * bs,
-		free:     int64(s.Bavail) * bs,
-		files:    int64(s.Files),
+	r := BoxRoom{
+		Capacity: (int64(s.Blocks) - int64(s.Bfree) + int64(s.Bavail)) * bs,
+		Free:     int64(s.Bavail) * bs,
+		Files:    int64(s.Files),
 		noInodes: s.Files > 0 && s.Ffree == 0,
 	}
 	if fsd := diskimage.MountOf(dir); fsd != "" {
-		r.held = diskimage.Held(fsd)
+		r.Held = diskimage.Held(fsd)
 	}
 	return r, nil
 }
 
 // full says whether a write in the box fails for want of room now: at its
 // bound, or, with room still held, when the host's disk is full.
-func (r boxRoom) full() bool { return r.free < fullMargin || r.noInodes }
+func (r BoxRoom) full() bool { return r.Free < fullMargin || r.noInodes }
 
 // atBound says whether the box's room is all given: a full box is full at
 // its bound, not for want of room on the host.
-func (r boxRoom) atBound() bool { return r.held == 0 }
+func (r BoxRoom) atBound() bool { return r.Held == 0 }
 
 // failing says whether a write in the box fails for want of room now: at
 // its bound, out of files (whatever its room), or with room held when the
 // host refused to give it (hostRefused); a box writing faster than the
 // growth watch gives it room is not full.
-func (r boxRoom) failing(hostRefused bool) bool {
+func (r BoxRoom) failing(hostRefused bool) bool {
 	return r.noInodes || (r.full() && (r.atBound() || hostRefused))
 }
 
-// fullness is why a write in a box whose own file system bounds its disk
+// Fullness is why a write in a box whose own file system bounds its disk
 // fails now: "" when it does not.
-type fullness string
+type Fullness string
 
 const (
-	fullAtBound fullness = "bound" // its room is all given and used
-	fullOfFiles fullness = "files" // it holds as many files as it can
-	fullHost    fullness = "host"  // the host refused it room below its bound
+	FullAtBound Fullness = "bound" // its room is all given and used
+	FullOfFiles Fullness = "files" // it holds as many files as it can
+	FullHost    Fullness = "host"  // the host refused it room below its bound
 )
 
-// why says why a write in the box fails now (failing), or "".
-func (r boxRoom) why(hostRefused bool) fullness {
+// Why says why a write in the box fails now (failing), or "".
+func (r BoxRoom) Why(hostRefused bool) Fullness {
 	switch {
 	case !r.failing(hostRefused):
 		return ""
 	case r.noInodes:
-		return fullOfFiles
+		return FullOfFiles
 	case r.atBound():
-		return fullAtBound
+		return FullAtBound
 	}
-	return fullHost
+	return FullHost
 }
 
-// used is what the box's files hold of its room.
-func (r boxRoom) used() int64 { return r.capacity - r.free - r.held }
+// Used is what the box's files hold of its room.
+func (r BoxRoom) Used() int64 { return r.Capacity - r.Free - r.Held }
 
-// fitsWords refuses, in words, a restore or a fork of a snapshot whose files
+// FitsWords refuses, in words, a restore or a fork of a snapshot whose files
 // hold more than room bytes (what the box's disk bound leaves for files),
 // before anything is written; nil when they fit.
-func fitsWords(m *store.Manifest, room int64) error {
+func FitsWords(m *store.Manifest, room int64) error {
 	if m.Bytes <= room {
 		return nil
 	}
 	return &providers.RefusedError{Why: fmt.Sprintf("The snapshot's files hold %s, more than the box's disk bound leaves for its files (%s): nothing was written. Raise the disk bound in its template and reset the box, or choose a smaller snapshot.",
-		mib(m.Bytes), mib(room))}
+		Mib(m.Bytes), Mib(room))}
 }
 
-// mib says a size in MiB, to a tenth.
-func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+// Mib says a size in MiB, to a tenth.
+func Mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
-// moveImage moves a box's file system made under temporary names (the
+// MoveImage moves a box's file system made under temporary names (the
 // image img mounted on the folder dir) to the box's own names: unmounted,
 // the image renamed to toImg, the folder to, and mounted there. On failure
 // the file system is back where it was.
-func (b *Backend) moveImage(dir, img, to, toImg string) error {
-	unlock, err := b.lockMounts()
+func (b *Disks) MoveImage(dir, img, to, toImg string) error {
+	unlock, err := b.LockMounts()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := unmount(dir); err != nil {
+	if err := Unmount(dir); err != nil {
 		return err
 	}
 	back := func(err error) error {
-		_ = mountImage(img, dir)
+		_ = MountImage(img, dir)
 		return err
 	}
 	if err := os.Rename(dir, to); err != nil {
@@ -363,7 +364,7 @@ func (b *Backend) moveImage(dir, img, to, toImg string) error {
 		_ = os.Rename(to, dir)
 		return back(err)
 	}
-	if err := mountImage(toImg, to); err != nil {
+	if err := MountImage(toImg, to); err != nil {
 		_ = os.Rename(toImg, img)
 		_ = os.Rename(to, dir)
 		return back(err)

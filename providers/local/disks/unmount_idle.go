@@ -1,4 +1,4 @@
-package local
+package disks
 
 import (
 	"errors"
@@ -21,11 +21,11 @@ import (
 // left mounted. Every boxsnap process mounts an image again at its next
 // use of the box (existingBox), and at its start (MountImages).
 func UnmountIdle(root string, log *slog.Logger) {
-	ents, err := os.ReadDir(filepath.Join(root, dirDisks))
+	ents, err := os.ReadDir(filepath.Join(root, DirDisks))
 	if err != nil {
 		return
 	}
-	unlock, err := lockMountsIn(root)
+	unlock, err := LockMountsIn(root)
 	if err != nil {
 		log.Warn("local backend: the boxes' disk images stay mounted", "err", err)
 		return
@@ -38,7 +38,7 @@ func UnmountIdle(root string, log *slog.Logger) {
 			continue
 		}
 		dir := filepath.Join(root, store.DirBoxes, box)
-		if !isMounted(dir) {
+		if !IsMounted(dir) {
 			continue
 		}
 		fsd := diskimage.MountOf(dir)

@@ -1,4 +1,4 @@
-package local
+package capture
 
 import (
 	"context"
@@ -21,211 +21,23 @@ import (
 // it is copied before the take fails.
 const maxCopyAttempts = 3
 
-// Snapshot takes one snapshot of the box's folder. A running box's process
-// group is paused (SIGSTOP) for the take and always resumed (SIGCONT). Only
-// files whose size, mtime, ctime or inode differ from the box's previous
-// snapshot are read; new content is copied into the store once, by hash.
-func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take providers.SnapshotTake, rec providers.Recorder) (providers.SnapshotTaken, error) {
-	if take.Memory {
-		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot with memory: %w", providers.ErrUnsupported)
-	}
-	dir, err := b.existingBox(guest)
-	if err != nil {
-		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot: %w", err)
-	}
-	id, taken, done, err := b.takeID(guest, take.Label)
-	if done || err != nil {
-		return taken, err
-	}
-	st, err := b.readState(guest.Ref)
-	if err != nil {
-		return providers.SnapshotTaken{}, err
-	}
-
-	lock, err := b.LockStore(ctx, false)
-	if err != nil {
-		return providers.SnapshotTaken{}, err
-	}
-	resume, _ := b.pause(guest.Ref)
-	var once sync.Once
-	var pausedFor time.Duration
-	doResume := func() { once.Do(func() { pausedFor = resume() }) }
-	defer doResume()
-
-	capturedAt := time.Now().UTC()
-	start := time.Now()
-	// The change journal is cut once the box is paused: what changed before
-	// is in this take, what changes after goes to the next one's record.
-	// The previous manifest is read under the lock, so its content cannot be
-	// swept while this take reuses it.
-	jc := b.CutJournal(guest.Ref)
-	found, journalRead, why := b.fromJournal(ctx, dir, st, jc)
-	var prev map[string]*store.Entry
-	if found == nil {
-		b.log.Info("local backend: the take reads the box's whole folder", "box", guest.Ref, "why", why)
-		prev = b.statIndex(st)
-	}
-	reset := readResetVersion(dir)
-	m, added, stats, err := b.capture(ctx, dir, prev, found, take.RoomPercent)
-	doResume()
-	if err != nil {
-		lock.Unlock()
-		b.Collect(ctx, added)
-		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
-	}
-	b.nameManifest(m, id, guest, st.Parent, capturedAt, reset)
-	lab := b.labelFor(take.Label, id, guest, capturedAt, reset)
-	captured := time.Since(start)
-	if err := b.publish(ctx, m, lab); err != nil {
-		lock.Unlock()
-		b.Collect(ctx, added)
-		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot of box %s: %w", guest.Ref, err)
-	}
-	b.Remember(id, m)
-	lock.Unlock()
-	if err := b.afterTake(guest.Ref, id, jc, stats, found == nil); err != nil {
-		return providers.SnapshotTaken{}, err
-	}
-	b.log.Debug("local backend: snapshot taken", "box", guest.Ref, "snapshot", id, "files", m.Files,
-		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor, "journal", found != nil,
-		"journalPaths", journalRead, "scan", stats.statTime,
-		"copy", stats.copyTime, "capture", captured, "publish", time.Since(start)-captured)
-	taken = b.taken(m)
-	taken.Paused = pausedFor
-	return taken, nil
+// TakeStats is what a capture measured, for the running rates.
+type TakeStats struct {
+	Files    int
+	StatTime time.Duration
+	Copied   int64
+	CopyTime time.Duration
+	Linked   []journal.LinkedFile // files with more than one link, as stat'ed
 }
 
-// takeID gives the ID a take publishes its snapshot under: its label's,
-// or a new one. An ID already held is refused, unless it holds this
-// take's own snapshot: a step cut short after it published answers what
-// it took (done), so its retry is done, not failed.
-func (b *Backend) takeID(guest providers.Guest, lab providers.Label) (id string, taken providers.SnapshotTaken, done bool, err error) {
-	id = lab.Snapshot
-	if id == "" {
-		id = store.NewSnapshotID()
-	}
-	if err := store.CheckID("snapshot", id); err != nil {
-		return "", taken, false, err
-	}
-	if _, err := os.Lstat(b.SnapDir(id)); err == nil {
-		if taken, ok := b.alreadyTaken(guest, lab, id); ok {
-			return id, taken, true, nil
-		}
-		return "", taken, false, &providers.RefusedError{Why: fmt.Sprintf("A snapshot with ID %s is already held", id)}
-	}
-	return id, taken, false, nil
-}
-
-// nameManifest gives the captured manifest m its ID, its box's guest, the
-// time it was captured, the box's reset version, and its parent, when the
-// store still holds it.
-func (b *Backend) nameManifest(m *store.Manifest, id string, guest providers.Guest, parent string, capturedAt time.Time, reset int) {
-	m.ID = id
-	m.Guest = guest
-	m.Parent = parent
-	if m.Parent != "" {
-		if _, err := os.Stat(b.SnapDir(m.Parent)); err != nil {
-			m.Parent = ""
-		}
-	}
-	m.CapturedAt = capturedAt
-	m.ResetVersion = reset
-}
-
-// labelFor gives the label a snapshot is published with: the take's, with
-// its ID, the time it was captured and the box's reset version, for the
-// box and this install when the take's names none.
-func (b *Backend) labelFor(take providers.Label, id string, guest providers.Guest, capturedAt time.Time, reset int) store.Label {
-	lab := store.Label{Label: take, TakenAt: capturedAt}
-	lab.Snapshot = id
-	lab.ResetVersion = reset
-	if lab.Box == "" {
-		lab.Box = guest.Ref
-	}
-	if lab.Install == "" {
-		lab.Install = b.install
-	}
-	return lab
-}
-
-// afterTake records a published snapshot as the box's last and its parent
-// from now, moves the change journal's base to it, forgets what the
-// journal said as the box stopped (of the folder before this take), and
-// keeps watching its hard links; a take that read the whole folder
-// (walked) measures the running rates.
-func (b *Backend) afterTake(box, id string, jc journal.JournalCut, stats takeStats, walked bool) error {
-	if err := b.updateState(box, func(s *boxState) { s.Last = id; s.Parent = id; s.ID = box; s.StatCache = "" }); err != nil {
-		return fmt.Errorf("take a snapshot of box %s: it is held, but: %w", box, err)
-	}
-	b.RebaseJournal(box, jc, "take:"+id)
-	b.Journals.Mu.Lock()
-	delete(b.Journals.AtStop, box)
-	b.Journals.Mu.Unlock()
-	b.WatchLinked(box, stats.linked, walked)
-	if walked {
-		b.measure(stats.files, stats.statTime, stats.copied, stats.copyTime)
-	}
-	return nil
-}
-
-// alreadyTaken answers the snapshot id as its take did, when it is held whole
-// and was taken of guest with the same label: a take's step retried after it
-// published.
-func (b *Backend) alreadyTaken(guest providers.Guest, want providers.Label, id string) (providers.SnapshotTaken, bool) {
-	if !b.WholeSnapshot(id) {
-		return providers.SnapshotTaken{}, false
-	}
-	var lab store.Label
-	if store.ReadChecked(filepath.Join(b.SnapDir(id), store.FileLabel), &lab) != nil ||
-		(want.Box != "" && lab.Box != want.Box) || (want.Install != "" && lab.Install != want.Install) {
-		return providers.SnapshotTaken{}, false
-	}
-	m, err := b.Manifest(id)
-	if err != nil || m.Guest.Ref != guest.Ref {
-		return providers.SnapshotTaken{}, false
-	}
-	if err := b.updateState(guest.Ref, func(s *boxState) {
-		if s.Last != id {
-			s.Last, s.Parent, s.StatCache = id, id, ""
-		}
-	}); err != nil {
-		return providers.SnapshotTaken{}, false
-	}
-	b.log.Info("local backend: the snapshot was already taken; answering it again", "box", guest.Ref, "snapshot", id)
-	return b.taken(m), true
-}
-
-// taken is what a take answers of the manifest it published.
-func (b *Backend) taken(m *store.Manifest) providers.SnapshotTaken {
-	return providers.SnapshotTaken{
-		Ref:          m.ID,
-		Storage:      b.id,
-		CapturedAt:   m.CapturedAt,
-		Holds:        providers.HoldsDisk,
-		Size:         &providers.Size{Bytes: m.AddedBytes, Meaning: "own"},
-		Excludes:     excludes,
-		ResetVersion: m.ResetVersion,
-		Parent:       m.Parent,
-	}
-}
-
-// takeStats is what a capture measured, for the running rates.
-type takeStats struct {
-	files    int
-	statTime time.Duration
-	copied   int64
-	copyTime time.Duration
-	linked   []journal.LinkedFile // files with more than one link, as stat'ed
-}
-
-// capture reads the box's paths into a manifest, copying new content into the
+// Capture reads the box's paths into a manifest, copying new content into the
 // store: found, from the change journal, or a walk of the folder when found is
 // nil. A file whose stat matches its entry in the previous manifest (prev, or
 // the journal's own) keeps that entry's hash, when the store holds that
 // content; every other file is copied. It answers the content it
 // added, so a failed take can collect it.
-func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*store.Entry, found []confined.Scanned, roomPercent int) (*store.Manifest, []string, takeStats, error) {
-	var stats takeStats
+func (b *Capturer) Capture(ctx context.Context, dir string, prev map[string]*store.Entry, found []confined.Scanned, roomPercent int) (*store.Manifest, []string, TakeStats, error) {
+	var stats TakeStats
 	m := &store.Manifest{Format: store.ManifestFormat}
 	t0 := time.Now()
 	held, err := b.openHeld()
@@ -241,9 +53,9 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*stor
 	}
 	defer root.Close()
 	jobs, need, linked, err := b.readEntries(ctx, root, dir, m, prev, found, held)
-	stats.linked = linked
-	stats.files = len(m.Entries)
-	stats.statTime = time.Since(t0)
+	stats.Linked = linked
+	stats.Files = len(m.Entries)
+	stats.StatTime = time.Since(t0)
 	if err != nil {
 		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
 	}
@@ -256,8 +68,8 @@ func (b *Backend) capture(ctx context.Context, dir string, prev map[string]*stor
 
 	t1 := time.Now()
 	added, copied, err := b.copyNew(ctx, root, m, jobs)
-	stats.copied = copied
-	stats.copyTime = time.Since(t1)
+	stats.Copied = copied
+	stats.CopyTime = time.Since(t1)
 	if err != nil {
 		return nil, added, stats, err
 	}
@@ -275,14 +87,14 @@ type copyJob struct {
 // heldContent answers whether the store holds a piece of content, asking
 // the disk once per piece for one capture.
 type heldContent struct {
-	b    *Backend
+	b    *Capturer
 	dir  int
 	seen map[string]bool
 }
 
 // openHeld opens the store's content folder for a capture's questions; the
 // caller closes it.
-func (b *Backend) openHeld() (*heldContent, error) {
+func (b *Capturer) openHeld() (*heldContent, error) {
 	dir, err := unix.Open(b.Path(store.DirContent), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open the store's content: %w", err)
@@ -301,7 +113,7 @@ func (h *heldContent) has(hash string) bool {
 		ok = h.b.ContentHeld(h.dir, hash)
 		h.seen[hash] = ok
 		if !ok {
-			h.b.log.Warn("local backend: the take copies again a file whose content is not in the store", "content", hash[:min(12, len(hash))])
+			h.b.Log.Warn("local backend: the take copies again a file whose content is not in the store", "content", hash[:min(12, len(hash))])
 		}
 	}
 	return ok
@@ -316,12 +128,12 @@ func (h *heldContent) close() { unix.Close(h.dir) }
 // job to copy. It gives the jobs, what their copies hold on disk at most,
 // and the files with more than one link. Sockets, devices and links that
 // vanish while it reads are left out.
-func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []confined.Scanned, held *heldContent) (jobs []copyJob, need int64, linked []journal.LinkedFile, err error) {
+func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []confined.Scanned, held *heldContent) (jobs []copyJob, need int64, linked []journal.LinkedFile, err error) {
 	if found == nil {
 		found, err = b.ScanTree(ctx, dir)
 	}
-	if b.hooks.afterScan != nil {
-		b.hooks.afterScan()
+	if b.Hooks.AfterScan != nil {
+		b.Hooks.AfterScan()
 	}
 	if err != nil {
 		return nil, 0, nil, err
@@ -368,7 +180,7 @@ func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir s
 					j.id = &confined.FileID{Dev: uint64(s.St.Dev), Ino: s.St.Ino}
 				}
 				jobs = append(jobs, j)
-				need += allocatedOf(&s.St)
+				need += confined.AllocatedOf(&s.St)
 			}
 		}
 		m.Entries = append(m.Entries, e)
@@ -376,11 +188,11 @@ func (b *Backend) readEntries(ctx context.Context, root *confined.Beneath, dir s
 	return jobs, need, linked, nil
 }
 
-// copyNew copies the jobs' files into the store with b.workers at once,
+// copyNew copies the jobs' files into the store with b.Workers at once,
 // filling in their entries' hashes and m's AddedBytes; the first failure
 // stops the rest. It gives the content it added, even on failure, so a
 // failed take can collect it, and the bytes it copied.
-func (b *Backend) copyNew(ctx context.Context, root *confined.Beneath, m *store.Manifest, jobs []copyJob) (added []string, copied int64, err error) {
+func (b *Capturer) copyNew(ctx context.Context, root *confined.Beneath, m *store.Manifest, jobs []copyJob) (added []string, copied int64, err error) {
 	var (
 		mu      sync.Mutex
 		firstEr error
@@ -389,7 +201,7 @@ func (b *Backend) copyNew(ctx context.Context, root *confined.Beneath, m *store.
 	ch := make(chan copyJob)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for w := 0; w < b.workers; w++ {
+	for w := 0; w < b.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -426,20 +238,14 @@ func (b *Backend) copyNew(ctx context.Context, root *confined.Beneath, m *store.
 	return added, copied, firstEr
 }
 
-// allocatedOf is what a file holds on disk, at most its size: a sparse file's
-// copy holds its data only (copyData).
-func allocatedOf(st *unix.Stat_t) int64 {
-	return min(st.Blocks*512, st.Size)
-}
-
 // roomForCopy refuses a take whose copies, need bytes on disk, do not fit in
 // the store, or would take it past roomPercent full (0: only when they do not
 // fit). The refusal asks to try again: deleting snapshots makes room.
-func (b *Backend) roomForCopy(need int64, roomPercent int) error {
+func (b *Capturer) roomForCopy(need int64, roomPercent int) error {
 	if need == 0 {
 		return nil
 	}
-	s, err := b.storage()
+	s, err := b.Storage()
 	if err != nil {
 		return err
 	}
@@ -469,7 +275,7 @@ var errRetyped = errors.New("no longer a file")
 // another file than the one the scan saw (want), is copied again, up to
 // maxCopyAttempts; one that vanished is dropped (e.Type = ""); one that is
 // no longer a file is taken as what it is now (a pipe, a folder), unread.
-func (b *Backend) copyIn(ctx context.Context, root *confined.Beneath, e *store.Entry, want *confined.FileID) (isNew bool, err error) {
+func (b *Capturer) copyIn(ctx context.Context, root *confined.Beneath, e *store.Entry, want *confined.FileID) (isNew bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -507,7 +313,7 @@ var errChanged = errors.New("changed while copied")
 // descriptor (openRegular): a pipe renamed over the file never holds the
 // take, and is taken as the pipe it is now; another file renamed over it
 // since the scan (want) is read again, as that file.
-func (b *Backend) copyOnce(root *confined.Beneath, e *store.Entry, want *confined.FileID) (string, bool, error) {
+func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confined.FileID) (string, bool, error) {
 	src, before, err := root.OpenRegular(e.Path, want)
 	if err != nil {
 		switch {
@@ -539,11 +345,11 @@ func (b *Backend) copyOnce(root *confined.Beneath, e *store.Entry, want *confine
 	if err := b.CopyData(tmp, src); err != nil {
 		return "", false, err
 	}
-	if b.hooks.afterCopy != nil {
+	if b.Hooks.AfterCopy != nil {
 		// Workers copy side by side; a test's hook runs one at a time.
-		b.hooks.mu.Lock()
-		b.hooks.afterCopy(e.Path)
-		b.hooks.mu.Unlock()
+		b.Hooks.Mu.Lock()
+		b.Hooks.AfterCopy(e.Path)
+		b.Hooks.Mu.Unlock()
 	}
 	var after unix.Stat_t
 	if err := unix.Fstat(int(src.Fd()), &after); err != nil {
@@ -599,7 +405,7 @@ func (b *Backend) copyOnce(root *confined.Beneath, e *store.Entry, want *confine
 
 // newContentFile opens a file for new content: unnamed (O_TMPFILE) where the
 // file system allows it, else a named temporary file (its name answered).
-func (b *Backend) newContentFile() (*os.File, string, error) {
+func (b *Capturer) newContentFile() (*os.File, string, error) {
 	if !b.noTmpfile.Load() {
 		fd, err := unix.Open(b.Path(store.DirTmp), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
 		if err == nil {
@@ -617,10 +423,10 @@ func (b *Backend) newContentFile() (*os.File, string, error) {
 	return f, f.Name(), nil
 }
 
-// publish writes the snapshot's folder under a temporary name, with its
+// Publish writes the snapshot's folder under a temporary name, with its
 // manifest and label, after the content it names is on disk, then renames it
 // into place: a snapshot is never half-published.
-func (b *Backend) publish(ctx context.Context, m *store.Manifest, lab store.Label) error {
+func (b *Capturer) Publish(ctx context.Context, m *store.Manifest, lab store.Label) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -650,27 +456,27 @@ func (b *Backend) publish(ctx context.Context, m *store.Manifest, lab store.Labe
 	}
 	// One syncfs puts the content, the manifest and the label on disk before
 	// the rename publishes them.
-	if err := b.syncContent(); err != nil {
+	if err := b.SyncContent(); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	if err := os.Rename(tmp, b.SnapDir(m.ID)); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	ok = true
-	if b.noSync {
+	if b.NoSync {
 		return nil
 	}
 	return store.SyncDir(b.Path(store.DirSnapshots))
 }
 
-// syncContent flushes the store's file system once (syncfs), so the content a
+// SyncContent flushes the store's file system once (syncfs), so the content a
 // manifest names is on disk before the manifest is: one call, not one fsync a
 // file.
-func (b *Backend) syncContent() error {
-	if b.noSync {
+func (b *Capturer) SyncContent() error {
+	if b.NoSync {
 		return nil
 	}
-	f, err := os.Open(b.root)
+	f, err := os.Open(b.Root)
 	if err != nil {
 		return err
 	}
@@ -679,4 +485,44 @@ func (b *Backend) syncContent() error {
 		return fmt.Errorf("syncfs: %w", err)
 	}
 	return nil
+}
+
+// fsType names a file system by its statfs magic number, for Storage.Type.
+func fsType(magic int64) string {
+	switch magic {
+	case 0xEF53:
+		return "ext4"
+	case 0x58465342:
+		return "xfs"
+	case 0x9123683E:
+		return "btrfs"
+	case 0x01021994:
+		return "tmpfs"
+	case 0x794C7630:
+		return "overlay"
+	case 0x2FC12FC2:
+		return "zfs"
+	case 0x6969:
+		return "nfs"
+	}
+	return fmt.Sprintf("0x%x", magic)
+}
+
+// Storage reads the store's file system: how full it is, in bytes and in
+// inodes (every content file is one).
+func (b *Capturer) Storage() (providers.Storage, error) {
+	var s unix.Statfs_t
+	if err := unix.Statfs(b.Root, &s); err != nil {
+		return providers.Storage{}, fmt.Errorf("read the store's file system: %w", err)
+	}
+	out := providers.Storage{Name: b.Root, Type: fsType(int64(s.Type)), FreeBytes: int64(s.Bavail) * int64(s.Bsize)}
+	used := s.Blocks - s.Bfree
+	if used+s.Bavail > 0 {
+		out.PercentFull = float64(used) * 100 / float64(used+s.Bavail)
+	}
+	if s.Files > 0 {
+		pct := float64(s.Files-s.Ffree) * 100 / float64(s.Files)
+		out.MetadataPercentFull = &pct
+	}
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package local
+package journal
 
 import (
 	"context"
@@ -6,16 +6,28 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
-	"github.com/boxsnap/boxsnap/providers/local/journal"
+	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
+// Reads answers from the change journals what a box's files were last
+// known to be and which of its paths changed since, reading the box's
+// state file and the store's manifests.
+type Reads struct {
+	*Set
+	*store.Store
+	*state.States
+	// ExistingBox checks a guest's folder is there and gives its path.
+	ExistingBox func(guest providers.Guest) (string, error)
+}
+
 // journalBasis names what a box's files were last known to be, as a journal
 // base: the last take, or the restore (with its stat cache) since.
-func journalBasis(st boxState) string {
+func journalBasis(st state.BoxState) string {
 	if st.StatCache != "" {
 		return "restore:" + st.StatCache
 	}
@@ -44,25 +56,25 @@ type Change struct {
 // ChangedSinceTake says whether the box's files changed since its last take.
 // With its change journal running it reads no folder; without, it stats every
 // path against the last take's manifest.
-func (b *Backend) ChangedSinceTake(ctx context.Context, guest providers.Guest) (Change, error) {
-	return b.changedSince(ctx, guest, false)
+func (b *Reads) ChangedSinceTake(ctx context.Context, guest providers.Guest) (Change, error) {
+	return b.ChangedSince(ctx, guest, false)
 }
 
-// changedSince is ChangedSinceTake; with rearm, a walk that finds nothing
+// ChangedSince is ChangedSinceTake; with rearm, a walk that finds nothing
 // changed since the last take starts the journal's record from that take
 // again (unless something changed while it walked), so the next answer
 // reads no folder.
-func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm bool) (Change, error) {
-	dir, err := b.existingBox(guest)
+func (b *Reads) ChangedSince(ctx context.Context, guest providers.Guest, rearm bool) (Change, error) {
+	dir, err := b.ExistingBox(guest)
 	if err != nil {
 		return Change{}, fmt.Errorf("check box for changes: %w", err)
 	}
-	st, err := b.readState(guest.Ref)
+	st, err := b.ReadState(guest.Ref)
 	if err != nil {
 		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 	}
 	why := "the box's change journal is not running (the box is stopped, or boxsnap restarted)"
-	cut := journal.JournalCut{}
+	cut := JournalCut{}
 	if j := b.JournalOf(guest.Ref); j != nil {
 		j.Mu.Lock()
 		j.DrainLocked()
@@ -115,7 +127,7 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 	}
 	out := Change{Walked: true, Why: why, Restored: restored}
-	for _, own := range journal.BoxsnapsOwn {
+	for _, own := range BoxsnapsOwn {
 		if prev[own] != nil {
 			prev = maps.Clone(prev)
 			delete(prev, own)
@@ -125,7 +137,7 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 	for i := range found {
 		s := &found[i]
 		e := store.EntryFromStat(s.Rel, &s.St)
-		if e.Type == "" || slices.Contains(journal.BoxsnapsOwn, s.Rel) {
+		if e.Type == "" || slices.Contains(BoxsnapsOwn, s.Rel) {
 			continue
 		}
 		n++
@@ -153,7 +165,7 @@ func (b *Backend) changedSince(ctx context.Context, guest providers.Guest, rearm
 
 // journalBase reads what the cut's record is relative to: the last take's
 // manifest, or the stat cache a restore left.
-func (b *Backend) journalBase(st boxState) (*store.Manifest, bool, error) {
+func (b *Reads) journalBase(st state.BoxState) (*store.Manifest, bool, error) {
 	if st.StatCache != "" {
 		if !b.WholeSnapshot(st.StatCache) {
 			return nil, false, errors.New("the restored snapshot is deleted or being deleted")
@@ -174,10 +186,10 @@ func (b *Backend) journalBase(st boxState) (*store.Manifest, bool, error) {
 	return m, false, nil
 }
 
-// fromJournal gives the box's paths as a walk would find them, from the base
+// FromJournal gives the box's paths as a walk would find them, from the base
 // the cut is relative to and a stat of each path the cut names (a read of each
 // folder it marks as new), with no walk. It answers why not when it cannot.
-func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c journal.JournalCut) ([]confined.Scanned, int, string) {
+func (b *Reads) FromJournal(ctx context.Context, dir string, st state.BoxState, c JournalCut) ([]confined.Scanned, int, string) {
 	if why := c.Usable(journalBasis(st)); why != "" {
 		return nil, 0, why
 	}
@@ -190,4 +202,39 @@ func (b *Backend) fromJournal(ctx context.Context, dir string, st boxState, c jo
 		return nil, 0, fmt.Sprintf("reading the journal's paths failed (%v)", err)
 	}
 	return found, n, ""
+}
+
+// NoteAtStop remembers, as a box stops, whether its journal recorded a
+// change since its last take.
+func (b *Reads) NoteAtStop(guest providers.Guest) {
+	at := providers.ChangedUnknown
+	if j := b.JournalOf(guest.Ref); j != nil {
+		st, err := b.ReadState(guest.Ref)
+		j.Mu.Lock()
+		j.DrainLocked()
+		switch {
+		case err != nil || j.Dead != "" || j.Lost != "":
+		case st.StatCache != "" && j.Base == journalBasis(st):
+			at = providers.ChangedYes // restored since the last take
+		case j.Base != "" && j.Base == journalBasis(st):
+			at = providers.ChangedNo
+			if j.BoxChanges() > 0 {
+				at = providers.ChangedYes
+			}
+		}
+		j.Mu.Unlock()
+	}
+	b.Journals.Mu.Lock()
+	if b.Journals.AtStop == nil {
+		b.Journals.AtStop = map[string]providers.Changed{}
+	}
+	b.Journals.AtStop[guest.Ref] = at
+	b.Journals.Mu.Unlock()
+}
+
+// ChangeCadence: a local box is checked every 15 seconds; with its change
+// journal running, a check reads no folder.
+func (b *Reads) ChangeCadence() providers.Cadence {
+	return providers.Cadence{Every: 15 * time.Second,
+		Why: "the change journal answers without reading the box's folder"}
 }

@@ -1,12 +1,15 @@
-package local
+package journal
 
-import "github.com/boxsnap/boxsnap/providers/local/store"
+import (
+	"github.com/boxsnap/boxsnap/providers/local/state"
+	"github.com/boxsnap/boxsnap/providers/local/store"
+)
 
-// statIndex gives what the box's files were last known to hold, by path: the
+// StatIndex gives what the box's files were last known to hold, by path: the
 // stat cache the last restore left, else the last take's manifest, else the
 // manifest of the snapshot the box descends from. A source is used only while
 // its snapshot is held whole (wholeSnapshot; the caller holds the store lock).
-func (b *Backend) statIndex(st boxState) map[string]*store.Entry {
+func (b *Reads) StatIndex(st state.BoxState) map[string]*store.Entry {
 	if st.StatCache != "" && b.WholeSnapshot(st.StatCache) {
 		var m store.Manifest
 		if store.ReadChecked(b.StatCacheFile(st.ID), &m) == nil {
@@ -23,12 +26,12 @@ func (b *Backend) statIndex(st boxState) map[string]*store.Entry {
 	return nil
 }
 
-// knownIndex is statIndex of the box's state: what its files were last
+// KnownIndex is statIndex of the box's state: what its files were last
 // known to hold, by path.
-func (b *Backend) knownIndex(box string) (map[string]*store.Entry, error) {
-	st, err := b.readState(box)
+func (b *Reads) KnownIndex(box string) (map[string]*store.Entry, error) {
+	st, err := b.ReadState(box)
 	if err != nil {
 		return nil, err
 	}
-	return b.statIndex(st), nil
+	return b.StatIndex(st), nil
 }

@@ -1,4 +1,4 @@
-package local
+package apply
 
 import (
 	"bytes"
@@ -19,11 +19,11 @@ func accessText(a providers.Access) []byte { return providers.AccessText(a) }
 // SetStraight writes the box's access file, .boxsnap/env, as the box holds it
 // now: a restore put back the one of the snapshot's time. It answers what it
 // changed. Everything is written beneath the box's folder through no link
-// (confined.go): a .boxsnap the box made a link (or a file) is replaced by a
+// (package confined): a .boxsnap the box made a link (or a file) is replaced by a
 // real folder, never followed, and the access file is given to the box's user
 // on its open descriptor.
-func (b *Backend) SetStraight(_ context.Context, g providers.Guest, a providers.Access) ([]string, error) {
-	dir, err := b.existingBox(g)
+func (b *Writer) SetStraight(_ context.Context, g providers.Guest, a providers.Access) ([]string, error) {
+	dir, err := b.ExistingBox(g)
 	if err != nil {
 		return nil, err
 	}

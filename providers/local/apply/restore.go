@@ -1,10 +1,11 @@
-package local
+package apply
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,174 +18,41 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/content"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
-// RestoreSnapshot runs one step of a restore in place, in restoreOrder.
-func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
-	switch step {
-	case providers.StepStop:
-		dir, err := b.existingBox(guest)
-		if err != nil {
-			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
-		}
-		// A snapshot that does not fit the box is refused before the box is
-		// stopped, as well as before its files are written (rollback).
-		if m, err := b.loadUsable(ref); err == nil {
-			if err := b.restoreFits(guest.Ref, dir, m); err != nil {
-				return providers.RestoreProgress{}, err
-			}
-		}
-		on, err := b.Runs(ctx, guest)
-		if err != nil {
-			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
-		}
-		// The change journal goes on: the rollback reads it.
-		if err := b.stop(ctx, guest); err != nil {
-			return providers.RestoreProgress{}, fmt.Errorf("restore, stop: %w", err)
-		}
-		return providers.RestoreProgress{Step: step, Done: true, Note: "box stopped", Ended: on}, nil
-	case providers.StepRollback:
-		n, err := b.rollback(ctx, guest, ref)
-		if err != nil {
-			return providers.RestoreProgress{}, fmt.Errorf("restore, put the folder back: %w", err)
-		}
-		return providers.RestoreProgress{Step: step, Done: true, Note: n}, nil
-	case providers.StepStart:
-		if err := b.Start(ctx, guest); err != nil {
-			return providers.RestoreProgress{}, fmt.Errorf("restore, start: %w", err)
-		}
-		return providers.RestoreProgress{Step: step, Done: true, Note: "box started"}, nil
-	case providers.StepReadSize:
-		dir, err := b.existingBox(guest)
-		if err != nil {
-			return providers.RestoreProgress{}, fmt.Errorf("restore, read the size: %w", err)
-		}
-		sz, err := b.treeSize(ctx, dir)
-		if err != nil {
-			return providers.RestoreProgress{}, fmt.Errorf("restore, read the size: %w", err)
-		}
-		return providers.RestoreProgress{Step: step, Done: true, Size: &providers.BoxSize{DiskBytes: sz}}, nil
-	case providers.StepUndo:
-		return providers.RestoreProgress{}, fmt.Errorf("restore step %q is the core's own take: %w", step, providers.ErrUnsupported)
-	}
-	return providers.RestoreProgress{}, fmt.Errorf("restore step %q: %w", step, providers.ErrUnsupported)
+// Writer writes snapshots' content into boxes' folders and copies
+// templates into new ones, on Workers files at once.
+type Writer struct {
+	*store.Store
+	*content.Copier
+	*confined.Scanner
+	Log     *slog.Logger
+	Workers int
+	// Templates is the folder a template's name is found in
+	// (Config.Templates); "" when none is set.
+	Templates string
+	// ExistingBox checks a guest's folder is there and gives its path.
+	ExistingBox func(guest providers.Guest) (string, error)
 }
 
-// loadUsable reads a snapshot's manifest, refusing one that is incomplete,
-// damaged or being deleted: such a snapshot is never restored or forked.
-func (b *Backend) loadUsable(ref providers.SnapshotRef) (*store.Manifest, error) {
-	id := store.SnapID(ref)
-	if err := store.CheckID("snapshot", id); err != nil {
-		return nil, err
-	}
-	dir := b.SnapDir(id)
-	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", id, providers.ErrNotFound)
-	}
-	if _, err := os.Stat(filepath.Join(dir, store.FileDeleting)); err == nil {
-		return nil, fmt.Errorf("snapshot %s: its delete stopped part way: %w", id, providers.ErrIncomplete)
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, store.FileDamaged)); err == nil {
-		return nil, fmt.Errorf("snapshot %s: %s: %w", id, strings.TrimSpace(string(data)), providers.ErrIncomplete)
-	}
-	m, err := b.Manifest(id)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("snapshot %s: its manifest is missing: %w", id, providers.ErrIncomplete)
-		}
-		return nil, fmt.Errorf("snapshot %s: its manifest is %v: %w", id, err, providers.ErrIncomplete)
-	}
-	return m, nil
-}
-
-// ownerOf is the box a snapshot belongs to: its label's box (an imported
-// snapshot belongs to its group's box), else the box it was taken of.
-func (b *Backend) ownerOf(m *store.Manifest) string {
-	var lab store.Label
-	if store.ReadChecked(filepath.Join(b.SnapDir(m.ID), store.FileLabel), &lab) == nil && lab.Box != "" {
-		return lab.Box
-	}
-	return m.Guest.Ref
-}
-
-// markDamaged records damage found in a snapshot's content, so HeldSnapshots
+// MarkDamaged records damage found in a snapshot's content, so HeldSnapshots
 // reports it incomplete from then on.
-func (b *Backend) markDamaged(id, why string) {
+func (b *Writer) MarkDamaged(id, why string) {
 	b.Present.Forget()
 	if err := store.WriteFileAtomic(filepath.Join(b.SnapDir(id), store.FileDamaged), []byte(why+"\n"), 0o600); err != nil {
-		b.log.Warn("local backend: could not mark a damaged snapshot", "snapshot", id, "err", err)
+		b.Log.Warn("local backend: could not mark a damaged snapshot", "snapshot", id, "err", err)
 	}
 }
 
-// rollback brings the box's folder to exactly the snapshot.
-func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref providers.SnapshotRef) (string, error) {
-	dir, err := b.existingBox(guest)
-	if err != nil {
-		return "", err
-	}
-	m, err := b.loadUsable(ref)
-	if err != nil {
-		return "", err
-	}
-	if owner := b.ownerOf(m); owner != guest.Ref {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s is of box %s, not %s: fork it instead", m.ID, owner, guest.Ref)}
-	}
-	if err := b.restoreFits(guest.Ref, dir, m); err != nil {
-		return "", err
-	}
-	lock, err := b.LockStore(ctx, false)
-	if err != nil {
-		return "", err
-	}
-	defer lock.Unlock()
-	st, err := b.readState(guest.Ref)
-	if err != nil {
-		return "", err
-	}
-	// With the change journal, the folder as it is now is the last manifest
-	// plus the paths the journal names: no walk. The restore's own writes go
-	// to the journal's next record.
-	jc := b.CutJournal(guest.Ref)
-	found, _, why := b.fromJournal(ctx, dir, st, jc)
-	var known map[string]*store.Entry
-	if found == nil {
-		b.log.Info("local backend: the restore reads the box's whole folder", "box", guest.Ref, "why", why)
-		known = b.statIndex(st)
-	}
-	res, err := b.apply(ctx, dir, m, known, found)
-	if err != nil {
-		return "", err
-	}
-	cache := false
-	if err := b.WriteStatCache(guest.Ref, m, res.keys); err != nil {
-		b.log.Warn("local backend: could not keep the stat cache after a restore; the next take reads more", "box", guest.Ref, "err", err)
-	} else {
-		cache = true
-	}
-	if err := b.updateState(guest.Ref, func(s *boxState) {
-		s.Parent = m.ID
-		s.ID = guest.Ref
-		s.StatCache = ""
-		if cache {
-			s.StatCache = m.ID
-		}
-	}); err != nil {
-		return "", err
-	}
-	if cache {
-		b.RebaseJournal(guest.Ref, jc, "restore:"+m.ID)
-	}
-	return fmt.Sprintf("%d files rewritten, %d removed, %d with their details put back", res.written, res.removed, res.meta), nil
-}
-
-// applyResult counts what apply changed, and gives the stat of every file
+// ApplyResult counts what apply changed, and gives the stat of every file
 // as apply left it, for the stat cache.
-type applyResult struct {
-	written, removed, meta int
-	keys                   map[string]store.StatKey
+type ApplyResult struct {
+	Written, Removed, Meta int
+	Keys                   map[string]store.StatKey
 }
 
 // current is one path found in the folder before a restore, and what the
@@ -195,7 +63,7 @@ type current struct {
 	prev *store.Entry
 }
 
-// apply brings dir to exactly m: it removes what m lacks, rewrites only the
+// Apply brings dir to exactly m: it removes what m lacks, rewrites only the
 // files whose content differs, and puts back the details of every path that
 // differs or that it changed. It checks all the content it will write against
 // its hash before it changes anything. found is the folder's paths from the
@@ -206,8 +74,8 @@ type current struct {
 // is refused before anything changes: a restore runs as root, and neither a
 // manifest nor what the box's process made of its folder may lead it to
 // write on the host.
-func (b *Backend) apply(ctx context.Context, dir string, m *store.Manifest, known map[string]*store.Entry, found []confined.Scanned) (applyResult, error) {
-	var res applyResult
+func (b *Writer) Apply(ctx context.Context, dir string, m *store.Manifest, known map[string]*store.Entry, found []confined.Scanned) (ApplyResult, error) {
+	var res ApplyResult
 	if err := confined.CheckEntries(m.Entries); err != nil {
 		return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %v. Nothing was changed.", m.ID, err)}
 	}
@@ -241,23 +109,23 @@ func (b *Backend) apply(ctx context.Context, dir string, m *store.Manifest, know
 	if err != nil {
 		return res, err
 	}
-	res.removed = len(removed)
+	res.Removed = len(removed)
 	relinked := forgetRemoved(cur, removed, writes)
 	root := os.Geteuid() == 0
 	made, err := makeNonFiles(t, ents, cur, touched, root)
 	if err != nil {
 		return res, err
 	}
-	res.written += made
-	res.keys = make(map[string]store.StatKey, len(m.Entries))
-	if err := b.writeFiles(ctx, t, writes, root, res.keys); err != nil {
+	res.Written += made
+	res.Keys = make(map[string]store.StatKey, len(m.Entries))
+	if err := b.writeFiles(ctx, t, writes, root, res.Keys); err != nil {
 		return res, err
 	}
-	res.written += len(writes)
+	res.Written += len(writes)
 	for _, e := range writes {
 		touched[journal.FolderOf(e.Path)] = true
 	}
-	res.meta, err = putFileDetails(t, metas, cur, relinked, root, res.keys)
+	res.Meta, err = putFileDetails(t, metas, cur, relinked, root, res.Keys)
 	if err != nil {
 		return res, err
 	}
@@ -281,7 +149,7 @@ func inFolderOrder(ents []store.Entry) []store.Entry {
 // currentPaths gives every path in dir now, by its path relative to dir:
 // from found, the change journal's paths, or, when found is nil, from a
 // walk of the folder.
-func (b *Backend) currentPaths(ctx context.Context, dir string, found []confined.Scanned) (map[string]current, error) {
+func (b *Writer) currentPaths(ctx context.Context, dir string, found []confined.Scanned) (map[string]current, error) {
 	if found == nil {
 		var err error
 		found, err = b.ScanTree(ctx, dir)
@@ -316,7 +184,7 @@ func removalsFor(cur map[string]current, target map[string]*store.Entry) ([]stri
 // filesToWrite sorts m's files into those whose content must be written and
 // those that only need their details put back. A file of the same size whose
 // content neither the journal nor known vouches for is hashed in the folder.
-func (b *Backend) filesToWrite(ctx context.Context, t *confined.Beneath, m *store.Manifest, cur map[string]current, known map[string]*store.Entry) (writes, metas []*store.Entry, err error) {
+func (b *Writer) filesToWrite(ctx context.Context, t *confined.Beneath, m *store.Manifest, cur map[string]current, known map[string]*store.Entry) (writes, metas []*store.Entry, err error) {
 	var checks []*store.Entry
 	for i := range m.Entries {
 		e := &m.Entries[i]
@@ -343,7 +211,7 @@ func (b *Backend) filesToWrite(ctx context.Context, t *confined.Beneath, m *stor
 		checks = append(checks, e) // a suspect: same size, unknown content
 	}
 	var mu sync.Mutex
-	err = b.parallel(ctx, len(checks), func(i int) error {
+	err = b.Parallel(ctx, len(checks), func(i int) error {
 		e := checks[i]
 		h, err := b.hashIn(t, e.Path)
 		mu.Lock()
@@ -364,7 +232,7 @@ func (b *Backend) filesToWrite(ctx context.Context, t *confined.Beneath, m *stor
 // checkContent checks every piece of content to write against its hash and
 // size, before anything changes. Damaged content marks the snapshot damaged
 // and refuses the restore, nothing changed.
-func (b *Backend) checkContent(ctx context.Context, m *store.Manifest, writes []*store.Entry) error {
+func (b *Writer) checkContent(ctx context.Context, m *store.Manifest, writes []*store.Entry) error {
 	need := make(map[string]int64)
 	for _, e := range writes {
 		need[e.Hash] = e.Size
@@ -373,7 +241,7 @@ func (b *Backend) checkContent(ctx context.Context, m *store.Manifest, writes []
 	for h := range need {
 		hashes = append(hashes, h)
 	}
-	err := b.parallel(ctx, len(hashes), func(i int) error {
+	err := b.Parallel(ctx, len(hashes), func(i int) error {
 		h := hashes[i]
 		got, n, err := b.HashPath(b.ContentPath(h))
 		if err != nil {
@@ -387,7 +255,7 @@ func (b *Backend) checkContent(ctx context.Context, m *store.Manifest, writes []
 	if err != nil {
 		if errors.Is(err, store.ErrDamaged) {
 			why := "Its content is damaged on disk: " + err.Error()
-			b.markDamaged(m.ID, why)
+			b.MarkDamaged(m.ID, why)
 			return &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %s. Nothing was changed.", m.ID, err)}
 		}
 		return err
@@ -487,9 +355,9 @@ func makeNonFiles(t *confined.Beneath, ents []store.Entry, cur map[string]curren
 
 // writeFiles writes the content and details of writes, in parallel, and
 // puts the stat each is left with in keys.
-func (b *Backend) writeFiles(ctx context.Context, t *confined.Beneath, writes []*store.Entry, root bool, keys map[string]store.StatKey) error {
+func (b *Writer) writeFiles(ctx context.Context, t *confined.Beneath, writes []*store.Entry, root bool, keys map[string]store.StatKey) error {
 	var mu sync.Mutex
-	return b.parallel(ctx, len(writes), func(i int) error {
+	return b.Parallel(ctx, len(writes), func(i int) error {
 		e := writes[i]
 		st, err := b.writeFile(t, e.Path, b.openContent(e.Hash), e, root)
 		if err != nil {
@@ -570,14 +438,14 @@ func typeOfMode(m fs.FileMode) string {
 }
 
 // openContent opens the store's content file named hash, for writeFile.
-func (b *Backend) openContent(hash string) func() (*os.File, error) {
+func (b *Writer) openContent(hash string) func() (*os.File, error) {
 	return func() (*os.File, error) { return os.Open(b.ContentPath(hash)) }
 }
 
 // writeFile writes the file rel beneath t from what open gives, through a
 // temporary file in the same folder, with its details, then renames it into
 // place. It gives the file's stat as it leaves it.
-func (b *Backend) writeFile(t *confined.Beneath, rel string, open func() (*os.File, error), e *store.Entry, root bool) (unix.Stat_t, error) {
+func (b *Writer) writeFile(t *confined.Beneath, rel string, open func() (*os.File, error), e *store.Entry, root bool) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	in, err := open()
 	if err != nil {
@@ -669,7 +537,7 @@ func setMetaIfDiffers(t *confined.Beneath, e *store.Entry, root bool, c *current
 // hashIn hashes the file rel beneath t, never through a link. O_NONBLOCK:
 // a pipe the box put in the file's place since it was read must not hold
 // the restore; only a regular file is read.
-func (b *Backend) hashIn(t *confined.Beneath, rel string) (string, error) {
+func (b *Writer) hashIn(t *confined.Beneath, rel string) (string, error) {
 	f, err := t.OpenFile(rel, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
@@ -682,9 +550,9 @@ func (b *Backend) hashIn(t *confined.Beneath, rel string) (string, error) {
 	return h, err
 }
 
-// parallel runs fn for 0..n-1 on the backend's workers, stopping at the
+// Parallel runs fn for 0..n-1 on the backend's workers, stopping at the
 // first error.
-func (b *Backend) parallel(ctx context.Context, n int, fn func(i int) error) error {
+func (b *Writer) Parallel(ctx context.Context, n int, fn func(i int) error) error {
 	if n == 0 {
 		return nil
 	}
@@ -696,7 +564,7 @@ func (b *Backend) parallel(ctx context.Context, n int, fn func(i int) error) err
 		first error
 	)
 	ch := make(chan int)
-	for w := 0; w < b.workers && w < n; w++ {
+	for w := 0; w < b.Workers && w < n; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -728,12 +596,12 @@ loop:
 	return ctx.Err()
 }
 
-// copyTree copies a template folder to a new box folder (made, or empty),
+// CopyTree copies a template folder to a new box folder (made, or empty),
 // with its details;
 // links are copied as links, never followed. The template's files are read
 // beneath its folder as a box's are: through no link, non-blocking, and
 // only the regular file the scan saw.
-func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
+func (b *Writer) CopyTree(ctx context.Context, src, dst string) error {
 	from, err := confined.OpenTree(src)
 	if err != nil {
 		return err
@@ -764,7 +632,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := diskimage.MakeRoomIn(dst, treeBytes(found)); err != nil {
+	if err := diskimage.MakeRoomIn(dst, confined.TreeBytes(found)); err != nil {
 		return err
 	}
 	for i := range found {
@@ -795,7 +663,7 @@ func (b *Backend) copyTree(ctx context.Context, src, dst string) error {
 			ids = append(ids, confined.FileID{Dev: uint64(found[i].St.Dev), Ino: found[i].St.Ino})
 		}
 	}
-	err = b.parallel(ctx, len(files), func(i int) error {
+	err = b.Parallel(ctx, len(files), func(i int) error {
 		e := &files[i]
 		_, err := b.writeFile(t, e.Path, func() (*os.File, error) {
 			f, _, err := from.OpenRegular(e.Path, &ids[i])
@@ -841,27 +709,4 @@ func emptyFolder(dir string) bool {
 	}
 	ents, err := os.ReadDir(dir)
 	return err == nil && len(ents) == 0
-}
-
-// restoreFits refuses, in words, a restore of m whose files hold more than
-// the box's disk bound leaves for them: its own file system's room for
-// files, or the bound the watch keeps. A restore that does not fit would
-// fail half-way (no space left on device), or be stopped at its start. One
-// that fits gets its room in the box's file system before it writes.
-func (b *Backend) restoreFits(box, dir string, m *store.Manifest) error {
-	if b.hasImage(box) && isMounted(dir) {
-		r, err := roomOf(dir)
-		if err != nil {
-			return fmt.Errorf("read box %s's room: %w", box, err)
-		}
-		if err := fitsWords(m, r.capacity); err != nil {
-			return err
-		}
-		return diskimage.MakeRoomIn(dir, m.Bytes)
-	}
-	st, err := b.readState(box)
-	if err != nil {
-		return err
-	}
-	return fitsWords(m, diskBound(st.Limits, b.diskBytes))
 }
