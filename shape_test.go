@@ -64,9 +64,6 @@ var shapeExceptions = []shapeException{
 	// handler's file to the file of the holder's constructor.
 	{pkg: "app/web", over: overMethods, typ: "Server", figure: 118, why: "the web's handler holder, one method a handler (miniflux's idiom)"},
 	{pkg: "app/api", over: overMethods, typ: "server", figure: 111, why: "the API's handler holder, one method a handler or tool (miniflux's idiom)"},
-	// The engine and the jobs.
-	// The backends: each is one type that answers the providers' Backend
-	// interface and its optional faces.
 }
 
 // measured is the module's shape, measured once for the tests that read it.
