@@ -1,8 +1,10 @@
 package providers
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // diffContext is how many unchanged lines a hunk shows around a change, as
@@ -217,4 +219,41 @@ func hunkRange(start, count int) string {
 		return fmt.Sprintf("%d", start+1)
 	}
 	return fmt.Sprintf("%d,%d", start+1, count)
+}
+
+// textSniff is how much of a file is looked at to say it is text.
+const textSniff = 8000
+
+// IsText says whether data reads as text: no NUL byte in its first
+// textSniff bytes, and valid UTF-8.
+func IsText(data []byte) bool {
+	sniff := data
+	if len(sniff) > textSniff {
+		sniff = sniff[:textSniff]
+	}
+	return bytes.IndexByte(sniff, 0) < 0 && utf8.Valid(data)
+}
+
+// CompareSides is the comparison of the file rel as a snapshot held it
+// (old, named oldName) and as the other side holds it (cur, newName), as
+// every backend's Browser answers it: a side's name is "/dev/null" where
+// that side has no such file, "a/rel" and "b/rel" when empty; a file on
+// neither side is ErrNotFound, and one that is not text on either side is
+// refused in words.
+func CompareSides(rel, oldName string, old []byte, newName string, cur []byte) (string, error) {
+	if oldName == "/dev/null" && newName == "/dev/null" {
+		return "", fmt.Errorf("compare %s: on neither side: %w", rel, ErrNotFound)
+	}
+	if oldName == "" {
+		oldName = "a/" + rel
+	}
+	if newName == "" {
+		newName = "b/" + rel
+	}
+	for _, data := range [][]byte{old, cur} {
+		if !IsText(data) {
+			return "", &RefusedError{Why: fmt.Sprintf("%s is not text, so it cannot be compared: download it instead", rel)}
+		}
+	}
+	return UnifiedDiff(oldName, newName, string(old), string(cur)), nil
 }

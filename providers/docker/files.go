@@ -2,7 +2,6 @@ package docker
 
 import (
 	"archive/tar"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
@@ -49,9 +47,6 @@ const lookEntrypoint = "/boxsnap-look-never-runs"
 // maxLookEntries bounds the entries a listing, a walk or a comparison holds
 // for one side, so a hostile tree cannot fill the server's memory.
 const maxLookEntries = 1 << 20
-
-// textSniff is how much of a file is looked at to say it is text.
-const textSniff = 8000
 
 // lookAt gives the look container of a snapshot and the function that lets
 // it go.
@@ -617,29 +612,7 @@ func (f *files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against
 	if err != nil {
 		return "", err
 	}
-	if oldName == "/dev/null" && newName == "/dev/null" {
-		return "", fmt.Errorf("compare %s: on neither side: %w", rel, providers.ErrNotFound)
-	}
-	if oldName == "" {
-		oldName = "a/" + rel
-	}
-	if newName == "" {
-		newName = "b/" + rel
-	}
-	for _, data := range [][]byte{old, cur} {
-		if !isText(data) {
-			return "", &providers.RefusedError{Why: fmt.Sprintf("%s is not text, so it cannot be compared: download it instead", rel)}
-		}
-	}
-	return providers.UnifiedDiff(oldName, newName, string(old), string(cur)), nil
-}
-
-func isText(data []byte) bool {
-	sniff := data
-	if len(sniff) > textSniff {
-		sniff = sniff[:textSniff]
-	}
-	return bytes.IndexByte(sniff, 0) < 0 && utf8.Valid(data)
+	return providers.CompareSides(rel, oldName, old, newName, cur)
 }
 
 // seen is one path of a side, as a comparison holds it: a file by its

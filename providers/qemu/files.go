@@ -1,7 +1,6 @@
 package qemu
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -26,9 +24,6 @@ var _ providers.Browser = (*Backend)(nil)
 // maxLookEntries bounds the entries a walk or a comparison holds for one
 // side, so a hostile tree cannot fill the server's memory.
 const maxLookEntries = 1 << 20
-
-// textSniff is how much of a file is looked at to say it is text.
-const textSniff = 8000
 
 // lookParts cleans a caller's path into its parts (none for the top),
 // refusing one that climbs with "..".
@@ -369,29 +364,7 @@ func (f *files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against
 	if err != nil {
 		return "", err
 	}
-	if oldName == "/dev/null" && newName == "/dev/null" {
-		return "", fmt.Errorf("compare %s: on neither side: %w", rel, providers.ErrNotFound)
-	}
-	if oldName == "" {
-		oldName = "a/" + rel
-	}
-	if newName == "" {
-		newName = "b/" + rel
-	}
-	for _, data := range [][]byte{old, cur} {
-		if !isText(data) {
-			return "", &providers.RefusedError{Why: fmt.Sprintf("%s is not text, so it cannot be compared: download it instead", rel)}
-		}
-	}
-	return providers.UnifiedDiff(oldName, newName, string(old), string(cur)), nil
-}
-
-func isText(data []byte) bool {
-	sniff := data
-	if len(sniff) > textSniff {
-		sniff = sniff[:textSniff]
-	}
-	return bytes.IndexByte(sniff, 0) < 0 && utf8.Valid(data)
+	return providers.CompareSides(rel, oldName, old, newName, cur)
 }
 
 // CompareFiles lists what differs between a snapshot and another snapshot,

@@ -1,7 +1,6 @@
 package browse
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -44,9 +42,6 @@ type Files struct {
 	KnownIndex  func(box string) (map[string]*store.Entry, error)
 	HashBeneath func(root *confined.Beneath, rel string, want *confined.FileID) (string, int64, error)
 }
-
-// textSniff is how much of a file is looked at to say it is text.
-const textSniff = 8000
 
 // ListFiles lists one folder of a snapshot, read from its manifest.
 func (b *Files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
@@ -142,15 +137,7 @@ func (b *Files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against
 			return "", err
 		}
 	}
-	if oldName == "/dev/null" && newName == "/dev/null" {
-		return "", fmt.Errorf("compare %s: on neither side: %w", rel, providers.ErrNotFound)
-	}
-	for _, side := range [][]byte{old, cur} {
-		if !isText(side) {
-			return "", &providers.RefusedError{Why: fmt.Sprintf("%s is not text, so it cannot be compared: download it instead", rel)}
-		}
-	}
-	return providers.UnifiedDiff(oldName, newName, string(old), string(cur)), nil
+	return providers.CompareSides(rel, oldName, old, newName, cur)
 }
 
 // safeRel cleans a caller's path and refuses one that climbs with "..", and
@@ -282,14 +269,6 @@ func kindOfMode(mode uint32) string {
 		return "a link"
 	}
 	return "something else"
-}
-
-func isText(data []byte) bool {
-	sniff := data
-	if len(sniff) > textSniff {
-		sniff = sniff[:textSniff]
-	}
-	return bytes.IndexByte(sniff, 0) < 0 && utf8.Valid(data)
 }
 
 func parentOf(rel string) string {
