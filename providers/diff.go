@@ -257,3 +257,51 @@ func CompareSides(rel, oldName string, old []byte, newName string, cur []byte) (
 	}
 	return UnifiedDiff(oldName, newName, string(old), string(cur)), nil
 }
+
+// Listed is what a comparison of two listings reads of an entry: its path
+// (the order both listings are sorted in), its type, and its size.
+type Listed struct {
+	Path, Type string
+	Size       int64
+}
+
+// CompareListings walks two listings sorted by path side by side and
+// answers what was removed, added and changed, as every backend's
+// Browser answers a comparison of two snapshots: a folder is listed when
+// it was added or removed, never for what it holds; same says whether an
+// entry on both sides is unchanged; a size is given for files only.
+func CompareListings[T any](old, cur []T, of func(*T) Listed, same func(o, n *T) bool) []FileChange {
+	var out []FileChange
+	size := func(l Listed) *int64 {
+		if l.Type != "file" {
+			return nil
+		}
+		v := l.Size
+		return &v
+	}
+	i, j := 0, 0
+	for i < len(old) || j < len(cur) {
+		var o, n Listed
+		if i < len(old) {
+			o = of(&old[i])
+		}
+		if j < len(cur) {
+			n = of(&cur[j])
+		}
+		switch {
+		case j >= len(cur) || (i < len(old) && o.Path < n.Path):
+			out = append(out, FileChange{Path: o.Path, Change: ChangeRemoved, Type: o.Type, Before: size(o)})
+			i++
+		case i >= len(old) || n.Path < o.Path:
+			out = append(out, FileChange{Path: n.Path, Change: ChangeAdded, Type: n.Type, After: size(n)})
+			j++
+		default:
+			if !same(&old[i], &cur[j]) {
+				out = append(out, FileChange{Path: n.Path, Change: ChangeChanged, Type: n.Type, Before: size(o), After: size(n)})
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}

@@ -692,37 +692,9 @@ func (f *files) CompareFiles(ctx context.Context, ref providers.SnapshotRef, aga
 			return nil, fmt.Errorf("compare: %w", err)
 		}
 	}
-	return compareSeen(lists[0], lists[1]), nil
-}
-
-// compareSeen walks two sorted lists side by side. A folder is listed when
-// it was added or removed, never for what it holds.
-func compareSeen(old, cur []seen) []providers.FileChange {
-	var out []providers.FileChange
-	size := func(e *seen) *int64 {
-		if e.Type != "file" {
-			return nil
-		}
-		v := e.Size
-		return &v
-	}
-	i, j := 0, 0
-	for i < len(old) || j < len(cur) {
-		switch {
-		case j >= len(cur) || (i < len(old) && old[i].Path < cur[j].Path):
-			out = append(out, providers.FileChange{Path: old[i].Path, Change: providers.ChangeRemoved, Type: old[i].Type, Before: size(&old[i])})
-			i++
-		case i >= len(old) || cur[j].Path < old[i].Path:
-			out = append(out, providers.FileChange{Path: cur[j].Path, Change: providers.ChangeAdded, Type: cur[j].Type, After: size(&cur[j])})
-			j++
-		default:
-			oe, ne := &old[i], &cur[j]
-			if oe.Type != ne.Type || oe.Mode != ne.Mode || oe.Target != ne.Target || oe.Size != ne.Size || oe.hash != ne.hash {
-				out = append(out, providers.FileChange{Path: ne.Path, Change: providers.ChangeChanged, Type: ne.Type, Before: size(oe), After: size(ne)})
-			}
-			i++
-			j++
-		}
-	}
-	return out
+	return providers.CompareListings(lists[0], lists[1], func(e *seen) providers.Listed {
+		return providers.Listed{Path: e.Path, Type: e.Type, Size: e.Size}
+	}, func(o, n *seen) bool {
+		return o.Type == n.Type && o.Mode == n.Mode && o.Target == n.Target && o.Size == n.Size && o.hash == n.hash
+	}), nil
 }

@@ -405,7 +405,9 @@ func (f *files) CompareFiles(ctx context.Context, ref providers.SnapshotRef, aga
 		}
 		return o.Type != "file" || sums[0][o.n.ino] == sums[1][n.n.ino]
 	}
-	return compareEntries(lists[0], lists[1], same), nil
+	return providers.CompareListings(lists[0], lists[1], func(e *entry) providers.Listed {
+		return providers.Listed{Path: e.Path, Type: e.Type, Size: e.Size}
+	}, same), nil
 }
 
 // sameSizeHashes hashes, on each side, the files whose path is a file of
@@ -443,36 +445,4 @@ func (f *files) sameSizeHashes(ctx context.Context, imgs [2]fsImage, lists [2][]
 		}
 	}
 	return out, nil
-}
-
-// compareEntries walks two lists sorted by path side by side. A folder is
-// listed when it was added or removed, never for what it holds.
-func compareEntries(old, cur []entry, same func(o, n *entry) bool) []providers.FileChange {
-	var out []providers.FileChange
-	size := func(e *entry) *int64 {
-		if e.Type != "file" {
-			return nil
-		}
-		v := e.Size
-		return &v
-	}
-	i, j := 0, 0
-	for i < len(old) || j < len(cur) {
-		switch {
-		case j >= len(cur) || (i < len(old) && old[i].Path < cur[j].Path):
-			out = append(out, providers.FileChange{Path: old[i].Path, Change: providers.ChangeRemoved, Type: old[i].Type, Before: size(&old[i])})
-			i++
-		case i >= len(old) || cur[j].Path < old[i].Path:
-			out = append(out, providers.FileChange{Path: cur[j].Path, Change: providers.ChangeAdded, Type: cur[j].Type, After: size(&cur[j])})
-			j++
-		default:
-			oe, ne := &old[i], &cur[j]
-			if !same(oe, ne) {
-				out = append(out, providers.FileChange{Path: ne.Path, Change: providers.ChangeChanged, Type: ne.Type, Before: size(oe), After: size(ne)})
-			}
-			i++
-			j++
-		}
-	}
-	return out
 }
