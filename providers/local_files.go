@@ -110,6 +110,10 @@ type ExportOptions struct {
 	// BlockedError), and nothing is written.
 	Scrub *Secrets
 	AsID  string
+	// Parent is the snapshot's parent in boxsnap's records, for a backend
+	// whose snapshots do not name it themselves (a Docker image does not);
+	// a backend whose snapshot names its own parent ignores it.
+	Parent string
 }
 
 // ImportOptions says where a batch of archives goes.

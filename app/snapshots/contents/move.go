@@ -180,6 +180,9 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (*ExportManifest, err
 	base := e.base
 	for _, sn := range e.snaps {
 		var opts providers.ExportOptions
+		if sn.ParentID != nil {
+			opts.Parent = *sn.ParentID
+		}
 		if base != nil {
 			ref := snapshots.RefOf(base, e.box)
 			opts.Base = &ref
