@@ -1,0 +1,261 @@
+package docker_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker"
+	"github.com/boxsnap/boxsnap/providers/docker/dockertest"
+	"github.com/boxsnap/boxsnap/providers/providertest"
+)
+
+// otherInstall is the install an import brings snapshots to.
+const otherInstall = "in7otherinstal2"
+
+// otherEngine starts a second private dockerd, the other install's, and
+// gives a backend of that install on it: an image's tag names its
+// snapshot's ID, so two installs never share an engine's snapshots.
+func otherEngine(t *testing.T) *docker.Backend {
+	t.Helper()
+	dockertest.Host(t) // skips where dockerd cannot start
+	d, err := dockertest.Start(os.TempDir())
+	if err != nil {
+		t.Fatalf("start the other install's dockerd: %v", err)
+	}
+	t.Cleanup(d.Stop)
+	b, err := docker.New(docker.Config{ID: "docker", Host: d.Host, Install: otherInstall, Network: "none", CopierBinary: dockertest.Busybox})
+	must(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// archiveMeta reads an archive's description.
+func archiveMeta(t *testing.T, archive []byte) map[string]any {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(archive))
+	must(t, err)
+	tr := tar.NewReader(zr)
+	hdr, err := tr.Next()
+	must(t, err)
+	if hdr.Name != "boxsnap-archive.json" {
+		t.Fatalf("the archive begins with %s", hdr.Name)
+	}
+	var m map[string]any
+	must(t, json.NewDecoder(tr).Decode(&m))
+	return m
+}
+
+func export(t *testing.T, b *docker.Backend, ref providers.SnapshotRef, opts providers.ExportOptions) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	must(t, b.ExportSnapshot(context.Background(), ref, opts, &buf))
+	return buf.Bytes()
+}
+
+func readers(archives ...[]byte) []io.Reader {
+	var out []io.Reader
+	for _, a := range archives {
+		out = append(out, bytes.NewReader(a))
+	}
+	return out
+}
+
+// TestDockerExportImportWithAncestry: a chain of two snapshots is exported,
+// the second incrementally against the first (only the layers above the
+// bottom they share); the incremental archive alone is refused where the
+// other install lacks its base, and nothing is imported; the two together,
+// in any order, import into the other install's engine with their
+// ancestry, and a fork of the imported tip holds the files byte-exact, in
+// the container's layer and in its volume.
+func TestDockerExportImportWithAncestry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBackend(t)
+	box := providertest.NewID("bx")
+	g := newGuest(t, b, box)
+	blob := make([]byte, 2<<20)
+	_, _ = rand.Read(blob)
+	writeFile(t, b, g, "/blob.bin", string(blob))
+	writeFile(t, b, g, docker.DefaultVolumePath+"/blob.bin", string(blob))
+	writeState(t, b, g, "first")
+	first := take(t, b, g, box)
+	writeState(t, b, g, "second")
+	second := take(t, b, g, box)
+
+	full := export(t, b, first, providers.ExportOptions{Name: "first"})
+	incr := export(t, b, second, providers.ExportOptions{Name: "second", Base: &first, Parent: first.ID})
+	if m := archiveMeta(t, incr); m["base"] != first.ID || m["carried"].(float64) < 1 {
+		t.Fatalf("the second archive is not incremental against the first: base %v, carried from layer %v", m["base"], m["carried"])
+	}
+	if len(incr) >= len(full)/4 {
+		t.Fatalf("the incremental archive is %d bytes, the full one %d: it carries what its base holds", len(incr), len(full))
+	}
+
+	other := otherEngine(t)
+	group := box
+	_, err := other.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers(incr))
+	var re *providers.RefusedError
+	if !errors.As(err, &re) || !strings.Contains(re.Why, "neither the batch nor this Docker engine holds") || !strings.Contains(re.Why, "Nothing was imported") {
+		t.Fatalf("an incremental archive without its base: %v; want a refusal naming the missing base", err)
+	}
+	if list, err := other.HeldSnapshots(ctx); err != nil || len(list) != 0 {
+		t.Fatalf("after the refusal the other engine holds %v (%v)", list, err)
+	}
+
+	got, err := other.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers(incr, full))
+	must(t, err)
+	parents := map[string]string{}
+	for _, s := range got {
+		parents[s.Ref.ID] = s.Parent
+	}
+	if len(got) != 2 || parents[second.ID] != first.ID || parents[first.ID] != "" {
+		t.Fatalf("imported %+v; want %s and %s, the second's parent the first", got, first.ID, second.ID)
+	}
+	list, err := other.HeldSnapshots(ctx)
+	must(t, err)
+	if len(list) != 2 {
+		t.Fatalf("the other engine lists %d snapshots, want 2", len(list))
+	}
+	for _, h := range list {
+		if h.Incomplete || h.Label.Install != otherInstall || h.Label.Box != group {
+			t.Fatalf("an imported snapshot is listed as %+v", h)
+		}
+	}
+	// Importing the same again changes nothing.
+	again, err := other.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers(full, incr))
+	must(t, err)
+	for _, s := range again {
+		if !s.Already {
+			t.Fatalf("a second import of %s published it again", s.Ref.ID)
+		}
+	}
+
+	var tip providers.SnapshotRef
+	for _, s := range got {
+		if s.Ref.ID == second.ID {
+			tip = s.Ref
+		}
+	}
+	forkID := providertest.NewID("bx")
+	fg, err := other.ForkSnapshot(ctx, tip, providers.BoxIdentity{ID: forkID, Name: "fork", Kind: docker.KindLinux, Install: otherInstall}, nil)
+	must(t, err)
+	t.Cleanup(func() { _ = other.Release(context.Background(), fg) })
+	must(t, other.Start(ctx, fg))
+	if got := readState(t, other, fg); got != "second" {
+		t.Fatalf("the fork of the imported snapshot holds %q, want %q", got, "second")
+	}
+	for _, p := range []string{"/blob.bin", docker.DefaultVolumePath + "/blob.bin"} {
+		if got := readFile(t, other, fg, p); got != string(blob) {
+			t.Fatalf("the fork's %s is %d bytes and differs from the box's %d", p, len(got), len(blob))
+		}
+	}
+}
+
+// TestDockerShareScrubbed: a share copy leaves out the box's access file,
+// its sign-in files in every home and every .env, and names them in its
+// report; the copy, imported on the other install and forked, holds none
+// of them, and keeps the rest; a copy that would still hold a credential
+// is refused.
+func TestDockerShareScrubbed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBackend(t)
+	box := providertest.NewID("bx")
+	g := newGuest(t, b, box)
+	put := func(p, content string) {
+		t.Helper()
+		must(t, b.WriteBoxFile(ctx, g, strings.TrimPrefix(p, "/"), []byte(content), 0o600))
+	}
+	put("/.boxsnap/env", "BOXSNAP_TOKEN=bst_4fJq9ZpLk2xV7mNc8RtY3wHs\n")
+	put("/root/.ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n")
+	put("/srv/app/.env", "DATABASE_PASSWORD=k2P9xLq7Zr4Vw8Nc\n")
+	writeFile(t, b, g, docker.DefaultVolumePath+"/.git-credentials", "https://u:ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8@github.com\n")
+	writeState(t, b, g, "shared")
+	ref := take(t, b, g, box)
+
+	sec := providers.DefaultSecrets()
+	rep, err := b.Scrub(ctx, ref, sec)
+	must(t, err)
+	for _, p := range []string{"/.boxsnap/env", "/root/.ssh", "/srv/app/.env", docker.DefaultVolumePath + "/.git-credentials"} {
+		found := false
+		for _, r := range rep.Removed {
+			found = found || r == p
+		}
+		if !found {
+			t.Fatalf("the scrub's report removes %v, not %s", rep.Removed, p)
+		}
+	}
+	if len(rep.Blocked) != 0 {
+		t.Fatalf("the scrub blocks %v", rep.Blocked)
+	}
+	copyID := providertest.NewID("sn")
+	archive := export(t, b, ref, providers.ExportOptions{Scrub: &sec, AsID: copyID, Name: "shared"})
+
+	other := otherEngine(t)
+	group := providertest.NewID("bx")
+	got, err := other.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers(archive))
+	must(t, err)
+	if len(got) != 1 || got[0].Ref.ID != copyID || got[0].Parent != "" {
+		t.Fatalf("imported %+v; want the copy %s alone, with no parent", got, copyID)
+	}
+	fg, err := other.ForkSnapshot(ctx, got[0].Ref, providers.BoxIdentity{ID: providertest.NewID("bx"), Name: "fork", Kind: docker.KindLinux, Install: otherInstall}, nil)
+	must(t, err)
+	t.Cleanup(func() { _ = other.Release(context.Background(), fg) })
+	must(t, other.Start(ctx, fg))
+	if got := readState(t, other, fg); got != "shared" {
+		t.Fatalf("the copy's fork holds %q", got)
+	}
+	for _, p := range []string{"/.boxsnap/env", "/root/.ssh/id_ed25519", "/srv/app/.env", docker.DefaultVolumePath + "/.git-credentials"} {
+		if got := readFile(t, other, fg, p); got != "" {
+			t.Fatalf("the shared copy still holds %s: %q", p, got)
+		}
+	}
+
+	// A credential outside what the scrub removes blocks the copy.
+	put("/srv/app/config.yml", "token: ghp_Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2\n")
+	leaky := take(t, b, g, box)
+	var buf bytes.Buffer
+	err = b.ExportSnapshot(ctx, leaky, providers.ExportOptions{Scrub: &sec, AsID: providertest.NewID("sn")}, &buf)
+	var be *providers.BlockedError
+	if !errors.As(err, &be) || len(be.Blocked) == 0 || be.Blocked[0].Path != "/srv/app/config.yml" || buf.Len() != 0 {
+		t.Fatalf("a copy holding a token: %v (%d bytes written); want it blocked at /srv/app/config.yml", err, buf.Len())
+	}
+}
+
+// TestDockerExportVolumeCopy: a snapshot whose volume is a copy of its own
+// (taken before the volume went into the image) exports that copy as a
+// layer of its image, so the other install's fork holds its volume.
+func TestDockerExportVolumeCopy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBackend(t)
+	b.TakeVolumeCopies(true)
+	box := providertest.NewID("bx")
+	g := newGuest(t, b, box)
+	writeState(t, b, g, "copied")
+	ref := take(t, b, g, box)
+	archive := export(t, b, ref, providers.ExportOptions{})
+	if m := archiveMeta(t, archive); m["volumeIn"] != docker.DefaultVolumePath {
+		t.Fatalf("the archive holds its volume at %v", m["volumeIn"])
+	}
+	other := otherEngine(t)
+	got, err := other.ImportSnapshots(ctx, providers.ImportOptions{Group: box}, readers(archive))
+	must(t, err)
+	fg, err := other.ForkSnapshot(ctx, got[0].Ref, providers.BoxIdentity{ID: providertest.NewID("bx"), Name: "fork", Kind: docker.KindLinux, Install: otherInstall}, nil)
+	must(t, err)
+	t.Cleanup(func() { _ = other.Release(context.Background(), fg) })
+	must(t, other.Start(ctx, fg))
+	if got := readState(t, other, fg); got != "copied" {
+		t.Fatalf("the fork of the imported snapshot holds %q", got)
+	}
+}
