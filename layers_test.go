@@ -70,6 +70,7 @@ var layers = []struct {
 	{pkg: "providers/local/sweep", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/content", "providers/local/store"}},
 	{pkg: "providers/proxmox", forbid: []string{"app/", "jobs", "providers/local", "providers/docker"}},
 	{pkg: "providers/docker", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox"}},
+	{pkg: "providers/docker/moves", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/qemu", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox", "providers/docker", "providers/pvesim"}},
 	{pkg: "providers/providertest", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/pvesim", forbid: []string{"app/", "jobs", "providers", "providers/proxmox"}},

@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/moves"
 )
 
 // KindLinux is the kind of box this backend runs: a Linux container.
@@ -105,6 +106,8 @@ type Backend struct {
 	*engine
 	stored // the snapshots' images and volume copies (snapshots.go)
 	files  // the Browser's methods, its look containers and the writes (files.go, write.go)
+	// Moves answers the exports, imports and share copies (moveengine.go).
+	*moves.Moves
 
 	mu     sync.Mutex
 	copier string // the copier image's ID once made
@@ -199,7 +202,9 @@ func New(cfg Config) (*Backend, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	e := &engine{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}
-	return &Backend{engine: e, stored: stored{e}, files: files{engine: e}}, nil
+	b := &Backend{engine: e, stored: stored{e}, files: files{engine: e}}
+	b.Moves = &moves.Moves{E: moveEngine{b}}
+	return b, nil
 }
 
 func countSet(s ...string) int {

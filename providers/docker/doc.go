@@ -58,6 +58,13 @@
 // beneath the container's root, through no link, never by running anything
 // of the box's.
 //
+// Exports, imports and share copies (providers.Exporter) are package
+// moves', which the Backend embeds and wires to its images, labels, look
+// containers and loads (moveengine.go): an archive carries a snapshot's
+// image config and layers, against a base only those above the bottom the
+// two images share, and an import loads it on the engine with this
+// install's labels.
+//
 // The volume's scans and copies run in a container of a small image the backend makes
 // from a static busybox (boxsnap/copier:1), never pulled from a registry.
 // The engine may be local (unix://), or remote over tcp:// with TLS or over

@@ -1,4 +1,4 @@
-package docker
+package moves
 
 import (
 	"archive/tar"
@@ -17,7 +17,7 @@ import (
 
 // Scrub says what a share copy of a snapshot is, changing nothing: the
 // paths its copy leaves out and the credentials it would still hold.
-func (b *Backend) Scrub(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*providers.ScrubReport, error) {
+func (b *Moves) Scrub(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*providers.ScrubReport, error) {
 	p, err := b.scrubPlanOf(ctx, ref, sec)
 	if err != nil {
 		return nil, fmt.Errorf("scrub: %w", err)
@@ -44,23 +44,19 @@ type scrubPlan struct {
 // then the values of the files it removes and the content of every file
 // (a copy or a hard link of a removed file goes too), then a scan of what
 // it keeps for the secrets' shapes and those values.
-func (b *Backend) scrubPlanOf(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*scrubPlan, error) {
-	id, done, err := b.lookAt(ctx, ref.Ref)
+func (b *Moves) scrubPlanOf(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (*scrubPlan, error) {
+	id, done, err := b.E.LookAt(ctx, ref.Ref)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	s := side{id: id}
 	byPath := map[string]scrubEntry{}
 	var order []string
-	err = b.walk(ctx, s, ".", func(w walked, _ io.Reader) error {
-		if w.Path == "." || engineOwn(w.Path) {
-			return nil
+	err = b.E.Walk(ctx, id, func(w Entry, _ io.Reader) error {
+		if len(order) >= maxEntries {
+			return &providers.RefusedError{Why: fmt.Sprintf("The snapshot holds more than %d paths, more than a share copy reads", maxEntries)}
 		}
-		if len(order) >= maxLookEntries {
-			return tooMany(s)
-		}
-		byPath[w.Path] = scrubEntry{typ: w.Type, target: w.Target, sameAs: w.sameAs, size: w.Size}
+		byPath[w.Path] = scrubEntry{typ: w.Type, target: w.Target, sameAs: w.SameAs, size: w.Size}
 		order = append(order, w.Path)
 		return nil
 	})
@@ -81,8 +77,8 @@ func (b *Backend) scrubPlanOf(ctx context.Context, ref providers.SnapshotRef, se
 	scan := providers.NewSecretScan()
 	goneSums := map[string]bool{}
 	sums := map[string]string{}
-	err = b.walk(ctx, s, ".", func(w walked, content io.Reader) error {
-		if w.Type != "file" || w.sameAs != "" || w.Size == 0 || byPath[w.Path].typ == "" {
+	err = b.E.Walk(ctx, id, func(w Entry, content io.Reader) error {
+		if w.Type != "file" || w.SameAs != "" || w.Size == 0 || byPath[w.Path].typ == "" {
 			return nil
 		}
 		h := sha256.New()
@@ -120,7 +116,7 @@ func (b *Backend) scrubPlanOf(ctx context.Context, ref providers.SnapshotRef, se
 		rep.Removed = append(rep.Removed, "/"+p)
 	}
 	slices.Sort(rep.Removed)
-	err = b.walk(ctx, s, ".", func(w walked, content io.Reader) error {
+	err = b.E.Walk(ctx, id, func(w Entry, content io.Reader) error {
 		if _, gone := removedBy[w.Path]; gone || byPath[w.Path].typ == "" {
 			return nil
 		}
@@ -232,7 +228,7 @@ func realPath(byPath map[string]scrubEntry, p string) (string, bool) {
 
 // scrubLayer is the top layer of a share copy: a whiteout for each path
 // the scrub removes, and its report.
-func (b *Backend) scrubLayer(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (carriedLayer, *providers.ScrubReport, error) {
+func (b *Moves) scrubLayer(ctx context.Context, ref providers.SnapshotRef, sec providers.Secrets) (carriedLayer, *providers.ScrubReport, error) {
 	p, err := b.scrubPlanOf(ctx, ref, sec)
 	if err != nil {
 		return carriedLayer{}, nil, err

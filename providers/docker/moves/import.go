@@ -1,4 +1,4 @@
-package docker
+package moves
 
 import (
 	"archive/tar"
@@ -14,10 +14,9 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
@@ -57,7 +56,7 @@ type stagedImage struct {
 // batch or on this engine) before it loads any, then loads each untagged,
 // its base first, and only once all are loaded tags them as this install's
 // snapshots of the box opts.Group: a refusal leaves no snapshot.
-func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
+func (b *Moves) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
 	if !validRef(opts.Group) {
 		return nil, importRefused("The box's ID %q is not an ID", opts.Group)
 	}
@@ -93,8 +92,7 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 	var out []providers.ImportedSnapshot
 	for _, s := range batch {
 		out = append(out, providers.ImportedSnapshot{
-			Ref: providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Storage: "docker", Where: "current",
-				Guest: providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Host: b.host(), Ref: boxName(opts.Group)}},
+			Ref:  providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Storage: "docker", Where: "current", Guest: b.E.Guest(opts.Group)},
 			Name: s.info.Name, Parent: s.info.Parent, Already: s.already,
 		})
 	}
@@ -289,7 +287,7 @@ func checkLayerEntry(hdr *tar.Header) error {
 // already; the layers an archive leaves out are the bottom of its base's,
 // in the batch or on this engine. It gives the snapshots to load, each
 // after its base.
-func (b *Backend) checkImportBatch(ctx context.Context, batch []*stagedImage) ([]*stagedImage, error) {
+func (b *Moves) checkImportBatch(ctx context.Context, batch []*stagedImage) ([]*stagedImage, error) {
 	byID := map[string]*stagedImage{}
 	var unique []*stagedImage
 	for _, s := range batch {
@@ -358,16 +356,15 @@ func (b *Backend) checkImportBatch(ctx context.Context, batch []*stagedImage) ([
 
 // heldLayers gives the layers of the snapshot's image on this engine, or
 // nil when it has none.
-func (b *Backend) heldLayers(ctx context.Context, snap string) ([]string, error) {
+func (b *Moves) heldLayers(ctx context.Context, snap string) ([]string, error) {
 	cctx, cancel := short(ctx)
 	defer cancel()
-	img, err := b.c.ImageInspect(cctx, snapImage(snap))
+	img, err := b.E.Client().ImageInspect(cctx, b.E.SnapImage(snap))
 	if err != nil {
-		if w := wrap(err, "read the snapshot's image"); errors.Is(w, providers.ErrNotFound) {
+		if cerrdefs.IsNotFound(err) {
 			return nil, nil
-		} else {
-			return nil, w
 		}
+		return nil, fmt.Errorf("read the snapshot %s's image: %w", snap, err)
 	}
 	if len(img.RootFS.Layers) == 0 {
 		return nil, nil
@@ -377,7 +374,7 @@ func (b *Backend) heldLayers(ctx context.Context, snap string) ([]string, error)
 
 // loadBatch loads each image untagged, in order, and then tags them all;
 // a load that fails removes the images loaded before it.
-func (b *Backend) loadBatch(ctx context.Context, ordered []*stagedImage, group string) error {
+func (b *Moves) loadBatch(ctx context.Context, ordered []*stagedImage, group string) error {
 	ok := false
 	defer func() {
 		if ok {
@@ -387,7 +384,7 @@ func (b *Backend) loadBatch(ctx context.Context, ordered []*stagedImage, group s
 		defer cancel()
 		for _, s := range ordered {
 			if s.loaded != "" {
-				_, _ = b.c.ImageRemove(rctx, s.loaded, client.ImageRemoveOptions{})
+				_, _ = b.E.Client().ImageRemove(rctx, s.loaded, client.ImageRemoveOptions{})
 			}
 		}
 	}()
@@ -398,10 +395,10 @@ func (b *Backend) loadBatch(ctx context.Context, ordered []*stagedImage, group s
 	}
 	for _, s := range ordered {
 		cctx, cancel := short(ctx)
-		_, err := b.c.ImageTag(cctx, client.ImageTagOptions{Source: s.loaded, Target: snapImage(s.info.ID)})
+		_, err := b.E.Client().ImageTag(cctx, client.ImageTagOptions{Source: s.loaded, Target: b.E.SnapImage(s.info.ID)})
 		cancel()
 		if err != nil {
-			return wrap(err, "tag the imported snapshot "+s.info.ID)
+			return fmt.Errorf("tag the imported snapshot %s: %w", s.info.ID, err)
 		}
 	}
 	ok = true
@@ -412,13 +409,9 @@ func (b *Backend) loadBatch(ctx context.Context, ordered []*stagedImage, group s
 // install's box group (POST /images/load): its config is written here, its
 // labels this install's, and the layers it leaves out are named without
 // content, as the engine holds them.
-func (b *Backend) loadStaged(ctx context.Context, s *stagedImage, group string) error {
+func (b *Moves) loadStaged(ctx context.Context, s *stagedImage, group string) error {
 	info := s.info
-	labels := map[string]string{labelInstall: b.cfg.Install, labelBox: group, labelSnapshot: info.ID, labelRole: roleSnapshot,
-		labelVolume: "", labelTakenAt: info.TakenAt.UTC().Format(time.RFC3339Nano), labelReset: strconv.Itoa(info.ResetVersion)}
-	if info.VolumeIn != "" {
-		labels[labelVolumeIn] = info.VolumeIn
-	}
+	labels := b.E.Labels(group, Described{Snapshot: info.ID, TakenAt: info.TakenAt, ResetVersion: info.ResetVersion, VolumeIn: info.VolumeIn})
 	cfg := container.Config{Cmd: info.Config.Cmd, Entrypoint: info.Config.Entrypoint, Env: info.Config.Env, User: info.Config.User,
 		WorkingDir: info.Config.WorkingDir, StopSignal: info.Config.StopSignal, Labels: labels}
 	config, err := json.Marshal(map[string]any{"architecture": info.Architecture, "os": info.OS, "created": info.TakenAt.UTC(),
@@ -445,7 +438,7 @@ func (b *Backend) loadStaged(ctx context.Context, s *stagedImage, group string) 
 		tw := tar.NewWriter(pw)
 		var err error
 		for i, f := range s.layers {
-			if err = archiveLayer(tw, fmt.Sprintf("layer-%d/layer.tar", info.Carried+i), f); err != nil {
+			if err = tarFile(tw, fmt.Sprintf("layer-%d/layer.tar", info.Carried+i), f); err != nil {
 				break
 			}
 		}
@@ -465,20 +458,15 @@ func (b *Backend) loadStaged(ctx context.Context, s *stagedImage, group string) 
 		}
 		pw.CloseWithError(err)
 	}()
-	res, err := b.c.ImageLoad(ctx, pr, client.ImageLoadWithQuiet(true))
-	if err != nil {
+	if err := b.E.Load(ctx, pr, "the imported snapshot "+info.ID); err != nil {
 		_ = pr.CloseWithError(err)
-		return b.roomWords(ctx, wrap(err, "load the imported snapshot "+info.ID))
-	}
-	defer func() { _ = res.Close() }()
-	if err := loadErrors(res); err != nil {
 		return err
 	}
 	s.loaded = "sha256:" + hex.EncodeToString(sum[:])
 	cctx, cancel := short(ctx)
 	defer cancel()
-	if _, err := b.c.ImageInspect(cctx, s.loaded); err != nil {
-		return wrap(err, "read the imported snapshot "+info.ID+"'s image")
+	if _, err := b.E.Client().ImageInspect(cctx, s.loaded); err != nil {
+		return fmt.Errorf("read the imported snapshot %s's image: %w", info.ID, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package docker
+package moves
 
 import (
 	"archive/tar"
@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,9 +20,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// The Backend moves snapshots between installs as archives (export.go,
-// import.go) and makes the scrubbed copy a share code hands out (share.go).
-var _ providers.Exporter = (*Backend)(nil)
+// Moves answers providers.Exporter for a Docker backend.
+var _ providers.Exporter = (*Moves)(nil)
 
 // A Docker snapshot's archive is a gzip-compressed tar holding, in this
 // order:
@@ -94,25 +92,25 @@ type carriedLayer struct {
 // (with opts.Base, only those above the bottom it shares with the base),
 // its volume copy as a layer where it has one, and, with opts.Scrub, a top
 // layer that removes the secrets (share.go).
-func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef, opts providers.ExportOptions, w io.Writer) error {
-	img, err := b.exportedImage(ctx, ref.Ref)
+func (b *Moves) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef, opts providers.ExportOptions, w io.Writer) error {
+	img, err := b.E.SnapshotImage(ctx, ref.Ref)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	info := archiveInfoOf(img, ref.Ref, opts)
+	info := archiveInfoOf(img, b.E.Describe(img), ref.Ref, opts)
 	var extra []carriedLayer
 	defer func() {
 		for _, l := range extra {
 			removeLayerFile(l.file)
 		}
 	}()
-	if !volumeInImage(img) {
+	if info.VolumeIn == "" {
 		l, err := b.volumeCopyLayer(ctx, ref.Ref)
 		if err != nil {
 			return fmt.Errorf("export snapshot %s: %w", ref.Ref, err)
 		}
 		extra = append(extra, l)
-		info.VolumeIn = b.cfg.VolumePath
+		info.VolumeIn = b.E.VolumePath()
 	}
 	if opts.Scrub != nil {
 		if !validRef(opts.AsID) {
@@ -134,14 +132,14 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 		}
 	}
 	if opts.Base != nil {
-		base, err := b.exportedImage(ctx, opts.Base.Ref)
+		base, err := b.E.SnapshotImage(ctx, opts.Base.Ref)
 		if err != nil {
 			return fmt.Errorf("export against base: %w", err)
 		}
 		info.Base = opts.Base.ID
 		info.Carried = sharedBottom(base.RootFS.Layers, img.RootFS.Layers)
 	}
-	saved, err := b.savedLayers(ctx, snapImage(ref.Ref), img.RootFS.Layers[info.Carried:])
+	saved, err := b.savedLayers(ctx, b.E.SnapImage(ref.Ref), img.RootFS.Layers[info.Carried:])
 	defer func() {
 		for _, l := range saved {
 			removeLayerFile(l.file)
@@ -156,38 +154,16 @@ func (b *Backend) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	return writeDockerArchive(w, info, append(saved, extra...))
 }
 
-// exportedImage reads a whole snapshot's image.
-func (b *Backend) exportedImage(ctx context.Context, snap string) (image.InspectResponse, error) {
-	if err := b.snapshotWhole(ctx, snap); err != nil {
-		return image.InspectResponse{}, err
-	}
-	cctx, cancel := short(ctx)
-	defer cancel()
-	img, err := b.c.ImageInspect(cctx, snapImage(snap))
-	if err != nil {
-		return image.InspectResponse{}, wrap(err, "read the snapshot's image")
-	}
-	if img.Config == nil || len(img.RootFS.Layers) == 0 {
-		return image.InspectResponse{}, fmt.Errorf("the snapshot %s's image has no config or no layers", snap)
-	}
-	return img.InspectResponse, nil
-}
-
 // archiveInfoOf describes a snapshot's image for its archive; the parent
 // is the records' (opts.Parent), since an image does not name it.
-func archiveInfoOf(img image.InspectResponse, snap string, opts providers.ExportOptions) archiveInfo {
-	l := img.Config.Labels
+func archiveInfoOf(img image.InspectResponse, d Described, snap string, opts providers.ExportOptions) archiveInfo {
 	info := archiveInfo{Format: dockerArchiveFormat, Kind: dockerArchiveKind, ID: snap, Name: opts.Name, Parent: opts.Parent,
-		VolumeIn: l[labelVolumeIn], Architecture: img.Architecture, OS: img.Os,
+		TakenAt: d.TakenAt, ResetVersion: d.ResetVersion, VolumeIn: d.VolumeIn, Architecture: img.Architecture, OS: img.Os,
 		Config: imageConfig{Cmd: img.Config.Cmd, Entrypoint: img.Config.Entrypoint, Env: img.Config.Env, User: img.Config.User,
 			WorkingDir: img.Config.WorkingDir, StopSignal: img.Config.StopSignal},
 		Layers: append([]string(nil), img.RootFS.Layers...)}
 	if info.Name == "" {
 		info.Name = snap
-	}
-	info.ResetVersion, _ = strconv.Atoi(l[labelReset])
-	if t, err := time.Parse(time.RFC3339Nano, l[labelTakenAt]); err == nil {
-		info.TakenAt = t
 	}
 	return info
 }
@@ -206,7 +182,7 @@ func sharedBottom(a, b []string) int {
 // want's order. A save's layer is the uncompressed tar whose SHA-256 is its
 // diff ID, in the engine's older format (<id>/layer.tar) and in the OCI
 // one (blobs/sha256/<digest>) alike; every other entry is passed over.
-func (b *Backend) savedLayers(ctx context.Context, ref string, want []string) ([]carriedLayer, error) {
+func (b *Moves) savedLayers(ctx context.Context, ref string, want []string) ([]carriedLayer, error) {
 	if len(want) == 0 {
 		return nil, nil
 	}
@@ -214,9 +190,9 @@ func (b *Backend) savedLayers(ctx context.Context, ref string, want []string) ([
 	for _, d := range want {
 		wanted[d] = true
 	}
-	res, err := b.c.ImageSave(ctx, []string{ref})
+	res, err := b.E.Client().ImageSave(ctx, []string{ref})
 	if err != nil {
-		return nil, wrap(err, "save the snapshot's image")
+		return nil, fmt.Errorf("save the snapshot's image: %w", err)
 	}
 	defer func() { _ = res.Close() }()
 	held := map[string]*os.File{}
@@ -291,15 +267,15 @@ func removeLayerFile(f *os.File) {
 // volume's folder, over an opaque whiteout of it (the image's own content
 // there is hidden, as the box's volume hides it), read through the engine's
 // archive endpoint from a look container that mounts the copy.
-func (b *Backend) volumeCopyLayer(ctx context.Context, snap string) (carriedLayer, error) {
-	id, done, err := b.lookAt(ctx, snap)
+func (b *Moves) volumeCopyLayer(ctx context.Context, snap string) (carriedLayer, error) {
+	id, done, err := b.E.LookAt(ctx, snap)
 	if err != nil {
 		return carriedLayer{}, err
 	}
 	defer done()
-	res, err := b.c.CopyFromContainer(ctx, id, client.CopyFromContainerOptions{SourcePath: b.cfg.VolumePath})
+	res, err := b.E.Client().CopyFromContainer(ctx, id, client.CopyFromContainerOptions{SourcePath: b.E.VolumePath()})
 	if err != nil {
-		return carriedLayer{}, wrap(err, "read the snapshot's volume copy")
+		return carriedLayer{}, fmt.Errorf("read the snapshot's volume copy: %w", err)
 	}
 	defer func() { _ = res.Content.Close() }()
 	f, err := os.CreateTemp("", "boxsnap-export-*.tar")
@@ -308,7 +284,7 @@ func (b *Backend) volumeCopyLayer(ctx context.Context, snap string) (carriedLaye
 	}
 	h := sha256.New()
 	tw := tar.NewWriter(io.MultiWriter(f, h))
-	at := strings.Trim(b.cfg.VolumePath, "/")
+	at := strings.Trim(b.E.VolumePath(), "/")
 	parent := path.Dir(at)
 	fail := func(err error) (carriedLayer, error) {
 		removeLayerFile(f)
