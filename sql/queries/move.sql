@@ -6,6 +6,11 @@ INSERT INTO boxes (id, name, kind, system, backend_id, host, guest_ref, state)
 VALUES ($1, $2, $3, $4, $5, $6, $7, 'making')
 RETURNING *;
 
+-- name: MoveBoxGuest :exec
+-- The guest a backend made for a box an import is making (a Docker box's
+-- container is named for the box, not the box's ID alone).
+UPDATE boxes SET guest_ref = $2, host = $3 WHERE id = $1 AND state = 'making';
+
 -- name: MoveBoxReady :exec
 UPDATE boxes SET state = 'ready' WHERE id = $1 AND state = 'making';
 

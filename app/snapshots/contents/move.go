@@ -516,7 +516,13 @@ func (s *Contents) makeImportedBox(ctx context.Context, c snapshots.Caller, box 
 			return fmt.Errorf("make the imported box %s: %w", box.Name, err)
 		}
 	}
-	_ = guest
+	// The backend names its guest: the record takes that name and host.
+	if guest.Ref != "" && (guest.Ref != box.GuestRef || guest.Host != box.Host) {
+		if err := s.st.MoveBoxGuest(ctx, s.st.Pool, db.MoveBoxGuestParams{ID: box.ID, GuestRef: guest.Ref, Host: guest.Host}); err != nil {
+			return fmt.Errorf("make the imported box %s: %w", box.Name, err)
+		}
+		box.GuestRef, box.Host = guest.Ref, guest.Host
+	}
 	if res.MadeFrom != "" {
 		s.snaps.SetHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
 	}

@@ -10,6 +10,23 @@ import (
 	"time"
 )
 
+const moveBoxGuest = `-- name: MoveBoxGuest :exec
+UPDATE boxes SET guest_ref = $2, host = $3 WHERE id = $1 AND state = 'making'
+`
+
+type MoveBoxGuestParams struct {
+	ID       string
+	GuestRef string
+	Host     string
+}
+
+// The guest a backend made for a box an import is making (a Docker box's
+// container is named for the box, not the box's ID alone).
+func (q *Queries) MoveBoxGuest(ctx context.Context, db DBTX, arg MoveBoxGuestParams) error {
+	_, err := db.Exec(ctx, moveBoxGuest, arg.ID, arg.GuestRef, arg.Host)
+	return err
+}
+
 const moveBoxInsert = `-- name: MoveBoxInsert :one
 
 INSERT INTO boxes (id, name, kind, system, backend_id, host, guest_ref, state)
