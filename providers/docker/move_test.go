@@ -6,12 +6,15 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/docker"
@@ -257,5 +260,90 @@ func TestDockerExportVolumeCopy(t *testing.T) {
 	must(t, other.Start(ctx, fg))
 	if got := readState(t, other, fg); got != "copied" {
 		t.Fatalf("the fork of the imported snapshot holds %q", got)
+	}
+}
+
+// hostileArchive is an archive of one snapshot whose one layer is the tar
+// entries given, named by its true diff ID, so that only what the layer
+// holds is wrong.
+func hostileArchive(t *testing.T, id string, entries ...*tar.Header) []byte {
+	t.Helper()
+	var layer bytes.Buffer
+	tw := tar.NewWriter(&layer)
+	for _, h := range entries {
+		must(t, tw.WriteHeader(h))
+		if h.Size > 0 {
+			_, err := tw.Write(bytes.Repeat([]byte("x"), int(h.Size)))
+			must(t, err)
+		}
+	}
+	must(t, tw.Close())
+	sum := sha256.Sum256(layer.Bytes())
+	diffID := "sha256:" + hex.EncodeToString(sum[:])
+	meta, err := json.Marshal(map[string]any{"format": 1, "kind": "docker-image", "id": id, "name": id, "takenAt": time.Now().UTC(),
+		"volumeIn": docker.DefaultVolumePath, "architecture": "amd64", "os": "linux", "config": map[string]any{"cmd": []string{"/bin/sh"}},
+		"layers": []string{diffID}, "carried": 0})
+	must(t, err)
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	aw := tar.NewWriter(zw)
+	must(t, aw.WriteHeader(&tar.Header{Name: "boxsnap-archive.json", Mode: 0o600, Size: int64(len(meta)), Typeflag: tar.TypeReg}))
+	_, _ = aw.Write(meta)
+	must(t, aw.WriteHeader(&tar.Header{Name: "layers/" + strings.TrimPrefix(diffID, "sha256:") + ".tar", Mode: 0o444, Size: int64(layer.Len()), Typeflag: tar.TypeReg}))
+	_, _ = aw.Write(layer.Bytes())
+	must(t, aw.Close())
+	must(t, zw.Close())
+	return out.Bytes()
+}
+
+// TestDockerImportRefusesHostileArchives: an archive is another install's
+// word, read as hostile: a layer whose names climb out of the image or
+// start at /, a hard link that climbs, a device, a layer whose bytes are
+// not its diff ID, and a description naming a path for an ID are each
+// refused in words, and nothing is imported, in a batch beside a good
+// archive too.
+func TestDockerImportRefusesHostileArchives(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBackend(t)
+	group := providertest.NewID("bx")
+	file := func(name string) *tar.Header {
+		return &tar.Header{Name: name, Mode: 0o644, Size: 4, Typeflag: tar.TypeReg}
+	}
+	good := hostileArchive(t, providertest.NewID("sn"), &tar.Header{Name: "srv/", Mode: 0o755, Typeflag: tar.TypeDir}, file("srv/ok.txt"))
+	tampered := hostileArchive(t, providertest.NewID("sn"), file("srv/a.txt"))
+	tampered[len(tampered)-30] ^= 0xff // inside the gzip's stream: a cut or a changed byte
+	cases := []struct {
+		name    string
+		archive []byte
+		words   string
+	}{
+		{"a name climbing", hostileArchive(t, providertest.NewID("sn"), file("srv/../../etc/cron.d/x")), "climbs out of the image"},
+		{"a name from /", hostileArchive(t, providertest.NewID("sn"), file("/etc/passwd")), "climbs out of the image"},
+		{"a hard link climbing", hostileArchive(t, providertest.NewID("sn"), file("srv/a"), &tar.Header{Name: "srv/b", Linkname: "../../etc/shadow", Typeflag: tar.TypeLink}), "climbs out of the image"},
+		{"a device", hostileArchive(t, providertest.NewID("sn"), &tar.Header{Name: "dev/sda", Typeflag: tar.TypeBlock, Devmajor: 8, Mode: 0o600}), "holds the device"},
+		{"an ID that is a path", hostileArchive(t, "../../x", file("srv/a")), "no valid snapshot ID"},
+		{"a damaged archive", tampered, "Archive 2 of the batch"},
+	}
+	for _, c := range cases {
+		_, err := b.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers(good, c.archive))
+		var re *providers.RefusedError
+		if !errors.As(err, &re) || !strings.Contains(re.Why, c.words) || !strings.Contains(re.Why, "Nothing was imported") {
+			t.Fatalf("%s: %v; want a refusal saying %q", c.name, err, c.words)
+		}
+		if list, err := b.HeldSnapshots(ctx); err != nil {
+			t.Fatal(err)
+		} else {
+			for _, h := range list {
+				if h.Label.Box == group {
+					t.Fatalf("%s: the refused batch left %s", c.name, h.Label.Snapshot)
+				}
+			}
+		}
+	}
+	got, err := b.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers(good))
+	must(t, err)
+	if len(got) != 1 {
+		t.Fatalf("the good archive alone imported %+v", got)
 	}
 }
