@@ -263,10 +263,10 @@ func TestDockerExportVolumeCopy(t *testing.T) {
 	}
 }
 
-// hostileArchive is an archive of one snapshot whose one layer is the tar
+// handMadeArchive is an archive of one snapshot whose one layer is the tar
 // entries given, named by its true diff ID, so that only what the layer
 // holds is wrong.
-func hostileArchive(t *testing.T, id string, entries ...*tar.Header) []byte {
+func handMadeArchive(t *testing.T, id string, entries ...*tar.Header) []byte {
 	t.Helper()
 	var layer bytes.Buffer
 	tw := tar.NewWriter(&layer)
@@ -310,19 +310,19 @@ func TestDockerImportRefusesHostileArchives(t *testing.T) {
 	file := func(name string) *tar.Header {
 		return &tar.Header{Name: name, Mode: 0o644, Size: 4, Typeflag: tar.TypeReg}
 	}
-	good := hostileArchive(t, providertest.NewID("sn"), &tar.Header{Name: "srv/", Mode: 0o755, Typeflag: tar.TypeDir}, file("srv/ok.txt"))
-	tampered := hostileArchive(t, providertest.NewID("sn"), file("srv/a.txt"))
+	good := handMadeArchive(t, providertest.NewID("sn"), &tar.Header{Name: "srv/", Mode: 0o755, Typeflag: tar.TypeDir}, file("srv/ok.txt"))
+	tampered := handMadeArchive(t, providertest.NewID("sn"), file("srv/a.txt"))
 	tampered[len(tampered)-30] ^= 0xff // inside the gzip's stream: a cut or a changed byte
 	cases := []struct {
 		name    string
 		archive []byte
 		words   string
 	}{
-		{"a name climbing", hostileArchive(t, providertest.NewID("sn"), file("srv/../../etc/cron.d/x")), "climbs out of the image"},
-		{"a name from /", hostileArchive(t, providertest.NewID("sn"), file("/etc/passwd")), "climbs out of the image"},
-		{"a hard link climbing", hostileArchive(t, providertest.NewID("sn"), file("srv/a"), &tar.Header{Name: "srv/b", Linkname: "../../etc/shadow", Typeflag: tar.TypeLink}), "climbs out of the image"},
-		{"a device", hostileArchive(t, providertest.NewID("sn"), &tar.Header{Name: "dev/sda", Typeflag: tar.TypeBlock, Devmajor: 8, Mode: 0o600}), "holds the device"},
-		{"an ID that is a path", hostileArchive(t, "../../x", file("srv/a")), "no valid snapshot ID"},
+		{"a name climbing", handMadeArchive(t, providertest.NewID("sn"), file("srv/../../etc/cron.d/x")), "climbs out of the image"},
+		{"a name from /", handMadeArchive(t, providertest.NewID("sn"), file("/etc/passwd")), "climbs out of the image"},
+		{"a hard link climbing", handMadeArchive(t, providertest.NewID("sn"), file("srv/a"), &tar.Header{Name: "srv/b", Linkname: "../../etc/shadow", Typeflag: tar.TypeLink}), "climbs out of the image"},
+		{"a device", handMadeArchive(t, providertest.NewID("sn"), &tar.Header{Name: "dev/sda", Typeflag: tar.TypeBlock, Devmajor: 8, Mode: 0o600}), "holds the device"},
+		{"an ID that is a path", handMadeArchive(t, "../../x", file("srv/a")), "no valid snapshot ID"},
 		{"a damaged archive", tampered, "Archive 2 of the batch"},
 	}
 	for _, c := range cases {
@@ -345,5 +345,27 @@ func TestDockerImportRefusesHostileArchives(t *testing.T) {
 	must(t, err)
 	if len(got) != 1 {
 		t.Fatalf("the good archive alone imported %+v", got)
+	}
+}
+
+// TestDockerImportRespectsRoom: an import that would take the engine's
+// data root past the room setting is refused before anything is loaded.
+func TestDockerImportRespectsRoom(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBackend(t)
+	group := providertest.NewID("bx")
+	archive := handMadeArchive(t, providertest.NewID("sn"), &tar.Header{Name: "srv/ok.txt", Mode: 0o644, Size: 4, Typeflag: tar.TypeReg})
+	_, err := b.ImportSnapshots(ctx, providers.ImportOptions{Group: group, RoomPercent: 1}, readers(archive))
+	var re *providers.RefusedError
+	if !errors.As(err, &re) || !strings.Contains(re.Why, "past the 1% at which new snapshots are refused") {
+		t.Fatalf("an import past the room setting: %v", err)
+	}
+	list, err := b.HeldSnapshots(ctx)
+	must(t, err)
+	for _, h := range list {
+		if h.Label.Box == group {
+			t.Fatalf("the refused import left %s", h.Label.Snapshot)
+		}
 	}
 }

@@ -102,3 +102,9 @@ func (m moveEngine) Load(ctx context.Context, r io.Reader, what string) error {
 func (m moveEngine) Guest(group string) providers.Guest {
 	return providers.Guest{Backend: m.b.cfg.ID, Kind: KindLinux, Host: m.b.host(), Ref: boxName(group)}
 }
+
+// Room reads the data root's room where the engine is on this host.
+func (m moveEngine) Room(ctx context.Context) (providers.Storage, error) {
+	st, _, err := m.b.room(ctx, "")
+	return st, err
+}

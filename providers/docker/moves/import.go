@@ -86,6 +86,9 @@ func (b *Moves) ImportSnapshots(ctx context.Context, opts providers.ImportOption
 	if err != nil {
 		return nil, err
 	}
+	if err := b.checkImportRoom(ctx, opts.RoomPercent, ordered); err != nil {
+		return nil, err
+	}
 	if err := b.loadBatch(ctx, ordered, opts.Group); err != nil {
 		return nil, err
 	}
@@ -352,6 +355,44 @@ func (b *Moves) checkImportBatch(ctx context.Context, batch []*stagedImage) ([]*
 		}
 	}
 	return ordered, nil
+}
+
+// checkImportRoom checks the engine's data root before anything is
+// loaded: layers it has no room for are refused, and so are layers that
+// take it past roomPercent full (0: only what does not fit). Where the
+// engine's room is not known (a remote engine), the engine's own full
+// disk is what refuses.
+func (b *Moves) checkImportRoom(ctx context.Context, roomPercent int, ordered []*stagedImage) error {
+	var used int64
+	for _, s := range ordered {
+		for _, f := range s.layers {
+			if fi, err := f.Stat(); err == nil {
+				used += fi.Size()
+			}
+		}
+	}
+	if used == 0 {
+		return nil
+	}
+	st, err := b.E.Room(ctx)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if st.FreeBytes <= 0 {
+		return nil
+	}
+	if used > st.FreeBytes {
+		return importRefused("The Docker engine's data root has %s free and these snapshots' layers need about %s", providers.GB(st.FreeBytes), providers.GB(used))
+	}
+	if roomPercent > 0 && st.PercentFull < 100 {
+		total := float64(st.FreeBytes) / (1 - st.PercentFull/100)
+		after := st.PercentFull + 100*float64(used)/total
+		if after > float64(roomPercent) {
+			return importRefused("With its %s of layers the Docker engine's data root would be %.0f%% full, past the %d%% at which new snapshots are refused",
+				providers.GB(used), after, roomPercent)
+		}
+	}
+	return nil
 }
 
 // heldLayers gives the layers of the snapshot's image on this engine, or

@@ -48,6 +48,9 @@ type Engine interface {
 	Load(ctx context.Context, r io.Reader, what string) error
 	// Guest is the guest of the box group's snapshots.
 	Guest(group string) providers.Guest
+	// Room is the engine's data root's room, as far as it is known (a
+	// zero Storage where it is not).
+	Room(ctx context.Context) (providers.Storage, error)
 }
 
 // Described is what a snapshot's image says of it: its ID, when it was
