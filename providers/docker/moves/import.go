@@ -185,8 +185,8 @@ func checkArchiveInfo(info *archiveInfo) error {
 		return refuse("snapshot %s has no valid member name", info.ID)
 	case len(info.Layers) == 0 || len(info.Layers) > maxImageLayers:
 		return refuse("snapshot %s has %d layers; an image here may have 1 to %d", info.ID, len(info.Layers), maxImageLayers)
-	case info.Carried < 0 || info.Carried >= len(info.Layers):
-		return refuse("snapshot %s carries none of its layers", info.ID)
+	case info.Carried < 0 || info.Carried > len(info.Layers):
+		return refuse("snapshot %s carries layers it does not have", info.ID)
 	case info.Carried > 0 && info.Base == "":
 		return refuse("snapshot %s leaves out %d layers but names no base that holds them", info.ID, info.Carried)
 	case info.VolumeIn != "" && (!path.IsAbs(info.VolumeIn) || path.Clean(info.VolumeIn) != info.VolumeIn || info.VolumeIn == "/"):
