@@ -189,7 +189,7 @@ func TestDockerShareScrubbed(t *testing.T) {
 	sec := providers.DefaultSecrets()
 	rep, err := b.Scrub(ctx, ref, sec)
 	must(t, err)
-	for _, p := range []string{"/.boxsnap/env", "/root/.ssh", "/srv/app/.env", docker.DefaultVolumePath + "/.git-credentials"} {
+	for _, p := range []string{".boxsnap/env", "root/.ssh", "srv/app/.env", strings.TrimPrefix(docker.DefaultVolumePath, "/") + "/.git-credentials"} {
 		found := false
 		for _, r := range rep.Removed {
 			found = found || r == p
@@ -230,8 +230,8 @@ func TestDockerShareScrubbed(t *testing.T) {
 	var buf bytes.Buffer
 	err = b.ExportSnapshot(ctx, leaky, providers.ExportOptions{Scrub: &sec, AsID: providertest.NewID("sn")}, &buf)
 	var be *providers.BlockedError
-	if !errors.As(err, &be) || len(be.Blocked) == 0 || be.Blocked[0].Path != "/srv/app/config.yml" || buf.Len() != 0 {
-		t.Fatalf("a copy holding a token: %v (%d bytes written); want it blocked at /srv/app/config.yml", err, buf.Len())
+	if !errors.As(err, &be) || len(be.Blocked) == 0 || be.Blocked[0].Path != "srv/app/config.yml" || buf.Len() != 0 {
+		t.Fatalf("a copy holding a token: %v (%d bytes written); want it blocked at srv/app/config.yml", err, buf.Len())
 	}
 }
 

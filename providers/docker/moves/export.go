@@ -97,7 +97,13 @@ func (b *Moves) ExportSnapshot(ctx context.Context, ref providers.SnapshotRef, o
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	info := archiveInfoOf(img, b.E.Describe(img), ref.Ref, opts)
+	// The archive names the snapshot by boxsnap's ID, which its image's
+	// tag on the other engine takes.
+	id := ref.ID
+	if id == "" {
+		id = ref.Ref
+	}
+	info := archiveInfoOf(img, b.E.Describe(img), id, opts)
 	var extra []carriedLayer
 	defer func() {
 		for _, l := range extra {

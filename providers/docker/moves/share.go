@@ -83,7 +83,7 @@ func (b *Moves) scrubPlanOf(ctx context.Context, ref providers.SnapshotRef, sec 
 		}
 		h := sha256.New()
 		if _, gone := removedBy[w.Path]; gone && w.Size >= 8 {
-			if err := scan.AddValues(io.TeeReader(content, h), "/"+w.Path); err != nil {
+			if err := scan.AddValues(io.TeeReader(content, h), w.Path); err != nil {
 				return err
 			}
 			_, _ = io.Copy(h, content)
@@ -113,7 +113,7 @@ func (b *Moves) scrubPlanOf(ctx context.Context, ref providers.SnapshotRef, sec 
 	}
 	rep := &providers.ScrubReport{Removed: []string{}, Blocked: []providers.Finding{}}
 	for _, p := range removed {
-		rep.Removed = append(rep.Removed, "/"+p)
+		rep.Removed = append(rep.Removed, p)
 	}
 	slices.Sort(rep.Removed)
 	err = b.E.Walk(ctx, id, func(w Entry, content io.Reader) error {
@@ -134,7 +134,7 @@ func (b *Moves) scrubPlanOf(ctx context.Context, ref providers.SnapshotRef, sec 
 			what = scan.ScanString(w.Path)
 		}
 		if what != "" {
-			rep.Blocked = append(rep.Blocked, providers.Finding{Path: "/" + w.Path, What: what})
+			rep.Blocked = append(rep.Blocked, providers.Finding{Path: w.Path, What: what})
 		}
 		return nil
 	})
