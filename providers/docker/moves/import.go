@@ -414,7 +414,8 @@ func (b *Moves) heldLayers(ctx context.Context, snap string) ([]string, error) {
 }
 
 // loadBatch loads each image untagged, in order, and then tags them all;
-// a load that fails removes the images loaded before it.
+// a load or a tag that fails removes every image it loaded, tags and all
+// (they are new: an image's config names its snapshot).
 func (b *Moves) loadBatch(ctx context.Context, ordered []*stagedImage, group string) error {
 	ok := false
 	defer func() {
@@ -425,7 +426,7 @@ func (b *Moves) loadBatch(ctx context.Context, ordered []*stagedImage, group str
 		defer cancel()
 		for _, s := range ordered {
 			if s.loaded != "" {
-				_, _ = b.E.Client().ImageRemove(rctx, s.loaded, client.ImageRemoveOptions{})
+				_, _ = b.E.Client().ImageRemove(rctx, s.loaded, client.ImageRemoveOptions{Force: true})
 			}
 		}
 	}()
