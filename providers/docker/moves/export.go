@@ -234,6 +234,9 @@ func (b *Moves) savedLayers(ctx context.Context, ref string, want []string) ([]c
 			continue
 		}
 		held[diffID] = f
+		if len(held) == len(wanted) {
+			break // the rest of the save is not read
+		}
 	}
 	for _, d := range want {
 		if held[d] == nil {
