@@ -115,6 +115,14 @@ func TestDockerExportImportWithAncestry(t *testing.T) {
 		t.Fatalf("after the refusal the other engine holds %v (%v)", list, err)
 	}
 
+	// An engine on containerd's image store wants every layer's content.
+	other.TakeVolumeCopies(true)
+	_, err = other.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers(incr, full))
+	if !errors.As(err, &re) || !strings.Contains(re.Why, "containerd's store") {
+		t.Fatalf("an incremental archive on an engine that wants every layer: %v; want a refusal saying why", err)
+	}
+	other.TakeVolumeCopies(false)
+
 	got, err := other.ImportSnapshots(ctx, providers.ImportOptions{Group: group}, readers(incr, full))
 	must(t, err)
 	parents := map[string]string{}

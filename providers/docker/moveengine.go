@@ -108,3 +108,8 @@ func (m moveEngine) Room(ctx context.Context) (providers.Storage, error) {
 	st, _, err := m.b.room(ctx, "")
 	return st, err
 }
+
+// LoadsOnLayers is what the backend's layered takes ask of the engine.
+func (m moveEngine) LoadsOnLayers(ctx context.Context) bool {
+	return incremental{m.b}.loadsOnLayers(ctx)
+}

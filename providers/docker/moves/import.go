@@ -319,6 +319,9 @@ func (b *Moves) checkImportBatch(ctx context.Context, batch []*stagedImage) ([]*
 		if s.info.Carried == 0 {
 			continue
 		}
+		if !b.E.LoadsOnLayers(ctx) {
+			return nil, importRefused("Snapshot %s (archive %d) leaves out the layers of its base %s, and this Docker engine keeps images in containerd's store, which loads an image only with all its layers: export it again without a base", s.info.ID, s.position, s.info.Base)
+		}
 		need := s.info.Layers[:s.info.Carried]
 		if base := byID[s.info.Base]; base != nil {
 			if !slices.Equal(base.info.Layers[:min(len(base.info.Layers), len(need))], need) {

@@ -48,6 +48,10 @@ type Engine interface {
 	Load(ctx context.Context, r io.Reader, what string) error
 	// Guest is the guest of the box group's snapshots.
 	Guest(group string) providers.Guest
+	// LoadsOnLayers says whether the engine loads an image whose archive
+	// names layers it holds without their content (an engine on
+	// containerd's image store does not).
+	LoadsOnLayers(ctx context.Context) bool
 	// Room is the engine's data root's room, as far as it is known (a
 	// zero Storage where it is not).
 	Room(ctx context.Context) (providers.Storage, error)
