@@ -254,6 +254,8 @@ func TestDockerExportVolumeCopy(t *testing.T) {
 	box := providertest.NewID("bx")
 	g := newGuest(t, b, box)
 	writeState(t, b, g, "copied")
+	long := docker.DefaultVolumePath + "/" + strings.Repeat("n", 150) // a name the tar holds in a PAX record
+	writeFile(t, b, g, long, "long")
 	ref := take(t, b, g, box)
 	archive := export(t, b, ref, providers.ExportOptions{})
 	if m := archiveMeta(t, archive); m["volumeIn"] != docker.DefaultVolumePath {
@@ -268,6 +270,9 @@ func TestDockerExportVolumeCopy(t *testing.T) {
 	must(t, other.Start(ctx, fg))
 	if got := readState(t, other, fg); got != "copied" {
 		t.Fatalf("the fork of the imported snapshot holds %q", got)
+	}
+	if got := readFile(t, other, fg, long); got != "long" {
+		t.Fatalf("the fork's file of a long name holds %q", got)
 	}
 }
 

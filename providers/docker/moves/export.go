@@ -321,7 +321,13 @@ func (b *Moves) volumeCopyLayer(ctx context.Context, snap string) (carriedLayer,
 		}
 		if hdr.Typeflag == tar.TypeLink {
 			hdr.Linkname = path.Clean(parent + "/" + hdr.Linkname)
+			if !strings.HasPrefix(hdr.Linkname, at+"/") {
+				return fail(fmt.Errorf("the engine's stream holds a hard link to %q, outside the volume", hdr.Linkname))
+			}
 		}
+		// The names written are these; a record of the old ones goes.
+		delete(hdr.PAXRecords, "path")
+		delete(hdr.PAXRecords, "linkpath")
 		if err := tw.WriteHeader(hdr); err != nil {
 			return fail(err)
 		}
