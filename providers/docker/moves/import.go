@@ -93,7 +93,12 @@ func (b *Moves) ImportSnapshots(ctx context.Context, opts providers.ImportOption
 		return nil, err
 	}
 	var out []providers.ImportedSnapshot
+	seen := map[string]bool{}
 	for _, s := range batch {
+		if seen[s.info.ID] {
+			continue // twice in the batch: answered once
+		}
+		seen[s.info.ID] = true
 		out = append(out, providers.ImportedSnapshot{
 			Ref:  providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Storage: "docker", Where: "current", Guest: b.E.Guest(opts.Group)},
 			Name: s.info.Name, Parent: s.info.Parent, Already: s.already,
