@@ -18,17 +18,18 @@ func (b *Backend) ChangeCadence() providers.Cadence {
 // Changes compares the box with the record of its last take: the
 // container's writable layer (the engine's list of changes, and the stat of
 // each changed path) and its volume (a scan of its files' stats in a copier
-// container). It answers unknown only for a box this process has not taken
-// since it started, or that a restore made anew; the core then takes one.
+// container). It answers unknown only for a box with no record of a take (none
+// since boxsnap started, where it keeps no records' files), or that a
+// restore made anew; the core then takes one.
 func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.ChangeCheck, error) {
 	c, ok, err := b.inspect(ctx, g.Ref)
 	if err != nil || !ok {
 		return providers.ChangeCheck{}, err
 	}
 	out := providers.ChangeCheck{Exists: true, Running: running(c), Changed: providers.ChangedUnknown}
-	rec := b.records.get(c.ID)
+	rec := incremental{b}.recordOf(ctx, c.ID)
 	if rec == nil {
-		out.Why = "boxsnap has no record of this container's last take since it started"
+		out.Why = "boxsnap has no record of this container's last take"
 		return out, nil
 	}
 	layer, err := incremental{b}.readLayer(ctx, c.ID)

@@ -184,8 +184,8 @@ func running(c container.InspectResponse) bool {
 	return c.State != nil && c.State.Running
 }
 
-// removeContainer removes a container and the box volume it names; an
-// absent one is already removed.
+// removeContainer removes a container, the box volume it names and the
+// file of its last take's record; an absent one is already removed.
 func (e *engine) removeContainer(ctx context.Context, name string) error {
 	c, ok, err := e.inspect(ctx, name)
 	if err != nil || !ok {
@@ -196,6 +196,7 @@ func (e *engine) removeContainer(ctx context.Context, name string) error {
 	if _, err := e.c.ContainerRemove(cctx, name, client.ContainerRemoveOptions{Force: true}); err != nil && !errors.Is(wrap(err, ""), providers.ErrNotFound) {
 		return wrap(err, "remove the container "+name)
 	}
+	removeRecord(e.cfg.StateDir, c.ID)
 	return e.removeVolume(ctx, volumeOf(c))
 }
 

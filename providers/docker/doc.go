@@ -16,8 +16,8 @@
 // box runs, and in the pause only the paths whose stat changed since, as
 // one more; with no parent take on record the whole volume is written,
 // over an opaque whiteout of the folder. The image is tagged last, so a
-// snapshot whose image exists is whole. A box's first take since boxsnap
-// started commits the container and loads the volume's layers on the
+// snapshot whose image exists is whole. A box's first take on record
+// commits the container and loads the volume's layers on the
 // commit; each later take is a layered image (layered.go): its parent
 // snapshot's image plus one layer holding only the paths of the
 // container's writable layer whose stat changed since (read from the
@@ -31,7 +31,9 @@
 // copied whole while the box runs and again, in the pause, only where a
 // stat changed (volume.go), and the take commits the container. What
 // changed is found against the record of the box's last take (record.go,
-// in the process's memory): the engine's list of the container's changes,
+// in memory and, with Config.StateDir, in a file of each box's container
+// written once the take's image exists and read back after a restart when
+// the image it names is still there, recordfile.go): the engine's list of the container's changes,
 // with each path's stat, and a scan of the volume's stats, both read in
 // the pause; Changes compares the box with the same record, so a box that
 // changed nothing answers unchanged. Memory is not captured. A restore is

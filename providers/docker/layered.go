@@ -114,7 +114,7 @@ type layeredTake struct {
 // take must commit the container whole: no record of the last take, its
 // image gone, or as many layers as maxLayers.
 func (b incremental) layeredOn(ctx context.Context, id string) *layeredTake {
-	prev := b.records.get(id)
+	prev := b.recordOf(ctx, id)
 	if prev == nil || prev.layers >= maxLayers || !b.loadsOnLayers(ctx) {
 		return nil
 	}

@@ -44,22 +44,19 @@ type layerState map[string]layerEntry
 // nanosecond).
 type volumeState map[string]string
 
-// takeRecords holds each box's record by container ID, in this process
-// only: a box boxsnap has not taken since it started (or a box a restore
-// made anew) has none, and its first check answers unknown.
+// takeRecords holds each box's record by container ID, in this process,
+// and (with Config.StateDir) in a file of each, read back after a restart
+// (recordfile.go): a box with neither (or a box a restore made anew) has
+// none, and its first check answers unknown.
 type takeRecords struct {
 	mu sync.Mutex
 	by map[string]*changeRecord
+	// read holds the containers whose record's file was read.
+	read map[string]bool
 	// graph is "yes" once the engine is known to keep images in its own
 	// layer store, "no" when it keeps them in containerd's (whose load
 	// wants every layer's content), "" before the first ask.
 	graph string
-}
-
-func (r *takeRecords) get(container string) *changeRecord {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.by[container]
 }
 
 func (r *takeRecords) put(container string, rec *changeRecord) {

@@ -172,7 +172,7 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 		return providers.SnapshotTaken{}, err
 	}
 	rec.image, rec.layers = img.ID, len(img.RootFS.Layers)
-	b.records.put(c.ID, rec)
+	incremental{b}.keepRecord(c.ID, rec)
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: pause}
 	if img.Size > 0 {
 		taken.Size = &providers.Size{Bytes: img.Size + volBytes, Meaning: "whole"}

@@ -88,7 +88,7 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	b.records.put(c.ID, &changeRecord{snap: snap, layer: layer, volume: volNow, volumeIn: true, image: img.ID, layers: len(img.RootFS.Layers)})
+	b.keepRecord(c.ID, &changeRecord{snap: snap, layer: layer, volume: volNow, volumeIn: true, image: img.ID, layers: len(img.RootFS.Layers)})
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: p.took}
 	if img.Size > 0 {
 		taken.Size = &providers.Size{Bytes: max(img.Size, volBytes), Meaning: "whole"}
