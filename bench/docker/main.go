@@ -20,6 +20,7 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
@@ -36,6 +37,7 @@ type sample struct{ total, pause time.Duration }
 func main() {
 	size := flag.Int("size", 64, "MiB in the container's layer, and as many in its volume")
 	runs := flag.Int("runs", 3, "runs of each measure")
+	steps := flag.Bool("steps", false, "print how long each step of each take took (the backend's debug lines)")
 	flag.Parse()
 	d, err := dockertest.Start(os.TempDir())
 	if err != nil {
@@ -46,7 +48,11 @@ func main() {
 	if err := dockertest.Import(ctx, d.Host, dockertest.TestImage, nil); err != nil {
 		fail(err)
 	}
-	b, err := docker.New(docker.Config{ID: "bench", Host: d.Host, Install: "in7benchinstal1", Network: "none", CopierBinary: dockertest.Busybox})
+	logger := slog.New(slog.DiscardHandler)
+	if *steps {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	b, err := docker.New(docker.Config{ID: "bench", Host: d.Host, Install: "in7benchinstal1", Network: "none", CopierBinary: dockertest.Busybox, Logger: logger})
 	if err != nil {
 		fail(err)
 	}

@@ -48,10 +48,13 @@ type tempFile struct {
 // every write and cannot be set back, so a path whose stat is the same was
 // written whole before.
 type volumeLayers struct {
-	b      *Backend
-	id     string // the copier
-	at     string // the volume's folder in the image, without its leading /
-	scan   volumeState
+	b    *Backend
+	id   string // the copier
+	at   string // the volume's folder in the image, without its leading /
+	scan volumeState
+	// since is the stamp taken before the first scan (racy.go): a path
+	// whose change time falls after it is written again in the pause.
+	since  time.Time
 	layers []layerFile
 	read   int64 // the bytes of files read
 }
@@ -101,7 +104,7 @@ func (v *volumeLayers) first(ctx context.Context, prev volumeState) error {
 	if prev == nil {
 		err = v.writeWhole(ctx)
 	} else {
-		err = v.writeDelta(ctx, prev, now)
+		err = v.writeDelta(ctx, prev, now, nil)
 	}
 	v.scan = now
 	return err
@@ -115,7 +118,7 @@ func (v *volumeLayers) second(ctx context.Context) (volumeState, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := v.writeDelta(ctx, v.scan, now); err != nil {
+	if err := v.writeDelta(ctx, v.scan, now, racyVolume(v.scan, v.since)); err != nil {
 		return nil, 0, err
 	}
 	return now, fileBytes(now), nil
@@ -211,9 +214,9 @@ func (v *volumeLayers) writeWhole(ctx context.Context) error {
 	return v.done(w)
 }
 
-// writeDelta writes the paths new or changed between two scans, and a
-// whiteout for each path gone.
-func (v *volumeLayers) writeDelta(ctx context.Context, old, now volumeState) error {
+// writeDelta writes the paths new or changed between two scans, those of
+// again that are there now, and a whiteout for each path gone.
+func (v *volumeLayers) writeDelta(ctx context.Context, old, now volumeState, again map[string]bool) error {
 	w, err := newLayerWriter()
 	if err != nil {
 		return err
@@ -221,7 +224,7 @@ func (v *volumeLayers) writeDelta(ctx context.Context, old, now volumeState) err
 	gone := map[string]bool{}
 	var todo []string
 	for p, st := range now {
-		if o, ok := old[p]; !ok || o != st {
+		if o, ok := old[p]; !ok || o != st || again[p] {
 			todo = append(todo, p)
 		}
 	}
@@ -312,7 +315,7 @@ func folderHeader(stat string) (*tar.Header, bool) {
 	}
 	uid, err1 := strconv.Atoi(f[3])
 	gid, err2 := strconv.Atoi(f[4])
-	mtime, err3 := time.Parse("2006-01-02 15:04:05.999999999 -0700", f[5])
+	mtime, err3 := time.Parse(scanTimeLayout, f[5])
 	if err1 != nil || err2 != nil || err3 != nil {
 		return nil, false
 	}
