@@ -121,6 +121,9 @@ func (b incremental) beforePause(ctx context.Context, id, snap string, labels ma
 		layerDone <- err
 	}()
 	verr := vl.first(ctx, prevVol)
+	if verr == nil {
+		verr = vl.arm(ctx)
+	}
 	steps.mark("volume_first")
 	lerr := <-layerDone
 	if verr != nil {

@@ -54,7 +54,9 @@ type volumeLayers struct {
 	scan volumeState
 	// since is the stamp taken before the first scan (racy.go): a path
 	// whose change time falls after it is written again in the pause.
-	since  time.Time
+	since time.Time
+	// armed is the second scan, started before the pause (armed.go).
+	armed  *armedScan
 	layers []layerFile
 	read   int64 // the bytes of files read
 }
@@ -77,6 +79,7 @@ func (b incremental) startVolumeLayers(ctx context.Context, snap, vol string) (*
 
 // close removes the copier and the layers' files, even after ctx ends.
 func (v *volumeLayers) close(ctx context.Context) {
+	v.armed.close()
 	v.b.removeCopier(ctx, v.id)
 	for _, l := range v.layers {
 		l.file.cleanup()
@@ -114,7 +117,17 @@ func (v *volumeLayers) first(ctx context.Context, prev volumeState) error {
 // changed since the first scan, and answers the scan (the take's record)
 // and the bytes of the volume's files.
 func (v *volumeLayers) second(ctx context.Context) (volumeState, int64, error) {
-	now, err := v.scanNow(ctx)
+	var now volumeState
+	var err error
+	if a := v.armed; a != nil {
+		v.armed = nil
+		var out string
+		if out, err = a.fire(ctx, v); err == nil {
+			now, _, err = parseScan(out)
+		}
+	} else {
+		now, err = v.scanNow(ctx)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
