@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -32,10 +33,13 @@ func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.Cha
 		out.Why = "boxsnap has no record of this container's last take"
 		return out, nil
 	}
+	steps := newStepTimes()
+	defer func() { steps.log(ctx, b.log, "a check's steps", slog.String("container", c.ID)) }()
 	layer, err := incremental{b}.readLayer(ctx, c.ID)
 	if err != nil {
 		return providers.ChangeCheck{}, err
 	}
+	steps.mark("layer")
 	out.Changed, out.Paths = providers.ChangedYes, layerSince(rec.layer, layer).paths()
 	if out.Paths > 0 {
 		return out, nil
@@ -44,6 +48,7 @@ func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.Cha
 	if err != nil {
 		return providers.ChangeCheck{}, err
 	}
+	steps.mark("volume")
 	if out.Paths = volumeSince(rec.volume, vol); out.Paths == 0 {
 		out.Changed = providers.ChangedNo
 	}
