@@ -18,8 +18,9 @@ func (b *Backend) ChangeCadence() providers.Cadence {
 
 // Changes compares the box with the record of its last take: the
 // container's writable layer (the engine's list of changes, and the stat of
-// each changed path) and its volume (a scan of its files' stats in a copier
-// container). It answers unknown only for a box with no record of a take (none
+// each changed path) and its volume (a scan of its files' stats in the
+// volume's checker, a copier container left running for its checks,
+// checker.go). It answers unknown only for a box with no record of a take (none
 // since boxsnap started, where it keeps no records' files), or that a
 // restore made anew; the core then takes one.
 func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.ChangeCheck, error) {
@@ -44,7 +45,7 @@ func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.Cha
 	if out.Paths > 0 {
 		return out, nil
 	}
-	vol, err := incremental{b}.scanVolume(ctx, volumeOf(c))
+	vol, err := incremental{b}.scanChecked(ctx, volumeOf(c))
 	if err != nil {
 		return providers.ChangeCheck{}, err
 	}

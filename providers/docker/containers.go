@@ -118,10 +118,13 @@ func (e *engine) newVolume(ctx context.Context, box string) (string, error) {
 	return name, nil
 }
 
+// removeVolume removes a volume and its checker (checker.go), which
+// would hold it.
 func (e *engine) removeVolume(ctx context.Context, name string) error {
 	if name == "" {
 		return nil
 	}
+	e.forceRemove(ctx, checkerName(name))
 	cctx, cancel := short(ctx)
 	defer cancel()
 	if _, err := e.c.VolumeRemove(cctx, name, client.VolumeRemoveOptions{Force: true}); err != nil && !errors.Is(wrap(err, ""), providers.ErrNotFound) {

@@ -61,7 +61,10 @@
 // of the box's.
 //
 // The volume's scans and copies run in a container of a small image the backend makes
-// from a static busybox (boxsnap/copier:1), never pulled from a registry.
+// from a static busybox (boxsnap/copier:1), never pulled from a registry;
+// a box's checks scan its volume in a copier container of the volume's
+// (<volume>-check), made at its first check and left running idle until
+// the volume goes (checker.go).
 // The engine may be local (unix://), or remote over tcp:// with TLS or over
 // ssh:// (as the docker CLI does, `ssh host docker system dial-stdio`).
 //

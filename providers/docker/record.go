@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -133,9 +132,6 @@ func scanScript(dir string) string {
 // scanFind prints the stat line of each path under the folder it runs in.
 const scanFind = "/bin/busybox find . -exec /bin/busybox stat -c '%f|%s|%i|%u|%g|%y|%z|%n' {} +"
 
-// scanCmd scans the volume mounted at /from.
-var scanCmd = []string{"/bin/busybox", "sh", "-c", scanScript("/from")}
-
 // parseScan reads the scan's lines from a copier's output (what comes
 // before scanMark is the copy's own).
 func parseScan(out string) (volumeState, string, error) {
@@ -168,25 +164,6 @@ func nthIndex(s string, sep byte, n int) int {
 		}
 	}
 	return -1
-}
-
-// demux copies the stream of a container without a terminal (frames of an
-// 8-byte header and a payload) to w.
-func demux(r io.Reader, w io.Writer) error {
-	br := bufio.NewReader(r)
-	var hdr [8]byte
-	for {
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		n := int64(hdr[4])<<24 | int64(hdr[5])<<16 | int64(hdr[6])<<8 | int64(hdr[7])
-		if _, err := io.CopyN(w, br, n); err != nil {
-			return err
-		}
-	}
 }
 
 // tempLayer is a file for a layer being written, in the host's temporary

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
-	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -163,39 +161,4 @@ func copyFailed(code int, out string) error {
 		return fmt.Errorf("the Docker host's data root is full: %w (%w)", providers.ErrNoRoom, err)
 	}
 	return err
-}
-
-// scanVolume scans a volume, mounted read-only in a copier's container.
-func (b incremental) scanVolume(ctx context.Context, vol string) (volumeState, error) {
-	id, err := b.createCopier(ctx, "", scanCmd, []mount.Mount{{Type: mount.TypeVolume, Source: vol, Target: "/from", ReadOnly: true}})
-	if err != nil {
-		return nil, err
-	}
-	defer b.removeCopier(ctx, id)
-	if err := b.runCopier(ctx, id); err != nil {
-		return nil, fmt.Errorf("scan the volume: %w", err)
-	}
-	out, err := b.allLogs(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := parseScan(out)
-	return st, err
-}
-
-// allLogs reads a stopped container's whole standard output, however long
-// (a scan prints a line a file).
-func (b incremental) allLogs(ctx context.Context, id string) (string, error) {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	r, err := b.c.ContainerLogs(cctx, id, client.ContainerLogsOptions{ShowStdout: true})
-	if err != nil {
-		return "", wrap(err, "read the copier's output")
-	}
-	defer func() { _ = r.Close() }()
-	var out strings.Builder
-	if err := demux(r, &out); err != nil {
-		return "", fmt.Errorf("read the copier's output: %w", err)
-	}
-	return out.String(), nil
 }

@@ -1,0 +1,64 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/client"
+)
+
+// checkerName names the copier container a box's volume is scanned in by
+// its checks: one per volume, made at the volume's first check and left
+// running, idle, so that each check after it costs a process in it and not
+// a container's making, start and removal. It goes with the volume
+// (removeVolume).
+func checkerName(vol string) string { return vol + "-check" }
+
+// scanChecked scans a box's volume in its checker, made (again, where the
+// engine lost it or stopped it) when the scan cannot run in it.
+func (b incremental) scanChecked(ctx context.Context, vol string) (volumeState, error) {
+	scan := func() (volumeState, error) {
+		out, err := (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, scanScript("/from"))
+		if err != nil {
+			return nil, err
+		}
+		st, _, err := parseScan(out)
+		return st, err
+	}
+	st, err := scan()
+	if err == nil {
+		return st, nil
+	}
+	if err := b.startChecker(ctx, vol); err != nil {
+		return nil, err
+	}
+	if st, err = scan(); err != nil {
+		return nil, fmt.Errorf("scan the volume: %w", err)
+	}
+	return st, nil
+}
+
+// startChecker makes and starts a volume's checker, in place of any left.
+func (b incremental) startChecker(ctx context.Context, vol string) error {
+	if err := b.ensureCopier(ctx); err != nil {
+		return err
+	}
+	name := checkerName(vol)
+	b.forceRemove(ctx, name)
+	cctx, cancel := short(ctx)
+	defer cancel()
+	res, err := b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Name: name, Image: copierImage,
+		Config: &container.Config{Cmd: idleCmd, Labels: map[string]string{labelInstall: b.cfg.Install, labelRole: roleCopier, labelVolume: vol}},
+		HostConfig: &container.HostConfig{Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: vol, Target: "/from", ReadOnly: true}},
+			NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"}}})
+	if err != nil {
+		return wrap(err, "make the volume's checker")
+	}
+	if _, err := b.c.ContainerStart(cctx, res.ID, client.ContainerStartOptions{}); err != nil {
+		b.forceRemove(ctx, res.ID)
+		return wrap(err, "start the volume's checker")
+	}
+	return nil
+}
