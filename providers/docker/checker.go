@@ -9,35 +9,20 @@ import (
 	"github.com/moby/moby/client"
 )
 
-// checkerName names the copier container a box's volume is scanned in by
-// its checks: one per volume, made at the volume's first check and left
-// running, idle, so that each check after it costs a process in it and not
-// a container's making, start and removal. It goes with the volume
-// (removeVolume).
-func checkerName(vol string) string { return vol + "-check" }
-
 // scanChecked scans a box's volume in its checker, made (again, where the
 // engine lost it or stopped it) when the scan cannot run in it.
 func (b incremental) scanChecked(ctx context.Context, vol string) (volumeState, error) {
-	scan := func() (volumeState, error) {
-		out, err := (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, scanScript("/from"))
-		if err != nil {
+	out, err := (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, scanScript("/from"))
+	if err != nil {
+		if err := b.startChecker(ctx, vol); err != nil {
 			return nil, err
 		}
-		st, _, err := parseScan(out)
-		return st, err
+		if out, err = (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, scanScript("/from")); err != nil {
+			return nil, fmt.Errorf("scan the volume: %w", err)
+		}
 	}
-	st, err := scan()
-	if err == nil {
-		return st, nil
-	}
-	if err := b.startChecker(ctx, vol); err != nil {
-		return nil, err
-	}
-	if st, err = scan(); err != nil {
-		return nil, fmt.Errorf("scan the volume: %w", err)
-	}
-	return st, nil
+	st, _, err := parseScan(out)
+	return st, err
 }
 
 // startChecker makes and starts a volume's checker, in place of any left.

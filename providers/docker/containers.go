@@ -118,6 +118,13 @@ func (e *engine) newVolume(ctx context.Context, box string) (string, error) {
 	return name, nil
 }
 
+// checkerName names the copier container a box's volume is scanned in by
+// its checks: one per volume, made at the volume's first check and left
+// running, idle, so that each check after it costs a process in it and not
+// a container's making, start and removal. It goes with the volume
+// (removeVolume).
+func checkerName(vol string) string { return vol + "-check" }
+
 // removeVolume removes a volume and its checker (checker.go), which
 // would hold it.
 func (e *engine) removeVolume(ctx context.Context, name string) error {

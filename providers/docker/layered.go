@@ -129,6 +129,64 @@ func (b incremental) layeredOn(ctx context.Context, id string) *layeredTake {
 	return &layeredTake{b: b.Backend, id: id, prev: prev, parent: img.InspectResponse}
 }
 
+// recordOf answers the record of the container's last take: the one this
+// process holds, or else the one its file holds when the image it names is
+// still this install's snapshot's (a record of a deleted snapshot, or of
+// another install's, is ignored: the take goes whole). A file is read
+// once a process.
+func (b incremental) recordOf(ctx context.Context, id string) *changeRecord {
+	r := &b.records
+	r.mu.Lock()
+	rec, read := r.by[id], r.read[id]
+	r.mu.Unlock()
+	if rec != nil || read || b.cfg.StateDir == "" {
+		return rec
+	}
+	rec, err := loadRecord(b.cfg.StateDir, b.cfg.Install, id)
+	if err != nil {
+		b.log.Warn("the record of a box's last take could not be read; its next take goes whole", "container", id, "err", err)
+	}
+	if rec != nil && !b.recordMatches(ctx, rec) {
+		rec = nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.read == nil {
+		r.read = map[string]bool{}
+	}
+	r.read[id] = true
+	if r.by[id] == nil && rec != nil {
+		if r.by == nil {
+			r.by = map[string]*changeRecord{}
+		}
+		r.by[id] = rec
+	}
+	return r.by[id]
+}
+
+// recordMatches says whether the image a record names is there, the
+// snapshot the record says, of this install.
+func (b incremental) recordMatches(ctx context.Context, rec *changeRecord) bool {
+	cctx, cancel := short(ctx)
+	defer cancel()
+	img, err := b.c.ImageInspect(cctx, rec.image)
+	if err != nil || img.Config == nil {
+		return false
+	}
+	l := img.Config.Labels
+	return l[labelSnapshot] == rec.snap && l[labelInstall] == b.cfg.Install && len(img.RootFS.Layers) == rec.layers
+}
+
+// keepRecord holds a container's record of the take just made, and writes
+// it to its file; a file that cannot be written costs only the next
+// restart's first take, which goes whole.
+func (b incremental) keepRecord(id string, rec *changeRecord) {
+	b.records.put(id, rec)
+	if err := saveRecord(b.cfg.StateDir, b.cfg.Install, id, rec); err != nil {
+		b.log.Warn("the record of a box's take could not be written; after a restart its next take goes whole", "container", id, "err", err)
+	}
+}
+
 // loadsOnLayers says whether the engine loads an image whose archive names
 // layers it has without their content: an engine that keeps images in its
 // own layer store does (it looks each layer up by its chain before it reads

@@ -1,8 +1,6 @@
 package docker
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -15,20 +13,6 @@ import (
 // file's time written by the same kernel, so the slack covers no clock's
 // error, only a clock set back a little.
 const racySlack = 50 * time.Millisecond
-
-// stamp writes a file in the copier and answers its modification time: the
-// kernel's coarse time now, as the box's files' times are written.
-func (v *volumeLayers) stamp(ctx context.Context) (time.Time, error) {
-	out, err := (&volumeTake{b: v.b, id: v.id}).exec(ctx, "/bin/busybox touch /tmp/stamp && /bin/busybox stat -c %y /tmp/stamp")
-	if err != nil {
-		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
-	}
-	t, err := time.Parse(scanTimeLayout, strings.TrimSpace(out))
-	if err != nil {
-		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
-	}
-	return t.Add(-racySlack), nil
-}
 
 // racyLayer adds to d the paths of the layer read while the box ran (then)
 // whose modification time falls after since and that are there now: they

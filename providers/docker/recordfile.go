@@ -2,13 +2,13 @@ package docker
 
 import (
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/moby/moby/api/types/container"
 )
@@ -43,17 +43,7 @@ func recordPath(dir, id string) string {
 
 // isHexID says whether id is a container ID as the engine writes them, so
 // that it names a file and nothing else.
-func isHexID(id string) bool {
-	if len(id) != 64 {
-		return false
-	}
-	for _, c := range id {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
+func isHexID(id string) bool { return len(id) == 64 && strings.Trim(id, "0123456789abcdef") == "" }
 
 // saveRecord writes a container's record to its file, atomically (a file
 // written beside it and renamed over it), once the take's image exists: a
@@ -77,21 +67,19 @@ func saveRecord(dir, install, id string, rec *changeRecord) error {
 	}
 	defer func() { _ = os.Remove(f.Name()) }()
 	zw := gzip.NewWriter(f)
-	err = json.NewEncoder(zw).Encode(out)
-	if cerr := zw.Close(); err == nil {
-		err = cerr
+	if err = json.NewEncoder(zw).Encode(out); err == nil {
+		err = errors.Join(zw.Close(), f.Sync())
 	}
-	if serr := f.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
+	if err = errors.Join(err, f.Close()); err == nil {
 		err = os.Rename(f.Name(), p)
 	}
+	return wrapIf(err, "write the take's record")
+}
+
+// wrapIf says what failed, or answers nil.
+func wrapIf(err error, what string) error {
 	if err != nil {
-		return fmt.Errorf("write the take's record: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
@@ -131,66 +119,4 @@ func loadRecord(dir, install, id string) (*changeRecord, error) {
 }
 
 // removeRecord removes a container's record's file, if it has one.
-func removeRecord(dir, id string) {
-	if p := recordPath(dir, id); p != "" {
-		_ = os.Remove(p)
-	}
-}
-
-// recordOf answers the record of the container's last take: the one this
-// process holds, or else the one its file holds when the image it names is
-// still this install's snapshot's (a record of a deleted snapshot, or of
-// another install's, is ignored: the take goes whole). A file is read
-// once a process.
-func (b incremental) recordOf(ctx context.Context, id string) *changeRecord {
-	r := &b.records
-	r.mu.Lock()
-	rec, read := r.by[id], r.read[id]
-	r.mu.Unlock()
-	if rec != nil || read || b.cfg.StateDir == "" {
-		return rec
-	}
-	rec, err := loadRecord(b.cfg.StateDir, b.cfg.Install, id)
-	if err != nil {
-		b.log.Warn("the record of a box's last take could not be read; its next take goes whole", "container", id, "err", err)
-	}
-	if rec != nil && !b.recordMatches(ctx, rec) {
-		rec = nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.read == nil {
-		r.read = map[string]bool{}
-	}
-	r.read[id] = true
-	if r.by[id] == nil && rec != nil {
-		if r.by == nil {
-			r.by = map[string]*changeRecord{}
-		}
-		r.by[id] = rec
-	}
-	return r.by[id]
-}
-
-// recordMatches says whether the image a record names is there, the
-// snapshot the record says, of this install.
-func (b incremental) recordMatches(ctx context.Context, rec *changeRecord) bool {
-	cctx, cancel := short(ctx)
-	defer cancel()
-	img, err := b.c.ImageInspect(cctx, rec.image)
-	if err != nil || img.Config == nil {
-		return false
-	}
-	l := img.Config.Labels
-	return l[labelSnapshot] == rec.snap && l[labelInstall] == b.cfg.Install && len(img.RootFS.Layers) == rec.layers
-}
-
-// keepRecord holds a container's record of the take just made, and writes
-// it to its file; a file that cannot be written costs only the next
-// restart's first take, which goes whole.
-func (b incremental) keepRecord(id string, rec *changeRecord) {
-	b.records.put(id, rec)
-	if err := saveRecord(b.cfg.StateDir, b.cfg.Install, id, rec); err != nil {
-		b.log.Warn("the record of a box's take could not be written; after a restart its next take goes whole", "container", id, "err", err)
-	}
-}
+func removeRecord(dir, id string) { _ = os.Remove(recordPath(dir, id)) } // "" names no file

@@ -22,9 +22,8 @@ func newStepTimes() *stepTimes { return &stepTimes{last: time.Now()} }
 func (s *stepTimes) mark(step string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
-	s.attrs = append(s.attrs, slog.Duration(step, now.Sub(s.last)))
-	s.last = now
+	s.attrs = append(s.attrs, slog.Duration(step, time.Since(s.last)))
+	s.last = time.Now()
 }
 
 // since records the time since start as the step's, for a step that runs

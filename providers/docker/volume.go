@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -136,16 +137,22 @@ func (v *volumeTake) exec(ctx context.Context, script string, args ...string) (s
 		return "", wrap(err, "run the copy in the copier")
 	}
 	defer att.Close()
+	return execOutput(ctx, v.b, ex.ID, att.Reader)
+}
+
+// execOutput reads a copier's process's output to its end and says how it
+// ended: a process that fails says why, and a full disk is ErrNoRoom.
+func execOutput(ctx context.Context, b *Backend, id string, r io.Reader) (string, error) {
 	var out, errs bytes.Buffer
-	if _, err := stdcopy.StdCopy(&out, &errs, att.Reader); err != nil {
+	if _, err := stdcopy.StdCopy(&out, &errs, r); err != nil {
 		return "", fmt.Errorf("read the copier's output: %w", err)
 	}
-	st, err := v.b.c.ExecInspect(ctx, ex.ID, client.ExecInspectOptions{})
+	st, err := b.c.ExecInspect(ctx, id, client.ExecInspectOptions{})
 	if err != nil {
 		return "", wrap(err, "read how the copy ended")
 	}
 	if st.ExitCode != 0 {
-		return "", v.b.roomWords(ctx, copyFailed(st.ExitCode, out.String()+errs.String()))
+		return "", b.roomWords(ctx, copyFailed(st.ExitCode, out.String()+errs.String()))
 	}
 	return out.String(), nil
 }

@@ -334,3 +334,56 @@ func folderHeader(stat string) (*tar.Header, bool) {
 	}
 	return &tar.Header{Typeflag: tar.TypeDir, Mode: int64(mode & 0o7777), Uid: uid, Gid: gid, ModTime: mtime, Format: tar.FormatPAX}, true
 }
+
+// stamp writes a file in the copier and answers its modification time: the
+// kernel's coarse time now, as the box's files' times are written.
+func (v *volumeLayers) stamp(ctx context.Context) (time.Time, error) {
+	out, err := (&volumeTake{b: v.b, id: v.id}).exec(ctx, "/bin/busybox touch /tmp/stamp && /bin/busybox stat -c %y /tmp/stamp")
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
+	}
+	t, err := time.Parse(scanTimeLayout, strings.TrimSpace(out))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
+	}
+	return t.Add(-racySlack), nil
+}
+
+// armedScan is the volume's second scan, its process made and started in
+// the copier before the pause and waiting for a line on its input, so that
+// the pause holds the scan alone and not the making of a process.
+type armedScan struct {
+	id  string
+	att client.ExecAttachResult
+}
+
+// arm starts the second scan, waiting.
+func (v *volumeLayers) arm(ctx context.Context) error {
+	cmd := []string{"/bin/busybox", "sh", "-c", "read go && " + scanScript("/from")}
+	ex, err := v.b.c.ExecCreate(ctx, v.id, client.ExecCreateOptions{Cmd: cmd, AttachStdin: true, AttachStdout: true, AttachStderr: true})
+	if err != nil {
+		return wrap(err, "start the volume's scan in the copier")
+	}
+	att, err := v.b.c.ExecAttach(ctx, ex.ID, client.ExecAttachOptions{})
+	if err != nil {
+		return wrap(err, "start the volume's scan in the copier")
+	}
+	v.armed = &armedScan{id: ex.ID, att: att}
+	return nil
+}
+
+// close ends a scan never fired (its process ends with its input).
+func (a *armedScan) close() {
+	if a != nil {
+		a.att.Close()
+	}
+}
+
+// fire lets the armed scan run and answers its output.
+func (a *armedScan) fire(ctx context.Context, v *volumeLayers) (string, error) {
+	defer a.att.Close()
+	if _, err := a.att.Conn.Write([]byte("go\n")); err != nil {
+		return "", fmt.Errorf("run the volume's scan in the copier: %w", err)
+	}
+	return execOutput(ctx, v.b, a.id, a.att.Reader)
+}
