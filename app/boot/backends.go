@@ -80,7 +80,8 @@ func dockerBackend(cfg config.Config, install string, logger *slog.Logger) (*doc
 		host = LocalDockerHost
 	}
 	be, err := docker.New(docker.Config{ID: cfg.DockerID, Host: host, TLSCACert: cfg.DockerTLSCA, TLSCert: cfg.DockerTLSCert, TLSKey: cfg.DockerTLSKey,
-		Install: install, Network: cfg.DockerNetwork, BoxesGoWithHost: cfg.DockerBoxesGoWithHost, Logger: logger})
+		Install: install, Network: cfg.DockerNetwork, BoxesGoWithHost: cfg.DockerBoxesGoWithHost, StateDir: filepath.Join(cfg.DataDir, "docker", cfg.DockerID),
+		Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("docker backend: %w", err)
 	}

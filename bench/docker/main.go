@@ -3,10 +3,11 @@
 // box holding -size MiB in its container's layer and -size MiB in its volume,
 // a take after 1% of each changed, and a restore; with the pause's length of
 // each take, and of the restore's undo (a take of a box unchanged since the
-// take before it). By hand is what a person would type: docker pause, docker
-// commit, a volume copy with docker run --rm -v … cp -a, docker unpause; and
-// for a restore docker stop, a volume copy, docker create, start, rename and
-// rm. Medians of -runs.
+// take before it); and the check of a box idle since its take (Changes).
+// By hand is what a person would type: docker pause, docker commit, a
+// volume copy with docker run --rm -v … cp -a, docker unpause; and for a
+// restore docker stop, a volume copy, docker create, start, rename and rm.
+// Medians of -runs.
 //
 //	go run ./bench/docker -size 64 -runs 3        # quick
 //	go run ./bench/docker -size 1024 -runs 3      # the 1 GiB + 1 GiB
@@ -20,6 +21,7 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
@@ -36,6 +38,7 @@ type sample struct{ total, pause time.Duration }
 func main() {
 	size := flag.Int("size", 64, "MiB in the container's layer, and as many in its volume")
 	runs := flag.Int("runs", 3, "runs of each measure")
+	steps := flag.Bool("steps", false, "print how long each step of each take took (the backend's debug lines)")
 	flag.Parse()
 	d, err := dockertest.Start(os.TempDir())
 	if err != nil {
@@ -46,7 +49,11 @@ func main() {
 	if err := dockertest.Import(ctx, d.Host, dockertest.TestImage, nil); err != nil {
 		fail(err)
 	}
-	b, err := docker.New(docker.Config{ID: "bench", Host: d.Host, Install: "in7benchinstal1", Network: "none", CopierBinary: dockertest.Busybox})
+	logger := slog.New(slog.DiscardHandler)
+	if *steps {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	b, err := docker.New(docker.Config{ID: "bench", Host: d.Host, Install: "in7benchinstal1", Network: "none", CopierBinary: dockertest.Busybox, Logger: logger})
 	if err != nil {
 		fail(err)
 	}
@@ -62,7 +69,7 @@ func main() {
 	fmt.Printf("Docker backend beside the docker CLI by hand: %d MiB in the container's layer + %d MiB in its volume, %d runs each, medians\n", *size, *size, *runs)
 	fmt.Printf("engine: %s\n", dk("version", "--format", "{{.Server.Version}} (API {{.Server.APIVersion}})"))
 
-	var full, fullHand, incr, incrHand, rest, restHand, undo []sample
+	var full, fullHand, incr, incrHand, rest, restHand, undo, check []sample
 	for run := 0; run < *runs; run++ {
 		box := id("bx")
 		g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: docker.KindLinux, Install: "in7benchinstal1"}, Template: dockertest.TestImage})
@@ -117,6 +124,18 @@ func main() {
 		first := pair(&full, &fullHand)
 		fill(max(1, *size/100), "changed")
 		pair(&incr, &incrHand)
+		// The automatic history's check of the box, idle since its take.
+		for range 5 {
+			start := time.Now()
+			ch, err := b.Changes(ctx, g)
+			if err != nil {
+				fail(err)
+			}
+			if ch.Changed != providers.ChangedNo {
+				fail(fmt.Errorf("the check of a box idle since its take answered %+v", ch))
+			}
+			check = append(check, sample{total: time.Since(start)})
+		}
 
 		// A restore to the first snapshot: boxsnap's steps (its undo, a take
 		// of the running box, measured apart), and the same by hand.
@@ -159,6 +178,8 @@ func main() {
 	row("restore (stop … start, no undo)", rest, restHand, false)
 	fmt.Printf("%-34s boxsnap %8s   pause %s   (a take of the running box, unchanged since the take before it; by hand has none)\n", "the restore's undo",
 		median(undo, false).Round(time.Millisecond), median(undo, true).Round(time.Millisecond))
+	fmt.Printf("%-34s boxsnap %8s   (Changes of a box idle since its take, which the automatic history asks every 15 s)\n", "the check of an idle box",
+		median(check, false).Round(time.Millisecond))
 }
 
 // restoreByHand is a swap as a person would type it.

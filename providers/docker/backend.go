@@ -88,6 +88,10 @@ type Config struct {
 	// (the volume's copy runs in a container of it); "/bin/busybox" when
 	// empty.
 	CopierBinary string
+	// StateDir is the folder where the backend keeps the record of each
+	// box's last take, so that the first take after a restart writes only
+	// what changed; empty keeps the records in memory only.
+	StateDir string
 	// Hook, when set, is called at each named point of a take and a restore
 	// (tests stop a worker there); it never changes what happens.
 	Hook func(point string)

@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -17,32 +18,38 @@ func (b *Backend) ChangeCadence() providers.Cadence {
 
 // Changes compares the box with the record of its last take: the
 // container's writable layer (the engine's list of changes, and the stat of
-// each changed path) and its volume (a scan of its files' stats in a copier
-// container). It answers unknown only for a box this process has not taken
-// since it started, or that a restore made anew; the core then takes one.
+// each changed path) and its volume (a scan of its files' stats in the
+// volume's checker, a copier container left running for its checks,
+// checker.go). It answers unknown only for a box with no record of a take (none
+// since boxsnap started, where it keeps no records' files), or that a
+// restore made anew; the core then takes one.
 func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.ChangeCheck, error) {
 	c, ok, err := b.inspect(ctx, g.Ref)
 	if err != nil || !ok {
 		return providers.ChangeCheck{}, err
 	}
 	out := providers.ChangeCheck{Exists: true, Running: running(c), Changed: providers.ChangedUnknown}
-	rec := b.records.get(c.ID)
+	rec := incremental{b}.recordOf(ctx, c.ID)
 	if rec == nil {
-		out.Why = "boxsnap has no record of this container's last take since it started"
+		out.Why = "boxsnap has no record of this container's last take"
 		return out, nil
 	}
+	steps := newStepTimes()
+	defer func() { steps.log(ctx, b.log, "a check's steps", slog.String("container", c.ID)) }()
 	layer, err := incremental{b}.readLayer(ctx, c.ID)
 	if err != nil {
 		return providers.ChangeCheck{}, err
 	}
+	steps.mark("layer")
 	out.Changed, out.Paths = providers.ChangedYes, layerSince(rec.layer, layer).paths()
 	if out.Paths > 0 {
 		return out, nil
 	}
-	vol, err := incremental{b}.scanVolume(ctx, volumeOf(c))
+	vol, err := incremental{b}.scanChecked(ctx, volumeOf(c))
 	if err != nil {
 		return providers.ChangeCheck{}, err
 	}
+	steps.mark("volume")
 	if out.Paths = volumeSince(rec.volume, vol); out.Paths == 0 {
 		out.Changed = providers.ChangedNo
 	}

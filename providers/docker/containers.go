@@ -118,10 +118,20 @@ func (e *engine) newVolume(ctx context.Context, box string) (string, error) {
 	return name, nil
 }
 
+// checkerName names the copier container a box's volume is scanned in by
+// its checks: one per volume, made at the volume's first check and left
+// running, idle, so that each check after it costs a process in it and not
+// a container's making, start and removal. It goes with the volume
+// (removeVolume).
+func checkerName(vol string) string { return vol + "-check" }
+
+// removeVolume removes a volume and its checker (checker.go), which
+// would hold it.
 func (e *engine) removeVolume(ctx context.Context, name string) error {
 	if name == "" {
 		return nil
 	}
+	e.forceRemove(ctx, checkerName(name))
 	cctx, cancel := short(ctx)
 	defer cancel()
 	if _, err := e.c.VolumeRemove(cctx, name, client.VolumeRemoveOptions{Force: true}); err != nil && !errors.Is(wrap(err, ""), providers.ErrNotFound) {
@@ -184,8 +194,8 @@ func running(c container.InspectResponse) bool {
 	return c.State != nil && c.State.Running
 }
 
-// removeContainer removes a container and the box volume it names; an
-// absent one is already removed.
+// removeContainer removes a container, the box volume it names and the
+// file of its last take's record; an absent one is already removed.
 func (e *engine) removeContainer(ctx context.Context, name string) error {
 	c, ok, err := e.inspect(ctx, name)
 	if err != nil || !ok {
@@ -196,6 +206,7 @@ func (e *engine) removeContainer(ctx context.Context, name string) error {
 	if _, err := e.c.ContainerRemove(cctx, name, client.ContainerRemoveOptions{Force: true}); err != nil && !errors.Is(wrap(err, ""), providers.ErrNotFound) {
 		return wrap(err, "remove the container "+name)
 	}
+	removeRecord(e.cfg.StateDir, c.ID)
 	return e.removeVolume(ctx, volumeOf(c))
 }
 

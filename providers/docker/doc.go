@@ -16,24 +16,27 @@
 // box runs, and in the pause only the paths whose stat changed since, as
 // one more; with no parent take on record the whole volume is written,
 // over an opaque whiteout of the folder. The image is tagged last, so a
-// snapshot whose image exists is whole. A box's first take since boxsnap
-// started commits the container and loads the volume's layers on the
-// commit; each later take is a layered image (layered.go): its parent
-// snapshot's image plus one layer holding only the paths of the
-// container's writable layer whose stat changed since (read from the
-// paused container through the archive endpoint), and a whiteout for each
-// path gone, then the volume's layers, loaded from a docker-archive tar
-// that names the parent's layers by diff ID. The engine shares the layers,
-// so each snapshot is whole on its own after its parent is deleted. An
+// snapshot whose image exists is whole. The container's layer goes the
+// same way: while the box runs, a box's first take on record commits the
+// container (unpaused), and each later take writes one layer holding only
+// the paths of the container's writable layer whose stat changed since
+// the parent take (read through the archive endpoint), and a whiteout for
+// each path gone, on its parent snapshot's image (layered.go); in the
+// pause one more layer holds the paths whose stat changed since that read
+// or whose time falls in its tick of the kernel's clock (racy.go), all
+// loaded naming the parent's (or the commit's) layers by diff ID. The
+// engine shares the layers, so each snapshot is whole on its own. An
 // engine on containerd's image store wants every layer's content at a
 // load: there, and for every snapshot taken before the volume went into
 // the image, the volume is a copy of its own (boxsnap-<snapshot ID>),
 // copied whole while the box runs and again, in the pause, only where a
-// stat changed (volume.go), and the take commits the container. What
-// changed is found against the record of the box's last take (record.go,
-// in the process's memory): the engine's list of the container's changes,
-// with each path's stat, and a scan of the volume's stats, both read in
-// the pause; Changes compares the box with the same record, so a box that
+// stat changed (volume.go), and the take commits the container in the
+// pause. What changed is found against the record of the box's last take
+// (record.go, in memory and, with Config.StateDir, in a file of each box's
+// container, written once the take's image exists, recordfile.go): the
+// engine's list of the container's changes, with each path's stat, and a
+// scan of the volume's stats, both read in the pause; Changes compares the
+// box with the same record, so a box that
 // changed nothing answers unchanged. Memory is not captured. A restore is
 // a swap in Docker's capture order: the undo (a snapshot of the running
 // box), stop the old container, make the new one from the snapshot's image
@@ -66,7 +69,10 @@
 // install's labels.
 //
 // The volume's scans and copies run in a container of a small image the backend makes
-// from a static busybox (boxsnap/copier:1), never pulled from a registry.
+// from a static busybox (boxsnap/copier:1), never pulled from a registry;
+// a box's checks scan its volume in a copier container of the volume's
+// (<volume>-check), made at its first check and left running idle until
+// the volume goes (checker.go).
 // The engine may be local (unix://), or remote over tcp:// with TLS or over
 // ssh:// (as the docker CLI does, `ssh host docker system dial-stdio`).
 //

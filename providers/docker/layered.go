@@ -105,16 +105,18 @@ type layeredTake struct {
 	cleanup func()
 	diffID  string
 	bytes   int64 // the bytes read from the container
-	// more are the layers loaded above the container's (the volume's),
-	// and the container's own is left out where file is nil.
-	more []layerFile
+	// paused are the layers of the container's written in the pause,
+	// loaded above file; more are the layers loaded above those (the
+	// volume's), and the container's own is left out where file is nil.
+	paused []layerFile
+	more   []layerFile
 }
 
 // layeredOn answers a layered take on the box's last take, or nil where a
 // take must commit the container whole: no record of the last take, its
 // image gone, or as many layers as maxLayers.
 func (b incremental) layeredOn(ctx context.Context, id string) *layeredTake {
-	prev := b.records.get(id)
+	prev := b.recordOf(ctx, id)
 	if prev == nil || prev.layers >= maxLayers || !b.loadsOnLayers(ctx) {
 		return nil
 	}
@@ -125,6 +127,64 @@ func (b incremental) layeredOn(ctx context.Context, id string) *layeredTake {
 		return nil
 	}
 	return &layeredTake{b: b.Backend, id: id, prev: prev, parent: img.InspectResponse}
+}
+
+// recordOf answers the record of the container's last take: the one this
+// process holds, or else the one its file holds when the image it names is
+// still this install's snapshot's (a record of a deleted snapshot, or of
+// another install's, is ignored: the take goes whole). A file is read
+// once a process.
+func (b incremental) recordOf(ctx context.Context, id string) *changeRecord {
+	r := &b.records
+	r.mu.Lock()
+	rec, read := r.by[id], r.read[id]
+	r.mu.Unlock()
+	if rec != nil || read || b.cfg.StateDir == "" {
+		return rec
+	}
+	rec, err := loadRecord(b.cfg.StateDir, b.cfg.Install, id)
+	if err != nil {
+		b.log.Warn("the record of a box's last take could not be read; its next take goes whole", "container", id, "err", err)
+	}
+	if rec != nil && !b.recordMatches(ctx, rec) {
+		rec = nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.read == nil {
+		r.read = map[string]bool{}
+	}
+	r.read[id] = true
+	if r.by[id] == nil && rec != nil {
+		if r.by == nil {
+			r.by = map[string]*changeRecord{}
+		}
+		r.by[id] = rec
+	}
+	return r.by[id]
+}
+
+// recordMatches says whether the image a record names is there, the
+// snapshot the record says, of this install.
+func (b incremental) recordMatches(ctx context.Context, rec *changeRecord) bool {
+	cctx, cancel := short(ctx)
+	defer cancel()
+	img, err := b.c.ImageInspect(cctx, rec.image)
+	if err != nil || img.Config == nil {
+		return false
+	}
+	l := img.Config.Labels
+	return l[labelSnapshot] == rec.snap && l[labelInstall] == b.cfg.Install && len(img.RootFS.Layers) == rec.layers
+}
+
+// keepRecord holds a container's record of the take just made, and writes
+// it to its file; a file that cannot be written costs only the next
+// restart's first take, which goes whole.
+func (b incremental) keepRecord(id string, rec *changeRecord) {
+	b.records.put(id, rec)
+	if err := saveRecord(b.cfg.StateDir, b.cfg.Install, id, rec); err != nil {
+		b.log.Warn("the record of a box's take could not be written; after a restart its next take goes whole", "container", id, "err", err)
+	}
 }
 
 // loadsOnLayers says whether the engine loads an image whose archive names
@@ -154,22 +214,53 @@ func (b incremental) loadsOnLayers(ctx context.Context) bool {
 	return r.graph == "yes"
 }
 
-// close removes the layer's file.
+// close removes the files of the container's layers.
 func (t *layeredTake) close() {
-	if t != nil && t.cleanup != nil {
+	if t == nil {
+		return
+	}
+	if t.cleanup != nil {
 		t.cleanup()
 	}
+	for _, l := range t.paused {
+		l.file.cleanup()
+	}
+}
+
+// writePaused writes a layer of the paths in d, the box paused, to be
+// loaded above the one written before the pause; a layer of nothing is
+// left out.
+func (t *layeredTake) writePaused(ctx context.Context, d layerDelta) error {
+	if d.paths() == 0 {
+		return nil
+	}
+	l, err := t.writeLayer(ctx, d)
+	if err != nil {
+		return err
+	}
+	t.paused = append(t.paused, l)
+	return nil
 }
 
 // write writes the layer of what changed since the last take, from the
 // paused container whose layer reads now.
 func (t *layeredTake) write(ctx context.Context, now layerState) error {
-	d := layerSince(t.prev.layer, now)
-	f, cleanup, err := tempLayer()
+	l, err := t.writeLayer(ctx, layerSince(t.prev.layer, now))
 	if err != nil {
 		return err
 	}
-	t.file, t.cleanup = f, cleanup
+	t.file, t.cleanup, t.diffID = l.file.f, l.file.cleanup, l.diffID
+	return nil
+}
+
+// writeLayer writes a layer of the container's paths in d: each changed
+// path as the container holds it now, a whiteout for each path gone.
+func (t *layeredTake) writeLayer(ctx context.Context, d layerDelta) (layerFile, error) {
+	f, cleanup, err := tempLayer()
+	if err != nil {
+		return layerFile{}, err
+	}
+	out := layerFile{file: &tempFile{f: f, cleanup: cleanup}}
 	h := sha256.New()
 	tw := tar.NewWriter(io.MultiWriter(f, h))
 	gone := map[string]bool{}
@@ -187,14 +278,17 @@ func (t *layeredTake) write(ctx context.Context, now layerState) error {
 			err = t.copyPath(ctx, tw, p)
 		}
 		if err != nil {
-			return err
+			cleanup()
+			return layerFile{}, err
 		}
+		out.entries++
 	}
 	if err := tw.Close(); err != nil {
-		return fmt.Errorf("write the new layer: %w", err)
+		cleanup()
+		return layerFile{}, fmt.Errorf("write the new layer: %w", err)
 	}
-	t.diffID = "sha256:" + hex.EncodeToString(h.Sum(nil))
-	return nil
+	out.diffID = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return out, nil
 }
 
 // underGone says whether a folder above p is gone too.
@@ -255,7 +349,7 @@ func (t *layeredTake) load(ctx context.Context, snap string, labels map[string]s
 	if t.file != nil {
 		diffIDs = append(diffIDs, t.diffID)
 	}
-	for _, l := range t.more {
+	for _, l := range t.above() {
 		diffIDs = append(diffIDs, l.diffID)
 	}
 	config, err := json.Marshal(map[string]any{"architecture": t.parent.Architecture, "os": t.parent.Os,
@@ -272,7 +366,7 @@ func (t *layeredTake) load(ctx context.Context, snap string, labels map[string]s
 	if t.file != nil {
 		names = append(names, "new/layer.tar")
 	}
-	for i := range t.more {
+	for i := range t.above() {
 		names = append(names, fmt.Sprintf("more-%d/layer.tar", i))
 	}
 	manifest, err := json.Marshal([]map[string]any{{"Config": configName, "RepoTags": []string{snapImage(snap)}, "Layers": names}})
@@ -299,6 +393,12 @@ func (t *layeredTake) load(ctx context.Context, snap string, labels map[string]s
 	return img.ID, nil
 }
 
+// above is the layers loaded above the container's own: those written in
+// the pause, then the volume's.
+func (t *layeredTake) above() []layerFile {
+	return append(slices.Clone(t.paused), t.more...)
+}
+
 // archive writes the docker-archive tar: the new layer, the config, the
 // manifest.
 func (t *layeredTake) archive(w io.Writer, config []byte, configName string, manifest []byte) error {
@@ -308,7 +408,7 @@ func (t *layeredTake) archive(w io.Writer, config []byte, configName string, man
 			return err
 		}
 	}
-	for i, l := range t.more {
+	for i, l := range t.above() {
 		if err := archiveLayer(tw, fmt.Sprintf("more-%d/layer.tar", i), l.file.f); err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -44,22 +43,19 @@ type layerState map[string]layerEntry
 // nanosecond).
 type volumeState map[string]string
 
-// takeRecords holds each box's record by container ID, in this process
-// only: a box boxsnap has not taken since it started (or a box a restore
-// made anew) has none, and its first check answers unknown.
+// takeRecords holds each box's record by container ID, in this process,
+// and (with Config.StateDir) in a file of each, read back after a restart
+// (recordfile.go): a box with neither (or a box a restore made anew) has
+// none, and its first check answers unknown.
 type takeRecords struct {
 	mu sync.Mutex
 	by map[string]*changeRecord
+	// read holds the containers whose record's file was read.
+	read map[string]bool
 	// graph is "yes" once the engine is known to keep images in its own
 	// layer store, "no" when it keeps them in containerd's (whose load
 	// wants every layer's content), "" before the first ask.
 	graph string
-}
-
-func (r *takeRecords) get(container string) *changeRecord {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.by[container]
 }
 
 func (r *takeRecords) put(container string, rec *changeRecord) {
@@ -136,9 +132,6 @@ func scanScript(dir string) string {
 // scanFind prints the stat line of each path under the folder it runs in.
 const scanFind = "/bin/busybox find . -exec /bin/busybox stat -c '%f|%s|%i|%u|%g|%y|%z|%n' {} +"
 
-// scanCmd scans the volume mounted at /from.
-var scanCmd = []string{"/bin/busybox", "sh", "-c", scanScript("/from")}
-
 // parseScan reads the scan's lines from a copier's output (what comes
 // before scanMark is the copy's own).
 func parseScan(out string) (volumeState, string, error) {
@@ -171,25 +164,6 @@ func nthIndex(s string, sep byte, n int) int {
 		}
 	}
 	return -1
-}
-
-// demux copies the stream of a container without a terminal (frames of an
-// 8-byte header and a payload) to w.
-func demux(r io.Reader, w io.Writer) error {
-	br := bufio.NewReader(r)
-	var hdr [8]byte
-	for {
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		n := int64(hdr[4])<<24 | int64(hdr[5])<<16 | int64(hdr[6])<<8 | int64(hdr[7])
-		if _, err := io.CopyN(w, br, n); err != nil {
-			return err
-		}
-	}
 }
 
 // tempLayer is a file for a layer being written, in the host's temporary

@@ -133,37 +133,17 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	lt := incremental{b}.layeredOn(ctx, c.ID)
 	defer lt.close()
 	b.hook("take:prepared")
-	paused := ownPause
-	start := time.Now()
-	if running(c) && !c.State.Paused {
-		cctx, cancel := short(ctx)
-		start = time.Now()
-		_, err := b.c.ContainerPause(cctx, name, client.ContainerPauseOptions{})
-		cancel()
-		if err != nil {
-			return providers.SnapshotTaken{}, wrap(err, "pause "+name)
-		}
-		paused = true
+	p, err := b.pauseBox(ctx, name, c, ownPause)
+	if err != nil {
+		return providers.SnapshotTaken{}, err
 	}
-	var pause time.Duration
-	unpause := func() error {
-		if !paused {
-			return nil
-		}
-		paused = false
-		cctx, cancel := short(context.WithoutCancel(ctx))
-		defer cancel()
-		_, err := b.c.ContainerUnpause(cctx, name, client.ContainerUnpauseOptions{})
-		pause = time.Since(start)
-		return wrap(err, "unpause "+name)
-	}
-	defer func() { _ = unpause() }()
+	defer func() { _ = p.end() }()
 	b.hook("take:paused")
 	rec, commit, volBytes, err := incremental{b}.whilePaused(ctx, c.ID, snap, vt, labels, lt)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	if err := unpause(); err != nil {
+	if err := p.end(); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
 	b.hook("take:unpaused")
@@ -172,8 +152,8 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 		return providers.SnapshotTaken{}, err
 	}
 	rec.image, rec.layers = img.ID, len(img.RootFS.Layers)
-	b.records.put(c.ID, rec)
-	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: pause}
+	incremental{b}.keepRecord(c.ID, rec)
+	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: p.took}
 	if img.Size > 0 {
 		taken.Size = &providers.Size{Bytes: img.Size + volBytes, Meaning: "whole"}
 	}

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
@@ -13,16 +14,20 @@ import (
 )
 
 // captureInImage takes a snapshot whose volume is a part of its image
-// (labelVolumeIn): the volume's layers are written, the first while the
-// box runs and the second of what changed since in the pause, and loaded
-// with the container's layer on the parent take's image (or on a commit of
-// the container, with the whole volume, where there is no record of a take
-// this process made on the engine's layers). The engine shares the layers,
-// so each snapshot is whole on its own after its parent is deleted, and a
-// take after a small change reads about that change of the volume.
+// (labelVolumeIn): while the box runs, the volume's changes since the
+// parent take (or the whole volume, with none) are written as a layer, and
+// the container's layer is read and its changes since the parent take
+// written as a layer on the parent take's image (or, with no record of a
+// take on the engine's layers, the container committed whole); in the
+// pause only what changed since those reads is written, a layer of the
+// container's and one of the volume's, and the whole is loaded on the
+// parent take's image or the commit. The engine shares the layers, so each
+// snapshot is whole on its own after its parent is deleted, and a take
+// after a small change reads about that change.
 func (b incremental) captureInImage(ctx context.Context, c container.InspectResponse, name, vol, snap string, labels map[string]string, ownPause bool) (providers.SnapshotTaken, error) {
 	labels[labelVolumeIn] = b.cfg.VolumePath
 	labels[labelVolume] = ""
+	steps := newStepTimes()
 	// An empty volume of the snapshot's name marks the take until its tag:
 	// a take cut short before it is listed incomplete, and its delete (or
 	// the take's next try) removes what it made.
@@ -32,19 +37,26 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 	if err != nil {
 		return providers.SnapshotTaken{}, wrap(err, "mark the take")
 	}
+	steps.mark("mark")
 	lt := b.layeredOn(ctx, c.ID)
-	defer lt.close()
 	var prevVol volumeState
 	if lt != nil && lt.prev.volumeIn {
 		prevVol = lt.prev.volume // the parent image holds the volume as this scan saw it
 	}
 	vl, err := b.startVolumeLayers(ctx, snap, vol)
 	if err != nil {
+		lt.close()
 		return providers.SnapshotTaken{}, err
 	}
 	defer vl.close(ctx)
-	if err := vl.first(ctx, prevVol); err != nil {
-		return providers.SnapshotTaken{}, fmt.Errorf("write the volume's layer: %w", err)
+	if vl.since, err = vl.stamp(ctx); err != nil {
+		lt.close()
+		return providers.SnapshotTaken{}, err
+	}
+	pre, err := b.beforePause(ctx, c.ID, snap, labels, lt, vl, prevVol, steps)
+	defer pre.lt.close()
+	if err != nil {
+		return providers.SnapshotTaken{}, err
 	}
 	b.hook("take:prepared")
 	p, err := b.pauseBox(ctx, name, c, ownPause)
@@ -52,43 +64,27 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 		return providers.SnapshotTaken{}, err
 	}
 	defer func() { _ = p.end() }()
+	steps.mark("pause")
 	b.hook("take:paused")
-	var layer layerState
-	layerDone := make(chan error, 1)
-	go func() {
-		var err error
-		if layer, err = b.readLayer(ctx, c.ID); err == nil && lt != nil {
-			err = lt.write(ctx, layer)
-		}
-		layerDone <- err
-	}()
-	volNow, volBytes, verr := vl.second(ctx)
-	if lerr := <-layerDone; verr != nil || lerr != nil {
-		if verr != nil {
-			return providers.SnapshotTaken{}, fmt.Errorf("write the volume's layer: %w", verr)
-		}
-		return providers.SnapshotTaken{}, lerr
+	layer, volNow, volBytes, err := b.inPause(ctx, c.ID, &pre, vl, steps)
+	if err != nil {
+		return providers.SnapshotTaken{}, err
 	}
 	b.hook("take:copied")
-	commit := ""
-	if lt == nil {
-		res, err := b.c.ContainerCommit(ctx, c.ID, client.ContainerCommitOptions{NoPause: true,
-			Comment: "boxsnap snapshot " + snap, Config: &container.Config{Labels: labels}})
-		if err != nil {
-			return providers.SnapshotTaken{}, wrap(err, "commit "+c.ID)
-		}
-		commit = res.ID
-	}
 	b.hook("take:committed")
 	if err := p.end(); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
+	steps.mark("unpause")
 	b.hook("take:unpaused")
-	img, err := b.loadTake(ctx, c.ID, snap, commit, labels, lt, vl.layers)
+	img, err := b.loadTake(ctx, snap, pre.commit, labels, pre.lt, vl.layers)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	b.records.put(c.ID, &changeRecord{snap: snap, layer: layer, volume: volNow, volumeIn: true, image: img.ID, layers: len(img.RootFS.Layers)})
+	steps.mark("load")
+	b.keepRecord(c.ID, &changeRecord{snap: snap, layer: layer, volume: volNow, volumeIn: true, image: img.ID, layers: len(img.RootFS.Layers)})
+	steps.mark("record")
+	steps.log(ctx, b.log, "a take's steps", slog.String("snapshot", snap), slog.Bool("layered", pre.commit == ""), slog.Duration("paused", p.took))
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: p.took}
 	if img.Size > 0 {
 		taken.Size = &providers.Size{Bytes: max(img.Size, volBytes), Meaning: "whole"}
@@ -96,18 +92,108 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 	return taken, nil
 }
 
-// loadTake loads the snapshot's image, tagged: the container's layer and
-// the volume's on the parent take's image, or the volume's alone on the
-// commit (which then goes), and answers it; the take's mark goes last.
-func (b incremental) loadTake(ctx context.Context, id, snap, commit string, labels map[string]string, lt *layeredTake, vol []layerFile) (image.InspectResponse, error) {
-	if lt == nil {
-		cctx, cancel := short(ctx)
-		img, err := b.c.ImageInspect(cctx, commit)
-		cancel()
-		if err != nil {
-			return image.InspectResponse{}, wrap(err, "read the container's commit")
+// prepared is what a take wrote before its pause, the box running.
+type prepared struct {
+	// lt is the take's layers on its parent: the last take's image, or
+	// the commit.
+	lt *layeredTake
+	// then is the container's layer as read, and since the stamp taken
+	// before the read (racy.go).
+	then  layerState
+	since time.Time
+	// commit is the container's commit, where there is no record of a
+	// take on the engine's layers: the loaded image's base, removed once
+	// it is loaded.
+	commit string
+}
+
+// beforePause runs, the box running, the volume's first pass and beside it
+// the container's: its layer read, and what changed since the last take
+// written as a layer on that take's image, or with none the container
+// committed whole.
+func (b incremental) beforePause(ctx context.Context, id, snap string, labels map[string]string, lt *layeredTake, vl *volumeLayers, prevVol volumeState, steps *stepTimes) (prepared, error) {
+	pre := prepared{lt: lt, since: vl.since}
+	layerDone := make(chan error, 1)
+	go func() {
+		start := time.Now()
+		err := b.layerBeforePause(ctx, id, snap, labels, &pre)
+		steps.since("layer_first", start)
+		layerDone <- err
+	}()
+	verr := vl.first(ctx, prevVol)
+	if verr == nil {
+		verr = vl.arm(ctx)
+	}
+	steps.mark("volume_first")
+	lerr := <-layerDone
+	if verr != nil {
+		return pre, fmt.Errorf("write the volume's layer: %w", verr)
+	}
+	return pre, lerr
+}
+
+// layerBeforePause reads the container's layer and writes it into pre.
+func (b incremental) layerBeforePause(ctx context.Context, id, snap string, labels map[string]string, pre *prepared) error {
+	then, err := b.readLayer(ctx, id)
+	if err != nil {
+		return err
+	}
+	pre.then = then
+	if pre.lt != nil {
+		return pre.lt.write(ctx, then)
+	}
+	res, err := b.c.ContainerCommit(ctx, id, client.ContainerCommitOptions{NoPause: true,
+		Comment: "boxsnap snapshot " + snap, Config: &container.Config{Labels: labels}})
+	if err != nil {
+		return wrap(err, "commit "+id)
+	}
+	pre.commit = res.ID
+	cctx, cancel := short(ctx)
+	defer cancel()
+	img, err := b.c.ImageInspect(cctx, res.ID)
+	if err != nil {
+		return wrap(err, "read the container's commit")
+	}
+	pre.lt = &layeredTake{b: b.Backend, id: id, parent: img.InspectResponse}
+	return nil
+}
+
+// inPause reads the container's layer again, the box paused, and writes
+// the paths changed since the read before the pause (and those written
+// then so near the read that their stat may not tell), beside the
+// volume's second pass; it answers the layer and the volume as they are
+// (the take's record) and the bytes of the volume's files.
+func (b incremental) inPause(ctx context.Context, id string, pre *prepared, vl *volumeLayers, steps *stepTimes) (layerState, volumeState, int64, error) {
+	var now layerState
+	layerDone := make(chan error, 1)
+	go func() {
+		start := time.Now()
+		var err error
+		if now, err = b.readLayer(ctx, id); err == nil {
+			steps.since("layer_read", start)
+			err = pre.lt.writePaused(ctx, racyLayer(layerSince(pre.then, now), pre.then, now, pre.since))
 		}
-		lt = &layeredTake{b: b.Backend, id: id, parent: img.InspectResponse}
+		steps.since("layer", start)
+		layerDone <- err
+	}()
+	volNow, volBytes, verr := vl.second(ctx)
+	steps.mark("volume_second")
+	lerr := <-layerDone
+	steps.mark("layer_wait")
+	if verr != nil {
+		return nil, nil, 0, fmt.Errorf("write the volume's layer: %w", verr)
+	}
+	if lerr != nil {
+		return nil, nil, 0, lerr
+	}
+	return now, volNow, volBytes, nil
+}
+
+// loadTake loads the snapshot's image, tagged: the container's layers and
+// the volume's on the parent take's image or the commit (which then goes),
+// and answers it; the take's mark goes last.
+func (b incremental) loadTake(ctx context.Context, snap, commit string, labels map[string]string, lt *layeredTake, vol []layerFile) (image.InspectResponse, error) {
+	if commit != "" {
 		// The commit is only the loaded image's base: it goes once the
 		// image is loaded (the engine keeps the layers they share).
 		defer func() {
@@ -116,7 +202,7 @@ func (b incremental) loadTake(ctx context.Context, id, snap, commit string, labe
 			_, _ = b.c.ImageRemove(rctx, commit, client.ImageRemoveOptions{})
 		}()
 	}
-	lt.more = vol
+	lt.more = append(lt.more, vol...)
 	if _, err := lt.load(ctx, snap, labels); err != nil {
 		return image.InspectResponse{}, err
 	}

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
-	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -138,16 +137,22 @@ func (v *volumeTake) exec(ctx context.Context, script string, args ...string) (s
 		return "", wrap(err, "run the copy in the copier")
 	}
 	defer att.Close()
+	return execOutput(ctx, v.b, ex.ID, att.Reader)
+}
+
+// execOutput reads a copier's process's output to its end and says how it
+// ended: a process that fails says why, and a full disk is ErrNoRoom.
+func execOutput(ctx context.Context, b *Backend, id string, r io.Reader) (string, error) {
 	var out, errs bytes.Buffer
-	if _, err := stdcopy.StdCopy(&out, &errs, att.Reader); err != nil {
+	if _, err := stdcopy.StdCopy(&out, &errs, r); err != nil {
 		return "", fmt.Errorf("read the copier's output: %w", err)
 	}
-	st, err := v.b.c.ExecInspect(ctx, ex.ID, client.ExecInspectOptions{})
+	st, err := b.c.ExecInspect(ctx, id, client.ExecInspectOptions{})
 	if err != nil {
 		return "", wrap(err, "read how the copy ended")
 	}
 	if st.ExitCode != 0 {
-		return "", v.b.roomWords(ctx, copyFailed(st.ExitCode, out.String()+errs.String()))
+		return "", b.roomWords(ctx, copyFailed(st.ExitCode, out.String()+errs.String()))
 	}
 	return out.String(), nil
 }
@@ -163,39 +168,4 @@ func copyFailed(code int, out string) error {
 		return fmt.Errorf("the Docker host's data root is full: %w (%w)", providers.ErrNoRoom, err)
 	}
 	return err
-}
-
-// scanVolume scans a volume, mounted read-only in a copier's container.
-func (b incremental) scanVolume(ctx context.Context, vol string) (volumeState, error) {
-	id, err := b.createCopier(ctx, "", scanCmd, []mount.Mount{{Type: mount.TypeVolume, Source: vol, Target: "/from", ReadOnly: true}})
-	if err != nil {
-		return nil, err
-	}
-	defer b.removeCopier(ctx, id)
-	if err := b.runCopier(ctx, id); err != nil {
-		return nil, fmt.Errorf("scan the volume: %w", err)
-	}
-	out, err := b.allLogs(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := parseScan(out)
-	return st, err
-}
-
-// allLogs reads a stopped container's whole standard output, however long
-// (a scan prints a line a file).
-func (b incremental) allLogs(ctx context.Context, id string) (string, error) {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	r, err := b.c.ContainerLogs(cctx, id, client.ContainerLogsOptions{ShowStdout: true})
-	if err != nil {
-		return "", wrap(err, "read the copier's output")
-	}
-	defer func() { _ = r.Close() }()
-	var out strings.Builder
-	if err := demux(r, &out); err != nil {
-		return "", fmt.Errorf("read the copier's output: %w", err)
-	}
-	return out.String(), nil
 }

@@ -48,10 +48,15 @@ type tempFile struct {
 // every write and cannot be set back, so a path whose stat is the same was
 // written whole before.
 type volumeLayers struct {
-	b      *Backend
-	id     string // the copier
-	at     string // the volume's folder in the image, without its leading /
-	scan   volumeState
+	b    *Backend
+	id   string // the copier
+	at   string // the volume's folder in the image, without its leading /
+	scan volumeState
+	// since is the stamp taken before the first scan (racy.go): a path
+	// whose change time falls after it is written again in the pause.
+	since time.Time
+	// armed is the second scan, started before the pause (armed.go).
+	armed  *armedScan
 	layers []layerFile
 	read   int64 // the bytes of files read
 }
@@ -74,6 +79,7 @@ func (b incremental) startVolumeLayers(ctx context.Context, snap, vol string) (*
 
 // close removes the copier and the layers' files, even after ctx ends.
 func (v *volumeLayers) close(ctx context.Context) {
+	v.armed.close()
 	v.b.removeCopier(ctx, v.id)
 	for _, l := range v.layers {
 		l.file.cleanup()
@@ -101,7 +107,7 @@ func (v *volumeLayers) first(ctx context.Context, prev volumeState) error {
 	if prev == nil {
 		err = v.writeWhole(ctx)
 	} else {
-		err = v.writeDelta(ctx, prev, now)
+		err = v.writeDelta(ctx, prev, now, nil)
 	}
 	v.scan = now
 	return err
@@ -111,11 +117,21 @@ func (v *volumeLayers) first(ctx context.Context, prev volumeState) error {
 // changed since the first scan, and answers the scan (the take's record)
 // and the bytes of the volume's files.
 func (v *volumeLayers) second(ctx context.Context) (volumeState, int64, error) {
-	now, err := v.scanNow(ctx)
+	var now volumeState
+	var err error
+	if a := v.armed; a != nil {
+		v.armed = nil
+		var out string
+		if out, err = a.fire(ctx, v); err == nil {
+			now, _, err = parseScan(out)
+		}
+	} else {
+		now, err = v.scanNow(ctx)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := v.writeDelta(ctx, v.scan, now); err != nil {
+	if err := v.writeDelta(ctx, v.scan, now, racyVolume(v.scan, v.since)); err != nil {
 		return nil, 0, err
 	}
 	return now, fileBytes(now), nil
@@ -211,9 +227,9 @@ func (v *volumeLayers) writeWhole(ctx context.Context) error {
 	return v.done(w)
 }
 
-// writeDelta writes the paths new or changed between two scans, and a
-// whiteout for each path gone.
-func (v *volumeLayers) writeDelta(ctx context.Context, old, now volumeState) error {
+// writeDelta writes the paths new or changed between two scans, those of
+// again that are there now, and a whiteout for each path gone.
+func (v *volumeLayers) writeDelta(ctx context.Context, old, now volumeState, again map[string]bool) error {
 	w, err := newLayerWriter()
 	if err != nil {
 		return err
@@ -221,7 +237,7 @@ func (v *volumeLayers) writeDelta(ctx context.Context, old, now volumeState) err
 	gone := map[string]bool{}
 	var todo []string
 	for p, st := range now {
-		if o, ok := old[p]; !ok || o != st {
+		if o, ok := old[p]; !ok || o != st || again[p] {
 			todo = append(todo, p)
 		}
 	}
@@ -312,9 +328,62 @@ func folderHeader(stat string) (*tar.Header, bool) {
 	}
 	uid, err1 := strconv.Atoi(f[3])
 	gid, err2 := strconv.Atoi(f[4])
-	mtime, err3 := time.Parse("2006-01-02 15:04:05.999999999 -0700", f[5])
+	mtime, err3 := time.Parse(scanTimeLayout, f[5])
 	if err1 != nil || err2 != nil || err3 != nil {
 		return nil, false
 	}
 	return &tar.Header{Typeflag: tar.TypeDir, Mode: int64(mode & 0o7777), Uid: uid, Gid: gid, ModTime: mtime, Format: tar.FormatPAX}, true
+}
+
+// stamp writes a file in the copier and answers its modification time: the
+// kernel's coarse time now, as the box's files' times are written.
+func (v *volumeLayers) stamp(ctx context.Context) (time.Time, error) {
+	out, err := (&volumeTake{b: v.b, id: v.id}).exec(ctx, "/bin/busybox touch /tmp/stamp && /bin/busybox stat -c %y /tmp/stamp")
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
+	}
+	t, err := time.Parse(scanTimeLayout, strings.TrimSpace(out))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
+	}
+	return t.Add(-racySlack), nil
+}
+
+// armedScan is the volume's second scan, its process made and started in
+// the copier before the pause and waiting for a line on its input, so that
+// the pause holds the scan alone and not the making of a process.
+type armedScan struct {
+	id  string
+	att client.ExecAttachResult
+}
+
+// arm starts the second scan, waiting.
+func (v *volumeLayers) arm(ctx context.Context) error {
+	cmd := []string{"/bin/busybox", "sh", "-c", "read go && " + scanScript("/from")}
+	ex, err := v.b.c.ExecCreate(ctx, v.id, client.ExecCreateOptions{Cmd: cmd, AttachStdin: true, AttachStdout: true, AttachStderr: true})
+	if err != nil {
+		return wrap(err, "start the volume's scan in the copier")
+	}
+	att, err := v.b.c.ExecAttach(ctx, ex.ID, client.ExecAttachOptions{})
+	if err != nil {
+		return wrap(err, "start the volume's scan in the copier")
+	}
+	v.armed = &armedScan{id: ex.ID, att: att}
+	return nil
+}
+
+// close ends a scan never fired (its process ends with its input).
+func (a *armedScan) close() {
+	if a != nil {
+		a.att.Close()
+	}
+}
+
+// fire lets the armed scan run and answers its output.
+func (a *armedScan) fire(ctx context.Context, v *volumeLayers) (string, error) {
+	defer a.att.Close()
+	if _, err := a.att.Conn.Write([]byte("go\n")); err != nil {
+		return "", fmt.Errorf("run the volume's scan in the copier: %w", err)
+	}
+	return execOutput(ctx, v.b, a.id, a.att.Reader)
 }
