@@ -279,6 +279,10 @@ type ForkPlan struct {
 	Why   string        `json:"why,omitempty"`
 	About time.Duration `json:"about"`
 	Bytes *int64        `json:"bytes"`
+	// Shared says that forks of one snapshot share its files on the
+	// host: Bytes is held once however many forks are made, each fork
+	// holding only what it changes.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // Lock is a lock a host left on a guest, with the command that clears it.
