@@ -189,6 +189,10 @@ type BoxSize struct {
 	Cores       int   `json:"cores,omitempty"`
 	MemoryBytes int64 `json:"memoryBytes,omitempty"`
 	DiskBytes   int64 `json:"diskBytes,omitempty"`
+	// SharedBytes is what the box lies over and shares with other boxes
+	// (a local fork's snapshot's shared tree), beside DiskBytes, which is
+	// then what it alone holds.
+	SharedBytes int64 `json:"sharedBytes,omitempty"`
 }
 
 // Storage is what a plan reads of where snapshots live.

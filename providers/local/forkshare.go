@@ -99,3 +99,20 @@ func sharedFork(ctx context.Context, b *Backend, m *store.Manifest, box string, 
 	}
 	return tmp, tmpImg, nil
 }
+
+// boxSize is the size of the box's files in dir: for a box over a shared
+// tree, what it alone holds (its overlay's upper layer) and, apart, the
+// shared tree's, so a fork's cost is not counted once per fork.
+func boxSize(ctx context.Context, b *Backend, dir string) (providers.BoxSize, error) {
+	upper, lower := diskimage.UpperOf(dir)
+	if upper == "" {
+		n, err := b.TreeSize(ctx, dir)
+		return providers.BoxSize{DiskBytes: n}, err
+	}
+	own, err := b.TreeSize(ctx, upper)
+	if err != nil {
+		return providers.BoxSize{}, err
+	}
+	shared, err := b.TreeSize(ctx, lower)
+	return providers.BoxSize{DiskBytes: own, SharedBytes: shared}, err
+}

@@ -355,3 +355,33 @@ func TestASharedForkTakesRestoresAndForksByteExact(t *testing.T) {
 		t.Fatalf("a fork of the fork holds\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestASharedForksCostIsWhatItAloneHolds: a fork's status counts what it
+// alone holds as its disk, and the shared tree it lies over apart, so
+// what it writes is its own cost and the tree is not counted per fork.
+func TestASharedForksCostIsWhatItAloneHolds(t *testing.T) {
+	e := shareEnv(t, 64<<20)
+	const tree = 3 << 20
+	e.write(t, "shared.bin", strings.Repeat("s", tree))
+	_, ref := e.take(t)
+	e.fork(t, ref, "bxforka")
+	g := e.b.guestOf("bxforka", "linux")
+	size := func() providers.BoxSize {
+		t.Helper()
+		st, err := e.b.Status(e.ctx, g)
+		if err != nil || st.Size == nil {
+			t.Fatalf("Status: %+v %v", st, err)
+		}
+		return *st.Size
+	}
+	first := size()
+	if first.SharedBytes < tree || first.DiskBytes >= tree {
+		t.Fatalf("a fresh fork's size is %+v, want its own files (its identity) apart from the %d bytes it shares", first, tree)
+	}
+	if err := os.WriteFile(filepath.Join(e.b.BoxDir(g), "own.bin"), []byte(strings.Repeat("o", 1<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := size(); got.DiskBytes != first.DiskBytes+1<<20 || got.SharedBytes != first.SharedBytes {
+		t.Fatalf("after the fork wrote 1 MiB its size is %+v, want %d bytes of its own and %d shared", got, first.DiskBytes+1<<20, first.SharedBytes)
+	}
+}

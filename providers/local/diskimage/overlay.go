@@ -122,6 +122,21 @@ func LowerOf(img string) string {
 	return filepath.Join(filepath.Dir(img), rel)
 }
 
+// UpperOf is the upper layer of the overlay mounted on dir, what the box
+// alone holds, and the shared tree it lies over; "" for a folder that is
+// no overlay.
+func UpperOf(dir string) (upper, lower string) {
+	fsd := MountOf(dir)
+	if fsd == "" {
+		return "", ""
+	}
+	lower = LowerOf(strings.TrimSuffix(fsd, ".fs") + ".img")
+	if lower == "" {
+		return "", ""
+	}
+	return filepath.Join(fsd, dirBoxInImage), lower
+}
+
 // mountOverlay mounts the overlay of the image mounted at fsd over lower
 // on dir.
 func mountOverlay(fsd, lower, dir string) error {
