@@ -385,3 +385,56 @@ func TestASharedForksCostIsWhatItAloneHolds(t *testing.T) {
 		t.Fatalf("after the fork wrote 1 MiB its size is %+v, want %d bytes of its own and %d shared", got, first.DiskBytes+1<<20, first.SharedBytes)
 	}
 }
+
+// TestASharedForksJournalTakeEqualsWalkTake: a running fork over a shared
+// tree keeps its journal of changes as any box does: after changes to
+// files it shares and to its own, a take driven by the journal holds
+// exactly what a walk of its folder finds.
+func TestASharedForksJournalTakeEqualsWalkTake(t *testing.T) {
+	loopOrSkip(t)
+	if why, _ := overlay.Probe(t.TempDir()); why != "" {
+		t.Skip("forks cannot share a tree here: " + why)
+	}
+	seed := journalSeed(t)
+	je := setupJournal(t, t.TempDir(), Config{DiskImages: true})
+	newChurner(t, seed, je.dir).seedTree()
+	_, ref := je.take(t)
+	fe := je
+	fe.g = je.b.guestOf("bxforka", "linux")
+	fe.dir = je.fork(t, ref, "bxforka")
+	if typ := fsTypeAt(t, fe.dir); typ != "overlay" {
+		t.Fatalf("the fork's folder is a %q mount, want an overlay", typ)
+	}
+	if err := je.b.Start(je.ctx, fe.g); err != nil {
+		t.Fatal(err)
+	}
+	fe.takeLogged(t)
+	c := newChurner(t, seed, fe.dir)
+	journaled := 0
+	for r := range 8 {
+		for i, n := 0, 1+c.rng.IntN(25); i < n; i++ {
+			c.step()
+		}
+		ref, walked, why := fe.takeLogged(t)
+		if walked && !strings.Contains(why, "hard link") {
+			t.Fatalf("round %d: the fork's take walked its folder: %s", r, why)
+		}
+		if !walked {
+			journaled++
+		}
+		got, err := je.b.Manifest(ref.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Inodes and change times aside: a folder copied up (as a file in
+		// it is first written) gets a new change time with no event of
+		// its own, and a folder's entry holds no content to read again.
+		if diffs := sameEntries(got, walkTake(t, je.b, fe.dir), false); len(diffs) > 0 {
+			t.Fatalf("round %d (seed %d): the fork's journal-driven take differs from a walk in %d paths:\n%s",
+				r, seed, len(diffs), strings.Join(diffs[:min(len(diffs), 10)], "\n"))
+		}
+	}
+	if journaled == 0 {
+		t.Fatal("no take of the fork was journal-driven")
+	}
+}
