@@ -132,6 +132,15 @@ func (l *Lowers) Sweep(inUse map[string]bool) (int64, error) {
 			continue
 		}
 		dir := l.Path(DirLowers, name)
+		if !strings.HasPrefix(name, makingPrefix) {
+			// Renamed out of use first, so a sweep cut short never leaves
+			// a tree half removed under the name a fork would lie over.
+			gone := l.Path(DirLowers, makingPrefix+name+"-"+store.RandomSuffix())
+			if err := os.Rename(dir, gone); err != nil {
+				return freed, fmt.Errorf("remove the shared tree %s: %w", name, err)
+			}
+			dir = gone
+		}
 		n := sizeOf(dir)
 		if err := os.RemoveAll(dir); err != nil {
 			return freed, fmt.Errorf("remove the shared tree %s: %w", name, err)
