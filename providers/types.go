@@ -189,6 +189,10 @@ type BoxSize struct {
 	Cores       int   `json:"cores,omitempty"`
 	MemoryBytes int64 `json:"memoryBytes,omitempty"`
 	DiskBytes   int64 `json:"diskBytes,omitempty"`
+	// SharedBytes is what the box lies over and shares with other boxes
+	// (a local fork's snapshot's shared tree), beside DiskBytes, which is
+	// then what it alone holds.
+	SharedBytes int64 `json:"sharedBytes,omitempty"`
 }
 
 // Storage is what a plan reads of where snapshots live.
@@ -279,6 +283,10 @@ type ForkPlan struct {
 	Why   string        `json:"why,omitempty"`
 	About time.Duration `json:"about"`
 	Bytes *int64        `json:"bytes"`
+	// Shared says that forks of one snapshot share its files on the
+	// host: Bytes is held once however many forks are made, each fork
+	// holding only what it changes.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // Lock is a lock a host left on a guest, with the command that clears it.

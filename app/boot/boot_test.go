@@ -510,6 +510,35 @@ func TestDoctorSaysHowALocalBoxsDiskIsBounded(t *testing.T) {
 	}
 }
 
+// TestDoctorSaysWhetherLocalForksShareTheirFiles: the doctor says whether
+// forks of a local snapshot share one copy of its files, or why each
+// copies them and the fix; with BOXSNAP_LOCAL_DISK_IMAGES=false they copy.
+func TestDoctorSaysWhetherLocalForksShareTheirFiles(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	doctor := func(images bool) string {
+		cfg := testConfig(t, nil)
+		cfg.LocalDiskImages = images
+		var out strings.Builder
+		boot.Doctor(context.Background(), cfg, logger, &out)
+		return out.String()
+	}
+	if out := doctor(false); !strings.Contains(out, "ok    local forks") || !strings.Contains(out, "each fork copies its snapshot's files, because BOXSNAP_LOCAL_DISK_IMAGES=false") {
+		t.Fatalf("with disk images off the doctor does not say forks copy:\n%s", out)
+	}
+	why, fix := local.ProbeShare(t.TempDir())
+	want := []string{"ok    local forks", "forks of one snapshot share one read-only copy of its files"}
+	if why != "" {
+		want = []string{"FAIL  local forks", "each fork copies its snapshot's files, because " + why, "fix: " + fix}
+	}
+	out := doctor(true)
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Fatalf("the doctor does not say %q:\n%s", w, out)
+		}
+	}
+}
+
 // TestDoctorReadsTheDatabase: the doctor says which PostgreSQL answers and
 // that the migrations are applied, through its typed queries.
 func TestDoctorReadsTheDatabase(t *testing.T) {

@@ -75,7 +75,7 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		} else {
 			out = append(out, doctor.Result{Name: "local box disks", OK: true, Detail: "a new box's disk is bounded to the byte by a file system of its own (a loop-mounted ext4 image; a 16 GiB one takes about 170 MiB on the host at once, more as the box fills)"})
 		}
-		return out
+		return append(out, localForksResult(cfg))
 	}
 	proxmoxCheck := func(ctx context.Context) []doctor.Result {
 		if cfg.ProxmoxURL == "" {

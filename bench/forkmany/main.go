@@ -2,7 +2,10 @@
 // boxes: one take, then N forks of it (a fork into N boxes in one call),
 // beside N single forks (each its own take, then its fork, as box_fork of
 // the box now does), from an empty store each. run.sh runs it with cp -a
-// of the same tree N times, side by side.
+// of the same tree N times, side by side. Each box is a file system of its
+// own, as boxsnap's default, so where the host mounts overlays the forks
+// of one snapshot share its files; what the forks hold is what the boxes'
+// images and the shared trees grew by.
 package main
 
 import (
@@ -14,6 +17,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,7 +50,10 @@ func run(tree, work, mode string, n int) (time.Duration, int64, error) {
 		return 0, 0, err
 	}
 	defer func() { _ = local.UnmountAll(work); _ = os.RemoveAll(work) }()
-	b, err := local.New(local.Config{Root: filepath.Join(work, "store"), Install: "bench", NoSync: true})
+	// Each box a file system of its own, as boxsnap's default: where the
+	// host mounts overlays, forks of one snapshot share its files.
+	store := filepath.Join(work, "store")
+	b, err := local.New(local.Config{Root: store, Install: "bench", NoSync: true, DiskImages: true})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -57,6 +65,10 @@ func run(tree, work, mode string, n int) (time.Duration, int64, error) {
 		return 0, 0, fmt.Errorf("cp -a: %v: %s", err, out)
 	}
 	syscall.Sync()
+	before, err := hostKiB(store)
+	if err != nil {
+		return 0, 0, err
+	}
 	take := func() (providers.SnapshotRef, error) {
 		t, err := b.Snapshot(ctx, g, providers.SnapshotTake{Label: providers.Label{Box: g.Ref}}, nil)
 		return providers.SnapshotRef{ID: t.Ref, Ref: t.Ref, Guest: g}, err
@@ -78,24 +90,27 @@ func run(tree, work, mode string, n int) (time.Duration, int64, error) {
 	}
 	syscall.Sync() // what the forks wrote is on disk before the clock stops
 	took := time.Since(t0)
-	// What the forks hold on disk, blocks counted once (du -sk), beside
-	// the source's own folder.
-	args := []string{"-sk", "--total"}
-	for _, f := range forks {
-		args = append(args, b.BoxDir(f))
-	}
-	out, err := exec.Command("du", args...).Output()
+	// What the forks hold on the host: what the boxes' images and the
+	// shared trees grew by (the store's content is the takes').
+	after, err := hostKiB(store)
 	if err != nil {
-		return 0, 0, fmt.Errorf("du: %w", err)
+		return 0, 0, err
 	}
-	var used int64
-	lines := string(out)
-	for i := len(lines) - 2; i >= 0; i-- {
-		if lines[i] == '\n' {
-			lines = lines[i+1:]
-			break
-		}
+	return took, after - before, nil
+}
+
+// hostKiB is what the boxes' images and the shared trees of the data
+// folder take on the host in KiB (du -skx: blocks counted once, each
+// image's allocated blocks, no mount crossed).
+func hostKiB(store string) (int64, error) {
+	_ = os.MkdirAll(filepath.Join(store, "lowers"), 0o700)
+	out, err := exec.Command("du", "-skxc", filepath.Join(store, "disks"), filepath.Join(store, "lowers")).Output()
+	if err != nil {
+		return 0, fmt.Errorf("du: %w", err)
 	}
-	_, _ = fmt.Sscan(lines, &used)
-	return took, used, nil
+	f := strings.Fields(string(out))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("du said %q", out)
+	}
+	return strconv.ParseInt(f[len(f)-2], 10, 64)
 }

@@ -163,6 +163,8 @@ type Backend struct {
 
 	hooks hooks
 
+	shares forkShares // whether forks share their snapshot's tree here
+
 	mu    sync.Mutex
 	procs map[string]*proc // running box processes, by box ID
 	// owner is this process's name as the owner of the box processes it

@@ -525,7 +525,7 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	if err != nil {
 		return providers.GuestStatus{}, err
 	}
-	sz, err := b.TreeSize(ctx, dir)
+	size, err := boxSize(ctx, b, dir)
 	if err != nil {
 		return providers.GuestStatus{}, fmt.Errorf("box %s's size: %w", guest.Ref, err)
 	}
@@ -537,7 +537,7 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 	if stop == nil {
 		stop = b.FullStatus(guest.Ref, dir)
 	}
-	return providers.GuestStatus{Exists: true, Running: running, Size: &providers.BoxSize{DiskBytes: sz}, DiskStop: stop}, nil
+	return providers.GuestStatus{Exists: true, Running: running, Size: &size, DiskStop: stop}, nil
 }
 
 // Runs says whether the box runs, without reading its size

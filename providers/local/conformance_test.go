@@ -26,11 +26,35 @@ const stateFile = "work/state.txt"
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	providertest.Run(t, providertest.Harness{
+	providertest.Run(t, harness(newBackend))
+}
+
+// TestConformanceOverSharedTrees runs the suite where each box is a file
+// system of its own, so a fork's box is an overlay over its snapshot's
+// shared tree: its fork, the take of it and its restore as any box's.
+func TestConformanceOverSharedTrees(t *testing.T) {
+	t.Parallel()
+	if why, _ := local.ProbeLoop(t.TempDir()); why != "" {
+		t.Skip("a box cannot be a file system of its own here: " + why)
+	}
+	providertest.Run(t, harness(func(t *testing.T) *local.Backend {
+		t.Helper()
+		b, err := local.New(local.Config{Root: t.TempDir(), Install: "in-test", NoSync: true, DiskImages: true})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		t.Cleanup(func() { _ = local.UnmountAll(b.Root()) })
+		return b
+	}))
+}
+
+// harness is the conformance suite's harness over backends newB makes.
+func harness(newB func(t *testing.T) *local.Backend) providertest.Harness {
+	return providertest.Harness{
 		Kind:    "linux",
 		Install: "in-test",
 		New: func(t *testing.T) (providers.Backend, providers.Boxes) {
-			b := newBackend(t)
+			b := newB(t)
 			return b, b
 		},
 		NewGuest: func(t *testing.T, b providers.Backend, boxes providers.Boxes, id string) providers.Guest {
@@ -62,7 +86,7 @@ func TestConformance(t *testing.T) {
 			}
 			return b
 		},
-	})
+	}
 }
 
 func writeState(t *testing.T, b *local.Backend, g providers.Guest, s string) {

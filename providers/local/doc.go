@@ -13,7 +13,13 @@
 //	                               diskimage); a fork and a reset make theirs under
 //	                               disks/.fork-* and disks/.reset-*
 //	disks/<boxID>.fs/              where the image is mounted: its box subfolder, and its
-//	                               held room (room), which the box never sees
+//	                               held room (room), which the box never sees; for a fork
+//	                               over a shared tree, also lower (the tree's path from
+//	                               disks/) and work (overlayfs's), its box the upper layer
+//	                               of the overlay mounted on boxes/<boxID>/
+//	lowers/<snapshotID>/tree/      the read-only files forks of that snapshot share, written
+//	                               once from the store, kept while a box's state names it
+//	                               (overlay); lowers/.making-* is one being written
 //	disks/mount.lock               flock: held to mount, unmount or swap a box's image
 //	state/<boxID>.json             a box's command, whether it should run, its last take
 //	state/<boxID>.log              its process's output

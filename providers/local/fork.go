@@ -61,7 +61,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	}
 	// The fork is made under a temporary name and renamed once clean, so a
 	// box folder with its source's identity never exists under the new ID.
-	tmp, tmpImg, image, err := b.ForkFolder(ctx, m, box.ID, bound)
+	tmp, tmpImg, image, lower, err := forkFolder(ctx, b, m, box.ID, bound)
 	if err != nil {
 		return providers.Guest{}, err
 	}
@@ -71,8 +71,11 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 			_ = b.RemoveBoxFolder(tmp, tmpImg)
 		}
 	}()
-	if _, err := b.Apply(ctx, tmp, m, nil, nil); err != nil {
-		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
+	// A box over its snapshot's shared tree has nothing to copy.
+	if lower == "" {
+		if _, err := b.Apply(ctx, tmp, m, nil, nil); err != nil {
+			return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
+		}
 	}
 	sec := box.Secrets
 	if len(sec.Home) == 0 && len(sec.System) == 0 {
@@ -89,7 +92,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 		kind = m.Guest.Kind
 	}
 	st := state.BoxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
-		Parent: m.ID, ForkedFrom: m.ID}
+		Parent: m.ID, ForkedFrom: m.ID, Lower: lower}
 	if image {
 		err = b.MoveImage(tmp, tmpImg, dst, b.ImageFile(box.ID))
 	} else {

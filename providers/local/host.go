@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/boxsnap/boxsnap/providers/local/disks"
+	"github.com/boxsnap/boxsnap/providers/local/overlay"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 )
 
@@ -23,6 +24,11 @@ func Passable(dir, stop string) error { return process.Passable(dir, stop) }
 // ProbeLoop says why a box's folder cannot be a file system of its own
 // here, and the fix; "" where a loop mount works (package disks).
 func ProbeLoop(dir string) (why, fix string) { return disks.ProbeLoop(dir) }
+
+// ProbeShare says why forks of a snapshot in the data folder root cannot
+// share its files here, each fork's box an overlay over one read-only tree
+// of them, and the fix; "" where they can (package overlay).
+func ProbeShare(root string) (why, fix string) { return overlay.Probe(root) }
 
 // UnmountAll unmounts every file system mounted under root (package disks).
 func UnmountAll(root string) error { return disks.UnmountAll(root) }

@@ -77,6 +77,15 @@ var pathCallsAllowed = map[string]string{
 	"sweep/delete.go markDeleting":                    "the store's snapshot folder",
 	"sweep/delete.go (*Deletes).referenced":           "the store's snapshot folders",
 	"sweep/delete.go (*Deletes).sweepLocked":          "the store's content, snapshot and tmp folders",
+	"sweep/lowers.go (*Deletes).sweepLowers":          "the store's state folder",
+	"overlay/lowers.go (*Lowers).Ensure":              "the store's shared trees, written by boxsnap from the store",
+	"overlay/lowers.go (*Lowers).lock":                "the store's shared trees' lock file",
+	"overlay/lowers.go (*Lowers).Named":               "the store's shared trees' folder",
+	"overlay/lowers.go (*Lowers).Sweep":               "the store's shared trees' folder",
+	"overlay/lowers.go sizeOf":                        "a shared tree of the store's, read through no link",
+	"overlay/probe.go Probe":                          "a probe's own image and tree in the store's folders",
+	"overlay/probe.go overlayKnown":                   "the host's /proc",
+	"overlay/probe.go moduleLoadable":                 "the host's /proc and kernel modules",
 	"exports/export.go (*Exports).ExportSnapshot":     "the store's manifest file",
 	"exports/export.go (*Exports).ImportSnapshots":    "the store's tmp folder",
 	"exports/export.go (*Exports).unpackBatch":        "the store's tmp folder",
@@ -150,7 +159,7 @@ var pathCallsAllowed = map[string]string{
 // confinedPackages are the folders of the local backend's packages whose
 // every path-based call TestNoPathBasedBoxFileCalls checks: this package and
 // its parts (diskimage reaches only its own image files, never a box's).
-var confinedPackages = []string{".", "apply", "browse", "capture", "confined", "content", "disks", "exports", "held", "journal", "owners", "process", "state", "store", "sweep"}
+var confinedPackages = []string{".", "apply", "browse", "capture", "confined", "content", "disks", "exports", "held", "journal", "owners", "process", "overlay", "state", "store", "sweep"}
 
 // TestNoPathBasedBoxFileCalls: no box file is reached through a path (a
 // filepath.Join(dir, rel) and a path-based call): every path-based call of

@@ -75,7 +75,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	err = b.UpdateState(g.Ref, func(st *state.BoxState) {
-		st.Last, st.Parent, st.StatCache, st.ForkedFrom = "", "", "", ""
+		st.Last, st.Parent, st.StatCache, st.ForkedFrom, st.Lower = "", "", "", "", ""
 		if spec.Command != "" {
 			st.Command = spec.Command
 		}

@@ -85,14 +85,19 @@ func (s *Forks) CheckNow(ctx context.Context, c snapshots.Caller, req NowRequest
 }
 
 // Room refuses count forks the storage has no room for, from the plan:
-// each fork's copy, and with take the snapshot taken first. A size the
+// each fork's copy, or one copy for them all where forks share their
+// snapshot's files, and with take the snapshot taken first. A size the
 // plan does not know refuses nothing: an unknown price is unknown, not
 // zero.
 func Room(plan providers.SnapshotPlan, take bool, count int) error {
 	if plan.Fork.Bytes == nil {
 		return nil
 	}
-	need := *plan.Fork.Bytes * int64(count)
+	copies := int64(count)
+	if plan.Fork.Shared {
+		copies = 1
+	}
+	need := *plan.Fork.Bytes * copies
 	if take && plan.Take.AddsBytes != nil {
 		need += *plan.Take.AddsBytes
 	}
@@ -103,7 +108,7 @@ func Room(plan providers.SnapshotPlan, take bool, count int) error {
 	if where == "" {
 		where = "The storage"
 	}
-	return &snapshots.Refusal{Code: snapshots.CodeRoom, TryAgain: true, Words: forkRoomWords(where, plan.Storage.FreeBytes, need, count)}
+	return &snapshots.Refusal{Code: snapshots.CodeRoom, TryAgain: true, Words: forkRoomWords(where, plan.Storage.FreeBytes, need, count, plan.Fork.Shared)}
 }
 
 // planWhy is a plan's own words, or fallback when it gives none.

@@ -11,13 +11,19 @@ import (
 
 // TestForkRoom: the check before a fork of the box now takes refuses a fork the
 // storage has no room for, counting the take it makes first and every
-// fork's copy of a fork into many; an unknown size refuses nothing.
+// fork's copy of a fork into many, or one copy where forks share their
+// snapshot's files; an unknown size refuses nothing.
 func TestForkRoom(t *testing.T) {
 	t.Parallel()
 	n := func(v int64) *int64 { return &v }
 	plan := func(free int64, fork, adds *int64) providers.SnapshotPlan {
 		return providers.SnapshotPlan{Storage: providers.Storage{Name: "local-lvm", FreeBytes: free},
 			Fork: providers.ForkPlan{OK: true, Bytes: fork}, Take: providers.TakePlan{OK: true, AddsBytes: adds}}
+	}
+	shared := func(free int64, fork, adds *int64) providers.SnapshotPlan {
+		p := plan(free, fork, adds)
+		p.Fork.Shared = true
+		return p
 	}
 	for _, tc := range []struct {
 		name  string
@@ -33,6 +39,8 @@ func TestForkRoom(t *testing.T) {
 		{"the fork's size unknown", plan(0, nil, n(1e9)), true, 3, ""},
 		{"room for one fork, not three", plan(10e9, n(4e9), n(1e9)), true, 3, "local-lvm has 10 GB free, and the 3 forks need about 13 GB."},
 		{"room for three forks and the take", plan(13e9, n(4e9), n(1e9)), true, 3, ""},
+		{"room for ten forks sharing one copy and the take", shared(5e9, n(4e9), n(1e9)), true, 10, ""},
+		{"no room for the one copy ten forks share", shared(4.5e9, n(4e9), n(1e9)), true, 10, "local-lvm has 4.5 GB free, and the 10 forks need about 5.0 GB: one copy of the files, which they share."},
 	} {
 		err := forks.Room(tc.plan, tc.take, tc.count)
 		if tc.words == "" {

@@ -73,8 +73,13 @@ func failForkRecordWords(box string, err error) string {
 
 // forkRoomWords refuses count forks (and the take before them) that need
 // more than where has free: "local-lvm has 4.5 GB free, and the fork
-// needs about 5.0 GB.", or "… and the 3 forks need about 13.0 GB."
-func forkRoomWords(where string, free, need int64, count int) string {
+// needs about 5.0 GB.", or "… and the 3 forks need about 13.0 GB.", or,
+// where forks share one copy of their snapshot's files, "… and the 3
+// forks need about 5.0 GB: one copy of the files, which they share."
+func forkRoomWords(where string, free, need int64, count int, shared bool) string {
+	if count > 1 && shared {
+		return fmt.Sprintf("%s has %s free, and the %d forks need about %s: one copy of the files, which they share.", where, snapshots.GB(free), count, snapshots.GB(need))
+	}
 	if count > 1 {
 		return fmt.Sprintf("%s has %s free, and the %d forks need about %s.", where, snapshots.GB(free), count, snapshots.GB(need))
 	}

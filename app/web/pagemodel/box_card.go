@@ -315,7 +315,9 @@ func HeadWords(v *boxview.BoxView) string {
 }
 
 // SizeOfBox says a box's size in GiB: "4 cores · 8 GiB
-// memory · 40 GiB disk", or "" when its backend does not say.
+// memory · 40 GiB disk", with what a fork shares with its snapshot's
+// other forks apart ("0.2 GiB disk · 0.7 GiB shared with its snapshot's
+// other forks"), or "" when its backend does not say.
 func SizeOfBox(sz *providers.BoxSize) string {
 	if sz == nil {
 		return ""
@@ -339,6 +341,9 @@ func SizeOfBox(sz *providers.BoxSize) string {
 	}
 	if sz.DiskBytes > 0 {
 		parts = append(parts, gib(sz.DiskBytes)+" disk")
+	}
+	if sz.SharedBytes > 0 {
+		parts = append(parts, gib(sz.SharedBytes)+" shared with its snapshot's other forks")
 	}
 	return strings.Join(parts, " · ")
 }

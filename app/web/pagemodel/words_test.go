@@ -156,3 +156,13 @@ func TestStepWords(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeOfBoxSaysTheSharedTreeApart: a fork over its snapshot's shared
+// files shows its own disk, and what it shares on a part of its own.
+func TestSizeOfBoxSaysTheSharedTreeApart(t *testing.T) {
+	t.Parallel()
+	got := SizeOfBox(&providers.BoxSize{DiskBytes: 200 << 20, SharedBytes: 700 << 20})
+	if want := "0.2 GiB disk · 0.7 GiB shared with its snapshot's other forks"; got != want {
+		t.Fatalf("SizeOfBox = %q, want %q", got, want)
+	}
+}

@@ -126,9 +126,22 @@ func (b *Copier) copyExtent(dst, src *os.File, from, to int64) error {
 
 // plainExtent copies src's bytes [from, to) to dst with reads and writes at
 // the same offsets, writing no block that is all zeros (it stays a hole).
-func (b *Copier) plainExtent(dst, src *os.File, from, to int64) error {
+// A copy whose last blocks are zeros ends with dst reaching what it read,
+// so a file ending in zeros is never copied short.
+func (b *Copier) plainExtent(dst, src *os.File, from, to int64) (err error) {
 	buf := b.bufs.Get().(*[]byte)
 	defer b.bufs.Put(buf)
+	read := from // the end of what was read, written or left a hole
+	defer func() {
+		if err != nil || read == from {
+			return
+		}
+		st, serr := dst.Stat()
+		if serr == nil && st.Size() < read {
+			serr = dst.Truncate(read)
+		}
+		err = serr
+	}()
 	for off := from; off < to; {
 		n, err := src.ReadAt((*buf)[:min(int64(len(*buf)), to-off)], off)
 		if n > 0 {
@@ -142,6 +155,7 @@ func (b *Copier) plainExtent(dst, src *os.File, from, to int64) error {
 				}
 			}
 			off += int64(n)
+			read = off
 		}
 		if err == io.EOF {
 			return nil

@@ -69,11 +69,20 @@ func Inodes(size int64) int64 {
 // Mount mounts img on the folder dir, through a loop device freed at the
 // unmount: the image on its own folder beside it (FSDirOf), and its
 // subfolder box bound on dir (the image's root, for an image made before
-// images held room).
+// images held room), or the overlay of it over its shared tree where its
+// root names one (OverlayOn).
 func Mount(img, dir string) error {
 	fsd, err := mountFS(img)
 	if err != nil {
 		return err
+	}
+	if lower := LowerOf(img); lower != "" {
+		if err := mountOverlay(fsd, lower, dir); err != nil {
+			_ = unmountOne(fsd)
+			_ = os.Remove(fsd)
+			return err
+		}
+		return nil
 	}
 	src := fsd
 	if hasHeldRoom(img) {
@@ -161,8 +170,9 @@ func unmountOne(dir string) error {
 }
 
 // MountOf is where the image whose file system is mounted on dir is
-// mounted on its own folder (a folder named .fs, other than dir), or "".
-// The mount table names folders through no link: dir is read so too.
+// mounted on its own folder (a folder named .fs, other than dir), or "";
+// for an overlay on dir, the folder its upper layer is in. The mount table
+// names folders through no link: dir is read so too.
 func MountOf(dir string) string {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
@@ -183,6 +193,9 @@ func MountOf(dir string) string {
 		all = append(all, m)
 		if m.at == dir {
 			dev = m.dev
+			if up := upperOfOverlay(f); up != "" && strings.HasSuffix(filepath.Dir(up), ".fs") {
+				return filepath.Dir(up)
+			}
 		}
 	}
 	if dev == "" {

@@ -48,6 +48,10 @@ type BoxState struct {
 	StatCache string `json:"statCache,omitempty"`
 	// ForkedFrom is the snapshot a fork was made from.
 	ForkedFrom string `json:"forkedFrom,omitempty"`
+	// Lower names the snapshot whose shared read-only tree the box's
+	// folder lies over (package overlay): a sweep keeps that tree while a
+	// box names it. Empty for a box that holds all its files.
+	Lower string `json:"lower,omitempty"`
 	// Owner names the boxsnap process that started the box's process last
 	// (SetOwner); Proc is that process, for every boxsnap process on this
 	// data folder to find (package local's owner.go).

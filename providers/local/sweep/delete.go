@@ -246,8 +246,8 @@ func (b *Deletes) sweepLocked(ctx context.Context, candidates map[string]int64) 
 	return freed, nil
 }
 
-// Sweep frees every content file no snapshot names and the leftovers of
-// takes cut short by a crash. It waits for running takes to finish. It
+// Sweep frees every content file no snapshot names, the leftovers of
+// takes cut short by a crash, and the shared trees no fork lies over. It waits for running takes to finish. It
 // answers the bytes it freed.
 func (b *Deletes) Sweep(ctx context.Context) (int64, error) {
 	lock, err := b.LockStore(ctx, true)
@@ -255,7 +255,12 @@ func (b *Deletes) Sweep(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	defer lock.Unlock()
-	return b.sweepLocked(ctx, nil)
+	freed, err := b.sweepLocked(ctx, nil)
+	if err != nil {
+		return freed, err
+	}
+	lowers, err := b.sweepLowers()
+	return freed + lowers, err
 }
 
 // Collect frees the content a failed take added, where no snapshot names it.

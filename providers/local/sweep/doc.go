@@ -3,10 +3,12 @@
 // incomplete from then on), removes its folder step by step, and frees
 // the content no snapshot holds any more, under the store lock held
 // exclusive so no take is about to publish what it frees; Sweep also
-// removes what a take cut short left behind. It reaches only the store's
-// own folders by their paths, never a file inside a box.
+// removes what a take cut short left behind, and the shared trees forks
+// lie over (package overlay) once no box's state names them. It reaches
+// only the store's own folders by their paths, never a file inside a box.
 //
 // It imports only the standard library, golang.org/x/sys/unix, providers,
-// providers/local/content and providers/local/store; it must never import
-// app/..., jobs, package local or another backend.
+// providers/local/content, providers/local/overlay, providers/local/state
+// and providers/local/store; it must never import app/..., jobs, package
+// local or another backend.
 package sweep
