@@ -18,7 +18,7 @@
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
 // kernel through small interfaces it declares, which *Service
-// satisfies; the kernel names they use are exported (BoxByID, Admit, Finish,
+// satisfies; the kernel names they use are exported (BoxByID, Admit, End,
 // Log, …), each registers its own kinds of operation with the kernel's
 // engine, and package seams wires them (for app/boot, app/coretest and
 // e2e alike). Package sweeps holds the periodic work (the reconcile, the

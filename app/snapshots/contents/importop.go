@@ -177,7 +177,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c snapshots.Caller, batch []
 // resumed at clean only reads what the first wrote.
 func (s *Contents) runImport(ctx context.Context, op *snapshots.Operation, p importParams) (ImportResult, error) {
 	if len(p.Files) == 0 {
-		return ImportResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failImportParams, "")
+		return ImportResult{}, s.k.End(ctx, op, snapshots.OpFailed, failImportParams, "")
 	}
 	c := snapshots.CallerOf(op)
 	c.Why = p.Why
@@ -189,7 +189,7 @@ func (s *Contents) runImport(ctx context.Context, op *snapshots.Operation, p imp
 	}
 	fail := func(words string) error {
 		clean()
-		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, "")
+		return s.k.End(ctx, op, snapshots.OpFailed, words, "")
 	}
 	be, err := s.k.Backend(p.Backend)
 	if err != nil {

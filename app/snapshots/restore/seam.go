@@ -63,7 +63,7 @@ type kernel interface {
 	ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change snapshots.Change) (*snapshots.Box, *snapshots.Snapshot, error)
 	DeletingPins(ctx context.Context, q db.DBTX, id, except string) ([]snapshots.Pin, error)
 	ExistingRequest(ctx context.Context, q db.DBTX, c snapshots.Caller, requestID, kind string, target *string) (*snapshots.Operation, error)
-	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords, observed string) error
+	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	LockBox(ctx context.Context, tx pgx.Tx, id string) (*snapshots.Box, error)
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 	Pins(ctx context.Context, q db.DBTX, id, except string) ([]snapshots.Pin, error)

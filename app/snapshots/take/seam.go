@@ -60,7 +60,7 @@ type kernel interface {
 	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
 	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
 	Step(ctx context.Context, op *snapshots.Operation, step string) error
-	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords string, observed string) error
+	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 	FindHeld(ctx context.Context, be snapshots.Backend, id string) (providers.HeldSnapshot, bool, error)
 	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
