@@ -54,7 +54,8 @@
 // with its Fork operation. Package keep holds a snapshot's keep, its stop
 // and its renewal, its delete and the expiry's (with DeleteWith, DeleteStep
 // and FinishLeftDeletes, which the take, the restores, the boxes and the
-// sweeps delete through), and the edits of its name and note, with its
+// sweeps delete through), the edits of its name and note, an automatic
+// snapshot's save and unsave and a box's Delete history, with its
 // Keep, Unkeep, Delete and Expiry operations; their requests and results
 // stay here (keeprequests.go), as the dry runs and the sweeps speak them
 // too. Package boxview holds a box's page's read model. Package pictures (app/pictures) holds pictures of a box's

@@ -484,9 +484,6 @@ func LogUnkeptWords(name string, atRelease bool) string {
 	return fmt.Sprintf("‘%s’ goes with the box again", name)
 }
 
-// logSavedWords: snapshot-saved and snapshot-unsaved.
-func logSavedWords(name, id string) string { return NamedID(name, id) }
-
 // Words say the rate and the spend beside the ceiling, for Settings.
 func (p PaidRate) Words() string {
 	w := fmt.Sprintf("Held: about %s a month", Money(p.Rate, p.Currency))
@@ -609,8 +606,7 @@ const (
 	onlyPersonRenamesWords = "Only the person can rename a snapshot or change its note."
 	onlyPersonAdoptsWords  = "Only the person adopts a guest or a folder that exists already."
 
-	onlyPersonDeletesHistoryWords = "Only the person deletes a box's history."
-	onlyPersonSettingsWords       = "Only the person changes settings."
+	onlyPersonSettingsWords = "Only the person changes settings."
 	// OnlyPersonSettingsWords refuses an agent the settings' API, reading
 	// or changing.
 	OnlyPersonSettingsWords = "Only the person reads or changes settings."
@@ -793,11 +789,6 @@ func DeleteWords(names []string, hidden int) string {
 	return w + "."
 }
 
-// savingPassesWords: saving an automatic snapshot counts it in the limit.
-func savingPassesWords(box string, count, perBox int, name, del string) string {
-	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots: saving ‘%s’ would pass it. %s", box, count, perBox, name, del))
-}
-
 // CeilingWords is the refusal of a change that would pass the paid
 // ceiling, the same for the pages, the API, the CLI and an agent's tools.
 func CeilingWords(label string, rate, ceiling float64, currency string) string {
@@ -962,10 +953,6 @@ func SavedAlreadyWords(name string) string { return fmt.Sprintf("‘%s’ is sav
 // refusal, and the Unsave dialog's).
 func AutomaticAlreadyWords(name string) string {
 	return fmt.Sprintf("‘%s’ is automatic already.", name)
-}
-
-func undoNeverAutomaticWords(name string) string {
-	return fmt.Sprintf("‘%s’ is an undo: it is never automatic.", name)
 }
 
 // The Snapshots tab's listing.

@@ -168,19 +168,19 @@ func TestRefusalWordsShape(t *testing.T) {
 	)
 	named := []string{
 		keptOnlyPersonWords(sn, "delete"), notThisThreadsWords(sn), noSnapshotNamedWords(sn, box),
-		NamedAlreadyWords(box, sn), savingPassesWords(box, 5, 5, sn, ""), RenewNotKeptWords(sn),
+		NamedAlreadyWords(box, sn), RenewNotKeptWords(sn),
 		inUseWords(sn, pinWords(Pin{Kind: OpRestore}, time.UTC)), savedNotThinnedWords(sn), undoNotThinnedWords(sn),
 		keptNeverDeletedWords(sn), keptUntilWords(sn, "29 Nov"), personsNeverDeletedWords(sn), undoNotEvictedWords(sn),
 		notAnUndoWords(sn), cannotBeWords(sn, StateWords(StateTaking), changeWords(ChangeRestore)),
 		stillBeingTakenWords(sn), alreadyDeletingWords(sn), unavailableWords(sn), snapshotIsWords(sn, StateWords(StateLost)),
 		earlierGuestForkOnlyWords(sn, box), heldCopyForkInsteadWords(sn), notKeptWords(sn), outlivesBoxWords(sn),
 		SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
-		undoNeverAutomaticWords(sn), CannotBeForkedWords(sn, "on "+be),
+		CannotBeForkedWords(sn, "on "+be),
 	}
 	others := []string{
 		SignInWords, NotAllowedWords, onlyPersonExportsWords, onlyPersonImportsWords, onlyPersonSharesWords,
 		onlyPersonKeepsWords, onlyPersonRenamesWords, onlyPersonAdoptsWords,
-		onlyPersonDeletesHistoryWords, onlyPersonSettingsWords,
+		onlyPersonSettingsWords,
 		agentNamesTemplateWords,
 		notByItselfWords("restore"), onlyPersonForksExecutionWords(box), onlyThreadReleasesWords(box),
 		agentLeavesOutWords("command"),
@@ -257,7 +257,6 @@ func logWordsForShape() (named, others []string) {
 		LogHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
 		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
 		LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
-		logSavedWords(sn, id),
 	}
 	return named, others
 }
