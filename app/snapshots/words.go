@@ -282,12 +282,6 @@ func DeleteHistoryWords(box string) string {
 	return fmt.Sprintf("Type the box's name, %s, to delete its automatic history.", box)
 }
 
-// ResetNotBuiltWords is the one home of why a box on a backend with no
-// Resetter is not reset.
-func ResetNotBuiltWords(be Backend, b *Box) string {
-	return fmt.Sprintf("Reset is built for boxes on this host's folders only: boxsnap does not reset %s on %s. Release it and make a new box from its template instead.", b.Name, be.Label)
-}
-
 // TrashCostWords is the one home of what a box costs while it waits in the
 // trash on a backend of kind, which the release dialog says and the trash
 // lists.
@@ -458,12 +452,6 @@ func NamedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name,
 // snapshot or a reset's undo (what: undoWordsOf).
 func logUndoTakenWords(name, id, what, holds string) string {
 	return fmt.Sprintf("%s, %s, %s", NamedID(name, id), what, holds)
-}
-
-// LogHeldUndoTakenWords: snapshot-taken for a ZFS restore's undo, a held
-// copy of the stopped guest.
-func LogHeldUndoTakenWords(name, id, ref, host string) string {
-	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", NamedID(name, id), ref, host)
 }
 
 // LogRestoreFailedWords: restore-failed, "the step it stopped at, the

@@ -209,7 +209,6 @@ func TestRefusalWordsShape(t *testing.T) {
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
 		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC),
 		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
-		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
 		AlwaysWithUndoWords(box),
 		ExecutionMachineRefusalWords([]string{"Fix the sign-in flow"}, box),
@@ -254,7 +253,6 @@ func logWordsForShape() (named, others []string) {
 	const sn, id = "before the migration", "sn1"
 	named = []string{
 		logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
-		LogHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
 		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
 		LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
 	}

@@ -108,7 +108,7 @@ func (s *Resets) Reset(ctx context.Context, c snapshots.Caller, req ResetRequest
 		return nil, err
 	}
 	if _, ok := be.Snap.(providers.Resetter); !ok {
-		return nil, refusal(snapshots.CodeCannot, snapshots.ResetNotBuiltWords(be, b))
+		return nil, refusal(snapshots.CodeCannot, ResetNotBuiltWords(be, b))
 	}
 	if _, ok := be.Snap.(providers.Browser); req.KeepLogins && !ok {
 		return nil, refusal(snapshots.CodePlan, cannotReadLoginsWords(be.Label, b.Name))
@@ -223,7 +223,7 @@ func (s *Resets) runReset(ctx context.Context, op *snapshots.Operation, p resetP
 	}
 	rs, ok := be.Snap.(providers.Resetter)
 	if !ok {
-		return ResetResult{}, s.k.End(ctx, op, snapshots.OpFailed, snapshots.ResetNotBuiltWords(be, b), observedNothingChanged)
+		return ResetResult{}, s.k.End(ctx, op, snapshots.OpFailed, ResetNotBuiltWords(be, b), observedNothingChanged)
 	}
 	steps := []string{string(providers.StepUndo), snapshots.StepStop, snapshots.StepReset, snapshots.StepLogins, snapshots.StepStart, snapshots.StepUndos}
 	start := 0
@@ -563,7 +563,7 @@ func (s *Resets) PreviewReset(ctx context.Context, c snapshots.Caller, boxRef, t
 		return nil, err
 	}
 	if _, ok := be.Snap.(providers.Resetter); !ok {
-		pv.Why = snapshots.ResetNotBuiltWords(be, b)
+		pv.Why = ResetNotBuiltWords(be, b)
 		return pv, nil
 	}
 	var p resetParams
