@@ -448,12 +448,6 @@ func EventParts(ev LogEvent) (what, words string) {
 // NamedID says a snapshot in the box log: "‘before the migration’ (sn_…)".
 func NamedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }
 
-// logUndoTakenWords: snapshot-taken for an undo, a release's final
-// snapshot or a reset's undo (what: undoWordsOf).
-func logUndoTakenWords(name, id, what, holds string) string {
-	return fmt.Sprintf("%s, %s, %s", NamedID(name, id), what, holds)
-}
-
 // LogRestoreFailedWords: restore-failed, "the step it stopped at, the
 // backend's words, and what boxsnap then observed".
 func LogRestoreFailedWords(name, step, why, observed string) string {

@@ -252,7 +252,6 @@ func TestRefusalWordsShape(t *testing.T) {
 func logWordsForShape() (named, others []string) {
 	const sn, id = "before the migration", "sn1"
 	named = []string{
-		logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
 		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
 		LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
 	}

@@ -73,7 +73,8 @@ type HistorySettings struct {
 // install, the record reads and locks, the guard, admission and an
 // operation's steps and end, the box log, and the snapshot operations a
 // release and a restore from the trash run (a delete, a final or undo
-// snapshot, a guest's stop, start and release); *snapshots.Service is one.
+// snapshot, a guest's stop, start and release); package seams makes one of
+// *snapshots.Service and the take's TakeUndo.
 type kernel interface {
 	Engine() *operations.Engine
 	Install() string

@@ -64,6 +64,7 @@ type kernel interface {
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 	FindHeld(ctx context.Context, be snapshots.Backend, id string) (providers.HeldSnapshot, bool, error)
 	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
+	MarkTaken(ctx context.Context, sn *snapshots.Snapshot, t providers.SnapshotTaken, took time.Duration, ev *snapshots.TakenEvent) error
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 }
 
