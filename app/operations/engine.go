@@ -420,6 +420,16 @@ const operationEnded = "boxsnap_operation_ended"
 // operationEnded), and BoxChanged. The pages that show the box follow it.
 const boxChanged = "boxsnap_box_changed"
 
+// endWith ends op with its kind's typed result, written as the JSON Result
+// reads back; the engine records no result of any other type.
+func endWith[R any](ctx context.Context, e *Engine, op *Operation, state string, result R, words, observed string) error {
+	res, err := json.Marshal(result)
+	if err != nil {
+		return fmt.Errorf("end operation %s: %w", op.ID, err)
+	}
+	return e.finish(ctx, op, state, res, words, observed)
+}
+
 // finish ends an operation and, in the same transaction, queues the box's
 // next waiting operation, so a box's operations follow each other with no
 // polling delay. Its pins end with it. An operation no other waits behind
