@@ -18,11 +18,11 @@ var oneThing = map[string]string{
 
 // funcRoots are the folders TestFunctionsDoOneThing holds to maxFuncLines:
 // the core, the backends, the surfaces, the process's start and stop, its
-// database, the test stacks' helpers, the jobs and the tools; app/config
-// (Load), e2e (Seed, Start) and bench are not held yet.
+// database, the test stacks (app/coretest, e2e), the jobs and the tools;
+// app/config (Load) and bench are not held yet.
 var funcRoots = []string{"app/snapshots/", "app/operations/", "providers/", "app/web/", "app/api/", "app/cli/", "app/boot/",
 	"app/pgcluster/", "app/coretest/", "app/dbtest/", "app/auth/", "app/pictures/", "app/store/", "app/wire/", "app/demo/",
-	"app/remote/", "app/doctor/", "app/logging/", "app/ids/", "jobs/", "internal/", "tools/"}
+	"app/remote/", "app/doctor/", "app/logging/", "app/ids/", "jobs/", "internal/", "tools/", "e2e/"}
 
 // TestFunctionsDoOneThing: in the folders funcRoots names, no function of
 // non-test, non-generated code is over maxFuncLines lines, but the few in
