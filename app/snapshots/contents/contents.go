@@ -81,6 +81,7 @@ type Contents struct {
 	compares    compareCache
 	redeem      RedeemLimits
 	fetchShared FetchShared
+	importKind  *operations.Kind[importParams, ImportResult]
 }
 
 // refusal is a refusal in words of words.go (or the kernel's).
