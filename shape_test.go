@@ -57,7 +57,7 @@ type shapeException struct {
 // prints every figure.
 var shapeExceptions = []shapeException{
 	// The kernel, while its seams move out into packages of their own.
-	{pkg: "app/snapshots", over: overLines, figure: 5700, why: "the kernel: its words.go holds the words the kernel, several seams and the surfaces share, its history.go the save, unsave and delete history, and the undo a restore, a reset or a move to the trash takes still lives here"},
+	{pkg: "app/snapshots", over: overLines, figure: 5300, why: "the kernel: its words.go (1,050 lines) holds the words the kernel, several seams and the surfaces share, each said once"},
 	// The surfaces: their handler holders keep miniflux's idiom (one type
 	// holding every handler, one handler per file), which the limit on
 	// methods allows; a route table that names every handler ties each

@@ -123,30 +123,50 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.Keeps.Keep(ctx, owner, snapshots.KeepRequest{Box: "grey-ridge", Snapshot: rc.ID, Days: 2})
-	if err != nil {
+	if err := s.seedGreyRidgeReleased(ctx, rc.ID); err != nil {
 		return nil, err
 	}
-	if _, err = s.Wait(ctx, op); err != nil {
+	if err := s.seedBriskLakeRestored(ctx); err != nil {
 		return nil, err
+	}
+	return d, nil
+}
+
+// seedGreyRidgeReleased keeps grey-ridge's release candidate for two days
+// and releases the box, emptied from the trash: its kept snapshot
+// outlives it.
+func (s *Stack) seedGreyRidgeReleased(ctx context.Context, rc string) error {
+	owner := snapshots.Owner()
+	op, err := s.Keeps.Keep(ctx, owner, snapshots.KeepRequest{Box: "grey-ridge", Snapshot: rc, Days: 2})
+	if err != nil {
+		return err
+	}
+	if _, err = s.Wait(ctx, op); err != nil {
+		return err
 	}
 	if op, err = s.Boxes.ReleaseBox(ctx, owner, "grey-ridge", ""); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err = s.Wait(ctx, op); err != nil {
-		return nil, err
+		return err
 	}
 	// The release moved it to the trash; emptied, it is released.
 	if op, err = s.Boxes.EmptyTrash(ctx, owner, "grey-ridge", ""); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err = s.Wait(ctx, op); err != nil {
-		return nil, err
+		return err
 	}
-	// A restore of brisk-lake leaves an undo and the page's notice.
+	return nil
+}
+
+// seedBriskLakeRestored restores brisk-lake to its clean install, which
+// leaves an undo and the page's notice.
+func (s *Stack) seedBriskLakeRestored(ctx context.Context) error {
+	owner := snapshots.Owner()
 	list, err := s.Core.List(ctx, owner, snapshots.ListQuery{Box: "brisk-lake"})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var clean string
 	for _, sn := range list[0].Snapshots {
@@ -154,16 +174,17 @@ func (s *Stack) Seed(ctx context.Context) (*Demo, error) {
 			clean = sn.ID
 		}
 	}
-	if op, err = s.Restores.Restore(ctx, owner, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: clean}); err != nil {
-		return nil, err
+	op, err := s.Restores.Restore(ctx, owner, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: clean})
+	if err != nil {
+		return err
 	}
 	if op, err = s.Wait(ctx, op); err != nil {
-		return nil, err
+		return err
 	}
 	if op.State != snapshots.OpDone {
-		return nil, fmt.Errorf("demo restore: %s", deref(op.Error))
+		return fmt.Errorf("demo restore: %s", deref(op.Error))
 	}
-	return d, nil
+	return nil
 }
 
 // SlowBox makes a running box whose process ignores SIGTERM, so a restore

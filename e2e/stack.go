@@ -161,17 +161,9 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	s := &Stack{Core: core, Restores: rs, Taker: tk, Keeps: kp, Boxes: bx, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Auth: a, Client: client.Client, jobs: client, Local: lb, Pool: pool, stopUI: func() {}}
 	var jobsUI http.Handler
 	if opts.JobsUI {
-		ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client.Client, nil), Logger: logger, Prefix: "/jobs"})
-		if err != nil {
-			return nil, fmt.Errorf("job dashboard: %w", err)
+		if jobsUI, err = s.startJobsUI(ctx, client.Client, logger); err != nil {
+			return nil, err
 		}
-		var uiCtx context.Context
-		uiCtx, s.stopUI = context.WithCancel(context.WithoutCancel(ctx))
-		if err := ui.Start(uiCtx); err != nil {
-			s.stopUI()
-			return nil, fmt.Errorf("job dashboard: %w", err)
-		}
-		jobsUI = ui
 	}
 	lists := tab.New(st, core.Kernel, nil, logger)
 	w, err := web.New(web.Options{Auth: a, Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, BoxViews: sm.BoxViews, Views: vw, Logger: logger, API: api.New(api.Options{Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: lists, Boxes: bx, Forks: fk, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd, Auth: a, Logger: logger}), JobsUI: jobsUI})
@@ -194,6 +186,21 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	s.screen = &http.Server{Handler: http.HandlerFunc(screenPage), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.screen.Serve(sl) }()
 	return s, nil
+}
+
+// startJobsUI starts River's job dashboard under /jobs, until Close.
+func (s *Stack) startJobsUI(ctx context.Context, client *river.Client[pgx.Tx], logger *slog.Logger) (http.Handler, error) {
+	ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client, nil), Logger: logger, Prefix: "/jobs"})
+	if err != nil {
+		return nil, fmt.Errorf("job dashboard: %w", err)
+	}
+	var uiCtx context.Context
+	uiCtx, s.stopUI = context.WithCancel(context.WithoutCancel(ctx))
+	if err := ui.Start(uiCtx); err != nil {
+		s.stopUI()
+		return nil, fmt.Errorf("job dashboard: %w", err)
+	}
+	return ui, nil
 }
 
 // screenPage is a desktop box's screen: a small page with the time on it,

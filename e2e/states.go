@@ -53,42 +53,62 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 		return nil, fmt.Errorf("demo data: %w", err)
 	}
 	sc := &Scene{Demo: demo}
+	// Each step seeds a part of the scene, in this order: hazel-heron's
+	// restore holds its box's turn before the others are seeded.
+	for _, step := range []func(context.Context, *Scene) error{s.sceneSlowBox, s.sceneAmberFoxChanged, s.sceneTawnyStopped,
+		s.sceneAmberFoxHistory, s.sceneOliveInTrash, s.sceneTawnyCleanup, s.sceneSageWrenAsks, s.sceneBriskUndo} {
+		if err := step(ctx, sc); err != nil {
+			return nil, err
+		}
+	}
+	return sc, nil
+}
+
+// sceneSlowBox seeds hazel-heron, whose restore waits at its stop, with a take and a
+// fork queued behind it.
+func (s *Stack) sceneSlowBox(ctx context.Context, sc *Scene) error {
 	// A box whose restore waits at its stop, and a take queued behind it:
 	// restoring, and a take in progress.
 	slow, err := s.SlowBox(ctx, "hazel-heron")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := s.Take(ctx, snapshots.Owner(), slow.Name, "before the upgrade", ""); err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.WriteFile(slow, "data.txt", "changed\n"); err != nil {
-		return nil, err
+		return err
 	}
 	list, err := s.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: slow.Name})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sc.SlowTarget = list[0].Snapshots[0].ID
 	if _, err := s.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: slow.Name, Snapshot: sc.SlowTarget}); err != nil {
-		return nil, err
+		return err
 	}
 	if _, _, err := s.Taker.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: slow.Name, Name: "after the upgrade"}); err != nil {
-		return nil, err
+		return err
 	}
 	// A fork of hazel-heron waits behind its restore: a fork starting.
 	forkOp, err := s.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: slow.Name, Snapshot: sc.SlowTarget, Name: "hazel-heron-fork"})
 	if err != nil {
-		return nil, fmt.Errorf("fork hazel-heron: %w", err)
+		return fmt.Errorf("fork hazel-heron: %w", err)
 	}
 	sc.ForkOp = forkOp.ID
+	return nil
+}
+
+// sceneAmberFoxChanged changes amber-fox since its migration's snapshot and puts
+// threads and the person on it.
+func (s *Stack) sceneAmberFoxChanged(ctx context.Context, sc *Scene) error {
 	// amber-fox changed since its migration's snapshot: the restore dialog
 	// says so, and Compare lists it.
-	if err := s.WriteFile(demo.AmberFox, "app/db/schema.sql", "create table users (id int, email text);\ncreate index users_email on users (email);\n"); err != nil {
-		return nil, err
+	if err := s.WriteFile(sc.Demo.AmberFox, "app/db/schema.sql", "create table users (id int, email text);\ncreate index users_email on users (email);\n"); err != nil {
+		return err
 	}
-	if err := s.WriteFile(demo.AmberFox, "app/notes.txt", "Schema v2: email on users.\n"); err != nil {
-		return nil, err
+	if err := s.WriteFile(sc.Demo.AmberFox, "app/notes.txt", "Schema v2: email on users.\n"); err != nil {
+		return err
 	}
 	// Presence on amber-fox: the restore dialog names what goes. Threads'
 	// workspaces on amber-fox make it a box threads run on, whose restores
@@ -97,18 +117,24 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	{
 		st, err := s.Core.Settings(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		st.ExecutionMachineRestores = true
 		if err := s.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if _, err := s.Boxes.SetPresence(ctx, snapshots.Owner(), "amber-fox", snapshots.Presence{
-		Workspaces: []snapshots.Workspace{{Thread: demo.Thread.ID, Working: true}, {Thread: demo.Guide.ID}},
+		Workspaces: []snapshots.Workspace{{Thread: sc.Demo.Thread.ID, Working: true}, {Thread: sc.Demo.Guide.ID}},
 		Desktop:    "you", Terminals: 1}); err != nil {
-		return nil, err
+		return err
 	}
+	return nil
+}
+
+// sceneTawnyStopped seeds tawny-moss and its release stopped at a kept snapshot's
+// held copy.
+func (s *Stack) sceneTawnyStopped(ctx context.Context, sc *Scene) error {
 	// tawny-moss's last release stopped at its kept snapshot's held copy,
 	// as with a full storage on Proxmox: the release page says why, with
 	// Release again and Release and delete it. The local backend keeps
@@ -116,100 +142,126 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 	// is recorded as the core records one (CopyFailedWords).
 	tawny, err := s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "tawny-moss", Backend: "local"})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	thu, err := s.Take(ctx, snapshots.Owner(), tawny.Name, "Thu 09:15", "")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	kop, err := s.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: tawny.Name, Snapshot: thu.ID, Days: 30})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := s.Wait(ctx, kop); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := s.Pool.Exec(ctx, `INSERT INTO operations (id, kind, box_id, by_kind, step, state, error, observed, started_at, ended_at)
 		VALUES ($1, 'release', $2, 'owner', 'copy-clone', 'failed', $3, 'nothing kept was deleted', now(), now())`,
 		snapshots.NewID("op"), tawny.ID, snapshots.CopyFailedWords(thu.Name, "this host has 5.4 GB free, and it needs 8.6 GB")); err != nil {
-		return nil, fmt.Errorf("a stopped release of tawny-moss: %w", err)
+		return fmt.Errorf("a stopped release of tawny-moss: %w", err)
 	}
+	return nil
+}
+
+// sceneAmberFoxHistory takes amber-fox's automatic history.
+func (s *Stack) sceneAmberFoxHistory(ctx context.Context, sc *Scene) error {
 	// amber-fox's automatic history: three changes, each an automatic
 	// snapshot with its picture, for the timeline, Save and Delete history.
 	for i, text := range []string{"one", "two", "three"} {
-		if err := s.WriteFile(demo.AmberFox, "app/session.log", text+"\n"); err != nil {
-			return nil, err
+		if err := s.WriteFile(sc.Demo.AmberFox, "app/session.log", text+"\n"); err != nil {
+			return err
 		}
-		op, sn, err := s.Taker.TakeAutomatic(ctx, demo.AmberFox.ID, "the box changed")
+		op, sn, err := s.Taker.TakeAutomatic(ctx, sc.Demo.AmberFox.ID, "the box changed")
 		if err != nil {
-			return nil, fmt.Errorf("amber-fox's automatic snapshot %d: %w", i, err)
+			return fmt.Errorf("amber-fox's automatic snapshot %d: %w", i, err)
 		}
 		if _, err := s.Wait(ctx, op); err != nil {
-			return nil, err
+			return err
 		}
 		sc.Automatic = sn.ID
 	}
+	return nil
+}
+
+// sceneOliveInTrash releases olive-pine into the trash.
+func (s *Stack) sceneOliveInTrash(ctx context.Context, sc *Scene) error {
 	// olive-pine was released: it waits in the trash with its final
 	// snapshot (the Trash tab, its page, Empty now).
-	olive, err := s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "olive-pine", Backend: "local", Thread: demo.Thread.ID})
+	olive, err := s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "olive-pine", Backend: "local", Thread: sc.Demo.Thread.ID})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.WriteFile(olive, "notes.txt", "a draft\n"); err != nil {
-		return nil, err
+		return err
 	}
 	rop, err := s.Boxes.ReleaseBox(ctx, snapshots.Owner(), olive.Name, "")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := s.Wait(ctx, rop); err != nil {
-		return nil, err
+		return err
 	}
+	return nil
+}
+
+// sceneTawnyCleanup keeps tawny-moss's "before the cleanup" until tomorrow.
+func (s *Stack) sceneTawnyCleanup(ctx context.Context, sc *Scene) error {
 	// tawny-moss's "before the cleanup", kept until tomorrow: its row says
 	// it goes, with Keep 30 more days beside it.
-	cleanup, err := s.Take(ctx, snapshots.Owner(), tawny.Name, "before the cleanup", "")
+	cleanup, err := s.Take(ctx, snapshots.Owner(), "tawny-moss", "before the cleanup", "")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	tomorrow := time.Now().UTC().AddDate(0, 0, 1)
-	kop, err = s.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: tawny.Name, Snapshot: cleanup.ID, Until: &tomorrow})
+	kop, err := s.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "tawny-moss", Snapshot: cleanup.ID, Until: &tomorrow})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := s.Wait(ctx, kop); err != nil {
-		return nil, err
+		return err
 	}
+	return nil
+}
+
+// sceneSageWrenAsks seeds sage-wren and its agent's restore waiting for the
+// person's word.
+func (s *Stack) sceneSageWrenAsks(ctx context.Context, sc *Scene) error {
 	// sage-wren, a box of the demo's thread whose agent asked to restore
 	// it while "Agents may restore their own boxes" was off.
-	if _, err := s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "sage-wren", Backend: "local", Thread: demo.Thread.ID}); err != nil {
-		return nil, err
+	if _, err := s.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "sage-wren", Backend: "local", Thread: sc.Demo.Thread.ID}); err != nil {
+		return err
 	}
-	agent := snapshots.Agent(demo.Thread.ID)
+	agent := snapshots.Agent(sc.Demo.Thread.ID)
 	wren, err := s.Take(ctx, agent, "sage-wren", "before the refactor", "")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	st, err := s.Core.Settings(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	st.AgentsMayRestore = false
 	if err := s.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
-		return nil, err
+		return err
 	}
 	_, err = s.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "sage-wren", Snapshot: wren.ID, Replace: true})
 	asked, ok := approvals.AsAsked(err)
 	if !ok {
-		return nil, fmt.Errorf("sage-wren's request: %v", err)
+		return fmt.Errorf("sage-wren's request: %v", err)
 	}
 	sc.Request = asked.Approval.ID
 	st.AgentsMayRestore = true
 	if err := s.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
-		return nil, err
+		return err
 	}
+	return nil
+}
+
+// sceneBriskUndo reads brisk-lake's undo and the restore that took it.
+func (s *Stack) sceneBriskUndo(ctx context.Context, sc *Scene) error {
 	brisk, err := s.Core.List(ctx, snapshots.Owner(), snapshots.ListQuery{Box: "brisk-lake"})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, sn := range brisk[0].Snapshots {
 		if sn.IsUndo() {
@@ -217,25 +269,36 @@ func (s *Stack) SetScene(ctx context.Context) (*Scene, error) {
 			sc.RestoreOp = *sn.UndoOf
 		}
 	}
-	return sc, nil
+	return nil
 }
 
 // States is every page and dialog state, in the screenshot run's order.
 // Add a state here (not in the screenshot run) so the layout test covers
 // it too; a state's Do leaves the page as it should be pictured.
 func (sc *Scene) States() []State {
-	mig := sc.Demo.Migration.ID
-	click := func(sel string) func(p playwright.Page) error {
-		return func(p playwright.Page) error { return p.Locator(sel).First().Click() }
-	}
-	dialog := func(sel string) func(p playwright.Page) error {
-		return func(p playwright.Page) error {
-			if err := p.Locator(sel).First().Click(); err != nil {
-				return err
-			}
-			return p.Locator("#dialog-host dialog[open]").WaitFor()
+	return append(sc.boxStates(), sc.otherStates()...)
+}
+
+// click is a state's Do that clicks the first element sel finds.
+func click(sel string) func(p playwright.Page) error {
+	return func(p playwright.Page) error { return p.Locator(sel).First().Click() }
+}
+
+// dialog is a state's Do that clicks the first element sel finds and
+// waits for the dialog it opens.
+func dialog(sel string) func(p playwright.Page) error {
+	return func(p playwright.Page) error {
+		if err := p.Locator(sel).First().Click(); err != nil {
+			return err
 		}
+		return p.Locator("#dialog-host dialog[open]").WaitFor()
 	}
+}
+
+// boxStates are the Snapshots tab's, the box pages' and their dialogs'
+// states, up to a share code shown.
+func (sc *Scene) boxStates() []State {
+	mig := sc.Demo.Migration.ID
 	return []State{
 		{Name: "snapshots-tab", Path: "/boxes/snapshots"},
 		{Name: "row-actions-on-hover", Path: "/boxes/snapshots", Do: func(p playwright.Page) error {
@@ -325,6 +388,14 @@ func (sc *Scene) States() []State {
 			}
 			return p.Locator("#share-code").WaitFor()
 		}},
+	}
+}
+
+// otherStates are the Import page's, the settings', the requests', the
+// Machines and Threads tabs', the timeline's and a toast's states.
+func (sc *Scene) otherStates() []State {
+	mig := sc.Demo.Migration.ID
+	return []State{
 		{Name: "import-page", Path: "/import"},
 		{Name: "snapshots-settings", Path: "/settings/snapshots"},
 		{Name: "settings-each-box", Path: "/settings/snapshots/each-box"},

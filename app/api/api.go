@@ -25,8 +25,9 @@ type Options struct {
 	// Take is the take: a snapshot of a box, and the result of its
 	// operation.
 	Take *take.Take
-	// Keeps is a snapshot's keep, renewal, delete, name and note, and the
-	// result of their operations.
+	// Keeps is a snapshot's keep, renewal, delete, name and note, its save
+	// and unsave, a box's Delete history, and the result of their
+	// operations.
 	Keeps *keep.Keeps
 	// Restores is a box's restore, its dry run and undo, and its reset.
 	Restores *restore.Restores

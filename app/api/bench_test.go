@@ -22,13 +22,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
-	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
-	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
-	"github.com/boxsnap/boxsnap/app/snapshots/keep"
-	"github.com/boxsnap/boxsnap/app/snapshots/restore"
-	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
+	"github.com/boxsnap/boxsnap/app/snapshots/seams"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
 	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/jobs"
@@ -243,38 +238,14 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 	if err != nil {
 		b.Fatal(err)
 	}
-	kp, err := keep.New(core, keep.Options{Store: st, Logger: logger})
+	sm, err := seams.New(core, seams.Options{Store: st, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}
-	bx, err := boxes.New(core, boxes.Options{Store: st, Deletes: kp, Logger: logger})
-	if err != nil {
-		b.Fatal(err)
-	}
-	core.UseBoxes(bx)
-	rs, err := restore.New(core, restore.Options{Store: st, Deletes: kp, Taker: core, Templates: bx, Logger: logger})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Boxes: bx, Straight: rs, Logger: logger})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ap, err := approvals.New(core, approvals.Options{Store: st, Engine: core.Engine(), Restores: rs, Logger: logger})
-	if err != nil {
-		b.Fatal(err)
-	}
-	rs.UseApprovals(ap)
-	pics, err := pictures.NewPictures(core, pictures.KeepOptions{Store: st, Logger: logger})
-	if err != nil {
-		b.Fatal(err)
-	}
-	core.UsePictures(pics)
-	rs.UsePictures(pics)
 	if err := core.RegisterBackends(ctx); err != nil {
 		b.Fatal(err)
 	}
-	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: true, Logger: logger, Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sw, Logger: logger, ManualHistory: true},
+	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: true, Logger: logger, Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sm.Sweeps, Logger: logger, ManualHistory: true},
 		Extra: func(w *river.Workers) { river.AddWorker(w, ping) }})
 	if err != nil {
 		b.Fatal(err)
@@ -288,7 +259,7 @@ func benchEnv(b *testing.B, be snapshots.Backend, tr *queryCounter, ping *pingWo
 		defer cancel()
 		_ = client.Stop(sctx)
 	})
-	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: rs, Tab: tab.New(st, core.Kernel, nil, logger), Boxes: bx, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Logger: logger, Install: install}
+	return &coretest.Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: sm.Restores, Take: sm.Take, Keeps: sm.Keeps, Tab: tab.New(st, core.Kernel, nil, logger), Boxes: sm.Boxes, Forks: sm.Forks, Sweeps: sm.Sweeps, Contents: sm.Contents, Approvals: sm.Approvals, Pictures: sm.Pictures, Heads: sm.Heads, Client: client.Client, Jobs: client, Logger: logger, Install: install}
 }
 
 // queryCounter is a pgx tracer that counts the queries sent while it

@@ -27,7 +27,7 @@ func (s *server) deleteHistory(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	op, err := s.core.DeleteHistory(r.Context(), caller(r), box, body.Confirm, body.Request)
+	op, err := s.keeps.DeleteHistory(r.Context(), caller(r), box, body.Confirm, body.Request)
 	if err != nil {
 		s.fail(w, r, err)
 		return

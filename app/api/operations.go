@@ -3,12 +3,12 @@ package api
 import (
 	"context"
 	"fmt"
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/wire"
+
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 )
 
@@ -153,7 +153,7 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 			return restore.ResetDoneWords(box, res)
 		}
 	case snapshots.OpImport:
-		if res, err := contents.ImportResultOf(op); err == nil {
+		if res, err := s.contents.ImportResultOf(op); err == nil {
 			return res.Words
 		}
 	}

@@ -3,11 +3,12 @@ package api
 import (
 	"errors"
 	"fmt"
-	"github.com/boxsnap/boxsnap/app/wire"
 	"io"
 	"mime"
 	"net/http"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
@@ -77,7 +78,7 @@ func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
 		s.answerOperation(w, r, op, false)
 		return
 	}
-	res, err := contents.ImportResultOf(op)
+	res, err := s.contents.ImportResultOf(op)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -18,7 +18,7 @@ func (s *server) saveSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sn, err := s.core.Save(r.Context(), caller(r), box, ref, body.Name)
+	sn, err := s.keeps.Save(r.Context(), caller(r), box, ref, body.Name)
 	if err != nil {
 		s.fail(w, r, err)
 		return

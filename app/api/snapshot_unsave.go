@@ -11,7 +11,7 @@ func (s *server) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sn, err := s.core.Unsave(r.Context(), caller(r), box, ref)
+	sn, err := s.keeps.Unsave(r.Context(), caller(r), box, ref)
 	if err != nil {
 		s.fail(w, r, err)
 		return

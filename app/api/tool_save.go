@@ -47,7 +47,7 @@ func (s *server) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sn, err := s.core.Save(r.Context(), caller(r), p.Box, p.Snapshot, p.Name)
+	sn, err := s.keeps.Save(r.Context(), caller(r), p.Box, p.Snapshot, p.Name)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -72,7 +72,7 @@ func (s *server) toolSnapshotUnsave(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sn, err := s.core.Unsave(r.Context(), caller(r), p.Box, p.Snapshot)
+	sn, err := s.keeps.Unsave(r.Context(), caller(r), p.Box, p.Snapshot)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -103,7 +103,7 @@ type kindRun struct {
 // Register makes kind run by run: the engine decodes the operation's
 // parameters as P (a failure fails the operation, in words) and, when run
 // answers a result with no error and has not ended the operation itself
-// (with Engine.End or Engine.EndWith), records that result and finishes it
+// (with Engine.End or Kind.EndWith), records that result and finishes it
 // done, in the statement or transaction that ends it. An error from run
 // leaves the operation running: River tries the job again, or snoozes it
 // on a provider task (ErrTaskPending).
@@ -148,7 +148,7 @@ func register[P, R, B any](e *Engine, kind string, start Start[B], run func(ctx 
 			if op.State != Running {
 				return nil // the runner ended it
 			}
-			return e.finish(ctx, op, Done, r, "", "")
+			return endWith(ctx, e, op, Done, r, "", "")
 		}
 	}
 	var none B
@@ -411,13 +411,6 @@ func (e *Engine) End(ctx context.Context, op *Operation, state, words, observed 
 	return e.finish(ctx, op, state, nil, words, observed)
 }
 
-// EndWith ends an operation in any state with a result already made: a
-// failed end that still answers what it did, a done end with what boxsnap
-// observed, or an end from outside the operation's runner.
-func (e *Engine) EndWith(ctx context.Context, op *Operation, state string, result any, words, observed string) error {
-	return e.finish(ctx, op, state, result, words, observed)
-}
-
 // operationEnded is the channel an end notifies, with the operation's ID,
 // so a wait ends the moment its operation does, with no polling delay.
 const operationEnded = "boxsnap_operation_ended"
@@ -427,19 +420,22 @@ const operationEnded = "boxsnap_operation_ended"
 // operationEnded), and BoxChanged. The pages that show the box follow it.
 const boxChanged = "boxsnap_box_changed"
 
+// endWith ends op with its kind's typed result, written as the JSON Result
+// reads back; the engine records no result of any other type.
+func endWith[R any](ctx context.Context, e *Engine, op *Operation, state string, result R, words, observed string) error {
+	res, err := json.Marshal(result)
+	if err != nil {
+		return fmt.Errorf("end operation %s: %w", op.ID, err)
+	}
+	return e.finish(ctx, op, state, res, words, observed)
+}
+
 // finish ends an operation and, in the same transaction, queues the box's
 // next waiting operation, so a box's operations follow each other with no
 // polling delay. Its pins end with it. An operation no other waits behind
 // (none was admitted waiting while it ran: OpInsert marks it followed) ends
 // in one statement, OpEndAlone, with no transaction.
-func (e *Engine) finish(ctx context.Context, op *Operation, state string, result any, words, observed string) error {
-	var res []byte
-	if result != nil {
-		var err error
-		if res, err = json.Marshal(result); err != nil {
-			return fmt.Errorf("end operation %s: %w", op.ID, err)
-		}
-	}
+func (e *Engine) finish(ctx context.Context, op *Operation, state string, res []byte, words, observed string) error {
 	ctx = context.WithoutCancel(ctx)
 	var ended *Operation
 	handed := e.ends.endingNow(op.ID)

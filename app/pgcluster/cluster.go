@@ -109,52 +109,21 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.DataDir == "" {
-		return nil, errors.New("no data folder given for the PostgreSQL cluster: set Options.DataDir")
-	}
-	dataDir, err := filepath.Abs(opts.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("data folder %s: %w", opts.DataDir, err)
-	}
-	port := opts.Port
-	if port == 0 {
-		port = DefaultPort
-	}
-	if port < 1 || port > 65535 {
-		return nil, fmt.Errorf("port %d is out of range: give Options.Port between 1 and 65535, or 0 for %d", opts.Port, DefaultPort)
-	}
-
-	state, have, err := inspect(dataDir)
+	dataDir, port, err := checkPlace(opts)
 	if err != nil {
 		return nil, err
 	}
-	binDir, err := findBinDir(opts.BinDir, os.Getenv("PATH"), libRoot, have)
+	binDir, major, err := findBinaries(ctx, opts.BinDir, dataDir)
 	if err != nil {
 		return nil, err
-	}
-	major, err := majorVersion(ctx, binDir)
-	if err != nil {
-		return nil, err
-	}
-	if state == dirCluster && have != major {
-		return nil, fmt.Errorf("the data folder %s holds a PostgreSQL %d cluster, and this machine's binaries are PostgreSQL %d: "+
-			"install PostgreSQL %d's binaries (e.g. apt-get install postgresql-%d), or upgrade the cluster with pg_upgrade, or move the folder away to start afresh",
-			dataDir, have, major, have, have)
 	}
 	acct, err := clusterAccount()
 	if err != nil {
 		return nil, err
 	}
-	sockDir, defaultSock := opts.SocketDir, false
-	if sockDir == "" {
-		sockDir, defaultSock = defaultSocketDir(dataDir, port), true
-	}
-	if sockDir, err = filepath.Abs(sockDir); err != nil {
-		return nil, fmt.Errorf("socket folder %s: %w", opts.SocketDir, err)
-	}
-	if n := len(socketPath(sockDir, port)); n > maxSocketPath {
-		return nil, fmt.Errorf("the socket folder %s is too long for a unix socket (%d bytes with the socket's name, at most %d): give a shorter Options.SocketDir",
-			sockDir, n, maxSocketPath)
+	sockDir, defaultSock, err := socketFolder(opts.SocketDir, dataDir, port)
+	if err != nil {
+		return nil, err
 	}
 
 	parent := filepath.Dir(dataDir)
@@ -175,30 +144,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			lock.release()
 		}
 	}()
-	// Look again now that the folder is ours: another boxsnap may have made
-	// it while this one checked the binaries.
-	if state, have, err = inspect(dataDir); err != nil {
+	made, err := c.readyDataDir(ctx, parent)
+	if err != nil {
 		return nil, err
-	}
-	if err := acct.makeReachable(parent, logger); err != nil {
-		return nil, err
-	}
-	made := false
-	switch state {
-	case dirMissing, dirEmpty:
-		if err := c.initdb(ctx, state); err != nil {
-			return nil, err
-		}
-		made = true
-	case dirCluster:
-		if have != major {
-			return nil, fmt.Errorf("the data folder %s holds a PostgreSQL %d cluster, and this machine's binaries are PostgreSQL %d: move the folder away or use PostgreSQL %d", dataDir, have, major, have)
-		}
-		if err := acct.own(dataDir, 0o700, true); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("the data folder %s is not empty but holds no PostgreSQL cluster (no PG_VERSION): move its files away, or choose another data folder", dataDir)
 	}
 	if c.realDir, err = filepath.EvalSymlinks(dataDir); err != nil {
 		return nil, fmt.Errorf("data folder %s: %w", dataDir, err)
@@ -223,6 +171,96 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		logger.Info("started the PostgreSQL cluster", "dir", dataDir, "version", major, "socket", sockDir, "took", took)
 	}
 	return c, nil
+}
+
+// checkPlace answers the data folder, made absolute, and the port, the
+// default where none is given, or why either cannot serve.
+func checkPlace(opts Options) (dataDir string, port int, err error) {
+	if opts.DataDir == "" {
+		return "", 0, errors.New("no data folder given for the PostgreSQL cluster: set Options.DataDir")
+	}
+	dataDir, err = filepath.Abs(opts.DataDir)
+	if err != nil {
+		return "", 0, fmt.Errorf("data folder %s: %w", opts.DataDir, err)
+	}
+	port = opts.Port
+	if port == 0 {
+		port = DefaultPort
+	}
+	if port < 1 || port > 65535 {
+		return "", 0, fmt.Errorf("port %d is out of range: give Options.Port between 1 and 65535, or 0 for %d", opts.Port, DefaultPort)
+	}
+	return dataDir, port, nil
+}
+
+// findBinaries finds PostgreSQL's binaries and their major version, and
+// refuses a data folder that holds a cluster of another major version.
+func findBinaries(ctx context.Context, given, dataDir string) (binDir string, major int, err error) {
+	state, have, err := inspect(dataDir)
+	if err != nil {
+		return "", 0, err
+	}
+	binDir, err = findBinDir(given, os.Getenv("PATH"), libRoot, have)
+	if err != nil {
+		return "", 0, err
+	}
+	major, err = majorVersion(ctx, binDir)
+	if err != nil {
+		return "", 0, err
+	}
+	if state == dirCluster && have != major {
+		return "", 0, fmt.Errorf("the data folder %s holds a PostgreSQL %d cluster, and this machine's binaries are PostgreSQL %d: "+
+			"install PostgreSQL %d's binaries (e.g. apt-get install postgresql-%d), or upgrade the cluster with pg_upgrade, or move the folder away to start afresh",
+			dataDir, have, major, have, have)
+	}
+	return binDir, major, nil
+}
+
+// socketFolder answers the folder of the cluster's unix socket, made
+// absolute (the default beside the data folder where none is given, and
+// then true), or why its socket's path would be too long.
+func socketFolder(given, dataDir string, port int) (string, bool, error) {
+	sockDir, defaultSock := given, false
+	if sockDir == "" {
+		sockDir, defaultSock = defaultSocketDir(dataDir, port), true
+	}
+	sockDir, err := filepath.Abs(sockDir)
+	if err != nil {
+		return "", false, fmt.Errorf("socket folder %s: %w", given, err)
+	}
+	if n := len(socketPath(sockDir, port)); n > maxSocketPath {
+		return "", false, fmt.Errorf("the socket folder %s is too long for a unix socket (%d bytes with the socket's name, at most %d): give a shorter Options.SocketDir",
+			sockDir, n, maxSocketPath)
+	}
+	return sockDir, defaultSock, nil
+}
+
+// readyDataDir makes the cluster in its data folder, locked now, or takes
+// over the one there, and answers whether it made it. It looks again
+// now that the folder is ours: another boxsnap may have made it while
+// this one checked the binaries.
+func (c *Cluster) readyDataDir(ctx context.Context, parent string) (bool, error) {
+	state, have, err := inspect(c.dataDir)
+	if err != nil {
+		return false, err
+	}
+	if err := c.acct.makeReachable(parent, c.logger); err != nil {
+		return false, err
+	}
+	switch state {
+	case dirMissing, dirEmpty:
+		if err := c.initdb(ctx, state); err != nil {
+			return false, err
+		}
+		return true, nil
+	case dirCluster:
+		if have != c.bin.major {
+			return false, fmt.Errorf("the data folder %s holds a PostgreSQL %d cluster, and this machine's binaries are PostgreSQL %d: move the folder away or use PostgreSQL %d", c.dataDir, have, c.bin.major, have)
+		}
+		return false, c.acct.own(c.dataDir, 0o700, true)
+	default:
+		return false, fmt.Errorf("the data folder %s is not empty but holds no PostgreSQL cluster (no PG_VERSION): move its files away, or choose another data folder", c.dataDir)
+	}
 }
 
 // DSN is a pgx connection string for database over the unix socket, as the

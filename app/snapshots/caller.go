@@ -57,3 +57,18 @@ func (c Caller) thread() *string {
 	}
 	return nil
 }
+
+// CallerOf is the caller that asked for an operation, as recorded on it.
+func CallerOf(op *Operation) Caller {
+	switch op.ByKind {
+	case "owner":
+		return Owner()
+	case "cli":
+		return CLI()
+	case "agent":
+		if op.ByThreadID != nil {
+			return Agent(*op.ByThreadID)
+		}
+	}
+	return System("")
+}

@@ -13,12 +13,12 @@
 // and its parts, each a type of its own that Kernel embeds (parts.go):
 // Records (the record reads), Admission, BoxLog (the box log's writer) and
 // SettingsKeeper (the settings and the time zone). Service embeds it and holds the snapshots' rules and their
-// operations (the undo a restore or a reset takes first, lists).
+// operations (lists, the ceiling, the plan and the room).
 //
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
 // kernel through small interfaces it declares, which *Service
-// satisfies; the kernel names they use are exported (BoxByID, Admit, Finish,
+// satisfies; the kernel names they use are exported (BoxByID, Admit, End,
 // Log, …), each registers its own kinds of operation with the kernel's
 // engine, and package seams wires them (for app/boot, app/coretest and
 // e2e alike). Package sweeps holds the periodic work (the reconcile, the
@@ -26,8 +26,9 @@
 // history's check and thinning, the trash's emptying, housekeeping),
 // with its Thin and DeleteHistory operations. Package take
 // holds the take (a snapshot of a box, a person's, an agent's or the CLI's,
-// and boxsnap's automatic one) with its Take operation; nothing in the
-// kernel calls it (a restore's and a reset's undo are TakeUndo's). Package
+// and boxsnap's automatic one) with its Take operation, and the undo a
+// restore or a reset takes first (TakeUndo); nothing in the kernel calls
+// it. Package
 // contents holds what a snapshot holds and its moves in and out of boxsnap
 // (browsing, showing, downloading and comparing its files, a restore's
 // preview, exports, imports and their operation, share codes, a redeem
@@ -48,13 +49,14 @@
 // take. Package restore holds a box's restore (its guard, dry run, steps,
 // failure and undos replaced), the box set straight after a restore, a
 // reset to a fresh box and the undo of either, with its Restore and Reset
-// operations; the undo it takes first is the core's (Service.TakeUndo),
+// operations; the undo it takes first is the take's (take.Take.TakeUndo),
 // but for ZFS's held copy of the stopped guest, its own. Package fork holds the fork (a new box made from a
 // snapshot, armed, started and checked, one or many from one snapshot),
 // with its Fork operation. Package keep holds a snapshot's keep, its stop
 // and its renewal, its delete and the expiry's (with DeleteWith, DeleteStep
 // and FinishLeftDeletes, which the take, the restores, the boxes and the
-// sweeps delete through), and the edits of its name and note, with its
+// sweeps delete through), the edits of its name and note, an automatic
+// snapshot's save and unsave and a box's Delete history, with its
 // Keep, Unkeep, Delete and Expiry operations; their requests and results
 // stay here (keeprequests.go), as the dry runs and the sweeps speak them
 // too. Package boxview holds a box's page's read model. Package pictures (app/pictures) holds pictures of a box's

@@ -3,14 +3,11 @@ package snapshots
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store"
-	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -92,150 +89,6 @@ type BoxHistory struct {
 	Every int `json:"checkSeconds"`
 	// Automatic snapshots the box holds now.
 	Count int `json:"automaticCount"`
-}
-
-// Save makes an automatic snapshot an ordinary one, with a new name if
-// given (moatbox's "Save with a name"): it then counts in the per-box limit
-// and thinning leaves it. The caller must be able to take a snapshot of the
-// box; a box at its limit refuses, naming what to delete.
-func (s *Service) Save(ctx context.Context, c Caller, boxRef, ref, name string) (*Snapshot, error) {
-	var newName *string
-	if strings.TrimSpace(name) != "" {
-		n, err := CleanName(name)
-		if err != nil {
-			return nil, err
-		}
-		newName = &n
-	}
-	sn, b, err := s.SnapshotOfBox(ctx, c, boxRef, ref)
-	if err != nil {
-		return nil, err
-	}
-	if err := MayAct(c, ActTake, b, nil); err != nil {
-		return nil, err
-	}
-	st, err := s.Settings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err = s.ChangeNow(ctx, tx, b.ID, sn.ID, ref, ChangeRename)
-		if err != nil {
-			return err
-		}
-		if !sn.Automatic {
-			return refusal(CodeConflict, SavedAlreadyWords(sn.Name))
-		}
-		if newName != nil && *newName != sn.Name {
-			taken, err := s.NamesOfBox(ctx, tx, sn.BoxID)
-			if err != nil {
-				return err
-			}
-			if taken[*newName] {
-				return refusal(CodeConflict, NamedAlreadyWords(sn.BoxName, *newName))
-			}
-		}
-		all, err := s.SnapshotsOfBox(ctx, tx, b.ID)
-		if err != nil {
-			return err
-		}
-		if count := CountTowardLimit(all); count >= st.PerBox {
-			var names []string
-			hidden := 0
-			for _, o := range all {
-				if o.IsUndo() || o.Automatic || o.State == StateFailed || o.State == StateDeleting {
-					continue
-				}
-				if MayAct(c, ActSee, b, o) == nil {
-					names = append(names, "‘"+o.Name+"’")
-				} else {
-					hidden++
-				}
-			}
-			return refusal(CodeLimit, savingPassesWords(b.Name, count, st.PerBox, sn.Name, DeleteWords(names, hidden)))
-		}
-		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: false, NewName: newName}); err != nil {
-			return fmt.Errorf("save %s: %w", sn.ID, err)
-		}
-		shown := sn.Name
-		if newName != nil {
-			shown = *newName
-		}
-		s.Log(ctx, tx, b.ID, EvSnapshotSaved, c, logSavedWords(shown, sn.ID), sn.ID, "", nil)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sn, _, err = s.Snapshot(ctx, c, sn.ID)
-	return sn, err
-}
-
-// Unsave makes a saved snapshot automatic again: from then on thinning
-// treats it as any other automatic one. An undo stays an undo, and a kept
-// one stays kept (and so spared) until its keep ends.
-func (s *Service) Unsave(ctx context.Context, c Caller, boxRef, ref string) (*Snapshot, error) {
-	sn, b, err := s.SnapshotOfBox(ctx, c, boxRef, ref)
-	if err != nil {
-		return nil, err
-	}
-	if err := MayAct(c, ActDelete, b, sn); err != nil {
-		return nil, err
-	}
-	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
-		b, sn, err = s.ChangeNow(ctx, tx, b.ID, sn.ID, ref, ChangeRename)
-		if err != nil {
-			return err
-		}
-		if sn.Automatic {
-			return refusal(CodeConflict, AutomaticAlreadyWords(sn.Name))
-		}
-		if sn.UndoOf != nil {
-			return refusal(CodeConflict, undoNeverAutomaticWords(sn.Name))
-		}
-		if err := s.st.HistorySetAutomatic(ctx, tx, db.HistorySetAutomaticParams{ID: sn.ID, Automatic: true}); err != nil {
-			return fmt.Errorf("unsave %s: %w", sn.ID, err)
-		}
-		s.Log(ctx, tx, b.ID, EvSnapshotUnsaved, c, logSavedWords(sn.Name, sn.ID), sn.ID, "", nil)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sn, _, err = s.Snapshot(ctx, c, sn.ID)
-	return sn, err
-}
-
-// DeleteHistory deletes every automatic snapshot of a box once the person
-// typed the box's name (moatbox's "Delete history"): saved and kept ones
-// stay, and so does one an operation uses. It admits one operation that
-// deletes them one by one; with none to delete it answers nil.
-func (s *Service) DeleteHistory(ctx context.Context, c Caller, boxRef, confirm, requestID string) (*Operation, error) {
-	if !c.IsPerson() {
-		return nil, refusal(CodeForbidden, onlyPersonDeletesHistoryWords)
-	}
-	if op, err := s.Repeated(ctx, c, requestID, OpDeleteHistory, boxRef, ""); err != nil || op != nil {
-		return op, err
-	}
-	b, err := s.Box(ctx, c, boxRef)
-	if err != nil {
-		return nil, err
-	}
-	if confirm != b.Name {
-		return nil, refusal(CodeInvalid, DeleteHistoryWords(b.Name))
-	}
-	if op, err := s.ExistingRequest(ctx, s.st.Pool, c, requestID, OpDeleteHistory, nil); err != nil || op != nil {
-		return op, err
-	}
-	return s.AdmitThin(ctx, c, b, OpDeleteHistory, ChangeDelete, requestID, func(all []*Snapshot, pins map[string][]Pin, _ *string) []string {
-		var ids []string
-		for _, sn := range all {
-			if sn.Automatic && Eligible(sn, ChangeDelete, pins[sn.ID], s.now(), time.UTC) == nil && !sn.Kept() {
-				ids = append(ids, sn.ID)
-			}
-		}
-		return ids
-	})
 }
 
 // ThinParams are a thinning's or a Delete history's parameters.

@@ -2,6 +2,7 @@ package snapshots_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -189,3 +190,6 @@ func TestLimitHoldsWhenOldestIncomplete(t *testing.T) {
 		t.Errorf("the incomplete oldest, s1, is still there after the seventh: %v", keys(got))
 	}
 }
+
+// jsonOf reads an operation's JSON result into v.
+func jsonOf(raw []byte, v any) error { return json.Unmarshal(raw, v) }

@@ -162,6 +162,15 @@ func (s *Snapshot) IsUndo() bool { return s.UndoOf != nil && !s.Kept() }
 // snapshots, step and state; the engine (app/operations) owns its row.
 type Operation = operations.Operation
 
+// PinTarget is the snapshot an operation targets (a restore's, a fork's,
+// a delete's or a keep's), or "" for one that targets none.
+func PinTarget(op *Operation) string {
+	if op.Target != nil {
+		return *op.Target
+	}
+	return ""
+}
+
 // Operation kinds.
 const (
 	OpTake    = "take"

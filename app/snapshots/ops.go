@@ -58,7 +58,7 @@ func (s *Admission) ExistingRequest(ctx context.Context, q db.DBTX, c Caller, re
 // Admit records an operation in tx, with the box's row already locked: the
 // row first, before anything changes, and its River job in the same
 // transaction when no earlier operation of the box is running. Otherwise it
-// waits; Finish starts it when the one before ends. An operation of no box
+// waits; the engine starts it when the one before ends. An operation of no box
 // (r.Box nil) is queued at once.
 func (s *Admission) Admit(ctx context.Context, tx pgx.Tx, r OpRequest) (*Operation, error) {
 	return s.ops.Admit(ctx, tx, r.Request())
@@ -147,10 +147,12 @@ func (s *Kernel) Step(ctx context.Context, op *Operation, step string) error {
 	return s.ops.Step(ctx, op, step)
 }
 
-// Finish ends an operation (operations.Engine.EndWith): a done one with its
-// kind's result, a failed or unknown one in words.
-func (s *Kernel) Finish(ctx context.Context, op *Operation, state string, result any, errWords, observed string) error {
-	return s.ops.EndWith(ctx, op, state, result, errWords, observed)
+// End ends an operation as failed or unknown, in words and with what
+// boxsnap then observed, with no result (operations.Engine.End); a runner
+// that ends its operation with a result does so through its own kind
+// (operations.Kind.EndWith), so the result is typed.
+func (s *Kernel) End(ctx context.Context, op *Operation, state, errWords, observed string) error {
+	return s.ops.End(ctx, op, state, errWords, observed)
 }
 
 // pins lists the operations other than except that pin snapshot id.

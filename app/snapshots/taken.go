@@ -13,13 +13,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-func PinTarget(op *Operation) string {
-	if op.Target != nil {
-		return *op.Target
-	}
-	return ""
-}
-
 // OwnerOf says who owns a box's new snapshots: the box's thread, or the
 // person for one of their machines.
 func OwnerOf(b *Box) (string, *string) {
@@ -189,21 +182,6 @@ func TakenParams(sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev
 		arg.Words, arg.OperationID = ev.Words, NilIfEmpty(ev.Op)
 	}
 	return arg
-}
-
-// CallerOf is the caller that asked for an operation, as recorded on it.
-func CallerOf(op *Operation) Caller {
-	switch op.ByKind {
-	case "owner":
-		return Owner()
-	case "cli":
-		return CLI()
-	case "agent":
-		if op.ByThreadID != nil {
-			return Agent(*op.ByThreadID)
-		}
-	}
-	return System("")
 }
 
 // RecordPrice keeps on the record what the backend charges for holding the

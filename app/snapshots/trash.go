@@ -72,49 +72,6 @@ func (s *Records) TrashRow(ctx context.Context, q db.DBTX, boxID string) (*Trash
 	return &r, nil
 }
 
-// undoNameOf names the snapshot an operation takes before it changes the
-// box: a restore's undo, a reset's undo, a release's final snapshot.
-func undoNameOf(op *Operation, tz *time.Location) string {
-	at := op.CreatedAt.In(tz).Format("15:04")
-	switch op.Kind {
-	case OpRelease:
-		return "at the release at " + at
-	case OpReset:
-		return "before the reset at " + at
-	}
-	return UndoName(op.CreatedAt, tz)
-}
-
-// undoOfOp is what the snapshot's undo_of records: the operation it is the
-// undo of; a release's final snapshot is no undo.
-func undoOfOp(op *Operation) *string {
-	if op.Kind == OpRelease {
-		return nil
-	}
-	id := op.ID
-	return &id
-}
-
-// undoCallerOf is who takes the snapshot: boxsnap takes a release's final
-// snapshot; an undo is its operation's caller's.
-func undoCallerOf(op *Operation) Caller {
-	if op.Kind == OpRelease {
-		return System("the box's release")
-	}
-	return CallerOf(op)
-}
-
-// undoWordsOf says what the snapshot is, for the box log.
-func undoWordsOf(op *Operation) string {
-	switch op.Kind {
-	case OpRelease:
-		return "the final snapshot of its release"
-	case OpReset:
-		return "the undo of this reset"
-	}
-	return "the undo of this restore"
-}
-
 // UntrashResult is what a finished restore from the trash answers.
 type UntrashResult struct {
 	Box     string `json:"box"`

@@ -282,12 +282,6 @@ func DeleteHistoryWords(box string) string {
 	return fmt.Sprintf("Type the box's name, %s, to delete its automatic history.", box)
 }
 
-// ResetNotBuiltWords is the one home of why a box on a backend with no
-// Resetter is not reset.
-func ResetNotBuiltWords(be Backend, b *Box) string {
-	return fmt.Sprintf("Reset is built for boxes on this host's folders only: boxsnap does not reset %s on %s. Release it and make a new box from its template instead.", b.Name, be.Label)
-}
-
 // TrashCostWords is the one home of what a box costs while it waits in the
 // trash on a backend of kind, which the release dialog says and the trash
 // lists.
@@ -454,18 +448,6 @@ func EventParts(ev LogEvent) (what, words string) {
 // NamedID says a snapshot in the box log: "‘before the migration’ (sn_…)".
 func NamedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }
 
-// logUndoTakenWords: snapshot-taken for an undo, a release's final
-// snapshot or a reset's undo (what: undoWordsOf).
-func logUndoTakenWords(name, id, what, holds string) string {
-	return fmt.Sprintf("%s, %s, %s", NamedID(name, id), what, holds)
-}
-
-// LogHeldUndoTakenWords: snapshot-taken for a ZFS restore's undo, a held
-// copy of the stopped guest.
-func LogHeldUndoTakenWords(name, id, ref, host string) string {
-	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", NamedID(name, id), ref, host)
-}
-
 // LogRestoreFailedWords: restore-failed, "the step it stopped at, the
 // backend's words, and what boxsnap then observed".
 func LogRestoreFailedWords(name, step, why, observed string) string {
@@ -483,9 +465,6 @@ func LogUnkeptWords(name string, atRelease bool) string {
 	}
 	return fmt.Sprintf("‘%s’ goes with the box again", name)
 }
-
-// logSavedWords: snapshot-saved and snapshot-unsaved.
-func logSavedWords(name, id string) string { return NamedID(name, id) }
 
 // Words say the rate and the spend beside the ceiling, for Settings.
 func (p PaidRate) Words() string {
@@ -609,8 +588,7 @@ const (
 	onlyPersonRenamesWords = "Only the person can rename a snapshot or change its note."
 	onlyPersonAdoptsWords  = "Only the person adopts a guest or a folder that exists already."
 
-	onlyPersonDeletesHistoryWords = "Only the person deletes a box's history."
-	onlyPersonSettingsWords       = "Only the person changes settings."
+	onlyPersonSettingsWords = "Only the person changes settings."
 	// OnlyPersonSettingsWords refuses an agent the settings' API, reading
 	// or changing.
 	OnlyPersonSettingsWords = "Only the person reads or changes settings."
@@ -793,11 +771,6 @@ func DeleteWords(names []string, hidden int) string {
 	return w + "."
 }
 
-// savingPassesWords: saving an automatic snapshot counts it in the limit.
-func savingPassesWords(box string, count, perBox int, name, del string) string {
-	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots: saving ‘%s’ would pass it. %s", box, count, perBox, name, del))
-}
-
 // CeilingWords is the refusal of a change that would pass the paid
 // ceiling, the same for the pages, the API, the CLI and an agent's tools.
 func CeilingWords(label string, rate, ceiling float64, currency string) string {
@@ -962,10 +935,6 @@ func SavedAlreadyWords(name string) string { return fmt.Sprintf("‘%s’ is sav
 // refusal, and the Unsave dialog's).
 func AutomaticAlreadyWords(name string) string {
 	return fmt.Sprintf("‘%s’ is automatic already.", name)
-}
-
-func undoNeverAutomaticWords(name string) string {
-	return fmt.Sprintf("‘%s’ is an undo: it is never automatic.", name)
 }
 
 // The Snapshots tab's listing.

@@ -168,19 +168,19 @@ func TestRefusalWordsShape(t *testing.T) {
 	)
 	named := []string{
 		keptOnlyPersonWords(sn, "delete"), notThisThreadsWords(sn), noSnapshotNamedWords(sn, box),
-		NamedAlreadyWords(box, sn), savingPassesWords(box, 5, 5, sn, ""), RenewNotKeptWords(sn),
+		NamedAlreadyWords(box, sn), RenewNotKeptWords(sn),
 		inUseWords(sn, pinWords(Pin{Kind: OpRestore}, time.UTC)), savedNotThinnedWords(sn), undoNotThinnedWords(sn),
 		keptNeverDeletedWords(sn), keptUntilWords(sn, "29 Nov"), personsNeverDeletedWords(sn), undoNotEvictedWords(sn),
 		notAnUndoWords(sn), cannotBeWords(sn, StateWords(StateTaking), changeWords(ChangeRestore)),
 		stillBeingTakenWords(sn), alreadyDeletingWords(sn), unavailableWords(sn), snapshotIsWords(sn, StateWords(StateLost)),
 		earlierGuestForkOnlyWords(sn, box), heldCopyForkInsteadWords(sn), notKeptWords(sn), outlivesBoxWords(sn),
 		SavedAlreadyWords(sn), AutomaticAlreadyWords(sn),
-		undoNeverAutomaticWords(sn), CannotBeForkedWords(sn, "on "+be),
+		CannotBeForkedWords(sn, "on "+be),
 	}
 	others := []string{
 		SignInWords, NotAllowedWords, onlyPersonExportsWords, onlyPersonImportsWords, onlyPersonSharesWords,
 		onlyPersonKeepsWords, onlyPersonRenamesWords, onlyPersonAdoptsWords,
-		onlyPersonDeletesHistoryWords, onlyPersonSettingsWords,
+		onlyPersonSettingsWords,
 		agentNamesTemplateWords,
 		notByItselfWords("restore"), onlyPersonForksExecutionWords(box), onlyThreadReleasesWords(box),
 		agentLeavesOutWords("command"),
@@ -209,7 +209,6 @@ func TestRefusalWordsShape(t *testing.T) {
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
 		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC),
 		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
-		ResetNotBuiltWords(Backend{Label: be}, &Box{Name: box}),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
 		AlwaysWithUndoWords(box),
 		ExecutionMachineRefusalWords([]string{"Fix the sign-in flow"}, box),
@@ -253,11 +252,8 @@ func TestRefusalWordsShape(t *testing.T) {
 func logWordsForShape() (named, others []string) {
 	const sn, id = "before the migration", "sn1"
 	named = []string{
-		logUndoTakenWords(sn, id, "the undo of this restore", "disk"),
-		LogHeldUndoTakenWords(sn, id, "vm-9", "pve-1"),
 		LogRestoreFailedWords(sn, "", "it failed", "nothing changed"), LogRestoreFailedWords(sn, "rollback", "it failed", "nothing changed"),
 		LogUnkeptWords(sn, true), LogUnkeptWords(sn, false),
-		logSavedWords(sn, id),
 	}
 	return named, others
 }

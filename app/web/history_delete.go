@@ -30,7 +30,7 @@ func (s *Server) deleteHistory(w http.ResponseWriter, r *http.Request) {
 		s.renderDialog(w, r, http.StatusConflict, d)
 		return
 	}
-	if _, err := s.opts.Core.DeleteHistory(r.Context(), snapshots.Owner(), box, r.PostFormValue("confirm"), ""); err != nil {
+	if _, err := s.opts.Keeps.DeleteHistory(r.Context(), snapshots.Owner(), box, r.PostFormValue("confirm"), ""); err != nil {
 		d.Error = pagemodel.RefusalWords(err)
 		s.renderDialog(w, r, statusOf(err), d)
 		return

@@ -31,8 +31,9 @@ type Options struct {
 	Core *snapshots.Service
 	// Take is the take the Take snapshot form asks.
 	Take *take.Take
-	// Keeps is a snapshot's keep, renewal, delete, name and note, which
-	// the rows' buttons and the bulk actions ask.
+	// Keeps is a snapshot's keep, renewal, delete, name and note, its save
+	// and unsave, and a box's Delete history, which the rows' buttons, the
+	// bulk actions and the history's dialogs ask.
 	Keeps *keep.Keeps
 	// Restores is a box's restore, its dry run and undo, and its reset.
 	Restores *restore.Restores

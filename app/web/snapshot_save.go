@@ -26,7 +26,7 @@ func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sn, err := s.opts.Core.Save(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("name"))
+	sn, err := s.opts.Keeps.Save(r.Context(), snapshots.Owner(), box, id, r.PostFormValue("name"))
 	if err != nil {
 		d.Error = pagemodel.RefusalWords(err)
 		s.renderDialog(w, r, statusOf(err), d)

@@ -26,7 +26,7 @@ func (s *Server) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sn, err := s.opts.Core.Unsave(r.Context(), snapshots.Owner(), box, id)
+	sn, err := s.opts.Keeps.Unsave(r.Context(), snapshots.Owner(), box, id)
 	if err != nil {
 		d.Error = pagemodel.RefusalWords(err)
 		s.renderDialog(w, r, statusOf(err), d)

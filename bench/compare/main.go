@@ -131,32 +131,49 @@ func run(work string, runs int, cpuProfile string, workers int) error {
 		}
 		_ = fresh.Close(ctx)
 
-		t = time.Now()
-		cmd := exec.Command("diff", "-rq", then, tree)
-		out, err := cmd.Output()
-		if err != nil && !isExit1(err) {
-			return fmt.Errorf("diff -rq: %w", err)
-		}
-		fig["diff"] = append(fig["diff"], time.Since(t).Seconds())
-		fig["diff cpu"] = append(fig["diff cpu"], cpuOf(cmd))
-		if n := lines(out); n < want-40 {
-			return fmt.Errorf("diff -rq listed %d lines, want about %d", n, want)
-		}
-
-		t = time.Now()
-		cmd = exec.Command("rsync", "-an", "--delete", "--itemize-changes", tree+"/", then+"/")
-		out, err = cmd.Output()
-		if err != nil {
-			return fmt.Errorf("rsync: %w", err)
-		}
-		fig["rsync"] = append(fig["rsync"], time.Since(t).Seconds())
-		fig["rsync cpu"] = append(fig["rsync cpu"], cpuOf(cmd))
-		if n := lines(out); n < want {
-			return fmt.Errorf("rsync listed %d lines, want at least %d", n, want)
+		if err := timeOthers(then, tree, want, fig); err != nil {
+			return err
 		}
 		fmt.Printf("run %d: boxsnap %.3f s (cpu %.3f s; again %.3f s), diff -rq %.3f s (cpu %.3f s), rsync -an %.3f s (cpu %.3f s)\n", r,
 			fig["boxsnap"][r-1], fig["boxsnap cpu"][r-1], fig["boxsnap warm"][r-1], fig["diff"][r-1], fig["diff cpu"][r-1], fig["rsync"][r-1], fig["rsync cpu"][r-1])
 	}
+	printMedians(fig, runs)
+	_ = local.UnmountAll(work)
+	return os.RemoveAll(work)
+}
+
+// timeOthers times diff -rq and rsync -an listing what changed between
+// then and tree, each checked to list about want changes, into fig.
+func timeOthers(then, tree string, want int, fig map[string][]float64) error {
+	t := time.Now()
+	cmd := exec.Command("diff", "-rq", then, tree)
+	out, err := cmd.Output()
+	if err != nil && !isExit1(err) {
+		return fmt.Errorf("diff -rq: %w", err)
+	}
+	fig["diff"] = append(fig["diff"], time.Since(t).Seconds())
+	fig["diff cpu"] = append(fig["diff cpu"], cpuOf(cmd))
+	if n := lines(out); n < want-40 {
+		return fmt.Errorf("diff -rq listed %d lines, want about %d", n, want)
+	}
+
+	t = time.Now()
+	cmd = exec.Command("rsync", "-an", "--delete", "--itemize-changes", tree+"/", then+"/")
+	out, err = cmd.Output()
+	if err != nil {
+		return fmt.Errorf("rsync: %w", err)
+	}
+	fig["rsync"] = append(fig["rsync"], time.Since(t).Seconds())
+	fig["rsync cpu"] = append(fig["rsync cpu"], cpuOf(cmd))
+	if n := lines(out); n < want {
+		return fmt.Errorf("rsync listed %d lines, want at least %d", n, want)
+	}
+	return nil
+}
+
+// printMedians prints each figure's median of the runs, boxsnap's beside
+// diff's and rsync's.
+func printMedians(fig map[string][]float64, runs int) {
 	med := func(k string) float64 {
 		v := append([]float64(nil), fig[k]...)
 		sort.Float64s(v)
@@ -171,8 +188,6 @@ func run(work string, runs int, cpuProfile string, workers int) error {
 		med("diff"), med("diff cpu"), med("diff")/med("boxsnap"), med("diff cpu")/med("boxsnap cpu"))
 	fmt.Printf("  rsync -an --delete --itemize-changes:  wall %.3f s, cpu %.3f s  (ratio to boxsnap: wall %.2f, cpu %.2f)\n",
 		med("rsync"), med("rsync cpu"), med("rsync")/med("boxsnap"), med("rsync cpu")/med("boxsnap cpu"))
-	_ = local.UnmountAll(work)
-	return os.RemoveAll(work)
 }
 
 func isExit1(err error) bool {

@@ -95,23 +95,6 @@ func run(work string, size int64, files, runs int) error {
 		fi, _ := f.Stat()
 		return d, fi.Size(), nil
 	}
-	tarCzf := func(args ...string) (float64, int64, error) {
-		t0 := time.Now()
-		cmd := exec.Command("tar", append([]string{"czf", out, "-C", tree}, args...)...)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			return 0, 0, fmt.Errorf("tar czf: %w", err)
-		}
-		if err := exec.Command("sync", out).Run(); err != nil {
-			return 0, 0, err
-		}
-		d := time.Since(t0).Seconds()
-		fi, err := os.Stat(out)
-		if err != nil {
-			return 0, 0, err
-		}
-		return d, fi.Size(), nil
-	}
 	list := filepath.Join(work, "changed.txt")
 	if err := os.WriteFile(list, []byte(strings.Join(changed, "\n")+"\n"), 0o644); err != nil {
 		return err
@@ -132,7 +115,7 @@ func run(work string, size int64, files, runs int) error {
 		if err := add("full", d, n, err); err != nil {
 			return err
 		}
-		d, n, err = tarCzf(".")
+		d, n, err = tarCzf(out, tree, ".")
 		if err := add("tar_full", d, n, err); err != nil {
 			return err
 		}
@@ -140,17 +123,44 @@ func run(work string, size int64, files, runs int) error {
 		if err := add("incr", d, n, err); err != nil {
 			return err
 		}
-		d, n, err = tarCzf("-T", list)
+		d, n, err = tarCzf(out, tree, "-T", list)
 		if err := add("tar_incr", d, n, err); err != nil {
 			return err
 		}
 	}
+	printFigures(fig, sizes, runs, files, size, len(changed))
+	return nil
+}
+
+// tarCzf times tar czf of tree into out, with args naming what it packs,
+// synced to disk as an export is, and answers the archive's size.
+func tarCzf(out, tree string, args ...string) (float64, int64, error) {
+	t0 := time.Now()
+	cmd := exec.Command("tar", append([]string{"czf", out, "-C", tree}, args...)...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("tar czf: %w", err)
+	}
+	if err := exec.Command("sync", out).Run(); err != nil {
+		return 0, 0, err
+	}
+	d := time.Since(t0).Seconds()
+	fi, err := os.Stat(out)
+	if err != nil {
+		return 0, 0, err
+	}
+	return d, fi.Size(), nil
+}
+
+// printFigures prints each figure's median of the runs and its size, and
+// tar's ratios to boxsnap's export.
+func printFigures(fig map[string][]float64, sizes map[string]int64, runs, files int, size int64, changed int) {
 	med := func(k string) float64 {
 		v := append([]float64(nil), fig[k]...)
 		sort.Float64s(v)
 		return v[len(v)/2]
 	}
-	fmt.Printf("\nFigures: medians of %d runs, seconds, page cache warm; a box of %d files, %.0f MiB, %d files (1%%) changed\n", runs, files, float64(size)/(1<<20), len(changed))
+	fmt.Printf("\nFigures: medians of %d runs, seconds, page cache warm; a box of %d files, %.0f MiB, %d files (1%%) changed\n", runs, files, float64(size)/(1<<20), changed)
 	for _, row := range []struct{ name, key string }{
 		{"boxsnap export, full", "full"},
 		{"tar czf, the whole box", "tar_full"},
@@ -161,5 +171,4 @@ func run(work string, size int64, files, runs int) error {
 	}
 	fmt.Printf("Ratios:\n  tar czf / boxsnap export, full        %6.2f\n  tar czf / boxsnap export, increment   %6.2f\n",
 		med("tar_full")/med("full"), med("tar_incr")/med("incr"))
-	return nil
 }

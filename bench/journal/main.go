@@ -111,130 +111,178 @@ func run(work string, runs, nFiles int, nBytes int64, checks int, noSync bool) e
 		return err
 	}
 	fmt.Printf("journal started (every folder watched) in %.2f s\n", time.Since(t0).Seconds())
-	take := func(b *local.Backend) (providers.SnapshotRef, error) {
-		t, err := b.Snapshot(ctx, g, providers.SnapshotTake{Label: providers.Label{Box: boxID}}, nil)
-		return providers.SnapshotRef{ID: t.Ref, Ref: t.Ref, Guest: g}, err
-	}
-	if _, err := take(j); err != nil { // the journal's base
+	b := &journalBench{ctx: ctx, j: j, w: w, g: g, work: work, tree: tree, paths: paths, seed: 1, f: figures{}}
+	if _, err := b.take(j); err != nil { // the journal's base
 		return err
 	}
-	f := figures{}
-	seed := uint64(1)
-	churn := func() error { seed++; _, err := benchtree.Churn(tree, paths, seed); return err }
 	for r := 1; r <= runs; r++ {
 		fmt.Printf("run %d of %d\n", r, runs)
-		// 1. The check of an unchanged box.
-		var cpu0, cpu1 syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
-		var walls []float64
-		for i := 0; i < checks; i++ {
-			t := time.Now()
-			ch, err := j.ChangedSinceTake(ctx, g)
-			walls = append(walls, time.Since(t).Seconds())
-			if err != nil {
-				return err
-			}
-			if ch.Changed || ch.Walked {
-				return fmt.Errorf("an unchanged box's check said %+v", ch)
-			}
-		}
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu1)
-		sort.Float64s(walls)
-		f.add("check_wall", walls[len(walls)/2])
-		f.add("check_cpu", (tv(cpu1.Utime)+tv(cpu1.Stime)-tv(cpu0.Utime)-tv(cpu0.Stime))/float64(checks))
-		f.add("check_walk", timedNoSync(func() error {
-			ch, err := w.ChangedSinceTake(ctx, g)
-			if err == nil && (ch.Changed || !ch.Walked) {
-				err = fmt.Errorf("the walking check said %+v", ch)
-			}
+		if err := b.timeChecks(checks); err != nil {
 			return err
-		}))
-		// The automatic check's own question (Changes): whether the box
-		// runs, and the journal's answer.
-		walls = walls[:0]
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
-		for i := 0; i < checks; i++ {
-			t := time.Now()
-			ch, err := j.Changes(ctx, g)
-			walls = append(walls, time.Since(t).Seconds())
-			if err != nil {
-				return err
-			}
-			if ch.Changed != providers.ChangedNo || ch.Walked || !ch.Running {
-				return fmt.Errorf("an unchanged running box's Changes said %+v", ch)
-			}
 		}
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu1)
-		sort.Float64s(walls)
-		f.add("changes_wall", walls[len(walls)/2])
-		f.add("changes_cpu", (tv(cpu1.Utime)+tv(cpu1.Stime)-tv(cpu0.Utime)-tv(cpu0.Stime))/float64(checks))
 		if checkOnly {
 			continue
 		}
-
-		// 2. Incremental takes after 1% changed, beside rsync and restic.
-		rs1, rs2 := filepath.Join(work, "rsync1"), filepath.Join(work, "rsync2")
-		repo := filepath.Join(work, "restic")
-		if err := sh("rsync", "-a", tree+"/", rs1+"/"); err != nil {
-			return err
-		}
-		renv := []string{"RESTIC_PASSWORD=" + resticPass}
-		if err := shEnv(renv, "restic", "init", "--quiet", "--repo", repo); err != nil {
-			return err
-		}
-		if err := shEnv(renv, "restic", "backup", "--quiet", "--repo", repo, tree); err != nil {
-			return err
-		}
-		before, err := take(j) // the snapshot before the change, for the restores
+		before, err := b.timeTakes()
 		if err != nil {
 			return err
 		}
-		if err := churn(); err != nil {
-			return err
-		}
-		cpuOf(f, "rsync_incr", (func() error { return sh("rsync", "-a", "--link-dest="+rs1, tree+"/", rs2+"/") }))
-		cpuOf(f, "restic_incr", (func() error { return shEnv(renv, "restic", "backup", "--quiet", "--repo", repo, tree) }))
-		cpuOf(f, "take_journal", (func() error { _, err := take(j); return err }))
-		_ = os.RemoveAll(rs1)
-		_ = os.RemoveAll(rs2)
-		_ = os.RemoveAll(repo)
-		if err := churn(); err != nil {
-			return err
-		}
-		cpuOf(f, "take_walk", (func() error { _, err := take(w); return err }))
-		if _, err := take(j); err != nil { // j's journal has a base again (this take walks)
-			return err
-		}
-
-		// 3. Restores to the snapshot before the change, 1% away after an
-		// undo take, as the core runs them.
-		if err := churn(); err != nil {
-			return err
-		}
-		if _, err := take(j); err != nil {
-			return err
-		}
-		cpuOf(f, "restore_journal", (func() error {
-			_, err := j.RestoreSnapshot(ctx, g, before, providers.StepRollback, nil)
-			return err
-		}))
-		if err := churn(); err != nil {
-			return err
-		}
-		if _, err := take(w); err != nil {
-			return err
-		}
-		cpuOf(f, "restore_walk", (func() error {
-			_, err := w.RestoreSnapshot(ctx, g, before, providers.StepRollback, nil)
-			return err
-		}))
-		if _, err := take(j); err != nil {
-			return err
-		}
-		if err := deleteAllBut(ctx, j, g); err != nil {
+		if err := b.timeRestores(before); err != nil {
 			return err
 		}
 	}
+	printFigures(b.f, runs, nFiles, nBytes)
+	return nil
+}
+
+// journalBench is one box on two backends over one store: j keeps the
+// box's change journal, w walks; f holds each run's figures.
+type journalBench struct {
+	ctx        context.Context
+	j, w       *local.Backend
+	g          providers.Guest
+	work, tree string
+	paths      []string
+	seed       uint64
+	f          figures
+}
+
+// take takes a snapshot of the box on be.
+func (b *journalBench) take(be *local.Backend) (providers.SnapshotRef, error) {
+	t, err := be.Snapshot(b.ctx, b.g, providers.SnapshotTake{Label: providers.Label{Box: boxID}}, nil)
+	return providers.SnapshotRef{ID: t.Ref, Ref: t.Ref, Guest: b.g}, err
+}
+
+// churn changes 1% of the box's files, differently each time.
+func (b *journalBench) churn() error {
+	b.seed++
+	_, err := benchtree.Churn(b.tree, b.paths, b.seed)
+	return err
+}
+
+// timeChecks times the check of an unchanged box, journal-driven and
+// walk-driven, and the automatic check's Changes.
+func (b *journalBench) timeChecks(checks int) error {
+	var cpu0, cpu1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
+	var walls []float64
+	for i := 0; i < checks; i++ {
+		t := time.Now()
+		ch, err := b.j.ChangedSinceTake(b.ctx, b.g)
+		walls = append(walls, time.Since(t).Seconds())
+		if err != nil {
+			return err
+		}
+		if ch.Changed || ch.Walked {
+			return fmt.Errorf("an unchanged box's check said %+v", ch)
+		}
+	}
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu1)
+	sort.Float64s(walls)
+	b.f.add("check_wall", walls[len(walls)/2])
+	b.f.add("check_cpu", (tv(cpu1.Utime)+tv(cpu1.Stime)-tv(cpu0.Utime)-tv(cpu0.Stime))/float64(checks))
+	b.f.add("check_walk", timedNoSync(func() error {
+		ch, err := b.w.ChangedSinceTake(b.ctx, b.g)
+		if err == nil && (ch.Changed || !ch.Walked) {
+			err = fmt.Errorf("the walking check said %+v", ch)
+		}
+		return err
+	}))
+	// The automatic check's own question (Changes): whether the box
+	// runs, and the journal's answer.
+	walls = walls[:0]
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
+	for i := 0; i < checks; i++ {
+		t := time.Now()
+		ch, err := b.j.Changes(b.ctx, b.g)
+		walls = append(walls, time.Since(t).Seconds())
+		if err != nil {
+			return err
+		}
+		if ch.Changed != providers.ChangedNo || ch.Walked || !ch.Running {
+			return fmt.Errorf("an unchanged running box's Changes said %+v", ch)
+		}
+	}
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu1)
+	sort.Float64s(walls)
+	b.f.add("changes_wall", walls[len(walls)/2])
+	b.f.add("changes_cpu", (tv(cpu1.Utime)+tv(cpu1.Stime)-tv(cpu0.Utime)-tv(cpu0.Stime))/float64(checks))
+	return nil
+}
+
+// timeTakes times incremental takes after 1% changed, journal-driven and
+// walk-driven, beside rsync and restic, and answers the snapshot taken
+// before the change, which the restores go back to.
+func (b *journalBench) timeTakes() (providers.SnapshotRef, error) {
+	rs1, rs2 := filepath.Join(b.work, "rsync1"), filepath.Join(b.work, "rsync2")
+	repo := filepath.Join(b.work, "restic")
+	if err := sh("rsync", "-a", b.tree+"/", rs1+"/"); err != nil {
+		return providers.SnapshotRef{}, err
+	}
+	renv := []string{"RESTIC_PASSWORD=" + resticPass}
+	if err := shEnv(renv, "restic", "init", "--quiet", "--repo", repo); err != nil {
+		return providers.SnapshotRef{}, err
+	}
+	if err := shEnv(renv, "restic", "backup", "--quiet", "--repo", repo, b.tree); err != nil {
+		return providers.SnapshotRef{}, err
+	}
+	before, err := b.take(b.j) // the snapshot before the change, for the restores
+	if err != nil {
+		return providers.SnapshotRef{}, err
+	}
+	if err := b.churn(); err != nil {
+		return providers.SnapshotRef{}, err
+	}
+	cpuOf(b.f, "rsync_incr", (func() error { return sh("rsync", "-a", "--link-dest="+rs1, b.tree+"/", rs2+"/") }))
+	cpuOf(b.f, "restic_incr", (func() error { return shEnv(renv, "restic", "backup", "--quiet", "--repo", repo, b.tree) }))
+	cpuOf(b.f, "take_journal", (func() error { _, err := b.take(b.j); return err }))
+	_ = os.RemoveAll(rs1)
+	_ = os.RemoveAll(rs2)
+	_ = os.RemoveAll(repo)
+	if err := b.churn(); err != nil {
+		return providers.SnapshotRef{}, err
+	}
+	cpuOf(b.f, "take_walk", (func() error { _, err := b.take(b.w); return err }))
+	if _, err := b.take(b.j); err != nil { // j's journal has a base again (this take walks)
+		return providers.SnapshotRef{}, err
+	}
+	return before, nil
+}
+
+// timeRestores times restores to before, 1% away after an undo take, as
+// the core runs them, journal-driven and walk-driven.
+func (b *journalBench) timeRestores(before providers.SnapshotRef) error {
+	if err := b.churn(); err != nil {
+		return err
+	}
+	if _, err := b.take(b.j); err != nil {
+		return err
+	}
+	cpuOf(b.f, "restore_journal", (func() error {
+		_, err := b.j.RestoreSnapshot(b.ctx, b.g, before, providers.StepRollback, nil)
+		return err
+	}))
+	if err := b.churn(); err != nil {
+		return err
+	}
+	if _, err := b.take(b.w); err != nil {
+		return err
+	}
+	cpuOf(b.f, "restore_walk", (func() error {
+		_, err := b.w.RestoreSnapshot(b.ctx, b.g, before, providers.StepRollback, nil)
+		return err
+	}))
+	if _, err := b.take(b.j); err != nil {
+		return err
+	}
+	if err := deleteAllBut(b.ctx, b.j, b.g); err != nil {
+		return err
+	}
+	return nil
+}
+
+// printFigures prints each figure's median of the runs and their ratios.
+func printFigures(f figures, runs, nFiles int, nBytes int64) {
 	fmt.Println()
 	how := "no step syncs (-sync to end each on disk)"
 	if syncing {
@@ -246,7 +294,7 @@ func run(work string, runs, nFiles int, nBytes int64, checks int, noSync bool) e
 	fmt.Printf("  the automatic check's Changes (runs? changed?), journal: wall %8.3f ms, CPU %8.3f ms  (aim < 5 ms)\n", ms("changes_wall"), ms("changes_cpu"))
 	fmt.Printf("  unchanged check, walk:    wall %8.1f ms\n", ms("check_walk"))
 	if checkOnly {
-		return nil
+		return
 	}
 	rows := []struct{ name, key string }{
 		{"take after 1% changed, journal-driven", "take_journal"},
@@ -267,7 +315,6 @@ func run(work string, runs, nFiles int, nBytes int64, checks int, noSync bool) e
 	fmt.Printf("  walk-driven / journal-driven take          %8.1f   (CPU %.1f)\n", f.median("take_walk")/f.median("take_journal"), f.median("take_walk_cpu")/f.median("take_journal_cpu"))
 	fmt.Printf("  rsync / journal-driven take, CPU           %8.1f\n", f.median("rsync_incr_cpu")/f.median("take_journal_cpu"))
 	fmt.Printf("  walk-driven / journal-driven restore       %8.1f   (CPU %.1f; journal-driven aim < 0.5 s)\n", f.median("restore_walk")/f.median("restore_journal"), f.median("restore_walk_cpu")/f.median("restore_journal_cpu"))
-	return nil
 }
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }

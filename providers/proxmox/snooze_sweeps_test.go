@@ -57,7 +57,7 @@ func TestDeleteHistorySnoozesOnItsDeletes(t *testing.T) {
 	before := tasksOf(t, s.e, lxcThin)["vzdelsnapshot"]
 
 	s.e.sim.StallNextTask("vzdelsnapshot", lxcThin)
-	op, err := s.env.Core.DeleteHistory(ctx, snapshots.Owner(), "amber-fox", "amber-fox", "")
+	op, err := s.env.Keeps.DeleteHistory(ctx, snapshots.Owner(), "amber-fox", "amber-fox", "")
 	must(t, err)
 	s.finishAfterKill(t, op, snapshots.StepDelete, "vzdelsnapshot")
 

@@ -225,7 +225,7 @@ func (s *Boxes) releaseStopped(ctx context.Context, op *snapshots.Operation, b *
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleaseStopped, snapshots.CallerOf(op), logReleaseStoppedWords(words), "", op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observedNothingKeptGone)
+	return s.k.End(ctx, op, snapshots.OpFailed, words, observedNothingKeptGone)
 }
 
 // releaseEarlier deletes the box's earlier guests at its release, after

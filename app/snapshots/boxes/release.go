@@ -90,7 +90,7 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 	}
 	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
-		return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
+		return snapshots.ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
 	}
 	if p.Trash {
 		return s.runTrash(ctx, op, b, be)
@@ -122,7 +122,7 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 			if operations.Pending(err) {
 				return snapshots.ReleaseResult{}, err
 			}
-			return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, releaseCouldNotDeleteWords(sn.Name, snapshots.TaskFailedWords(op, err.Error())), "")
+			return snapshots.ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, releaseCouldNotDeleteWords(sn.Name, snapshots.TaskFailedWords(op, err.Error())), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 	}
@@ -141,13 +141,13 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 		return snapshots.ReleaseResult{}, rerr
 	}
 	if rerr != nil {
-		return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, releaseUnfinishedWords(snapshots.TaskFailedWords(op, rerr.Error())), "")
+		return snapshots.ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, releaseUnfinishedWords(snapshots.TaskFailedWords(op, rerr.Error())), "")
 	}
 	if err := s.releaseEarlier(ctx, op, b, be); err != nil {
 		if operations.Pending(err) {
 			return snapshots.ReleaseResult{}, err
 		}
-		return snapshots.ReleaseResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, releaseUnfinishedWords(err.Error()), "")
+		return snapshots.ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, releaseUnfinishedWords(err.Error()), "")
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.CoreSnapshotBoxGone(ctx, tx, db.CoreSnapshotBoxGoneParams{BoxID: b.ID, How: "released"}); err != nil {

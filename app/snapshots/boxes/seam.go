@@ -73,7 +73,8 @@ type HistorySettings struct {
 // install, the record reads and locks, the guard, admission and an
 // operation's steps and end, the box log, and the snapshot operations a
 // release and a restore from the trash run (a delete, a final or undo
-// snapshot, a guest's stop, start and release); *snapshots.Service is one.
+// snapshot, a guest's stop, start and release); package seams makes one of
+// *snapshots.Service and the take's TakeUndo.
 type kernel interface {
 	Engine() *operations.Engine
 	Install() string
@@ -85,7 +86,7 @@ type kernel interface {
 	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
 	BoxByName(ctx context.Context, name string) (*snapshots.Box, error)
 	ExistingRequest(ctx context.Context, q db.DBTX, c snapshots.Caller, requestID string, kind string, target *string) (*snapshots.Operation, error)
-	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords string, observed string) error
+	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	LockBox(ctx context.Context, tx pgx.Tx, id string) (*snapshots.Box, error)
 	Log(ctx context.Context, q db.DBTX, box string, kind string, c snapshots.Caller, words string, snapshot string, op string, data any)
 	PlanNow(ctx context.Context, b *snapshots.Box, be snapshots.Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error)

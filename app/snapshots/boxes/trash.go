@@ -220,7 +220,7 @@ func (s *Boxes) trashFailed(ctx context.Context, op *snapshots.Operation, b *sna
 		return fmt.Errorf("release of %s stopped: %w", b.Name, err)
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleaseStopped, snapshots.CallerOf(op), words, "", op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observedReadyNotInTrash)
+	return s.k.End(ctx, op, snapshots.OpFailed, words, observedReadyNotInTrash)
 }
 
 // takeFinal takes the release's final snapshot where the backend can, as an
@@ -363,7 +363,7 @@ func (s *Boxes) untrashFailed(ctx context.Context, op *snapshots.Operation, b *s
 	}
 	words = untrashUnfinishedWords(words)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleaseStopped, snapshots.CallerOf(op), words, "", op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observedStillInTrash)
+	return s.k.End(ctx, op, snapshots.OpFailed, words, observedStillInTrash)
 }
 
 // threadOf is the thread of an agent caller, nil for anyone else.

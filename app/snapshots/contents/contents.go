@@ -35,7 +35,7 @@ type kernel interface {
 	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
 	Wait(ctx context.Context, id string) (*snapshots.Operation, error)
 	Step(ctx context.Context, op *snapshots.Operation, step string) error
-	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords, observed string) error
+	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	Engine() *operations.Engine
 	Install() string
 }
@@ -81,6 +81,7 @@ type Contents struct {
 	compares    compareCache
 	redeem      RedeemLimits
 	fetchShared FetchShared
+	importKind  *operations.Kind[importParams, ImportResult]
 }
 
 // refusal is a refusal in words of words.go (or the kernel's).

@@ -117,7 +117,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	if done.Resumes < 1 {
 		t.Fatalf("the import ended done with %d resumes: it was not resumed", done.Resumes)
 	}
-	res, err := contents.ImportResultOf(done)
+	res, err := e.Contents.ImportResultOf(done)
 	if err != nil {
 		t.Fatal(err)
 	}

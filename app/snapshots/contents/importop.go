@@ -2,7 +2,6 @@ package contents
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,16 +51,16 @@ func (s *Contents) Import(ctx context.Context, c snapshots.Caller, batch []*Stag
 	if op, err = s.k.Wait(ctx, op.ID); err != nil {
 		return nil, err
 	}
-	return ImportResultOf(op)
+	return s.ImportResultOf(op)
 }
 
 // ImportResultOf is what an ended import operation did, or its failure as a
 // refusal; an import still running is refused as busy.
-func ImportResultOf(op *snapshots.Operation) (*ImportResult, error) {
+func (s *Contents) ImportResultOf(op *snapshots.Operation) (*ImportResult, error) {
 	switch op.State {
 	case snapshots.OpDone:
-		var res ImportResult
-		if err := json.Unmarshal(op.Result, &res); err != nil {
+		res, err := s.importKind.Result(op)
+		if err != nil {
 			return nil, fmt.Errorf("read import %s: %w", op.ID, err)
 		}
 		return &res, nil
@@ -177,7 +176,7 @@ func (s *Contents) AdmitImport(ctx context.Context, c snapshots.Caller, batch []
 // resumed at clean only reads what the first wrote.
 func (s *Contents) runImport(ctx context.Context, op *snapshots.Operation, p importParams) (ImportResult, error) {
 	if len(p.Files) == 0 {
-		return ImportResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failImportParams, "")
+		return ImportResult{}, s.k.End(ctx, op, snapshots.OpFailed, failImportParams, "")
 	}
 	c := snapshots.CallerOf(op)
 	c.Why = p.Why
@@ -189,7 +188,7 @@ func (s *Contents) runImport(ctx context.Context, op *snapshots.Operation, p imp
 	}
 	fail := func(words string) error {
 		clean()
-		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, "")
+		return s.k.End(ctx, op, snapshots.OpFailed, words, "")
 	}
 	be, err := s.k.Backend(p.Backend)
 	if err != nil {

@@ -20,8 +20,7 @@ func New(k kernel, snaps snapshotOps, opts Options) (*Contents, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	// ImportResultOf reads an import's result, so its typed kind is not
-	// kept.
-	operations.Register(k.Engine(), snapshots.OpImport, s.runImport)
+	// ImportResultOf reads an import's result through its typed kind.
+	s.importKind = operations.Register(k.Engine(), snapshots.OpImport, s.runImport)
 	return s, nil
 }

@@ -79,7 +79,7 @@ func (s *Forks) ForkName(ctx context.Context, box string) string {
 func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkParams) (ForkResult, error) {
 	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, snapshots.PinTarget(op))
 	if err != nil {
-		return ForkResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, snapshots.FailSnapshotGone, "")
+		return ForkResult{}, s.k.End(ctx, op, snapshots.OpFailed, snapshots.FailSnapshotGone, "")
 	}
 	src, err := s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
@@ -87,12 +87,12 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 	}
 	be, err := s.k.Backend(src.BackendID)
 	if err != nil {
-		return ForkResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
+		return ForkResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
 	}
 	caller := snapshots.CallerOf(op)
 	fail := func(words string) error {
 		s.k.Log(ctx, s.st.Pool, src.ID, snapshots.EvForkFailed, caller, logForkFailedWords(sn.Name, p.Name, words), sn.ID, op.ID, nil)
-		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, "")
+		return s.k.End(ctx, op, snapshots.OpFailed, words, "")
 	}
 	if err := s.k.Step(ctx, op, "fork"); err != nil {
 		return ForkResult{}, err

@@ -45,7 +45,7 @@ type kernel interface {
 	BoxByName(ctx context.Context, name string) (*snapshots.Box, error)
 	ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change snapshots.Change) (*snapshots.Box, *snapshots.Snapshot, error)
 	ExistingRequest(ctx context.Context, q db.DBTX, c snapshots.Caller, requestID, kind string, target *string) (*snapshots.Operation, error)
-	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords, observed string) error
+	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 	PlanError(b *snapshots.Box, be snapshots.Backend, err error) error
 	PlanNow(ctx context.Context, b *snapshots.Box, be snapshots.Backend, ref *providers.SnapshotRef) (providers.SnapshotPlan, error)

@@ -41,12 +41,21 @@ func (s *Keeps) Delete(ctx context.Context, c snapshots.Caller, req snapshots.De
 	return op, err
 }
 
+// deleteKind is op's kind of the two runDelete runs, so a delete that ends
+// itself records its typed result through its own kind.
+func (s *Keeps) deleteKind(op *snapshots.Operation) *operations.Kind[snapshots.DeleteParams, snapshots.DeleteResult] {
+	if op.Kind == snapshots.OpExpiry {
+		return s.kinds.Expiry
+	}
+	return s.kinds.Delete
+}
+
 // runDelete runs a delete from the step it reached; eligible is asked again
 // now, at the moment of the change.
 func (s *Keeps) runDelete(ctx context.Context, op *snapshots.Operation, p snapshots.DeleteParams) (snapshots.DeleteResult, error) {
 	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, snapshots.PinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return snapshots.DeleteResult{}, s.k.Finish(ctx, op, snapshots.OpDone, snapshots.DeleteResult{Snapshot: snapshots.PinTarget(op)}, "", observedAlreadyGone)
+		return snapshots.DeleteResult{}, s.deleteKind(op).EndWith(ctx, op, snapshots.OpDone, snapshots.DeleteResult{Snapshot: snapshots.PinTarget(op)}, "", observedAlreadyGone)
 	}
 	if err != nil {
 		return snapshots.DeleteResult{}, err
@@ -70,12 +79,12 @@ func (s *Keeps) runDelete(ctx context.Context, op *snapshots.Operation, p snapsh
 			return snapshots.DeleteResult{}, err
 		}
 		if err := snapshots.Eligible(sn, change, pins, s.now(), s.k.TimeZone(ctx)); err != nil {
-			return snapshots.DeleteResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
+			return snapshots.DeleteResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
 		}
 	}
 	be, err := s.k.Backend(sn.BackendID)
 	if err != nil {
-		return snapshots.DeleteResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
+		return snapshots.DeleteResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
 	}
 	// The backend's task is waited for by the job's snooze, not here: a
 	// resumed delete finds the snapshot gone and ends, or, when the task
@@ -84,7 +93,7 @@ func (s *Keeps) runDelete(ctx context.Context, op *snapshots.Operation, p snapsh
 		if operations.Pending(err) {
 			return snapshots.DeleteResult{}, err
 		}
-		return snapshots.DeleteResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
+		return snapshots.DeleteResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
 	}
 	return snapshots.DeleteResult{Snapshot: sn.ID, Name: sn.Name, Freed: freed(sn)}, nil
 }

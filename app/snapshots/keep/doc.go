@@ -3,8 +3,11 @@
 // first, then on the record), Delete and the expiry's delete (the kinds of
 // operation New registers with the kernel's engine), DeleteWith, DeleteStep
 // and FinishLeftDeletes, which the restores', the take's, the boxes' and
-// the sweeps' steps run through small interfaces of their own, and the
-// edits of a snapshot's name and note (Rename, SetNote).
+// the sweeps' steps run through small interfaces of their own, the edits
+// of a snapshot's name and note (Rename, SetNote), an automatic snapshot's
+// save and unsave (Save, Unsave: it leaves or rejoins automatic history)
+// and a box's Delete history (DeleteHistory admits the operation, which
+// the sweeps' thinning runs).
 //
 // Keeps hold only what they use: the store, the engine, the clock and the
 // logger; what they need of the core (the backends, the settings, the

@@ -135,7 +135,7 @@ func (s *Keeps) keepOrUnkeep(ctx context.Context, c snapshots.Caller, req snapsh
 func (s *Keeps) runKeep(ctx context.Context, op *snapshots.Operation, p keepParams) (snapshots.KeepResult, error) {
 	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, snapshots.PinTarget(op))
 	if errors.Is(err, store.ErrNotFound) {
-		return snapshots.KeepResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, snapshots.FailSnapshotGone, "")
+		return snapshots.KeepResult{}, s.k.End(ctx, op, snapshots.OpFailed, snapshots.FailSnapshotGone, "")
 	}
 	if err != nil {
 		return snapshots.KeepResult{}, err
@@ -153,7 +153,7 @@ func (s *Keeps) runKeep(ctx context.Context, op *snapshots.Operation, p keepPara
 		return snapshots.KeepResult{}, err
 	}
 	if err := snapshots.Eligible(sn, change, pins, s.now(), s.k.TimeZone(ctx)); err != nil {
-		return snapshots.KeepResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
+		return snapshots.KeepResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
 	}
 	var until *time.Time
 	if !p.Unkeep {
@@ -163,7 +163,7 @@ func (s *Keeps) runKeep(ctx context.Context, op *snapshots.Operation, p keepPara
 			return snapshots.KeepResult{}, err
 		}
 		if err := s.keepFits(ctx, s.st.Pool, snapshots.CallerOf(op), b, sn, st.PerBox); err != nil {
-			return snapshots.KeepResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
+			return snapshots.KeepResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
 		}
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepLabel); err != nil {
@@ -171,11 +171,11 @@ func (s *Keeps) runKeep(ctx context.Context, op *snapshots.Operation, p keepPara
 	}
 	be, err := s.k.Backend(sn.BackendID)
 	if err != nil {
-		return snapshots.KeepResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), "")
+		return snapshots.KeepResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
 	}
 	if l, ok := be.Snap.(providers.Labeler); ok {
 		if err := l.SetKeptUntil(ctx, snapshots.RefOf(sn, b), until); err != nil {
-			return snapshots.KeepResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failLabelRefusedWords(be.Label, err), "")
+			return snapshots.KeepResult{}, s.k.End(ctx, op, snapshots.OpFailed, failLabelRefusedWords(be.Label, err), "")
 		}
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepRecord); err != nil {

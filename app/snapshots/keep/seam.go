@@ -17,8 +17,10 @@ import (
 
 // Keeps are the changes to a snapshot that keep its bytes or let them go:
 // Keep, Unkeep and Renew, Delete and the expiry's delete (with DeleteWith,
-// DeleteStep and FinishLeftDeletes, which the other seams' steps run), and
-// the edits of its name and note (Rename, SetNote).
+// DeleteStep and FinishLeftDeletes, which the other seams' steps run), the
+// edits of its name and note (Rename, SetNote), an automatic snapshot's
+// save and unsave (Save, Unsave), and a box's Delete history, whose
+// operation the sweeps' thinning runs.
 type Keeps struct {
 	k      kernel
 	st     *store.Store
@@ -36,6 +38,7 @@ type kernel interface {
 	Engine() *operations.Engine
 	Backend(id string) (snapshots.Backend, error)
 	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)
+	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
 	Snapshot(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Snapshot, *snapshots.Box, error)
 	SnapshotOfBox(ctx context.Context, c snapshots.Caller, boxRef, ref string) (*snapshots.Snapshot, *snapshots.Box, error)
 	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
@@ -49,8 +52,10 @@ type kernel interface {
 	ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change snapshots.Change) (*snapshots.Box, *snapshots.Snapshot, error)
 	CeilingAdmits(ctx context.Context, tx db.DBTX, c snapshots.Caller, backend string, adds snapshots.Charge, settings snapshots.Settings) error
 	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
+	AdmitThin(ctx context.Context, c snapshots.Caller, b *snapshots.Box, kind string, change snapshots.Change, requestID string,
+		choose func(all []*snapshots.Snapshot, pins map[string][]snapshots.Pin, head *string) []string) (*snapshots.Operation, error)
 	Step(ctx context.Context, op *snapshots.Operation, step string) error
-	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords, observed string) error
+	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)

@@ -59,3 +59,21 @@ func keepAtMostWords(days int) string {
 func refusal(code snapshots.Code, words string) *snapshots.Refusal {
 	return &snapshots.Refusal{Code: code, Words: words}
 }
+
+// The words of saving and unsaving a snapshot and of Delete history.
+
+// logSavedWords: snapshot-saved and snapshot-unsaved.
+func logSavedWords(name, id string) string { return snapshots.NamedID(name, id) }
+
+// onlyPersonDeletesHistoryWords refuses an agent Delete history.
+const onlyPersonDeletesHistoryWords = "Only the person deletes a box's history."
+
+// savingPassesWords: saving an automatic snapshot counts it in the limit.
+func savingPassesWords(box string, count, perBox int, name, del string) string {
+	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots: saving ‘%s’ would pass it. %s", box, count, perBox, name, del))
+}
+
+// undoNeverAutomaticWords refuses Unsave of an undo.
+func undoNeverAutomaticWords(name string) string {
+	return fmt.Sprintf("‘%s’ is an undo: it is never automatic.", name)
+}

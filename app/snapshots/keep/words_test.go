@@ -16,7 +16,8 @@ func TestRefusalWordsShape(t *testing.T) {
 	t.Parallel()
 	const box, sn = "amber-fox", "before the migration"
 	for _, w := range []string{keptUndoCountsWords(box, 5, 5, snapshots.DeleteWords([]string{"‘" + sn + "’"}, 0)),
-		keptUndoCountsWords(box, 5, 5, ""), keepFromTodayWords, keepAtMostWords(365)} {
+		keptUndoCountsWords(box, 5, 5, ""), keepFromTodayWords, keepAtMostWords(365),
+		savingPassesWords(box, 5, 5, sn, ""), undoNeverAutomaticWords(sn), onlyPersonDeletesHistoryWords} {
 		wordshape.Check(t, w)
 		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
 			t.Errorf("%q does not end with one full stop", w)
@@ -42,7 +43,7 @@ func TestLogWordsShape(t *testing.T) {
 	const sn, id, box = "before the migration", "sn1", "amber-fox"
 	at := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
 	freed := int64(1_200_000_000)
-	named := []string{logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"), logKeptWords(sn, at)}
+	named := []string{logDeletedWords(sn, id, &freed, "by you"), logDeletedWords(sn, id, nil, "by you"), logKeptWords(sn, at), logSavedWords(sn, id)}
 	for _, w := range append(named, logEarlierGuestDeletedWords(box, "vm-9")) {
 		wordshape.Check(t, w)
 		if strings.HasSuffix(w, ".") {

@@ -16,7 +16,7 @@
 // reads and locks, the plan, the room and the ceiling, admission, an
 // operation's steps and end, the box log, the head, the deletes of older
 // undos) they reach through their kernel interface, the undo they take
-// first through their taker interface (the kernel's TakeUndo, or the held
+// first through their taker interface (the take's TakeUndo, or the held
 // copy of ZFS's order, zfsundo.go, made here over the kernel), a
 // reset's box template through templates (package boxes), and, given by
 // app/boot, the person's word through Asker (package approvals), a dry

@@ -108,7 +108,7 @@ func (s *Resets) Reset(ctx context.Context, c snapshots.Caller, req ResetRequest
 		return nil, err
 	}
 	if _, ok := be.Snap.(providers.Resetter); !ok {
-		return nil, refusal(snapshots.CodeCannot, snapshots.ResetNotBuiltWords(be, b))
+		return nil, refusal(snapshots.CodeCannot, ResetNotBuiltWords(be, b))
 	}
 	if _, ok := be.Snap.(providers.Browser); req.KeepLogins && !ok {
 		return nil, refusal(snapshots.CodePlan, cannotReadLoginsWords(be.Label, b.Name))
@@ -219,11 +219,11 @@ func (s *Resets) runReset(ctx context.Context, op *snapshots.Operation, p resetP
 	}
 	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
-		return ResetResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, err.Error(), observedNothingChanged)
+		return ResetResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), observedNothingChanged)
 	}
 	rs, ok := be.Snap.(providers.Resetter)
 	if !ok {
-		return ResetResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, snapshots.ResetNotBuiltWords(be, b), observedNothingChanged)
+		return ResetResult{}, s.k.End(ctx, op, snapshots.OpFailed, ResetNotBuiltWords(be, b), observedNothingChanged)
 	}
 	steps := []string{string(providers.StepUndo), snapshots.StepStop, snapshots.StepReset, snapshots.StepLogins, snapshots.StepStart, snapshots.StepUndos}
 	start := 0
@@ -340,7 +340,7 @@ func (s *Resets) freshBox(ctx context.Context, op *snapshots.Operation, b *snaps
 func (s *Resets) resetFailed(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, words, observed string) error {
 	words = resetUnfinishedWords(words)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetFailed, snapshots.CallerOf(op), logThenWords(words, observed), "", op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observed)
+	return s.k.End(ctx, op, snapshots.OpFailed, words, observed)
 }
 
 // undoReset puts the box back to its undo after a reset that could not
@@ -383,7 +383,7 @@ func (s *Resets) undoReset(ctx context.Context, op *snapshots.Operation, b *snap
 	if err := back(); err != nil {
 		words := resetNotBackWords(why, b.Name, err, undo.Name)
 		s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetFailed, snapshots.CallerOf(op), words, undo.ID, op.ID, nil)
-		return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observedFreshNoLogins)
+		return s.k.End(ctx, op, snapshots.OpFailed, words, observedFreshNoLogins)
 	}
 	words := resetUndoneWords(why, b.Name, undo.Name)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvResetUndone, snapshots.CallerOf(op), words, undo.ID, op.ID, nil)
@@ -563,7 +563,7 @@ func (s *Resets) PreviewReset(ctx context.Context, c snapshots.Caller, boxRef, t
 		return nil, err
 	}
 	if _, ok := be.Snap.(providers.Resetter); !ok {
-		pv.Why = snapshots.ResetNotBuiltWords(be, b)
+		pv.Why = ResetNotBuiltWords(be, b)
 		return pv, nil
 	}
 	var p resetParams

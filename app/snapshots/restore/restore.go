@@ -219,7 +219,7 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 func (s *Restores) runRestore(ctx context.Context, op *snapshots.Operation, p restoreParams) (RestoreResult, error) {
 	sn, err := s.k.SnapshotByID(ctx, s.st.Pool, snapshots.PinTarget(op))
 	if err != nil {
-		return RestoreResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failTargetGone, "")
+		return RestoreResult{}, s.k.End(ctx, op, snapshots.OpFailed, failTargetGone, "")
 	}
 	b, err := s.k.BoxByID(ctx, s.st.Pool, sn.BoxID)
 	if err != nil {
@@ -237,7 +237,7 @@ func (s *Restores) runRestore(ctx context.Context, op *snapshots.Operation, p re
 			return RestoreResult{}, err
 		}
 		if err := snapshots.Eligible(sn, snapshots.ChangeRestore, blocking, s.now(), r.tz); err != nil {
-			return RestoreResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failNothingChangedWords(err.Error()), "")
+			return RestoreResult{}, s.k.End(ctx, op, snapshots.OpFailed, failNothingChangedWords(err.Error()), "")
 		}
 	}
 	start := restoreStart(op, p.Order)
@@ -492,7 +492,7 @@ func (s *Restores) restoreBackendStep(ctx context.Context, r *restoreRun, i int)
 			return true, ctx.Err() // the worker stops: the restore resumes from this step
 		}
 		if errors.Is(err, providers.ErrUnreachable) {
-			return true, s.k.Finish(ctx, op, snapshots.OpUnknown, nil, err.Error(), observedNoAnswerWords(snapshots.HostWords(b, r.be), string(step)))
+			return true, s.k.End(ctx, op, snapshots.OpUnknown, err.Error(), observedNoAnswerWords(snapshots.HostWords(b, r.be), string(step)))
 		}
 		return true, s.restoreFailedAt(ctx, op, b, r.sn, r.be, r.p.Order, i, err, r.wasRunning, snapshots.TaskFailedWords(op, err.Error()))
 	}
@@ -688,7 +688,7 @@ func (s *Restores) restoreFailed(ctx context.Context, op *snapshots.Operation, b
 		}
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvRestoreFailed, snapshots.CallerOf(op), snapshots.LogRestoreFailedWords(sn.Name, step, words, observed), sn.ID, op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, observed)
+	return s.k.End(ctx, op, snapshots.OpFailed, words, observed)
 }
 
 // replaceUndos deletes the oldest undos that may go while the box holds more

@@ -63,7 +63,7 @@ type kernel interface {
 	ChangeNow(ctx context.Context, tx pgx.Tx, boxID, snapID, ref string, change snapshots.Change) (*snapshots.Box, *snapshots.Snapshot, error)
 	DeletingPins(ctx context.Context, q db.DBTX, id, except string) ([]snapshots.Pin, error)
 	ExistingRequest(ctx context.Context, q db.DBTX, c snapshots.Caller, requestID, kind string, target *string) (*snapshots.Operation, error)
-	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords, observed string) error
+	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	LockBox(ctx context.Context, tx pgx.Tx, id string) (*snapshots.Box, error)
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 	Pins(ctx context.Context, q db.DBTX, id, except string) ([]snapshots.Pin, error)
@@ -98,17 +98,18 @@ type deleter interface {
 // taker takes the undo a restore or a reset takes first: a snapshot of the
 // box as it is (TakeUndo), or ZFS's held copy of the stopped guest
 // (TakeHeldUndo); each finds the one a restart cut short. undoTaker is
-// one, over the kernel's TakeUndo.
+// one, over the take's TakeUndo.
 type taker interface {
 	TakeUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
 	TakeHeldUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
 }
 
 // undoKernel is what the undos a restore or a reset takes use of the
-// kernel: its take of an undo (TakeUndo), and, for ZFS's held copy of the
+// kernel and the take: the take of an undo (TakeUndo), and, for ZFS's held copy of the
 // stopped guest (undoTaker.TakeHeldUndo, zfsundo.go), the undo's record,
 // an operation's steps and tasks, a snapshot's state and its record as
-// taken; *snapshots.Service is one (Options.Taker).
+// taken; package seams makes one of the kernel and the take's TakeUndo
+// and RecordUndo (Options.Taker).
 type undoKernel interface {
 	TakeUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
 	RecordUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend) (*snapshots.Snapshot, error)
@@ -118,7 +119,7 @@ type undoKernel interface {
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 }
 
-// undoTaker is the restores' taker: the kernel's TakeUndo, and the held
+// undoTaker is the restores' taker: the take's TakeUndo, and the held
 // undo of ZFS's order, which only a restore takes.
 type undoTaker struct {
 	undoKernel

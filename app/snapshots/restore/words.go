@@ -321,3 +321,15 @@ func logRestoredHowWords(resumed, ended bool, state string) string {
 	}
 	return "; it is " + state
 }
+
+// ResetNotBuiltWords is the one home of why a box on a backend with no
+// Resetter is not reset.
+func ResetNotBuiltWords(be snapshots.Backend, b *snapshots.Box) string {
+	return fmt.Sprintf("Reset is built for boxes on this host's folders only: boxsnap does not reset %s on %s. Release it and make a new box from its template instead.", b.Name, be.Label)
+}
+
+// LogHeldUndoTakenWords: snapshot-taken for a ZFS restore's undo, a held
+// copy of the stopped guest.
+func LogHeldUndoTakenWords(name, id, ref, host string) string {
+	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", snapshots.NamedID(name, id), ref, host)
+}

@@ -50,6 +50,7 @@ func TestRestoreRefusalWordsShape(t *testing.T) {
 		noRoomForUndoWords(full), orUntickUndoWords(noRoomForUndoWords(full)),
 		cannotReadLoginsWords(be, box), notFromTemplateWords(box), templateElsewhereWords("dev", be, box, "local"),
 		ResetDoneWords(box, ResetResult{Template: "dev", Kept: []string{".ssh"}, Skipped: []string{"big is 2.0 MiB, over 1 MiB"}, UndoName: "before the reset at 10:42"}),
+		ResetNotBuiltWords(snapshots.Backend{Label: be}, &snapshots.Box{Name: box}),
 	}
 	check := func(w string) {
 		t.Helper()
@@ -90,6 +91,7 @@ func TestRestoreLogWords(t *testing.T) {
 	named := []string{
 		logRestoreAskedWords(sn, "", true, ""), logRestoreAskedWords(sn, "u", false, ", on a yes given by the person at 10:42"),
 		logRestoreAskedWords(sn, "", false, ""), logRestoredWords(sn, at, "", &providers.BoxSize{Cores: 2, MemoryBytes: 2 << 30}, time.UTC),
+		LogHeldUndoTakenWords(sn, "sn1", "vm-9", "pve-1"),
 	}
 	others := []string{
 		logEarlierGuestWords("vm-9", box, 2, "vm-10"),

@@ -79,7 +79,7 @@ func (s *undoTaker) TakeHeldUndo(ctx context.Context, op *snapshots.Operation, b
 		return nil, fmt.Errorf("record the held copy of %s: %w", undo.ID, err)
 	}
 	if err := s.MarkTaken(ctx, undo, taken, s.now().Sub(start), &snapshots.TakenEvent{Caller: snapshots.CallerOf(op), Op: op.ID,
-		Words: snapshots.LogHeldUndoTakenWords(undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
+		Words: LogHeldUndoTakenWords(undo.Name, undo.ID, cp.Ref, cp.Host)}); err != nil {
 		return nil, err
 	}
 	undo.State = snapshots.StateReady

@@ -63,20 +63,22 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The boxes register theirs (Release, Untrash); the kernel reads boxes
-	// and templates through them.
-	bx, err := boxes.New(core, boxes.Options{Store: st, Deletes: kp, Now: now, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	core.UseBoxes(bx)
 	tk, err := take.New(core, take.Options{Store: st, Deletes: kp, Now: now, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
+	// The boxes register theirs (Release, Untrash); the kernel reads boxes
+	// and templates through them. A release's final snapshot, as a
+	// restore's or a reset's undo, is the take's.
+	undos := undoKernel{Service: core, take: tk}
+	bx, err := boxes.New(undos, boxes.Options{Store: st, Deletes: kp, Now: now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	core.UseBoxes(bx)
 	// The restores register theirs (Restore, Reset); their undos are the
-	// core's takes.
-	rs, err := restore.New(core, restore.Options{Store: st, Deletes: kp, Taker: core, Templates: bx, Now: now, Logger: logger})
+	// take's.
+	rs, err := restore.New(core, restore.Options{Store: st, Deletes: kp, Taker: undos, Templates: bx, Now: now, Logger: logger})
 	if err != nil {
 		return nil, err
 	}

@@ -201,7 +201,7 @@ func TestThinningSparesWhatIsUsed(t *testing.T) {
 		}
 		ids = append(ids, sn.ID)
 	}
-	if _, err := e.Core.Save(ctx, owner, b.Name, ids[1], ""); err != nil {
+	if _, err := e.Keeps.Save(ctx, owner, b.Name, ids[1], ""); err != nil {
 		t.Fatalf("Save: %v", err)
 	}
 	kop, err := e.Keeps.Keep(ctx, owner, snapshots.KeepRequest{Box: b.Name, Snapshot: ids[3], Days: 30})

@@ -35,7 +35,7 @@ type kernel interface {
 	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
 	AdmitThin(ctx context.Context, c snapshots.Caller, b *snapshots.Box, kind string, change snapshots.Change, requestID string,
 		choose func(all []*snapshots.Snapshot, pins map[string][]snapshots.Pin, head *string) []string) (*snapshots.Operation, error)
-	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords, observed string) error
+	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)

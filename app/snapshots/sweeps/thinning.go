@@ -148,6 +148,15 @@ type ThinResult struct {
 	Spared  []string `json:"spared,omitempty"`
 }
 
+// thinKind is op's kind of the two runThin runs, so a thinning that ends
+// itself records its typed result through its own kind.
+func (s *Sweeps) thinKind(op *snapshots.Operation) *operations.Kind[snapshots.ThinParams, ThinResult] {
+	if op.Kind == snapshots.OpDeleteHistory {
+		return s.kinds.DeleteHistory
+	}
+	return s.kinds.Thin
+}
+
 // runThin runs a thinning or a Delete history: each snapshot it pinned is
 // asked of eligible again now and deleted, one at a time; one that may not
 // go now is spared and named in the result.
@@ -191,7 +200,7 @@ func (s *Sweeps) runThin(ctx context.Context, op *snapshots.Operation, params sn
 		}
 		be, err := s.k.Backend(sn.BackendID)
 		if err != nil {
-			return ThinResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, res, err.Error(), "")
+			return ThinResult{}, s.thinKind(op).EndWith(ctx, op, snapshots.OpFailed, res, err.Error(), "")
 		}
 		// Each delete's provider task is waited for by the job's snooze:
 		// the run resumes here, counts the ones gone as deleted, and
@@ -201,7 +210,7 @@ func (s *Sweeps) runThin(ctx context.Context, op *snapshots.Operation, params sn
 			if operations.Pending(err) {
 				return ThinResult{}, err
 			}
-			return ThinResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, res, snapshots.TaskFailedWords(op, err.Error()), "")
+			return ThinResult{}, s.thinKind(op).EndWith(ctx, op, snapshots.OpFailed, res, snapshots.TaskFailedWords(op, err.Error()), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 		res.Deleted = append(res.Deleted, sn.ID)

@@ -5,9 +5,10 @@
 // of operation, registered with the kernel's engine by New: the picture of
 // the box's screen just before it, the backend's snapshot (found again by
 // its label after a restart), and the per-box limit, where an agent's sixth
-// replaces its thread's oldest. The undos of a restore and a reset are the
-// kernel's (TakeUndo), which marks them taken as a take does
-// (snapshots.TakenParams); nothing in the kernel calls this package.
+// replaces its thread's oldest. It takes the undos of a restore and a reset
+// and a release's final snapshot too (TakeUndo, RecordUndo: undo.go), which
+// package seams hands the restores and the boxes; nothing in the kernel
+// calls this package.
 //
 // Take holds only what it uses: the store, the engine its operations run
 // on, the install, the clock and the logger; what it needs of the core

@@ -60,10 +60,11 @@ type kernel interface {
 	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
 	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
 	Step(ctx context.Context, op *snapshots.Operation, step string) error
-	Finish(ctx context.Context, op *snapshots.Operation, state string, result any, errWords string, observed string) error
+	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 	FindHeld(ctx context.Context, be snapshots.Backend, id string) (providers.HeldSnapshot, bool, error)
 	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
+	MarkTaken(ctx context.Context, sn *snapshots.Snapshot, t providers.SnapshotTaken, took time.Duration, ev *snapshots.TakenEvent) error
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
 }
 

@@ -414,10 +414,10 @@ func (s *Take) runTake(ctx context.Context, op *snapshots.Operation, params take
 	recorded := err == nil && sn.State == snapshots.StateTaking
 	if err != nil {
 		if sn, err = s.k.SnapshotByID(ctx, s.st.Pool, snapshots.PinTarget(op)); err != nil {
-			return TakeResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failTakeSnapshotGone, "")
+			return TakeResult{}, s.k.End(ctx, op, snapshots.OpFailed, failTakeSnapshotGone, "")
 		}
 		if b, err = s.k.BoxByID(ctx, s.st.Pool, sn.BoxID); err != nil {
-			return TakeResult{}, s.k.Finish(ctx, op, snapshots.OpFailed, nil, failTakeBoxGone, "")
+			return TakeResult{}, s.k.End(ctx, op, snapshots.OpFailed, failTakeBoxGone, "")
 		}
 	}
 	be, err := s.k.Backend(b.BackendID)
@@ -589,7 +589,7 @@ func (s *Take) failTake(ctx context.Context, op *snapshots.Operation, sn *snapsh
 		return err
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvSnapshotFailed, snapshots.CallerOf(op), logTakeFailedWords(sn.Name, words), sn.ID, op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, words, "")
+	return s.k.End(ctx, op, snapshots.OpFailed, words, "")
 }
 
 func (s *Take) incompleteTake(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, words string) error {
@@ -597,7 +597,7 @@ func (s *Take) incompleteTake(ctx context.Context, op *snapshots.Operation, sn *
 		return err
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvSnapshotFailed, snapshots.CallerOf(op), logTakeIncompleteWords(sn.Name, words), sn.ID, op.ID, nil)
-	return s.k.Finish(ctx, op, snapshots.OpFailed, nil, failPartExistsWords(words), "")
+	return s.k.End(ctx, op, snapshots.OpFailed, failPartExistsWords(words), "")
 }
 
 // applyLimit deletes what the per-box limit replaces once a take is ready:

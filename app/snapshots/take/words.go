@@ -64,3 +64,9 @@ func diskOnlyWords(box string) string {
 func perBoxLimitWords(box string, count, perBox int, del string) string {
 	return strings.TrimSpace(fmt.Sprintf("%s has %d of %d snapshots. %s", box, count, perBox, del))
 }
+
+// logUndoTakenWords: snapshot-taken for an undo, a release's final
+// snapshot or a reset's undo (what: undoWordsOf).
+func logUndoTakenWords(name, id, what, holds string) string {
+	return fmt.Sprintf("%s, %s, %s", snapshots.NamedID(name, id), what, holds)
+}

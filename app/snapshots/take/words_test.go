@@ -29,7 +29,7 @@ func TestLogWordsShape(t *testing.T) {
 	t.Parallel()
 	const sn, id = "before the migration", "sn1"
 	for _, w := range []string{logTakenWords(sn, id, "disk", time.Second), logTakeFailedWords(sn, "no room"),
-		logTakeIncompleteWords(sn, "no room")} {
+		logTakeIncompleteWords(sn, "no room"), logUndoTakenWords(sn, id, "the undo of this restore", "disk")} {
 		wordshape.Check(t, w)
 		if !strings.Contains(w, "‘"+sn+"’") {
 			t.Errorf("%q does not name the snapshot in ‘’", w)

@@ -1,8 +1,7 @@
-package snapshots_test
+package keep_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -67,7 +66,7 @@ func TestDeleteHistoryNeedsName(t *testing.T) {
 		}
 		ids = append(ids, sn.ID)
 	}
-	if _, err := e.Core.Save(ctx, owner, b.Name, ids[0], "worth keeping"); err != nil {
+	if _, err := e.Keeps.Save(ctx, owner, b.Name, ids[0], "worth keeping"); err != nil {
 		t.Fatal(err)
 	}
 	pop, _, err := e.Take.Take(ctx, owner, taking.TakeRequest{Box: b.Name, Name: "the person's"})
@@ -77,19 +76,19 @@ func TestDeleteHistoryNeedsName(t *testing.T) {
 	e.Wait(t, pop)
 
 	for _, typed := range []string{"", "amber", "Amber-Fox", "amber-fox "} {
-		_, err := e.Core.DeleteHistory(ctx, owner, b.Name, typed, "")
+		_, err := e.Keeps.DeleteHistory(ctx, owner, b.Name, typed, "")
 		var r *snapshots.Refusal
 		if !errors.As(err, &r) || r.Words != snapshots.DeleteHistoryWords("amber-fox") {
 			t.Fatalf("Delete history with %q typed: %v, want %q", typed, err, snapshots.DeleteHistoryWords("amber-fox"))
 		}
 	}
-	if _, err := e.Core.DeleteHistory(ctx, snapshots.Agent("thabc"), b.Name, "amber-fox", ""); err == nil {
+	if _, err := e.Keeps.DeleteHistory(ctx, snapshots.Agent("thabc"), b.Name, "amber-fox", ""); err == nil {
 		t.Fatal("an agent deleted a box's history")
 	}
 	if n := len(automaticOf(t, e, b.Name)); n != 2 {
 		t.Fatalf("after refusals %d automatic snapshots, want the 2 still there", n)
 	}
-	op, err := e.Core.DeleteHistory(ctx, owner, b.Name, "amber-fox", "")
+	op, err := e.Keeps.DeleteHistory(ctx, owner, b.Name, "amber-fox", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,5 +111,3 @@ func TestDeleteHistoryNeedsName(t *testing.T) {
 		t.Fatalf("after Delete history the box holds %v, want the saved ones", names)
 	}
 }
-
-func jsonOf(raw []byte, v any) error { return json.Unmarshal(raw, v) }
