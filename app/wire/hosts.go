@@ -9,6 +9,9 @@ type HostsAnswer struct {
 	This  string       `json:"this"`
 }
 
+// HostAnswer is POST /hosts/{host}/gone: the host, marked gone.
+type HostAnswer = hosts.Host
+
 // MoveBody is POST /boxes/{box}/move's body: the host the box goes to.
 type MoveBody struct {
 	Host string `json:"host"`

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/wire"
+)
+
+// move is `box move <box> <host>`: the box goes to another host, restored
+// there from its newest ready snapshot.
+func move(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var ans wire.OperationAnswer
+	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/move?wait=true", wire.MoveBody{Host: pos[1]}, &ans); err != nil {
+		return err
+	}
+	return printOperation(out, ans)
+}
+
+// hostList is `box hosts`: each host, when it was last seen, and what it
+// owns.
+func hostList(ctx context.Context, c *client, _ []string, _ any, out io.Writer) error {
+	var ans wire.HostsAnswer
+	if err := c.do(ctx, "GET", "/hosts", nil, &ans); err != nil {
+		return err
+	}
+	for _, h := range ans.Hosts {
+		state := "alive"
+		if h.GoneAt != nil {
+			state = "marked gone " + h.GoneAt.Local().Format(time.DateTime)
+		} else if !h.Alive {
+			state = "not seen since " + h.LastSeen.Local().Format(time.DateTime)
+		}
+		this := ""
+		if h.This {
+			this = " (this host)"
+		}
+		if _, err := fmt.Fprintf(out, "%s%s: %s, %d boxes\n", h.Name, this, state, h.Boxes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostGone is `box host-gone <host>`: the person's word that the host is
+// gone for good.
+func hostGone(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
+	var ans wire.HostAnswer
+	if err := c.do(ctx, "POST", "/hosts/"+seg(pos[0])+"/gone", nil, &ans); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(out, "Host %s is marked gone, with %d boxes; boxsnap box takeover %s carries them to another host.\n", ans.Name, ans.Boxes, ans.Name)
+	return err
+}
+
+type takeoverOpts struct{ to *string }
+
+func takeoverFlags(fs *flag.FlagSet) any {
+	return &takeoverOpts{to: fs.String("to", "", "the host the boxes go to (default: the server's)")}
+}
+
+// takeover is `box takeover <host> [--to <host>]`: a gone host's boxes,
+// restored on another host from their newest snapshots.
+func takeover(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
+	opts := o.(*takeoverOpts)
+	var ans wire.TakeOverAnswer
+	if err := c.do(ctx, "POST", "/hosts/"+seg(pos[0])+"/takeover", wire.TakeOverBody{To: *opts.to}, &ans); err != nil {
+		return err
+	}
+	for _, m := range ans.Taken {
+		if _, err := fmt.Fprintf(out, "%s: taken over by host %s (operation %s)\n", m.Name, ans.To, m.Operation); err != nil {
+			return err
+		}
+	}
+	for _, m := range ans.Left {
+		if _, err := fmt.Fprintf(out, "%s: %s\n", m.Name, m.Why); err != nil {
+			return err
+		}
+	}
+	if len(ans.Taken)+len(ans.Left) == 0 {
+		_, err := fmt.Fprintf(out, "Host %s owns no boxes.\n", ans.From)
+		return err
+	}
+	return nil
+}
