@@ -187,3 +187,41 @@ func TestHostTakeover(t *testing.T) {
 	_, err = b.Hosts.TakeOver(ctx, person, "host-a", "")
 	coretest.RefusedWith(t, err, "a host still seen alive keeps its boxes")
 }
+
+// TestReconcileLeavesAnotherHostsBoxes: a reconcile on one host lists its
+// own folder only, so it leaves another host's local snapshots ready and
+// its boxes' guests unmarked.
+func TestReconcileLeavesAnotherHostsBoxes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	a := hostEnv(t, pool, "host-a", true, nil)
+	b := hostEnv(t, pool, "host-b", false, nil)
+	person := snapshots.Owner()
+	a.Box(t, person, "amber-fox")
+	sn := a.TakeReady(t, person, "amber-fox", "on host-a")
+
+	rep, err := b.Sweeps.Reconcile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.GuestsGone) != 0 {
+		t.Fatalf("host-b's reconcile found host-a's guests gone: %v", rep.GuestsGone)
+	}
+	got, _, err := b.Core.Snapshot(ctx, person, sn.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != snapshots.StateReady {
+		t.Fatalf("after host-b's reconcile host-a's snapshot is %s", got.State)
+	}
+	events, err := b.Boxes.BoxLog(ctx, person, "amber-fox", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events {
+		if e.Kind == snapshots.EvGuestGone || e.Kind == snapshots.EvSnapshotUnavailable || e.Kind == snapshots.EvSnapshotLost {
+			t.Fatalf("host-b's reconcile logged %s: %s", e.Kind, e.Words)
+		}
+	}
+}

@@ -92,8 +92,12 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	}
 	// A fork of the box now starts from the take's snapshot.
 	fk.UseTaker(forkTaker{tk})
+	host := opts.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
 	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: now,
-		RetryKeysKeptFor: opts.RetryKeysKeptFor})
+		RetryKeysKeptFor: opts.RetryKeysKeptFor, Host: host})
 	if err != nil {
 		return nil, err
 	}
@@ -123,10 +127,6 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	// The box page's read model reads through the kernel alone.
 	bv := boxview.New(core, boxview.Options{Store: st, Logger: logger})
 	// The hosts carry a box over to another host as a restore.
-	host := opts.Host
-	if host == "" {
-		host, _ = os.Hostname()
-	}
 	hs, err := hosts.New(core, hosts.Options{Store: st, Host: host, Now: now, Logger: logger})
 	if err != nil {
 		return nil, err
