@@ -3,57 +3,55 @@ package api
 import (
 	"net/http"
 
+	"github.com/go-chi/chi/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-// listHosts answers every host that ran boxsnap on this database.
-func (s *server) listHosts(w http.ResponseWriter, r *http.Request) {
-	list, err := s.hosts.List(r.Context())
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, wire.HostsAnswer{Hosts: list, This: s.hosts.This()})
+// hostRoutes are the hosts' routes: the hosts, a host marked gone and
+// taken over, and a box's move. Their handlers are functions, as setHead
+// is, not more of the server's methods.
+func hostRoutes(s *server, r chi.Router) {
+	r.Post("/boxes/{box}/move", func(w http.ResponseWriter, r *http.Request) { moveBox(s, w, r) })
+	r.Get("/hosts", func(w http.ResponseWriter, r *http.Request) {
+		list, err := s.hosts.List(r.Context())
+		answerHost(s, w, r, wire.HostsAnswer{Hosts: list, This: s.hosts.This()}, err)
+	})
+	r.Post("/hosts/{host}/gone", func(w http.ResponseWriter, r *http.Request) {
+		err := checkRef("host", param(r, "host"))
+		var h wire.HostAnswer
+		if err == nil {
+			h, err = s.hosts.MarkGone(r.Context(), caller(r), param(r, "host"))
+		}
+		answerHost(s, w, r, h, err)
+	})
+	r.Post("/hosts/{host}/takeover", func(w http.ResponseWriter, r *http.Request) {
+		var body wire.TakeOverBody
+		err := checkRef("host", param(r, "host"))
+		if err == nil {
+			err = decodeOptional(r, &body, "optionally to, the host the boxes go to")
+		}
+		var res *wire.TakeOverAnswer
+		if err == nil {
+			res, err = s.hosts.TakeOver(r.Context(), caller(r), param(r, "host"), body.To)
+		}
+		answerHost(s, w, r, res, err)
+	})
 }
 
-// markHostGone is the person's word that a host is gone for good.
-func (s *server) markHostGone(w http.ResponseWriter, r *http.Request) {
-	name := param(r, "host")
-	if err := checkRef("host", name); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	h, err := s.hosts.MarkGone(r.Context(), caller(r), name)
+// answerHost answers v, or the refusal err says.
+func answerHost(s *server, w http.ResponseWriter, r *http.Request, v any, err error) {
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, h)
-}
-
-// takeOverHost carries a gone host's boxes over to another host.
-func (s *server) takeOverHost(w http.ResponseWriter, r *http.Request) {
-	name := param(r, "host")
-	var body wire.TakeOverBody
-	err := checkRef("host", name)
-	if err == nil {
-		err = decodeOptional(r, &body, "optionally to, the host the boxes go to")
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	res, err := s.hosts.TakeOver(r.Context(), caller(r), name, body.To)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, v)
 }
 
 // moveBox moves a box to another host, as a restore there from its newest
 // snapshot.
-func (s *server) moveBox(w http.ResponseWriter, r *http.Request) {
+func moveBox(s *server, w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
 	var body wire.MoveBody
 	err := checkRef("box", box)
@@ -63,15 +61,13 @@ func (s *server) moveBox(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = checkRef("host", body.Host)
 	}
-	wait := false
+	op, wait := (*snapshots.Operation)(nil), false
 	if err == nil {
 		wait, err = waitParam(r)
 	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
+	if err == nil {
+		op, err = s.hosts.Move(r.Context(), caller(r), box, body.Host)
 	}
-	op, err := s.hosts.Move(r.Context(), caller(r), box, body.Host)
 	if err != nil {
 		s.fail(w, r, err)
 		return

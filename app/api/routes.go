@@ -75,12 +75,7 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/boxes/{box}/release", s.releaseBox)
 		r.Post("/boxes/{box}/reset", s.resetBox)
 		r.Post("/boxes/{box}/undo", s.undoBox)
-		r.Post("/boxes/{box}/move", s.moveBox)
-
-		// Hosts.
-		r.Get("/hosts", s.listHosts)
-		r.Post("/hosts/{host}/gone", s.markHostGone)
-		r.Post("/hosts/{host}/takeover", s.takeOverHost)
+		hostRoutes(s, r)
 
 		// The trash.
 		r.Get("/trash", s.listTrash)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
@@ -52,7 +53,7 @@ func hostGone(ctx context.Context, c *client, pos []string, _ any, out io.Writer
 	if err := c.do(ctx, "POST", "/hosts/"+seg(pos[0])+"/gone", nil, &ans); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(out, "Host %s is marked gone, with %d boxes; boxsnap box takeover %s carries them to another host.\n", ans.Name, ans.Boxes, ans.Name)
+	_, err := fmt.Fprintln(out, hosts.MarkedGoneWords(ans.Name, ans.Boxes))
 	return err
 }
 
@@ -80,9 +81,6 @@ func takeover(ctx context.Context, c *client, pos []string, o any, out io.Writer
 			return err
 		}
 	}
-	if len(ans.Taken)+len(ans.Left) == 0 {
-		_, err := fmt.Fprintf(out, "Host %s owns no boxes.\n", ans.From)
-		return err
-	}
-	return nil
+	_, err := fmt.Fprintln(out, hosts.TakenOverWords(&ans))
+	return err
 }

@@ -94,3 +94,22 @@ func agoWords(d time.Duration) string {
 		return fmt.Sprintf("%d hours", int(d.Hours()))
 	}
 }
+
+// MovingWords is what a person reads once a move is admitted.
+func MovingWords(box, host string) string {
+	return fmt.Sprintf("Moving %s to host %s, restored there from its newest snapshot.", box, host)
+}
+
+// MarkedGoneWords is what a person reads once a host is marked gone.
+func MarkedGoneWords(host string, boxes int64) string {
+	return fmt.Sprintf("Host %s is marked gone, with %d boxes; take them over on another host.", host, boxes)
+}
+
+// TakenOverWords is what a person reads of a takeover: how many boxes went
+// and how many stayed.
+func TakenOverWords(r *TakeOverResult) string {
+	if len(r.Taken)+len(r.Left) == 0 {
+		return fmt.Sprintf("Host %s owns no boxes.", r.From)
+	}
+	return fmt.Sprintf("Took over %d of host %s's boxes on host %s; left %d.", len(r.Taken), r.From, r.To, len(r.Left))
+}
