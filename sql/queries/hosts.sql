@@ -22,7 +22,7 @@ RETURNING *;
 SELECT count(*) FROM boxes WHERE owner_host = $1 AND state <> 'released';
 
 -- name: HostBoxesOwned :many
-SELECT * FROM boxes WHERE owner_host = $1 AND state <> 'released' ORDER BY name FOR UPDATE;
+SELECT * FROM boxes WHERE owner_host = $1 AND state <> 'released' ORDER BY name;
 
 -- name: HostBoxOwner :one
 -- The host whose queue runs the box's operations; NULL: any host's.

@@ -48,7 +48,7 @@ func (q *Queries) HostBoxSetOwner(ctx context.Context, db DBTX, arg HostBoxSetOw
 }
 
 const hostBoxesOwned = `-- name: HostBoxesOwned :many
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE owner_host = $1 AND state <> 'released' ORDER BY name FOR UPDATE
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE owner_host = $1 AND state <> 'released' ORDER BY name
 `
 
 func (q *Queries) HostBoxesOwned(ctx context.Context, db DBTX, ownerHost *string) ([]Box, error) {
