@@ -167,7 +167,7 @@ func TestHostTakeover(t *testing.T) {
 	_, err = b.Hosts.TakeOver(ctx, agent, "host-a", "")
 	coretest.RefusedWith(t, err, "Only the person")
 	_, err = b.Hosts.TakeOver(ctx, person, "host-a", "host-a")
-	coretest.RefusedWith(t, err, "Host host-a is marked gone")
+	coretest.RefusedWith(t, err, "Take host host-a's boxes over from host host-a's own pages, API or CLI")
 
 	res, err := b.Hosts.TakeOver(ctx, person, "host-a", "")
 	if err != nil {

@@ -14,13 +14,14 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Move moves a box to the host to: its owner becomes to, and a restore from
-// its newest ready snapshot onto to is admitted (its job on to's queue),
-// with no undo (the box is not on to yet to take one). It is refused in
-// words, changing nothing, when the caller is not the person, the box has
-// no owner or is on to already, to never ran boxsnap or is marked gone,
-// the box has an operation running or no ready snapshot, or its backend's
-// content is not reachable from every host.
+// Move moves a box to the host to, which must be the host that serves the
+// call: the box's guest is made there, empty, its owner becomes to, and a
+// restore from its newest ready snapshot is admitted (its job on to's
+// queue), with no undo (the box was not on to to take one). It is refused
+// in words, changing nothing, when the caller is not the person, the box
+// has no owner or is on to already, to is not this host, never ran
+// boxsnap or is marked gone, the box has an operation running or no ready
+// snapshot, or its backend's content is not reachable from every host.
 func (h *Hosts) Move(ctx context.Context, c snapshots.Caller, boxRef, to string) (*snapshots.Operation, error) {
 	if !c.IsPerson() {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: personOnlyWords}
@@ -52,6 +53,9 @@ func (h *Hosts) Move(ctx context.Context, c snapshots.Caller, boxRef, to string)
 	sn, err := h.carriable(ctx, b, *from)
 	if err != nil {
 		return nil, err
+	}
+	if to != h.host {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: askOnTargetWords(b.Name, to)}
 	}
 	if n, err := h.k.Engine().ActiveOnBox(ctx, h.st.Pool, b.ID, ""); err != nil {
 		return nil, err
@@ -95,6 +99,9 @@ func (h *Hosts) carry(ctx context.Context, c snapshots.Caller, b *snapshots.Box,
 	if h.restorer == nil {
 		return nil, errors.New("hosts: no restorer (UseRestorer was not called)")
 	}
+	if err := h.makeHere(ctx, b); err != nil {
+		return nil, err
+	}
 	if err := h.setOwner(ctx, b.ID, from, to); err != nil {
 		return nil, err
 	}
@@ -107,6 +114,23 @@ func (h *Hosts) carry(ctx context.Context, c snapshots.Caller, b *snapshots.Box,
 	}
 	h.k.Log(ctx, h.st.Pool, b.ID, event, c, words, sn.ID, op.ID, map[string]string{"from": from, "to": to})
 	return op, nil
+}
+
+// makeHere makes b's guest, empty, on this host's backend when it has none,
+// so the restore that carries b over has a box to write its snapshot into
+// here: its folder, named for its guest as on the host it comes from.
+func (h *Hosts) makeHere(ctx context.Context, b *snapshots.Box) error {
+	be, err := h.k.Backend(b.BackendID)
+	if err != nil {
+		return err
+	}
+	if st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b)); err == nil && st.Exists {
+		return nil
+	}
+	if _, err := be.Boxes.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: b.GuestRef, Name: b.Name, Kind: b.Kind}}); err != nil {
+		return fmt.Errorf("make box %s's guest on host %s: %w", b.Name, h.host, err)
+	}
+	return nil
 }
 
 // setOwner makes to the owner of box, and moves its jobs still waiting in

@@ -84,18 +84,22 @@ func (h *Hosts) gone(ctx context.Context, name string) (db.Host, error) {
 }
 
 // TakeOver carries the boxes of the host from, gone for good, over to the
-// host to (this host when empty), each restored there from its newest
+// host to, which must be this host (empty is this host), each made here
+// and restored from its newest
 // ready snapshot, the box log saying so; a box whose snapshots to cannot
 // reach, or that has none, is left on from, and the result says why. It is
 // refused in words, changing nothing, for an agent, for a host seen alive
-// within SeenAliveFor or not marked gone, and for a to that never ran
-// boxsnap here or is marked gone.
+// within SeenAliveFor or not marked gone, and for a to that is not this
+// host, never ran boxsnap here or is marked gone.
 func (h *Hosts) TakeOver(ctx context.Context, c snapshots.Caller, from, to string) (*TakeOverResult, error) {
 	if !c.IsPerson() {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: personOnlyWords}
 	}
 	if to == "" {
 		to = h.host
+	}
+	if to != h.host {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: takeOverOnTargetWords(from, to)}
 	}
 	if _, err := h.gone(ctx, from); isNotGone(err) {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: notMarkedGoneWords(from)}

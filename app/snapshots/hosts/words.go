@@ -24,6 +24,18 @@ func alreadyOnWords(box, host string) string {
 	return fmt.Sprintf("%s is already on host %s.", box, host)
 }
 
+// askOnTargetWords: a move asked of another host than the one the box goes
+// to, which alone can make the box's guest on its own disk.
+func askOnTargetWords(box, host string) string {
+	return fmt.Sprintf("Move %s from host %s's own pages, API or CLI: the host a box moves to makes it on its disk.", box, host)
+}
+
+// takeOverOnTargetWords: a takeover asked of another host than the one the
+// boxes go to.
+func takeOverOnTargetWords(from, to string) string {
+	return fmt.Sprintf("Take host %s's boxes over from host %s's own pages, API or CLI: the host boxes go to makes them on its disk.", from, to)
+}
+
 // unknownHostWords: a host that never ran boxsnap on this database.
 func unknownHostWords(host string) string {
 	return fmt.Sprintf("No host named %s has run boxsnap here; start boxsnap there with BOXSNAP_HOST=%s first.", host, host)

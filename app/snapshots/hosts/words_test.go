@@ -15,7 +15,8 @@ func TestRefusalWordsShape(t *testing.T) {
 	for _, w := range []string{notSharedWords("amber-fox", "host-a"), noOwnerWords("amber-fox", "docker"),
 		alreadyOnWords("amber-fox", "host-a"), unknownHostWords("host-z"), hostGoneWords("host-a"),
 		stillAliveWords("host-a", 30*time.Second), notMarkedGoneWords("host-a"), thisHostWords("host-b"),
-		noSnapshotWords("amber-fox"), busyWords("amber-fox"), personOnlyWords} {
+		noSnapshotWords("amber-fox"), busyWords("amber-fox"), personOnlyWords, askOnTargetWords("amber-fox", "host-b"),
+		takeOverOnTargetWords("host-a", "host-b")} {
 		wordshape.Check(t, w)
 		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
 			t.Errorf("%q does not end with one full stop", w)
