@@ -23,7 +23,7 @@ Usage:
   boxsnap box move <box> <host>
   boxsnap box hosts
   boxsnap box host-gone <host>
-  boxsnap box takeover <host> [--to <host>]
+  boxsnap box takeover <host>
 
 release gives the box up. While Settings keeps a trash (72 hours unless
 changed), boxsnap takes a final snapshot where the backend can and moves
@@ -44,14 +44,14 @@ opencode and the GitHub CLI (and Settings' own), skipping a file over
 boxes in this host's folders. undo restores the box to its newest undo,
 of a reset or a restore.
 
-move puts a box whose data is on one host (a local box) on another host
-that runs boxsnap on the same database, restored there from its newest
-snapshot; it needs the box's snapshots reachable from that host (a content
-store). hosts lists the hosts, when each was last seen and how many boxes
-it owns. host-gone marks a host gone for good, once it has not been seen
-for two minutes, and takeover then carries its boxes to another host (the
-server's unless --to names one), each from its newest snapshot, saying
-which it left and why.
+move puts a box whose data is on one host (a local box) on the server's
+host, made there and restored from its newest snapshot: point --server
+at the host the box goes to. It needs the box's snapshots reachable from
+that host (a content store). hosts lists the hosts, when each was last
+seen and how many boxes it owns. host-gone marks a host gone for good,
+once it has not been seen for two minutes, and takeover then carries its
+boxes to the server's host, each from its newest snapshot, saying which
+it left and why.
 
 Every command takes --server <address> (or BOXSNAP_SERVER; default
 http://127.0.0.1:8080) and your personal API token, as boxsnap snapshot
@@ -69,7 +69,7 @@ func boxCommands() map[string]command {
 		"move":          {usage: "boxsnap box move <box> <host>", args: "a box and a host", min: 2, max: 2, flags: noFlags, run: move},
 		"hosts":         {usage: "boxsnap box hosts", args: "nothing", min: 0, max: 0, flags: noFlags, run: hostList},
 		"host-gone":     {usage: "boxsnap box host-gone <host>", args: "a host", min: 1, max: 1, flags: noFlags, run: hostGone},
-		"takeover":      {usage: "boxsnap box takeover <host> [--to <host>]", args: "a gone host", min: 1, max: 1, flags: takeoverFlags, run: takeover},
+		"takeover":      {usage: "boxsnap box takeover <host>", args: "a gone host", min: 1, max: 1, flags: noFlags, run: takeover},
 	}
 }
 

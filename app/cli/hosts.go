@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -11,8 +10,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-// move is `box move <box> <host>`: the box goes to another host, restored
-// there from its newest ready snapshot.
+// move is `box move <box> <host>`: the box goes to host, the server's,
+// made and restored there from its newest ready snapshot.
 func move(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
 	var ans wire.OperationAnswer
 	if err := c.do(ctx, "POST", "/boxes/"+seg(pos[0])+"/move?wait=true", wire.MoveBody{Host: pos[1]}, &ans); err != nil {
@@ -57,18 +56,11 @@ func hostGone(ctx context.Context, c *client, pos []string, _ any, out io.Writer
 	return err
 }
 
-type takeoverOpts struct{ to *string }
-
-func takeoverFlags(fs *flag.FlagSet) any {
-	return &takeoverOpts{to: fs.String("to", "", "the host the boxes go to (default: the server's)")}
-}
-
-// takeover is `box takeover <host> [--to <host>]`: a gone host's boxes,
-// restored on another host from their newest snapshots.
-func takeover(ctx context.Context, c *client, pos []string, o any, out io.Writer) error {
-	opts := o.(*takeoverOpts)
+// takeover is `box takeover <host>`: a gone host's boxes, made on the
+// server's host and restored there from their newest snapshots.
+func takeover(ctx context.Context, c *client, pos []string, _ any, out io.Writer) error {
 	var ans wire.TakeOverAnswer
-	if err := c.do(ctx, "POST", "/hosts/"+seg(pos[0])+"/takeover", wire.TakeOverBody{To: *opts.to}, &ans); err != nil {
+	if err := c.do(ctx, "POST", "/hosts/"+seg(pos[0])+"/takeover", wire.TakeOverBody{}, &ans); err != nil {
 		return err
 	}
 	for _, m := range ans.Taken {
