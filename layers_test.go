@@ -45,6 +45,7 @@ var layers = []struct {
 	{pkg: "app/snapshots/plans", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/approvals", "app/snapshots/boxes", "app/snapshots/contents", "app/snapshots/fork", "app/snapshots/heads", "app/snapshots/keep", "app/snapshots/sweeps", "app/snapshots/tab", "app/snapshots/take", "app/pictures"}},
 	{pkg: "app/snapshots/boxview", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
 	{pkg: "app/snapshots/fork", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/"}},
+	{pkg: "app/snapshots/hosts", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/", "app/snapshots/", "app/pictures"}},
 	{pkg: "app/snapshots/seams", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "app/boot", "app/coretest", "app/dbtest", "providers/"}},
 	{pkg: "app/store", forbid: []string{"app/web", "app/api", "jobs", "providers", "providers/"}},
 	{pkg: "app/web", forbid: []string{"jobs", "providers/"}},

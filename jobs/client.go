@@ -51,6 +51,11 @@ type ClientOptions struct {
 	// MaxWorkers is the operations queue's concurrency; 0 sizes it to the
 	// pool (operationWorkers).
 	MaxWorkers int
+	// Host is the host this process runs on: a working client listens on
+	// its queue (operations.HostQueue) too, where the operations of the
+	// boxes it owns go. Empty: the machine's hostname, as the local
+	// backend's.
+	Host string
 }
 
 // Client is boxsnap's River client and, in a working process, its
@@ -130,6 +135,17 @@ func NewClient(pool *pgxpool.Pool, opts ClientOptions) (*Client, error) {
 		cfg.Queues = map[string]river.QueueConfig{
 			QueueOperations:  {MaxWorkers: max},
 			QueueMaintenance: {MaxWorkers: 4},
+		}
+		if opts.Host == "" {
+			// The local backend's default host is the machine's hostname
+			// too, so its boxes' queue is this one.
+			opts.Host, _ = os.Hostname()
+		}
+		if opts.Host != "" {
+			// The shared queue then holds the operations of boxes no host
+			// owns (Docker, Proxmox, QEMU), the host's queue those of its
+			// local boxes; with one host one of them is mostly idle.
+			cfg.Queues[operations.HostQueue(opts.Host)] = river.QueueConfig{MaxWorkers: max}
 		}
 		cfg.PeriodicJobs = Periodic(opts.Deps)
 	}

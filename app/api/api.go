@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
@@ -50,6 +51,9 @@ type Options struct {
 	Heads *heads.Heads
 	// Forks is the fork: a new box from a snapshot of another.
 	Forks *fork.Forks
+	// Hosts is the hosts boxsnap runs on: a box's move, a host marked gone
+	// and its boxes taken over.
+	Hosts *hosts.Hosts
 }
 
 // server holds the handlers' dependencies.
@@ -68,6 +72,7 @@ type server struct {
 	heads     *heads.Heads
 	plans     *plans.Plans
 	forks     *fork.Forks
+	hosts     *hosts.Hosts
 }
 
 // New returns the API's handler, mounted at /api/v1. The handler is a chi
@@ -76,7 +81,7 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, keeps: opts.Keeps, tab: opts.Tab, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads}
+	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, keeps: opts.Keeps, tab: opts.Tab, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads, hosts: opts.Hosts}
 	if opts.Core != nil && opts.Restores != nil {
 		s.plans = plans.New(opts.Core, opts.Restores, opts.Restores.Resets(), nil)
 		if opts.Boxes != nil {

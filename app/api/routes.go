@@ -75,6 +75,7 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/boxes/{box}/release", s.releaseBox)
 		r.Post("/boxes/{box}/reset", s.resetBox)
 		r.Post("/boxes/{box}/undo", s.undoBox)
+		hostRoutes(s, r)
 
 		// The trash.
 		r.Get("/trash", s.listTrash)

@@ -33,7 +33,7 @@ const demoTaskDuration = 400 * time.Millisecond
 // when BOXSNAP_DOCKER_HOST is set, or with cfg.Demo where a local engine
 // answers; a QEMU backend when BOXSNAP_QEMU_SOCKET is set.
 func backends(cfg config.Config, install string, logger *slog.Logger) ([]snapshots.Backend, error) {
-	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), DiskImages: cfg.LocalDiskImages, Logger: logger.With("backend", LocalBackendID)})
+	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Host: cfg.Host, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), DiskImages: cfg.LocalDiskImages, Logger: logger.With("backend", LocalBackendID)})
 	if err != nil {
 		return nil, fmt.Errorf("local backend: %w", err)
 	}

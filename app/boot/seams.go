@@ -11,6 +11,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	coreseams "github.com/boxsnap/boxsnap/app/snapshots/seams"
@@ -32,6 +33,7 @@ type seams struct {
 	pictures  *pictures.Pictures
 	heads     *heads.Heads
 	boxViews  *boxview.Views
+	hosts     *hosts.Hosts
 }
 
 // newSeams makes every seam over the kernel and wires each to the others
@@ -39,11 +41,11 @@ type seams struct {
 // operation with the kernel's engine there, before River's workers start.
 func newSeams(cfg config.Config, b *base, logger *slog.Logger) (*seams, error) {
 	s, err := coreseams.New(b.core, coreseams.Options{Store: b.st, Logger: logger, TempDir: b.tmp, ForkMaxCount: cfg.ForkMaxCount,
-		RetryKeysKeptFor: cfg.RetryKeysKeptFor})
+		RetryKeysKeptFor: cfg.RetryKeysKeptFor, Host: cfg.Host})
 	if err != nil {
 		return nil, err
 	}
 	return &seams{keeps: s.Keeps, boxes: s.Boxes, take: s.Take, restores: s.Restores, forks: s.Forks, sweeps: s.Sweeps,
 		contents: s.Contents, approvals: s.Approvals, pictures: s.Pictures, heads: s.Heads,
-		boxViews: s.BoxViews}, nil
+		boxViews: s.BoxViews, hosts: s.Hosts}, nil
 }

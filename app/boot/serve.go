@@ -90,6 +90,11 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := c.core.RegisterBackends(ctx); err != nil {
 		return err
 	}
+	// The host is seen before any job runs, and while the process lives.
+	if err := s.hosts.Seen(ctx); err != nil {
+		return err
+	}
+	go s.hosts.Beat(ctx)
 	warmPictures(ctx, cfg, taker, s.boxes, logger)
 
 	w, err := startJobs(ctx, cfg, c, s, opts, logger)

@@ -26,6 +26,7 @@ type workers struct {
 func startJobs(ctx context.Context, cfg config.Config, b *base, s *seams, opts Options, logger *slog.Logger) (*workers, error) {
 	core, bes := b.core, b.bes
 	client, err := jobs.NewClient(b.st.Pool, jobs.ClientOptions{
+		Host: cfg.Host,
 		Work: cfg.Workers, Logger: logger, Extra: opts.ExtraWorkers,
 		Deps: jobs.Deps{Auth: b.auth, Core: core, Sweeps: s.sweeps, Logger: logger, Intervals: jobs.Intervals(cfg.Intervals)},
 	})

@@ -20,6 +20,10 @@ Usage:
   boxsnap box trash-empty <box> [--dry-run]
   boxsnap box reset <box> [--keep-logins] [--template <name>] [--force] [--dry-run]
   boxsnap box undo <box> [--force] [--dry-run]
+  boxsnap box move <box> <host>
+  boxsnap box hosts
+  boxsnap box host-gone <host>
+  boxsnap box takeover <host>
 
 release gives the box up. While Settings keeps a trash (72 hours unless
 changed), boxsnap takes a final snapshot where the backend can and moves
@@ -40,6 +44,15 @@ opencode and the GitHub CLI (and Settings' own), skipping a file over
 boxes in this host's folders. undo restores the box to its newest undo,
 of a reset or a restore.
 
+move puts a box whose data is on one host (a local box) on the server's
+host, made there and restored from its newest snapshot: point --server
+at the host the box goes to. It needs the box's snapshots reachable from
+that host (a content store). hosts lists the hosts, when each was last
+seen and how many boxes it owns. host-gone marks a host gone for good,
+once it has not been seen for two minutes, and takeover then carries its
+boxes to the server's host, each from its newest snapshot, saying which
+it left and why.
+
 Every command takes --server <address> (or BOXSNAP_SERVER; default
 http://127.0.0.1:8080) and your personal API token, as boxsnap snapshot
 does.
@@ -53,6 +66,10 @@ func boxCommands() map[string]command {
 		"trash-empty":   {usage: "boxsnap box trash-empty <box> [--dry-run]", args: "a box", min: 1, max: 1, flags: deleteFlags, run: trashEmpty},
 		"reset":         {usage: "boxsnap box reset <box> [--keep-logins] [--template <name>] [--force] [--dry-run]", args: "a box", min: 1, max: 1, flags: resetFlags, run: reset},
 		"undo":          {usage: "boxsnap box undo <box> [--force] [--dry-run]", args: "a box", min: 1, max: 1, flags: undoFlags, run: undo},
+		"move":          {usage: "boxsnap box move <box> <host>", args: "a box and a host", min: 2, max: 2, flags: noFlags, run: move},
+		"hosts":         {usage: "boxsnap box hosts", args: "nothing", min: 0, max: 0, flags: noFlags, run: hostList},
+		"host-gone":     {usage: "boxsnap box host-gone <host>", args: "a host", min: 1, max: 1, flags: noFlags, run: hostGone},
+		"takeover":      {usage: "boxsnap box takeover <host>", args: "a gone host", min: 1, max: 1, flags: noFlags, run: takeover},
 	}
 }
 

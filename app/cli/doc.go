@@ -12,7 +12,8 @@
 //
 // and of `boxsnap box` (box.go's table):
 //
-//	release trash trash-restore trash-empty reset undo
+//	release trash trash-restore trash-empty reset undo move hosts host-gone
+//	takeover
 //
 // The token comes from BOXSNAP_TOKEN or BOXSNAP_TOKEN_FILE and the server
 // from --server or BOXSNAP_SERVER (app/config reads both); the token is never

@@ -32,6 +32,10 @@ type Config struct {
 	TLSCert, TLSKey string
 	// Workers runs River's workers in serve; work always runs them.
 	Workers bool
+	// Host names the host this process runs on (the machine's hostname by
+	// default): it owns the local boxes made here, and its workers run their
+	// operations.
+	Host string
 	// Password is the owner's password; empty means a one-time link sets it.
 	Password string `secret:"true"`
 	// LogFormat is "auto" (text on a terminal, JSON otherwise), "text" or "json".
@@ -156,6 +160,7 @@ func Settings() []Setting {
 		{"BOXSNAP_TLS_CERT", "tls-cert", "", "certificate file; with a key, serve HTTPS and mark cookies Secure"},
 		{"BOXSNAP_TLS_KEY", "tls-key", "", "private key file for the certificate"},
 		{"BOXSNAP_WORKERS", "workers", "true", "run River's workers inside serve"},
+		{"BOXSNAP_HOST", "host", "the machine's hostname", "the name of the host this process runs on; it owns the local boxes made here"},
 		{"BOXSNAP_PASSWORD", "", "", "the owner's password (or BOXSNAP_PASSWORD_FILE); empty: a one-time link sets it"},
 		{"BOXSNAP_LOG_FORMAT", "log-format", "auto", "auto (text on a terminal, JSON otherwise), text or json"},
 		{"BOXSNAP_LOG_LEVEL", "log-level", "info", "debug, info, warn or error"},
@@ -210,6 +215,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.BaseURL, "base-url", env("BOXSNAP_BASE_URL", ""), "address people reach boxsnap at")
 	fs.StringVar(&c.TLSCert, "tls-cert", env("BOXSNAP_TLS_CERT", ""), "TLS certificate file")
 	fs.StringVar(&c.TLSKey, "tls-key", env("BOXSNAP_TLS_KEY", ""), "TLS private key file")
+	fs.StringVar(&c.Host, "host", env("BOXSNAP_HOST", hostname()), "the name of the host this process runs on")
 	workers := boolFlag(fs, "workers", env("BOXSNAP_WORKERS", "true"), "run River's workers inside serve (true/false)")
 	fs.StringVar(&c.LogFormat, "log-format", env("BOXSNAP_LOG_FORMAT", "auto"), "auto, text or json")
 	fs.StringVar(&c.LogLevel, "log-level", env("BOXSNAP_LOG_LEVEL", "info"), "debug, info, warn or error")
@@ -314,6 +320,9 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 		if c.ProxmoxTokenID == "" || !strings.Contains(c.ProxmoxTokenID, "!") || c.ProxmoxTokenSecret == "" {
 			errs = append(errs, errors.New("a Proxmox backend needs BOXSNAP_PROXMOX_TOKEN_ID (user@realm!tokenid) and BOXSNAP_PROXMOX_TOKEN_SECRET or BOXSNAP_PROXMOX_TOKEN_SECRET_FILE"))
 		}
+	}
+	if why := HostNameProblem(c.Host); why != "" {
+		errs = append(errs, fmt.Errorf("--host (BOXSNAP_HOST) %s, not %q", why, c.Host))
 	}
 	errs = append(errs, c.validate()...)
 	return c, fs, errors.Join(errs...)

@@ -29,6 +29,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/seams"
@@ -76,6 +77,9 @@ type Env struct {
 	BoxViews *boxview.Views
 	// Forks is the fork, on Core.
 	Forks *fork.Forks
+	// Hosts is the hosts, this env's among them (Options.Host), seen when
+	// the env starts.
+	Hosts *hosts.Hosts
 	// Jobs is the same client with its presence (jobs.Client): its Stop
 	// lets the presence go.
 	Jobs   *jobs.Client
@@ -126,6 +130,11 @@ type Options struct {
 	// made before the core (Extra), which labels what it makes with it and
 	// finds it again by it; empty: a new one.
 	Install string
+	// Host is the host this env runs on: its local backend's boxes are
+	// owned by it and its workers listen on its queue; empty: the
+	// machine's hostname. Two envs on one database with hosts of their own
+	// are two hosts.
+	Host string
 	// Intervals are the River client's periodic intervals (the recover
 	// interval is also how often a worker's presence looks for dead
 	// workers' operations); zero ones are jobs' defaults.
@@ -179,7 +188,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Host: opts.Host, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
 		DiskImages: !opts.NoDiskImages, DiskBytes: cmp.Or(opts.DiskBytes, DiskBytes)})
 	if err != nil {
 		return nil, err
@@ -193,7 +202,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	sm, err := seams.New(core, seams.Options{Store: st, Logger: logger, Now: opts.Now, Redeem: opts.Redeem})
+	sm, err := seams.New(core, seams.Options{Store: st, Logger: logger, Now: opts.Now, Redeem: opts.Redeem, Host: opts.Host})
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +221,10 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 			return nil, err
 		}
 	}
-	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger,
+	if err := sm.Hosts.Seen(ctx); err != nil {
+		return nil, err
+	}
+	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger, Host: opts.Host,
 		Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sw, Logger: logger, ManualHistory: true, Intervals: opts.Intervals}})
 	if err != nil {
 		return nil, err
@@ -221,6 +233,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	e := &Env{Pool: pool, Store: st, Auth: a, Core: core, Restores: rs, Take: tk, Keeps: kp, Tab: tab.New(st, core.Kernel, opts.Now, logger), Boxes: bx, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Client: client.Client, Jobs: client, Local: lb, Logger: logger, Install: install}
 	e.Heads = hd
 	e.BoxViews = sm.BoxViews
+	e.Hosts = sm.Hosts
 	e.Keeps = kp
 	if !opts.NoWorkers {
 		if err := client.Start(ctx); err != nil {

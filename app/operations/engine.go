@@ -337,7 +337,11 @@ func (e *Engine) insertJob(ctx context.Context, tx pgx.Tx, op *Operation) error 
 	if op.BoxID != nil {
 		box = *op.BoxID
 	}
-	if _, err := e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: op.ID, Resume: op.Resumes, OpKind: op.Kind}, nil); err != nil {
+	opts, err := e.jobOpts(ctx, tx, box)
+	if err != nil {
+		return err
+	}
+	if _, err := e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: op.ID, Resume: op.Resumes, OpKind: op.Kind}, opts); err != nil {
 		return fmt.Errorf("queue operation %s: %w", op.ID, err)
 	}
 	return nil

@@ -313,7 +313,11 @@ func (e *Engine) Resume(ctx context.Context, op *Operation, fromUnknown bool) (b
 		if again.BoxID != nil {
 			box = *again.BoxID
 		}
-		_, err = e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: again.ID, Resume: again.Resumes, OpKind: again.Kind}, nil)
+		opts, err := e.jobOpts(ctx, tx, box)
+		if err != nil {
+			return err
+		}
+		_, err = e.jobs.InsertTx(ctx, tx, Args{Box: box, Op: again.ID, Resume: again.Resumes, OpKind: again.Kind}, opts)
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {

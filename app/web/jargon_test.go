@@ -77,7 +77,7 @@ func TestNoJargonOnAnyPage(t *testing.T) {
 	s.env.Wait(t, rop)
 
 	paths := []string{"/boxes", "/boxes/threads", "/boxes/snapshots", "/boxes/snapshots?q=migration", "/boxes/snapshots?q=nothing-matches",
-		"/boxes/snapshots?select=1", "/approvals", "/boxes/trash", "/import", "/settings/snapshots", "/settings/templates", "/settings/tokens",
+		"/boxes/snapshots?select=1", "/approvals", "/boxes/trash", "/import", "/settings/snapshots", "/settings/templates", "/settings/tokens", "/settings/hosts",
 		"/settings", "/no/such/page", "/boxes/no-such-box"}
 	for _, box := range []string{"amber-fox", "brisk-lake"} {
 		paths = append(paths, "/boxes/"+box, "/boxes/"+box+"/take", "/boxes/"+box+"/reset", "/boxes/"+box+"/release",

@@ -10,5 +10,5 @@ import (
 // serves the pages. A test that leaves a seam out on purpose, or passes
 // another logger, sets that field on the answer.
 func optionsOn(env *coretest.Env, vw *views.Views) Options {
-	return Options{Auth: env.Auth, Core: env.Core, Restores: env.Restores, Take: env.Take, Keeps: env.Keeps, Tab: env.Tab, Boxes: env.Boxes, Forks: env.Forks, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Heads: env.Heads, BoxViews: env.BoxViews, Views: vw, Logger: env.Logger}
+	return Options{Auth: env.Auth, Core: env.Core, Restores: env.Restores, Take: env.Take, Keeps: env.Keeps, Tab: env.Tab, Boxes: env.Boxes, Forks: env.Forks, Contents: env.Contents, Approvals: env.Approvals, Pictures: env.Pictures, Heads: env.Heads, BoxViews: env.BoxViews, Hosts: env.Hosts, Views: vw, Logger: env.Logger}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -60,6 +61,9 @@ type Options struct {
 	BoxViews *boxview.Views
 	// Forks is the fork: a new box from a snapshot of another.
 	Forks *fork.Forks
+	// Hosts is the hosts boxsnap runs on: the Hosts page, a box's move and
+	// a gone host's takeover.
+	Hosts *hosts.Hosts
 	// SecureCookies marks cookies Secure (served over TLS).
 	SecureCookies bool
 	// JobsUI is River's dashboard, mounted at /jobs behind sign-in; nil

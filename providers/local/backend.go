@@ -115,6 +115,8 @@ type hooks struct {
 // content-addressed copies of them (see doc.go).
 type Backend struct {
 	*store.Store
+	// Sharing answers whether other hosts reach the snapshots' content.
+	Sharing
 	// Set is the running boxes' change journals.
 	*journal.Set
 	// Processes runs the boxes' processes: their users, sandboxes,

@@ -10,5 +10,6 @@ CREATE TABLE river_job (
     attempted_at timestamptz,
     finalized_at timestamptz,
     args         jsonb,
-    kind         text NOT NULL
+    kind         text NOT NULL,
+    queue        text NOT NULL DEFAULT 'default'
 );

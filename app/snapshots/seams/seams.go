@@ -2,6 +2,7 @@ package seams
 
 import (
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/pictures"
@@ -13,6 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
@@ -34,6 +36,7 @@ type Seams struct {
 	Pictures  *pictures.Pictures
 	Heads     *heads.Heads
 	BoxViews  *boxview.Views
+	Hosts     *hosts.Hosts
 }
 
 // Options are what the seams are made of besides the kernel: the store,
@@ -50,6 +53,9 @@ type Options struct {
 	Redeem           contents.RedeemLimits
 	ForkMaxCount     int
 	RetryKeysKeptFor time.Duration
+	// Host is the host this process runs on; empty: the machine's
+	// hostname, as the local backend's default.
+	Host string
 }
 
 // New makes every seam over the kernel core and wires each to the others.
@@ -88,8 +94,12 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	}
 	// A fork of the box now starts from the take's snapshot.
 	fk.UseTaker(forkTaker{tk})
+	host := opts.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
 	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: now,
-		RetryKeysKeptFor: opts.RetryKeysKeptFor})
+		RetryKeysKeptFor: opts.RetryKeysKeptFor, Host: host})
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +128,12 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	}
 	// The box page's read model reads through the kernel alone.
 	bv := boxview.New(core, boxview.Options{Store: st, Logger: logger})
+	// The hosts carry a box over to another host as a restore.
+	hs, err := hosts.New(core, hosts.Options{Store: st, Host: host, Now: now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	hs.UseRestorer(rs)
 	return &Seams{Keeps: kp, Boxes: bx, Take: tk, Restores: rs, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd,
-		BoxViews: bv}, nil
+		BoxViews: bv, Hosts: hs}, nil
 }

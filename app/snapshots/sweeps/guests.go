@@ -20,7 +20,7 @@ func (s *Sweeps) checkGuests(ctx context.Context, be snapshots.Backend, rep *Rec
 		return fmt.Errorf("the boxes of %s: %w", be.ID, err)
 	}
 	for _, b := range boxes {
-		if b.State != snapshots.BoxReady {
+		if b.State != snapshots.BoxReady || s.elsewhere(be, b.Host) {
 			continue
 		}
 		st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b))

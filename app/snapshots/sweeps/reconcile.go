@@ -118,6 +118,9 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be snapshots.Backend, rep
 	known := make(map[string]bool, len(records))
 	for _, sn := range records {
 		known[sn.ID] = true
+		if s.elsewhere(be, sn.Host) {
+			continue
+		}
 		if cut[sn.Host] {
 			if sn.State == snapshots.StateReady {
 				s.markUnavailable(ctx, sn, unavailableNoAnswerWords(sn.Host, nil))

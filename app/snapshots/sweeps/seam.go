@@ -94,6 +94,10 @@ type Options struct {
 	// RetryKeysKeptFor is how long a retry key answers its first call
 	// before housekeeping forgets it; 0 is snapshots.ToolAnswersKeptFor.
 	RetryKeysKeptFor time.Duration
+	// Host is the host this process runs on: the reconcile leaves another
+	// host's local snapshots and boxes to it. Empty: every record is
+	// checked here.
+	Host string
 }
 
 // Sweeps is boxsnap's periodic work: the reconcile, the scan for restores
@@ -115,6 +119,8 @@ type Sweeps struct {
 	kinds    Kinds
 	// retryKeysKeptFor is how long housekeeping keeps a retry key.
 	retryKeysKeptFor time.Duration
+	// host is the host this process runs on (Options.Host).
+	host string
 }
 
 // New makes the sweeps and registers their kinds of operation with the
@@ -124,7 +130,7 @@ func New(o Options) (*Sweeps, error) {
 		return nil, errors.New("sweeps: a store, the kernel, its snapshots, its take, its boxes and its restores are required")
 	}
 	s := &Sweeps{st: o.Store, k: o.Kernel, snaps: o.Snaps, taker: o.Taker, boxes: o.Boxes, straight: o.Straight, ops: o.Kernel.Engine(),
-		backends: map[string]snapshots.Backend{}, install: o.Kernel.Install(), logger: o.Logger, now: o.Now, retryKeysKeptFor: o.RetryKeysKeptFor}
+		backends: map[string]snapshots.Backend{}, install: o.Kernel.Install(), logger: o.Logger, now: o.Now, retryKeysKeptFor: o.RetryKeysKeptFor, host: o.Host}
 	if s.retryKeysKeptFor <= 0 {
 		s.retryKeysKeptFor = snapshots.ToolAnswersKeptFor
 	}

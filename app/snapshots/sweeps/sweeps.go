@@ -150,7 +150,7 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 			continue
 		}
 		be, ok := s.backends[p.BackendID]
-		if !ok {
+		if !ok || s.elsewhere(be, p.Host) {
 			continue
 		}
 		b, err := s.k.BoxByID(ctx, s.st.Pool, p.BoxID)

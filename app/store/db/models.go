@@ -45,6 +45,7 @@ type Box struct {
 	CreatedAt  time.Time
 	ReleasedAt *time.Time
 	HeadID     *string
+	OwnerHost  *string
 }
 
 type BoxLog struct {
@@ -98,6 +99,14 @@ type BoxTrash struct {
 	GuestState    json.RawMessage
 	ByKind        string
 	ByThreadID    *string
+}
+
+type Host struct {
+	Name        string
+	FirstSeenAt time.Time
+	LastSeenAt  time.Time
+	GoneAt      *time.Time
+	GoneBy      *string
 }
 
 type Operation struct {

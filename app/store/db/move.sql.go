@@ -31,7 +31,7 @@ const moveBoxInsert = `-- name: MoveBoxInsert :one
 
 INSERT INTO boxes (id, name, kind, system, backend_id, host, guest_ref, state)
 VALUES ($1, $2, $3, $4, $5, $6, $7, 'making')
-RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id
+RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host
 `
 
 type MoveBoxInsertParams struct {
@@ -75,6 +75,7 @@ func (q *Queries) MoveBoxInsert(ctx context.Context, db DBTX, arg MoveBoxInsertP
 		&i.CreatedAt,
 		&i.ReleasedAt,
 		&i.HeadID,
+		&i.OwnerHost,
 	)
 	return i, err
 }

@@ -11,7 +11,7 @@ import (
 )
 
 const perfBoxesOfThread = `-- name: PerfBoxesOfThread :many
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes
 WHERE presence -> 'workspaces' @> jsonb_build_array(jsonb_build_object('thread', $1::text))
 ORDER BY (state = 'released'), name
 `
@@ -44,6 +44,7 @@ func (q *Queries) PerfBoxesOfThread(ctx context.Context, db DBTX, thread string)
 			&i.CreatedAt,
 			&i.ReleasedAt,
 			&i.HeadID,
+			&i.OwnerHost,
 		); err != nil {
 			return nil, err
 		}

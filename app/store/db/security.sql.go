@@ -11,7 +11,7 @@ import (
 )
 
 const securityBoxByGuest = `-- name: SecurityBoxByGuest :many
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes WHERE backend_id = $1 AND guest_ref = $2 AND state <> 'released'
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE backend_id = $1 AND guest_ref = $2 AND state <> 'released'
 `
 
 type SecurityBoxByGuestParams struct {
@@ -46,6 +46,7 @@ func (q *Queries) SecurityBoxByGuest(ctx context.Context, db DBTX, arg SecurityB
 			&i.CreatedAt,
 			&i.ReleasedAt,
 			&i.HeadID,
+			&i.OwnerHost,
 		); err != nil {
 			return nil, err
 		}

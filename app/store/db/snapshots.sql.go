@@ -76,7 +76,7 @@ func (q *Queries) CoreBackendUpsert(ctx context.Context, db DBTX, arg CoreBacken
 }
 
 const coreBoxByID = `-- name: CoreBoxByID :one
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes WHERE id = $1
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE id = $1
 `
 
 func (q *Queries) CoreBoxByID(ctx context.Context, db DBTX, id string) (Box, error) {
@@ -100,12 +100,13 @@ func (q *Queries) CoreBoxByID(ctx context.Context, db DBTX, id string) (Box, err
 		&i.CreatedAt,
 		&i.ReleasedAt,
 		&i.HeadID,
+		&i.OwnerHost,
 	)
 	return i, err
 }
 
 const coreBoxByName = `-- name: CoreBoxByName :one
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes WHERE name = $1 ORDER BY (state = 'released'), created_at DESC LIMIT 1
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE name = $1 ORDER BY (state = 'released'), created_at DESC LIMIT 1
 `
 
 func (q *Queries) CoreBoxByName(ctx context.Context, db DBTX, name string) (Box, error) {
@@ -129,6 +130,7 @@ func (q *Queries) CoreBoxByName(ctx context.Context, db DBTX, name string) (Box,
 		&i.CreatedAt,
 		&i.ReleasedAt,
 		&i.HeadID,
+		&i.OwnerHost,
 	)
 	return i, err
 }
@@ -136,7 +138,7 @@ func (q *Queries) CoreBoxByName(ctx context.Context, db DBTX, name string) (Box,
 const coreBoxInsert = `-- name: CoreBoxInsert :one
 INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, has_screen, screen_url)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id
+RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host
 `
 
 type CoreBoxInsertParams struct {
@@ -182,6 +184,7 @@ func (q *Queries) CoreBoxInsert(ctx context.Context, db DBTX, arg CoreBoxInsertP
 		&i.CreatedAt,
 		&i.ReleasedAt,
 		&i.HeadID,
+		&i.OwnerHost,
 	)
 	return i, err
 }
@@ -189,7 +192,7 @@ func (q *Queries) CoreBoxInsert(ctx context.Context, db DBTX, arg CoreBoxInsertP
 const coreBoxInsertFork = `-- name: CoreBoxInsertFork :one
 INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from, has_screen)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id
+RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host
 `
 
 type CoreBoxInsertForkParams struct {
@@ -235,12 +238,13 @@ func (q *Queries) CoreBoxInsertFork(ctx context.Context, db DBTX, arg CoreBoxIns
 		&i.CreatedAt,
 		&i.ReleasedAt,
 		&i.HeadID,
+		&i.OwnerHost,
 	)
 	return i, err
 }
 
 const coreBoxLock = `-- name: CoreBoxLock :one
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes WHERE id = $1 FOR UPDATE
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) CoreBoxLock(ctx context.Context, db DBTX, id string) (Box, error) {
@@ -264,6 +268,7 @@ func (q *Queries) CoreBoxLock(ctx context.Context, db DBTX, id string) (Box, err
 		&i.CreatedAt,
 		&i.ReleasedAt,
 		&i.HeadID,
+		&i.OwnerHost,
 	)
 	return i, err
 }
@@ -297,7 +302,7 @@ func (q *Queries) CoreBoxSetState(ctx context.Context, db DBTX, arg CoreBoxSetSt
 }
 
 const coreBoxes = `-- name: CoreBoxes :many
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes ORDER BY (state = 'released'), name
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes ORDER BY (state = 'released'), name
 `
 
 func (q *Queries) CoreBoxes(ctx context.Context, db DBTX) ([]Box, error) {
@@ -327,6 +332,7 @@ func (q *Queries) CoreBoxes(ctx context.Context, db DBTX) ([]Box, error) {
 			&i.CreatedAt,
 			&i.ReleasedAt,
 			&i.HeadID,
+			&i.OwnerHost,
 		); err != nil {
 			return nil, err
 		}

@@ -11,7 +11,7 @@ import (
 )
 
 const sweepBoxesOfBackend = `-- name: SweepBoxesOfBackend :many
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes WHERE backend_id = $1 AND state <> 'released'
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE backend_id = $1 AND state <> 'released'
 `
 
 func (q *Queries) SweepBoxesOfBackend(ctx context.Context, db DBTX, backendID string) ([]Box, error) {
@@ -41,6 +41,7 @@ func (q *Queries) SweepBoxesOfBackend(ctx context.Context, db DBTX, backendID st
 			&i.CreatedAt,
 			&i.ReleasedAt,
 			&i.HeadID,
+			&i.OwnerHost,
 		); err != nil {
 			return nil, err
 		}

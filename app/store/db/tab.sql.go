@@ -42,7 +42,7 @@ func (q *Queries) TabBoxKinds(ctx context.Context, db DBTX) ([]TabBoxKindsRow, e
 }
 
 const tabBoxesByID = `-- name: TabBoxesByID :many
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes WHERE id = ANY ($1::text[])
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE id = ANY ($1::text[])
 `
 
 func (q *Queries) TabBoxesByID(ctx context.Context, db DBTX, ids []string) ([]Box, error) {
@@ -72,6 +72,7 @@ func (q *Queries) TabBoxesByID(ctx context.Context, db DBTX, ids []string) ([]Bo
 			&i.CreatedAt,
 			&i.ReleasedAt,
 			&i.HeadID,
+			&i.OwnerHost,
 		); err != nil {
 			return nil, err
 		}
@@ -93,7 +94,7 @@ WITH RECURSIVE k AS (
         WHERE l.state = 'ready' AND l.released_at IS NULL AND (l.backend_id, l.kind, l.host) > (k.backend_id, k.kind, k.host)
         ORDER BY l.backend_id, l.kind, l.host, l.name, l.id LIMIT 1) n
 )
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes WHERE id IN (SELECT k.id FROM k)
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE id IN (SELECT k.id FROM k)
 ORDER BY name, id
 `
 
@@ -128,6 +129,7 @@ func (q *Queries) TabLiveBoxPerKind(ctx context.Context, db DBTX) ([]Box, error)
 			&i.CreatedAt,
 			&i.ReleasedAt,
 			&i.HeadID,
+			&i.OwnerHost,
 		); err != nil {
 			return nil, err
 		}

@@ -130,7 +130,7 @@ func (q *Queries) TabGoneBackendSnapshots(ctx context.Context, db DBTX, gone []s
 }
 
 const tabMachines = `-- name: TabMachines :many
-SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM boxes
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes
 WHERE state <> 'trashed'
   AND CASE WHEN $1::boolean THEN released_at IS NOT NULL ELSE released_at IS NULL END
   AND ($2::text IS NULL OR (name, id) > ($2::text, $3::text))
@@ -180,6 +180,7 @@ func (q *Queries) TabMachines(ctx context.Context, db DBTX, arg TabMachinesParam
 			&i.CreatedAt,
 			&i.ReleasedAt,
 			&i.HeadID,
+			&i.OwnerHost,
 		); err != nil {
 			return nil, err
 		}

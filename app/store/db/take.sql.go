@@ -217,14 +217,14 @@ func (q *Queries) TakeAdmit(ctx context.Context, db DBTX, arg TakeAdmitParams) (
 
 const takeAdmitLock = `-- name: TakeAdmitLock :one
 WITH boxes AS MATERIALIZED (
-    SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id FROM public.boxes b WHERE b.id = $1 FOR UPDATE
+    SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM public.boxes b WHERE b.id = $1 FOR UPDATE
 ), ceiling AS MATERIALIZED (
     SELECT pg_advisory_xact_lock(hashtext('boxsnap-ceiling:' || boxes.backend_id)) FROM boxes WHERE $2::boolean
 ), storage AS MATERIALIZED (
     SELECT pg_advisory_xact_lock(hashtextextended('storage:' || boxes.backend_id || '/' || boxes.host || '/' || $3::text, 0))
     FROM boxes, (SELECT count(*) AS n FROM ceiling) c
 )
-SELECT boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id FROM boxes, (SELECT count(*) AS n FROM storage) s
+SELECT boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id, boxes.owner_host FROM boxes, (SELECT count(*) AS n FROM storage) s
 `
 
 type TakeAdmitLockParams struct {
@@ -266,6 +266,7 @@ func (q *Queries) TakeAdmitLock(ctx context.Context, db DBTX, arg TakeAdmitLockP
 		&i.Box.CreatedAt,
 		&i.Box.ReleasedAt,
 		&i.Box.HeadID,
+		&i.Box.OwnerHost,
 	)
 	return i, err
 }
@@ -482,7 +483,7 @@ WITH stepped AS (
     FROM snapshots sn JOIN boxes b ON b.id = sn.box_id
     WHERE operations.id = $3::text AND operations.state = 'running' AND sn.id = $1::text AND sn.state = 'taking'
 )
-SELECT snapshots.id, snapshots.box_id, snapshots.box_name, snapshots.box_kind, snapshots.box_system, snapshots.box_thread_id, snapshots.box_gone_at, snapshots.box_gone_how, snapshots.backend_id, snapshots.host, snapshots.storage, snapshots.storage_type, snapshots.guest, snapshots.guest_generation, snapshots.name, snapshots.note, snapshots.taken_at, snapshots.captured_at, snapshots.took_ms, snapshots.paused_ms, snapshots.by_kind, snapshots.by_thread_id, snapshots.by_why, snapshots.scope, snapshots.holds, snapshots.excludes, snapshots.size_bytes, snapshots.size_meaning, snapshots.price, snapshots.owner_kind, snapshots.owner_thread_id, snapshots.kept_until, snapshots.kept_at, snapshots.undo_of, snapshots.fork_safe, snapshots.depends_on, snapshots.picture, snapshots.ref, snapshots.state, snapshots.error, snapshots.found, snapshots.missing_since, snapshots.state_at, snapshots.guest_ref, snapshots.parent_id, snapshots.automatic, boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id
+SELECT snapshots.id, snapshots.box_id, snapshots.box_name, snapshots.box_kind, snapshots.box_system, snapshots.box_thread_id, snapshots.box_gone_at, snapshots.box_gone_how, snapshots.backend_id, snapshots.host, snapshots.storage, snapshots.storage_type, snapshots.guest, snapshots.guest_generation, snapshots.name, snapshots.note, snapshots.taken_at, snapshots.captured_at, snapshots.took_ms, snapshots.paused_ms, snapshots.by_kind, snapshots.by_thread_id, snapshots.by_why, snapshots.scope, snapshots.holds, snapshots.excludes, snapshots.size_bytes, snapshots.size_meaning, snapshots.price, snapshots.owner_kind, snapshots.owner_thread_id, snapshots.kept_until, snapshots.kept_at, snapshots.undo_of, snapshots.fork_safe, snapshots.depends_on, snapshots.picture, snapshots.ref, snapshots.state, snapshots.error, snapshots.found, snapshots.missing_since, snapshots.state_at, snapshots.guest_ref, snapshots.parent_id, snapshots.automatic, boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id, boxes.owner_host
 FROM snapshots JOIN boxes ON boxes.id = snapshots.box_id
 WHERE snapshots.id = $1::text
 `
@@ -570,6 +571,7 @@ func (q *Queries) TakeSnapshotToRun(ctx context.Context, db DBTX, arg TakeSnapsh
 		&i.Box.CreatedAt,
 		&i.Box.ReleasedAt,
 		&i.Box.HeadID,
+		&i.Box.OwnerHost,
 	)
 	return i, err
 }
@@ -584,7 +586,7 @@ WITH lock AS MATERIALIZED (
 ), snapshots AS MATERIALIZED (
     SELECT s.id, s.box_id, s.box_name, s.box_kind, s.box_system, s.box_thread_id, s.box_gone_at, s.box_gone_how, s.backend_id, s.host, s.storage, s.storage_type, s.guest, s.guest_generation, s.name, s.note, s.taken_at, s.captured_at, s.took_ms, s.paused_ms, s.by_kind, s.by_thread_id, s.by_why, s.scope, s.holds, s.excludes, s.size_bytes, s.size_meaning, s.price, s.owner_kind, s.owner_thread_id, s.kept_until, s.kept_at, s.undo_of, s.fork_safe, s.depends_on, s.picture, s.ref, s.state, s.error, s.found, s.missing_since, s.state_at, s.guest_ref, s.parent_id, s.automatic FROM public.snapshots s WHERE s.id = (SELECT op.target FROM op) FOR SHARE
 ), boxes AS MATERIALIZED (
-    SELECT b.id, b.name, b.kind, b.system, b.thread_id, b.backend_id, b.host, b.guest_ref, b.generation, b.has_screen, b.screen_url, b.presence, b.forked_from, b.state, b.created_at, b.released_at, b.head_id FROM public.boxes b WHERE b.id = (SELECT snapshots.box_id FROM snapshots)
+    SELECT b.id, b.name, b.kind, b.system, b.thread_id, b.backend_id, b.host, b.guest_ref, b.generation, b.has_screen, b.screen_url, b.presence, b.forked_from, b.state, b.created_at, b.released_at, b.head_id, b.owner_host FROM public.boxes b WHERE b.id = (SELECT snapshots.box_id FROM snapshots)
 ), operations AS (
     UPDATE public.operations o SET started_at = coalesce(o.started_at, now()),
         step = CASE WHEN snapshots.state <> 'taking' THEN o.step
@@ -597,7 +599,7 @@ WITH lock AS MATERIALIZED (
     SELECT pg_advisory_unlock(hashtextextended($1::text, 0)) AS let_go FROM lock
     WHERE lock.got AND NOT EXISTS (SELECT 1 FROM operations)
 )
-SELECT operations.id, operations.seq, operations.request_key, operations.kind, operations.box_id, operations.generation, operations.target, operations.snapshots, operations.by_kind, operations.by_thread_id, operations.consent, operations.undo_id, operations.guests, operations.step, operations.task, operations.state, operations.reserved, operations.params, operations.result, operations.error, operations.observed, operations.resumes, operations.created_at, operations.started_at, operations.ended_at, operations.price_backend, operations.price_reserved, operations.task_waiting, operations.followed, operations.box_ran, snapshots.id, snapshots.box_id, snapshots.box_name, snapshots.box_kind, snapshots.box_system, snapshots.box_thread_id, snapshots.box_gone_at, snapshots.box_gone_how, snapshots.backend_id, snapshots.host, snapshots.storage, snapshots.storage_type, snapshots.guest, snapshots.guest_generation, snapshots.name, snapshots.note, snapshots.taken_at, snapshots.captured_at, snapshots.took_ms, snapshots.paused_ms, snapshots.by_kind, snapshots.by_thread_id, snapshots.by_why, snapshots.scope, snapshots.holds, snapshots.excludes, snapshots.size_bytes, snapshots.size_meaning, snapshots.price, snapshots.owner_kind, snapshots.owner_thread_id, snapshots.kept_until, snapshots.kept_at, snapshots.undo_of, snapshots.fork_safe, snapshots.depends_on, snapshots.picture, snapshots.ref, snapshots.state, snapshots.error, snapshots.found, snapshots.missing_since, snapshots.state_at, snapshots.guest_ref, snapshots.parent_id, snapshots.automatic, boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id
+SELECT operations.id, operations.seq, operations.request_key, operations.kind, operations.box_id, operations.generation, operations.target, operations.snapshots, operations.by_kind, operations.by_thread_id, operations.consent, operations.undo_id, operations.guests, operations.step, operations.task, operations.state, operations.reserved, operations.params, operations.result, operations.error, operations.observed, operations.resumes, operations.created_at, operations.started_at, operations.ended_at, operations.price_backend, operations.price_reserved, operations.task_waiting, operations.followed, operations.box_ran, snapshots.id, snapshots.box_id, snapshots.box_name, snapshots.box_kind, snapshots.box_system, snapshots.box_thread_id, snapshots.box_gone_at, snapshots.box_gone_how, snapshots.backend_id, snapshots.host, snapshots.storage, snapshots.storage_type, snapshots.guest, snapshots.guest_generation, snapshots.name, snapshots.note, snapshots.taken_at, snapshots.captured_at, snapshots.took_ms, snapshots.paused_ms, snapshots.by_kind, snapshots.by_thread_id, snapshots.by_why, snapshots.scope, snapshots.holds, snapshots.excludes, snapshots.size_bytes, snapshots.size_meaning, snapshots.price, snapshots.owner_kind, snapshots.owner_thread_id, snapshots.kept_until, snapshots.kept_at, snapshots.undo_of, snapshots.fork_safe, snapshots.depends_on, snapshots.picture, snapshots.ref, snapshots.state, snapshots.error, snapshots.found, snapshots.missing_since, snapshots.state_at, snapshots.guest_ref, snapshots.parent_id, snapshots.automatic, boxes.id, boxes.name, boxes.kind, boxes.system, boxes.thread_id, boxes.backend_id, boxes.host, boxes.guest_ref, boxes.generation, boxes.has_screen, boxes.screen_url, boxes.presence, boxes.forked_from, boxes.state, boxes.created_at, boxes.released_at, boxes.head_id, boxes.owner_host
 FROM operations, snapshots, boxes
 WHERE (SELECT count(*) FROM freed) >= 0
 `
@@ -721,6 +723,7 @@ func (q *Queries) TakeStart(ctx context.Context, db DBTX, id string) (TakeStartR
 		&i.Box.CreatedAt,
 		&i.Box.ReleasedAt,
 		&i.Box.HeadID,
+		&i.Box.OwnerHost,
 	)
 	return i, err
 }

@@ -1,0 +1,70 @@
+package operations
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+)
+
+// A box whose data lives on one host's disk (a local box) is owned by that
+// host (boxes.owner_host), and its operations run there only. The engine
+// puts such an operation's job on its owner's own River queue, which only
+// that host's workers listen on; every other operation goes on Queue, which
+// every working process listens on. A queue per host was chosen over a rule
+// the worker checks after fetching a job: a worker that fetched another
+// host's job could only snooze it and hope another host fetched it next, so
+// with several hosts an operation would wait a random time, while a queue
+// hands it straight to a worker that can run it. The owner is read when the
+// job goes in, in the admitting transaction, so a move or a takeover that
+// changed it first sends the box's next operations to the new host.
+
+// HostQueue is the River queue of the operations of the boxes host owns:
+// "ops-", the host's name in River's letters (lower case, digits, dashes)
+// and a short digest of the name as given, so two names that read alike in
+// those letters ("a.b", "a-b") still have queues of their own.
+func HostQueue(host string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(host) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	name := strings.TrimRight(b.String(), "-")
+	sum := sha256.Sum256([]byte(host))
+	if name == "" {
+		return "ops-" + hex.EncodeToString(sum[:4])
+	}
+	return "ops-" + name + "-" + hex.EncodeToString(sum[:4])
+}
+
+// jobOpts are the insert options of box's operation job: its owner's queue
+// when a host owns it, else nil (Args.InsertOpts: Queue).
+func (e *Engine) jobOpts(ctx context.Context, tx pgx.Tx, box string) (*river.InsertOpts, error) {
+	if box == "" {
+		return nil, nil
+	}
+	owner, err := e.st.HostBoxOwner(ctx, tx, box)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && owner == nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the host that owns box %s: %w", box, err)
+	}
+	opts := Args{}.InsertOpts()
+	opts.Queue = HostQueue(*owner)
+	return &opts, nil
+}

@@ -1,0 +1,29 @@
+// Package hosts holds the hosts boxsnap runs on and what a person does
+// with them: each process records its host and keeps it seen while it
+// lives (Seen, Beat), a box whose data is on one host's disk is owned by
+// that host (the database records it when the box is made), a person
+// moves such a box to another host (Move) and, once a host is gone for
+// good (MarkGone), takes its boxes over on another host (TakeOver).
+//
+// Which host runs a box's operations is the operation engine's (a River
+// queue per host, app/operations HostQueue); this package only changes the
+// owner, in the transaction that also moves the jobs still waiting in the
+// old host's queue, and carries the box over as a restore from its last
+// snapshot onto the new host. That restore needs the snapshot's content
+// reachable from the new host: a backend says so through
+// providers.SharedContent, and a move or a takeover is refused in words
+// where it is not. No backend answers true today, so no move has run yet:
+// the local backend restores only into a box folder it has, and the new
+// host has none, so the carry needs that folder made from the shared
+// content before the restore's steps run there.
+//
+// Only the person moves boxes and takes hosts over: an agent's box lives
+// where the person put it, and a move puts its data on another machine,
+// outside anything one thread decides; so no agent tool or MCP tool does
+// either. words.go holds the words this package alone says.
+//
+// It must never import app/web, app/api, app/cli, jobs, a provider's
+// subpackage, nor another seam of the core (a package under
+// app/snapshots/, or app/pictures): the restore it starts it reaches
+// through its own small interface.
+package hosts

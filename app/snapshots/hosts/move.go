@@ -1,0 +1,148 @@
+package hosts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Move moves a box to the host to, which must be the host that serves the
+// call: the box's guest is made there, empty, its owner becomes to, and a
+// restore from its newest ready snapshot is admitted (its job on to's
+// queue), with no undo (the box was not on to to take one). It is refused
+// in words, changing nothing, when the caller is not the person, the box
+// has no owner or is on to already, to is not this host, never ran
+// boxsnap or is marked gone, the box has an operation running or no ready
+// snapshot, or its backend's content is not reachable from every host.
+func (h *Hosts) Move(ctx context.Context, c snapshots.Caller, boxRef, to string) (*snapshots.Operation, error) {
+	if !c.IsPerson() {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: personOnlyWords}
+	}
+	b, err := h.k.Box(ctx, c, boxRef)
+	if err != nil {
+		return nil, err
+	}
+	target, err := h.get(ctx, h.st.Pool, to)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: unknownHostWords(to)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if target.GoneAt != nil {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: hostGoneWords(to)}
+	}
+	from, err := h.st.HostBoxOwner(ctx, h.st.Pool, b.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read box %s's host: %w", b.ID, err)
+	}
+	if from == nil {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeCannot, Words: noOwnerWords(b.Name, b.BackendID)}
+	}
+	if *from == to {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: alreadyOnWords(b.Name, to)}
+	}
+	sn, err := h.carriable(ctx, b, *from)
+	if err != nil {
+		return nil, err
+	}
+	if to != h.host {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeInvalid, Words: askOnTargetWords(b.Name, to)}
+	}
+	if n, err := h.k.Engine().ActiveOnBox(ctx, h.st.Pool, b.ID, ""); err != nil {
+		return nil, err
+	} else if n > 0 {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeBusy, Words: busyWords(b.Name), TryAgain: true}
+	}
+	return h.carry(ctx, c, b, sn, *from, to, EvMovedHost, logMovedWords(*from, to, sn.Name))
+}
+
+// carriable is the snapshot b is carried over from, its newest ready one,
+// when its backend's content is reachable from every host; else a refusal
+// in words.
+func (h *Hosts) carriable(ctx context.Context, b *snapshots.Box, from string) (*snapshots.Snapshot, error) {
+	be, err := h.k.Backend(b.BackendID)
+	if err != nil {
+		return nil, err
+	}
+	if sc, ok := be.Snap.(providers.SharedContent); !ok || !sc.ContentShared() {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeCannot, Words: notSharedWords(b.Name, from)}
+	}
+	snaps, err := h.k.SnapshotsOfBox(ctx, h.st.Pool, b.ID)
+	if err != nil {
+		return nil, err
+	}
+	var newest *snapshots.Snapshot
+	for _, sn := range snaps {
+		if sn.State == snapshots.StateReady && (newest == nil || sn.TakenAt.After(newest.TakenAt)) {
+			newest = sn
+		}
+	}
+	if newest == nil {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: noSnapshotWords(b.Name)}
+	}
+	return newest, nil
+}
+
+// carry makes to the owner of b, moving the jobs of b still waiting in
+// from's queue to to's, then admits b's restore from sn, which runs on to;
+// a refused restore gives b back to from. The box log says what was done.
+func (h *Hosts) carry(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, from, to, event, words string) (*snapshots.Operation, error) {
+	if h.restorer == nil {
+		return nil, errors.New("hosts: no restorer (UseRestorer was not called)")
+	}
+	if err := h.makeHere(ctx, b); err != nil {
+		return nil, err
+	}
+	if err := h.setOwner(ctx, b.ID, from, to); err != nil {
+		return nil, err
+	}
+	op, err := h.restorer.Restore(ctx, c, snapshots.RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, NoUndo: true, Force: true})
+	if err != nil {
+		if back := h.setOwner(context.WithoutCancel(ctx), b.ID, to, from); back != nil {
+			h.logger.Error("give a box back to its host after a refused restore", "box", b.ID, "host", from, "err", back)
+		}
+		return nil, err
+	}
+	h.k.Log(ctx, h.st.Pool, b.ID, event, c, words, sn.ID, op.ID, map[string]string{"from": from, "to": to})
+	return op, nil
+}
+
+// makeHere makes b's guest, empty, on this host's backend when it has none,
+// so the restore that carries b over has a box to write its snapshot into
+// here: its folder, named for its guest as on the host it comes from.
+func (h *Hosts) makeHere(ctx context.Context, b *snapshots.Box) error {
+	be, err := h.k.Backend(b.BackendID)
+	if err != nil {
+		return err
+	}
+	if st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b)); err == nil && st.Exists {
+		return nil
+	}
+	if _, err := be.Boxes.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: b.GuestRef, Name: b.Name, Kind: b.Kind}}); err != nil {
+		return fmt.Errorf("make box %s's guest on host %s: %w", b.Name, h.host, err)
+	}
+	return nil
+}
+
+// setOwner makes to the owner of box, and moves its jobs still waiting in
+// from's queue to to's, in one transaction.
+func (h *Hosts) setOwner(ctx context.Context, box, from, to string) error {
+	return store.InTx(ctx, h.st.Pool, func(tx pgx.Tx) error {
+		if err := h.st.HostBoxSetOwner(ctx, tx, db.HostBoxSetOwnerParams{ID: box, OwnerHost: &to}); err != nil {
+			return fmt.Errorf("make host %s the owner of box %s: %w", to, box, err)
+		}
+		if _, err := h.st.HostJobsRequeue(ctx, tx, db.HostJobsRequeueParams{FromQueue: operations.HostQueue(from), ToQueue: operations.HostQueue(to), Boxes: []string{box}}); err != nil {
+			return fmt.Errorf("move box %s's waiting jobs to host %s: %w", box, to, err)
+		}
+		return nil
+	})
+}

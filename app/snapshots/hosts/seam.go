@@ -1,0 +1,73 @@
+package hosts
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/app/store/db"
+)
+
+// Hosts are the hosts boxsnap runs on, this process's among them, and the
+// move and takeover of the boxes they own.
+type Hosts struct {
+	k        kernel
+	st       *store.Store
+	restorer Restorer
+	host     string
+	now      func() time.Time
+	logger   *slog.Logger
+}
+
+// kernel is what the hosts use of the core's kernel: the boxes and their
+// snapshots as the caller may see them, a backend, the engine (a box's
+// running operations) and the box log; *snapshots.Service is one.
+type kernel interface {
+	Engine() *operations.Engine
+	Backend(id string) (snapshots.Backend, error)
+	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
+	SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*snapshots.Snapshot, error)
+	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
+}
+
+// Restorer admits a restore of a box from one of its snapshots: the
+// restores seam is one. A move and a takeover carry a box over through it,
+// once its owner is the new host.
+type Restorer interface {
+	Restore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*snapshots.Operation, error)
+}
+
+// Options are what the hosts are made of: the store, the host this process
+// runs on, the clock (nil is time.Now; the core's, so "seen" reads as its
+// records') and the logger (nil discards).
+type Options struct {
+	Store  *store.Store
+	Host   string
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// New makes the hosts on the core k.
+func New(k kernel, opts Options) (*Hosts, error) {
+	if k == nil || opts.Store == nil || opts.Host == "" {
+		return nil, errors.New("hosts: the core, a store and this process's host are required")
+	}
+	h := &Hosts{k: k, st: opts.Store, host: opts.Host, now: opts.Now, logger: opts.Logger}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.logger == nil {
+		h.logger = slog.New(slog.DiscardHandler)
+	}
+	return h, nil
+}
+
+// UseRestorer gives the hosts the restores, made after them.
+func (h *Hosts) UseRestorer(r Restorer) { h.restorer = r }
+
+// This is the host this process runs on.
+func (h *Hosts) This() string { return h.host }

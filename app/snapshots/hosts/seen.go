@@ -1,0 +1,98 @@
+package hosts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/store/db"
+)
+
+// BeatEvery is how often a process records its host as seen; SeenAliveFor
+// is how long after it was last seen a host still counts as alive: a few
+// beats, so a slow database or a pause never makes a live host look gone.
+const (
+	BeatEvery    = 15 * time.Second
+	SeenAliveFor = 2 * time.Minute
+)
+
+// Host is one host as the pages, the API and the CLI show it.
+type Host struct {
+	Name      string     `json:"name"`
+	FirstSeen time.Time  `json:"firstSeen"`
+	LastSeen  time.Time  `json:"lastSeen"`
+	GoneAt    *time.Time `json:"goneAt,omitempty"`
+	// Alive is whether it was seen within SeenAliveFor.
+	Alive bool `json:"alive"`
+	// This is whether it is the host that answered.
+	This bool `json:"this"`
+	// Boxes is how many boxes it owns.
+	Boxes int64 `json:"boxes"`
+}
+
+// Seen records this process's host as seen now; a host marked gone that is
+// seen again is no longer gone.
+func (h *Hosts) Seen(ctx context.Context) error {
+	if err := h.st.HostSeen(ctx, h.st.Pool, db.HostSeenParams{Name: h.host, At: h.now()}); err != nil {
+		return fmt.Errorf("record host %s as seen: %w", h.host, err)
+	}
+	return nil
+}
+
+// Beat records this process's host as seen now and every BeatEvery until
+// ctx ends; a failed beat is logged and the next one tries again.
+func (h *Hosts) Beat(ctx context.Context) {
+	t := time.NewTicker(BeatEvery)
+	defer t.Stop()
+	for {
+		if err := h.Seen(ctx); err != nil && ctx.Err() == nil {
+			h.logger.Warn("host beat", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// List is every host that ran boxsnap on this database, by name.
+func (h *Hosts) List(ctx context.Context) ([]Host, error) {
+	rows, err := h.st.Hosts(ctx, h.st.Pool)
+	if err != nil {
+		return nil, fmt.Errorf("read the hosts: %w", err)
+	}
+	out := make([]Host, 0, len(rows))
+	for _, r := range rows {
+		v, err := h.view(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Get is one host by name; ErrNoRows wrapped when there is none.
+func (h *Hosts) get(ctx context.Context, q db.DBTX, name string) (db.Host, error) {
+	r, err := h.st.HostByName(ctx, q, name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, err
+	}
+	if err != nil {
+		return r, fmt.Errorf("read host %s: %w", name, err)
+	}
+	return r, nil
+}
+
+func (h *Hosts) view(ctx context.Context, r db.Host) (Host, error) {
+	n, err := h.st.HostBoxCount(ctx, h.st.Pool, &r.Name)
+	if err != nil {
+		return Host{}, fmt.Errorf("count host %s's boxes: %w", r.Name, err)
+	}
+	return Host{Name: r.Name, FirstSeen: r.FirstSeenAt, LastSeen: r.LastSeenAt, GoneAt: r.GoneAt,
+		Alive: h.now().Sub(r.LastSeenAt) < SeenAliveFor, This: r.Name == h.host, Boxes: n}, nil
+}

@@ -1,0 +1,127 @@
+package hosts
+
+import (
+	"fmt"
+	"time"
+)
+
+// The words the hosts alone say: the refusals of a move, a takeover and a
+// host marked gone, and the box log's events of a move and a takeover.
+
+// notSharedWords: a move or a takeover of a box whose snapshots only its
+// host reaches.
+func notSharedWords(box, host string) string {
+	return fmt.Sprintf("%s's snapshots are on host %s only; set a content store to move boxes between hosts.", box, host)
+}
+
+// noOwnerWords: a move of a box that no host owns.
+func noOwnerWords(box, backend string) string {
+	return fmt.Sprintf("%s is on %s, which every host reaches; it has no host to move from.", box, backend)
+}
+
+// alreadyOnWords: a move to the host the box is on.
+func alreadyOnWords(box, host string) string {
+	return fmt.Sprintf("%s is already on host %s.", box, host)
+}
+
+// askOnTargetWords: a move asked of another host than the one the box goes
+// to, which alone can make the box's guest on its own disk.
+func askOnTargetWords(box, host string) string {
+	return fmt.Sprintf("Move %s from host %s's own pages, API or CLI: the host a box moves to makes it on its disk.", box, host)
+}
+
+// takeOverOnTargetWords: a takeover asked of another host than the one the
+// boxes go to.
+func takeOverOnTargetWords(from, to string) string {
+	return fmt.Sprintf("Take host %s's boxes over from host %s's own pages, API or CLI: the host boxes go to makes them on its disk.", from, to)
+}
+
+// unknownHostWords: a host that never ran boxsnap on this database.
+func unknownHostWords(host string) string {
+	return fmt.Sprintf("No host named %s has run boxsnap here; start boxsnap there with BOXSNAP_HOST=%s first.", host, host)
+}
+
+// hostGoneWords: a move to a host marked gone.
+func hostGoneWords(host string) string {
+	return fmt.Sprintf("Host %s is marked gone; move the box to a host that runs boxsnap.", host)
+}
+
+// stillAliveWords: a takeover from, or a mark of gone on, a host seen
+// alive lately.
+func stillAliveWords(host string, ago time.Duration) string {
+	return fmt.Sprintf("Host %s was seen %s ago; a host still seen alive keeps its boxes. Stop boxsnap there, and wait %s.", host, agoWords(ago), agoWords(SeenAliveFor))
+}
+
+// notMarkedGoneWords: a takeover from a host no one marked gone.
+func notMarkedGoneWords(host string) string {
+	return fmt.Sprintf("Host %s is not marked gone; mark it gone for good first.", host)
+}
+
+// thisHostWords: a mark of gone on the host that serves the request.
+func thisHostWords(host string) string {
+	return fmt.Sprintf("Host %s is this host, and it runs; mark another host gone.", host)
+}
+
+// noSnapshotWords: a move or a takeover of a box with no ready snapshot.
+func noSnapshotWords(box string) string {
+	return fmt.Sprintf("%s has no ready snapshot to carry over; take one first.", box)
+}
+
+// busyWords: a move of a box with an operation running.
+func busyWords(box string) string {
+	return fmt.Sprintf("%s has an operation running; move it when that ends.", box)
+}
+
+// personOnlyWords: a move or a takeover asked by an agent.
+const personOnlyWords = "Only the person moves boxes between hosts and takes hosts over."
+
+// Box log events of the hosts.
+const (
+	EvMovedHost = "moved-host"
+	EvTakenOver = "taken-over"
+)
+
+// logMovedWords: moved-host, "from where to where, from which snapshot".
+func logMovedWords(from, to, snapshot string) string {
+	return fmt.Sprintf("moved from host %s to host %s, restored there from ‘%s’", from, to, snapshot)
+}
+
+// logTakenOverWords: taken-over, "from the gone host, by which, from which
+// snapshot".
+func logTakenOverWords(from, to, snapshot string) string {
+	return fmt.Sprintf("taken over from host %s, gone, by host %s, restored there from ‘%s’", from, to, snapshot)
+}
+
+// leftWords: a box a takeover left where it was, and why.
+func leftWords(why string) string { return "left on its host: " + why }
+
+// agoWords is a duration as a person reads it: seconds, minutes or hours.
+func agoWords(d time.Duration) string {
+	switch {
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%d seconds", int(d.Seconds()))
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%d minutes", int(d.Minutes()))
+	default:
+		return fmt.Sprintf("%d hours", int(d.Hours()))
+	}
+}
+
+// MovingWords is what a person reads once a move is admitted.
+func MovingWords(box, host string) string {
+	return fmt.Sprintf("Moving %s to host %s, restored there from its newest snapshot.", box, host)
+}
+
+// MarkedGoneWords is what a person reads once a host is marked gone.
+func MarkedGoneWords(host string, boxes int64) string {
+	return fmt.Sprintf("Host %s is marked gone, with %d boxes; take them over on another host.", host, boxes)
+}
+
+// TakenOverWords is what a person reads of a takeover: how many boxes went
+// and how many stayed.
+func TakenOverWords(r *TakeOverResult) string {
+	if len(r.Taken)+len(r.Left) == 0 {
+		return fmt.Sprintf("Host %s owns no boxes.", r.From)
+	}
+	return fmt.Sprintf("Took over %d of host %s's boxes on host %s; left %d.", len(r.Taken), r.From, r.To, len(r.Left))
+}

@@ -1,0 +1,37 @@
+package hosts
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/internal/wordshape"
+)
+
+// TestRefusalWordsShape: every refusal of the hosts is a full sentence or
+// two, ending in one full stop, and names what it is about.
+func TestRefusalWordsShape(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{notSharedWords("amber-fox", "host-a"), noOwnerWords("amber-fox", "docker"),
+		alreadyOnWords("amber-fox", "host-a"), unknownHostWords("host-z"), hostGoneWords("host-a"),
+		stillAliveWords("host-a", 30*time.Second), notMarkedGoneWords("host-a"), thisHostWords("host-b"),
+		noSnapshotWords("amber-fox"), busyWords("amber-fox"), personOnlyWords, askOnTargetWords("amber-fox", "host-b"),
+		takeOverOnTargetWords("host-a", "host-b")} {
+		wordshape.Check(t, w)
+		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
+			t.Errorf("%q does not end with one full stop", w)
+		}
+	}
+}
+
+// TestMoveRefusalWords: the move's refusal says whose snapshots are where,
+// and the fix, in the words the person reads.
+func TestMoveRefusalWords(t *testing.T) {
+	t.Parallel()
+	if got, want := notSharedWords("amber-fox", "host-a"), "amber-fox's snapshots are on host host-a only; set a content store to move boxes between hosts."; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	if got, want := stillAliveWords("host-a", 90*time.Second), "Host host-a was seen 90 seconds ago; a host still seen alive keeps its boxes. Stop boxsnap there, and wait 2 minutes."; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+}

@@ -1,0 +1,150 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/app/dbtest"
+)
+
+// TestTwoHostsOneDatabase runs the built binary as two hosts, each with
+// its own data folder, on one database: host-a's web process (no workers)
+// and host-b's serve (with workers). A box made on host-a is owned by it;
+// its take, asked on host-a, waits in host-a's queue while host-b, working
+// all along, runs a take of its own box asked later. A worker of host-a's
+// (boxsnap work, on host-a's data folder) then runs it.
+func TestTwoHostsOneDatabase(t *testing.T) {
+	if _, err := exec.LookPath("pg_ctl"); err != nil {
+		if _, err := os.Stat("/usr/lib/postgresql"); err != nil {
+			t.Skip("no PostgreSQL binaries")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	root := t.TempDir()
+	_ = os.Chmod(root, 0o755)
+	bin := filepath.Join(root, "boxsnap")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dsn := dbtest.NewDSN(t) + " pool_max_conns=12"
+	logs := filepath.Join(root, "logs")
+	_ = os.MkdirAll(logs, 0o755)
+	var procs []*soakProc
+	t.Cleanup(func() {
+		for _, p := range procs {
+			p.stop()
+			p.log.Close()
+		}
+		if t.Failed() {
+			for _, p := range procs {
+				if b, err := os.ReadFile(p.log.Name()); err == nil {
+					t.Logf("%s's log:\n%s", p.name, tail(string(b), 3000))
+				}
+			}
+		}
+	})
+	// host starts a process of the host named hostName, on that host's
+	// own data folder.
+	host := func(hostName, port string, args ...string) *soakProc {
+		t.Helper()
+		name := hostName + "-" + args[0]
+		f, err := os.Create(filepath.Join(logs, name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := append(os.Environ(), "DATABASE_URL="+dsn, "BOXSNAP_HOST="+hostName,
+			"BOXSNAP_DATA_DIR="+filepath.Join(root, hostName), "BOXSNAP_ADDR=127.0.0.1:"+port,
+			"BOXSNAP_PASSWORD="+Password, "BOXSNAP_LOG_FORMAT=json", "BOXSNAP_SHUTDOWN_TIMEOUT=5s", "BOXSNAP_LOCAL_DISK_IMAGES=false")
+		p := &soakProc{name: name, args: args, env: env, log: f}
+		procs = append(procs, p)
+		if err := p.start(bin); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	portA, portB := freePort(t), freePort(t)
+	host("host-a", portA, "serve", "--workers=false")
+	host("host-b", portB, "serve")
+	baseA, baseB := "http://127.0.0.1:"+portA, "http://127.0.0.1:"+portB
+	for _, base := range []string{baseA, baseB} {
+		if err := waitHealthy(base, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok, err := personToken(ctx, baseA, Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onA, onB := newSoakHTTP(baseA, tok), newSoakHTTP(baseB, tok)
+
+	var hosts struct {
+		Hosts []struct {
+			Name  string `json:"name"`
+			Alive bool   `json:"alive"`
+		} `json:"hosts"`
+		This string `json:"this"`
+	}
+	if err := onB.do(ctx, "GET", "/api/v1/hosts", nil, &hosts); err != nil {
+		t.Fatal(err)
+	}
+	if hosts.This != "host-b" || len(hosts.Hosts) != 2 || hosts.Hosts[0].Name != "host-a" || !hosts.Hosts[0].Alive || !hosts.Hosts[1].Alive {
+		t.Fatalf("GET /api/v1/hosts on host-b: %+v", hosts)
+	}
+
+	var op struct {
+		Operation struct {
+			ID    string `json:"id"`
+			State string `json:"state"`
+			Step  string `json:"step"`
+		} `json:"operation"`
+	}
+	if err := onA.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": "amber-fox", "backend": "local"}, nil); err != nil {
+		t.Fatalf("make a box on host-a: %v", err)
+	}
+	if err := onA.do(ctx, "POST", "/api/v1/boxes/amber-fox/snapshots", map[string]string{"name": "on host-a"}, &op); err != nil {
+		t.Fatalf("take on host-a: %v", err)
+	}
+	takeA := op.Operation.ID
+	if err := onB.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": "brisk-lake", "backend": "local"}, nil); err != nil {
+		t.Fatalf("make a box on host-b: %v", err)
+	}
+	if err := onB.do(ctx, "POST", "/api/v1/boxes/brisk-lake/snapshots?wait=true", map[string]string{"name": "on host-b"}, &op); err != nil {
+		t.Fatalf("take on host-b: %v", err)
+	}
+	if op.Operation.State != "done" {
+		t.Fatalf("host-b's take of its own box: %+v", op.Operation)
+	}
+	if err := onA.do(ctx, "GET", "/api/v1/operations/"+takeA, nil, &op); err != nil {
+		t.Fatal(err)
+	}
+	if op.Operation.State != "running" || op.Operation.Step != "queued" {
+		t.Fatalf("host-a's box's take, after host-b ran a later take: %+v; host-b must not run it", op.Operation)
+	}
+
+	host("host-a", freePort(t), "work")
+	deadline := time.Now().Add(2 * time.Minute)
+	for op.Operation.State == "running" && time.Now().Before(deadline) {
+		if err := onA.do(ctx, "GET", "/api/v1/operations/"+takeA+"?wait=true", nil, &op); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if op.Operation.State != "done" {
+		t.Fatalf("host-a's take, with a worker on host-a: %+v", op.Operation)
+	}
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return fmt.Sprintf("…%s", s[len(s)-n:])
+}

@@ -1,0 +1,38 @@
+-- Hosts (app/snapshots/hosts, app/boot): the host each process runs on,
+-- kept fresh while it lives; the owner of a box whose data is on one host's
+-- disk; a move and a takeover change that owner.
+
+-- name: HostSeen :exec
+-- A process on this host is alive now; a host marked gone that is seen
+-- again is no longer gone.
+INSERT INTO hosts (name, first_seen_at, last_seen_at) VALUES (@name, @at, @at)
+ON CONFLICT (name) DO UPDATE SET last_seen_at = greatest(hosts.last_seen_at, @at), gone_at = NULL, gone_by = NULL;
+
+-- name: HostByName :one
+SELECT * FROM hosts WHERE name = $1;
+
+-- name: Hosts :many
+SELECT * FROM hosts ORDER BY name;
+
+-- name: HostMarkGone :one
+UPDATE hosts SET gone_at = @at, gone_by = @by WHERE name = @name AND gone_at IS NULL
+RETURNING *;
+
+-- name: HostBoxCount :one
+SELECT count(*) FROM boxes WHERE owner_host = $1 AND state <> 'released';
+
+-- name: HostBoxesOwned :many
+SELECT * FROM boxes WHERE owner_host = $1 AND state <> 'released' ORDER BY name;
+
+-- name: HostBoxOwner :one
+-- The host whose queue runs the box's operations; NULL: any host's.
+SELECT owner_host FROM boxes WHERE id = $1;
+
+-- name: HostBoxSetOwner :exec
+UPDATE boxes SET owner_host = $2, host = CASE WHEN owner_host IS NOT NULL THEN $2 ELSE host END WHERE id = $1;
+
+-- name: HostJobsRequeue :execrows
+-- The jobs waiting in one host's queue go to another's (a takeover).
+UPDATE river_job SET queue = @to_queue::text
+WHERE queue = @from_queue::text AND state IN ('available', 'scheduled', 'retryable', 'pending')
+  AND args->>'box' = ANY(@boxes::text[]);
