@@ -68,6 +68,7 @@ var layers = []struct {
 	{pkg: "providers/local/state", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/process", "providers/local/store"}},
 	{pkg: "providers/local/store", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/local/objstore", forbid: []string{"app/", "jobs", "providers/"}},
+	{pkg: "providers/local/ship", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/objstore", "providers/local/store"}},
 	{pkg: "providers/local/objstore/s3test", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/objstore"}},
 	{pkg: "providers/local/sweep", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/content", "providers/local/store"}},
 	{pkg: "providers/proxmox", forbid: []string{"app/", "jobs", "providers/local", "providers/docker"}},

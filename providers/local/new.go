@@ -20,6 +20,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/owners"
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/ship"
 	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 	"github.com/boxsnap/boxsnap/providers/local/sweep"
@@ -102,8 +103,15 @@ func New(cfg Config) (*Backend, error) {
 			return nil, fmt.Errorf("local backend: make content folders: %w", err)
 		}
 	}
+	b.shipper = &ship.Shipper{Store: b.Store, Remote: cfg.ContentStore, Log: b.log, Workers: b.workers}
+	if cfg.ContentStore != nil {
+		b.Deletes.Unname = b.shipper.Unname
+	}
 	b.Writer = &apply.Writer{Store: b.Store, Copier: b.Copier, Scanner: b.Set.Scanner, Log: b.log, Workers: b.workers, Templates: cfg.Templates,
 		ExistingBox: b.existingBox}
+	if cfg.ContentStore != nil {
+		b.Writer.Fetch = b.shipper.Fetch
+	}
 	b.States = &state.States{Store: b.Store, Mu: &b.mu}
 	b.Reads = &journal.Reads{Set: b.Set, Store: b.Store, States: b.States, ExistingBox: b.existingBox}
 	b.Owners = &owners.Owners{Store: b.Store, Processes: b.Processes, Log: b.log, StopTO: b.stopTO}

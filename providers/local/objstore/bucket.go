@@ -95,7 +95,7 @@ func (b *Bucket) Get(ctx context.Context, key, sum string, w io.Writer) error {
 		return b.refuse(err, "get", key)
 	}
 	if sum != "" && hex.EncodeToString(h.Sum(nil)) != sum {
-		return &ObjectError{Key: key, err: fmt.Errorf(corruptWords+": %w", key, b.cfg.Bucket, ErrCorrupt)}
+		return Corrupt(b.cfg, key)
 	}
 	return nil
 }

@@ -115,3 +115,9 @@ func (c Config) ContentKey(hash string) string {
 func (c Config) ManifestKey(snapshotID string) string {
 	return c.Prefix + "manifests/" + snapshotID
 }
+
+// ListKey is the key of the list of chunks a large file's content ships
+// as, named by the whole content's SHA-256.
+func (c Config) ListKey(hash string) string {
+	return c.Prefix + "lists/" + hash[:2] + "/" + hash[2:]
+}

@@ -82,3 +82,10 @@ func (*roomError) Error() string { return "no room" }
 func (*roomError) Is(target error) bool {
 	return target == providers.ErrNoRoom
 }
+
+// Corrupt is the refusal of an object whose bytes, or what they make
+// with others (a large file's chunks), do not match the hash they are
+// named by.
+func Corrupt(cfg Config, key string) error {
+	return &ObjectError{Key: key, err: fmt.Errorf(corruptWords+": %w", key, cfg.Bucket, ErrCorrupt)}
+}

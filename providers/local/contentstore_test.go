@@ -1,0 +1,271 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/objstore"
+	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
+	"github.com/boxsnap/boxsnap/providers/local/ship"
+	"github.com/boxsnap/boxsnap/providers/local/store"
+)
+
+// countingObjects is the real bucket, counting the puts and failing them
+// once failAfter of them went through (a take killed half way).
+type countingObjects struct {
+	objstore.Objects
+	mu        sync.Mutex
+	puts      []string // the keys put whole
+	tries     int
+	failAfter int // 0: never
+}
+
+var errKilled = errors.New("killed half way through shipping")
+
+func (c *countingObjects) Put(ctx context.Context, key string, r io.Reader, size int64) error {
+	c.mu.Lock()
+	c.tries++
+	if c.failAfter > 0 && c.tries > c.failAfter {
+		c.mu.Unlock()
+		return errKilled
+	}
+	c.mu.Unlock()
+	if err := c.Objects.Put(ctx, key, r, size); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.puts = append(c.puts, key)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *countingObjects) reset(failAfter int) {
+	c.mu.Lock()
+	c.puts, c.tries, c.failAfter = nil, 0, failAfter
+	c.mu.Unlock()
+}
+
+// setupStored is a backend whose snapshots are kept in a bucket of a real
+// versitygw too, and the bucket's client.
+func setupStored(t *testing.T) (env, *countingObjects, *objstore.Bucket) {
+	t.Helper()
+	srv := s3test.Start(t)
+	cfg := srv.Bucket(t)
+	bucket, err := objstore.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := &countingObjects{Objects: bucket}
+	b, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
+		ContentStore: &ship.Remote{Objects: objs, Keys: cfg}})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	unmountAtEnd(t, b)
+	box := "bx" + store.RandomSuffix()[:12]
+	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: "linux"}})
+	if err != nil {
+		t.Fatalf("Acquire: %v", err)
+	}
+	return env{b: b, g: g, dir: b.BoxDir(g), ctx: t.Context()}, objs, bucket
+}
+
+// inBucket lists what snapshot id names that the bucket lacks: its
+// manifest, each small file's content, each large file's chunk list and
+// every chunk on it.
+func inBucket(t *testing.T, b *Backend, bucket *objstore.Bucket, id string) []string {
+	t.Helper()
+	ctx := t.Context()
+	keys := bucket.Config()
+	var lacking []string
+	has := func(key string) bool {
+		_, ok, err := bucket.Head(ctx, key)
+		if err != nil {
+			t.Fatalf("head %s: %v", key, err)
+		}
+		if !ok {
+			lacking = append(lacking, key)
+		}
+		return ok
+	}
+	has(keys.ManifestKey(id))
+	m, err := b.Manifest(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h, size := range m.Hashes() {
+		if size <= ship.ChunkAbove {
+			has(keys.ContentKey(h))
+			continue
+		}
+		if !has(keys.ListKey(h)) {
+			continue
+		}
+		var list bytes.Buffer
+		if err := bucket.Get(ctx, keys.ListKey(h), "", &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(list.String()), "\n") {
+			sum, _, _ := strings.Cut(line, " ")
+			has(keys.ContentKey(sum))
+		}
+	}
+	return lacking
+}
+
+func randomBytes(t *testing.T, n int) []byte {
+	t.Helper()
+	p := make([]byte, n)
+	if _, err := rand.Read(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSnapshotShippedBeforeReady: with a content store, a take answers
+// (the snapshot is ready) only once its manifest and every object it names
+// are in the bucket; a take killed half way through shipping is not ready
+// and its manifest is not in the bucket, and taken again it ships the rest
+// and never an object twice; a small change to a large file ships only
+// the chunks it touched.
+func TestSnapshotShippedBeforeReady(t *testing.T) {
+	e, objs, bucket := setupStored(t)
+	e.write(t, "a.txt", "alpha")
+	e.write(t, "dir/b.txt", "beta")
+	big := randomBytes(t, 12<<20)
+	if err := os.WriteFile(filepath.Join(e.dir, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Killed after three objects: the take fails, the snapshot is not ready.
+	objs.reset(3)
+	lab := providers.Label{Box: e.g.Ref, Snapshot: "sn" + store.RandomSuffix()[:12]}
+	_, err := e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: lab}, nil)
+	if err == nil || !strings.Contains(err.Error(), "is kept on this host but not yet in the content store, so it is not ready") {
+		t.Fatalf("a take killed while shipping answered %v; want it not ready", err)
+	}
+	if _, ok, _ := bucket.Head(e.ctx, bucket.Config().ManifestKey(lab.Snapshot)); ok {
+		t.Fatalf("the manifest is in the bucket before every object it names")
+	}
+	firstPuts := append([]string(nil), objs.puts...)
+
+	// Taken again (the step resumed): it ships the rest, then answers.
+	objs.reset(0)
+	taken, err := e.b.Snapshot(e.ctx, e.g, providers.SnapshotTake{Label: lab}, nil)
+	if err != nil {
+		t.Fatalf("the resumed take: %v", err)
+	}
+	if lacking := inBucket(t, e.b, bucket, taken.Ref); len(lacking) > 0 {
+		t.Fatalf("snapshot %s answered ready, but the bucket lacks %v", taken.Ref, lacking)
+	}
+	for _, k := range objs.puts {
+		for _, f := range firstPuts {
+			if k == f {
+				t.Errorf("the resumed take put %s again", k)
+			}
+		}
+	}
+	chunks := 0
+	for _, k := range append(firstPuts, objs.puts...) {
+		if strings.Contains(k, "/content/") || strings.HasPrefix(k, "content/") {
+			chunks++
+		}
+	}
+	if chunks < 2+5 {
+		t.Errorf("a 12 MiB file and two small ones shipped as %d content objects; want the large one in chunks of about 1 MiB", chunks)
+	}
+
+	// One byte changed in the middle of the large file: only its chunks.
+	big[6<<20] ^= 0xff
+	if err := os.WriteFile(filepath.Join(e.dir, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs.reset(0)
+	taken2, _ := e.take(t)
+	if lacking := inBucket(t, e.b, bucket, taken2.Ref); len(lacking) > 0 {
+		t.Fatalf("snapshot %s answered ready, but the bucket lacks %v", taken2.Ref, lacking)
+	}
+	if n := len(objs.puts); n > 5 {
+		t.Errorf("one byte changed in a 12 MiB file shipped %d objects (%v); want its one or two chunks, its list and the manifest", n, objs.puts)
+	}
+}
+
+// TestCorruptObjectMarksDamaged: a restore that must fetch content the
+// host lacks checks each object by its hash; a corrupt or missing one
+// marks the snapshot damaged and the restore refuses before changing
+// anything. Whole objects restore byte-exact.
+func TestCorruptObjectMarksDamaged(t *testing.T) {
+	e, _, bucket := setupStored(t)
+	small := randomBytes(t, 64<<10)
+	big := randomBytes(t, 9<<20)
+	if err := os.WriteFile(filepath.Join(e.dir, "small.bin"), small, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, ref := e.take(t)
+	m, err := e.b.Manifest(ref.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This host's cache loses the snapshot's content.
+	dropContent := func() {
+		for h := range m.Hashes() {
+			if err := os.Remove(e.b.ContentPath(h)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			}
+		}
+	}
+	dropContent()
+	e.write(t, "small.bin", "changed since")
+	if err := e.restore(t, ref); err != nil {
+		t.Fatalf("a restore fetching whole objects: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.dir, "big.bin")); !bytes.Equal(got, big) {
+		t.Fatalf("big.bin restored from the bucket is not byte-exact")
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.dir, "small.bin")); !bytes.Equal(got, small) {
+		t.Fatalf("small.bin restored from the bucket is not byte-exact")
+	}
+
+	// One chunk of the large file corrupt in the bucket.
+	var smallHash string
+	for h, size := range m.Hashes() {
+		if size == int64(len(small)) {
+			smallHash = h
+		}
+	}
+	keys := bucket.Config()
+	bad := []byte("not what was shipped")
+	if err := bucket.Put(e.ctx, keys.ContentKey(smallHash), bytes.NewReader(bad), int64(len(bad))); err != nil {
+		t.Fatal(err)
+	}
+	dropContent()
+	e.write(t, "small.bin", "changed again")
+	before := listing(t, e.dir)
+	err = e.restore(t, ref)
+	if err == nil || !strings.Contains(err.Error(), "does not match its hash: the snapshot is damaged") || !strings.Contains(err.Error(), "Nothing was changed.") {
+		t.Fatalf("a restore with a corrupt object answered %v; want it refused, the snapshot damaged", err)
+	}
+	if !errors.Is(err, providers.ErrRefused) {
+		t.Errorf("%v is not a refusal", err)
+	}
+	if after := listing(t, e.dir); after != before {
+		t.Fatalf("the refused restore changed the box:\nbefore %s\nafter %s", before, after)
+	}
+	h, ok := e.held(t, ref.Ref)
+	if !ok || !h.Incomplete || !strings.Contains(h.Error, "damaged") {
+		t.Fatalf("the snapshot is held as %+v; want it incomplete, damaged", h)
+	}
+}
