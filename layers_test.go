@@ -28,6 +28,7 @@ var layers = []struct {
 	{pkg: "app/auth", forbid: []string{"app/web", "app/api", "jobs"}},
 	{pkg: "app/cli", forbid: []string{"app/api", "app/auth", "app/web", "jobs", "providers", "providers/", "app/store", "app/store/db"}},
 	{pkg: "app/config", forbid: []string{"*"}},
+	{pkg: "app/contentledger", forbid: []string{"app/web", "app/api", "app/cli", "jobs", "providers/"}},
 	{pkg: "app/dbtest", forbid: []string{"*"}, allow: []string{"app/pgcluster", "app/store"}},
 	{pkg: "app/operations", forbid: []string{"app/snapshots", "app/web", "app/api", "app/cli", "jobs", "providers/"}},
 	{pkg: "app/pgcluster", forbid: []string{"*"}},

@@ -173,15 +173,36 @@ func (s *Server) Bucket(t testing.TB) objstore.Config {
 	return s.Config(name, "")
 }
 
-// MakeBucket makes a bucket on the server.
-func (s *Server) MakeBucket(ctx context.Context, name string) error {
-	c, err := minio.New(strings.TrimPrefix(s.Endpoint, "http://"), &minio.Options{
+func (s *Server) client() (*minio.Client, error) {
+	return minio.New(strings.TrimPrefix(s.Endpoint, "http://"), &minio.Options{
 		Creds: credentials.NewStaticV4(s.AccessKey, s.SecretKey, ""), Region: "us-east-1", BucketLookup: minio.BucketLookupPath,
 	})
+}
+
+// MakeBucket makes a bucket on the server.
+func (s *Server) MakeBucket(ctx context.Context, name string) error {
+	c, err := s.client()
 	if err != nil {
 		return err
 	}
 	return c.MakeBucket(ctx, name, minio.MakeBucketOptions{Region: "us-east-1"})
+}
+
+// List lists every key in the bucket, for a test to compare with what
+// boxsnap recorded (boxsnap itself never lists a bucket).
+func (s *Server) List(ctx context.Context, bucket string) ([]string, error) {
+	c, err := s.client()
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for o := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
+		if o.Err != nil {
+			return nil, o.Err
+		}
+		keys = append(keys, o.Key)
+	}
+	return keys, nil
 }
 
 func freePort() (string, error) {
