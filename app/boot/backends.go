@@ -37,7 +37,7 @@ const demoTaskDuration = 400 * time.Millisecond
 // remote, when not nil, is the local backend's content store.
 func backends(cfg config.Config, install string, logger *slog.Logger, remote *ship.Remote) ([]snapshots.Backend, error) {
 	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), DiskImages: cfg.LocalDiskImages, Logger: logger.With("backend", LocalBackendID),
-		ContentStore: remote})
+		ContentStore: remote, ContentCacheBytes: cfg.ContentCacheBytes})
 	if err != nil {
 		return nil, fmt.Errorf("local backend: %w", err)
 	}

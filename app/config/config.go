@@ -106,6 +106,10 @@ type Config struct {
 	ContentStoreAccessKey string `secret:"true"`
 	ContentStoreSecretKey string `secret:"true"`
 	ContentStoreCAFile    string
+	// ContentCacheBytes bounds the local backend's content on this host
+	// with a content store (the rest is fetched back when read); 0 keeps
+	// it all.
+	ContentCacheBytes int64
 
 	// ForkMaxCount is the most boxes one fork call makes (1 to
 	// MaxForkMaxCount).
@@ -201,6 +205,7 @@ func Settings() []Setting {
 		{"BOXSNAP_CONTENT_STORE_ACCESS_KEY", "", "", "the S3 access key (or BOXSNAP_CONTENT_STORE_ACCESS_KEY_FILE)"},
 		{"BOXSNAP_CONTENT_STORE_SECRET_KEY", "", "", "the S3 secret key (or BOXSNAP_CONTENT_STORE_SECRET_KEY_FILE); never printed"},
 		{"BOXSNAP_CONTENT_STORE_CA_FILE", "content-store-ca-file", "", "PEM certificate(s) to trust for the S3 server; empty: the system's"},
+		{"BOXSNAP_CONTENT_CACHE_SIZE", "content-cache-size", "0", "with a content store, the most content kept on this host, such as 50GiB (the rest is fetched back when read); 0: all of it"},
 		{"BOXSNAP_FORK_MAX_COUNT", "fork-max-count", "10", "the most boxes one fork call makes (1 to 100)"},
 		{"BOXSNAP_RETRY_KEYS_KEPT_FOR", "retry-keys-kept-for", "168h", "how long an agent's request ID answers its first call (at least 1h)"},
 	}
@@ -259,6 +264,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.ContentStoreEndpoint, "content-store-endpoint", env("BOXSNAP_CONTENT_STORE_ENDPOINT", ""), "the S3 server: host:port, https://host:port or http://host:port")
 	fs.StringVar(&c.ContentStoreRegion, "content-store-region", env("BOXSNAP_CONTENT_STORE_REGION", "us-east-1"), "the bucket's region")
 	fs.StringVar(&c.ContentStoreCAFile, "content-store-ca-file", env("BOXSNAP_CONTENT_STORE_CA_FILE", ""), "PEM certificate(s) to trust for the S3 server")
+	cacheSize := fs.String("content-cache-size", env("BOXSNAP_CONTENT_CACHE_SIZE", "0"), "with a content store, the most content kept on this host, such as 50GiB; 0: all of it")
 	forkMax := fs.String("fork-max-count", env("BOXSNAP_FORK_MAX_COUNT", "10"), "the most boxes one fork call makes (1 to 100)")
 	retryKept := fs.String("retry-keys-kept-for", env("BOXSNAP_RETRY_KEYS_KEPT_FOR", "168h"), "how long an agent's request ID answers its first call (at least 1h)")
 	intervals := make([]*string, len(intervalSettings))
@@ -330,6 +336,9 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 		errs = append(errs, err)
 	}
 	errs = append(errs, c.loadContentStore(getenv)...)
+	if c.ContentCacheBytes, err = parseBytes(*cacheSize); err != nil {
+		errs = append(errs, fmt.Errorf("--content-cache-size (BOXSNAP_CONTENT_CACHE_SIZE) must be a size such as 50GiB, 500MiB or 0, not %q", *cacheSize))
+	}
 	if c.ProxmoxURL != "" {
 		if !strings.HasPrefix(c.ProxmoxURL, "https://") {
 			errs = append(errs, fmt.Errorf("--proxmox-url (BOXSNAP_PROXMOX_URL) must be https://host:8006, not %q", c.ProxmoxURL))
@@ -340,6 +349,23 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	}
 	errs = append(errs, c.validate()...)
 	return c, fs, errors.Join(errs...)
+}
+
+// parseBytes reads a size: a whole number of bytes, or one with KiB, MiB,
+// GiB or TiB after it.
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	for i, unit := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if n, ok := strings.CutSuffix(s, unit); ok {
+			s, mult = strings.TrimSpace(n), int64(1)<<(10*(i+1))
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, errors.New("not a size")
+	}
+	return n * mult, nil
 }
 
 // loadContentStore reads the content store's keys and checks its

@@ -105,6 +105,10 @@ type Config struct {
 	// names are there, and a restore or fork fetches the content this host
 	// lacks. Nil keeps snapshots on this host alone.
 	ContentStore *ship.Remote
+	// ContentCacheBytes bounds the content this host keeps with a content
+	// store: past it, a take ends by removing the content least recently
+	// read that the bucket holds (reads fetch it back). 0 keeps it all.
+	ContentCacheBytes int64
 }
 
 // hooks lets this package's own tests reach inside a take or a start, to

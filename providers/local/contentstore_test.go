@@ -57,7 +57,7 @@ func (c *countingObjects) reset(failAfter int) {
 
 // setupStored is a backend whose snapshots are kept in a bucket of a real
 // versitygw too, and the bucket's client.
-func setupStored(t *testing.T) (env, *countingObjects, *objstore.Bucket) {
+func setupStored(t *testing.T, cacheBytes ...int64) (env, *countingObjects, *objstore.Bucket) {
 	t.Helper()
 	srv := s3test.Start(t)
 	cfg := srv.Bucket(t)
@@ -67,7 +67,7 @@ func setupStored(t *testing.T) (env, *countingObjects, *objstore.Bucket) {
 	}
 	objs := &countingObjects{Objects: bucket}
 	b, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
-		ContentStore: &ship.Remote{Objects: objs, Keys: cfg}})
+		ContentStore: &ship.Remote{Objects: objs, Keys: cfg}, ContentCacheBytes: sum(cacheBytes)})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -267,5 +267,69 @@ func TestCorruptObjectMarksDamaged(t *testing.T) {
 	h, ok := e.held(t, ref.Ref)
 	if !ok || !h.Incomplete || !strings.Contains(h.Error, "damaged") {
 		t.Fatalf("the snapshot is held as %+v; want it incomplete, damaged", h)
+	}
+}
+
+func sum(ns []int64) int64 {
+	var t int64
+	for _, n := range ns {
+		t += n
+	}
+	return t
+}
+
+func contentBytes(t *testing.T, b *Backend) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.WalkDir(b.Path(store.DirContent), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			fi, err := d.Info()
+			if err == nil {
+				n += fi.Size()
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestContentCacheBounded: with a content store the host's content is a
+// cache kept under its bound once a take has shipped; a shipped snapshot
+// whose content left the host is still whole, and its restore, a read of
+// one of its files and a fork fetch what they need, byte-exact.
+func TestContentCacheBounded(t *testing.T) {
+	const bound = 1 << 20
+	e, _, _ := setupStored(t, bound)
+	files := map[string][]byte{}
+	for _, name := range []string{"a.bin", "b.bin", "c.bin", "d.bin"} {
+		files[name] = randomBytes(t, 600<<10)
+		if err := os.WriteFile(filepath.Join(e.dir, name), files[name], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, ref := e.take(t)
+	if n := contentBytes(t, e.b); n > bound {
+		t.Fatalf("after the take the host keeps %d bytes of content; its bound is %d", n, bound)
+	}
+	if h, ok := e.held(t, ref.Ref); !ok || h.Incomplete {
+		t.Fatalf("a shipped snapshot whose content left the host is held as %+v; want it whole", h)
+	}
+	var got bytes.Buffer
+	if _, err := e.b.ReadFile(e.ctx, ref, "c.bin", &got); err != nil || !bytes.Equal(got.Bytes(), files["c.bin"]) {
+		t.Fatalf("reading c.bin of the snapshot: %v (byte-exact %v)", err, bytes.Equal(got.Bytes(), files["c.bin"]))
+	}
+	for name := range files {
+		e.write(t, name, "changed")
+	}
+	if err := e.restore(t, ref); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	for name, want := range files {
+		if got, _ := os.ReadFile(filepath.Join(e.dir, name)); !bytes.Equal(got, want) {
+			t.Fatalf("%s restored from the bucket is not byte-exact", name)
+		}
 	}
 }

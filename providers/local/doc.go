@@ -144,9 +144,10 @@
 //     refusals in words (Bucket);
 //   - ship: with a content store (Config.ContentStore), a take's content
 //     and manifest shipped to the bucket before the take answers, large
-//     files in content-defined chunks, and the content a restore or fork
-//     lacks fetched back, checked by its hash (Shipper, a field, not
-//     embedded).
+//     files in content-defined chunks, the content a restore, fork,
+//     browse or export lacks fetched back, checked by its hash, and the
+//     host's content kept under Config.ContentCacheBytes (Shipper, a
+//     field, not embedded).
 //
 // This package keeps the Backend, which answers providers.Backend and its
 // optional faces: the box folders, takes and restores as

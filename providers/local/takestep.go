@@ -86,6 +86,9 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	if err := b.shipper.Ship(ctx, id); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
+	if _, err := b.shipper.Evict(ctx); err != nil {
+		b.log.Warn("local backend: the content cache could not be brought under its bound", "err", err)
+	}
 	b.log.Debug("local backend: snapshot taken", "box", guest.Ref, "snapshot", id, "files", m.Files,
 		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor, "journal", found != nil,
 		"journalPaths", journalRead, "scan", stats.StatTime,

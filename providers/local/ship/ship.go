@@ -54,6 +54,9 @@ type Shipper struct {
 	Remote  *Remote // nil: no content store, Ship and Fetch do nothing
 	Log     *slog.Logger
 	Workers int
+	// CacheBytes bounds the content kept on this host (Evict); 0 keeps
+	// it all.
+	CacheBytes int64
 }
 
 // piece is one object a snapshot names and where its bytes are on this

@@ -56,6 +56,10 @@ var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 type Store struct {
 	root  string
 	Cache manifestCache
+	// Fetch brings content this host lacks from the content store (hash
+	// to size), each object checked; nil where there is none
+	// (EnsureContent).
+	Fetch func(ctx context.Context, need map[string]int64) error
 }
 
 // NewStore is the store under root, an absolute path; it makes no folder.
