@@ -18,6 +18,7 @@ func useContentStore(b *Backend, cfg Config) {
 		return
 	}
 	b.Store.Fetch = b.shipper.Fetch
+	b.Store.FetchSnapshot = b.shipper.FetchSnapshot
 	b.Writer.Fetch = b.shipper.Fetch
 	b.Held.Shipped = b.shipper.Shipped
 	b.Deletes.Unname = b.shipper.Unname

@@ -333,3 +333,48 @@ func TestContentCacheBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestForkOnAnotherHostFromTheBucket: a snapshot taken on one host is
+// forked on another that shares only the bucket: its manifest, label and
+// content come from the bucket, byte-exact; a snapshot the bucket lacks
+// is not found.
+func TestForkOnAnotherHostFromTheBucket(t *testing.T) {
+	e, objs, bucket := setupStored(t)
+	small := randomBytes(t, 10<<10)
+	big := randomBytes(t, 7<<20)
+	if err := os.WriteFile(filepath.Join(e.dir, "small.bin"), small, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("small.bin", filepath.Join(e.dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	_, ref := e.take(t)
+
+	other, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
+		ContentStore: &ship.Remote{Objects: objs, Keys: bucket.Config()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unmountAtEnd(t, other)
+	g, err := other.ForkSnapshot(e.ctx, ref, providers.BoxIdentity{ID: "bxforkedthere1", Kind: "linux"}, nil)
+	if err != nil {
+		t.Fatalf("fork on the other host: %v", err)
+	}
+	dir := other.BoxDir(g)
+	if got, _ := os.ReadFile(filepath.Join(dir, "big.bin")); !bytes.Equal(got, big) {
+		t.Fatalf("big.bin forked on the other host is not byte-exact")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "small.bin")); !bytes.Equal(got, small) {
+		t.Fatalf("small.bin forked on the other host is not byte-exact")
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "link")); err != nil || target != "small.bin" {
+		t.Fatalf("the link forked on the other host reads %q (%v)", target, err)
+	}
+	_, err = other.ForkSnapshot(e.ctx, providers.SnapshotRef{Ref: "snnotinbucket1", ID: "snnotinbucket1"}, providers.BoxIdentity{ID: "bxforkedthere2", Kind: "linux"}, nil)
+	if !errors.Is(err, providers.ErrNotFound) {
+		t.Fatalf("a fork of a snapshot the bucket lacks answered %v; want not found", err)
+	}
+}

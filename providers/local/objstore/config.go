@@ -111,6 +111,11 @@ func (c Config) ContentKey(hash string) string {
 	return c.Prefix + "content/" + hash[:2] + "/" + hash[2:]
 }
 
+// LabelKey is the key of a snapshot's label.
+func (c Config) LabelKey(snapshotID string) string {
+	return c.Prefix + "labels/" + snapshotID
+}
+
 // ManifestKey is the key of a snapshot's manifest.
 func (c Config) ManifestKey(snapshotID string) string {
 	return c.Prefix + "manifests/" + snapshotID

@@ -112,3 +112,12 @@ func (s *Shipper) fetchOne(ctx context.Context, h string, size int64) error {
 	}
 	return os.Rename(tmp, s.ContentPath(h))
 }
+
+// corruptOr is the refusal of a manifest or label fetched whole that
+// does not read as one (its checksum line does not match).
+func corruptOr(key string, s *Shipper, err error) error {
+	if err == nil {
+		err = fmt.Errorf("it names another snapshot")
+	}
+	return fmt.Errorf("%w (%v)", objstore.Corrupt(s.Remote.Keys, key), err)
+}

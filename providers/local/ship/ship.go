@@ -118,6 +118,12 @@ func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 		return err
 	}
 	manifest.n = st.Size()
+	// The label goes with the content: another host lists the snapshot by it.
+	label := piece{key: s.Remote.Keys.LabelKey(m.ID), path: filepath.Join(s.SnapDir(m.ID), store.FileLabel)}
+	if st, err := os.Stat(label.path); err == nil {
+		label.n = st.Size()
+		pieces = append(pieces, label)
+	}
 	keys := make([]string, 0, len(pieces)+1)
 	for _, p := range pieces {
 		keys = append(keys, p.key)

@@ -60,6 +60,10 @@ type Store struct {
 	// to size), each object checked; nil where there is none
 	// (EnsureContent).
 	Fetch func(ctx context.Context, need map[string]int64) error
+	// FetchSnapshot brings a snapshot this host does not hold (its
+	// manifest and label) from the content store; nil where there is none
+	// (LoadUsable).
+	FetchSnapshot func(ctx context.Context, id string) error
 }
 
 // NewStore is the store under root, an absolute path; it makes no folder.
