@@ -21,6 +21,7 @@ func useContentStore(b *Backend, cfg Config) {
 	b.Store.FetchSnapshot = b.shipper.FetchSnapshot
 	b.Writer.Fetch = b.shipper.Fetch
 	b.Held.Shipped = b.shipper.Shipped
+	b.Capturer.Unshipped = true
 	b.Deletes.Unname = b.shipper.Unname
 }
 

@@ -157,6 +157,9 @@ func TestSnapshotShippedBeforeReady(t *testing.T) {
 	if _, ok, _ := bucket.Head(e.ctx, bucket.Config().ManifestKey(lab.Snapshot)); ok {
 		t.Fatalf("the manifest is in the bucket before every object it names")
 	}
+	if h, ok := e.held(t, lab.Snapshot); !ok || !h.Incomplete || !strings.Contains(h.Error, "not yet wholly in the content store") {
+		t.Fatalf("a snapshot killed while shipping is held as %+v; want it incomplete, not yet in the content store", h)
+	}
 	firstPuts := append([]string(nil), objs.puts...)
 
 	// Taken again (the step resumed): it ships the rest, then answers.
@@ -167,6 +170,9 @@ func TestSnapshotShippedBeforeReady(t *testing.T) {
 	}
 	if lacking := inBucket(t, e.b, bucket, taken.Ref); len(lacking) > 0 {
 		t.Fatalf("snapshot %s answered ready, but the bucket lacks %v", taken.Ref, lacking)
+	}
+	if h, ok := e.held(t, lab.Snapshot); !ok || h.Incomplete {
+		t.Fatalf("the shipped snapshot is held as %+v; want it whole", h)
 	}
 	for _, k := range objs.puts {
 		for _, f := range firstPuts {

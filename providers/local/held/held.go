@@ -117,7 +117,11 @@ func (b *Held) readHeld(id string, contentOK map[string]bool) (heldOne, bool) {
 		}
 		o.hashes = m.Hashes()
 		// A shipped snapshot's content is in the bucket: a read fetches
-		// what left this host.
+		// what left this host. One published but not yet shipped is not
+		// ready.
+		if _, err := os.Stat(filepath.Join(dir, store.FileUnshipped)); err == nil && b.Shipped != nil && !b.Shipped(id) {
+			incomplete(&h, "It is not yet wholly in the content store: taken again, it ships the rest")
+		}
 		if b.Shipped == nil || !b.Shipped(id) {
 			if why := b.contentMissing(m, contentOK); why != "" {
 				incomplete(&h, why)

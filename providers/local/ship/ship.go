@@ -162,7 +162,13 @@ func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 			return err
 		}
 	}
-	return store.WriteFileAtomic(filepath.Join(s.SnapDir(m.ID), FileShipped), []byte(manifest.key+"\n"), 0o600)
+	if err := store.WriteFileAtomic(filepath.Join(s.SnapDir(m.ID), FileShipped), []byte(manifest.key+"\n"), 0o600); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(s.SnapDir(m.ID), store.FileUnshipped)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 func (s *Shipper) record(ctx context.Context, keys []string) error {

@@ -8,5 +8,6 @@
 // reason, except under CI (CI=true), where they fail.
 //
 // It imports only the standard library, minio-go and objstore; it must
-// never import app/..., jobs or another backend, and only tests import it.
+// never import app/..., jobs or another backend, and only tests and the
+// benchmarks import it.
 package s3test

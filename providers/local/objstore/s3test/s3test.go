@@ -80,7 +80,7 @@ func StartIn(t testing.TB, dir string) *Server {
 		}
 		t.Skipf("skipped: %v", err)
 	}
-	s, err := startServer(bin, dir)
+	s, err := StartServer(bin, dir)
 	if err != nil {
 		t.Fatalf("start versitygw: %v", err)
 	}
@@ -88,7 +88,9 @@ func StartIn(t testing.TB, dir string) *Server {
 	return s
 }
 
-func startServer(bin, dir string) (*Server, error) {
+// StartServer starts the versitygw at bin serving dir, for a benchmark;
+// Stop stops it.
+func StartServer(bin, dir string) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
