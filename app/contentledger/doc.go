@@ -10,9 +10,11 @@
 // it will ship (a row lock the sweep's FOR UPDATE shares) before it asks
 // whether the object is stored, and the sweep takes only unclaimed rows,
 // deleting each object in the bucket inside the transaction that forgets
-// its row. A take's claim therefore waits for a sweep that is deleting the
-// object, and then finds it not stored and puts it again; a sweep killed
-// after its bucket delete rolls back, and the next one deletes again. A
+// its row, after an earlier committed step recorded it not stored. A
+// take's claim therefore waits for a sweep that is deleting the object,
+// and then finds it not stored and puts it again; a sweep killed after its
+// bucket delete rolls back to a row recorded not stored (a take puts it
+// again), and the next sweep deletes again. A
 // claim lasts Grace (a killed take's objects stay that long), and naming
 // an object whose row a sweep forgot fails (a foreign key), so no snapshot
 // names an object the bucket lacks.

@@ -211,6 +211,30 @@ func TestBucketFreeingByTheDatabase(t *testing.T) {
 	if _, unnamed, _ := f.ledger.Counts(f.ctx); unnamed == 0 {
 		t.Fatalf("a sweep killed before it committed forgot the objects it deleted")
 	}
+	// A take that claims what the killed sweep deleted must put it again.
+	var unnamedKeys []string
+	rows, err := f.ledger.pool.Query(f.ctx, `SELECT key FROM content_objects o WHERE NOT EXISTS (SELECT 1 FROM content_names n WHERE n.key = o.key)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		unnamedKeys = append(unnamedKeys, k)
+	}
+	rows.Close()
+	inBucket := f.inBucket()
+	stored, err := f.ledger.Claim(f.ctx, unnamedKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range unnamedKeys {
+		if stored[k] && !inBucket[k] {
+			t.Fatalf("after a sweep killed half way, a claim answers %s stored, which the bucket lacks", k)
+		}
+	}
 	f.keptWhole("after a killed sweep", "snbbbbbbbbbbbb")
 
 	// A take claiming an object while a sweep deletes it waits for the

@@ -15,12 +15,24 @@ type Deleter interface {
 const sweepBatch = 200
 
 // Sweep deletes from the bucket every object no snapshot names and no
-// take claims, a batch a transaction: the rows are locked, forgotten,
-// the objects deleted in the bucket, then the transaction commits. It is
+// take claims: first it records them not stored, then, a batch a
+// transaction, the rows are locked, forgotten, the objects deleted in the
+// bucket, and the transaction commits. It is
 // safe on any process, several at once (SKIP LOCKED), and after any kill
 // (a rolled-back batch is deleted again by the next sweep). It answers how
 // many objects it freed.
 func (l *Ledger) Sweep(ctx context.Context, bucket Deleter) (int, error) {
+	// First no object to free is recorded stored any more (committed), so
+	// a take claiming one later puts it again whatever the bucket holds.
+	for {
+		keys, err := l.q.ContentUnstore(ctx, l.pool, sweepBatch)
+		if err != nil {
+			return 0, fmt.Errorf("sweep the content store: %w", err)
+		}
+		if len(keys) == 0 {
+			break
+		}
+	}
 	freed := 0
 	for {
 		n, err := l.sweepBatch(ctx, bucket)

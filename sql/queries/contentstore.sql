@@ -19,9 +19,25 @@ ON CONFLICT DO NOTHING;
 -- name: ContentUnname :exec
 DELETE FROM content_names WHERE snapshot_id = $1;
 
+-- name: ContentUnstore :many
+-- The sweep's first step: the objects it will delete are no longer
+-- recorded stored, committed before the bucket is touched, so a take
+-- that claims one later puts it again, even after a sweep killed half way.
+UPDATE content_objects SET stored = false
+WHERE key IN (
+    SELECT o.key FROM content_objects o
+    WHERE o.stored
+      AND (o.claimed_until IS NULL OR o.claimed_until < now())
+      AND NOT EXISTS (SELECT 1 FROM content_names n WHERE n.key = o.key)
+    ORDER BY o.key
+    LIMIT @max_keys
+    FOR UPDATE OF o SKIP LOCKED)
+RETURNING key;
+
 -- name: ContentUnnamed :many
 SELECT o.key FROM content_objects o
-WHERE (o.claimed_until IS NULL OR o.claimed_until < now())
+WHERE NOT o.stored
+  AND (o.claimed_until IS NULL OR o.claimed_until < now())
   AND NOT EXISTS (SELECT 1 FROM content_names n WHERE n.key = o.key)
 ORDER BY o.key
 LIMIT @max_keys

@@ -136,7 +136,8 @@ func (q *Queries) ContentUnname(ctx context.Context, db DBTX, snapshotID string)
 
 const contentUnnamed = `-- name: ContentUnnamed :many
 SELECT o.key FROM content_objects o
-WHERE (o.claimed_until IS NULL OR o.claimed_until < now())
+WHERE NOT o.stored
+  AND (o.claimed_until IS NULL OR o.claimed_until < now())
   AND NOT EXISTS (SELECT 1 FROM content_names n WHERE n.key = o.key)
 ORDER BY o.key
 LIMIT $1
@@ -145,6 +146,42 @@ FOR UPDATE OF o SKIP LOCKED
 
 func (q *Queries) ContentUnnamed(ctx context.Context, db DBTX, maxKeys int32) ([]string, error) {
 	rows, err := db.Query(ctx, contentUnnamed, maxKeys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return nil, err
+		}
+		items = append(items, key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const contentUnstore = `-- name: ContentUnstore :many
+UPDATE content_objects SET stored = false
+WHERE key IN (
+    SELECT o.key FROM content_objects o
+    WHERE o.stored
+      AND (o.claimed_until IS NULL OR o.claimed_until < now())
+      AND NOT EXISTS (SELECT 1 FROM content_names n WHERE n.key = o.key)
+    ORDER BY o.key
+    LIMIT $1
+    FOR UPDATE OF o SKIP LOCKED)
+RETURNING key
+`
+
+// The sweep's first step: the objects it will delete are no longer
+// recorded stored, committed before the bucket is touched, so a take
+// that claims one later puts it again, even after a sweep killed half way.
+func (q *Queries) ContentUnstore(ctx context.Context, db DBTX, maxKeys int32) ([]string, error) {
+	rows, err := db.Query(ctx, contentUnstore, maxKeys)
 	if err != nil {
 		return nil, err
 	}
