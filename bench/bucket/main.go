@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -35,11 +36,18 @@ import (
 
 const resticPass = "bench-only" // a throwaway repository's password
 
+// logger is the backends' log: none, or every phase with -v.
+var logger = slog.New(slog.DiscardHandler)
+
 func main() {
 	work := flag.String("dir", "/tmp/boxsnap-bench-bucket", "work folder (its contents are deleted)")
 	src := flag.String("tree", "/usr/share", "the tree to copy and measure on")
 	runs := flag.Int("runs", 1, "runs; each figure is the median")
+	verbose := flag.Bool("v", false, "log each take's and shipping's phases")
 	flag.Parse()
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	if err := run(*work, *src, *runs); err != nil {
 		log.Fatal(err)
 	}
@@ -47,7 +55,10 @@ func main() {
 
 type figures map[string][]float64
 
-func (f figures) add(k string, d time.Duration) { f[k] = append(f[k], d.Seconds()) }
+func (f figures) add(k string, d time.Duration) {
+	f[k] = append(f[k], d.Seconds())
+	fmt.Printf("  (%s: %.2f s)\n", k, d.Seconds())
+}
 
 func (f figures) median(k string) float64 {
 	v := append([]float64(nil), f[k]...)
@@ -154,7 +165,7 @@ func (e *env) backend(name string) (*local.Backend, error) {
 	}
 	return local.New(local.Config{Root: filepath.Join(e.work, name), Install: "bench", NoSync: true,
 		ContentStore: &ship.Remote{Objects: bucket, Keys: sc, Ledger: contentledger.New(e.pool)},
-		Logger:       slog.New(slog.DiscardHandler)})
+		Logger:       logger})
 }
 
 // once runs each tool once, on a fresh copy of the tree in a box's folder.
@@ -240,7 +251,7 @@ func (e *env) others(f figures, dir, resticKey, rcloneKey string) error {
 	f.add("restic "+resticKey, time.Since(start))
 	start = time.Now()
 	cmd := exec.Command("rclone", "sync", "--skip-links", "--transfers", "8", dir, "bs:rclone")
-	cmd.Env = append(os.Environ(), "RCLONE_CONFIG_BS_TYPE=s3", "RCLONE_CONFIG_BS_PROVIDER=Other",
+	cmd.Env = append(plainEnv(), "RCLONE_CONFIG_BS_TYPE=s3", "RCLONE_CONFIG_BS_PROVIDER=Other",
 		"RCLONE_CONFIG_BS_ENDPOINT="+e.srv.Endpoint, "RCLONE_CONFIG_BS_ACCESS_KEY_ID="+e.srv.AccessKey,
 		"RCLONE_CONFIG_BS_SECRET_ACCESS_KEY="+e.srv.SecretKey, "RCLONE_CONFIG_BS_REGION=us-east-1")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -252,12 +263,24 @@ func (e *env) others(f figures, dir, resticKey, rcloneKey string) error {
 
 func (e *env) restic(args ...string) error {
 	cmd := exec.Command("restic", args...)
-	cmd.Env = append(os.Environ(), "RESTIC_REPOSITORY=s3:"+e.srv.Endpoint+"/restic", "RESTIC_PASSWORD="+resticPass,
+	cmd.Env = append(plainEnv(), "RESTIC_REPOSITORY=s3:"+e.srv.Endpoint+"/restic", "RESTIC_PASSWORD="+resticPass,
 		"AWS_ACCESS_KEY_ID="+e.srv.AccessKey, "AWS_SECRET_ACCESS_KEY="+e.srv.SecretKey, "RESTIC_CACHE_DIR="+filepath.Join(e.work, "restic-cache"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("restic %s: %v: %s", args[0], err, lastBytes(out))
 	}
 	return nil
+}
+
+// plainEnv is the environment without AWS_CA_BUNDLE: the server is plain
+// HTTP on loopback, and rclone refuses a CA bundle on an HTTP transport.
+func plainEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AWS_CA_BUNDLE=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // regularFiles lists dir's regular files, in order, and their bytes.

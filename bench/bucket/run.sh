@@ -18,4 +18,4 @@ scripts/need-versitygw.sh "$PWD/.cache/bin/versitygw"
 echo "restic: $(restic version)"
 echo "rclone: $(rclone version | head -1)"
 go build -o /tmp/boxsnap-bench-bucket ./bench/bucket
-BOXSNAP_VERSITYGW="$PWD/.cache/bin/versitygw" /tmp/boxsnap-bench-bucket -dir "$work" -runs "$runs"
+BOXSNAP_VERSITYGW="$PWD/.cache/bin/versitygw" /tmp/boxsnap-bench-bucket -dir "$work" -runs "$runs" ${BENCH_FLAGS:-}

@@ -38,7 +38,7 @@ func (s *Shipper) Fetch(ctx context.Context, need map[string]int64) error {
 	var first error
 	var wg sync.WaitGroup
 	ch := make(chan string)
-	for range max(s.Workers, 1) {
+	for range max(s.Workers, shipWorkers) {
 		wg.Go(func() {
 			for h := range ch {
 				if err := s.fetchOne(ctx, h, need[h]); err != nil {

@@ -11,10 +11,15 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/boxsnap/boxsnap/providers/local/objstore"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
+
+// shipWorkers is how many objects are put or fetched at once at least:
+// each waits on the server's answer far more than on this host's disk.
+const shipWorkers = 16
 
 // FileShipped is present in a snapshot's folder once its manifest and
 // every object it names are in the bucket and named in the ledger: a take
@@ -108,10 +113,12 @@ func (s *Shipper) Ship(ctx context.Context, id string) error {
 }
 
 func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
+	start := time.Now()
 	pieces, err := s.plan(ctx, m)
 	if err != nil {
 		return err
 	}
+	planned := time.Now()
 	manifest := piece{key: s.Remote.Keys.ManifestKey(m.ID), path: filepath.Join(s.SnapDir(m.ID), store.FileManifest)}
 	st, err := os.Stat(manifest.path)
 	if err != nil {
@@ -141,6 +148,7 @@ func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 			todo = append(todo, p)
 		}
 	}
+	claimed := time.Now()
 	put, err := s.putAll(ctx, todo)
 	if err != nil {
 		return err
@@ -157,11 +165,14 @@ func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 			return err
 		}
 	}
+	shipped := time.Now()
 	if l := s.Remote.Ledger; l != nil {
 		if err := l.Name(ctx, m.ID, keys); err != nil {
 			return err
 		}
 	}
+	s.Log.Debug("local backend: snapshot shipped", "snapshot", m.ID, "objects", len(keys), "put", len(put),
+		"plan", planned.Sub(start), "claim", claimed.Sub(planned), "puts", shipped.Sub(claimed), "name", time.Since(shipped))
 	if err := store.WriteFileAtomic(filepath.Join(s.SnapDir(m.ID), FileShipped), []byte(manifest.key+"\n"), 0o600); err != nil {
 		return err
 	}
@@ -180,7 +191,7 @@ func (s *Shipper) record(ctx context.Context, keys []string) error {
 
 // putAll puts pieces from several workers and answers the keys it put.
 func (s *Shipper) putAll(ctx context.Context, pieces []piece) ([]string, error) {
-	workers := max(s.Workers, 1)
+	workers := max(s.Workers, shipWorkers)
 	ch := make(chan piece)
 	var mu sync.Mutex
 	var put []string
