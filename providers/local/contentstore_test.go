@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,6 +29,19 @@ type countingObjects struct {
 	puts      []string // the keys put whole
 	tries     int
 	failAfter int // 0: never
+	gets      int
+	getsFail  error // every get fails with it when set
+}
+
+func (c *countingObjects) Get(ctx context.Context, key, sum string, w io.Writer) error {
+	c.mu.Lock()
+	c.gets++
+	fail := c.getsFail
+	c.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
+	return c.Objects.Get(ctx, key, sum, w)
 }
 
 var errKilled = errors.New("killed half way through shipping")
@@ -382,5 +396,41 @@ func TestForkOnAnotherHostFromTheBucket(t *testing.T) {
 	_, err = other.ForkSnapshot(e.ctx, providers.SnapshotRef{Ref: "snnotinbucket1", ID: "snnotinbucket1"}, providers.BoxIdentity{ID: "bxforkedthere2", Kind: "linux"}, nil)
 	if !errors.Is(err, providers.ErrNotFound) {
 		t.Fatalf("a fork of a snapshot the bucket lacks answered %v; want not found", err)
+	}
+}
+
+// TestUnreachableStoreStopsTheFetch: a restore that must fetch from a
+// content store that does not answer stops at the first failure, says so,
+// and changes nothing; it does not try every object first.
+func TestUnreachableStoreStopsTheFetch(t *testing.T) {
+	e, objs, _ := setupStored(t)
+	const files = 300
+	for i := range files {
+		e.write(t, fmt.Sprintf("f%03d.txt", i), fmt.Sprintf("file %d", i))
+	}
+	_, ref := e.take(t)
+	m, err := e.b.Manifest(ref.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h := range m.Hashes() {
+		_ = os.Remove(e.b.ContentPath(h))
+	}
+	for i := range files {
+		e.write(t, fmt.Sprintf("f%03d.txt", i), "changed")
+	}
+	before := listing(t, e.dir)
+	objs.mu.Lock()
+	objs.getsFail = fmt.Errorf("the content store at 127.0.0.1:1 does not answer: %w", providers.ErrUnreachable)
+	objs.mu.Unlock()
+	err = e.restore(t, ref)
+	if !errors.Is(err, providers.ErrUnreachable) || !strings.Contains(err.Error(), "does not answer") {
+		t.Fatalf("a restore with the store unreachable answered %v", err)
+	}
+	if after := listing(t, e.dir); after != before {
+		t.Fatalf("the refused restore changed the box")
+	}
+	if objs.gets < 1 || objs.gets >= files/2 {
+		t.Fatalf("the fetch tried %d of %d objects after the store failed; want it to stop at the first failures", objs.gets, files)
 	}
 }

@@ -34,6 +34,10 @@ func (s *Shipper) Fetch(ctx context.Context, need map[string]int64) error {
 		return fmt.Errorf("%d pieces of content are not on this host and %w", len(missing), ErrNoContentStore)
 	}
 	sort.Strings(missing)
+	// The first failure stops the rest: an unreachable store is said at
+	// once, not after a try of every object.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var mu sync.Mutex
 	var first error
 	var wg sync.WaitGroup
@@ -45,17 +49,26 @@ func (s *Shipper) Fetch(ctx context.Context, need map[string]int64) error {
 					mu.Lock()
 					if first == nil {
 						first = err
+						cancel()
 					}
 					mu.Unlock()
 				}
 			}
 		})
 	}
+feed:
 	for _, h := range missing {
-		ch <- h
+		select {
+		case ch <- h:
+		case <-ctx.Done():
+			break feed
+		}
 	}
 	close(ch)
 	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
 	return first
 }
 
