@@ -87,6 +87,11 @@ func run(work, src string, runs int) error {
 			return err
 		}
 		files, bytes, err = e.once(f)
+		if err != nil {
+			if out, rerr := os.ReadFile(e.srv.Log); rerr == nil {
+				fmt.Fprintf(os.Stderr, "versitygw's log:\n%s\n", lastBytes(out))
+			}
+		}
 		e.tearDown()
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)

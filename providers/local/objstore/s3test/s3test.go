@@ -32,8 +32,10 @@ type Server struct {
 	Endpoint  string // http://127.0.0.1:PORT
 	AccessKey string
 	SecretKey string
-	cmd       *exec.Cmd
-	done      chan struct{}
+	// Log is the server's output, kept until Stop.
+	Log  string
+	cmd  *exec.Cmd
+	done chan struct{}
 }
 
 // Binary finds versitygw: BOXSNAP_VERSITYGW, then .cache/bin/versitygw in
@@ -99,7 +101,7 @@ func StartServer(bin, dir string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: dir, Endpoint: "http://" + port, AccessKey: "bs" + randomHex(8), SecretKey: randomHex(20), done: make(chan struct{})}
+	s := &Server{Dir: dir, Endpoint: "http://" + port, AccessKey: "bs" + randomHex(8), SecretKey: randomHex(20), Log: logf.Name(), done: make(chan struct{})}
 	// Its metadata goes in sidecar files, so any file system serves (no
 	// extended attributes needed).
 	meta := filepath.Join(filepath.Dir(logf.Name()), filepath.Base(logf.Name())+".meta")
@@ -127,7 +129,6 @@ func StartServer(bin, dir string) (*Server, error) {
 		c, err := net.DialTimeout("tcp", port, time.Second)
 		if err == nil {
 			_ = c.Close()
-			_ = os.Remove(logf.Name())
 			return s, nil
 		}
 		select {
@@ -156,6 +157,7 @@ func (s *Server) Stop() {
 		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 		<-s.done
 	}
+	_ = os.Remove(s.Log)
 }
 
 // Config is the content store's settings for bucket and prefix on this
