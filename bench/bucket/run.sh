@@ -17,5 +17,5 @@ cd "$here/../.."
 scripts/need-versitygw.sh "$PWD/.cache/bin/versitygw"
 echo "restic: $(restic version)"
 echo "rclone: $(rclone version | head -1)"
-go build -o /tmp/boxsnap-bench-bucket ./bench/bucket
-BOXSNAP_VERSITYGW="$PWD/.cache/bin/versitygw" /tmp/boxsnap-bench-bucket -dir "$work" -runs "$runs" ${BENCH_FLAGS:-}
+go build -o /tmp/boxsnap-bench-bucket.bin ./bench/bucket
+BOXSNAP_VERSITYGW="$PWD/.cache/bin/versitygw" /tmp/boxsnap-bench-bucket.bin -dir "$work" -runs "$runs" ${BENCH_FLAGS:-}
