@@ -9,6 +9,8 @@ DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_CORE_VERSION)
 AXE_DIR := $(CURDIR)/.cache/axe-core
 SQLC_VERSION := 1.31.1
 SQLC := $(CURDIR)/.cache/bin/sqlc
+VERSITYGW := $(CURDIR)/.cache/bin/versitygw
+export BOXSNAP_VERSITYGW := $(VERSITYGW)
 export PLAYWRIGHT_DRIVER_DIR := $(DRIVER_DIR)
 export BOXSNAP_AXE_DIR := $(AXE_DIR)
 
@@ -59,7 +61,8 @@ sqlc-check:
 test: deps browser-deps sqlc-check
 	@scripts/need-docker.sh
 	@scripts/need-qemu.sh
-	@echo "make test: gofmt, go vet and go test ./... (each test package gets its own private PostgreSQL cluster; the Docker backend's its own private dockerd; the QEMU backend's its own private libvirtd)"
+	@scripts/need-versitygw.sh "$(VERSITYGW)"
+	@echo "make test: gofmt, go vet and go test ./... (each test package gets its own private PostgreSQL cluster; the Docker backend's its own private dockerd; the QEMU backend's its own private libvirtd; the content-store tests their own versitygw)"
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \
 	  if [ -n "$$unformatted" ]; then echo "make test: gofmt -w these files first:"; echo "$$unformatted"; exit 1; fi
 	@$(GO) vet ./...

@@ -87,6 +87,7 @@ func sweepTable(d Deps) []sweep {
 		}
 		return err
 	}}}
+	out = append(out, contentSweeps(d)...)
 	if d.Core == nil {
 		return out
 	}

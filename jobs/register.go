@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/riverqueue/river"
@@ -25,6 +26,9 @@ type Deps struct {
 	// Intervals are the periodic jobs' intervals; zero ones are the
 	// defaults (periodic.go).
 	Intervals Intervals
+	// ContentSweep frees the local backend's content store's objects that
+	// nothing names (contentstore.go); nil with no content store.
+	ContentSweep func(ctx context.Context) (int, error)
 }
 
 // Register adds every worker to workers. This is the one place workers are

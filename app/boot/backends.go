@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers/docker"
 	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/providers/local/ship"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
 )
@@ -32,8 +33,11 @@ const demoTaskDuration = 400 * time.Millisecond
 // (pvesim, in this process) labelled as simulated; a Docker Engine backend
 // when BOXSNAP_DOCKER_HOST is set, or with cfg.Demo where a local engine
 // answers; a QEMU backend when BOXSNAP_QEMU_SOCKET is set.
-func backends(cfg config.Config, install string, logger *slog.Logger) ([]snapshots.Backend, error) {
-	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Host: cfg.Host, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), DiskImages: cfg.LocalDiskImages, Logger: logger.With("backend", LocalBackendID)})
+//
+// remote, when not nil, is the local backend's content store.
+func backends(cfg config.Config, install string, logger *slog.Logger, remote *ship.Remote) ([]snapshots.Backend, error) {
+	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Host: cfg.Host, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), DiskImages: cfg.LocalDiskImages, Logger: logger.With("backend", LocalBackendID),
+		ContentStore: remote, ContentCacheBytes: cfg.ContentCacheBytes})
 	if err != nil {
 		return nil, fmt.Errorf("local backend: %w", err)
 	}

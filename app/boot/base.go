@@ -23,6 +23,9 @@ type base struct {
 	core    *snapshots.Service
 	// tmp is the data folder's own temporary folder, for imports.
 	tmp string
+	// contentSweep frees the content store's objects nothing names; nil
+	// with no content store.
+	contentSweep func(context.Context) (int, error)
 }
 
 // newBase migrates the database, then makes the store, sign-in, the
@@ -37,7 +40,11 @@ func newBase(ctx context.Context, cfg config.Config, db *Database, logger *slog.
 	if err != nil {
 		return nil, err
 	}
-	bes, err := backends(cfg, install, logger)
+	remote, contentSweep, err := contentStore(cfg, db.Pool)
+	if err != nil {
+		return nil, err
+	}
+	bes, err := backends(cfg, install, logger, remote)
 	if err != nil {
 		return nil, err
 	}
@@ -51,5 +58,5 @@ func newBase(ctx context.Context, cfg config.Config, db *Database, logger *slog.
 	if err != nil {
 		return nil, err
 	}
-	return &base{st: st, auth: authSvc, install: install, bes: bes, core: svc, tmp: tmp}, nil
+	return &base{st: st, auth: authSvc, install: install, bes: bes, core: svc, tmp: tmp, contentSweep: contentSweep}, nil
 }

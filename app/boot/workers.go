@@ -28,7 +28,8 @@ func startJobs(ctx context.Context, cfg config.Config, b *base, s *seams, opts O
 	client, err := jobs.NewClient(b.st.Pool, jobs.ClientOptions{
 		Host: cfg.Host,
 		Work: cfg.Workers, Logger: logger, Extra: opts.ExtraWorkers,
-		Deps: jobs.Deps{Auth: b.auth, Core: core, Sweeps: s.sweeps, Logger: logger, Intervals: jobs.Intervals(cfg.Intervals)},
+		Deps: jobs.Deps{Auth: b.auth, Core: core, Sweeps: s.sweeps, Logger: logger, Intervals: jobs.Intervals(cfg.Intervals),
+			ContentSweep: b.contentSweep},
 	})
 	if err != nil {
 		return nil, err

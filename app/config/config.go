@@ -99,6 +99,22 @@ type Config struct {
 	// folder each (qemu.LoadTemplates); empty: none.
 	QEMUTemplates string
 
+	// ContentStore keeps the local backend's snapshots in an S3 bucket
+	// too, s3://bucket or s3://bucket/prefix; empty keeps them on this
+	// host alone. The endpoint is host:port (HTTPS), http://host:port or
+	// https://host:port; the keys come from the environment or _FILEs,
+	// never a flag; ContentStoreCAFile is PEM certificates to trust.
+	ContentStore          string
+	ContentStoreEndpoint  string
+	ContentStoreRegion    string
+	ContentStoreAccessKey string `secret:"true"`
+	ContentStoreSecretKey string `secret:"true"`
+	ContentStoreCAFile    string
+	// ContentCacheBytes bounds the local backend's content on this host
+	// with a content store (the rest is fetched back when read); 0 keeps
+	// it all.
+	ContentCacheBytes int64
+
 	// ForkMaxCount is the most boxes one fork call makes (1 to
 	// MaxForkMaxCount).
 	ForkMaxCount int
@@ -188,6 +204,13 @@ func Settings() []Setting {
 		{"BOXSNAP_QEMU_ID", "qemu-id", "qemu", "the QEMU backend's ID in settings"},
 		{"BOXSNAP_QEMU_ACCEL", "qemu-accel", "tcg", "how QEMU runs guests: kvm (hardware virtualisation) or tcg (QEMU's own translation, slower)"},
 		{"BOXSNAP_QEMU_TEMPLATES", "qemu-templates", "", "a folder of QEMU box templates, a folder each holding vmlinuz, initrd.img, disk.qcow2 and template.json; empty: none"},
+		{"BOXSNAP_CONTENT_STORE", "content-store", "", "keep the local backend's snapshots in an S3 bucket too: s3://bucket or s3://bucket/prefix; empty: on this host alone"},
+		{"BOXSNAP_CONTENT_STORE_ENDPOINT", "content-store-endpoint", "", "the S3 server: host:port (HTTPS), https://host:port or http://host:port"},
+		{"BOXSNAP_CONTENT_STORE_REGION", "content-store-region", "us-east-1", "the bucket's region"},
+		{"BOXSNAP_CONTENT_STORE_ACCESS_KEY", "", "", "the S3 access key (or BOXSNAP_CONTENT_STORE_ACCESS_KEY_FILE)"},
+		{"BOXSNAP_CONTENT_STORE_SECRET_KEY", "", "", "the S3 secret key (or BOXSNAP_CONTENT_STORE_SECRET_KEY_FILE); never printed"},
+		{"BOXSNAP_CONTENT_STORE_CA_FILE", "content-store-ca-file", "", "PEM certificate(s) to trust for the S3 server; empty: the system's"},
+		{"BOXSNAP_CONTENT_CACHE_SIZE", "content-cache-size", "0", "with a content store, the most content kept on this host, such as 50GiB (the rest is fetched back when read); 0: all of it"},
 		{"BOXSNAP_FORK_MAX_COUNT", "fork-max-count", "10", "the most boxes one fork call makes (1 to 100)"},
 		{"BOXSNAP_RETRY_KEYS_KEPT_FOR", "retry-keys-kept-for", "168h", "how long an agent's request ID answers its first call (at least 1h)"},
 	}
@@ -243,6 +266,11 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.QEMUID, "qemu-id", env("BOXSNAP_QEMU_ID", "qemu"), "the QEMU backend's ID")
 	fs.StringVar(&c.QEMUAccel, "qemu-accel", env("BOXSNAP_QEMU_ACCEL", "tcg"), "how QEMU runs guests: kvm or tcg")
 	fs.StringVar(&c.QEMUTemplates, "qemu-templates", env("BOXSNAP_QEMU_TEMPLATES", ""), "a folder of QEMU box templates, a folder each")
+	fs.StringVar(&c.ContentStore, "content-store", env("BOXSNAP_CONTENT_STORE", ""), "keep the local backend's snapshots in an S3 bucket too: s3://bucket/prefix")
+	fs.StringVar(&c.ContentStoreEndpoint, "content-store-endpoint", env("BOXSNAP_CONTENT_STORE_ENDPOINT", ""), "the S3 server: host:port, https://host:port or http://host:port")
+	fs.StringVar(&c.ContentStoreRegion, "content-store-region", env("BOXSNAP_CONTENT_STORE_REGION", "us-east-1"), "the bucket's region")
+	fs.StringVar(&c.ContentStoreCAFile, "content-store-ca-file", env("BOXSNAP_CONTENT_STORE_CA_FILE", ""), "PEM certificate(s) to trust for the S3 server")
+	cacheSize := fs.String("content-cache-size", env("BOXSNAP_CONTENT_CACHE_SIZE", "0"), "with a content store, the most content kept on this host, such as 50GiB; 0: all of it")
 	forkMax := fs.String("fork-max-count", env("BOXSNAP_FORK_MAX_COUNT", "10"), "the most boxes one fork call makes (1 to 100)")
 	retryKept := fs.String("retry-keys-kept-for", env("BOXSNAP_RETRY_KEYS_KEPT_FOR", "168h"), "how long an agent's request ID answers its first call (at least 1h)")
 	intervals := make([]*string, len(intervalSettings))
@@ -313,6 +341,10 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	if c.ProxmoxTokenSecret, err = secret(getenv, "BOXSNAP_PROXMOX_TOKEN_SECRET"); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.loadContentStore(getenv)...)
+	if c.ContentCacheBytes, err = parseBytes(*cacheSize); err != nil {
+		errs = append(errs, fmt.Errorf("--content-cache-size (BOXSNAP_CONTENT_CACHE_SIZE) must be a size such as 50GiB, 500MiB or 0, not %q", *cacheSize))
+	}
 	if c.ProxmoxURL != "" {
 		if !strings.HasPrefix(c.ProxmoxURL, "https://") {
 			errs = append(errs, fmt.Errorf("--proxmox-url (BOXSNAP_PROXMOX_URL) must be https://host:8006, not %q", c.ProxmoxURL))
@@ -326,6 +358,49 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	}
 	errs = append(errs, c.validate()...)
 	return c, fs, errors.Join(errs...)
+}
+
+// parseBytes reads a size: a whole number of bytes, or one with KiB, MiB,
+// GiB or TiB after it.
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	for i, unit := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if n, ok := strings.CutSuffix(s, unit); ok {
+			s, mult = strings.TrimSpace(n), int64(1)<<(10*(i+1))
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, errors.New("not a size")
+	}
+	return n * mult, nil
+}
+
+// loadContentStore reads the content store's keys and checks its
+// settings go together.
+func (c *Config) loadContentStore(getenv func(string) string) []error {
+	var errs []error
+	var err error
+	if c.ContentStoreAccessKey, err = secret(getenv, "BOXSNAP_CONTENT_STORE_ACCESS_KEY"); err != nil {
+		errs = append(errs, err)
+	}
+	if c.ContentStoreSecretKey, err = secret(getenv, "BOXSNAP_CONTENT_STORE_SECRET_KEY"); err != nil {
+		errs = append(errs, err)
+	}
+	if c.ContentStore == "" {
+		return errs
+	}
+	if !strings.HasPrefix(c.ContentStore, "s3://") {
+		errs = append(errs, fmt.Errorf("--content-store (BOXSNAP_CONTENT_STORE) must be s3://bucket or s3://bucket/prefix, not %q", c.ContentStore))
+	}
+	if c.ContentStoreEndpoint == "" {
+		errs = append(errs, errors.New("a content store needs BOXSNAP_CONTENT_STORE_ENDPOINT, the S3 server's host:port (or https://host:port, http://host:port)"))
+	}
+	if c.ContentStoreAccessKey == "" || c.ContentStoreSecretKey == "" {
+		errs = append(errs, errors.New("a content store needs BOXSNAP_CONTENT_STORE_ACCESS_KEY and BOXSNAP_CONTENT_STORE_SECRET_KEY (or their _FILEs)"))
+	}
+	return errs
 }
 
 func (c *Config) validate() []error {

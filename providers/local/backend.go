@@ -17,6 +17,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/journal"
 	"github.com/boxsnap/boxsnap/providers/local/owners"
 	"github.com/boxsnap/boxsnap/providers/local/process"
+	"github.com/boxsnap/boxsnap/providers/local/ship"
 	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 	"github.com/boxsnap/boxsnap/providers/local/sweep"
@@ -99,6 +100,15 @@ type Config struct {
 	// arithmetic (paid snapshots stay off until a live check on a real paid
 	// plan); boxsnap's configuration has no way to.
 	Price *providers.Price
+	// ContentStore keeps every snapshot in an S3 bucket too (package
+	// ship): a take is whole only once its manifest and every object it
+	// names are there, and a restore or fork fetches the content this host
+	// lacks. Nil keeps snapshots on this host alone.
+	ContentStore *ship.Remote
+	// ContentCacheBytes bounds the content this host keeps with a content
+	// store: past it, a take ends by removing the content least recently
+	// read that the bucket holds (reads fetch it back). 0 keeps it all.
+	ContentCacheBytes int64
 }
 
 // hooks lets this package's own tests reach inside a take or a start, to
@@ -148,6 +158,9 @@ type Backend struct {
 	// Writer writes snapshots into boxes' folders and templates into new
 	// ones.
 	*apply.Writer
+	// shipper ships snapshots to the content store and fetches them back;
+	// with no content store it does nothing.
+	shipper *ship.Shipper
 
 	id      string
 	root    string

@@ -35,7 +35,8 @@
 //	    damaged                    present once damaged content was found (Incomplete)
 //	snapshots/.taking-<id>-*       a snapshot being written; renamed into place when whole
 //	groups/<group>.json            an import group's member names
-//	tmp/                           content being copied; imports being staged
+//	tmp/                           content being copied or fetched; imports being staged
+//	lists/<hash>                   with a content store: a large content's chunk list
 //	store.lock                     flock: takes shared, content sweeps exclusive
 //	rates.json                     measured bytes/s and files/s, for plans' times
 //
@@ -106,7 +107,7 @@
 // # Its packages
 //
 // Beside diskimage (a box's own file system), the backend is this package
-// and fourteen below it, each with a type holding only the fields it uses,
+// and sixteen below it, each with a type holding only the fields it uses,
 // which Backend embeds (so their methods answer for it) and New wires:
 //
 //   - store: the store's layout, its checked writes and reads, the store
@@ -144,7 +145,15 @@
 //     whether the process it records still runs;
 //   - browse: listing, reading and comparing a snapshot's files with
 //     another's or the box's now (Files, which answers providers.Browser
-//     and providers.ReadChecker).
+//     and providers.ReadChecker);
+//   - objstore: the content store in an S3 bucket, its settings and its
+//     refusals in words (Bucket);
+//   - ship: with a content store (Config.ContentStore), a take's content
+//     and manifest shipped to the bucket before the take answers, large
+//     files in content-defined chunks, the content a restore, fork,
+//     browse or export lacks fetched back, checked by its hash, and the
+//     host's content kept under Config.ContentCacheBytes (Shipper, a
+//     field, not embedded).
 //
 // This package keeps the Backend, which answers providers.Backend and its
 // optional faces: the box folders, takes and restores as

@@ -110,11 +110,12 @@ func New(cfg Config) (*Backend, error) {
 	b.Held = held.New(b.Store, b.id, b.host, b.install, b.guestOf)
 	b.Capturer = &capture.Capturer{Writer: b.Writer, ID: b.id, Install: b.install, States: b.States, Price: b.price, Root: root, NoSync: b.noSync, Hooks: &b.hooks.Hooks}
 	b.Exports = &exports.Exports{Store: b.Store, Log: b.log, Id: b.id, Install: b.install, MaxImport: b.maxImport, Mu: &b.mu,
-		LoadUsable: b.Store.LoadUsable, MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.Capturer.SyncContent, Storage: b.Capturer.Storage,
+		LoadUsable: loadWhole(b.Store, cfg.ContentStore != nil), MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.Capturer.SyncContent, Storage: b.Capturer.Storage,
 		ImportUser: b.importUser, GuestOf: b.guestOf}
 	b.Scanner = b.Set.Scanner
 	b.Files = &browse.Files{Store: b.Store, Scanner: b.Set.Scanner, Workers: b.workers,
 		LoadUsable: b.Store.LoadUsable, OwnerOf: b.Store.OwnerOf, MarkDamaged: b.Writer.MarkDamaged, GuestOf: b.guestOf,
 		ExistingBox: b.existingBox, KnownIndex: b.Reads.KnownIndex, HashBeneath: b.Writer.HashBeneath}
+	useContentStore(b, cfg)
 	return b, nil
 }

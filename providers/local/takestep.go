@@ -26,6 +26,11 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 		return providers.SnapshotTaken{}, fmt.Errorf("take a snapshot: %w", err)
 	}
 	id, taken, done, err := b.TakeID(guest, take.Label)
+	if done && err == nil {
+		// A take killed before its snapshot was in the content store ships
+		// the rest now.
+		err = b.shipper.Ship(ctx, id)
+	}
 	if done || err != nil {
 		return taken, err
 	}
@@ -77,6 +82,12 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	lock.Unlock()
 	if err := b.afterTake(guest.Ref, id, jc, stats, found == nil); err != nil {
 		return providers.SnapshotTaken{}, err
+	}
+	if err := b.shipper.Ship(ctx, id); err != nil {
+		return providers.SnapshotTaken{}, err
+	}
+	if _, err := b.shipper.Evict(ctx); err != nil {
+		b.log.Warn("local backend: the content cache could not be brought under its bound", "err", err)
 	}
 	b.log.Debug("local backend: snapshot taken", "box", guest.Ref, "snapshot", id, "files", m.Files,
 		"bytes", m.Bytes, "added", m.AddedBytes, "paused", pausedFor, "journal", found != nil,

@@ -37,6 +37,9 @@ type Writer struct {
 	Templates string
 	// ExistingBox checks a guest's folder is there and gives its path.
 	ExistingBox func(guest providers.Guest) (string, error)
+	// Fetch brings the content (hash to size) this host lacks from the
+	// content store, each object checked; nil where there is none.
+	Fetch func(ctx context.Context, need map[string]int64) error
 }
 
 // MarkDamaged records damage found in a snapshot's content, so HeldSnapshots
@@ -236,6 +239,9 @@ func (b *Writer) checkContent(ctx context.Context, m *store.Manifest, writes []*
 	need := make(map[string]int64)
 	for _, e := range writes {
 		need[e.Hash] = e.Size
+	}
+	if err := b.fetch(ctx, m, need); err != nil {
+		return err
 	}
 	hashes := make([]string, 0, len(need))
 	for h := range need {

@@ -202,6 +202,11 @@ func (b *Files) SnapshotFile(m *store.Manifest, p string, limit int64) ([]byte, 
 	if e.Size > limit {
 		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is %s, more than the %s this allows: restore the snapshot or fork it instead", rel, providers.GB(e.Size), providers.GB(limit))}
 	}
+	// Its callers hold no context to pass: the fetch of one file of at
+	// most limit bytes is bounded by the store's own tries.
+	if err := b.EnsureContent(context.Background(), map[string]int64{e.Hash: e.Size}); err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
+	}
 	data, err := os.ReadFile(b.ContentPath(e.Hash))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)

@@ -287,6 +287,9 @@ func (b *Files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p strin
 	default:
 		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
 	}
+	if err := b.EnsureContent(ctx, map[string]int64{e.Hash: e.Size}); err != nil {
+		return nil, providers.FileEntry{}, fmt.Errorf("read %s: %w", rel, err)
+	}
 	f, err := os.Open(b.ContentPath(e.Hash))
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)

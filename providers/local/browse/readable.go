@@ -40,6 +40,9 @@ func (b *Files) CheckReadable(ctx context.Context, ref providers.SnapshotRef, di
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if err := b.EnsureContent(ctx, map[string]int64{e.Hash: e.Size}); err != nil {
+			return fmt.Errorf("the content of %s: %w", e.Path, err)
+		}
 		fi, err := os.Lstat(b.ContentPath(e.Hash))
 		switch {
 		case err != nil:

@@ -27,6 +27,9 @@ type Capturer struct {
 	Root string
 	// NoSync skips the syncfs before a snapshot is published (Config's).
 	NoSync bool
+	// Unshipped publishes each snapshot marked not yet in the content
+	// store (store.FileUnshipped), with a content store.
+	Unshipped bool
 	// Hooks lets the backend's own tests reach inside a capture; nil hooks
 	// do nothing.
 	Hooks *Hooks

@@ -454,6 +454,11 @@ func (b *Capturer) Publish(ctx context.Context, m *store.Manifest, lab store.Lab
 	if err := os.WriteFile(filepath.Join(tmp, store.FileLabel), ldata, 0o600); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
+	if b.Unshipped {
+		if err := os.WriteFile(filepath.Join(tmp, store.FileUnshipped), nil, 0o600); err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+	}
 	// One syncfs puts the content, the manifest and the label on disk before
 	// the rename publishes them.
 	if err := b.SyncContent(); err != nil {

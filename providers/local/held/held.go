@@ -23,6 +23,10 @@ type Held struct {
 	host    string // this machine's name
 	install string // this install's ID; "" lists every install's snapshots
 	guestOf func(box, kind string) providers.Guest
+	// Shipped says whether a snapshot is wholly in the content store: its
+	// content may then have left this host's cache. Nil where there is no
+	// content store.
+	Shipped func(id string) bool
 }
 
 // New gives the snapshots st holds, for the backend id on host, of install
@@ -112,8 +116,16 @@ func (b *Held) readHeld(id string, contentOK map[string]bool) (heldOne, bool) {
 			h.TakenAt = m.CapturedAt
 		}
 		o.hashes = m.Hashes()
-		if why := b.contentMissing(m, contentOK); why != "" {
-			incomplete(&h, why)
+		// A shipped snapshot's content is in the bucket: a read fetches
+		// what left this host. One published but not yet shipped is not
+		// ready.
+		if _, err := os.Stat(filepath.Join(dir, store.FileUnshipped)); err == nil && b.Shipped != nil && !b.Shipped(id) {
+			incomplete(&h, "It is not yet wholly in the content store: taken again, it ships the rest")
+		}
+		if b.Shipped == nil || !b.Shipped(id) {
+			if why := b.contentMissing(m, contentOK); why != "" {
+				incomplete(&h, why)
+			}
 		}
 	}
 	o.held = h

@@ -56,6 +56,14 @@ var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 type Store struct {
 	root  string
 	Cache manifestCache
+	// Fetch brings content this host lacks from the content store (hash
+	// to size), each object checked; nil where there is none
+	// (EnsureContent).
+	Fetch func(ctx context.Context, need map[string]int64) error
+	// FetchSnapshot brings a snapshot this host does not hold (its
+	// manifest and label) from the content store; nil where there is none
+	// (LoadUsable).
+	FetchSnapshot func(ctx context.Context, id string) error
 }
 
 // NewStore is the store under root, an absolute path; it makes no folder.

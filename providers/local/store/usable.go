@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +20,13 @@ func (b *Store) LoadUsable(ref providers.SnapshotRef) (*Manifest, error) {
 		return nil, err
 	}
 	dir := b.SnapDir(id)
+	if _, err := os.Stat(dir); err != nil && b.FetchSnapshot != nil {
+		// A snapshot another host took is read from the content store; its
+		// callers hold no context to pass.
+		if ferr := b.FetchSnapshot(context.Background(), id); ferr != nil && !errors.Is(ferr, providers.ErrNotFound) {
+			return nil, fmt.Errorf("snapshot %s: %w", id, ferr)
+		}
+	}
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", id, providers.ErrNotFound)
 	}

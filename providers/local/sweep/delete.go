@@ -24,6 +24,9 @@ type Deletes struct {
 	*content.Copier
 	Log   *slog.Logger
 	Hooks deleteHooks
+	// Unname records that a snapshot names no object of the content store
+	// any more; nil where there is none.
+	Unname func(ctx context.Context, id string) error
 }
 
 // deleteHooks lets the backend's own tests stop a delete part way: nil
@@ -54,6 +57,14 @@ func (b *Deletes) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	id := store.SnapID(ref)
 	if err := store.CheckID("snapshot", id); err != nil {
 		return err
+	}
+	// The content store's record goes first: a snapshot taken on another
+	// host has no folder here, and one whose delete stops later is
+	// incomplete anyway.
+	if b.Unname != nil {
+		if err := b.Unname(ctx, id); err != nil {
+			return fmt.Errorf("delete snapshot %s: %w (%w)", id, providers.ErrIncomplete, err)
+		}
 	}
 	dir := b.SnapDir(id)
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {

@@ -1,0 +1,42 @@
+package boot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
+)
+
+// TestDoctorChecksTheContentStore: boxsnap doctor writes, reads back and
+// deletes an object in the content store, and a bad one fails with its
+// fix, never showing the secret key.
+func TestDoctorChecksTheContentStore(t *testing.T) {
+	srv := s3test.Start(t)
+	sc := srv.Bucket(t)
+	cfg := config.Config{ContentStore: "s3://" + sc.Bucket + "/boxsnap", ContentStoreEndpoint: srv.Endpoint, ContentStoreRegion: "us-east-1",
+		ContentStoreAccessKey: srv.AccessKey, ContentStoreSecretKey: srv.SecretKey}
+	got := contentStoreCheck(cfg)(t.Context())
+	if len(got) != 1 || !got[0].OK || !strings.Contains(got[0].Detail, "an object was written, read back whole and deleted") {
+		t.Fatalf("the doctor on a good bucket: %+v", got)
+	}
+	for _, bad := range []struct {
+		name string
+		edit func(*config.Config)
+		says string
+	}{
+		{"wrong keys", func(c *config.Config) { c.ContentStoreSecretKey = "wrong-" + srv.SecretKey }, "refused boxsnap's keys"},
+		{"no such bucket", func(c *config.Config) { c.ContentStore = "s3://no-" + sc.Bucket }, "has no bucket"},
+		{"unreachable", func(c *config.Config) { c.ContentStoreEndpoint = "http://127.0.0.1:1" }, "does not answer"},
+	} {
+		c := cfg
+		bad.edit(&c)
+		got := contentStoreCheck(c)(t.Context())
+		if len(got) != 1 || got[0].OK || !strings.Contains(got[0].Detail, bad.says) || !strings.Contains(got[0].Fix, "BOXSNAP_CONTENT_STORE") {
+			t.Errorf("%s: the doctor answered %+v; want it failed, saying %q, with its fix", bad.name, got, bad.says)
+		}
+		if strings.Contains(got[0].Detail+got[0].Fix, c.ContentStoreSecretKey) {
+			t.Errorf("%s: the doctor shows the secret key", bad.name)
+		}
+	}
+}

@@ -1,0 +1,350 @@
+// Command bucket measures the local backend with a content store (a real
+// versitygw on loopback, the ledger in a private PostgreSQL) beside restic
+// backup and rclone sync to the same server, on a copy of a real tree
+// (/usr/share by default): the first take with shipping, an incremental
+// take after 1 % of the files changed, and the fetch of the whole
+// snapshot onto another host (its own folder) beside restic restore. Each figure
+// is the median of the runs. bench/bucket/run.sh builds and runs it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log"
+	"log/slog"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/boxsnap/boxsnap/app/contentledger"
+	"github.com/boxsnap/boxsnap/app/pgcluster"
+	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/providers/local/objstore"
+	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
+	"github.com/boxsnap/boxsnap/providers/local/ship"
+)
+
+const resticPass = "bench-only" // a throwaway repository's password
+
+// logger is the backends' log: none, or every phase with -v.
+var logger = slog.New(slog.DiscardHandler)
+
+func main() {
+	work := flag.String("dir", "/tmp/boxsnap-bench-bucket", "work folder (its contents are deleted)")
+	src := flag.String("tree", "/usr/share", "the tree to copy and measure on")
+	runs := flag.Int("runs", 1, "runs; each figure is the median")
+	verbose := flag.Bool("v", false, "log each take's and shipping's phases")
+	flag.Parse()
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if err := run(*work, *src, *runs); err != nil {
+		log.Fatal(err)
+	}
+}
+
+type figures map[string][]float64
+
+func (f figures) add(k string, d time.Duration) {
+	f[k] = append(f[k], d.Seconds())
+	fmt.Printf("  (%s: %.2f s)\n", k, d.Seconds())
+}
+
+func (f figures) median(k string) float64 {
+	v := append([]float64(nil), f[k]...)
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(v)
+	return v[len(v)/2]
+}
+
+// env is one run's servers and folders.
+type env struct {
+	work, tree string
+	srv        *s3test.Server
+	pool       *pgxpool.Pool
+	cluster    *pgcluster.Cluster
+}
+
+func run(work, src string, runs int) error {
+	f := figures{}
+	var files int
+	var bytes int64
+	for i := range runs {
+		e, err := setUp(work, src)
+		if err != nil {
+			return err
+		}
+		files, bytes, err = e.once(f)
+		if err != nil {
+			if out, rerr := os.ReadFile(e.srv.Log); rerr == nil {
+				fmt.Fprintf(os.Stderr, "versitygw's log:\n%s\n", lastBytes(out))
+			}
+		}
+		e.tearDown()
+		if err != nil {
+			return fmt.Errorf("run %d: %w", i+1, err)
+		}
+	}
+	fmt.Printf("tree: a copy of %s, %d files, %.0f MB; versitygw on loopback; %d run(s), medians\n", src, files, float64(bytes)/1e6, runs)
+	for _, k := range []string{"boxsnap first take", "restic first backup", "rclone first sync",
+		"boxsnap take after 1% churn", "restic backup after 1% churn", "rclone sync after 1% churn",
+		"boxsnap fetch on another host", "restic restore"} {
+		fmt.Printf("  %-32s %8.2f s\n", k, f.median(k))
+	}
+	fmt.Printf("incremental: restic / boxsnap = %.1fx, rclone / boxsnap = %.1fx\n",
+		f.median("restic backup after 1% churn")/f.median("boxsnap take after 1% churn"),
+		f.median("rclone sync after 1% churn")/f.median("boxsnap take after 1% churn"))
+	fmt.Printf("onto another host: restic restore / boxsnap fetch of the whole snapshot = %.2fx\n", f.median("restic restore")/f.median("boxsnap fetch on another host"))
+	return nil
+}
+
+func setUp(work, src string) (*env, error) {
+	ctx := context.Background()
+	_ = local.UnmountAll(work)
+	if err := os.RemoveAll(work); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(work, "s3"), 0o755); err != nil {
+		return nil, err
+	}
+	e := &env{work: work}
+	bin, err := s3test.Binary()
+	if err != nil {
+		return nil, err
+	}
+	if e.srv, err = s3test.StartServer(bin, filepath.Join(work, "s3")); err != nil {
+		return nil, err
+	}
+	for _, b := range []string{"boxsnap", "restic", "rclone"} {
+		if err := e.srv.MakeBucket(ctx, b); err != nil {
+			return nil, err
+		}
+	}
+	if e.cluster, err = pgcluster.Start(ctx, pgcluster.Options{DataDir: filepath.Join(work, "pg"), ForTests: true}); err != nil {
+		return nil, err
+	}
+	if err := e.cluster.EnsureDatabase(ctx, "bench"); err != nil {
+		return nil, err
+	}
+	if e.pool, err = pgxpool.New(ctx, e.cluster.DSN("bench")); err != nil {
+		return nil, err
+	}
+	if err := store.Migrate(ctx, e.pool, slog.New(slog.DiscardHandler)); err != nil {
+		return nil, err
+	}
+	e.tree = src
+	return e, nil
+}
+
+func (e *env) tearDown() {
+	if e.pool != nil {
+		e.pool.Close()
+	}
+	if e.cluster != nil {
+		_ = e.cluster.Stop(context.Background())
+	}
+	if e.srv != nil {
+		e.srv.Stop()
+	}
+	_ = local.UnmountAll(e.work)
+	_ = os.RemoveAll(e.work)
+}
+
+func (e *env) backend(name string) (*local.Backend, error) {
+	sc := e.srv.Config("boxsnap", "")
+	bucket, err := objstore.Open(sc)
+	if err != nil {
+		return nil, err
+	}
+	return local.New(local.Config{Root: filepath.Join(e.work, name), Install: "bench", NoSync: true,
+		ContentStore: &ship.Remote{Objects: bucket, Keys: sc, Ledger: contentledger.New(e.pool)},
+		Logger:       logger})
+}
+
+// once runs each tool once, on a fresh copy of the tree in a box's folder.
+func (e *env) once(f figures) (int, int64, error) {
+	ctx := context.Background()
+	b, err := e.backend("host-a")
+	if err != nil {
+		return 0, 0, err
+	}
+	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: "bench", Kind: "linux"}})
+	if err != nil {
+		return 0, 0, err
+	}
+	dir := b.BoxDir(g)
+	// The tree goes in a folder of the box's, so the box's own folder
+	// (and its identity marker) stays as the backend made it.
+	if out, err := exec.Command("cp", "-a", e.tree, filepath.Join(dir, "tree")).CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("copy the tree: %v: %s", err, out)
+	}
+	paths, size, err := regularFiles(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	take := func(key string) error {
+		start := time.Now()
+		_, err := b.Snapshot(ctx, g, providers.SnapshotTake{Label: providers.Label{Box: g.Ref}}, nil)
+		f.add(key, time.Since(start))
+		return err
+	}
+	if err := take("boxsnap first take"); err != nil {
+		return 0, 0, err
+	}
+	if err := e.others(f, dir, "first backup", "first sync"); err != nil {
+		return 0, 0, err
+	}
+	if err := churn(paths); err != nil {
+		return 0, 0, err
+	}
+	if err := take("boxsnap take after 1% churn"); err != nil {
+		return 0, 0, err
+	}
+	if err := e.others(f, dir, "backup after 1% churn", "sync after 1% churn"); err != nil {
+		return 0, 0, err
+	}
+	return len(paths), size, e.restores(f, b, g)
+}
+
+// restores brings the last snapshot whole onto another host (its own
+// folder, an empty cache): its manifest and label, then every object of
+// its content, each checked by hash; and restores restic's latest into an
+// empty folder.
+func (e *env) restores(f figures, a *local.Backend, g providers.Guest) error {
+	ctx := context.Background()
+	held, err := a.HeldSnapshots(ctx)
+	if err != nil || len(held) == 0 {
+		return fmt.Errorf("list the snapshots: %v", err)
+	}
+	last := held[len(held)-1].Ref.Ref
+	other, err := e.backend("host-b")
+	if err != nil {
+		return err
+	}
+	sc := e.srv.Config("boxsnap", "")
+	bucket, err := objstore.Open(sc)
+	if err != nil {
+		return err
+	}
+	sh := &ship.Shipper{Store: other.Store, Remote: &ship.Remote{Objects: bucket, Keys: sc}, Log: logger}
+	start := time.Now()
+	if err := sh.FetchSnapshot(ctx, last); err != nil {
+		return fmt.Errorf("fetch the snapshot on the other host: %w", err)
+	}
+	m, err := other.Manifest(last)
+	if err != nil {
+		return err
+	}
+	if err := sh.Fetch(ctx, m.Hashes()); err != nil {
+		return fmt.Errorf("fetch the content on the other host: %w", err)
+	}
+	f.add("boxsnap fetch on another host", time.Since(start))
+	start = time.Now()
+	if err := e.restic("restore", "latest", "--target", filepath.Join(e.work, "restic-restore")); err != nil {
+		return err
+	}
+	f.add("restic restore", time.Since(start))
+	return nil
+}
+
+// others runs restic backup and rclone sync of dir, timing each.
+func (e *env) others(f figures, dir, resticKey, rcloneKey string) error {
+	if resticKey == "first backup" {
+		if err := e.restic("init"); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	if err := e.restic("backup", "--quiet", dir); err != nil {
+		return err
+	}
+	f.add("restic "+resticKey, time.Since(start))
+	start = time.Now()
+	cmd := exec.Command("rclone", "sync", "--skip-links", "--transfers", "8", dir, "bs:rclone")
+	cmd.Env = append(plainEnv(), "RCLONE_CONFIG_BS_TYPE=s3", "RCLONE_CONFIG_BS_PROVIDER=Other",
+		"RCLONE_CONFIG_BS_ENDPOINT="+e.srv.Endpoint, "RCLONE_CONFIG_BS_ACCESS_KEY_ID="+e.srv.AccessKey,
+		"RCLONE_CONFIG_BS_SECRET_ACCESS_KEY="+e.srv.SecretKey, "RCLONE_CONFIG_BS_REGION=us-east-1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("rclone sync: %v: %s", err, lastBytes(out))
+	}
+	f.add("rclone "+rcloneKey, time.Since(start))
+	return nil
+}
+
+func (e *env) restic(args ...string) error {
+	cmd := exec.Command("restic", args...)
+	cmd.Env = append(plainEnv(), "RESTIC_REPOSITORY=s3:"+e.srv.Endpoint+"/restic", "RESTIC_PASSWORD="+resticPass,
+		"AWS_ACCESS_KEY_ID="+e.srv.AccessKey, "AWS_SECRET_ACCESS_KEY="+e.srv.SecretKey, "RESTIC_CACHE_DIR="+filepath.Join(e.work, "restic-cache"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("restic %s: %v: %s", args[0], err, lastBytes(out))
+	}
+	return nil
+}
+
+// plainEnv is the environment without AWS_CA_BUNDLE: the server is plain
+// HTTP on loopback, and rclone refuses a CA bundle on an HTTP transport.
+func plainEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AWS_CA_BUNDLE=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// regularFiles lists dir's regular files, in order, and their bytes.
+func regularFiles(dir string) ([]string, int64, error) {
+	var paths []string
+	var size int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		size += fi.Size()
+		paths = append(paths, p)
+		return nil
+	})
+	return paths, size, err
+}
+
+// churn changes 1 % of the files: every hundredth gets a line appended.
+func churn(paths []string) error {
+	for i := 0; i < len(paths); i += 100 {
+		fh, err := os.OpenFile(paths[i], os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(fh, "churned %d\n", time.Now().UnixNano())
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func lastBytes(b []byte) []byte {
+	if len(b) > 600 {
+		return b[len(b)-600:]
+	}
+	return b
+}

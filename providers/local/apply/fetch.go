@@ -1,0 +1,28 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/store"
+)
+
+// fetch brings the content of need this host lacks from the content
+// store before anything changes. A missing or corrupt object there marks
+// the snapshot damaged and refuses the restore or fork, nothing changed.
+func (b *Writer) fetch(ctx context.Context, m *store.Manifest, need map[string]int64) error {
+	if b.Fetch == nil {
+		return nil
+	}
+	err := b.Fetch(ctx, need)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, providers.ErrIncomplete) {
+		b.MarkDamaged(m.ID, "Its content is damaged in the content store: "+err.Error())
+		return &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %s. Nothing was changed.", m.ID, err)}
+	}
+	return fmt.Errorf("snapshot %s: %w", m.ID, err)
+}

@@ -1,0 +1,43 @@
+package local
+
+import (
+	"context"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/ship"
+	"github.com/boxsnap/boxsnap/providers/local/store"
+)
+
+// useContentStore gives the backend its shipper and, with a content store
+// (Config.ContentStore), hands the parts that read content its fetch: a
+// restore's or fork's writes, a browse's reads, the held list (a shipped
+// snapshot's content may have left this host), and deletes its unnaming.
+func useContentStore(b *Backend, cfg Config) {
+	b.shipper = &ship.Shipper{Store: b.Store, Remote: cfg.ContentStore, Log: b.log, Workers: b.workers, CacheBytes: cfg.ContentCacheBytes}
+	if cfg.ContentStore == nil {
+		return
+	}
+	b.Store.Fetch = b.shipper.Fetch
+	b.Store.FetchSnapshot = b.shipper.FetchSnapshot
+	b.Writer.Fetch = b.shipper.Fetch
+	b.Held.Shipped = b.shipper.Shipped
+	b.Capturer.Unshipped = true
+	b.Deletes.Unname = b.shipper.Unname
+}
+
+// loadWhole is what an export or a scrub loads a snapshot with: its
+// manifest, and with a content store every piece of its content fetched
+// first, since each reads every file.
+func loadWhole(st *store.Store, stored bool) func(providers.SnapshotRef) (*store.Manifest, error) {
+	if !stored {
+		return st.LoadUsable
+	}
+	return func(ref providers.SnapshotRef) (*store.Manifest, error) {
+		m, err := st.LoadUsable(ref)
+		if err == nil {
+			// Its caller holds no context to pass.
+			err = st.EnsureContent(context.Background(), m.Hashes())
+		}
+		return m, err
+	}
+}

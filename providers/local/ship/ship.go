@@ -1,0 +1,262 @@
+package ship
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers/local/objstore"
+	"github.com/boxsnap/boxsnap/providers/local/store"
+)
+
+// shipWorkers is how many objects are put or fetched at once at least:
+// each waits on the server's answer far more than on this host's disk.
+const shipWorkers = 16
+
+// FileShipped is present in a snapshot's folder once its manifest and
+// every object it names are in the bucket and named in the ledger: a take
+// that finds it ships nothing again.
+const FileShipped = "shipped"
+
+// Ledger records what is in the bucket and which snapshot names which
+// object. A claim keeps a key from the sweep for a while (the ledger's
+// grace), so a take may ask whether an object is there and rely on the
+// answer until it names it.
+type Ledger interface {
+	// Claim claims keys for a take about to ship them, and answers those
+	// recorded as stored in the bucket (which stay there while claimed).
+	Claim(ctx context.Context, keys []string) (stored map[string]bool, err error)
+	// Stored records that keys are now in the bucket.
+	Stored(ctx context.Context, keys []string) error
+	// Name records that snapshot names keys; it fails when one of them is
+	// no longer recorded (a sweep freed it), so no snapshot names an
+	// object the bucket lacks.
+	Name(ctx context.Context, snapshot string, keys []string) error
+	// Unname records that snapshot names nothing any more.
+	Unname(ctx context.Context, snapshot string) error
+}
+
+// Remote is the content store a Shipper ships to.
+type Remote struct {
+	Objects objstore.Objects
+	Keys    objstore.Config
+	// Ledger records the bucket's objects; nil asks the bucket with a head
+	// before each put, and records nothing (a sweep then frees nothing).
+	Ledger Ledger
+}
+
+// Shipper ships snapshots to a Remote and fetches their content back.
+type Shipper struct {
+	*store.Store
+	Remote  *Remote // nil: no content store, Ship and Fetch do nothing
+	Log     *slog.Logger
+	Workers int
+	// CacheBytes bounds the content kept on this host (Evict); 0 keeps
+	// it all.
+	CacheBytes int64
+}
+
+// piece is one object a snapshot names and where its bytes are on this
+// host: a part of a content file, or a list's bytes.
+type piece struct {
+	key    string
+	path   string
+	off, n int64
+	data   []byte
+}
+
+func (p piece) reader() (io.ReadCloser, error) {
+	if p.data != nil {
+		return io.NopCloser(bytes.NewReader(p.data)), nil
+	}
+	f, err := os.Open(p.path)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.NewSectionReader(f, p.off, p.n), f}, nil
+}
+
+// Shipped says whether snapshot id is wholly in the bucket.
+func (s *Shipper) Shipped(id string) bool {
+	_, err := os.Stat(filepath.Join(s.SnapDir(id), FileShipped))
+	return err == nil
+}
+
+// Ship puts the content snapshot id names, then its manifest, in the
+// bucket, then names them in the ledger and marks the snapshot shipped.
+// Each object is put once: one the ledger records as stored (or, with no
+// ledger, that a head finds) is not put again, so a take killed half way
+// resumes from where it got to.
+func (s *Shipper) Ship(ctx context.Context, id string) error {
+	if s == nil || s.Remote == nil || s.Shipped(id) {
+		return nil
+	}
+	m, err := s.Manifest(id)
+	if err == nil {
+		err = s.ship(ctx, m)
+	}
+	if err != nil {
+		return fmt.Errorf(shipFailedWords, id, err)
+	}
+	return nil
+}
+
+func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
+	start := time.Now()
+	pieces, err := s.plan(ctx, m)
+	if err != nil {
+		return err
+	}
+	planned := time.Now()
+	manifest := piece{key: s.Remote.Keys.ManifestKey(m.ID), path: filepath.Join(s.SnapDir(m.ID), store.FileManifest)}
+	st, err := os.Stat(manifest.path)
+	if err != nil {
+		return err
+	}
+	manifest.n = st.Size()
+	// The label goes with the content: another host lists the snapshot by it.
+	label := piece{key: s.Remote.Keys.LabelKey(m.ID), path: filepath.Join(s.SnapDir(m.ID), store.FileLabel)}
+	if st, err := os.Stat(label.path); err == nil {
+		label.n = st.Size()
+		pieces = append(pieces, label)
+	}
+	keys := make([]string, 0, len(pieces)+1)
+	for _, p := range pieces {
+		keys = append(keys, p.key)
+	}
+	keys = append(keys, manifest.key)
+	var stored map[string]bool
+	if l := s.Remote.Ledger; l != nil {
+		if stored, err = l.Claim(ctx, keys); err != nil {
+			return err
+		}
+	}
+	var todo []piece
+	for _, p := range pieces {
+		if !stored[p.key] {
+			todo = append(todo, p)
+		}
+	}
+	claimed := time.Now()
+	put, err := s.putAll(ctx, todo)
+	if err != nil {
+		return err
+	}
+	if err := s.record(ctx, put); err != nil {
+		return err
+	}
+	// The manifest goes last: one in the bucket names only objects that are.
+	if !stored[manifest.key] {
+		if err := s.putOne(ctx, manifest); err != nil {
+			return err
+		}
+		if err := s.record(ctx, []string{manifest.key}); err != nil {
+			return err
+		}
+	}
+	shipped := time.Now()
+	if l := s.Remote.Ledger; l != nil {
+		if err := l.Name(ctx, m.ID, keys); err != nil {
+			return err
+		}
+	}
+	s.Log.Debug("local backend: snapshot shipped", "snapshot", m.ID, "objects", len(keys), "put", len(put),
+		"plan", planned.Sub(start), "claim", claimed.Sub(planned), "puts", shipped.Sub(claimed), "name", time.Since(shipped))
+	if err := store.WriteFileAtomic(filepath.Join(s.SnapDir(m.ID), FileShipped), []byte(manifest.key+"\n"), 0o600); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(s.SnapDir(m.ID), store.FileUnshipped)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (s *Shipper) record(ctx context.Context, keys []string) error {
+	if l := s.Remote.Ledger; l != nil && len(keys) > 0 {
+		return l.Stored(ctx, keys)
+	}
+	return nil
+}
+
+// putAll puts pieces from several workers and answers the keys it put.
+func (s *Shipper) putAll(ctx context.Context, pieces []piece) ([]string, error) {
+	workers := max(s.Workers, shipWorkers)
+	ch := make(chan piece)
+	var mu sync.Mutex
+	var put []string
+	var first error
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range workers {
+		wg.Go(func() {
+			for p := range ch {
+				err := s.putOne(ctx, p)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+					cancel()
+				} else if err == nil {
+					put = append(put, p.key)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, p := range pieces {
+		select {
+		case ch <- p:
+		case <-ctx.Done():
+		}
+	}
+	close(ch)
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	sort.Strings(put)
+	return put, first
+}
+
+// putOne puts p, unless there is no ledger and a head finds it there.
+func (s *Shipper) putOne(ctx context.Context, p piece) error {
+	if s.Remote.Ledger == nil {
+		if _, ok, err := s.Remote.Objects.Head(ctx, p.key); err != nil || ok {
+			return err
+		}
+	}
+	r, err := p.reader()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = r.Close() }()
+	n := p.n
+	if p.data != nil {
+		n = int64(len(p.data))
+	}
+	return s.Remote.Objects.Put(ctx, p.key, r, n)
+}
+
+// Unname records that a deleted snapshot names nothing any more; its
+// objects go at the next sweep that finds nothing else names them.
+func (s *Shipper) Unname(ctx context.Context, id string) error {
+	if s == nil || s.Remote == nil || s.Remote.Ledger == nil {
+		return nil
+	}
+	return s.Remote.Ledger.Unname(ctx, id)
+}
+
+// ErrNoContentStore is Fetch's answer for content the host lacks when
+// there is no content store to fetch it from.
+var ErrNoContentStore = errors.New("no content store is set")
