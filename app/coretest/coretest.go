@@ -40,6 +40,7 @@ import (
 	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/providers/local/ship"
 )
 
 // Env is a running core for one test.
@@ -135,6 +136,8 @@ type Options struct {
 	// machine's hostname. Two envs on one database with hosts of their own
 	// are two hosts.
 	Host string
+	// ContentStore keeps the local backend's snapshots in a bucket too.
+	ContentStore *ship.Remote
 	// Intervals are the River client's periodic intervals (the recover
 	// interval is also how often a worker's presence looks for dead
 	// workers' operations); zero ones are jobs' defaults.
@@ -188,7 +191,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Host: opts.Host, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Host: opts.Host, ContentStore: opts.ContentStore, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
 		DiskImages: !opts.NoDiskImages, DiskBytes: cmp.Or(opts.DiskBytes, DiskBytes)})
 	if err != nil {
 		return nil, err

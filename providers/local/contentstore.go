@@ -17,6 +17,7 @@ func useContentStore(b *Backend, cfg Config) {
 	if cfg.ContentStore == nil {
 		return
 	}
+	b.Sharing.Bucket = true
 	b.Store.Fetch = b.shipper.Fetch
 	b.Store.FetchSnapshot = b.shipper.FetchSnapshot
 	b.Writer.Fetch = b.shipper.Fetch
