@@ -66,6 +66,9 @@ type Backend struct {
 	mu sync.Mutex
 	l  *libvirt.Libvirt
 
+	// importMu is held while an import checks and publishes its batch.
+	importMu sync.Mutex
+
 	files // the Browser's methods and the raw copies it reads (look.go)
 }
 
@@ -73,6 +76,7 @@ var (
 	_ providers.Backend    = (*Backend)(nil)
 	_ providers.Boxes      = (*Backend)(nil)
 	_ providers.RunsReader = (*Backend)(nil)
+	_ providers.Exporter   = (*Backend)(nil)
 )
 
 // New makes a backend; it connects to libvirtd on first use.

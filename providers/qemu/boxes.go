@@ -60,7 +60,7 @@ func (b *Backend) guest(name string) providers.Guest {
 }
 
 // Release stops the box's domain, forgets it and its snapshots, and deletes
-// its disk, which holds them. A guest already gone is released.
+// its disk, which holds them, and the snapshots imported into it. A guest already gone is released.
 func (b *Backend) Release(ctx context.Context, g providers.Guest) error {
 	l, d, err := b.domain(ctx, g)
 	if errors.Is(err, providers.ErrNotFound) {
@@ -93,6 +93,17 @@ func (b *Backend) Release(ctx context.Context, g providers.Guest) error {
 }
 
 func (b *Backend) removeFiles(g providers.Guest) error {
+	list, err := b.importedSnapshots()
+	if err != nil {
+		return err
+	}
+	for _, m := range list {
+		if domainName(m.Group) == g.Ref {
+			if err := b.removeImported(m.ID); err != nil {
+				return err
+			}
+		}
+	}
 	for _, p := range []string{b.diskPath(g.Ref), b.accessPath(g.Ref), b.ConsoleLog(g), b.SerialSocket(g)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
