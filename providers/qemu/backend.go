@@ -56,6 +56,9 @@ type Config struct {
 	// Accel is AccelKVM or AccelTCG (the default).
 	Accel  string
 	Logger *slog.Logger
+	// Hook, when set, is called at each named point of a take and a restore
+	// (tests stop a worker there); it never changes what happens.
+	Hook func(point string)
 }
 
 // Backend is the QEMU backend.
@@ -107,6 +110,13 @@ func New(cfg Config) (*Backend, error) {
 	b := &Backend{cfg: cfg, log: logger.With("backend", cfg.ID)}
 	b.files.b = b
 	return b, nil
+}
+
+// at calls the hook at a named point.
+func (b *Backend) at(point string) {
+	if b.cfg.Hook != nil {
+		b.cfg.Hook(point)
+	}
 }
 
 // ID is the backend's ID in settings.

@@ -24,6 +24,7 @@ var (
 // the plan gives for the snapshot's kind.
 func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
 	p := providers.RestoreProgress{Step: step}
+	b.at("restore:" + string(step))
 	switch step {
 	case providers.StepStop:
 		on, err := b.Runs(ctx, g)

@@ -61,11 +61,13 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
+	b.at("take:prepared")
 	start := time.Now()
 	s, err := l.DomainSnapshotCreateXML(d, def, 0)
 	if err != nil {
 		return providers.SnapshotTaken{}, fmt.Errorf("snapshot %s of %s: %w", take.Label.Snapshot, g.Ref, err)
 	}
+	b.at("take:taken")
 	t, err := b.taken(l, s)
 	if err != nil {
 		return t, err
