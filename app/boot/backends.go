@@ -31,7 +31,8 @@ const demoTaskDuration = 400 * time.Millisecond
 // BOXSNAP_PROXMOX_URL is set; and with cfg.Demo a simulated Proxmox VE
 // (pvesim, in this process) labelled as simulated; a Docker Engine backend
 // when BOXSNAP_DOCKER_HOST is set, or with cfg.Demo where a local engine
-// answers; a QEMU backend when BOXSNAP_QEMU_SOCKET is set.
+// answers; a QEMU backend when BOXSNAP_QEMU_SOCKET is set, or with cfg.Demo
+// where this host's libvirtd answers and the tests' guest is built (qemu.go).
 func backends(cfg config.Config, install string, logger *slog.Logger) ([]snapshots.Backend, error) {
 	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), DiskImages: cfg.LocalDiskImages, Logger: logger.With("backend", LocalBackendID)})
 	if err != nil {
@@ -60,6 +61,8 @@ func backends(cfg config.Config, install string, logger *slog.Logger) ([]snapsho
 	if be, err := qemuBackend(cfg, install, logger); err != nil {
 		return nil, err
 	} else if be != nil {
+		out = append(out, snapshots.Backend{ID: be.ID(), Kind: "qemu", Label: qemuLabel(be), Snap: be, Boxes: be})
+	} else if be := demoQEMU(cfg, install, logger); be != nil {
 		out = append(out, snapshots.Backend{ID: be.ID(), Kind: "qemu", Label: qemuLabel(be), Snap: be, Boxes: be})
 	}
 	return out, nil
