@@ -107,84 +107,101 @@ func run() (err error) {
 	fmt.Printf("QEMU backend beside virsh by hand: a guest of %d MiB memory, a 1 GiB disk holding %d MiB of data, %d runs each, medians\n", *memory, *fill, *runs)
 	fmt.Printf("accelerator: %s; %s; %s\n", ran, strings.SplitN(vs("version"), "\n", 2)[0], qemuVersion())
 
-	var diskTake, diskHand, memTake, memHand, pause, memRest, memRestHand, diskRest, diskRestHand []time.Duration
-	var diskRef, memRef providers.SnapshotRef
-	var diskName, memName string
+	m := &measures{ctx: ctx, b: b, g: g, box: box, vs: vs}
 	for run := 0; run < *runs; run++ {
-		mine := func(stopped bool) {
-			if stopped {
-				if err := b.Stop(ctx, g); err != nil {
-					fail(err)
-				}
-			} else {
-				running(ctx, b, g)
-			}
-			sn := id("sn")
-			start := time.Now()
-			t, err := b.Snapshot(ctx, g, providers.SnapshotTake{Memory: !stopped, Label: providers.Label{Install: install, Box: box, Snapshot: sn}}, nil)
-			took := time.Since(start)
-			if err != nil {
-				fail(err)
-			}
-			ref := providers.SnapshotRef{ID: sn, Ref: t.Ref, Guest: g, Storage: t.Storage}
-			if stopped {
-				diskTake, diskRef = append(diskTake, took), ref
-			} else {
-				memTake, memRef, pause = append(memTake, took), ref, append(pause, t.Paused)
-			}
-		}
-		hand := func(stopped bool) {
-			if stopped {
-				if err := b.Stop(ctx, g); err != nil {
-					fail(err)
-				}
-			} else {
-				running(ctx, b, g)
-			}
-			name := id("hand")
-			start := time.Now()
-			vs("snapshot-create-as", g.Ref, name)
-			took := time.Since(start)
-			if stopped {
-				diskHand, diskName = append(diskHand, took), name
-			} else {
-				memHand, memName = append(memHand, took), name
-			}
-		}
-		both(run, func() { mine(true) }, func() { hand(true) })
-		both(run, func() { mine(false) }, func() { hand(false) })
-
-		both(run, func() {
-			running(ctx, b, g)
-			memRest = append(memRest, restore(ctx, b, g, memRef))
-		}, func() {
-			running(ctx, b, g)
-			start := time.Now()
-			vs("snapshot-revert", g.Ref, memName, "--running")
-			memRestHand = append(memRestHand, time.Since(start))
-		})
-		both(run, func() {
-			running(ctx, b, g)
-			diskRest = append(diskRest, restore(ctx, b, g, diskRef))
-		}, func() {
-			running(ctx, b, g)
-			start := time.Now()
-			vs("destroy", g.Ref)
-			vs("snapshot-revert", g.Ref, diskName)
-			vs("start", g.Ref)
-			diskRestHand = append(diskRestHand, time.Since(start))
-		})
+		m.run(run)
 	}
 	row := func(what string, mine, hand []time.Duration) {
-		m, h := median(mine), median(hand)
-		fmt.Printf("%-16s boxsnap %8s   virsh %8s   ratio %.2f\n", what, m.Round(time.Millisecond), h.Round(time.Millisecond), float64(m)/float64(h))
+		a, h := median(mine), median(hand)
+		fmt.Printf("%-16s boxsnap %8s   virsh %8s   ratio %.2f\n", what, a.Round(time.Millisecond), h.Round(time.Millisecond), float64(a)/float64(h))
 	}
-	row("disk take", diskTake, diskHand)
-	row("memory take", memTake, memHand)
-	row("memory restore", memRest, memRestHand)
-	row("disk restore", diskRest, diskRestHand)
-	fmt.Printf("%-16s %s (the running guest paused while libvirt saved its disk and memory)\n", "pause of a take", median(pause).Round(time.Millisecond))
+	row("disk take", m.diskTake, m.diskHand)
+	row("memory take", m.memTake, m.memHand)
+	row("memory restore", m.memRest, m.memRestHand)
+	row("disk restore", m.diskRest, m.diskRestHand)
+	fmt.Printf("%-16s %s (the running guest paused while libvirt saved its disk and memory)\n", "pause of a take", median(m.pause).Round(time.Millisecond))
 	return nil
+}
+
+// measures are one guest's measures, both sides, run by run.
+type measures struct {
+	ctx context.Context
+	b   *qemu.Backend
+	g   providers.Guest
+	box string
+	vs  func(args ...string) string
+
+	diskTake, diskHand, memTake, memHand, pause, memRest, memRestHand, diskRest, diskRestHand []time.Duration
+	diskRef, memRef                                                                           providers.SnapshotRef
+	diskName, memName                                                                         string
+}
+
+// run measures each thing once on each side, alternating which goes first.
+func (m *measures) run(run int) {
+	both(run, func() { m.mine(true) }, func() { m.hand(true) })
+	both(run, func() { m.mine(false) }, func() { m.hand(false) })
+	both(run, func() {
+		running(m.ctx, m.b, m.g)
+		m.memRest = append(m.memRest, restore(m.ctx, m.b, m.g, m.memRef))
+	}, func() {
+		running(m.ctx, m.b, m.g)
+		start := time.Now()
+		m.vs("snapshot-revert", m.g.Ref, m.memName, "--running")
+		m.memRestHand = append(m.memRestHand, time.Since(start))
+	})
+	both(run, func() {
+		running(m.ctx, m.b, m.g)
+		m.diskRest = append(m.diskRest, restore(m.ctx, m.b, m.g, m.diskRef))
+	}, func() {
+		running(m.ctx, m.b, m.g)
+		start := time.Now()
+		m.vs("destroy", m.g.Ref)
+		m.vs("snapshot-revert", m.g.Ref, m.diskName)
+		m.vs("start", m.g.Ref)
+		m.diskRestHand = append(m.diskRestHand, time.Since(start))
+	})
+}
+
+// ready stops the guest for a disk take, or has it running for a memory
+// take.
+func (m *measures) ready(stopped bool) {
+	if !stopped {
+		running(m.ctx, m.b, m.g)
+	} else if err := m.b.Stop(m.ctx, m.g); err != nil {
+		fail(err)
+	}
+}
+
+// mine takes a snapshot through the backend.
+func (m *measures) mine(stopped bool) {
+	m.ready(stopped)
+	sn := id("sn")
+	start := time.Now()
+	t, err := m.b.Snapshot(m.ctx, m.g, providers.SnapshotTake{Memory: !stopped, Label: providers.Label{Install: install, Box: m.box, Snapshot: sn}}, nil)
+	took := time.Since(start)
+	if err != nil {
+		fail(err)
+	}
+	ref := providers.SnapshotRef{ID: sn, Ref: t.Ref, Guest: m.g, Storage: t.Storage}
+	if stopped {
+		m.diskTake, m.diskRef = append(m.diskTake, took), ref
+	} else {
+		m.memTake, m.memRef, m.pause = append(m.memTake, took), ref, append(m.pause, t.Paused)
+	}
+}
+
+// hand takes a snapshot with virsh snapshot-create-as.
+func (m *measures) hand(stopped bool) {
+	m.ready(stopped)
+	name := id("hand")
+	start := time.Now()
+	m.vs("snapshot-create-as", m.g.Ref, name)
+	took := time.Since(start)
+	if stopped {
+		m.diskHand, m.diskName = append(m.diskHand, took), name
+	} else {
+		m.memHand, m.memName = append(m.memHand, took), name
+	}
 }
 
 // both runs the two sides of one measure, the backend first on even runs

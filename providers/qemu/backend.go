@@ -1,10 +1,13 @@
 package qemu
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,7 +75,8 @@ type Backend struct {
 	// importMu is held while an import checks and publishes its batch.
 	importMu sync.Mutex
 
-	files // the Browser's methods and the raw copies it reads (look.go)
+	files    // the Browser's methods and the raw copies it reads (look.go)
+	archives // exports and imports (exports.go, imports.go)
 }
 
 var (
@@ -109,6 +113,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	b := &Backend{cfg: cfg, log: logger.With("backend", cfg.ID)}
 	b.files.b = b
+	b.archives.Backend = b
 	return b, nil
 }
 
@@ -210,4 +215,24 @@ func (b *Backend) Runs(ctx context.Context, g providers.Guest) (bool, error) {
 // ProviderTask: libvirt keeps no tasks; each call returns when it is done.
 func (b *Backend) ProviderTask(context.Context, providers.TaskRef) (providers.TaskOutcome, error) {
 	return providers.TaskOutcome{}, fmt.Errorf("libvirt keeps no tasks: %w", providers.ErrUnsupported)
+}
+
+// archives answers the backend's exports and imports (providers.Exporter),
+// and finds where a snapshot's disk is read from (exports.go, imports.go);
+// the Backend embeds it.
+type archives struct{ *Backend }
+
+func (b *Backend) guest(name string) providers.Guest {
+	return providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Ref: name, Generation: 1}
+}
+
+// qemuImg runs qemu-img with args.
+func qemuImg(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, "qemu-img", args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("qemu-img %s: %w: %s", args[0], err, strings.TrimSpace(out.String()))
+	}
+	return nil
 }

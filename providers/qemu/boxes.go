@@ -1,12 +1,10 @@
 package qemu
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/digitalocean/go-libvirt"
@@ -53,10 +51,6 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	}
 	b.log.InfoContext(ctx, "box made", "guest", name, "template", spec.Template)
 	return g, nil
-}
-
-func (b *Backend) guest(name string) providers.Guest {
-	return providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Ref: name, Generation: 1}
 }
 
 // Release stops the box's domain, forgets it and its snapshots, and deletes
@@ -183,17 +177,6 @@ func (b *Backend) size(l *libvirt.Libvirt, d libvirt.Domain) (*providers.BoxSize
 		s.DiskBytes = int64(capacity)
 	}
 	return s, nil
-}
-
-// qemuImg runs qemu-img with args.
-func qemuImg(ctx context.Context, args ...string) error {
-	cmd := exec.CommandContext(ctx, "qemu-img", args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("qemu-img %s: %w: %s", args[0], err, strings.TrimSpace(out.String()))
-	}
-	return nil
 }
 
 // Domains lists this install's boxes' domains, for the reconcile and for

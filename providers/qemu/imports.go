@@ -52,19 +52,19 @@ func importedID(ref string) (string, bool) {
 	return id, ok && validID.MatchString(id)
 }
 
-func (b *Backend) importsDir() string { return filepath.Join(b.cfg.Dir, importsDirName) }
+func (b *archives) importsDir() string { return filepath.Join(b.cfg.Dir, importsDirName) }
 
-func (b *Backend) importedDisk(id string) string {
+func (b *archives) importedDisk(id string) string {
 	return filepath.Join(b.importsDir(), id+".qcow2")
 }
 
-func (b *Backend) importedMetaPath(id string) string {
+func (b *archives) importedMetaPath(id string) string {
 	return filepath.Join(b.importsDir(), id+".json")
 }
 
 // importedMeta reads an imported snapshot's record; a missing one wraps
 // ErrNotFound.
-func (b *Backend) importedMeta(id string) (importedMeta, error) {
+func (b *archives) importedMeta(id string) (importedMeta, error) {
 	var m importedMeta
 	raw, err := os.ReadFile(b.importedMetaPath(id))
 	if errors.Is(err, os.ErrNotExist) {
@@ -92,7 +92,7 @@ type staged struct {
 // the batch, or imported here before), then publishes them all as
 // snapshots of opts.Group. A refusal names what was wrong, and nothing is
 // published.
-func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
+func (b *archives) ImportSnapshots(ctx context.Context, opts providers.ImportOptions, archives []io.Reader) ([]providers.ImportedSnapshot, error) {
 	if !validID.MatchString(opts.Group) {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("%q is not a box's ID.", opts.Group)}
 	}
@@ -149,14 +149,14 @@ func (b *Backend) ImportSnapshots(ctx context.Context, opts providers.ImportOpti
 }
 
 // importedRef is an imported snapshot's reference, its guest the box's.
-func (b *Backend) importedRef(group, id string) providers.SnapshotRef {
+func (b *archives) importedRef(group, id string) providers.SnapshotRef {
 	return providers.SnapshotRef{ID: id, Ref: importedPrefix + id, Guest: b.guest(domainName(group)), Storage: storageImported, Where: "current"}
 }
 
 // stage reads one archive into dir and checks it: its first member what it
 // is, its second its disk, nothing else; the disk's hash and size as the
 // first says, at most limit bytes, and its qcow2 (checkQcow2).
-func (b *Backend) stage(ctx context.Context, r io.Reader, dir string, limit int64) (*staged, error) {
+func (b *archives) stage(ctx context.Context, r io.Reader, dir string, limit int64) (*staged, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, &providers.RefusedError{Why: "It is not a QEMU snapshot's archive: it is not gzip-compressed."}
@@ -213,7 +213,7 @@ func (b *Backend) stage(ctx context.Context, r io.Reader, dir string, limit int6
 
 // checkInfo checks what an archive says it is: its IDs name files here, its
 // template is one of this backend's.
-func (b *Backend) checkInfo(info archiveInfo) error {
+func (b *archives) checkInfo(info archiveInfo) error {
 	if info.Format != archiveFormat {
 		return &providers.RefusedError{Why: fmt.Sprintf("The archive's format %d is not the %d this boxsnap reads.", info.Format, archiveFormat)}
 	}
@@ -235,7 +235,7 @@ func (b *Backend) checkInfo(info archiveInfo) error {
 // given its base's whole disk as its backing file (the base from the batch,
 // made whole first, or imported here before), checked with it, and
 // copied into a qcow2 of its own. It answers the whole disk's path.
-func (b *Backend) makeWhole(ctx context.Context, id string, batch map[string]*staged, whole map[string]string, seen map[string]bool) (string, error) {
+func (b *archives) makeWhole(ctx context.Context, id string, batch map[string]*staged, whole map[string]string, seen map[string]bool) (string, error) {
 	if p, ok := whole[id]; ok {
 		return p, nil
 	}
@@ -282,7 +282,7 @@ func (b *Backend) makeWhole(ctx context.Context, id string, batch map[string]*st
 
 // publish moves each snapshot's whole disk into the imports folder, then
 // writes its record; one already there is left as it is.
-func (b *Backend) publish(ctx context.Context, group string, ids []string, batch map[string]*staged, whole map[string]string) error {
+func (b *archives) publish(ctx context.Context, group string, ids []string, batch map[string]*staged, whole map[string]string) error {
 	if err := os.MkdirAll(b.importsDir(), 0o700); err != nil {
 		return fmt.Errorf("make %s: %w", b.importsDir(), err)
 	}
@@ -316,7 +316,7 @@ func (b *Backend) publish(ctx context.Context, group string, ids []string, batch
 
 // roomFor refuses a batch whose disks do not fit in the backend's folder,
 // or take it past roomPercent of its file system.
-func (b *Backend) roomFor(bytes int64, roomPercent int) error {
+func (b *archives) roomFor(bytes int64, roomPercent int) error {
 	var st unix.Statfs_t
 	if err := unix.Statfs(b.cfg.Dir, &st); err != nil {
 		return fmt.Errorf("the room in %s: %w", b.cfg.Dir, err)
@@ -334,7 +334,7 @@ func (b *Backend) roomFor(bytes int64, roomPercent int) error {
 }
 
 // importedSnapshots lists the imported snapshots' records.
-func (b *Backend) importedSnapshots() ([]importedMeta, error) {
+func (b *archives) importedSnapshots() ([]importedMeta, error) {
 	names, err := filepath.Glob(filepath.Join(b.importsDir(), "*.json"))
 	if err != nil {
 		return nil, err
@@ -356,7 +356,7 @@ func (b *Backend) importedSnapshots() ([]importedMeta, error) {
 
 // removeImported deletes an imported snapshot: its record first, so a cut
 // short removal leaves no snapshot half there.
-func (b *Backend) removeImported(id string) error {
+func (b *archives) removeImported(id string) error {
 	for _, p := range []string{b.importedMetaPath(id), b.importedDisk(id)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err

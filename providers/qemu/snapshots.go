@@ -217,7 +217,7 @@ func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.Cha
 
 // heldImported lists the imported snapshots as held, each labelled with
 // the box it was imported into.
-func (b *Backend) heldImported() ([]providers.HeldSnapshot, error) {
+func (b *archives) heldImported() ([]providers.HeldSnapshot, error) {
 	list, err := b.importedSnapshots()
 	if err != nil {
 		return nil, err
