@@ -321,7 +321,9 @@ func (b *archives) roomFor(bytes int64, roomPercent int) error {
 	if err := unix.Statfs(b.cfg.Dir, &st); err != nil {
 		return fmt.Errorf("the room in %s: %w", b.cfg.Dir, err)
 	}
-	size, free := int64(st.Blocks)*st.Bsize, int64(st.Bavail)*st.Bsize
+	// The file system's size as df gives it: without the blocks kept for
+	// root, which boxsnap does not count on.
+	size, free := (int64(st.Blocks)-int64(st.Bfree)+int64(st.Bavail))*st.Bsize, int64(st.Bavail)*st.Bsize
 	// Making an incremental disk whole writes it again.
 	need := 2 * bytes
 	if need > free {

@@ -513,7 +513,15 @@ func (s *Contents) makeImportedBox(ctx context.Context, c snapshots.Caller, box 
 			return fmt.Errorf("make the imported box %s: %w", box.Name, err)
 		}
 	}
-	_ = guest
+	// The box was recorded before its guest was made, under its own ID: a
+	// backend whose guests have names of their own (a QEMU domain) gives
+	// it its guest here; a resumed run finds it given already.
+	if guest.Ref != "" && guest.Ref != box.GuestRef {
+		if err := s.st.HeldBoxSwap(ctx, s.st.Pool, db.HeldBoxSwapParams{ID: box.ID, GuestRef: guest.Ref, Host: guest.Host}); err != nil {
+			return fmt.Errorf("make the imported box %s: %w", box.Name, err)
+		}
+		box.GuestRef = guest.Ref
+	}
 	if res.MadeFrom != "" {
 		s.snaps.SetHead(ctx, s.st.Pool, box.ID, tip.ID) // its state descends from the tip
 	}
