@@ -137,7 +137,7 @@ func (b *archives) ImportSnapshots(ctx context.Context, opts providers.ImportOpt
 		} else if !errors.Is(err, providers.ErrNotFound) {
 			return nil, err
 		}
-		if _, err := b.makeWhole(ctx, id, batch, whole, nil); err != nil {
+		if _, err := b.makeWhole(ctx, opts.Group, id, batch, whole, nil); err != nil {
 			return nil, err
 		}
 		out = append(out, imp)
@@ -233,9 +233,9 @@ func (b *archives) checkInfo(info archiveInfo) error {
 
 // makeWhole makes the staged disk of id whole, once: an incremental one is
 // given its base's whole disk as its backing file (the base from the batch,
-// made whole first, or imported here before), checked with it, and
-// copied into a qcow2 of its own. It answers the whole disk's path.
-func (b *archives) makeWhole(ctx context.Context, id string, batch map[string]*staged, whole map[string]string, seen map[string]bool) (string, error) {
+// made whole first, or one of the same box here: baseHere), checked with
+// it, and copied into a qcow2 of its own. It answers the whole disk's path.
+func (b *archives) makeWhole(ctx context.Context, group, id string, batch map[string]*staged, whole map[string]string, seen map[string]bool) (string, error) {
 	if p, ok := whole[id]; ok {
 		return p, nil
 	}
@@ -256,15 +256,17 @@ func (b *archives) makeWhole(ctx context.Context, id string, batch map[string]*s
 	seen[id] = true
 	var base string
 	if _, ok := batch[s.info.Base]; ok {
-		p, err := b.makeWhole(ctx, s.info.Base, batch, whole, seen)
+		p, err := b.makeWhole(ctx, group, s.info.Base, batch, whole, seen)
 		if err != nil {
 			return "", err
 		}
 		base = p
-	} else if _, err := b.importedMeta(s.info.Base); err == nil {
-		base = b.importedDisk(s.info.Base)
 	} else {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("The snapshot %s leaves out what its base %s holds, which is neither in the batch nor imported here: import it too.", id, s.info.Base)}
+		p, err := b.baseHere(ctx, group, s.info.Base, filepath.Dir(s.disk))
+		if err != nil {
+			return "", err
+		}
+		base = p
 	}
 	if err := qemuImg(ctx, "rebase", "-q", "-u", "-f", "qcow2", "-F", "qcow2", "-b", base, s.disk); err != nil {
 		return "", err
@@ -278,6 +280,32 @@ func (b *archives) makeWhole(ctx context.Context, id string, batch map[string]*s
 	}
 	whole[id] = out
 	return out, nil
+}
+
+// baseHere is the whole disk of base, a snapshot of the box group already
+// here: imported into it before, or inside its guest's disk (extracted into
+// dir). A snapshot of another box is never a base: its disk is not the
+// importer's to read.
+func (b *archives) baseHere(ctx context.Context, group, base, dir string) (string, error) {
+	missing := &providers.RefusedError{Why: fmt.Sprintf("The archive leaves out what its base %s holds, which is neither in the batch nor a snapshot of this box here: import it too.", base)}
+	if m, err := b.importedMeta(base); err == nil {
+		if m.Group != group {
+			return "", missing
+		}
+		return b.importedDisk(base), nil
+	}
+	src, err := b.source(ctx, providers.SnapshotRef{ID: base, Ref: base, Guest: b.guest(domainName(group))})
+	if errors.Is(err, providers.ErrNotFound) {
+		return "", missing
+	}
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, base+".base.qcow2")
+	if err := qemuImg(ctx, append(src.convertArgs(), "-O", "qcow2", src.file, p)...); err != nil {
+		return "", err
+	}
+	return p, nil
 }
 
 // publish moves each snapshot's whole disk into the imports folder, then

@@ -18,7 +18,8 @@ import (
 // qcow2 that names /etc/shadow as its backing file (whether its archive
 // says it is whole or incremental), one that keeps its data in an external
 // file, one that is not a qcow2, and one that does not match its hash are
-// each refused in words, and nothing is published; a plain one is imported.
+// each refused in words, and nothing is published; a plain one is imported,
+// and a disk over it only into the same box.
 func TestImportRefusesHostileQcow2(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -36,9 +37,9 @@ func TestImportRefusesHostileQcow2(t *testing.T) {
 		}
 		return p
 	}
-	archive := func(disk, base string) []byte {
+	archiveOf := func(id, disk, base string) []byte {
 		t.Helper()
-		info := archiveInfo{Format: archiveFormat, Kind: archiveKind, ID: "sn" + strings.Repeat("a", 12), Name: "evil",
+		info := archiveInfo{Format: archiveFormat, Kind: archiveKind, ID: id, Name: "evil",
 			Template: "busybox", TakenAt: time.Now().UTC(), Base: base}
 		var err error
 		if info.DiskSha256, info.DiskBytes, err = fileSum(disk); err != nil {
@@ -50,6 +51,7 @@ func TestImportRefusesHostileQcow2(t *testing.T) {
 		}
 		return buf.Bytes()
 	}
+	archive := func(disk, base string) []byte { return archiveOf("sn"+strings.Repeat("a", 12), disk, base) }
 	shadow, err := os.Stat("/etc/shadow")
 	if err != nil {
 		t.Fatal(err)
@@ -93,5 +95,16 @@ func TestImportRefusesHostileQcow2(t *testing.T) {
 	got, err := b.ImportSnapshots(ctx, providers.ImportOptions{Group: "bx" + strings.Repeat("c", 12)}, []io.Reader{bytes.NewReader(archive(plain, ""))})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("a plain qcow2's import answers %+v, %v; want it imported", got, err)
+	}
+
+	// An incremental disk over that snapshot is another box's to read only
+	// when it is imported into the same box.
+	incr := archiveOf("sn"+strings.Repeat("e", 12), img("over.qcow2", "-u", "-F", "qcow2", "-b", baseName), got[0].Ref.ID)
+	var re *providers.RefusedError
+	if _, err := b.ImportSnapshots(ctx, providers.ImportOptions{Group: "bx" + strings.Repeat("d", 12)}, []io.Reader{bytes.NewReader(incr)}); !errors.As(err, &re) {
+		t.Errorf("an archive over another box's snapshot: the import answers %v, want a refusal", err)
+	}
+	if _, err := b.ImportSnapshots(ctx, providers.ImportOptions{Group: "bx" + strings.Repeat("c", 12)}, []io.Reader{bytes.NewReader(incr)}); err != nil {
+		t.Errorf("an archive over the same box's snapshot: %v", err)
 	}
 }
