@@ -2,8 +2,8 @@
 // (make run): a thread's box running a small web app that serves its screen,
 // another thread's box, and one of the owner's machines, each with real
 // snapshots; where boot gives it a Docker or a QEMU backend, one box on
-// each (docker.go, qemu.go). It calls the core like any client; it must never import app/web,
-// app/api or jobs.
+// each (docker.go, qemu.go). It calls the core like any client; it must
+// never import app/web, app/api or jobs.
 package demo
 
 import (

@@ -9,8 +9,9 @@ import (
 )
 
 // ForkSnapshot extracts the snapshot's disk (qemu-img convert -l, read
-// while the source runs; an imported snapshot's own qcow2) into a new qcow2 of its own and defines a new
-// domain on it, from the source's template, with a new MAC address: the
+// while the source runs; an imported snapshot's own qcow2) into a new qcow2
+// of its own and defines a new domain on it, from the source's template,
+// with a new MAC address: the
 // guest's identity reset makes its own machine ID, SSH host keys and host
 // ID at its first boot. It does not start it; asked again, it answers the
 // domain already made.
