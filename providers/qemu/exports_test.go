@@ -81,6 +81,14 @@ func TestQEMUExportImport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ForkSnapshot of the imported snapshot: %v", err)
 	}
+	imported := byID[second.ID].Ref
+	plan, err := other.PlanSnapshots(ctx, fg, &imported)
+	if err != nil {
+		t.Fatalf("PlanSnapshots of the imported snapshot: %v", err)
+	}
+	if !plan.Fork.OK || plan.Restore.Way != providers.WayNone || plan.Restore.Why == "" {
+		t.Errorf("the plan of an imported snapshot offers fork %v and restore %q (%q); want a fork, and no restore in place, in words", plan.Fork.OK, plan.Restore.Way, plan.Restore.Why)
+	}
 	boot(t, other, fg)
 	if got := strings.TrimSpace(sh(t, other, fg, "cat /root/one; echo; cat /root/two")); got != one+"\n"+two {
 		t.Errorf("the fork of the imported snapshot reads %q, want %q", got, one+"\n"+two)
