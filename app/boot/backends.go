@@ -32,7 +32,8 @@ const demoTaskDuration = 400 * time.Millisecond
 // BOXSNAP_PROXMOX_URL is set; and with cfg.Demo a simulated Proxmox VE
 // (pvesim, in this process) labelled as simulated; a Docker Engine backend
 // when BOXSNAP_DOCKER_HOST is set, or with cfg.Demo where a local engine
-// answers; a QEMU backend when BOXSNAP_QEMU_SOCKET is set.
+// answers; a QEMU backend when BOXSNAP_QEMU_SOCKET is set, or with cfg.Demo
+// where this host's libvirtd answers and the tests' guest is built (qemu.go).
 //
 // remote, when not nil, is the local backend's content store.
 func backends(cfg config.Config, install string, logger *slog.Logger, remote *ship.Remote) ([]snapshots.Backend, error) {
@@ -64,6 +65,8 @@ func backends(cfg config.Config, install string, logger *slog.Logger, remote *sh
 	if be, err := qemuBackend(cfg, install, logger); err != nil {
 		return nil, err
 	} else if be != nil {
+		out = append(out, snapshots.Backend{ID: be.ID(), Kind: "qemu", Label: qemuLabel(be), Snap: be, Boxes: be})
+	} else if be := demoQEMU(cfg, install, logger); be != nil {
 		out = append(out, snapshots.Backend{ID: be.ID(), Kind: "qemu", Label: qemuLabel(be), Snap: be, Boxes: be})
 	}
 	return out, nil

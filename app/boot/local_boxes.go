@@ -15,6 +15,7 @@ import (
 	"github.com/boxsnap/boxsnap/jobs"
 	"github.com/boxsnap/boxsnap/providers/docker"
 	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/providers/qemu"
 )
 
 // startLocalBoxes starts the processes of the local boxes marked running
@@ -35,6 +36,11 @@ func startLocalBoxes(ctx context.Context, cfg config.Config, core *snapshots.Ser
 			if b.ID == DemoProxmoxID {
 				if err := demo.SeedProxmox(ctx, bx, b.ID, logger); err != nil {
 					logger.Warn("demo: seeding the simulated Proxmox stopped", "err", err)
+				}
+			}
+			if qb, ok := b.Snap.(*qemu.Backend); ok && cfg.QEMUSocket == "" { // the demo's own (qemu.go)
+				if err := demo.SeedQEMU(ctx, bx, qb, logger); err != nil {
+					logger.Warn("demo: seeding QEMU stopped", "err", err)
 				}
 			}
 			if db, ok := b.Snap.(*docker.Backend); ok {

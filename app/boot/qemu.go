@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/app/demo"
 	"github.com/boxsnap/boxsnap/app/doctor"
 	"github.com/boxsnap/boxsnap/providers/qemu"
 )
@@ -32,6 +34,45 @@ func qemuBackend(cfg config.Config, install string, logger *slog.Logger) (*qemu.
 		return nil, fmt.Errorf("qemu backend: %w", err)
 	}
 	return be, nil
+}
+
+// demoGuestMemoryMiB is the demo guest's memory.
+const demoGuestMemoryMiB = 256
+
+// demoQEMU is the demo's QEMU backend, with cfg.Demo and no
+// BOXSNAP_QEMU_SOCKET: on this host's libvirtd (qemu.DefaultSocket), its
+// one template the guest the tests build from Debian's packages, found in
+// the working folder's .cache and never built here (that takes minutes,
+// and make run stays quick). Where either is missing it says so, and the
+// demo has no QEMU box.
+func demoQEMU(cfg config.Config, install string, logger *slog.Logger) *qemu.Backend {
+	return demoQEMUAt(cfg, install, ".cache", qemu.DefaultSocket, logger)
+}
+
+// demoQEMUAt is demoQEMU with the cache folder and libvirtd's socket given.
+func demoQEMUAt(cfg config.Config, install, cache, socket string, logger *slog.Logger) *qemu.Backend {
+	if !cfg.Demo || cfg.QEMUSocket != "" {
+		return nil
+	}
+	tpl, err := qemu.CachedTestGuest(cache, demoGuestMemoryMiB)
+	if err != nil {
+		logger.Info("demo: no QEMU box, as no QEMU guest is built here yet (make test builds it into .cache/qemu-guest)", "err", err)
+		return nil
+	}
+	be, err := qemu.New(qemu.Config{ID: cfg.QEMUID, Socket: socket, Install: install, Dir: filepath.Join(cfg.DataDir, "qemu"),
+		Accel: cfg.QEMUAccel, Templates: map[string]qemu.Template{demo.QEMUTemplate: tpl}, Logger: logger})
+	if err != nil {
+		logger.Warn("demo: no QEMU box", "err", err)
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := be.Ping(ctx); err != nil {
+		_ = be.Close()
+		logger.Info("demo: no QEMU box, as no libvirtd answers on this host (start libvirtd, or set BOXSNAP_QEMU_SOCKET)", "looked_at", socket)
+		return nil
+	}
+	return be
 }
 
 // qemuLabel names the QEMU backend in settings with how its guests run.

@@ -73,3 +73,38 @@ func TestBootRegistersTheQEMUBackend(t *testing.T) {
 		t.Fatal("BOXSNAP_QEMU_SOCKET is set, and no QEMU backend is registered")
 	}
 }
+
+// TestDemoQEMUWhereItCanBoot: the demo adds a QEMU backend only where the
+// tests' guest is built and a libvirtd answers, its one template that
+// guest; where either is missing its log says which, and there is none.
+func TestDemoQEMUWhereItCanBoot(t *testing.T) {
+	t.Parallel()
+	var log strings.Builder
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	cfg, _, err := config.Load("serve", nil, func(k string) string { return map[string]string{"BOXSNAP_DATA_DIR": t.TempDir()}[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Demo = true
+	d := qemutest.Libvirtd(t)
+	qemutest.Guest(t)
+	cache, err := qemutest.CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if be := demoQEMUAt(cfg, "test", t.TempDir(), d.Socket, logger); be != nil || !strings.Contains(log.String(), "no QEMU guest is built here yet") {
+		t.Errorf("with no guest built the demo made %v and logged %q", be, log.String())
+	}
+	log.Reset()
+	if be := demoQEMUAt(cfg, "test", cache, "/nonexistent/libvirt-sock", logger); be != nil || !strings.Contains(log.String(), "no libvirtd answers on this host") {
+		t.Errorf("with no libvirtd the demo made %v and logged %q", be, log.String())
+	}
+	be := demoQEMUAt(cfg, "test", cache, d.Socket, logger)
+	if be == nil {
+		t.Fatalf("with the guest built and a libvirtd the demo made no QEMU backend: %s", log.String())
+	}
+	t.Cleanup(func() { _ = be.Close() })
+	if be.Snapshotting(qemu.KindLinux) == nil {
+		t.Errorf("the demo's QEMU backend makes no Linux boxes")
+	}
+}

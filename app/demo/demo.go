@@ -1,8 +1,9 @@
 // Package demo seeds a newcomer's boxsnap with boxes on the local backend
 // (make run): a thread's box running a small web app that serves its screen,
 // another thread's box, and one of the owner's machines, each with real
-// snapshots. It calls the core like any client; it must never import app/web,
-// app/api or jobs.
+// snapshots; where boot gives it a Docker or a QEMU backend, one box on
+// each (docker.go, qemu.go). It calls the core like any client; it must
+// never import app/web, app/api or jobs.
 package demo
 
 import (

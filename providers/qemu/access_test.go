@@ -38,6 +38,9 @@ func TestAccessFirstInTheGuest(t *testing.T) {
 	if !strings.Contains(sh(t, b, g, "dd if=/dev/vdb iflag=direct bs=65536 count=1 2>/dev/null | tr -d '\\000'"), "BOXSNAP_BOX="+box+"\n") {
 		t.Fatal("a new box's guest does not read its box on its access disk")
 	}
+	if !strings.Contains(sh(t, b, g, "cat /tmp/boxsnap-access"), "BOXSNAP_BOX="+box+"\n") {
+		t.Fatal("a new box's guest's init did not read its box from its access disk at boot")
+	}
 	access := func(thread string) providers.Access {
 		return providers.Access{Box: providers.BoxIdentity{ID: box, Name: box, Kind: qemu.KindLinux, Install: "intest"}, Thread: thread, Generation: 1}
 	}
@@ -80,6 +83,9 @@ func TestAccessFirstInTheGuest(t *testing.T) {
 	}
 	if got := readAccess(t, b, g); got != "th-later" {
 		t.Errorf("after a disk restore the guest's first read of its access sees the thread %q, want today's th-later", got)
+	}
+	if got := sh(t, b, g, "grep '^BOXSNAP_THREAD=' /tmp/boxsnap-access"); strings.TrimSpace(got) != "BOXSNAP_THREAD=th-later" {
+		t.Errorf("after a disk restore the guest's init read the access %q at its boot, want today's th-later", got)
 	}
 	// Nothing else changes it: the access disk is in no snapshot.
 	restoreWith(t, b, g, box, withMemory, access("th-later"))

@@ -1,10 +1,13 @@
 package qemu
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,6 +59,9 @@ type Config struct {
 	// Accel is AccelKVM or AccelTCG (the default).
 	Accel  string
 	Logger *slog.Logger
+	// Hook, when set, is called at each named point of a take and a restore
+	// (tests stop a worker there); it never changes what happens.
+	Hook func(point string)
 }
 
 // Backend is the QEMU backend.
@@ -66,13 +72,18 @@ type Backend struct {
 	mu sync.Mutex
 	l  *libvirt.Libvirt
 
-	files // the Browser's methods and the raw copies it reads (look.go)
+	// importMu is held while an import checks and publishes its batch.
+	importMu sync.Mutex
+
+	files    // the Browser's methods and the raw copies it reads (look.go)
+	archives // exports and imports (exports.go, imports.go)
 }
 
 var (
 	_ providers.Backend    = (*Backend)(nil)
 	_ providers.Boxes      = (*Backend)(nil)
 	_ providers.RunsReader = (*Backend)(nil)
+	_ providers.Exporter   = (*Backend)(nil)
 )
 
 // New makes a backend; it connects to libvirtd on first use.
@@ -102,7 +113,15 @@ func New(cfg Config) (*Backend, error) {
 	}
 	b := &Backend{cfg: cfg, log: logger.With("backend", cfg.ID)}
 	b.files.b = b
+	b.archives.Backend = b
 	return b, nil
+}
+
+// at calls the hook at a named point.
+func (b *Backend) at(point string) {
+	if b.cfg.Hook != nil {
+		b.cfg.Hook(point)
+	}
 }
 
 // ID is the backend's ID in settings.
@@ -196,4 +215,24 @@ func (b *Backend) Runs(ctx context.Context, g providers.Guest) (bool, error) {
 // ProviderTask: libvirt keeps no tasks; each call returns when it is done.
 func (b *Backend) ProviderTask(context.Context, providers.TaskRef) (providers.TaskOutcome, error) {
 	return providers.TaskOutcome{}, fmt.Errorf("libvirt keeps no tasks: %w", providers.ErrUnsupported)
+}
+
+// archives answers the backend's exports and imports (providers.Exporter),
+// and finds where a snapshot's disk is read from (exports.go, imports.go);
+// the Backend embeds it.
+type archives struct{ *Backend }
+
+func (b *Backend) guest(name string) providers.Guest {
+	return providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Ref: name, Generation: 1}
+}
+
+// qemuImg runs qemu-img with args.
+func qemuImg(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, "qemu-img", args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("qemu-img %s: %w: %s", args[0], err, strings.TrimSpace(out.String()))
+	}
+	return nil
 }

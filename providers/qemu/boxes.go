@@ -1,12 +1,10 @@
 package qemu
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/digitalocean/go-libvirt"
@@ -55,12 +53,8 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 	return g, nil
 }
 
-func (b *Backend) guest(name string) providers.Guest {
-	return providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Ref: name, Generation: 1}
-}
-
 // Release stops the box's domain, forgets it and its snapshots, and deletes
-// its disk, which holds them. A guest already gone is released.
+// its disk, which holds them, and the snapshots imported into it. A guest already gone is released.
 func (b *Backend) Release(ctx context.Context, g providers.Guest) error {
 	l, d, err := b.domain(ctx, g)
 	if errors.Is(err, providers.ErrNotFound) {
@@ -93,6 +87,17 @@ func (b *Backend) Release(ctx context.Context, g providers.Guest) error {
 }
 
 func (b *Backend) removeFiles(g providers.Guest) error {
+	list, err := b.importedSnapshots()
+	if err != nil {
+		return err
+	}
+	for _, m := range list {
+		if domainName(m.Group) == g.Ref {
+			if err := b.removeImported(m.ID); err != nil {
+				return err
+			}
+		}
+	}
 	for _, p := range []string{b.diskPath(g.Ref), b.accessPath(g.Ref), b.ConsoleLog(g), b.SerialSocket(g)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -172,17 +177,6 @@ func (b *Backend) size(l *libvirt.Libvirt, d libvirt.Domain) (*providers.BoxSize
 		s.DiskBytes = int64(capacity)
 	}
 	return s, nil
-}
-
-// qemuImg runs qemu-img with args.
-func qemuImg(ctx context.Context, args ...string) error {
-	cmd := exec.CommandContext(ctx, "qemu-img", args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("qemu-img %s: %w: %s", args[0], err, strings.TrimSpace(out.String()))
-	}
-	return nil
 }
 
 // Domains lists this install's boxes' domains, for the reconcile and for

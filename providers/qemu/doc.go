@@ -43,6 +43,19 @@
 // partition) in user space, given inode numbers only, its output read by
 // its structure, every name and byte in it hostile.
 //
+// An export (exports.go) writes a snapshot's disk as a qcow2 of its own
+// (qemu-img convert -l), whole or, against a base, holding only the
+// clusters that differ from the base's disk, its backing file the word
+// boxsnap-base; a snapshot with memory is exported as its disk. An import
+// (imports.go) reads every archive as hostile: its qcow2's header is read by
+// the backend itself before any qemu-img opens it (no backing file but the
+// base, no external data file, no encryption, no unknown feature, a size a
+// disk may have), then qemu-img info must agree; an incremental disk is
+// given its base's disk and copied whole. An imported snapshot is a qcow2 in
+// the backend's imports folder, labelled with the box it was imported into,
+// which a fork, a look or another export reads as it reads a snapshot
+// inside a box's disk.
+//
 // Package qemutest starts a private libvirtd for tests and builds their
 // guest from Debian's packages.
 //

@@ -16,8 +16,12 @@ import (
 )
 
 // TestMain stops the private libvirtd after the tests, and the private
-// PostgreSQL the core's tests start (dbtest).
+// PostgreSQL the core's tests start (dbtest); or, when a test starts this
+// binary as a worker process, runs a boxsnap worker the test kills.
 func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) != "" {
+		os.Exit(runWorkerProcess())
+	}
 	os.Exit(qemutest.Main(runFunc(func() int { return dbtest.Main(m) })))
 }
 
@@ -37,15 +41,23 @@ const bootWait = 3 * time.Minute
 // are all released at the test's end.
 func newBackend(t *testing.T) *qemu.Backend {
 	t.Helper()
+	b, _ := newBackendConfig(t)
+	return b
+}
+
+// newBackendConfig is newBackend, with the configuration it was made from.
+func newBackendConfig(t *testing.T) (*qemu.Backend, qemu.Config) {
+	t.Helper()
 	d := qemutest.Libvirtd(t)
 	files := qemutest.Guest(t)
 	dir, err := os.MkdirTemp("", "bsq-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := qemu.New(qemu.Config{ID: "qemu-test", Socket: d.Socket, Install: "intest", Dir: dir,
+	cfg := qemu.Config{ID: "qemu-test", Socket: d.Socket, Install: "intest", Dir: dir,
 		Templates: map[string]qemu.Template{template: {Kernel: files.Kernel, Initrd: files.Initrd, Disk: files.Disk,
-			Cmdline: files.Cmdline, MemoryMiB: 256, CPUs: 1, ResetVersion: qemutest.ResetVersion}}})
+			Cmdline: files.Cmdline, MemoryMiB: 256, CPUs: 1, ResetVersion: qemutest.ResetVersion}}}
+	b, err := qemu.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +72,7 @@ func newBackend(t *testing.T) *qemu.Backend {
 		_ = b.Close()
 		_ = os.RemoveAll(dir)
 	})
-	return b
+	return b, cfg
 }
 
 // newGuest makes a box's guest from the test template and starts it, up to

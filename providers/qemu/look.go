@@ -109,21 +109,27 @@ func (f *files) unlook(key string) {
 
 // makeLook writes the raw copy and finds the file system in it.
 func (f *files) makeLook(ctx context.Context, ref providers.SnapshotRef, now bool) (fsImage, string, error) {
-	l, d, err := f.b.domain(ctx, ref.Guest)
-	if err != nil {
-		return fsImage{}, "", err
-	}
-	if !now {
-		if _, _, _, err := f.b.snapshot(ctx, ref.Guest, ref.Ref); err != nil {
+	args := []string{"convert", "-U", "-f", "qcow2"}
+	var file string
+	if now {
+		l, d, err := f.b.domain(ctx, ref.Guest)
+		if err != nil {
 			return fsImage{}, "", err
 		}
-	}
-	x, err := f.b.readDomain(l, d)
-	if err != nil {
-		return fsImage{}, "", err
-	}
-	if len(x.Devices.Disks) == 0 || x.Devices.Disks[0].Source.File == "" {
-		return fsImage{}, "", fmt.Errorf("%s has no disk file", ref.Guest.Ref)
+		x, err := f.b.readDomain(l, d)
+		if err != nil {
+			return fsImage{}, "", err
+		}
+		if len(x.Devices.Disks) == 0 || x.Devices.Disks[0].Source.File == "" {
+			return fsImage{}, "", fmt.Errorf("%s has no disk file", ref.Guest.Ref)
+		}
+		file = x.Devices.Disks[0].Source.File
+	} else {
+		src, err := f.b.source(ctx, ref)
+		if err != nil {
+			return fsImage{}, "", err
+		}
+		args, file = src.convertArgs(), src.file
 	}
 	top := filepath.Join(f.b.cfg.Dir, lookDirName)
 	if err := os.MkdirAll(top, 0o700); err != nil {
@@ -134,11 +140,7 @@ func (f *files) makeLook(ctx context.Context, ref providers.SnapshotRef, now boo
 		return fsImage{}, "", err
 	}
 	raw := filepath.Join(dir, "disk.raw")
-	args := []string{"convert", "-U"}
-	if !now {
-		args = append(args, "-l", "snapshot.name="+ref.Ref)
-	}
-	args = append(args, "-O", "raw", x.Devices.Disks[0].Source.File, raw)
+	args = append(args, "-O", "raw", file, raw)
 	if err := qemuImg(ctx, args...); err != nil {
 		_ = os.RemoveAll(dir)
 		return fsImage{}, "", err

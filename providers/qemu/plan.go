@@ -66,6 +66,9 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 	if snap == nil {
 		return plan, nil
 	}
+	if id, ok := importedID(snap.Ref); ok {
+		return b.planImported(plan, id)
+	}
 	_, _, s, err := b.snapshot(ctx, g, snap.Ref)
 	if errors.Is(err, providers.ErrNotFound) {
 		plan.Restore.Why = "The snapshot is no longer in the guest's disk."
@@ -86,5 +89,19 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 	if sx.Name == "" {
 		return plan, fmt.Errorf("snapshot %s of %s has no name", snap.Ref, g.Ref)
 	}
+	return plan, nil
+}
+
+// planImported: an imported snapshot is a qcow2 of its own, outside the
+// box's disk, so it forks into a new box and is never reverted in place.
+func (b *Backend) planImported(plan providers.SnapshotPlan, id string) (providers.SnapshotPlan, error) {
+	if _, err := b.importedMeta(id); errors.Is(err, providers.ErrNotFound) {
+		plan.Restore.Why = "The imported snapshot is no longer in the QEMU backend's folder."
+		plan.Fork = providers.ForkPlan{Why: plan.Restore.Why}
+		return plan, nil
+	} else if err != nil {
+		return providers.SnapshotPlan{}, err
+	}
+	plan.Restore.Why = importedRestoreWhy
 	return plan, nil
 }

@@ -24,6 +24,7 @@ var (
 // the plan gives for the snapshot's kind.
 func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
 	p := providers.RestoreProgress{Step: step}
+	b.at("restore:" + string(step))
 	switch step {
 	case providers.StepStop:
 		on, err := b.Runs(ctx, g)
@@ -67,6 +68,9 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref pr
 // disk as the snapshot holds it (a checkpoint taken without memory asked is
 // reverted paused and stopped, so only its disk comes back).
 func (b *Backend) revert(ctx context.Context, g providers.Guest, ref providers.SnapshotRef) (note string, resumed bool, err error) {
+	if _, ok := importedID(ref.Ref); ok {
+		return "", false, &providers.RefusedError{Why: importedRestoreWhy}
+	}
 	l, d, s, err := b.snapshot(ctx, g, ref.Ref)
 	if err != nil {
 		return "", false, err
@@ -93,3 +97,6 @@ func (b *Backend) revert(ctx context.Context, g providers.Guest, ref providers.S
 	}
 	return "restored the disk of " + ref.Ref + ": the guest's processes start again", false, nil
 }
+
+// importedRestoreWhy says why an imported snapshot is not restored in place.
+const importedRestoreWhy = "An imported QEMU snapshot is a disk of its own, outside this box's disk: fork it into a new box instead of restoring it here."

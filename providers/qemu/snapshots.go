@@ -61,11 +61,13 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
+	b.at("take:prepared")
 	start := time.Now()
 	s, err := l.DomainSnapshotCreateXML(d, def, 0)
 	if err != nil {
 		return providers.SnapshotTaken{}, fmt.Errorf("snapshot %s of %s: %w", take.Label.Snapshot, g.Ref, err)
 	}
+	b.at("take:taken")
 	t, err := b.taken(l, s)
 	if err != nil {
 		return t, err
@@ -114,9 +116,12 @@ func (b *Backend) snapshot(ctx context.Context, g providers.Guest, ref string) (
 	return l, d, s, nil
 }
 
-// DeleteSnapshot deletes the qcow2 internal snapshot; one already gone, or
-// whose guest is gone, is deleted.
+// DeleteSnapshot deletes the qcow2 internal snapshot, or the imported
+// snapshot's qcow2; one already gone, or whose guest is gone, is deleted.
 func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
+	if id, ok := importedID(ref.Ref); ok {
+		return b.removeImported(id)
+	}
 	l, _, s, err := b.snapshot(ctx, ref.Guest, ref.Ref)
 	if errors.Is(err, providers.ErrNotFound) {
 		return nil
@@ -130,9 +135,14 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	return nil
 }
 
-// HeldSnapshots lists every labelled snapshot of this install's domains.
+// HeldSnapshots lists every labelled snapshot of this install's domains,
+// and every imported snapshot.
 func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, error) {
 	l, err := b.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := b.heldImported()
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +150,6 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 	if err != nil {
 		return nil, fmt.Errorf("list domains: %v: %w", err, providers.ErrUnreachable)
 	}
-	var out []providers.HeldSnapshot
 	for _, d := range doms {
 		x, err := b.readDomain(l, d)
 		if libvirt.IsNotFound(err) {
@@ -204,4 +213,20 @@ func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.Cha
 	}
 	return providers.ChangeCheck{Exists: true, Running: on, Changed: providers.ChangedUnknown,
 		Why: "libvirt cannot tell without reading the guest's disk"}, nil
+}
+
+// heldImported lists the imported snapshots as held, each labelled with
+// the box it was imported into.
+func (b *archives) heldImported() ([]providers.HeldSnapshot, error) {
+	list, err := b.importedSnapshots()
+	if err != nil {
+		return nil, err
+	}
+	var out []providers.HeldSnapshot
+	for _, m := range list {
+		ref := b.importedRef(m.Group, m.ID)
+		out = append(out, providers.HeldSnapshot{Ref: ref, Storage: storageImported, TakenAt: m.TakenAt, Holds: providers.HoldsDisk, Parent: m.Parent,
+			Label: providers.Label{Install: b.cfg.Install, Box: m.Group, Snapshot: m.ID, ResetVersion: m.Reset}})
+	}
+	return out, nil
 }

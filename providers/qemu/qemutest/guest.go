@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // GuestFiles is a bootable guest built from Debian's packages: the kernel
@@ -80,9 +81,11 @@ sync
 echo "boxsnap: identity reset ran for $macs"
 `
 
-// guestInit is the disk's /sbin/init: the identity reset first, then the
-// network, a counter that counts each second (in memory only: its value
-// in /tmp/counter, each value appended to /tmp/counts), the ready line on the console (ttyS0) and a shell on the
+// guestInit is the disk's /sbin/init: the identity reset first, then its
+// access read from its access disk (vdb, uncached) into /tmp/boxsnap-access
+// for its processes, then the network, a counter that counts each second
+// (in memory only: its value in /tmp/counter, each value appended to
+// /tmp/counts), the ready line on the console (ttyS0) and a shell on the
 // second serial port (ttyS1) for the tests.
 const guestInit = `#!/bin/sh
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -91,6 +94,7 @@ mount -t sysfs sys /sys
 mount -t tmpfs tmp /tmp
 mount -o remount,rw /
 /etc/boxsnap/identity-reset
+dd if=/dev/vdb iflag=direct bs=65536 count=1 2>/dev/null | tr -d '\000' > /tmp/boxsnap-access
 ip link set lo up
 for i in /sys/class/net/*; do ip link set "${i##*/}" up; done
 ( n=0; while :; do n=$((n+1)); echo "$n" >> /tmp/counts; echo "$n" > /tmp/counter.new; mv /tmp/counter.new /tmp/counter; sleep 1; done ) &
@@ -133,10 +137,14 @@ func BuildGuest(ctx context.Context, cache string) (GuestFiles, error) {
 	if err := os.WriteFile(filepath.Join(work, "out", "done"), []byte(pkg+"\n"), 0o644); err != nil {
 		return g, err
 	}
-	// Guests built from earlier kernels or scripts go: only today's is kept.
+	// Guests built from earlier kernels or scripts go once they are a week
+	// old: a cache shared by worktrees on other scripts keeps theirs, whose
+	// running tests' boxes stand on their base disks.
 	old, _ := filepath.Glob(filepath.Join(cache, "qemu-guest", "*"))
 	for _, o := range old {
-		_ = os.RemoveAll(o)
+		if stale(o) {
+			_ = os.RemoveAll(o)
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return g, err
@@ -145,6 +153,17 @@ func BuildGuest(ctx context.Context, cache string) (GuestFiles, error) {
 		return g, err
 	}
 	return g, nil
+}
+
+// keepOldGuests is how long a guest built from other scripts or another
+// kernel stays in the cache.
+const keepOldGuests = 7 * 24 * time.Hour
+
+// stale reports whether a built guest's folder was done more than
+// keepOldGuests ago.
+func stale(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "done"))
+	return err == nil && time.Since(fi.ModTime()) > keepOldGuests
 }
 
 var kernelDep = regexp.MustCompile(`Depends: (linux-image-[0-9][^\s]*-amd64)`)

@@ -1,0 +1,299 @@
+// Command qemu measures the QEMU backend against the same work done by hand
+// with virsh, in one run on one private libvirtd and one guest of -memory
+// MiB of memory and a 1 GiB disk (the test guest, built from Debian's
+// packages into .cache), holding -fill MiB of random data: a disk take (the
+// guest stopped), a memory take (the guest running, paused while libvirt
+// saves it), and a restore of each. By hand is what a person would type:
+// virsh snapshot-create-as for a take; virsh snapshot-revert --running for
+// a memory restore; virsh destroy, snapshot-revert and start for a disk
+// restore. A restore is the backend's own steps in its order (the undo and
+// the access are the core's, and are left out). The two sides alternate,
+// on the same guest; medians of -runs. It says whether KVM or TCG ran.
+//
+//	go run ./bench/qemu -runs 3
+//
+// It needs root, libvirtd and QEMU (Debian's libvirt-daemon-system,
+// libvirt-clients, qemu-system-x86, qemu-utils), as the QEMU tests do.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/qemu"
+	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
+)
+
+const install = "in7benchqemu01"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/qemu:", err)
+		os.Exit(1)
+	}
+}
+
+// failed carries a failure up to run, through the deferred clean-ups.
+type failed struct{ err error }
+
+func run() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(failed)
+			if !ok {
+				panic(r)
+			}
+			err = f.err
+		}
+	}()
+	runs := flag.Int("runs", 3, "runs of each measure")
+	memory := flag.Int("memory", 256, "the guest's memory in MiB")
+	fill := flag.Int("fill", 128, "MiB of random data written into the guest's disk")
+	accel := flag.String("accel", qemu.AccelTCG, "kvm or tcg")
+	flag.Parse()
+	ctx := context.Background()
+	d, err := qemutest.StartLibvirtd(os.TempDir())
+	if err != nil {
+		fail(err)
+	}
+	defer d.Stop()
+	cache, err := qemutest.CacheDir()
+	if err != nil {
+		fail(err)
+	}
+	files, err := qemutest.BuildGuest(ctx, cache)
+	if err != nil {
+		fail(err)
+	}
+	dir, err := os.MkdirTemp("", "bsqb-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	b, err := qemu.New(qemu.Config{ID: "bench", Socket: d.Socket, Install: install, Dir: dir, Accel: *accel,
+		Templates: map[string]qemu.Template{"busybox": {Kernel: files.Kernel, Initrd: files.Initrd, Disk: files.Disk, Cmdline: files.Cmdline,
+			MemoryMiB: *memory, CPUs: 1, ResetVersion: qemutest.ResetVersion}}})
+	if err != nil {
+		fail(err)
+	}
+	defer b.Close()
+	box := id("bx")
+	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Name: box, Kind: qemu.KindLinux, Install: install}, Template: "busybox"})
+	if err != nil {
+		fail(err)
+	}
+	defer func() { _ = b.Release(ctx, g) }()
+	vs := func(args ...string) string {
+		out, err := exec.Command("virsh", append([]string{"-q", "-c", "qemu:///system?socket=" + d.Socket}, args...)...).CombinedOutput()
+		if err != nil {
+			fail(fmt.Errorf("virsh %s: %v: %s", strings.Join(args, " "), err, out))
+		}
+		return strings.TrimSpace(string(out))
+	}
+	boot(ctx, b, g)
+	shell(ctx, b, g, fmt.Sprintf("dd if=/dev/urandom of=/root/data bs=1M count=%d 2>/dev/null && sync", *fill))
+	ran := "TCG"
+	if x := vs("dumpxml", g.Ref); strings.Contains(x, "type='kvm'") || strings.Contains(x, `type="kvm"`) {
+		ran = "KVM"
+	}
+	fmt.Printf("QEMU backend beside virsh by hand: a guest of %d MiB memory, a 1 GiB disk holding %d MiB of data, %d runs each, medians\n", *memory, *fill, *runs)
+	fmt.Printf("accelerator: %s; %s; %s\n", ran, strings.SplitN(vs("version"), "\n", 2)[0], qemuVersion())
+
+	m := &measures{ctx: ctx, b: b, g: g, box: box, vs: vs}
+	for run := 0; run < *runs; run++ {
+		m.run(run)
+	}
+	row := func(what string, mine, hand []time.Duration) {
+		a, h := median(mine), median(hand)
+		fmt.Printf("%-16s boxsnap %8s   virsh %8s   ratio %.2f\n", what, a.Round(time.Millisecond), h.Round(time.Millisecond), float64(a)/float64(h))
+	}
+	row("disk take", m.diskTake, m.diskHand)
+	row("memory take", m.memTake, m.memHand)
+	row("memory restore", m.memRest, m.memRestHand)
+	row("disk restore", m.diskRest, m.diskRestHand)
+	fmt.Printf("%-16s %s (the running guest paused while libvirt saved its disk and memory)\n", "pause of a take", median(m.pause).Round(time.Millisecond))
+	return nil
+}
+
+// measures are one guest's measures, both sides, run by run.
+type measures struct {
+	ctx context.Context
+	b   *qemu.Backend
+	g   providers.Guest
+	box string
+	vs  func(args ...string) string
+
+	diskTake, diskHand, memTake, memHand, pause, memRest, memRestHand, diskRest, diskRestHand []time.Duration
+	diskRef, memRef                                                                           providers.SnapshotRef
+	diskName, memName                                                                         string
+}
+
+// run measures each thing once on each side, alternating which goes first.
+func (m *measures) run(run int) {
+	both(run, func() { m.mine(true) }, func() { m.hand(true) })
+	both(run, func() { m.mine(false) }, func() { m.hand(false) })
+	both(run, func() {
+		running(m.ctx, m.b, m.g)
+		m.memRest = append(m.memRest, restore(m.ctx, m.b, m.g, m.memRef))
+	}, func() {
+		running(m.ctx, m.b, m.g)
+		start := time.Now()
+		m.vs("snapshot-revert", m.g.Ref, m.memName, "--running")
+		m.memRestHand = append(m.memRestHand, time.Since(start))
+	})
+	both(run, func() {
+		running(m.ctx, m.b, m.g)
+		m.diskRest = append(m.diskRest, restore(m.ctx, m.b, m.g, m.diskRef))
+	}, func() {
+		running(m.ctx, m.b, m.g)
+		start := time.Now()
+		m.vs("destroy", m.g.Ref)
+		m.vs("snapshot-revert", m.g.Ref, m.diskName)
+		m.vs("start", m.g.Ref)
+		m.diskRestHand = append(m.diskRestHand, time.Since(start))
+	})
+}
+
+// ready stops the guest for a disk take, or has it running for a memory
+// take.
+func (m *measures) ready(stopped bool) {
+	if !stopped {
+		running(m.ctx, m.b, m.g)
+	} else if err := m.b.Stop(m.ctx, m.g); err != nil {
+		fail(err)
+	}
+}
+
+// mine takes a snapshot through the backend.
+func (m *measures) mine(stopped bool) {
+	m.ready(stopped)
+	sn := id("sn")
+	start := time.Now()
+	t, err := m.b.Snapshot(m.ctx, m.g, providers.SnapshotTake{Memory: !stopped, Label: providers.Label{Install: install, Box: m.box, Snapshot: sn}}, nil)
+	took := time.Since(start)
+	if err != nil {
+		fail(err)
+	}
+	ref := providers.SnapshotRef{ID: sn, Ref: t.Ref, Guest: m.g, Storage: t.Storage}
+	if stopped {
+		m.diskTake, m.diskRef = append(m.diskTake, took), ref
+	} else {
+		m.memTake, m.memRef, m.pause = append(m.memTake, took), ref, append(m.pause, t.Paused)
+	}
+}
+
+// hand takes a snapshot with virsh snapshot-create-as.
+func (m *measures) hand(stopped bool) {
+	m.ready(stopped)
+	name := id("hand")
+	start := time.Now()
+	m.vs("snapshot-create-as", m.g.Ref, name)
+	took := time.Since(start)
+	if stopped {
+		m.diskHand, m.diskName = append(m.diskHand, took), name
+	} else {
+		m.memHand, m.memName = append(m.memHand, took), name
+	}
+}
+
+// both runs the two sides of one measure, the backend first on even runs
+// and virsh first on odd ones.
+func both(run int, mine, hand func()) {
+	if run%2 == 0 {
+		mine()
+		hand()
+	} else {
+		hand()
+		mine()
+	}
+}
+
+// restore runs the backend's steps of the plan's restore of ref (the undo
+// and the access are the core's) and answers how long they took.
+func restore(ctx context.Context, b *qemu.Backend, g providers.Guest, ref providers.SnapshotRef) time.Duration {
+	plan, err := b.PlanSnapshots(ctx, g, &ref)
+	if err != nil {
+		fail(err)
+	}
+	start := time.Now()
+	for _, step := range plan.Restore.Order {
+		if step == providers.StepUndo || step == providers.StepAccess {
+			continue
+		}
+		if _, err := b.RestoreSnapshot(ctx, g, ref, step, nil); err != nil {
+			fail(fmt.Errorf("restore step %s: %w", step, err))
+		}
+	}
+	return time.Since(start)
+}
+
+// boot starts the guest and waits for its ready line.
+func boot(ctx context.Context, b *qemu.Backend, g providers.Guest) {
+	n := len(qemutest.Boots(b.ConsoleLog(g)))
+	if err := b.Start(ctx, g); err != nil {
+		fail(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if _, err := qemutest.WaitBoot(wctx, b.ConsoleLog(g), n); err != nil {
+		fail(err)
+	}
+}
+
+// running starts the guest where it is stopped, up to its ready line.
+func running(ctx context.Context, b *qemu.Backend, g providers.Guest) {
+	on, err := b.Runs(ctx, g)
+	if err != nil {
+		fail(err)
+	}
+	if !on {
+		boot(ctx, b, g)
+	}
+}
+
+func shell(ctx context.Context, b *qemu.Backend, g providers.Guest, cmd string) {
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	out, code, err := qemutest.Shell(wctx, b.SerialSocket(g), cmd)
+	if err != nil || code != 0 {
+		fail(fmt.Errorf("in the guest, %q: %v (exit %d): %s", cmd, err, code, out))
+	}
+}
+
+func qemuVersion() string {
+	out, err := exec.Command("qemu-system-x86_64", "--version").Output()
+	if err != nil {
+		return "qemu-system-x86_64 unknown"
+	}
+	return strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0]
+}
+
+func median(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func id(prefix string) string {
+	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = letters[int(b[i])%len(letters)]
+	}
+	return prefix + string(b)
+}
+
+// fail ends the run with err, its clean-ups done.
+func fail(err error) { panic(failed{err}) }
