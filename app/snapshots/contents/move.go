@@ -518,8 +518,8 @@ func (s *Contents) makeImportedBox(ctx context.Context, c snapshots.Caller, box 
 	}
 	// The box was recorded before its guest was made, under its own ID: a
 	// backend whose guests have names of their own (a QEMU domain, a Docker
-	// container) gives
-	// it its guest here; a resumed run finds it given already.
+	// container) gives it its guest here; a resumed run finds it given
+	// already.
 	if guest.Ref != "" && (guest.Ref != box.GuestRef || guest.Host != box.Host) {
 		if err := s.st.MoveBoxGuest(ctx, s.st.Pool, db.MoveBoxGuestParams{ID: box.ID, GuestRef: guest.Ref, Host: guest.Host}); err != nil {
 			return fmt.Errorf("make the imported box %s: %w", box.Name, err)
